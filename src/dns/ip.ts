@@ -1,0 +1,90 @@
+/** IPv4 and IPv6 address text forms, shared by A, AAAA and the SVCB address hints. */
+
+/**
+ * IPv4 dotted-quad (RFC 1035 §3.4.1 master-file form): exactly four decimal octets 0–255. Leading zeros are
+ * refused: `010` is octal to some parsers (inet_aton) and decimal to others, so its meaning is ambiguous.
+ */
+export function parseIPv4(text: string): number[] | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  const octets: number[] = [];
+  for (const part of parts) {
+    if (!/^(0|[1-9][0-9]{0,2})$/.test(part)) return undefined;
+    const n = Number(part);
+    if (n > 255) return undefined;
+    octets.push(n);
+  }
+  return octets;
+}
+
+export function formatIPv4(octets: ArrayLike<number>): string {
+  return Array.from(octets).join('.');
+}
+
+/**
+ * IPv6 in any RFC 4291 §2.2 text form: eight groups of 1–4 hex digits, one `::` for a run of zero groups, an
+ * optional trailing dotted-quad for the last 32 bits. Zone indices (`%eth0`) are not addresses and are refused.
+ * Returns the 16 octets.
+ */
+export function parseIPv6(text: string): number[] | undefined {
+  if (!/^[0-9A-Fa-f:.]+$/.test(text)) return undefined;
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const parseGroups = (part: string, allowV4Tail: boolean): number[] | undefined => {
+    if (part === '') return [];
+    const groups = part.split(':');
+    const words: number[] = [];
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i];
+      if (allowV4Tail && i === groups.length - 1 && g.includes('.')) {
+        const v4 = parseIPv4(g);
+        if (!v4) return undefined;
+        words.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
+      } else {
+        if (!/^[0-9A-Fa-f]{1,4}$/.test(g)) return undefined;
+        words.push(parseInt(g, 16));
+      }
+    }
+    return words;
+  };
+  let words: number[];
+  if (halves.length === 2) {
+    const head = parseGroups(halves[0], false);
+    const tail = parseGroups(halves[1], true);
+    if (!head || !tail) return undefined;
+    // '::' stands for one or more zero groups (RFC 4291 §2.2 item 2)
+    if (head.length + tail.length > 7) return undefined;
+    words = [...head, ...new Array(8 - head.length - tail.length).fill(0), ...tail];
+  } else {
+    const all = parseGroups(halves[0], true);
+    if (!all || all.length !== 8) return undefined;
+    words = all;
+  }
+  const bytes: number[] = [];
+  for (const w of words) bytes.push(w >> 8, w & 0xff);
+  return bytes;
+}
+
+/**
+ * RFC 5952 canonical text: lower-case, no leading zeros, the longest run (first if tied) of two or more zero
+ * groups shortened to `::` (§4.2), and IPv4-mapped addresses in mixed notation `::ffff:192.0.2.1` (§5).
+ */
+export function formatIPv6(bytes: ArrayLike<number>): string {
+  const b = Array.from(bytes);
+  const words: number[] = [];
+  for (let i = 0; i < 16; i += 2) words.push((b[i] << 8) | b[i + 1]);
+  const isMapped = words.slice(0, 5).every((w) => w === 0) && words[5] === 0xffff;
+  if (isMapped) return `::ffff:${formatIPv4(b.slice(12))}`;
+  let bestStart = -1;
+  let bestLength = 0;
+  for (let i = 0; i < 8;) {
+    if (words[i] !== 0) { i++; continue; }
+    let j = i;
+    while (j < 8 && words[j] === 0) j++;
+    if (j - i > bestLength) { bestStart = i; bestLength = j - i; }
+    i = j;
+  }
+  const hex = words.map((w) => w.toString(16));
+  if (bestLength < 2) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}

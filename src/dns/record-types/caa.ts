@@ -1,0 +1,41 @@
+import { checkFieldCount, formatCharacterString, MAX_RDATA_OCTETS, parseCharacterString, parseUnsigned, shorten, splitFields } from '../presentation';
+import { Problem, problem } from '../problem';
+import { finish, ParseResult, RecordTypeDefinition } from './record-type';
+
+export interface CAAValue { flags: number; tag: string; value: Buffer }
+
+/** CAA: certification authority authorization (RFC 8659 §4.1) */
+export const CAA: RecordTypeDefinition<CAAValue> = {
+  type: 'CAA',
+  code: 257,
+  rfcs: ['RFC 8659 §4.1'],
+  fields: [
+    { name: 'flags', description: '0–255; 128 = issuer critical' },
+    { name: 'tag', description: 'property tag, letters and digits (issue, issuewild, iodef, ...), stored lower-case' },
+    { name: 'value', description: 'property value, a quoted string' },
+  ],
+  parse(rdata: string): ParseResult<CAAValue> {
+    const split = splitFields(rdata);
+    if (!split.ok) return split;
+    const problems: Problem[] = [];
+    if (!checkFieldCount('CAA', split.fields, ['flags', 'tag', 'value'], problems)) return { ok: false, problems };
+    const [f, t, v] = split.fields;
+    const flags = parseUnsigned(f.raw, { type: 'CAA', name: 'flags', max: 255 }, problems);
+    // RFC 8659 §4.1: the tag is at least one octet of ASCII letters and digits; matching is case-insensitive
+    // (so we store it lower-case); RFC 8659 §4.1.1 keeps the registered tags at most 15 characters long
+    const tag = t.raw.toLowerCase();
+    if (!/^[a-z0-9]{1,15}$/.test(tag)) {
+      problems.push(problem('rdata', 'CAA_TAG_INVALID', `rdata: CAA tag ${shorten(t.raw)} must be 1–15 ASCII letters or digits (RFC 8659 §4.1)`, 15));
+    }
+    // the value is the rest of the RDATA on the wire: not length-prefixed, so only the RDATA limit applies
+    const value = parseCharacterString(v.raw, 'rdata', 'CAA value', MAX_RDATA_OCTETS - 2 - tag.length);
+    if (!value.ok) problems.push(...value.problems);
+    return finish(problems, () => ({ flags: flags!, tag, value: (value as { bytes: Buffer }).bytes }), CAA.format);
+  },
+  format: (v) => `${v.flags} ${v.tag} ${formatCharacterString(v.value)}`,
+  toPacketData: (v) => {
+    // dns-packet writes the value as UTF-8 text: give it the RFC 3597 wire form when the octets are not ASCII
+    if (v.value.every((b) => b < 0x80)) return { flags: v.flags, tag: v.tag, value: v.value.toString('latin1') };
+    return Buffer.concat([Buffer.from([v.flags, v.tag.length]), Buffer.from(v.tag, 'ascii'), v.value]);
+  },
+};

@@ -1,0 +1,37 @@
+import { Problem } from '../problem';
+
+export type ParseResult<V> = { ok: true; value: V; canonical: string } | { ok: false; problems: Problem[] };
+
+export interface RecordFieldInfo { name: string; description: string }
+
+/**
+ * Everything the service knows about one RR type. Adding a type = one file implementing this + one line in
+ * `index.ts`.
+ */
+export interface RecordTypeDefinition<V = any> {
+  /** mnemonic, upper-case: 'MX' */
+  type: string;
+  /** IANA RR type code: 15 */
+  code: number;
+  /** where the rules come from: ['RFC 1035 §3.3.9', 'RFC 7505'] */
+  rfcs: string[];
+  /** RDATA fields in presentation order, shown to API clients */
+  fields: RecordFieldInfo[];
+  /** parse + validate the presentation form; zone is the origin for relative names, without trailing dot */
+  parse(rdata: string, zone: string): ParseResult<V>;
+  /** canonical presentation form (what is stored and shown); parse(format(v)) gives the same canonical string */
+  format(value: V): string;
+  /**
+   * The `data` dns-packet 5.6.1 expects when encoding this type. When the result is a Buffer, it is the RFC wire
+   * form of the RDATA and must be sent as an unknown type (RFC 3597): use `packetAnswer` in `../packet.ts`, which
+   * picks the right dns-packet type name (`UNKNOWN_<code>`). Names are given without trailing dot.
+   */
+  toPacketData(value: V): unknown;
+}
+
+/** shared helper: the result of a parse whose problems were collected in a list */
+export function finish<V>(problems: Problem[], value: () => V, format: (v: V) => string): ParseResult<V> {
+  if (problems.length) return { ok: false, problems };
+  const v = value();
+  return { ok: true, value: v, canonical: format(v) };
+}
