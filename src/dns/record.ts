@@ -1,0 +1,44 @@
+/** One record as a whole: owner, type, RDATA and TTL validated together. */
+import { parseOwner } from './name';
+import { Problem, problem } from './problem';
+import { getRecordType, listRecordTypes } from './record-types';
+import { checkTtl } from './ttl';
+
+export interface RecordInput { owner: string; type: string; rdata: string; ttl: number }
+/** owner relative ('@' apex), type upper-case, rdata canonical */
+export interface CanonicalRecord { owner: string; type: string; rdata: string; ttl: number }
+export type RecordResult = { ok: true; record: CanonicalRecord } | { ok: false; problems: Problem[] };
+
+/** validates owner, type, rdata and ttl together, collecting every problem (not only the first) */
+export function parseRecord(zone: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+  return parseRecordWithOrigin(zone, zone, input, allowedTtls);
+}
+
+/**
+ * As parseRecord, but relative names inside RDATA are completed with `origin` rather than the zone: a zone file
+ * may change its origin with $ORIGIN (RFC 1035 §5.1). The owner must already be absolute or relative to the zone.
+ */
+export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+  const problems: Problem[] = [];
+  const owner = parseOwner(input.owner ?? '', zone, 'owner');
+  if (!owner.ok) problems.push(...owner.problems);
+  const typeText = String(input.type ?? '').trim();
+  const definition = getRecordType(typeText);
+  let rdata: string | undefined;
+  if (!definition) {
+    const known = listRecordTypes().map((t) => t.type).join(', ');
+    problems.push(problem('type', 'UNKNOWN_TYPE', `type: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`));
+  } else if (typeof input.rdata !== 'string') {
+    problems.push(problem('rdata', 'RDATA_FIELD_COUNT', `rdata: ${definition.type} RDATA is missing`));
+  } else {
+    const parsed = definition.parse(input.rdata, origin);
+    if (parsed.ok) rdata = parsed.canonical;
+    else problems.push(...parsed.problems);
+  }
+  problems.push(...checkTtl(input.ttl, allowedTtls, 'ttl'));
+  if (problems.length) return { ok: false, problems };
+  return {
+    ok: true,
+    record: { owner: (owner as { name: string }).name, type: definition!.type, rdata: rdata!, ttl: Number(input.ttl) },
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Rules over the records of one owner and over a whole zone. Pure functions: the caller loads the records, we
+ * say what is wrong. Records are compared in canonical form (record.ts), so equal data is equal text.
+ */
+import { Problem, problem } from './problem';
+import { CanonicalRecord } from './record';
+import { serialGreaterThan } from './serial';
+
+export interface StoredRecord extends CanonicalRecord { id?: number }
+
+/** RFC 4035 §2.5 / RFC 2181 §10.1: DNSSEC types that may sit beside a CNAME */
+const DNSSEC_TYPES = new Set(['RRSIG', 'NSEC']);
+
+function describe(owner: string): string {
+  return owner === '@' ? 'the apex (@)' : `owner ${owner}`;
+}
+
+function sameRecord(a: StoredRecord, b: StoredRecord): boolean {
+  if (a.id !== undefined && b.id !== undefined) return a.id === b.id;
+  return a.owner === b.owner && a.type === b.type && a.rdata === b.rdata && a.ttl === b.ttl;
+}
+
+const isNullMx = (r: CanonicalRecord) => r.type === 'MX' && r.rdata === '0 .';
+
+/**
+ * Problems caused by putting `next` (a create, or an edit replacing `previous`) beside `sameOwner`: all the
+ * zone's current records at next.owner, including `previous` if it is there.
+ */
+export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], next: CanonicalRecord, previous?: StoredRecord): Problem[] {
+  const problems: Problem[] = [];
+  const others = sameOwner.filter((r) => r.owner === next.owner && !(previous && sameRecord(r, previous)));
+  const where = describe(next.owner);
+
+  // contract-decisions §3: identity is owner + type + canonical RDATA; the TTL is not part of it
+  if (others.some((r) => r.type === next.type && r.rdata === next.rdata)) {
+    problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: ${where} already has the ${next.type} record ${next.rdata}`));
+  }
+
+  if (previous && (previous.type === 'SOA') !== (next.type === 'SOA')) {
+    // contract-decisions §3: the SOA cannot be changed into another type, nor another record into an SOA
+    problems.push(problem('type', 'SOA_TYPE_CHANGE', previous.type === 'SOA'
+      ? `type: the SOA record cannot be changed into ${next.type}`
+      : `type: a ${previous.type} record cannot be changed into an SOA; a zone has exactly one SOA`));
+  }
+
+  if (next.type === 'SOA') {
+    // RFC 1035 §5.2 / RFC 1034 §4.2.1: exactly one SOA, at the top of the zone
+    if (next.owner !== '@') {
+      problems.push(problem('owner', 'SOA_NOT_AT_APEX', `owner: the SOA record belongs at the apex (@) of ${zone}, not at ${next.owner}`));
+    } else if (others.some((r) => r.type === 'SOA')) {
+      problems.push(problem('type', 'SOA_SINGLETON', `type: ${zone} already has an SOA record; a zone has exactly one`));
+    }
+  }
+
+  if (next.type === 'CNAME' && next.owner === '@') {
+    // RFC 1034 §3.6.2 / RFC 2181 §10.1: the apex holds SOA and NS, so it can never be an alias
+    problems.push(problem('owner', 'CNAME_AT_APEX', `owner: a CNAME cannot be at the apex of ${zone} (it would sit beside the SOA and NS records)`));
+  }
+
+  // RFC 1034 §3.6.2, RFC 2181 §10.1: a CNAME owner has no other data (DNSSEC types aside), one CNAME at most.
+  // DNAME beside CNAME is reported as DNAME_CONFLICT below.
+  const isOrdinary = (type: string) => !DNSSEC_TYPES.has(type) && type !== 'DNAME';
+  if (next.type === 'CNAME') {
+    const blocking = others.filter((r) => isOrdinary(r.type) && !(r.type === 'CNAME' && r.rdata === next.rdata));
+    if (blocking.length > 0) {
+      const types = [...new Set(blocking.map((r) => r.type))].join(', ');
+      problems.push(problem('type', 'CNAME_CONFLICT', blocking.some((r) => r.type === 'CNAME')
+        ? `type: ${where} already has a CNAME record; there is at most one CNAME per owner`
+        : `type: a CNAME cannot be added at ${where}, which already has ${types} data (RFC 1034 §3.6.2)`));
+    }
+  } else if (isOrdinary(next.type) && others.some((r) => r.type === 'CNAME')) {
+    problems.push(problem('type', 'CNAME_CONFLICT', `type: ${where} has a CNAME record, so it cannot have ${next.type} data as well (RFC 1034 §3.6.2)`));
+  }
+
+  if (next.type === 'DNAME' || next.type === 'CNAME') {
+    // RFC 6672 §2.4: no CNAME beside a DNAME, and no more than one DNAME per owner
+    const clash = next.type === 'DNAME'
+      ? others.find((r) => r.type === 'CNAME' || (r.type === 'DNAME' && r.rdata !== next.rdata))
+      : others.find((r) => r.type === 'DNAME');
+    if (clash) {
+      problems.push(problem('type', 'DNAME_CONFLICT', clash.type === 'DNAME' && next.type === 'DNAME'
+        ? `type: ${where} already has a DNAME record; there is at most one DNAME per owner (RFC 6672 §2.4)`
+        : `type: CNAME and DNAME cannot share ${where} (RFC 6672 §2.4)`));
+    }
+  }
+
+  if (next.type === 'MX') {
+    // RFC 7505 §3: a null MX is the only MX record of its owner
+    const otherMx = others.filter((r) => r.type === 'MX' && r.rdata !== next.rdata);
+    if (otherMx.length && (isNullMx(next) || otherMx.some(isNullMx))) {
+      problems.push(problem('rdata', 'NULL_MX_NOT_ALONE', `rdata: ${where} would have a null MX ("0 .") beside other MX records; a null MX must be the only one (RFC 7505 §3)`));
+    }
+  }
+
+  // RFC 2181 §5.2: all records of an RRset have the same TTL
+  const rrsetTtls = new Set(others.filter((r) => r.type === next.type && r.rdata !== next.rdata).map((r) => r.ttl));
+  if (rrsetTtls.size > 0 && !rrsetTtls.has(next.ttl)) {
+    problems.push(problem('ttl', 'TTL_MISMATCH', `ttl: the other ${next.type} records at ${where} have TTL ${[...rrsetTtls].join(', ')}; all records of one owner and type share one TTL (RFC 2181 §5.2)`));
+  }
+  return problems;
+}
+
+/** Problems caused by deleting `target` from the records at its owner. */
+export function checkRecordDeletion(sameOwner: StoredRecord[], target: StoredRecord): Problem[] {
+  if (target.type === 'SOA') {
+    // contract-decisions §3: a zone always has its SOA (RFC 1035 §5.2)
+    return [problem('type', 'SOA_UNDELETABLE', "type: the SOA record can't be deleted; delete the zone instead")];
+  }
+  if (target.type === 'NS' && target.owner === '@') {
+    // RFC 1034 §4.2.1: the apex needs NS records; a zone without them cannot be delegated to or served
+    const remaining = sameOwner.filter((r) => r.owner === '@' && r.type === 'NS' && !sameRecord(r, target));
+    if (remaining.length === 0) {
+      return [problem('type', 'LAST_APEX_NS', "type: the last NS record at the apex can't be deleted; add another NS first")];
+    }
+  }
+  return [];
+}
+
+function soaFields(soaRdata: string): string[] {
+  const fields = soaRdata.trim().split(/\s+/);
+  if (fields.length !== 7 || !/^[0-9]+$/.test(fields[2])) throw new Error(`not a canonical SOA RDATA: ${soaRdata}`);
+  return fields;
+}
+
+export function soaSerial(soaRdata: string): number {
+  return Number(soaFields(soaRdata)[2]);
+}
+
+/** returns the SOA rdata with its serial replaced (canonical) */
+export function withSerial(soaRdata: string, serial: number): string {
+  if (!Number.isInteger(serial) || serial < 0 || serial > 4294967295) throw new RangeError(`SOA serial ${serial} is out of range 0–4294967295`);
+  const fields = soaFields(soaRdata);
+  fields[2] = String(serial);
+  return fields.join(' ');
+}
+
+/** SOA edit: the new serial must be greater in RFC 1982 serial arithmetic (service-interface rule 7) */
+export function checkSoaSerialRaised(previousRdata: string, nextRdata: string): Problem[] {
+  const before = soaSerial(previousRdata);
+  const after = soaSerial(nextRdata);
+  if (serialGreaterThan(after, before)) return [];
+  return [problem('rdata', 'SOA_SERIAL_NOT_INCREASED', `rdata: SOA serial must be increased: ${after} is not greater than the current ${before} (RFC 1982 serial arithmetic)`)];
+}
+
+/** Whole-zone check with the index of the record each problem is about (zone-wide problems have none). */
+export function checkZoneIndexed(zone: string, records: CanonicalRecord[]): { index?: number; problem: Problem }[] {
+  const found: { index?: number; problem: Problem }[] = [];
+  const byOwner = new Map<string, CanonicalRecord[]>();
+  records.forEach((record, index) => {
+    const before = byOwner.get(record.owner) ?? [];
+    for (const p of checkRecordPlacement(zone, before, record)) found.push({ index, problem: p });
+    before.push(record);
+    byOwner.set(record.owner, before);
+  });
+  const apex = byOwner.get('@') ?? [];
+  if (!records.some((r) => r.type === 'SOA')) {
+    // RFC 1035 §5.2: exactly one SOA at the top of the zone
+    found.push({ problem: problem('zone', 'SOA_MISSING', `zone: ${zone} has no SOA record at the apex`) });
+  }
+  if (!apex.some((r) => r.type === 'NS')) {
+    // RFC 1035 §5.2 / RFC 1034 §4.2.1: the apex has NS records
+    found.push({ problem: problem('zone', 'APEX_NS_MISSING', `zone: ${zone} has no NS record at the apex`) });
+  }
+  return found;
+}
+
+/** all rules above over a complete zone, plus: exactly one SOA at the apex, at least one NS at the apex */
+export function checkZone(zone: string, records: CanonicalRecord[]): Problem[] {
+  return checkZoneIndexed(zone, records).map((x) => x.problem);
+}
