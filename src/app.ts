@@ -1,0 +1,82 @@
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import express, { NextFunction, Request, Response } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { buildContext, GraphQLContext } from './graphql/context';
+import { formatError } from './graphql/format-error';
+import { operationLimits } from './graphql/limits';
+import { getSchema } from './graphql/schema';
+import { errorBody } from './http/error-body';
+import { logger } from './logger';
+import { httpRequestDuration, metrics } from './metrics';
+import { createRestRouter } from './rest/router';
+import type { Services } from './services';
+
+export interface App {
+  express: express.Express;
+  apollo: ApolloServer<GraphQLContext>;
+  schema: GraphQLSchema;
+}
+
+/** Body-parser failures are client mistakes: a clear 4xx, never a 500. */
+function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+  const status = (error as { status?: number; type?: string }).status;
+  const type = (error as { type?: string }).type;
+  if (res.headersSent) return next(error);
+  if (status === 413 || type === 'entity.too.large') {
+    return res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
+  }
+  if (type === 'entity.parse.failed' || (status && status >= 400 && status < 500)) {
+    return res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be parsed' }]));
+  }
+  logger.error({ err: error }, 'unexpected error');
+  return res.status(500).json(errorBody('INTERNAL'));
+}
+
+/** The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health and /metrics. */
+export async function createApp(orm: MikroORM, services: Services): Promise<App> {
+  const schema = await getSchema();
+  const { settings } = services;
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    formatError,
+    includeStacktraceInErrorResponses: false,
+    plugins: [operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity)],
+  });
+  await apollo.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use((req, res, next) => {
+    const end = httpRequestDuration.startTimer({ method: req.method });
+    res.on('finish', () => end({ route: req.route?.path ?? req.baseUrl ?? 'unmatched', status: String(res.statusCode) }));
+    next();
+  });
+
+  app.get('/health', async (_req, res) => {
+    try {
+      await orm.em.fork().getConnection().execute('select 1');
+      res.json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'unavailable' });
+    }
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.metrics());
+  });
+
+  const limit = settings.bodyLimit;
+  app.use(
+    '/graphql',
+    express.json({ limit }),
+    expressMiddleware(apollo, { context: async ({ req }) => buildContext(orm, services, req.get('x-api-key')) }),
+  );
+  app.use('/api', createRestRouter({ apollo, orm, services }));
+  app.use((_req: Request, res: Response) => {
+    res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
+  });
+  app.use(bodyErrors);
+  return { express: app, apollo, schema };
+}

@@ -1,0 +1,200 @@
+import path from 'node:path';
+
+/**
+ * Every setting of the service, read from the environment once, validated as a whole: a wrong value stops
+ * the start with one message that names every bad setting (contract-decisions §5).
+ */
+export type SerialPolicy = 'date' | 'increment' | 'unixtime';
+export type Role = 'api' | 'dns' | 'worker';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface HostPort { host: string; port: number }
+export interface TsigKey { name: string; algorithm: 'hmac-sha256'; secret: Buffer }
+
+export interface Settings {
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  apiKey: string | undefined;
+  allowedTtls: number[];
+  defaultSoaMname: string;
+  defaultSoaRname: string;
+  defaultNs: string[];
+  serialPolicy: SerialPolicy;
+  restEnvelope: 'none' | 'restknot';
+  dnsListen: HostPort | undefined;
+  catalogZone: string;
+  secondaries: HostPort[];
+  transferAllow: string[];
+  tsigKey: TsigKey | undefined;
+  roles: Role[];
+  logLevel: LogLevel;
+  /** largest request body, in bytes (REST and GraphQL) */
+  bodyLimit: number;
+  /** GraphQL cost ceiling for one operation (graphql-query-complexity) */
+  graphqlMaxComplexity: number;
+  /** GraphQL nesting ceiling for one operation */
+  graphqlMaxDepth: number;
+  /** most items one list page may return */
+  maxPageSize: number;
+}
+
+export class SettingsError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid settings: ${problems.join('; ')}`);
+  }
+}
+
+const DEFAULT_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
+
+function list(value: string): string[] {
+  return value.split(/[\s,]+/).map((item) => item.trim()).filter(Boolean);
+}
+
+function parseHostPort(value: string): HostPort | undefined {
+  const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(value.trim());
+  if (!match) return undefined;
+  const port = Number(match[2]);
+  return port > 0 && port < 65536 ? { host: match[1], port } : undefined;
+}
+
+function isHostName(value: string): boolean {
+  return /^([a-z0-9_]([a-z0-9-_]{0,61}[a-z0-9_])?\.)+$/i.test(value) && value.length <= 254;
+}
+
+function isAddressOrCidr(value: string): boolean {
+  const [address, bits, ...rest] = value.split('/');
+  if (rest.length) return false;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (v4) return v4.slice(1).every((o) => Number(o) <= 255) && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 32));
+  return /^[0-9a-f:.]+$/i.test(address) && address.includes(':') && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 128));
+}
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot = process.cwd()): Settings {
+  const problems: string[] = [];
+  const read = (name: string) => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const integer = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!allowed.includes(raw.toLowerCase() as T)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')} (got "${raw}")`);
+      return fallback;
+    }
+    return raw.toLowerCase() as T;
+  };
+  const hostName = (name: string, fallback: string): string => {
+    const raw = (read(name) ?? fallback).toLowerCase();
+    const absolute = raw.endsWith('.') ? raw : `${raw}.`;
+    if (!isHostName(absolute)) problems.push(`${name} must be a host name (got "${raw}")`);
+    return absolute;
+  };
+
+  const allowedTtls = (() => {
+    const raw = read('ALLOWED_TTLS');
+    if (raw === undefined) return DEFAULT_TTLS;
+    const values = list(raw);
+    // RFC 2181 §8: a TTL is an unsigned 31-bit number
+    if (!values.length || values.some((v) => !/^\d+$/.test(v) || Number(v) > 2147483647)) {
+      problems.push(`ALLOWED_TTLS must be a comma-separated list of whole numbers from 0 to 2147483647 (got "${raw}")`);
+      return DEFAULT_TTLS;
+    }
+    return [...new Set(values.map(Number))].sort((a, b) => b - a);
+  })();
+
+  const defaultNs = (() => {
+    const raw = read('DEFAULT_NS') ?? 'ns1.example.net., ns2.example.net.';
+    const names = list(raw).map((n) => (n.endsWith('.') ? n : `${n}.`).toLowerCase());
+    if (!names.length || names.some((n) => !isHostName(n))) problems.push(`DEFAULT_NS must list host names (got "${raw}")`);
+    return names;
+  })();
+
+  const dnsListen = (() => {
+    const raw = env.DNS_LISTEN === undefined ? '127.0.0.1:5353' : env.DNS_LISTEN.trim();
+    if (raw === '') return undefined;
+    const parsed = parseHostPort(raw);
+    if (!parsed) problems.push(`DNS_LISTEN must be address:port, or empty to disable (got "${raw}")`);
+    return parsed;
+  })();
+
+  const secondaries = list(read('SECONDARIES') ?? '').flatMap((item) => {
+    const parsed = parseHostPort(item);
+    if (!parsed) problems.push(`SECONDARIES must list address:port entries (got "${item}")`);
+    return parsed ? [parsed] : [];
+  });
+
+  const transferAllow = list(read('TRANSFER_ALLOW') ?? '127.0.0.0/8,::1/128');
+  for (const item of transferAllow) {
+    if (!isAddressOrCidr(item)) problems.push(`TRANSFER_ALLOW must list addresses or CIDR blocks (got "${item}")`);
+  }
+
+  const tsigKey = (() => {
+    const raw = read('TSIG_KEY');
+    if (raw === undefined) return undefined;
+    const [name, algorithm, secret, ...rest] = raw.split(':');
+    const decoded = secret ? Buffer.from(secret, 'base64') : Buffer.alloc(0);
+    if (rest.length || !name || algorithm?.toLowerCase() !== 'hmac-sha256' || decoded.length < 16) {
+      // never echo the secret
+      problems.push('TSIG_KEY must be name:hmac-sha256:<base64 secret of at least 16 bytes>');
+      return undefined;
+    }
+    return { name: name.toLowerCase().replace(/\.$/, ''), algorithm: 'hmac-sha256' as const, secret: decoded };
+  })();
+
+  const roles = (() => {
+    const raw = read('ROLES') ?? 'api,dns,worker';
+    const values = list(raw.toLowerCase());
+    const bad = values.filter((v) => !['api', 'dns', 'worker'].includes(v));
+    if (!values.length || bad.length) problems.push(`ROLES must list api, dns and/or worker (got "${raw}")`);
+    return [...new Set(values.filter((v) => !bad.includes(v)))] as Role[];
+  })();
+
+  const databaseUrl = read('DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  const apiKey = read('API_KEY');
+  if (apiKey !== undefined && apiKey.length < 16) problems.push('API_KEY must be at least 16 characters long');
+
+  const catalogZone = (read('CATALOG_ZONE') ?? 'catalog.zonekeeper.invalid').toLowerCase().replace(/\.$/, '');
+  if (!isHostName(`${catalogZone}.`)) problems.push(`CATALOG_ZONE must be a domain name (got "${catalogZone}")`);
+
+  const settings: Settings = {
+    port: integer('PORT', 3000, 0, 65535),
+    host: read('HOST') ?? '0.0.0.0',
+    databaseUrl,
+    dataDir: path.resolve(projectRoot, read('DATA_DIR') ?? '.data'),
+    apiKey,
+    allowedTtls,
+    defaultSoaMname: hostName('DEFAULT_SOA_MNAME', 'ns1.example.net.'),
+    defaultSoaRname: hostName('DEFAULT_SOA_RNAME', 'hostmaster.example.net.'),
+    defaultNs,
+    serialPolicy: oneOf('SERIAL_POLICY', ['date', 'increment', 'unixtime'] as const, 'date'),
+    restEnvelope: oneOf('REST_ENVELOPE', ['none', 'restknot'] as const, 'none'),
+    dnsListen,
+    catalogZone,
+    secondaries,
+    transferAllow,
+    tsigKey,
+    roles,
+    logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    graphqlMaxComplexity: integer('GRAPHQL_MAX_COMPLEXITY', 200_000, 10, 100_000_000),
+    graphqlMaxDepth: integer('GRAPHQL_MAX_DEPTH', 8, 2, 64),
+    maxPageSize: integer('MAX_PAGE_SIZE', 10_000, 1, 1_000_000),
+  };
+  if (problems.length) throw new SettingsError(problems);
+  return settings;
+}

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { DataloaderType } from '@mikro-orm/core';
+import { defineConfig, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ENTITIES } from '../entities';
+
+export interface OrmConfigOptions {
+  clientUrl: string;
+  /** run the TypeScript migrations (tests) instead of the compiled ones */
+  preferTs?: boolean;
+  poolMax?: number;
+  debug?: boolean;
+  logger?: (message: string) => void;
+}
+
+const projectRoot = path.resolve(__dirname, '..', '..', __dirname.includes(`${path.sep}dist${path.sep}`) ? '..' : '');
+
+/** The one MikroORM configuration, shared by the service, the CLI (mikro-orm.config.ts) and the tests. */
+export function makeOrmConfig(options: OrmConfigOptions) {
+  return defineConfig({
+    driver: PostgreSqlDriver,
+    clientUrl: options.clientUrl,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    preferTs: options.preferTs ?? false,
+    dataloader: DataloaderType.ALL,
+    forceUtcTimezone: true,
+    pool: { min: 0, max: options.poolMax ?? 20 },
+    debug: options.debug ?? false,
+    logger: options.logger,
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      path: path.join(projectRoot, 'dist', 'src', 'migrations'),
+      pathTs: path.join(projectRoot, 'src', 'migrations'),
+      glob: '!(*.d).{js,ts}',
+      transactional: true,
+      allOrNothing: true,
+      snapshot: true,
+      snapshotName: '.snapshot-zonekeeper',
+      emit: 'ts',
+    },
+  });
+}

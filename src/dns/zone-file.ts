@@ -1,0 +1,222 @@
+/**
+ * RFC 1035 §5 master files: rendering a zone for name servers and checkers, and importing one.
+ *
+ * Import rules (documented in docs/dns-known-differences.md):
+ * - `$ORIGIN` (absolute, or relative to the current origin) and `$TTL` are understood; `$INCLUDE` and
+ *   `$GENERATE` are refused (DIRECTIVE_NOT_SUPPORTED): an API import cannot read other files.
+ * - A record without TTL takes the `$TTL` value (RFC 2308 §4); without `$TTL`, the last TTL written explicitly
+ *   on an earlier record (RFC 1035 §5.1); with neither, it is a TTL_MISSING problem. TTLs may use units (1h).
+ * - Class IN is optional; other classes are refused. TTL and class may come in either order (RFC 1035 §5.1).
+ * - A line starting with a blank has the previous owner (RFC 1035 §5.1).
+ * - Every record is validated with parseRecord (so the TTL allow-list applies), then the whole zone with
+ *   checkZone. Problems carry the 1-based line where their record starts.
+ */
+import { ownerToFqdn, parseDomainNameInRdata } from './name';
+import { splitFields } from './presentation';
+import { Problem, problem } from './problem';
+import { CanonicalRecord, parseRecordWithOrigin } from './record';
+import { checkTtl, parseDuration } from './ttl';
+import { checkZoneIndexed } from './zone-rules';
+
+/** RFC 4034 §6.1 canonical order of owner names: compare label by label from the right */
+function compareOwners(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === '@') return -1;
+  if (b === '@') return 1;
+  const la = a.split('.').reverse();
+  const lb = b.split('.').reverse();
+  for (let i = 0; i < Math.min(la.length, lb.length); i++) {
+    if (la[i] !== lb[i]) return la[i] < lb[i] ? -1 : 1;
+  }
+  return la.length - lb.length;
+}
+
+/**
+ * RFC 1035 §5 master file: $ORIGIN <zone>., $TTL, the SOA first, then the records sorted by owner (canonical
+ * order) then type; owners relative or '@'; one record per line, with explicit TTL and class.
+ */
+export function renderZoneFile(zone: string, records: CanonicalRecord[]): string {
+  const soa = records.find((r) => r.type === 'SOA');
+  const rest = records
+    .filter((r) => r !== soa)
+    .slice()
+    .sort((x, y) => compareOwners(x.owner, y.owner) || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0) || (x.rdata < y.rdata ? -1 : x.rdata > y.rdata ? 1 : 0));
+  const lines = [`$ORIGIN ${ownerToFqdn('@', zone)}`, `$TTL ${soa ? soa.ttl : 3600}`];
+  for (const r of soa ? [soa, ...rest] : rest) lines.push(`${r.owner} ${r.ttl} IN ${r.type} ${r.rdata}`);
+  return lines.join('\n') + '\n';
+}
+
+interface LogicalLine {
+  /** 1-based line where the entry starts */
+  line: number;
+  /** the entry starts with a blank: it has no owner field */
+  blankOwner: boolean;
+  /** the entry with comments removed and parentheses replaced by blanks */
+  text: string;
+}
+
+/** Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1). */
+function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
+  const result: LogicalLine[] = [];
+  let line = 1;
+  let current: LogicalLine | undefined;
+  let depth = 0;
+  let quoted = false;
+  let parenLine = 0;
+  const begin = (blank: boolean) => { current = { line, blankOwner: blank, text: '' }; };
+  const end = () => {
+    if (current && current.text.trim().length > 0) result.push(current);
+    current = undefined;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (!current) begin(c === ' ' || c === '\t');
+    const entry = current!;
+    if (c === '\n') {
+      if (quoted) {
+        problems.push({ ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`), line });
+        quoted = false;
+        depth = 0;
+        current = undefined;
+      } else if (depth > 0) {
+        entry.text += ' ';
+      } else {
+        end();
+      }
+      line++;
+      continue;
+    }
+    if (c === '\\') {
+      entry.text += c + (text[i + 1] === '\n' || text[i + 1] === undefined ? '' : text[i + 1]);
+      if (text[i + 1] !== '\n' && text[i + 1] !== undefined) i++;
+      continue;
+    }
+    if (quoted) {
+      if (c === '"') quoted = false;
+      entry.text += c;
+      continue;
+    }
+    if (c === '"') { quoted = true; entry.text += c; continue; }
+    if (c === ';') {
+      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+      continue;
+    }
+    if (c === '(') { if (depth === 0) parenLine = line; depth++; entry.text += ' '; continue; }
+    if (c === ')') {
+      if (depth === 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${line}: ')' without a matching '('`), line });
+      else depth--;
+      entry.text += ' ';
+      continue;
+    }
+    entry.text += c === '\r' ? '' : c;
+  }
+  if (quoted) problems.push({ ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`), line });
+  if (depth > 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${parenLine}: '(' is never closed`), line: parenLine });
+  end();
+  return result;
+}
+
+const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
+
+/**
+ * Parses a master file for `zone` (without trailing dot). Every problem found is returned, each with the line
+ * of its record.
+ */
+export function parseZoneFile(zone: string, text: string, allowedTtls: number[]): { ok: true; records: CanonicalRecord[] } | { ok: false; problems: Problem[] } {
+  const problems: Problem[] = [];
+  const records: CanonicalRecord[] = [];
+  const recordLines: number[] = [];
+  const z = zone.replace(/\.$/, '').toLowerCase();
+  let origin = z;
+  let defaultTtl: number | undefined;
+  let lastExplicitTtl: number | undefined;
+  let previousOwner: string | undefined;
+  const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push({ ...p, line }));
+
+  for (const entry of logicalLines(text, problems)) {
+    const split = splitFields(entry.text);
+    if (!split.ok) { at(entry.line, split.problems); continue; }
+    const fields = split.fields;
+    if (fields.length === 0) continue;
+
+    if (!entry.blankOwner && fields[0].raw.startsWith('$')) {
+      const directive = fields[0].raw.toUpperCase();
+      if (directive === '$ORIGIN' && fields.length === 2) {
+        // RFC 1035 §5.1: $ORIGIN sets the origin for relative names that follow
+        const name = parseDomainNameInRdata(fields[1].raw, origin, 'zone');
+        if (name.ok) origin = name.name === '.' ? '' : name.name.slice(0, -1);
+        else at(entry.line, name.problems);
+      } else if (directive === '$TTL' && fields.length === 2) {
+        // RFC 2308 §4: $TTL is the default TTL of the records that follow
+        const seconds = parseDuration(fields[1].raw);
+        const found = checkTtl(seconds ?? fields[1].raw, [], 'ttl');
+        if (found.length) at(entry.line, found);
+        else defaultTtl = seconds;
+      } else if (directive === '$ORIGIN' || directive === '$TTL') {
+        at(entry.line, [problem('rdata', 'ZONE_FILE_SYNTAX', `line ${entry.line}: ${directive} takes exactly one argument`)]);
+      } else {
+        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN and $TTL)`)]);
+      }
+      continue;
+    }
+
+    let index = 0;
+    let ownerAbsolute: string | undefined;
+    if (entry.blankOwner) {
+      ownerAbsolute = previousOwner;
+      if (!ownerAbsolute) {
+        at(entry.line, [problem('owner', 'OWNER_MISSING', `line ${entry.line}: the record starts with a blank but no earlier record gives an owner`)]);
+        continue;
+      }
+    } else {
+      const raw = fields[index++].raw;
+      const originFqdn = origin === '' ? '.' : `${origin}.`;
+      ownerAbsolute = raw === '@' ? originFqdn : raw.endsWith('.') ? raw : `${raw}.${originFqdn === '.' ? '' : originFqdn}`;
+      previousOwner = ownerAbsolute;
+    }
+
+    let ttl: number | undefined;
+    let klass: string | undefined;
+    const lineProblems: Problem[] = [];
+    for (let k = 0; k < 2 && index < fields.length; k++) {
+      const raw = fields[index].raw;
+      const seconds = parseDuration(raw);
+      if (ttl === undefined && seconds !== undefined) { ttl = seconds; index++; continue; }
+      if (klass === undefined && CLASS_NAMES.test(raw)) { klass = raw.toUpperCase(); index++; continue; }
+      break;
+    }
+    if (klass !== undefined && klass !== 'IN') {
+      lineProblems.push(problem('type', 'CLASS_NOT_SUPPORTED', `line ${entry.line}: class ${klass} is not supported; only IN`));
+    }
+    if (index >= fields.length) {
+      at(entry.line, [...lineProblems, problem('type', 'ZONE_FILE_SYNTAX', `line ${entry.line}: the record has no type`)]);
+      continue;
+    }
+    const type = fields[index].raw;
+    const rdata = index + 1 < fields.length ? entry.text.slice(fields[index + 1].start).trim() : '';
+    if (ttl !== undefined) lastExplicitTtl = ttl;
+    const effectiveTtl = ttl ?? defaultTtl ?? lastExplicitTtl;
+    if (effectiveTtl === undefined) {
+      lineProblems.push(problem('ttl', 'TTL_MISSING', `line ${entry.line}: the record has no TTL and no $TTL or earlier TTL applies`));
+    }
+    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined ? [] : allowedTtls);
+    if (!parsed.ok) lineProblems.push(...parsed.problems);
+    if (lineProblems.length) { at(entry.line, lineProblems); continue; }
+    if (parsed.ok) {
+      records.push(parsed.record);
+      recordLines.push(entry.line);
+    }
+  }
+
+  const recordsFailed = problems.length > 0;
+  for (const found of checkZoneIndexed(z, records)) {
+    // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
+    if (found.index === undefined) { if (!recordsFailed) problems.push(found.problem); }
+    else problems.push({ ...found.problem, line: recordLines[found.index] });
+  }
+  if (problems.length) {
+    problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    return { ok: false, problems };
+  }
+  return { ok: true, records };
+}

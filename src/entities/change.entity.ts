@@ -1,0 +1,51 @@
+import { BigIntType, Entity, Index, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
+
+export interface JournalRecord { owner: string; type: string; ttl: number; rdata: string }
+export type ChangeKind = 'zone-created' | 'zone-changed' | 'zone-deleted';
+
+/**
+ * The change journal and outbox: one row per committed change of a zone (the catalog zone included), written
+ * in the same transaction as the change. The propagation worker publishes rows after commit (NOTIFY), and the
+ * DNS primary answers IXFR from the removed/added record sets (RFC 1995 §4). No foreign key to `domains`: the
+ * row of a deleted zone must outlive the zone, so that the worker still tells the secondaries.
+ */
+@Entity({ tableName: 'changes' })
+@Index({ name: 'changes_zone_serial_index', properties: ['zone', 'serialAfter'] })
+@Index({
+  name: 'changes_unpublished_index',
+  expression: 'create index "changes_unpublished_index" on "changes" ("id") where "published_at" is null',
+})
+export class Change {
+  [OptionalProps]?: 'createdAt' | 'publishedAt' | 'serialBefore';
+
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @Property({ type: new BigIntType('number') })
+  domainId!: number;
+
+  /** zone name (lower-case, no trailing dot) */
+  @Property({ type: 'text' })
+  zone!: string;
+
+  @Property({ type: 'text' })
+  kind!: ChangeKind;
+
+  @Property({ type: new BigIntType('number'), nullable: true })
+  serialBefore?: number | null = null;
+
+  @Property({ type: new BigIntType('number') })
+  serialAfter!: number;
+
+  @Property({ type: 'jsonb' })
+  removed: JournalRecord[] = [];
+
+  @Property({ type: 'jsonb' })
+  added: JournalRecord[] = [];
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', nullable: true })
+  publishedAt?: Date | null = null;
+}

@@ -1,0 +1,9 @@
+import { ApiKey } from './api-key.entity';
+import { CatalogState } from './catalog-state.entity';
+import { Change } from './change.entity';
+import { Domain } from './domain.entity';
+import { Record } from './record.entity';
+import { User } from './user.entity';
+
+export { ApiKey, CatalogState, Change, Domain, Record, User };
+export const ENTITIES = [User, Domain, Record, ApiKey, Change, CatalogState];

@@ -1,0 +1,42 @@
+import { BigIntType, Entity, Index, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { Domain } from './domain.entity';
+
+/**
+ * One resource record. `owner` is relative to the zone ('@' = apex), `type` upper-case, `rdata` in the DNS
+ * model's canonical form, so that identical records compare equal as text.
+ */
+@Entity({ tableName: 'records' })
+// identical record = same zone, owner, type and canonical RDATA; md5 keeps the index entry small for long TXT
+@Index({
+  name: 'records_identity_unique',
+  expression: 'create unique index "records_identity_unique" on "records" ("domain_id", "owner", "type", md5("rdata"))',
+})
+@Index({ name: 'records_domain_owner_index', properties: ['domain', 'owner'] })
+@Index({ name: 'records_type_id_index', properties: ['type', 'id'] })
+export class Record {
+  [OptionalProps]?: 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
+  id!: number;
+
+  @ManyToOne(() => Domain, { ref: true, deleteRule: 'cascade' })
+  domain!: Ref<Domain>;
+
+  @Property({ type: 'text' })
+  owner!: string;
+
+  @Property({ type: 'text' })
+  type!: string;
+
+  @Property({ type: 'text' })
+  rdata!: string;
+
+  @Property({ type: 'integer' })
+  ttl!: number;
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'timestamptz', defaultRaw: 'now()', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,121 @@
+/**
+ * The one error catalogue. Services throw `DomainError`s with a code from here; GraphQL shows the code as
+ * `extensions.code` with `details`, REST maps it to the status below and the documented error body
+ * (contract-decisions §1). Messages follow RESTKnot's wording where it had one.
+ */
+export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number }
+
+interface CatalogueEntry { status: number; message: string }
+
+export const ERROR_CATALOGUE = {
+  UNAUTHENTICATED: { status: 401, message: 'Access denied' },
+  FORBIDDEN: { status: 403, message: 'This operation needs the admin key' },
+  USER_NOT_FOUND: { status: 404, message: 'User Not Found' },
+  ZONE_NOT_FOUND: { status: 404, message: 'Zone Not Found' },
+  RECORD_NOT_FOUND: { status: 404, message: 'Record Not Found' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'API Key Not Found' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
+  DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
+  DUPLICATE_ZONE: { status: 409, message: 'Duplicate Zone' },
+  DUPLICATE_RECORD: { status: 409, message: 'The record already exists' },
+  CNAME_CONFLICT: { status: 409, message: 'A CNAME record already exist with that owner' },
+  RRSET_TTL_MISMATCH: { status: 409, message: 'All records of one owner and type must share one TTL' },
+  SOA_SERIAL_NOT_INCREASED: { status: 409, message: 'SOA serial must be increased' },
+  ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
+  SOA_UNDELETABLE: { status: 403, message: "Can't Delete SOA Record" },
+  BAD_REQUEST: { status: 400, message: 'Malformed request' },
+  INVALID_INPUT: { status: 422, message: 'Invalid input' },
+  INVALID_RDATA: { status: 422, message: 'Bad RDATA' },
+  INVALID_OWNER: { status: 422, message: 'Bad OWNER' },
+  INVALID_ZONE_NAME: { status: 422, message: 'Bad Domain Name' },
+  INVALID_TYPE: { status: 422, message: 'Bad Record Type' },
+  INVALID_TTL: { status: 422, message: 'Bad TTL' },
+  INVALID_EMAIL: { status: 422, message: 'Bad Email' },
+  QUERY_TOO_COMPLEX: { status: 400, message: 'Query is too complex' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  INTERNAL: { status: 500, message: 'Internal Server Error' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, value);
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string = ERROR_CATALOGUE[code].message,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+
+  static notFound(code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND', field: string) {
+    const message = ERROR_CATALOGUE[code].message;
+    return new DomainError(code, message, [{ field, code, message }]);
+  }
+
+  static invalid(field: string, message: string, code = 'INVALID_VALUE') {
+    return new DomainError(codeForField(field), message, [{ field, code, message }]);
+  }
+}
+
+/** The top-level code of a 422 names the first bad field's kind; `details` lists every problem. */
+export function codeForField(field: string): ErrorCode {
+  switch (field) {
+    case 'rdata':
+      return 'INVALID_RDATA';
+    case 'owner':
+      return 'INVALID_OWNER';
+    case 'zone':
+      return 'INVALID_ZONE_NAME';
+    case 'type':
+    case 'rtype':
+      return 'INVALID_TYPE';
+    case 'ttl':
+      return 'INVALID_TTL';
+    case 'email':
+      return 'INVALID_EMAIL';
+    default:
+      return 'INVALID_INPUT';
+  }
+}
+
+/** Zone-rule problem codes (from the DNS model) that are conflicts with stored data rather than bad input. */
+const CONFLICT_CODES: Partial<Record<string, ErrorCode>> = {
+  DUPLICATE_RECORD: 'DUPLICATE_RECORD',
+  CNAME_CONFLICT: 'CNAME_CONFLICT',
+  CNAME_AT_APEX: 'CNAME_CONFLICT',
+  DNAME_CONFLICT: 'CNAME_CONFLICT',
+  TTL_MISMATCH: 'RRSET_TTL_MISMATCH',
+  SOA_SERIAL_NOT_INCREASED: 'SOA_SERIAL_NOT_INCREASED',
+  SOA_UNDELETABLE: 'SOA_UNDELETABLE',
+  SOA_SINGLETON: 'ZONE_RULE_VIOLATION',
+  SOA_NOT_AT_APEX: 'ZONE_RULE_VIOLATION',
+  SOA_TYPE_CHANGE: 'ZONE_RULE_VIOLATION',
+  LAST_APEX_NS: 'ZONE_RULE_VIOLATION',
+};
+
+/**
+ * Turns the DNS model's problems into one error: bad input (422) wins over conflicts, so that a client
+ * first fixes what it sent. Every problem is kept in `details`.
+ */
+export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): DomainError {
+  const invalid = problems.filter((p) => !CONFLICT_CODES[p.code]);
+  if (invalid.length) {
+    const code = codeForField(invalid[0].field);
+    const message = code === 'INVALID_RDATA' && rdataType ? `Bad ${rdataType.toUpperCase()} RDATA` : ERROR_CATALOGUE[code].message;
+    return new DomainError(code, message, problems);
+  }
+  const code = CONFLICT_CODES[problems[0].code] as ErrorCode;
+  const message = code === 'ZONE_RULE_VIOLATION' ? problems[0].message : ERROR_CATALOGUE[code].message;
+  return new DomainError(code, message, problems);
+}

@@ -1,0 +1,27 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { GraphQLError } from 'graphql';
+import type { Principal } from '../auth/principal';
+import { ERROR_CATALOGUE } from '../errors/catalogue';
+import type { Services } from '../services';
+import type { RequestContext } from '../services/context';
+import { createLoaders, Loaders } from './loaders';
+
+export interface GraphQLContext extends RequestContext {
+  services: Services;
+  loaders: Loaders;
+}
+
+/**
+ * Builds the context of one GraphQL operation, for /graphql and for the REST layer alike: authenticates the
+ * X-API-Key (every operation needs one, contract-decisions §2) and forks a request-scoped EntityManager.
+ */
+export async function buildContext(orm: MikroORM, services: Services, apiKey: string | undefined): Promise<GraphQLContext> {
+  const em = orm.em.fork();
+  const principal: Principal | null = await services.apiKeys.authenticate(em, apiKey);
+  if (!principal) {
+    throw new GraphQLError(ERROR_CATALOGUE.UNAUTHENTICATED.message, {
+      extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
+    });
+  }
+  return { em, principal, services, loaders: createLoaders(em) };
+}

@@ -1,0 +1,52 @@
+import { ApolloServerErrorCode, unwrapResolverError } from '@apollo/server/errors';
+import type { ValidationError } from 'class-validator';
+import type { GraphQLFormattedError } from 'graphql';
+import { ArgumentValidationError } from 'type-graphql';
+import { codeForField, DomainError, ERROR_CATALOGUE, ErrorDetail, isErrorCode } from '../errors/catalogue';
+import { logger } from '../logger';
+
+/** Client mistakes that graphql-js and Apollo detect themselves; shown as they are. */
+const CLIENT_CODES = new Set<string>([
+  ApolloServerErrorCode.GRAPHQL_PARSE_FAILED,
+  ApolloServerErrorCode.GRAPHQL_VALIDATION_FAILED,
+  ApolloServerErrorCode.BAD_USER_INPUT,
+  ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE,
+  ApolloServerErrorCode.BAD_REQUEST,
+  ApolloServerErrorCode.PERSISTED_QUERY_NOT_FOUND,
+  ApolloServerErrorCode.PERSISTED_QUERY_NOT_SUPPORTED,
+]);
+
+function validationDetails(errors: ValidationError[], prefix = ''): ErrorDetail[] {
+  return errors.flatMap((error) => {
+    const field = prefix ? `${prefix}.${error.property}` : error.property;
+    const own = Object.entries(error.constraints ?? {}).map(([constraint, message]) => ({
+      field: error.property,
+      code: constraint.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase(),
+      message,
+    }));
+    return [...own, ...validationDetails(error.children ?? [], field)];
+  });
+}
+
+/**
+ * Every GraphQL error leaves with `extensions.code` from the catalogue and `details` listing every problem;
+ * anything unexpected is logged whole and shown as a generic INTERNAL error, so no internals leak.
+ */
+export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
+  if (original instanceof DomainError) {
+    return { ...base, message: original.message, extensions: { code: original.code, details: original.details } };
+  }
+  if (original instanceof ArgumentValidationError) {
+    const details = validationDetails(original.extensions.validationErrors);
+    const code = codeForField(details[0]?.field ?? '');
+    return { ...base, message: details[0]?.message ?? ERROR_CATALOGUE[code].message, extensions: { code, details } };
+  }
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && (CLIENT_CODES.has(code) || isErrorCode(code))) {
+    return { ...base, extensions: { code, details: (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [] } };
+  }
+  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
+  return { ...base, message: ERROR_CATALOGUE.INTERNAL.message, extensions: { code: 'INTERNAL', details: [] } };
+}

@@ -1,0 +1,46 @@
+import { IsOptional, Matches, Max, Min } from 'class-validator';
+import { ArgsType, Field, ID, Int } from 'type-graphql';
+
+/** Keyset pagination: `first` items after the cursor `after` (the `endCursor` of the previous page). */
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { defaultValue: 100, description: 'Page size, 1 to MAX_PAGE_SIZE (default 10,000).' })
+  @Min(1)
+  @Max(1_000_000)
+  first: number = 100;
+
+  @Field(() => String, { nullable: true })
+  @IsOptional()
+  @Matches(/^\d{1,16}$/, { message: 'after must be a cursor returned as pageInfo.endCursor' })
+  after?: string;
+}
+
+@ArgsType()
+export class UsersArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Only the user with this e-mail (any letter case).' })
+  email?: string;
+}
+
+@ArgsType()
+export class DomainsArgs extends PageArgs {
+  @Field(() => ID, { nullable: true, description: "Only this user's zones." })
+  userId?: string;
+
+  @Field(() => String, { nullable: true, description: 'Only the zone with this name.' })
+  name?: string;
+}
+
+@ArgsType()
+export class RecordsArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Only records of this zone (name).' })
+  zone?: string;
+
+  @Field(() => ID, { nullable: true, description: 'Only records of this zone (id).' })
+  domainId?: string;
+
+  @Field(() => String, { nullable: true, description: "Only records at this owner ('@' for the apex)." })
+  owner?: string;
+
+  @Field(() => String, { nullable: true, description: 'Only records of this type.' })
+  type?: string;
+}

@@ -1,0 +1,29 @@
+import { IsNotEmpty, MaxLength } from 'class-validator';
+import { Field, InputType, Int } from 'type-graphql';
+
+/** The shape of a record change; what makes it valid DNS is decided by the DNS model in the service. */
+@InputType()
+export class RecordInput {
+  @Field({ description: 'Zone name.' })
+  @IsNotEmpty({ message: 'zone is required' })
+  @MaxLength(1024, { message: 'zone must be at most 1024 characters' })
+  zone!: string;
+
+  @Field({ description: "Owner, relative to the zone ('@' = apex) or absolute inside it." })
+  @IsNotEmpty({ message: 'owner is required' })
+  @MaxLength(1024, { message: 'owner must be at most 1024 characters' })
+  owner!: string;
+
+  @Field({ description: 'Record type (case-insensitive).' })
+  @IsNotEmpty({ message: 'type is required' })
+  @MaxLength(16, { message: 'type must be at most 16 characters' })
+  type!: string;
+
+  @Field({ description: 'RDATA in presentation form.' })
+  @IsNotEmpty({ message: 'rdata is required' })
+  @MaxLength(70000, { message: 'rdata must be at most 70000 characters' })
+  rdata!: string;
+
+  @Field(() => Int, { description: 'One of the allowed TTL values (ALLOWED_TTLS).' })
+  ttl!: number;
+}

@@ -1,0 +1,67 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import {
+  FragmentDefinitionNode,
+  GraphQLError,
+  GraphQLSchema,
+  Kind,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
+import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+
+function depthOf(selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
+  if (!selectionSet) return 0;
+  let deepest = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (selection.name.value.startsWith('__')) continue; // introspection is not data
+      deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, fragments, seen));
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, seen));
+    } else {
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      if (!fragment || seen.has(name)) continue;
+      deepest = Math.max(deepest, depthOf(fragment.selectionSet, fragments, new Set([...seen, name])));
+    }
+  }
+  return deepest;
+}
+
+/**
+ * One operation cannot ask for everything: a nesting ceiling and a cost ceiling (page sizes multiply what
+ * each item asks for), both checked before anything runs.
+ */
+export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ request, document, operation }) {
+          const fragments = new Map(
+            document.definitions
+              .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+              .map((d) => [d.name.value, d]),
+          );
+          const depth = depthOf((operation as OperationDefinitionNode).selectionSet, fragments, new Set());
+          if (depth > maxDepth) {
+            throw new GraphQLError(`Query is nested ${depth} levels deep; the limit is ${maxDepth}`, {
+              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }] },
+            });
+          }
+          const complexity = getComplexity({
+            schema,
+            operationName: request.operationName,
+            query: document,
+            variables: request.variables,
+            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+          });
+          if (complexity > maxComplexity) {
+            throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}`, {
+              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_COMPLEXITY', message: `cost ${complexity} exceeds ${maxComplexity}`, limit: maxComplexity }] },
+            });
+          }
+        },
+      };
+    },
+  };
+}

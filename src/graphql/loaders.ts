@@ -1,0 +1,49 @@
+import DataLoader from 'dataloader';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  DomainRow,
+  domainsByIds,
+  domainsByUserIds,
+  RecordRow,
+  recordsByDomainIds,
+  UserRow,
+  usersByIds,
+} from '../repositories/read-model';
+
+function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const group = groups.get(k);
+    if (group) group.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+/**
+ * Request-scoped DataLoaders for the nested fields (User.domains, Domain.user, Domain.records,
+ * Record.domain): one SQL statement per level of a query, however many rows it returns.
+ */
+export function createLoaders(em: EntityManager) {
+  return {
+    userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
+      const byId = new Map((await usersByIds(em, ids)).map((u) => [u.id, u]));
+      return ids.map((id) => byId.get(id));
+    }),
+    domainById: new DataLoader<number, DomainRow | undefined>(async (ids) => {
+      const byId = new Map((await domainsByIds(em, ids)).map((d) => [d.id, d]));
+      return ids.map((id) => byId.get(id));
+    }),
+    domainsByUserId: new DataLoader<number, DomainRow[]>(async (userIds) => {
+      const groups = groupBy(await domainsByUserIds(em, userIds), (d) => d.userId);
+      return userIds.map((id) => groups.get(id) ?? []);
+    }),
+    recordsByDomainId: new DataLoader<number, RecordRow[]>(async (domainIds) => {
+      const groups = groupBy(await recordsByDomainIds(em, domainIds), (r) => r.domainId);
+      return domainIds.map((id) => groups.get(id) ?? []);
+    }),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;

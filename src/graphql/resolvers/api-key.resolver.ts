@@ -1,0 +1,23 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { ApiKeyType, CreatedApiKeyType } from '../types/api-key.type';
+import { CreateApiKeyInput } from '../inputs/api-key.input';
+import { parseId, parseOptionalId } from '../inputs/ids';
+
+@Resolver(() => ApiKeyType)
+export class ApiKeyResolver {
+  @Query(() => [ApiKeyType], { description: 'Keys the caller may manage (a user key: its own user’s).' })
+  apiKeys(@Arg('userId', () => ID, { nullable: true }) userId: string | undefined, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.apiKeys.list(ctx, parseOptionalId(userId, 'userId'));
+  }
+
+  @Mutation(() => CreatedApiKeyType, { description: 'Creates a key that sees and changes only this user’s zones.' })
+  createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.apiKeys.create(ctx, { userId: parseId(input.userId, 'userId'), name: input.name });
+  }
+
+  @Mutation(() => ApiKeyType)
+  revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.apiKeys.revoke(ctx, parseId(id, 'id'));
+  }
+}

@@ -1,0 +1,59 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { connection } from '../types/connection';
+import { DomainConnection } from '../types/connections';
+import { DomainType } from '../types/domain.type';
+import { RecordType } from '../types/record.type';
+import { UserType } from '../types/user.type';
+import { CreateDomainInput } from '../inputs/domain.input';
+import { DomainsArgs } from '../inputs/page.args';
+import { parseId, parseOptionalId } from '../inputs/ids';
+import { firstOf, listComplexity, NESTED_LIST_ESTIMATE } from './paging';
+
+@Resolver(() => DomainType)
+export class DomainResolver {
+  @Query(() => DomainConnection, { description: 'Zones the key may see.', complexity: listComplexity })
+  domains(@Args() args: DomainsArgs, @Ctx() ctx: GraphQLContext) {
+    const filter = { userId: parseOptionalId(args.userId, 'userId'), name: args.name };
+    const first = firstOf(args, ctx);
+    return connection(
+      first,
+      (limit) => ctx.services.domains.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      () => ctx.services.domains.count(ctx, filter),
+    );
+  }
+
+  @Query(() => DomainType, { description: 'One zone by id or name.' })
+  domain(
+    @Arg('id', () => ID, { nullable: true }) id: string | undefined,
+    @Arg('name', () => String, { nullable: true }) name: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.domains.get(ctx, { id: parseOptionalId(id, 'id'), name });
+  }
+
+  @Mutation(() => DomainType, { description: 'Creates a zone with its default SOA, NS and www CNAME records.' })
+  createDomain(@Arg('input') input: CreateDomainInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.domains.create(ctx, { userId: parseId(input.userId, 'userId'), zone: input.zone });
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a zone (by name or id) and all its records.' })
+  async deleteDomain(
+    @Arg('zone', () => String, { nullable: true }) zone: string | undefined,
+    @Arg('id', () => ID, { nullable: true }) id: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    await ctx.services.domains.delete(ctx, { name: zone, id: parseOptionalId(id, 'id') });
+    return true;
+  }
+
+  @FieldResolver(() => UserType)
+  user(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.userById.load(domain.userId);
+  }
+
+  @FieldResolver(() => [RecordType], { complexity: ({ childComplexity }) => NESTED_LIST_ESTIMATE * childComplexity })
+  records(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.recordsByDomainId.load(domain.id);
+  }
+}

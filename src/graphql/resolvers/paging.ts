@@ -1,0 +1,18 @@
+import type { ComplexityEstimatorArgs } from 'graphql-query-complexity';
+import { DomainError } from '../../errors/catalogue';
+import type { GraphQLContext } from '../context';
+
+/** Nested lists (User.domains, Domain.records) are not paged; the cost model assumes this many items each. */
+export const NESTED_LIST_ESTIMATE = 10;
+
+/** A page costs its size times what each item asks for. */
+export function listComplexity({ args, childComplexity }: ComplexityEstimatorArgs): number {
+  const first = typeof args.first === 'number' ? args.first : 100;
+  return 1 + first * Math.max(childComplexity, 1);
+}
+
+export function firstOf(args: { first: number }, ctx: GraphQLContext): number {
+  const max = ctx.services.settings.maxPageSize;
+  if (args.first > max) throw DomainError.invalid('first', `first must be at most ${max}`, 'PAGE_TOO_LARGE');
+  return args.first;
+}

@@ -1,0 +1,50 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { connection } from '../types/connection';
+import { RecordConnection } from '../types/connections';
+import { DomainType } from '../types/domain.type';
+import { RecordType } from '../types/record.type';
+import { RecordsArgs } from '../inputs/page.args';
+import { parseId, parseOptionalId } from '../inputs/ids';
+import { RecordInput } from '../inputs/record.input';
+import { firstOf, listComplexity } from './paging';
+
+@Resolver(() => RecordType)
+export class RecordResolver {
+  @Query(() => RecordConnection, { description: 'Records the key may see, filtered by zone, owner and type.', complexity: listComplexity })
+  records(@Args() args: RecordsArgs, @Ctx() ctx: GraphQLContext) {
+    const filter = { zone: args.zone, domainId: parseOptionalId(args.domainId, 'domainId'), owner: args.owner, type: args.type };
+    const first = firstOf(args, ctx);
+    return connection(
+      first,
+      (limit) => ctx.services.records.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      () => ctx.services.records.count(ctx, filter),
+    );
+  }
+
+  @Query(() => RecordType)
+  record(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.records.get(ctx, parseId(id, 'id'));
+  }
+
+  @Mutation(() => RecordType)
+  createRecord(@Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.records.create(ctx, input);
+  }
+
+  @Mutation(() => RecordType, { description: 'Replaces a record. An SOA edit must raise the serial (RFC 1982).' })
+  updateRecord(@Arg('id', () => ID) id: string, @Arg('input') input: RecordInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.records.update(ctx, parseId(id, 'id'), input);
+  }
+
+  @Mutation(() => Boolean)
+  async deleteRecord(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    await ctx.services.records.delete(ctx, parseId(id, 'id'));
+    return true;
+  }
+
+  @FieldResolver(() => DomainType)
+  domain(@Root() record: RecordType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.domainById.load(record.domainId);
+  }
+}

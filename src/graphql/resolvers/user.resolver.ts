@@ -1,0 +1,54 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { connection } from '../types/connection';
+import { UserConnection } from '../types/connections';
+import { DomainType } from '../types/domain.type';
+import { UserType } from '../types/user.type';
+import { UsersArgs } from '../inputs/page.args';
+import { parseId, parseOptionalId } from '../inputs/ids';
+import { UserInput } from '../inputs/user.input';
+import { firstOf, listComplexity, NESTED_LIST_ESTIMATE } from './paging';
+
+@Resolver(() => UserType)
+export class UserResolver {
+  @Query(() => UserConnection, { description: 'Users the key may see (a user key: only its own).', complexity: listComplexity })
+  users(@Args() args: UsersArgs, @Ctx() ctx: GraphQLContext) {
+    const filter = { email: args.email };
+    const first = firstOf(args, ctx);
+    return connection(
+      first,
+      (limit) => ctx.services.users.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      () => ctx.services.users.count(ctx, filter),
+    );
+  }
+
+  @Query(() => UserType, { description: 'One user by id and/or e-mail.' })
+  user(
+    @Arg('id', () => ID, { nullable: true }) id: string | undefined,
+    @Arg('email', () => String, { nullable: true }) email: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.users.get(ctx, { id: parseOptionalId(id, 'id'), email });
+  }
+
+  @Mutation(() => UserType, { description: 'Admin key only.' })
+  createUser(@Arg('input') input: UserInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.users.create(ctx, input);
+  }
+
+  @Mutation(() => UserType)
+  updateUser(@Arg('id', () => ID) id: string, @Arg('input') input: UserInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.users.update(ctx, parseId(id, 'id'), input);
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes the user with all its zones and records. Admin key only.' })
+  async deleteUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    await ctx.services.users.delete(ctx, parseId(id, 'id'));
+    return true;
+  }
+
+  @FieldResolver(() => [DomainType], { complexity: ({ childComplexity }) => NESTED_LIST_ESTIMATE * childComplexity })
+  domains(@Root() user: UserType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.domainsByUserId.load(user.id);
+  }
+}

@@ -1,0 +1,28 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+
+@ObjectType('ApiKey', { description: 'An API key; its secret is shown only once, when it is created.' })
+export class ApiKeyType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field(() => ID, { nullable: true, description: 'The user it acts for; null for the admin key.' })
+  userId!: number | null;
+
+  @Field()
+  name!: string;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  revokedAt!: Date | null;
+}
+
+@ObjectType('CreatedApiKey')
+export class CreatedApiKeyType {
+  @Field(() => ApiKeyType)
+  apiKey!: ApiKeyType;
+
+  @Field({ description: 'The key to send as X-API-Key. It is not stored and cannot be shown again.' })
+  secret!: string;
+}

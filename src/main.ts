@@ -1,0 +1,101 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import { loadSettings, Settings, SettingsError } from './config/settings';
+import { openDatabase, Database } from './db/database';
+import { EmbeddedPostgresError } from './db/embedded-postgres';
+import { createApp } from './app';
+import { logger } from './logger';
+import { createServices } from './services';
+
+export interface RunningService {
+  settings: Settings;
+  database: Database;
+  httpServer?: Server;
+  httpPort?: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the roles this process runs (ROLES): the HTTP API, the DNS primary and the propagation worker. */
+export async function startService(settings: Settings): Promise<RunningService> {
+  const database = await openDatabase(settings, (line) => logger.info(line));
+  const services = createServices(settings);
+  const generated = await services.apiKeys.ensureAdminKey(database.orm.em, settings.apiKey);
+  if (generated) {
+    // printed once, on the first start; only its hash is stored
+    process.stdout.write(`\nAdmin API key (shown once, store it now): ${generated}\n\n`);
+  }
+  const stops: (() => Promise<void>)[] = [];
+  let httpServer: Server | undefined;
+  let httpPort: number | undefined;
+  if (settings.roles.includes('api')) {
+    const app = await createApp(database.orm, services);
+    httpServer = await new Promise<Server>((resolve, reject) => {
+      const server = app.express.listen(settings.port, settings.host, () => resolve(server));
+      server.once('error', reject);
+    });
+    const address = httpServer.address();
+    httpPort = typeof address === 'object' && address ? address.port : settings.port;
+    logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
+    const server = httpServer;
+    stops.push(async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.apollo.stop();
+    });
+  }
+  return {
+    settings,
+    database,
+    httpServer,
+    httpPort,
+    async stop() {
+      for (const stop of stops.reverse()) await stop();
+      await database.close();
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  let settings: Settings;
+  try {
+    settings = loadSettings();
+  } catch (error) {
+    if (error instanceof SettingsError) {
+      process.stderr.write(`zonekeeper: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  let service: RunningService;
+  try {
+    service = await startService(settings);
+  } catch (error) {
+    if (error instanceof EmbeddedPostgresError) {
+      process.stderr.write(`zonekeeper: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received, stopping`);
+    service.stop().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error({ err: error }, 'error while stopping');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    logger.fatal({ err: error }, 'zonekeeper failed to start');
+    process.stderr.write(`zonekeeper: failed to start: ${(error as Error).message}\n`);
+    process.exit(1);
+  });
+}

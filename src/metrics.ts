@@ -1,0 +1,20 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Prometheus metrics, served open at /metrics. */
+export const metrics = new Registry();
+collectDefaultMetrics({ register: metrics });
+
+export const httpRequestDuration = new Histogram({
+  name: 'zonekeeper_http_request_duration_seconds',
+  help: 'HTTP request duration by route and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [metrics],
+});
+
+export const propagationEvents = new Counter({
+  name: 'zonekeeper_propagation_events_total',
+  help: 'Propagation worker events by kind',
+  labelNames: ['kind'] as const,
+  registers: [metrics],
+});

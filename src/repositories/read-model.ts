@@ -1,0 +1,141 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Knex } from '@mikro-orm/knex';
+
+/**
+ * Read queries of the API, in one place. They return plain rows, not entities: lists and nested GraphQL
+ * fields stay cheap (no identity map, no hydration), page by keyset (`id > after`), and batch by key lists
+ * for the DataLoaders. Every query takes the caller's scope (`scopeUserId`) so that a user key never sees
+ * another user's data.
+ */
+export interface UserRow { id: number; email: string; createdAt: Date }
+export interface DomainRow { id: number; userId: number; name: string; serial: number; createdAt: Date }
+export interface RecordRow { id: number; domainId: number; zone: string; owner: string; type: string; rdata: string; ttl: number }
+export interface PageRequest { first: number; after?: number }
+
+export interface UserFilter { scopeUserId?: number; id?: number; email?: string }
+export interface DomainFilter { scopeUserId?: number; id?: number; userId?: number; name?: string }
+export interface RecordFilter {
+  scopeUserId?: number;
+  id?: number;
+  domainId?: number;
+  zone?: string;
+  owner?: string;
+  type?: string;
+}
+
+const toUser = (row: any): UserRow => ({ id: Number(row.id), email: row.email, createdAt: row.created_at });
+const toDomain = (row: any): DomainRow => ({
+  id: Number(row.id),
+  userId: Number(row.user_id),
+  name: row.name,
+  serial: Number(row.serial),
+  createdAt: row.created_at,
+});
+const toRecord = (row: any): RecordRow => ({
+  id: Number(row.id),
+  domainId: Number(row.domain_id),
+  zone: row.zone,
+  owner: row.owner,
+  type: row.type,
+  rdata: row.rdata,
+  ttl: row.ttl,
+});
+
+function knex(em: EntityManager): Knex {
+  return em.getKnex();
+}
+
+function page<T extends Knex.QueryBuilder>(query: T, column: string, request?: PageRequest): T {
+  if (!request) return query.orderBy(column) as T;
+  if (request.after !== undefined) query.where(column, '>', request.after);
+  return query.orderBy(column).limit(request.first) as T;
+}
+
+function usersQuery(em: EntityManager, filter: UserFilter) {
+  const query = knex(em)('users as u');
+  if (filter.scopeUserId !== undefined) query.where('u.id', filter.scopeUserId);
+  if (filter.id !== undefined) query.where('u.id', filter.id);
+  if (filter.email !== undefined) query.whereRaw('lower(u.email) = lower(?)', [filter.email]);
+  return query;
+}
+
+export async function listUsers(em: EntityManager, filter: UserFilter, request?: PageRequest): Promise<UserRow[]> {
+  const rows = await page(usersQuery(em, filter).select('u.id', 'u.email', 'u.created_at'), 'u.id', request);
+  return rows.map(toUser);
+}
+
+export async function countUsers(em: EntityManager, filter: UserFilter): Promise<number> {
+  const [row] = await usersQuery(em, filter).count({ count: '*' });
+  return Number(row.count);
+}
+
+export async function usersByIds(em: EntityManager, ids: readonly number[]): Promise<UserRow[]> {
+  const rows = await knex(em)('users').select('id', 'email', 'created_at').whereIn('id', ids as number[]);
+  return rows.map(toUser);
+}
+
+function domainsQuery(em: EntityManager, filter: DomainFilter) {
+  const query = knex(em)('domains as d');
+  if (filter.scopeUserId !== undefined) query.where('d.user_id', filter.scopeUserId);
+  if (filter.id !== undefined) query.where('d.id', filter.id);
+  if (filter.userId !== undefined) query.where('d.user_id', filter.userId);
+  if (filter.name !== undefined) query.where('d.name', filter.name);
+  return query;
+}
+
+const DOMAIN_COLUMNS = ['d.id', 'd.user_id', 'd.name', 'd.serial', 'd.created_at'];
+
+export async function listDomains(em: EntityManager, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
+  const rows = await page(domainsQuery(em, filter).select(DOMAIN_COLUMNS), 'd.id', request);
+  return rows.map(toDomain);
+}
+
+export async function countDomains(em: EntityManager, filter: DomainFilter): Promise<number> {
+  const [row] = await domainsQuery(em, filter).count({ count: '*' });
+  return Number(row.count);
+}
+
+export async function domainsByIds(em: EntityManager, ids: readonly number[]): Promise<DomainRow[]> {
+  const rows = await knex(em)('domains as d').select(DOMAIN_COLUMNS).whereIn('d.id', ids as number[]);
+  return rows.map(toDomain);
+}
+
+export async function domainsByUserIds(em: EntityManager, userIds: readonly number[]): Promise<DomainRow[]> {
+  const rows = await knex(em)('domains as d')
+    .select(DOMAIN_COLUMNS)
+    .whereIn('d.user_id', userIds as number[])
+    .orderBy('d.id');
+  return rows.map(toDomain);
+}
+
+function recordsQuery(em: EntityManager, filter: RecordFilter) {
+  const query = knex(em)('records as r').join('domains as d', 'd.id', 'r.domain_id');
+  if (filter.scopeUserId !== undefined) query.where('d.user_id', filter.scopeUserId);
+  if (filter.id !== undefined) query.where('r.id', filter.id);
+  if (filter.domainId !== undefined) query.where('r.domain_id', filter.domainId);
+  if (filter.zone !== undefined) query.where('d.name', filter.zone);
+  if (filter.owner !== undefined) query.where('r.owner', filter.owner);
+  if (filter.type !== undefined) query.where('r.type', filter.type);
+  return query;
+}
+
+const RECORD_COLUMNS = ['r.id', 'r.domain_id', 'd.name as zone', 'r.owner', 'r.type', 'r.rdata', 'r.ttl'];
+
+export async function listRecords(em: EntityManager, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
+  const rows = await page(recordsQuery(em, filter).select(RECORD_COLUMNS), 'r.id', request);
+  return rows.map(toRecord);
+}
+
+export async function countRecords(em: EntityManager, filter: RecordFilter): Promise<number> {
+  const [row] = await recordsQuery(em, filter).count({ count: '*' });
+  return Number(row.count);
+}
+
+export async function recordsByDomainIds(em: EntityManager, domainIds: readonly number[]): Promise<RecordRow[]> {
+  const rows = await knex(em)('records as r')
+    .join('domains as d', 'd.id', 'r.domain_id')
+    .select(RECORD_COLUMNS)
+    .whereIn('r.domain_id', domainIds as number[])
+    .orderBy('r.id');
+  return rows.map(toRecord);
+}

@@ -1,0 +1,45 @@
+import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { DomainError, ErrorCode } from '../errors/catalogue';
+
+/** The database is the last guard of the rules that must hold under concurrency; its refusals become domain errors. */
+const UNIQUE_CONSTRAINTS: Record<string, { code: ErrorCode; field: string }> = {
+  users_email_lower_unique: { code: 'DUPLICATE_EMAIL', field: 'email' },
+  domains_name_unique: { code: 'DUPLICATE_ZONE', field: 'zone' },
+  records_identity_unique: { code: 'DUPLICATE_RECORD', field: 'rdata' },
+};
+
+const FOREIGN_KEYS: Record<string, { code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND'; field: string }> = {
+  domains_user_id_foreign: { code: 'USER_NOT_FOUND', field: 'user_id' },
+  records_domain_id_foreign: { code: 'ZONE_NOT_FOUND', field: 'zone' },
+  api_keys_user_id_foreign: { code: 'USER_NOT_FOUND', field: 'user_id' },
+};
+
+function constraintOf(error: Error): string {
+  const named = (error as { constraint?: string }).constraint;
+  if (named) return named;
+  return /constraint "([^"]+)"/.exec(error.message)?.[1] ?? '';
+}
+
+export function mapDatabaseError(error: unknown): unknown {
+  if (error instanceof UniqueConstraintViolationException) {
+    const known = UNIQUE_CONSTRAINTS[constraintOf(error)];
+    if (known) {
+      const { message } = new DomainError(known.code);
+      return new DomainError(known.code, message, [{ field: known.field, code: known.code, message }]);
+    }
+  }
+  if (error instanceof ForeignKeyConstraintViolationException) {
+    const known = FOREIGN_KEYS[constraintOf(error)];
+    if (known) return DomainError.notFound(known.code, known.field);
+  }
+  return error;
+}
+
+/** Runs a unit of work in one transaction, turning constraint violations into domain errors. */
+export async function inTransaction<T>(em: import('@mikro-orm/postgresql').EntityManager, work: (em: import('@mikro-orm/postgresql').EntityManager) => Promise<T>): Promise<T> {
+  try {
+    return await em.transactional(work);
+  } catch (error) {
+    throw mapDatabaseError(error);
+  }
+}

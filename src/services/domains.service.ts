@@ -1,0 +1,96 @@
+import type { Settings } from '../config/settings';
+import { canSeeUser, scopeUserId } from '../auth/principal';
+import { parseZoneName } from '../dns/name';
+import { initialSerial } from '../dns/serial';
+import { Domain, Record, User } from '../entities';
+import { DomainError, errorFromProblems } from '../errors/catalogue';
+import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
+import type { RequestContext } from './context';
+import { inTransaction } from './db-errors';
+import { changeCatalog, journalRecord, journalWholeZone } from './zone-change';
+
+const DEFAULT_RECORD_TTL = 3600;
+
+const toRow = (domain: Domain): DomainRow => ({
+  id: domain.id,
+  userId: domain.user.id,
+  name: domain.name,
+  serial: domain.serial,
+  createdAt: domain.createdAt,
+});
+
+/** A zone name from a client, normalised (lower-case, no trailing dot, punycode) or refused with the reasons. */
+export function normaliseZoneName(input: string, field = 'zone'): string {
+  const parsed = parseZoneName(input, field);
+  if (!parsed.ok) throw errorFromProblems(parsed.problems);
+  return parsed.name;
+}
+
+/** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
+export class DomainsService {
+  constructor(private readonly settings: Settings) {}
+
+  list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
+    const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
+    return listDomains(ctx.em, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) }, page);
+  }
+
+  count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {
+    const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
+    return countDomains(ctx.em, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) });
+  }
+
+  async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {
+    if (by.id === undefined && by.name === undefined) throw DomainError.invalid('zone', 'zone id or name is required');
+    const [domain] = await this.list(ctx, by, { first: 1 });
+    if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+    return domain;
+  }
+
+  /**
+   * Creates a zone with its default records (contract-decisions §3): SOA at the apex, one NS per DEFAULT_NS
+   * name, and `www` CNAME to the apex, all with TTL 3600, and adds it to the catalog, in one transaction.
+   */
+  async create(ctx: RequestContext, input: { userId: number; zone: string }): Promise<DomainRow> {
+    const name = normaliseZoneName(input.zone);
+    if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+    return inTransaction(ctx.em, async (em) => {
+      const user = await em.findOne(User, { id: input.userId });
+      if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+      const serial = initialSerial(this.settings.serialPolicy, new Date());
+      const domain = em.create(Domain, { user, name, serial });
+      await em.flush(); // the unique constraint on the name decides between concurrent creates
+      const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
+      const defaults = [
+        // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
+        { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
+        ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
+        { owner: 'www', type: 'CNAME', rdata: `${name}.` },
+      ];
+      const records = defaults.map((r) => em.create(Record, { ...r, domain, ttl: DEFAULT_RECORD_TTL }));
+      journalWholeZone(em, 'zone-created', domain, records.map(journalRecord));
+      await changeCatalog(em, this.settings, { added: [{ id: domain.id, name }] });
+      await em.flush();
+      return toRow(domain);
+    });
+  }
+
+  /** Deletes a zone and all its records in one transaction, and removes it from the catalog. */
+  async delete(ctx: RequestContext, by: { id?: number; name?: string }): Promise<void> {
+    const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
+    if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
+    await inTransaction(ctx.em, async (em) => {
+      const where: { id?: number; name?: string; user?: number } = {};
+      if (by.id !== undefined) where.id = by.id;
+      if (name !== undefined) where.name = name;
+      if (ctx.principal.kind === 'user') where.user = ctx.principal.userId;
+      const domain = await em.findOne(Domain, where);
+      if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+      const records = await em.find(Record, { domain: domain.id }, { orderBy: { id: 'asc' } });
+      journalWholeZone(em, 'zone-deleted', domain, records.map(journalRecord));
+      await changeCatalog(em, this.settings, { removed: [{ id: domain.id, name: domain.name }] });
+      em.remove(domain);
+      await em.flush();
+    });
+  }
+}

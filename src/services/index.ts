@@ -1,0 +1,24 @@
+import type { Settings } from '../config/settings';
+import { ApiKeysService } from './api-keys.service';
+import { DomainsService } from './domains.service';
+import { RecordsService } from './records.service';
+import { UsersService } from './users.service';
+
+/** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
+export interface Services {
+  settings: Settings;
+  users: UsersService;
+  domains: DomainsService;
+  records: RecordsService;
+  apiKeys: ApiKeysService;
+}
+
+export function createServices(settings: Settings): Services {
+  return {
+    settings,
+    users: new UsersService(settings),
+    domains: new DomainsService(settings),
+    records: new RecordsService(settings),
+    apiKeys: new ApiKeysService(),
+  };
+}

@@ -1,0 +1,51 @@
+import 'reflect-metadata';
+import request from 'supertest';
+import { loadSettings, Settings } from '../../src/config/settings';
+import { startService, RunningService } from '../../src/main';
+import { createTestDatabase } from './test-db';
+
+export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
+
+export interface TestApp {
+  service: RunningService;
+  settings: Settings;
+  baseUrl: string;
+  http: ReturnType<typeof request>;
+  /** POST /graphql with a key (the admin key unless another is given) */
+  gql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ status: number; data?: T; errors?: any[]; body: any }>;
+  close(): Promise<void>;
+}
+
+/** The real service (HTTP server, migrations, services) on a database of its own, as a user would start it. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const settings = loadSettings({
+    DATABASE_URL: database.url,
+    API_KEY: ADMIN_KEY,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DNS_LISTEN: '',
+    ROLES: 'api',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const service = await startService(settings);
+  const baseUrl = `http://127.0.0.1:${service.httpPort}`;
+  const http = request(baseUrl);
+  return {
+    service,
+    settings,
+    baseUrl,
+    http,
+    async gql(query, variables, key = ADMIN_KEY) {
+      const req = http.post('/graphql').set('content-type', 'application/json');
+      if (key !== null) req.set('X-API-Key', key);
+      const res = await req.send({ query, variables });
+      return { status: res.status, data: res.body?.data, errors: res.body?.errors, body: res.body };
+    },
+    async close() {
+      await service.stop();
+      await database.drop();
+    },
+  };
+}
