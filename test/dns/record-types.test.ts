@@ -1,0 +1,228 @@
+import { getRecordType, listRecordTypes } from '../../src/dns/record-types';
+
+const ZONE = 'example.com';
+
+function parse(type: string, rdata: string) {
+  const definition = getRecordType(type);
+  if (!definition) throw new Error(`no type ${type}`);
+  return definition.parse(rdata, ZONE);
+}
+
+function codes(type: string, rdata: string): string[] {
+  const result = parse(type, rdata);
+  return result.ok ? [] : result.problems.map((p) => p.code);
+}
+
+/** [type, input, canonical] */
+const valid: [string, string, string][] = [
+  ['A', '192.0.2.1', '192.0.2.1'],
+  ['A', ' 0.0.0.0 ', '0.0.0.0'],
+  ['A', '255.255.255.255', '255.255.255.255'],
+  ['AAAA', '2001:DB8::1', '2001:db8::1'],
+  ['AAAA', '2001:0db8:0000:0000:0000:0000:0000:0001', '2001:db8::1'],
+  ['AAAA', '::', '::'],
+  ['AAAA', '::1', '::1'],
+  ['AAAA', '2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+  ['AAAA', '2001:db8:0:1:1:1:1:1', '2001:db8:0:1:1:1:1:1'],
+  ['AAAA', '::ffff:192.0.2.1', '::ffff:192.0.2.1'],
+  ['AAAA', '0:0:0:0:0:ffff:c000:0201', '::ffff:192.0.2.1'],
+  ['AAAA', '64:ff9b::192.0.2.33', '64:ff9b::c000:221'],
+  ['AAAA', 'fe80::', 'fe80::'],
+  ['MX', '10 mail', '10 mail.example.com.'],
+  ['MX', '10 Mail.Example.NET.', '10 mail.example.net.'],
+  ['MX', '0 .', '0 .'],
+  ['MX', '65535 @', '65535 example.com.'],
+  ['SRV', '10 60 5060 sip.example.net.', '10 60 5060 sip.example.net.'],
+  ['SRV', '0 0 0 .', '0 0 0 .'],
+  ['SRV', '1 2 3 host', '1 2 3 host.example.com.'],
+  ['SOA', 'ns1.example.net. hostmaster.example.net. 2024010100 3600 1800 604800 86400', 'ns1.example.net. hostmaster.example.net. 2024010100 3600 1800 604800 86400'],
+  ['SOA', 'ns1 hostmaster 4294967295 1h 30m 1w 1d', 'ns1.example.com. hostmaster.example.com. 4294967295 3600 1800 604800 86400'],
+  ['SOA', 'ns1. h. 0 0 0 0 2147483647', 'ns1. h. 0 0 0 0 2147483647'],
+  ['TXT', 'hello', '"hello"'],
+  ['TXT', '"hello world"', '"hello world"'],
+  ['TXT', '"a" "b"  c', '"a" "b" "c"'],
+  ['TXT', '""', '""'],
+  ['TXT', '"say \\"hi\\""', '"say \\"hi\\""'],
+  ['TXT', '"back\\\\slash"', '"back\\\\slash"'],
+  ['TXT', '"\\065\\066C"', '"ABC"'],
+  ['TXT', '"tab\\009"', '"tab\\009"'],
+  ['TXT', 'café', '"caf\\195\\169"'],
+  ['TXT', '"v=spf1 -all"', '"v=spf1 -all"'],
+  ['TXT', '"a;b"', '"a;b"'],
+  ['TXT', `"${'x'.repeat(255)}"`, `"${'x'.repeat(255)}"`],
+  ['CAA', '0 issue "letsencrypt.org"', '0 issue "letsencrypt.org"'],
+  ['CAA', '128 ISSUE letsencrypt.org', '128 issue "letsencrypt.org"'],
+  ['CAA', '0 iodef "mailto:security@example.com"', '0 iodef "mailto:security@example.com"'],
+  ['CAA', '0 issuewild ";"', '0 issuewild ";"'],
+  ['DS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
+  ['DS', '1 8 2 e2d3c916f6deeac73294e8268fb5885044a833fc5459588f4a9184cf c41a5766', '1 8 2 E2D3C916F6DEEAC73294E8268FB5885044A833FC5459588F4A9184CFC41A5766'],
+  ['DS', '65535 255 9 ab', '65535 255 9 AB'],
+  ['TLSA', '3 1 1 ' + 'ab'.repeat(32), '3 1 1 ' + 'AB'.repeat(32)],
+  ['TLSA', '0 0 2 ' + '01'.repeat(64), '0 0 2 ' + '01'.repeat(64)],
+  ['TLSA', '2 0 0 30 82', '2 0 0 3082'],
+  ['SSHFP', '1 1 ' + 'ab'.repeat(20), '1 1 ' + 'AB'.repeat(20)],
+  ['SSHFP', '4 2 ' + 'cd'.repeat(32), '4 2 ' + 'CD'.repeat(32)],
+  ['SSHFP', '4 9 0102', '4 9 0102'],
+  ['NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .', '100 10 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .'],
+  ['NAPTR', '10 0 s SIP+D2U "" _sip._udp', '10 0 "s" "SIP+D2U" "" _sip._udp.example.com.'],
+  ['NAPTR', '1 1 "" "" "" .', '1 1 "" "" "" .'],
+  ['NAPTR', '1 1 "u" "x" "/(a)(b)/\\\\2\\\\1/i" .', '1 1 "u" "x" "/(a)(b)/\\\\2\\\\1/i" .'],
+  ['CNAME', 'target', 'target.example.com.'],
+  ['CNAME', 'Target.Example.Org.', 'target.example.org.'],
+  ['DNAME', 'example.net.', 'example.net.'],
+  ['NS', 'ns1.example.net.', 'ns1.example.net.'],
+  ['NS', 'ns1', 'ns1.example.com.'],
+  ['PTR', 'host.example.com.', 'host.example.com.'],
+  ['NS', 'bücher.example.', 'xn--bcher-kva.example.'],
+  ['SVCB', '0 svc.example.net.', '0 svc.example.net.'],
+  ['SVCB', '1 . alpn=h2', '1 . alpn="h2"'],
+  ['SVCB', '1 . port=8443 alpn="h3,h2" mandatory=port,alpn', '1 . mandatory=alpn,port alpn="h3,h2" port=8443'],
+  ['HTTPS', '1 . ipv6hint=2001:DB8::1,::1 ipv4hint=192.0.2.1,192.0.2.2', '1 . ipv4hint=192.0.2.1,192.0.2.2 ipv6hint=2001:db8::1,::1'],
+  ['HTTPS', '1 svc alpn=h2 no-default-alpn', '1 svc.example.com. alpn="h2" no-default-alpn'],
+  ['HTTPS', '2 . key65000="x y" key65001', '2 . key65000="x y" key65001'],
+  ['HTTPS', '3 . key3=443', '3 . port=443'],
+  ['HTTPS', '1 . ech=AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA=', '1 . ech="AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA="'],
+  ['HTTPS', '1 . alpn="a\\\\,b,c"', '1 . alpn="a\\\\,b,c"'],
+];
+
+/** [type, input, expected codes (all of them, in order)] */
+const invalid: [string, string, string[]][] = [
+  ['A', '01.2.3.4', ['INVALID_IPV4']],
+  ['A', '1.2.3', ['INVALID_IPV4']],
+  ['A', '256.1.1.1', ['INVALID_IPV4']],
+  ['A', '1.2.3.4.5', ['INVALID_IPV4']],
+  ['A', '::1', ['INVALID_IPV4']],
+  ['A', '1.2.3.4 5.6.7.8', ['RDATA_FIELD_COUNT']],
+  ['A', '', ['RDATA_FIELD_COUNT']],
+  ['AAAA', '1.2.3.4', ['INVALID_IPV6']],
+  ['AAAA', '2001:db8::1::2', ['INVALID_IPV6']],
+  ['AAAA', '1:2:3:4:5:6:7:8:9', ['INVALID_IPV6']],
+  ['AAAA', '1:2:3:4:5:6:7', ['INVALID_IPV6']],
+  ['AAAA', '12345::', ['INVALID_IPV6']],
+  ['AAAA', 'fe80::1%eth0', ['INVALID_IPV6']],
+  ['AAAA', '::ffff:01.2.3.4', ['INVALID_IPV6']],
+  ['MX', '70000 mail', ['MX_PREFERENCE_RANGE']],
+  ['MX', '-1 mail', ['INVALID_INTEGER']],
+  ['MX', 'ten mail', ['INVALID_INTEGER']],
+  ['MX', '10', ['RDATA_FIELD_COUNT']],
+  ['MX', '10 .', ['MX_NULL_PREFERENCE']],
+  ['MX', '10 bad_host!', ['NAME_INVALID_CHARACTER']],
+  ['MX', '70000 a..b', ['MX_PREFERENCE_RANGE', 'NAME_EMPTY_LABEL']],
+  ['SRV', '1 2 65536 host', ['SRV_PORT_RANGE']],
+  ['SRV', '65536 65536 1 host', ['SRV_PRIORITY_RANGE', 'SRV_WEIGHT_RANGE']],
+  ['SRV', '1 2 3', ['RDATA_FIELD_COUNT']],
+  ['SOA', 'ns1. h. 4294967296 1 1 1 1', ['SOA_SERIAL_RANGE']],
+  ['SOA', 'ns1. h. 1 2147483648 1 1 1', ['SOA_REFRESH_RANGE']],
+  ['SOA', 'ns1. h. 1 1 x 1 1', ['INVALID_INTEGER']],
+  ['SOA', 'ns1. h. 1 1 1 1', ['RDATA_FIELD_COUNT']],
+  ['SOA', 'ns1. hostmaster@example.net. 1 1 1 1 1', ['NAME_INVALID_CHARACTER']],
+  ['TXT', '', ['RDATA_FIELD_COUNT']],
+  ['TXT', '"unterminated', ['UNTERMINATED_QUOTE']],
+  ['TXT', 'x'.repeat(256), ['TXT_STRING_TOO_LONG']],
+  ['TXT', `"${'x'.repeat(256)}"`, ['TXT_STRING_TOO_LONG']],
+  ['TXT', '"\\256"', ['INVALID_ESCAPE']],
+  ['TXT', '"\\12"', ['INVALID_ESCAPE']],
+  ['TXT', 'a"b"c', ['INVALID_QUOTING']],
+  ['TXT', Array.from({ length: 260 }, () => `"${'y'.repeat(255)}"`).join(' '), ['RDATA_TOO_LONG']],
+  ['CAA', '256 issue "x"', ['CAA_FLAGS_RANGE']],
+  ['CAA', '0 is-sue "x"', ['CAA_TAG_INVALID']],
+  ['CAA', '0 abcdefghijklmnop "x"', ['CAA_TAG_INVALID']],
+  ['CAA', '0 issue', ['RDATA_FIELD_COUNT']],
+  ['DS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A2921', ['DS_DIGEST_LENGTH']],
+  ['DS', '60485 5 2 2BB183AF5F22588179A53B0A98631FAD1A292118', ['DS_DIGEST_LENGTH']],
+  ['DS', '60485 5 4 ab', ['DS_DIGEST_LENGTH']],
+  ['DS', '70000 256 1 zz', ['DS_KEY_TAG_RANGE', 'DS_ALGORITHM_RANGE', 'INVALID_HEX']],
+  ['DS', '1 2 3 abc', ['INVALID_HEX']],
+  ['DS', '1 2 3', ['RDATA_FIELD_COUNT']],
+  ['TLSA', '4 0 0 ab', ['TLSA_USAGE_RANGE']],
+  ['TLSA', '0 2 3 ab', ['TLSA_SELECTOR_RANGE', 'TLSA_MATCHING_TYPE_RANGE']],
+  ['TLSA', '3 1 1 abcd', ['TLSA_DATA_LENGTH']],
+  ['TLSA', '3 1 2 ' + 'ab'.repeat(32), ['TLSA_DATA_LENGTH']],
+  ['SSHFP', '1 1 abcd', ['SSHFP_FINGERPRINT_LENGTH']],
+  ['SSHFP', '1 2 ' + 'ab'.repeat(20), ['SSHFP_FINGERPRINT_LENGTH']],
+  ['SSHFP', '256 1 ' + 'ab'.repeat(20), ['SSHFP_ALGORITHM_RANGE']],
+  ['SSHFP', '1 1 xyz', ['INVALID_HEX']],
+  ['NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:x!" host', ['NAPTR_REGEXP_WITH_REPLACEMENT']],
+  ['NAPTR', '1 1 "U+" "" "" .', ['NAPTR_FLAGS_INVALID']],
+  ['NAPTR', '1 1 "" "" "1abc1" .', ['NAPTR_REGEXP_INVALID']],
+  ['NAPTR', '1 1 "" "" "!a!b" .', ['NAPTR_REGEXP_INVALID']],
+  ['NAPTR', '1 1 "" "" "!a!\\\\1!" .', ['NAPTR_REGEXP_INVALID']],
+  ['NAPTR', '1 1 "" "" ""', ['RDATA_FIELD_COUNT']],
+  ['CNAME', '.', ['NAME_ROOT_NOT_ALLOWED']],
+  ['CNAME', 'a b', ['RDATA_FIELD_COUNT']],
+  ['CNAME', '*.example.com.', ['NAME_WILDCARD_POSITION']],
+  ['NS', `${'a'.repeat(64)}.example.com.`, ['NAME_LABEL_TOO_LONG']],
+  ['NS', Array.from({ length: 130 }, () => 'a').join('.') + '.', ['NAME_TOO_LONG']],
+  ['NS', 'a\\.b.example.com.', ['NAME_INVALID_CHARACTER']],
+  ['PTR', '', ['RDATA_FIELD_COUNT']],
+  ['SVCB', '0 . alpn=h2', ['SVCB_ALIAS_WITH_PARAMS']],
+  ['SVCB', '1 . alpn=h2 alpn=h3', ['SVCB_PARAM_DUPLICATE']],
+  ['SVCB', '1 . foo=bar', ['SVCB_PARAM_UNKNOWN']],
+  ['SVCB', '1 . key65535=x', ['SVCB_PARAM_UNKNOWN']],
+  ['SVCB', '1 . port=70000', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . mandatory=port', ['SVCB_MANDATORY_MISSING']],
+  ['SVCB', '1 . mandatory=mandatory', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . no-default-alpn', ['SVCB_ALPN_REQUIRED']],
+  ['SVCB', '1 . no-default-alpn=x alpn=h2', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . ipv4hint=1.2.3.4,01.2.3.4', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . ipv6hint=1.2.3.4', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . ech=not-base64', ['INVALID_BASE64']],
+  ['SVCB', '1 . alpn=', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . alpn=h2,,h3', ['SVCB_PARAM_VALUE']],
+  ['HTTPS', '1', ['RDATA_FIELD_COUNT']],
+  ['HTTPS', '65536 .', ['HTTPS_PRIORITY_RANGE']],
+];
+
+describe('record types: valid RDATA and its canonical form', () => {
+  it.each(valid)('%s %s', (type, input, canonical) => {
+    const result = parse(type, input);
+    if (!result.ok) throw new Error(JSON.stringify(result.problems));
+    expect(result.canonical).toBe(canonical);
+  });
+
+  it.each(valid)('%s %s: canonical form is stable (parse(format(v)) == format(v))', (type, input) => {
+    const definition = getRecordType(type)!;
+    const first = definition.parse(input, ZONE);
+    if (!first.ok) throw new Error('first parse failed');
+    expect(definition.format(first.value)).toBe(first.canonical);
+    const second = definition.parse(first.canonical, 'elsewhere.test');
+    if (!second.ok) throw new Error(JSON.stringify(second.problems));
+    expect(second.canonical).toBe(first.canonical);
+  });
+});
+
+describe('record types: invalid RDATA', () => {
+  it.each(invalid)('%s %j', (type, input, expected) => {
+    expect(codes(type, input)).toEqual(expected);
+  });
+
+  it('messages name the field, the reason and the limit', () => {
+    const result = parse('MX', '70000 mail');
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems[0]).toEqual({
+      field: 'rdata', code: 'MX_PREFERENCE_RANGE', message: 'rdata: MX preference 70000 is out of range 0–65535', limit: 65535,
+    });
+    const txt = parse('TXT', 'x'.repeat(300));
+    expect(!txt.ok && txt.problems[0].limit).toBe(255);
+    expect(!txt.ok && txt.problems[0].message).toMatch(/300 octets.*255/);
+  });
+});
+
+describe('registry', () => {
+  it('lists every required type with its IANA code, RFCs and fields', () => {
+    const types = listRecordTypes().map((t) => `${t.type}=${t.code}`).sort();
+    expect(types).toEqual(['A=1', 'AAAA=28', 'CAA=257', 'CNAME=5', 'DNAME=39', 'DS=43', 'HTTPS=65', 'MX=15', 'NAPTR=35',
+      'NS=2', 'PTR=12', 'SOA=6', 'SRV=33', 'SSHFP=44', 'SVCB=64', 'TLSA=52', 'TXT=16']);
+    for (const t of listRecordTypes()) {
+      expect(t.rfcs.length).toBeGreaterThan(0);
+      expect(t.fields.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('looks types up case-insensitively', () => {
+    expect(getRecordType('mx')?.type).toBe('MX');
+    expect(getRecordType(' Https ')?.type).toBe('HTTPS');
+    expect(getRecordType('SPF')).toBeUndefined();
+  });
+});
