@@ -45,8 +45,9 @@ export function nextSerial(current: number, policy: SerialPolicy, now: Date): nu
   const plusOne = serialAdd(current, 1);
   if (policy === 'increment') return plusOne;
   const candidate = policy === 'date' ? dateSerial(now) : unixSerial(now);
-  // the candidate is used only if it is ahead of current+1 by a legal step (RFC 1982 §3.1: below 2^31)
-  return serialGreaterThan(candidate, plusOne) ? candidate : plusOne;
+  // the candidate is used only if it is ahead of current + 1 and reachable from current in one legal step
+  // (RFC 1982 §3.1: an addition is below 2^31, otherwise the comparison is undefined)
+  return serialGreaterThan(candidate, plusOne) && serialGreaterThan(candidate, current) ? candidate : plusOne;
 }
 
 /** the serial of a new zone */

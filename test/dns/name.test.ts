@@ -1,0 +1,126 @@
+import { ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName } from '../../src/dns/name';
+
+const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
+
+describe('zone names', () => {
+  it.each([
+    ['Example.COM', 'example.com'],
+    ['example.com.', 'example.com'],
+    ['  sub.example.com  ', 'sub.example.com'],
+    ['com', 'com'],
+    ['www.example.com', 'www.example.com'],
+    ['a.b.c.d.e.f.example', 'a.b.c.d.e.f.example'],
+    ['münchen.de', 'xn--mnchen-3ya.de'],
+    ['例え。テスト', 'xn--r8jz45g.xn--zckzah'],
+    ['_tcp.example.com', '_tcp.example.com'],
+    ['2.0.192.in-addr.arpa', '2.0.192.in-addr.arpa'],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseZoneName(input)).toEqual({ ok: true, name: expected });
+  });
+
+  it.each([
+    ['', ['BAD_DOMAIN_NAME']],
+    ['.', ['BAD_DOMAIN_NAME']],
+    ['*.example.com', ['NAME_WILDCARD_POSITION']],
+    ['exa mple.com', ['NAME_INVALID_CHARACTER']],
+    ['a..com', ['NAME_EMPTY_LABEL']],
+    [`${'a'.repeat(64)}.com`, ['NAME_LABEL_TOO_LONG']],
+    [Array.from({ length: 128 }, () => 'ab').join('.'), ['NAME_TOO_LONG']],
+    ['ex\\046ample.com', ['NAME_INVALID_CHARACTER']],
+  ])('%j is refused with %j', (input, expected) => {
+    const result = parseZoneName(input);
+    expect(codesOf(result)).toEqual(expected);
+    if (!result.ok) expect(result.problems.every((p) => p.field === 'zone')).toBe(true);
+  });
+
+  it('accepts exactly 255 octets in wire form and refuses 256', () => {
+    // 4 labels of 63 octets = 4*64 + 1 = 257; 3 of 63 + one of 61 = 3*64 + 62 + 1 = 255
+    const ok = [63, 63, 63, 61].map((n) => 'a'.repeat(n)).join('.');
+    const tooLong = [63, 63, 63, 62].map((n) => 'a'.repeat(n)).join('.');
+    expect(parseZoneName(ok).ok).toBe(true);
+    const refused = parseZoneName(tooLong);
+    expect(codesOf(refused)).toEqual(['NAME_TOO_LONG']);
+    expect(!refused.ok && refused.problems[0].limit).toBe(255);
+  });
+});
+
+describe('owners', () => {
+  it.each([
+    ['@', '@'],
+    ['', '@'],
+    ['example.com', '@'],
+    ['example.com.', '@'],
+    ['EXAMPLE.com.', '@'],
+    ['www', 'www'],
+    ['WWW', 'www'],
+    ['www.example.com.', 'www'],
+    ['www.example.com', 'www'],
+    ['a.b.example.com.', 'a.b'],
+    ['_dmarc', '_dmarc'],
+    ['_sip._tcp', '_sip._tcp'],
+    ['*', '*'],
+    ['*.sub', '*.sub'],
+    ['bücher', 'xn--bcher-kva'],
+    ['www.other.org', 'www.other.org'],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseOwner(input, 'example.com')).toEqual({ ok: true, name: expected });
+  });
+
+  it.each([
+    ['www.other.org.', ['OWNER_OUTSIDE_ZONE']],
+    ['notexample.com.', ['OWNER_OUTSIDE_ZONE']],
+    ['a.*', ['NAME_WILDCARD_POSITION']],
+    ['*foo', ['NAME_INVALID_CHARACTER']],
+    ['a b', ['NAME_INVALID_CHARACTER']],
+    ['a..b', ['NAME_EMPTY_LABEL']],
+    ['.www', ['NAME_EMPTY_LABEL']],
+    [`${'x'.repeat(64)}`, ['NAME_LABEL_TOO_LONG']],
+    ['w@w', ['NAME_INVALID_CHARACTER']],
+  ])('%j is refused with %j', (input, expected) => {
+    const result = parseOwner(input, 'example.com');
+    expect(codesOf(result)).toEqual(expected);
+    if (!result.ok) expect(result.problems.every((p) => p.field === 'owner')).toBe(true);
+  });
+
+  it('counts the zone in the 255-octet limit of the full name', () => {
+    const zone = [63, 63].map((n) => 'z'.repeat(n)).join('.'); // 129 octets with the root
+    const fits = [63, 61].map((n) => 'a'.repeat(n)).join('.'); // +126 = 255
+    const overflows = [63, 62].map((n) => 'a'.repeat(n)).join('.');
+    expect(parseOwner(fits, zone).ok).toBe(true);
+    expect(codesOf(parseOwner(overflows, zone))).toEqual(['NAME_TOO_LONG']);
+  });
+
+  it('builds FQDNs', () => {
+    expect(ownerToFqdn('www', 'example.com')).toBe('www.example.com.');
+    expect(ownerToFqdn('@', 'example.com')).toBe('example.com.');
+    expect(ownerToFqdn('@', 'example.com.')).toBe('example.com.');
+  });
+});
+
+describe('names inside RDATA', () => {
+  it.each([
+    ['mail', 'mail.example.com.'],
+    ['Mail.Example.NET.', 'mail.example.net.'],
+    ['@', 'example.com.'],
+    ['a.b', 'a.b.example.com.'],
+    ['xn--bcher-kva.example.', 'xn--bcher-kva.example.'],
+  ])('%j -> %j', (input, expected) => {
+    expect(parseDomainNameInRdata(input, 'example.com', 'rdata')).toEqual({ ok: true, name: expected });
+  });
+
+  it('allows the root only when asked', () => {
+    expect(codesOf(parseDomainNameInRdata('.', 'example.com', 'rdata'))).toEqual(['NAME_ROOT_NOT_ALLOWED']);
+    expect(parseDomainNameInRdata('.', 'example.com', 'rdata', { allowRoot: true })).toEqual({ ok: true, name: '.' });
+  });
+
+  it('checks the length after completing a relative name with the origin', () => {
+    const zone = [63, 63, 63].map((n) => 'z'.repeat(n)).join('.');
+    expect(codesOf(parseDomainNameInRdata('a'.repeat(63), zone, 'rdata'))).toEqual(['NAME_TOO_LONG']);
+    expect(parseDomainNameInRdata('a'.repeat(61), zone, 'rdata').ok).toBe(true);
+  });
+
+  it('uses the field name given', () => {
+    const result = parseDomainNameInRdata('', 'example.com', 'rdata');
+    expect(!result.ok && result.problems[0]).toMatchObject({ field: 'rdata', code: 'NAME_EMPTY' });
+  });
+});
