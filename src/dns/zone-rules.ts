@@ -32,7 +32,12 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
   const where = describe(next.owner);
 
   // contract-decisions §3: identity is owner + type + canonical RDATA; the TTL is not part of it
-  if (others.some((r) => r.type === next.type && r.rdata === next.rdata)) {
+  const unchanged = previous !== undefined && previous.owner === next.owner && previous.type === next.type
+    && previous.rdata === next.rdata && previous.ttl === next.ttl;
+  if (unchanged) {
+    // contract-decisions §3: an edit that changes nothing is "The record already exists", as RESTKnot
+    problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: the edit changes nothing: ${where} already has the ${next.type} record ${next.rdata}`));
+  } else if (others.some((r) => r.type === next.type && r.rdata === next.rdata)) {
     problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: ${where} already has the ${next.type} record ${next.rdata}`));
   }
 

@@ -1,0 +1,164 @@
+import * as dnsPacket from 'dns-packet';
+import { packetAnswer } from '../../src/dns/packet';
+import { CanonicalRecord, parseRecord } from '../../src/dns/record';
+import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
+import {
+  checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, checkZone, soaSerial, StoredRecord, withSerial,
+} from '../../src/dns/zone-rules';
+
+const ZONE = 'example.com';
+const SOA_RDATA = 'ns1.example.net. hostmaster.example.net. 2025010100 3600 1800 604800 86400';
+const rec = (owner: string, type: string, rdata: string, ttl = 3600, id?: number): StoredRecord => ({ owner, type, rdata, ttl, id });
+
+describe('parseRecord', () => {
+  it('returns the canonical record', () => {
+    expect(parseRecord(ZONE, { owner: 'Mail.Example.com.', type: 'mx', rdata: '10   mx1', ttl: 3600 }, DEFAULT_ALLOWED_TTLS)).toEqual({
+      ok: true, record: { owner: 'mail', type: 'MX', rdata: '10 mx1.example.com.', ttl: 3600 },
+    });
+  });
+
+  it('collects every problem, not only the first', () => {
+    const result = parseRecord(ZONE, { owner: 'a..b', type: 'MX', rdata: '70000 x', ttl: 61 }, DEFAULT_ALLOWED_TTLS);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((p) => [p.field, p.code])).toEqual([
+      ['owner', 'NAME_EMPTY_LABEL'], ['rdata', 'MX_PREFERENCE_RANGE'], ['ttl', 'TTL_NOT_ALLOWED'],
+    ]);
+  });
+
+  it('reports unknown types on the type field and still checks owner and TTL', () => {
+    const result = parseRecord(ZONE, { owner: 'www.other.org.', type: 'SPF', rdata: '"x"', ttl: 5 }, DEFAULT_ALLOWED_TTLS);
+    expect(!result.ok && result.problems.map((p) => [p.field, p.code])).toEqual([
+      ['owner', 'OWNER_OUTSIDE_ZONE'], ['type', 'UNKNOWN_TYPE'], ['ttl', 'TTL_NOT_ALLOWED'],
+    ]);
+  });
+});
+
+describe('checkRecordPlacement', () => {
+  const apex = [rec('@', 'SOA', SOA_RDATA, 3600, 1), rec('@', 'NS', 'ns1.example.net.', 3600, 2), rec('@', 'NS', 'ns2.example.net.', 3600, 3)];
+
+  it.each([
+    ['a duplicate (TTL not part of identity)', [rec('www', 'A', '192.0.2.1', 300)], rec('www', 'A', '192.0.2.1', 3600), ['DUPLICATE_RECORD']],
+    ['a CNAME beside an A', [rec('www', 'A', '192.0.2.1')], rec('www', 'CNAME', 'x.example.net.'), ['CNAME_CONFLICT']],
+    ['an A beside a CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'A', '192.0.2.1'), ['CNAME_CONFLICT']],
+    ['a second CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
+    ['a CNAME beside a TXT', [rec('www', 'TXT', '"x"')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
+    ['a CNAME at the apex', apex, rec('@', 'CNAME', 'x.example.net.'), ['CNAME_AT_APEX', 'CNAME_CONFLICT']],
+    ['an SOA off the apex', [], rec('www', 'SOA', SOA_RDATA), ['SOA_NOT_AT_APEX']],
+    ['a second SOA', apex, rec('@', 'SOA', SOA_RDATA.replace('2025010100', '2025010101')), ['SOA_SINGLETON']],
+    ['a different TTL in an RRset', [rec('www', 'A', '192.0.2.1', 3600)], rec('www', 'A', '192.0.2.2', 300), ['TTL_MISMATCH']],
+    ['a DNAME beside a CNAME', [rec('x', 'CNAME', 'y.example.net.')], rec('x', 'DNAME', 'example.net.'), ['DNAME_CONFLICT']],
+    ['a CNAME beside a DNAME', [rec('x', 'DNAME', 'example.net.')], rec('x', 'CNAME', 'y.example.net.'), ['DNAME_CONFLICT']],
+    ['a second DNAME', [rec('x', 'DNAME', 'example.net.')], rec('x', 'DNAME', 'example.org.'), ['DNAME_CONFLICT']],
+    ['a null MX beside an MX', [rec('@', 'MX', '10 mx.example.net.')], rec('@', 'MX', '0 .'), ['NULL_MX_NOT_ALONE']],
+    ['an MX beside a null MX', [rec('@', 'MX', '0 .')], rec('@', 'MX', '10 mx.example.net.'), ['NULL_MX_NOT_ALONE']],
+  ])('refuses %s', (_name, sameOwner, next, expected) => {
+    expect(checkRecordPlacement(ZONE, sameOwner as StoredRecord[], next as StoredRecord).map((p) => p.code)).toEqual(expected);
+  });
+
+  it.each([
+    ['a second A with the same TTL', [rec('www', 'A', '192.0.2.1')], rec('www', 'A', '192.0.2.2')],
+    ['an MX beside an A', [rec('www', 'A', '192.0.2.1')], rec('www', 'MX', '10 mx.example.net.')],
+    ['a DNAME beside an A', [rec('x', 'A', '192.0.2.1')], rec('x', 'DNAME', 'example.net.')],
+    ['an NS at the apex', apex, rec('@', 'NS', 'ns3.example.net.')],
+  ])('allows %s', (_name, sameOwner, next) => {
+    expect(checkRecordPlacement(ZONE, sameOwner, next)).toEqual([]);
+  });
+
+  it('an edit replaces its previous version', () => {
+    const previous = rec('www', 'A', '192.0.2.1', 3600, 7);
+    expect(checkRecordPlacement(ZONE, [previous], rec('www', 'CNAME', 'x.example.net.'), previous)).toEqual([]);
+    // changing the TTL of a lone record is fine; of one record in an RRset it is not
+    expect(checkRecordPlacement(ZONE, [previous], rec('www', 'A', '192.0.2.1', 300), previous)).toEqual([]);
+    const sibling = rec('www', 'A', '192.0.2.9', 3600, 8);
+    expect(checkRecordPlacement(ZONE, [previous, sibling], rec('www', 'A', '192.0.2.1', 300), previous).map((p) => p.code)).toEqual(['TTL_MISMATCH']);
+  });
+
+  it('an edit that changes nothing is a duplicate; SOA type changes are refused', () => {
+    const [soa, ns] = apex;
+    expect(checkRecordPlacement(ZONE, apex, { ...ns }, ns).map((p) => p.code)).toEqual(['DUPLICATE_RECORD']);
+    expect(checkRecordPlacement(ZONE, apex, { ...ns, ttl: 300 }, ns).map((p) => p.code)).toEqual(['TTL_MISMATCH']); // ns2 keeps 3600
+    expect(checkRecordPlacement(ZONE, apex, rec('@', 'TXT', '"x"'), soa).map((p) => p.code)).toEqual(['SOA_TYPE_CHANGE']);
+    expect(checkRecordPlacement(ZONE, apex, rec('@', 'SOA', SOA_RDATA), ns).map((p) => p.code)).toEqual(['DUPLICATE_RECORD', 'SOA_TYPE_CHANGE', 'SOA_SINGLETON']);
+  });
+});
+
+describe('checkRecordDeletion', () => {
+  const ns1 = rec('@', 'NS', 'ns1.example.net.', 3600, 2);
+  const ns2 = rec('@', 'NS', 'ns2.example.net.', 3600, 3);
+  it('refuses deleting the SOA', () => {
+    expect(checkRecordDeletion([rec('@', 'SOA', SOA_RDATA, 3600, 1)], rec('@', 'SOA', SOA_RDATA, 3600, 1)).map((p) => p.code)).toEqual(['SOA_UNDELETABLE']);
+  });
+  it('refuses deleting the last apex NS, allows the others', () => {
+    expect(checkRecordDeletion([ns1], ns1).map((p) => p.code)).toEqual(['LAST_APEX_NS']);
+    expect(checkRecordDeletion([ns1, ns2], ns1)).toEqual([]);
+    expect(checkRecordDeletion([rec('sub', 'NS', 'x.', 3600, 4)], rec('sub', 'NS', 'x.', 3600, 4))).toEqual([]);
+  });
+});
+
+describe('SOA serial helpers', () => {
+  it('reads and replaces the serial', () => {
+    expect(soaSerial(SOA_RDATA)).toBe(2025010100);
+    expect(withSerial(SOA_RDATA, 7)).toBe('ns1.example.net. hostmaster.example.net. 7 3600 1800 604800 86400');
+    expect(() => withSerial(SOA_RDATA, 2 ** 32)).toThrow(RangeError);
+  });
+  it.each([
+    [2025010100, 2025010101, []],
+    [2025010100, 2025010100, ['SOA_SERIAL_NOT_INCREASED']],
+    [2025010100, 2025010099, ['SOA_SERIAL_NOT_INCREASED']],
+    [4294967295, 0, []],
+    [0, 2147483648, ['SOA_SERIAL_NOT_INCREASED']],
+  ])('%d -> %d', (before, after, expected) => {
+    expect(checkSoaSerialRaised(withSerial(SOA_RDATA, before), withSerial(SOA_RDATA, after)).map((p) => p.code)).toEqual(expected);
+  });
+});
+
+describe('checkZone', () => {
+  const good: CanonicalRecord[] = [
+    rec('@', 'SOA', SOA_RDATA), rec('@', 'NS', 'ns1.example.net.'), rec('www', 'CNAME', 'example.com.'), rec('@', 'A', '192.0.2.1'),
+  ];
+  it('accepts a complete zone', () => {
+    expect(checkZone(ZONE, good)).toEqual([]);
+  });
+  it('needs one SOA and an apex NS', () => {
+    expect(checkZone(ZONE, [rec('www', 'A', '192.0.2.1')]).map((p) => p.code)).toEqual(['SOA_MISSING', 'APEX_NS_MISSING']);
+  });
+  it('applies the placement rules', () => {
+    expect(checkZone(ZONE, [...good, rec('www', 'A', '192.0.2.1'), rec('@', 'SOA', SOA_RDATA)]).map((p) => p.code)).toEqual(['CNAME_CONFLICT', 'DUPLICATE_RECORD', 'SOA_SINGLETON']);
+  });
+});
+
+describe('packet answers (dns-packet 5.6.1)', () => {
+  const cases: [string, string][] = [
+    ['A', '192.0.2.1'], ['AAAA', '2001:db8::1'], ['MX', '10 mx.example.net.'], ['MX', '0 .'], ['SRV', '1 2 3 sip.example.net.'],
+    ['SOA', SOA_RDATA], ['TXT', '"a" "b\\255"'], ['CAA', '0 issue "letsencrypt.org"'], ['CAA', '0 issue "\\200"'],
+    ['DS', '1 8 2 ' + 'AB'.repeat(32)], ['TLSA', '3 1 1 ' + 'CD'.repeat(32)], ['SSHFP', '1 1 ' + 'EF'.repeat(20)], ['SSHFP', '1 7 0102'],
+    ['NAPTR', '1 2 "U" "E2U+sip" "!^.*$!sip:x@example.com!" .'], ['NAPTR', '1 2 "U" "\\200" "" x.example.net.'],
+    ['NS', 'ns1.example.net.'], ['CNAME', 'x.example.net.'], ['DNAME', 'example.net.'], ['PTR', 'x.example.net.'],
+    ['SVCB', '1 . alpn="h2,h3" port=443'], ['HTTPS', '0 cdn.example.net.'],
+  ];
+  it.each(cases)('%s %s encodes and decodes', (type, rdata) => {
+    const answer = packetAnswer(ZONE, { owner: 'host', type, rdata, ttl: 300 });
+    const packet = dnsPacket.encode({ type: 'response', id: 1, flags: 0, questions: [], answers: [answer as dnsPacket.Answer] });
+    const decoded = dnsPacket.decode(packet);
+    const got = decoded.answers![0] as { name: string; ttl: number; data: unknown; type: string };
+    expect(got.name).toBe('host.example.com');
+    expect(got.ttl).toBe(300);
+    expect(got.type).toBe(Buffer.isBuffer(answer.data) && (type === 'SVCB' || type === 'HTTPS') ? `UNKNOWN_${type === 'SVCB' ? 64 : 65}` : type);
+    if (Buffer.isBuffer(answer.data)) {
+      // sent as RFC 3597 opaque RDATA: the packet ends with exactly those octets
+      expect(packet.subarray(packet.length - answer.data.length).equals(answer.data)).toBe(true);
+    } else {
+      // the wire form read back re-encodes to the same packet
+      const again = dnsPacket.encode({ type: 'response', id: 1, flags: 0, questions: [], answers: [{ ...(got as object), class: 'IN' } as dnsPacket.Answer] });
+      expect(again.equals(packet)).toBe(true);
+    }
+  });
+
+  it('sends SVCB and HTTPS as RFC 3597 unknown types with the RFC 9460 wire form', () => {
+    const answer = packetAnswer(ZONE, { owner: '@', type: 'HTTPS', rdata: '1 . alpn="h2" port=443', ttl: 60 });
+    expect(answer.type).toBe('UNKNOWN_65');
+    // priority 1, root, key 1 len 3 "\x02h2", key 3 len 2 443
+    expect((answer.data as Buffer).toString('hex')).toBe('0001' + '00' + '0001' + '0003' + '026832' + '0003' + '0002' + '01bb');
+  });
+});
