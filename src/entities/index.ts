@@ -4,6 +4,7 @@ import { Change } from './change.entity';
 import { Domain } from './domain.entity';
 import { Record } from './record.entity';
 import { User } from './user.entity';
+import { ZoneServerStatus } from './zone-server-status.entity';
 
-export { ApiKey, CatalogState, Change, Domain, Record, User };
-export const ENTITIES = [User, Domain, Record, ApiKey, Change, CatalogState];
+export { ApiKey, CatalogState, Change, Domain, Record, User, ZoneServerStatus };
+export const ENTITIES = [User, Domain, Record, ApiKey, Change, CatalogState, ZoneServerStatus];
