@@ -23,13 +23,19 @@ export interface RecordFilter {
   type?: string;
 }
 
-const toUser = (row: any): UserRow => ({ id: Number(row.id), email: row.email, createdAt: row.created_at });
+/** MikroORM's pg connection hands timestamps over as text (`2026-11-22 02:57:39.346+00`). */
+function toDate(value: Date | string): Date {
+  if (value instanceof Date) return value;
+  return new Date(value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'));
+}
+
+const toUser = (row: any): UserRow => ({ id: Number(row.id), email: row.email, createdAt: toDate(row.created_at) });
 const toDomain = (row: any): DomainRow => ({
   id: Number(row.id),
   userId: Number(row.user_id),
   name: row.name,
   serial: Number(row.serial),
-  createdAt: row.created_at,
+  createdAt: toDate(row.created_at),
 });
 const toRecord = (row: any): RecordRow => ({
   id: Number(row.id),

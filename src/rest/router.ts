@@ -1,11 +1,213 @@
-import { Router } from 'express';
 import type { ApolloServer } from '@apollo/server';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { GraphQLContext } from '../graphql/context';
+import express, { NextFunction, Request, Response, Router } from 'express';
+import { GraphQLError } from 'graphql';
+import multer from 'multer';
+import { ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
+import { buildContext, GraphQLContext } from '../graphql/context';
+import { errorBody } from '../http/error-body';
+import { logger } from '../logger';
 import type { Services } from '../services';
+import { buildOpenApi } from './openapi';
+import { OPERATIONS } from './operations';
+import { FieldSpec, Inputs, RouteSpec, ROUTES, Runner } from './routes';
 
 export interface RestDeps { apollo: ApolloServer<GraphQLContext>; orm: MikroORM; services: Services }
 
-export function createRestRouter(_deps: RestDeps): Router {
-  return Router();
+/** A failure to answer in the documented error body. */
+class RestError extends Error {
+  constructor(readonly code: ErrorCode | 'BAD_REQUEST', message: string, readonly details: ErrorDetail[] = []) {
+    super(message);
+  }
+}
+
+/** GraphQL argument names → the REST field names a legacy client sent. */
+const REST_FIELD_NAMES: Record<string, string> = { type: 'rtype', userId: 'user_id' };
+const restField = (field: string) => REST_FIELD_NAMES[field] ?? field;
+
+function fromGraphQLErrors(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): RestError {
+  const [first] = errors;
+  const code = first.extensions?.code;
+  const details = errors.flatMap((error) => ((error.extensions?.details as ErrorDetail[] | undefined) ?? []))
+    .map((detail) => ({ ...detail, field: restField(detail.field) }));
+  if (isErrorCode(code)) return new RestError(code, first.message, details);
+  // the REST layer sends only well-formed operations; anything else is a bug reported as such
+  logger.error({ errors }, 'REST operation failed with an unexpected GraphQL error');
+  return new RestError('INTERNAL', ERROR_CATALOGUE.INTERNAL.message);
+}
+
+/** Reads and type-checks a route's inputs (path, query, body): numbers sent as text are parsed. */
+function readInputs(route: RouteSpec, req: Request): Inputs {
+  const problems: ErrorDetail[] = [];
+  const inputs: Inputs = {};
+  const body: Record<string, unknown> = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
+  if (req.body !== undefined && (typeof req.body !== 'object' || Array.isArray(req.body))) {
+    problems.push({ field: 'body', code: 'BODY_NOT_OBJECT', message: 'the request body must be an object of fields' });
+  }
+  for (const name of Object.keys(body)) {
+    if (!route.body?.[name]) {
+      problems.push({ field: name, code: 'UNKNOWN_FIELD', message: `${name} is not a field of this request (expected: ${Object.keys(route.body ?? {}).join(', ') || 'none'})` });
+    }
+  }
+  const take = (specs: Record<string, FieldSpec> | undefined, source: Record<string, unknown>) => {
+    for (const [name, spec] of Object.entries(specs ?? {})) {
+      if (inputs[name] !== undefined) continue;
+      const raw = source[name];
+      if (raw === undefined || raw === '') continue;
+      if (spec.kind === 'int') {
+        const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+        if (!/^\d{1,15}$/.test(text)) {
+          problems.push({ field: name, code: 'NOT_A_WHOLE_NUMBER', message: `${name} must be a whole number` });
+          continue;
+        }
+        inputs[name] = Number(text);
+      } else {
+        if (typeof raw !== 'string') {
+          problems.push({ field: name, code: 'NOT_TEXT', message: `${name} must be text` });
+          continue;
+        }
+        inputs[name] = raw;
+      }
+    }
+  };
+  take(route.params, req.params);
+  take(route.body, body);
+  take(route.query, req.query as Record<string, unknown>);
+  for (const [name, spec] of Object.entries({ ...route.params, ...route.body })) {
+    if (spec.required && inputs[name] === undefined && !problems.some((p) => p.field === name)) {
+      problems.push({ field: name, code: 'REQUIRED', message: `${name} is required` });
+    }
+  }
+  if (route.path === '/domain/delete' && inputs.zone === undefined && !problems.some((p) => p.field === 'zone')) {
+    problems.push({ field: 'zone', code: 'REQUIRED', message: 'zone is required (in the body or the query string)' });
+  }
+  if (problems.length) {
+    const code: ErrorCode = problems[0].field === 'body' ? 'BAD_REQUEST' : 'INVALID_INPUT';
+    throw new RestError(code, problems[0].message, problems);
+  }
+  return inputs;
+}
+
+/**
+ * The documented /api paths (service-interface.md §4), each turned into GraphQL operations on the same schema
+ * through Apollo, with the caller's X-API-Key; success and error bodies as contract-decisions §1 says.
+ */
+export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
+  const router = Router({ strict: false });
+  const { bodyLimit, restEnvelope } = services.settings;
+  const multipart = multer({ limits: { fieldSize: bodyLimit, fields: 50, files: 0, parts: 50 } }).none();
+  const bodyParsers = [
+    express.json({ limit: bodyLimit, type: ['application/json', 'application/*+json'] }),
+    express.urlencoded({ limit: bodyLimit, extended: false, parameterLimit: 50 }),
+    (req: Request, res: Response, next: NextFunction) => {
+      if (!req.is('multipart/form-data')) return next();
+      multipart(req, res, (error?: unknown) => {
+        if (!error) return next();
+        // multer/busboy refusals are client mistakes: too large, or not a well-formed form
+        const code = (error as { code?: string }).code ?? '';
+        if (code.startsWith('LIMIT_')) res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
+        else res.status(400).json(errorBody('BAD_REQUEST', 'Malformed multipart body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' }]));
+      });
+    },
+  ];
+
+  const runnerFor = (apiKey: string | undefined): Runner => {
+    const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
+      let contextValue: GraphQLContext;
+      try {
+        contextValue = await buildContext(orm, services, apiKey);
+      } catch (error) {
+        if (error instanceof GraphQLError) throw fromGraphQLErrors([error]);
+        throw error;
+      }
+      const response = await apollo.executeOperation<T>({ query: OPERATIONS[operation], variables }, { contextValue });
+      if (response.body.kind !== 'single') throw new Error('unexpected incremental GraphQL response');
+      const { data, errors } = response.body.singleResult;
+      if (errors?.length) throw fromGraphQLErrors(errors);
+      return data as T;
+    };
+    return {
+      run,
+      async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
+        let after: string | undefined;
+        do {
+          const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, { ...variables, after });
+          const page = data[field];
+          yield* page.nodes;
+          after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
+        } while (after !== undefined);
+      },
+    };
+  };
+
+  const envelope = (status: number, count: number, data: unknown) => ({ code: status, count, data, status: 'success', message: 'OK' });
+
+  /** Streams a JSON array item by item; the first page is fetched before the status is sent, so errors stay clean. */
+  async function sendItems(res: Response, status: number, items: AsyncIterable<unknown>) {
+    const iterator = items[Symbol.asyncIterator]();
+    let next = await iterator.next();
+    res.status(status).type('application/json');
+    res.write(restEnvelope === 'restknot' ? '{"code":200,"status":"success","message":"OK","data":[' : '[');
+    let count = 0;
+    let buffer = '';
+    while (!next.done) {
+      buffer += (count ? ',' : '') + JSON.stringify(next.value);
+      count += 1;
+      if (buffer.length > 64 * 1024) {
+        if (!res.write(buffer)) await new Promise((resolve) => res.once('drain', resolve));
+        buffer = '';
+      }
+      next = await iterator.next();
+    }
+    res.end(buffer + (restEnvelope === 'restknot' ? `],"count":${count}}` : ']'));
+  }
+
+  for (const route of ROUTES) {
+    const handlers = [
+      ...(route.body ? bodyParsers : []),
+      async (req: Request, res: Response) => {
+        try {
+          const inputs = readInputs(route, req);
+          const result = await route.handle(inputs, runnerFor(req.get('x-api-key')));
+          if ('empty' in result) {
+            res.status(route.status).end();
+          } else if ('items' in result) {
+            await sendItems(res, route.status, result.items);
+          } else {
+            const count = Array.isArray(result.body) ? result.body.length : 1;
+            res.status(route.status).json(restEnvelope === 'restknot' ? envelope(route.status, count, result.body) : result.body);
+          }
+        } catch (error) {
+          if (res.headersSent) {
+            logger.error({ err: error }, 'REST list failed while streaming');
+            res.destroy();
+            return;
+          }
+          if (error instanceof RestError) {
+            const code = error.code;
+            res.status(ERROR_CATALOGUE[code].status).json(errorBody(code, error.message, error.details));
+            return;
+          }
+          logger.error({ err: error }, 'unexpected error in a REST request');
+          res.status(500).json(errorBody('INTERNAL'));
+        }
+      },
+    ];
+    router[route.method](route.path, ...handlers);
+  }
+
+  const openApi = buildOpenApi(ROUTES);
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+
+  // a documented path asked with another method
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of ROUTES) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+  for (const [path, methods] of methodsByPath) {
+    router.all(path, (_req, res) => {
+      res.set('Allow', methods.join(', ')).status(405).json(errorBody('METHOD_NOT_ALLOWED'));
+    });
+  }
+  return router;
 }

@@ -1,0 +1,32 @@
+/**
+ * The GraphQL operations the REST layer runs. REST owns no rule: each path is one of these documents on the
+ * same schema, so REST and GraphQL cannot drift apart.
+ */
+const RECORD = 'id zone owner type rdata ttl';
+const USER = 'id email createdAt';
+const DOMAIN = `id name user { id email } records { ${RECORD} }`;
+
+export const OPERATIONS = {
+  listRecords: `query ListRecords($first: Int!, $after: String) {
+    records(first: $first, after: $after) { nodes { ${RECORD} } pageInfo { hasNextPage endCursor } } }`,
+  getRecord: `query GetRecord($id: ID!) { record(id: $id) { ${RECORD} } }`,
+  createRecord: `mutation CreateRecord($input: RecordInput!) { createRecord(input: $input) { ${RECORD} } }`,
+  updateRecord: `mutation UpdateRecord($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { ${RECORD} } }`,
+  deleteRecord: `mutation DeleteRecord($id: ID!) { deleteRecord(id: $id) }`,
+
+  listUsers: `query ListUsers($first: Int!, $after: String) {
+    users(first: $first, after: $after) { nodes { ${USER} } pageInfo { hasNextPage endCursor } } }`,
+  getUser: `query GetUser($id: ID, $email: String) { user(id: $id, email: $email) { ${USER} } }`,
+  createUser: `mutation CreateUser($input: UserInput!) { createUser(input: $input) { ${USER} } }`,
+  updateUser: `mutation UpdateUser($id: ID!, $input: UserInput!) { updateUser(id: $id, input: $input) { ${USER} } }`,
+  deleteUser: `mutation DeleteUser($id: ID!) { deleteUser(id: $id) }`,
+
+  listDomains: `query ListDomains($first: Int!, $after: String, $userId: ID) {
+    domains(first: $first, after: $after, userId: $userId) { nodes { ${DOMAIN} } pageInfo { hasNextPage endCursor } } }`,
+  getDomain: `query GetDomain($id: ID, $name: String) { domain(id: $id, name: $name) { ${DOMAIN} } }`,
+  getUserForDomains: `query GetUserForDomains($id: ID!) { user(id: $id) { id } }`,
+  createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
+  deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
+} as const;
+
+export type OperationName = keyof typeof OPERATIONS;

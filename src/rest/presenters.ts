@@ -1,0 +1,45 @@
+/**
+ * GraphQL results → the documented REST shapes (service-interface.md §2, contract-decisions §1): record `id`
+ * and `zone_id` as JSON integers, user `id` as a string of digits, `ttl` as a numeric string.
+ */
+export interface GqlRecord { id: string; zone: string; owner: string; type: string; rdata: string; ttl: number }
+export interface GqlUser { id: string; email: string; createdAt: string }
+export interface GqlDomain { id: string; name: string; user: { id: string; email: string }; records: GqlRecord[] }
+
+export function presentRecord(record: GqlRecord) {
+  return { id: Number(record.id), owner: record.owner, rdata: record.rdata, zone: record.zone, type: record.type, ttl: String(record.ttl) };
+}
+
+/** Inside a domain's `records`, items carry no `zone`. */
+export function presentZoneRecord(record: GqlRecord) {
+  return { id: Number(record.id), owner: record.owner, rdata: record.rdata, type: record.type, ttl: String(record.ttl) };
+}
+
+/** `2026-11-22T02:54:52.123Z` → `2026-11-22T02:54:52.123000` (ISO 8601 without zone, as the listings show). */
+export function isoWithoutZone(iso: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/.exec(iso);
+  if (!match) return iso;
+  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(6, '0').slice(0, 6)}`;
+}
+
+/** `2026-11-22 02:54:52.123000`, the form of the create response. */
+export function spacedTimestamp(iso: string): string {
+  return isoWithoutZone(iso).replace('T', ' ');
+}
+
+export function presentUser(user: GqlUser) {
+  return { id: String(user.id), email: user.email, created_at: isoWithoutZone(user.createdAt) };
+}
+
+export function presentCreatedUser(user: GqlUser) {
+  return { id: String(user.id), email: user.email, created_at: spacedTimestamp(user.createdAt) };
+}
+
+export function presentDomain(domain: GqlDomain) {
+  return {
+    zone_id: Number(domain.id),
+    zone: domain.name,
+    user: { id: Number(domain.user.id), email: domain.user.email },
+    records: domain.records.map(presentZoneRecord),
+  };
+}

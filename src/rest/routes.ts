@@ -1,0 +1,215 @@
+import { OPERATIONS } from './operations';
+import {
+  GqlDomain,
+  GqlRecord,
+  GqlUser,
+  presentCreatedUser,
+  presentDomain,
+  presentRecord,
+  presentUser,
+} from './presenters';
+
+/**
+ * The REST compatibility layer as a table (service-interface.md §4, contract-decisions §1): each documented
+ * path names its inputs and the GraphQL operation it runs. The router reads and type-checks the inputs, the
+ * OpenAPI document is generated from this table, and every rule stays behind the GraphQL resolvers.
+ */
+export type FieldKind = 'string' | 'int';
+export interface FieldSpec { kind: FieldKind; required?: boolean; description: string }
+export type Inputs = Record<string, string | number | undefined>;
+
+export interface Runner {
+  /** runs one GraphQL operation as the caller; a GraphQL error becomes the REST error */
+  run<T = any>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T>;
+  /** every node of a paged GraphQL list, page by page (memory stays bounded however long the list) */
+  pages<T = any>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>): AsyncIterable<T>;
+}
+
+export type RouteResult = { body: unknown } | { items: AsyncIterable<unknown> } | { empty: true };
+
+export interface RouteSpec {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: string;
+  summary: string;
+  tag: 'records' | 'users' | 'domains';
+  params?: Record<string, FieldSpec>;
+  query?: Record<string, FieldSpec>;
+  body?: Record<string, FieldSpec>;
+  status: 200 | 201 | 204;
+  /** OpenAPI schema of the success body */
+  response?: object;
+  handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const arrayOf = (name: string) => ({ type: 'array', items: ref(name) });
+
+const RECORD_BODY: Record<string, FieldSpec> = {
+  zone: { kind: 'string', required: true, description: 'zone name' },
+  owner: { kind: 'string', required: true, description: "owner of the record ('@' = apex)" },
+  rtype: { kind: 'string', required: true, description: 'record type' },
+  rdata: { kind: 'string', required: true, description: 'record RDATA' },
+  ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values' },
+};
+const ID_PARAM: Record<string, FieldSpec> = { id: { kind: 'int', required: true, description: 'identifier' } };
+
+const recordInput = (inputs: Inputs) => ({
+  zone: inputs.zone,
+  owner: inputs.owner,
+  type: inputs.rtype,
+  rdata: inputs.rdata,
+  ttl: inputs.ttl,
+});
+
+const PAGE = 2000;
+
+export const ROUTES: RouteSpec[] = [
+  {
+    method: 'get', path: '/record/list', tag: 'records', summary: 'List all records', status: 200, response: arrayOf('Record'),
+    async handle(_inputs, runner) {
+      const items = mapAsync(runner.pages<GqlRecord>('listRecords', 'records', { first: PAGE * 5 }), presentRecord);
+      return { items };
+    },
+  },
+  {
+    method: 'get', path: '/record/list/:id', tag: 'records', summary: 'Get one record', status: 200, params: ID_PARAM, response: ref('Record'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
+      return { body: presentRecord(data.record) };
+    },
+  },
+  {
+    method: 'post', path: '/record/add', tag: 'records', summary: 'Create a record', status: 201, body: RECORD_BODY, response: ref('Record'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ createRecord: GqlRecord }>('createRecord', { input: recordInput(inputs) });
+      return { body: presentRecord(data.createRecord) };
+    },
+  },
+  {
+    method: 'put', path: '/record/edit/:id', tag: 'records', summary: 'Edit a record (an SOA edit must raise the serial)', status: 200,
+    params: ID_PARAM, body: RECORD_BODY, response: ref('Record'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
+      return { body: presentRecord(data.updateRecord) };
+    },
+  },
+  {
+    method: 'delete', path: '/record/delete/:id', tag: 'records', summary: 'Delete a record', status: 204, params: ID_PARAM,
+    async handle(inputs, runner) {
+      await runner.run('deleteRecord', { id: String(inputs.id) });
+      return { empty: true };
+    },
+  },
+  {
+    method: 'get', path: '/user/list', tag: 'users', summary: 'List all users, or one user with ?id= or ?email=', status: 200,
+    query: { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } },
+    response: { oneOf: [arrayOf('User'), ref('User')] },
+    async handle(inputs, runner) {
+      if (inputs.id !== undefined || inputs.email !== undefined) return getUser(inputs, runner);
+      return { items: mapAsync(runner.pages<GqlUser>('listUsers', 'users', { first: PAGE }), presentUser) };
+    },
+  },
+  {
+    method: 'get', path: '/user/list/:id', tag: 'users', summary: 'Get one user', status: 200, params: ID_PARAM,
+    query: { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } },
+    response: ref('User'),
+    handle: getUser,
+  },
+  {
+    method: 'post', path: '/user/add', tag: 'users', summary: 'Create a user', status: 201,
+    body: { email: { kind: 'string', required: true, description: 'e-mail address' } }, response: ref('User'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ createUser: GqlUser }>('createUser', { input: { email: inputs.email } });
+      return { body: presentCreatedUser(data.createUser) };
+    },
+  },
+  {
+    method: 'put', path: '/user/edit/:id', tag: 'users', summary: "Change a user's e-mail", status: 200, params: ID_PARAM,
+    body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
+    response: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
+    async handle(inputs, runner) {
+      const data = await runner.run<{ updateUser: GqlUser }>('updateUser', { id: String(inputs.id), input: { email: inputs.email } });
+      return { body: { email: data.updateUser.email } };
+    },
+  },
+  {
+    method: 'delete', path: '/user/delete/:id', tag: 'users', summary: 'Delete a user with its zones and records', status: 204, params: ID_PARAM,
+    async handle(inputs, runner) {
+      await runner.run('deleteUser', { id: String(inputs.id) });
+      return { empty: true };
+    },
+  },
+  {
+    method: 'get', path: '/domain/list', tag: 'domains', summary: 'List all domains with their records', status: 200, response: arrayOf('Domain'),
+    async handle(_inputs, runner) {
+      return { items: mapAsync(runner.pages<GqlDomain>('listDomains', 'domains', { first: 200 }), presentDomain) };
+    },
+  },
+  {
+    method: 'get', path: '/domain/list/zone/:zoneid', tag: 'domains', summary: 'Get one domain by zone id (or name)', status: 200,
+    params: { zoneid: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
+    query: { id: { kind: 'int', description: 'zone id' }, name: { kind: 'string', description: 'zone name' } },
+    response: ref('Domain'),
+    handle: getDomain,
+  },
+  {
+    method: 'get', path: '/domain/list/zone', tag: 'domains', summary: 'Get one domain by ?id= or ?name=', status: 200,
+    query: { id: { kind: 'int', description: 'zone id' }, name: { kind: 'string', description: 'zone name' } },
+    response: ref('Domain'),
+    handle: getDomain,
+  },
+  {
+    method: 'get', path: '/domain/list/user/:userid', tag: 'domains', summary: "List one user's domains", status: 200,
+    params: { userid: { kind: 'int', required: true, description: 'user id' } }, response: arrayOf('Domain'),
+    async handle(inputs, runner) {
+      await runner.run('getUserForDomains', { id: String(inputs.userid) }); // 404 for an unknown user
+      const items = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, userId: String(inputs.userid) });
+      return { items: mapAsync(items, presentDomain) };
+    },
+  },
+  {
+    method: 'post', path: '/domain/add', tag: 'domains', summary: 'Create a domain with its default records', status: 201,
+    body: {
+      user_id: { kind: 'int', required: true, description: 'id of the owning user' },
+      zone: { kind: 'string', required: true, description: 'zone name' },
+    },
+    response: { type: 'object', properties: { id: { type: 'integer' }, zone: { type: 'string' } }, required: ['id', 'zone'] },
+    async handle(inputs, runner) {
+      const data = await runner.run<{ createDomain: { id: string; name: string } }>('createDomain', {
+        input: { userId: String(inputs.user_id), zone: inputs.zone },
+      });
+      return { body: { id: Number(data.createDomain.id), zone: data.createDomain.name } };
+    },
+  },
+  {
+    method: 'delete', path: '/domain/delete', tag: 'domains', summary: 'Delete a domain (zone in the body or query) and all its records', status: 204,
+    body: { zone: { kind: 'string', description: 'zone name' } },
+    query: { zone: { kind: 'string', description: 'zone name' } },
+    async handle(inputs, runner) {
+      await runner.run('deleteDomain', { zone: inputs.zone });
+      return { empty: true };
+    },
+  },
+];
+
+async function getUser(inputs: Inputs, runner: Runner): Promise<RouteResult> {
+  const data = await runner.run<{ user: GqlUser }>('getUser', {
+    id: inputs.id === undefined ? undefined : String(inputs.id),
+    email: inputs.email,
+  });
+  return { body: presentUser(data.user) };
+}
+
+async function getDomain(inputs: Inputs, runner: Runner): Promise<RouteResult> {
+  // the path segment is a zone id when it is all digits, a zone name otherwise
+  const segment = inputs.zoneid === undefined ? undefined : String(inputs.zoneid);
+  const byPathId = segment !== undefined && /^\d+$/.test(segment) ? segment : undefined;
+  const id = byPathId ?? (inputs.id === undefined ? undefined : String(inputs.id));
+  const name = (byPathId === undefined ? segment : undefined) ?? (inputs.name as string | undefined);
+  const data = await runner.run<{ domain: GqlDomain }>('getDomain', { id, name });
+  return { body: presentDomain(data.domain) };
+}
+
+async function* mapAsync<T, U>(items: AsyncIterable<T>, map: (item: T) => U): AsyncIterable<U> {
+  for await (const item of items) yield map(item);
+}
