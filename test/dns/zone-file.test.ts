@@ -1,0 +1,124 @@
+import { CanonicalRecord } from '../../src/dns/record';
+import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
+import { parseZoneFile, renderZoneFile } from '../../src/dns/zone-file';
+
+const ZONE = 'example.com';
+const SOA = 'ns1.example.net. hostmaster.example.net. 2025010100 3600 1800 604800 86400';
+
+const records: CanonicalRecord[] = [
+  { owner: 'www', type: 'CNAME', rdata: 'example.com.', ttl: 3600 },
+  { owner: '@', type: 'NS', rdata: 'ns2.example.net.', ttl: 3600 },
+  { owner: '@', type: 'SOA', rdata: SOA, ttl: 3600 },
+  { owner: '@', type: 'NS', rdata: 'ns1.example.net.', ttl: 3600 },
+  { owner: 'a.b', type: 'A', rdata: '192.0.2.1', ttl: 300 },
+  { owner: 'b', type: 'TXT', rdata: '"semi;colon" "(paren)" "quote\\"" "\\000"', ttl: 300 },
+  { owner: '_sip._tcp', type: 'SRV', rdata: '1 2 5060 sip.example.com.', ttl: 300 },
+  { owner: '*', type: 'MX', rdata: '0 .', ttl: 300 },
+  { owner: '@', type: 'HTTPS', rdata: '1 . alpn="h2,h3"', ttl: 300 },
+];
+
+describe('renderZoneFile', () => {
+  it('writes $ORIGIN, $TTL, the SOA first and the rest sorted by owner then type', () => {
+    expect(renderZoneFile(ZONE, records)).toBe([
+      '$ORIGIN example.com.',
+      '$TTL 3600',
+      `@ 3600 IN SOA ${SOA}`,
+      '@ 300 IN HTTPS 1 . alpn="h2,h3"',
+      '@ 3600 IN NS ns1.example.net.',
+      '@ 3600 IN NS ns2.example.net.',
+      '* 300 IN MX 0 .',
+      '_sip._tcp 300 IN SRV 1 2 5060 sip.example.com.',
+      'b 300 IN TXT "semi;colon" "(paren)" "quote\\"" "\\000"',
+      'a.b 300 IN A 192.0.2.1',
+      'www 3600 IN CNAME example.com.',
+      '',
+    ].join('\n'));
+  });
+
+  it('round-trips: render -> parse gives the same records', () => {
+    const parsed = parseZoneFile(ZONE, renderZoneFile(ZONE, records), DEFAULT_ALLOWED_TTLS);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const key = (r: CanonicalRecord) => `${r.owner} ${r.type} ${r.rdata} ${r.ttl}`;
+    expect(parsed.records.map(key).sort()).toEqual(records.map(key).sort());
+  });
+});
+
+describe('parseZoneFile', () => {
+  it('understands comments, $ORIGIN, $TTL, parentheses, blank owners, class and TTL in either order', () => {
+    const text = [
+      '; a comment line',
+      '$TTL 1h',
+      '$ORIGIN example.com.',
+      '@ IN SOA ns1.example.net. hostmaster.example.net. ( 2025010100 ; serial',
+      '        1h 30m 1w 1d )',
+      '  IN NS ns1.example.net. ; the blank owner is the previous one (@)',
+      '  NS ns2.example.net.',
+      'www 300 IN A 192.0.2.1',
+      'WWW IN 300 A 192.0.2.2',
+      'mail  MX 10 mx ; relative to the origin',
+      '$ORIGIN sub.example.com.',
+      'host A 192.0.2.3',
+      '  TXT "in ( parens ) and ; semicolons"',
+      '@ CNAME target',
+    ].join('\n');
+    const parsed = parseZoneFile(ZONE, text, DEFAULT_ALLOWED_TTLS);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(parsed.records).toEqual([
+      { owner: '@', type: 'SOA', rdata: SOA, ttl: 3600 },
+      { owner: '@', type: 'NS', rdata: 'ns1.example.net.', ttl: 3600 },
+      { owner: '@', type: 'NS', rdata: 'ns2.example.net.', ttl: 3600 },
+      { owner: 'www', type: 'A', rdata: '192.0.2.1', ttl: 300 },
+      { owner: 'www', type: 'A', rdata: '192.0.2.2', ttl: 300 },
+      { owner: 'mail', type: 'MX', rdata: '10 mx.example.com.', ttl: 3600 },
+      { owner: 'host.sub', type: 'A', rdata: '192.0.2.3', ttl: 3600 },
+      { owner: 'host.sub', type: 'TXT', rdata: '"in ( parens ) and ; semicolons"', ttl: 3600 },
+      { owner: 'sub', type: 'CNAME', rdata: 'target.sub.example.com.', ttl: 3600 },
+    ]);
+  });
+
+  it('without $TTL a record takes the last explicit TTL (RFC 1035 §5.1), and with neither it is a problem', () => {
+    const ok = parseZoneFile(ZONE, `@ 3600 SOA ${SOA}\n@ NS ns1.example.net.\n`, DEFAULT_ALLOWED_TTLS);
+    expect(ok.ok && ok.records[1].ttl).toBe(3600);
+    const missing = parseZoneFile(ZONE, `@ SOA ${SOA}\n@ 3600 NS ns1.example.net.\n`, DEFAULT_ALLOWED_TTLS);
+    expect(!missing.ok && missing.problems.map((p) => [p.line, p.code])).toEqual([[1, 'TTL_MISSING']]);
+  });
+
+  it('gives every problem with its line', () => {
+    const text = [
+      '$TTL 3600',                                   // 1
+      `@ SOA ${SOA}`,                                 // 2
+      '@ NS ns1.example.net.',                        // 3
+      'a A 01.2.3.4',                                 // 4
+      'b 61 A 192.0.2.1',                             // 5
+      'c CH TXT "x"',                                 // 6
+      '$INCLUDE other.zone',                          // 7
+      'd TYPE99 x',                                   // 8
+      'e CNAME x.example.net.',                       // 9
+      'e A 192.0.2.9',                                // 10
+      'www.other.org. A 192.0.2.1',                   // 11
+      'f TXT "unterminated',                          // 12
+      'g MX ( 10',                                    // 13
+      '  mx.example.net. )',                          // 14
+      'h SRV 1 2 ) 3 x',                              // 15
+    ].join('\n');
+    const parsed = parseZoneFile(ZONE, text, DEFAULT_ALLOWED_TTLS);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.problems.map((p) => [p.line, p.code])).toEqual([
+      [4, 'INVALID_IPV4'],
+      [5, 'TTL_NOT_ALLOWED'],
+      [6, 'CLASS_NOT_SUPPORTED'],
+      [7, 'DIRECTIVE_NOT_SUPPORTED'],
+      [8, 'UNKNOWN_TYPE'],
+      [10, 'CNAME_CONFLICT'],
+      [11, 'OWNER_OUTSIDE_ZONE'],
+      [12, 'UNTERMINATED_QUOTE'],
+      [15, 'ZONE_FILE_SYNTAX'],
+    ]);
+  });
+
+  it('checks the whole zone: SOA and apex NS are required', () => {
+    const parsed = parseZoneFile(ZONE, 'www 3600 A 192.0.2.1\n', DEFAULT_ALLOWED_TTLS);
+    expect(!parsed.ok && parsed.problems.map((p) => p.code)).toEqual(['SOA_MISSING', 'APEX_NS_MISSING']);
+  });
+});
