@@ -57,6 +57,11 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
     }
   }
 
+  if (next.type === 'DS' && next.owner === '@') {
+    // RFC 4034 §5 / RFC 4035 §2.4: DS records sit on the parent side of a delegation, never at a zone's own apex
+    problems.push(problem('owner', 'DS_AT_APEX', `owner: a DS record cannot be at the apex of ${zone}; it belongs in the parent zone`));
+  }
+
   if (next.type === 'CNAME' && next.owner === '@') {
     // RFC 1034 §3.6.2 / RFC 2181 §10.1: the apex holds SOA and NS, so it can never be an alias
     problems.push(problem('owner', 'CNAME_AT_APEX', `owner: a CNAME cannot be at the apex of ${zone} (it would sit beside the SOA and NS records)`));

@@ -43,6 +43,7 @@ describe('checkRecordPlacement', () => {
     ['an A beside a CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'A', '192.0.2.1'), ['CNAME_CONFLICT']],
     ['a second CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
     ['a CNAME beside a TXT', [rec('www', 'TXT', '"x"')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
+    ['a DS at the apex', apex, rec('@', 'DS', '1 8 2 ' + 'AB'.repeat(32)), ['DS_AT_APEX']],
     ['a CNAME at the apex', apex, rec('@', 'CNAME', 'x.example.net.'), ['CNAME_AT_APEX', 'CNAME_CONFLICT']],
     ['an SOA off the apex', [], rec('www', 'SOA', SOA_RDATA), ['SOA_NOT_AT_APEX']],
     ['a second SOA', apex, rec('@', 'SOA', SOA_RDATA.replace('2025010100', '2025010101')), ['SOA_SINGLETON']],

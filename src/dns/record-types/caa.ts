@@ -21,8 +21,8 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
     if (!checkFieldCount('CAA', split.fields, ['flags', 'tag', 'value'], problems)) return { ok: false, problems };
     const [f, t, v] = split.fields;
     const flags = parseUnsigned(f.raw, { type: 'CAA', name: 'flags', max: 255 }, problems);
-    // RFC 8659 §4.1: the tag is at least one octet of ASCII letters and digits; matching is case-insensitive
-    // (so we store it lower-case); RFC 8659 §4.1.1 keeps the registered tags at most 15 characters long
+    // RFC 8659 §4.1: the tag is ASCII letters and digits, length at least 1 and SHOULD be no more than 15;
+    // matching is case-insensitive, so we store it lower-case
     const tag = t.raw.toLowerCase();
     if (!/^[a-z0-9]{1,15}$/.test(tag)) {
       problems.push(problem('rdata', 'CAA_TAG_INVALID', `rdata: CAA tag ${shorten(t.raw)} must be 1–15 ASCII letters or digits (RFC 8659 §4.1)`, 15));

@@ -15,7 +15,7 @@ export const DS: RecordTypeDefinition<DSValue> = {
   fields: [
     { name: 'key-tag', description: '0–65535' },
     { name: 'algorithm', description: 'DNSSEC algorithm number, 0–255' },
-    { name: 'digest-type', description: '0–255 (1 = SHA-1, 20 octets; 2 = SHA-256, 32; 4 = SHA-384, 48)' },
+    { name: 'digest-type', description: '1 = SHA-1 (20 octets), 2 = SHA-256 (32), 4 = SHA-384 (48)' },
     { name: 'digest', description: 'hexadecimal, blanks allowed between digits' },
   ],
   parse(rdata: string): ParseResult<DSValue> {
@@ -28,6 +28,12 @@ export const DS: RecordTypeDefinition<DSValue> = {
     const keyTag = parseUnsigned(f[0], { type: 'DS', name: 'key tag', max: 65535 }, problems);
     const algorithm = parseUnsigned(f[1], { type: 'DS', name: 'algorithm', max: 255 }, problems);
     const digestType = parseUnsigned(f[2], { type: 'DS', name: 'digest type', max: 255 }, problems);
+    // Only digest types that validators implement are accepted: 1 SHA-1, 2 SHA-256, 4 SHA-384 (RFC 8624 §3.3).
+    // A DS whose digest type no validator supports makes the delegation insecure (RFC 4035 §5.2), 0 is reserved
+    // (RFC 4034 Appendix A.2), 3 (GOST) is "MUST NOT" (RFC 8624 §3.3); Knot's kzonecheck refuses all of these.
+    if (digestType !== undefined && DIGEST_OCTETS[digestType] === undefined) {
+      problems.push(problem('rdata', 'DS_DIGEST_TYPE_UNSUPPORTED', `rdata: DS digest type ${digestType} is not supported; use 1 (SHA-1), 2 (SHA-256) or 4 (SHA-384)`));
+    }
     const digest = parseHex(f.slice(3), 'DS digest', problems);
     if (digest && digestType !== undefined && DIGEST_OCTETS[digestType] !== undefined && digest.length !== DIGEST_OCTETS[digestType]) {
       problems.push(problem('rdata', 'DS_DIGEST_LENGTH', `rdata: DS digest type ${digestType} needs a ${DIGEST_OCTETS[digestType]}-octet digest (${DIGEST_OCTETS[digestType] * 2} hex digits), got ${digest.length} octets`, DIGEST_OCTETS[digestType]));
