@@ -1,0 +1,269 @@
+/**
+ * TSIG (RFC 8945), HMAC-SHA256 only, on raw DNS messages. dns-packet 5.6.1 does not know TSIG: it carries the
+ * RR as an opaque type 250 with RDATA bytes, so signing and verifying happen here on the wire form, with
+ * node:crypto.
+ *
+ * - the TSIG RR is the last record of the additional section (RFC 8945 §4.1); owner = key name, CLASS ANY,
+ *   TTL 0 (§4.2); RDATA = Algorithm Name, Time Signed (48 bits), Fudge, MAC Size, MAC, Original ID, Error,
+ *   Other Len, Other Data (§4.2).
+ * - the MAC covers (§4.3.3): for a response the request MAC (MAC Size + MAC, §4.3.1/§4.3.3); the message as
+ *   it was before the TSIG RR was added (original ID, ARCOUNT without the TSIG RR); then the TSIG variables
+ *   (§4.3.3: key name and algorithm in canonical wire form, class, TTL, time signed, fudge, error, other).
+ * - later messages of a multi-message answer (§5.3.1): prior MAC + message + "TSIG timers" only (time signed
+ *   and fudge).
+ * - checks of a request (§5.2): unknown key or algorithm → BADKEY; bad MAC → BADSIG (both answered unsigned with
+ *   RCODE NOTAUTH, §5.2.1/§5.2.2); time outside the fudge → BADTIME, answered signed with the server's time in
+ *   Other Data (§5.2.3). A truncated MAC shorter than our policy (the full 32 octets) → BADTRUNC (§5.2.2.1).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { TsigKey } from '../config/settings';
+
+export const TSIG_TYPE = 250;
+export const CLASS_ANY = 255;
+export const ALGORITHM = 'hmac-sha256';
+/** RFC 8945 §10 (TSIG RR Error codes, IANA "DNS RCODEs") */
+export const TSIG_ERROR = { NOERROR: 0, BADSIG: 16, BADKEY: 17, BADTIME: 18, BADTRUNC: 22 } as const;
+/** RCODE NOTAUTH (RFC 8945 §5.2: "NOTAUTH" for TSIG errors) */
+export const RCODE_NOTAUTH = 9;
+export const RCODE_FORMERR = 1;
+/** RFC 8945 §5.2.3 recommends 300 seconds */
+export const DEFAULT_FUDGE = 300;
+const MAC_LENGTH = 32;
+
+export interface TsigRecord {
+  keyName: string;
+  algorithm: string;
+  timeSigned: number;
+  fudge: number;
+  mac: Buffer;
+  originalId: number;
+  error: number;
+  other: Buffer;
+}
+
+/** canonical wire form of a name (RFC 4034 §6.2: lower-case, uncompressed) */
+export function canonicalName(name: string): Buffer {
+  const bare = name.replace(/\.$/, '').toLowerCase();
+  const parts: Buffer[] = [];
+  if (bare !== '') {
+    for (const label of bare.split('.')) {
+      const bytes = Buffer.from(label, 'ascii');
+      parts.push(Buffer.from([bytes.length]), bytes);
+    }
+  }
+  parts.push(Buffer.from([0]));
+  return Buffer.concat(parts);
+}
+
+/** reads a (possibly compressed) name at `offset`: its text and the offset after it in the message */
+function readName(buf: Buffer, offset: number): { name: string; end: number } {
+  const labels: string[] = [];
+  let end = -1;
+  let pos = offset;
+  for (let hops = 0; hops < 128; hops++) {
+    if (pos >= buf.length) throw new Error('name runs past the message');
+    const len = buf[pos];
+    if ((len & 0xc0) === 0xc0) {
+      if (end < 0) end = pos + 2;
+      pos = ((len & 0x3f) << 8) | buf[pos + 1];
+      continue;
+    }
+    if (len & 0xc0) throw new Error('bad label type');
+    if (len === 0) {
+      if (end < 0) end = pos + 1;
+      return { name: labels.join('.').toLowerCase(), end };
+    }
+    labels.push(buf.subarray(pos + 1, pos + 1 + len).toString('latin1'));
+    pos += 1 + len;
+  }
+  throw new Error('name compression loop');
+}
+
+function readUint48(buf: Buffer, offset: number): number {
+  return buf.readUInt16BE(offset) * 2 ** 32 + buf.readUInt32BE(offset + 2);
+}
+
+function writeUint48(value: number): Buffer {
+  const b = Buffer.alloc(6);
+  b.writeUInt16BE(Math.floor(value / 2 ** 32), 0);
+  b.writeUInt32BE(value % 2 ** 32, 2);
+  return b;
+}
+
+/**
+ * Finds the TSIG RR of a message: it must be the last additional record (RFC 8945 §5.1, a TSIG elsewhere is
+ * FORMERR). Returns undefined when the message has none; throws on a malformed message.
+ */
+export function findTsig(message: Buffer): { tsig: TsigRecord; start: number } | undefined {
+  if (message.length < 12) throw new Error('short message');
+  const counts = [4, 6, 8, 10].map((o) => message.readUInt16BE(o));
+  const total = counts[0] + counts[1] + counts[2] + counts[3];
+  let pos = 12;
+  for (let i = 0; i < counts[0]; i++) pos = readName(message, pos).end + 4;
+  let last: { start: number; name: string; type: number; rdata: Buffer; klass: number; ttl: number } | undefined;
+  for (let i = 0; i < total - counts[0]; i++) {
+    const start = pos;
+    const { name, end } = readName(message, pos);
+    const type = message.readUInt16BE(end);
+    const klass = message.readUInt16BE(end + 2);
+    const ttl = message.readUInt32BE(end + 4);
+    const rdlength = message.readUInt16BE(end + 8);
+    const rdata = message.subarray(end + 10, end + 10 + rdlength);
+    if (rdata.length !== rdlength) throw new Error('RDATA runs past the message');
+    pos = end + 10 + rdlength;
+    if (type === TSIG_TYPE && i !== total - counts[0] - 1) throw new Error('TSIG is not the last record');
+    last = { start, name, type, rdata, klass, ttl };
+  }
+  if (!last || last.type !== TSIG_TYPE || counts[3] === 0) return undefined;
+  const rd = last.rdata;
+  const alg = readName(rd, 0);
+  let p = alg.end;
+  const timeSigned = readUint48(rd, p);
+  const fudge = rd.readUInt16BE(p + 6);
+  const macSize = rd.readUInt16BE(p + 8);
+  p += 10;
+  const mac = Buffer.from(rd.subarray(p, p + macSize));
+  p += macSize;
+  const originalId = rd.readUInt16BE(p);
+  const error = rd.readUInt16BE(p + 2);
+  const otherLen = rd.readUInt16BE(p + 4);
+  const other = Buffer.from(rd.subarray(p + 6, p + 6 + otherLen));
+  return {
+    start: last.start,
+    tsig: { keyName: last.name, algorithm: alg.name, timeSigned, fudge, mac, originalId, error, other },
+  };
+}
+
+/** the message as it was before the TSIG RR was added: original ID, ARCOUNT - 1, no TSIG RR (§4.3.2) */
+function unsignedPart(message: Buffer, start: number, originalId: number): Buffer {
+  const copy = Buffer.from(message.subarray(0, start));
+  copy.writeUInt16BE(originalId, 0);
+  copy.writeUInt16BE(copy.readUInt16BE(10) - 1, 10);
+  return copy;
+}
+
+function variables(keyName: string, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
+  const fixed = Buffer.alloc(6);
+  fixed.writeUInt16BE(CLASS_ANY, 0);
+  fixed.writeUInt32BE(0, 2);
+  const tail = Buffer.alloc(6);
+  tail.writeUInt16BE(fudge, 0);
+  tail.writeUInt16BE(error, 2);
+  tail.writeUInt16BE(other.length, 4);
+  return Buffer.concat([canonicalName(keyName), fixed, canonicalName(ALGORITHM), writeUint48(timeSigned), tail, other]);
+}
+
+function timers(timeSigned: number, fudge: number): Buffer {
+  const f = Buffer.alloc(2);
+  f.writeUInt16BE(fudge, 0);
+  return Buffer.concat([writeUint48(timeSigned), f]);
+}
+
+function macPrefix(mac: Buffer | undefined): Buffer[] {
+  if (!mac) return [];
+  const size = Buffer.alloc(2);
+  size.writeUInt16BE(mac.length, 0);
+  return [size, mac];
+}
+
+export interface SignOptions {
+  /** signing a response: the MAC of the request (§4.3.3) */
+  requestMac?: Buffer;
+  /** a later message of a multi-message response: the MAC of the previous message; only timers are digested (§5.3.1) */
+  priorMac?: Buffer;
+  error?: number;
+  other?: Buffer;
+  /** seconds since the epoch; now by default */
+  time?: number;
+  fudge?: number;
+  /** an unsigned error answer (BADKEY, BADSIG): MAC Size 0 (§5.2.1, §5.2.2) */
+  noMac?: boolean;
+}
+
+function tsigRdata(time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
+  const mid = Buffer.alloc(4);
+  mid.writeUInt16BE(fudge, 0);
+  mid.writeUInt16BE(mac.length, 2);
+  const tail = Buffer.alloc(6);
+  tail.writeUInt16BE(originalId, 0);
+  tail.writeUInt16BE(error, 2);
+  tail.writeUInt16BE(other.length, 4);
+  return Buffer.concat([canonicalName(ALGORITHM), writeUint48(time), mid, mac, tail, other]);
+}
+
+/** appends a TSIG RR to an encoded message (ARCOUNT + 1) and returns the signed message and its MAC */
+export function signMessage(message: Buffer, key: TsigKey, options: SignOptions = {}): { message: Buffer; mac: Buffer } {
+  const time = options.time ?? Math.floor(Date.now() / 1000);
+  const fudge = options.fudge ?? DEFAULT_FUDGE;
+  const error = options.error ?? 0;
+  const other = options.other ?? Buffer.alloc(0);
+  let mac = Buffer.alloc(0);
+  if (!options.noMac) {
+    const hmac = createHmac('sha256', key.secret);
+    if (options.priorMac) {
+      for (const part of macPrefix(options.priorMac)) hmac.update(part);
+      hmac.update(message);
+      hmac.update(timers(time, fudge));
+    } else {
+      for (const part of macPrefix(options.requestMac)) hmac.update(part);
+      hmac.update(message);
+      hmac.update(variables(key.name, time, fudge, error, other));
+    }
+    mac = hmac.digest();
+  }
+  const rdata = tsigRdata(time, fudge, mac, message.readUInt16BE(0), error, other);
+  const fixed = Buffer.alloc(10);
+  fixed.writeUInt16BE(TSIG_TYPE, 0);
+  fixed.writeUInt16BE(CLASS_ANY, 2);
+  fixed.writeUInt32BE(0, 4);
+  fixed.writeUInt16BE(rdata.length, 8);
+  const signed = Buffer.concat([message, canonicalName(key.name), fixed, rdata]);
+  signed.writeUInt16BE(signed.readUInt16BE(10) + 1, 10);
+  return { message: signed, mac };
+}
+
+export type VerifyResult =
+  | { status: 'unsigned' }
+  | { status: 'ok'; tsig: TsigRecord }
+  /** a TSIG error: answer with RCODE NOTAUTH and this TSIG error (signed only for BADTIME) */
+  | { status: 'error'; error: number; tsig: TsigRecord }
+  | { status: 'formerr'; reason: string };
+
+/**
+ * Verifies the TSIG of a message with our key (RFC 8945 §5.2 for requests; with `requestMac` for a response to
+ * our own signed request, §5.3.3... §5.4).
+ */
+export function verifyMessage(message: Buffer, key: TsigKey | undefined, options: { requestMac?: Buffer; now?: number } = {}): VerifyResult {
+  let found: ReturnType<typeof findTsig>;
+  try {
+    found = findTsig(message);
+  } catch (error) {
+    return { status: 'formerr', reason: (error as Error).message };
+  }
+  if (!found) return { status: 'unsigned' };
+  const { tsig, start } = found;
+  // §5.2.1: key and algorithm must both be known
+  if (!key || tsig.keyName !== key.name.toLowerCase().replace(/\.$/, '') || tsig.algorithm !== ALGORITHM) {
+    return { status: 'error', error: TSIG_ERROR.BADKEY, tsig };
+  }
+  // §5.2.2.1: MAC length checks (we accept only the full HMAC-SHA256 MAC as local policy)
+  if (tsig.mac.length > MAC_LENGTH || tsig.mac.length < 10 || tsig.mac.length < MAC_LENGTH / 2) {
+    return { status: 'formerr', reason: 'bad MAC length' };
+  }
+  const hmac = createHmac('sha256', key.secret);
+  for (const part of macPrefix(options.requestMac)) hmac.update(part);
+  hmac.update(unsignedPart(message, start, tsig.originalId));
+  hmac.update(variables(tsig.keyName, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
+  const expected = hmac.digest().subarray(0, tsig.mac.length);
+  if (!timingSafeEqual(expected, tsig.mac)) return { status: 'error', error: TSIG_ERROR.BADSIG, tsig };
+  if (tsig.mac.length < MAC_LENGTH) return { status: 'error', error: TSIG_ERROR.BADTRUNC, tsig };
+  // §5.2.3: time check after the MAC check
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - tsig.timeSigned) > tsig.fudge) return { status: 'error', error: TSIG_ERROR.BADTIME, tsig };
+  return { status: 'ok', tsig };
+}
+
+/** Other Data of a BADTIME answer: the server's current time, 48 bits (§5.2.3) */
+export function badTimeOther(now = Math.floor(Date.now() / 1000)): Buffer {
+  return writeUint48(now);
+}

@@ -1,0 +1,138 @@
+/**
+ * Zone data for the DNS primary, read straight from PostgreSQL with the `pg` driver: the managed zones
+ * (`domains` + `records`), their journal (`changes`, for IXFR) and the catalog zone (RFC 9432), which is not
+ * stored as records but derived from the `domains` table and the catalog serial (`catalog_state`).
+ *
+ * Every answer reads inside one REPEATABLE READ, READ ONLY transaction, so that a transfer is one consistent
+ * snapshot of the zone (serial, records and journal agree) however long it takes to send.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
+import { withSerial } from '../dns/zone-rules';
+
+export interface Rr { owner: string; type: string; ttl: number; rdata: string }
+export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
+export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
+
+export async function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin transaction isolation level repeatable read read only');
+    try {
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** the longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot) */
+export async function findZone(client: PoolClient, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
+  const labels = qname === '' ? [] : qname.split('.');
+  const candidates = labels.map((_, i) => labels.slice(i).join('.'));
+  const { rows } = await client.query<{ id: string; name: string; serial: string }>(
+    'select id, name, serial from domains where name = any($1::text[]) order by length(name) desc limit 1',
+    [candidates],
+  );
+  const zone = rows[0] ? { kind: 'zone' as const, id: Number(rows[0].id), name: rows[0].name, serial: Number(rows[0].serial) } : undefined;
+  if (candidates.includes(catalogZone) && (!zone || catalogZone.length > zone.name.length)) {
+    return { kind: 'catalog', id: 0, name: catalogZone, serial: await catalogSerial(client, catalogZone) };
+  }
+  return zone;
+}
+
+export async function catalogSerial(client: PoolClient, catalogZone: string): Promise<number> {
+  const { rows } = await client.query<{ serial: string }>('select serial from catalog_state where name = $1', [catalogZone]);
+  // no zone was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
+  return rows[0] ? Number(rows[0].serial) : 0;
+}
+
+/** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */
+export async function soaOf(client: PoolClient, zone: ZoneRef): Promise<Rr> {
+  if (zone.kind === 'catalog') return catalogApexRecords(zone.serial)[0];
+  const { rows } = await client.query<Rr>(
+    `select owner, type, ttl, rdata from records where domain_id = $1 and owner = '@' and type = 'SOA' limit 1`,
+    [zone.id],
+  );
+  if (!rows[0]) throw new Error(`zone ${zone.name} has no SOA record`);
+  return { ...rows[0], rdata: withSerial(rows[0].rdata, zone.serial) };
+}
+
+/** every record of the catalog zone (RFC 9432 §4): SOA, NS, version TXT, one PTR per member */
+async function catalogRecords(client: PoolClient, zone: ZoneRef): Promise<Rr[]> {
+  const { rows } = await client.query<{ id: string; name: string }>('select id, name from domains order by id');
+  return [...catalogApexRecords(zone.serial), ...rows.map((r) => catalogMemberRecord(Number(r.id), r.name))];
+}
+
+/** records at some owners (relative names, '@' = apex) */
+export async function recordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
+  if (zone.kind === 'catalog') {
+    const wanted = new Set(owners);
+    return (await catalogRecords(client, zone)).filter((r) => wanted.has(r.owner));
+  }
+  const { rows } = await client.query<Rr>(
+    'select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) order by id',
+    [zone.id, owners],
+  );
+  return rows.map((r) => (r.type === 'SOA' && r.owner === '@' ? { ...r, rdata: withSerial(r.rdata, zone.serial) } : r));
+}
+
+/** whether some owner name lies below `owner` (an empty non-terminal, RFC 4592 §2.2.2, exists) */
+export async function hasDescendants(client: PoolClient, zone: ZoneRef, owner: string): Promise<boolean> {
+  if (owner === '@') return true;
+  const suffix = `.${owner}`;
+  if (zone.kind === 'catalog') return (await catalogRecords(client, zone)).some((r) => r.owner.endsWith(suffix));
+  const { rows } = await client.query('select 1 from records where domain_id = $1 and right(owner, $2) = $3 limit 1', [zone.id, suffix.length, suffix]);
+  return rows.length > 0;
+}
+
+/** all records but the apex SOA, in pages (keyset on id), for AXFR */
+export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 2000): AsyncGenerator<Rr[]> {
+  if (zone.kind === 'catalog') {
+    const records = await catalogRecords(client, zone);
+    for (let i = 1; i < records.length; i += pageSize) yield records.slice(i, i + pageSize).filter((r) => r.type !== 'SOA');
+    return;
+  }
+  let after = 0;
+  for (;;) {
+    const { rows } = await client.query<Rr & { id: string }>(
+      'select id, owner, type, ttl, rdata from records where domain_id = $1 and id > $2 order by id limit $3',
+      [zone.id, after, pageSize],
+    );
+    if (!rows.length) return;
+    after = Number(rows[rows.length - 1].id);
+    yield rows.filter((r) => !(r.type === 'SOA' && r.owner === '@')).map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
+    if (rows.length < pageSize) return;
+  }
+}
+
+/**
+ * The journal rows that lead from `fromSerial` to the zone's current serial, in order (RFC 1995 §4), or
+ * undefined when the journal cannot answer (a gap, a zone re-created under the same name, a serial we never
+ * had): the caller then falls back to a full transfer.
+ */
+export async function journalFrom(client: PoolClient, zone: ZoneRef, fromSerial: number, maxRows = 10000): Promise<JournalRow[] | undefined> {
+  const { rows } = await client.query<{ id: string; serial_before: string | null; serial_after: string; removed: Rr[]; added: Rr[]; kind: string }>(
+    `select id, kind, serial_before, serial_after, removed, added from changes
+      where zone = $1 and domain_id = $2 and id >= coalesce(
+        (select min(id) from changes where zone = $1 and domain_id = $2 and kind = 'zone-changed' and serial_before = $3), 0)
+      order by id limit $4`,
+    [zone.name, zone.id, fromSerial, maxRows + 1],
+  );
+  if (rows.length > maxRows) return undefined;
+  const chain: JournalRow[] = [];
+  let serial = fromSerial;
+  for (const row of rows) {
+    if (row.kind !== 'zone-changed' || row.serial_before === null) return undefined;
+    if (Number(row.serial_before) !== serial) return undefined;
+    serial = Number(row.serial_after);
+    chain.push({ id: Number(row.id), serialBefore: Number(row.serial_before), serialAfter: serial, removed: row.removed, added: row.added });
+  }
+  if (serial !== zone.serial || !chain.length) return undefined;
+  return chain;
+}

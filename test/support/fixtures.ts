@@ -1,0 +1,26 @@
+import type { TestApp } from './test-app';
+
+/** Builders over the public API: tests set up data the way a client would. */
+export async function createUser(app: TestApp, email: string, key?: string): Promise<string> {
+  const res = await app.gql(`mutation($e: String!) { createUser(input: {email: $e}) { id } }`, { e: email }, key);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data.createUser.id;
+}
+
+export async function createZone(app: TestApp, userId: string, zone: string, key?: string): Promise<string> {
+  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: userId, z: zone }, key);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data.createDomain.id;
+}
+
+export async function createUserKey(app: TestApp, userId: string): Promise<string> {
+  const res = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "test"}) { secret apiKey { id } } }`, { u: userId });
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data.createApiKey.secret;
+}
+
+export const CREATE_RECORD = `mutation($input: RecordInput!) { createRecord(input: $input) { id zone owner type rdata ttl } }`;
+
+export function errorCode(res: { errors?: any[] }): string | undefined {
+  return res.errors?.[0]?.extensions?.code;
+}
