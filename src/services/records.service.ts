@@ -116,7 +116,8 @@ export class RecordsService {
   private scoped(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>): RecordFilter {
     const zone = filter.zone === undefined ? undefined : normaliseZoneName(filter.zone);
     const type = filter.type?.toUpperCase();
-    return { ...filter, zone, type, scopeUserId: scopeUserId(ctx.principal) };
+    const owner = filter.owner?.toLowerCase();
+    return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal) };
   }
 
   /** The zone of a record the caller may see; not-found otherwise (another user's record is not revealed). */

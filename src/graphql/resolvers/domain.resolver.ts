@@ -14,7 +14,7 @@ import { firstOf, listComplexity, NESTED_LIST_ESTIMATE } from './paging';
 export class DomainResolver {
   @Query(() => DomainConnection, { description: 'Zones the key may see.', complexity: listComplexity })
   domains(@Args() args: DomainsArgs, @Ctx() ctx: GraphQLContext) {
-    const filter = { userId: parseOptionalId(args.userId, 'userId'), name: args.name };
+    const filter = { userId: parseOptionalId(args.userId, 'userId'), name: args.name ?? undefined };
     const first = firstOf(args, ctx);
     return connection(
       first,
@@ -29,7 +29,7 @@ export class DomainResolver {
     @Arg('name', () => String, { nullable: true }) name: string | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
-    return ctx.services.domains.get(ctx, { id: parseOptionalId(id, 'id'), name });
+    return ctx.services.domains.get(ctx, { id: parseOptionalId(id, 'id'), name: name ?? undefined });
   }
 
   @Mutation(() => DomainType, { description: 'Creates a zone with its default SOA, NS and www CNAME records.' })
@@ -43,7 +43,7 @@ export class DomainResolver {
     @Arg('id', () => ID, { nullable: true }) id: string | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
-    await ctx.services.domains.delete(ctx, { name: zone, id: parseOptionalId(id, 'id') });
+    await ctx.services.domains.delete(ctx, { name: zone ?? undefined, id: parseOptionalId(id, 'id') });
     return true;
   }
 

@@ -13,7 +13,12 @@ import { firstOf, listComplexity } from './paging';
 export class RecordResolver {
   @Query(() => RecordConnection, { description: 'Records the key may see, filtered by zone, owner and type.', complexity: listComplexity })
   records(@Args() args: RecordsArgs, @Ctx() ctx: GraphQLContext) {
-    const filter = { zone: args.zone, domainId: parseOptionalId(args.domainId, 'domainId'), owner: args.owner, type: args.type };
+    const filter = {
+      zone: args.zone ?? undefined,
+      domainId: parseOptionalId(args.domainId, 'domainId'),
+      owner: args.owner ?? undefined,
+      type: args.type ?? undefined,
+    };
     const first = firstOf(args, ctx);
     return connection(
       first,

@@ -13,7 +13,7 @@ import { firstOf, listComplexity, NESTED_LIST_ESTIMATE } from './paging';
 export class UserResolver {
   @Query(() => UserConnection, { description: 'Users the key may see (a user key: only its own).', complexity: listComplexity })
   users(@Args() args: UsersArgs, @Ctx() ctx: GraphQLContext) {
-    const filter = { email: args.email };
+    const filter = { email: args.email ?? undefined };
     const first = firstOf(args, ctx);
     return connection(
       first,
@@ -28,7 +28,7 @@ export class UserResolver {
     @Arg('email', () => String, { nullable: true }) email: string | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
-    return ctx.services.users.get(ctx, { id: parseOptionalId(id, 'id'), email });
+    return ctx.services.users.get(ctx, { id: parseOptionalId(id, 'id'), email: email ?? undefined });
   }
 
   @Mutation(() => UserType, { description: 'Admin key only.' })
