@@ -6,12 +6,16 @@ import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { createApp } from './app';
 import { logger } from './logger';
 import { createServices } from './services';
+import { startDnsRole } from './primary/server';
+import { startWorker } from './worker';
 
 export interface RunningService {
   settings: Settings;
   database: Database;
   httpServer?: Server;
   httpPort?: number;
+  /** the DNS primary's port (role dns) */
+  dnsPort?: number;
   stop(): Promise<void>;
 }
 
@@ -42,11 +46,23 @@ export async function startService(settings: Settings): Promise<RunningService> 
       await app.apollo.stop();
     });
   }
+  // roles dns and worker (issue 5): the hidden primary and the propagation worker, each with its own pg pool
+  let dnsPort: number | undefined;
+  if (settings.roles.includes('dns') && settings.dnsListen) {
+    const primary = await startDnsRole(settings, database.clientUrl, logger);
+    dnsPort = primary.port;
+    stops.push(() => primary.stop());
+  }
+  if (settings.roles.includes('worker')) {
+    const worker = await startWorker(settings, database.clientUrl, logger);
+    stops.push(() => worker.stop());
+  }
   return {
     settings,
     database,
     httpServer,
     httpPort,
+    dnsPort,
     async stop() {
       for (const stop of stops.reverse()) await stop();
       await database.close();

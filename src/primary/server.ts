@@ -339,3 +339,22 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger):
     },
   };
 }
+
+/** The `dns` role: the primary with a pool of its own on the service's database. */
+export async function startDnsRole(settings: Settings, connectionString: string, log: Logger): Promise<PrimaryServer> {
+  const { Pool: PgPool } = await import('pg');
+  const pool = new PgPool({ connectionString, max: 8 });
+  try {
+    const server = await startPrimary(settings, pool, log);
+    return {
+      ...server,
+      async stop() {
+        await server.stop();
+        await pool.end();
+      },
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}

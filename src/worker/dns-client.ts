@@ -1,0 +1,95 @@
+/**
+ * A small DNS client over UDP for the propagation worker: SOA queries to the secondaries (status) and NOTIFY
+ * (RFC 1996), TSIG-signed when a key is set (RFC 8945; the answer's TSIG is verified against our request MAC).
+ */
+import { randomInt } from 'node:crypto';
+import dgram from 'node:dgram';
+import net from 'node:net';
+import dnsPacket from 'dns-packet';
+import type { HostPort, TsigKey } from '../config/settings';
+import { signMessage, verifyMessage } from '../primary/tsig';
+
+export const RCODE_NAMES: Record<number, string> = {
+  0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED', 9: 'NOTAUTH', 10: 'NOTZONE',
+};
+
+export interface DnsAnswer { rcode: number; packet: any; tsig: 'none' | 'ok' | 'bad' }
+
+export const serverName = (server: HostPort) => (server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`);
+
+/** sends one request over UDP and waits for the answer with the same ID (or rejects after timeoutMs) */
+export function exchange(server: HostPort, packet: any, options: { key?: TsigKey; timeoutMs?: number } = {}): Promise<DnsAnswer> {
+  const id = randomInt(0, 65536);
+  let message = dnsPacket.encode({ ...packet, id });
+  let requestMac: Buffer | undefined;
+  if (options.key) {
+    const signed = signMessage(message, options.key);
+    message = signed.message;
+    requestMac = signed.mac;
+  }
+  const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+  return new Promise<DnsAnswer>((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error(`no answer within ${options.timeoutMs ?? 1000} ms`)), options.timeoutMs ?? 1000);
+    const finish = (error?: Error, answer?: DnsAnswer) => {
+      clearTimeout(timer);
+      socket.close();
+      if (error) reject(error);
+      else resolve(answer!);
+    };
+    socket.on('error', (error) => finish(error));
+    socket.on('message', (raw) => {
+      if (raw.length < 12 || raw.readUInt16BE(0) !== id) return;
+      let decoded: any;
+      try {
+        decoded = dnsPacket.decode(raw);
+      } catch (error) {
+        return finish(new Error(`malformed answer: ${(error as Error).message}`));
+      }
+      let tsig: DnsAnswer['tsig'] = 'none';
+      if (requestMac) tsig = verifyMessage(raw, options.key, { requestMac }).status === 'ok' ? 'ok' : 'bad';
+      finish(undefined, { rcode: raw.readUInt16BE(2) & 0xf, packet: decoded, tsig });
+    });
+    socket.send(message, server.port, server.host, (error) => {
+      if (error) finish(error);
+    });
+  });
+}
+
+export type SoaResult = { ok: true; serial: number } | { ok: false; reason: string };
+
+/** the SOA serial a server serves for a zone */
+export async function querySoaSerial(server: HostPort, zone: string, timeoutMs = 1000): Promise<SoaResult> {
+  try {
+    const answer = await exchange(server, { type: 'query', flags: 0, questions: [{ name: zone, type: 'SOA', class: 'IN' }] }, { timeoutMs });
+    if (answer.rcode !== 0) return { ok: false, reason: `answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`} to SOA ${zone}` };
+    const soa = (answer.packet.answers ?? []).find((a: any) => a.type === 'SOA' && String(a.name).toLowerCase().replace(/\.$/, '') === zone);
+    if (!soa) return { ok: false, reason: `no SOA for ${zone} in the answer (not authoritative for the zone yet?)` };
+    return { ok: true, serial: Number(soa.data.serial) };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+}
+
+export interface SoaData { mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number; ttl: number }
+
+/** RFC 1996 §3: NOTIFY, opcode 4, AA, the zone's SOA in the question and (as a hint, §3.7) in the answer */
+export async function sendNotify(server: HostPort, zone: string, soa: SoaData, key: TsigKey | undefined, timeoutMs = 1000): Promise<{ ok: true } | { ok: false; reason: string }> {
+  const { ttl, ...data } = soa;
+  try {
+    const answer = await exchange(
+      server,
+      {
+        type: 'query',
+        flags: (4 << 11) | dnsPacket.AUTHORITATIVE_ANSWER,
+        questions: [{ name: zone, type: 'SOA', class: 'IN' }],
+        answers: [{ name: zone, type: 'SOA', class: 'IN', ttl, data: { ...data, mname: data.mname.replace(/\.$/, ''), rname: data.rname.replace(/\.$/, '') } }],
+      },
+      { key, timeoutMs },
+    );
+    if (answer.rcode !== 0) return { ok: false, reason: `NOTIFY answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}` };
+    if (key && answer.tsig !== 'ok') return { ok: false, reason: 'NOTIFY answer has no valid TSIG' };
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, reason: `NOTIFY: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * NOTIFY (RFC 1996) to the secondaries, coalesced under bursts and retried until answered.
+ *
+ * Per zone and server: the first request is sent at once; requests within the next WINDOW_MS are folded
+ * into one trailing NOTIFY, sent when the window closes. The SOA is read from PostgreSQL when the NOTIFY
+ * leaves, so it always carries the newest serial. A NOTIFY that is not answered with NOERROR is retried with
+ * exponential backoff (RFC 1996 §3.6 asks for retries) until MAX_ATTEMPTS; after that the status checker
+ * (status.ts) sends a new one whenever a server still lags.
+ */
+import type { Pool } from 'pg';
+import type { HostPort, Settings } from '../config/settings';
+import { catalogApexRecords } from '../dns/catalog-zone';
+import { withSerial } from '../dns/zone-rules';
+import type { Logger } from '../logger';
+import { sendNotify, serverName, SoaData } from './dns-client';
+
+export const WINDOW_MS = 100;
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 30_000;
+const MAX_ATTEMPTS = 12;
+
+interface Entry {
+  zone: string;
+  server: HostPort;
+  lastSent: number;
+  trailing?: NodeJS.Timeout;
+  retry?: NodeJS.Timeout;
+  /** bumped by every send: a newer NOTIFY supersedes the retries of an older one */
+  generation: number;
+}
+
+function soaData(rdata: string, ttl: number): SoaData {
+  const f = rdata.trim().split(/\s+/);
+  return { mname: f[0], rname: f[1], serial: Number(f[2]), refresh: Number(f[3]), retry: Number(f[4]), expire: Number(f[5]), minimum: Number(f[6]), ttl };
+}
+
+export class Notifier {
+  private readonly entries = new Map<string, Entry>();
+  private stopped = false;
+  /** counters, for tests and metrics */
+  readonly stats = { sent: 0, answered: 0, failed: 0 };
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly pool: Pool,
+    private readonly log: Logger,
+  ) {}
+
+  /** asks for a NOTIFY of `zone` to every secondary */
+  notifyAll(zone: string): void {
+    for (const server of this.settings.secondaries) this.request(zone, server);
+  }
+
+  request(zone: string, server: HostPort): void {
+    if (this.stopped) return;
+    const key = `${zone}|${serverName(server)}`;
+    let entry = this.entries.get(key);
+    if (!entry) {
+      entry = { zone, server, lastSent: 0, generation: 0 };
+      this.entries.set(key, entry);
+    }
+    if (entry.trailing) return; // already folded into the coming NOTIFY
+    const wait = entry.lastSent + WINDOW_MS - Date.now();
+    const e = entry;
+    if (wait <= 0) void this.send(e, 1);
+    else e.trailing = setTimeout(() => {
+      e.trailing = undefined;
+      void this.send(e, 1);
+    }, wait);
+  }
+
+  private async currentSoa(zone: string): Promise<SoaData | undefined> {
+    if (zone === this.settings.catalogZone) {
+      const { rows } = await this.pool.query<{ serial: string }>('select serial from catalog_state where name = $1', [zone]);
+      const soa = catalogApexRecords(rows[0] ? Number(rows[0].serial) : 0)[0];
+      return soaData(soa.rdata, soa.ttl);
+    }
+    const { rows } = await this.pool.query<{ rdata: string; ttl: number; serial: string }>(
+      `select r.rdata, r.ttl, d.serial from domains d join records r on r.domain_id = d.id and r.owner = '@' and r.type = 'SOA'
+        where d.name = $1 limit 1`,
+      [zone],
+    );
+    return rows[0] ? soaData(withSerial(rows[0].rdata, Number(rows[0].serial)), rows[0].ttl) : undefined;
+  }
+
+  private async send(entry: Entry, attempt: number): Promise<void> {
+    if (this.stopped) return;
+    if (attempt === 1) {
+      entry.generation += 1;
+      entry.lastSent = Date.now();
+      if (entry.retry) clearTimeout(entry.retry);
+      entry.retry = undefined;
+    }
+    const generation = entry.generation;
+    let soa: SoaData | undefined;
+    try {
+      soa = await this.currentSoa(entry.zone);
+    } catch (error) {
+      this.log.warn({ err: error, zone: entry.zone }, 'NOTIFY: cannot read the SOA');
+    }
+    if (!soa) return; // the zone is gone: the catalog tells the secondaries
+    this.stats.sent += 1;
+    const result = await sendNotify(entry.server, entry.zone, soa, this.settings.tsigKey);
+    if (result.ok) {
+      this.stats.answered += 1;
+      this.log.debug({ zone: entry.zone, server: serverName(entry.server), serial: soa.serial }, 'NOTIFY answered');
+      return;
+    }
+    this.stats.failed += 1;
+    if (this.stopped || generation !== entry.generation || attempt >= MAX_ATTEMPTS) {
+      if (attempt >= MAX_ATTEMPTS) this.log.warn({ zone: entry.zone, server: serverName(entry.server), reason: result.reason }, 'NOTIFY not answered, giving up for now');
+      return;
+    }
+    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
+    this.log.debug({ zone: entry.zone, server: serverName(entry.server), reason: result.reason, delay }, 'NOTIFY failed, retrying');
+    entry.retry = setTimeout(() => {
+      entry.retry = undefined;
+      if (generation === entry.generation) void this.send(entry, attempt + 1);
+    }, delay);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const entry of this.entries.values()) {
+      if (entry.trailing) clearTimeout(entry.trailing);
+      if (entry.retry) clearTimeout(entry.retry);
+    }
+    this.entries.clear();
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * The propagation worker (architecture.md, "Asynchronous operation"; contract-decisions §4).
+ *
+ * 1. Outbox: journal rows (`changes`) with `published_at is null` are claimed in batches with
+ *    `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one), and in the same transaction
+ *    the zone's `zone_server_status` rows go to `pending` and the row is marked published. A crash before the
+ *    commit leaves the rows unpublished for the next worker; after the commit, the durable `pending` status
+ *    drives NOTIFY and checks, so nothing committed is lost. Wake-up: LISTEN on `zonekeeper_changes` (a
+ *    trigger on `changes` calls pg_notify, delivered at commit), with a poll every POLL_MS as the fallback.
+ * 2. NOTIFY (notifier.ts) to every secondary for the changed zone and for the catalog, coalesced.
+ * 3. Status: due `zone_server_status` rows (state not in_sync, next_check_at passed) are claimed with SKIP
+ *    LOCKED and leased; the server's SOA serial is asked; the row becomes in_sync, stays pending (NOTIFY again
+ *    when it lags), or becomes error with the reason after repeated failures; checks back off exponentially.
+ *    Doing a check twice (two workers, a lost lease) changes nothing.
+ */
+import { Client, Pool } from 'pg';
+import type { HostPort, Settings } from '../config/settings';
+import { serialGreaterThan } from '../dns/serial';
+import type { Logger } from '../logger';
+import { querySoaSerial, serverName } from './dns-client';
+import { Notifier } from './notifier';
+
+export const CHANNEL = 'zonekeeper_changes';
+const POLL_MS = 1000;
+const STATUS_TICK_MS = 200;
+const CLAIM_BATCH = 500;
+const STATUS_BATCH = 50;
+/** a claimed status check may take this long before another worker may take it again */
+const STATUS_LEASE = '10 seconds';
+/** failures (no answer, REFUSED, ...) in a row before a server is shown in state error */
+const ERROR_AFTER_ATTEMPTS = 8;
+/** checks of a server that answers but lags before it is shown in state error */
+const LAG_ERROR_AFTER_ATTEMPTS = 14;
+const FIRST_CHECK_MS = 50;
+const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
+
+export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
+
+export class PropagationWorker {
+  private listener: Client | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private statusTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private draining: Promise<void> | undefined;
+  private drainAgain = false;
+  private checking = false;
+  readonly notifier: Notifier;
+  private readonly servers: Map<string, HostPort>;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly pool: Pool,
+    private readonly log: Logger,
+    /** for the LISTEN connection (a pooled client cannot hold LISTEN) */
+    private readonly connectionString: string,
+  ) {
+    this.notifier = new Notifier(settings, pool, log);
+    this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
+  }
+
+  async start(): Promise<void> {
+    await this.listen();
+    this.pollTimer = setInterval(() => this.wake(), POLL_MS);
+    this.statusTimer = setInterval(() => void this.checkDue(), STATUS_TICK_MS);
+    // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
+    this.notifier.notifyAll(this.settings.catalogZone);
+    await this.renotifyPending();
+    this.wake();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.connectionString });
+    client.on('notification', () => this.wake());
+    client.on('error', (error) => {
+      this.log.warn({ err: error }, 'propagation worker: LISTEN connection lost, reconnecting');
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      this.log.warn({ err: error }, 'propagation worker: cannot LISTEN, polling only');
+      await client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+    }
+  }
+
+  /** runs the outbox drain now, or once more after the running one */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.drainAgain = true;
+      return;
+    }
+    this.draining = (async () => {
+      try {
+        do {
+          this.drainAgain = false;
+          while (!this.stopped && (await this.claimBatch()) === CLAIM_BATCH);
+        } while (this.drainAgain && !this.stopped);
+      } catch (error) {
+        this.log.error({ err: error }, 'propagation worker: outbox drain failed');
+      } finally {
+        this.draining = undefined;
+      }
+    })();
+  }
+
+  /** claims and publishes one batch of journal rows; returns how many */
+  async claimBatch(): Promise<number> {
+    const client = await this.pool.connect();
+    let claimed: ClaimedChange[] = [];
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>(
+        `select id, domain_id, zone, kind, serial_after from changes where published_at is null order by id limit $1 for update skip locked`,
+        [CLAIM_BATCH],
+      );
+      claimed = rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
+      if (claimed.length) {
+        const domainIds = [...new Set(claimed.filter((c) => c.domainId !== 0 && c.kind !== 'zone-deleted').map((c) => c.domainId))];
+        if (domainIds.length && this.servers.size) {
+          // zones deleted meanwhile simply match no row (the status rows go with the zone, FK cascade)
+          await client.query(
+            `insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
+             select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
+               from domains d cross join unnest($2::text[]) as s(server) where d.id = any($1::bigint[])
+             on conflict (domain_id, server) do update
+               set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now()`,
+            [domainIds, [...this.servers.keys()], FIRST_CHECK_MS],
+          );
+        }
+        await client.query('update changes set published_at = now() where id = any($1::bigint[])', [claimed.map((c) => c.id)]);
+      }
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    this.publish(claimed);
+    return claimed.length;
+  }
+
+  /** after commit: NOTIFY the changed zones (not deleted ones: the catalog tells that) and the catalog */
+  private publish(claimed: ClaimedChange[]): void {
+    const zones = new Set<string>();
+    for (const change of claimed) {
+      if (change.domainId === 0 || change.zone === this.settings.catalogZone) zones.add(this.settings.catalogZone);
+      else if (change.kind !== 'zone-deleted') zones.add(change.zone);
+    }
+    // the catalog first: a new member zone must be known before its NOTIFY makes sense
+    if (zones.delete(this.settings.catalogZone)) this.notifier.notifyAll(this.settings.catalogZone);
+    for (const zone of zones) this.notifier.notifyAll(zone);
+    if (zones.size) setTimeout(() => void this.checkDue(), FIRST_CHECK_MS + 10).unref();
+  }
+
+  private async renotifyPending(): Promise<void> {
+    const { rows } = await this.pool.query<{ name: string; server: string }>(
+      `select d.name, s.server from zone_server_status s join domains d on d.id = s.domain_id where s.state <> 'in_sync'`,
+    );
+    for (const row of rows) {
+      const server = this.servers.get(row.server);
+      if (server) this.notifier.request(row.name, server);
+    }
+  }
+
+  /** one round of status checks of the due rows */
+  async checkDue(): Promise<void> {
+    if (this.checking || this.stopped || !this.servers.size) return;
+    this.checking = true;
+    try {
+      const { rows } = await this.pool.query<{ id: string; server: string; name: string; serial: string; attempts: number }>(
+        `with due as (
+           select s.id from zone_server_status s
+            where s.state <> 'in_sync' and s.next_check_at <= now()
+            order by s.next_check_at limit $1 for update skip locked)
+         update zone_server_status s set next_check_at = now() + interval '${STATUS_LEASE}'
+           from due, domains d where s.id = due.id and d.id = s.domain_id
+         returning s.id, s.server, d.name, d.serial, s.attempts`,
+        [STATUS_BATCH],
+      );
+      await Promise.all(rows.map((row) => this.checkOne({ id: Number(row.id), server: row.server, zone: row.name, serial: Number(row.serial), attempts: row.attempts })));
+    } catch (error) {
+      this.log.error({ err: error }, 'propagation worker: status check failed');
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  private async checkOne(row: { id: number; server: string; zone: string; serial: number; attempts: number }): Promise<void> {
+    const server = this.servers.get(row.server);
+    if (!server) {
+      // no longer configured: nothing to check
+      await this.pool.query(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [row.id]);
+      return;
+    }
+    const attempts = row.attempts + 1;
+    const delayMs = Math.min(MAX_CHECK_INTERVAL_MS, FIRST_CHECK_MS * 2 ** Math.min(attempts, 20));
+    const result = await querySoaSerial(server, row.zone);
+    let state: 'pending' | 'in_sync' | 'error' = 'pending';
+    let error: string | null = null;
+    let served: number | null = null;
+    if (result.ok) {
+      served = result.serial;
+      if (served === row.serial) state = 'in_sync';
+      else if (serialGreaterThan(served, row.serial)) {
+        state = 'error';
+        error = `server serves serial ${served}, newer than the zone's ${row.serial}: it will not follow until the serial passes it`;
+      } else {
+        error = `serves serial ${served}, zone is at ${row.serial}`;
+        if (attempts >= LAG_ERROR_AFTER_ATTEMPTS) state = 'error';
+        // nudge it again (coalesced): a lost NOTIFY must not leave it behind until its refresh timer
+        if (attempts >= 2) this.notifier.request(row.zone, server);
+      }
+    } else {
+      error = result.reason;
+      if (attempts >= ERROR_AFTER_ATTEMPTS) state = 'error';
+      if (attempts >= 2) this.notifier.request(row.zone, server);
+    }
+    // the serial is re-read in the update: a change committed meanwhile keeps the row pending (no lost update)
+    await this.pool.query(
+      `update zone_server_status s
+          set served_serial = coalesce($2::bigint, s.served_serial),
+              state = case when $3 = 'in_sync' and d.serial <> $5::bigint then 'pending' else $3 end,
+              error = case when $3 = 'in_sync' and d.serial <> $5::bigint then null else $4 end,
+              attempts = case when $3 = 'in_sync' then 0 else $6 end,
+              next_check_at = case when $3 = 'in_sync' and d.serial = $5::bigint then 'infinity'::timestamptz
+                                   when $3 = 'in_sync' then now() else now() + make_interval(secs => $7::float8 / 1000) end,
+              updated_at = now()
+         from domains d where s.id = $1 and d.id = s.domain_id`,
+      [row.id, served, state, error, row.serial, attempts, delayMs],
+    );
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.statusTimer) clearInterval(this.statusTimer);
+    this.notifier.stop();
+    await this.draining?.catch(() => undefined);
+    while (this.checking) await new Promise((resolve) => setTimeout(resolve, 20));
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+}
+
+/** Starts the worker role with a pool of its own on the service's database. */
+export async function startWorker(settings: Settings, connectionString: string, log: Logger): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
+  const pool = new Pool({ connectionString, max: 6 });
+  const worker = new PropagationWorker(settings, pool, log, connectionString);
+  await worker.start();
+  return {
+    worker,
+    async stop() {
+      await worker.stop();
+      await pool.end();
+    },
+  };
+}
