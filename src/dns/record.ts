@@ -35,6 +35,10 @@ export function parseRecordWithOrigin(zone: string, origin: string, input: Recor
     if (parsed.ok) rdata = parsed.canonical;
     else problems.push(...parsed.problems);
   }
+  if (owner.ok && definition?.type === 'NS' && (owner.name === '*' || owner.name.startsWith('*.'))) {
+    // RFC 4592 §4.2: a wildcard NS RRset has no clear meaning; BIND refuses to load it
+    problems.push(problem('owner', 'WILDCARD_NS', `owner: an NS record cannot have a wildcard owner (${owner.name}); RFC 4592 §4.2`));
+  }
   problems.push(...checkTtl(input.ttl, allowedTtls, 'ttl'));
   if (problems.length) return { ok: false, problems };
   return {

@@ -26,6 +26,12 @@ describe('parseRecord', () => {
     ]);
   });
 
+  it('refuses a wildcard NS owner (RFC 4592 §4.2) but allows other wildcard owners', () => {
+    const ns = parseRecord(ZONE, { owner: '*.sub', type: 'NS', rdata: 'ns1.example.net.', ttl: 3600 }, DEFAULT_ALLOWED_TTLS);
+    expect(!ns.ok && ns.problems.map((p) => p.code)).toEqual(['WILDCARD_NS']);
+    expect(parseRecord(ZONE, { owner: '*.sub', type: 'A', rdata: '192.0.2.1', ttl: 3600 }, DEFAULT_ALLOWED_TTLS).ok).toBe(true);
+  });
+
   it('reports unknown types on the type field and still checks owner and TTL', () => {
     const result = parseRecord(ZONE, { owner: 'www.other.org.', type: 'SPF', rdata: '"x"', ttl: 5 }, DEFAULT_ALLOWED_TTLS);
     expect(!result.ok && result.problems.map((p) => [p.field, p.code])).toEqual([
