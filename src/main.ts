@@ -21,6 +21,7 @@ export interface RunningService {
 
 /** Starts the roles this process runs (ROLES): the HTTP API, the DNS primary and the propagation worker. */
 export async function startService(settings: Settings): Promise<RunningService> {
+  logger.level = settings.logLevel;
   const database = await openDatabase(settings, (line) => logger.info(line));
   const services = createServices(settings);
   const generated = await services.apiKeys.ensureAdminKey(database.orm.em, settings.apiKey);

@@ -32,6 +32,7 @@ export function makeOrmConfig(options: OrmConfigOptions) {
     discovery: { warnWhenNoEntities: true },
     migrations: {
       tableName: 'mikro_orm_migrations',
+      silent: true, // the service logs what was applied itself
       path: path.join(projectRoot, 'dist', 'src', 'migrations'),
       pathTs: path.join(projectRoot, 'src', 'migrations'),
       glob: '!(*.d).{js,ts}',

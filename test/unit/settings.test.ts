@@ -1,0 +1,74 @@
+import { loadSettings, SettingsError } from '../../src/config/settings';
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadSettings(env);
+  } catch (error) {
+    if (error instanceof SettingsError) return error.problems;
+    throw error;
+  }
+  return [];
+};
+
+describe('settings', () => {
+  it('has working defaults', () => {
+    const settings = loadSettings({});
+    expect(settings).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      allowedTtls: [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300],
+      defaultNs: ['ns1.example.net.', 'ns2.example.net.'],
+      serialPolicy: 'date',
+      restEnvelope: 'none',
+      dnsListen: { host: '127.0.0.1', port: 5353 },
+      catalogZone: 'catalog.zonekeeper.invalid',
+      secondaries: [],
+      roles: ['api', 'dns', 'worker'],
+    });
+  });
+
+  it('parses lists, host:port pairs and a TSIG key', () => {
+    const settings = loadSettings({
+      ALLOWED_TTLS: '60, 300 3600',
+      DEFAULT_NS: 'a.example.org b.example.org.',
+      SECONDARIES: '127.0.0.1:5301,[::1]:5302',
+      TSIG_KEY: `xfr:hmac-sha256:${Buffer.alloc(32, 7).toString('base64')}`,
+      DNS_LISTEN: '',
+      ROLES: 'api',
+    });
+    expect(settings.allowedTtls).toEqual([3600, 300, 60]);
+    expect(settings.defaultNs).toEqual(['a.example.org.', 'b.example.org.']);
+    expect(settings.secondaries).toEqual([{ host: '127.0.0.1', port: 5301 }, { host: '::1', port: 5302 }]);
+    expect(settings.tsigKey?.name).toBe('xfr');
+    expect(settings.dnsListen).toBeUndefined();
+    expect(settings.roles).toEqual(['api']);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['ALLOWED_TTLS', '3600,abc'],
+    ['SERIAL_POLICY', 'weekly'],
+    ['REST_ENVELOPE', 'soap'],
+    ['DNS_LISTEN', 'localhost'],
+    ['SECONDARIES', '127.0.0.1'],
+    ['TRANSFER_ALLOW', 'everyone'],
+    ['TSIG_KEY', 'name:hmac-md5:c2VjcmV0'],
+    ['ROLES', 'api,frontend'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['API_KEY', 'short'],
+    ['DEFAULT_NS', 'not a host!'],
+    ['LOG_LEVEL', 'loud'],
+  ])('refuses a wrong %s with a message naming it', (name, value) => {
+    const problems = problemsOf({ [name]: value });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain(name);
+  });
+
+  it('lists every wrong setting at once and never echoes a secret', () => {
+    const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
+    const problems = problemsOf({ PORT: '-1', SERIAL_POLICY: 'x', TSIG_KEY: `k:hmac-md5:${secret}` });
+    expect(problems).toHaveLength(3);
+    expect(problems.join(' ')).not.toContain(secret);
+  });
+});
