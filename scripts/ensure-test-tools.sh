@@ -4,7 +4,7 @@
 set -euo pipefail
 declare -A package_of=(
   [named-checkzone]=bind9-utils
-  [kzonecheck]=knot
+  [kzonecheck]=knot-dnssecutils
   [knotd]=knot
   [knotc]=knot
   [kdig]=knot-dnsutils

@@ -122,7 +122,14 @@ const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
  * Parses a master file for `zone` (without trailing dot). Every problem found is returned, each with the line
  * of its record.
  */
-export function parseZoneFile(zone: string, text: string, allowedTtls: number[]): { ok: true; records: CanonicalRecord[] } | { ok: false; problems: Problem[] } {
+export function parseZoneFile(
+  zone: string,
+  text: string,
+  allowedTtls: number[],
+  options: { complete?: boolean } = {},
+): { ok: true; records: CanonicalRecord[] } | { ok: false; problems: Problem[] } {
+  // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
+  const complete = options.complete ?? true;
   const problems: Problem[] = [];
   const records: CanonicalRecord[] = [];
   const recordLines: number[] = [];
@@ -211,7 +218,7 @@ export function parseZoneFile(zone: string, text: string, allowedTtls: number[])
   const recordsFailed = problems.length > 0;
   for (const found of checkZoneIndexed(z, records)) {
     // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
-    if (found.index === undefined) { if (!recordsFailed) problems.push(found.problem); }
+    if (found.index === undefined) { if (!recordsFailed && complete) problems.push(found.problem); }
     else problems.push({ ...found.problem, line: recordLines[found.index] });
   }
   if (problems.length) {

@@ -26,6 +26,7 @@ export const ERROR_CATALOGUE = {
   SOA_UNDELETABLE: { status: 403, message: "Can't Delete SOA Record" },
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },
+  INVALID_ZONE_FILE: { status: 422, message: 'Bad zone file' },
   INVALID_RDATA: { status: 422, message: 'Bad RDATA' },
   INVALID_OWNER: { status: 422, message: 'Bad OWNER' },
   INVALID_ZONE_NAME: { status: 422, message: 'Bad Domain Name' },
@@ -56,6 +57,11 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = 'DomainError';
+  }
+
+  /** the same problems under another top-level code (e.g. a zone file's problems as INVALID_ZONE_FILE) */
+  withCode(code: ErrorCode): DomainError {
+    return new DomainError(code, ERROR_CATALOGUE[code].message, this.details);
   }
 
   static notFound(code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND', field: string) {

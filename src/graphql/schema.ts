@@ -4,11 +4,13 @@ import { buildSchema } from 'type-graphql';
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
+import { PropagationResolver } from './resolvers/propagation.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
 import { RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
+import { ZoneFileResolver } from './resolvers/zone-file.resolver';
 
-export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver] as const;
+export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver] as const;
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
 
 let built: Promise<GraphQLSchema> | undefined;

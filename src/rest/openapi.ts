@@ -92,6 +92,25 @@ export function buildOpenApi(routes: RouteSpec[]) {
           },
           required: ['zone_id', 'zone', 'user', 'records'],
         },
+        ZoneStatus: {
+          type: 'object',
+          properties: {
+            zone_id: { type: 'integer' },
+            zone: { type: 'string' },
+            serial: { type: 'integer' },
+            state: { enum: ['pending', 'in_sync', 'error'] },
+            servers: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  server: { type: 'string' }, served_serial: { type: ['integer', 'null'] }, state: { type: 'string' },
+                  error: { type: ['string', 'null'] }, updated_at: { type: ['string', 'null'] },
+                },
+              },
+            },
+          },
+        },
         Error: {
           type: 'object',
           properties: {

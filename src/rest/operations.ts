@@ -27,6 +27,9 @@ export const OPERATIONS = {
   getUserForDomains: `query GetUserForDomains($id: ID!) { user(id: $id) { id } }`,
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
+  exportZone: `query ExportZone($id: ID, $name: String) { domain(id: $id, name: $name) { zoneFile } }`,
+  domainStatus: `query DomainStatus($id: ID, $name: String) {
+    domain(id: $id, name: $name) { id name propagation { serial state servers { server servedSerial state error updatedAt } } } }`,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

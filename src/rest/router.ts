@@ -169,7 +169,9 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
         try {
           const inputs = readInputs(route, req);
           const result = await route.handle(inputs, runnerFor(req.get('x-api-key')));
-          if ('empty' in result) {
+          if ('text' in result) {
+            res.status(route.status).type(result.contentType).send(result.text);
+          } else if ('empty' in result) {
             res.status(route.status).end();
           } else if ('items' in result) {
             await sendItems(res, route.status, result.items);

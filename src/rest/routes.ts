@@ -25,7 +25,7 @@ export interface Runner {
   pages<T = any>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>): AsyncIterable<T>;
 }
 
-export type RouteResult = { body: unknown } | { items: AsyncIterable<unknown> } | { empty: true };
+export type RouteResult = { body: unknown } | { items: AsyncIterable<unknown> } | { empty: true } | { text: string; contentType: string };
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -190,7 +190,51 @@ export const ROUTES: RouteSpec[] = [
       return { empty: true };
     },
   },
+  {
+    method: 'get', path: '/domain/export/:zone', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', status: 200,
+    params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
+    response: { type: 'string', contentMediaType: 'text/dns' },
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { zoneFile: string } }>('exportZone', zoneSelector(String(inputs.zone)));
+      return { text: data.domain.zoneFile, contentType: 'text/dns; charset=utf-8' };
+    },
+  },
+  {
+    method: 'get', path: '/domain/status/:zone', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200,
+    params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
+    response: ref('ZoneStatus'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { id: string; name: string; propagation: GqlPropagation } }>('domainStatus', zoneSelector(String(inputs.zone)));
+      const { propagation } = data.domain;
+      return {
+        body: {
+          zone_id: Number(data.domain.id),
+          zone: data.domain.name,
+          serial: propagation.serial,
+          state: propagation.state,
+          servers: propagation.servers.map((s) => ({
+            server: s.server,
+            served_serial: s.servedSerial,
+            state: s.state,
+            error: s.error,
+            updated_at: s.updatedAt,
+          })),
+        },
+      };
+    },
+  },
 ];
+
+interface GqlPropagation {
+  serial: number;
+  state: string;
+  servers: { server: string; servedSerial: number | null; state: string; error: string | null; updatedAt: string | null }[];
+}
+
+/** A path segment naming a zone: its id when all digits, its name otherwise. */
+function zoneSelector(segment: string): { id?: string; name?: string } {
+  return /^\d+$/.test(segment) ? { id: segment } : { name: segment };
+}
 
 async function getUser(inputs: Inputs, runner: Runner): Promise<RouteResult> {
   const data = await runner.run<{ user: GqlUser }>('getUser', {
@@ -202,11 +246,10 @@ async function getUser(inputs: Inputs, runner: Runner): Promise<RouteResult> {
 
 async function getDomain(inputs: Inputs, runner: Runner): Promise<RouteResult> {
   // the path segment is a zone id when it is all digits, a zone name otherwise
-  const segment = inputs.zoneid === undefined ? undefined : String(inputs.zoneid);
-  const byPathId = segment !== undefined && /^\d+$/.test(segment) ? segment : undefined;
-  const id = byPathId ?? (inputs.id === undefined ? undefined : String(inputs.id));
-  const name = (byPathId === undefined ? segment : undefined) ?? (inputs.name as string | undefined);
-  const data = await runner.run<{ domain: GqlDomain }>('getDomain', { id, name });
+  const selector = inputs.zoneid !== undefined
+    ? zoneSelector(String(inputs.zoneid))
+    : { id: inputs.id === undefined ? undefined : String(inputs.id), name: inputs.name as string | undefined };
+  const data = await runner.run<{ domain: GqlDomain }>('getDomain', selector);
   return { body: presentDomain(data.domain) };
 }
 

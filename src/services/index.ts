@@ -3,6 +3,7 @@ import { ApiKeysService } from './api-keys.service';
 import { DomainsService } from './domains.service';
 import { RecordsService } from './records.service';
 import { UsersService } from './users.service';
+import { ZoneFilesService } from './zone-files.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -11,6 +12,7 @@ export interface Services {
   domains: DomainsService;
   records: RecordsService;
   apiKeys: ApiKeysService;
+  zoneFiles: ZoneFilesService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -20,5 +22,6 @@ export function createServices(settings: Settings): Services {
     domains: new DomainsService(settings),
     records: new RecordsService(settings),
     apiKeys: new ApiKeysService(),
+    zoneFiles: new ZoneFilesService(settings),
   };
 }

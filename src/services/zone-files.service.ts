@@ -1,0 +1,91 @@
+import type { Settings } from '../config/settings';
+import { scopeUserId } from '../auth/principal';
+import type { CanonicalRecord } from '../dns/record';
+import { nextSerial, serialGreaterThan } from '../dns/serial';
+import { renderZoneFile, parseZoneFile } from '../dns/zone-file';
+import { checkZone, soaSerial, withSerial } from '../dns/zone-rules';
+import { Record } from '../entities';
+import { DomainError, errorFromProblems } from '../errors/catalogue';
+import { listDomains, listRecords } from '../repositories/read-model';
+import type { RequestContext } from './context';
+import { inTransaction } from './db-errors';
+import { normaliseZoneName } from './domains.service';
+import { journalRecord, ZoneChange } from './zone-change';
+
+export type ImportMode = 'REPLACE' | 'MERGE';
+export interface ImportResult { zone: string; added: number; removed: number; serial: number }
+
+const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
+
+/** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
+export class ZoneFilesService {
+  constructor(private readonly settings: Settings) {}
+
+  async export(ctx: RequestContext, by: { id?: number; name?: string }): Promise<string> {
+    const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
+    const [domain] = await listDomains(ctx.em, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
+    if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+    const records = await listRecords(ctx.em, { domainId: domain.id });
+    return renderZoneFile(domain.name, records);
+  }
+
+  /**
+   * Imports a master file into an existing zone. REPLACE makes the zone exactly the file (which must be a
+   * whole zone); MERGE adds the file's records that the zone lacks, and takes the file's SOA fields if it
+   * has an SOA. The serial rises past both the
+   * zone's and the file's; every problem comes back at once, with its line; nothing is written on failure.
+   */
+  async import(ctx: RequestContext, input: { zone: string; text: string; mode: ImportMode }): Promise<ImportResult> {
+    const zone = normaliseZoneName(input.zone);
+    const parsed = parseZoneFile(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
+    if (!parsed.ok) throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE');
+    return inTransaction(ctx.em, async (em) => {
+      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { name: zone });
+      const current = await em.find(Record, { domain: change.domain.id }, { orderBy: { id: 'asc' } });
+      const currentSoa = current.find((r) => r.type === 'SOA')!;
+      const fileSoa = parsed.records.find((r) => r.type === 'SOA');
+
+      const desired: CanonicalRecord[] =
+        input.mode === 'REPLACE'
+          ? parsed.records
+          : [
+              ...current.filter((r) => r.type !== 'SOA' || !fileSoa),
+              ...parsed.records.filter((r) => !current.some((c) => identity(c) === identity(r)) && r.type !== 'SOA'),
+              ...(fileSoa ? [fileSoa] : []),
+            ];
+      const problems = checkZone(zone, desired);
+      if (problems.length) throw errorFromProblems(problems);
+
+      // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982)
+      const automatic = nextSerial(change.domain.serial, this.settings.serialPolicy, new Date());
+      const fromFile = fileSoa ? soaSerial(fileSoa.rdata) : undefined;
+      const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
+      const desiredSoa = desired.find((r) => r.type === 'SOA')!;
+
+      const wanted = new Map(desired.filter((r) => r.type !== 'SOA').map((r) => [identity(r), r]));
+      let removed = 0;
+      for (const record of current) {
+        if (record.type === 'SOA') continue;
+        const keep = wanted.get(identity(record));
+        if (keep && keep.ttl === record.ttl) {
+          wanted.delete(identity(record));
+          continue;
+        }
+        change.removed.push(journalRecord(record));
+        em.remove(record);
+        removed += 1;
+      }
+      await em.flush(); // deletions first: a record whose TTL changes is removed and added again
+      for (const record of wanted.values()) {
+        const created = em.create(Record, { ...record, domain: change.domain });
+        change.added.push(journalRecord(created));
+      }
+      change.removed.push(journalRecord(currentSoa));
+      currentSoa.rdata = withSerial(desiredSoa.rdata, serial);
+      currentSoa.ttl = desiredSoa.ttl;
+      change.added.push(journalRecord(currentSoa));
+      await change.finish(currentSoa, serial);
+      return { zone, added: wanted.size, removed, serial };
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
+
+/** Zone files: export any zone (GraphQL and REST), import one all-or-nothing with line numbers. */
+let app: TestApp;
+let userId: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  userId = await createUser(app, 'files@example.org');
+  await createZone(app, userId, 'files.test');
+  for (const [owner, type, rdata] of [['@', 'MX', '10 mail'], ['mail', 'A', '192.0.2.25'], ['_sip._tcp', 'SRV', '10 60 5060 sip'], ['@', 'TXT', '"v=spf1 mx -all"'], ['@', 'CAA', '0 issue "letsencrypt.org"']]) {
+    const res = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner, type, rdata, ttl: 3600 } });
+    expect(res.errors).toBeUndefined();
+  }
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+const IMPORT = `mutation($zone: String!, $text: String!, $mode: ZoneImportMode!) { importZone(zone: $zone, text: $text, mode: $mode) { added removed serial } }`;
+const stateOf = async (zone: string) =>
+  (await app.gql(`query($z: String!) { records(zone: $z, first: 1000) { nodes { owner type rdata ttl } } }`, { z: zone })).data.records.nodes
+    .filter((r: { type: string }) => r.type !== 'SOA')
+    .map((r: { owner: string; type: string; rdata: string; ttl: number }) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`)
+    .sort();
+
+test('exports a zone as a master file, by GraphQL and by REST', async () => {
+  const gql = await app.gql(`{ exportZone(zone: "files.test") domain(name: "files.test") { zoneFile } }`);
+  expect(gql.errors).toBeUndefined();
+  const text: string = gql.data.exportZone;
+  expect(text).toBe(gql.data.domain.zoneFile);
+  expect(text).toMatch(/^\$ORIGIN files\.test\.\n/);
+  expect(text).toContain('@ 3600 IN MX 10 mail.files.test.');
+  expect(text).toContain('_sip._tcp 3600 IN SRV 10 60 5060 sip.files.test.');
+  const rest = await app.http.get('/api/domain/export/files.test').set('X-API-Key', ADMIN_KEY);
+  expect(rest.status).toBe(200);
+  expect(rest.headers['content-type']).toMatch(/^text\/dns/);
+  expect(rest.text).toBe(text);
+});
+
+test('export → import (REPLACE) into another zone gives the same records, and the serial rises', async () => {
+  const text: string = (await app.gql(`{ exportZone(zone: "files.test") }`)).data.exportZone;
+  await createZone(app, userId, 'copy.test');
+  const before = (await app.gql(`{ domain(name: "copy.test") { serial } }`)).data.domain.serial;
+  const copied = text.replace(/files\.test\./g, 'copy.test.');
+  const res = await app.gql(IMPORT, { zone: 'copy.test', text: copied, mode: 'REPLACE' });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.importZone.serial).toBeGreaterThan(before);
+  const expected = (await stateOf('files.test')).map((line: string) => line.replace(/files\.test\./g, 'copy.test.'));
+  expect(await stateOf('copy.test')).toEqual(expected);
+  // importing the same file again changes only the SOA
+  const again = await app.gql(IMPORT, { zone: 'copy.test', text: (await app.gql(`{ exportZone(zone: "copy.test") }`)).data.exportZone, mode: 'REPLACE' });
+  expect(again.data.importZone).toMatchObject({ added: 0, removed: 0 });
+});
+
+test('an import with problems reports every one with its line, and changes nothing', async () => {
+  const before = await stateOf('files.test');
+  const text = [
+    '$ORIGIN files.test.',
+    '$TTL 3600',
+    '@ IN SOA ns1.example.net. hostmaster.example.net. 1 3600 1800 604800 86400',
+    '@ IN NS ns1.example.net.',
+    'ok IN A 192.0.2.1',
+    'bad IN A 192.0.2.300',
+    'mx IN MX 70000 mail',
+    'www IN CNAME x.example.',
+    'www IN A 192.0.2.2',
+  ].join('\n');
+  const res = await app.gql(IMPORT, { zone: 'files.test', text, mode: 'REPLACE' });
+  expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
+  const lines = res.errors?.[0].extensions.details.map((d: { line: number }) => d.line);
+  expect(lines).toEqual(expect.arrayContaining([6, 7, 9]));
+  expect(await stateOf('files.test')).toEqual(before);
+});
+
+test('REST export of an unknown zone is a 404', async () => {
+  const res = await app.http.get('/api/domain/export/nope.test').set('X-API-Key', ADMIN_KEY);
+  expect(res.status).toBe(404);
+  expect(res.body.error).toBe('ZONE_NOT_FOUND');
+});
+
+test('MERGE adds a partial file to a zone and keeps what is there', async () => {
+  await createZone(app, userId, 'merge.test');
+  const before = await stateOf('merge.test');
+  const res = await app.gql(IMPORT, { zone: 'merge.test', text: '$TTL 3600\napi IN A 192.0.2.80\napi IN AAAA 2001:db8::80\n', mode: 'MERGE' });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.importZone).toMatchObject({ added: 2, removed: 0 });
+  expect(await stateOf('merge.test')).toEqual([...before, 'api 3600 A 192.0.2.80', 'api 3600 AAAA 2001:db8::80'].sort());
+  const partialReplace = await app.gql(IMPORT, { zone: 'merge.test', text: '$TTL 3600\napi IN A 192.0.2.81\n', mode: 'REPLACE' });
+  expect(errorCode(partialReplace)).toBe('INVALID_ZONE_FILE');
+});
