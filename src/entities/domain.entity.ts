@@ -1,15 +1,17 @@
-import { BigIntType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { BigIntType, Entity, Index, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import { User } from './user.entity';
 
 /** A DNS zone. `serial` is the SOA serial of the zone; raising it in every change's transaction locks the zone row. */
 @Entity({ tableName: 'domains' })
+// keyset pages of one user's zones (`where user_id = ? and id > ? order by id`)
+@Index({ name: 'domains_user_id_id_index', properties: ['user', 'id'] })
 export class Domain {
   [OptionalProps]?: 'createdAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
 
-  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade', index: 'domains_user_id_index' })
+  @ManyToOne(() => User, { ref: true, deleteRule: 'cascade' })
   user!: Ref<User>;
 
   /** lower-case, no trailing dot, punycode */

@@ -13,6 +13,8 @@ import { Domain } from './domain.entity';
 })
 @Index({ name: 'records_domain_owner_index', properties: ['domain', 'owner'] })
 @Index({ name: 'records_type_id_index', properties: ['type', 'id'] })
+// keyset pages of one zone's records (`where domain_id = ? and id > ? order by id`)
+@Index({ name: 'records_domain_id_id_index', properties: ['domain', 'id'] })
 export class Record {
   [OptionalProps]?: 'createdAt' | 'updatedAt';
 
