@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  NestedRecordFilter,
   DomainRow,
   domainsByIds,
   domainsByUserIds,
@@ -25,6 +26,17 @@ function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
  * Request-scoped DataLoaders for the nested fields (User.domains, Domain.user, Domain.records,
  * Record.domain): one SQL statement per level of a query, however many rows it returns.
  */
+/** One DataLoader per distinct argument set of a nested field (e.g. `records(type: "MX")`), made on first use. */
+function perArguments<A, L>(make: (args: A) => L) {
+  const loaders = new Map<string, L>();
+  return (args: A): L => {
+    const key = JSON.stringify(args);
+    let loader = loaders.get(key);
+    if (!loader) loaders.set(key, (loader = make(args)));
+    return loader;
+  };
+}
+
 export function createLoaders(em: EntityManager) {
   return {
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
@@ -35,14 +47,20 @@ export function createLoaders(em: EntityManager) {
       const byId = new Map((await domainsByIds(em, ids)).map((d) => [d.id, d]));
       return ids.map((id) => byId.get(id));
     }),
-    domainsByUserId: new DataLoader<number, DomainRow[]>(async (userIds) => {
-      const groups = groupBy(await domainsByUserIds(em, userIds), (d) => d.userId);
-      return userIds.map((id) => groups.get(id) ?? []);
-    }),
-    recordsByDomainId: new DataLoader<number, RecordRow[]>(async (domainIds) => {
-      const groups = groupBy(await recordsByDomainIds(em, domainIds), (r) => r.domainId);
-      return domainIds.map((id) => groups.get(id) ?? []);
-    }),
+    domainsByUserId: perArguments(
+      (args: { first?: number }) =>
+        new DataLoader<number, DomainRow[]>(async (userIds) => {
+          const groups = groupBy(await domainsByUserIds(em, userIds, args.first), (d) => d.userId);
+          return userIds.map((id) => groups.get(id) ?? []);
+        }),
+    ),
+    recordsByDomainId: perArguments(
+      (args: NestedRecordFilter) =>
+        new DataLoader<number, RecordRow[]>(async (domainIds) => {
+          const groups = groupBy(await recordsByDomainIds(em, domainIds, args), (r) => r.domainId);
+          return domainIds.map((id) => groups.get(id) ?? []);
+        }),
+    ),
   };
 }
 

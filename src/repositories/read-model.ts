@@ -106,11 +106,16 @@ export async function domainsByIds(em: EntityManager, ids: readonly number[]): P
   return rows.map(toDomain);
 }
 
-export async function domainsByUserIds(em: EntityManager, userIds: readonly number[]): Promise<DomainRow[]> {
-  const rows = await knex(em)('domains as d')
-    .select(DOMAIN_COLUMNS)
-    .whereIn('d.user_id', userIds as number[])
-    .orderBy('d.id');
+/** At most `perParent` rows for each parent, in id order: one statement for a whole batch (window function). */
+function limitPerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColumn: string, idColumn: string, perParent: number | undefined) {
+  if (perParent === undefined) return inner;
+  inner.select(knex(em).raw(`row_number() over (partition by ${parentColumn} order by ${idColumn}) as position_in_parent`));
+  return knex(em).from(inner.as('limited')).where('position_in_parent', '<=', perParent).orderBy('id');
+}
+
+export async function domainsByUserIds(em: EntityManager, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
+  const inner = knex(em)('domains as d').select(DOMAIN_COLUMNS).whereIn('d.user_id', userIds as number[]);
+  const rows = await limitPerParent(em, perUser === undefined ? inner.orderBy('d.id') : inner, 'd.user_id', 'd.id', perUser);
   return rows.map(toDomain);
 }
 
@@ -137,11 +142,15 @@ export async function countRecords(em: EntityManager, filter: RecordFilter): Pro
   return Number(row.count);
 }
 
-export async function recordsByDomainIds(em: EntityManager, domainIds: readonly number[]): Promise<RecordRow[]> {
-  const rows = await knex(em)('records as r')
+export interface NestedRecordFilter { owner?: string; type?: string; perDomain?: number }
+
+export async function recordsByDomainIds(em: EntityManager, domainIds: readonly number[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
+  const inner = knex(em)('records as r')
     .join('domains as d', 'd.id', 'r.domain_id')
     .select(RECORD_COLUMNS)
-    .whereIn('r.domain_id', domainIds as number[])
-    .orderBy('r.id');
+    .whereIn('r.domain_id', domainIds as number[]);
+  if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
+  if (filter.type !== undefined) inner.where('r.type', filter.type);
+  const rows = await limitPerParent(em, filter.perDomain === undefined ? inner.orderBy('r.id') : inner, 'r.domain_id', 'r.id', filter.perDomain);
   return rows.map(toRecord);
 }

@@ -36,3 +36,18 @@ test('users { domains { records } } costs the same number of statements for 2 an
   expect(large).toBe(small);
   expect(large).toBeLessThanOrEqual(5);
 });
+
+test('nested lists take first and filters, still one statement per level', async () => {
+  const count = await countStatements(`{ users(first: 100) { nodes { domains(first: 2) { name records(type: "ns", first: 1) { type } } } } }`);
+  expect(count).toBeLessThanOrEqual(5);
+  const res = await app.gql(`{ users(first: 100) { nodes { domains(first: 2) { name records(type: "ns", first: 1) { type } all: records { id } } } } }`);
+  const users = res.data.users.nodes.filter((u: { domains: unknown[] }) => u.domains.length);
+  expect(users.length).toBeGreaterThan(2);
+  for (const user of users) {
+    expect(user.domains.length).toBeLessThanOrEqual(2);
+    for (const domain of user.domains) {
+      expect(domain.records).toEqual([{ type: 'NS' }]);
+      expect(domain.all.length).toBe(4);
+    }
+  }
+});

@@ -44,3 +44,22 @@ export class RecordsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: 'Only records of this type.' })
   type?: string;
 }
+
+/** Nested lists (User.domains, Domain.records) are batched over all parents; `first` caps each parent's list. */
+@ArgsType()
+export class NestedListArgs {
+  @Field(() => Int, { nullable: true, description: 'At most this many items per parent (default: all).' })
+  @IsOptional()
+  @Min(1)
+  @Max(1_000_000)
+  first?: number;
+}
+
+@ArgsType()
+export class NestedRecordsArgs extends NestedListArgs {
+  @Field(() => String, { nullable: true, description: "Only records at this owner ('@' for the apex)." })
+  owner?: string;
+
+  @Field(() => String, { nullable: true, description: 'Only records of this type.' })
+  type?: string;
+}

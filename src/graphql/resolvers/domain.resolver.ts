@@ -6,9 +6,9 @@ import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
 import { UserType } from '../types/user.type';
 import { CreateDomainInput } from '../inputs/domain.input';
-import { DomainsArgs } from '../inputs/page.args';
+import { DomainsArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
-import { firstOf, listComplexity, NESTED_LIST_ESTIMATE } from './paging';
+import { firstOf, listComplexity, nestedListComplexity } from './paging';
 
 @Resolver(() => DomainType)
 export class DomainResolver {
@@ -52,8 +52,13 @@ export class DomainResolver {
     return ctx.loaders.userById.load(domain.userId);
   }
 
-  @FieldResolver(() => [RecordType], { complexity: ({ childComplexity }) => NESTED_LIST_ESTIMATE * childComplexity })
-  records(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.recordsByDomainId.load(domain.id);
+  @FieldResolver(() => [RecordType], { description: "The zone's records in id order, optionally filtered.", complexity: nestedListComplexity })
+  records(@Args() args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    const filter = {
+      owner: args.owner?.toLowerCase() ?? undefined,
+      type: args.type?.toUpperCase() ?? undefined,
+      perDomain: args.first ?? undefined,
+    };
+    return ctx.loaders.recordsByDomainId(filter).load(domain.id);
   }
 }

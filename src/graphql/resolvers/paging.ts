@@ -11,6 +11,12 @@ export function listComplexity({ args, childComplexity }: ComplexityEstimatorArg
   return 1 + first * Math.max(childComplexity, 1);
 }
 
+/** A nested list costs its `first` (or the estimate) times what each item asks for. */
+export function nestedListComplexity({ args, childComplexity }: ComplexityEstimatorArgs): number {
+  const first = typeof args.first === 'number' ? args.first : NESTED_LIST_ESTIMATE;
+  return first * Math.max(childComplexity, 1);
+}
+
 export function firstOf(args: { first: number }, ctx: GraphQLContext): number {
   const max = ctx.services.settings.maxPageSize;
   if (args.first > max) throw DomainError.invalid('first', `first must be at most ${max}`, 'PAGE_TOO_LARGE');

@@ -4,10 +4,10 @@ import { connection } from '../types/connection';
 import { UserConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { UserType } from '../types/user.type';
-import { UsersArgs } from '../inputs/page.args';
+import { NestedListArgs, UsersArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
-import { firstOf, listComplexity, NESTED_LIST_ESTIMATE } from './paging';
+import { firstOf, listComplexity, nestedListComplexity } from './paging';
 
 @Resolver(() => UserType)
 export class UserResolver {
@@ -47,8 +47,8 @@ export class UserResolver {
     return true;
   }
 
-  @FieldResolver(() => [DomainType], { complexity: ({ childComplexity }) => NESTED_LIST_ESTIMATE * childComplexity })
-  domains(@Root() user: UserType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.domainsByUserId.load(user.id);
+  @FieldResolver(() => [DomainType], { description: "The user's zones, in id order.", complexity: nestedListComplexity })
+  domains(@Args() args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.domainsByUserId({ first: args.first ?? undefined }).load(user.id);
   }
 }
