@@ -13,7 +13,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
-import type { Pool } from 'pg';
+import { Pool } from 'pg';
 import type { Settings, TsigKey } from '../config/settings';
 import { toPacketName } from '../dns/name';
 import { packetAnswer } from '../dns/packet';
@@ -342,8 +342,7 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger):
 
 /** The `dns` role: the primary with a pool of its own on the service's database. */
 export async function startDnsRole(settings: Settings, connectionString: string, log: Logger): Promise<PrimaryServer> {
-  const { Pool: PgPool } = await import('pg');
-  const pool = new PgPool({ connectionString, max: 8 });
+  const pool = new Pool({ connectionString, max: 8 });
   try {
     const server = await startPrimary(settings, pool, log);
     return {

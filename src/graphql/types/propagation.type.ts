@@ -1,0 +1,42 @@
+import { Field, Float, ObjectType, registerEnumType } from 'type-graphql';
+
+export enum PropagationStateEnum {
+  pending = 'pending',
+  in_sync = 'in_sync',
+  error = 'error',
+}
+
+registerEnumType(PropagationStateEnum, {
+  name: 'PropagationState',
+  description: 'pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error).',
+});
+
+@ObjectType('ServerPropagation', { description: 'The state of one zone on one secondary name server.' })
+export class ServerPropagationType {
+  @Field({ description: "The server, 'address:port' as configured in SECONDARIES." })
+  server!: string;
+
+  @Field(() => Float, { nullable: true, description: 'The SOA serial the server served at the last check (null: never answered).' })
+  servedSerial!: number | null;
+
+  @Field(() => PropagationStateEnum)
+  state!: PropagationStateEnum;
+
+  @Field(() => String, { nullable: true, description: 'Why the server is not in sync (last check), if known.' })
+  error!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the state was last written.' })
+  updatedAt!: Date | null;
+}
+
+@ObjectType('Propagation', { description: 'How far the current version of a zone has reached its secondary name servers.' })
+export class PropagationType {
+  @Field(() => Float, { description: 'The zone’s current SOA serial.' })
+  serial!: number;
+
+  @Field(() => PropagationStateEnum, { description: 'error if any server is in error, else pending if any is pending, else in_sync.' })
+  state!: PropagationStateEnum;
+
+  @Field(() => [ServerPropagationType])
+  servers!: ServerPropagationType[];
+}

@@ -1,0 +1,242 @@
+/**
+ * End to end with a real secondary: Knot DNS configured only with the catalog zone follows every zone the
+ * API creates, edits and deletes (NOTIFY, IXFR/AXFR with TSIG, RFC 9432 catalog). Also AXFR / IXFR straight
+ * from the primary with dig, and the refusals.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { loadSettings } from '../../src/config/settings';
+import { logger } from '../../src/logger';
+import { startDnsRole, PrimaryServer } from '../../src/primary/server';
+import { startTestApp, TestApp } from '../support/test-app';
+import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from './knot';
+
+const CATALOG = 'catalog.zk-one.test';
+const KEY_NAME = 'zk-test-key';
+const SECRET = randomBytes(32).toString('base64');
+const TSIG_ARG = `hmac-sha256:${KEY_NAME}:${SECRET}`;
+
+let knot: Knot;
+let app: TestApp;
+let dnsPort: number;
+let userId: string;
+
+beforeAll(async () => {
+  dnsPort = await freePort();
+  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    SECONDARIES: `127.0.0.1:${knot.port}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    CATALOG_ZONE: CATALOG,
+  });
+  const user = await app.gql(`mutation { createUser(input: {email: "prop@example.com"}) { id } }`);
+  expect(user.errors).toBeUndefined();
+  userId = user.data.createUser.id;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await knot?.stop();
+});
+
+async function createZone(name: string): Promise<{ id: string; serial: number }> {
+  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id serial } }`, { u: userId, z: name });
+  expect(res.errors).toBeUndefined();
+  return res.data.createDomain;
+}
+
+async function zoneSerial(name: string): Promise<number> {
+  const res = await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: name });
+  expect(res.errors).toBeUndefined();
+  return res.data.domain.serial;
+}
+
+const knotAnswer = async (name: string, type: string) => {
+  const result = await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', name, type]);
+  return { status: result.status, rdata: records(result).filter((r) => r.type === type).map((r) => r.rdata).sort() };
+};
+
+const withDiag = async <T>(promise: Promise<T>): Promise<T> => {
+  try {
+    return await promise;
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n--- knotd log (tail) ---\n${knot.log().split('\n').slice(-40).join('\n')}`);
+  }
+};
+
+test('a zone created through the API is served by Knot (via the catalog), records follow create / edit / delete', async () => {
+  const zone = await createZone('alpha.zk-one.test');
+  await withDiag(waitFor('Knot to serve alpha.zk-one.test at the new serial', async () =>
+    (await servedSerial(knot.port, 'alpha.zk-one.test')) === zone.serial ? true : undefined));
+  expect((await knotAnswer('www.alpha.zk-one.test', 'CNAME')).rdata).toEqual(['alpha.zk-one.test.']);
+
+  const created = await app.gql(`mutation { createRecord(input: {zone: "alpha.zk-one.test", owner: "host", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`);
+  expect(created.errors).toBeUndefined();
+  await withDiag(waitFor('Knot to serve the new A record', async () => {
+    const a = await knotAnswer('host.alpha.zk-one.test', 'A');
+    return a.rdata.join() === '192.0.2.1' ? true : undefined;
+  }));
+
+  const updated = await app.gql(`mutation($id: ID!) { updateRecord(id: $id, input: {zone: "alpha.zk-one.test", owner: "host", type: "A", rdata: "192.0.2.2", ttl: 300}) { id } }`, { id: created.data.createRecord.id });
+  expect(updated.errors).toBeUndefined();
+  await withDiag(waitFor('Knot to serve the edited A record', async () => {
+    const a = await knotAnswer('host.alpha.zk-one.test', 'A');
+    return a.rdata.join() === '192.0.2.2' ? true : undefined;
+  }));
+
+  const deleted = await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: updated.data.updateRecord.id });
+  expect(deleted.errors).toBeUndefined();
+  await withDiag(waitFor('Knot to answer NXDOMAIN for the deleted record', async () =>
+    (await knotAnswer('host.alpha.zk-one.test', 'A')).status === 'NXDOMAIN' ? true : undefined));
+  expect(await servedSerial(knot.port, 'alpha.zk-one.test')).toBe(await zoneSerial('alpha.zk-one.test'));
+});
+
+test('Domain.propagation shows the serial per name server: pending, then in_sync', async () => {
+  await createZone('status.zk-one.test');
+  const query = `query { domain(name: "status.zk-one.test") { serial propagation { serial state servers { server servedSerial state error updatedAt } } } }`;
+  const status = await waitFor('propagation in_sync', async () => {
+    const res = await app.gql(query);
+    expect(res.errors).toBeUndefined();
+    return res.data.domain.propagation.state === 'in_sync' ? res.data.domain : undefined;
+  });
+  expect(status.propagation.serial).toBe(status.serial);
+  expect(status.propagation.servers).toEqual([
+    { server: `127.0.0.1:${knot.port}`, servedSerial: status.serial, state: 'in_sync', error: null, updatedAt: expect.any(String) },
+  ]);
+  // a change makes it pending again (or already in sync, if Knot was that fast), then in sync at the new serial
+  const rec = await app.gql(`mutation { createRecord(input: {zone: "status.zk-one.test", owner: "x", type: "TXT", rdata: "\\"hello\\"", ttl: 300}) { id } }`);
+  expect(rec.errors).toBeUndefined();
+  const serial = await zoneSerial('status.zk-one.test');
+  expect(serial).toBeGreaterThan(status.serial);
+  await waitFor('propagation in_sync at the new serial', async () => {
+    const res = await app.gql(query);
+    const p = res.data.domain.propagation;
+    return p.state === 'in_sync' && p.servers[0].servedSerial === serial ? true : undefined;
+  });
+});
+
+test('a deleted zone is dropped by Knot; the catalog serial only rises', async () => {
+  const catalogBefore = await servedSerial(dnsPort, CATALOG);
+  const zone = await createZone('gone.zk-one.test');
+  await withDiag(waitFor('Knot to serve gone.zk-one.test', async () => ((await servedSerial(knot.port, 'gone.zk-one.test')) === zone.serial ? true : undefined)));
+  const res = await app.gql(`mutation { deleteDomain(zone: "gone.zk-one.test") }`);
+  expect(res.errors).toBeUndefined();
+  await withDiag(waitFor('Knot to drop gone.zk-one.test', async () => {
+    const r = await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', 'gone.zk-one.test', 'SOA']);
+    return r.status !== 'NOERROR' ? r.status : undefined;
+  }));
+  const catalogAfter = await servedSerial(dnsPort, CATALOG);
+  expect(catalogAfter).toBeGreaterThan(catalogBefore ?? -1);
+  // Knot's copy of the catalog is the primary's
+  await withDiag(waitFor('Knot to have the newest catalog', async () => {
+    const served = await servedSerial(knot.port, CATALOG);
+    if (served !== catalogAfter) throw new Error(`Knot serves catalog serial ${served}, primary ${catalogAfter}`);
+    return true;
+  }));
+});
+
+describe('the primary itself', () => {
+  test('SOA, data, NXDOMAIN, NODATA and REFUSED answers', async () => {
+    const zone = await createZone('q.zk-one.test');
+    const at = ['@127.0.0.1', '-p', String(dnsPort), '+norec'];
+    const soa = await dig([...at, 'q.zk-one.test', 'SOA']);
+    expect(soa.status).toBe('NOERROR');
+    expect(soa.stdout).toMatch(/flags: qr aa/);
+    expect(Number(records(soa).find((r) => r.type === 'SOA')!.rdata.split(' ')[2])).toBe(zone.serial);
+    const www = await dig([...at, 'www.q.zk-one.test', 'A']);
+    expect(records(www).map((r) => [r.type, r.rdata])).toEqual([['CNAME', 'q.zk-one.test.']]);
+    const nx = await dig([...at, 'nope.q.zk-one.test', 'A']);
+    expect(nx.status).toBe('NXDOMAIN');
+    expect(nx.stdout).toMatch(/AUTHORITY SECTION:\s*\nq\.zk-one\.test\.\s+\d+\s+IN\s+SOA/);
+    const nodata = await dig([...at, 'q.zk-one.test', 'MX']);
+    expect(nodata.status).toBe('NOERROR');
+    expect(records(nodata).filter((r) => r.type === 'MX')).toEqual([]);
+    const refused = await dig([...at, 'example.org', 'SOA']);
+    expect(refused.status).toBe('REFUSED');
+    const tcp = await dig([...at, '+tcp', 'q.zk-one.test', 'NS']);
+    expect(tcp.status).toBe('NOERROR');
+    expect(records(tcp).filter((r) => r.type === 'NS').length).toBeGreaterThan(0);
+    // the catalog zone (RFC 9432): version "2" and one PTR per member
+    const version = await dig([...at, `version.${CATALOG}`, 'TXT']);
+    expect(records(version).map((r) => r.rdata)).toEqual(['"2"']);
+  });
+
+  test('AXFR with TSIG (several messages for a big zone), and IXFR from the journal', async () => {
+    const zone = await createZone('xfr.zk-one.test');
+    // a big zone, written straight to the database (the API's speed is not what is tested here)
+    const db = new Client({ connectionString: app.settings.databaseUrl });
+    await db.connect();
+    try {
+      await db.query(
+        `insert into records (domain_id, owner, type, rdata, ttl)
+         select $1, 'big' || i, 'TXT', '"' || repeat('x', 200) || '"', 300 from generate_series(1, 400) as i`,
+        [zone.id],
+      );
+    } finally {
+      await db.end();
+    }
+    const axfr = await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), 'xfr.zk-one.test', 'AXFR']);
+    expect(axfr.stdout).not.toMatch(/failed|Couldn't verify|tsig verify failure|indicates error/i);
+    const rows = records(axfr);
+    expect(rows[0].type).toBe('SOA');
+    expect(rows[rows.length - 1].type).toBe('SOA');
+    expect(rows.filter((r) => r.type === 'TXT').length).toBe(400);
+    const messages = Number(/messages (\d+)/.exec(axfr.stdout)?.[1]);
+    expect(messages).toBeGreaterThan(1);
+
+    // IXFR from the zone's first serial: the journal holds the change
+    const rec = await app.gql(`mutation { createRecord(input: {zone: "xfr.zk-one.test", owner: "new", type: "A", rdata: "198.51.100.7", ttl: 300}) { id } }`);
+    expect(rec.errors).toBeUndefined();
+    const current = await zoneSerial('xfr.zk-one.test');
+    const ixfr = await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), 'xfr.zk-one.test', `IXFR=${zone.serial}`]);
+    expect(ixfr.stdout).not.toMatch(/failed|Couldn't verify|tsig verify failure|indicates error/i);
+    const ix = records(ixfr);
+    expect(ix.map((r) => `${r.type} ${r.type === 'SOA' ? r.rdata.split(' ')[2] : r.rdata}`)).toEqual([
+      `SOA ${current}`, `SOA ${zone.serial}`, `SOA ${current}`, 'A 198.51.100.7', `SOA ${current}`,
+    ]);
+    // a serial the journal cannot lead from: the whole zone (AXFR form)
+    const fallback = records(await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), 'xfr.zk-one.test', 'IXFR=1']));
+    expect(fallback.filter((r) => r.type === 'TXT').length).toBe(400);
+    expect(fallback.filter((r) => r.type === 'A').map((r) => r.rdata)).toEqual(['198.51.100.7']);
+    // up to date: just the SOA
+    const same = records(await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), 'xfr.zk-one.test', `IXFR=${current}`]));
+    expect(same.map((r) => r.type)).toEqual(['SOA']);
+    // the catalog by AXFR: a PTR for this zone
+    const catalog = records(await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), CATALOG, 'AXFR']));
+    expect(catalog).toContainEqual(expect.objectContaining({ name: `z${zone.id}.zones.${CATALOG}.`, type: 'PTR', rdata: 'xfr.zk-one.test.' }));
+  });
+
+  test('transfers are refused without the key, with a wrong key, and from an address not allowed', async () => {
+    const at = ['@127.0.0.1', '-p', String(dnsPort)];
+    const unsigned = await dig([...at, 'alpha.zk-one.test', 'AXFR']);
+    expect(unsigned.stdout).toMatch(/REFUSED|Transfer failed/);
+    expect(records(unsigned)).toEqual([]);
+    const wrongKey = await dig(['-y', `hmac-sha256:${KEY_NAME}:${randomBytes(32).toString('base64')}`, ...at, 'alpha.zk-one.test', 'AXFR']);
+    expect(wrongKey.stdout).toMatch(/NOTAUTH|BADSIG|tsig|failed/i);
+    expect(records(wrongKey).filter((r) => r.type !== 'TSIG')).toEqual([]);
+    const otherKey = await dig(['-y', `hmac-sha256:other-key:${SECRET}`, ...at, 'alpha.zk-one.test', 'AXFR']);
+    expect(records(otherKey).filter((r) => r.type !== 'TSIG')).toEqual([]);
+
+    // a second primary on the same database that allows transfers only to 10.9.9.9
+    const port = await freePort();
+    const settings = loadSettings({
+      DATABASE_URL: app.settings.databaseUrl!,
+      DNS_LISTEN: `127.0.0.1:${port}`,
+      TRANSFER_ALLOW: '10.9.9.9',
+      TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+      CATALOG_ZONE: CATALOG,
+    });
+    const primary: PrimaryServer = await startDnsRole(settings, app.settings.databaseUrl!, logger);
+    try {
+      const denied = await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(port), 'alpha.zk-one.test', 'AXFR']);
+      expect(denied.stdout).toMatch(/REFUSED|Transfer failed/);
+      expect(records(denied).filter((r) => r.type !== 'TSIG')).toEqual([]);
+      // ordinary queries are still answered
+      expect((await dig(['@127.0.0.1', '-p', String(port), 'alpha.zk-one.test', 'SOA'])).status).toBe('NOERROR');
+    } finally {
+      await primary.stop();
+    }
+  });
+});
