@@ -52,6 +52,8 @@ const RECORD_BODY: Record<string, FieldSpec> = {
   ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values' },
 };
 const ID_PARAM: Record<string, FieldSpec> = { id: { kind: 'int', required: true, description: 'identifier' } };
+const USER_QUERY: Record<string, FieldSpec> = { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } };
+const ZONE_QUERY: Record<string, FieldSpec> = { id: { kind: 'int', description: 'zone id' }, name: { kind: 'string', description: 'zone name' } };
 
 const recordInput = (inputs: Inputs) => ({
   zone: inputs.zone,
@@ -102,7 +104,7 @@ export const ROUTES: RouteSpec[] = [
   },
   {
     method: 'get', path: '/user/list', tag: 'users', summary: 'List all users, or one user with ?id= or ?email=', status: 200,
-    query: { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } },
+    query: USER_QUERY,
     response: { oneOf: [arrayOf('User'), ref('User')] },
     async handle(inputs, runner) {
       if (inputs.id !== undefined || inputs.email !== undefined) return getUser(inputs, runner);
@@ -111,7 +113,7 @@ export const ROUTES: RouteSpec[] = [
   },
   {
     method: 'get', path: '/user/list/:id', tag: 'users', summary: 'Get one user', status: 200, params: ID_PARAM,
-    query: { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } },
+    query: USER_QUERY,
     response: ref('User'),
     handle: getUser,
   },
@@ -148,13 +150,13 @@ export const ROUTES: RouteSpec[] = [
   {
     method: 'get', path: '/domain/list/zone/:zoneid', tag: 'domains', summary: 'Get one domain by zone id (or name)', status: 200,
     params: { zoneid: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
-    query: { id: { kind: 'int', description: 'zone id' }, name: { kind: 'string', description: 'zone name' } },
+    query: ZONE_QUERY,
     response: ref('Domain'),
     handle: getDomain,
   },
   {
     method: 'get', path: '/domain/list/zone', tag: 'domains', summary: 'Get one domain by ?id= or ?name=', status: 200,
-    query: { id: { kind: 'int', description: 'zone id' }, name: { kind: 'string', description: 'zone name' } },
+    query: ZONE_QUERY,
     response: ref('Domain'),
     handle: getDomain,
   },
