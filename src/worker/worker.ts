@@ -22,7 +22,7 @@ import { Notifier } from './notifier';
 
 export const CHANNEL = 'zonekeeper_changes';
 const POLL_MS = 1000;
-const STATUS_TICK_MS = 200;
+const STATUS_TICK_MS = 500;
 const CLAIM_BATCH = 500;
 const STATUS_BATCH = 50;
 /** a claimed status check may take this long before another worker may take it again */
@@ -44,6 +44,9 @@ export class PropagationWorker {
   private draining: Promise<void> | undefined;
   private drainAgain = false;
   private checking = false;
+  private checkAgain = false;
+  private kickTimer: NodeJS.Timeout | undefined;
+  private kickAt = Infinity;
   readonly notifier: Notifier;
   private readonly servers: Map<string, HostPort>;
 
@@ -157,7 +160,22 @@ export class PropagationWorker {
     // the catalog first: a new member zone must be known before its NOTIFY makes sense
     if (zones.delete(this.settings.catalogZone)) this.notifier.notifyAll(this.settings.catalogZone);
     for (const zone of zones) this.notifier.notifyAll(zone);
-    if (zones.size) setTimeout(() => void this.checkDue(), FIRST_CHECK_MS + 10).unref();
+    if (zones.size) this.scheduleCheck(FIRST_CHECK_MS + 5);
+  }
+
+  /** runs a status round in `ms` (or earlier if one is already scheduled earlier) */
+  private scheduleCheck(ms: number): void {
+    if (this.stopped) return;
+    const at = Date.now() + ms;
+    if (this.kickTimer && this.kickAt <= at) return;
+    if (this.kickTimer) clearTimeout(this.kickTimer);
+    this.kickAt = at;
+    this.kickTimer = setTimeout(() => {
+      this.kickTimer = undefined;
+      this.kickAt = Infinity;
+      void this.checkDue();
+    }, ms);
+    this.kickTimer.unref();
   }
 
   private async renotifyPending(): Promise<void> {
@@ -172,8 +190,13 @@ export class PropagationWorker {
 
   /** one round of status checks of the due rows */
   async checkDue(): Promise<void> {
-    if (this.checking || this.stopped || !this.servers.size) return;
+    if (this.stopped || !this.servers.size) return;
+    if (this.checking) {
+      this.checkAgain = true;
+      return;
+    }
     this.checking = true;
+    this.checkAgain = false;
     try {
       const { rows } = await this.pool.query<{ id: string; server: string; name: string; serial: string; attempts: number }>(
         `with due as (
@@ -191,6 +214,7 @@ export class PropagationWorker {
     } finally {
       this.checking = false;
     }
+    if (this.checkAgain) void this.checkDue();
   }
 
   private async checkOne(row: { id: number; server: string; zone: string; serial: number; attempts: number }): Promise<void> {
@@ -201,7 +225,7 @@ export class PropagationWorker {
       return;
     }
     const attempts = row.attempts + 1;
-    const delayMs = Math.min(MAX_CHECK_INTERVAL_MS, FIRST_CHECK_MS * 2 ** Math.min(attempts, 20));
+    const delayMs = Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FIRST_CHECK_MS * 1.6 ** Math.min(attempts, 30)));
     const result = await querySoaSerial(server, row.zone);
     let state: 'pending' | 'in_sync' | 'error' = 'pending';
     let error: string | null = null;
@@ -215,8 +239,9 @@ export class PropagationWorker {
       } else {
         error = `serves serial ${served}, zone is at ${row.serial}`;
         if (attempts >= LAG_ERROR_AFTER_ATTEMPTS) state = 'error';
-        // nudge it again (coalesced): a lost NOTIFY must not leave it behind until its refresh timer
-        if (attempts >= 2) this.notifier.request(row.zone, server);
+        // nudge it again (coalesced, one per window): a NOTIFY that reached the server during a transfer can be
+        // lost, and must not leave it behind until its refresh timer
+        this.notifier.request(row.zone, server);
       }
     } else {
       error = result.reason;
@@ -236,12 +261,14 @@ export class PropagationWorker {
          from domains d where s.id = $1 and d.id = s.domain_id`,
       [row.id, served, state, error, row.serial, attempts, delayMs],
     );
+    if (state !== 'in_sync') this.scheduleCheck(delayMs);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.statusTimer) clearInterval(this.statusTimer);
+    if (this.kickTimer) clearTimeout(this.kickTimer);
     this.notifier.stop();
     await this.draining?.catch(() => undefined);
     while (this.checking) await new Promise((resolve) => setTimeout(resolve, 20));
