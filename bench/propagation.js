@@ -110,7 +110,7 @@ database:
     storage: "${dir}/db"
 log:
   - target: stderr
-    any: warning
+    any: ${process.env.KNOT_LOG || "warning"}
 key:
   - id: ${KEY_NAME}
     algorithm: hmac-sha256
