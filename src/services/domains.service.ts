@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
 import { parseZoneName } from '../dns/name';
-import { initialSerial } from '../dns/serial';
+import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { Domain, Record, User } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
@@ -57,7 +57,7 @@ export class DomainsService {
     return inTransaction(ctx.em, async (em) => {
       const user = await em.findOne(User, { id: input.userId });
       if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-      const serial = initialSerial(this.settings.serialPolicy, new Date());
+      const serial = await this.firstSerial(em, name);
       const domain = em.create(Domain, { user, name, serial });
       await em.flush(); // the unique constraint on the name decides between concurrent creates
       const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
@@ -73,6 +73,21 @@ export class DomainsService {
       await em.flush();
       return toRow(domain);
     });
+  }
+
+  /**
+   * A new zone starts at the policy's first serial, or above the last serial the name had if it was deleted
+   * before: a secondary that still holds the old zone must see the new one as newer (serials never go back).
+   */
+  private async firstSerial(em: RequestContext['em'], name: string): Promise<number> {
+    const initial = initialSerial(this.settings.serialPolicy, new Date());
+    const [last] = await em.getConnection().execute<{ serial_after: string }[]>(
+      'select serial_after from changes where zone = ? order by id desc limit 1',
+      [name],
+    );
+    if (!last) return initial;
+    const previous = Number(last.serial_after);
+    return serialGreaterThan(initial, previous) ? initial : nextSerial(previous, this.settings.serialPolicy, new Date());
   }
 
   /** Deletes a zone and all its records in one transaction, and removes it from the catalog. */

@@ -291,3 +291,17 @@ describe('per-user keys', () => {
     expect((await app.gql('{ users { totalCount } }', {}, secret)).status).toBe(401);
   });
 });
+
+describe('serials never go back', () => {
+  it('a zone deleted and created again starts above its last serial', async () => {
+    await createZone(app, userId, 'reborn.test');
+    for (let i = 0; i < 3; i++) {
+      await app.gql(CREATE_RECORD, { input: { zone: 'reborn.test', owner: `h${i}`, type: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 } });
+    }
+    const before = (await app.gql(`{ domain(name: "reborn.test") { serial } }`)).data.domain.serial;
+    await app.gql(`mutation { deleteDomain(zone: "reborn.test") }`);
+    await createZone(app, userId, 'reborn.test');
+    const after = (await app.gql(`{ domain(name: "reborn.test") { serial } }`)).data.domain.serial;
+    expect(after).toBeGreaterThan(before);
+  });
+});
