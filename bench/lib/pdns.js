@@ -1,0 +1,83 @@
+'use strict';
+// PowerDNS Authoritative (Debian's pdns-server + pdns-backend-pgsql), the reference of the side-by-side
+// run: our own config dir, `launch=gpgsql` on its own database, its HTTP API on a free loopback port.
+const fs = require('node:fs');
+const path = require('node:path');
+const { execFileSync } = require('node:child_process');
+const { freePort, request, startProcess, waitForHttp } = require('./proc');
+
+const SCHEMA = '/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql';
+
+function pdnsBinary() {
+  for (const candidate of ['/usr/sbin/pdns_server', '/usr/bin/pdns_server']) if (fs.existsSync(candidate)) return candidate;
+  return 'pdns_server';
+}
+
+function pdnsVersion() {
+  try {
+    const out = execFileSync(pdnsBinary(), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    return (out.match(/PowerDNS Authoritative Server (\S+)/) || [])[1] ?? out.split('\n')[0];
+  } catch (error) {
+    const text = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+    return (text.match(/PowerDNS Authoritative Server (\S+)/) || [])[1] ?? 'unknown';
+  }
+}
+
+/** Loads the gpgsql schema into `database` (fresh) through an admin pg client of that database. */
+async function loadSchema(client) {
+  await client.query(fs.readFileSync(SCHEMA, 'utf8'));
+}
+
+async function startPdns({ dir, db, apiKey, logFile }) {
+  fs.mkdirSync(dir, { recursive: true });
+  const apiPort = await freePort();
+  const dnsPort = await freePort();
+  const conf = [
+    'launch=gpgsql',
+    `gpgsql-host=${db.host}`,
+    `gpgsql-port=${db.port}`,
+    `gpgsql-dbname=${db.database}`,
+    `gpgsql-user=${db.user}`,
+    `gpgsql-password=${db.password ?? ''}`,
+    'api=yes',
+    `api-key=${apiKey}`,
+    'webserver=yes',
+    'webserver-address=127.0.0.1',
+    `webserver-port=${apiPort}`,
+    'webserver-allow-from=127.0.0.1/32',
+    'local-address=127.0.0.1',
+    `local-port=${dnsPort}`,
+    `socket-dir=${dir}`,
+    'daemon=no',
+    'guardian=no',
+    'disable-syslog=yes',
+    'loglevel=4',
+    'default-soa-content=ns1.example.net. hostmaster.example.net. 0 10800 3600 604800 3600',
+  ].join('\n');
+  fs.writeFileSync(path.join(dir, 'pdns.conf'), `${conf}\n`);
+  const proc = startProcess(pdnsBinary(), [`--config-dir=${dir}`], { logFile, env: { PATH: process.env.PATH } });
+  const base = `http://127.0.0.1:${apiPort}/api/v1/servers/localhost`;
+  const headers = { 'x-api-key': apiKey };
+  try {
+    // without the key the API answers 401: it is up; then check the key
+    await waitForHttp(base, { child: proc.child, ok: (status) => status === 200 || status === 401, timeoutMs: 30_000 });
+    const res = await request('GET', base, { headers });
+    if (res.status !== 200) throw new Error(`PowerDNS API answered ${res.status} with the key`);
+  } catch (error) {
+    await proc.stop();
+    throw new Error(`PowerDNS did not start (log: ${logFile}): ${error.message}`);
+  }
+  return {
+    ...proc,
+    apiPort,
+    base,
+    headers,
+    async api(method, route, body, expect = [200, 201, 204]) {
+      const res = await request(method, `${base}${route}`, { headers, body });
+      if (!expect.includes(res.status)) throw new Error(`PowerDNS ${method} ${route} → ${res.status} ${res.text.slice(0, 300)}`);
+      return res.json;
+    },
+  };
+}
+
+module.exports = { startPdns, loadSchema, pdnsVersion, SCHEMA };

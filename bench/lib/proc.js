@@ -1,0 +1,165 @@
+'use strict';
+// Small process/network helpers for the benchmarks: free loopback ports, starting and stopping child
+// processes, waiting for an HTTP endpoint, and reading a process's memory from /proc.
+const fs = require('node:fs');
+const net = require('node:net');
+const http = require('node:http');
+const { spawn } = require('node:child_process');
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** One HTTP request on loopback; the body is read in full (use streamTimed for large answers). */
+function request(method, url, { headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    const req = http.request(url, {
+      method,
+      headers: {
+        ...(payload !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
+        ...(payload !== undefined ? { 'content-length': Buffer.byteLength(payload) } : {}),
+        ...headers,
+      },
+    }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json;
+        try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+        resolve({ status: res.statusCode, text, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+/**
+ * GET that counts the bytes without keeping them: time to first and to last byte (ms), status and size.
+ * `onChunk` sees every chunk (used to check the JSON as it streams, without buffering 100,000 records).
+ */
+function streamTimed(url, headers = {}, onChunk) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    let firstByte;
+    let bytes = 0;
+    const req = http.get(url, { headers }, (res) => {
+      res.on('data', (chunk) => {
+        if (firstByte === undefined) firstByte = process.hrtime.bigint();
+        bytes += chunk.length;
+        if (onChunk) onChunk(chunk);
+      });
+      res.on('end', () => {
+        const ended = process.hrtime.bigint();
+        resolve({
+          status: res.statusCode,
+          bytes,
+          ttfbMs: Number((firstByte ?? ended) - started) / 1e6,
+          totalMs: Number(ended - started) / 1e6,
+        });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+async function waitForHttp(url, { timeoutMs = 90_000, ok = (status) => status < 500, child } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`process exited with code ${child.exitCode} before ${url} answered`);
+    try {
+      const res = await request('GET', url);
+      if (ok(res.status)) return res;
+      last = `status ${res.status}`;
+    } catch (error) {
+      last = error.message;
+    }
+    await sleep(200);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs} ms (${last})`);
+}
+
+/** Starts a child process with its output going to a log file; stop() sends SIGTERM, then SIGKILL. */
+function startProcess(command, args, { env, cwd, logFile }) {
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(command, args, { env, cwd, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    child,
+    pid: child.pid,
+    exited,
+    async stop(graceMs = 15_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** VmRSS and VmHWM of a process in bytes, from /proc/<pid>/status. */
+function memoryOf(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => {
+    const match = status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm'));
+    return match ? Number(match[1]) * 1024 : NaN;
+  };
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+/** Samples a process's memory every `everyMs` until stop(); returns baseline, peak and the HWM before/after. */
+function sampleMemory(pid, everyMs = 5) {
+  const before = memoryOf(pid);
+  let peakRss = before.rss;
+  let samples = 0;
+  const timer = setInterval(() => {
+    try {
+      const { rss } = memoryOf(pid);
+      samples += 1;
+      if (rss > peakRss) peakRss = rss;
+    } catch { /* process gone */ }
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      const after = memoryOf(pid);
+      if (after.rss > peakRss) peakRss = after.rss;
+      return { before, after, peakRss, samples };
+    },
+  };
+}
+
+/** Machine-wide CPU time from /proc/stat (jiffies): busy, idle and steal (time the hypervisor gave to others). */
+function cpuStat() {
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+}
+
+/** Share of the machine's CPU time between two cpuStat() readings: busy and steal, in %. */
+function cpuShare(a, b) {
+  const busy = b.busy - a.busy;
+  const idle = b.idle - a.idle;
+  const steal = b.steal - a.steal;
+  const total = busy + idle + steal || 1;
+  return { busy: (100 * busy) / total, steal: (100 * steal) / total };
+}
+
+module.exports = { cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };

@@ -1,0 +1,53 @@
+'use strict';
+// Starts Zonekeeper as a user would after `npm run build`: `node dist/src/main.js` with settings in the
+// environment, on free loopback ports, against a database URL given by the caller.
+const path = require('node:path');
+const { freePort, request, startProcess, waitForHttp } = require('./proc');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs = [] }) {
+  const port = await freePort();
+  const dnsPort = await freePort();
+  const proc = startProcess(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'src', 'main.js')], {
+    cwd: ROOT,
+    logFile,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: databaseUrl,
+      API_KEY: apiKey,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+      ...env,
+    },
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${base}/health`, { child: proc.child, ok: (status) => status === 200 });
+  } catch (error) {
+    await proc.stop();
+    throw new Error(`Zonekeeper did not start (log: ${logFile}): ${error.message}`);
+  }
+  const headers = { 'x-api-key': apiKey };
+  return {
+    ...proc,
+    port,
+    base,
+    headers,
+    /** REST call as the admin; throws on an unexpected status */
+    async api(method, route, body, expect = [200, 201, 204]) {
+      const res = await request(method, `${base}/api${route}`, { headers, body });
+      if (!expect.includes(res.status)) throw new Error(`${method} /api${route} → ${res.status} ${res.text.slice(0, 300)}`);
+      return res.json;
+    },
+    async graphql(query, variables) {
+      const res = await request('POST', `${base}/graphql`, { headers, body: { query, variables } });
+      if (res.status !== 200 || res.json?.errors) throw new Error(`GraphQL → ${res.status} ${res.text.slice(0, 300)}`);
+      return res.json.data;
+    },
+  };
+}
+
+module.exports = { startService, ROOT };
