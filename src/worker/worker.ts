@@ -28,10 +28,15 @@ const STATUS_BATCH = 50;
 /** a claimed status check may take this long before another worker may take it again */
 const STATUS_LEASE = '10 seconds';
 /** failures (no answer, REFUSED, ...) in a row before a server is shown in state error */
-const ERROR_AFTER_ATTEMPTS = 8;
+const ERROR_AFTER_ATTEMPTS = 14;
 /** checks of a server that answers but lags before it is shown in state error */
-const LAG_ERROR_AFTER_ATTEMPTS = 14;
-const FIRST_CHECK_MS = 50;
+const LAG_ERROR_AFTER_ATTEMPTS = 20;
+/**
+ * The first checks of a change come at a steady short interval, then back off: a secondary busy with a
+ * transfer may drop a NOTIFY, and a quick re-NOTIFY keeps the propagation tail short (bench/propagation).
+ */
+const FAST_CHECKS = 10;
+const FAST_CHECK_MS = 100;
 const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
 
 export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
@@ -134,7 +139,7 @@ export class PropagationWorker {
                from domains d cross join unnest($2::text[]) as s(server) where d.id = any($1::bigint[])
              on conflict (domain_id, server) do update
                set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now()`,
-            [domainIds, [...this.servers.keys()], FIRST_CHECK_MS],
+            [domainIds, [...this.servers.keys()], FAST_CHECK_MS],
           );
         }
         await client.query('update changes set published_at = now() where id = any($1::bigint[])', [claimed.map((c) => c.id)]);
@@ -160,7 +165,7 @@ export class PropagationWorker {
     // the catalog first: a new member zone must be known before its NOTIFY makes sense
     if (zones.delete(this.settings.catalogZone)) this.notifier.notifyAll(this.settings.catalogZone);
     for (const zone of zones) this.notifier.notifyAll(zone);
-    if (zones.size) this.scheduleCheck(FIRST_CHECK_MS + 5);
+    if (zones.size) this.scheduleCheck(FAST_CHECK_MS + 5);
   }
 
   /** runs a status round in `ms` (or earlier if one is already scheduled earlier) */
@@ -225,7 +230,9 @@ export class PropagationWorker {
       return;
     }
     const attempts = row.attempts + 1;
-    const delayMs = Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FIRST_CHECK_MS * 1.6 ** Math.min(attempts, 30)));
+    const delayMs = attempts <= FAST_CHECKS
+      ? FAST_CHECK_MS
+      : Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FAST_CHECK_MS * 1.6 ** Math.min(attempts - FAST_CHECKS, 30)));
     const result = await querySoaSerial(server, row.zone);
     let state: 'pending' | 'in_sync' | 'error' = 'pending';
     let error: string | null = null;
