@@ -30,33 +30,43 @@ export async function startService(settings: Settings): Promise<RunningService> 
     process.stdout.write(`\nAdmin API key (shown once, store it now): ${generated}\n\n`);
   }
   const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+    await database.close();
+  };
   let httpServer: Server | undefined;
   let httpPort: number | undefined;
-  if (settings.roles.includes('api')) {
-    const app = await createApp(database.orm, services);
-    httpServer = await new Promise<Server>((resolve, reject) => {
-      const server = app.express.listen(settings.port, settings.host, () => resolve(server));
-      server.once('error', reject);
-    });
-    const address = httpServer.address();
-    httpPort = typeof address === 'object' && address ? address.port : settings.port;
-    logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
-    const server = httpServer;
-    stops.push(async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await app.apollo.stop();
-    });
-  }
-  // roles dns and worker (issue 5): the hidden primary and the propagation worker, each with its own pg pool
   let dnsPort: number | undefined;
-  if (settings.roles.includes('dns') && settings.dnsListen) {
-    const primary = await startDnsRole(settings, database.clientUrl, logger);
-    dnsPort = primary.port;
-    stops.push(() => primary.stop());
-  }
-  if (settings.roles.includes('worker')) {
-    const worker = await startWorker(settings, database.clientUrl, logger);
-    stops.push(() => worker.stop());
+  try {
+    if (settings.roles.includes('api')) {
+      const app = await createApp(database.orm, services);
+      const server = await new Promise<Server>((resolve, reject) => {
+        const listening = app.express.listen(settings.port, settings.host, () => resolve(listening));
+        listening.once('error', reject);
+      });
+      const address = server.address();
+      httpServer = server;
+      httpPort = typeof address === 'object' && address ? address.port : settings.port;
+      logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
+      stops.push(async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await app.apollo.stop();
+      });
+    }
+    // the hidden primary and the propagation worker, each with its own pg pool
+    if (settings.roles.includes('dns') && settings.dnsListen) {
+      const primary = await startDnsRole(settings, database.clientUrl, logger);
+      dnsPort = primary.port;
+      stops.push(() => primary.stop());
+    }
+    if (settings.roles.includes('worker')) {
+      const worker = await startWorker(settings, database.clientUrl, logger);
+      stops.push(() => worker.stop());
+    }
+  } catch (error) {
+    // a role that cannot start (a port in use, say) stops the ones already started: no half-running service
+    await stopAll().catch(() => undefined);
+    throw error;
   }
   return {
     settings,
@@ -64,10 +74,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
     httpServer,
     httpPort,
     dnsPort,
-    async stop() {
-      for (const stop of stops.reverse()) await stop();
-      await database.close();
-    },
+    stop: stopAll,
   };
 }
 
