@@ -9,7 +9,7 @@ const { Client } = require('pg');
 const { load } = require('./lib/load');
 const { wrk } = require('./lib/wrk');
 const { machineInfo } = require('./lib/machine');
-const { sleep, streamTimed, memoryOf, sampleMemory, request, cpuStat, cpuShare } = require('./lib/proc');
+const { sleep, streamTimed, memoryOf, sampleMemory, request, cpuStat, cpuShare, waitForQuiet, busyProcesses } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
 const { startPdns, loadSchema, pdnsVersion } = require('./lib/pdns');
 const { writeResults } = require('./lib/report');
@@ -323,6 +323,8 @@ async function main() {
   if (tools.status !== 0) throw new Error('could not install the benchmark tools (bench/ensure-bench-tools.sh)');
 
   const results = { machine: machineInfo(ROOT), settings: { quick: QUICK, seconds: SECONDS, adminUrl: ADMIN_URL.replace(/:[^:@/]*@/, ':***@') }, failures: [] };
+  results.quiet = await waitForQuiet({ maxMs: Number(process.env.BENCH_QUIET_WAIT_S ?? 180) * 1000, log });
+  log(results.quiet.quiet ? `machine quiet (${results.quiet.busyPercent.toFixed(0)}% CPU busy)` : `machine still busy after ${(results.quiet.waitedMs / 1000).toFixed(0)} s; measuring anyway`);
   results.loadavgStart = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const cpuStart = cpuStat();
   results.machine.postgres = await serverVersion(ADMIN_URL);
@@ -401,6 +403,7 @@ async function main() {
   }
   results.wallSeconds = (Date.now() - started) / 1000;
   results.cpuRun = cpuShare(cpuStart, cpuStat());
+  results.busyAtEnd = await busyProcesses();
   const file = writeResults(path.join(__dirname, 'RESULTS.md'), results);
   log(`results written to ${path.relative(ROOT, file)} (${results.wallSeconds.toFixed(0)} s)`);
   if (results.failures.length) {

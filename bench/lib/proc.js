@@ -162,4 +162,49 @@ function cpuShare(a, b) {
   return { busy: (100 * busy) / total, steal: (100 * steal) / total };
 }
 
-module.exports = { cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };
+/** CPU time (s) of every process now: pid → { cpu, command }. */
+function processTimes() {
+  const out = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const command = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ').trim() || stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      out.set(Number(entry), { cpu: (Number(fields[11]) + Number(fields[12])) / 100, command });
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/** The processes that used more than `minShare` of one CPU over `ms`, busiest first. */
+async function busyProcesses(ms = 2000, minShare = 0.1) {
+  const before = processTimes();
+  await sleep(ms);
+  const after = processTimes();
+  const busy = [];
+  for (const [pid, { cpu, command }] of after) {
+    const share = (cpu - (before.get(pid)?.cpu ?? cpu)) / (ms / 1000);
+    if (share >= minShare && pid !== process.pid) busy.push({ pid, share, command: command.slice(0, 100) });
+  }
+  return busy.sort((a, b) => b.share - a.share);
+}
+
+/**
+ * The machine is shared: waits until it is quiet (CPU busy below `threshold` % over 3 s), at most `maxMs`.
+ * Returns how long it waited, whether it got quiet, and what was busy when it started waiting.
+ */
+async function waitForQuiet({ threshold = 25, maxMs = 180_000, log = () => undefined } = {}) {
+  const started = Date.now();
+  const busyAtStart = await busyProcesses();
+  while (true) {
+    const a = cpuStat();
+    await sleep(3000);
+    const share = cpuShare(a, cpuStat());
+    if (share.busy < threshold) return { waitedMs: Date.now() - started, quiet: true, busyAtStart, busyPercent: share.busy };
+    if (Date.now() - started > maxMs) return { waitedMs: Date.now() - started, quiet: false, busyAtStart, busyPercent: share.busy };
+    log(`the machine is busy (${share.busy.toFixed(0)}% CPU); waiting for it to be quiet`);
+  }
+}
+
+module.exports = { busyProcesses, waitForQuiet, cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };

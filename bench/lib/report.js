@@ -39,7 +39,9 @@ function writeResults(file, r) {
   push(`| PostgreSQL (127.0.0.1:5432) | ${m.postgres} |`);
   push(`| PowerDNS Authoritative | ${m.pdns} (Debian package, gpgsql backend) |`);
   push(`| load generators | autocannon ${m.autocannon} (GraphQL, in the bench process) and wrk ${m.wrk} (writes, zone fetch), on the same machine |`);
-  push(`| load average at start | ${r.loadavgStart} (other work on the machine shows here and in the CPU columns below) |`);
+  const procs = (list) => (list.length ? list.map((p) => `\`${p.command.replace(/\|/g, '\\|')}\` ${(100 * p.share).toFixed(0)}%`).join('; ') : 'none');
+  push(`| other work on the machine | before the run: ${procs(r.quiet.busyAtStart)}; ${r.quiet.quiet ? `waited ${(r.quiet.waitedMs / 1000).toFixed(0)} s for a quiet machine` : `**still ${r.quiet.busyPercent.toFixed(0)}% busy after ${(r.quiet.waitedMs / 1000).toFixed(0)} s: measured anyway, numbers disturbed**`}; after the run: ${procs(r.busyAtEnd ?? [])} |`);
+  push(`| load average at start | ${r.loadavgStart} |`);
   push(`| machine CPU over the whole run | ${r.cpuRun.busy.toFixed(0)}% busy, ${r.cpuRun.steal.toFixed(0)}% stolen by the hypervisor |`);
   push(`| whole run | ${r.wallSeconds.toFixed(0)} s${r.settings.quick ? ' (BENCH_QUICK=1: shortened runs, not for comparison)' : ''} |`);
   push('');

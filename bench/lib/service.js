@@ -6,10 +6,10 @@ const { freePort, request, startProcess, waitForHttp } = require('./proc');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs = [] }) {
+async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs = [], main = path.join(ROOT, 'dist', 'src', 'main.js') }) {
   const port = await freePort();
   const dnsPort = await freePort();
-  const proc = startProcess(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'src', 'main.js')], {
+  const proc = startProcess(process.execPath, [...nodeArgs, main], {
     cwd: ROOT,
     logFile,
     env: {
