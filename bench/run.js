@@ -346,45 +346,64 @@ async function main() {
     await db.connect();
     results.startRss = memoryOf(svc.pid).rss;
 
+    /** one benchmark: a failure is recorded (and fails the run) but the other benchmarks still run */
+    const step = async (name, fn) => {
+      try {
+        return await fn();
+      } catch (error) {
+        log(`FAILED: ${name}: ${error.message}`);
+        results.failures.push(`${name}: ${error.message}`);
+        return undefined;
+      }
+    };
+
     // 3. GraphQL
-    const graph = await seedGraph(svc, db);
+    const graph = await step('GraphQL seeding', () => seedGraph(svc, db));
     results.graphSeed = graph;
-    const dump = spawnSync('pg_dump', ['--no-owner', '--no-privileges', '-f', dumpFile, urlFor(ZK_DB)], { encoding: 'utf8' });
-    if (dump.status !== 0) throw new Error(`pg_dump failed: ${dump.stderr}`);
-    results.graphql = await graphqlLatency(svc, { users: 100, zones: graph.zones, records: graph.records });
+    let dumped = false;
+    if (graph) {
+      const dump = spawnSync('pg_dump', ['--no-owner', '--no-privileges', '-f', dumpFile, urlFor(ZK_DB)], { encoding: 'utf8' });
+      dumped = dump.status === 0;
+      if (!dumped) results.failures.push(`pg_dump failed: ${dump.stderr}`);
+      results.graphql = await step('GraphQL latency', () => graphqlLatency(svc, { users: 100, zones: graph.zones, records: graph.records }));
+    }
 
     // 1. writes, then 4. PowerDNS side by side
-    results.writes = await ourWrites(svc);
-    const pdb = new Client({ connectionString: urlFor(PDNS_DB) });
-    await pdb.connect();
-    await loadSchema(pdb);
-    await pdb.end();
-    const pdbUrl = new URL(urlFor(PDNS_DB));
-    log('starting PowerDNS (pdns_server, launch=gpgsql)');
-    pdns = await startPdns({
-      dir: path.join(TMP, `pdns-${STAMP}`),
-      db: { host: pdbUrl.hostname, port: pdbUrl.port || 5432, database: PDNS_DB, user: decodeURIComponent(pdbUrl.username) || 'postgres', password: decodeURIComponent(pdbUrl.password) },
-      apiKey: PDNS_KEY,
-      logFile: path.join(TMP, `pdns-${STAMP}.log`),
+    results.writes = await step('Zonekeeper writes', () => ourWrites(svc));
+    pdns = await step('PowerDNS start', async () => {
+      const pdb = new Client({ connectionString: urlFor(PDNS_DB) });
+      await pdb.connect();
+      await loadSchema(pdb);
+      await pdb.end();
+      const pdbUrl = new URL(urlFor(PDNS_DB));
+      log('starting PowerDNS (pdns_server, launch=gpgsql)');
+      return startPdns({
+        dir: path.join(TMP, `pdns-${STAMP}`),
+        db: { host: pdbUrl.hostname, port: pdbUrl.port || 5432, database: PDNS_DB, user: decodeURIComponent(pdbUrl.username) || 'postgres', password: decodeURIComponent(pdbUrl.password) },
+        apiKey: PDNS_KEY,
+        logFile: path.join(TMP, `pdns-${STAMP}.log`),
+      });
     });
-    results.pdnsWrites = await pdnsWrites(pdns);
-    results.fetch = { ours: await ourZoneFetch(svc, db), pdns: await pdnsZoneFetch(pdns) };
-    await pdns.stop();
-    pdns = undefined;
+    const oursFetch = await step('Zonekeeper zone fetch', () => ourZoneFetch(svc, db));
+    if (pdns) {
+      results.pdnsWrites = await step('PowerDNS writes', () => pdnsWrites(pdns));
+      const pdnsFetch = await step('PowerDNS zone fetch', () => pdnsZoneFetch(pdns));
+      if (oursFetch && pdnsFetch) results.fetch = { ours: oursFetch, pdns: pdnsFetch };
+      await pdns.stop();
+      pdns = undefined;
+    }
 
     // 2. the 100,000-record list
-    results.list = await recordList(svc, db);
+    results.list = await step('record list', () => recordList(svc, db));
     await db.end();
     db = undefined;
     await svc.stop();
     svc = undefined;
 
     // 3b. statements per GraphQL request
-    try {
-      results.statements = await countStatements(dumpFile);
-    } catch (error) {
-      results.statementsError = error.message;
-      results.failures.push(`statement count: ${error.message}`);
+    if (dumped) {
+      results.statements = await step('statement count', () => countStatements(dumpFile));
+      if (!results.statements) results.statementsError = results.failures[results.failures.length - 1];
     }
   } finally {
     await db?.end().catch(() => undefined);

@@ -127,7 +127,10 @@ function writeResults(file, r) {
     push('## 4. Side by side with PowerDNS Authoritative', '');
     push(`PowerDNS ${m.pdns} from Debian's packages, \`launch=gpgsql\` on its own fresh database on the same PostgreSQL`);
     push('(schema `/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql`), HTTP API on a loopback port with an API key,');
-    push('default settings otherwise (`soa-edit-api=DEFAULT`: the SOA serial rises on every API change, as ours does).', '');
+    push('default settings otherwise (`soa-edit-api=DEFAULT`: the SOA serial rises on every API change, as ours does).');
+    push('Both systems are loaded with wrk and the same generated Lua script: PowerDNS\'s API closes the connection after');
+    push('every answer, which autocannon mis-times (it writes the next request into the closing socket: ECONNRESETs and');
+    push('inflated latencies); wrk reconnects cleanly. Zonekeeper keeps its connections open.', '');
     push('**Writes**: one A record per request at concurrency 16 into 100 zones. PowerDNS: `PATCH /api/v1/servers/localhost/zones/<zone>`');
     push('with one rrset of a new name, `changetype: REPLACE`; every answer must be 204. Same warm-up and duration as ours.', '');
     push(LOAD_HEAD);
