@@ -1,15 +1,16 @@
 import { LockMode } from '@mikro-orm/core';
+import { lockZone, LockedZone, LockRequest, StoredRow, writeZoneChange } from '../repositories/zone-writes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { nextSerial } from '../dns/serial';
 import { soaSerial, withSerial } from '../dns/zone-rules';
-import { CatalogState, Change, Domain, Record } from '../entities';
+import { CatalogState, Change, Domain } from '../entities';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import { DomainError } from '../errors/catalogue';
 import type { Principal } from '../auth/principal';
 
-export const journalRecord = (record: Pick<Record, 'owner' | 'type' | 'ttl' | 'rdata'>): JournalRecord => ({
+export const journalRecord = (record: JournalRecord): JournalRecord => ({
   owner: record.owner,
   type: record.type,
   ttl: record.ttl,
@@ -17,65 +18,81 @@ export const journalRecord = (record: Pick<Record, 'owner' | 'type' | 'ttl' | 'r
 });
 
 /**
- * One change of one zone, inside the caller's transaction. It locks the zone row first, so that the changes
- * of a zone are serialised (the zone rules are checked against a stable zone) and the serial rises exactly
- * once per committed change (contract-decisions §3). `finish()` raises the serial, rewrites the SOA and writes
- * the journal/outbox row that the propagation worker and IXFR read.
+ * One change of one zone, inside the caller's transaction. `lock` reads and locks the zone row first, so
+ * that the changes of a zone are serialised (the zone rules are checked against a stable zone) and the serial
+ * rises exactly once per committed change (contract-decisions §3). `commit` raises the serial, rewrites the
+ * SOA and writes the journal/outbox row that the propagation worker and IXFR read, in one statement.
  */
 export class ZoneChange {
   readonly removed: JournalRecord[] = [];
   readonly added: JournalRecord[] = [];
+  private readonly inserts: JournalRecord[] = [];
+  private readonly deleteIds: number[] = [];
+  private update?: StoredRow;
 
   private constructor(
-    readonly em: EntityManager,
-    readonly domain: Domain,
+    private readonly em: EntityManager,
     private readonly settings: Settings,
+    readonly zone: LockedZone,
   ) {}
 
-  static async lock(em: EntityManager, settings: Settings, principal: Principal, where: { id?: number; name?: string }): Promise<ZoneChange> {
-    const filter: { id?: number; name?: string; user?: number } = { ...where };
-    if (principal.kind === 'user') filter.user = principal.userId;
-    const domain = await em.findOne(Domain, filter, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', where.id !== undefined ? 'id' : 'zone');
-    return new ZoneChange(em, domain, settings);
+  /**
+   * Locks a zone the principal may see, with its records at `owner` (or all of them) and the record
+   * `targetId`; ZONE_NOT_FOUND (or RECORD_NOT_FOUND when found through a record) otherwise.
+   */
+  static async lock(em: EntityManager, settings: Settings, principal: Principal, request: Omit<LockRequest, 'scopeUserId'>): Promise<ZoneChange> {
+    const zone = await lockZone(em, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined });
+    if (!zone) {
+      if ('recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+      throw DomainError.notFound('ZONE_NOT_FOUND', 'id' in request.zone ? 'id' : 'zone');
+    }
+    return new ZoneChange(em, settings, zone);
   }
 
-  /** All records of the zone at one owner (the zone rules look at no more than that). */
-  recordsAt(owner: string): Promise<Record[]> {
-    return this.em.find(Record, { domain: this.domain.id, owner }, { orderBy: { id: 'asc' } });
+  insert(record: JournalRecord): void {
+    this.inserts.push(record);
+    this.added.push(journalRecord(record));
   }
 
-  soaRecord(): Promise<Record | null> {
-    return this.em.findOne(Record, { domain: this.domain.id, owner: '@', type: 'SOA' });
+  replace(current: StoredRow, next: JournalRecord): void {
+    this.update = { ...next, id: current.id };
+    this.removed.push(journalRecord(current));
+    this.added.push(journalRecord(next));
+  }
+
+  remove(record: StoredRow): void {
+    this.deleteIds.push(record.id);
+    this.removed.push(journalRecord(record));
   }
 
   /**
-   * Raises the serial (unless the caller set a higher one through an SOA edit), updates the SOA record and
-   * writes the journal row.
+   * Writes the change. The serial rises by the zone's policy, or becomes `serialSetByCaller` (an SOA edit or
+   * a zone file that raised it); `soaRdata`/`soaTtl` replace the SOA's other fields (zone-file import).
+   * Returns the ids of the inserted records.
    */
-  async finish(soa?: Record, serialSetByCaller?: number): Promise<void> {
-    const record = soa ?? (await this.soaRecord());
-    if (!record) throw new Error(`zone ${this.domain.name} has no SOA record`);
-    const before = this.domain.serial;
-    const after = serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
-    if (serialSetByCaller === undefined) {
-      this.removed.push(journalRecord(record));
-      record.rdata = withSerial(record.rdata, after);
-      this.added.push(journalRecord(record));
+  async commit(options: { serialSetByCaller?: number; soaRdata?: string; soaTtl?: number } = {}): Promise<number[]> {
+    const before = this.zone.serial;
+    const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
+    const soaEdited = this.update?.id === this.zone.soa.id;
+    let soa: { id: number; rdata: string; ttl: number } | undefined;
+    if (!soaEdited) {
+      const current = this.zone.soa;
+      soa = { id: current.id, rdata: withSerial(options.soaRdata ?? current.rdata, after), ttl: options.soaTtl ?? current.ttl };
+      this.removed.push(journalRecord(current));
+      this.added.push(journalRecord({ ...current, ...soa }));
     }
-    this.domain.serial = after;
-    this.em.persist(
-      this.em.create(Change, {
-        domainId: this.domain.id,
-        zone: this.domain.name,
-        kind: 'zone-changed',
-        serialBefore: before,
-        serialAfter: after,
-        removed: this.removed,
-        added: this.added,
-      }),
-    );
-    await this.em.flush();
+    return writeZoneChange(this.em, {
+      domainId: this.zone.id,
+      zone: this.zone.name,
+      serialBefore: before,
+      serialAfter: after,
+      inserts: this.inserts,
+      update: this.update,
+      deleteIds: this.deleteIds,
+      soa,
+      removed: this.removed,
+      added: this.added,
+    });
   }
 }
 

@@ -4,13 +4,12 @@ import type { CanonicalRecord } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { renderZoneFile, parseZoneFile } from '../dns/zone-file';
 import { checkZone, soaSerial, withSerial } from '../dns/zone-rules';
-import { Record } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { listDomains, listRecords } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import { normaliseZoneName } from './domains.service';
-import { journalRecord, ZoneChange } from './zone-change';
+import { ZoneChange } from './zone-change';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportResult { zone: string; added: number; removed: number; serial: number }
@@ -40,9 +39,8 @@ export class ZoneFilesService {
     const parsed = parseZoneFile(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
     if (!parsed.ok) throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE');
     return inTransaction(ctx.em, async (em) => {
-      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { name: zone });
-      const current = await em.find(Record, { domain: change.domain.id }, { orderBy: { id: 'asc' } });
-      const currentSoa = current.find((r) => r.type === 'SOA')!;
+      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true });
+      const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 
       const desired: CanonicalRecord[] =
@@ -57,7 +55,7 @@ export class ZoneFilesService {
       if (problems.length) throw errorFromProblems(problems);
 
       // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982)
-      const automatic = nextSerial(change.domain.serial, this.settings.serialPolicy, new Date());
+      const automatic = nextSerial(change.zone.serial, this.settings.serialPolicy, new Date());
       const fromFile = fileSoa ? soaSerial(fileSoa.rdata) : undefined;
       const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
       const desiredSoa = desired.find((r) => r.type === 'SOA')!;
@@ -71,20 +69,11 @@ export class ZoneFilesService {
           wanted.delete(identity(record));
           continue;
         }
-        change.removed.push(journalRecord(record));
-        em.remove(record);
+        change.remove(record); // a record whose TTL changes is removed and added again
         removed += 1;
       }
-      await em.flush(); // deletions first: a record whose TTL changes is removed and added again
-      for (const record of wanted.values()) {
-        const created = em.create(Record, { ...record, domain: change.domain });
-        change.added.push(journalRecord(created));
-      }
-      change.removed.push(journalRecord(currentSoa));
-      currentSoa.rdata = withSerial(desiredSoa.rdata, serial);
-      currentSoa.ttl = desiredSoa.ttl;
-      change.added.push(journalRecord(currentSoa));
-      await change.finish(currentSoa, serial);
+      for (const record of wanted.values()) change.insert(record);
+      await change.commit({ serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl });
       return { zone, added: wanted.size, removed, serial };
     });
   }
