@@ -1,4 +1,5 @@
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response } from 'express';
@@ -42,7 +43,13 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
-    plugins: [operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity)],
+    // schema-driven clients introspect; every /graphql request needs an API key anyway
+    introspection: true,
+    plugins: [
+      operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity),
+      // no cache hints are used; the plugin would otherwise wrap every field of every answer
+      ApolloServerPluginCacheControlDisabled(),
+    ],
   });
   await apollo.start();
 

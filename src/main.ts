@@ -1,3 +1,4 @@
+import './production-env';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';

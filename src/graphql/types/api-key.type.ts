@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 
-@ObjectType('ApiKey', { description: 'An API key; its secret is shown only once, when it is created.' })
+@ObjectType('ApiKey', { simpleResolvers: true, description: 'An API key; its secret is shown only once, when it is created.' })
 export class ApiKeyType {
   @Field(() => ID)
   id!: number;
@@ -18,7 +18,7 @@ export class ApiKeyType {
   revokedAt!: Date | null;
 }
 
-@ObjectType('CreatedApiKey')
+@ObjectType('CreatedApiKey', { simpleResolvers: true })
 export class CreatedApiKeyType {
   @Field(() => ApiKeyType)
   apiKey!: ApiKeyType;

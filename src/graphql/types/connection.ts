@@ -1,6 +1,6 @@
 import { ClassType, Field, Int, ObjectType } from 'type-graphql';
 
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field()
   hasNextPage!: boolean;
@@ -18,7 +18,7 @@ export interface ConnectionValue<T> {
 
 /** A page of a list: `nodes`, `pageInfo` and `totalCount` (counted only when selected). */
 export function Connection<T extends object>(node: ClassType<T>) {
-  @ObjectType()
+  @ObjectType({ simpleResolvers: true })
   abstract class ConnectionClass {
     @Field(() => [node])
     nodes!: T[];

@@ -4,11 +4,11 @@ import { DomainType } from './domain.type';
 import { RecordType } from './record.type';
 import { UserType } from './user.type';
 
-@ObjectType('UserConnection')
+@ObjectType('UserConnection', { simpleResolvers: true })
 export class UserConnection extends Connection(UserType) {}
 
-@ObjectType('DomainConnection')
+@ObjectType('DomainConnection', { simpleResolvers: true })
 export class DomainConnection extends Connection(DomainType) {}
 
-@ObjectType('RecordConnection')
+@ObjectType('RecordConnection', { simpleResolvers: true })
 export class RecordConnection extends Connection(RecordType) {}

@@ -1,6 +1,6 @@
 import { Field, Float, ID, ObjectType } from 'type-graphql';
 
-@ObjectType('Domain', { description: 'A DNS zone, owned by one user.' })
+@ObjectType('Domain', { simpleResolvers: true, description: 'A DNS zone, owned by one user.' })
 export class DomainType {
   @Field(() => ID)
   id!: number;

@@ -11,7 +11,7 @@ registerEnumType(PropagationStateEnum, {
   description: 'pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error).',
 });
 
-@ObjectType('ServerPropagation', { description: 'The state of one zone on one secondary name server.' })
+@ObjectType('ServerPropagation', { simpleResolvers: true, description: 'The state of one zone on one secondary name server.' })
 export class ServerPropagationType {
   @Field({ description: "The server, 'address:port' as configured in SECONDARIES." })
   server!: string;
@@ -29,7 +29,7 @@ export class ServerPropagationType {
   updatedAt!: Date | null;
 }
 
-@ObjectType('Propagation', { description: 'How far the current version of a zone has reached its secondary name servers.' })
+@ObjectType('Propagation', { simpleResolvers: true, description: 'How far the current version of a zone has reached its secondary name servers.' })
 export class PropagationType {
   @Field(() => Float, { description: 'The zone’s current SOA serial.' })
   serial!: number;

@@ -1,6 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 
-@ObjectType('RecordTypeField')
+@ObjectType('RecordTypeField', { simpleResolvers: true })
 export class RecordTypeFieldType {
   @Field()
   name!: string;
@@ -9,7 +9,7 @@ export class RecordTypeFieldType {
   description!: string;
 }
 
-@ObjectType('RecordTypeInfo', { description: 'A record type the service accepts, with its RDATA fields.' })
+@ObjectType('RecordTypeInfo', { simpleResolvers: true, description: 'A record type the service accepts, with its RDATA fields.' })
 export class RecordTypeInfoType {
   @Field()
   type!: string;

@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType('Record', { description: 'One DNS resource record.' })
+@ObjectType('Record', { simpleResolvers: true, description: 'One DNS resource record.' })
 export class RecordType {
   @Field(() => ID)
   id!: number;

@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 
-@ObjectType('User', { description: 'An account that owns zones.' })
+@ObjectType('User', { simpleResolvers: true, description: 'An account that owns zones.' })
 export class UserType {
   @Field(() => ID)
   id!: number;
