@@ -7,8 +7,6 @@ const USER = 'id email createdAt';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 export const OPERATIONS = {
-  listRecords: `query ListRecords($first: Int!, $after: String) {
-    records(first: $first, after: $after) { nodes { ${RECORD} } pageInfo { hasNextPage endCursor } } }`,
   getRecord: `query GetRecord($id: ID!) { record(id: $id) { ${RECORD} } }`,
   createRecord: `mutation CreateRecord($input: RecordInput!) { createRecord(input: $input) { ${RECORD} } }`,
   updateRecord: `mutation UpdateRecord($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { ${RECORD} } }`,

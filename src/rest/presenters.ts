@@ -2,7 +2,7 @@
  * GraphQL results → the documented REST shapes (service-interface.md §2, contract-decisions §1): record `id`
  * and `zone_id` as JSON integers, user `id` as a string of digits, `ttl` as a numeric string.
  */
-export interface GqlRecord { id: string; zone: string; owner: string; type: string; rdata: string; ttl: number }
+export interface GqlRecord { id: string | number; zone: string; owner: string; type: string; rdata: string; ttl: number }
 export interface GqlUser { id: string; email: string; createdAt: string }
 export interface GqlDomain { id: string; name: string; user: { id: string; email: string }; records: GqlRecord[] }
 

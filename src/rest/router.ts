@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response, Router } from 'express';
 import { GraphQLError } from 'graphql';
 import multer from 'multer';
-import { ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
+import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
 import { buildContext, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
 import { logger } from '../logger';
@@ -11,6 +11,7 @@ import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
 import { OPERATIONS } from './operations';
 import { FieldSpec, Inputs, RouteSpec, ROUTES, Runner } from './routes';
+import type { ConnectionValue } from '../graphql/types/connection';
 
 export interface RestDeps { apollo: ApolloServer<GraphQLContext>; orm: MikroORM; services: Services }
 
@@ -24,6 +25,11 @@ class RestError extends Error {
 /** GraphQL argument names → the REST field names a legacy client sent. */
 const REST_FIELD_NAMES: Record<string, string> = { type: 'rtype', userId: 'user_id' };
 const restField = (field: string) => REST_FIELD_NAMES[field] ?? field;
+
+/** A domain error thrown by a resolver called directly, in the REST error shape. */
+function fromDomainError(error: DomainError): RestError {
+  return new RestError(error.code, error.message, error.details.map((detail) => ({ ...detail, field: restField(detail.field) })));
+}
 
 function fromGraphQLErrors(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): RestError {
   const [first] = errors;
@@ -112,14 +118,16 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
   ];
 
   const runnerFor = (apiKey: string | undefined): Runner => {
-    const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
-      let contextValue: GraphQLContext;
+    const context = async (): Promise<GraphQLContext> => {
       try {
-        contextValue = await buildContext(orm, services, apiKey);
+        return await buildContext(orm, services, apiKey);
       } catch (error) {
         if (error instanceof GraphQLError) throw fromGraphQLErrors([error]);
         throw error;
       }
+    };
+    const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
+      const contextValue = await context();
       const response = await apollo.executeOperation<T>({ query: OPERATIONS[operation], variables }, { contextValue });
       if (response.body.kind !== 'single') throw new Error('unexpected incremental GraphQL response');
       const { data, errors } = response.body.singleResult;
@@ -133,6 +141,19 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
         do {
           const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, { ...variables, after });
           const page = data[field];
+          yield* page.nodes;
+          after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
+        } while (after !== undefined);
+      },
+      async *resolverPages<T>(list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>, first: number) {
+        let after: string | undefined;
+        do {
+          let page: ConnectionValue<T>;
+          try {
+            page = await list(await context(), { first, after });
+          } catch (error) {
+            throw error instanceof DomainError ? fromDomainError(error) : error;
+          }
           yield* page.nodes;
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);

@@ -45,21 +45,22 @@ export class RecordsArgs extends PageArgs {
   type?: string;
 }
 
-/** Nested lists (User.domains, Domain.records) are batched over all parents; `first` caps each parent's list. */
+/**
+ * Nested lists (User.domains, Domain.records) are batched over all parents; `first` caps each parent's list.
+ * No class-validator rules here: these arguments are read once per parent row, and validating them there
+ * costs more than the rest of the field (bench/FINDINGS.md); `nestedFirst` checks the one rule.
+ */
 @ArgsType()
 export class NestedListArgs {
-  @Field(() => Int, { nullable: true, description: 'At most this many items per parent (default: all).' })
-  @IsOptional()
-  @Min(1)
-  @Max(1_000_000)
-  first?: number;
+  @Field(() => Int, { nullable: true, description: 'At most this many items per parent, at least 1 (default: all).' })
+  first?: number | null;
 }
 
 @ArgsType()
 export class NestedRecordsArgs extends NestedListArgs {
   @Field(() => String, { nullable: true, description: "Only records at this owner ('@' for the apex)." })
-  owner?: string;
+  owner?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Only records of this type.' })
-  type?: string;
+  type?: string | null;
 }

@@ -8,7 +8,7 @@ import { UserType } from '../types/user.type';
 import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
-import { firstOf, listComplexity, nestedListComplexity } from './paging';
+import { firstOf, listComplexity, nestedFirst, nestedListComplexity } from './paging';
 
 @Resolver(() => DomainType)
 export class DomainResolver {
@@ -57,7 +57,7 @@ export class DomainResolver {
     const filter = {
       owner: args.owner?.toLowerCase() ?? undefined,
       type: args.type?.toUpperCase() ?? undefined,
-      perDomain: args.first ?? undefined,
+      perDomain: nestedFirst(args.first),
     };
     return ctx.loaders.recordsByDomainId(filter).load(domain.id);
   }

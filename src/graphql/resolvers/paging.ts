@@ -22,3 +22,10 @@ export function firstOf(args: { first: number }, ctx: GraphQLContext): number {
   if (args.first > max) throw DomainError.invalid('first', `first must be at most ${max}`, 'PAGE_TOO_LARGE');
   return args.first;
 }
+
+/** `first` of a nested list: a whole number of at least 1, or absent for all. */
+export function nestedFirst(first: number | null | undefined): number | undefined {
+  if (first === null || first === undefined) return undefined;
+  if (first < 1) throw DomainError.invalid('first', 'first must be at least 1', 'MIN');
+  return first;
+}

@@ -7,7 +7,7 @@ import { UserType } from '../types/user.type';
 import { NestedListArgs, UsersArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
-import { firstOf, listComplexity, nestedListComplexity } from './paging';
+import { firstOf, listComplexity, nestedFirst, nestedListComplexity } from './paging';
 
 @Resolver(() => UserType)
 export class UserResolver {
@@ -49,6 +49,6 @@ export class UserResolver {
 
   @FieldResolver(() => [DomainType], { description: "The user's zones, in id order.", complexity: nestedListComplexity })
   domains(@Args() args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.domainsByUserId({ first: args.first ?? undefined }).load(user.id);
+    return ctx.loaders.domainsByUserId({ first: nestedFirst(args.first) }).load(user.id);
   }
 }

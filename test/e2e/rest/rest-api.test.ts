@@ -236,6 +236,9 @@ describe('keys and tenancy', () => {
     expect((await app.http.delete('/api/domain/delete').set(aliceKey).type('form').send({ zone: 'bob-rest.test' })).status).toBe(404);
     const list = await app.http.get('/api/domain/list').set(aliceKey);
     expect(list.body.map((d: { zone: string }) => d.zone)).toEqual(['alice-rest.test']);
+    const records = await app.http.get('/api/record/list').set(aliceKey);
+    expect(records.body.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(records.body.map((r: { zone: string }) => r.zone))).toEqual(new Set(['alice-rest.test']));
     expect((await app.http.get(`/api/domain/list/zone/${bobZone}`).set(key)).body.records).toHaveLength(4);
   });
 });
