@@ -19,5 +19,7 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   transform: { '^.+\\.ts$': swc },
   testTimeout: 60000,
-  maxWorkers: 2,
+  // one test file at a time: the propagation tests wait on real DNS servers with deadlines, and the
+  // zone-checker corpus spawns thousands of processes; side by side on 2 cores they starve each other
+  maxWorkers: 1,
 };
