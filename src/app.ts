@@ -28,8 +28,12 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
   if (status === 413 || type === 'entity.too.large') {
     return res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
   }
-  if (type === 'entity.parse.failed' || (status && status >= 400 && status < 500)) {
+  if (type === 'entity.parse.failed' || type?.startsWith('charset') || type?.startsWith('encoding')) {
     return res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be parsed' }]));
+  }
+  if (status && status >= 400 && status < 500) {
+    // e.g. a path segment that is not valid percent-encoding
+    return res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request', [{ field: 'path', code: 'MALFORMED_REQUEST', message: 'the request could not be read' }]));
   }
   logger.error({ err: error }, 'unexpected error');
   return res.status(500).json(errorBody('INTERNAL'));
@@ -43,6 +47,8 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
+    // a variable of the wrong type is the client's mistake: 400 BAD_USER_INPUT
+    status400ForVariableCoercionErrors: true,
     // schema-driven clients introspect; every /graphql request needs an API key anyway
     introspection: true,
     plugins: [

@@ -1,6 +1,6 @@
 import { ApolloServerErrorCode, unwrapResolverError } from '@apollo/server/errors';
 import type { ValidationError } from 'class-validator';
-import type { GraphQLFormattedError } from 'graphql';
+import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { codeForField, DomainError, ERROR_CATALOGUE, ErrorDetail, isErrorCode } from '../errors/catalogue';
 import { logger } from '../logger';
@@ -46,6 +46,11 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && (CLIENT_CODES.has(code) || isErrorCode(code))) {
     return { ...base, extensions: { code, details: (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [] } };
+  }
+  const raisedByGraphQL = original instanceof GraphQLError && (!original.originalError || original.originalError instanceof GraphQLError);
+  if (!formatted.path && raisedByGraphQL) {
+    // a request-level error graphql-js raised itself (syntax, validation, variable values): the client's
+    return { ...base, extensions: { code: ApolloServerErrorCode.BAD_USER_INPUT, details: [] } };
   }
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
   return { ...base, message: ERROR_CATALOGUE.INTERNAL.message, extensions: { code: 'INTERNAL', details: [] } };

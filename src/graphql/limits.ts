@@ -48,13 +48,22 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
               extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }] },
             });
           }
-          const complexity = getComplexity({
-            schema,
-            operationName: request.operationName,
-            query: document,
-            variables: request.variables,
-            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-          });
+          let complexity: number;
+          try {
+            complexity = getComplexity({
+              schema,
+              operationName: request.operationName,
+              query: document,
+              variables: request.variables,
+              estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
+            });
+          } catch (error) {
+            // the cost is computed with the variables' values: a value of the wrong type is the client's mistake
+            if (error instanceof GraphQLError) {
+              throw new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
+            }
+            throw error;
+          }
           if (complexity > maxComplexity) {
             throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}`, {
               extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_COMPLEXITY', message: `cost ${complexity} exceeds ${maxComplexity}`, limit: maxComplexity }] },

@@ -305,3 +305,21 @@ describe('serials never go back', () => {
     expect(after).toBeGreaterThan(before);
   });
 });
+
+describe('client mistakes in the request itself', () => {
+  it.each([
+    ['a variable of the wrong type', 'query($f: Int) { records(first: $f) { nodes { id } } }', { f: 'x' }],
+    ['a field that does not exist', '{ records { nodes { colour } } }', {}],
+    ['a syntax error', '{ records { nodes { id }', {}],
+  ])('%s is a 4xx with a client code, not INTERNAL', async (_label, query, variables) => {
+    const res = await app.gql(query, variables);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(['BAD_USER_INPUT', 'GRAPHQL_VALIDATION_FAILED', 'GRAPHQL_PARSE_FAILED']).toContain(errorCode(res));
+  });
+
+  it('a nested first below 1 is refused', async () => {
+    const res = await app.gql('{ domains { nodes { records(first: 0) { id } } } }');
+    expect(errorCode(res)).toBe('INVALID_INPUT');
+  });
+});

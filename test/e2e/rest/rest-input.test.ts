@@ -95,3 +95,9 @@ describe('RESTKnot envelope', () => {
     expect(deleted.text).toBe('');
   });
 });
+
+test('a path segment that is not valid percent-encoding is a 400 about the request, not the body', async () => {
+  const res = await app.http.get('/api/domain/list/zone/%ZZ').set(key);
+  expect(res.status).toBe(400);
+  expect(res.body).toMatchObject({ error: 'BAD_REQUEST', details: [expect.objectContaining({ field: 'path' })] });
+});
