@@ -66,7 +66,7 @@ export class ApiKeysService {
         return undefined;
       }
       // serialise concurrent first starts (several processes over one database)
-      await tx.getConnection().execute('select pg_advisory_xact_lock(7041522)');
+      await tx.execute('select pg_advisory_xact_lock(7041522)');
       const admin = await tx.count(ApiKey, { user: null, revokedAt: null });
       if (admin > 0) return undefined;
       const secret = newSecret('zk_admin');

@@ -81,7 +81,7 @@ export class DomainsService {
    */
   private async firstSerial(em: RequestContext['em'], name: string): Promise<number> {
     const initial = initialSerial(this.settings.serialPolicy, new Date());
-    const [last] = await em.getConnection().execute<{ serial_after: string }[]>(
+    const [last] = await em.execute<{ serial_after: string }[]>(
       'select serial_after from changes where zone = ? order by id desc limit 1',
       [name],
     );

@@ -122,7 +122,7 @@ export async function changeCatalog(
 ): Promise<void> {
   const name = settings.catalogZone;
   // create the row once, then lock it: concurrent zone creates queue here for the catalog serial only
-  await em.getConnection().execute(
+  await em.execute(
     `insert into catalog_state (name, serial) values (?, ?) on conflict (name) do nothing`,
     [name, 0],
   );
