@@ -47,8 +47,6 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
-    // a variable of the wrong type is the client's mistake: 400 BAD_USER_INPUT
-    status400ForVariableCoercionErrors: true,
     // schema-driven clients introspect; every /graphql request needs an API key anyway
     introspection: true,
     plugins: [
