@@ -138,3 +138,14 @@ export async function writeZoneChange(em: EntityManager, write: ZoneWrite): Prom
   const [row] = await em.execute<any[]>(`with ${parts.join(',\n')} select coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`, params);
   return (row.inserted as (string | number)[]).map(Number);
 }
+
+/** The last serial a zone of this name had in the journal (a deleted zone's included), if any. */
+export async function lastJournalSerial(em: EntityManager, zone: string): Promise<number | undefined> {
+  const [last] = await em.execute<{ serial_after: string }[]>('select serial_after from changes where zone = ? order by id desc limit 1', [zone]);
+  return last ? Number(last.serial_after) : undefined;
+}
+
+/** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
+export async function ensureCatalogRow(em: EntityManager, catalog: string): Promise<void> {
+  await em.execute('insert into catalog_state (name, serial) values (?, 0) on conflict (name) do nothing', [catalog]);
+}

@@ -1,4 +1,5 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError, ErrorCode } from '../errors/catalogue';
 
 /** The database is the last guard of the rules that must hold under concurrency; its refusals become domain errors. */
@@ -36,7 +37,7 @@ export function mapDatabaseError(error: unknown): unknown {
 }
 
 /** Runs a unit of work in one transaction, turning constraint violations into domain errors. */
-export async function inTransaction<T>(em: import('@mikro-orm/postgresql').EntityManager, work: (em: import('@mikro-orm/postgresql').EntityManager) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
   try {
     return await em.transactional(work);
   } catch (error) {

@@ -4,6 +4,7 @@ import { parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { Domain, Record, User } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
+import { lastJournalSerial } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
@@ -81,12 +82,8 @@ export class DomainsService {
    */
   private async firstSerial(em: RequestContext['em'], name: string): Promise<number> {
     const initial = initialSerial(this.settings.serialPolicy, new Date());
-    const [last] = await em.execute<{ serial_after: string }[]>(
-      'select serial_after from changes where zone = ? order by id desc limit 1',
-      [name],
-    );
-    if (!last) return initial;
-    const previous = Number(last.serial_after);
+    const previous = await lastJournalSerial(em, name);
+    if (previous === undefined) return initial;
     return serialGreaterThan(initial, previous) ? initial : nextSerial(previous, this.settings.serialPolicy, new Date());
   }
 

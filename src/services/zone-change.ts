@@ -1,10 +1,10 @@
 import { LockMode } from '@mikro-orm/core';
-import { lockZone, LockedZone, LockRequest, StoredRow, writeZoneChange } from '../repositories/zone-writes';
+import { ensureCatalogRow, lockZone, LockedZone, LockRequest, StoredRow, writeZoneChange } from '../repositories/zone-writes';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { nextSerial } from '../dns/serial';
-import { soaSerial, withSerial } from '../dns/zone-rules';
+import { withSerial } from '../dns/zone-rules';
 import { CatalogState, Change, Domain } from '../entities';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import { DomainError } from '../errors/catalogue';
@@ -122,10 +122,7 @@ export async function changeCatalog(
 ): Promise<void> {
   const name = settings.catalogZone;
   // create the row once, then lock it: concurrent zone creates queue here for the catalog serial only
-  await em.execute(
-    `insert into catalog_state (name, serial) values (?, ?) on conflict (name) do nothing`,
-    [name, 0],
-  );
+  await ensureCatalogRow(em, name);
   const state = await em.findOneOrFail(CatalogState, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   const before = state.serial;
   const after = nextSerial(before, settings.serialPolicy, new Date());
@@ -145,4 +142,3 @@ export async function changeCatalog(
   );
 }
 
-export { soaSerial };

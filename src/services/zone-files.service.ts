@@ -3,7 +3,7 @@ import { scopeUserId } from '../auth/principal';
 import type { CanonicalRecord } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { renderZoneFile, parseZoneFile } from '../dns/zone-file';
-import { checkZone, soaSerial, withSerial } from '../dns/zone-rules';
+import { checkZone, soaSerial } from '../dns/zone-rules';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { listDomains, listRecords } from '../repositories/read-model';
 import type { RequestContext } from './context';
