@@ -44,6 +44,7 @@ function summarise(file, top = 25) {
 
 async function main() {
   if (!['write', 'list', 'graphql'].includes(scenario)) throw new Error('usage: node bench/profile.js write|list|graphql');
+  fs.mkdirSync(TMP, { recursive: true });
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
   await admin.query(`create database "${DB}"`);

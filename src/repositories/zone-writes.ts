@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JournalRecord } from '../entities/change.entity';
+import type { SqlTransaction } from './sql-transaction';
 
 /**
  * The write queries of a zone change, in one place: one statement reads and locks everything the zone rules
@@ -36,41 +37,38 @@ const RECORD_JSON = `json_build_object('id', r.id, 'owner', r.owner, 'type', r.t
 
 const toRow = (value: any): StoredRow => ({ id: Number(value.id), owner: value.owner, type: value.type, rdata: value.rdata, ttl: Number(value.ttl) });
 
+/** Collects the parameters of one statement and answers their placeholders (`$1`, `$2`…). */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
 /** Reads and locks (FOR UPDATE) one zone row with the records the rules need, in one statement. */
-export async function lockZone(em: EntityManager, request: LockRequest): Promise<LockedZone | undefined> {
-  const params: unknown[] = [];
+export async function lockZone(tx: SqlTransaction, request: LockRequest): Promise<LockedZone | undefined> {
+  const p = new Params();
   let sameOwnerFilter = 'true';
   if (!request.allRecords && request.owner !== undefined) {
-    sameOwnerFilter = 'r.owner = ?';
-    params.push(request.owner);
+    sameOwnerFilter = `r.owner = ${p.add(request.owner)}`;
   } else if (!request.allRecords) {
     // no owner given: the records at the owner of the target record
-    sameOwnerFilter = 'r.owner = (select t.owner from records t where t.id = ?)';
-    params.push(request.targetId ?? null);
+    sameOwnerFilter = `r.owner = (select t.owner from records t where t.id = ${p.add(request.targetId ?? null)})`;
   }
-  params.push(request.targetId ?? null);
+  const target = p.add(request.targetId ?? null);
   let where: string;
-  if ('name' in request.zone) {
-    where = 'd.name = ?';
-    params.push(request.zone.name);
-  } else if ('id' in request.zone) {
-    where = 'd.id = ?';
-    params.push(request.zone.id);
-  } else {
-    where = 'd.id = (select domain_id from records where id = ?)';
-    params.push(request.zone.recordId);
-  }
-  if (request.scopeUserId !== undefined) {
-    where += ' and d.user_id = ?';
-    params.push(request.scopeUserId);
-  }
-  const [row] = await em.execute<any[]>(
+  if ('name' in request.zone) where = `d.name = ${p.add(request.zone.name)}`;
+  else if ('id' in request.zone) where = `d.id = ${p.add(request.zone.id)}`;
+  else where = `d.id = (select domain_id from records where id = ${p.add(request.zone.recordId)})`;
+  if (request.scopeUserId !== undefined) where += ` and d.user_id = ${p.add(request.scopeUserId)}`;
+  const [row] = await tx.rows(
     `select d.id, d.name, d.serial,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
-        (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ?) as target,
+        (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa
        from domains d where ${where} for update of d`,
-    params,
+    p.values,
   );
   if (!row) return undefined;
   return {
@@ -102,40 +100,35 @@ export interface ZoneWrite {
  * run first when rows are also inserted, so that a record removed and added again (a new TTL) does not meet
  * itself in the unique index. Returns the ids of the inserted rows, in order.
  */
-/** A PostgreSQL array literal of ids (knex would spread a JS array binding into a list). */
-const idArray = (ids: number[]) => `{${ids.map((id) => Math.trunc(id)).join(',')}}`;
-
-export async function writeZoneChange(em: EntityManager, write: ZoneWrite): Promise<number[]> {
+export async function writeZoneChange(tx: SqlTransaction, write: ZoneWrite): Promise<number[]> {
   const deleteFirst = write.deleteIds.length > 0 && write.inserts.length > 0;
   if (deleteFirst) {
-    await em.execute('delete from records where domain_id = ? and id = any(?::bigint[])', [write.domainId, idArray(write.deleteIds)]);
+    await tx.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
   }
+  const p = new Params();
   const parts: string[] = [];
-  const params: unknown[] = [];
+  const domainId = p.add(write.domainId);
   if (write.deleteIds.length && !deleteFirst) {
-    parts.push('del as (delete from records where domain_id = ? and id = any(?::bigint[]))');
-    params.push(write.domainId, idArray(write.deleteIds));
+    parts.push(`del as (delete from records where domain_id = ${domainId} and id = any(${p.add(write.deleteIds)}::bigint[]))`);
   }
   if (write.update) {
-    parts.push('upd as (update records set owner = ?, type = ?, rdata = ?, ttl = ?, updated_at = now() where domain_id = ? and id = ?)');
     const u = write.update;
-    params.push(u.owner, u.type, u.rdata, u.ttl, write.domainId, u.id);
+    parts.push(`upd as (update records set owner = ${p.add(u.owner)}, type = ${p.add(u.type)}, rdata = ${p.add(u.rdata)}, ttl = ${p.add(u.ttl)},
+      updated_at = now() where domain_id = ${domainId} and id = ${p.add(u.id)})`);
   }
   parts.push(`ins as (insert into records (domain_id, owner, type, rdata, ttl)
-      select ?, x.owner, x.type, x.rdata, x.ttl
-        from rows from (json_to_recordset(?::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
+      select ${domainId}::bigint, x.owner, x.type, x.rdata, x.ttl
+        from rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
       order by x.n returning id)`);
-  params.push(write.domainId, JSON.stringify(write.inserts));
   if (write.soa) {
-    parts.push('soa as (update records set rdata = ?, ttl = ?, updated_at = now() where domain_id = ? and id = ?)');
-    params.push(write.soa.rdata, write.soa.ttl, write.domainId, write.soa.id);
+    parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
+      where domain_id = ${domainId} and id = ${p.add(write.soa.id)})`);
   }
-  parts.push('dom as (update domains set serial = ? where id = ?)');
-  params.push(write.serialAfter, write.domainId);
+  const serialAfter = p.add(write.serialAfter);
+  parts.push(`dom as (update domains set serial = ${serialAfter} where id = ${domainId})`);
   parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
-      values (?, ?, 'zone-changed', ?, ?, ?::jsonb, ?::jsonb))`);
-  params.push(write.domainId, write.zone, write.serialBefore, write.serialAfter, JSON.stringify(write.removed), JSON.stringify(write.added));
-  const [row] = await em.execute<any[]>(`with ${parts.join(',\n')} select coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`, params);
+      values (${domainId}, ${p.add(write.zone)}, 'zone-changed', ${p.add(write.serialBefore)}, ${serialAfter}, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb))`);
+  const [row] = await tx.rows(`with ${parts.join(',\n')} select coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`, p.values);
   return (row.inserted as (string | number)[]).map(Number);
 }
 

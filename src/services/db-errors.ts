@@ -1,5 +1,6 @@
 import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DatabaseError } from 'pg';
 import { DomainError, ErrorCode } from '../errors/catalogue';
 
 /** The database is the last guard of the rules that must hold under concurrency; its refusals become domain errors. */
@@ -21,15 +22,18 @@ function constraintOf(error: Error): string {
   return /constraint "([^"]+)"/.exec(error.message)?.[1] ?? '';
 }
 
+/** unique_violation 23505 and foreign_key_violation 23503 (PostgreSQL, Appendix A), as pg reports them on plain SQL */
+const isPgError = (error: unknown, sqlState: string): error is DatabaseError => error instanceof DatabaseError && error.code === sqlState;
+
 export function mapDatabaseError(error: unknown): unknown {
-  if (error instanceof UniqueConstraintViolationException) {
+  if (error instanceof UniqueConstraintViolationException || isPgError(error, '23505')) {
     const known = UNIQUE_CONSTRAINTS[constraintOf(error)];
     if (known) {
       const { message } = new DomainError(known.code);
       return new DomainError(known.code, message, [{ field: known.field, code: known.code, message }]);
     }
   }
-  if (error instanceof ForeignKeyConstraintViolationException) {
+  if (error instanceof ForeignKeyConstraintViolationException || isPgError(error, '23503')) {
     const known = FOREIGN_KEYS[constraintOf(error)];
     if (known) return DomainError.notFound(known.code, known.field);
   }

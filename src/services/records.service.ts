@@ -5,9 +5,8 @@ import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSer
 import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue';
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { inTransaction } from './db-errors';
 import { normaliseZoneName } from './domains.service';
-import { ZoneChange } from './zone-change';
+import { inZoneTransaction, ZoneChange } from './zone-change';
 
 export interface RecordChangeInput extends RecordInput { zone: string }
 
@@ -35,8 +34,8 @@ export class RecordsService {
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(zone, input);
-    return inTransaction(ctx.em, async (em) => {
-      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner });
+    return inZoneTransaction(ctx.em, async (tx) => {
+      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner });
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
       change.insert(record);
@@ -52,8 +51,8 @@ export class RecordsService {
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(zone, input);
-    return inTransaction(ctx.em, async (em) => {
-      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id });
+    return inZoneTransaction(ctx.em, async (tx) => {
+      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id });
       const current = change.zone.target;
       if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       if (change.zone.name !== zone) {
@@ -69,8 +68,8 @@ export class RecordsService {
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    await inTransaction(ctx.em, async (em) => {
-      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id });
+    await inZoneTransaction(ctx.em, async (tx) => {
+      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id });
       const target = change.zone.target;
       if (!target) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       const problems = checkRecordDeletion(change.zone.sameOwner, target);

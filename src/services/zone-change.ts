@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import { ensureCatalogRow, lockZone, LockedZone, LockRequest, StoredRow, writeZoneChange } from '../repositories/zone-writes';
+import { runSqlTransaction, SqlTransaction } from '../repositories/sql-transaction';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
@@ -8,6 +9,7 @@ import { withSerial } from '../dns/zone-rules';
 import { CatalogState, Change, Domain } from '../entities';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import { DomainError } from '../errors/catalogue';
+import { mapDatabaseError } from './db-errors';
 import type { Principal } from '../auth/principal';
 
 export const journalRecord = (record: JournalRecord): JournalRecord => ({
@@ -31,7 +33,7 @@ export class ZoneChange {
   private update?: StoredRow;
 
   private constructor(
-    private readonly em: EntityManager,
+    private readonly tx: SqlTransaction,
     private readonly settings: Settings,
     readonly zone: LockedZone,
   ) {}
@@ -40,13 +42,13 @@ export class ZoneChange {
    * Locks a zone the principal may see, with its records at `owner` (or all of them) and the record
    * `targetId`; ZONE_NOT_FOUND (or RECORD_NOT_FOUND when found through a record) otherwise.
    */
-  static async lock(em: EntityManager, settings: Settings, principal: Principal, request: Omit<LockRequest, 'scopeUserId'>): Promise<ZoneChange> {
-    const zone = await lockZone(em, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined });
+  static async lock(tx: SqlTransaction, settings: Settings, principal: Principal, request: Omit<LockRequest, 'scopeUserId'>): Promise<ZoneChange> {
+    const zone = await lockZone(tx, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined });
     if (!zone) {
       if ('recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       throw DomainError.notFound('ZONE_NOT_FOUND', 'id' in request.zone ? 'id' : 'zone');
     }
-    return new ZoneChange(em, settings, zone);
+    return new ZoneChange(tx, settings, zone);
   }
 
   insert(record: JournalRecord): void {
@@ -81,7 +83,7 @@ export class ZoneChange {
       this.removed.push(journalRecord(current));
       this.added.push(journalRecord({ ...current, ...soa }));
     }
-    return writeZoneChange(this.em, {
+    return writeZoneChange(this.tx, {
       domainId: this.zone.id,
       zone: this.zone.name,
       serialBefore: before,
@@ -93,6 +95,18 @@ export class ZoneChange {
       removed: this.removed,
       added: this.added,
     });
+  }
+}
+
+/**
+ * Runs one zone change in its own transaction (plain SQL on a connection of the ORM's pool, see
+ * `runSqlTransaction`); constraint violations become domain errors.
+ */
+export async function inZoneTransaction<T>(em: EntityManager, work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+  try {
+    return await runSqlTransaction(em, work);
+  } catch (error) {
+    throw mapDatabaseError(error);
   }
 }
 

@@ -7,9 +7,8 @@ import { checkZone, soaSerial } from '../dns/zone-rules';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { listDomains, listRecords } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { inTransaction } from './db-errors';
 import { normaliseZoneName } from './domains.service';
-import { ZoneChange } from './zone-change';
+import { inZoneTransaction, ZoneChange } from './zone-change';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportResult { zone: string; added: number; removed: number; serial: number }
@@ -38,8 +37,8 @@ export class ZoneFilesService {
     const zone = normaliseZoneName(input.zone);
     const parsed = parseZoneFile(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
     if (!parsed.ok) throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE');
-    return inTransaction(ctx.em, async (em) => {
-      const change = await ZoneChange.lock(em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true });
+    return inZoneTransaction(ctx.em, async (tx) => {
+      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true });
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 
