@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { JournalRecord } from '../entities/change.entity';
-import type { SqlTransaction } from './sql-transaction';
+import type { Sql } from './sql';
 
 /**
  * The write queries of a zone change, in one place: one statement reads and locks everything the zone rules
@@ -46,8 +46,11 @@ class Params {
   }
 }
 
-/** Reads and locks (FOR UPDATE) one zone row with the records the rules need, in one statement. */
-export async function lockZone(tx: SqlTransaction, request: LockRequest): Promise<LockedZone | undefined> {
+/**
+ * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
+ * (FOR UPDATE) until the caller's transaction ends.
+ */
+export async function readZone(sql: Sql, request: LockRequest, lock: boolean): Promise<LockedZone | undefined> {
   const p = new Params();
   let sameOwnerFilter = 'true';
   if (!request.allRecords && request.owner !== undefined) {
@@ -62,12 +65,12 @@ export async function lockZone(tx: SqlTransaction, request: LockRequest): Promis
   else if ('id' in request.zone) where = `d.id = ${p.add(request.zone.id)}`;
   else where = `d.id = (select domain_id from records where id = ${p.add(request.zone.recordId)})`;
   if (request.scopeUserId !== undefined) where += ` and d.user_id = ${p.add(request.scopeUserId)}`;
-  const [row] = await tx.rows(
+  const [row] = await sql.rows(
     `select d.id, d.name, d.serial,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa
-       from domains d where ${where} for update of d`,
+       from domains d where ${where}${lock ? ' for update of d' : ''}`,
     p.values,
   );
   if (!row) return undefined;
@@ -96,41 +99,51 @@ export interface ZoneWrite {
 }
 
 /**
- * Writes a zone change and its journal row (the outbox) in one statement of data-modifying CTEs. Deletions
- * run first when rows are also inserted, so that a record removed and added again (a new TTL) does not meet
- * itself in the unique index. Returns the ids of the inserted rows, in order.
+ * Writes a zone change and its journal row (the outbox) in one statement of data-modifying CTEs, on the
+ * condition that the zone's serial is still `serialBefore`: the serial is the zone's version (RFC 1035 §3.3.13),
+ * and every change raises it, so a zone changed since it was read is left alone (`undefined` is returned) and
+ * the caller decides again. Every part of the statement hangs on the serial update (`dom`), so it writes all
+ * or nothing. Returns the ids of the inserted rows, in order.
+ *
+ * A change that removes and inserts rows (a zone-file import changing TTLs) deletes first, in a statement of
+ * its own, so that a record removed and added again does not meet itself in the unique index; that needs the
+ * caller's transaction with the zone row locked (`needsTransaction`).
  */
-export async function writeZoneChange(tx: SqlTransaction, write: ZoneWrite): Promise<number[]> {
-  const deleteFirst = write.deleteIds.length > 0 && write.inserts.length > 0;
-  if (deleteFirst) {
-    await tx.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
+export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | undefined> {
+  if (needsTransaction(write)) {
+    await sql.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
   }
   const p = new Params();
-  const parts: string[] = [];
   const domainId = p.add(write.domainId);
-  if (write.deleteIds.length && !deleteFirst) {
-    parts.push(`del as (delete from records where domain_id = ${domainId} and id = any(${p.add(write.deleteIds)}::bigint[]))`);
+  const parts = [`dom as (update domains set serial = ${p.add(write.serialAfter)} where id = ${domainId} and serial = ${p.add(write.serialBefore)} returning id, serial)`];
+  if (write.deleteIds.length && !needsTransaction(write)) {
+    parts.push(`del as (delete from records where domain_id = (select id from dom) and id = any(${p.add(write.deleteIds)}::bigint[]))`);
   }
   if (write.update) {
     const u = write.update;
     parts.push(`upd as (update records set owner = ${p.add(u.owner)}, type = ${p.add(u.type)}, rdata = ${p.add(u.rdata)}, ttl = ${p.add(u.ttl)},
-      updated_at = now() where domain_id = ${domainId} and id = ${p.add(u.id)})`);
+      updated_at = now() where domain_id = (select id from dom) and id = ${p.add(u.id)})`);
   }
   parts.push(`ins as (insert into records (domain_id, owner, type, rdata, ttl)
-      select ${domainId}::bigint, x.owner, x.type, x.rdata, x.ttl
-        from rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
+      select dom.id, x.owner, x.type, x.rdata, x.ttl
+        from dom, rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
       order by x.n returning id)`);
   if (write.soa) {
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
-      where domain_id = ${domainId} and id = ${p.add(write.soa.id)})`);
+      where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
   }
-  const serialAfter = p.add(write.serialAfter);
-  parts.push(`dom as (update domains set serial = ${serialAfter} where id = ${domainId})`);
   parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
-      values (${domainId}, ${p.add(write.zone)}, 'zone-changed', ${p.add(write.serialBefore)}, ${serialAfter}, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb))`);
-  const [row] = await tx.rows(`with ${parts.join(',\n')} select coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`, p.values);
-  return (row.inserted as (string | number)[]).map(Number);
+      select dom.id, ${p.add(write.zone)}, 'zone-changed', ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb from dom)`);
+  const [row] = await sql.rows(
+    `with ${parts.join(',\n')}
+     select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`,
+    p.values,
+  );
+  return row.written ? (row.inserted as (string | number)[]).map(Number) : undefined;
 }
+
+/** the change deletes and inserts: two statements, so one transaction with the zone row locked */
+export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean => write.deleteIds.length > 0 && write.inserts.length > 0;
 
 /** The last serial a zone of this name had in the journal (a deleted zone's included), if any. */
 export async function lastJournalSerial(em: EntityManager, zone: string): Promise<number | undefined> {

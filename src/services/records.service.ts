@@ -6,7 +6,7 @@ import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
-import { inZoneTransaction, ZoneChange } from './zone-change';
+import { changeZone } from './zone-change';
 
 export interface RecordChangeInput extends RecordInput { zone: string }
 
@@ -34,8 +34,7 @@ export class RecordsService {
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(zone, input);
-    return inZoneTransaction(ctx.em, async (tx) => {
-      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner });
+    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner }, async (change) => {
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
       change.insert(record);
@@ -51,8 +50,7 @@ export class RecordsService {
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(zone, input);
-    return inZoneTransaction(ctx.em, async (tx) => {
-      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id });
+    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id }, async (change) => {
       const current = change.zone.target;
       if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       if (change.zone.name !== zone) {
@@ -68,8 +66,7 @@ export class RecordsService {
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    await inZoneTransaction(ctx.em, async (tx) => {
-      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id });
+    await changeZone(ctx.em, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
       if (!target) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       const problems = checkRecordDeletion(change.zone.sameOwner, target);

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
-import { ensureCatalogRow, lockZone, LockedZone, LockRequest, StoredRow, writeZoneChange } from '../repositories/zone-writes';
-import { runSqlTransaction, SqlTransaction } from '../repositories/sql-transaction';
+import { ensureCatalogRow, LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../repositories/zone-writes';
+import { runSqlTransaction, Sql, withSqlConnection } from '../repositories/sql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
@@ -19,12 +19,49 @@ export const journalRecord = (record: JournalRecord): JournalRecord => ({
   rdata: record.rdata,
 });
 
+/** Raised inside a zone change when it must be decided again, on a zone row locked for it. */
+class DecideAgainLocked extends Error {}
+
+/** optimistic attempts before a change takes the zone row's lock (progress under contention on one zone) */
+const OPTIMISTIC_ATTEMPTS = 2;
+
+export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'>;
+
 /**
- * One change of one zone, inside the caller's transaction. `lock` reads and locks the zone row first, so
- * that the changes of a zone are serialised (the zone rules are checked against a stable zone) and the serial
- * rises exactly once per committed change (contract-decisions §3). `commit` raises the serial, rewrites the
- * SOA and writes the journal/outbox row that the propagation worker and IXFR read, in one statement.
+ * Runs one change of one zone: reads the zone with the records the rules need, lets `decide` check the rules
+ * and stage the change, and writes it with the raised serial, the new SOA and the journal/outbox row that
+ * the propagation worker and IXFR read (contract-decisions §3: the serial rises exactly once per change).
+ *
+ * The zone's serial is its version. A change first runs optimistically: one read, then one write that
+ * applies only if the serial is still the one read (`writeZoneChange`), each committing on its own; if
+ * another change came in between, `decide` runs again. After `OPTIMISTIC_ATTEMPTS`, or for a change that
+ * needs two writing statements, it runs in a transaction holding the zone row's lock. On the API's hot path
+ * that is two round trips to PostgreSQL instead of four (bench/FINDINGS.md §1). Constraint violations become
+ * domain errors.
  */
+export async function changeZone<T>(
+  em: EntityManager,
+  settings: Settings,
+  principal: Principal,
+  request: ZoneChangeRequest,
+  decide: (change: ZoneChange) => Promise<T>,
+): Promise<T> {
+  const attempt = async (sql: Sql, locked: boolean) => decide(await ZoneChange.read(sql, settings, principal, request, locked));
+  try {
+    for (let tries = 0; tries < OPTIMISTIC_ATTEMPTS; tries++) {
+      try {
+        return await withSqlConnection(em, (sql) => attempt(sql, false));
+      } catch (error) {
+        if (!(error instanceof DecideAgainLocked)) throw error;
+      }
+    }
+    return await runSqlTransaction(em, (sql) => attempt(sql, true));
+  } catch (error) {
+    throw mapDatabaseError(error);
+  }
+}
+
+/** One change of one zone, staged by the rules' caller and written by `commit`; see `changeZone`. */
 export class ZoneChange {
   readonly removed: JournalRecord[] = [];
   readonly added: JournalRecord[] = [];
@@ -33,22 +70,23 @@ export class ZoneChange {
   private update?: StoredRow;
 
   private constructor(
-    private readonly tx: SqlTransaction,
+    private readonly sql: Sql,
     private readonly settings: Settings,
+    private readonly locked: boolean,
     readonly zone: LockedZone,
   ) {}
 
   /**
-   * Locks a zone the principal may see, with its records at `owner` (or all of them) and the record
-   * `targetId`; ZONE_NOT_FOUND (or RECORD_NOT_FOUND when found through a record) otherwise.
+   * Reads (with `lock`, also locks) a zone the principal may see, with its records at `owner` (or all of
+   * them) and the record `targetId`; ZONE_NOT_FOUND (or RECORD_NOT_FOUND when found through a record) otherwise.
    */
-  static async lock(tx: SqlTransaction, settings: Settings, principal: Principal, request: Omit<LockRequest, 'scopeUserId'>): Promise<ZoneChange> {
-    const zone = await lockZone(tx, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined });
+  static async read(sql: Sql, settings: Settings, principal: Principal, request: ZoneChangeRequest, lock: boolean): Promise<ZoneChange> {
+    const zone = await readZone(sql, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined }, lock);
     if (!zone) {
       if ('recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       throw DomainError.notFound('ZONE_NOT_FOUND', 'id' in request.zone ? 'id' : 'zone');
     }
-    return new ZoneChange(tx, settings, zone);
+    return new ZoneChange(sql, settings, lock, zone);
   }
 
   insert(record: JournalRecord): void {
@@ -73,6 +111,7 @@ export class ZoneChange {
    * Returns the ids of the inserted records.
    */
   async commit(options: { serialSetByCaller?: number; soaRdata?: string; soaTtl?: number } = {}): Promise<number[]> {
+    if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgainLocked();
     const before = this.zone.serial;
     const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
     const soaEdited = this.update?.id === this.zone.soa.id;
@@ -83,7 +122,7 @@ export class ZoneChange {
       this.removed.push(journalRecord(current));
       this.added.push(journalRecord({ ...current, ...soa }));
     }
-    return writeZoneChange(this.tx, {
+    const inserted = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
       zone: this.zone.name,
       serialBefore: before,
@@ -95,18 +134,10 @@ export class ZoneChange {
       removed: this.removed,
       added: this.added,
     });
-  }
-}
-
-/**
- * Runs one zone change in its own transaction (plain SQL on a connection of the ORM's pool, see
- * `runSqlTransaction`); constraint violations become domain errors.
- */
-export async function inZoneTransaction<T>(em: EntityManager, work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-  try {
-    return await runSqlTransaction(em, work);
-  } catch (error) {
-    throw mapDatabaseError(error);
+    if (inserted) return inserted;
+    // another change raised the serial since the read; with the row locked, nothing can
+    if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
+    throw new DecideAgainLocked();
   }
 }
 

@@ -8,7 +8,7 @@ import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { listDomains, listRecords } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
-import { inZoneTransaction, ZoneChange } from './zone-change';
+import { changeZone } from './zone-change';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportResult { zone: string; added: number; removed: number; serial: number }
@@ -37,8 +37,7 @@ export class ZoneFilesService {
     const zone = normaliseZoneName(input.zone);
     const parsed = parseZoneFile(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
     if (!parsed.ok) throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE');
-    return inZoneTransaction(ctx.em, async (tx) => {
-      const change = await ZoneChange.lock(tx, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true });
+    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 

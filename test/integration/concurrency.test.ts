@@ -48,6 +48,21 @@ test('20 parallel different creates in one zone all succeed, and the serial rise
   expect(rows.every((r: any) => Number(r.serial_after) === Number(r.serial_before) + 1)).toBe(true);
 });
 
+test('a CNAME and other data raced at one owner: the rules are decided on the zone as it is when written (RFC 1034 §3.6.2)', async () => {
+  // changes are written only if the zone's serial is still the one their rules were checked against; a
+  // change that lost the race is decided again, so no CNAME ends up beside other data
+  const inputs = Array.from({ length: 16 }, (_, i) =>
+    i % 2 ? { zone: 'race.test', owner: 'alias', type: 'A', rdata: `192.0.2.${200 + i}`, ttl: 3600 }
+      : { zone: 'race.test', owner: 'alias', type: 'CNAME', rdata: `target${i}.race.test.`, ttl: 3600 },
+  );
+  const results = await Promise.all(inputs.map((input) => app.gql(CREATE_RECORD, { input })));
+  const stored = (await app.gql(`{ records(zone: "race.test", owner: "alias") { nodes { type } } }`)).data.records.nodes as { type: string }[];
+  const cnames = stored.filter((r) => r.type === 'CNAME').length;
+  expect(cnames === 0 || stored.length === 1).toBe(true);
+  expect(results.filter((r) => !r.errors)).toHaveLength(stored.length);
+  expect(results.filter((r) => r.errors).map(errorCode).every((code) => code === 'CNAME_CONFLICT')).toBe(true);
+});
+
 test('concurrent creates of one zone name give one zone', async () => {
   const results = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>

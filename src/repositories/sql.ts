@@ -1,0 +1,65 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Client as PgClient, QueryResultRow } from 'pg';
+
+/** Plain parameterised SQL (`$1`, `$2`…) on one borrowed connection. */
+export interface Sql {
+  rows<T extends QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** knex's client: the pool MikroORM opened, from which plain SQL borrows one pg connection */
+interface KnexPoolClient {
+  acquireConnection(): Promise<PooledConnection>;
+  releaseConnection(connection: PgClient): Promise<void>;
+}
+
+/**
+ * Runs `work` with one connection borrowed from the ORM's own pool; every statement commits on its own
+ * (PostgreSQL's autocommit), so `work` must need no more than one writing statement.
+ *
+ * The zone-change path (a record added, edited or deleted) is the API's hot path and needs no entities: it
+ * reads with one statement and writes with one. Running it through `em.transactional` cost more CPU than the
+ * SQL itself (a forked EntityManager, a transaction-bound knex instance, query building and logging per
+ * statement; bench/FINDINGS.md §1). The connection, the pool size and the database stay the ORM's.
+ */
+export async function withSqlConnection<T>(em: EntityManager, work: (sql: Sql) => Promise<T>): Promise<T> {
+  return borrow(em, (connection) => work(sqlOn(connection)));
+}
+
+/** As `withSqlConnection`, inside one transaction: committed when `work` succeeds, rolled back otherwise. */
+export async function runSqlTransaction<T>(em: EntityManager, work: (sql: Sql) => Promise<T>): Promise<T> {
+  return borrow(em, async (connection) => {
+    await connection.query('begin');
+    let result: T;
+    try {
+      result = await work(sqlOn(connection));
+    } catch (error) {
+      try {
+        await connection.query('rollback');
+      } catch (rollbackError) {
+        // a connection that cannot even roll back is not lent again: knex's pool drops it when validating
+        connection.__knex__disposed = rollbackError;
+      }
+      throw error;
+    }
+    await connection.query('commit');
+    return result;
+  });
+}
+
+type PooledConnection = PgClient & { __knex__disposed?: unknown };
+
+async function borrow<T>(em: EntityManager, work: (connection: PooledConnection) => Promise<T>): Promise<T> {
+  const pool = em.getConnection().getKnex().client as unknown as KnexPoolClient;
+  const connection = await pool.acquireConnection();
+  try {
+    return await work(connection);
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}
+
+const sqlOn = (connection: PgClient): Sql => ({
+  async rows<R extends QueryResultRow>(text: string, params: unknown[] = []) {
+    return (await connection.query<R>(text, params)).rows;
+  },
+});
