@@ -9,6 +9,11 @@ import { createLoaders, Loaders } from './loaders';
 export interface GraphQLContext extends RequestContext {
   services: Services;
   loaders: Loaders;
+  /**
+   * The operation is one of the REST layer's own documents (`src/rest/operations.ts`), not a client's: its
+   * shape is fixed and its page sizes are bounded by MAX_PAGE_SIZE, so the per-request cost analysis is skipped.
+   */
+  serviceOperation?: boolean;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLContext } from './context';
 import {
   FragmentDefinitionNode,
   GraphQLError,
@@ -30,11 +31,13 @@ function depthOf(selectionSet: SelectionSetNode | undefined, fragments: Map<stri
 
 /**
  * One operation cannot ask for everything: a nesting ceiling and a cost ceiling (page sizes multiply what
- * each item asks for), both checked before anything runs.
+ * each item asks for), both checked before anything runs. The REST layer's own documents are not a client's
+ * and skip it (it cost about 4% of a REST write's CPU, bench/FINDINGS.md §1).
  */
-export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number): ApolloServerPlugin {
+export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number): ApolloServerPlugin<GraphQLContext> {
   return {
-    async requestDidStart() {
+    async requestDidStart({ contextValue }) {
+      if (contextValue.serviceOperation) return {};
       return {
         async didResolveOperation({ request, document, operation }) {
           const fragments = new Map(

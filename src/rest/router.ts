@@ -127,7 +127,7 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
       }
     };
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
-      const contextValue = await context();
+      const contextValue: GraphQLContext = { ...(await context()), serviceOperation: true };
       const response = await apollo.executeOperation<T>({ query: OPERATIONS[operation], variables }, { contextValue });
       if (response.body.kind !== 'single') throw new Error('unexpected incremental GraphQL response');
       const { data, errors } = response.body.singleResult;
