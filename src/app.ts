@@ -4,6 +4,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import { compiledExecution } from './graphql/compiled-execution';
 import { buildContext, GraphQLContext } from './graphql/context';
 import { formatError } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
@@ -44,7 +45,8 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   const schema = await getSchema();
   const { settings } = services;
   const apollo = new ApolloServer<GraphQLContext>({
-    schema,
+    // operations run compiled (graphql-jit) on this schema
+    gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')),
     formatError,
     includeStacktraceInErrorResponses: false,
     // schema-driven clients introspect; every /graphql request needs an API key anyway

@@ -53,7 +53,7 @@ export class DomainResolver {
   }
 
   @FieldResolver(() => [RecordType], { description: "The zone's records in id order, optionally filtered.", complexity: nestedListComplexity })
-  records(@Args() args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+  records(@Args({ validate: false }) args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     const filter = {
       owner: args.owner?.toLowerCase() ?? undefined,
       type: args.type?.toUpperCase() ?? undefined,

@@ -48,7 +48,7 @@ export class UserResolver {
   }
 
   @FieldResolver(() => [DomainType], { description: "The user's zones, in id order.", complexity: nestedListComplexity })
-  domains(@Args() args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
+  domains(@Args({ validate: false }) args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.domainsByUserId({ first: nestedFirst(args.first) }).load(user.id);
   }
 }

@@ -1,0 +1,67 @@
+import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
+import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, printSchema } from 'graphql';
+import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
+
+type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
+
+/**
+ * Executes operations compiled by graphql-jit instead of graphql-js's interpreter, plugged into Apollo Server
+ * through its executor hook (the gateway interface; Apollo still parses, validates, runs the plugins and
+ * formats errors). graphql-js resolves every field of an answer through generic code: for a nested answer of
+ * 10,000 records (42,000 fields) that was most of the request's CPU (bench/FINDINGS.md §3). graphql-jit turns
+ * each operation into a function once and runs the same resolvers.
+ *
+ * Compiled operations are kept per parsed document. Apollo keeps one DocumentNode per distinct query text in
+ * its bounded document store, so a repeated query (the REST layer's, or a client's) compiles once, and an
+ * entry goes when the store drops its document. An operation graphql-jit cannot compile runs on graphql-js.
+ */
+export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): GatewayInterface {
+  const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
+
+  const compile = (document: DocumentNode, operationName: string | undefined): Compiled => {
+    try {
+      return compileQuery(schema, document, operationName);
+    } catch (error) {
+      onCompileFailure(error);
+      return 'graphql-js';
+    }
+  };
+
+  const executor: GatewayExecutor = async ({ document, operationName, request, context }) => {
+    let byOperation = compiled.get(document);
+    if (!byOperation) compiled.set(document, (byOperation = new Map()));
+    const key = operationName ?? '';
+    let query = byOperation.get(key);
+    if (query === undefined) byOperation.set(key, (query = compile(document, operationName ?? undefined)));
+    if (query === 'graphql-js') {
+      return execute({ schema, document, operationName, contextValue: context, variableValues: request.variables });
+    }
+    if (!isCompiledQuery(query)) return query; // the operation cannot run (graphql-jit's own refusal, as errors)
+    const result = await query.query(undefined, context, request.variables ?? {});
+    return result.errors ? { ...result, errors: result.errors.map(withExtensions) } : result;
+  };
+
+  return {
+    async load() {
+      return { executor };
+    },
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return () => undefined;
+    },
+    async stop() {},
+  };
+}
+
+/**
+ * graphql-jit's errors have no `extensions` at all when the resolver's error had none, and Apollo's error
+ * formatting reads `extensions.code`; such an error is rebuilt as graphql-js's own, with the same message,
+ * path, locations and original error (whose code the service's formatError reads).
+ */
+function withExtensions(error: GraphQLError): GraphQLError {
+  if (error.extensions) return error;
+  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: error.originalError });
+  // graphql-js computes locations from AST nodes, which graphql-jit does not keep; they are copied instead
+  (rebuilt as { locations?: GraphQLError['locations'] }).locations = error.locations;
+  return rebuilt;
+}
