@@ -47,6 +47,13 @@ const toRecord = (row: any): RecordRow => ({
   ttl: row.ttl,
 });
 
+/**
+ * A key list as one PostgreSQL array parameter (`= any($1::bigint[])`): one bind value and one plan whatever
+ * the batch's size, where `in ($1 … $1000)` made PostgreSQL parse, bind and plan a thousand parameters per
+ * batch. (knex would spread a JS array binding into such a list, hence the literal.)
+ */
+const idArray = (ids: readonly number[]): string => `{${ids.map((id) => Math.trunc(Number(id))).join(',')}}`;
+
 function knex(em: EntityManager): Knex {
   return em.getKnex();
 }
@@ -76,7 +83,7 @@ export async function countUsers(em: EntityManager, filter: UserFilter): Promise
 }
 
 export async function usersByIds(em: EntityManager, ids: readonly number[]): Promise<UserRow[]> {
-  const rows = await knex(em)('users').select('id', 'email', 'created_at').whereIn('id', ids as number[]);
+  const rows = await knex(em)('users').select('id', 'email', 'created_at').whereRaw('id = any(?::bigint[])', [idArray(ids)]);
   return rows.map(toUser);
 }
 
@@ -102,7 +109,7 @@ export async function countDomains(em: EntityManager, filter: DomainFilter): Pro
 }
 
 export async function domainsByIds(em: EntityManager, ids: readonly number[]): Promise<DomainRow[]> {
-  const rows = await knex(em)('domains as d').select(DOMAIN_COLUMNS).whereIn('d.id', ids as number[]);
+  const rows = await knex(em)('domains as d').select(DOMAIN_COLUMNS).whereRaw('d.id = any(?::bigint[])', [idArray(ids)]);
   return rows.map(toDomain);
 }
 
@@ -114,7 +121,7 @@ function limitPerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColum
 }
 
 export async function domainsByUserIds(em: EntityManager, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
-  const inner = knex(em)('domains as d').select(DOMAIN_COLUMNS).whereIn('d.user_id', userIds as number[]);
+  const inner = knex(em)('domains as d').select(DOMAIN_COLUMNS).whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]);
   const rows = await limitPerParent(em, perUser === undefined ? inner.orderBy('d.id') : inner, 'd.user_id', 'd.id', perUser);
   return rows.map(toDomain);
 }
@@ -148,7 +155,7 @@ export async function recordsByDomainIds(em: EntityManager, domainIds: readonly 
   const inner = knex(em)('records as r')
     .join('domains as d', 'd.id', 'r.domain_id')
     .select(RECORD_COLUMNS)
-    .whereIn('r.domain_id', domainIds as number[]);
+    .whereRaw('r.domain_id = any(?::bigint[])', [idArray(domainIds)]);
   if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
   if (filter.type !== undefined) inner.where('r.type', filter.type);
   const rows = await limitPerParent(em, filter.perDomain === undefined ? inner.orderBy('r.id') : inner, 'r.domain_id', 'r.id', filter.perDomain);
