@@ -6,12 +6,13 @@ import { Domain } from './domain.entity';
  * model's canonical form, so that identical records compare equal as text.
  */
 @Entity({ tableName: 'records' })
-// identical record = same zone, owner, type and canonical RDATA; md5 keeps the index entry small for long TXT
+// identical record = same zone, owner, type and canonical RDATA; md5 keeps the index entry small for long TXT.
+// Its prefix (domain_id, owner[, type]) also serves the look-ups by owner (the zone rules, the DNS primary), so
+// no separate (domain_id, owner) index is kept: each one is maintained on every write (bench/FINDINGS.md §1).
 @Index({
   name: 'records_identity_unique',
   expression: 'create unique index "records_identity_unique" on "records" ("domain_id", "owner", "type", md5("rdata"))',
 })
-@Index({ name: 'records_domain_owner_index', properties: ['domain', 'owner'] })
 @Index({ name: 'records_type_id_index', properties: ['type', 'id'] })
 // keyset pages of one zone's records (`where domain_id = ? and id > ? order by id`)
 @Index({ name: 'records_domain_id_id_index', properties: ['domain', 'id'] })

@@ -2,7 +2,7 @@
  * The propagation worker (architecture.md, "Asynchronous operation"; contract-decisions §4).
  *
  * 1. Outbox: journal rows (`changes`) with `published_at is null` are claimed in batches with
- *    `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one), and in the same transaction
+ *    `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one), and in the same statement
  *    the zone's `zone_server_status` rows go to `pending` and the row is marked published. A crash before the
  *    commit leaves the rows unpublished for the next worker; after the commit, the durable `pending` status
  *    drives NOTIFY and checks, so nothing committed is lost. Wake-up: LISTEN on `zonekeeper_changes` (a
@@ -118,39 +118,31 @@ export class PropagationWorker {
     })();
   }
 
-  /** claims and publishes one batch of journal rows; returns how many */
+  /**
+   * Claims and publishes one batch of journal rows; returns how many. One statement, committing on its own:
+   * the rows are locked (SKIP LOCKED: another worker takes others), marked published, and their zones'
+   * status rows set to `pending` for every secondary, all or nothing. Four round trips per drain (BEGIN,
+   * claim, update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
+   */
   async claimBatch(): Promise<number> {
-    const client = await this.pool.connect();
-    let claimed: ClaimedChange[] = [];
-    try {
-      await client.query('begin');
-      const { rows } = await client.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>(
-        `select id, domain_id, zone, kind, serial_after from changes where published_at is null order by id limit $1 for update skip locked`,
-        [CLAIM_BATCH],
-      );
-      claimed = rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
-      if (claimed.length) {
-        const domainIds = [...new Set(claimed.filter((c) => c.domainId !== 0 && c.kind !== 'zone-deleted').map((c) => c.domainId))];
-        if (domainIds.length && this.servers.size) {
-          // zones deleted meanwhile simply match no row (the status rows go with the zone, FK cascade)
-          await client.query(
-            `insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
-             select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
-               from domains d cross join unnest($2::text[]) as s(server) where d.id = any($1::bigint[])
-             on conflict (domain_id, server) do update
-               set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now()`,
-            [domainIds, [...this.servers.keys()], FAST_CHECK_MS],
-          );
-        }
-        await client.query('update changes set published_at = now() where id = any($1::bigint[])', [claimed.map((c) => c.id)]);
-      }
-      await client.query('commit');
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
+      name: 'zk_worker_claim',
+      text: `with claimed as (
+               update changes set published_at = now()
+                where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
+               returning id, domain_id, zone, kind, serial_after),
+             pending as (
+               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
+               insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
+               select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
+                 from domains d cross join unnest($2::text[]) as s(server)
+                where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
+               on conflict (domain_id, server) do update
+                 set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
+             select id, domain_id, zone, kind, serial_after from claimed order by id`,
+      values: [CLAIM_BATCH, [...this.servers.keys()], FAST_CHECK_MS],
+    });
+    const claimed = rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
     this.publish(claimed);
     return claimed.length;
   }
