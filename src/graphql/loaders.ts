@@ -6,9 +6,10 @@ import {
   domainsByIds,
   domainsByUserIds,
   RecordRow,
-  recordsByDomainIds,
+  recordsOfDomains,
   UserRow,
   usersByIds,
+  ZoneRef,
 } from '../repositories/read-model';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
@@ -54,12 +55,16 @@ export function createLoaders(em: EntityManager) {
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
-    recordsByDomainId: perArguments(
+    // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
+    recordsByDomain: perArguments(
       (args: NestedRecordFilter) =>
-        new DataLoader<number, RecordRow[]>(async (domainIds) => {
-          const groups = groupBy(await recordsByDomainIds(em, domainIds, args), (r) => r.domainId);
-          return domainIds.map((id) => groups.get(id) ?? []);
-        }),
+        new DataLoader<ZoneRef, RecordRow[], number>(
+          async (domains) => {
+            const groups = groupBy(await recordsOfDomains(em, domains, args), (r) => r.domainId);
+            return domains.map((d) => groups.get(d.id) ?? []);
+          },
+          { cacheKeyFn: (domain) => domain.id },
+        ),
     ),
   };
 }

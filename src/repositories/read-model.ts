@@ -150,14 +150,24 @@ export async function countRecords(em: EntityManager, filter: RecordFilter): Pro
 }
 
 export interface NestedRecordFilter { owner?: string; type?: string; perDomain?: number }
+/** a zone as a parent of nested records: its id and name */
+export interface ZoneRef { id: number; name: string }
 
-export async function recordsByDomainIds(em: EntityManager, domainIds: readonly number[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
+/**
+ * The records of the given zones. The caller knows the zones' names, so the records are not joined with
+ * `domains` for them: for a nested answer of 10,000 records the join and its sort were half of the
+ * statement's time (the records come by primary key order otherwise).
+ */
+export async function recordsOfDomains(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
+  const names = new Map(domains.map((d) => [d.id, d.name]));
   const inner = knex(em)('records as r')
-    .join('domains as d', 'd.id', 'r.domain_id')
-    .select(RECORD_COLUMNS)
-    .whereRaw('r.domain_id = any(?::bigint[])', [idArray(domainIds)]);
+    .select('r.id', 'r.domain_id', 'r.owner', 'r.type', 'r.rdata', 'r.ttl')
+    .whereRaw('r.domain_id = any(?::bigint[])', [idArray([...names.keys()])]);
   if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
   if (filter.type !== undefined) inner.where('r.type', filter.type);
   const rows = await limitPerParent(em, filter.perDomain === undefined ? inner.orderBy('r.id') : inner, 'r.domain_id', 'r.id', filter.perDomain);
-  return rows.map(toRecord);
+  return rows.map((row: any): RecordRow => {
+    const domainId = Number(row.domain_id);
+    return { id: Number(row.id), domainId, zone: names.get(domainId)!, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl };
+  });
 }

@@ -59,6 +59,6 @@ export class DomainResolver {
       type: args.type?.toUpperCase() ?? undefined,
       perDomain: nestedFirst(args.first),
     };
-    return ctx.loaders.recordsByDomainId(filter).load(domain.id);
+    return ctx.loaders.recordsByDomain(filter).load({ id: domain.id, name: domain.name });
   }
 }
