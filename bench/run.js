@@ -10,7 +10,7 @@ const { load } = require('./lib/load');
 const { wrk } = require('./lib/wrk');
 const { machineInfo } = require('./lib/machine');
 const { sleep, streamTimed, memoryOf, sampleMemory, request, cpuStat, cpuShare, waitForQuiet, busyProcesses } = require('./lib/proc');
-const { startService, ROOT } = require('./lib/service');
+const { startService, serveCommand, ROOT } = require('./lib/service');
 const { startPdns, loadSchema, pdnsVersion } = require('./lib/pdns');
 const { writeResults } = require('./lib/report');
 
@@ -340,7 +340,7 @@ async function main() {
   let db;
   const dumpFile = path.join(TMP, `graph-${STAMP}.sql`);
   try {
-    log(`starting Zonekeeper: node dist/src/main.js, DATABASE_URL=${urlFor(ZK_DB).replace(/:[^:@/]*@/, ':***@')}`);
+    log(`starting Zonekeeper: ${serveCommand().text}, DATABASE_URL=${urlFor(ZK_DB).replace(/:[^:@/]*@/, ':***@')}`);
     svc = await startService({ databaseUrl: urlFor(ZK_DB), apiKey: API_KEY, logFile: path.join(TMP, `service-${STAMP}.log`) });
     db = new Client({ connectionString: urlFor(ZK_DB) });
     await db.connect();

@@ -1,4 +1,5 @@
 'use strict';
+const { serveCommand } = require('./service');
 // Writes bench/RESULTS.md from the measured numbers (never edited by hand).
 const fs = require('node:fs');
 
@@ -45,7 +46,7 @@ function writeResults(file, r) {
   push(`| machine CPU over the whole run | ${r.cpuRun.busy.toFixed(0)}% busy, ${r.cpuRun.steal.toFixed(0)}% stolen by the hypervisor |`);
   push(`| whole run | ${r.wallSeconds.toFixed(0)} s${r.settings.quick ? ' (BENCH_QUICK=1: shortened runs, not for comparison)' : ''} |`);
   push('');
-  push('The service runs as a user runs it: `node dist/src/main.js` after `npm run build`, every role (api, dns, worker),');
+  push(`The service runs as a user runs it: \`${serveCommand().text}\` (\`npm run serve\`, what \`npm start\` runs after \`npm run build\`), every role (api, dns, worker),`);
   push('default log level, on free loopback ports, with `DATABASE_URL` pointing at a fresh database on the machine\'s');
   push('PostgreSQL at 127.0.0.1:5432. PowerDNS runs from its own config dir with `launch=gpgsql` on its own fresh');
   push('database on the same PostgreSQL. The load generator, the service, PostgreSQL and PowerDNS share the CPUs.', '');
@@ -110,7 +111,7 @@ function writeResults(file, r) {
     push('### SQL statements per GraphQL request', '');
     push('Counted by `pg_stat_statements` on a dedicated temporary PostgreSQL cluster (the project\'s embedded PostgreSQL');
     push(`binaries, ${r.statements.postgres}, \`shared_preload_libraries=pg_stat_statements\`) holding a copy (pg_dump) of this run's`);
-    push('GraphQL data, served by a second `node dist/src/main.js` with `ROLES=api` (so that the worker\'s polling is not');
+    push('GraphQL data, served by a second service (the same command) with `ROLES=api` (so that the worker\'s polling is not');
     push(`counted): one warm-up request, reset, ${COUNT(r)} identical requests, all statements of that database counted and divided.`, '');
     push('| `users(first: N)` | users + zones + records in the answer | statements per request | of which reading users/zones/records | of which the API-key check |', '|---:|---:|---:|---:|---:|');
     for (const c of r.statements.results) push(`| ${c.first} | ${c.rowsPerAnswer.toLocaleString('en')} | ${c.perRequest} | ${c.dataPerRequest} | ${c.keyPerRequest} |`);

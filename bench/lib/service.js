@@ -1,15 +1,24 @@
 'use strict';
-// Starts Zonekeeper as a user would after `npm run build`: `node dist/src/main.js` with settings in the
-// environment, on free loopback ports, against a database URL given by the caller.
+// Starts Zonekeeper as a user would after `npm run build`: the command of `npm run serve` (what `npm start`
+// runs after building) with settings in the environment, on free loopback ports, against a database URL given
+// by the caller.
 const path = require('node:path');
 const { freePort, request, startProcess, waitForHttp } = require('./proc');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
+/** `npm run serve` is `node <node options> dist/src/main.js`; the bench runs that command line, read from package.json */
+function serveCommand() {
+  const script = require(path.join(ROOT, 'package.json')).scripts.serve;
+  const words = script.trim().split(/\s+/);
+  if (words[0] !== 'node' || words[words.length - 1] !== 'dist/src/main.js') throw new Error(`unexpected serve script: ${script}`);
+  return { nodeOptions: words.slice(1, -1), text: script };
+}
+
 async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs = [], main = path.join(ROOT, 'dist', 'src', 'main.js') }) {
   const port = await freePort();
   const dnsPort = await freePort();
-  const proc = startProcess(process.execPath, [...nodeArgs, main], {
+  const proc = startProcess(process.execPath, [...serveCommand().nodeOptions, ...nodeArgs, main], {
     cwd: ROOT,
     logFile,
     env: {
@@ -50,4 +59,4 @@ async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs =
   };
 }
 
-module.exports = { startService, ROOT };
+module.exports = { startService, serveCommand, ROOT };
