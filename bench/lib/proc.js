@@ -207,4 +207,4 @@ async function waitForQuiet({ threshold = 25, maxMs = 180_000, log = () => undef
   }
 }
 
-module.exports = { busyProcesses, waitForQuiet, cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };
+module.exports = { busyProcesses, processTimes, waitForQuiet, cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };
