@@ -11,8 +11,9 @@ import { changeZone } from './zone-change';
 export interface RecordChangeInput extends RecordInput { zone: string }
 
 /**
- * Records: every rule of a change is decided here, in one transaction with the zone row locked: the DNS
- * model's validation and zone rules, the SOA serial, and the journal row for propagation.
+ * Records: every rule of a change is decided here, against the zone as it is when the change is written
+ * (`changeZone`: the write applies only if the zone's serial did not move): the DNS model's validation and
+ * zone rules, the SOA serial, and the journal row for propagation.
  */
 export class RecordsService {
   constructor(private readonly settings: Settings) {}
