@@ -1,0 +1,99 @@
+import { execute, parse } from 'graphql';
+import { buildContext } from '../../src/graphql/context';
+import { getSchema } from '../../src/graphql/schema';
+import { createServices } from '../../src/services';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
+
+/**
+ * /graphql runs operations compiled by graphql-jit (src/graphql/compiled-execution.ts). Each operation here is
+ * also executed by graphql-js itself, on the same schema and data with the same key, and the answers must be
+ * the same: introspection, fragments, inline fragments, aliases, directives, variables and their defaults,
+ * __typename, nested lists with arguments.
+ */
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  for (const u of [1, 2, 3]) {
+    const userId = await createUser(app, `compiled${u}@example.org`);
+    await createZone(app, userId, `c${u}.compiled.test`);
+    const input = { zone: `c${u}.compiled.test`, owner: 'mail', type: 'MX', rdata: `10 mx${u}.example.net.`, ttl: 3600 };
+    expect((await app.gql(CREATE_RECORD, { input })).errors).toBeUndefined();
+  }
+});
+afterAll(async () => {
+  await app?.close();
+});
+
+async function byGraphQLJs(query: string, variables: Record<string, unknown>, operationName?: string) {
+  const services = createServices(app.service.settings);
+  const contextValue = await buildContext(app.service.database.orm, services, ADMIN_KEY);
+  const result = await execute({ schema: await getSchema(), document: parse(query), contextValue, variableValues: variables, operationName });
+  return JSON.parse(JSON.stringify(result));
+}
+
+const OPERATIONS: { name: string; query: string; variables?: Record<string, unknown>; operationName?: string }[] = [
+  {
+    name: 'introspection',
+    query: `{ __schema { queryType { name } mutationType { name }
+      types { name kind fields(includeDeprecated: true) { name type { name kind ofType { name kind } } args { name defaultValue } } } } }`,
+  },
+  {
+    name: 'fragments, aliases, directives, variable defaults, __typename',
+    query: `query Zones($first: Int = 2, $withRecords: Boolean!) {
+        users(first: $first) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
+          nodes { __typename ...Who zones: domains { name ... on Domain { serial }
+            mx: records(type: "mx") @include(if: $withRecords) { owner type rdata ttl }
+            all: records(first: 2) @skip(if: $withRecords) { type } } }
+        }
+      }
+      fragment Who on User { id email }`,
+    variables: { withRecords: true },
+  },
+  {
+    name: 'the same with the other directive branch and an explicit variable',
+    query: `query Zones($first: Int = 2, $withRecords: Boolean!) {
+        users(first: $first) { nodes { email domains { name mx: records(type: "MX") @include(if: $withRecords) { rdata } all: records(first: 2) @skip(if: $withRecords) { type } } } }
+      }`,
+    variables: { first: 3, withRecords: false },
+  },
+  {
+    name: 'one operation of several, chosen by name',
+    query: `query A { recordTypes { code rfcs } } query B { domains(first: 1) { nodes { name user { email } } } }`,
+    operationName: 'B',
+  },
+];
+
+test.each(OPERATIONS)('$name: the compiled answer is graphql-js\'s answer', async ({ query, variables = {}, operationName }) => {
+  const expected = await byGraphQLJs(query, variables, operationName);
+  expect(expected.errors).toBeUndefined();
+  const res = await fetch(`http://127.0.0.1:${app.service.httpPort}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
+    body: JSON.stringify({ query, variables, operationName }),
+  });
+  const body = await res.json();
+  expect(res.status).toBe(200);
+  expect(body.errors).toBeUndefined();
+  expect(body.data).toEqual(expected.data);
+});
+
+test('a resolver error keeps its code, message, path and locations, and nulls the answer as graphql-js does', async () => {
+  const query = `{ recordTypes { code rfcs } domain(name: "missing.compiled.test") { name } }`;
+  const expected = await byGraphQLJs(query, {});
+  const res = await app.gql(query);
+  expect(errorCode(res)).toBe('ZONE_NOT_FOUND');
+  expect(res.errors?.[0].path).toEqual(expected.errors[0].path);
+  expect(res.errors?.[0].message).toBe(expected.errors[0].message);
+  expect(res.errors?.[0].locations).toEqual(expected.errors[0].locations);
+  expect(res.data).toEqual(expected.data);
+});
+
+test('a variable of the wrong type is the client\'s mistake (400, BAD_USER_INPUT), as with graphql-js', async () => {
+  const res = await app.gql(`query($first: Int) { users(first: $first) { totalCount } }`, { first: 'many' });
+  expect(res.status).toBe(400);
+  expect(errorCode(res)).toBe('BAD_USER_INPUT');
+});
