@@ -19,8 +19,15 @@ export const journalRecord = (record: JournalRecord): JournalRecord => ({
   rdata: record.rdata,
 });
 
-/** Raised inside a zone change when it must be decided again, on a zone row locked for it. */
-class DecideAgainLocked extends Error {}
+/**
+ * Raised inside an optimistic zone change that must be decided again: the zone changed meanwhile (try again),
+ * or the change needs two writing statements (`lockNow`: only a transaction with the zone row locked will do).
+ */
+class DecideAgain extends Error {
+  constructor(readonly lockNow: boolean) {
+    super('decide the zone change again');
+  }
+}
 
 /** optimistic attempts before a change takes the zone row's lock (progress under contention on one zone) */
 const OPTIMISTIC_ATTEMPTS = 2;
@@ -52,7 +59,8 @@ export async function changeZone<T>(
       try {
         return await withSqlConnection(em, (sql) => attempt(sql, false));
       } catch (error) {
-        if (!(error instanceof DecideAgainLocked)) throw error;
+        if (!(error instanceof DecideAgain)) throw error;
+        if (error.lockNow) break;
       }
     }
     return await runSqlTransaction(em, (sql) => attempt(sql, true));
@@ -111,7 +119,7 @@ export class ZoneChange {
    * Returns the ids of the inserted records.
    */
   async commit(options: { serialSetByCaller?: number; soaRdata?: string; soaTtl?: number } = {}): Promise<number[]> {
-    if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgainLocked();
+    if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgain(true);
     const before = this.zone.serial;
     const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
     const soaEdited = this.update?.id === this.zone.soa.id;
@@ -137,7 +145,7 @@ export class ZoneChange {
     if (inserted) return inserted;
     // another change raised the serial since the read; with the row locked, nothing can
     if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
-    throw new DecideAgainLocked();
+    throw new DecideAgain(false);
   }
 }
 

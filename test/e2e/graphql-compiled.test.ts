@@ -75,7 +75,7 @@ test.each(OPERATIONS)('$name: the compiled answer is graphql-js\'s answer', asyn
     headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
     body: JSON.stringify({ query, variables, operationName }),
   });
-  const body = await res.json();
+  const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
   expect(res.status).toBe(200);
   expect(body.errors).toBeUndefined();
   expect(body.data).toEqual(expected.data);

@@ -54,6 +54,24 @@ test('export → import (REPLACE) into another zone gives the same records, and 
   expect(again.data.importZone).toMatchObject({ added: 0, removed: 0 });
 });
 
+test('an import that changes TTLs replaces those records and raises the serial once', async () => {
+  // a record whose TTL changes is removed and added again: two writing statements, run with the zone row locked
+  const text: string = (await app.gql(`{ exportZone(zone: "files.test") }`)).data.exportZone;
+  const before = (await app.gql(`{ domain(name: "files.test") { serial } }`)).data.domain.serial;
+  const longer = text.replace('mail 3600 IN A 192.0.2.25', 'mail 7200 IN A 192.0.2.25');
+  expect(longer).not.toBe(text);
+  const res = await app.gql(IMPORT, { zone: 'files.test', text: longer, mode: 'REPLACE' });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.importZone).toMatchObject({ added: 1, removed: 1 });
+  expect(await stateOf('files.test')).toContain('mail 7200 A 192.0.2.25');
+  expect(await stateOf('files.test')).not.toContain('mail 3600 A 192.0.2.25');
+  const after = (await app.gql(`{ domain(name: "files.test") { serial } }`)).data.domain.serial;
+  const journal = await app.service.database.orm.em.getConnection().execute(
+    `select count(*)::int as n from changes where zone = 'files.test' and serial_before = ?`, [before], 'get');
+  expect(journal.n).toBe(1);
+  expect(after).toBeGreaterThan(before);
+});
+
 test('an import with problems reports every one with its line, and changes nothing', async () => {
   const before = await stateOf('files.test');
   const text = [
