@@ -4,9 +4,10 @@ import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
+import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution } from './graphql/compiled-execution';
 import { buildContext, GraphQLContext } from './graphql/context';
-import { formatError } from './graphql/format-error';
+import { databaseOutageStatus, formatError } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
 import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
@@ -36,6 +37,9 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
     // e.g. a path segment that is not valid percent-encoding
     return res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request', [{ field: 'path', code: 'MALFORMED_REQUEST', message: 'the request could not be read' }]));
   }
+  if (noteDatabaseFailure(error, 'HTTP')) {
+    return res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json(errorBody('DATABASE_UNAVAILABLE'));
+  }
   logger.error({ err: error }, 'unexpected error');
   return res.status(500).json(errorBody('INTERNAL'));
 }
@@ -53,6 +57,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     introspection: true,
     plugins: [
       operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity),
+      databaseOutageStatus,
       // no cache hints are used; the plugin would otherwise wrap every field of every answer
       ApolloServerPluginCacheControlDisabled(),
     ],
@@ -68,12 +73,25 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     next();
   });
 
-  app.get('/health', async (_req, res) => {
+  // liveness: the process answers; a database outage is not a reason to restart it (that is /ready's business)
+  app.get('/health', (_req, res) => {
+    res.json({ status: 'ok', database: databaseReachable() ? 'reachable' : 'unreachable' });
+  });
+  // readiness, for load balancers: the database answers and this code's migrations are applied
+  let migrationsApplied = false;
+  app.get('/ready', async (_req, res) => {
     try {
       await orm.em.fork().getConnection().execute('select 1');
-      res.json({ status: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'unavailable' });
+      noteDatabaseReachable();
+      if (!migrationsApplied) migrationsApplied = (await orm.getMigrator().getPendingMigrations()).length === 0;
+      if (!migrationsApplied) {
+        res.status(503).json({ status: 'unavailable', reason: 'migrations pending' });
+        return;
+      }
+      res.json({ status: 'ready' });
+    } catch (error) {
+      noteDatabaseFailure(error, 'readiness check');
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json({ status: 'unavailable', reason: 'database unreachable' });
     }
   });
   app.get('/metrics', async (_req, res) => {

@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import path from 'node:path';
 import type { Settings } from '../config/settings';
+import { watchDatabase } from './availability';
 import { startEmbeddedPostgres, RunningPostgres } from './embedded-postgres';
 import { makeOrmConfig } from './orm-config';
 
@@ -48,10 +49,12 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
     await embedded?.stop();
     throw error;
   }
+  watchDatabase(() => orm.em.fork().getConnection().execute('select 1'));
   return {
     orm,
     clientUrl,
     async close() {
+      watchDatabase(undefined);
       await orm.close();
       await embedded?.stop();
     },

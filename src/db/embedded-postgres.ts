@@ -18,6 +18,8 @@ export interface EmbeddedPostgresOptions {
   persistent: boolean;
   /** Trade durability for speed (tests only). */
   fast?: boolean;
+  /** a fixed port (a test that stops and starts the cluster keeps its address); default: a free one */
+  port?: number;
   log?: (line: string) => void;
 }
 
@@ -132,7 +134,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   await clearStaleCluster(dataDir, log);
   const password = await readOrCreatePassword(path.join(dir, 'pg-password'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-k', '', '-c', 'max_connections=200'];
   if (options.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
 

@@ -25,7 +25,9 @@ export function makeOrmConfig(options: OrmConfigOptions) {
     preferTs: options.preferTs ?? false,
     dataloader: DataloaderType.ALL,
     forceUtcTimezone: true,
-    pool: { min: 0, max: options.poolMax ?? 20 },
+    // a connection that cannot be had within 4 s fails the request with 503 (availability.ts), within the
+    // contract's 5 s; a refused connection fails at once
+    pool: { min: 0, max: options.poolMax ?? 20, acquireTimeoutMillis: 4000 },
     debug: options.debug ?? false,
     logger: options.logger,
     allowGlobalContext: false,

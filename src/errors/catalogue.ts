@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   QUERY_TOO_COMPLEX: { status: 400, message: 'Query is too complex' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
+  DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; try again shortly' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
 } as const satisfies Record<string, CatalogueEntry>;
 

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { GraphQLError } from 'graphql';
 import type { Principal } from '../auth/principal';
+import { databaseUnavailableError, noteDatabaseFailure } from '../db/availability';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
@@ -22,7 +23,13 @@ export interface GraphQLContext extends RequestContext {
  */
 export async function buildContext(orm: MikroORM, services: Services, apiKey: string | undefined): Promise<GraphQLContext> {
   const em = orm.em.fork();
-  const principal: Principal | null = await services.apiKeys.authenticate(em, apiKey);
+  let principal: Principal | null;
+  try {
+    principal = await services.apiKeys.authenticate(em, apiKey);
+  } catch (error) {
+    if (noteDatabaseFailure(error, 'authentication')) throw databaseUnavailableError();
+    throw error;
+  }
   if (!principal) {
     throw new GraphQLError(ERROR_CATALOGUE.UNAUTHENTICATED.message, {
       extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },

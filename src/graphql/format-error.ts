@@ -1,8 +1,11 @@
+import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerErrorCode, unwrapResolverError } from '@apollo/server/errors';
+import type { GraphQLContext } from './context';
 import type { ValidationError } from 'class-validator';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { codeForField, DomainError, ERROR_CATALOGUE, ErrorDetail, isErrorCode } from '../errors/catalogue';
+import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { logger } from '../logger';
 
 /** Client mistakes that graphql-js and Apollo detect themselves; shown as they are. */
@@ -43,6 +46,10 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
     const code = codeForField(details[0]?.field ?? '');
     return { ...base, message: details[0]?.message ?? ERROR_CATALOGUE[code].message, extensions: { code, details } };
   }
+  if (noteDatabaseFailure(original, 'GraphQL')) {
+    // an outage, not a bug: logged once by availability.ts; the status (503) is set by databaseOutageStatus
+    return { ...base, message: ERROR_CATALOGUE.DATABASE_UNAVAILABLE.message, extensions: { code: 'DATABASE_UNAVAILABLE', details: [] } };
+  }
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && (CLIENT_CODES.has(code) || isErrorCode(code))) {
     return { ...base, extensions: { code, details: (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [] } };
@@ -55,3 +62,21 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown): G
   logger.error({ err: original }, 'unexpected error in a GraphQL operation');
   return { ...base, message: ERROR_CATALOGUE.INTERNAL.message, extensions: { code: 'INTERNAL', details: [] } };
 }
+
+/**
+ * An operation that failed because the database is away answers HTTP 503 with Retry-After, so a client can
+ * tell "try again" from a bug (resolver errors would otherwise leave with 200).
+ */
+export const databaseOutageStatus: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const errors = response.body.singleResult.errors ?? [];
+        if (!errors.some((error) => error.extensions?.code === 'DATABASE_UNAVAILABLE')) return;
+        response.http.status = 503;
+        response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+      },
+    };
+  },
+};

@@ -13,7 +13,8 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
-import { Pool } from 'pg';
+import type { Pool } from 'pg';
+import { createRolePool, noteDatabaseFailure } from '../db/availability';
 import type { Settings, TsigKey } from '../config/settings';
 import { toPacketName } from '../dns/name';
 import { packetAnswer } from '../dns/packet';
@@ -209,7 +210,8 @@ export class PrimaryHandler {
         });
       });
     } catch (error) {
-      this.log.error({ err: error, qname, qtype, remote }, 'DNS query failed');
+      // an outage is logged once (availability.ts), not per query; SERVFAIL tells the resolver to try later
+      if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error, qname, qtype, remote }, 'DNS query failed');
       await reply({ rcode: RCODE.SERVFAIL }).catch(() => undefined);
     }
   }
@@ -342,7 +344,7 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger):
 
 /** The `dns` role: the primary with a pool of its own on the service's database. */
 export async function startDnsRole(settings: Settings, connectionString: string, log: Logger): Promise<PrimaryServer> {
-  const pool = new Pool({ connectionString, max: 8 });
+  const pool = createRolePool(connectionString, 'DNS primary', 8);
   try {
     const server = await startPrimary(settings, pool, log);
     return {

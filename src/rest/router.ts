@@ -4,6 +4,7 @@ import express, { NextFunction, Request, Response, Router } from 'express';
 import { GraphQLError } from 'graphql';
 import multer from 'multer';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
+import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { buildContext, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
 import { logger } from '../logger';
@@ -208,7 +209,13 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
           }
           if (error instanceof RestError) {
             const code = error.code;
+            if (code === 'DATABASE_UNAVAILABLE') res.set('Retry-After', String(RETRY_AFTER_SECONDS));
             res.status(ERROR_CATALOGUE[code].status).json(errorBody(code, error.message, error.details));
+            return;
+          }
+          if (noteDatabaseFailure(error, 'REST')) {
+            // a list read straight from the repositories met the outage: logged once by availability.ts
+            res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json(errorBody('DATABASE_UNAVAILABLE'));
             return;
           }
           logger.error({ err: error }, 'unexpected error in a REST request');

@@ -14,6 +14,7 @@
  *    Doing a check twice (two workers, a lost lease) changes nothing.
  */
 import { Client, Pool } from 'pg';
+import { createRolePool, noteDatabaseFailure } from '../db/availability';
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
@@ -22,6 +23,8 @@ import { Notifier } from './notifier';
 
 export const CHANNEL = 'zonekeeper_changes';
 const POLL_MS = 1000;
+/** how soon a lost LISTEN connection is opened again */
+const LISTEN_RETRY_MS = 250;
 const STATUS_TICK_MS = 500;
 const CLAIM_BATCH = 500;
 const STATUS_BATCH = 50;
@@ -52,6 +55,8 @@ export class PropagationWorker {
   private checkAgain = false;
   private kickTimer: NodeJS.Timeout | undefined;
   private kickAt = Infinity;
+  private listenTimer: NodeJS.Timeout | undefined;
+  private listenLost = false;
   readonly notifier: Notifier;
   private readonly servers: Map<string, HostPort>;
 
@@ -78,23 +83,44 @@ export class PropagationWorker {
 
   private async listen(): Promise<void> {
     if (this.stopped) return;
-    const client = new Client({ connectionString: this.connectionString });
+    const client = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
     client.on('notification', () => this.wake());
     client.on('error', (error) => {
-      this.log.warn({ err: error }, 'propagation worker: LISTEN connection lost, reconnecting');
+      if (!noteDatabaseFailure(error, 'propagation worker LISTEN')) this.log.warn({ err: error }, 'propagation worker: LISTEN connection lost, reconnecting');
       if (this.listener === client) this.listener = undefined;
       client.end().catch(() => undefined);
-      setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+      this.listenLater();
     });
     try {
       await client.connect();
       await client.query(`listen ${CHANNEL}`);
+      if (this.stopped) {
+        await client.end().catch(() => undefined);
+        return;
+      }
       this.listener = client;
+      if (this.listenLost) {
+        this.listenLost = false;
+        this.log.info('propagation worker: LISTEN re-subscribed');
+        // changes committed while the connection was down sent no notification: publish them now
+        this.wake();
+      }
     } catch (error) {
-      this.log.warn({ err: error }, 'propagation worker: cannot LISTEN, polling only');
+      if (!noteDatabaseFailure(error, 'propagation worker LISTEN')) this.log.warn({ err: error }, 'propagation worker: cannot LISTEN, polling meanwhile');
       await client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listen().catch(() => undefined), 1000).unref();
+      this.listenLater();
     }
+  }
+
+  /** retries LISTEN soon: the service must serve again within a second of the database's return */
+  private listenLater(): void {
+    this.listenLost = true;
+    if (this.stopped || this.listenTimer) return;
+    this.listenTimer = setTimeout(() => {
+      this.listenTimer = undefined;
+      void this.listen().catch(() => undefined);
+    }, LISTEN_RETRY_MS);
+    this.listenTimer.unref();
   }
 
   /** runs the outbox drain now, or once more after the running one */
@@ -111,7 +137,7 @@ export class PropagationWorker {
           while (!this.stopped && (await this.claimBatch()) === CLAIM_BATCH);
         } while (this.drainAgain && !this.stopped);
       } catch (error) {
-        this.log.error({ err: error }, 'propagation worker: outbox drain failed');
+        if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: outbox drain failed');
       } finally {
         this.draining = undefined;
       }
@@ -207,7 +233,7 @@ export class PropagationWorker {
       );
       await Promise.all(rows.map((row) => this.checkOne({ id: Number(row.id), server: row.server, zone: row.name, serial: Number(row.serial), attempts: row.attempts })));
     } catch (error) {
-      this.log.error({ err: error }, 'propagation worker: status check failed');
+      if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: status check failed');
     } finally {
       this.checking = false;
     }
@@ -268,6 +294,7 @@ export class PropagationWorker {
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.statusTimer) clearInterval(this.statusTimer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
+    if (this.listenTimer) clearTimeout(this.listenTimer);
     this.notifier.stop();
     await this.draining?.catch(() => undefined);
     while (this.checking) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -279,7 +306,7 @@ export class PropagationWorker {
 
 /** Starts the worker role with a pool of its own on the service's database. */
 export async function startWorker(settings: Settings, connectionString: string, log: Logger): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
-  const pool = new Pool({ connectionString, max: 6 });
+  const pool = createRolePool(connectionString, 'propagation worker', 6);
   const worker = new PropagationWorker(settings, pool, log, connectionString);
   await worker.start();
   return {

@@ -1,0 +1,148 @@
+import { GraphQLError } from 'graphql';
+import { Pool, PoolConfig } from 'pg';
+import { ERROR_CATALOGUE } from '../errors/catalogue';
+import { logger } from '../logger';
+
+/**
+ * Whether PostgreSQL can be reached, as every path that talks to it sees it: MikroORM's pool, the plain-SQL
+ * path, the worker's and the primary's pools and the worker's LISTEN connection. A lost or refused connection
+ * is an outage, not a bug: requests answer 503 DATABASE_UNAVAILABLE, the primary SERVFAIL, and the log gets
+ * one line when the database goes away and one when it is back, not one per request.
+ */
+
+/** SQLSTATE classes and codes that mean "the server is not there for us now" (PostgreSQL, Appendix A). */
+const UNAVAILABLE_SQLSTATES = new Set([
+  '57P01', // admin_shutdown: a fast or smart stop terminated the session
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now: starting up, shutting down, in recovery
+  '53300', // too_many_connections
+]);
+const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
+/** what pg, knex and tarn say when a connection ends or cannot be had (they set no code) */
+const UNAVAILABLE_MESSAGES = [
+  /Connection terminated/i,
+  /Client has encountered a connection error/i,
+  /Client was closed and is not queryable/i,
+  /Knex: Timeout acquiring a connection/i,
+  /timeout exceeded when trying to connect/i,
+  /Cannot use a pool after calling end/i,
+  /the database system is (shutting down|starting up|in recovery mode)/i,
+];
+
+/** true when `error` (or an error it wraps) says the database is unreachable rather than that a statement failed */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const { code, message } = current as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08') || UNAVAILABLE_ERRNOS.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message))) return true;
+    const { errors } = current as { errors?: unknown };
+    // AggregateError: a host name with several addresses, all refused
+    if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    current = (current as { cause?: unknown; originalError?: unknown }).cause ?? (current as { originalError?: unknown }).originalError;
+  }
+  return false;
+}
+
+let reachable = true;
+let probe: (() => Promise<unknown>) | undefined;
+let probeTimer: NodeJS.Timeout | undefined;
+/** while the database is away, how often it is tried again (the service must serve within 1 s of its return) */
+const PROBE_INTERVAL_MS = 250;
+
+/**
+ * Sets how to tell that the database is back (a `select 1` on the service's own pool). While it is away the
+ * probe runs every PROBE_INTERVAL_MS, so the "back" line comes when it is back, not at the next request.
+ */
+export function watchDatabase(check: (() => Promise<unknown>) | undefined): void {
+  probe = check;
+  if (!check && probeTimer) {
+    clearTimeout(probeTimer);
+    probeTimer = undefined;
+  }
+}
+
+function probeLater(): void {
+  if (!probe || probeTimer) return;
+  probeTimer = setTimeout(() => {
+    const check = probe;
+    if (!check) {
+      probeTimer = undefined;
+      return;
+    }
+    check().then(
+      () => {
+        probeTimer = undefined;
+        noteDatabaseReachable();
+      },
+      () => {
+        probeTimer = undefined;
+        if (!reachable) probeLater();
+      },
+    );
+  }, PROBE_INTERVAL_MS);
+  probeTimer.unref();
+}
+
+/** records a failure; logs once when the database goes from reachable to unreachable. Returns whether it was an outage. */
+export function noteDatabaseFailure(error: unknown, where: string): boolean {
+  if (!isDatabaseUnavailable(error)) return false;
+  if (reachable) {
+    reachable = false;
+    logger.warn(`database unreachable (${where}): ${(error as Error)?.message ?? String(error)}; answering 503 until it is back`);
+  }
+  probeLater();
+  return true;
+}
+
+/** records a success; logs once when the database is back */
+export function noteDatabaseReachable(): void {
+  if (!reachable) {
+    reachable = true;
+    logger.info('database reachable again');
+  }
+}
+
+export function databaseReachable(): boolean {
+  return reachable;
+}
+
+/** seconds a client should wait before retrying while the database is away (the Retry-After header) */
+export const RETRY_AFTER_SECONDS = 2;
+
+/** The GraphQL error of an operation that could not reach the database: HTTP 503 with Retry-After (Apollo reads `http`). */
+export function databaseUnavailableError(): GraphQLError {
+  return new GraphQLError(ERROR_CATALOGUE.DATABASE_UNAVAILABLE.message, {
+    extensions: {
+      code: 'DATABASE_UNAVAILABLE',
+      details: [],
+      http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) },
+    },
+  });
+}
+
+/**
+ * A pg pool for a role of the service (the DNS primary, the worker). pg's Pool re-emits an idle client's
+ * error (a server stop terminates idle sessions, 57P01) as an 'error' event: without a listener, Node ends
+ * the process. The client is already removed from the pool; the next query opens a new connection.
+ */
+export function createRolePool(connectionString: string, role: string, max: number, extra: PoolConfig = {}): Pool {
+  const pool = new Pool({
+    connectionString,
+    max,
+    // a refused or hanging connection attempt fails fast: requests answer 503 within the 5 s the contract allows
+    connectionTimeoutMillis: 3000,
+    ...extra,
+  });
+  pool.on('error', (error) => {
+    if (!noteDatabaseFailure(error, role)) logger.warn({ err: error }, `${role}: an idle database connection failed`);
+  });
+  pool.on('connect', (client) => {
+    noteDatabaseReachable();
+    // a client in use also emits 'error' when its connection dies; the query it runs rejects with it as well
+    client.on('error', (error) => noteDatabaseFailure(error, role));
+  });
+  return pool;
+}
