@@ -21,6 +21,7 @@ const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIM
 /** what pg, knex and tarn say when a connection ends or cannot be had (they set no code) */
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/i,
+  /Connection ended unexpectedly/i,
   /Client has encountered a connection error/i,
   /Client was closed and is not queryable/i,
   /Knex: Timeout acquiring a connection/i,

@@ -3,6 +3,8 @@ import { DataloaderType } from '@mikro-orm/core';
 import { defineConfig, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from '../entities';
+import { logger } from '../logger';
+import { noteDatabaseFailure } from './availability';
 
 export interface OrmConfigOptions {
   clientUrl: string;
@@ -28,6 +30,18 @@ export function makeOrmConfig(options: OrmConfigOptions) {
     // a connection that cannot be had within 4 s fails the request with 503 (availability.ts), within the
     // contract's 5 s; a refused connection fails at once
     pool: { min: 0, max: options.poolMax ?? 20, acquireTimeoutMillis: 4000 },
+    // knex prints every lost connection with console.log ("Connection Error: …"); an outage is logged once by
+    // availability.ts instead, and anything else goes to the service's logger
+    driverOptions: {
+      log: {
+        warn: (message: string) => {
+          if (!noteDatabaseFailure(new Error(message), 'database connection')) logger.warn(`knex: ${message}`);
+        },
+        error: (message: string) => logger.error(`knex: ${message}`),
+        deprecate: () => undefined,
+        debug: () => undefined,
+      },
+    },
     debug: options.debug ?? false,
     logger: options.logger,
     allowGlobalContext: false,
