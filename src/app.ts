@@ -53,6 +53,9 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')),
     formatError,
     includeStacktraceInErrorResponses: false,
+    // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
+    // raise the signal again
+    stopOnTerminationSignals: false,
     // schema-driven clients introspect; every /graphql request needs an API key anyway
     introspection: true,
     plugins: [

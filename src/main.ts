@@ -10,6 +10,22 @@ import { createServices } from './services';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
 
+/**
+ * Stops accepting connections and lets the requests in flight finish; idle keep-alive connections close at
+ * once, and whatever still runs after the grace period is cut.
+ */
+async function stopHttp(server: Server, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const grace = setTimeout(() => {
+    logger.warn(`requests still running after ${graceMs} ms: closing their connections`);
+    server.closeAllConnections();
+  }, graceMs);
+  grace.unref();
+  await closed;
+  clearTimeout(grace);
+}
+
 export interface RunningService {
   settings: Settings;
   database: Database;
@@ -30,9 +46,15 @@ export async function startService(settings: Settings): Promise<RunningService> 
     // printed once, on the first start; only its hash is stored
     process.stdout.write(`\nAdmin API key (shown once, store it now): ${generated}\n\n`);
   }
-  const stops: (() => Promise<void>)[] = [];
+  // each role's stop, in the order of an orderly shutdown: HTTP (no new connections, in-flight requests
+  // finish), the DNS primary, the worker (finishes the batch it claimed), then the pools and PostgreSQL
+  const stops: { name: string; stop: () => Promise<void> }[] = [];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop();
+    for (const { name, stop } of stops) {
+      logger.info(`stopping ${name}`);
+      await stop();
+    }
+    logger.info('closing the database connections');
     await database.close();
   };
   let httpServer: Server | undefined;
@@ -49,20 +71,17 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpServer = server;
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
-      stops.push(async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await app.apollo.stop();
-      });
+      stops.push({ name: 'HTTP API (in-flight requests finish)', stop: () => stopHttp(server, settings.shutdownGraceMs).then(() => app.apollo.stop()) });
     }
     // the hidden primary and the propagation worker, each with its own pg pool
     if (settings.roles.includes('dns') && settings.dnsListen) {
       const primary = await startDnsRole(settings, database.clientUrl, logger);
       dnsPort = primary.port;
-      stops.push(() => primary.stop());
+      stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }
     if (settings.roles.includes('worker')) {
       const worker = await startWorker(settings, database.clientUrl, logger);
-      stops.push(() => worker.stop());
+      stops.push({ name: 'propagation worker (the claimed batch finishes)', stop: () => worker.stop() });
     }
   } catch (error) {
     // a role that cannot start (a port in use, say) stops the ones already started: no half-running service
@@ -79,6 +98,9 @@ export async function startService(settings: Settings): Promise<RunningService> 
   };
 }
 
+/** signals this close to the first one are the same signal, forwarded (see shutdown in main) */
+const SAME_SIGNAL_WINDOW_MS = 1000;
+
 async function main(): Promise<void> {
   let settings: Settings;
   try {
@@ -90,9 +112,35 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  let service: RunningService;
+  // the handlers come first: a signal during the start (PostgreSQL starting, migrations) waits for the
+  // start to finish and then stops in order, instead of killing node and orphaning PostgreSQL
+  const starting = startService(settings);
+  let stoppingSince: number | undefined;
+  const shutdown = (signal: string) => {
+    if (stoppingSince !== undefined) {
+      // npm and sh pass the terminal's Ctrl-C on to node, which also got it from the terminal: one keypress
+      // arrives twice within milliseconds. A signal a second later is the operator's second one.
+      if (Date.now() - stoppingSince < SAME_SIGNAL_WINDOW_MS) return;
+      logger.warn(`${signal} received again: exiting now`);
+      process.exit(1);
+    }
+    stoppingSince = Date.now();
+    logger.info(`${signal} received: stopping (grace period ${settings.shutdownGraceMs} ms)`);
+    starting.then((service) => service.stop()).then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error) => {
+        logger.error(`error while stopping: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {
-    service = await startService(settings);
+    await starting;
   } catch (error) {
     if (error instanceof EmbeddedPostgresError) {
       process.stderr.write(`zonekeeper: ${error.message}\n`);
@@ -100,21 +148,6 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal} received, stopping`);
-    service.stop().then(
-      () => process.exit(0),
-      (error) => {
-        logger.error({ err: error }, 'error while stopping');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 if (require.main === module) {

@@ -32,6 +32,8 @@ export interface Settings {
   logLevel: LogLevel;
   /** largest request body, in bytes (REST and GraphQL) */
   bodyLimit: number;
+  /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */
+  shutdownGraceMs: number;
   /** GraphQL cost ceiling for one operation (graphql-query-complexity) */
   graphqlMaxComplexity: number;
   /** GraphQL nesting ceiling for one operation */
@@ -191,6 +193,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     roles,
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     graphqlMaxComplexity: integer('GRAPHQL_MAX_COMPLEXITY', 200_000, 10, 100_000_000),
     graphqlMaxDepth: integer('GRAPHQL_MAX_DEPTH', 8, 2, 64),
     maxPageSize: integer('MAX_PAGE_SIZE', 10_000, 1, 1_000_000),

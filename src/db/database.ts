@@ -56,7 +56,10 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
     async close() {
       watchDatabase(undefined);
       await orm.close();
-      await embedded?.stop();
+      if (embedded) {
+        log('stopping the embedded PostgreSQL');
+        await embedded.stop();
+      }
     },
   };
 }

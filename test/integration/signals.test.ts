@@ -1,0 +1,126 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Stopping as operators do: Ctrl-C at a terminal (SIGINT to the whole process group of `npm run serve`,
+ * embedded PostgreSQL included) and SIGTERM to node alone. The service stops in order, exits 0 without a
+ * stack trace, lets a request in flight finish, and starts again on the same data folder with the data kept.
+ */
+const root = path.resolve(__dirname, '..', '..');
+const API_KEY = 'signals-admin-key-0123456789abcdef';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+interface Started { child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }
+
+async function start(command: string[], dataDir: string): Promise<Started> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_LISTEN: `127.0.0.1:${await freePort()}`, API_KEY, LOG_LEVEL: 'info' };
+  delete env.DATABASE_URL;
+  // a process group of its own, as a shell gives a foreground job
+  const child = spawn(command[0], command.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
+    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, port, output: () => output, exited };
+}
+
+async function post(port: number, query: string): Promise<any> {
+  const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+    body: JSON.stringify({ query }),
+  });
+  return res.json();
+}
+
+/** a request whose body is still arriving when the signal comes: it must be answered, not cut */
+function slowRequest(port: number): { sendRest: () => void; answer: Promise<string> } {
+  const body = JSON.stringify({ query: '{ users { nodes { email } } }' });
+  const socket = net.connect(port, '127.0.0.1');
+  socket.write(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+  let received = '';
+  socket.on('data', (chunk) => { received += chunk; });
+  const answer = new Promise<string>((resolve) => {
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+  });
+  return { sendRest: () => socket.write(body.slice(10)), answer };
+}
+
+describe('signals', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-signals-'));
+
+  beforeAll(() => {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  }, 120_000);
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('Ctrl-C to the process group of npm run serve: orderly stop, exit 0, in-flight request answered', async () => {
+    const service = await start(['npm', 'run', 'serve', '--silent'], dataDir);
+    const created = await post(service.port, 'mutation { createUser(input: {email: "kept@example.org"}) { id } }');
+    expect(created.errors).toBeUndefined();
+
+    const inFlight = slowRequest(service.port);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(-service.child.pid!, 'SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    inFlight.sendRest();
+
+    // npm itself ends as a process that got SIGINT (130, or the signal), as it does for any script; node
+    // logs 'stopped' right before its exit(0), and npm ends only after node did
+    const npmExit = await service.exited;
+    expect([null, 130]).toContain(npmExit);
+    expect(service.output()).toMatch(/"msg":"stopped"/);
+    const answer = await inFlight.answer;
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(answer).toContain('kept@example.org');
+    const output = service.output();
+    expect(output).not.toMatch(/Unhandled|\n\s+at /);
+    expect(output).toMatch(/SIGINT received: stopping/);
+    expect(output.indexOf('stopping HTTP API')).toBeLessThan(output.indexOf('stopping the embedded PostgreSQL'));
+    expect(output).toMatch(/stopped/);
+  }, 120_000);
+
+  it('SIGTERM to node alone: exit 0, and the next start finds the data with no manual step', async () => {
+    const service = await start(['node', 'dist/src/main.js'], dataDir);
+    expect(service.output()).not.toMatch(/orphaned/);
+    const users = await post(service.port, '{ users { nodes { email } } }');
+    expect(users.data.users.nodes.map((u: { email: string }) => u.email)).toContain('kept@example.org');
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(service.output()).not.toMatch(/Unhandled|\n\s+at /);
+  }, 120_000);
+
+  it('kill -9 of node alone leaves PostgreSQL orphaned; the next start stops it and serves the data', async () => {
+    const service = await start(['node', 'dist/src/main.js'], dataDir);
+    service.child.kill('SIGKILL');
+    await service.exited;
+    const again = await start(['node', 'dist/src/main.js'], dataDir);
+    try {
+      expect(again.output()).toMatch(/orphaned PostgreSQL/);
+      const users = await post(again.port, '{ users { nodes { email } } }');
+      expect(users.data.users.nodes.map((u: { email: string }) => u.email)).toContain('kept@example.org');
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    }
+  }, 120_000);
+});
