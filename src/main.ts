@@ -5,6 +5,7 @@ import { loadSettings, Settings, SettingsError } from './config/settings';
 import { openDatabase, Database } from './db/database';
 import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { createApp } from './app';
+import { usePreparedStatements } from './db/prepared-statements';
 import { logger } from './logger';
 import { createServices } from './services';
 import { startDnsRole } from './primary/server';
@@ -39,6 +40,7 @@ export interface RunningService {
 /** Starts the roles this process runs (ROLES): the HTTP API, the DNS primary and the propagation worker. */
 export async function startService(settings: Settings): Promise<RunningService> {
   logger.level = settings.logLevel;
+  usePreparedStatements(settings.preparedStatements === 'on');
   const database = await openDatabase(settings, (line) => logger.info(line));
   const services = createServices(settings);
   const generated = await services.apiKeys.ensureAdminKey(database.orm.em, settings.apiKey);

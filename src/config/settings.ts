@@ -23,6 +23,8 @@ export interface Settings {
   defaultNs: string[];
   serialPolicy: SerialPolicy;
   restEnvelope: 'none' | 'restknot';
+  /** named prepared statements for the fixed SQL (off behind PgBouncer < 1.21 in transaction pooling) */
+  preparedStatements: 'on' | 'off';
   dnsListen: HostPort | undefined;
   catalogZone: string;
   secondaries: HostPort[];
@@ -185,6 +187,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     defaultNs,
     serialPolicy: oneOf('SERIAL_POLICY', ['date', 'increment', 'unixtime'] as const, 'date'),
     restEnvelope: oneOf('REST_ENVELOPE', ['none', 'restknot'] as const, 'none'),
+    preparedStatements: oneOf('DATABASE_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on'),
     dnsListen,
     catalogZone,
     secondaries,

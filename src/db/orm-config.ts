@@ -27,6 +27,8 @@ export function makeOrmConfig(options: OrmConfigOptions) {
     preferTs: options.preferTs ?? false,
     dataloader: DataloaderType.ALL,
     forceUtcTimezone: true,
+    // checked once, by the migrator, before the migrations run (openDatabase), not again at connect
+    ensureDatabase: false,
     // a connection that cannot be had within 4 s fails the request with 503 (availability.ts), within the
     // contract's 5 s; a refused connection fails at once
     pool: { min: 0, max: options.poolMax ?? 20, acquireTimeoutMillis: 4000 },

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client as PgClient, QueryResultRow } from 'pg';
+import { statementName } from '../db/prepared-statements';
 
 /** Plain parameterised SQL (`$1`, `$2`…) on one borrowed connection. */
 export interface Sql {
@@ -56,24 +57,6 @@ async function borrow<T>(em: EntityManager, work: (connection: PooledConnection)
   } finally {
     await pool.releaseConnection(connection);
   }
-}
-
-/**
- * Statements run as named prepared statements, so PostgreSQL parses and plans each text once per connection
- * instead of on every call: the zone-change statements are long CTEs whose planning cost more than running
- * them. The texts are parameterised and come from a small set built by the repositories; the name cache is
- * bounded all the same, and a text beyond it runs unnamed.
- */
-const statementNames = new Map<string, string>();
-const MAX_NAMED_STATEMENTS = 200;
-
-function statementName(text: string): string | undefined {
-  let name = statementNames.get(text);
-  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
-    name = `zk_${statementNames.size + 1}`;
-    statementNames.set(text, name);
-  }
-  return name;
 }
 
 const sqlOn = (connection: PgClient): Sql => ({

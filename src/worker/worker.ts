@@ -15,6 +15,7 @@
  */
 import { Client, Pool } from 'pg';
 import { createRolePool, noteDatabaseFailure } from '../db/availability';
+import { preparedName } from '../db/prepared-statements';
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
@@ -152,7 +153,7 @@ export class PropagationWorker {
    */
   async claimBatch(): Promise<number> {
     const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
-      name: 'zk_worker_claim',
+      name: preparedName('zk_worker_claim'),
       text: `with claimed as (
                update changes set published_at = now()
                 where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
