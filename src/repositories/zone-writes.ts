@@ -3,10 +3,10 @@ import type { JournalRecord } from '../entities/change.entity';
 import type { Sql } from './sql';
 
 /**
- * The write queries of a zone change, in one place: one statement reads and locks everything the zone rules
- * need, one statement writes the change with its journal row. The hot path of the API (a record added,
- * edited or deleted) is then four statements in all (BEGIN, read+lock, write, COMMIT), with no entity
- * hydration (bench/FINDINGS.md §1).
+ * The write queries of a zone change, in one place: one statement reads everything the zone rules need, one
+ * statement writes the change with its journal row on the condition that the serial read is still current.
+ * The hot path of the API (a record added, edited or deleted) is those two statements, with no entity
+ * hydration (bench/FINDINGS.md §1); under contention, the locked path is BEGIN, lock, read, write, COMMIT.
  */
 export interface StoredRow { id: number; owner: string; type: string; rdata: string; ttl: number }
 
@@ -46,11 +46,30 @@ class Params {
   }
 }
 
+/** the condition on `domains d` that picks the requested zone, within the caller's scope */
+function zoneCondition(p: Params, request: LockRequest): string {
+  let where: string;
+  if ('name' in request.zone) where = `d.name = ${p.add(request.zone.name)}`;
+  else if ('id' in request.zone) where = `d.id = ${p.add(request.zone.id)}`;
+  else where = `d.id = (select domain_id from records where id = ${p.add(request.zone.recordId)})`;
+  if (request.scopeUserId !== undefined) where += ` and d.user_id = ${p.add(request.scopeUserId)}`;
+  return where;
+}
+
 /**
  * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
  * (FOR UPDATE) until the caller's transaction ends.
  */
 export async function readZone(sql: Sql, request: LockRequest, lock: boolean): Promise<LockedZone | undefined> {
+  if (lock) {
+    // lock first, read after, in two statements: READ COMMITTED takes one snapshot per statement, so a
+    // statement that waited for the lock would still see the records as they were before the holder's commit
+    // (a CNAME and an A at one owner, each decided on a zone without the other)
+    const lp = new Params();
+    const [locked] = await sql.rows(`select d.id from domains d where ${zoneCondition(lp, request)} for update of d`, lp.values);
+    if (!locked) return undefined;
+    request = { ...request, zone: { id: Number(locked.id) }, scopeUserId: undefined };
+  }
   const p = new Params();
   let sameOwnerFilter = 'true';
   if (!request.allRecords && request.owner !== undefined) {
@@ -60,17 +79,13 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
     sameOwnerFilter = `r.owner = (select t.owner from records t where t.id = ${p.add(request.targetId ?? null)})`;
   }
   const target = p.add(request.targetId ?? null);
-  let where: string;
-  if ('name' in request.zone) where = `d.name = ${p.add(request.zone.name)}`;
-  else if ('id' in request.zone) where = `d.id = ${p.add(request.zone.id)}`;
-  else where = `d.id = (select domain_id from records where id = ${p.add(request.zone.recordId)})`;
-  if (request.scopeUserId !== undefined) where += ` and d.user_id = ${p.add(request.scopeUserId)}`;
+  const where = zoneCondition(p, request);
   const [row] = await sql.rows(
     `select d.id, d.name, d.serial,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa
-       from domains d where ${where}${lock ? ' for update of d' : ''}`,
+       from domains d where ${where}`,
     p.values,
   );
   if (!row) return undefined;
