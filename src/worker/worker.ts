@@ -43,6 +43,9 @@ const FAST_CHECKS = 10;
 const FAST_CHECK_MS = 100;
 const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
 
+/** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
+const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
+
 export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
 
 export class PropagationWorker {
@@ -265,14 +268,16 @@ export class PropagationWorker {
       } else {
         error = `serves serial ${served}, zone is at ${row.serial}`;
         if (attempts >= LAG_ERROR_AFTER_ATTEMPTS) state = 'error';
-        // nudge it again (coalesced, one per window): a NOTIFY that reached the server during a transfer can be
-        // lost, and must not leave it behind until its refresh timer
-        this.notifier.request(row.zone, server);
+        // nudge it again, on a backing-off schedule (checks 1, 2, 4, 8, ...): a NOTIFY that reached the server
+        // during a transfer can be lost, and must not leave it behind until its refresh timer
+        if (isBackoffTurn(attempts)) this.notifier.request(row.zone, server);
       }
     } else {
       error = result.reason;
       if (attempts >= ERROR_AFTER_ATTEMPTS) state = 'error';
-      if (attempts >= 2) this.notifier.request(row.zone, server);
+      // a secondary that does not know the zone yet (it has not read the new catalog) refuses its NOTIFY:
+      // re-send on checks 2, 4, 8, ..., not on every check (PowerDNS got 161 NOTIFYs for 30 changes)
+      if (attempts >= 2 && isBackoffTurn(attempts)) this.notifier.request(row.zone, server);
     }
     // the serial is re-read in the update: a change committed meanwhile keeps the row pending (no lost update)
     await this.pool.query(
