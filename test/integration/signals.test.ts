@@ -1,5 +1,5 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -118,6 +118,24 @@ describe('signals', () => {
       expect(again.output()).toMatch(/orphaned PostgreSQL/);
       const users = await post(again.port, '{ users { nodes { email } } }');
       expect(users.data.users.nodes.map((u: { email: string }) => u.email)).toContain('kept@example.org');
+    } finally {
+      again.child.kill('SIGTERM');
+      expect(await again.exited).toBe(0);
+    }
+  }, 120_000);
+
+  it('kill -9 of node and the embedded PostgreSQL together: the next start recovers and serves the data', async () => {
+    const service = await start(['node', 'dist/src/main.js'], dataDir);
+    const created = await post(service.port, 'mutation { createUser(input: {email: "acknowledged@example.org"}) { id } }');
+    expect(created.errors).toBeUndefined();
+    const postmaster = Number(readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(postmaster, 'SIGKILL');
+    service.child.kill('SIGKILL');
+    await service.exited;
+    const again = await start(['node', 'dist/src/main.js'], dataDir);
+    try {
+      const users = await post(again.port, '{ users { nodes { email } } }');
+      expect(users.data.users.nodes.map((u: { email: string }) => u.email)).toEqual(expect.arrayContaining(['kept@example.org', 'acknowledged@example.org']));
     } finally {
       again.child.kill('SIGTERM');
       expect(await again.exited).toBe(0);
