@@ -7,11 +7,11 @@
  * exponential backoff (RFC 1996 §3.6 asks for retries) until MAX_ATTEMPTS; after that the status checker
  * (status.ts) sends a new one whenever a server still lags.
  */
-import type { Pool } from 'pg';
 import type { HostPort, Settings } from '../config/settings';
 import { catalogApexRecords } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
+import type { PropagationRepository } from '../repositories/propagation';
 import { sendNotify, serverName, SoaData } from './dns-client';
 
 export const WINDOW_MS = 100;
@@ -42,7 +42,7 @@ export class Notifier {
 
   constructor(
     private readonly settings: Settings,
-    private readonly pool: Pool,
+    private readonly repository: PropagationRepository,
     private readonly log: Logger,
   ) {}
 
@@ -71,16 +71,11 @@ export class Notifier {
 
   private async currentSoa(zone: string): Promise<SoaData | undefined> {
     if (zone === this.settings.catalogZone) {
-      const { rows } = await this.pool.query<{ serial: string }>('select serial from catalog_state where name = $1', [zone]);
-      const soa = catalogApexRecords(rows[0] ? Number(rows[0].serial) : 0)[0];
+      const soa = catalogApexRecords(await this.repository.catalogSerial(zone))[0];
       return soaData(soa.rdata, soa.ttl);
     }
-    const { rows } = await this.pool.query<{ rdata: string; ttl: number; serial: string }>(
-      `select r.rdata, r.ttl, d.serial from domains d join records r on r.domain_id = d.id and r.owner = '@' and r.type = 'SOA'
-        where d.name = $1 limit 1`,
-      [zone],
-    );
-    return rows[0] ? soaData(withSerial(rows[0].rdata, Number(rows[0].serial)), rows[0].ttl) : undefined;
+    const soa = await this.repository.zoneSoa(zone);
+    return soa ? soaData(withSerial(soa.rdata, soa.serial), soa.ttl) : undefined;
   }
 
   private async send(entry: Entry, attempt: number): Promise<void> {

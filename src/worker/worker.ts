@@ -15,7 +15,7 @@
  */
 import { Client, Pool } from 'pg';
 import { createRolePool, noteDatabaseFailure } from '../db/availability';
-import { preparedName } from '../db/prepared-statements';
+import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
@@ -30,7 +30,7 @@ const STATUS_TICK_MS = 500;
 const CLAIM_BATCH = 500;
 const STATUS_BATCH = 50;
 /** a claimed status check may take this long before another worker may take it again */
-const STATUS_LEASE = '10 seconds';
+const STATUS_LEASE_SECONDS = 10;
 /** failures (no answer, REFUSED, ...) in a row before a server is shown in state error */
 const ERROR_AFTER_ATTEMPTS = 14;
 /** checks of a server that answers but lags before it is shown in state error */
@@ -46,7 +46,6 @@ const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
 /** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
 const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
 
-export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
 
 export class PropagationWorker {
   private listener: Client | undefined;
@@ -64,14 +63,17 @@ export class PropagationWorker {
   readonly notifier: Notifier;
   private readonly servers: Map<string, HostPort>;
 
+  private readonly repository: PropagationRepository;
+
   constructor(
     private readonly settings: Settings,
-    private readonly pool: Pool,
+    pool: Pool,
     private readonly log: Logger,
     /** for the LISTEN connection (a pooled client cannot hold LISTEN) */
     private readonly connectionString: string,
   ) {
-    this.notifier = new Notifier(settings, pool, log);
+    this.repository = new PropagationRepository(pool);
+    this.notifier = new Notifier(settings, this.repository, log);
     this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
   }
 
@@ -149,30 +151,11 @@ export class PropagationWorker {
   }
 
   /**
-   * Claims and publishes one batch of journal rows; returns how many. One statement, committing on its own:
-   * the rows are locked (SKIP LOCKED: another worker takes others), marked published, and their zones'
-   * status rows set to `pending` for every secondary, all or nothing. Four round trips per drain (BEGIN,
-   * claim, update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
+   * Claims and publishes one batch of journal rows (one statement: PropagationRepository.claimChanges);
+   * returns how many.
    */
   async claimBatch(): Promise<number> {
-    const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
-      name: preparedName('zk_worker_claim'),
-      text: `with claimed as (
-               update changes set published_at = now()
-                where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
-               returning id, domain_id, zone, kind, serial_after),
-             pending as (
-               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
-               insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
-               select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
-                 from domains d cross join unnest($2::text[]) as s(server)
-                where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
-               on conflict (domain_id, server) do update
-                 set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
-             select id, domain_id, zone, kind, serial_after from claimed order by id`,
-      values: [CLAIM_BATCH, [...this.servers.keys()], FAST_CHECK_MS],
-    });
-    const claimed = rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
+    const claimed = await this.repository.claimChanges(CLAIM_BATCH, [...this.servers.keys()], FAST_CHECK_MS);
     this.publish(claimed);
     return claimed.length;
   }
@@ -206,12 +189,9 @@ export class PropagationWorker {
   }
 
   private async renotifyPending(): Promise<void> {
-    const { rows } = await this.pool.query<{ name: string; server: string }>(
-      `select d.name, s.server from zone_server_status s join domains d on d.id = s.domain_id where s.state <> 'in_sync'`,
-    );
-    for (const row of rows) {
+    for (const row of await this.repository.unsyncedZoneServers()) {
       const server = this.servers.get(row.server);
-      if (server) this.notifier.request(row.name, server);
+      if (server) this.notifier.request(row.zone, server);
     }
   }
 
@@ -225,17 +205,8 @@ export class PropagationWorker {
     this.checking = true;
     this.checkAgain = false;
     try {
-      const { rows } = await this.pool.query<{ id: string; server: string; name: string; serial: string; attempts: number }>(
-        `with due as (
-           select s.id from zone_server_status s
-            where s.state <> 'in_sync' and s.next_check_at <= now()
-            order by s.next_check_at limit $1 for update skip locked)
-         update zone_server_status s set next_check_at = now() + interval '${STATUS_LEASE}'
-           from due, domains d where s.id = due.id and d.id = s.domain_id
-         returning s.id, s.server, d.name, d.serial, s.attempts`,
-        [STATUS_BATCH],
-      );
-      await Promise.all(rows.map((row) => this.checkOne({ id: Number(row.id), server: row.server, zone: row.name, serial: Number(row.serial), attempts: row.attempts })));
+      const due = await this.repository.claimDueChecks(STATUS_BATCH, STATUS_LEASE_SECONDS);
+      await Promise.all(due.map((row) => this.checkOne(row)));
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: status check failed');
     } finally {
@@ -244,11 +215,11 @@ export class PropagationWorker {
     if (this.checkAgain) void this.checkDue();
   }
 
-  private async checkOne(row: { id: number; server: string; zone: string; serial: number; attempts: number }): Promise<void> {
+  private async checkOne(row: DueCheck): Promise<void> {
     const server = this.servers.get(row.server);
     if (!server) {
       // no longer configured: nothing to check
-      await this.pool.query(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [row.id]);
+      await this.repository.markServerRemoved(row.id);
       return;
     }
     const attempts = row.attempts + 1;
@@ -256,7 +227,7 @@ export class PropagationWorker {
       ? FAST_CHECK_MS
       : Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FAST_CHECK_MS * 1.6 ** Math.min(attempts - FAST_CHECKS, 30)));
     const result = await querySoaSerial(server, row.zone);
-    let state: 'pending' | 'in_sync' | 'error' = 'pending';
+    let state: ServerState = 'pending';
     let error: string | null = null;
     let served: number | null = null;
     if (result.ok) {
@@ -279,19 +250,7 @@ export class PropagationWorker {
       // re-send on checks 2, 4, 8, ..., not on every check (PowerDNS got 161 NOTIFYs for 30 changes)
       if (attempts >= 2 && isBackoffTurn(attempts)) this.notifier.request(row.zone, server);
     }
-    // the serial is re-read in the update: a change committed meanwhile keeps the row pending (no lost update)
-    await this.pool.query(
-      `update zone_server_status s
-          set served_serial = coalesce($2::bigint, s.served_serial),
-              state = case when $3 = 'in_sync' and d.serial <> $5::bigint then 'pending' else $3 end,
-              error = case when $3 = 'in_sync' and d.serial <> $5::bigint then null else $4 end,
-              attempts = case when $3 = 'in_sync' then 0 else $6 end,
-              next_check_at = case when $3 = 'in_sync' and d.serial = $5::bigint then 'infinity'::timestamptz
-                                   when $3 = 'in_sync' then now() else now() + make_interval(secs => $7::float8 / 1000) end,
-              updated_at = now()
-         from domains d where s.id = $1 and d.id = s.domain_id`,
-      [row.id, served, state, error, row.serial, attempts, delayMs],
-    );
+    await this.repository.recordCheck({ id: row.id, served, state, error, checkedSerial: row.serial, attempts, nextInMs: delayMs });
     if (state !== 'in_sync') this.scheduleCheck(delayMs);
   }
 

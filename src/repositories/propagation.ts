@@ -1,0 +1,105 @@
+import type { Pool } from 'pg';
+import { preparedName } from '../db/prepared-statements';
+
+/**
+ * The propagation worker's SQL (worker.ts, notifier.ts): the outbox claim, the per-secondary status rows and
+ * the SOA a NOTIFY carries. Plain statements on the worker's own pool (src/db/availability.ts createRolePool),
+ * each committing on its own.
+ */
+export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
+export interface DueCheck { id: number; server: string; zone: string; serial: number; attempts: number }
+export type ServerState = 'pending' | 'in_sync' | 'error';
+
+export class PropagationRepository {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
+   * another worker takes others), marked published, and their zones' status rows set to `pending` for every
+   * server, first check after `firstCheckMs`, all or nothing. Four round trips per drain (BEGIN, claim,
+   * update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
+   */
+  async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
+    const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
+      name: preparedName('zk_worker_claim'),
+      text: `with claimed as (
+               update changes set published_at = now()
+                where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
+               returning id, domain_id, zone, kind, serial_after),
+             pending as (
+               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
+               insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
+               select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
+                 from domains d cross join unnest($2::text[]) as s(server)
+                where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
+               on conflict (domain_id, server) do update
+                 set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
+             select id, domain_id, zone, kind, serial_after from claimed order by id`,
+      values: [batch, servers, firstCheckMs],
+    });
+    return rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
+  }
+
+  /** the zones and servers not known to be in sync (after a restart, they get a NOTIFY) */
+  async unsyncedZoneServers(): Promise<{ zone: string; server: string }[]> {
+    const { rows } = await this.pool.query<{ name: string; server: string }>(
+      `select d.name, s.server from zone_server_status s join domains d on d.id = s.domain_id where s.state <> 'in_sync'`,
+    );
+    return rows.map((row) => ({ zone: row.name, server: row.server }));
+  }
+
+  /** claims up to `batch` due checks (SKIP LOCKED) and leases them for `leaseSeconds` */
+  async claimDueChecks(batch: number, leaseSeconds: number): Promise<DueCheck[]> {
+    const { rows } = await this.pool.query<{ id: string; server: string; name: string; serial: string; attempts: number }>(
+      `with due as (
+         select s.id from zone_server_status s
+          where s.state <> 'in_sync' and s.next_check_at <= now()
+          order by s.next_check_at limit $1 for update skip locked)
+       update zone_server_status s set next_check_at = now() + make_interval(secs => $2::float8)
+         from due, domains d where s.id = due.id and d.id = s.domain_id
+       returning s.id, s.server, d.name, d.serial, s.attempts`,
+      [batch, leaseSeconds],
+    );
+    return rows.map((row) => ({ id: Number(row.id), server: row.server, zone: row.name, serial: Number(row.serial), attempts: row.attempts }));
+  }
+
+  /** a status row of a server no longer configured: error, never checked again */
+  async markServerRemoved(id: number): Promise<void> {
+    await this.pool.query(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [id]);
+  }
+
+  /**
+   * Stores a check's outcome. The zone's serial is re-read in the update: a change committed since the check
+   * was claimed keeps the row pending (no lost update).
+   */
+  async recordCheck(check: { id: number; served: number | null; state: ServerState; error: string | null; checkedSerial: number; attempts: number; nextInMs: number }): Promise<void> {
+    await this.pool.query(
+      `update zone_server_status s
+          set served_serial = coalesce($2::bigint, s.served_serial),
+              state = case when $3 = 'in_sync' and d.serial <> $5::bigint then 'pending' else $3 end,
+              error = case when $3 = 'in_sync' and d.serial <> $5::bigint then null else $4 end,
+              attempts = case when $3 = 'in_sync' then 0 else $6 end,
+              next_check_at = case when $3 = 'in_sync' and d.serial = $5::bigint then 'infinity'::timestamptz
+                                   when $3 = 'in_sync' then now() else now() + make_interval(secs => $7::float8 / 1000) end,
+              updated_at = now()
+         from domains d where s.id = $1 and d.id = s.domain_id`,
+      [check.id, check.served, check.state, check.error, check.checkedSerial, check.attempts, check.nextInMs],
+    );
+  }
+
+  /** the catalog zone's serial (0 before its first change) */
+  async catalogSerial(catalogZone: string): Promise<number> {
+    const { rows } = await this.pool.query<{ serial: string }>('select serial from catalog_state where name = $1', [catalogZone]);
+    return rows[0] ? Number(rows[0].serial) : 0;
+  }
+
+  /** a zone's SOA record and its current serial, for the NOTIFY that announces it */
+  async zoneSoa(zone: string): Promise<{ rdata: string; ttl: number; serial: number } | undefined> {
+    const { rows } = await this.pool.query<{ rdata: string; ttl: number; serial: string }>(
+      `select r.rdata, r.ttl, d.serial from domains d join records r on r.domain_id = d.id and r.owner = '@' and r.type = 'SOA'
+        where d.name = $1 limit 1`,
+      [zone],
+    );
+    return rows[0] ? { rdata: rows[0].rdata, ttl: rows[0].ttl, serial: Number(rows[0].serial) } : undefined;
+  }
+}
