@@ -96,6 +96,13 @@ export class ApiKeysService {
     });
   }
 
+  /** a deleted user's keys stop working at once in this process (other processes: within CACHE_MS) */
+  forgetUser(userId: number): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.principal?.kind === 'user' && entry.principal.userId === userId) this.cache.delete(hash);
+    }
+  }
+
   async revoke(ctx: RequestContext, id: number): Promise<ApiKeyRow> {
     return inTransaction(ctx.em, async (em) => {
       const key = await em.findOne(ApiKey, { id });

@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
-import { parseZoneName } from '../dns/name';
+import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { Domain, Record, User } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
@@ -26,6 +26,9 @@ export function normaliseZoneName(input: string, field = 'zone'): string {
   if (!parsed.ok) throw errorFromProblems(parsed.problems);
   return parsed.name;
 }
+
+/** the owner of the default CNAME to the apex (contract-decisions §3) */
+const DEFAULT_WWW_OWNER = 'www';
 
 /** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
 export class DomainsService {
@@ -54,6 +57,12 @@ export class DomainsService {
    */
   async create(ctx: RequestContext, input: { userId: number; zone: string }): Promise<DomainRow> {
     const name = normaliseZoneName(input.zone);
+    // the default records must fit too: `www.<zone>` is four octets longer than the zone's name (RFC 1035
+    // §2.3.4: 255 octets), and a zone whose own records fail validation could never be exported
+    const www = parseOwner(DEFAULT_WWW_OWNER, name, 'zone');
+    if (!www.ok) {
+      throw errorFromProblems(www.problems.map((p) => ({ ...p, message: `zone: the name leaves no room for the default ${DEFAULT_WWW_OWNER} record: ${p.message.replace(/^zone: /, '')}` })));
+    }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
     return inTransaction(ctx.em, async (em) => {
       const user = await em.findOne(User, { id: input.userId });
@@ -66,7 +75,7 @@ export class DomainsService {
         // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
         { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
         ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
-        { owner: 'www', type: 'CNAME', rdata: `${name}.` },
+        { owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` },
       ];
       const records = defaults.map((r) => em.create(Record, { ...r, domain, ttl: DEFAULT_RECORD_TTL }));
       journalWholeZone(em, 'zone-created', domain, records.map(journalRecord));

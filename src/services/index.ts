@@ -16,12 +16,13 @@ export interface Services {
 }
 
 export function createServices(settings: Settings): Services {
+  const apiKeys = new ApiKeysService();
   return {
     settings,
-    users: new UsersService(settings),
+    users: new UsersService(settings, apiKeys),
     domains: new DomainsService(settings),
     records: new RecordsService(settings),
-    apiKeys: new ApiKeysService(),
+    apiKeys,
     zoneFiles: new ZoneFilesService(settings),
   };
 }

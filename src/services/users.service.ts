@@ -1,3 +1,4 @@
+import type { ApiKeysService } from './api-keys.service';
 import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { Domain, Record, User } from '../entities';
@@ -11,7 +12,10 @@ const toRow = (user: User): UserRow => ({ id: user.id, email: user.email, create
 
 /** Users: the accounts that own zones. Creating and deleting users needs the admin key. */
 export class UsersService {
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    private readonly apiKeys: ApiKeysService,
+  ) {}
 
   list(ctx: RequestContext, filter: Omit<UserFilter, 'scopeUserId'>, page?: PageRequest): Promise<UserRow[]> {
     return listUsers(ctx.em, { ...filter, scopeUserId: scopeUserId(ctx.principal) }, page);
@@ -65,5 +69,7 @@ export class UsersService {
       em.remove(user);
       await em.flush();
     });
+    // after the commit: the user's keys (deleted with it, FK cascade) must not outlive it in the key cache
+    this.apiKeys.forgetUser(id);
   }
 }
