@@ -9,7 +9,11 @@ import type { Knex } from '@mikro-orm/knex';
  */
 export interface UserRow { id: number; email: string; createdAt: Date }
 export interface DomainRow { id: number; userId: number; name: string; serial: number; createdAt: Date }
-export interface RecordRow { id: number; domainId: number; zone: string; owner: string; type: string; rdata: string; ttl: number }
+export interface RecordRow {
+  id: number; domainId: number; zone: string; owner: string; type: string; rdata: string; ttl: number;
+  /** the zone as the same statement saw it (record lists): a read racing a zone's deletion stays consistent */
+  zoneRow?: DomainRow;
+}
 export interface PageRequest { first: number; after?: number }
 
 export interface UserFilter { scopeUserId?: number; id?: number; email?: string }
@@ -45,6 +49,7 @@ const toRecord = (row: any): RecordRow => ({
   type: row.type,
   rdata: row.rdata,
   ttl: row.ttl,
+  zoneRow: { id: Number(row.domain_id), userId: Number(row.zone_user_id), name: row.zone, serial: Number(row.zone_serial), createdAt: toDate(row.zone_created_at) },
 });
 
 /**
@@ -137,7 +142,7 @@ function recordsQuery(em: EntityManager, filter: RecordFilter) {
   return query;
 }
 
-const RECORD_COLUMNS = ['r.id', 'r.domain_id', 'd.name as zone', 'r.owner', 'r.type', 'r.rdata', 'r.ttl'];
+const RECORD_COLUMNS = ['r.id', 'r.domain_id', 'd.name as zone', 'r.owner', 'r.type', 'r.rdata', 'r.ttl', 'd.user_id as zone_user_id', 'd.serial as zone_serial', 'd.created_at as zone_created_at'];
 
 export async function listRecords(em: EntityManager, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
   const rows = await page(recordsQuery(em, filter).select(RECORD_COLUMNS), 'r.id', request);

@@ -45,3 +45,21 @@ test("a deleted user's key stops working at once, even when it was just used (ke
   expect(after.status).toBe(401);
   expect(errorCode(after)).toBe('UNAUTHENTICATED');
 });
+
+test('reads racing zone deletions see one consistent state (Record.domain is never missing)', async () => {
+  const owner = await userId('racer@example.org');
+  const zones = Array.from({ length: 30 }, (_, i) => `race${i}.example`);
+  for (const zone of zones) {
+    const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: owner, z: zone });
+    expect(created.errors).toBeUndefined();
+  }
+  const reads: Promise<{ status: number; errors?: any[] }>[] = [];
+  const deletes: Promise<unknown>[] = [];
+  for (let i = 0; i < zones.length; i++) {
+    for (let r = 0; r < 6; r++) reads.push(app.gql('{ records(first: 1000) { nodes { id domain { id name } } } users { nodes { domains { records { domain { id } } } } } }'));
+    deletes.push(app.gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: zones[i] }));
+  }
+  const answers = await Promise.all(reads);
+  await Promise.all(deletes);
+  expect(answers.filter((a) => a.status !== 200 || a.errors).map((a) => a.errors?.[0]?.message)).toEqual([]);
+});

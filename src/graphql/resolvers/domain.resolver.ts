@@ -59,6 +59,8 @@ export class DomainResolver {
       type: args.type?.toUpperCase() ?? undefined,
       perDomain: nestedFirst(args.first),
     };
+    // the records' Record.domain is this zone as this request saw it, even if it is deleted meanwhile
+    ctx.loaders.domainById.prime(domain.id, domain);
     return ctx.loaders.recordsByDomain(filter).load({ id: domain.id, name: domain.name });
   }
 }
