@@ -41,12 +41,15 @@ export class ZoneFilesService {
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 
+      // a set of the zone's identities: MERGE stays linear in zone + file (a scan per file record was
+      // quadratic: 13 s for 20,000 records into a zone of as many)
+      const currentIdentities = new Set(current.map(identity));
       const desired: CanonicalRecord[] =
         input.mode === 'REPLACE'
           ? parsed.records
           : [
               ...current.filter((r) => r.type !== 'SOA' || !fileSoa),
-              ...parsed.records.filter((r) => !current.some((c) => identity(c) === identity(r)) && r.type !== 'SOA'),
+              ...parsed.records.filter((r) => !currentIdentities.has(identity(r)) && r.type !== 'SOA'),
               ...(fileSoa ? [fileSoa] : []),
             ];
       const problems = checkZone(zone, desired);
