@@ -16,6 +16,9 @@ import { httpRequestDuration, metrics } from './metrics';
 import { createRestRouter } from './rest/router';
 import type { Services } from './services';
 
+/** the most tokens a GraphQL document may have (graphql-js parse option `maxTokens`) */
+const GRAPHQL_MAX_TOKENS = 5000;
+
 export interface App {
   express: express.Express;
   apollo: ApolloServer<GraphQLContext>;
@@ -56,6 +59,9 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
     // raise the signal again
     stopOnTerminationSignals: false,
+    // the parse is bounded before anything else looks at a document: a legitimate operation of this schema is a
+    // few hundred tokens; 5,000 leaves room for large generated documents and stops token floods
+    parseOptions: { maxTokens: GRAPHQL_MAX_TOKENS },
     // schema-driven clients introspect; every /graphql request needs an API key anyway
     introspection: true,
     plugins: [

@@ -36,7 +36,7 @@ export interface Settings {
   bodyLimit: number;
   /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */
   shutdownGraceMs: number;
-  /** GraphQL cost ceiling for one operation (graphql-query-complexity) */
+  /** GraphQL cost ceiling for one operation (src/graphql/limits.ts) */
   graphqlMaxComplexity: number;
   /** GraphQL nesting ceiling for one operation */
   graphqlMaxDepth: number;

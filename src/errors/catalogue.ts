@@ -34,6 +34,7 @@ export const ERROR_CATALOGUE = {
   INVALID_TTL: { status: 422, message: 'Bad TTL' },
   INVALID_EMAIL: { status: 422, message: 'Bad Email' },
   QUERY_TOO_COMPLEX: { status: 400, message: 'Query is too complex' },
+  OPERATION_NOT_SUPPORTED: { status: 400, message: 'This kind of operation is not served' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; try again shortly' },

@@ -1,32 +1,94 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from './context';
+import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
+  FieldNode,
   FragmentDefinitionNode,
+  getNamedType,
   GraphQLError,
+  GraphQLField,
+  GraphQLIncludeDirective,
+  GraphQLNamedType,
+  GraphQLObjectType,
   GraphQLSchema,
+  GraphQLSkipDirective,
   Kind,
-  OperationDefinitionNode,
+  SelectionNode,
   SelectionSetNode,
 } from 'graphql';
-import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { getArgumentValues, getDirectiveValues } from 'graphql/execution/values';
 
-function depthOf(selectionSet: SelectionSetNode | undefined, fragments: Map<string, FragmentDefinitionNode>, seen: Set<string>): number {
-  if (!selectionSet) return 0;
-  let deepest = 0;
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) {
-      if (selection.name.value.startsWith('__')) continue; // introspection is not data
-      deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, fragments, seen));
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      deepest = Math.max(deepest, depthOf(selection.selectionSet, fragments, seen));
-    } else {
-      const name = selection.name.value;
-      const fragment = fragments.get(name);
-      if (!fragment || seen.has(name)) continue;
-      deepest = Math.max(deepest, depthOf(fragment.selectionSet, fragments, new Set([...seen, name])));
+/**
+ * The depth and cost of an operation in one walk that visits each fragment once: a fragment's figures are
+ * memoised by name (they depend only on the request's variables, fixed for the walk), so a chain of
+ * fragments each spreading the next twice costs linear time, not 2^n (graphql-query-complexity expands every
+ * spread). Validation has already refused fragment cycles. Costs follow the schema's field `complexity`
+ * extensions (type-graphql's `complexity` option: a number, or a function of the arguments and the
+ * children's cost), and 1 + children's cost elsewhere. Fields under @skip(if: true) / @include(if: false)
+ * cost nothing.
+ */
+class OperationMeasure {
+  private readonly fragmentFigures = new Map<string, { depth: number; cost: number }>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly fragments: Map<string, FragmentDefinitionNode>,
+    private readonly variables: Record<string, unknown>,
+  ) {}
+
+  measure(selectionSet: SelectionSetNode | undefined, parentType: GraphQLNamedType | undefined): { depth: number; cost: number } {
+    let depth = 0;
+    let cost = 0;
+    if (!selectionSet) return { depth, cost };
+    for (const selection of selectionSet.selections) {
+      if (!this.included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name.startsWith('__')) continue; // introspection is not data
+        const field = parentType && 'getFields' in parentType ? (parentType as GraphQLObjectType).getFields()[name] : undefined;
+        const child = this.measure(selection.selectionSet, field ? getNamedType(field.type) : undefined);
+        depth = Math.max(depth, 1 + child.depth);
+        cost += this.fieldCost(field, selection, child.cost);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const type = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) ?? parentType : parentType;
+        const inner = this.measure(selection.selectionSet, type);
+        depth = Math.max(depth, inner.depth);
+        cost += inner.cost;
+      } else {
+        const inner = this.fragment(selection.name.value);
+        depth = Math.max(depth, inner.depth);
+        cost += inner.cost;
+      }
     }
+    return { depth, cost };
   }
-  return deepest;
+
+  private fragment(name: string): { depth: number; cost: number } {
+    const known = this.fragmentFigures.get(name);
+    if (known) return known;
+    const fragment = this.fragments.get(name);
+    // a placeholder first: even an (invalid) cycle ends instead of looping
+    this.fragmentFigures.set(name, { depth: 0, cost: 0 });
+    const figures = fragment ? this.measure(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value)) : { depth: 0, cost: 0 };
+    this.fragmentFigures.set(name, figures);
+    return figures;
+  }
+
+  private fieldCost(field: GraphQLField<unknown, unknown> | undefined, node: FieldNode, childComplexity: number): number {
+    const complexity = field?.extensions?.complexity as unknown;
+    if (typeof complexity === 'number') return complexity + childComplexity;
+    if (typeof complexity === 'function') {
+      const args = getArgumentValues(field!, node, this.variables);
+      return Number((complexity as (options: { args: unknown; childComplexity: number }) => number)({ args, childComplexity }));
+    }
+    return 1 + childComplexity;
+  }
+
+  private included(node: SelectionNode): boolean {
+    if (getDirectiveValues(GraphQLSkipDirective, node, this.variables)?.if === true) return false;
+    if (getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.if === false) return false;
+    return true;
+  }
 }
 
 /**
@@ -40,32 +102,38 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
       if (contextValue.serviceOperation) return {};
       return {
         async didResolveOperation({ request, document, operation }) {
+          if (!operation) {
+            // an operationName that names no operation of the document: the client's mistake
+            throw new GraphQLError(`No operation named ${JSON.stringify(String(request.operationName ?? ''))} in the document`, {
+              extensions: { code: ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE, http: { status: 400 }, details: [{ field: 'operationName', code: 'UNKNOWN_OPERATION', message: 'operationName names no operation of the query' }] },
+            });
+          }
+          if (operation.operation === 'subscription') {
+            throw new GraphQLError('Subscriptions are not served', {
+              extensions: { code: 'OPERATION_NOT_SUPPORTED', http: { status: 400 }, details: [{ field: 'query', code: 'SUBSCRIPTION_NOT_SUPPORTED', message: 'subscription operations are not served; use a query or a mutation' }] },
+            });
+          }
           const fragments = new Map(
             document.definitions
               .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
               .map((d) => [d.name.value, d]),
           );
-          const depth = depthOf((operation as OperationDefinitionNode).selectionSet, fragments, new Set());
-          if (depth > maxDepth) {
-            throw new GraphQLError(`Query is nested ${depth} levels deep; the limit is ${maxDepth}`, {
-              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }] },
-            });
-          }
-          let complexity: number;
+          let measured: { depth: number; cost: number };
           try {
-            complexity = getComplexity({
-              schema,
-              operationName: request.operationName,
-              query: document,
-              variables: request.variables,
-              estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 1 })],
-            });
+            const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+            measured = new OperationMeasure(schema, fragments, request.variables ?? {}).measure(operation.selectionSet, root ?? undefined);
           } catch (error) {
             // the cost is computed with the variables' values: a value of the wrong type is the client's mistake
             if (error instanceof GraphQLError) {
               throw new GraphQLError(error.message, { extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } } });
             }
             throw error;
+          }
+          const { depth, cost: complexity } = measured;
+          if (depth > maxDepth) {
+            throw new GraphQLError(`Query is nested ${depth} levels deep; the limit is ${maxDepth}`, {
+              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }] },
+            });
           }
           if (complexity > maxComplexity) {
             throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}`, {
