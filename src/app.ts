@@ -9,6 +9,7 @@ import { compiledExecution } from './graphql/compiled-execution';
 import { buildContext, GraphQLContext } from './graphql/context';
 import { databaseOutageStatus, formatError } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
+import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
 import { logger } from './logger';
@@ -67,6 +68,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     plugins: [
       operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity),
       databaseOutageStatus,
+      textInputCheck,
       // no cache hints are used; the plugin would otherwise wrap every field of every answer
       ApolloServerPluginCacheControlDisabled(),
     ],

@@ -10,7 +10,7 @@ const ERROR_STATUSES: Record<string, string> = {
   '422': 'Invalid input; every problem listed in details',
 };
 
-const schemaOf = (spec: FieldSpec) => ({ type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description });
+const schemaOf = (spec: FieldSpec) => ({ type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description, ...(spec.max !== undefined ? { maximum: spec.max } : {}) });
 
 /** OpenAPI 3.1 document of the REST layer, generated from the route table so that the two cannot differ. */
 export function buildOpenApi(routes: RouteSpec[]) {

@@ -25,7 +25,11 @@ class RestError extends Error {
 
 /** GraphQL argument names → the REST field names a legacy client sent. */
 const REST_FIELD_NAMES: Record<string, string> = { type: 'rtype', userId: 'user_id' };
-const restField = (field: string) => REST_FIELD_NAMES[field] ?? field;
+/** a GraphQL field path (`input.email`) as the REST field it came from (`email`) */
+const restField = (field: string) => {
+  const bare = field.startsWith('input.') ? field.slice('input.'.length) : field;
+  return REST_FIELD_NAMES[bare] ?? bare;
+};
 
 /** A domain error thrown by a resolver called directly, in the REST error shape. */
 function fromDomainError(error: DomainError): RestError {
@@ -65,6 +69,10 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
         const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
         if (!/^\d{1,15}$/.test(text)) {
           problems.push({ field: name, code: 'NOT_A_WHOLE_NUMBER', message: `${name} must be a whole number` });
+          continue;
+        }
+        if (spec.max !== undefined && Number(text) > spec.max) {
+          problems.push({ field: name, code: 'NUMBER_TOO_LARGE', message: `${name} must be at most ${spec.max}` });
           continue;
         }
         inputs[name] = Number(text);

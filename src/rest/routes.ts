@@ -19,7 +19,8 @@ import {
  * OpenAPI document is generated from this table, and every rule stays behind the GraphQL resolvers.
  */
 export type FieldKind = 'string' | 'int';
-export interface FieldSpec { kind: FieldKind; required?: boolean; description: string }
+/** `max`: the largest whole number the field takes (the TTL is a GraphQL Int: signed 32-bit) */
+export interface FieldSpec { kind: FieldKind; required?: boolean; description: string; max?: number }
 export type Inputs = Record<string, string | number | undefined>;
 
 export interface Runner {
@@ -59,7 +60,7 @@ const RECORD_BODY: Record<string, FieldSpec> = {
   owner: { kind: 'string', required: true, description: "owner of the record ('@' = apex)" },
   rtype: { kind: 'string', required: true, description: 'record type' },
   rdata: { kind: 'string', required: true, description: 'record RDATA' },
-  ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values' },
+  ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values', max: 2_147_483_647 },
 };
 const ID_PARAM: Record<string, FieldSpec> = { id: { kind: 'int', required: true, description: 'identifier' } };
 const USER_QUERY: Record<string, FieldSpec> = { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } };

@@ -1,0 +1,66 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ASTNode, GraphQLError, Kind, visit } from 'graphql';
+import { codeForField, ErrorDetail } from '../errors/catalogue';
+import type { GraphQLContext } from './context';
+
+/**
+ * Every text a client sends must be something PostgreSQL and the DNS can hold: no NUL (PostgreSQL text
+ * cannot store U+0000: "invalid byte sequence") and no lone UTF-16 surrogate (not Unicode; it cannot be
+ * encoded as UTF-8). Checked once for every operation, on its variables and on the string literals of its
+ * document, so /graphql and the REST layer (which runs GraphQL operations) share this one check; the answer
+ * is INVALID_INPUT, or the field's own code, naming the field (422 over REST).
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'contains a NUL character (U+0000), which cannot be stored';
+  if (LONE_SURROGATE.test(value)) return 'contains a lone UTF-16 surrogate: it is not valid Unicode';
+  return undefined;
+}
+
+function checkValue(value: unknown, field: string, problems: ErrorDetail[]): void {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    if (problem) problems.push({ field, code: 'INVALID_TEXT', message: `${field} ${problem}` });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => checkValue(item, `${field}[${index}]`, problems));
+  } else if (value && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) checkValue(inner, field ? `${field}.${key}` : key, problems);
+  }
+}
+
+/** the name of the argument or input field a literal belongs to */
+function literalField(ancestors: readonly (ASTNode | readonly ASTNode[])[]): string {
+  const names: string[] = [];
+  for (const ancestor of ancestors) {
+    if (!Array.isArray(ancestor) && ((ancestor as ASTNode).kind === Kind.ARGUMENT || (ancestor as ASTNode).kind === Kind.OBJECT_FIELD)) {
+      names.push((ancestor as { name: { value: string } }).name.value);
+    }
+  }
+  return names.join('.') || 'query';
+}
+
+export const textInputCheck: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ request, document }) {
+        const problems: ErrorDetail[] = [];
+        checkValue(request.variables ?? {}, '', problems);
+        visit(document, {
+          StringValue(node, _key, _parent, _path, ancestors) {
+            const problem = textProblem(node.value);
+            if (problem) {
+              const field = literalField(ancestors);
+              problems.push({ field, code: 'INVALID_TEXT', message: `${field} ${problem}` });
+            }
+          },
+        });
+        if (problems.length) {
+          // the field's own code where it has one (INVALID_OWNER, INVALID_TYPE, ...), as the DNS model's checks give
+          const code = codeForField(problems[0].field.split('.').pop() ?? '');
+          throw new GraphQLError(problems[0].message, { extensions: { code, http: { status: 400 }, details: problems } });
+        }
+      },
+    };
+  },
+};
