@@ -12,6 +12,7 @@ import { operationLimits } from './graphql/limits';
 import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
+import { requireApiKey } from './http/request-gates';
 import { logger } from './logger';
 import { httpRequestDuration, metrics } from './metrics';
 import { createRestRouter } from './rest/router';
@@ -112,6 +113,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   const limit = settings.bodyLimit;
   app.use(
     '/graphql',
+    requireApiKey(orm, services, 'graphql'),
     express.json({ limit }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(orm, services, req.get('x-api-key')) }),
   );

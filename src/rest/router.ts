@@ -7,6 +7,7 @@ import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } fro
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { buildContext, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
+import { requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
@@ -126,6 +127,9 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
     },
   ];
 
+  const authenticated = requireApiKey(orm, services, 'rest');
+  const wholeBody = wholeBodyFirst(bodyLimit);
+
   const runnerFor = (apiKey: string | undefined): Runner => {
     const context = async (): Promise<GraphQLContext> => {
       try {
@@ -194,7 +198,9 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
 
   for (const route of ROUTES) {
     const handlers = [
+      authenticated,
       ...(route.body ? bodyParsers : []),
+      wholeBody,
       async (req: Request, res: Response) => {
         try {
           const inputs = readInputs(route, req);

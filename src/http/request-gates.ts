@@ -1,0 +1,65 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
+import type { Services } from '../services';
+import { errorBody } from './error-body';
+
+/**
+ * Authentication first: a request without a valid X-API-Key gets 401 before anything about it is parsed or
+ * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The key's
+ * principal is cached by ApiKeysService, so the operation's own authentication that follows costs nothing.
+ */
+export function requireApiKey(orm: MikroORM, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
+  // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
+  const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE') => {
+    const body = errorBody(code);
+    res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details: [] } }] });
+  };
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const principal = await services.apiKeys.authenticate(orm.em.fork(), req.get('x-api-key'));
+      if (principal) return next();
+      refuse(res, 'UNAUTHENTICATED');
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'authentication')) return next(error);
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      refuse(res, 'DATABASE_UNAVAILABLE');
+    }
+  };
+}
+
+/**
+ * Reads whatever body no parser took (a DELETE with a chunked body, say) to its end before the request is
+ * acted on: a body that turns out malformed or cut off ends the request without the action having run
+ * (a 400 must never follow a delete that happened).
+ */
+export function wholeBodyFirst(limit: number): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.complete) return next();
+    let size = 0;
+    let done = false;
+    const finish = (error?: unknown) => {
+      if (done) return;
+      done = true;
+      req.removeListener('data', onData);
+      if (error) {
+        if (!res.headersSent && !req.socket.destroyed) res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be read' }]));
+        return;
+      }
+      next();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit && !done) {
+        done = true;
+        req.removeListener('data', onData);
+        res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
+        req.resume();
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => finish());
+    req.once('error', (error) => finish(error));
+    req.once('aborted', () => finish(new Error('request aborted')));
+  };
+}

@@ -1,0 +1,67 @@
+import net from 'node:net';
+import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
+
+/** Issue 11 reproductions 8 and 12: authentication before anything else; the whole request before acting. */
+let app: TestApp;
+const H = { 'X-API-Key': ADMIN_KEY };
+let port: number;
+beforeAll(async () => {
+  app = await startTestApp();
+  port = Number(new URL(app.baseUrl).port);
+});
+afterAll(async () => app.close());
+
+test.each([
+  ['GET', '/api/record/list/not-a-number'],
+  ['PUT', '/api/record/edit/not-a-number'],
+  ['DELETE', '/api/record/delete/not-a-number'],
+  ['GET', '/api/user/list/not-a-number'],
+  ['PUT', '/api/user/edit/x'],
+  ['DELETE', '/api/user/delete/x'],
+  ['GET', '/api/domain/list/user/x'],
+  ['POST', '/api/record/add'],
+])('%s %s without a key, or with a wrong one, is 401 before its inputs are looked at', async (method, path) => {
+  for (const key of [undefined, 'wrong-key-0123456789abcdef']) {
+    const req = (app.http as any)[method.toLowerCase()](path);
+    if (key) req.set('X-API-Key', key);
+    const res = await req;
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('UNAUTHENTICATED');
+  }
+});
+
+test('broken JSON to /graphql without a key is 401, with a key 400', async () => {
+  const anonymous = await app.http.post('/graphql').set('content-type', 'application/json').send('{"query": ');
+  expect(anonymous.status).toBe(401);
+  expect(anonymous.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+  const keyed = await app.http.post('/graphql').set(H).set('content-type', 'application/json').send('{"query": ');
+  expect(keyed.status).toBe(400);
+});
+
+/** a raw request whose chunked body is malformed after the headers */
+function malformedChunked(path: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.write(`DELETE ${path} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${ADMIN_KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      setTimeout(() => socket.write('-1\r\n\r\n'), 100);
+    });
+    let received = '';
+    socket.on('data', (chunk) => { received += chunk; });
+    socket.on('close', () => resolve(received));
+    socket.on('error', () => resolve(received));
+  });
+}
+
+test('a DELETE whose chunked body is malformed deletes nothing', async () => {
+  const user = await app.http.post('/api/user/add').set(H).send({ email: 'chunked@example.org' });
+  await app.http.post('/api/domain/add').set(H).send({ user_id: user.body.id, zone: 'chunked.example' });
+  const record = await app.http.post('/api/record/add').set(H).send({ zone: 'chunked.example', owner: 'keep', rtype: 'A', rdata: '192.0.2.7', ttl: 3600 });
+  expect(record.status).toBe(201);
+
+  const answer = await malformedChunked(`/api/record/delete/${record.body.id}`);
+  expect(answer).not.toMatch(/^HTTP\/1\.1 204/);
+  expect((await app.http.get(`/api/record/list/${record.body.id}`).set(H)).status).toBe(200);
+
+  await malformedChunked(`/api/user/delete/${user.body.id}`);
+  expect((await app.http.get(`/api/user/list/${user.body.id}`).set(H)).status).toBe(200);
+});
