@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -11,6 +10,7 @@ import { RunningPostgres, startEmbeddedPostgres } from '../../src/db/embedded-po
 import { RunningService, startService } from '../../src/main';
 import { querySoaSerial } from '../../src/worker/dns-client';
 import { ADMIN_KEY } from '../support/test-app';
+import { freePort } from '../support/free-port';
 
 /**
  * A PostgreSQL cluster of this test's own (never the shared one), stopped with a fast shutdown (what a
@@ -18,17 +18,6 @@ import { ADMIN_KEY } from '../support/test-app';
  * running on it: no exit, 503 DATABASE_UNAVAILABLE within 5 s during the outage, serving again within 1 s
  * of the database's return, and every acknowledged write kept and published.
  */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a PostgreSQL restart under the running service', () => {

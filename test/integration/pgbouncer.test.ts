@@ -9,23 +9,13 @@ import { loadSettings } from '../../src/config/settings';
 import { RunningService, startService } from '../../src/main';
 import { ADMIN_KEY } from '../support/test-app';
 import { createTestDatabase } from '../support/test-db';
+import { freePort } from '../support/free-port';
 
 /**
  * The service behind Debian's PgBouncer (1.18) in transaction pooling, which does not carry named prepared
  * statements from one transaction to the next: with DATABASE_PREPARED_STATEMENTS=off every write path works,
  * including concurrent changes of one zone (the optimistic path and its locked fallback) and the worker.
  */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('behind PgBouncer in transaction pooling', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-pgbouncer-'));
   let bouncer: ChildProcess;

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../support/free-port';
 
 /**
  * Stopping as operators do: Ctrl-C at a terminal (SIGINT to the whole process group of `npm run serve`,
@@ -11,17 +12,6 @@ import path from 'node:path';
  */
 const root = path.resolve(__dirname, '..', '..');
 const API_KEY = 'signals-admin-key-0123456789abcdef';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Started { child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }
 
