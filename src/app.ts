@@ -6,6 +6,8 @@ import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution } from './graphql/compiled-execution';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { DocumentNode } from 'graphql';
 import { buildContext, GraphQLContext } from './graphql/context';
 import { databaseOutageStatus, formatError } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
@@ -55,6 +57,9 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   const { settings } = services;
   const apollo = new ApolloServer<GraphQLContext>({
     // operations run compiled (graphql-jit) on this schema
+    // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
+    // of distinct hostile documents fills at several times that in heap): 8 MiB holds hundreds of documents
+    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 8 * 1024 * 1024 }),
     gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')),
     formatError,
     includeStacktraceInErrorResponses: false,

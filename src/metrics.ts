@@ -18,3 +18,10 @@ export const propagationEvents = new Counter({
   labelNames: ['kind'] as const,
   registers: [metrics],
 });
+
+export const graphqlExecutions = new Counter({
+  name: 'zonekeeper_graphql_executions_total',
+  help: 'GraphQL operations executed, by engine: compiled by graphql-jit, or interpreted by graphql-js',
+  labelNames: ['engine'] as const,
+  registers: [metrics],
+});

@@ -55,6 +55,23 @@ interface LogicalLine {
   text: string;
 }
 
+/** the characters that end a run of plain text, inside and outside a quoted string */
+const QUOTED_SPECIAL = /[\n\\"]/g;
+const UNQUOTED_SPECIAL = /[\n\\"();\r]/g;
+
+/**
+ * Appends the run of plain characters that starts at `start` to the entry in one piece, and returns the index
+ * of its last character. Appending a character at a time builds a string rope of one node per character: a
+ * 1 MB line took 34 MB of heap and 165 ms (issue 11, item 11).
+ */
+function appendRun(entry: LogicalLine, text: string, start: number, special: RegExp): number {
+  special.lastIndex = start;
+  const next = special.exec(text);
+  const end = next ? next.index : text.length;
+  entry.text += text.slice(start, end);
+  return end - 1;
+}
+
 /** Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1). */
 function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
   const result: LogicalLine[] = [];
@@ -92,8 +109,12 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
       continue;
     }
     if (quoted) {
-      if (c === '"') quoted = false;
-      entry.text += c;
+      if (c === '"') {
+        quoted = false;
+        entry.text += c;
+      } else {
+        i = appendRun(entry, text, i, QUOTED_SPECIAL);
+      }
       continue;
     }
     if (c === '"') { quoted = true; entry.text += c; continue; }
@@ -108,7 +129,8 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
       entry.text += ' ';
       continue;
     }
-    entry.text += c === '\r' ? '' : c;
+    if (c === '\r') continue;
+    i = appendRun(entry, text, i, UNQUOTED_SPECIAL);
   }
   if (quoted) problems.push({ ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`), line });
   if (depth > 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${parenLine}: '(' is never closed`), line: parenLine });

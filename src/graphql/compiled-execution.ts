@@ -1,8 +1,25 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, printSchema } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
+import { LRUCache } from 'lru-cache';
+import { graphqlExecutions } from '../metrics';
 
 type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
+
+/**
+ * How many documents keep their compiled operations. A compiled operation is a generated function (tens of
+ * kilobytes of code and closures for a large selection), so the cache is bounded by count: a stream of
+ * distinct documents (a hostile client, or one that inlines its literals) recycles the same slots instead of
+ * growing the process (issue 11, item 11: RSS grew by ~60 MB per 1,000 distinct documents).
+ */
+export const COMPILED_DOCUMENTS_KEPT = 500;
+
+/**
+ * A document is compiled the second time it runs. Compiling costs more than interpreting an operation
+ * once, so a one-off document (hostile, or ad hoc from GraphiQL) runs on graphql-js and leaves nothing
+ * behind; a document that comes back (the REST layer's, a client's) runs compiled from then on.
+ */
+const RUNS_BEFORE_COMPILING = 1;
 
 /**
  * Executes operations compiled by graphql-jit instead of graphql-js's interpreter, plugged into Apollo Server
@@ -11,12 +28,14 @@ type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
  * 10,000 records (42,000 fields) that was most of the request's CPU (bench/FINDINGS.md §3). graphql-jit turns
  * each operation into a function once and runs the same resolvers.
  *
- * Compiled operations are kept per parsed document. Apollo keeps one DocumentNode per distinct query text in
- * its bounded document store, so a repeated query (the REST layer's, or a client's) compiles once, and an
- * entry goes when the store drops its document. An operation graphql-jit cannot compile runs on graphql-js.
+ * Compiled operations are kept per parsed document: Apollo keeps one DocumentNode per distinct query text in
+ * its bounded document store, so a repeated query is the same object. Documents seen once are counted in a
+ * WeakMap (gone with the document); compiled ones live in an LRU of COMPILED_DOCUMENTS_KEPT. An operation
+ * graphql-jit cannot compile runs on graphql-js.
  */
 export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): GatewayInterface {
-  const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
+  const runs = new WeakMap<DocumentNode, number>();
+  const compiled = new LRUCache<DocumentNode, Map<string, Compiled>>({ max: COMPILED_DOCUMENTS_KEPT });
 
   const compile = (document: DocumentNode, operationName: string | undefined): Compiled => {
     try {
@@ -27,16 +46,32 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
     }
   };
 
-  const executor: GatewayExecutor = async ({ document, operationName, request, context }) => {
+  /** the compiled operation for this run, or 'graphql-js' while the document is new */
+  const compiledFor = (document: DocumentNode, operationName: string | undefined): Compiled => {
     let byOperation = compiled.get(document);
-    if (!byOperation) compiled.set(document, (byOperation = new Map()));
+    if (!byOperation) {
+      const seen = runs.get(document) ?? 0;
+      if (seen < RUNS_BEFORE_COMPILING) {
+        runs.set(document, seen + 1);
+        return 'graphql-js';
+      }
+      runs.delete(document);
+      compiled.set(document, (byOperation = new Map()));
+    }
     const key = operationName ?? '';
     let query = byOperation.get(key);
-    if (query === undefined) byOperation.set(key, (query = compile(document, operationName ?? undefined)));
+    if (query === undefined) byOperation.set(key, (query = compile(document, operationName)));
+    return query;
+  };
+
+  const executor: GatewayExecutor = async ({ document, operationName, request, context }) => {
+    const query = compiledFor(document, operationName ?? undefined);
     if (query === 'graphql-js') {
+      graphqlExecutions.inc({ engine: 'graphql-js' });
       return execute({ schema, document, operationName, contextValue: context, variableValues: request.variables });
     }
     if (!isCompiledQuery(query)) return query; // the operation cannot run (graphql-jit's own refusal, as errors)
+    graphqlExecutions.inc({ engine: 'graphql-jit' });
     const result = await query.query(undefined, context, request.variables ?? {});
     return result.errors ? { ...result, errors: result.errors.map(withExtensions) } : result;
   };

@@ -24,6 +24,12 @@ class RestError extends Error {
   }
 }
 
+/** multer 2.5's `streamHandler` (feeds busboy a body already read), which @types/multer does not list yet */
+type MulterOptionsWithStreamHandler = multer.Options & { streamHandler(req: Request, busboy: { end(bytes?: Buffer): void }): void };
+
+/** the raw multipart body of a request, read within BODY_LIMIT, for multer to parse */
+const MULTIPART_BYTES = new WeakMap<object, Buffer>();
+
 /** GraphQL argument names → the REST field names a legacy client sent. */
 const REST_FIELD_NAMES: Record<string, string> = { type: 'rtype', userId: 'user_id' };
 /** a GraphQL field path (`input.email`) as the REST field it came from (`email`) */
@@ -111,13 +117,24 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
 export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
   const router = Router({ strict: false });
   const { bodyLimit, restEnvelope } = services.settings;
-  const multipart = multer({ limits: { fieldSize: bodyLimit, fields: 50, files: 0, parts: 50 } }).none();
+  // BODY_LIMIT bounds the whole multipart body, not each field: the body is read (at most the limit, 413 past
+  // it) before busboy parses it from memory. With multer's per-field limit alone, 50 fields of 1 MB each made
+  // one 50 MB request, and 16 of them in flight took the process past 1 GB (issue 11, item 11).
+  const multipartBytes = express.raw({ limit: bodyLimit, type: 'multipart/form-data' });
+  const multipart = multer({
+    limits: { fieldSize: bodyLimit, fields: 50, files: 0, parts: 50 },
+    streamHandler: (req: Request, busboy: { end(bytes?: Buffer): void }) => busboy.end(MULTIPART_BYTES.get(req)),
+  } as MulterOptionsWithStreamHandler).none();
   const bodyParsers = [
     express.json({ limit: bodyLimit, type: ['application/json', 'application/*+json'] }),
     express.urlencoded({ limit: bodyLimit, extended: false, parameterLimit: 50 }),
+    multipartBytes,
     (req: Request, res: Response, next: NextFunction) => {
       if (!req.is('multipart/form-data')) return next();
+      // multer sets req.body to the parsed fields; the raw bytes it parses are handed over beside the request
+      MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       multipart(req, res, (error?: unknown) => {
+        MULTIPART_BYTES.delete(req);
         if (!error) return next();
         // multer/busboy refusals are client mistakes: too large, or not a well-formed form
         const code = (error as { code?: string }).code ?? '';

@@ -1,5 +1,6 @@
 import { execute, parse } from 'graphql';
 import { buildContext } from '../../src/graphql/context';
+import { COMPILED_DOCUMENTS_KEPT } from '../../src/graphql/compiled-execution';
 import { getSchema } from '../../src/graphql/schema';
 import { createServices } from '../../src/services';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -67,18 +68,49 @@ const OPERATIONS: { name: string; query: string; variables?: Record<string, unkn
   },
 ];
 
+/** how many operations each engine has run, from /metrics */
+async function executions(): Promise<{ jit: number; js: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${app.service.httpPort}/metrics`)).text();
+  const count = (engine: string) => Number(text.match(new RegExp(`^zonekeeper_graphql_executions_total\\{engine="${engine}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+  return { jit: count('graphql-jit'), js: count('graphql-js') };
+}
+
 test.each(OPERATIONS)('$name: the compiled answer is graphql-js\'s answer', async ({ query, variables = {}, operationName }) => {
   const expected = await byGraphQLJs(query, variables, operationName);
   expect(expected.errors).toBeUndefined();
-  const res = await fetch(`http://127.0.0.1:${app.service.httpPort}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
-    body: JSON.stringify({ query, variables, operationName }),
-  });
-  const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
-  expect(res.status).toBe(200);
-  expect(body.errors).toBeUndefined();
-  expect(body.data).toEqual(expected.data);
+  // a document is compiled the second time it runs: the first answer comes from graphql-js, the second from
+  // graphql-jit, and both must be graphql-js's own
+  for (const engine of ['js', 'jit'] as const) {
+    const before = await executions();
+    const res = await fetch(`http://127.0.0.1:${app.service.httpPort}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY },
+      body: JSON.stringify({ query, variables, operationName }),
+    });
+    const body = (await res.json()) as { data?: unknown; errors?: unknown[] };
+    expect(res.status).toBe(200);
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toEqual(expected.data);
+    const after = await executions();
+    expect(after[engine] - before[engine]).toBe(1);
+  }
+});
+
+test('the compiled-operation cache is bounded: a stream of distinct documents keeps at most COMPILED_DOCUMENTS_KEPT', async () => {
+  const distinct = COMPILED_DOCUMENTS_KEPT + 50;
+  for (let i = 0; i < distinct; i++) {
+    const query = `{ d${i}: recordTypes { code } }`;
+    expect((await app.gql(query)).errors).toBeUndefined();
+    expect((await app.gql(query)).errors).toBeUndefined();
+  }
+  // the oldest documents were dropped: running the first one again compiles it again (graphql-js first)
+  const before = await executions();
+  expect((await app.gql('{ d0: recordTypes { code } }')).errors).toBeUndefined();
+  expect((await executions()).js - before.js).toBe(1);
+  // the newest stays compiled
+  const newest = await executions();
+  expect((await app.gql(`{ d${distinct - 1}: recordTypes { code } }`)).errors).toBeUndefined();
+  expect((await executions()).jit - newest.jit).toBe(1);
 });
 
 test('a resolver error keeps its code, message, path and locations, and nulls the answer as graphql-js does', async () => {

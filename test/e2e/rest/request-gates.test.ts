@@ -65,3 +65,19 @@ test('a DELETE whose chunked body is malformed deletes nothing', async () => {
   await malformedChunked(`/api/user/delete/${user.body.id}`);
   expect((await app.http.get(`/api/user/list/${user.body.id}`).set(H)).status).toBe(200);
 });
+
+test('BODY_LIMIT bounds a whole multipart body, not each field: many fields under the limit that add up past it are 413', async () => {
+  const limit = app.service.settings.bodyLimit;
+  const field = 'm'.repeat(Math.floor(limit / 4));
+  let req = app.http.post('/api/user/add').set(H);
+  for (let i = 0; i < 8; i++) req = req.field(`f${i}`, field);
+  const res = await req.field('email', 'multipart-too-large@example.org');
+  expect(res.status).toBe(413);
+  expect(res.body.error).toBe('PAYLOAD_TOO_LARGE');
+  expect((await app.http.get('/api/user/list').set(H).query({ email: 'multipart-too-large@example.org' })).status).toBe(404);
+
+  // within the limit, a multipart body is read as before
+  const ok = await app.http.post('/api/user/add').set(H).field('email', 'multipart-ok@example.org');
+  expect(ok.status).toBe(201);
+  expect(ok.body.email).toBe('multipart-ok@example.org');
+});
