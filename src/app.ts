@@ -59,7 +59,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     // operations run compiled (graphql-jit) on this schema
     // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
     // of distinct hostile documents fills at several times that in heap): 8 MiB holds hundreds of documents
-    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 8 * 1024 * 1024 }),
+    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 2 * 1024 * 1024 }),
     gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')),
     formatError,
     includeStacktraceInErrorResponses: false,

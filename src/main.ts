@@ -73,7 +73,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpServer = server;
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
-      stops.push({ name: 'HTTP API (in-flight requests finish)', stop: () => stopHttp(server, settings.shutdownGraceMs).then(() => app.apollo.stop()) });
+      stops.push({
+        name: 'HTTP API (in-flight requests finish)',
+        stop: () => stopHttp(server, settings.shutdownGraceMs).then(() => app.apollo.stop()).then(() => services.zoneFiles.close()),
+      });
     }
     // the hidden primary and the propagation worker, each with its own pg pool
     if (settings.roles.includes('dns') && settings.dnsListen) {

@@ -2,13 +2,14 @@ import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
 import type { CanonicalRecord } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
-import { renderZoneFile, parseZoneFile } from '../dns/zone-file';
+import { renderZoneFile } from '../dns/zone-file';
 import { checkZone, soaSerial } from '../dns/zone-rules';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { listDomains, listRecords } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import { changeZone } from './zone-change';
+import { ZoneFileParser } from './zone-file-parser';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportResult { zone: string; added: number; removed: number; serial: number }
@@ -17,7 +18,14 @@ const identity = (r: { owner: string; type: string; rdata: string }) => `${r.own
 
 /** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
 export class ZoneFilesService {
+  private readonly parser = new ZoneFileParser();
+
   constructor(private readonly settings: Settings) {}
+
+  /** stops the parser's worker thread */
+  close(): Promise<void> {
+    return this.parser.close();
+  }
 
   async export(ctx: RequestContext, by: { id?: number; name?: string }): Promise<string> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
@@ -35,7 +43,8 @@ export class ZoneFilesService {
    */
   async import(ctx: RequestContext, input: { zone: string; text: string; mode: ImportMode }): Promise<ImportResult> {
     const zone = normaliseZoneName(input.zone);
-    const parsed = parseZoneFile(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
+    // a large file parses on a worker thread: the event loop keeps answering meanwhile
+    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
     if (!parsed.ok) throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE');
     return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
       const current = change.zone.sameOwner;
