@@ -58,7 +58,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   const apollo = new ApolloServer<GraphQLContext>({
     // operations run compiled (graphql-jit) on this schema
     // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
-    // of distinct hostile documents fills at several times that in heap): 8 MiB holds hundreds of documents
+    // of distinct hostile documents fills at several times that in heap): 2 MiB holds a few hundred documents
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 2 * 1024 * 1024 }),
     gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')),
     formatError,

@@ -14,6 +14,8 @@ import { ZoneFileParser } from './zone-file-parser';
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportResult { zone: string; added: number; removed: number; serial: number }
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
 
 /** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
@@ -61,8 +63,12 @@ export class ZoneFilesService {
               ...parsed.records.filter((r) => !currentIdentities.has(identity(r)) && r.type !== 'SOA'),
               ...(fileSoa ? [fileSoa] : []),
             ];
+      // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
+      // between them, so that /health and other requests are not held for their sum (issue 11, item 10)
+      await yieldToEventLoop();
       const problems = checkZone(zone, desired);
       if (problems.length) throw errorFromProblems(problems);
+      await yieldToEventLoop();
 
       // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982)
       const automatic = nextSerial(change.zone.serial, this.settings.serialPolicy, new Date());
@@ -72,11 +78,13 @@ export class ZoneFilesService {
 
       const wanted = new Map(desired.filter((r) => r.type !== 'SOA').map((r) => [identity(r), r]));
       let removed = 0;
+      await yieldToEventLoop();
       for (const record of current) {
         if (record.type === 'SOA') continue;
-        const keep = wanted.get(identity(record));
+        const key = identity(record);
+        const keep = wanted.get(key);
         if (keep && keep.ttl === record.ttl) {
-          wanted.delete(identity(record));
+          wanted.delete(key);
           continue;
         }
         change.remove(record); // a record whose TTL changes is removed and added again
