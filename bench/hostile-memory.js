@@ -10,12 +10,11 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const http = require('node:http');
-const { Client } = require('pg');
+const { withDatabase } = require('./lib/database');
 const { machineInfo } = require('./lib/machine');
 const { memoryOf, sampleMemory, sleep } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
 
-const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const REQUESTS = Number(process.env.BENCH_HOSTILE_REQUESTS || 10_000);
 const CONCURRENCY = 16;
@@ -123,20 +122,6 @@ function corpusRequest(random, routes, n) {
   return { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: flood }) };
 }
 
-async function withDatabase(work) {
-  const name = `zk_bench_hostile_${Date.now()}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  }
-}
 
 async function main() {
   fs.mkdirSync(TMP, { recursive: true });
@@ -144,7 +129,7 @@ async function main() {
   require('reflect-metadata'); // the route table imports the GraphQL argument classes
   const { ROUTES } = require(path.join(ROOT, 'dist', 'src', 'rest', 'routes.js'));
   const routes = ROUTES.map((r) => ({ method: r.method, path: r.path, body: r.body ?? {}, query: r.query ?? {} }));
-  const result = await withDatabase(async (databaseUrl) => {
+  const result = await withDatabase('zk_bench_hostile', async (databaseUrl) => {
     const svc = await startService({ databaseUrl, apiKey: API_KEY, logFile: path.join(TMP, 'hostile.log'), env: { LOG_LEVEL: 'warn' } });
     try {
       const user = await svc.api('POST', '/user/add', { email: 'hostile@bench.example' });

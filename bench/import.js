@@ -4,12 +4,11 @@
 // bench/RESULTS-import.md. Targets (issue 11): 20,000 records in < 2 s, /health p99 < 100 ms meanwhile.
 const fs = require('node:fs');
 const path = require('node:path');
-const { Client } = require('pg');
+const { withDatabase } = require('./lib/database');
 const { machineInfo } = require('./lib/machine');
 const { request, sleep } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
 
-const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const RECORDS = 20_000;
 const TMP = path.join(__dirname, '.tmp');
@@ -20,20 +19,6 @@ const percentile = (values, p) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
 
-async function withDatabase(work) {
-  const name = `zk_bench_import_${Date.now()}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
-  }
-}
 
 /** runs `work` while GET /health is timed every 10 ms */
 async function whileHealthPolled(svc, work) {
@@ -58,7 +43,7 @@ async function whileHealthPolled(svc, work) {
 async function main() {
   fs.mkdirSync(TMP, { recursive: true });
   const machine = machineInfo(ROOT);
-  const runs = await withDatabase(async (databaseUrl) => {
+  const runs = await withDatabase('zk_bench_import', async (databaseUrl) => {
     const svc = await startService({ databaseUrl, apiKey: API_KEY, logFile: path.join(TMP, 'import.log'), env: { LOG_LEVEL: 'warn' } });
     try {
       const user = await svc.api('POST', '/user/add', { email: 'import@bench.example' });

@@ -1,0 +1,23 @@
+'use strict';
+// A database of the benchmark's own on BENCH_ADMIN_URL's server, dropped when the work ends.
+const { Client } = require('pg');
+
+const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+/** Creates `<prefix>_<time>`, runs `work(url)` on it and drops it afterwards, whatever happened. */
+async function withDatabase(prefix, work) {
+  const name = `${prefix}_${Date.now()}`;
+  const admin = new Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+}
+
+module.exports = { withDatabase, ADMIN_URL };
