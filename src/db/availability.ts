@@ -42,7 +42,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const { errors } = current as { errors?: unknown };
     // AggregateError: a host name with several addresses, all refused
     if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner))) return true;
-    current = (current as { cause?: unknown; originalError?: unknown }).cause ?? (current as { originalError?: unknown }).originalError;
+    // graphql-js wraps what a resolver threw in `originalError`, and a thrown value it does not take for an
+    // Error (one from another realm, or a plain object) in a NonErrorThrown with `thrownValue`
+    const wrapper = current as { cause?: unknown; originalError?: unknown; thrownValue?: unknown };
+    current = wrapper.cause ?? wrapper.originalError ?? wrapper.thrownValue;
   }
   return false;
 }
