@@ -6,6 +6,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution } from './graphql/compiled-execution';
+import { conditionalGet } from './http/conditional-get';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { buildContext, GraphQLContext } from './graphql/context';
@@ -71,6 +72,9 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     parseOptions: { maxTokens: GRAPHQL_MAX_TOKENS },
     // schema-driven clients introspect; every /graphql request needs an API key anyway
     introspection: true,
+    // CSRF (Apollo's csrfPrevention): a browser cannot send X-API-Key cross-site without a CORS preflight, and
+    // every operation needs it, so it counts as a preflighted header; GET queries then need no other
+    csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     plugins: [
       operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity),
       databaseOutageStatus,
@@ -119,6 +123,8 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   app.use(
     '/graphql',
     requireApiKey(orm, services, 'graphql'),
+    // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
+    conditionalGet(orm, services, { withPropagation: true, variant: 'graphql' }),
     express.json({ limit }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(orm, services, req.get('x-api-key')) }),
   );

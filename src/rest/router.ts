@@ -7,6 +7,7 @@ import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } fro
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { buildContext, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
+import { conditionalGet } from '../http/conditional-get';
 import { requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { logger } from '../logger';
 import type { Services } from '../services';
@@ -216,6 +217,7 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
+      ...(route.method === 'get' ? [conditionalGet(orm, services, { withPropagation: route.readsPropagation === true, variant: `rest ${restEnvelope}` })] : []),
       ...(route.body ? bodyParsers : []),
       wholeBody,
       async (req: Request, res: Response) => {

@@ -47,6 +47,8 @@ export interface RouteSpec {
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;
   status: 200 | 201 | 204;
+  /** the answer shows propagation state (which changes without a new zone serial): its ETag follows it too */
+  readsPropagation?: true;
   /** OpenAPI schema of the success body */
   response?: object;
   handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
@@ -214,7 +216,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/status/:zone', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200,
+    method: 'get', path: '/domain/status/:zone', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200, readsPropagation: true,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     response: ref('ZoneStatus'),
     async handle(inputs, runner) {

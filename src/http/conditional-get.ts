@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import onHeaders from 'on-headers';
+import { noteDatabaseFailure } from '../db/availability';
+import { logger } from '../logger';
+import type { Services } from '../services';
+import { readVersion } from '../services/read-versions';
+
+/**
+ * Conditional GETs for pollers (RFC 9110 §13.1.2): a GET answer carries an ETag derived from the version of
+ * the data the caller can see (services/read-versions.ts: one statement, no record rows) and the request
+ * itself, and a request whose If-None-Match holds it is answered 304 before anything else is read.
+ *
+ * The version is read before the answer is built, so the ETag may label an answer newer than it (the next
+ * poll then sees another version and fetches again), never an older one. Only 200 answers keep the ETag.
+ * `withPropagation`: the answers may show propagation state, which changes without a new zone serial.
+ */
+export function conditionalGet(orm: MikroORM, services: Services, options: { withPropagation: boolean; variant: string }): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    let etag: string;
+    try {
+      const principal = await services.apiKeys.authenticate(orm.em.fork(), req.get('x-api-key'));
+      // requireApiKey has run; a key revoked since is the handler's to refuse
+      if (!principal) return next();
+      const version = await readVersion(orm.em.fork(), principal, options.withPropagation);
+      const digest = createHash('sha256').update(JSON.stringify([options.variant, principal, version, req.originalUrl])).digest('base64url');
+      etag = `"${digest.slice(0, 32)}"`;
+    } catch (error) {
+      // no version, no ETag: the request goes on and meets the outage (or the error) where it is answered
+      if (!noteDatabaseFailure(error, 'conditional GET')) logger.warn({ err: error }, 'conditional GET: the data version could not be read');
+      return next();
+    }
+    // revalidate on every use: the answer is private to the key and may change at any moment
+    res.set({ ETag: etag, 'Cache-Control': 'private, no-cache' });
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    onHeaders(res, () => {
+      if (res.statusCode !== 200) res.removeHeader('ETag');
+    });
+    next();
+  };
+}
