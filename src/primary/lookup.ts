@@ -5,7 +5,7 @@
  * authority section for negative caching (RFC 2308 §3).
  */
 import type { PoolClient } from 'pg';
-import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from './zone-data';
+import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export interface LookupResult {
   rcode: 0 | 3;

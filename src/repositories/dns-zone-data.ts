@@ -12,6 +12,9 @@ import { withSerial } from '../dns/zone-rules';
 
 export interface Rr { owner: string; type: string; ttl: number; rdata: string }
 export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
+/** the catalog's members: every zone row (RFC 9432 §4.1) */
+const CATALOG_MEMBER = 'true';
+
 export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
 
 export async function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -63,18 +66,44 @@ export async function soaOf(client: PoolClient, zone: ZoneRef): Promise<Rr> {
   return { ...rows[0], rdata: withSerial(rows[0].rdata, zone.serial) };
 }
 
-/** every record of the catalog zone (RFC 9432 §4): SOA, NS, version TXT, one PTR per member */
-async function catalogRecords(client: PoolClient, zone: ZoneRef): Promise<Rr[]> {
-  const { rows } = await client.query<{ id: string; name: string }>('select id, name from domains order by id');
-  return [...catalogApexRecords(zone.serial), ...rows.map((r) => catalogMemberRecord(Number(r.id), r.name))];
+/**
+ * The catalog zone (RFC 9432 §4) is not stored as records: its apex (SOA, NS, `version` TXT) is fixed, and
+ * its members are the `domains` rows, one PTR at `z<id>.zones` each (catalog-zone.ts). Every catalog query
+ * is answered from the one row its name points at (the primary key), never from the whole member list: a
+ * catalog of 100,000 zones answers an SOA query as fast as one of ten, and a query for a name that does
+ * not exist costs the same lookup (issue 17).
+ */
+const MEMBER_OWNER = /^z([1-9][0-9]{0,15})\.zones$/;
+/** the only name with descendants in the catalog but no records of its own (an empty non-terminal) */
+const MEMBERS_PARENT = 'zones';
+
+/** the member ids some catalog owners name (`z42.zones` → 42); other owners name no member */
+function memberIds(owners: string[]): number[] {
+  const ids: number[] = [];
+  for (const owner of owners) {
+    const match = MEMBER_OWNER.exec(owner);
+    if (match && Number.isSafeInteger(Number(match[1]))) ids.push(Number(match[1]));
+  }
+  return ids;
+}
+
+async function catalogRecordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
+  const wanted = new Set(owners);
+  const found: Rr[] = catalogApexRecords(zone.serial).filter((r) => wanted.has(r.owner));
+  const ids = memberIds(owners);
+  if (ids.length) {
+    const { rows } = await client.query<{ id: string; name: string }>(
+      `select id, name from domains where id = any($1::bigint[]) and ${CATALOG_MEMBER} order by id`,
+      [ids],
+    );
+    for (const row of rows) found.push(catalogMemberRecord(Number(row.id), row.name));
+  }
+  return found;
 }
 
 /** records at some owners (relative names, '@' = apex) */
 export async function recordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
-  if (zone.kind === 'catalog') {
-    const wanted = new Set(owners);
-    return (await catalogRecords(client, zone)).filter((r) => wanted.has(r.owner));
-  }
+  if (zone.kind === 'catalog') return catalogRecordsAt(client, zone, owners);
   const { rows } = await client.query<Rr>(
     'select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) order by id',
     [zone.id, owners],
@@ -86,17 +115,32 @@ export async function recordsAt(client: PoolClient, zone: ZoneRef, owners: strin
 export async function hasDescendants(client: PoolClient, zone: ZoneRef, owner: string): Promise<boolean> {
   if (owner === '@') return true;
   const suffix = `.${owner}`;
-  if (zone.kind === 'catalog') return (await catalogRecords(client, zone)).some((r) => r.owner.endsWith(suffix));
+  if (zone.kind === 'catalog') {
+    // member PTRs (`z<id>.zones`) are the only names below the apex's children; `zones` has them while the
+    // catalog has a member
+    if (owner !== MEMBERS_PARENT) return false;
+    const { rows } = await client.query(`select 1 from domains where ${CATALOG_MEMBER} limit 1`);
+    return rows.length > 0;
+  }
   const { rows } = await client.query('select 1 from records where domain_id = $1 and right(owner, $2) = $3 limit 1', [zone.id, suffix.length, suffix]);
   return rows.length > 0;
 }
 
-/** all records but the apex SOA, in pages (keyset on id), for AXFR */
+/** all records but the apex SOA, in pages (keyset on id), for AXFR; the catalog's members too */
 export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 2000): AsyncGenerator<Rr[]> {
   if (zone.kind === 'catalog') {
-    const records = await catalogRecords(client, zone);
-    for (let i = 1; i < records.length; i += pageSize) yield records.slice(i, i + pageSize).filter((r) => r.type !== 'SOA');
-    return;
+    yield catalogApexRecords(zone.serial).filter((r) => r.type !== 'SOA');
+    let afterId = 0;
+    for (;;) {
+      const { rows } = await client.query<{ id: string; name: string }>(
+        `select id, name from domains where id > $1 and ${CATALOG_MEMBER} order by id limit $2`,
+        [afterId, pageSize],
+      );
+      if (!rows.length) return;
+      afterId = Number(rows[rows.length - 1].id);
+      yield rows.map((r) => catalogMemberRecord(Number(r.id), r.name));
+      if (rows.length < pageSize) return;
+    }
   }
   let after = 0;
   for (;;) {
@@ -114,13 +158,17 @@ export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 
 /**
  * The journal rows that lead from `fromSerial` to the zone's current serial, in order (RFC 1995 §4), or
  * undefined when the journal cannot answer (a gap, a zone re-created under the same name, a serial we never
- * had): the caller then falls back to a full transfer.
+ * had or no longer keep): the caller then falls back to a full transfer (RFC 1995 §2).
+ *
+ * Two index lookups, whatever the journal's size: the change that left `fromSerial` (`changes_ixfr_start_index`,
+ * zone + domain + serial_before), then the rows from it on (`changes_zone_id_index`). A serial that no row
+ * left reads nothing more.
  */
 export async function journalFrom(client: PoolClient, zone: ZoneRef, fromSerial: number, maxRows = 10000): Promise<JournalRow[] | undefined> {
   const { rows } = await client.query<{ id: string; serial_before: string | null; serial_after: string; removed: Rr[]; added: Rr[]; kind: string }>(
     `select id, kind, serial_before, serial_after, removed, added from changes
-      where zone = $1 and domain_id = $2 and id >= coalesce(
-        (select min(id) from changes where zone = $1 and domain_id = $2 and kind = 'zone-changed' and serial_before = $3), 0)
+      where zone = $1 and domain_id = $2 and id >= (
+        select min(id) from changes where zone = $1 and domain_id = $2 and kind = 'zone-changed' and serial_before = $3)
       order by id limit $4`,
     [zone.name, zone.id, fromSerial, maxRows + 1],
   );
