@@ -1,5 +1,5 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, printSchema } from 'graphql';
+import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, Kind, printSchema } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 
 type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
@@ -14,6 +14,10 @@ type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
  * Compiled operations are kept per parsed document. Apollo keeps one DocumentNode per distinct query text in
  * its bounded document store, so a repeated query (the REST layer's, or a client's) compiles once, and an
  * entry goes when the store drops its document. An operation graphql-jit cannot compile runs on graphql-js.
+ *
+ * Bounded (issue 17): the outer map holds no document alive (WeakMap; Apollo's store is an LRU of bounded
+ * size), and per document only the operations it defines are kept: a client sending one document with ever
+ * new `operationName`s gets graphql-jit's refusal each time, compiled again, not a growing map.
  */
 export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): GatewayInterface {
   const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
@@ -32,7 +36,10 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
     if (!byOperation) compiled.set(document, (byOperation = new Map()));
     const key = operationName ?? '';
     let query = byOperation.get(key);
-    if (query === undefined) byOperation.set(key, (query = compile(document, operationName ?? undefined)));
+    if (query === undefined) {
+      query = compile(document, operationName ?? undefined);
+      if (definesOperation(document, operationName)) byOperation.set(key, query);
+    }
     if (query === 'graphql-js') {
       return execute({ schema, document, operationName, contextValue: context, variableValues: request.variables });
     }
@@ -51,6 +58,12 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
     },
     async stop() {},
   };
+}
+
+/** whether `operationName` picks an operation the document defines (no name: its only operation) */
+function definesOperation(document: DocumentNode, operationName: string | null | undefined): boolean {
+  if (!operationName) return true;
+  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName);
 }
 
 /**
