@@ -6,16 +6,24 @@ import { Migration } from '@mikro-orm/migrations';
  * - `changes_ixfr_start_index`: the change that left a client's serial (`journalFrom`: zone, domain,
  *   serial_before), partial on the rows IXFR can start from;
  * - `changes_zone_id_index`: the changes of one zone in id order, from that row on (IXFR), and the last
- *   serial a zone name had (`lastJournalSerial`), without reading the zone's whole journal.
+ *   serial a zone name had (`lastJournalSerial`), without reading the zone's whole journal;
+ * - `domains.catalog_serial`: the catalog serial at which a zone joined the catalog zone (RFC 9432), null
+ *   while it waits to join (src/repositories/catalog.ts). A create no longer holds the catalog's lock until
+ *   its commit; the zone joins after, in a batch. The zones already there are members at today's serial.
  */
 export class Migration20261122160000_scale extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`create index "changes_ixfr_start_index" on "changes" ("zone", "domain_id", "serial_before") where "kind" = 'zone-changed';`);
     this.addSql(`create index "changes_zone_id_index" on "changes" ("zone", "id");`);
+    this.addSql(`alter table "domains" add column "catalog_serial" bigint null;`);
+    this.addSql(`update "domains" set "catalog_serial" = coalesce((select max("serial") from "catalog_state"), 0);`);
+    this.addSql(`create index "domains_catalog_waiting_index" on "domains" ("id") where "catalog_serial" is null;`);
   }
 
   override async down(): Promise<void> {
+    this.addSql(`drop index "domains_catalog_waiting_index";`);
+    this.addSql(`alter table "domains" drop column "catalog_serial";`);
     this.addSql(`drop index "changes_zone_id_index";`);
     this.addSql(`drop index "changes_ixfr_start_index";`);
   }

@@ -12,8 +12,11 @@ import { withSerial } from '../dns/zone-rules';
 
 export interface Rr { owner: string; type: string; ttl: number; rdata: string }
 export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
-/** the catalog's members: every zone row (RFC 9432 §4.1) */
-const CATALOG_MEMBER = 'true';
+/**
+ * the catalog's members (RFC 9432 §4.1): the zones that joined it (repositories/catalog.ts); a zone just
+ * created waits outside until the catalog's serial rises with it
+ */
+const CATALOG_MEMBER = 'catalog_serial is not null';
 
 export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
 
@@ -68,7 +71,7 @@ export async function soaOf(client: PoolClient, zone: ZoneRef): Promise<Rr> {
 
 /**
  * The catalog zone (RFC 9432 §4) is not stored as records: its apex (SOA, NS, `version` TXT) is fixed, and
- * its members are the `domains` rows, one PTR at `z<id>.zones` each (catalog-zone.ts). Every catalog query
+ * its members are the `domains` rows that joined it, one PTR at `z<id>.zones` each (catalog-zone.ts). Every catalog query
  * is answered from the one row its name points at (the primary key), never from the whole member list: a
  * catalog of 100,000 zones answers an SOA query as fast as one of ten, and a query for a name that does
  * not exist costs the same lookup (issue 17).

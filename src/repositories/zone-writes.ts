@@ -170,3 +170,15 @@ export async function lastJournalSerial(em: EntityManager, zone: string): Promis
 export async function ensureCatalogRow(em: EntityManager, catalog: string): Promise<void> {
   await em.execute('insert into catalog_state (name, serial) values (?, 0) on conflict (name) do nothing', [catalog]);
 }
+
+/** the ids among `ids` that are members of the catalog (`domains.catalog_serial` set; read under the catalog's lock) */
+export async function catalogMembersAmong(em: EntityManager, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const rows = await em.execute<{ id: string }[]>('select id from domains where id in (?) and catalog_serial is not null', [ids]);
+  return rows.map((r) => Number(r.id));
+}
+
+/** makes zones members of the catalog at `serial`, in the caller's transaction (which holds the catalog's lock) */
+export async function admitToCatalog(em: EntityManager, ids: number[], serial: number): Promise<void> {
+  if (ids.length) await em.execute('update domains set catalog_serial = ? where id in (?)', [serial, ids]);
+}

@@ -8,7 +8,10 @@ import { lastJournalSerial } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
-import { changeCatalog, journalRecord, journalWholeZone } from './zone-change';
+import { changeCatalog, journalRecord, journalWholeZone, publishWaitingMembers } from './zone-change';
+import { runSqlTransaction } from '../repositories/sql';
+import { logger } from '../logger';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 const DEFAULT_RECORD_TTL = 3600;
 
@@ -27,12 +30,50 @@ export function normaliseZoneName(input: string, field = 'zone'): string {
   return parsed.name;
 }
 
+/**
+ * Catalog admissions of this process, coalesced: at most one runs, and callers that come meanwhile share the
+ * next one, which starts after the running one and so admits every zone committed before they asked. Under
+ * concurrent creates that is a couple of short transactions per batch of zones instead of one per zone.
+ * A failure (the database went away after the zone committed) is logged, not answered: the zone exists, and
+ * the worker admits waiting zones on every poll (worker.ts).
+ */
+class CatalogAdmissions {
+  private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+
+  constructor(private readonly settings: Settings) {}
+
+  run(em: EntityManager): Promise<void> {
+    if (!this.running) {
+      this.running = publishWaitingMembers((work) => runSqlTransaction(em, work), this.settings)
+        .then(() => undefined, (error) => {
+          logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
+        })
+        .finally(() => {
+          this.running = undefined;
+        });
+      return this.running;
+    }
+    if (!this.next) {
+      this.next = this.running.then(() => {
+        this.next = undefined;
+        return this.run(em);
+      });
+    }
+    return this.next;
+  }
+}
+
 /** the owner of the default CNAME to the apex (contract-decisions §3) */
 const DEFAULT_WWW_OWNER = 'www';
 
 /** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
 export class DomainsService {
-  constructor(private readonly settings: Settings) {}
+  private readonly admissions: CatalogAdmissions;
+
+  constructor(private readonly settings: Settings) {
+    this.admissions = new CatalogAdmissions(settings);
+  }
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
@@ -64,7 +105,8 @@ export class DomainsService {
       throw errorFromProblems(www.problems.map((p) => ({ ...p, message: `zone: the name leaves no room for the default ${DEFAULT_WWW_OWNER} record: ${p.message.replace(/^zone: /, '')}` })));
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-    return inTransaction(ctx.em, async (em) => {
+    // the zone commits on its own, then joins the catalog (publishWaitingMembers); the answer waits for both
+    const created = await inTransaction(ctx.em, async (em) => {
       const user = await em.findOne(User, { id: input.userId });
       if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
       const serial = await this.firstSerial(em, name);
@@ -79,10 +121,11 @@ export class DomainsService {
       ];
       const records = defaults.map((r) => em.create(Record, { ...r, domain, ttl: DEFAULT_RECORD_TTL }));
       journalWholeZone(em, 'zone-created', domain, records.map(journalRecord));
-      await changeCatalog(em, this.settings, { added: [{ id: domain.id, name }] });
       await em.flush();
       return toRow(domain);
     });
+    await this.admissions.run(ctx.em);
+    return created;
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { Client } from 'pg';
 import { startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort, records } from './knot';
+import { dig, freePort, records, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-cat.test';
 /** more than one page of allRecords() (2000 rows) */
@@ -78,11 +78,11 @@ test('catalog AXFR in pages holds every member once; IXFR of the catalog from it
   // members written straight to the database, as a migration from another system would (the API's speed is
   // not what is tested here); the catalog serial rises with them, as changeCatalog would raise it
   await db.query('begin');
+  const [{ serial }] = (await db.query('update catalog_state set serial = serial + 1 where name = $1 returning serial', [CATALOG])).rows;
   await db.query(
-    `insert into domains (user_id, name, serial) select $1, 'bulk' || i || '.zk-cat.test', 1 from generate_series(1, $2::int) as i`,
-    [userId, BULK_ZONES],
+    `insert into domains (user_id, name, serial, catalog_serial) select $1, 'bulk' || i || '.zk-cat.test', 1, $3 from generate_series(1, $2::int) as i`,
+    [userId, BULK_ZONES, serial],
   );
-  await db.query('update catalog_state set serial = serial + 1 where name = $1', [CATALOG]);
   await db.query('commit');
 
   const before = await catalogSerial();
@@ -111,4 +111,86 @@ test('catalog AXFR in pages holds every member once; IXFR of the catalog from it
   // a serial the journal never had: the whole catalog (AXFR form)
   const fallback = records(await dig([...at(), CATALOG, 'IXFR=7']));
   expect(fallback.filter((r) => r.type === 'PTR').length).toBe(BULK_ZONES + 2);
+}, 60_000);
+
+test('concurrent creates and deletes: every catalog serial has one content, and every member its zone', async () => {
+  const first = await catalogSerial();
+  const ptrMap = async () => new Map(records(await dig([...at(), CATALOG, 'AXFR'])).filter((r) => r.type === 'PTR').map((r) => [r.name, r.rdata]));
+  // the catalog at `first`: the start of the replay below
+  const members = await ptrMap();
+  const names = Array.from({ length: 48 }, (_, i) => `c${i}.zk-cat.test`);
+  const created = await Promise.all(names.map((n) => createZone(n)));
+  // deletes of half of them, racing creates of more
+  const more = Array.from({ length: 16 }, (_, i) => `d${i}.zk-cat.test`);
+  await Promise.all([
+    ...created.filter((_, i) => i % 2 === 0).map(async (z) => {
+      const res = await app.gql(`mutation($id: ID!) { deleteDomain(id: $id) }`, { id: z.id });
+      expect(res.errors).toBeUndefined();
+    }),
+    ...more.map((n) => createZone(n)),
+  ]);
+  // no zone is left waiting: each create's answer came after its zone joined the catalog
+  expect((await db.query('select count(*)::int as n from domains where catalog_serial is null')).rows[0].n).toBe(0);
+
+  // the catalog's journal from `first` on is one chain, each change raising the serial, and replaying it
+  // gives the members that AXFR sends
+  const { rows: changes } = await db.query<{ serial_before: string; serial_after: string; removed: any[]; added: any[] }>(
+    `select serial_before, serial_after, removed, added from changes where zone = $1 and id >= (select min(id) from changes where zone = $1 and serial_before = $2) order by id`,
+    [CATALOG, first],
+  );
+  let serial = first;
+  for (const change of changes) {
+    expect(Number(change.serial_before)).toBe(serial);
+    expect(Number(change.serial_after)).toBeGreaterThan(serial);
+    serial = Number(change.serial_after);
+    // a removal removes a member, an addition adds a new one
+    for (const r of change.removed.filter((r) => r.type === 'PTR')) expect(members.delete(`${r.owner}.${CATALOG}.`)).toBe(true);
+    for (const r of change.added.filter((r) => r.type === 'PTR')) {
+      expect(members.has(`${r.owner}.${CATALOG}.`)).toBe(false);
+      members.set(`${r.owner}.${CATALOG}.`, r.rdata);
+    }
+  }
+  expect(serial).toBe(await catalogSerial());
+  const ptrs = await ptrMap();
+  expect([...ptrs].sort()).toEqual([...members].sort());
+  const survivors = [...created.filter((_, i) => i % 2 === 1), ...(await Promise.all(more.map(async (n) => (await app.gql(`query($n: String) { domain(name: $n) { id } }`, { n })).data.domain)))];
+  for (const zone of survivors) expect(ptrs.has(`z${zone.id}.zones.${CATALOG}.`)).toBe(true);
+  for (const zone of created.filter((_, i) => i % 2 === 0)) expect(ptrs.has(`z${zone.id}.zones.${CATALOG}.`)).toBe(false);
+  // every member names a zone the primary serves
+  const { rows: zones } = await db.query<{ id: string; name: string }>('select id, name from domains');
+  const byId = new Map(zones.map((z) => [`z${z.id}.zones.${CATALOG}.`, `${z.name}.`]));
+  for (const [owner, rdata] of ptrs) expect(byId.get(owner)).toBe(rdata);
+}, 60_000);
+
+test('a zone that never joined the catalog leaves it unchanged when deleted; the worker admits a waiting zone', async () => {
+  // a committed zone whose admission did not run (its process stopped in between), written straight to the
+  // database; the worker admits it on its next poll
+  const serial = await catalogSerial();
+  const { rows: [waiting] } = await db.query<{ id: string }>(
+    `insert into domains (user_id, name, serial) values ($1, 'waiting.zk-cat.test', 1) returning id`, [userId]);
+  await waitFor('the worker to admit the waiting zone', async () =>
+    (await db.query('select catalog_serial from domains where id = $1', [waiting.id])).rows[0].catalog_serial ? true : undefined);
+  const admitted = await catalogSerial();
+  expect(admitted).toBeGreaterThan(serial);
+  const ptr = await dig([...at(), `z${waiting.id}.zones.${CATALOG}`, 'PTR']);
+  expect(records(ptr).map((r) => r.rdata)).toEqual(['waiting.zk-cat.test.']);
+
+  // a zone deleted through the API before it joined: the catalog's serial and journal do not move. Another
+  // connection holds the admission turn meanwhile, so that neither the worker nor a create admits it first.
+  const holder = new Client({ connectionString: app.settings.databaseUrl });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query(`select pg_advisory_xact_lock(hashtext('zonekeeper catalog admission ' || $1))`, [CATALOG]);
+    const { rows: [never] } = await db.query<{ id: string }>(
+      `insert into domains (user_id, name, serial) values ($1, 'never.zk-cat.test', 1) returning id`, [userId]);
+    const journalBefore = (await db.query('select count(*)::int as n from changes where zone = $1', [CATALOG])).rows[0].n;
+    const res = await app.gql(`mutation($id: ID!) { deleteDomain(id: $id) }`, { id: never.id });
+    expect(res.errors).toBeUndefined();
+    expect(await catalogSerial()).toBe(admitted);
+    expect((await db.query('select count(*)::int as n from changes where zone = $1', [CATALOG])).rows[0].n).toBe(journalBefore);
+    await holder.query('commit');
+  } finally {
+    await holder.end();
+  }
 }, 60_000);
