@@ -120,6 +120,7 @@ async function timedQueries(port, name, type, expectRcode) {
 }
 
 async function seed(db, userId, from, to) {
+  await db.query('insert into catalog_state (name, serial) values ($1, 2026112200) on conflict (name) do nothing', [CATALOG]);
   const [{ serial }] = (await db.query('select serial from catalog_state where name = $1', [CATALOG])).rows;
   const base = Number(serial);
   const n = to - from + 1;
@@ -208,7 +209,7 @@ async function main() {
   const busy = await busyProcesses(2000, 0.1).catch(() => []);
   log(`database ${dbName}; service log ${LOG}`);
   const dnsPort = await freePort();
-  const svc = await startService({ databaseUrl, apiKey: API_KEY, logFile: LOG, env: { CATALOG_ZONE: CATALOG, LOG_LEVEL: 'warn', ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${dnsPort}` } });
+  const svc = await startService({ databaseUrl, apiKey: API_KEY, logFile: LOG, nodeArgs: (process.env.SCALE_NODE_ARGS || '').split(' ').filter(Boolean), env: { CATALOG_ZONE: CATALOG, LOG_LEVEL: 'warn', ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${dnsPort}` } });
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   const rows = [];
