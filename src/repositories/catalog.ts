@@ -35,11 +35,18 @@ export async function poolTransaction<T>(pool: Pool, work: (sql: Sql) => Promise
  * Waits for this catalog's admission turn (a transaction-scoped advisory lock: admissions run one at a
  * time) and answers whether any zone waits to join. A caller that finds none has written nothing, so its
  * commit costs no WAL flush: the many creates that queue here behind one admission end cheaply.
+ *
+ * One statement: its snapshot is taken before the lock is granted, so it may miss zones committed while it
+ * waited, but never the caller's own (committed before it asked); those others are admitted by their own
+ * callers' turns.
  */
 export async function takeAdmissionTurn(sql: Sql, catalog: string): Promise<boolean> {
-  await sql.rows(`select pg_advisory_xact_lock(hashtext('zonekeeper catalog admission ' || $1))`, [catalog]);
-  const rows = await sql.rows('select 1 from domains where catalog_serial is null limit 1');
-  return rows.length > 0;
+  const [row] = await sql.rows<{ waiting: boolean }>(
+    `select pg_advisory_xact_lock(hashtext('zonekeeper catalog admission ' || $1)) is not null
+        and exists (select 1 from domains where catalog_serial is null) as waiting`,
+    [catalog],
+  );
+  return row.waiting;
 }
 
 /**

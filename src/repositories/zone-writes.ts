@@ -179,18 +179,25 @@ export async function admitToCatalog(em: EntityManager, ids: number[], serial: n
 
 /**
  * Creates a zone with its records and its `zone-created` journal row in one statement (autocommit: all or
- * nothing), for a user that exists; undefined when the user does not. The zone's unique name decides
- * between concurrent creates (23505 on domains_name_unique). The zone waits to join the catalog
- * (`domains.catalog_serial` null) until `publishWaitingMembers` admits it. Through the ORM this was a
- * transaction of eight statements and most of a create's CPU (bench/RESULTS-scale.md).
+ * nothing), for a user that exists. The zone's unique name decides between concurrent creates (23505 on
+ * domains_name_unique). The zone waits to join the catalog (`domains.catalog_serial` null) until
+ * `publishWaitingMembers` admits it. Through the ORM this was a transaction of eight statements and most of a
+ * create's CPU (bench/RESULTS-scale.md).
+ *
+ * `onlyWithoutHistory`: write nothing if the journal has a serial of an earlier zone of this name (the caller
+ * then picks a serial above it and tries again), so that the usual create, of a name never used, is one
+ * statement. Answers the zone, or why not: `user` (no such user) or `history` (the earlier serial).
  */
 export async function insertZone(
   sql: Sql,
-  zone: { userId: number; name: string; serial: number; records: JournalRecord[] },
-): Promise<{ id: number; userId: number; name: string; serial: number; createdAt: Date } | undefined> {
+  zone: { userId: number; name: string; serial: number; records: JournalRecord[]; onlyWithoutHistory: boolean },
+): Promise<{ zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } } | { missing: 'user' } | { history: number }> {
   const [row] = await sql.rows(
-    `with dom as (
-       insert into domains (user_id, name, serial) select id, $2, $3 from users where id = $1
+    `with prior as (
+       select serial_after from changes where zone = $2 order by id desc limit 1),
+     dom as (
+       insert into domains (user_id, name, serial) select id, $2, $3 from users
+        where id = $1 and not ($5::boolean and exists (select 1 from prior))
        returning id, user_id, name, serial, created_at),
      rec as (
        insert into records (domain_id, owner, type, rdata, ttl)
@@ -200,15 +207,11 @@ export async function insertZone(
      chg as (
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
        select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)
-     select id, user_id, name, serial, created_at from dom`,
-    [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records)],
+     select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, (select serial_after from prior) as prior
+       from (select 1) as one left join dom on true`,
+    [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records), zone.onlyWithoutHistory],
   );
-  if (!row) return undefined;
-  return { id: Number(row.id), userId: Number(row.user_id), name: row.name, serial: Number(row.serial), createdAt: new Date(row.created_at) };
+  if (row.id === null) return zone.onlyWithoutHistory && row.prior !== null ? { history: Number(row.prior) } : { missing: 'user' };
+  return { zone: { id: Number(row.id), userId: Number(row.user_id), name: row.name, serial: Number(row.serial), createdAt: new Date(row.created_at) } };
 }
 
-/** The last serial a zone of this name had in the journal (a deleted zone's included), if any. */
-export async function lastJournalSerial(sql: Sql, zone: string): Promise<number | undefined> {
-  const [last] = await sql.rows<{ serial_after: string }>('select serial_after from changes where zone = $1 order by id desc limit 1', [zone]);
-  return last ? Number(last.serial_after) : undefined;
-}

@@ -4,12 +4,12 @@ import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { Domain, Record } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
-import { insertZone, lastJournalSerial } from '../repositories/zone-writes';
+import { insertZone } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { inTransaction, mapDatabaseError } from './db-errors';
 import { changeCatalog, journalRecord, journalWholeZone, publishWaitingMembers } from './zone-change';
-import { runSqlTransaction, Sql, withSqlConnection } from '../repositories/sql';
+import { runSqlTransaction, withSqlConnection } from '../repositories/sql';
 import { logger } from '../logger';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -100,17 +100,21 @@ export class DomainsService {
     const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
     // the zone commits on its own (one statement), then joins the catalog (publishWaitingMembers); the
     // answer waits for both
+    const recordsAt = (serial: number) => [
+      // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
+      { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
+      ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
+      { owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` },
+    ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
     const created = await withSqlConnection(ctx.em, async (sql) => {
-      const serial = await this.firstSerial(sql, name);
-      const records = [
-        // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
-        { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
-        ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
-        { owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` },
-      ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
-      const zone = await insertZone(sql, { userId: input.userId, name, serial, records });
-      if (!zone) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-      return zone;
+      const initial = initialSerial(this.settings.serialPolicy, new Date());
+      let result = await insertZone(sql, { userId: input.userId, name, serial: initial, records: recordsAt(initial), onlyWithoutHistory: true });
+      if ('history' in result) {
+        const serial = this.firstSerial(initial, result.history);
+        result = await insertZone(sql, { userId: input.userId, name, serial, records: recordsAt(serial), onlyWithoutHistory: false });
+      }
+      if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+      return result.zone;
     }).catch((error) => {
       throw mapDatabaseError(error);
     });
@@ -122,10 +126,7 @@ export class DomainsService {
    * A new zone starts at the policy's first serial, or above the last serial the name had if it was deleted
    * before: a secondary that still holds the old zone must see the new one as newer (serials never go back).
    */
-  private async firstSerial(sql: Sql, name: string): Promise<number> {
-    const initial = initialSerial(this.settings.serialPolicy, new Date());
-    const previous = await lastJournalSerial(sql, name);
-    if (previous === undefined) return initial;
+  private firstSerial(initial: number, previous: number): number {
     return serialGreaterThan(initial, previous) ? initial : nextSerial(previous, this.settings.serialPolicy, new Date());
   }
 
