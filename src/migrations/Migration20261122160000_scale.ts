@@ -9,7 +9,10 @@ import { Migration } from '@mikro-orm/migrations';
  *   serial a zone name had (`lastJournalSerial`), without reading the zone's whole journal;
  * - `domains.catalog_serial`: the catalog serial at which a zone joined the catalog zone (RFC 9432), null
  *   while it waits to join (src/repositories/catalog.ts). A create no longer holds the catalog's lock until
- *   its commit; the zone joins after, in a batch. The zones already there are members at today's serial.
+ *   its commit; the zone joins after, in a batch. The zones already there are members at today's serial;
+ * - `records_domain_reverse_owner_index`: whether a name has descendants in a zone (an empty non-terminal,
+ *   RFC 4592 §2.2.2, asked by every NXDOMAIN/NODATA answer) as a range of reversed owner names, in byte order,
+ *   instead of a scan of the zone's records: one lookup in a zone of a million records.
  */
 export class Migration20261122160000_scale extends Migration {
 
@@ -19,9 +22,11 @@ export class Migration20261122160000_scale extends Migration {
     this.addSql(`alter table "domains" add column "catalog_serial" bigint null;`);
     this.addSql(`update "domains" set "catalog_serial" = coalesce((select max("serial") from "catalog_state"), 0);`);
     this.addSql(`create index "domains_catalog_waiting_index" on "domains" ("id") where "catalog_serial" is null;`);
+    this.addSql(`create index "records_domain_reverse_owner_index" on "records" ("domain_id", (reverse("owner")) collate "C");`);
   }
 
   override async down(): Promise<void> {
+    this.addSql(`drop index "records_domain_reverse_owner_index";`);
     this.addSql(`drop index "domains_catalog_waiting_index";`);
     this.addSql(`alter table "domains" drop column "catalog_serial";`);
     this.addSql(`drop index "changes_zone_id_index";`);

@@ -125,7 +125,14 @@ export async function hasDescendants(client: PoolClient, zone: ZoneRef, owner: s
     const { rows } = await client.query(`select 1 from domains where ${CATALOG_MEMBER} limit 1`);
     return rows.length > 0;
   }
-  const { rows } = await client.query('select 1 from records where domain_id = $1 and right(owner, $2) = $3 limit 1', [zone.id, suffix.length, suffix]);
+  // the owners ending with `.<owner>` are, reversed, the names in [reverse(suffix), that with its last '.'
+  // raised to '/') in byte order: one range of records_domain_reverse_owner_index, not a scan of the zone
+  const from = [...suffix].reverse().join('');
+  const to = `${from.slice(0, -1)}/`;
+  const { rows } = await client.query(
+    `select 1 from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit 1`,
+    [zone.id, from, to],
+  );
   return rows.length > 0;
 }
 
