@@ -25,7 +25,7 @@ const { randomBytes } = require('node:crypto');
 const dnsPacket = require('dns-packet');
 const { Client } = require('pg');
 const { startService, ROOT } = require('./lib/service');
-const { freePort, memoryOf, request, busyProcesses } = require('./lib/proc');
+const { freePort, memoryOf, request, busyProcesses, sampleMemory, streamTimed } = require('./lib/proc');
 const { machineInfo } = require('./lib/machine');
 
 const SIZES = (process.env.SCALE_SIZES || '1000,10000,100000').split(',').map(Number);
@@ -33,6 +33,10 @@ const QUERIES = Number(process.env.SCALE_QUERIES || 400);
 const CREATES = Number(process.env.SCALE_CREATES || 800);
 const CONCURRENCY = 16;
 const RECORD_ADDS = Number(process.env.SCALE_RECORD_ADDS || 200);
+/** after the zone steps: grow every zone to RECORDS_PER_ZONE records and add one zone of BIG_ZONE records (0: skip) */
+const RECORDS_PER_ZONE = Number(process.env.SCALE_RECORDS_PER_ZONE ?? 100);
+const BIG_ZONE = Number(process.env.SCALE_BIG_ZONE ?? 1_000_000);
+const RECORD_LIST = process.env.SCALE_RECORD_LIST !== '0';
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const API_KEY = 'bench-scale-admin-key-0123456789';
 const CATALOG = 'catalog.scale.test';
@@ -41,6 +45,7 @@ const LOG = path.join(os.tmpdir(), `zk-bench-scale-${process.pid}.log`);
 
 const log = (...a) => console.log(new Date().toISOString().slice(11, 19), ...a);
 const MiB = 2 ** 20;
+const mib = (v) => `${(v / MiB).toFixed(0)} MiB`;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const stats = (values) => {
   const s = [...values].sort((a, b) => a - b);
@@ -197,6 +202,70 @@ async function addRecords(svc, zone) {
   return stats(times);
 }
 
+/** more records in every zone (A records at h<n>), in batches of zones, as bulk SQL */
+async function seedRecords(db, perZone) {
+  const { rows: [{ min, max }] } = await db.query('select min(id)::int as min, max(id)::int as max from domains');
+  for (let from = min; from <= max; from += 5000) {
+    await db.query(
+      `insert into records (domain_id, owner, type, rdata, ttl)
+       select d.id, 'h' || n, 'A', '198.51.' || (n / 250) || '.' || (n % 250 + 1), 3600
+         from domains d cross join generate_series(1, $3::int) as n
+        where d.id between $1 and $2`,
+      [from, Math.min(max, from + 4999), perZone - 4],
+    );
+  }
+  await db.query('vacuum analyze records');
+}
+
+async function streamed(svc, url) {
+  const memory = sampleMemory(svc.pid, 5);
+  const result = await streamTimed(url, svc.headers);
+  const mem = memory.stop();
+  if (result.status !== 200) throw new Error(`GET ${url} → ${result.status}`);
+  return { ...result, rssBefore: mem.before.rss, peak: Math.max(mem.peakRss, mem.after.hwm > mem.before.hwm ? mem.after.hwm : 0) };
+}
+
+async function recordsStep(svc, db, userId, dnsPort) {
+  const t0 = Date.now();
+  if (RECORDS_PER_ZONE > 4) await seedRecords(db, RECORDS_PER_ZONE);
+  log(`grew the zones to ${RECORDS_PER_ZONE} records in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  const big = 'big.scale.test';
+  await svc.graphql('mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }', { u: userId, z: big });
+  const bigId = (await db.query('select id from domains where name = $1', [big])).rows[0].id;
+  const t1 = Date.now();
+  for (let from = 1; from <= BIG_ZONE; from += 200_000) {
+    await db.query(
+      `insert into records (domain_id, owner, type, rdata, ttl)
+       select $1, 'r' || n, 'A', '10.' || (n / 65536 % 256) || '.' || (n / 256 % 256) || '.' || (n % 256), 3600 from generate_series($2::int, $3::int) as n`,
+      [bigId, from, Math.min(BIG_ZONE, from + 199_999)],
+    );
+  }
+  await db.query('vacuum analyze records');
+  log(`seeded ${BIG_ZONE} records into ${big} in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
+  const records = Number((await db.query('select count(*) from records')).rows[0].count);
+  const zones = Number((await db.query('select count(*) from domains')).rows[0].count);
+  const rssRest = memoryOf(svc.pid).rss;
+  const adds = await addRecords(svc, 'z77.scale.test');
+  const bigAdds = await addRecords(svc, big);
+  const serial = Number((await db.query('select serial from domains where id = $1', [bigId])).rows[0].serial);
+  const bigSoa = await timedQueries(dnsPort, big, 'SOA', 'NOERROR');
+  const bigNx = await timedQueries(dnsPort, `nope.r77.${big}`, 'A', 'NXDOMAIN');
+  const hit = await timedQueries(dnsPort, `r${Math.ceil(BIG_ZONE / 2)}.${big}`, 'A', 'NOERROR');
+  const memory = sampleMemory(svc.pid, 5);
+  const axfr = await transfer(dnsPort, big, 'AXFR', serial, 2);
+  const axfrMem = memory.stop();
+  await svc.graphql('mutation($r: RecordInput!) { createRecord(input: $r) { id } }', { r: { zone: big, owner: 'ixfr', type: 'A', rdata: '192.0.2.77', ttl: 3600 } });
+  const after = Number((await db.query('select serial from domains where id = $1', [bigId])).rows[0].serial);
+  const ixfrTimes = [];
+  for (let i = 0; i < 20; i++) ixfrTimes.push((await transfer(dnsPort, big, 'IXFR', after, 3, serial)).ms);
+  const exportRun = await streamed(svc, `${svc.base}/api/domain/export/${big}`);
+  log(`export of ${big}: ${(exportRun.bytes / 1e6).toFixed(0)} MB in ${(exportRun.totalMs / 1000).toFixed(1)} s`);
+  const list = RECORD_LIST ? await streamed(svc, `${svc.base}/api/record/list`) : undefined;
+  if (list) log(`GET /api/record/list: ${(list.bytes / 1e6).toFixed(0)} MB in ${(list.totalMs / 1000).toFixed(1)} s`);
+  const dbBytes = Number((await db.query('select pg_database_size(current_database()) as b')).rows[0].b);
+  return { zones, records, rssRest, adds, bigAdds, bigSoa, bigNx, hit, axfr, axfrPeak: axfrMem.peakRss, axfrRssBefore: axfrMem.before.rss, ixfr: stats(ixfrTimes), exportRun, list, dbBytes };
+}
+
 async function main() {
   const machine = machineInfo(ROOT);
   const dbName = `zk_bench_scale_${randomBytes(3).toString('hex')}`;
@@ -213,6 +282,7 @@ async function main() {
   const db = new Client({ connectionString: databaseUrl });
   await db.connect();
   const rows = [];
+  let recordsRow;
   try {
     const { createUser } = await svc.graphql('mutation { createUser(input: {email: "scale@example.com"}) { id } }');
     const userId = createUser.id;
@@ -251,7 +321,11 @@ async function main() {
       const dbBytes = Number((await db.query('select pg_database_size(current_database()) as b')).rows[0].b);
       const row = { size, zones, journal, serial, soa, ptr, nx, zoneSoa, axfr, ixfr, creates, adds, rssRest, rssBeforeNx, rssAfterNx, hwm: rssAfterAxfr.hwm, dbBytes };
       rows.push(row);
-      log(JSON.stringify({ size, soa: soa.p99, ptr: ptr.p99, nx: nx.p99, zoneSoa: zoneSoa.p99, axfrMs: axfr.ms, axfrMB: axfr.octets / 1e6, ixfr: ixfr.p50, createsPerS: creates.perSecond, createP50: creates.p50, addP50: adds.p50, rssMiB: rssRest / MiB, dbMiB: dbBytes / MiB }));
+      log(JSON.stringify({ size, soaP50: soa.p50, soa: soa.p99, ptr: ptr.p99, nx: nx.p99, zoneSoa: zoneSoa.p99, axfrMs: axfr.ms, axfrMB: axfr.octets / 1e6, ixfr: ixfr.p50, createsPerS: creates.perSecond, createP50: creates.p50, addP50: adds.p50, rssMiB: rssRest / MiB, dbMiB: dbBytes / MiB }));
+    }
+    if (RECORDS_PER_ZONE > 4 || BIG_ZONE > 0) {
+      recordsRow = await recordsStep(svc, db, userId, dnsPort);
+      log(JSON.stringify(recordsRow, (k, v) => (typeof v === 'number' ? Math.round(v * 100) / 100 : v)));
     }
   } finally {
     await db.end();
@@ -259,11 +333,11 @@ async function main() {
     if (process.env.SCALE_KEEP_DATABASE !== '1') await admin.query(`drop database if exists "${dbName}" with (force)`);
     await admin.end();
   }
-  writeResults(machine, busy, rows);
+  writeResults(machine, busy, rows, recordsRow);
   log(`wrote ${OUT}`);
 }
 
-function writeResults(m, busy, rows) {
+function writeResults(m, busy, rows, big) {
   const out = [];
   const push = (...l) => out.push(...l);
   push('# Scale benchmark results (issue 17)', '');
@@ -284,8 +358,27 @@ function writeResults(m, busy, rows) {
   }
   push('');
   push('Targets (issue 17): catalog and other DNS queries p99 < 5 ms at 100,000 zones; catalog AXFR of 100,000 members');
-  push('< 1 s, streamed; catalog IXFR by index; zone creation ≥ 500 zones/s at concurrency 16. Not measured here:');
-  push('10 million records (see the README).', '');
+  push('< 1 s, streamed; catalog IXFR by index; zone creation ≥ 500 zones/s at concurrency 16.', '');
+  if (big) {
+    const mb = (v) => `${(v / 1e6).toFixed(0)} MB`;
+    const run = (r) => `${mib(r.rssBefore)} → peak ${mib(r.peak)}`;
+    push(`## ${big.records.toLocaleString('en')} records`, '');
+    push(`Every zone grown to ${RECORDS_PER_ZONE} records by bulk SQL, and one zone (\`big.scale.test\`) of ${BIG_ZONE.toLocaleString('en')} records; then:`, '');
+    push('| figure | value |', '|---|---:|');
+    push(`| zones / records | ${big.zones.toLocaleString('en')} / ${big.records.toLocaleString('en')} |`);
+    push(`| database size | ${mib(big.dbBytes)} |`);
+    push(`| service RSS at rest | ${mib(big.rssRest)} |`);
+    push(`| record add p50 / p99 (a ${RECORDS_PER_ZONE}-record zone) | ${f1(big.adds.p50)} / ${f1(big.adds.p99)} ms |`);
+    push(`| record add p50 / p99 (the big zone) | ${f1(big.bigAdds.p50)} / ${f1(big.bigAdds.p99)} ms |`);
+    push(`| big zone: SOA p50 / p99 | ${f1(big.bigSoa.p50)} / ${f1(big.bigSoa.p99)} ms |`);
+    push(`| big zone: a name (A) p50 / p99 | ${f1(big.hit.p50)} / ${f1(big.hit.p99)} ms |`);
+    push(`| big zone: NXDOMAIN p50 / p99 | ${f1(big.bigNx.p50)} / ${f1(big.bigNx.p99)} ms |`);
+    push(`| big zone: AXFR | ${(big.axfr.ms / 1000).toFixed(1)} s, ${mb(big.axfr.octets)}, ${big.axfr.messages} messages; service RSS ${mib(big.axfrRssBefore)} → peak ${mib(big.axfrPeak)} |`);
+    push(`| big zone: IXFR of one change p50 / p99 | ${f1(big.ixfr.p50)} / ${f1(big.ixfr.p99)} ms |`);
+    push(`| big zone: \`GET /api/domain/export\` | ${(big.exportRun.totalMs / 1000).toFixed(1)} s, ${mb(big.exportRun.bytes)}, first byte ${f1(big.exportRun.ttfbMs)} ms; RSS ${run(big.exportRun)} |`);
+    if (big.list) push(`| \`GET /api/record/list\` (every record) | ${(big.list.totalMs / 1000).toFixed(1)} s, ${mb(big.list.bytes)}, first byte ${f1(big.list.ttfbMs)} ms; RSS ${run(big.list)} |`);
+    push('');
+  }
   fs.writeFileSync(OUT, out.join('\n'));
 }
 
