@@ -37,6 +37,7 @@ const RECORD_ADDS = Number(process.env.SCALE_RECORD_ADDS || 200);
 const RECORDS_PER_ZONE = Number(process.env.SCALE_RECORDS_PER_ZONE ?? 100);
 const BIG_ZONE = Number(process.env.SCALE_BIG_ZONE ?? 1_000_000);
 const RECORD_LIST = process.env.SCALE_RECORD_LIST !== '0';
+const EXPORT = process.env.SCALE_EXPORT !== '0';
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const API_KEY = 'bench-scale-admin-key-0123456789';
 const CATALOG = 'catalog.scale.test';
@@ -258,8 +259,8 @@ async function recordsStep(svc, db, userId, dnsPort) {
   const after = Number((await db.query('select serial from domains where id = $1', [bigId])).rows[0].serial);
   const ixfrTimes = [];
   for (let i = 0; i < 20; i++) ixfrTimes.push((await transfer(dnsPort, big, 'IXFR', after, 3, serial)).ms);
-  const exportRun = await streamed(svc, `${svc.base}/api/domain/export/${big}`);
-  log(`export of ${big}: ${(exportRun.bytes / 1e6).toFixed(0)} MB in ${(exportRun.totalMs / 1000).toFixed(1)} s`);
+  const exportRun = EXPORT ? await streamed(svc, `${svc.base}/api/domain/export/${big}`) : undefined;
+  if (exportRun) log(`export of ${big}: ${(exportRun.bytes / 1e6).toFixed(0)} MB in ${(exportRun.totalMs / 1000).toFixed(1)} s`);
   const list = RECORD_LIST ? await streamed(svc, `${svc.base}/api/record/list`) : undefined;
   if (list) log(`GET /api/record/list: ${(list.bytes / 1e6).toFixed(0)} MB in ${(list.totalMs / 1000).toFixed(1)} s`);
   const dbBytes = Number((await db.query('select pg_database_size(current_database()) as b')).rows[0].b);
@@ -375,7 +376,7 @@ function writeResults(m, busy, rows, big) {
     push(`| big zone: NXDOMAIN p50 / p99 | ${f1(big.bigNx.p50)} / ${f1(big.bigNx.p99)} ms |`);
     push(`| big zone: AXFR | ${(big.axfr.ms / 1000).toFixed(1)} s, ${mb(big.axfr.octets)}, ${big.axfr.messages} messages; service RSS ${mib(big.axfrRssBefore)} → peak ${mib(big.axfrPeak)} |`);
     push(`| big zone: IXFR of one change p50 / p99 | ${f1(big.ixfr.p50)} / ${f1(big.ixfr.p99)} ms |`);
-    push(`| big zone: \`GET /api/domain/export\` | ${(big.exportRun.totalMs / 1000).toFixed(1)} s, ${mb(big.exportRun.bytes)}, first byte ${f1(big.exportRun.ttfbMs)} ms; RSS ${run(big.exportRun)} |`);
+    if (big.exportRun) push(`| big zone: \`GET /api/domain/export\` | ${(big.exportRun.totalMs / 1000).toFixed(1)} s, ${mb(big.exportRun.bytes)}, first byte ${f1(big.exportRun.ttfbMs)} ms; RSS ${run(big.exportRun)} |`);
     if (big.list) push(`| \`GET /api/record/list\` (every record) | ${(big.list.totalMs / 1000).toFixed(1)} s, ${mb(big.list.bytes)}, first byte ${f1(big.list.ttfbMs)} ms; RSS ${run(big.list)} |`);
     push('');
   }
