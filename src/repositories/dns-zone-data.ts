@@ -37,25 +37,27 @@ export async function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Pr
   }
 }
 
-/** the longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot) */
+/**
+ * the longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot); one
+ * statement, the catalog's serial included when the catalog is a candidate
+ */
 export async function findZone(client: PoolClient, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
   const labels = qname === '' ? [] : qname.split('.');
   const candidates = labels.map((_, i) => labels.slice(i).join('.'));
-  const { rows } = await client.query<{ id: string; name: string; serial: string }>(
-    'select id, name, serial from domains where name = any($1::text[]) order by length(name) desc limit 1',
-    [candidates],
+  const askCatalog = candidates.includes(catalogZone);
+  const { rows } = await client.query<{ id: string | null; name: string | null; serial: string | null; catalog_serial: string | null }>(
+    `select d.id, d.name, d.serial, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
+       from (select 1) as one
+       left join lateral (select id, name, serial from domains where name = any($1::text[]) order by length(name) desc limit 1) as d on true`,
+    [candidates, askCatalog, catalogZone],
   );
-  const zone = rows[0] ? { kind: 'zone' as const, id: Number(rows[0].id), name: rows[0].name, serial: Number(rows[0].serial) } : undefined;
-  if (candidates.includes(catalogZone) && (!zone || catalogZone.length > zone.name.length)) {
-    return { kind: 'catalog', id: 0, name: catalogZone, serial: await catalogSerial(client, catalogZone) };
+  const row = rows[0];
+  const zone = row.id !== null ? { kind: 'zone' as const, id: Number(row.id), name: row.name!, serial: Number(row.serial) } : undefined;
+  if (askCatalog && (!zone || catalogZone.length > zone.name.length)) {
+    // no zone was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
+    return { kind: 'catalog', id: 0, name: catalogZone, serial: row.catalog_serial === null ? 0 : Number(row.catalog_serial) };
   }
   return zone;
-}
-
-export async function catalogSerial(client: PoolClient, catalogZone: string): Promise<number> {
-  const { rows } = await client.query<{ serial: string }>('select serial from catalog_state where name = $1', [catalogZone]);
-  // no zone was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
-  return rows[0] ? Number(rows[0].serial) : 0;
 }
 
 /** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */
