@@ -12,7 +12,11 @@ import { Migration } from '@mikro-orm/migrations';
  *   its commit; the zone joins after, in a batch. The zones already there are members at today's serial;
  * - `records_domain_reverse_owner_index`: whether a name has descendants in a zone (an empty non-terminal,
  *   RFC 4592 §2.2.2, asked by every NXDOMAIN/NODATA answer) as a range of reversed owner names, in byte order,
- *   instead of a scan of the zone's records: one lookup in a zone of a million records.
+ *   instead of a scan of the zone's records: one lookup in a zone of a million records;
+ * - the journal's trigger no longer wakes the worker for `zone-created` rows: a transaction that calls
+ *   pg_notify holds a database-wide lock from its commit's start to its end, WAL flush included, so every
+ *   create committed one after another. The catalog change that admits the zone right after notifies, and
+ *   the worker claims every unpublished row when it wakes (and polls every second regardless).
  */
 export class Migration20261122160000_scale extends Migration {
 
@@ -23,9 +27,11 @@ export class Migration20261122160000_scale extends Migration {
     this.addSql(`update "domains" set "catalog_serial" = coalesce((select max("serial") from "catalog_state"), 0);`);
     this.addSql(`create index "domains_catalog_waiting_index" on "domains" ("id") where "catalog_serial" is null;`);
     this.addSql(`create index "records_domain_reverse_owner_index" on "records" ("domain_id", (reverse("owner")) collate "C");`);
+    this.addSql(`create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin if NEW."kind" <> 'zone-created' then perform pg_notify('zonekeeper_changes', NEW."zone"); end if; return null; end $fn$;`);
   }
 
   override async down(): Promise<void> {
+    this.addSql(`create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin perform pg_notify('zonekeeper_changes', NEW."zone"); return null; end $fn$;`);
     this.addSql(`drop index "records_domain_reverse_owner_index";`);
     this.addSql(`drop index "domains_catalog_waiting_index";`);
     this.addSql(`alter table "domains" drop column "catalog_serial";`);
