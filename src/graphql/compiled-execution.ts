@@ -1,5 +1,5 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, printSchema } from 'graphql';
+import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, Kind, printSchema } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { graphqlExecutions } from '../metrics';
@@ -32,6 +32,9 @@ const RUNS_BEFORE_COMPILING = 1;
  * its bounded document store, so a repeated query is the same object. Documents seen once are counted in a
  * WeakMap (gone with the document); compiled ones live in an LRU of COMPILED_DOCUMENTS_KEPT. An operation
  * graphql-jit cannot compile runs on graphql-js.
+ *
+ * Per document only the operations it defines are kept: a client sending one document with ever
+ * new `operationName`s gets graphql-jit's refusal each time, compiled again, not a growing map.
  */
 export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): GatewayInterface {
   const runs = new WeakMap<DocumentNode, number>();
@@ -60,7 +63,10 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
     }
     const key = operationName ?? '';
     let query = byOperation.get(key);
-    if (query === undefined) byOperation.set(key, (query = compile(document, operationName)));
+    if (query === undefined) {
+      query = compile(document, operationName);
+      if (definesOperation(document, operationName)) byOperation.set(key, query);
+    }
     return query;
   };
 
@@ -86,6 +92,12 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
     },
     async stop() {},
   };
+}
+
+/** whether `operationName` picks an operation the document defines (no name: its only operation) */
+function definesOperation(document: DocumentNode, operationName: string | null | undefined): boolean {
+  if (!operationName) return true;
+  return document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.name?.value === operationName);
 }
 
 /**

@@ -5,7 +5,7 @@
  * authority section for negative caching (RFC 2308 §3).
  */
 import type { PoolClient } from 'pg';
-import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from './zone-data';
+import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export interface LookupResult {
   rcode: 0 | 3;
@@ -63,7 +63,10 @@ export async function lookup(client: PoolClient, zone: ZoneRef, qname: string, q
       return { rcode: 0, authoritative: true, answers: qtype === 'DNAME' ? [dname] : [dname, cname], authorities: [] };
     }
   }
-  const soa = negativeSoa(await soaOf(client, zone));
+  // the apex is among the owners asked for (every name's last ancestor), so its SOA came with them: one
+  // statement less per answer
+  const apexSoa = found.find((r) => r.owner === '@' && r.type === 'SOA');
+  const soa = negativeSoa(apexSoa ?? (await soaOf(client, zone)));
   const answerAt = (records: Rr[], asOwner: string): LookupResult => {
     const rename = (r: Rr): Rr => (asOwner === r.owner ? r : { ...r, owner: asOwner });
     // a delegation point (not the apex): referral, except for the parent-side DS (RFC 4035 §3.1.4.1)

@@ -22,7 +22,7 @@ import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
 import { lookup } from './lookup';
 import { badTimeOther, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from './tsig';
-import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from './zone-data';
+import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export const RCODE = { NOERROR: 0, FORMERR: RCODE_FORMERR, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: RCODE_NOTAUTH } as const;
 const OPCODE_QUERY = 0;

@@ -160,13 +160,58 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
 /** the change deletes and inserts: two statements, so one transaction with the zone row locked */
 export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean => write.deleteIds.length > 0 && write.inserts.length > 0;
 
-/** The last serial a zone of this name had in the journal (a deleted zone's included), if any. */
-export async function lastJournalSerial(em: EntityManager, zone: string): Promise<number | undefined> {
-  const [last] = await em.execute<{ serial_after: string }[]>('select serial_after from changes where zone = ? order by id desc limit 1', [zone]);
-  return last ? Number(last.serial_after) : undefined;
-}
-
 /** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
 export async function ensureCatalogRow(em: EntityManager, catalog: string): Promise<void> {
   await em.execute('insert into catalog_state (name, serial) values (?, 0) on conflict (name) do nothing', [catalog]);
 }
+
+/** the ids among `ids` that are members of the catalog (`domains.catalog_serial` set; read under the catalog's lock) */
+export async function catalogMembersAmong(em: EntityManager, ids: number[]): Promise<number[]> {
+  if (!ids.length) return [];
+  const rows = await em.execute<{ id: string }[]>('select id from domains where id in (?) and catalog_serial is not null', [ids]);
+  return rows.map((r) => Number(r.id));
+}
+
+/** makes zones members of the catalog at `serial`, in the caller's transaction (which holds the catalog's lock) */
+export async function admitToCatalog(em: EntityManager, ids: number[], serial: number): Promise<void> {
+  if (ids.length) await em.execute('update domains set catalog_serial = ? where id in (?)', [serial, ids]);
+}
+
+/**
+ * Creates a zone with its records and its `zone-created` journal row in one statement (autocommit: all or
+ * nothing), for a user that exists. The zone's unique name decides between concurrent creates (23505 on
+ * domains_name_unique). The zone waits to join the catalog (`domains.catalog_serial` null) until
+ * `publishWaitingMembers` admits it. Through the ORM this was a transaction of eight statements and most of a
+ * create's CPU (bench/RESULTS-scale.md).
+ *
+ * `onlyWithoutHistory`: write nothing if the journal has a serial of an earlier zone of this name (the caller
+ * then picks a serial above it and tries again), so that the usual create, of a name never used, is one
+ * statement. Answers the zone, or why not: `user` (no such user) or `history` (the earlier serial).
+ */
+export async function insertZone(
+  sql: Sql,
+  zone: { userId: number; name: string; serial: number; records: JournalRecord[]; onlyWithoutHistory: boolean },
+): Promise<{ zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } } | { missing: 'user' } | { history: number }> {
+  const [row] = await sql.rows(
+    `with prior as (
+       select serial_after from changes where zone = $2 order by id desc limit 1),
+     dom as (
+       insert into domains (user_id, name, serial) select id, $2, $3 from users
+        where id = $1 and not ($5::boolean and exists (select 1 from prior))
+       returning id, user_id, name, serial, created_at),
+     rec as (
+       insert into records (domain_id, owner, type, rdata, ttl)
+       select dom.id, x.owner, x.type, x.rdata, x.ttl
+         from dom, rows from (json_to_recordset($4::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
+        order by x.n),
+     chg as (
+       insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
+       select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)
+     select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, (select serial_after from prior) as prior
+       from (select 1) as one left join dom on true`,
+    [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records), zone.onlyWithoutHistory],
+  );
+  if (row.id === null) return zone.onlyWithoutHistory && row.prior !== null ? { history: Number(row.prior) } : { missing: 'user' };
+  return { zone: { id: Number(row.id), userId: Number(row.user_id), name: row.name, serial: Number(row.serial), createdAt: new Date(row.created_at) } };
+}
+

@@ -2,23 +2,18 @@ import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
 import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
-import { Domain, Record, User } from '../entities';
+import { Domain, Record } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
-import { lastJournalSerial } from '../repositories/zone-writes';
+import { insertZone } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { inTransaction } from './db-errors';
-import { changeCatalog, journalRecord, journalWholeZone } from './zone-change';
+import { inTransaction, mapDatabaseError } from './db-errors';
+import { changeCatalog, journalRecord, journalWholeZone, publishWaitingMembers } from './zone-change';
+import { runSqlTransaction, withSqlConnection } from '../repositories/sql';
+import { logger } from '../logger';
+import type { EntityManager } from '@mikro-orm/postgresql';
 
 const DEFAULT_RECORD_TTL = 3600;
-
-const toRow = (domain: Domain): DomainRow => ({
-  id: domain.id,
-  userId: domain.user.id,
-  name: domain.name,
-  serial: domain.serial,
-  createdAt: domain.createdAt,
-});
 
 /** A zone name from a client, normalised (lower-case, no trailing dot, punycode) or refused with the reasons. */
 export function normaliseZoneName(input: string, field = 'zone'): string {
@@ -27,12 +22,50 @@ export function normaliseZoneName(input: string, field = 'zone'): string {
   return parsed.name;
 }
 
+/**
+ * Catalog admissions of this process, coalesced: at most one runs, and callers that come meanwhile share the
+ * next one, which starts after the running one and so admits every zone committed before they asked. Under
+ * concurrent creates that is a couple of short transactions per batch of zones instead of one per zone.
+ * A failure (the database went away after the zone committed) is logged, not answered: the zone exists, and
+ * the worker admits waiting zones on every poll (worker.ts).
+ */
+class CatalogAdmissions {
+  private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+
+  constructor(private readonly settings: Settings) {}
+
+  run(em: EntityManager): Promise<void> {
+    if (!this.running) {
+      this.running = publishWaitingMembers((work) => runSqlTransaction(em, work), this.settings)
+        .then(() => undefined, (error) => {
+          logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
+        })
+        .finally(() => {
+          this.running = undefined;
+        });
+      return this.running;
+    }
+    if (!this.next) {
+      this.next = this.running.then(() => {
+        this.next = undefined;
+        return this.run(em);
+      });
+    }
+    return this.next;
+  }
+}
+
 /** the owner of the default CNAME to the apex (contract-decisions §3) */
 const DEFAULT_WWW_OWNER = 'www';
 
 /** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
 export class DomainsService {
-  constructor(private readonly settings: Settings) {}
+  private readonly admissions: CatalogAdmissions;
+
+  constructor(private readonly settings: Settings) {
+    this.admissions = new CatalogAdmissions(settings);
+  }
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
@@ -53,7 +86,7 @@ export class DomainsService {
 
   /**
    * Creates a zone with its default records (contract-decisions §3): SOA at the apex, one NS per DEFAULT_NS
-   * name, and `www` CNAME to the apex, all with TTL 3600, and adds it to the catalog, in one transaction.
+   * name, and `www` CNAME to the apex, all with TTL 3600, in one statement; then adds it to the catalog.
    */
   async create(ctx: RequestContext, input: { userId: number; zone: string }): Promise<DomainRow> {
     const name = normaliseZoneName(input.zone);
@@ -64,35 +97,36 @@ export class DomainsService {
       throw errorFromProblems(www.problems.map((p) => ({ ...p, message: `zone: the name leaves no room for the default ${DEFAULT_WWW_OWNER} record: ${p.message.replace(/^zone: /, '')}` })));
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-    return inTransaction(ctx.em, async (em) => {
-      const user = await em.findOne(User, { id: input.userId });
-      if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-      const serial = await this.firstSerial(em, name);
-      const domain = em.create(Domain, { user, name, serial });
-      await em.flush(); // the unique constraint on the name decides between concurrent creates
-      const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
-      const defaults = [
-        // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
-        { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
-        ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
-        { owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` },
-      ];
-      const records = defaults.map((r) => em.create(Record, { ...r, domain, ttl: DEFAULT_RECORD_TTL }));
-      journalWholeZone(em, 'zone-created', domain, records.map(journalRecord));
-      await changeCatalog(em, this.settings, { added: [{ id: domain.id, name }] });
-      await em.flush();
-      return toRow(domain);
+    const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
+    // the zone commits on its own (one statement), then joins the catalog (publishWaitingMembers); the
+    // answer waits for both
+    const recordsAt = (serial: number) => [
+      // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
+      { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
+      ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
+      { owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` },
+    ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
+    const created = await withSqlConnection(ctx.em, async (sql) => {
+      const initial = initialSerial(this.settings.serialPolicy, new Date());
+      let result = await insertZone(sql, { userId: input.userId, name, serial: initial, records: recordsAt(initial), onlyWithoutHistory: true });
+      if ('history' in result) {
+        const serial = this.firstSerial(initial, result.history);
+        result = await insertZone(sql, { userId: input.userId, name, serial, records: recordsAt(serial), onlyWithoutHistory: false });
+      }
+      if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+      return result.zone;
+    }).catch((error) => {
+      throw mapDatabaseError(error);
     });
+    await this.admissions.run(ctx.em);
+    return created;
   }
 
   /**
    * A new zone starts at the policy's first serial, or above the last serial the name had if it was deleted
    * before: a secondary that still holds the old zone must see the new one as newer (serials never go back).
    */
-  private async firstSerial(em: RequestContext['em'], name: string): Promise<number> {
-    const initial = initialSerial(this.settings.serialPolicy, new Date());
-    const previous = await lastJournalSerial(em, name);
-    if (previous === undefined) return initial;
+  private firstSerial(initial: number, previous: number): number {
     return serialGreaterThan(initial, previous) ? initial : nextSerial(previous, this.settings.serialPolicy, new Date());
   }
 

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
-import { ensureCatalogRow, LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../repositories/zone-writes';
+import { admitToCatalog, catalogMembersAmong, ensureCatalogRow, LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../repositories/zone-writes';
 import { runSqlTransaction, Sql, withSqlConnection } from '../repositories/sql';
+import { admitWaitingMembers, lockCatalog, takeAdmissionTurn, writeCatalogChange } from '../repositories/catalog';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
@@ -166,7 +167,8 @@ export function journalWholeZone(em: EntityManager, kind: Extract<ChangeKind, 'z
 
 /**
  * Adds or removes members of the catalog zone (RFC 9432) in the caller's transaction: the catalog's serial
- * rises once, and its journal row lets secondaries follow by IXFR.
+ * rises once, and its journal row lets secondaries follow by IXFR. A removed zone that had not joined the
+ * catalog yet (`publishWaitingMembers` had not run) changes nothing in it.
  */
 export async function changeCatalog(
   em: EntityManager,
@@ -174,12 +176,18 @@ export async function changeCatalog(
   change: { added?: { id: number; name: string }[]; removed?: { id: number; name: string }[] },
 ): Promise<void> {
   const name = settings.catalogZone;
-  // create the row once, then lock it: concurrent zone creates queue here for the catalog serial only
+  // create the row once, then lock it: catalog changes queue here for the catalog serial only
   await ensureCatalogRow(em, name);
   const state = await em.findOneOrFail(CatalogState, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // read under the lock: membership only changes with it held
+  const members = new Set(await catalogMembersAmong(em, (change.removed ?? []).map((d) => d.id)));
+  const removed = (change.removed ?? []).filter((d) => members.has(d.id));
+  const added = change.added ?? [];
+  if (!removed.length && !added.length) return;
   const before = state.serial;
   const after = nextSerial(before, settings.serialPolicy, new Date());
   state.serial = after;
+  await admitToCatalog(em, added.map((d) => d.id), after);
   const [oldSoa] = catalogApexRecords(before);
   const [newSoa] = catalogApexRecords(after);
   em.persist(
@@ -189,9 +197,44 @@ export async function changeCatalog(
       kind: 'zone-changed',
       serialBefore: before,
       serialAfter: after,
-      removed: [oldSoa, ...(change.removed ?? []).map((d) => catalogMemberRecord(d.id, d.name))],
-      added: [newSoa, ...(change.added ?? []).map((d) => catalogMemberRecord(d.id, d.name))],
+      removed: [oldSoa, ...removed.map((d) => catalogMemberRecord(d.id, d.name))],
+      added: [newSoa, ...added.map((d) => catalogMemberRecord(d.id, d.name))],
     }),
   );
 }
 
+/** zones admitted to the catalog per transaction (and per journal row) */
+const ADMIT_BATCH = 5000;
+
+/**
+ * Admits the committed zones that wait to join the catalog, all in one catalog change: one serial, one
+ * journal row listing their PTRs (RFC 9432 §4.3; RFC 1995 §4 for IXFR). Zone creates do not take the
+ * catalog's lock in their own transaction (that serialised every create until its commit, issue 17): a zone
+ * commits first, then joins the catalog here, so a secondary never sees a member whose zone is not there.
+ * Concurrent callers queue on the catalog's lock, and the first admits everything committed so far, so the
+ * lock is held for one short transaction per batch rather than per create. Returns how many joined.
+ */
+export async function publishWaitingMembers(transaction: <T>(work: (sql: Sql) => Promise<T>) => Promise<T>, settings: Settings): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const admitted = await transaction(async (sql) => {
+      if (!(await takeAdmissionTurn(sql, settings.catalogZone))) return 0;
+      const before = await lockCatalog(sql, settings.catalogZone);
+      const after = nextSerial(before, settings.serialPolicy, new Date());
+      const members = await admitWaitingMembers(sql, after, ADMIT_BATCH);
+      if (!members.length) return 0;
+      const [oldSoa] = catalogApexRecords(before);
+      const [newSoa] = catalogApexRecords(after);
+      await writeCatalogChange(sql, {
+        catalog: settings.catalogZone,
+        serialBefore: before,
+        serialAfter: after,
+        removed: [oldSoa],
+        added: [newSoa, ...members.map((d) => catalogMemberRecord(d.id, d.name))],
+      });
+      return members.length;
+    });
+    total += admitted;
+    if (admitted < ADMIT_BATCH) return total;
+  }
+}

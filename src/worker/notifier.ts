@@ -6,6 +6,10 @@
  * leaves, so it always carries the newest serial. A NOTIFY that is not answered with NOERROR is retried with
  * exponential backoff (RFC 1996 §3.6 asks for retries) until MAX_ATTEMPTS; after that the status checker
  * (status.ts) sends a new one whenever a server still lags.
+ *
+ * The state is per zone and server, so it is kept only while it matters: an entry goes once its NOTIFY is
+ * answered (or given up) and its window has closed. A worker of a provider with 100,000 zones holds entries
+ * for the zones changing now, not for every zone it ever notified (issue 17).
  */
 import type { HostPort, Settings } from '../config/settings';
 import { catalogApexRecords } from '../dns/catalog-zone';
@@ -27,6 +31,10 @@ interface Entry {
   retry?: NodeJS.Timeout;
   /** bumped by every send: a newer NOTIFY supersedes the retries of an older one */
   generation: number;
+  /** sends under way (a request after the window may start one while another waits for its answer) */
+  inFlight: number;
+  /** removes the entry once its window has closed, unless a request comes first */
+  idle?: NodeJS.Timeout;
 }
 
 function soaData(rdata: string, ttl: number): SoaData {
@@ -51,14 +59,21 @@ export class Notifier {
     for (const server of this.settings.secondaries) this.request(zone, server);
   }
 
+  /** how many zone-and-server entries are held (bounded by the NOTIFYs under way, not by the zones) */
+  get size(): number {
+    return this.entries.size;
+  }
+
   request(zone: string, server: HostPort): void {
     if (this.stopped) return;
     const key = `${zone}|${serverName(server)}`;
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { zone, server, lastSent: 0, generation: 0 };
+      entry = { zone, server, lastSent: 0, generation: 0, inFlight: 0 };
       this.entries.set(key, entry);
     }
+    if (entry.idle) clearTimeout(entry.idle);
+    entry.idle = undefined;
     if (entry.trailing) return; // already folded into the coming NOTIFY
     const wait = entry.lastSent + WINDOW_MS - Date.now();
     const e = entry;
@@ -78,7 +93,31 @@ export class Notifier {
     return soa ? soaData(withSerial(soa.rdata, soa.serial), soa.ttl) : undefined;
   }
 
+  /**
+   * Forgets an entry with nothing left to do, once its window has closed (a request within the window is
+   * still folded into a trailing NOTIFY, so the entry must live that long).
+   */
+  private releaseWhenIdle(entry: Entry): void {
+    if (this.stopped || entry.trailing || entry.retry || entry.inFlight || entry.idle) return;
+    const key = `${entry.zone}|${serverName(entry.server)}`;
+    entry.idle = setTimeout(() => {
+      entry.idle = undefined;
+      if (!entry.trailing && !entry.retry && !entry.inFlight && this.entries.get(key) === entry) this.entries.delete(key);
+    }, Math.max(0, entry.lastSent + WINDOW_MS - Date.now()));
+    entry.idle.unref();
+  }
+
   private async send(entry: Entry, attempt: number): Promise<void> {
+    entry.inFlight += 1;
+    try {
+      await this.attempt(entry, attempt);
+    } finally {
+      entry.inFlight -= 1;
+      this.releaseWhenIdle(entry);
+    }
+  }
+
+  private async attempt(entry: Entry, attempt: number): Promise<void> {
     if (this.stopped) return;
     if (attempt === 1) {
       entry.generation += 1;
@@ -111,6 +150,7 @@ export class Notifier {
     entry.retry = setTimeout(() => {
       entry.retry = undefined;
       if (generation === entry.generation) void this.send(entry, attempt + 1);
+      else this.releaseWhenIdle(entry);
     }, delay);
   }
 
@@ -119,6 +159,7 @@ export class Notifier {
     for (const entry of this.entries.values()) {
       if (entry.trailing) clearTimeout(entry.trailing);
       if (entry.retry) clearTimeout(entry.retry);
+      if (entry.idle) clearTimeout(entry.idle);
     }
     this.entries.clear();
   }

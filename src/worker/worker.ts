@@ -21,6 +21,8 @@ import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
 import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
+import { hasWaitingMembers, poolTransaction } from '../repositories/catalog';
+import { publishWaitingMembers } from '../services/zone-change';
 
 export const CHANNEL = 'zonekeeper_changes';
 const POLL_MS = 1000;
@@ -64,10 +66,11 @@ export class PropagationWorker {
   private readonly servers: Map<string, HostPort>;
 
   private readonly repository: PropagationRepository;
+  private admitting = false;
 
   constructor(
     private readonly settings: Settings,
-    pool: Pool,
+    private readonly pool: Pool,
     private readonly log: Logger,
     /** for the LISTEN connection (a pooled client cannot hold LISTEN) */
     private readonly connectionString: string,
@@ -79,10 +82,14 @@ export class PropagationWorker {
 
   async start(): Promise<void> {
     await this.listen();
-    this.pollTimer = setInterval(() => this.wake(), POLL_MS);
+    this.pollTimer = setInterval(() => {
+      this.wake();
+      void this.admitWaitingZones();
+    }, POLL_MS);
     this.statusTimer = setInterval(() => void this.checkDue(), STATUS_TICK_MS);
     // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
     this.notifier.notifyAll(this.settings.catalogZone);
+    await this.admitWaitingZones();
     await this.renotifyPending();
     this.wake();
   }
@@ -127,6 +134,23 @@ export class PropagationWorker {
       void this.listen().catch(() => undefined);
     }, LISTEN_RETRY_MS);
     this.listenTimer.unref();
+  }
+
+  /**
+   * Admits zones still waiting to join the catalog: the API admits a zone right after its create commits,
+   * and this catches the ones whose admission did not run (the process stopped or lost the database in
+   * between). A zone committed is never left out of the catalog for longer than a poll.
+   */
+  private async admitWaitingZones(): Promise<void> {
+    if (this.stopped || this.admitting) return;
+    this.admitting = true;
+    try {
+      if (await hasWaitingMembers(this.pool)) await publishWaitingMembers((work) => poolTransaction(this.pool, work), this.settings);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: catalog admission failed');
+    } finally {
+      this.admitting = false;
+    }
   }
 
   /** runs the outbox drain now, or once more after the running one */
@@ -262,7 +286,7 @@ export class PropagationWorker {
     if (this.listenTimer) clearTimeout(this.listenTimer);
     this.notifier.stop();
     await this.draining?.catch(() => undefined);
-    while (this.checking) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.checking || this.admitting) await new Promise((resolve) => setTimeout(resolve, 20));
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

@@ -1,0 +1,198 @@
+/**
+ * Zone data for the DNS primary, read straight from PostgreSQL with the `pg` driver: the managed zones
+ * (`domains` + `records`), their journal (`changes`, for IXFR) and the catalog zone (RFC 9432), which is not
+ * stored as records but derived from the `domains` table and the catalog serial (`catalog_state`).
+ *
+ * Every answer reads inside one REPEATABLE READ, READ ONLY transaction, so that a transfer is one consistent
+ * snapshot of the zone (serial, records and journal agree) however long it takes to send.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
+import { withSerial } from '../dns/zone-rules';
+
+export interface Rr { owner: string; type: string; ttl: number; rdata: string }
+export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
+/**
+ * the catalog's members (RFC 9432 §4.1): the zones that joined it (repositories/catalog.ts); a zone just
+ * created waits outside until the catalog's serial rises with it
+ */
+const CATALOG_MEMBER = 'catalog_serial is not null';
+
+export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
+
+export async function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin transaction isolation level repeatable read read only');
+    try {
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * the longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot); one
+ * statement, the catalog's serial included when the catalog is a candidate
+ */
+export async function findZone(client: PoolClient, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
+  const labels = qname === '' ? [] : qname.split('.');
+  const candidates = labels.map((_, i) => labels.slice(i).join('.'));
+  const askCatalog = candidates.includes(catalogZone);
+  const { rows } = await client.query<{ id: string | null; name: string | null; serial: string | null; catalog_serial: string | null }>(
+    `select d.id, d.name, d.serial, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
+       from (select 1) as one
+       left join lateral (select id, name, serial from domains where name = any($1::text[]) order by length(name) desc limit 1) as d on true`,
+    [candidates, askCatalog, catalogZone],
+  );
+  const row = rows[0];
+  const zone = row.id !== null ? { kind: 'zone' as const, id: Number(row.id), name: row.name!, serial: Number(row.serial) } : undefined;
+  if (askCatalog && (!zone || catalogZone.length > zone.name.length)) {
+    // no zone was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
+    return { kind: 'catalog', id: 0, name: catalogZone, serial: row.catalog_serial === null ? 0 : Number(row.catalog_serial) };
+  }
+  return zone;
+}
+
+/** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */
+export async function soaOf(client: PoolClient, zone: ZoneRef): Promise<Rr> {
+  if (zone.kind === 'catalog') return catalogApexRecords(zone.serial)[0];
+  const { rows } = await client.query<Rr>(
+    `select owner, type, ttl, rdata from records where domain_id = $1 and owner = '@' and type = 'SOA' limit 1`,
+    [zone.id],
+  );
+  if (!rows[0]) throw new Error(`zone ${zone.name} has no SOA record`);
+  return { ...rows[0], rdata: withSerial(rows[0].rdata, zone.serial) };
+}
+
+/**
+ * The catalog zone (RFC 9432 §4) is not stored as records: its apex (SOA, NS, `version` TXT) is fixed, and
+ * its members are the `domains` rows that joined it, one PTR at `z<id>.zones` each (catalog-zone.ts). Every catalog query
+ * is answered from the one row its name points at (the primary key), never from the whole member list: a
+ * catalog of 100,000 zones answers an SOA query as fast as one of ten, and a query for a name that does
+ * not exist costs the same lookup (issue 17).
+ */
+const MEMBER_OWNER = /^z([1-9][0-9]{0,15})\.zones$/;
+/** the only name with descendants in the catalog but no records of its own (an empty non-terminal) */
+const MEMBERS_PARENT = 'zones';
+
+/** the member ids some catalog owners name (`z42.zones` → 42); other owners name no member */
+function memberIds(owners: string[]): number[] {
+  const ids: number[] = [];
+  for (const owner of owners) {
+    const match = MEMBER_OWNER.exec(owner);
+    if (match && Number.isSafeInteger(Number(match[1]))) ids.push(Number(match[1]));
+  }
+  return ids;
+}
+
+async function catalogRecordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
+  const wanted = new Set(owners);
+  const found: Rr[] = catalogApexRecords(zone.serial).filter((r) => wanted.has(r.owner));
+  const ids = memberIds(owners);
+  if (ids.length) {
+    const { rows } = await client.query<{ id: string; name: string }>(
+      `select id, name from domains where id = any($1::bigint[]) and ${CATALOG_MEMBER} order by id`,
+      [ids],
+    );
+    for (const row of rows) found.push(catalogMemberRecord(Number(row.id), row.name));
+  }
+  return found;
+}
+
+/** records at some owners (relative names, '@' = apex) */
+export async function recordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
+  if (zone.kind === 'catalog') return catalogRecordsAt(client, zone, owners);
+  const { rows } = await client.query<Rr>(
+    'select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) order by id',
+    [zone.id, owners],
+  );
+  return rows.map((r) => (r.type === 'SOA' && r.owner === '@' ? { ...r, rdata: withSerial(r.rdata, zone.serial) } : r));
+}
+
+/** whether some owner name lies below `owner` (an empty non-terminal, RFC 4592 §2.2.2, exists) */
+export async function hasDescendants(client: PoolClient, zone: ZoneRef, owner: string): Promise<boolean> {
+  if (owner === '@') return true;
+  const suffix = `.${owner}`;
+  if (zone.kind === 'catalog') {
+    // member PTRs (`z<id>.zones`) are the only names below the apex's children; `zones` has them while the
+    // catalog has a member
+    if (owner !== MEMBERS_PARENT) return false;
+    const { rows } = await client.query(`select 1 from domains where ${CATALOG_MEMBER} limit 1`);
+    return rows.length > 0;
+  }
+  // the owners ending with `.<owner>` are, reversed, the names in [reverse(suffix), that with its last '.'
+  // raised to '/') in byte order: one range of records_domain_reverse_owner_index, not a scan of the zone
+  const from = [...suffix].reverse().join('');
+  const to = `${from.slice(0, -1)}/`;
+  const { rows } = await client.query(
+    `select 1 from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit 1`,
+    [zone.id, from, to],
+  );
+  return rows.length > 0;
+}
+
+/** all records but the apex SOA, in pages (keyset on id), for AXFR; the catalog's members too */
+export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 2000): AsyncGenerator<Rr[]> {
+  if (zone.kind === 'catalog') {
+    yield catalogApexRecords(zone.serial).filter((r) => r.type !== 'SOA');
+    let afterId = 0;
+    for (;;) {
+      const { rows } = await client.query<{ id: string; name: string }>(
+        `select id, name from domains where id > $1 and ${CATALOG_MEMBER} order by id limit $2`,
+        [afterId, pageSize],
+      );
+      if (!rows.length) return;
+      afterId = Number(rows[rows.length - 1].id);
+      yield rows.map((r) => catalogMemberRecord(Number(r.id), r.name));
+      if (rows.length < pageSize) return;
+    }
+  }
+  let after = 0;
+  for (;;) {
+    const { rows } = await client.query<Rr & { id: string }>(
+      'select id, owner, type, ttl, rdata from records where domain_id = $1 and id > $2 order by id limit $3',
+      [zone.id, after, pageSize],
+    );
+    if (!rows.length) return;
+    after = Number(rows[rows.length - 1].id);
+    yield rows.filter((r) => !(r.type === 'SOA' && r.owner === '@')).map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
+    if (rows.length < pageSize) return;
+  }
+}
+
+/**
+ * The journal rows that lead from `fromSerial` to the zone's current serial, in order (RFC 1995 §4), or
+ * undefined when the journal cannot answer (a gap, a zone re-created under the same name, a serial we never
+ * had or no longer keep): the caller then falls back to a full transfer (RFC 1995 §2).
+ *
+ * Two index lookups, whatever the journal's size: the change that left `fromSerial` (`changes_ixfr_start_index`,
+ * zone + domain + serial_before), then the rows from it on (`changes_zone_id_index`). A serial that no row
+ * left reads nothing more.
+ */
+export async function journalFrom(client: PoolClient, zone: ZoneRef, fromSerial: number, maxRows = 10000): Promise<JournalRow[] | undefined> {
+  const { rows } = await client.query<{ id: string; serial_before: string | null; serial_after: string; removed: Rr[]; added: Rr[]; kind: string }>(
+    `select id, kind, serial_before, serial_after, removed, added from changes
+      where zone = $1 and domain_id = $2 and id >= (
+        select min(id) from changes where zone = $1 and domain_id = $2 and kind = 'zone-changed' and serial_before = $3)
+      order by id limit $4`,
+    [zone.name, zone.id, fromSerial, maxRows + 1],
+  );
+  if (rows.length > maxRows) return undefined;
+  const chain: JournalRow[] = [];
+  let serial = fromSerial;
+  for (const row of rows) {
+    if (row.kind !== 'zone-changed' || row.serial_before === null) return undefined;
+    if (Number(row.serial_before) !== serial) return undefined;
+    serial = Number(row.serial_after);
+    chain.push({ id: Number(row.id), serialBefore: Number(row.serial_before), serialAfter: serial, removed: row.removed, added: row.added });
+  }
+  if (serial !== zone.serial || !chain.length) return undefined;
+  return chain;
+}

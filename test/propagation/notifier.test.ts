@@ -1,0 +1,61 @@
+/**
+ * The notifier's state is bounded (issue 17): an entry per zone and secondary lives while its NOTIFY is
+ * folded, sent or retried, and goes after; a worker that notified many zones holds nothing for them later.
+ * Against a real Knot secondary (RFC 1996 NOTIFY answered with NOERROR for the catalog it serves).
+ */
+import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
+import { logger } from '../../src/logger';
+import { PropagationRepository } from '../../src/repositories/propagation';
+import { Notifier } from '../../src/worker/notifier';
+import { startTestApp, TestApp } from '../support/test-app';
+import { freePort, Knot, startKnot, waitFor } from './knot';
+
+const CATALOG = 'catalog.zk-notify.test';
+const KEY_NAME = 'zk-notify-key';
+const SECRET = randomBytes(32).toString('base64');
+
+let knot: Knot;
+let app: TestApp;
+let pool: Pool;
+
+beforeAll(async () => {
+  const dnsPort = await freePort();
+  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  app = await startTestApp({
+    ROLES: 'api,dns',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    SECONDARIES: `127.0.0.1:${knot.port}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    CATALOG_ZONE: CATALOG,
+  });
+  pool = new Pool({ connectionString: app.settings.databaseUrl, max: 2 });
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await app?.close();
+  await knot?.stop();
+});
+
+test('entries go once their NOTIFY is answered or has nothing to announce', async () => {
+  const notifier = new Notifier(app.settings, new PropagationRepository(pool), logger);
+  try {
+    // zones that do not exist (deleted meanwhile): nothing to announce, nothing kept
+    for (let i = 0; i < 200; i++) notifier.notifyAll(`gone${i}.zk-notify.test`);
+    // the catalog, which Knot serves: sent, answered, then forgotten; a second request within the window is
+    // folded into one trailing NOTIFY
+    notifier.notifyAll(CATALOG);
+    notifier.notifyAll(CATALOG);
+    expect(notifier.size).toBeGreaterThan(0);
+    await waitFor('the catalog NOTIFYs to be answered', async () => (notifier.stats.answered >= 2 ? true : undefined));
+    await waitFor('the notifier to forget idle entries', async () => (notifier.size === 0 ? true : undefined));
+    expect(notifier.stats).toEqual({ sent: 2, answered: 2, failed: 0 });
+    // and it works again for the same zone afterwards
+    notifier.notifyAll(CATALOG);
+    await waitFor('a third NOTIFY to be answered', async () => (notifier.stats.answered >= 3 ? true : undefined));
+    await waitFor('the notifier to forget it again', async () => (notifier.size === 0 ? true : undefined));
+  } finally {
+    notifier.stop();
+  }
+}, 60_000);
