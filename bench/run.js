@@ -11,6 +11,7 @@ const { wrk } = require('./lib/wrk');
 const { machineInfo } = require('./lib/machine');
 const { sleep, streamTimed, memoryOf, sampleMemory, request, cpuStat, cpuShare, waitForQuiet, busyProcesses } = require('./lib/proc');
 const { startService, serveCommand, ROOT } = require('./lib/service');
+const { startWriteFloor } = require('./lib/write-floor');
 const { startPdns, loadSchema, pdnsVersion } = require('./lib/pdns');
 const { writeResults } = require('./lib/report');
 
@@ -127,9 +128,10 @@ async function graphqlLatency(svc, expect) {
 /** wrk: a warm-up, then the measured run; every request a new record (the counters of the two runs differ). */
 async function writeBenchmark(label, spec) {
   log(`${label}: warm-up ${SECONDS.writeWarmup} s`);
-  const warmup = await wrk({ ...spec, tmpDir: TMP, connections: 16, seconds: SECONDS.writeWarmup, offset: 0 });
+  const base = spec.offsetBase ?? 0;
+  const warmup = await wrk({ ...spec, tmpDir: TMP, connections: 16, seconds: SECONDS.writeWarmup, offset: base });
   log(`${label}: concurrency 16 for ${SECONDS.write} s`);
-  const run = await wrk({ ...spec, tmpDir: TMP, connections: 16, seconds: SECONDS.write, offset: 1_000_000 });
+  const run = await wrk({ ...spec, tmpDir: TMP, connections: 16, seconds: SECONDS.write, offset: base + 1_000_000 });
   log(`  ${run.rps.toFixed(1)} req/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, non-2xx ${run.non2xx}, wrong ${run.bad}, errors ${run.errors}`);
   return { warmup, run };
 }
@@ -146,6 +148,25 @@ async function ourWrites(svc) {
     zones,
     expect: 201,
   });
+}
+
+/** the same writes on the floor server (bench/lib/write-floor.js), into the zones ourWrites made */
+async function floorWrites() {
+  const floor = await startWriteFloor(urlFor(ZK_DB));
+  try {
+    return await writeBenchmark('write floor (node http + pg, the same statements)', {
+      url: `${floor.base}/api/record/add`,
+      kind: 'zk-record',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      zones: Array.from({ length: 100 }, (_, z) => `w${z}.write.example`),
+      expect: 201,
+      // other owners than the service's run: every record is new
+      offsetBase: 5_000_000,
+    });
+  } finally {
+    await floor.stop();
+  }
 }
 
 async function pdnsWrites(pdns) {
@@ -370,6 +391,7 @@ async function main() {
 
     // 1. writes, then 4. PowerDNS side by side
     results.writes = await step('Zonekeeper writes', () => ourWrites(svc));
+    if (results.writes) results.floorWrites = await step('write floor', () => floorWrites());
     pdns = await step('PowerDNS start', async () => {
       const pdb = new Client({ connectionString: urlFor(PDNS_DB) });
       await pdb.connect();

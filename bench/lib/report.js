@@ -73,6 +73,8 @@ function writeResults(file, r) {
   if (g) push(`| 3 | GraphQL \`users { domains { records } }\`, 100 × 10 × 10, concurrency 1: p50 | < 50 ms | ${ms(g.p50)} (p99 ${ms(g.p99)}) | ${yes(g.p50 < 50)} |`);
   if (counts) push(`| 3 | same: SQL statements per request reading users/zones/records, for 1 / 10 / 100 users (all statements incl. the API-key check) | constant | ${counts.map((c) => c.dataPerRequest).join(' / ')} (${counts.map((c) => c.perRequest).join(' / ')}) | ${yes(constantStatements)} |`);
   if (w && pw) push(`| 4 | write throughput, Zonekeeper ÷ PowerDNS | ≥ 5× | ${ratio(w.rps, pw.rps)} | ${yes(w.rps / pw.rps >= 5)} |`);
+  const fw = r.floorWrites?.run;
+  if (w && fw) push(`| 4 | write throughput, Zonekeeper ÷ the write floor of the same run (bench/lib/write-floor.js) | ≥ 0.9 | ${ratio(w.rps, fw.rps)} (floor ${rps(fw.rps)}) | ${yes(w.rps / fw.rps >= 0.9)} |`);
   push('');
 
   if (r.writes) {
@@ -82,6 +84,13 @@ function writeResults(file, r) {
     push(`the numbers), then ${SECONDS(r, 'write')} s of load. Every answer must be 201. Load generator: wrk (see section 4 for why).`, '');
     push(LOAD_HEAD);
     push(loadRow('warm-up', r.writes.warmup), loadRow('Zonekeeper', r.writes.run), '');
+    if (r.floorWrites) {
+      push('The write floor, right after, with the same load on other owners of the same zones: a plain node `http` server');
+      push('with a `pg` pool running the service\'s own statements (readZone, writeZoneChange) and nothing else (no express,');
+      push('GraphQL, authentication, validation or rules): what the service costs above it is its framework and its checks.', '');
+      push(LOAD_HEAD);
+      push(loadRow('floor warm-up', r.floorWrites.warmup), loadRow('floor', r.floorWrites.run), '');
+    }
   }
 
   if (r.list) {

@@ -1,0 +1,76 @@
+'use strict';
+// The floor of the write path on this machine (issue 15, item 2): a plain node `http` server with a `pg` pool
+// that runs the service's own statements for `POST /api/record/add` — readZone, then writeZoneChange, from the
+// built repositories (dist/src/repositories/zone-writes.js), as named prepared statements — with nothing
+// else: no express, no GraphQL, no authentication, no DNS validation, no rules. What the service does above
+// this floor is its framework and its checks; the bench reports Zonekeeper ÷ floor from the same run.
+const http = require('node:http');
+const path = require('node:path');
+const { Pool } = require('pg');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** Starts the floor server on a free loopback port against `databaseUrl` (the service's own database). */
+async function startWriteFloor(databaseUrl) {
+  const { readZone, writeZoneChange } = require(path.join(ROOT, 'dist', 'src', 'repositories', 'zone-writes.js'));
+  const { statementName } = require(path.join(ROOT, 'dist', 'src', 'db', 'prepared-statements.js'));
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+
+  const handle = async (body) => {
+    const record = JSON.parse(body);
+    const client = await pool.connect();
+    try {
+      const sql = { rows: async (text, values = []) => (await client.query({ name: statementName(text), text, values })).rows };
+      const zone = await readZone(sql, { zone: { name: record.zone }, owner: record.owner }, false);
+      if (!zone) return { status: 404 };
+      const after = zone.serial + 1;
+      // RFC 1035 §3.3.13: the serial is the third field of the SOA's RDATA
+      const soaRdata = zone.soa.rdata.replace(/^(\S+ \S+ )\d+/, `$1${after}`);
+      const inserted = { owner: record.owner, type: record.rtype, rdata: record.rdata, ttl: record.ttl };
+      const ids = await writeZoneChange(sql, {
+        domainId: zone.id,
+        zone: zone.name,
+        serialBefore: zone.serial,
+        serialAfter: after,
+        inserts: [inserted],
+        deleteIds: [],
+        soa: { id: zone.soa.id, rdata: soaRdata, ttl: zone.soa.ttl },
+        removed: [{ owner: '@', type: 'SOA', ttl: zone.soa.ttl, rdata: zone.soa.rdata }],
+        added: [inserted, { owner: '@', type: 'SOA', ttl: zone.soa.ttl, rdata: soaRdata }],
+      });
+      // another write to the zone came in between: the service decides again; the floor answers 409
+      if (!ids) return { status: 409 };
+      return { status: 201, json: { id: String(ids[0]), ...inserted } };
+    } finally {
+      client.release();
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => { body += chunk; });
+    req.on('end', () => {
+      handle(body).then(
+        ({ status, json }) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(json ? JSON.stringify(json) : '');
+        },
+        (error) => {
+          res.writeHead(500);
+          res.end(String(error));
+        },
+      );
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${server.address().port}`,
+    async stop() {
+      await new Promise((resolve) => server.close(resolve));
+      await pool.end();
+    },
+  };
+}
+
+module.exports = { startWriteFloor };
