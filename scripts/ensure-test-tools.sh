@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Runs before `npm test`: the tests hold the service against real DNS software from Debian's packages
-# (BIND's and Knot's zone checkers, Knot as a secondary, dig) and PgBouncer in front of PostgreSQL.
+# (BIND's and Knot's zone checkers, Knot as a secondary, dig), PgBouncer in front of PostgreSQL, and Chromium
+# (headless) for the GraphiQL page.
 set -euo pipefail
 bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   named-checkzone=bind9-utils kzonecheck=knot-dnssecutils knotd=knot knotc=knot kdig=knot-dnsutils dig=bind9-dnsutils \
-  pgbouncer=pgbouncer
+  pgbouncer=pgbouncer \
+  chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
 # the knot package may start a system knotd; the tests run their own
 (systemctl stop knot 2>/dev/null || true)
 # likewise a system pgbouncer; the tests run their own

@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response } from 'express';
@@ -7,6 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution } from './graphql/compiled-execution';
 import { conditionalGet } from './http/conditional-get';
+import { graphiql } from './http/graphiql';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { buildContext, GraphQLContext } from './graphql/context';
@@ -81,6 +82,8 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
       textInputCheck,
       // no cache hints are used; the plugin would otherwise wrap every field of every answer
       ApolloServerPluginCacheControlDisabled(),
+      // a browser's GET /graphql gets the service's own GraphiQL (src/http/graphiql.ts), not Apollo's CDN page
+      ApolloServerPluginLandingPageDisabled(),
     ],
   });
   await apollo.start();
@@ -120,6 +123,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   });
 
   const limit = settings.bodyLimit;
+  app.use(graphiql());
   app.use(
     '/graphql',
     requireApiKey(orm, services, 'graphql'),
