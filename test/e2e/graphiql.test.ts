@@ -55,10 +55,10 @@ test('in a real browser: the key is given, a query runs, its answer shows, and t
   await page.click('#use-key');
   await page.waitForSelector('.graphiql-execute-button');
   await page.click('.graphiql-execute-button');
-  await page.waitForFunction(() => document.querySelector('.result-window')?.textContent?.includes('graphiql.example'), undefined, { timeout: 20_000 });
+  await page.locator('.result-window', { hasText: 'graphiql.example' }).waitFor({ timeout: 20_000 });
   // the schema came by introspection with the key: the documentation explorer lists the root types
   await page.click('[aria-label="Show Documentation Explorer"]');
-  await page.waitForFunction(() => document.querySelector('.graphiql-doc-explorer')?.textContent?.includes('Query'), undefined, { timeout: 20_000 });
+  await page.locator('.graphiql-doc-explorer', { hasText: 'Query' }).waitFor({ timeout: 20_000 });
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, 'graphiql.png'), fullPage: true });
   expect(external).toEqual([]);
