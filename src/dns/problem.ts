@@ -11,6 +11,8 @@ export interface Problem {
   message: string;
   /** the limit that was broken, when there is one (e.g. 255 for a too long character-string) */
   limit?: number;
+  /** for a conflict at an owner: the type of the record already there */
+  existingType?: string;
   /** 1-based line of a zone file, for zone-file import */
   line?: number;
 }

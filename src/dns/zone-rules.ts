@@ -74,12 +74,19 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
     const blocking = others.filter((r) => isOrdinary(r.type) && !(r.type === 'CNAME' && r.rdata === next.rdata));
     if (blocking.length > 0) {
       const types = [...new Set(blocking.map((r) => r.type))].join(', ');
-      problems.push(problem('type', 'CNAME_CONFLICT', blocking.some((r) => r.type === 'CNAME')
-        ? `type: ${where} already has a CNAME record; there is at most one CNAME per owner`
-        : `type: a CNAME cannot be added at ${where}, which already has ${types} data (RFC 1034 §3.6.2)`));
+      const existingCname = blocking.some((r) => r.type === 'CNAME');
+      problems.push({
+        ...problem('type', 'CNAME_CONFLICT', existingCname
+          ? `type: ${where} already has a CNAME record; there is at most one CNAME per owner`
+          : `type: a CNAME cannot be added at ${where}, which already has ${types} data (RFC 1034 §3.6.2)`),
+        existingType: existingCname ? 'CNAME' : blocking[0].type,
+      });
     }
   } else if (isOrdinary(next.type) && others.some((r) => r.type === 'CNAME')) {
-    problems.push(problem('type', 'CNAME_CONFLICT', `type: ${where} has a CNAME record, so it cannot have ${next.type} data as well (RFC 1034 §3.6.2)`));
+    problems.push({
+      ...problem('type', 'CNAME_CONFLICT', `type: ${where} has a CNAME record, so it cannot have ${next.type} data as well (RFC 1034 §3.6.2)`),
+      existingType: 'CNAME',
+    });
   }
 
   if (next.type === 'DNAME' || next.type === 'CNAME') {

@@ -3,7 +3,7 @@
  * `extensions.code` with `details`, REST maps it to the status below and the documented error body
  * (contract-decisions §1). Messages follow RESTKnot's wording where it had one.
  */
-export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number }
+export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number; existingType?: string }
 
 interface CatalogueEntry { status: number; message: string }
 
@@ -124,6 +124,18 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
     return new DomainError(code, message, problems);
   }
   const code = CONFLICT_CODES[problems[0].code] as ErrorCode;
-  const message = code === 'ZONE_RULE_VIOLATION' ? problems[0].message : ERROR_CATALOGUE[code].message;
+  const message = code === 'ZONE_RULE_VIOLATION' ? problems[0].message : conflictMessage(code, problems[0]);
   return new DomainError(code, message, problems);
+}
+
+/**
+ * A conflict's message; a CNAME conflict names the type already at the owner, in RESTKnot's words (grammar
+ * included, contract-decisions §3): "An A record already exist with that owner" when a CNAME meets an A,
+ * "A CNAME record already exist with that owner" when other data meets a CNAME.
+ */
+function conflictMessage(code: ErrorCode, first: ErrorDetail): string {
+  if (code !== 'CNAME_CONFLICT' || !first.existingType) return ERROR_CATALOGUE[code].message;
+  // the article follows the type's first letter as spoken: an A, an MX, an NS; a CNAME, a TXT
+  const article = /^[AEFHILMNORSX]/.test(first.existingType) ? 'An' : 'A';
+  return `${article} ${first.existingType} record already exist with that owner`;
 }

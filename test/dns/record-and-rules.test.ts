@@ -2,6 +2,7 @@ import * as dnsPacket from 'dns-packet';
 import { packetAnswer } from '../../src/dns/packet';
 import { CanonicalRecord, parseRecord } from '../../src/dns/record';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
+import { errorFromProblems } from '../../src/errors/catalogue';
 import {
   checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, checkZone, soaSerial, StoredRecord, withSerial,
 } from '../../src/dns/zone-rules';
@@ -167,5 +168,19 @@ describe('packet answers (dns-packet 5.6.1)', () => {
     expect(answer.type).toBe('UNKNOWN_65');
     // priority 1, root, key 1 len 3 "\x02h2", key 3 len 2 443
     expect((answer.data as Buffer).toString('hex')).toBe('0001' + '00' + '0001' + '0003' + '026832' + '0003' + '0002' + '01bb');
+  });
+});
+
+describe('the CNAME conflict names the type already at the owner, in RESTKnot\'s words (contract-decisions §3)', () => {
+  const apex = [rec('@', 'SOA', SOA_RDATA, 3600, 1), rec('@', 'NS', 'ns1.example.net.', 3600, 2), rec('@', 'NS', 'ns2.example.net.', 3600, 3)];
+  test.each([
+    ['a CNAME where an A is', [rec('www', 'A', '192.0.2.1')], rec('www', 'CNAME', 'x.example.net.'), 'An A record already exist with that owner'],
+    ['a CNAME where a TXT is', [rec('www', 'TXT', '"x"')], rec('www', 'CNAME', 'x.example.net.'), 'A TXT record already exist with that owner'],
+    ['an A where a CNAME is', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'A', '192.0.2.1'), 'A CNAME record already exist with that owner'],
+    ['a second CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'CNAME', 'y.example.net.'), 'A CNAME record already exist with that owner'],
+  ])('%s', (_label, existing, next, message) => {
+    const error = errorFromProblems(checkZone(ZONE, [...apex, ...existing, next]));
+    expect(error.code).toBe('CNAME_CONFLICT');
+    expect(error.message).toBe(message);
   });
 });
