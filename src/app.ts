@@ -8,6 +8,7 @@ import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AF
 import { compiledExecution } from './graphql/compiled-execution';
 import { conditionalGet } from './http/conditional-get';
 import { graphiql } from './http/graphiql';
+import { requestLog } from './http/request-log';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { buildContext, GraphQLContext } from './graphql/context';
@@ -91,6 +92,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  app.use(requestLog);
   app.use((req, res, next) => {
     const end = httpRequestDuration.startTimer({ method: req.method });
     res.on('finish', () => end({ route: req.route?.path ?? req.baseUrl ?? 'unmatched', status: String(res.statusCode) }));

@@ -1,0 +1,91 @@
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from '../support/free-port';
+import { createTestDatabase } from '../support/test-db';
+
+/**
+ * Issue 14, item 6: the service as started by `npm run serve` logs one line per request (request id, method,
+ * path, status, duration; the id also answered as X-Request-Id), never a key; JSON lines when stdout is not a
+ * terminal, readable lines when it is (a pseudo-terminal from `script`).
+ */
+const root = path.resolve(__dirname, '..', '..');
+const API_KEY = 'request-log-admin-key-0123456789abcdef';
+
+interface Started { child: ChildProcess; port: number; output: () => string }
+
+async function start(databaseUrl: string, terminal: boolean): Promise<Started> {
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', DNS_LISTEN: '', ROLES: 'api', API_KEY, LOG_LEVEL: 'info' };
+  // `script` runs the command on a pseudo-terminal, as a person's shell would
+  const command = terminal ? ['script', '-qfec', 'node dist/src/main.js', '/dev/null'] : ['node', 'dist/src/main.js'];
+  const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => { output += chunk; });
+  child.stderr!.on('data', (chunk) => { output += chunk; });
+  for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
+    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, port, output: () => output };
+}
+
+async function stop(started: Started): Promise<void> {
+  const exited = new Promise((resolve) => started.child.once('exit', resolve));
+  started.child.kill('SIGTERM');
+  await exited;
+}
+
+let database: { url: string; drop(): Promise<void> };
+beforeAll(async () => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  database = await createTestDatabase();
+}, 120_000);
+afterAll(async () => database?.drop());
+
+test('JSON lines: one per request, with its id, method, path, status and duration; never the key', async () => {
+  const service = await start(database.url, false);
+  try {
+    const base = `http://127.0.0.1:${service.port}`;
+    const given = await fetch(`${base}/api/user/list?email=someone@example.org`, { headers: { 'X-API-Key': API_KEY, 'X-Request-Id': 'client-id-1' } });
+    expect(given.headers.get('x-request-id')).toBe('client-id-1');
+    // an id that is no fit for a log line or a header is replaced
+    const odd = await fetch(`${base}/api/domain/list`, { headers: { 'X-API-Key': API_KEY, 'X-Request-Id': 'a b'.repeat(40) } });
+    const oddId = odd.headers.get('x-request-id')!;
+    expect(oddId).toMatch(/^[0-9a-f-]{36}$/);
+    const refused = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-API-Key': 'wrong-key-0123456789abcdef' }, body: '{"query":"{ __typename }"}' });
+    expect(refused.status).toBe(401);
+    await fetch(`${base}/health`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const lines = service.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const requests = lines.filter((line) => line.req);
+    expect(requests.map((line) => [line.reqId, line.req.method, line.req.path, line.res.status])).toEqual([
+      ['client-id-1', 'GET', '/api/user/list', 404],
+      [oddId, 'GET', '/api/domain/list', 200],
+      [refused.headers.get('x-request-id'), 'POST', '/graphql', 401],
+    ]);
+    for (const line of requests) expect(typeof line.ms).toBe('number');
+    // no key, no query string (filters hold e-mail addresses), no headers
+    expect(service.output()).not.toContain(API_KEY);
+    expect(service.output()).not.toContain('wrong-key-0123456789abcdef');
+    expect(service.output()).not.toContain('someone@example.org');
+  } finally {
+    await stop(service);
+  }
+}, 120_000);
+
+test('on a terminal the lines are for people, not JSON', async () => {
+  const service = await start(database.url, true);
+  try {
+    const res = await fetch(`http://127.0.0.1:${service.port}/api/domain/list`, { headers: { 'X-API-Key': API_KEY } });
+    expect(res.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const line = service.output().split('\n').find((l) => l.includes('GET /api/domain/list 200'));
+    expect(line).toBeDefined();
+    expect(line!.trim().startsWith('{')).toBe(false);
+    expect(line).toContain(res.headers.get('x-request-id')!);
+    expect(service.output()).not.toContain(API_KEY);
+  } finally {
+    await stop(service);
+  }
+}, 120_000);
