@@ -12,8 +12,31 @@ const ERROR_STATUSES: Record<string, string> = {
 
 const schemaOf = (spec: FieldSpec) => ({ type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description, ...(spec.max !== undefined ? { maximum: spec.max } : {}) });
 
-/** OpenAPI 3.1 document of the REST layer, generated from the route table so that the two cannot differ. */
-export function buildOpenApi(routes: RouteSpec[]) {
+/** contract-decisions §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
+const enveloped = (data: object) => ({
+  type: 'object',
+  properties: {
+    code: { type: 'integer' },
+    count: { type: 'integer', minimum: 0 },
+    data,
+    status: { const: 'success' },
+    message: { const: 'OK' },
+  },
+  required: ['code', 'count', 'data', 'status', 'message'],
+});
+
+export interface OpenApiOptions {
+  /** REST_ENVELOPE: the document describes the bodies the service answers with */
+  envelope: 'none' | 'restknot';
+}
+
+/**
+ * OpenAPI 3.1 document of the REST layer, generated from the route table so that the two cannot differ: every
+ * operation with its operationId and tag, its parameters, its body (optional when no field of it is required:
+ * `DELETE /domain/delete` takes the zone from the query as well), its success body (JSON, wrapped when the
+ * RESTKnot envelope is on; the zone file as `text/dns`) and the error bodies.
+ */
+export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { envelope: 'none' }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = `/api${route.path.replace(/:(\w+)/g, '{$1}')}`;
@@ -21,22 +44,28 @@ export function buildOpenApi(routes: RouteSpec[]) {
       ...Object.entries(route.params ?? {}).map(([name, spec]) => ({ name, in: 'path', required: true, schema: schemaOf(spec) })),
       ...Object.entries(route.query ?? {}).map(([name, spec]) => ({ name, in: 'query', required: false, schema: schemaOf(spec) })),
     ];
+    const required = Object.entries(route.body ?? {}).filter(([, spec]) => spec.required).map(([name]) => name);
     const bodySchema = route.body && {
       type: 'object',
       additionalProperties: false,
       properties: Object.fromEntries(Object.entries(route.body).map(([name, spec]) => [name, schemaOf(spec)])),
-      required: Object.entries(route.body).filter(([, spec]) => spec.required).map(([name]) => name),
+      required,
     };
-    const responses: Record<string, unknown> = {
-      [String(route.status)]: route.status === 204
-        ? { description: 'Done; no body' }
-        : { description: 'Success', content: { 'application/json': { schema: route.response ?? {} } } },
-    };
+    const success = route.status === 204
+      ? { description: 'Done; no body' }
+      : route.responseType
+        ? { description: 'Success', content: { [route.responseType]: { schema: { type: 'string' } } } }
+        : {
+            description: 'Success',
+            content: { 'application/json': { schema: options.envelope === 'restknot' ? enveloped(route.response ?? {}) : (route.response ?? {}) } },
+          };
+    const responses: Record<string, unknown> = { [String(route.status)]: success };
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
     paths[path] ??= {};
     paths[path][route.method] = {
+      operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
       security: [{ apiKey: [] }],
@@ -44,7 +73,7 @@ export function buildOpenApi(routes: RouteSpec[]) {
       ...(bodySchema
         ? {
             requestBody: {
-              required: true,
+              required: required.length > 0,
               content: {
                 'application/x-www-form-urlencoded': { schema: bodySchema },
                 'multipart/form-data': { schema: bodySchema },
@@ -61,8 +90,16 @@ export function buildOpenApi(routes: RouteSpec[]) {
     info: {
       title: 'Zonekeeper REST compatibility API',
       version: '1.0.0',
-      description: 'The documented /api paths of the zone-management interface, served on the same operations as /graphql. Paths also answer with a trailing slash.',
+      description: `The documented /api paths of the zone-management interface, served on the same operations as /graphql. Paths also answer with a trailing slash. Success bodies are ${options.envelope === 'restknot' ? 'wrapped in the RESTKnot envelope (REST_ENVELOPE=restknot)' : 'bare (REST_ENVELOPE=none)'}.`,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Zonekeeper' },
     },
+    // the paths below start with /api: the server is the service itself, wherever it is reached
+    servers: [{ url: '/', description: 'this Zonekeeper service' }],
+    tags: [
+      { name: 'records', description: 'Records of a zone' },
+      { name: 'users', description: 'Users, who own zones' },
+      { name: 'domains', description: 'Zones (domains), their zone files and their propagation' },
+    ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
       schemas: {
@@ -76,7 +113,11 @@ export function buildOpenApi(routes: RouteSpec[]) {
         },
         User: {
           type: 'object',
-          properties: { id: { type: 'string', pattern: '^[0-9]+$' }, email: { type: 'string' }, created_at: { type: 'string' } },
+          properties: {
+            id: { type: 'string', pattern: '^[0-9]+$' },
+            email: { type: 'string' },
+            created_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', description: 'UTC, ISO 8601 without zone, microseconds' },
+          },
           required: ['id', 'email', 'created_at'],
         },
         Domain: {

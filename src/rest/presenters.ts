@@ -15,24 +15,19 @@ export function presentZoneRecord(record: GqlRecord) {
   return { id: Number(record.id), owner: record.owner, rdata: record.rdata, type: record.type, ttl: String(record.ttl) };
 }
 
-/** `2026-11-22T02:54:52.123Z` → `2026-11-22T02:54:52.123000` (ISO 8601 without zone, as the listings show). */
+/**
+ * `2026-11-22T02:54:52.123Z` → `2026-11-22T02:54:52.123000`: ISO 8601 without zone, in UTC, to the
+ * microsecond, as RESTKnot's listings show it; the one form of `created_at` in every answer (the create
+ * answer showed it with a space instead of the `T`, a second form for clients to parse).
+ */
 export function isoWithoutZone(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/.exec(iso);
   if (!match) return iso;
   return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(6, '0').slice(0, 6)}`;
 }
 
-/** `2026-11-22 02:54:52.123000`, the form of the create response. */
-export function spacedTimestamp(iso: string): string {
-  return isoWithoutZone(iso).replace('T', ' ');
-}
-
 export function presentUser(user: GqlUser) {
   return { id: String(user.id), email: user.email, created_at: isoWithoutZone(user.createdAt) };
-}
-
-export function presentCreatedUser(user: GqlUser) {
-  return { id: String(user.id), email: user.email, created_at: spacedTimestamp(user.createdAt) };
 }
 
 export function presentDomain(domain: GqlDomain) {

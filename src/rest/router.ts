@@ -259,7 +259,7 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
     router[route.method](route.path, ...handlers);
   }
 
-  const openApi = buildOpenApi(ROUTES);
+  const openApi = buildOpenApi(ROUTES, { envelope: restEnvelope });
   router.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });

@@ -7,7 +7,6 @@ import {
   GqlDomain,
   GqlRecord,
   GqlUser,
-  presentCreatedUser,
   presentDomain,
   presentRecord,
   presentUser,
@@ -41,6 +40,10 @@ export type RouteResult = { body: unknown } | { items: AsyncIterable<unknown> } 
 export interface RouteSpec {
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
+  /** the OpenAPI operationId: what generated clients name the call */
+  operationId: string;
+  /** a success body that is not JSON (the zone file: text/dns) */
+  responseType?: 'text/dns';
   summary: string;
   tag: 'records' | 'users' | 'domains';
   params?: Record<string, FieldSpec>;
@@ -80,7 +83,7 @@ const PAGE = 2000;
 
 export const ROUTES: RouteSpec[] = [
   {
-    method: 'get', path: '/record/list', tag: 'records', summary: 'List all records', status: 200, response: arrayOf('Record'),
+    method: 'get', path: '/record/list', operationId: 'listRecords', tag: 'records', summary: 'List all records', status: 200, response: arrayOf('Record'),
     async handle(_inputs, runner) {
       const resolver = new RecordResolver();
       const rows = runner.resolverPages((context, page) => resolver.records(Object.assign(new RecordsArgs(), page), context), PAGE * 5);
@@ -88,21 +91,21 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/record/list/:id', tag: 'records', summary: 'Get one record', status: 200, params: ID_PARAM, response: ref('Record'),
+    method: 'get', path: '/record/list/:id', operationId: 'getRecord', tag: 'records', summary: 'Get one record', status: 200, params: ID_PARAM, response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
       return { body: presentRecord(data.record) };
     },
   },
   {
-    method: 'post', path: '/record/add', tag: 'records', summary: 'Create a record', status: 201, body: RECORD_BODY, response: ref('Record'),
+    method: 'post', path: '/record/add', operationId: 'addRecord', tag: 'records', summary: 'Create a record', status: 201, body: RECORD_BODY, response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ createRecord: GqlRecord }>('createRecord', { input: recordInput(inputs) });
       return { body: presentRecord(data.createRecord) };
     },
   },
   {
-    method: 'put', path: '/record/edit/:id', tag: 'records', summary: 'Edit a record (an SOA edit must raise the serial)', status: 200,
+    method: 'put', path: '/record/edit/:id', operationId: 'editRecord', tag: 'records', summary: 'Edit a record (an SOA edit must raise the serial)', status: 200,
     params: ID_PARAM, body: RECORD_BODY, response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
@@ -110,14 +113,14 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'delete', path: '/record/delete/:id', tag: 'records', summary: 'Delete a record', status: 204, params: ID_PARAM,
+    method: 'delete', path: '/record/delete/:id', operationId: 'deleteRecord', tag: 'records', summary: 'Delete a record', status: 204, params: ID_PARAM,
     async handle(inputs, runner) {
       await runner.run('deleteRecord', { id: String(inputs.id) });
       return { empty: true };
     },
   },
   {
-    method: 'get', path: '/user/list', tag: 'users', summary: 'List all users, or one user with ?id= or ?email=', status: 200,
+    method: 'get', path: '/user/list', operationId: 'listUsers', tag: 'users', summary: 'List all users, or one user with ?id= or ?email=', status: 200,
     query: USER_QUERY,
     response: { oneOf: [arrayOf('User'), ref('User')] },
     async handle(inputs, runner) {
@@ -126,21 +129,21 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/user/list/:id', tag: 'users', summary: 'Get one user', status: 200, params: ID_PARAM,
+    method: 'get', path: '/user/list/:id', operationId: 'getUser', tag: 'users', summary: 'Get one user', status: 200, params: ID_PARAM,
     query: USER_QUERY,
     response: ref('User'),
     handle: getUser,
   },
   {
-    method: 'post', path: '/user/add', tag: 'users', summary: 'Create a user', status: 201,
+    method: 'post', path: '/user/add', operationId: 'addUser', tag: 'users', summary: 'Create a user', status: 201,
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } }, response: ref('User'),
     async handle(inputs, runner) {
       const data = await runner.run<{ createUser: GqlUser }>('createUser', { input: { email: inputs.email } });
-      return { body: presentCreatedUser(data.createUser) };
+      return { body: presentUser(data.createUser) };
     },
   },
   {
-    method: 'put', path: '/user/edit/:id', tag: 'users', summary: "Change a user's e-mail", status: 200, params: ID_PARAM,
+    method: 'put', path: '/user/edit/:id', operationId: 'editUser', tag: 'users', summary: "Change a user's e-mail", status: 200, params: ID_PARAM,
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
     async handle(inputs, runner) {
@@ -149,33 +152,33 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'delete', path: '/user/delete/:id', tag: 'users', summary: 'Delete a user with its zones and records', status: 204, params: ID_PARAM,
+    method: 'delete', path: '/user/delete/:id', operationId: 'deleteUser', tag: 'users', summary: 'Delete a user with its zones and records', status: 204, params: ID_PARAM,
     async handle(inputs, runner) {
       await runner.run('deleteUser', { id: String(inputs.id) });
       return { empty: true };
     },
   },
   {
-    method: 'get', path: '/domain/list', tag: 'domains', summary: 'List all domains with their records', status: 200, response: arrayOf('Domain'),
+    method: 'get', path: '/domain/list', operationId: 'listDomains', tag: 'domains', summary: 'List all domains with their records', status: 200, response: arrayOf('Domain'),
     async handle(_inputs, runner) {
       return { items: mapAsync(runner.pages<GqlDomain>('listDomains', 'domains', { first: 200 }), presentDomain) };
     },
   },
   {
-    method: 'get', path: '/domain/list/zone/:zoneid', tag: 'domains', summary: 'Get one domain by zone id (or name)', status: 200,
+    method: 'get', path: '/domain/list/zone/:zoneid', operationId: 'getDomainByZoneId', tag: 'domains', summary: 'Get one domain by zone id (or name)', status: 200,
     params: { zoneid: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     query: ZONE_QUERY,
     response: ref('Domain'),
     handle: getDomain,
   },
   {
-    method: 'get', path: '/domain/list/zone', tag: 'domains', summary: 'Get one domain by ?id= or ?name=', status: 200,
+    method: 'get', path: '/domain/list/zone', operationId: 'getDomain', tag: 'domains', summary: 'Get one domain by ?id= or ?name=', status: 200,
     query: ZONE_QUERY,
     response: ref('Domain'),
     handle: getDomain,
   },
   {
-    method: 'get', path: '/domain/list/user/:userid', tag: 'domains', summary: "List one user's domains", status: 200,
+    method: 'get', path: '/domain/list/user/:userid', operationId: 'listUserDomains', tag: 'domains', summary: "List one user's domains", status: 200,
     params: { userid: { kind: 'int', required: true, description: 'user id' } }, response: arrayOf('Domain'),
     async handle(inputs, runner) {
       await runner.run('getUserForDomains', { id: String(inputs.userid) }); // 404 for an unknown user
@@ -184,7 +187,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'post', path: '/domain/add', tag: 'domains', summary: 'Create a domain with its default records', status: 201,
+    method: 'post', path: '/domain/add', operationId: 'addDomain', tag: 'domains', summary: 'Create a domain with its default records', status: 201,
     body: {
       user_id: { kind: 'int', required: true, description: 'id of the owning user' },
       zone: { kind: 'string', required: true, description: 'zone name' },
@@ -198,7 +201,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'delete', path: '/domain/delete', tag: 'domains', summary: 'Delete a domain (zone in the body or query) and all its records', status: 204,
+    method: 'delete', path: '/domain/delete', operationId: 'deleteDomain', tag: 'domains', summary: 'Delete a domain (zone in the body or query) and all its records', status: 204,
     body: { zone: { kind: 'string', description: 'zone name' } },
     query: { zone: { kind: 'string', description: 'zone name' } },
     async handle(inputs, runner) {
@@ -207,16 +210,16 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/export/:zone', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', status: 200,
+    method: 'get', path: '/domain/export/:zone', operationId: 'exportDomain', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
-    response: { type: 'string', contentMediaType: 'text/dns' },
+    responseType: 'text/dns',
     async handle(inputs, runner) {
       const data = await runner.run<{ domain: { zoneFile: string } }>('exportZone', zoneSelector(String(inputs.zone)));
       return { text: data.domain.zoneFile, contentType: 'text/dns; charset=utf-8' };
     },
   },
   {
-    method: 'get', path: '/domain/status/:zone', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200, readsPropagation: true,
+    method: 'get', path: '/domain/status/:zone', operationId: 'getDomainStatus', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200, readsPropagation: true,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     response: ref('ZoneStatus'),
     async handle(inputs, runner) {

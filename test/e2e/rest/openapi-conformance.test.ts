@@ -1,0 +1,115 @@
+import Ajv2020 from 'ajv/dist/2020';
+import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
+
+/**
+ * Issue 14, item 3: every documented operation is called with good inputs and with bad ones, and the real
+ * status and body are validated against /api/openapi.json (JSON Schema 2020-12, as OpenAPI 3.1 uses), in both
+ * envelope modes. An operation that this table does not call fails the test: a new route needs a line here.
+ */
+type Call = { method: string; path: string; body?: Record<string, unknown>; query?: Record<string, string> };
+interface Fixture { userId: string; zone: string; zoneId: number; recordId: number; spareRecordId: number }
+
+/** a good call and a failing one for every operationId */
+const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
+  listRecords: () => ({ good: { method: 'get', path: '/api/record/list' }, bad: { method: 'get', path: '/api/record/list', query: {} } }),
+  getRecord: (f) => ({ good: { method: 'get', path: `/api/record/list/${f.recordId}` }, bad: { method: 'get', path: '/api/record/list/999999' } }),
+  addRecord: (f) => ({
+    good: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '192.0.2.10', ttl: 3600 } },
+    bad: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '300.0.0.1', ttl: 3600 } },
+  }),
+  editRecord: (f) => ({
+    good: { method: 'put', path: `/api/record/edit/${f.recordId}`, body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 3600 } },
+    bad: { method: 'put', path: `/api/record/edit/${f.recordId}`, body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 5 } },
+  }),
+  deleteRecord: (f) => ({ good: { method: 'delete', path: `/api/record/delete/${f.spareRecordId}` }, bad: { method: 'delete', path: '/api/record/delete/999999' } }),
+  listUsers: () => ({ good: { method: 'get', path: '/api/user/list' }, bad: { method: 'get', path: '/api/user/list', query: { email: 'nobody@example.org' } } }),
+  getUser: (f) => ({ good: { method: 'get', path: `/api/user/list/${f.userId}` }, bad: { method: 'get', path: '/api/user/list/999999' } }),
+  addUser: () => ({ good: { method: 'post', path: '/api/user/add', body: { email: `new${Date.now()}@example.org` } }, bad: { method: 'post', path: '/api/user/add', body: {} } }),
+  editUser: (f) => ({
+    good: { method: 'put', path: `/api/user/edit/${f.userId}`, body: { email: `edited${Date.now()}@example.org` } },
+    bad: { method: 'put', path: '/api/user/edit/999999', body: { email: 'x@example.org' } },
+  }),
+  deleteUser: () => ({ good: { method: 'delete', path: '/api/user/delete/LATER' }, bad: { method: 'delete', path: '/api/user/delete/999999' } }),
+  listDomains: () => ({ good: { method: 'get', path: '/api/domain/list' }, bad: { method: 'get', path: '/api/domain/list' } }),
+  getDomainByZoneId: (f) => ({ good: { method: 'get', path: `/api/domain/list/zone/${f.zoneId}` }, bad: { method: 'get', path: '/api/domain/list/zone/999999' } }),
+  getDomain: (f) => ({ good: { method: 'get', path: '/api/domain/list/zone', query: { name: f.zone } }, bad: { method: 'get', path: '/api/domain/list/zone', query: { name: 'missing.example' } } }),
+  listUserDomains: (f) => ({ good: { method: 'get', path: `/api/domain/list/user/${f.userId}` }, bad: { method: 'get', path: '/api/domain/list/user/999999' } }),
+  addDomain: (f) => ({ good: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: `added${Date.now()}.example` } }, bad: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: f.zone } } }),
+  deleteDomain: () => ({ good: { method: 'delete', path: '/api/domain/delete', query: { zone: 'LATER' } }, bad: { method: 'delete', path: '/api/domain/delete', query: { zone: 'missing.example' } } }),
+  exportDomain: (f) => ({ good: { method: 'get', path: `/api/domain/export/${f.zone}` }, bad: { method: 'get', path: '/api/domain/export/missing.example' } }),
+  getDomainStatus: (f) => ({ good: { method: 'get', path: `/api/domain/status/${f.zone}` }, bad: { method: 'get', path: '/api/domain/status/missing.example' } }),
+};
+
+describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {
+  let app: TestApp;
+  let document: any;
+  let fixture: Fixture;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+
+  beforeAll(async () => {
+    app = await startTestApp({ REST_ENVELOPE: envelope });
+    document = (await app.http.get('/api/openapi.json').set('X-API-Key', ADMIN_KEY)).body;
+    ajv.addSchema({ $id: 'openapi', components: document.components }, 'openapi');
+    const unwrap = (body: any) => (envelope === 'restknot' && body?.data !== undefined ? body.data : body);
+    const user = unwrap((await app.http.post('/api/user/add').set('X-API-Key', ADMIN_KEY).send({ email: `conformance-${envelope}@example.org` })).body);
+    const zone = `conformance-${envelope}.example`;
+    const domain = unwrap((await app.http.post('/api/domain/add').set('X-API-Key', ADMIN_KEY).send({ user_id: Number(user.id), zone })).body);
+    const add = async (owner: string) => unwrap((await app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone, owner, rtype: 'A', rdata: '192.0.2.1', ttl: 3600 })).body).id;
+    fixture = { userId: user.id, zone, zoneId: domain.id, recordId: await add('www2'), spareRecordId: await add('spare') };
+  });
+  afterAll(async () => app?.close());
+
+  /** the response schema for a status, with component references resolved through the document */
+  function validatorFor(operation: any, status: number, contentType: string) {
+    const response = operation.responses[String(status)];
+    if (!response) return undefined;
+    const schema = response.content?.[contentType]?.schema;
+    if (!schema) return () => true;
+    const rewritten = JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
+    return ajv.compile(rewritten);
+  }
+
+  test('every documented operation has a good call and a bad call here', () => {
+    const ids = Object.values(document.paths).flatMap((ops: any) => Object.values(ops).map((op: any) => op.operationId));
+    expect(ids.length).toBeGreaterThanOrEqual(18);
+    expect(ids.filter((id) => !CALLS[id])).toEqual([]);
+  });
+
+  test('each answer has a documented status, and its body the documented schema', async () => {
+    const mismatches: string[] = [];
+    const operations = Object.entries(document.paths).flatMap(([path, ops]: [string, any]) => Object.entries(ops).map(([method, op]: [string, any]) => ({ path, method, op })));
+    // deletions last, of things made for them
+    const order = (id: string) => (id.startsWith('delete') ? 1 : 0);
+    operations.sort((a, b) => order(a.op.operationId) - order(b.op.operationId));
+    for (const { op } of operations) {
+      const calls = CALLS[op.operationId](fixture);
+      for (const [kind, call] of Object.entries(calls)) {
+        if (op.operationId === 'deleteUser' && kind === 'good') {
+          const created = await app.http.post('/api/user/add').set('X-API-Key', ADMIN_KEY).send({ email: `doomed2-${envelope}@example.org` });
+          call.path = `/api/user/delete/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
+        }
+        if (op.operationId === 'deleteDomain' && kind === 'good') {
+          const zone = `doomed-${envelope}.example`;
+          await app.http.post('/api/domain/add').set('X-API-Key', ADMIN_KEY).send({ user_id: Number(fixture.userId), zone });
+          call.query = { zone };
+        }
+        let req = (app.http as any)[call.method](call.path).set('X-API-Key', ADMIN_KEY);
+        if (call.query) req = req.query(call.query);
+        if (call.body) req = req.send(call.body);
+        const res = await req;
+        const label = `${op.operationId} (${kind}) ${call.method.toUpperCase()} ${call.path} → ${res.status}`;
+        const contentType = String(res.headers['content-type'] ?? '').split(';')[0] || 'application/json';
+        const validate = validatorFor(op, res.status, contentType);
+        if (!validate) {
+          mismatches.push(`${label}: status not documented`);
+          continue;
+        }
+        const body = contentType === 'application/json' && res.text ? JSON.parse(res.text) : res.text;
+        if (res.status !== 204 && !validate(body)) mismatches.push(`${label}: ${ajv.errorsText((validate as any).errors)} in ${res.text.slice(0, 200)}`);
+        if (kind === 'good' && res.status >= 300) mismatches.push(`${label}: the good call failed: ${res.text.slice(0, 200)}`);
+        if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains'].includes(op.operationId)) mismatches.push(`${label}: the bad call succeeded`);
+      }
+    }
+    expect(mismatches).toEqual([]);
+  }, 60_000);
+});
