@@ -42,6 +42,8 @@ export interface Settings {
   graphqlMaxDepth: number;
   /** most items one list page may return */
   maxPageSize: number;
+  /** the most changes one change set (applyZoneChanges) may hold */
+  maxChangesPerSet: number;
 }
 
 export class SettingsError extends Error {
@@ -200,6 +202,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     graphqlMaxComplexity: integer('GRAPHQL_MAX_COMPLEXITY', 200_000, 10, 100_000_000),
     graphqlMaxDepth: integer('GRAPHQL_MAX_DEPTH', 8, 2, 64),
     maxPageSize: integer('MAX_PAGE_SIZE', 10_000, 1, 1_000_000),
+    maxChangesPerSet: integer('MAX_CHANGES_PER_SET', 10_000, 1, 1_000_000),
   };
   if (problems.length) throw new SettingsError(problems);
   return settings;

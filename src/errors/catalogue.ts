@@ -3,7 +3,7 @@
  * `extensions.code` with `details`, REST maps it to the status below and the documented error body
  * (contract-decisions §1). Messages follow RESTKnot's wording where it had one.
  */
-export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number; existingType?: string }
+export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number; existingType?: string; current?: number }
 
 interface CatalogueEntry { status: number; message: string }
 
@@ -23,6 +23,8 @@ export const ERROR_CATALOGUE = {
   RRSET_TTL_MISMATCH: { status: 409, message: 'All records of one owner and type must share one TTL' },
   SOA_SERIAL_NOT_INCREASED: { status: 409, message: 'SOA serial must be increased' },
   ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
+  SERIAL_MISMATCH: { status: 409, message: 'The zone changed since the expected serial' },
+  CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   SOA_UNDELETABLE: { status: 403, message: "Can't Delete SOA Record" },
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },
@@ -78,7 +80,8 @@ export class DomainError extends Error {
 
 /** The top-level code of a 422 names the first bad field's kind; `details` lists every problem. */
 export function codeForField(field: string): ErrorCode {
-  switch (field) {
+  // a field inside an input or a list (`input.email`, `changes[3].rdata`) is of its own kind
+  switch (field.replace(/^.*\./, '')) {
     case 'rdata':
       return 'INVALID_RDATA';
     case 'owner':

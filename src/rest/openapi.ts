@@ -10,7 +10,10 @@ const ERROR_STATUSES: Record<string, string> = {
   '422': 'Invalid input; every problem listed in details',
 };
 
-const schemaOf = (spec: FieldSpec) => ({ type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description, ...(spec.max !== undefined ? { maximum: spec.max } : {}) });
+const schemaOf = (spec: FieldSpec) =>
+  spec.kind === 'list'
+    ? { type: 'array', description: spec.description, items: spec.items ?? {} }
+    : { type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description, ...(spec.max !== undefined ? { maximum: spec.max } : {}) };
 
 /** contract-decisions §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
 const enveloped = (data: object) => ({
@@ -74,11 +77,14 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         ? {
             requestBody: {
               required: required.length > 0,
-              content: {
-                'application/x-www-form-urlencoded': { schema: bodySchema },
-                'multipart/form-data': { schema: bodySchema },
-                'application/json': { schema: bodySchema },
-              },
+              // a list (a change set) comes only as JSON
+              content: Object.values(route.body ?? {}).some((spec) => spec.kind === 'list')
+                ? { 'application/json': { schema: bodySchema } }
+                : {
+                    'application/x-www-form-urlencoded': { schema: bodySchema },
+                    'multipart/form-data': { schema: bodySchema },
+                    'application/json': { schema: bodySchema },
+                  },
             },
           }
         : {}),
@@ -151,6 +157,37 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
               },
             },
           },
+        },
+        ZoneChange: {
+          type: 'object',
+          description: 'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset)',
+          properties: {
+            kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET'] },
+            id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
+            owner: { type: 'string' },
+            type: { type: 'string' },
+            rdata: { type: 'string' },
+            ttl: { type: 'integer' },
+            rdatas: { type: 'array', items: { type: 'string' } },
+          },
+          required: ['kind'],
+          additionalProperties: false,
+        },
+        ZoneChangesResult: {
+          type: 'object',
+          properties: {
+            zone: { type: 'string' },
+            serialBefore: { type: 'integer' },
+            serial: { type: 'integer' },
+            added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+          },
+          required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
+        },
+        ChangedRecord: {
+          type: 'object',
+          properties: { owner: { type: 'string' }, type: { type: 'string' }, rdata: { type: 'string' }, ttl: { type: 'integer' } },
+          required: ['owner', 'type', 'rdata', 'ttl'],
         },
         Error: {
           type: 'object',

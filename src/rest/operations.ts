@@ -25,6 +25,9 @@ export const OPERATIONS = {
   getUserForDomains: `query GetUserForDomains($id: ID!) { user(id: $id) { id } }`,
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
+  applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Float) {
+    applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
+      zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
   exportZone: `query ExportZone($id: ID, $name: String) { domain(id: $id, name: $name) { zoneFile } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state servers { server servedSerial state error updatedAt } } } }`,

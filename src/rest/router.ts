@@ -50,6 +50,9 @@ function fromGraphQLErrors(errors: readonly { message: string; extensions?: Reco
   const details = errors.flatMap((error) => ((error.extensions?.details as ErrorDetail[] | undefined) ?? []))
     .map((detail) => ({ ...detail, field: restField(detail.field) }));
   if (isErrorCode(code)) return new RestError(code, first.message, details);
+  // a list handed to the operation as it came (a change set) can fail GraphQL's own coercion of variables:
+  // the client's mistake, and GraphQL's message names the item and the field
+  if (code === 'BAD_USER_INPUT') return new RestError('INVALID_INPUT', first.message, [{ field: 'body', code: 'INVALID_VALUE', message: first.message }]);
   // the REST layer sends only well-formed operations; anything else is a bug reported as such
   logger.error({ errors }, 'REST operation failed with an unexpected GraphQL error');
   return new RestError('INTERNAL', ERROR_CATALOGUE.INTERNAL.message);
@@ -73,7 +76,13 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
       if (inputs[name] !== undefined) continue;
       const raw = source[name];
       if (raw === undefined || raw === '') continue;
-      if (spec.kind === 'int') {
+      if (spec.kind === 'list') {
+        if (!Array.isArray(raw)) {
+          problems.push({ field: name, code: 'NOT_A_LIST', message: `${name} must be a JSON array (send the body as application/json)` });
+          continue;
+        }
+        inputs[name] = raw;
+      } else if (spec.kind === 'int') {
         const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
         if (!/^\d{1,15}$/.test(text)) {
           problems.push({ field: name, code: 'NOT_A_WHOLE_NUMBER', message: `${name} must be a whole number` });

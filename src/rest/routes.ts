@@ -17,10 +17,14 @@ import {
  * path names its inputs and the GraphQL operation it runs. The router reads and type-checks the inputs, the
  * OpenAPI document is generated from this table, and every rule stays behind the GraphQL resolvers.
  */
-export type FieldKind = 'string' | 'int';
-/** `max`: the largest whole number the field takes (the TTL is a GraphQL Int: signed 32-bit) */
-export interface FieldSpec { kind: FieldKind; required?: boolean; description: string; max?: number }
-export type Inputs = Record<string, string | number | undefined>;
+export type FieldKind = 'string' | 'int' | 'list';
+/**
+ * `max`: the largest whole number the field takes (the TTL is a GraphQL Int: signed 32-bit). A `list` comes
+ * only in a JSON body, is handed to the GraphQL operation as it is (its variables' types check each item), and
+ * is documented by `items` (a JSON Schema).
+ */
+export interface FieldSpec { kind: FieldKind; required?: boolean; description: string; max?: number; items?: object }
+export type Inputs = Record<string, string | number | unknown[] | undefined>;
 
 export interface Runner {
   /** runs one GraphQL operation as the caller; a GraphQL error becomes the REST error */
@@ -207,6 +211,20 @@ export const ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       await runner.run('deleteDomain', { zone: inputs.zone });
       return { empty: true };
+    },
+  },
+  {
+    method: 'post', path: '/domain/changes/:zone', operationId: 'applyZoneChanges', tag: 'domains', status: 200,
+    summary: 'Apply a change set to a zone, all or nothing, one serial step (JSON body; expectSerial for optimistic concurrency)',
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      changes: { kind: 'list', required: true, description: 'the changes, applied together', items: ref('ZoneChange') },
+      expectSerial: { kind: 'int', description: 'apply only if the zone is still at this serial (else 409 SERIAL_MISMATCH)', max: 4_294_967_295 },
+    },
+    response: ref('ZoneChangesResult'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ applyZoneChanges: unknown }>('applyZoneChanges', { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial });
+      return { body: data.applyZoneChanges };
     },
   },
   {

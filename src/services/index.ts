@@ -4,6 +4,7 @@ import { DomainsService } from './domains.service';
 import { RecordsService } from './records.service';
 import { UsersService } from './users.service';
 import { ZoneFilesService } from './zone-files.service';
+import { ZoneChangesService } from './zone-changes.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -13,6 +14,7 @@ export interface Services {
   records: RecordsService;
   apiKeys: ApiKeysService;
   zoneFiles: ZoneFilesService;
+  zoneChanges: ZoneChangesService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -24,5 +26,6 @@ export function createServices(settings: Settings): Services {
     records: new RecordsService(settings),
     apiKeys,
     zoneFiles: new ZoneFilesService(settings),
+    zoneChanges: new ZoneChangesService(settings),
   };
 }

@@ -77,6 +77,8 @@ export class ZoneChange {
   private readonly inserts: JournalRecord[] = [];
   private readonly deleteIds: number[] = [];
   private update?: StoredRow;
+  /** the zone's serial once the change is committed */
+  serialAfter?: number;
 
   private constructor(
     private readonly sql: Sql,
@@ -123,6 +125,7 @@ export class ZoneChange {
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgain(true);
     const before = this.zone.serial;
     const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
+    this.serialAfter = after;
     const soaEdited = this.update?.id === this.zone.soa.id;
     let soa: { id: number; rdata: string; ttl: number } | undefined;
     if (!soaEdited) {

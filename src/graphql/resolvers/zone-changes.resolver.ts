@@ -1,0 +1,106 @@
+import { Arg, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
+import type { ZoneChangeKind } from '../../services/zone-changes.service';
+import type { GraphQLContext } from '../context';
+import { parseOptionalId } from '../inputs/ids';
+
+enum ZoneChangeKindEnum {
+  ADD = 'ADD',
+  REMOVE = 'REMOVE',
+  REPLACE = 'REPLACE',
+  REPLACE_RRSET = 'REPLACE_RRSET',
+}
+registerEnumType(ZoneChangeKindEnum, {
+  name: 'ZoneChangeKind',
+  valuesConfig: {
+    ADD: { description: 'Add a record: owner, type, rdata, ttl.' },
+    REMOVE: { description: 'Remove a record: by id, or by owner, type and rdata.' },
+    REPLACE: { description: 'Replace the record `id` with owner, type, rdata, ttl.' },
+    REPLACE_RRSET: { description: 'Every record of owner and type becomes one of `rdatas` with `ttl` (an empty list removes the RRset).' },
+  },
+});
+
+/** One change of a set; which fields it needs depends on its kind (the service names what is missing). */
+@InputType()
+export class ZoneChangeInput {
+  @Field(() => ZoneChangeKindEnum)
+  kind!: ZoneChangeKindEnum;
+
+  @Field(() => ID, { nullable: true, description: 'The record, for REMOVE by id and REPLACE.' })
+  id?: string | null;
+
+  @Field(() => String, { nullable: true, description: "Owner, relative to the zone ('@' = apex) or absolute inside it." })
+  owner?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Record type (case-insensitive).' })
+  type?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'RDATA in presentation form (ADD, REPLACE, REMOVE by content).' })
+  rdata?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'TTL (ADD, REPLACE, REPLACE_RRSET).' })
+  ttl?: number | null;
+
+  @Field(() => [String], { nullable: true, description: 'The RRset’s RDATA (REPLACE_RRSET).' })
+  rdatas?: string[] | null;
+}
+
+@ObjectType('ChangedRecord', { description: 'A record a change added or removed, in presentation form.' })
+class ChangedRecord {
+  @Field()
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field()
+  rdata!: string;
+
+  @Field(() => Int)
+  ttl!: number;
+}
+
+@ObjectType('ZoneChangesResult')
+class ZoneChangesResult {
+  @Field()
+  zone!: string;
+
+  @Field(() => Float, { description: 'The serial the set was applied to.' })
+  serialBefore!: number;
+
+  @Field(() => Float, { description: 'The zone’s serial after the set (it rose once).' })
+  serial!: number;
+
+  @Field(() => [ChangedRecord], { description: 'Records added (the SOA aside).' })
+  added!: ChangedRecord[];
+
+  @Field(() => [ChangedRecord], { description: 'Records removed (the SOA aside).' })
+  removed!: ChangedRecord[];
+}
+
+/** Change sets: many changes of one zone, all or nothing, one serial step (ZoneChangesService). */
+@Resolver()
+export class ZoneChangesResolver {
+  @Mutation(() => ZoneChangesResult, {
+    description: 'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
+  })
+  applyZoneChanges(
+    @Arg('zone') zone: string,
+    @Arg('changes', () => [ZoneChangeInput], { validate: false }) changes: ZoneChangeInput[],
+    @Arg('expectSerial', () => Float, { nullable: true }) expectSerial: number | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.zoneChanges.apply(ctx, {
+      zone,
+      expectSerial: expectSerial ?? undefined,
+      changes: changes.map((change, index) => ({
+        kind: change.kind as ZoneChangeKind,
+        id: parseOptionalId(change.id, `changes[${index}].id`),
+        owner: change.owner ?? undefined,
+        type: change.type ?? undefined,
+        rdata: change.rdata ?? undefined,
+        ttl: change.ttl ?? undefined,
+        rdatas: change.rdatas ?? undefined,
+      })),
+    });
+  }
+}

@@ -1,0 +1,188 @@
+import type { Settings } from '../config/settings';
+import type { JournalRecord } from '../entities/change.entity';
+import { parseOwner } from '../dns/name';
+import { CanonicalRecord, parseRecord } from '../dns/record';
+import { getRecordType } from '../dns/record-types';
+import { checkZoneIndexed } from '../dns/zone-rules';
+import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
+import type { StoredRow } from '../repositories/zone-writes';
+import type { RequestContext } from './context';
+import { normaliseZoneName } from './domains.service';
+import { changeZone } from './zone-change';
+
+/**
+ * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
+ * with another; REPLACE_RRSET: every record of an owner and type becomes `rdatas` (none: the RRset goes), as
+ * PowerDNS's `changetype: REPLACE`.
+ */
+export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET';
+export interface ZoneChangeSpec {
+  kind: ZoneChangeKind;
+  id?: number;
+  owner?: string;
+  type?: string;
+  rdata?: string;
+  ttl?: number;
+  rdatas?: string[];
+}
+
+export interface ZoneChangesResult {
+  zone: string;
+  serialBefore: number;
+  serial: number;
+  /** the records the set added and removed (the SOA's serial step aside), in presentation form */
+  added: JournalRecord[];
+  removed: JournalRecord[];
+}
+
+const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
+
+/**
+ * Change sets: many record changes of one zone applied as one change (contract-decisions §3: the serial rises
+ * once; one journal row, so a secondary takes one IXFR). All or nothing: every change is validated by the DNS
+ * model and the zone rules are checked on the zone as it will be after the whole set (a CNAME may replace the
+ * A records of its owner in one set); every problem comes back at once, each naming its change
+ * (`changes[3].rdata`). With `expectSerial`, the set applies only if the zone is still at that serial
+ * (optimistic concurrency for scripts: a replay after a timeout is refused, never applied twice).
+ *
+ * The zone is read whole (the rules need every owner a change touches and what is there), so a set costs time
+ * in proportion to the zone's size plus its own.
+ */
+export class ZoneChangesService {
+  constructor(private readonly settings: Settings) {}
+
+  async apply(ctx: RequestContext, input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number }): Promise<ZoneChangesResult> {
+    const zone = normaliseZoneName(input.zone);
+    if (input.changes.length === 0) throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
+    if (input.changes.length > this.settings.maxChangesPerSet) {
+      throw new DomainError('CHANGE_SET_TOO_LARGE', `A change set holds at most ${this.settings.maxChangesPerSet} changes (MAX_CHANGES_PER_SET); this one has ${input.changes.length}`, [
+        { field: 'changes', code: 'CHANGE_SET_TOO_LARGE', message: `changes: at most ${this.settings.maxChangesPerSet} changes per set`, limit: this.settings.maxChangesPerSet },
+      ]);
+    }
+    // what can be decided without the zone: every record's own validity
+    const invalid: ErrorDetail[] = [];
+    const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid));
+    if (invalid.length) throw errorFromProblems(invalid);
+
+    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
+      if (input.expectSerial !== undefined && change.zone.serial !== input.expectSerial) {
+        throw new DomainError('SERIAL_MISMATCH', `The zone is at serial ${change.zone.serial}, not ${input.expectSerial}: it changed since it was read`, [
+          { field: 'expectSerial', code: 'SERIAL_MISMATCH', message: `expectSerial: the zone's serial is ${change.zone.serial}`, current: change.zone.serial },
+        ]);
+      }
+      // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
+      const problems: ErrorDetail[] = [];
+      const current = change.zone.sameOwner;
+      const byId = new Map(current.map((r) => [r.id, r]));
+      const byIdentity = new Map(current.map((r) => [identity(r), r]));
+      const removed = new Map<number, StoredRow>();
+      const additions: { record: CanonicalRecord; index: number }[] = [];
+      const refuse = (index: number, field: string, code: string, message: string) => problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
+      const remove = (row: StoredRow, index: number) => {
+        if (row.type === 'SOA') refuse(index, 'type', 'SOA_IN_CHANGE_SET', "type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)");
+        else removed.set(row.id, row);
+      };
+
+      parsed.forEach((p, index) => {
+        if (!p) return;
+        if (p.kind === 'ADD') additions.push(...p.records.map((record) => ({ record, index })));
+        else if (p.kind === 'REPLACE_RRSET') {
+          for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
+          additions.push(...p.records.map((record) => ({ record, index })));
+        } else {
+          const target = p.id !== undefined ? byId.get(p.id) : byIdentity.get(identity(p.match!));
+          if (!target) {
+            refuse(index, p.id !== undefined ? 'id' : 'rdata', 'RECORD_NOT_FOUND', p.id !== undefined ? `id: record ${p.id} is not in zone ${zone}` : `rdata: zone ${zone} has no such record`);
+            return;
+          }
+          if (removed.has(target.id)) refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
+          remove(target, index);
+          if (p.kind === 'REPLACE') additions.push(...p.records.map((record) => ({ record, index })));
+        }
+      });
+      if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
+        throw new DomainError('RECORD_NOT_FOUND', problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`, problems);
+      }
+      if (problems.length) throw errorFromProblems(problems);
+
+      // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
+      const kept = current.filter((r) => !removed.has(r.id));
+      const desired: CanonicalRecord[] = [...kept, ...additions.map((a) => a.record)];
+      for (const found of checkZoneIndexed(zone, desired)) {
+        const addition = found.index !== undefined && found.index >= kept.length ? additions[found.index - kept.length] : undefined;
+        problems.push(addition
+          ? { ...found.problem, field: `changes[${addition.index}].${found.problem.field}`, message: `changes[${addition.index}].${found.problem.message}` }
+          : found.problem);
+      }
+      if (problems.length) throw errorFromProblems(problems);
+
+      // a record removed and added back unchanged is no change at all
+      const keptBack = new Map(additions.map((a) => [identity(a.record), a.record]));
+      for (const row of removed.values()) {
+        const back = keptBack.get(identity(row));
+        if (back && back.ttl === row.ttl) {
+          keptBack.delete(identity(row));
+          continue;
+        }
+        change.remove(row);
+      }
+      for (const record of keptBack.values()) change.insert(record);
+      const serialBefore = change.zone.serial;
+      await change.commit();
+      const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
+      return { zone, serialBefore, serial: change.serialAfter!, added: visible(change.added), removed: visible(change.removed) };
+    });
+  }
+
+  /** one change, checked on its own; its problems are added to `problems` with the change's index */
+  private parseChange(zone: string, change: ZoneChangeSpec, index: number, problems: ErrorDetail[]) {
+    const at = (found: ErrorDetail[]) => problems.push(...found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` })));
+    const missing = (fields: (keyof ZoneChangeSpec)[]) => {
+      const absent = fields.filter((f) => change[f] === undefined || change[f] === null);
+      at(absent.map((f) => ({ field: f, code: 'REQUIRED', message: `${f}: a ${change.kind} change needs ${f}` })));
+      return absent.length > 0;
+    };
+    const record = (rdata: string) => {
+      const parsed = parseRecord(zone, { owner: change.owner!, type: change.type!, rdata, ttl: change.ttl! }, this.settings.allowedTtls);
+      if (!parsed.ok) {
+        at(parsed.problems);
+        return undefined;
+      }
+      return parsed.record;
+    };
+    switch (change.kind) {
+      case 'ADD':
+      case 'REPLACE': {
+        if (missing(change.kind === 'REPLACE' ? ['id', 'owner', 'type', 'rdata', 'ttl'] : ['owner', 'type', 'rdata', 'ttl'])) return undefined;
+        const next = record(change.rdata!);
+        return next && { kind: change.kind, id: change.id, records: [next] };
+      }
+      case 'REMOVE': {
+        if (change.id !== undefined && change.id !== null) return { kind: change.kind, id: change.id, records: [] };
+        if (missing(['owner', 'type', 'rdata'])) return undefined;
+        // matched by canonical form, whatever the TTL
+        const parsed = parseRecord(zone, { owner: change.owner!, type: change.type!, rdata: change.rdata!, ttl: 0 }, []);
+        if (!parsed.ok) {
+          at(parsed.problems);
+          return undefined;
+        }
+        return { kind: change.kind, match: parsed.record, records: [] };
+      }
+      case 'REPLACE_RRSET': {
+        if (missing(['owner', 'type', 'rdatas'])) return undefined;
+        if (change.rdatas!.length > 0 && missing(['ttl'])) return undefined;
+        // the RRset's owner and type in canonical form, also when the new set is empty
+        const owner = parseOwner(change.owner!, zone, 'owner');
+        const definition = getRecordType(String(change.type).trim());
+        if (!owner.ok) at(owner.problems);
+        if (!definition) at([{ field: 'type', code: 'UNKNOWN_TYPE', message: `type: ${JSON.stringify(change.type)} is not a supported record type` }]);
+        const records = change.rdatas!.map(record);
+        if (!owner.ok || !definition || records.some((r) => !r)) return undefined;
+        return { kind: change.kind, owner: owner.name, type: definition.type, records: records as CanonicalRecord[] };
+      }
+      default:
+        at([{ field: 'kind', code: 'UNKNOWN_CHANGE_KIND', message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE or REPLACE_RRSET` }]);
+        return undefined;
+    }
+  }
+}

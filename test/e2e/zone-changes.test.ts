@@ -1,0 +1,185 @@
+import { Client } from 'pg';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
+
+/**
+ * Issue 12, part 1: change sets. All or nothing, the rules checked on the zone as it will be, one serial step
+ * and one journal row per set, expectSerial for optimistic concurrency, every problem at once with its change.
+ */
+const APPLY = `mutation($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Float) {
+  applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
+    zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`;
+
+let app: TestApp;
+let userId: string;
+beforeAll(async () => {
+  app = await startTestApp();
+  userId = await createUser(app, 'sets@example.org');
+});
+afterAll(async () => app.close());
+
+const zoneRecords = async (zone: string) => {
+  const res = await app.gql(`query($z: String!) { domain(name: $z) { serial records { id owner type rdata ttl } } }`, { z: zone });
+  return res.data.domain as { serial: number; records: { id: string; owner: string; type: string; rdata: string; ttl: number }[] };
+};
+
+/** the journal rows of a zone, straight from the database: one per committed change */
+async function journalRows(zone: string): Promise<number> {
+  const client = new Client({ connectionString: app.service.settings.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`select count(*)::int as n from changes where zone = $1 and kind = 'zone-changed'`, [zone]);
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
+
+test('a set applies whole: one serial step, one journal row, the diff in the answer', async () => {
+  await createZone(app, userId, 'set1.example');
+  const before = await zoneRecords('set1.example');
+  const journal = await journalRows('set1.example');
+  const res = await app.gql(APPLY, {
+    zone: 'set1.example',
+    changes: [
+      { kind: 'ADD', owner: 'mail', type: 'A', rdata: '192.0.2.25', ttl: 3600 },
+      { kind: 'ADD', owner: '@', type: 'MX', rdata: '10 mail', ttl: 3600 },
+      { kind: 'ADD', owner: '@', type: 'TXT', rdata: '"v=spf1 mx -all"', ttl: 3600 },
+    ],
+  });
+  expect(res.errors).toBeUndefined();
+  const result = res.data.applyZoneChanges;
+  expect(result.serialBefore).toBe(before.serial);
+  expect(result.serial).toBeGreaterThan(before.serial);
+  expect(result.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort()).toEqual(['@ MX 10 mail.set1.example.', '@ TXT "v=spf1 mx -all"', 'mail A 192.0.2.25']);
+  expect(result.removed).toEqual([]);
+  const after = await zoneRecords('set1.example');
+  expect(after.serial).toBe(result.serial);
+  expect(after.records.length).toBe(before.records.length + 3);
+  expect(await journalRows('set1.example')).toBe(journal + 1);
+});
+
+test('a CNAME replaces the A records of its owner in one set; REPLACE_RRSET swaps an MX set', async () => {
+  await createZone(app, userId, 'set2.example');
+  for (const rdata of ['192.0.2.1', '192.0.2.2']) await app.gql(CREATE_RECORD, { input: { zone: 'set2.example', owner: 'app', type: 'A', rdata, ttl: 3600 } });
+  await app.gql(CREATE_RECORD, { input: { zone: 'set2.example', owner: '@', type: 'MX', rdata: '10 old-mx.example.net.', ttl: 3600 } });
+  const res = await app.gql(APPLY, {
+    zone: 'set2.example',
+    changes: [
+      { kind: 'REPLACE_RRSET', owner: 'app', type: 'A', rdatas: [] },
+      { kind: 'ADD', owner: 'app', type: 'CNAME', rdata: 'lb.example.net.', ttl: 3600 },
+      { kind: 'REPLACE_RRSET', owner: '@', type: 'MX', ttl: 3600, rdatas: ['10 mx1.example.net.', '20 mx2.example.net.'] },
+    ],
+  });
+  expect(res.errors).toBeUndefined();
+  const records = (await zoneRecords('set2.example')).records.map((r) => `${r.owner} ${r.type} ${r.rdata}`);
+  expect(records).toEqual(expect.arrayContaining(['app CNAME lb.example.net.', '@ MX 10 mx1.example.net.', '@ MX 20 mx2.example.net.']));
+  expect(records.filter((r) => r.startsWith('app A') || r.includes('old-mx'))).toEqual([]);
+  expect(res.data.applyZoneChanges.removed.length).toBe(3);
+});
+
+test('REMOVE by id and by content, REPLACE by id', async () => {
+  await createZone(app, userId, 'set3.example');
+  const a = await app.gql(CREATE_RECORD, { input: { zone: 'set3.example', owner: 'a', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
+  const b = await app.gql(CREATE_RECORD, { input: { zone: 'set3.example', owner: 'b', type: 'A', rdata: '192.0.2.2', ttl: 3600 } });
+  await app.gql(CREATE_RECORD, { input: { zone: 'set3.example', owner: 'c', type: 'TXT', rdata: '"gone"', ttl: 3600 } });
+  const res = await app.gql(APPLY, {
+    zone: 'set3.example',
+    changes: [
+      { kind: 'REMOVE', id: a.data.createRecord.id },
+      { kind: 'REMOVE', owner: 'c.set3.example.', type: 'txt', rdata: '"gone"' },
+      { kind: 'REPLACE', id: b.data.createRecord.id, owner: 'b', type: 'A', rdata: '192.0.2.22', ttl: 3600 },
+    ],
+  });
+  expect(res.errors).toBeUndefined();
+  const records = (await zoneRecords('set3.example')).records.map((r) => `${r.owner} ${r.type} ${r.rdata}`);
+  expect(records).toContain('b A 192.0.2.22');
+  expect(records.filter((r) => /^(a|c) /.test(r) || r === 'b A 192.0.2.2')).toEqual([]);
+});
+
+test('every problem at once, each naming its change; nothing written', async () => {
+  await createZone(app, userId, 'set4.example');
+  await app.gql(CREATE_RECORD, { input: { zone: 'set4.example', owner: 'www2', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
+  const before = await zoneRecords('set4.example');
+  const invalid = await app.gql(APPLY, {
+    zone: 'set4.example',
+    changes: [
+      { kind: 'ADD', owner: 'ok', type: 'A', rdata: '192.0.2.9', ttl: 3600 },
+      { kind: 'ADD', owner: 'bad', type: 'A', rdata: '300.0.0.1', ttl: 3600 },
+      { kind: 'ADD', owner: 'bad2', type: 'MX', ttl: 3600 },
+      { kind: 'REPLACE', owner: 'x', type: 'A', rdata: '192.0.2.3', ttl: 3600 },
+    ],
+  });
+  expect(invalid.status).toBe(200);
+  expect(errorCode(invalid)).toBe('INVALID_RDATA');
+  const fields = invalid.errors![0].extensions.details.map((d: any) => d.field);
+  expect(fields).toEqual(expect.arrayContaining(['changes[1].rdata', 'changes[2].rdata', 'changes[3].id']));
+  expect(fields.some((f: string) => f.startsWith('changes[0]'))).toBe(false);
+
+  // a rule broken in the middle of the set: a CNAME beside the A that stays
+  const conflict = await app.gql(APPLY, {
+    zone: 'set4.example',
+    changes: [
+      { kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.10', ttl: 3600 },
+      { kind: 'ADD', owner: 'www2', type: 'CNAME', rdata: 'elsewhere.example.net.', ttl: 3600 },
+      { kind: 'ADD', owner: 'fine2', type: 'A', rdata: '192.0.2.11', ttl: 3600 },
+    ],
+  });
+  expect(errorCode(conflict)).toBe('CNAME_CONFLICT');
+  expect(conflict.errors![0].message).toBe('An A record already exist with that owner');
+  expect(conflict.errors![0].extensions.details[0].field).toBe('changes[1].type');
+  expect(await zoneRecords('set4.example')).toEqual(before);
+});
+
+test('expectSerial: applies at that serial, and a replay gets 409 SERIAL_MISMATCH with the current serial', async () => {
+  await createZone(app, userId, 'set5.example');
+  const { serial } = await zoneRecords('set5.example');
+  const changes = [{ kind: 'ADD', owner: 'once', type: 'A', rdata: '192.0.2.1', ttl: 3600 }];
+  const first = await app.gql(APPLY, { zone: 'set5.example', changes, expectSerial: serial });
+  expect(first.errors).toBeUndefined();
+  const replay = await app.gql(APPLY, { zone: 'set5.example', changes, expectSerial: serial });
+  expect(errorCode(replay)).toBe('SERIAL_MISMATCH');
+  expect(replay.errors![0].extensions.details[0].current).toBe(first.data.applyZoneChanges.serial);
+  expect((await zoneRecords('set5.example')).records.filter((r) => r.owner === 'once').length).toBe(1);
+});
+
+test('bad sets: empty, unknown kind, too many, a record of another zone or another user', async () => {
+  await createZone(app, userId, 'set6.example');
+  const other = await createUser(app, 'other-sets@example.org');
+  await createZone(app, other, 'theirs.example');
+  const theirs = await app.gql(CREATE_RECORD, { input: { zone: 'theirs.example', owner: 't', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
+  const before = await zoneRecords('set6.example');
+
+  expect(errorCode(await app.gql(APPLY, { zone: 'set6.example', changes: [] }))).toBe('INVALID_INPUT');
+  const unknownKind = await app.gql(APPLY, { zone: 'set6.example', changes: [{ kind: 'UPSERT', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 }] });
+  expect(unknownKind.status).toBe(400);
+  const tooMany = await app.gql(APPLY, { zone: 'set6.example', changes: Array.from({ length: app.service.settings.maxChangesPerSet + 1 }, (_, i) => ({ kind: 'ADD', owner: `h${i}`, type: 'A', rdata: '192.0.2.1', ttl: 3600 })) });
+  expect(errorCode(tooMany)).toBe('CHANGE_SET_TOO_LARGE');
+  expect(tooMany.errors![0].message).toContain(String(app.service.settings.maxChangesPerSet));
+  // another zone's record, with the admin key: not in this zone
+  const foreign = await app.gql(APPLY, { zone: 'set6.example', changes: [{ kind: 'REMOVE', id: theirs.data.createRecord.id }] });
+  expect(errorCode(foreign)).toBe('RECORD_NOT_FOUND');
+  // a user's key cannot reach another user's zone at all
+  const key = await createUserKey(app, userId);
+  const scoped = await app.gql(APPLY, { zone: 'theirs.example', changes: [{ kind: 'REMOVE', id: theirs.data.createRecord.id }] }, key);
+  expect(errorCode(scoped)).toBe('ZONE_NOT_FOUND');
+  expect(await zoneRecords('set6.example')).toEqual(before);
+  expect((await zoneRecords('theirs.example')).records.some((r) => r.owner === 't')).toBe(true);
+});
+
+test('REST: POST /api/domain/changes/:zone with a JSON body, the same rules', async () => {
+  await createZone(app, userId, 'set7.example');
+  const H = { 'X-API-Key': ADMIN_KEY };
+  const ok = await app.http.post('/api/domain/changes/set7.example').set(H).send({ changes: [{ kind: 'ADD', owner: 'r', type: 'A', rdata: '192.0.2.7', ttl: 3600 }] });
+  expect(ok.status).toBe(200);
+  expect(ok.body.added).toEqual([{ owner: 'r', type: 'A', rdata: '192.0.2.7', ttl: 3600 }]);
+  const stale = await app.http.post('/api/domain/changes/set7.example').set(H).send({ expectSerial: ok.body.serialBefore, changes: [{ kind: 'ADD', owner: 'r2', type: 'A', rdata: '192.0.2.8', ttl: 3600 }] });
+  expect(stale.status).toBe(409);
+  expect(stale.body.error).toBe('SERIAL_MISMATCH');
+  const badKind = await app.http.post('/api/domain/changes/set7.example').set(H).send({ changes: [{ kind: 'NOPE' }] });
+  expect(badKind.status).toBe(422);
+  expect(badKind.body.error).toBe('INVALID_INPUT');
+  const notList = await app.http.post('/api/domain/changes/set7.example').set(H).type('form').send({ changes: 'x' });
+  expect(notList.status).toBe(422);
+  expect(notList.body.details[0].code).toBe('NOT_A_LIST');
+});
