@@ -1,7 +1,9 @@
 import { DomainError } from '../errors/catalogue';
 
 /** Who is calling: the admin key sees everything; a user key sees only that user's zones and records. */
-export type Principal = { kind: 'admin'; keyId: number } | { kind: 'user'; keyId: number; userId: number };
+export type Principal =
+  | { kind: 'admin'; keyId: number; keyName?: string }
+  | { kind: 'user'; keyId: number; keyName?: string; userId: number };
 
 export function requireAdmin(principal: Principal): void {
   if (principal.kind !== 'admin') throw new DomainError('FORBIDDEN');

@@ -44,6 +44,9 @@ export interface Settings {
   maxPageSize: number;
   /** the most changes one change set (applyZoneChanges) may hold */
   maxChangesPerSet: number;
+  /** the change history (journal) kept: days, and rows per zone; older rows are pruned by the worker */
+  historyKeepDays: number;
+  historyKeepRows: number;
 }
 
 export class SettingsError extends Error {
@@ -203,6 +206,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     graphqlMaxDepth: integer('GRAPHQL_MAX_DEPTH', 8, 2, 64),
     maxPageSize: integer('MAX_PAGE_SIZE', 10_000, 1, 1_000_000),
     maxChangesPerSet: integer('MAX_CHANGES_PER_SET', 10_000, 1, 1_000_000),
+    historyKeepDays: integer('HISTORY_KEEP_DAYS', 90, 1, 36_500),
+    historyKeepRows: integer('HISTORY_KEEP_ROWS', 10_000, 10, 100_000_000),
   };
   if (problems.length) throw new SettingsError(problems);
   return settings;

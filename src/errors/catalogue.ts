@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
   SERIAL_MISMATCH: { status: 409, message: 'The zone changed since the expected serial' },
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
+  HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },
   SOA_UNDELETABLE: { status: 403, message: "Can't Delete SOA Record" },
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },

@@ -10,8 +10,9 @@ import { RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
 import { ZoneFileResolver } from './resolvers/zone-file.resolver';
 import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
+import { HistoryResolver } from './resolvers/history.resolver';
 
-export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver] as const;
+export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver] as const;
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -19,6 +19,29 @@ export class PropagationRepository {
    * server, first check after `firstCheckMs`, all or nothing. Four round trips per drain (BEGIN, claim,
    * update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
    */
+  /**
+   * Prunes the journal (the change history, and IXFR's source): published rows older than `keepDays`, and
+   * beyond the newest `keepRows` of a zone. Only the oldest rows of a zone go, so what is kept is a contiguous
+   * run up to the present: IXFR from a serial before it finds no start and falls back to AXFR (RFC 1995 §4),
+   * and the history answers HISTORY_EXPIRED. The newest row of every zone name stays whatever its age (it
+   * holds the last serial the name had, which a zone created again with that name must exceed).
+   */
+  async pruneJournal(keepDays: number, keepRows: number): Promise<number> {
+    const { rowCount } = await this.pool.query({
+      name: preparedName('zk_worker_prune_journal'),
+      text: `with aged as (
+               select c.id from changes c
+                where c.published_at is not null and c.created_at < now() - make_interval(days => $1::int)
+                  and c.id < (select max(l.id) from changes l where l.zone = c.zone)),
+             capped as (
+               select id from (select id, published_at, row_number() over (partition by zone order by id desc) as rn from changes) x
+                where x.rn > $2::int and x.published_at is not null)
+             delete from changes where id in (select id from aged union select id from capped)`,
+      values: [keepDays, keepRows],
+    });
+    return rowCount ?? 0;
+  }
+
   async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
     const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
       name: preparedName('zk_worker_claim'),

@@ -184,6 +184,23 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           },
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },
+        ZoneChangeEntry: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', pattern: '^[0-9]+$' },
+            kind: { enum: ['zone-created', 'zone-changed', 'zone-deleted'] },
+            serialBefore: { type: ['integer', 'null'] },
+            serialAfter: { type: 'integer' },
+            createdAt: { type: 'string' },
+            author: {
+              type: ['object', 'null'],
+              properties: { keyId: { type: ['string', 'null'] }, keyName: { type: ['string', 'null'] }, userId: { type: ['string', 'null'] }, admin: { type: 'boolean' } },
+            },
+            added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+          },
+          required: ['id', 'kind', 'serialAfter', 'createdAt', 'added', 'removed'],
+        },
         ChangedRecord: {
           type: 'object',
           properties: { owner: { type: 'string' }, type: { type: 'string' }, rdata: { type: 'string' }, ttl: { type: 'integer' } },

@@ -28,6 +28,11 @@ export const OPERATIONS = {
   applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Float) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
       zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+  zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {
+    domain(name: $zone) { changes(first: $first, after: $after) {
+      nodes { id kind serialBefore serialAfter createdAt author { keyId keyName userId admin }
+        added { owner type rdata ttl } removed { owner type rdata ttl } }
+      pageInfo { hasNextPage endCursor } } } }`,
   exportZone: `query ExportZone($id: ID, $name: String) { domain(id: $id, name: $name) { zoneFile } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state servers { server servedSerial state error updatedAt } } } }`,

@@ -228,6 +228,20 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
+    method: 'get', path: '/domain/changes/:zone', operationId: 'listZoneChanges', tag: 'domains', status: 200,
+    summary: "A zone's committed changes, newest first: serials, time, author, records added and removed",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      first: { kind: 'int', description: 'at most this many changes (default 100)', max: 1000 },
+      after: { kind: 'string', description: 'the id of the last change of the previous page' },
+    },
+    response: arrayOf('ZoneChangeEntry'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { changes: { nodes: unknown[] } } }>('zoneChanges', { zone: inputs.zone, first: inputs.first ?? 100, after: inputs.after });
+      return { body: data.domain.changes.nodes };
+    },
+  },
+  {
     method: 'get', path: '/domain/export/:zone', operationId: 'exportDomain', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     responseType: 'text/dns',

@@ -46,7 +46,7 @@ export class ApiKeysService {
     const key = await em.fork().findOne(ApiKey, { secretHash: hash, revokedAt: null });
     let principal: Principal | null = null;
     if (key && timingSafeEqual(Buffer.from(key.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
-      principal = key.user ? { kind: 'user', keyId: key.id, userId: key.user.id } : { kind: 'admin', keyId: key.id };
+      principal = key.user ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.user.id } : { kind: 'admin', keyId: key.id, keyName: key.name };
     }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, { principal, until: Date.now() + ApiKeysService.CACHE_MS });

@@ -5,6 +5,7 @@ import { RecordsService } from './records.service';
 import { UsersService } from './users.service';
 import { ZoneFilesService } from './zone-files.service';
 import { ZoneChangesService } from './zone-changes.service';
+import { HistoryService } from './history.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -15,10 +16,12 @@ export interface Services {
   apiKeys: ApiKeysService;
   zoneFiles: ZoneFilesService;
   zoneChanges: ZoneChangesService;
+  history: HistoryService;
 }
 
 export function createServices(settings: Settings): Services {
   const apiKeys = new ApiKeysService();
+  const zoneChanges = new ZoneChangesService(settings);
   return {
     settings,
     users: new UsersService(settings, apiKeys),
@@ -26,6 +29,7 @@ export function createServices(settings: Settings): Services {
     records: new RecordsService(settings),
     apiKeys,
     zoneFiles: new ZoneFilesService(settings),
-    zoneChanges: new ZoneChangesService(settings),
+    zoneChanges,
+    history: new HistoryService(zoneChanges),
   };
 }

@@ -85,6 +85,7 @@ export class ZoneChange {
     private readonly settings: Settings,
     private readonly locked: boolean,
     readonly zone: LockedZone,
+    private readonly principal: Principal,
   ) {}
 
   /**
@@ -97,7 +98,7 @@ export class ZoneChange {
       if ('recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       throw DomainError.notFound('ZONE_NOT_FOUND', 'id' in request.zone ? 'id' : 'zone');
     }
-    return new ZoneChange(sql, settings, lock, zone);
+    return new ZoneChange(sql, settings, lock, zone, principal);
   }
 
   insert(record: JournalRecord): void {
@@ -145,6 +146,7 @@ export class ZoneChange {
       soa,
       removed: this.removed,
       added: this.added,
+      author: { keyId: this.principal.keyId, keyName: this.principal.keyName, userId: this.principal.kind === 'user' ? this.principal.userId : undefined },
     });
     if (inserted) return inserted;
     // another change raised the serial since the read; with the row locked, nothing can

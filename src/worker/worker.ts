@@ -26,6 +26,8 @@ import { publishWaitingMembers } from '../services/zone-change';
 
 export const CHANNEL = 'zonekeeper_changes';
 const POLL_MS = 1000;
+/** how often the journal's retention runs */
+const PRUNE_EVERY_MS = 10 * 60_000;
 /** how soon a lost LISTEN connection is opened again */
 const LISTEN_RETRY_MS = 250;
 const STATUS_TICK_MS = 500;
@@ -59,6 +61,8 @@ export class PropagationWorker {
   private checking = false;
   private checkAgain = false;
   private kickTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
+  private pruning = false;
   private kickAt = Infinity;
   private listenTimer: NodeJS.Timeout | undefined;
   private listenLost = false;
@@ -87,6 +91,9 @@ export class PropagationWorker {
       void this.admitWaitingZones();
     }, POLL_MS);
     this.statusTimer = setInterval(() => void this.checkDue(), STATUS_TICK_MS);
+    this.pruneTimer = setInterval(() => void this.pruneJournal(), PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
+    void this.pruneJournal();
     // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
     this.notifier.notifyAll(this.settings.catalogZone);
     await this.admitWaitingZones();
@@ -278,15 +285,32 @@ export class PropagationWorker {
     if (state !== 'in_sync') this.scheduleCheck(delayMs);
   }
 
+  /** the journal's retention (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS); one pass at a time, any worker may run it */
+  async pruneJournal(): Promise<number> {
+    if (this.pruning || this.stopped) return 0;
+    this.pruning = true;
+    try {
+      const pruned = await this.repository.pruneJournal(this.settings.historyKeepDays, this.settings.historyKeepRows);
+      if (pruned > 0) this.log.info(`journal: pruned ${pruned} change rows past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays} / HISTORY_KEEP_ROWS=${this.settings.historyKeepRows}`);
+      return pruned;
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'journal pruning')) this.log.warn({ err: error }, 'journal: pruning failed; it runs again later');
+      return 0;
+    } finally {
+      this.pruning = false;
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.statusTimer) clearInterval(this.statusTimer);
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
     this.notifier.stop();
     await this.draining?.catch(() => undefined);
-    while (this.checking || this.admitting) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.checking || this.admitting || this.pruning) await new Promise((resolve) => setTimeout(resolve, 20));
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

@@ -45,7 +45,7 @@ export class ZoneChangeInput {
 }
 
 @ObjectType('ChangedRecord', { description: 'A record a change added or removed, in presentation form.' })
-class ChangedRecord {
+export class ChangedRecord {
   @Field()
   owner!: string;
 
@@ -60,7 +60,7 @@ class ChangedRecord {
 }
 
 @ObjectType('ZoneChangesResult')
-class ZoneChangesResult {
+export class ZoneChangesResult {
   @Field()
   zone!: string;
 

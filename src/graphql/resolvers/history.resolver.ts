@@ -1,0 +1,125 @@
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Max, Min } from 'class-validator';
+import type { HistoryRow } from '../../repositories/history';
+import type { GraphQLContext } from '../context';
+import { Connection, ConnectionValue } from '../types/connection';
+import { DomainType } from '../types/domain.type';
+import { parseOptionalId } from '../inputs/ids';
+import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
+import { listComplexity } from './paging';
+
+@ObjectType('ChangeAuthor', { description: 'Who made a change: the API key, and its user (none for an admin key).' })
+class ChangeAuthor {
+  @Field(() => ID, { nullable: true })
+  keyId!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'The key’s name when the change was made.' })
+  keyName!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  userId!: number | null;
+
+  @Field({ description: 'Made with an admin key.' })
+  admin!: boolean;
+}
+
+@ObjectType('ZoneChangeEntry', { description: 'One committed change of a zone (one serial step), from its journal.' })
+class ZoneChangeEntry {
+  @Field(() => ID)
+  id!: number;
+
+  @Field({ description: 'zone-created, zone-changed or zone-deleted.' })
+  kind!: string;
+
+  @Field(() => Float, { nullable: true })
+  serialBefore!: number | null;
+
+  @Field(() => Float)
+  serialAfter!: number;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field(() => ChangeAuthor, { nullable: true, description: 'None for the service’s own changes (zone creation, catalog).' })
+  author!: ChangeAuthor | null;
+
+  @Field(() => [ChangedRecord])
+  added!: ChangedRecord[];
+
+  @Field(() => [ChangedRecord])
+  removed!: ChangedRecord[];
+}
+
+@ObjectType('ZoneChangeConnection', { simpleResolvers: true })
+class ZoneChangeConnection extends Connection(ZoneChangeEntry) {}
+
+@ObjectType('ZoneDiff', { description: 'The records removed and added between two serials (the SOA aside).' })
+class ZoneDiff {
+  @Field(() => Float)
+  fromSerial!: number;
+
+  @Field(() => Float)
+  toSerial!: number;
+
+  @Field(() => [ChangedRecord])
+  added!: ChangedRecord[];
+
+  @Field(() => [ChangedRecord])
+  removed!: ChangedRecord[];
+}
+
+@ArgsType()
+class ChangesArgs {
+  @Field(() => Int, { defaultValue: 20, description: 'Page size.' })
+  @Min(1)
+  @Max(1000)
+  first!: number;
+
+  @Field(() => String, { nullable: true, description: 'A previous page’s endCursor.' })
+  after?: string | null;
+}
+
+const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
+  ...row,
+  author: row.authorKeyId === null ? null : { keyId: row.authorKeyId, keyName: row.authorKeyName, userId: row.authorUserId, admin: row.authorUserId === null },
+});
+
+/** The change history of a zone: `Domain.changes`, `Domain.diff` and `revertZone` (HistoryService). */
+@Resolver(() => DomainType)
+export class HistoryResolver {
+  @FieldResolver(() => ZoneChangeConnection, { description: 'The zone’s committed changes, newest first.', complexity: listComplexity })
+  async changes(@Root() domain: DomainType, @Args() args: ChangesArgs, @Ctx() ctx: GraphQLContext): Promise<ConnectionValue<ZoneChangeEntry>> {
+    const beforeId = parseOptionalId(args.after, 'after');
+    const rows = await ctx.services.history.list(ctx, domain, { first: args.first + 1, beforeId });
+    const nodes = rows.slice(0, args.first).map(toEntry);
+    const last = nodes[nodes.length - 1];
+    return {
+      nodes,
+      pageInfo: { hasNextPage: rows.length > args.first, endCursor: last ? String(last.id) : null },
+      countAll: () => ctx.services.history.count(ctx, domain),
+    };
+  }
+
+  @FieldResolver(() => ZoneDiff, { description: 'The records removed and added between two serials of the zone (either order).', complexity: 20 })
+  diff(
+    @Root() domain: DomainType,
+    @Arg('fromSerial', () => Float) fromSerial: number,
+    @Arg('toSerial', () => Float, { nullable: true, description: 'Default: the current serial.' }) toSerial: number | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.history.diff(ctx, domain, fromSerial, toSerial ?? domain.serial);
+  }
+
+  @Mutation(() => ZoneChangesResult, {
+    description: 'Brings a zone back to the records it had at toSerial, as a new change set (all or nothing, rules checked, the serial rises). expectSerial defaults to the serial read now. A serial older than the kept history: HISTORY_EXPIRED.',
+  })
+  async revertZone(
+    @Arg('zone') zone: string,
+    @Arg('toSerial', () => Float) toSerial: number,
+    @Arg('expectSerial', () => Float, { nullable: true }) expectSerial: number | null | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    const domain = await ctx.services.domains.get(ctx, { name: zone });
+    return ctx.services.history.revert(ctx, domain, toSerial, expectSerial ?? undefined);
+  }
+}

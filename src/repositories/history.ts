@@ -1,0 +1,65 @@
+import type { JournalRecord } from '../entities/change.entity';
+import type { Sql } from './sql';
+
+/** One journal row as the change history shows it. */
+export interface HistoryRow {
+  id: number;
+  kind: string;
+  serialBefore: number | null;
+  serialAfter: number;
+  createdAt: Date;
+  added: JournalRecord[];
+  removed: JournalRecord[];
+  authorKeyId: number | null;
+  authorKeyName: string | null;
+  authorUserId: number | null;
+}
+
+const COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id`;
+
+const toRow = (r: any): HistoryRow => ({
+  id: Number(r.id),
+  kind: r.kind,
+  serialBefore: r.serial_before === null ? null : Number(r.serial_before),
+  serialAfter: Number(r.serial_after),
+  createdAt: new Date(r.created_at),
+  added: r.added,
+  removed: r.removed,
+  authorKeyId: r.author_key_id === null ? null : Number(r.author_key_id),
+  authorKeyName: r.author_key_name,
+  authorUserId: r.author_user_id === null ? null : Number(r.author_user_id),
+});
+
+/** A zone's journal rows, newest first, before the row `beforeId` (keyset paging by `changes_zone_id_index`). */
+export async function zoneHistory(sql: Sql, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
+  const rows = await sql.rows(
+    `select ${COLUMNS} from changes
+      where zone = $1 and domain_id = $2 and ($3::bigint is null or id < $3)
+      order by id desc limit $4`,
+    [zone.name, zone.id, page.beforeId ?? null, page.first],
+  );
+  return rows.map(toRow);
+}
+
+export async function countZoneHistory(sql: Sql, zone: { id: number; name: string }): Promise<number> {
+  const [row] = await sql.rows(`select count(*)::bigint as n from changes where zone = $1 and domain_id = $2`, [zone.name, zone.id]);
+  return Number(row.n);
+}
+
+/** The id of the newest journal row that left the zone at `serial`, or undefined when the kept journal has none. */
+export async function rowAtSerial(sql: Sql, zone: { id: number; name: string }, serial: number): Promise<number | undefined> {
+  const [row] = await sql.rows(
+    `select max(id) as id from changes where zone = $1 and domain_id = $2 and serial_after = $3`,
+    [zone.name, zone.id, serial],
+  );
+  return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
+}
+
+/** The zone's journal rows with ids in (afterId, upToId], in the order they were written. */
+export async function journalBetween(sql: Sql, zone: { id: number; name: string }, afterId: number, upToId: number): Promise<HistoryRow[]> {
+  const rows = await sql.rows(
+    `select ${COLUMNS} from changes where zone = $1 and domain_id = $2 and id > $3 and id <= $4 order by id`,
+    [zone.name, zone.id, afterId, upToId],
+  );
+  return rows.map(toRow);
+}
