@@ -12,7 +12,9 @@
  *   checkZone. Problems carry the 1-based line where their record starts.
  */
 import { ownerToFqdn, parseDomainNameInRdata } from './name';
-import { splitFields } from './presentation';
+import { SIGNER_TYPE_CODES } from './record-types/generic';
+import { parseGenerateRange, substitute } from './generate';
+import { Field, splitFields } from './presentation';
 import { Problem, problem } from './problem';
 import { CanonicalRecord, parseRecordWithOrigin } from './record';
 import { checkTtl, parseDuration } from './ttl';
@@ -116,6 +118,10 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
   return result;
 }
 
+export type ZoneFileResult =
+  | { ok: true; records: CanonicalRecord[]; warnings: Problem[]; dropped: { type: string; count: number }[] }
+  | { ok: false; problems: Problem[] };
+
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 
 /**
@@ -127,12 +133,15 @@ export function parseZoneFile(
   text: string,
   allowedTtls: number[],
   options: { complete?: boolean } = {},
-): { ok: true; records: CanonicalRecord[] } | { ok: false; problems: Problem[] } {
+): ZoneFileResult {
   // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
   const complete = options.complete ?? true;
   const problems: Problem[] = [];
   const records: CanonicalRecord[] = [];
   const recordLines: number[] = [];
+  const warnings: Problem[] = [];
+  const dropped = new Map<string, number>();
+  const seen = new Map<string, number>();
   const z = zone.replace(/\.$/, '').toLowerCase();
   let origin = z;
   let defaultTtl: number | undefined;
@@ -140,15 +149,19 @@ export function parseZoneFile(
   let previousOwner: string | undefined;
   const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push({ ...p, line }));
 
-  for (const entry of logicalLines(text, problems)) {
+  const handle = (entry: LogicalLine): void => {
     const split = splitFields(entry.text);
-    if (!split.ok) { at(entry.line, split.problems); continue; }
+    if (!split.ok) { at(entry.line, split.problems); return; }
     const fields = split.fields;
-    if (fields.length === 0) continue;
+    if (fields.length === 0) return;
 
     if (!entry.blankOwner && fields[0].raw.startsWith('$')) {
       const directive = fields[0].raw.toUpperCase();
-      if (directive === '$ORIGIN' && fields.length === 2) {
+      if (directive === '$ORIGIN' && fields.length === 2 && fields[1].raw === '.') {
+        // `$ORIGIN .` (the root) heads every zone BIND and pdnsutil dump: the names that follow are absolute
+        // or relative to the root (RFC 1035 §5.1)
+        origin = '';
+      } else if (directive === '$ORIGIN' && fields.length === 2) {
         // RFC 1035 §5.1: $ORIGIN sets the origin for relative names that follow
         const name = parseDomainNameInRdata(fields[1].raw, origin, 'zone');
         if (name.ok) origin = name.name === '.' ? '' : name.name.slice(0, -1);
@@ -161,10 +174,16 @@ export function parseZoneFile(
         else defaultTtl = seconds;
       } else if (directive === '$ORIGIN' || directive === '$TTL') {
         at(entry.line, [problem('rdata', 'ZONE_FILE_SYNTAX', `line ${entry.line}: ${directive} takes exactly one argument`)]);
+      } else if (directive === '$GENERATE') {
+        generate(entry, fields);
+      } else if (directive === '$INCLUDE') {
+        // RFC 1035 §5.1 $INCLUDE names a file of the server that reads the zone: an uploaded file cannot
+        // reach the server's files, and must not
+        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: $INCLUDE cannot be used in an uploaded zone file (it would read a file on the server); paste the included file's records in its place`)]);
       } else {
-        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN and $TTL)`)]);
+        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN, $TTL and $GENERATE)`)]);
       }
-      continue;
+      return;
     }
 
     let index = 0;
@@ -173,7 +192,7 @@ export function parseZoneFile(
       ownerAbsolute = previousOwner;
       if (!ownerAbsolute) {
         at(entry.line, [problem('owner', 'OWNER_MISSING', `line ${entry.line}: the record starts with a blank but no earlier record gives an owner`)]);
-        continue;
+        return;
       }
     } else {
       const raw = fields[index++].raw;
@@ -197,9 +216,16 @@ export function parseZoneFile(
     }
     if (index >= fields.length) {
       at(entry.line, [...lineProblems, problem('type', 'ZONE_FILE_SYNTAX', `line ${entry.line}: the record has no type`)]);
-      continue;
+      return;
     }
     const type = fields[index].raw;
+    const signerType = signerTypeOf(type);
+    if (signerType) {
+      // an imported signed zone: the primary does not sign (its signatures would be stale at the first change),
+      // so the signer's records are dropped and counted, never a reason to refuse the file
+      dropped.set(signerType, (dropped.get(signerType) ?? 0) + 1);
+      return;
+    }
     const rdata = index + 1 < fields.length ? entry.text.slice(fields[index + 1].start).trim() : '';
     if (ttl !== undefined) lastExplicitTtl = ttl;
     const effectiveTtl = ttl ?? defaultTtl ?? lastExplicitTtl;
@@ -208,12 +234,45 @@ export function parseZoneFile(
     }
     const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined ? [] : allowedTtls);
     if (!parsed.ok) lineProblems.push(...parsed.problems);
-    if (lineProblems.length) { at(entry.line, lineProblems); continue; }
+    if (lineProblems.length) { at(entry.line, lineProblems); return; }
     if (parsed.ok) {
+      // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
+      // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
+      const key = identityOf(parsed.record);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        const kept = records[first];
+        warnings.push({
+          ...problem('rdata', 'DUPLICATE_RECORD_MERGED', `line ${entry.line}: the ${kept.type} record at ${kept.owner} repeats line ${recordLines[first]}; merged into one${kept.ttl !== parsed.record.ttl ? ` (TTL ${kept.ttl} of line ${recordLines[first]} kept)` : ''}`),
+          line: entry.line,
+        });
+        return;
+      }
+      seen.set(key, records.length);
       records.push(parsed.record);
       recordLines.push(entry.line);
     }
-  }
+  };
+  /** `$GENERATE range lhs [ttl] [class] type rhs`: each generated line is read as if written in the file */
+  const generate = (entry: LogicalLine, fields: Field[]): void => {
+    let typeAt = 3;
+    while (typeAt < fields.length && typeAt < 5 && (parseDuration(fields[typeAt].raw) !== undefined || CLASS_NAMES.test(fields[typeAt].raw))) typeAt++;
+    if (fields.length < typeAt + 2) {
+      at(entry.line, [problem('rdata', 'GENERATE_INVALID', `line ${entry.line}: $GENERATE needs a range, a left-hand side, a type and a right-hand side`)]);
+      return;
+    }
+    const range = parseGenerateRange(fields[1].raw, entry.line);
+    if (!range.ok) { at(entry.line, range.problems); return; }
+    const middle = fields.slice(3, typeAt + 1).map((f) => f.raw).join(' ');
+    const rhs = entry.text.slice(fields[typeAt + 1].start).trim();
+    for (let i = range.start; i <= range.stop; i += range.step) {
+      const owner = substitute(fields[2].raw, i, entry.line);
+      const data = substitute(rhs, i, entry.line);
+      if (!owner.ok || !data.ok) { at(entry.line, [...(owner.ok ? [] : owner.problems), ...(data.ok ? [] : data.problems)]); return; }
+      handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}` });
+    }
+  };
+  for (const entry of logicalLines(text, problems)) handle(entry);
 
   const recordsFailed = problems.length > 0;
   for (const found of checkZoneIndexed(z, records)) {
@@ -225,5 +284,15 @@ export function parseZoneFile(
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
     return { ok: false, problems };
   }
-  return { ok: true, records };
+  warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+  return { ok: true, records, warnings, dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)) };
 }
+
+function signerTypeOf(type: string): string | undefined {
+  const upper = type.toUpperCase();
+  const m = /^TYPE([0-9]{1,5})$/.exec(upper);
+  if (m) return SIGNER_TYPE_CODES.get(Number(m[1]));
+  return [...SIGNER_TYPE_CODES.values()].includes(upper) ? upper : undefined;
+}
+
+const identityOf = (r: CanonicalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
