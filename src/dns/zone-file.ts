@@ -147,7 +147,10 @@ export function parseZoneFile(
   let defaultTtl: number | undefined;
   let lastExplicitTtl: number | undefined;
   let previousOwner: string | undefined;
-  const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push({ ...p, line }));
+  // every problem and warning says its line in the message too ("line 18: …"), not only in `line`
+  const withLine = (p: Problem, line: number): Problem => ({ ...p, message: p.message.startsWith('line ') ? p.message : `line ${line}: ${p.message}`, line });
+  const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push(withLine(p, line)));
+  const warn = (line: number, list: Problem[]) => list.forEach((p) => warnings.push(withLine(p, line)));
 
   const handle = (entry: LogicalLine): void => {
     const split = splitFields(entry.text);
@@ -197,7 +200,7 @@ export function parseZoneFile(
     } else {
       const raw = fields[index++].raw;
       const originFqdn = origin === '' ? '.' : `${origin}.`;
-      ownerAbsolute = raw === '@' ? originFqdn : raw.endsWith('.') ? raw : `${raw}.${originFqdn === '.' ? '' : originFqdn}`;
+      ownerAbsolute = raw === '@' ? originFqdn : isAbsoluteText(raw) ? raw : `${raw}.${originFqdn === '.' ? '' : originFqdn}`;
       previousOwner = ownerAbsolute;
     }
 
@@ -236,6 +239,7 @@ export function parseZoneFile(
     if (!parsed.ok) lineProblems.push(...parsed.problems);
     if (lineProblems.length) { at(entry.line, lineProblems); return; }
     if (parsed.ok) {
+      warn(entry.line, parsed.warnings);
       // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
       // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
       const key = identityOf(parsed.record);
@@ -278,7 +282,7 @@ export function parseZoneFile(
   for (const found of checkZoneIndexed(z, records)) {
     // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
     if (found.index === undefined) { if (!recordsFailed && complete) problems.push(found.problem); }
-    else problems.push({ ...found.problem, line: recordLines[found.index] });
+    else problems.push(withLine(found.problem, recordLines[found.index]));
   }
   if (problems.length) {
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
@@ -286,6 +290,13 @@ export function parseZoneFile(
   }
   warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
   return { ok: true, records, warnings, dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)) };
+}
+
+/** a name in presentation form is absolute when it ends with a dot that is not escaped (`a\.` is relative) */
+function isAbsoluteText(name: string): boolean {
+  let backslashes = 0;
+  for (let i = name.length - 2; i >= 0 && name[i] === '\\'; i--) backslashes++;
+  return name.endsWith('.') && backslashes % 2 === 0;
 }
 
 function signerTypeOf(type: string): string | undefined {

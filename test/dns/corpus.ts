@@ -141,13 +141,17 @@ function rdataFor(type: string, r: Random, g: Generators): string {
     case 'MX': return r.chance(0.1) ? r.pick(['0 .', '10 .']) : `${g.uint(65535)} ${g.host()}`;
     case 'SRV': return `${g.uint(65535)} ${g.uint(65535)} ${g.uint(65535)} ${g.host(true)}`;
     case 'SOA': return `${g.host()} ${g.host()} ${g.uint(4294967295)} ${g.timer()} ${g.timer()} ${g.timer()} ${g.timer()}`;
-    case 'TXT': return Array.from({ length: 1 + r.int(3) }, () => g.charString()).join(' ');
+    case 'TXT': case 'SPF': return Array.from({ length: 1 + r.int(3) }, () => g.charString()).join(' ');
     case 'CAA': {
       const tag = r.chance(BAD_RATE) ? r.pick(['is-sue', 'abcdefghijklmnop', '""', 'tag!']) : r.pick(['issue', 'issuewild', 'iodef', 'ISSUE', 'tbs', g.label().slice(0, 15)]);
       const value = r.chance(0.6) ? r.pick(['"letsencrypt.org"', '"ca.example.net; account=123"', '";"', '"mailto:sec@example.com"', '""']) : g.charString();
       return `${g.uint(255)} ${tag} ${value}`;
     }
-    case 'DS': {
+    case 'DNSKEY': case 'CDNSKEY': {
+      const protocol = r.chance(BAD_RATE) ? r.pick(['2', '4', '256']) : '3';
+      return `${r.pick(['256', '257', '0', g.uint(65535)])} ${protocol} ${r.pick(['8', '13', '15', g.uint(255)])} ${g.base64()}`;
+    }
+    case 'DS': case 'CDS': {
       const digestType = r.chance(BAD_RATE) ? r.pick(['0', '3', '5', '256']) : r.pick(['1', '2', '4']);
       const octets = { 1: 20, 2: 32, 4: 48 }[Number(digestType)] ?? 32;
       return `${g.uint(65535)} ${g.uint(255)} ${digestType} ${g.hex(r.chance(BAD_RATE) ? octets - 1 : octets)}${r.chance(0.05) ? 'z' : ''}`;

@@ -106,7 +106,7 @@ const invalid: [string, string, string[]][] = [
   ['MX', 'ten mail', ['INVALID_INTEGER']],
   ['MX', '10', ['RDATA_FIELD_COUNT']],
   ['MX', '10 .', ['MX_NULL_PREFERENCE']],
-  ['MX', '10 bad_host!', ['NAME_INVALID_CHARACTER']],
+  ['MX', '10 bad host', ['RDATA_FIELD_COUNT']],
   ['MX', '70000 a..b', ['MX_PREFERENCE_RANGE', 'NAME_EMPTY_LABEL']],
   ['SRV', '1 2 65536 host', ['SRV_PORT_RANGE']],
   ['SRV', '65536 65536 1 host', ['SRV_PRIORITY_RANGE', 'SRV_WEIGHT_RANGE']],
@@ -115,7 +115,7 @@ const invalid: [string, string, string[]][] = [
   ['SOA', 'ns1. h. 1 2147483648 1 1 1', ['SOA_REFRESH_RANGE']],
   ['SOA', 'ns1. h. 1 1 x 1 1', ['INVALID_INTEGER']],
   ['SOA', 'ns1. h. 1 1 1 1', ['RDATA_FIELD_COUNT']],
-  ['SOA', 'ns1. hostmaster@example.net. 1 1 1 1 1', ['NAME_INVALID_CHARACTER']],
+  ['SOA', 'ns1. hostmaster@example.net. 1 1 1 1 1', ['SOA_RNAME_AT_SIGN']],
   ['TXT', '', ['RDATA_FIELD_COUNT']],
   ['TXT', '"unterminated', ['UNTERMINATED_QUOTE']],
   ['TXT', 'x'.repeat(256), ['TXT_STRING_TOO_LONG']],
@@ -155,7 +155,7 @@ const invalid: [string, string, string[]][] = [
   ['CNAME', '*.example.com.', ['NAME_WILDCARD_POSITION']],
   ['NS', `${'a'.repeat(64)}.example.com.`, ['NAME_LABEL_TOO_LONG']],
   ['NS', Array.from({ length: 130 }, () => 'a').join('.') + '.', ['NAME_TOO_LONG']],
-  ['NS', 'a\\.b.example.com.', ['NAME_INVALID_CHARACTER']],
+  ['NS', 'a\\0.b.example.com.', ['INVALID_ESCAPE']],
   ['PTR', '', ['RDATA_FIELD_COUNT']],
   ['SVCB', '0 . alpn=h2', ['SVCB_ALIAS_WITH_PARAMS']],
   ['SVCB', '1 . alpn=h2 alpn=h3', ['SVCB_PARAM_DUPLICATE']],
@@ -214,8 +214,8 @@ describe('record types: invalid RDATA', () => {
 describe('registry', () => {
   it('lists every required type with its IANA code, RFCs and fields', () => {
     const types = listRecordTypes().map((t) => `${t.type}=${t.code}`).sort();
-    expect(types).toEqual(['A=1', 'AAAA=28', 'CAA=257', 'CNAME=5', 'DNAME=39', 'DS=43', 'HTTPS=65', 'MX=15', 'NAPTR=35',
-      'NS=2', 'PTR=12', 'SOA=6', 'SRV=33', 'SSHFP=44', 'SVCB=64', 'TLSA=52', 'TXT=16']);
+    expect(types).toEqual(['A=1', 'AAAA=28', 'CAA=257', 'CDNSKEY=60', 'CDS=59', 'CNAME=5', 'DNAME=39', 'DNSKEY=48', 'DS=43', 'HTTPS=65', 'MX=15', 'NAPTR=35',
+      'NS=2', 'PTR=12', 'SOA=6', 'SPF=99', 'SRV=33', 'SSHFP=44', 'SVCB=64', 'TLSA=52', 'TXT=16'].sort());
     for (const t of listRecordTypes()) {
       expect(t.rfcs.length).toBeGreaterThan(0);
       expect(t.fields.length).toBeGreaterThan(0);
@@ -225,6 +225,17 @@ describe('registry', () => {
   it('looks types up case-insensitively', () => {
     expect(getRecordType('mx')?.type).toBe('MX');
     expect(getRecordType(' Https ')?.type).toBe('HTTPS');
-    expect(getRecordType('SPF')).toBeUndefined();
+    expect(getRecordType('spf')?.type).toBe('SPF');
+    expect(getRecordType('LOCX')).toBeUndefined();
+  });
+
+  it('takes TYPEnnn (RFC 3597 §5): a known code is its type, another is the generic type, meta types are refused', () => {
+    expect(getRecordType('TYPE15')?.type).toBe('MX');
+    expect(getRecordType('type65534')?.type).toBe('TYPE65534');
+    expect(getRecordType('TYPE65534')?.parse('\\# 3 abcdef', 'example.com')).toMatchObject({ ok: true, canonical: '\\# 3 ABCDEF' });
+    expect(getRecordType('TYPE65534')?.parse('\\# 0', 'example.com')).toMatchObject({ ok: true, canonical: '\\# 0' });
+    const wrong = getRecordType('TYPE65534')?.parse('\\# 4 abcdef', 'example.com');
+    expect(wrong?.ok === false && wrong.problems.map((p) => p.code)).toEqual(['GENERIC_RDATA_LENGTH']);
+    for (const meta of ['TYPE0', 'TYPE41', 'TYPE46', 'TYPE251', 'TYPE255', 'TYPE65535']) expect(getRecordType(meta)).toBeUndefined();
   });
 });

@@ -92,7 +92,7 @@ describe('parseZoneFile', () => {
       'b 61 A 192.0.2.1',                             // 5
       'c CH TXT "x"',                                 // 6
       '$INCLUDE other.zone',                          // 7
-      'd TYPE99 x',                                   // 8
+      'd TYPE5050 x',                                 // 8
       'e CNAME x.example.net.',                       // 9
       'e A 192.0.2.9',                                // 10
       'www.other.org. A 192.0.2.1',                   // 11
@@ -109,7 +109,7 @@ describe('parseZoneFile', () => {
       [5, 'TTL_NOT_ALLOWED'],
       [6, 'CLASS_NOT_SUPPORTED'],
       [7, 'DIRECTIVE_NOT_SUPPORTED'],
-      [8, 'UNKNOWN_TYPE'],
+      [8, 'GENERIC_RDATA_FORM'],
       [10, 'CNAME_CONFLICT'],
       [11, 'OWNER_OUTSIDE_ZONE'],
       [12, 'UNTERMINATED_QUOTE'],
