@@ -38,17 +38,24 @@ export function collectNameWarnings<T>(work: () => T): { result: T; warnings: Pr
 /** a label is one of: a run of octets (lower-cased ASCII letters) */
 type Label = Buffer;
 
-/** characters BIND escapes with a backslash when it writes a name (dns_name_totext) */
-const SPECIAL = new Set(['.', '"', '(', ')', ';', '\\', '@', '$'].map((c) => c.charCodeAt(0)));
+/**
+ * octets written as they are in the canonical text: letters, digits, `-`, `_` and `/`. Knot's zone parser
+ * takes only these unescaped in a name (BIND takes more), so everything else is escaped: printable ASCII as
+ * `\\X`, other octets as `\\DDD` (RFC 1035 §5.1); both checkers read both forms.
+ */
+const PLAIN = /^[a-z0-9_\/-]$/;
 /** characters that may not appear unescaped in a name given as text: they end or change a master-file field */
 const RAW_FORBIDDEN = /[\x00-\x20\x7f"();]/;
 
 /** canonical text of one label: printable ASCII as is, specials backslash-escaped, other octets as \DDD */
 export function labelText(label: Label): string {
+  // RFC 4592 §2.1.1: a label of one asterisk is the wildcard, written as is
+  if (label.length === 1 && label[0] === 0x2a) return '*';
   let out = '';
   for (const b of label) {
-    if (SPECIAL.has(b)) out += '\\' + String.fromCharCode(b);
-    else if (b > 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    const c = String.fromCharCode(b);
+    if (PLAIN.test(c)) out += c;
+    else if (b > 0x20 && b < 0x7f) out += '\\' + c;
     else out += '\\' + String(b).padStart(3, '0');
   }
   return out;

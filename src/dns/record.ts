@@ -2,7 +2,7 @@
 import { collectNameWarnings, parseOwner } from './name';
 import { Problem, problem } from './problem';
 import { getRecordType, listRecordTypes } from './record-types';
-import { checkTtl } from './ttl';
+import { AllowedTtls, checkTtl } from './ttl';
 
 export interface RecordInput { owner: string; type: string; rdata: string; ttl: number }
 /** owner relative ('@' apex), type upper-case, rdata canonical */
@@ -11,7 +11,7 @@ export interface CanonicalRecord { owner: string; type: string; rdata: string; t
 export type RecordResult = { ok: true; record: CanonicalRecord; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
 /** validates owner, type, rdata and ttl together, collecting every problem (not only the first) */
-export function parseRecord(zone: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+export function parseRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   return parseRecordWithOrigin(zone, zone, input, allowedTtls);
 }
 
@@ -19,12 +19,12 @@ export function parseRecord(zone: string, input: RecordInput, allowedTtls: numbe
  * As parseRecord, but relative names inside RDATA are completed with `origin` rather than the zone: a zone file
  * may change its origin with $ORIGIN (RFC 1035 §5.1). The owner must already be absolute or relative to the zone.
  */
-export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, allowedTtls));
   return result.ok ? { ...result, warnings } : result;
 }
 
-function parseRecordFields(zone: string, origin: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+function parseRecordFields(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const problems: Problem[] = [];
   const owner = parseOwner(input.owner ?? '', zone, 'owner');
   if (!owner.ok) problems.push(...owner.problems);

@@ -17,7 +17,7 @@ import { parseGenerateRange, substitute } from './generate';
 import { Field, splitFields } from './presentation';
 import { Problem, problem } from './problem';
 import { CanonicalRecord, parseRecordWithOrigin } from './record';
-import { checkTtl, parseDuration } from './ttl';
+import { AllowedTtls, checkTtl, clampTtl, parseDuration, ttlAllowed } from './ttl';
 import { checkZoneIndexed } from './zone-rules';
 
 /** RFC 4034 §6.1 canonical order of owner names: compare label by label from the right */
@@ -118,6 +118,9 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
   return result;
 }
 
+/** what an import does with a TTL outside ALLOWED_TTLS: refuse the file (every line listed), or clamp it */
+export type TtlPolicy = 'REFUSE' | 'CLAMP';
+
 export type ZoneFileResult =
   | { ok: true; records: CanonicalRecord[]; warnings: Problem[]; dropped: { type: string; count: number }[] }
   | { ok: false; problems: Problem[] };
@@ -131,8 +134,8 @@ const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 export function parseZoneFile(
   zone: string,
   text: string,
-  allowedTtls: number[],
-  options: { complete?: boolean } = {},
+  allowedTtls: AllowedTtls,
+  options: { complete?: boolean; ttlPolicy?: TtlPolicy } = {},
 ): ZoneFileResult {
   // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
   const complete = options.complete ?? true;
@@ -235,11 +238,18 @@ export function parseZoneFile(
     if (effectiveTtl === undefined) {
       lineProblems.push(problem('ttl', 'TTL_MISSING', `line ${entry.line}: the record has no TTL and no $TTL or earlier TTL applies`));
     }
-    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined ? [] : allowedTtls);
+    const clamp = options.ttlPolicy === 'CLAMP';
+    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined || clamp ? [] : allowedTtls);
     if (!parsed.ok) lineProblems.push(...parsed.problems);
     if (lineProblems.length) { at(entry.line, lineProblems); return; }
     if (parsed.ok) {
       warn(entry.line, parsed.warnings);
+      if (clamp && !ttlAllowed(parsed.record.ttl, allowedTtls)) {
+        // ttlPolicy CLAMP: the nearest allowed TTL instead of a refusal, and the change is reported
+        const clamped = clampTtl(parsed.record.ttl, allowedTtls);
+        warn(entry.line, [problem('ttl', 'TTL_CLAMPED', `ttl: ${parsed.record.ttl} is not allowed; clamped to ${clamped}`)]);
+        parsed.record.ttl = clamped;
+      }
       // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
       // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
       const key = identityOf(parsed.record);

@@ -147,6 +147,11 @@ function rdataFor(type: string, r: Random, g: Generators): string {
       const value = r.chance(0.6) ? r.pick(['"letsencrypt.org"', '"ca.example.net; account=123"', '";"', '"mailto:sec@example.com"', '""']) : g.charString();
       return `${g.uint(255)} ${tag} ${value}`;
     }
+    case 'ZONEMD': {
+      const algorithm = r.chance(BAD_RATE) ? r.pick(['0', '3', '256']) : r.pick(['1', '2']);
+      const octets = { 1: 48, 2: 64 }[Number(algorithm)] ?? 20;
+      return `${g.uint(4294967295)} ${r.chance(BAD_RATE) ? '0' : '1'} ${algorithm} ${g.hex(r.chance(BAD_RATE) ? octets - 1 : octets)}`;
+    }
     case 'DNSKEY': case 'CDNSKEY': {
       const protocol = r.chance(BAD_RATE) ? r.pick(['2', '4', '256']) : '3';
       return `${r.pick(['256', '257', '0', g.uint(65535)])} ${protocol} ${r.pick(['8', '13', '15', g.uint(255)])} ${g.base64()}`;

@@ -215,7 +215,7 @@ describe('registry', () => {
   it('lists every required type with its IANA code, RFCs and fields', () => {
     const types = listRecordTypes().map((t) => `${t.type}=${t.code}`).sort();
     expect(types).toEqual(['A=1', 'AAAA=28', 'CAA=257', 'CDNSKEY=60', 'CDS=59', 'CNAME=5', 'DNAME=39', 'DNSKEY=48', 'DS=43', 'HTTPS=65', 'MX=15', 'NAPTR=35',
-      'NS=2', 'PTR=12', 'SOA=6', 'SPF=99', 'SRV=33', 'SSHFP=44', 'SVCB=64', 'TLSA=52', 'TXT=16'].sort());
+      'NS=2', 'PTR=12', 'SOA=6', 'SPF=99', 'SRV=33', 'SSHFP=44', 'SVCB=64', 'TLSA=52', 'TXT=16', 'ZONEMD=63'].sort());
     for (const t of listRecordTypes()) {
       expect(t.rfcs.length).toBeGreaterThan(0);
       expect(t.fields.length).toBeGreaterThan(0);

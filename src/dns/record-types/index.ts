@@ -22,11 +22,12 @@ import { SSHFP } from './sshfp';
 import { SVCB } from './svcb';
 import { TLSA } from './tlsa';
 import { TXT } from './txt';
+import { ZONEMD } from './zonemd';
 
 export type { RecordTypeDefinition, ParseResult, RecordFieldInfo } from './record-type';
 
 const RECORD_TYPES: RecordTypeDefinition[] = [
-  A, AAAA, CAA, CDNSKEY, CDS, CNAME, DNAME, DNSKEY, DS, HTTPS, MX, NAPTR, NS, PTR, SOA, SPF, SRV, SSHFP, SVCB, TLSA, TXT,
+  A, AAAA, CAA, CDNSKEY, CDS, CNAME, DNAME, DNSKEY, DS, HTTPS, MX, NAPTR, NS, PTR, SOA, SPF, SRV, SSHFP, SVCB, TLSA, TXT, ZONEMD,
 ];
 
 const BY_NAME = new Map(RECORD_TYPES.map((t) => [t.type, t]));
