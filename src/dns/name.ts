@@ -334,7 +334,15 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   const rules: LabelRules = { field, wildcard: false, what };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
-  const labels = parsed.absolute || z === '' ? parsed.labels : [...parsed.labels, ...z.split('.').map((l) => Buffer.from(l, 'ascii'))];
+  const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
+  const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
+  const n = originLabels.length;
+  if (!parsed.absolute && n > 0 && parsed.labels.length > n && warningSink
+    && originLabels.every((l, i) => l.equals(parsed.labels[parsed.labels.length - n + i]))) {
+    // RFC 1035 §5.1 completes a relative name with the origin, so `mx.example.com` in example.com is
+    // mx.example.com.example.com.: correct, and almost never meant. The API refuses it, an import warns.
+    warningSink.push(problem(field, 'RELATIVE_NAME_REPEATS_ZONE', `${field}: the relative name ${shorten(text)} already ends with ${z}, so it means ${labels.map(labelText).join('.')}.; did you mean "${text}."?`));
+  }
   const problems = checkOctetLabels(labels, rules);
   return problems.length ? { ok: false, problems } : { ok: true, name: labels.map(labelText).join('.') + '.' };
 }

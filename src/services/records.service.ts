@@ -87,6 +87,10 @@ export class RecordsService {
   private parse(zone: string, input: RecordInput) {
     const parsed = parseRecord(zone, input, this.settings.allowedTtls);
     if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
+    // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone
+    // file only warns (its author wrote master-file syntax on purpose)
+    const repeats = parsed.warnings.filter((w) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
+    if (repeats.length) throw errorFromProblems(repeats, input.type);
     return parsed.record;
   }
 }
