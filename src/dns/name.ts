@@ -40,10 +40,12 @@ type Label = Buffer;
 
 /**
  * octets written as they are in the canonical text: letters, digits, `-`, `_` and `/`. Knot's zone parser
- * takes only these unescaped in a name (BIND takes more), so everything else is escaped: printable ASCII as
- * `\\X`, other octets as `\\DDD` (RFC 1035 §5.1); both checkers read both forms.
+ * takes only these unescaped in a name (BIND takes more), so everything else is escaped: the characters BIND
+ * itself escapes as `\\X`, every other octet as `\\DDD` (RFC 1035 §5.1). Not `\\[`: BIND reads that as the
+ * start of an RFC 2673 bit-string label, and `\\#` alone would look like RFC 3597's generic-RDATA marker.
  */
 const PLAIN = /^[a-z0-9_\/-]$/;
+const BIND_ESCAPES = new Set(['.', '"', '(', ')', ';', '\\', '@', '$']);
 /** characters that may not appear unescaped in a name given as text: they end or change a master-file field */
 const RAW_FORBIDDEN = /[\x00-\x20\x7f"();]/;
 
@@ -55,7 +57,7 @@ export function labelText(label: Label): string {
   for (const b of label) {
     const c = String.fromCharCode(b);
     if (PLAIN.test(c)) out += c;
-    else if (b > 0x20 && b < 0x7f) out += '\\' + c;
+    else if (BIND_ESCAPES.has(c)) out += '\\' + c;
     else out += '\\' + String(b).padStart(3, '0');
   }
   return out;
