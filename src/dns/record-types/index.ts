@@ -1,5 +1,21 @@
 /** The registry of supported record types. Adding a type: one file in this folder + one line below. */
 import { A } from './a';
+import { APL } from './apl';
+import { CERT } from './cert';
+import { DHCID } from './dhcid';
+import { EUI48 } from './eui48';
+import { EUI64 } from './eui64';
+import { HINFO } from './hinfo';
+import { IPSECKEY } from './ipseckey';
+import { L32 } from './l32';
+import { L64 } from './l64';
+import { LOC } from './loc';
+import { LP } from './lp';
+import { NID } from './nid';
+import { OPENPGPKEY } from './openpgpkey';
+import { RP } from './rp';
+import { SMIMEA } from './smimea';
+import { URI } from './uri';
 import { AAAA } from './aaaa';
 import { CAA } from './caa';
 import { CDNSKEY } from './cdnskey';
@@ -27,7 +43,9 @@ import { ZONEMD } from './zonemd';
 export type { RecordTypeDefinition, ParseResult, RecordFieldInfo } from './record-type';
 
 const RECORD_TYPES: RecordTypeDefinition[] = [
-  A, AAAA, CAA, CDNSKEY, CDS, CNAME, DNAME, DNSKEY, DS, HTTPS, MX, NAPTR, NS, PTR, SOA, SPF, SRV, SSHFP, SVCB, TLSA, TXT, ZONEMD,
+  A, AAAA, APL, CAA, CDNSKEY, CDS, CERT, CNAME, DHCID, DNAME, DNSKEY, DS, EUI48, EUI64, HINFO, HTTPS,
+  IPSECKEY, L32, L64, LOC, LP, MX, NAPTR, NID, NS, OPENPGPKEY, PTR, RP, SMIMEA, SOA, SPF, SRV, SSHFP, SVCB,
+  TLSA, TXT, URI, ZONEMD,
 ];
 
 const BY_NAME = new Map(RECORD_TYPES.map((t) => [t.type, t]));
