@@ -8,7 +8,7 @@ export interface IPSECKEYValue { precedence: number; gatewayType: number; algori
 
 /**
  * IPSECKEY (RFC 4025 §2): precedence, gateway type (0 none, written '.'; 1 IPv4; 2 IPv6; 3 a domain name),
- * algorithm, gateway, and an optional base64 public key.
+ * algorithm, gateway, and the base64 public key.
  */
 export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
   type: 'IPSECKEY',
@@ -17,9 +17,9 @@ export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
   fields: [
     { name: 'precedence', description: '0–255, lower is preferred' },
     { name: 'gateway-type', description: "0 no gateway ('.'), 1 IPv4, 2 IPv6, 3 domain name" },
-    { name: 'algorithm', description: '0 none, 1 DSA, 2 RSA, 3 ECDSA' },
+    { name: 'algorithm', description: '1 DSA, 2 RSA, 3 ECDSA (0, no key, is refused: see the public key)' },
     { name: 'gateway', description: "'.', an IPv4 or IPv6 address, or a domain name, as the gateway type says" },
-    { name: 'public-key', description: 'optional, base64, blanks allowed between pieces' },
+    { name: 'public-key', description: 'base64, blanks allowed between pieces' },
   ],
   parse(rdata: string, zone: string): ParseResult<IPSECKEYValue> {
     const split = splitFields(rdata);
@@ -39,6 +39,10 @@ export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
       const name = parseDomainNameInRdata(f[3], zone, 'rdata');
       if (name.ok) gateway = name.name; else problems.push(...name.problems);
     }
+    // RFC 4025 §2.4 lets the key be absent (algorithm 0), but named-checkzone refuses a record without a key and
+    // kzonecheck refuses algorithm 0: only a key with its algorithm loads in both (docs/dns-known-differences.md)
+    if (algorithm === 0) problems.push(problem('rdata', 'IPSECKEY_ALGORITHM', 'rdata: IPSECKEY algorithm 0 (no key) is not accepted: BIND needs a key and Knot refuses algorithm 0; give the key and its algorithm (1 DSA, 2 RSA, 3 ECDSA)'));
+    if (f.length <= 4) problems.push(problem('rdata', 'IPSECKEY_KEY_MISSING', 'rdata: IPSECKEY needs the public key (base64) after the gateway'));
     const key = f.length > 4 ? parseBase64(f.slice(4).join(''), 'IPSECKEY public key', problems) : Buffer.alloc(0);
     if (key && key.length + 3 + 255 > MAX_RDATA_OCTETS) problems.push(problem('rdata', 'RDATA_TOO_LONG', `rdata: IPSECKEY key is ${key.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS));
     return finish(problems, () => ({ precedence: precedence!, gatewayType: gatewayType!, algorithm: algorithm!, gateway: gateway!, key: key! }), IPSECKEY.format);
