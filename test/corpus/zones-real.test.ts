@@ -3,7 +3,8 @@
  * and production zones) through the real service: create the zone, import it (REPLACE), export it, and compare
  * with what BIND makes of the original (`named-compilezone -s full`): the same record sets, owner names and
  * names in RDATA compared case-insensitively, the SOA serial aside (the import raises it), the signer's
- * records (RRSIG, NSEC, NSEC3, NSEC3PARAM) aside (dropped on import, and counted).
+ * records (RRSIG, NSEC, NSEC3, NSEC3PARAM) aside (dropped on import, and counted). The zone the hidden primary
+ * then sends by AXFR (read by BIND's dig) must give the same records: the wire forms are right too.
  *
  * Third-party data: read from ../shared at run time, never copied here. Run: `npm run test:corpus`
  * (jest.corpus.config.js). Without ../shared the run fails: nothing is skipped silently.
@@ -13,6 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { createUser, createZone, errorCode } from '../support/fixtures';
+import { freePort } from '../support/free-port';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/zones-real');
@@ -49,6 +51,7 @@ const FILES: ManifestFile[] = existsSync(MANIFEST)
 let app: TestApp;
 let userId: string;
 let dir: string;
+let dnsPort: number;
 
 beforeAll(async () => {
   if (!existsSync(MANIFEST)) {
@@ -58,7 +61,8 @@ beforeAll(async () => {
   if (probe.code !== 0) throw new Error('named-compilezone is not installed: apt-get install -y bind9-utils (scripts/ensure-test-tools.sh)');
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-corpus-'));
   // the TTL list is a policy with a setting (ALLOWED_TTLS): real zones use every TTL
-  app = await startTestApp({ ALLOWED_TTLS: 'any' });
+  dnsPort = await freePort();
+  app = await startTestApp({ ALLOWED_TTLS: 'any', ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   userId = await createUser(app, 'corpus@example.org');
 });
 
@@ -124,7 +128,16 @@ describe('real master files: import whole what BIND takes, and export what BIND 
       const exported: string = (await app.gql(`query($z: String!) { exportZone(zone: $z) }`, { z: zoneName })).data.exportZone;
       const ours = path.join(dir, `${entry.file}.export`);
       writeFileSync(ours, exported);
-      expect({ file: entry.file, records: await compiled(zoneName, ours) }).toEqual({ file: entry.file, records: await compiled(zoneName, source) });
+      const reference = await compiled(zoneName, source);
+      expect({ file: entry.file, records: await compiled(zoneName, ours) }).toEqual({ file: entry.file, records: reference });
+      // what the primary sends: dig decodes the wire form, BIND reads dig's text
+      const axfr = await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+nocmd', '+nostats', '+nocomments', zoneName, 'AXFR']);
+      expect(axfr.output).not.toMatch(/Transfer failed|communications error|connection refused/i);
+      const transferred = path.join(dir, `${entry.file}.axfr`);
+      // the SOA comes first and last (RFC 5936 §2.2); BIND would read the second one as a duplicate
+      const axfrLines = axfr.output.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';'));
+      writeFileSync(transferred, `${axfrLines.slice(0, -1).join('\n')}\n`);
+      expect({ file: entry.file, transferred: await compiled(zoneName, transferred) }).toEqual({ file: entry.file, transferred: reference });
       const dropped = res.data.importZone.dropped.map((d: { type: string; count: number }) => `${d.count} ${d.type}`).join(', ');
       outcomes.push(`whole   ${entry.file}: ${res.data.importZone.added} records, ${res.data.importZone.warnings.length} warnings${dropped ? `, dropped ${dropped}` : ''}`);
     });
