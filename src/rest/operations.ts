@@ -26,6 +26,9 @@ export const OPERATIONS = {
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
   exportZone: `query ExportZone($id: ID, $name: String) { domain(id: $id, name: $name) { zoneFile } }`,
+  importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
+    importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
+      zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state servers { server servedSerial state error updatedAt } } } }`,
 } as const;

@@ -180,3 +180,29 @@ test('the API refuses a relative RDATA name that repeats the zone (RELATIVE_NAME
   const ok = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: '@', type: 'MX', rdata: '10 mx.files.test.', ttl: 3600 } });
   expect(ok.errors).toBeUndefined();
 });
+
+test('REST import: POST /api/domain/import/:zone answers the same result, warnings and dropped included', async () => {
+  await createZone(app, userId, 'rest-import.test');
+  const text = '$ORIGIN .\n$TTL 3600\nrest-import.test SOA ns1.example.net. h.example.net. 1 2 3 4 5\n NS ns1.example.net.\n RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 rest-import.test. AAAA\n$ORIGIN rest-import.test.\nmx MX 10 mail.rest-import.test\n';
+  const plan = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, dry_run: 'true' });
+  expect(plan.status).toBe(200);
+  expect(plan.body).toMatchObject({
+    zone: 'rest-import.test', dry_run: true, dropped: [{ type: 'RRSIG', count: 1 }],
+    warnings: [{ line: 7, field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' }],
+    added_records: expect.arrayContaining(['mx.rest-import.test. 3600 IN MX 10 mail.rest-import.test.rest-import.test.']),
+  });
+  const done = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).type('form').send({ text, mode: 'replace' });
+  expect(done.status).toBe(200);
+  expect(done.body).toMatchObject({ dry_run: false, added: plan.body.added, removed: plan.body.removed });
+  expect(done.body.added_records).toBeUndefined();
+  const bad = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text: 'x 61 A 192.0.2.1\n', mode: 'MERGE' });
+  expect(bad.status).toBe(422);
+  expect(bad.body).toMatchObject({ error: 'INVALID_ZONE_FILE', details: [{ line: 1, code: 'TTL_NOT_ALLOWED' }] });
+  expect(bad.body.message).toMatch(/^Bad zone file: line 1: ttl: 61 is not one of the allowed values/);
+  const wrongFlag = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, dry_run: 'maybe' });
+  expect(wrongFlag.status).toBe(422);
+  expect(wrongFlag.body.details).toEqual([{ field: 'dry_run', code: 'INVALID_CHOICE', message: 'dry_run must be one of TRUE, FALSE, 1, 0 (got "maybe")' }]);
+  const wrongMode = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, mode: 'all' });
+  expect(wrongMode.status).toBe(422);
+  expect(wrongMode.body.details[0].field).toBe('mode');
+});
