@@ -44,7 +44,7 @@ type Label = Buffer;
  * itself escapes as `\\X`, every other octet as `\\DDD` (RFC 1035 §5.1). Not `\\[`: BIND reads that as the
  * start of an RFC 2673 bit-string label, and `\\#` alone would look like RFC 3597's generic-RDATA marker.
  */
-const PLAIN = /^[a-z0-9_\/-]$/;
+const PLAIN = /^[A-Za-z0-9_\/-]$/;
 const BIND_ESCAPES = new Set(['.', '"', '(', ')', ';', '\\', '@', '$']);
 /** characters that may not appear unescaped in a name given as text: they end or change a master-file field */
 const RAW_FORBIDDEN = /[\x00-\x20\x7f"();]/;

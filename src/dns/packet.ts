@@ -6,7 +6,7 @@
  * transmitted as-is).
  */
 import dnsPacket from 'dns-packet';
-import { nameToWire, ownerToFqdn, toPacketName } from './name';
+import { labelText, nameToWire, ownerToFqdn, toPacketName } from './name';
 import { CanonicalRecord } from './record';
 import { getRecordType } from './record-types';
 
@@ -34,7 +34,11 @@ export function packetAnswer(zone: string, record: CanonicalRecord): PacketAnswe
  * canonical presentation form (RFC 1035 §5.1 escapes), so its encoder is replaced, once, by one that reads
  * that form (RFC 1035 §3.1 wire format; dns-packet does not compress names, neither does this).
  */
-type NameCodec = { encode: (n: string, buf?: Buffer, offset?: number) => Buffer & { bytes?: number }; encodingLength: (n: string) => number };
+type NameCodec = {
+  encode: (n: string, buf?: Buffer, offset?: number) => Buffer & { bytes?: number };
+  decode: (buf: Buffer, offset?: number) => string;
+  encodingLength: (n: string) => number;
+};
 const codec = (dnsPacket as unknown as { name: NameCodec & { encode: { bytes?: number } } }).name;
 codec.encodingLength = (n: string) => nameToWire(n === '' ? '.' : n).length;
 codec.encode = function encode(n: string, buf?: Buffer, offset = 0) {
@@ -43,4 +47,45 @@ codec.encode = function encode(n: string, buf?: Buffer, offset = 0) {
   wire.copy(target, offset);
   (codec.encode as { bytes?: number }).bytes = wire.length;
   return target;
+};
+
+/**
+ * The decoder to match: a question for `a\\.b.example.com` or `\\200.example.com` is read into the same
+ * escaped presentation form the owners are stored in (RFC 1035 §4.1.4 pointers followed backwards only, as
+ * dns-packet does; names longer than 255 octets refused).
+ */
+codec.decode = function decode(buf: Buffer, offset = 0) {
+  const labels: string[] = [];
+  let position = offset;
+  let consumed = 0;
+  let jumped = false;
+  let total = 0;
+  let lowest = offset;
+  for (;;) {
+    if (position >= buf.length) throw new Error('Cannot decode name (buffer overflow)');
+    const length = buf[position];
+    if (length === 0) {
+      if (!jumped) consumed += 1;
+      break;
+    }
+    if ((length & 0xc0) === 0xc0) {
+      if (position + 1 >= buf.length) throw new Error('Cannot decode name (buffer overflow)');
+      const target = buf.readUInt16BE(position) & 0x3fff;
+      if (target >= lowest) throw new Error('Cannot decode name (bad pointer)');
+      if (!jumped) consumed += 2;
+      jumped = true;
+      position = target;
+      lowest = target;
+      continue;
+    }
+    if ((length & 0xc0) !== 0) throw new Error('Cannot decode name (bad label)');
+    if (position + 1 + length > buf.length) throw new Error('Cannot decode name (buffer overflow)');
+    total += length + 1;
+    if (total > 254) throw new Error('Cannot decode name (name too long)');
+    labels.push(labelText(buf.subarray(position + 1, position + 1 + length)));
+    if (!jumped) consumed += length + 1;
+    position += length + 1;
+  }
+  (codec.decode as { bytes?: number }).bytes = consumed;
+  return labels.length ? labels.join('.') : '.';
 };
