@@ -7,7 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution } from './graphql/compiled-execution';
 import { buildContext, GraphQLContext } from './graphql/context';
-import { databaseOutageStatus, formatError } from './graphql/format-error';
+import { databaseOutageStatus, formatError, operationWarnings } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
 import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
@@ -69,6 +69,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     plugins: [
       operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity),
       databaseOutageStatus,
+      operationWarnings,
       textInputCheck,
       // no cache hints are used; the plugin would otherwise wrap every field of every answer
       ApolloServerPluginCacheControlDisabled(),

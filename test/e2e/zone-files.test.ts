@@ -206,3 +206,12 @@ test('REST import: POST /api/domain/import/:zone answers the same result, warnin
   expect(wrongMode.status).toBe(422);
   expect(wrongMode.body.details[0].field).toBe('mode');
 });
+
+test('GraphQL: a record outside the host-name rule is created and the answer says so in extensions.warnings', async () => {
+  const res = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: 'odd#name', type: 'A', rdata: '192.0.2.7', ttl: 3600 } });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.createRecord.owner).toBe('odd\\035name');
+  expect(res.body.extensions.warnings).toEqual([{ field: 'owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') }]);
+  const plain = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: 'plain', type: 'A', rdata: '192.0.2.8', ttl: 3600 } });
+  expect(plain.body.extensions?.warnings).toBeUndefined();
+});
