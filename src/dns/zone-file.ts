@@ -2,8 +2,11 @@
  * RFC 1035 §5 master files: rendering a zone for name servers and checkers, and importing one.
  *
  * Import rules (documented in docs/dns-known-differences.md):
- * - `$ORIGIN` (absolute, or relative to the current origin) and `$TTL` are understood; `$INCLUDE` and
- *   `$GENERATE` are refused (DIRECTIVE_NOT_SUPPORTED): an API import cannot read other files.
+ * - `$ORIGIN` (absolute, relative to the current origin, or `.`), `$TTL` and BIND's `$GENERATE` (generate.ts)
+ *   are understood; `$INCLUDE` is refused (DIRECTIVE_NOT_SUPPORTED): an API import cannot read other files.
+ * - Identical records are merged with a warning (DUPLICATE_RECORD_MERGED), as BIND merges them; the signer's
+ *   records (RRSIG, NSEC, NSEC3, NSEC3PARAM) are dropped and counted; name warnings (NAME_NOT_HOSTNAME,
+ *   RELATIVE_NAME_REPEATS_ZONE) and clamped TTLs (ttlPolicy CLAMP) come back as warnings with their line.
  * - A record without TTL takes the `$TTL` value (RFC 2308 §4); without `$TTL`, the last TTL written explicitly
  *   on an earlier record (RFC 1035 §5.1); with neither, it is a TTL_MISSING problem. TTLs may use units (1h).
  * - Class IN is optional; other classes are refused. TTL and class may come in either order (RFC 1035 §5.1).
