@@ -15,6 +15,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // the real-zone corpus reads ../shared: its own command, npm run test:corpus (jest.corpus.config.js)
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/corpus/'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   transform: { '^.+\\.ts$': swc },

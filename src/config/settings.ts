@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
 
 /**
  * Every setting of the service, read from the environment once, validated as a whole: a wrong value stops
@@ -17,7 +18,8 @@ export interface Settings {
   databaseUrl: string | undefined;
   dataDir: string;
   apiKey: string | undefined;
-  allowedTtls: number[];
+  /** ALLOWED_TTLS: values and ranges; empty = any TTL */
+  allowedTtls: AllowedTtls;
   defaultSoaMname: string;
   defaultSoaRname: string;
   defaultNs: string[];
@@ -114,13 +116,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   const allowedTtls = (() => {
     const raw = read('ALLOWED_TTLS');
     if (raw === undefined) return DEFAULT_TTLS;
-    const values = list(raw);
-    // RFC 2181 §8: a TTL is an unsigned 31-bit number
-    if (!values.length || values.some((v) => !/^\d+$/.test(v) || Number(v) > 2147483647)) {
-      problems.push(`ALLOWED_TTLS must be a comma-separated list of whole numbers from 0 to 2147483647 (got "${raw}")`);
+    const parsed = parseAllowedTtls(raw);
+    if (!parsed) {
+      problems.push(`ALLOWED_TTLS must be \`any\` or a comma-separated list of whole numbers and ranges (60-86400) from 0 to 2147483647 (got "${raw}")`);
       return DEFAULT_TTLS;
     }
-    return [...new Set(values.map(Number))].sort((a, b) => b - a);
+    return parsed;
   })();
 
   const defaultNs = (() => {

@@ -1,16 +1,182 @@
 /**
  * Domain names: zone names, owner names and host names inside RDATA.
  *
- * We accept a deliberately narrow alphabet: letters, digits, hyphen and underscore per label (plus `*` as a
- * whole left-most owner label). The DNS itself allows any octet in a label (RFC 2181 §11), but names with dots,
- * blanks or control characters inside labels are almost always typing mistakes, cannot be given to dns-packet,
- * and are a hazard in zone files. Internationalised names are converted to their A-label (punycode) form
- * (RFC 5890 §2.3.2.1) with node's `url.domainToASCII`, which applies UTS #46 mapping.
+ * Owners and RDATA names take any octet in a label, as the DNS does (RFC 2181 §11), written with the
+ * presentation escapes `\.` and `\DDD` (RFC 1035 §5.1). They are stored in one canonical text form: ASCII
+ * letters lower-cased (RFC 4343 §2, RFC 4034 §6.2), escapes of plain characters removed (`\100` is `d`), and
+ * the characters that are special in master files or not printable escaped as BIND writes them. A label
+ * outside letters, digits, hyphen and underscore (the host-name rule of RFC 952 / RFC 1123 §2.1, plus `_`
+ * for RFC 8552 leaves) is a *warning* (NAME_NOT_HOSTNAME), as BIND's check-names warns, never a refusal.
+ * Raw blanks, control characters, quotes, parentheses and semicolons must be escaped (they end or change a
+ * field in a master file). Zone names stay letters, digits, hyphen and underscore.
+ * Internationalised names are converted to their A-label (punycode) form (RFC 5890 §2.3.2.1) with node's
+ * `url.domainToASCII`, which applies UTS #46 mapping.
  */
 import { domainToASCII } from 'node:url';
 import { Problem, problem } from './problem';
 
 export type NameResult = { ok: true; name: string } | { ok: false; problems: Problem[] };
+
+/**
+ * Warnings about names (NAME_NOT_HOSTNAME) are collected while a record is parsed: the type files call the name
+ * parsers deep inside their RDATA grammar, and a warning never changes what they return. Parsing is
+ * synchronous, so one collector at a time is enough.
+ */
+let warningSink: Problem[] | undefined;
+
+export function collectNameWarnings<T>(work: () => T): { result: T; warnings: Problem[] } {
+  const outer = warningSink;
+  const warnings: Problem[] = [];
+  warningSink = warnings;
+  try {
+    return { result: work(), warnings };
+  } finally {
+    warningSink = outer;
+  }
+}
+
+/** a label is one of: a run of octets (lower-cased ASCII letters) */
+type Label = Buffer;
+
+/**
+ * octets written as they are in the canonical text: letters, digits, `-`, `_` and `/`. Knot's zone parser
+ * takes only these unescaped in a name (BIND takes more), so everything else is escaped: the characters BIND
+ * itself escapes as `\\X`, every other octet as `\\DDD` (RFC 1035 §5.1). Not `\\[`: BIND reads that as the
+ * start of an RFC 2673 bit-string label, and `\\#` alone would look like RFC 3597's generic-RDATA marker.
+ */
+const PLAIN = /^[A-Za-z0-9_\/-]$/;
+const BIND_ESCAPES = new Set(['.', '"', '(', ')', ';', '\\', '@', '$']);
+/** characters that may not appear unescaped in a name given as text: they end or change a master-file field */
+const RAW_FORBIDDEN = /[\x00-\x20\x7f"();]/;
+
+/** canonical text of one label: printable ASCII as is, specials backslash-escaped, other octets as \DDD */
+export function labelText(label: Label): string {
+  // RFC 4592 §2.1.1: a label of one asterisk is the wildcard, written as is
+  if (label.length === 1 && label[0] === 0x2a) return '*';
+  let out = '';
+  for (const b of label) {
+    const c = String.fromCharCode(b);
+    if (PLAIN.test(c)) out += c;
+    else if (BIND_ESCAPES.has(c)) out += '\\' + c;
+    else out += '\\' + String(b).padStart(3, '0');
+  }
+  return out;
+}
+
+/**
+ * Splits a name in presentation form into labels of octets (RFC 1035 §5.1): an unescaped dot ends a label,
+ * `\DDD` is one octet, `\X` is X. Labels without escapes that hold non-ASCII text are IDNA-converted.
+ * `absolute` says whether the text ended with an unescaped dot.
+ */
+function presentationLabels(input: string, rules: LabelRules, lower = true): { labels: Label[]; absolute: boolean; problems: Problem[] } {
+  const { field, what } = rules;
+  const problems: Problem[] = [];
+  const labels: Label[] = [];
+  let octets: number[] = [];
+  let raw = '';
+  let escaped = false;
+  let absolute = false;
+  const close = () => {
+    if (!escaped && /[^\x00-\x7f]/.test(raw)) {
+      const ascii = domainToASCII(raw);
+      if (!ascii || ascii.includes('.')) {
+        problems.push(problem(field, 'NAME_IDN_INVALID', `${field}: the label ${JSON.stringify(raw)} of ${what} is not a valid internationalised label (IDNA/UTS #46)`));
+        octets = [...Buffer.from(raw, 'utf8')];
+      } else octets = [...Buffer.from(ascii, 'ascii')];
+    }
+    labels.push(Buffer.from(lower ? octets.map((b) => (b >= 0x41 && b <= 0x5a ? b + 0x20 : b)) : octets));
+    octets = [];
+    raw = '';
+    escaped = false;
+  };
+  const text = input.replace(IDN_DOTS, '.');
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') {
+      const next = text[i + 1];
+      if (next === undefined) {
+        problems.push(problem(field, 'INVALID_ESCAPE', `${field}: ${what} ends with a lone backslash`));
+        break;
+      }
+      escaped = true;
+      if (next >= '0' && next <= '9') {
+        const digits = text.slice(i + 1, i + 4);
+        if (!/^[0-9]{3}$/.test(digits) || Number(digits) > 255) {
+          problems.push(problem(field, 'INVALID_ESCAPE', `${field}: ${what} has the escape "\\${digits}"; a decimal escape is a backslash and exactly three digits 000–255`, 255));
+          return { labels, absolute, problems };
+        }
+        octets.push(Number(digits));
+        i += 3;
+      } else {
+        const ch = String.fromCodePoint(text.codePointAt(i + 1)!);
+        octets.push(...Buffer.from(ch, 'utf8'));
+        i += ch.length;
+      }
+      continue;
+    }
+    if (c === '.') {
+      if (i === text.length - 1 && (labels.length > 0 || octets.length > 0 || raw !== '')) { absolute = true; break; }
+      if (octets.length === 0 && raw === '') {
+        problems.push(problem(field, 'NAME_EMPTY_LABEL', `${field}: ${what} has an empty label (two dots in a row, or a leading dot)`));
+        return { labels, absolute, problems };
+      }
+      close();
+      continue;
+    }
+    if (RAW_FORBIDDEN.test(c)) {
+      problems.push(problem(field, 'NAME_INVALID_CHARACTER', `${field}: ${what} contains ${JSON.stringify(c)}; write it escaped as \\${String(c.charCodeAt(0)).padStart(3, '0')} (RFC 1035 §5.1)`));
+      return { labels, absolute, problems };
+    }
+    const ch = String.fromCodePoint(text.codePointAt(i)!);
+    raw += ch;
+    octets.push(...Buffer.from(ch, 'utf8'));
+    i += ch.length - 1;
+  }
+  if (octets.length > 0 || raw !== '') close();
+  return { labels, absolute, problems };
+}
+
+/** Checks labels of octets (no root): empty labels, wildcards, lengths; non-host-name labels are warnings. */
+function checkOctetLabels(labels: Label[], rules: LabelRules, fullLabels: Label[] = labels): Problem[] {
+  const problems: Problem[] = [];
+  const { field, what } = rules;
+  labels.forEach((label, index) => {
+    const text = labelText(label);
+    if (label.length === 0) {
+      problems.push(problem(field, 'NAME_EMPTY_LABEL', `${field}: ${what} has an empty label (two dots in a row, or a leading dot)`));
+      return;
+    }
+    if (text === '*') {
+      // RFC 4592 §2.1.1: the asterisk label is a wildcard only as the left-most label of an owner name
+      if (!rules.wildcard || index !== 0) {
+        problems.push(problem(field, 'NAME_WILDCARD_POSITION', rules.wildcard
+          ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
+          : `${field}: '*' (wildcard) is not allowed in ${what}`));
+      }
+      return;
+    }
+    if (label.length > MAX_LABEL_OCTETS) {
+      // RFC 1035 §2.3.4: labels are 63 octets or less
+      problems.push(problem(field, 'NAME_LABEL_TOO_LONG', `${field}: the label ${JSON.stringify(text.slice(0, 20) + '…')} of ${what} is ${label.length} octets; the limit is ${MAX_LABEL_OCTETS}`, MAX_LABEL_OCTETS));
+    }
+    if (!LABEL_CHARACTERS.test(text) && warningSink) {
+      const bad = [...label].find((b) => !/[a-z0-9_-]/.test(String.fromCharCode(b)))!;
+      warningSink.push(problem(field, 'NAME_NOT_HOSTNAME', `${field}: the label ${JSON.stringify(text)} of ${what} holds ${bad > 0x20 && bad < 0x7f ? JSON.stringify(String.fromCharCode(bad)) : `the octet ${bad}`}; host names use only letters, digits and hyphen (RFC 1123 §2.1), the DNS allows any octet (RFC 2181 §11)`));
+    }
+  });
+  const total = fullLabels.reduce((sum, l) => sum + l.length + 1, 1);
+  if (total > MAX_NAME_OCTETS) {
+    // RFC 1035 §2.3.4: names are 255 octets or less (wire form)
+    problems.push(problem(field, 'NAME_TOO_LONG', `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`, MAX_NAME_OCTETS));
+  }
+  return problems;
+}
+
+/** labels of a name in presentation form (no trailing dot needed), letter case kept */
+export function nameLabels(text: string): Buffer[] {
+  if (text === '.' || text === '' || text === '@') return [];
+  return presentationLabels(text, { field: 'name', wildcard: true, what: 'the name' }, false).labels;
+}
 
 /** a label is at most 63 octets (RFC 1035 §2.3.4) */
 export const MAX_LABEL_OCTETS = 63;
@@ -116,30 +282,27 @@ function bareZone(zone: string): string {
  */
 export function parseOwner(input: string, zone: string, field = 'owner'): NameResult {
   const z = bareZone(zone);
-  let text = String(input ?? '').trim().replace(IDN_DOTS, '.');
+  const text = String(input ?? '').trim();
   if (text === '' || text === '@') return { ok: true, name: '@' };
-  if (text.includes('\\')) {
-    return { ok: false, problems: [problem(field, 'NAME_INVALID_CHARACTER', `${field}: the owner contains a backslash; escapes are not accepted in names`)] };
-  }
-  const absolute = text.endsWith('.');
-  if (absolute) text = text.slice(0, -1);
   const rules: LabelRules = { field, wildcard: true, what: 'the owner' };
-  const converted = toAsciiLabels(text, rules);
-  if (converted.problems.length) return { ok: false, problems: converted.problems };
-  const lowered = converted.labels.join('.');
-  let relative: string;
-  if (lowered === z) {
+  const parsed = presentationLabels(text, rules);
+  if (parsed.problems.length) return { ok: false, problems: parsed.problems };
+  const zoneLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
+  const labels = parsed.labels;
+  const n = zoneLabels.length;
+  const endsWithZone = labels.length >= n && zoneLabels.every((l, i) => l.equals(labels[labels.length - n + i]));
+  let relative: Label[];
+  if (endsWithZone && labels.length === n) {
     return { ok: true, name: '@' };
-  } else if (lowered.endsWith('.' + z)) {
-    relative = lowered.slice(0, -(z.length + 1));
-  } else if (absolute) {
-    return { ok: false, problems: [problem(field, 'OWNER_OUTSIDE_ZONE', `${field}: ${input.trim()} is not inside the zone ${z}.`)] };
+  } else if (endsWithZone) {
+    relative = labels.slice(0, labels.length - n);
+  } else if (parsed.absolute) {
+    return { ok: false, problems: [problem(field, 'OWNER_OUTSIDE_ZONE', `${field}: ${text} is not inside the zone ${z}.`)] };
   } else {
-    relative = lowered;
+    relative = labels;
   }
-  const labels = relative.split('.');
-  const problems = checkLabels(labels, rules, [...labels, ...z.split('.')]);
-  return problems.length ? { ok: false, problems } : { ok: true, name: relative };
+  const problems = checkOctetLabels(relative, rules, [...relative, ...zoneLabels]);
+  return problems.length ? { ok: false, problems } : { ok: true, name: relative.map(labelText).join('.') };
 }
 
 /** 'www' + 'example.com' -> 'www.example.com.'; '@' -> 'example.com.' */
@@ -160,7 +323,7 @@ export interface RdataNameOptions {
  */
 export function parseDomainNameInRdata(input: string, zone: string, field: string, options: RdataNameOptions = {}): NameResult {
   const z = bareZone(zone);
-  let text = String(input ?? '').trim().replace(IDN_DOTS, '.');
+  const text = String(input ?? '').trim().replace(IDN_DOTS, '.');
   const what = `the name ${shorten(text)}`;
   if (text === '') {
     return { ok: false, problems: [problem(field, 'NAME_EMPTY', `${field}: a domain name is missing`)] };
@@ -170,17 +333,20 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
     if (options.allowRoot) return { ok: true, name: '.' };
     return { ok: false, problems: [problem(field, 'NAME_ROOT_NOT_ALLOWED', `${field}: the root name '.' is not a valid target here`)] };
   }
-  if (text.includes('\\')) {
-    return { ok: false, problems: [problem(field, 'NAME_INVALID_CHARACTER', `${field}: ${what} contains a backslash; escapes are not accepted in names`)] };
-  }
-  const absolute = text.endsWith('.');
-  if (absolute) text = text.slice(0, -1);
   const rules: LabelRules = { field, wildcard: false, what };
-  const converted = toAsciiLabels(text, rules);
-  if (converted.problems.length) return { ok: false, problems: converted.problems };
-  const labels = absolute || z === '' ? converted.labels : [...converted.labels, ...z.split('.')];
-  const problems = checkLabels(labels, rules);
-  return problems.length ? { ok: false, problems } : { ok: true, name: labels.join('.') + '.' };
+  const parsed = presentationLabels(text, rules);
+  if (parsed.problems.length) return { ok: false, problems: parsed.problems };
+  const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
+  const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
+  const n = originLabels.length;
+  if (!parsed.absolute && n > 0 && parsed.labels.length > n && warningSink
+    && originLabels.every((l, i) => l.equals(parsed.labels[parsed.labels.length - n + i]))) {
+    // RFC 1035 §5.1 completes a relative name with the origin, so `mx.example.com` in example.com is
+    // mx.example.com.example.com.: correct, and almost never meant. The API refuses it, an import warns.
+    warningSink.push(problem(field, 'RELATIVE_NAME_REPEATS_ZONE', `${field}: the relative name ${shorten(text)} already ends with ${z}, so it means ${labels.map(labelText).join('.')}.; did you mean "${text}."?`));
+  }
+  const problems = checkOctetLabels(labels, rules);
+  return problems.length ? { ok: false, problems } : { ok: true, name: labels.map(labelText).join('.') + '.' };
 }
 
 function shorten(text: string): string {
@@ -195,12 +361,8 @@ export function toPacketName(absoluteName: string): string {
 
 /** wire form of an absolute name (RFC 1035 §3.1), for RDATA we encode ourselves (RFC 3597 unknown types) */
 export function nameToWire(absoluteName: string): Buffer {
-  const labels = absoluteName === '.' ? [] : toPacketName(absoluteName).split('.');
   const parts: Buffer[] = [];
-  for (const label of labels) {
-    const bytes = Buffer.from(label, 'ascii');
-    parts.push(Buffer.from([bytes.length]), bytes);
-  }
+  for (const label of nameLabels(toPacketName(absoluteName))) parts.push(Buffer.from([label.length]), label);
   parts.push(Buffer.from([0]));
   return Buffer.concat(parts);
 }

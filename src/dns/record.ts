@@ -1,16 +1,17 @@
 /** One record as a whole: owner, type, RDATA and TTL validated together. */
-import { parseOwner } from './name';
+import { collectNameWarnings, parseOwner } from './name';
 import { Problem, problem } from './problem';
 import { getRecordType, listRecordTypes } from './record-types';
-import { checkTtl } from './ttl';
+import { AllowedTtls, checkTtl } from './ttl';
 
 export interface RecordInput { owner: string; type: string; rdata: string; ttl: number }
 /** owner relative ('@' apex), type upper-case, rdata canonical */
 export interface CanonicalRecord { owner: string; type: string; rdata: string; ttl: number }
-export type RecordResult = { ok: true; record: CanonicalRecord } | { ok: false; problems: Problem[] };
+/** `warnings`: what is accepted but worth a look (NAME_NOT_HOSTNAME); never a reason to refuse */
+export type RecordResult = { ok: true; record: CanonicalRecord; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
 /** validates owner, type, rdata and ttl together, collecting every problem (not only the first) */
-export function parseRecord(zone: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+export function parseRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   return parseRecordWithOrigin(zone, zone, input, allowedTtls);
 }
 
@@ -18,7 +19,12 @@ export function parseRecord(zone: string, input: RecordInput, allowedTtls: numbe
  * As parseRecord, but relative names inside RDATA are completed with `origin` rather than the zone: a zone file
  * may change its origin with $ORIGIN (RFC 1035 §5.1). The owner must already be absolute or relative to the zone.
  */
-export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: number[]): RecordResult {
+export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
+  const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, allowedTtls));
+  return result.ok ? { ...result, warnings } : result;
+}
+
+function parseRecordFields(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const problems: Problem[] = [];
   const owner = parseOwner(input.owner ?? '', zone, 'owner');
   if (!owner.ok) problems.push(...owner.problems);
@@ -44,5 +50,6 @@ export function parseRecordWithOrigin(zone: string, origin: string, input: Recor
   return {
     ok: true,
     record: { owner: (owner as { name: string }).name, type: definition!.type, rdata: rdata!, ttl: Number(input.ttl) },
+    warnings: [],
   };
 }

@@ -7,10 +7,62 @@ export const MAX_TTL = 2147483647;
 export const DEFAULT_ALLOWED_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
 
 /**
- * Checks a TTL: a whole number (a number, or a string of digits), 0..2147483647 (RFC 2181 §8) and one of the
- * allowed values. An empty allow-list allows every value in range.
+ * The TTL policy (ALLOWED_TTLS): single values and inclusive ranges `[min, max]`. An empty list allows every
+ * TTL in range (the setting's `any`). A plain `number[]` is a policy of single values.
  */
-export function checkTtl(ttl: unknown, allowed: number[], field = 'ttl'): Problem[] {
+export type AllowedTtls = readonly (number | readonly [number, number])[];
+
+export function ttlAllowed(value: number, allowed: AllowedTtls): boolean {
+  return allowed.length === 0 || allowed.some((a) => (typeof a === 'number' ? a === value : value >= a[0] && value <= a[1]));
+}
+
+/** the policy in words: `60–86400, 300` */
+export function describeAllowedTtls(allowed: AllowedTtls): string {
+  const key = (a: number | readonly [number, number]) => (typeof a === 'number' ? a : a[0]);
+  return [...allowed].sort((a, b) => key(a) - key(b)).map((a) => (typeof a === 'number' ? String(a) : `${a[0]}–${a[1]}`)).join(', ');
+}
+
+/** the allowed TTL nearest to `value` (a tie goes to the longer TTL); `value` itself when allowed */
+export function clampTtl(value: number, allowed: AllowedTtls): number {
+  if (ttlAllowed(value, allowed)) return value;
+  let best = value;
+  let distance = Infinity;
+  for (const a of allowed) {
+    const candidate = typeof a === 'number' ? a : Math.min(Math.max(value, a[0]), a[1]);
+    const d = Math.abs(candidate - value);
+    if (d < distance || (d === distance && candidate > best)) { best = candidate; distance = d; }
+  }
+  return best;
+}
+
+/**
+ * Reads ALLOWED_TTLS: comma-separated values and ranges (`60-86400`), or `any`. Undefined when malformed.
+ */
+export function parseAllowedTtls(raw: string): AllowedTtls | undefined {
+  const items = raw.split(/[\s,]+/).filter(Boolean);
+  if (!items.length) return undefined;
+  if (items.length === 1 && items[0].toLowerCase() === 'any') return [];
+  const out: (number | [number, number])[] = [];
+  for (const item of items) {
+    const m = /^([0-9]+)(?:-([0-9]+))?$/.exec(item);
+    if (!m) return undefined;
+    const low = Number(m[1]);
+    const high = m[2] === undefined ? low : Number(m[2]);
+    // RFC 2181 §8: a TTL is an unsigned 31-bit number
+    if (high > MAX_TTL || low > high) return undefined;
+    if (m[2] !== undefined) out.push([low, high]);
+    else if (!out.includes(low)) out.push(low);
+  }
+  // longest first, as RESTKnot listed its values
+  const key = (a: number | readonly [number, number]) => (typeof a === 'number' ? a : a[1]);
+  return out.sort((a, b) => key(b) - key(a));
+}
+
+/**
+ * Checks a TTL: a whole number (a number, or a string of digits), 0..2147483647 (RFC 2181 §8) and allowed by
+ * the policy. An empty policy allows every value in range.
+ */
+export function checkTtl(ttl: unknown, allowed: AllowedTtls, field = 'ttl'): Problem[] {
   let value: number;
   if (typeof ttl === 'number') value = ttl;
   else if (typeof ttl === 'string' && /^\s*[0-9]+\s*$/.test(ttl)) value = Number(ttl);
@@ -21,9 +73,8 @@ export function checkTtl(ttl: unknown, allowed: number[], field = 'ttl'): Proble
   if (value < 0 || value > MAX_TTL) {
     return [problem(field, 'TTL_RANGE', `${field}: ${value} is out of range 0–${MAX_TTL} (RFC 2181 §8)`, MAX_TTL)];
   }
-  if (allowed.length > 0 && !allowed.includes(value)) {
-    const list = [...allowed].sort((a, b) => a - b).join(', ');
-    return [problem(field, 'TTL_NOT_ALLOWED', `${field}: ${value} is not one of the allowed values ${list}`)];
+  if (!ttlAllowed(value, allowed)) {
+    return [problem(field, 'TTL_NOT_ALLOWED', `${field}: ${value} is not one of the allowed values ${describeAllowedTtls(allowed)}`)];
   }
   return [];
 }

@@ -2,8 +2,11 @@
  * RFC 1035 §5 master files: rendering a zone for name servers and checkers, and importing one.
  *
  * Import rules (documented in docs/dns-known-differences.md):
- * - `$ORIGIN` (absolute, or relative to the current origin) and `$TTL` are understood; `$INCLUDE` and
- *   `$GENERATE` are refused (DIRECTIVE_NOT_SUPPORTED): an API import cannot read other files.
+ * - `$ORIGIN` (absolute, relative to the current origin, or `.`), `$TTL` and BIND's `$GENERATE` (generate.ts)
+ *   are understood; `$INCLUDE` is refused (DIRECTIVE_NOT_SUPPORTED): an API import cannot read other files.
+ * - Identical records are merged with a warning (DUPLICATE_RECORD_MERGED), as BIND merges them; the signer's
+ *   records (RRSIG, NSEC, NSEC3, NSEC3PARAM) are dropped and counted; name warnings (NAME_NOT_HOSTNAME,
+ *   RELATIVE_NAME_REPEATS_ZONE) and clamped TTLs (ttlPolicy CLAMP) come back as warnings with their line.
  * - A record without TTL takes the `$TTL` value (RFC 2308 §4); without `$TTL`, the last TTL written explicitly
  *   on an earlier record (RFC 1035 §5.1); with neither, it is a TTL_MISSING problem. TTLs may use units (1h).
  * - Class IN is optional; other classes are refused. TTL and class may come in either order (RFC 1035 §5.1).
@@ -12,10 +15,12 @@
  *   checkZone. Problems carry the 1-based line where their record starts.
  */
 import { ownerToFqdn, parseDomainNameInRdata } from './name';
-import { splitFields } from './presentation';
+import { SIGNER_TYPE_CODES } from './record-types/generic';
+import { parseGenerateRange, substitute } from './generate';
+import { Field, splitFields } from './presentation';
 import { Problem, problem } from './problem';
 import { CanonicalRecord, parseRecordWithOrigin } from './record';
-import { checkTtl, parseDuration } from './ttl';
+import { AllowedTtls, checkTtl, clampTtl, parseDuration, ttlAllowed } from './ttl';
 import { checkZoneIndexed } from './zone-rules';
 
 /** RFC 4034 §6.1 canonical order of owner names: compare label by label from the right */
@@ -138,6 +143,13 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
   return result;
 }
 
+/** what an import does with a TTL outside ALLOWED_TTLS: refuse the file (every line listed), or clamp it */
+export type TtlPolicy = 'REFUSE' | 'CLAMP';
+
+export type ZoneFileResult =
+  | { ok: true; records: CanonicalRecord[]; warnings: Problem[]; dropped: { type: string; count: number }[] }
+  | { ok: false; problems: Problem[] };
+
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 
 /**
@@ -147,30 +159,40 @@ const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 export function parseZoneFile(
   zone: string,
   text: string,
-  allowedTtls: number[],
-  options: { complete?: boolean } = {},
-): { ok: true; records: CanonicalRecord[] } | { ok: false; problems: Problem[] } {
+  allowedTtls: AllowedTtls,
+  options: { complete?: boolean; ttlPolicy?: TtlPolicy } = {},
+): ZoneFileResult {
   // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
   const complete = options.complete ?? true;
   const problems: Problem[] = [];
   const records: CanonicalRecord[] = [];
   const recordLines: number[] = [];
+  const warnings: Problem[] = [];
+  const dropped = new Map<string, number>();
+  const seen = new Map<string, number>();
   const z = zone.replace(/\.$/, '').toLowerCase();
   let origin = z;
   let defaultTtl: number | undefined;
   let lastExplicitTtl: number | undefined;
   let previousOwner: string | undefined;
-  const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push({ ...p, line }));
+  // every problem and warning says its line in the message too ("line 18: …"), not only in `line`
+  const withLine = (p: Problem, line: number): Problem => ({ ...p, message: p.message.startsWith('line ') ? p.message : `line ${line}: ${p.message}`, line });
+  const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push(withLine(p, line)));
+  const warn = (line: number, list: Problem[]) => list.forEach((p) => warnings.push(withLine(p, line)));
 
-  for (const entry of logicalLines(text, problems)) {
+  const handle = (entry: LogicalLine): void => {
     const split = splitFields(entry.text);
-    if (!split.ok) { at(entry.line, split.problems); continue; }
+    if (!split.ok) { at(entry.line, split.problems); return; }
     const fields = split.fields;
-    if (fields.length === 0) continue;
+    if (fields.length === 0) return;
 
     if (!entry.blankOwner && fields[0].raw.startsWith('$')) {
       const directive = fields[0].raw.toUpperCase();
-      if (directive === '$ORIGIN' && fields.length === 2) {
+      if (directive === '$ORIGIN' && fields.length === 2 && fields[1].raw === '.') {
+        // `$ORIGIN .` (the root) heads every zone BIND and pdnsutil dump: the names that follow are absolute
+        // or relative to the root (RFC 1035 §5.1)
+        origin = '';
+      } else if (directive === '$ORIGIN' && fields.length === 2) {
         // RFC 1035 §5.1: $ORIGIN sets the origin for relative names that follow
         const name = parseDomainNameInRdata(fields[1].raw, origin, 'zone');
         if (name.ok) origin = name.name === '.' ? '' : name.name.slice(0, -1);
@@ -183,10 +205,16 @@ export function parseZoneFile(
         else defaultTtl = seconds;
       } else if (directive === '$ORIGIN' || directive === '$TTL') {
         at(entry.line, [problem('rdata', 'ZONE_FILE_SYNTAX', `line ${entry.line}: ${directive} takes exactly one argument`)]);
+      } else if (directive === '$GENERATE') {
+        generate(entry, fields);
+      } else if (directive === '$INCLUDE') {
+        // RFC 1035 §5.1 $INCLUDE names a file of the server that reads the zone: an uploaded file cannot
+        // reach the server's files, and must not
+        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: $INCLUDE cannot be used in an uploaded zone file (it would read a file on the server); paste the included file's records in its place`)]);
       } else {
-        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN and $TTL)`)]);
+        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN, $TTL and $GENERATE)`)]);
       }
-      continue;
+      return;
     }
 
     let index = 0;
@@ -195,12 +223,12 @@ export function parseZoneFile(
       ownerAbsolute = previousOwner;
       if (!ownerAbsolute) {
         at(entry.line, [problem('owner', 'OWNER_MISSING', `line ${entry.line}: the record starts with a blank but no earlier record gives an owner`)]);
-        continue;
+        return;
       }
     } else {
       const raw = fields[index++].raw;
       const originFqdn = origin === '' ? '.' : `${origin}.`;
-      ownerAbsolute = raw === '@' ? originFqdn : raw.endsWith('.') ? raw : `${raw}.${originFqdn === '.' ? '' : originFqdn}`;
+      ownerAbsolute = raw === '@' ? originFqdn : isAbsoluteText(raw) ? raw : `${raw}.${originFqdn === '.' ? '' : originFqdn}`;
       previousOwner = ownerAbsolute;
     }
 
@@ -219,33 +247,98 @@ export function parseZoneFile(
     }
     if (index >= fields.length) {
       at(entry.line, [...lineProblems, problem('type', 'ZONE_FILE_SYNTAX', `line ${entry.line}: the record has no type`)]);
-      continue;
+      return;
     }
     const type = fields[index].raw;
+    const signerType = signerTypeOf(type);
+    if (signerType) {
+      // an imported signed zone: the primary does not sign (its signatures would be stale at the first change),
+      // so the signer's records are dropped and counted, never a reason to refuse the file
+      dropped.set(signerType, (dropped.get(signerType) ?? 0) + 1);
+      return;
+    }
     const rdata = index + 1 < fields.length ? entry.text.slice(fields[index + 1].start).trim() : '';
     if (ttl !== undefined) lastExplicitTtl = ttl;
     const effectiveTtl = ttl ?? defaultTtl ?? lastExplicitTtl;
     if (effectiveTtl === undefined) {
       lineProblems.push(problem('ttl', 'TTL_MISSING', `line ${entry.line}: the record has no TTL and no $TTL or earlier TTL applies`));
     }
-    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined ? [] : allowedTtls);
+    const clamp = options.ttlPolicy === 'CLAMP';
+    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined || clamp ? [] : allowedTtls);
     if (!parsed.ok) lineProblems.push(...parsed.problems);
-    if (lineProblems.length) { at(entry.line, lineProblems); continue; }
+    if (lineProblems.length) { at(entry.line, lineProblems); return; }
     if (parsed.ok) {
+      warn(entry.line, parsed.warnings);
+      if (clamp && !ttlAllowed(parsed.record.ttl, allowedTtls)) {
+        // ttlPolicy CLAMP: the nearest allowed TTL instead of a refusal, and the change is reported
+        const clamped = clampTtl(parsed.record.ttl, allowedTtls);
+        warn(entry.line, [problem('ttl', 'TTL_CLAMPED', `ttl: ${parsed.record.ttl} is not allowed; clamped to ${clamped}`)]);
+        parsed.record.ttl = clamped;
+      }
+      // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
+      // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
+      const key = identityOf(parsed.record);
+      const first = seen.get(key);
+      if (first !== undefined) {
+        const kept = records[first];
+        warnings.push({
+          ...problem('rdata', 'DUPLICATE_RECORD_MERGED', `line ${entry.line}: the ${kept.type} record at ${kept.owner} repeats line ${recordLines[first]}; merged into one${kept.ttl !== parsed.record.ttl ? ` (TTL ${kept.ttl} of line ${recordLines[first]} kept)` : ''}`),
+          line: entry.line,
+        });
+        return;
+      }
+      seen.set(key, records.length);
       records.push(parsed.record);
       recordLines.push(entry.line);
     }
-  }
+  };
+  /** `$GENERATE range lhs [ttl] [class] type rhs`: each generated line is read as if written in the file */
+  const generate = (entry: LogicalLine, fields: Field[]): void => {
+    let typeAt = 3;
+    while (typeAt < fields.length && typeAt < 5 && (parseDuration(fields[typeAt].raw) !== undefined || CLASS_NAMES.test(fields[typeAt].raw))) typeAt++;
+    if (fields.length < typeAt + 2) {
+      at(entry.line, [problem('rdata', 'GENERATE_INVALID', `line ${entry.line}: $GENERATE needs a range, a left-hand side, a type and a right-hand side`)]);
+      return;
+    }
+    const range = parseGenerateRange(fields[1].raw, entry.line);
+    if (!range.ok) { at(entry.line, range.problems); return; }
+    const middle = fields.slice(3, typeAt + 1).map((f) => f.raw).join(' ');
+    const rhs = entry.text.slice(fields[typeAt + 1].start).trim();
+    for (let i = range.start; i <= range.stop; i += range.step) {
+      const owner = substitute(fields[2].raw, i, entry.line);
+      const data = substitute(rhs, i, entry.line);
+      if (!owner.ok || !data.ok) { at(entry.line, [...(owner.ok ? [] : owner.problems), ...(data.ok ? [] : data.problems)]); return; }
+      handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}` });
+    }
+  };
+  for (const entry of logicalLines(text, problems)) handle(entry);
 
   const recordsFailed = problems.length > 0;
   for (const found of checkZoneIndexed(z, records)) {
     // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
     if (found.index === undefined) { if (!recordsFailed && complete) problems.push(found.problem); }
-    else problems.push({ ...found.problem, line: recordLines[found.index] });
+    else problems.push(withLine(found.problem, recordLines[found.index]));
   }
   if (problems.length) {
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
     return { ok: false, problems };
   }
-  return { ok: true, records };
+  warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+  return { ok: true, records, warnings, dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)) };
 }
+
+/** a name in presentation form is absolute when it ends with a dot that is not escaped (`a\.` is relative) */
+function isAbsoluteText(name: string): boolean {
+  let backslashes = 0;
+  for (let i = name.length - 2; i >= 0 && name[i] === '\\'; i--) backslashes++;
+  return name.endsWith('.') && backslashes % 2 === 0;
+}
+
+function signerTypeOf(type: string): string | undefined {
+  const upper = type.toUpperCase();
+  const m = /^TYPE([0-9]{1,5})$/.exec(upper);
+  if (m) return SIGNER_TYPE_CODES.get(Number(m[1]));
+  return [...SIGNER_TYPE_CODES.values()].includes(upper) ? upper : undefined;
+}
+
+const identityOf = (r: CanonicalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;

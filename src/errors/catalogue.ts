@@ -65,8 +65,8 @@ export class DomainError extends Error {
   }
 
   /** the same problems under another top-level code (e.g. a zone file's problems as INVALID_ZONE_FILE) */
-  withCode(code: ErrorCode): DomainError {
-    return new DomainError(code, ERROR_CATALOGUE[code].message, this.details);
+  withCode(code: ErrorCode, message: string = ERROR_CATALOGUE[code].message): DomainError {
+    return new DomainError(code, message, this.details);
   }
 
   static notFound(code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND', field: string) {

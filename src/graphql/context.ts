@@ -35,5 +35,5 @@ export async function buildContext(orm: MikroORM, services: Services, apiKey: st
       extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
     });
   }
-  return { em, principal, services, loaders: createLoaders(em) };
+  return { em, principal, services, loaders: createLoaders(em), warnings: [] };
 }

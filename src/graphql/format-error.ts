@@ -80,3 +80,19 @@ export const databaseOutageStatus: ApolloServerPlugin<GraphQLContext> = {
     };
   },
 };
+
+/**
+ * Warnings a service collected while running the operation (accepted, but worth a look: NAME_NOT_HOSTNAME)
+ * leave as `extensions.warnings`, each with its field, code and message, beside the data.
+ */
+export const operationWarnings: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, contextValue }) {
+        if (response.body.kind !== 'single' || !contextValue.warnings?.length) return;
+        const result = response.body.singleResult;
+        result.extensions = { ...result.extensions, warnings: contextValue.warnings };
+      },
+    };
+  },
+};

@@ -243,7 +243,9 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
             const count = Array.isArray(result.body) ? result.body.length : 1;
             res.status(route.status).json(restEnvelope === 'restknot' ? envelope(route.status, count, result.body) : result.body);
           }
-        } catch (error) {
+        } catch (thrown) {
+          // a route's own check of a form field throws a DomainError, as services do
+          const error = thrown instanceof DomainError ? fromDomainError(thrown) : thrown;
           if (res.headersSent) {
             logger.error({ err: error }, 'REST list failed while streaming');
             res.destroy();

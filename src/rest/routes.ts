@@ -2,6 +2,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { RecordsArgs } from '../graphql/inputs/page.args';
 import { RecordResolver } from '../graphql/resolvers/record.resolver';
 import type { ConnectionValue } from '../graphql/types/connection';
+import { DomainError } from '../errors/catalogue';
 import { OPERATIONS } from './operations';
 import {
   GqlDomain,
@@ -25,6 +26,12 @@ export type FieldKind = 'string' | 'int' | 'list';
  */
 export interface FieldSpec { kind: FieldKind; required?: boolean; description: string; max?: number; items?: object }
 export type Inputs = Record<string, string | number | unknown[] | undefined>;
+
+interface GqlImportResult {
+  zone: string; added: number; removed: number; serial: number; dryRun: boolean;
+  dropped: { type: string; count: number }[]; warnings: { line: number | null; field: string; code: string; message: string }[];
+  addedRecords: string[] | null; removedRecords: string[] | null;
+}
 
 export interface Runner {
   /** runs one GraphQL operation as the caller; a GraphQL error becomes the REST error */
@@ -248,6 +255,47 @@ export const ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       const data = await runner.run<{ domain: { zoneFile: string } }>('exportZone', zoneSelector(String(inputs.zone)));
       return { text: data.domain.zoneFile, contentType: 'text/dns; charset=utf-8' };
+    },
+  },
+  {
+    method: 'post', path: '/domain/import/:zone', operationId: 'importDomain', tag: 'domains', summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)', status: 200,
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      text: { kind: 'string', required: true, description: 'the master file' },
+      mode: { kind: 'string', description: 'REPLACE (default: the zone becomes the file) or MERGE' },
+      dry_run: { kind: 'string', description: 'true: answer the diff and write nothing (default false)' },
+      ttl_policy: { kind: 'string', description: 'REFUSE (default) or CLAMP a TTL outside ALLOWED_TTLS' },
+    },
+    response: {
+      type: 'object',
+      properties: {
+        zone: { type: 'string' }, added: { type: 'integer' }, removed: { type: 'integer' }, serial: { type: 'integer' }, dry_run: { type: 'boolean' },
+        dropped: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, count: { type: 'integer' } } } },
+        warnings: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } } },
+        added_records: { type: 'array', items: { type: 'string' } }, removed_records: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['zone', 'added', 'removed', 'serial', 'dry_run', 'dropped', 'warnings'],
+    },
+    async handle(inputs, runner) {
+      // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
+      const pick = (name: string, value: unknown, allowed: string[]) => {
+        const text = String(value).toUpperCase();
+        if (!allowed.includes(text)) throw DomainError.invalid(name, `${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))})`, 'INVALID_CHOICE');
+        return text;
+      };
+      const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {
+        zone: inputs.zone, text: inputs.text,
+        mode: pick('mode', inputs.mode ?? 'REPLACE', ['REPLACE', 'MERGE']),
+        dryRun: ['TRUE', '1'].includes(pick('dry_run', inputs.dry_run ?? 'false', ['TRUE', 'FALSE', '1', '0'])),
+        ttlPolicy: pick('ttl_policy', inputs.ttl_policy ?? 'REFUSE', ['REFUSE', 'CLAMP']),
+      });
+      const r = data.importZone;
+      const body: Record<string, unknown> = {
+        zone: r.zone, added: r.added, removed: r.removed, serial: r.serial, dry_run: r.dryRun, dropped: r.dropped, warnings: r.warnings,
+      };
+      if (r.addedRecords) body.added_records = r.addedRecords;
+      if (r.removedRecords) body.removed_records = r.removedRecords;
+      return { body };
     },
   },
   {

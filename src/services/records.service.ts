@@ -34,7 +34,7 @@ export class RecordsService {
 
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
-    const record = this.parse(zone, input);
+    const record = this.parse(ctx, zone, input);
     return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner }, async (change) => {
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
@@ -50,7 +50,7 @@ export class RecordsService {
    */
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
-    const next = this.parse(zone, input);
+    const next = this.parse(ctx, zone, input);
     return changeZone(ctx.em, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id }, async (change) => {
       const current = change.zone.target;
       if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
@@ -84,9 +84,14 @@ export class RecordsService {
     return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal) };
   }
 
-  private parse(zone: string, input: RecordInput) {
+  private parse(ctx: RequestContext, zone: string, input: RecordInput) {
     const parsed = parseRecord(zone, input, this.settings.allowedTtls);
     if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
+    // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone
+    // file only warns (its author wrote master-file syntax on purpose)
+    const repeats = parsed.warnings.filter((w) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
+    if (repeats.length) throw errorFromProblems(repeats, input.type);
+    ctx.warnings?.push(...parsed.warnings);
     return parsed.record;
   }
 }

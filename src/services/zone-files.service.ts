@@ -2,17 +2,33 @@ import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
 import type { CanonicalRecord } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
-import { renderZoneFile } from '../dns/zone-file';
+import { ownerToFqdn } from '../dns/name';
+import { renderZoneFile, TtlPolicy } from '../dns/zone-file';
 import { checkZone, soaSerial } from '../dns/zone-rules';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { listDomains, listRecords } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
+import type { StoredRow } from '../repositories/zone-writes';
 import { changeZone } from './zone-change';
 import { ZoneFileParser } from './zone-file-parser';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
-export interface ImportResult { zone: string; added: number; removed: number; serial: number }
+export interface ImportWarning { line?: number; field: string; code: string; message: string }
+export interface ImportResult {
+  zone: string;
+  added: number;
+  removed: number;
+  /** the serial the zone has after the import (a dry run: the one it would have) */
+  serial: number;
+  dryRun: boolean;
+  /** records the file held that are not stored: the signer's (RRSIG, NSEC, NSEC3, NSEC3PARAM), per type */
+  dropped: { type: string; count: number }[];
+  warnings: ImportWarning[];
+  /** a dry run's diff, one record per line in master-file form (absolute owners); undefined otherwise */
+  addedRecords?: string[];
+  removedRecords?: string[];
+}
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -43,11 +59,17 @@ export class ZoneFilesService {
    * has an SOA. The serial rises past both the
    * zone's and the file's; every problem comes back at once, with its line; nothing is written on failure.
    */
-  async import(ctx: RequestContext, input: { zone: string; text: string; mode: ImportMode }): Promise<ImportResult> {
+  async import(ctx: RequestContext, input: { zone: string; text: string; mode: ImportMode; dryRun?: boolean; ttlPolicy?: TtlPolicy }): Promise<ImportResult> {
     const zone = normaliseZoneName(input.zone);
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
-    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE' });
-    if (!parsed.ok) throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE');
+    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE', ttlPolicy: input.ttlPolicy });
+    if (!parsed.ok) {
+      // the top-level message names the first problem and the count; details keep every one with its line
+      const [first, ...more] = parsed.problems;
+      const message = `Bad zone file: ${first.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})` : ''}`;
+      throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE', message);
+    }
+    const dryRun = input.dryRun ?? false;
     return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
@@ -79,6 +101,7 @@ export class ZoneFilesService {
       const wanted = new Map(desired.filter((r) => r.type !== 'SOA').map((r) => [identity(r), r]));
       let removed = 0;
       await yieldToEventLoop();
+      const removedRecords: StoredRow[] = [];
       for (const record of current) {
         if (record.type === 'SOA') continue;
         const key = identity(record);
@@ -87,12 +110,21 @@ export class ZoneFilesService {
           wanted.delete(key);
           continue;
         }
-        change.remove(record); // a record whose TTL changes is removed and added again
+        removedRecords.push(record); // a record whose TTL changes is removed and added again
         removed += 1;
       }
+      const result: ImportResult = {
+        zone, added: wanted.size, removed, serial, dryRun, dropped: parsed.dropped, warnings: parsed.warnings,
+      };
+      if (dryRun) {
+        // octoDNS-style plan: the diff, and nothing written (commit is never called, so no statement runs)
+        const line = (r: CanonicalRecord) => `${ownerToFqdn(r.owner, zone)} ${r.ttl} IN ${r.type} ${r.rdata}`;
+        return { ...result, addedRecords: [...wanted.values()].map(line), removedRecords: removedRecords.map(line) };
+      }
+      for (const record of removedRecords) change.remove(record);
       for (const record of wanted.values()) change.insert(record);
       await change.commit({ serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl });
-      return { zone, added: wanted.size, removed, serial };
+      return result;
     });
   }
 }

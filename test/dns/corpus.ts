@@ -141,13 +141,64 @@ function rdataFor(type: string, r: Random, g: Generators): string {
     case 'MX': return r.chance(0.1) ? r.pick(['0 .', '10 .']) : `${g.uint(65535)} ${g.host()}`;
     case 'SRV': return `${g.uint(65535)} ${g.uint(65535)} ${g.uint(65535)} ${g.host(true)}`;
     case 'SOA': return `${g.host()} ${g.host()} ${g.uint(4294967295)} ${g.timer()} ${g.timer()} ${g.timer()} ${g.timer()}`;
-    case 'TXT': return Array.from({ length: 1 + r.int(3) }, () => g.charString()).join(' ');
+    case 'TXT': case 'SPF': return Array.from({ length: 1 + r.int(3) }, () => g.charString()).join(' ');
     case 'CAA': {
       const tag = r.chance(BAD_RATE) ? r.pick(['is-sue', 'abcdefghijklmnop', '""', 'tag!']) : r.pick(['issue', 'issuewild', 'iodef', 'ISSUE', 'tbs', g.label().slice(0, 15)]);
       const value = r.chance(0.6) ? r.pick(['"letsencrypt.org"', '"ca.example.net; account=123"', '";"', '"mailto:sec@example.com"', '""']) : g.charString();
       return `${g.uint(255)} ${tag} ${value}`;
     }
-    case 'DS': {
+    case 'HINFO': return r.chance(BAD_RATE) ? g.charString() : `${g.charString()} ${g.charString()}`;
+    case 'RP': return `${r.chance(0.2) ? '.' : g.host()} ${r.chance(0.2) ? '.' : g.host()}`;
+    case 'URI': return `${g.uint(65535)} ${g.uint(65535)} ${r.chance(BAD_RATE) ? '""' : r.pick(['"ftp://ftp1.example.com/public"', '"https://www.example.org/a?b=c"', '"mailto:x@example.net"', `"${g.text(40)}"`])}`;
+    case 'CERT': return `${r.pick(['PKIX', 'PGP', 'IPGP', 'URI', g.uint(65535), 'BOGUS'])} ${g.uint(65535)} ${r.pick(['RSASHA256', 'ECDSAP256SHA256', 'PRIVATEOID', g.uint(255)])} ${g.base64()}`;
+    case 'OPENPGPKEY': case 'DHCID': return g.base64();
+    case 'SMIMEA': {
+      const mt = r.chance(BAD_RATE) ? '3' : String(r.int(2));
+      const octets = mt === '1' ? 32 : mt === '2' ? 64 : 1 + r.int(100);
+      return `${r.int(3)} ${r.int(1)} ${mt} ${g.hex(r.chance(BAD_RATE) ? octets + 1 : octets)}`;
+    }
+    case 'IPSECKEY': {
+      const gatewayType = r.chance(BAD_RATE) ? '4' : String(r.int(3));
+      const gateway = [r.chance(BAD_RATE) ? 'x' : '.', g.ipv4(), g.ipv6(), g.host()][Number(gatewayType) % 4];
+      return `${g.uint(255)} ${gatewayType} ${r.int(3)} ${gateway}${r.chance(0.8) ? ` ${g.base64()}` : ''}`;
+    }
+    case 'APL': {
+      const item = () => (r.chance(0.5)
+        ? `${r.chance(0.3) ? '!' : ''}1:${g.ipv4()}/${r.chance(BAD_RATE) ? 33 : r.int(32)}`
+        : `${r.chance(0.3) ? '!' : ''}2:${g.ipv6()}/${r.chance(BAD_RATE) ? 129 : r.int(128)}`);
+      return Array.from({ length: r.int(3) }, item).join(' ');
+    }
+    case 'LOC': {
+      const angle = (max: number, hemispheres: string) => {
+        const d = r.chance(BAD_RATE) ? max + 1 : r.int(max - 1);
+        const parts = [String(d)];
+        if (r.chance(0.7)) parts.push(String(r.int(59)));
+        if (parts.length === 2 && r.chance(0.7)) parts.push(r.chance(0.5) ? String(r.int(59)) : `${r.int(59)}.${r.int(999)}`);
+        return `${parts.join(' ')} ${r.pick(hemispheres.split(''))}`;
+      };
+      const sizes = Array.from({ length: r.int(3) }, () => `${r.pick(['0', '1', '30', '2000', '10000', '0.5', '15'])}m`);
+      return `${angle(90, 'NS')} ${angle(180, 'EW')} ${r.pick(['-24m', '0', '10m', '123.45m', '-100000m', '42849672.95m', r.chance(BAD_RATE) ? '-100001m' : '5m'])} ${sizes.join(' ')}`;
+    }
+    case 'NID': case 'L64': {
+      const groups = Array.from({ length: r.chance(BAD_RATE) ? 3 : 4 }, () => r.int(65535).toString(16).padStart(4, '0'));
+      return `${g.uint(65535)} ${groups.join(':')}`;
+    }
+    case 'L32': return `${g.uint(65535)} ${g.ipv4()}`;
+    case 'LP': return `${g.uint(65535)} ${g.host()}`;
+    case 'EUI48': case 'EUI64': {
+      const n = (type === 'EUI48' ? 6 : 8) + (r.chance(BAD_RATE) ? 1 : 0);
+      return Array.from({ length: n }, () => r.int(255).toString(16).padStart(2, '0')).join(r.chance(0.05) ? ':' : '-');
+    }
+    case 'ZONEMD': {
+      const algorithm = r.chance(BAD_RATE) ? r.pick(['0', '3', '256']) : r.pick(['1', '2']);
+      const octets = { 1: 48, 2: 64 }[Number(algorithm)] ?? 20;
+      return `${g.uint(4294967295)} ${r.chance(BAD_RATE) ? '0' : '1'} ${algorithm} ${g.hex(r.chance(BAD_RATE) ? octets - 1 : octets)}`;
+    }
+    case 'DNSKEY': case 'CDNSKEY': {
+      const protocol = r.chance(BAD_RATE) ? r.pick(['2', '4', '256']) : '3';
+      return `${r.pick(['256', '257', '0', g.uint(65535)])} ${protocol} ${r.pick(['8', '13', '15', g.uint(255)])} ${g.base64()}`;
+    }
+    case 'DS': case 'CDS': {
       const digestType = r.chance(BAD_RATE) ? r.pick(['0', '3', '5', '256']) : r.pick(['1', '2', '4']);
       const octets = { 1: 20, 2: 32, 4: 48 }[Number(digestType)] ?? 32;
       return `${g.uint(65535)} ${g.uint(255)} ${digestType} ${g.hex(r.chance(BAD_RATE) ? octets - 1 : octets)}${r.chance(0.05) ? 'z' : ''}`;

@@ -1,4 +1,4 @@
-import { ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName } from '../../src/dns/name';
+import { ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
 
 const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
 
@@ -70,16 +70,29 @@ describe('owners', () => {
     ['www.other.org.', ['OWNER_OUTSIDE_ZONE']],
     ['notexample.com.', ['OWNER_OUTSIDE_ZONE']],
     ['a.*', ['NAME_WILDCARD_POSITION']],
-    ['*foo', ['NAME_INVALID_CHARACTER']],
     ['a b', ['NAME_INVALID_CHARACTER']],
     ['a..b', ['NAME_EMPTY_LABEL']],
     ['.www', ['NAME_EMPTY_LABEL']],
     [`${'x'.repeat(64)}`, ['NAME_LABEL_TOO_LONG']],
-    ['w@w', ['NAME_INVALID_CHARACTER']],
   ])('%j is refused with %j', (input, expected) => {
     const result = parseOwner(input, 'example.com');
     expect(codesOf(result)).toEqual(expected);
     if (!result.ok) expect(result.problems.every((p) => p.field === 'owner')).toBe(true);
+  });
+
+  it.each([
+    ['*foo', '\\042foo'],
+    ['w@w', 'w\\@w'],
+    ['\\100\\079g', 'dog'],
+    ['a\\.b', 'a\\.b'],
+    ['A\\046B.Example.COM.', 'a\\.b'],
+    ['#%&^[]?', '\\035\\037\\038\\094\\091\\093\\063'],
+    ['*foo.a', '\\042foo.a'],
+    ['\\000\\255', '\\000\\255'],
+  ])('%j is taken as %j (RFC 2181 §11; escapes canonical), with a NAME_NOT_HOSTNAME warning where not letters, digits, - and _', (input, expected) => {
+    const { result, warnings } = collectNameWarnings(() => parseOwner(input, 'example.com'));
+    expect(result).toEqual({ ok: true, name: expected });
+    expect(warnings.map((w) => w.code)).toEqual(/^[a-z0-9_.-]+$/.test(expected) ? [] : ['NAME_NOT_HOSTNAME']);
   });
 
   it('counts the zone in the 255-octet limit of the full name', () => {

@@ -14,7 +14,7 @@ const rec = (owner: string, type: string, rdata: string, ttl = 3600, id?: number
 describe('parseRecord', () => {
   it('returns the canonical record', () => {
     expect(parseRecord(ZONE, { owner: 'Mail.Example.com.', type: 'mx', rdata: '10   mx1', ttl: 3600 }, DEFAULT_ALLOWED_TTLS)).toEqual({
-      ok: true, record: { owner: 'mail', type: 'MX', rdata: '10 mx1.example.com.', ttl: 3600 },
+      ok: true, record: { owner: 'mail', type: 'MX', rdata: '10 mx1.example.com.', ttl: 3600 }, warnings: [],
     });
   });
 
@@ -34,7 +34,7 @@ describe('parseRecord', () => {
   });
 
   it('reports unknown types on the type field and still checks owner and TTL', () => {
-    const result = parseRecord(ZONE, { owner: 'www.other.org.', type: 'SPF', rdata: '"x"', ttl: 5 }, DEFAULT_ALLOWED_TTLS);
+    const result = parseRecord(ZONE, { owner: 'www.other.org.', type: 'LOCX', rdata: '"x"', ttl: 5 }, DEFAULT_ALLOWED_TTLS);
     expect(!result.ok && result.problems.map((p) => [p.field, p.code])).toEqual([
       ['owner', 'OWNER_OUTSIDE_ZONE'], ['type', 'UNKNOWN_TYPE'], ['ttl', 'TTL_NOT_ALLOWED'],
     ]);

@@ -83,6 +83,39 @@ const valid: [string, string, string][] = [
   ['HTTPS', '3 . key3=443', '3 . port=443'],
   ['HTTPS', '1 . ech=AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA=', '1 . ech="AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA="'],
   ['HTTPS', '1 . alpn="a\\\\,b,c"', '1 . alpn="a\\\\,b,c"'],
+  ['SPF', 'v=spf1 -all', '"v=spf1" "-all"'],
+  ['HINFO', '"Generic PC clone" NetBSD-1.4', '"Generic PC clone" "NetBSD-1.4"'],
+  ['RP', 'mbox-dname txt-dname.example.net.', 'mbox-dname.example.com. txt-dname.example.net.'],
+  ['RP', '. .', '. .'],
+  ['URI', '10 1 "ftp://ftp1.example.com/public"', '10 1 "ftp://ftp1.example.com/public"'],
+  ['CERT', 'PGP 0 PRIVATEOID AQID', '3 0 254 AQID'],
+  ['CERT', '65534 65535 254 AQID BA==', '65534 65535 254 AQIDBA=='],
+  ['OPENPGPKEY', 'AQID BA==', 'AQIDBA=='],
+  ['DHCID', 'AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA=', 'AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA='],
+  ['SMIMEA', '3 1 1 a9cdf989b504fe5dca90c0d2167b6550570734f7c763e09fdf88904e06157065', '3 1 1 A9CDF989B504FE5DCA90C0D2167B6550570734F7C763E09FDF88904E06157065'],
+  ['DNSKEY', '257 3 13 AQID BA==', '257 3 13 AQIDBA=='],
+  ['CDNSKEY', '256 3 8 AQID', '256 3 8 AQID'],
+  ['CDS', '60485 5 1 2bb183af5f22588179a53b0a98631fad1a292118', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
+  ['IPSECKEY', '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ==', '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ=='],
+  ['IPSECKEY', '10 3 2 gw AQID', '10 3 2 gw.example.com. AQID'],
+  ['IPSECKEY', '10 2 2 2001:0DB8:0:8002::2000:1 AQID', '10 2 2 2001:db8:0:8002::2000:1 AQID'],
+  ['APL', '1:192.168.32.0/21 !1:192.168.38.0/28', '1:192.168.32.0/21 !1:192.168.38.0/28'],
+  ['APL', '2:FF00:0:0:0:0:0:0:0/8', '2:ff00::/8'],
+  ['APL', '', ''],
+  ['LOC', '42 21 54 N 71 06 18 W -24m 30m', '42 21 54.000 N 71 6 18.000 W -24.00m 30m 10000m 10m'],
+  ['LOC', '32 7 19 S 116 2 25 E 10m', '32 7 19.000 S 116 2 25.000 E 10.00m 1m 10000m 10m'],
+  ['LOC', '52 N 0 E 0 15m 0.5m 0m', '52 0 0.000 N 0 0 0.000 E 0.00m 10m 0.50m 0m'],
+  ['NID', '10 0014:4fff:ff20:ee64', '10 0014:4fff:ff20:ee64'],
+  ['L64', '10 2001:0DB8:1140:1000', '10 2001:0db8:1140:1000'],
+  ['L32', '10 192.0.2.1', '10 192.0.2.1'],
+  ['LP', '10 l64-subnet1', '10 l64-subnet1.example.com.'],
+  ['EUI48', '00-00-5E-00-53-2a', '00-00-5e-00-53-2a'],
+  ['EUI64', '00-00-5e-ef-10-00-00-2a', '00-00-5e-ef-10-00-00-2a'],
+  ['ZONEMD', '2018031900 1 1 62e6cf51b02e54b9b5f967d547ce43136792901f9f88e637493daaf401c92c279dd10f0edb1c56f8080211f8480ee306', '2018031900 1 1 62E6CF51B02E54B9B5F967D547CE43136792901F9F88E637493DAAF401C92C279DD10F0EDB1C56F8080211F8480EE306'],
+  ['NS', '.', '.'],
+  ['SOA', 'ns1. . 1 2 3 4 5', 'ns1. . 1 2 3 4 5'],
+  ['MX', '10 A\\.b\\100', '10 a\\.bd.example.com.'],
+  ['SVCB', '1 . alpn=h2 dohpath=/dns-query{?dns} ohttp', '1 . alpn="h2" dohpath="/dns-query{?dns}" ohttp'],
 ];
 
 /** [type, input, expected codes (all of them, in order)] */
@@ -106,7 +139,7 @@ const invalid: [string, string, string[]][] = [
   ['MX', 'ten mail', ['INVALID_INTEGER']],
   ['MX', '10', ['RDATA_FIELD_COUNT']],
   ['MX', '10 .', ['MX_NULL_PREFERENCE']],
-  ['MX', '10 bad_host!', ['NAME_INVALID_CHARACTER']],
+  ['MX', '10 bad host', ['RDATA_FIELD_COUNT']],
   ['MX', '70000 a..b', ['MX_PREFERENCE_RANGE', 'NAME_EMPTY_LABEL']],
   ['SRV', '1 2 65536 host', ['SRV_PORT_RANGE']],
   ['SRV', '65536 65536 1 host', ['SRV_PRIORITY_RANGE', 'SRV_WEIGHT_RANGE']],
@@ -115,7 +148,7 @@ const invalid: [string, string, string[]][] = [
   ['SOA', 'ns1. h. 1 2147483648 1 1 1', ['SOA_REFRESH_RANGE']],
   ['SOA', 'ns1. h. 1 1 x 1 1', ['INVALID_INTEGER']],
   ['SOA', 'ns1. h. 1 1 1 1', ['RDATA_FIELD_COUNT']],
-  ['SOA', 'ns1. hostmaster@example.net. 1 1 1 1 1', ['NAME_INVALID_CHARACTER']],
+  ['SOA', 'ns1. hostmaster@example.net. 1 1 1 1 1', ['SOA_RNAME_AT_SIGN']],
   ['TXT', '', ['RDATA_FIELD_COUNT']],
   ['TXT', '"unterminated', ['UNTERMINATED_QUOTE']],
   ['TXT', 'x'.repeat(256), ['TXT_STRING_TOO_LONG']],
@@ -155,7 +188,7 @@ const invalid: [string, string, string[]][] = [
   ['CNAME', '*.example.com.', ['NAME_WILDCARD_POSITION']],
   ['NS', `${'a'.repeat(64)}.example.com.`, ['NAME_LABEL_TOO_LONG']],
   ['NS', Array.from({ length: 130 }, () => 'a').join('.') + '.', ['NAME_TOO_LONG']],
-  ['NS', 'a\\.b.example.com.', ['NAME_INVALID_CHARACTER']],
+  ['NS', 'a\\0.b.example.com.', ['INVALID_ESCAPE']],
   ['PTR', '', ['RDATA_FIELD_COUNT']],
   ['SVCB', '0 . alpn=h2', ['SVCB_ALIAS_WITH_PARAMS']],
   ['SVCB', '1 . alpn=h2 alpn=h3', ['SVCB_PARAM_DUPLICATE']],
@@ -173,6 +206,23 @@ const invalid: [string, string, string[]][] = [
   ['SVCB', '1 . alpn=h2,,h3', ['SVCB_PARAM_VALUE']],
   ['HTTPS', '1', ['RDATA_FIELD_COUNT']],
   ['HTTPS', '65536 .', ['HTTPS_PRIORITY_RANGE']],
+  ['HINFO', '"one"', ['RDATA_FIELD_COUNT']],
+  ['URI', '10 1 ""', ['URI_TARGET_EMPTY']],
+  ['CERT', 'BOGUS 0 1 AQID', ['INVALID_INTEGER']],
+  ['DNSKEY', '257 2 13 AQID', ['DNSKEY_PROTOCOL']],
+  ['IPSECKEY', '10 0 0 .', ['IPSECKEY_ALGORITHM', 'IPSECKEY_KEY_MISSING']],
+  ['IPSECKEY', '10 1 2 gw.example. AQID', ['IPSECKEY_GATEWAY']],
+  ['APL', '3:192.0.2.0/24', ['APL_ITEM_INVALID']],
+  ['APL', '1:192.0.2.0/33', ['APL_ITEM_INVALID']],
+  ['LOC', '91 N 0 E 0', ['LOC_INVALID']],
+  ['LOC', '42 21 54 N 71 06 18 X -24m', ['LOC_INVALID']],
+  ['NID', '10 0014:4fff:ff20', ['NID_NODE_ID_INVALID']],
+  ['EUI48', '00-00-5e-00-53', ['EUI48_ADDRESS_INVALID']],
+  ['ZONEMD', '1 1 1 abcd', ['ZONEMD_DIGEST_LENGTH']],
+  ['SOA', 'ns1. hostmaster@example.net. 1 2 3 4 5', ['SOA_RNAME_AT_SIGN']],
+  ['SVCB', '1 . dohpath=/dns-query', ['SVCB_PARAM_VALUE']],
+  ['SVCB', '1 . ohttp=1', ['SVCB_PARAM_VALUE']],
+  ['CNAME', '.', ['NAME_ROOT_NOT_ALLOWED']],
 ];
 
 describe('record types: valid RDATA and its canonical form', () => {
@@ -214,8 +264,10 @@ describe('record types: invalid RDATA', () => {
 describe('registry', () => {
   it('lists every required type with its IANA code, RFCs and fields', () => {
     const types = listRecordTypes().map((t) => `${t.type}=${t.code}`).sort();
-    expect(types).toEqual(['A=1', 'AAAA=28', 'CAA=257', 'CNAME=5', 'DNAME=39', 'DS=43', 'HTTPS=65', 'MX=15', 'NAPTR=35',
-      'NS=2', 'PTR=12', 'SOA=6', 'SRV=33', 'SSHFP=44', 'SVCB=64', 'TLSA=52', 'TXT=16']);
+    expect(types).toEqual(['A=1', 'AAAA=28', 'APL=42', 'CAA=257', 'CDNSKEY=60', 'CDS=59', 'CERT=37', 'CNAME=5', 'DHCID=49', 'DNAME=39',
+      'DNSKEY=48', 'DS=43', 'EUI48=108', 'EUI64=109', 'HINFO=13', 'HTTPS=65', 'IPSECKEY=45', 'L32=105', 'L64=106', 'LOC=29', 'LP=107',
+      'MX=15', 'NAPTR=35', 'NID=104', 'NS=2', 'OPENPGPKEY=61', 'PTR=12', 'RP=17', 'SMIMEA=53', 'SOA=6', 'SPF=99', 'SRV=33', 'SSHFP=44',
+      'SVCB=64', 'TLSA=52', 'TXT=16', 'URI=256', 'ZONEMD=63'].sort());
     for (const t of listRecordTypes()) {
       expect(t.rfcs.length).toBeGreaterThan(0);
       expect(t.fields.length).toBeGreaterThan(0);
@@ -225,6 +277,17 @@ describe('registry', () => {
   it('looks types up case-insensitively', () => {
     expect(getRecordType('mx')?.type).toBe('MX');
     expect(getRecordType(' Https ')?.type).toBe('HTTPS');
-    expect(getRecordType('SPF')).toBeUndefined();
+    expect(getRecordType('spf')?.type).toBe('SPF');
+    expect(getRecordType('LOCX')).toBeUndefined();
+  });
+
+  it('takes TYPEnnn (RFC 3597 §5): a known code is its type, another is the generic type, meta types are refused', () => {
+    expect(getRecordType('TYPE15')?.type).toBe('MX');
+    expect(getRecordType('type65534')?.type).toBe('TYPE65534');
+    expect(getRecordType('TYPE65534')?.parse('\\# 3 abcdef', 'example.com')).toMatchObject({ ok: true, canonical: '\\# 3 ABCDEF' });
+    expect(getRecordType('TYPE65534')?.parse('\\# 0', 'example.com')).toMatchObject({ ok: true, canonical: '\\# 0' });
+    const wrong = getRecordType('TYPE65534')?.parse('\\# 4 abcdef', 'example.com');
+    expect(wrong?.ok === false && wrong.problems.map((p) => p.code)).toEqual(['GENERIC_RDATA_LENGTH']);
+    for (const meta of ['TYPE0', 'TYPE41', 'TYPE46', 'TYPE251', 'TYPE255', 'TYPE65535']) expect(getRecordType(meta)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { initialSerial, nextSerial, serialAdd, serialGreaterThan } from '../../src/dns/serial';
-import { checkTtl, DEFAULT_ALLOWED_TTLS, parseDuration } from '../../src/dns/ttl';
+import { checkTtl, clampTtl, DEFAULT_ALLOWED_TTLS, parseAllowedTtls, parseDuration } from '../../src/dns/ttl';
 
 describe('RFC 1982 serial arithmetic', () => {
   it.each([
@@ -111,5 +111,21 @@ describe('TTL', () => {
     ['3600', 3600], ['1h', 3600], ['1h30m', 5400], ['2W', 1209600], ['1d2s', 86402], ['x', undefined], ['1x', undefined], ['', undefined],
   ])('duration %j = %j', (text, seconds) => {
     expect(parseDuration(text)).toBe(seconds);
+  });
+});
+
+describe('ALLOWED_TTLS policy: values, ranges, any', () => {
+  it('parses values and ranges, longest first; any is the empty policy; malformed is undefined', () => {
+    expect(parseAllowedTtls('300, 60-86400 3600')).toEqual([[60, 86400], 3600, 300]);
+    expect(parseAllowedTtls('any')).toEqual([]);
+    for (const bad of ['', '10-5', 'x', '1-2147483648', '60-']) expect(parseAllowedTtls(bad)).toBeUndefined();
+  });
+
+  it('checks and clamps against ranges and values', () => {
+    const policy = parseAllowedTtls('60-3600,86400')!;
+    expect(checkTtl(120, policy)).toEqual([]);
+    expect(checkTtl(7200, policy)[0].message).toBe('ttl: 7200 is not one of the allowed values 60–3600, 86400');
+    expect([59, 7200, 50000, 100000].map((t) => clampTtl(t, policy))).toEqual([60, 3600, 86400, 86400]);
+    expect(clampTtl(5, [])).toBe(5);
   });
 });

@@ -92,7 +92,7 @@ describe('parseZoneFile', () => {
       'b 61 A 192.0.2.1',                             // 5
       'c CH TXT "x"',                                 // 6
       '$INCLUDE other.zone',                          // 7
-      'd TYPE99 x',                                   // 8
+      'd TYPE5050 x',                                 // 8
       'e CNAME x.example.net.',                       // 9
       'e A 192.0.2.9',                                // 10
       'www.other.org. A 192.0.2.1',                   // 11
@@ -109,7 +109,7 @@ describe('parseZoneFile', () => {
       [5, 'TTL_NOT_ALLOWED'],
       [6, 'CLASS_NOT_SUPPORTED'],
       [7, 'DIRECTIVE_NOT_SUPPORTED'],
-      [8, 'UNKNOWN_TYPE'],
+      [8, 'GENERIC_RDATA_FORM'],
       [10, 'CNAME_CONFLICT'],
       [11, 'OWNER_OUTSIDE_ZONE'],
       [12, 'UNTERMINATED_QUOTE'],
@@ -120,5 +120,55 @@ describe('parseZoneFile', () => {
   it('checks the whole zone: SOA and apex NS are required', () => {
     const parsed = parseZoneFile(ZONE, 'www 3600 A 192.0.2.1\n', DEFAULT_ALLOWED_TTLS);
     expect(!parsed.ok && parsed.problems.map((p) => p.code)).toEqual(['SOA_MISSING', 'APEX_NS_MISSING']);
+  });
+});
+
+describe('parseZoneFile: what real zones hold', () => {
+  const HEAD = `$TTL 3600\n@ SOA ${SOA}\n@ NS ns1.example.net.\n`;
+  const ok = (text: string, options = {}) => {
+    const parsed = parseZoneFile(ZONE, text, [], options);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    return parsed;
+  };
+  const lines = (records: CanonicalRecord[]) => records.filter((r) => r.type !== 'SOA' && r.type !== 'NS').map((r) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`);
+
+  it('reads $ORIGIN . (the head of BIND and pdnsutil dumps): the names after it are absolute', () => {
+    const parsed = ok(`$ORIGIN .\n$TTL 300\nexample.com IN SOA ${SOA}\n  NS ns1.example.net.\nwww.example.com A 192.0.2.1\n`);
+    expect(parsed.records.map((r) => `${r.owner} ${r.type}`)).toEqual(['@ SOA', '@ NS', 'www A']);
+  });
+
+  it('expands $GENERATE with BIND\'s modifiers ${offset,width,base}, nibbles included', () => {
+    const parsed = ok(`${HEAD}$GENERATE 1-3/2 host$ A 192.0.2.\${10,2,d}\n$GENERATE 1024-1025 \${0,3,n} 300 IN AAAA 2001:db8::\${0,4,x}\n$GENERATE 1-1 x\${-2,0,n} TXT "\\$"\n`);
+    expect(lines(parsed.records)).toEqual([
+      'host1 3600 A 192.0.2.11', 'host3 3600 A 192.0.2.13', '0.0.4 300 AAAA 2001:db8::400', '1.0.4 300 AAAA 2001:db8::401',
+      'xf.f.f.f.f.f.f.f 3600 TXT "$"',
+    ]);
+    const bad = parseZoneFile(ZONE, `${HEAD}$GENERATE 5-1 a$ A 192.0.2.1\n$GENERATE 1-2 a\${1,2,q} A 192.0.2.1\n`, []);
+    expect(!bad.ok && bad.problems.map((p) => [p.line, p.code])).toEqual([[4, 'GENERATE_INVALID'], [5, 'GENERATE_INVALID']]);
+  });
+
+  it('merges identical records with a warning, names compared case-insensitively (as BIND does)', () => {
+    const parsed = ok(`${HEAD}@ MX 10 Mail\n@ MX 10 mail.example.com.\n@ SOA ${SOA}\n`);
+    expect(lines(parsed.records)).toEqual(['@ 3600 MX 10 mail.example.com.']);
+    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([[5, 'DUPLICATE_RECORD_MERGED'], [6, 'DUPLICATE_RECORD_MERGED']]);
+  });
+
+  it('takes escaped names, canonical, with host-name warnings; drops and counts the signer\'s records', () => {
+    const parsed = ok(`${HEAD}\\100og A 192.0.2.1\n#x A 192.0.2.2\na\\.b TXT "x"\n@ RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 example.com. AAAA\nTYPE46 TYPE46 \\# 0\n@ NSEC3PARAM 1 0 0 -\n`);
+    expect(lines(parsed.records)).toEqual(['dog 3600 A 192.0.2.1', '\\035x 3600 A 192.0.2.2', 'a\\.b 3600 TXT "x"']);
+    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([[5, 'NAME_NOT_HOSTNAME'], [6, 'NAME_NOT_HOSTNAME']]);
+    expect(parsed.dropped).toEqual([{ type: 'NSEC3PARAM', count: 1 }, { type: 'RRSIG', count: 2 }]);
+  });
+
+  it('clamps TTLs outside the policy with ttlPolicy CLAMP, and says so', () => {
+    const parsed = parseZoneFile(ZONE, `${HEAD}a 61 A 192.0.2.1\nb 100000 A 192.0.2.2\n`, [[300, 86400]], { ttlPolicy: 'CLAMP' });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(lines(parsed.records)).toEqual(['a 300 A 192.0.2.1', 'b 86400 A 192.0.2.2']);
+    expect(parsed.warnings.map((w) => w.message)).toEqual(['line 4: ttl: 61 is not allowed; clamped to 300', 'line 5: ttl: 100000 is not allowed; clamped to 86400']);
+  });
+
+  it('refuses $INCLUDE with a message that says why', () => {
+    const parsed = parseZoneFile(ZONE, `${HEAD}$INCLUDE /etc/passwd\n`, []);
+    expect(!parsed.ok && parsed.problems[0].message).toMatch(/^line 4: \$INCLUDE cannot be used in an uploaded zone file/);
   });
 });

@@ -108,3 +108,110 @@ test('MERGE adds a partial file to a zone and keeps what is there', async () => 
   const partialReplace = await app.gql(IMPORT, { zone: 'merge.test', text: '$TTL 3600\napi IN A 192.0.2.81\n', mode: 'REPLACE' });
   expect(errorCode(partialReplace)).toBe('INVALID_ZONE_FILE');
 });
+
+const IMPORT_FULL = `mutation($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
+  importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
+    added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`;
+
+const SIGNED = [
+  '$ORIGIN .', // BIND and pdnsutil dumps start so; the next names are absolute
+  '$TTL 3600',
+  'real.test IN SOA ns1.example.net. . 2025010100 3600 1800 604800 86400',
+  '  NS ns1.example.net.',
+  '  RRSIG SOA 8 2 3600 20300101000000 20250101000000 12345 real.test. AAAA',
+  '  NSEC a.real.test. NS SOA RRSIG NSEC',
+  '$ORIGIN real.test.',
+  'a A 192.0.2.1',
+  'A A 192.0.2.1', // the same record again (names compare case-insensitively): merged with a warning
+  '\\035hash TXT "x"', // an escaped '#': taken, a host-name warning
+  'mx MX 10 mail.real.test', // relative, repeats the zone: a warning in an import
+  'x TYPE65534 \\# 3 abcdef',
+  '$GENERATE 1-2 host$ A 192.0.2.${10}',
+  'short 60 A 192.0.2.9',
+].join('\n');
+
+test('an import answers warnings and dropped DNSSEC records; a dry run answers the diff and writes nothing', async () => {
+  await createZone(app, userId, 'real.test');
+  const before = await stateOf('real.test');
+  const vars = { zone: 'real.test', text: SIGNED, mode: 'REPLACE', dryRun: true, ttlPolicy: 'CLAMP' };
+  const plan = await app.gql(IMPORT_FULL, vars);
+  expect(plan.errors).toBeUndefined();
+  const result = plan.data.importZone;
+  expect(result.dryRun).toBe(true);
+  expect(result.dropped).toEqual([{ type: 'NSEC', count: 1 }, { type: 'RRSIG', count: 1 }]);
+  expect(result.warnings.map((w: { line: number; code: string }) => [w.line, w.code])).toEqual([
+    [9, 'DUPLICATE_RECORD_MERGED'], [10, 'NAME_NOT_HOSTNAME'], [11, 'RELATIVE_NAME_REPEATS_ZONE'], [14, 'TTL_CLAMPED'],
+  ]);
+  expect(result.warnings[2].message).toMatch(/^line 11: .*did you mean "mail\.real\.test\."\?/);
+  expect(result.addedRecords).toEqual(expect.arrayContaining([
+    'x.real.test. 3600 IN TYPE65534 \\# 3 ABCDEF', '\\035hash.real.test. 3600 IN TXT "x"', 'host1.real.test. 3600 IN A 192.0.2.11',
+    'short.real.test. 300 IN A 192.0.2.9',
+  ]));
+  expect(result.removedRecords.length).toBe(result.removed);
+  expect(await stateOf('real.test')).toEqual(before);
+
+  const done = await app.gql(IMPORT_FULL, { ...vars, dryRun: false });
+  expect(done.errors).toBeUndefined();
+  expect(done.data.importZone).toMatchObject({ dryRun: false, added: result.added, removed: result.removed, addedRecords: null });
+  const after = await stateOf('real.test');
+  expect(after).toEqual(expect.arrayContaining(['x 3600 TYPE65534 \\# 3 ABCDEF', '\\035hash 3600 TXT "x"', 'mx 3600 MX 10 mail.real.test.real.test.']));
+  expect(after.some((r: string) => / (RRSIG|NSEC) /.test(r))).toBe(false);
+  const exported: string = (await app.gql(`{ exportZone(zone: "real.test") }`)).data.exportZone;
+  expect(exported).toMatch(/^@ 3600 IN SOA ns1\.example\.net\. \. /m);
+});
+
+test('a refused import names the first problem and the count, each problem with its line', async () => {
+  await createZone(app, userId, 'bad.test');
+  const text = '$TTL 3600\n@ SOA ns1.example.net. h.example.net. 1 2 3 4 5\n@ NS ns1.example.net.\na 61 A 192.0.2.1\nb 62 A 192.0.2.2\n$INCLUDE /etc/passwd\n';
+  const res = await app.gql(IMPORT_FULL, { zone: 'bad.test', text, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
+  expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
+  expect(res.errors![0].message).toBe('Bad zone file: line 4: ttl: 61 is not one of the allowed values 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400 (and 2 more problems)');
+  const details = res.errors![0].extensions.details;
+  expect(details.map((d: { line: number; code: string }) => [d.line, d.code])).toEqual([[4, 'TTL_NOT_ALLOWED'], [5, 'TTL_NOT_ALLOWED'], [6, 'DIRECTIVE_NOT_SUPPORTED']]);
+  expect(details[2].message).toMatch(/^line 6: \$INCLUDE cannot be used/);
+});
+
+test('the API refuses a relative RDATA name that repeats the zone (RELATIVE_NAME_REPEATS_ZONE), with the hint', async () => {
+  const res = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: '@', type: 'MX', rdata: '10 mx.files.test', ttl: 3600 } });
+  expect(errorCode(res)).toBe('INVALID_RDATA');
+  const [detail] = res.errors![0].extensions.details;
+  expect(detail).toMatchObject({ field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' });
+  expect(detail.message).toContain('did you mean "mx.files.test."?');
+  const ok = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: '@', type: 'MX', rdata: '10 mx.files.test.', ttl: 3600 } });
+  expect(ok.errors).toBeUndefined();
+});
+
+test('REST import: POST /api/domain/import/:zone answers the same result, warnings and dropped included', async () => {
+  await createZone(app, userId, 'rest-import.test');
+  const text = '$ORIGIN .\n$TTL 3600\nrest-import.test SOA ns1.example.net. h.example.net. 1 2 3 4 5\n NS ns1.example.net.\n RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 rest-import.test. AAAA\n$ORIGIN rest-import.test.\nmx MX 10 mail.rest-import.test\n';
+  const plan = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, dry_run: 'true' });
+  expect(plan.status).toBe(200);
+  expect(plan.body).toMatchObject({
+    zone: 'rest-import.test', dry_run: true, dropped: [{ type: 'RRSIG', count: 1 }],
+    warnings: [{ line: 7, field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' }],
+    added_records: expect.arrayContaining(['mx.rest-import.test. 3600 IN MX 10 mail.rest-import.test.rest-import.test.']),
+  });
+  const done = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).type('form').send({ text, mode: 'replace' });
+  expect(done.status).toBe(200);
+  expect(done.body).toMatchObject({ dry_run: false, added: plan.body.added, removed: plan.body.removed });
+  expect(done.body.added_records).toBeUndefined();
+  const bad = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text: 'x 61 A 192.0.2.1\n', mode: 'MERGE' });
+  expect(bad.status).toBe(422);
+  expect(bad.body).toMatchObject({ error: 'INVALID_ZONE_FILE', details: [{ line: 1, code: 'TTL_NOT_ALLOWED' }] });
+  expect(bad.body.message).toMatch(/^Bad zone file: line 1: ttl: 61 is not one of the allowed values/);
+  const wrongFlag = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, dry_run: 'maybe' });
+  expect(wrongFlag.status).toBe(422);
+  expect(wrongFlag.body.details).toEqual([{ field: 'dry_run', code: 'INVALID_CHOICE', message: 'dry_run must be one of TRUE, FALSE, 1, 0 (got "maybe")' }]);
+  const wrongMode = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, mode: 'all' });
+  expect(wrongMode.status).toBe(422);
+  expect(wrongMode.body.details[0].field).toBe('mode');
+});
+
+test('GraphQL: a record outside the host-name rule is created and the answer says so in extensions.warnings', async () => {
+  const res = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: 'odd#name', type: 'A', rdata: '192.0.2.7', ttl: 3600 } });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.createRecord.owner).toBe('odd\\035name');
+  expect(res.body.extensions.warnings).toEqual([{ field: 'owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') }]);
+  const plain = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: 'plain', type: 'A', rdata: '192.0.2.8', ttl: 3600 } });
+  expect(plain.body.extensions?.warnings).toBeUndefined();
+});

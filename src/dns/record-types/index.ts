@@ -1,10 +1,30 @@
 /** The registry of supported record types. Adding a type: one file in this folder + one line below. */
 import { A } from './a';
+import { APL } from './apl';
+import { CERT } from './cert';
+import { DHCID } from './dhcid';
+import { EUI48 } from './eui48';
+import { EUI64 } from './eui64';
+import { HINFO } from './hinfo';
+import { IPSECKEY } from './ipseckey';
+import { L32 } from './l32';
+import { L64 } from './l64';
+import { LOC } from './loc';
+import { LP } from './lp';
+import { NID } from './nid';
+import { OPENPGPKEY } from './openpgpkey';
+import { RP } from './rp';
+import { SMIMEA } from './smimea';
+import { URI } from './uri';
 import { AAAA } from './aaaa';
 import { CAA } from './caa';
+import { CDNSKEY } from './cdnskey';
+import { CDS } from './cds';
 import { CNAME } from './cname';
 import { DNAME } from './dname';
+import { DNSKEY } from './dnskey';
 import { DS } from './ds';
+import { genericType, isDataTypeCode } from './generic';
 import { HTTPS } from './https';
 import { MX } from './mx';
 import { NAPTR } from './naptr';
@@ -12,23 +32,37 @@ import { NS } from './ns';
 import { PTR } from './ptr';
 import { RecordTypeDefinition } from './record-type';
 import { SOA } from './soa';
+import { SPF } from './spf';
 import { SRV } from './srv';
 import { SSHFP } from './sshfp';
 import { SVCB } from './svcb';
 import { TLSA } from './tlsa';
 import { TXT } from './txt';
+import { ZONEMD } from './zonemd';
 
 export type { RecordTypeDefinition, ParseResult, RecordFieldInfo } from './record-type';
 
 const RECORD_TYPES: RecordTypeDefinition[] = [
-  A, AAAA, CAA, CNAME, DNAME, DS, HTTPS, MX, NAPTR, NS, PTR, SOA, SRV, SSHFP, SVCB, TLSA, TXT,
+  A, AAAA, APL, CAA, CDNSKEY, CDS, CERT, CNAME, DHCID, DNAME, DNSKEY, DS, EUI48, EUI64, HINFO, HTTPS,
+  IPSECKEY, L32, L64, LOC, LP, MX, NAPTR, NID, NS, OPENPGPKEY, PTR, RP, SMIMEA, SOA, SPF, SRV, SSHFP, SVCB,
+  TLSA, TXT, URI, ZONEMD,
 ];
 
 const BY_NAME = new Map(RECORD_TYPES.map((t) => [t.type, t]));
+const BY_CODE = new Map(RECORD_TYPES.map((t) => [t.code, t]));
 
-/** case-insensitive look-up by mnemonic ('mx', 'MX') */
+/**
+ * case-insensitive look-up by mnemonic ('mx', 'MX'), or `TYPEnnn` (RFC 3597 §5): a known code gives its
+ * type, any other code that can be zone data gives the generic type stored as `TYPEnnn \# len hex`
+ */
 export function getRecordType(type: string): RecordTypeDefinition | undefined {
-  return BY_NAME.get(String(type ?? '').trim().toUpperCase());
+  const name = String(type ?? '').trim().toUpperCase();
+  const known = BY_NAME.get(name);
+  if (known) return known;
+  const m = /^TYPE([0-9]{1,5})$/.exec(name);
+  if (!m) return undefined;
+  const code = Number(m[1]);
+  return BY_CODE.get(code) ?? (isDataTypeCode(code) ? genericType(code) : undefined);
 }
 
 /** every supported type, sorted by mnemonic */

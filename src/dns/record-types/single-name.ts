@@ -9,7 +9,7 @@ import { RecordTypeDefinition, ParseResult } from './record-type';
 
 export interface SingleNameValue { target: string }
 
-export function singleNameType(spec: { type: string; code: number; rfcs: string[]; fieldName: string; description: string }): RecordTypeDefinition<SingleNameValue> {
+export function singleNameType(spec: { type: string; code: number; rfcs: string[]; fieldName: string; description: string; allowRoot?: boolean }): RecordTypeDefinition<SingleNameValue> {
   const definition: RecordTypeDefinition<SingleNameValue> = {
     type: spec.type,
     code: spec.code,
@@ -20,7 +20,7 @@ export function singleNameType(spec: { type: string; code: number; rfcs: string[
       if (!split.ok) return split;
       const problems: Problem[] = [];
       if (!checkFieldCount(spec.type, split.fields, [spec.fieldName], problems)) return { ok: false, problems };
-      const name = parseDomainNameInRdata(split.fields[0].raw, zone, 'rdata');
+      const name = parseDomainNameInRdata(split.fields[0].raw, zone, 'rdata', { allowRoot: spec.allowRoot });
       if (!name.ok) return name;
       const value = { target: name.name };
       return { ok: true, value, canonical: definition.format(value) };

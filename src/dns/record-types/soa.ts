@@ -1,6 +1,6 @@
 import { parseDomainNameInRdata, toPacketName } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
-import { Problem } from '../problem';
+import { Problem, problem } from '../problem';
 import { parseDuration } from '../ttl';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
@@ -34,7 +34,12 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
     const f = split.fields.map((x) => x.raw);
     const mname = parseDomainNameInRdata(f[0], zone, 'rdata');
     if (!mname.ok) problems.push(...mname.problems);
-    const rname = parseDomainNameInRdata(f[1], zone, 'rdata');
+    // RFC 1035 §8: the mailbox is a name, its first label the local part, so `hostmaster@example.net.` is
+    // always a typing mistake (a one-label local part "hostmaster@example"); `.` is "no mailbox" (as RFC 7505
+    // null MX and RFC 2142 practice; both checkers load it)
+    const rname = /^[^\\]*@/.test(f[1]) && f[1] !== '@'
+      ? { ok: false as const, problems: [problem('rdata', 'SOA_RNAME_AT_SIGN', `rdata: the SOA mailbox ${JSON.stringify(f[1])} holds an @; write it with a dot (${f[1].replace('@', '.')})`)] }
+      : parseDomainNameInRdata(f[1], zone, 'rdata', { allowRoot: true });
     if (!rname.ok) problems.push(...rname.problems);
     // RFC 1035 §3.3.13 / RFC 1982: SERIAL is an unsigned 32-bit number
     const serial = parseUnsigned(f[2], { type: 'SOA', name: 'serial', max: 4294967295 }, problems);

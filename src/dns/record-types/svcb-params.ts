@@ -15,8 +15,13 @@ import { ParseResult, RecordFieldInfo, RecordTypeDefinition } from './record-typ
 export interface SvcParam { key: number; value: Buffer }
 export interface SVCBValue { priority: number; target: string; params: SvcParam[] }
 
-/** the SvcParamKeys registered by RFC 9460 §14.3.2; others are written keyNNNNN (§2.1) */
-const KEY_NAMES = ['mandatory', 'alpn', 'no-default-alpn', 'port', 'ipv4hint', 'ech', 'ipv6hint'];
+/**
+ * the SvcParamKeys registered by RFC 9460 §14.3.2, dohpath (7, RFC 9461 §5) and ohttp (8, RFC 9540 §4); others
+ * are written keyNNNNN (§2.1)
+ */
+const KEY_NAMES = ['mandatory', 'alpn', 'no-default-alpn', 'port', 'ipv4hint', 'ech', 'ipv6hint', 'dohpath', 'ohttp'];
+const KEY_DOHPATH = 7;
+const KEY_OHTTP = 8;
 const KEY_MANDATORY = 0;
 const KEY_ALPN = 1;
 const KEY_NO_DEFAULT_ALPN = 2;
@@ -79,7 +84,7 @@ function valueToWire(key: number, present: boolean, bytes: Buffer, problems: Pro
     problems.push(problem('rdata', 'SVCB_PARAM_VALUE', `rdata: ${type} parameter ${name}: ${reason}`));
     return undefined;
   };
-  const needsValue = key <= 6 && key !== KEY_NO_DEFAULT_ALPN;
+  const needsValue = key <= KEY_DOHPATH && key !== KEY_NO_DEFAULT_ALPN;
   if (needsValue && (!present || bytes.length === 0)) return bad('a value is required');
   switch (key) {
     case KEY_MANDATORY: {
@@ -135,6 +140,14 @@ function valueToWire(key: number, present: boolean, bytes: Buffer, problems: Pro
       if (addresses.some((a) => a === undefined)) return bad(`${shorten(text)} is not a comma-separated list of IPv6 addresses`);
       return Buffer.from(addresses.flat() as number[]);
     }
+    case KEY_DOHPATH:
+      // RFC 9461 §5: a relative URI template (RFC 6570) for the DoH path, with the "dns" variable
+      if (!text.startsWith('/') || !/\{\?[^}]*\bdns\b[^}]*\}/.test(text)) return bad(`${shorten(text)} is not a relative URI template with the "dns" variable, e.g. /dns-query{?dns} (RFC 9461 §5)`);
+      return Buffer.from(bytes);
+    case KEY_OHTTP:
+      // RFC 9540 §4: ohttp has no value
+      if (present) return bad('takes no value');
+      return Buffer.alloc(0);
     default:
       // RFC 9460 §2.1: unknown keys carry opaque octets as a character-string (possibly empty)
       return Buffer.from(bytes);
@@ -191,7 +204,7 @@ export function toWire(value: SVCBValue): Buffer {
 export const SVCB_FIELDS: RecordFieldInfo[] = [
   { name: 'priority', description: '0 = AliasMode (no parameters), 1–65535 = ServiceMode, lower is preferred' },
   { name: 'target', description: "target name; '.' means the owner name (ServiceMode) or no service (AliasMode)" },
-  { name: 'params', description: 'key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, keyNNNNN; shown sorted by key number' },
+  { name: 'params', description: 'key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number' },
 ];
 
 export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] }): RecordTypeDefinition<SVCBValue> {

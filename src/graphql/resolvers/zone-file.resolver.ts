@@ -14,6 +14,42 @@ registerEnumType(ZoneImportMode, {
   },
 });
 
+enum ZoneImportTtlPolicy {
+  REFUSE = 'REFUSE',
+  CLAMP = 'CLAMP',
+}
+registerEnumType(ZoneImportTtlPolicy, {
+  name: 'ZoneImportTtlPolicy',
+  valuesConfig: {
+    REFUSE: { description: 'A TTL outside ALLOWED_TTLS refuses the file, every such line listed.' },
+    CLAMP: { description: 'A TTL outside ALLOWED_TTLS becomes the nearest allowed one, reported as a TTL_CLAMPED warning.' },
+  },
+});
+
+@ObjectType('ZoneImportWarning', { description: 'Something the import took but that is worth a look (the file is not refused for it).' })
+class ZoneImportWarning {
+  @Field(() => Int, { nullable: true, description: '1-based line of the zone file.' })
+  line?: number;
+
+  @Field({ description: 'owner, type, rdata or ttl.' })
+  field!: string;
+
+  @Field({ description: 'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED.' })
+  code!: string;
+
+  @Field()
+  message!: string;
+}
+
+@ObjectType('ZoneImportDropped', { description: 'Records of one type in the file that are not stored.' })
+class ZoneImportDropped {
+  @Field()
+  type!: string;
+
+  @Field(() => Int)
+  count!: number;
+}
+
 @ObjectType('ZoneImportResult')
 class ZoneImportResult {
   @Field()
@@ -25,8 +61,23 @@ class ZoneImportResult {
   @Field(() => Int, { description: 'Records removed (REPLACE), including records whose TTL changed.' })
   removed!: number;
 
-  @Field(() => Float, { description: 'The zone’s new SOA serial.' })
+  @Field(() => Float, { description: 'The zone’s new SOA serial (a dry run: the serial it would get).' })
   serial!: number;
+
+  @Field({ description: 'Whether this was a dry run (nothing written).' })
+  dryRun!: boolean;
+
+  @Field(() => [ZoneImportDropped], { description: 'DNSSEC records a signer writes (RRSIG, NSEC, NSEC3, NSEC3PARAM), dropped on import: the primary does not sign.' })
+  dropped!: ZoneImportDropped[];
+
+  @Field(() => [ZoneImportWarning])
+  warnings!: ZoneImportWarning[];
+
+  @Field(() => [String], { nullable: true, description: 'A dry run: the records that would be added, in master-file form.' })
+  addedRecords?: string[];
+
+  @Field(() => [String], { nullable: true, description: 'A dry run: the records that would be removed, in master-file form.' })
+  removedRecords?: string[];
 }
 
 /** RFC 1035 master files: a Domain's `zoneFile`, `exportZone`, and `importZone`. */
@@ -42,13 +93,15 @@ export class ZoneFileResolver {
     return ctx.services.zoneFiles.export(ctx, { name: zone });
   }
 
-  @Mutation(() => ZoneImportResult, { description: 'Imports a master file into an existing zone, all or nothing; problems come with their line numbers.' })
+  @Mutation(() => ZoneImportResult, { description: 'Imports a master file into an existing zone, all or nothing; problems come with their line numbers, warnings and dropped DNSSEC records in the result.' })
   importZone(
     @Arg('zone') zone: string,
     @Arg('text') text: string,
     @Arg('mode', () => ZoneImportMode, { defaultValue: ZoneImportMode.REPLACE }) mode: ZoneImportMode,
+    @Arg('dryRun', { defaultValue: false, description: 'Answer the diff, warnings and dropped records, and write nothing.' }) dryRun: boolean,
+    @Arg('ttlPolicy', () => ZoneImportTtlPolicy, { defaultValue: ZoneImportTtlPolicy.REFUSE }) ttlPolicy: ZoneImportTtlPolicy,
     @Ctx() ctx: GraphQLContext,
   ) {
-    return ctx.services.zoneFiles.import(ctx, { zone, text, mode });
+    return ctx.services.zoneFiles.import(ctx, { zone, text, mode, dryRun, ttlPolicy });
   }
 }

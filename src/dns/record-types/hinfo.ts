@@ -1,0 +1,28 @@
+import { checkFieldCount, formatCharacterString, parseCharacterString, splitFields } from '../presentation';
+import { Problem } from '../problem';
+import { finish, ParseResult, RecordTypeDefinition } from './record-type';
+
+export interface HINFOValue { cpu: Buffer; os: Buffer }
+
+/** HINFO: host information, two character-strings (RFC 1035 §3.3.2); RFC 8482 §4.2 gives it a use again */
+export const HINFO: RecordTypeDefinition<HINFOValue> = {
+  type: 'HINFO',
+  code: 13,
+  rfcs: ['RFC 1035 §3.3.2', 'RFC 8482 §4.2'],
+  fields: [
+    { name: 'cpu', description: 'character-string, at most 255 octets' },
+    { name: 'os', description: 'character-string, at most 255 octets' },
+  ],
+  parse(rdata: string): ParseResult<HINFOValue> {
+    const split = splitFields(rdata);
+    if (!split.ok) return split;
+    const problems: Problem[] = [];
+    if (!checkFieldCount('HINFO', split.fields, ['cpu', 'os'], problems)) return { ok: false, problems };
+    const [cpu, os] = split.fields.map((f, i) => parseCharacterString(f.raw, 'rdata', `HINFO ${i === 0 ? 'cpu' : 'os'}`));
+    for (const s of [cpu, os]) if (!s.ok) problems.push(...s.problems);
+    return finish(problems, () => ({ cpu: (cpu as { bytes: Buffer }).bytes, os: (os as { bytes: Buffer }).bytes }), HINFO.format);
+  },
+  format: (v) => `${formatCharacterString(v.cpu)} ${formatCharacterString(v.os)}`,
+  // the wire form (two length-prefixed strings), sent as RFC 3597 data: dns-packet 5.6.1 writes HINFO as UTF-8 text
+  toPacketData: (v) => Buffer.concat([Buffer.from([v.cpu.length]), v.cpu, Buffer.from([v.os.length]), v.os]),
+};

@@ -1,0 +1,15 @@
+import { TXT, TXTValue } from './txt';
+import { RecordTypeDefinition } from './record-type';
+
+/**
+ * SPF (type 99): TXT's twin, same RDATA (RFC 4408 §3.1.1). RFC 7208 §3.1 deprecates it in favour of TXT, but
+ * old zones still hold it; it is stored and served as written, with TXT's rules.
+ */
+export const SPF: RecordTypeDefinition<TXTValue> = {
+  ...TXT,
+  type: 'SPF',
+  code: 99,
+  rfcs: ['RFC 4408 §3.1.1', 'RFC 7208 §3.1', 'RFC 1035 §3.3.14'],
+  // dns-packet 5.6.1 has no SPF: the RDATA wire form is TXT's (length-prefixed strings), sent as RFC 3597 data
+  toPacketData: (value) => Buffer.concat(value.strings.flatMap((s) => [Buffer.from([s.length]), s])),
+};
