@@ -5,9 +5,10 @@ import { loadSettings, Settings, SettingsError } from './config/settings';
 import { openDatabase, Database } from './db/database';
 import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { createApp } from './app';
+import { startSubscriptions } from './http/subscriptions';
 import { usePreparedStatements } from './db/prepared-statements';
 import { logger } from './logger';
-import { createServices } from './services';
+import { createServices, Services } from './services';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
 
@@ -30,6 +31,7 @@ async function stopHttp(server: Server, graceMs: number): Promise<void> {
 export interface RunningService {
   settings: Settings;
   database: Database;
+  services: Services;
   httpServer?: Server;
   httpPort?: number;
   /** the DNS primary's port (role dns) */
@@ -73,6 +75,9 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpServer = server;
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
+      // subscriptions first: their connections would hold the HTTP server open
+      const subscriptions = await startSubscriptions(server, app.schema, database.orm, services, database.clientUrl, logger);
+      stops.push({ name: 'subscriptions (WebSocket connections close)', stop: () => subscriptions.stop() });
       stops.push({
         name: 'HTTP API (in-flight requests finish)',
         stop: () => stopHttp(server, settings.shutdownGraceMs).then(() => app.apollo.stop()).then(() => services.zoneFiles.close()),
@@ -96,6 +101,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   return {
     settings,
     database,
+    services,
     httpServer,
     httpPort,
     dnsPort,

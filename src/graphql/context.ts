@@ -15,6 +15,8 @@ export interface GraphQLContext extends RequestContext {
    * shape is fixed and its page sizes are bounded by MAX_PAGE_SIZE, so the per-request cost analysis is skipped.
    */
   serviceOperation?: boolean;
+  /** a subscription's connection (WebSocket): closes it with a close code, e.g. for a subscriber too slow */
+  dropConnection?: (code: number, reason: string) => void;
 }
 
 /**

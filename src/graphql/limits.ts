@@ -109,8 +109,8 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
             });
           }
           if (operation.operation === 'subscription') {
-            throw new GraphQLError('Subscriptions are not served', {
-              extensions: { code: 'OPERATION_NOT_SUPPORTED', http: { status: 400 }, details: [{ field: 'query', code: 'SUBSCRIPTION_NOT_SUPPORTED', message: 'subscription operations are not served; use a query or a mutation' }] },
+            throw new GraphQLError('Subscriptions are served over WebSocket (graphql-ws) on this path, not over HTTP', {
+              extensions: { code: 'OPERATION_NOT_SUPPORTED', http: { status: 400 }, details: [{ field: 'query', code: 'SUBSCRIPTION_OVER_HTTP', message: 'subscription operations run over WebSocket with the graphql-ws protocol at /graphql; over HTTP use a query or a mutation' }] },
             });
           }
           const fragments = new Map(

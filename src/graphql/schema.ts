@@ -11,8 +11,9 @@ import { UserResolver } from './resolvers/user.resolver';
 import { ZoneFileResolver } from './resolvers/zone-file.resolver';
 import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
 import { HistoryResolver } from './resolvers/history.resolver';
+import { LiveResolver } from './resolvers/live.resolver';
 
-export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver] as const;
+export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver, LiveResolver] as const;
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
 
 let built: Promise<GraphQLSchema> | undefined;
@@ -23,6 +24,16 @@ export function getSchema(): Promise<GraphQLSchema> {
     resolvers: RESOLVERS as unknown as [Function, ...Function[]],
     validate: { forbidUnknownValues: false },
     emitSchemaFile: false,
+    // every subscription has a subscribe function of its own (LiveUpdates, fed by the journal through
+    // LISTEN/NOTIFY); type-graphql's topic pub/sub is not used, and refuses if anything asks it for a topic
+    pubSub: {
+      publish() {
+        throw new Error('subscriptions are not published by topic');
+      },
+      subscribe() {
+        throw new Error('subscriptions are not published by topic');
+      },
+    },
   });
   return built;
 }

@@ -6,6 +6,7 @@ import { UsersService } from './users.service';
 import { ZoneFilesService } from './zone-files.service';
 import { ZoneChangesService } from './zone-changes.service';
 import { HistoryService } from './history.service';
+import { LiveUpdates } from './live-updates';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -17,19 +18,22 @@ export interface Services {
   zoneFiles: ZoneFilesService;
   zoneChanges: ZoneChangesService;
   history: HistoryService;
+  liveUpdates: LiveUpdates;
 }
 
 export function createServices(settings: Settings): Services {
   const apiKeys = new ApiKeysService();
   const zoneChanges = new ZoneChangesService(settings);
+  const domains = new DomainsService(settings);
   return {
     settings,
     users: new UsersService(settings, apiKeys),
-    domains: new DomainsService(settings),
+    domains,
     records: new RecordsService(settings),
     apiKeys,
     zoneFiles: new ZoneFilesService(settings),
     zoneChanges,
     history: new HistoryService(zoneChanges),
+    liveUpdates: new LiveUpdates(domains),
   };
 }

@@ -59,8 +59,8 @@ test('an operationName that names no operation is a 400, not a 500', async () =>
   expect(get.status).toBe(400);
 });
 
-test('a subscription is a clear 400 with a stable code', async () => {
-  const res = await app.gql('subscription { __typename }');
+test('a subscription over HTTP is a clear 400 with a stable code (they are served over WebSocket)', async () => {
+  const res = await app.gql('subscription { zoneChanged(zone: "x.example") { zone } }');
   expect(res.status).toBe(400);
   expect(errorCode(res)).toBe('OPERATION_NOT_SUPPORTED');
 });

@@ -24,7 +24,7 @@ class ChangeAuthor {
 }
 
 @ObjectType('ZoneChangeEntry', { description: 'One committed change of a zone (one serial step), from its journal.' })
-class ZoneChangeEntry {
+export class ZoneChangeEntry {
   @Field(() => ID)
   id!: number;
 
@@ -79,7 +79,7 @@ class ChangesArgs {
   after?: string | null;
 }
 
-const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
+export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
   ...row,
   author: row.authorKeyId === null ? null : { keyId: row.authorKeyId, keyName: row.authorKeyName, userId: row.authorUserId, admin: row.authorUserId === null },
 });

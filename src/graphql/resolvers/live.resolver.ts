@@ -1,0 +1,72 @@
+import { Arg, Ctx, Field, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { serverName } from '../../worker/dns-client';
+import { getPropagationStatus } from '../../worker/propagation-status';
+import { SlowSubscriberError } from '../../services/live-updates';
+import type { LiveEvent } from '../../services/live-updates';
+import type { GraphQLContext } from '../context';
+import { PropagationType } from '../types/propagation.type';
+import { toEntry, ZoneChangeEntry } from './history.resolver';
+
+/** the WebSocket close code for a subscriber that does not keep up (4000–4999: the application's own) */
+export const CLOSE_SLOW_SUBSCRIBER = 4008;
+
+@ObjectType('ZoneChangedEvent', { description: 'A committed change of the zone (one serial step), as its history shows it.' })
+class ZoneChangedEvent {
+  @Field()
+  zone!: string;
+
+  @Field(() => ZoneChangeEntry)
+  change!: ZoneChangeEntry;
+}
+
+@ObjectType('PropagationChangedEvent', { description: 'A secondary’s state or served serial of the zone changed.' })
+class PropagationChangedEvent {
+  @Field()
+  zone!: string;
+
+  @Field(() => PropagationType)
+  propagation!: PropagationType;
+}
+
+/**
+ * The events of a subscription. The zone is looked up before the first event (an unknown zone, or another
+ * user's, is the subscription's error at once, with its code); a subscriber too slow is dropped with
+ * CLOSE_SLOW_SUBSCRIBER.
+ */
+async function events(ctx: GraphQLContext, zone: string, kind: LiveEvent['kind']): Promise<AsyncGenerator<LiveEvent>> {
+  return relay(ctx, await ctx.services.liveUpdates.subscribe(ctx, zone, kind));
+}
+
+async function* relay(ctx: GraphQLContext, iterator: AsyncIterableIterator<LiveEvent>): AsyncGenerator<LiveEvent> {
+  try {
+    for await (const event of iterator) yield event;
+  } catch (error) {
+    if (error instanceof SlowSubscriberError) ctx.dropConnection?.(CLOSE_SLOW_SUBSCRIBER, 'subscriber too slow');
+    throw error;
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+/** Live updates over WebSocket (graphql-ws, on /graphql): a zone's committed changes and its propagation. */
+@Resolver()
+export class LiveResolver {
+  @Subscription(() => ZoneChangedEvent, {
+    description: 'Each committed change of the zone, with the records it added and removed (from any API process).',
+    subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'change'),
+  })
+  zoneChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string): ZoneChangedEvent {
+    if (event.kind !== 'change') throw new Error('unexpected event');
+    return { zone: event.zone, change: toEntry(event.change) };
+  }
+
+  @Subscription(() => PropagationChangedEvent, {
+    description: 'The zone’s propagation each time a secondary’s state or served serial changes.',
+    subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'propagation'),
+  })
+  async propagationChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string, @Ctx() ctx: GraphQLContext): Promise<PropagationChangedEvent> {
+    if (event.kind !== 'propagation') throw new Error('unexpected event');
+    const status = await getPropagationStatus(ctx.em.fork(), event.domainId, ctx.services.settings.secondaries.map(serverName));
+    return { zone: event.zone, propagation: (status ?? { serial: 0, state: 'in_sync', servers: [] }) as PropagationType };
+  }
+}

@@ -1,0 +1,82 @@
+import type { Server } from 'node:http';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import { buildContext } from '../graphql/context';
+import { formatError } from '../graphql/format-error';
+import type { Logger } from '../logger';
+import { ChangeFeed } from '../repositories/change-feed';
+import type { Services } from '../services';
+
+/** the close code for a key that is wrong, revoked, or whose user is gone (graphql-ws's Forbidden) */
+const CLOSE_FORBIDDEN = 4403;
+/** how often an open connection's key is checked again (a revoked key closes its subscriptions) */
+const RECHECK_KEYS_MS = 2_000;
+
+/** the API key of a connection_init payload: `{"X-API-Key": …}`, the name in any letter case */
+function keyOf(payload: Record<string, unknown> | undefined): string | undefined {
+  const entry = Object.entries(payload ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key');
+  return typeof entry?.[1] === 'string' ? entry[1] : undefined;
+}
+
+/**
+ * GraphQL subscriptions over WebSocket with the graphql-ws protocol (Apollo Client's and urql's), on the HTTP
+ * server's port and path (/graphql). The key comes in connection_init and is checked as on HTTP; it is checked
+ * again every RECHECK_KEYS_MS, so a revoked key (or a deleted user) closes its connection with 4403 within
+ * that, plus the key cache's 5 s in other processes. Events come from this process's change feed (the
+ * journal, woken by LISTEN/NOTIFY: changes committed by any process arrive).
+ */
+export async function startSubscriptions(server: Server, schema: GraphQLSchema, orm: MikroORM, services: Services, connectionString: string, log: Logger) {
+  const feed = new ChangeFeed(connectionString, log, (change) => services.liveUpdates.publishChange(change), (domainId) => services.liveUpdates.publishPropagation(domainId));
+  await feed.start();
+  const wss = new WebSocketServer({ server, path: '/graphql' });
+  const keys = new Map<WebSocket, string>();
+  const cleanup = useServer(
+    {
+      schema,
+      async onConnect(ctx) {
+        const key = keyOf(ctx.connectionParams);
+        const principal = await services.apiKeys.authenticate(orm.em.fork(), key).catch(() => null);
+        if (!principal || !key) return false;
+        keys.set(ctx.extra.socket, key);
+        return true;
+      },
+      // errors leave with the catalogue's codes, as on HTTP (graphql/format-error.ts)
+      onError(_ctx, _id, _payload, errors) {
+        return errors.map((error) => formatError(error.toJSON(), error));
+      },
+      onNext(_ctx, _id, _payload, _args, result) {
+        if (!result.errors?.length) return undefined;
+        return { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } as ReturnType<NonNullable<Parameters<typeof useServer>[0]['onNext']>>;
+      },
+      onClose(ctx) {
+        keys.delete(ctx.extra.socket);
+      },
+      async context(ctx) {
+        const context = await buildContext(orm, services, keyOf(ctx.connectionParams));
+        return { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
+      },
+    },
+    wss,
+  );
+  const recheck = setInterval(() => {
+    for (const [socket, key] of keys) {
+      services.apiKeys.authenticate(orm.em.fork(), key).then(
+        (principal) => {
+          if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
+        },
+        () => undefined, // the database is away: the key is checked again later
+      );
+    }
+  }, RECHECK_KEYS_MS);
+  recheck.unref();
+  return {
+    async stop() {
+      clearInterval(recheck);
+      await cleanup.dispose();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await feed.stop();
+    },
+  };
+}

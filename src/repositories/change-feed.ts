@@ -1,0 +1,137 @@
+import { Client, Pool } from 'pg';
+import { createRolePool, noteDatabaseFailure } from '../db/availability';
+import type { Logger } from '../logger';
+import type { HistoryRow } from './history';
+
+export interface FeedChange extends HistoryRow { domainId: number; zone: string }
+
+const CHANGES_CHANNEL = 'zonekeeper_changes';
+const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
+/** journal ids are taken at insert, rows become visible at commit: a row may appear below the cursor */
+const LATE_WINDOW = 1000;
+const RETRY_MS = 250;
+
+/**
+ * The journal as a stream, for this process's live updates: a LISTEN connection wakes it when a change commits
+ * (any API process, any worker: the journal's trigger notifies at commit), and it reads the new journal rows
+ * by id. Rows that commit out of id order are caught by re-reading a window below the cursor; changes that
+ * commit while the LISTEN connection is down are read when it is back (the cursor does not move meanwhile).
+ */
+export class ChangeFeed {
+  private readonly pool: Pool;
+  private listener?: Client;
+  private cursor = 0;
+  private readonly delivered = new Set<number>();
+  private reading?: Promise<void>;
+  private readAgain = false;
+  private stopped = false;
+  private retryTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly log: Logger,
+    private readonly onChange: (change: FeedChange) => void,
+    private readonly onPropagation: (domainId: number) => void,
+  ) {
+    this.pool = createRolePool(connectionString, 'live updates', 2);
+  }
+
+  async start(): Promise<void> {
+    const { rows } = await this.pool.query('select coalesce(max(id), 0) as id from changes');
+    this.cursor = Number(rows[0].id);
+    await this.listen();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.listener?.end().catch(() => undefined);
+    await this.reading?.catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopped) return;
+    const client = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
+    client.on('notification', (message) => {
+      if (message.channel === PROPAGATION_CHANNEL) this.onPropagation(Number(message.payload));
+      else this.read();
+    });
+    client.on('error', (error) => {
+      if (!noteDatabaseFailure(error, 'live updates LISTEN')) this.log.warn({ err: error }, 'live updates: LISTEN connection lost, reconnecting');
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      this.retry();
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANGES_CHANNEL}`);
+      await client.query(`listen ${PROPAGATION_CHANNEL}`);
+      this.listener = client;
+      this.read(); // what committed while no connection listened
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'live updates LISTEN')) this.log.warn({ err: error }, 'live updates: cannot LISTEN, retrying');
+      await client.end().catch(() => undefined);
+      this.retry();
+    }
+  }
+
+  private retry(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      void this.listen();
+    }, RETRY_MS);
+  }
+
+  /** reads the journal rows not delivered yet; calls coalesce while a read runs */
+  private read(): void {
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = this.readRows()
+      .catch((error) => {
+        if (!noteDatabaseFailure(error, 'live updates')) this.log.warn({ err: error }, 'live updates: reading the journal failed');
+      })
+      .finally(() => {
+        this.reading = undefined;
+        if (this.readAgain && !this.stopped) {
+          this.readAgain = false;
+          this.read();
+        }
+      });
+  }
+
+  private async readRows(): Promise<void> {
+    const { rows } = await this.pool.query({
+      name: 'zk_live_updates_read',
+      text: `select id, domain_id, zone, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id
+               from changes where id > $1 and domain_id <> 0 order by id limit 2000`,
+      values: [Math.max(0, this.cursor - LATE_WINDOW)],
+    });
+    for (const r of rows) {
+      const id = Number(r.id);
+      if (this.delivered.has(id) || id <= this.cursor - LATE_WINDOW) continue;
+      this.delivered.add(id);
+      this.onChange({
+        id,
+        domainId: Number(r.domain_id),
+        zone: r.zone,
+        kind: r.kind,
+        serialBefore: r.serial_before === null ? null : Number(r.serial_before),
+        serialAfter: Number(r.serial_after),
+        createdAt: new Date(r.created_at),
+        added: r.added,
+        removed: r.removed,
+        authorKeyId: r.author_key_id === null ? null : Number(r.author_key_id),
+        authorKeyName: r.author_key_name,
+        authorUserId: r.author_user_id === null ? null : Number(r.author_user_id),
+      });
+      if (id > this.cursor) this.cursor = id;
+    }
+    // forget what fell out of the window
+    for (const id of this.delivered) if (id <= this.cursor - LATE_WINDOW) this.delivered.delete(id);
+    if (rows.length === 2000) this.readAgain = true;
+  }
+}

@@ -1,0 +1,98 @@
+import type { FeedChange } from '../repositories/change-feed';
+import type { RequestContext } from './context';
+import type { DomainsService } from './domains.service';
+
+/** What a subscriber is sent: a committed change of its zone, or a secondary's state of it changing. */
+export type LiveEvent = { kind: 'change'; zone: string; change: FeedChange } | { kind: 'propagation'; zone: string; domainId: number };
+
+/** events a subscriber may have waiting; past that it is too slow, and is dropped rather than buffered */
+export const MAX_QUEUED_EVENTS = 1000;
+
+/** The error that ends a subscription whose subscriber does not keep up. */
+export class SlowSubscriberError extends Error {
+  constructor() {
+    super(`the subscriber fell more than ${MAX_QUEUED_EVENTS} events behind`);
+  }
+}
+
+interface Subscriber { domainId: number; kinds: LiveEvent['kind']; push(event: LiveEvent): void }
+
+/**
+ * Live updates (GraphQL subscriptions): the change feed of this process (repositories/change-feed.ts: the
+ * journal, woken by PostgreSQL's LISTEN/NOTIFY, so changes committed by any process arrive) fanned out to the
+ * subscribers of each zone. A subscription is checked like a query: the key must see the zone.
+ */
+export class LiveUpdates {
+  private readonly subscribers = new Map<number, Set<Subscriber>>();
+
+  constructor(private readonly domains: DomainsService) {}
+
+  /** called by the change feed */
+  publishChange(change: FeedChange): void {
+    for (const subscriber of this.subscribers.get(change.domainId) ?? []) {
+      if (subscriber.kinds === 'change') subscriber.push({ kind: 'change', zone: change.zone, change });
+    }
+  }
+
+  publishPropagation(domainId: number): void {
+    for (const subscriber of this.subscribers.get(domainId) ?? []) {
+      if (subscriber.kinds === 'propagation') subscriber.push({ kind: 'propagation', zone: '', domainId });
+    }
+  }
+
+  subscriberCount(): number {
+    let count = 0;
+    for (const set of this.subscribers.values()) count += set.size;
+    return count;
+  }
+
+  /** the events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends */
+  async subscribe(ctx: RequestContext, zone: string, kinds: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
+    const domain = await this.domains.get(ctx, { name: zone });
+    const queue: LiveEvent[] = [];
+    let wake: (() => void) | undefined;
+    let failure: Error | undefined;
+    let done = false;
+    const subscriber: Subscriber = {
+      domainId: domain.id,
+      kinds,
+      push: (event) => {
+        if (done) return;
+        if (queue.length >= MAX_QUEUED_EVENTS) failure = new SlowSubscriberError();
+        else queue.push({ ...event, zone: domain.name });
+        wake?.();
+      },
+    };
+    const set = this.subscribers.get(domain.id) ?? new Set<Subscriber>();
+    set.add(subscriber);
+    this.subscribers.set(domain.id, set);
+    const end = () => {
+      done = true;
+      set.delete(subscriber);
+      if (set.size === 0) this.subscribers.delete(domain.id);
+      wake?.();
+    };
+    const iterator: AsyncIterableIterator<LiveEvent> = {
+      [Symbol.asyncIterator]: () => iterator,
+      async next() {
+        while (!done && !failure && queue.length === 0) await new Promise<void>((resolve) => { wake = resolve; });
+        wake = undefined;
+        if (failure) {
+          end();
+          throw failure;
+        }
+        if (queue.length) return { value: queue.shift()!, done: false };
+        return { value: undefined, done: true };
+      },
+      async return() {
+        end();
+        return { value: undefined, done: true };
+      },
+      async throw(error?: unknown) {
+        end();
+        throw error;
+      },
+    };
+    return iterator;
+  }
+}

@@ -1,0 +1,134 @@
+import { Client as PgClient } from 'pg';
+import { Client, createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { createUser, createUserKey, createZone } from '../support/fixtures';
+import { buildContext } from '../../src/graphql/context';
+import { LiveUpdates, MAX_QUEUED_EVENTS, SlowSubscriberError } from '../../src/services/live-updates';
+
+/**
+ * Issue 12, part 3: live updates over WebSocket with the graphql-ws protocol, tested with graphql-ws's own
+ * client: a change made over REST arrives on zoneChanged; a secondary's state changing arrives on
+ * propagationChanged; the key is checked in connection_init and again while subscribed.
+ */
+let app: TestApp;
+let userId: string;
+let userKey: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  app = await startTestApp();
+  userId = await createUser(app, 'live@example.org');
+  userKey = await createUserKey(app, userId);
+  await createZone(app, userId, 'live.example');
+});
+afterAll(async () => {
+  for (const client of clients) await client.dispose();
+  await app.close();
+});
+
+/** a graphql-ws client; `closed` resolves with the close code when the server closes the connection */
+function connect(payload: Record<string, unknown>) {
+  let closedWith: (code: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => { closedWith = resolve; });
+  const client = createClient({
+    url: app.baseUrl.replace('http', 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams: payload,
+    retryAttempts: 0,
+    lazy: false,
+    // the refused connections are the point of some tests: no console noise for them
+    onNonLazyError: () => undefined,
+    on: { closed: (event: any) => closedWith(event.code) },
+  });
+  clients.push(client);
+  return { client, closed };
+}
+
+/** subscribes and collects what arrives; `next()` waits for the next event */
+function subscribe(client: Client, query: string, variables: Record<string, unknown>) {
+  const events: any[] = [];
+  const errors: any[] = [];
+  let notify: () => void = () => undefined;
+  const stop = client.subscribe({ query, variables }, {
+    next: (value) => { events.push(value); notify(); },
+    error: (error) => { errors.push(error); notify(); },
+    complete: () => notify(),
+  });
+  const next = async (count: number, ms = 10_000) => {
+    const deadline = Date.now() + ms;
+    while (events.length < count && errors.length === 0 && Date.now() < deadline) {
+      await new Promise<void>((resolve) => { notify = resolve; setTimeout(resolve, 200); });
+    }
+    return events;
+  };
+  return { events, errors, next, stop };
+}
+
+const ZONE_CHANGED = `subscription($zone: String!) { zoneChanged(zone: $zone) { zone change { kind serialAfter author { keyName admin } added { owner type rdata } } } }`;
+
+test('a change made over REST arrives on zoneChanged, with its records and author', async () => {
+  const { client } = connect({ 'x-api-key': userKey });
+  const sub = subscribe(client, ZONE_CHANGED, { zone: 'live.example' });
+  await new Promise((resolve) => setTimeout(resolve, 300)); // subscribed before the change
+  const res = await app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: 'live.example', owner: 'pushed', rtype: 'A', rdata: '192.0.2.5', ttl: 3600 });
+  expect(res.status).toBe(201);
+  const events = await sub.next(1);
+  expect(sub.errors).toEqual([]);
+  expect(events[0].data.zoneChanged.zone).toBe('live.example');
+  expect(events[0].data.zoneChanged.change.kind).toBe('zone-changed');
+  expect(events[0].data.zoneChanged.change.author).toEqual({ keyName: expect.any(String), admin: true });
+  expect(events[0].data.zoneChanged.change.added).toEqual(expect.arrayContaining([{ owner: 'pushed', type: 'A', rdata: '192.0.2.5' }]));
+  sub.stop();
+});
+
+test('a secondary\'s state changing arrives on propagationChanged', async () => {
+  const { client } = connect({ 'X-API-KEY': ADMIN_KEY });
+  const sub = subscribe(client, `subscription { propagationChanged(zone: "live.example") { zone propagation { state servers { server state servedSerial } } } }`, {});
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  // what the propagation worker writes when a secondary reports the zone's serial
+  const db = new PgClient({ connectionString: app.service.settings.databaseUrl });
+  await db.connect();
+  try {
+    await db.query(`insert into zone_server_status (domain_id, server, state, served_serial, attempts, updated_at)
+      select id, '192.0.2.53:53', 'in_sync', serial, 1, now() from domains where name = 'live.example'`);
+  } finally {
+    await db.end();
+  }
+  const events = await sub.next(1);
+  expect(sub.errors).toEqual([]);
+  expect(events[0].data.propagationChanged.propagation.servers).toEqual(expect.arrayContaining([{ server: '192.0.2.53:53', state: 'in_sync', servedSerial: expect.any(Number) }]));
+  sub.stop();
+});
+
+test('keys: a wrong key is refused (4403), another user\'s zone is not found, a revoked key closes the connection', async () => {
+  const wrong = connect({ 'X-API-Key': 'wrong-key-0123456789abcdef' });
+  subscribe(wrong.client, ZONE_CHANGED, { zone: 'live.example' });
+  expect(await wrong.closed).toBe(4403);
+
+  const other = await createUser(app, 'other-live@example.org');
+  const otherKey = await createUserKey(app, other);
+  const foreign = connect({ 'X-API-Key': otherKey });
+  const sub = subscribe(foreign.client, ZONE_CHANGED, { zone: 'live.example' });
+  await sub.next(1, 3000);
+  expect(sub.errors.length + sub.events.length).toBeGreaterThan(0);
+  const reported = sub.errors.length ? sub.errors[0] : sub.events[0];
+  expect(JSON.stringify(reported)).toContain('ZONE_NOT_FOUND');
+
+  const keyRes = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "doomed"}) { secret apiKey { id } } }`, { u: userId });
+  const doomed = connect({ 'X-API-Key': keyRes.data.createApiKey.secret });
+  subscribe(doomed.client, ZONE_CHANGED, { zone: 'live.example' });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect((await app.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: keyRes.data.createApiKey.apiKey.id })).errors).toBeUndefined();
+  expect(await doomed.closed).toBe(4403);
+});
+
+test('a subscriber that does not keep up is dropped, not buffered without bound', async () => {
+  const live = new LiveUpdates(app.service.services.domains);
+  const ctx = await buildContext(app.service.database.orm, app.service.services, ADMIN_KEY);
+  const iterator = await live.subscribe(ctx, 'live.example', 'propagation');
+  const domain = await app.service.services.domains.get(ctx, { name: 'live.example' });
+  for (let i = 0; i <= MAX_QUEUED_EVENTS; i++) live.publishPropagation(domain.id);
+  await expect(iterator.next()).rejects.toBeInstanceOf(SlowSubscriberError);
+  expect(live.subscriberCount()).toBe(0);
+});
