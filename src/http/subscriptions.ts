@@ -28,8 +28,9 @@ function keyOf(payload: Record<string, unknown> | undefined): string | undefined
  * journal, woken by LISTEN/NOTIFY: changes committed by any process arrive).
  */
 export async function startSubscriptions(server: Server, schema: GraphQLSchema, orm: MikroORM, services: Services, connectionString: string, log: Logger) {
-  const feed = new ChangeFeed(connectionString, log, (change) => services.liveUpdates.publishChange(change), (domainId) => services.liveUpdates.publishPropagation(domainId));
+  const feed = new ChangeFeed(connectionString, log, (change) => services.liveUpdates.publishChange(change), (domainId) => services.liveUpdates.publishPropagation(domainId), () => services.liveUpdates.subscribedZones());
   await feed.start();
+  services.liveUpdates.attachFeed(() => feed.latestId());
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const keys = new Map<WebSocket, string>();
   const cleanup = useServer(

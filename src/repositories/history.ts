@@ -15,9 +15,11 @@ export interface HistoryRow {
   authorUserId: number | null;
 }
 
-const COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id`;
+/** the columns a history row is read from (also the change feed's) */
+export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id`;
 
-const toRow = (r: any): HistoryRow => ({
+/** a journal row (HISTORY_COLUMNS) as the history shows it */
+export const toHistoryRow = (r: any): HistoryRow => ({
   id: Number(r.id),
   kind: r.kind,
   serialBefore: r.serial_before === null ? null : Number(r.serial_before),
@@ -33,12 +35,12 @@ const toRow = (r: any): HistoryRow => ({
 /** A zone's journal rows, newest first, before the row `beforeId` (keyset paging by `changes_zone_id_index`). */
 export async function zoneHistory(sql: Sql, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
   const rows = await sql.rows(
-    `select ${COLUMNS} from changes
+    `select ${HISTORY_COLUMNS} from changes
       where zone = $1 and domain_id = $2 and ($3::bigint is null or id < $3)
       order by id desc limit $4`,
     [zone.name, zone.id, page.beforeId ?? null, page.first],
   );
-  return rows.map(toRow);
+  return rows.map(toHistoryRow);
 }
 
 export async function countZoneHistory(sql: Sql, zone: { id: number; name: string }): Promise<number> {
@@ -58,8 +60,8 @@ export async function rowAtSerial(sql: Sql, zone: { id: number; name: string }, 
 /** The zone's journal rows with ids in (afterId, upToId], in the order they were written. */
 export async function journalBetween(sql: Sql, zone: { id: number; name: string }, afterId: number, upToId: number): Promise<HistoryRow[]> {
   const rows = await sql.rows(
-    `select ${COLUMNS} from changes where zone = $1 and domain_id = $2 and id > $3 and id <= $4 order by id`,
+    `select ${HISTORY_COLUMNS} from changes where zone = $1 and domain_id = $2 and id > $3 and id <= $4 order by id`,
     [zone.name, zone.id, afterId, upToId],
   );
-  return rows.map(toRow);
+  return rows.map(toHistoryRow);
 }

@@ -15,7 +15,7 @@ export class SlowSubscriberError extends Error {
   }
 }
 
-interface Subscriber { domainId: number; kinds: LiveEvent['kind']; push(event: LiveEvent): void }
+interface Subscriber { domainId: number; kinds: LiveEvent['kind']; sinceId: number; push(event: LiveEvent): void }
 
 /**
  * Live updates (GraphQL subscriptions): the change feed of this process (repositories/change-feed.ts: the
@@ -24,13 +24,20 @@ interface Subscriber { domainId: number; kinds: LiveEvent['kind']; push(event: L
  */
 export class LiveUpdates {
   private readonly subscribers = new Map<number, Set<Subscriber>>();
+  /** the newest journal id now (the change feed's): a subscription gets the changes after it */
+  private latestJournalId: () => Promise<number> = async () => 0;
 
   constructor(private readonly domains: DomainsService) {}
+
+  /** the change feed that publishes here tells where the journal is */
+  attachFeed(latestJournalId: () => Promise<number>): void {
+    this.latestJournalId = latestJournalId;
+  }
 
   /** called by the change feed */
   publishChange(change: FeedChange): void {
     for (const subscriber of this.subscribers.get(change.domainId) ?? []) {
-      if (subscriber.kinds === 'change') subscriber.push({ kind: 'change', zone: change.zone, change });
+      if (subscriber.kinds === 'change' && change.id > subscriber.sinceId) subscriber.push({ kind: 'change', zone: change.zone, change });
     }
   }
 
@@ -38,6 +45,11 @@ export class LiveUpdates {
     for (const subscriber of this.subscribers.get(domainId) ?? []) {
       if (subscriber.kinds === 'propagation') subscriber.push({ kind: 'propagation', zone: '', domainId });
     }
+  }
+
+  /** the zones (domain ids) someone subscribes to */
+  subscribedZones(): number[] {
+    return [...this.subscribers.keys()];
   }
 
   subscriberCount(): number {
@@ -49,6 +61,7 @@ export class LiveUpdates {
   /** the events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends */
   async subscribe(ctx: RequestContext, zone: string, kinds: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
     const domain = await this.domains.get(ctx, { name: zone });
+    const sinceId = await this.latestJournalId();
     const queue: LiveEvent[] = [];
     let wake: (() => void) | undefined;
     let failure: Error | undefined;
@@ -56,6 +69,7 @@ export class LiveUpdates {
     const subscriber: Subscriber = {
       domainId: domain.id,
       kinds,
+      sinceId,
       push: (event) => {
         if (done) return;
         if (queue.length >= MAX_QUEUED_EVENTS) failure = new SlowSubscriberError();
