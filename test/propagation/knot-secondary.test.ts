@@ -8,7 +8,9 @@ import { Client } from 'pg';
 import { loadSettings } from '../../src/config/settings';
 import { logger } from '../../src/logger';
 import { startDnsRole, PrimaryServer } from '../../src/primary/server';
-import { startTestApp, TestApp } from '../support/test-app';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-one.test';
@@ -116,6 +118,34 @@ test('Domain.propagation shows the serial per name server: pending, then in_sync
     return p.state === 'in_sync' && p.servers[0].servedSerial === serial ? true : undefined;
   });
 });
+
+test('live: propagationChanged tells, over graphql-ws, when Knot serves a change; zoneChanged carries the change', async () => {
+  await createZone('live.zk-one.test');
+  await waitFor('Knot to serve live.zk-one.test', async () => ((await knotAnswer('live.zk-one.test', 'SOA')).rdata.length === 1 ? true : undefined));
+  const client = createClient({ url: `${app.baseUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-API-Key': ADMIN_KEY }, retryAttempts: 0 });
+  const propagation: any[] = [];
+  const changes: any[] = [];
+  const stops = [
+    client.subscribe({ query: 'subscription { propagationChanged(zone: "live.zk-one.test") { propagation { serial servers { state servedSerial } } } }' }, { next: (v) => propagation.push(v), error: (e) => propagation.push({ error: e }), complete: () => undefined }),
+    client.subscribe({ query: 'subscription { zoneChanged(zone: "live.zk-one.test") { change { serialAfter added { owner type rdata } } } }' }, { next: (v) => changes.push(v), error: (e) => changes.push({ error: e }), complete: () => undefined }),
+  ];
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const res = await app.gql(`mutation { createRecord(input: {zone: "live.zk-one.test", owner: "pushed", type: "A", rdata: "192.0.2.77", ttl: 3600}) { id } }`);
+    expect(res.errors).toBeUndefined();
+    const serial = await zoneSerial('live.zk-one.test');
+    // the secondary catches up: an event whose server serves the new serial, in sync
+    await waitFor('an in_sync propagation event for the new serial', async () =>
+      (propagation.some((e) => e.data?.propagationChanged.propagation.servers.some((server: any) => server.state === 'in_sync' && server.servedSerial === serial)) ? true : undefined));
+    expect(changes.length).toBeGreaterThanOrEqual(1);
+    expect(changes[0].data.zoneChanged.change.serialAfter).toBe(serial);
+    expect(changes[0].data.zoneChanged.change.added).toEqual(expect.arrayContaining([{ owner: 'pushed', type: 'A', rdata: '192.0.2.77' }]));
+    expect((await knotAnswer('pushed.live.zk-one.test', 'A')).rdata).toEqual(['192.0.2.77']);
+  } finally {
+    for (const stop of stops) stop();
+    await client.dispose();
+  }
+}, 60_000);
 
 test('a deleted zone is dropped by Knot; the catalog serial only rises', async () => {
   const catalogBefore = await servedSerial(dnsPort, CATALOG);
