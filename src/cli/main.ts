@@ -1,0 +1,189 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+
+/**
+ * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
+ * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY. Tables for people,
+ * `--json` for scripts. Exit codes: 0 done, 1 the API refused or failed (its code and message on stderr),
+ * 2 a usage mistake, 3 the service could not be reached.
+ */
+
+class ApiError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3 } as const;
+
+async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
+  const key = process.env.ZONEKEEPER_API_KEY;
+  if (!key) throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service');
+  let res: Response;
+  try {
+    res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query, variables }) });
+  } catch (error) {
+    throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+  }
+  const body = (await res.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[] };
+  if (body.errors?.length) {
+    const [first] = body.errors;
+    const details = first.extensions?.details?.map((d) => `  - ${d.message}`).join('\n');
+    throw new ApiError(first.extensions?.code ?? 'ERROR', `${first.message}${details ? `\n${details}` : ''}`);
+  }
+  if (!res.ok || !body.data) throw new ApiError(`HTTP_${res.status}`, `the service answered ${res.status}`);
+  return body.data;
+}
+
+/** rows as an aligned table, or as JSON with --json */
+function print(program: Command, rows: Record<string, unknown>[] | Record<string, unknown>, columns?: string[]): void {
+  if (program.opts().json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  const list = Array.isArray(rows) ? rows : [rows];
+  if (!list.length) {
+    process.stdout.write('(none)\n');
+    return;
+  }
+  const cols = columns ?? Object.keys(list[0]);
+  const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...list.map((r) => text(r[c]).length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  process.stdout.write(`${[line(cols.map((c) => c.toUpperCase())), ...list.map((r) => line(cols.map((c) => text(r[c]))))].join('\n')}\n`);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function buildProgram(): Command {
+  const program = new Command('zonekeeper')
+    .description('Manage Zonekeeper users, keys, zones and records (ZONEKEEPER_URL, ZONEKEEPER_API_KEY)')
+    .option('--json', 'print JSON for scripts instead of tables')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const user = program.command('user').description('users, who own zones');
+  user.command('add <email>').description('create a user').action(async (email: string) => {
+    print(program, (await gql(`mutation($e: String!) { createUser(input: {email: $e}) { id email createdAt } }`, { e: email })).createUser);
+  });
+  user.command('list').description('list users').action(async () => {
+    print(program, (await gql(`{ users(first: 10000) { nodes { id email createdAt } } }`)).users.nodes, ['id', 'email', 'createdAt']);
+  });
+
+  const key = program.command('key').description('API keys of a user');
+  key.command('create <userId> <name>').description('create an API key (its secret is shown once)').action(async (userId: string, name: string) => {
+    const created = (await gql(`mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n}) { secret apiKey { id name } } }`, { u: userId, n: name })).createApiKey;
+    print(program, { id: created.apiKey.id, name: created.apiKey.name, secret: created.secret });
+  });
+  key.command('revoke <keyId>').description('revoke an API key').action(async (keyId: string) => {
+    print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
+  });
+
+  const zone = program.command('zone').description('zones (domains)');
+  zone.command('add <userId> <zone>').description('create a zone with its default records').action(async (userId: string, name: string) => {
+    print(program, (await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id name serial } }`, { u: userId, z: name })).createDomain);
+  });
+  zone.command('list').description('list zones').action(async () => {
+    print(program, (await gql(`{ domains(first: 10000) { nodes { id name serial } } }`)).domains.nodes, ['id', 'name', 'serial']);
+  });
+  zone.command('delete <zone>').description('delete a zone and all its records').action(async (name: string) => {
+    await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
+    print(program, { zone: name, deleted: true });
+  });
+  zone.command('export <zone>').description('print the zone as an RFC 1035 master file').action(async (name: string) => {
+    const text = (await gql(`query($z: String!) { exportZone(zone: $z) }`, { z: name })).exportZone as string;
+    if (program.opts().json) print(program, { zone: name, text });
+    else process.stdout.write(text);
+  });
+  zone.command('import <zone> <file>').description('import a master file, all or nothing')
+    .option('--merge', 'add the file to the zone instead of replacing the zone with it')
+    .option('--dry-run', 'show what would change and write nothing')
+    .action(async (name: string, file: string, options: { merge?: boolean; dryRun?: boolean }) => {
+      const text = readFileSync(file, 'utf8');
+      const result = (await gql(`mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean) {
+        importZone(zone: $z, text: $t, mode: $m, dryRun: $d) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
+      { z: name, t: text, m: options.merge ? 'MERGE' : 'REPLACE', d: options.dryRun ?? false })).importZone;
+      if (program.opts().json) return print(program, result);
+      print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
+      for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
+      for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
+      for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
+    });
+  zone.command('changes <zone>').description("the zone's committed changes, newest first").option('--first <n>', 'how many', '20').action(async (name: string, options: { first: string }) => {
+    const data = await gql(`query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata } } } } }`, { z: name, f: Number(options.first) });
+    const nodes = data.domain.changes.nodes as any[];
+    if (program.opts().json) return print(program, nodes);
+    print(program, nodes.map((n) => ({
+      serial: n.serialAfter, at: n.createdAt, by: n.author ? (n.author.admin ? `admin (${n.author.keyName ?? ''})` : n.author.keyName) : 'service',
+      added: n.added.filter((r: any) => r.type !== 'SOA').length, removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
+    })));
+  });
+
+  const record = program.command('record').description('records of a zone');
+  record.command('add <zone> <owner> <type> <rdata>').description('add a record').option('--ttl <seconds>', 'TTL', '3600')
+    .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
+      print(program, (await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, { i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) } })).createRecord);
+    });
+  record.command('list <zone>').description("list a zone's records").action(async (zoneName: string) => {
+    print(program, (await gql(`query($z: String!) { records(zone: $z, first: 10000) { nodes { id owner type rdata ttl } } }`, { z: zoneName })).records.nodes, ['id', 'owner', 'ttl', 'type', 'rdata']);
+  });
+  record.command('delete <id>').description('delete a record').action(async (id: string) => {
+    await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
+    print(program, { id, deleted: true });
+  });
+
+  program.command('status <zone>').description('propagation: which secondary serves which serial')
+    .option('--wait', 'wait until every secondary serves the current serial')
+    .option('--timeout <seconds>', 'with --wait: give up after this long (exit 1)', '120')
+    .action(async (name: string, options: { wait?: boolean; timeout: string }) => {
+      const deadline = Date.now() + Number(options.timeout) * 1000;
+      for (;;) {
+        const status = (await gql(`query($z: String!) { domain(name: $z) { serial propagation { state servers { server servedSerial state error } } } }`, { z: name })).domain;
+        const servers = status.propagation.servers as any[];
+        const done = status.propagation.state === 'in_sync';
+        if (!options.wait || done) {
+          if (options.wait && !program.opts().json) process.stderr.write('\n');
+          if (program.opts().json) return print(program, status);
+          process.stdout.write(`zone ${name} serial ${status.serial}: ${status.propagation.state}\n`);
+          return print(program, servers, ['server', 'state', 'servedSerial', 'error']);
+        }
+        if (Date.now() > deadline) throw new ApiError('TIMEOUT', `not every secondary serves serial ${status.serial} after ${options.timeout} s`);
+        const synced = servers.filter((s) => s.state === 'in_sync').length;
+        if (!program.opts().json) process.stderr.write(`\rserial ${status.serial}: ${synced}/${servers.length} secondaries in sync…`);
+        await sleep(500);
+      }
+    });
+  return program;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof ApiError) {
+      process.stderr.write(`error: ${error.code}: ${error.message}\n`);
+      return EXIT.api;
+    }
+    if ((error as { unreachable?: boolean }).unreachable) {
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+      return EXIT.unreachable;
+    }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      process.stderr.write(`error: ${(error as Error).message}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
+
+if (require.main === module) {
+  run(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+}

@@ -1,0 +1,83 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+
+/** Issue 14, item 5: the `zonekeeper` CLI (the built bin), end to end against the running service. */
+const root = path.resolve(__dirname, '..', '..');
+let app: TestApp;
+
+beforeAll(async () => {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  app = await startTestApp();
+}, 120_000);
+afterAll(async () => app?.close());
+
+/** runs the CLI as a child process (asynchronously: the service answers from this very process) */
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'cli', 'main.js'), ...args], {
+      env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY, ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => { out += chunk; });
+    child.stderr.on('data', (chunk) => { err += chunk; });
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+test('users, keys, zones and records: tables for people, JSON for scripts', async () => {
+  const user = await cli(['--json', 'user', 'add', 'cli@example.org']);
+  expect(user.code).toBe(0);
+  const userId = JSON.parse(user.out).id;
+  const key = await cli(['--json', 'key', 'create', userId, 'laptop']);
+  expect(JSON.parse(key.out).secret).toMatch(/^zk_/);
+
+  expect((await cli(['zone', 'add', userId, 'cli.example'])).code).toBe(0);
+  // with the user's own key from here on
+  const asUser = { ZONEKEEPER_API_KEY: JSON.parse(key.out).secret };
+  expect((await cli(['record', 'add', 'cli.example', 'www2', 'A', '192.0.2.8', '--ttl', '300'], asUser)).code).toBe(0);
+  const table = await cli(['record', 'list', 'cli.example'], asUser);
+  expect(table.code).toBe(0);
+  expect(table.out.split('\n')[0]).toMatch(/^ID\s+OWNER\s+TTL\s+TYPE\s+RDATA$/);
+  expect(table.out).toMatch(/www2\s+300\s+A\s+192\.0\.2\.8/);
+  const json = JSON.parse((await cli(['--json', 'record', 'list', 'cli.example'], asUser)).out);
+  expect(json.some((r: any) => r.owner === 'www2' && r.rdata === '192.0.2.8')).toBe(true);
+
+  expect((await cli(['zone', 'export', 'cli.example'], asUser)).out).toContain('www2 300 IN A 192.0.2.8');
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'add.zone');
+  writeFileSync(file, 'mail 3600 IN A 192.0.2.25\n');
+  const dry = await cli(['zone', 'import', 'cli.example', file, '--merge', '--dry-run'], asUser);
+  expect(dry.code).toBe(0);
+  expect(dry.out).toContain('+ mail.cli.example. 3600 IN A 192.0.2.25');
+  expect((await cli(['record', 'list', 'cli.example'], asUser)).out).not.toContain('192.0.2.25');
+  expect((await cli(['zone', 'import', 'cli.example', file, '--merge'], asUser)).code).toBe(0);
+  expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toContain('192.0.2.25');
+
+  const changes = await cli(['zone', 'changes', 'cli.example'], asUser);
+  expect(changes.out.split('\n').length).toBeGreaterThan(3);
+  const status = await cli(['status', 'cli.example', '--wait', '--timeout', '10'], asUser);
+  expect(status.code).toBe(0);
+  expect(status.out).toContain('in_sync');
+  expect((await cli(['record', 'delete', json.find((r: any) => r.owner === 'www2').id], asUser)).code).toBe(0);
+  expect((await cli(['zone', 'delete', 'cli.example'], asUser)).code).toBe(0);
+});
+
+test('exit codes: --help 0, a usage mistake 2, the API refusing 1 with its code, the service unreachable 3', async () => {
+  for (const args of [['--help'], ['zone', '--help'], ['record', 'add', '--help'], ['status', '--help']]) {
+    const help = await cli(args);
+    expect([args.join(' '), help.code]).toEqual([args.join(' '), 0]);
+    expect(help.out).toContain('Usage: zonekeeper');
+  }
+  expect((await cli(['zone', 'add'])).code).toBe(2);
+  expect((await cli(['no-such-command'])).code).toBe(2);
+  const refused = await cli(['record', 'add', 'missing.example', 'a', 'A', '192.0.2.1']);
+  expect(refused.code).toBe(1);
+  expect(refused.err).toContain('ZONE_NOT_FOUND');
+  const wrongKey = await cli(['zone', 'list'], { ZONEKEEPER_API_KEY: 'wrong-key-0123456789abcdef' });
+  expect(wrongKey.code).toBe(1);
+  expect(wrongKey.err).toContain('UNAUTHENTICATED');
+  expect((await cli(['zone', 'list'], { ZONEKEEPER_URL: 'http://127.0.0.1:1' })).code).toBe(3);
+});
