@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { JournalRecord } from '../entities/change.entity';
 import { statementName } from '../db/prepared-statements';
-import type { Sql } from './sql';
+import { poolClientTransaction, Sql } from './sql';
 
 /**
  * The catalog zone's membership (RFC 9432) in the database: `domains.catalog_serial` is the catalog serial
@@ -12,23 +12,9 @@ import type { Sql } from './sql';
  */
 
 /** Runs `work` in one transaction on a connection of `pool` (the worker's, which has no ORM). */
-export async function poolTransaction<T>(pool: Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    try {
-      const result = await work({
-        rows: async (text, params = []) => (await client.query({ name: statementName(text), text, values: params })).rows,
-      });
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    client.release();
-  }
+export function poolTransaction<T>(pool: Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
+  return poolClientTransaction(pool, 'begin', (client) =>
+    work({ rows: async (text, params = []) => (await client.query({ name: statementName(text), text, values: params })).rows }));
 }
 
 /**

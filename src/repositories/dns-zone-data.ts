@@ -9,6 +9,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
+import { poolClientTransaction } from './sql';
 
 export interface Rr { owner: string; type: string; ttl: number; rdata: string }
 export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
@@ -20,21 +21,8 @@ const CATALOG_MEMBER = 'catalog_serial is not null';
 
 export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
 
-export async function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin transaction isolation level repeatable read read only');
-    try {
-      const result = await work(client);
-      await client.query('commit');
-      return result;
-    } catch (error) {
-      await client.query('rollback').catch(() => undefined);
-      throw error;
-    }
-  } finally {
-    client.release();
-  }
+export function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return poolClientTransaction(pool, 'begin transaction isolation level repeatable read read only', work);
 }
 
 /**

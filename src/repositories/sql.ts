@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Client as PgClient, QueryResultRow } from 'pg';
+import type { Client as PgClient, Pool, PoolClient, QueryResultRow } from 'pg';
 import { statementName } from '../db/prepared-statements';
 
 /** Plain parameterised SQL (`$1`, `$2`…) on one borrowed connection. */
@@ -64,3 +64,25 @@ const sqlOn = (connection: PgClient): Sql => ({
     return (await connection.query<R>({ name: statementName(text), text, values: params })).rows;
   },
 });
+
+/**
+ * Runs `work` in one transaction on a connection of a role's own pg pool (the DNS primary's, the worker's,
+ * which have no ORM): `begin` opens it (a plain BEGIN, or one with an isolation level), commit when `work`
+ * succeeds, rollback otherwise.
+ */
+export async function poolClientTransaction<T>(pool: Pool, begin: string, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query(begin);
+    try {
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}
