@@ -85,7 +85,12 @@ export async function startService(settings: Settings): Promise<RunningService> 
     }
     // the hidden primary and the propagation worker, each with its own pg pool
     if (settings.roles.includes('dns') && settings.dnsListen) {
-      const primary = await startDnsRole(settings, database.clientUrl, logger);
+      // UPDATE (RFC 2136) goes through the services on the ORM's pool, like the API's change sets
+      const orm = database.orm;
+      const primary = await startDnsRole(settings, database.clientUrl, logger, {
+        findKey: (name) => services.tsigKeys.findActive(orm.em, name),
+        apply: (principal, request) => services.dnsUpdates.apply({ em: orm.em.fork(), principal }, request),
+      });
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }

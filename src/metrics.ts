@@ -25,3 +25,11 @@ export const graphqlExecutions = new Counter({
   labelNames: ['engine'] as const,
   registers: [metrics],
 });
+
+/** DNS UPDATE (RFC 2136) answers by RCODE name */
+export const dnsUpdates = new Counter({
+  name: 'zonekeeper_dns_updates_total',
+  help: 'DNS UPDATE messages answered, by RCODE',
+  labelNames: ['rcode'] as const,
+  registers: [metrics],
+});

@@ -1,9 +1,12 @@
 import { DomainError } from '../errors/catalogue';
 
-/** Who is calling: the admin key sees everything; a user key sees only that user's zones and records. */
+/**
+ * Who is calling: the admin key sees everything; a user key sees only that user's zones and records. `keyId`
+ * is an API key's id, or with `via: 'tsig'` a TSIG key's (a DNS UPDATE, RFC 2136), so history names either.
+ */
 export type Principal =
-  | { kind: 'admin'; keyId: number; keyName?: string }
-  | { kind: 'user'; keyId: number; keyName?: string; userId: number };
+  | { kind: 'admin'; keyId: number; keyName?: string; via?: 'tsig' }
+  | { kind: 'user'; keyId: number; keyName?: string; userId: number; via?: 'tsig' };
 
 export function requireAdmin(principal: Principal): void {
   if (principal.kind !== 'admin') throw new DomainError('FORBIDDEN');

@@ -10,7 +10,10 @@ export type Role = 'api' | 'dns' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface HostPort { host: string; port: number }
-export interface TsigKey { name: string; algorithm: 'hmac-sha256'; secret: Buffer }
+/** TSIG algorithms we sign and verify with (RFC 8945 §6: HMAC-SHA256 mandatory; SHA-384/512 optional) */
+export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] as const;
+export type TsigAlgorithm = (typeof TSIG_ALGORITHMS)[number];
+export interface TsigKey { name: string; algorithm: TsigAlgorithm; secret: Buffer }
 
 export interface Settings {
   port: number;
@@ -31,6 +34,8 @@ export interface Settings {
   catalogZone: string;
   secondaries: HostPort[];
   transferAllow: string[];
+  /** addresses / CIDRs a DNS UPDATE (RFC 2136) may come from; it must also be signed with a user's TSIG key */
+  updateAllow: string[];
   tsigKey: TsigKey | undefined;
   roles: Role[];
   logLevel: LogLevel;
@@ -149,6 +154,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   for (const item of transferAllow) {
     if (!isAddressOrCidr(item)) problems.push(`TRANSFER_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
+  const updateAllow = list(read('UPDATE_ALLOW') ?? '127.0.0.0/8,::1/128');
+  for (const item of updateAllow) {
+    if (!isAddressOrCidr(item)) problems.push(`UPDATE_ALLOW must list addresses or CIDR blocks (got "${item}")`);
+  }
 
   const tsigKey = (() => {
     const raw = read('TSIG_KEY');
@@ -198,6 +207,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     catalogZone,
     secondaries,
     transferAllow,
+    updateAllow,
     tsigKey,
     roles,
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),

@@ -14,16 +14,20 @@ export const ERROR_CATALOGUE = {
   ZONE_NOT_FOUND: { status: 404, message: 'Zone Not Found' },
   RECORD_NOT_FOUND: { status: 404, message: 'Record Not Found' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API Key Not Found' },
+  TSIG_KEY_NOT_FOUND: { status: 404, message: 'TSIG Key Not Found' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
   DUPLICATE_ZONE: { status: 409, message: 'Duplicate Zone' },
+  DUPLICATE_TSIG_KEY: { status: 409, message: 'A TSIG key with that name exists' },
   DUPLICATE_RECORD: { status: 409, message: 'The record already exists' },
   CNAME_CONFLICT: { status: 409, message: 'A CNAME record already exist with that owner' },
   RRSET_TTL_MISMATCH: { status: 409, message: 'All records of one owner and type must share one TTL' },
   SOA_SERIAL_NOT_INCREASED: { status: 409, message: 'SOA serial must be increased' },
   ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
   SERIAL_MISMATCH: { status: 409, message: 'The zone changed since the expected serial' },
+  UPDATE_PREREQUISITE_FAILED: { status: 412, message: 'A prerequisite of the update does not hold' },
+  NAME_NOT_IN_ZONE: { status: 422, message: 'The name is not in the zone' },
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },
   SOA_UNDELETABLE: { status: 403, message: "Can't Delete SOA Record" },
@@ -69,7 +73,7 @@ export class DomainError extends Error {
     return new DomainError(code, message, this.details);
   }
 
-  static notFound(code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND', field: string) {
+  static notFound(code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND' | 'TSIG_KEY_NOT_FOUND', field: string) {
     const message = ERROR_CATALOGUE[code].message;
     return new DomainError(code, message, [{ field, code, message }]);
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { buildSchema } from 'type-graphql';
 import type { GraphQLSchema } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
+import { TsigKeyResolver } from './resolvers/tsig-key.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
 import { PropagationResolver } from './resolvers/propagation.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
@@ -13,7 +14,7 @@ import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
 import { HistoryResolver } from './resolvers/history.resolver';
 import { LiveResolver } from './resolvers/live.resolver';
 
-export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver, LiveResolver] as const;
+export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver, LiveResolver, TsigKeyResolver] as const;
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
 
 let built: Promise<GraphQLSchema> | undefined;

@@ -21,11 +21,17 @@ import { packetAnswer } from '../dns/packet';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
 import { lookup } from './lookup';
-import { badTimeOther, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from './tsig';
+import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from './tsig';
+import type { Principal } from '../auth/principal';
+import type { DnsUpdateRequest } from '../services/dns-updates.service';
+import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
+import { dnsUpdates } from '../metrics';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export const RCODE = { NOERROR: 0, FORMERR: RCODE_FORMERR, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: RCODE_NOTAUTH } as const;
 const OPCODE_QUERY = 0;
+/** RFC 2136 §1 */
+const OPCODE_UPDATE = 5;
 const FLAG_QR = 0x8000;
 const FLAG_AA = 0x0400;
 const FLAG_TC = 0x0200;
@@ -34,6 +40,16 @@ const FLAG_RD = 0x0100;
 const TRANSFER_MESSAGE_OCTETS = 32000;
 const UDP_DEFAULT = 512;
 const UDP_MAX = 1232;
+
+/**
+ * What the primary needs for DNS UPDATE (RFC 2136) and for requests signed with a user's TSIG key: the key of
+ * a name and the principal it acts as (read for every message: a revoked key stops at once), and the service
+ * that applies an update. Absent: the primary answers UPDATE with NOTIMP.
+ */
+export interface UpdateDesk {
+  findKey(name: string): Promise<{ key: TsigKey; principal: Principal } | undefined>;
+  apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number }>;
+}
 
 export interface PrimaryServer {
   port: number;
@@ -95,13 +111,16 @@ export function isAllowed(list: net.BlockList, address: string): boolean {
 
 export class PrimaryHandler {
   private readonly allow: net.BlockList;
+  private readonly updateAllow: net.BlockList;
 
   constructor(
     private readonly settings: Settings,
     private readonly pool: Pool,
     private readonly log: Logger,
+    private readonly updates?: UpdateDesk,
   ) {
     this.allow = allowList(settings.transferAllow);
+    this.updateAllow = allowList(settings.updateAllow);
   }
 
   /**
@@ -116,19 +135,49 @@ export class PrimaryHandler {
     const opcode = (flags >> 11) & 0xf;
     const headerOnly = (rcode: number) => send(encodeHeader(id, flags, rcode));
     let request: any;
+    let question: any;
+    let hasOpt: boolean;
+    let update: ReturnType<typeof readUpdate> | undefined;
+    if (opcode === OPCODE_UPDATE) {
+      // dns-packet cannot read UPDATE's empty-RDATA records (RFC 2136 §2.5.2): the edge frames it itself
+      update = readUpdate(raw);
+      const zone = update.ok ? update.message.questions[0] : undefined;
+      question = zone && { name: toPacketName(zone.name), type: 'SOA', class: 'IN' };
+      hasOpt = update.ok && update.message.additionals.some((r) => r.type === 41);
+    } else {
+      try {
+        request = dnsPacket.decode(raw);
+      } catch {
+        return headerOnly(RCODE.FORMERR);
+      }
+      question = request.questions?.[0];
+      hasOpt = (request.additionals ?? []).some((a: any) => a.type === 'OPT');
+    }
+    const udpLimit = (() => {
+      const opt = (request?.additionals ?? []).find((a: any) => a.type === 'OPT');
+      return opt ? Math.min(Math.max(opt.udpPayloadSize ?? UDP_DEFAULT, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
+    })();
+    const transferKey = this.settings.tsigKey;
+    let found: ReturnType<typeof findTsig>;
     try {
-      request = dnsPacket.decode(raw);
+      found = findTsig(raw);
     } catch {
       return headerOnly(RCODE.FORMERR);
     }
-    const question = request.questions?.[0];
-    const udpLimit = (() => {
-      const opt = (request.additionals ?? []).find((a: any) => a.type === 'OPT');
-      return opt ? Math.min(Math.max(opt.udpPayloadSize ?? UDP_DEFAULT, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
-    })();
-    const hasOpt = (request.additionals ?? []).some((a: any) => a.type === 'OPT');
-    const key = this.settings.tsigKey;
-    const verified = verifyMessage(raw, key);
+    // a name other than the transfer key's is a user's TSIG key (RFC 2136 updates; certbot signs its SOA query too)
+    let key = transferKey;
+    let keyPrincipal: Principal | undefined;
+    if (found && found.tsig.keyName !== transferKey?.name && this.updates) {
+      try {
+        const userKey = await this.updates.findKey(found.tsig.keyName);
+        key = userKey?.key;
+        keyPrincipal = userKey?.principal;
+      } catch (error) {
+        if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error }, 'TSIG key look-up failed');
+        return headerOnly(RCODE.SERVFAIL);
+      }
+    }
+    const verified = verifyMessage(raw, key, { found });
     const signer = new Signer(key, verified.status === 'ok' ? verified.tsig.mac : undefined);
 
     const build = (reply: Reply, withQuestion = true): Buffer => {
@@ -155,7 +204,9 @@ export class PrimaryHandler {
     if (verified.status === 'error') {
       // RFC 8945 §5.2: NOTAUTH with the TSIG error; BADSIG/BADKEY unsigned (MAC size 0), BADTIME signed
       const message = build({ rcode: RCODE.NOTAUTH });
-      const tsigKey = key ?? { name: verified.tsig.keyName, algorithm: 'hmac-sha256' as const, secret: Buffer.alloc(32) };
+      if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'NOTAUTH' });
+      const algorithm = isTsigAlgorithm(verified.tsig.algorithm) ? verified.tsig.algorithm : 'hmac-sha256';
+      const tsigKey = key ?? { name: verified.tsig.keyName, algorithm, secret: Buffer.alloc(32) };
       const badTime = verified.error === TSIG_ERROR.BADTIME;
       const signed = signMessage(message, { ...tsigKey, name: verified.tsig.keyName }, {
         requestMac: badTime ? verified.tsig.mac : undefined,
@@ -166,6 +217,7 @@ export class PrimaryHandler {
       });
       return send(signed.message);
     }
+    if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
     if (opcode !== OPCODE_QUERY) return reply({ rcode: RCODE.NOTIMP });
     if (request.questions.length !== 1 || !question) return reply({ rcode: RCODE.FORMERR });
     if (question.class !== 'IN' && question.class !== 'ANY') return reply({ rcode: RCODE.REFUSED });
@@ -182,7 +234,7 @@ export class PrimaryHandler {
             this.log.warn({ remote, zone: zone.name, qtype }, 'transfer refused: address not in TRANSFER_ALLOW');
             return reply({ rcode: RCODE.REFUSED });
           }
-          if (key && verified.status !== 'ok') {
+          if (transferKey && (verified.status !== 'ok' || keyPrincipal)) {
             this.log.warn({ remote, zone: zone.name, qtype }, 'transfer refused: request not signed with TSIG_KEY');
             return reply({ rcode: RCODE.REFUSED });
           }
@@ -213,6 +265,33 @@ export class PrimaryHandler {
       // an outage is logged once (availability.ts), not per query; SERVFAIL tells the resolver to try later
       if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error, qname, qtype, remote }, 'DNS query failed');
       await reply({ rcode: RCODE.SERVFAIL }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * RFC 2136 §3: from an UPDATE_ALLOW address, signed with a user's (or an admin's) TSIG key, never unsigned
+   * (REFUSED); the message read into a request (FORMERR when malformed) and applied as one change set.
+   */
+  private async update(update: ReturnType<typeof readUpdate>, remote: string, principal: Principal | undefined, reply: (r: Reply) => Promise<void>): Promise<void> {
+    const answer = async (rcode: number, reason?: string) => {
+      const name = Object.entries(UPDATE_RCODE).find(([, value]) => value === rcode)?.[0] ?? String(rcode);
+      dnsUpdates.inc({ rcode: name });
+      if (reason) this.log.info({ remote, rcode: name, reason, key: principal?.keyName }, 'DNS UPDATE refused');
+      await reply({ rcode });
+    };
+    if (!this.updates) return answer(UPDATE_RCODE.NOTIMP, 'this process serves no updates');
+    if (!isAllowed(this.updateAllow, remote)) return answer(UPDATE_RCODE.REFUSED, 'address not in UPDATE_ALLOW');
+    if (!principal) return answer(UPDATE_RCODE.REFUSED, 'not signed with a TSIG key made for updates');
+    if (!update.ok) return answer(update.rcode, update.reason);
+    try {
+      await this.updates.apply(principal, update.request);
+      return answer(UPDATE_RCODE.NOERROR);
+    } catch (error) {
+      const rcode = updateRcodeOf(error);
+      if (rcode !== undefined) return answer(rcode, (error as Error).message);
+      // an outage is logged once (availability.ts); SERVFAIL: the client may try again
+      if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error, remote }, 'DNS UPDATE failed');
+      return answer(UPDATE_RCODE.SERVFAIL);
     }
   }
 
@@ -279,10 +358,10 @@ function encodeHeader(id: number, requestFlags: number, rcode: number): Buffer {
 }
 
 /** Starts the primary on settings.dnsListen (UDP and TCP on the same port; port 0 picks a free one). */
-export async function startPrimary(settings: Settings, pool: Pool, log: Logger): Promise<PrimaryServer> {
+export async function startPrimary(settings: Settings, pool: Pool, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
   if (!settings.dnsListen) throw new Error('DNS_LISTEN is empty: the dns role needs an address');
   const { host } = settings.dnsListen;
-  const handler = new PrimaryHandler(settings, pool, log);
+  const handler = new PrimaryHandler(settings, pool, log, updates);
   const sockets = new Set<net.Socket>();
 
   const tcp = net.createServer((socket) => {
@@ -343,10 +422,10 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger):
 }
 
 /** The `dns` role: the primary with a pool of its own on the service's database. */
-export async function startDnsRole(settings: Settings, connectionString: string, log: Logger): Promise<PrimaryServer> {
+export async function startDnsRole(settings: Settings, connectionString: string, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
   const pool = createRolePool(connectionString, 'DNS primary', 8);
   try {
-    const server = await startPrimary(settings, pool, log);
+    const server = await startPrimary(settings, pool, log, updates);
     return {
       ...server,
       async stop() {

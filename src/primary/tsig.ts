@@ -1,5 +1,5 @@
 /**
- * TSIG (RFC 8945), HMAC-SHA256 only, on raw DNS messages. dns-packet 5.6.1 does not know TSIG: it carries the
+ * TSIG (RFC 8945) with HMAC-SHA256, -SHA384 and -SHA512 (§6), on raw DNS messages. dns-packet 5.6.1 does not know TSIG: it carries the
  * RR as an opaque type 250 with RDATA bytes, so signing and verifying happen here on the wire form, with
  * node:crypto.
  *
@@ -16,11 +16,17 @@
  *   Other Data (§5.2.3). A truncated MAC shorter than our policy (the full 32 octets) → BADTRUNC (§5.2.2.1).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { TsigKey } from '../config/settings';
+import type { TsigAlgorithm, TsigKey } from '../config/settings';
 
 export const TSIG_TYPE = 250;
 export const CLASS_ANY = 255;
-export const ALGORITHM = 'hmac-sha256';
+/** node:crypto's digest and its full MAC length per algorithm name (RFC 8945 §6, names without the final dot) */
+const HASHES: Record<TsigAlgorithm, { hash: string; macLength: number }> = {
+  'hmac-sha256': { hash: 'sha256', macLength: 32 },
+  'hmac-sha384': { hash: 'sha384', macLength: 48 },
+  'hmac-sha512': { hash: 'sha512', macLength: 64 },
+};
+export const isTsigAlgorithm = (name: string): name is TsigAlgorithm => Object.hasOwn(HASHES, name);
 /** RFC 8945 §10 (TSIG RR Error codes, IANA "DNS RCODEs") */
 export const TSIG_ERROR = { NOERROR: 0, BADSIG: 16, BADKEY: 17, BADTIME: 18, BADTRUNC: 22 } as const;
 /** RCODE NOTAUTH (RFC 8945 §5.2: "NOTAUTH" for TSIG errors) */
@@ -28,7 +34,6 @@ export const RCODE_NOTAUTH = 9;
 export const RCODE_FORMERR = 1;
 /** RFC 8945 §5.2.3 recommends 300 seconds */
 export const DEFAULT_FUDGE = 300;
-const MAC_LENGTH = 32;
 
 export interface TsigRecord {
   keyName: string;
@@ -142,7 +147,7 @@ function unsignedPart(message: Buffer, start: number, originalId: number): Buffe
   return copy;
 }
 
-function variables(keyName: string, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
+function variables(keyName: string, algorithm: TsigAlgorithm, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
   const fixed = Buffer.alloc(6);
   fixed.writeUInt16BE(CLASS_ANY, 0);
   fixed.writeUInt32BE(0, 2);
@@ -150,7 +155,7 @@ function variables(keyName: string, timeSigned: number, fudge: number, error: nu
   tail.writeUInt16BE(fudge, 0);
   tail.writeUInt16BE(error, 2);
   tail.writeUInt16BE(other.length, 4);
-  return Buffer.concat([canonicalName(keyName), fixed, canonicalName(ALGORITHM), writeUint48(timeSigned), tail, other]);
+  return Buffer.concat([canonicalName(keyName), fixed, canonicalName(algorithm), writeUint48(timeSigned), tail, other]);
 }
 
 function timers(timeSigned: number, fudge: number): Buffer {
@@ -180,7 +185,7 @@ export interface SignOptions {
   noMac?: boolean;
 }
 
-function tsigRdata(time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
+function tsigRdata(algorithm: TsigAlgorithm, time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
   const mid = Buffer.alloc(4);
   mid.writeUInt16BE(fudge, 0);
   mid.writeUInt16BE(mac.length, 2);
@@ -188,7 +193,7 @@ function tsigRdata(time: number, fudge: number, mac: Buffer, originalId: number,
   tail.writeUInt16BE(originalId, 0);
   tail.writeUInt16BE(error, 2);
   tail.writeUInt16BE(other.length, 4);
-  return Buffer.concat([canonicalName(ALGORITHM), writeUint48(time), mid, mac, tail, other]);
+  return Buffer.concat([canonicalName(algorithm), writeUint48(time), mid, mac, tail, other]);
 }
 
 /** appends a TSIG RR to an encoded message (ARCOUNT + 1) and returns the signed message and its MAC */
@@ -199,7 +204,7 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions 
   const other = options.other ?? Buffer.alloc(0);
   let mac = Buffer.alloc(0);
   if (!options.noMac) {
-    const hmac = createHmac('sha256', key.secret);
+    const hmac = createHmac(HASHES[key.algorithm].hash, key.secret);
     if (options.priorMac) {
       for (const part of macPrefix(options.priorMac)) hmac.update(part);
       hmac.update(message);
@@ -207,11 +212,11 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions 
     } else {
       for (const part of macPrefix(options.requestMac)) hmac.update(part);
       hmac.update(message);
-      hmac.update(variables(key.name, time, fudge, error, other));
+      hmac.update(variables(key.name, key.algorithm, time, fudge, error, other));
     }
     mac = hmac.digest();
   }
-  const rdata = tsigRdata(time, fudge, mac, message.readUInt16BE(0), error, other);
+  const rdata = tsigRdata(key.algorithm, time, fudge, mac, message.readUInt16BE(0), error, other);
   const fixed = Buffer.alloc(10);
   fixed.writeUInt16BE(TSIG_TYPE, 0);
   fixed.writeUInt16BE(CLASS_ANY, 2);
@@ -233,30 +238,31 @@ export type VerifyResult =
  * Verifies the TSIG of a message with our key (RFC 8945 §5.2 for requests; with `requestMac` for a response to
  * our own signed request, §5.3.3... §5.4).
  */
-export function verifyMessage(message: Buffer, key: TsigKey | undefined, options: { requestMac?: Buffer; now?: number } = {}): VerifyResult {
+export function verifyMessage(message: Buffer, key: TsigKey | undefined, options: { requestMac?: Buffer; now?: number; found?: ReturnType<typeof findTsig> } = {}): VerifyResult {
   let found: ReturnType<typeof findTsig>;
   try {
-    found = findTsig(message);
+    found = options.found ?? findTsig(message);
   } catch (error) {
     return { status: 'formerr', reason: (error as Error).message };
   }
   if (!found) return { status: 'unsigned' };
   const { tsig, start } = found;
   // §5.2.1: key and algorithm must both be known
-  if (!key || tsig.keyName !== key.name.toLowerCase().replace(/\.$/, '') || tsig.algorithm !== ALGORITHM) {
+  if (!key || tsig.keyName !== key.name.toLowerCase().replace(/\.$/, '') || tsig.algorithm !== key.algorithm) {
     return { status: 'error', error: TSIG_ERROR.BADKEY, tsig };
   }
-  // §5.2.2.1: MAC length checks (we accept only the full HMAC-SHA256 MAC as local policy)
-  if (tsig.mac.length > MAC_LENGTH || tsig.mac.length < 10 || tsig.mac.length < MAC_LENGTH / 2) {
+  const { hash, macLength } = HASHES[key.algorithm];
+  // §5.2.2.1: MAC length checks (we accept only the full MAC as local policy)
+  if (tsig.mac.length > macLength || tsig.mac.length < 10 || tsig.mac.length < macLength / 2) {
     return { status: 'formerr', reason: 'bad MAC length' };
   }
-  const hmac = createHmac('sha256', key.secret);
+  const hmac = createHmac(hash, key.secret);
   for (const part of macPrefix(options.requestMac)) hmac.update(part);
   hmac.update(unsignedPart(message, start, tsig.originalId));
-  hmac.update(variables(tsig.keyName, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
+  hmac.update(variables(tsig.keyName, key.algorithm, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
   const expected = hmac.digest().subarray(0, tsig.mac.length);
   if (!timingSafeEqual(expected, tsig.mac)) return { status: 'error', error: TSIG_ERROR.BADSIG, tsig };
-  if (tsig.mac.length < MAC_LENGTH) return { status: 'error', error: TSIG_ERROR.BADTRUNC, tsig };
+  if (tsig.mac.length < macLength) return { status: 'error', error: TSIG_ERROR.BADTRUNC, tsig };
   // §5.2.3: time check after the MAC check
   const now = options.now ?? Math.floor(Date.now() / 1000);
   if (Math.abs(now - tsig.timeSigned) > tsig.fudge) return { status: 'error', error: TSIG_ERROR.BADTIME, tsig };

@@ -13,10 +13,12 @@ export interface HistoryRow {
   authorKeyId: number | null;
   authorKeyName: string | null;
   authorUserId: number | null;
+  /** the TSIG key of a DNS UPDATE (RFC 2136); then authorKeyId is null */
+  authorTsigKeyId: number | null;
 }
 
 /** the columns a history row is read from (also the change feed's) */
-export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id`;
+export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id, author_tsig_key_id`;
 
 /** a journal row (HISTORY_COLUMNS) as the history shows it */
 export const toHistoryRow = (r: any): HistoryRow => ({
@@ -30,6 +32,7 @@ export const toHistoryRow = (r: any): HistoryRow => ({
   authorKeyId: r.author_key_id === null ? null : Number(r.author_key_id),
   authorKeyName: r.author_key_name,
   authorUserId: r.author_user_id === null ? null : Number(r.author_user_id),
+  authorTsigKeyId: r.author_tsig_key_id == null ? null : Number(r.author_tsig_key_id),
 });
 
 /** A zone's journal rows, newest first, before the row `beforeId` (keyset paging by `changes_zone_id_index`). */

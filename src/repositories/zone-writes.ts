@@ -111,8 +111,8 @@ export interface ZoneWrite {
   soa?: { id: number; rdata: string; ttl: number };
   removed: JournalRecord[];
   added: JournalRecord[];
-  /** who made the change (the change history): the API key and its user */
-  author?: { keyId: number; keyName?: string; userId?: number };
+  /** who made the change (the change history): the API key, or the TSIG key of a DNS UPDATE, and its user */
+  author?: { keyId?: number; tsigKeyId?: number; keyName?: string; userId?: number };
 }
 
 /**
@@ -149,9 +149,10 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
   }
-  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id)
+  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id)
       select dom.id, ${p.add(write.zone)}, 'zone-changed', ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb,
-        ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint from dom)`);
+        ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
+        ${p.add(write.author?.tsigKeyId ?? null)}::bigint from dom)`);
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`,

@@ -105,6 +105,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
       { name: 'records', description: 'Records of a zone' },
       { name: 'users', description: 'Users, who own zones' },
       { name: 'domains', description: 'Zones (domains), their zone files and their propagation' },
+      { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE (RFC 2136) on the primary' },
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
@@ -116,6 +117,24 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             type: { type: 'string' }, ttl: { type: 'string', pattern: '^[0-9]+$' },
           },
           required: ['id', 'owner', 'rdata', 'zone', 'type', 'ttl'],
+        },
+        TsigKey: {
+          type: 'object',
+          properties: {
+            id: { type: 'integer' },
+            user_id: { type: ['string', 'null'], pattern: '^[0-9]+$', description: 'null: an admin key (any zone)' },
+            name: { type: 'string' },
+            algorithm: { enum: ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] },
+            created_at: { type: 'string' },
+            revoked_at: { type: ['string', 'null'] },
+          },
+          required: ['id', 'user_id', 'name', 'algorithm', 'created_at', 'revoked_at'],
+        },
+        CreatedTsigKey: {
+          allOf: [
+            { $ref: '#/components/schemas/TsigKey' },
+            { type: 'object', properties: { secret: { type: 'string', description: 'base64; shown only in this answer' } }, required: ['secret'] },
+          ],
         },
         User: {
           type: 'object',
@@ -194,7 +213,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             createdAt: { type: 'string' },
             author: {
               type: ['object', 'null'],
-              properties: { keyId: { type: ['string', 'null'] }, keyName: { type: ['string', 'null'] }, userId: { type: ['string', 'null'] }, admin: { type: 'boolean' } },
+              properties: { keyId: { type: ['string', 'null'] }, tsigKeyId: { type: ['string', 'null'] }, keyName: { type: ['string', 'null'] }, userId: { type: ['string', 'null'] }, admin: { type: 'boolean' } },
             },
             added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
             removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },

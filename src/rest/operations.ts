@@ -4,6 +4,7 @@
  */
 const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
+const TSIG_KEY = 'id userId name algorithm createdAt revokedAt';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 export const OPERATIONS = {
@@ -19,6 +20,10 @@ export const OPERATIONS = {
   updateUser: `mutation UpdateUser($id: ID!, $input: UserInput!) { updateUser(id: $id, input: $input) { ${USER} } }`,
   deleteUser: `mutation DeleteUser($id: ID!) { deleteUser(id: $id) }`,
 
+  listTsigKeys: `query ListTsigKeys($userId: ID) { tsigKeys(userId: $userId) { ${TSIG_KEY} } }`,
+  createTsigKey: `mutation CreateTsigKey($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { tsigKey { ${TSIG_KEY} } secret } }`,
+  revokeTsigKey: `mutation RevokeTsigKey($id: ID!) { revokeTsigKey(id: $id) { ${TSIG_KEY} } }`,
+
   listDomains: `query ListDomains($first: Int!, $after: String, $userId: ID) {
     domains(first: $first, after: $after, userId: $userId) { nodes { ${DOMAIN} } pageInfo { hasNextPage endCursor } } }`,
   getDomain: `query GetDomain($id: ID, $name: String) { domain(id: $id, name: $name) { ${DOMAIN} } }`,
@@ -30,7 +35,7 @@ export const OPERATIONS = {
       zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
   zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {
     domain(name: $zone) { changes(first: $first, after: $after) {
-      nodes { id kind serialBefore serialAfter createdAt author { keyId keyName userId admin }
+      nodes { id kind serialBefore serialAfter createdAt author { keyId tsigKeyId keyName userId admin }
         added { owner type rdata ttl } removed { owner type rdata ttl } }
       pageInfo { hasNextPage endCursor } } } }`,
   exportZone: `query ExportZone($id: ID, $name: String) { domain(id: $id, name: $name) { zoneFile } }`,

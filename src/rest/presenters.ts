@@ -4,6 +4,7 @@
  */
 export interface GqlRecord { id: string | number; zone: string; owner: string; type: string; rdata: string; ttl: number }
 export interface GqlUser { id: string; email: string; createdAt: string }
+export interface GqlTsigKey { id: string; userId: string | null; name: string; algorithm: string; createdAt: string; revokedAt: string | null }
 export interface GqlDomain { id: string; name: string; user: { id: string; email: string }; records: GqlRecord[] }
 
 export function presentRecord(record: GqlRecord) {
@@ -28,6 +29,17 @@ export function isoWithoutZone(iso: string): string {
 
 export function presentUser(user: GqlUser) {
   return { id: String(user.id), email: user.email, created_at: isoWithoutZone(user.createdAt) };
+}
+
+export function presentTsigKey(key: GqlTsigKey) {
+  return {
+    id: Number(key.id),
+    user_id: key.userId === null ? null : String(key.userId),
+    name: key.name,
+    algorithm: key.algorithm,
+    created_at: isoWithoutZone(key.createdAt),
+    revoked_at: key.revokedAt === null ? null : isoWithoutZone(key.revokedAt),
+  };
 }
 
 export function presentDomain(domain: GqlDomain) {

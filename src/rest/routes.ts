@@ -9,7 +9,9 @@ import {
   GqlRecord,
   GqlUser,
   presentDomain,
+  GqlTsigKey,
   presentRecord,
+  presentTsigKey,
   presentUser,
 } from './presenters';
 
@@ -56,7 +58,7 @@ export interface RouteSpec {
   /** a success body that is not JSON (the zone file: text/dns) */
   responseType?: 'text/dns';
   summary: string;
-  tag: 'records' | 'users' | 'domains';
+  tag: 'records' | 'users' | 'domains' | 'tsigkeys';
   params?: Record<string, FieldSpec>;
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;
@@ -167,6 +169,37 @@ export const ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       await runner.run('deleteUser', { id: String(inputs.id) });
       return { empty: true };
+    },
+  },
+  {
+    method: 'get', path: '/tsigkey/list', operationId: 'listTsigKeys', tag: 'tsigkeys', summary: 'TSIG keys for DNS UPDATE (a user key: its own user’s)', status: 200,
+    query: { user_id: { kind: 'int', description: 'only this user’s keys (admin key)' } },
+    response: arrayOf('TsigKey'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ tsigKeys: GqlTsigKey[] }>('listTsigKeys', { userId: inputs.user_id === undefined ? undefined : String(inputs.user_id) });
+      return { body: data.tsigKeys.map(presentTsigKey) };
+    },
+  },
+  {
+    method: 'post', path: '/tsigkey/add', operationId: 'addTsigKey', tag: 'tsigkeys', summary: 'Create a TSIG key for DNS UPDATE; the base64 secret is in this answer only', status: 201,
+    body: {
+      name: { kind: 'string', required: true, description: 'key name (a domain name)' },
+      user_id: { kind: 'int', description: 'the user whose zones it updates; omitted: an admin key (admin API key only)' },
+      algorithm: { kind: 'string', description: 'hmac-sha256 (default), hmac-sha384 or hmac-sha512' },
+    },
+    response: ref('CreatedTsigKey'),
+    async handle(inputs, runner) {
+      const input = { name: inputs.name, userId: inputs.user_id === undefined ? undefined : String(inputs.user_id), algorithm: inputs.algorithm };
+      const data = await runner.run<{ createTsigKey: { tsigKey: GqlTsigKey; secret: string } }>('createTsigKey', { input });
+      return { body: { ...presentTsigKey(data.createTsigKey.tsigKey), secret: data.createTsigKey.secret } };
+    },
+  },
+  {
+    method: 'post', path: '/tsigkey/revoke/:id', operationId: 'revokeTsigKey', tag: 'tsigkeys', summary: 'Revoke a TSIG key: UPDATEs signed with it are refused from now on', status: 200,
+    params: ID_PARAM, response: ref('TsigKey'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ revokeTsigKey: GqlTsigKey }>('revokeTsigKey', { id: String(inputs.id) });
+      return { body: presentTsigKey(data.revokeTsigKey) };
     },
   },
   {

@@ -8,12 +8,14 @@ const UNIQUE_CONSTRAINTS: Record<string, { code: ErrorCode; field: string }> = {
   users_email_lower_unique: { code: 'DUPLICATE_EMAIL', field: 'email' },
   domains_name_unique: { code: 'DUPLICATE_ZONE', field: 'zone' },
   records_identity_unique: { code: 'DUPLICATE_RECORD', field: 'rdata' },
+  tsig_keys_active_name_unique: { code: 'DUPLICATE_TSIG_KEY', field: 'name' },
 };
 
 const FOREIGN_KEYS: Record<string, { code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND'; field: string }> = {
   domains_user_id_foreign: { code: 'USER_NOT_FOUND', field: 'user_id' },
   records_domain_id_foreign: { code: 'ZONE_NOT_FOUND', field: 'zone' },
   api_keys_user_id_foreign: { code: 'USER_NOT_FOUND', field: 'user_id' },
+  tsig_keys_user_id_foreign: { code: 'USER_NOT_FOUND', field: 'userId' },
 };
 
 function constraintOf(error: Error): string {

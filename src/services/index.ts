@@ -7,6 +7,8 @@ import { ZoneFilesService } from './zone-files.service';
 import { ZoneChangesService } from './zone-changes.service';
 import { HistoryService } from './history.service';
 import { LiveUpdates } from './live-updates';
+import { TsigKeysService } from './tsig-keys.service';
+import { DnsUpdatesService } from './dns-updates.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -19,6 +21,8 @@ export interface Services {
   zoneChanges: ZoneChangesService;
   history: HistoryService;
   liveUpdates: LiveUpdates;
+  tsigKeys: TsigKeysService;
+  dnsUpdates: DnsUpdatesService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -35,5 +39,7 @@ export function createServices(settings: Settings): Services {
     zoneChanges,
     history: new HistoryService(zoneChanges),
     liveUpdates: new LiveUpdates(domains),
+    tsigKeys: new TsigKeysService(settings),
+    dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
   };
 }

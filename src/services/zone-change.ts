@@ -146,7 +146,11 @@ export class ZoneChange {
       soa,
       removed: this.removed,
       added: this.added,
-      author: { keyId: this.principal.keyId, keyName: this.principal.keyName, userId: this.principal.kind === 'user' ? this.principal.userId : undefined },
+      author: {
+        ...(this.principal.via === 'tsig' ? { tsigKeyId: this.principal.keyId } : { keyId: this.principal.keyId }),
+        keyName: this.principal.keyName,
+        userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
+      },
     });
     if (inserted) return inserted;
     // another change raised the serial since the read; with the row locked, nothing can

@@ -3,7 +3,7 @@ import type { JournalRecord } from '../entities/change.entity';
 import { parseOwner } from '../dns/name';
 import { CanonicalRecord, parseRecord } from '../dns/record';
 import { getRecordType } from '../dns/record-types';
-import { checkZoneIndexed } from '../dns/zone-rules';
+import { checkZoneIndexed, soaSerial } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
@@ -35,6 +35,11 @@ export interface ZoneChangesResult {
   removed: JournalRecord[];
 }
 
+/** The zone a planned change set is decided on: its serial and every record (the SOA too). */
+export interface PlanView { name: string; serial: number; records: readonly StoredRow[] }
+/** What a plan returns: the changes, and an SOA to replace the zone's (its serial becomes the zone's). */
+export interface PlannedChanges { changes: ZoneChangeSpec[]; soa?: CanonicalRecord }
+
 const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
 
 /**
@@ -54,25 +59,59 @@ export class ZoneChangesService {
   async apply(ctx: RequestContext, input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number }): Promise<ZoneChangesResult> {
     const zone = normaliseZoneName(input.zone);
     if (input.changes.length === 0) throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
-    if (input.changes.length > this.settings.maxChangesPerSet) {
-      throw new DomainError('CHANGE_SET_TOO_LARGE', `A change set holds at most ${this.settings.maxChangesPerSet} changes (MAX_CHANGES_PER_SET); this one has ${input.changes.length}`, [
+    this.checkSize(input.changes.length);
+    // what can be decided without the zone: every record's own validity
+    const parsed = this.parseChanges(zone, input.changes);
+    return this.run(ctx, zone, { expectSerial: input.expectSerial }, () => ({ parsed }));
+  }
+
+  /**
+   * A change set decided on the zone as read, in the same attempt as its write (DNS UPDATE, RFC 2136 §3.2 and
+   * §3.4: prerequisites and "delete what is there" need the zone's current records): `plan` sees the zone and
+   * returns the changes, and may replace the SOA (a serial that rises, §3.4.2.2). It may throw to refuse; it
+   * runs again if the zone moved before the write. A plan that changes nothing writes nothing (the serial
+   * stays, RFC 2136 §3.7).
+   */
+  async applyPlanned(ctx: RequestContext, input: { zone: string; plan: (zone: PlanView) => PlannedChanges }): Promise<ZoneChangesResult & { changed: boolean }> {
+    const zone = normaliseZoneName(input.zone);
+    return this.run(ctx, zone, { skipWhenUnchanged: true }, (view) => {
+      const planned = input.plan(view);
+      this.checkSize(planned.changes.length);
+      return { parsed: this.parseChanges(zone, planned.changes), soa: planned.soa };
+    });
+  }
+
+  private checkSize(count: number): void {
+    if (count > this.settings.maxChangesPerSet) {
+      throw new DomainError('CHANGE_SET_TOO_LARGE', `A change set holds at most ${this.settings.maxChangesPerSet} changes (MAX_CHANGES_PER_SET); this one has ${count}`, [
         { field: 'changes', code: 'CHANGE_SET_TOO_LARGE', message: `changes: at most ${this.settings.maxChangesPerSet} changes per set`, limit: this.settings.maxChangesPerSet },
       ]);
     }
-    // what can be decided without the zone: every record's own validity
-    const invalid: ErrorDetail[] = [];
-    const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid));
-    if (invalid.length) throw errorFromProblems(invalid);
+  }
 
+  private parseChanges(zone: string, changes: ZoneChangeSpec[]) {
+    const invalid: ErrorDetail[] = [];
+    const parsed = changes.map((change, index) => this.parseChange(zone, change, index, invalid));
+    if (invalid.length) throw errorFromProblems(invalid);
+    return parsed;
+  }
+
+  private run(
+    ctx: RequestContext,
+    zone: string,
+    options: { expectSerial?: number; skipWhenUnchanged?: boolean },
+    prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; soa?: CanonicalRecord },
+  ): Promise<ZoneChangesResult & { changed: boolean }> {
     return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
-      if (input.expectSerial !== undefined && change.zone.serial !== input.expectSerial) {
-        throw new DomainError('SERIAL_MISMATCH', `The zone is at serial ${change.zone.serial}, not ${input.expectSerial}: it changed since it was read`, [
+      if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
+        throw new DomainError('SERIAL_MISMATCH', `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`, [
           { field: 'expectSerial', code: 'SERIAL_MISMATCH', message: `expectSerial: the zone's serial is ${change.zone.serial}`, current: change.zone.serial },
         ]);
       }
       // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
-      const problems: ErrorDetail[] = [];
       const current = change.zone.sameOwner;
+      const { parsed, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
+      const problems: ErrorDetail[] = [];
       const byId = new Map(current.map((r) => [r.id, r]));
       const byIdentity = new Map(current.map((r) => [identity(r), r]));
       const removed = new Map<number, StoredRow>();
@@ -128,9 +167,12 @@ export class ZoneChangesService {
       }
       for (const record of keptBack.values()) change.insert(record);
       const serialBefore = change.zone.serial;
-      await change.commit();
+      if (options.skipWhenUnchanged && !soa && !change.added.length && !change.removed.length) {
+        return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: false };
+      }
+      await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : {});
       const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
-      return { zone, serialBefore, serial: change.serialAfter!, added: visible(change.added), removed: visible(change.removed) };
+      return { zone, serialBefore, serial: change.serialAfter!, added: visible(change.added), removed: visible(change.removed), changed: true };
     });
   }
 

@@ -25,5 +25,6 @@ export const A: RecordTypeDefinition<AValue> = {
     return { ok: true, value, canonical: A.format(value) };
   },
   format: (value) => formatIPv4(value.address),
+  fromWire: (r) => ({ address: [...r.bytes(4)] }),
   toPacketData: (value) => formatIPv4(value.address),
 };

@@ -25,5 +25,6 @@ export const AAAA: RecordTypeDefinition<AAAAValue> = {
     return { ok: true, value, canonical: AAAA.format(value) };
   },
   format: (value) => formatIPv6(value.address),
+  fromWire: (r) => ({ address: [...r.bytes(16)] }),
   toPacketData: (value) => formatIPv6(value.address),
 };

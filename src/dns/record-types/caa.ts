@@ -33,6 +33,7 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
     return finish(problems, () => ({ flags: flags!, tag, value: (value as { bytes: Buffer }).bytes }), CAA.format);
   },
   format: (v) => `${v.flags} ${v.tag} ${formatCharacterString(v.value)}`,
+  fromWire: (r) => ({ flags: r.u8(), tag: r.characterString().toString('latin1'), value: r.rest() }),
   toPacketData: (v) => {
     // dns-packet writes the value as UTF-8 text: give it the RFC 3597 wire form when the octets are not ASCII
     if (v.value.every((b) => b < 0x80)) return { flags: v.flags, tag: v.tag, value: v.value.toString('latin1') };

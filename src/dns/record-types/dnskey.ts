@@ -35,6 +35,7 @@ export function dnskeyLike(type: string, code: number, rfcs: string[], wire: boo
       return finish(problems, () => ({ flags: flags!, protocol: protocol!, algorithm: algorithm!, key: key! }), definition.format);
     },
     format: (v) => `${v.flags} ${v.protocol} ${v.algorithm} ${v.key.toString('base64')}`,
+    fromWire: (r) => ({ flags: r.u16(), protocol: r.u8(), algorithm: r.u8(), key: r.rest() }),
     toPacketData: (v) => {
       if (!wire) return { flags: v.flags, algorithm: v.algorithm, key: Buffer.from(v.key) };
       const head = Buffer.alloc(4);

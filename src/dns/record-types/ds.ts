@@ -44,5 +44,6 @@ export const DS: RecordTypeDefinition<DSValue> = {
     return finish(problems, () => ({ keyTag: keyTag!, algorithm: algorithm!, digestType: digestType!, digest: digest! }), DS.format);
   },
   format: (v) => `${v.keyTag} ${v.algorithm} ${v.digestType} ${v.digest.toString('hex').toUpperCase()}`,
+  fromWire: (r) => ({ keyTag: r.u16(), algorithm: r.u8(), digestType: r.u8(), digest: r.rest() }),
   toPacketData: (v) => ({ keyTag: v.keyTag, algorithm: v.algorithm, digestType: v.digestType, digest: Buffer.from(v.digest) }),
 };

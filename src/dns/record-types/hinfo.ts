@@ -24,5 +24,6 @@ export const HINFO: RecordTypeDefinition<HINFOValue> = {
   },
   format: (v) => `${formatCharacterString(v.cpu)} ${formatCharacterString(v.os)}`,
   // the wire form (two length-prefixed strings), sent as RFC 3597 data: dns-packet 5.6.1 writes HINFO as UTF-8 text
+  fromWire: (r) => ({ cpu: r.characterString(), os: r.characterString() }),
   toPacketData: (v) => Buffer.concat([Buffer.from([v.cpu.length]), v.cpu, Buffer.from([v.os.length]), v.os]),
 };

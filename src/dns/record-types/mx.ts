@@ -31,5 +31,6 @@ export const MX: RecordTypeDefinition<MXValue> = {
     return finish(problems, () => ({ preference: preference!, exchange: (exchange as { name: string }).name }), MX.format);
   },
   format: (value) => `${value.preference} ${value.exchange}`,
+  fromWire: (r) => ({ preference: r.u16(), exchange: r.name() }),
   toPacketData: (value) => ({ preference: value.preference, exchange: toPacketName(value.exchange) }),
 };

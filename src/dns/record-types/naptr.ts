@@ -85,6 +85,7 @@ export const NAPTR: RecordTypeDefinition<NAPTRValue> = {
     }), NAPTR.format);
   },
   format: (v) => `${v.order} ${v.preference} ${formatCharacterString(v.flags)} ${formatCharacterString(v.services)} ${formatCharacterString(v.regexp)} ${v.replacement}`,
+  fromWire: (r) => ({ order: r.u16(), preference: r.u16(), flags: r.characterString(), services: r.characterString(), regexp: r.characterString(), replacement: r.name() }),
   toPacketData: (v) => {
     // dns-packet writes the three strings as UTF-8 text: non-ASCII octets go as RFC 3597 wire form instead
     const ascii = [v.flags, v.services, v.regexp].every((s) => s.every((b) => b < 0x80));

@@ -24,6 +24,7 @@ export function base64BlobType(type: string, code: number, rfcs: string[], descr
       return finish(problems, () => ({ data: data! }), definition.format);
     },
     format: (v) => v.data.toString('base64'),
+    fromWire: (r) => ({ data: r.rest() }),
     toPacketData: (v) => Buffer.from(v.data),
   };
   return definition;

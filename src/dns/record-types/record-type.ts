@@ -1,4 +1,5 @@
 import { Problem } from '../problem';
+import type { RdataReader } from '../wire';
 
 export type ParseResult<V> = { ok: true; value: V; canonical: string } | { ok: false; problems: Problem[] };
 
@@ -27,6 +28,11 @@ export interface RecordTypeDefinition<V = any> {
    * picks the right dns-packet type name (`UNKNOWN_<code>`). Names are given without trailing dot.
    */
   toPacketData(value: V): unknown;
+  /**
+   * Reads the value from RDATA on the wire (a DNS UPDATE, RFC 2136 §2.5): `format` then `parse` make it a
+   * record like any other, with the same rules. Absent for types the primary does not take over UPDATE yet.
+   */
+  fromWire?(rdata: RdataReader): V;
 }
 
 /** shared helper: the result of a parse whose problems were collected in a list */

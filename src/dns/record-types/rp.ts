@@ -28,5 +28,6 @@ export const RP: RecordTypeDefinition<RPValue> = {
   },
   format: (v) => `${v.mbox} ${v.txt}`,
   // wire form, names uncompressed (RFC 3597 §4), sent as RFC 3597 data
+  fromWire: (r) => ({ mbox: r.name(), txt: r.name() }),
   toPacketData: (v) => Buffer.concat([nameToWire(v.mbox), nameToWire(v.txt)]),
 };

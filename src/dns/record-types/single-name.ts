@@ -26,6 +26,7 @@ export function singleNameType(spec: { type: string; code: number; rfcs: string[
       return { ok: true, value, canonical: definition.format(value) };
     },
     format: (value) => value.target,
+    fromWire: (r) => ({ target: r.name() }),
     toPacketData: (value) => toPacketName(value.target),
   };
   return definition;

@@ -58,6 +58,7 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
     }), SOA.format);
   },
   format: (v) => `${v.mname} ${v.rname} ${v.serial} ${v.refresh} ${v.retry} ${v.expire} ${v.minimum}`,
+  fromWire: (r) => ({ mname: r.name(), rname: r.name(), serial: r.u32(), refresh: r.u32(), retry: r.u32(), expire: r.u32(), minimum: r.u32() }),
   toPacketData: (v) => ({
     mname: toPacketName(v.mname), rname: toPacketName(v.rname),
     serial: v.serial, refresh: v.refresh, retry: v.retry, expire: v.expire, minimum: v.minimum,

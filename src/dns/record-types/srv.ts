@@ -31,5 +31,6 @@ export const SRV: RecordTypeDefinition<SRVValue> = {
     return finish(problems, () => ({ priority: priority!, weight: weight!, port: port!, target: (target as { name: string }).name }), SRV.format);
   },
   format: (v) => `${v.priority} ${v.weight} ${v.port} ${v.target}`,
+  fromWire: (r) => ({ priority: r.u16(), weight: r.u16(), port: r.u16(), target: r.name() }),
   toPacketData: (v) => ({ priority: v.priority, weight: v.weight, port: v.port, target: toPacketName(v.target) }),
 };

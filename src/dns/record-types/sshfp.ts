@@ -37,6 +37,7 @@ export const SSHFP: RecordTypeDefinition<SSHFPValue> = {
     return finish(problems, () => ({ algorithm: algorithm!, fingerprintType: fingerprintType!, fingerprint: fingerprint! }), SSHFP.format);
   },
   format: (v) => `${v.algorithm} ${v.fingerprintType} ${v.fingerprint.toString('hex').toUpperCase()}`,
+  fromWire: (r) => ({ algorithm: r.u8(), fingerprintType: r.u8(), fingerprint: r.rest() }),
   toPacketData: (v) => {
     // dns-packet 5.6.1 only encodes fingerprint types 1 and 2 (it checks the length); others go as RFC 3597 wire form
     if (FINGERPRINT_OCTETS[v.fingerprintType] !== undefined) {

@@ -38,5 +38,6 @@ export const TLSA: RecordTypeDefinition<TLSAValue> = {
     return finish(problems, () => ({ usage: usage!, selector: selector!, matchingType: matchingType!, data: data! }), TLSA.format);
   },
   format: (v) => `${v.usage} ${v.selector} ${v.matchingType} ${v.data.toString('hex').toUpperCase()}`,
+  fromWire: (r) => ({ usage: r.u8(), selector: r.u8(), matchingType: r.u8(), data: r.rest() }),
   toPacketData: (v) => ({ usage: v.usage, selector: v.selector, matchingType: v.matchingType, certificate: Buffer.from(v.data) }),
 };

@@ -36,5 +36,10 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     return { ok: true, value, canonical: TXT.format(value) };
   },
   format: (value) => value.strings.map(formatCharacterString).join(' '),
+  fromWire: (r) => {
+    const strings: Buffer[] = [];
+    while (r.remaining > 0) strings.push(r.characterString());
+    return { strings };
+  },
   toPacketData: (value) => value.strings.map((s) => Buffer.from(s)),
 };

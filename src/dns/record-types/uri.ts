@@ -29,6 +29,7 @@ export const URI: RecordTypeDefinition<URIValue> = {
     return finish(problems, () => ({ priority: priority!, weight: weight!, target: (target as { bytes: Buffer }).bytes }), URI.format);
   },
   format: (v) => `${v.priority} ${v.weight} ${formatCharacterString(v.target)}`,
+  fromWire: (r) => ({ priority: r.u16(), weight: r.u16(), target: r.rest() }),
   toPacketData: (v) => {
     const head = Buffer.alloc(4);
     head.writeUInt16BE(v.priority, 0);

@@ -8,10 +8,13 @@ import { parseOptionalId } from '../inputs/ids';
 import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
 
-@ObjectType('ChangeAuthor', { description: 'Who made a change: the API key, and its user (none for an admin key).' })
+@ObjectType('ChangeAuthor', { description: 'Who made a change: the API key or, for a DNS UPDATE, the TSIG key, and its user (none for an admin key).' })
 class ChangeAuthor {
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'The API key; null for a DNS UPDATE.' })
   keyId!: number | null;
+
+  @Field(() => ID, { nullable: true, description: 'The TSIG key of a DNS UPDATE (RFC 2136); null for an API change.' })
+  tsigKeyId!: number | null;
 
   @Field(() => String, { nullable: true, description: 'The key’s name when the change was made.' })
   keyName!: string | null;
@@ -81,7 +84,9 @@ class ChangesArgs {
 
 export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
   ...row,
-  author: row.authorKeyId === null ? null : { keyId: row.authorKeyId, keyName: row.authorKeyName, userId: row.authorUserId, admin: row.authorUserId === null },
+  author: row.authorKeyId === null && row.authorTsigKeyId === null
+    ? null
+    : { keyId: row.authorKeyId, tsigKeyId: row.authorTsigKeyId, keyName: row.authorKeyName, userId: row.authorUserId, admin: row.authorUserId === null },
 });
 
 /** The change history of a zone: `Domain.changes`, `Domain.diff` and `revertZone` (HistoryService). */

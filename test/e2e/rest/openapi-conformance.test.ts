@@ -46,6 +46,12 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     bad: { method: 'post', path: `/api/domain/import/${f.zone}`, body: { text: 'broken 3600 IN A 300.0.0.1\n', mode: 'MERGE' } },
   }),
   exportDomain: (f) => ({ good: { method: 'get', path: `/api/domain/export/${f.zone}` }, bad: { method: 'get', path: '/api/domain/export/missing.example' } }),
+  listTsigKeys: (f) => ({ good: { method: 'get', path: '/api/tsigkey/list', query: { user_id: f.userId } }, bad: { method: 'get', path: '/api/tsigkey/list', query: { user_id: 'x' } } }),
+  addTsigKey: (f) => ({
+    good: { method: 'post', path: '/api/tsigkey/add', body: { name: `key-${Date.now()}.example`, user_id: Number(f.userId) } },
+    bad: { method: 'post', path: '/api/tsigkey/add', body: { name: 'bad key', user_id: Number(f.userId), algorithm: 'hmac-md5' } },
+  }),
+  revokeTsigKey: () => ({ good: { method: 'post', path: '/api/tsigkey/revoke/LATER' }, bad: { method: 'post', path: '/api/tsigkey/revoke/999999' } }),
   getDomainStatus: (f) => ({ good: { method: 'get', path: `/api/domain/status/${f.zone}` }, bad: { method: 'get', path: '/api/domain/status/missing.example' } }),
 };
 
@@ -96,6 +102,10 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
         if (op.operationId === 'deleteUser' && kind === 'good') {
           const created = await app.http.post('/api/user/add').set('X-API-Key', ADMIN_KEY).send({ email: `doomed2-${envelope}@example.org` });
           call.path = `/api/user/delete/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
+        }
+        if (op.operationId === 'revokeTsigKey' && kind === 'good') {
+          const created = await app.http.post('/api/tsigkey/add').set('X-API-Key', ADMIN_KEY).send({ name: `revoked-${envelope}.example`, user_id: Number(fixture.userId) });
+          call.path = `/api/tsigkey/revoke/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;

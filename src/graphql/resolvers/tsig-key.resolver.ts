@@ -1,0 +1,23 @@
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { CreatedTsigKeyType, TsigKeyType } from '../types/tsig-key.type';
+import { CreateTsigKeyInput } from '../inputs/tsig-key.input';
+import { parseId, parseOptionalId } from '../inputs/ids';
+
+@Resolver(() => TsigKeyType)
+export class TsigKeyResolver {
+  @Query(() => [TsigKeyType], { description: 'TSIG keys for DNS UPDATE the caller may manage (a user key: its own user’s).' })
+  tsigKeys(@Arg('userId', () => ID, { nullable: true }) userId: string | undefined, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.tsigKeys.list(ctx, parseOptionalId(userId, 'userId'));
+  }
+
+  @Mutation(() => CreatedTsigKeyType, { description: 'Creates a TSIG key that updates this user’s zones by DNS UPDATE (RFC 2136); the secret is returned once.' })
+  createTsigKey(@Arg('input') input: CreateTsigKeyInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.tsigKeys.create(ctx, { userId: parseOptionalId(input.userId ?? undefined, 'userId') ?? null, name: input.name, algorithm: input.algorithm });
+  }
+
+  @Mutation(() => TsigKeyType, { description: 'Revokes a TSIG key: the next UPDATE signed with it is refused (NOTAUTH, BADKEY).' })
+  revokeTsigKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.tsigKeys.revoke(ctx, parseId(id, 'id'));
+  }
+}

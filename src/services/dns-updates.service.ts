@@ -1,0 +1,186 @@
+import { parseOwner } from '../dns/name';
+import { parseRecord } from '../dns/record';
+import { soaSerial } from '../dns/zone-rules';
+import { serialGreaterThan } from '../dns/serial';
+import { DomainError, errorFromProblems } from '../errors/catalogue';
+import type { StoredRow } from '../repositories/zone-writes';
+import type { RequestContext } from './context';
+import { normaliseZoneName } from './domains.service';
+import type { PlannedChanges, PlanView, ZoneChangeSpec, ZoneChangesService } from './zone-changes.service';
+
+/**
+ * A prerequisite of an UPDATE (RFC 2136 §2.4). Names are absolute, in presentation form; types are mnemonics
+ * (`TYPEnnn` for a type the model does not know); `rdata` in presentation form.
+ */
+export type UpdatePrerequisite =
+  | { kind: 'NAME_IN_USE' | 'NAME_NOT_IN_USE'; name: string }
+  | { kind: 'RRSET_EXISTS' | 'RRSET_DOES_NOT_EXIST'; name: string; type: string }
+  /** one RR of a value-dependent "RRset exists" (§2.4.2): the RRs of one name and type together are the RRset */
+  | { kind: 'RRSET_EQUALS'; name: string; type: string; rdata: string };
+
+/** An update of an UPDATE (RFC 2136 §2.5), in the message's order. */
+export type UpdateOperation =
+  | { kind: 'ADD'; name: string; type: string; rdata: string; ttl: number }
+  | { kind: 'DELETE_RRSET'; name: string; type: string }
+  | { kind: 'DELETE_NAME'; name: string }
+  | { kind: 'DELETE_RR'; name: string; type: string; rdata: string };
+
+export interface DnsUpdateRequest { zone: string; prerequisites: UpdatePrerequisite[]; updates: UpdateOperation[] }
+
+/** The RCODE names of RFC 2136 §2.2 a failed prerequisite answers with. */
+export type PrerequisiteFailure = 'YXDOMAIN' | 'NXDOMAIN' | 'YXRRSET' | 'NXRRSET';
+
+interface ZoneRr { id?: number; owner: string; type: string; rdata: string; ttl: number }
+
+const rrKey = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
+
+/**
+ * DNS UPDATE (RFC 2136 §3) as a change set: the DNS edge translates the message into prerequisites and
+ * updates in presentation form, and this decides what they mean on the zone as it is; the changes then go
+ * through `ZoneChangesService` like the API's own sets (one rule book: the DNS model validates every record,
+ * the zone rules hold, the serial rises once, one journal row naming the TSIG key). Prerequisites are checked
+ * on the same read of the zone the write is conditional on, so they hold when the update is applied.
+ *
+ * Chosen where RFC 2136 leaves room or differs from the service's rules:
+ * - §3.4.2.2 ignores a CNAME added beside other data (and other data beside a CNAME); here the zone rules
+ *   refuse it (REFUSED), as for the API: a silently dropped record is a silent failure for the client.
+ * - an added RR whose TTL differs from its RRset's gives the whole RRset that TTL (RFC 2181 §5.2: one TTL per
+ *   RRset), as BIND does.
+ * - an added SOA replaces the zone's only if its serial is greater (RFC 1982), and becomes the zone's serial.
+ */
+export class DnsUpdatesService {
+  constructor(private readonly zoneChanges: ZoneChangesService, private readonly allowedTtls: Parameters<typeof parseRecord>[2]) {}
+
+  async apply(ctx: RequestContext, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number }> {
+    const zone = normaliseZoneName(request.zone);
+    // §3.2 and §3.4.1.3: every name must be in the zone (NOTZONE)
+    for (const item of [...request.prerequisites, ...request.updates]) {
+      const name = item.name.toLowerCase();
+      if (name !== `${zone}.` && !name.endsWith(`.${zone}.`)) {
+        throw new DomainError('NAME_NOT_IN_ZONE', `${item.name} is not in zone ${zone}`, [{ field: 'name', code: 'NOTZONE', message: `name: ${item.name} is not in zone ${zone}` }]);
+      }
+    }
+    const result = await this.zoneChanges.applyPlanned(ctx, { zone, plan: (view) => this.plan(zone, view, request) });
+    return { changed: result.changed, serial: result.serial };
+  }
+
+  private plan(zone: string, view: PlanView, request: DnsUpdateRequest): PlannedChanges {
+    checkPrerequisites(zone, view.records, request.prerequisites);
+    const soaRow = view.records.find((r) => r.type === 'SOA' && r.owner === '@');
+    let soa: ZoneRr | undefined;
+    // the zone as the updates leave it (SOA aside), keyed by owner + type + RDATA
+    const working = new Map<string, ZoneRr>();
+    for (const row of view.records) if (row.type !== 'SOA') working.set(rrKey(row), { ...row });
+    const rrset = (owner: string, type: string) => [...working.values()].filter((r) => r.owner === owner && r.type === type);
+    const drop = (records: ZoneRr[]) => records.forEach((r) => working.delete(rrKey(r)));
+
+    for (const update of request.updates) {
+      const owner = ownerOf(zone, update.name);
+      switch (update.kind) {
+        case 'ADD': {
+          const parsed = parseRecord(zone, { owner: update.name, type: update.type, rdata: update.rdata, ttl: update.ttl }, this.allowedTtls);
+          if (!parsed.ok) throw errorFromProblems(parsed.problems);
+          const record = parsed.record;
+          if (record.type === 'SOA') {
+            // §3.4.2.2: the SOA is replaced only by one whose serial is greater, otherwise the RR is ignored
+            const current = soa ?? soaRow;
+            if (record.owner === '@' && current && serialGreaterThan(soaSerial(record.rdata), soaSerial(current.rdata))) soa = record;
+            continue;
+          }
+          // §3.4.2.2: a CNAME replaces the CNAME of its owner; an RR equal to one there replaces it (its TTL)
+          if (record.type === 'CNAME') drop(rrset(record.owner, 'CNAME'));
+          working.set(rrKey(record), { ...record, id: working.get(rrKey(record))?.id });
+          for (const sibling of rrset(record.owner, record.type)) sibling.ttl = record.ttl;
+          break;
+        }
+        case 'DELETE_RRSET':
+          // §3.4.2.3: the apex SOA and NS RRsets are never deleted this way
+          if (owner === '@' && (update.type === 'SOA' || update.type === 'NS')) continue;
+          drop(rrset(owner, update.type));
+          break;
+        case 'DELETE_NAME':
+          // §3.4.2.3: deleting every RRset of the apex leaves its SOA and NS
+          drop([...working.values()].filter((r) => r.owner === owner && !(owner === '@' && r.type === 'NS')));
+          break;
+        case 'DELETE_RR': {
+          // §3.4.2.4: the SOA is never deleted, nor the apex's last NS
+          if (update.type === 'SOA') continue;
+          const match = canonicalRdata(zone, update.name, update.type, update.rdata);
+          const target = match === undefined ? undefined : working.get(rrKey({ owner, type: match.type, rdata: match.rdata }));
+          if (!target) continue;
+          if (owner === '@' && target.type === 'NS' && rrset('@', 'NS').length === 1) continue;
+          working.delete(rrKey(target));
+          break;
+        }
+      }
+    }
+
+    // the difference to the zone as read: a record whose TTL changed goes and comes back
+    const changes: ZoneChangeSpec[] = [];
+    const kept = new Set<number>();
+    for (const record of working.values()) {
+      const row = record.id === undefined ? undefined : view.records.find((r) => r.id === record.id);
+      if (row && row.ttl === record.ttl) kept.add(row.id);
+      else changes.push({ kind: 'ADD', owner: record.owner, type: record.type, rdata: record.rdata, ttl: record.ttl });
+    }
+    for (const row of view.records) {
+      if (row.type !== 'SOA' && !kept.has(row.id)) changes.unshift({ kind: 'REMOVE', id: row.id });
+    }
+    return { changes, soa: soa && { owner: '@', type: 'SOA', rdata: soa.rdata, ttl: soa.ttl } };
+  }
+}
+
+/** the stored (relative) owner of an absolute name in the zone; names the model would refuse hold nothing */
+function ownerOf(zone: string, name: string): string {
+  const parsed = parseOwner(name, zone, 'name');
+  if (parsed.ok) return parsed.name;
+  const lower = name.toLowerCase();
+  return lower === `${zone}.` ? '@' : lower.slice(0, -(zone.length + 2));
+}
+
+/** a record's type and RDATA in the stored canonical form, or undefined when the model cannot read it (so no such record is stored) */
+function canonicalRdata(zone: string, name: string, type: string, rdata: string): { type: string; rdata: string } | undefined {
+  const parsed = parseRecord(zone, { owner: name, type, rdata, ttl: 0 }, []);
+  return parsed.ok ? { type: parsed.record.type, rdata: parsed.record.rdata } : undefined;
+}
+
+function prerequisiteFailed(rcode: PrerequisiteFailure, message: string): DomainError {
+  return new DomainError('UPDATE_PREREQUISITE_FAILED', message, [{ field: 'prerequisites', code: rcode, message }]);
+}
+
+/** RFC 2136 §3.2: in order, the first that fails decides; value-dependent RRsets are compared whole at the end (§3.2.5) */
+function checkPrerequisites(zone: string, records: readonly StoredRow[], prerequisites: UpdatePrerequisite[]): void {
+  const expected = new Map<string, { owner: string; type: string; rdatas: Set<string>; unreadable: boolean }>();
+  for (const prerequisite of prerequisites) {
+    const owner = ownerOf(zone, prerequisite.name);
+    const atName = records.filter((r) => r.owner === owner);
+    switch (prerequisite.kind) {
+      case 'NAME_IN_USE':
+        if (!atName.length) throw prerequisiteFailed('NXDOMAIN', `${prerequisite.name} has no records`);
+        break;
+      case 'NAME_NOT_IN_USE':
+        if (atName.length) throw prerequisiteFailed('YXDOMAIN', `${prerequisite.name} has records`);
+        break;
+      case 'RRSET_EXISTS':
+        if (!atName.some((r) => r.type === prerequisite.type)) throw prerequisiteFailed('NXRRSET', `${prerequisite.name} has no ${prerequisite.type} records`);
+        break;
+      case 'RRSET_DOES_NOT_EXIST':
+        if (atName.some((r) => r.type === prerequisite.type)) throw prerequisiteFailed('YXRRSET', `${prerequisite.name} has ${prerequisite.type} records`);
+        break;
+      case 'RRSET_EQUALS': {
+        const match = canonicalRdata(zone, prerequisite.name, prerequisite.type, prerequisite.rdata);
+        const key = `${owner}\u0000${match?.type ?? prerequisite.type}`;
+        const entry = expected.get(key) ?? { owner, type: match?.type ?? prerequisite.type, rdatas: new Set<string>(), unreadable: false };
+        if (match) entry.rdatas.add(match.rdata);
+        else entry.unreadable = true;
+        expected.set(key, entry);
+        break;
+      }
+    }
+  }
+  for (const entry of expected.values()) {
+    const present = new Set(records.filter((r) => r.owner === entry.owner && r.type === entry.type).map((r) => r.rdata));
+    const same = !entry.unreadable && present.size === entry.rdatas.size && [...present].every((rdata) => entry.rdatas.has(rdata));
+    if (!same) throw prerequisiteFailed('NXRRSET', `the ${entry.type} RRset of ${entry.owner} is not the one given`);
+  }
+}

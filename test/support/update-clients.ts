@@ -1,0 +1,40 @@
+/**
+ * Test support: the DNS UPDATE clients from Debian's packages, run as child processes (never synchronously:
+ * the service under test runs in this process). bind9-dnsutils (nsupdate), knot-dnsutils (knsupdate),
+ * python3-dnspython and python3-certbot-dns-rfc2136 with Debian's own /usr/bin/python3.
+ */
+import { execFile } from 'node:child_process';
+import { findBinary } from '../propagation/knot';
+
+export interface ClientRun { code: number; stdout: string; stderr: string }
+
+export function runClient(bin: string, args: string[], stdin: string, timeoutMs = 15_000): Promise<ClientRun> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(bin, args, { timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof (error as any).code === 'number' ? (error as any).code : -1) : 0;
+      if (error && code === -1 && !stdout && !stderr) return reject(error);
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+    child.stdin?.end(stdin);
+  });
+}
+
+/** the TSIG key as `-y` takes it */
+export interface KeyArg { algorithm: string; name: string; secret: string }
+const yArg = (key: KeyArg) => `${key.algorithm}:${key.name}:${key.secret}`;
+
+/** BIND's nsupdate; `tcp` sends over TCP (-v); the script's `server` line is added here */
+export function nsupdate(port: number, key: KeyArg | undefined, lines: string[], options: { tcp?: boolean } = {}): Promise<ClientRun> {
+  const args = [...(key ? ['-y', yArg(key)] : []), ...(options.tcp ? ['-v'] : [])];
+  return runClient(findBinary('nsupdate'), args, [`server 127.0.0.1 ${port}`, ...lines, ''].join('\n'));
+}
+
+/** Knot's knsupdate */
+export function knsupdate(port: number, key: KeyArg, lines: string[]): Promise<ClientRun> {
+  return runClient(findBinary('knsupdate'), ['-y', yArg(key)], [`server 127.0.0.1 ${port}`, ...lines, ''].join('\n'));
+}
+
+/** Debian's python3 (not a pyenv one on PATH): the one python3-dnspython and the certbot plugin are installed for */
+export function python(script: string, args: string[]): Promise<ClientRun> {
+  return runClient('/usr/bin/python3', ['-c', script, ...args], '');
+}
