@@ -25,6 +25,8 @@ export async function dataVersion(sql: Sql, scope: VersionScope): Promise<string
           from domains where $1::bigint is null or user_id = $1),
        (select count(*) || ':' || coalesce(sum(hashtextextended(id || ':' || xmin::text, 0)::numeric), 0)
           from api_keys where $1::bigint is null or user_id = $1),
+       (select count(*) || ':' || coalesce(sum(hashtextextended(id || ':' || xmin::text, 0)::numeric), 0)
+          from tsig_keys where $1::bigint is null or user_id = $1),
        case when $2 then
          (select count(*) || ':' || coalesce(sum(hashtextextended(s.id || ':' || s.xmin::text, 0)::numeric), 0)
             from zone_server_status s join domains d on d.id = s.domain_id where $1::bigint is null or d.user_id = $1)

@@ -11,6 +11,8 @@ import { RunningService, startService } from '../../src/main';
 import { querySoaSerial } from '../../src/worker/dns-client';
 import { ADMIN_KEY } from '../support/test-app';
 import { freePort } from '../support/free-port';
+import { signMessage } from '../../src/primary/tsig';
+import { rcodeOf, sendUdp, updateMessage } from '../support/update-clients';
 
 /**
  * A PostgreSQL cluster of this test's own (never the shared one), stopped with a fast shutdown (what a
@@ -27,6 +29,7 @@ describe('a PostgreSQL restart under the running service', () => {
   let service: RunningService;
   let databaseUrl: string;
   let http: ReturnType<typeof request>;
+  let updateKey: { name: string; algorithm: 'hmac-sha256'; secret: Buffer };
 
   const startCluster = async () => {
     cluster = await startEmbeddedPostgres({ dir, persistent: true, port });
@@ -57,6 +60,8 @@ describe('a PostgreSQL restart under the running service', () => {
     expect(user.status).toBe(200);
     const zone = await gql('mutation($u: ID!) { createDomain(input: {userId: $u, zone: "outage.example"}) { id } }', { u: user.body.data.createUser.id });
     expect(zone.body.errors).toBeUndefined();
+    const key = await gql('mutation($u: ID!) { createTsigKey(input: {userId: $u, name: "outage-key"}) { secret } }', { u: user.body.data.createUser.id });
+    updateKey = { name: 'outage-key', algorithm: 'hmac-sha256', secret: Buffer.from(key.body.data.createTsigKey.secret, 'base64') };
   }, 120_000);
 
   afterAll(async () => {
@@ -104,12 +109,16 @@ describe('a PostgreSQL restart under the running service', () => {
     const soa = await querySoaSerial({ host: '127.0.0.1', port: service.dnsPort! }, 'outage.example');
     expect(soa.ok).toBe(false);
     expect(JSON.stringify(soa)).toMatch(/SERVFAIL/);
+    // and a DNS UPDATE (RFC 2136) signed with a user's key: SERVFAIL, the client may try again
+    const update = (owner: string) => signMessage(updateMessage('outage.example', [{ name: `${owner}.outage.example`, type: 'A', class: 'IN', ttl: 3600, data: '192.0.2.9' }]), updateKey).message;
+    expect(rcodeOf(await sendUdp(service.dnsPort!, update('during')))).toBe(2);
 
     await startCluster();
     expect(await timeToServe(1000)).toBeLessThan(1000);
     expect((await http.get('/ready')).status).toBe(200);
     const served = await querySoaSerial({ host: '127.0.0.1', port: service.dnsPort! }, 'outage.example');
     expect(served.ok).toBe(true);
+    expect(rcodeOf(await sendUdp(service.dnsPort!, update('after')))).toBe(0);
   }, 60_000);
 
   it('under write load: no 5xx but 503, nothing acknowledged is lost, every change is published', async () => {

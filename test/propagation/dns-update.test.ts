@@ -4,13 +4,11 @@
  * what an UPDATE wrote. The results are read back through GraphQL (the history names the TSIG key) and with
  * dig against the primary; refused updates write nothing and leave the process answering.
  */
-import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import dnsPacket from 'dns-packet';
 import { signMessage } from '../../src/primary/tsig';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, createUserKey } from '../support/fixtures';
-import { KeyArg, knsupdate, nsupdate, python } from '../support/update-clients';
+import { KeyArg, knsupdate, nsupdate, python, rcodeOf, sendUdp, updateMessage } from '../support/update-clients';
 import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-upd.test';
@@ -247,29 +245,7 @@ print('done')
   expect(await ask(record, 'TXT')).toEqual([]);
 });
 
-/** one UPDATE over UDP, built with dns-packet (the question is the zone section) and signed when a key is given */
-async function rawUpdate(message: Buffer): Promise<Buffer | undefined> {
-  const socket = dgram.createSocket('udp4');
-  try {
-    return await new Promise<Buffer | undefined>((resolve) => {
-      const timer = setTimeout(() => resolve(undefined), 2000);
-      socket.on('message', (answer) => {
-        clearTimeout(timer);
-        resolve(answer);
-      });
-      socket.send(message, dnsPort, '127.0.0.1');
-    });
-  } finally {
-    socket.close();
-  }
-}
-
-function updateMessage(zone: string, updates: any[]): Buffer {
-  // opcode UPDATE (5) in bits 11-14 of the flags
-  return dnsPacket.encode({ id: 777, type: 'query', flags: 5 << 11, questions: [{ name: zone, type: 'SOA', class: 'IN' }], authorities: updates } as any);
-}
-
-const rcodeOf = (answer: Buffer | undefined) => (answer ? answer.readUInt16BE(2) & 0xf : undefined);
+const rawUpdate = (message: Buffer) => sendUdp(dnsPort, message);
 
 test('refused: wrong secret, revoked key, unsigned, another user, truncated and malformed messages; nothing written, the process unharmed', async () => {
   const before = await served(ALICE);
@@ -346,9 +322,15 @@ test('TSIG keys through GraphQL and REST: a user key manages its own, the secret
   const badAlgorithm = await app.http.post('/api/tsigkey/add').set('X-API-Key', userApiKey).send({ name: 'md5-key', user_id: Number(aliceId), algorithm: 'hmac-md5' });
   expect(badAlgorithm.status).toBe(422);
   expect(JSON.stringify(badAlgorithm.body)).toContain('algorithm');
+  expect(listed.headers.etag).toBeDefined();
+  expect((await app.http.get('/api/tsigkey/list').set('X-API-Key', userApiKey).set('If-None-Match', listed.headers.etag)).status).toBe(304);
   const revoked = await app.http.post(`/api/tsigkey/revoke/${own.body.id}`).set('X-API-Key', userApiKey);
   expect(revoked.status).toBe(200);
   expect(revoked.body.revoked_at).toEqual(expect.any(String));
+  // the list's version follows the keys (a revoked key is never shown as active from a cache)
+  const relisted = await app.http.get('/api/tsigkey/list').set('X-API-Key', userApiKey).set('If-None-Match', listed.headers.etag);
+  expect(relisted.status).toBe(200);
+  expect(relisted.body.find((k: any) => k.name === 'rest-key').revoked_at).toEqual(expect.any(String));
   const othersKey = await app.http.post(`/api/tsigkey/revoke/${bobKey.id}`).set('X-API-Key', userApiKey);
   expect(othersKey.status).toBe(404);
 

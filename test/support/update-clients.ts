@@ -4,6 +4,8 @@
  * python3-dnspython and python3-certbot-dns-rfc2136 with Debian's own /usr/bin/python3.
  */
 import { execFile } from 'node:child_process';
+import dgram from 'node:dgram';
+import dnsPacket from 'dns-packet';
 import { findBinary } from '../propagation/knot';
 
 export interface ClientRun { code: number; stdout: string; stderr: string }
@@ -38,3 +40,27 @@ export function knsupdate(port: number, key: KeyArg, lines: string[]): Promise<C
 export function python(script: string, args: string[]): Promise<ClientRun> {
   return runClient('/usr/bin/python3', ['-c', script, ...args], '');
 }
+
+/** an UPDATE message (opcode 5) built with dns-packet: the question is the zone section, `updates` the update section */
+export function updateMessage(zone: string, updates: any[]): Buffer {
+  return dnsPacket.encode({ id: 777, type: 'query', flags: 5 << 11, questions: [{ name: zone, type: 'SOA', class: 'IN' }], authorities: updates } as any);
+}
+
+/** sends one message over UDP and returns the answer, or undefined after 2 s of silence */
+export async function sendUdp(port: number, message: Buffer): Promise<Buffer | undefined> {
+  const socket = dgram.createSocket('udp4');
+  try {
+    return await new Promise<Buffer | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), 2000);
+      socket.on('message', (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+      socket.send(message, port, '127.0.0.1');
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+export const rcodeOf = (answer: Buffer | undefined) => (answer ? answer.readUInt16BE(2) & 0xf : undefined);
