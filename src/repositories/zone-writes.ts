@@ -31,6 +31,11 @@ export interface LockRequest {
   targetId?: number;
   /** all the zone's records (zone-file import), in sameOwner */
   allRecords?: boolean;
+  /**
+   * the records at these owners and these records by id, in sameOwner (a change set: the zone rules are per
+   * owner plus the apex's SOA and NS, so what a set touches and the apex is all they need)
+   */
+  touching?: { owners: string[]; recordIds: number[] };
 }
 
 const RECORD_JSON = `json_build_object('id', r.id, 'owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)`;
@@ -72,7 +77,9 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
   }
   const p = new Params();
   let sameOwnerFilter = 'true';
-  if (!request.allRecords && request.owner !== undefined) {
+  if (!request.allRecords && request.touching) {
+    sameOwnerFilter = `(r.owner = any(${p.add(request.touching.owners)}::text[]) or r.id = any(${p.add(request.touching.recordIds)}::bigint[]))`;
+  } else if (!request.allRecords && request.owner !== undefined) {
     sameOwnerFilter = `r.owner = ${p.add(request.owner)}`;
   } else if (!request.allRecords) {
     // no owner given: the records at the owner of the target record

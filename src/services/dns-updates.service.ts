@@ -60,7 +60,9 @@ export class DnsUpdatesService {
         throw new DomainError('NAME_NOT_IN_ZONE', `${item.name} is not in zone ${zone}`, [{ field: 'name', code: 'NOTZONE', message: `name: ${item.name} is not in zone ${zone}` }]);
       }
     }
-    const result = await this.zoneChanges.applyPlanned(ctx, { zone, plan: (view) => this.plan(zone, view, request) });
+    // the names the update speaks of are all the plan looks at (with the apex, which is always read)
+    const owners = [...request.prerequisites, ...request.updates].map((item) => ownerOf(zone, item.name));
+    const result = await this.zoneChanges.applyPlanned(ctx, { zone, owners, plan: (view) => this.plan(zone, view, request) });
     return { changed: result.changed, serial: result.serial };
   }
 
@@ -118,8 +120,9 @@ export class DnsUpdatesService {
     // the difference to the zone as read: a record whose TTL changed goes and comes back
     const changes: ZoneChangeSpec[] = [];
     const kept = new Set<number>();
+    const rowsById = new Map(view.records.map((r) => [r.id, r]));
     for (const record of working.values()) {
-      const row = record.id === undefined ? undefined : view.records.find((r) => r.id === record.id);
+      const row = record.id === undefined ? undefined : rowsById.get(record.id);
       if (row && row.ttl === record.ttl) kept.add(row.id);
       else changes.push({ kind: 'ADD', owner: record.owner, type: record.type, rdata: record.rdata, ttl: record.ttl });
     }

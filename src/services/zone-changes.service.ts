@@ -50,8 +50,8 @@ const identity = (r: { owner: string; type: string; rdata: string }) => `${r.own
  * (`changes[3].rdata`). With `expectSerial`, the set applies only if the zone is still at that serial
  * (optimistic concurrency for scripts: a replay after a timeout is refused, never applied twice).
  *
- * The zone is read whole (the rules need every owner a change touches and what is there), so a set costs time
- * in proportion to the zone's size plus its own.
+ * Only the records the set touches are read (its owners, its records by id, and the apex): the zone rules are
+ * per owner plus the apex's SOA and NS, so a set costs time in proportion to itself, not to the zone.
  */
 export class ZoneChangesService {
   constructor(private readonly settings: Settings) {}
@@ -62,7 +62,9 @@ export class ZoneChangesService {
     this.checkSize(input.changes.length);
     // what can be decided without the zone: every record's own validity
     const parsed = this.parseChanges(zone, input.changes);
-    return this.run(ctx, zone, { expectSerial: input.expectSerial }, () => ({ parsed }));
+    const owners = parsed.flatMap((p) => [...(p?.records ?? []).map((r) => r.owner), ...(p && 'owner' in p && p.owner ? [p.owner] : []), ...(p && 'match' in p && p.match ? [p.match.owner] : [])]);
+    const recordIds = parsed.flatMap((p) => (p && 'id' in p && p.id !== undefined && p.id !== null ? [p.id] : []));
+    return this.run(ctx, zone, { expectSerial: input.expectSerial, touching: { owners, recordIds } }, () => ({ parsed }));
   }
 
   /**
@@ -72,9 +74,9 @@ export class ZoneChangesService {
    * runs again if the zone moved before the write. A plan that changes nothing writes nothing (the serial
    * stays, RFC 2136 §3.7).
    */
-  async applyPlanned(ctx: RequestContext, input: { zone: string; plan: (zone: PlanView) => PlannedChanges }): Promise<ZoneChangesResult & { changed: boolean }> {
+  async applyPlanned(ctx: RequestContext, input: { zone: string; owners: string[]; plan: (zone: PlanView) => PlannedChanges }): Promise<ZoneChangesResult & { changed: boolean }> {
     const zone = normaliseZoneName(input.zone);
-    return this.run(ctx, zone, { skipWhenUnchanged: true }, (view) => {
+    return this.run(ctx, zone, { skipWhenUnchanged: true, touching: { owners: input.owners, recordIds: [] } }, (view) => {
       const planned = input.plan(view);
       this.checkSize(planned.changes.length);
       return { parsed: this.parseChanges(zone, planned.changes), soa: planned.soa };
@@ -99,10 +101,12 @@ export class ZoneChangesService {
   private run(
     ctx: RequestContext,
     zone: string,
-    options: { expectSerial?: number; skipWhenUnchanged?: boolean },
+    options: { expectSerial?: number; skipWhenUnchanged?: boolean; touching: { owners: string[]; recordIds: number[] } },
     prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; soa?: CanonicalRecord },
   ): Promise<ZoneChangesResult & { changed: boolean }> {
-    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
+    // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
+    const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
+    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
         throw new DomainError('SERIAL_MISMATCH', `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`, [
           { field: 'expectSerial', code: 'SERIAL_MISMATCH', message: `expectSerial: the zone's serial is ${change.zone.serial}`, current: change.zone.serial },
