@@ -28,7 +28,7 @@ async function loadSchema(client) {
   await client.query(fs.readFileSync(SCHEMA, 'utf8'));
 }
 
-async function startPdns({ dir, db, apiKey, logFile }) {
+async function startPdns({ dir, db, apiKey, logFile, extraConfig = [] }) {
   fs.mkdirSync(dir, { recursive: true });
   const apiPort = await freePort();
   const dnsPort = await freePort();
@@ -53,6 +53,7 @@ async function startPdns({ dir, db, apiKey, logFile }) {
     'disable-syslog=yes',
     'loglevel=4',
     'default-soa-content=ns1.example.net. hostmaster.example.net. 0 10800 3600 604800 3600',
+    ...extraConfig,
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'pdns.conf'), `${conf}\n`);
   const proc = startProcess(pdnsBinary(), [`--config-dir=${dir}`], { logFile, env: { PATH: process.env.PATH } });
@@ -70,6 +71,7 @@ async function startPdns({ dir, db, apiKey, logFile }) {
   return {
     ...proc,
     apiPort,
+    dnsPort,
     base,
     headers,
     async api(method, route, body, expect = [200, 201, 204]) {

@@ -43,6 +43,7 @@ async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs =
   return {
     ...proc,
     port,
+    dnsPort,
     base,
     headers,
     /** REST call as the admin; throws on an unexpected status */

@@ -29,9 +29,10 @@ export function createServices(settings: Settings): Services {
   const apiKeys = new ApiKeysService();
   const zoneChanges = new ZoneChangesService(settings);
   const domains = new DomainsService(settings);
+  const tsigKeys = new TsigKeysService(settings);
   return {
     settings,
-    users: new UsersService(settings, apiKeys),
+    users: new UsersService(settings, apiKeys, tsigKeys),
     domains,
     records: new RecordsService(settings),
     apiKeys,
@@ -39,7 +40,7 @@ export function createServices(settings: Settings): Services {
     zoneChanges,
     history: new HistoryService(zoneChanges),
     liveUpdates: new LiveUpdates(domains),
-    tsigKeys: new TsigKeysService(settings),
+    tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
   };
 }

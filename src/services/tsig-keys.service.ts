@@ -26,10 +26,14 @@ const toRow = (key: TsigKeyEntity): TsigKeyRow => ({
 /**
  * TSIG keys for DNS UPDATE (RFC 2136, RFC 8945), one set per user. A user's key updates only that user's
  * zones, an admin key (no user) any zone. The secret is made here, returned once as base64 (the form
- * `nsupdate -y`, certbot and external-dns take) and never logged. A revoked key stops working at the next
- * message: the DNS edge reads the key for every signed request (one indexed row).
+ * `nsupdate -y`, certbot and external-dns take) and never logged. A revoked key stops working at once in the
+ * process that revoked it, and within CACHE_MS in the others.
  */
 export class TsigKeysService {
+  /** as API keys (api-keys.service.ts): revocation clears this process's cache; other processes see it within CACHE_MS */
+  private static readonly CACHE_MS = 5_000;
+  private readonly cache = new Map<string, { found: { key: TsigKey; principal: Principal } | undefined; until: number }>();
+
   constructor(private readonly settings: Settings) {}
 
   async list(ctx: RequestContext, userId?: number): Promise<TsigKeyRow[]> {
@@ -70,22 +74,38 @@ export class TsigKeysService {
       if (!key || !visible) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
       key.revokedAt ??= new Date();
       await em.flush();
+      this.cache.delete(key.name);
       return toRow(key);
     });
   }
 
   /**
    * For the DNS edge: the active key of this wire name (canonical, no final dot), with the principal it acts
-   * as; undefined for a name no active key has.
+   * as; undefined for a name no active key has. Cached for CACHE_MS (an UPDATE's look-up cost as much as the
+   * update itself).
    */
   async findActive(em: EntityManager, name: string): Promise<{ key: TsigKey; principal: Principal } | undefined> {
-    const found = await em.fork().findOne(TsigKeyEntity, { name, revokedAt: null }, { populate: ['secret'] });
-    if (!found) return undefined;
-    const key: TsigKey = { name: found.name, algorithm: found.algorithm, secret: Buffer.from(found.secret) };
-    const principal: Principal = found.user
-      ? { kind: 'user', keyId: found.id, keyName: found.name, userId: found.user.id, via: 'tsig' }
-      : { kind: 'admin', keyId: found.id, keyName: found.name, via: 'tsig' };
-    return { key, principal };
+    const cached = this.cache.get(name);
+    if (cached && cached.until > Date.now()) return cached.found;
+    const row = await em.fork().findOne(TsigKeyEntity, { name, revokedAt: null }, { populate: ['secret'] });
+    let found: { key: TsigKey; principal: Principal } | undefined;
+    if (row) {
+      const key: TsigKey = { name: row.name, algorithm: row.algorithm, secret: Buffer.from(row.secret) };
+      const principal: Principal = row.user
+        ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.user.id, via: 'tsig' }
+        : { kind: 'admin', keyId: row.id, keyName: row.name, via: 'tsig' };
+      found = { key, principal };
+    }
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(name, { found, until: Date.now() + TsigKeysService.CACHE_MS });
+    return found;
+  }
+
+  /** a deleted user's TSIG keys stop working at once in this process (other processes: within CACHE_MS) */
+  forgetUser(userId: number): void {
+    for (const [name, entry] of this.cache) {
+      if (entry.found?.principal.kind === 'user' && entry.found.principal.userId === userId) this.cache.delete(name);
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ApiKeysService } from './api-keys.service';
+import type { TsigKeysService } from './tsig-keys.service';
 import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { Domain, Record, User } from '../entities';
@@ -15,6 +16,7 @@ export class UsersService {
   constructor(
     private readonly settings: Settings,
     private readonly apiKeys: ApiKeysService,
+    private readonly tsigKeys: TsigKeysService,
   ) {}
 
   list(ctx: RequestContext, filter: Omit<UserFilter, 'scopeUserId'>, page?: PageRequest): Promise<UserRow[]> {
@@ -71,5 +73,6 @@ export class UsersService {
     });
     // after the commit: the user's keys (deleted with it, FK cascade) must not outlive it in the key cache
     this.apiKeys.forgetUser(id);
+    this.tsigKeys.forgetUser(id);
   }
 }

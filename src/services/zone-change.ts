@@ -54,6 +54,39 @@ export async function changeZone<T>(
   request: ZoneChangeRequest,
   decide: (change: ZoneChange) => Promise<T>,
 ): Promise<T> {
+  // changes of one zone named by the caller take turns in this process: concurrent writers of one zone (16
+  // DNS UPDATE clients, a script's parallel change sets) would otherwise spend their optimistic attempts
+  // on each other and then queue on the row lock holding pooled connections (bench/RESULTS-dns-update.md)
+  if ('name' in request.zone) return zoneTurns.run(request.zone.name, () => changeZoneNow(em, settings, principal, request, decide));
+  return changeZoneNow(em, settings, principal, request, decide);
+}
+
+/** One turn at a time per key; turns of other keys run side by side. Holds nothing for idle keys. */
+class TurnsByKey {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const before = this.tails.get(key) ?? Promise.resolve();
+    const mine = before.then(work, work);
+    const tail = mine.catch(() => undefined);
+    this.tails.set(key, tail);
+    try {
+      return await mine;
+    } finally {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    }
+  }
+}
+
+const zoneTurns = new TurnsByKey();
+
+async function changeZoneNow<T>(
+  em: EntityManager,
+  settings: Settings,
+  principal: Principal,
+  request: ZoneChangeRequest,
+  decide: (change: ZoneChange) => Promise<T>,
+): Promise<T> {
   const attempt = async (sql: Sql, locked: boolean) => decide(await ZoneChange.read(sql, settings, principal, request, locked));
   try {
     for (let tries = 0; tries < OPTIMISTIC_ATTEMPTS; tries++) {
