@@ -5,6 +5,7 @@
  * dig against the primary; refused updates write nothing and leave the process answering.
  */
 import { randomBytes } from 'node:crypto';
+import dnsPacket from 'dns-packet';
 import { signMessage } from '../../src/primary/tsig';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, createUserKey } from '../support/fixtures';
@@ -339,4 +340,40 @@ test('TSIG keys through GraphQL and REST: a user key manages its own, the secret
   const run = await nsupdate(dnsPort, adminKey, [`zone ${BOB}`, `update add by-admin.${BOB} 300 A 192.0.2.70`, 'send']);
   expect(run).toMatchObject({ code: 0 });
   expect((await zoneState(BOB)).last.author).toMatchObject({ tsigKeyId: adminKey.id, userId: null });
+});
+
+test('concurrent UPDATEs of one zone: each its own serial step and journal row, a refused one alone, none lost', async () => {
+  const key = { name: aliceKey.name, algorithm: 'hmac-sha256' as const, secret: Buffer.from(aliceKey.secret, 'base64') };
+  const before = await zoneState(ALICE);
+  // every fourth carries a prerequisite that fails: "the apex is not in use" (RFC 2136 §2.4.5: class NONE,
+  // type ANY, which dns-packet cannot write: it is written as class ANY and the class octets set to 254)
+  const messages = Array.from({ length: 40 }, (_, i) => {
+    const add = { name: `burst${i}.${ALICE}`, type: 'A', class: 'IN', ttl: 300, data: `198.51.100.${i + 1}` };
+    const refused = i % 4 === 3;
+    const message = dnsPacket.encode({
+      id: i, type: 'query', flags: 5 << 11,
+      questions: [{ name: ALICE, type: 'SOA', class: 'IN' }],
+      answers: refused ? [{ name: ALICE, type: 'ANY', class: 'ANY', ttl: 0, data: Buffer.alloc(0) } as any] : [],
+      authorities: [add],
+    } as any);
+    if (refused) {
+      const nameOctets = ALICE.length + 2;
+      message.writeUInt16BE(254, 12 + nameOctets + 4 + nameOctets + 2);
+    }
+    return signMessage(message, key).message;
+  });
+  const rcodes = await Promise.all(messages.map((m) => rawUpdate(m).then(rcodeOf)));
+  expect(rcodes).toEqual(messages.map((_, i) => (i % 4 === 3 ? 6 : 0)));
+  const history = await app.gql(`query($n: String) { domain(name: $n) { serial changes(first: 40) { nodes { serialBefore serialAfter added { owner type } } } } }`, { n: ALICE });
+  const rows = history.data.domain.changes.nodes.filter((row: any) => row.added.some((r: any) => r.owner.startsWith('burst'))).reverse();
+  expect(rows).toHaveLength(30);
+  // a chain of serial steps from the serial before the burst, one record each
+  expect(rows[0].serialBefore).toBe(before.serial);
+  rows.forEach((row: any, i: number) => {
+    if (i > 0) expect(row.serialBefore).toBe(rows[i - 1].serialAfter);
+    expect(row.added.filter((r: any) => r.type === 'A')).toHaveLength(1);
+  });
+  expect(history.data.domain.serial).toBe(rows[rows.length - 1].serialAfter);
+  const served = (await Promise.all(messages.map((_, i) => ask(`burst${i}.${ALICE}`, 'A')))).map((a) => a.length);
+  expect(served).toEqual(messages.map((_, i) => (i % 4 === 3 ? 0 : 1)));
 });
