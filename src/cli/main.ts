@@ -81,6 +81,22 @@ export function buildProgram(): Command {
     print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
   });
 
+  const tsig = program.command('tsig').description('TSIG keys for DNS UPDATE (RFC 2136): nsupdate, certbot, external-dns');
+  tsig.command('add <name>').description('create a TSIG key (its base64 secret is shown once)')
+    .option('--user <userId>', "the user whose zones it updates; without it an admin key (any zone)")
+    .option('--algorithm <algorithm>', 'hmac-sha256, hmac-sha384 or hmac-sha512', 'hmac-sha256')
+    .action(async (name: string, options: { user?: string; algorithm: string }) => {
+      const input = { name, userId: options.user ?? null, algorithm: options.algorithm };
+      const created = (await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, { input })).createTsigKey;
+      print(program, { ...created.tsigKey, secret: created.secret });
+    });
+  tsig.command('list').description('list TSIG keys').option('--user <userId>', 'only this user’s').action(async (options: { user?: string }) => {
+    print(program, (await gql(`query($u: ID) { tsigKeys(userId: $u) { id userId name algorithm revokedAt } }`, { u: options.user })).tsigKeys, ['id', 'userId', 'name', 'algorithm', 'revokedAt']);
+  });
+  tsig.command('revoke <id>').description('revoke a TSIG key').action(async (id: string) => {
+    print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
+  });
+
   const zone = program.command('zone').description('zones (domains)');
   zone.command('add <userId> <zone>').description('create a zone with its default records').action(async (userId: string, name: string) => {
     print(program, (await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id name serial } }`, { u: userId, z: name })).createDomain);

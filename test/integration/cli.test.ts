@@ -61,6 +61,16 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const status = await cli(['status', 'cli.example', '--wait', '--timeout', '10'], asUser);
   expect(status.code).toBe(0);
   expect(status.out).toContain('in_sync');
+  // TSIG keys for DNS UPDATE: the user's own, listed without secrets, revoked
+  const tsig = JSON.parse((await cli(['--json', 'tsig', 'add', 'cli-update-key', '--user', userId, '--algorithm', 'hmac-sha512'], asUser)).out);
+  expect(tsig).toMatchObject({ name: 'cli-update-key', algorithm: 'hmac-sha512' });
+  expect(Buffer.from(tsig.secret, 'base64')).toHaveLength(64);
+  const keys = await cli(['tsig', 'list'], asUser);
+  expect(keys.out).toMatch(/cli-update-key\s+hmac-sha512/);
+  expect(keys.out).not.toContain(tsig.secret);
+  expect((await cli(['tsig', 'add', 'cli-admin-key'], asUser)).code).toBe(1);
+  expect(JSON.parse((await cli(['--json', 'tsig', 'revoke', tsig.id], asUser)).out).revokedAt).toBeTruthy();
+
   expect((await cli(['record', 'delete', json.find((r: any) => r.owner === 'www2').id], asUser)).code).toBe(0);
   expect((await cli(['zone', 'delete', 'cli.example'], asUser)).code).toBe(0);
 });
