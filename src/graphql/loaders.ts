@@ -1,6 +1,13 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ConnectionValue } from './types/connection';
 import {
+  countDomains,
+  countRecords,
+  domainPagesByUserIds,
+  PagedRows,
+  PerParentPage,
+  recordPagesOfDomains,
   NestedRecordFilter,
   DomainRow,
   domainsByIds,
@@ -38,6 +45,24 @@ function perArguments<A, L>(make: (args: A) => L) {
   };
 }
 
+/**
+ * Each parent's page as a connection. The total comes with the page's rows; a parent whose page is empty
+ * (no rows, or a cursor past the last) is counted on its own, and only if `totalCount` is asked for.
+ */
+function connectionsOf<T extends { id: number }>(parentIds: readonly number[], paged: PagedRows<T>, parentOf: (row: T) => number, first: number, countOne: (parentId: number) => Promise<number>): ConnectionValue<T>[] {
+  const groups = groupBy(paged.rows, parentOf);
+  return parentIds.map((parentId) => {
+    const rows = groups.get(parentId) ?? [];
+    const nodes = rows.slice(0, first);
+    const total = paged.totals.get(parentId);
+    return {
+      nodes,
+      pageInfo: { hasNextPage: rows.length > first, endCursor: nodes.length ? String(nodes[nodes.length - 1].id) : null },
+      countAll: () => (total !== undefined ? Promise.resolve(total) : countOne(parentId)),
+    };
+  });
+}
+
 export function createLoaders(em: EntityManager) {
   return {
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
@@ -54,6 +79,21 @@ export function createLoaders(em: EntityManager) {
           const groups = groupBy(await domainsByUserIds(em, userIds, args.first), (d) => d.userId);
           return userIds.map((id) => groups.get(id) ?? []);
         }),
+    ),
+    domainPagesByUserId: perArguments(
+      (args: PerParentPage & { name?: string }) =>
+        new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
+          connectionsOf(userIds, await domainPagesByUserIds(em, userIds, args, { name: args.name }), (d) => d.userId, args.first,
+            (userId) => countDomains(em, { userId, name: args.name }))),
+    ),
+    recordPagesByDomain: perArguments(
+      (args: PerParentPage & NestedRecordFilter) =>
+        new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
+          async (domains) =>
+            connectionsOf(domains.map((d) => d.id), await recordPagesOfDomains(em, domains, args, args), (r) => r.domainId, args.first,
+              (domainId) => countRecords(em, { domainId, owner: args.owner, type: args.type })),
+          { cacheKeyFn: (domain) => domain.id },
+        ),
     ),
     // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
     recordsByDomain: perArguments(

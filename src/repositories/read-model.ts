@@ -125,6 +125,35 @@ function limitPerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColum
   return knex(em).from(inner.as('limited')).where('position_in_parent', '<=', perParent).orderBy('id');
 }
 
+/** One page of each parent's rows: `first` after the cursor `after`, and how many the parent has in all. */
+export interface PerParentPage { first: number; after?: number }
+export interface PagedRows<T> { rows: T[]; totals: Map<number, number> }
+
+/**
+ * `first + 1` rows of each parent after the cursor, in id order, and each parent's total, in one statement
+ * for a whole batch (window functions): a nested connection costs one statement per level of a query. The
+ * extra row says whether a next page follows. A parent whose page is empty has no total here (see callers).
+ */
+async function pagePerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColumn: string, idColumn: string, page: PerParentPage): Promise<{ rows: any[]; totals: Map<number, number> }> {
+  const after = page.after ?? 0;
+  inner.select(
+    knex(em).raw(`count(*) over (partition by ${parentColumn}) as total_in_parent`),
+    knex(em).raw(`count(*) filter (where ${idColumn} > ?) over (partition by ${parentColumn} order by ${idColumn}) as position_after_cursor`, [after]),
+  );
+  const rows = await knex(em).from(inner.as('paged')).where('id', '>', after).andWhere('position_after_cursor', '<=', page.first + 1).orderBy('id');
+  const totals = new Map<number, number>();
+  for (const row of rows) totals.set(Number(row.parent_id), Number(row.total_in_parent));
+  return { rows, totals };
+}
+
+/** A page of each user's zones (User.domainsConnection), with each user's total. */
+export async function domainPagesByUserIds(em: EntityManager, userIds: readonly number[], page: PerParentPage, filter: { name?: string } = {}): Promise<PagedRows<DomainRow>> {
+  const inner = knex(em)('domains as d').select([...DOMAIN_COLUMNS, 'd.user_id as parent_id']).whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]);
+  if (filter.name !== undefined) inner.where('d.name', filter.name);
+  const { rows, totals } = await pagePerParent(em, inner, 'd.user_id', 'd.id', page);
+  return { rows: rows.map(toDomain), totals };
+}
+
 export async function domainsByUserIds(em: EntityManager, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
   const inner = knex(em)('domains as d').select(DOMAIN_COLUMNS).whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]);
   const rows = await limitPerParent(em, perUser === undefined ? inner.orderBy('d.id') : inner, 'd.user_id', 'd.id', perUser);
@@ -163,6 +192,24 @@ export interface ZoneRef { id: number; name: string }
  * `domains` for them: for a nested answer of 10,000 records the join and its sort were half of the
  * statement's time (the records come by primary key order otherwise).
  */
+/** A page of each zone's records (Domain.recordsConnection), with each zone's total. */
+export async function recordPagesOfDomains(em: EntityManager, domains: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordFilter = {}): Promise<PagedRows<RecordRow>> {
+  const names = new Map(domains.map((d) => [d.id, d.name]));
+  const inner = knex(em)('records as r')
+    .select('r.id', 'r.domain_id', 'r.owner', 'r.type', 'r.rdata', 'r.ttl', 'r.domain_id as parent_id')
+    .whereRaw('r.domain_id = any(?::bigint[])', [idArray([...names.keys()])]);
+  if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
+  if (filter.type !== undefined) inner.where('r.type', filter.type);
+  const { rows, totals } = await pagePerParent(em, inner, 'r.domain_id', 'r.id', page);
+  return {
+    rows: rows.map((row: any): RecordRow => {
+      const domainId = Number(row.domain_id);
+      return { id: Number(row.id), domainId, zone: names.get(domainId)!, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl };
+    }),
+    totals,
+  };
+}
+
 export async function recordsOfDomains(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const inner = knex(em)('records as r')

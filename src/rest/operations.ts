@@ -30,7 +30,7 @@ export const OPERATIONS = {
   getUserForDomains: `query GetUserForDomains($id: ID!) { user(id: $id) { id } }`,
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
-  applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Float) {
+  applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
       zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
   zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {

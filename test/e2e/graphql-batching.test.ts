@@ -51,3 +51,42 @@ test('nested lists take first and filters, still one statement per level', async
     }
   }
 });
+
+test('nested connections: first, after, totalCount and filters per parent, still one statement per level', async () => {
+  const paged = `{ users(first: 100) { nodes { email domainsConnection(first: 2) { totalCount pageInfo { hasNextPage endCursor }
+    nodes { name recordsConnection(first: 1, recordType: NS) { totalCount pageInfo { hasNextPage } nodes { type recordType } } } } } } }`;
+  const count = await countStatements(paged);
+  // users, then domains with their totals, then records with theirs (plus the root's own page query)
+  expect(count).toBeLessThanOrEqual(5);
+  const res = await app.gql(paged);
+  expect(res.errors).toBeUndefined();
+  const users = res.data.users.nodes.filter((u: any) => u.domainsConnection.totalCount > 0);
+  expect(users.length).toBeGreaterThan(2);
+  for (const user of users) {
+    expect(user.domainsConnection.totalCount).toBe(3);
+    expect(user.domainsConnection.nodes).toHaveLength(2);
+    expect(user.domainsConnection.pageInfo.hasNextPage).toBe(true);
+    for (const domain of user.domainsConnection.nodes) {
+      // default zones hold two NS records: one shown, the other on the next page
+      expect(domain.recordsConnection).toEqual({ totalCount: 2, pageInfo: { hasNextPage: true }, nodes: [{ type: 'NS', recordType: 'NS' }] });
+    }
+  }
+  // the next page of one user's zones, by its cursor; past the end: empty, and the total still right
+  const user = users[0];
+  const next = await app.gql(`query($e: String, $a: String) { users(email: $e) { nodes { domainsConnection(first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { name } } } } }`,
+    { e: user.email, a: user.domainsConnection.pageInfo.endCursor });
+  const second = next.data.users.nodes[0].domainsConnection;
+  expect(second.nodes).toHaveLength(1);
+  expect(second.pageInfo.hasNextPage).toBe(false);
+  expect(second.nodes[0].name).not.toBe(user.domainsConnection.nodes[0].name);
+  const past = await app.gql(`query($e: String, $a: String) { users(email: $e) { nodes { domainsConnection(first: 2, after: $a) { totalCount nodes { name } pageInfo { hasNextPage endCursor } } } } }`,
+    { e: user.email, a: second.pageInfo.endCursor });
+  expect(past.data.users.nodes[0].domainsConnection).toEqual({ totalCount: 3, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+  // bad arguments: a 4xx code naming the field
+  const bad = await app.gql(`{ users(first: 1) { nodes { domainsConnection(first: 0) { totalCount } } } }`);
+  expect(bad.errors[0].extensions.details[0].field).toBe('first');
+  const cursor = await app.gql(`{ users(first: 1) { nodes { domainsConnection(after: "x") { totalCount } } } }`);
+  expect(cursor.errors[0].extensions.details[0].field).toBe('after');
+  const conflicting = await app.gql(`{ records(type: "A", recordType: MX) { totalCount } }`);
+  expect(conflicting.errors[0].extensions.details[0].field).toBe('recordType');
+});

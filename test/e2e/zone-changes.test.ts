@@ -6,7 +6,7 @@ import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from 
  * Issue 12, part 1: change sets. All or nothing, the rules checked on the zone as it will be, one serial step
  * and one journal row per set, expectSerial for optimistic concurrency, every problem at once with its change.
  */
-const APPLY = `mutation($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Float) {
+const APPLY = `mutation($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
   applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
     zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`;
 

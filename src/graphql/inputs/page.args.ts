@@ -1,5 +1,6 @@
 import { IsOptional, Matches, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, Int } from 'type-graphql';
+import { RecordTypeEnum } from '../types/record-type.enum';
 
 /** Keyset pagination: `first` items after the cursor `after` (the `endCursor` of the previous page). */
 @ArgsType()
@@ -41,8 +42,11 @@ export class RecordsArgs extends PageArgs {
   @Field(() => String, { nullable: true, description: "Only records at this owner ('@' for the apex)." })
   owner?: string;
 
-  @Field(() => String, { nullable: true, description: 'Only records of this type.' })
+  @Field(() => String, { nullable: true, description: 'Only records of this type (any mnemonic, TYPEnnn too).' })
   type?: string;
+
+  @Field(() => RecordTypeEnum, { nullable: true, description: 'Only records of this type (as an enum).' })
+  recordType?: string;
 }
 
 /**
@@ -62,6 +66,40 @@ export class NestedRecordsArgs extends NestedListArgs {
   @Field(() => String, { nullable: true, description: "Only records at this owner ('@' for the apex)." })
   owner?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'Only records of this type.' })
+  @Field(() => String, { nullable: true, description: 'Only records of this type (any mnemonic, TYPEnnn too).' })
   type?: string | null;
+
+  @Field(() => RecordTypeEnum, { nullable: true, description: 'Only records of this type (as an enum).' })
+  recordType?: string | null;
+}
+
+/**
+ * A nested connection's page (User.domainsConnection, Domain.recordsConnection): `first` items of each parent
+ * after the cursor `after`. Checked by the resolver (`nestedPage`), not class-validator (see NestedListArgs).
+ */
+@ArgsType()
+export class NestedPageArgs {
+  @Field(() => Int, { defaultValue: 100, description: 'Page size per parent, 1 to MAX_PAGE_SIZE.' })
+  first: number = 100;
+
+  @Field(() => String, { nullable: true, description: 'A previous page’s endCursor.' })
+  after?: string | null;
+}
+
+@ArgsType()
+export class NestedDomainPageArgs extends NestedPageArgs {
+  @Field(() => String, { nullable: true, description: 'Only the zone with this name.' })
+  name?: string | null;
+}
+
+@ArgsType()
+export class NestedRecordPageArgs extends NestedPageArgs {
+  @Field(() => String, { nullable: true, description: "Only records at this owner ('@' for the apex)." })
+  owner?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Only records of this type (any mnemonic, TYPEnnn too).' })
+  type?: string | null;
+
+  @Field(() => RecordTypeEnum, { nullable: true, description: 'Only records of this type (as an enum).' })
+  recordType?: string | null;
 }

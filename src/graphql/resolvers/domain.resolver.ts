@@ -1,14 +1,15 @@
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';
-import { DomainConnection } from '../types/connections';
+import { DomainConnection, RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
 import { UserType } from '../types/user.type';
 import { CreateDomainInput } from '../inputs/domain.input';
-import { DomainsArgs, NestedRecordsArgs } from '../inputs/page.args';
+import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
+import { typeFilter } from '../types/record-type.enum';
 import { parseId, parseOptionalId } from '../inputs/ids';
-import { firstOf, listComplexity, nestedFirst, nestedListComplexity } from './paging';
+import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
 @Resolver(() => DomainType)
 export class DomainResolver {
@@ -56,11 +57,22 @@ export class DomainResolver {
   records(@Args({ validate: false }) args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     const filter = {
       owner: args.owner?.toLowerCase() ?? undefined,
-      type: args.type?.toUpperCase() ?? undefined,
+      type: typeFilter(args.type, args.recordType),
       perDomain: nestedFirst(args.first),
     };
     // the records' Record.domain is this zone as this request saw it, even if it is deleted meanwhile
     ctx.loaders.domainById.prime(domain.id, domain);
     return ctx.loaders.recordsByDomain(filter).load({ id: domain.id, name: domain.name });
+  }
+
+  @FieldResolver(() => RecordConnection, {
+    description: "The zone's records as pages (first, after, totalCount), optionally filtered; batched over all zones of the answer in one statement.",
+    complexity: listComplexity,
+  })
+  recordsConnection(@Args({ validate: false }) args: NestedRecordPageArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    const page = nestedPage(args, ctx);
+    const filter = { owner: args.owner?.toLowerCase() ?? undefined, type: typeFilter(args.type, args.recordType) };
+    ctx.loaders.domainById.prime(domain.id, domain);
+    return ctx.loaders.recordPagesByDomain({ ...page, ...filter }).load({ id: domain.id, name: domain.name });
   }
 }

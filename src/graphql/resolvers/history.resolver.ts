@@ -1,4 +1,5 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Float, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { HistoryRow } from '../../repositories/history';
 import type { GraphQLContext } from '../context';
@@ -34,10 +35,10 @@ export class ZoneChangeEntry {
   @Field({ description: 'zone-created, zone-changed or zone-deleted.' })
   kind!: string;
 
-  @Field(() => Float, { nullable: true })
+  @Field(() => SerialScalar, { nullable: true })
   serialBefore!: number | null;
 
-  @Field(() => Float)
+  @Field(() => SerialScalar)
   serialAfter!: number;
 
   @Field()
@@ -58,10 +59,10 @@ class ZoneChangeConnection extends Connection(ZoneChangeEntry) {}
 
 @ObjectType('ZoneDiff', { description: 'The records removed and added between two serials (the SOA aside).' })
 class ZoneDiff {
-  @Field(() => Float)
+  @Field(() => SerialScalar)
   fromSerial!: number;
 
-  @Field(() => Float)
+  @Field(() => SerialScalar)
   toSerial!: number;
 
   @Field(() => [ChangedRecord])
@@ -108,8 +109,8 @@ export class HistoryResolver {
   @FieldResolver(() => ZoneDiff, { description: 'The records removed and added between two serials of the zone (either order).', complexity: 20 })
   diff(
     @Root() domain: DomainType,
-    @Arg('fromSerial', () => Float) fromSerial: number,
-    @Arg('toSerial', () => Float, { nullable: true, description: 'Default: the current serial.' }) toSerial: number | null | undefined,
+    @Arg('fromSerial', () => SerialScalar) fromSerial: number,
+    @Arg('toSerial', () => SerialScalar, { nullable: true, description: 'Default: the current serial.' }) toSerial: number | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
     return ctx.services.history.diff(ctx, domain, fromSerial, toSerial ?? domain.serial);
@@ -120,8 +121,8 @@ export class HistoryResolver {
   })
   async revertZone(
     @Arg('zone') zone: string,
-    @Arg('toSerial', () => Float) toSerial: number,
-    @Arg('expectSerial', () => Float, { nullable: true }) expectSerial: number | null | undefined,
+    @Arg('toSerial', () => SerialScalar) toSerial: number,
+    @Arg('expectSerial', () => SerialScalar, { nullable: true }) expectSerial: number | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
     const domain = await ctx.services.domains.get(ctx, { name: zone });

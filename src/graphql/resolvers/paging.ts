@@ -29,3 +29,12 @@ export function nestedFirst(first: number | null | undefined): number | undefine
   if (first < 1) throw DomainError.invalid('first', 'first must be at least 1', 'MIN');
   return first;
 }
+
+/** the page of a nested connection: `first` within 1..MAX_PAGE_SIZE, `after` a cursor */
+export function nestedPage(args: { first: number; after?: string | null }, ctx: GraphQLContext): { first: number; after?: number } {
+  if (!Number.isInteger(args.first) || args.first < 1) throw DomainError.invalid('first', 'first must be at least 1', 'MIN');
+  const first = firstOf(args, ctx);
+  if (args.after === null || args.after === undefined) return { first };
+  if (!/^\d{1,16}$/.test(args.after)) throw DomainError.invalid('after', 'after must be a cursor returned as pageInfo.endCursor', 'INVALID_CURSOR');
+  return { first, after: Number(args.after) };
+}

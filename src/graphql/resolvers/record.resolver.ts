@@ -9,6 +9,7 @@ import { RecordsArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { RecordInput } from '../inputs/record.input';
 import { firstOf, listComplexity } from './paging';
+import { recordTypeOf, RecordTypeEnum, typeFilter } from '../types/record-type.enum';
 
 @Resolver(() => RecordType)
 export class RecordResolver {
@@ -18,7 +19,7 @@ export class RecordResolver {
       zone: args.zone ?? undefined,
       domainId: parseOptionalId(args.domainId, 'domainId'),
       owner: args.owner ?? undefined,
-      type: args.type ?? undefined,
+      type: typeFilter(args.type, args.recordType),
     };
     const first = firstOf(args, ctx);
     return connection(
@@ -47,6 +48,11 @@ export class RecordResolver {
   async deleteRecord(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     await ctx.services.records.delete(ctx, parseId(id, 'id'));
     return true;
+  }
+
+  @FieldResolver(() => RecordTypeEnum, { nullable: true, description: 'The type as an enum; null for an RFC 3597 TYPEnnn type (see `type`).' })
+  recordType(@Root() record: RecordType): string | null {
+    return recordTypeOf(record.type);
   }
 
   @FieldResolver(() => DomainType)

@@ -4,10 +4,11 @@ import { connection } from '../types/connection';
 import { UserConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { UserType } from '../types/user.type';
-import { NestedListArgs, UsersArgs } from '../inputs/page.args';
+import { NestedDomainPageArgs, NestedListArgs, UsersArgs } from '../inputs/page.args';
+import { DomainConnection } from '../types/connections';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
-import { firstOf, listComplexity, nestedFirst, nestedListComplexity } from './paging';
+import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
 @Resolver(() => UserType)
 export class UserResolver {
@@ -50,5 +51,13 @@ export class UserResolver {
   @FieldResolver(() => [DomainType], { description: "The user's zones, in id order.", complexity: nestedListComplexity })
   domains(@Args({ validate: false }) args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
     return ctx.loaders.domainsByUserId({ first: nestedFirst(args.first) }).load(user.id);
+  }
+
+  @FieldResolver(() => DomainConnection, {
+    description: "The user's zones as pages (first, after, totalCount); batched over all users of the answer in one statement.",
+    complexity: listComplexity,
+  })
+  domainsConnection(@Args({ validate: false }) args: NestedDomainPageArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
+    return ctx.loaders.domainPagesByUserId({ ...nestedPage(args, ctx), name: args.name ?? undefined }).load(user.id);
   }
 }

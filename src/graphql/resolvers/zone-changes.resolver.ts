@@ -1,4 +1,5 @@
-import { Arg, Ctx, Field, Float, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
+import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
 import type { ZoneChangeKind } from '../../services/zone-changes.service';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
@@ -64,10 +65,10 @@ export class ZoneChangesResult {
   @Field()
   zone!: string;
 
-  @Field(() => Float, { description: 'The serial the set was applied to.' })
+  @Field(() => SerialScalar, { description: 'The serial the set was applied to.' })
   serialBefore!: number;
 
-  @Field(() => Float, { description: 'The zone’s serial after the set (it rose once).' })
+  @Field(() => SerialScalar, { description: 'The zone’s serial after the set (it rose once).' })
   serial!: number;
 
   @Field(() => [ChangedRecord], { description: 'Records added (the SOA aside).' })
@@ -86,7 +87,7 @@ export class ZoneChangesResolver {
   applyZoneChanges(
     @Arg('zone') zone: string,
     @Arg('changes', () => [ZoneChangeInput], { validate: false }) changes: ZoneChangeInput[],
-    @Arg('expectSerial', () => Float, { nullable: true }) expectSerial: number | null | undefined,
+    @Arg('expectSerial', () => SerialScalar, { nullable: true }) expectSerial: number | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
     return ctx.services.zoneChanges.apply(ctx, {

@@ -1,4 +1,5 @@
-import { Arg, Ctx, Field, FieldResolver, Float, Int, Mutation, ObjectType, Query, registerEnumType, Resolver, Root } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
+import { Arg, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Query, registerEnumType, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
 
@@ -61,7 +62,7 @@ class ZoneImportResult {
   @Field(() => Int, { description: 'Records removed (REPLACE), including records whose TTL changed.' })
   removed!: number;
 
-  @Field(() => Float, { description: 'The zone’s new SOA serial (a dry run: the serial it would get).' })
+  @Field(() => SerialScalar, { description: 'The zone’s new SOA serial (a dry run: the serial it would get).' })
   serial!: number;
 
   @Field({ description: 'Whether this was a dry run (nothing written).' })

@@ -1,4 +1,5 @@
-import { Field, Float, ID, ObjectType } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
+import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType('Domain', { simpleResolvers: true, description: 'A DNS zone, owned by one user.' })
 export class DomainType {
@@ -8,7 +9,7 @@ export class DomainType {
   @Field({ description: 'Zone name: lower-case, without the trailing dot, IDN in punycode.' })
   name!: string;
 
-  @Field(() => Float, { description: 'Current SOA serial (an unsigned 32-bit number, RFC 1982).' })
+  @Field(() => SerialScalar, { description: 'Current SOA serial (an unsigned 32-bit number, RFC 1982).' })
   serial!: number;
 
   @Field()

@@ -1,4 +1,5 @@
-import { Field, Float, ObjectType, registerEnumType } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
+import { Field, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum PropagationStateEnum {
   pending = 'pending',
@@ -16,7 +17,7 @@ export class ServerPropagationType {
   @Field({ description: "The server, 'address:port' as configured in SECONDARIES." })
   server!: string;
 
-  @Field(() => Float, { nullable: true, description: 'The SOA serial the server served at the last check (null: never answered).' })
+  @Field(() => SerialScalar, { nullable: true, description: 'The SOA serial the server served at the last check (null: never answered).' })
   servedSerial!: number | null;
 
   @Field(() => PropagationStateEnum)
@@ -31,7 +32,7 @@ export class ServerPropagationType {
 
 @ObjectType('Propagation', { simpleResolvers: true, description: 'How far the current version of a zone has reached its secondary name servers.' })
 export class PropagationType {
-  @Field(() => Float, { description: 'The zone’s current SOA serial.' })
+  @Field(() => SerialScalar, { description: 'The zone’s current SOA serial.' })
   serial!: number;
 
   @Field(() => PropagationStateEnum, { description: 'error if any server is in error, else pending if any is pending, else in_sync.' })
