@@ -14,7 +14,7 @@ export const APL: RecordTypeDefinition<APLValue> = {
   type: 'APL',
   code: 42,
   rfcs: ['RFC 3123 §4', 'RFC 3123 §5'],
-  fields: [{ name: 'items', description: '[!]afi:address/prefix, blank-separated: 1:192.0.2.0/24 !2:2001:db8::/32' }],
+  fields: [{ name: 'items', description: '[!]afi:address/prefix, blank-separated: 1:192.0.2.0/24 !2:2001:db8::/32', optional: true }],
   parse(rdata: string): ParseResult<APLValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;

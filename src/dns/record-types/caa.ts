@@ -10,9 +10,9 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
   code: 257,
   rfcs: ['RFC 8659 §4.1'],
   fields: [
-    { name: 'flags', description: '0–255; 128 = issuer critical' },
+    { name: 'flags', description: '0–255; 128 = issuer critical', kind: 'int' },
     { name: 'tag', description: 'property tag, letters and digits (issue, issuewild, iodef, ...), stored lower-case' },
-    { name: 'value', description: 'property value, a quoted string' },
+    { name: 'value', description: 'property value, a quoted string', kind: 'text' },
   ],
   parse(rdata: string): ParseResult<CAAValue> {
     const split = splitFields(rdata);

@@ -25,7 +25,7 @@ export const CERT: RecordTypeDefinition<CERTValue> = {
   rfcs: ['RFC 4398 §2'],
   fields: [
     { name: 'type', description: 'certificate type, 0–65535 or a mnemonic (PKIX, SPKI, PGP, IPKIX, ISPKI, IPGP, ACPKIX, IACPKIX, URI, OID)' },
-    { name: 'key-tag', description: '0–65535' },
+    { name: 'key-tag', description: '0–65535', kind: 'int' },
     { name: 'algorithm', description: 'DNSSEC algorithm number 0–255 or its mnemonic' },
     { name: 'certificate', description: 'base64, blanks allowed between pieces' },
   ],

@@ -14,9 +14,9 @@ export function dnskeyLike(type: string, code: number, rfcs: string[], wire: boo
     code,
     rfcs,
     fields: [
-      { name: 'flags', description: '0–65535: 256 zone key, 257 zone key + secure entry point (RFC 4034 §2.1.1)' },
-      { name: 'protocol', description: 'always 3 (RFC 4034 §2.1.2)' },
-      { name: 'algorithm', description: 'DNSSEC algorithm number, 0–255' },
+      { name: 'flags', description: '0–65535: 256 zone key, 257 zone key + secure entry point (RFC 4034 §2.1.1)', kind: 'int' },
+      { name: 'protocol', description: 'always 3 (RFC 4034 §2.1.2)', kind: 'int' },
+      { name: 'algorithm', description: 'DNSSEC algorithm number, 0–255', kind: 'int' },
       { name: 'public-key', description: 'base64, blanks allowed between pieces' },
     ],
     parse(rdata: string): ParseResult<DNSKEYValue> {

@@ -13,9 +13,9 @@ export const DS: RecordTypeDefinition<DSValue> = {
   code: 43,
   rfcs: ['RFC 4034 §5', 'RFC 4509 §2.2', 'RFC 6605 §4'],
   fields: [
-    { name: 'key-tag', description: '0–65535' },
-    { name: 'algorithm', description: 'DNSSEC algorithm number, 0–255' },
-    { name: 'digest-type', description: '1 = SHA-1 (20 octets), 2 = SHA-256 (32), 4 = SHA-384 (48)' },
+    { name: 'key-tag', description: '0–65535', kind: 'int' },
+    { name: 'algorithm', description: 'DNSSEC algorithm number, 0–255', kind: 'int' },
+    { name: 'digest-type', description: '1 = SHA-1 (20 octets), 2 = SHA-256 (32), 4 = SHA-384 (48)', kind: 'int' },
     { name: 'digest', description: 'hexadecimal, blanks allowed between digits' },
   ],
   parse(rdata: string): ParseResult<DSValue> {

@@ -10,8 +10,8 @@ export const HINFO: RecordTypeDefinition<HINFOValue> = {
   code: 13,
   rfcs: ['RFC 1035 §3.3.2', 'RFC 8482 §4.2'],
   fields: [
-    { name: 'cpu', description: 'character-string, at most 255 octets' },
-    { name: 'os', description: 'character-string, at most 255 octets' },
+    { name: 'cpu', description: 'character-string, at most 255 octets', kind: 'text' },
+    { name: 'os', description: 'character-string, at most 255 octets', kind: 'text' },
   ],
   parse(rdata: string): ParseResult<HINFOValue> {
     const split = splitFields(rdata);

@@ -15,11 +15,11 @@ export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
   code: 45,
   rfcs: ['RFC 4025 §2', 'RFC 4025 §3'],
   fields: [
-    { name: 'precedence', description: '0–255, lower is preferred' },
-    { name: 'gateway-type', description: "0 no gateway ('.'), 1 IPv4, 2 IPv6, 3 domain name" },
-    { name: 'algorithm', description: '1 DSA, 2 RSA, 3 ECDSA (0, no key, is refused: see the public key)' },
+    { name: 'precedence', description: '0–255, lower is preferred', kind: 'int' },
+    { name: 'gateway-type', description: "0 no gateway ('.'), 1 IPv4, 2 IPv6, 3 domain name", kind: 'int' },
+    { name: 'algorithm', description: '1 DSA, 2 RSA, 3 ECDSA (0, no key, is refused: see the public key)', kind: 'int' },
     { name: 'gateway', description: "'.', an IPv4 or IPv6 address, or a domain name, as the gateway type says" },
-    { name: 'public-key', description: 'base64, blanks allowed between pieces' },
+    { name: 'public-key', description: 'base64, blanks allowed between pieces', optional: true },
   ],
   parse(rdata: string, zone: string): ParseResult<IPSECKEYValue> {
     const split = splitFields(rdata);

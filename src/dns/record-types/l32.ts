@@ -11,7 +11,7 @@ export const L32: RecordTypeDefinition<L32Value> = {
   code: 105,
   rfcs: ['RFC 6742 §2.2'],
   fields: [
-    { name: 'preference', description: '0–65535, lower is preferred' },
+    { name: 'preference', description: '0–65535, lower is preferred', kind: 'int' },
     { name: 'locator32', description: 'dotted-quad, as an IPv4 address' },
   ],
   parse(rdata: string): ParseResult<L32Value> {

@@ -37,8 +37,8 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
   code: 29,
   rfcs: ['RFC 1876 §2', 'RFC 1876 §3'],
   fields: [
-    { name: 'latitude', description: 'degrees 0–90 [minutes [seconds with up to 3 decimals]] N or S' },
-    { name: 'longitude', description: 'degrees 0–180 [minutes [seconds]] E or W' },
+    { name: 'latitude', description: 'degrees 0–90 [minutes [seconds with up to 3 decimals]] N or S', tokens: 4 },
+    { name: 'longitude', description: 'degrees 0–180 [minutes [seconds]] E or W', tokens: 4 },
     { name: 'altitude', description: 'meters, -100000.00 to 42849672.95, optional m' },
     { name: 'size-and-precision', description: 'optional: size, horizontal and vertical precision in meters (defaults 1m 10000m 10m)' },
   ],

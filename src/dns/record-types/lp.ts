@@ -11,7 +11,7 @@ export const LP: RecordTypeDefinition<LPValue> = {
   code: 107,
   rfcs: ['RFC 6742 §2.4'],
   fields: [
-    { name: 'preference', description: '0–65535, lower is preferred' },
+    { name: 'preference', description: '0–65535, lower is preferred', kind: 'int' },
     { name: 'fqdn', description: 'the name holding L32 or L64 records' },
   ],
   parse(rdata: string, zone: string): ParseResult<LPValue> {

@@ -11,7 +11,7 @@ export const MX: RecordTypeDefinition<MXValue> = {
   code: 15,
   rfcs: ['RFC 1035 §3.3.9', 'RFC 7505'],
   fields: [
-    { name: 'preference', description: '0–65535, lower is preferred' },
+    { name: 'preference', description: '0–65535, lower is preferred', kind: 'int' },
     { name: 'exchange', description: "host name of the mail server; '.' with preference 0 is the null MX (RFC 7505)" },
   ],
   parse(rdata: string, zone: string): ParseResult<MXValue> {

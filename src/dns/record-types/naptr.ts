@@ -43,11 +43,11 @@ export const NAPTR: RecordTypeDefinition<NAPTRValue> = {
   code: 35,
   rfcs: ['RFC 3403 §4', 'RFC 3402 §3.2'],
   fields: [
-    { name: 'order', description: '0–65535, lower is processed first' },
-    { name: 'preference', description: '0–65535, among equal order' },
-    { name: 'flags', description: 'character-string of letters and digits (e.g. "U", "S", "A", "P")' },
-    { name: 'services', description: 'character-string (e.g. "E2U+sip")' },
-    { name: 'regexp', description: 'character-string: substitution expression delim-ere-delim-repl-delim-flags, or ""' },
+    { name: 'order', description: '0–65535, lower is processed first', kind: 'int' },
+    { name: 'preference', description: '0–65535, among equal order', kind: 'int' },
+    { name: 'flags', description: 'character-string of letters and digits (e.g. "U", "S", "A", "P")', kind: 'text' },
+    { name: 'services', description: 'character-string (e.g. "E2U+sip")', kind: 'text' },
+    { name: 'regexp', description: 'character-string: substitution expression delim-ere-delim-repl-delim-flags, or ""', kind: 'text' },
     { name: 'replacement', description: "domain name, or '.' when regexp is used" },
   ],
   parse(rdata: string, zone: string): ParseResult<NAPTRValue> {

@@ -11,7 +11,7 @@ export function locator64Type(type: string, code: number, rfcs: string[], name: 
     code,
     rfcs,
     fields: [
-      { name: 'preference', description: '0–65535, lower is preferred' },
+      { name: 'preference', description: '0–65535, lower is preferred', kind: 'int' },
       { name, description: 'four groups of four hexadecimal digits separated by colons' },
     ],
     parse(rdata: string): ParseResult<Locator64Value> {

@@ -3,7 +3,14 @@ import type { RdataReader } from '../wire';
 
 export type ParseResult<V> = { ok: true; value: V; canonical: string } | { ok: false; problems: Problem[] };
 
-export interface RecordFieldInfo { name: string; description: string }
+/**
+ * One RDATA field in presentation order. `kind` says how its value reads (default: one token as written):
+ * `int` a number (`serial`: an unsigned 32-bit one), `text` one <character-string> (quotes and escapes removed), `texts` the rest of the RDATA
+ * as a list of <character-string>s. `tokens`: how many blank-separated tokens it takes (default 1; the last
+ * field takes whatever is left). One list serves validation (each file's parse), `recordTypes`, and the typed
+ * RDATA of the API (`Record.data`, `RecordInput.data`, src/dns/rdata-fields.ts).
+ */
+export interface RecordFieldInfo { name: string; description: string; kind?: 'int' | 'serial' | 'text' | 'texts'; tokens?: number; optional?: boolean }
 
 /**
  * Everything the service knows about one RR type. Adding a type = one file implementing this + one line in

@@ -19,11 +19,11 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
   fields: [
     { name: 'mname', description: 'host name of the primary name server' },
     { name: 'rname', description: 'mailbox of the person responsible, with the @ written as a dot (hostmaster.example.net.)' },
-    { name: 'serial', description: 'zone version, 0–4294967295, compared in RFC 1982 serial arithmetic' },
-    { name: 'refresh', description: 'seconds between secondary refresh checks, 0–2147483647' },
-    { name: 'retry', description: 'seconds before a failed refresh is retried, 0–2147483647' },
-    { name: 'expire', description: 'seconds after which a secondary stops answering without a refresh, 0–2147483647' },
-    { name: 'minimum', description: 'negative-caching TTL in seconds (RFC 2308 §4), 0–2147483647' },
+    { name: 'serial', description: 'zone version, 0–4294967295, compared in RFC 1982 serial arithmetic', kind: 'serial' },
+    { name: 'refresh', description: 'seconds between secondary refresh checks, 0–2147483647', kind: 'int' },
+    { name: 'retry', description: 'seconds before a failed refresh is retried, 0–2147483647', kind: 'int' },
+    { name: 'expire', description: 'seconds after which a secondary stops answering without a refresh, 0–2147483647', kind: 'int' },
+    { name: 'minimum', description: 'negative-caching TTL in seconds (RFC 2308 §4), 0–2147483647', kind: 'int' },
   ],
   parse(rdata: string, zone: string): ParseResult<SOAValue> {
     const split = splitFields(rdata);

@@ -11,9 +11,9 @@ export const SRV: RecordTypeDefinition<SRVValue> = {
   code: 33,
   rfcs: ['RFC 2782'],
   fields: [
-    { name: 'priority', description: '0–65535, lower is tried first' },
-    { name: 'weight', description: '0–65535, relative share among equal priorities' },
-    { name: 'port', description: '0–65535' },
+    { name: 'priority', description: '0–65535, lower is tried first', kind: 'int' },
+    { name: 'weight', description: '0–65535, relative share among equal priorities', kind: 'int' },
+    { name: 'port', description: '0–65535', kind: 'int' },
     { name: 'target', description: "host name of the server; '.' means the service is not available" },
   ],
   parse(rdata: string, zone: string): ParseResult<SRVValue> {

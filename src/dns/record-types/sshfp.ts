@@ -13,8 +13,8 @@ export const SSHFP: RecordTypeDefinition<SSHFPValue> = {
   code: 44,
   rfcs: ['RFC 4255 §3', 'RFC 6594', 'RFC 7479', 'RFC 8709'],
   fields: [
-    { name: 'algorithm', description: 'key algorithm, 0–255 (1 RSA, 2 DSA, 3 ECDSA, 4 Ed25519, 6 Ed448)' },
-    { name: 'fingerprint-type', description: '0–255 (1 = SHA-1, 20 octets; 2 = SHA-256, 32 octets)' },
+    { name: 'algorithm', description: 'key algorithm, 0–255 (1 RSA, 2 DSA, 3 ECDSA, 4 Ed25519, 6 Ed448)', kind: 'int' },
+    { name: 'fingerprint-type', description: '0–255 (1 = SHA-1, 20 octets; 2 = SHA-256, 32 octets)', kind: 'int' },
     { name: 'fingerprint', description: 'hexadecimal, blanks allowed between digits' },
   ],
   parse(rdata: string): ParseResult<SSHFPValue> {

@@ -202,9 +202,9 @@ export function toWire(value: SVCBValue): Buffer {
 }
 
 export const SVCB_FIELDS: RecordFieldInfo[] = [
-  { name: 'priority', description: '0 = AliasMode (no parameters), 1–65535 = ServiceMode, lower is preferred' },
+  { name: 'priority', description: '0 = AliasMode (no parameters), 1–65535 = ServiceMode, lower is preferred', kind: 'int' },
   { name: 'target', description: "target name; '.' means the owner name (ServiceMode) or no service (AliasMode)" },
-  { name: 'params', description: 'key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number' },
+  { name: 'params', description: 'key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number', optional: true },
 ];
 
 export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] }): RecordTypeDefinition<SVCBValue> {

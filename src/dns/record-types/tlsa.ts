@@ -13,9 +13,9 @@ export const TLSA: RecordTypeDefinition<TLSAValue> = {
   code: 52,
   rfcs: ['RFC 6698 §2', 'RFC 7218'],
   fields: [
-    { name: 'usage', description: '0–3: PKIX-TA, PKIX-EE, DANE-TA, DANE-EE (RFC 7218)' },
-    { name: 'selector', description: '0 = full certificate, 1 = SubjectPublicKeyInfo' },
-    { name: 'matching-type', description: '0 = exact, 1 = SHA-256 (32 octets), 2 = SHA-512 (64 octets)' },
+    { name: 'usage', description: '0–3: PKIX-TA, PKIX-EE, DANE-TA, DANE-EE (RFC 7218)', kind: 'int' },
+    { name: 'selector', description: '0 = full certificate, 1 = SubjectPublicKeyInfo', kind: 'int' },
+    { name: 'matching-type', description: '0 = exact, 1 = SHA-256 (32 octets), 2 = SHA-512 (64 octets)', kind: 'int' },
     { name: 'certificate-association-data', description: 'hexadecimal, blanks allowed between digits' },
   ],
   parse(rdata: string): ParseResult<TLSAValue> {

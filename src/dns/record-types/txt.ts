@@ -12,7 +12,7 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
   type: 'TXT',
   code: 16,
   rfcs: ['RFC 1035 §3.3.14', 'RFC 1035 §5.1'],
-  fields: [{ name: 'txt-data', description: 'one or more character-strings, quoted or single words, each at most 255 octets; escapes \\" \\\\ \\DDD' }],
+  fields: [{ name: 'txt-data', description: 'one or more character-strings, quoted or single words, each at most 255 octets; escapes \\" \\\\ \\DDD', kind: 'texts' }],
   parse(rdata: string): ParseResult<TXTValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;

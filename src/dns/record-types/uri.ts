@@ -10,9 +10,9 @@ export const URI: RecordTypeDefinition<URIValue> = {
   code: 256,
   rfcs: ['RFC 7553 §4'],
   fields: [
-    { name: 'priority', description: '0–65535, lower is preferred' },
-    { name: 'weight', description: '0–65535, relative weight among equal priorities' },
-    { name: 'target', description: 'the URI (RFC 3986), quoted' },
+    { name: 'priority', description: '0–65535, lower is preferred', kind: 'int' },
+    { name: 'weight', description: '0–65535, relative weight among equal priorities', kind: 'int' },
+    { name: 'target', description: 'the URI (RFC 3986), quoted', kind: 'text' },
   ],
   parse(rdata: string): ParseResult<URIValue> {
     const split = splitFields(rdata);

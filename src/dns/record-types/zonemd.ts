@@ -19,9 +19,9 @@ export const ZONEMD: RecordTypeDefinition<ZONEMDValue> = {
   code: 63,
   rfcs: ['RFC 8976 §2', 'RFC 8976 §2.3'],
   fields: [
-    { name: 'serial', description: 'SOA serial the digest was computed at, 0–4294967295' },
-    { name: 'scheme', description: '1 = SIMPLE (RFC 8976 §5.2)' },
-    { name: 'hash-algorithm', description: '1 = SHA-384 (48 octets), 2 = SHA-512 (64)' },
+    { name: 'serial', description: 'SOA serial the digest was computed at, 0–4294967295', kind: 'serial' },
+    { name: 'scheme', description: '1 = SIMPLE (RFC 8976 §5.2)', kind: 'int' },
+    { name: 'hash-algorithm', description: '1 = SHA-384 (48 octets), 2 = SHA-512 (64)', kind: 'int' },
     { name: 'digest', description: 'hexadecimal, at least 12 octets, blanks allowed between digits' },
   ],
   parse(rdata: string): ParseResult<ZONEMDValue> {
