@@ -11,6 +11,9 @@ import type { RecordFieldInfo, RecordTypeDefinition } from './record-types';
 
 export type RdataFieldValue = string | number | string[] | null;
 
+/** the member of the API's typed RDATA input for a type: `mx`, `txt`, `eui48` */
+export const typedRdataMember = (type: string): string => type.toLowerCase();
+
 /** `key-tag` → `keyTag`: the API's name of a field */
 export const fieldApiName = (name: string): string => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { buildSchema } from 'type-graphql';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLSchema, GraphQLUnionType } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { TsigKeyResolver } from './resolvers/tsig-key.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
@@ -35,6 +35,16 @@ export function getSchema(): Promise<GraphQLSchema> {
         throw new Error('subscriptions are not published by topic');
       },
     },
-  });
+  }).then(withSyncTypeResolution);
   return built;
+}
+
+/**
+ * type-graphql wraps a union's resolveType in an async function; graphql-jit (compiled-execution.ts) needs the
+ * type at once. `Record.data` values carry their object type's name, so RecordData resolves synchronously.
+ */
+function withSyncTypeResolution(schema: GraphQLSchema): GraphQLSchema {
+  const union = schema.getType('RecordData');
+  if (union instanceof GraphQLUnionType) union.resolveType = (value) => (value as { __typename: string }).__typename;
+  return schema;
 }

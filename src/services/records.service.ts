@@ -1,6 +1,8 @@
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
 import { parseRecord, RecordInput } from '../dns/record';
+import { rdataFromFields, typedRdataMember } from '../dns/rdata-fields';
+import { getRecordType } from '../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../dns/zone-rules';
 import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue';
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
@@ -8,7 +10,12 @@ import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import { changeZone } from './zone-change';
 
-export interface RecordChangeInput extends RecordInput { zone: string }
+/** a record as the API gives it: RDATA as presentation text (`rdata`) or as typed fields (`data`, one member) */
+export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
+  zone: string;
+  rdata?: string | null;
+  data?: { [member: string]: Record<string, unknown> | null | undefined } | null;
+}
 
 /**
  * Records: every rule of a change is decided here, against the zone as it is when the change is written
@@ -84,7 +91,28 @@ export class RecordsService {
     return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal) };
   }
 
-  private parse(ctx: RequestContext, zone: string, input: RecordInput) {
+  /** the presentation RDATA of an input: `rdata` as given, or `data`'s fields put together (exactly one of them) */
+  private rdataOf(input: RecordChangeInput): string {
+    const given = input.rdata !== undefined && input.rdata !== null;
+    const data = input.data ?? undefined;
+    if (given === (data !== undefined)) {
+      throw DomainError.invalid('rdata', given ? 'rdata: give either rdata or data, not both' : 'rdata: give the RDATA as rdata (text) or as data (fields)', 'RDATA_OR_DATA');
+    }
+    if (given) return input.rdata as string;
+    const members = Object.entries(data!).filter(([, value]) => value !== undefined && value !== null);
+    if (members.length !== 1) throw DomainError.invalid('data', `data: set exactly one member (the record type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
+    const [member, values] = members[0];
+    const definition = getRecordType(String(input.type ?? '').trim());
+    if (!definition || typedRdataMember(definition.type) !== member) {
+      throw DomainError.invalid(`data.${member}`, `data.${member}: the record's type is ${JSON.stringify(input.type)}; its RDATA goes in data.${typedRdataMember(String(input.type ?? ''))}`, 'DATA_TYPE_MISMATCH');
+    }
+    const built = rdataFromFields(definition, values!, `data.${member}`);
+    if (!built.ok) throw errorFromProblems(built.problems, definition.type);
+    return built.rdata;
+  }
+
+  private parse(ctx: RequestContext, zone: string, change: RecordChangeInput) {
+    const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata: this.rdataOf(change) };
     const parsed = parseRecord(zone, input, this.settings.allowedTtls);
     if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
     // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone

@@ -1,7 +1,7 @@
 /**
  * Issue 14, item 1: schema-driven clients. graphql-codegen (typescript, typescript-operations,
  * typed-document-node) generates types from the committed schema.graphql and a set of operations using the
- * RecordType enum, the Serial scalar and the nested connections; a typed client compiles with `tsc --strict`,
+ * RecordType enum, the Serial scalar, the typed RDATA union and the nested connections; a typed client compiles with `tsc --strict`,
  * and a client that misuses a type does not. The same operations run against the real service.
  */
 import { execFile } from 'node:child_process';
@@ -23,7 +23,7 @@ query ZoneRecords($zone: String!, $first: Int!, $after: String, $type: RecordTyp
     recordsConnection(first: $first, after: $after, recordType: $type) {
       totalCount
       pageInfo { hasNextPage endCursor }
-      nodes { id owner type recordType rdata ttl }
+      nodes { id owner type recordType rdata ttl data { __typename ... on MXData { preference exchange } ... on TXTData { txtData } ... on SOAData { serial } } }
     }
   }
 }
@@ -59,6 +59,9 @@ export const total: number = zone.domain.recordsConnection.totalCount;
 export const cursor: string | null = zone.domain.recordsConnection.pageInfo.endCursor;
 export const first: RecordType | null | undefined = zone.domain.recordsConnection.nodes[0]?.recordType;
 export const mx: RecordType = 'MX';
+const data = zone.domain.recordsConnection.nodes[0]?.data;
+export const preference: number | undefined = data?.__typename === 'MXData' ? data.preference : undefined;
+export const strings: Array<string | null> | undefined = data?.__typename === 'TXTData' ? data.txtData : undefined;
 export const variables: VariablesOf<typeof ZoneRecordsDocument> = { zone: 'example.com', first: 10, type: 'AAAA' };
 declare const tenants: ResultOf<typeof TenantViewDocument>;
 export const names: string[] = tenants.users.nodes.flatMap((u) => u.domainsConnection.nodes.map((d) => d.name));
@@ -70,6 +73,7 @@ const WRONG = [
   `export const wrongSerial: string = zone.domain.serial;`,
   `export const wrongType: RecordType = 'MXX';`,
   `export const wrongList = zone.domain.recordsConnection.map((r) => r);`,
+  `export const wrongField = data?.__typename === 'MXData' ? data.txtData : undefined;`,
 ];
 
 function node(args: string[], cwd: string): Promise<{ code: number; out: string }> {

@@ -1,5 +1,6 @@
-import { IsNotEmpty, MaxLength } from 'class-validator';
+import { IsNotEmpty, IsOptional, MaxLength } from 'class-validator';
 import { Field, InputType, Int } from 'type-graphql';
+import { RecordDataInput } from '../types/record-data';
 
 /** The shape of a record change; what makes it valid DNS is decided by the DNS model in the service. */
 @InputType()
@@ -19,10 +20,14 @@ export class RecordInput {
   @MaxLength(16, { message: 'type must be at most 16 characters' })
   type!: string;
 
-  @Field({ description: 'RDATA in presentation form.' })
-  @IsNotEmpty({ message: 'rdata is required' })
+  @Field(() => String, { nullable: true, description: 'RDATA in presentation form; or give `data` instead (exactly one of the two).' })
+  @IsOptional()
+  @IsNotEmpty({ message: 'rdata must not be empty' })
   @MaxLength(70000, { message: 'rdata must be at most 70000 characters' })
-  rdata!: string;
+  rdata?: string | null;
+
+  @Field(() => RecordDataInput, { nullable: true, description: 'RDATA as typed fields (the member of the record’s type); or give `rdata` instead.' })
+  data?: RecordDataInput | null;
 
   @Field(() => Int, { description: 'One of the allowed TTL values (ALLOWED_TTLS).' })
   ttl!: number;

@@ -10,6 +10,7 @@ import { parseId, parseOptionalId } from '../inputs/ids';
 import { RecordInput } from '../inputs/record.input';
 import { firstOf, listComplexity } from './paging';
 import { recordTypeOf, RecordTypeEnum, typeFilter } from '../types/record-type.enum';
+import { recordData, RecordDataUnion } from '../types/record-data';
 
 @Resolver(() => RecordType)
 export class RecordResolver {
@@ -53,6 +54,11 @@ export class RecordResolver {
   @FieldResolver(() => RecordTypeEnum, { nullable: true, description: 'The type as an enum; null for an RFC 3597 TYPEnnn type (see `type`).' })
   recordType(@Root() record: RecordType): string | null {
     return recordTypeOf(record.type);
+  }
+
+  @FieldResolver(() => RecordDataUnion, { nullable: true, description: 'The RDATA as typed fields (one object type per record type; the same data as `rdata`).' })
+  data(@Root() record: RecordType) {
+    return recordData(record.type, record.rdata);
   }
 
   @FieldResolver(() => DomainType)
