@@ -63,6 +63,8 @@ export class TsigKeysService {
       if (userId !== null && !user) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
       const key = em.create(TsigKeyEntity, { user, name: name.name, algorithm: algorithm as TsigAlgorithm, secret });
       await em.flush();
+      // a message signed with this name before the key existed left "no such key" in the cache
+      this.cache.delete(name.name);
       return { tsigKey: toRow(key), secret: secret.toString('base64') };
     });
   }
