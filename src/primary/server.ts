@@ -157,6 +157,12 @@ export class PrimaryHandler {
       const opt = (request?.additionals ?? []).find((a: any) => a.type === 'OPT');
       return opt ? Math.min(Math.max(opt.udpPayloadSize ?? UDP_DEFAULT, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
     })();
+    // RFC 2136 §3.8 leaves who may update to policy: an address outside UPDATE_ALLOW is refused before anything
+    if (opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) {
+      dnsUpdates.inc({ rcode: 'REFUSED' });
+      this.log.info({ remote }, 'DNS UPDATE refused: address not in UPDATE_ALLOW');
+      return headerOnly(RCODE.REFUSED);
+    }
     const transferKey = this.settings.tsigKey;
     let found: ReturnType<typeof findTsig>;
     try {
@@ -164,10 +170,11 @@ export class PrimaryHandler {
     } catch {
       return headerOnly(RCODE.FORMERR);
     }
-    // a name other than the transfer key's is a user's TSIG key (RFC 2136 updates; certbot signs its SOA query too)
+    // a name other than the transfer key's is a user's TSIG key (RFC 2136 updates; certbot signs its SOA query
+    // too), looked up only for UPDATE_ALLOW addresses: elsewhere a made-up key name costs no database read
     let key = transferKey;
     let keyPrincipal: Principal | undefined;
-    if (found && found.tsig.keyName !== transferKey?.name && this.updates) {
+    if (found && found.tsig.keyName !== transferKey?.name && this.updates && isAllowed(this.updateAllow, remote)) {
       try {
         const userKey = await this.updates.findKey(found.tsig.keyName);
         key = userKey?.key;
@@ -280,7 +287,6 @@ export class PrimaryHandler {
       await reply({ rcode });
     };
     if (!this.updates) return answer(UPDATE_RCODE.NOTIMP, 'this process serves no updates');
-    if (!isAllowed(this.updateAllow, remote)) return answer(UPDATE_RCODE.REFUSED, 'address not in UPDATE_ALLOW');
     if (!principal) return answer(UPDATE_RCODE.REFUSED, 'not signed with a TSIG key made for updates');
     if (!update.ok) return answer(update.rcode, update.reason);
     try {

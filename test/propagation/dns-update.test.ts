@@ -11,6 +11,9 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, createUserKey } from '../support/fixtures';
 import { KeyArg, knsupdate, nsupdate, python, rcodeOf, sendUdp, updateMessage } from '../support/update-clients';
 import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from './knot';
+import { loadSettings } from '../../src/config/settings';
+import { logger } from '../../src/logger';
+import { startDnsRole } from '../../src/primary/server';
 
 const CATALOG = 'catalog.zk-upd.test';
 const TRANSFER_KEY = { name: 'zk-transfer', secret: randomBytes(32).toString('base64') };
@@ -103,9 +106,10 @@ test('nsupdate: a batch of several changes is one change set: one serial step, o
 
 test('a real Knot secondary serves an UPDATE within a second', async () => {
   await waitFor('Knot to serve the zone', async () => ((await servedSerial(knot.port, ALICE)) === (await zoneState(ALICE)).serial ? true : undefined));
-  const sent = Date.now();
   const run = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add fast.${ALICE} 300 A 192.0.2.99`, 'send']);
   expect(run.code).toBe(0);
+  // from the acknowledged update (nsupdate has its NOERROR) to Knot serving it
+  const sent = Date.now();
   const { serial } = await zoneState(ALICE);
   await waitFor('Knot to serve the updated serial', async () => ((await servedSerial(knot.port, ALICE)) === serial ? true : undefined), 5_000, 20);
   const elapsed = Date.now() - sent;
@@ -376,4 +380,25 @@ test('concurrent UPDATEs of one zone: each its own serial step and journal row, 
   expect(history.data.domain.serial).toBe(rows[rows.length - 1].serialAfter);
   const served = (await Promise.all(messages.map((_, i) => ask(`burst${i}.${ALICE}`, 'A')))).map((a) => a.length);
   expect(served).toEqual(messages.map((_, i) => (i % 4 === 3 ? 0 : 1)));
+});
+
+test('UPDATE_ALLOW: an update from an address outside it is REFUSED before its key is read', async () => {
+  const port = await freePort();
+  const settings = loadSettings({ DATABASE_URL: app.settings.databaseUrl!, DNS_LISTEN: `127.0.0.1:${port}`, UPDATE_ALLOW: '10.9.9.9', CATALOG_ZONE: CATALOG });
+  const { services, database } = app.service;
+  const primary = await startDnsRole(settings, app.settings.databaseUrl!, logger, {
+    findKey: (name) => services.tsigKeys.findActive(database.orm.em, name),
+    apply: (principal, request) => services.dnsUpdates.apply({ em: database.orm.em.fork(), principal }, request),
+  });
+  try {
+    const before = await zoneState(ALICE);
+    const run = await nsupdate(port, aliceKey, [`zone ${ALICE}`, `update add outside.${ALICE} 300 A 192.0.2.77`, 'send']);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout + run.stderr).toContain('REFUSED');
+    expect((await zoneState(ALICE)).serial).toBe(before.serial);
+    // queries are still answered there
+    expect((await dig(['@127.0.0.1', '-p', String(port), ALICE, 'SOA'])).status).toBe('NOERROR');
+  } finally {
+    await primary.stop();
+  }
 });
