@@ -43,8 +43,8 @@ const UDP_MAX = 1232;
 
 /**
  * What the primary needs for DNS UPDATE (RFC 2136) and for requests signed with a user's TSIG key: the key of
- * a name and the principal it acts as (read for every message: a revoked key stops at once), and the service
- * that applies an update. Absent: the primary answers UPDATE with NOTIMP.
+ * a name and the principal it acts as (TsigKeysService.findActive: cached 5 s, a revocation is at once in the
+ * process that made it), and the service that applies an update. Absent: the primary answers UPDATE with NOTIMP.
  */
 export interface UpdateDesk {
   findKey(name: string): Promise<{ key: TsigKey; principal: Principal } | undefined>;
