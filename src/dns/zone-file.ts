@@ -38,7 +38,8 @@ function compareOwners(a: string, b: string): number {
 
 /**
  * RFC 1035 §5 master file: $ORIGIN <zone>., $TTL, the SOA first, then the records sorted by owner (canonical
- * order) then type; owners relative or '@'; one record per line, with explicit TTL and class.
+ * order) then type; owners relative or '@'; one record per line, with explicit TTL and class. (A stored zone is
+ * exported in the same order by its repository's sort, repositories/zone-export.ts, line by line.)
  */
 export function renderZoneFile(zone: string, records: CanonicalRecord[]): string {
   const soa = records.find((r) => r.type === 'SOA');
@@ -46,9 +47,17 @@ export function renderZoneFile(zone: string, records: CanonicalRecord[]): string
     .filter((r) => r !== soa)
     .slice()
     .sort((x, y) => compareOwners(x.owner, y.owner) || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0) || (x.rdata < y.rdata ? -1 : x.rdata > y.rdata ? 1 : 0));
-  const lines = [`$ORIGIN ${ownerToFqdn('@', zone)}`, `$TTL ${soa ? soa.ttl : 3600}`];
-  for (const r of soa ? [soa, ...rest] : rest) lines.push(`${r.owner} ${r.ttl} IN ${r.type} ${r.rdata}`);
-  return lines.join('\n') + '\n';
+  return [zoneFileHead(zone, soa), ...rest.map(zoneFileLine)].join('');
+}
+
+/** The start of a master file: $ORIGIN, $TTL (the SOA's) and the SOA line. Each piece ends with a newline. */
+export function zoneFileHead(zone: string, soa: CanonicalRecord | undefined): string {
+  return `$ORIGIN ${ownerToFqdn('@', zone)}\n$TTL ${soa ? soa.ttl : 3600}\n${soa ? zoneFileLine(soa) : ''}`;
+}
+
+/** One record of a master file: owner (relative, '@' the apex), explicit TTL and class, type, RDATA. */
+export function zoneFileLine(r: CanonicalRecord): string {
+  return `${r.owner} ${r.ttl} IN ${r.type} ${r.rdata}\n`;
 }
 
 interface LogicalLine {

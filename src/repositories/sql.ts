@@ -47,6 +47,34 @@ export async function runSqlTransaction<T>(em: EntityManager, work: (sql: Sql) =
   });
 }
 
+/**
+ * Rows of one query page by page from a server-side cursor (DECLARE … CURSOR, FETCH n) in one read-only
+ * REPEATABLE READ transaction on a connection of the ORM's pool, held until the consumer stops: a result of a
+ * million rows costs the memory of one page, and every page comes from the same snapshot. `query` is built by
+ * the caller with its values inlined (a cursor's query cannot be a prepared statement); stopping early (the
+ * consumer's `return`, an error) rolls back and gives the connection back.
+ */
+export async function* cursorPages<R>(em: EntityManager, query: string, pageSize: number): AsyncGenerator<R[]> {
+  const pool = em.getConnection().getKnex().client as unknown as KnexPoolClient;
+  const connection = await pool.acquireConnection();
+  let open = false;
+  try {
+    await connection.query('begin isolation level repeatable read read only');
+    open = true;
+    await connection.query(`declare pages no scroll cursor for ${query}`);
+    for (;;) {
+      const { rows } = await connection.query<R & QueryResultRow>(`fetch ${Math.trunc(pageSize)} from pages`);
+      if (rows.length) yield rows;
+      if (rows.length < pageSize) break;
+    }
+    await connection.query('commit');
+    open = false;
+  } finally {
+    if (open) await connection.query('rollback').catch((error: unknown) => { connection.__knex__disposed = error; });
+    await pool.releaseConnection(connection);
+  }
+}
+
 type PooledConnection = PgClient & { __knex__disposed?: unknown };
 
 async function borrow<T>(em: EntityManager, work: (connection: PooledConnection) => Promise<T>): Promise<T> {

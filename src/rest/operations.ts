@@ -38,7 +38,6 @@ export const OPERATIONS = {
       nodes { id kind serialBefore serialAfter createdAt author { keyId tsigKeyId keyName userId admin }
         added { owner type rdata ttl } removed { owner type rdata ttl } }
       pageInfo { hasNextPage endCursor } } } }`,
-  exportZone: `query ExportZone($id: ID, $name: String) { domain(id: $id, name: $name) { zoneFile } }`,
   importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
       zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,

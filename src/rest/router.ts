@@ -176,6 +176,13 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
     };
     return {
       run,
+      async chunks(source) {
+        try {
+          return await source(await context());
+        } catch (error) {
+          throw error instanceof DomainError ? fromDomainError(error) : error;
+        }
+      },
       async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
         let after: string | undefined;
         do {
@@ -223,6 +230,24 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
     res.end(buffer + (restEnvelope === 'restknot' ? `],"count":${count}}` : ']'));
   }
 
+  /** Writes text chunks as they come, waiting on the socket; the first chunk is read before the status is sent. */
+  async function sendChunks(res: Response, status: number, contentType: string, chunks: AsyncIterable<string>) {
+    const iterator = chunks[Symbol.asyncIterator]();
+    try {
+      let next = await iterator.next();
+      res.status(status).type(contentType);
+      while (!next.done) {
+        if (!res.write(next.value) && !res.destroyed) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+        if (res.destroyed) return;
+        next = await iterator.next();
+      }
+      res.end();
+    } finally {
+      // a client gone mid-way: the source stops (its cursor is closed, its connection returned)
+      await iterator.return?.();
+    }
+  }
+
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
@@ -239,6 +264,8 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
             res.status(route.status).end();
           } else if ('items' in result) {
             await sendItems(res, route.status, result.items);
+          } else if ('chunks' in result) {
+            await sendChunks(res, route.status, result.contentType, result.chunks);
           } else {
             const count = Array.isArray(result.body) ? result.body.length : 1;
             res.status(route.status).json(restEnvelope === 'restknot' ? envelope(route.status, count, result.body) : result.body);

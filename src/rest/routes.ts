@@ -1,6 +1,7 @@
 import type { GraphQLContext } from '../graphql/context';
 import { RecordsArgs } from '../graphql/inputs/page.args';
 import { RecordResolver } from '../graphql/resolvers/record.resolver';
+import { zoneFileChunks } from '../graphql/resolvers/zone-file.resolver';
 import type { ConnectionValue } from '../graphql/types/connection';
 import { DomainError } from '../errors/catalogue';
 import { OPERATIONS } from './operations';
@@ -46,9 +47,20 @@ export interface Runner {
    * seconds (bench/FINDINGS.md §2). The same resolver, the same service, the same scope.
    */
   resolverPages<T>(list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>, first: number): AsyncIterable<T>;
+  /**
+   * What a GraphQL field answers whole, as the chunks it is made of (the zone file): the field's own source,
+   * called as the caller; an error before the first chunk is the REST error.
+   */
+  chunks(source: (context: GraphQLContext) => Promise<AsyncIterable<string>>): Promise<AsyncIterable<string>>;
 }
 
-export type RouteResult = { body: unknown } | { items: AsyncIterable<unknown> } | { empty: true } | { text: string; contentType: string };
+export type RouteResult =
+  | { body: unknown }
+  | { items: AsyncIterable<unknown> }
+  | { empty: true }
+  | { text: string; contentType: string }
+  /** a text answer written as it is produced (a zone file of a million records) */
+  | { chunks: AsyncIterable<string>; contentType: string };
 
 export interface RouteSpec {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -286,8 +298,9 @@ export const ROUTES: RouteSpec[] = [
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     responseType: 'text/dns',
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { zoneFile: string } }>('exportZone', zoneSelector(String(inputs.zone)));
-      return { text: data.domain.zoneFile, contentType: 'text/dns; charset=utf-8' };
+      const selector = zoneSelector(String(inputs.zone));
+      const by = selector.id !== undefined ? { id: Number(selector.id) } : { name: selector.name };
+      return { chunks: await runner.chunks((context) => zoneFileChunks(context, by)), contentType: 'text/dns; charset=utf-8' };
     },
   },
   {

@@ -3,10 +3,11 @@ import { scopeUserId } from '../auth/principal';
 import type { CanonicalRecord } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { ownerToFqdn } from '../dns/name';
-import { renderZoneFile, TtlPolicy } from '../dns/zone-file';
+import { TtlPolicy, zoneFileHead, zoneFileLine } from '../dns/zone-file';
+import { zoneFileRecords } from '../repositories/zone-export';
 import { checkZone, soaSerial } from '../dns/zone-rules';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
-import { listDomains, listRecords } from '../repositories/read-model';
+import { listDomains } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import type { StoredRow } from '../repositories/zone-writes';
@@ -45,12 +46,34 @@ export class ZoneFilesService {
     return this.parser.close();
   }
 
+  /** A zone as a master file, whole (GraphQL's `zoneFile`, `exportZone`). */
   async export(ctx: RequestContext, by: { id?: number; name?: string }): Promise<string> {
+    const parts: string[] = [];
+    for await (const chunk of await this.exportChunks(ctx, by)) parts.push(chunk);
+    return parts.join('');
+  }
+
+  /**
+   * A zone as a master file in chunks of about 2,000 lines, read page by page from one snapshot: REST streams
+   * them, so a zone of a million records is exported with the memory of one page. The zone is looked up (and
+   * a missing one refused) before the first chunk.
+   */
+  async exportChunks(ctx: RequestContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     const [domain] = await listDomains(ctx.em, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
     if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
-    const records = await listRecords(ctx.em, { domainId: domain.id });
-    return renderZoneFile(domain.name, records);
+    const em = ctx.em;
+    return (async function* chunks() {
+      let first = true;
+      for await (const page of zoneFileRecords(em, domain.id)) {
+        // the SOA comes first (and gives $TTL): the SOA and the records are of one snapshot
+        const soa = first && page[0].type === 'SOA' && page[0].owner === '@' ? page[0] : undefined;
+        if (first) yield zoneFileHead(domain.name, soa);
+        yield (soa ? page.slice(1) : page).map(zoneFileLine).join('');
+        first = false;
+      }
+      if (first) yield zoneFileHead(domain.name, undefined);
+    })();
   }
 
   /**

@@ -81,6 +81,11 @@ class ZoneImportResult {
   removedRecords?: string[];
 }
 
+/** `Domain.zoneFile` in chunks, for REST's streamed `GET /api/domain/export/:zone` (the same service, the same scope). */
+export function zoneFileChunks(ctx: GraphQLContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
+  return ctx.services.zoneFiles.exportChunks(ctx, by);
+}
+
 /** RFC 1035 master files: a Domain's `zoneFile`, `exportZone`, and `importZone`. */
 @Resolver(() => DomainType)
 export class ZoneFileResolver {
