@@ -1,4 +1,4 @@
-import { ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
+import { nameLabels, nameToWire, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
 
 const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
 
@@ -136,4 +136,14 @@ describe('names inside RDATA', () => {
     const result = parseDomainNameInRdata('', 'example.com', 'rdata');
     expect(!result.ok && result.problems[0]).toMatchObject({ field: 'rdata', code: 'NAME_EMPTY' });
   });
+});
+
+test('nameToWire: the plain-name shortcut writes what the escape parser writes', () => {
+  const slow = (name: string) => {
+    const labels = nameLabels(name.replace(/\.$/, ''));
+    return Buffer.concat([...labels.flatMap((l) => [Buffer.from([l.length]), l]), Buffer.from([0])]);
+  };
+  for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', 'a-b.xn--bcher-kva.example.', 'A.Example.COM.', `${'a'.repeat(63)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
+    expect([name, nameToWire(name).toString('hex')]).toEqual([name, slow(name === '.' ? '' : name).toString('hex')]);
+  }
 });

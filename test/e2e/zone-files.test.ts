@@ -1,5 +1,6 @@
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
+import { renderZoneFile } from '../../src/dns/zone-file';
 
 /** Zone files: export any zone (GraphQL and REST), import one all-or-nothing with line numbers. */
 let app: TestApp;
@@ -233,7 +234,6 @@ test('the streamed export is in RFC 4034 canonical order, the same as the model 
   const res = await app.http.get('/api/domain/export/order.test').set('X-API-Key', ADMIN_KEY);
   expect(res.status).toBe(200);
   const all = (await app.gql(`{ records(zone: "order.test", first: 10000) { nodes { owner type rdata ttl } } }`)).data.records.nodes;
-  const { renderZoneFile } = await import('../../src/dns/zone-file');
   expect(res.text).toBe(renderZoneFile('order.test', all));
   expect(res.text.split('\n').filter(Boolean)).toHaveLength(all.length + 2);
   // and GraphQL's whole answer is the same text
