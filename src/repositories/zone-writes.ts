@@ -13,6 +13,8 @@ export interface StoredRow { id: number; owner: string; type: string; rdata: str
 export interface LockedZone {
   id: number;
   name: string;
+  /** the zone's owner */
+  userId: number;
   serial: number;
   soa: StoredRow;
   /** the zone's records at the owner asked for */
@@ -88,7 +90,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
   const target = p.add(request.targetId ?? null);
   const where = zoneCondition(p, request);
   const [row] = await sql.rows(
-    `select d.id, d.name, d.serial,
+    `select d.id, d.name, d.serial, d.user_id,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa
@@ -99,6 +101,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
   return {
     id: Number(row.id),
     name: row.name,
+    userId: Number(row.user_id),
     serial: Number(row.serial),
     soa: toRow(row.soa),
     sameOwner: (row.same_owner as any[]).map(toRow),

@@ -95,3 +95,26 @@ test('a failed change writes nothing: no record, no serial change, no journal ro
   const journalAfter = await app.service.database.orm.em.fork().getConnection().execute(`select count(*)::int as n from changes`);
   expect(journalAfter[0].n).toBe(journalBefore[0].n);
 });
+
+test('creates and change sets of one zone queued together: each decided on the zone the ones before it left', async () => {
+  const before = await serialOf('race.test');
+  const SET = `mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "race.test", changes: $c) { serial } }`;
+  // ten creates and, racing them, ten sets that each remove one of the created records by its content
+  const work = Array.from({ length: 10 }, (_, i) => [
+    app.gql(CREATE_RECORD, { input: { zone: 'race.test', owner: `mix${i}`, type: 'TXT', rdata: `"v${i}"`, ttl: 3600 } }),
+    app.gql(SET, { c: [{ kind: 'REMOVE', owner: `mix${i}`, type: 'TXT', rdata: `"v${i}"` }, { kind: 'ADD', owner: `gone${i}`, type: 'TXT', rdata: `"was v${i}"`, ttl: 3600 }] }),
+  ]).flat();
+  const results = await Promise.all(work);
+  const created = results.filter((_, i) => i % 2 === 0);
+  const removed = results.filter((_, i) => i % 2 === 1);
+  expect(created.every((r) => !r.errors)).toBe(true);
+  expect(removed.filter((r) => r.errors).map(errorCode).every((code) => code === 'RECORD_NOT_FOUND')).toBe(true);
+  const state = (await app.gql(`{ records(zone: "race.test", first: 1000) { nodes { owner } } }`)).data.records.nodes.map((r: any) => r.owner);
+  for (let i = 0; i < 10; i++) {
+    const setApplied = !removed[i].errors;
+    // a set that applied removed its record and left its marker; one that was refused changed nothing
+    expect([i, state.includes(`mix${i}`), state.includes(`gone${i}`)]).toEqual([i, !setApplied, setApplied]);
+  }
+  const applied = results.filter((r) => !r.errors).length;
+  expect(await serialOf('race.test')).toBe(before + applied);
+});
