@@ -230,6 +230,19 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
     res.end(buffer + (restEnvelope === 'restknot' ? `],"count":${count}}` : ']'));
   }
 
+  /** until the socket takes more, or the client is gone (one listener each, removed again) */
+  function drainedOrClosed(res: Response): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+
   /** Writes text chunks as they come, waiting on the socket; the first chunk is read before the status is sent. */
   async function sendChunks(res: Response, status: number, contentType: string, chunks: AsyncIterable<string>) {
     const iterator = chunks[Symbol.asyncIterator]();
@@ -237,7 +250,7 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
       let next = await iterator.next();
       res.status(status).type(contentType);
       while (!next.done) {
-        if (!res.write(next.value) && !res.destroyed) await new Promise((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+        if (!res.write(next.value) && !res.destroyed) await drainedOrClosed(res);
         if (res.destroyed) return;
         next = await iterator.next();
       }
