@@ -57,7 +57,7 @@ export async function changeZone<T>(
   // changes of one zone named by the caller queue in this process: concurrent writers of one zone (16 DNS
   // UPDATE clients, a script's parallel change sets) would otherwise spend their optimistic attempts on each
   // other and then wait on the row lock holding pooled connections (bench/RESULTS-dns-update.md)
-  if ('name' in request.zone) return zoneQueues.submit(request.zone.name, { em, settings, principal, request, decide }) as Promise<T>;
+  if ('name' in request.zone) return queuesOf(em).submit(request.zone.name, { em, settings, principal, request, decide }) as Promise<T>;
   return changeZoneNow(em, settings, principal, request, decide);
 }
 
@@ -108,7 +108,14 @@ class ZoneQueues {
   }
 }
 
-const zoneQueues = new ZoneQueues();
+/** the queues of one database (its pool): a process serving two databases (tests) never mixes their zones */
+const queuesByPool = new WeakMap<object, ZoneQueues>();
+function queuesOf(em: EntityManager): ZoneQueues {
+  const pool = em.getConnection().getKnex().client as object;
+  let queues = queuesByPool.get(pool);
+  if (!queues) queuesByPool.set(pool, (queues = new ZoneQueues()));
+  return queues;
+}
 
 async function runAlone(job: QueuedJob): Promise<void> {
   try {
