@@ -6,10 +6,9 @@
 // 10,000-record set in < 1 s. Written to bench/RESULTS-change-sets.md with the machine and the date.
 const fs = require('node:fs');
 const path = require('node:path');
-const { Client } = require('pg');
 const { withDatabase } = require('./lib/database');
 const { machineInfo } = require('./lib/machine');
-const { startPdns, loadSchema, pdnsVersion } = require('./lib/pdns');
+const { startPdnsOnDatabase, pdnsVersion } = require('./lib/pdns');
 const { request } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
 
@@ -49,14 +48,8 @@ async function ours(databaseUrl) {
 }
 
 async function powerdns(databaseUrl) {
-  const db = new Client({ connectionString: databaseUrl });
-  await db.connect();
-  await loadSchema(db);
-  await db.end();
-  const url = new URL(databaseUrl);
-  const pdns = await startPdns({
+  const pdns = await startPdnsOnDatabase(databaseUrl, {
     dir: path.join(TMP, `pdns-sets-${Date.now()}`),
-    db: { host: url.hostname, port: url.port || 5432, database: url.pathname.slice(1), user: decodeURIComponent(url.username) || 'postgres', password: decodeURIComponent(url.password) },
     apiKey: 'pdns-bench-key',
     logFile: path.join(TMP, 'pdns-change-sets.log'),
   });

@@ -11,9 +11,8 @@ const { randomBytes } = require('node:crypto');
 const dnsPacket = require('dns-packet');
 const { withDatabase } = require('./lib/database');
 const { machineInfo } = require('./lib/machine');
-const { startPdns, loadSchema, pdnsVersion } = require('./lib/pdns');
+const { startPdnsOnDatabase, pdnsVersion } = require('./lib/pdns');
 const { startService, ROOT } = require('./lib/service');
-const { Client } = require('pg');
 
 const { signMessage } = require(path.join(ROOT, 'dist', 'src', 'primary', 'tsig.js'));
 
@@ -126,14 +125,8 @@ async function runs(port, key) {
 }
 
 async function powerdns(databaseUrl) {
-  const db = new Client({ connectionString: databaseUrl });
-  await db.connect();
-  await loadSchema(db);
-  await db.end();
-  const url = new URL(databaseUrl);
-  const pdns = await startPdns({
+  const pdns = await startPdnsOnDatabase(databaseUrl, {
     dir: path.join(TMP, `pdns-update-${Date.now()}`),
-    db: { host: url.hostname, port: url.port || 5432, database: url.pathname.slice(1), user: decodeURIComponent(url.username) || 'postgres', password: decodeURIComponent(url.password) },
     apiKey: 'pdns-bench-key',
     logFile: path.join(TMP, 'pdns-dns-update.log'),
     extraConfig: ['dnsupdate=yes', 'allow-dnsupdate-from=127.0.0.0/8'],

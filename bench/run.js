@@ -12,7 +12,7 @@ const { machineInfo } = require('./lib/machine');
 const { sleep, streamTimed, memoryOf, sampleMemory, request, cpuStat, cpuShare, waitForQuiet, busyProcesses } = require('./lib/proc');
 const { startService, serveCommand, ROOT } = require('./lib/service');
 const { startWriteFloor } = require('./lib/write-floor');
-const { startPdns, loadSchema, pdnsVersion } = require('./lib/pdns');
+const { startPdnsOnDatabase, pdnsVersion } = require('./lib/pdns');
 const { writeResults } = require('./lib/report');
 
 const QUICK = process.env.BENCH_QUICK === '1'; // shorter runs while working on the bench itself
@@ -393,15 +393,9 @@ async function main() {
     results.writes = await step('Zonekeeper writes', () => ourWrites(svc));
     if (results.writes) results.floorWrites = await step('write floor', () => floorWrites());
     pdns = await step('PowerDNS start', async () => {
-      const pdb = new Client({ connectionString: urlFor(PDNS_DB) });
-      await pdb.connect();
-      await loadSchema(pdb);
-      await pdb.end();
-      const pdbUrl = new URL(urlFor(PDNS_DB));
       log('starting PowerDNS (pdns_server, launch=gpgsql)');
-      return startPdns({
+      return startPdnsOnDatabase(urlFor(PDNS_DB), {
         dir: path.join(TMP, `pdns-${STAMP}`),
-        db: { host: pdbUrl.hostname, port: pdbUrl.port || 5432, database: PDNS_DB, user: decodeURIComponent(pdbUrl.username) || 'postgres', password: decodeURIComponent(pdbUrl.password) },
         apiKey: PDNS_KEY,
         logFile: path.join(TMP, `pdns-${STAMP}.log`),
       });

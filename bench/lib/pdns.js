@@ -82,4 +82,22 @@ async function startPdns({ dir, db, apiKey, logFile, extraConfig = [] }) {
   };
 }
 
-module.exports = { startPdns, loadSchema, pdnsVersion, SCHEMA };
+/**
+ * PowerDNS on a fresh PostgreSQL database of its own (`databaseUrl`): loads the gpgsql schema into it, then
+ * starts pdns_server on it with `options` (dir, apiKey, logFile, extraConfig).
+ */
+async function startPdnsOnDatabase(databaseUrl, options) {
+  const { Client } = require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await loadSchema(client);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(databaseUrl);
+  const db = { host: url.hostname, port: url.port || 5432, database: url.pathname.slice(1), user: decodeURIComponent(url.username) || 'postgres', password: decodeURIComponent(url.password) };
+  return startPdns({ ...options, db });
+}
+
+module.exports = { startPdns, startPdnsOnDatabase, loadSchema, pdnsVersion, SCHEMA };

@@ -35,7 +35,7 @@ export interface ZoneChangesResult {
   removed: JournalRecord[];
 }
 
-/** The zone a planned change set is decided on: its serial and every record (the SOA too). */
+/** The zone a planned change set is decided on: its serial and the records at the owners it named and the apex (the SOA too). */
 export interface PlanView { name: string; serial: number; records: readonly StoredRow[] }
 /** What a plan returns: the changes, and an SOA to replace the zone's (its serial becomes the zone's). */
 export interface PlannedChanges { changes: ZoneChangeSpec[]; soa?: CanonicalRecord }
