@@ -4,6 +4,7 @@
  * the service's answer into an RCODE. No rule of the zone is decided here.
  */
 import { getRecordType } from '../dns/record-types';
+import { isDataTypeCode, SIGNER_TYPE_CODES } from '../dns/record-types/generic';
 import { RdataReader, readWireMessage, WireFormatError, WireMessage, WireRecord } from '../dns/wire';
 import { DomainError } from '../errors/catalogue';
 import type { DnsUpdateRequest, UpdateOperation, UpdatePrerequisite } from '../services/dns-updates.service';
@@ -15,8 +16,11 @@ const CLASS_NONE = 254;
 const CLASS_ANY = 255;
 const TYPE_SOA = 6;
 const TYPE_ANY = 255;
-/** AXFR, IXFR, MAILB, MAILA (RFC 2136 §3.4.1.2: FORMERR in an update), TSIG and OPT (never data) */
-const NOT_DATA = new Set([251, 252, 253, 254, 250, 41]);
+/**
+ * Meta and query types (OPT, TSIG, IXFR, AXFR, MAILB, MAILA, ANY…: RFC 2136 §3.4.1.2, FORMERR in an update):
+ * what the model says is not zone data, the signer's types aside (those are data, just not taken here)
+ */
+const isMetaType = (code: number) => !isDataTypeCode(code) && !SIGNER_TYPE_CODES.has(code);
 
 export type ReadUpdate = { ok: true; message: WireMessage; request: DnsUpdateRequest } | { ok: false; rcode: number; reason: string };
 
@@ -70,7 +74,7 @@ export function readUpdate(raw: Buffer): ReadUpdate {
     const updates: UpdateOperation[] = [];
     for (const rr of message.authorities) {
       // §3.4.1.2: meta types never; ANY only to delete every RRset of a name
-      if (NOT_DATA.has(rr.type) || (rr.type === TYPE_ANY && rr.klass !== CLASS_ANY)) return refuse(UPDATE_RCODE.FORMERR, `an update of type ${rr.type}`);
+      if (isMetaType(rr.type) && !(rr.type === TYPE_ANY && rr.klass === CLASS_ANY)) return refuse(UPDATE_RCODE.FORMERR, `an update of type ${rr.type}`);
       if (rr.klass === CLASS_IN) {
         const presented = presentRdata(raw, rr);
         if ('unsupported' in presented) return refuse(UPDATE_RCODE.REFUSED, `${presented.unsupported} RDATA is not taken over UPDATE`);

@@ -286,6 +286,9 @@ test('refused: wrong secret, revoked key, unsigned, another user, truncated and 
   expect(rcodeOf(await rawUpdate(badMx))).toBe(5);
   const shortA = updateMessage(ALICE, [{ name: `short.${ALICE}`, type: 'UNKNOWN_1', class: 'IN', ttl: 300, data: Buffer.from([192, 0, 2]) }]);
   expect(rcodeOf(await rawUpdate(signMessage(shortA, key).message))).toBe(1);
+  // a meta type as an update (RFC 2136 §3.4.1.2): FORMERR
+  const axfr = updateMessage(ALICE, [{ name: `m.${ALICE}`, type: 'AXFR', class: 'IN', ttl: 300, data: Buffer.alloc(0) }]);
+  expect(rcodeOf(await rawUpdate(signMessage(axfr, key).message))).toBe(1);
   // truncated: the header promises an update the message does not hold
   const truncated = signMessage(updateMessage(ALICE, [{ name: `t.${ALICE}`, type: 'A', class: 'IN', ttl: 300, data: '192.0.2.1' }]), key).message;
   expect(rcodeOf(await rawUpdate(truncated.subarray(0, truncated.length - 40)))).toBe(1);
