@@ -6,7 +6,7 @@
  * transmitted as-is).
  */
 import dnsPacket from 'dns-packet';
-import { labelText, nameToWire, ownerToFqdn, toPacketName } from './name';
+import { labelText, nameToWire, nameWireLength, ownerToFqdn, toPacketName } from './name';
 import { CanonicalRecord } from './record';
 import { getRecordType } from './record-types';
 
@@ -40,7 +40,7 @@ type NameCodec = {
   encodingLength: (n: string) => number;
 };
 const codec = (dnsPacket as unknown as { name: NameCodec & { encode: { bytes?: number } } }).name;
-codec.encodingLength = (n: string) => nameToWire(n === '' ? '.' : n).length;
+codec.encodingLength = (n: string) => nameWireLength(n === '' ? '.' : n);
 codec.encode = function encode(n: string, buf?: Buffer, offset = 0) {
   const wire = nameToWire(n === '' ? '.' : n);
   const target = buf ?? Buffer.alloc(wire.length);

@@ -1,4 +1,4 @@
-import { nameLabels, nameToWire, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
+import { nameLabels, nameToWire, nameWireLength, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
 
 const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
 
@@ -146,4 +146,26 @@ test('nameToWire: the plain-name shortcut writes what the escape parser writes',
   for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', 'a-b.xn--bcher-kva.example.', 'A.Example.COM.', `${'a'.repeat(63)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
     expect([name, nameToWire(name).toString('hex')]).toEqual([name, slow(name === '.' ? '' : name).toString('hex')]);
   }
+});
+
+test('nameWireLength: the octets nameToWire writes, with or without escapes', () => {
+  for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', `${'a'.repeat(63)}.example.`, `${'a'.repeat(64)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
+    expect([name, nameWireLength(name)]).toEqual([name, nameToWire(name).length]);
+  }
+});
+
+describe('parseDomainNameInRdata: an absolute host name skips the escape parser and gives the same answer', () => {
+  // what the escape parser makes of these: lower case, the same text, no problem, no warning
+  it.each(['mx.example.com.', 'MX.Example.COM.', '_sip._tcp.example.com.', `${'a'.repeat(63)}.example.`, `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.')}.`])('%s', (name) => {
+    const { result, warnings } = collectNameWarnings(() => parseDomainNameInRdata(name, 'example.com', 'rdata'));
+    expect(result).toEqual({ ok: true, name: name.toLowerCase() });
+    expect(warnings).toEqual([]);
+  });
+
+  it('still refuses what the parser refuses: a long label, a long name, an empty label, a wildcard', () => {
+    expect(codesOf(parseDomainNameInRdata(`${'a'.repeat(64)}.example.`, 'example.com', 'rdata'))).toEqual(['NAME_LABEL_TOO_LONG']);
+    expect(codesOf(parseDomainNameInRdata(`${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.')}.`, 'example.com', 'rdata'))).toEqual(['NAME_TOO_LONG']);
+    expect(codesOf(parseDomainNameInRdata('a..example.', 'example.com', 'rdata'))).toEqual(['NAME_EMPTY_LABEL']);
+    expect(codesOf(parseDomainNameInRdata('*.example.', 'example.com', 'rdata'))).toEqual(['NAME_WILDCARD_POSITION']);
+  });
 });
