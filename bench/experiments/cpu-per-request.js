@@ -67,7 +67,8 @@ async function main() {
     await svc.stop();
     let offset = 0;
     for (let run = 1; run <= 2; run++) {
-      svc = await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile });
+      // BENCH_NODE_ARGS: e.g. --cpu-prof --cpu-prof-dir=bench/.tmp/prof (a profile of each measured run)
+      svc = await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) });
       const headers = { ...svc.headers, 'content-type': 'application/json' };
       const body = JSON.stringify({ query: `{ users(first: ${users}) { nodes { email domains { name records { owner type rdata ttl } } } } }` });
       const measure = (seconds) => (scenario === 'write'

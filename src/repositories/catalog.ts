@@ -1,7 +1,6 @@
 import type { Pool } from 'pg';
 import type { JournalRecord } from '../entities/change.entity';
-import { statementName } from '../db/prepared-statements';
-import { poolClientTransaction, Sql } from './sql';
+import { poolClientTransaction, Sql, sqlOn } from './sql';
 
 /**
  * The catalog zone's membership (RFC 9432) in the database: `domains.catalog_serial` is the catalog serial
@@ -13,8 +12,7 @@ import { poolClientTransaction, Sql } from './sql';
 
 /** Runs `work` in one transaction on a connection of `pool` (the worker's, which has no ORM). */
 export function poolTransaction<T>(pool: Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
-  return poolClientTransaction(pool, 'begin', (client) =>
-    work({ rows: async (text, params = []) => (await client.query({ name: statementName(text), text, values: params })).rows }));
+  return poolClientTransaction(pool, 'begin', (client) => work(sqlOn(client)));
 }
 
 /**

@@ -87,7 +87,8 @@ async function borrow<T>(em: EntityManager, work: (connection: PooledConnection)
   }
 }
 
-const sqlOn = (connection: PgClient): Sql => ({
+/** `Sql` on one connection: every statement a named prepared statement (db/prepared-statements.ts) */
+export const sqlOn = (connection: PgClient | PoolClient): Sql => ({
   async rows<R extends QueryResultRow>(text: string, params: unknown[] = []) {
     return (await connection.query<R>({ name: statementName(text), text, values: params })).rows;
   },
