@@ -365,7 +365,6 @@ export function toPacketName(absoluteName: string): string {
   return absoluteName.endsWith('.') ? absoluteName.slice(0, -1) : absoluteName;
 }
 
-
 /**
  * Whether a name (no trailing dot) is written without escapes, in labels of 1–63 octets: its wire form is then
  * its own text with a length octet in place of each dot, one before the first label and the root octet at the end.
@@ -394,7 +393,7 @@ export function nameWireLength(absoluteName: string): number {
 /** wire form of an absolute name (RFC 1035 §3.1), for RDATA we encode ourselves (RFC 3597 unknown types) */
 export function nameToWire(absoluteName: string): Buffer {
   const name = toPacketName(absoluteName);
-  // the common case, without the escape parser (a transfer encodes every owner twice: a quarter of an AXFR's CPU)
+  // the common case, without the escape parser (it was a quarter of an AXFR's CPU)
   if (isPlainName(name)) {
     const wire = Buffer.allocUnsafe(name.length + 2);
     wire.write(name, 1, 'latin1');
