@@ -122,8 +122,13 @@ function writeResults(file, r) {
     push(`binaries, ${r.statements.postgres}, \`shared_preload_libraries=pg_stat_statements\`) holding a copy (pg_dump) of this run's`);
     push('GraphQL data, served by a second service (the same command) with `ROLES=api` (so that the worker\'s polling is not');
     push(`counted): one warm-up request, reset, ${COUNT(r)} identical requests, all statements of that database counted and divided.`, '');
-    push('| `users(first: N)` | users + zones + records in the answer | statements per request | of which reading users/zones/records | of which the API-key check |', '|---:|---:|---:|---:|---:|');
-    for (const c of r.statements.results) push(`| ${c.first} | ${c.rowsPerAnswer.toLocaleString('en')} | ${c.perRequest} | ${c.dataPerRequest} | ${c.keyPerRequest} |`);
+    push('| `users(first: N)` | users + zones + records in the answer | statements per request | of which reading users/zones/records | of which the API-key check | other (the service\'s background work in the window) |', '|---:|---:|---:|---:|---:|---:|');
+    for (const c of r.statements.results) push(`| ${c.first} | ${c.rowsPerAnswer.toLocaleString('en')} | ${c.perRequest} | ${c.dataPerRequest} | ${c.keyPerRequest} | ${c.otherPerRequest ?? 0} |`);
+    const others = r.statements.results.flatMap((c) => (c.otherStatements ?? []).map((st) => ({ ...st, first: c.first })));
+    if (others.length) {
+      push('', 'Other statements in the window (not part of the answers):', '', '| `first` | calls | statement |', '|---:|---:|---|');
+      for (const st of others) push(`| ${st.first} | ${st.calls} | \`${st.query.replace(/\s+/g, ' ').replace(/\|/g, '\\|').slice(0, 240)}\` |`);
+    }
     const last = r.statements.results[r.statements.results.length - 1];
     push('', `Statements seen for \`first: ${last.first}\` (calls over ${COUNT(r)} requests):`, '');
     push('| calls | statement |', '|---:|---|');
