@@ -148,10 +148,9 @@ class BatchZoneState {
   covers(request: ZoneChangeRequest): boolean {
     if (this.read.all) return true;
     if (request.allRecords) return false;
-    const owners = request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : undefined);
+    const owners = ownersNamed(request);
     if (!owners) return false;
-    const ids = [...(request.touching?.recordIds ?? []), ...(request.targetId !== undefined ? [request.targetId] : [])];
-    return owners.every((o) => this.read.owners.has(o)) && ids.every((id) => this.read.ids.has(id));
+    return owners.every((o) => this.read.owners.has(o)) && idsNamed(request).every((id) => this.read.ids.has(id));
   }
 
   /** the zone as `ZoneChange.read` would read it now for this request, or undefined outside the caller's scope */
@@ -230,14 +229,24 @@ async function runTogether(batch: QueuedJob[]): Promise<void> {
   });
 }
 
+/** the owners a change names; undefined when it names only a record, whose owner is known once read */
+function ownersNamed(request: ZoneChangeRequest): string[] | undefined {
+  return request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : undefined);
+}
+
+/** the record ids a change names */
+function idsNamed(request: ZoneChangeRequest): number[] {
+  return [...(request.touching?.recordIds ?? []), ...(request.targetId !== undefined ? [request.targetId] : [])];
+}
+
 /** locks the batch's zone and reads what all its changes touch, in one statement (none if the zone is not there) */
 async function readBatchState(sql: Sql, batch: QueuedJob[]): Promise<BatchZoneState | undefined> {
   const all = batch.some((job) => job.request.allRecords);
   const owners = new Set<string>(['@']);
   const ids = new Set<number>();
   for (const { request } of batch) {
-    for (const owner of request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : [])) owners.add(owner);
-    for (const id of [...(request.touching?.recordIds ?? []), ...(request.targetId !== undefined ? [request.targetId] : [])]) ids.add(id);
+    for (const owner of ownersNamed(request) ?? []) owners.add(owner);
+    for (const id of idsNamed(request)) ids.add(id);
   }
   const request = batch[0].request;
   const zone = await readZone(sql, all ? { zone: request.zone, allRecords: true } : { zone: request.zone, touching: { owners: [...owners], recordIds: [...ids] } }, true);
