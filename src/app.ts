@@ -5,7 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
-import { compiledExecution } from './graphql/compiled-execution';
+import { compiledExecution, serviceOperations } from './graphql/compiled-execution';
 import { conditionalGet } from './http/conditional-get';
 import { graphiql } from './http/graphiql';
 import { requestLog } from './http/request-log';
@@ -135,7 +135,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     express.json({ limit }),
     expressMiddleware(apollo, { context: async ({ req }) => buildContext(orm, services, req.get('x-api-key')) }),
   );
-  app.use('/api', createRestRouter({ apollo, orm, services }));
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema), orm, services }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
   });

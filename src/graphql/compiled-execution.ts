@@ -1,8 +1,11 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLSchema, Kind, printSchema } from 'graphql';
+import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema, Kind, parse, printSchema, validate } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { graphqlExecutions } from '../metrics';
+import type { GraphQLContext } from './context';
+import { formatError } from './format-error';
+import { textInputError, variableTextProblems } from './text-input';
 
 type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
 
@@ -91,6 +94,46 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
       return () => undefined;
     },
     async stop() {},
+  };
+}
+
+/** what one of the service's own operations answered: its data, or its errors as a client would see them */
+export interface ServiceOperationResult<T> {
+  data?: T;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+export type ServiceOperationRunner = <T>(source: string, variables: Record<string, unknown>, context: GraphQLContext) => Promise<ServiceOperationResult<T>>;
+
+/**
+ * Runs the service's own fixed documents (the REST layer's, `src/rest/operations.ts`) on the schema: each is
+ * parsed, validated and compiled by graphql-jit once, at its first run, and from then on a call is the compiled
+ * operation on the same resolvers, with the text check every operation gets (`text-input.ts`) and errors
+ * formatted by the same `formatError` as /graphql's. It is what Apollo's `executeOperation` did for these
+ * documents without its per-call pipeline (the query's hash and document-store look-up, the plugins' hooks,
+ * the response's HTTP parts), which cost ~0.2 ms of CPU per REST write (bench/FINDINGS.md, session 7). The
+ * cost analysis of client operations does not apply: these shapes are fixed and their pages bounded.
+ */
+export function serviceOperations(schema: GraphQLSchema): ServiceOperationRunner {
+  const prepared = new Map<string, CompiledQuery>();
+  const prepare = (source: string): CompiledQuery => {
+    const document = parse(source);
+    // the documents are the service's own: one that does not validate or compile is a bug, found by any test
+    const invalid = validate(schema, document);
+    if (invalid.length) throw new Error(`invalid service operation: ${invalid[0].message}`);
+    const query = compileQuery(schema, document);
+    if (!isCompiledQuery(query)) throw new Error(`service operation not compiled: ${query.errors?.[0]?.message}`);
+    prepared.set(source, query);
+    return query;
+  };
+  const formatted = (error: GraphQLError) => formatError(error.toJSON(), error);
+  return async <T>(source: string, variables: Record<string, unknown>, context: GraphQLContext) => {
+    const query = prepared.get(source) ?? prepare(source);
+    const problems = variableTextProblems(variables);
+    if (problems.length) return { errors: [formatted(textInputError(problems))] };
+    graphqlExecutions.inc({ engine: 'graphql-jit' });
+    const result = await query.query(undefined, context, variables);
+    return { data: (result.data ?? undefined) as T | undefined, errors: result.errors?.map((error) => formatted(withExtensions(error))) };
   };
 }
 

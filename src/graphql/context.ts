@@ -10,11 +10,6 @@ import { createLoaders, Loaders } from './loaders';
 export interface GraphQLContext extends RequestContext {
   services: Services;
   loaders: Loaders;
-  /**
-   * The operation is one of the REST layer's own documents (`src/rest/operations.ts`), not a client's: its
-   * shape is fixed and its page sizes are bounded by MAX_PAGE_SIZE, so the per-request cost analysis is skipped.
-   */
-  serviceOperation?: boolean;
   /** a subscription's connection (WebSocket): closes it with a close code, e.g. for a subscriber too slow */
   dropConnection?: (code: number, reason: string) => void;
 }

@@ -93,13 +93,12 @@ class OperationMeasure {
 
 /**
  * One operation cannot ask for everything: a nesting ceiling and a cost ceiling (page sizes multiply what
- * each item asks for), both checked before anything runs. The REST layer's own documents are not a client's
- * and skip it (it cost about 4% of a REST write's CPU, bench/FINDINGS.md §1).
+ * each item asks for), both checked before anything runs. The REST layer's own documents do not come this way
+ * (`serviceOperations` in compiled-execution.ts): their shapes are fixed and their page sizes bounded.
  */
 export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number): ApolloServerPlugin<GraphQLContext> {
   return {
-    async requestDidStart({ contextValue }) {
-      if (contextValue.serviceOperation) return {};
+    async requestDidStart() {
       return {
         async didResolveOperation({ request, document, operation }) {
           if (!operation) {

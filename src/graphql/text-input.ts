@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { ASTNode, GraphQLError, Kind, visit } from 'graphql';
+import { ASTNode, DocumentNode, GraphQLError, Kind, visit } from 'graphql';
 import { codeForField, ErrorDetail } from '../errors/catalogue';
 import type { GraphQLContext } from './context';
 
@@ -40,26 +40,40 @@ function literalField(ancestors: readonly (ASTNode | readonly ASTNode[])[]): str
   return names.join('.') || 'query';
 }
 
+/** the text problems of an operation's variables (the REST layer's operations have no string literals) */
+export function variableTextProblems(variables: Record<string, unknown>): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  checkValue(variables, '', problems);
+  return problems;
+}
+
+/** the text problems of a document's string literals */
+function literalTextProblems(document: DocumentNode): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  visit(document, {
+    StringValue(node, _key, _parent, _path, ancestors) {
+      const problem = textProblem(node.value);
+      if (problem) {
+        const field = literalField(ancestors);
+        problems.push({ field, code: 'INVALID_TEXT', message: `${field} ${problem}` });
+      }
+    },
+  });
+  return problems;
+}
+
+/** the error for an operation with text problems: the field's own code where it has one (INVALID_OWNER, ...) */
+export function textInputError(problems: ErrorDetail[]): GraphQLError {
+  const code = codeForField(problems[0].field.split('.').pop() ?? '');
+  return new GraphQLError(problems[0].message, { extensions: { code, http: { status: 400 }, details: problems } });
+}
+
 export const textInputCheck: ApolloServerPlugin<GraphQLContext> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ request, document }) {
-        const problems: ErrorDetail[] = [];
-        checkValue(request.variables ?? {}, '', problems);
-        visit(document, {
-          StringValue(node, _key, _parent, _path, ancestors) {
-            const problem = textProblem(node.value);
-            if (problem) {
-              const field = literalField(ancestors);
-              problems.push({ field, code: 'INVALID_TEXT', message: `${field} ${problem}` });
-            }
-          },
-        });
-        if (problems.length) {
-          // the field's own code where it has one (INVALID_OWNER, INVALID_TYPE, ...), as the DNS model's checks give
-          const code = codeForField(problems[0].field.split('.').pop() ?? '');
-          throw new GraphQLError(problems[0].message, { extensions: { code, http: { status: 400 }, details: problems } });
-        }
+        const problems = [...variableTextProblems(request.variables ?? {}), ...literalTextProblems(document)];
+        if (problems.length) throw textInputError(problems);
       },
     };
   },

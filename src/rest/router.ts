@@ -1,10 +1,10 @@
-import type { ApolloServer } from '@apollo/server';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response, Router } from 'express';
 import { GraphQLError } from 'graphql';
 import multer from 'multer';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
+import type { ServiceOperationRunner } from '../graphql/compiled-execution';
 import { buildContext, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
 import { conditionalGet } from '../http/conditional-get';
@@ -16,7 +16,7 @@ import { OPERATIONS } from './operations';
 import { FieldSpec, Inputs, RouteSpec, ROUTES, Runner } from './routes';
 import type { ConnectionValue } from '../graphql/types/connection';
 
-export interface RestDeps { apollo: ApolloServer<GraphQLContext>; orm: MikroORM; services: Services }
+export interface RestDeps { runOperation: ServiceOperationRunner; orm: MikroORM; services: Services }
 
 /** A failure to answer in the documented error body. */
 class RestError extends Error {
@@ -122,9 +122,9 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
 
 /**
  * The documented /api paths (service-interface.md §4), each turned into GraphQL operations on the same schema
- * through Apollo, with the caller's X-API-Key; success and error bodies as contract-decisions §1 says.
+ * compiled once (`serviceOperations`), with the caller's X-API-Key; success and error bodies as contract-decisions §1 says.
  */
-export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
+export function createRestRouter({ runOperation, orm, services }: RestDeps): Router {
   const router = Router({ strict: false });
   const { bodyLimit, restEnvelope } = services.settings;
   // BODY_LIMIT bounds the whole multipart body, not each field: the body is read (at most the limit, 413 past
@@ -167,10 +167,7 @@ export function createRestRouter({ apollo, orm, services }: RestDeps): Router {
       }
     };
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
-      const contextValue: GraphQLContext = { ...(await context()), serviceOperation: true };
-      const response = await apollo.executeOperation<T>({ query: OPERATIONS[operation], variables }, { contextValue });
-      if (response.body.kind !== 'single') throw new Error('unexpected incremental GraphQL response');
-      const { data, errors } = response.body.singleResult;
+      const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, await context());
       if (errors?.length) throw fromGraphQLErrors(errors);
       return data as T;
     };
