@@ -11,13 +11,13 @@ import { graphiql } from './http/graphiql';
 import { requestLog } from './http/request-log';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
-import { buildContext, GraphQLContext } from './graphql/context';
+import { buildContext, contextFor, GraphQLContext } from './graphql/context';
 import { databaseOutageStatus, formatError, operationWarnings } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
 import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
-import { requireApiKey } from './http/request-gates';
+import { principalOf, requireApiKey } from './http/request-gates';
 import { logger } from './logger';
 import { httpRequestDuration, metrics } from './metrics';
 import { createRestRouter } from './rest/router';
@@ -93,6 +93,9 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // express's own ETag is a SHA-1 of every body, POST answers included (1.8% of a write's CPU); the answers
+  // that pollers revalidate carry a version-derived ETag instead (http/conditional-get.ts)
+  app.set('etag', false);
   app.use(requestLog);
   app.use((req, res, next) => {
     const end = httpRequestDuration.startTimer({ method: req.method });
@@ -131,9 +134,15 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     '/graphql',
     requireApiKey(orm, services, 'graphql'),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
-    conditionalGet(orm, services, { withPropagation: true, variant: 'graphql' }),
+    conditionalGet(orm, { withPropagation: true, variant: 'graphql' }),
     express.json({ limit }),
-    expressMiddleware(apollo, { context: async ({ req }) => buildContext(orm, services, req.get('x-api-key')) }),
+    expressMiddleware(apollo, {
+      // the principal requireApiKey found: a request is authenticated once
+      context: async ({ req }) => {
+        const principal = principalOf(req as Request);
+        return principal ? contextFor(orm, services, principal) : buildContext(orm, services, req.get('x-api-key'));
+      },
+    }),
   );
   app.use('/api', createRestRouter({ runOperation: serviceOperations(schema), orm, services }));
   app.use((_req: Request, res: Response) => {

@@ -4,8 +4,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import onHeaders from 'on-headers';
 import { noteDatabaseFailure } from '../db/availability';
 import { logger } from '../logger';
-import type { Services } from '../services';
 import { readVersion } from '../services/read-versions';
+import { principalOf } from './request-gates';
 
 /**
  * Conditional GETs for pollers (RFC 9110 §13.1.2): a GET answer carries an ETag derived from the version of
@@ -16,13 +16,13 @@ import { readVersion } from '../services/read-versions';
  * poll then sees another version and fetches again), never an older one. Only 200 answers keep the ETag.
  * `withPropagation`: the answers may show propagation state, which changes without a new zone serial.
  */
-export function conditionalGet(orm: MikroORM, services: Services, options: { withPropagation: boolean; variant: string }): RequestHandler {
+export function conditionalGet(orm: MikroORM, options: { withPropagation: boolean; variant: string }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     let etag: string;
     try {
-      const principal = await services.apiKeys.authenticate(orm.em.fork(), req.get('x-api-key'));
-      // requireApiKey has run; a key revoked since is the handler's to refuse
+      // requireApiKey has run and let the request through
+      const principal = principalOf(req);
       if (!principal) return next();
       const version = await readVersion(orm.em.fork(), principal, options.withPropagation);
       const digest = createHash('sha256').update(JSON.stringify([options.variant, principal, version, req.originalUrl])).digest('base64url');

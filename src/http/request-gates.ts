@@ -1,13 +1,22 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
+import type { Principal } from '../auth/principal';
 import type { Services } from '../services';
 import { errorBody } from './error-body';
 
+/** the principal of each request that passed requireApiKey, for the handlers after it */
+const PRINCIPALS = new WeakMap<Request, Principal>();
+
+/** who is calling, as requireApiKey found it; undefined on a request it did not let through */
+export function principalOf(req: Request): Principal | undefined {
+  return PRINCIPALS.get(req);
+}
+
 /**
  * Authentication first: a request without a valid X-API-Key gets 401 before anything about it is parsed or
- * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The key's
- * principal is cached by ApiKeysService, so the operation's own authentication that follows costs nothing.
+ * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The principal
+ * is kept for the request's handlers (principalOf), so a request is authenticated once.
  */
 export function requireApiKey(orm: MikroORM, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
   // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
@@ -17,8 +26,11 @@ export function requireApiKey(orm: MikroORM, services: Services, shape: 'rest' |
   };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await services.apiKeys.authenticate(orm.em.fork(), req.get('x-api-key'));
-      if (principal) return next();
+      const principal = await services.apiKeys.authenticate(orm.em, req.get('x-api-key'));
+      if (principal) {
+        PRINCIPALS.set(req, principal);
+        return next();
+      }
       refuse(res, 'UNAUTHENTICATED');
     } catch (error) {
       if (!noteDatabaseFailure(error, 'authentication')) return next(error);

@@ -38,7 +38,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       schema,
       async onConnect(ctx) {
         const key = keyOf(ctx.connectionParams);
-        const principal = await services.apiKeys.authenticate(orm.em.fork(), key).catch(() => null);
+        const principal = await services.apiKeys.authenticate(orm.em, key).catch(() => null);
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);
         return true;
@@ -63,7 +63,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   );
   const recheck = setInterval(() => {
     for (const [socket, key] of keys) {
-      services.apiKeys.authenticate(orm.em.fork(), key).then(
+      services.apiKeys.authenticate(orm.em, key).then(
         (principal) => {
           if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
         },

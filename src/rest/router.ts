@@ -1,20 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import express, { NextFunction, Request, Response, Router } from 'express';
-import { GraphQLError } from 'graphql';
 import multer from 'multer';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { ServiceOperationRunner } from '../graphql/compiled-execution';
-import { buildContext, GraphQLContext } from '../graphql/context';
+import { contextFor, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
 import { conditionalGet } from '../http/conditional-get';
-import { requireApiKey, wholeBodyFirst } from '../http/request-gates';
+import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
 import { OPERATIONS } from './operations';
 import { FieldSpec, Inputs, RouteSpec, ROUTES, Runner } from './routes';
 import type { ConnectionValue } from '../graphql/types/connection';
+import type { Principal } from '../auth/principal';
 
 export interface RestDeps { runOperation: ServiceOperationRunner; orm: MikroORM; services: Services }
 
@@ -157,15 +157,9 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   const authenticated = requireApiKey(orm, services, 'rest');
   const wholeBody = wholeBodyFirst(bodyLimit);
 
-  const runnerFor = (apiKey: string | undefined): Runner => {
-    const context = async (): Promise<GraphQLContext> => {
-      try {
-        return await buildContext(orm, services, apiKey);
-      } catch (error) {
-        if (error instanceof GraphQLError) throw fromGraphQLErrors([error]);
-        throw error;
-      }
-    };
+  const runnerFor = (principal: Principal): Runner => {
+    // a context per operation (its own EntityManager), for the principal requireApiKey found
+    const context = async (): Promise<GraphQLContext> => contextFor(orm, services, principal);
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, await context());
       if (errors?.length) throw fromGraphQLErrors(errors);
@@ -261,13 +255,13 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get' ? [conditionalGet(orm, services, { withPropagation: route.readsPropagation === true, variant: `rest ${restEnvelope}` })] : []),
+      ...(route.method === 'get' ? [conditionalGet(orm, { withPropagation: route.readsPropagation === true, variant: `rest ${restEnvelope}` })] : []),
       ...(route.body ? bodyParsers : []),
       wholeBody,
       async (req: Request, res: Response) => {
         try {
           const inputs = readInputs(route, req);
-          const result = await route.handle(inputs, runnerFor(req.get('x-api-key')));
+          const result = await route.handle(inputs, runnerFor(principalOf(req)!));
           if ('text' in result) {
             res.status(route.status).type(result.contentType).send(result.text);
           } else if ('empty' in result) {

@@ -38,6 +38,7 @@ export class ApiKeysService {
   private static readonly CACHE_MS = 5_000;
   private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
 
+  /** `em`: any EntityManager (the global one will do); a fork of it reads the key when the cache has none */
   async authenticate(em: EntityManager, presented: string | undefined): Promise<Principal | null> {
     if (!presented) return null;
     const hash = hashKey(presented);
