@@ -33,3 +33,9 @@ export type Logger = typeof logger;
  * checked on every line, and a line per request is the hottest log call there is.
  */
 export const requestLogger = pino({ level, base: undefined }, destination);
+
+/** the level of every line (the LOG_LEVEL setting), the request log's included */
+export function setLogLevel(level: pino.LevelWithSilent): void {
+  logger.level = level;
+  requestLogger.level = level;
+}

@@ -7,7 +7,7 @@ import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { createApp } from './app';
 import { startSubscriptions } from './http/subscriptions';
 import { usePreparedStatements } from './db/prepared-statements';
-import { logger } from './logger';
+import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
@@ -41,7 +41,7 @@ export interface RunningService {
 
 /** Starts the roles this process runs (ROLES): the HTTP API, the DNS primary and the propagation worker. */
 export async function startService(settings: Settings): Promise<RunningService> {
-  logger.level = settings.logLevel;
+  setLogLevel(settings.logLevel);
   usePreparedStatements(settings.preparedStatements === 'on');
   const database = await openDatabase(settings, (line) => logger.info(line));
   const services = createServices(settings);

@@ -13,16 +13,18 @@ const API_KEY = 'request-log-admin-key-0123456789abcdef';
 
 interface Started { child: ChildProcess; port: number; output: () => string }
 
-async function start(databaseUrl: string, terminal: boolean): Promise<Started> {
+async function start(databaseUrl: string, terminal: boolean, logLevel = 'info'): Promise<Started> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', DNS_LISTEN: '', ROLES: 'api', API_KEY, LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', DNS_LISTEN: '', ROLES: 'api', API_KEY, LOG_LEVEL: logLevel };
   // `script` runs the command on a pseudo-terminal, as a person's shell would
   const command = terminal ? ['script', '-qfec', 'node dist/src/main.js', '/dev/null'] : ['node', 'dist/src/main.js'];
   const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => { output += chunk; });
   child.stderr!.on('data', (chunk) => { output += chunk; });
-  for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
+  // ready when /health answers (a level above info prints no "listening" line); probes are not logged
+  const answers = () => fetch(`http://127.0.0.1:${port}/health`).then((res) => res.ok, () => false);
+  for (let waited = 0; !(await answers()); waited += 100) {
     if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -87,5 +89,31 @@ test('on a terminal the lines are for people, not JSON', async () => {
     expect(service.output()).not.toContain(API_KEY);
   } finally {
     await stop(service);
+  }
+}, 120_000);
+
+test('LOG_LEVEL above info leaves the request lines out, as every other info line', async () => {
+  const service = await start(database.url, false, 'warn');
+  try {
+    const res = await fetch(`http://127.0.0.1:${service.port}/api/domain/list`, { headers: { 'X-API-Key': API_KEY } });
+    expect(res.status).toBe(200);
+    // the id is still answered: it is for the client as much as for the log
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(service.output()).not.toContain('/api/domain/list');
+  } finally {
+    await stop(service);
+  }
+}, 120_000);
+
+test('LOG_LEVEL from the settings applies to the request lines too (a service started in-process)', async () => {
+  const { requestLogger, logger } = await import('../../src/logger');
+  const { startTestApp } = await import('../support/test-app');
+  const app = await startTestApp({ LOG_LEVEL: 'error' });
+  try {
+    expect(logger.level).toBe('error');
+    expect(requestLogger.level).toBe('error');
+  } finally {
+    await app.close();
   }
 }, 120_000);
