@@ -111,7 +111,7 @@ export type ServiceOperationRunner = <T>(source: string, variables: Record<strin
  * operation on the same resolvers, with the text check every operation gets (`text-input.ts`) and errors
  * formatted by the same `formatError` as /graphql's. It is what Apollo's `executeOperation` did for these
  * documents without its per-call pipeline (the query's hash and document-store look-up, the plugins' hooks,
- * the response's HTTP parts), which cost ~0.2 ms of CPU per REST write (bench/FINDINGS.md, session 7). The
+ * the response's HTTP parts), which cost ~0.4 ms of CPU per REST write (bench/FINDINGS.md, session 7). The
  * cost analysis of client operations does not apply: these shapes are fixed and their pages bounded.
  */
 export function serviceOperations(schema: GraphQLSchema): ServiceOperationRunner {

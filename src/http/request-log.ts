@@ -13,8 +13,8 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * addresses). The id is the client's X-Request-Id when it sent a usable one, else a new UUID, and is sent back
  * as X-Request-Id so that a client's report can be found.
  *
- * Written here rather than with pino-http: its per-request child logger, serializers and wrapped response cost
- * 0.37 ms of the service's 2.65 ms of CPU per REST write (bench/FINDINGS.md, session 7); this line is the same.
+ * Written here rather than with pino-http, whose per-request child logger, serializers and wrapped response cost
+ * 0.13 ms of CPU per REST write (bench/FINDINGS.md, session 7); this line is the same.
  */
 export function requestLog(req: Request, res: Response, next: NextFunction): void {
   const started = performance.now();
