@@ -1,6 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
+import { logger, requestLogger } from '../../src/logger';
 import { freePort } from '../support/free-port';
+import { startTestApp } from '../support/test-app';
 import { createTestDatabase } from '../support/test-db';
 
 /**
@@ -107,8 +109,6 @@ test('LOG_LEVEL above info leaves the request lines out, as every other info lin
 }, 120_000);
 
 test('LOG_LEVEL from the settings applies to the request lines too (a service started in-process)', async () => {
-  const { requestLogger, logger } = await import('../../src/logger');
-  const { startTestApp } = await import('../support/test-app');
   const app = await startTestApp({ LOG_LEVEL: 'error' });
   try {
     expect(logger.level).toBe('error');
