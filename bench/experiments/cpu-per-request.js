@@ -2,6 +2,7 @@
 // Experiment behind bench/FINDINGS.md, session 2 (not the service; `npm run bench` does not run it):
 //   node bench/experiments/cpu-per-request.js write            (after `npm run build`)
 //   node bench/experiments/cpu-per-request.js graphql [users]
+//   node bench/experiments/cpu-per-request.js floor            (the write floor of bench/lib/write-floor.js, in this process)
 // Seeds a fresh database, then twice: starts the service as the bench does, warms up for 3 s, loads it for 10 s
 // (writes: wrk, POST /api/record/add at concurrency 16 into 100 zones; graphql: autocannon at concurrency 1,
 // `users(first: N) { domains { records } }` over 100 users × 10 zones × 10 records), and prints the latency and
@@ -13,6 +14,7 @@ const { wrk } = require('../lib/wrk');
 const { load } = require('../lib/load');
 const { startService } = require('../lib/service');
 const { processTimes } = require('../lib/proc');
+const { startWriteFloor } = require('../lib/write-floor');
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const TMP = path.join(__dirname, '..', '.tmp');
@@ -35,7 +37,7 @@ function cpuBetween(before, after, servicePid) {
 }
 
 async function seed(svc, db) {
-  if (scenario === 'write') {
+  if (scenario === 'write' || scenario === 'floor') {
     const owner = await svc.api('POST', '/user/add', { email: 'cpu@experiment.example' });
     const zones = [];
     for (let z = 0; z < 100; z++) zones.push((await svc.api('POST', '/domain/add', { user_id: owner.id, zone: `w${z}.experiment.example` })).zone ?? `w${z}.experiment.example`);
@@ -51,8 +53,14 @@ async function seed(svc, db) {
   return [];
 }
 
+/** the write floor in this process, shaped like a started service (its CPU is this process's) */
+async function floorAsService(databaseUrl) {
+  const floor = await startWriteFloor(databaseUrl);
+  return { ...floor, pid: process.pid, headers: {} };
+}
+
 async function main() {
-  if (!['write', 'graphql'].includes(scenario)) throw new Error('usage: node bench/experiments/cpu-per-request.js write|graphql [users]');
+  if (!['write', 'graphql', 'floor'].includes(scenario)) throw new Error('usage: node bench/experiments/cpu-per-request.js write|graphql|floor [users]');
   require('node:fs').mkdirSync(TMP, { recursive: true });
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -68,10 +76,12 @@ async function main() {
     let offset = 0;
     for (let run = 1; run <= 2; run++) {
       // BENCH_NODE_ARGS: e.g. --cpu-prof --cpu-prof-dir=bench/.tmp/prof (a profile of each measured run)
-      svc = await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) });
+      svc = scenario === 'floor'
+        ? await floorAsService(urlFor(DB))
+        : await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile, env: process.env.BENCH_ROLES ? { ROLES: process.env.BENCH_ROLES } : {}, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) });
       const headers = { ...svc.headers, 'content-type': 'application/json' };
       const body = JSON.stringify({ query: `{ users(first: ${users}) { nodes { email domains { name records { owner type rdata ttl } } } } }` });
-      const measure = (seconds) => (scenario === 'write'
+      const measure = (seconds) => (scenario !== 'graphql'
         ? wrk({ url: `${svc.base}/api/record/add`, kind: 'zk-record', method: 'POST', headers, zones, expect: 201, tmpDir: TMP, connections: 16, seconds, offset: (offset += 1_000_000) })
         : load({ url: `${svc.base}/graphql`, method: 'POST', headers, next: () => body, connections: 1, duration: seconds }));
       await measure(3);
