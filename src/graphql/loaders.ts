@@ -13,7 +13,7 @@ import {
   domainsByIds,
   domainsByUserIds,
   RecordRow,
-  recordsOfDomains,
+  recordsGroupedByDomain,
   UserRow,
   usersByIds,
   ZoneRef,
@@ -100,7 +100,7 @@ export function createLoaders(em: EntityManager) {
       (args: NestedRecordFilter) =>
         new DataLoader<ZoneRef, RecordRow[], number>(
           async (domains) => {
-            const groups = groupBy(await recordsOfDomains(em, domains, args), (r) => r.domainId);
+            const groups = await recordsGroupedByDomain(em, domains, args);
             return domains.map((d) => groups.get(d.id) ?? []);
           },
           { cacheKeyFn: (domain) => domain.id },

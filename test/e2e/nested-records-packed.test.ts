@@ -1,0 +1,84 @@
+/**
+ * `Domain.records` reads each zone's records as one packed text value (read-model.ts, recordsGroupedByDomain):
+ * the answer must be exactly what a row-per-record read gives — every field, id order, `first` and filters per
+ * zone — and a stored value holding one of the separators (a row written by hand, or before the canonical
+ * forms) must neither forge a record nor lose one: its zone is read again row by row.
+ */
+import { Client } from 'pg';
+import { startTestApp, TestApp } from '../support/test-app';
+import { createUser, createZone } from '../support/fixtures';
+
+let app: TestApp;
+let db: Client;
+let userId: string;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  db = new Client({ connectionString: app.settings.databaseUrl! });
+  await db.connect();
+  userId = await createUser(app, 'packed@example.org');
+  await createZone(app, userId, 'plain.packed.test');
+  await createZone(app, userId, 'forged.packed.test');
+  for (const zone of ['plain.packed.test', 'forged.packed.test']) {
+    for (const [owner, type, rdata] of [['mail', 'MX', '10 mx.example.net.'], ['txt', 'TXT', '"a b" "c\\"d"'], ['a', 'A', '192.0.2.9']]) {
+      const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone, owner, type, rdata, ttl: 300 } });
+      expect(res.errors).toBeUndefined();
+    }
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await db?.end();
+  await app?.close();
+});
+
+const NESTED = `{ users(first: 10) { nodes { domains { name records { id owner type rdata ttl } } } } }`;
+
+/** every zone's records as the rows in the table say, in id order */
+async function storedRecords(): Promise<Record<string, { id: string; owner: string; type: string; rdata: string; ttl: number }[]>> {
+  const { rows } = await db.query(`select d.name, r.id::text as id, r.owner, r.type, r.rdata, r.ttl from records r join domains d on d.id = r.domain_id where d.user_id = $1 order by r.id`, [userId]);
+  const byZone: Record<string, any[]> = {};
+  for (const row of rows) (byZone[row.name] ??= []).push({ id: row.id, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl });
+  return byZone;
+}
+
+async function answeredRecords() {
+  const res = await app.gql(NESTED);
+  expect(res.errors).toBeUndefined();
+  const user = res.data.users.nodes.find((u: { domains: unknown[] }) => u.domains.length);
+  return Object.fromEntries(user.domains.map((d: { name: string; records: unknown[] }) => [d.name.replace(/\.$/, ''), d.records]));
+}
+
+test('the nested answer is every stored record of every zone, field for field, in id order', async () => {
+  const stored = await storedRecords();
+  const answered = await answeredRecords();
+  expect(Object.keys(answered).sort()).toEqual(['forged.packed.test', 'plain.packed.test']);
+  for (const zone of Object.keys(answered)) expect(answered[zone]).toEqual(stored[zone]);
+  expect(answered['plain.packed.test'].length).toBe(7);
+});
+
+test('stored values holding the separators are answered as stored, with no forged record', async () => {
+  // a record separator in an owner would split one record into two; a field separator in rdata would shift fields
+  await db.query(`update records set owner = 'x' || chr(30) || '999' || chr(31) || 'evil' where owner = 'mail' and domain_id = (select id from domains where name = 'forged.packed.test')`);
+  await db.query(`update records set rdata = '192.0.2.1' || chr(31) || '1' where owner = 'a' and domain_id = (select id from domains where name = 'forged.packed.test')`);
+  const stored = await storedRecords();
+  const answered = await answeredRecords();
+  expect(answered['forged.packed.test']).toEqual(stored['forged.packed.test']);
+  expect(answered['forged.packed.test'].length).toBe(7);
+  expect(answered['forged.packed.test'].some((r: { owner: string }) => r.owner === 'x\u001e999\u001fevil')).toBe(true);
+  expect(answered['forged.packed.test'].some((r: { owner: string }) => r.owner === 'evil')).toBe(false);
+  // the other zone of the same batch is unaffected
+  expect(answered['plain.packed.test']).toEqual(stored['plain.packed.test']);
+});
+
+test('first and filters apply per zone, in id order, on both read paths', async () => {
+  const res = await app.gql(`{ users(first: 10) { nodes { domains { name first2: records(first: 2) { id owner } mx: records(type: "MX") { owner rdata } } } } }`);
+  expect(res.errors).toBeUndefined();
+  const stored = await storedRecords();
+  const user = res.data.users.nodes.find((u: { domains: unknown[] }) => u.domains.length);
+  for (const domain of user.domains) {
+    const zone = domain.name.replace(/\.$/, '');
+    expect(domain.first2).toEqual(stored[zone].slice(0, 2).map(({ id, owner }) => ({ id, owner })));
+    expect(domain.mx).toEqual(stored[zone].filter((r) => r.type === 'MX').map(({ owner, rdata }) => ({ owner, rdata })));
+  }
+});
