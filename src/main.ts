@@ -89,7 +89,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
       const orm = database.orm;
       const primary = await startDnsRole(settings, database.clientUrl, logger, {
         findKey: (name) => services.tsigKeys.findActive(orm.em, name),
-        apply: (principal, request) => services.dnsUpdates.apply({ em: orm.em.fork(), principal }, request),
+        apply: (principal, request) => services.dnsUpdates.apply({ em: orm.em.fork(), rootEm: orm.em, principal }, request),
       });
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });

@@ -45,6 +45,7 @@ export function contextFor(orm: MikroORM, services: Services, principal: Princip
   const context: GraphQLContext = {
     principal,
     services,
+    rootEm: orm.em,
     warnings: [],
     get em() {
       return (em ??= orm.em.fork());

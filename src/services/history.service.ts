@@ -19,11 +19,11 @@ export class HistoryService {
   constructor(private readonly zoneChanges: ZoneChangesService) {}
 
   list(ctx: RequestContext, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
-    return withSqlConnection(ctx.em, (sql) => zoneHistory(sql, zone, page));
+    return withSqlConnection(ctx.rootEm, (sql) => zoneHistory(sql, zone, page));
   }
 
   count(ctx: RequestContext, zone: { id: number; name: string }): Promise<number> {
-    return withSqlConnection(ctx.em, (sql) => countZoneHistory(sql, zone));
+    return withSqlConnection(ctx.rootEm, (sql) => countZoneHistory(sql, zone));
   }
 
   /**
@@ -31,7 +31,7 @@ export class HistoryService {
    * steps with every change). A record whose TTL changed is removed and added.
    */
   async diff(ctx: RequestContext, zone: { id: number; name: string; serial: number }, fromSerial: number, toSerial: number): Promise<ZoneDiff> {
-    return withSqlConnection(ctx.em, async (sql) => {
+    return withSqlConnection(ctx.rootEm, async (sql) => {
       const fromId = await this.rowAt(sql, zone, fromSerial, 'fromSerial');
       const toId = await this.rowAt(sql, zone, toSerial, 'toSerial');
       const forward = fromId <= toId;

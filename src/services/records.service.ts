@@ -42,7 +42,7 @@ export class RecordsService {
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(ctx, zone, input);
-    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner }, async (change) => {
+    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner }, async (change) => {
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
       change.insert(record);
@@ -58,7 +58,7 @@ export class RecordsService {
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
-    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id }, async (change) => {
+    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id }, async (change) => {
       const current = change.zone.target;
       if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       if (change.zone.name !== zone) {
@@ -74,7 +74,7 @@ export class RecordsService {
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    await changeZone(ctx.em, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
+    await changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
       if (!target) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       const problems = checkRecordDeletion(change.zone.sameOwner, target);

@@ -93,7 +93,7 @@ export class ZoneFilesService {
       throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE', message);
     }
     const dryRun = input.dryRun ?? false;
-    return changeZone(ctx.em, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
+    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 

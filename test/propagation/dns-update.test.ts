@@ -391,7 +391,7 @@ test('UPDATE_ALLOW: an update from an address outside it is REFUSED before its k
   const { services, database } = app.service;
   const primary = await startDnsRole(settings, app.settings.databaseUrl!, logger, {
     findKey: (name) => services.tsigKeys.findActive(database.orm.em, name),
-    apply: (principal, request) => services.dnsUpdates.apply({ em: database.orm.em.fork(), principal }, request),
+    apply: (principal, request) => services.dnsUpdates.apply({ em: database.orm.em.fork(), rootEm: database.orm.em, principal }, request),
   });
   try {
     const before = await zoneState(ALICE);
