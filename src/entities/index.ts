@@ -1,11 +1,11 @@
 import { ApiKey } from './api-key.entity';
 import { CatalogState } from './catalog-state.entity';
-import { Change, ChangeOutbox } from './change.entity';
+import { Change } from './change.entity';
 import { Domain } from './domain.entity';
 import { Record } from './record.entity';
 import { TsigKeyEntity } from './tsig-key.entity';
 import { User } from './user.entity';
 import { ZoneServerStatus } from './zone-server-status.entity';
 
-export { ApiKey, CatalogState, Change, ChangeOutbox, Domain, Record, TsigKeyEntity, User, ZoneServerStatus };
-export const ENTITIES = [User, Domain, Record, ApiKey, Change, ChangeOutbox, CatalogState, ZoneServerStatus, TsigKeyEntity];
+export { ApiKey, CatalogState, Change, Domain, Record, TsigKeyEntity, User, ZoneServerStatus };
+export const ENTITIES = [User, Domain, Record, ApiKey, Change, CatalogState, ZoneServerStatus, TsigKeyEntity];

@@ -14,6 +14,12 @@ export class PropagationRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
+   * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
+   * another worker takes others), marked published, and their zones' status rows set to `pending` for every
+   * server, first check after `firstCheckMs`, all or nothing. Four round trips per drain (BEGIN, claim,
+   * update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
+   */
+  /**
    * Prunes the journal (the change history, and IXFR's source): published rows older than `keepDays`, and
    * beyond the newest `keepRows` of a zone. Only the oldest rows of a zone go, so what is kept is a contiguous
    * run up to the present: IXFR from a serial before it finds no start and falls back to AXFR (RFC 1995 §4),
@@ -25,35 +31,24 @@ export class PropagationRepository {
       name: preparedName('zk_worker_prune_journal'),
       text: `with aged as (
                select c.id from changes c
-                where c.created_at < now() - make_interval(days => $1::int)
+                where c.published_at is not null and c.created_at < now() - make_interval(days => $1::int)
                   and c.id < (select max(l.id) from changes l where l.zone = c.zone)),
              capped as (
-               select id from (select id, row_number() over (partition by zone order by id desc) as rn from changes) x
-                where x.rn > $2::int)
-             delete from changes
-              where id in (select id from aged union select id from capped)
-                -- a row not yet published stays until the worker has told the secondaries
-                and id not in (select change_id from change_outbox)`,
+               select id from (select id, published_at, row_number() over (partition by zone order by id desc) as rn from changes) x
+                where x.rn > $2::int and x.published_at is not null)
+             delete from changes where id in (select id from aged union select id from capped)`,
       values: [keepDays, keepRows],
     });
     return rowCount ?? 0;
   }
 
-  /**
-   * Claims and publishes up to `batch` journal rows in one statement: their outbox rows are locked (SKIP
-   * LOCKED: another worker takes others) and deleted, and their zones' status rows set to `pending` for every
-   * server, first check after `firstCheckMs`, all or nothing. Four round trips per drain (BEGIN, claim,
-   * update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
-   */
   async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
     const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
       name: preparedName('zk_worker_claim'),
-      text: `with taken as (
-               delete from change_outbox
-                where change_id in (select change_id from change_outbox order by change_id limit $1 for update skip locked)
-               returning change_id),
-             claimed as (
-               select c.id, c.domain_id, c.zone, c.kind, c.serial_after from changes c where c.id in (select change_id from taken)),
+      text: `with claimed as (
+               update changes set published_at = now()
+                where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
+               returning id, domain_id, zone, kind, serial_after),
              pending as (
                -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
                insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)

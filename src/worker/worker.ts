@@ -1,9 +1,9 @@
 /**
  * The propagation worker (architecture.md, "Asynchronous operation"; contract-decisions §4).
  *
- * 1. Outbox: the journal rows (`changes`) not yet published, one `change_outbox` row each, are claimed in
- *    batches with `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one): in one
- *    statement the outbox rows are deleted and the zones' `zone_server_status` rows go to `pending`. A crash before the
+ * 1. Outbox: journal rows (`changes`) with `published_at is null` are claimed in batches with
+ *    `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one), and in the same statement
+ *    the zone's `zone_server_status` rows go to `pending` and the row is marked published. A crash before the
  *    commit leaves the rows unpublished for the next worker; after the commit, the durable `pending` status
  *    drives NOTIFY and checks, so nothing committed is lost. Wake-up: LISTEN on `zonekeeper_changes` (a
  *    trigger on `changes` calls pg_notify, delivered at commit), with a poll every POLL_MS as the fallback.
@@ -23,7 +23,6 @@ import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
 import { hasWaitingMembers, poolTransaction } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/zone-change';
-import { propagationEvents } from '../metrics';
 
 export const CHANNEL = 'zonekeeper_changes';
 const POLL_MS = 1000;
@@ -213,10 +212,6 @@ export class PropagationWorker {
    */
   async claimBatch(): Promise<number> {
     const claimed = await this.repository.claimChanges(CLAIM_BATCH, [...this.servers.keys()], FAST_CHECK_MS);
-    if (claimed.length) {
-      propagationEvents.inc({ kind: 'outbox_claim' });
-      propagationEvents.inc({ kind: 'journal_row_published' }, claimed.length);
-    }
     this.publish(claimed);
     return claimed.length;
   }

@@ -96,18 +96,11 @@ test('retention: the worker prunes old and surplus rows, oldest first; an expire
   const db = new Client({ connectionString: app.service.settings.databaseUrl });
   await db.connect();
   try {
-    // two days old, and every row published but the oldest (the worker role does not run in this test app)
-    await db.query(`update changes set created_at = now() - interval '2 days' where zone = 'prune.example'`);
-    const { rows: [oldest] } = await db.query(`select min(id) as id from changes where zone = 'prune.example'`);
-    await db.query(`delete from change_outbox where change_id in (select id from changes where zone = 'prune.example' and id <> $1)`, [oldest.id]);
+    // every row published (the worker role does not run in this test app) and two days old
+    await db.query(`update changes set published_at = now(), created_at = now() - interval '2 days' where zone = 'prune.example'`);
     const repository = new PropagationRepository(pool);
-    // a row still in the outbox (not told to the secondaries yet) is not pruned: 2 of the 3 oldest go
-    await repository.pruneJournal(30, 3);
-    expect((await db.query(`select id from changes where zone = 'prune.example' order by id`)).rows.map((r) => r.id)[0]).toBe(oldest.id);
-    expect((await db.query(`select count(*)::int as n from changes where zone = 'prune.example'`)).rows[0].n).toBe(4);
-    await db.query(`delete from change_outbox where change_id = $1`, [oldest.id]);
     // keep 3 rows per zone: the 3 oldest of 6 go; keep 1 day: all but the newest go
-    expect(await repository.pruneJournal(30, 3)).toBeGreaterThanOrEqual(1);
+    expect(await repository.pruneJournal(30, 3)).toBeGreaterThanOrEqual(3);
     let kept = (await db.query(`select count(*)::int as n from changes where zone = 'prune.example'`)).rows[0].n;
     expect(kept).toBe(3);
     await repository.pruneJournal(1, 1000);

@@ -164,7 +164,7 @@ describe('a PostgreSQL restart under the running service', () => {
       // the worker publishes what was committed, including what waited during the outage
       let unpublished = -1;
       for (let waited = 0; waited < 10_000; waited += 100) {
-        ({ rows: [{ count: unpublished }] } = await client.query<{ count: number }>('select count(*)::int as count from change_outbox'));
+        ({ rows: [{ count: unpublished }] } = await client.query<{ count: number }>('select count(*)::int as count from changes where published_at is null'));
         if (unpublished === 0) break;
         await sleep(100);
       }

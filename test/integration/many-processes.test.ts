@@ -66,7 +66,7 @@ describe('two processes per role on one database', () => {
     try {
       let unpublished = -1;
       for (let waited = 0; waited < 10_000; waited += 100) {
-        ({ rows: [{ count: unpublished }] } = await client.query<{ count: number }>('select count(*)::int as count from change_outbox'));
+        ({ rows: [{ count: unpublished }] } = await client.query<{ count: number }>('select count(*)::int as count from changes where published_at is null'));
         if (unpublished === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
