@@ -3,6 +3,7 @@
 //   node bench/experiments/cpu-per-request.js write            (after `npm run build`)
 //   node bench/experiments/cpu-per-request.js graphql [users]
 //   node bench/experiments/cpu-per-request.js floor            (the write floor of bench/lib/write-floor.js, in this process)
+// BENCH_ROLES=api,dns runs the service without its worker role; BENCH_NODE_ARGS passes node flags (profiles).
 // Seeds a fresh database, then twice: starts the service as the bench does, warms up for 3 s, loads it for 10 s
 // (writes: wrk, POST /api/record/add at concurrency 16 into 100 zones; graphql: autocannon at concurrency 1,
 // `users(first: N) { domains { records } }` over 100 users × 10 zones × 10 records), and prints the latency and

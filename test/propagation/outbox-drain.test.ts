@@ -64,5 +64,6 @@ test('a lone change after a quiet spell is published at once', async () => {
   const since = await lastJournalId();
   await addRecord('lone');
   const [row] = await allPublished(since, 1);
-  expect(row.publishedAt!.getTime() - row.createdAt.getTime()).toBeLessThan(250);
+  // woken by the commit's notification, not by the worker's one-second poll (generous for a loaded machine)
+  expect(row.publishedAt!.getTime() - row.createdAt.getTime()).toBeLessThan(500);
 }, 30_000);
