@@ -5,6 +5,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from '../entities';
 import { logger } from '../logger';
 import { noteDatabaseFailure } from './availability';
+import { JournalCommitSubscriber } from './journal-signal';
 
 export interface OrmConfigOptions {
   clientUrl: string;
@@ -24,6 +25,8 @@ export function makeOrmConfig(options: OrmConfigOptions) {
     clientUrl: options.clientUrl,
     entities: ENTITIES,
     extensions: [Migrator],
+    // journal rows written through the ORM wake the journal's readers when their transaction commits
+    subscribers: [new JournalCommitSubscriber()],
     preferTs: options.preferTs ?? false,
     dataloader: DataloaderType.ALL,
     forceUtcTimezone: true,

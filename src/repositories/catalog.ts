@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { JournalRecord } from '../entities/change.entity';
-import { poolClientTransaction, Sql, sqlOn } from './sql';
+import type { Sql } from './sql';
 
 /**
  * The catalog zone's membership (RFC 9432) in the database: `domains.catalog_serial` is the catalog serial
@@ -9,11 +9,6 @@ import { poolClientTransaction, Sql, sqlOn } from './sql';
  * both in one snapshot (dns-zone-data.ts), and every statement here that changes the membership raises the
  * serial and writes the journal row in the same transaction, so one serial always means one content.
  */
-
-/** Runs `work` in one transaction on a connection of `pool` (the worker's, which has no ORM). */
-export function poolTransaction<T>(pool: Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
-  return poolClientTransaction(pool, 'begin', (client) => work(sqlOn(client)));
-}
 
 /**
  * Waits for this catalog's admission turn (a transaction-scoped advisory lock: admissions run one at a
@@ -79,4 +74,5 @@ export async function writeCatalogChange(
      values (0, $1, 'zone-changed', $2, $3, $4::jsonb, $5::jsonb)`,
     [change.catalog, change.serialBefore, change.serialAfter, JSON.stringify(change.removed), JSON.stringify(change.added)],
   );
+  sql.journalWritten();
 }

@@ -1,11 +1,11 @@
 import { Client, Pool } from 'pg';
 import { createRolePool, noteDatabaseFailure } from '../db/availability';
+import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Logger } from '../logger';
 import { HISTORY_COLUMNS, HistoryRow, toHistoryRow } from './history';
 
 export interface FeedChange extends HistoryRow { domainId: number; zone: string }
 
-const CHANGES_CHANNEL = 'zonekeeper_changes';
 const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
 /** journal ids are taken at insert, rows become visible at commit: a row may appear below the cursor */
 const LATE_WINDOW = 1000;
@@ -14,9 +14,10 @@ const READ_LIMIT = 5000;
 
 /**
  * The journal as a stream, for this process's live updates: a LISTEN connection wakes it when a change commits
- * (any API process, any worker: the journal's trigger notifies at commit), and it reads the new journal rows
- * by id. Rows that commit out of id order are caught by re-reading a window below the cursor; changes that
- * commit while the LISTEN connection is down are read when it is back (the cursor does not move meanwhile).
+ * (any API process, any worker: the writer notifies after its commit, db/journal-signal.ts), and it reads the
+ * new journal rows by id. Rows that commit out of id order are caught by re-reading a window below the cursor;
+ * changes that commit while the LISTEN connection is down are read when it is back (the cursor does not move
+ * meanwhile).
  */
 export class ChangeFeed {
   private readonly pool: Pool;
@@ -74,7 +75,7 @@ export class ChangeFeed {
     });
     try {
       await client.connect();
-      await client.query(`listen ${CHANGES_CHANNEL}`);
+      await client.query(`listen ${JOURNAL_CHANNEL}`);
       await client.query(`listen ${PROPAGATION_CHANNEL}`);
       this.listener = client;
       this.read(); // what committed while no connection listened

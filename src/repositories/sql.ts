@@ -1,10 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client as PgClient, Pool, PoolClient, QueryResultRow } from 'pg';
+import { journalSignalOf, journalSignalOfPool } from '../db/journal-signal';
 import { statementName } from '../db/prepared-statements';
 
 /** Plain parameterised SQL (`$1`, `$2`…) on one borrowed connection. */
 export interface Sql {
   rows<T extends QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;
+  /**
+   * This unit of work wrote journal rows (`changes`): the journal's readers are woken once it has committed
+   * (db/journal-signal.ts). Called by the repositories that write the journal.
+   */
+  journalWritten(): void;
 }
 
 /** knex's client: the pool MikroORM opened, from which plain SQL borrows one pg connection */
@@ -23,16 +29,23 @@ interface KnexPoolClient {
  * statement; bench/FINDINGS.md §1). The connection, the pool size and the database stay the ORM's.
  */
 export async function withSqlConnection<T>(em: EntityManager, work: (sql: Sql) => Promise<T>): Promise<T> {
-  return borrow(em, (connection) => work(sqlOn(connection)));
+  let wroteJournal = false;
+  try {
+    return await borrow(em, (connection) => work(sqlOn(connection, () => { wroteJournal = true; })));
+  } finally {
+    // each statement committed on its own: what `work` wrote before a later failure is committed too
+    if (wroteJournal) journalSignalOf(em).committed();
+  }
 }
 
 /** As `withSqlConnection`, inside one transaction: committed when `work` succeeds, rolled back otherwise. */
 export async function runSqlTransaction<T>(em: EntityManager, work: (sql: Sql) => Promise<T>): Promise<T> {
-  return borrow(em, async (connection) => {
+  let wroteJournal = false;
+  const result = await borrow(em, async (connection) => {
     await connection.query('begin');
     let result: T;
     try {
-      result = await work(sqlOn(connection));
+      result = await work(sqlOn(connection, () => { wroteJournal = true; }));
     } catch (error) {
       try {
         await connection.query('rollback');
@@ -45,6 +58,8 @@ export async function runSqlTransaction<T>(em: EntityManager, work: (sql: Sql) =
     await connection.query('commit');
     return result;
   });
+  if (wroteJournal) journalSignalOf(em).committed();
+  return result;
 }
 
 /**
@@ -87,12 +102,24 @@ async function borrow<T>(em: EntityManager, work: (connection: PooledConnection)
   }
 }
 
-/** `Sql` on one connection: every statement a named prepared statement (db/prepared-statements.ts) */
-export const sqlOn = (connection: PgClient | PoolClient): Sql => ({
+/**
+ * `Sql` on one connection: every statement a named prepared statement (db/prepared-statements.ts);
+ * `journalWritten` tells the caller, which signals after its commit.
+ */
+export const sqlOn = (connection: PgClient | PoolClient, journalWritten: () => void): Sql => ({
   async rows<R extends QueryResultRow>(text: string, params: unknown[] = []) {
     return (await connection.query<R>({ name: statementName(text), text, values: params })).rows;
   },
+  journalWritten,
 });
+
+/** As `runSqlTransaction`, on a role's own pg pool (the worker's, which has no ORM). */
+export async function runPoolSqlTransaction<T>(pool: Pool, work: (sql: Sql) => Promise<T>): Promise<T> {
+  let wroteJournal = false;
+  const result = await poolClientTransaction(pool, 'begin', (client) => work(sqlOn(client, () => { wroteJournal = true; })));
+  if (wroteJournal) journalSignalOfPool(pool).committed();
+  return result;
+}
 
 /**
  * Runs `work` in one transaction on a connection of a role's own pg pool (the DNS primary's, the worker's,

@@ -168,7 +168,9 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`,
     p.values,
   );
-  return row.written ? (row.inserted as (string | number)[]).map(Number) : undefined;
+  if (!row.written) return undefined;
+  sql.journalWritten();
+  return (row.inserted as (string | number)[]).map(Number);
 }
 
 /** the change deletes and inserts: two statements, so one transaction with the zone row locked */
@@ -197,6 +199,9 @@ export async function admitToCatalog(em: EntityManager, ids: number[], serial: n
  * domains_name_unique). The zone waits to join the catalog (`domains.catalog_serial` null) until
  * `publishWaitingMembers` admits it. Through the ORM this was a transaction of eight statements and most of a
  * create's CPU (bench/RESULTS-scale.md).
+ *
+ * Its `zone-created` journal row wakes no reader: the catalog change that admits the zone right after it
+ * does (`writeCatalogChange`), and the worker publishes every unpublished row when it wakes.
  *
  * `onlyWithoutHistory`: write nothing if the journal has a serial of an earlier zone of this name (the caller
  * then picks a serial above it and tries again), so that the usual create, of a name never used, is one

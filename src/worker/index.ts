@@ -1,3 +1,3 @@
-export { startWorker, PropagationWorker, CHANNEL } from './worker';
+export { startWorker, PropagationWorker } from './worker';
 export { getPropagationStatus } from './propagation-status';
 export type { PropagationStatus, ServerPropagation, PropagationState } from './propagation-status';

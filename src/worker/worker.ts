@@ -5,8 +5,9 @@
  *    `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one), and in the same statement
  *    the zone's `zone_server_status` rows go to `pending` and the row is marked published. A crash before the
  *    commit leaves the rows unpublished for the next worker; after the commit, the durable `pending` status
- *    drives NOTIFY and checks, so nothing committed is lost. Wake-up: LISTEN on `zonekeeper_changes` (a
- *    trigger on `changes` calls pg_notify, delivered at commit), with a poll every POLL_MS as the fallback.
+ *    drives NOTIFY and checks, so nothing committed is lost. Wake-up: LISTEN on `zonekeeper_changes` (the
+ *    process that committed journal rows notifies after its commit, coalesced: db/journal-signal.ts), with a
+ *    poll every POLL_MS as the fallback.
  * 2. NOTIFY (notifier.ts) to every secondary for the changed zone and for the catalog, coalesced.
  * 3. Status: due `zone_server_status` rows (state not in_sync, next_check_at passed) are claimed with SKIP
  *    LOCKED and leased; the server's SOA serial is asked; the row becomes in_sync, stays pending (NOTIFY again
@@ -15,16 +16,18 @@
  */
 import { Client, Pool } from 'pg';
 import { createRolePool, noteDatabaseFailure } from '../db/availability';
+import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
 import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
-import { hasWaitingMembers, poolTransaction } from '../repositories/catalog';
+import { PacedRun } from '../paced-run';
+import { hasWaitingMembers } from '../repositories/catalog';
+import { runPoolSqlTransaction } from '../repositories/sql';
 import { publishWaitingMembers } from '../services/zone-change';
 
-export const CHANNEL = 'zonekeeper_changes';
 const POLL_MS = 1000;
 /** how often the journal's retention runs */
 const PRUNE_EVERY_MS = 10 * 60_000;
@@ -58,10 +61,8 @@ export class PropagationWorker {
   private pollTimer: NodeJS.Timeout | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private draining: Promise<void> | undefined;
-  private drainAgain = false;
-  private drainTimer: NodeJS.Timeout | undefined;
-  private lastDrainAt = 0;
+  /** the outbox drain, paced (see wake) */
+  private readonly drains = new PacedRun(DRAIN_INTERVAL_MS, () => this.drain());
   private checking = false;
   private checkAgain = false;
   private kickTimer: NodeJS.Timeout | undefined;
@@ -117,7 +118,7 @@ export class PropagationWorker {
     });
     try {
       await client.connect();
-      await client.query(`listen ${CHANNEL}`);
+      await client.query(`listen ${JOURNAL_CHANNEL}`);
       if (this.stopped) {
         await client.end().catch(() => undefined);
         return;
@@ -156,7 +157,7 @@ export class PropagationWorker {
     if (this.stopped || this.admitting) return;
     this.admitting = true;
     try {
-      if (await hasWaitingMembers(this.pool)) await publishWaitingMembers((work) => poolTransaction(this.pool, work), this.settings);
+      if (await hasWaitingMembers(this.pool)) await publishWaitingMembers((work) => runPoolSqlTransaction(this.pool, work), this.settings);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: catalog admission failed');
     } finally {
@@ -171,39 +172,16 @@ export class PropagationWorker {
    * few commits (bench/FINDINGS.md, session 8: the worker's share of a write's CPU).
    */
   wake(): void {
-    if (this.stopped) return;
-    if (this.draining) {
-      this.drainAgain = true;
-      return;
-    }
-    if (this.drainTimer) return;
-    const wait = this.lastDrainAt + DRAIN_INTERVAL_MS - Date.now();
-    if (wait > 0) {
-      this.drainTimer = setTimeout(() => {
-        this.drainTimer = undefined;
-        this.drain();
-      }, wait);
-      this.drainTimer.unref();
-      return;
-    }
-    this.drain();
+    if (!this.stopped) this.drains.request();
   }
 
-  private drain(): void {
-    if (this.stopped) return;
-    this.lastDrainAt = Date.now();
-    this.drainAgain = false;
-    this.draining = (async () => {
-      try {
-        while (!this.stopped && (await this.claimBatch()) === CLAIM_BATCH);
-      } catch (error) {
-        if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: outbox drain failed');
-      } finally {
-        this.draining = undefined;
-        // notifications that came during the drain may be for rows committed after its claim
-        if (this.drainAgain) this.wake();
-      }
-    })();
+  /** claims batches until the outbox is empty; a notification that comes meanwhile runs it once more */
+  private async drain(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.claimBatch()) === CLAIM_BATCH);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: outbox drain failed');
+    }
   }
 
   /**
@@ -333,9 +311,8 @@ export class PropagationWorker {
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
-    if (this.drainTimer) clearTimeout(this.drainTimer);
     this.notifier.stop();
-    await this.draining?.catch(() => undefined);
+    await this.drains.stop();
     while (this.checking || this.admitting || this.pruning) await new Promise((resolve) => setTimeout(resolve, 20));
     const listener = this.listener;
     this.listener = undefined;

@@ -18,8 +18,9 @@ beforeAll(async () => {
   await db.connect();
   userId = await createUser(app, 'packed@example.org');
   await createZone(app, userId, 'plain.packed.test');
-  await createZone(app, userId, 'forged.packed.test');
-  for (const zone of ['plain.packed.test', 'forged.packed.test']) {
+  await createZone(app, userId, 'record.packed.test');
+  await createZone(app, userId, 'field.packed.test');
+  for (const zone of ['plain.packed.test', 'record.packed.test', 'field.packed.test']) {
     for (const [owner, type, rdata] of [['mail', 'MX', '10 mx.example.net.'], ['txt', 'TXT', '"a b" "c\\"d"'], ['a', 'A', '192.0.2.9']]) {
       const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone, owner, type, rdata, ttl: 300 } });
       expect(res.errors).toBeUndefined();
@@ -52,21 +53,27 @@ async function answeredRecords() {
 test('the nested answer is every stored record of every zone, field for field, in id order', async () => {
   const stored = await storedRecords();
   const answered = await answeredRecords();
-  expect(Object.keys(answered).sort()).toEqual(['forged.packed.test', 'plain.packed.test']);
+  expect(Object.keys(answered).sort()).toEqual(['field.packed.test', 'plain.packed.test', 'record.packed.test']);
   for (const zone of Object.keys(answered)) expect(answered[zone]).toEqual(stored[zone]);
   expect(answered['plain.packed.test'].length).toBe(7);
 });
 
 test('stored values holding the separators are answered as stored, with no forged record', async () => {
-  // a record separator in an owner would split one record into two; a field separator in rdata would shift fields
-  await db.query(`update records set owner = 'x' || chr(30) || '999' || chr(31) || 'evil' where owner = 'mail' and domain_id = (select id from domains where name = 'forged.packed.test')`);
-  await db.query(`update records set rdata = '192.0.2.1' || chr(31) || '1' where owner = 'a' and domain_id = (select id from domains where name = 'forged.packed.test')`);
+  // each zone holds one kind of forgery, so that each of the split's two checks is needed on its own:
+  // - an owner whose separators split its record into two well-formed ones (only the record count tells)
+  await db.query(`update records set owner = 'x' || chr(31) || 'A' || chr(31) || '192.0.2.66' || chr(31) || '300' || chr(30) || '999' || chr(31) || 'evil'
+    where owner = 'mail' and domain_id = (select id from domains where name = 'record.packed.test')`);
+  // - an rdata with a field separator: a sixth field in its record (only the field count tells)
+  await db.query(`update records set rdata = '192.0.2.1' || chr(31) || '1' where owner = 'a' and domain_id = (select id from domains where name = 'field.packed.test')`);
   const stored = await storedRecords();
   const answered = await answeredRecords();
-  expect(answered['forged.packed.test']).toEqual(stored['forged.packed.test']);
-  expect(answered['forged.packed.test'].length).toBe(7);
-  expect(answered['forged.packed.test'].some((r: { owner: string }) => r.owner === 'x\u001e999\u001fevil')).toBe(true);
-  expect(answered['forged.packed.test'].some((r: { owner: string }) => r.owner === 'evil')).toBe(false);
+  for (const zone of ['record.packed.test', 'field.packed.test']) {
+    expect(answered[zone]).toEqual(stored[zone]);
+    expect(answered[zone].length).toBe(7);
+  }
+  expect(answered['record.packed.test'].some((r: { owner: string }) => r.owner.endsWith('\u001e999\u001fevil'))).toBe(true);
+  expect(answered['record.packed.test'].some((r: { owner: string }) => r.owner === 'evil')).toBe(false);
+  expect(answered['field.packed.test'].some((r: { rdata: string }) => r.rdata === '192.0.2.1\u001f1')).toBe(true);
   // the other zone of the same batch is unaffected
   expect(answered['plain.packed.test']).toEqual(stored['plain.packed.test']);
 });

@@ -1,0 +1,63 @@
+/**
+ * The pacing of the journal signal (src/db/journal-signal.ts, paced by src/paced-run.ts, which the worker's
+ * outbox drain shares), with a recording `notify` in place of the
+ * NOTIFY statement (what reaches PostgreSQL is tested in test/propagation/journal-signal.test.ts): a lone
+ * commit is announced at once, a burst by the first notification and one after the interval, and a
+ * notification on its way holds the next one back until it is answered.
+ */
+import { JournalSignal, SIGNAL_INTERVAL_MS } from '../../src/db/journal-signal';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function recordingSignal() {
+  const sent: number[] = [];
+  let answer: (() => void) | undefined;
+  const signal = new JournalSignal(() => {
+    sent.push(Date.now());
+    return new Promise<void>((resolve) => { answer = resolve; });
+  });
+  return { signal, sent, answer: () => answer?.() };
+}
+
+test('a lone commit is announced at once', () => {
+  const { signal, sent } = recordingSignal();
+  signal.committed();
+  expect(sent).toHaveLength(1);
+});
+
+test('a burst of commits sends the first at once and one more after the interval', async () => {
+  const { signal, sent, answer } = recordingSignal();
+  for (let i = 0; i < 100; i++) signal.committed();
+  expect(sent).toHaveLength(1);
+  answer();
+  await sleep(SIGNAL_INTERVAL_MS * 3);
+  expect(sent).toHaveLength(2);
+  expect(sent[1] - sent[0]).toBeGreaterThanOrEqual(SIGNAL_INTERVAL_MS - 1);
+  answer();
+  await sleep(SIGNAL_INTERVAL_MS * 3);
+  // nothing committed since the second: nothing more
+  expect(sent).toHaveLength(2);
+});
+
+test('a notification on its way holds the next one back until it is answered', async () => {
+  const { signal, sent, answer } = recordingSignal();
+  signal.committed();
+  signal.committed();
+  await sleep(SIGNAL_INTERVAL_MS * 3);
+  expect(sent).toHaveLength(1);
+  answer();
+  await sleep(1);
+  expect(sent).toHaveLength(2);
+});
+
+test('a failed notification does not stop the next', async () => {
+  let calls = 0;
+  const signal = new JournalSignal(async () => {
+    calls += 1;
+    if (calls === 1) throw new Error('connection lost');
+  });
+  signal.committed();
+  await sleep(SIGNAL_INTERVAL_MS * 2);
+  signal.committed();
+  expect(calls).toBe(2);
+});
