@@ -51,6 +51,18 @@ const ask = async (name: string, type: string) => {
   return records(result).filter((r) => r.type === type).map((r) => r.rdata).sort();
 };
 
+/**
+ * the answers to many questions of one type, asked by one dig process one after another: forty dig
+ * processes started at once on a loaded machine time out before they send (each waits for a core), which
+ * says nothing about the primary (it answers forty concurrent UDP questions within 350 ms under that load)
+ */
+const askEach = async (names: string[], type: string) => {
+  const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', ...names.flatMap((name) => [name, type])], 60_000);
+  expect(result.stdout).not.toContain('timed out');
+  const answers = records(result).filter((r) => r.type === type);
+  return names.map((name) => answers.filter((r) => r.name === `${name}.`).map((r) => r.rdata).sort());
+};
+
 beforeAll(async () => {
   dnsPort = await freePort();
   knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: TRANSFER_KEY });
@@ -381,7 +393,7 @@ test('concurrent UPDATEs of one zone: each its own serial step and journal row, 
     expect(row.added.filter((r: any) => r.type === 'A')).toHaveLength(1);
   });
   expect(history.data.domain.serial).toBe(rows[rows.length - 1].serialAfter);
-  const served = (await Promise.all(messages.map((_, i) => ask(`burst${i}.${ALICE}`, 'A')))).map((a) => a.length);
+  const served = (await askEach(messages.map((_, i) => `burst${i}.${ALICE}`), 'A')).map((a) => a.length);
   expect(served).toEqual(messages.map((_, i) => (i % 4 === 3 ? 0 : 1)));
 });
 
