@@ -45,8 +45,10 @@ const ERROR_AFTER_ATTEMPTS = 14;
 /** checks of a server that answers but lags before it is shown in state error */
 const LAG_ERROR_AFTER_ATTEMPTS = 20;
 /**
- * The first checks of a change come at a steady short interval, then back off: a secondary busy with a
- * transfer may drop a NOTIFY, and a quick re-NOTIFY keeps the propagation tail short (bench/propagation).
+ * The first checks of a change come at a steady short interval, then back off. A NOTIFY travels over UDP and
+ * can be lost; a quick re-NOTIFY keeps that from leaving a secondary behind until its refresh timer. (It does
+ * not shorten Knot's own hold-up of up to a second for a zone that changed within the last second: that is
+ * Knot's scheduler, and `block-notify-after-transfer` removes it, docs/propagation.md.)
  */
 const FAST_CHECKS = 10;
 const FAST_CHECK_MS = 100;
