@@ -343,6 +343,24 @@ async function serverVersion(url) {
   }
 }
 
+/**
+ * the median time to open a PostgreSQL session (connect, authenticate, first answer) over five tries: PowerDNS's
+ * API opens one per request (its gpgsql backend is built per request; 40 PATCHes opened 41 sessions,
+ * bench/FINDINGS.md, session 10), so its rate follows this, and the ratio to PowerDNS with it
+ */
+async function connectionSetupMs(url) {
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    await client.query('select 1');
+    times.push(performance.now() - started);
+    await client.end();
+  }
+  return times.sort((a, b) => a - b)[2];
+}
+
 // ---------------------------------------------------------------------------------------------------------
 async function main() {
   const started = Date.now();
@@ -356,6 +374,7 @@ async function main() {
   results.loadavgStart = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const cpuStart = cpuStat();
   results.machine.postgres = await serverVersion(ADMIN_URL);
+  results.machine.connectMs = await connectionSetupMs(ADMIN_URL);
   results.machine.pdns = pdnsVersion();
   log(`machine: ${results.machine.nproc} CPUs (${results.machine.cpuModel}), ${results.machine.memoryGiB.toFixed(1)} GiB; commit ${results.machine.commit.slice(0, 12)}`);
 

@@ -37,7 +37,7 @@ function writeResults(file, r) {
   push(`| CPU model | ${m.cpuModel} |`);
   push(`| kernel | ${m.kernel} |`);
   push(`| Node.js | ${m.node} |`);
-  push(`| PostgreSQL (127.0.0.1:5432) | ${m.postgres} |`);
+  push(`| PostgreSQL (127.0.0.1:5432) | ${m.postgres}; a new session takes ${m.connectMs === undefined ? 'n/a' : `${m.connectMs.toFixed(1)} ms`} (median of 5: PowerDNS's API opens one per request) |`);
   push(`| PowerDNS Authoritative | ${m.pdns} (Debian package, gpgsql backend) |`);
   push(`| load generators | autocannon ${m.autocannon} (GraphQL, in the bench process) and wrk ${m.wrk} (writes, zone fetch), on the same machine |`);
   const procs = (list) => (list.length ? list.map((p) => `\`${p.command.replace(/\|/g, '\\|')}\` ${(100 * p.share).toFixed(0)}%`).join('; ') : 'none');
