@@ -52,9 +52,10 @@ const ask = async (name: string, type: string) => {
 };
 
 /**
- * the answers to many questions of one type, asked by one dig process one after another: forty dig
- * processes started at once on a loaded machine time out before they send (each waits for a core), which
- * says nothing about the primary (it answers forty concurrent UDP questions within 350 ms under that load)
+ * the answers to many questions of one type, asked by one dig process one after another: of forty dig
+ * processes started at once on a loaded machine, some time out (each waits for a core to start, send and
+ * read), which says nothing about the primary (it answered forty concurrent UDP questions within 350 ms
+ * under that load)
  */
 const askEach = async (names: string[], type: string) => {
   const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', ...names.flatMap((name) => [name, type])], 60_000);
