@@ -6,6 +6,7 @@
  * trigger it replaces serialised every commit on PostgreSQL's notify lock).
  */
 import { Client } from 'pg';
+import { createUser, createZone } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ZONE = 'signal.zk-journal.test';
@@ -19,10 +20,8 @@ beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api,worker' });
   db = new Client({ connectionString: app.settings.databaseUrl! });
   await db.connect();
-  const user = await app.gql(`mutation { createUser(input: {email: "signal@example.com"}) { id } }`);
-  userId = user.data.createUser.id;
-  const zone = await app.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "${ZONE}"}) { id } }`, { u: userId });
-  expect(zone.errors).toBeUndefined();
+  userId = await createUser(app, 'signal@example.com');
+  await createZone(app, userId, ZONE);
 }, 60_000);
 
 afterAll(async () => {
@@ -81,16 +80,16 @@ test('a change set and a zone-file import (transactions with the zone locked) wa
 test('a zone created through the API is published with its catalog admission', async () => {
   await quiet();
   const since = await lastJournalId();
-  await ok(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "created.zk-journal.test"}) { id } }`, { u: userId });
+  await createZone(app, userId, 'created.zk-journal.test');
   const rows = await published(since, 2);
   expect(rows.map((row) => row.kind)).toEqual(['zone-created', 'zone-changed']);
   expectWoken(rows);
 }, 30_000);
 
 test('zone and user deletes (ORM transactions) wake the worker when they commit', async () => {
-  await ok(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "deleted.zk-journal.test"}) { id } }`, { u: userId });
-  const other = await ok(`mutation { createUser(input: {email: "signal-deleted@example.com"}) { id } }`);
-  await ok(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "owned.zk-journal.test"}) { id } }`, { u: other.createUser.id });
+  await createZone(app, userId, 'deleted.zk-journal.test');
+  const other = await createUser(app, 'signal-deleted@example.com');
+  await createZone(app, other, 'owned.zk-journal.test');
   await published(0, 0);
   await quiet();
 
@@ -102,7 +101,7 @@ test('zone and user deletes (ORM transactions) wake the worker when they commit'
 
   await quiet();
   since = await lastJournalId();
-  await ok(`mutation($u: ID!) { deleteUser(id: $u) }`, { u: other.createUser.id });
+  await ok(`mutation($u: ID!) { deleteUser(id: $u) }`, { u: other });
   rows = await published(since, 2);
   expect(rows.map((row) => row.kind).sort()).toEqual(['zone-changed', 'zone-deleted']);
   expectWoken(rows);

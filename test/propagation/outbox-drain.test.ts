@@ -1,10 +1,12 @@
 /**
- * The worker's outbox drain under a stream of writes: every commit sends a notification, and the drains that
- * follow start at most once per 20 ms, so one claim statement publishes the journal rows of many commits. A lone
+ * The worker's outbox drain under a stream of writes: the writers' notifications (at most one per 10 ms per
+ * process, db/journal-signal.ts) wake drains that start at most once per 20 ms, so one claim statement
+ * publishes the journal rows of many commits. A lone
  * change after a quiet spell is still published at once. Observed in the journal itself: `published_at` is the
  * claiming statement's `now()`, so the distinct values count the claims that published the rows.
  */
 import { Client } from 'pg';
+import { createUser, createZone } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
 
 const ZONE = 'drain.zk-outbox.test';
@@ -15,9 +17,7 @@ beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api,worker' });
   db = new Client({ connectionString: app.settings.databaseUrl! });
   await db.connect();
-  const user = await app.gql(`mutation { createUser(input: {email: "outbox@example.com"}) { id } }`);
-  const zone = await app.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "${ZONE}"}) { id } }`, { u: user.data.createUser.id });
-  expect(zone.errors).toBeUndefined();
+  await createZone(app, await createUser(app, 'outbox@example.com'), ZONE);
 }, 60_000);
 
 afterAll(async () => {
