@@ -13,6 +13,7 @@ import { ZoneFileResolver } from './resolvers/zone-file.resolver';
 import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
 import { HistoryResolver } from './resolvers/history.resolver';
 import { LiveResolver } from './resolvers/live.resolver';
+import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver, LiveResolver, TsigKeyResolver] as const;
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
@@ -35,7 +36,10 @@ export function getSchema(): Promise<GraphQLSchema> {
         throw new Error('subscriptions are not published by topic');
       },
     },
-  }).then(withSyncTypeResolution);
+  }).then((schema) => {
+    installDirectFieldResolvers(schema, RESOLVERS);
+    return withSyncTypeResolution(schema);
+  });
   return built;
 }
 
