@@ -98,7 +98,7 @@ export function createLoaders(em: EntityManager) {
     // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
     recordsByDomain: perArguments(
       (args: NestedRecordFilter) =>
-        new DataLoader<ZoneRef, RecordRow[], number>(
+        new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
           async (domains) => {
             const groups = await recordsGroupedByDomain(em, domains, args);
             return domains.map((d) => groups.get(d.id) ?? []);

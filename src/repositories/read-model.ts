@@ -266,12 +266,16 @@ const RECORD_SEPARATOR = '\x1e';
  * separator and so forge fields or records of its zone. The split checks itself instead: the zone's record
  * count comes with it, and a separator inside a value either adds a record (the count differs) or adds a
  * field (a record with more than five). Such a zone is read again row by row (`recordsOfDomains`).
+ *
+ * A zone's records are handed over as a `PackedRecords` iterable, which makes each record as the answer reads
+ * it: a nested answer walks every list once, so its records are short-lived garbage rather than 10,000
+ * objects that every garbage collection during the request must copy (bench/FINDINGS.md, session 11).
  */
-export async function recordsGroupedByDomain(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<Map<number, RecordRow[]>> {
+export async function recordsGroupedByDomain(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const inner = nestedRecordsQuery(em, [...names.keys()], filter);
   // rows come sorted by zone and id, so the aggregate reads each zone's rows in order without a sort of its own
-  // (an ordered aggregate sorted every group: 1.4× the statement's time); unpackRecords checks the order
+  // (an ordered aggregate sorted every group: 1.4× the statement's time); the packed records' check sees the order
   const sorted = filter.perDomain === undefined
     ? inner.orderBy(['r.domain_id', 'r.id'])
     : limitPerParent(em, inner, 'r.domain_id', 'r.id', filter.perDomain, ['domain_id', 'id']);
@@ -283,61 +287,101 @@ export async function recordsGroupedByDomain(em: EntityManager, domains: readonl
       knex(em).raw(`string_agg(id::text || chr(31) || owner || chr(31) || type || chr(31) || rdata || chr(31) || ttl::text, chr(30)) as packed`),
     )
     .groupBy('domain_id');
-  const groups = new Map<number, RecordRow[]>();
+  const groups = new Map<number, Iterable<RecordRow>>();
   const unpackable: ZoneRef[] = [];
   for (const row of packed) {
     const domainId = Number(row.domain_id);
     const zone = names.get(domainId)!;
-    const records = unpackRecords(domainId, zone, row.packed, Number(row.record_count));
+    const records = PackedRecords.of(domainId, zone, row.packed, Number(row.record_count));
     if (records) groups.set(domainId, records);
     else unpackable.push({ id: domainId, name: zone });
   }
   if (unpackable.length) {
+    // read row by row, in id order (recordsOfDomains sorts them)
+    const regrouped = new Map<number, RecordRow[]>();
     for (const record of await recordsOfDomains(em, unpackable, filter)) {
-      const group = groups.get(record.domainId);
+      const group = regrouped.get(record.domainId);
       if (group) group.push(record);
-      else groups.set(record.domainId, [record]);
+      else regrouped.set(record.domainId, [record]);
     }
+    for (const [domainId, records] of regrouped) groups.set(domainId, records);
   }
   return groups;
 }
 
 /**
- * The records of one packed zone in id order, or undefined when a value held a separator (see
- * recordsGroupedByDomain). The text is walked with indexOf and cut with slice, without an array per record:
- * 3.5× faster than split on a 10,000-record answer (bench/FINDINGS.md, session 9).
+ * One zone's packed records (see recordsGroupedByDomain), checked once when read and cut into records each
+ * time they are iterated. The text is walked with indexOf and cut with slice, without an array per record
+ * (3.5× faster than split, bench/FINDINGS.md, session 9); ids and TTLs are read digit by digit.
  */
-function unpackRecords(domainId: number, zone: string, packed: string, count: number): RecordRow[] | undefined {
-  if (count === 0) return packed === '' ? [] : undefined;
-  const records = new Array<RecordRow>(count);
-  let ordered = true;
-  let at = 0;
-  for (let i = 0; i < count; i++) {
-    // this record ends at the next record separator; the last one at the end, with no separator left
-    const next = packed.indexOf(RECORD_SEPARATOR, at);
-    const last = i === count - 1;
-    if (last ? next !== -1 : next === -1) return undefined;
-    const end = last ? packed.length : next;
-    // exactly five fields: four field separators inside the record, and no fifth
-    const f1 = packed.indexOf(FIELD_SEPARATOR, at);
-    const f2 = packed.indexOf(FIELD_SEPARATOR, f1 + 1);
-    const f3 = packed.indexOf(FIELD_SEPARATOR, f2 + 1);
-    const f4 = packed.indexOf(FIELD_SEPARATOR, f3 + 1);
-    if (f1 < at || f2 <= f1 || f3 <= f2 || f4 <= f3 || f4 >= end) return undefined;
-    const f5 = packed.indexOf(FIELD_SEPARATOR, f4 + 1);
-    if (f5 !== -1 && f5 < end) return undefined;
-    records[i] = {
-      id: Number(packed.slice(at, f1)),
-      domainId,
-      zone,
-      owner: packed.slice(f1 + 1, f2),
-      type: packed.slice(f2 + 1, f3),
-      rdata: packed.slice(f3 + 1, f4),
-      ttl: Number(packed.slice(f4 + 1, end)),
-    };
-    if (i > 0 && records[i - 1].id > records[i].id) ordered = false;
-    at = end + 1;
+export class PackedRecords implements Iterable<RecordRow> {
+  private constructor(private readonly domainId: number, private readonly zone: string, private readonly packed: string, readonly length: number) {}
+
+  /**
+   * The zone's records, or undefined when the text is not `count` records of exactly five fields with decimal
+   * ids and TTLs, in ascending id order (PostgreSQL keeps a sorted subquery's order into an aggregate in
+   * practice, but does not promise it): the caller reads such a zone row by row.
+   */
+  static of(domainId: number, zone: string, packed: string, count: number): PackedRecords | undefined {
+    if (count === 0) return packed === '' ? new PackedRecords(domainId, zone, packed, 0) : undefined;
+    let at = 0;
+    let previousId = -1;
+    for (let i = 0; i < count; i++) {
+      const fields = fieldsAt(packed, at, i === count - 1);
+      if (!fields) return undefined;
+      const id = decimal(packed, at, fields.f1);
+      if (id <= previousId || decimal(packed, fields.f4 + 1, fields.end) < 0) return undefined;
+      previousId = id;
+      at = fields.end + 1;
+    }
+    return new PackedRecords(domainId, zone, packed, count);
   }
-  // PostgreSQL keeps a sorted subquery's order into an aggregate in practice, but does not promise it
-  return ordered ? records : records.sort((a, b) => a.id - b.id);
+
+  *[Symbol.iterator](): Iterator<RecordRow> {
+    const { packed, domainId, zone, length } = this;
+    let at = 0;
+    for (let i = 0; i < length; i++) {
+      const { f1, f2, f3, f4, end } = fieldsAt(packed, at, i === length - 1)!;
+      yield {
+        id: decimal(packed, at, f1),
+        domainId,
+        zone,
+        owner: packed.slice(f1 + 1, f2),
+        type: packed.slice(f2 + 1, f3),
+        rdata: packed.slice(f3 + 1, f4),
+        ttl: decimal(packed, f4 + 1, end),
+      };
+      at = end + 1;
+    }
+  }
+}
+
+/**
+ * Where the record starting at `at` has its four field separators and its end, or undefined unless it has
+ * exactly five fields and ends where a record must: at a record separator, or (the last) at the text's end.
+ */
+function fieldsAt(packed: string, at: number, last: boolean): { f1: number; f2: number; f3: number; f4: number; end: number } | undefined {
+  const next = packed.indexOf(RECORD_SEPARATOR, at);
+  if (last ? next !== -1 : next === -1) return undefined;
+  const end = last ? packed.length : next;
+  const f1 = packed.indexOf(FIELD_SEPARATOR, at);
+  const f2 = packed.indexOf(FIELD_SEPARATOR, f1 + 1);
+  const f3 = packed.indexOf(FIELD_SEPARATOR, f2 + 1);
+  const f4 = packed.indexOf(FIELD_SEPARATOR, f3 + 1);
+  if (f1 < at || f2 <= f1 || f3 <= f2 || f4 <= f3 || f4 >= end) return undefined;
+  const f5 = packed.indexOf(FIELD_SEPARATOR, f4 + 1);
+  if (f5 !== -1 && f5 < end) return undefined;
+  return { f1, f2, f3, f4, end };
+}
+
+/** the decimal number text[from, to) spells, or -1 when it is empty or not all digits */
+function decimal(text: string, from: number, to: number): number {
+  if (to <= from) return -1;
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
