@@ -179,7 +179,7 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
         do {
           const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, { ...variables, after });
           const page = data[field];
-          yield* page.nodes;
+          yield page.nodes;
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);
       },
@@ -192,7 +192,7 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
           } catch (error) {
             throw error instanceof DomainError ? fromDomainError(error) : error;
           }
-          yield* page.nodes;
+          yield page.nodes;
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);
       },
@@ -201,20 +201,22 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
 
   const envelope = (status: number, count: number, data: unknown) => ({ code: status, count, data, status: 'success', message: 'OK' });
 
-  /** Streams a JSON array item by item; the first page is fetched before the status is sent, so errors stay clean. */
-  async function sendItems(res: Response, status: number, items: AsyncIterable<unknown>) {
-    const iterator = items[Symbol.asyncIterator]();
+  /** Streams a JSON array page by page; the first page is fetched before the status is sent, so errors stay clean. */
+  async function sendItems(res: Response, status: number, pages: AsyncIterable<readonly unknown[]>) {
+    const iterator = pages[Symbol.asyncIterator]();
     let next = await iterator.next();
     res.status(status).type('application/json');
     res.write(restEnvelope === 'restknot' ? '{"code":200,"status":"success","message":"OK","data":[' : '[');
     let count = 0;
     let buffer = '';
     while (!next.done) {
-      buffer += (count ? ',' : '') + JSON.stringify(next.value);
-      count += 1;
-      if (buffer.length > 64 * 1024) {
-        if (!res.write(buffer)) await new Promise((resolve) => res.once('drain', resolve));
-        buffer = '';
+      for (const item of next.value) {
+        buffer += (count ? ',' : '') + JSON.stringify(item);
+        count += 1;
+        if (buffer.length > 64 * 1024) {
+          if (!res.write(buffer)) await new Promise((resolve) => res.once('drain', resolve));
+          buffer = '';
+        }
       }
       next = await iterator.next();
     }
@@ -266,8 +268,8 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
             res.status(route.status).type(result.contentType).send(result.text);
           } else if ('empty' in result) {
             res.status(route.status).end();
-          } else if ('items' in result) {
-            await sendItems(res, route.status, result.items);
+          } else if ('itemPages' in result) {
+            await sendItems(res, route.status, result.itemPages);
           } else if ('chunks' in result) {
             await sendChunks(res, route.status, result.contentType, result.chunks);
           } else {
