@@ -204,23 +204,30 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   /** Streams a JSON array page by page; the first page is fetched before the status is sent, so errors stay clean. */
   async function sendItems(res: Response, status: number, pages: AsyncIterable<readonly unknown[]>) {
     const iterator = pages[Symbol.asyncIterator]();
-    let next = await iterator.next();
-    res.status(status).type('application/json');
-    res.write(restEnvelope === 'restknot' ? '{"code":200,"status":"success","message":"OK","data":[' : '[');
-    let count = 0;
-    let buffer = '';
-    while (!next.done) {
-      for (const item of next.value) {
-        buffer += (count ? ',' : '') + JSON.stringify(item);
-        count += 1;
-        if (buffer.length > 64 * 1024) {
-          if (!res.write(buffer)) await new Promise((resolve) => res.once('drain', resolve));
-          buffer = '';
+    try {
+      let next = await iterator.next();
+      res.status(status).type('application/json');
+      res.write(restEnvelope === 'restknot' ? '{"code":200,"status":"success","message":"OK","data":[' : '[');
+      let count = 0;
+      let buffer = '';
+      while (!next.done) {
+        for (const item of next.value) {
+          buffer += (count ? ',' : '') + JSON.stringify(item);
+          count += 1;
+          if (buffer.length > 64 * 1024) {
+            // a client gone while the socket was full never drains it: waiting for 'drain' alone would hang here
+            if (!res.write(buffer) && !res.destroyed) await drainedOrClosed(res);
+            if (res.destroyed) return;
+            buffer = '';
+          }
         }
+        next = await iterator.next();
       }
-      next = await iterator.next();
+      res.end(buffer + (restEnvelope === 'restknot' ? `],"count":${count}}` : ']'));
+    } finally {
+      // a client gone mid-way: no further page is read
+      await iterator.return?.();
     }
-    res.end(buffer + (restEnvelope === 'restknot' ? `],"count":${count}}` : ']'));
   }
 
   /** until the socket takes more, or the client is gone (one listener each, removed again) */
