@@ -20,12 +20,19 @@ export class PacedRun {
     this.schedule();
   }
 
-  /** starts no run after this; resolves when the running one has ended */
-  async stop(): Promise<void> {
+  /**
+   * Starts no run after this; resolves when the running one has ended. With `runPending`, a request still
+   * waiting for its turn is served by one last run, at once, before it resolves.
+   */
+  async stop({ runPending = false }: { runPending?: boolean } = {}): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
+    if (runPending && this.requested) {
+      this.requested = false;
+      await this.task().catch(() => undefined);
+    }
   }
 
   private schedule(): void {

@@ -5,6 +5,7 @@ import type { Settings } from '../config/settings';
 import { watchDatabase } from './availability';
 import { startEmbeddedPostgres, RunningPostgres } from './embedded-postgres';
 import { makeOrmConfig } from './orm-config';
+import { stopJournalSignal } from './journal-signal';
 
 export interface Database {
   orm: MikroORM;
@@ -55,6 +56,7 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
     clientUrl,
     async close() {
       watchDatabase(undefined);
+      await stopJournalSignal(orm.em.getConnection());
       await orm.close();
       if (embedded) {
         log('stopping the embedded PostgreSQL');

@@ -45,6 +45,15 @@ export class JournalSignal {
   committed(): void {
     this.run.request();
   }
+
+  /**
+   * Before the pool closes: a notification still waiting for its interval goes out now, while the pool can
+   * send it, and none after (a timer firing on a closed pool only logged a warning; the readers' poll finds
+   * the rows either way).
+   */
+  stop(): Promise<void> {
+    return this.run.stop({ runPending: true });
+  }
 }
 
 /** one signal per pool: a process serving two databases (tests) signals each on its own */
@@ -65,6 +74,13 @@ export function journalSignalOf(em: EntityManager): JournalSignal {
 /** the signal of a role's own pg pool (the worker's catalog admissions) */
 export function journalSignalOfPool(pool: Pool): JournalSignal {
   return signalFor(pool, () => pool.query(NOTIFY_SQL));
+}
+
+/** stops the signal of a pool about to close (the ORM's connection, or a role's pg pool), if it has one */
+export async function stopJournalSignal(pool: object): Promise<void> {
+  const signal = signals.get(pool);
+  signals.delete(pool);
+  await signal?.stop();
 }
 
 /**

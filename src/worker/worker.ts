@@ -16,7 +16,7 @@
  */
 import { Client, Pool } from 'pg';
 import { createRolePool, noteDatabaseFailure } from '../db/availability';
-import { JOURNAL_CHANNEL } from '../db/journal-signal';
+import { JOURNAL_CHANNEL, stopJournalSignal } from '../db/journal-signal';
 import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
@@ -331,6 +331,7 @@ export async function startWorker(settings: Settings, connectionString: string, 
     worker,
     async stop() {
       await worker.stop();
+      await stopJournalSignal(pool);
       await pool.end();
     },
   };

@@ -2,8 +2,9 @@
  * The pacing of the journal signal (src/db/journal-signal.ts, paced by src/paced-run.ts, which the worker's
  * outbox drain shares), with a recording `notify` in place of the
  * NOTIFY statement (what reaches PostgreSQL is tested in test/propagation/journal-signal.test.ts): a lone
- * commit is announced at once, a burst by the first notification and one after the interval, and a
- * notification on its way holds the next one back until it is answered.
+ * commit is announced at once, a burst by the first notification and one after the interval, a
+ * notification on its way holds the next one back until it is answered, and stopping (before the pool
+ * closes) sends a waiting notification at once and none after.
  */
 import { JournalSignal, SIGNAL_INTERVAL_MS } from '../../src/db/journal-signal';
 
@@ -60,4 +61,30 @@ test('a failed notification does not stop the next', async () => {
   await sleep(SIGNAL_INTERVAL_MS * 2);
   signal.committed();
   expect(calls).toBe(2);
+});
+
+test('stopping sends a notification still waiting for its interval at once, and none after', async () => {
+  const { signal, sent, answer } = recordingSignal();
+  signal.committed();
+  signal.committed(); // waits: the first is on its way
+  expect(sent).toHaveLength(1);
+  answer();
+  const stopping = signal.stop();
+  await sleep(1);
+  // sent without waiting out the interval: the pool is about to close
+  expect(sent).toHaveLength(2);
+  answer();
+  await stopping;
+  signal.committed();
+  await sleep(SIGNAL_INTERVAL_MS * 3);
+  expect(sent).toHaveLength(2);
+});
+
+test('stopping with nothing waiting sends nothing', async () => {
+  const { signal, sent, answer } = recordingSignal();
+  signal.committed();
+  answer();
+  await signal.stop();
+  await sleep(SIGNAL_INTERVAL_MS * 3);
+  expect(sent).toHaveLength(1);
 });
