@@ -2,8 +2,8 @@
 // Experiment behind bench/FINDINGS.md, session 11 (not the service; `npm run bench` does not run it):
 //   node bench/experiments/ab-graphql.js <git commit>      (after `npm run build`)
 // The nested answer of the bench (`users { domains { records } }`, 100 users × 10 zones × 10 records) from two
-// builds side by side: this checkout's dist/ and the given commit, built in a git worktree in the system's
-// temporary directory (outside the project, whose tsconfig would otherwise type-check it).
+// builds side by side: this checkout's dist/ and the given earlier commit, built in a git worktree in the system's
+// temporary directory (outside the project, whose tsconfig would otherwise type-check it; kept for the next run).
 // Both services run at once on one seeded database; requests go one at a time (concurrency 1), in blocks that
 // alternate between the two, and each block's CPU is read from its service's /proc/<pid>/stat. The machine's
 // speed drifts by ±25% within minutes (FINDINGS), which buries a 5-10% change when two builds are measured
