@@ -16,23 +16,19 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { Client } = require('pg');
 const { startService } = require('../lib/service');
+const { withDatabase } = require('../lib/database');
+const { processTimes } = require('../lib/proc');
+const { seedNestedGraph } = require('../lib/nested-graph');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TMP = path.join(ROOT, 'bench', '.tmp');
-const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
-const DB = `zk_ab_${process.pid}`;
 const API_KEY = 'zk_experiment_admin_key_0123456789';
 const QUERY = '{ users(first: 100) { nodes { email domains { name records { owner type rdata ttl } } } } }';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 12);
 const BLOCK = Number(process.env.AB_BLOCK ?? 25);
-const urlFor = (database) => Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
 
 /** CPU milliseconds a process has used so far (user + system) */
-function cpuMs(pid) {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+const cpuMs = (pid) => 1000 * processTimes().get(pid).cpu;
 
 /** one POST /graphql, its body read and dropped (as autocannon does): the latency in ms */
 function post(base, headers, body) {
@@ -57,55 +53,42 @@ function buildCommit(commit) {
   return { name: sha, main: path.join(dir, 'dist', 'src', 'main.js') };
 }
 
-async function seed(svc, db) {
-  const ids = [];
-  for (let u = 0; u < 100; u++) {
-    const user = await svc.api('POST', '/user/add', { email: `u${u}@experiment.example` });
-    for (let z = 0; z < 10; z++) ids.push((await svc.api('POST', '/domain/add', { user_id: user.id, zone: `z${z}.u${u}.experiment.example` })).id);
-  }
-  // 4 default records per zone (SOA, 2 NS, www) and 6 A records: 10 per zone, as in the bench
-  await db.query(`insert into records (domain_id, owner, type, rdata, ttl) select d.id, 'r' || g, 'A', '192.0.2.' || (g + 1), 3600 from unnest($1::bigint[]) d(id), generate_series(0, 5) g`, [ids]);
-}
-
 async function main() {
-  if (!process.argv[2]) throw new Error('usage: node bench/experiments/ab-graphql.js <git commit to compare with dist/>');
+  if (!process.argv[2]) throw new Error('usage: node bench/experiments/ab-graphql.js <earlier git commit to compare with dist/>');
   fs.mkdirSync(TMP, { recursive: true });
   const builds = [{ name: 'dist/', main: path.join(ROOT, 'dist', 'src', 'main.js') }, buildCommit(process.argv[2])];
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database "${DB}"`);
-  const db = new Client({ connectionString: urlFor(DB) });
-  const running = [];
-  try {
-    // the database is migrated and seeded by the older build, which the newer one's migrations then bring up to date
-    const seeder = await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile: path.join(TMP, 'ab-seed.log'), main: builds[1].main });
-    await db.connect();
-    await seed(seeder, db);
-    await seeder.stop();
-    for (const build of builds) {
-      const svc = await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile: path.join(TMP, `ab-${build.name.replace(/\W/g, '')}.log`), main: build.main });
-      running.push({ build, svc, latencies: [], cpu: 0 });
-    }
-    const body = JSON.stringify({ query: QUERY });
-    for (const run of running) for (let i = 0; i < 40; i++) await post(run.svc.base, run.svc.headers, body); // warm-up: compiled documents, JIT
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const run of round % 2 ? [...running].reverse() : running) {
-        const before = cpuMs(run.svc.pid);
-        for (let i = 0; i < BLOCK; i++) run.latencies.push(await post(run.svc.base, run.svc.headers, body));
-        run.cpu += cpuMs(run.svc.pid) - before;
+  await withDatabase('zk_ab', async (databaseUrl) => {
+    const running = [];
+    const db = new Client({ connectionString: databaseUrl });
+    try {
+      // the database is migrated and seeded by the older build, which the newer one's migrations then bring up to date
+      const seeder = await startService({ databaseUrl, apiKey: API_KEY, logFile: path.join(TMP, 'ab-seed.log'), main: builds[1].main });
+      await db.connect();
+      await seedNestedGraph(seeder, db);
+      await seeder.stop();
+      for (const build of builds) {
+        const svc = await startService({ databaseUrl, apiKey: API_KEY, logFile: path.join(TMP, `ab-${build.name.replace(/\W/g, '')}.log`), main: build.main });
+        running.push({ build, svc, latencies: [], cpu: 0 });
       }
+      const body = JSON.stringify({ query: QUERY });
+      for (const run of running) for (let i = 0; i < 40; i++) await post(run.svc.base, run.svc.headers, body); // warm-up: compiled documents, JIT
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const run of round % 2 ? [...running].reverse() : running) {
+          const before = cpuMs(run.svc.pid);
+          for (let i = 0; i < BLOCK; i++) run.latencies.push(await post(run.svc.base, run.svc.headers, body));
+          run.cpu += cpuMs(run.svc.pid) - before;
+        }
+      }
+      for (const { build, latencies, cpu } of running) {
+        const sorted = [...latencies].sort((a, b) => a - b);
+        const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(1);
+        console.log(`${build.name.padEnd(10)} ${sorted.length} answers: service CPU ${(cpu / sorted.length).toFixed(1)} ms per answer, p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`);
+      }
+    } finally {
+      for (const { svc } of running) await svc.stop();
+      await db.end().catch(() => undefined);
     }
-    for (const { build, latencies, cpu } of running) {
-      const sorted = [...latencies].sort((a, b) => a - b);
-      const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(1);
-      console.log(`${build.name.padEnd(10)} ${sorted.length} answers: service CPU ${(cpu / sorted.length).toFixed(1)} ms per answer, p50 ${at(0.5)} ms, p90 ${at(0.9)} ms, p99 ${at(0.99)} ms`);
-    }
-  } finally {
-    for (const { svc } of running) await svc.stop();
-    await db.end().catch(() => undefined);
-    await admin.query(`drop database if exists "${DB}" with (force)`);
-    await admin.end();
-  }
+  });
 }
 
 main().catch((error) => {

@@ -16,6 +16,7 @@ const { load } = require('../lib/load');
 const { startService } = require('../lib/service');
 const { processTimes } = require('../lib/proc');
 const { startWriteFloor } = require('../lib/write-floor');
+const { seedNestedGraph } = require('../lib/nested-graph');
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const TMP = path.join(__dirname, '..', '.tmp');
@@ -44,13 +45,7 @@ async function seed(svc, db) {
     for (let z = 0; z < 100; z++) zones.push((await svc.api('POST', '/domain/add', { user_id: owner.id, zone: `w${z}.experiment.example` })).zone ?? `w${z}.experiment.example`);
     return zones.map((zone) => zone.replace(/\.$/, ''));
   }
-  const ids = [];
-  for (let u = 0; u < 100; u++) {
-    const user = await svc.api('POST', '/user/add', { email: `u${u}@experiment.example` });
-    for (let z = 0; z < 10; z++) ids.push((await svc.api('POST', '/domain/add', { user_id: user.id, zone: `z${z}.u${u}.experiment.example` })).id);
-  }
-  // 4 default records per zone (SOA, 2 NS, www) and 6 A records: 10 per zone, as in the bench
-  await db.query(`insert into records (domain_id, owner, type, rdata, ttl) select d.id, 'r' || g, 'A', '192.0.2.' || (g + 1), 3600 from unnest($1::bigint[]) d(id), generate_series(0, 5) g`, [ids]);
+  await seedNestedGraph(svc, db);
   return [];
 }
 
