@@ -26,6 +26,8 @@ export interface Settings {
   defaultSoaMname: string;
   defaultSoaRname: string;
   defaultNs: string[];
+  /** DEFAULT_WWW_CNAME: whether a new zone also gets `www CNAME <zone>.` (RESTKnot's default records) */
+  defaultWwwCname: boolean;
   serialPolicy: SerialPolicy;
   restEnvelope: 'none' | 'restknot';
   /** named prepared statements for the fixed SQL (off behind PgBouncer < 1.21 in transaction pooling) */
@@ -200,6 +202,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     defaultSoaMname: hostName('DEFAULT_SOA_MNAME', 'ns1.example.net.'),
     defaultSoaRname: hostName('DEFAULT_SOA_RNAME', 'hostmaster.example.net.'),
     defaultNs,
+    defaultWwwCname: oneOf('DEFAULT_WWW_CNAME', ['on', 'off'] as const, 'on') === 'on',
     serialPolicy: oneOf('SERIAL_POLICY', ['date', 'increment', 'unixtime'] as const, 'date'),
     restEnvelope: oneOf('REST_ENVELOPE', ['none', 'restknot'] as const, 'none'),
     preparedStatements: oneOf('DATABASE_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on'),

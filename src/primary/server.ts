@@ -23,7 +23,7 @@ import type { Logger } from '../logger';
 import { lookup } from './lookup';
 import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from './tsig';
 import type { Principal } from '../auth/principal';
-import type { DnsUpdateRequest } from '../services/dns-updates.service';
+import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
 import { dnsUpdates } from '../metrics';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
@@ -48,7 +48,7 @@ const UDP_MAX = 1232;
  */
 export interface UpdateDesk {
   findKey(name: string): Promise<{ key: TsigKey; principal: Principal } | undefined>;
-  apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number }>;
+  apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
 }
 
 export interface PrimaryServer {
@@ -290,7 +290,10 @@ export class PrimaryHandler {
     if (!principal) return answer(UPDATE_RCODE.REFUSED, 'not signed with a TSIG key made for updates');
     if (!update.ok) return answer(update.rcode, update.reason);
     try {
-      await this.updates.apply(principal, update.request);
+      const applied = await this.updates.apply(principal, update.request);
+      for (const adjusted of applied.ttlAdjustments) {
+        this.log.info({ remote, key: principal.keyName, ...adjusted }, 'DNS UPDATE: TTL not in ALLOWED_TTLS, the nearest allowed TTL applied');
+      }
       return answer(UPDATE_RCODE.NOERROR);
     } catch (error) {
       const rcode = updateRcodeOf(error);

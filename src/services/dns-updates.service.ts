@@ -1,5 +1,6 @@
 import { parseOwner } from '../dns/name';
 import { parseRecord } from '../dns/record';
+import { clampTtl } from '../dns/ttl';
 import { soaSerial } from '../dns/zone-rules';
 import { serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
@@ -27,6 +28,9 @@ export type UpdateOperation =
 
 export interface DnsUpdateRequest { zone: string; prerequisites: UpdatePrerequisite[]; updates: UpdateOperation[] }
 
+/** an added RR whose TTL was not allowed, and the allowed TTL it got */
+export interface TtlAdjustment { name: string; type: string; requested: number; applied: number }
+
 /** The RCODE names of RFC 2136 §2.2 a failed prerequisite answers with. */
 export type PrerequisiteFailure = 'YXDOMAIN' | 'NXDOMAIN' | 'YXRRSET' | 'NXRRSET';
 
@@ -47,11 +51,15 @@ const rrKey = (r: { owner: string; type: string; rdata: string }) => `${r.owner}
  * - an added RR whose TTL differs from its RRset's gives the whole RRset that TTL (RFC 2181 §5.2: one TTL per
  *   RRset), as BIND does.
  * - an added SOA replaces the zone's only if its serial is greater (RFC 1982), and becomes the zone's serial.
+ * - an added RR whose TTL is not in ALLOWED_TTLS takes the nearest allowed TTL instead of refusing the
+ *   update (the record API refuses it): ACME clients send their own fixed TTL (certbot and lego 120,
+ *   cert-manager 60) and have no setting for it, and a TXT challenge lives for seconds, so its TTL matters
+ *   less than the certificate. The adjustments are returned so the DNS edge can log them (README, "DNS UPDATE").
  */
 export class DnsUpdatesService {
   constructor(private readonly zoneChanges: ZoneChangesService, private readonly allowedTtls: Parameters<typeof parseRecord>[2]) {}
 
-  async apply(ctx: RequestContext, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number }> {
+  async apply(ctx: RequestContext, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }> {
     const zone = normaliseZoneName(request.zone);
     // §3.2 and §3.4.1.3: every name must be in the zone (NOTZONE)
     for (const item of [...request.prerequisites, ...request.updates]) {
@@ -62,11 +70,20 @@ export class DnsUpdatesService {
     }
     // the names the update speaks of are all the plan looks at (with the apex, which is always read)
     const owners = [...request.prerequisites, ...request.updates].map((item) => ownerOf(zone, item.name));
-    const result = await this.zoneChanges.applyPlanned(ctx, { zone, owners, plan: (view) => this.plan(zone, view, request) });
-    return { changed: result.changed, serial: result.serial };
+    let ttlAdjustments: TtlAdjustment[] = [];
+    const result = await this.zoneChanges.applyPlanned(ctx, {
+      zone,
+      owners,
+      plan: (view) => {
+        // a plan may be decided again (the zone changed meanwhile): only the last decision's adjustments count
+        ttlAdjustments = [];
+        return this.plan(zone, view, request, ttlAdjustments);
+      },
+    });
+    return { changed: result.changed, serial: result.serial, ttlAdjustments };
   }
 
-  private plan(zone: string, view: PlanView, request: DnsUpdateRequest): PlannedChanges {
+  private plan(zone: string, view: PlanView, request: DnsUpdateRequest, ttlAdjustments: TtlAdjustment[]): PlannedChanges {
     checkPrerequisites(zone, view.records, request.prerequisites);
     const soaRow = view.records.find((r) => r.type === 'SOA' && r.owner === '@');
     let soa: ZoneRr | undefined;
@@ -80,7 +97,9 @@ export class DnsUpdatesService {
       const owner = ownerOf(zone, update.name);
       switch (update.kind) {
         case 'ADD': {
-          const parsed = parseRecord(zone, { owner: update.name, type: update.type, rdata: update.rdata, ttl: update.ttl }, this.allowedTtls);
+          const ttl = clampTtl(update.ttl, this.allowedTtls);
+          if (ttl !== update.ttl) ttlAdjustments.push({ name: update.name, type: update.type, requested: update.ttl, applied: ttl });
+          const parsed = parseRecord(zone, { owner: update.name, type: update.type, rdata: update.rdata, ttl }, this.allowedTtls);
           if (!parsed.ok) throw errorFromProblems(parsed.problems);
           const record = parsed.record;
           if (record.type === 'SOA') {

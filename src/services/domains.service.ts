@@ -56,7 +56,7 @@ class CatalogAdmissions {
   }
 }
 
-/** the owner of the default CNAME to the apex (contract-decisions §3) */
+/** the owner of the default CNAME to the apex (RESTKnot's default records; DEFAULT_WWW_CNAME turns it off) */
 const DEFAULT_WWW_OWNER = 'www';
 
 /** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
@@ -85,15 +85,16 @@ export class DomainsService {
   }
 
   /**
-   * Creates a zone with its default records (contract-decisions §3): SOA at the apex, one NS per DEFAULT_NS
-   * name, and `www` CNAME to the apex, all with TTL 3600, in one statement; then adds it to the catalog.
+   * Creates a zone with its default records: SOA at the apex, one NS per DEFAULT_NS name, and (unless
+   * DEFAULT_WWW_CNAME=off) `www` CNAME to the apex, all with TTL 3600, in one statement; then adds it to the
+   * catalog.
    */
   async create(ctx: RequestContext, input: { userId: number; zone: string }): Promise<DomainRow> {
     const name = normaliseZoneName(input.zone);
     // the default records must fit too: `www.<zone>` is four octets longer than the zone's name (RFC 1035
     // §2.3.4: 255 octets), and a zone whose own records fail validation could never be exported
-    const www = parseOwner(DEFAULT_WWW_OWNER, name, 'zone');
-    if (!www.ok) {
+    const www = this.settings.defaultWwwCname ? parseOwner(DEFAULT_WWW_OWNER, name, 'zone') : undefined;
+    if (www && !www.ok) {
       throw errorFromProblems(www.problems.map((p) => ({ ...p, message: `zone: the name leaves no room for the default ${DEFAULT_WWW_OWNER} record: ${p.message.replace(/^zone: /, '')}` })));
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
@@ -104,7 +105,7 @@ export class DomainsService {
       // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
       { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
       ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
-      { owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` },
+      ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
     ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
     const created = await withSqlConnection(ctx.em, async (sql) => {
       const initial = initialSerial(this.settings.serialPolicy, new Date());

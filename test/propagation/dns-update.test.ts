@@ -73,7 +73,6 @@ beforeAll(async () => {
     SECONDARIES: `127.0.0.1:${knot.port}`,
     TSIG_KEY: `${TRANSFER_KEY.name}:hmac-sha256:${TRANSFER_KEY.secret}`,
     CATALOG_ZONE: CATALOG,
-    ALLOWED_TTLS: 'any',
   });
   aliceId = await createUser(app, 'alice@zk-upd.test');
   const bobId = await createUser(app, 'bob@zk-upd.test');

@@ -19,6 +19,7 @@ describe('settings', () => {
       databaseUrl: undefined,
       allowedTtls: [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300],
       defaultNs: ['ns1.example.net.', 'ns2.example.net.'],
+      defaultWwwCname: true,
       serialPolicy: 'date',
       restEnvelope: 'none',
       dnsListen: { host: '127.0.0.1', port: 5353 },
@@ -36,7 +37,9 @@ describe('settings', () => {
       TSIG_KEY: `xfr:hmac-sha256:${Buffer.alloc(32, 7).toString('base64')}`,
       DNS_LISTEN: '',
       ROLES: 'api',
+      DEFAULT_WWW_CNAME: 'OFF',
     });
+    expect(settings.defaultWwwCname).toBe(false);
     expect(settings.allowedTtls).toEqual([3600, 300, 60]);
     expect(settings.defaultNs).toEqual(['a.example.org.', 'b.example.org.']);
     expect(settings.secondaries).toEqual([{ host: '127.0.0.1', port: 5301 }, { host: '::1', port: 5302 }]);
@@ -58,6 +61,7 @@ describe('settings', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['API_KEY', 'short'],
     ['DEFAULT_NS', 'not a host!'],
+    ['DEFAULT_WWW_CNAME', 'yes'],
     ['LOG_LEVEL', 'loud'],
   ])('refuses a wrong %s with a message naming it', (name, value) => {
     const problems = problemsOf({ [name]: value });
