@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';
 import { openDatabase, Database } from './db/database';
 import { EmbeddedPostgresError } from './db/embedded-postgres';
+import { ListenError } from './listen-error';
 import { createApp } from './app';
 import { startSubscriptions } from './http/subscriptions';
 import { usePreparedStatements } from './db/prepared-statements';
@@ -68,8 +69,11 @@ export async function startService(settings: Settings): Promise<RunningService> 
     if (settings.roles.includes('api')) {
       const app = await createApp(database.orm, services);
       const server = await new Promise<Server>((resolve, reject) => {
-        const listening = app.express.listen(settings.port, settings.host, () => resolve(listening));
+        // express 5 hands a listen error to this callback (its first argument) as well as to 'error'
+        const listening = app.express.listen(settings.port, settings.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
         listening.once('error', reject);
+      }).catch((error) => {
+        throw new ListenError('HTTP API', `${settings.host}:${settings.port}`, error);
       });
       const address = server.address();
       httpServer = server;
@@ -158,7 +162,7 @@ async function main(): Promise<void> {
   try {
     await starting;
   } catch (error) {
-    if (error instanceof EmbeddedPostgresError) {
+    if (error instanceof EmbeddedPostgresError || error instanceof ListenError) {
       process.stderr.write(`zonekeeper: ${error.message}\n`);
       process.exit(1);
     }

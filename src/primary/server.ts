@@ -26,6 +26,7 @@ import type { Principal } from '../auth/principal';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
 import { dnsUpdates } from '../metrics';
+import { ListenError } from '../listen-error';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export const RCODE = { NOERROR: 0, FORMERR: RCODE_FORMERR, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: RCODE_NOTAUTH } as const;
@@ -402,9 +403,12 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger, 
       }
     });
   });
+  const where = `${host}:${settings.dnsListen!.port}`;
   await new Promise<void>((resolve, reject) => {
     tcp.once('error', reject);
     tcp.listen(settings.dnsListen!.port, host, () => resolve());
+  }).catch((error) => {
+    throw new ListenError('DNS primary (TCP)', where, error);
   });
   const port = (tcp.address() as net.AddressInfo).port;
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
@@ -417,6 +421,10 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger, 
   await new Promise<void>((resolve, reject) => {
     udp.once('error', reject);
     udp.bind(port, host, () => resolve());
+  }).catch((error) => {
+    // the TCP side is bound already: let it go, so a failed start holds no port
+    tcp.close();
+    throw new ListenError('DNS primary (UDP)', `${host}:${port}`, error);
   });
   log.info(`DNS primary listening on ${host}:${port} (UDP and TCP)`);
   return {
