@@ -25,7 +25,10 @@ import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, 
 import type { Principal } from '../auth/principal';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
-import { dnsUpdates } from '../metrics';
+import { dnsQueries, dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';
+import { EDE, ExtendedError, extendedErrorOption } from '../dns/extended-error';
+import { RefusalLog } from './refusal-log';
+import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
@@ -65,7 +68,34 @@ interface Reply {
   authorities?: any[];
   /** TSIG error to report (NOTAUTH answers) */
   tsigError?: number;
+  /** why the answer is an error, in words (RFC 8914) */
+  ede?: ExtendedError;
 }
+
+const TSIG_ERROR_NAMES: Record<number, string> = { 16: 'BADSIG', 17: 'BADKEY', 18: 'BADTIME', 22: 'BADTRUNC' };
+
+/** why a TSIG failed, in words for the client (EDE) and the log; never the secret */
+function tsigFailure(error: number, keyName: string, algorithm: string, known: boolean): string {
+  switch (error) {
+    case TSIG_ERROR.BADKEY:
+      return known
+        ? `TSIG BADKEY: key ${keyName} is not for ${algorithm} here (use the key's own algorithm)`
+        : `TSIG BADKEY: no key named ${keyName} here (or not one that may be used from this address)`;
+    case TSIG_ERROR.BADSIG:
+      return `TSIG BADSIG: the MAC does not match key ${keyName} (a wrong secret?)`;
+    case TSIG_ERROR.BADTIME:
+      return `TSIG BADTIME: the time signed is further than the fudge from this server's clock (key ${keyName})`;
+    case TSIG_ERROR.BADTRUNC:
+      return `TSIG BADTRUNC: truncated MACs are not accepted (key ${keyName})`;
+    default:
+      return `TSIG error ${error} (key ${keyName})`;
+  }
+}
+
+/** the question type as a metric label: a mnemonic dns-packet knows, else OTHER (a bounded set of labels) */
+const qtypeLabel = (qtype: string) => (/^[A-Z][A-Z0-9]{0,9}$/.test(qtype) ? qtype : 'OTHER');
+const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
+const rcodeName = (rcode: number) => RCODE_NAMES[rcode] ?? String(rcode);
 
 /** Signs a sequence of messages: the first with the request MAC, the next ones chained (RFC 8945 §5.3.1) */
 class Signer {
@@ -110,9 +140,41 @@ export function isAllowed(list: net.BlockList, address: string): boolean {
   return net.isIPv4(v4) ? list.check(v4, 'ipv4') : list.check(address, 'ipv6');
 }
 
+/** why an UPDATE was answered as it was: a fixed set, for the metric's label */
+type UpdateOutcome = 'applied' | 'address' | 'unsigned' | 'tsig' | 'not_authoritative' | 'not_in_zone' | 'prerequisite' | 'refused_by_rules' | 'malformed' | 'not_served' | 'database';
+
+const UPDATE_EDE: Record<UpdateOutcome, number> = {
+  applied: EDE.OTHER,
+  address: EDE.PROHIBITED,
+  unsigned: EDE.PROHIBITED,
+  tsig: EDE.PROHIBITED,
+  not_authoritative: EDE.NOT_AUTHORITATIVE,
+  not_in_zone: EDE.OTHER,
+  prerequisite: EDE.OTHER,
+  refused_by_rules: EDE.OTHER,
+  malformed: EDE.OTHER,
+  not_served: EDE.NOT_SUPPORTED,
+  database: EDE.NETWORK_ERROR,
+};
+
+function updateOutcomeOf(rcode: number): UpdateOutcome {
+  if (rcode === UPDATE_RCODE.NOTAUTH) return 'not_authoritative';
+  if (rcode === UPDATE_RCODE.NOTZONE) return 'not_in_zone';
+  if (rcode === UPDATE_RCODE.REFUSED) return 'refused_by_rules';
+  return 'prerequisite';
+}
+
+/** a refused update's reason for the client: the service's message and every problem it named */
+function refusalText(error: DomainError, keyName: string, zone: string): string {
+  if (error.code === 'ZONE_NOT_FOUND' || error.code === 'INVALID_ZONE_NAME') return `no zone ${zone} that key ${keyName} may update`;
+  const problems = error.details.map((d) => d.message).filter((m) => m && m !== error.message);
+  return problems.length ? `${error.message}: ${problems.join('; ')}` : error.message;
+}
+
 export class PrimaryHandler {
   private readonly allow: net.BlockList;
   private readonly updateAllow: net.BlockList;
+  private readonly refusals: RefusalLog;
 
   constructor(
     private readonly settings: Settings,
@@ -122,6 +184,7 @@ export class PrimaryHandler {
   ) {
     this.allow = allowList(settings.transferAllow);
     this.updateAllow = allowList(settings.updateAllow);
+    this.refusals = new RefusalLog(log);
   }
 
   /**
@@ -158,18 +221,40 @@ export class PrimaryHandler {
       const opt = (request?.additionals ?? []).find((a: any) => a.type === 'OPT');
       return opt ? Math.min(Math.max(opt.udpPayloadSize ?? UDP_DEFAULT, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
     })();
+    /**
+     * An answer with an error carries an Extended DNS Error (RFC 8914) saying why. RFC 6891 §7 would leave the
+     * OPT out when the request had none, but the clients that send UPDATEs (nsupdate, dnspython under certbot,
+     * miekg/dns under lego) send none, and would then get a bare REFUSED; they all read an OPT in any answer,
+     * so error answers carry one regardless (docs/dns-known-differences.md).
+     */
+    const build = (reply: Reply, withQuestion = true): Buffer => {
+      const options = reply.ede && reply.rcode !== RCODE.NOERROR ? [extendedErrorOption(reply.ede)] : [];
+      const packet = {
+        id,
+        type: 'response' as const,
+        flags: (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf),
+        questions: withQuestion && question ? [question] : [],
+        answers: reply.answers ?? [],
+        authorities: reply.authorities ?? [],
+        additionals: hasOpt || options.length ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX, flags: 0, options }] : [],
+      };
+      if (opcode === OPCODE_QUERY && question) dnsQueries.inc({ qtype: qtypeLabel(String(question.type).toUpperCase()), rcode: rcodeName(reply.rcode) });
+      return dnsPacket.encode(packet as any);
+    };
     // RFC 2136 §3.8 leaves who may update to policy: an address outside UPDATE_ALLOW is refused before anything
     if (opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) {
-      dnsUpdates.inc({ rcode: 'REFUSED' });
-      this.log.info({ remote }, 'DNS UPDATE refused: address not in UPDATE_ALLOW');
-      return headerOnly(RCODE.REFUSED);
+      dnsUpdates.inc({ rcode: 'REFUSED', reason: 'address' });
+      this.refusals.warn(`update-address ${remote}`, { remote }, 'DNS UPDATE refused: address not in UPDATE_ALLOW');
+      return send(build({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `updates from ${remote} are not allowed (UPDATE_ALLOW)` } }));
     }
     const transferKey = this.settings.tsigKey;
     let found: ReturnType<typeof findTsig>;
     try {
       found = findTsig(raw);
-    } catch {
-      return headerOnly(RCODE.FORMERR);
+    } catch (error) {
+      tsigFailures.inc({ error: 'FORMERR' });
+      this.refusals.warn(`tsig-formerr ${remote}`, { remote, reason: (error as Error).message }, 'TSIG record malformed: FORMERR');
+      return send(build({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${(error as Error).message}` } }));
     }
     // a name other than the transfer key's is a user's TSIG key (RFC 2136 updates; certbot signs its SOA query
     // too), looked up only for UPDATE_ALLOW addresses: elsewhere a made-up key name costs no database read
@@ -181,25 +266,14 @@ export class PrimaryHandler {
         key = userKey?.key;
         keyPrincipal = userKey?.principal;
       } catch (error) {
-        if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error }, 'TSIG key look-up failed');
-        return headerOnly(RCODE.SERVFAIL);
+        const outage = noteDatabaseFailure(error, 'DNS primary');
+        if (!outage) this.log.error({ err: error }, 'TSIG key look-up failed');
+        return send(build({ rcode: RCODE.SERVFAIL, ede: outage ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' } : { code: EDE.OTHER, text: 'internal error (logged)' } }));
       }
     }
     const verified = verifyMessage(raw, key, { found });
     const signer = new Signer(key, verified.status === 'ok' ? verified.tsig.mac : undefined);
 
-    const build = (reply: Reply, withQuestion = true): Buffer => {
-      const packet = {
-        id,
-        type: 'response' as const,
-        flags: (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf),
-        questions: withQuestion && question ? [question] : [],
-        answers: reply.answers ?? [],
-        authorities: reply.authorities ?? [],
-        additionals: hasOpt ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX, flags: 0, options: [] }] : [],
-      };
-      return dnsPacket.encode(packet as any);
-    };
     const reply = async (r: Reply) => {
       let message = signer.sign(build(r));
       if (transport === 'udp' && message.length > udpLimit) {
@@ -208,57 +282,72 @@ export class PrimaryHandler {
       await send(message);
     };
 
-    if (verified.status === 'formerr') return headerOnly(RCODE.FORMERR);
+    if (verified.status === 'formerr') {
+      tsigFailures.inc({ error: 'FORMERR' });
+      this.refusals.warn(`tsig-formerr ${remote}`, { remote, key: found?.tsig.keyName, reason: verified.reason }, 'TSIG record malformed: FORMERR');
+      return send(build({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${verified.reason}` } }));
+    }
     if (verified.status === 'error') {
       // RFC 8945 §5.2: NOTAUTH with the TSIG error; BADSIG/BADKEY unsigned (MAC size 0), BADTIME signed
-      const message = build({ rcode: RCODE.NOTAUTH });
-      if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'NOTAUTH' });
-      const algorithm = isTsigAlgorithm(verified.tsig.algorithm) ? verified.tsig.algorithm : 'hmac-sha256';
-      const tsigKey = key ?? { name: verified.tsig.keyName, algorithm, secret: Buffer.alloc(32) };
+      const errorName = TSIG_ERROR_NAMES[verified.error] ?? String(verified.error);
+      const reason = tsigFailure(verified.error, verified.tsig.keyName, verified.tsig.algorithm, Boolean(key && key.name === verified.tsig.keyName));
+      tsigFailures.inc({ error: errorName });
+      this.refusals.warn(`tsig ${errorName} ${verified.tsig.keyName} ${remote}`, { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName }, reason);
+      const message = build({ rcode: RCODE.NOTAUTH, ede: { code: EDE.PROHIBITED, text: reason } });
+      if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'NOTAUTH', reason: 'tsig' });
+      const algorithm = key?.algorithm ?? (isTsigAlgorithm(verified.tsig.algorithm) ? verified.tsig.algorithm : 'hmac-sha256');
       const badTime = verified.error === TSIG_ERROR.BADTIME;
-      const signed = signMessage(message, { ...tsigKey, name: verified.tsig.keyName }, {
+      const signed = signMessage(message, { name: verified.tsig.keyName, algorithm, secret: key?.secret ?? Buffer.alloc(32) }, {
         requestMac: badTime ? verified.tsig.mac : undefined,
         error: verified.error,
         noMac: !badTime,
         time: badTime ? undefined : verified.tsig.timeSigned,
         other: badTime ? badTimeOther() : undefined,
+        // the TSIG of the answer names the request's algorithm (RFC 8945 §5.3.2), whatever the key's is:
+        // a client told another algorithm reports "tsig verify failure" instead of the error
+        algorithmName: verified.tsig.algorithm,
       });
       return send(signed.message);
     }
     if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
-    if (opcode !== OPCODE_QUERY) return reply({ rcode: RCODE.NOTIMP });
-    if (request.questions.length !== 1 || !question) return reply({ rcode: RCODE.FORMERR });
-    if (question.class !== 'IN' && question.class !== 'ANY') return reply({ rcode: RCODE.REFUSED });
+    if (opcode !== OPCODE_QUERY) return reply({ rcode: RCODE.NOTIMP, ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${opcode} is not supported (QUERY and UPDATE are)` } });
+    if (request.questions.length !== 1 || !question) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
+    if (question.class !== 'IN' && question.class !== 'ANY') return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `class ${question.class} is not served (only IN)` } });
     const qname = String(question.name).toLowerCase().replace(/\.$/, '');
     const qtype = String(question.type).toUpperCase();
 
     try {
       await inSnapshot(this.pool, async (client) => {
         const zone = await findZone(client, this.settings.catalogZone, qname);
-        if (!zone) return reply({ rcode: RCODE.REFUSED });
+        if (!zone) return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` } });
         if (qtype === 'AXFR' || qtype === 'IXFR') {
-          if (qname !== zone.name) return reply({ rcode: RCODE.NOTAUTH });
+          if (qname !== zone.name) return reply({ rcode: RCODE.NOTAUTH, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qtype} is asked at a zone's apex: ${qname} is inside ${zone.name}` } });
           if (!isAllowed(this.allow, remote)) {
-            this.log.warn({ remote, zone: zone.name, qtype }, 'transfer refused: address not in TRANSFER_ALLOW');
-            return reply({ rcode: RCODE.REFUSED });
+            this.refusals.warn(`transfer-address ${remote}`, { remote, zone: zone.name, qtype }, 'transfer refused: address not in TRANSFER_ALLOW');
+            return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `transfers to ${remote} are not allowed (TRANSFER_ALLOW)` } });
           }
           if (transferKey && (verified.status !== 'ok' || keyPrincipal)) {
-            this.log.warn({ remote, zone: zone.name, qtype }, 'transfer refused: request not signed with TSIG_KEY');
-            return reply({ rcode: RCODE.REFUSED });
+            this.refusals.warn(`transfer-unsigned ${remote}`, { remote, zone: zone.name, qtype }, 'transfer refused: request not signed with TSIG_KEY');
+            return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: 'transfers must be signed with the transfer key (TSIG_KEY)' } });
           }
           const soa = await soaOf(client, zone);
-          if (qtype === 'AXFR' && transport === 'udp') return reply({ rcode: RCODE.FORMERR });
+          if (qtype === 'AXFR' && transport === 'udp') return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
           if (qtype === 'IXFR') {
             const clientSoa = (request.authorities ?? []).find((a: any) => a.type === 'SOA');
-            if (!clientSoa) return reply({ rcode: RCODE.FORMERR });
+            if (!clientSoa) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: "IXFR needs the client's SOA in the authority section (RFC 1995 §3)" } });
             const clientSerial = Number(clientSoa.data.serial);
             // RFC 1995 §2: a client as new as we are (or newer) gets just the SOA; over UDP, SOA = "use TCP"
             if (transport === 'udp' || !serialGreaterThan(zone.serial, clientSerial)) {
+              dnsTransfers.inc({ kind: 'IXFR_UPTODATE', client: remote });
               return reply({ rcode: RCODE.NOERROR, flags: FLAG_AA, answers: [toAnswer(zone.name, soa)] });
             }
             const journal = await journalFrom(client, zone, clientSerial);
-            if (journal) return this.streamIxfr(zone, soa, journal, build, signer, send);
+            if (journal) {
+              dnsTransfers.inc({ kind: 'IXFR', client: remote });
+              return this.streamIxfr(zone, soa, journal, build, signer, send);
+            }
           }
+          dnsTransfers.inc({ kind: 'AXFR', client: remote });
           return this.streamAxfr(client, zone, soa, build, signer, send);
         }
         const result = await lookup(client, zone, qname, qtype);
@@ -271,8 +360,10 @@ export class PrimaryHandler {
       });
     } catch (error) {
       // an outage is logged once (availability.ts), not per query; SERVFAIL tells the resolver to try later
-      if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error, qname, qtype, remote }, 'DNS query failed');
-      await reply({ rcode: RCODE.SERVFAIL }).catch(() => undefined);
+      const outage = noteDatabaseFailure(error, 'DNS primary');
+      if (!outage) this.log.error({ err: error, qname, qtype, remote }, 'DNS query failed');
+      const ede = outage ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' } : { code: EDE.OTHER, text: 'internal error (logged)' };
+      await reply({ rcode: RCODE.SERVFAIL, ede }).catch(() => undefined);
     }
   }
 
@@ -281,29 +372,31 @@ export class PrimaryHandler {
    * (REFUSED); the message read into a request (FORMERR when malformed) and applied as one change set.
    */
   private async update(update: ReturnType<typeof readUpdate>, remote: string, principal: Principal | undefined, reply: (r: Reply) => Promise<void>): Promise<void> {
-    const answer = async (rcode: number, reason?: string) => {
-      const name = Object.entries(UPDATE_RCODE).find(([, value]) => value === rcode)?.[0] ?? String(rcode);
-      dnsUpdates.inc({ rcode: name });
+    const answer = async (rcode: number, outcome: UpdateOutcome, reason?: string) => {
+      const name = rcodeName(rcode);
+      dnsUpdates.inc({ rcode: name, reason: outcome });
       if (reason) this.log.info({ remote, rcode: name, reason, key: principal?.keyName }, 'DNS UPDATE refused');
-      await reply({ rcode });
+      await reply({ rcode, ede: reason === undefined ? undefined : { code: UPDATE_EDE[outcome], text: reason } });
     };
-    if (!this.updates) return answer(UPDATE_RCODE.NOTIMP, 'this process serves no updates');
-    if (!principal) return answer(UPDATE_RCODE.REFUSED, 'not signed with a TSIG key made for updates');
-    if (!update.ok) return answer(update.rcode, update.reason);
+    if (!this.updates) return answer(UPDATE_RCODE.NOTIMP, 'not_served', 'this server takes no updates (its ROLES has no api)');
+    if (!principal) return answer(UPDATE_RCODE.REFUSED, 'unsigned', 'an update must be signed with a TSIG key made for updates (unsigned, or signed with the transfer key)');
+    if (!update.ok) return answer(update.rcode, update.rcode === UPDATE_RCODE.FORMERR ? 'malformed' : 'refused_by_rules', update.reason);
     try {
       const applied = await this.updates.apply(principal, update.request);
       for (const adjusted of applied.ttlAdjustments) {
         this.log.info({ remote, key: principal.keyName, ...adjusted }, 'DNS UPDATE: TTL not in ALLOWED_TTLS, the nearest allowed TTL applied');
       }
-      return answer(UPDATE_RCODE.NOERROR);
+      return answer(UPDATE_RCODE.NOERROR, 'applied');
     } catch (error) {
       const rcode = updateRcodeOf(error);
-      if (rcode !== undefined) return answer(rcode, (error as Error).message);
+      if (rcode !== undefined) return answer(rcode, updateOutcomeOf(rcode), refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone));
       // an outage is logged once (availability.ts); SERVFAIL: the client may try again
-      if (!noteDatabaseFailure(error, 'DNS primary')) this.log.error({ err: error, remote }, 'DNS UPDATE failed');
-      return answer(UPDATE_RCODE.SERVFAIL);
+      const outage = noteDatabaseFailure(error, 'DNS primary');
+      if (!outage) this.log.error({ err: error, remote }, 'DNS UPDATE failed');
+      return answer(UPDATE_RCODE.SERVFAIL, 'database', outage ? 'the database is unreachable; nothing was written, try again' : 'internal error (logged); nothing was written');
     }
   }
+
 
   private async sendChunked(answers: AsyncIterable<any[]> | Iterable<any[]>, build: (r: Reply, q?: boolean) => Buffer, signer: Signer, send: (m: Buffer) => Promise<void>) {
     let batch: any[] = [];

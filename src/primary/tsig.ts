@@ -183,9 +183,11 @@ export interface SignOptions {
   fudge?: number;
   /** an unsigned error answer (BADKEY, BADSIG): MAC Size 0 (§5.2.1, §5.2.2) */
   noMac?: boolean;
+  /** the algorithm name written in the TSIG RR when it is not the key's: an error answer echoes the request's */
+  algorithmName?: string;
 }
 
-function tsigRdata(algorithm: TsigAlgorithm, time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
+function tsigRdata(algorithm: string, time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
   const mid = Buffer.alloc(4);
   mid.writeUInt16BE(fudge, 0);
   mid.writeUInt16BE(mac.length, 2);
@@ -216,7 +218,7 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions 
     }
     mac = hmac.digest();
   }
-  const rdata = tsigRdata(key.algorithm, time, fudge, mac, message.readUInt16BE(0), error, other);
+  const rdata = tsigRdata(options.algorithmName ?? key.algorithm, time, fudge, mac, message.readUInt16BE(0), error, other);
   const fixed = Buffer.alloc(10);
   fixed.writeUInt16BE(TSIG_TYPE, 0);
   fixed.writeUInt16BE(CLASS_ANY, 2);
