@@ -87,6 +87,11 @@ export class RdataReader {
     return this.end - this.position;
   }
 
+  /** RDATA its type cannot read (a field value the type does not define) */
+  malformed(reason: string): never {
+    throw new WireFormatError(reason);
+  }
+
   /** every octet must have been read: RDATA longer than its fields is malformed */
   finish(): void {
     if (this.position !== this.end) throw new WireFormatError('RDATA is longer than its fields');

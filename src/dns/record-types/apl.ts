@@ -35,6 +35,20 @@ export const APL: RecordTypeDefinition<APLValue> = {
     return finish(problems, () => ({ items }), APL.format);
   },
   format: (v) => v.items.map((i) => `${i.negate ? '!' : ''}${i.family}:${i.family === 1 ? formatIPv4(i.address) : formatIPv6(i.address)}/${i.prefix}`).join(' '),
+  // RFC 3123 §4: ADDRESSFAMILY, PREFIX, N | AFDLENGTH, then AFDLENGTH octets with the trailing zeros left out
+  fromWire: (r) => {
+    const items: APLItem[] = [];
+    while (r.remaining > 0) {
+      const family = r.u16();
+      const prefix = r.u8();
+      const lengthOctet = r.u8();
+      const part = r.bytes(lengthOctet & 0x7f);
+      const size = family === 1 ? 4 : 16;
+      const address = [...part, ...new Array(Math.max(0, size - part.length)).fill(0)];
+      items.push({ negate: (lengthOctet & 0x80) !== 0, family: family as 1 | 2, prefix, address });
+    }
+    return { items };
+  },
   toPacketData: (v) => Buffer.concat(v.items.map((i) => {
     const part = trimmed(i.address);
     const head = Buffer.alloc(4);

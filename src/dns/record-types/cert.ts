@@ -43,6 +43,8 @@ export const CERT: RecordTypeDefinition<CERTValue> = {
     return finish(problems, () => ({ certType: certType!, keyTag: keyTag!, algorithm: algorithm!, certificate: certificate! }), CERT.format);
   },
   format: (v) => `${v.certType} ${v.keyTag} ${v.algorithm} ${v.certificate.toString('base64')}`,
+  // RFC 4398 §2: TYPE (16), KEY TAG (16), ALGORITHM (8), then the certificate
+  fromWire: (r) => ({ certType: r.u16(), keyTag: r.u16(), algorithm: r.u8(), certificate: r.rest() }),
   toPacketData: (v) => {
     const head = Buffer.alloc(5);
     head.writeUInt16BE(v.certType, 0);

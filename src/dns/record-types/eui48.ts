@@ -22,6 +22,7 @@ export function euiType(type: string, code: number, octets: number, rfc: string)
       return finish(problems, () => ({ address: Buffer.from(text.replace(/-/g, ''), 'hex') }), definition.format);
     },
     format: (v) => v.address.toString('hex').match(/.{2}/g)!.join('-'),
+    fromWire: (r) => ({ address: r.bytes(octets) }),
     toPacketData: (v) => Buffer.from(v.address),
   };
   return definition;

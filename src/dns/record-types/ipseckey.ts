@@ -48,6 +48,16 @@ export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
     return finish(problems, () => ({ precedence: precedence!, gatewayType: gatewayType!, algorithm: algorithm!, gateway: gateway!, key: key! }), IPSECKEY.format);
   },
   format: (v) => `${v.precedence} ${v.gatewayType} ${v.algorithm} ${v.gateway}${v.key.length ? ` ${v.key.toString('base64')}` : ''}`,
+  // RFC 4025 §2: the gateway's form follows its type; a name is never compressed (§2.5)
+  fromWire: (r) => {
+    const precedence = r.u8();
+    const gatewayType = r.u8();
+    const algorithm = r.u8();
+    const gateway = gatewayType === 0 ? '.'
+      : gatewayType === 1 ? formatIPv4(r.bytes(4))
+        : gatewayType === 2 ? formatIPv6(r.bytes(16)) : r.name();
+    return { precedence, gatewayType, algorithm, gateway, key: r.rest() };
+  },
   toPacketData: (v) => {
     const gateway = v.gatewayType === 0 ? Buffer.alloc(0)
       : v.gatewayType === 1 ? Buffer.from(parseIPv4(v.gateway)!)

@@ -25,6 +25,8 @@ export const L32: RecordTypeDefinition<L32Value> = {
     return finish(problems, () => ({ preference: preference!, locator: locator! }), L32.format);
   },
   format: (v) => `${v.preference} ${formatIPv4(v.locator)}`,
+  // RFC 6742 §2.2: PREFERENCE (16), Locator32 (an IPv4 address's 32 bits)
+  fromWire: (r) => ({ preference: r.u16(), locator: [...r.bytes(4)] }),
   toPacketData: (v) => {
     const head = Buffer.alloc(2);
     head.writeUInt16BE(v.preference, 0);

@@ -89,6 +89,11 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     const altitude = ((v.altitude - ALTITUDE_BASE) / 100).toFixed(2);
     return `${angle(v.latitude, 'NS')} ${angle(v.longitude, 'EW')} ${altitude}m ${precisionText(v.size)} ${precisionText(v.horizontal)} ${precisionText(v.vertical)}`;
   },
+  fromWire: (r) => {
+    // RFC 1876 §2: only VERSION 0 is defined
+    if (r.u8() !== 0) r.malformed('LOC RDATA of a version other than 0');
+    return { size: r.u8(), horizontal: r.u8(), vertical: r.u8(), latitude: r.u32(), longitude: r.u32(), altitude: r.u32() };
+  },
   toPacketData: (v) => {
     const b = Buffer.alloc(16);
     b.writeUInt8(0, 0); // VERSION 0 (RFC 1876 §2)

@@ -25,6 +25,8 @@ export const LP: RecordTypeDefinition<LPValue> = {
     return finish(problems, () => ({ preference: preference!, fqdn: (name as { name: string }).name }), LP.format);
   },
   format: (v) => `${v.preference} ${v.fqdn}`,
+  // RFC 6742 §2.4: PREFERENCE (16), FQDN
+  fromWire: (r) => ({ preference: r.u16(), fqdn: r.name() }),
   toPacketData: (v) => {
     const head = Buffer.alloc(2);
     head.writeUInt16BE(v.preference, 0);

@@ -27,6 +27,7 @@ export function locator64Type(type: string, code: number, rfcs: string[], name: 
       return finish(problems, () => ({ preference: preference!, locator: Buffer.from(text.replace(/:/g, ''), 'hex') }), definition.format);
     },
     format: (v) => `${v.preference} ${v.locator.toString('hex').match(/.{4}/g)!.join(':')}`,
+    fromWire: (r) => ({ preference: r.u16(), locator: r.bytes(8) }),
     toPacketData: (v) => {
       const head = Buffer.alloc(2);
       head.writeUInt16BE(v.preference, 0);

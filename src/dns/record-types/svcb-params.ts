@@ -283,6 +283,17 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       return { ok: true, value, canonical: definition.format(value) };
     },
     format: (v) => [String(v.priority), v.target, ...v.params.map(formatParam)].join(' '),
+    // RFC 9460 §2.2: SvcPriority, TargetName (uncompressed), then SvcParams as key, length, value
+    fromWire: (r) => {
+      const priority = r.u16();
+      const target = r.name();
+      const params: SvcParam[] = [];
+      while (r.remaining > 0) {
+        const key = r.u16();
+        params.push({ key, value: r.bytes(r.u16()) });
+      }
+      return { priority, target, params };
+    },
     toPacketData: (v) => toWire(v),
   };
   return definition;

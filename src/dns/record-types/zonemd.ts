@@ -44,6 +44,8 @@ export const ZONEMD: RecordTypeDefinition<ZONEMDValue> = {
     return finish(problems, () => ({ serial: serial!, scheme: scheme!, algorithm: algorithm!, digest: digest! }), ZONEMD.format);
   },
   format: (v) => `${v.serial} ${v.scheme} ${v.algorithm} ${v.digest.toString('hex').toUpperCase()}`,
+  // RFC 8976 §2.2: SERIAL (32), SCHEME (8), HASH ALGORITHM (8), DIGEST
+  fromWire: (r) => ({ serial: r.u32(), scheme: r.u8(), algorithm: r.u8(), digest: r.rest() }),
   // dns-packet 5.6.1 has no ZONEMD: RFC 8976 §2.2 wire form, sent as RFC 3597 data
   toPacketData: (v) => {
     const head = Buffer.alloc(6);
