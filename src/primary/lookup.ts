@@ -1,8 +1,10 @@
 /**
- * Answering an ordinary query for zone data (RFC 1034 §4.3.2, simplified to one zone: no recursion, no
- * out-of-zone chasing): referrals below delegations, DNAME (RFC 6672) with a synthesised CNAME, CNAME,
- * exact matches, wildcards (RFC 4592) from the closest encloser, NODATA and NXDOMAIN with the SOA in the
- * authority section for negative caching (RFC 2308 §3).
+ * Answering an ordinary query for zone data (RFC 1034 §4.3.2, within one zone: no recursion, no out-of-zone
+ * chasing): referrals below delegations with their glue, DNAME (RFC 6672) with a synthesised CNAME, CNAME
+ * chains followed inside the zone, exact matches, wildcards (RFC 4592) from the closest encloser, NODATA and
+ * NXDOMAIN with the SOA in the authority section for negative caching (RFC 2308 §3), and the additional
+ * section's addresses of in-zone NS, MX and SRV targets (RFC 1034 §4.3.2 step 6, RFC 2782), as BIND and Knot
+ * answer.
  */
 import type { PoolClient } from 'pg';
 import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
@@ -12,7 +14,44 @@ export interface LookupResult {
   authoritative: boolean;
   answers: Rr[];
   authorities: Rr[];
+  /** A/AAAA of the in-zone names the answer or the referral names (glue for a referral) */
+  additionals: Rr[];
+  /** a referral: its glue must fit, or the answer is truncated (RFC 9471 §3) */
+  referral: boolean;
   /** owners in answers are relative to the zone, or absolute (ending with '.') for synthesised names */
+}
+
+/** how many CNAMEs of one answer are followed inside the zone (BIND follows up to 16; loops end here too) */
+const MAX_CNAME_CHAIN = 8;
+
+/** the host names an RR's RDATA points at, whose addresses go in the additional section (RFC 1034 §3.6, RFC 2782) */
+function targetsOf(rr: Rr): string[] {
+  const fields = rr.rdata.trim().split(/\s+/);
+  switch (rr.type) {
+    case 'NS':
+      return [fields[0]];
+    case 'MX':
+      return [fields[1]];
+    case 'SRV':
+      return [fields[3]];
+    default:
+      return [];
+  }
+}
+
+/** an absolute name's owner in the zone ('@' for the apex), or undefined outside it */
+function inZoneOwner(name: string, zone: string): string | undefined {
+  const bare = name.toLowerCase().replace(/\.$/, '');
+  if (bare === zone) return '@';
+  return bare.endsWith(`.${zone}`) ? bare.slice(0, -(zone.length + 1)) : undefined;
+}
+
+/** the A and AAAA records of the in-zone targets of `rrs`, targets named once, in the order named */
+async function addressesOf(client: PoolClient, zone: ZoneRef, rrs: Rr[]): Promise<Rr[]> {
+  const owners = [...new Set(rrs.flatMap(targetsOf).map((t) => inZoneOwner(t, zone.name)).filter((o): o is string => o !== undefined))];
+  if (!owners.length) return [];
+  const found = await recordsAt(client, zone, owners);
+  return owners.flatMap((o) => found.filter((r) => r.owner === o && (r.type === 'A' || r.type === 'AAAA')));
 }
 
 /** 'a.b' for 'a.b.example.com' in 'example.com'; '@' for the apex */
@@ -40,7 +79,31 @@ function pick(records: Rr[], qtype: string): Rr[] {
   return qtype === 'ANY' ? records : records.filter((r) => r.type === qtype);
 }
 
+type NameResult = Omit<LookupResult, 'additionals' | 'referral'> & { referral?: boolean };
+
 export async function lookup(client: PoolClient, zone: ZoneRef, qname: string, qtype: string): Promise<LookupResult> {
+  let result = await lookupName(client, zone, qname, qtype);
+  const answers = [...result.answers];
+  // RFC 1034 §4.3.2 step 3a: a CNAME answer goes on with its target, while the target is in this zone
+  const seen = new Set([qname]);
+  for (let hop = 0; hop < MAX_CNAME_CHAIN && qtype !== 'CNAME' && qtype !== 'ANY'; hop++) {
+    const last = result.answers[result.answers.length - 1];
+    if (!last || last.type !== 'CNAME' || result.answers.some((r) => r.type === qtype)) break;
+    const target = last.rdata.trim().toLowerCase().replace(/\.$/, '');
+    if (inZoneOwner(target, zone.name) === undefined || seen.has(target)) break;
+    seen.add(target);
+    const next = await lookupName(client, zone, target, qtype);
+    // the chain's answers stay; the target's outcome decides the RCODE and the authority section
+    answers.push(...next.answers);
+    result = { ...next, authoritative: result.authoritative && next.authoritative };
+    if (next.referral) break;
+  }
+  const referral = Boolean(result.referral);
+  const additionals = await addressesOf(client, zone, referral ? result.authorities : answers);
+  return { rcode: result.rcode, authoritative: result.authoritative, answers, authorities: result.authorities, additionals, referral };
+}
+
+async function lookupName(client: PoolClient, zone: ZoneRef, qname: string, qtype: string): Promise<NameResult> {
   const owner = relativeOwner(qname, zone.name);
   const ancestors = ancestorsOf(owner);
   const owners = [owner, ...ancestors, ...[owner, ...ancestors].map(wildcardAt)];
@@ -51,7 +114,7 @@ export async function lookup(client: PoolClient, zone: ZoneRef, qname: string, q
   for (const ancestor of [...ancestors].reverse()) {
     if (ancestor === '@') continue;
     const ns = at(ancestor).filter((r) => r.type === 'NS');
-    if (ns.length) return { rcode: 0, authoritative: false, answers: [], authorities: ns };
+    if (ns.length) return { rcode: 0, authoritative: false, answers: [], authorities: ns, referral: true };
   }
   for (const ancestor of [...ancestors].reverse()) {
     const dname = at(ancestor).find((r) => r.type === 'DNAME');
@@ -67,11 +130,11 @@ export async function lookup(client: PoolClient, zone: ZoneRef, qname: string, q
   // statement less per answer
   const apexSoa = found.find((r) => r.owner === '@' && r.type === 'SOA');
   const soa = negativeSoa(apexSoa ?? (await soaOf(client, zone)));
-  const answerAt = (records: Rr[], asOwner: string): LookupResult => {
+  const answerAt = (records: Rr[], asOwner: string): NameResult => {
     const rename = (r: Rr): Rr => (asOwner === r.owner ? r : { ...r, owner: asOwner });
     // a delegation point (not the apex): referral, except for the parent-side DS (RFC 4035 §3.1.4.1)
     const ns = records.filter((r) => r.type === 'NS');
-    if (owner !== '@' && ns.length && qtype !== 'DS') return { rcode: 0, authoritative: false, answers: [], authorities: ns.map(rename) };
+    if (owner !== '@' && ns.length && qtype !== 'DS') return { rcode: 0, authoritative: false, answers: [], authorities: ns.map(rename), referral: true };
     const matching = pick(records, qtype);
     if (matching.length) return { rcode: 0, authoritative: true, answers: matching.map(rename), authorities: [] };
     const cname = records.find((r) => r.type === 'CNAME');

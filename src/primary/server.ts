@@ -66,6 +66,10 @@ interface Reply {
   flags?: number;
   answers?: any[];
   authorities?: any[];
+  /** the additional section's records (addresses of targets, glue), before the OPT */
+  additionals?: any[];
+  /** the additionals are glue a referral needs: if they do not fit, truncate rather than leave them out (RFC 9471 §3) */
+  glueRequired?: boolean;
   /** TSIG error to report (NOTAUTH answers) */
   tsigError?: number;
   /** why the answer is an error, in words (RFC 8914) */
@@ -236,7 +240,7 @@ export class PrimaryHandler {
         questions: withQuestion && question ? [question] : [],
         answers: reply.answers ?? [],
         authorities: reply.authorities ?? [],
-        additionals: hasOpt || options.length ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX, flags: 0, options }] : [],
+        additionals: [...(reply.additionals ?? []), ...(hasOpt || options.length ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX, flags: 0, options }] : [])],
       };
       if (opcode === OPCODE_QUERY && question) dnsQueries.inc({ qtype: qtypeLabel(String(question.type).toUpperCase()), rcode: rcodeName(reply.rcode) });
       return dnsPacket.encode(packet as any);
@@ -276,6 +280,10 @@ export class PrimaryHandler {
 
     const reply = async (r: Reply) => {
       let message = signer.sign(build(r));
+      if (transport === 'udp' && message.length > udpLimit && r.additionals?.length && !r.glueRequired) {
+        // addresses of targets are a courtesy (RFC 2181 §9: no TC for the additional section)
+        message = signer.sign(build({ ...r, additionals: [] }));
+      }
       if (transport === 'udp' && message.length > udpLimit) {
         message = signer.sign(build({ rcode: r.rcode, flags: (r.flags ?? 0) | FLAG_TC }));
       }
@@ -356,6 +364,8 @@ export class PrimaryHandler {
           flags: result.authoritative ? FLAG_AA : 0,
           answers: result.answers.map((r) => toAnswer(zone.name, r)),
           authorities: result.authorities.map((r) => toAnswer(zone.name, r)),
+          additionals: result.additionals.map((r) => toAnswer(zone.name, r)),
+          glueRequired: result.referral,
         });
       });
     } catch (error) {

@@ -57,3 +57,76 @@ test.each([
 ])('%s → %s', async (name, status, answers) => {
   expect(await ask(name as string)).toEqual({ status, answers });
 });
+
+describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot answer', () => {
+  const ZONE2 = 'extra.zk-lookup.test';
+  beforeAll(async () => {
+    const user = await app.gql(`mutation { createUser(input: {email: "extra@example.com"}) { id } }`);
+    await app.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "${ZONE2}"}) { id } }`, { u: user.data.createUser.id });
+    for (const [owner, type, rdata] of [
+      ['alias', 'CNAME', `alias2.${ZONE2}.`],
+      ['alias2', 'CNAME', `host.${ZONE2}.`],
+      ['host', 'A', '192.0.2.10'],
+      ['host', 'AAAA', '2001:db8::10'],
+      ['dangling', 'CNAME', `nowhere.${ZONE2}.`],
+      ['outside', 'CNAME', 'host.example.net.'],
+      ['@', 'MX', `10 mail.${ZONE2}.`],
+      ['@', 'MX', '20 mx.example.net.'],
+      ['mail', 'A', '192.0.2.25'],
+      ['_sip._tcp', 'SRV', `10 60 5060 host.${ZONE2}.`],
+      ['sub', 'NS', `ns1.sub.${ZONE2}.`],
+      ['sub', 'NS', 'ns.example.net.'],
+      ['ns1.sub', 'A', '192.0.2.53'],
+    ]) {
+      const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE2, owner, type, rdata, ttl: 300 } });
+      expect(res.errors).toBeUndefined();
+    }
+  });
+
+  const section = (stdout: string, name: string) => {
+    const start = stdout.indexOf(`;; ${name} SECTION:`);
+    if (start < 0) return [];
+    const rest = stdout.slice(start).split('\n').slice(1);
+    const lines = rest.slice(0, rest.findIndex((l) => l.trim() === ''));
+    return lines.map((l) => l.split(/\s+/)).map((f) => `${f[0]} ${f[3]} ${f.slice(4).join(' ')}`);
+  };
+  const query = async (name: string, type: string) => {
+    const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', `${name}.${ZONE2}`.replace(/^@\./, ''), type]);
+    return { status: result.status, answer: section(result.stdout, 'ANSWER'), authority: section(result.stdout, 'AUTHORITY'), additional: section(result.stdout, 'ADDITIONAL') };
+  };
+
+  test('a CNAME chain inside the zone is followed to the address', async () => {
+    const answer = await query('alias', 'A');
+    expect(answer.status).toBe('NOERROR');
+    expect(answer.answer).toEqual([
+      `alias.${ZONE2}. CNAME alias2.${ZONE2}.`,
+      `alias2.${ZONE2}. CNAME host.${ZONE2}.`,
+      `host.${ZONE2}. A 192.0.2.10`,
+    ]);
+  });
+
+  test("a CNAME to a missing in-zone name answers NXDOMAIN with the CNAME (the target's outcome)", async () => {
+    const answer = await query('dangling', 'A');
+    expect(answer.status).toBe('NXDOMAIN');
+    expect(answer.answer).toEqual([`dangling.${ZONE2}. CNAME nowhere.${ZONE2}.`]);
+    expect(answer.authority.map((l) => l.split(' ')[1])).toEqual(['SOA']);
+  });
+
+  test('a CNAME out of the zone is not chased', async () => {
+    expect((await query('outside', 'A')).answer).toEqual([`outside.${ZONE2}. CNAME host.example.net.`]);
+  });
+
+  test("MX and SRV answers carry the in-zone targets' addresses", async () => {
+    const mx = await query('@', 'MX');
+    expect(mx.additional).toEqual([`mail.${ZONE2}. A 192.0.2.25`]);
+    const srv = await query('_sip._tcp', 'SRV');
+    expect(srv.additional.sort()).toEqual([`host.${ZONE2}. A 192.0.2.10`, `host.${ZONE2}. AAAA 2001:db8::10`]);
+  });
+
+  test('a referral carries its glue', async () => {
+    const referral = await query('www.sub', 'A');
+    expect(referral.answer).toEqual([]);
+    expect(referral.authority.sort()).toEqual([`sub.${ZONE2}. NS ns.example.net.`, `sub.${ZONE2}. NS ns1.sub.${ZONE2}.`]);
+    expect(referral.additional).toEqual([`ns1.sub.${ZONE2}. A 192.0.2.53`]);
+  });
+});
