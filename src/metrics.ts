@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** Prometheus metrics, served open at /metrics. */
 export const metrics = new Registry();
@@ -57,3 +57,47 @@ export const tsigFailures = new Counter({
   labelNames: ['error'] as const,
   registers: [metrics],
 });
+
+/** NOTIFY messages sent by the propagation worker, by secondary and outcome (answered, failed: no answer or an error) */
+export const notifies = new Counter({
+  name: 'zonekeeper_notify_total',
+  help: 'NOTIFY messages sent to secondaries, by server and outcome (answered, failed)',
+  labelNames: ['server', 'outcome'] as const,
+  registers: [metrics],
+});
+
+/**
+ * How far each secondary is behind, read from the status rows when /metrics is scraped (by the process that
+ * runs the worker): zones not in sync, the largest serial difference among them, and the age of the oldest
+ * change a secondary has not got yet. One series per configured secondary, whatever the number of zones.
+ */
+export interface SecondaryLag { server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }
+
+const lagGauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['server'] as const, registers: [metrics] });
+const zonesBehind = lagGauge('zonekeeper_secondary_zones_behind', 'Zones a secondary does not serve at their current serial');
+const serialsBehind = lagGauge('zonekeeper_secondary_lag_serials', 'The largest difference between a zone serial and the serial a secondary serves (0 when in sync)');
+const secondsBehind = lagGauge('zonekeeper_secondary_lag_seconds', 'Age of the oldest change a secondary does not serve yet (0 when in sync)');
+
+/** the worker's source of the lag figures; the gauges read it on each scrape (at most once per 500 ms) */
+export function observeSecondaryLag(read: () => Promise<SecondaryLag[]>): () => void {
+  let last: { at: number; figures: Promise<SecondaryLag[]> } | undefined;
+  const figures = () => {
+    if (!last || Date.now() - last.at > 500) last = { at: Date.now(), figures: read().catch(() => []) };
+    return last.figures;
+  };
+  const install = (gauge: Gauge<'server'>, pick: (lag: SecondaryLag) => number) => {
+    (gauge as unknown as { collect?: () => Promise<void> }).collect = async () => {
+      gauge.reset();
+      for (const lag of await figures()) gauge.set({ server: lag.server }, pick(lag));
+    };
+  };
+  install(zonesBehind, (lag) => lag.zonesBehind);
+  install(serialsBehind, (lag) => lag.serialsBehind);
+  install(secondsBehind, (lag) => lag.secondsBehind);
+  return () => {
+    for (const gauge of [zonesBehind, serialsBehind, secondsBehind]) {
+      (gauge as unknown as { collect?: () => void }).collect = undefined;
+      gauge.reset();
+    }
+  };
+}

@@ -17,6 +17,9 @@ class ApiError extends Error {
 
 const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3 } as const;
 
+/** a mistake in the command's words that commander cannot see (a value out of range): exit 2 */
+class UsageError extends Error {}
+
 async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
   const key = process.env.ZONEKEEPER_API_KEY;
@@ -154,15 +157,18 @@ export function buildProgram(): Command {
     .option('--wait', 'wait until every secondary serves the current serial')
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 1)', '120')
     .action(async (name: string, options: { wait?: boolean; timeout: string }) => {
-      const deadline = Date.now() + Number(options.timeout) * 1000;
+      const seconds = Number(options.timeout);
+      if (!/^\d+(\.\d+)?$/.test(options.timeout) || !(seconds > 0)) throw new UsageError(`--timeout takes a number of seconds above 0 (got "${options.timeout}")`);
+      const deadline = Date.now() + seconds * 1000;
       for (;;) {
-        const status = (await gql(`query($z: String!) { domain(name: $z) { serial propagation { state servers { server servedSerial state error } } } }`, { z: name })).domain;
+        const status = (await gql(`query($z: String!) { domain(name: $z) { serial propagation { state message servers { server servedSerial state error } } } }`, { z: name })).domain;
         const servers = status.propagation.servers as any[];
-        const done = status.propagation.state === 'in_sync';
+        // with no secondaries configured there is nothing to wait for
+        const done = status.propagation.state === 'in_sync' || status.propagation.state === 'no_secondaries';
         if (!options.wait || done) {
           if (options.wait && !program.opts().json) process.stderr.write('\n');
           if (program.opts().json) return print(program, status);
-          process.stdout.write(`zone ${name} serial ${status.serial}: ${status.propagation.state}\n`);
+          process.stdout.write(`zone ${name} serial ${status.serial}: ${status.propagation.state}${status.propagation.message ? `: ${status.propagation.message}` : ''}\n`);
           return print(program, servers, ['server', 'state', 'servedSerial', 'error']);
         }
         if (Date.now() > deadline) throw new ApiError('TIMEOUT', `not every secondary serves serial ${status.serial} after ${options.timeout} s`);
@@ -183,6 +189,10 @@ export async function run(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return EXIT.usage;
     }
     if (error instanceof ApiError) {
       process.stderr.write(`error: ${error.code}: ${error.message}\n`);

@@ -10,6 +10,8 @@ export type Role = 'api' | 'dns' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface HostPort { host: string; port: number }
+/** a server as SECONDARIES names it and status rows store it: `address:port`, `[v6]:port` */
+export const hostPortName = (server: HostPort) => (server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`);
 /** TSIG algorithms we sign and verify with (RFC 8945 §6: HMAC-SHA256 mandatory; SHA-384/512 optional) */
 export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] as const;
 export type TsigAlgorithm = (typeof TSIG_ALGORITHMS)[number];

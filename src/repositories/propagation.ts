@@ -86,6 +86,63 @@ export class PropagationRepository {
     return rows.map((row) => ({ id: Number(row.id), server: row.server, zone: row.name, serial: Number(row.serial), attempts: row.attempts }));
   }
 
+  /**
+   * Deletes up to `batch` status rows of servers not in `servers` (no longer in SECONDARIES); returns how
+   * many. Every worker is meant to run with the same SECONDARIES: a worker with another list would delete
+   * what the first keeps.
+   */
+  async forgetServersOtherThan(servers: string[], batch: number): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `delete from zone_server_status where id in (select id from zone_server_status where server <> all($1::text[]) limit $2)`,
+      [servers, batch],
+    );
+    return rowCount ?? 0;
+  }
+
+  /**
+   * Gives the zones with ids above `afterId` (up to `batch` of them, in id order) a status row for every
+   * server in `servers` they lack: pending, first checked within `spreadMs` (spread so that a new secondary's
+   * 100,000 zones are not asked at once). The check then learns what the server already serves. Returns the
+   * last zone id looked at (undefined when there are no more zones).
+   */
+  async adoptZones(servers: string[], afterId: number, batch: number, spreadMs: number): Promise<number | undefined> {
+    const { rows } = await this.pool.query<{ last_id: string | null }>(
+      `with zones as (select id from domains where id > $2 order by id limit $3),
+             adopted as (
+               insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
+               select z.id, s.server, 'pending', null, 0, now() + make_interval(secs => random() * $4::float8 / 1000), now()
+                 from zones z cross join unnest($1::text[]) as s(server)
+               on conflict (domain_id, server) do nothing)
+       select max(id) as last_id from zones`,
+      [servers, afterId, batch, spreadMs],
+    );
+    return rows[0]?.last_id == null ? undefined : Number(rows[0].last_id);
+  }
+
+  /**
+   * Per configured server: the zones it does not serve at their serial, the largest serial difference among
+   * them (where it answered at all), and the age of the oldest change it lacks (the journal row that made the
+   * zone's current serial). Reads only the rows not in sync (the partial index zone_server_status_due_index).
+   */
+  async lagByServer(servers: string[]): Promise<{ server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }[]> {
+    const { rows } = await this.pool.query<{ server: string; behind: string; serials: string | null; seconds: number | null }>(
+      `select s.server, count(*) as behind,
+              max(d.serial - s.served_serial) filter (where s.served_serial is not null) as serials,
+              max(extract(epoch from now() - c.created_at))::float8 as seconds
+         from zone_server_status s
+         join domains d on d.id = s.domain_id
+         left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial order by id desc limit 1) c on true
+        where s.state <> 'in_sync' and s.server = any($1::text[])
+        group by s.server`,
+      [servers],
+    );
+    const byServer = new Map(rows.map((r) => [r.server, r]));
+    return servers.map((server) => {
+      const row = byServer.get(server);
+      return { server, zonesBehind: Number(row?.behind ?? 0), serialsBehind: Math.max(0, Number(row?.serials ?? 0)), secondsBehind: Math.max(0, row?.seconds ?? 0) };
+    });
+  }
+
   /** a status row of a server no longer configured: error, never checked again */
   async markServerRemoved(id: number): Promise<void> {
     await this.pool.query(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [id]);

@@ -164,7 +164,8 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             zone_id: { type: 'integer' },
             zone: { type: 'string' },
             serial: { type: 'integer' },
-            state: { enum: ['pending', 'in_sync', 'error'] },
+            state: { enum: ['pending', 'in_sync', 'error', 'no_secondaries'] },
+            message: { type: ['string', 'null'], description: 'why the zone is in its state, where the servers do not tell ("no secondaries configured")' },
             servers: {
               type: 'array',
               items: {

@@ -42,7 +42,7 @@ export const OPERATIONS = {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
       zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
-    domain(id: $id, name: $name) { id name propagation { serial state servers { server servedSerial state error updatedAt } } } }`,
+    domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -362,6 +362,7 @@ export const ROUTES: RouteSpec[] = [
           zone: data.domain.name,
           serial: propagation.serial,
           state: propagation.state,
+          message: propagation.message,
           servers: propagation.servers.map((s) => ({
             server: s.server,
             served_serial: s.servedSerial,
@@ -378,6 +379,7 @@ export const ROUTES: RouteSpec[] = [
 interface GqlPropagation {
   serial: number;
   state: string;
+  message: string | null;
   servers: { server: string; servedSerial: number | null; state: string; error: string | null; updatedAt: string | null }[];
 }
 

@@ -9,6 +9,7 @@ import { HistoryService } from './history.service';
 import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
+import { PropagationStatusService } from './propagation-status.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -23,6 +24,7 @@ export interface Services {
   liveUpdates: LiveUpdates;
   tsigKeys: TsigKeysService;
   dnsUpdates: DnsUpdatesService;
+  propagation: PropagationStatusService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -42,5 +44,6 @@ export function createServices(settings: Settings): Services {
     liveUpdates: new LiveUpdates(domains),
     tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
+    propagation: new PropagationStatusService(settings),
   };
 }

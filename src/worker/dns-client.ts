@@ -15,7 +15,7 @@ export const RCODE_NAMES: Record<number, string> = {
 
 export interface DnsAnswer { rcode: number; packet: any; tsig: 'none' | 'ok' | 'bad' }
 
-export const serverName = (server: HostPort) => (server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`);
+export { hostPortName as serverName } from '../config/settings';
 
 /** sends one request over UDP and waits for the answer with the same ID (or rejects after timeoutMs) */
 export function exchange(server: HostPort, packet: any, options: { key?: TsigKey; timeoutMs?: number } = {}): Promise<DnsAnswer> {

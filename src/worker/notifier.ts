@@ -17,6 +17,7 @@ import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import type { PropagationRepository } from '../repositories/propagation';
 import { sendNotify, serverName, SoaData } from './dns-client';
+import { notifies } from '../metrics';
 
 export const WINDOW_MS = 100;
 const FIRST_RETRY_MS = 250;
@@ -137,10 +138,12 @@ export class Notifier {
     const result = await sendNotify(entry.server, entry.zone, soa, this.settings.tsigKey);
     if (result.ok) {
       this.stats.answered += 1;
+      notifies.inc({ server: serverName(entry.server), outcome: 'answered' });
       this.log.debug({ zone: entry.zone, server: serverName(entry.server), serial: soa.serial }, 'NOTIFY answered');
       return;
     }
     this.stats.failed += 1;
+    notifies.inc({ server: serverName(entry.server), outcome: 'failed' });
     if (this.stopped || generation !== entry.generation || attempt >= MAX_ATTEMPTS) {
       if (attempt >= MAX_ATTEMPTS) this.log.warn({ zone: entry.zone, server: serverName(entry.server), reason: result.reason }, 'NOTIFY not answered, giving up for now');
       return;

@@ -24,6 +24,7 @@ import type { Logger } from '../logger';
 import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
+import { observeSecondaryLag } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { runPoolSqlTransaction } from '../repositories/sql';
 import { publishWaitingMembers } from '../services/zone-change';
@@ -38,6 +39,15 @@ const CLAIM_BATCH = 500;
 /** the shortest time between two outbox drains (see wake) */
 const DRAIN_INTERVAL_MS = 20;
 const STATUS_BATCH = 50;
+/**
+ * zones given status rows for a newly configured secondary per poll, their first checks spread over the poll
+ * interval; the checks themselves go at STATUS_BATCH per STATUS_TICK_MS, so 100,000 zones are adopted in about
+ * 100 s and checked in about 17 minutes, without a burst at the secondary
+ */
+const ADOPT_BATCH = 1000;
+const ADOPT_SPREAD_MS = POLL_MS;
+/** status rows of removed secondaries deleted per statement */
+const FORGET_BATCH = 5000;
 /** a claimed status check may take this long before another worker may take it again */
 const STATUS_LEASE_SECONDS = 10;
 /** failures (no answer, REFUSED, ...) in a row before a server is shown in state error */
@@ -78,6 +88,10 @@ export class PropagationWorker {
 
   private readonly repository: PropagationRepository;
   private admitting = false;
+  /** the next zone id to adopt from (see reconcileServers); undefined once every zone has its rows */
+  private adoptAfter: number | undefined = 0;
+  private reconciling = false;
+  private stopObservingLag: (() => void) | undefined;
 
   constructor(
     private readonly settings: Settings,
@@ -96,6 +110,7 @@ export class PropagationWorker {
     this.pollTimer = setInterval(() => {
       this.wake();
       void this.admitWaitingZones();
+      void this.reconcileServers();
     }, POLL_MS);
     this.statusTimer = setInterval(() => void this.checkDue(), STATUS_TICK_MS);
     this.pruneTimer = setInterval(() => void this.pruneJournal(), PRUNE_EVERY_MS);
@@ -105,7 +120,43 @@ export class PropagationWorker {
     this.notifier.notifyAll(this.settings.catalogZone);
     await this.admitWaitingZones();
     await this.renotifyPending();
+    await this.reconcileServers();
+    this.stopObservingLag = observeSecondaryLag(() => this.repository.lagByServer([...this.servers.keys()]));
     this.wake();
+  }
+
+  /**
+   * Makes the status rows follow SECONDARIES whatever its history: rows of servers no longer configured are
+   * deleted, and every zone gets a row for each configured server, ADOPT_BATCH zones per poll, from the
+   * lowest zone id up, once per start. A zone made before a secondary was configured is thus checked like any
+   * other: its first check learns the serial the server already serves (in sync, or behind: NOTIFY on the
+   * back-off turns). Zones created later get their rows from their journal row (claimChanges).
+   */
+  async reconcileServers(): Promise<void> {
+    if (this.stopped || this.reconciling || this.adoptAfter === undefined) return;
+    this.reconciling = true;
+    try {
+      const servers = [...this.servers.keys()];
+      if (this.adoptAfter === 0) {
+        let forgotten = 0;
+        for (let deleted = FORGET_BATCH; deleted === FORGET_BATCH && !this.stopped;) {
+          deleted = await this.repository.forgetServersOtherThan(servers, FORGET_BATCH);
+          forgotten += deleted;
+        }
+        if (forgotten) this.log.info(`propagation worker: forgot ${forgotten} status rows of servers no longer in SECONDARIES`);
+      }
+      if (!servers.length) {
+        this.adoptAfter = undefined;
+        return;
+      }
+      const last = await this.repository.adoptZones(servers, this.adoptAfter, ADOPT_BATCH, ADOPT_SPREAD_MS);
+      this.adoptAfter = last;
+      if (last !== undefined) this.scheduleCheck(FAST_CHECK_MS);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: adopting zones for SECONDARIES failed; it runs again at the next poll');
+    } finally {
+      this.reconciling = false;
+    }
   }
 
   private async listen(): Promise<void> {
@@ -314,8 +365,9 @@ export class PropagationWorker {
     if (this.kickTimer) clearTimeout(this.kickTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
     this.notifier.stop();
+    this.stopObservingLag?.();
     await this.drains.stop();
-    while (this.checking || this.admitting || this.pruning) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.checking || this.admitting || this.pruning || this.reconciling) await new Promise((resolve) => setTimeout(resolve, 20));
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);

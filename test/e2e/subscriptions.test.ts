@@ -17,7 +17,8 @@ let userKey: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // a configured secondary whose status rows the test writes itself (ROLES is api: no worker asks it)
+  app = await startTestApp({ SECONDARIES: '127.0.0.1:9' });
   userId = await createUser(app, 'live@example.org');
   userKey = await createUserKey(app, userId);
   await createZone(app, userId, 'live.example');
@@ -91,13 +92,13 @@ test('a secondary\'s state changing arrives on propagationChanged', async () => 
   await db.connect();
   try {
     await db.query(`insert into zone_server_status (domain_id, server, state, served_serial, attempts, updated_at)
-      select id, '192.0.2.53:53', 'in_sync', serial, 1, now() from domains where name = 'live.example'`);
+      select id, '127.0.0.1:9', 'in_sync', serial, 1, now() from domains where name = 'live.example'`);
   } finally {
     await db.end();
   }
   const events = await sub.next(1);
   expect(sub.errors).toEqual([]);
-  expect(events[0].data.propagationChanged.propagation.servers).toEqual(expect.arrayContaining([{ server: '192.0.2.53:53', state: 'in_sync', servedSerial: expect.any(Number) }]));
+  expect(events[0].data.propagationChanged.propagation.servers).toEqual(expect.arrayContaining([{ server: '127.0.0.1:9', state: 'in_sync', servedSerial: expect.any(Number) }]));
   sub.stop();
 });
 

@@ -1,6 +1,4 @@
 import { Arg, Ctx, Field, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import { serverName } from '../../worker/dns-client';
-import { getPropagationStatus } from '../../worker/propagation-status';
 import { SlowSubscriberError } from '../../services/live-updates';
 import type { LiveEvent } from '../../services/live-updates';
 import type { GraphQLContext } from '../context';
@@ -66,7 +64,7 @@ export class LiveResolver {
   })
   async propagationChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string, @Ctx() ctx: GraphQLContext): Promise<PropagationChangedEvent> {
     if (event.kind !== 'propagation') throw new Error('unexpected event');
-    const status = await getPropagationStatus(ctx.em.fork(), event.domainId, ctx.services.settings.secondaries.map(serverName));
-    return { zone: event.zone, propagation: (status ?? { serial: 0, state: 'in_sync', servers: [] }) as PropagationType };
+    const status = await ctx.services.propagation.ofZone(ctx.em.fork(), event.domainId);
+    return { zone: event.zone, propagation: (status ?? ctx.services.propagation.gone(0)) as PropagationType };
   }
 }

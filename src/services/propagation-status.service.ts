@@ -1,0 +1,53 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { hostPortName, Settings } from '../config/settings';
+import { readPropagationRows, ServerStatusRow } from '../repositories/propagation-status';
+
+/**
+ * pending: a change is not yet served; in_sync: every configured secondary serves the current serial;
+ * error: one keeps failing; no_secondaries: SECONDARIES is empty, so there is nothing to propagate to.
+ */
+export type PropagationState = 'pending' | 'in_sync' | 'error' | 'no_secondaries';
+
+export type ServerPropagation = ServerStatusRow;
+
+export interface PropagationStatus {
+  serial: number;
+  state: PropagationState;
+  /** why the zone is in its state, in words, when that is not evident from the servers ("no secondaries configured") */
+  message: string | null;
+  servers: ServerPropagation[];
+}
+
+/**
+ * The propagation of a zone as the API shows it (GraphQL `Domain.propagation`, REST status, subscriptions).
+ * It follows the configured SECONDARIES whatever their history: status rows of a server no longer configured
+ * are not shown (the worker deletes them), a configured server without a row yet (newly configured: the worker
+ * is adopting the zones it already serves) is pending, and with no secondaries the state says so.
+ */
+export class PropagationStatusService {
+  private readonly configured: string[];
+
+  constructor(settings: Settings) {
+    this.configured = settings.secondaries.map(hostPortName);
+  }
+
+  /** the status of a zone by id; undefined when there is no such zone (deleted since it was read) */
+  async ofZone(em: EntityManager, domainId: number): Promise<PropagationStatus | undefined> {
+    const read = await readPropagationRows(em, domainId);
+    if (!read) return undefined;
+    return this.status(read.serial, read.rows);
+  }
+
+  /** the status of a zone that has gone meanwhile: nothing left to propagate */
+  gone(serial: number): PropagationStatus {
+    return this.status(serial, []);
+  }
+
+  private status(serial: number, rows: ServerStatusRow[]): PropagationStatus {
+    if (!this.configured.length) return { serial, state: 'no_secondaries', message: 'no secondaries configured (SECONDARIES is empty)', servers: [] };
+    const byServer = new Map(rows.map((row) => [row.server, row]));
+    const servers = this.configured.map((server) => byServer.get(server) ?? { server, servedSerial: null, state: 'pending' as const, error: null, updatedAt: null });
+    const state: PropagationState = servers.some((s) => s.state === 'error') ? 'error' : servers.some((s) => s.state === 'pending') ? 'pending' : 'in_sync';
+    return { serial, state, message: null, servers };
+  }
+}
