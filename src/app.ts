@@ -19,7 +19,9 @@ import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
 import { principalOf, requireApiKey } from './http/request-gates';
 import { logger } from './logger';
-import { httpRequestDuration, metrics } from './metrics';
+import { hostPortName } from './config/settings';
+import { httpRequestDuration, metrics, observeSecondaryLag } from './metrics';
+import { readSecondaryLag } from './repositories/propagation-status';
 import { createRestRouter } from './rest/router';
 import type { Services } from './services';
 
@@ -124,6 +126,13 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
       res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json({ status: 'unavailable', reason: 'database unreachable' });
     }
   });
+  // the secondaries' lag, read from the shared status rows at each scrape (one aggregate over the rows not in
+  // sync); while the database is away the gauges are left out and the process's own metrics still answered
+  const secondaries = settings.secondaries.map(hostPortName);
+  observeSecondaryLag(() => readSecondaryLag(orm.em.fork(), secondaries).catch((error) => {
+    if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, "metrics: the secondaries' lag could not be read");
+    return [];
+  }));
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
   });
@@ -134,7 +143,8 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
     '/graphql',
     requireApiKey(orm, services, 'graphql'),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
-    conditionalGet(orm, { withPropagation: true, variant: 'graphql' }),
+    // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
+    conditionalGet(orm, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
     express.json({ limit }),
     expressMiddleware(apollo, {
       // the principal requireApiKey found: a request is authenticated once

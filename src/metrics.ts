@@ -67,11 +67,11 @@ export const notifies = new Counter({
 });
 
 /**
- * How far each secondary is behind, read from the status rows when /metrics is scraped (by the process that
- * runs the worker): zones not in sync, the largest serial difference among them, and the age of the oldest
- * change a secondary has not got yet. One series per configured secondary, whatever the number of zones.
+ * How far each secondary is behind, read from the status rows when /metrics is scraped (by any API process:
+ * the rows are shared): zones not in sync, the largest serial difference among them, and the age of the
+ * oldest change a secondary has not got yet. One series per configured secondary, whatever the number of zones.
  */
-export interface SecondaryLag { server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }
+interface SecondaryLag { server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }
 
 const lagGauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['server'] as const, registers: [metrics] });
 const zonesBehind = lagGauge('zonekeeper_secondary_zones_behind', 'Zones a secondary does not serve at their current serial');
@@ -82,7 +82,7 @@ const secondsBehind = lagGauge('zonekeeper_secondary_lag_seconds', 'Age of the o
 export function observeSecondaryLag(read: () => Promise<SecondaryLag[]>): () => void {
   let last: { at: number; figures: Promise<SecondaryLag[]> } | undefined;
   const figures = () => {
-    if (!last || Date.now() - last.at > 500) last = { at: Date.now(), figures: read().catch(() => []) };
+    if (!last || Date.now() - last.at > 500) last = { at: Date.now(), figures: read() };
     return last.figures;
   };
   const install = (gauge: Gauge<'server'>, pick: (lag: SecondaryLag) => number) => {

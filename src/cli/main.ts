@@ -119,11 +119,12 @@ export function buildProgram(): Command {
   zone.command('import <zone> <file>').description('import a master file, all or nothing')
     .option('--merge', 'add the file to the zone instead of replacing the zone with it')
     .option('--dry-run', 'show what would change and write nothing')
-    .action(async (name: string, file: string, options: { merge?: boolean; dryRun?: boolean }) => {
+    .option('--clamp-ttls', 'give a TTL outside ALLOWED_TTLS the nearest allowed one (with a warning) instead of refusing the file')
+    .action(async (name: string, file: string, options: { merge?: boolean; dryRun?: boolean; clampTtls?: boolean }) => {
       const text = readFileSync(file, 'utf8');
-      const result = (await gql(`mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean) {
-        importZone(zone: $z, text: $t, mode: $m, dryRun: $d) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
-      { z: name, t: text, m: options.merge ? 'MERGE' : 'REPLACE', d: options.dryRun ?? false })).importZone;
+      const result = (await gql(`mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
+        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
+      { z: name, t: text, m: options.merge ? 'MERGE' : 'REPLACE', d: options.dryRun ?? false, p: options.clampTtls ? 'CLAMP' : 'REFUSE' })).importZone;
       if (program.opts().json) return print(program, result);
       print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
       for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);

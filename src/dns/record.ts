@@ -16,6 +16,16 @@ export function parseRecord(zone: string, input: RecordInput, allowedTtls: Allow
 }
 
 /**
+ * As parseRecord, for text typed into the record API: each type's `apiText` reading applies first (an unquoted
+ * TXT with spaces is one string, see txt.ts). Zone files and DNS UPDATE use parseRecord.
+ */
+export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
+  const definition = getRecordType(String(input.type ?? '').trim());
+  const rdata = definition?.apiText && typeof input.rdata === 'string' ? definition.apiText(input.rdata) : input.rdata;
+  return parseRecord(zone, { ...input, rdata }, allowedTtls);
+}
+
+/**
  * As parseRecord, but relative names inside RDATA are completed with `origin` rather than the zone: a zone file
  * may change its origin with $ORIGIN (RFC 1035 §5.1). The owner must already be absolute or relative to the zone.
  */

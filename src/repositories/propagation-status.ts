@@ -29,3 +29,31 @@ export async function readPropagationRows(em: EntityManager, domainId: number): 
     })),
   };
 }
+
+/** how far one secondary is behind, over all zones (see readSecondaryLag) */
+export interface SecondaryLag { server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }
+
+/**
+ * Per configured server: the zones it does not serve at their serial, the largest serial difference among
+ * them (where it answered at all), and the age of the oldest change it lacks (the journal row that made the
+ * zone's current serial). Reads only the rows not in sync (the partial index zone_server_status_due_index).
+ */
+export async function readSecondaryLag(em: EntityManager, servers: string[]): Promise<SecondaryLag[]> {
+  if (!servers.length) return [];
+  const rows = await em.getConnection().execute<{ server: string; behind: string; serials: string | null; seconds: number | null }[]>(
+    `select s.server, count(*) as behind,
+            max(d.serial - s.served_serial) filter (where s.served_serial is not null) as serials,
+            max(extract(epoch from now() - c.created_at))::float8 as seconds
+       from zone_server_status s
+       join domains d on d.id = s.domain_id
+       left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial order by id desc limit 1) c on true
+      where s.state <> 'in_sync' and s.server in (${servers.map(() => '?').join(', ')})
+      group by s.server`,
+    servers,
+  );
+  const byServer = new Map(rows.map((r) => [r.server, r]));
+  return servers.map((server) => {
+    const row = byServer.get(server);
+    return { server, zonesBehind: Number(row?.behind ?? 0), serialsBehind: Math.max(0, Number(row?.serials ?? 0)), secondsBehind: Math.max(0, Number(row?.seconds ?? 0)) };
+  });
+}

@@ -119,30 +119,6 @@ export class PropagationRepository {
     return rows[0]?.last_id == null ? undefined : Number(rows[0].last_id);
   }
 
-  /**
-   * Per configured server: the zones it does not serve at their serial, the largest serial difference among
-   * them (where it answered at all), and the age of the oldest change it lacks (the journal row that made the
-   * zone's current serial). Reads only the rows not in sync (the partial index zone_server_status_due_index).
-   */
-  async lagByServer(servers: string[]): Promise<{ server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }[]> {
-    const { rows } = await this.pool.query<{ server: string; behind: string; serials: string | null; seconds: number | null }>(
-      `select s.server, count(*) as behind,
-              max(d.serial - s.served_serial) filter (where s.served_serial is not null) as serials,
-              max(extract(epoch from now() - c.created_at))::float8 as seconds
-         from zone_server_status s
-         join domains d on d.id = s.domain_id
-         left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial order by id desc limit 1) c on true
-        where s.state <> 'in_sync' and s.server = any($1::text[])
-        group by s.server`,
-      [servers],
-    );
-    const byServer = new Map(rows.map((r) => [r.server, r]));
-    return servers.map((server) => {
-      const row = byServer.get(server);
-      return { server, zonesBehind: Number(row?.behind ?? 0), serialsBehind: Math.max(0, Number(row?.serials ?? 0)), secondsBehind: Math.max(0, row?.seconds ?? 0) };
-    });
-  }
-
   /** a status row of a server no longer configured: error, never checked again */
   async markServerRemoved(id: number): Promise<void> {
     await this.pool.query(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [id]);

@@ -145,6 +145,16 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           },
           required: ['id', 'email', 'created_at'],
         },
+        CreatedUser: {
+          type: 'object',
+          description: 'The create-user answer: created_at with a space between date and time, as the documented interface shows it',
+          properties: {
+            id: { type: 'string', pattern: '^[0-9]+$' },
+            email: { type: 'string' },
+            created_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', description: 'UTC, date and time separated by a space, microseconds' },
+          },
+          required: ['id', 'email', 'created_at'],
+        },
         Domain: {
           type: 'object',
           properties: {

@@ -28,6 +28,8 @@ export const OPERATIONS = {
     domains(first: $first, after: $after, userId: $userId) { nodes { ${DOMAIN} } pageInfo { hasNextPage endCursor } } }`,
   getDomain: `query GetDomain($id: ID, $name: String) { domain(id: $id, name: $name) { ${DOMAIN} } }`,
   getUserForDomains: `query GetUserForDomains($id: ID!) { user(id: $id) { id } }`,
+  zoneExists: `query ZoneExists($id: ID, $name: String) { domain(id: $id, name: $name) { id } }`,
+  recordExists: `query RecordExists($id: ID!) { record(id: $id) { id } }`,
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
   applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {

@@ -18,8 +18,7 @@ export function presentZoneRecord(record: GqlRecord) {
 
 /**
  * `2026-11-22T02:54:52.123Z` → `2026-11-22T02:54:52.123000`: ISO 8601 without zone, in UTC, to the
- * microsecond, as RESTKnot's listings show it; the one form of `created_at` in every answer (the create
- * answer showed it with a space instead of the `T`, a second form for clients to parse).
+ * microsecond: `created_at` as the listings show it (service-interface: "`<date>T<time>`").
  */
 export function isoWithoutZone(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/.exec(iso);
@@ -27,8 +26,22 @@ export function isoWithoutZone(iso: string): string {
   return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(6, '0').slice(0, 6)}`;
 }
 
+/**
+ * `2026-11-22T02:54:52.123Z` → `2026-11-22 02:54:52.123000`: the create-user answer's documented form, a date
+ * and a time with fractional seconds separated by a space (as RESTKnot's create answer, which legacy clients
+ * parse), where the listings use the `T` form.
+ */
+export function spaceSeparated(iso: string): string {
+  return isoWithoutZone(iso).replace('T', ' ');
+}
+
 export function presentUser(user: GqlUser) {
   return { id: String(user.id), email: user.email, created_at: isoWithoutZone(user.createdAt) };
+}
+
+/** the create-user answer: the listing's fields, `created_at` in the create answer's own form */
+export function presentCreatedUser(user: GqlUser) {
+  return { ...presentUser(user), created_at: spaceSeparated(user.createdAt) };
 }
 
 export function presentTsigKey(key: GqlTsigKey) {

@@ -12,9 +12,10 @@ import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
 import { OPERATIONS } from './operations';
-import { FieldSpec, Inputs, RouteSpec, ROUTES, Runner } from './routes';
+import { checkNamedObject, FieldSpec, Inputs, RouteResult, RouteSpec, ROUTES, Runner } from './routes';
 import type { ConnectionValue } from '../graphql/types/connection';
 import type { Principal } from '../auth/principal';
+import { hostPortName } from '../config/settings';
 
 export interface RestDeps { runOperation: ServiceOperationRunner; orm: MikroORM; services: Services }
 
@@ -127,14 +128,19 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
 export function createRestRouter({ runOperation, orm, services }: RestDeps): Router {
   const router = Router({ strict: false });
   const { bodyLimit, restEnvelope } = services.settings;
+  // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
+  const propagationVariant = `secondaries ${services.settings.secondaries.map(hostPortName).join(',')}`;
   // BODY_LIMIT bounds the whole multipart body, not each field: the body is read (at most the limit, 413 past
   // it) before busboy parses it from memory. With multer's per-field limit alone, 50 fields of 1 MB each made
   // one 50 MB request, and 16 of them in flight took the process past 1 GB (issue 11, item 11).
   const multipartBytes = express.raw({ limit: bodyLimit, type: 'multipart/form-data' });
+  // a file part (`curl -F text=@example.com.zone`, the usual way to send a zone file) is read like a text
+  // field of its name: its bytes are already within BODY_LIMIT, held in memory as the fields are
   const multipart = multer({
-    limits: { fieldSize: bodyLimit, fields: 50, files: 0, parts: 50 },
+    storage: multer.memoryStorage(),
+    limits: { fieldSize: bodyLimit, fileSize: bodyLimit, fields: 50, files: 5, parts: 50 },
     streamHandler: (req: Request, busboy: { end(bytes?: Buffer): void }) => busboy.end(MULTIPART_BYTES.get(req)),
-  } as MulterOptionsWithStreamHandler).none();
+  } as MulterOptionsWithStreamHandler).any();
   const bodyParsers = [
     express.json({ limit: bodyLimit, type: ['application/json', 'application/*+json'] }),
     express.urlencoded({ limit: bodyLimit, extended: false, parameterLimit: 50 }),
@@ -145,7 +151,14 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
       MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
       multipart(req, res, (error?: unknown) => {
         MULTIPART_BYTES.delete(req);
-        if (!error) return next();
+        if (!error) {
+          for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
+            // a text field of the same name wins: a form never needs both
+            if (req.body[file.fieldname] === undefined) req.body[file.fieldname] = file.buffer.toString('utf8');
+          }
+          req.files = undefined;
+          return next();
+        }
         // multer/busboy refusals are client mistakes: too large, or not a well-formed form
         const code = (error as { code?: string }).code ?? '';
         if (code.startsWith('LIMIT_')) res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
@@ -264,13 +277,22 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get' ? [conditionalGet(orm, { withPropagation: route.readsPropagation === true, variant: `rest ${restEnvelope}` })] : []),
+      ...(route.method === 'get' ? [conditionalGet(orm, { withPropagation: route.readsPropagation === true, variant: route.readsPropagation ? `rest ${restEnvelope} ${propagationVariant}` : `rest ${restEnvelope}` })] : []),
       ...(route.body ? bodyParsers : []),
       wholeBody,
       async (req: Request, res: Response) => {
         try {
-          const inputs = readInputs(route, req);
-          const result = await route.handle(inputs, runnerFor(principalOf(req)!));
+          const runner = runnerFor(principalOf(req)!);
+          let result: RouteResult;
+          try {
+            result = await route.handle(readInputs(route, req), runner);
+          } catch (invalid) {
+            // an object the caller cannot see is not found, whatever the body holds (checked only on this
+            // error path: a valid request pays nothing for it)
+            const status = invalid instanceof RestError ? ERROR_CATALOGUE[invalid.code].status : invalid instanceof DomainError ? ERROR_CATALOGUE[invalid.code].status : 0;
+            if (route.names && (status === 400 || status === 422)) await checkNamedObject(route.names, req.params as Record<string, string>, runner);
+            throw invalid;
+          }
           if ('text' in result) {
             res.status(route.status).type(result.contentType).send(result.text);
           } else if ('empty' in result) {

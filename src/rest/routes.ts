@@ -2,6 +2,7 @@ import type { GraphQLContext } from '../graphql/context';
 import { RecordsArgs } from '../graphql/inputs/page.args';
 import { RecordResolver } from '../graphql/resolvers/record.resolver';
 import { zoneFileChunks } from '../graphql/resolvers/zone-file.resolver';
+import { parseId } from '../graphql/inputs/ids';
 import type { ConnectionValue } from '../graphql/types/connection';
 import { DomainError } from '../errors/catalogue';
 import { OPERATIONS } from './operations';
@@ -13,6 +14,7 @@ import {
   GqlTsigKey,
   presentRecord,
   presentTsigKey,
+  presentCreatedUser,
   presentUser,
 } from './presenters';
 
@@ -82,6 +84,11 @@ export interface RouteSpec {
   status: 200 | 201 | 204;
   /** the answer shows propagation state (which changes without a new zone serial): its ETag follows it too */
   readsPropagation?: true;
+  /**
+   * the path names an object (its parameter): one the caller cannot see is 404 before anything about the
+   * request's body is said, so a 422 never tells that another user's zone exists
+   */
+  names?: 'zone' | 'record' | 'user';
   /** OpenAPI schema of the success body */
   response?: object;
   handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
@@ -135,7 +142,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'put', path: '/record/edit/:id', operationId: 'editRecord', tag: 'records', summary: 'Edit a record (an SOA edit must raise the serial)', status: 200,
+    method: 'put', path: '/record/edit/:id', operationId: 'editRecord', tag: 'records', summary: 'Edit a record (an SOA edit must raise the serial)', names: 'record', status: 200,
     params: ID_PARAM, body: RECORD_BODY, response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
@@ -166,14 +173,14 @@ export const ROUTES: RouteSpec[] = [
   },
   {
     method: 'post', path: '/user/add', operationId: 'addUser', tag: 'users', summary: 'Create a user', status: 201,
-    body: { email: { kind: 'string', required: true, description: 'e-mail address' } }, response: ref('User'),
+    body: { email: { kind: 'string', required: true, description: 'e-mail address' } }, response: ref('CreatedUser'),
     async handle(inputs, runner) {
       const data = await runner.run<{ createUser: GqlUser }>('createUser', { input: { email: inputs.email } });
-      return { body: presentUser(data.createUser) };
+      return { body: presentCreatedUser(data.createUser) };
     },
   },
   {
-    method: 'put', path: '/user/edit/:id', operationId: 'editUser', tag: 'users', summary: "Change a user's e-mail", status: 200, params: ID_PARAM,
+    method: 'put', path: '/user/edit/:id', operationId: 'editUser', tag: 'users', summary: "Change a user's e-mail", names: 'user', status: 200, params: ID_PARAM,
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
     async handle(inputs, runner) {
@@ -271,7 +278,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'post', path: '/domain/changes/:zone', operationId: 'applyZoneChanges', tag: 'domains', status: 200,
+    method: 'post', path: '/domain/changes/:zone', operationId: 'applyZoneChanges', tag: 'domains', names: 'zone', status: 200,
     summary: 'Apply a change set to a zone, all or nothing, one serial step (JSON body; expectSerial for optimistic concurrency)',
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
@@ -304,12 +311,13 @@ export const ROUTES: RouteSpec[] = [
     responseType: 'text/dns',
     async handle(inputs, runner) {
       const selector = zoneSelector(String(inputs.zone));
-      const by = selector.id !== undefined ? { id: Number(selector.id) } : { name: selector.name };
+      // the same check of an id as every GraphQL argument's (an id past 2^53 never reaches the database)
+      const by = selector.id !== undefined ? { id: parseId(selector.id, 'zone') } : { name: selector.name };
       return { chunks: await runner.chunks((context) => zoneFileChunks(context, by)), contentType: 'text/dns; charset=utf-8' };
     },
   },
   {
-    method: 'post', path: '/domain/import/:zone', operationId: 'importDomain', tag: 'domains', summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)', status: 200,
+    method: 'post', path: '/domain/import/:zone', operationId: 'importDomain', tag: 'domains', summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)', names: 'zone', status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
       text: { kind: 'string', required: true, description: 'the master file' },
@@ -384,6 +392,13 @@ interface GqlPropagation {
 }
 
 /** A path segment naming a zone: its id when all digits, its name otherwise. */
+/** the object a route's path names, looked up as the caller sees it (ZONE_NOT_FOUND, … when it cannot) */
+export async function checkNamedObject(kind: NonNullable<RouteSpec['names']>, params: Record<string, string>, runner: Runner): Promise<void> {
+  if (kind === 'zone') await runner.run('zoneExists', zoneSelector(String(params.zone)));
+  else if (kind === 'record') await runner.run('recordExists', { id: String(params.id) });
+  else await runner.run('getUserForDomains', { id: String(params.id) });
+}
+
 function zoneSelector(segment: string): { id?: string; name?: string } {
   return /^\d+$/.test(segment) ? { id: segment } : { name: segment };
 }

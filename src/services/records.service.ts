@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
-import { parseRecord, RecordInput } from '../dns/record';
+import { parseApiRecord, RecordInput } from '../dns/record';
 import { rdataFromFields, typedRdataMember } from '../dns/rdata-fields';
 import { getRecordType } from '../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../dns/zone-rules';
@@ -113,7 +113,7 @@ export class RecordsService {
 
   private parse(ctx: RequestContext, zone: string, change: RecordChangeInput) {
     const input: RecordInput = { owner: change.owner, type: change.type, ttl: change.ttl, rdata: this.rdataOf(change) };
-    const parsed = parseRecord(zone, input, this.settings.allowedTtls);
+    const parsed = parseApiRecord(zone, input, this.settings.allowedTtls);
     if (!parsed.ok) throw errorFromProblems(parsed.problems, input.type);
     // a relative RDATA name that repeats the zone is refused here, where a person types it; an imported zone
     // file only warns (its author wrote master-file syntax on purpose)

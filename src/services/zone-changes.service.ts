@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings';
 import type { JournalRecord } from '../entities/change.entity';
 import { parseOwner } from '../dns/name';
-import { CanonicalRecord, parseRecord } from '../dns/record';
+import { CanonicalRecord, parseApiRecord } from '../dns/record';
 import { getRecordType } from '../dns/record-types';
 import { checkZoneIndexed, soaSerial } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
@@ -60,11 +60,14 @@ export class ZoneChangesService {
     const zone = normaliseZoneName(input.zone);
     if (input.changes.length === 0) throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
     this.checkSize(input.changes.length);
-    // what can be decided without the zone: every record's own validity
-    const parsed = this.parseChanges(zone, input.changes);
+    // what can be decided without the zone: every record's own validity; its problems are reported with the
+    // ones the zone's rules find in the valid changes (every problem of the set at once), after the zone is
+    // read, so a zone the caller cannot see is ZONE_NOT_FOUND whatever the changes hold
+    const invalid: ErrorDetail[] = [];
+    const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid));
     const owners = parsed.flatMap((p) => [...(p?.records ?? []).map((r) => r.owner), ...(p && 'owner' in p && p.owner ? [p.owner] : []), ...(p && 'match' in p && p.match ? [p.match.owner] : [])]);
     const recordIds = parsed.flatMap((p) => (p && 'id' in p && p.id !== undefined && p.id !== null ? [p.id] : []));
-    return this.run(ctx, zone, { expectSerial: input.expectSerial, touching: { owners, recordIds } }, () => ({ parsed }));
+    return this.run(ctx, zone, { expectSerial: input.expectSerial, touching: { owners, recordIds } }, () => ({ parsed, invalid }));
   }
 
   /**
@@ -102,7 +105,7 @@ export class ZoneChangesService {
     ctx: RequestContext,
     zone: string,
     options: { expectSerial?: number; skipWhenUnchanged?: boolean; touching: { owners: string[]; recordIds: number[] } },
-    prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; soa?: CanonicalRecord },
+    prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
   ): Promise<ZoneChangesResult & { changed: boolean }> {
     // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
     const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
@@ -114,8 +117,8 @@ export class ZoneChangesService {
       }
       // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
       const current = change.zone.sameOwner;
-      const { parsed, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
-      const problems: ErrorDetail[] = [];
+      const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
+      const problems: ErrorDetail[] = [...(invalid ?? [])];
       const byId = new Map(current.map((r) => [r.id, r]));
       const byIdentity = new Map(current.map((r) => [identity(r), r]));
       const removed = new Map<number, StoredRow>();
@@ -146,7 +149,8 @@ export class ZoneChangesService {
       if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
         throw new DomainError('RECORD_NOT_FOUND', problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`, problems);
       }
-      if (problems.length) throw errorFromProblems(problems);
+      // changes that name records the zone lacks stop here (the rules would speak of a zone that cannot be)
+      if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET')) throw errorFromProblems(problems);
 
       // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
       const kept = current.filter((r) => !removed.has(r.id));
@@ -189,7 +193,7 @@ export class ZoneChangesService {
       return absent.length > 0;
     };
     const record = (rdata: string) => {
-      const parsed = parseRecord(zone, { owner: change.owner!, type: change.type!, rdata, ttl: change.ttl! }, this.settings.allowedTtls);
+      const parsed = parseApiRecord(zone, { owner: change.owner!, type: change.type!, rdata, ttl: change.ttl! }, this.settings.allowedTtls);
       if (!parsed.ok) {
         at(parsed.problems);
         return undefined;
@@ -207,7 +211,7 @@ export class ZoneChangesService {
         if (change.id !== undefined && change.id !== null) return { kind: change.kind, id: change.id, records: [] };
         if (missing(['owner', 'type', 'rdata'])) return undefined;
         // matched by canonical form, whatever the TTL
-        const parsed = parseRecord(zone, { owner: change.owner!, type: change.type!, rdata: change.rdata!, ttl: 0 }, []);
+        const parsed = parseApiRecord(zone, { owner: change.owner!, type: change.type!, rdata: change.rdata!, ttl: 0 }, []);
         if (!parsed.ok) {
           at(parsed.problems);
           return undefined;

@@ -24,7 +24,6 @@ import type { Logger } from '../logger';
 import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
-import { observeSecondaryLag } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { runPoolSqlTransaction } from '../repositories/sql';
 import { publishWaitingMembers } from '../services/zone-change';
@@ -91,7 +90,6 @@ export class PropagationWorker {
   /** the next zone id to adopt from (see reconcileServers); undefined once every zone has its rows */
   private adoptAfter: number | undefined = 0;
   private reconciling = false;
-  private stopObservingLag: (() => void) | undefined;
 
   constructor(
     private readonly settings: Settings,
@@ -121,7 +119,6 @@ export class PropagationWorker {
     await this.admitWaitingZones();
     await this.renotifyPending();
     await this.reconcileServers();
-    this.stopObservingLag = observeSecondaryLag(() => this.repository.lagByServer([...this.servers.keys()]));
     this.wake();
   }
 
@@ -365,7 +362,6 @@ export class PropagationWorker {
     if (this.kickTimer) clearTimeout(this.kickTimer);
     if (this.listenTimer) clearTimeout(this.listenTimer);
     this.notifier.stop();
-    this.stopObservingLag?.();
     await this.drains.stop();
     while (this.checking || this.admitting || this.pruning || this.reconciling) await new Promise((resolve) => setTimeout(resolve, 20));
     const listener = this.listener;

@@ -55,6 +55,14 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).not.toContain('192.0.2.25');
   expect((await cli(['zone', 'import', 'cli.example', file, '--merge'], asUser)).code).toBe(0);
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toContain('192.0.2.25');
+  // a TTL the default ALLOWED_TTLS lacks: refused as it is, imported with --clamp-ttls at the nearest allowed TTL
+  const odd = path.join(path.dirname(file), 'odd.zone');
+  writeFileSync(odd, 'odd 120 IN A 192.0.2.26\n');
+  const refused = await cli(['zone', 'import', 'cli.example', odd, '--merge'], asUser);
+  expect(refused.code).toBe(1);
+  const clamped = await cli(['zone', 'import', 'cli.example', odd, '--merge', '--clamp-ttls'], asUser);
+  expect(clamped.code).toBe(0);
+  expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toMatch(/odd\s+300\s+A\s+192\.0\.2\.26/);
 
   const changes = await cli(['zone', 'changes', 'cli.example'], asUser);
   expect(changes.out.split('\n').length).toBeGreaterThan(3);

@@ -37,9 +37,14 @@ export interface RecordTypeDefinition<V = any> {
   toPacketData(value: V): unknown;
   /**
    * Reads the value from RDATA on the wire (a DNS UPDATE, RFC 2136 §2.5): `format` then `parse` make it a
-   * record like any other, with the same rules. Absent for types the primary does not take over UPDATE yet.
+   * record like any other, with the same rules. Every type of the registry has one (a test holds this).
    */
   fromWire?(rdata: RdataReader): V;
+  /**
+   * How text typed into the record API (REST, GraphQL, change sets) is read, where it differs from a zone
+   * file's reading of the same text: absent, the two are the same.
+   */
+  apiText?(rdata: string): string;
 }
 
 /** shared helper: the result of a parse whose problems were collected in a list */

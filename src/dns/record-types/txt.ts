@@ -36,6 +36,13 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     return { ok: true, value, canonical: TXT.format(value) };
   },
   format: (value) => value.strings.map(formatCharacterString).join(' '),
+  /**
+   * Text with no double quote at all, typed into the API (`rdata=v=spf1 include:example.net -all`), is one
+   * character-string: read as a zone file reads it, each word would be a string of its own, and TXT consumers
+   * join strings without a space (RFC 7208 §3.3), so SPF, DKIM and verification tokens would change meaning
+   * without a word. Quoted text keeps the zone file's syntax (several strings, escapes).
+   */
+  apiText: (rdata) => (rdata.includes('"') || !/\s/.test(rdata.trim()) ? rdata : `"${rdata.trim()}"`),
   fromWire: (r) => {
     const strings: Buffer[] = [];
     while (r.remaining > 0) strings.push(r.characterString());
