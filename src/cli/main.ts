@@ -30,7 +30,9 @@ async function gql<T = any>(query: string, variables: Record<string, unknown> = 
   } catch (error) {
     throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
   }
-  const body = (await res.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[] };
+  const body = (await res.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[]; extensions?: { warnings?: { message: string }[] } };
+  // what the service took but thinks worth a look (zone checks, unusual names): said, never a failure
+  for (const warning of body.extensions?.warnings ?? []) process.stderr.write(`warning: ${warning.message}\n`);
   if (body.errors?.length) {
     const [first] = body.errors;
     const details = first.extensions?.details?.map((d) => `  - ${d.message}`).join('\n');
@@ -60,6 +62,51 @@ function print(program: Command, rows: Record<string, unknown>[] | Record<string
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** items per request when a list is read page by page: under any MAX_PAGE_SIZE an operator is likely to set */
+const PAGE = 100;
+
+/**
+ * A list read page by page (cursors) up to `limit` items; when more exist, stderr says so, so that a list
+ * is never cut without a word.
+ */
+async function listUpTo(query: string, pick: (data: any) => { nodes: any[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }, variables: Record<string, unknown>, limit: number, what: string): Promise<any[]> {
+  const items: any[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = pick(await gql(query, { ...variables, first: Math.min(PAGE, limit - items.length), after }));
+    items.push(...page.nodes);
+    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return items;
+    if (items.length >= limit) {
+      process.stderr.write(`showing the first ${items.length} ${what}; there are more (--limit N shows more)\n`);
+      return items;
+    }
+    after = page.pageInfo.endCursor;
+  }
+}
+
+/** --limit's value: a whole number above 0 */
+function limitOf(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--limit takes a whole number above 0 (got "${text}")`);
+  return Number(text);
+}
+
+/**
+ * A destructive command goes ahead with --yes, or when the person at the terminal types what it names; without
+ * a terminal and without --yes it stops (exit 2): a script must say --yes.
+ */
+async function confirm(options: { yes?: boolean }, what: string, answer: string): Promise<void> {
+  if (options.yes) return;
+  if (!process.stdin.isTTY) throw new UsageError(`${what}: this cannot be undone; add --yes to confirm (no terminal to ask)`);
+  const { createInterface } = await import('node:readline/promises');
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const typed = (await prompt.question(`${what}: this cannot be undone. Type ${JSON.stringify(answer)} to confirm: `)).trim();
+    if (typed !== answer) throw new UsageError('not confirmed; nothing was done');
+  } finally {
+    prompt.close();
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('zonekeeper')
     .description('Manage Zonekeeper users, keys, zones and records (ZONEKEEPER_URL, ZONEKEEPER_API_KEY)')
@@ -71,8 +118,14 @@ export function buildProgram(): Command {
   user.command('add <email>').description('create a user').action(async (email: string) => {
     print(program, (await gql(`mutation($e: String!) { createUser(input: {email: $e}) { id email createdAt } }`, { e: email })).createUser);
   });
-  user.command('list').description('list users').action(async () => {
-    print(program, (await gql(`{ users(first: 10000) { nodes { id email createdAt } } }`)).users.nodes, ['id', 'email', 'createdAt']);
+  user.command('list').description('list users').option('--limit <n>', 'at most this many', '1000').action(async (options: { limit: string }) => {
+    const users = await listUpTo(`query($first: Int!, $after: String) { users(first: $first, after: $after) { nodes { id email createdAt } pageInfo { hasNextPage endCursor } } }`, (d) => d.users, {}, limitOf(options.limit), 'users');
+    print(program, users, ['id', 'email', 'createdAt']);
+  });
+  user.command('delete <userId>').description('delete a user with all its zones and records').option('--yes', 'do not ask').action(async (userId: string, options: { yes?: boolean }) => {
+    await confirm(options, `delete user ${userId} with all its zones and records`, userId);
+    await gql(`mutation($id: ID!) { deleteUser(id: $id) }`, { id: userId });
+    print(program, { id: userId, deleted: true });
   });
 
   const key = program.command('key').description('API keys of a user');
@@ -80,7 +133,11 @@ export function buildProgram(): Command {
     const created = (await gql(`mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n}) { secret apiKey { id name } } }`, { u: userId, n: name })).createApiKey;
     print(program, { id: created.apiKey.id, name: created.apiKey.name, secret: created.secret });
   });
-  key.command('revoke <keyId>').description('revoke an API key').action(async (keyId: string) => {
+  key.command('list').description('list API keys (no secrets)').option('--user <userId>', 'only this user’s').action(async (options: { user?: string }) => {
+    print(program, (await gql(`query($u: ID) { apiKeys(userId: $u) { id userId name createdAt revokedAt } }`, { u: options.user })).apiKeys, ['id', 'userId', 'name', 'createdAt', 'revokedAt']);
+  });
+  key.command('revoke <keyId>').description('revoke an API key').option('--yes', 'do not ask').action(async (keyId: string, options: { yes?: boolean }) => {
+    await confirm(options, `revoke API key ${keyId}`, keyId);
     print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
   });
 
@@ -96,7 +153,8 @@ export function buildProgram(): Command {
   tsig.command('list').description('list TSIG keys').option('--user <userId>', 'only this user’s').action(async (options: { user?: string }) => {
     print(program, (await gql(`query($u: ID) { tsigKeys(userId: $u) { id userId name algorithm revokedAt } }`, { u: options.user })).tsigKeys, ['id', 'userId', 'name', 'algorithm', 'revokedAt']);
   });
-  tsig.command('revoke <id>').description('revoke a TSIG key').action(async (id: string) => {
+  tsig.command('revoke <id>').description('revoke a TSIG key').option('--yes', 'do not ask').action(async (id: string, options: { yes?: boolean }) => {
+    await confirm(options, `revoke TSIG key ${id}`, id);
     print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
   });
 
@@ -104,10 +162,12 @@ export function buildProgram(): Command {
   zone.command('add <userId> <zone>').description('create a zone with its default records').action(async (userId: string, name: string) => {
     print(program, (await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id name serial } }`, { u: userId, z: name })).createDomain);
   });
-  zone.command('list').description('list zones').action(async () => {
-    print(program, (await gql(`{ domains(first: 10000) { nodes { id name serial } } }`)).domains.nodes, ['id', 'name', 'serial']);
+  zone.command('list').description('list zones').option('--limit <n>', 'at most this many', '1000').action(async (options: { limit: string }) => {
+    const zones = await listUpTo(`query($first: Int!, $after: String) { domains(first: $first, after: $after) { nodes { id name serial } pageInfo { hasNextPage endCursor } } }`, (d) => d.domains, {}, limitOf(options.limit), 'zones');
+    print(program, zones, ['id', 'name', 'serial']);
   });
-  zone.command('delete <zone>').description('delete a zone and all its records').action(async (name: string) => {
+  zone.command('delete <zone>').description('delete a zone and all its records').option('--yes', 'do not ask').action(async (name: string, options: { yes?: boolean }) => {
+    await confirm(options, `delete zone ${name} and all its records`, name);
     await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
     print(program, { zone: name, deleted: true });
   });
@@ -131,6 +191,50 @@ export function buildProgram(): Command {
       for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
       for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
     });
+  zone.command('apply <zone> <file>').description('apply a change set from a JSON file: an array of {kind, id, owner, type, rdata, rdatas, ttl} (kind ADD, REMOVE, REPLACE, REPLACE_RRSET), all or nothing')
+    .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
+    .action(async (name: string, file: string, options: { expectSerial?: string }) => {
+      let changes: unknown;
+      try {
+        changes = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
+        throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+      }
+      if (changes && !Array.isArray(changes) && Array.isArray((changes as { changes?: unknown }).changes)) changes = (changes as { changes: unknown[] }).changes;
+      if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
+      const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
+      const result = (await gql(`mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
+        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`, { z: name, c: changes, e: expect })).applyZoneChanges;
+      if (program.opts().json) return print(program, result);
+      process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
+      for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+      for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    });
+  zone.command('diff <zone> <fromSerial> [toSerial]').description('the records removed and added between two serials (default: to the current one)').action(async (name: string, from: string, to: string | undefined) => {
+    const diff = (await gql(`query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { fromSerial toSerial added { owner type rdata ttl } removed { owner type rdata ttl } } } }`,
+      { z: name, f: Number(from), t: to === undefined ? undefined : Number(to) })).domain.diff;
+    if (program.opts().json) return print(program, diff);
+    process.stdout.write(`zone ${name}: ${diff.fromSerial} → ${diff.toSerial}\n`);
+    for (const r of diff.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    for (const r of diff.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+  });
+  zone.command('revert <zone> <toSerial>').description('bring the zone back to the records it had at a serial, as a new change (the serial rises)')
+    .option('--yes', 'do not ask')
+    .action(async (name: string, toSerial: string, options: { yes?: boolean }) => {
+      await confirm(options, `revert zone ${name} to the records of serial ${toSerial}`, name);
+      const result = (await gql(`mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`, { z: name, t: Number(toSerial) })).revertZone;
+      if (program.opts().json) return print(program, result);
+      process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
+      for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+      for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    });
+  zone.command('check <zone>').description("the zone checks (as named-checkzone's): warnings about the whole zone; exit 0 either way").action(async (name: string) => {
+    const result = (await gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code message } } }`, { z: name })).checkZone;
+    if (program.opts().json) return print(program, result);
+    process.stdout.write(`zone ${result.zone} serial ${result.serial}: ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}\n`);
+    if (result.warnings.length) print(program, result.warnings, ['owner', 'type', 'code', 'message']);
+  });
   zone.command('changes <zone>').description("the zone's committed changes, newest first").option('--first <n>', 'how many', '20').action(async (name: string, options: { first: string }) => {
     const data = await gql(`query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata } } } } }`, { z: name, f: Number(options.first) });
     const nodes = data.domain.changes.nodes as any[];
@@ -146,10 +250,16 @@ export function buildProgram(): Command {
     .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
       print(program, (await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, { i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) } })).createRecord);
     });
-  record.command('list <zone>').description("list a zone's records").action(async (zoneName: string) => {
-    print(program, (await gql(`query($z: String!) { records(zone: $z, first: 10000) { nodes { id owner type rdata ttl } } }`, { z: zoneName })).records.nodes, ['id', 'owner', 'ttl', 'type', 'rdata']);
+  record.command('edit <id> <zone> <owner> <type> <rdata>').description('replace a record (an SOA edit must raise the serial)').option('--ttl <seconds>', 'TTL', '3600')
+    .action(async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
+      print(program, (await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, { id, i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) } })).updateRecord);
+    });
+  record.command('list <zone>').description("list a zone's records").option('--limit <n>', 'at most this many', '10000').action(async (zoneName: string, options: { limit: string }) => {
+    const records = await listUpTo(`query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { id owner type rdata ttl } pageInfo { hasNextPage endCursor } } }`, (d) => d.records, { z: zoneName }, limitOf(options.limit), 'records');
+    print(program, records, ['id', 'owner', 'ttl', 'type', 'rdata']);
   });
-  record.command('delete <id>').description('delete a record').action(async (id: string) => {
+  record.command('delete <id>').description('delete a record').option('--yes', 'do not ask').action(async (id: string, options: { yes?: boolean }) => {
+    await confirm(options, `delete record ${id}`, id);
     await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
     print(program, { id, deleted: true });
   });

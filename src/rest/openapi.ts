@@ -168,6 +168,25 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           },
           required: ['zone_id', 'zone', 'user', 'records'],
         },
+        ZoneCheck: {
+          type: 'object',
+          properties: {
+            zone: { type: 'string' },
+            serial: { type: 'integer' },
+            warnings: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  owner: { type: 'string' }, type: { type: 'string' },
+                  code: { enum: ['TARGET_IS_CNAME', 'TARGET_MISSING', 'TARGET_NO_ADDRESS', 'GLUE_MISSING', 'OCCLUDED_DATA'] }, message: { type: 'string' },
+                },
+                required: ['owner', 'type', 'code', 'message'],
+              },
+            },
+          },
+          required: ['zone', 'serial', 'warnings'],
+        },
         ZoneStatus: {
           type: 'object',
           properties: {

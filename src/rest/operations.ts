@@ -43,6 +43,7 @@ export const OPERATIONS = {
   importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
       zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,
+  checkZone: `query CheckZone($zone: String!) { checkZone(zone: $zone) { zone serial warnings { owner type code message } } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
 } as const;

@@ -358,6 +358,16 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
+    method: 'get', path: '/domain/check/:zone', operationId: 'checkDomain', tag: 'domains', status: 200,
+    summary: "The zone checks over a whole zone (as named-checkzone's): aliases and missing addresses behind MX, NS and SRV, missing glue, data hidden by a delegation; warnings, not refusals",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('ZoneCheck'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ checkZone: { zone: string; serial: number; warnings: unknown[] } }>('checkZone', { zone: inputs.zone });
+      return { body: data.checkZone };
+    },
+  },
+  {
     method: 'get', path: '/domain/status/:zone', operationId: 'getDomainStatus', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200, readsPropagation: true,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     response: ref('ZoneStatus'),

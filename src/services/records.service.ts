@@ -9,6 +9,8 @@ import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from 
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import { changeZone } from './zone-change';
+import { ownersToCheck } from '../dns/zone-checks';
+import { warnAbout } from './zone-warnings';
 
 /** a record as the API gives it: RDATA as presentation text (`rdata`) or as typed fields (`data`, one member) */
 export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
@@ -42,11 +44,14 @@ export class RecordsService {
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(ctx, zone, input);
-    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, owner: record.owner }, async (change) => {
+    // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
+    const touching = { owners: ownersToCheck(zone, [record]), recordIds: [] };
+    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
       change.insert(record);
       const [id] = await change.commit();
+      warnAbout(ctx, zone, [...change.zone.sameOwner, record], [record]);
       return { ...record, id, domainId: change.zone.id, zone };
     });
   }
@@ -58,7 +63,8 @@ export class RecordsService {
   async update(ctx: RequestContext, id: number, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
-    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { recordId: id }, owner: next.owner, targetId: id }, async (change) => {
+    const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
+    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { recordId: id }, touching, targetId: id }, async (change) => {
       const current = change.zone.target;
       if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       if (change.zone.name !== zone) {
@@ -69,6 +75,7 @@ export class RecordsService {
       if (problems.length) throw errorFromProblems(problems, next.type);
       change.replace(current, next);
       await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
+      warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
       return { ...next, id, domainId: change.zone.id, zone };
     });
   }

@@ -2,6 +2,8 @@ import type { Settings } from '../config/settings';
 import type { JournalRecord } from '../entities/change.entity';
 import { parseOwner } from '../dns/name';
 import { CanonicalRecord, parseApiRecord } from '../dns/record';
+import { ownersToCheck } from '../dns/zone-checks';
+import { warnAbout } from './zone-warnings';
 import { getRecordType } from '../dns/record-types';
 import { checkZoneIndexed, soaSerial } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
@@ -65,7 +67,8 @@ export class ZoneChangesService {
     // read, so a zone the caller cannot see is ZONE_NOT_FOUND whatever the changes hold
     const invalid: ErrorDetail[] = [];
     const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid));
-    const owners = parsed.flatMap((p) => [...(p?.records ?? []).map((r) => r.owner), ...(p && 'owner' in p && p.owner ? [p.owner] : []), ...(p && 'match' in p && p.match ? [p.match.owner] : [])]);
+    // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
+    const owners = parsed.flatMap((p) => [...ownersToCheck(zone, p?.records ?? []), ...(p && 'owner' in p && p.owner ? [p.owner] : []), ...(p && 'match' in p && p.match ? [p.match.owner] : [])]);
     const recordIds = parsed.flatMap((p) => (p && 'id' in p && p.id !== undefined && p.id !== null ? [p.id] : []));
     return this.run(ctx, zone, { expectSerial: input.expectSerial, touching: { owners, recordIds } }, () => ({ parsed, invalid }));
   }
@@ -179,6 +182,7 @@ export class ZoneChangesService {
         return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: false };
       }
       await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : {});
+      warnAbout(ctx, zone, desired, [...keptBack.values()]);
       const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
       return { zone, serialBefore, serial: change.serialAfter!, added: visible(change.added), removed: visible(change.removed), changed: true };
     });

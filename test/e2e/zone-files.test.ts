@@ -142,13 +142,19 @@ test('an import answers warnings and dropped DNSSEC records; a dry run answers t
   expect(result.dropped).toEqual([{ type: 'NSEC', count: 1 }, { type: 'RRSIG', count: 1 }]);
   expect(result.warnings.map((w: { line: number; code: string }) => [w.line, w.code])).toEqual([
     [9, 'DUPLICATE_RECORD_MERGED'], [10, 'NAME_NOT_HOSTNAME'], [11, 'RELATIVE_NAME_REPEATS_ZONE'], [14, 'TTL_CLAMPED'],
+    // the zone checks over the zone the import leaves (line 11's MX points at a name the zone does not have)
+    [null, 'TARGET_MISSING'],
   ]);
   expect(result.warnings[2].message).toMatch(/^line 11: .*did you mean "mail\.real\.test\."\?/);
   expect(result.addedRecords).toEqual(expect.arrayContaining([
     'x.real.test. 3600 IN TYPE65534 \\# 3 ABCDEF', '\\035hash.real.test. 3600 IN TXT "x"', 'host1.real.test. 3600 IN A 192.0.2.11',
     'short.real.test. 300 IN A 192.0.2.9',
   ]));
-  expect(result.removedRecords.length).toBe(result.removed);
+  // the diff's lines are the records' plus the SOA's change (its old and its new form)
+  expect(result.removedRecords.length).toBe(result.removed + 1);
+  expect(result.addedRecords.length).toBe(result.added + 1);
+  expect(result.removedRecords[0]).toMatch(/^real\.test\. \d+ IN SOA /);
+  expect(result.addedRecords[0]).toMatch(new RegExp(`^real\\.test\\. \\d+ IN SOA \\S+ \\S+ ${result.serial} `));
   expect(await stateOf('real.test')).toEqual(before);
 
   const done = await app.gql(IMPORT_FULL, { ...vars, dryRun: false });
@@ -189,7 +195,7 @@ test('REST import: POST /api/domain/import/:zone answers the same result, warnin
   expect(plan.status).toBe(200);
   expect(plan.body).toMatchObject({
     zone: 'rest-import.test', dry_run: true, dropped: [{ type: 'RRSIG', count: 1 }],
-    warnings: [{ line: 7, field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' }],
+    warnings: [{ line: 7, field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' }, { line: null, field: 'rdata', code: 'TARGET_MISSING' }],
     added_records: expect.arrayContaining(['mx.rest-import.test. 3600 IN MX 10 mail.rest-import.test.rest-import.test.']),
   });
   const done = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).type('form').send({ text, mode: 'replace' });

@@ -63,6 +63,13 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const clamped = await cli(['zone', 'import', 'cli.example', odd, '--merge', '--clamp-ttls'], asUser);
   expect(clamped.code).toBe(0);
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toMatch(/odd\s+300\s+A\s+192\.0\.2\.26/);
+  // the zone checks: an MX at the default www CNAME is one warning
+  const mx = await cli(['record', 'add', 'cli.example', '@', 'MX', '10 www.cli.example.', '--ttl', '3600'], asUser);
+  expect(mx.code).toBe(0);
+  expect(mx.err).toContain('warning: @ MX → www.cli.example.: the target is an alias (CNAME)');
+  const checked = await cli(['zone', 'check', 'cli.example'], asUser);
+  expect(checked.code).toBe(0);
+  expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_IS_CNAME/);
 
   const changes = await cli(['zone', 'changes', 'cli.example'], asUser);
   expect(changes.out.split('\n').length).toBeGreaterThan(3);
@@ -78,10 +85,10 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   expect(keys.out).toMatch(/cli-update-key\s+hmac-sha512/);
   expect(keys.out).not.toContain(tsig.secret);
   expect((await cli(['tsig', 'add', 'cli-admin-key'], asUser)).code).toBe(1);
-  expect(JSON.parse((await cli(['--json', 'tsig', 'revoke', tsig.id], asUser)).out).revokedAt).toBeTruthy();
+  expect(JSON.parse((await cli(['--json', 'tsig', 'revoke', tsig.id, '--yes'], asUser)).out).revokedAt).toBeTruthy();
 
-  expect((await cli(['record', 'delete', json.find((r: any) => r.owner === 'www2').id], asUser)).code).toBe(0);
-  expect((await cli(['zone', 'delete', 'cli.example'], asUser)).code).toBe(0);
+  expect((await cli(['record', 'delete', json.find((r: any) => r.owner === 'www2').id, '--yes'], asUser)).code).toBe(0);
+  expect((await cli(['zone', 'delete', 'cli.example', '--yes'], asUser)).code).toBe(0);
 });
 
 test('exit codes: --help 0, a usage mistake 2, the API refusing 1 with its code, the service unreachable 3', async () => {
@@ -99,4 +106,49 @@ test('exit codes: --help 0, a usage mistake 2, the API refusing 1 with its code,
   expect(wrongKey.code).toBe(1);
   expect(wrongKey.err).toContain('UNAUTHENTICATED');
   expect((await cli(['zone', 'list'], { ZONEKEEPER_URL: 'http://127.0.0.1:1' })).code).toBe(3);
+});
+
+test('the rest of the API: record edit, change sets from a file, diff, revert, key list, user delete; destructive commands ask', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'more@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'more.example'])).code).toBe(0);
+  const added = JSON.parse((await cli(['--json', 'record', 'add', 'more.example', 'host', 'A', '192.0.2.1', '--ttl', '300'])).out);
+  const serialAfterAdd = JSON.parse((await cli(['--json', 'zone', 'list'])).out).find((z: any) => z.name === 'more.example').serial;
+
+  const edited = await cli(['--json', 'record', 'edit', String(added.id), 'more.example', 'host', 'A', '192.0.2.2', '--ttl', '300']);
+  expect(JSON.parse(edited.out)).toMatchObject({ id: added.id, rdata: '192.0.2.2' });
+
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'set.json');
+  writeFileSync(file, JSON.stringify([{ kind: 'ADD', owner: 'a', type: 'A', rdata: '192.0.2.10', ttl: 300 }, { kind: 'ADD', owner: 'b', type: 'TXT', rdata: '"from a file"', ttl: 300 }]));
+  const applied = await cli(['zone', 'apply', 'more.example', file]);
+  expect(applied.code).toBe(0);
+  expect(applied.out).toContain('+ a 300 A 192.0.2.10');
+
+  const diff = await cli(['zone', 'diff', 'more.example', String(serialAfterAdd)]);
+  expect(diff.code).toBe(0);
+  expect(diff.out).toContain('- host 300 A 192.0.2.1');
+  expect(diff.out).toContain('+ b 300 TXT "from a file"');
+
+  // destructive: without a terminal and without --yes, nothing is done (exit 2)
+  const unconfirmed = await cli(['zone', 'revert', 'more.example', String(serialAfterAdd)]);
+  expect(unconfirmed.code).toBe(2);
+  expect(unconfirmed.err).toContain('add --yes to confirm');
+  const reverted = await cli(['zone', 'revert', 'more.example', String(serialAfterAdd), '--yes']);
+  expect(reverted.code).toBe(0);
+  expect(reverted.out).toContain('- a 300 A 192.0.2.10');
+  expect((await cli(['record', 'list', 'more.example'])).out).toMatch(/host\s+300\s+A\s+192\.0\.2\.1\b/);
+
+  expect((await cli(['key', 'create', userId, 'ci'])).code).toBe(0);
+  const keys = JSON.parse((await cli(['--json', 'key', 'list', '--user', userId])).out);
+  expect(keys.map((k: any) => k.name)).toEqual(['ci']);
+  expect(JSON.stringify(keys)).not.toContain('zk_');
+
+  // a list cut at its limit says so
+  const limited = await cli(['record', 'list', 'more.example', '--limit', '2']);
+  expect(limited.code).toBe(0);
+  expect(limited.err).toContain('showing the first 2 records; there are more');
+
+  expect((await cli(['record', 'delete', String(added.id)])).code).toBe(2);
+  expect((await cli(['user', 'delete', userId])).code).toBe(2);
+  expect((await cli(['user', 'delete', userId, '--yes'])).code).toBe(0);
+  expect((await cli(['zone', 'export', 'more.example'])).code).toBe(1);
 });

@@ -81,6 +81,33 @@ class ZoneImportResult {
   removedRecords?: string[];
 }
 
+@ObjectType('ZoneCheckWarning', { simpleResolvers: true, description: 'A problem of a zone that named-checkzone would flag: the zone is served, but less than meant.' })
+export class ZoneCheckWarningType {
+  @Field({ description: "The owner of the record concerned ('@' = apex)." })
+  owner!: string;
+
+  @Field({ description: 'Its type.' })
+  type!: string;
+
+  @Field({ description: 'TARGET_IS_CNAME, TARGET_MISSING, TARGET_NO_ADDRESS, GLUE_MISSING or OCCLUDED_DATA.' })
+  code!: string;
+
+  @Field()
+  message!: string;
+}
+
+@ObjectType('ZoneCheck', { simpleResolvers: true, description: 'The zone checks of a whole zone at one serial.' })
+export class ZoneCheckType {
+  @Field()
+  zone!: string;
+
+  @Field(() => SerialScalar, { description: 'The serial the zone was checked at.' })
+  serial!: number;
+
+  @Field(() => [ZoneCheckWarningType])
+  warnings!: ZoneCheckWarningType[];
+}
+
 /** `Domain.zoneFile` in chunks, for REST's streamed `GET /api/domain/export/:zone` (the same service, the same scope). */
 export function zoneFileChunks(ctx: GraphQLContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
   return ctx.services.zoneFiles.exportChunks(ctx, by);
@@ -97,6 +124,11 @@ export class ZoneFileResolver {
   @Query(() => String, { description: 'A zone as an RFC 1035 master file.' })
   exportZone(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.zoneFiles.export(ctx, { name: zone });
+  }
+
+  @Query(() => ZoneCheckType, { description: "The zone checks over a whole zone (as named-checkzone's): warnings, not refusals; writes and imports report the same warnings for what they touch.", complexity: 50 })
+  checkZone(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.zoneFiles.check(ctx, { name: zone });
   }
 
   @Mutation(() => ZoneImportResult, { description: 'Imports a master file into an existing zone, all or nothing; problems come with their line numbers, warnings and dropped DNSSEC records in the result.' })

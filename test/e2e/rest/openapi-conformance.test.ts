@@ -53,6 +53,7 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
   }),
   revokeTsigKey: () => ({ good: { method: 'post', path: '/api/tsigkey/revoke/LATER' }, bad: { method: 'post', path: '/api/tsigkey/revoke/999999' } }),
   getDomainStatus: (f) => ({ good: { method: 'get', path: `/api/domain/status/${f.zone}` }, bad: { method: 'get', path: '/api/domain/status/missing.example' } }),
+  checkDomain: (f) => ({ good: { method: 'get', path: `/api/domain/check/${f.zone}` }, bad: { method: 'get', path: '/api/domain/check/missing.example' } }),
 };
 
 describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {

@@ -1,0 +1,146 @@
+/**
+ * Zone checks in the manner of BIND's named-checkzone: problems that make a zone serve less than its author
+ * meant, without being invalid, so they are warnings (never refusals) on writes and imports, and the
+ * `checkZone` query lists them for a whole zone.
+ *
+ * - TARGET_IS_CNAME: an MX, NS or SRV target is an alias (RFC 2181 §10.3: they must name a host directly).
+ * - TARGET_MISSING: a CNAME, MX, NS or SRV target inside the zone names nothing there (no records, no
+ *   wildcard, not an empty non-terminal): resolvers get NXDOMAIN for it.
+ * - TARGET_NO_ADDRESS: an in-zone MX, NS or SRV target has records but no A or AAAA.
+ * - GLUE_MISSING: a delegation's name server lies below the delegation and has no address here: resolvers
+ *   cannot reach it (RFC 1034 §4.2.1, RFC 9471).
+ * - OCCLUDED_DATA: data at or below a delegation point other than its NS, DS and the glue addresses of its
+ *   own name servers: it is never served (RFC 1034 §4.2.1, RFC 4035 §2.2).
+ *
+ * Plain functions over a zone's records (owners relative, '@' the apex; names in RDATA absolute), so that a
+ * write can check the few names it touches and `checkZone` the whole zone with the same code.
+ */
+import type { CanonicalRecord } from './record';
+
+export interface ZoneWarning {
+  owner: string;
+  type: string;
+  code: 'TARGET_IS_CNAME' | 'TARGET_MISSING' | 'TARGET_NO_ADDRESS' | 'GLUE_MISSING' | 'OCCLUDED_DATA';
+  message: string;
+}
+
+type ZoneRecord = Pick<CanonicalRecord, 'owner' | 'type' | 'rdata'>;
+
+/** the records whose RDATA names a host, and where the name is (RFC 1035 §3.3, RFC 2782) */
+const TARGET_FIELD: Record<string, number> = { CNAME: 0, MX: 1, NS: 0, SRV: 3 };
+/** types that must point at an address: an alias or a name without addresses is a problem for them */
+const NEEDS_ADDRESS = new Set(['MX', 'NS', 'SRV']);
+const ADDRESS = new Set(['A', 'AAAA']);
+/** what may stand at a delegation point besides NS (RFC 4035 §2.2: DS and the NSEC/RRSIG the parent signs) */
+const AT_CUT = new Set(['NS', 'DS', 'NSEC', 'RRSIG']);
+
+/** the owner of an absolute name in the zone ('@' the apex), or undefined outside it */
+export function ownerInZone(name: string, zone: string): string | undefined {
+  const bare = name.toLowerCase().replace(/\.$/, '');
+  if (bare === zone) return '@';
+  return bare.endsWith(`.${zone}`) ? bare.slice(0, -(zone.length + 1)) : undefined;
+}
+
+/** the in-zone owner a record's RDATA points at, if it points at one */
+export function targetOwner(zone: string, record: ZoneRecord): string | undefined {
+  const field = TARGET_FIELD[record.type];
+  if (field === undefined) return undefined;
+  const target = record.rdata.trim().split(/\s+/)[field];
+  // the null MX and SRV's "no service" point at the root (RFC 7505, RFC 2782)
+  if (!target || target === '.') return undefined;
+  return ownerInZone(target, zone);
+}
+
+/** every ancestor of an owner inside the zone, nearest first, the apex last ('a.b' → 'b', '@') */
+export function ancestorsOf(owner: string): string[] {
+  if (owner === '@') return [];
+  const labels = owner.split('.');
+  return [...labels.slice(1).map((_, i) => labels.slice(i + 1).join('.')), '@'];
+}
+
+/**
+ * The owners a check of `records` needs to see beside them: their in-zone targets and their ancestors (for a
+ * delegation above them). A write reads these with its own records, so its warnings cost no scan of the zone.
+ */
+export function ownersToCheck(zone: string, records: ZoneRecord[]): string[] {
+  const owners = new Set<string>();
+  for (const record of records) {
+    owners.add(record.owner);
+    for (const ancestor of ancestorsOf(record.owner)) owners.add(ancestor);
+    const target = targetOwner(zone, record);
+    if (target === undefined) continue;
+    owners.add(target);
+    for (const ancestor of ancestorsOf(target)) {
+      owners.add(ancestor);
+      owners.add(ancestor === '@' ? '*' : `*.${ancestor}`);
+    }
+  }
+  return [...owners];
+}
+
+/**
+ * The warnings of a zone's records. `records` is the whole zone, or (for a write) at least the records at the
+ * owners `ownersToCheck` gives for the records written; `about`, when given, keeps only the warnings about
+ * those records (a write reports what it wrote, not the rest of the zone).
+ */
+export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: ZoneRecord[]): ZoneWarning[] {
+  const byOwner = new Map<string, ZoneRecord[]>();
+  for (const record of records) {
+    const list = byOwner.get(record.owner);
+    if (list) list.push(record);
+    else byOwner.set(record.owner, [record]);
+  }
+  const at = (owner: string) => byOwner.get(owner) ?? [];
+  const owners = [...byOwner.keys()];
+  // a name exists if it has records or something below it (an empty non-terminal, RFC 4592 §2.2.2), or a
+  // wildcard of an ancestor answers for it (RFC 4592 §3.3.1, simplified to any ancestor's wildcard)
+  const named = new Set(owners.flatMap((o) => [o, ...ancestorsOf(o)]));
+  const exists = (owner: string) => named.has(owner) || ancestorsOf(owner).some((a) => at(a === '@' ? '*' : `*.${a}`).length > 0);
+  /** the records that answer for a name: its own, or (a name that is not there) its closest wildcard's */
+  const answering = (owner: string) => {
+    if (named.has(owner)) return at(owner);
+    for (const ancestor of ancestorsOf(owner)) {
+      const wildcard = at(ancestor === '@' ? '*' : `*.${ancestor}`);
+      if (wildcard.length) return wildcard;
+    }
+    return [];
+  };
+  const delegations = new Set(owners.filter((o) => o !== '@' && at(o).some((r) => r.type === 'NS')));
+  const cutAbove = (owner: string) => [owner, ...ancestorsOf(owner)].find((o) => delegations.has(o));
+  /** the glue of a delegation: addresses of its name servers that lie at or below it */
+  const glueOf = (cut: string) => new Set(at(cut).filter((r) => r.type === 'NS').map((r) => targetOwner(zone, r)).filter((o): o is string => o !== undefined && (o === cut || o.endsWith(`.${cut}`))));
+
+  const warnings: ZoneWarning[] = [];
+  const warn = (record: ZoneRecord, code: ZoneWarning['code'], message: string) => warnings.push({ owner: record.owner, type: record.type, code, message });
+  const name = (owner: string) => (owner === '@' ? `${zone}.` : `${owner}.${zone}.`);
+
+  for (const record of about ?? records) {
+    const cut = cutAbove(record.owner);
+    if (cut !== undefined) {
+      const atCut = cut === record.owner;
+      const glue = ADDRESS.has(record.type) && glueOf(cut).has(record.owner);
+      if (!(atCut && AT_CUT.has(record.type)) && !glue) {
+        warn(record, 'OCCLUDED_DATA', `${record.owner} ${record.type}: ${atCut ? 'beside' : 'below'} the delegation ${name(cut)}, it is never served (only NS, DS and the name servers' glue addresses are)`);
+        continue;
+      }
+    }
+    const target = targetOwner(zone, record);
+    if (target === undefined) continue;
+    const targetRecords = answering(target);
+    const where = `${record.owner} ${record.type} → ${name(target)}`;
+    if (record.type === 'NS' && record.owner !== '@' && (target === record.owner || target.endsWith(`.${record.owner}`))) {
+      if (!targetRecords.some((r) => ADDRESS.has(r.type))) warn(record, 'GLUE_MISSING', `${where}: the name server lies inside the delegation and has no address (glue) here, so resolvers cannot reach it`);
+      continue;
+    }
+    // a target below a delegation is the child's to answer for: nothing to say about it here
+    if (cutAbove(target) !== undefined) continue;
+    if (NEEDS_ADDRESS.has(record.type) && targetRecords.some((r) => r.type === 'CNAME')) {
+      warn(record, 'TARGET_IS_CNAME', `${where}: the target is an alias (CNAME); ${record.type} must name a host directly (RFC 2181 §10.3)`);
+    } else if (!exists(target)) {
+      warn(record, 'TARGET_MISSING', `${where}: no such name in the zone (resolvers get NXDOMAIN for it)`);
+    } else if (NEEDS_ADDRESS.has(record.type) && !targetRecords.some((r) => ADDRESS.has(r.type))) {
+      warn(record, 'TARGET_NO_ADDRESS', `${where}: the target has no address (A or AAAA)`);
+    }
+  }
+  return warnings;
+}

@@ -1,0 +1,61 @@
+/**
+ * Zone checks through the API: a write that makes an MX point at an alias, or a delegation without its glue,
+ * is taken with a warning (GraphQL `extensions.warnings`), an import reports the same in its warnings (and a
+ * dry run shows the SOA's change with the records'), and `checkZone` (GraphQL, REST) lists a whole zone's.
+ */
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
+
+const ZONE = 'checks.zk.test';
+let app: TestApp;
+
+beforeAll(async () => {
+  app = await startTestApp();
+  const user = await createUser(app, 'owner@checks.zk.test');
+  await createZone(app, user, ZONE);
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+const codes = (res: any) => (res.body.extensions?.warnings ?? []).map((w: any) => w.code);
+
+test('a record whose target is an alias is written, with a warning', async () => {
+  // the new zone's www is a CNAME to the apex
+  const res = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: '@', type: 'MX', rdata: `10 www.${ZONE}.`, ttl: 3600 } });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.createRecord.type).toBe('MX');
+  expect(codes(res)).toEqual(['TARGET_IS_CNAME']);
+});
+
+test('a change set adding a delegation without its glue is applied, with a warning naming it', async () => {
+  const res = await app.gql(`mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
+    z: ZONE,
+    c: [{ kind: 'ADD', owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 }, { kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.1', ttl: 3600 }],
+  });
+  expect(res.errors).toBeUndefined();
+  expect(codes(res)).toEqual(['GLUE_MISSING']);
+});
+
+test('checkZone lists the whole zone\'s warnings (GraphQL and REST alike)', async () => {
+  const gql = await app.gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code } } }`, { z: ZONE });
+  expect(gql.errors).toBeUndefined();
+  expect(gql.data.checkZone.warnings).toEqual([
+    { owner: '@', type: 'MX', code: 'TARGET_IS_CNAME' },
+    { owner: 'sub', type: 'NS', code: 'GLUE_MISSING' },
+  ]);
+  const rest = await app.http.get(`/api/domain/check/${ZONE}`).set('X-API-Key', ADMIN_KEY);
+  expect(rest.status).toBe(200);
+  expect(rest.body.warnings.map((w: any) => w.code)).toEqual(['TARGET_IS_CNAME', 'GLUE_MISSING']);
+});
+
+test("an import dry run shows the SOA's change and the zone checks' warnings", async () => {
+  const res = await app.gql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE, dryRun: true) { serial addedRecords removedRecords warnings { code message } } }`,
+    { z: ZONE, t: `$ORIGIN ${ZONE}.\ncn 3600 IN CNAME gone.${ZONE}.\n` });
+  expect(res.errors).toBeUndefined();
+  const result = res.data.importZone;
+  expect(result.addedRecords).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${ZONE}\\. 3600 IN SOA .* ${result.serial} 3600 1800 604800 86400$`)), `cn.${ZONE}. 3600 IN CNAME gone.${ZONE}.`]));
+  expect(result.removedRecords).toEqual([expect.stringMatching(new RegExp(`^${ZONE}\\. 3600 IN SOA `))]);
+  expect(result.warnings.map((w: any) => w.code)).toEqual(expect.arrayContaining(['TARGET_MISSING', 'TARGET_IS_CNAME', 'GLUE_MISSING']));
+});
