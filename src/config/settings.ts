@@ -3,7 +3,7 @@ import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
 
 /**
  * Every setting of the service, read from the environment once, validated as a whole: a wrong value stops
- * the start with one message that names every bad setting (contract-decisions §5).
+ * the start with one message that names every bad setting (docs/decisions.md §5).
  */
 export type SerialPolicy = 'date' | 'increment' | 'unixtime';
 export type Role = 'api' | 'dns' | 'worker';

@@ -1,6 +1,6 @@
 /**
  * One thing wrong with an input. Validation never stops at the first problem: callers get the whole list, so a
- * client can fix everything in one round trip (contract-decisions §1 "details lists every problem found").
+ * client can fix everything in one round trip (docs/decisions.md §1 "details lists every problem found").
  */
 export interface Problem {
   /** the input field the problem is about: `zone`, `owner`, `type`, `rdata` or `ttl` (zone files: same names) */

@@ -3,7 +3,7 @@ import { Problem, problem } from './problem';
 /** RFC 2181 §8: a TTL is an unsigned 32-bit number whose top bit is clear, i.e. 0..2^31-1 */
 export const MAX_TTL = 2147483647;
 
-/** the preserved TTL values of RESTKnot, our default allow-list (contract-decisions §3) */
+/** the preserved TTL values of RESTKnot, our default allow-list (docs/decisions.md §3) */
 export const DEFAULT_ALLOWED_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
 
 /**

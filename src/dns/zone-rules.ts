@@ -31,18 +31,18 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
   const others = sameOwner.filter((r) => r.owner === next.owner && !(previous && sameRecord(r, previous)));
   const where = describe(next.owner);
 
-  // contract-decisions §3: identity is owner + type + canonical RDATA; the TTL is not part of it
+  // docs/decisions.md §3: identity is owner + type + canonical RDATA; the TTL is not part of it
   const unchanged = previous !== undefined && previous.owner === next.owner && previous.type === next.type
     && previous.rdata === next.rdata && previous.ttl === next.ttl;
   if (unchanged) {
-    // contract-decisions §3: an edit that changes nothing is "The record already exists", as RESTKnot
+    // docs/decisions.md §3: an edit that changes nothing is "The record already exists", as RESTKnot
     problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: the edit changes nothing: ${where} already has the ${next.type} record ${next.rdata}`));
   } else if (others.some((r) => r.type === next.type && r.rdata === next.rdata)) {
     problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: ${where} already has the ${next.type} record ${next.rdata}`));
   }
 
   if (previous && (previous.type === 'SOA') !== (next.type === 'SOA')) {
-    // contract-decisions §3: the SOA cannot be changed into another type, nor another record into an SOA
+    // docs/decisions.md §3: the SOA cannot be changed into another type, nor another record into an SOA
     problems.push(problem('type', 'SOA_TYPE_CHANGE', previous.type === 'SOA'
       ? `type: the SOA record cannot be changed into ${next.type}`
       : `type: a ${previous.type} record cannot be changed into an SOA; a zone has exactly one SOA`));
@@ -120,7 +120,7 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
 /** Problems caused by deleting `target` from the records at its owner. */
 export function checkRecordDeletion(sameOwner: StoredRecord[], target: StoredRecord): Problem[] {
   if (target.type === 'SOA') {
-    // contract-decisions §3: a zone always has its SOA (RFC 1035 §5.2)
+    // docs/decisions.md §3: a zone always has its SOA (RFC 1035 §5.2)
     return [problem('type', 'SOA_UNDELETABLE', "type: the SOA record can't be deleted; delete the zone instead")];
   }
   if (target.type === 'NS' && target.owner === '@') {

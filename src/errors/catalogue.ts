@@ -1,7 +1,7 @@
 /**
  * The one error catalogue. Services throw `DomainError`s with a code from here; GraphQL shows the code as
  * `extensions.code` with `details`, REST maps it to the status below and the documented error body
- * (contract-decisions §1). Messages follow RESTKnot's wording where it had one.
+ * (docs/decisions.md §1). Messages follow RESTKnot's wording where it had one.
  */
 export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number; existingType?: string; current?: number }
 
@@ -138,7 +138,7 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
 
 /**
  * A conflict's message; a CNAME conflict names the type already at the owner, in RESTKnot's words (grammar
- * included, contract-decisions §3): "An A record already exist with that owner" when a CNAME meets an A,
+ * included, docs/decisions.md §3): "An A record already exist with that owner" when a CNAME meets an A,
  * "A CNAME record already exist with that owner" when other data meets a CNAME.
  */
 function conflictMessage(code: ErrorCode, first: ErrorDetail): string {

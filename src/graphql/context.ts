@@ -16,7 +16,7 @@ export interface GraphQLContext extends RequestContext {
 
 /**
  * Builds the context of one GraphQL operation, for /graphql and for the REST layer alike: authenticates the
- * X-API-Key (every operation needs one, contract-decisions §2); see contextFor.
+ * X-API-Key (every operation needs one, docs/decisions.md §2); see contextFor.
  */
 export async function buildContext(orm: MikroORM, services: Services, apiKey: string | undefined): Promise<GraphQLContext> {
   let principal: Principal | null;

@@ -1,6 +1,6 @@
 import { ERROR_CATALOGUE, ErrorCode, ErrorDetail, statusOf } from '../errors/catalogue';
 
-/** The error body of every non-2xx answer outside GraphQL (contract-decisions §1). */
+/** The error body of every non-2xx answer outside GraphQL (docs/decisions.md §1). */
 export interface ErrorBody {
   code: number;
   status: 'error';

@@ -12,7 +12,7 @@ export interface VersionScope {
  * table, the number of rows and a sum of hashes of each row's id and `xmin` (the transaction that wrote the
  * row's current version: every insert and update gives a row a new one, and a delete changes the count and
  * the sum). Records need no term of their own: every record change raises its zone's serial in the same
- * transaction (contract-decisions §3), so the zone's row has a new `xmin`. The version moves whenever the
+ * transaction (docs/decisions.md §3), so the zone's row has a new `xmin`. The version moves whenever the
  * answer could; it may also move when it does not (a change the read does not show), which only costs a
  * full answer.
  */

@@ -15,7 +15,7 @@ const schemaOf = (spec: FieldSpec) =>
     ? { type: 'array', description: spec.description, items: spec.items ?? {} }
     : { type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description, ...(spec.max !== undefined ? { maximum: spec.max } : {}) };
 
-/** contract-decisions §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
+/** docs/decisions.md §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
 const enveloped = (data: object) => ({
   type: 'object',
   properties: {

@@ -1,5 +1,5 @@
 /**
- * GraphQL results → the documented REST shapes (service-interface.md §2, contract-decisions §1): record `id`
+ * GraphQL results → the documented REST shapes (docs/decisions.md §1): record `id`
  * and `zone_id` as JSON integers, user `id` as a string of digits, `ttl` as a numeric string.
  */
 export interface GqlRecord { id: string | number; zone: string; owner: string; type: string; rdata: string; ttl: number }

@@ -122,8 +122,8 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
 }
 
 /**
- * The documented /api paths (service-interface.md §4), each turned into GraphQL operations on the same schema
- * compiled once (`serviceOperations`), with the caller's X-API-Key; success and error bodies as contract-decisions §1 says.
+ * The documented /api paths (docs/decisions.md §1), each turned into GraphQL operations on the same schema
+ * compiled once (`serviceOperations`), with the caller's X-API-Key; success and error bodies as docs/decisions.md §1 says.
  */
 export function createRestRouter({ runOperation, orm, services }: RestDeps): Router {
   const router = Router({ strict: false });

@@ -19,7 +19,7 @@ import {
 } from './presenters';
 
 /**
- * The REST compatibility layer as a table (service-interface.md §4, contract-decisions §1): each documented
+ * The REST compatibility layer as a table (docs/decisions.md §1): each documented
  * path names its inputs and the GraphQL operation it runs. The router reads and type-checks the inputs, the
  * OpenAPI document is generated from this table, and every rule stays behind the GraphQL resolvers.
  */

@@ -30,7 +30,7 @@ const toRow = (key: ApiKey): ApiKeyRow => ({
 });
 
 /**
- * API keys (contract-decisions §2): stored as SHA-256 hashes, found by hash and compared in constant time.
+ * API keys (docs/decisions.md §2): stored as SHA-256 hashes, found by hash and compared in constant time.
  * A short cache keeps authentication off the database on hot paths; revocation clears it in this process,
  * and other processes see a revocation within CACHE_MS.
  */

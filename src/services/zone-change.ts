@@ -38,7 +38,7 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'>;
 /**
  * Runs one change of one zone: reads the zone with the records the rules need, lets `decide` check the rules
  * and stage the change, and writes it with the raised serial, the new SOA and the journal/outbox row that
- * the propagation worker and IXFR read (contract-decisions §3: the serial rises exactly once per change).
+ * the propagation worker and IXFR read (docs/decisions.md §3: the serial rises exactly once per change).
  *
  * The zone's serial is its version. A change first runs optimistically: one read, then one write that
  * applies only if the serial is still the one read (`writeZoneChange`), each committing on its own; if

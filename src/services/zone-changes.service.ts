@@ -45,7 +45,7 @@ export interface PlannedChanges { changes: ZoneChangeSpec[]; soa?: CanonicalReco
 const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
 
 /**
- * Change sets: many record changes of one zone applied as one change (contract-decisions §3: the serial rises
+ * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
  * once; one journal row, so a secondary takes one IXFR). All or nothing: every change is validated by the DNS
  * model and the zone rules are checked on the zone as it will be after the whole set (a CNAME may replace the
  * A records of its owner in one set); every problem comes back at once, each naming its change

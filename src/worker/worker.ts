@@ -1,5 +1,5 @@
 /**
- * The propagation worker (architecture.md, "Asynchronous operation"; contract-decisions §4).
+ * The propagation worker (docs/decisions.md §4).
  *
  * 1. Outbox: journal rows (`changes`) with `published_at is null` are claimed in batches with
  *    `FOR UPDATE SKIP LOCKED` (several workers can run; each row is taken by one), and in the same statement

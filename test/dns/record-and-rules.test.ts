@@ -171,7 +171,7 @@ describe('packet answers (dns-packet 5.6.1)', () => {
   });
 });
 
-describe('the CNAME conflict names the type already at the owner, in RESTKnot\'s words (contract-decisions §3)', () => {
+describe('the CNAME conflict names the type already at the owner, in RESTKnot\'s words (docs/decisions.md §3)', () => {
   const apex = [rec('@', 'SOA', SOA_RDATA, 3600, 1), rec('@', 'NS', 'ns1.example.net.', 3600, 2), rec('@', 'NS', 'ns2.example.net.', 3600, 3)];
   test.each([
     ['a CNAME where an A is', [rec('www', 'A', '192.0.2.1')], rec('www', 'CNAME', 'x.example.net.'), 'An A record already exist with that owner'],

@@ -1,6 +1,6 @@
 import { DomainError } from '../../errors/catalogue';
 
-/** GraphQL IDs arrive as strings; ours are positive whole numbers below 2^53 (contract-decisions §1). */
+/** GraphQL IDs arrive as strings; ours are positive whole numbers below 2^53 (docs/decisions.md §1). */
 export function parseId(value: string | number, field: string): number {
   const text = String(value).trim();
   const id = Number(text);

@@ -177,7 +177,7 @@ describe('records', () => {
     ['invalid RDATA', { owner: 'a', rtype: 'A', rdata: '300.1.1.1' }, 422, 'INVALID_RDATA', 'Bad A RDATA'],
     ['TTL not allowed', { owner: 'a', rtype: 'A', rdata: '192.0.2.1', ttl: '5' }, 422, 'INVALID_TTL', undefined],
     ['unknown type', { owner: 'a', rtype: 'BOGUS', rdata: 'x' }, 422, 'INVALID_TYPE', undefined],
-    // RESTKnot's words, both directions (contract-decisions §3): the message names the type already there
+    // RESTKnot's words, both directions (docs/decisions.md §3): the message names the type already there
     ['CNAME beside data', { owner: 'mail', rtype: 'CNAME', rdata: 'x.example.' }, 409, 'CNAME_CONFLICT', 'An MX record already exist with that owner'],
     ['data beside a CNAME', { owner: 'www', rtype: 'A', rdata: '192.0.2.1' }, 409, 'CNAME_CONFLICT', 'A CNAME record already exist with that owner'],
     ['unknown zone', { zone: 'nope.test', owner: 'a', rtype: 'A', rdata: '192.0.2.1' }, 404, 'ZONE_NOT_FOUND', 'Zone Not Found'],
