@@ -76,7 +76,7 @@ const UNQUOTED_SPECIAL = /[\n\\"();\r]/g;
 /**
  * Appends the run of plain characters that starts at `start` to the entry in one piece, and returns the index
  * of its last character. Appending a character at a time builds a string rope of one node per character: a
- * 1 MB line took 34 MB of heap and 165 ms (issue 11, item 11).
+ * 1 MB line took 34 MB of heap and 165 ms (bench/RESULTS-hostile.md).
  */
 function appendRun(entry: LogicalLine, text: string, start: number, special: RegExp): number {
   special.lastIndex = start;

@@ -13,7 +13,7 @@ type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
  * How many documents keep their compiled operations. A compiled operation is a generated function (tens of
  * kilobytes of code and closures for a large selection), so the cache is bounded by count: a stream of
  * distinct documents (a hostile client, or one that inlines its literals) recycles the same slots instead of
- * growing the process (issue 11, item 11: RSS grew by ~60 MB per 1,000 distinct documents).
+ * growing the process (bench/RESULTS-hostile.md: RSS grew by ~60 MB per 1,000 distinct documents).
  */
 export const COMPILED_DOCUMENTS_KEPT = 500;
 

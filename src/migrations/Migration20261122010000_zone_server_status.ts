@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Propagation (issue 5): the per-zone, per-secondary status table, and a trigger that wakes the propagation
+ * Propagation: the per-zone, per-secondary status table, and a trigger that wakes the propagation
  * worker (LISTEN zonekeeper_changes) when a journal/outbox row commits. pg_notify is transactional: the
  * notification is delivered at commit, never for a rolled-back change (the worker also polls as a fallback).
  */

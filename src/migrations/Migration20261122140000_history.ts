@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Change history (issue 12): who made each journal row — the API key (its id and, as it was then, its name)
+ * Change history: who made each journal row — the API key (its id and, as it was then, its name)
  * and its user; null for the admin key's user and for rows the service writes itself (catalog, zone creation
  * and deletion). The history of a zone is read newest first by `changes_zone_id_index` (zone, id).
  */

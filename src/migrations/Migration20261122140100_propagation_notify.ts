@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Live updates (issue 12): a secondary's state or served serial for a zone changing wakes the API processes'
+ * Live updates: a secondary's state or served serial for a zone changing wakes the API processes'
  * change feeds (LISTEN zonekeeper_propagation, payload: the zone's id), which push propagationChanged to
  * subscribers. pg_notify is transactional: delivered at commit, once per distinct payload per transaction.
  * Only real changes notify: the worker's checks that find nothing new (attempts, next check time) stay quiet.

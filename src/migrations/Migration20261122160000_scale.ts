@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Scale (issue 17): the journal lookups of IXFR (RFC 1995) by index, whatever the number of changes kept.
+ * Scale (bench/RESULTS-scale.md): the journal lookups of IXFR (RFC 1995) by index, whatever the number of changes kept.
  *
  * - `changes_ixfr_start_index`: the change that left a client's serial (`journalFrom`: zone, domain,
  *   serial_before), partial on the rows IXFR can start from;

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * DNS UPDATE (RFC 2136) keys (issue 16): TSIG keys (RFC 8945) per user, or the admin's (user_id null), each
+ * DNS UPDATE (RFC 2136) keys: TSIG keys (RFC 8945) per user, or the admin's (user_id null), each
  * with the secret itself — an HMAC needs it on both sides, as in BIND's key files and PowerDNS's `tsigkeys`
  * table — shown to the API once. A key is found by its name on the wire, so an active name is unique.
  * Journal rows written through UPDATE name the TSIG key as their author.

@@ -64,7 +64,7 @@ export async function soaOf(client: PoolClient, zone: ZoneRef): Promise<Rr> {
  * its members are the `domains` rows that joined it, one PTR at `z<id>.zones` each (catalog-zone.ts). Every catalog query
  * is answered from the one row its name points at (the primary key), never from the whole member list: a
  * catalog of 100,000 zones answers an SOA query as fast as one of ten, and a query for a name that does
- * not exist costs the same lookup (issue 17).
+ * not exist costs the same lookup (bench/RESULTS-scale.md).
  */
 const MEMBER_OWNER = /^z([1-9][0-9]{0,15})\.zones$/;
 /** the only name with descendants in the catalog but no records of its own (an empty non-terminal) */

@@ -132,7 +132,7 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   const propagationVariant = `secondaries ${services.settings.secondaries.map(hostPortName).join(',')}`;
   // BODY_LIMIT bounds the whole multipart body, not each field: the body is read (at most the limit, 413 past
   // it) before busboy parses it from memory. With multer's per-field limit alone, 50 fields of 1 MB each made
-  // one 50 MB request, and 16 of them in flight took the process past 1 GB (issue 11, item 11).
+  // one 50 MB request, and 16 of them in flight took the process past 1 GB (bench/RESULTS-hostile.md).
   const multipartBytes = express.raw({ limit: bodyLimit, type: 'multipart/form-data' });
   // a file part (`curl -F text=@example.com.zone`, the usual way to send a zone file) is read like a text
   // field of its name: its bytes are already within BODY_LIMIT, held in memory as the fields are

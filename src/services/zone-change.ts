@@ -444,7 +444,7 @@ const ADMIT_BATCH = 5000;
 /**
  * Admits the committed zones that wait to join the catalog, all in one catalog change: one serial, one
  * journal row listing their PTRs (RFC 9432 §4.3; RFC 1995 §4 for IXFR). Zone creates do not take the
- * catalog's lock in their own transaction (that serialised every create until its commit, issue 17): a zone
+ * catalog's lock in their own transaction (that serialised every create until its commit): a zone
  * commits first, then joins the catalog here, so a secondary never sees a member whose zone is not there.
  * Concurrent callers queue on the catalog's lock, and the first admits everything committed so far, so the
  * lock is held for one short transaction per batch rather than per create. Returns how many joined.

@@ -8,7 +8,7 @@ export type ParseResult = ReturnType<typeof parseZoneFile>;
 /**
  * Below this size a file parses on the event loop: the parse takes about a millisecond, less than the round
  * trip to the worker. Above it, parsing holds the event loop long enough to be seen: 20,000 records take
- * 70–120 ms, during which /health and every other request wait (issue 11, item 10).
+ * 70–120 ms, during which /health and every other request wait (bench/RESULTS-import.md).
  */
 export const PARSE_INLINE_BELOW_CHARS = 64 * 1024;
 

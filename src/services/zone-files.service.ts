@@ -124,7 +124,7 @@ export class ZoneFilesService {
               ...(fileSoa ? [fileSoa] : []),
             ];
       // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
-      // between them, so that /health and other requests are not held for their sum (issue 11, item 10)
+      // between them, so that /health and other requests are not held for their sum
       await yieldToEventLoop();
       const problems = checkZone(zone, desired);
       if (problems.length) throw errorFromProblems(problems);

@@ -9,7 +9,7 @@
  *
  * The state is per zone and server, so it is kept only while it matters: an entry goes once its NOTIFY is
  * answered (or given up) and its window has closed. A worker of a provider with 100,000 zones holds entries
- * for the zones changing now, not for every zone it ever notified (issue 17).
+ * for the zones changing now, not for every zone it ever notified (bench/RESULTS-scale.md).
  */
 import type { HostPort, Settings } from '../config/settings';
 import { catalogApexRecords } from '../dns/catalog-zone';
