@@ -72,8 +72,19 @@ const PAGE = 100;
 async function listUpTo(query: string, pick: (data: any) => { nodes: any[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }, variables: Record<string, unknown>, limit: number, what: string): Promise<any[]> {
   const items: any[] = [];
   let after: string | undefined;
+  let pageSize = PAGE;
   for (;;) {
-    const page = pick(await gql(query, { ...variables, first: Math.min(PAGE, limit - items.length), after }));
+    let data: any;
+    try {
+      data = await gql(query, { ...variables, first: Math.min(pageSize, limit - items.length), after });
+    } catch (error) {
+      // a service with a smaller MAX_PAGE_SIZE says its limit: ask again in pages of that size
+      const smaller = error instanceof ApiError && /first must be at most (\d+)/.exec(error.message);
+      if (!smaller || Number(smaller[1]) >= pageSize) throw error;
+      pageSize = Number(smaller[1]);
+      continue;
+    }
+    const page = pick(data);
     items.push(...page.nodes);
     if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return items;
     if (items.length >= limit) {

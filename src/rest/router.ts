@@ -127,7 +127,7 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
  */
 export function createRestRouter({ runOperation, orm, services }: RestDeps): Router {
   const router = Router({ strict: false });
-  const { bodyLimit, restEnvelope } = services.settings;
+  const { bodyLimit, restEnvelope, maxPageSize } = services.settings;
   // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
   const propagationVariant = `secondaries ${services.settings.secondaries.map(hostPortName).join(',')}`;
   // BODY_LIMIT bounds the whole multipart body, not each field: the body is read (at most the limit, 413 past
@@ -190,13 +190,16 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
       async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
         let after: string | undefined;
         do {
-          const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, { ...variables, after });
+          // a page never asks for more than MAX_PAGE_SIZE, whatever the route's page size: lists still come whole
+          const first = typeof variables.first === 'number' ? Math.min(variables.first, maxPageSize) : variables.first;
+          const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, { ...variables, first, after });
           const page = data[field];
           yield page.nodes;
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);
       },
-      async *resolverPages<T>(list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>, first: number) {
+      async *resolverPages<T>(list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>, pageSize: number) {
+        const first = Math.min(pageSize, maxPageSize);
         let after: string | undefined;
         do {
           let page: ConnectionValue<T>;
