@@ -15,8 +15,9 @@ import { principalOf } from './request-gates';
  * The version is read before the answer is built, so the ETag may label an answer newer than it (the next
  * poll then sees another version and fetches again), never an older one. Only 200 answers keep the ETag.
  * `withPropagation`: the answers may show propagation state, which changes without a new zone serial.
+ * `zoneParam`: the answer shows only the zone this path parameter names, so its version is that zone's alone.
  */
-export function conditionalGet(orm: MikroORM, options: { withPropagation: boolean; variant: string }): RequestHandler {
+export function conditionalGet(orm: MikroORM, options: { withPropagation: boolean; variant: string; zoneParam?: string }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     let etag: string;
@@ -24,7 +25,8 @@ export function conditionalGet(orm: MikroORM, options: { withPropagation: boolea
       // requireApiKey has run and let the request through
       const principal = principalOf(req);
       if (!principal) return next();
-      const version = await readVersion(orm.em.fork(), principal, options.withPropagation);
+      const zone = options.zoneParam === undefined ? undefined : String(req.params[options.zoneParam]);
+      const version = await readVersion(orm.em.fork(), principal, options.withPropagation, zone);
       const digest = createHash('sha256').update(JSON.stringify([options.variant, principal, version, req.originalUrl])).digest('base64url');
       etag = `"${digest.slice(0, 32)}"`;
     } catch (error) {

@@ -280,7 +280,11 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get' ? [conditionalGet(orm, { withPropagation: route.readsPropagation === true, variant: route.readsPropagation ? `rest ${restEnvelope} ${propagationVariant}` : `rest ${restEnvelope}` })] : []),
+      ...(route.method === 'get' ? [conditionalGet(orm, {
+        withPropagation: route.readsPropagation === true,
+        variant: route.readsPropagation ? `rest ${restEnvelope} ${propagationVariant}` : `rest ${restEnvelope}`,
+        zoneParam: route.readsZone,
+      })] : []),
       ...(route.body ? bodyParsers : []),
       wholeBody,
       async (req: Request, res: Response) => {

@@ -89,6 +89,8 @@ export interface RouteSpec {
    * request's body is said, so a 422 never tells that another user's zone exists
    */
   names?: 'zone' | 'record' | 'user';
+  /** a GET that shows only the zone this path parameter names: its ETag follows that zone alone */
+  readsZone?: string;
   /** OpenAPI schema of the success body */
   response?: object;
   handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
@@ -233,7 +235,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/list/zone/:zoneid', operationId: 'getDomainByZoneId', tag: 'domains', summary: 'Get one domain by zone id (or name)', status: 200,
+    method: 'get', path: '/domain/list/zone/:zoneid', operationId: 'getDomainByZoneId', tag: 'domains', summary: 'Get one domain by zone id (or name)', readsZone: 'zoneid', status: 200,
     params: { zoneid: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     query: ZONE_QUERY,
     response: ref('Domain'),
@@ -292,7 +294,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/changes/:zone', operationId: 'listZoneChanges', tag: 'domains', status: 200,
+    method: 'get', path: '/domain/changes/:zone', operationId: 'listZoneChanges', tag: 'domains', readsZone: 'zone', status: 200,
     summary: "A zone's committed changes, newest first: serials, time, author, records added and removed",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     query: {
@@ -306,7 +308,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/export/:zone', operationId: 'exportDomain', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', status: 200,
+    method: 'get', path: '/domain/export/:zone', operationId: 'exportDomain', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', readsZone: 'zone', status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     responseType: 'text/dns',
     async handle(inputs, runner) {
@@ -358,7 +360,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/check/:zone', operationId: 'checkDomain', tag: 'domains', status: 200,
+    method: 'get', path: '/domain/check/:zone', operationId: 'checkDomain', tag: 'domains', readsZone: 'zone', status: 200,
     summary: "The zone checks over a whole zone (as named-checkzone's): aliases and missing addresses behind MX, NS and SRV, missing glue, data hidden by a delegation; warnings, not refusals",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('ZoneCheck'),
@@ -368,7 +370,7 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/status/:zone', operationId: 'getDomainStatus', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', status: 200, readsPropagation: true,
+    method: 'get', path: '/domain/status/:zone', operationId: 'getDomainStatus', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', readsZone: 'zone', status: 200, readsPropagation: true,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     response: ref('ZoneStatus'),
     async handle(inputs, runner) {

@@ -2,12 +2,25 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Principal, scopeUserId } from '../auth/principal';
 import { dataVersion } from '../repositories/data-version';
 import { withSqlConnection } from '../repositories/sql';
+import { normaliseZoneName } from './domains.service';
 
 /**
  * The version of everything `principal` can read (its user's data, or all of it for the admin), for
  * conditional GETs: an answer computed after this version was read is at least as new as the version, so
- * a client that holds the answer labelled with an unchanged version holds the current answer.
+ * a client that holds the answer labelled with an unchanged version holds the current answer. With `zone`, the
+ * read shows that zone only, and its version is the zone's (repositories/data-version.ts, zoneVersion).
  */
-export function readVersion(em: EntityManager, principal: Principal, withPropagation: boolean): Promise<string> {
-  return withSqlConnection(em, (sql) => dataVersion(sql, { userId: scopeUserId(principal), withPropagation }));
+export function readVersion(em: EntityManager, principal: Principal, withPropagation: boolean, zone?: string): Promise<string> {
+  // a zone named by id (digits) or by name, as the REST paths name it
+  const scopeZone = zone === undefined ? undefined : /^\d{1,15}$/.test(zone) ? { id: Number(zone) } : { name: zoneNameOrAsGiven(zone) };
+  return withSqlConnection(em, (sql) => dataVersion(sql, { userId: scopeUserId(principal), withPropagation, zone: scopeZone }));
+}
+
+/** a zone name as stored; one the model refuses is looked up as given (it matches no zone: the answer is a 4xx) */
+function zoneNameOrAsGiven(zone: string): string {
+  try {
+    return normaliseZoneName(zone);
+  } catch {
+    return zone.toLowerCase();
+  }
 }

@@ -113,3 +113,21 @@ test('a deleted zone moves the ETag of the lists that showed it', async () => {
   expect(after.get('/api/domain/list')).not.toBe(before.get('/api/domain/list'));
   expect(after.get(`/api/domain/list/user/${userId}`)).not.toBe(before.get(`/api/domain/list/user/${userId}`));
 });
+
+test("a one-zone read's ETag follows that zone alone: another zone's change keeps it, its own change moves it", async () => {
+  const zoneId = await createZone(app, userId, 'one.poll.example');
+  await createZone(app, userId, 'other.poll.example');
+  const paths = ['/api/domain/status/one.poll.example', `/api/domain/list/zone/${zoneId}`, '/api/domain/export/one.poll.example', '/api/domain/changes/one.poll.example', '/api/domain/check/one.poll.example'];
+  const read = async () => Promise.all(paths.map(async (path) => {
+    const res = await app.http.get(path).set('X-API-Key', ADMIN_KEY);
+    expect([path, res.status]).toEqual([path, 200]);
+    return res.headers.etag as string;
+  }));
+  const before = await read();
+  // the version of a one-zone read is that zone's alone (a read costs the same whatever the number of zones)
+  expect((await app.gql(CREATE_RECORD, { input: { zone: 'other.poll.example', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } })).errors).toBeUndefined();
+  expect(await read()).toEqual(before);
+  expect((await app.gql(CREATE_RECORD, { input: { zone: 'one.poll.example', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } })).errors).toBeUndefined();
+  const after = await read();
+  paths.forEach((path, i) => expect([path, after[i] === before[i]]).toEqual([path, false]));
+});
