@@ -39,6 +39,19 @@ export interface OpenApiOptions {
  * `DELETE /domain/delete` takes the zone from the query as well), its success body (JSON, wrapped when the
  * RESTKnot envelope is on; the zone file as `text/dns`) and the error bodies.
  */
+/** a user as the answers show it; `created_at` with `separator` between date and time (listings 'T', the create answer ' ') */
+function userSchema(separator: 'T' | ' ', description: string) {
+  return {
+    type: 'object',
+    properties: {
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      email: { type: 'string' },
+      created_at: { type: 'string', pattern: `^\\d{4}-\\d{2}-\\d{2}${separator}\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$`, description },
+    },
+    required: ['id', 'email', 'created_at'],
+  };
+}
+
 export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { envelope: 'none' }) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -136,24 +149,10 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             { type: 'object', properties: { secret: { type: 'string', description: 'base64; shown only in this answer' } }, required: ['secret'] },
           ],
         },
-        User: {
-          type: 'object',
-          properties: {
-            id: { type: 'string', pattern: '^[0-9]+$' },
-            email: { type: 'string' },
-            created_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', description: 'UTC, ISO 8601 without zone, microseconds' },
-          },
-          required: ['id', 'email', 'created_at'],
-        },
+        User: userSchema('T', 'UTC, ISO 8601 without zone, microseconds'),
         CreatedUser: {
-          type: 'object',
+          ...userSchema(' ', 'UTC, date and time separated by a space, microseconds'),
           description: 'The create-user answer: created_at with a space between date and time, as the documented interface shows it',
-          properties: {
-            id: { type: 'string', pattern: '^[0-9]+$' },
-            email: { type: 'string' },
-            created_at: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{6}$', description: 'UTC, date and time separated by a space, microseconds' },
-          },
-          required: ['id', 'email', 'created_at'],
         },
         Domain: {
           type: 'object',

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, spawn, ChildProcess } from 'node:child_process';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createUser, createZone } from '../support/fixtures';
+import { createTsigKey, createUser, createZone } from '../support/fixtures';
 import { KeyArg, nsupdate } from '../support/update-clients';
 import { dig, findBinary, freePort, records, waitFor } from './knot';
 
@@ -59,10 +59,7 @@ beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   const userId = await createUser(app, 'acme@acme-zk.test');
   await createZone(app, userId, ZONE);
-  const res = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret } }`,
-    { input: { userId, name: 'acme-client.acme-zk.test', algorithm: 'hmac-sha256' } });
-  expect(res.errors).toBeUndefined();
-  key = { algorithm: 'hmac-sha256', name: 'acme-client.acme-zk.test', secret: res.data.createTsigKey.secret };
+  key = await createTsigKey(app, userId, 'acme-client.acme-zk.test');
 
   work = mkdtempSync(path.join(os.tmpdir(), 'zk-acme-'));
   const tls = makePebbleTls(work);

@@ -8,7 +8,7 @@ import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import { readExtendedError } from '../../src/dns/extended-error';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createUser, createZone } from '../support/fixtures';
+import { createTsigKey, createUser, createZone } from '../support/fixtures';
 import { KeyArg, nsupdate, python, runClient } from '../support/update-clients';
 import { dig, findBinary, freePort } from './knot';
 
@@ -27,9 +27,7 @@ beforeAll(async () => {
   });
   const userId = await createUser(app, 'owner@refusals.zk.test');
   await createZone(app, userId, ZONE);
-  const res = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret } }`,
-    { input: { userId, name: 'refusals-key', algorithm: 'hmac-sha256' } });
-  key = { algorithm: 'hmac-sha256', name: 'refusals-key', secret: res.data.createTsigKey.secret };
+  key = await createTsigKey(app, userId, 'refusals-key');
 }, 60_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@
  */
 import { listRecordTypes, getRecordType } from '../../src/dns/record-types';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createUser, createZone } from '../support/fixtures';
+import { createTsigKey, createUser, createZone } from '../support/fixtures';
 import { KeyArg, nsupdate } from '../support/update-clients';
 import { freePort } from './knot';
 
@@ -63,9 +63,7 @@ beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   const userId = await createUser(app, 'owner@types.zk.test');
   await createZone(app, userId, ZONE);
-  const res = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret } }`,
-    { input: { userId, name: 'types-key', algorithm: 'hmac-sha256' } });
-  key = { algorithm: 'hmac-sha256', name: 'types-key', secret: res.data.createTsigKey.secret };
+  key = await createTsigKey(app, userId, 'types-key');
 }, 60_000);
 
 afterAll(async () => {

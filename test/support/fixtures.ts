@@ -24,3 +24,10 @@ export const CREATE_RECORD = `mutation($input: RecordInput!) { createRecord(inpu
 export function errorCode(res: { errors?: any[] }): string | undefined {
   return res.errors?.[0]?.extensions?.code;
 }
+
+/** a TSIG key for DNS UPDATE (`userId` null: the admin's), with its secret, as the clients' `-y` takes it */
+export async function createTsigKey(app: TestApp, userId: string | null, name: string, algorithm = 'hmac-sha256', key?: string): Promise<{ id: string; name: string; algorithm: string; secret: string }> {
+  const res = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id } } }`, { input: { userId, name, algorithm } }, key);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return { id: res.data.createTsigKey.tsigKey.id, name, algorithm, secret: res.data.createTsigKey.secret };
+}
