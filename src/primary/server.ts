@@ -21,7 +21,7 @@ import { packetAnswer } from '../dns/packet';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
 import { lookup } from './lookup';
-import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from './tsig';
+import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from '../dns/tsig';
 import type { Principal } from '../auth/principal';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';

@@ -7,7 +7,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 import type { HostPort, TsigKey } from '../config/settings';
-import { signMessage, verifyMessage } from '../primary/tsig';
+import { signMessage, verifyMessage } from '../dns/tsig';
 
 export const RCODE_NAMES: Record<number, string> = {
   0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED', 9: 'NOTAUTH', 10: 'NOTZONE',
