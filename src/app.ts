@@ -58,14 +58,15 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
 
 /** The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health and /metrics. */
 export async function createApp(orm: MikroORM, services: Services): Promise<App> {
-  const schema = await getSchema();
   const { settings } = services;
+  const schema = await getSchema(settings.fastPaths);
   const apollo = new ApolloServer<GraphQLContext>({
     // operations run compiled (graphql-jit) on this schema
     // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
     // of distinct hostile documents fills at several times that in heap): 2 MiB holds a few hundred documents
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 2 * 1024 * 1024 }),
-    gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')),
+    // FAST_PATHS=off: Apollo's own execution (graphql-js)
+    ...(settings.fastPaths ? { gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')) } : { schema }),
     formatError,
     includeStacktraceInErrorResponses: false,
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
@@ -154,7 +155,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
       },
     }),
   );
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema), orm, services }));
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), orm, services }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
   });

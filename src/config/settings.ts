@@ -58,6 +58,12 @@ export interface Settings {
   /** the change history (journal) kept: days, and rows per zone; older rows are pruned by the worker */
   historyKeepDays: number;
   historyKeepRows: number;
+  /**
+   * FAST_PATHS: the measured fast paths of GraphQL execution (compiled execution with graphql-jit, direct
+   * field resolvers; docs/performance.md); off runs graphql-js and type-graphql as written, for comparison
+   * and for diagnosing a suspected fast-path bug
+   */
+  fastPaths: boolean;
 }
 
 export class SettingsError extends Error {
@@ -224,6 +230,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     maxChangesPerSet: integer('MAX_CHANGES_PER_SET', 10_000, 1, 1_000_000),
     historyKeepDays: integer('HISTORY_KEEP_DAYS', 90, 1, 36_500),
     historyKeepRows: integer('HISTORY_KEEP_ROWS', 10_000, 10, 100_000_000),
+    fastPaths: oneOf('FAST_PATHS', ['on', 'off'] as const, 'on') === 'on',
   };
   if (problems.length) throw new SettingsError(problems);
   return settings;

@@ -114,15 +114,18 @@ export type ServiceOperationRunner = <T>(source: string, variables: Record<strin
  * the response's HTTP parts), which cost ~0.4 ms of CPU per REST write (bench/FINDINGS.md, session 7). The
  * cost analysis of client operations does not apply: these shapes are fixed and their pages bounded.
  */
-export function serviceOperations(schema: GraphQLSchema): ServiceOperationRunner {
-  const prepared = new Map<string, CompiledQuery>();
-  const prepare = (source: string): CompiledQuery => {
+export function serviceOperations(schema: GraphQLSchema, compiled = true): ServiceOperationRunner {
+  const prepared = new Map<string, Pick<CompiledQuery, 'query'>>();
+  const prepare = (source: string): Pick<CompiledQuery, 'query'> => {
     const document = parse(source);
     // the documents are the service's own: one that does not validate or compile is a bug, found by any test
     const invalid = validate(schema, document);
     if (invalid.length) throw new Error(`invalid service operation: ${invalid[0].message}`);
-    const query = compileQuery(schema, document);
-    if (!isCompiledQuery(query)) throw new Error(`service operation not compiled: ${query.errors?.[0]?.message}`);
+    // FAST_PATHS=off: graphql-js runs the document as it is
+    const query: Pick<CompiledQuery, 'query'> = compiled
+      ? compileQuery(schema, document) as CompiledQuery
+      : { query: (root, context, variables) => execute({ schema, document, rootValue: root, contextValue: context, variableValues: variables }) as ReturnType<CompiledQuery['query']> };
+    if (compiled && !isCompiledQuery(query as CompiledQuery)) throw new Error(`service operation not compiled: ${(query as unknown as { errors?: { message: string }[] }).errors?.[0]?.message}`);
     prepared.set(source, query);
     return query;
   };
@@ -131,7 +134,7 @@ export function serviceOperations(schema: GraphQLSchema): ServiceOperationRunner
     const query = prepared.get(source) ?? prepare(source);
     const problems = variableTextProblems(variables);
     if (problems.length) return { errors: [formatted(textInputError(problems))] };
-    graphqlExecutions.inc({ engine: 'graphql-jit' });
+    graphqlExecutions.inc({ engine: compiled ? 'graphql-jit' : 'graphql-js' });
     const result = await query.query(undefined, context, variables);
     return { data: (result.data ?? undefined) as T | undefined, errors: result.errors?.map((error) => formatted(withExtensions(error))) };
   };

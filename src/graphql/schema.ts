@@ -18,11 +18,18 @@ import { installDirectFieldResolvers } from './direct-field-resolvers';
 export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver, LiveResolver, TsigKeyResolver] as const;
 export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
 
-let built: Promise<GraphQLSchema> | undefined;
+/** the schema per FAST_PATHS setting (a test process may run services with either) */
+const built = new Map<boolean, Promise<GraphQLSchema>>();
 
-/** The schema, built once per process from the resolvers (class-validator checks every input's shape). */
-export function getSchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({
+/**
+ * The schema, built once per process from the resolvers (class-validator checks every input's shape).
+ * `fastPaths` (FAST_PATHS, docs/performance.md): field resolvers that need nothing of type-graphql's per-call
+ * wrapper are called directly; off, every field goes through type-graphql as written.
+ */
+export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
+  const existing = built.get(fastPaths);
+  if (existing) return existing;
+  const schema = buildSchema({
     resolvers: RESOLVERS as unknown as [Function, ...Function[]],
     validate: { forbidUnknownValues: false },
     emitSchemaFile: false,
@@ -37,10 +44,11 @@ export function getSchema(): Promise<GraphQLSchema> {
       },
     },
   }).then((schema) => {
-    installDirectFieldResolvers(schema, RESOLVERS);
+    if (fastPaths) installDirectFieldResolvers(schema, RESOLVERS);
     return withSyncTypeResolution(schema);
   });
-  return built;
+  built.set(fastPaths, schema);
+  return schema;
 }
 
 /**

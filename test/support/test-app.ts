@@ -27,6 +27,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DNS_LISTEN: '',
     ROLES: 'api',
     LOG_LEVEL: 'silent',
+    // CI runs the e2e suite once more with the fast paths off (FAST_PATHS=off in its environment)
+    ...(process.env.FAST_PATHS ? { FAST_PATHS: process.env.FAST_PATHS } : {}),
     ...env,
   });
   const service = await startService(settings);
