@@ -16,11 +16,12 @@
  * write can check the few names it touches and `checkZone` the whole zone with the same code.
  */
 import type { CanonicalRecord } from './record';
+import type { WarningCode } from '../errors/catalogue';
 
 export interface ZoneWarning {
   owner: string;
   type: string;
-  code: 'TARGET_IS_CNAME' | 'TARGET_MISSING' | 'TARGET_NO_ADDRESS' | 'GLUE_MISSING' | 'OCCLUDED_DATA';
+  code: Extract<WarningCode, 'TARGET_IS_CNAME' | 'TARGET_MISSING' | 'TARGET_NO_ADDRESS' | 'GLUE_MISSING' | 'OCCLUDED_DATA'>;
   message: string;
 }
 

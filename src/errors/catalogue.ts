@@ -50,6 +50,24 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
+/**
+ * Warnings: what is taken but worth a look, answered beside the result (GraphQL `extensions.warnings`, an
+ * import's `warnings`, the CLI's stderr), never a refusal. Each warning's own message says what and where.
+ */
+export const WARNING_CATALOGUE = {
+  NAME_NOT_HOSTNAME: 'a name holds octets a host name may not (RFC 1123 §2.1); the DNS allows them (RFC 2181 §11)',
+  RELATIVE_NAME_REPEATS_ZONE: 'a relative name in a zone file already ends with the zone (refused through the API)',
+  TTL_CLAMPED: 'a TTL outside ALLOWED_TTLS took the nearest allowed one (an import with the CLAMP policy)',
+  DUPLICATE_RECORD_MERGED: 'a zone file repeats a record; the two are one',
+  TARGET_IS_CNAME: 'an MX, NS or SRV target is an alias (RFC 2181 §10.3)',
+  TARGET_MISSING: 'a CNAME, MX, NS or SRV target in the zone does not exist',
+  TARGET_NO_ADDRESS: 'an MX, NS or SRV target in the zone has no A or AAAA',
+  GLUE_MISSING: "a delegation's name server inside it has no address here",
+  OCCLUDED_DATA: 'data beside or below a delegation, never served',
+} as const;
+
+export type WarningCode = keyof typeof WARNING_CATALOGUE;
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, value);
 }
