@@ -231,6 +231,7 @@ export class PrimaryHandler {
      * miekg/dns under lego) send none, and would then get a bare REFUSED; they all read an OPT in any answer,
      * so error answers carry one regardless (docs/dns-known-differences.md).
      */
+    let counted = false;
     const build = (reply: Reply, withQuestion = true): Buffer => {
       const options = reply.ede && reply.rcode !== RCODE.NOERROR ? [extendedErrorOption(reply.ede)] : [];
       const packet = {
@@ -242,7 +243,11 @@ export class PrimaryHandler {
         authorities: reply.authorities ?? [],
         additionals: [...(reply.additionals ?? []), ...(hasOpt || options.length ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX, flags: 0, options }] : [])],
       };
-      if (opcode === OPCODE_QUERY && question) dnsQueries.inc({ qtype: qtypeLabel(String(question.type).toUpperCase()), rcode: rcodeName(reply.rcode) });
+      // one count per query, whatever the number of messages its answer takes (a transfer, a retry with TC)
+      if (opcode === OPCODE_QUERY && question && !counted) {
+        counted = true;
+        dnsQueries.inc({ qtype: qtypeLabel(String(question.type).toUpperCase()), rcode: rcodeName(reply.rcode) });
+      }
       return dnsPacket.encode(packet as any);
     };
     // RFC 2136 §3.8 leaves who may update to policy: an address outside UPDATE_ALLOW is refused before anything
