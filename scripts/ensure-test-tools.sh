@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Runs before `npm test`: the tests hold the service against real DNS software from Debian's packages
-# (BIND's and Knot's zone checkers, Knot as a secondary, dig; the DNS UPDATE clients nsupdate, knsupdate,
+# (BIND's and Knot's zone checkers, the DNSSEC verifiers dnssec-verify, ldns-verify-zone and kzonecheck, Knot as a secondary, dig; the DNS UPDATE clients nsupdate, knsupdate,
 # dnspython and certbot's dns-rfc2136 plugin; certbot, lego and the pebble ACME server with openssl for its
 # TLS certificate), PgBouncer in front of PostgreSQL, and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
 bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
-  named-checkzone=bind9-utils kzonecheck=knot-dnssecutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
+  named-checkzone=bind9-utils kzonecheck=knot-dnssecutils dnssec-verify=bind9-utils ldns-verify-zone=ldnsutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
   /usr/lib/python3/dist-packages/dns/update.py=python3-dnspython \
   /usr/lib/python3/dist-packages/certbot_dns_rfc2136/__init__.py=python3-certbot-dns-rfc2136 \
   pgbouncer=pgbouncer \

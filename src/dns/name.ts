@@ -317,6 +317,8 @@ export function ownerToFqdn(owner: string, zone: string): string {
 export interface RdataNameOptions {
   /** the root name '.' is meaningful (null MX RFC 7505, SRV "no service" RFC 2782, SVCB RFC 9460 §2.5, NAPTR) */
   allowRoot?: boolean;
+  /** a wildcard owner may be named: NSEC's Next Domain Name is an owner of the zone (RFC 4034 §4.1.1) */
+  allowWildcard?: boolean;
 }
 
 /**
@@ -339,7 +341,7 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   // would find no problem and no warning in it and give it back lower-cased, so it is skipped (a catalog
   // transfer parses one such name per member: a quarter of its CPU).
   if (text.length <= MAX_NAME_OCTETS - 1 && ABSOLUTE_HOST_NAME.test(text)) return { ok: true, name: text.toLowerCase() };
-  const rules: LabelRules = { field, wildcard: false, what };
+  const rules: LabelRules = { field, wildcard: options.allowWildcard ?? false, what };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
   const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));

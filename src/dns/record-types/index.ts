@@ -39,6 +39,7 @@ import { SVCB } from './svcb';
 import { TLSA } from './tlsa';
 import { TXT } from './txt';
 import { ZONEMD } from './zonemd';
+import { SIGNER_RECORD_TYPES, useTypeNames } from './signer-types';
 
 export type { RecordTypeDefinition, ParseResult, RecordFieldInfo } from './record-type';
 
@@ -69,3 +70,20 @@ export function getRecordType(type: string): RecordTypeDefinition | undefined {
 export function listRecordTypes(): RecordTypeDefinition[] {
   return [...RECORD_TYPES];
 }
+
+const SIGNER_BY_NAME = new Map(SIGNER_RECORD_TYPES.map((t) => [t.type, t]));
+
+/**
+ * A type the primary serves: the registry's, or one only the signer writes (signer-types.ts). Never used to
+ * read what a client sends: clients cannot store signer types.
+ */
+export function getServedRecordType(type: string): RecordTypeDefinition | undefined {
+  return SIGNER_BY_NAME.get(type) ?? getRecordType(type);
+}
+
+/** the mnemonic of a type code: the model's name, the signer's, or RFC 3597's TYPEnnn */
+export function typeMnemonic(code: number): string {
+  return BY_CODE.get(code)?.type ?? SIGNER_RECORD_TYPES.find((t) => t.code === code)?.type ?? `TYPE${code}`;
+}
+
+useTypeNames({ mnemonic: typeMnemonic, code: (name) => (BY_NAME.get(name) ?? SIGNER_BY_NAME.get(name))?.code });

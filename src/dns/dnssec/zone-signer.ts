@@ -1,0 +1,226 @@
+/**
+ * Signing a zone (RFC 4035 §2): from the zone's records and its keys, the records a signer adds — the DNSKEY
+ * RRset, one RRSIG per authoritative RRset and active key, and the authenticated denial of existence chain,
+ * NSEC (RFC 4034 §4) or NSEC3 (RFC 5155 §7.1) with NSEC3PARAM.
+ *
+ * What is authoritative (RFC 4035 §2.2): every RRset at or under the apex except the NS RRset of a
+ * delegation point (the child's) and everything below a delegation point or a DNAME (glue, occluded data),
+ * which is neither signed nor in the chain. A delegation point's DS is signed.
+ *
+ * Plain functions of their inputs: the same zone, keys and times give the same records (the signatures of
+ * ECDSA and RSA-PSS aside, which are randomised; Ed25519 and RSASHA256 are deterministic).
+ */
+import type { KeyObject } from 'node:crypto';
+import { CanonicalRecord } from '../record';
+import { nameLabels, ownerToFqdn, nameToWire } from '../name';
+import { DnssecAlgorithm } from './algorithms';
+import { compareCanonicalLabels } from './canonical-order';
+import { DnskeyValue } from './keys';
+import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
+import { CanonicalRr, rrsigLabels, signRrset } from './rrsig';
+import { RRSIG, NSEC, NSEC3, NSEC3PARAM } from '../record-types/signer-types';
+import { DNSKEY } from '../record-types/dnskey';
+import { getServedRecordType } from '../record-types';
+
+export type KeyRole = 'KSK' | 'ZSK' | 'CSK';
+
+export interface ZoneKey {
+  role: KeyRole;
+  algorithm: DnssecAlgorithm;
+  privateKey: KeyObject;
+  dnskey: DnskeyValue;
+  tag: number;
+  /** in the DNSKEY RRset (RFC 7583: published, ready, active, retired) */
+  published: boolean;
+  /** makes signatures (RFC 7583: active); a KSK signs the DNSKEY RRset, a ZSK the rest, a CSK both */
+  signing: boolean;
+}
+
+export type Denial = { kind: 'nsec' } | { kind: 'nsec3'; iterations: number; salt: Buffer; optOut: boolean };
+
+export interface SignatureWindow {
+  /** seconds since the epoch */
+  inception: number;
+  /** the expiration of the RRSIG over one RRset: spread by the caller so that refreshes do not all fall due at once */
+  expiration(owner: string, type: string): number;
+}
+
+/** the wire RDATA of a stored record in canonical form (RFC 4034 §6.2); the wire module provides it */
+export type CanonicalRdata = (zone: string, record: CanonicalRecord) => Buffer;
+
+const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, DNAME: 39 } as const;
+const SIGNED_BY_KSK = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
+const AT_DELEGATION = new Set(['NS', 'DS', 'NSEC']);
+
+interface Rrset { owner: string; type: string; code: number; ttl: number; records: CanonicalRecord[] }
+
+export interface ZoneNames {
+  /** owner → its authoritative RRsets (delegation NS included, marked by `delegation`) */
+  owners: Map<string, Rrset[]>;
+  /** owners that are delegation points */
+  delegations: Set<string>;
+}
+
+const labelsOf = (owner: string, zone: string): Buffer[] => nameLabels(ownerToFqdn(owner, zone));
+
+/** RFC 4035 §2.2: which owners are authoritative, which are delegation points; occluded data left out */
+export function authoritativeNames(zone: string, records: readonly CanonicalRecord[]): ZoneNames {
+  const byOwner = new Map<string, CanonicalRecord[]>();
+  for (const record of records) {
+    const list = byOwner.get(record.owner);
+    if (list) list.push(record);
+    else byOwner.set(record.owner, [record]);
+  }
+  const cuts = new Set<string>();
+  const dnames = new Set<string>();
+  for (const [owner, list] of byOwner) {
+    if (owner !== '@' && list.some((r) => r.type === 'NS')) cuts.add(owner);
+    if (list.some((r) => r.type === 'DNAME')) dnames.add(owner);
+  }
+  // a name is occluded when a proper ancestor inside the zone is a delegation point or owns a DNAME (RFC 6672 §2.3)
+  const occluded = (owner: string): boolean => {
+    if (owner === '@') return false;
+    const labels = owner.split('.');
+    for (let i = 1; i < labels.length; i++) {
+      const ancestor = labels.slice(i).join('.');
+      if (cuts.has(ancestor) || dnames.has(ancestor)) return true;
+    }
+    return dnames.has('@');
+  };
+  const owners = new Map<string, Rrset[]>();
+  const delegations = new Set<string>();
+  for (const [owner, list] of byOwner) {
+    if (occluded(owner)) continue;
+    const isCut = cuts.has(owner);
+    if (isCut) delegations.add(owner);
+    const byType = new Map<string, CanonicalRecord[]>();
+    for (const record of list) {
+      // at a delegation point only NS, DS and the parent's NSEC are the parent's to serve (RFC 4035 §2.2, §2.3);
+      // anything else there is occluded
+      if (isCut && !AT_DELEGATION.has(record.type)) continue;
+      const same = byType.get(record.type);
+      if (same) same.push(record);
+      else byType.set(record.type, [record]);
+    }
+    owners.set(owner, [...byType].map(([type, rs]) => ({ owner, type, code: typeCodeOf(type), ttl: Math.max(...rs.map((r) => r.ttl)), records: rs })));
+  }
+  return { owners, delegations };
+}
+
+function typeCodeOf(type: string): number {
+  const definition = getServedRecordType(type);
+  if (!definition) throw new Error(`no type code for ${type}`);
+  return definition.code;
+}
+
+/** RFC 9077 §3.1: NSEC and NSEC3 TTL = min(SOA TTL, SOA MINIMUM) */
+export function denialTtl(zone: string, records: readonly CanonicalRecord[]): number {
+  const soa = records.find((r) => r.owner === '@' && r.type === 'SOA');
+  if (!soa) throw new Error(`zone ${zone} has no SOA`);
+  const minimum = Number(soa.rdata.trim().split(/\s+/)[6]);
+  return Math.min(soa.ttl, minimum);
+}
+
+/**
+ * The records a signer adds to the zone: DNSKEY RRset, NSEC/NSEC3 chain (NSEC3PARAM at the apex for NSEC3)
+ * and the RRSIGs over every authoritative RRset, its own included.
+ */
+export function signZone(
+  zone: string,
+  records: readonly CanonicalRecord[],
+  keys: readonly ZoneKey[],
+  denial: Denial,
+  window: SignatureWindow,
+  canonicalRdata: CanonicalRdata,
+): CanonicalRecord[] {
+  const apex = records.find((r) => r.owner === '@' && r.type === 'SOA');
+  if (!apex) throw new Error(`zone ${zone} has no SOA`);
+  // the DNSKEY RRset takes the SOA's TTL, as Knot's and BIND's signers do by default
+  const dnskeyTtl = apex.ttl;
+  const added: CanonicalRecord[] = keys
+    .filter((key) => key.published)
+    .map((key) => ({ owner: '@', type: 'DNSKEY', ttl: dnskeyTtl, rdata: DNSKEY.format(key.dnskey) }));
+  const all = [...records.filter((r) => !(r.owner === '@' && r.type === 'DNSKEY')), ...added];
+  const names = authoritativeNames(zone, all);
+  const ttl = denialTtl(zone, records);
+  const chain = denial.kind === 'nsec' ? nsecChain(zone, names, ttl) : nsec3Chain(zone, names, ttl, denial);
+  added.push(...chain);
+  // the chain's own records are authoritative RRsets too, signed like the rest
+  const signedNames = authoritativeNames(zone, [...all, ...chain]);
+  for (const rrsets of signedNames.owners.values()) {
+    for (const rrset of rrsets) {
+      if (rrset.type === 'NS' && signedNames.delegations.has(rrset.owner)) continue;
+      added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+    }
+  }
+  return added;
+}
+
+/** the RRSIGs over one RRset, one per signing key of the right role (RFC 4035 §2.2: every algorithm in the DNSKEY RRset) */
+export function signatures(zone: string, rrset: Rrset, keys: readonly ZoneKey[], window: SignatureWindow, canonicalRdata: CanonicalRdata): CanonicalRecord[] {
+  const byKsk = SIGNED_BY_KSK.has(rrset.type);
+  const signers = keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
+  if (!signers.length) return [];
+  const labels = labelsOf(rrset.owner, zone);
+  const ownerWire = nameToWire(ownerToFqdn(rrset.owner, zone));
+  const rrs: CanonicalRr[] = rrset.records.map((record) => ({ owner: ownerWire, type: rrset.code, ttl: rrset.ttl, rdata: canonicalRdata(zone, record) }));
+  const signer = `${zone.replace(/\.$/, '')}.`;
+  const signerWire = nameToWire(signer);
+  const expiration = window.expiration(rrset.owner, rrset.type);
+  return signers.map((key) => {
+    const value = signRrset(
+      { typeCovered: rrset.code, algorithm: key.algorithm.number, labels: rrsigLabels(labels), originalTtl: rrset.ttl, expiration, inception: window.inception, keyTag: key.tag, signer: signerWire },
+      rrs, key.algorithm, key.privateKey,
+    );
+    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format({ ...value, signer }) };
+  });
+}
+
+/** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */
+function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord[] {
+  const owners = [...names.owners.keys()].map((owner) => ({ owner, labels: labelsOf(owner, zone) }));
+  owners.sort((a, b) => compareCanonicalLabels(a.labels, b.labels));
+  return owners.map(({ owner }, i) => {
+    const next = owners[(i + 1) % owners.length].owner;
+    const types = names.owners.get(owner)!.map((rrset) => rrset.code);
+    // the NSEC itself and its RRSIG are at this owner (RFC 4034 §4.1.2); an insecure delegation's NSEC is signed too
+    types.push(TYPE_CODES.NSEC, TYPE_CODES.RRSIG);
+    return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types }) };
+  });
+}
+
+/**
+ * RFC 5155 §7.1: one NSEC3 per authoritative owner, delegation point (insecure ones left out under opt-out)
+ * and empty non-terminal, at the base32hex of its hash under the apex, in hash order, each naming the next.
+ */
+function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract<Denial, { kind: 'nsec3' }>): CanonicalRecord[] {
+  const typesAt = new Map<string, number[]>();
+  for (const [owner, rrsets] of names.owners) {
+    const insecure = names.delegations.has(owner) && !rrsets.some((r) => r.type === 'DS');
+    if (insecure && denial.optOut) continue;
+    const types = rrsets.map((r) => r.code);
+    // RRSIGs stand where a signed RRset stands: everywhere but an insecure delegation (its NS is not signed)
+    if (!insecure) types.push(TYPE_CODES.RRSIG);
+    if (owner === '@') types.push(TYPE_CODES.NSEC3PARAM);
+    typesAt.set(owner, types);
+    // its ancestors up to the apex exist too: empty non-terminals get an NSEC3 with no types (RFC 5155 §7.1)
+    const labels = owner === '@' ? [] : owner.split('.');
+    for (let i = 1; i < labels.length; i++) {
+      const ancestor = labels.slice(i).join('.');
+      if (!names.owners.has(ancestor) && !typesAt.has(ancestor)) typesAt.set(ancestor, []);
+    }
+  }
+  const flags = denial.optOut ? 1 : 0;
+  const hashed = [...typesAt].map(([owner, types]) => ({ hash: nsec3Hash(nameToWire(ownerToFqdn(owner, zone).toLowerCase()), denial.salt, denial.iterations), types }));
+  hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
+  const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => ({
+    owner: base32hex(hash),
+    type: 'NSEC3',
+    ttl,
+    rdata: NSEC3.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags, iterations: denial.iterations, salt: denial.salt, nextHashed: hashed[(i + 1) % hashed.length].hash, types }),
+  }));
+  // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)
+  chain.push({ owner: '@', type: 'NSEC3PARAM', ttl, rdata: NSEC3PARAM.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags: 0, iterations: denial.iterations, salt: denial.salt }) });
+  return chain;
+}
+

@@ -1,0 +1,221 @@
+/**
+ * The record types only the signer writes: RRSIG and NSEC (RFC 4034 §3, §4), NSEC3 and NSEC3PARAM (RFC 5155
+ * §3, §4). They are not in the user-facing registry (index.ts): no API, zone file or UPDATE can store one
+ * (imports drop them, zone-file.ts); the signer makes them and the primary serves them like any other type.
+ */
+import { nameToWire, parseDomainNameInRdata } from '../name';
+import { checkFieldCount, parseBase64, parseHex, parseUnsigned, splitFields } from '../presentation';
+import { Problem, problem } from '../problem';
+import { base32hex, fromBase32hex } from '../dnssec/nsec3-hash';
+import { typeBitmap, typesOfBitmap } from '../dnssec/type-bitmap';
+import { finish, ParseResult, RecordTypeDefinition } from './record-type';
+
+export interface RRSIGValue {
+  typeCovered: number; algorithm: number; labels: number; originalTtl: number;
+  expiration: number; inception: number; keyTag: number; signer: string; signature: Buffer;
+}
+export interface NSECValue { next: string; types: number[] }
+export interface NSEC3PARAMValue { hashAlgorithm: number; flags: number; iterations: number; salt: Buffer }
+export interface NSEC3Value extends NSEC3PARAMValue { nextHashed: Buffer; types: number[] }
+
+/** the mnemonic of a type code in a bitmap or an RRSIG: the model's name, or RFC 3597's TYPEnnn */
+let mnemonicOf: (code: number) => string = (code) => `TYPE${code}`;
+let codeOf: (name: string) => number | undefined = () => undefined;
+/** index.ts hands over its look-ups (it imports this file, so this file cannot import it) */
+export function useTypeNames(names: { mnemonic: (code: number) => string; code: (name: string) => number | undefined }): void {
+  mnemonicOf = names.mnemonic;
+  codeOf = names.code;
+}
+
+function typeCode(text: string, problems: Problem[]): number | undefined {
+  const upper = text.toUpperCase();
+  const m = /^TYPE([0-9]{1,5})$/.exec(upper);
+  const code = m ? Number(m[1]) : codeOf(upper);
+  if (code === undefined || code > 65535) problems.push(problem('rdata', 'TYPE_UNKNOWN', `rdata: ${JSON.stringify(text)} is not a record type`));
+  return code;
+}
+
+/** RFC 4034 §3.2: YYYYMMDDHHmmSS (UTC), or a plain number of seconds */
+function parseSignatureTime(text: string, name: string, problems: Problem[]): number | undefined {
+  if (/^[0-9]{14}$/.test(text)) {
+    const [y, mo, d, h, mi, s] = [text.slice(0, 4), text.slice(4, 6), text.slice(6, 8), text.slice(8, 10), text.slice(10, 12), text.slice(12, 14)].map(Number);
+    return Math.floor(Date.UTC(y, mo - 1, d, h, mi, s) / 1000) >>> 0;
+  }
+  return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
+}
+
+export function formatSignatureTime(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+const typeList = (types: number[]) => [...new Set(types)].sort((a, b) => a - b).map((code) => mnemonicOf(code)).join(' ');
+
+/** RRSIG (RFC 4034 §3) */
+export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
+  type: 'RRSIG',
+  code: 46,
+  rfcs: ['RFC 4034 §3'],
+  fields: [
+    { name: 'type-covered', description: 'the type of the RRset signed' },
+    { name: 'algorithm', description: 'DNSSEC algorithm number', kind: 'int' },
+    { name: 'labels', description: 'labels of the owner, without the root and a wildcard', kind: 'int' },
+    { name: 'original-ttl', description: 'the RRset TTL in the zone', kind: 'int' },
+    { name: 'expiration', description: 'YYYYMMDDHHmmSS (UTC)' },
+    { name: 'inception', description: 'YYYYMMDDHHmmSS (UTC)' },
+    { name: 'key-tag', description: 'the signing DNSKEY\'s tag', kind: 'int' },
+    { name: 'signer', description: 'the zone apex' },
+    { name: 'signature', description: 'base64' },
+  ],
+  parse(rdata: string, zone: string): ParseResult<RRSIGValue> {
+    const split = splitFields(rdata);
+    if (!split.ok) return split;
+    const problems: Problem[] = [];
+    const names = ['type-covered', 'algorithm', 'labels', 'original-ttl', 'expiration', 'inception', 'key-tag', 'signer', 'signature'];
+    if (!checkFieldCount('RRSIG', split.fields, names, problems, true)) return { ok: false, problems };
+    const f = split.fields.map((x) => x.raw);
+    const typeCovered = typeCode(f[0], problems);
+    const algorithm = parseUnsigned(f[1], { type: 'RRSIG', name: 'algorithm', max: 255 }, problems);
+    const labels = parseUnsigned(f[2], { type: 'RRSIG', name: 'labels', max: 255 }, problems);
+    const originalTtl = parseUnsigned(f[3], { type: 'RRSIG', name: 'original TTL', max: 4294967295 }, problems);
+    const expiration = parseSignatureTime(f[4], 'expiration', problems);
+    const inception = parseSignatureTime(f[5], 'inception', problems);
+    const keyTag = parseUnsigned(f[6], { type: 'RRSIG', name: 'key tag', max: 65535 }, problems);
+    const signer = parseDomainNameInRdata(f[7], zone, 'rdata');
+    if (!signer.ok) problems.push(...signer.problems);
+    const signature = parseBase64(f.slice(8).join(''), 'RRSIG signature', problems);
+    return finish(problems, () => ({
+      typeCovered: typeCovered!, algorithm: algorithm!, labels: labels!, originalTtl: originalTtl!, expiration: expiration!,
+      inception: inception!, keyTag: keyTag!, signer: (signer as { name: string }).name, signature: signature!,
+    }), RRSIG.format);
+  },
+  format: (v) => `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} ${v.signature.toString('base64')}`,
+  fromWire: (r) => ({
+    typeCovered: r.u16(), algorithm: r.u8(), labels: r.u8(), originalTtl: r.u32(), expiration: r.u32(), inception: r.u32(),
+    keyTag: r.u16(), signer: r.name(), signature: r.rest(),
+  }),
+  toPacketData(v) {
+    const head = Buffer.alloc(18);
+    head.writeUInt16BE(v.typeCovered, 0);
+    head.writeUInt8(v.algorithm, 2);
+    head.writeUInt8(v.labels, 3);
+    head.writeUInt32BE(v.originalTtl, 4);
+    head.writeUInt32BE(v.expiration, 8);
+    head.writeUInt32BE(v.inception, 12);
+    head.writeUInt16BE(v.keyTag, 16);
+    return Buffer.concat([head, nameToWire(v.signer), v.signature]);
+  },
+};
+
+/** NSEC (RFC 4034 §4): the next owner in canonical order and the types at this owner */
+export const NSEC: RecordTypeDefinition<NSECValue> = {
+  type: 'NSEC',
+  code: 47,
+  rfcs: ['RFC 4034 §4'],
+  fields: [
+    { name: 'next', description: 'the next owner name in the zone\'s canonical order' },
+    { name: 'types', description: 'the types present at this owner' },
+  ],
+  parse(rdata: string, zone: string): ParseResult<NSECValue> {
+    const split = splitFields(rdata);
+    if (!split.ok) return split;
+    const problems: Problem[] = [];
+    if (!checkFieldCount('NSEC', split.fields, ['next'], problems, true)) return { ok: false, problems };
+    const f = split.fields.map((x) => x.raw);
+    const next = parseDomainNameInRdata(f[0], zone, 'rdata', { allowWildcard: true });
+    if (!next.ok) problems.push(...next.problems);
+    const types = f.slice(1).map((t) => typeCode(t, problems));
+    return finish(problems, () => ({ next: (next as { name: string }).name, types: types as number[] }), NSEC.format);
+  },
+  format: (v) => `${v.next}${v.types.length ? ' ' + typeList(v.types) : ''}`,
+  fromWire: (r) => ({ next: r.name(), types: typesOfBitmap(r.rest()) }),
+  // RFC 6840 §5.1: the next owner name is not lower-cased in canonical form; it is written as stored
+  toPacketData: (v) => Buffer.concat([nameToWire(v.next), typeBitmap(v.types)]),
+};
+
+function parseNsec3Head(f: string[], type: string, problems: Problem[]): NSEC3PARAMValue | undefined {
+  const hashAlgorithm = parseUnsigned(f[0], { type, name: 'hash algorithm', max: 255 }, problems);
+  const flags = parseUnsigned(f[1], { type, name: 'flags', max: 255 }, problems);
+  const iterations = parseUnsigned(f[2], { type, name: 'iterations', max: 65535 }, problems);
+  const salt = f[3] === '-' ? Buffer.alloc(0) : parseHex([f[3]], `${type} salt`, problems);
+  if (salt && salt.length > 255) problems.push(problem('rdata', 'NSEC3_SALT_TOO_LONG', `rdata: ${type} salt is ${salt.length} octets; the limit is 255 (RFC 5155 §3.1.5)`, 255));
+  if (problems.length) return undefined;
+  return { hashAlgorithm: hashAlgorithm!, flags: flags!, iterations: iterations!, salt: salt! };
+}
+
+const formatNsec3Head = (v: NSEC3PARAMValue) => `${v.hashAlgorithm} ${v.flags} ${v.iterations} ${v.salt.length ? v.salt.toString('hex').toUpperCase() : '-'}`;
+
+function nsec3HeadWire(v: NSEC3PARAMValue): Buffer {
+  const head = Buffer.alloc(5);
+  head.writeUInt8(v.hashAlgorithm, 0);
+  head.writeUInt8(v.flags, 1);
+  head.writeUInt16BE(v.iterations, 2);
+  head.writeUInt8(v.salt.length, 4);
+  return Buffer.concat([head, v.salt]);
+}
+
+/** NSEC3 (RFC 5155 §3): hash parameters, the next hashed owner (base32hex) and the types at this owner */
+export const NSEC3: RecordTypeDefinition<NSEC3Value> = {
+  type: 'NSEC3',
+  code: 50,
+  rfcs: ['RFC 5155 §3'],
+  fields: [
+    { name: 'hash-algorithm', description: '1 = SHA-1', kind: 'int' },
+    { name: 'flags', description: '1 = opt-out', kind: 'int' },
+    { name: 'iterations', description: 'additional hash iterations', kind: 'int' },
+    { name: 'salt', description: 'hex, or - for none' },
+    { name: 'next-hashed-owner', description: 'base32hex' },
+    { name: 'types', description: 'the types present at the original owner' },
+  ],
+  parse(rdata: string): ParseResult<NSEC3Value> {
+    const split = splitFields(rdata);
+    if (!split.ok) return split;
+    const problems: Problem[] = [];
+    if (!checkFieldCount('NSEC3', split.fields, ['hash-algorithm', 'flags', 'iterations', 'salt', 'next-hashed-owner'], problems, true)) return { ok: false, problems };
+    const f = split.fields.map((x) => x.raw);
+    const head = parseNsec3Head(f, 'NSEC3', problems);
+    let nextHashed: Buffer | undefined;
+    try {
+      nextHashed = fromBase32hex(f[4]);
+    } catch {
+      problems.push(problem('rdata', 'NSEC3_NEXT_HASHED', `rdata: NSEC3 next hashed owner ${JSON.stringify(f[4])} is not base32hex (RFC 5155 §3.3)`));
+    }
+    const types = f.slice(5).map((t) => typeCode(t, problems));
+    return finish(problems, () => ({ ...head!, nextHashed: nextHashed!, types: types as number[] }), NSEC3.format);
+  },
+  format: (v) => `${formatNsec3Head(v)} ${base32hex(v.nextHashed)}${v.types.length ? ' ' + typeList(v.types) : ''}`,
+  fromWire(r) {
+    const hashAlgorithm = r.u8();
+    const flags = r.u8();
+    const iterations = r.u16();
+    const salt = r.bytes(r.u8());
+    const nextHashed = r.bytes(r.u8());
+    return { hashAlgorithm, flags, iterations, salt: Buffer.from(salt), nextHashed: Buffer.from(nextHashed), types: typesOfBitmap(r.rest()) };
+  },
+  toPacketData: (v) => Buffer.concat([nsec3HeadWire(v), Buffer.from([v.nextHashed.length]), v.nextHashed, typeBitmap(v.types)]),
+};
+
+/** NSEC3PARAM (RFC 5155 §4): the parameters an authoritative server uses to find the zone's NSEC3 records */
+export const NSEC3PARAM: RecordTypeDefinition<NSEC3PARAMValue> = {
+  type: 'NSEC3PARAM',
+  code: 51,
+  rfcs: ['RFC 5155 §4'],
+  fields: NSEC3.fields.slice(0, 4),
+  parse(rdata: string): ParseResult<NSEC3PARAMValue> {
+    const split = splitFields(rdata);
+    if (!split.ok) return split;
+    const problems: Problem[] = [];
+    if (!checkFieldCount('NSEC3PARAM', split.fields, ['hash-algorithm', 'flags', 'iterations', 'salt'], problems)) return { ok: false, problems };
+    const head = parseNsec3Head(split.fields.map((x) => x.raw), 'NSEC3PARAM', problems);
+    return finish(problems, () => head!, NSEC3PARAM.format);
+  },
+  format: formatNsec3Head,
+  fromWire: (r) => {
+    const hashAlgorithm = r.u8();
+    const flags = r.u8();
+    const iterations = r.u16();
+    return { hashAlgorithm, flags, iterations, salt: Buffer.from(r.bytes(r.u8())) };
+  },
+  toPacketData: nsec3HeadWire,
+};
+
+export const SIGNER_RECORD_TYPES: readonly RecordTypeDefinition[] = [RRSIG, NSEC, NSEC3, NSEC3PARAM];
