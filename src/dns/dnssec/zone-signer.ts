@@ -52,7 +52,7 @@ const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKE
 const SIGNED_BY_KSK = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
 const AT_DELEGATION = new Set(['NS', 'DS', 'NSEC']);
 
-interface Rrset { owner: string; type: string; code: number; ttl: number; records: CanonicalRecord[] }
+export interface Rrset { owner: string; type: string; code: number; ttl: number; records: CanonicalRecord[] }
 
 export interface ZoneNames {
   /** owner → its authoritative RRsets (delegation NS included, marked by `delegation`) */
@@ -182,12 +182,37 @@ function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord
   owners.sort((a, b) => compareCanonicalLabels(a.labels, b.labels));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
-    const types = names.owners.get(owner)!.map((rrset) => rrset.code);
-    // the NSEC itself and its RRSIG are at this owner (RFC 4034 §4.1.2); an insecure delegation's NSEC is signed too
-    types.push(TYPE_CODES.NSEC, TYPE_CODES.RRSIG);
-    return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types }) };
+    return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) }) };
   });
 }
+
+/** the NSEC3 hash of an owner (RFC 5155 §5), the owner in canonical (lower-case) wire form */
+export const ownerHash = (zone: string, owner: string, denial: Extract<Denial, { kind: 'nsec3' }>): Buffer =>
+  nsec3Hash(nameToWire(ownerToFqdn(owner, zone).toLowerCase()), denial.salt, denial.iterations);
+
+/** an NSEC3's RDATA; the Opt-Out flag on every NSEC3 of an opt-out chain (RFC 5155 §3.1.2.1) */
+export const nsec3Rdata = (denial: Extract<Denial, { kind: 'nsec3' }>, nextHashed: Buffer, types: number[]): string =>
+  NSEC3.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags: denial.optOut ? 1 : 0, iterations: denial.iterations, salt: denial.salt, nextHashed, types });
+
+/** the names between an owner and the apex, both left out ('a.b.c' → 'b.c', 'c') */
+export function ancestorsOf(owner: string): string[] {
+  const labels = owner === '@' ? [] : owner.split('.');
+  return labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+}
+
+/** the NSEC3 bitmap of an owner's types, or undefined when opt-out leaves the owner (an insecure delegation) out */
+export function nsec3Types(owner: string, rrsets: readonly Rrset[], delegation: boolean, denial: Extract<Denial, { kind: 'nsec3' }>): number[] | undefined {
+  const insecure = delegation && !rrsets.some((r) => r.type === 'DS');
+  if (insecure && denial.optOut) return undefined;
+  const types = rrsets.map((r) => r.code);
+  // RRSIGs stand where a signed RRset stands: everywhere but an insecure delegation (its NS is not signed)
+  if (!insecure) types.push(TYPE_CODES.RRSIG);
+  if (owner === '@') types.push(TYPE_CODES.NSEC3PARAM);
+  return types;
+}
+
+/** the NSEC bitmap of an owner's types: the NSEC itself and its RRSIG are at this owner (RFC 4034 §4.1.2) */
+export const nsecTypes = (rrsets: readonly Rrset[]): number[] => [...rrsets.map((r) => r.code), TYPE_CODES.NSEC, TYPE_CODES.RRSIG];
 
 /**
  * RFC 5155 §7.1: one NSEC3 per authoritative owner, delegation point (insecure ones left out under opt-out)
@@ -196,28 +221,19 @@ function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord
 function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract<Denial, { kind: 'nsec3' }>): CanonicalRecord[] {
   const typesAt = new Map<string, number[]>();
   for (const [owner, rrsets] of names.owners) {
-    const insecure = names.delegations.has(owner) && !rrsets.some((r) => r.type === 'DS');
-    if (insecure && denial.optOut) continue;
-    const types = rrsets.map((r) => r.code);
-    // RRSIGs stand where a signed RRset stands: everywhere but an insecure delegation (its NS is not signed)
-    if (!insecure) types.push(TYPE_CODES.RRSIG);
-    if (owner === '@') types.push(TYPE_CODES.NSEC3PARAM);
-    typesAt.set(owner, types);
-    // its ancestors up to the apex exist too: empty non-terminals get an NSEC3 with no types (RFC 5155 §7.1)
-    const labels = owner === '@' ? [] : owner.split('.');
-    for (let i = 1; i < labels.length; i++) {
-      const ancestor = labels.slice(i).join('.');
-      if (!names.owners.has(ancestor) && !typesAt.has(ancestor)) typesAt.set(ancestor, []);
-    }
+    // its ancestors up to the apex exist too: empty non-terminals get an NSEC3 with no types (RFC 5155 §7.1),
+    // those above an opt-out delegation included (allowed, and what the incremental signer can tell cheaply)
+    for (const ancestor of ancestorsOf(owner)) if (!names.owners.has(ancestor)) typesAt.set(ancestor, []);
+    const types = nsec3Types(owner, rrsets, names.delegations.has(owner), denial);
+    if (types) typesAt.set(owner, types);
   }
-  const flags = denial.optOut ? 1 : 0;
-  const hashed = [...typesAt].map(([owner, types]) => ({ hash: nsec3Hash(nameToWire(ownerToFqdn(owner, zone).toLowerCase()), denial.salt, denial.iterations), types }));
+  const hashed = [...typesAt].map(([owner, types]) => ({ hash: ownerHash(zone, owner, denial), types }));
   hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
   const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => ({
     owner: base32hex(hash),
     type: 'NSEC3',
     ttl,
-    rdata: NSEC3.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags, iterations: denial.iterations, salt: denial.salt, nextHashed: hashed[(i + 1) % hashed.length].hash, types }),
+    rdata: nsec3Rdata(denial, hashed[(i + 1) % hashed.length].hash, types),
   }));
   // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)
   chain.push({ owner: '@', type: 'NSEC3PARAM', ttl, rdata: NSEC3PARAM.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags: 0, iterations: denial.iterations, salt: denial.salt }) });

@@ -1,0 +1,222 @@
+/**
+ * Signing a change, not a zone: a record change re-signs only the RRsets it touched (the SOA's among them:
+ * its serial moved) and rewrites only the NSEC/NSEC3 records whose content moved — the owners that joined or
+ * left the chain, the owners whose types changed and the neighbours whose "next" now points elsewhere. The
+ * result is the exact set of signer records to remove and to add, so that the journal row of the change, and
+ * the IXFR a secondary takes from it, carries exactly those (RFC 1995 §4).
+ *
+ * A change that moves a zone cut or a DNAME (NS below the apex, DS, DNAME) changes which data is
+ * authoritative below it; it is answered `full` and the caller signs the zone whole and stores the
+ * difference (rare, and still one serial step).
+ *
+ * The zone is read through `SignedZoneView`, which the data layer implements with index look-ups, so the cost
+ * follows the size of the change, not of the zone.
+ */
+import { CanonicalRecord } from '../record';
+import { nameLabels, ownerToFqdn } from '../name';
+import { getServedRecordType } from '../record-types';
+import { NSEC, NSEC3, RRSIG } from '../record-types/signer-types';
+import { canonicalSortKey } from './canonical-order';
+import { base32hex } from './nsec3-hash';
+import {
+  ancestorsOf, CanonicalRdata, Denial, denialTtl, nsec3Rdata, nsec3Types, nsecTypes, ownerHash, Rrset, SignatureWindow, signatures, ZoneKey,
+} from './zone-signer';
+
+/** one member of the denial chain: its sort key (NSEC: canonicalSortKey; NSEC3: the hash) and the owner of its record */
+export interface ChainMember { key: Buffer; owner: string }
+
+export interface SignedZoneView {
+  /** the zone's records at `owner` after the change (data, DNSKEY, CDS, CDNSKEY; no RRSIG, NSEC, NSEC3) */
+  recordsAt(owner: string): CanonicalRecord[];
+  /** whether any record stands strictly below `owner` after the change */
+  hasDescendants(owner: string): boolean;
+  /** the signer's records stored now at an owner: RRSIG, NSEC, NSEC3 (at its hashed owner) */
+  signerRecordsAt(owner: string): CanonicalRecord[];
+  /** the chain as it is stored now, circular: the member right before / after `key`, `key` itself excluded */
+  chainPredecessor(key: Buffer): ChainMember | undefined;
+  chainSuccessor(key: Buffer): ChainMember | undefined;
+}
+
+export interface SignerDiff { removed: CanonicalRecord[]; added: CanonicalRecord[] }
+
+/** types whose change moves what is authoritative below their owner (RFC 4035 §2.2; RFC 6672 §2.3); DS flips opt-out membership */
+const CUT_TYPES = new Set(['NS', 'DS', 'DNAME']);
+/** types the signer owns at the apex or elsewhere: never part of a record change */
+const SIGNER_TYPES = new Set(['RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);
+
+interface OwnerState { occluded: boolean; delegation: boolean; rrsets: Rrset[] }
+
+export function signChange(
+  zone: string,
+  change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  view: SignedZoneView,
+  keys: readonly ZoneKey[],
+  denial: Denial,
+  window: SignatureWindow,
+  canonicalRdata: CanonicalRdata,
+): SignerDiff | 'full' {
+  const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
+  if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
+  const state = new Map<string, OwnerState>();
+  const stateOf = (owner: string): OwnerState => {
+    let known = state.get(owner);
+    if (!known) state.set(owner, (known = readOwner(view, owner)));
+    return known;
+  };
+  const diff: SignerDiff = { removed: [], added: [] };
+  const removeAt = (owner: string, keep: (r: CanonicalRecord) => boolean) => diff.removed.push(...view.signerRecordsAt(owner).filter((r) => !keep(r)));
+
+  // 1. signatures: every touched RRset, and the SOA (its serial rose with the change)
+  const rrsets = new Map<string, { owner: string; type: string }>([['@\u0000SOA', { owner: '@', type: 'SOA' }]]);
+  for (const r of touched) rrsets.set(`${r.owner}\u0000${r.type}`, { owner: r.owner, type: r.type });
+  for (const { owner, type } of rrsets.values()) {
+    const code = getServedRecordType(type)!.code;
+    removeAt(owner, (r) => !(r.type === 'RRSIG' && RRSIG.parse(r.rdata, zone).ok && coveredType(r, zone) === code));
+    const at = stateOf(owner);
+    const rrset = at.rrsets.find((s) => s.type === type);
+    if (rrset && !at.occluded && !(type === 'NS' && at.delegation)) diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+  }
+
+  // 2. the denial chain around the owners whose existence or types changed
+  const owners = new Set(touched.map((r) => r.owner));
+  if (denial.kind === 'nsec3') for (const owner of [...owners]) for (const ancestor of ancestorsOf(owner)) owners.add(ancestor);
+  const ttl = denialTtl(zone, view.recordsAt('@'));
+  const chain = denial.kind === 'nsec' ? nsecMembers(zone, view, owners, stateOf) : nsec3Members(zone, view, owners, stateOf, denial);
+  const joining = chain.filter((m) => m.after && !m.before);
+  const leaving = new Set(chain.filter((m) => m.before && !m.after).map((m) => m.key.toString('hex')));
+  const rewrite = new Map<string, { member: ChainMember; types?: number[] }>();
+  for (const m of chain) {
+    if (m.after && (!m.before || m.typesChanged)) rewrite.set(m.key.toString('hex'), { member: m, types: m.types });
+    if (m.before && !m.after) removeAt(m.owner, (r) => !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') || (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47));
+  }
+  const successorAfter = (key: Buffer): ChainMember => nextAfter(key, joining, leaving, view);
+  // the predecessor of each joining or leaving member now points elsewhere
+  for (const m of chain) {
+    if (m.before === m.after) continue;
+    const predecessor = previousAfter(m.key, joining, leaving, view);
+    if (predecessor && !rewrite.has(predecessor.key.toString('hex'))) rewrite.set(predecessor.key.toString('hex'), { member: predecessor });
+  }
+  for (const { member, types } of rewrite.values()) {
+    const old = view.signerRecordsAt(member.owner).filter((r) => r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') || (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)));
+    diff.removed.push(...old);
+    const bitmap = types ?? storedTypes(old, zone);
+    const found = successorAfter(member.key);
+    // a chain of one member (the apex alone) points at itself
+    const next = found.owner ? found : member;
+    const record: CanonicalRecord = denial.kind === 'nsec'
+      ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next.owner, zone), types: bitmap }) }
+      : { owner: member.owner, type: 'NSEC3', ttl, rdata: nsec3Rdata(denial, next.key, bitmap) };
+    diff.added.push(record);
+    const rrset: Rrset = { owner: member.owner, type: record.type, code: denial.kind === 'nsec' ? 47 : 50, ttl, records: [record] };
+    diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+  }
+  return dedupe(diff);
+}
+
+interface MemberChange extends ChainMember { before: boolean; after: boolean; typesChanged: boolean; types?: number[] }
+
+function nsecMembers(zone: string, view: SignedZoneView, owners: Set<string>, stateOf: (o: string) => OwnerState): MemberChange[] {
+  return [...owners].map((owner) => {
+    const stored = view.signerRecordsAt(owner).find((r) => r.type === 'NSEC');
+    const at = stateOf(owner);
+    const after = !at.occluded && at.rrsets.length > 0;
+    const types = after ? nsecTypes(at.rrsets) : undefined;
+    return { key: canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))), owner, before: !!stored, after, types, typesChanged: !!stored && !!types && !sameTypes(storedTypes([stored], zone), types) };
+  });
+}
+
+function nsec3Members(zone: string, view: SignedZoneView, owners: Set<string>, stateOf: (o: string) => OwnerState, denial: Extract<Denial, { kind: 'nsec3' }>): MemberChange[] {
+  return [...owners].map((owner) => {
+    const hash = ownerHash(zone, owner, denial);
+    const hashed = base32hex(hash);
+    const stored = view.signerRecordsAt(hashed).find((r) => r.type === 'NSEC3');
+    const at = stateOf(owner);
+    let types: number[] | undefined;
+    if (!at.occluded) {
+      if (at.rrsets.length) types = nsec3Types(owner, at.rrsets, at.delegation, denial);
+      else if (view.hasDescendants(owner)) types = [];
+    }
+    const after = types !== undefined;
+    return { key: hash, owner: hashed, before: !!stored, after, types, typesChanged: !!stored && after && !sameTypes(storedTypes([stored], zone), types!) };
+  });
+}
+
+/** what is at an owner after the change, by the full signer's rules (zone-signer.ts `authoritativeNames`) */
+function readOwner(view: SignedZoneView, owner: string): OwnerState {
+  const occluded = ancestorsOf(owner).some((a) => view.recordsAt(a).some((r) => r.type === 'DNAME' || r.type === 'NS'))
+    || (owner !== '@' && view.recordsAt('@').some((r) => r.type === 'DNAME'));
+  const records = view.recordsAt(owner);
+  const delegation = owner !== '@' && records.some((r) => r.type === 'NS');
+  const byType = new Map<string, CanonicalRecord[]>();
+  for (const r of records) {
+    if (delegation && r.type !== 'NS' && r.type !== 'DS') continue;
+    byType.set(r.type, [...(byType.get(r.type) ?? []), r]);
+  }
+  const rrsets = [...byType].map(([type, rs]) => ({ owner, type, code: getServedRecordType(type)!.code, ttl: Math.max(...rs.map((r) => r.ttl)), records: rs }));
+  return { occluded, delegation, rrsets };
+}
+
+const hex = (key: Buffer) => key.toString('hex');
+
+/** the first member after `key` in the chain after the change: among the joining ones and the stored ones that stay */
+function nextAfter(key: Buffer, joining: readonly ChainMember[], leaving: Set<string>, view: SignedZoneView): ChainMember {
+  let stored = view.chainSuccessor(key);
+  const seen = new Set<string>();
+  while (stored && leaving.has(hex(stored.key)) && !seen.has(hex(stored.key))) {
+    seen.add(hex(stored.key));
+    stored = view.chainSuccessor(stored.key);
+  }
+  if (stored && leaving.has(hex(stored.key))) stored = undefined;
+  const candidates = [...joining.filter((m) => !m.key.equals(key)), ...(stored ? [stored] : [])];
+  // circular order: the smallest key above `key`, else (wrapping) the smallest of all
+  const above = candidates.filter((m) => Buffer.compare(m.key, key) > 0).sort((a, b) => Buffer.compare(a.key, b.key));
+  const pick = above[0] ?? candidates.sort((a, b) => Buffer.compare(a.key, b.key))[0];
+  return pick ?? { key, owner: '' };
+}
+
+/** the member before `key` in the chain after the change */
+function previousAfter(key: Buffer, joining: readonly ChainMember[], leaving: Set<string>, view: SignedZoneView): ChainMember | undefined {
+  let stored = view.chainPredecessor(key);
+  const seen = new Set<string>();
+  while (stored && leaving.has(hex(stored.key)) && !seen.has(hex(stored.key))) {
+    seen.add(hex(stored.key));
+    stored = view.chainPredecessor(stored.key);
+  }
+  if (stored && leaving.has(hex(stored.key))) stored = undefined;
+  const candidates = [...joining.filter((m) => !m.key.equals(key)), ...(stored ? [stored] : [])];
+  const below = candidates.filter((m) => Buffer.compare(m.key, key) < 0).sort((a, b) => Buffer.compare(b.key, a.key));
+  return below[0] ?? candidates.sort((a, b) => Buffer.compare(b.key, a.key))[0];
+}
+
+function coveredType(rrsig: CanonicalRecord, zone: string): number {
+  const parsed = RRSIG.parse(rrsig.rdata, zone);
+  return parsed.ok ? parsed.value.typeCovered : -1;
+}
+
+function storedTypes(records: readonly CanonicalRecord[], zone: string): number[] {
+  const denialRecord = records.find((r) => r.type === 'NSEC' || r.type === 'NSEC3');
+  if (!denialRecord) return [];
+  const parsed = (denialRecord.type === 'NSEC' ? NSEC : NSEC3).parse(denialRecord.rdata, zone);
+  return parsed.ok ? parsed.value.types : [];
+}
+
+const sameTypes = (a: readonly number[], b: readonly number[]) => {
+  const x = [...new Set(a)].sort((p, q) => p - q);
+  const y = [...new Set(b)].sort((p, q) => p - q);
+  return x.length === y.length && x.every((t, i) => t === y[i]);
+};
+
+const identity = (r: CanonicalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
+
+/** a record both removed and added again (a neighbour rewritten to what it was) is no change at all */
+function dedupe(diff: SignerDiff): SignerDiff {
+  const removed = new Map(diff.removed.map((r) => [identity(r), r]));
+  const added = new Map(diff.added.map((r) => [identity(r), r]));
+  for (const key of [...removed.keys()]) {
+    if (added.has(key)) {
+      removed.delete(key);
+      added.delete(key);
+    }
+  }
+  return { removed: [...removed.values()], added: [...added.values()] };
+}
