@@ -10,7 +10,7 @@ import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
-import { changeZone } from './zone-change';
+import { changeZone } from './write-engine';
 
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)

@@ -13,7 +13,7 @@ import { listDomains } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import type { StoredRow } from '../repositories/zone-writes';
-import { changeZone } from './zone-change';
+import { changeZone } from './write-engine';
 import { ZoneFileParser } from './zone-file-parser';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
