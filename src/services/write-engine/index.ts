@@ -87,5 +87,4 @@ export { journalRecord, ZoneChange } from './staging';
 export type { ZoneChangeRequest } from './staging';
 export { publishWaitingMembers, removeFromCatalog } from './catalog';
 export { journalWholeZone } from './whole-zone';
-export { optimisticCounters } from './optimistic';
 export type { SigningStep } from './signing';

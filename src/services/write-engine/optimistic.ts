@@ -32,9 +32,6 @@ const OPTIMISTIC_ATTEMPTS = 2;
 /** what `onFirstRead` answers to stop a change before its decision: it joins its zone's queue instead */
 export const JOIN_QUEUE = Symbol('join the zone queue');
 
-/** how many optimistic attempts were decided again, and how many changes ended up taking the row lock (tests, metrics) */
-export const optimisticCounters = { decidedAgain: 0, locked: 0 };
-
 /**
  * Runs `job` on the optimistic path. `onFirstRead` sees the zone the first read found, before `decide`:
  * the per-zone queue learns a zone's id there (a change named by record id or by a name not seen yet), and
@@ -44,11 +41,9 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
   let first = true;
   const attempt = async (sql: Sql, locked: boolean): Promise<T | typeof JOIN_QUEUE> => {
     const change = await ZoneChange.read(sql, job.settings, job.principal, job.request, locked);
-    if (first && onFirstRead) {
-      first = false;
-      if (!onFirstRead(change.zone)) return JOIN_QUEUE;
-    }
+    const firstRead = first;
     first = false;
+    if (firstRead && onFirstRead && !onFirstRead(change.zone)) return JOIN_QUEUE;
     return job.decide(change);
   };
   try {
@@ -57,11 +52,9 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
         return await withSqlConnection(job.em, (sql) => attempt(sql, false));
       } catch (error) {
         if (!(error instanceof DecideAgain)) throw error;
-        optimisticCounters.decidedAgain += 1;
         if (error.lockNow) break;
       }
     }
-    optimisticCounters.locked += 1;
     return await runSqlTransaction(job.em, (sql) => attempt(sql, true));
   } catch (error) {
     throw mapDatabaseError(error);

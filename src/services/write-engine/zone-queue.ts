@@ -101,13 +101,13 @@ export class ZoneQueues {
     return this.submit(key, job) as Promise<T>;
   }
 
-  /** `watch` sees every run of the queue until the returned function is called. */
+  /** `watch` sees what the queue does (each job queued, each run) until the returned function is called. */
   watch(watcher: (run: QueueRun) => void): () => void {
     this.watchers.add(watcher);
     return () => this.watchers.delete(watcher);
   }
 
-  /** what a read of a zone told: its id under its name, and the zone of the records read */
+  /** what a read of a zone told: its id under its name, and as the zone of the record it was asked through */
   learn(zone: LockedZone): void {
     this.keys.learnZone(zone);
     const ids = zone.target ? [zone.target.id] : [];
