@@ -10,6 +10,21 @@ export interface CanonicalRecord { owner: string; type: string; rdata: string; t
 /** `warnings`: what is accepted but worth a look (NAME_NOT_HOSTNAME); never a reason to refuse */
 export type RecordResult = { ok: true; record: CanonicalRecord; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
+/**
+ * A record's identity, as a string key: its owner, type and canonical RDATA. The TTL is not part of it: RFC 2181
+ * §5 tells the RRs of an RRset apart by their RDATA alone, and the TTL belongs to the RRset (§5.2), so two
+ * records that differ only in TTL are one record (a zone file's repeat is merged, a change set that removes a
+ * record and adds it back with another TTL changes its TTL, a zone's records are unique on this key).
+ *
+ * `{ withTtl: true }` adds the TTL, for one use only: folding the journal (history.service.ts). The journal
+ * writes a TTL change as the record removed (old TTL) and added (new TTL); folded on the identity without the
+ * TTL, the two would cancel and the difference between two serials would lose the TTL change.
+ */
+export function recordIdentity(record: { owner: string; type: string; rdata: string; ttl?: number }, options: { withTtl?: boolean } = {}): string {
+  const identity = `${record.owner}\u0000${record.type}\u0000${record.rdata}`;
+  return options.withTtl ? `${identity}\u0000${record.ttl}` : identity;
+}
+
 /** validates owner, type, rdata and ttl together, collecting every problem (not only the first) */
 export function parseRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   return parseRecordWithOrigin(zone, zone, input, allowedTtls);

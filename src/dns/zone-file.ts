@@ -19,7 +19,7 @@ import { SIGNER_TYPE_CODES } from './record-types/generic';
 import { parseGenerateRange, substitute } from './generate';
 import { Field, splitFields } from './presentation';
 import { Problem, problem } from './problem';
-import { CanonicalRecord, parseRecordWithOrigin } from './record';
+import { CanonicalRecord, parseRecordWithOrigin, recordIdentity } from './record';
 import { AllowedTtls, checkTtl, clampTtl, parseDuration, ttlAllowed } from './ttl';
 import { checkZoneIndexed } from './zone-rules';
 
@@ -286,7 +286,7 @@ export function parseZoneFile(
       }
       // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
       // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
-      const key = identityOf(parsed.record);
+      const key = recordIdentity(parsed.record);
       const first = seen.get(key);
       if (first !== undefined) {
         const kept = records[first];
@@ -350,4 +350,3 @@ function signerTypeOf(type: string): string | undefined {
   return [...SIGNER_TYPE_CODES.values()].includes(upper) ? upper : undefined;
 }
 
-const identityOf = (r: CanonicalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;

@@ -19,6 +19,7 @@ import type { Settings, TsigKey } from '../config/settings';
 import { toPacketName } from '../dns/name';
 import { packetAnswer } from '../dns/packet';
 import { serialGreaterThan } from '../dns/serial';
+import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import { lookup } from './lookup';
 import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from '../dns/tsig';
@@ -448,11 +449,8 @@ export class PrimaryHandler {
   /** RFC 1995 §4: current SOA, then per change (old SOA, deleted RRs, new SOA, added RRs), current SOA */
   private streamIxfr(zone: ZoneRef, soa: Rr, journal: Awaited<ReturnType<typeof journalFrom>> & object, build: (r: Reply, q?: boolean) => Buffer, signer: Signer, send: (m: Buffer) => Promise<void>) {
     const isApexSoa = (r: Rr) => r.type === 'SOA' && r.owner === '@';
-    const soaWith = (serial: number, from?: Rr): Rr => {
-      const fields = (from ?? soa).rdata.trim().split(/\s+/);
-      fields[2] = String(serial);
-      return { ...(from ?? soa), rdata: fields.join(' ') };
-    };
+    // the SOA of each step at its serial: the journal's own SOA if the row has one, else the current one's fields
+    const soaWith = (serial: number, from?: Rr): Rr => ({ ...(from ?? soa), rdata: withSerial((from ?? soa).rdata, serial) });
     const soaAnswer = toAnswer(zone.name, soa);
     function* answers() {
       yield [soaAnswer];

@@ -1,5 +1,5 @@
 import { parseOwner } from '../dns/name';
-import { parseRecord } from '../dns/record';
+import { parseRecord, recordIdentity } from '../dns/record';
 import { clampTtl } from '../dns/ttl';
 import { soaSerial } from '../dns/zone-rules';
 import { serialGreaterThan } from '../dns/serial';
@@ -35,8 +35,6 @@ export interface TtlAdjustment { name: string; type: string; requested: number; 
 export type PrerequisiteFailure = 'YXDOMAIN' | 'NXDOMAIN' | 'YXRRSET' | 'NXRRSET';
 
 interface ZoneRr { id?: number; owner: string; type: string; rdata: string; ttl: number }
-
-const rrKey = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
 
 /**
  * DNS UPDATE (RFC 2136 §3) as a change set: the DNS edge translates the message into prerequisites and
@@ -89,9 +87,9 @@ export class DnsUpdatesService {
     let soa: ZoneRr | undefined;
     // the zone as the updates leave it (SOA aside), keyed by owner + type + RDATA
     const working = new Map<string, ZoneRr>();
-    for (const row of view.records) if (row.type !== 'SOA') working.set(rrKey(row), { ...row });
+    for (const row of view.records) if (row.type !== 'SOA') working.set(recordIdentity(row), { ...row });
     const rrset = (owner: string, type: string) => [...working.values()].filter((r) => r.owner === owner && r.type === type);
-    const drop = (records: ZoneRr[]) => records.forEach((r) => working.delete(rrKey(r)));
+    const drop = (records: ZoneRr[]) => records.forEach((r) => working.delete(recordIdentity(r)));
 
     for (const update of request.updates) {
       const owner = ownerOf(zone, update.name);
@@ -110,7 +108,7 @@ export class DnsUpdatesService {
           }
           // §3.4.2.2: a CNAME replaces the CNAME of its owner; an RR equal to one there replaces it (its TTL)
           if (record.type === 'CNAME') drop(rrset(record.owner, 'CNAME'));
-          working.set(rrKey(record), { ...record, id: working.get(rrKey(record))?.id });
+          working.set(recordIdentity(record), { ...record, id: working.get(recordIdentity(record))?.id });
           for (const sibling of rrset(record.owner, record.type)) sibling.ttl = record.ttl;
           break;
         }
@@ -127,10 +125,10 @@ export class DnsUpdatesService {
           // §3.4.2.4: the SOA is never deleted, nor the apex's last NS
           if (update.type === 'SOA') continue;
           const match = canonicalRdata(zone, update.name, update.type, update.rdata);
-          const target = match === undefined ? undefined : working.get(rrKey({ owner, type: match.type, rdata: match.rdata }));
+          const target = match === undefined ? undefined : working.get(recordIdentity({ owner, type: match.type, rdata: match.rdata }));
           if (!target) continue;
           if (owner === '@' && target.type === 'NS' && rrset('@', 'NS').length === 1) continue;
-          working.delete(rrKey(target));
+          working.delete(recordIdentity(target));
           break;
         }
       }

@@ -7,11 +7,7 @@ import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { insertZone } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { inTransaction, mapDatabaseError } from './db-errors';
-import { changeCatalog, journalRecord, journalWholeZone, publishWaitingMembers } from './zone-change';
-import { runSqlTransaction, withSqlConnection } from '../repositories/sql';
-import { logger } from '../logger';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { journalRecord, journalWholeZone, writeZone } from './write-engine';
 
 const DEFAULT_RECORD_TTL = 3600;
 
@@ -22,50 +18,12 @@ export function normaliseZoneName(input: string, field = 'zone'): string {
   return parsed.name;
 }
 
-/**
- * Catalog admissions of this process, coalesced: at most one runs, and callers that come meanwhile share the
- * next one, which starts after the running one and so admits every zone committed before they asked. Under
- * concurrent creates that is a couple of short transactions per batch of zones instead of one per zone.
- * A failure (the database went away after the zone committed) is logged, not answered: the zone exists, and
- * the worker admits waiting zones on every poll (worker.ts).
- */
-class CatalogAdmissions {
-  private running: Promise<void> | undefined;
-  private next: Promise<void> | undefined;
-
-  constructor(private readonly settings: Settings) {}
-
-  run(em: EntityManager): Promise<void> {
-    if (!this.running) {
-      this.running = publishWaitingMembers((work) => runSqlTransaction(em, work), this.settings)
-        .then(() => undefined, (error) => {
-          logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
-        })
-        .finally(() => {
-          this.running = undefined;
-        });
-      return this.running;
-    }
-    if (!this.next) {
-      this.next = this.running.then(() => {
-        this.next = undefined;
-        return this.run(em);
-      });
-    }
-    return this.next;
-  }
-}
-
 /** the owner of the default CNAME to the apex (RESTKnot's default records; DEFAULT_WWW_CNAME turns it off) */
 const DEFAULT_WWW_OWNER = 'www';
 
 /** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
 export class DomainsService {
-  private readonly admissions: CatalogAdmissions;
-
-  constructor(private readonly settings: Settings) {
-    this.admissions = new CatalogAdmissions(settings);
-  }
+  constructor(private readonly settings: Settings) {}
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
@@ -99,7 +57,7 @@ export class DomainsService {
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
     const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
-    // the zone commits on its own (one statement), then joins the catalog (publishWaitingMembers); the
+    // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
     // answer waits for both
     const recordsAt = (serial: number) => [
       // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
@@ -107,7 +65,7 @@ export class DomainsService {
       ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
       ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
     ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
-    const created = await withSqlConnection(ctx.em, async (sql) => {
+    return writeZone(ctx.em, this.settings, ctx.principal, { kind: 'create-zone', insert: async (sql) => {
       const initial = initialSerial(this.settings.serialPolicy, new Date());
       let result = await insertZone(sql, { userId: input.userId, name, serial: initial, records: recordsAt(initial), onlyWithoutHistory: true });
       if ('history' in result) {
@@ -116,11 +74,7 @@ export class DomainsService {
       }
       if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
       return result.zone;
-    }).catch((error) => {
-      throw mapDatabaseError(error);
-    });
-    await this.admissions.run(ctx.em);
-    return created;
+    } });
   }
 
   /**
@@ -131,11 +85,11 @@ export class DomainsService {
     return serialGreaterThan(initial, previous) ? initial : nextSerial(previous, this.settings.serialPolicy, new Date());
   }
 
-  /** Deletes a zone and all its records in one transaction, and removes it from the catalog. */
+  /** Deletes a zone and all its records in one transaction, which also removes it from the catalog (the write engine). */
   async delete(ctx: RequestContext, by: { id?: number; name?: string }): Promise<void> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
-    await inTransaction(ctx.em, async (em) => {
+    await writeZone(ctx.em, this.settings, ctx.principal, { kind: 'delete-zone', zone: by.id !== undefined ? { id: by.id } : { name: name! }, remove: async (em) => {
       const where: { id?: number; name?: string; user?: number } = {};
       if (by.id !== undefined) where.id = by.id;
       if (name !== undefined) where.name = name;
@@ -144,9 +98,9 @@ export class DomainsService {
       if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
       const records = await em.find(Record, { domain: domain.id }, { orderBy: { id: 'asc' } });
       journalWholeZone(em, 'zone-deleted', domain, records.map(journalRecord));
-      await changeCatalog(em, this.settings, { removed: [{ id: domain.id, name: domain.name }] });
+      // the engine takes the zone out of the catalog in this transaction, and commits
       em.remove(domain);
-      await em.flush();
-    });
+      return { id: domain.id, name: domain.name };
+    } });
   }
 }

@@ -1,4 +1,5 @@
 import type { JournalRecord } from '../entities/change.entity';
+import { recordIdentity } from '../dns/record';
 import { DomainError } from '../errors/catalogue';
 import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneHistory } from '../repositories/history';
 import { withSqlConnection } from '../repositories/sql';
@@ -7,7 +8,8 @@ import type { ZoneChangesResult, ZoneChangesService } from './zone-changes.servi
 
 export interface ZoneDiff { fromSerial: number; toSerial: number; added: JournalRecord[]; removed: JournalRecord[] }
 
-const identity = (r: JournalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rdata}\u0000${r.ttl}`;
+/** a record with its TTL: a TTL change is journalled as a removal and an addition, which must not cancel */
+const identity = (r: JournalRecord) => recordIdentity(r, { withTtl: true });
 
 /**
  * The change history of a zone, read from the journal every change writes (the same rows IXFR serves):

@@ -8,7 +8,7 @@ import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
-import { changeZone } from './zone-change';
+import { changeZone } from './write-engine';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 

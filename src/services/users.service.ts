@@ -7,7 +7,7 @@ import { DomainError } from '../errors/catalogue';
 import { countUsers, listUsers, PageRequest, UserFilter, UserRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
-import { changeCatalog, journalRecord, journalWholeZone } from './zone-change';
+import { journalRecord, journalWholeZone, removeFromCatalog } from './write-engine';
 
 const toRow = (user: User): UserRow => ({ id: user.id, email: user.email, createdAt: user.createdAt });
 
@@ -66,7 +66,7 @@ export class UsersService {
         for (const domain of domains) {
           journalWholeZone(em, 'zone-deleted', domain, records.filter((r) => r.domain.id === domain.id).map(journalRecord));
         }
-        await changeCatalog(em, this.settings, { removed: domains.map((d) => ({ id: d.id, name: d.name })) });
+        await removeFromCatalog(em, this.settings, domains.map((d) => ({ id: d.id, name: d.name })));
       }
       em.remove(user);
       await em.flush();

@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings';
 import type { JournalRecord } from '../entities/change.entity';
 import { parseOwner } from '../dns/name';
-import { CanonicalRecord, parseApiRecord } from '../dns/record';
+import { CanonicalRecord, parseApiRecord, recordIdentity } from '../dns/record';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 import { getRecordType } from '../dns/record-types';
@@ -10,7 +10,7 @@ import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
-import { changeZone } from './zone-change';
+import { changeZone } from './write-engine';
 
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
@@ -41,8 +41,6 @@ export interface ZoneChangesResult {
 export interface PlanView { name: string; serial: number; records: readonly StoredRow[] }
 /** What a plan returns: the changes, and an SOA to replace the zone's (its serial becomes the zone's). */
 export interface PlannedChanges { changes: ZoneChangeSpec[]; soa?: CanonicalRecord }
-
-const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
 
 /**
  * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
@@ -123,7 +121,7 @@ export class ZoneChangesService {
       const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
       const problems: ErrorDetail[] = [...(invalid ?? [])];
       const byId = new Map(current.map((r) => [r.id, r]));
-      const byIdentity = new Map(current.map((r) => [identity(r), r]));
+      const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
       const removed = new Map<number, StoredRow>();
       const additions: { record: CanonicalRecord; index: number }[] = [];
       const refuse = (index: number, field: string, code: string, message: string) => problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
@@ -139,7 +137,7 @@ export class ZoneChangesService {
           for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
           additions.push(...p.records.map((record) => ({ record, index })));
         } else {
-          const target = p.id !== undefined ? byId.get(p.id) : byIdentity.get(identity(p.match!));
+          const target = p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!));
           if (!target) {
             refuse(index, p.id !== undefined ? 'id' : 'rdata', 'RECORD_NOT_FOUND', p.id !== undefined ? `id: record ${p.id} is not in zone ${zone}` : `rdata: zone ${zone} has no such record`);
             return;
@@ -167,11 +165,11 @@ export class ZoneChangesService {
       if (problems.length) throw errorFromProblems(problems);
 
       // a record removed and added back unchanged is no change at all
-      const keptBack = new Map(additions.map((a) => [identity(a.record), a.record]));
+      const keptBack = new Map(additions.map((a) => [recordIdentity(a.record), a.record]));
       for (const row of removed.values()) {
-        const back = keptBack.get(identity(row));
+        const back = keptBack.get(recordIdentity(row));
         if (back && back.ttl === row.ttl) {
-          keptBack.delete(identity(row));
+          keptBack.delete(recordIdentity(row));
           continue;
         }
         change.remove(row);

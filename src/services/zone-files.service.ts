@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
-import type { CanonicalRecord } from '../dns/record';
+import { CanonicalRecord, recordIdentity } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { ownerToFqdn } from '../dns/name';
 import { TtlPolicy, zoneFileHead, zoneFileLine } from '../dns/zone-file';
@@ -13,7 +13,7 @@ import { listDomains } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import type { StoredRow } from '../repositories/zone-writes';
-import { changeZone } from './zone-change';
+import { changeZone } from './write-engine';
 import { ZoneFileParser } from './zone-file-parser';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
@@ -34,8 +34,6 @@ export interface ImportResult {
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
-const identity = (r: { owner: string; type: string; rdata: string }) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
 
 /** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
 export class ZoneFilesService {
@@ -114,13 +112,13 @@ export class ZoneFilesService {
 
       // a set of the zone's identities: MERGE stays linear in zone + file (a scan per file record was
       // quadratic: 13 s for 20,000 records into a zone of as many)
-      const currentIdentities = new Set(current.map(identity));
+      const currentIdentities = new Set(current.map((r) => recordIdentity(r)));
       const desired: CanonicalRecord[] =
         input.mode === 'REPLACE'
           ? parsed.records
           : [
               ...current.filter((r) => r.type !== 'SOA' || !fileSoa),
-              ...parsed.records.filter((r) => !currentIdentities.has(identity(r)) && r.type !== 'SOA'),
+              ...parsed.records.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
               ...(fileSoa ? [fileSoa] : []),
             ];
       // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
@@ -136,13 +134,13 @@ export class ZoneFilesService {
       const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
       const desiredSoa = desired.find((r) => r.type === 'SOA')!;
 
-      const wanted = new Map(desired.filter((r) => r.type !== 'SOA').map((r) => [identity(r), r]));
+      const wanted = new Map(desired.filter((r) => r.type !== 'SOA').map((r) => [recordIdentity(r), r]));
       let removed = 0;
       await yieldToEventLoop();
       const removedRecords: StoredRow[] = [];
       for (const record of current) {
         if (record.type === 'SOA') continue;
-        const key = identity(record);
+        const key = recordIdentity(record);
         const keep = wanted.get(key);
         if (keep && keep.ttl === record.ttl) {
           wanted.delete(key);

@@ -26,7 +26,7 @@ import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { runPoolSqlTransaction } from '../repositories/sql';
-import { publishWaitingMembers } from '../services/zone-change';
+import { publishWaitingMembers } from '../services/write-engine';
 
 const POLL_MS = 1000;
 /** how often the journal's retention runs */

@@ -1,0 +1,90 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Settings } from '../../config/settings';
+import type { Principal } from '../../auth/principal';
+import { Sql, withSqlConnection } from '../../repositories/sql';
+import { inTransaction, mapDatabaseError } from '../db-errors';
+import { admitNewZones, removeFromCatalog } from './catalog';
+import { queuesOf, QueueRun } from './zone-queue';
+import type { ZoneChange, ZoneChangeRequest } from './staging';
+
+/**
+ * The write engine: every change of a zone goes through `writeZone`, however the caller names the zone —
+ * record creates, edits and deletes (records.service.ts), change sets and reverts (zone-changes.service.ts,
+ * history.service.ts), DNS UPDATE (dns-updates.service.ts), zone-file imports (zone-files.service.ts), and a
+ * zone's creation and deletion (domains.service.ts). Its parts, one file each:
+ *
+ * - the optimistic path (optimistic.ts): read → decide → a write conditional on the serial read, decided
+ *   again when the zone moved, then in a transaction holding the zone row's lock;
+ * - the per-zone queue (zone-queue.ts): per zone id, one change at a time in the process, and the changes
+ *   that queued meanwhile written in one transaction; the id is learned from reads, so a zone named by name,
+ *   by id or by one of its records is one queue;
+ * - the staging object (staging.ts): what `decide` sees (`ZoneChange`) and how it writes one serial step
+ *   with its journal row (docs/decisions.md §3: the serial rises exactly once per change);
+ * - the catalog's membership (catalog.ts), written once: admission after a create, removal in a deletion;
+ * - the seam for the signing steps to come (signing.ts).
+ */
+export type ZoneWrite<T> =
+  /** a change of a zone's records: `decide` checks the rules on the zone as read and stages the change */
+  | { kind: 'records'; request: ZoneChangeRequest; decide: (change: ZoneChange) => Promise<T> }
+  /**
+   * a zone's creation: `insert` writes the zone, its records and its journal row in one statement (it
+   * commits on its own), then the zone joins the catalog; the answer waits for both
+   */
+  | { kind: 'create-zone'; insert: (sql: Sql) => Promise<T & { id: number; name: string }> }
+  /**
+   * a zone's deletion, in its zone's turn: `remove` finds the zone, journals it and removes it in the
+   * transaction it is given, answering which zone it removed; the zone leaves the catalog in that transaction
+   */
+  | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (em: EntityManager) => Promise<T & { id: number; name: string }> };
+
+/** The one entry of every zone change (see above). */
+export async function writeZone<T>(em: EntityManager, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
+  const queues = queuesOf(em);
+  switch (write.kind) {
+    case 'records':
+      return queues.run({ em, settings, principal, request: write.request, decide: write.decide });
+    case 'create-zone': {
+      const zone = await withSqlConnection(em, write.insert).catch((error) => {
+        throw mapDatabaseError(error);
+      });
+      queues.keys.learnZone(zone);
+      await admitNewZones(em, settings);
+      return zone;
+    }
+    case 'delete-zone':
+      return queues.runWholeZone(write.zone, {
+        wholeZone: 'delete-zone',
+        run: async () => {
+          const zone = await inTransaction(em, async (tx) => {
+            const removed = await write.remove(tx);
+            await removeFromCatalog(tx, settings, [removed]);
+            await tx.flush();
+            return removed;
+          });
+          queues.keys.forgetZone(zone);
+          return zone;
+        },
+      });
+  }
+}
+
+/**
+ * A change of a zone's records (`writeZone`'s `records`): reads the zone with the records the rules need,
+ * lets `decide` check the rules and stage the change, and writes it with the raised serial, the new SOA and
+ * the journal/outbox row that the propagation worker and IXFR read. Constraint violations become domain errors.
+ */
+export function changeZone<T>(em: EntityManager, settings: Settings, principal: Principal, request: ZoneChangeRequest, decide: (change: ZoneChange) => Promise<T>): Promise<T> {
+  return writeZone(em, settings, principal, { kind: 'records', request, decide });
+}
+
+/** `watch` sees every run of the zone queues of `em`'s database (which jobs, alone or together) until the returned function is called. */
+export function watchZoneQueues(em: EntityManager, watch: (run: QueueRun) => void): () => void {
+  return queuesOf(em).watch(watch);
+}
+
+export type { QueueRun } from './zone-queue';
+export { journalRecord, ZoneChange } from './staging';
+export type { ZoneChangeRequest } from './staging';
+export { publishWaitingMembers, removeFromCatalog } from './catalog';
+export { journalWholeZone } from './whole-zone';
+export type { SigningStep } from './signing';

@@ -1,0 +1,171 @@
+import { LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../../repositories/zone-writes';
+import type { Sql } from '../../repositories/sql';
+import type { Settings } from '../../config/settings';
+import { nextSerial } from '../../dns/serial';
+import { withSerial } from '../../dns/zone-rules';
+import type { JournalRecord } from '../../entities/change.entity';
+import { DomainError } from '../../errors/catalogue';
+import type { Principal } from '../../auth/principal';
+import { signingStepsFor } from './signing';
+
+/**
+ * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
+ * records the rules need), collects what the callback stages (`insert`, `replace`, `remove`), and `commit`
+ * writes it as one serial step with its journal row.
+ */
+
+export const journalRecord = (record: JournalRecord): JournalRecord => ({
+  owner: record.owner,
+  type: record.type,
+  ttl: record.ttl,
+  rdata: record.rdata,
+});
+
+/**
+ * What a change of a zone's records asks the engine to read: the zone (by name, by id, or as the zone of a
+ * record) and the records its rules need (see `LockRequest`).
+ */
+export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
+  /**
+   * A change made by the signer alone (DNSSEC to come: re-signing expiring RRSIGs, a key roll): written as
+   * every change is (its serial step, its journal row, IXFR), but not a user's change, so it names no author
+   * and the signing steps do not run on it (it is their own output). Nothing sets it yet.
+   */
+  signatureOnly?: boolean;
+};
+
+/**
+ * Raised inside an optimistic zone change that must be decided again: the zone changed meanwhile (try again),
+ * or the change needs two writing statements (`lockNow`: only a transaction with the zone row locked will do).
+ */
+export class DecideAgain extends Error {
+  constructor(readonly lockNow: boolean) {
+    super('decide the zone change again');
+  }
+}
+
+/** what a committed change wrote: for a batch's copy of the zone (zone-queue.ts) */
+export interface WrittenChange {
+  serialAfter: number;
+  inserted: StoredRow[];
+  deletedIds: number[];
+  updated?: StoredRow;
+  soa?: { id: number; rdata: string; ttl: number };
+}
+
+/** One change of one zone, staged by the rules' caller and written by `commit`; see `changeZone`. */
+export class ZoneChange {
+  readonly removed: JournalRecord[] = [];
+  readonly added: JournalRecord[] = [];
+  private readonly inserts: JournalRecord[] = [];
+  private readonly deleteIds: number[] = [];
+  private update?: StoredRow;
+  /** the zone's serial once the change is committed */
+  serialAfter?: number;
+  private insertedRows?: StoredRow[];
+  private soaWritten?: { id: number; rdata: string; ttl: number };
+
+  private constructor(
+    private readonly sql: Sql,
+    private readonly settings: Settings,
+    private readonly locked: boolean,
+    readonly zone: LockedZone,
+    private readonly principal: Principal,
+    private readonly request: ZoneChangeRequest,
+  ) {}
+
+  /**
+   * Reads (with `lock`, also locks) a zone the principal may see, with its records at `owner` (or all of
+   * them) and the record `targetId`; ZONE_NOT_FOUND (or RECORD_NOT_FOUND when found through a record) otherwise.
+   */
+  static async read(sql: Sql, settings: Settings, principal: Principal, request: ZoneChangeRequest, lock: boolean | 'held'): Promise<ZoneChange> {
+    // 'held': this transaction locked the zone row already (a batch of queued changes), so only read
+    const zone = await readZone(sql, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined }, lock === true);
+    if (!zone) throw notFound(request);
+    return new ZoneChange(sql, settings, lock !== false, zone, principal, request);
+  }
+
+  /** A change decided on a zone read earlier in the caller's transaction, which holds the zone row's lock. */
+  static fromView(sql: Sql, settings: Settings, principal: Principal, request: ZoneChangeRequest, zone: LockedZone | undefined): ZoneChange {
+    if (!zone) throw notFound(request);
+    if (request.targetId !== undefined && !zone.target && 'recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+    return new ZoneChange(sql, settings, true, zone, principal, request);
+  }
+
+  /** what the committed change wrote (undefined before `commit`) */
+  written(): WrittenChange | undefined {
+    if (this.serialAfter === undefined || !this.insertedRows) return undefined;
+    return { serialAfter: this.serialAfter, inserted: this.insertedRows, deletedIds: this.deleteIds, updated: this.update, soa: this.soaWritten };
+  }
+
+  insert(record: JournalRecord): void {
+    this.inserts.push(record);
+    this.added.push(journalRecord(record));
+  }
+
+  replace(current: StoredRow, next: JournalRecord): void {
+    this.update = { ...next, id: current.id };
+    this.removed.push(journalRecord(current));
+    this.added.push(journalRecord(next));
+  }
+
+  remove(record: StoredRow): void {
+    this.deleteIds.push(record.id);
+    this.removed.push(journalRecord(record));
+  }
+
+  /**
+   * Writes the change. The serial rises by the zone's policy, or becomes `serialSetByCaller` (an SOA edit or
+   * a zone file that raised it); `soaRdata`/`soaTtl` replace the SOA's other fields (zone-file import).
+   * Returns the ids of the inserted records.
+   */
+  async commit(options: { serialSetByCaller?: number; soaRdata?: string; soaTtl?: number } = {}): Promise<number[]> {
+    const before = this.zone.serial;
+    const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
+    this.serialAfter = after;
+    const soaEdited = this.update?.id === this.zone.soa.id;
+    let soa: { id: number; rdata: string; ttl: number } | undefined;
+    if (!soaEdited) {
+      const current = this.zone.soa;
+      soa = { id: current.id, rdata: withSerial(options.soaRdata ?? current.rdata, after), ttl: options.soaTtl ?? current.ttl };
+      this.removed.push(journalRecord(current));
+      this.added.push(journalRecord({ ...current, ...soa }));
+    }
+    // the signing steps' seam: after the decision and the serial step, before the write (signing.ts)
+    if (!this.request.signatureOnly) {
+      for (const step of signingStepsFor(this.zone, this.settings)) await step.afterDecide(this);
+    }
+    if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgain(true);
+    const inserted = await writeZoneChange(this.sql, {
+      domainId: this.zone.id,
+      zone: this.zone.name,
+      serialBefore: before,
+      serialAfter: after,
+      inserts: this.inserts,
+      update: this.update,
+      deleteIds: this.deleteIds,
+      soa,
+      removed: this.removed,
+      added: this.added,
+      author: this.request.signatureOnly ? undefined : {
+        ...(this.principal.via === 'tsig' ? { tsigKeyId: this.principal.keyId } : { keyId: this.principal.keyId }),
+        keyName: this.principal.keyName,
+        userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
+      },
+    });
+    if (inserted) {
+      this.insertedRows = this.inserts.map((record, i) => ({ ...journalRecord(record), id: inserted[i] }));
+      this.soaWritten = soa;
+      return inserted;
+    }
+    // another change raised the serial since the read; with the row locked, nothing can
+    if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
+    throw new DecideAgain(false);
+  }
+}
+
+/** a zone not there (or not the caller's): named as the caller named it */
+function notFound(request: ZoneChangeRequest): DomainError {
+  if ('recordId' in request.zone) return DomainError.notFound('RECORD_NOT_FOUND', 'id');
+  return DomainError.notFound('ZONE_NOT_FOUND', 'id' in request.zone ? 'id' : 'zone');
+}
