@@ -2,16 +2,14 @@ import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
 import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
-import { Domain, Record } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
-import { insertZone } from '../repositories/zone-writes';
+import { deleteZone, findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { inTransaction, mapDatabaseError } from './db-errors';
 import { changeCatalog, journalRecord, journalWholeZone, publishWaitingMembers } from './zone-change';
-import { runSqlTransaction, withSqlConnection } from '../repositories/sql';
 import { logger } from '../logger';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 
 const DEFAULT_RECORD_TTL = 3600;
 
@@ -35,9 +33,9 @@ class CatalogAdmissions {
 
   constructor(private readonly settings: Settings) {}
 
-  run(em: EntityManager): Promise<void> {
+  run(db: Database): Promise<void> {
     if (!this.running) {
-      this.running = publishWaitingMembers((work) => runSqlTransaction(em, work), this.settings)
+      this.running = publishWaitingMembers((work) => db.transaction(work), this.settings)
         .then(() => undefined, (error) => {
           logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
         })
@@ -49,7 +47,7 @@ class CatalogAdmissions {
     if (!this.next) {
       this.next = this.running.then(() => {
         this.next = undefined;
-        return this.run(em);
+        return this.run(db);
       });
     }
     return this.next;
@@ -69,12 +67,12 @@ export class DomainsService {
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return listDomains(ctx.em, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) }, page);
+    return listDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) }, page);
   }
 
   count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return countDomains(ctx.em, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) });
+    return countDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) });
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {
@@ -107,7 +105,7 @@ export class DomainsService {
       ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
       ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
     ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
-    const created = await withSqlConnection(ctx.em, async (sql) => {
+    const created = await ctx.db.connection(async (sql) => {
       const initial = initialSerial(this.settings.serialPolicy, new Date());
       let result = await insertZone(sql, { userId: input.userId, name, serial: initial, records: recordsAt(initial), onlyWithoutHistory: true });
       if ('history' in result) {
@@ -119,7 +117,7 @@ export class DomainsService {
     }).catch((error) => {
       throw mapDatabaseError(error);
     });
-    await this.admissions.run(ctx.em);
+    await this.admissions.run(ctx.db);
     return created;
   }
 
@@ -135,18 +133,13 @@ export class DomainsService {
   async delete(ctx: RequestContext, by: { id?: number; name?: string }): Promise<void> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
-    await inTransaction(ctx.em, async (em) => {
-      const where: { id?: number; name?: string; user?: number } = {};
-      if (by.id !== undefined) where.id = by.id;
-      if (name !== undefined) where.name = name;
-      if (ctx.principal.kind === 'user') where.user = ctx.principal.userId;
-      const domain = await em.findOne(Domain, where);
+    await inTransaction(ctx.db, async (sql) => {
+      const domain = await findZoneRow(sql, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) });
       if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
-      const records = await em.find(Record, { domain: domain.id }, { orderBy: { id: 'asc' } });
-      journalWholeZone(em, 'zone-deleted', domain, records.map(journalRecord));
-      await changeCatalog(em, this.settings, { removed: [{ id: domain.id, name: domain.name }] });
-      em.remove(domain);
-      await em.flush();
+      const records = await zoneRecords(sql, [domain.id]);
+      await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
+      await changeCatalog(sql, this.settings, { removed: [{ id: domain.id, name: domain.name }] });
+      await deleteZone(sql, domain.id);
     });
   }
 }

@@ -1,13 +1,10 @@
-import { LockMode } from '@mikro-orm/core';
-import { admitToCatalog, catalogMembersAmong, ensureCatalogRow, LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../repositories/zone-writes';
-import { runSqlTransaction, Sql, withSqlConnection } from '../repositories/sql';
+import { admitToCatalog, catalogMembersAmong, LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeJournalRow, writeZoneChange } from '../repositories/zone-writes';
+import type { Database, Sql } from '../db/pool';
 import { admitWaitingMembers, lockCatalog, takeAdmissionTurn, writeCatalogChange } from '../repositories/catalog';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { nextSerial } from '../dns/serial';
 import { withSerial } from '../dns/zone-rules';
-import { CatalogState, Change, Domain } from '../entities';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import { DomainError } from '../errors/catalogue';
 import { mapDatabaseError } from './db-errors';
@@ -48,7 +45,7 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'>;
  * domain errors.
  */
 export async function changeZone<T>(
-  em: EntityManager,
+  db: Database,
   settings: Settings,
   principal: Principal,
   request: ZoneChangeRequest,
@@ -57,12 +54,12 @@ export async function changeZone<T>(
   // changes of one zone named by the caller queue in this process: concurrent writers of one zone (16 DNS
   // UPDATE clients, a script's parallel change sets) would otherwise spend their optimistic attempts on each
   // other and then wait on the row lock holding pooled connections (bench/RESULTS-dns-update.md)
-  if ('name' in request.zone) return queuesOf(em).submit(request.zone.name, { em, settings, principal, request, decide }) as Promise<T>;
-  return changeZoneNow(em, settings, principal, request, decide);
+  if ('name' in request.zone) return queuesOf(db).submit(request.zone.name, { db, settings, principal, request, decide }) as Promise<T>;
+  return changeZoneNow(db, settings, principal, request, decide);
 }
 
 interface ZoneJob {
-  em: EntityManager;
+  db: Database;
   settings: Settings;
   principal: Principal;
   request: ZoneChangeRequest;
@@ -110,16 +107,15 @@ class ZoneQueues {
 
 /** the queues of one database (its pool): a process serving two databases (tests) never mixes their zones */
 const queuesByPool = new WeakMap<object, ZoneQueues>();
-function queuesOf(em: EntityManager): ZoneQueues {
-  const pool = em.getConnection().getKnex().client as object;
-  let queues = queuesByPool.get(pool);
-  if (!queues) queuesByPool.set(pool, (queues = new ZoneQueues()));
+function queuesOf(db: Database): ZoneQueues {
+  let queues = queuesByPool.get(db);
+  if (!queues) queuesByPool.set(db, (queues = new ZoneQueues()));
   return queues;
 }
 
 async function runAlone(job: QueuedJob): Promise<void> {
   try {
-    job.resolve(await changeZoneNow(job.em, job.settings, job.principal, job.request, job.decide));
+    job.resolve(await changeZoneNow(job.db, job.settings, job.principal, job.request, job.decide));
   } catch (error) {
     job.reject(error);
   }
@@ -196,7 +192,7 @@ async function runTogether(batch: QueuedJob[]): Promise<void> {
   const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
   let decided = false;
   try {
-    await runSqlTransaction(batch[0].em, async (sql) => {
+    await batch[0].db.transaction(async (sql) => {
       const state = await readBatchState(sql, batch);
       for (const job of batch) {
         try {
@@ -254,7 +250,7 @@ async function readBatchState(sql: Sql, batch: QueuedJob[]): Promise<BatchZoneSt
 }
 
 async function changeZoneNow<T>(
-  em: EntityManager,
+  db: Database,
   settings: Settings,
   principal: Principal,
   request: ZoneChangeRequest,
@@ -264,13 +260,13 @@ async function changeZoneNow<T>(
   try {
     for (let tries = 0; tries < OPTIMISTIC_ATTEMPTS; tries++) {
       try {
-        return await withSqlConnection(em, (sql) => attempt(sql, false));
+        return await db.connection((sql) => attempt(sql, false));
       } catch (error) {
         if (!(error instanceof DecideAgain)) throw error;
         if (error.lockNow) break;
       }
     }
-    return await runSqlTransaction(em, (sql) => attempt(sql, true));
+    return await db.transaction((sql) => attempt(sql, true));
   } catch (error) {
     throw mapDatabaseError(error);
   }
@@ -386,18 +382,21 @@ export class ZoneChange {
 }
 
 /** Writes the journal row of a whole zone appearing or disappearing. */
-export function journalWholeZone(em: EntityManager, kind: Extract<ChangeKind, 'zone-created' | 'zone-deleted'>, domain: Domain, records: JournalRecord[]): void {
-  em.persist(
-    em.create(Change, {
-      domainId: domain.id,
-      zone: domain.name,
-      kind,
-      serialBefore: kind === 'zone-deleted' ? domain.serial : null,
-      serialAfter: domain.serial,
-      removed: kind === 'zone-deleted' ? records : [],
-      added: kind === 'zone-created' ? records : [],
-    }),
-  );
+export async function journalWholeZone(
+  sql: Sql,
+  kind: Extract<ChangeKind, 'zone-created' | 'zone-deleted'>,
+  domain: { id: number; name: string; serial: number },
+  records: JournalRecord[],
+): Promise<void> {
+  await writeJournalRow(sql, {
+    domainId: domain.id,
+    zone: domain.name,
+    kind,
+    serialBefore: kind === 'zone-deleted' ? domain.serial : null,
+    serialAfter: domain.serial,
+    removed: kind === 'zone-deleted' ? records : [],
+    added: kind === 'zone-created' ? records : [],
+  });
 }
 
 /**
@@ -406,36 +405,29 @@ export function journalWholeZone(em: EntityManager, kind: Extract<ChangeKind, 'z
  * catalog yet (`publishWaitingMembers` had not run) changes nothing in it.
  */
 export async function changeCatalog(
-  em: EntityManager,
+  sql: Sql,
   settings: Settings,
   change: { added?: { id: number; name: string }[]; removed?: { id: number; name: string }[] },
 ): Promise<void> {
   const name = settings.catalogZone;
-  // create the row once, then lock it: catalog changes queue here for the catalog serial only
-  await ensureCatalogRow(em, name);
-  const state = await em.findOneOrFail(CatalogState, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // the catalog's row, created once and locked: catalog changes queue here for the catalog serial only
+  const before = await lockCatalog(sql, name);
   // read under the lock: membership only changes with it held
-  const members = new Set(await catalogMembersAmong(em, (change.removed ?? []).map((d) => d.id)));
+  const members = new Set(await catalogMembersAmong(sql, (change.removed ?? []).map((d) => d.id)));
   const removed = (change.removed ?? []).filter((d) => members.has(d.id));
   const added = change.added ?? [];
   if (!removed.length && !added.length) return;
-  const before = state.serial;
   const after = nextSerial(before, settings.serialPolicy, new Date());
-  state.serial = after;
-  await admitToCatalog(em, added.map((d) => d.id), after);
+  await admitToCatalog(sql, added.map((d) => d.id), after);
   const [oldSoa] = catalogApexRecords(before);
   const [newSoa] = catalogApexRecords(after);
-  em.persist(
-    em.create(Change, {
-      domainId: 0,
-      zone: name,
-      kind: 'zone-changed',
-      serialBefore: before,
-      serialAfter: after,
-      removed: [oldSoa, ...removed.map((d) => catalogMemberRecord(d.id, d.name))],
-      added: [newSoa, ...added.map((d) => catalogMemberRecord(d.id, d.name))],
-    }),
-  );
+  await writeCatalogChange(sql, {
+    catalog: name,
+    serialBefore: before,
+    serialAfter: after,
+    removed: [oldSoa, ...removed.map((d) => catalogMemberRecord(d.id, d.name))],
+    added: [newSoa, ...added.map((d) => catalogMemberRecord(d.id, d.name))],
+  });
 }
 
 /** zones admitted to the catalog per transaction (and per journal row) */
