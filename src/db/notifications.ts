@@ -90,8 +90,16 @@ export class Notifications {
     client.on('error', (error) => this.lost(client, error));
     try {
       await client.connect();
-      const channels = new Set([...this.subscriptions].map((s) => s.channel));
-      for (const channel of channels) await client.query(`listen ${channel}`);
+      // a subscription made while this connects is listened to as well: until none is missing
+      const channels = new Set<string>();
+      for (;;) {
+        const missing = [...new Set([...this.subscriptions].map((s) => s.channel))].filter((channel) => !channels.has(channel));
+        if (!missing.length) break;
+        for (const channel of missing) {
+          await client.query(`listen ${channel}`);
+          channels.add(channel);
+        }
+      }
       if (this.closed) {
         await client.end().catch(() => undefined);
         return;
