@@ -1,4 +1,4 @@
-import { Pool, PoolClient, QueryResultRow } from 'pg';
+import { Pool, PoolClient, QueryConfig, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
 import { noteDatabaseFailure, noteDatabaseReachable } from './availability';
 import { JOURNAL_CHANNEL, JournalSignal } from './journal-signal';
@@ -11,7 +11,7 @@ import { statementName } from './prepared-statements';
  * `Database.connection` (one connection for all of `work`).
  */
 export interface Sql {
-  rows<T extends QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;
+  rows<T extends QueryResultRow = any>(text: string, params?: unknown[], options?: RowOptions): Promise<T[]>;
   /** how many rows the statement changed (UPDATE, DELETE, INSERT) */
   affected(text: string, params?: unknown[]): Promise<number>;
   /**
@@ -19,6 +19,25 @@ export interface Sql {
    * (db/journal-signal.ts). Called by the repositories that write the journal.
    */
   journalWritten(): void;
+}
+
+export interface RowOptions {
+  /**
+   * `text`: timestamps (timestamptz) come as PostgreSQL's text, for the caller to parse when it is read: a nested
+   * answer carries 1,100 users and zones and rarely asks for their creation time, and parsing every timestamp
+   * was 4% of such an answer's CPU (bench/FINDINGS.md, session 9; repositories/read-model.ts)
+   */
+  timestamps?: 'text';
+}
+
+/** pg's parsers, but timestamptz (OID 1184) left as text */
+const TEXT_TIMESTAMPS = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 1184 ? (value: string) => value : types.getTypeParser(oid, format as 'text'))) as typeof types.getTypeParser,
+};
+
+/** the query of `text` under its prepared statement's name (db/prepared-statements.ts) */
+function queryConfig(text: string, params: unknown[], options?: RowOptions): QueryConfig {
+  return { name: statementName(text), text, values: params, ...(options?.timestamps === 'text' ? { types: TEXT_TIMESTAMPS } : {}) };
 }
 
 /** how a transaction begins: READ COMMITTED read-write (PostgreSQL's default), or a snapshot for reading */
@@ -80,14 +99,14 @@ export class Database implements Sql {
   }
 
   /** one statement on a connection of the pool, committed on its own */
-  async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = []): Promise<T[]> {
+  async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
     this.observe(text);
-    return (await this.pool.query<T>({ name: statementName(text), text, values: params })).rows;
+    return (await this.pool.query<T>(queryConfig(text, params, options))).rows;
   }
 
   async affected(text: string, params: unknown[] = []): Promise<number> {
     this.observe(text);
-    return (await this.pool.query({ name: statementName(text), text, values: params })).rowCount ?? 0;
+    return (await this.pool.query(queryConfig(text, params))).rowCount ?? 0;
   }
 
   /** a statement here commits on its own: its journal rows are committed when it returns */
@@ -187,13 +206,13 @@ export class Database implements Sql {
 
   private sqlOn(client: PoolClient, journalWritten: () => void): Sql {
     return {
-      rows: async <R extends QueryResultRow>(text: string, params: unknown[] = []) => {
+      rows: async <R extends QueryResultRow>(text: string, params: unknown[] = [], options?: RowOptions) => {
         this.observe(text);
-        return (await client.query<R>({ name: statementName(text), text, values: params })).rows;
+        return (await client.query<R>(queryConfig(text, params, options))).rows;
       },
       affected: async (text: string, params: unknown[] = []) => {
         this.observe(text);
-        return (await client.query({ name: statementName(text), text, values: params })).rowCount ?? 0;
+        return (await client.query(queryConfig(text, params))).rowCount ?? 0;
       },
       journalWritten,
     };

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/pool';
+import type { RowOptions, Sql } from '../db/pool';
 
 /**
  * Read queries of the API, in one place. They return plain rows, not entities: lists and nested GraphQL
@@ -26,7 +26,10 @@ export interface RecordFilter {
   type?: string;
 }
 
-/** a timestamp as pg hands it over (a Date), or as text (`2026-11-22 02:57:39.346+00`) */
+/** timestamps as text, parsed when read (see ReadUserRow) */
+const LAZY_TIMES: RowOptions = { timestamps: 'text' };
+
+/** a timestamp as pg hands it over (a Date), or as text (`2026-11-22 02:57:39.346+00`, LAZY_TIMES) */
 function toDate(value: Date | string): Date {
   if (value instanceof Date) return value;
   return new Date(value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'));
@@ -104,7 +107,7 @@ function userConditions(p: Params, filter: UserFilter): string[] {
 
 export async function listUsers(sql: Sql, filter: UserFilter, request?: PageRequest): Promise<UserRow[]> {
   const p = new Params();
-  const rows = await sql.rows(`select u.id, u.email, u.created_at from users u ${page(p, userConditions(p, filter), 'u.id', request)}`, p.values);
+  const rows = await sql.rows(`select u.id, u.email, u.created_at from users u ${page(p, userConditions(p, filter), 'u.id', request)}`, p.values, LAZY_TIMES);
   return rows.map(toUser);
 }
 
@@ -115,7 +118,7 @@ export async function countUsers(sql: Sql, filter: UserFilter): Promise<number> 
 }
 
 export async function usersByIds(sql: Sql, ids: readonly number[]): Promise<UserRow[]> {
-  const rows = await sql.rows('select id, email, created_at from users where id = any($1::bigint[])', [idArray(ids)]);
+  const rows = await sql.rows('select id, email, created_at from users where id = any($1::bigint[])', [idArray(ids)], LAZY_TIMES);
   return rows.map(toUser);
 }
 
@@ -132,7 +135,7 @@ const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at';
 
 export async function listDomains(sql: Sql, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
   const p = new Params();
-  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`, p.values);
+  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`, p.values, LAZY_TIMES);
   return rows.map(toDomain);
 }
 
@@ -143,7 +146,7 @@ export async function countDomains(sql: Sql, filter: DomainFilter): Promise<numb
 }
 
 export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<DomainRow[]> {
-  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d where d.id = any($1::bigint[])`, [idArray(ids)]);
+  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d where d.id = any($1::bigint[])`, [idArray(ids)], LAZY_TIMES);
   return rows.map(toDomain);
 }
 
@@ -182,6 +185,7 @@ async function pagePerParent(sql: Sql, query: ChildQuery, parentColumn: string, 
          from ${from} ${whereOf(conditions)}) as paged
       where id > ${after} and position_after_cursor <= ${p.add(page.first + 1)} order by id`,
     p.values,
+    LAZY_TIMES,
   );
   const totals = new Map<number, number>();
   for (const row of rows) totals.set(Number(row.parent_id), Number(row.total_in_parent));
@@ -200,7 +204,7 @@ export async function domainPagesByUserIds(sql: Sql, userIds: readonly number[],
 export async function domainsByUserIds(sql: Sql, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
   const p = new Params();
   const query = { p, columns: DOMAIN_COLUMNS, from: 'domains d', conditions: [`d.user_id = any(${p.add(idArray(userIds))}::bigint[])`] };
-  const rows = await sql.rows(limitPerParent(query, 'd.user_id', 'd.id', perUser, ['d.id']), p.values);
+  const rows = await sql.rows(limitPerParent(query, 'd.user_id', 'd.id', perUser, ['d.id']), p.values, LAZY_TIMES);
   return rows.map(toDomain);
 }
 
@@ -219,7 +223,7 @@ const RECORD_COLUMNS = 'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rd
 
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
   const p = new Params();
-  const rows = await sql.rows(`select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id ${page(p, recordConditions(p, filter), 'r.id', request)}`, p.values);
+  const rows = await sql.rows(`select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id ${page(p, recordConditions(p, filter), 'r.id', request)}`, p.values, LAZY_TIMES);
   return recordsWithZones(rows);
 }
 
