@@ -1,7 +1,7 @@
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from './db/pool';
 import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
@@ -57,7 +57,7 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
 }
 
 /** The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health and /metrics. */
-export async function createApp(orm: MikroORM, services: Services): Promise<App> {
+export async function createApp(db: Database, services: Services): Promise<App> {
   const { settings } = services;
   const schema = await getSchema(settings.fastPaths);
   const apollo = new ApolloServer<GraphQLContext>({
@@ -110,17 +110,12 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok', database: databaseReachable() ? 'reachable' : 'unreachable' });
   });
-  // readiness, for load balancers: the database answers and this code's migrations are applied
-  let migrationsApplied = false;
+  // readiness, for load balancers: the database answers (this code's migrations were applied at start, before
+  // the roles started: openDatabase fails the start otherwise)
   app.get('/ready', async (_req, res) => {
     try {
-      await orm.em.fork().getConnection().execute('select 1');
+      await db.rows('select 1');
       noteDatabaseReachable();
-      if (!migrationsApplied) migrationsApplied = (await orm.getMigrator().getPendingMigrations()).length === 0;
-      if (!migrationsApplied) {
-        res.status(503).json({ status: 'unavailable', reason: 'migrations pending' });
-        return;
-      }
       res.json({ status: 'ready' });
     } catch (error) {
       noteDatabaseFailure(error, 'readiness check');
@@ -130,7 +125,7 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   // the secondaries' lag, read from the shared status rows at each scrape (one aggregate over the rows not in
   // sync); while the database is away the gauges are left out and the process's own metrics still answered
   const secondaries = settings.secondaries.map(hostPortName);
-  observeSecondaryLag(() => readSecondaryLag(orm.em.fork(), secondaries).catch((error) => {
+  observeSecondaryLag(() => readSecondaryLag(db, secondaries).catch((error) => {
     if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, "metrics: the secondaries' lag could not be read");
     return [];
   }));
@@ -142,20 +137,20 @@ export async function createApp(orm: MikroORM, services: Services): Promise<App>
   app.use(graphiql());
   app.use(
     '/graphql',
-    requireApiKey(orm, services, 'graphql'),
+    requireApiKey(db, services, 'graphql'),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
     // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
-    conditionalGet(orm, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
+    conditionalGet(db, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
     express.json({ limit }),
     expressMiddleware(apollo, {
       // the principal requireApiKey found: a request is authenticated once
       context: async ({ req }) => {
         const principal = principalOf(req as Request);
-        return principal ? contextFor(orm, services, principal) : buildContext(orm, services, req.get('x-api-key'));
+        return principal ? contextFor(db, services, principal) : buildContext(db, services, req.get('x-api-key'));
       },
     }),
   );
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), orm, services }));
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
   });

@@ -2,7 +2,7 @@ import './production-env';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';
-import { openDatabase, Database } from './db/database';
+import { openDatabase, OpenDatabase } from './db/database';
 import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { ListenError } from './listen-error';
 import { createApp } from './app';
@@ -31,7 +31,7 @@ async function stopHttp(server: Server, graceMs: number): Promise<void> {
 
 export interface RunningService {
   settings: Settings;
-  database: Database;
+  database: OpenDatabase;
   services: Services;
   httpServer?: Server;
   httpPort?: number;
@@ -46,7 +46,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   usePreparedStatements(settings.preparedStatements === 'on');
   const database = await openDatabase(settings, (line) => logger.info(line));
   const services = createServices(settings);
-  const generated = await services.apiKeys.ensureAdminKey(database.orm.em, settings.apiKey);
+  const generated = await services.apiKeys.ensureAdminKey(database.db, settings.apiKey);
   if (generated) {
     // printed once, on the first start; only its hash is stored
     process.stdout.write(`\nAdmin API key (shown once, store it now): ${generated}\n\n`);
@@ -67,7 +67,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   let dnsPort: number | undefined;
   try {
     if (settings.roles.includes('api')) {
-      const app = await createApp(database.orm, services);
+      const app = await createApp(database.db, services);
       const server = await new Promise<Server>((resolve, reject) => {
         // express 5 hands a listen error to this callback (its first argument) as well as to 'error'
         const listening = app.express.listen(settings.port, settings.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
@@ -80,26 +80,26 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
       // subscriptions first: their connections would hold the HTTP server open
-      const subscriptions = await startSubscriptions(server, app.schema, database.orm, services, database.clientUrl, logger);
+      const subscriptions = await startSubscriptions(server, app.schema, database.db, services, logger);
       stops.push({ name: 'subscriptions (WebSocket connections close)', stop: () => subscriptions.stop() });
       stops.push({
         name: 'HTTP API (in-flight requests finish)',
         stop: () => stopHttp(server, settings.shutdownGraceMs).then(() => app.apollo.stop()).then(() => services.zoneFiles.close()),
       });
     }
-    // the hidden primary and the propagation worker, each with its own pg pool
+    // the hidden primary and the propagation worker, on the same Database (one pool, one LISTEN connection)
     if (settings.roles.includes('dns') && settings.dnsListen) {
-      // UPDATE (RFC 2136) goes through the services on the ORM's pool, like the API's change sets
-      const orm = database.orm;
-      const primary = await startDnsRole(settings, database.clientUrl, logger, {
-        findKey: (name) => services.tsigKeys.findActive(orm.em, name),
-        apply: (principal, request) => services.dnsUpdates.apply({ em: orm.em.fork(), rootEm: orm.em, principal }, request),
+      // UPDATE (RFC 2136) goes through the services, like the API's change sets
+      const { db } = database;
+      const primary = await startDnsRole(settings, db, logger, {
+        findKey: (name) => services.tsigKeys.findActive(db, name),
+        apply: (principal, request) => services.dnsUpdates.apply({ db, principal }, request),
       });
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }
     if (settings.roles.includes('worker')) {
-      const worker = await startWorker(settings, database.clientUrl, logger);
+      const worker = await startWorker(settings, database.db, logger);
       stops.push({ name: 'propagation worker (the claimed batch finishes)', stop: () => worker.stop() });
     }
   } catch (error) {

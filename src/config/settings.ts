@@ -34,6 +34,11 @@ export interface Settings {
   restEnvelope: 'none' | 'restknot';
   /** named prepared statements for the fixed SQL (off behind PgBouncer < 1.21 in transaction pooling) */
   preparedStatements: 'on' | 'off';
+  /**
+   * DATABASE_POOL_SIZE: the connections of the process's one pool (src/db/database.ts), shared by every role it
+   * runs; the LISTEN connection (src/db/notifications.ts) is one more
+   */
+  databasePoolSize: number;
   dnsListen: HostPort | undefined;
   catalogZone: string;
   secondaries: HostPort[];
@@ -214,6 +219,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     serialPolicy: oneOf('SERIAL_POLICY', ['date', 'increment', 'unixtime'] as const, 'date'),
     restEnvelope: oneOf('REST_ENVELOPE', ['none', 'restknot'] as const, 'none'),
     preparedStatements: oneOf('DATABASE_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on'),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', 20, 1, 1000),
     dnsListen,
     catalogZone,
     secondaries,

@@ -1,11 +1,10 @@
 import { GraphQLError } from 'graphql';
-import { Pool, PoolConfig } from 'pg';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
 import { logger } from '../logger';
 
 /**
- * Whether PostgreSQL can be reached, as every path that talks to it sees it: MikroORM's pool, the plain-SQL
- * path, the worker's and the primary's pools and the worker's LISTEN connection. A lost or refused connection
+ * Whether PostgreSQL can be reached, as the process's Database sees it (src/db/pool.ts: its pool, whatever
+ * role uses it, and its LISTEN connection). A lost or refused connection
  * is an outage, not a bug: requests answer 503 DATABASE_UNAVAILABLE, the primary SERVFAIL, and the log gets
  * one line when the database goes away and one when it is back, not one per request.
  */
@@ -18,7 +17,7 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '53300', // too_many_connections
 ]);
 const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
-/** what pg, knex and tarn say when a connection ends or cannot be had (they set no code) */
+/** what pg (and knex, on the migrations' connection at start) say when a connection ends or cannot be had (they set no code) */
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/i,
   /Connection ended unexpectedly/i,
@@ -125,28 +124,4 @@ export function databaseUnavailableError(): GraphQLError {
       http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) },
     },
   });
-}
-
-/**
- * A pg pool for a role of the service (the DNS primary, the worker). pg's Pool re-emits an idle client's
- * error (a server stop terminates idle sessions, 57P01) as an 'error' event: without a listener, Node ends
- * the process. The client is already removed from the pool; the next query opens a new connection.
- */
-export function createRolePool(connectionString: string, role: string, max: number, extra: PoolConfig = {}): Pool {
-  const pool = new Pool({
-    connectionString,
-    max,
-    // a refused or hanging connection attempt fails fast: requests answer 503 within the 5 s the contract allows
-    connectionTimeoutMillis: 3000,
-    ...extra,
-  });
-  pool.on('error', (error) => {
-    if (!noteDatabaseFailure(error, role)) logger.warn({ err: error }, `${role}: an idle database connection failed`);
-  });
-  pool.on('connect', (client) => {
-    noteDatabaseReachable();
-    // a client in use also emits 'error' when its connection dies; the query it runs rejects with it as well
-    client.on('error', (error) => noteDatabaseFailure(error, role));
-  });
-  return pool;
 }

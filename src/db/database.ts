@@ -5,13 +5,10 @@ import type { Settings } from '../config/settings';
 import { watchDatabase } from './availability';
 import { startEmbeddedPostgres, RunningPostgres } from './embedded-postgres';
 import { makeOrmConfig } from './orm-config';
-import { stopJournalSignal } from './journal-signal';
+import { Database } from './pool';
 
-export interface Database {
-  orm: MikroORM;
-  clientUrl: string;
-  close(): Promise<void>;
-}
+export { Database } from './pool';
+export type { Sql } from './pool';
 
 const EMBEDDED_DATABASE = 'zonekeeper';
 
@@ -30,38 +27,55 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
   return url.toString();
 }
 
+/** The service's database as the process holds it: the Database (one pool, one LISTEN connection), and its URL. */
+export interface OpenDatabase {
+  db: Database;
+  clientUrl: string;
+  close(): Promise<void>;
+}
+
 /**
  * Opens the service's database: DATABASE_URL when given, otherwise an embedded PostgreSQL whose data lives in
- * DATA_DIR and survives restarts. Pending migrations run before anything else.
+ * DATA_DIR and survives restarts. Pending migrations run before anything else, through MikroORM (its
+ * Migrator, on connections of its own, closed once they are applied: the running process has one
+ * pool, the Database's).
  */
-export async function openDatabase(settings: Settings, log: (line: string) => void): Promise<Database> {
+export async function openDatabase(settings: Settings, log: (line: string) => void): Promise<OpenDatabase> {
   let embedded: RunningPostgres | undefined;
   let clientUrl = settings.databaseUrl;
   if (!clientUrl) {
     embedded = await startEmbeddedPostgres({ dir: settings.dataDir, persistent: true, log });
     clientUrl = await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
   }
-  const orm = await MikroORM.init(makeOrmConfig({ clientUrl, preferTs: path.extname(__filename) === '.ts' }));
   try {
-    const applied = await orm.getMigrator().up();
-    if (applied.length) log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+    await migrate(clientUrl, log);
   } catch (error) {
-    await orm.close();
     await embedded?.stop();
     throw error;
   }
-  watchDatabase(() => orm.em.fork().getConnection().execute('select 1'));
+  const db = new Database({ connectionString: clientUrl, poolSize: settings.databasePoolSize });
+  watchDatabase(() => db.rows('select 1'));
   return {
-    orm,
+    db,
     clientUrl,
     async close() {
       watchDatabase(undefined);
-      await stopJournalSignal(orm.em.getConnection());
-      await orm.close();
+      await db.close();
       if (embedded) {
         log('stopping the embedded PostgreSQL');
         await embedded.stop();
       }
     },
   };
+}
+
+/** Applies the pending migrations (MikroORM's Migrator) on connections of its own, closed when done. */
+async function migrate(clientUrl: string, log: (line: string) => void): Promise<void> {
+  const orm = await MikroORM.init(makeOrmConfig({ clientUrl, poolMax: 2, preferTs: path.extname(__filename) === '.ts' }));
+  try {
+    const applied = await orm.getMigrator().up();
+    if (applied.length) log(`applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+  } finally {
+    await orm.close();
+  }
 }

@@ -5,7 +5,6 @@ import { Migrator } from '@mikro-orm/migrations';
 import { ENTITIES } from '../entities';
 import { logger } from '../logger';
 import { noteDatabaseFailure } from './availability';
-import { JournalCommitSubscriber } from './journal-signal';
 
 export interface OrmConfigOptions {
   clientUrl: string;
@@ -18,15 +17,17 @@ export interface OrmConfigOptions {
 
 const projectRoot = path.resolve(__dirname, '..', '..', __dirname.includes(`${path.sep}dist${path.sep}`) ? '..' : '');
 
-/** The one MikroORM configuration, shared by the service, the CLI (mikro-orm.config.ts) and the tests. */
+/**
+ * The one MikroORM configuration, shared by the service's start (the migrations, src/db/database.ts), the CLI
+ * (mikro-orm.config.ts) and the tests. MikroORM holds the schema (the entities) and runs the migrations; the
+ * running service's statements go through its Database (src/db/pool.ts), not through MikroORM.
+ */
 export function makeOrmConfig(options: OrmConfigOptions) {
   return defineConfig({
     driver: PostgreSqlDriver,
     clientUrl: options.clientUrl,
     entities: ENTITIES,
     extensions: [Migrator],
-    // journal rows written through the ORM wake the journal's readers when their transaction commits
-    subscribers: [new JournalCommitSubscriber()],
     preferTs: options.preferTs ?? false,
     dataloader: DataloaderType.ALL,
     forceUtcTimezone: true,

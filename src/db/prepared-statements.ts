@@ -16,11 +16,6 @@ export function usePreparedStatements(on: boolean): void {
   enabled = on;
 }
 
-/** a fixed name given by its statement's owner, or undefined when prepared statements are off */
-export function preparedName(name: string): string | undefined {
-  return enabled ? name : undefined;
-}
-
 /** the statement name for `text`, or undefined to run it unnamed */
 export function statementName(text: string): string | undefined {
   if (!enabled) return undefined;

@@ -1,7 +1,7 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { GraphQLError } from 'graphql';
 import type { Principal } from '../auth/principal';
 import { databaseUnavailableError, noteDatabaseFailure } from '../db/availability';
+import type { Database } from '../db/pool';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
@@ -18,10 +18,10 @@ export interface GraphQLContext extends RequestContext {
  * Builds the context of one GraphQL operation, for /graphql and for the REST layer alike: authenticates the
  * X-API-Key (every operation needs one, docs/decisions.md §2); see contextFor.
  */
-export async function buildContext(orm: MikroORM, services: Services, apiKey: string | undefined): Promise<GraphQLContext> {
+export async function buildContext(db: Database, services: Services, apiKey: string | undefined): Promise<GraphQLContext> {
   let principal: Principal | null;
   try {
-    principal = await services.apiKeys.authenticate(orm.em, apiKey);
+    principal = await services.apiKeys.authenticate(db, apiKey);
   } catch (error) {
     if (noteDatabaseFailure(error, 'authentication')) throw databaseUnavailableError();
     throw error;
@@ -31,27 +31,22 @@ export async function buildContext(orm: MikroORM, services: Services, apiKey: st
       extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } },
     });
   }
-  return contextFor(orm, services, principal);
+  return contextFor(db, services, principal);
 }
 
 /**
- * The context of one operation for an authenticated principal. Its request-scoped EntityManager and loaders are
- * made when a resolver first asks for them: a REST write runs its zone change as plain SQL and uses neither
- * (forking an EntityManager cost ~1.5% of a write's CPU, bench/FINDINGS.md session 7).
+ * The context of one operation for an authenticated principal. Its loaders (DataLoader batches: their caches
+ * live as long as the operation) are made when a resolver first asks for them: a REST write uses none.
  */
-export function contextFor(orm: MikroORM, services: Services, principal: Principal): GraphQLContext {
-  let em: EntityManager | undefined;
+export function contextFor(db: Database, services: Services, principal: Principal): GraphQLContext {
   let loaders: Loaders | undefined;
   const context: GraphQLContext = {
     principal,
     services,
-    rootEm: orm.em,
+    db,
     warnings: [],
-    get em() {
-      return (em ??= orm.em.fork());
-    },
     get loaders() {
-      return (loaders ??= createLoaders(context.em));
+      return (loaders ??= createLoaders(db));
     },
   };
   return context;

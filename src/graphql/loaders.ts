@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/pool';
 import type { ConnectionValue } from './types/connection';
 import {
   countDomains,
@@ -63,35 +63,35 @@ function connectionsOf<T extends { id: number }>(parentIds: readonly number[], p
   });
 }
 
-export function createLoaders(em: EntityManager) {
+export function createLoaders(sql: Sql) {
   return {
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
-      const byId = new Map((await usersByIds(em, ids)).map((u) => [u.id, u]));
+      const byId = new Map((await usersByIds(sql, ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id));
     }),
     domainById: new DataLoader<number, DomainRow | undefined>(async (ids) => {
-      const byId = new Map((await domainsByIds(em, ids)).map((d) => [d.id, d]));
+      const byId = new Map((await domainsByIds(sql, ids)).map((d) => [d.id, d]));
       return ids.map((id) => byId.get(id));
     }),
     domainsByUserId: perArguments(
       (args: { first?: number }) =>
         new DataLoader<number, DomainRow[]>(async (userIds) => {
-          const groups = groupBy(await domainsByUserIds(em, userIds, args.first), (d) => d.userId);
+          const groups = groupBy(await domainsByUserIds(sql, userIds, args.first), (d) => d.userId);
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
     domainPagesByUserId: perArguments(
       (args: PerParentPage & { name?: string }) =>
         new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
-          connectionsOf(userIds, await domainPagesByUserIds(em, userIds, args, { name: args.name }), (d) => d.userId, args.first,
-            (userId) => countDomains(em, { userId, name: args.name }))),
+          connectionsOf(userIds, await domainPagesByUserIds(sql, userIds, args, { name: args.name }), (d) => d.userId, args.first,
+            (userId) => countDomains(sql, { userId, name: args.name }))),
     ),
     recordPagesByDomain: perArguments(
       (args: PerParentPage & NestedRecordFilter) =>
         new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
           async (domains) =>
-            connectionsOf(domains.map((d) => d.id), await recordPagesOfDomains(em, domains, args, args), (r) => r.domainId, args.first,
-              (domainId) => countRecords(em, { domainId, owner: args.owner, type: args.type })),
+            connectionsOf(domains.map((d) => d.id), await recordPagesOfDomains(sql, domains, args, args), (r) => r.domainId, args.first,
+              (domainId) => countRecords(sql, { domainId, owner: args.owner, type: args.type })),
           { cacheKeyFn: (domain) => domain.id },
         ),
     ),
@@ -100,7 +100,7 @@ export function createLoaders(em: EntityManager) {
       (args: NestedRecordFilter) =>
         new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
           async (domains) => {
-            const groups = await recordsGroupedByDomain(em, domains, args);
+            const groups = await recordsGroupedByDomain(sql, domains, args);
             return domains.map((d) => groups.get(d.id) ?? []);
           },
           { cacheKeyFn: (domain) => domain.id },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import onHeaders from 'on-headers';
 import { noteDatabaseFailure } from '../db/availability';
@@ -17,7 +17,7 @@ import { principalOf } from './request-gates';
  * `withPropagation`: the answers may show propagation state, which changes without a new zone serial.
  * `zoneParam`: the answer shows only the zone this path parameter names, so its version is that zone's alone.
  */
-export function conditionalGet(orm: MikroORM, options: { withPropagation: boolean; variant: string; zoneParam?: string }): RequestHandler {
+export function conditionalGet(db: Database, options: { withPropagation: boolean; variant: string; zoneParam?: string }): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     let etag: string;
@@ -26,7 +26,7 @@ export function conditionalGet(orm: MikroORM, options: { withPropagation: boolea
       const principal = principalOf(req);
       if (!principal) return next();
       const zone = options.zoneParam === undefined ? undefined : String(req.params[options.zoneParam]);
-      const version = await readVersion(orm.em.fork(), principal, options.withPropagation, zone);
+      const version = await readVersion(db, principal, options.withPropagation, zone);
       const digest = createHash('sha256').update(JSON.stringify([options.variant, principal, version, req.originalUrl])).digest('base64url');
       etag = `"${digest.slice(0, 32)}"`;
     } catch (error) {

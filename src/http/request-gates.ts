@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { Principal } from '../auth/principal';
@@ -18,7 +18,7 @@ export function principalOf(req: Request): Principal | undefined {
  * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The principal
  * is kept for the request's handlers (principalOf), so a request is authenticated once.
  */
-export function requireApiKey(orm: MikroORM, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
+export function requireApiKey(db: Database, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
   // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
   const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE') => {
     const body = errorBody(code);
@@ -26,7 +26,7 @@ export function requireApiKey(orm: MikroORM, services: Services, shape: 'rest' |
   };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await services.apiKeys.authenticate(orm.em, req.get('x-api-key'));
+      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'));
       if (principal) {
         PRINCIPALS.set(req, principal);
         return next();

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -27,8 +27,8 @@ function keyOf(payload: Record<string, unknown> | undefined): string | undefined
  * that, plus the key cache's 5 s in other processes. Events come from this process's change feed (the
  * journal, woken by LISTEN/NOTIFY: changes committed by any process arrive).
  */
-export async function startSubscriptions(server: Server, schema: GraphQLSchema, orm: MikroORM, services: Services, connectionString: string, log: Logger) {
-  const feed = new ChangeFeed(connectionString, log, (change) => services.liveUpdates.publishChange(change), (domainId) => services.liveUpdates.publishPropagation(domainId), () => services.liveUpdates.subscribedZones());
+export async function startSubscriptions(server: Server, schema: GraphQLSchema, db: Database, services: Services, log: Logger) {
+  const feed = new ChangeFeed(db, log, (change) => services.liveUpdates.publishChange(change), (domainId) => services.liveUpdates.publishPropagation(domainId), () => services.liveUpdates.subscribedZones());
   await feed.start();
   services.liveUpdates.attachFeed(() => feed.latestId());
   const wss = new WebSocketServer({ server, path: '/graphql' });
@@ -38,7 +38,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       schema,
       async onConnect(ctx) {
         const key = keyOf(ctx.connectionParams);
-        const principal = await services.apiKeys.authenticate(orm.em, key).catch(() => null);
+        const principal = await services.apiKeys.authenticate(db, key).catch(() => null);
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);
         return true;
@@ -55,7 +55,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
         keys.delete(ctx.extra.socket);
       },
       async context(ctx) {
-        const context = await buildContext(orm, services, keyOf(ctx.connectionParams));
+        const context = await buildContext(db, services, keyOf(ctx.connectionParams));
         return { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
       },
     },
@@ -63,7 +63,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   );
   const recheck = setInterval(() => {
     for (const [socket, key] of keys) {
-      services.apiKeys.authenticate(orm.em, key).then(
+      services.apiKeys.authenticate(db, key).then(
         (principal) => {
           if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
         },

@@ -6,7 +6,7 @@
  * section's addresses of in-zone NS, MX and SRV targets (RFC 1034 §4.3.2 step 6, RFC 2782), as BIND and Knot
  * answer.
  */
-import type { PoolClient } from 'pg';
+import type { Sql } from '../db/pool';
 import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export interface LookupResult {
@@ -47,10 +47,10 @@ function inZoneOwner(name: string, zone: string): string | undefined {
 }
 
 /** the A and AAAA records of the in-zone targets of `rrs`, targets named once, in the order named */
-async function addressesOf(client: PoolClient, zone: ZoneRef, rrs: Rr[]): Promise<Rr[]> {
+async function addressesOf(sql: Sql, zone: ZoneRef, rrs: Rr[]): Promise<Rr[]> {
   const owners = [...new Set(rrs.flatMap(targetsOf).map((t) => inZoneOwner(t, zone.name)).filter((o): o is string => o !== undefined))];
   if (!owners.length) return [];
-  const found = await recordsAt(client, zone, owners);
+  const found = await recordsAt(sql, zone, owners);
   return owners.flatMap((o) => found.filter((r) => r.owner === o && (r.type === 'A' || r.type === 'AAAA')));
 }
 
@@ -81,8 +81,8 @@ function pick(records: Rr[], qtype: string): Rr[] {
 
 type NameResult = Omit<LookupResult, 'additionals' | 'referral'> & { referral?: boolean };
 
-export async function lookup(client: PoolClient, zone: ZoneRef, qname: string, qtype: string): Promise<LookupResult> {
-  let result = await lookupName(client, zone, qname, qtype);
+export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: string): Promise<LookupResult> {
+  let result = await lookupName(sql, zone, qname, qtype);
   const answers = [...result.answers];
   // RFC 1034 §4.3.2 step 3a: a CNAME answer goes on with its target, while the target is in this zone
   const seen = new Set([qname]);
@@ -92,22 +92,22 @@ export async function lookup(client: PoolClient, zone: ZoneRef, qname: string, q
     const target = last.rdata.trim().toLowerCase().replace(/\.$/, '');
     if (inZoneOwner(target, zone.name) === undefined || seen.has(target)) break;
     seen.add(target);
-    const next = await lookupName(client, zone, target, qtype);
+    const next = await lookupName(sql, zone, target, qtype);
     // the chain's answers stay; the target's outcome decides the RCODE and the authority section
     answers.push(...next.answers);
     result = { ...next, authoritative: result.authoritative && next.authoritative };
     if (next.referral) break;
   }
   const referral = Boolean(result.referral);
-  const additionals = await addressesOf(client, zone, referral ? result.authorities : answers);
+  const additionals = await addressesOf(sql, zone, referral ? result.authorities : answers);
   return { rcode: result.rcode, authoritative: result.authoritative, answers, authorities: result.authorities, additionals, referral };
 }
 
-async function lookupName(client: PoolClient, zone: ZoneRef, qname: string, qtype: string): Promise<NameResult> {
+async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string): Promise<NameResult> {
   const owner = relativeOwner(qname, zone.name);
   const ancestors = ancestorsOf(owner);
   const owners = [owner, ...ancestors, ...[owner, ...ancestors].map(wildcardAt)];
-  const found = await recordsAt(client, zone, [...new Set(owners)]);
+  const found = await recordsAt(sql, zone, [...new Set(owners)]);
   const at = (o: string) => found.filter((r) => r.owner === o);
 
   // delegations and DNAMEs above the name, from the apex down (the highest one wins)
@@ -129,7 +129,7 @@ async function lookupName(client: PoolClient, zone: ZoneRef, qname: string, qtyp
   // the apex is among the owners asked for (every name's last ancestor), so its SOA came with them: one
   // statement less per answer
   const apexSoa = found.find((r) => r.owner === '@' && r.type === 'SOA');
-  const soa = negativeSoa(apexSoa ?? (await soaOf(client, zone)));
+  const soa = negativeSoa(apexSoa ?? (await soaOf(sql, zone)));
   const answerAt = (records: Rr[], asOwner: string): NameResult => {
     const rename = (r: Rr): Rr => (asOwner === r.owner ? r : { ...r, owner: asOwner });
     // a delegation point (not the apex): referral, except for the parent-side DS (RFC 4035 §3.1.4.1)
@@ -144,10 +144,10 @@ async function lookupName(client: PoolClient, zone: ZoneRef, qname: string, qtyp
   const exact = at(owner);
   if (exact.length) return answerAt(exact, owner);
   // an empty non-terminal: NODATA (RFC 4592 §2.2.2)
-  if (await hasDescendants(client, zone, owner)) return { rcode: 0, authoritative: true, answers: [], authorities: [soa] };
+  if (await hasDescendants(sql, zone, owner)) return { rcode: 0, authoritative: true, answers: [], authorities: [soa] };
   // the closest encloser, then its wildcard (RFC 4592 §3.3.1)
   for (const ancestor of ancestors) {
-    if (ancestor !== '@' && !at(ancestor).length && !(await hasDescendants(client, zone, ancestor))) continue;
+    if (ancestor !== '@' && !at(ancestor).length && !(await hasDescendants(sql, zone, ancestor))) continue;
     const wildcard = at(wildcardAt(ancestor));
     if (wildcard.length) return answerAt(wildcard, owner);
     break;

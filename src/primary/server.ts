@@ -13,8 +13,8 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
-import type { Pool } from 'pg';
-import { createRolePool, noteDatabaseFailure } from '../db/availability';
+import type { Database } from '../db/pool';
+import { noteDatabaseFailure } from '../db/availability';
 import type { Settings, TsigKey } from '../config/settings';
 import { toPacketName } from '../dns/name';
 import { packetAnswer } from '../dns/packet';
@@ -183,7 +183,7 @@ export class PrimaryHandler {
 
   constructor(
     private readonly settings: Settings,
-    private readonly pool: Pool,
+    private readonly db: Database,
     private readonly log: Logger,
     private readonly updates?: UpdateDesk,
   ) {
@@ -331,7 +331,7 @@ export class PrimaryHandler {
     const qtype = String(question.type).toUpperCase();
 
     try {
-      await inSnapshot(this.pool, async (client) => {
+      await inSnapshot(this.db, async (client) => {
         const zone = await findZone(client, this.settings.catalogZone, qname);
         if (!zone) return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` } });
         if (qtype === 'AXFR' || qtype === 'IXFR') {
@@ -474,10 +474,10 @@ function encodeHeader(id: number, requestFlags: number, rcode: number): Buffer {
 }
 
 /** Starts the primary on settings.dnsListen (UDP and TCP on the same port; port 0 picks a free one). */
-export async function startPrimary(settings: Settings, pool: Pool, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
+export async function startPrimary(settings: Settings, db: Database, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
   if (!settings.dnsListen) throw new Error('DNS_LISTEN is empty: the dns role needs an address');
   const { host } = settings.dnsListen;
-  const handler = new PrimaryHandler(settings, pool, log, updates);
+  const handler = new PrimaryHandler(settings, db, log, updates);
   const sockets = new Set<net.Socket>();
 
   const tcp = net.createServer((socket) => {
@@ -544,20 +544,7 @@ export async function startPrimary(settings: Settings, pool: Pool, log: Logger, 
   };
 }
 
-/** The `dns` role: the primary with a pool of its own on the service's database. */
-export async function startDnsRole(settings: Settings, connectionString: string, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
-  const pool = createRolePool(connectionString, 'DNS primary', 8);
-  try {
-    const server = await startPrimary(settings, pool, log, updates);
-    return {
-      ...server,
-      async stop() {
-        await server.stop();
-        await pool.end();
-      },
-    };
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
+/** The `dns` role: the primary, reading through the process's Database (its one pool). */
+export function startDnsRole(settings: Settings, db: Database, log: Logger, updates?: UpdateDesk): Promise<PrimaryServer> {
+  return startPrimary(settings, db, log, updates);
 }

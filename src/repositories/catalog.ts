@@ -1,6 +1,5 @@
-import type { Pool } from 'pg';
 import type { JournalRecord } from '../entities/change.entity';
-import type { Sql } from './sql';
+import type { Sql } from '../db/pool';
 
 /**
  * The catalog zone's membership (RFC 9432) in the database: `domains.catalog_serial` is the catalog serial
@@ -58,8 +57,8 @@ export async function admitWaitingMembers(sql: Sql, serial: number, limit: numbe
 }
 
 /** whether some zone waits to join the catalog (the partial index domains_catalog_waiting_index) */
-export async function hasWaitingMembers(pool: Pool): Promise<boolean> {
-  const { rows } = await pool.query('select 1 from domains where catalog_serial is null limit 1');
+export async function hasWaitingMembers(sql: Sql): Promise<boolean> {
+  const rows = await sql.rows('select 1 from domains where catalog_serial is null limit 1');
   return rows.length > 0;
 }
 

@@ -1,6 +1,6 @@
-import { Client, Pool } from 'pg';
-import { createRolePool, noteDatabaseFailure } from '../db/availability';
+import { noteDatabaseFailure } from '../db/availability';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
+import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import { HISTORY_COLUMNS, HistoryRow, toHistoryRow } from './history';
 
@@ -9,89 +9,49 @@ export interface FeedChange extends HistoryRow { domainId: number; zone: string 
 const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
 /** journal ids are taken at insert, rows become visible at commit: a row may appear below the cursor */
 const LATE_WINDOW = 1000;
-const RETRY_MS = 250;
 const READ_LIMIT = 5000;
 
 /**
- * The journal as a stream, for this process's live updates: a LISTEN connection wakes it when a change commits
- * (any API process, any worker: the writer notifies after its commit, db/journal-signal.ts), and it reads the
- * new journal rows by id. Rows that commit out of id order are caught by re-reading a window below the cursor;
- * changes that commit while the LISTEN connection is down are read when it is back (the cursor does not move
- * meanwhile).
+ * The journal as a stream, for this process's live updates: the process's LISTEN connection
+ * (db/notifications.ts) wakes it when a change commits (any API process, any worker: the writer notifies after
+ * its commit, db/journal-signal.ts), and it reads the new journal rows by id on the process's pool. Rows that
+ * commit out of id order are caught by re-reading a window below the cursor; changes that commit while the
+ * LISTEN connection is down are read when it is back (the cursor does not move meanwhile).
  */
 export class ChangeFeed {
-  private readonly pool: Pool;
-  private listener?: Client;
+  private readonly unsubscribe: (() => void)[] = [];
   private cursor = 0;
   private readonly delivered = new Set<number>();
   private reading?: Promise<void>;
   private readAgain = false;
   private stopped = false;
-  private retryTimer?: NodeJS.Timeout;
 
   constructor(
-    private readonly connectionString: string,
+    private readonly db: Database,
     private readonly log: Logger,
     private readonly onChange: (change: FeedChange) => void,
     private readonly onPropagation: (domainId: number) => void,
     /** the zones (domain ids) that have subscribers now */
     private readonly subscribedZones: () => number[],
-  ) {
-    this.pool = createRolePool(connectionString, 'live updates', 2);
-  }
+  ) {}
 
   async start(): Promise<void> {
-    const { rows } = await this.pool.query('select coalesce(max(id), 0) as id from changes');
-    this.cursor = Number(rows[0].id);
-    await this.listen();
+    this.cursor = await this.latestId();
+    // what committed while no connection listened is read when it listens (again)
+    this.unsubscribe.push(await this.db.notifications.subscribe(JOURNAL_CHANNEL, () => this.read(), () => this.read()));
+    this.unsubscribe.push(await this.db.notifications.subscribe(PROPAGATION_CHANNEL, (payload) => this.onPropagation(Number(payload))));
   }
 
   /** the newest journal id now */
   async latestId(): Promise<number> {
-    const { rows } = await this.pool.query({ name: 'zk_live_updates_cursor', text: 'select coalesce(max(id), 0) as id from changes', values: [] });
-    return Number(rows[0].id);
+    const [row] = await this.db.rows<{ id: string }>('select coalesce(max(id), 0) as id from changes');
+    return Number(row.id);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.listener?.end().catch(() => undefined);
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
     await this.reading?.catch(() => undefined);
-    await this.pool.end();
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
-    client.on('notification', (message) => {
-      if (message.channel === PROPAGATION_CHANNEL) this.onPropagation(Number(message.payload));
-      else this.read();
-    });
-    client.on('error', (error) => {
-      if (!noteDatabaseFailure(error, 'live updates LISTEN')) this.log.warn({ err: error }, 'live updates: LISTEN connection lost, reconnecting');
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.retry();
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${JOURNAL_CHANNEL}`);
-      await client.query(`listen ${PROPAGATION_CHANNEL}`);
-      this.listener = client;
-      this.read(); // what committed while no connection listened
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'live updates LISTEN')) this.log.warn({ err: error }, 'live updates: cannot LISTEN, retrying');
-      await client.end().catch(() => undefined);
-      this.retry();
-    }
-  }
-
-  private retry(): void {
-    if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      void this.listen();
-    }, RETRY_MS);
   }
 
   /** reads the journal rows not delivered yet; calls coalesce while a read runs */
@@ -126,11 +86,7 @@ export class ChangeFeed {
       this.delivered.clear();
       return;
     }
-    const { rows: ids } = await this.pool.query({
-      name: 'zk_live_updates_ids',
-      text: `select id, domain_id from changes where id > $1 order by id limit ${READ_LIMIT}`,
-      values: [Math.max(0, this.cursor - LATE_WINDOW)],
-    });
+    const ids = await this.db.rows(`select id, domain_id from changes where id > $1 order by id limit ${READ_LIMIT}`, [Math.max(0, this.cursor - LATE_WINDOW)]);
     const wanted = new Set(zones);
     const fresh: number[] = [];
     for (const row of ids) {
@@ -141,11 +97,7 @@ export class ChangeFeed {
       if (wanted.has(Number(row.domain_id))) fresh.push(id);
     }
     if (fresh.length) {
-      const { rows } = await this.pool.query({
-        name: 'zk_live_updates_rows',
-        text: `select domain_id, zone, ${HISTORY_COLUMNS} from changes where id = any($1::bigint[]) order by id`,
-        values: [fresh],
-      });
+      const rows = await this.db.rows(`select domain_id, zone, ${HISTORY_COLUMNS} from changes where id = any($1::bigint[]) order by id`, [fresh]);
       for (const r of rows) this.onChange({ ...toHistoryRow(r), domainId: Number(r.domain_id), zone: r.zone });
     }
     // forget what fell out of the window

@@ -1,4 +1,4 @@
-import type { Sql } from './sql';
+import type { Sql } from '../db/pool';
 
 /** Whose data a read can see: one user's (a user's API key) or everyone's (the admin key). */
 export interface VersionScope {

@@ -6,10 +6,9 @@
  * Every answer reads inside one REPEATABLE READ, READ ONLY transaction, so that a transfer is one consistent
  * snapshot of the zone (serial, records and journal agree) however long it takes to send.
  */
-import type { Pool, PoolClient } from 'pg';
+import type { Database, Sql } from '../db/pool';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
-import { poolClientTransaction } from './sql';
 
 export interface Rr { owner: string; type: string; ttl: number; rdata: string }
 export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
@@ -21,19 +20,19 @@ const CATALOG_MEMBER = 'catalog_serial is not null';
 
 export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
 
-export function inSnapshot<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  return poolClientTransaction(pool, 'begin transaction isolation level repeatable read read only', work);
+export function inSnapshot<T>(db: Database, work: (sql: Sql) => Promise<T>): Promise<T> {
+  return db.transaction(work, 'repeatable read, read only');
 }
 
 /**
  * the longest zone we are authoritative for that contains `qname` (lower-case, no trailing dot); one
  * statement, the catalog's serial included when the catalog is a candidate
  */
-export async function findZone(client: PoolClient, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
+export async function findZone(sql: Sql, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
   const labels = qname === '' ? [] : qname.split('.');
   const candidates = labels.map((_, i) => labels.slice(i).join('.'));
   const askCatalog = candidates.includes(catalogZone);
-  const { rows } = await client.query<{ id: string | null; name: string | null; serial: string | null; catalog_serial: string | null }>(
+  const rows = await sql.rows<{ id: string | null; name: string | null; serial: string | null; catalog_serial: string | null }>(
     `select d.id, d.name, d.serial, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
        from (select 1) as one
        left join lateral (select id, name, serial from domains where name = any($1::text[]) order by length(name) desc limit 1) as d on true`,
@@ -49,9 +48,9 @@ export async function findZone(client: PoolClient, catalogZone: string, qname: s
 }
 
 /** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */
-export async function soaOf(client: PoolClient, zone: ZoneRef): Promise<Rr> {
+export async function soaOf(sql: Sql, zone: ZoneRef): Promise<Rr> {
   if (zone.kind === 'catalog') return catalogApexRecords(zone.serial)[0];
-  const { rows } = await client.query<Rr>(
+  const rows = await sql.rows<Rr>(
     `select owner, type, ttl, rdata from records where domain_id = $1 and owner = '@' and type = 'SOA' limit 1`,
     [zone.id],
   );
@@ -80,12 +79,12 @@ function memberIds(owners: string[]): number[] {
   return ids;
 }
 
-async function catalogRecordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
+async function catalogRecordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
   const wanted = new Set(owners);
   const found: Rr[] = catalogApexRecords(zone.serial).filter((r) => wanted.has(r.owner));
   const ids = memberIds(owners);
   if (ids.length) {
-    const { rows } = await client.query<{ id: string; name: string }>(
+    const rows = await sql.rows<{ id: string; name: string }>(
       `select id, name from domains where id = any($1::bigint[]) and ${CATALOG_MEMBER} order by id`,
       [ids],
     );
@@ -95,9 +94,9 @@ async function catalogRecordsAt(client: PoolClient, zone: ZoneRef, owners: strin
 }
 
 /** records at some owners (relative names, '@' = apex) */
-export async function recordsAt(client: PoolClient, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
-  if (zone.kind === 'catalog') return catalogRecordsAt(client, zone, owners);
-  const { rows } = await client.query<Rr>(
+export async function recordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
+  if (zone.kind === 'catalog') return catalogRecordsAt(sql, zone, owners);
+  const rows = await sql.rows<Rr>(
     'select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) order by id',
     [zone.id, owners],
   );
@@ -105,21 +104,21 @@ export async function recordsAt(client: PoolClient, zone: ZoneRef, owners: strin
 }
 
 /** whether some owner name lies below `owner` (an empty non-terminal, RFC 4592 §2.2.2, exists) */
-export async function hasDescendants(client: PoolClient, zone: ZoneRef, owner: string): Promise<boolean> {
+export async function hasDescendants(sql: Sql, zone: ZoneRef, owner: string): Promise<boolean> {
   if (owner === '@') return true;
   const suffix = `.${owner}`;
   if (zone.kind === 'catalog') {
     // member PTRs (`z<id>.zones`) are the only names below the apex's children; `zones` has them while the
     // catalog has a member
     if (owner !== MEMBERS_PARENT) return false;
-    const { rows } = await client.query(`select 1 from domains where ${CATALOG_MEMBER} limit 1`);
+    const rows = await sql.rows(`select 1 from domains where ${CATALOG_MEMBER} limit 1`);
     return rows.length > 0;
   }
   // the owners ending with `.<owner>` are, reversed, the names in [reverse(suffix), that with its last '.'
   // raised to '/') in byte order: one range of records_domain_reverse_owner_index, not a scan of the zone
   const from = [...suffix].reverse().join('');
   const to = `${from.slice(0, -1)}/`;
-  const { rows } = await client.query(
+  const rows = await sql.rows(
     `select 1 from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit 1`,
     [zone.id, from, to],
   );
@@ -127,12 +126,12 @@ export async function hasDescendants(client: PoolClient, zone: ZoneRef, owner: s
 }
 
 /** all records but the apex SOA, in pages (keyset on id), for AXFR; the catalog's members too */
-export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 2000): AsyncGenerator<Rr[]> {
+export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): AsyncGenerator<Rr[]> {
   if (zone.kind === 'catalog') {
     yield catalogApexRecords(zone.serial).filter((r) => r.type !== 'SOA');
     let afterId = 0;
     for (;;) {
-      const { rows } = await client.query<{ id: string; name: string }>(
+      const rows = await sql.rows<{ id: string; name: string }>(
         `select id, name from domains where id > $1 and ${CATALOG_MEMBER} order by id limit $2`,
         [afterId, pageSize],
       );
@@ -144,7 +143,7 @@ export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 
   }
   let after = 0;
   for (;;) {
-    const { rows } = await client.query<Rr & { id: string }>(
+    const rows = await sql.rows<Rr & { id: string }>(
       'select id, owner, type, ttl, rdata from records where domain_id = $1 and id > $2 order by id limit $3',
       [zone.id, after, pageSize],
     );
@@ -164,8 +163,8 @@ export async function* allRecords(client: PoolClient, zone: ZoneRef, pageSize = 
  * zone + domain + serial_before), then the rows from it on (`changes_zone_id_index`). A serial that no row
  * left reads nothing more.
  */
-export async function journalFrom(client: PoolClient, zone: ZoneRef, fromSerial: number, maxRows = 10000): Promise<JournalRow[] | undefined> {
-  const { rows } = await client.query<{ id: string; serial_before: string | null; serial_after: string; removed: Rr[]; added: Rr[]; kind: string }>(
+export async function journalFrom(sql: Sql, zone: ZoneRef, fromSerial: number, maxRows = 10000): Promise<JournalRow[] | undefined> {
+  const rows = await sql.rows<{ id: string; serial_before: string | null; serial_after: string; removed: Rr[]; added: Rr[]; kind: string }>(
     `select id, kind, serial_before, serial_after, removed, added from changes
       where zone = $1 and domain_id = $2 and id >= (
         select min(id) from changes where zone = $1 and domain_id = $2 and kind = 'zone-changed' and serial_before = $3)

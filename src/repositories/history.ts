@@ -1,5 +1,5 @@
 import type { JournalRecord } from '../entities/change.entity';
-import type { Sql } from './sql';
+import type { Sql } from '../db/pool';
 
 /** One journal row as the change history shows it. */
 export interface HistoryRow {

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Sql } from '../db/pool';
 
 /** The read model of a zone's propagation: its serial and the status rows the propagation worker keeps. */
 export interface ServerStatusRow {
@@ -10,12 +10,11 @@ export interface ServerStatusRow {
 }
 
 /** a zone's serial and its status rows, by server name; undefined when there is no such zone */
-export async function readPropagationRows(em: EntityManager, domainId: number): Promise<{ serial: number; rows: ServerStatusRow[] } | undefined> {
-  const connection = em.getConnection();
-  const [domain] = await connection.execute<{ serial: string }[]>('select serial from domains where id = ?', [domainId]);
+export async function readPropagationRows(sql: Sql, domainId: number): Promise<{ serial: number; rows: ServerStatusRow[] } | undefined> {
+  const [domain] = await sql.rows<{ serial: string }>('select serial from domains where id = $1', [domainId]);
   if (!domain) return undefined;
-  const rows = await connection.execute<{ server: string; served_serial: string | null; state: ServerStatusRow['state']; error: string | null; updated_at: Date }[]>(
-    'select server, served_serial, state, error, updated_at from zone_server_status where domain_id = ? order by server',
+  const rows = await sql.rows<{ server: string; served_serial: string | null; state: ServerStatusRow['state']; error: string | null; updated_at: Date }>(
+    'select server, served_serial, state, error, updated_at from zone_server_status where domain_id = $1 order by server',
     [domainId],
   );
   return {
@@ -38,18 +37,18 @@ export interface SecondaryLag { server: string; zonesBehind: number; serialsBehi
  * them (where it answered at all), and the age of the oldest change it lacks (the journal row that made the
  * zone's current serial). Reads only the rows not in sync (the partial index zone_server_status_due_index).
  */
-export async function readSecondaryLag(em: EntityManager, servers: string[]): Promise<SecondaryLag[]> {
+export async function readSecondaryLag(sql: Sql, servers: string[]): Promise<SecondaryLag[]> {
   if (!servers.length) return [];
-  const rows = await em.getConnection().execute<{ server: string; behind: string; serials: string | null; seconds: number | null }[]>(
+  const rows = await sql.rows<{ server: string; behind: string; serials: string | null; seconds: number | null }>(
     `select s.server, count(*) as behind,
             max(d.serial - s.served_serial) filter (where s.served_serial is not null) as serials,
             max(extract(epoch from now() - c.created_at))::float8 as seconds
        from zone_server_status s
        join domains d on d.id = s.domain_id
        left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial order by id desc limit 1) c on true
-      where s.state <> 'in_sync' and s.server in (${servers.map(() => '?').join(', ')})
+      where s.state <> 'in_sync' and s.server = any($1::text[])
       group by s.server`,
-    servers,
+    [servers],
   );
   const byServer = new Map(rows.map((r) => [r.server, r]));
   return servers.map((server) => {

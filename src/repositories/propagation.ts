@@ -1,17 +1,16 @@
-import type { Pool } from 'pg';
-import { preparedName } from '../db/prepared-statements';
+import type { Sql } from '../db/pool';
 
 /**
  * The propagation worker's SQL (worker.ts, notifier.ts): the outbox claim, the per-secondary status rows and
- * the SOA a NOTIFY carries. Plain statements on the worker's own pool (src/db/availability.ts createRolePool),
- * each committing on its own.
+ * the SOA a NOTIFY carries. Plain statements on the process's pool (src/db/pool.ts), each committing on
+ * its own.
  */
 export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
 export interface DueCheck { id: number; server: string; zone: string; serial: number; attempts: number }
 export type ServerState = 'pending' | 'in_sync' | 'error';
 
 export class PropagationRepository {
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly sql: Sql) {}
 
   /**
    * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
@@ -27,9 +26,8 @@ export class PropagationRepository {
    * holds the last serial the name had, which a zone created again with that name must exceed).
    */
   async pruneJournal(keepDays: number, keepRows: number): Promise<number> {
-    const { rowCount } = await this.pool.query({
-      name: preparedName('zk_worker_prune_journal'),
-      text: `with aged as (
+    return this.sql.affected(
+      `with aged as (
                select c.id from changes c
                 where c.published_at is not null and c.created_at < now() - make_interval(days => $1::int)
                   and c.id < (select max(l.id) from changes l where l.zone = c.zone)),
@@ -37,15 +35,13 @@ export class PropagationRepository {
                select id from (select id, published_at, row_number() over (partition by zone order by id desc) as rn from changes) x
                 where x.rn > $2::int and x.published_at is not null)
              delete from changes where id in (select id from aged union select id from capped)`,
-      values: [keepDays, keepRows],
-    });
-    return rowCount ?? 0;
+      [keepDays, keepRows],
+    );
   }
 
   async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
-    const { rows } = await this.pool.query<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>({
-      name: preparedName('zk_worker_claim'),
-      text: `with claimed as (
+    const rows = await this.sql.rows<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>(
+      `with claimed as (
                update changes set published_at = now()
                 where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
                returning id, domain_id, zone, kind, serial_after),
@@ -58,14 +54,14 @@ export class PropagationRepository {
                on conflict (domain_id, server) do update
                  set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
              select id, domain_id, zone, kind, serial_after from claimed order by id`,
-      values: [batch, servers, firstCheckMs],
-    });
+      [batch, servers, firstCheckMs],
+    );
     return rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
   }
 
   /** the zones and servers not known to be in sync (after a restart, they get a NOTIFY) */
   async unsyncedZoneServers(): Promise<{ zone: string; server: string }[]> {
-    const { rows } = await this.pool.query<{ name: string; server: string }>(
+    const rows = await this.sql.rows<{ name: string; server: string }>(
       `select d.name, s.server from zone_server_status s join domains d on d.id = s.domain_id where s.state <> 'in_sync'`,
     );
     return rows.map((row) => ({ zone: row.name, server: row.server }));
@@ -73,7 +69,7 @@ export class PropagationRepository {
 
   /** claims up to `batch` due checks (SKIP LOCKED) and leases them for `leaseSeconds` */
   async claimDueChecks(batch: number, leaseSeconds: number): Promise<DueCheck[]> {
-    const { rows } = await this.pool.query<{ id: string; server: string; name: string; serial: string; attempts: number }>(
+    const rows = await this.sql.rows<{ id: string; server: string; name: string; serial: string; attempts: number }>(
       `with due as (
          select s.id from zone_server_status s
           where s.state <> 'in_sync' and s.next_check_at <= now()
@@ -92,11 +88,11 @@ export class PropagationRepository {
    * what the first keeps.
    */
   async forgetServersOtherThan(servers: string[], batch: number): Promise<number> {
-    const { rowCount } = await this.pool.query(
+    const rowCount = await this.sql.affected(
       `delete from zone_server_status where id in (select id from zone_server_status where server <> all($1::text[]) limit $2)`,
       [servers, batch],
     );
-    return rowCount ?? 0;
+    return rowCount;
   }
 
   /**
@@ -106,7 +102,7 @@ export class PropagationRepository {
    * last zone id looked at (undefined when there are no more zones).
    */
   async adoptZones(servers: string[], afterId: number, batch: number, spreadMs: number): Promise<number | undefined> {
-    const { rows } = await this.pool.query<{ last_id: string | null }>(
+    const rows = await this.sql.rows<{ last_id: string | null }>(
       `with zones as (select id from domains where id > $2 order by id limit $3),
              adopted as (
                insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
@@ -121,7 +117,7 @@ export class PropagationRepository {
 
   /** a status row of a server no longer configured: error, never checked again */
   async markServerRemoved(id: number): Promise<void> {
-    await this.pool.query(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [id]);
+    await this.sql.affected(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [id]);
   }
 
   /**
@@ -129,7 +125,7 @@ export class PropagationRepository {
    * was claimed keeps the row pending (no lost update).
    */
   async recordCheck(check: { id: number; served: number | null; state: ServerState; error: string | null; checkedSerial: number; attempts: number; nextInMs: number }): Promise<void> {
-    await this.pool.query(
+    await this.sql.affected(
       `update zone_server_status s
           set served_serial = coalesce($2::bigint, s.served_serial),
               state = case when $3 = 'in_sync' and d.serial <> $5::bigint then 'pending' else $3 end,
@@ -145,13 +141,13 @@ export class PropagationRepository {
 
   /** the catalog zone's serial (0 before its first change) */
   async catalogSerial(catalogZone: string): Promise<number> {
-    const { rows } = await this.pool.query<{ serial: string }>('select serial from catalog_state where name = $1', [catalogZone]);
+    const rows = await this.sql.rows<{ serial: string }>('select serial from catalog_state where name = $1', [catalogZone]);
     return rows[0] ? Number(rows[0].serial) : 0;
   }
 
   /** a zone's SOA record and its current serial, for the NOTIFY that announces it */
   async zoneSoa(zone: string): Promise<{ rdata: string; ttl: number; serial: number } | undefined> {
-    const { rows } = await this.pool.query<{ rdata: string; ttl: number; serial: string }>(
+    const rows = await this.sql.rows<{ rdata: string; ttl: number; serial: string }>(
       `select r.rdata, r.ttl, d.serial from domains d join records r on r.domain_id = d.id and r.owner = '@' and r.type = 'SOA'
         where d.name = $1 limit 1`,
       [zone],

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Knex } from '@mikro-orm/knex';
+import type { RowOptions, Sql } from '../db/pool';
 
 /**
  * Read queries of the API, in one place. They return plain rows, not entities: lists and nested GraphQL
@@ -27,7 +26,10 @@ export interface RecordFilter {
   type?: string;
 }
 
-/** MikroORM's pg connection hands timestamps over as text (`2026-11-22 02:57:39.346+00`). */
+/** timestamps as text, parsed when read (see ReadUserRow) */
+const LAZY_TIMES: RowOptions = { timestamps: 'text' };
+
+/** a timestamp as pg hands it over (a Date), or as text (`2026-11-22 02:57:39.346+00`, LAZY_TIMES) */
 function toDate(value: Date | string): Date {
   if (value instanceof Date) return value;
   return new Date(value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'));
@@ -69,80 +71,99 @@ function recordsWithZones(rows: any[]): RecordRow[] {
   });
 }
 
+/** Statement text and its parameters, built together: `add` gives a value its `$n`. */
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
 /**
  * A key list as one PostgreSQL array parameter (`= any($1::bigint[])`): one bind value and one plan whatever
  * the batch's size, where `in ($1 … $1000)` made PostgreSQL parse, bind and plan a thousand parameters per
- * batch. (knex would spread a JS array binding into such a list, hence the literal.)
+ * batch.
  */
-const idArray = (ids: readonly number[]): string => `{${ids.map((id) => Math.trunc(Number(id))).join(',')}}`;
+const idArray = (ids: readonly number[]): number[] => ids.map((id) => Math.trunc(Number(id)));
 
-function knex(em: EntityManager): Knex {
-  return em.getKnex();
+/** `where …` of the conditions (`true` when there are none) */
+const whereOf = (conditions: string[]): string => `where ${conditions.length ? conditions.join(' and ') : 'true'}`;
+
+/** a page by keyset on `column`: after the cursor, `first` rows, in `column` order (all rows without a request) */
+function page(p: Params, conditions: string[], column: string, request?: PageRequest): string {
+  if (!request) return `${whereOf(conditions)} order by ${column}`;
+  const all = request.after === undefined ? conditions : [...conditions, `${column} > ${p.add(request.after)}`];
+  return `${whereOf(all)} order by ${column} limit ${p.add(request.first)}`;
 }
 
-function page<T extends Knex.QueryBuilder>(query: T, column: string, request?: PageRequest): T {
-  if (!request) return query.orderBy(column) as T;
-  if (request.after !== undefined) query.where(column, '>', request.after);
-  return query.orderBy(column).limit(request.first) as T;
+function userConditions(p: Params, filter: UserFilter): string[] {
+  const conditions: string[] = [];
+  if (filter.scopeUserId !== undefined) conditions.push(`u.id = ${p.add(filter.scopeUserId)}`);
+  if (filter.id !== undefined) conditions.push(`u.id = ${p.add(filter.id)}`);
+  if (filter.email !== undefined) conditions.push(`lower(u.email) = lower(${p.add(filter.email)})`);
+  return conditions;
 }
 
-function usersQuery(em: EntityManager, filter: UserFilter) {
-  const query = knex(em)('users as u');
-  if (filter.scopeUserId !== undefined) query.where('u.id', filter.scopeUserId);
-  if (filter.id !== undefined) query.where('u.id', filter.id);
-  if (filter.email !== undefined) query.whereRaw('lower(u.email) = lower(?)', [filter.email]);
-  return query;
-}
-
-export async function listUsers(em: EntityManager, filter: UserFilter, request?: PageRequest): Promise<UserRow[]> {
-  const rows = await page(usersQuery(em, filter).select('u.id', 'u.email', 'u.created_at'), 'u.id', request);
+export async function listUsers(sql: Sql, filter: UserFilter, request?: PageRequest): Promise<UserRow[]> {
+  const p = new Params();
+  const rows = await sql.rows(`select u.id, u.email, u.created_at from users u ${page(p, userConditions(p, filter), 'u.id', request)}`, p.values, LAZY_TIMES);
   return rows.map(toUser);
 }
 
-export async function countUsers(em: EntityManager, filter: UserFilter): Promise<number> {
-  const [row] = await usersQuery(em, filter).count({ count: '*' });
+export async function countUsers(sql: Sql, filter: UserFilter): Promise<number> {
+  const p = new Params();
+  const [row] = await sql.rows(`select count(*) as count from users u ${whereOf(userConditions(p, filter))}`, p.values);
   return Number(row.count);
 }
 
-export async function usersByIds(em: EntityManager, ids: readonly number[]): Promise<UserRow[]> {
-  const rows = await knex(em)('users').select('id', 'email', 'created_at').whereRaw('id = any(?::bigint[])', [idArray(ids)]);
+export async function usersByIds(sql: Sql, ids: readonly number[]): Promise<UserRow[]> {
+  const rows = await sql.rows('select id, email, created_at from users where id = any($1::bigint[])', [idArray(ids)], LAZY_TIMES);
   return rows.map(toUser);
 }
 
-function domainsQuery(em: EntityManager, filter: DomainFilter) {
-  const query = knex(em)('domains as d');
-  if (filter.scopeUserId !== undefined) query.where('d.user_id', filter.scopeUserId);
-  if (filter.id !== undefined) query.where('d.id', filter.id);
-  if (filter.userId !== undefined) query.where('d.user_id', filter.userId);
-  if (filter.name !== undefined) query.where('d.name', filter.name);
-  return query;
+function domainConditions(p: Params, filter: DomainFilter): string[] {
+  const conditions: string[] = [];
+  if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
+  if (filter.id !== undefined) conditions.push(`d.id = ${p.add(filter.id)}`);
+  if (filter.userId !== undefined) conditions.push(`d.user_id = ${p.add(filter.userId)}`);
+  if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
+  return conditions;
 }
 
-const DOMAIN_COLUMNS = ['d.id', 'd.user_id', 'd.name', 'd.serial', 'd.created_at'];
+const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at';
 
-export async function listDomains(em: EntityManager, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
-  const rows = await page(domainsQuery(em, filter).select(DOMAIN_COLUMNS), 'd.id', request);
+export async function listDomains(sql: Sql, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
+  const p = new Params();
+  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`, p.values, LAZY_TIMES);
   return rows.map(toDomain);
 }
 
-export async function countDomains(em: EntityManager, filter: DomainFilter): Promise<number> {
-  const [row] = await domainsQuery(em, filter).count({ count: '*' });
+export async function countDomains(sql: Sql, filter: DomainFilter): Promise<number> {
+  const p = new Params();
+  const [row] = await sql.rows(`select count(*) as count from domains d ${whereOf(domainConditions(p, filter))}`, p.values);
   return Number(row.count);
 }
 
-export async function domainsByIds(em: EntityManager, ids: readonly number[]): Promise<DomainRow[]> {
-  const rows = await knex(em)('domains as d').select(DOMAIN_COLUMNS).whereRaw('d.id = any(?::bigint[])', [idArray(ids)]);
+export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<DomainRow[]> {
+  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d where d.id = any($1::bigint[])`, [idArray(ids)], LAZY_TIMES);
   return rows.map(toDomain);
 }
+
+/** a query of one parent's child rows: its select list, its `from …` and its conditions, not yet put together */
+interface ChildQuery { p: Params; columns: string; from: string; conditions: string[] }
 
 /**
- * At most `perParent` rows for each parent, in id order (or in `order`, columns of `inner`'s select): one
- * statement for a whole batch (window function).
+ * At most `perParent` rows for each parent, in id order (or in `order`, columns of the inner select list): one
+ * statement for a whole batch (window function). Without `perParent`, the rows in `order`.
  */
-function limitPerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColumn: string, idColumn: string, perParent: number | undefined, order: string[] = ['id']) {
-  if (perParent === undefined) return inner;
-  inner.select(knex(em).raw(`row_number() over (partition by ${parentColumn} order by ${idColumn}) as position_in_parent`));
-  return knex(em).from(inner.as('limited')).where('position_in_parent', '<=', perParent).orderBy(order);
+function limitPerParent(query: ChildQuery, parentColumn: string, idColumn: string, perParent: number | undefined, order: string[]): string {
+  const { p, columns, from, conditions } = query;
+  if (perParent === undefined) return `select ${columns} from ${from} ${whereOf(conditions)} order by ${order.join(', ')}`;
+  return `select * from (
+      select ${columns}, row_number() over (partition by ${parentColumn} order by ${idColumn}) as position_in_parent
+        from ${from} ${whereOf(conditions)}) as limited
+    where position_in_parent <= ${p.add(perParent)} order by ${order.map((column) => column.replace(/^\w+\./, '')).join(', ')}`;
 }
 
 /** One page of each parent's rows: `first` after the cursor `after`, and how many the parent has in all. */
@@ -154,52 +175,61 @@ export interface PagedRows<T> { rows: T[]; totals: Map<number, number> }
  * for a whole batch (window functions): a nested connection costs one statement per level of a query. The
  * extra row says whether a next page follows. A parent whose page is empty has no total here (see callers).
  */
-async function pagePerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColumn: string, idColumn: string, page: PerParentPage): Promise<{ rows: any[]; totals: Map<number, number> }> {
-  const after = page.after ?? 0;
-  inner.select(
-    knex(em).raw(`count(*) over (partition by ${parentColumn}) as total_in_parent`),
-    knex(em).raw(`count(*) filter (where ${idColumn} > ?) over (partition by ${parentColumn} order by ${idColumn}) as position_after_cursor`, [after]),
+async function pagePerParent(sql: Sql, query: ChildQuery, parentColumn: string, idColumn: string, page: PerParentPage): Promise<{ rows: any[]; totals: Map<number, number> }> {
+  const { p, columns, from, conditions } = query;
+  const after = p.add(page.after ?? 0);
+  const rows = await sql.rows(
+    `select * from (
+       select ${columns}, count(*) over (partition by ${parentColumn}) as total_in_parent,
+              count(*) filter (where ${idColumn} > ${after}) over (partition by ${parentColumn} order by ${idColumn}) as position_after_cursor
+         from ${from} ${whereOf(conditions)}) as paged
+      where id > ${after} and position_after_cursor <= ${p.add(page.first + 1)} order by id`,
+    p.values,
+    LAZY_TIMES,
   );
-  const rows = await knex(em).from(inner.as('paged')).where('id', '>', after).andWhere('position_after_cursor', '<=', page.first + 1).orderBy('id');
   const totals = new Map<number, number>();
   for (const row of rows) totals.set(Number(row.parent_id), Number(row.total_in_parent));
   return { rows, totals };
 }
 
 /** A page of each user's zones (User.domainsConnection), with each user's total. */
-export async function domainPagesByUserIds(em: EntityManager, userIds: readonly number[], page: PerParentPage, filter: { name?: string } = {}): Promise<PagedRows<DomainRow>> {
-  const inner = knex(em)('domains as d').select([...DOMAIN_COLUMNS, 'd.user_id as parent_id']).whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]);
-  if (filter.name !== undefined) inner.where('d.name', filter.name);
-  const { rows, totals } = await pagePerParent(em, inner, 'd.user_id', 'd.id', page);
+export async function domainPagesByUserIds(sql: Sql, userIds: readonly number[], page: PerParentPage, filter: { name?: string } = {}): Promise<PagedRows<DomainRow>> {
+  const p = new Params();
+  const conditions = [`d.user_id = any(${p.add(idArray(userIds))}::bigint[])`];
+  if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
+  const { rows, totals } = await pagePerParent(sql, { p, columns: `${DOMAIN_COLUMNS}, d.user_id as parent_id`, from: 'domains d', conditions }, 'd.user_id', 'd.id', page);
   return { rows: rows.map(toDomain), totals };
 }
 
-export async function domainsByUserIds(em: EntityManager, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
-  const inner = knex(em)('domains as d').select(DOMAIN_COLUMNS).whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]);
-  const rows = await limitPerParent(em, perUser === undefined ? inner.orderBy('d.id') : inner, 'd.user_id', 'd.id', perUser);
+export async function domainsByUserIds(sql: Sql, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
+  const p = new Params();
+  const query = { p, columns: DOMAIN_COLUMNS, from: 'domains d', conditions: [`d.user_id = any(${p.add(idArray(userIds))}::bigint[])`] };
+  const rows = await sql.rows(limitPerParent(query, 'd.user_id', 'd.id', perUser, ['d.id']), p.values, LAZY_TIMES);
   return rows.map(toDomain);
 }
 
-function recordsQuery(em: EntityManager, filter: RecordFilter) {
-  const query = knex(em)('records as r').join('domains as d', 'd.id', 'r.domain_id');
-  if (filter.scopeUserId !== undefined) query.where('d.user_id', filter.scopeUserId);
-  if (filter.id !== undefined) query.where('r.id', filter.id);
-  if (filter.domainId !== undefined) query.where('r.domain_id', filter.domainId);
-  if (filter.zone !== undefined) query.where('d.name', filter.zone);
-  if (filter.owner !== undefined) query.where('r.owner', filter.owner);
-  if (filter.type !== undefined) query.where('r.type', filter.type);
-  return query;
+function recordConditions(p: Params, filter: RecordFilter): string[] {
+  const conditions: string[] = [];
+  if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
+  if (filter.id !== undefined) conditions.push(`r.id = ${p.add(filter.id)}`);
+  if (filter.domainId !== undefined) conditions.push(`r.domain_id = ${p.add(filter.domainId)}`);
+  if (filter.zone !== undefined) conditions.push(`d.name = ${p.add(filter.zone)}`);
+  if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
+  if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
+  return conditions;
 }
 
-const RECORD_COLUMNS = ['r.id', 'r.domain_id', 'd.name as zone', 'r.owner', 'r.type', 'r.rdata', 'r.ttl', 'd.user_id as zone_user_id', 'd.serial as zone_serial', 'd.created_at as zone_created_at'];
+const RECORD_COLUMNS = 'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at';
 
-export async function listRecords(em: EntityManager, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
-  const rows = await page(recordsQuery(em, filter).select(RECORD_COLUMNS), 'r.id', request);
+export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
+  const p = new Params();
+  const rows = await sql.rows(`select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id ${page(p, recordConditions(p, filter), 'r.id', request)}`, p.values, LAZY_TIMES);
   return recordsWithZones(rows);
 }
 
-export async function countRecords(em: EntityManager, filter: RecordFilter): Promise<number> {
-  const [row] = await recordsQuery(em, filter).count({ count: '*' });
+export async function countRecords(sql: Sql, filter: RecordFilter): Promise<number> {
+  const p = new Params();
+  const [row] = await sql.rows(`select count(*) as count from records r join domains d on d.id = r.domain_id ${whereOf(recordConditions(p, filter))}`, p.values);
   return Number(row.count);
 }
 
@@ -207,20 +237,25 @@ export interface NestedRecordFilter { owner?: string; type?: string; perDomain?:
 /** a zone as a parent of nested records: its id and name */
 export interface ZoneRef { id: number; name: string }
 
+const NESTED_RECORD_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl';
+
 /**
  * The records of the given zones. The caller knows the zones' names, so the records are not joined with
  * `domains` for them: for a nested answer of 10,000 records the join and its sort were half of the
  * statement's time (the records come by primary key order otherwise).
  */
+function nestedRecordsQuery(p: Params, domainIds: number[], filter: NestedRecordFilter, columns = NESTED_RECORD_COLUMNS): ChildQuery {
+  const conditions = [`r.domain_id = any(${p.add(idArray(domainIds))}::bigint[])`];
+  if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
+  if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
+  return { p, columns, from: 'records r', conditions };
+}
+
 /** A page of each zone's records (Domain.recordsConnection), with each zone's total. */
-export async function recordPagesOfDomains(em: EntityManager, domains: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordFilter = {}): Promise<PagedRows<RecordRow>> {
+export async function recordPagesOfDomains(sql: Sql, domains: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordFilter = {}): Promise<PagedRows<RecordRow>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const inner = knex(em)('records as r')
-    .select('r.id', 'r.domain_id', 'r.owner', 'r.type', 'r.rdata', 'r.ttl', 'r.domain_id as parent_id')
-    .whereRaw('r.domain_id = any(?::bigint[])', [idArray([...names.keys()])]);
-  if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
-  if (filter.type !== undefined) inner.where('r.type', filter.type);
-  const { rows, totals } = await pagePerParent(em, inner, 'r.domain_id', 'r.id', page);
+  const query = nestedRecordsQuery(new Params(), [...names.keys()], filter, `${NESTED_RECORD_COLUMNS}, r.domain_id as parent_id`);
+  const { rows, totals } = await pagePerParent(sql, query, 'r.domain_id', 'r.id', page);
   return {
     rows: rows.map((row: any): RecordRow => {
       const domainId = Number(row.domain_id);
@@ -230,23 +265,15 @@ export async function recordPagesOfDomains(em: EntityManager, domains: readonly 
   };
 }
 
-export async function recordsOfDomains(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
+export async function recordsOfDomains(sql: Sql, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const inner = nestedRecordsQuery(em, [...names.keys()], filter);
-  const rows = await limitPerParent(em, filter.perDomain === undefined ? inner.orderBy('r.id') : inner, 'r.domain_id', 'r.id', filter.perDomain);
+  const p = new Params();
+  const query = nestedRecordsQuery(p, [...names.keys()], filter);
+  const rows = await sql.rows(limitPerParent(query, 'r.domain_id', 'r.id', filter.perDomain, ['r.id']), p.values);
   return rows.map((row: any): RecordRow => {
     const domainId = Number(row.domain_id);
     return { id: Number(row.id), domainId, zone: names.get(domainId)!, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl };
   });
-}
-
-function nestedRecordsQuery(em: EntityManager, domainIds: number[], filter: NestedRecordFilter) {
-  const inner = knex(em)('records as r')
-    .select('r.id', 'r.domain_id', 'r.owner', 'r.type', 'r.rdata', 'r.ttl')
-    .whereRaw('r.domain_id = any(?::bigint[])', [idArray(domainIds)]);
-  if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
-  if (filter.type !== undefined) inner.where('r.type', filter.type);
-  return inner;
 }
 
 /** between the fields of a packed record, and between the records of a zone (ASCII's unit and record separators) */
@@ -271,22 +298,20 @@ const RECORD_SEPARATOR = '\x1e';
  * it: a nested answer walks every list once, so its records are short-lived garbage rather than 10,000
  * objects that every garbage collection during the request must copy (bench/FINDINGS.md, session 11).
  */
-export async function recordsGroupedByDomain(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<Map<number, Iterable<RecordRow>>> {
+export async function recordsGroupedByDomain(sql: Sql, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const inner = nestedRecordsQuery(em, [...names.keys()], filter);
+  const p = new Params();
+  const query = nestedRecordsQuery(p, [...names.keys()], filter);
   // rows come sorted by zone and id, so the aggregate reads each zone's rows in order without a sort of its own
   // (an ordered aggregate sorted every group: 1.4× the statement's time); the packed records' check sees the order
-  const sorted = filter.perDomain === undefined
-    ? inner.orderBy(['r.domain_id', 'r.id'])
-    : limitPerParent(em, inner, 'r.domain_id', 'r.id', filter.perDomain, ['domain_id', 'id']);
-  const packed = await knex(em)
-    .from(sorted.as('nested'))
-    .select(
-      'domain_id',
-      knex(em).raw('count(*) as record_count'),
-      knex(em).raw(`string_agg(id::text || chr(31) || owner || chr(31) || type || chr(31) || rdata || chr(31) || ttl::text, chr(30)) as packed`),
-    )
-    .groupBy('domain_id');
+  const sorted = limitPerParent(query, 'r.domain_id', 'r.id', filter.perDomain, ['r.domain_id', 'r.id']);
+  const packed = await sql.rows(
+    `select domain_id, count(*) as record_count,
+            string_agg(id::text || chr(31) || owner || chr(31) || type || chr(31) || rdata || chr(31) || ttl::text, chr(30)) as packed
+       from (${sorted}) as nested
+      group by domain_id`,
+    p.values,
+  );
   const groups = new Map<number, Iterable<RecordRow>>();
   const unpackable: ZoneRef[] = [];
   for (const row of packed) {
@@ -299,7 +324,7 @@ export async function recordsGroupedByDomain(em: EntityManager, domains: readonl
   if (unpackable.length) {
     // read row by row, in id order (recordsOfDomains sorts them)
     const regrouped = new Map<number, RecordRow[]>();
-    for (const record of await recordsOfDomains(em, unpackable, filter)) {
+    for (const record of await recordsOfDomains(sql, unpackable, filter)) {
       const group = regrouped.get(record.domainId);
       if (group) group.push(record);
       else regrouped.set(record.domainId, [record]);

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import type { CanonicalRecord } from '../dns/record';
-import { cursorPages } from './sql';
 
 /**
  * A zone's records in master-file order, page by page (zone export), from one snapshot: the apex SOA first,
@@ -8,11 +7,10 @@ import { cursorPages } from './sql';
  * apex first), then type, then RDATA, all by octets (COLLATE "C"). The order is PostgreSQL's sort, so a
  * zone of a million records streams without being held (bench/RESULTS-scale.md).
  */
-export function zoneFileRecords(em: EntityManager, domainId: number, pageSize = 2000): AsyncGenerator<CanonicalRecord[]> {
+export function zoneFileRecords(db: Database, domainId: number, pageSize = 2000): AsyncGenerator<CanonicalRecord[]> {
   const id = Math.trunc(Number(domainId));
   if (!Number.isSafeInteger(id)) throw new Error(`bad domain id ${domainId}`);
-  return cursorPages<CanonicalRecord>(
-    em,
+  return db.cursorPages<CanonicalRecord>(
     `select owner, type, rdata, ttl from records
       where domain_id = ${id}
       order by (owner = '@' and type = 'SOA') desc,

@@ -1,6 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { JournalRecord } from '../entities/change.entity';
-import type { Sql } from './sql';
+import type { ChangeKind, JournalRecord } from '../entities/change.entity';
+import type { Sql } from '../db/pool';
 
 /**
  * The write queries of a zone change, in one place: one statement reads everything the zone rules need, one
@@ -177,20 +176,55 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
 export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean => write.deleteIds.length > 0 && write.inserts.length > 0;
 
 /** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
-export async function ensureCatalogRow(em: EntityManager, catalog: string): Promise<void> {
-  await em.execute('insert into catalog_state (name, serial) values (?, 0) on conflict (name) do nothing', [catalog]);
-}
-
-/** the ids among `ids` that are members of the catalog (`domains.catalog_serial` set; read under the catalog's lock) */
-export async function catalogMembersAmong(em: EntityManager, ids: number[]): Promise<number[]> {
+export async function catalogMembersAmong(sql: Sql, ids: number[]): Promise<number[]> {
   if (!ids.length) return [];
-  const rows = await em.execute<{ id: string }[]>('select id from domains where id in (?) and catalog_serial is not null', [ids]);
+  const rows = await sql.rows<{ id: string }>('select id from domains where id = any($1::bigint[]) and catalog_serial is not null', [ids]);
   return rows.map((r) => Number(r.id));
 }
 
-/** makes zones members of the catalog at `serial`, in the caller's transaction (which holds the catalog's lock) */
-export async function admitToCatalog(em: EntityManager, ids: number[], serial: number): Promise<void> {
-  if (ids.length) await em.execute('update domains set catalog_serial = ? where id in (?)', [serial, ids]);
+export async function admitToCatalog(sql: Sql, ids: number[], serial: number): Promise<void> {
+  if (ids.length) await sql.rows('update domains set catalog_serial = $1 where id = any($2::bigint[])', [serial, ids]);
+}
+
+/** one journal row (`changes`), in the caller's unit of work; its readers are woken after the commit */
+export async function writeJournalRow(
+  sql: Sql,
+  row: { domainId: number; zone: string; kind: ChangeKind; serialBefore: number | null; serialAfter: number; removed: JournalRecord[]; added: JournalRecord[] },
+): Promise<void> {
+  await sql.rows(
+    `insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
+     values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb)`,
+    [row.domainId, row.zone, row.kind, row.serialBefore, row.serialAfter, JSON.stringify(row.removed), JSON.stringify(row.added)],
+  );
+  sql.journalWritten();
+}
+
+/** a zone to delete: its row, unless the scope may not see it; undefined when there is none */
+export async function findZoneRow(sql: Sql, by: { id?: number; name?: string; scopeUserId?: number }): Promise<{ id: number; name: string; serial: number } | undefined> {
+  const [row] = await sql.rows(
+    `select id, name, serial from domains
+      where ($1::bigint is null or id = $1) and ($2::text is null or name = $2) and ($3::bigint is null or user_id = $3)
+      limit 1`,
+    [by.id ?? null, by.name ?? null, by.scopeUserId ?? null],
+  );
+  return row ? { id: Number(row.id), name: row.name, serial: Number(row.serial) } : undefined;
+}
+
+/** the zones of a user, in id order */
+export async function zoneRowsOfUser(sql: Sql, userId: number): Promise<{ id: number; name: string; serial: number }[]> {
+  const rows = await sql.rows('select id, name, serial from domains where user_id = $1 order by id', [userId]);
+  return rows.map((row) => ({ id: Number(row.id), name: row.name, serial: Number(row.serial) }));
+}
+
+/** the records of the given zones, in id order, as the journal holds them */
+export async function zoneRecords(sql: Sql, domainIds: number[]): Promise<(JournalRecord & { domainId: number })[]> {
+  const rows = await sql.rows('select domain_id, owner, type, rdata, ttl from records where domain_id = any($1::bigint[]) order by id', [domainIds]);
+  return rows.map((r) => ({ domainId: Number(r.domain_id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) }));
+}
+
+/** deletes a zone; its records go with it (foreign key cascade) */
+export async function deleteZone(sql: Sql, id: number): Promise<void> {
+  await sql.rows('delete from domains where id = $1', [id]);
 }
 
 /**

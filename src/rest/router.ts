@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import express, { NextFunction, Request, Response, Router } from 'express';
 import multer from 'multer';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
@@ -17,7 +17,7 @@ import type { ConnectionValue } from '../graphql/types/connection';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
 
-export interface RestDeps { runOperation: ServiceOperationRunner; orm: MikroORM; services: Services }
+export interface RestDeps { runOperation: ServiceOperationRunner; db: Database; services: Services }
 
 /** A failure to answer in the documented error body. */
 class RestError extends Error {
@@ -125,7 +125,7 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
  * The documented /api paths (docs/decisions.md §1), each turned into GraphQL operations on the same schema
  * compiled once (`serviceOperations`), with the caller's X-API-Key; success and error bodies as docs/decisions.md §1 says.
  */
-export function createRestRouter({ runOperation, orm, services }: RestDeps): Router {
+export function createRestRouter({ runOperation, db, services }: RestDeps): Router {
   const router = Router({ strict: false });
   const { bodyLimit, restEnvelope, maxPageSize } = services.settings;
   // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
@@ -167,12 +167,12 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
     },
   ];
 
-  const authenticated = requireApiKey(orm, services, 'rest');
+  const authenticated = requireApiKey(db, services, 'rest');
   const wholeBody = wholeBodyFirst(bodyLimit);
 
   const runnerFor = (principal: Principal): Runner => {
     // a context per operation (its own EntityManager), for the principal requireApiKey found
-    const context = async (): Promise<GraphQLContext> => contextFor(orm, services, principal);
+    const context = async (): Promise<GraphQLContext> => contextFor(db, services, principal);
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, await context());
       if (errors?.length) throw fromGraphQLErrors(errors);
@@ -280,7 +280,7 @@ export function createRestRouter({ runOperation, orm, services }: RestDeps): Rou
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get' ? [conditionalGet(orm, {
+      ...(route.method === 'get' ? [conditionalGet(db, {
         withPropagation: route.readsPropagation === true,
         variant: route.readsPropagation ? `rest ${restEnvelope} ${propagationVariant}` : `rest ${restEnvelope}`,
         zoneParam: route.readsZone,

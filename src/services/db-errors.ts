@@ -1,6 +1,5 @@
-import { ForeignKeyConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { DatabaseError } from 'pg';
+import type { Database, Sql } from '../db/pool';
 import { DomainError, ErrorCode } from '../errors/catalogue';
 
 /** The database is the last guard of the rules that must hold under concurrency; its refusals become domain errors. */
@@ -18,24 +17,24 @@ const FOREIGN_KEYS: Record<string, { code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND'; 
   tsig_keys_user_id_foreign: { code: 'USER_NOT_FOUND', field: 'userId' },
 };
 
-function constraintOf(error: Error): string {
+function constraintOf(error: DatabaseError): string {
   const named = (error as { constraint?: string }).constraint;
   if (named) return named;
   return /constraint "([^"]+)"/.exec(error.message)?.[1] ?? '';
 }
 
-/** unique_violation 23505 and foreign_key_violation 23503 (PostgreSQL, Appendix A), as pg reports them on plain SQL */
+/** unique_violation 23505 and foreign_key_violation 23503 (PostgreSQL, Appendix A), as pg reports them */
 const isPgError = (error: unknown, sqlState: string): error is DatabaseError => error instanceof DatabaseError && error.code === sqlState;
 
 export function mapDatabaseError(error: unknown): unknown {
-  if (error instanceof UniqueConstraintViolationException || isPgError(error, '23505')) {
+  if (isPgError(error, '23505')) {
     const known = UNIQUE_CONSTRAINTS[constraintOf(error)];
     if (known) {
       const { message } = new DomainError(known.code);
       return new DomainError(known.code, message, [{ field: known.field, code: known.code, message }]);
     }
   }
-  if (error instanceof ForeignKeyConstraintViolationException || isPgError(error, '23503')) {
+  if (isPgError(error, '23503')) {
     const known = FOREIGN_KEYS[constraintOf(error)];
     if (known) return DomainError.notFound(known.code, known.field);
   }
@@ -43,9 +42,9 @@ export function mapDatabaseError(error: unknown): unknown {
 }
 
 /** Runs a unit of work in one transaction, turning constraint violations into domain errors. */
-export async function inTransaction<T>(em: EntityManager, work: (em: EntityManager) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(db: Database, work: (sql: Sql) => Promise<T>): Promise<T> {
   try {
-    return await em.transactional(work);
+    return await db.transaction(work);
   } catch (error) {
     throw mapDatabaseError(error);
   }

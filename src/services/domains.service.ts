@@ -2,9 +2,8 @@ import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
 import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
-import { Domain, Record } from '../entities';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
-import { insertZone } from '../repositories/zone-writes';
+import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { journalRecord, journalWholeZone, writeZone } from './write-engine';
@@ -27,12 +26,12 @@ export class DomainsService {
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return listDomains(ctx.em, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) }, page);
+    return listDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) }, page);
   }
 
   count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return countDomains(ctx.em, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) });
+    return countDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) });
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {
@@ -65,7 +64,7 @@ export class DomainsService {
       ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
       ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
     ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
-    return writeZone(ctx.em, this.settings, ctx.principal, { kind: 'create-zone', insert: async (sql) => {
+    return writeZone(ctx.db, this.settings, ctx.principal, { kind: 'create-zone', insert: async (sql) => {
       const initial = initialSerial(this.settings.serialPolicy, new Date());
       let result = await insertZone(sql, { userId: input.userId, name, serial: initial, records: recordsAt(initial), onlyWithoutHistory: true });
       if ('history' in result) {
@@ -89,17 +88,11 @@ export class DomainsService {
   async delete(ctx: RequestContext, by: { id?: number; name?: string }): Promise<void> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
-    await writeZone(ctx.em, this.settings, ctx.principal, { kind: 'delete-zone', zone: by.id !== undefined ? { id: by.id } : { name: name! }, remove: async (em) => {
-      const where: { id?: number; name?: string; user?: number } = {};
-      if (by.id !== undefined) where.id = by.id;
-      if (name !== undefined) where.name = name;
-      if (ctx.principal.kind === 'user') where.user = ctx.principal.userId;
-      const domain = await em.findOne(Domain, where);
+    await writeZone(ctx.db, this.settings, ctx.principal, { kind: 'delete-zone', zone: by.id !== undefined ? { id: by.id } : { name: name! }, remove: async (sql) => {
+      const domain = await findZoneRow(sql, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) });
       if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
-      const records = await em.find(Record, { domain: domain.id }, { orderBy: { id: 'asc' } });
-      journalWholeZone(em, 'zone-deleted', domain, records.map(journalRecord));
-      // the engine takes the zone out of the catalog in this transaction, and commits
-      em.remove(domain);
+      const records = await zoneRecords(sql, [domain.id]);
+      await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
       return { id: domain.id, name: domain.name };
     } });
   }

@@ -2,7 +2,6 @@ import type { JournalRecord } from '../entities/change.entity';
 import { recordIdentity } from '../dns/record';
 import { DomainError } from '../errors/catalogue';
 import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneHistory } from '../repositories/history';
-import { withSqlConnection } from '../repositories/sql';
 import type { RequestContext } from './context';
 import type { ZoneChangesResult, ZoneChangesService } from './zone-changes.service';
 
@@ -21,11 +20,11 @@ export class HistoryService {
   constructor(private readonly zoneChanges: ZoneChangesService) {}
 
   list(ctx: RequestContext, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
-    return withSqlConnection(ctx.rootEm, (sql) => zoneHistory(sql, zone, page));
+    return ctx.db.connection((sql) => zoneHistory(sql, zone, page));
   }
 
   count(ctx: RequestContext, zone: { id: number; name: string }): Promise<number> {
-    return withSqlConnection(ctx.rootEm, (sql) => countZoneHistory(sql, zone));
+    return ctx.db.connection((sql) => countZoneHistory(sql, zone));
   }
 
   /**
@@ -33,7 +32,7 @@ export class HistoryService {
    * steps with every change). A record whose TTL changed is removed and added.
    */
   async diff(ctx: RequestContext, zone: { id: number; name: string; serial: number }, fromSerial: number, toSerial: number): Promise<ZoneDiff> {
-    return withSqlConnection(ctx.rootEm, async (sql) => {
+    return ctx.db.connection(async (sql) => {
       const fromId = await this.rowAt(sql, zone, fromSerial, 'fromSerial');
       const toId = await this.rowAt(sql, zone, toSerial, 'toSerial');
       const forward = fromId <= toId;

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import { hostPortName, Settings } from '../config/settings';
 import { readPropagationRows, ServerStatusRow } from '../repositories/propagation-status';
 
@@ -32,8 +32,8 @@ export class PropagationStatusService {
   }
 
   /** the status of a zone by id; undefined when there is no such zone (deleted since it was read) */
-  async ofZone(em: EntityManager, domainId: number): Promise<PropagationStatus | undefined> {
-    const read = await readPropagationRows(em, domainId);
+  async ofZone(db: Database, domainId: number): Promise<PropagationStatus | undefined> {
+    const read = await readPropagationRows(db, domainId);
     if (!read) return undefined;
     return this.status(read.serial, read.rows);
   }

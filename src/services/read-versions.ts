@@ -1,7 +1,6 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import { Principal, scopeUserId } from '../auth/principal';
 import { dataVersion } from '../repositories/data-version';
-import { withSqlConnection } from '../repositories/sql';
 import { normaliseZoneName } from './domains.service';
 
 /**
@@ -10,10 +9,10 @@ import { normaliseZoneName } from './domains.service';
  * a client that holds the answer labelled with an unchanged version holds the current answer. With `zone`, the
  * read shows that zone only, and its version is the zone's (repositories/data-version.ts, zoneVersion).
  */
-export function readVersion(em: EntityManager, principal: Principal, withPropagation: boolean, zone?: string): Promise<string> {
+export function readVersion(db: Database, principal: Principal, withPropagation: boolean, zone?: string): Promise<string> {
   // a zone named by id (digits) or by name, as the REST paths name it
   const scopeZone = zone === undefined ? undefined : /^\d{1,15}$/.test(zone) ? { id: Number(zone) } : { name: zoneNameOrAsGiven(zone) };
-  return withSqlConnection(em, (sql) => dataVersion(sql, { userId: scopeUserId(principal), withPropagation, zone: scopeZone }));
+  return dataVersion(db, { userId: scopeUserId(principal), withPropagation, zone: scopeZone });
 }
 
 /** a zone name as stored; one the model refuses is looked up as given (it matches no zone: the answer is a 4xx) */

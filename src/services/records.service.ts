@@ -28,11 +28,11 @@ export class RecordsService {
   constructor(private readonly settings: Settings) {}
 
   list(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>, page?: PageRequest): Promise<RecordRow[]> {
-    return listRecords(ctx.em, this.scoped(ctx, filter), page);
+    return listRecords(ctx.db, this.scoped(ctx, filter), page);
   }
 
   count(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>): Promise<number> {
-    return countRecords(ctx.em, this.scoped(ctx, filter));
+    return countRecords(ctx.db, this.scoped(ctx, filter));
   }
 
   async get(ctx: RequestContext, id: number): Promise<RecordRow> {
@@ -46,7 +46,7 @@ export class RecordsService {
     const record = this.parse(ctx, zone, input);
     // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
     const touching = { owners: ownersToCheck(zone, [record]), recordIds: [] };
-    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
       change.insert(record);
@@ -64,7 +64,7 @@ export class RecordsService {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
     const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
-    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { recordId: id }, touching, targetId: id }, async (change) => {
+    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, touching, targetId: id }, async (change) => {
       const current = change.zone.target;
       if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       if (change.zone.name !== zone) {
@@ -81,7 +81,7 @@ export class RecordsService {
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    await changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
+    await changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
       if (!target) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       const problems = checkRecordDeletion(change.zone.sameOwner, target);

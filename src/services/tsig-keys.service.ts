@@ -1,27 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Database } from '../db/pool';
 import { canSeeUser, Principal, requireAdmin } from '../auth/principal';
 import { Settings, TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../config/settings';
 import { parseZoneName } from '../dns/name';
-import { TsigKeyEntity, User } from '../entities';
+import { activeTsigKeyByName, insertTsigKey, listTsigKeys, revokeTsigKey, TsigKeyRow } from '../repositories/accounts';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 
-export interface TsigKeyRow { id: number; userId: number | null; name: string; algorithm: TsigAlgorithm; createdAt: Date; revokedAt: Date | null }
+export type { TsigKeyRow } from '../repositories/accounts';
 export interface CreatedTsigKey { tsigKey: TsigKeyRow; secret: string }
 
 /** secret length = the hash's output length (RFC 2104 §3: keys shorter than L are discouraged) */
 const SECRET_OCTETS: Record<TsigAlgorithm, number> = { 'hmac-sha256': 32, 'hmac-sha384': 48, 'hmac-sha512': 64 };
-
-const toRow = (key: TsigKeyEntity): TsigKeyRow => ({
-  id: key.id,
-  userId: key.user?.id ?? null,
-  name: key.name,
-  algorithm: key.algorithm,
-  createdAt: key.createdAt,
-  revokedAt: key.revokedAt ?? null,
-});
 
 /**
  * TSIG keys for DNS UPDATE (RFC 2136, RFC 8945), one set per user. A user's key updates only that user's
@@ -37,11 +28,7 @@ export class TsigKeysService {
   constructor(private readonly settings: Settings) {}
 
   async list(ctx: RequestContext, userId?: number): Promise<TsigKeyRow[]> {
-    const where: { user?: number } = {};
-    if (ctx.principal.kind === 'user') where.user = ctx.principal.userId;
-    else if (userId !== undefined) where.user = userId;
-    const keys = await ctx.em.find(TsigKeyEntity, where, { orderBy: { id: 'asc' } });
-    return keys.map(toRow);
+    return listTsigKeys(ctx.db, ctx.principal.kind === 'user' ? ctx.principal.userId : userId);
   }
 
   /** `userId` null or absent: an admin key (admin API key only). */
@@ -58,27 +45,18 @@ export class TsigKeysService {
     // the transfer key (TSIG_KEY) is found by name first: a user's key under its name would never be used
     if (name.name === this.settings.tsigKey?.name) throw duplicateName();
     const secret = randomBytes(SECRET_OCTETS[algorithm as TsigAlgorithm]);
-    return inTransaction(ctx.em, async (em) => {
-      const user = userId === null ? null : await em.findOne(User, { id: userId });
-      if (userId !== null && !user) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
-      const key = em.create(TsigKeyEntity, { user, name: name.name, algorithm: algorithm as TsigAlgorithm, secret });
-      await em.flush();
-      // a message signed with this name before the key existed left "no such key" in the cache
-      this.cache.delete(name.name);
-      return { tsigKey: toRow(key), secret: secret.toString('base64') };
-    });
+    const key = await inTransaction(ctx.db, (sql) => insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret }));
+    if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+    // a message signed with this name before the key existed left "no such key" in the cache
+    this.cache.delete(name.name);
+    return { tsigKey: key, secret: secret.toString('base64') };
   }
 
   async revoke(ctx: RequestContext, id: number): Promise<TsigKeyRow> {
-    return inTransaction(ctx.em, async (em) => {
-      const key = await em.findOne(TsigKeyEntity, { id });
-      const visible = key && (ctx.principal.kind === 'admin' || key.user?.id === ctx.principal.userId);
-      if (!key || !visible) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
-      key.revokedAt ??= new Date();
-      await em.flush();
-      this.cache.delete(key.name);
-      return toRow(key);
-    });
+    const key = await inTransaction(ctx.db, (sql) => revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined));
+    if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
+    this.cache.delete(key.name);
+    return key;
   }
 
   /**
@@ -86,15 +64,15 @@ export class TsigKeysService {
    * as; undefined for a name no active key has. Cached for CACHE_MS (an UPDATE's look-up cost as much as the
    * update itself).
    */
-  async findActive(em: EntityManager, name: string): Promise<{ key: TsigKey; principal: Principal } | undefined> {
+  async findActive(db: Database, name: string): Promise<{ key: TsigKey; principal: Principal } | undefined> {
     const cached = this.cache.get(name);
     if (cached && cached.until > Date.now()) return cached.found;
-    const row = await em.fork().findOne(TsigKeyEntity, { name, revokedAt: null }, { populate: ['secret'] });
+    const row = await activeTsigKeyByName(db, name);
     let found: { key: TsigKey; principal: Principal } | undefined;
     if (row) {
-      const key: TsigKey = { name: row.name, algorithm: row.algorithm, secret: Buffer.from(row.secret) };
-      const principal: Principal = row.user
-        ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.user.id, via: 'tsig' }
+      const key: TsigKey = { name: row.name, algorithm: row.algorithm, secret: row.secret };
+      const principal: Principal = row.userId !== null
+        ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.userId, via: 'tsig' }
         : { kind: 'admin', keyId: row.id, keyName: row.name, via: 'tsig' };
       found = { key, principal };
     }

@@ -2,14 +2,13 @@ import type { ApiKeysService } from './api-keys.service';
 import type { TsigKeysService } from './tsig-keys.service';
 import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
-import { Domain, Record, User } from '../entities';
 import { DomainError } from '../errors/catalogue';
 import { countUsers, listUsers, PageRequest, UserFilter, UserRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
+import { deleteUser, insertUser, lockUser, updateUserEmail } from '../repositories/accounts';
+import { zoneRecords, zoneRowsOfUser } from '../repositories/zone-writes';
 import { inTransaction } from './db-errors';
 import { journalRecord, journalWholeZone, removeFromCatalog } from './write-engine';
-
-const toRow = (user: User): UserRow => ({ id: user.id, email: user.email, createdAt: user.createdAt });
 
 /** Users: the accounts that own zones. Creating and deleting users needs the admin key. */
 export class UsersService {
@@ -20,11 +19,11 @@ export class UsersService {
   ) {}
 
   list(ctx: RequestContext, filter: Omit<UserFilter, 'scopeUserId'>, page?: PageRequest): Promise<UserRow[]> {
-    return listUsers(ctx.em, { ...filter, scopeUserId: scopeUserId(ctx.principal) }, page);
+    return listUsers(ctx.db, { ...filter, scopeUserId: scopeUserId(ctx.principal) }, page);
   }
 
   count(ctx: RequestContext, filter: Omit<UserFilter, 'scopeUserId'>): Promise<number> {
-    return countUsers(ctx.em, { ...filter, scopeUserId: scopeUserId(ctx.principal) });
+    return countUsers(ctx.db, { ...filter, scopeUserId: scopeUserId(ctx.principal) });
   }
 
   /** One user by id and/or e-mail (both must match when both are given). */
@@ -37,39 +36,30 @@ export class UsersService {
 
   async create(ctx: RequestContext, input: { email: string }): Promise<UserRow> {
     requireAdmin(ctx.principal);
-    return inTransaction(ctx.em, async (em) => {
-      const user = em.create(User, { email: input.email.trim() });
-      await em.flush();
-      return toRow(user);
-    });
+    return inTransaction(ctx.db, (sql) => insertUser(sql, input.email.trim()));
   }
 
   async update(ctx: RequestContext, id: number, input: { email: string }): Promise<UserRow> {
-    return inTransaction(ctx.em, async (em) => {
-      const user = await em.findOne(User, { id });
-      if (!user || !canSeeUser(ctx.principal, user.id)) throw DomainError.notFound('USER_NOT_FOUND', 'id');
-      user.email = input.email.trim();
-      await em.flush();
-      return toRow(user);
-    });
+    if (!canSeeUser(ctx.principal, id)) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    const user = await inTransaction(ctx.db, (sql) => updateUserEmail(sql, id, input.email.trim()));
+    if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    return user;
   }
 
   /** Removes the user with all of its zones and records (foreign keys cascade), and tells the secondaries. */
   async delete(ctx: RequestContext, id: number): Promise<void> {
     requireAdmin(ctx.principal);
-    await inTransaction(ctx.em, async (em) => {
-      const user = await em.findOne(User, { id });
-      if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'id');
-      const domains = await em.find(Domain, { user: id }, { orderBy: { id: 'asc' } });
+    await inTransaction(ctx.db, async (sql) => {
+      if (!(await lockUser(sql, id))) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+      const domains = await zoneRowsOfUser(sql, id);
       if (domains.length) {
-        const records = await em.find(Record, { domain: { $in: domains.map((d) => d.id) } }, { orderBy: { id: 'asc' } });
+        const records = await zoneRecords(sql, domains.map((d) => d.id));
         for (const domain of domains) {
-          journalWholeZone(em, 'zone-deleted', domain, records.filter((r) => r.domain.id === domain.id).map(journalRecord));
+          await journalWholeZone(sql, 'zone-deleted', domain, records.filter((r) => r.domainId === domain.id).map(journalRecord));
         }
-        await removeFromCatalog(em, this.settings, domains.map((d) => ({ id: d.id, name: d.name })));
+        await removeFromCatalog(sql, this.settings, domains.map((d) => ({ id: d.id, name: d.name })));
       }
-      em.remove(user);
-      await em.flush();
+      await deleteUser(sql, id);
     });
     // after the commit: the user's keys (deleted with it, FK cascade) must not outlive it in the key cache
     this.apiKeys.forgetUser(id);

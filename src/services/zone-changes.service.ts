@@ -110,7 +110,7 @@ export class ZoneChangesService {
   ): Promise<ZoneChangesResult & { changed: boolean }> {
     // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
     const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
-    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
         throw new DomainError('SERIAL_MISMATCH', `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`, [
           { field: 'expectSerial', code: 'SERIAL_MISMATCH', message: `expectSerial: the zone's serial is ${change.zone.serial}`, current: change.zone.serial },

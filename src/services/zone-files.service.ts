@@ -60,12 +60,12 @@ export class ZoneFilesService {
    */
   async exportChunks(ctx: RequestContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
-    const [domain] = await listDomains(ctx.em, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
+    const [domain] = await listDomains(ctx.db, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
     if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
-    const em = ctx.em;
+    const db = ctx.db;
     return (async function* chunks() {
       let first = true;
-      for await (const page of zoneFileRecords(em, domain.id)) {
+      for await (const page of zoneFileRecords(db, domain.id)) {
         // the SOA comes first (and gives $TTL): the SOA and the records are of one snapshot
         const soa = first && page[0].type === 'SOA' && page[0].owner === '@' ? page[0] : undefined;
         if (first) yield zoneFileHead(domain.name, soa);
@@ -82,10 +82,10 @@ export class ZoneFilesService {
    */
   async check(ctx: RequestContext, by: { name: string }): Promise<{ zone: string; serial: number; warnings: ZoneWarning[] }> {
     const zone = normaliseZoneName(by.name);
-    const [domain] = await listDomains(ctx.em, { name: zone, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
+    const [domain] = await listDomains(ctx.db, { name: zone, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
     if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
     const records: CanonicalRecord[] = [];
-    for await (const page of zoneFileRecords(ctx.em, domain.id)) records.push(...page);
+    for await (const page of zoneFileRecords(ctx.db, domain.id)) records.push(...page);
     return { zone, serial: domain.serial, warnings: checkZoneRecords(zone, records) };
   }
 
@@ -106,7 +106,7 @@ export class ZoneFilesService {
       throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE', message);
     }
     const dryRun = input.dryRun ?? false;
-    return changeZone(ctx.rootEm, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
+    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 

@@ -14,9 +14,9 @@
  *    when it lags), or becomes error with the reason after repeated failures; checks back off exponentially.
  *    Doing a check twice (two workers, a lost lease) changes nothing.
  */
-import { Client, Pool } from 'pg';
-import { createRolePool, noteDatabaseFailure } from '../db/availability';
-import { JOURNAL_CHANNEL, stopJournalSignal } from '../db/journal-signal';
+import { noteDatabaseFailure } from '../db/availability';
+import { JOURNAL_CHANNEL } from '../db/journal-signal';
+import type { Database } from '../db/pool';
 import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
@@ -25,14 +25,11 @@ import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
 import { hasWaitingMembers } from '../repositories/catalog';
-import { runPoolSqlTransaction } from '../repositories/sql';
 import { publishWaitingMembers } from '../services/write-engine';
 
 const POLL_MS = 1000;
 /** how often the journal's retention runs */
 const PRUNE_EVERY_MS = 10 * 60_000;
-/** how soon a lost LISTEN connection is opened again */
-const LISTEN_RETRY_MS = 250;
 const STATUS_TICK_MS = 500;
 const CLAIM_BATCH = 500;
 /** the shortest time between two outbox drains (see wake) */
@@ -68,7 +65,7 @@ const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 
 
 
 export class PropagationWorker {
-  private listener: Client | undefined;
+  private unlisten: (() => void) | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -80,8 +77,6 @@ export class PropagationWorker {
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning = false;
   private kickAt = Infinity;
-  private listenTimer: NodeJS.Timeout | undefined;
-  private listenLost = false;
   readonly notifier: Notifier;
   private readonly servers: Map<string, HostPort>;
 
@@ -93,12 +88,10 @@ export class PropagationWorker {
 
   constructor(
     private readonly settings: Settings,
-    private readonly pool: Pool,
+    private readonly db: Database,
     private readonly log: Logger,
-    /** for the LISTEN connection (a pooled client cannot hold LISTEN) */
-    private readonly connectionString: string,
   ) {
-    this.repository = new PropagationRepository(pool);
+    this.repository = new PropagationRepository(db);
     this.notifier = new Notifier(settings, this.repository, log);
     this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
   }
@@ -156,46 +149,13 @@ export class PropagationWorker {
     }
   }
 
+  /**
+   * Wakes on the journal's channel, on the process's LISTEN connection (db/notifications.ts); when that
+   * connection comes back after a loss, changes committed meanwhile sent no notification: publish them now.
+   * While it is away the poll (POLL_MS) drives the drain.
+   */
   private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
-    client.on('notification', () => this.wake());
-    client.on('error', (error) => {
-      if (!noteDatabaseFailure(error, 'propagation worker LISTEN')) this.log.warn({ err: error }, 'propagation worker: LISTEN connection lost, reconnecting');
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => undefined);
-      this.listenLater();
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${JOURNAL_CHANNEL}`);
-      if (this.stopped) {
-        await client.end().catch(() => undefined);
-        return;
-      }
-      this.listener = client;
-      if (this.listenLost) {
-        this.listenLost = false;
-        this.log.info('propagation worker: LISTEN re-subscribed');
-        // changes committed while the connection was down sent no notification: publish them now
-        this.wake();
-      }
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'propagation worker LISTEN')) this.log.warn({ err: error }, 'propagation worker: cannot LISTEN, polling meanwhile');
-      await client.end().catch(() => undefined);
-      this.listenLater();
-    }
-  }
-
-  /** retries LISTEN soon: the service must serve again within a second of the database's return */
-  private listenLater(): void {
-    this.listenLost = true;
-    if (this.stopped || this.listenTimer) return;
-    this.listenTimer = setTimeout(() => {
-      this.listenTimer = undefined;
-      void this.listen().catch(() => undefined);
-    }, LISTEN_RETRY_MS);
-    this.listenTimer.unref();
+    this.unlisten = await this.db.notifications.subscribe(JOURNAL_CHANNEL, () => this.wake(), () => this.wake());
   }
 
   /**
@@ -207,7 +167,7 @@ export class PropagationWorker {
     if (this.stopped || this.admitting) return;
     this.admitting = true;
     try {
-      if (await hasWaitingMembers(this.pool)) await publishWaitingMembers((work) => runPoolSqlTransaction(this.pool, work), this.settings);
+      if (await hasWaitingMembers(this.db)) await publishWaitingMembers((work) => this.db.transaction(work), this.settings);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: catalog admission failed');
     } finally {
@@ -360,27 +320,16 @@ export class PropagationWorker {
     if (this.statusTimer) clearInterval(this.statusTimer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
-    if (this.listenTimer) clearTimeout(this.listenTimer);
     this.notifier.stop();
     await this.drains.stop();
     while (this.checking || this.admitting || this.pruning || this.reconciling) await new Promise((resolve) => setTimeout(resolve, 20));
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
+    this.unlisten?.();
   }
 }
 
-/** Starts the worker role with a pool of its own on the service's database. */
-export async function startWorker(settings: Settings, connectionString: string, log: Logger): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
-  const pool = createRolePool(connectionString, 'propagation worker', 6);
-  const worker = new PropagationWorker(settings, pool, log, connectionString);
+/** Starts the worker role on the process's Database (its one pool and its LISTEN connection). */
+export async function startWorker(settings: Settings, db: Database, log: Logger): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
+  const worker = new PropagationWorker(settings, db, log);
   await worker.start();
-  return {
-    worker,
-    async stop() {
-      await worker.stop();
-      await stopJournalSignal(pool);
-      await pool.end();
-    },
-  };
+  return { worker, stop: () => worker.stop() };
 }

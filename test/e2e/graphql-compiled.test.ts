@@ -29,7 +29,7 @@ afterAll(async () => {
 
 async function byGraphQLJs(query: string, variables: Record<string, unknown>, operationName?: string) {
   const services = createServices(app.service.settings);
-  const contextValue = await buildContext(app.service.database.orm, services, ADMIN_KEY);
+  const contextValue = await buildContext(app.service.database.db, services, ADMIN_KEY);
   const result = await execute({ schema: await getSchema(), document: parse(query), contextValue, variableValues: variables, operationName });
   return JSON.parse(JSON.stringify(result));
 }

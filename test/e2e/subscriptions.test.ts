@@ -126,7 +126,7 @@ test('keys: a wrong key is refused (4403), another user\'s zone is not found, a 
 
 test('a subscriber that does not keep up is dropped, not buffered without bound', async () => {
   const live = new LiveUpdates(app.service.services.domains);
-  const ctx = await buildContext(app.service.database.orm, app.service.services, ADMIN_KEY);
+  const ctx = await buildContext(app.service.database.db, app.service.services, ADMIN_KEY);
   const iterator = await live.subscribe(ctx, 'live.example', 'propagation');
   const domain = await app.service.services.domains.get(ctx, { name: 'live.example' });
   for (let i = 0; i <= MAX_QUEUED_EVENTS; i++) live.publishPropagation(domain.id);

@@ -67,8 +67,8 @@ test('an import that changes TTLs replaces those records and raises the serial o
   expect(await stateOf('files.test')).toContain('mail 7200 A 192.0.2.25');
   expect(await stateOf('files.test')).not.toContain('mail 3600 A 192.0.2.25');
   const after = (await app.gql(`{ domain(name: "files.test") { serial } }`)).data.domain.serial;
-  const journal: { n: number }[] = await app.service.database.orm.em.getConnection().execute(
-    `select count(*)::int as n from changes where zone = 'files.test' and serial_before = ?`, [before]);
+  const journal = await app.service.database.db.rows<{ n: number }>(
+    `select count(*)::int as n from changes where zone = 'files.test' and serial_before = $1`, [before]);
   expect(journal[0].n).toBe(1);
   expect(after).toBeGreaterThan(before);
 });

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
-import { createRolePool } from '../../src/db/availability';
+import { Database } from '../../src/db/pool';
 import { PropagationRepository } from '../../src/repositories/propagation';
 
 /** Issue 12, part 2: who changed what, the difference between serials, undo, and the history's retention. */
@@ -92,7 +92,7 @@ test('retention: the worker prunes old and surplus rows, oldest first; an expire
   await createZone(app, userId, 'prune.example');
   const first = await records('prune.example');
   for (let i = 0; i < 5; i++) await app.gql(CREATE_RECORD, { input: { zone: 'prune.example', owner: `p${i}`, type: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 } });
-  const pool = createRolePool(app.service.settings.databaseUrl!, 'test journal pruning', 1);
+  const pool = new Database({ connectionString: app.service.settings.databaseUrl!, poolSize: 1 });
   const db = new Client({ connectionString: app.service.settings.databaseUrl });
   await db.connect();
   try {
@@ -108,7 +108,7 @@ test('retention: the worker prunes old and surplus rows, oldest first; an expire
     expect(kept).toBe(1);
   } finally {
     await db.end();
-    await pool.end();
+    await pool.close();
   }
   const expired = await app.gql(`query($z: String!, $f: Serial!) { domain(name: $z) { diff(fromSerial: $f) { added { owner } } } }`, { z: 'prune.example', f: first.serial });
   expect(errorCode(expired)).toBe('HISTORY_EXPIRED');

@@ -7,8 +7,8 @@ import { ADMIN_KEY } from '../support/test-app';
 import { createTestDatabase } from '../support/test-db';
 
 /**
- * Two instances of every role on one database, each with its own ORM and pools (as two processes would
- * have): concurrent writes through both APIs keep every zone rule, raise the serial once per change, and
+ * Two instances of every role on one database, each with its own Database (pool and LISTEN connection, as
+ * two processes would have): concurrent writes through both APIs keep every zone rule, raise the serial once per change, and
  * every journal row is published.
  */
 describe('two processes per role on one database', () => {

@@ -21,22 +21,19 @@ afterAll(async () => {
   await app?.close();
 });
 
-const ctx = (): RequestContext => {
-  const em = app.service.database.orm.em;
-  return { em: em.fork(), rootEm: em, principal: { kind: 'admin', keyId: 0 } };
-};
+const ctx = (): RequestContext => ({ db: app.service.database.db, principal: { kind: 'admin', keyId: 0 } });
 const a = (owner: string, last: number) => ({ zone: ZONE, owner, type: 'A', rdata: `192.0.2.${last}`, ttl: 3600 });
-const query = async (text: string, params: unknown[] = []) => app.service.database.orm.em.getConnection().execute(text, params, 'all');
+const query = async (text: string, params: unknown[] = []) => app.service.database.db.rows(text, params);
 
 test('a record edit and a delete by id run in the same queue, and the same batch, as by-name changes of their zone', async () => {
   const { records, zoneChanges } = app.service.services;
   // created through the engine: the queue knows the zone of these records from their insert
   const edited = await records.create(ctx(), a('edit-me', 1));
   const deleted = await records.create(ctx(), a('delete-me', 2));
-  const serialBefore = Number((await query('select serial from domains where id = ?', [zoneId]))[0].serial);
+  const serialBefore = Number((await query('select serial from domains where id = $1', [zoneId]))[0].serial);
 
   const runs: QueueRun[] = [];
-  const stop = watchZoneQueues(app.service.database.orm.em, (run) => runs.push(run));
+  const stop = watchZoneQueues(app.service.database.db, (run) => runs.push(run));
   try {
     // all submitted in one turn of the event loop: the first finds the zone idle and runs alone, the others
     // queue behind it and then run together
@@ -60,9 +57,9 @@ test('a record edit and a delete by id run in the same queue, and the same batch
     { zoneId, together: true, jobs: [{ recordId: edited.id }, { recordId: deleted.id }, { name: ZONE }, { name: ZONE }] },
   ]);
   // each change its own serial step and journal row, in the order queued
-  const rows = await query(`select serial_before, serial_after, added from changes where domain_id = ? and serial_before >= ? order by id`, [zoneId, serialBefore]);
+  const rows = await query(`select serial_before, serial_after, added from changes where domain_id = $1 and serial_before >= $2 order by id`, [zoneId, serialBefore]);
   expect(rows.map((r: any) => [Number(r.serial_before), Number(r.serial_after)])).toEqual([1, 2, 3, 4, 5].map((i) => [serialBefore + i - 1, serialBefore + i]));
-  const stored = await query(`select owner, rdata from records where domain_id = ? and type = 'A' order by owner`, [zoneId]);
+  const stored = await query(`select owner, rdata from records where domain_id = $1 and type = 'A' order by owner`, [zoneId]);
   expect(stored).toEqual([
     { owner: 'edit-me', rdata: '192.0.2.4' },
     { owner: 'first', rdata: '192.0.2.3' },
@@ -74,20 +71,20 @@ test('a record edit and a delete by id run in the same queue, and the same batch
 test('an edit of a record the process has not seen learns its zone from its first read, and queues behind the running change', async () => {
   const { records, settings } = app.service.services;
   // written behind the engine's back: no read of this process has seen the record
-  const [{ id }] = await query(`insert into records (domain_id, owner, type, rdata, ttl) values (?, 'unseen', 'A', '192.0.2.7', 3600) returning id`, [zoneId]);
+  const [{ id }] = await query(`insert into records (domain_id, owner, type, rdata, ttl) values ($1, 'unseen', 'A', '192.0.2.7', 3600) returning id`, [zoneId]);
   const recordId = Number(id);
 
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const runs: QueueRun[] = [];
-  const stop = watchZoneQueues(app.service.database.orm.em, (run) => {
+  const stop = watchZoneQueues(app.service.database.db, (run) => {
     runs.push(run);
     // the edit has read, learned the zone and joined its queue: the running change may finish
     if ('queued' in run) open();
   });
   try {
     // a change of the zone by name that holds the zone's turn until the edit has queued
-    const running = changeZone(app.service.database.orm.em, settings, ctx().principal, { zone: { name: ZONE }, owner: 'held' }, async (change) => {
+    const running = changeZone(app.service.database.db, settings, ctx().principal, { zone: { name: ZONE }, owner: 'held' }, async (change) => {
       await gate;
       change.insert(a('held', 8));
       return change.commit();
@@ -102,5 +99,5 @@ test('an edit of a record the process has not seen learns its zone from its firs
     { zoneId, queued: { recordId } },
     { zoneId, together: false, jobs: [{ recordId }] },
   ]);
-  expect(await query(`select rdata from records where id = ?`, [recordId])).toEqual([{ rdata: '192.0.2.9' }]);
+  expect(await query(`select rdata from records where id = $1`, [recordId])).toEqual([{ rdata: '192.0.2.9' }]);
 });

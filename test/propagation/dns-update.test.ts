@@ -401,9 +401,9 @@ test('UPDATE_ALLOW: an update from an address outside it is REFUSED before its k
   const port = await freePort();
   const settings = loadSettings({ DATABASE_URL: app.settings.databaseUrl!, DNS_LISTEN: `127.0.0.1:${port}`, UPDATE_ALLOW: '10.9.9.9', CATALOG_ZONE: CATALOG });
   const { services, database } = app.service;
-  const primary = await startDnsRole(settings, app.settings.databaseUrl!, logger, {
-    findKey: (name) => services.tsigKeys.findActive(database.orm.em, name),
-    apply: (principal, request) => services.dnsUpdates.apply({ em: database.orm.em.fork(), rootEm: database.orm.em, principal }, request),
+  const primary = await startDnsRole(settings, database.db, logger, {
+    findKey: (name) => services.tsigKeys.findActive(database.db, name),
+    apply: (principal, request) => services.dnsUpdates.apply({ db: database.db, principal }, request),
   });
   try {
     const before = await zoneState(ALICE);

@@ -107,7 +107,7 @@ test('zone and user deletes (ORM transactions) wake the worker when they commit'
   expectWoken(rows);
 }, 30_000);
 
-test("the worker's own catalog admission (its pg pool) wakes its drain", async () => {
+test("the worker's own catalog admission (a transaction of the process's Database) wakes its drain", async () => {
   await quiet();
   const since = await lastJournalId();
   // a zone whose create committed but whose admission never ran (its process stopped in between)

@@ -257,7 +257,7 @@ describe('the primary itself', () => {
       TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
       CATALOG_ZONE: CATALOG,
     });
-    const primary: PrimaryServer = await startDnsRole(settings, app.settings.databaseUrl!, logger);
+    const primary: PrimaryServer = await startDnsRole(settings, app.service.database.db, logger);
     try {
       const denied = await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(port), 'alpha.zk-one.test', 'AXFR']);
       expect(denied.stdout).toMatch(/REFUSED|Transfer failed/);

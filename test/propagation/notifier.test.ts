@@ -4,7 +4,7 @@
  * Against a real Knot secondary (RFC 1996 NOTIFY answered with NOERROR for the catalog it serves).
  */
 import { randomBytes } from 'node:crypto';
-import { Pool } from 'pg';
+import { Database } from '../../src/db/pool';
 import { logger } from '../../src/logger';
 import { PropagationRepository } from '../../src/repositories/propagation';
 import { Notifier } from '../../src/worker/notifier';
@@ -17,7 +17,7 @@ const SECRET = randomBytes(32).toString('base64');
 
 let knot: Knot;
 let app: TestApp;
-let pool: Pool;
+let db: Database;
 
 beforeAll(async () => {
   const dnsPort = await freePort();
@@ -29,17 +29,17 @@ beforeAll(async () => {
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
     CATALOG_ZONE: CATALOG,
   });
-  pool = new Pool({ connectionString: app.settings.databaseUrl, max: 2 });
+  db = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 2 });
 }, 60_000);
 
 afterAll(async () => {
-  await pool?.end();
+  await db?.close();
   await app?.close();
   await knot?.stop();
 });
 
 test('entries go once their NOTIFY is answered or has nothing to announce', async () => {
-  const notifier = new Notifier(app.settings, new PropagationRepository(pool), logger);
+  const notifier = new Notifier(app.settings, new PropagationRepository(db), logger);
   try {
     // zones that do not exist (deleted meanwhile): nothing to announce, nothing kept
     for (let i = 0; i < 200; i++) notifier.notifyAll(`gone${i}.zk-notify.test`);

@@ -64,7 +64,7 @@ export class LiveResolver {
   })
   async propagationChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string, @Ctx() ctx: GraphQLContext): Promise<PropagationChangedEvent> {
     if (event.kind !== 'propagation') throw new Error('unexpected event');
-    const status = await ctx.services.propagation.ofZone(ctx.em.fork(), event.domainId);
+    const status = await ctx.services.propagation.ofZone(ctx.db, event.domainId);
     return { zone: event.zone, propagation: (status ?? ctx.services.propagation.gone(0)) as PropagationType };
   }
 }

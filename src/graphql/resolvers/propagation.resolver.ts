@@ -8,7 +8,7 @@ import { PropagationType } from '../types/propagation.type';
 export class PropagationResolver {
   @FieldResolver(() => PropagationType, { description: 'Propagation of the current serial to each secondary name server (SECONDARIES).', complexity: 5 })
   async propagation(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<PropagationType> {
-    const status = await ctx.services.propagation.ofZone(ctx.em, domain.id);
+    const status = await ctx.services.propagation.ofZone(ctx.db, domain.id);
     // the zone was visible to this request a moment ago; deleted since: nothing left to propagate
     return (status ?? ctx.services.propagation.gone(domain.serial)) as PropagationType;
   }

@@ -1,12 +1,9 @@
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { catalogMembersAmong, ensureCatalogRow } from '../../repositories/zone-writes';
-import { runSqlTransaction, Sql } from '../../repositories/sql';
+import { catalogMembersAmong } from '../../repositories/zone-writes';
+import type { Database, Sql } from '../../db/pool';
 import { admitWaitingMembers, lockCatalog, takeAdmissionTurn, writeCatalogChange } from '../../repositories/catalog';
 import type { Settings } from '../../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../../dns/catalog-zone';
 import { nextSerial } from '../../dns/serial';
-import { CatalogState, Change } from '../../entities';
 import type { JournalRecord } from '../../entities/change.entity';
 import { logger } from '../../logger';
 
@@ -45,18 +42,16 @@ export interface CatalogStep {
  * once for all of them. A zone that had not joined the catalog yet (`publishWaitingMembers` had not run)
  * changes nothing in it.
  */
-export async function removeFromCatalog(em: EntityManager, settings: Settings, zones: { id: number; name: string }[]): Promise<void> {
+export async function removeFromCatalog(sql: Sql, settings: Settings, zones: { id: number; name: string }[]): Promise<void> {
   const name = settings.catalogZone;
-  // create the row once, then lock it: catalog changes queue here for the catalog serial only
-  await ensureCatalogRow(em, name);
-  const state = await em.findOneOrFail(CatalogState, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // the catalog's row, created once and locked: catalog changes queue here for the catalog serial only
+  const before = await lockCatalog(sql, name);
   // read under the lock: membership only changes with it held
-  const members = new Set(await catalogMembersAmong(em, zones.map((d) => d.id)));
+  const members = new Set(await catalogMembersAmong(sql, zones.map((d) => d.id)));
   const removed = zones.filter((d) => members.has(d.id));
   if (!removed.length) return;
-  const step = catalogStep(settings, state.serial);
-  state.serial = step.serialAfter;
-  em.persist(em.create(Change, { domainId: 0, zone: name, kind: 'zone-changed', serialBefore: step.serialBefore, serialAfter: step.serialAfter, ...step.journal({ removed }) }));
+  const step = catalogStep(settings, before);
+  await writeCatalogChange(sql, { catalog: name, serialBefore: step.serialBefore, serialAfter: step.serialAfter, ...step.journal({ removed }) });
 }
 
 /** zones admitted to the catalog per transaction (and per journal row) */
@@ -98,9 +93,9 @@ class CatalogAdmissions {
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
 
-  run(em: EntityManager, settings: Settings): Promise<void> {
+  run(db: Database, settings: Settings): Promise<void> {
     if (!this.running) {
-      this.running = publishWaitingMembers((work) => runSqlTransaction(em, work), settings)
+      this.running = publishWaitingMembers((work) => db.transaction(work), settings)
         .then(() => undefined, (error) => {
           logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
         })
@@ -112,7 +107,7 @@ class CatalogAdmissions {
     if (!this.next) {
       this.next = this.running.then(() => {
         this.next = undefined;
-        return this.run(em, settings);
+        return this.run(db, settings);
       });
     }
     return this.next;
@@ -121,9 +116,8 @@ class CatalogAdmissions {
 
 /** the admissions of one database (its pool), as the zone queues */
 const admissionsByPool = new WeakMap<object, CatalogAdmissions>();
-export function admitNewZones(em: EntityManager, settings: Settings): Promise<void> {
-  const pool = em.getConnection().getKnex().client as object;
-  let admissions = admissionsByPool.get(pool);
-  if (!admissions) admissionsByPool.set(pool, (admissions = new CatalogAdmissions()));
-  return admissions.run(em, settings);
+export function admitNewZones(db: Database, settings: Settings): Promise<void> {
+  let admissions = admissionsByPool.get(db);
+  if (!admissions) admissionsByPool.set(db, (admissions = new CatalogAdmissions()));
+  return admissions.run(db, settings);
 }

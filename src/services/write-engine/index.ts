@@ -1,9 +1,9 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../../config/settings';
 import type { Principal } from '../../auth/principal';
-import { Sql, withSqlConnection } from '../../repositories/sql';
+import type { Database, Sql } from '../../db/pool';
 import { inTransaction, mapDatabaseError } from '../db-errors';
 import { admitNewZones, removeFromCatalog } from './catalog';
+import { deleteZone } from '../../repositories/zone-writes';
 import { queuesOf, QueueRun } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
 
@@ -32,33 +32,35 @@ export type ZoneWrite<T> =
    */
   | { kind: 'create-zone'; insert: (sql: Sql) => Promise<T & { id: number; name: string }> }
   /**
-   * a zone's deletion, in its zone's turn: `remove` finds the zone, journals it and removes it in the
-   * transaction it is given, answering which zone it removed; the zone leaves the catalog in that transaction
+   * a zone's deletion, in its zone's turn: `remove` finds the zone and journals its records in the
+   * transaction it is given, answering which zone it is; the engine then takes it out of the catalog and
+   * deletes it, in that transaction
    */
-  | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (em: EntityManager) => Promise<T & { id: number; name: string }> };
+  | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (sql: Sql) => Promise<T & { id: number; name: string }> };
 
 /** The one entry of every zone change (see above). */
-export async function writeZone<T>(em: EntityManager, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
-  const queues = queuesOf(em);
+export async function writeZone<T>(db: Database, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
+  const queues = queuesOf(db);
   switch (write.kind) {
     case 'records':
-      return queues.run({ em, settings, principal, request: write.request, decide: write.decide });
+      return queues.run({ db, settings, principal, request: write.request, decide: write.decide });
     case 'create-zone': {
-      const zone = await withSqlConnection(em, write.insert).catch((error) => {
+      const zone = await db.connection(write.insert).catch((error) => {
         throw mapDatabaseError(error);
       });
       queues.keys.learnZone(zone);
-      await admitNewZones(em, settings);
+      await admitNewZones(db, settings);
       return zone;
     }
     case 'delete-zone':
       return queues.runWholeZone(write.zone, {
         wholeZone: 'delete-zone',
         run: async () => {
-          const zone = await inTransaction(em, async (tx) => {
-            const removed = await write.remove(tx);
-            await removeFromCatalog(tx, settings, [removed]);
-            await tx.flush();
+          const zone = await inTransaction(db, async (sql) => {
+            const removed = await write.remove(sql);
+            // the catalog's lock before the zone row goes: the order catalog admission takes them in
+            await removeFromCatalog(sql, settings, [removed]);
+            await deleteZone(sql, removed.id);
             return removed;
           });
           queues.keys.forgetZone(zone);
@@ -73,13 +75,13 @@ export async function writeZone<T>(em: EntityManager, settings: Settings, princi
  * lets `decide` check the rules and stage the change, and writes it with the raised serial, the new SOA and
  * the journal/outbox row that the propagation worker and IXFR read. Constraint violations become domain errors.
  */
-export function changeZone<T>(em: EntityManager, settings: Settings, principal: Principal, request: ZoneChangeRequest, decide: (change: ZoneChange) => Promise<T>): Promise<T> {
-  return writeZone(em, settings, principal, { kind: 'records', request, decide });
+export function changeZone<T>(db: Database, settings: Settings, principal: Principal, request: ZoneChangeRequest, decide: (change: ZoneChange) => Promise<T>): Promise<T> {
+  return writeZone(db, settings, principal, { kind: 'records', request, decide });
 }
 
-/** `watch` sees every run of the zone queues of `em`'s database (which jobs, alone or together) until the returned function is called. */
-export function watchZoneQueues(em: EntityManager, watch: (run: QueueRun) => void): () => void {
-  return queuesOf(em).watch(watch);
+/** `watch` sees every run of the zone queues of `db` (which jobs, alone or together) until the returned function is called. */
+export function watchZoneQueues(db: Database, watch: (run: QueueRun) => void): () => void {
+  return queuesOf(db).watch(watch);
 }
 
 export type { QueueRun } from './zone-queue';

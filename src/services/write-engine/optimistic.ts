@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { runSqlTransaction, Sql, withSqlConnection } from '../../repositories/sql';
+import type { Database, Sql } from '../../db/pool';
 import type { LockedZone } from '../../repositories/zone-writes';
 import type { Settings } from '../../config/settings';
 import type { Principal } from '../../auth/principal';
@@ -19,7 +18,7 @@ import { DecideAgain, ZoneChange, ZoneChangeRequest } from './staging';
 
 /** One change of a zone's records as the engine runs it: who asks, what to read, and the rules' decision. */
 export interface ZoneJob<T = unknown> {
-  em: EntityManager;
+  db: Database;
   settings: Settings;
   principal: Principal;
   request: ZoneChangeRequest;
@@ -49,13 +48,13 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
   try {
     for (let tries = 0; tries < OPTIMISTIC_ATTEMPTS; tries++) {
       try {
-        return await withSqlConnection(job.em, (sql) => attempt(sql, false));
+        return await job.db.connection((sql) => attempt(sql, false));
       } catch (error) {
         if (!(error instanceof DecideAgain)) throw error;
         if (error.lockNow) break;
       }
     }
-    return await runSqlTransaction(job.em, (sql) => attempt(sql, true));
+    return await job.db.transaction((sql) => attempt(sql, true));
   } catch (error) {
     throw mapDatabaseError(error);
   }

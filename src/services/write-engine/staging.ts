@@ -1,5 +1,5 @@
 import { LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../../repositories/zone-writes';
-import type { Sql } from '../../repositories/sql';
+import type { Sql } from '../../db/pool';
 import type { Settings } from '../../config/settings';
 import { nextSerial } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';

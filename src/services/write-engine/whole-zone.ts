@@ -1,18 +1,21 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { Change, Domain } from '../../entities';
+import type { Sql } from '../../db/pool';
 import type { ChangeKind, JournalRecord } from '../../entities/change.entity';
+import { writeJournalRow } from '../../repositories/zone-writes';
 
 /** Writes the journal row of a whole zone appearing or disappearing, in the caller's transaction. */
-export function journalWholeZone(em: EntityManager, kind: Extract<ChangeKind, 'zone-created' | 'zone-deleted'>, domain: Domain, records: JournalRecord[]): void {
-  em.persist(
-    em.create(Change, {
-      domainId: domain.id,
-      zone: domain.name,
-      kind,
-      serialBefore: kind === 'zone-deleted' ? domain.serial : null,
-      serialAfter: domain.serial,
-      removed: kind === 'zone-deleted' ? records : [],
-      added: kind === 'zone-created' ? records : [],
-    }),
-  );
+export async function journalWholeZone(
+  sql: Sql,
+  kind: Extract<ChangeKind, 'zone-created' | 'zone-deleted'>,
+  domain: { id: number; name: string; serial: number },
+  records: JournalRecord[],
+): Promise<void> {
+  await writeJournalRow(sql, {
+    domainId: domain.id,
+    zone: domain.name,
+    kind,
+    serialBefore: kind === 'zone-deleted' ? domain.serial : null,
+    serialAfter: domain.serial,
+    removed: kind === 'zone-deleted' ? records : [],
+    added: kind === 'zone-created' ? records : [],
+  });
 }

@@ -1,5 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { runSqlTransaction, Sql } from '../../repositories/sql';
+import type { Database, Sql } from '../../db/pool';
 import { LockedZone, readZone, StoredRow } from '../../repositories/zone-writes';
 import { DomainError } from '../../errors/catalogue';
 import { mapDatabaseError } from '../db-errors';
@@ -210,7 +209,7 @@ export class ZoneQueues {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     let decided = false;
     try {
-      await runSqlTransaction(batch[0].em, async (sql) => {
+      await batch[0].db.transaction(async (sql) => {
         const state = await readBatchState(sql, zoneId, batch);
         for (const job of batch) {
           try {
@@ -251,8 +250,8 @@ export class ZoneQueues {
 
 /** the queues of one database (its pool): a process serving two databases (tests) never mixes their zones */
 const queuesByPool = new WeakMap<object, ZoneQueues>();
-export function queuesOf(em: EntityManager): ZoneQueues {
-  const pool = em.getConnection().getKnex().client as object;
+export function queuesOf(db: Database): ZoneQueues {
+  const pool = db;
   let queues = queuesByPool.get(pool);
   if (!queues) queuesByPool.set(pool, (queues = new ZoneQueues()));
   return queues;

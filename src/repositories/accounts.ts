@@ -1,0 +1,136 @@
+import type { Sql } from '../db/pool';
+import type { TsigAlgorithm } from '../config/settings';
+import type { UserRow } from './read-model';
+
+/**
+ * Users, API keys and TSIG keys: the writes of the account services and the key lookups of authentication.
+ * Plain rows in, plain rows out; the services decide who may do what.
+ */
+
+const toUser = (row: any): UserRow => ({ id: Number(row.id), email: row.email, createdAt: new Date(row.created_at) });
+
+export async function insertUser(sql: Sql, email: string): Promise<UserRow> {
+  const [row] = await sql.rows('insert into users (email) values ($1) returning id, email, created_at', [email]);
+  return toUser(row);
+}
+
+/** the user's new e-mail; undefined when there is no such user */
+export async function updateUserEmail(sql: Sql, id: number, email: string): Promise<UserRow | undefined> {
+  const [row] = await sql.rows('update users set email = $2 where id = $1 returning id, email, created_at', [id, email]);
+  return row ? toUser(row) : undefined;
+}
+
+/** locks the user's row (its deletion follows in the same transaction); false when there is none */
+export async function lockUser(sql: Sql, id: number): Promise<boolean> {
+  return (await sql.rows('select id from users where id = $1 for update', [id])).length > 0;
+}
+
+/** deletes the user; its zones, records and keys go with it (foreign keys cascade) */
+export async function deleteUser(sql: Sql, id: number): Promise<void> {
+  await sql.rows('delete from users where id = $1', [id]);
+}
+
+export interface ApiKeyRow { id: number; userId: number | null; name: string; createdAt: Date; revokedAt: Date | null }
+const API_KEY_COLUMNS = 'id, user_id, name, created_at, revoked_at';
+const toApiKey = (row: any): ApiKeyRow => ({
+  id: Number(row.id),
+  userId: row.user_id === null ? null : Number(row.user_id),
+  name: row.name,
+  createdAt: new Date(row.created_at),
+  revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+});
+
+/** an active key by the hash of its secret, with its hash (compared again by the caller) */
+export async function activeApiKeyByHash(sql: Sql, hash: string): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
+  const [row] = await sql.rows(`select ${API_KEY_COLUMNS}, secret_hash from api_keys where secret_hash = $1 and revoked_at is null`, [hash]);
+  return row ? { ...toApiKey(row), secretHash: row.secret_hash } : undefined;
+}
+
+/** the keys of one user, or every key (`userId` undefined), in id order */
+export async function listApiKeys(sql: Sql, userId?: number): Promise<ApiKeyRow[]> {
+  const rows = await sql.rows(`select ${API_KEY_COLUMNS} from api_keys where ($1::bigint is null or user_id = $1) order by id`, [userId ?? null]);
+  return rows.map(toApiKey);
+}
+
+/** a new key; undefined when the user does not exist */
+export async function insertApiKey(sql: Sql, key: { userId: number | null; name: string; secretHash: string }): Promise<ApiKeyRow | undefined> {
+  const [row] = await sql.rows(
+    `insert into api_keys (user_id, name, secret_hash)
+     select $1::bigint, $2, $3 where $1::bigint is null or exists (select 1 from users where id = $1)
+     returning ${API_KEY_COLUMNS}`,
+    [key.userId, key.name, key.secretHash],
+  );
+  return row ? toApiKey(row) : undefined;
+}
+
+/** revokes a key (a revoked one keeps its first revocation time); undefined when there is none the scope may see */
+export async function revokeApiKey(sql: Sql, id: number, scopeUserId?: number): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
+  const [row] = await sql.rows(
+    `update api_keys set revoked_at = coalesce(revoked_at, now())
+      where id = $1 and ($2::bigint is null or user_id = $2)
+      returning ${API_KEY_COLUMNS}, secret_hash`,
+    [id, scopeUserId ?? null],
+  );
+  return row ? { ...toApiKey(row), secretHash: row.secret_hash } : undefined;
+}
+
+/** the admin key API_KEY sets: its hash replaced, or the key created */
+export async function setConfiguredAdminKey(sql: Sql, name: string, secretHash: string): Promise<void> {
+  const updated = await sql.affected('update api_keys set secret_hash = $2 where user_id is null and name = $1', [name, secretHash]);
+  if (!updated) await sql.rows('insert into api_keys (user_id, name, secret_hash) values (null, $1, $2)', [name, secretHash]);
+}
+
+/**
+ * Creates the generated admin key unless an active admin key exists; false when one does. The advisory lock
+ * serialises concurrent first starts (several processes over one database), until the transaction ends.
+ */
+export async function insertFirstAdminKey(sql: Sql, name: string, secretHash: string): Promise<boolean> {
+  await sql.rows('select pg_advisory_xact_lock(7041522)');
+  const [row] = await sql.rows<{ n: number }>('select count(*)::int as n from api_keys where user_id is null and revoked_at is null');
+  if (row.n > 0) return false;
+  await sql.rows('insert into api_keys (user_id, name, secret_hash) values (null, $1, $2)', [name, secretHash]);
+  return true;
+}
+
+export interface TsigKeyRow { id: number; userId: number | null; name: string; algorithm: TsigAlgorithm; createdAt: Date; revokedAt: Date | null }
+const TSIG_KEY_COLUMNS = 'id, user_id, name, algorithm, created_at, revoked_at';
+const toTsigKey = (row: any): TsigKeyRow => ({
+  id: Number(row.id),
+  userId: row.user_id === null ? null : Number(row.user_id),
+  name: row.name,
+  algorithm: row.algorithm,
+  createdAt: new Date(row.created_at),
+  revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+});
+
+export async function listTsigKeys(sql: Sql, userId?: number): Promise<TsigKeyRow[]> {
+  const rows = await sql.rows(`select ${TSIG_KEY_COLUMNS} from tsig_keys where ($1::bigint is null or user_id = $1) order by id`, [userId ?? null]);
+  return rows.map(toTsigKey);
+}
+
+/** a new key; undefined when the user does not exist */
+export async function insertTsigKey(sql: Sql, key: { userId: number | null; name: string; algorithm: TsigAlgorithm; secret: Buffer }): Promise<TsigKeyRow | undefined> {
+  const [row] = await sql.rows(
+    `insert into tsig_keys (user_id, name, algorithm, secret)
+     select $1::bigint, $2, $3, $4 where $1::bigint is null or exists (select 1 from users where id = $1)
+     returning ${TSIG_KEY_COLUMNS}`,
+    [key.userId, key.name, key.algorithm, key.secret],
+  );
+  return row ? toTsigKey(row) : undefined;
+}
+
+export async function revokeTsigKey(sql: Sql, id: number, scopeUserId?: number): Promise<TsigKeyRow | undefined> {
+  const [row] = await sql.rows(
+    `update tsig_keys set revoked_at = coalesce(revoked_at, now())
+      where id = $1 and ($2::bigint is null or user_id = $2)
+      returning ${TSIG_KEY_COLUMNS}`,
+    [id, scopeUserId ?? null],
+  );
+  return row ? toTsigKey(row) : undefined;
+}
+
+/** the active key of that name, with its secret (the DNS primary verifies and signs with it) */
+export async function activeTsigKeyByName(sql: Sql, name: string): Promise<(TsigKeyRow & { secret: Buffer }) | undefined> {
+  const [row] = await sql.rows(`select ${TSIG_KEY_COLUMNS}, secret from tsig_keys where name = $1 and revoked_at is null`, [name]);
+  return row ? { ...toTsigKey(row), secret: Buffer.from(row.secret) } : undefined;
+}
