@@ -39,6 +39,10 @@ export class WireWriter {
     return this.position;
   }
 
+  /**
+   * Makes room for `octets` and returns where they go. Call it before reading `this.buffer`: it may replace
+   * the buffer with a bigger one.
+   */
   private room(octets: number): number {
     const at = this.position;
     if (at + octets > this.buffer.length) {
@@ -51,17 +55,20 @@ export class WireWriter {
   }
 
   u8(value: number): this {
-    this.buffer.writeUInt8(value, this.room(1));
+    const at = this.room(1);
+    this.buffer.writeUInt8(value, at);
     return this;
   }
 
   u16(value: number): this {
-    this.buffer.writeUInt16BE(value, this.room(2));
+    const at = this.room(2);
+    this.buffer.writeUInt16BE(value, at);
     return this;
   }
 
   u32(value: number): this {
-    this.buffer.writeUInt32BE(value, this.room(4));
+    const at = this.room(4);
+    this.buffer.writeUInt32BE(value, at);
     return this;
   }
 
