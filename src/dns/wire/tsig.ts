@@ -57,10 +57,6 @@ const comparableName = (absoluteName: string) => (absoluteName === '.' ? '' : ab
 /** the canonical wire form of a key or algorithm name given as `name` or `name.` (RFC 8945 §4.3.3) */
 const canonicalName = (name: string) => canonicalNameWire(name.endsWith('.') ? name : `${name}.`);
 
-function writeUint48(value: number): Buffer {
-  return new WireWriter({ size: 6 }).u48(value).toBuffer();
-}
-
 /**
  * Finds the TSIG RR of a message: it must be the last additional record (RFC 8945 §5.1, a TSIG elsewhere is
  * FORMERR). Returns undefined when the message has none; throws on a malformed message.
@@ -93,28 +89,22 @@ function unsignedPart(message: Buffer, start: number, originalId: number): Buffe
   return copy;
 }
 
+/** the TSIG variables (§4.3.3): key name, CLASS ANY, TTL 0, algorithm name (names in canonical form), time signed, fudge, error, other */
 function variables(keyName: string, algorithm: TsigAlgorithm, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
-  const fixed = Buffer.alloc(6);
-  fixed.writeUInt16BE(CLASS_ANY, 0);
-  fixed.writeUInt32BE(0, 2);
-  const tail = Buffer.alloc(6);
-  tail.writeUInt16BE(fudge, 0);
-  tail.writeUInt16BE(error, 2);
-  tail.writeUInt16BE(other.length, 4);
-  return Buffer.concat([canonicalName(keyName), fixed, canonicalName(algorithm), writeUint48(timeSigned), tail, other]);
+  return new WireWriter({ size: 96 + other.length })
+    .bytes(canonicalName(keyName)).u16(CLASS_ANY).u32(0).bytes(canonicalName(algorithm))
+    .u48(timeSigned).u16(fudge).u16(error).u16(other.length).bytes(other)
+    .toBuffer();
 }
 
+/** the "TSIG timers" of a later message of a multi-message answer (§5.3.1): time signed and fudge */
 function timers(timeSigned: number, fudge: number): Buffer {
-  const f = Buffer.alloc(2);
-  f.writeUInt16BE(fudge, 0);
-  return Buffer.concat([writeUint48(timeSigned), f]);
+  return new WireWriter({ size: 8 }).u48(timeSigned).u16(fudge).toBuffer();
 }
 
-function macPrefix(mac: Buffer | undefined): Buffer[] {
-  if (!mac) return [];
-  const size = Buffer.alloc(2);
-  size.writeUInt16BE(mac.length, 0);
-  return [size, mac];
+/** a prior MAC as digested (§4.3.1, §5.3.1): MAC Size, then the MAC; nothing without one */
+function macPrefix(mac: Buffer | undefined): Buffer {
+  return mac ? new WireWriter({ size: 2 + mac.length }).u16(mac.length).bytes(mac).toBuffer() : Buffer.alloc(0);
 }
 
 export interface SignOptions {
@@ -133,17 +123,6 @@ export interface SignOptions {
   algorithmName?: string;
 }
 
-function tsigRdata(algorithm: string, time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
-  const mid = Buffer.alloc(4);
-  mid.writeUInt16BE(fudge, 0);
-  mid.writeUInt16BE(mac.length, 2);
-  const tail = Buffer.alloc(6);
-  tail.writeUInt16BE(originalId, 0);
-  tail.writeUInt16BE(error, 2);
-  tail.writeUInt16BE(other.length, 4);
-  return Buffer.concat([canonicalName(algorithm), writeUint48(time), mid, mac, tail, other]);
-}
-
 /** appends a TSIG RR to an encoded message (ARCOUNT + 1) and returns the signed message and its MAC */
 export function signMessage(message: Buffer, key: TsigKey, options: SignOptions = {}): { message: Buffer; mac: Buffer } {
   const time = options.time ?? Math.floor(Date.now() / 1000);
@@ -154,23 +133,24 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions 
   if (!options.noMac) {
     const hmac = createHmac(HASHES[key.algorithm].hash, key.secret);
     if (options.priorMac) {
-      for (const part of macPrefix(options.priorMac)) hmac.update(part);
+      hmac.update(macPrefix(options.priorMac));
       hmac.update(message);
       hmac.update(timers(time, fudge));
     } else {
-      for (const part of macPrefix(options.requestMac)) hmac.update(part);
+      hmac.update(macPrefix(options.requestMac));
       hmac.update(message);
       hmac.update(variables(key.name, key.algorithm, time, fudge, error, other));
     }
     mac = hmac.digest();
   }
-  const rdata = tsigRdata(options.algorithmName ?? key.algorithm, time, fudge, mac, message.readUInt16BE(0), error, other);
-  const fixed = Buffer.alloc(10);
-  fixed.writeUInt16BE(TSIG_TYPE, 0);
-  fixed.writeUInt16BE(CLASS_ANY, 2);
-  fixed.writeUInt32BE(0, 4);
-  fixed.writeUInt16BE(rdata.length, 8);
-  const signed = Buffer.concat([message, canonicalName(key.name), fixed, rdata]);
+  // the RR (§4.2): owner the key name, TYPE TSIG, CLASS ANY, TTL 0; names uncompressed (RFC 3597 §4)
+  const writer = new WireWriter({ size: message.length + 128 + other.length });
+  writer.bytes(message).bytes(canonicalName(key.name)).u16(TSIG_TYPE).u16(CLASS_ANY).u32(0);
+  const rdlength = writer.beginLength();
+  writer.bytes(canonicalName(options.algorithmName ?? key.algorithm)).u48(time).u16(fudge).u16(mac.length).bytes(mac)
+    .u16(message.readUInt16BE(0)).u16(error).u16(other.length).bytes(other);
+  writer.endLength(rdlength);
+  const signed = writer.toBuffer();
   signed.writeUInt16BE(signed.readUInt16BE(10) + 1, 10);
   return { message: signed, mac };
 }
@@ -205,7 +185,7 @@ export function verifyMessage(message: Buffer, key: TsigKey | undefined, options
     return { status: 'formerr', reason: 'bad MAC length' };
   }
   const hmac = createHmac(hash, key.secret);
-  for (const part of macPrefix(options.requestMac)) hmac.update(part);
+  hmac.update(macPrefix(options.requestMac));
   hmac.update(unsignedPart(message, start, tsig.originalId));
   hmac.update(variables(tsig.keyName, key.algorithm, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
   const expected = hmac.digest().subarray(0, tsig.mac.length);
@@ -219,5 +199,5 @@ export function verifyMessage(message: Buffer, key: TsigKey | undefined, options
 
 /** Other Data of a BADTIME answer: the server's current time, 48 bits (§5.2.3) */
 export function badTimeOther(now = Math.floor(Date.now() / 1000)): Buffer {
-  return writeUint48(now);
+  return new WireWriter({ size: 6 }).u48(now).toBuffer();
 }
