@@ -46,6 +46,17 @@ function isPlainName(name: string): boolean {
 }
 
 /**
+ * The labels of a name written without escapes (the common case), as text, root excluded; undefined when the
+ * name needs the escape parser. Each label is 1–63 printable ASCII characters, one octet each, and the name
+ * fits in 255 octets (isPlainName).
+ */
+export function plainLabels(absoluteName: string): string[] | undefined {
+  const name = bare(absoluteName);
+  if (name === '') return [];
+  return isPlainName(name) ? name.split('.') : undefined;
+}
+
+/**
  * The labels of a name in presentation form, as octets, root excluded. A plain name (the common case: an
  * AXFR writes one per record) is split without the escape parser, which was a quarter of a transfer's CPU.
  */

@@ -7,7 +7,7 @@
  * whether they are lower-cased (RFC 4034 §6.2 as updated by RFC 6840 §5.1: the canonical form, for the
  * listed types only). A type's `toWire` just calls `name()`; the rules live in rules.ts.
  */
-import { lowercaseLabel, wireLabels } from './name';
+import { lowercaseLabel, plainLabels, wireLabels } from './name';
 
 /** compression pointers hold 14 bits of offset (RFC 1035 §4.1.4): names further on cannot be pointed to */
 const MAX_POINTER_OFFSET = 0x3fff;
@@ -24,7 +24,7 @@ const PLAIN: NameRules = { compress: false, lowercase: false };
 export class WireWriter {
   private buffer: Buffer;
   private position = 0;
-  /** the suffixes of names written so far, by their octets, and where each starts (compression targets) */
+  /** the suffixes of names written so far (`<offset of the rest>:<first label>`) and where each starts: compression targets */
   private readonly written: Map<string, number> | undefined;
   /** how `name()` writes: set by the framing code for each RDATA (see the file's comment) */
   nameRules: NameRules = PLAIN;
@@ -98,17 +98,46 @@ export class WireWriter {
    * each name was given), and/or lower-cased (RFC 4034 §6.2).
    */
   name(absoluteName: string, rules: NameRules = this.nameRules): this {
-    let labels = wireLabels(absoluteName);
-    if (rules.lowercase) labels = labels.map(lowercaseLabel);
-    const dictionary = rules.compress ? this.written : undefined;
-    for (let i = 0; i < labels.length; i++) {
-      const key = dictionary && suffixKey(labels, i);
-      const target = key === undefined ? undefined : dictionary!.get(key);
-      if (target !== undefined) return this.u16(0xc000 | target);
-      if (key !== undefined && this.position <= MAX_POINTER_OFFSET) dictionary!.set(key, this.position);
-      this.u8(labels[i].length).bytes(labels[i]);
+    const plain = plainLabels(absoluteName);
+    let labels: string[];
+    if (plain) {
+      // printable ASCII, one octet a character: the text is the octets (toLowerCase folds A–Z only here)
+      labels = rules.lowercase ? plain.map((l) => l.toLowerCase()) : plain;
+    } else {
+      labels = wireLabels(absoluteName).map((l) => (rules.lowercase ? lowercaseLabel(l) : l).toString('latin1'));
     }
-    return this.u8(0);
+    const dictionary = rules.compress ? this.written : undefined;
+    if (!dictionary) {
+      for (const label of labels) this.label(label);
+      return this.u8(0);
+    }
+    // a suffix is known by its first label and where the rest of it is (`<offset>:<label>`, -1 the root):
+    // from the root end, the longest suffix already written...
+    let known = labels.length;
+    let rest = -1;
+    for (; known > 0; known--) {
+      const at = dictionary.get(`${rest}:${labels[known - 1]}`);
+      if (at === undefined) break;
+      rest = at;
+    }
+    // ...then the labels before it, each a new suffix to point at later (RFC 1035 §4.1.4: 14-bit offsets)
+    const starts: number[] = new Array(known);
+    for (let i = 0; i < known; i++) {
+      starts[i] = this.position;
+      this.label(labels[i]);
+    }
+    for (let i = known - 1; i >= 0; i--) {
+      if (starts[i] > MAX_POINTER_OFFSET) continue;
+      dictionary.set(`${i === known - 1 ? rest : starts[i + 1]}:${labels[i]}`, starts[i]);
+    }
+    return known < labels.length ? this.u16(0xc000 | rest) : this.u8(0);
+  }
+
+  /** one label: its length octet, then its octets (a latin1 string holds one octet a character) */
+  private label(label: string): void {
+    const at = this.room(1 + label.length);
+    this.buffer[at] = label.length;
+    this.buffer.write(label, at + 1, label.length, 'latin1');
   }
 
   /** where a length field goes: written 0 now, filled by `endLength` with the octets written since */
@@ -144,11 +173,4 @@ export class WireWriter {
   toBuffer(): Buffer {
     return Buffer.from(this.buffer.subarray(0, this.position));
   }
-}
-
-/** the octets of the labels from `from` on, as a string key (latin1 keeps one character per octet) */
-function suffixKey(labels: Buffer[], from: number): string {
-  let key = '';
-  for (let i = from; i < labels.length; i++) key += String.fromCharCode(labels[i].length) + labels[i].toString('latin1');
-  return key;
 }
