@@ -14,7 +14,7 @@ const { machineInfo } = require('./lib/machine');
 const { startPdnsOnDatabase, pdnsVersion } = require('./lib/pdns');
 const { startService, ROOT } = require('./lib/service');
 
-const { signMessage } = require(path.join(ROOT, 'dist', 'src', 'primary', 'tsig.js'));
+const { signMessage } = require(path.join(ROOT, 'dist', 'src', 'dns', 'wire', 'tsig.js'));
 
 const API_KEY = `zk_bench_${randomBytes(16).toString('hex')}`;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);

@@ -1,6 +1,7 @@
 /**
  * Extended DNS Errors (RFC 8914): an EDNS option (OPTION-CODE 15) that says in words why an answer is an
- * error. The INFO-CODEs the primary answers with (RFC 8914 §4), and the option as dns-packet's OPT takes it.
+ * error. The INFO-CODEs the primary answers with (RFC 8914 §4), and the option's code and data, which the wire module's message writer puts in the OPT record
+ * (src/dns/wire/message.ts).
  */
 export const EDE_OPTION_CODE = 15;
 

@@ -12,17 +12,18 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dnsPacket from 'dns-packet';
 import type { Database } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import type { Settings, TsigKey } from '../config/settings';
-import { toPacketName } from '../dns/name';
-import { packetAnswer } from '../dns/packet';
 import { serialGreaterThan } from '../dns/serial';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import { lookup } from './lookup';
-import { badTimeOther, findTsig, isTsigAlgorithm, RCODE_FORMERR, RCODE_NOTAUTH, signMessage, TSIG_ERROR, verifyMessage } from '../dns/tsig';
+import {
+  badTimeOther, CLASS, classMnemonic, FLAG, findTsig, isTsigAlgorithm, MessageWriter, OutgoingRecord, RCODE_FORMERR, RCODE_NOTAUTH, readRdata,
+  readWireMessage, signMessage, TSIG_ERROR, TYPE_OPT, outgoingRecord, typeMnemonic, verifyMessage, WireFormatError, WireMessage, WireQuestion,
+} from '../dns/wire';
+import { SOA } from '../dns/record-types/soa';
 import type { Principal } from '../auth/principal';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
@@ -37,10 +38,7 @@ export const RCODE = { NOERROR: 0, FORMERR: RCODE_FORMERR, SERVFAIL: 2, NXDOMAIN
 const OPCODE_QUERY = 0;
 /** RFC 2136 §1 */
 const OPCODE_UPDATE = 5;
-const FLAG_QR = 0x8000;
-const FLAG_AA = 0x0400;
-const FLAG_TC = 0x0200;
-const FLAG_RD = 0x0100;
+const { QR: FLAG_QR, AA: FLAG_AA, TC: FLAG_TC, RD: FLAG_RD } = FLAG;
 /** transfer messages are cut at about this many octets (a TCP message may hold 65535) */
 const TRANSFER_MESSAGE_OCTETS = 32000;
 const UDP_DEFAULT = 512;
@@ -65,10 +63,10 @@ export interface PrimaryServer {
 interface Reply {
   rcode: number;
   flags?: number;
-  answers?: any[];
-  authorities?: any[];
+  answers?: OutgoingRecord[];
+  authorities?: OutgoingRecord[];
   /** the additional section's records (addresses of targets, glue), before the OPT */
-  additionals?: any[];
+  additionals?: OutgoingRecord[];
   /** the additionals are glue a referral needs: if they do not fit, truncate rather than leave them out (RFC 9471 §3) */
   glueRequired?: boolean;
   /** TSIG error to report (NOTAUTH answers) */
@@ -97,8 +95,8 @@ function tsigFailure(error: number, keyName: string, algorithm: string, known: b
   }
 }
 
-/** the question type as a metric label: a mnemonic dns-packet knows, else OTHER (a bounded set of labels) */
-const qtypeLabel = (qtype: string) => (/^[A-Z][A-Z0-9]{0,9}$/.test(qtype) ? qtype : 'OTHER');
+/** the question type as a metric label: a mnemonic the model knows, else OTHER (a bounded set of labels) */
+const qtypeLabel = (qtype: string) => (/^[A-Z][A-Z0-9]{0,9}$/.test(qtype) && !/^TYPE[0-9]+$/.test(qtype) ? qtype : 'OTHER');
 const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
 const rcodeName = (rcode: number) => RCODE_NAMES[rcode] ?? String(rcode);
 
@@ -119,13 +117,9 @@ class Signer {
   }
 }
 
-export function toAnswer(zone: string, rr: Rr): any {
-  if (rr.owner.endsWith('.')) {
-    const answer = packetAnswer(zone, { ...rr, owner: '@' });
-    answer.name = toPacketName(rr.owner);
-    return answer;
-  }
-  return packetAnswer(zone, rr);
+/** a stored record as the primary sends it; an owner ending in '.' is absolute already (a synthesised CNAME) */
+export function toAnswer(zone: string, rr: Rr): OutgoingRecord {
+  return outgoingRecord(zone, rr);
 }
 
 function allowList(entries: string[]): net.BlockList {
@@ -203,29 +197,26 @@ export class PrimaryHandler {
     if (flags & FLAG_QR) return;
     const opcode = (flags >> 11) & 0xf;
     const headerOnly = (rcode: number) => send(encodeHeader(id, flags, rcode));
-    let request: any;
-    let question: any;
-    let hasOpt: boolean;
+    let framed: WireMessage | undefined;
+    try {
+      framed = readWireMessage(raw);
+    } catch {
+      framed = undefined;
+    }
+    let question: WireQuestion | undefined;
     let update: ReturnType<typeof readUpdate> | undefined;
     if (opcode === OPCODE_UPDATE) {
-      // dns-packet cannot read UPDATE's empty-RDATA records (RFC 2136 §2.5.2): the edge frames it itself
+      // UPDATE's records of CLASS ANY/NONE have empty RDATA (RFC 2136 §2.5.2): update.ts reads them by section
       update = readUpdate(raw);
-      const zone = update.ok ? update.message.questions[0] : undefined;
-      question = zone && { name: toPacketName(zone.name), type: 'SOA', class: 'IN' };
-      hasOpt = update.ok && update.message.additionals.some((r) => r.type === 41);
+      question = update.ok ? update.message.questions[0] : undefined;
     } else {
-      try {
-        request = dnsPacket.decode(raw);
-      } catch {
-        return headerOnly(RCODE.FORMERR);
-      }
-      question = request.questions?.[0];
-      hasOpt = (request.additionals ?? []).some((a: any) => a.type === 'OPT');
+      if (!framed) return headerOnly(RCODE.FORMERR);
+      question = framed.questions[0];
     }
-    const udpLimit = (() => {
-      const opt = (request?.additionals ?? []).find((a: any) => a.type === 'OPT');
-      return opt ? Math.min(Math.max(opt.udpPayloadSize ?? UDP_DEFAULT, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
-    })();
+    const requestOpt = framed?.additionals.find((r) => r.type === TYPE_OPT);
+    const hasOpt = Boolean(requestOpt) && (opcode !== OPCODE_UPDATE || Boolean(update?.ok));
+    // the OPT's CLASS is the requestor's UDP payload size (RFC 6891 §6.2.3), held between 512 and our maximum
+    const udpLimit = opcode !== OPCODE_UPDATE && requestOpt ? Math.min(Math.max(requestOpt.klass, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
     /**
      * An answer with an error carries an Extended DNS Error (RFC 8914) saying why. RFC 6891 §7 would leave the
      * OPT out when the request had none, but the clients that send UPDATEs (nsupdate, dnspython under certbot,
@@ -233,23 +224,29 @@ export class PrimaryHandler {
      * so error answers carry one regardless (docs/dns-known-differences.md).
      */
     let counted = false;
-    const build = (reply: Reply, withQuestion = true): Buffer => {
-      const options = reply.ede && reply.rcode !== RCODE.NOERROR ? [extendedErrorOption(reply.ede)] : [];
-      const packet = {
-        id,
-        type: 'response' as const,
-        flags: (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf),
-        questions: withQuestion && question ? [question] : [],
-        answers: reply.answers ?? [],
-        authorities: reply.authorities ?? [],
-        additionals: [...(reply.additionals ?? []), ...(hasOpt || options.length ? [{ type: 'OPT', name: '.', udpPayloadSize: UDP_MAX, flags: 0, options }] : [])],
-      };
+    /** a response's header and question; its records follow, then `endMessage` */
+    const startMessage = (reply: Reply, withQuestion = true): MessageWriter => {
       // one count per query, whatever the number of messages its answer takes (a transfer, a retry with TC)
       if (opcode === OPCODE_QUERY && question && !counted) {
         counted = true;
-        dnsQueries.inc({ qtype: qtypeLabel(String(question.type).toUpperCase()), rcode: rcodeName(reply.rcode) });
+        dnsQueries.inc({ qtype: qtypeLabel(typeMnemonic(question.type)), rcode: rcodeName(reply.rcode) });
       }
-      return dnsPacket.encode(packet as any);
+      const writer = new MessageWriter({ id, flags: FLAG_QR | (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf) });
+      if (withQuestion && question) writer.question(question);
+      return writer;
+    };
+    /** the additional section and the OPT (RFC 6891 §6.1.1: the requestor's, or an EDE to carry) */
+    const endMessage = (writer: MessageWriter, reply: Reply): Buffer => {
+      for (const record of reply.additionals ?? []) writer.record('additional', record);
+      const options = reply.ede && reply.rcode !== RCODE.NOERROR ? [extendedErrorOption(reply.ede)] : [];
+      if (hasOpt || options.length) writer.edns({ udpPayloadSize: UDP_MAX, extendedRcode: 0, version: 0, flags: 0, options });
+      return writer.finish();
+    };
+    const build = (reply: Reply, withQuestion = true): Buffer => {
+      const writer = startMessage(reply, withQuestion);
+      for (const record of reply.answers ?? []) writer.record('answer', record);
+      for (const record of reply.authorities ?? []) writer.record('authority', record);
+      return endMessage(writer, reply);
     };
     // RFC 2136 §3.8 leaves who may update to policy: an address outside UPDATE_ALLOW is refused before anything
     if (opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) {
@@ -260,7 +257,7 @@ export class PrimaryHandler {
     const transferKey = this.settings.tsigKey;
     let found: ReturnType<typeof findTsig>;
     try {
-      found = findTsig(raw);
+      found = findTsig(raw, framed);
     } catch (error) {
       tsigFailures.inc({ error: 'FORMERR' });
       this.refusals.warn(`tsig-formerr ${remote}`, { remote, reason: (error as Error).message }, 'TSIG record malformed: FORMERR');
@@ -325,10 +322,10 @@ export class PrimaryHandler {
     }
     if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
     if (opcode !== OPCODE_QUERY) return reply({ rcode: RCODE.NOTIMP, ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${opcode} is not supported (QUERY and UPDATE are)` } });
-    if (request.questions.length !== 1 || !question) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
-    if (question.class !== 'IN' && question.class !== 'ANY') return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `class ${question.class} is not served (only IN)` } });
-    const qname = String(question.name).toLowerCase().replace(/\.$/, '');
-    const qtype = String(question.type).toUpperCase();
+    if (framed!.questions.length !== 1 || !question) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
+    if (question.klass !== CLASS.IN && question.klass !== CLASS.ANY) return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `class ${classMnemonic(question.klass)} is not served (only IN)` } });
+    const qname = question.name.toLowerCase().replace(/\.$/, '');
+    const qtype = typeMnemonic(question.type);
 
     try {
       await inSnapshot(this.db, async (client) => {
@@ -347,9 +344,15 @@ export class PrimaryHandler {
           const soa = await soaOf(client, zone);
           if (qtype === 'AXFR' && transport === 'udp') return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
           if (qtype === 'IXFR') {
-            const clientSoa = (request.authorities ?? []).find((a: any) => a.type === 'SOA');
+            const clientSoa = framed!.authorities.find((r) => r.type === SOA.code);
             if (!clientSoa) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: "IXFR needs the client's SOA in the authority section (RFC 1995 §3)" } });
-            const clientSerial = Number(clientSoa.data.serial);
+            let clientSerial: number;
+            try {
+              clientSerial = readRdata(raw, clientSoa, SOA).serial;
+            } catch (error) {
+              if (!(error instanceof WireFormatError)) throw error;
+              return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `the client's SOA is malformed: ${error.message}` } });
+            }
             // RFC 1995 §2: a client as new as we are (or newer) gets just the SOA; over UDP, SOA = "use TCP"
             if (transport === 'udp' || !serialGreaterThan(zone.serial, clientSerial)) {
               dnsTransfers.inc({ kind: 'IXFR_UPTODATE', client: remote });
@@ -358,11 +361,11 @@ export class PrimaryHandler {
             const journal = await journalFrom(client, zone, clientSerial);
             if (journal) {
               dnsTransfers.inc({ kind: 'IXFR', client: remote });
-              return this.streamIxfr(zone, soa, journal, build, signer, send);
+              return this.streamIxfr(zone, soa, journal, { start: startMessage, end: endMessage }, signer, send);
             }
           }
           dnsTransfers.inc({ kind: 'AXFR', client: remote });
-          return this.streamAxfr(client, zone, soa, build, signer, send);
+          return this.streamAxfr(client, zone, soa, { start: startMessage, end: endMessage }, signer, send);
         }
         const result = await lookup(client, zone, qname, qtype);
         return reply({
@@ -414,40 +417,47 @@ export class PrimaryHandler {
   }
 
 
-  private async sendChunked(answers: AsyncIterable<any[]> | Iterable<any[]>, build: (r: Reply, q?: boolean) => Buffer, signer: Signer, send: (m: Buffer) => Promise<void>) {
-    let batch: any[] = [];
-    let octets = 0;
-    let first = true;
+  /**
+   * A transfer's records in messages of about TRANSFER_MESSAGE_OCTETS: a record that takes a message over it
+   * is taken back and starts the next one (a message holds at least one record).
+   */
+  private async sendChunked(answers: AsyncIterable<OutgoingRecord[]> | Iterable<OutgoingRecord[]>, messages: TransferMessages, signer: Signer, send: (m: Buffer) => Promise<void>) {
+    const reply: Reply = { rcode: 0, flags: FLAG_AA };
+    let writer = messages.start(reply, true);
+    let inMessage = 0;
     const flush = async () => {
-      await send(signer.sign(build({ rcode: 0, flags: FLAG_AA, answers: batch }, first)));
-      first = false;
-      batch = [];
-      octets = 0;
+      await send(signer.sign(messages.end(writer, reply)));
+      writer = messages.start(reply, false);
+      inMessage = 0;
     };
     for await (const group of answers) {
       for (const answer of group) {
-        const size = (dnsPacket as any).answer.encodingLength(answer) as number;
-        if (batch.length && octets + size > TRANSFER_MESSAGE_OCTETS) await flush();
-        batch.push(answer);
-        octets += size;
+        const mark = writer.mark();
+        writer.record('answer', answer);
+        if (inMessage > 0 && writer.length > TRANSFER_MESSAGE_OCTETS) {
+          writer.rollback(mark);
+          await flush();
+          writer.record('answer', answer);
+        }
+        inMessage++;
       }
     }
-    if (batch.length || first) await flush();
+    await send(signer.sign(messages.end(writer, reply)));
   }
 
   /** RFC 5936 §2.2: SOA, every other record, SOA again */
-  private streamAxfr(client: any, zone: ZoneRef, soa: Rr, build: (r: Reply, q?: boolean) => Buffer, signer: Signer, send: (m: Buffer) => Promise<void>) {
+  private streamAxfr(client: any, zone: ZoneRef, soa: Rr, messages: TransferMessages, signer: Signer, send: (m: Buffer) => Promise<void>) {
     const soaAnswer = toAnswer(zone.name, soa);
     async function* answers() {
       yield [soaAnswer];
       for await (const page of allRecords(client, zone)) yield page.map((r) => toAnswer(zone.name, r));
       yield [soaAnswer];
     }
-    return this.sendChunked(answers(), build, signer, send);
+    return this.sendChunked(answers(), messages, signer, send);
   }
 
   /** RFC 1995 §4: current SOA, then per change (old SOA, deleted RRs, new SOA, added RRs), current SOA */
-  private streamIxfr(zone: ZoneRef, soa: Rr, journal: Awaited<ReturnType<typeof journalFrom>> & object, build: (r: Reply, q?: boolean) => Buffer, signer: Signer, send: (m: Buffer) => Promise<void>) {
+  private streamIxfr(zone: ZoneRef, soa: Rr, journal: Awaited<ReturnType<typeof journalFrom>> & object, messages: TransferMessages, signer: Signer, send: (m: Buffer) => Promise<void>) {
     const isApexSoa = (r: Rr) => r.type === 'SOA' && r.owner === '@';
     // the SOA of each step at its serial: the journal's own SOA if the row has one, else the current one's fields
     const soaWith = (serial: number, from?: Rr): Rr => ({ ...(from ?? soa), rdata: withSerial((from ?? soa).rdata, serial) });
@@ -462,8 +472,14 @@ export class PrimaryHandler {
       }
       yield [soaAnswer];
     }
-    return this.sendChunked(answers(), build, signer, send);
+    return this.sendChunked(answers(), messages, signer, send);
   }
+}
+
+/** how a transfer's messages begin (header, question on the first) and end (OPT) */
+interface TransferMessages {
+  start(reply: Reply, withQuestion: boolean): MessageWriter;
+  end(writer: MessageWriter, reply: Reply): Buffer;
 }
 
 function encodeHeader(id: number, requestFlags: number, rcode: number): Buffer {

@@ -5,7 +5,7 @@
  */
 import { getRecordType } from '../dns/record-types';
 import { isDataTypeCode, SIGNER_TYPE_CODES } from '../dns/record-types/generic';
-import { RdataReader, readWireMessage, WireFormatError, WireMessage, WireRecord } from '../dns/wire';
+import { readRdata, readWireMessage, WireFormatError, WireMessage, WireRecord } from '../dns/wire';
 import { DomainError } from '../errors/catalogue';
 import type { DnsUpdateRequest, UpdateOperation, UpdatePrerequisite } from '../services/dns-updates.service';
 
@@ -35,10 +35,7 @@ function typeName(code: number): string {
 function presentRdata(message: Buffer, record: WireRecord): { rdata: string } | { unsupported: string } {
   const definition = getRecordType(`TYPE${record.type}`);
   if (!definition?.fromWire) return { unsupported: definition?.type ?? `TYPE${record.type}` };
-  const reader = new RdataReader(message, record.rdataStart, record.rdataLength);
-  const value = definition.fromWire(reader);
-  reader.finish();
-  return { rdata: definition.format(value) };
+  return { rdata: definition.format(readRdata(message, record, definition)) };
 }
 
 /** Reads an UPDATE message; on a malformed one, the RCODE to answer (FORMERR, or REFUSED for a type not taken). */

@@ -5,22 +5,23 @@
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import dnsPacket from 'dns-packet';
 import type { HostPort, TsigKey } from '../config/settings';
-import { signMessage, verifyMessage } from '../dns/tsig';
+import { SOA } from '../dns/record-types/soa';
+import { CLASS, encodeMessage, FLAG, OPCODE, OutgoingMessage, readRdata, readWireMessage, signMessage, verifyMessage, WireMessage } from '../dns/wire';
 
 export const RCODE_NAMES: Record<number, string> = {
   0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED', 9: 'NOTAUTH', 10: 'NOTZONE',
 };
 
-export interface DnsAnswer { rcode: number; packet: any; tsig: 'none' | 'ok' | 'bad' }
+/** an answer: its octets, its sections as framed (RDATA read with `readRdata`) and whether its TSIG held */
+export interface DnsAnswer { rcode: number; raw: Buffer; message: WireMessage; tsig: 'none' | 'ok' | 'bad' }
 
 export { hostPortName as serverName } from '../config/settings';
 
 /** sends one request over UDP and waits for the answer with the same ID (or rejects after timeoutMs) */
-export function exchange(server: HostPort, packet: any, options: { key?: TsigKey; timeoutMs?: number } = {}): Promise<DnsAnswer> {
+export function exchange(server: HostPort, request: Omit<OutgoingMessage, 'id'>, options: { key?: TsigKey; timeoutMs?: number } = {}): Promise<DnsAnswer> {
   const id = randomInt(0, 65536);
-  let message = dnsPacket.encode({ ...packet, id });
+  let message = encodeMessage({ ...request, id });
   let requestMac: Buffer | undefined;
   if (options.key) {
     const signed = signMessage(message, options.key);
@@ -39,15 +40,15 @@ export function exchange(server: HostPort, packet: any, options: { key?: TsigKey
     socket.on('error', (error) => finish(error));
     socket.on('message', (raw) => {
       if (raw.length < 12 || raw.readUInt16BE(0) !== id) return;
-      let decoded: any;
+      let decoded: WireMessage;
       try {
-        decoded = dnsPacket.decode(raw);
+        decoded = readWireMessage(raw);
       } catch (error) {
         return finish(new Error(`malformed answer: ${(error as Error).message}`));
       }
       let tsig: DnsAnswer['tsig'] = 'none';
       if (requestMac) tsig = verifyMessage(raw, options.key, { requestMac }).status === 'ok' ? 'ok' : 'bad';
-      finish(undefined, { rcode: raw.readUInt16BE(2) & 0xf, packet: decoded, tsig });
+      finish(undefined, { rcode: raw.readUInt16BE(2) & 0xf, raw, message: decoded, tsig });
     });
     socket.send(message, server.port, server.host, (error) => {
       if (error) finish(error);
@@ -60,11 +61,11 @@ export type SoaResult = { ok: true; serial: number } | { ok: false; reason: stri
 /** the SOA serial a server serves for a zone */
 export async function querySoaSerial(server: HostPort, zone: string, timeoutMs = 1000): Promise<SoaResult> {
   try {
-    const answer = await exchange(server, { type: 'query', flags: 0, questions: [{ name: zone, type: 'SOA', class: 'IN' }] }, { timeoutMs });
+    const answer = await exchange(server, { flags: OPCODE.QUERY << 11, questions: [{ name: zone, type: SOA.code, klass: CLASS.IN }] }, { timeoutMs });
     if (answer.rcode !== 0) return { ok: false, reason: `answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`} to SOA ${zone}` };
-    const soa = (answer.packet.answers ?? []).find((a: any) => a.type === 'SOA' && String(a.name).toLowerCase().replace(/\.$/, '') === zone);
+    const soa = answer.message.answers.find((r) => r.type === SOA.code && r.name.toLowerCase().replace(/\.$/, '') === zone);
     if (!soa) return { ok: false, reason: `no SOA for ${zone} in the answer (not authoritative for the zone yet?)` };
-    return { ok: true, serial: Number(soa.data.serial) };
+    return { ok: true, serial: readRdata(answer.raw, soa, SOA).serial };
   } catch (error) {
     return { ok: false, reason: (error as Error).message };
   }
@@ -79,10 +80,9 @@ export async function sendNotify(server: HostPort, zone: string, soa: SoaData, k
     const answer = await exchange(
       server,
       {
-        type: 'query',
-        flags: (4 << 11) | dnsPacket.AUTHORITATIVE_ANSWER,
-        questions: [{ name: zone, type: 'SOA', class: 'IN' }],
-        answers: [{ name: zone, type: 'SOA', class: 'IN', ttl, data: { ...data, mname: data.mname.replace(/\.$/, ''), rname: data.rname.replace(/\.$/, '') } }],
+        flags: (OPCODE.NOTIFY << 11) | FLAG.AA,
+        questions: [{ name: zone, type: SOA.code, klass: CLASS.IN }],
+        answers: [{ name: zone, type: SOA.code, klass: CLASS.IN, ttl, rdata: { definition: SOA, value: data } }],
       },
       { key, timeoutMs },
     );

@@ -1,4 +1,5 @@
-import { nameLabels, nameToWire, nameWireLength, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
+import { nameLabels, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
+import { nameToWire, nameWireLength } from '../../src/dns/wire';
 
 const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
 
@@ -149,9 +150,12 @@ test('nameToWire: the plain-name shortcut writes what the escape parser writes',
 });
 
 test('nameWireLength: the octets nameToWire writes, with or without escapes', () => {
-  for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', `${'a'.repeat(63)}.example.`, `${'a'.repeat(64)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
+  for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', `${'a'.repeat(63)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
     expect([name, nameWireLength(name)]).toEqual([name, nameToWire(name).length]);
   }
+  // a name that cannot be on the wire is never written (RFC 1035 §2.3.4: labels 1–63 octets, names 255)
+  expect(() => nameToWire(`${'a'.repeat(64)}.example.`)).toThrow(RangeError);
+  expect(() => nameToWire(`${Array(128).fill('a').join('.')}.`)).toThrow(RangeError);
 });
 
 describe('parseDomainNameInRdata: an absolute host name skips the escape parser and gives the same answer', () => {

@@ -1,5 +1,5 @@
 import * as dnsPacket from 'dns-packet';
-import { packetAnswer } from '../../src/dns/packet';
+import { encodeMessage, FLAG, outgoingRecord, rdataToWire } from '../../src/dns/wire';
 import { CanonicalRecord, parseRecord } from '../../src/dns/record';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { errorFromProblems } from '../../src/errors/catalogue';
@@ -136,38 +136,52 @@ describe('checkZone', () => {
   });
 });
 
-describe('packet answers (dns-packet 5.6.1)', () => {
+/**
+ * dns-packet 5.6.1 as an independent peer: it decodes the primary's answers (owner names compressed, RDATA of
+ * every type) to the same fields; the types it does not know it gives back as opaque RDATA, which must be the
+ * octets of the type's RFC wire form.
+ */
+describe('answers as an independent decoder (dns-packet) reads them', () => {
   const cases: [string, string][] = [
     ['A', '192.0.2.1'], ['AAAA', '2001:db8::1'], ['MX', '10 mx.example.net.'], ['MX', '0 .'], ['SRV', '1 2 3 sip.example.net.'],
-    ['SOA', SOA_RDATA], ['TXT', '"a" "b\\255"'], ['CAA', '0 issue "letsencrypt.org"'], ['CAA', '0 issue "\\200"'],
-    ['DS', '1 8 2 ' + 'AB'.repeat(32)], ['TLSA', '3 1 1 ' + 'CD'.repeat(32)], ['SSHFP', '1 1 ' + 'EF'.repeat(20)], ['SSHFP', '1 7 0102'],
-    ['NAPTR', '1 2 "U" "E2U+sip" "!^.*$!sip:x@example.com!" .'], ['NAPTR', '1 2 "U" "\\200" "" x.example.net.'],
+    ['SOA', SOA_RDATA], ['TXT', '"a" "b\\255"'], ['CAA', '0 issue "letsencrypt.org"'],
+    ['DS', '1 8 2 ' + 'AB'.repeat(32)], ['TLSA', '3 1 1 ' + 'CD'.repeat(32)], ['SSHFP', '1 1 ' + 'EF'.repeat(20)],
+    ['NAPTR', '1 2 "U" "E2U+sip" "!^.*$!sip:x@example.com!" .'],
     ['NS', 'ns1.example.net.'], ['CNAME', 'x.example.net.'], ['DNAME', 'example.net.'], ['PTR', 'x.example.net.'],
-    ['SVCB', '1 . alpn="h2,h3" port=443'], ['HTTPS', '0 cdn.example.net.'],
   ];
-  it.each(cases)('%s %s encodes and decodes', (type, rdata) => {
-    const answer = packetAnswer(ZONE, { owner: 'host', type, rdata, ttl: 300 });
-    const packet = dnsPacket.encode({ type: 'response', id: 1, flags: 0, questions: [], answers: [answer as dnsPacket.Answer] });
-    const decoded = dnsPacket.decode(packet);
-    const got = decoded.answers![0] as { name: string; ttl: number; data: unknown; type: string };
+  it.each(cases)('%s %s: dns-packet decodes it and writes the same RDATA back', (type, rdata) => {
+    const answer = outgoingRecord(ZONE, { owner: 'host', type, rdata, ttl: 300 });
+    const message = encodeMessage({ id: 1, flags: FLAG.QR, questions: [{ name: 'host.example.com.', type: answer.type, klass: 1 }], answers: [answer, answer] });
+    const decoded = dnsPacket.decode(message);
+    const got = decoded.answers![1] as { name: string; ttl: number; data: unknown; type: string };
     expect(got.name).toBe('host.example.com');
     expect(got.ttl).toBe(300);
-    expect(got.type).toBe(Buffer.isBuffer(answer.data) && (type === 'SVCB' || type === 'HTTPS') ? `UNKNOWN_${type === 'SVCB' ? 64 : 65}` : type);
-    if (Buffer.isBuffer(answer.data)) {
-      // sent as RFC 3597 opaque RDATA: the packet ends with exactly those octets
-      expect(packet.subarray(packet.length - answer.data.length).equals(answer.data)).toBe(true);
-    } else {
-      // the wire form read back re-encodes to the same packet
-      const again = dnsPacket.encode({ type: 'response', id: 1, flags: 0, questions: [], answers: [{ ...(got as object), class: 'IN' } as dnsPacket.Answer] });
-      expect(again.equals(packet)).toBe(true);
-    }
+    expect(got.type).toBe(type);
+    // dns-packet's own encoding of what it read, uncompressed: its RDATA is ours, uncompressed
+    const again: Buffer = (dnsPacket as unknown as { answer: { encode(a: unknown): Buffer } }).answer.encode({ ...(got as object), class: 'IN' });
+    const ours = rdataToWire(type, (answer.rdata as { value: unknown }).value);
+    expect(again.subarray(again.length - ours.length).toString('hex')).toBe(ours.toString('hex'));
+    expect(again.readUInt16BE(again.length - ours.length - 2)).toBe(ours.length);
   });
 
-  it('sends SVCB and HTTPS as RFC 3597 unknown types with the RFC 9460 wire form', () => {
-    const answer = packetAnswer(ZONE, { owner: '@', type: 'HTTPS', rdata: '1 . alpn="h2" port=443', ttl: 60 });
-    expect(answer.type).toBe('UNKNOWN_65');
+  it.each([
+    ['CAA', '0 issue "\\200"'], ['SSHFP', '1 7 0102'], ['NAPTR', '1 2 "U" "\\200" "" x.example.net.'],
+    ['SVCB', '1 . alpn="h2,h3" port=443'], ['HTTPS', '0 cdn.example.net.'], ['ZONEMD', '2018031900 1 1 ' + 'AB'.repeat(48)],
+  ])('%s %s: octets dns-packet cannot hold as text go out as the type\'s wire form', (type, rdata) => {
+    const answer = outgoingRecord(ZONE, { owner: 'host', type, rdata, ttl: 300 });
+    const message = encodeMessage({ id: 1, flags: FLAG.QR, answers: [answer] });
+    const ours = rdataToWire(type, (answer.rdata as { value: unknown }).value);
+    // the answer is the message's last RR: its RDLENGTH, then exactly the RDATA (RFC 1035 §4.1.3)
+    expect(message.subarray(message.length - ours.length).equals(ours)).toBe(true);
+    expect(message.readUInt16BE(message.length - ours.length - 2)).toBe(ours.length);
+    expect(dnsPacket.decode(message).answers![0].name).toBe('host.example.com');
+  });
+
+  it('writes HTTPS in the RFC 9460 §2.2 wire form', () => {
+    const answer = outgoingRecord(ZONE, { owner: '@', type: 'HTTPS', rdata: '1 . alpn="h2" port=443', ttl: 60 });
+    expect(answer.type).toBe(65);
     // priority 1, root, key 1 len 3 "\x02h2", key 3 len 2 443
-    expect((answer.data as Buffer).toString('hex')).toBe('0001' + '00' + '0001' + '0003' + '026832' + '0003' + '0002' + '01bb');
+    expect(rdataToWire('HTTPS', (answer.rdata as { value: unknown }).value).toString('hex')).toBe('0001' + '00' + '0001' + '0003' + '026832' + '0003' + '0002' + '01bb');
   });
 });
 

@@ -11,7 +11,7 @@ import { RunningService, startService } from '../../src/main';
 import { querySoaSerial } from '../../src/worker/dns-client';
 import { ADMIN_KEY } from '../support/test-app';
 import { freePort } from '../support/free-port';
-import { signMessage } from '../../src/dns/tsig';
+import { signMessage } from '../../src/dns/wire';
 import { rcodeOf, sendUdp, updateMessage } from '../support/update-clients';
 
 /**

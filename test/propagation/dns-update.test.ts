@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import dnsPacket from 'dns-packet';
-import { signMessage } from '../../src/dns/tsig';
+import { signMessage } from '../../src/dns/wire';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, createUserKey } from '../support/fixtures';
 import { KeyArg, knsupdate, nsupdate, python, rcodeOf, sendUdp, updateMessage } from '../support/update-clients';

@@ -130,3 +130,19 @@ describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot ans
     expect(referral.additional).toEqual([`ns1.sub.${ZONE2}. A 192.0.2.53`]);
   });
 });
+
+describe('types known by number, escaped owners (the wire module reads and writes both)', () => {
+  test('a query for TYPEnnn (RFC 3597 §5) is answered with that RRset', async () => {
+    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE, owner: 'opaque', type: 'TYPE65280', rdata: '\\# 3 ABCDEF', ttl: 300 } });
+    expect(res.errors).toBeUndefined();
+    expect(await ask('opaque', 'TYPE65280')).toEqual({ status: 'NOERROR', answers: ['\\# 3 ABCDEF'] });
+  });
+
+  test('an owner with an escaped dot and an octet above 127 is found and answered as sent', async () => {
+    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE, owner: 'a\\.b.\\200', type: 'A', rdata: '192.0.2.77', ttl: 300 } });
+    expect(res.errors).toBeUndefined();
+    const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', `a\\.b.\\200.${ZONE}`, 'A']);
+    expect(result.status).toBe('NOERROR');
+    expect(records(result).map((r) => `${r.name} ${r.rdata}`)).toEqual([`a\\.b.\\200.${ZONE}. 192.0.2.77`]);
+  });
+});

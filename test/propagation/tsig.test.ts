@@ -1,6 +1,6 @@
 /** TSIG (RFC 8945) sign / verify on the wire, including the error cases of §5.2. */
 import dnsPacket from 'dns-packet';
-import { findTsig, signMessage, TSIG_ERROR, verifyMessage } from '../../src/dns/tsig';
+import { findTsig, signMessage, TSIG_ERROR, verifyMessage } from '../../src/dns/wire';
 
 const key = { name: 'test-key', algorithm: 'hmac-sha256' as const, secret: Buffer.alloc(32, 7) };
 const query = () => dnsPacket.encode({ id: 4242, type: 'query', flags: 0, questions: [{ name: 'example.com', type: 'AXFR', class: 'IN' }] });

@@ -6,6 +6,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { DnssecAlgorithm } from './algorithms';
+import { canonicalRRsetOrder } from '../wire';
 
 /** one RR of an RRset in canonical wire form: owner and RDATA already canonical (the wire module makes them) */
 export interface CanonicalRr { owner: Buffer; type: number; ttl: number; rdata: Buffer }
@@ -45,7 +46,7 @@ export function rrsigHead(fields: RrsigFields): Buffer {
 /** RFC 4034 §3.1.8.1: signature = sign(RRSIG_RDATA | RR(1) | RR(2) | ...), RRs in canonical order */
 export function signingInput(fields: RrsigFields, rrset: readonly CanonicalRr[]): Buffer {
   const parts: Buffer[] = [rrsigHead(fields)];
-  for (const rdata of canonicalRdataOrder(rrset.map((rr) => rr.rdata))) {
+  for (const rdata of canonicalRRsetOrder(rrset.map((rr) => rr.rdata))) {
     const rr = rrset[0];
     const fixed = Buffer.alloc(10);
     fixed.writeUInt16BE(rr.type, 0);
@@ -55,12 +56,6 @@ export function signingInput(fields: RrsigFields, rrset: readonly CanonicalRr[])
     parts.push(rr.owner, fixed, rdata);
   }
   return Buffer.concat(parts);
-}
-
-/** RFC 4034 §6.3: RDATA sorted as left-justified unsigned octet strings (a shorter prefix first), duplicates once */
-export function canonicalRdataOrder(rdatas: readonly Buffer[]): Buffer[] {
-  const sorted = [...rdatas].sort(Buffer.compare);
-  return sorted.filter((rdata, i) => i === 0 || !rdata.equals(sorted[i - 1]));
 }
 
 export function signRrset(fields: RrsigFields, rrset: readonly CanonicalRr[], algorithm: DnssecAlgorithm, privateKey: KeyObject): RrsigValue {

@@ -12,9 +12,9 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { CanonicalRecord } from '../record';
-import { nameLabels, ownerToFqdn, nameToWire } from '../name';
+import { nameLabels, ownerToFqdn } from '../name';
+import { compareCanonicalNames, nameToWire } from '../wire';
 import { DnssecAlgorithm } from './algorithms';
-import { compareCanonicalLabels } from './canonical-order';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
 import { CanonicalRr, rrsigLabels, signRrset } from './rrsig';
@@ -178,8 +178,8 @@ export function signatures(zone: string, rrset: Rrset, keys: readonly ZoneKey[],
 
 /** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */
 function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord[] {
-  const owners = [...names.owners.keys()].map((owner) => ({ owner, labels: labelsOf(owner, zone) }));
-  owners.sort((a, b) => compareCanonicalLabels(a.labels, b.labels));
+  const owners = [...names.owners.keys()].map((owner) => ({ owner, fqdn: ownerToFqdn(owner, zone) }));
+  owners.sort((a, b) => compareCanonicalNames(a.fqdn, b.fqdn));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
     return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) }) };

@@ -26,5 +26,5 @@ export const A: RecordTypeDefinition<AValue> = {
   },
   format: (value) => formatIPv4(value.address),
   fromWire: (r) => ({ address: [...r.bytes(4)] }),
-  toPacketData: (value) => formatIPv4(value.address),
+  toWire: (value, w) => { w.bytes(value.address); },
 };

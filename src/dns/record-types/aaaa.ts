@@ -26,5 +26,5 @@ export const AAAA: RecordTypeDefinition<AAAAValue> = {
   },
   format: (value) => formatIPv6(value.address),
   fromWire: (r) => ({ address: [...r.bytes(16)] }),
-  toPacketData: (value) => formatIPv6(value.address),
+  toWire: (value, w) => { w.bytes(value.address); },
 };

@@ -49,14 +49,12 @@ export const APL: RecordTypeDefinition<APLValue> = {
     }
     return { items };
   },
-  toPacketData: (v) => Buffer.concat(v.items.map((i) => {
-    const part = trimmed(i.address);
-    const head = Buffer.alloc(4);
-    head.writeUInt16BE(i.family, 0);
-    head.writeUInt8(i.prefix, 2);
-    head.writeUInt8((i.negate ? 0x80 : 0) | part.length, 3);
-    return Buffer.concat([head, part]);
-  })),
+  toWire: (v, w) => {
+    for (const i of v.items) {
+      const part = trimmed(i.address);
+      w.u16(i.family).u8(i.prefix).u8((i.negate ? 0x80 : 0) | part.length).bytes(part);
+    }
+  },
 };
 
 /** RFC 3123 §4.1: trailing zero octets of the address are not sent */

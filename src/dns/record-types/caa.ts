@@ -34,9 +34,6 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
   },
   format: (v) => `${v.flags} ${v.tag} ${formatCharacterString(v.value)}`,
   fromWire: (r) => ({ flags: r.u8(), tag: r.characterString().toString('latin1'), value: r.rest() }),
-  toPacketData: (v) => {
-    // dns-packet writes the value as UTF-8 text: give it the RFC 3597 wire form when the octets are not ASCII
-    if (v.value.every((b) => b < 0x80)) return { flags: v.flags, tag: v.tag, value: v.value.toString('latin1') };
-    return Buffer.concat([Buffer.from([v.flags, v.tag.length]), Buffer.from(v.tag, 'ascii'), v.value]);
-  },
+  // RFC 8659 §4.1: flags, tag length and tag, then the value to the end of the RDATA
+  toWire: (v, w) => { w.u8(v.flags).characterString(Buffer.from(v.tag, 'latin1')).bytes(v.value); },
 };

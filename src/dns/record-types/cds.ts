@@ -10,12 +10,4 @@ export const CDS: RecordTypeDefinition<DSValue> = {
   type: 'CDS',
   code: 59,
   rfcs: ['RFC 7344 §3.1', 'RFC 8078', 'RFC 4034 §5'],
-  // dns-packet 5.6.1 has no CDS: DS's wire form (RFC 4034 §5.1) sent as RFC 3597 data
-  toPacketData: (v) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt16BE(v.keyTag, 0);
-    head.writeUInt8(v.algorithm, 2);
-    head.writeUInt8(v.digestType, 3);
-    return Buffer.concat([head, v.digest]);
-  },
 };

@@ -45,11 +45,5 @@ export const CERT: RecordTypeDefinition<CERTValue> = {
   format: (v) => `${v.certType} ${v.keyTag} ${v.algorithm} ${v.certificate.toString('base64')}`,
   // RFC 4398 §2: TYPE (16), KEY TAG (16), ALGORITHM (8), then the certificate
   fromWire: (r) => ({ certType: r.u16(), keyTag: r.u16(), algorithm: r.u8(), certificate: r.rest() }),
-  toPacketData: (v) => {
-    const head = Buffer.alloc(5);
-    head.writeUInt16BE(v.certType, 0);
-    head.writeUInt16BE(v.keyTag, 2);
-    head.writeUInt8(v.algorithm, 4);
-    return Buffer.concat([head, v.certificate]);
-  },
+  toWire: (v, w) => { w.u16(v.certType).u16(v.keyTag).u8(v.algorithm).bytes(v.certificate); },
 };

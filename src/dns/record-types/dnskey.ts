@@ -8,7 +8,7 @@ export interface DNSKEYValue { flags: number; protocol: number; algorithm: numbe
  * The DNSKEY RDATA (RFC 4034 §2), shared with CDNSKEY (RFC 7344 §3.2). The key may be written in several
  * blank-separated base64 pieces (RFC 4034 §2.2); it is stored as one block.
  */
-export function dnskeyLike(type: string, code: number, rfcs: string[], wire: boolean): RecordTypeDefinition<DNSKEYValue> {
+export function dnskeyLike(type: string, code: number, rfcs: string[]): RecordTypeDefinition<DNSKEYValue> {
   const definition: RecordTypeDefinition<DNSKEYValue> = {
     type,
     code,
@@ -36,17 +36,10 @@ export function dnskeyLike(type: string, code: number, rfcs: string[], wire: boo
     },
     format: (v) => `${v.flags} ${v.protocol} ${v.algorithm} ${v.key.toString('base64')}`,
     fromWire: (r) => ({ flags: r.u16(), protocol: r.u8(), algorithm: r.u8(), key: r.rest() }),
-    toPacketData: (v) => {
-      if (!wire) return { flags: v.flags, algorithm: v.algorithm, key: Buffer.from(v.key) };
-      const head = Buffer.alloc(4);
-      head.writeUInt16BE(v.flags, 0);
-      head.writeUInt8(v.protocol, 2);
-      head.writeUInt8(v.algorithm, 3);
-      return Buffer.concat([head, v.key]);
-    },
+    toWire: (v, w) => { w.u16(v.flags).u8(v.protocol).u8(v.algorithm).bytes(v.key); },
   };
   return definition;
 }
 
 /** DNSKEY: a zone's public key (RFC 4034 §2) */
-export const DNSKEY = dnskeyLike('DNSKEY', 48, ['RFC 4034 §2'], false);
+export const DNSKEY = dnskeyLike('DNSKEY', 48, ['RFC 4034 §2']);

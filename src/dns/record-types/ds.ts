@@ -45,5 +45,5 @@ export const DS: RecordTypeDefinition<DSValue> = {
   },
   format: (v) => `${v.keyTag} ${v.algorithm} ${v.digestType} ${v.digest.toString('hex').toUpperCase()}`,
   fromWire: (r) => ({ keyTag: r.u16(), algorithm: r.u8(), digestType: r.u8(), digest: r.rest() }),
-  toPacketData: (v) => ({ keyTag: v.keyTag, algorithm: v.algorithm, digestType: v.digestType, digest: Buffer.from(v.digest) }),
+  toWire: (v, w) => { w.u16(v.keyTag).u8(v.algorithm).u8(v.digestType).bytes(v.digest); },
 };

@@ -23,7 +23,7 @@ export function euiType(type: string, code: number, octets: number, rfc: string)
     },
     format: (v) => v.address.toString('hex').match(/.{2}/g)!.join('-'),
     fromWire: (r) => ({ address: r.bytes(octets) }),
-    toPacketData: (v) => Buffer.from(v.address),
+    toWire: (v, w) => { w.bytes(v.address); },
   };
   return definition;
 }

@@ -61,7 +61,7 @@ export function genericType(code: number): RecordTypeDefinition<GenericValue> {
     format: (v) => (v.data.length ? `\\# ${v.data.length} ${v.data.toString('hex').toUpperCase()}` : '\\# 0'),
     // RFC 3597 §4: an unknown type's RDATA holds no compressed names, so its octets are its value
     fromWire: (r) => ({ data: r.rest() }),
-    toPacketData: (v) => Buffer.from(v.data),
+    toWire: (v, w) => { w.bytes(v.data); },
   };
   cache.set(code, definition);
   return definition;

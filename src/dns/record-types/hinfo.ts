@@ -23,7 +23,8 @@ export const HINFO: RecordTypeDefinition<HINFOValue> = {
     return finish(problems, () => ({ cpu: (cpu as { bytes: Buffer }).bytes, os: (os as { bytes: Buffer }).bytes }), HINFO.format);
   },
   format: (v) => `${formatCharacterString(v.cpu)} ${formatCharacterString(v.os)}`,
-  // the wire form (two length-prefixed strings), sent as RFC 3597 data: dns-packet 5.6.1 writes HINFO as UTF-8 text
+  // two <character-string>s (RFC 1035 §3.3.2), octets as they are; never folded to lower case (RFC 4034 §6.2 lists
+  // HINFO, but only names are folded and HINFO holds none)
   fromWire: (r) => ({ cpu: r.characterString(), os: r.characterString() }),
-  toPacketData: (v) => Buffer.concat([Buffer.from([v.cpu.length]), v.cpu, Buffer.from([v.os.length]), v.os]),
+  toWire: (v, w) => { w.characterString(v.cpu).characterString(v.os); },
 };

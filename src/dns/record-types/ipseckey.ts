@@ -1,5 +1,5 @@
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from '../ip';
-import { nameToWire, parseDomainNameInRdata } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, MAX_RDATA_OCTETS, parseBase64, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -58,10 +58,12 @@ export const IPSECKEY: RecordTypeDefinition<IPSECKEYValue> = {
         : gatewayType === 2 ? formatIPv6(r.bytes(16)) : r.name();
     return { precedence, gatewayType, algorithm, gateway, key: r.rest() };
   },
-  toPacketData: (v) => {
-    const gateway = v.gatewayType === 0 ? Buffer.alloc(0)
-      : v.gatewayType === 1 ? Buffer.from(parseIPv4(v.gateway)!)
-        : v.gatewayType === 2 ? Buffer.from(parseIPv6(v.gateway)!) : nameToWire(v.gateway);
-    return Buffer.concat([Buffer.from([v.precedence, v.gatewayType, v.algorithm]), gateway, v.key]);
+  // RFC 4025 §2.5: the gateway name is not compressed (and never lower-cased, RFC 4034 §6.2 does not list it)
+  toWire: (v, w) => {
+    w.u8(v.precedence).u8(v.gatewayType).u8(v.algorithm);
+    if (v.gatewayType === 1) w.bytes(parseIPv4(v.gateway)!);
+    else if (v.gatewayType === 2) w.bytes(parseIPv6(v.gateway)!);
+    else if (v.gatewayType === 3) w.name(v.gateway);
+    w.bytes(v.key);
   },
 };

@@ -27,9 +27,5 @@ export const L32: RecordTypeDefinition<L32Value> = {
   format: (v) => `${v.preference} ${formatIPv4(v.locator)}`,
   // RFC 6742 §2.2: PREFERENCE (16), Locator32 (an IPv4 address's 32 bits)
   fromWire: (r) => ({ preference: r.u16(), locator: [...r.bytes(4)] }),
-  toPacketData: (v) => {
-    const head = Buffer.alloc(2);
-    head.writeUInt16BE(v.preference, 0);
-    return Buffer.concat([head, Buffer.from(v.locator)]);
-  },
+  toWire: (v, w) => { w.u16(v.preference).bytes(v.locator); },
 };

@@ -94,15 +94,6 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     if (r.u8() !== 0) r.malformed('LOC RDATA of a version other than 0');
     return { size: r.u8(), horizontal: r.u8(), vertical: r.u8(), latitude: r.u32(), longitude: r.u32(), altitude: r.u32() };
   },
-  toPacketData: (v) => {
-    const b = Buffer.alloc(16);
-    b.writeUInt8(0, 0); // VERSION 0 (RFC 1876 §2)
-    b.writeUInt8(v.size, 1);
-    b.writeUInt8(v.horizontal, 2);
-    b.writeUInt8(v.vertical, 3);
-    b.writeUInt32BE(v.latitude, 4);
-    b.writeUInt32BE(v.longitude, 8);
-    b.writeUInt32BE(v.altitude, 12);
-    return b;
-  },
+  // VERSION 0 (RFC 1876 §2)
+  toWire: (v, w) => { w.u8(0).u8(v.size).u8(v.horizontal).u8(v.vertical).u32(v.latitude).u32(v.longitude).u32(v.altitude); },
 };

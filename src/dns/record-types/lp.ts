@@ -1,4 +1,4 @@
-import { nameToWire, parseDomainNameInRdata } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -27,9 +27,5 @@ export const LP: RecordTypeDefinition<LPValue> = {
   format: (v) => `${v.preference} ${v.fqdn}`,
   // RFC 6742 §2.4: PREFERENCE (16), FQDN
   fromWire: (r) => ({ preference: r.u16(), fqdn: r.name() }),
-  toPacketData: (v) => {
-    const head = Buffer.alloc(2);
-    head.writeUInt16BE(v.preference, 0);
-    return Buffer.concat([head, nameToWire(v.fqdn)]);
-  },
+  toWire: (v, w) => { w.u16(v.preference).name(v.fqdn); },
 };

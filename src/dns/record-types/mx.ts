@@ -1,4 +1,4 @@
-import { parseDomainNameInRdata, toPacketName } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -32,5 +32,5 @@ export const MX: RecordTypeDefinition<MXValue> = {
   },
   format: (value) => `${value.preference} ${value.exchange}`,
   fromWire: (r) => ({ preference: r.u16(), exchange: r.name() }),
-  toPacketData: (value) => ({ preference: value.preference, exchange: toPacketName(value.exchange) }),
+  toWire: (value, w) => { w.u16(value.preference).name(value.exchange); },
 };

@@ -1,4 +1,4 @@
-import { nameToWire, parseDomainNameInRdata, toPacketName } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, formatCharacterString, parseCharacterString, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -86,19 +86,6 @@ export const NAPTR: RecordTypeDefinition<NAPTRValue> = {
   },
   format: (v) => `${v.order} ${v.preference} ${formatCharacterString(v.flags)} ${formatCharacterString(v.services)} ${formatCharacterString(v.regexp)} ${v.replacement}`,
   fromWire: (r) => ({ order: r.u16(), preference: r.u16(), flags: r.characterString(), services: r.characterString(), regexp: r.characterString(), replacement: r.name() }),
-  toPacketData: (v) => {
-    // dns-packet writes the three strings as UTF-8 text: non-ASCII octets go as RFC 3597 wire form instead
-    const ascii = [v.flags, v.services, v.regexp].every((s) => s.every((b) => b < 0x80));
-    if (ascii) {
-      return {
-        order: v.order, preference: v.preference, flags: v.flags.toString('latin1'), services: v.services.toString('latin1'),
-        regexp: v.regexp.toString('latin1'), replacement: toPacketName(v.replacement),
-      };
-    }
-    const head = Buffer.alloc(4);
-    head.writeUInt16BE(v.order, 0);
-    head.writeUInt16BE(v.preference, 2);
-    const str = (s: Buffer) => Buffer.concat([Buffer.from([s.length]), s]);
-    return Buffer.concat([head, str(v.flags), str(v.services), str(v.regexp), nameToWire(v.replacement)]);
-  },
+  // RFC 3403 §4.1: the replacement is not compressed (NAPTR is no RFC 1035 type, RFC 3597 §4)
+  toWire: (v, w) => { w.u16(v.order).u16(v.preference).characterString(v.flags).characterString(v.services).characterString(v.regexp).name(v.replacement); },
 };

@@ -28,11 +28,7 @@ export function locator64Type(type: string, code: number, rfcs: string[], name: 
     },
     format: (v) => `${v.preference} ${v.locator.toString('hex').match(/.{4}/g)!.join(':')}`,
     fromWire: (r) => ({ preference: r.u16(), locator: r.bytes(8) }),
-    toPacketData: (v) => {
-      const head = Buffer.alloc(2);
-      head.writeUInt16BE(v.preference, 0);
-      return Buffer.concat([head, v.locator]);
-    },
+    toWire: (v, w) => { w.u16(v.preference).bytes(v.locator); },
   };
   return definition;
 }

@@ -25,7 +25,7 @@ export function base64BlobType(type: string, code: number, rfcs: string[], descr
     },
     format: (v) => v.data.toString('base64'),
     fromWire: (r) => ({ data: r.rest() }),
-    toPacketData: (v) => Buffer.from(v.data),
+    toWire: (v, w) => { w.bytes(v.data); },
   };
   return definition;
 }

@@ -1,5 +1,5 @@
 import { Problem } from '../problem';
-import type { RdataReader } from '../wire';
+import type { RdataReader, WireWriter } from '../wire';
 
 export type ParseResult<V> = { ok: true; value: V; canonical: string } | { ok: false; problems: Problem[] };
 
@@ -30,11 +30,11 @@ export interface RecordTypeDefinition<V = any> {
   /** canonical presentation form (what is stored and shown); parse(format(v)) gives the same canonical string */
   format(value: V): string;
   /**
-   * The `data` dns-packet 5.6.1 expects when encoding this type. When the result is a Buffer, it is the RFC wire
-   * form of the RDATA and must be sent as an unknown type (RFC 3597): use `packetAnswer` in `../packet.ts`, which
-   * picks the right dns-packet type name (`UNKNOWN_<code>`). Names are given without trailing dot.
+   * Writes the value's RDATA in wire form (the type's RFC). Names go through `writer.name()`, which compresses
+   * or lower-cases them as the framing code says (src/dns/wire/rules.ts), never by the type's choice. Every
+   * type has one, and `fromWire` reads back what it writes (a test holds both).
    */
-  toPacketData(value: V): unknown;
+  toWire(value: V, writer: WireWriter): void;
   /**
    * Reads the value from RDATA on the wire (a DNS UPDATE, RFC 2136 §2.5): `format` then `parse` make it a
    * record like any other, with the same rules. Every type of the registry has one (a test holds this).

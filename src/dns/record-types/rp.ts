@@ -1,4 +1,4 @@
-import { nameToWire, parseDomainNameInRdata } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -29,5 +29,5 @@ export const RP: RecordTypeDefinition<RPValue> = {
   format: (v) => `${v.mbox} ${v.txt}`,
   // wire form, names uncompressed (RFC 3597 §4), sent as RFC 3597 data
   fromWire: (r) => ({ mbox: r.name(), txt: r.name() }),
-  toPacketData: (v) => Buffer.concat([nameToWire(v.mbox), nameToWire(v.txt)]),
+  toWire: (v, w) => { w.name(v.mbox).name(v.txt); },
 };

@@ -3,7 +3,7 @@
  * §3, §4). They are not in the user-facing registry (index.ts): no API, zone file or UPDATE can store one
  * (imports drop them, zone-file.ts); the signer makes them and the primary serves them like any other type.
  */
-import { nameToWire, parseDomainNameInRdata } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseBase64, parseHex, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { base32hex, fromBase32hex } from '../dnssec/nsec3-hash';
@@ -93,16 +93,9 @@ export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
     typeCovered: r.u16(), algorithm: r.u8(), labels: r.u8(), originalTtl: r.u32(), expiration: r.u32(), inception: r.u32(),
     keyTag: r.u16(), signer: r.name(), signature: r.rest(),
   }),
-  toPacketData(v) {
-    const head = Buffer.alloc(18);
-    head.writeUInt16BE(v.typeCovered, 0);
-    head.writeUInt8(v.algorithm, 2);
-    head.writeUInt8(v.labels, 3);
-    head.writeUInt32BE(v.originalTtl, 4);
-    head.writeUInt32BE(v.expiration, 8);
-    head.writeUInt32BE(v.inception, 12);
-    head.writeUInt16BE(v.keyTag, 16);
-    return Buffer.concat([head, nameToWire(v.signer), v.signature]);
+  // RFC 4034 §3.1: the signer's name is never compressed (RFC 3597 §4), and is lower-case in canonical form
+  toWire: (v, w) => {
+    w.u16(v.typeCovered).u8(v.algorithm).u8(v.labels).u32(v.originalTtl).u32(v.expiration).u32(v.inception).u16(v.keyTag).name(v.signer).bytes(v.signature);
   },
 };
 
@@ -129,7 +122,7 @@ export const NSEC: RecordTypeDefinition<NSECValue> = {
   format: (v) => `${v.next}${v.types.length ? ' ' + typeList(v.types) : ''}`,
   fromWire: (r) => ({ next: r.name(), types: typesOfBitmap(r.rest()) }),
   // RFC 6840 §5.1: the next owner name is not lower-cased in canonical form; it is written as stored
-  toPacketData: (v) => Buffer.concat([nameToWire(v.next), typeBitmap(v.types)]),
+  toWire: (v, w) => { w.name(v.next).bytes(typeBitmap(v.types)); },
 };
 
 function parseNsec3Head(f: string[], type: string, problems: Problem[]): NSEC3PARAMValue | undefined {
@@ -191,7 +184,7 @@ export const NSEC3: RecordTypeDefinition<NSEC3Value> = {
     const nextHashed = r.bytes(r.u8());
     return { hashAlgorithm, flags, iterations, salt: Buffer.from(salt), nextHashed: Buffer.from(nextHashed), types: typesOfBitmap(r.rest()) };
   },
-  toPacketData: (v) => Buffer.concat([nsec3HeadWire(v), Buffer.from([v.nextHashed.length]), v.nextHashed, typeBitmap(v.types)]),
+  toWire: (v, w) => { w.bytes(nsec3HeadWire(v)).u8(v.nextHashed.length).bytes(v.nextHashed).bytes(typeBitmap(v.types)); },
 };
 
 /** NSEC3PARAM (RFC 5155 §4): the parameters an authoritative server uses to find the zone's NSEC3 records */
@@ -215,7 +208,7 @@ export const NSEC3PARAM: RecordTypeDefinition<NSEC3PARAMValue> = {
     const iterations = r.u16();
     return { hashAlgorithm, flags, iterations, salt: Buffer.from(r.bytes(r.u8())) };
   },
-  toPacketData: nsec3HeadWire,
+  toWire: (v, w) => { w.bytes(nsec3HeadWire(v)); },
 };
 
 export const SIGNER_RECORD_TYPES: readonly RecordTypeDefinition[] = [RRSIG, NSEC, NSEC3, NSEC3PARAM];

@@ -2,7 +2,7 @@
  * Types whose RDATA is one domain name (NS, CNAME, DNAME, PTR: RFC 1035 §3.3, RFC 6672 §2.1). Each type file
  * calls this with its own code and RFC references.
  */
-import { parseDomainNameInRdata, toPacketName } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { splitFields, checkFieldCount } from '../presentation';
 import { Problem } from '../problem';
 import { RecordTypeDefinition, ParseResult } from './record-type';
@@ -27,7 +27,7 @@ export function singleNameType(spec: { type: string; code: number; rfcs: string[
     },
     format: (value) => value.target,
     fromWire: (r) => ({ target: r.name() }),
-    toPacketData: (value) => toPacketName(value.target),
+    toWire: (value, w) => { w.name(value.target); },
   };
   return definition;
 }

@@ -1,4 +1,4 @@
-import { parseDomainNameInRdata, toPacketName } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { parseDuration } from '../ttl';
@@ -59,8 +59,5 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
   },
   format: (v) => `${v.mname} ${v.rname} ${v.serial} ${v.refresh} ${v.retry} ${v.expire} ${v.minimum}`,
   fromWire: (r) => ({ mname: r.name(), rname: r.name(), serial: r.u32(), refresh: r.u32(), retry: r.u32(), expire: r.u32(), minimum: r.u32() }),
-  toPacketData: (v) => ({
-    mname: toPacketName(v.mname), rname: toPacketName(v.rname),
-    serial: v.serial, refresh: v.refresh, retry: v.retry, expire: v.expire, minimum: v.minimum,
-  }),
+  toWire: (v, w) => { w.name(v.mname).name(v.rname).u32(v.serial).u32(v.refresh).u32(v.retry).u32(v.expire).u32(v.minimum); },
 };

@@ -10,6 +10,4 @@ export const SPF: RecordTypeDefinition<TXTValue> = {
   type: 'SPF',
   code: 99,
   rfcs: ['RFC 4408 §3.1.1', 'RFC 7208 §3.1', 'RFC 1035 §3.3.14'],
-  // dns-packet 5.6.1 has no SPF: the RDATA wire form is TXT's (length-prefixed strings), sent as RFC 3597 data
-  toPacketData: (value) => Buffer.concat(value.strings.flatMap((s) => [Buffer.from([s.length]), s])),
 };

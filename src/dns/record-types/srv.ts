@@ -1,4 +1,4 @@
-import { parseDomainNameInRdata, toPacketName } from '../name';
+import { parseDomainNameInRdata } from '../name';
 import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
@@ -32,5 +32,6 @@ export const SRV: RecordTypeDefinition<SRVValue> = {
   },
   format: (v) => `${v.priority} ${v.weight} ${v.port} ${v.target}`,
   fromWire: (r) => ({ priority: r.u16(), weight: r.u16(), port: r.u16(), target: r.name() }),
-  toPacketData: (v) => ({ priority: v.priority, weight: v.weight, port: v.port, target: toPacketName(v.target) }),
+  // RFC 2782: the target is not compressed (SRV is no RFC 1035 type, RFC 3597 §4)
+  toWire: (v, w) => { w.u16(v.priority).u16(v.weight).u16(v.port).name(v.target); },
 };

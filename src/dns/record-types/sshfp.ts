@@ -38,11 +38,5 @@ export const SSHFP: RecordTypeDefinition<SSHFPValue> = {
   },
   format: (v) => `${v.algorithm} ${v.fingerprintType} ${v.fingerprint.toString('hex').toUpperCase()}`,
   fromWire: (r) => ({ algorithm: r.u8(), fingerprintType: r.u8(), fingerprint: r.rest() }),
-  toPacketData: (v) => {
-    // dns-packet 5.6.1 only encodes fingerprint types 1 and 2 (it checks the length); others go as RFC 3597 wire form
-    if (FINGERPRINT_OCTETS[v.fingerprintType] !== undefined) {
-      return { algorithm: v.algorithm, hash: v.fingerprintType, fingerprint: v.fingerprint.toString('hex').toUpperCase() };
-    }
-    return Buffer.concat([Buffer.from([v.algorithm, v.fingerprintType]), v.fingerprint]);
-  },
+  toWire: (v, w) => { w.u8(v.algorithm).u8(v.fingerprintType).bytes(v.fingerprint); },
 };

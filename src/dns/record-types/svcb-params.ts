@@ -1,12 +1,11 @@
 /**
  * SVCB and HTTPS share their RDATA (RFC 9460 §2): SvcPriority, TargetName and SvcParams. This file holds the
  * parameter rules; svcb.ts and https.ts only name the type.
- *
- * dns-packet 5.6.1 cannot encode SVCB/HTTPS, so `toPacketData` returns the RFC 9460 §2.2 wire form as a Buffer
- * (sent as an RFC 3597 unknown type; see packet.ts).
  */
 import { formatIPv4, formatIPv6, parseIPv4, parseIPv6 } from '../ip';
-import { nameToWire, parseDomainNameInRdata } from '../name';
+import { parseDomainNameInRdata } from '../name';
+import { nameWireLength } from '../wire/name';
+import type { WireWriter } from '../wire/writer';
 import { decodeEscapes, escapeOctets, MAX_RDATA_OCTETS, parseBase64, parseUnsigned, shorten, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { ParseResult, RecordFieldInfo, RecordTypeDefinition } from './record-type';
@@ -193,12 +192,10 @@ function paramsWireLength(params: SvcParam[]): number {
   return params.reduce((n, p) => n + 4 + p.value.length, 0);
 }
 
-export function toWire(value: SVCBValue): Buffer {
-  return Buffer.concat([
-    u16(value.priority),
-    nameToWire(value.target),
-    ...value.params.flatMap((p) => [u16(p.key), u16(p.value.length), p.value]),
-  ]);
+/** RFC 9460 §2.2: SvcPriority, TargetName (uncompressed), then each SvcParam as key, length, value */
+function writeSvcb(value: SVCBValue, w: WireWriter): void {
+  w.u16(value.priority).name(value.target);
+  for (const p of value.params) w.u16(p.key).u16(p.value.length).bytes(p.value);
 }
 
 export const SVCB_FIELDS: RecordFieldInfo[] = [
@@ -276,7 +273,7 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       }
       if (problems.length) return { ok: false, problems };
       const value: SVCBValue = { priority: priority!, target: (target as { name: string }).name, params };
-      const size = 2 + nameToWire(value.target).length + paramsWireLength(params);
+      const size = 2 + nameWireLength(value.target) + paramsWireLength(params);
       if (size > MAX_RDATA_OCTETS) {
         return { ok: false, problems: [problem('rdata', 'RDATA_TOO_LONG', `rdata: ${type} RDATA is ${size} octets; the limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS)] };
       }
@@ -294,7 +291,7 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       }
       return { priority, target, params };
     },
-    toPacketData: (v) => toWire(v),
+    toWire: (v, w) => { writeSvcb(v, w); },
   };
   return definition;
 }

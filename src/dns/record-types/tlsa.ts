@@ -39,5 +39,5 @@ export const TLSA: RecordTypeDefinition<TLSAValue> = {
   },
   format: (v) => `${v.usage} ${v.selector} ${v.matchingType} ${v.data.toString('hex').toUpperCase()}`,
   fromWire: (r) => ({ usage: r.u8(), selector: r.u8(), matchingType: r.u8(), data: r.rest() }),
-  toPacketData: (v) => ({ usage: v.usage, selector: v.selector, matchingType: v.matchingType, certificate: Buffer.from(v.data) }),
+  toWire: (v, w) => { w.u8(v.usage).u8(v.selector).u8(v.matchingType).bytes(v.data); },
 };

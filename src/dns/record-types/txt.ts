@@ -48,5 +48,5 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     while (r.remaining > 0) strings.push(r.characterString());
     return { strings };
   },
-  toPacketData: (value) => value.strings.map((s) => Buffer.from(s)),
+  toWire: (value, w) => { for (const s of value.strings) w.characterString(s); },
 };

@@ -30,10 +30,5 @@ export const URI: RecordTypeDefinition<URIValue> = {
   },
   format: (v) => `${v.priority} ${v.weight} ${formatCharacterString(v.target)}`,
   fromWire: (r) => ({ priority: r.u16(), weight: r.u16(), target: r.rest() }),
-  toPacketData: (v) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt16BE(v.priority, 0);
-    head.writeUInt16BE(v.weight, 2);
-    return Buffer.concat([head, v.target]);
-  },
+  toWire: (v, w) => { w.u16(v.priority).u16(v.weight).bytes(v.target); },
 };

@@ -46,12 +46,5 @@ export const ZONEMD: RecordTypeDefinition<ZONEMDValue> = {
   format: (v) => `${v.serial} ${v.scheme} ${v.algorithm} ${v.digest.toString('hex').toUpperCase()}`,
   // RFC 8976 §2.2: SERIAL (32), SCHEME (8), HASH ALGORITHM (8), DIGEST
   fromWire: (r) => ({ serial: r.u32(), scheme: r.u8(), algorithm: r.u8(), digest: r.rest() }),
-  // dns-packet 5.6.1 has no ZONEMD: RFC 8976 §2.2 wire form, sent as RFC 3597 data
-  toPacketData: (v) => {
-    const head = Buffer.alloc(6);
-    head.writeUInt32BE(v.serial, 0);
-    head.writeUInt8(v.scheme, 4);
-    head.writeUInt8(v.algorithm, 5);
-    return Buffer.concat([head, v.digest]);
-  },
+  toWire: (v, w) => { w.u32(v.serial).u8(v.scheme).u8(v.algorithm).bytes(v.digest); },
 };

@@ -1,7 +1,7 @@
 /**
- * TSIG (RFC 8945) with HMAC-SHA256, -SHA384 and -SHA512 (§6), on raw DNS messages. dns-packet 5.6.1 does not know TSIG: it carries the
- * RR as an opaque type 250 with RDATA bytes, so signing and verifying happen here on the wire form, with
- * node:crypto.
+ * TSIG (RFC 8945) with HMAC-SHA256, -SHA384 and -SHA512 (§6), on messages in wire form, with node:crypto.
+ * Names are read and written by the wire module's one codec (name.ts): the key and algorithm names are
+ * digested in canonical form (§4.3.3) and written uncompressed (RFC 3597 §4: TSIG is no RFC 1035 type).
  *
  * - the TSIG RR is the last record of the additional section (RFC 8945 §4.1); owner = key name, CLASS ANY,
  *   TTL 0 (§4.2); RDATA = Algorithm Name, Time Signed (48 bits), Fudge, MAC Size, MAC, Original ID, Error,
@@ -16,7 +16,12 @@
  *   Other Data (§5.2.3). A truncated MAC shorter than our policy (the full 32 octets) → BADTRUNC (§5.2.2.1).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { TsigAlgorithm, TsigKey } from '../config/settings';
+import type { TsigAlgorithm, TsigKey } from '../../config/settings';
+import { WireFormatError } from './errors';
+import { readWireMessage, WireMessage } from './message';
+import { canonicalNameWire } from './name';
+import { RdataReader } from './reader';
+import { WireWriter } from './writer';
 
 export const TSIG_TYPE = 250;
 export const CLASS_ANY = 255;
@@ -46,97 +51,34 @@ export interface TsigRecord {
   other: Buffer;
 }
 
-/** canonical wire form of a name (RFC 4034 §6.2: lower-case, uncompressed) */
-export function canonicalName(name: string): Buffer {
-  const bare = name.replace(/\.$/, '').toLowerCase();
-  const parts: Buffer[] = [];
-  if (bare !== '') {
-    for (const label of bare.split('.')) {
-      const bytes = Buffer.from(label, 'ascii');
-      parts.push(Buffer.from([bytes.length]), bytes);
-    }
-  }
-  parts.push(Buffer.from([0]));
-  return Buffer.concat(parts);
-}
+/** the key and algorithm names as TSIG compares them: lower-case, without the final dot (`hmac-sha256`) */
+const comparableName = (absoluteName: string) => (absoluteName === '.' ? '' : absoluteName.toLowerCase().replace(/\.$/, ''));
 
-/** reads a (possibly compressed) name at `offset`: its text and the offset after it in the message */
-function readName(buf: Buffer, offset: number): { name: string; end: number } {
-  const labels: string[] = [];
-  let end = -1;
-  let pos = offset;
-  for (let hops = 0; hops < 128; hops++) {
-    if (pos >= buf.length) throw new Error('name runs past the message');
-    const len = buf[pos];
-    if ((len & 0xc0) === 0xc0) {
-      if (end < 0) end = pos + 2;
-      pos = ((len & 0x3f) << 8) | buf[pos + 1];
-      continue;
-    }
-    if (len & 0xc0) throw new Error('bad label type');
-    if (len === 0) {
-      if (end < 0) end = pos + 1;
-      return { name: labels.join('.').toLowerCase(), end };
-    }
-    labels.push(buf.subarray(pos + 1, pos + 1 + len).toString('latin1'));
-    pos += 1 + len;
-  }
-  throw new Error('name compression loop');
-}
-
-function readUint48(buf: Buffer, offset: number): number {
-  return buf.readUInt16BE(offset) * 2 ** 32 + buf.readUInt32BE(offset + 2);
-}
-
-function writeUint48(value: number): Buffer {
-  const b = Buffer.alloc(6);
-  b.writeUInt16BE(Math.floor(value / 2 ** 32), 0);
-  b.writeUInt32BE(value % 2 ** 32, 2);
-  return b;
-}
+/** the canonical wire form of a key or algorithm name given as `name` or `name.` (RFC 8945 §4.3.3) */
+const canonicalName = (name: string) => canonicalNameWire(name.endsWith('.') ? name : `${name}.`);
 
 /**
  * Finds the TSIG RR of a message: it must be the last additional record (RFC 8945 §5.1, a TSIG elsewhere is
  * FORMERR). Returns undefined when the message has none; throws on a malformed message.
  */
-export function findTsig(message: Buffer): { tsig: TsigRecord; start: number } | undefined {
-  if (message.length < 12) throw new Error('short message');
-  const counts = [4, 6, 8, 10].map((o) => message.readUInt16BE(o));
-  const total = counts[0] + counts[1] + counts[2] + counts[3];
-  let pos = 12;
-  for (let i = 0; i < counts[0]; i++) pos = readName(message, pos).end + 4;
-  let last: { start: number; name: string; type: number; rdata: Buffer; klass: number; ttl: number } | undefined;
-  for (let i = 0; i < total - counts[0]; i++) {
-    const start = pos;
-    const { name, end } = readName(message, pos);
-    const type = message.readUInt16BE(end);
-    const klass = message.readUInt16BE(end + 2);
-    const ttl = message.readUInt32BE(end + 4);
-    const rdlength = message.readUInt16BE(end + 8);
-    const rdata = message.subarray(end + 10, end + 10 + rdlength);
-    if (rdata.length !== rdlength) throw new Error('RDATA runs past the message');
-    pos = end + 10 + rdlength;
-    if (type === TSIG_TYPE && i !== total - counts[0] - 1) throw new Error('TSIG is not the last record');
-    last = { start, name, type, rdata, klass, ttl };
-  }
-  if (!last || last.type !== TSIG_TYPE || counts[3] === 0) return undefined;
-  const rd = last.rdata;
-  const alg = readName(rd, 0);
-  let p = alg.end;
-  const timeSigned = readUint48(rd, p);
-  const fudge = rd.readUInt16BE(p + 6);
-  const macSize = rd.readUInt16BE(p + 8);
-  p += 10;
-  const mac = Buffer.from(rd.subarray(p, p + macSize));
-  p += macSize;
-  const originalId = rd.readUInt16BE(p);
-  const error = rd.readUInt16BE(p + 2);
-  const otherLen = rd.readUInt16BE(p + 4);
-  const other = Buffer.from(rd.subarray(p + 6, p + 6 + otherLen));
-  return {
-    start: last.start,
-    tsig: { keyName: last.name, algorithm: alg.name, timeSigned, fudge, mac, originalId, error, other },
-  };
+export function findTsig(message: Buffer, framed?: WireMessage): { tsig: TsigRecord; start: number } | undefined {
+  const { answers, authorities, additionals } = framed ?? readWireMessage(message);
+  const records = [...answers, ...authorities, ...additionals];
+  records.forEach((record, i) => {
+    if (record.type === TSIG_TYPE && i !== records.length - 1) throw new WireFormatError('TSIG is not the last record');
+  });
+  const last = additionals[additionals.length - 1];
+  if (!last || last.type !== TSIG_TYPE) return undefined;
+  const reader = new RdataReader(message, last.rdataStart, last.rdataLength);
+  const algorithm = comparableName(reader.name());
+  const timeSigned = reader.u48();
+  const fudge = reader.u16();
+  const mac = reader.bytes(reader.u16());
+  const originalId = reader.u16();
+  const error = reader.u16();
+  const other = reader.bytes(reader.u16());
+  reader.finish();
+  return { start: last.start, tsig: { keyName: comparableName(last.name), algorithm, timeSigned, fudge, mac, originalId, error, other } };
 }
 
 /** the message as it was before the TSIG RR was added: original ID, ARCOUNT - 1, no TSIG RR (§4.3.2) */
@@ -147,28 +89,22 @@ function unsignedPart(message: Buffer, start: number, originalId: number): Buffe
   return copy;
 }
 
+/** the TSIG variables (§4.3.3): key name, CLASS ANY, TTL 0, algorithm name (names in canonical form), time signed, fudge, error, other */
 function variables(keyName: string, algorithm: TsigAlgorithm, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
-  const fixed = Buffer.alloc(6);
-  fixed.writeUInt16BE(CLASS_ANY, 0);
-  fixed.writeUInt32BE(0, 2);
-  const tail = Buffer.alloc(6);
-  tail.writeUInt16BE(fudge, 0);
-  tail.writeUInt16BE(error, 2);
-  tail.writeUInt16BE(other.length, 4);
-  return Buffer.concat([canonicalName(keyName), fixed, canonicalName(algorithm), writeUint48(timeSigned), tail, other]);
+  return new WireWriter({ size: 96 + other.length })
+    .bytes(canonicalName(keyName)).u16(CLASS_ANY).u32(0).bytes(canonicalName(algorithm))
+    .u48(timeSigned).u16(fudge).u16(error).u16(other.length).bytes(other)
+    .toBuffer();
 }
 
+/** the "TSIG timers" of a later message of a multi-message answer (§5.3.1): time signed and fudge */
 function timers(timeSigned: number, fudge: number): Buffer {
-  const f = Buffer.alloc(2);
-  f.writeUInt16BE(fudge, 0);
-  return Buffer.concat([writeUint48(timeSigned), f]);
+  return new WireWriter({ size: 8 }).u48(timeSigned).u16(fudge).toBuffer();
 }
 
-function macPrefix(mac: Buffer | undefined): Buffer[] {
-  if (!mac) return [];
-  const size = Buffer.alloc(2);
-  size.writeUInt16BE(mac.length, 0);
-  return [size, mac];
+/** a prior MAC as digested (§4.3.1, §5.3.1): MAC Size, then the MAC; nothing without one */
+function macPrefix(mac: Buffer | undefined): Buffer {
+  return mac ? new WireWriter({ size: 2 + mac.length }).u16(mac.length).bytes(mac).toBuffer() : Buffer.alloc(0);
 }
 
 export interface SignOptions {
@@ -187,17 +123,6 @@ export interface SignOptions {
   algorithmName?: string;
 }
 
-function tsigRdata(algorithm: string, time: number, fudge: number, mac: Buffer, originalId: number, error: number, other: Buffer): Buffer {
-  const mid = Buffer.alloc(4);
-  mid.writeUInt16BE(fudge, 0);
-  mid.writeUInt16BE(mac.length, 2);
-  const tail = Buffer.alloc(6);
-  tail.writeUInt16BE(originalId, 0);
-  tail.writeUInt16BE(error, 2);
-  tail.writeUInt16BE(other.length, 4);
-  return Buffer.concat([canonicalName(algorithm), writeUint48(time), mid, mac, tail, other]);
-}
-
 /** appends a TSIG RR to an encoded message (ARCOUNT + 1) and returns the signed message and its MAC */
 export function signMessage(message: Buffer, key: TsigKey, options: SignOptions = {}): { message: Buffer; mac: Buffer } {
   const time = options.time ?? Math.floor(Date.now() / 1000);
@@ -208,23 +133,24 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions 
   if (!options.noMac) {
     const hmac = createHmac(HASHES[key.algorithm].hash, key.secret);
     if (options.priorMac) {
-      for (const part of macPrefix(options.priorMac)) hmac.update(part);
+      hmac.update(macPrefix(options.priorMac));
       hmac.update(message);
       hmac.update(timers(time, fudge));
     } else {
-      for (const part of macPrefix(options.requestMac)) hmac.update(part);
+      hmac.update(macPrefix(options.requestMac));
       hmac.update(message);
       hmac.update(variables(key.name, key.algorithm, time, fudge, error, other));
     }
     mac = hmac.digest();
   }
-  const rdata = tsigRdata(options.algorithmName ?? key.algorithm, time, fudge, mac, message.readUInt16BE(0), error, other);
-  const fixed = Buffer.alloc(10);
-  fixed.writeUInt16BE(TSIG_TYPE, 0);
-  fixed.writeUInt16BE(CLASS_ANY, 2);
-  fixed.writeUInt32BE(0, 4);
-  fixed.writeUInt16BE(rdata.length, 8);
-  const signed = Buffer.concat([message, canonicalName(key.name), fixed, rdata]);
+  // the RR (§4.2): owner the key name, TYPE TSIG, CLASS ANY, TTL 0; names uncompressed (RFC 3597 §4)
+  const writer = new WireWriter({ size: message.length + 128 + other.length });
+  writer.bytes(message).bytes(canonicalName(key.name)).u16(TSIG_TYPE).u16(CLASS_ANY).u32(0);
+  const rdlength = writer.beginLength();
+  writer.bytes(canonicalName(options.algorithmName ?? key.algorithm)).u48(time).u16(fudge).u16(mac.length).bytes(mac)
+    .u16(message.readUInt16BE(0)).u16(error).u16(other.length).bytes(other);
+  writer.endLength(rdlength);
+  const signed = writer.toBuffer();
   signed.writeUInt16BE(signed.readUInt16BE(10) + 1, 10);
   return { message: signed, mac };
 }
@@ -259,7 +185,7 @@ export function verifyMessage(message: Buffer, key: TsigKey | undefined, options
     return { status: 'formerr', reason: 'bad MAC length' };
   }
   const hmac = createHmac(hash, key.secret);
-  for (const part of macPrefix(options.requestMac)) hmac.update(part);
+  hmac.update(macPrefix(options.requestMac));
   hmac.update(unsignedPart(message, start, tsig.originalId));
   hmac.update(variables(tsig.keyName, key.algorithm, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
   const expected = hmac.digest().subarray(0, tsig.mac.length);
@@ -273,5 +199,5 @@ export function verifyMessage(message: Buffer, key: TsigKey | undefined, options
 
 /** Other Data of a BADTIME answer: the server's current time, 48 bits (§5.2.3) */
 export function badTimeOther(now = Math.floor(Date.now() / 1000)): Buffer {
-  return writeUint48(now);
+  return new WireWriter({ size: 6 }).u48(now).toBuffer();
 }
