@@ -17,7 +17,7 @@ import {
   SelectionNode,
   SelectionSetNode,
 } from 'graphql';
-import { getArgumentValues, getDirectiveValues } from 'graphql/execution/values';
+import { getArgumentValues, getDirectiveValues, getVariableValues } from 'graphql/execution/values';
 
 /**
  * The depth and cost of an operation in one walk that visits each fragment once: a fragment's figures are
@@ -125,7 +125,11 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
           let measured: { depth: number; cost: number };
           try {
             const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-            measured = new OperationMeasure(schema, fragments, request.variables ?? {}, costContext).measure(operation.selectionSet, root ?? undefined);
+            // the variables as execution will see them, their defaults filled in (`$first: Int = 2` costs 2, not
+            // the argument's own default); values that do not coerce are execution's to refuse
+            const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
+            const variables = ('coerced' in coerced && coerced.coerced) || request.variables || {};
+            measured = new OperationMeasure(schema, fragments, variables, costContext).measure(operation.selectionSet, root ?? undefined);
           } catch (error) {
             // the cost is computed with the variables' values: a value of the wrong type is the client's mistake
             if (error instanceof GraphQLError) {

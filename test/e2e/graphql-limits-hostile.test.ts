@@ -123,6 +123,10 @@ describe('nested lists under small limits (MAX_PAGE_SIZE 30, cost ceiling 2,000)
       expect(ids).toEqual([...ids].sort((a, b) => a - b));
     }
     expect(nodes.flatMap((n) => n.records)).toHaveLength(2 * MAX_PAGE);
+    // a variable's default is what it costs and returns (not the argument's own default of 100)
+    const byDefault = await twice('query($zones: Int = 2) { domains(first: $zones) { nodes { records { id } } } }');
+    expect(byDefault.errors).toBeUndefined();
+    expect(byDefault.data.domains.nodes.map((n: { records: unknown[] }) => n.records.length)).toEqual([MAX_PAGE, MAX_PAGE]);
     const users = await twice('{ users(first: 1) { nodes { domains { name } } } }');
     expect(users.data.users.nodes[0].domains.map((d: { name: string }) => d.name)).toEqual(ZONES);
   });
