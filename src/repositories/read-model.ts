@@ -136,13 +136,16 @@ export async function domainsByIds(em: EntityManager, ids: readonly number[]): P
 }
 
 /**
- * At most `perParent` rows for each parent, in id order (or in `order`, columns of `inner`'s select): one
- * statement for a whole batch (window function).
+ * The first `perParent` rows (by id) of each parent, in id order (or in `order`, columns of `rows`' select), in
+ * one statement for a whole batch: `rows` (one parent's rows, without the parent condition) runs once per parent
+ * as a LATERAL subquery that walks the (parent, id) index and stops at the limit. A nested list reads what it
+ * returns: a window function (row_number() over each parent) read every row of every parent before keeping the
+ * first, 500,000 rows and 190 ms for the first 10,000 of a zone of 500,000 records, against 3 ms.
  */
-function limitPerParent(em: EntityManager, inner: Knex.QueryBuilder, parentColumn: string, idColumn: string, perParent: number | undefined, order: string[] = ['id']) {
-  if (perParent === undefined) return inner;
-  inner.select(knex(em).raw(`row_number() over (partition by ${parentColumn} order by ${idColumn}) as position_in_parent`));
-  return knex(em).from(inner.as('limited')).where('position_in_parent', '<=', perParent).orderBy(order);
+function firstRowsPerParent(em: EntityManager, parentIds: readonly number[], rows: Knex.QueryBuilder, parentColumn: string, idColumn: string, perParent: number, order: string[] = ['id']) {
+  const ofOneParent = rows.whereRaw(`${parentColumn} = parents.parent_id`).orderBy(idColumn).limit(perParent).toSQL();
+  const parents = knex(em).raw(`unnest(?::bigint[]) as parents(parent_id) cross join lateral (${ofOneParent.sql}) as limited`, [idArray(parentIds), ...ofOneParent.bindings]);
+  return knex(em).select('limited.*').from(parents).orderBy(order);
 }
 
 /** One page of each parent's rows: `first` after the cursor `after`, and how many the parent has in all. */
@@ -175,8 +178,10 @@ export async function domainPagesByUserIds(em: EntityManager, userIds: readonly 
 }
 
 export async function domainsByUserIds(em: EntityManager, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
-  const inner = knex(em)('domains as d').select(DOMAIN_COLUMNS).whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]);
-  const rows = await limitPerParent(em, perUser === undefined ? inner.orderBy('d.id') : inner, 'd.user_id', 'd.id', perUser);
+  const domains = knex(em)('domains as d').select(DOMAIN_COLUMNS);
+  const rows = perUser === undefined
+    ? await domains.whereRaw('d.user_id = any(?::bigint[])', [idArray(userIds)]).orderBy('d.id')
+    : await firstRowsPerParent(em, userIds, domains, 'd.user_id', 'd.id', perUser);
   return rows.map(toDomain);
 }
 
@@ -232,18 +237,20 @@ export async function recordPagesOfDomains(em: EntityManager, domains: readonly 
 
 export async function recordsOfDomains(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const inner = nestedRecordsQuery(em, [...names.keys()], filter);
-  const rows = await limitPerParent(em, filter.perDomain === undefined ? inner.orderBy('r.id') : inner, 'r.domain_id', 'r.id', filter.perDomain);
+  const ids = [...names.keys()];
+  const rows = filter.perDomain === undefined
+    ? await nestedRecordsQuery(em, filter).whereRaw('r.domain_id = any(?::bigint[])', [idArray(ids)]).orderBy('r.id')
+    : await firstRowsPerParent(em, ids, nestedRecordsQuery(em, filter), 'r.domain_id', 'r.id', filter.perDomain);
   return rows.map((row: any): RecordRow => {
     const domainId = Number(row.domain_id);
     return { id: Number(row.id), domainId, zone: names.get(domainId)!, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl };
   });
 }
 
-function nestedRecordsQuery(em: EntityManager, domainIds: number[], filter: NestedRecordFilter) {
+/** the nested records' columns and filters; the caller adds which zones (all of a batch, or one per LATERAL) */
+function nestedRecordsQuery(em: EntityManager, filter: NestedRecordFilter) {
   const inner = knex(em)('records as r')
-    .select('r.id', 'r.domain_id', 'r.owner', 'r.type', 'r.rdata', 'r.ttl')
-    .whereRaw('r.domain_id = any(?::bigint[])', [idArray(domainIds)]);
+    .select('r.id', 'r.domain_id', 'r.owner', 'r.type', 'r.rdata', 'r.ttl');
   if (filter.owner !== undefined) inner.where('r.owner', filter.owner);
   if (filter.type !== undefined) inner.where('r.type', filter.type);
   return inner;
@@ -273,12 +280,12 @@ const RECORD_SEPARATOR = '\x1e';
  */
 export async function recordsGroupedByDomain(em: EntityManager, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const inner = nestedRecordsQuery(em, [...names.keys()], filter);
+  const ids = [...names.keys()];
   // rows come sorted by zone and id, so the aggregate reads each zone's rows in order without a sort of its own
   // (an ordered aggregate sorted every group: 1.4× the statement's time); the packed records' check sees the order
   const sorted = filter.perDomain === undefined
-    ? inner.orderBy(['r.domain_id', 'r.id'])
-    : limitPerParent(em, inner, 'r.domain_id', 'r.id', filter.perDomain, ['domain_id', 'id']);
+    ? nestedRecordsQuery(em, filter).whereRaw('r.domain_id = any(?::bigint[])', [idArray(ids)]).orderBy(['r.domain_id', 'r.id'])
+    : firstRowsPerParent(em, ids, nestedRecordsQuery(em, filter), 'r.domain_id', 'r.id', filter.perDomain, ['domain_id', 'id']);
   const packed = await knex(em)
     .from(sorted.as('nested'))
     .select(
