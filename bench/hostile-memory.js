@@ -96,7 +96,7 @@ function corpusRequest(random, routes, n) {
     // a new document every time: distinct aliases and literals
     const alias = `a${n}_${Math.floor(random() * 1e9)}`;
     const shapes = [
-      `{ ${alias}: users(first: ${1 + (n % 50)}) { nodes { id email domains { name serial records(first: 5) { owner type rdata } } } } }`,
+      `{ ${alias}: users(first: ${1 + (n % 50)}) { nodes { id email domains(first: 10) { name serial records(first: 5) { owner type rdata } } } } }`,
       `{ ${alias}: records(zone: "hostile.example", owner: ${JSON.stringify(text(pick(HOSTILE_VALUES)))}) { nodes { id } } }`,
       `mutation { ${alias}: createUser(input: {email: ${JSON.stringify(`${alias}@${text(pick(HOSTILE_VALUES))}`)}}) { id } }`,
       `{ ${alias}: exportZone(zone: "hostile.example") }`,

@@ -89,7 +89,7 @@ async function main() {
         console.log(`list: ${t.bytes} bytes, last byte at ${t.totalMs.toFixed(0)} ms`);
       }
     } else {
-      const body = JSON.stringify({ query: '{ users(first: 100) { nodes { email domains { name records { owner type rdata ttl } } } } }' });
+      const body = JSON.stringify({ query: '{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }' });
       const r = await load({ url: `${svc.base}/graphql`, method: 'POST', headers: { ...svc.headers, 'content-type': 'application/json' }, next: () => body, connections: 1, duration: 15 });
       console.log(`graphql: p50 ${r.p50} ms, p99 ${r.p99} ms`);
     }

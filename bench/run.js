@@ -73,7 +73,7 @@ async function createZones(svc, userId, names) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-const GRAPHQL_QUERY = '{ users(first: 100) { nodes { email domains { name records { owner type rdata ttl } } } } }';
+const GRAPHQL_QUERY = '{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }';
 
 async function seedGraph(svc, db) {
   log('seeding 100 users × 10 zones (REST API: SOA, 2 NS, www CNAME) × 10 records (+ 6 A records by SQL)');

@@ -2,8 +2,11 @@
 /**
  * Scale benchmark (issue 17): grows one database step by step (SCALE_SIZES, default 1,000 / 10,000 /
  * 100,000 zones) and measures, at each size, what grew with the zone count before: catalog queries (SOA,
- * a member, a missing name), catalog AXFR and IXFR, an ordinary zone's SOA, zone creation at concurrency 16,
- * record add, the service's memory and the database's size. Run: `npm run bench:scale` (builds first).
+ * a member, a missing name), catalog AXFR and IXFR, an ordinary zone's SOA, the reads of one zone over HTTP
+ * (`GET /api/domain/status/<zone>` answered in full and as 304 Not Modified, and the GraphQL one-zone query), zone
+ * creation at concurrency 16, record add, the service's memory and the database's size. Run: `npm run bench:scale`
+ * (builds first). Smaller runs: SCALE_SIZES=100,100000 SCALE_RECORDS_PER_ZONE=0 SCALE_BIG_ZONE=0 (the records
+ * step skipped; its section of the previous results is kept, with the date it was measured).
  *
  * - the service runs as `npm run serve` would (roles api, dns, worker; bench/lib/service.js) on a scratch
  *   database created on BENCH_DATABASE_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres),
@@ -13,11 +16,14 @@
  *   catalog's journal as 100,000 single creates leave it); the measured operations go through the API and
  *   the DNS port
  * - DNS figures: sequential queries over UDP (TCP for transfers) from this process; p50/p99 of QUERIES each
+ * - one-zone reads: sequential HTTP requests on one kept-alive connection from this process, p50/p95 of READS
+ *   each; the zone is a 4-record zone from the middle of the seeded ones at every size
  * Writes bench/RESULTS-scale.md.
  */
 'use strict';
 const dgram = require('node:dgram');
 const fs = require('node:fs');
+const http = require('node:http');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
@@ -46,6 +52,10 @@ const RECORD_ADDS = Number(process.env.SCALE_RECORD_ADDS || 200);
  * one of 3 million records alike), so without them the figure measures the JIT, not the database's size
  */
 const RECORD_WARMUP = Number(process.env.SCALE_RECORD_WARMUP ?? 600);
+/** one-zone reads per figure, after READ_WARMUP untimed ones (same reason as the DNS warm-up) */
+const READS = Number(process.env.SCALE_READS || 400);
+const READ_WARMUP = Number(process.env.SCALE_READ_WARMUP ?? 200);
+const ONE_ZONE_QUERY = 'query($z: String!) { domain(name: $z) { id name serial records { owner type rdata ttl } } }';
 /** after the zone steps: grow every zone to RECORDS_PER_ZONE records and add one zone of BIG_ZONE records (0: skip) */
 const RECORDS_PER_ZONE = Number(process.env.SCALE_RECORDS_PER_ZONE ?? 100);
 const BIG_ZONE = Number(process.env.SCALE_BIG_ZONE ?? 1_000_000);
@@ -63,7 +73,7 @@ const mib = (v) => `${(v / MiB).toFixed(0)} MiB`;
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const stats = (values) => {
   const s = [...values].sort((a, b) => a - b);
-  return { p50: pct(s, 50), p99: pct(s, 99), max: s[s.length - 1], n: s.length };
+  return { p50: pct(s, 50), p95: pct(s, 95), p99: pct(s, 99), max: s[s.length - 1], n: s.length };
 };
 const f1 = (v) => (v === undefined ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1));
 
@@ -160,6 +170,49 @@ async function timedQueries(port, name, type, expectRcode) {
   }
 }
 
+/** READS sequential requests from `send` (after READ_WARMUP untimed ones), each answer checked by `check` */
+async function timedRequests(label, send, check) {
+  const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const one = async () => {
+      const res = await send(keepAlive);
+      const problem = check(res);
+      if (problem) throw new Error(`${label}: ${problem} (${res.status} ${res.text.slice(0, 200)})`);
+    };
+    for (let i = 0; i < READ_WARMUP; i++) await one();
+    const times = [];
+    for (let i = 0; i < READS; i++) {
+      const t0 = process.hrtime.bigint();
+      await one();
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return stats(times);
+  } finally {
+    keepAlive.destroy();
+  }
+}
+
+/**
+ * The reads of one zone a client polls: its status in full (200 with an ETag), the same with If-None-Match (304:
+ * the ETag is computed and compared, no body), and the GraphQL query of the zone with its records. None of them
+ * should grow with the number of zones (the one-zone ETag follows that zone's rows alone, commit f9f9b80).
+ */
+async function oneZoneReads(svc, zone) {
+  const url = `${svc.base}/api/domain/status/${zone}`;
+  const get = (headers) => (agent) => request('GET', url, { headers: { ...svc.headers, ...headers }, agent });
+  const first = await get({})();
+  const etag = first.headers?.etag;
+  if (first.status !== 200 || !etag) throw new Error(`GET ${url} → ${first.status}, ETag ${etag}`);
+  const full = await timedRequests('status', get({}), (res) => (res.status !== 200 ? 'expected 200' : res.headers.etag !== etag ? `ETag changed to ${res.headers.etag}` : undefined));
+  const notModified = await timedRequests('status 304', get({ 'if-none-match': etag }), (res) => (res.status !== 304 ? 'expected 304' : undefined));
+  const graphql = await timedRequests(
+    'graphql',
+    (agent) => request('POST', `${svc.base}/graphql`, { headers: svc.headers, body: { query: ONE_ZONE_QUERY, variables: { z: zone } }, agent }),
+    (res) => (res.status !== 200 || res.json?.errors ? 'expected data' : res.json.data.domain.records.length !== 4 ? 'expected 4 records' : undefined),
+  );
+  return { full, notModified, graphql, bytes: first.text.length };
+}
+
 async function seed(db, userId, from, to) {
   await db.query('insert into catalog_state (name, serial) values ($1, 2026112200) on conflict (name) do nothing', [CATALOG]);
   const [{ serial }] = (await db.query('select serial from catalog_state where name = $1', [CATALOG])).rows;
@@ -228,17 +281,21 @@ async function createZones(svc, userId, prefix, count, { timed = true } = {}) {
   return { perSecond: count / seconds, ...stats(times) };
 }
 
+/** how many times addRecords ran: its owners differ per run, as a size that seeds no new zone adds to the same zone */
+let addRuns = 0;
+
 async function addRecords(svc, zone) {
+  const run = addRuns++;
   for (let i = 0; i < RECORD_WARMUP; i++) {
     await svc.graphql('mutation($r: RecordInput!) { createRecord(input: $r) { id } }', {
-      r: { zone, owner: `warm${i}`, type: 'A', rdata: `198.51.100.${(i % 250) + 1}`, ttl: 3600 },
+      r: { zone, owner: `warm${i}-${run}`, type: 'A', rdata: `198.51.100.${(i % 250) + 1}`, ttl: 3600 },
     });
   }
   const times = [];
   for (let i = 0; i < RECORD_ADDS; i++) {
     const t0 = process.hrtime.bigint();
     await svc.graphql('mutation($r: RecordInput!) { createRecord(input: $r) { id } }', {
-      r: { zone, owner: `h${i}`, type: 'A', rdata: `198.51.100.${(i % 250) + 1}`, ttl: 3600 },
+      r: { zone, owner: `h${i}-${run}`, type: 'A', rdata: `198.51.100.${(i % 250) + 1}`, ttl: 3600 },
     });
     times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
@@ -368,6 +425,10 @@ async function main() {
       const nx = await timedQueries(dnsPort, `z999999999.zones.${CATALOG}`, 'PTR', 'NXDOMAIN');
       const rssAfterNx = memoryOf(svc.pid).rss;
       const zoneSoa = await timedQueries(dnsPort, zone, 'SOA', 'NOERROR');
+      // a zone of 4 records at every size: the record adds below go to `zone`, and a size may seed no new zone
+      const readZone = `z${Math.floor(seeded / 2) + 1}.scale.test`;
+      const reads = await oneZoneReads(svc, readZone);
+      log(`one-zone reads of ${readZone}: status p50 ${f1(reads.full.p50)} / p95 ${f1(reads.full.p95)} ms, 304 p50 ${f1(reads.notModified.p50)} / p95 ${f1(reads.notModified.p95)} ms, GraphQL p50 ${f1(reads.graphql.p50)} / p95 ${f1(reads.graphql.p95)} ms`);
       const axfr = await transfer(dnsPort, CATALOG, 'AXFR', serial, 2);
       const rssAfterAxfr = memoryOf(svc.pid);
       const ixfrTimes = [];
@@ -377,7 +438,7 @@ async function main() {
       created += CREATES + CREATE_WARMUP;
       const adds = await addRecords(svc, zone);
       const dbBytes = Number((await db.query('select pg_database_size(current_database()) as b')).rows[0].b);
-      const row = { size, zones, journal, serial, soa, ptr, nx, zoneSoa, axfr, ixfr, creates, adds, rssRest, rssBeforeNx, rssAfterNx, hwm: rssAfterAxfr.hwm, dbBytes };
+      const row = { size, zones, journal, serial, reads, soa, ptr, nx, zoneSoa, axfr, ixfr, creates, adds, rssRest, rssBeforeNx, rssAfterNx, hwm: rssAfterAxfr.hwm, dbBytes };
       rows.push(row);
       log(JSON.stringify({ size, soaP50: soa.p50, soa: soa.p99, ptr: ptr.p99, nx: nx.p99, zoneSoa: zoneSoa.p99, axfrMs: axfr.ms, axfrMB: axfr.octets / 1e6, ixfr: ixfr.p50, createsPerS: creates.perSecond, createP50: creates.p50, addP50: adds.p50, rssMiB: rssRest / MiB, dbMiB: dbBytes / MiB }));
     }
@@ -418,6 +479,16 @@ function writeResults(m, busy, rows, big, emptyAdds) {
   push('');
   push('Targets (issue 17): catalog and other DNS queries p99 < 5 ms at 100,000 zones; catalog AXFR of 100,000 members');
   push('< 1 s, streamed; catalog IXFR by index; zone creation ≥ 500 zones/s at concurrency 16.', '');
+  push('## One-zone reads', '');
+  push(`The reads a client polling one zone makes, at each size: ${READS} sequential requests on one kept-alive connection`);
+  push(`after ${READ_WARMUP} untimed ones, p50 / p95; the zone is one of the seeded 4-record zones, its status has no`);
+  push('secondaries (SECONDARIES unset). The status ETag follows that zone\'s rows alone, so none of these should grow', 'with the number of zones.', '');
+  push('| zones | `GET /api/domain/status/<zone>` (200, with ETag) | same with `If-None-Match` (304) | GraphQL `domain(name) { id name serial records { owner type rdata ttl } }` |');
+  push('|---:|---:|---:|---:|');
+  for (const r of rows) {
+    push(`| ${r.zones.toLocaleString('en')} | ${f1(r.reads.full.p50)} / ${f1(r.reads.full.p95)} ms | ${f1(r.reads.notModified.p50)} / ${f1(r.reads.notModified.p95)} ms | ${f1(r.reads.graphql.p50)} / ${f1(r.reads.graphql.p95)} ms |`);
+  }
+  push('');
   if (big) {
     const mb = (v) => `${(v / 1e6).toFixed(0)} MB`;
     const run = (r) => `${mib(r.rssBefore)} → peak ${mib(r.peak)}`;
@@ -437,8 +508,32 @@ function writeResults(m, busy, rows, big, emptyAdds) {
     if (big.exportRun) push(`| big zone: \`GET /api/domain/export\` | ${(big.exportRun.totalMs / 1000).toFixed(1)} s, ${mb(big.exportRun.bytes)}, first byte ${f1(big.exportRun.ttfbMs)} ms; RSS ${run(big.exportRun)} |`);
     if (big.list) push(`| \`GET /api/record/list\` (every record) | ${(big.list.totalMs / 1000).toFixed(1)} s, ${mb(big.list.bytes)}, first byte ${f1(big.list.ttfbMs)} ms; RSS ${run(big.list)} |`);
     push('');
+  } else {
+    // a run that skipped the records step keeps the last measured records section, saying when it was measured
+    const kept = previousRecordsSection();
+    if (kept) push(...kept, '');
   }
   fs.writeFileSync(OUT, out.join('\n'));
+}
+
+/** the `## … records` section of the results file as it is, dated by the run that wrote it (an earlier keep: its own date) */
+function previousRecordsSection() {
+  let text;
+  try {
+    text = fs.readFileSync(OUT, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n');
+  const start = lines.findIndex((line) => /^## [\d,]+ records$/.test(line));
+  if (start < 0) return undefined;
+  const end = lines.findIndex((line, i) => i > start && line.startsWith('## '));
+  const section = lines.slice(start, end < 0 ? undefined : end);
+  while (section.length && section[section.length - 1].trim() === '') section.pop();
+  if (section.some((line) => line.startsWith('_Kept from'))) return section;
+  const date = (text.match(/^\| date \| (\S+) \|$/m) || [])[1] ?? 'an earlier run';
+  const commit = (text.match(/^\| git commit \| `([0-9a-f]{7})/m) || [])[1];
+  return [section[0], '', `_Kept from the run of ${date}${commit ? ` (commit ${commit})` : ''}: this run skipped the records step._`, ...section.slice(1)];
 }
 
 main().catch((error) => {

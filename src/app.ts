@@ -81,7 +81,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     // every operation needs it, so it counts as a preflighted header; GET queries then need no other
     csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },
     plugins: [
-      operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity),
+      operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity, settings.maxPageSize),
       databaseOutageStatus,
       operationWarnings,
       textInputCheck,

@@ -23,7 +23,7 @@ const { seedNestedGraph } = require('../lib/nested-graph');
 const ROOT = path.resolve(__dirname, '..', '..');
 const TMP = path.join(ROOT, 'bench', '.tmp');
 const API_KEY = 'zk_experiment_admin_key_0123456789';
-const QUERY = '{ users(first: 100) { nodes { email domains { name records { owner type rdata ttl } } } } }';
+const QUERY = '{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }';
 const ROUNDS = Number(process.env.AB_ROUNDS ?? 12);
 const BLOCK = Number(process.env.AB_BLOCK ?? 25);
 

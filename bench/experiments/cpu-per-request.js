@@ -76,7 +76,7 @@ async function main() {
         ? await floorAsService(urlFor(DB))
         : await startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile, env: process.env.BENCH_ROLES ? { ROLES: process.env.BENCH_ROLES } : {}, nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean) });
       const headers = { ...svc.headers, 'content-type': 'application/json' };
-      const body = JSON.stringify({ query: `{ users(first: ${users}) { nodes { email domains { name records { owner type rdata ttl } } } } }` });
+      const body = JSON.stringify({ query: `{ users(first: ${users}) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }` });
       const measure = (seconds) => (scenario !== 'graphql'
         ? wrk({ url: `${svc.base}/api/record/add`, kind: 'zk-record', method: 'POST', headers, zones, expect: 201, tmpDir: TMP, connections: 16, seconds, offset: (offset += 1_000_000) })
         : load({ url: `${svc.base}/graphql`, method: 'POST', headers, next: () => body, connections: 1, duration: seconds }));

@@ -21,11 +21,12 @@ function freePort() {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One HTTP request on loopback; the body is read in full (use streamTimed for large answers). */
-function request(method, url, { headers = {}, body } = {}) {
+function request(method, url, { headers = {}, body, agent } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const req = http.request(url, {
       method,
+      ...(agent ? { agent } : {}),
       headers: {
         ...(payload !== undefined && typeof body !== 'string' ? { 'content-type': 'application/json' } : {}),
         ...(payload !== undefined ? { 'content-length': Buffer.byteLength(payload) } : {}),
@@ -38,7 +39,7 @@ function request(method, url, { headers = {}, body } = {}) {
         const text = Buffer.concat(chunks).toString('utf8');
         let json;
         try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-        resolve({ status: res.statusCode, text, json });
+        resolve({ status: res.statusCode, headers: res.headers, text, json });
       });
       res.on('error', reject);
     });

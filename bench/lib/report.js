@@ -107,7 +107,7 @@ function writeResults(file, r) {
 
   if (r.graphql) {
     push('## 3. GraphQL: `users { domains { records } }`', '');
-    push('```graphql', '{ users(first: 100) { nodes { email domains { name records { owner type rdata ttl } } } } }', '```', '');
+    push('```graphql', '{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }', '```', '');
     const s = r.graphSeed;
     push(`${s.users} users × ${s.zones / s.users} zones each × 10 records: the zones are created through the REST API, so each has its 4`);
     push(`default records (SOA, 2 NS, www CNAME), and 6 A records are added by bulk SQL: ${s.records.toLocaleString('en')} records in the answer`);

@@ -10,6 +10,12 @@ import { createLoaders, Loaders } from './loaders';
 export interface GraphQLContext extends RequestContext {
   services: Services;
   loaders: Loaders;
+  /**
+   * Nested lists come whole (no MAX_PAGE_SIZE per parent): set for the REST layer's own documents only, whose
+   * answer is a zone with all its records (docs/decisions.md §1) and which no client shapes or costs
+   * (`serviceOperations`). A client's nested list returns at most what it is costed as (`nestedFirst`).
+   */
+  wholeNestedLists?: boolean;
   /** a subscription's connection (WebSocket): closes it with a close code, e.g. for a subscriber too slow */
   dropConnection?: (code: number, reason: string) => void;
 }

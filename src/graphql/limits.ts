@@ -1,5 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from './context';
+import type { CostContext } from './resolvers/paging';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
   FieldNode,
@@ -16,15 +17,16 @@ import {
   SelectionNode,
   SelectionSetNode,
 } from 'graphql';
-import { getArgumentValues, getDirectiveValues } from 'graphql/execution/values';
+import { getArgumentValues, getDirectiveValues, getVariableValues } from 'graphql/execution/values';
 
 /**
  * The depth and cost of an operation in one walk that visits each fragment once: a fragment's figures are
  * memoised by name (they depend only on the request's variables, fixed for the walk), so a chain of
  * fragments each spreading the next twice costs linear time, not 2^n (graphql-query-complexity expands every
  * spread). Validation has already refused fragment cycles. Costs follow the schema's field `complexity`
- * extensions (type-graphql's `complexity` option: a number, or a function of the arguments and the
- * children's cost), and 1 + children's cost elsewhere. Fields under @skip(if: true) / @include(if: false)
+ * extensions (type-graphql's `complexity` option: a number, or a function of the arguments, the children's
+ * cost and the CostContext, which says how many items a list without `first` returns), and 1 + children's
+ * cost elsewhere. Fields under @skip(if: true) / @include(if: false)
  * cost nothing.
  */
 class OperationMeasure {
@@ -34,6 +36,7 @@ class OperationMeasure {
     private readonly schema: GraphQLSchema,
     private readonly fragments: Map<string, FragmentDefinitionNode>,
     private readonly variables: Record<string, unknown>,
+    private readonly costContext: CostContext,
   ) {}
 
   measure(selectionSet: SelectionSetNode | undefined, parentType: GraphQLNamedType | undefined): { depth: number; cost: number } {
@@ -79,7 +82,7 @@ class OperationMeasure {
     if (typeof complexity === 'number') return complexity + childComplexity;
     if (typeof complexity === 'function') {
       const args = getArgumentValues(field!, node, this.variables);
-      return Number((complexity as (options: { args: unknown; childComplexity: number }) => number)({ args, childComplexity }));
+      return Number((complexity as (options: { args: unknown; childComplexity: number; context: CostContext }) => number)({ args, childComplexity, context: this.costContext }));
     }
     return 1 + childComplexity;
   }
@@ -93,10 +96,12 @@ class OperationMeasure {
 
 /**
  * One operation cannot ask for everything: a nesting ceiling and a cost ceiling (page sizes multiply what
- * each item asks for), both checked before anything runs. The REST layer's own documents do not come this way
+ * each item asks for; a nested list without `first` counts as MAX_PAGE_SIZE items, what it returns at most),
+ * both checked before anything runs. The REST layer's own documents do not come this way
  * (`serviceOperations` in compiled-execution.ts): their shapes are fixed and their page sizes bounded.
  */
-export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number): ApolloServerPlugin<GraphQLContext> {
+export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number, maxPageSize: number): ApolloServerPlugin<GraphQLContext> {
+  const costContext: CostContext = { maxPageSize };
   return {
     async requestDidStart() {
       return {
@@ -120,7 +125,11 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
           let measured: { depth: number; cost: number };
           try {
             const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-            measured = new OperationMeasure(schema, fragments, request.variables ?? {}).measure(operation.selectionSet, root ?? undefined);
+            // the variables as execution will see them, their defaults filled in (`$first: Int = 2` costs 2, not
+            // the argument's own default); values that do not coerce are execution's to refuse
+            const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
+            const variables = ('coerced' in coerced && coerced.coerced) || request.variables || {};
+            measured = new OperationMeasure(schema, fragments, variables, costContext).measure(operation.selectionSet, root ?? undefined);
           } catch (error) {
             // the cost is computed with the variables' values: a value of the wrong type is the client's mistake
             if (error instanceof GraphQLError) {

@@ -171,8 +171,9 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
   const wholeBody = wholeBodyFirst(bodyLimit);
 
   const runnerFor = (principal: Principal): Runner => {
-    // a context per operation (its own EntityManager), for the principal requireApiKey found
-    const context = async (): Promise<GraphQLContext> => contextFor(db, services, principal);
+    // a context per operation, for the principal requireApiKey found; a REST answer
+    // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE)
+    const context = async (): Promise<GraphQLContext> => Object.assign(contextFor(db, services, principal), { wholeNestedLists: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, await context());
       if (errors?.length) throw fromGraphQLErrors(errors);

@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-const GRAPHQL_LIST = '/graphql?query=' + encodeURIComponent('{ domains { nodes { name serial records { owner type rdata } } } apiKeys(userId: "USER") { id name } }');
+const GRAPHQL_LIST = '/graphql?query=' + encodeURIComponent('{ domains { nodes { name serial records(first: 100) { owner type rdata } } } apiKeys(userId: "USER") { id name } }');
 
 /** the paths a poller reads, each as the admin and as the user's key */
 const reads = () => [

@@ -46,8 +46,8 @@ const OPERATIONS: { name: string; query: string; variables?: Record<string, unkn
         users(first: $first) {
           totalCount
           pageInfo { hasNextPage endCursor }
-          nodes { __typename ...Who zones: domains { name ... on Domain { serial }
-            mx: records(type: "mx") @include(if: $withRecords) { owner type rdata ttl }
+          nodes { __typename ...Who zones: domains(first: 10) { name ... on Domain { serial }
+            mx: records(type: "mx", first: 100) @include(if: $withRecords) { owner type rdata ttl }
             all: records(first: 2) @skip(if: $withRecords) { type } } }
         }
       }

@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from '../support/test-app';
-import { errorCode } from '../support/fixtures';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { createUser, createZone, errorCode } from '../support/fixtures';
 
 /** Issue 11: GraphQL documents built to hurt: fragment bombs, token floods, unknown operations, subscriptions. */
 let app: TestApp;
@@ -63,4 +63,111 @@ test('a subscription over HTTP is a clear 400 with a stable code (they are serve
   const res = await app.gql('subscription { zoneChanged(zone: "x.example") { zone } }');
   expect(res.status).toBe(400);
   expect(errorCode(res)).toBe('OPERATION_NOT_SUPPORTED');
+});
+
+/**
+ * A nested list is costed by what it can return: `first`, or MAX_PAGE_SIZE items per parent without it, which
+ * is then all it returns. Costed at a guess of 10 items while returning every one, `domains(first: 100) { nodes
+ * { records { id } } }` read 21,208 records under a cost ceiling of 5,000. Small limits here, so that a zone of
+ * a few hundred records holds more than the cost ceiling's worth; the same query text runs twice, the second
+ * time compiled by graphql-jit (FAST_PATHS=off: graphql-js both times), and both answers must agree.
+ */
+describe('nested lists under small limits (MAX_PAGE_SIZE 30, cost ceiling 2,000)', () => {
+  const MAX_PAGE = 30;
+  const BUDGET = 2000;
+  const PER_ZONE = 250 + 4; // the added records and the default SOA, 2 NS and www CNAME
+  const ZONES = ['a.nested-limits.test', 'b.nested-limits.test'];
+  let small: TestApp;
+
+  beforeAll(async () => {
+    small = await startTestApp({ MAX_PAGE_SIZE: String(MAX_PAGE), GRAPHQL_MAX_COMPLEXITY: String(BUDGET) });
+    const owner = await createUser(small, 'owner@nested-limits.test');
+    const text = Array.from({ length: PER_ZONE - 4 }, (_, i) => `h${i} 3600 IN A 192.0.2.${(i % 250) + 1}`).join('\n');
+    for (const zone of ZONES) {
+      await createZone(small, owner, zone);
+      const imported = await small.gql('mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }', { z: zone, t: text });
+      expect(imported.errors).toBeUndefined();
+    }
+  }, 60_000);
+  afterAll(async () => small?.close());
+
+  /** the query run twice (graphql-js, then compiled): the two answers are the same, the first is returned */
+  async function twice(query: string, variables?: Record<string, unknown>) {
+    const first = await small.gql(query, variables);
+    const second = await small.gql(query, variables);
+    expect({ status: second.status, data: second.data, errors: second.errors }).toEqual({ status: first.status, data: first.data, errors: first.errors });
+    return first;
+  }
+
+  test('every record of 100 zones without `first` costs MAX_PAGE_SIZE per zone, over the ceiling: refused', async () => {
+    // the page of zones and, per zone, its `nodes` entry and 30 records; it cost 1 + 100 × (1 + 10) = 1,101, and
+    // answered all 508 records
+    const res = await twice('{ domains(first: 100) { nodes { records { id } } } }');
+    expect(res.status).toBe(400);
+    expect(res.data).toBeUndefined();
+    expect(res.errors![0].extensions.details[0]).toMatchObject({ code: 'MAX_COMPLEXITY', limit: BUDGET });
+    expect(res.errors![0].message).toBe(`Query costs ${1 + 100 * (1 + MAX_PAGE)}; the limit is ${BUDGET}`);
+    // the same for a user's zones
+    const zones = await twice('{ users(first: 100) { nodes { domains { id } } } }');
+    expect(zones.errors![0].extensions.details[0].code).toBe('MAX_COMPLEXITY');
+  });
+
+  test('a nested list without `first` that fits the ceiling returns at most MAX_PAGE_SIZE items per parent, the first by id', async () => {
+    const res = await twice('{ domains(first: 2) { nodes { name records { id owner } } } }');
+    expect(res.errors).toBeUndefined();
+    const nodes = res.data.domains.nodes as { name: string; records: { id: string; owner: string }[] }[];
+    expect(nodes.map((n) => n.name)).toEqual(ZONES);
+    for (const zone of nodes) {
+      expect(zone.records).toHaveLength(MAX_PAGE);
+      const ids = zone.records.map((r) => Number(r.id));
+      expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    }
+    expect(nodes.flatMap((n) => n.records)).toHaveLength(2 * MAX_PAGE);
+    // a variable's default is what it costs and returns (not the argument's own default of 100)
+    const byDefault = await twice('query($zones: Int = 2) { domains(first: $zones) { nodes { records { id } } } }');
+    expect(byDefault.errors).toBeUndefined();
+    expect(byDefault.data.domains.nodes.map((n: { records: unknown[] }) => n.records.length)).toEqual([MAX_PAGE, MAX_PAGE]);
+    const users = await twice('{ users(first: 1) { nodes { domains { name } } } }');
+    expect(users.data.users.nodes[0].domains.map((d: { name: string }) => d.name)).toEqual(ZONES);
+  });
+
+  test('`first` is costed as asked, and over MAX_PAGE_SIZE refused as a top-level page is', async () => {
+    const some = await twice('{ domains(first: 2) { nodes { records(first: 7) { id } } } }');
+    expect(some.data.domains.nodes.map((n: { records: unknown[] }) => n.records.length)).toEqual([7, 7]);
+    const all = await twice(`{ domain(name: "${ZONES[0]}") { records(first: ${MAX_PAGE}) { id } } }`);
+    expect(all.data.domain.records).toHaveLength(MAX_PAGE);
+    const over = await twice(`{ domain(name: "${ZONES[0]}") { records(first: ${MAX_PAGE + 1}) { id } } }`);
+    expect(over.errors![0].extensions.details[0]).toMatchObject({ field: 'first', code: 'PAGE_TOO_LARGE' });
+    const userOver = await twice(`{ users(first: 1) { nodes { domains(first: ${MAX_PAGE + 1}) { id } } } }`);
+    expect(userOver.errors![0].extensions.details[0].code).toBe('PAGE_TOO_LARGE');
+    // the top-level list's own refusal, for comparison
+    const top = await twice(`{ records(first: ${MAX_PAGE + 1}) { nodes { id } } }`);
+    expect(top.errors![0].extensions.details[0].code).toBe('PAGE_TOO_LARGE');
+  });
+
+  test('the connection beside the list shows the truncation and pages through the rest', async () => {
+    const query = `query($after: String) { domain(name: "${ZONES[0]}") {
+      recordsConnection(first: ${MAX_PAGE}, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } } }`;
+    const page = await twice(query);
+    expect(page.data.domain.recordsConnection).toMatchObject({ totalCount: PER_ZONE, pageInfo: { hasNextPage: true } });
+    const list = await twice(`{ domain(name: "${ZONES[0]}") { records { id } } }`);
+    expect(list.data.domain.records).toEqual(page.data.domain.recordsConnection.nodes);
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const res: any = await small.gql(query, { after });
+      const connection = res.data.domain.recordsConnection;
+      seen.push(...connection.nodes.map((n: { id: string }) => n.id));
+      after = connection.pageInfo.hasNextPage ? connection.pageInfo.endCursor : null;
+    } while (after);
+    expect(new Set(seen).size).toBe(PER_ZONE);
+  });
+
+  test("the REST layer's zone still comes with all its records", async () => {
+    const zone = await small.http.get(`/api/domain/list/zone?name=${ZONES[0]}`).set('X-API-Key', ADMIN_KEY);
+    expect(zone.status).toBe(200);
+    expect(zone.body.records).toHaveLength(PER_ZONE);
+    const list = await small.http.get('/api/domain/list').set('X-API-Key', ADMIN_KEY);
+    expect(list.body.map((d: { records: unknown[] }) => d.records.length)).toEqual([PER_ZONE, PER_ZONE]);
+  });
 });

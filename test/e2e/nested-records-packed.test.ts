@@ -33,7 +33,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const NESTED = `{ users(first: 10) { nodes { domains { name records { id owner type rdata ttl } } } } }`;
+const NESTED = `{ users(first: 10) { nodes { domains(first: 10) { name records(first: 100) { id owner type rdata ttl } } } } }`;
 
 /** every zone's records as the rows in the table say, in id order */
 async function storedRecords(): Promise<Record<string, { id: string; owner: string; type: string; rdata: string; ttl: number }[]>> {
@@ -79,7 +79,7 @@ test('stored values holding the separators are answered as stored, with no forge
 });
 
 test('first and filters apply per zone, in id order, on both read paths', async () => {
-  const res = await app.gql(`{ users(first: 10) { nodes { domains { name first2: records(first: 2) { id owner } mx: records(type: "MX") { owner rdata } } } } }`);
+  const res = await app.gql(`{ users(first: 10) { nodes { domains(first: 10) { name first2: records(first: 2) { id owner } mx: records(type: "MX", first: 100) { owner rdata } } } } }`);
   expect(res.errors).toBeUndefined();
   const stored = await storedRecords();
   const user = res.data.users.nodes.find((u: { domains: unknown[] }) => u.domains.length);

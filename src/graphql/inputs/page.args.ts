@@ -50,14 +50,14 @@ export class RecordsArgs extends PageArgs {
 }
 
 /**
- * Nested lists (User.domains, Domain.records) are batched over all parents; `first` caps each parent's list.
- * No class-validator rules here, and the resolvers take them with `validate: false`: these arguments are read
- * once per parent row, and validating them there costs more than the rest of the field (bench/FINDINGS.md);
- * `nestedFirst` checks the one rule.
+ * Nested lists (User.domains, Domain.records) are batched over all parents; `first` caps each parent's list,
+ * MAX_PAGE_SIZE when it is absent. No class-validator rules here, and the resolvers take them with
+ * `validate: false`: these arguments are read once per parent row, and validating them there costs more than
+ * the rest of the field (bench/FINDINGS.md); `nestedFirst` checks the one rule.
  */
 @ArgsType()
 export class NestedListArgs {
-  @Field(() => Int, { nullable: true, description: 'At most this many items per parent, at least 1 (default: all).' })
+  @Field(() => Int, { nullable: true, description: 'At most this many items per parent, 1 to MAX_PAGE_SIZE (default: MAX_PAGE_SIZE).' })
   first?: number | null;
 }
 

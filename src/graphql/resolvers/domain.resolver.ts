@@ -53,12 +53,15 @@ export class DomainResolver {
     return ctx.loaders.userById.load(domain.userId);
   }
 
-  @FieldResolver(() => [RecordType], { description: "The zone's records in id order, optionally filtered.", complexity: nestedListComplexity })
+  @FieldResolver(() => [RecordType], {
+    description: "The zone's records in id order, optionally filtered: at most `first`, MAX_PAGE_SIZE without it (recordsConnection pages through more).",
+    complexity: nestedListComplexity,
+  })
   records(@Args({ validate: false }) args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     const filter = {
       owner: args.owner?.toLowerCase() ?? undefined,
       type: typeFilter(args.type, args.recordType),
-      perDomain: nestedFirst(args.first),
+      perDomain: nestedFirst(args.first, ctx),
     };
     // the records' Record.domain is this zone as this request saw it, even if it is deleted meanwhile
     ctx.loaders.domainById.prime(domain.id, domain);

@@ -48,9 +48,12 @@ export class UserResolver {
     return true;
   }
 
-  @FieldResolver(() => [DomainType], { description: "The user's zones, in id order.", complexity: nestedListComplexity })
+  @FieldResolver(() => [DomainType], {
+    description: "The user's zones, in id order: at most `first`, MAX_PAGE_SIZE without it (domainsConnection pages through more).",
+    complexity: nestedListComplexity,
+  })
   domains(@Args({ validate: false }) args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.domainsByUserId({ first: nestedFirst(args.first) }).load(user.id);
+    return ctx.loaders.domainsByUserId({ first: nestedFirst(args.first, ctx) }).load(user.id);
   }
 
   @FieldResolver(() => DomainConnection, {

@@ -63,7 +63,7 @@ async function runScenario(via: 'rest' | 'gql') {
   try {
     const outcomes = [];
     for (const step of STEPS) outcomes.push({ step: step.label, ...(await step[via](app)) });
-    const state = await app.gql(`{ domains { nodes { name serial records { owner type rdata ttl } } } users { nodes { email } } }`);
+    const state = await app.gql(`{ domains { nodes { name serial records(first: 100) { owner type rdata ttl } } } users { nodes { email } } }`);
     return { outcomes, state: state.data };
   } finally {
     await app.close();

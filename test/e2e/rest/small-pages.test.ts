@@ -36,6 +36,15 @@ test('GET /api/user/list, /api/domain/list and /api/record/list come whole', asy
   expect(records).toHaveLength(2 * MAX + 7 + 4 * (MAX + 3));
 });
 
+test("a zone's records come whole in the REST answers, past MAX_PAGE_SIZE (a GraphQL client's Domain.records stops there)", async () => {
+  const zones = (await app.http.get('/api/domain/list').set(key)).body as { zone: string; records: unknown[] }[];
+  expect(zones.find((z) => z.zone === 'z0.small-pages.test')!.records).toHaveLength(2 * MAX + 7 + 4);
+  const zone = (await app.http.get('/api/domain/list/zone?name=z0.small-pages.test').set(key)).body;
+  expect(zone.records).toHaveLength(2 * MAX + 7 + 4);
+  const nested = await app.gql('{ domain(name: "z0.small-pages.test") { records { id } } }');
+  expect(nested.data.domain.records).toHaveLength(MAX);
+});
+
 test("the CLI's lists come whole too, in pages of the service's size", async () => {
   const out = await new Promise<string>((resolve) => {
     const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'cli', 'main.js'), '--json', 'record', 'list', 'z0.small-pages.test'], {
