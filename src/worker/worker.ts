@@ -24,6 +24,7 @@ import type { Logger } from '../logger';
 import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
+import { outboxDrains, outboxRowsPublished } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { runPoolSqlTransaction } from '../repositories/sql';
 import { publishWaitingMembers } from '../services/zone-change';
@@ -64,6 +65,9 @@ const FAST_CHECK_MS = 100;
 const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
+/** what asked for an outbox drain (the label of zonekeeper_outbox_drains_total) */
+type WakeReason = 'notification' | 'poll' | 'start' | 'listen_restored';
+
 const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
 
 
@@ -74,6 +78,8 @@ export class PropagationWorker {
   private stopped = false;
   /** the outbox drain, paced (see wake) */
   private readonly drains = new PacedRun(DRAIN_INTERVAL_MS, () => this.drain());
+  /** what asked for a drain since the last one started */
+  private readonly wokenBy = new Set<WakeReason>();
   private checking = false;
   private checkAgain = false;
   private kickTimer: NodeJS.Timeout | undefined;
@@ -106,7 +112,7 @@ export class PropagationWorker {
   async start(): Promise<void> {
     await this.listen();
     this.pollTimer = setInterval(() => {
-      this.wake();
+      this.wake('poll');
       void this.admitWaitingZones();
       void this.reconcileServers();
     }, POLL_MS);
@@ -119,7 +125,7 @@ export class PropagationWorker {
     await this.admitWaitingZones();
     await this.renotifyPending();
     await this.reconcileServers();
-    this.wake();
+    this.wake('start');
   }
 
   /**
@@ -159,7 +165,7 @@ export class PropagationWorker {
   private async listen(): Promise<void> {
     if (this.stopped) return;
     const client = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
-    client.on('notification', () => this.wake());
+    client.on('notification', () => this.wake('notification'));
     client.on('error', (error) => {
       if (!noteDatabaseFailure(error, 'propagation worker LISTEN')) this.log.warn({ err: error }, 'propagation worker: LISTEN connection lost, reconnecting');
       if (this.listener === client) this.listener = undefined;
@@ -178,7 +184,7 @@ export class PropagationWorker {
         this.listenLost = false;
         this.log.info('propagation worker: LISTEN re-subscribed');
         // changes committed while the connection was down sent no notification: publish them now
-        this.wake();
+        this.wake('listen_restored');
       }
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker LISTEN')) this.log.warn({ err: error }, 'propagation worker: cannot LISTEN, polling meanwhile');
@@ -221,14 +227,23 @@ export class PropagationWorker {
    * per commit) one claim takes the journal rows of the whole interval instead of one claim statement every
    * few commits (bench/FINDINGS.md, session 8: the worker's share of a write's CPU).
    */
-  wake(): void {
-    if (!this.stopped) this.drains.request();
+  wake(reason: WakeReason): void {
+    if (this.stopped) return;
+    this.wokenBy.add(reason);
+    this.drains.request();
   }
 
   /** claims batches until the outbox is empty; a notification that comes meanwhile runs it once more */
   private async drain(): Promise<void> {
+    // a drain asked for by a notification and a poll alike counts as woken by the notification
+    const wokenBy = this.wokenBy.has('notification') ? 'notification' : ([...this.wokenBy][0] ?? 'poll');
+    this.wokenBy.clear();
+    outboxDrains.inc({ woken_by: wokenBy });
     try {
-      while (!this.stopped && (await this.claimBatch()) === CLAIM_BATCH);
+      for (let claimed = CLAIM_BATCH; !this.stopped && claimed === CLAIM_BATCH;) {
+        claimed = await this.claimBatch();
+        if (claimed) outboxRowsPublished.inc({ woken_by: wokenBy }, claimed);
+      }
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: outbox drain failed');
     }
