@@ -22,8 +22,8 @@ async function start(databaseUrl: string, terminal: boolean, logLevel = 'info'):
   const command = terminal ? ['script', '-qfec', 'node dist/src/main.js', '/dev/null'] : ['node', 'dist/src/main.js'];
   const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout!.on('data', (chunk) => { output += chunk; });
-  child.stderr!.on('data', (chunk) => { output += chunk; });
+  child.stdout.on('data', (chunk) => { output += chunk; });
+  child.stderr.on('data', (chunk) => { output += chunk; });
   // ready when /health answers (a level above info prints no "listening" line); probes are not logged
   const answers = () => fetch(`http://127.0.0.1:${port}/health`).then((res) => res.ok, () => false);
   for (let waited = 0; !(await answers()); waited += 100) {
