@@ -26,6 +26,26 @@ export const graphqlExecutions = new Counter({
   registers: [metrics],
 });
 
+/**
+ * The propagation worker's outbox drains and the journal rows they published, by what woke the drain: a
+ * writer's notification after its commit (db/journal-signal.ts), the worker's one-second poll (the fallback),
+ * its start, or its LISTEN connection coming back. Rows published by polls while writes go on mean the
+ * notifications do not arrive. The tests read these to tell a drain woken by a notification from a poll.
+ */
+export const outboxDrains = new Counter({
+  name: 'zonekeeper_outbox_drains_total',
+  help: 'Outbox drains of the propagation worker, by what woke them (notification, poll, start, listen_restored)',
+  labelNames: ['woken_by'] as const,
+  registers: [metrics],
+});
+
+export const outboxRowsPublished = new Counter({
+  name: 'zonekeeper_outbox_rows_published_total',
+  help: 'Journal rows published by the propagation worker, by what woke the drain that claimed them (notification, poll, start, listen_restored)',
+  labelNames: ['woken_by'] as const,
+  registers: [metrics],
+});
+
 /** DNS UPDATE (RFC 2136) answers by RCODE name and a reason from a fixed set (see UpdateOutcome in the primary) */
 export const dnsUpdates = new Counter({
   name: 'zonekeeper_dns_updates_total',

@@ -24,6 +24,7 @@ import type { Logger } from '../logger';
 import { querySoaSerial, serverName } from './dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
+import { outboxDrains, outboxRowsPublished } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
 
@@ -61,6 +62,9 @@ const FAST_CHECK_MS = 100;
 const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
 
 /** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
+/** what asked for an outbox drain (the label of zonekeeper_outbox_drains_total) */
+type WakeReason = 'notification' | 'poll' | 'start' | 'listen_restored';
+
 const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
 
 
@@ -71,6 +75,8 @@ export class PropagationWorker {
   private stopped = false;
   /** the outbox drain, paced (see wake) */
   private readonly drains = new PacedRun(DRAIN_INTERVAL_MS, () => this.drain());
+  /** what asked for a drain since the last one started */
+  private readonly wokenBy = new Set<WakeReason>();
   private checking = false;
   private checkAgain = false;
   private kickTimer: NodeJS.Timeout | undefined;
@@ -99,7 +105,7 @@ export class PropagationWorker {
   async start(): Promise<void> {
     await this.listen();
     this.pollTimer = setInterval(() => {
-      this.wake();
+      this.wake('poll');
       void this.admitWaitingZones();
       void this.reconcileServers();
     }, POLL_MS);
@@ -112,7 +118,7 @@ export class PropagationWorker {
     await this.admitWaitingZones();
     await this.renotifyPending();
     await this.reconcileServers();
-    this.wake();
+    this.wake('start');
   }
 
   /**
@@ -155,7 +161,7 @@ export class PropagationWorker {
    * While it is away the poll (POLL_MS) drives the drain.
    */
   private async listen(): Promise<void> {
-    this.unlisten = await this.db.notifications.subscribe(JOURNAL_CHANNEL, () => this.wake(), () => this.wake());
+    this.unlisten = await this.db.notifications.subscribe(JOURNAL_CHANNEL, () => this.wake('notification'), () => this.wake('listen_restored'));
   }
 
   /**
@@ -181,14 +187,23 @@ export class PropagationWorker {
    * per commit) one claim takes the journal rows of the whole interval instead of one claim statement every
    * few commits (bench/FINDINGS.md, session 8: the worker's share of a write's CPU).
    */
-  wake(): void {
-    if (!this.stopped) this.drains.request();
+  wake(reason: WakeReason): void {
+    if (this.stopped) return;
+    this.wokenBy.add(reason);
+    this.drains.request();
   }
 
   /** claims batches until the outbox is empty; a notification that comes meanwhile runs it once more */
   private async drain(): Promise<void> {
+    // a drain asked for by a notification and a poll alike counts as woken by the notification
+    const wokenBy = this.wokenBy.has('notification') ? 'notification' : ([...this.wokenBy][0] ?? 'poll');
+    this.wokenBy.clear();
+    outboxDrains.inc({ woken_by: wokenBy });
     try {
-      while (!this.stopped && (await this.claimBatch()) === CLAIM_BATCH);
+      for (let claimed = CLAIM_BATCH; !this.stopped && claimed === CLAIM_BATCH;) {
+        claimed = await this.claimBatch();
+        if (claimed) outboxRowsPublished.inc({ woken_by: wokenBy }, claimed);
+      }
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: outbox drain failed');
     }

@@ -15,7 +15,7 @@ test.each([
   [{}, ['@ NS', '@ NS', '@ SOA', 'www CNAME default-records.test.']],
   [{ DEFAULT_WWW_CNAME: 'off' }, ['@ NS', '@ NS', '@ SOA']],
 ])('a new zone with %j holds %j', async (env, expected) => {
-  const app = await startTestApp(env as Record<string, string>);
+  const app = await startTestApp(env);
   try {
     const userId = await createUser(app, 'owner@default-records.test');
     await createZone(app, userId, 'default-records.test');

@@ -17,10 +17,9 @@ function fragmentChain(levels: number): string {
 }
 
 test('a 30-level fragment chain is measured in linear time and refused at once for its cost', async () => {
-  const started = Date.now();
+  // the exponential walk took 2.7 s at 20 levels and doubled per level (about 45 minutes at 30): the test's
+  // timeout ends it; how long the linear one takes is bench/hostile-memory.js's to measure
   const res = await app.gql(fragmentChain(30));
-  // the exponential walk took 2.7 s at 20 levels and doubled per level; linear is milliseconds
-  expect(Date.now() - started).toBeLessThan(2000);
   expect(res.status).toBe(400);
   expect(errorCode(res)).toBe('QUERY_TOO_COMPLEX');
   // a short chain is an ordinary document and runs

@@ -3,6 +3,7 @@ import { Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createUserKey, createZone } from '../support/fixtures';
+import { waitUntil } from '../support/wait-for';
 import { buildContext } from '../../src/graphql/context';
 import { LiveUpdates, MAX_QUEUED_EVENTS, SlowSubscriberError } from '../../src/services/live-updates';
 
@@ -24,7 +25,6 @@ beforeAll(async () => {
   await createZone(app, userId, 'live.example');
 });
 afterAll(async () => {
-  for (const client of clients) await client.dispose();
   await app.close();
 });
 
@@ -66,12 +66,28 @@ function subscribe(client: Client, query: string, variables: Record<string, unkn
   return { events, errors, next, stop };
 }
 
+/**
+ * A subscription is live once the service has registered it (LiveUpdates), which the graphql-ws protocol does
+ * not acknowledge to the client (connection_ack is for the connection): the tests wait for the server's count.
+ * Each test starts with none (afterEach closes its clients; the server forgets their subscriptions soon after).
+ */
+const subscriptionsHeld = () => app.service.services.liveUpdates.subscriberCount();
+async function subscribed(count = 1) {
+  await waitUntil(`${count} subscription(s) registered by the server`, () => subscriptionsHeld() >= count);
+}
+beforeEach(async () => {
+  await waitUntil('the subscriptions of earlier tests to end', () => subscriptionsHeld() === 0);
+});
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.dispose();
+});
+
 const ZONE_CHANGED = `subscription($zone: String!) { zoneChanged(zone: $zone) { zone change { kind serialAfter author { keyName admin } added { owner type rdata } } } }`;
 
 test('a change made over REST arrives on zoneChanged, with its records and author', async () => {
   const { client } = connect({ 'x-api-key': userKey });
   const sub = subscribe(client, ZONE_CHANGED, { zone: 'live.example' });
-  await new Promise((resolve) => setTimeout(resolve, 300)); // subscribed before the change
+  await subscribed(); // subscribed before the change
   const res = await app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: 'live.example', owner: 'pushed', rtype: 'A', rdata: '192.0.2.5', ttl: 3600 });
   expect(res.status).toBe(201);
   const events = await sub.next(1);
@@ -86,7 +102,7 @@ test('a change made over REST arrives on zoneChanged, with its records and autho
 test('a secondary\'s state changing arrives on propagationChanged', async () => {
   const { client } = connect({ 'X-API-KEY': ADMIN_KEY });
   const sub = subscribe(client, `subscription { propagationChanged(zone: "live.example") { zone propagation { state servers { server state servedSerial } } } }`, {});
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await subscribed();
   // what the propagation worker writes when a secondary reports the zone's serial
   const db = new PgClient({ connectionString: app.service.settings.databaseUrl });
   await db.connect();
@@ -119,7 +135,7 @@ test('keys: a wrong key is refused (4403), another user\'s zone is not found, a 
   const keyRes = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "doomed"}) { secret apiKey { id } } }`, { u: userId });
   const doomed = connect({ 'X-API-Key': keyRes.data.createApiKey.secret });
   subscribe(doomed.client, ZONE_CHANGED, { zone: 'live.example' });
-  await new Promise((resolve) => setTimeout(resolve, 300));
+  await subscribed(); // the key is revoked while subscribed, not before
   expect((await app.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: keyRes.data.createApiKey.apiKey.id })).errors).toBeUndefined();
   expect(await doomed.closed).toBe(4403);
 });

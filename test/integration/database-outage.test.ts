@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { waitUntil } from '../support/wait-for';
 import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
 import { ensureDatabase } from '../../src/db/database';
@@ -70,25 +71,23 @@ describe('a PostgreSQL restart under the running service', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** waits until an operation that needs the database succeeds again; returns how long that took */
-  const timeToServe = async (limitMs: number): Promise<number> => {
-    const started = Date.now();
-    while (Date.now() - started < limitMs) {
-      const res = await gql('{ domains(name: "outage.example") { nodes { name serial } } }');
-      if (res.status === 200 && !res.body.errors) return Date.now() - started;
-      await sleep(20);
-    }
-    return Infinity;
-  };
+  /**
+   * waits until an operation that needs the database succeeds again (how soon is bench/operations.js's
+   * measure, the time from the database's return to the first answer served: not a pass mark here)
+   */
+  const servesAgain = () => waitUntil('the service to serve again after the database came back', async () => {
+    const res = await gql('{ domains(name: "outage.example") { nodes { name serial } } }');
+    return res.status === 200 && !res.body.errors;
+  }, 30_000);
+  /** waits until the service reports the database away (/ready answers 503) */
+  const seesOutage = () => waitUntil('the service to report the database away', async () => (await http.get('/ready')).status === 503, 30_000);
 
-  it('idle: answers 503 with a stable code while the database is down, and serves again within 1 s of its return', async () => {
+  it('idle: answers 503 with a stable code while the database is down, and serves again after its return', async () => {
     await stopCluster();
     // idle connections are terminated (57P01): the process must survive that
-    await sleep(300);
+    await seesOutage();
 
-    const started = Date.now();
     const graphql = await gql('{ domains { nodes { name } } }');
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(graphql.status).toBe(503);
     expect(graphql.headers['retry-after']).toBeDefined();
     expect(graphql.body.errors[0].extensions.code).toBe('DATABASE_UNAVAILABLE');
@@ -114,7 +113,7 @@ describe('a PostgreSQL restart under the running service', () => {
     expect(rcodeOf(await sendUdp(service.dnsPort!, update('during')))).toBe(2);
 
     await startCluster();
-    expect(await timeToServe(1000)).toBeLessThan(1000);
+    await servesAgain();
     expect((await http.get('/ready')).status).toBe(200);
     const served = await querySoaSerial({ host: '127.0.0.1', port: service.dnsPort! }, 'outage.example');
     expect(served.ok).toBe(true);
@@ -138,16 +137,17 @@ describe('a PostgreSQL restart under the running service', () => {
       }
     };
     const writers = [writer(), writer(), writer(), writer()];
-    await sleep(500);
+    // writes acknowledged before the outage, refused during it, and acknowledged again after it: counted, not timed
+    await waitUntil('writes acknowledged before the outage', () => acknowledged.length >= 10, 30_000);
     await stopCluster();
-    await sleep(1500);
+    await waitUntil('writes refused with 503 during the outage', () => (statuses.get(503) ?? 0) >= 4, 30_000);
+    const beforeReturn = acknowledged.length;
     await startCluster();
-    const recovered = await timeToServe(5000);
-    await sleep(500);
+    await servesAgain();
+    await waitUntil('writes acknowledged after the outage', () => acknowledged.length >= beforeReturn + 10, 30_000);
     running = false;
     await Promise.all(writers);
 
-    expect(recovered).toBeLessThan(1000);
     const codes = [...statuses.keys()].sort();
     expect(codes.every((code) => code === 201 || code === 503)).toBe(true);
     expect(statuses.get(503)).toBeGreaterThan(0);

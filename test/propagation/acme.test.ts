@@ -41,8 +41,8 @@ function runProcess(bin: string, args: string[], env: Record<string, string>): P
   return new Promise((resolve) => {
     const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout!.on('data', (c) => (output += c));
-    child.stderr!.on('data', (c) => (output += c));
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
     child.on('error', (error) => resolve({ code: -1, output: String(error) }));
     child.on('close', (code) => resolve({ code: code ?? -1, output }));
   });

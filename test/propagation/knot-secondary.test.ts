@@ -64,7 +64,7 @@ const withDiag = async <T>(promise: Promise<T>): Promise<T> => {
   try {
     return await promise;
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- knotd log (tail) ---\n${knot.log().split('\n').slice(-40).join('\n')}`);
+    throw new Error(`${(error as Error).message}\n--- knotd log (tail) ---\n${knot.log().split('\n').slice(-40).join('\n')}`, { cause: error });
   }
 };
 
@@ -130,7 +130,8 @@ test('live: propagationChanged tells, over graphql-ws, when Knot serves a change
     client.subscribe({ query: 'subscription { zoneChanged(zone: "live.zk-one.test") { change { serialAfter added { owner type rdata } } } }' }, { next: (v) => changes.push(v), error: (e) => changes.push({ error: e }), complete: () => undefined }),
   ];
   try {
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // both subscriptions registered by the server before the change (graphql-ws acknowledges none)
+    await waitFor('the two subscriptions to be registered', async () => (app.service.services.liveUpdates.subscriberCount() >= 2 ? true : undefined));
     const res = await app.gql(`mutation { createRecord(input: {zone: "live.zk-one.test", owner: "pushed", type: "A", rdata: "192.0.2.77", ttl: 3600}) { id } }`);
     expect(res.errors).toBeUndefined();
     const serial = await zoneSerial('live.zk-one.test');

@@ -8,6 +8,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { sleep, waitFor } from '../support/wait-for';
 
 export function findBinary(name: string): string {
   const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/sbin', '/usr/bin'];
@@ -44,23 +45,8 @@ export async function freePort(): Promise<number> {
   throw new Error('no free port');
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** polls until `check` returns a value that is not undefined, or fails with the last value after the deadline */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await sleep(intervalMs);
-  }
-}
+// the polling helpers live in test/support/wait-for.ts; the propagation tests import them from here too
+export { sleep, waitFor };
 
 export interface DigResult { stdout: string; status: string | undefined; lines: string[] }
 

@@ -41,6 +41,6 @@ describe('PackedRecords', () => {
     ['an empty TTL', pack([5, 'a', 'A', '192.0.2.1', '']), 1],
     ['a negative TTL', pack([5, 'a', 'A', '192.0.2.1', -1]), 1],
   ])('refuses %s', (_what, text, count) => {
-    expect(PackedRecords.of(4, 'example.com', text as string, count as number)).toBeUndefined();
+    expect(PackedRecords.of(4, 'example.com', text, count)).toBeUndefined();
   });
 });

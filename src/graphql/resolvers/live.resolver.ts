@@ -31,19 +31,35 @@ class PropagationChangedEvent {
  * user's, is the subscription's error at once, with its code); a subscriber too slow is dropped with
  * CLOSE_SLOW_SUBSCRIBER.
  */
-async function events(ctx: GraphQLContext, zone: string, kind: LiveEvent['kind']): Promise<AsyncGenerator<LiveEvent>> {
+async function events(ctx: GraphQLContext, zone: string, kind: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
   return relay(ctx, await ctx.services.liveUpdates.subscribe(ctx, zone, kind));
 }
 
-async function* relay(ctx: GraphQLContext, iterator: AsyncIterableIterator<LiveEvent>): AsyncGenerator<LiveEvent> {
-  try {
-    for await (const event of iterator) yield event;
-  } catch (error) {
-    if (error instanceof SlowSubscriberError) ctx.dropConnection?.(CLOSE_SLOW_SUBSCRIBER, 'subscriber too slow');
-    throw error;
-  } finally {
-    await iterator.return?.();
-  }
+/**
+ * The subscription's events, with return() passed straight to LiveUpdates: when the client completes the
+ * subscription (or its connection closes) the subscriber is forgotten at once. An async generator relaying
+ * them (as before) queues a return() that comes while it awaits the next event, so a subscriber of a zone
+ * that did not change again was never forgotten (found by test/e2e/subscriptions.test.ts, which waits for the
+ * server's subscriber count).
+ */
+function relay(ctx: GraphQLContext, iterator: AsyncIterableIterator<LiveEvent>): AsyncIterableIterator<LiveEvent> {
+  const relayed: AsyncIterableIterator<LiveEvent> = {
+    [Symbol.asyncIterator]: () => relayed,
+    async next() {
+      try {
+        return await iterator.next();
+      } catch (error) {
+        if (error instanceof SlowSubscriberError) ctx.dropConnection?.(CLOSE_SLOW_SUBSCRIBER, 'subscriber too slow');
+        throw error;
+      }
+    },
+    return: async () => (await iterator.return?.()) ?? { value: undefined, done: true },
+    throw: async (error?: unknown) => {
+      await iterator.return?.();
+      throw error;
+    },
+  };
+  return relayed;
 }
 
 /** Live updates over WebSocket (graphql-ws, on /graphql): a zone's committed changes and its propagation. */

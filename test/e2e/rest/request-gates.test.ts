@@ -46,7 +46,7 @@ function malformedChunked(path: string): Promise<string> {
       setTimeout(() => socket.write('-1\r\n\r\n'), 100);
     });
     let received = '';
-    socket.on('data', (chunk) => { received += chunk; });
+    socket.on('data', (chunk: Buffer) => { received += chunk.toString(); });
     socket.on('close', () => resolve(received));
     socket.on('error', () => resolve(received));
   });

@@ -1,0 +1,28 @@
+/**
+ * Waiting for something to happen, not for a time to pass: a test that waits a fixed time either waits too
+ * long on a quiet machine or not long enough on a loaded one. `waitFor` polls a condition until it holds and
+ * fails with what it was waiting for (and the last error or value seen) after a deadline generous enough for
+ * a machine shared with other test runs; the deadline is a bound on a hang, not a latency target.
+ */
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** polls until `check` returns a value that is not undefined, or fails with the last error after the deadline */
+export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** polls until `condition` is true (see waitFor) */
+export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, intervalMs = 20): Promise<void> {
+  await waitFor(what, async () => ((await condition()) ? true : undefined), timeoutMs, intervalMs);
+}
