@@ -12,7 +12,7 @@
  * The zone is read through `SignedZoneView`, which the data layer implements with index look-ups, so the cost
  * follows the size of the change, not of the zone.
  */
-import { CanonicalRecord } from '../record';
+import { CanonicalRecord, recordIdentity } from '../record';
 import { nameLabels, ownerToFqdn } from '../name';
 import { getServedRecordType } from '../record-types';
 import { NSEC, NSEC3, RRSIG } from '../record-types/signer-types';
@@ -206,12 +206,10 @@ const sameTypes = (a: readonly number[], b: readonly number[]) => {
   return x.length === y.length && x.every((t, i) => t === y[i]);
 };
 
-const identity = (r: CanonicalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rdata}`;
-
 /** a record both removed and added again (a neighbour rewritten to what it was) is no change at all */
 function dedupe(diff: SignerDiff): SignerDiff {
-  const removed = new Map(diff.removed.map((r) => [identity(r), r]));
-  const added = new Map(diff.added.map((r) => [identity(r), r]));
+  const removed = new Map(diff.removed.map((r) => [recordIdentity(r), r]));
+  const added = new Map(diff.added.map((r) => [recordIdentity(r), r]));
   for (const key of [...removed.keys()]) {
     if (added.has(key)) {
       removed.delete(key);
