@@ -2,7 +2,8 @@ import { DNSSEC_ALGORITHMS, privateKeyFromPkcs8, privateKeyToPkcs8 } from '../..
 import { dnskeyOf, dnskeyRdata, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { keyTag } from '../../src/dns/dnssec/key-tag';
 import { base32hex, fromBase32hex, nsec3Hash } from '../../src/dns/dnssec/nsec3-hash';
-import { rrsigLabels, rrsigTime, signingInput, signRrset } from '../../src/dns/dnssec/rrsig';
+import { rrsigLabels, signingInput, signRrset } from '../../src/dns/dnssec/rrsig';
+import { formatSignatureTime } from '../../src/dns/record-types/signer-types';
 import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
 import { compareCanonicalNames, nameToWire } from '../../src/dns/wire';
 import { typeBitmap, typesOfBitmap } from '../../src/dns/dnssec/type-bitmap';
@@ -94,7 +95,7 @@ describe('keys and signatures', () => {
     expect(rrsigLabels(nameLabels('*.a.example.com'))).toBe(3);
     expect(rrsigLabels(nameLabels('a.example.com'))).toBe(3);
     expect(rrsigLabels(nameLabels('.'))).toBe(0);
-    expect(rrsigTime(1_700_000_000)).toBe('20231114221320');
+    expect(formatSignatureTime(1_700_000_000)).toBe('20231114221320');
   });
 });
 

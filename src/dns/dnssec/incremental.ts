@@ -89,20 +89,19 @@ export function signChange(
     if (m.after && (!m.before || m.typesChanged)) rewrite.set(m.key.toString('hex'), { member: m, types: m.types });
     if (m.before && !m.after) removeAt(m.owner, (r) => !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') || (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47));
   }
-  const successorAfter = (key: Buffer): ChainMember => nextAfter(key, joining, leaving, view);
+  const successorAfter = (key: Buffer): ChainMember | undefined => neighbourAfter(key, 1, joining, leaving, view);
   // the predecessor of each joining or leaving member now points elsewhere
   for (const m of chain) {
     if (m.before === m.after) continue;
-    const predecessor = previousAfter(m.key, joining, leaving, view);
+    const predecessor = neighbourAfter(m.key, -1, joining, leaving, view);
     if (predecessor && !rewrite.has(predecessor.key.toString('hex'))) rewrite.set(predecessor.key.toString('hex'), { member: predecessor });
   }
   for (const { member, types } of rewrite.values()) {
     const old = view.signerRecordsAt(member.owner).filter((r) => r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') || (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)));
     diff.removed.push(...old);
     const bitmap = types ?? storedTypes(old, zone);
-    const found = successorAfter(member.key);
     // a chain of one member (the apex alone) points at itself
-    const next = found.owner ? found : member;
+    const next = successorAfter(member.key) ?? member;
     const record: CanonicalRecord = denial.kind === 'nsec'
       ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next.owner, zone), types: bitmap }) }
       : { owner: member.owner, type: 'NSEC3', ttl, rdata: nsec3Rdata(denial, next.key, bitmap) };
@@ -158,34 +157,23 @@ function readOwner(view: SignedZoneView, owner: string): OwnerState {
 
 const hex = (key: Buffer) => key.toString('hex');
 
-/** the first member after `key` in the chain after the change: among the joining ones and the stored ones that stay */
-function nextAfter(key: Buffer, joining: readonly ChainMember[], leaving: Set<string>, view: SignedZoneView): ChainMember {
-  let stored = view.chainSuccessor(key);
+/**
+ * The member next to `key` in the chain after the change (`step` 1: after it, -1: before it), circularly:
+ * the nearest among the joining members and the stored ones that stay (the stored walk skips those leaving).
+ */
+function neighbourAfter(key: Buffer, step: 1 | -1, joining: readonly ChainMember[], leaving: Set<string>, view: SignedZoneView): ChainMember | undefined {
+  const storedNext = (from: Buffer) => (step === 1 ? view.chainSuccessor(from) : view.chainPredecessor(from));
+  let stored = storedNext(key);
   const seen = new Set<string>();
   while (stored && leaving.has(hex(stored.key)) && !seen.has(hex(stored.key))) {
     seen.add(hex(stored.key));
-    stored = view.chainSuccessor(stored.key);
+    stored = storedNext(stored.key);
   }
   if (stored && leaving.has(hex(stored.key))) stored = undefined;
   const candidates = [...joining.filter((m) => !m.key.equals(key)), ...(stored ? [stored] : [])];
-  // circular order: the smallest key above `key`, else (wrapping) the smallest of all
-  const above = candidates.filter((m) => Buffer.compare(m.key, key) > 0).sort((a, b) => Buffer.compare(a.key, b.key));
-  const pick = above[0] ?? candidates.sort((a, b) => Buffer.compare(a.key, b.key))[0];
-  return pick ?? { key, owner: '' };
-}
-
-/** the member before `key` in the chain after the change */
-function previousAfter(key: Buffer, joining: readonly ChainMember[], leaving: Set<string>, view: SignedZoneView): ChainMember | undefined {
-  let stored = view.chainPredecessor(key);
-  const seen = new Set<string>();
-  while (stored && leaving.has(hex(stored.key)) && !seen.has(hex(stored.key))) {
-    seen.add(hex(stored.key));
-    stored = view.chainPredecessor(stored.key);
-  }
-  if (stored && leaving.has(hex(stored.key))) stored = undefined;
-  const candidates = [...joining.filter((m) => !m.key.equals(key)), ...(stored ? [stored] : [])];
-  const below = candidates.filter((m) => Buffer.compare(m.key, key) < 0).sort((a, b) => Buffer.compare(b.key, a.key));
-  return below[0] ?? candidates.sort((a, b) => Buffer.compare(b.key, a.key))[0];
+  const order = (a: ChainMember, b: ChainMember) => step * Buffer.compare(a.key, b.key);
+  const beyond = candidates.filter((m) => step * Buffer.compare(m.key, key) > 0).sort(order);
+  return beyond[0] ?? candidates.sort(order)[0];
 }
 
 function coveredType(rrsig: CanonicalRecord, zone: string): number {

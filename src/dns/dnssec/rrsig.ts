@@ -72,8 +72,3 @@ export function rrsigLabels(ownerLabels: readonly Buffer[]): number {
   const wildcard = ownerLabels.length > 0 && ownerLabels[0].length === 1 && ownerLabels[0][0] === 0x2a;
   return ownerLabels.length - (wildcard ? 1 : 0);
 }
-
-/** RFC 4034 §3.2: YYYYMMDDHHmmSS in UTC, how the presentation form writes the two times */
-export function rrsigTime(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
-}

@@ -44,6 +44,7 @@ function parseSignatureTime(text: string, name: string, problems: Problem[]): nu
   return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
 }
 
+/** RFC 4034 §3.2: YYYYMMDDHHmmSS in UTC, how the presentation form writes the two times */
 export function formatSignatureTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
