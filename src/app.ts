@@ -43,11 +43,23 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
     return res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
   }
   if (type === 'entity.parse.failed' || type?.startsWith('charset') || type?.startsWith('encoding')) {
-    return res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be parsed' }]));
+    return res
+      .status(400)
+      .json(
+        errorBody('BAD_REQUEST', 'Malformed request body', [
+          { field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be parsed' },
+        ]),
+      );
   }
   if (status && status >= 400 && status < 500) {
     // e.g. a path segment that is not valid percent-encoding
-    return res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request', [{ field: 'path', code: 'MALFORMED_REQUEST', message: 'the request could not be read' }]));
+    return res
+      .status(400)
+      .json(
+        errorBody('BAD_REQUEST', 'Malformed request', [
+          { field: 'path', code: 'MALFORMED_REQUEST', message: 'the request could not be read' },
+        ]),
+      );
   }
   if (noteDatabaseFailure(error, 'HTTP')) {
     return res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json(errorBody('DATABASE_UNAVAILABLE'));
@@ -66,7 +78,13 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     // of distinct hostile documents fills at several times that in heap): 2 MiB holds a few hundred documents
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: 2 * 1024 * 1024 }),
     // FAST_PATHS=off: Apollo's own execution (graphql-js)
-    ...(settings.fastPaths ? { gateway: compiledExecution(schema, (error) => logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js')) } : { schema }),
+    ...(settings.fastPaths
+      ? {
+          gateway: compiledExecution(schema, (error) =>
+            logger.warn({ err: error }, 'graphql-jit could not compile an operation; it runs on graphql-js'),
+          ),
+        }
+      : { schema }),
     formatError,
     includeStacktraceInErrorResponses: false,
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
@@ -125,10 +143,12 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   // the secondaries' lag, read from the shared status rows at each scrape (one aggregate over the rows not in
   // sync); while the database is away the gauges are left out and the process's own metrics still answered
   const secondaries = settings.secondaries.map(hostPortName);
-  observeSecondaryLag(() => readSecondaryLag(db, secondaries).catch((error) => {
-    if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, "metrics: the secondaries' lag could not be read");
-    return [];
-  }));
+  observeSecondaryLag(() =>
+    readSecondaryLag(db, secondaries).catch((error) => {
+      if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, "metrics: the secondaries' lag could not be read");
+      return [];
+    }),
+  );
   app.get('/metrics', async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
   });

@@ -84,7 +84,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
       stops.push({ name: 'subscriptions (WebSocket connections close)', stop: () => subscriptions.stop() });
       stops.push({
         name: 'HTTP API (in-flight requests finish)',
-        stop: () => stopHttp(server, settings.shutdownGraceMs).then(() => app.apollo.stop()).then(() => services.zoneFiles.close()),
+        stop: () =>
+          stopHttp(server, settings.shutdownGraceMs)
+            .then(() => app.apollo.stop())
+            .then(() => services.zoneFiles.close()),
       });
     }
     // the hidden primary and the propagation worker, on the same Database (one pool, one LISTEN connection)
@@ -146,16 +149,18 @@ async function main(): Promise<void> {
     }
     stoppingSince = Date.now();
     logger.info(`${signal} received: stopping (grace period ${settings.shutdownGraceMs} ms)`);
-    starting.then((service) => service.stop()).then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error) => {
-        logger.error(`error while stopping: ${(error as Error).message}`);
-        process.exit(1);
-      },
-    );
+    starting
+      .then((service) => service.stop())
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (error) => {
+          logger.error(`error while stopping: ${(error as Error).message}`);
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

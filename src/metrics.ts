@@ -91,12 +91,23 @@ export const notifies = new Counter({
  * the rows are shared): zones not in sync, the largest serial difference among them, and the age of the
  * oldest change a secondary has not got yet. One series per configured secondary, whatever the number of zones.
  */
-interface SecondaryLag { server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }
+interface SecondaryLag {
+  server: string;
+  zonesBehind: number;
+  serialsBehind: number;
+  secondsBehind: number;
+}
 
 const lagGauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['server'] as const, registers: [metrics] });
 const zonesBehind = lagGauge('zonekeeper_secondary_zones_behind', 'Zones a secondary does not serve at their current serial');
-const serialsBehind = lagGauge('zonekeeper_secondary_lag_serials', 'The largest difference between a zone serial and the serial a secondary serves (0 when in sync)');
-const secondsBehind = lagGauge('zonekeeper_secondary_lag_seconds', 'Age of the oldest change a secondary does not serve yet (0 when in sync)');
+const serialsBehind = lagGauge(
+  'zonekeeper_secondary_lag_serials',
+  'The largest difference between a zone serial and the serial a secondary serves (0 when in sync)',
+);
+const secondsBehind = lagGauge(
+  'zonekeeper_secondary_lag_seconds',
+  'Age of the oldest change a secondary does not serve yet (0 when in sync)',
+);
 
 /** the worker's source of the lag figures; the gauges read it on each scrape (at most once per 500 ms) */
 export function observeSecondaryLag(read: () => Promise<SecondaryLag[]>): () => void {

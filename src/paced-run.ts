@@ -13,7 +13,10 @@ export class PacedRun {
   private stopped = false;
 
   /** `task` reports its own failures: a rejection is dropped here, and the next request runs it again */
-  constructor(private readonly intervalMs: number, private readonly task: () => Promise<unknown>) {}
+  constructor(
+    private readonly intervalMs: number,
+    private readonly task: () => Promise<unknown>,
+  ) {}
 
   request(): void {
     this.requested = true;
@@ -49,7 +52,10 @@ export class PacedRun {
     this.requested = false;
     this.lastStartAt = Date.now();
     this.running = this.task()
-      .then(() => undefined, () => undefined)
+      .then(
+        () => undefined,
+        () => undefined,
+      )
       .finally(() => {
         this.running = undefined;
         this.schedule();

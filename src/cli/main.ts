@@ -10,7 +10,10 @@ import { Command, CommanderError } from 'commander';
  */
 
 class ApiError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -26,11 +29,19 @@ async function gql<T = any>(query: string, variables: Record<string, unknown> = 
   if (!key) throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service');
   let res: Response;
   try {
-    res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify({ query, variables }) });
+    res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query, variables }),
+    });
   } catch (error) {
     throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
   }
-  const body = (await res.json().catch(() => ({}))) as { data?: T; errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[]; extensions?: { warnings?: { message: string }[] } };
+  const body = (await res.json().catch(() => ({}))) as {
+    data?: T;
+    errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[];
+    extensions?: { warnings?: { message: string }[] };
+  };
   // what the service took but thinks worth a look (zone checks, unusual names): said, never a failure
   for (const warning of body.extensions?.warnings ?? []) process.stderr.write(`warning: ${warning.message}\n`);
   if (body.errors?.length) {
@@ -56,7 +67,11 @@ function print(program: Command, rows: Record<string, unknown>[] | Record<string
   const cols = columns ?? Object.keys(list[0]);
   const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
   const widths = cols.map((c) => Math.max(c.length, ...list.map((r) => text(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   process.stdout.write(`${[line(cols.map((c) => c.toUpperCase())), ...list.map((r) => line(cols.map((c) => text(r[c]))))].join('\n')}\n`);
 }
 
@@ -69,7 +84,13 @@ const PAGE = 100;
  * A list read page by page (cursors) up to `limit` items; when more exist, stderr says so, so that a list
  * is never cut without a word.
  */
-async function listUpTo(query: string, pick: (data: any) => { nodes: any[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }, variables: Record<string, unknown>, limit: number, what: string): Promise<any[]> {
+async function listUpTo(
+  query: string,
+  pick: (data: any) => { nodes: any[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
+  variables: Record<string, unknown>,
+  limit: number,
+  what: string,
+): Promise<any[]> {
   const items: any[] = [];
   let after: string | undefined;
   let pageSize = PAGE;
@@ -126,83 +147,185 @@ export function buildProgram(): Command {
     .exitOverride();
 
   const user = program.command('user').description('users, who own zones');
-  user.command('add <email>').description('create a user').action(async (email: string) => {
-    print(program, (await gql(`mutation($e: String!) { createUser(input: {email: $e}) { id email createdAt } }`, { e: email })).createUser);
-  });
-  user.command('list').description('list users').option('--limit <n>', 'at most this many', '1000').action(async (options: { limit: string }) => {
-    const users = await listUpTo(`query($first: Int!, $after: String) { users(first: $first, after: $after) { nodes { id email createdAt } pageInfo { hasNextPage endCursor } } }`, (d) => d.users, {}, limitOf(options.limit), 'users');
-    print(program, users, ['id', 'email', 'createdAt']);
-  });
-  user.command('delete <userId>').description('delete a user with all its zones and records').option('--yes', 'do not ask').action(async (userId: string, options: { yes?: boolean }) => {
-    await confirm(options, `delete user ${userId} with all its zones and records`, userId);
-    await gql(`mutation($id: ID!) { deleteUser(id: $id) }`, { id: userId });
-    print(program, { id: userId, deleted: true });
-  });
+  user
+    .command('add <email>')
+    .description('create a user')
+    .action(async (email: string) => {
+      print(
+        program,
+        (await gql(`mutation($e: String!) { createUser(input: {email: $e}) { id email createdAt } }`, { e: email })).createUser,
+      );
+    });
+  user
+    .command('list')
+    .description('list users')
+    .option('--limit <n>', 'at most this many', '1000')
+    .action(async (options: { limit: string }) => {
+      const users = await listUpTo(
+        `query($first: Int!, $after: String) { users(first: $first, after: $after) { nodes { id email createdAt } pageInfo { hasNextPage endCursor } } }`,
+        (d) => d.users,
+        {},
+        limitOf(options.limit),
+        'users',
+      );
+      print(program, users, ['id', 'email', 'createdAt']);
+    });
+  user
+    .command('delete <userId>')
+    .description('delete a user with all its zones and records')
+    .option('--yes', 'do not ask')
+    .action(async (userId: string, options: { yes?: boolean }) => {
+      await confirm(options, `delete user ${userId} with all its zones and records`, userId);
+      await gql(`mutation($id: ID!) { deleteUser(id: $id) }`, { id: userId });
+      print(program, { id: userId, deleted: true });
+    });
 
   const key = program.command('key').description('API keys of a user');
-  key.command('create <userId> <name>').description('create an API key (its secret is shown once)').action(async (userId: string, name: string) => {
-    const created = (await gql(`mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n}) { secret apiKey { id name } } }`, { u: userId, n: name })).createApiKey;
-    print(program, { id: created.apiKey.id, name: created.apiKey.name, secret: created.secret });
-  });
-  key.command('list').description('list API keys (no secrets)').option('--user <userId>', 'only this user’s').action(async (options: { user?: string }) => {
-    print(program, (await gql(`query($u: ID) { apiKeys(userId: $u) { id userId name createdAt revokedAt } }`, { u: options.user })).apiKeys, ['id', 'userId', 'name', 'createdAt', 'revokedAt']);
-  });
-  key.command('revoke <keyId>').description('revoke an API key').option('--yes', 'do not ask').action(async (keyId: string, options: { yes?: boolean }) => {
-    await confirm(options, `revoke API key ${keyId}`, keyId);
-    print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
-  });
+  key
+    .command('create <userId> <name>')
+    .description('create an API key (its secret is shown once)')
+    .action(async (userId: string, name: string) => {
+      const created = (
+        await gql(`mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n}) { secret apiKey { id name } } }`, {
+          u: userId,
+          n: name,
+        })
+      ).createApiKey;
+      print(program, { id: created.apiKey.id, name: created.apiKey.name, secret: created.secret });
+    });
+  key
+    .command('list')
+    .description('list API keys (no secrets)')
+    .option('--user <userId>', 'only this user’s')
+    .action(async (options: { user?: string }) => {
+      print(
+        program,
+        (await gql(`query($u: ID) { apiKeys(userId: $u) { id userId name createdAt revokedAt } }`, { u: options.user })).apiKeys,
+        ['id', 'userId', 'name', 'createdAt', 'revokedAt'],
+      );
+    });
+  key
+    .command('revoke <keyId>')
+    .description('revoke an API key')
+    .option('--yes', 'do not ask')
+    .action(async (keyId: string, options: { yes?: boolean }) => {
+      await confirm(options, `revoke API key ${keyId}`, keyId);
+      print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
+    });
 
   const tsig = program.command('tsig').description('TSIG keys for DNS UPDATE (RFC 2136): nsupdate, certbot, external-dns');
-  tsig.command('add <name>').description('create a TSIG key (its base64 secret is shown once)')
-    .option('--user <userId>', "the user whose zones it updates; without it an admin key (any zone)")
+  tsig
+    .command('add <name>')
+    .description('create a TSIG key (its base64 secret is shown once)')
+    .option('--user <userId>', 'the user whose zones it updates; without it an admin key (any zone)')
     .option('--algorithm <algorithm>', 'hmac-sha256, hmac-sha384 or hmac-sha512', 'hmac-sha256')
     .action(async (name: string, options: { user?: string; algorithm: string }) => {
       const input = { name, userId: options.user ?? null, algorithm: options.algorithm };
-      const created = (await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, { input })).createTsigKey;
+      const created = (
+        await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, {
+          input,
+        })
+      ).createTsigKey;
       print(program, { ...created.tsigKey, secret: created.secret });
     });
-  tsig.command('list').description('list TSIG keys').option('--user <userId>', 'only this user’s').action(async (options: { user?: string }) => {
-    print(program, (await gql(`query($u: ID) { tsigKeys(userId: $u) { id userId name algorithm revokedAt } }`, { u: options.user })).tsigKeys, ['id', 'userId', 'name', 'algorithm', 'revokedAt']);
-  });
-  tsig.command('revoke <id>').description('revoke a TSIG key').option('--yes', 'do not ask').action(async (id: string, options: { yes?: boolean }) => {
-    await confirm(options, `revoke TSIG key ${id}`, id);
-    print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
-  });
+  tsig
+    .command('list')
+    .description('list TSIG keys')
+    .option('--user <userId>', 'only this user’s')
+    .action(async (options: { user?: string }) => {
+      print(
+        program,
+        (await gql(`query($u: ID) { tsigKeys(userId: $u) { id userId name algorithm revokedAt } }`, { u: options.user })).tsigKeys,
+        ['id', 'userId', 'name', 'algorithm', 'revokedAt'],
+      );
+    });
+  tsig
+    .command('revoke <id>')
+    .description('revoke a TSIG key')
+    .option('--yes', 'do not ask')
+    .action(async (id: string, options: { yes?: boolean }) => {
+      await confirm(options, `revoke TSIG key ${id}`, id);
+      print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
+    });
 
   const zone = program.command('zone').description('zones (domains)');
-  zone.command('add <userId> <zone>').description('create a zone with its default records').action(async (userId: string, name: string) => {
-    print(program, (await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id name serial } }`, { u: userId, z: name })).createDomain);
-  });
-  zone.command('list').description('list zones').option('--limit <n>', 'at most this many', '1000').action(async (options: { limit: string }) => {
-    const zones = await listUpTo(`query($first: Int!, $after: String) { domains(first: $first, after: $after) { nodes { id name serial } pageInfo { hasNextPage endCursor } } }`, (d) => d.domains, {}, limitOf(options.limit), 'zones');
-    print(program, zones, ['id', 'name', 'serial']);
-  });
-  zone.command('delete <zone>').description('delete a zone and all its records').option('--yes', 'do not ask').action(async (name: string, options: { yes?: boolean }) => {
-    await confirm(options, `delete zone ${name} and all its records`, name);
-    await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
-    print(program, { zone: name, deleted: true });
-  });
-  zone.command('export <zone>').description('print the zone as an RFC 1035 master file').action(async (name: string) => {
-    const text = (await gql(`query($z: String!) { exportZone(zone: $z) }`, { z: name })).exportZone as string;
-    if (program.opts().json) print(program, { zone: name, text });
-    else process.stdout.write(text);
-  });
-  zone.command('import <zone> <file>').description('import a master file, all or nothing')
+  zone
+    .command('add <userId> <zone>')
+    .description('create a zone with its default records')
+    .action(async (userId: string, name: string) => {
+      print(
+        program,
+        (
+          await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id name serial } }`, {
+            u: userId,
+            z: name,
+          })
+        ).createDomain,
+      );
+    });
+  zone
+    .command('list')
+    .description('list zones')
+    .option('--limit <n>', 'at most this many', '1000')
+    .action(async (options: { limit: string }) => {
+      const zones = await listUpTo(
+        `query($first: Int!, $after: String) { domains(first: $first, after: $after) { nodes { id name serial } pageInfo { hasNextPage endCursor } } }`,
+        (d) => d.domains,
+        {},
+        limitOf(options.limit),
+        'zones',
+      );
+      print(program, zones, ['id', 'name', 'serial']);
+    });
+  zone
+    .command('delete <zone>')
+    .description('delete a zone and all its records')
+    .option('--yes', 'do not ask')
+    .action(async (name: string, options: { yes?: boolean }) => {
+      await confirm(options, `delete zone ${name} and all its records`, name);
+      await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
+      print(program, { zone: name, deleted: true });
+    });
+  zone
+    .command('export <zone>')
+    .description('print the zone as an RFC 1035 master file')
+    .action(async (name: string) => {
+      const text = (await gql(`query($z: String!) { exportZone(zone: $z) }`, { z: name })).exportZone as string;
+      if (program.opts().json) print(program, { zone: name, text });
+      else process.stdout.write(text);
+    });
+  zone
+    .command('import <zone> <file>')
+    .description('import a master file, all or nothing')
     .option('--merge', 'add the file to the zone instead of replacing the zone with it')
     .option('--dry-run', 'show what would change and write nothing')
     .option('--clamp-ttls', 'give a TTL outside ALLOWED_TTLS the nearest allowed one (with a warning) instead of refusing the file')
     .action(async (name: string, file: string, options: { merge?: boolean; dryRun?: boolean; clampTtls?: boolean }) => {
       const text = readFileSync(file, 'utf8');
-      const result = (await gql(`mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
+      const result = (
+        await gql(
+          `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
         importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
-      { z: name, t: text, m: options.merge ? 'MERGE' : 'REPLACE', d: options.dryRun ?? false, p: options.clampTtls ? 'CLAMP' : 'REFUSE' })).importZone;
+          {
+            z: name,
+            t: text,
+            m: options.merge ? 'MERGE' : 'REPLACE',
+            d: options.dryRun ?? false,
+            p: options.clampTtls ? 'CLAMP' : 'REFUSE',
+          },
+        )
+      ).importZone;
       if (program.opts().json) return print(program, result);
       print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
       for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
       for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
       for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
     });
-  zone.command('apply <zone> <file>').description('apply a change set from a JSON file: an array of {kind, id, owner, type, rdata, rdatas, ttl} (kind ADD, REMOVE, REPLACE, REPLACE_RRSET), all or nothing')
+  zone
+    .command('apply <zone> <file>')
+    .description(
+      'apply a change set from a JSON file: an array of {kind, id, owner, type, rdata, rdatas, ttl} (kind ADD, REMOVE, REPLACE, REPLACE_RRSET), all or nothing',
+    )
     .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
     .action(async (name: string, file: string, options: { expectSerial?: string }) => {
       let changes: unknown;
@@ -212,88 +335,174 @@ export function buildProgram(): Command {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
         throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
       }
-      if (changes && !Array.isArray(changes) && Array.isArray((changes as { changes?: unknown }).changes)) changes = (changes as { changes: unknown[] }).changes;
+      if (changes && !Array.isArray(changes) && Array.isArray((changes as { changes?: unknown }).changes))
+        changes = (changes as { changes: unknown[] }).changes;
       if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
       const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
-      const result = (await gql(`mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
-        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`, { z: name, c: changes, e: expect })).applyZoneChanges;
+      const result = (
+        await gql(
+          `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
+        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+          { z: name, c: changes, e: expect },
+        )
+      ).applyZoneChanges;
       if (program.opts().json) return print(program, result);
       process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
       for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
       for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
     });
-  zone.command('diff <zone> <fromSerial> [toSerial]').description('the records removed and added between two serials (default: to the current one)').action(async (name: string, from: string, to: string | undefined) => {
-    const diff = (await gql(`query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { fromSerial toSerial added { owner type rdata ttl } removed { owner type rdata ttl } } } }`,
-      { z: name, f: Number(from), t: to === undefined ? undefined : Number(to) })).domain.diff;
-    if (program.opts().json) return print(program, diff);
-    process.stdout.write(`zone ${name}: ${diff.fromSerial} → ${diff.toSerial}\n`);
-    for (const r of diff.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
-    for (const r of diff.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
-  });
-  zone.command('revert <zone> <toSerial>').description('bring the zone back to the records it had at a serial, as a new change (the serial rises)')
+  zone
+    .command('diff <zone> <fromSerial> [toSerial]')
+    .description('the records removed and added between two serials (default: to the current one)')
+    .action(async (name: string, from: string, to: string | undefined) => {
+      const diff = (
+        await gql(
+          `query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { fromSerial toSerial added { owner type rdata ttl } removed { owner type rdata ttl } } } }`,
+          { z: name, f: Number(from), t: to === undefined ? undefined : Number(to) },
+        )
+      ).domain.diff;
+      if (program.opts().json) return print(program, diff);
+      process.stdout.write(`zone ${name}: ${diff.fromSerial} → ${diff.toSerial}\n`);
+      for (const r of diff.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+      for (const r of diff.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    });
+  zone
+    .command('revert <zone> <toSerial>')
+    .description('bring the zone back to the records it had at a serial, as a new change (the serial rises)')
     .option('--yes', 'do not ask')
     .action(async (name: string, toSerial: string, options: { yes?: boolean }) => {
       await confirm(options, `revert zone ${name} to the records of serial ${toSerial}`, name);
-      const result = (await gql(`mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`, { z: name, t: Number(toSerial) })).revertZone;
+      const result = (
+        await gql(
+          `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+          { z: name, t: Number(toSerial) },
+        )
+      ).revertZone;
       if (program.opts().json) return print(program, result);
       process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
       for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
       for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
     });
-  zone.command('check <zone>').description("the zone checks (as named-checkzone's): warnings about the whole zone; exit 0 either way").action(async (name: string) => {
-    const result = (await gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code message } } }`, { z: name })).checkZone;
-    if (program.opts().json) return print(program, result);
-    process.stdout.write(`zone ${result.zone} serial ${result.serial}: ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}\n`);
-    if (result.warnings.length) print(program, result.warnings, ['owner', 'type', 'code', 'message']);
-  });
-  zone.command('changes <zone>').description("the zone's committed changes, newest first").option('--first <n>', 'how many', '20').action(async (name: string, options: { first: string }) => {
-    const data = await gql(`query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata } } } } }`, { z: name, f: Number(options.first) });
-    const nodes = data.domain.changes.nodes as any[];
-    if (program.opts().json) return print(program, nodes);
-    print(program, nodes.map((n) => ({
-      serial: n.serialAfter, at: n.createdAt, by: n.author ? (n.author.admin ? `admin (${n.author.keyName ?? ''})` : n.author.keyName) : 'service',
-      added: n.added.filter((r: any) => r.type !== 'SOA').length, removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
-    })));
-  });
+  zone
+    .command('check <zone>')
+    .description("the zone checks (as named-checkzone's): warnings about the whole zone; exit 0 either way")
+    .action(async (name: string) => {
+      const result = (
+        await gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code message } } }`, { z: name })
+      ).checkZone;
+      if (program.opts().json) return print(program, result);
+      process.stdout.write(
+        `zone ${result.zone} serial ${result.serial}: ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}\n`,
+      );
+      if (result.warnings.length) print(program, result.warnings, ['owner', 'type', 'code', 'message']);
+    });
+  zone
+    .command('changes <zone>')
+    .description("the zone's committed changes, newest first")
+    .option('--first <n>', 'how many', '20')
+    .action(async (name: string, options: { first: string }) => {
+      const data = await gql(
+        `query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata } } } } }`,
+        { z: name, f: Number(options.first) },
+      );
+      const nodes = data.domain.changes.nodes as any[];
+      if (program.opts().json) return print(program, nodes);
+      print(
+        program,
+        nodes.map((n) => ({
+          serial: n.serialAfter,
+          at: n.createdAt,
+          by: n.author ? (n.author.admin ? `admin (${n.author.keyName ?? ''})` : n.author.keyName) : 'service',
+          added: n.added.filter((r: any) => r.type !== 'SOA').length,
+          removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
+        })),
+      );
+    });
 
   const record = program.command('record').description('records of a zone');
-  record.command('add <zone> <owner> <type> <rdata>').description('add a record').option('--ttl <seconds>', 'TTL', '3600')
+  record
+    .command('add <zone> <owner> <type> <rdata>')
+    .description('add a record')
+    .option('--ttl <seconds>', 'TTL', '3600')
     .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
-      print(program, (await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, { i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) } })).createRecord);
+      print(
+        program,
+        (
+          await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, {
+            i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) },
+          })
+        ).createRecord,
+      );
     });
-  record.command('edit <id> <zone> <owner> <type> <rdata>').description('replace a record (an SOA edit must raise the serial)').option('--ttl <seconds>', 'TTL', '3600')
+  record
+    .command('edit <id> <zone> <owner> <type> <rdata>')
+    .description('replace a record (an SOA edit must raise the serial)')
+    .option('--ttl <seconds>', 'TTL', '3600')
     .action(async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
-      print(program, (await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, { id, i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) } })).updateRecord);
+      print(
+        program,
+        (
+          await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
+            id,
+            i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) },
+          })
+        ).updateRecord,
+      );
     });
-  record.command('list <zone>').description("list a zone's records").option('--limit <n>', 'at most this many', '10000').action(async (zoneName: string, options: { limit: string }) => {
-    const records = await listUpTo(`query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { id owner type rdata ttl } pageInfo { hasNextPage endCursor } } }`, (d) => d.records, { z: zoneName }, limitOf(options.limit), 'records');
-    print(program, records, ['id', 'owner', 'ttl', 'type', 'rdata']);
-  });
-  record.command('delete <id>').description('delete a record').option('--yes', 'do not ask').action(async (id: string, options: { yes?: boolean }) => {
-    await confirm(options, `delete record ${id}`, id);
-    await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
-    print(program, { id, deleted: true });
-  });
+  record
+    .command('list <zone>')
+    .description("list a zone's records")
+    .option('--limit <n>', 'at most this many', '10000')
+    .action(async (zoneName: string, options: { limit: string }) => {
+      const records = await listUpTo(
+        `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { id owner type rdata ttl } pageInfo { hasNextPage endCursor } } }`,
+        (d) => d.records,
+        { z: zoneName },
+        limitOf(options.limit),
+        'records',
+      );
+      print(program, records, ['id', 'owner', 'ttl', 'type', 'rdata']);
+    });
+  record
+    .command('delete <id>')
+    .description('delete a record')
+    .option('--yes', 'do not ask')
+    .action(async (id: string, options: { yes?: boolean }) => {
+      await confirm(options, `delete record ${id}`, id);
+      await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
+      print(program, { id, deleted: true });
+    });
 
-  program.command('status <zone>').description('propagation: which secondary serves which serial')
+  program
+    .command('status <zone>')
+    .description('propagation: which secondary serves which serial')
     .option('--wait', 'wait until every secondary serves the current serial')
     .option('--timeout <seconds>', 'with --wait: give up after this long (exit 1)', '120')
     .action(async (name: string, options: { wait?: boolean; timeout: string }) => {
       const seconds = Number(options.timeout);
-      if (!/^\d+(\.\d+)?$/.test(options.timeout) || !(seconds > 0)) throw new UsageError(`--timeout takes a number of seconds above 0 (got "${options.timeout}")`);
+      if (!/^\d+(\.\d+)?$/.test(options.timeout) || !(seconds > 0))
+        throw new UsageError(`--timeout takes a number of seconds above 0 (got "${options.timeout}")`);
       const deadline = Date.now() + seconds * 1000;
       for (;;) {
-        const status = (await gql(`query($z: String!) { domain(name: $z) { serial propagation { state message servers { server servedSerial state error } } } }`, { z: name })).domain;
+        const status = (
+          await gql(
+            `query($z: String!) { domain(name: $z) { serial propagation { state message servers { server servedSerial state error } } } }`,
+            { z: name },
+          )
+        ).domain;
         const servers = status.propagation.servers as any[];
         // with no secondaries configured there is nothing to wait for
         const done = status.propagation.state === 'in_sync' || status.propagation.state === 'no_secondaries';
         if (!options.wait || done) {
           if (options.wait && !program.opts().json) process.stderr.write('\n');
           if (program.opts().json) return print(program, status);
-          process.stdout.write(`zone ${name} serial ${status.serial}: ${status.propagation.state}${status.propagation.message ? `: ${status.propagation.message}` : ''}\n`);
+          process.stdout.write(
+            `zone ${name} serial ${status.serial}: ${status.propagation.state}${status.propagation.message ? `: ${status.propagation.message}` : ''}\n`,
+          );
           return print(program, servers, ['server', 'state', 'servedSerial', 'error']);
         }
-        if (Date.now() > deadline) throw new ApiError('TIMEOUT', `not every secondary serves serial ${status.serial} after ${options.timeout} s`);
+        if (Date.now() > deadline)
+          throw new ApiError('TIMEOUT', `not every secondary serves serial ${status.serial} after ${options.timeout} s`);
         const synced = servers.filter((s) => s.state === 'in_sync').length;
         if (!program.opts().json) process.stderr.write(`\rserial ${status.serial}: ${synced}/${servers.length} secondaries in sync…`);
         await sleep(500);
@@ -333,5 +542,7 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  run(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+  run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
 }

@@ -9,13 +9,21 @@ export type SerialPolicy = 'date' | 'increment' | 'unixtime';
 export type Role = 'api' | 'dns' | 'worker';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-export interface HostPort { host: string; port: number }
+export interface HostPort {
+  host: string;
+  port: number;
+}
 /** a server as SECONDARIES names it and status rows store it: `address:port`, `[v6]:port` */
-export const hostPortName = (server: HostPort) => (server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`);
+export const hostPortName = (server: HostPort) =>
+  server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`;
 /** TSIG algorithms we sign and verify with (RFC 8945 §6: HMAC-SHA256 mandatory; SHA-384/512 optional) */
 export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] as const;
 export type TsigAlgorithm = (typeof TSIG_ALGORITHMS)[number];
-export interface TsigKey { name: string; algorithm: TsigAlgorithm; secret: Buffer }
+export interface TsigKey {
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: Buffer;
+}
 
 export interface Settings {
   port: number;
@@ -80,7 +88,10 @@ export class SettingsError extends Error {
 const DEFAULT_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
 
 function list(value: string): string[] {
-  return value.split(/[\s,]+/).map((item) => item.trim()).filter(Boolean);
+  return value
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function parseHostPort(value: string): HostPort | undefined {
@@ -138,7 +149,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     if (raw === undefined) return DEFAULT_TTLS;
     const parsed = parseAllowedTtls(raw);
     if (!parsed) {
-      problems.push(`ALLOWED_TTLS must be \`any\` or a comma-separated list of whole numbers and ranges (60-86400) from 0 to 2147483647 (got "${raw}")`);
+      problems.push(
+        `ALLOWED_TTLS must be \`any\` or a comma-separated list of whole numbers and ranges (60-86400) from 0 to 2147483647 (got "${raw}")`,
+      );
       return DEFAULT_TTLS;
     }
     return parsed;

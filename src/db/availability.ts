@@ -16,7 +16,17 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P03', // cannot_connect_now: starting up, shutting down, in recovery
   '53300', // too_many_connections
 ]);
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOENT',
+]);
 /** what pg (and knex, on the migrations' connection at start) say when a connection ends or cannot be had (they set no code) */
 const UNAVAILABLE_MESSAGES = [
   /Connection terminated/i,

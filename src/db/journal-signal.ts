@@ -34,7 +34,8 @@ export class JournalSignal {
     this.run = new PacedRun(SIGNAL_INTERVAL_MS, () =>
       notify().catch((error: unknown) => {
         if (!noteDatabaseFailure(error, 'journal signal')) logger.warn({ err: error }, 'journal signal: NOTIFY failed; the readers poll');
-      }));
+      }),
+    );
   }
 
   /** journal rows of this process were committed */

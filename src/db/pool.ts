@@ -32,7 +32,8 @@ export interface RowOptions {
 
 /** pg's parsers, but timestamptz (OID 1184) left as text */
 const TEXT_TIMESTAMPS = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 1184 ? (value: string) => value : types.getTypeParser(oid, format as 'text'))) as typeof types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 1184 ? (value: string) => value : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
 };
 
 /** the query of `text` under its prepared statement's name (db/prepared-statements.ts) */
@@ -123,7 +124,11 @@ export class Database implements Sql {
     const client = await this.pool.connect();
     let wroteJournal = false;
     try {
-      return await work(this.sqlOn(client, () => { wroteJournal = true; }));
+      return await work(
+        this.sqlOn(client, () => {
+          wroteJournal = true;
+        }),
+      );
     } finally {
       client.release();
       // each statement committed on its own: what `work` wrote before a later failure is committed too
@@ -143,10 +148,16 @@ export class Database implements Sql {
       await this.send(client, isolation === 'read committed' ? 'begin' : 'begin isolation level repeatable read read only');
       let result: T;
       try {
-        result = await work(this.sqlOn(client, () => { wroteJournal = true; }));
+        result = await work(
+          this.sqlOn(client, () => {
+            wroteJournal = true;
+          }),
+        );
       } catch (error) {
         // a connection that cannot even roll back is not lent again (release(error) ends it)
-        await this.send(client, 'rollback').catch((rollbackError: unknown) => { broken = rollbackError; });
+        await this.send(client, 'rollback').catch((rollbackError: unknown) => {
+          broken = rollbackError;
+        });
         throw error;
       }
       try {
@@ -187,7 +198,10 @@ export class Database implements Sql {
       await this.send(client, 'commit');
       open = false;
     } finally {
-      if (open) await this.send(client, 'rollback').catch((error: unknown) => { broken = error; });
+      if (open)
+        await this.send(client, 'rollback').catch((error: unknown) => {
+          broken = error;
+        });
       client.release(broken instanceof Error ? broken : undefined);
     }
   }

@@ -2,7 +2,12 @@
  * The catalog zone (RFC 9432, version 2): one zone whose PTR records list every managed zone, so that a
  * secondary configured with it adds and removes member zones by itself.
  */
-export interface CatalogRecord { owner: string; type: string; ttl: number; rdata: string }
+export interface CatalogRecord {
+  owner: string;
+  type: string;
+  ttl: number;
+  rdata: string;
+}
 
 const CATALOG_TTL = 0;
 

@@ -36,7 +36,13 @@ export function extendedErrorOption(error: ExtendedError): { code: number; data:
   let text = Buffer.from(error.text, 'utf8');
   if (text.length > MAX_TEXT_OCTETS) {
     // cut on a character boundary, and say that it was cut
-    text = Buffer.from(`${Buffer.from(error.text, 'utf8').subarray(0, MAX_TEXT_OCTETS - 3).toString('utf8').replace(/\uFFFD$/, '')}...`, 'utf8');
+    text = Buffer.from(
+      `${Buffer.from(error.text, 'utf8')
+        .subarray(0, MAX_TEXT_OCTETS - 3)
+        .toString('utf8')
+        .replace(/\uFFFD$/, '')}...`,
+      'utf8',
+    );
   }
   return { code: EDE_OPTION_CODE, data: Buffer.concat([code, text]) };
 }

@@ -15,7 +15,10 @@ export type RangeResult = { ok: true; start: number; stop: number; step: number 
 
 export function parseGenerateRange(text: string, line: number): RangeResult {
   const m = /^([0-9]+)-([0-9]+)(?:\/([0-9]+))?$/.exec(text);
-  const bad = (why: string): RangeResult => ({ ok: false, problems: [problem('rdata', 'GENERATE_INVALID', `line ${line}: $GENERATE range ${JSON.stringify(text)} ${why}`)] });
+  const bad = (why: string): RangeResult => ({
+    ok: false,
+    problems: [problem('rdata', 'GENERATE_INVALID', `line ${line}: $GENERATE range ${JSON.stringify(text)} ${why}`)],
+  });
   if (!m) return bad('is not start-stop or start-stop/step');
   const [start, stop, step] = [Number(m[1]), Number(m[2]), m[3] === undefined ? 1 : Number(m[3])];
   if (start > stop) return bad('starts after it stops');
@@ -50,7 +53,11 @@ function formatValue(value: number, width: number, base: string): string {
 }
 
 /** Substitutes the iterator into one template; a malformed modifier is a problem naming the line. */
-export function substitute(template: string, iterator: number, line: number): { ok: true; text: string } | { ok: false; problems: Problem[] } {
+export function substitute(
+  template: string,
+  iterator: number,
+  line: number,
+): { ok: true; text: string } | { ok: false; problems: Problem[] } {
   let out = '';
   for (let i = 0; i < template.length; i++) {
     const c = template[i];
@@ -59,13 +66,28 @@ export function substitute(template: string, iterator: number, line: number): { 
       i++;
       continue;
     }
-    if (c !== '$') { out += c; continue; }
-    if (template[i + 1] !== '{') { out += String(iterator); continue; }
+    if (c !== '$') {
+      out += c;
+      continue;
+    }
+    if (template[i + 1] !== '{') {
+      out += String(iterator);
+      continue;
+    }
     const close = template.indexOf('}', i);
     const body = close < 0 ? '' : template.slice(i + 2, close);
     const m = /^(-?[0-9]+)(?:,([0-9]+)(?:,([doxXnN]))?)?$/.exec(body);
     if (close < 0 || !m) {
-      return { ok: false, problems: [problem('rdata', 'GENERATE_INVALID', `line ${line}: $GENERATE modifier ${JSON.stringify(template.slice(i, close < 0 ? undefined : close + 1))} is not \${offset[,width[,base]]} with base d, o, x, X, n or N`)] };
+      return {
+        ok: false,
+        problems: [
+          problem(
+            'rdata',
+            'GENERATE_INVALID',
+            `line ${line}: $GENERATE modifier ${JSON.stringify(template.slice(i, close < 0 ? undefined : close + 1))} is not \${offset[,width[,base]]} with base d, o, x, X, n or N`,
+          ),
+        ],
+      };
     }
     out += formatValue(iterator + Number(m[1]), m[2] === undefined ? 0 : Number(m[2]), m[3] ?? 'd');
     i = close;

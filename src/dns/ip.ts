@@ -78,10 +78,16 @@ export function formatIPv6(bytes: ArrayLike<number>): string {
   let bestStart = -1;
   let bestLength = 0;
   for (let i = 0; i < 8;) {
-    if (words[i] !== 0) { i++; continue; }
+    if (words[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && words[j] === 0) j++;
-    if (j - i > bestLength) { bestStart = i; bestLength = j - i; }
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
     i = j;
   }
   const hex = words.map((w) => w.toString(16));

@@ -80,7 +80,13 @@ function presentationLabels(input: string, rules: LabelRules, lower = true): { l
     if (!escaped && /[^\x00-\x7f]/.test(raw)) {
       const ascii = domainToASCII(raw);
       if (!ascii || ascii.includes('.')) {
-        problems.push(problem(field, 'NAME_IDN_INVALID', `${field}: the label ${JSON.stringify(raw)} of ${what} is not a valid internationalised label (IDNA/UTS #46)`));
+        problems.push(
+          problem(
+            field,
+            'NAME_IDN_INVALID',
+            `${field}: the label ${JSON.stringify(raw)} of ${what} is not a valid internationalised label (IDNA/UTS #46)`,
+          ),
+        );
         octets = [...Buffer.from(raw, 'utf8')];
       } else octets = [...Buffer.from(ascii, 'ascii')];
     }
@@ -102,7 +108,14 @@ function presentationLabels(input: string, rules: LabelRules, lower = true): { l
       if (next >= '0' && next <= '9') {
         const digits = text.slice(i + 1, i + 4);
         if (!/^[0-9]{3}$/.test(digits) || Number(digits) > 255) {
-          problems.push(problem(field, 'INVALID_ESCAPE', `${field}: ${what} has the escape "\\${digits}"; a decimal escape is a backslash and exactly three digits 000–255`, 255));
+          problems.push(
+            problem(
+              field,
+              'INVALID_ESCAPE',
+              `${field}: ${what} has the escape "\\${digits}"; a decimal escape is a backslash and exactly three digits 000–255`,
+              255,
+            ),
+          );
           return { labels, absolute, problems };
         }
         octets.push(Number(digits));
@@ -115,7 +128,10 @@ function presentationLabels(input: string, rules: LabelRules, lower = true): { l
       continue;
     }
     if (c === '.') {
-      if (i === text.length - 1 && (labels.length > 0 || octets.length > 0 || raw !== '')) { absolute = true; break; }
+      if (i === text.length - 1 && (labels.length > 0 || octets.length > 0 || raw !== '')) {
+        absolute = true;
+        break;
+      }
       if (octets.length === 0 && raw === '') {
         problems.push(problem(field, 'NAME_EMPTY_LABEL', `${field}: ${what} has an empty label (two dots in a row, or a leading dot)`));
         return { labels, absolute, problems };
@@ -124,7 +140,13 @@ function presentationLabels(input: string, rules: LabelRules, lower = true): { l
       continue;
     }
     if (RAW_FORBIDDEN.test(c)) {
-      problems.push(problem(field, 'NAME_INVALID_CHARACTER', `${field}: ${what} contains ${JSON.stringify(c)}; write it escaped as \\${String(c.charCodeAt(0)).padStart(3, '0')} (RFC 1035 §5.1)`));
+      problems.push(
+        problem(
+          field,
+          'NAME_INVALID_CHARACTER',
+          `${field}: ${what} contains ${JSON.stringify(c)}; write it escaped as \\${String(c.charCodeAt(0)).padStart(3, '0')} (RFC 1035 §5.1)`,
+        ),
+      );
       return { labels, absolute, problems };
     }
     const ch = String.fromCodePoint(text.codePointAt(i)!);
@@ -149,25 +171,51 @@ function checkOctetLabels(labels: Label[], rules: LabelRules, fullLabels: Label[
     if (text === '*') {
       // RFC 4592 §2.1.1: the asterisk label is a wildcard only as the left-most label of an owner name
       if (!rules.wildcard || index !== 0) {
-        problems.push(problem(field, 'NAME_WILDCARD_POSITION', rules.wildcard
-          ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
-          : `${field}: '*' (wildcard) is not allowed in ${what}`));
+        problems.push(
+          problem(
+            field,
+            'NAME_WILDCARD_POSITION',
+            rules.wildcard
+              ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
+              : `${field}: '*' (wildcard) is not allowed in ${what}`,
+          ),
+        );
       }
       return;
     }
     if (label.length > MAX_LABEL_OCTETS) {
       // RFC 1035 §2.3.4: labels are 63 octets or less
-      problems.push(problem(field, 'NAME_LABEL_TOO_LONG', `${field}: the label ${JSON.stringify(text.slice(0, 20) + '…')} of ${what} is ${label.length} octets; the limit is ${MAX_LABEL_OCTETS}`, MAX_LABEL_OCTETS));
+      problems.push(
+        problem(
+          field,
+          'NAME_LABEL_TOO_LONG',
+          `${field}: the label ${JSON.stringify(text.slice(0, 20) + '…')} of ${what} is ${label.length} octets; the limit is ${MAX_LABEL_OCTETS}`,
+          MAX_LABEL_OCTETS,
+        ),
+      );
     }
     if (!LABEL_CHARACTERS.test(text) && warningSink) {
       const bad = [...label].find((b) => !/[a-z0-9_-]/.test(String.fromCharCode(b)))!;
-      warningSink.push(problem(field, 'NAME_NOT_HOSTNAME', `${field}: the label ${JSON.stringify(text)} of ${what} holds ${bad > 0x20 && bad < 0x7f ? JSON.stringify(String.fromCharCode(bad)) : `the octet ${bad}`}; host names use only letters, digits and hyphen (RFC 1123 §2.1), the DNS allows any octet (RFC 2181 §11)`));
+      warningSink.push(
+        problem(
+          field,
+          'NAME_NOT_HOSTNAME',
+          `${field}: the label ${JSON.stringify(text)} of ${what} holds ${bad > 0x20 && bad < 0x7f ? JSON.stringify(String.fromCharCode(bad)) : `the octet ${bad}`}; host names use only letters, digits and hyphen (RFC 1123 §2.1), the DNS allows any octet (RFC 2181 §11)`,
+        ),
+      );
     }
   });
   const total = fullLabels.reduce((sum, l) => sum + l.length + 1, 1);
   if (total > MAX_NAME_OCTETS) {
     // RFC 1035 §2.3.4: names are 255 octets or less (wire form)
-    problems.push(problem(field, 'NAME_TOO_LONG', `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`, MAX_NAME_OCTETS));
+    problems.push(
+      problem(
+        field,
+        'NAME_TOO_LONG',
+        `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`,
+        MAX_NAME_OCTETS,
+      ),
+    );
   }
   return problems;
 }
@@ -205,15 +253,24 @@ interface LabelRules {
 /** Lower-cases ASCII and converts non-ASCII labels to A-labels; problems for labels that cannot be converted. */
 function toAsciiLabels(text: string, rules: LabelRules): { labels: string[]; problems: Problem[] } {
   const problems: Problem[] = [];
-  const labels = text.replace(IDN_DOTS, '.').split('.').map((label) => {
-    if (/^[\x00-\x7f]*$/.test(label)) return label.toLowerCase();
-    const ascii = domainToASCII(label);
-    if (!ascii || ascii.includes('.')) {
-      problems.push(problem(rules.field, 'NAME_IDN_INVALID', `${rules.field}: the label ${JSON.stringify(label)} of ${rules.what} is not a valid internationalised label (IDNA/UTS #46)`));
-      return label;
-    }
-    return ascii;
-  });
+  const labels = text
+    .replace(IDN_DOTS, '.')
+    .split('.')
+    .map((label) => {
+      if (/^[\x00-\x7f]*$/.test(label)) return label.toLowerCase();
+      const ascii = domainToASCII(label);
+      if (!ascii || ascii.includes('.')) {
+        problems.push(
+          problem(
+            rules.field,
+            'NAME_IDN_INVALID',
+            `${rules.field}: the label ${JSON.stringify(label)} of ${rules.what} is not a valid internationalised label (IDNA/UTS #46)`,
+          ),
+        );
+        return label;
+      }
+      return ascii;
+    });
   return { labels, problems };
 }
 
@@ -229,26 +286,52 @@ function checkLabels(labels: string[], rules: LabelRules, fullLabels: string[] =
     if (label === '*') {
       // RFC 4592 §2.1.1: the asterisk label is a wildcard only as the left-most label of an owner name
       if (!rules.wildcard || index !== 0) {
-        problems.push(problem(field, 'NAME_WILDCARD_POSITION', rules.wildcard
-          ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
-          : `${field}: '*' (wildcard) is not allowed in ${what}`));
+        problems.push(
+          problem(
+            field,
+            'NAME_WILDCARD_POSITION',
+            rules.wildcard
+              ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
+              : `${field}: '*' (wildcard) is not allowed in ${what}`,
+          ),
+        );
       }
       return;
     }
     if (!LABEL_CHARACTERS.test(label)) {
       const bad = [...label].find((c) => !/[a-z0-9_-]/.test(c)) ?? '?';
-      problems.push(problem(field, 'NAME_INVALID_CHARACTER', `${field}: the label ${JSON.stringify(label)} of ${what} contains ${JSON.stringify(bad)}; labels may hold only letters, digits, hyphen and underscore`));
+      problems.push(
+        problem(
+          field,
+          'NAME_INVALID_CHARACTER',
+          `${field}: the label ${JSON.stringify(label)} of ${what} contains ${JSON.stringify(bad)}; labels may hold only letters, digits, hyphen and underscore`,
+        ),
+      );
     }
     const octets = Buffer.byteLength(label);
     if (octets > MAX_LABEL_OCTETS) {
       // RFC 1035 §2.3.4: labels are 63 octets or less
-      problems.push(problem(field, 'NAME_LABEL_TOO_LONG', `${field}: the label ${JSON.stringify(label.slice(0, 20) + '…')} of ${what} is ${octets} octets; the limit is ${MAX_LABEL_OCTETS}`, MAX_LABEL_OCTETS));
+      problems.push(
+        problem(
+          field,
+          'NAME_LABEL_TOO_LONG',
+          `${field}: the label ${JSON.stringify(label.slice(0, 20) + '…')} of ${what} is ${octets} octets; the limit is ${MAX_LABEL_OCTETS}`,
+          MAX_LABEL_OCTETS,
+        ),
+      );
     }
   });
   const total = wireLength(fullLabels);
   if (total > MAX_NAME_OCTETS) {
     // RFC 1035 §2.3.4: names are 255 octets or less (wire form)
-    problems.push(problem(field, 'NAME_TOO_LONG', `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`, MAX_NAME_OCTETS));
+    problems.push(
+      problem(
+        field,
+        'NAME_TOO_LONG',
+        `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`,
+        MAX_NAME_OCTETS,
+      ),
+    );
   }
   return problems;
 }
@@ -256,13 +339,21 @@ function checkLabels(labels: string[], rules: LabelRules, fullLabels: string[] =
 /** Zone names: lower-case, no trailing dot, A-labels, at least one label, no wildcard. */
 export function parseZoneName(input: string, field = 'zone'): NameResult {
   const what = 'the zone name';
-  let text = String(input ?? '').trim().replace(IDN_DOTS, '.');
+  let text = String(input ?? '')
+    .trim()
+    .replace(IDN_DOTS, '.');
   if (text.endsWith('.')) text = text.slice(0, -1);
   if (text.length === 0) {
-    return { ok: false, problems: [problem(field, 'BAD_DOMAIN_NAME', `${field}: a zone name is required and the root zone cannot be managed here`)] };
+    return {
+      ok: false,
+      problems: [problem(field, 'BAD_DOMAIN_NAME', `${field}: a zone name is required and the root zone cannot be managed here`)],
+    };
   }
   if (text.includes('\\')) {
-    return { ok: false, problems: [problem(field, 'NAME_INVALID_CHARACTER', `${field}: ${what} contains a backslash; escapes are not accepted in names`)] };
+    return {
+      ok: false,
+      problems: [problem(field, 'NAME_INVALID_CHARACTER', `${field}: ${what} contains a backslash; escapes are not accepted in names`)],
+    };
   }
   const rules: LabelRules = { field, wildcard: false, what };
   const converted = toAsciiLabels(text, rules);
@@ -327,7 +418,9 @@ export interface RdataNameOptions {
  */
 export function parseDomainNameInRdata(input: string, zone: string, field: string, options: RdataNameOptions = {}): NameResult {
   const z = bareZone(zone);
-  const text = String(input ?? '').trim().replace(IDN_DOTS, '.');
+  const text = String(input ?? '')
+    .trim()
+    .replace(IDN_DOTS, '.');
   const what = `the name ${shorten(text)}`;
   if (text === '') {
     return { ok: false, problems: [problem(field, 'NAME_EMPTY', `${field}: a domain name is missing`)] };
@@ -347,11 +440,22 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
   const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
   const n = originLabels.length;
-  if (!parsed.absolute && n > 0 && parsed.labels.length > n && warningSink
-    && originLabels.every((l, i) => l.equals(parsed.labels[parsed.labels.length - n + i]))) {
+  if (
+    !parsed.absolute &&
+    n > 0 &&
+    parsed.labels.length > n &&
+    warningSink &&
+    originLabels.every((l, i) => l.equals(parsed.labels[parsed.labels.length - n + i]))
+  ) {
     // RFC 1035 §5.1 completes a relative name with the origin, so `mx.example.com` in example.com is
     // mx.example.com.example.com.: correct, and almost never meant. The API refuses it, an import warns.
-    warningSink.push(problem(field, 'RELATIVE_NAME_REPEATS_ZONE', `${field}: the relative name ${shorten(text)} already ends with ${z}, so it means ${labels.map(labelText).join('.')}.; did you mean "${text}."?`));
+    warningSink.push(
+      problem(
+        field,
+        'RELATIVE_NAME_REPEATS_ZONE',
+        `${field}: the relative name ${shorten(text)} already ends with ${z}, so it means ${labels.map(labelText).join('.')}.; did you mean "${text}."?`,
+      ),
+    );
   }
   const problems = checkOctetLabels(labels, rules);
   return problems.length ? { ok: false, problems } : { ok: true, name: labels.map(labelText).join('.') + '.' };

@@ -29,17 +29,28 @@ export function splitFields(rdata: string, field = 'rdata'): FieldsResult {
   const fields: Field[] = [];
   let i = 0;
   while (i < rdata.length) {
-    if (isBlank(rdata[i])) { i++; continue; }
+    if (isBlank(rdata[i])) {
+      i++;
+      continue;
+    }
     const start = i;
     let quoted = false;
     while (i < rdata.length && (quoted || !isBlank(rdata[i]))) {
       const c = rdata[i];
-      if (c === '\\') { i += 2; continue; }
+      if (c === '\\') {
+        i += 2;
+        continue;
+      }
       if (c === '"') quoted = !quoted;
       i++;
     }
     if (quoted) {
-      return { ok: false, problems: [problem(field, 'UNTERMINATED_QUOTE', `${field}: a quoted string starting at position ${start + 1} has no closing double quote`)] };
+      return {
+        ok: false,
+        problems: [
+          problem(field, 'UNTERMINATED_QUOTE', `${field}: a quoted string starting at position ${start + 1} has no closing double quote`),
+        ],
+      };
     }
     fields.push({ raw: rdata.slice(start, Math.min(i, rdata.length)), start });
   }
@@ -73,7 +84,17 @@ export function decodeEscapes(text: string, field: string, what: string): BytesR
     if (next >= '0' && next <= '9') {
       const digits = text.slice(i + 1, i + 4);
       if (!/^[0-9]{3}$/.test(digits) || Number(digits) > 255) {
-        return { ok: false, problems: [problem(field, 'INVALID_ESCAPE', `${field}: ${what} has the escape "\\${digits}"; a decimal escape is a backslash and exactly three digits 000–255`, 255)] };
+        return {
+          ok: false,
+          problems: [
+            problem(
+              field,
+              'INVALID_ESCAPE',
+              `${field}: ${what} has the escape "\\${digits}"; a decimal escape is a backslash and exactly three digits 000–255`,
+              255,
+            ),
+          ],
+        };
       }
       out.push(Number(digits));
       i += 3;
@@ -101,12 +122,31 @@ export function parseCharacterString(raw: string, field: string, what: string, m
     inner = raw.slice(1, -1);
   }
   if (hasUnescapedQuote(inner)) {
-    return { ok: false, problems: [problem(field, 'INVALID_QUOTING', `${field}: ${what} ${shorten(raw)} has a double quote inside it; quote the whole string and escape inner quotes as \\"`)] };
+    return {
+      ok: false,
+      problems: [
+        problem(
+          field,
+          'INVALID_QUOTING',
+          `${field}: ${what} ${shorten(raw)} has a double quote inside it; quote the whole string and escape inner quotes as \\"`,
+        ),
+      ],
+    };
   }
   const decoded = decodeEscapes(inner, field, what);
   if (!decoded.ok) return decoded;
   if (decoded.bytes.length > maxOctets) {
-    return { ok: false, problems: [problem(field, 'TXT_STRING_TOO_LONG', `${field}: ${what} is ${decoded.bytes.length} octets long; a character-string holds at most ${maxOctets} octets (RFC 1035 §3.3)`, maxOctets)] };
+    return {
+      ok: false,
+      problems: [
+        problem(
+          field,
+          'TXT_STRING_TOO_LONG',
+          `${field}: ${what} is ${decoded.bytes.length} octets long; a character-string holds at most ${maxOctets} octets (RFC 1035 §3.3)`,
+          maxOctets,
+        ),
+      ],
+    };
   }
   return decoded;
 }
@@ -119,7 +159,10 @@ function isEscapedAt(text: string, index: number): boolean {
 
 function hasUnescapedQuote(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
-    if (text[i] === '\\') { i++; continue; }
+    if (text[i] === '\\') {
+      i++;
+      continue;
+    }
     if (text[i] === '"') return true;
   }
   return false;
@@ -159,7 +202,9 @@ export function parseUnsigned(text: string, spec: IntegerSpec, problems: Problem
   const min = spec.min ?? 0;
   const label = `${spec.type} ${spec.name}`;
   if (!/^[0-9]+$/.test(text)) {
-    problems.push(problem(field, 'INVALID_INTEGER', `${field}: ${label} ${shorten(text)} is not a whole number (expected ${min}–${spec.max})`));
+    problems.push(
+      problem(field, 'INVALID_INTEGER', `${field}: ${label} ${shorten(text)} is not a whole number (expected ${min}–${spec.max})`),
+    );
     return undefined;
   }
   const value = Number(text);
@@ -183,7 +228,9 @@ export function parseHex(parts: string[], what: string, problems: Problem[], fie
     return undefined;
   }
   if (text.length % 2 !== 0) {
-    problems.push(problem(field, 'INVALID_HEX', `${field}: ${what} has an odd number of hexadecimal digits (${text.length}); each octet needs two`));
+    problems.push(
+      problem(field, 'INVALID_HEX', `${field}: ${what} has an odd number of hexadecimal digits (${text.length}); each octet needs two`),
+    );
     return undefined;
   }
   return Buffer.from(text, 'hex');
@@ -197,18 +244,34 @@ export function parseBase64(text: string, what: string, problems: Problem[], fie
   }
   const bytes = Buffer.from(text, 'base64');
   if (bytes.toString('base64') !== text) {
-    problems.push(problem(field, 'INVALID_BASE64', `${field}: ${what} ${shorten(text)} is not canonical base64 (unused bits must be zero)`));
+    problems.push(
+      problem(field, 'INVALID_BASE64', `${field}: ${what} ${shorten(text)} is not canonical base64 (unused bits must be zero)`),
+    );
     return undefined;
   }
   return bytes;
 }
 
 /** RDATA_FIELD_COUNT when the number of fields is not what the type needs. */
-export function checkFieldCount(type: string, fields: Field[], names: string[], problems: Problem[], atLeast = false, field = 'rdata'): boolean {
+export function checkFieldCount(
+  type: string,
+  fields: Field[],
+  names: string[],
+  problems: Problem[],
+  atLeast = false,
+  field = 'rdata',
+): boolean {
   const ok = atLeast ? fields.length >= names.length : fields.length === names.length;
   if (!ok) {
     const need = atLeast ? `at least ${names.length}` : `${names.length}`;
-    problems.push(problem(field, 'RDATA_FIELD_COUNT', `${field}: ${type} needs ${need} field${names.length === 1 ? '' : 's'} (${names.join(' ')}), got ${fields.length}`, names.length));
+    problems.push(
+      problem(
+        field,
+        'RDATA_FIELD_COUNT',
+        `${field}: ${type} needs ${need} field${names.length === 1 ? '' : 's'} (${names.join(' ')}), got ${fields.length}`,
+        names.length,
+      ),
+    );
   }
   return ok;
 }

@@ -50,7 +50,11 @@ function valueOf(field: RecordFieldInfo, taken: string[]): RdataFieldValue {
  * Presentation RDATA from fields given by name (`fieldApiName`); problems name `<path>.<field>`. The result
  * still goes through the type's `parse`, which decides whether it is valid.
  */
-export function rdataFromFields(definition: RecordTypeDefinition, values: Record<string, unknown>, path: string): { ok: true; rdata: string } | { ok: false; problems: Problem[] } {
+export function rdataFromFields(
+  definition: RecordTypeDefinition,
+  values: Record<string, unknown>,
+  path: string,
+): { ok: true; rdata: string } | { ok: false; problems: Problem[] } {
   const problems: Problem[] = [];
   const parts: string[] = [];
   for (const field of definition.fields) {
@@ -62,11 +66,13 @@ export function rdataFromFields(definition: RecordTypeDefinition, values: Record
       continue;
     }
     if (field.kind === 'int' || field.kind === 'serial') {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) problems.push(problem(at, 'INVALID_NUMBER', `${at}: a whole number of at least 0`));
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        problems.push(problem(at, 'INVALID_NUMBER', `${at}: a whole number of at least 0`));
       else parts.push(String(value));
     } else if (field.kind === 'texts') {
       const list = Array.isArray(value) ? value : [value];
-      if (!list.length || list.some((item) => typeof item !== 'string')) problems.push(problem(at, 'INVALID_TEXT', `${at}: one or more strings`));
+      if (!list.length || list.some((item) => typeof item !== 'string'))
+        problems.push(problem(at, 'INVALID_TEXT', `${at}: one or more strings`));
       else parts.push(...list.map((item: string) => formatCharacterString(Buffer.from(item, 'utf8'))));
     } else if (typeof value !== 'string' || (field.kind !== 'text' && value.trim() === '')) {
       problems.push(problem(at, 'INVALID_TEXT', `${at}: a string${field.kind === 'text' ? '' : ' (not empty)'}`));

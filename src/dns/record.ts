@@ -4,9 +4,19 @@ import { Problem, problem } from './problem';
 import { getRecordType, listRecordTypes } from './record-types';
 import { AllowedTtls, checkTtl } from './ttl';
 
-export interface RecordInput { owner: string; type: string; rdata: string; ttl: number }
+export interface RecordInput {
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+}
 /** owner relative ('@' apex), type upper-case, rdata canonical */
-export interface CanonicalRecord { owner: string; type: string; rdata: string; ttl: number }
+export interface CanonicalRecord {
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+}
 /** `warnings`: what is accepted but worth a look (NAME_NOT_HOSTNAME); never a reason to refuse */
 export type RecordResult = { ok: true; record: CanonicalRecord; warnings: Problem[] } | { ok: false; problems: Problem[] };
 
@@ -20,7 +30,10 @@ export type RecordResult = { ok: true; record: CanonicalRecord; warnings: Proble
  * writes a TTL change as the record removed (old TTL) and added (new TTL); folded on the identity without the
  * TTL, the two would cancel and the difference between two serials would lose the TTL change.
  */
-export function recordIdentity(record: { owner: string; type: string; rdata: string; ttl?: number }, options: { withTtl?: boolean } = {}): string {
+export function recordIdentity(
+  record: { owner: string; type: string; rdata: string; ttl?: number },
+  options: { withTtl?: boolean } = {},
+): string {
   const identity = `${record.owner}\u0000${record.type}\u0000${record.rdata}`;
   return options.withTtl ? `${identity}\u0000${record.ttl}` : identity;
 }
@@ -57,8 +70,12 @@ function parseRecordFields(zone: string, origin: string, input: RecordInput, all
   const definition = getRecordType(typeText);
   let rdata: string | undefined;
   if (!definition) {
-    const known = listRecordTypes().map((t) => t.type).join(', ');
-    problems.push(problem('type', 'UNKNOWN_TYPE', `type: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`));
+    const known = listRecordTypes()
+      .map((t) => t.type)
+      .join(', ');
+    problems.push(
+      problem('type', 'UNKNOWN_TYPE', `type: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`),
+    );
   } else if (typeof input.rdata !== 'string') {
     problems.push(problem('rdata', 'RDATA_FIELD_COUNT', `rdata: ${definition.type} RDATA is missing`));
   } else {

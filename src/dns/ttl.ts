@@ -19,7 +19,10 @@ export function ttlAllowed(value: number, allowed: AllowedTtls): boolean {
 /** the policy in words: `60–86400, 300` */
 export function describeAllowedTtls(allowed: AllowedTtls): string {
   const key = (a: number | readonly [number, number]) => (typeof a === 'number' ? a : a[0]);
-  return [...allowed].sort((a, b) => key(a) - key(b)).map((a) => (typeof a === 'number' ? String(a) : `${a[0]}–${a[1]}`)).join(', ');
+  return [...allowed]
+    .sort((a, b) => key(a) - key(b))
+    .map((a) => (typeof a === 'number' ? String(a) : `${a[0]}–${a[1]}`))
+    .join(', ');
 }
 
 /** the allowed TTL nearest to `value` (a tie goes to the longer TTL); `value` itself when allowed */
@@ -30,7 +33,10 @@ export function clampTtl(value: number, allowed: AllowedTtls): number {
   for (const a of allowed) {
     const candidate = typeof a === 'number' ? a : Math.min(Math.max(value, a[0]), a[1]);
     const d = Math.abs(candidate - value);
-    if (d < distance || (d === distance && candidate > best)) { best = candidate; distance = d; }
+    if (d < distance || (d === distance && candidate > best)) {
+      best = candidate;
+      distance = d;
+    }
   }
   return best;
 }

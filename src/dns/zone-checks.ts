@@ -109,10 +109,17 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
   const delegations = new Set(owners.filter((o) => o !== '@' && at(o).some((r) => r.type === 'NS')));
   const cutAbove = (owner: string) => [owner, ...ancestorsOf(owner)].find((o) => delegations.has(o));
   /** the glue of a delegation: addresses of its name servers that lie at or below it */
-  const glueOf = (cut: string) => new Set(at(cut).filter((r) => r.type === 'NS').map((r) => targetOwner(zone, r)).filter((o): o is string => o !== undefined && (o === cut || o.endsWith(`.${cut}`))));
+  const glueOf = (cut: string) =>
+    new Set(
+      at(cut)
+        .filter((r) => r.type === 'NS')
+        .map((r) => targetOwner(zone, r))
+        .filter((o): o is string => o !== undefined && (o === cut || o.endsWith(`.${cut}`))),
+    );
 
   const warnings: ZoneWarning[] = [];
-  const warn = (record: ZoneRecord, code: ZoneWarning['code'], message: string) => warnings.push({ owner: record.owner, type: record.type, code, message });
+  const warn = (record: ZoneRecord, code: ZoneWarning['code'], message: string) =>
+    warnings.push({ owner: record.owner, type: record.type, code, message });
   const name = (owner: string) => (owner === '@' ? `${zone}.` : `${owner}.${zone}.`);
 
   for (const record of about ?? records) {
@@ -121,7 +128,11 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
       const atCut = cut === record.owner;
       const glue = ADDRESS.has(record.type) && glueOf(cut).has(record.owner);
       if (!(atCut && AT_CUT.has(record.type)) && !glue) {
-        warn(record, 'OCCLUDED_DATA', `${record.owner} ${record.type}: ${atCut ? 'beside' : 'below'} the delegation ${name(cut)}, it is never served (only NS, DS and the name servers' glue addresses are)`);
+        warn(
+          record,
+          'OCCLUDED_DATA',
+          `${record.owner} ${record.type}: ${atCut ? 'beside' : 'below'} the delegation ${name(cut)}, it is never served (only NS, DS and the name servers' glue addresses are)`,
+        );
         continue;
       }
     }
@@ -130,13 +141,22 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
     const targetRecords = answering(target);
     const where = `${record.owner} ${record.type} → ${name(target)}`;
     if (record.type === 'NS' && record.owner !== '@' && (target === record.owner || target.endsWith(`.${record.owner}`))) {
-      if (!targetRecords.some((r) => ADDRESS.has(r.type))) warn(record, 'GLUE_MISSING', `${where}: the name server lies inside the delegation and has no address (glue) here, so resolvers cannot reach it`);
+      if (!targetRecords.some((r) => ADDRESS.has(r.type)))
+        warn(
+          record,
+          'GLUE_MISSING',
+          `${where}: the name server lies inside the delegation and has no address (glue) here, so resolvers cannot reach it`,
+        );
       continue;
     }
     // a target below a delegation is the child's to answer for: nothing to say about it here
     if (cutAbove(target) !== undefined) continue;
     if (NEEDS_ADDRESS.has(record.type) && targetRecords.some((r) => r.type === 'CNAME')) {
-      warn(record, 'TARGET_IS_CNAME', `${where}: the target is an alias (CNAME); ${record.type} must name a host directly (RFC 2181 §10.3)`);
+      warn(
+        record,
+        'TARGET_IS_CNAME',
+        `${where}: the target is an alias (CNAME); ${record.type} must name a host directly (RFC 2181 §10.3)`,
+      );
     } else if (!exists(target)) {
       warn(record, 'TARGET_MISSING', `${where}: no such name in the zone (resolvers get NXDOMAIN for it)`);
     } else if (NEEDS_ADDRESS.has(record.type) && !targetRecords.some((r) => ADDRESS.has(r.type))) {

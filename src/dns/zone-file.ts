@@ -46,7 +46,12 @@ export function renderZoneFile(zone: string, records: CanonicalRecord[]): string
   const rest = records
     .filter((r) => r !== soa)
     .slice()
-    .sort((x, y) => compareOwners(x.owner, y.owner) || (x.type < y.type ? -1 : x.type > y.type ? 1 : 0) || (x.rdata < y.rdata ? -1 : x.rdata > y.rdata ? 1 : 0));
+    .sort(
+      (x, y) =>
+        compareOwners(x.owner, y.owner) ||
+        (x.type < y.type ? -1 : x.type > y.type ? 1 : 0) ||
+        (x.rdata < y.rdata ? -1 : x.rdata > y.rdata ? 1 : 0),
+    );
   return [zoneFileHead(zone, soa), ...rest.map(zoneFileLine)].join('');
 }
 
@@ -94,7 +99,9 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
   let depth = 0;
   let quoted = false;
   let parenLine = 0;
-  const begin = (blank: boolean) => { current = { line, blankOwner: blank, text: '' }; };
+  const begin = (blank: boolean) => {
+    current = { line, blankOwner: blank, text: '' };
+  };
   const end = () => {
     if (current && current.text.trim().length > 0) result.push(current);
     current = undefined;
@@ -105,7 +112,10 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
     const entry = current!;
     if (c === '\n') {
       if (quoted) {
-        problems.push({ ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`), line });
+        problems.push({
+          ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`),
+          line,
+        });
         quoted = false;
         depth = 0;
         current = undefined;
@@ -131,12 +141,21 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
       }
       continue;
     }
-    if (c === '"') { quoted = true; entry.text += c; continue; }
+    if (c === '"') {
+      quoted = true;
+      entry.text += c;
+      continue;
+    }
     if (c === ';') {
       while (i + 1 < text.length && text[i + 1] !== '\n') i++;
       continue;
     }
-    if (c === '(') { if (depth === 0) parenLine = line; depth++; entry.text += ' '; continue; }
+    if (c === '(') {
+      if (depth === 0) parenLine = line;
+      depth++;
+      entry.text += ' ';
+      continue;
+    }
     if (c === ')') {
       if (depth === 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${line}: ')' without a matching '('`), line });
       else depth--;
@@ -146,7 +165,11 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
     if (c === '\r') continue;
     i = appendRun(entry, text, i, UNQUOTED_SPECIAL);
   }
-  if (quoted) problems.push({ ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`), line });
+  if (quoted)
+    problems.push({
+      ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`),
+      line,
+    });
   if (depth > 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${parenLine}: '(' is never closed`), line: parenLine });
   end();
   return result;
@@ -185,13 +208,20 @@ export function parseZoneFile(
   let lastExplicitTtl: number | undefined;
   let previousOwner: string | undefined;
   // every problem and warning says its line in the message too ("line 18: …"), not only in `line`
-  const withLine = (p: Problem, line: number): Problem => ({ ...p, message: p.message.startsWith('line ') ? p.message : `line ${line}: ${p.message}`, line });
+  const withLine = (p: Problem, line: number): Problem => ({
+    ...p,
+    message: p.message.startsWith('line ') ? p.message : `line ${line}: ${p.message}`,
+    line,
+  });
   const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push(withLine(p, line)));
   const warn = (line: number, list: Problem[]) => list.forEach((p) => warnings.push(withLine(p, line)));
 
   const handle = (entry: LogicalLine): void => {
     const split = splitFields(entry.text);
-    if (!split.ok) { at(entry.line, split.problems); return; }
+    if (!split.ok) {
+      at(entry.line, split.problems);
+      return;
+    }
     const fields = split.fields;
     if (fields.length === 0) return;
 
@@ -219,9 +249,21 @@ export function parseZoneFile(
       } else if (directive === '$INCLUDE') {
         // RFC 1035 §5.1 $INCLUDE names a file of the server that reads the zone: an uploaded file cannot
         // reach the server's files, and must not
-        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: $INCLUDE cannot be used in an uploaded zone file (it would read a file on the server); paste the included file's records in its place`)]);
+        at(entry.line, [
+          problem(
+            'rdata',
+            'DIRECTIVE_NOT_SUPPORTED',
+            `line ${entry.line}: $INCLUDE cannot be used in an uploaded zone file (it would read a file on the server); paste the included file's records in its place`,
+          ),
+        ]);
       } else {
-        at(entry.line, [problem('rdata', 'DIRECTIVE_NOT_SUPPORTED', `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN, $TTL and $GENERATE)`)]);
+        at(entry.line, [
+          problem(
+            'rdata',
+            'DIRECTIVE_NOT_SUPPORTED',
+            `line ${entry.line}: the directive ${fields[0].raw} is not supported (only $ORIGIN, $TTL and $GENERATE)`,
+          ),
+        ]);
       }
       return;
     }
@@ -231,7 +273,9 @@ export function parseZoneFile(
     if (entry.blankOwner) {
       ownerAbsolute = previousOwner;
       if (!ownerAbsolute) {
-        at(entry.line, [problem('owner', 'OWNER_MISSING', `line ${entry.line}: the record starts with a blank but no earlier record gives an owner`)]);
+        at(entry.line, [
+          problem('owner', 'OWNER_MISSING', `line ${entry.line}: the record starts with a blank but no earlier record gives an owner`),
+        ]);
         return;
       }
     } else {
@@ -247,8 +291,16 @@ export function parseZoneFile(
     for (let k = 0; k < 2 && index < fields.length; k++) {
       const raw = fields[index].raw;
       const seconds = parseDuration(raw);
-      if (ttl === undefined && seconds !== undefined) { ttl = seconds; index++; continue; }
-      if (klass === undefined && CLASS_NAMES.test(raw)) { klass = raw.toUpperCase(); index++; continue; }
+      if (ttl === undefined && seconds !== undefined) {
+        ttl = seconds;
+        index++;
+        continue;
+      }
+      if (klass === undefined && CLASS_NAMES.test(raw)) {
+        klass = raw.toUpperCase();
+        index++;
+        continue;
+      }
       break;
     }
     if (klass !== undefined && klass !== 'IN') {
@@ -273,9 +325,17 @@ export function parseZoneFile(
       lineProblems.push(problem('ttl', 'TTL_MISSING', `line ${entry.line}: the record has no TTL and no $TTL or earlier TTL applies`));
     }
     const clamp = options.ttlPolicy === 'CLAMP';
-    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, effectiveTtl === undefined || clamp ? [] : allowedTtls);
+    const parsed = parseRecordWithOrigin(
+      z,
+      origin,
+      { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 },
+      effectiveTtl === undefined || clamp ? [] : allowedTtls,
+    );
     if (!parsed.ok) lineProblems.push(...parsed.problems);
-    if (lineProblems.length) { at(entry.line, lineProblems); return; }
+    if (lineProblems.length) {
+      at(entry.line, lineProblems);
+      return;
+    }
     if (parsed.ok) {
       warn(entry.line, parsed.warnings);
       if (clamp && !ttlAllowed(parsed.record.ttl, allowedTtls)) {
@@ -291,7 +351,11 @@ export function parseZoneFile(
       if (first !== undefined) {
         const kept = records[first];
         warnings.push({
-          ...problem('rdata', 'DUPLICATE_RECORD_MERGED', `line ${entry.line}: the ${kept.type} record at ${kept.owner} repeats line ${recordLines[first]}; merged into one${kept.ttl !== parsed.record.ttl ? ` (TTL ${kept.ttl} of line ${recordLines[first]} kept)` : ''}`),
+          ...problem(
+            'rdata',
+            'DUPLICATE_RECORD_MERGED',
+            `line ${entry.line}: the ${kept.type} record at ${kept.owner} repeats line ${recordLines[first]}; merged into one${kept.ttl !== parsed.record.ttl ? ` (TTL ${kept.ttl} of line ${recordLines[first]} kept)` : ''}`,
+          ),
           line: entry.line,
         });
         return;
@@ -304,19 +368,35 @@ export function parseZoneFile(
   /** `$GENERATE range lhs [ttl] [class] type rhs`: each generated line is read as if written in the file */
   const generate = (entry: LogicalLine, fields: Field[]): void => {
     let typeAt = 3;
-    while (typeAt < fields.length && typeAt < 5 && (parseDuration(fields[typeAt].raw) !== undefined || CLASS_NAMES.test(fields[typeAt].raw))) typeAt++;
+    while (
+      typeAt < fields.length &&
+      typeAt < 5 &&
+      (parseDuration(fields[typeAt].raw) !== undefined || CLASS_NAMES.test(fields[typeAt].raw))
+    )
+      typeAt++;
     if (fields.length < typeAt + 2) {
-      at(entry.line, [problem('rdata', 'GENERATE_INVALID', `line ${entry.line}: $GENERATE needs a range, a left-hand side, a type and a right-hand side`)]);
+      at(entry.line, [
+        problem('rdata', 'GENERATE_INVALID', `line ${entry.line}: $GENERATE needs a range, a left-hand side, a type and a right-hand side`),
+      ]);
       return;
     }
     const range = parseGenerateRange(fields[1].raw, entry.line);
-    if (!range.ok) { at(entry.line, range.problems); return; }
-    const middle = fields.slice(3, typeAt + 1).map((f) => f.raw).join(' ');
+    if (!range.ok) {
+      at(entry.line, range.problems);
+      return;
+    }
+    const middle = fields
+      .slice(3, typeAt + 1)
+      .map((f) => f.raw)
+      .join(' ');
     const rhs = entry.text.slice(fields[typeAt + 1].start).trim();
     for (let i = range.start; i <= range.stop; i += range.step) {
       const owner = substitute(fields[2].raw, i, entry.line);
       const data = substitute(rhs, i, entry.line);
-      if (!owner.ok || !data.ok) { at(entry.line, [...(owner.ok ? [] : owner.problems), ...(data.ok ? [] : data.problems)]); return; }
+      if (!owner.ok || !data.ok) {
+        at(entry.line, [...(owner.ok ? [] : owner.problems), ...(data.ok ? [] : data.problems)]);
+        return;
+      }
       handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}` });
     }
   };
@@ -325,15 +405,21 @@ export function parseZoneFile(
   const recordsFailed = problems.length > 0;
   for (const found of checkZoneIndexed(z, records)) {
     // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
-    if (found.index === undefined) { if (!recordsFailed && complete) problems.push(found.problem); }
-    else problems.push(withLine(found.problem, recordLines[found.index]));
+    if (found.index === undefined) {
+      if (!recordsFailed && complete) problems.push(found.problem);
+    } else problems.push(withLine(found.problem, recordLines[found.index]));
   }
   if (problems.length) {
     problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
     return { ok: false, problems };
   }
   warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-  return { ok: true, records, warnings, dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)) };
+  return {
+    ok: true,
+    records,
+    warnings,
+    dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
+  };
 }
 
 /** a name in presentation form is absolute when it ends with a dot that is not escaped (`a\.` is relative) */
@@ -349,4 +435,3 @@ function signerTypeOf(type: string): string | undefined {
   if (m) return SIGNER_TYPE_CODES.get(Number(m[1]));
   return [...SIGNER_TYPE_CODES.values()].includes(upper) ? upper : undefined;
 }
-

@@ -6,7 +6,9 @@ import { Problem, problem } from './problem';
 import { CanonicalRecord } from './record';
 import { serialGreaterThan } from './serial';
 
-export interface StoredRecord extends CanonicalRecord { id?: number }
+export interface StoredRecord extends CanonicalRecord {
+  id?: number;
+}
 
 /** RFC 4035 §2.5 / RFC 2181 §10.1: DNSSEC types that may sit beside a CNAME */
 const DNSSEC_TYPES = new Set(['RRSIG', 'NSEC']);
@@ -32,20 +34,32 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
   const where = describe(next.owner);
 
   // docs/decisions.md §3: identity is owner + type + canonical RDATA; the TTL is not part of it
-  const unchanged = previous !== undefined && previous.owner === next.owner && previous.type === next.type
-    && previous.rdata === next.rdata && previous.ttl === next.ttl;
+  const unchanged =
+    previous !== undefined &&
+    previous.owner === next.owner &&
+    previous.type === next.type &&
+    previous.rdata === next.rdata &&
+    previous.ttl === next.ttl;
   if (unchanged) {
     // docs/decisions.md §3: an edit that changes nothing is "The record already exists", as RESTKnot
-    problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: the edit changes nothing: ${where} already has the ${next.type} record ${next.rdata}`));
+    problems.push(
+      problem('rdata', 'DUPLICATE_RECORD', `rdata: the edit changes nothing: ${where} already has the ${next.type} record ${next.rdata}`),
+    );
   } else if (others.some((r) => r.type === next.type && r.rdata === next.rdata)) {
     problems.push(problem('rdata', 'DUPLICATE_RECORD', `rdata: ${where} already has the ${next.type} record ${next.rdata}`));
   }
 
   if (previous && (previous.type === 'SOA') !== (next.type === 'SOA')) {
     // docs/decisions.md §3: the SOA cannot be changed into another type, nor another record into an SOA
-    problems.push(problem('type', 'SOA_TYPE_CHANGE', previous.type === 'SOA'
-      ? `type: the SOA record cannot be changed into ${next.type}`
-      : `type: a ${previous.type} record cannot be changed into an SOA; a zone has exactly one SOA`));
+    problems.push(
+      problem(
+        'type',
+        'SOA_TYPE_CHANGE',
+        previous.type === 'SOA'
+          ? `type: the SOA record cannot be changed into ${next.type}`
+          : `type: a ${previous.type} record cannot be changed into an SOA; a zone has exactly one SOA`,
+      ),
+    );
   }
 
   if (next.type === 'SOA') {
@@ -64,7 +78,9 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
 
   if (next.type === 'CNAME' && next.owner === '@') {
     // RFC 1034 §3.6.2 / RFC 2181 §10.1: the apex holds SOA and NS, so it can never be an alias
-    problems.push(problem('owner', 'CNAME_AT_APEX', `owner: a CNAME cannot be at the apex of ${zone} (it would sit beside the SOA and NS records)`));
+    problems.push(
+      problem('owner', 'CNAME_AT_APEX', `owner: a CNAME cannot be at the apex of ${zone} (it would sit beside the SOA and NS records)`),
+    );
   }
 
   // RFC 1034 §3.6.2, RFC 2181 §10.1: a CNAME owner has no other data (DNSSEC types aside), one CNAME at most.
@@ -76,28 +92,43 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
       const types = [...new Set(blocking.map((r) => r.type))].join(', ');
       const existingCname = blocking.some((r) => r.type === 'CNAME');
       problems.push({
-        ...problem('type', 'CNAME_CONFLICT', existingCname
-          ? `type: ${where} already has a CNAME record; there is at most one CNAME per owner`
-          : `type: a CNAME cannot be added at ${where}, which already has ${types} data (RFC 1034 §3.6.2)`),
+        ...problem(
+          'type',
+          'CNAME_CONFLICT',
+          existingCname
+            ? `type: ${where} already has a CNAME record; there is at most one CNAME per owner`
+            : `type: a CNAME cannot be added at ${where}, which already has ${types} data (RFC 1034 §3.6.2)`,
+        ),
         existingType: existingCname ? 'CNAME' : blocking[0].type,
       });
     }
   } else if (isOrdinary(next.type) && others.some((r) => r.type === 'CNAME')) {
     problems.push({
-      ...problem('type', 'CNAME_CONFLICT', `type: ${where} has a CNAME record, so it cannot have ${next.type} data as well (RFC 1034 §3.6.2)`),
+      ...problem(
+        'type',
+        'CNAME_CONFLICT',
+        `type: ${where} has a CNAME record, so it cannot have ${next.type} data as well (RFC 1034 §3.6.2)`,
+      ),
       existingType: 'CNAME',
     });
   }
 
   if (next.type === 'DNAME' || next.type === 'CNAME') {
     // RFC 6672 §2.4: no CNAME beside a DNAME, and no more than one DNAME per owner
-    const clash = next.type === 'DNAME'
-      ? others.find((r) => r.type === 'CNAME' || (r.type === 'DNAME' && r.rdata !== next.rdata))
-      : others.find((r) => r.type === 'DNAME');
+    const clash =
+      next.type === 'DNAME'
+        ? others.find((r) => r.type === 'CNAME' || (r.type === 'DNAME' && r.rdata !== next.rdata))
+        : others.find((r) => r.type === 'DNAME');
     if (clash) {
-      problems.push(problem('type', 'DNAME_CONFLICT', clash.type === 'DNAME' && next.type === 'DNAME'
-        ? `type: ${where} already has a DNAME record; there is at most one DNAME per owner (RFC 6672 §2.4)`
-        : `type: CNAME and DNAME cannot share ${where} (RFC 6672 §2.4)`));
+      problems.push(
+        problem(
+          'type',
+          'DNAME_CONFLICT',
+          clash.type === 'DNAME' && next.type === 'DNAME'
+            ? `type: ${where} already has a DNAME record; there is at most one DNAME per owner (RFC 6672 §2.4)`
+            : `type: CNAME and DNAME cannot share ${where} (RFC 6672 §2.4)`,
+        ),
+      );
     }
   }
 
@@ -105,14 +136,26 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
     // RFC 7505 §3: a null MX is the only MX record of its owner
     const otherMx = others.filter((r) => r.type === 'MX' && r.rdata !== next.rdata);
     if (otherMx.length && (isNullMx(next) || otherMx.some(isNullMx))) {
-      problems.push(problem('rdata', 'NULL_MX_NOT_ALONE', `rdata: ${where} would have a null MX ("0 .") beside other MX records; a null MX must be the only one (RFC 7505 §3)`));
+      problems.push(
+        problem(
+          'rdata',
+          'NULL_MX_NOT_ALONE',
+          `rdata: ${where} would have a null MX ("0 .") beside other MX records; a null MX must be the only one (RFC 7505 §3)`,
+        ),
+      );
     }
   }
 
   // RFC 2181 §5.2: all records of an RRset have the same TTL
   const rrsetTtls = new Set(others.filter((r) => r.type === next.type && r.rdata !== next.rdata).map((r) => r.ttl));
   if (rrsetTtls.size > 0 && !rrsetTtls.has(next.ttl)) {
-    problems.push(problem('ttl', 'TTL_MISMATCH', `ttl: the other ${next.type} records at ${where} have TTL ${[...rrsetTtls].join(', ')}; all records of one owner and type share one TTL (RFC 2181 §5.2)`));
+    problems.push(
+      problem(
+        'ttl',
+        'TTL_MISMATCH',
+        `ttl: the other ${next.type} records at ${where} have TTL ${[...rrsetTtls].join(', ')}; all records of one owner and type share one TTL (RFC 2181 §5.2)`,
+      ),
+    );
   }
   return problems;
 }
@@ -145,7 +188,8 @@ export function soaSerial(soaRdata: string): number {
 
 /** returns the SOA rdata with its serial replaced (canonical) */
 export function withSerial(soaRdata: string, serial: number): string {
-  if (!Number.isInteger(serial) || serial < 0 || serial > 4294967295) throw new RangeError(`SOA serial ${serial} is out of range 0–4294967295`);
+  if (!Number.isInteger(serial) || serial < 0 || serial > 4294967295)
+    throw new RangeError(`SOA serial ${serial} is out of range 0–4294967295`);
   const fields = soaFields(soaRdata);
   fields[2] = String(serial);
   return fields.join(' ');
@@ -156,7 +200,13 @@ export function checkSoaSerialRaised(previousRdata: string, nextRdata: string): 
   const before = soaSerial(previousRdata);
   const after = soaSerial(nextRdata);
   if (serialGreaterThan(after, before)) return [];
-  return [problem('rdata', 'SOA_SERIAL_NOT_INCREASED', `rdata: SOA serial must be increased: ${after} is not greater than the current ${before} (RFC 1982 serial arithmetic)`)];
+  return [
+    problem(
+      'rdata',
+      'SOA_SERIAL_NOT_INCREASED',
+      `rdata: SOA serial must be increased: ${after} is not greater than the current ${before} (RFC 1982 serial arithmetic)`,
+    ),
+  ];
 }
 
 /** Whole-zone check with the index of the record each problem is about (zone-wide problems have none). */

@@ -1,6 +1,11 @@
 import { BigIntType, Entity, Index, OptionalProps, PrimaryKey, Property } from '@mikro-orm/core';
 
-export interface JournalRecord { owner: string; type: string; ttl: number; rdata: string }
+export interface JournalRecord {
+  owner: string;
+  type: string;
+  ttl: number;
+  rdata: string;
+}
 export type ChangeKind = 'zone-created' | 'zone-changed' | 'zone-deleted';
 
 /**

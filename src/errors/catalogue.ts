@@ -3,9 +3,20 @@
  * `extensions.code` with `details`, REST maps it to the status below and the documented error body
  * (docs/decisions.md §1). Messages follow RESTKnot's wording where it had one.
  */
-export interface ErrorDetail { field: string; code: string; message: string; limit?: number; line?: number; existingType?: string; current?: number }
+export interface ErrorDetail {
+  field: string;
+  code: string;
+  message: string;
+  limit?: number;
+  line?: number;
+  existingType?: string;
+  current?: number;
+}
 
-interface CatalogueEntry { status: number; message: string }
+interface CatalogueEntry {
+  status: number;
+  message: string;
+}
 
 export const ERROR_CATALOGUE = {
   UNAUTHENTICATED: { status: 401, message: 'Access denied' },
@@ -91,7 +102,10 @@ export class DomainError extends Error {
     return new DomainError(code, message, this.details);
   }
 
-  static notFound(code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND' | 'TSIG_KEY_NOT_FOUND', field: string) {
+  static notFound(
+    code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND' | 'TSIG_KEY_NOT_FOUND',
+    field: string,
+  ) {
     const message = ERROR_CATALOGUE[code].message;
     return new DomainError(code, message, [{ field, code, message }]);
   }

@@ -1,5 +1,16 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { DocumentNode, execute, ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema, Kind, parse, printSchema, validate } from 'graphql';
+import {
+  DocumentNode,
+  execute,
+  ExecutionResult,
+  GraphQLError,
+  GraphQLFormattedError,
+  GraphQLSchema,
+  Kind,
+  parse,
+  printSchema,
+  validate,
+} from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { graphqlExecutions } from '../metrics';
@@ -103,7 +114,11 @@ export interface ServiceOperationResult<T> {
   errors?: readonly GraphQLFormattedError[];
 }
 
-export type ServiceOperationRunner = <T>(source: string, variables: Record<string, unknown>, context: GraphQLContext) => Promise<ServiceOperationResult<T>>;
+export type ServiceOperationRunner = <T>(
+  source: string,
+  variables: Record<string, unknown>,
+  context: GraphQLContext,
+) => Promise<ServiceOperationResult<T>>;
 
 /**
  * Runs the service's own fixed documents (the REST layer's, `src/rest/operations.ts`) on the schema: each is
@@ -123,9 +138,15 @@ export function serviceOperations(schema: GraphQLSchema, compiled = true): Servi
     if (invalid.length) throw new Error(`invalid service operation: ${invalid[0].message}`);
     // FAST_PATHS=off: graphql-js runs the document as it is
     const query: Pick<CompiledQuery, 'query'> = compiled
-      ? compileQuery(schema, document) as CompiledQuery
-      : { query: (root, context, variables) => execute({ schema, document, rootValue: root, contextValue: context, variableValues: variables }) as ReturnType<CompiledQuery['query']> };
-    if (compiled && !isCompiledQuery(query as CompiledQuery)) throw new Error(`service operation not compiled: ${(query as unknown as { errors?: { message: string }[] }).errors?.[0]?.message}`);
+      ? (compileQuery(schema, document) as CompiledQuery)
+      : {
+          query: (root, context, variables) =>
+            execute({ schema, document, rootValue: root, contextValue: context, variableValues: variables }) as ReturnType<
+              CompiledQuery['query']
+            >,
+        };
+    if (compiled && !isCompiledQuery(query as CompiledQuery))
+      throw new Error(`service operation not compiled: ${(query as unknown as { errors?: { message: string }[] }).errors?.[0]?.message}`);
     prepared.set(source, query);
     return query;
   };

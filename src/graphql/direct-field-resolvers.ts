@@ -29,7 +29,13 @@ export function installDirectFieldResolvers(schema: GraphQLSchema, resolverClass
   const installed: string[] = [];
   for (const metadata of storage.fieldResolvers) {
     // 'external': declared in a resolver class (an object type's own methods run on a copy of the root)
-    if (metadata.kind !== 'external' || !resolverClasses.includes(metadata.target) || metadata.middlewares?.length || metadata.roles?.length) continue;
+    if (
+      metadata.kind !== 'external' ||
+      !resolverClasses.includes(metadata.target) ||
+      metadata.middlewares?.length ||
+      metadata.roles?.length
+    )
+      continue;
     const objectClass = metadata.getObjectType?.();
     const typeName = storage.objectTypes.find((type) => type.target === objectClass)?.name;
     const objectType = typeName ? schema.getType(typeName) : undefined;
@@ -42,7 +48,10 @@ export function installDirectFieldResolvers(schema: GraphQLSchema, resolverClass
     const method = instance[metadata.methodName];
     if (typeof method !== 'function') continue;
     const resolve: GraphQLFieldResolver<unknown, unknown> = (root, args, context, info) =>
-      method.apply(instance, params.map((value) => value(root, args, context, info)));
+      method.apply(
+        instance,
+        params.map((value) => value(root, args, context, info)),
+      );
     field.resolve = resolve;
     installed.push(`${typeName}.${metadata.schemaName}`);
   }

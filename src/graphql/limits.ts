@@ -53,7 +53,7 @@ class OperationMeasure {
         depth = Math.max(depth, 1 + child.depth);
         cost += this.fieldCost(field, selection, child.cost);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const type = selection.typeCondition ? this.schema.getType(selection.typeCondition.name.value) ?? parentType : parentType;
+        const type = selection.typeCondition ? (this.schema.getType(selection.typeCondition.name.value) ?? parentType) : parentType;
         const inner = this.measure(selection.selectionSet, type);
         depth = Math.max(depth, inner.depth);
         cost += inner.cost;
@@ -72,7 +72,9 @@ class OperationMeasure {
     const fragment = this.fragments.get(name);
     // a placeholder first: even an (invalid) cycle ends instead of looping
     this.fragmentFigures.set(name, { depth: 0, cost: 0 });
-    const figures = fragment ? this.measure(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value)) : { depth: 0, cost: 0 };
+    const figures = fragment
+      ? this.measure(fragment.selectionSet, this.schema.getType(fragment.typeCondition.name.value))
+      : { depth: 0, cost: 0 };
     this.fragmentFigures.set(name, figures);
     return figures;
   }
@@ -82,7 +84,13 @@ class OperationMeasure {
     if (typeof complexity === 'number') return complexity + childComplexity;
     if (typeof complexity === 'function') {
       const args = getArgumentValues(field!, node, this.variables);
-      return Number((complexity as (options: { args: unknown; childComplexity: number; context: CostContext }) => number)({ args, childComplexity, context: this.costContext }));
+      return Number(
+        (complexity as (options: { args: unknown; childComplexity: number; context: CostContext }) => number)({
+          args,
+          childComplexity,
+          context: this.costContext,
+        }),
+      );
     }
     return 1 + childComplexity;
   }
@@ -100,7 +108,12 @@ class OperationMeasure {
  * both checked before anything runs. The REST layer's own documents do not come this way
  * (`serviceOperations` in compiled-execution.ts): their shapes are fixed and their page sizes bounded.
  */
-export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComplexity: number, maxPageSize: number): ApolloServerPlugin<GraphQLContext> {
+export function operationLimits(
+  schema: GraphQLSchema,
+  maxDepth: number,
+  maxComplexity: number,
+  maxPageSize: number,
+): ApolloServerPlugin<GraphQLContext> {
   const costContext: CostContext = { maxPageSize };
   return {
     async requestDidStart() {
@@ -109,12 +122,27 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
           if (!operation) {
             // an operationName that names no operation of the document: the client's mistake
             throw new GraphQLError(`No operation named ${JSON.stringify(String(request.operationName ?? ''))} in the document`, {
-              extensions: { code: ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE, http: { status: 400 }, details: [{ field: 'operationName', code: 'UNKNOWN_OPERATION', message: 'operationName names no operation of the query' }] },
+              extensions: {
+                code: ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE,
+                http: { status: 400 },
+                details: [{ field: 'operationName', code: 'UNKNOWN_OPERATION', message: 'operationName names no operation of the query' }],
+              },
             });
           }
           if (operation.operation === 'subscription') {
             throw new GraphQLError('Subscriptions are served over WebSocket (graphql-ws) on this path, not over HTTP', {
-              extensions: { code: 'OPERATION_NOT_SUPPORTED', http: { status: 400 }, details: [{ field: 'query', code: 'SUBSCRIPTION_OVER_HTTP', message: 'subscription operations run over WebSocket with the graphql-ws protocol at /graphql; over HTTP use a query or a mutation' }] },
+              extensions: {
+                code: 'OPERATION_NOT_SUPPORTED',
+                http: { status: 400 },
+                details: [
+                  {
+                    field: 'query',
+                    code: 'SUBSCRIPTION_OVER_HTTP',
+                    message:
+                      'subscription operations run over WebSocket with the graphql-ws protocol at /graphql; over HTTP use a query or a mutation',
+                  },
+                ],
+              },
             });
           }
           const fragments = new Map(
@@ -140,12 +168,22 @@ export function operationLimits(schema: GraphQLSchema, maxDepth: number, maxComp
           const { depth, cost: complexity } = measured;
           if (depth > maxDepth) {
             throw new GraphQLError(`Query is nested ${depth} levels deep; the limit is ${maxDepth}`, {
-              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }] },
+              extensions: {
+                code: 'QUERY_TOO_COMPLEX',
+                http: { status: 400 },
+                details: [{ field: 'query', code: 'MAX_DEPTH', message: `depth ${depth} exceeds ${maxDepth}`, limit: maxDepth }],
+              },
             });
           }
           if (complexity > maxComplexity) {
             throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}`, {
-              extensions: { code: 'QUERY_TOO_COMPLEX', http: { status: 400 }, details: [{ field: 'query', code: 'MAX_COMPLEXITY', message: `cost ${complexity} exceeds ${maxComplexity}`, limit: maxComplexity }] },
+              extensions: {
+                code: 'QUERY_TOO_COMPLEX',
+                http: { status: 400 },
+                details: [
+                  { field: 'query', code: 'MAX_COMPLEXITY', message: `cost ${complexity} exceeds ${maxComplexity}`, limit: maxComplexity },
+                ],
+              },
             });
           }
         },

@@ -49,7 +49,13 @@ function perArguments<A, L>(make: (args: A) => L) {
  * Each parent's page as a connection. The total comes with the page's rows; a parent whose page is empty
  * (no rows, or a cursor past the last) is counted on its own, and only if `totalCount` is asked for.
  */
-function connectionsOf<T extends { id: number }>(parentIds: readonly number[], paged: PagedRows<T>, parentOf: (row: T) => number, first: number, countOne: (parentId: number) => Promise<number>): ConnectionValue<T>[] {
+function connectionsOf<T extends { id: number }>(
+  parentIds: readonly number[],
+  paged: PagedRows<T>,
+  parentOf: (row: T) => number,
+  first: number,
+  countOne: (parentId: number) => Promise<number>,
+): ConnectionValue<T>[] {
   const groups = groupBy(paged.rows, parentOf);
   return parentIds.map((parentId) => {
     const rows = groups.get(parentId) ?? [];
@@ -83,15 +89,26 @@ export function createLoaders(sql: Sql) {
     domainPagesByUserId: perArguments(
       (args: PerParentPage & { name?: string }) =>
         new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
-          connectionsOf(userIds, await domainPagesByUserIds(sql, userIds, args, { name: args.name }), (d) => d.userId, args.first,
-            (userId) => countDomains(sql, { userId, name: args.name }))),
+          connectionsOf(
+            userIds,
+            await domainPagesByUserIds(sql, userIds, args, { name: args.name }),
+            (d) => d.userId,
+            args.first,
+            (userId) => countDomains(sql, { userId, name: args.name }),
+          ),
+        ),
     ),
     recordPagesByDomain: perArguments(
       (args: PerParentPage & NestedRecordFilter) =>
         new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
           async (domains) =>
-            connectionsOf(domains.map((d) => d.id), await recordPagesOfDomains(sql, domains, args, args), (r) => r.domainId, args.first,
-              (domainId) => countRecords(sql, { domainId, owner: args.owner, type: args.type })),
+            connectionsOf(
+              domains.map((d) => d.id),
+              await recordPagesOfDomains(sql, domains, args, args),
+              (r) => r.domainId,
+              args.first,
+              (domainId) => countRecords(sql, { domainId, owner: args.owner, type: args.type }),
+            ),
           { cacheKeyFn: (domain) => domain.id },
         ),
     ),

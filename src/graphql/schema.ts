@@ -15,8 +15,26 @@ import { HistoryResolver } from './resolvers/history.resolver';
 import { LiveResolver } from './resolvers/live.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
-export const RESOLVERS = [UserResolver, DomainResolver, RecordResolver, ApiKeyResolver, RecordTypeResolver, PropagationResolver, ZoneFileResolver, ZoneChangesResolver, HistoryResolver, LiveResolver, TsigKeyResolver] as const;
-export const SCHEMA_FILE = path.resolve(__dirname, '..', '..', ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []), 'schema.graphql');
+export const RESOLVERS = [
+  UserResolver,
+  DomainResolver,
+  RecordResolver,
+  ApiKeyResolver,
+  RecordTypeResolver,
+  PropagationResolver,
+  ZoneFileResolver,
+  ZoneChangesResolver,
+  HistoryResolver,
+  LiveResolver,
+  TsigKeyResolver,
+] as const;
+export const SCHEMA_FILE = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  ...(__dirname.includes(`${path.sep}dist${path.sep}`) ? ['..'] : []),
+  'schema.graphql',
+);
 
 /** the schema per FAST_PATHS setting (a test process may run services with either) */
 const built = new Map<boolean, Promise<GraphQLSchema>>();

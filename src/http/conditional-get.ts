@@ -27,11 +27,14 @@ export function conditionalGet(db: Database, options: { withPropagation: boolean
       if (!principal) return next();
       const zone = options.zoneParam === undefined ? undefined : String(req.params[options.zoneParam]);
       const version = await readVersion(db, principal, options.withPropagation, zone);
-      const digest = createHash('sha256').update(JSON.stringify([options.variant, principal, version, req.originalUrl])).digest('base64url');
+      const digest = createHash('sha256')
+        .update(JSON.stringify([options.variant, principal, version, req.originalUrl]))
+        .digest('base64url');
       etag = `"${digest.slice(0, 32)}"`;
     } catch (error) {
       // no version, no ETag: the request goes on and meets the outage (or the error) where it is answered
-      if (!noteDatabaseFailure(error, 'conditional GET')) logger.warn({ err: error }, 'conditional GET: the data version could not be read');
+      if (!noteDatabaseFailure(error, 'conditional GET'))
+        logger.warn({ err: error }, 'conditional GET: the data version could not be read');
       return next();
     }
     // revalidate on every use: the answer is private to the key and may change at any moment

@@ -55,7 +55,14 @@ export function wholeBodyFirst(limit: number): RequestHandler {
       done = true;
       req.removeListener('data', onData);
       if (error) {
-        if (!res.headersSent && !req.socket.destroyed) res.status(400).json(errorBody('BAD_REQUEST', 'Malformed request body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be read' }]));
+        if (!res.headersSent && !req.socket.destroyed)
+          res
+            .status(400)
+            .json(
+              errorBody('BAD_REQUEST', 'Malformed request body', [
+                { field: 'body', code: 'MALFORMED_BODY', message: 'the request body could not be read' },
+              ]),
+            );
         return;
       }
       next();

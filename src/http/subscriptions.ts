@@ -28,7 +28,13 @@ function keyOf(payload: Record<string, unknown> | undefined): string | undefined
  * journal, woken by LISTEN/NOTIFY: changes committed by any process arrive).
  */
 export async function startSubscriptions(server: Server, schema: GraphQLSchema, db: Database, services: Services, log: Logger) {
-  const feed = new ChangeFeed(db, log, (change) => services.liveUpdates.publishChange(change), (domainId) => services.liveUpdates.publishPropagation(domainId), () => services.liveUpdates.subscribedZones());
+  const feed = new ChangeFeed(
+    db,
+    log,
+    (change) => services.liveUpdates.publishChange(change),
+    (domainId) => services.liveUpdates.publishPropagation(domainId),
+    () => services.liveUpdates.subscribedZones(),
+  );
   await feed.start();
   services.liveUpdates.attachFeed(() => feed.latestId());
   const wss = new WebSocketServer({ server, path: '/graphql' });
@@ -49,7 +55,9 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       },
       onNext(_ctx, _id, _payload, _args, result) {
         if (!result.errors?.length) return undefined;
-        return { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } as ReturnType<NonNullable<Parameters<typeof useServer>[0]['onNext']>>;
+        return { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } as ReturnType<
+          NonNullable<Parameters<typeof useServer>[0]['onNext']>
+        >;
       },
       onClose(ctx) {
         keys.delete(ctx.extra.socket);

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122020000_keyset_indexes extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`drop index "domains_user_id_index";`);
 
@@ -17,5 +16,4 @@ export class Migration20261122020000_keyset_indexes extends Migration {
 
     this.addSql(`drop index "records_domain_id_id_index";`);
   }
-
 }

@@ -7,7 +7,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261122140000_history extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`alter table "changes" add column "author_key_id" bigint null, add column "author_key_name" text null, add column "author_user_id" bigint null;`);
+    this.addSql(
+      `alter table "changes" add column "author_key_id" bigint null, add column "author_key_name" text null, add column "author_user_id" bigint null;`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -15,7 +15,9 @@ export class Migration20261122140100_propagation_notify extends Migration {
         end if;
         return null;
       end $fn$;`);
-    this.addSql(`create trigger "zone_server_status_notify" after insert or update on "zone_server_status" for each row execute function "zonekeeper_propagation_notify"();`);
+    this.addSql(
+      `create trigger "zone_server_status_notify" after insert or update on "zone_server_status" for each row execute function "zonekeeper_propagation_notify"();`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -19,24 +19,28 @@ import { Migration } from '@mikro-orm/migrations';
  *   the worker claims every unpublished row when it wakes (and polls every second regardless).
  */
 export class Migration20261122160000_scale extends Migration {
-
   override async up(): Promise<void> {
-    this.addSql(`create index "changes_ixfr_start_index" on "changes" ("zone", "domain_id", "serial_before") where "kind" = 'zone-changed';`);
+    this.addSql(
+      `create index "changes_ixfr_start_index" on "changes" ("zone", "domain_id", "serial_before") where "kind" = 'zone-changed';`,
+    );
     this.addSql(`create index "changes_zone_id_index" on "changes" ("zone", "id");`);
     this.addSql(`alter table "domains" add column "catalog_serial" bigint null;`);
     this.addSql(`update "domains" set "catalog_serial" = coalesce((select max("serial") from "catalog_state"), 0);`);
     this.addSql(`create index "domains_catalog_waiting_index" on "domains" ("id") where "catalog_serial" is null;`);
     this.addSql(`create index "records_domain_reverse_owner_index" on "records" ("domain_id", (reverse("owner")) collate "C");`);
-    this.addSql(`create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin if NEW."kind" <> 'zone-created' then perform pg_notify('zonekeeper_changes', NEW."zone"); end if; return null; end $fn$;`);
+    this.addSql(
+      `create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin if NEW."kind" <> 'zone-created' then perform pg_notify('zonekeeper_changes', NEW."zone"); end if; return null; end $fn$;`,
+    );
   }
 
   override async down(): Promise<void> {
-    this.addSql(`create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin perform pg_notify('zonekeeper_changes', NEW."zone"); return null; end $fn$;`);
+    this.addSql(
+      `create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin perform pg_notify('zonekeeper_changes', NEW."zone"); return null; end $fn$;`,
+    );
     this.addSql(`drop index "records_domain_reverse_owner_index";`);
     this.addSql(`drop index "domains_catalog_waiting_index";`);
     this.addSql(`alter table "domains" drop column "catalog_serial";`);
     this.addSql(`drop index "changes_zone_id_index";`);
     this.addSql(`drop index "changes_ixfr_start_index";`);
   }
-
 }

@@ -13,7 +13,11 @@ export class Migration20261123100000_journal_signal extends Migration {
   }
 
   override async down(): Promise<void> {
-    this.addSql(`create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin if NEW."kind" <> 'zone-created' then perform pg_notify('zonekeeper_changes', NEW."zone"); end if; return null; end $fn$;`);
-    this.addSql(`create trigger "changes_notify_trigger" after insert on "changes" for each row execute function "zonekeeper_changes_notify"();`);
+    this.addSql(
+      `create or replace function "zonekeeper_changes_notify"() returns trigger language plpgsql as $fn$ begin if NEW."kind" <> 'zone-created' then perform pg_notify('zonekeeper_changes', NEW."zone"); end if; return null; end $fn$;`,
+    );
+    this.addSql(
+      `create trigger "changes_notify_trigger" after insert on "changes" for each row execute function "zonekeeper_changes_notify"();`,
+    );
   }
 }

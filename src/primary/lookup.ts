@@ -48,7 +48,14 @@ function inZoneOwner(name: string, zone: string): string | undefined {
 
 /** the A and AAAA records of the in-zone targets of `rrs`, targets named once, in the order named */
 async function addressesOf(sql: Sql, zone: ZoneRef, rrs: Rr[]): Promise<Rr[]> {
-  const owners = [...new Set(rrs.flatMap(targetsOf).map((t) => inZoneOwner(t, zone.name)).filter((o): o is string => o !== undefined))];
+  const owners = [
+    ...new Set(
+      rrs
+        .flatMap(targetsOf)
+        .map((t) => inZoneOwner(t, zone.name))
+        .filter((o): o is string => o !== undefined),
+    ),
+  ];
   if (!owners.length) return [];
   const found = await recordsAt(sql, zone, owners);
   return owners.flatMap((o) => found.filter((r) => r.owner === o && (r.type === 'A' || r.type === 'AAAA')));
@@ -134,7 +141,8 @@ async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string)
     const rename = (r: Rr): Rr => (asOwner === r.owner ? r : { ...r, owner: asOwner });
     // a delegation point (not the apex): referral, except for the parent-side DS (RFC 4035 §3.1.4.1)
     const ns = records.filter((r) => r.type === 'NS');
-    if (owner !== '@' && ns.length && qtype !== 'DS') return { rcode: 0, authoritative: false, answers: [], authorities: ns.map(rename), referral: true };
+    if (owner !== '@' && ns.length && qtype !== 'DS')
+      return { rcode: 0, authoritative: false, answers: [], authorities: ns.map(rename), referral: true };
     const matching = pick(records, qtype);
     if (matching.length) return { rcode: 0, authoritative: true, answers: matching.map(rename), authorities: [] };
     const cname = records.find((r) => r.type === 'CNAME');

@@ -20,8 +20,27 @@ import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import { lookup } from './lookup';
 import {
-  badTimeOther, CLASS, classMnemonic, FLAG, findTsig, isTsigAlgorithm, MessageWriter, OutgoingRecord, RCODE_FORMERR, RCODE_NOTAUTH, readRdata,
-  readWireMessage, signMessage, TSIG_ERROR, TYPE_OPT, outgoingRecord, typeMnemonic, verifyMessage, WireFormatError, WireMessage, WireQuestion,
+  badTimeOther,
+  CLASS,
+  classMnemonic,
+  FLAG,
+  findTsig,
+  isTsigAlgorithm,
+  MessageWriter,
+  OutgoingRecord,
+  RCODE_FORMERR,
+  RCODE_NOTAUTH,
+  readRdata,
+  readWireMessage,
+  signMessage,
+  TSIG_ERROR,
+  TYPE_OPT,
+  outgoingRecord,
+  typeMnemonic,
+  verifyMessage,
+  WireFormatError,
+  WireMessage,
+  WireQuestion,
 } from '../dns/wire';
 import { SOA } from '../dns/record-types/soa';
 import type { Principal } from '../auth/principal';
@@ -34,7 +53,15 @@ import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
-export const RCODE = { NOERROR: 0, FORMERR: RCODE_FORMERR, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, NOTAUTH: RCODE_NOTAUTH } as const;
+export const RCODE = {
+  NOERROR: 0,
+  FORMERR: RCODE_FORMERR,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  NOTAUTH: RCODE_NOTAUTH,
+} as const;
 const OPCODE_QUERY = 0;
 /** RFC 2136 §1 */
 const OPCODE_UPDATE = 5;
@@ -97,13 +124,28 @@ function tsigFailure(error: number, keyName: string, algorithm: string, known: b
 
 /** the question type as a metric label: a mnemonic the model knows, else OTHER (a bounded set of labels) */
 const qtypeLabel = (qtype: string) => (/^[A-Z][A-Z0-9]{0,9}$/.test(qtype) && !/^TYPE[0-9]+$/.test(qtype) ? qtype : 'OTHER');
-const RCODE_NAMES = ['NOERROR', 'FORMERR', 'SERVFAIL', 'NXDOMAIN', 'NOTIMP', 'REFUSED', 'YXDOMAIN', 'YXRRSET', 'NXRRSET', 'NOTAUTH', 'NOTZONE'];
+const RCODE_NAMES = [
+  'NOERROR',
+  'FORMERR',
+  'SERVFAIL',
+  'NXDOMAIN',
+  'NOTIMP',
+  'REFUSED',
+  'YXDOMAIN',
+  'YXRRSET',
+  'NXRRSET',
+  'NOTAUTH',
+  'NOTZONE',
+];
 const rcodeName = (rcode: number) => RCODE_NAMES[rcode] ?? String(rcode);
 
 /** Signs a sequence of messages: the first with the request MAC, the next ones chained (RFC 8945 §5.3.1) */
 class Signer {
   private prior: Buffer | undefined;
-  constructor(private readonly key: TsigKey | undefined, private readonly requestMac: Buffer | undefined) {}
+  constructor(
+    private readonly key: TsigKey | undefined,
+    private readonly requestMac: Buffer | undefined,
+  ) {}
   get active(): boolean {
     return Boolean(this.key && this.requestMac);
   }
@@ -140,7 +182,18 @@ export function isAllowed(list: net.BlockList, address: string): boolean {
 }
 
 /** why an UPDATE was answered as it was: a fixed set, for the metric's label */
-type UpdateOutcome = 'applied' | 'address' | 'unsigned' | 'tsig' | 'not_authoritative' | 'not_in_zone' | 'prerequisite' | 'refused_by_rules' | 'malformed' | 'not_served' | 'database';
+type UpdateOutcome =
+  | 'applied'
+  | 'address'
+  | 'unsigned'
+  | 'tsig'
+  | 'not_authoritative'
+  | 'not_in_zone'
+  | 'prerequisite'
+  | 'refused_by_rules'
+  | 'malformed'
+  | 'not_served'
+  | 'database';
 
 const UPDATE_EDE: Record<UpdateOutcome, number> = {
   applied: EDE.OTHER,
@@ -231,7 +284,10 @@ export class PrimaryHandler {
         counted = true;
         dnsQueries.inc({ qtype: qtypeLabel(typeMnemonic(question.type)), rcode: rcodeName(reply.rcode) });
       }
-      const writer = new MessageWriter({ id, flags: FLAG_QR | (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf) });
+      const writer = new MessageWriter({
+        id,
+        flags: FLAG_QR | (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf),
+      });
       if (withQuestion && question) writer.question(question);
       return writer;
     };
@@ -252,7 +308,9 @@ export class PrimaryHandler {
     if (opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) {
       dnsUpdates.inc({ rcode: 'REFUSED', reason: 'address' });
       this.refusals.warn(`update-address ${remote}`, { remote }, 'DNS UPDATE refused: address not in UPDATE_ALLOW');
-      return send(build({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `updates from ${remote} are not allowed (UPDATE_ALLOW)` } }));
+      return send(
+        build({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `updates from ${remote} are not allowed (UPDATE_ALLOW)` } }),
+      );
     }
     const transferKey = this.settings.tsigKey;
     let found: ReturnType<typeof findTsig>;
@@ -275,7 +333,14 @@ export class PrimaryHandler {
       } catch (error) {
         const outage = noteDatabaseFailure(error, 'DNS primary');
         if (!outage) this.log.error({ err: error }, 'TSIG key look-up failed');
-        return send(build({ rcode: RCODE.SERVFAIL, ede: outage ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' } : { code: EDE.OTHER, text: 'internal error (logged)' } }));
+        return send(
+          build({
+            rcode: RCODE.SERVFAIL,
+            ede: outage
+              ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' }
+              : { code: EDE.OTHER, text: 'internal error (logged)' },
+          }),
+        );
       }
     }
     const verified = verifyMessage(raw, key, { found });
@@ -295,57 +360,107 @@ export class PrimaryHandler {
 
     if (verified.status === 'formerr') {
       tsigFailures.inc({ error: 'FORMERR' });
-      this.refusals.warn(`tsig-formerr ${remote}`, { remote, key: found?.tsig.keyName, reason: verified.reason }, 'TSIG record malformed: FORMERR');
+      this.refusals.warn(
+        `tsig-formerr ${remote}`,
+        { remote, key: found?.tsig.keyName, reason: verified.reason },
+        'TSIG record malformed: FORMERR',
+      );
       return send(build({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${verified.reason}` } }));
     }
     if (verified.status === 'error') {
       // RFC 8945 §5.2: NOTAUTH with the TSIG error; BADSIG/BADKEY unsigned (MAC size 0), BADTIME signed
       const errorName = TSIG_ERROR_NAMES[verified.error] ?? String(verified.error);
-      const reason = tsigFailure(verified.error, verified.tsig.keyName, verified.tsig.algorithm, Boolean(key && key.name === verified.tsig.keyName));
+      const reason = tsigFailure(
+        verified.error,
+        verified.tsig.keyName,
+        verified.tsig.algorithm,
+        Boolean(key && key.name === verified.tsig.keyName),
+      );
       tsigFailures.inc({ error: errorName });
-      this.refusals.warn(`tsig ${errorName} ${verified.tsig.keyName} ${remote}`, { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName }, reason);
+      this.refusals.warn(
+        `tsig ${errorName} ${verified.tsig.keyName} ${remote}`,
+        { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName },
+        reason,
+      );
       const message = build({ rcode: RCODE.NOTAUTH, ede: { code: EDE.PROHIBITED, text: reason } });
       if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'NOTAUTH', reason: 'tsig' });
       const algorithm = key?.algorithm ?? (isTsigAlgorithm(verified.tsig.algorithm) ? verified.tsig.algorithm : 'hmac-sha256');
       const badTime = verified.error === TSIG_ERROR.BADTIME;
-      const signed = signMessage(message, { name: verified.tsig.keyName, algorithm, secret: key?.secret ?? Buffer.alloc(32) }, {
-        requestMac: badTime ? verified.tsig.mac : undefined,
-        error: verified.error,
-        noMac: !badTime,
-        time: badTime ? undefined : verified.tsig.timeSigned,
-        other: badTime ? badTimeOther() : undefined,
-        // the TSIG of the answer names the request's algorithm (RFC 8945 §5.3.2), whatever the key's is:
-        // a client told another algorithm reports "tsig verify failure" instead of the error
-        algorithmName: verified.tsig.algorithm,
-      });
+      const signed = signMessage(
+        message,
+        { name: verified.tsig.keyName, algorithm, secret: key?.secret ?? Buffer.alloc(32) },
+        {
+          requestMac: badTime ? verified.tsig.mac : undefined,
+          error: verified.error,
+          noMac: !badTime,
+          time: badTime ? undefined : verified.tsig.timeSigned,
+          other: badTime ? badTimeOther() : undefined,
+          // the TSIG of the answer names the request's algorithm (RFC 8945 §5.3.2), whatever the key's is:
+          // a client told another algorithm reports "tsig verify failure" instead of the error
+          algorithmName: verified.tsig.algorithm,
+        },
+      );
       return send(signed.message);
     }
     if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
-    if (opcode !== OPCODE_QUERY) return reply({ rcode: RCODE.NOTIMP, ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${opcode} is not supported (QUERY and UPDATE are)` } });
-    if (framed!.questions.length !== 1 || !question) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
-    if (question.klass !== CLASS.IN && question.klass !== CLASS.ANY) return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `class ${classMnemonic(question.klass)} is not served (only IN)` } });
+    if (opcode !== OPCODE_QUERY)
+      return reply({
+        rcode: RCODE.NOTIMP,
+        ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${opcode} is not supported (QUERY and UPDATE are)` },
+      });
+    if (framed!.questions.length !== 1 || !question)
+      return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
+    if (question.klass !== CLASS.IN && question.klass !== CLASS.ANY)
+      return reply({
+        rcode: RCODE.REFUSED,
+        ede: { code: EDE.NOT_AUTHORITATIVE, text: `class ${classMnemonic(question.klass)} is not served (only IN)` },
+      });
     const qname = question.name.toLowerCase().replace(/\.$/, '');
     const qtype = typeMnemonic(question.type);
 
     try {
       await inSnapshot(this.db, async (client) => {
         const zone = await findZone(client, this.settings.catalogZone, qname);
-        if (!zone) return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` } });
+        if (!zone)
+          return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` } });
         if (qtype === 'AXFR' || qtype === 'IXFR') {
-          if (qname !== zone.name) return reply({ rcode: RCODE.NOTAUTH, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qtype} is asked at a zone's apex: ${qname} is inside ${zone.name}` } });
+          if (qname !== zone.name)
+            return reply({
+              rcode: RCODE.NOTAUTH,
+              ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qtype} is asked at a zone's apex: ${qname} is inside ${zone.name}` },
+            });
           if (!isAllowed(this.allow, remote)) {
-            this.refusals.warn(`transfer-address ${remote}`, { remote, zone: zone.name, qtype }, 'transfer refused: address not in TRANSFER_ALLOW');
-            return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `transfers to ${remote} are not allowed (TRANSFER_ALLOW)` } });
+            this.refusals.warn(
+              `transfer-address ${remote}`,
+              { remote, zone: zone.name, qtype },
+              'transfer refused: address not in TRANSFER_ALLOW',
+            );
+            return reply({
+              rcode: RCODE.REFUSED,
+              ede: { code: EDE.PROHIBITED, text: `transfers to ${remote} are not allowed (TRANSFER_ALLOW)` },
+            });
           }
           if (transferKey && (verified.status !== 'ok' || keyPrincipal)) {
-            this.refusals.warn(`transfer-unsigned ${remote}`, { remote, zone: zone.name, qtype }, 'transfer refused: request not signed with TSIG_KEY');
-            return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: 'transfers must be signed with the transfer key (TSIG_KEY)' } });
+            this.refusals.warn(
+              `transfer-unsigned ${remote}`,
+              { remote, zone: zone.name, qtype },
+              'transfer refused: request not signed with TSIG_KEY',
+            );
+            return reply({
+              rcode: RCODE.REFUSED,
+              ede: { code: EDE.PROHIBITED, text: 'transfers must be signed with the transfer key (TSIG_KEY)' },
+            });
           }
           const soa = await soaOf(client, zone);
-          if (qtype === 'AXFR' && transport === 'udp') return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
+          if (qtype === 'AXFR' && transport === 'udp')
+            return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
           if (qtype === 'IXFR') {
             const clientSoa = framed!.authorities.find((r) => r.type === SOA.code);
-            if (!clientSoa) return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: "IXFR needs the client's SOA in the authority section (RFC 1995 §3)" } });
+            if (!clientSoa)
+              return reply({
+                rcode: RCODE.FORMERR,
+                ede: { code: EDE.OTHER, text: "IXFR needs the client's SOA in the authority section (RFC 1995 §3)" },
+              });
             let clientSerial: number;
             try {
               clientSerial = readRdata(raw, clientSoa, SOA).serial;
@@ -381,7 +496,9 @@ export class PrimaryHandler {
       // an outage is logged once (availability.ts), not per query; SERVFAIL tells the resolver to try later
       const outage = noteDatabaseFailure(error, 'DNS primary');
       if (!outage) this.log.error({ err: error, qname, qtype, remote }, 'DNS query failed');
-      const ede = outage ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' } : { code: EDE.OTHER, text: 'internal error (logged)' };
+      const ede = outage
+        ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' }
+        : { code: EDE.OTHER, text: 'internal error (logged)' };
       await reply({ rcode: RCODE.SERVFAIL, ede }).catch(() => undefined);
     }
   }
@@ -390,7 +507,12 @@ export class PrimaryHandler {
    * RFC 2136 §3: from an UPDATE_ALLOW address, signed with a user's (or an admin's) TSIG key, never unsigned
    * (REFUSED); the message read into a request (FORMERR when malformed) and applied as one change set.
    */
-  private async update(update: ReturnType<typeof readUpdate>, remote: string, principal: Principal | undefined, reply: (r: Reply) => Promise<void>): Promise<void> {
+  private async update(
+    update: ReturnType<typeof readUpdate>,
+    remote: string,
+    principal: Principal | undefined,
+    reply: (r: Reply) => Promise<void>,
+  ): Promise<void> {
     const answer = async (rcode: number, outcome: UpdateOutcome, reason?: string) => {
       const name = rcodeName(rcode);
       dnsUpdates.inc({ rcode: name, reason: outcome });
@@ -398,30 +520,47 @@ export class PrimaryHandler {
       await reply({ rcode, ede: reason === undefined ? undefined : { code: UPDATE_EDE[outcome], text: reason } });
     };
     if (!this.updates) return answer(UPDATE_RCODE.NOTIMP, 'not_served', 'this server takes no updates (its ROLES has no api)');
-    if (!principal) return answer(UPDATE_RCODE.REFUSED, 'unsigned', 'an update must be signed with a TSIG key made for updates (unsigned, or signed with the transfer key)');
+    if (!principal)
+      return answer(
+        UPDATE_RCODE.REFUSED,
+        'unsigned',
+        'an update must be signed with a TSIG key made for updates (unsigned, or signed with the transfer key)',
+      );
     if (!update.ok) return answer(update.rcode, update.rcode === UPDATE_RCODE.FORMERR ? 'malformed' : 'refused_by_rules', update.reason);
     try {
       const applied = await this.updates.apply(principal, update.request);
       for (const adjusted of applied.ttlAdjustments) {
-        this.log.info({ remote, key: principal.keyName, ...adjusted }, 'DNS UPDATE: TTL not in ALLOWED_TTLS, the nearest allowed TTL applied');
+        this.log.info(
+          { remote, key: principal.keyName, ...adjusted },
+          'DNS UPDATE: TTL not in ALLOWED_TTLS, the nearest allowed TTL applied',
+        );
       }
       return answer(UPDATE_RCODE.NOERROR, 'applied');
     } catch (error) {
       const rcode = updateRcodeOf(error);
-      if (rcode !== undefined) return answer(rcode, updateOutcomeOf(rcode), refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone));
+      if (rcode !== undefined)
+        return answer(rcode, updateOutcomeOf(rcode), refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone));
       // an outage is logged once (availability.ts); SERVFAIL: the client may try again
       const outage = noteDatabaseFailure(error, 'DNS primary');
       if (!outage) this.log.error({ err: error, remote }, 'DNS UPDATE failed');
-      return answer(UPDATE_RCODE.SERVFAIL, 'database', outage ? 'the database is unreachable; nothing was written, try again' : 'internal error (logged); nothing was written');
+      return answer(
+        UPDATE_RCODE.SERVFAIL,
+        'database',
+        outage ? 'the database is unreachable; nothing was written, try again' : 'internal error (logged); nothing was written',
+      );
     }
   }
-
 
   /**
    * A transfer's records in messages of about TRANSFER_MESSAGE_OCTETS: a record that takes a message over it
    * is taken back and starts the next one (a message holds at least one record).
    */
-  private async sendChunked(answers: AsyncIterable<OutgoingRecord[]> | Iterable<OutgoingRecord[]>, messages: TransferMessages, signer: Signer, send: (m: Buffer) => Promise<void>) {
+  private async sendChunked(
+    answers: AsyncIterable<OutgoingRecord[]> | Iterable<OutgoingRecord[]>,
+    messages: TransferMessages,
+    signer: Signer,
+    send: (m: Buffer) => Promise<void>,
+  ) {
     const reply: Reply = { rcode: 0, flags: FLAG_AA };
     let writer = messages.start(reply, true);
     let inMessage = 0;
@@ -457,7 +596,14 @@ export class PrimaryHandler {
   }
 
   /** RFC 1995 §4: current SOA, then per change (old SOA, deleted RRs, new SOA, added RRs), current SOA */
-  private streamIxfr(zone: ZoneRef, soa: Rr, journal: Awaited<ReturnType<typeof journalFrom>> & object, messages: TransferMessages, signer: Signer, send: (m: Buffer) => Promise<void>) {
+  private streamIxfr(
+    zone: ZoneRef,
+    soa: Rr,
+    journal: Awaited<ReturnType<typeof journalFrom>> & object,
+    messages: TransferMessages,
+    signer: Signer,
+    send: (m: Buffer) => Promise<void>,
+  ) {
     const isApexSoa = (r: Rr) => r.type === 'SOA' && r.owner === '@';
     // the SOA of each step at its serial: the journal's own SOA if the row has one, else the current one's fields
     const soaWith = (serial: number, from?: Rr): Rr => ({ ...(from ?? soa), rdata: withSerial((from ?? soa).rdata, serial) });
@@ -519,9 +665,11 @@ export async function startPrimary(settings: Settings, db: Database, log: Logger
         if (buffered.length < length + 2) break;
         const message = buffered.subarray(2, length + 2);
         buffered = buffered.subarray(length + 2);
-        queue = queue.then(() => handler.handle(message, socket.remoteAddress ?? '', 'tcp', send)).catch((error) => {
-          log.error({ err: error }, 'DNS TCP request failed');
-        });
+        queue = queue
+          .then(() => handler.handle(message, socket.remoteAddress ?? '', 'tcp', send))
+          .catch((error) => {
+            log.error({ err: error }, 'DNS TCP request failed');
+          });
       }
     });
   });
@@ -536,7 +684,12 @@ export async function startPrimary(settings: Settings, db: Database, log: Logger
   const udp = dgram.createSocket(net.isIPv6(host) ? 'udp6' : 'udp4');
   udp.on('message', (message, rinfo) => {
     handler
-      .handle(message, rinfo.address, 'udp', (response) => new Promise<void>((resolve) => udp.send(response, rinfo.port, rinfo.address, () => resolve())))
+      .handle(
+        message,
+        rinfo.address,
+        'udp',
+        (response) => new Promise<void>((resolve) => udp.send(response, rinfo.port, rinfo.address, () => resolve())),
+      )
       .catch((error) => log.error({ err: error }, 'DNS UDP request failed'));
   });
   udp.on('error', (error) => log.error({ err: error }, 'DNS UDP socket error'));

@@ -10,7 +10,19 @@ import { DomainError } from '../errors/catalogue';
 import type { DnsUpdateRequest, UpdateOperation, UpdatePrerequisite } from '../services/dns-updates.service';
 
 /** RFC 1035 §4.1.1, RFC 2136 §2.2 */
-export const UPDATE_RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4, REFUSED: 5, YXDOMAIN: 6, YXRRSET: 7, NXRRSET: 8, NOTAUTH: 9, NOTZONE: 10 } as const;
+export const UPDATE_RCODE = {
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
+  NOTAUTH: 9,
+  NOTZONE: 10,
+} as const;
 const CLASS_IN = 1;
 const CLASS_NONE = 254;
 const CLASS_ANY = 255;
@@ -48,7 +60,8 @@ export function readUpdate(raw: Buffer): ReadUpdate {
   }
   // §3.1.1: exactly one zone, of type SOA
   const [zone] = message.questions;
-  if (message.questions.length !== 1 || zone.type !== TYPE_SOA) return refuse(UPDATE_RCODE.FORMERR, 'the zone section must hold one SOA question');
+  if (message.questions.length !== 1 || zone.type !== TYPE_SOA)
+    return refuse(UPDATE_RCODE.FORMERR, 'the zone section must hold one SOA question');
   if (zone.klass !== CLASS_IN) return refuse(UPDATE_RCODE.NOTAUTH, 'only class IN zones are served');
   try {
     const prerequisites: UpdatePrerequisite[] = [];
@@ -71,14 +84,17 @@ export function readUpdate(raw: Buffer): ReadUpdate {
     const updates: UpdateOperation[] = [];
     for (const rr of message.authorities) {
       // §3.4.1.2: meta types never; ANY only to delete every RRset of a name
-      if (isMetaType(rr.type) && !(rr.type === TYPE_ANY && rr.klass === CLASS_ANY)) return refuse(UPDATE_RCODE.FORMERR, `an update of type ${rr.type}`);
+      if (isMetaType(rr.type) && !(rr.type === TYPE_ANY && rr.klass === CLASS_ANY))
+        return refuse(UPDATE_RCODE.FORMERR, `an update of type ${rr.type}`);
       if (rr.klass === CLASS_IN) {
         const presented = presentRdata(raw, rr);
         if ('unsupported' in presented) return refuse(UPDATE_RCODE.REFUSED, `${presented.unsupported} RDATA is not taken over UPDATE`);
         updates.push({ kind: 'ADD', name: rr.name, type: typeName(rr.type), rdata: presented.rdata, ttl: rr.ttl });
       } else if (rr.klass === CLASS_ANY) {
         if (rr.ttl !== 0 || rr.rdataLength !== 0) return refuse(UPDATE_RCODE.FORMERR, 'a class ANY update has a TTL or RDATA');
-        updates.push(rr.type === TYPE_ANY ? { kind: 'DELETE_NAME', name: rr.name } : { kind: 'DELETE_RRSET', name: rr.name, type: typeName(rr.type) });
+        updates.push(
+          rr.type === TYPE_ANY ? { kind: 'DELETE_NAME', name: rr.name } : { kind: 'DELETE_RRSET', name: rr.name, type: typeName(rr.type) },
+        );
       } else if (rr.klass === CLASS_NONE) {
         if (rr.ttl !== 0) return refuse(UPDATE_RCODE.FORMERR, 'a class NONE update has a TTL');
         const presented = presentRdata(raw, rr);

@@ -30,7 +30,13 @@ export async function deleteUser(sql: Sql, id: number): Promise<void> {
   await sql.rows('delete from users where id = $1', [id]);
 }
 
-export interface ApiKeyRow { id: number; userId: number | null; name: string; createdAt: Date; revokedAt: Date | null }
+export interface ApiKeyRow {
+  id: number;
+  userId: number | null;
+  name: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
 const API_KEY_COLUMNS = 'id, user_id, name, created_at, revoked_at';
 const toApiKey = (row: any): ApiKeyRow => ({
   id: Number(row.id),
@@ -42,18 +48,25 @@ const toApiKey = (row: any): ApiKeyRow => ({
 
 /** an active key by the hash of its secret, with its hash (compared again by the caller) */
 export async function activeApiKeyByHash(sql: Sql, hash: string): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
-  const [row] = await sql.rows(`select ${API_KEY_COLUMNS}, secret_hash from api_keys where secret_hash = $1 and revoked_at is null`, [hash]);
+  const [row] = await sql.rows(`select ${API_KEY_COLUMNS}, secret_hash from api_keys where secret_hash = $1 and revoked_at is null`, [
+    hash,
+  ]);
   return row ? { ...toApiKey(row), secretHash: row.secret_hash } : undefined;
 }
 
 /** the keys of one user, or every key (`userId` undefined), in id order */
 export async function listApiKeys(sql: Sql, userId?: number): Promise<ApiKeyRow[]> {
-  const rows = await sql.rows(`select ${API_KEY_COLUMNS} from api_keys where ($1::bigint is null or user_id = $1) order by id`, [userId ?? null]);
+  const rows = await sql.rows(`select ${API_KEY_COLUMNS} from api_keys where ($1::bigint is null or user_id = $1) order by id`, [
+    userId ?? null,
+  ]);
   return rows.map(toApiKey);
 }
 
 /** a new key; undefined when the user does not exist */
-export async function insertApiKey(sql: Sql, key: { userId: number | null; name: string; secretHash: string }): Promise<ApiKeyRow | undefined> {
+export async function insertApiKey(
+  sql: Sql,
+  key: { userId: number | null; name: string; secretHash: string },
+): Promise<ApiKeyRow | undefined> {
   const [row] = await sql.rows(
     `insert into api_keys (user_id, name, secret_hash)
      select $1::bigint, $2, $3 where $1::bigint is null or exists (select 1 from users where id = $1)
@@ -92,7 +105,14 @@ export async function insertFirstAdminKey(sql: Sql, name: string, secretHash: st
   return true;
 }
 
-export interface TsigKeyRow { id: number; userId: number | null; name: string; algorithm: TsigAlgorithm; createdAt: Date; revokedAt: Date | null }
+export interface TsigKeyRow {
+  id: number;
+  userId: number | null;
+  name: string;
+  algorithm: TsigAlgorithm;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
 const TSIG_KEY_COLUMNS = 'id, user_id, name, algorithm, created_at, revoked_at';
 const toTsigKey = (row: any): TsigKeyRow => ({
   id: Number(row.id),
@@ -104,12 +124,17 @@ const toTsigKey = (row: any): TsigKeyRow => ({
 });
 
 export async function listTsigKeys(sql: Sql, userId?: number): Promise<TsigKeyRow[]> {
-  const rows = await sql.rows(`select ${TSIG_KEY_COLUMNS} from tsig_keys where ($1::bigint is null or user_id = $1) order by id`, [userId ?? null]);
+  const rows = await sql.rows(`select ${TSIG_KEY_COLUMNS} from tsig_keys where ($1::bigint is null or user_id = $1) order by id`, [
+    userId ?? null,
+  ]);
   return rows.map(toTsigKey);
 }
 
 /** a new key; undefined when the user does not exist */
-export async function insertTsigKey(sql: Sql, key: { userId: number | null; name: string; algorithm: TsigAlgorithm; secret: Buffer }): Promise<TsigKeyRow | undefined> {
+export async function insertTsigKey(
+  sql: Sql,
+  key: { userId: number | null; name: string; algorithm: TsigAlgorithm; secret: Buffer },
+): Promise<TsigKeyRow | undefined> {
   const [row] = await sql.rows(
     `insert into tsig_keys (user_id, name, algorithm, secret)
      select $1::bigint, $2, $3, $4 where $1::bigint is null or exists (select 1 from users where id = $1)

@@ -4,7 +4,10 @@ import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import { HISTORY_COLUMNS, HistoryRow, toHistoryRow } from './history';
 
-export interface FeedChange extends HistoryRow { domainId: number; zone: string }
+export interface FeedChange extends HistoryRow {
+  domainId: number;
+  zone: string;
+}
 
 const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
 /** journal ids are taken at insert, rows become visible at commit: a row may appear below the cursor */
@@ -38,7 +41,13 @@ export class ChangeFeed {
   async start(): Promise<void> {
     this.cursor = await this.latestId();
     // what committed while no connection listened is read when it listens (again)
-    this.unsubscribe.push(await this.db.notifications.subscribe(JOURNAL_CHANNEL, () => this.read(), () => this.read()));
+    this.unsubscribe.push(
+      await this.db.notifications.subscribe(
+        JOURNAL_CHANNEL,
+        () => this.read(),
+        () => this.read(),
+      ),
+    );
     this.unsubscribe.push(await this.db.notifications.subscribe(PROPAGATION_CHANNEL, (payload) => this.onPropagation(Number(payload))));
   }
 
@@ -86,7 +95,9 @@ export class ChangeFeed {
       this.delivered.clear();
       return;
     }
-    const ids = await this.db.rows(`select id, domain_id from changes where id > $1 order by id limit ${READ_LIMIT}`, [Math.max(0, this.cursor - LATE_WINDOW)]);
+    const ids = await this.db.rows(`select id, domain_id from changes where id > $1 order by id limit ${READ_LIMIT}`, [
+      Math.max(0, this.cursor - LATE_WINDOW),
+    ]);
     const wanted = new Set(zones);
     const fresh: number[] = [];
     for (const row of ids) {
@@ -97,7 +108,9 @@ export class ChangeFeed {
       if (wanted.has(Number(row.domain_id))) fresh.push(id);
     }
     if (fresh.length) {
-      const rows = await this.db.rows(`select domain_id, zone, ${HISTORY_COLUMNS} from changes where id = any($1::bigint[]) order by id`, [fresh]);
+      const rows = await this.db.rows(`select domain_id, zone, ${HISTORY_COLUMNS} from changes where id = any($1::bigint[]) order by id`, [
+        fresh,
+      ]);
       for (const r of rows) this.onChange({ ...toHistoryRow(r), domainId: Number(r.domain_id), zone: r.zone });
     }
     // forget what fell out of the window

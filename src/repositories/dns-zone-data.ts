@@ -10,15 +10,31 @@ import type { Database, Sql } from '../db/pool';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 
-export interface Rr { owner: string; type: string; ttl: number; rdata: string }
-export interface ZoneRef { kind: 'zone' | 'catalog'; id: number; name: string; serial: number }
+export interface Rr {
+  owner: string;
+  type: string;
+  ttl: number;
+  rdata: string;
+}
+export interface ZoneRef {
+  kind: 'zone' | 'catalog';
+  id: number;
+  name: string;
+  serial: number;
+}
 /**
  * the catalog's members (RFC 9432 §4.1): the zones that joined it (repositories/catalog.ts); a zone just
  * created waits outside until the catalog's serial rises with it
  */
 const CATALOG_MEMBER = 'catalog_serial is not null';
 
-export interface JournalRow { id: number; serialBefore: number | null; serialAfter: number; removed: Rr[]; added: Rr[] }
+export interface JournalRow {
+  id: number;
+  serialBefore: number | null;
+  serialAfter: number;
+  removed: Rr[];
+  added: Rr[];
+}
 
 export function inSnapshot<T>(db: Database, work: (sql: Sql) => Promise<T>): Promise<T> {
   return db.transaction(work, 'repeatable read, read only');
@@ -178,7 +194,13 @@ export async function journalFrom(sql: Sql, zone: ZoneRef, fromSerial: number, m
     if (row.kind !== 'zone-changed' || row.serial_before === null) return undefined;
     if (Number(row.serial_before) !== serial) return undefined;
     serial = Number(row.serial_after);
-    chain.push({ id: Number(row.id), serialBefore: Number(row.serial_before), serialAfter: serial, removed: row.removed, added: row.added });
+    chain.push({
+      id: Number(row.id),
+      serialBefore: Number(row.serial_before),
+      serialAfter: serial,
+      removed: row.removed,
+      added: row.added,
+    });
   }
   if (serial !== zone.serial || !chain.length) return undefined;
   return chain;

@@ -36,7 +36,11 @@ export const toHistoryRow = (r: any): HistoryRow => ({
 });
 
 /** A zone's journal rows, newest first, before the row `beforeId` (keyset paging by `changes_zone_id_index`). */
-export async function zoneHistory(sql: Sql, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
+export async function zoneHistory(
+  sql: Sql,
+  zone: { id: number; name: string },
+  page: { first: number; beforeId?: number },
+): Promise<HistoryRow[]> {
   const rows = await sql.rows(
     `select ${HISTORY_COLUMNS} from changes
       where zone = $1 and domain_id = $2 and ($3::bigint is null or id < $3)
@@ -53,10 +57,11 @@ export async function countZoneHistory(sql: Sql, zone: { id: number; name: strin
 
 /** The id of the newest journal row that left the zone at `serial`, or undefined when the kept journal has none. */
 export async function rowAtSerial(sql: Sql, zone: { id: number; name: string }, serial: number): Promise<number | undefined> {
-  const [row] = await sql.rows(
-    `select max(id) as id from changes where zone = $1 and domain_id = $2 and serial_after = $3`,
-    [zone.name, zone.id, serial],
-  );
+  const [row] = await sql.rows(`select max(id) as id from changes where zone = $1 and domain_id = $2 and serial_after = $3`, [
+    zone.name,
+    zone.id,
+    serial,
+  ]);
   return row?.id === null || row?.id === undefined ? undefined : Number(row.id);
 }
 

@@ -13,10 +13,13 @@ export interface ServerStatusRow {
 export async function readPropagationRows(sql: Sql, domainId: number): Promise<{ serial: number; rows: ServerStatusRow[] } | undefined> {
   const [domain] = await sql.rows<{ serial: string }>('select serial from domains where id = $1', [domainId]);
   if (!domain) return undefined;
-  const rows = await sql.rows<{ server: string; served_serial: string | null; state: ServerStatusRow['state']; error: string | null; updated_at: Date }>(
-    'select server, served_serial, state, error, updated_at from zone_server_status where domain_id = $1 order by server',
-    [domainId],
-  );
+  const rows = await sql.rows<{
+    server: string;
+    served_serial: string | null;
+    state: ServerStatusRow['state'];
+    error: string | null;
+    updated_at: Date;
+  }>('select server, served_serial, state, error, updated_at from zone_server_status where domain_id = $1 order by server', [domainId]);
   return {
     serial: Number(domain.serial),
     rows: rows.map((r) => ({
@@ -30,7 +33,12 @@ export async function readPropagationRows(sql: Sql, domainId: number): Promise<{
 }
 
 /** how far one secondary is behind, over all zones (see readSecondaryLag) */
-export interface SecondaryLag { server: string; zonesBehind: number; serialsBehind: number; secondsBehind: number }
+export interface SecondaryLag {
+  server: string;
+  zonesBehind: number;
+  serialsBehind: number;
+  secondsBehind: number;
+}
 
 /**
  * Per configured server: the zones it does not serve at their serial, the largest serial difference among
@@ -53,6 +61,11 @@ export async function readSecondaryLag(sql: Sql, servers: string[]): Promise<Sec
   const byServer = new Map(rows.map((r) => [r.server, r]));
   return servers.map((server) => {
     const row = byServer.get(server);
-    return { server, zonesBehind: Number(row?.behind ?? 0), serialsBehind: Math.max(0, Number(row?.serials ?? 0)), secondsBehind: Math.max(0, Number(row?.seconds ?? 0)) };
+    return {
+      server,
+      zonesBehind: Number(row?.behind ?? 0),
+      serialsBehind: Math.max(0, Number(row?.serials ?? 0)),
+      secondsBehind: Math.max(0, Number(row?.seconds ?? 0)),
+    };
   });
 }

@@ -5,8 +5,20 @@ import type { Sql } from '../db/pool';
  * the SOA a NOTIFY carries. Plain statements on the process's pool (src/db/pool.ts), each committing on
  * its own.
  */
-export interface ClaimedChange { id: number; domainId: number; zone: string; kind: string; serialAfter: number }
-export interface DueCheck { id: number; server: string; zone: string; serial: number; attempts: number }
+export interface ClaimedChange {
+  id: number;
+  domainId: number;
+  zone: string;
+  kind: string;
+  serialAfter: number;
+}
+export interface DueCheck {
+  id: number;
+  server: string;
+  zone: string;
+  serial: number;
+  attempts: number;
+}
 export type ServerState = 'pending' | 'in_sync' | 'error';
 
 export class PropagationRepository {
@@ -56,7 +68,13 @@ export class PropagationRepository {
              select id, domain_id, zone, kind, serial_after from claimed order by id`,
       [batch, servers, firstCheckMs],
     );
-    return rows.map((r) => ({ id: Number(r.id), domainId: Number(r.domain_id), zone: r.zone, kind: r.kind, serialAfter: Number(r.serial_after) }));
+    return rows.map((r) => ({
+      id: Number(r.id),
+      domainId: Number(r.domain_id),
+      zone: r.zone,
+      kind: r.kind,
+      serialAfter: Number(r.serial_after),
+    }));
   }
 
   /** the zones and servers not known to be in sync (after a restart, they get a NOTIFY) */
@@ -79,7 +97,13 @@ export class PropagationRepository {
        returning s.id, s.server, d.name, d.serial, s.attempts`,
       [batch, leaseSeconds],
     );
-    return rows.map((row) => ({ id: Number(row.id), server: row.server, zone: row.name, serial: Number(row.serial), attempts: row.attempts }));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      server: row.server,
+      zone: row.name,
+      serial: Number(row.serial),
+      attempts: row.attempts,
+    }));
   }
 
   /**
@@ -117,14 +141,25 @@ export class PropagationRepository {
 
   /** a status row of a server no longer configured: error, never checked again */
   async markServerRemoved(id: number): Promise<void> {
-    await this.sql.affected(`update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`, [id]);
+    await this.sql.affected(
+      `update zone_server_status set state = 'error', error = 'server no longer in SECONDARIES', next_check_at = 'infinity', updated_at = now() where id = $1`,
+      [id],
+    );
   }
 
   /**
    * Stores a check's outcome. The zone's serial is re-read in the update: a change committed since the check
    * was claimed keeps the row pending (no lost update).
    */
-  async recordCheck(check: { id: number; served: number | null; state: ServerState; error: string | null; checkedSerial: number; attempts: number; nextInMs: number }): Promise<void> {
+  async recordCheck(check: {
+    id: number;
+    served: number | null;
+    state: ServerState;
+    error: string | null;
+    checkedSerial: number;
+    attempts: number;
+    nextInMs: number;
+  }): Promise<void> {
     await this.sql.affected(
       `update zone_server_status s
           set served_serial = coalesce($2::bigint, s.served_serial),

@@ -6,17 +6,45 @@ import type { RowOptions, Sql } from '../db/pool';
  * for the DataLoaders. Every query takes the caller's scope (`scopeUserId`) so that a user key never sees
  * another user's data.
  */
-export interface UserRow { id: number; email: string; createdAt: Date }
-export interface DomainRow { id: number; userId: number; name: string; serial: number; createdAt: Date }
+export interface UserRow {
+  id: number;
+  email: string;
+  createdAt: Date;
+}
+export interface DomainRow {
+  id: number;
+  userId: number;
+  name: string;
+  serial: number;
+  createdAt: Date;
+}
 export interface RecordRow {
-  id: number; domainId: number; zone: string; owner: string; type: string; rdata: string; ttl: number;
+  id: number;
+  domainId: number;
+  zone: string;
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
   /** the zone as the same statement saw it (record lists): a read racing a zone's deletion stays consistent */
   zoneRow?: DomainRow;
 }
-export interface PageRequest { first: number; after?: number }
+export interface PageRequest {
+  first: number;
+  after?: number;
+}
 
-export interface UserFilter { scopeUserId?: number; id?: number; email?: string }
-export interface DomainFilter { scopeUserId?: number; id?: number; userId?: number; name?: string }
+export interface UserFilter {
+  scopeUserId?: number;
+  id?: number;
+  email?: string;
+}
+export interface DomainFilter {
+  scopeUserId?: number;
+  id?: number;
+  userId?: number;
+  name?: string;
+}
 export interface RecordFilter {
   scopeUserId?: number;
   id?: number;
@@ -40,20 +68,31 @@ function toDate(value: Date | string): Date {
  * asks for it, and parsing every timestamp was 4% of such an answer's CPU (bench/FINDINGS.md, session 9).
  */
 class ReadUserRow implements UserRow {
-  constructor(readonly id: number, readonly email: string, private readonly createdAtText: Date | string) {}
+  constructor(
+    readonly id: number,
+    readonly email: string,
+    private readonly createdAtText: Date | string,
+  ) {}
   get createdAt(): Date {
     return toDate(this.createdAtText);
   }
 }
 class ReadDomainRow implements DomainRow {
-  constructor(readonly id: number, readonly userId: number, readonly name: string, readonly serial: number, private readonly createdAtText: Date | string) {}
+  constructor(
+    readonly id: number,
+    readonly userId: number,
+    readonly name: string,
+    readonly serial: number,
+    private readonly createdAtText: Date | string,
+  ) {}
   get createdAt(): Date {
     return toDate(this.createdAtText);
   }
 }
 
 const toUser = (row: any): UserRow => new ReadUserRow(Number(row.id), row.email, row.created_at);
-const toDomain = (row: any): DomainRow => new ReadDomainRow(Number(row.id), Number(row.user_id), row.name, Number(row.serial), row.created_at);
+const toDomain = (row: any): DomainRow =>
+  new ReadDomainRow(Number(row.id), Number(row.user_id), row.name, Number(row.serial), row.created_at);
 /**
  * Record rows with their zone as the same statement saw it. The records of one zone share one zone row: a list
  * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000.
@@ -107,7 +146,11 @@ function userConditions(p: Params, filter: UserFilter): string[] {
 
 export async function listUsers(sql: Sql, filter: UserFilter, request?: PageRequest): Promise<UserRow[]> {
   const p = new Params();
-  const rows = await sql.rows(`select u.id, u.email, u.created_at from users u ${page(p, userConditions(p, filter), 'u.id', request)}`, p.values, LAZY_TIMES);
+  const rows = await sql.rows(
+    `select u.id, u.email, u.created_at from users u ${page(p, userConditions(p, filter), 'u.id', request)}`,
+    p.values,
+    LAZY_TIMES,
+  );
   return rows.map(toUser);
 }
 
@@ -135,7 +178,11 @@ const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at';
 
 export async function listDomains(sql: Sql, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
   const p = new Params();
-  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`, p.values, LAZY_TIMES);
+  const rows = await sql.rows(
+    `select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`,
+    p.values,
+    LAZY_TIMES,
+  );
   return rows.map(toDomain);
 }
 
@@ -151,7 +198,12 @@ export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<Do
 }
 
 /** a query of one parent's child rows: its select list, its `from …` and its conditions, not yet put together */
-interface ChildQuery { p: Params; columns: string; from: string; conditions: string[] }
+interface ChildQuery {
+  p: Params;
+  columns: string;
+  from: string;
+  conditions: string[];
+}
 
 /**
  * At most `perParent` rows for each parent, in id order (or in `order`, columns of the inner select list): one
@@ -167,15 +219,27 @@ function limitPerParent(query: ChildQuery, parentColumn: string, idColumn: strin
 }
 
 /** One page of each parent's rows: `first` after the cursor `after`, and how many the parent has in all. */
-export interface PerParentPage { first: number; after?: number }
-export interface PagedRows<T> { rows: T[]; totals: Map<number, number> }
+export interface PerParentPage {
+  first: number;
+  after?: number;
+}
+export interface PagedRows<T> {
+  rows: T[];
+  totals: Map<number, number>;
+}
 
 /**
  * `first + 1` rows of each parent after the cursor, in id order, and each parent's total, in one statement
  * for a whole batch (window functions): a nested connection costs one statement per level of a query. The
  * extra row says whether a next page follows. A parent whose page is empty has no total here (see callers).
  */
-async function pagePerParent(sql: Sql, query: ChildQuery, parentColumn: string, idColumn: string, page: PerParentPage): Promise<{ rows: any[]; totals: Map<number, number> }> {
+async function pagePerParent(
+  sql: Sql,
+  query: ChildQuery,
+  parentColumn: string,
+  idColumn: string,
+  page: PerParentPage,
+): Promise<{ rows: any[]; totals: Map<number, number> }> {
   const { p, columns, from, conditions } = query;
   const after = p.add(page.after ?? 0);
   const rows = await sql.rows(
@@ -193,11 +257,22 @@ async function pagePerParent(sql: Sql, query: ChildQuery, parentColumn: string, 
 }
 
 /** A page of each user's zones (User.domainsConnection), with each user's total. */
-export async function domainPagesByUserIds(sql: Sql, userIds: readonly number[], page: PerParentPage, filter: { name?: string } = {}): Promise<PagedRows<DomainRow>> {
+export async function domainPagesByUserIds(
+  sql: Sql,
+  userIds: readonly number[],
+  page: PerParentPage,
+  filter: { name?: string } = {},
+): Promise<PagedRows<DomainRow>> {
   const p = new Params();
   const conditions = [`d.user_id = any(${p.add(idArray(userIds))}::bigint[])`];
   if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
-  const { rows, totals } = await pagePerParent(sql, { p, columns: `${DOMAIN_COLUMNS}, d.user_id as parent_id`, from: 'domains d', conditions }, 'd.user_id', 'd.id', page);
+  const { rows, totals } = await pagePerParent(
+    sql,
+    { p, columns: `${DOMAIN_COLUMNS}, d.user_id as parent_id`, from: 'domains d', conditions },
+    'd.user_id',
+    'd.id',
+    page,
+  );
   return { rows: rows.map(toDomain), totals };
 }
 
@@ -219,23 +294,38 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
   return conditions;
 }
 
-const RECORD_COLUMNS = 'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at';
+const RECORD_COLUMNS =
+  'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at';
 
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
   const p = new Params();
-  const rows = await sql.rows(`select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id ${page(p, recordConditions(p, filter), 'r.id', request)}`, p.values, LAZY_TIMES);
+  const rows = await sql.rows(
+    `select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id ${page(p, recordConditions(p, filter), 'r.id', request)}`,
+    p.values,
+    LAZY_TIMES,
+  );
   return recordsWithZones(rows);
 }
 
 export async function countRecords(sql: Sql, filter: RecordFilter): Promise<number> {
   const p = new Params();
-  const [row] = await sql.rows(`select count(*) as count from records r join domains d on d.id = r.domain_id ${whereOf(recordConditions(p, filter))}`, p.values);
+  const [row] = await sql.rows(
+    `select count(*) as count from records r join domains d on d.id = r.domain_id ${whereOf(recordConditions(p, filter))}`,
+    p.values,
+  );
   return Number(row.count);
 }
 
-export interface NestedRecordFilter { owner?: string; type?: string; perDomain?: number }
+export interface NestedRecordFilter {
+  owner?: string;
+  type?: string;
+  perDomain?: number;
+}
 /** a zone as a parent of nested records: its id and name */
-export interface ZoneRef { id: number; name: string }
+export interface ZoneRef {
+  id: number;
+  name: string;
+}
 
 const NESTED_RECORD_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl';
 
@@ -252,7 +342,12 @@ function nestedRecordsQuery(p: Params, domainIds: number[], filter: NestedRecord
 }
 
 /** A page of each zone's records (Domain.recordsConnection), with each zone's total. */
-export async function recordPagesOfDomains(sql: Sql, domains: readonly ZoneRef[], page: PerParentPage, filter: NestedRecordFilter = {}): Promise<PagedRows<RecordRow>> {
+export async function recordPagesOfDomains(
+  sql: Sql,
+  domains: readonly ZoneRef[],
+  page: PerParentPage,
+  filter: NestedRecordFilter = {},
+): Promise<PagedRows<RecordRow>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const query = nestedRecordsQuery(new Params(), [...names.keys()], filter, `${NESTED_RECORD_COLUMNS}, r.domain_id as parent_id`);
   const { rows, totals } = await pagePerParent(sql, query, 'r.domain_id', 'r.id', page);
@@ -298,7 +393,11 @@ const RECORD_SEPARATOR = '\x1e';
  * it: a nested answer walks every list once, so its records are short-lived garbage rather than 10,000
  * objects that every garbage collection during the request must copy (bench/FINDINGS.md, session 11).
  */
-export async function recordsGroupedByDomain(sql: Sql, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<Map<number, Iterable<RecordRow>>> {
+export async function recordsGroupedByDomain(
+  sql: Sql,
+  domains: readonly ZoneRef[],
+  filter: NestedRecordFilter = {},
+): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const p = new Params();
   const query = nestedRecordsQuery(p, [...names.keys()], filter);
@@ -340,7 +439,12 @@ export async function recordsGroupedByDomain(sql: Sql, domains: readonly ZoneRef
  * (3.5× faster than split, bench/FINDINGS.md, session 9); ids and TTLs are read digit by digit.
  */
 export class PackedRecords implements Iterable<RecordRow> {
-  private constructor(private readonly domainId: number, private readonly zone: string, private readonly packed: string, readonly length: number) {}
+  private constructor(
+    private readonly domainId: number,
+    private readonly zone: string,
+    private readonly packed: string,
+    readonly length: number,
+  ) {}
 
   /**
    * The zone's records, or undefined when the text is not `count` records of exactly five fields with decimal

@@ -7,7 +7,13 @@ import type { Sql } from '../db/pool';
  * The hot path of the API (a record added, edited or deleted) is those two statements, with no entity
  * hydration (bench/FINDINGS.md §1); under contention, the locked path is BEGIN, lock, read, write, COMMIT.
  */
-export interface StoredRow { id: number; owner: string; type: string; rdata: string; ttl: number }
+export interface StoredRow {
+  id: number;
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+}
 
 export interface LockedZone {
   id: number;
@@ -41,7 +47,13 @@ export interface LockRequest {
 
 const RECORD_JSON = `json_build_object('id', r.id, 'owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)`;
 
-const toRow = (value: any): StoredRow => ({ id: Number(value.id), owner: value.owner, type: value.type, rdata: value.rdata, ttl: Number(value.ttl) });
+const toRow = (value: any): StoredRow => ({
+  id: Number(value.id),
+  owner: value.owner,
+  type: value.type,
+  rdata: value.rdata,
+  ttl: Number(value.ttl),
+});
 
 /** Collects the parameters of one statement and answers their placeholders (`$1`, `$2`…). */
 class Params {
@@ -141,7 +153,9 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   }
   const p = new Params();
   const domainId = p.add(write.domainId);
-  const parts = [`dom as (update domains set serial = ${p.add(write.serialAfter)} where id = ${domainId} and serial = ${p.add(write.serialBefore)} returning id, serial)`];
+  const parts = [
+    `dom as (update domains set serial = ${p.add(write.serialAfter)} where id = ${domainId} and serial = ${p.add(write.serialBefore)} returning id, serial)`,
+  ];
   if (write.deleteIds.length && !needsTransaction(write)) {
     parts.push(`del as (delete from records where domain_id = (select id from dom) and id = any(${p.add(write.deleteIds)}::bigint[]))`);
   }
@@ -173,7 +187,8 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
 }
 
 /** the change deletes and inserts: two statements, so one transaction with the zone row locked */
-export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean => write.deleteIds.length > 0 && write.inserts.length > 0;
+export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean =>
+  write.deleteIds.length > 0 && write.inserts.length > 0;
 
 /** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
 export async function catalogMembersAmong(sql: Sql, ids: number[]): Promise<number[]> {
@@ -189,7 +204,15 @@ export async function admitToCatalog(sql: Sql, ids: number[], serial: number): P
 /** one journal row (`changes`), in the caller's unit of work; its readers are woken after the commit */
 export async function writeJournalRow(
   sql: Sql,
-  row: { domainId: number; zone: string; kind: ChangeKind; serialBefore: number | null; serialAfter: number; removed: JournalRecord[]; added: JournalRecord[] },
+  row: {
+    domainId: number;
+    zone: string;
+    kind: ChangeKind;
+    serialBefore: number | null;
+    serialAfter: number;
+    removed: JournalRecord[];
+    added: JournalRecord[];
+  },
 ): Promise<void> {
   await sql.rows(
     `insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
@@ -200,7 +223,10 @@ export async function writeJournalRow(
 }
 
 /** a zone to delete: its row, unless the scope may not see it; undefined when there is none */
-export async function findZoneRow(sql: Sql, by: { id?: number; name?: string; scopeUserId?: number }): Promise<{ id: number; name: string; serial: number } | undefined> {
+export async function findZoneRow(
+  sql: Sql,
+  by: { id?: number; name?: string; scopeUserId?: number },
+): Promise<{ id: number; name: string; serial: number } | undefined> {
   const [row] = await sql.rows(
     `select id, name, serial from domains
       where ($1::bigint is null or id = $1) and ($2::text is null or name = $2) and ($3::bigint is null or user_id = $3)
@@ -218,7 +244,9 @@ export async function zoneRowsOfUser(sql: Sql, userId: number): Promise<{ id: nu
 
 /** the records of the given zones, in id order, as the journal holds them */
 export async function zoneRecords(sql: Sql, domainIds: number[]): Promise<(JournalRecord & { domainId: number })[]> {
-  const rows = await sql.rows('select domain_id, owner, type, rdata, ttl from records where domain_id = any($1::bigint[]) order by id', [domainIds]);
+  const rows = await sql.rows('select domain_id, owner, type, rdata, ttl from records where domain_id = any($1::bigint[]) order by id', [
+    domainIds,
+  ]);
   return rows.map((r) => ({ domainId: Number(r.domain_id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) }));
 }
 
@@ -244,7 +272,9 @@ export async function deleteZone(sql: Sql, id: number): Promise<void> {
 export async function insertZone(
   sql: Sql,
   zone: { userId: number; name: string; serial: number; records: JournalRecord[]; onlyWithoutHistory: boolean },
-): Promise<{ zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } } | { missing: 'user' } | { history: number }> {
+): Promise<
+  { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } } | { missing: 'user' } | { history: number }
+> {
   const [row] = await sql.rows(
     `with prior as (
        select serial_after from changes where zone = $2 order by id desc limit 1),
@@ -265,6 +295,13 @@ export async function insertZone(
     [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records), zone.onlyWithoutHistory],
   );
   if (row.id === null) return zone.onlyWithoutHistory && row.prior !== null ? { history: Number(row.prior) } : { missing: 'user' };
-  return { zone: { id: Number(row.id), userId: Number(row.user_id), name: row.name, serial: Number(row.serial), createdAt: new Date(row.created_at) } };
+  return {
+    zone: {
+      id: Number(row.id),
+      userId: Number(row.user_id),
+      name: row.name,
+      serial: Number(row.serial),
+      createdAt: new Date(row.created_at),
+    },
+  };
 }
-

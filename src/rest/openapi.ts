@@ -13,7 +13,11 @@ const ERROR_STATUSES: Record<string, string> = {
 const schemaOf = (spec: FieldSpec) =>
   spec.kind === 'list'
     ? { type: 'array', description: spec.description, items: spec.items ?? {} }
-    : { type: spec.kind === 'int' ? 'integer' : 'string', description: spec.description, ...(spec.max !== undefined ? { maximum: spec.max } : {}) };
+    : {
+        type: spec.kind === 'int' ? 'integer' : 'string',
+        description: spec.description,
+        ...(spec.max !== undefined ? { maximum: spec.max } : {}),
+      };
 
 /** docs/decisions.md §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
 const enveloped = (data: object) => ({
@@ -60,21 +64,26 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
       ...Object.entries(route.params ?? {}).map(([name, spec]) => ({ name, in: 'path', required: true, schema: schemaOf(spec) })),
       ...Object.entries(route.query ?? {}).map(([name, spec]) => ({ name, in: 'query', required: false, schema: schemaOf(spec) })),
     ];
-    const required = Object.entries(route.body ?? {}).filter(([, spec]) => spec.required).map(([name]) => name);
+    const required = Object.entries(route.body ?? {})
+      .filter(([, spec]) => spec.required)
+      .map(([name]) => name);
     const bodySchema = route.body && {
       type: 'object',
       additionalProperties: false,
       properties: Object.fromEntries(Object.entries(route.body).map(([name, spec]) => [name, schemaOf(spec)])),
       required,
     };
-    const success = route.status === 204
-      ? { description: 'Done; no body' }
-      : route.responseType
-        ? { description: 'Success', content: { [route.responseType]: { schema: { type: 'string' } } } }
-        : {
-            description: 'Success',
-            content: { 'application/json': { schema: options.envelope === 'restknot' ? enveloped(route.response ?? {}) : (route.response ?? {}) } },
-          };
+    const success =
+      route.status === 204
+        ? { description: 'Done; no body' }
+        : route.responseType
+          ? { description: 'Success', content: { [route.responseType]: { schema: { type: 'string' } } } }
+          : {
+              description: 'Success',
+              content: {
+                'application/json': { schema: options.envelope === 'restknot' ? enveloped(route.response ?? {}) : (route.response ?? {}) },
+              },
+            };
     const responses: Record<string, unknown> = { [String(route.status)]: success };
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
@@ -126,8 +135,12 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         Record: {
           type: 'object',
           properties: {
-            id: { type: 'integer' }, owner: { type: 'string' }, rdata: { type: 'string' }, zone: { type: 'string' },
-            type: { type: 'string' }, ttl: { type: 'string', pattern: '^[0-9]+$' },
+            id: { type: 'integer' },
+            owner: { type: 'string' },
+            rdata: { type: 'string' },
+            zone: { type: 'string' },
+            type: { type: 'string' },
+            ttl: { type: 'string', pattern: '^[0-9]+$' },
           },
           required: ['id', 'owner', 'rdata', 'zone', 'type', 'ttl'],
         },
@@ -146,7 +159,11 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         CreatedTsigKey: {
           allOf: [
             { $ref: '#/components/schemas/TsigKey' },
-            { type: 'object', properties: { secret: { type: 'string', description: 'base64; shown only in this answer' } }, required: ['secret'] },
+            {
+              type: 'object',
+              properties: { secret: { type: 'string', description: 'base64; shown only in this answer' } },
+              required: ['secret'],
+            },
           ],
         },
         User: userSchema('T', 'UTC, ISO 8601 without zone, microseconds'),
@@ -162,7 +179,16 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             user: { type: 'object', properties: { id: { type: 'integer' }, email: { type: 'string' } } },
             records: {
               type: 'array',
-              items: { type: 'object', properties: { id: { type: 'integer' }, owner: { type: 'string' }, rdata: { type: 'string' }, type: { type: 'string' }, ttl: { type: 'string' } } },
+              items: {
+                type: 'object',
+                properties: {
+                  id: { type: 'integer' },
+                  owner: { type: 'string' },
+                  rdata: { type: 'string' },
+                  type: { type: 'string' },
+                  ttl: { type: 'string' },
+                },
+              },
             },
           },
           required: ['zone_id', 'zone', 'user', 'records'],
@@ -177,8 +203,10 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
               items: {
                 type: 'object',
                 properties: {
-                  owner: { type: 'string' }, type: { type: 'string' },
-                  code: { enum: ['TARGET_IS_CNAME', 'TARGET_MISSING', 'TARGET_NO_ADDRESS', 'GLUE_MISSING', 'OCCLUDED_DATA'] }, message: { type: 'string' },
+                  owner: { type: 'string' },
+                  type: { type: 'string' },
+                  code: { enum: ['TARGET_IS_CNAME', 'TARGET_MISSING', 'TARGET_NO_ADDRESS', 'GLUE_MISSING', 'OCCLUDED_DATA'] },
+                  message: { type: 'string' },
                 },
                 required: ['owner', 'type', 'code', 'message'],
               },
@@ -193,14 +221,20 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             zone: { type: 'string' },
             serial: { type: 'integer' },
             state: { enum: ['pending', 'in_sync', 'error', 'no_secondaries'] },
-            message: { type: ['string', 'null'], description: 'why the zone is in its state, where the servers do not tell ("no secondaries configured")' },
+            message: {
+              type: ['string', 'null'],
+              description: 'why the zone is in its state, where the servers do not tell ("no secondaries configured")',
+            },
             servers: {
               type: 'array',
               items: {
                 type: 'object',
                 properties: {
-                  server: { type: 'string' }, served_serial: { type: ['integer', 'null'] }, state: { type: 'string' },
-                  error: { type: ['string', 'null'] }, updated_at: { type: ['string', 'null'] },
+                  server: { type: 'string' },
+                  served_serial: { type: ['integer', 'null'] },
+                  state: { type: 'string' },
+                  error: { type: ['string', 'null'] },
+                  updated_at: { type: ['string', 'null'] },
                 },
               },
             },
@@ -208,7 +242,8 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         },
         ZoneChange: {
           type: 'object',
-          description: 'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset)',
+          description:
+            'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset)',
           properties: {
             kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET'] },
             id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
@@ -242,7 +277,13 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             createdAt: { type: 'string' },
             author: {
               type: ['object', 'null'],
-              properties: { keyId: { type: ['string', 'null'] }, tsigKeyId: { type: ['string', 'null'] }, keyName: { type: ['string', 'null'] }, userId: { type: ['string', 'null'] }, admin: { type: 'boolean' } },
+              properties: {
+                keyId: { type: ['string', 'null'] },
+                tsigKeyId: { type: ['string', 'null'] },
+                keyName: { type: ['string', 'null'] },
+                userId: { type: ['string', 'null'] },
+                admin: { type: 'boolean' },
+              },
             },
             added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
             removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },

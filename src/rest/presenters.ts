@@ -2,10 +2,33 @@
  * GraphQL results → the documented REST shapes (docs/decisions.md §1): record `id`
  * and `zone_id` as JSON integers, user `id` as a string of digits, `ttl` as a numeric string.
  */
-export interface GqlRecord { id: string | number; zone: string; owner: string; type: string; rdata: string; ttl: number }
-export interface GqlUser { id: string; email: string; createdAt: string }
-export interface GqlTsigKey { id: string; userId: string | null; name: string; algorithm: string; createdAt: string; revokedAt: string | null }
-export interface GqlDomain { id: string; name: string; user: { id: string; email: string }; records: GqlRecord[] }
+export interface GqlRecord {
+  id: string | number;
+  zone: string;
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+}
+export interface GqlUser {
+  id: string;
+  email: string;
+  createdAt: string;
+}
+export interface GqlTsigKey {
+  id: string;
+  userId: string | null;
+  name: string;
+  algorithm: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+export interface GqlDomain {
+  id: string;
+  name: string;
+  user: { id: string; email: string };
+  records: GqlRecord[];
+}
 
 export function presentRecord(record: GqlRecord) {
   return { id: Number(record.id), owner: record.owner, rdata: record.rdata, zone: record.zone, type: record.type, ttl: String(record.ttl) };

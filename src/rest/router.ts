@@ -17,11 +17,19 @@ import type { ConnectionValue } from '../graphql/types/connection';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
 
-export interface RestDeps { runOperation: ServiceOperationRunner; db: Database; services: Services }
+export interface RestDeps {
+  runOperation: ServiceOperationRunner;
+  db: Database;
+  services: Services;
+}
 
 /** A failure to answer in the documented error body. */
 class RestError extends Error {
-  constructor(readonly code: ErrorCode | 'BAD_REQUEST', message: string, readonly details: ErrorDetail[] = []) {
+  constructor(
+    readonly code: ErrorCode | 'BAD_REQUEST',
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
     super(message);
   }
 }
@@ -42,18 +50,24 @@ const restField = (field: string) => {
 
 /** A domain error thrown by a resolver called directly, in the REST error shape. */
 function fromDomainError(error: DomainError): RestError {
-  return new RestError(error.code, error.message, error.details.map((detail) => ({ ...detail, field: restField(detail.field) })));
+  return new RestError(
+    error.code,
+    error.message,
+    error.details.map((detail) => ({ ...detail, field: restField(detail.field) })),
+  );
 }
 
 function fromGraphQLErrors(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): RestError {
   const [first] = errors;
   const code = first.extensions?.code;
-  const details = errors.flatMap((error) => ((error.extensions?.details as ErrorDetail[] | undefined) ?? []))
+  const details = errors
+    .flatMap((error) => (error.extensions?.details as ErrorDetail[] | undefined) ?? [])
     .map((detail) => ({ ...detail, field: restField(detail.field) }));
   if (isErrorCode(code)) return new RestError(code, first.message, details);
   // a list handed to the operation as it came (a change set) can fail GraphQL's own coercion of variables:
   // the client's mistake, and GraphQL's message names the item and the field
-  if (code === 'BAD_USER_INPUT') return new RestError('INVALID_INPUT', first.message, [{ field: 'body', code: 'INVALID_VALUE', message: first.message }]);
+  if (code === 'BAD_USER_INPUT')
+    return new RestError('INVALID_INPUT', first.message, [{ field: 'body', code: 'INVALID_VALUE', message: first.message }]);
   // the REST layer sends only well-formed operations; anything else is a bug reported as such
   logger.error({ errors }, 'REST operation failed with an unexpected GraphQL error');
   return new RestError('INTERNAL', ERROR_CATALOGUE.INTERNAL.message);
@@ -69,7 +83,11 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
   }
   for (const name of Object.keys(body)) {
     if (!route.body?.[name]) {
-      problems.push({ field: name, code: 'UNKNOWN_FIELD', message: `${name} is not a field of this request (expected: ${Object.keys(route.body ?? {}).join(', ') || 'none'})` });
+      problems.push({
+        field: name,
+        code: 'UNKNOWN_FIELD',
+        message: `${name} is not a field of this request (expected: ${Object.keys(route.body ?? {}).join(', ') || 'none'})`,
+      });
     }
   }
   const take = (specs: Record<string, FieldSpec> | undefined, source: Record<string, unknown>) => {
@@ -162,7 +180,14 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
         // multer/busboy refusals are client mistakes: too large, or not a well-formed form
         const code = (error as { code?: string }).code ?? '';
         if (code.startsWith('LIMIT_')) res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
-        else res.status(400).json(errorBody('BAD_REQUEST', 'Malformed multipart body', [{ field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' }]));
+        else
+          res
+            .status(400)
+            .json(
+              errorBody('BAD_REQUEST', 'Malformed multipart body', [
+                { field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' },
+              ]),
+            );
       });
     },
   ];
@@ -193,13 +218,20 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
         do {
           // a page never asks for more than MAX_PAGE_SIZE, whatever the route's page size: lists still come whole
           const first = typeof variables.first === 'number' ? Math.min(variables.first, maxPageSize) : variables.first;
-          const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, { ...variables, first, after });
+          const data = await run<Record<string, { nodes: T[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>>(operation, {
+            ...variables,
+            first,
+            after,
+          });
           const page = data[field];
           yield page.nodes;
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);
       },
-      async *resolverPages<T>(list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>, pageSize: number) {
+      async *resolverPages<T>(
+        list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>,
+        pageSize: number,
+      ) {
         const first = Math.min(pageSize, maxPageSize);
         let after: string | undefined;
         do {
@@ -281,11 +313,15 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get' ? [conditionalGet(db, {
-        withPropagation: route.readsPropagation === true,
-        variant: route.readsPropagation ? `rest ${restEnvelope} ${propagationVariant}` : `rest ${restEnvelope}`,
-        zoneParam: route.readsZone,
-      })] : []),
+      ...(route.method === 'get'
+        ? [
+            conditionalGet(db, {
+              withPropagation: route.readsPropagation === true,
+              variant: route.readsPropagation ? `rest ${restEnvelope} ${propagationVariant}` : `rest ${restEnvelope}`,
+              zoneParam: route.readsZone,
+            }),
+          ]
+        : []),
       ...(route.body ? bodyParsers : []),
       wholeBody,
       async (req: Request, res: Response) => {
@@ -297,8 +333,14 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
           } catch (invalid) {
             // an object the caller cannot see is not found, whatever the body holds (checked only on this
             // error path: a valid request pays nothing for it)
-            const status = invalid instanceof RestError ? ERROR_CATALOGUE[invalid.code].status : invalid instanceof DomainError ? ERROR_CATALOGUE[invalid.code].status : 0;
-            if (route.names && (status === 400 || status === 422)) await checkNamedObject(route.names, req.params as Record<string, string>, runner);
+            const status =
+              invalid instanceof RestError
+                ? ERROR_CATALOGUE[invalid.code].status
+                : invalid instanceof DomainError
+                  ? ERROR_CATALOGUE[invalid.code].status
+                  : 0;
+            if (route.names && (status === 400 || status === 422))
+              await checkNamedObject(route.names, req.params as Record<string, string>, runner);
             throw invalid;
           }
           if ('text' in result) {

@@ -29,13 +29,25 @@ export type FieldKind = 'string' | 'int' | 'list';
  * only in a JSON body, is handed to the GraphQL operation as it is (its variables' types check each item), and
  * is documented by `items` (a JSON Schema).
  */
-export interface FieldSpec { kind: FieldKind; required?: boolean; description: string; max?: number; items?: object }
+export interface FieldSpec {
+  kind: FieldKind;
+  required?: boolean;
+  description: string;
+  max?: number;
+  items?: object;
+}
 export type Inputs = Record<string, string | number | unknown[] | undefined>;
 
 interface GqlImportResult {
-  zone: string; added: number; removed: number; serial: number; dryRun: boolean;
-  dropped: { type: string; count: number }[]; warnings: { line: number | null; field: string; code: string; message: string }[];
-  addedRecords: string[] | null; removedRecords: string[] | null;
+  zone: string;
+  added: number;
+  removed: number;
+  serial: number;
+  dryRun: boolean;
+  dropped: { type: string; count: number }[];
+  warnings: { line: number | null; field: string; code: string; message: string }[];
+  addedRecords: string[] | null;
+  removedRecords: string[] | null;
 }
 
 export interface Runner {
@@ -52,7 +64,10 @@ export interface Runner {
    * for bulk lists of plain rows (100,000 records), where running every field through graphql-js would cost
    * seconds (bench/FINDINGS.md §2). The same resolver, the same service, the same scope. Page by page, as `pages`.
    */
-  resolverPages<T>(list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>, first: number): AsyncIterable<readonly T[]>;
+  resolverPages<T>(
+    list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>,
+    first: number,
+  ): AsyncIterable<readonly T[]>;
   /**
    * What a GraphQL field answers whole, as the chunks it is made of (the zone file): the field's own source,
    * called as the caller; an error before the first chunk is the REST error.
@@ -107,8 +122,14 @@ const RECORD_BODY: Record<string, FieldSpec> = {
   ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values', max: 2_147_483_647 },
 };
 const ID_PARAM: Record<string, FieldSpec> = { id: { kind: 'int', required: true, description: 'identifier' } };
-const USER_QUERY: Record<string, FieldSpec> = { id: { kind: 'int', description: 'user id' }, email: { kind: 'string', description: 'user e-mail' } };
-const ZONE_QUERY: Record<string, FieldSpec> = { id: { kind: 'int', description: 'zone id' }, name: { kind: 'string', description: 'zone name' } };
+const USER_QUERY: Record<string, FieldSpec> = {
+  id: { kind: 'int', description: 'user id' },
+  email: { kind: 'string', description: 'user e-mail' },
+};
+const ZONE_QUERY: Record<string, FieldSpec> = {
+  id: { kind: 'int', description: 'zone id' },
+  name: { kind: 'string', description: 'zone name' },
+};
 
 const recordInput = (inputs: Inputs) => ({
   zone: inputs.zone,
@@ -122,7 +143,13 @@ const PAGE = 2000;
 
 export const ROUTES: RouteSpec[] = [
   {
-    method: 'get', path: '/record/list', operationId: 'listRecords', tag: 'records', summary: 'List all records', status: 200, response: arrayOf('Record'),
+    method: 'get',
+    path: '/record/list',
+    operationId: 'listRecords',
+    tag: 'records',
+    summary: 'List all records',
+    status: 200,
+    response: arrayOf('Record'),
     async handle(_inputs, runner) {
       const resolver = new RecordResolver();
       const rows = runner.resolverPages((context, page) => resolver.records(Object.assign(new RecordsArgs(), page), context), PAGE * 5);
@@ -130,36 +157,69 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/record/list/:id', operationId: 'getRecord', tag: 'records', summary: 'Get one record', status: 200, params: ID_PARAM, response: ref('Record'),
+    method: 'get',
+    path: '/record/list/:id',
+    operationId: 'getRecord',
+    tag: 'records',
+    summary: 'Get one record',
+    status: 200,
+    params: ID_PARAM,
+    response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
       return { body: presentRecord(data.record) };
     },
   },
   {
-    method: 'post', path: '/record/add', operationId: 'addRecord', tag: 'records', summary: 'Create a record', status: 201, body: RECORD_BODY, response: ref('Record'),
+    method: 'post',
+    path: '/record/add',
+    operationId: 'addRecord',
+    tag: 'records',
+    summary: 'Create a record',
+    status: 201,
+    body: RECORD_BODY,
+    response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ createRecord: GqlRecord }>('createRecord', { input: recordInput(inputs) });
       return { body: presentRecord(data.createRecord) };
     },
   },
   {
-    method: 'put', path: '/record/edit/:id', operationId: 'editRecord', tag: 'records', summary: 'Edit a record (an SOA edit must raise the serial)', names: 'record', status: 200,
-    params: ID_PARAM, body: RECORD_BODY, response: ref('Record'),
+    method: 'put',
+    path: '/record/edit/:id',
+    operationId: 'editRecord',
+    tag: 'records',
+    summary: 'Edit a record (an SOA edit must raise the serial)',
+    names: 'record',
+    status: 200,
+    params: ID_PARAM,
+    body: RECORD_BODY,
+    response: ref('Record'),
     async handle(inputs, runner) {
       const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
       return { body: presentRecord(data.updateRecord) };
     },
   },
   {
-    method: 'delete', path: '/record/delete/:id', operationId: 'deleteRecord', tag: 'records', summary: 'Delete a record', status: 204, params: ID_PARAM,
+    method: 'delete',
+    path: '/record/delete/:id',
+    operationId: 'deleteRecord',
+    tag: 'records',
+    summary: 'Delete a record',
+    status: 204,
+    params: ID_PARAM,
     async handle(inputs, runner) {
       await runner.run('deleteRecord', { id: String(inputs.id) });
       return { empty: true };
     },
   },
   {
-    method: 'get', path: '/user/list', operationId: 'listUsers', tag: 'users', summary: 'List all users, or one user with ?id= or ?email=', status: 200,
+    method: 'get',
+    path: '/user/list',
+    operationId: 'listUsers',
+    tag: 'users',
+    summary: 'List all users, or one user with ?id= or ?email=',
+    status: 200,
     query: USER_QUERY,
     response: { oneOf: [arrayOf('User'), ref('User')] },
     async handle(inputs, runner) {
@@ -168,21 +228,40 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/user/list/:id', operationId: 'getUser', tag: 'users', summary: 'Get one user', status: 200, params: ID_PARAM,
+    method: 'get',
+    path: '/user/list/:id',
+    operationId: 'getUser',
+    tag: 'users',
+    summary: 'Get one user',
+    status: 200,
+    params: ID_PARAM,
     query: USER_QUERY,
     response: ref('User'),
     handle: getUser,
   },
   {
-    method: 'post', path: '/user/add', operationId: 'addUser', tag: 'users', summary: 'Create a user', status: 201,
-    body: { email: { kind: 'string', required: true, description: 'e-mail address' } }, response: ref('CreatedUser'),
+    method: 'post',
+    path: '/user/add',
+    operationId: 'addUser',
+    tag: 'users',
+    summary: 'Create a user',
+    status: 201,
+    body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
+    response: ref('CreatedUser'),
     async handle(inputs, runner) {
       const data = await runner.run<{ createUser: GqlUser }>('createUser', { input: { email: inputs.email } });
       return { body: presentCreatedUser(data.createUser) };
     },
   },
   {
-    method: 'put', path: '/user/edit/:id', operationId: 'editUser', tag: 'users', summary: "Change a user's e-mail", names: 'user', status: 200, params: ID_PARAM,
+    method: 'put',
+    path: '/user/edit/:id',
+    operationId: 'editUser',
+    tag: 'users',
+    summary: "Change a user's e-mail",
+    names: 'user',
+    status: 200,
+    params: ID_PARAM,
     body: { email: { kind: 'string', required: true, description: 'e-mail address' } },
     response: { type: 'object', properties: { email: { type: 'string' } }, required: ['email'] },
     async handle(inputs, runner) {
@@ -191,23 +270,41 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'delete', path: '/user/delete/:id', operationId: 'deleteUser', tag: 'users', summary: 'Delete a user with its zones and records', status: 204, params: ID_PARAM,
+    method: 'delete',
+    path: '/user/delete/:id',
+    operationId: 'deleteUser',
+    tag: 'users',
+    summary: 'Delete a user with its zones and records',
+    status: 204,
+    params: ID_PARAM,
     async handle(inputs, runner) {
       await runner.run('deleteUser', { id: String(inputs.id) });
       return { empty: true };
     },
   },
   {
-    method: 'get', path: '/tsigkey/list', operationId: 'listTsigKeys', tag: 'tsigkeys', summary: 'TSIG keys for DNS UPDATE (a user key: its own user’s)', status: 200,
+    method: 'get',
+    path: '/tsigkey/list',
+    operationId: 'listTsigKeys',
+    tag: 'tsigkeys',
+    summary: 'TSIG keys for DNS UPDATE (a user key: its own user’s)',
+    status: 200,
     query: { user_id: { kind: 'int', description: 'only this user’s keys (admin key)' } },
     response: arrayOf('TsigKey'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ tsigKeys: GqlTsigKey[] }>('listTsigKeys', { userId: inputs.user_id === undefined ? undefined : String(inputs.user_id) });
+      const data = await runner.run<{ tsigKeys: GqlTsigKey[] }>('listTsigKeys', {
+        userId: inputs.user_id === undefined ? undefined : String(inputs.user_id),
+      });
       return { body: data.tsigKeys.map(presentTsigKey) };
     },
   },
   {
-    method: 'post', path: '/tsigkey/add', operationId: 'addTsigKey', tag: 'tsigkeys', summary: 'Create a TSIG key for DNS UPDATE; the base64 secret is in this answer only', status: 201,
+    method: 'post',
+    path: '/tsigkey/add',
+    operationId: 'addTsigKey',
+    tag: 'tsigkeys',
+    summary: 'Create a TSIG key for DNS UPDATE; the base64 secret is in this answer only',
+    status: 201,
     body: {
       name: { kind: 'string', required: true, description: 'key name (a domain name)' },
       user_id: { kind: 'int', description: 'the user whose zones it updates; omitted: an admin key (admin API key only)' },
@@ -215,41 +312,74 @@ export const ROUTES: RouteSpec[] = [
     },
     response: ref('CreatedTsigKey'),
     async handle(inputs, runner) {
-      const input = { name: inputs.name, userId: inputs.user_id === undefined ? undefined : String(inputs.user_id), algorithm: inputs.algorithm };
+      const input = {
+        name: inputs.name,
+        userId: inputs.user_id === undefined ? undefined : String(inputs.user_id),
+        algorithm: inputs.algorithm,
+      };
       const data = await runner.run<{ createTsigKey: { tsigKey: GqlTsigKey; secret: string } }>('createTsigKey', { input });
       return { body: { ...presentTsigKey(data.createTsigKey.tsigKey), secret: data.createTsigKey.secret } };
     },
   },
   {
-    method: 'post', path: '/tsigkey/revoke/:id', operationId: 'revokeTsigKey', tag: 'tsigkeys', summary: 'Revoke a TSIG key: UPDATEs signed with it are refused from now on', status: 200,
-    params: ID_PARAM, response: ref('TsigKey'),
+    method: 'post',
+    path: '/tsigkey/revoke/:id',
+    operationId: 'revokeTsigKey',
+    tag: 'tsigkeys',
+    summary: 'Revoke a TSIG key: UPDATEs signed with it are refused from now on',
+    status: 200,
+    params: ID_PARAM,
+    response: ref('TsigKey'),
     async handle(inputs, runner) {
       const data = await runner.run<{ revokeTsigKey: GqlTsigKey }>('revokeTsigKey', { id: String(inputs.id) });
       return { body: presentTsigKey(data.revokeTsigKey) };
     },
   },
   {
-    method: 'get', path: '/domain/list', operationId: 'listDomains', tag: 'domains', summary: 'List all domains with their records', status: 200, response: arrayOf('Domain'),
+    method: 'get',
+    path: '/domain/list',
+    operationId: 'listDomains',
+    tag: 'domains',
+    summary: 'List all domains with their records',
+    status: 200,
+    response: arrayOf('Domain'),
     async handle(_inputs, runner) {
       return { itemPages: mapPages(runner.pages<GqlDomain>('listDomains', 'domains', { first: 200 }), presentDomain) };
     },
   },
   {
-    method: 'get', path: '/domain/list/zone/:zoneid', operationId: 'getDomainByZoneId', tag: 'domains', summary: 'Get one domain by zone id (or name)', readsZone: 'zoneid', status: 200,
+    method: 'get',
+    path: '/domain/list/zone/:zoneid',
+    operationId: 'getDomainByZoneId',
+    tag: 'domains',
+    summary: 'Get one domain by zone id (or name)',
+    readsZone: 'zoneid',
+    status: 200,
     params: { zoneid: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     query: ZONE_QUERY,
     response: ref('Domain'),
     handle: getDomain,
   },
   {
-    method: 'get', path: '/domain/list/zone', operationId: 'getDomain', tag: 'domains', summary: 'Get one domain by ?id= or ?name=', status: 200,
+    method: 'get',
+    path: '/domain/list/zone',
+    operationId: 'getDomain',
+    tag: 'domains',
+    summary: 'Get one domain by ?id= or ?name=',
+    status: 200,
     query: ZONE_QUERY,
     response: ref('Domain'),
     handle: getDomain,
   },
   {
-    method: 'get', path: '/domain/list/user/:userid', operationId: 'listUserDomains', tag: 'domains', summary: "List one user's domains", status: 200,
-    params: { userid: { kind: 'int', required: true, description: 'user id' } }, response: arrayOf('Domain'),
+    method: 'get',
+    path: '/domain/list/user/:userid',
+    operationId: 'listUserDomains',
+    tag: 'domains',
+    summary: "List one user's domains",
+    status: 200,
+    params: { userid: { kind: 'int', required: true, description: 'user id' } },
+    response: arrayOf('Domain'),
     async handle(inputs, runner) {
       await runner.run('getUserForDomains', { id: String(inputs.userid) }); // 404 for an unknown user
       const pages = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, userId: String(inputs.userid) });
@@ -257,7 +387,12 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'post', path: '/domain/add', operationId: 'addDomain', tag: 'domains', summary: 'Create a domain with its default records', status: 201,
+    method: 'post',
+    path: '/domain/add',
+    operationId: 'addDomain',
+    tag: 'domains',
+    summary: 'Create a domain with its default records',
+    status: 201,
     body: {
       user_id: { kind: 'int', required: true, description: 'id of the owning user' },
       zone: { kind: 'string', required: true, description: 'zone name' },
@@ -271,7 +406,12 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'delete', path: '/domain/delete', operationId: 'deleteDomain', tag: 'domains', summary: 'Delete a domain (zone in the body or query) and all its records', status: 204,
+    method: 'delete',
+    path: '/domain/delete',
+    operationId: 'deleteDomain',
+    tag: 'domains',
+    summary: 'Delete a domain (zone in the body or query) and all its records',
+    status: 204,
     body: { zone: { kind: 'string', description: 'zone name' } },
     query: { zone: { kind: 'string', description: 'zone name' } },
     async handle(inputs, runner) {
@@ -280,21 +420,39 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'post', path: '/domain/changes/:zone', operationId: 'applyZoneChanges', tag: 'domains', names: 'zone', status: 200,
+    method: 'post',
+    path: '/domain/changes/:zone',
+    operationId: 'applyZoneChanges',
+    tag: 'domains',
+    names: 'zone',
+    status: 200,
     summary: 'Apply a change set to a zone, all or nothing, one serial step (JSON body; expectSerial for optimistic concurrency)',
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
       changes: { kind: 'list', required: true, description: 'the changes, applied together', items: ref('ZoneChange') },
-      expectSerial: { kind: 'int', description: 'apply only if the zone is still at this serial (else 409 SERIAL_MISMATCH)', max: 4_294_967_295 },
+      expectSerial: {
+        kind: 'int',
+        description: 'apply only if the zone is still at this serial (else 409 SERIAL_MISMATCH)',
+        max: 4_294_967_295,
+      },
     },
     response: ref('ZoneChangesResult'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ applyZoneChanges: unknown }>('applyZoneChanges', { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial });
+      const data = await runner.run<{ applyZoneChanges: unknown }>('applyZoneChanges', {
+        zone: inputs.zone,
+        changes: inputs.changes,
+        expectSerial: inputs.expectSerial,
+      });
       return { body: data.applyZoneChanges };
     },
   },
   {
-    method: 'get', path: '/domain/changes/:zone', operationId: 'listZoneChanges', tag: 'domains', readsZone: 'zone', status: 200,
+    method: 'get',
+    path: '/domain/changes/:zone',
+    operationId: 'listZoneChanges',
+    tag: 'domains',
+    readsZone: 'zone',
+    status: 200,
     summary: "A zone's committed changes, newest first: serials, time, author, records added and removed",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     query: {
@@ -303,12 +461,22 @@ export const ROUTES: RouteSpec[] = [
     },
     response: arrayOf('ZoneChangeEntry'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { changes: { nodes: unknown[] } } }>('zoneChanges', { zone: inputs.zone, first: inputs.first ?? 100, after: inputs.after });
+      const data = await runner.run<{ domain: { changes: { nodes: unknown[] } } }>('zoneChanges', {
+        zone: inputs.zone,
+        first: inputs.first ?? 100,
+        after: inputs.after,
+      });
       return { body: data.domain.changes.nodes };
     },
   },
   {
-    method: 'get', path: '/domain/export/:zone', operationId: 'exportDomain', tag: 'domains', summary: 'A zone as an RFC 1035 master file (zone id or name)', readsZone: 'zone', status: 200,
+    method: 'get',
+    path: '/domain/export/:zone',
+    operationId: 'exportDomain',
+    tag: 'domains',
+    summary: 'A zone as an RFC 1035 master file (zone id or name)',
+    readsZone: 'zone',
+    status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     responseType: 'text/dns',
     async handle(inputs, runner) {
@@ -319,7 +487,13 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'post', path: '/domain/import/:zone', operationId: 'importDomain', tag: 'domains', summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)', names: 'zone', status: 200,
+    method: 'post',
+    path: '/domain/import/:zone',
+    operationId: 'importDomain',
+    tag: 'domains',
+    summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)',
+    names: 'zone',
+    status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
       text: { kind: 'string', required: true, description: 'the master file' },
@@ -330,10 +504,21 @@ export const ROUTES: RouteSpec[] = [
     response: {
       type: 'object',
       properties: {
-        zone: { type: 'string' }, added: { type: 'integer' }, removed: { type: 'integer' }, serial: { type: 'integer' }, dry_run: { type: 'boolean' },
+        zone: { type: 'string' },
+        added: { type: 'integer' },
+        removed: { type: 'integer' },
+        serial: { type: 'integer' },
+        dry_run: { type: 'boolean' },
         dropped: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, count: { type: 'integer' } } } },
-        warnings: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } } },
-        added_records: { type: 'array', items: { type: 'string' } }, removed_records: { type: 'array', items: { type: 'string' } },
+        warnings: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { line: { type: 'integer' }, field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+          },
+        },
+        added_records: { type: 'array', items: { type: 'string' } },
+        removed_records: { type: 'array', items: { type: 'string' } },
       },
       required: ['zone', 'added', 'removed', 'serial', 'dry_run', 'dropped', 'warnings'],
     },
@@ -341,18 +526,30 @@ export const ROUTES: RouteSpec[] = [
       // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
       const pick = (name: string, value: unknown, allowed: string[]) => {
         const text = String(value).toUpperCase();
-        if (!allowed.includes(text)) throw DomainError.invalid(name, `${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))})`, 'INVALID_CHOICE');
+        if (!allowed.includes(text))
+          throw DomainError.invalid(
+            name,
+            `${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))})`,
+            'INVALID_CHOICE',
+          );
         return text;
       };
       const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {
-        zone: inputs.zone, text: inputs.text,
+        zone: inputs.zone,
+        text: inputs.text,
         mode: pick('mode', inputs.mode ?? 'REPLACE', ['REPLACE', 'MERGE']),
         dryRun: ['TRUE', '1'].includes(pick('dry_run', inputs.dry_run ?? 'false', ['TRUE', 'FALSE', '1', '0'])),
         ttlPolicy: pick('ttl_policy', inputs.ttl_policy ?? 'REFUSE', ['REFUSE', 'CLAMP']),
       });
       const r = data.importZone;
       const body: Record<string, unknown> = {
-        zone: r.zone, added: r.added, removed: r.removed, serial: r.serial, dry_run: r.dryRun, dropped: r.dropped, warnings: r.warnings,
+        zone: r.zone,
+        added: r.added,
+        removed: r.removed,
+        serial: r.serial,
+        dry_run: r.dryRun,
+        dropped: r.dropped,
+        warnings: r.warnings,
       };
       if (r.addedRecords) body.added_records = r.addedRecords;
       if (r.removedRecords) body.removed_records = r.removedRecords;
@@ -360,21 +557,39 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
-    method: 'get', path: '/domain/check/:zone', operationId: 'checkDomain', tag: 'domains', readsZone: 'zone', status: 200,
-    summary: "The zone checks over a whole zone (as named-checkzone's): aliases and missing addresses behind MX, NS and SRV, missing glue, data hidden by a delegation; warnings, not refusals",
+    method: 'get',
+    path: '/domain/check/:zone',
+    operationId: 'checkDomain',
+    tag: 'domains',
+    readsZone: 'zone',
+    status: 200,
+    summary:
+      "The zone checks over a whole zone (as named-checkzone's): aliases and missing addresses behind MX, NS and SRV, missing glue, data hidden by a delegation; warnings, not refusals",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     response: ref('ZoneCheck'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ checkZone: { zone: string; serial: number; warnings: unknown[] } }>('checkZone', { zone: inputs.zone });
+      const data = await runner.run<{ checkZone: { zone: string; serial: number; warnings: unknown[] } }>('checkZone', {
+        zone: inputs.zone,
+      });
       return { body: data.checkZone };
     },
   },
   {
-    method: 'get', path: '/domain/status/:zone', operationId: 'getDomainStatus', tag: 'domains', summary: 'Propagation of a zone: serial, and what each secondary serves', readsZone: 'zone', status: 200, readsPropagation: true,
+    method: 'get',
+    path: '/domain/status/:zone',
+    operationId: 'getDomainStatus',
+    tag: 'domains',
+    summary: 'Propagation of a zone: serial, and what each secondary serves',
+    readsZone: 'zone',
+    status: 200,
+    readsPropagation: true,
     params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
     response: ref('ZoneStatus'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ domain: { id: string; name: string; propagation: GqlPropagation } }>('domainStatus', zoneSelector(String(inputs.zone)));
+      const data = await runner.run<{ domain: { id: string; name: string; propagation: GqlPropagation } }>(
+        'domainStatus',
+        zoneSelector(String(inputs.zone)),
+      );
       const { propagation } = data.domain;
       return {
         body: {
@@ -405,7 +620,11 @@ interface GqlPropagation {
 
 /** A path segment naming a zone: its id when all digits, its name otherwise. */
 /** the object a route's path names, looked up as the caller sees it (ZONE_NOT_FOUND, … when it cannot) */
-export async function checkNamedObject(kind: NonNullable<RouteSpec['names']>, params: Record<string, string>, runner: Runner): Promise<void> {
+export async function checkNamedObject(
+  kind: NonNullable<RouteSpec['names']>,
+  params: Record<string, string>,
+  runner: Runner,
+): Promise<void> {
   if (kind === 'zone') await runner.run('zoneExists', zoneSelector(String(params.zone)));
   else if (kind === 'record') await runner.run('recordExists', { id: String(params.id) });
   else await runner.run('getUserForDomains', { id: String(params.id) });
@@ -425,9 +644,10 @@ async function getUser(inputs: Inputs, runner: Runner): Promise<RouteResult> {
 
 async function getDomain(inputs: Inputs, runner: Runner): Promise<RouteResult> {
   // the path segment is a zone id when it is all digits, a zone name otherwise
-  const selector = inputs.zoneid !== undefined
-    ? zoneSelector(String(inputs.zoneid))
-    : { id: inputs.id === undefined ? undefined : String(inputs.id), name: inputs.name as string | undefined };
+  const selector =
+    inputs.zoneid !== undefined
+      ? zoneSelector(String(inputs.zoneid))
+      : { id: inputs.id === undefined ? undefined : String(inputs.id), name: inputs.name as string | undefined };
   const data = await runner.run<{ domain: GqlDomain }>('getDomain', selector);
   return { body: presentDomain(data.domain) };
 }

@@ -1,13 +1,24 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/pool';
 import { canSeeUser, Principal } from '../auth/principal';
-import { activeApiKeyByHash, ApiKeyRow, insertApiKey, insertFirstAdminKey, listApiKeys, revokeApiKey, setConfiguredAdminKey } from '../repositories/accounts';
+import {
+  activeApiKeyByHash,
+  ApiKeyRow,
+  insertApiKey,
+  insertFirstAdminKey,
+  listApiKeys,
+  revokeApiKey,
+  setConfiguredAdminKey,
+} from '../repositories/accounts';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 
 export type { ApiKeyRow } from '../repositories/accounts';
-export interface CreatedApiKey { apiKey: ApiKeyRow; secret: string }
+export interface CreatedApiKey {
+  apiKey: ApiKeyRow;
+  secret: string;
+}
 
 const ENV_ADMIN_KEY_NAME = 'admin (API_KEY setting)';
 const GENERATED_ADMIN_KEY_NAME = 'admin (generated on first start)';
@@ -39,7 +50,10 @@ export class ApiKeysService {
     const key = await activeApiKeyByHash(db, hash);
     let principal: Principal | null = null;
     if (key && timingSafeEqual(Buffer.from(key.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
-      principal = key.userId !== null ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId } : { kind: 'admin', keyId: key.id, keyName: key.name };
+      principal =
+        key.userId !== null
+          ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId }
+          : { kind: 'admin', keyId: key.id, keyName: key.name };
     }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, { principal, until: Date.now() + ApiKeysService.CACHE_MS });
@@ -70,7 +84,9 @@ export class ApiKeysService {
   async create(ctx: RequestContext, input: { userId: number; name: string }): Promise<CreatedApiKey> {
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     const secret = newSecret('zk');
-    const key = await inTransaction(ctx.db, (sql) => insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret) }));
+    const key = await inTransaction(ctx.db, (sql) =>
+      insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret) }),
+    );
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
   }
@@ -82,7 +98,9 @@ export class ApiKeysService {
   }
 
   async revoke(ctx: RequestContext, id: number): Promise<ApiKeyRow> {
-    const key = await inTransaction(ctx.db, (sql) => revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined));
+    const key = await inTransaction(ctx.db, (sql) =>
+      revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
+    );
     if (!key) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
     this.cache.delete(key.secretHash);
     const { secretHash: _hash, ...row } = key;

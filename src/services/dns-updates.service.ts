@@ -26,15 +26,30 @@ export type UpdateOperation =
   | { kind: 'DELETE_NAME'; name: string }
   | { kind: 'DELETE_RR'; name: string; type: string; rdata: string };
 
-export interface DnsUpdateRequest { zone: string; prerequisites: UpdatePrerequisite[]; updates: UpdateOperation[] }
+export interface DnsUpdateRequest {
+  zone: string;
+  prerequisites: UpdatePrerequisite[];
+  updates: UpdateOperation[];
+}
 
 /** an added RR whose TTL was not allowed, and the allowed TTL it got */
-export interface TtlAdjustment { name: string; type: string; requested: number; applied: number }
+export interface TtlAdjustment {
+  name: string;
+  type: string;
+  requested: number;
+  applied: number;
+}
 
 /** The RCODE names of RFC 2136 §2.2 a failed prerequisite answers with. */
 export type PrerequisiteFailure = 'YXDOMAIN' | 'NXDOMAIN' | 'YXRRSET' | 'NXRRSET';
 
-interface ZoneRr { id?: number; owner: string; type: string; rdata: string; ttl: number }
+interface ZoneRr {
+  id?: number;
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+}
 
 /**
  * DNS UPDATE (RFC 2136 §3) as a change set: the DNS edge translates the message into prerequisites and
@@ -55,15 +70,23 @@ interface ZoneRr { id?: number; owner: string; type: string; rdata: string; ttl:
  *   less than the certificate. The adjustments are returned so the DNS edge can log them (README, "DNS UPDATE").
  */
 export class DnsUpdatesService {
-  constructor(private readonly zoneChanges: ZoneChangesService, private readonly allowedTtls: Parameters<typeof parseRecord>[2]) {}
+  constructor(
+    private readonly zoneChanges: ZoneChangesService,
+    private readonly allowedTtls: Parameters<typeof parseRecord>[2],
+  ) {}
 
-  async apply(ctx: RequestContext, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }> {
+  async apply(
+    ctx: RequestContext,
+    request: DnsUpdateRequest,
+  ): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }> {
     const zone = normaliseZoneName(request.zone);
     // §3.2 and §3.4.1.3: every name must be in the zone (NOTZONE)
     for (const item of [...request.prerequisites, ...request.updates]) {
       const name = item.name.toLowerCase();
       if (name !== `${zone}.` && !name.endsWith(`.${zone}.`)) {
-        throw new DomainError('NAME_NOT_IN_ZONE', `${item.name} is not in zone ${zone}`, [{ field: 'name', code: 'NOTZONE', message: `name: ${item.name} is not in zone ${zone}` }]);
+        throw new DomainError('NAME_NOT_IN_ZONE', `${item.name} is not in zone ${zone}`, [
+          { field: 'name', code: 'NOTZONE', message: `name: ${item.name} is not in zone ${zone}` },
+        ]);
       }
     }
     // the names the update speaks of are all the plan looks at (with the apex, which is always read)
@@ -182,10 +205,12 @@ function checkPrerequisites(zone: string, records: readonly StoredRow[], prerequ
         if (atName.length) throw prerequisiteFailed('YXDOMAIN', `${prerequisite.name} has records`);
         break;
       case 'RRSET_EXISTS':
-        if (!atName.some((r) => r.type === prerequisite.type)) throw prerequisiteFailed('NXRRSET', `${prerequisite.name} has no ${prerequisite.type} records`);
+        if (!atName.some((r) => r.type === prerequisite.type))
+          throw prerequisiteFailed('NXRRSET', `${prerequisite.name} has no ${prerequisite.type} records`);
         break;
       case 'RRSET_DOES_NOT_EXIST':
-        if (atName.some((r) => r.type === prerequisite.type)) throw prerequisiteFailed('YXRRSET', `${prerequisite.name} has ${prerequisite.type} records`);
+        if (atName.some((r) => r.type === prerequisite.type))
+          throw prerequisiteFailed('YXRRSET', `${prerequisite.name} has ${prerequisite.type} records`);
         break;
       case 'RRSET_EQUALS': {
         const match = canonicalRdata(zone, prerequisite.name, prerequisite.type, prerequisite.rdata);

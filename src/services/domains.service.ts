@@ -52,28 +52,43 @@ export class DomainsService {
     // §2.3.4: 255 octets), and a zone whose own records fail validation could never be exported
     const www = this.settings.defaultWwwCname ? parseOwner(DEFAULT_WWW_OWNER, name, 'zone') : undefined;
     if (www && !www.ok) {
-      throw errorFromProblems(www.problems.map((p) => ({ ...p, message: `zone: the name leaves no room for the default ${DEFAULT_WWW_OWNER} record: ${p.message.replace(/^zone: /, '')}` })));
+      throw errorFromProblems(
+        www.problems.map((p) => ({
+          ...p,
+          message: `zone: the name leaves no room for the default ${DEFAULT_WWW_OWNER} record: ${p.message.replace(/^zone: /, '')}`,
+        })),
+      );
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
     const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
     // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
     // answer waits for both
-    const recordsAt = (serial: number) => [
-      // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
-      { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
-      ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
-      ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
-    ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
-    return writeZone(ctx.db, this.settings, ctx.principal, { kind: 'create-zone', insert: async (sql) => {
-      const initial = initialSerial(this.settings.serialPolicy, new Date());
-      let result = await insertZone(sql, { userId: input.userId, name, serial: initial, records: recordsAt(initial), onlyWithoutHistory: true });
-      if ('history' in result) {
-        const serial = this.firstSerial(initial, result.history);
-        result = await insertZone(sql, { userId: input.userId, name, serial, records: recordsAt(serial), onlyWithoutHistory: false });
-      }
-      if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
-      return result.zone;
-    } });
+    const recordsAt = (serial: number) =>
+      [
+        // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
+        { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
+        ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
+        ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
+      ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
+    return writeZone(ctx.db, this.settings, ctx.principal, {
+      kind: 'create-zone',
+      insert: async (sql) => {
+        const initial = initialSerial(this.settings.serialPolicy, new Date());
+        let result = await insertZone(sql, {
+          userId: input.userId,
+          name,
+          serial: initial,
+          records: recordsAt(initial),
+          onlyWithoutHistory: true,
+        });
+        if ('history' in result) {
+          const serial = this.firstSerial(initial, result.history);
+          result = await insertZone(sql, { userId: input.userId, name, serial, records: recordsAt(serial), onlyWithoutHistory: false });
+        }
+        if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+        return result.zone;
+      },
+    });
   }
 
   /**
@@ -88,12 +103,16 @@ export class DomainsService {
   async delete(ctx: RequestContext, by: { id?: number; name?: string }): Promise<void> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
-    await writeZone(ctx.db, this.settings, ctx.principal, { kind: 'delete-zone', zone: by.id !== undefined ? { id: by.id } : { name: name! }, remove: async (sql) => {
-      const domain = await findZoneRow(sql, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) });
-      if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
-      const records = await zoneRecords(sql, [domain.id]);
-      await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
-      return { id: domain.id, name: domain.name };
-    } });
+    await writeZone(ctx.db, this.settings, ctx.principal, {
+      kind: 'delete-zone',
+      zone: by.id !== undefined ? { id: by.id } : { name: name! },
+      remove: async (sql) => {
+        const domain = await findZoneRow(sql, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) });
+        if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+        const records = await zoneRecords(sql, [domain.id]);
+        await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
+        return { id: domain.id, name: domain.name };
+      },
+    });
   }
 }

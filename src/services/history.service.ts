@@ -5,7 +5,12 @@ import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneHistory 
 import type { RequestContext } from './context';
 import type { ZoneChangesResult, ZoneChangesService } from './zone-changes.service';
 
-export interface ZoneDiff { fromSerial: number; toSerial: number; added: JournalRecord[]; removed: JournalRecord[] }
+export interface ZoneDiff {
+  fromSerial: number;
+  toSerial: number;
+  added: JournalRecord[];
+  removed: JournalRecord[];
+}
 
 /** a record with its TTL: a TTL change is journalled as a removal and an addition, which must not cancel */
 const identity = (r: JournalRecord) => recordIdentity(r, { withTtl: true });
@@ -31,7 +36,12 @@ export class HistoryService {
    * The records removed and added between two serials of the zone (either order), the SOA aside (its serial
    * steps with every change). A record whose TTL changed is removed and added.
    */
-  async diff(ctx: RequestContext, zone: { id: number; name: string; serial: number }, fromSerial: number, toSerial: number): Promise<ZoneDiff> {
+  async diff(
+    ctx: RequestContext,
+    zone: { id: number; name: string; serial: number },
+    fromSerial: number,
+    toSerial: number,
+  ): Promise<ZoneDiff> {
     return ctx.db.connection(async (sql) => {
       const fromId = await this.rowAt(sql, zone, fromSerial, 'fromSerial');
       const toId = await this.rowAt(sql, zone, toSerial, 'toSerial');
@@ -45,7 +55,12 @@ export class HistoryService {
   }
 
   /** Brings the zone back to its records at `toSerial`: a new change set (rules checked, the serial rises). */
-  async revert(ctx: RequestContext, zone: { id: number; name: string; serial: number }, toSerial: number, expectSerial?: number): Promise<ZoneChangesResult> {
+  async revert(
+    ctx: RequestContext,
+    zone: { id: number; name: string; serial: number },
+    toSerial: number,
+    expectSerial?: number,
+  ): Promise<ZoneChangesResult> {
     const back = await this.diff(ctx, zone, zone.serial, toSerial);
     if (back.added.length === 0 && back.removed.length === 0) {
       throw DomainError.invalid('toSerial', `toSerial: the zone already has the records it had at serial ${toSerial}`, 'NOTHING_TO_REVERT');
@@ -61,11 +76,20 @@ export class HistoryService {
   }
 
   /** the journal row that left the zone at `serial`; the zone's current serial always counts (its last row) */
-  private async rowAt(sql: Parameters<typeof rowAtSerial>[0], zone: { id: number; name: string }, serial: number, field: string): Promise<number> {
+  private async rowAt(
+    sql: Parameters<typeof rowAtSerial>[0],
+    zone: { id: number; name: string },
+    serial: number,
+    field: string,
+  ): Promise<number> {
     const id = await rowAtSerial(sql, zone, serial);
     if (id === undefined) {
       throw new DomainError('HISTORY_EXPIRED', `The kept history of zone ${zone.name} has no serial ${serial}`, [
-        { field, code: 'HISTORY_EXPIRED', message: `${field}: no change in the kept history left the zone at serial ${serial} (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS)` },
+        {
+          field,
+          code: 'HISTORY_EXPIRED',
+          message: `${field}: no change in the kept history left the zone at serial ${serial} (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS)`,
+        },
       ]);
     }
     return id;

@@ -15,7 +15,12 @@ export class SlowSubscriberError extends Error {
   }
 }
 
-interface Subscriber { domainId: number; kinds: LiveEvent['kind']; sinceId: number; push(event: LiveEvent): void }
+interface Subscriber {
+  domainId: number;
+  kinds: LiveEvent['kind'];
+  sinceId: number;
+  push(event: LiveEvent): void;
+}
 
 /**
  * Live updates (GraphQL subscriptions): the change feed of this process (repositories/change-feed.ts: the
@@ -89,7 +94,10 @@ export class LiveUpdates {
     const iterator: AsyncIterableIterator<LiveEvent> = {
       [Symbol.asyncIterator]: () => iterator,
       async next() {
-        while (!done && !failure && queue.length === 0) await new Promise<void>((resolve) => { wake = resolve; });
+        while (!done && !failure && queue.length === 0)
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
         wake = undefined;
         if (failure) {
           end();

@@ -44,10 +44,17 @@ export class PropagationStatusService {
   }
 
   private status(serial: number, rows: ServerStatusRow[]): PropagationStatus {
-    if (!this.configured.length) return { serial, state: 'no_secondaries', message: 'no secondaries configured (SECONDARIES is empty)', servers: [] };
+    if (!this.configured.length)
+      return { serial, state: 'no_secondaries', message: 'no secondaries configured (SECONDARIES is empty)', servers: [] };
     const byServer = new Map(rows.map((row) => [row.server, row]));
-    const servers = this.configured.map((server) => byServer.get(server) ?? { server, servedSerial: null, state: 'pending' as const, error: null, updatedAt: null });
-    const state: PropagationState = servers.some((s) => s.state === 'error') ? 'error' : servers.some((s) => s.state === 'pending') ? 'pending' : 'in_sync';
+    const servers = this.configured.map(
+      (server) => byServer.get(server) ?? { server, servedSerial: null, state: 'pending' as const, error: null, updatedAt: null },
+    );
+    const state: PropagationState = servers.some((s) => s.state === 'error')
+      ? 'error'
+      : servers.some((s) => s.state === 'pending')
+        ? 'pending'
+        : 'in_sync';
     return { serial, state, message: null, servers };
   }
 }

@@ -103,15 +103,24 @@ export class RecordsService {
     const given = input.rdata !== undefined && input.rdata !== null;
     const data = input.data ?? undefined;
     if (given === (data !== undefined)) {
-      throw DomainError.invalid('rdata', given ? 'rdata: give either rdata or data, not both' : 'rdata: give the RDATA as rdata (text) or as data (fields)', 'RDATA_OR_DATA');
+      throw DomainError.invalid(
+        'rdata',
+        given ? 'rdata: give either rdata or data, not both' : 'rdata: give the RDATA as rdata (text) or as data (fields)',
+        'RDATA_OR_DATA',
+      );
     }
     if (given) return input.rdata as string;
     const members = Object.entries(data!).filter(([, value]) => value !== undefined && value !== null);
-    if (members.length !== 1) throw DomainError.invalid('data', `data: set exactly one member (the record type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
+    if (members.length !== 1)
+      throw DomainError.invalid('data', `data: set exactly one member (the record type's), not ${members.length}`, 'DATA_MEMBER_COUNT');
     const [member, values] = members[0];
     const definition = getRecordType(String(input.type ?? '').trim());
     if (!definition || typedRdataMember(definition.type) !== member) {
-      throw DomainError.invalid(`data.${member}`, `data.${member}: the record's type is ${JSON.stringify(input.type)}; its RDATA goes in data.${typedRdataMember(String(input.type ?? ''))}`, 'DATA_TYPE_MISMATCH');
+      throw DomainError.invalid(
+        `data.${member}`,
+        `data.${member}: the record's type is ${JSON.stringify(input.type)}; its RDATA goes in data.${typedRdataMember(String(input.type ?? ''))}`,
+        'DATA_TYPE_MISMATCH',
+      );
     }
     const built = rdataFromFields(definition, values!, `data.${member}`);
     if (!built.ok) throw errorFromProblems(built.problems, definition.type);

@@ -9,7 +9,10 @@ import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 
 export type { TsigKeyRow } from '../repositories/accounts';
-export interface CreatedTsigKey { tsigKey: TsigKeyRow; secret: string }
+export interface CreatedTsigKey {
+  tsigKey: TsigKeyRow;
+  secret: string;
+}
 
 /** secret length = the hash's output length (RFC 2104 §3: keys shorter than L are discouraged) */
 const SECRET_OCTETS: Record<TsigAlgorithm, number> = { 'hmac-sha256': 32, 'hmac-sha384': 48, 'hmac-sha512': 64 };
@@ -37,15 +40,24 @@ export class TsigKeysService {
     if (userId === null) requireAdmin(ctx.principal);
     else if (!canSeeUser(ctx.principal, userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     const name = parseZoneName(input.name, 'name');
-    if (!name.ok) throw DomainError.invalid('name', name.problems[0].message.replace(/the zone name/g, 'the key name'), name.problems[0].code);
-    const algorithm = String(input.algorithm ?? 'hmac-sha256').toLowerCase().replace(/\.$/, '');
+    if (!name.ok)
+      throw DomainError.invalid('name', name.problems[0].message.replace(/the zone name/g, 'the key name'), name.problems[0].code);
+    const algorithm = String(input.algorithm ?? 'hmac-sha256')
+      .toLowerCase()
+      .replace(/\.$/, '');
     if (!(TSIG_ALGORITHMS as readonly string[]).includes(algorithm)) {
-      throw DomainError.invalid('algorithm', `algorithm: ${JSON.stringify(input.algorithm)} is not one of ${TSIG_ALGORITHMS.join(', ')}`, 'UNKNOWN_TSIG_ALGORITHM');
+      throw DomainError.invalid(
+        'algorithm',
+        `algorithm: ${JSON.stringify(input.algorithm)} is not one of ${TSIG_ALGORITHMS.join(', ')}`,
+        'UNKNOWN_TSIG_ALGORITHM',
+      );
     }
     // the transfer key (TSIG_KEY) is found by name first: a user's key under its name would never be used
     if (name.name === this.settings.tsigKey?.name) throw duplicateName();
     const secret = randomBytes(SECRET_OCTETS[algorithm as TsigAlgorithm]);
-    const key = await inTransaction(ctx.db, (sql) => insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret }));
+    const key = await inTransaction(ctx.db, (sql) =>
+      insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret }),
+    );
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     // a message signed with this name before the key existed left "no such key" in the cache
     this.cache.delete(name.name);
@@ -53,7 +65,9 @@ export class TsigKeysService {
   }
 
   async revoke(ctx: RequestContext, id: number): Promise<TsigKeyRow> {
-    const key = await inTransaction(ctx.db, (sql) => revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined));
+    const key = await inTransaction(ctx.db, (sql) =>
+      revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
+    );
     if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
     this.cache.delete(key.name);
     return key;
@@ -71,9 +85,10 @@ export class TsigKeysService {
     let found: { key: TsigKey; principal: Principal } | undefined;
     if (row) {
       const key: TsigKey = { name: row.name, algorithm: row.algorithm, secret: row.secret };
-      const principal: Principal = row.userId !== null
-        ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.userId, via: 'tsig' }
-        : { kind: 'admin', keyId: row.id, keyName: row.name, via: 'tsig' };
+      const principal: Principal =
+        row.userId !== null
+          ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.userId, via: 'tsig' }
+          : { kind: 'admin', keyId: row.id, keyName: row.name, via: 'tsig' };
       found = { key, principal };
     }
     if (this.cache.size > 10_000) this.cache.clear();

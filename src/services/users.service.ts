@@ -53,11 +53,18 @@ export class UsersService {
       if (!(await lockUser(sql, id))) throw DomainError.notFound('USER_NOT_FOUND', 'id');
       const domains = await zoneRowsOfUser(sql, id);
       if (domains.length) {
-        const records = await zoneRecords(sql, domains.map((d) => d.id));
+        const records = await zoneRecords(
+          sql,
+          domains.map((d) => d.id),
+        );
         for (const domain of domains) {
           await journalWholeZone(sql, 'zone-deleted', domain, records.filter((r) => r.domainId === domain.id).map(journalRecord));
         }
-        await removeFromCatalog(sql, this.settings, domains.map((d) => ({ id: d.id, name: d.name })));
+        await removeFromCatalog(
+          sql,
+          this.settings,
+          domains.map((d) => ({ id: d.id, name: d.name })),
+        );
       }
       await deleteUser(sql, id);
     });

@@ -38,9 +38,16 @@ export interface ZoneChangesResult {
 }
 
 /** The zone a planned change set is decided on: its serial and the records at the owners it named and the apex (the SOA too). */
-export interface PlanView { name: string; serial: number; records: readonly StoredRow[] }
+export interface PlanView {
+  name: string;
+  serial: number;
+  records: readonly StoredRow[];
+}
 /** What a plan returns: the changes, and an SOA to replace the zone's (its serial becomes the zone's). */
-export interface PlannedChanges { changes: ZoneChangeSpec[]; soa?: CanonicalRecord }
+export interface PlannedChanges {
+  changes: ZoneChangeSpec[];
+  soa?: CanonicalRecord;
+}
 
 /**
  * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
@@ -58,7 +65,8 @@ export class ZoneChangesService {
 
   async apply(ctx: RequestContext, input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number }): Promise<ZoneChangesResult> {
     const zone = normaliseZoneName(input.zone);
-    if (input.changes.length === 0) throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
+    if (input.changes.length === 0)
+      throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
     this.checkSize(input.changes.length);
     // what can be decided without the zone: every record's own validity; its problems are reported with the
     // ones the zone's rules find in the valid changes (every problem of the set at once), after the zone is
@@ -66,7 +74,11 @@ export class ZoneChangesService {
     const invalid: ErrorDetail[] = [];
     const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid));
     // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
-    const owners = parsed.flatMap((p) => [...ownersToCheck(zone, p?.records ?? []), ...(p && 'owner' in p && p.owner ? [p.owner] : []), ...(p && 'match' in p && p.match ? [p.match.owner] : [])]);
+    const owners = parsed.flatMap((p) => [
+      ...ownersToCheck(zone, p?.records ?? []),
+      ...(p && 'owner' in p && p.owner ? [p.owner] : []),
+      ...(p && 'match' in p && p.match ? [p.match.owner] : []),
+    ]);
     const recordIds = parsed.flatMap((p) => (p && 'id' in p && p.id !== undefined && p.id !== null ? [p.id] : []));
     return this.run(ctx, zone, { expectSerial: input.expectSerial, touching: { owners, recordIds } }, () => ({ parsed, invalid }));
   }
@@ -78,7 +90,10 @@ export class ZoneChangesService {
    * runs again if the zone moved before the write. A plan that changes nothing writes nothing (the serial
    * stays, RFC 2136 §3.7).
    */
-  async applyPlanned(ctx: RequestContext, input: { zone: string; owners: string[]; plan: (zone: PlanView) => PlannedChanges }): Promise<ZoneChangesResult & { changed: boolean }> {
+  async applyPlanned(
+    ctx: RequestContext,
+    input: { zone: string; owners: string[]; plan: (zone: PlanView) => PlannedChanges },
+  ): Promise<ZoneChangesResult & { changed: boolean }> {
     const zone = normaliseZoneName(input.zone);
     return this.run(ctx, zone, { skipWhenUnchanged: true, touching: { owners: input.owners, recordIds: [] } }, (view) => {
       const planned = input.plan(view);
@@ -89,9 +104,18 @@ export class ZoneChangesService {
 
   private checkSize(count: number): void {
     if (count > this.settings.maxChangesPerSet) {
-      throw new DomainError('CHANGE_SET_TOO_LARGE', `A change set holds at most ${this.settings.maxChangesPerSet} changes (MAX_CHANGES_PER_SET); this one has ${count}`, [
-        { field: 'changes', code: 'CHANGE_SET_TOO_LARGE', message: `changes: at most ${this.settings.maxChangesPerSet} changes per set`, limit: this.settings.maxChangesPerSet },
-      ]);
+      throw new DomainError(
+        'CHANGE_SET_TOO_LARGE',
+        `A change set holds at most ${this.settings.maxChangesPerSet} changes (MAX_CHANGES_PER_SET); this one has ${count}`,
+        [
+          {
+            field: 'changes',
+            code: 'CHANGE_SET_TOO_LARGE',
+            message: `changes: at most ${this.settings.maxChangesPerSet} changes per set`,
+            limit: this.settings.maxChangesPerSet,
+          },
+        ],
+      );
     }
   }
 
@@ -112,9 +136,18 @@ export class ZoneChangesService {
     const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
     return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
-        throw new DomainError('SERIAL_MISMATCH', `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`, [
-          { field: 'expectSerial', code: 'SERIAL_MISMATCH', message: `expectSerial: the zone's serial is ${change.zone.serial}`, current: change.zone.serial },
-        ]);
+        throw new DomainError(
+          'SERIAL_MISMATCH',
+          `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`,
+          [
+            {
+              field: 'expectSerial',
+              code: 'SERIAL_MISMATCH',
+              message: `expectSerial: the zone's serial is ${change.zone.serial}`,
+              current: change.zone.serial,
+            },
+          ],
+        );
       }
       // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
       const current = change.zone.sameOwner;
@@ -124,9 +157,16 @@ export class ZoneChangesService {
       const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
       const removed = new Map<number, StoredRow>();
       const additions: { record: CanonicalRecord; index: number }[] = [];
-      const refuse = (index: number, field: string, code: string, message: string) => problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
+      const refuse = (index: number, field: string, code: string, message: string) =>
+        problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
       const remove = (row: StoredRow, index: number) => {
-        if (row.type === 'SOA') refuse(index, 'type', 'SOA_IN_CHANGE_SET', "type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)");
+        if (row.type === 'SOA')
+          refuse(
+            index,
+            'type',
+            'SOA_IN_CHANGE_SET',
+            'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
+          );
         else removed.set(row.id, row);
       };
 
@@ -139,28 +179,45 @@ export class ZoneChangesService {
         } else {
           const target = p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!));
           if (!target) {
-            refuse(index, p.id !== undefined ? 'id' : 'rdata', 'RECORD_NOT_FOUND', p.id !== undefined ? `id: record ${p.id} is not in zone ${zone}` : `rdata: zone ${zone} has no such record`);
+            refuse(
+              index,
+              p.id !== undefined ? 'id' : 'rdata',
+              'RECORD_NOT_FOUND',
+              p.id !== undefined ? `id: record ${p.id} is not in zone ${zone}` : `rdata: zone ${zone} has no such record`,
+            );
             return;
           }
-          if (removed.has(target.id)) refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
+          if (removed.has(target.id))
+            refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
           remove(target, index);
           if (p.kind === 'REPLACE') additions.push(...p.records.map((record) => ({ record, index })));
         }
       });
       if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
-        throw new DomainError('RECORD_NOT_FOUND', problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`, problems);
+        throw new DomainError(
+          'RECORD_NOT_FOUND',
+          problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`,
+          problems,
+        );
       }
       // changes that name records the zone lacks stop here (the rules would speak of a zone that cannot be)
-      if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET')) throw errorFromProblems(problems);
+      if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
+        throw errorFromProblems(problems);
 
       // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
       const kept = current.filter((r) => !removed.has(r.id));
       const desired: CanonicalRecord[] = [...kept, ...additions.map((a) => a.record)];
       for (const found of checkZoneIndexed(zone, desired)) {
         const addition = found.index !== undefined && found.index >= kept.length ? additions[found.index - kept.length] : undefined;
-        problems.push(addition
-          ? { ...found.problem, field: `changes[${addition.index}].${found.problem.field}`, message: `changes[${addition.index}].${found.problem.message}` }
-          : found.problem);
+        problems.push(
+          addition
+            ? {
+                ...found.problem,
+                field: `changes[${addition.index}].${found.problem.field}`,
+                message: `changes[${addition.index}].${found.problem.message}`,
+              }
+            : found.problem,
+        );
       }
       if (problems.length) throw errorFromProblems(problems);
 
@@ -182,13 +239,21 @@ export class ZoneChangesService {
       await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : {});
       warnAbout(ctx, zone, desired, [...keptBack.values()]);
       const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
-      return { zone, serialBefore, serial: change.serialAfter!, added: visible(change.added), removed: visible(change.removed), changed: true };
+      return {
+        zone,
+        serialBefore,
+        serial: change.serialAfter!,
+        added: visible(change.added),
+        removed: visible(change.removed),
+        changed: true,
+      };
     });
   }
 
   /** one change, checked on its own; its problems are added to `problems` with the change's index */
   private parseChange(zone: string, change: ZoneChangeSpec, index: number, problems: ErrorDetail[]) {
-    const at = (found: ErrorDetail[]) => problems.push(...found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` })));
+    const at = (found: ErrorDetail[]) =>
+      problems.push(...found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` })));
     const missing = (fields: (keyof ZoneChangeSpec)[]) => {
       const absent = fields.filter((f) => change[f] === undefined || change[f] === null);
       at(absent.map((f) => ({ field: f, code: 'REQUIRED', message: `${f}: a ${change.kind} change needs ${f}` })));
@@ -205,7 +270,8 @@ export class ZoneChangesService {
     switch (change.kind) {
       case 'ADD':
       case 'REPLACE': {
-        if (missing(change.kind === 'REPLACE' ? ['id', 'owner', 'type', 'rdata', 'ttl'] : ['owner', 'type', 'rdata', 'ttl'])) return undefined;
+        if (missing(change.kind === 'REPLACE' ? ['id', 'owner', 'type', 'rdata', 'ttl'] : ['owner', 'type', 'rdata', 'ttl']))
+          return undefined;
         const next = record(change.rdata!);
         return next && { kind: change.kind, id: change.id, records: [next] };
       }
@@ -227,13 +293,20 @@ export class ZoneChangesService {
         const owner = parseOwner(change.owner!, zone, 'owner');
         const definition = getRecordType(String(change.type).trim());
         if (!owner.ok) at(owner.problems);
-        if (!definition) at([{ field: 'type', code: 'UNKNOWN_TYPE', message: `type: ${JSON.stringify(change.type)} is not a supported record type` }]);
+        if (!definition)
+          at([{ field: 'type', code: 'UNKNOWN_TYPE', message: `type: ${JSON.stringify(change.type)} is not a supported record type` }]);
         const records = change.rdatas!.map(record);
         if (!owner.ok || !definition || records.some((r) => !r)) return undefined;
         return { kind: change.kind, owner: owner.name, type: definition.type, records: records as CanonicalRecord[] };
       }
       default:
-        at([{ field: 'kind', code: 'UNKNOWN_CHANGE_KIND', message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE or REPLACE_RRSET` }]);
+        at([
+          {
+            field: 'kind',
+            code: 'UNKNOWN_CHANGE_KIND',
+            message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE or REPLACE_RRSET`,
+          },
+        ]);
         return undefined;
     }
   }

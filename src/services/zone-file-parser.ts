@@ -12,7 +12,10 @@ export type ParseResult = ReturnType<typeof parseZoneFile>;
  */
 export const PARSE_INLINE_BELOW_CHARS = 64 * 1024;
 
-interface Waiting { resolve(result: ParseResult): void; reject(error: Error): void }
+interface Waiting {
+  resolve(result: ParseResult): void;
+  reject(error: Error): void;
+}
 
 /**
  * Parses zone files (src/dns/zone-file.ts) on a worker thread, so that a large import does not hold the event

@@ -17,7 +17,12 @@ import { changeZone } from './write-engine';
 import { ZoneFileParser } from './zone-file-parser';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
-export interface ImportWarning { line?: number; field: string; code: string; message: string }
+export interface ImportWarning {
+  line?: number;
+  field: string;
+  code: string;
+  message: string;
+}
 export interface ImportResult {
   zone: string;
   added: number;
@@ -95,10 +100,16 @@ export class ZoneFilesService {
    * has an SOA. The serial rises past both the
    * zone's and the file's; every problem comes back at once, with its line; nothing is written on failure.
    */
-  async import(ctx: RequestContext, input: { zone: string; text: string; mode: ImportMode; dryRun?: boolean; ttlPolicy?: TtlPolicy }): Promise<ImportResult> {
+  async import(
+    ctx: RequestContext,
+    input: { zone: string; text: string; mode: ImportMode; dryRun?: boolean; ttlPolicy?: TtlPolicy },
+  ): Promise<ImportResult> {
     const zone = normaliseZoneName(input.zone);
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
-    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, { complete: input.mode === 'REPLACE', ttlPolicy: input.ttlPolicy });
+    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, {
+      complete: input.mode === 'REPLACE',
+      ttlPolicy: input.ttlPolicy,
+    });
     if (!parsed.ok) {
       // the top-level message names the first problem and the count; details keep every one with its line
       const [first, ...more] = parsed.problems;
@@ -153,7 +164,13 @@ export class ZoneFilesService {
       // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
       const warnings = [...parsed.warnings, ...checkZoneRecords(zone, desired).map(warningDetail)];
       const result: ImportResult = {
-        zone, added: wanted.size, removed, serial, dryRun, dropped: parsed.dropped, warnings,
+        zone,
+        added: wanted.size,
+        removed,
+        serial,
+        dryRun,
+        dropped: parsed.dropped,
+        warnings,
       };
       if (dryRun) {
         // octoDNS-style plan: the diff, and nothing written (commit is never called, so no statement runs);
@@ -161,7 +178,11 @@ export class ZoneFilesService {
         const line = (r: CanonicalRecord) => `${ownerToFqdn(r.owner, zone)} ${r.ttl} IN ${r.type} ${r.rdata}`;
         const soaBefore = change.zone.soa;
         const soaAfter = { ...soaBefore, rdata: withSerial(desiredSoa.rdata, serial), ttl: desiredSoa.ttl };
-        return { ...result, addedRecords: [line(soaAfter), ...[...wanted.values()].map(line)], removedRecords: [line(soaBefore), ...removedRecords.map(line)] };
+        return {
+          ...result,
+          addedRecords: [line(soaAfter), ...[...wanted.values()].map(line)],
+          removedRecords: [line(soaBefore), ...removedRecords.map(line)],
+        };
       }
       for (const record of removedRecords) change.remove(record);
       for (const record of wanted.values()) change.insert(record);

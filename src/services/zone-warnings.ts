@@ -2,7 +2,11 @@ import { checkZoneRecords, ZoneWarning } from '../dns/zone-checks';
 import type { RequestContext } from './context';
 
 /** a zone check's warning as the API shows warnings (GraphQL `extensions.warnings`, field, code and message) */
-export const warningDetail = (warning: ZoneWarning) => ({ field: warning.code === 'OCCLUDED_DATA' ? 'owner' : 'rdata', code: warning.code, message: warning.message });
+export const warningDetail = (warning: ZoneWarning) => ({
+  field: warning.code === 'OCCLUDED_DATA' ? 'owner' : 'rdata',
+  code: warning.code,
+  message: warning.message,
+});
 
 type Records = Parameters<typeof checkZoneRecords>[1];
 

@@ -7,19 +7,46 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import type { HostPort, TsigKey } from '../config/settings';
 import { SOA } from '../dns/record-types/soa';
-import { CLASS, encodeMessage, FLAG, OPCODE, OutgoingMessage, readRdata, readWireMessage, signMessage, verifyMessage, WireMessage } from '../dns/wire';
+import {
+  CLASS,
+  encodeMessage,
+  FLAG,
+  OPCODE,
+  OutgoingMessage,
+  readRdata,
+  readWireMessage,
+  signMessage,
+  verifyMessage,
+  WireMessage,
+} from '../dns/wire';
 
 export const RCODE_NAMES: Record<number, string> = {
-  0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED', 9: 'NOTAUTH', 10: 'NOTZONE',
+  0: 'NOERROR',
+  1: 'FORMERR',
+  2: 'SERVFAIL',
+  3: 'NXDOMAIN',
+  4: 'NOTIMP',
+  5: 'REFUSED',
+  9: 'NOTAUTH',
+  10: 'NOTZONE',
 };
 
 /** an answer: its octets, its sections as framed (RDATA read with `readRdata`) and whether its TSIG held */
-export interface DnsAnswer { rcode: number; raw: Buffer; message: WireMessage; tsig: 'none' | 'ok' | 'bad' }
+export interface DnsAnswer {
+  rcode: number;
+  raw: Buffer;
+  message: WireMessage;
+  tsig: 'none' | 'ok' | 'bad';
+}
 
 export { hostPortName as serverName } from '../config/settings';
 
 /** sends one request over UDP and waits for the answer with the same ID (or rejects after timeoutMs) */
-export function exchange(server: HostPort, request: Omit<OutgoingMessage, 'id'>, options: { key?: TsigKey; timeoutMs?: number } = {}): Promise<DnsAnswer> {
+export function exchange(
+  server: HostPort,
+  request: Omit<OutgoingMessage, 'id'>,
+  options: { key?: TsigKey; timeoutMs?: number } = {},
+): Promise<DnsAnswer> {
   const id = randomInt(0, 65536);
   let message = encodeMessage({ ...request, id });
   let requestMac: Buffer | undefined;
@@ -61,7 +88,11 @@ export type SoaResult = { ok: true; serial: number } | { ok: false; reason: stri
 /** the SOA serial a server serves for a zone */
 export async function querySoaSerial(server: HostPort, zone: string, timeoutMs = 1000): Promise<SoaResult> {
   try {
-    const answer = await exchange(server, { flags: OPCODE.QUERY << 11, questions: [{ name: zone, type: SOA.code, klass: CLASS.IN }] }, { timeoutMs });
+    const answer = await exchange(
+      server,
+      { flags: OPCODE.QUERY << 11, questions: [{ name: zone, type: SOA.code, klass: CLASS.IN }] },
+      { timeoutMs },
+    );
     if (answer.rcode !== 0) return { ok: false, reason: `answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`} to SOA ${zone}` };
     const soa = answer.message.answers.find((r) => r.type === SOA.code && r.name.toLowerCase().replace(/\.$/, '') === zone);
     if (!soa) return { ok: false, reason: `no SOA for ${zone} in the answer (not authoritative for the zone yet?)` };
@@ -71,10 +102,25 @@ export async function querySoaSerial(server: HostPort, zone: string, timeoutMs =
   }
 }
 
-export interface SoaData { mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number; ttl: number }
+export interface SoaData {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+  ttl: number;
+}
 
 /** RFC 1996 §3: NOTIFY, opcode 4, AA, the zone's SOA in the question and (as a hint, §3.7) in the answer */
-export async function sendNotify(server: HostPort, zone: string, soa: SoaData, key: TsigKey | undefined, timeoutMs = 1000): Promise<{ ok: true } | { ok: false; reason: string }> {
+export async function sendNotify(
+  server: HostPort,
+  zone: string,
+  soa: SoaData,
+  key: TsigKey | undefined,
+  timeoutMs = 1000,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
   const { ttl, ...data } = soa;
   try {
     const answer = await exchange(

@@ -40,7 +40,16 @@ interface Entry {
 
 function soaData(rdata: string, ttl: number): SoaData {
   const f = rdata.trim().split(/\s+/);
-  return { mname: f[0], rname: f[1], serial: Number(f[2]), refresh: Number(f[3]), retry: Number(f[4]), expire: Number(f[5]), minimum: Number(f[6]), ttl };
+  return {
+    mname: f[0],
+    rname: f[1],
+    serial: Number(f[2]),
+    refresh: Number(f[3]),
+    retry: Number(f[4]),
+    expire: Number(f[5]),
+    minimum: Number(f[6]),
+    ttl,
+  };
 }
 
 export class Notifier {
@@ -79,10 +88,11 @@ export class Notifier {
     const wait = entry.lastSent + WINDOW_MS - Date.now();
     const e = entry;
     if (wait <= 0) void this.send(e, 1);
-    else e.trailing = setTimeout(() => {
-      e.trailing = undefined;
-      void this.send(e, 1);
-    }, wait);
+    else
+      e.trailing = setTimeout(() => {
+        e.trailing = undefined;
+        void this.send(e, 1);
+      }, wait);
   }
 
   private async currentSoa(zone: string): Promise<SoaData | undefined> {
@@ -101,10 +111,13 @@ export class Notifier {
   private releaseWhenIdle(entry: Entry): void {
     if (this.stopped || entry.trailing || entry.retry || entry.inFlight || entry.idle) return;
     const key = `${entry.zone}|${serverName(entry.server)}`;
-    entry.idle = setTimeout(() => {
-      entry.idle = undefined;
-      if (!entry.trailing && !entry.retry && !entry.inFlight && this.entries.get(key) === entry) this.entries.delete(key);
-    }, Math.max(0, entry.lastSent + WINDOW_MS - Date.now()));
+    entry.idle = setTimeout(
+      () => {
+        entry.idle = undefined;
+        if (!entry.trailing && !entry.retry && !entry.inFlight && this.entries.get(key) === entry) this.entries.delete(key);
+      },
+      Math.max(0, entry.lastSent + WINDOW_MS - Date.now()),
+    );
     entry.idle.unref();
   }
 
@@ -145,7 +158,11 @@ export class Notifier {
     this.stats.failed += 1;
     notifies.inc({ server: serverName(entry.server), outcome: 'failed' });
     if (this.stopped || generation !== entry.generation || attempt >= MAX_ATTEMPTS) {
-      if (attempt >= MAX_ATTEMPTS) this.log.warn({ zone: entry.zone, server: serverName(entry.server), reason: result.reason }, 'NOTIFY not answered, giving up for now');
+      if (attempt >= MAX_ATTEMPTS)
+        this.log.warn(
+          { zone: entry.zone, server: serverName(entry.server), reason: result.reason },
+          'NOTIFY not answered, giving up for now',
+        );
       return;
     }
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));

@@ -67,7 +67,6 @@ type WakeReason = 'notification' | 'poll' | 'start' | 'listen_restored';
 
 const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
 
-
 export class PropagationWorker {
   private unlisten: (() => void) | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -149,7 +148,8 @@ export class PropagationWorker {
       this.adoptAfter = last;
       if (last !== undefined) this.scheduleCheck(FAST_CHECK_MS);
     } catch (error) {
-      if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: adopting zones for SECONDARIES failed; it runs again at the next poll');
+      if (!noteDatabaseFailure(error, 'propagation worker'))
+        this.log.error({ err: error }, 'propagation worker: adopting zones for SECONDARIES failed; it runs again at the next poll');
     } finally {
       this.reconciling = false;
     }
@@ -161,7 +161,11 @@ export class PropagationWorker {
    * While it is away the poll (POLL_MS) drives the drain.
    */
   private async listen(): Promise<void> {
-    this.unlisten = await this.db.notifications.subscribe(JOURNAL_CHANNEL, () => this.wake('notification'), () => this.wake('listen_restored'));
+    this.unlisten = await this.db.notifications.subscribe(
+      JOURNAL_CHANNEL,
+      () => this.wake('notification'),
+      () => this.wake('listen_restored'),
+    );
   }
 
   /**
@@ -282,9 +286,10 @@ export class PropagationWorker {
       return;
     }
     const attempts = row.attempts + 1;
-    const delayMs = attempts <= FAST_CHECKS
-      ? FAST_CHECK_MS
-      : Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FAST_CHECK_MS * 1.6 ** Math.min(attempts - FAST_CHECKS, 30)));
+    const delayMs =
+      attempts <= FAST_CHECKS
+        ? FAST_CHECK_MS
+        : Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FAST_CHECK_MS * 1.6 ** Math.min(attempts - FAST_CHECKS, 30)));
     const result = await querySoaSerial(server, row.zone);
     let state: ServerState = 'pending';
     let error: string | null = null;
@@ -319,7 +324,10 @@ export class PropagationWorker {
     this.pruning = true;
     try {
       const pruned = await this.repository.pruneJournal(this.settings.historyKeepDays, this.settings.historyKeepRows);
-      if (pruned > 0) this.log.info(`journal: pruned ${pruned} change rows past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays} / HISTORY_KEEP_ROWS=${this.settings.historyKeepRows}`);
+      if (pruned > 0)
+        this.log.info(
+          `journal: pruned ${pruned} change rows past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays} / HISTORY_KEEP_ROWS=${this.settings.historyKeepRows}`,
+        );
       return pruned;
     } catch (error) {
       if (!noteDatabaseFailure(error, 'journal pruning')) this.log.warn({ err: error }, 'journal: pruning failed; it runs again later');
@@ -343,7 +351,11 @@ export class PropagationWorker {
 }
 
 /** Starts the worker role on the process's Database (its one pool and its LISTEN connection). */
-export async function startWorker(settings: Settings, db: Database, log: Logger): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
+export async function startWorker(
+  settings: Settings,
+  db: Database,
+  log: Logger,
+): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
   const worker = new PropagationWorker(settings, db, log);
   await worker.start();
   return { worker, stop: () => worker.stop() };

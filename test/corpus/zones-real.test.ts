@@ -19,7 +19,12 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const CORPUS = path.resolve(__dirname, '../../../shared/corpus/zones-real');
 
-interface ManifestFile { file: string; zone: string; bind_accepts: boolean; kind: string }
+interface ManifestFile {
+  file: string;
+  zone: string;
+  bind_accepts: boolean;
+  kind: string;
+}
 
 /**
  * Files BIND takes that the service refuses on purpose, with the code it answers (docs/dns-known-differences.md).
@@ -31,7 +36,28 @@ const REFUSED_BY_POLICY: Record<string, string> = {
 };
 
 /** RDATA of these types holds domain names only in places where case does not matter (RFC 4343) */
-const NAME_TYPES = new Set(['NS', 'CNAME', 'DNAME', 'PTR', 'MX', 'SOA', 'SRV', 'NAPTR', 'SVCB', 'HTTPS', 'RP', 'AFSDB', 'KX', 'LP', 'MINFO', 'MB', 'MG', 'MR', 'RT', 'PX']);
+const NAME_TYPES = new Set([
+  'NS',
+  'CNAME',
+  'DNAME',
+  'PTR',
+  'MX',
+  'SOA',
+  'SRV',
+  'NAPTR',
+  'SVCB',
+  'HTTPS',
+  'RP',
+  'AFSDB',
+  'KX',
+  'LP',
+  'MINFO',
+  'MB',
+  'MG',
+  'MR',
+  'RT',
+  'PX',
+]);
 const SIGNER_TYPES = new Set(['RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);
 
 function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
@@ -58,7 +84,8 @@ beforeAll(async () => {
     throw new Error(`the real-zone corpus is missing: expected ${MANIFEST} (the project's ../shared beside the clone)`);
   }
   const probe = await run('named-compilezone', ['-v']);
-  if (probe.code !== 0) throw new Error('named-compilezone is not installed: apt-get install -y bind9-utils (scripts/ensure-test-tools.sh)');
+  if (probe.code !== 0)
+    throw new Error('named-compilezone is not installed: apt-get install -y bind9-utils (scripts/ensure-test-tools.sh)');
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-corpus-'));
   // the TTL list is a policy with a setting (ALLOWED_TTLS): real zones use every TTL
   dnsPort = await freePort();
@@ -74,7 +101,20 @@ afterAll(async () => {
 /** BIND's full-style rendering of a master file as sorted, comparable lines */
 async function compiled(zone: string, file: string): Promise<string[]> {
   const out = path.join(dir, `${path.basename(file)}.${Date.now()}.full`);
-  const result = await run('named-compilezone', ['-k', 'warn', '-i', 'local', '-w', path.join(CORPUS, 'include-support'), '-s', 'full', '-o', out, zone, file]);
+  const result = await run('named-compilezone', [
+    '-k',
+    'warn',
+    '-i',
+    'local',
+    '-w',
+    path.join(CORPUS, 'include-support'),
+    '-s',
+    'full',
+    '-o',
+    out,
+    zone,
+    file,
+  ]);
   if (result.code !== 0) throw new Error(`named-compilezone refused ${file}:\n${result.output}`);
   const lines: string[] = [];
   for (const raw of readFileSync(out, 'utf8').split('\n')) {
@@ -115,12 +155,19 @@ describe('real master files: import whole what BIND takes, and export what BIND 
       const policy = REFUSED_BY_POLICY[entry.file];
       if (res.errors) {
         const details = res.errors[0].extensions?.details ?? [];
-        outcomes.push(`refused ${entry.file} (BIND ${entry.bind_accepts ? 'takes' : 'refuses'} it): ${errorCode(res)} ${res.errors[0].message.slice(0, 160)}`);
+        outcomes.push(
+          `refused ${entry.file} (BIND ${entry.bind_accepts ? 'takes' : 'refuses'} it): ${errorCode(res)} ${res.errors[0].message.slice(0, 160)}`,
+        );
         expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
         // every problem says its line
-        expect(details.every((d: { line?: number; message: string }) => d.line === undefined || d.message.startsWith(`line ${d.line}: `))).toBe(true);
+        expect(
+          details.every((d: { line?: number; message: string }) => d.line === undefined || d.message.startsWith(`line ${d.line}: `)),
+        ).toBe(true);
         if (entry.bind_accepts) {
-          expect({ file: entry.file, refusedWith: details.map((d: { code: string }) => d.code) }).toEqual({ file: entry.file, refusedWith: details.map(() => policy) });
+          expect({ file: entry.file, refusedWith: details.map((d: { code: string }) => d.code) }).toEqual({
+            file: entry.file,
+            refusedWith: details.map(() => policy),
+          });
         }
         return;
       }
@@ -137,9 +184,14 @@ describe('real master files: import whole what BIND takes, and export what BIND 
       // the SOA comes first and last (RFC 5936 §2.2); BIND would read the second one as a duplicate
       const axfrLines = axfr.output.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';'));
       writeFileSync(transferred, `${axfrLines.slice(0, -1).join('\n')}\n`);
-      expect({ file: entry.file, transferred: await compiled(zoneName, transferred) }).toEqual({ file: entry.file, transferred: reference });
+      expect({ file: entry.file, transferred: await compiled(zoneName, transferred) }).toEqual({
+        file: entry.file,
+        transferred: reference,
+      });
       const dropped = res.data.importZone.dropped.map((d: { type: string; count: number }) => `${d.count} ${d.type}`).join(', ');
-      outcomes.push(`whole   ${entry.file}: ${res.data.importZone.added} records, ${res.data.importZone.warnings.length} warnings${dropped ? `, dropped ${dropped}` : ''}`);
+      outcomes.push(
+        `whole   ${entry.file}: ${res.data.importZone.added} records, ${res.data.importZone.warnings.length} warnings${dropped ? `, dropped ${dropped}` : ''}`,
+      );
     });
   }
 });

@@ -20,7 +20,15 @@ describe('NSEC3 hashing (RFC 5155 §5)', () => {
   });
 
   it('base32hex follows RFC 4648 §10 (without padding) and reads back', () => {
-    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map((s) => base32hex(Buffer.from(s)))).toEqual(['', 'co', 'cpng', 'cpnmu', 'cpnmuog', 'cpnmuoj1', 'cpnmuoj1e8']);
+    expect(['', 'f', 'fo', 'foo', 'foob', 'fooba', 'foobar'].map((s) => base32hex(Buffer.from(s)))).toEqual([
+      '',
+      'co',
+      'cpng',
+      'cpnmu',
+      'cpnmuog',
+      'cpnmuoj1',
+      'cpnmuoj1e8',
+    ]);
     const digest = nsec3Hash(nameToWire('www.example.com.'), Buffer.alloc(0), 0);
     expect(fromBase32hex(base32hex(digest)).equals(digest)).toBe(true);
   });
@@ -81,8 +89,22 @@ describe('keys and signatures', () => {
     const algorithm = DNSSEC_ALGORITHMS.ECDSAP256SHA256;
     const key = algorithm.generate();
     const owner = nameToWire('www.example.com.');
-    const rrs = [Buffer.from([192, 0, 2, 2]), Buffer.from([192, 0, 2, 1]), Buffer.from([192, 0, 2, 1])].map((rdata) => ({ owner, type: 1, ttl: 300, rdata }));
-    const fields = { typeCovered: 1, algorithm: 13, labels: 3, originalTtl: 300, expiration: 1_800_000_000, inception: 1_700_000_000, keyTag: 1, signer: nameToWire('example.com.') };
+    const rrs = [Buffer.from([192, 0, 2, 2]), Buffer.from([192, 0, 2, 1]), Buffer.from([192, 0, 2, 1])].map((rdata) => ({
+      owner,
+      type: 1,
+      ttl: 300,
+      rdata,
+    }));
+    const fields = {
+      typeCovered: 1,
+      algorithm: 13,
+      labels: 3,
+      originalTtl: 300,
+      expiration: 1_800_000_000,
+      inception: 1_700_000_000,
+      keyTag: 1,
+      signer: nameToWire('example.com.'),
+    };
     const input = signingInput(fields, rrs);
     expect(input.equals(signingInput(fields, [...rrs].reverse()))).toBe(true);
     // the duplicate is signed once: head + 2 × (owner + 10 + 4)
@@ -101,7 +123,17 @@ describe('keys and signatures', () => {
 
 describe('canonical sort key', () => {
   // RFC 4034 §6.1's own example, in its order
-  const names = ['example.', 'a.example.', 'yljkjljk.a.example.', 'Z.a.example.', 'zABC.a.EXAMPLE.', 'z.example.', '\\001.z.example.', '*.z.example.', '\\200.z.example.'];
+  const names = [
+    'example.',
+    'a.example.',
+    'yljkjljk.a.example.',
+    'Z.a.example.',
+    'zABC.a.EXAMPLE.',
+    'z.example.',
+    '\\001.z.example.',
+    '*.z.example.',
+    '\\200.z.example.',
+  ];
 
   it('orders names as RFC 4034 §6.1 does, by plain octet comparison', () => {
     const keys = names.map((name) => ({ name, key: canonicalSortKey(nameLabels(name)) }));

@@ -90,11 +90,14 @@ describe('owners', () => {
     ['#%&^[]?', '\\035\\037\\038\\094\\091\\093\\063'],
     ['*foo.a', '\\042foo.a'],
     ['\\000\\255', '\\000\\255'],
-  ])('%j is taken as %j (RFC 2181 §11; escapes canonical), with a NAME_NOT_HOSTNAME warning where not letters, digits, - and _', (input, expected) => {
-    const { result, warnings } = collectNameWarnings(() => parseOwner(input, 'example.com'));
-    expect(result).toEqual({ ok: true, name: expected });
-    expect(warnings.map((w) => w.code)).toEqual(/^[a-z0-9_.-]+$/.test(expected) ? [] : ['NAME_NOT_HOSTNAME']);
-  });
+  ])(
+    '%j is taken as %j (RFC 2181 §11; escapes canonical), with a NAME_NOT_HOSTNAME warning where not letters, digits, - and _',
+    (input, expected) => {
+      const { result, warnings } = collectNameWarnings(() => parseOwner(input, 'example.com'));
+      expect(result).toEqual({ ok: true, name: expected });
+      expect(warnings.map((w) => w.code)).toEqual(/^[a-z0-9_.-]+$/.test(expected) ? [] : ['NAME_NOT_HOSTNAME']);
+    },
+  );
 
   it('counts the zone in the 255-octet limit of the full name', () => {
     const zone = [63, 63].map((n) => 'z'.repeat(n)).join('.'); // 129 octets with the root
@@ -144,13 +147,33 @@ test('nameToWire: the plain-name shortcut writes what the escape parser writes',
     const labels = nameLabels(name.replace(/\.$/, ''));
     return Buffer.concat([...labels.flatMap((l) => [Buffer.from([l.length]), l]), Buffer.from([0])]);
   };
-  for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', 'a-b.xn--bcher-kva.example.', 'A.Example.COM.', `${'a'.repeat(63)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
+  for (const name of [
+    'example.com.',
+    'www.example.com',
+    '*.example.com.',
+    '_sip._tcp.example.com.',
+    'a-b.xn--bcher-kva.example.',
+    'A.Example.COM.',
+    `${'a'.repeat(63)}.example.`,
+    'a\\.b.example.com.',
+    '\\200.example.com.',
+    '.',
+  ]) {
     expect([name, nameToWire(name).toString('hex')]).toEqual([name, slow(name === '.' ? '' : name).toString('hex')]);
   }
 });
 
 test('nameWireLength: the octets nameToWire writes, with or without escapes', () => {
-  for (const name of ['example.com.', 'www.example.com', '*.example.com.', '_sip._tcp.example.com.', `${'a'.repeat(63)}.example.`, 'a\\.b.example.com.', '\\200.example.com.', '.']) {
+  for (const name of [
+    'example.com.',
+    'www.example.com',
+    '*.example.com.',
+    '_sip._tcp.example.com.',
+    `${'a'.repeat(63)}.example.`,
+    'a\\.b.example.com.',
+    '\\200.example.com.',
+    '.',
+  ]) {
     expect([name, nameWireLength(name)]).toEqual([name, nameToWire(name).length]);
   }
   // a name that cannot be on the wire is never written (RFC 1035 §2.3.4: labels 1–63 octets, names 255)
@@ -160,7 +183,13 @@ test('nameWireLength: the octets nameToWire writes, with or without escapes', ()
 
 describe('parseDomainNameInRdata: an absolute host name skips the escape parser and gives the same answer', () => {
   // what the escape parser makes of these: lower case, the same text, no problem, no warning
-  it.each(['mx.example.com.', 'MX.Example.COM.', '_sip._tcp.example.com.', `${'a'.repeat(63)}.example.`, `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.')}.`])('%s', (name) => {
+  it.each([
+    'mx.example.com.',
+    'MX.Example.COM.',
+    '_sip._tcp.example.com.',
+    `${'a'.repeat(63)}.example.`,
+    `${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(61)].join('.')}.`,
+  ])('%s', (name) => {
     const { result, warnings } = collectNameWarnings(() => parseDomainNameInRdata(name, 'example.com', 'rdata'));
     expect(result).toEqual({ ok: true, name: name.toLowerCase() });
     expect(warnings).toEqual([]);
@@ -168,7 +197,11 @@ describe('parseDomainNameInRdata: an absolute host name skips the escape parser 
 
   it('still refuses what the parser refuses: a long label, a long name, an empty label, a wildcard', () => {
     expect(codesOf(parseDomainNameInRdata(`${'a'.repeat(64)}.example.`, 'example.com', 'rdata'))).toEqual(['NAME_LABEL_TOO_LONG']);
-    expect(codesOf(parseDomainNameInRdata(`${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.')}.`, 'example.com', 'rdata'))).toEqual(['NAME_TOO_LONG']);
+    expect(
+      codesOf(
+        parseDomainNameInRdata(`${['a'.repeat(63), 'b'.repeat(63), 'c'.repeat(63), 'd'.repeat(62)].join('.')}.`, 'example.com', 'rdata'),
+      ),
+    ).toEqual(['NAME_TOO_LONG']);
     expect(codesOf(parseDomainNameInRdata('a..example.', 'example.com', 'rdata'))).toEqual(['NAME_EMPTY_LABEL']);
     expect(codesOf(parseDomainNameInRdata('*.example.', 'example.com', 'rdata'))).toEqual(['NAME_WILDCARD_POSITION']);
   });

@@ -29,7 +29,12 @@ test.each([
   ['SPF', '"v=spf1" "-all"', 99, '06763d73706631042d616c6c'],
   ['EUI48', '00-00-5e-00-53-2a', 108, '00005e00532a'],
   ['URI', '10 1 "ftp://a"', 256, '000a0001' + Buffer.from('ftp://a').toString('hex')],
-  ['LOC', '42 21 54 N 71 06 18 W -24m 30m', 29, '00331613' + (2 ** 31 + 152514000).toString(16) + (2 ** 31 - 255978000).toString(16) + (10000000 - 2400).toString(16).padStart(8, '0')],
+  [
+    'LOC',
+    '42 21 54 N 71 06 18 W -24m 30m',
+    29,
+    '00331613' + (2 ** 31 + 152514000).toString(16) + (2 ** 31 - 255978000).toString(16) + (10000000 - 2400).toString(16).padStart(8, '0'),
+  ],
   ['APL', '1:192.168.32.0/21 !2:ff00::/8', 42, '000115' + '03c0a820' + '000208' + '81ff'],
 ])('%s %s is sent as type %i with its RFC wire RDATA', (type, rdata, code, hex) => {
   const message = wire('x', type, rdata);

@@ -4,7 +4,13 @@ import { CanonicalRecord, parseRecord } from '../../src/dns/record';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { errorFromProblems } from '../../src/errors/catalogue';
 import {
-  checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, checkZone, soaSerial, StoredRecord, withSerial,
+  checkRecordDeletion,
+  checkRecordPlacement,
+  checkSoaSerialRaised,
+  checkZone,
+  soaSerial,
+  StoredRecord,
+  withSerial,
 } from '../../src/dns/zone-rules';
 
 const ZONE = 'example.com';
@@ -14,7 +20,9 @@ const rec = (owner: string, type: string, rdata: string, ttl = 3600, id?: number
 describe('parseRecord', () => {
   it('returns the canonical record', () => {
     expect(parseRecord(ZONE, { owner: 'Mail.Example.com.', type: 'mx', rdata: '10   mx1', ttl: 3600 }, DEFAULT_ALLOWED_TTLS)).toEqual({
-      ok: true, record: { owner: 'mail', type: 'MX', rdata: '10 mx1.example.com.', ttl: 3600 }, warnings: [],
+      ok: true,
+      record: { owner: 'mail', type: 'MX', rdata: '10 mx1.example.com.', ttl: 3600 },
+      warnings: [],
     });
   });
 
@@ -23,7 +31,9 @@ describe('parseRecord', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems.map((p) => [p.field, p.code])).toEqual([
-      ['owner', 'NAME_EMPTY_LABEL'], ['rdata', 'MX_PREFERENCE_RANGE'], ['ttl', 'TTL_NOT_ALLOWED'],
+      ['owner', 'NAME_EMPTY_LABEL'],
+      ['rdata', 'MX_PREFERENCE_RANGE'],
+      ['ttl', 'TTL_NOT_ALLOWED'],
     ]);
   });
 
@@ -36,16 +46,27 @@ describe('parseRecord', () => {
   it('reports unknown types on the type field and still checks owner and TTL', () => {
     const result = parseRecord(ZONE, { owner: 'www.other.org.', type: 'LOCX', rdata: '"x"', ttl: 5 }, DEFAULT_ALLOWED_TTLS);
     expect(!result.ok && result.problems.map((p) => [p.field, p.code])).toEqual([
-      ['owner', 'OWNER_OUTSIDE_ZONE'], ['type', 'UNKNOWN_TYPE'], ['ttl', 'TTL_NOT_ALLOWED'],
+      ['owner', 'OWNER_OUTSIDE_ZONE'],
+      ['type', 'UNKNOWN_TYPE'],
+      ['ttl', 'TTL_NOT_ALLOWED'],
     ]);
   });
 });
 
 describe('checkRecordPlacement', () => {
-  const apex = [rec('@', 'SOA', SOA_RDATA, 3600, 1), rec('@', 'NS', 'ns1.example.net.', 3600, 2), rec('@', 'NS', 'ns2.example.net.', 3600, 3)];
+  const apex = [
+    rec('@', 'SOA', SOA_RDATA, 3600, 1),
+    rec('@', 'NS', 'ns1.example.net.', 3600, 2),
+    rec('@', 'NS', 'ns2.example.net.', 3600, 3),
+  ];
 
   it.each([
-    ['a duplicate (TTL not part of identity)', [rec('www', 'A', '192.0.2.1', 300)], rec('www', 'A', '192.0.2.1', 3600), ['DUPLICATE_RECORD']],
+    [
+      'a duplicate (TTL not part of identity)',
+      [rec('www', 'A', '192.0.2.1', 300)],
+      rec('www', 'A', '192.0.2.1', 3600),
+      ['DUPLICATE_RECORD'],
+    ],
     ['a CNAME beside an A', [rec('www', 'A', '192.0.2.1')], rec('www', 'CNAME', 'x.example.net.'), ['CNAME_CONFLICT']],
     ['an A beside a CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'A', '192.0.2.1'), ['CNAME_CONFLICT']],
     ['a second CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'CNAME', 'y.example.net.'), ['CNAME_CONFLICT']],
@@ -79,7 +100,9 @@ describe('checkRecordPlacement', () => {
     // changing the TTL of a lone record is fine; of one record in an RRset it is not
     expect(checkRecordPlacement(ZONE, [previous], rec('www', 'A', '192.0.2.1', 300), previous)).toEqual([]);
     const sibling = rec('www', 'A', '192.0.2.9', 3600, 8);
-    expect(checkRecordPlacement(ZONE, [previous, sibling], rec('www', 'A', '192.0.2.1', 300), previous).map((p) => p.code)).toEqual(['TTL_MISMATCH']);
+    expect(checkRecordPlacement(ZONE, [previous, sibling], rec('www', 'A', '192.0.2.1', 300), previous).map((p) => p.code)).toEqual([
+      'TTL_MISMATCH',
+    ]);
   });
 
   it('an edit that changes nothing is a duplicate; SOA type changes are refused', () => {
@@ -87,7 +110,11 @@ describe('checkRecordPlacement', () => {
     expect(checkRecordPlacement(ZONE, apex, { ...ns }, ns).map((p) => p.code)).toEqual(['DUPLICATE_RECORD']);
     expect(checkRecordPlacement(ZONE, apex, { ...ns, ttl: 300 }, ns).map((p) => p.code)).toEqual(['TTL_MISMATCH']); // ns2 keeps 3600
     expect(checkRecordPlacement(ZONE, apex, rec('@', 'TXT', '"x"'), soa).map((p) => p.code)).toEqual(['SOA_TYPE_CHANGE']);
-    expect(checkRecordPlacement(ZONE, apex, rec('@', 'SOA', SOA_RDATA), ns).map((p) => p.code)).toEqual(['DUPLICATE_RECORD', 'SOA_TYPE_CHANGE', 'SOA_SINGLETON']);
+    expect(checkRecordPlacement(ZONE, apex, rec('@', 'SOA', SOA_RDATA), ns).map((p) => p.code)).toEqual([
+      'DUPLICATE_RECORD',
+      'SOA_TYPE_CHANGE',
+      'SOA_SINGLETON',
+    ]);
   });
 });
 
@@ -95,7 +122,9 @@ describe('checkRecordDeletion', () => {
   const ns1 = rec('@', 'NS', 'ns1.example.net.', 3600, 2);
   const ns2 = rec('@', 'NS', 'ns2.example.net.', 3600, 3);
   it('refuses deleting the SOA', () => {
-    expect(checkRecordDeletion([rec('@', 'SOA', SOA_RDATA, 3600, 1)], rec('@', 'SOA', SOA_RDATA, 3600, 1)).map((p) => p.code)).toEqual(['SOA_UNDELETABLE']);
+    expect(checkRecordDeletion([rec('@', 'SOA', SOA_RDATA, 3600, 1)], rec('@', 'SOA', SOA_RDATA, 3600, 1)).map((p) => p.code)).toEqual([
+      'SOA_UNDELETABLE',
+    ]);
   });
   it('refuses deleting the last apex NS, allows the others', () => {
     expect(checkRecordDeletion([ns1], ns1).map((p) => p.code)).toEqual(['LAST_APEX_NS']);
@@ -123,7 +152,10 @@ describe('SOA serial helpers', () => {
 
 describe('checkZone', () => {
   const good: CanonicalRecord[] = [
-    rec('@', 'SOA', SOA_RDATA), rec('@', 'NS', 'ns1.example.net.'), rec('www', 'CNAME', 'example.com.'), rec('@', 'A', '192.0.2.1'),
+    rec('@', 'SOA', SOA_RDATA),
+    rec('@', 'NS', 'ns1.example.net.'),
+    rec('www', 'CNAME', 'example.com.'),
+    rec('@', 'A', '192.0.2.1'),
   ];
   it('accepts a complete zone', () => {
     expect(checkZone(ZONE, good)).toEqual([]);
@@ -132,7 +164,11 @@ describe('checkZone', () => {
     expect(checkZone(ZONE, [rec('www', 'A', '192.0.2.1')]).map((p) => p.code)).toEqual(['SOA_MISSING', 'APEX_NS_MISSING']);
   });
   it('applies the placement rules', () => {
-    expect(checkZone(ZONE, [...good, rec('www', 'A', '192.0.2.1'), rec('@', 'SOA', SOA_RDATA)]).map((p) => p.code)).toEqual(['CNAME_CONFLICT', 'DUPLICATE_RECORD', 'SOA_SINGLETON']);
+    expect(checkZone(ZONE, [...good, rec('www', 'A', '192.0.2.1'), rec('@', 'SOA', SOA_RDATA)]).map((p) => p.code)).toEqual([
+      'CNAME_CONFLICT',
+      'DUPLICATE_RECORD',
+      'SOA_SINGLETON',
+    ]);
   });
 });
 
@@ -143,31 +179,54 @@ describe('checkZone', () => {
  */
 describe('answers as an independent decoder (dns-packet) reads them', () => {
   const cases: [string, string][] = [
-    ['A', '192.0.2.1'], ['AAAA', '2001:db8::1'], ['MX', '10 mx.example.net.'], ['MX', '0 .'], ['SRV', '1 2 3 sip.example.net.'],
-    ['SOA', SOA_RDATA], ['TXT', '"a" "b\\255"'], ['CAA', '0 issue "letsencrypt.org"'],
-    ['DS', '1 8 2 ' + 'AB'.repeat(32)], ['TLSA', '3 1 1 ' + 'CD'.repeat(32)], ['SSHFP', '1 1 ' + 'EF'.repeat(20)],
+    ['A', '192.0.2.1'],
+    ['AAAA', '2001:db8::1'],
+    ['MX', '10 mx.example.net.'],
+    ['MX', '0 .'],
+    ['SRV', '1 2 3 sip.example.net.'],
+    ['SOA', SOA_RDATA],
+    ['TXT', '"a" "b\\255"'],
+    ['CAA', '0 issue "letsencrypt.org"'],
+    ['DS', '1 8 2 ' + 'AB'.repeat(32)],
+    ['TLSA', '3 1 1 ' + 'CD'.repeat(32)],
+    ['SSHFP', '1 1 ' + 'EF'.repeat(20)],
     ['NAPTR', '1 2 "U" "E2U+sip" "!^.*$!sip:x@example.com!" .'],
-    ['NS', 'ns1.example.net.'], ['CNAME', 'x.example.net.'], ['DNAME', 'example.net.'], ['PTR', 'x.example.net.'],
+    ['NS', 'ns1.example.net.'],
+    ['CNAME', 'x.example.net.'],
+    ['DNAME', 'example.net.'],
+    ['PTR', 'x.example.net.'],
   ];
   it.each(cases)('%s %s: dns-packet decodes it and writes the same RDATA back', (type, rdata) => {
     const answer = outgoingRecord(ZONE, { owner: 'host', type, rdata, ttl: 300 });
-    const message = encodeMessage({ id: 1, flags: FLAG.QR, questions: [{ name: 'host.example.com.', type: answer.type, klass: 1 }], answers: [answer, answer] });
+    const message = encodeMessage({
+      id: 1,
+      flags: FLAG.QR,
+      questions: [{ name: 'host.example.com.', type: answer.type, klass: 1 }],
+      answers: [answer, answer],
+    });
     const decoded = dnsPacket.decode(message);
     const got = decoded.answers![1] as { name: string; ttl: number; data: unknown; type: string };
     expect(got.name).toBe('host.example.com');
     expect(got.ttl).toBe(300);
     expect(got.type).toBe(type);
     // dns-packet's own encoding of what it read, uncompressed: its RDATA is ours, uncompressed
-    const again: Buffer = (dnsPacket as unknown as { answer: { encode(a: unknown): Buffer } }).answer.encode({ ...(got as object), class: 'IN' });
+    const again: Buffer = (dnsPacket as unknown as { answer: { encode(a: unknown): Buffer } }).answer.encode({
+      ...(got as object),
+      class: 'IN',
+    });
     const ours = rdataToWire(type, (answer.rdata as { value: unknown }).value);
     expect(again.subarray(again.length - ours.length).toString('hex')).toBe(ours.toString('hex'));
     expect(again.readUInt16BE(again.length - ours.length - 2)).toBe(ours.length);
   });
 
   it.each([
-    ['CAA', '0 issue "\\200"'], ['SSHFP', '1 7 0102'], ['NAPTR', '1 2 "U" "\\200" "" x.example.net.'],
-    ['SVCB', '1 . alpn="h2,h3" port=443'], ['HTTPS', '0 cdn.example.net.'], ['ZONEMD', '2018031900 1 1 ' + 'AB'.repeat(48)],
-  ])('%s %s: octets dns-packet cannot hold as text go out as the type\'s wire form', (type, rdata) => {
+    ['CAA', '0 issue "\\200"'],
+    ['SSHFP', '1 7 0102'],
+    ['NAPTR', '1 2 "U" "\\200" "" x.example.net.'],
+    ['SVCB', '1 . alpn="h2,h3" port=443'],
+    ['HTTPS', '0 cdn.example.net.'],
+    ['ZONEMD', '2018031900 1 1 ' + 'AB'.repeat(48)],
+  ])("%s %s: octets dns-packet cannot hold as text go out as the type's wire form", (type, rdata) => {
     const answer = outgoingRecord(ZONE, { owner: 'host', type, rdata, ttl: 300 });
     const message = encodeMessage({ id: 1, flags: FLAG.QR, answers: [answer] });
     const ours = rdataToWire(type, (answer.rdata as { value: unknown }).value);
@@ -181,17 +240,43 @@ describe('answers as an independent decoder (dns-packet) reads them', () => {
     const answer = outgoingRecord(ZONE, { owner: '@', type: 'HTTPS', rdata: '1 . alpn="h2" port=443', ttl: 60 });
     expect(answer.type).toBe(65);
     // priority 1, root, key 1 len 3 "\x02h2", key 3 len 2 443
-    expect(rdataToWire('HTTPS', (answer.rdata as { value: unknown }).value).toString('hex')).toBe('0001' + '00' + '0001' + '0003' + '026832' + '0003' + '0002' + '01bb');
+    expect(rdataToWire('HTTPS', (answer.rdata as { value: unknown }).value).toString('hex')).toBe(
+      '0001' + '00' + '0001' + '0003' + '026832' + '0003' + '0002' + '01bb',
+    );
   });
 });
 
-describe('the CNAME conflict names the type already at the owner, in RESTKnot\'s words (docs/decisions.md §3)', () => {
-  const apex = [rec('@', 'SOA', SOA_RDATA, 3600, 1), rec('@', 'NS', 'ns1.example.net.', 3600, 2), rec('@', 'NS', 'ns2.example.net.', 3600, 3)];
+describe("the CNAME conflict names the type already at the owner, in RESTKnot's words (docs/decisions.md §3)", () => {
+  const apex = [
+    rec('@', 'SOA', SOA_RDATA, 3600, 1),
+    rec('@', 'NS', 'ns1.example.net.', 3600, 2),
+    rec('@', 'NS', 'ns2.example.net.', 3600, 3),
+  ];
   test.each([
-    ['a CNAME where an A is', [rec('www', 'A', '192.0.2.1')], rec('www', 'CNAME', 'x.example.net.'), 'An A record already exist with that owner'],
-    ['a CNAME where a TXT is', [rec('www', 'TXT', '"x"')], rec('www', 'CNAME', 'x.example.net.'), 'A TXT record already exist with that owner'],
-    ['an A where a CNAME is', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'A', '192.0.2.1'), 'A CNAME record already exist with that owner'],
-    ['a second CNAME', [rec('www', 'CNAME', 'x.example.net.')], rec('www', 'CNAME', 'y.example.net.'), 'A CNAME record already exist with that owner'],
+    [
+      'a CNAME where an A is',
+      [rec('www', 'A', '192.0.2.1')],
+      rec('www', 'CNAME', 'x.example.net.'),
+      'An A record already exist with that owner',
+    ],
+    [
+      'a CNAME where a TXT is',
+      [rec('www', 'TXT', '"x"')],
+      rec('www', 'CNAME', 'x.example.net.'),
+      'A TXT record already exist with that owner',
+    ],
+    [
+      'an A where a CNAME is',
+      [rec('www', 'CNAME', 'x.example.net.')],
+      rec('www', 'A', '192.0.2.1'),
+      'A CNAME record already exist with that owner',
+    ],
+    [
+      'a second CNAME',
+      [rec('www', 'CNAME', 'x.example.net.')],
+      rec('www', 'CNAME', 'y.example.net.'),
+      'A CNAME record already exist with that owner',
+    ],
   ])('%s', (_label, existing, next, message) => {
     const error = errorFromProblems(checkZone(ZONE, [...apex, ...existing, next]));
     expect(error.code).toBe('CNAME_CONFLICT');

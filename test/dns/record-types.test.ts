@@ -35,7 +35,11 @@ const valid: [string, string, string][] = [
   ['SRV', '10 60 5060 sip.example.net.', '10 60 5060 sip.example.net.'],
   ['SRV', '0 0 0 .', '0 0 0 .'],
   ['SRV', '1 2 3 host', '1 2 3 host.example.com.'],
-  ['SOA', 'ns1.example.net. hostmaster.example.net. 2024010100 3600 1800 604800 86400', 'ns1.example.net. hostmaster.example.net. 2024010100 3600 1800 604800 86400'],
+  [
+    'SOA',
+    'ns1.example.net. hostmaster.example.net. 2024010100 3600 1800 604800 86400',
+    'ns1.example.net. hostmaster.example.net. 2024010100 3600 1800 604800 86400',
+  ],
   ['SOA', 'ns1 hostmaster 4294967295 1h 30m 1w 1d', 'ns1.example.com. hostmaster.example.com. 4294967295 3600 1800 604800 86400'],
   ['SOA', 'ns1. h. 0 0 0 0 2147483647', 'ns1. h. 0 0 0 0 2147483647'],
   ['TXT', 'hello', '"hello"'],
@@ -55,7 +59,11 @@ const valid: [string, string, string][] = [
   ['CAA', '0 iodef "mailto:security@example.com"', '0 iodef "mailto:security@example.com"'],
   ['CAA', '0 issuewild ";"', '0 issuewild ";"'],
   ['DS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
-  ['DS', '1 8 2 e2d3c916f6deeac73294e8268fb5885044a833fc5459588f4a9184cf c41a5766', '1 8 2 E2D3C916F6DEEAC73294E8268FB5885044A833FC5459588F4A9184CFC41A5766'],
+  [
+    'DS',
+    '1 8 2 e2d3c916f6deeac73294e8268fb5885044a833fc5459588f4a9184cf c41a5766',
+    '1 8 2 E2D3C916F6DEEAC73294E8268FB5885044A833FC5459588F4A9184CFC41A5766',
+  ],
   ['DS', '65535 255 4 ' + 'ab'.repeat(48), '65535 255 4 ' + 'AB'.repeat(48)],
   ['TLSA', '3 1 1 ' + 'ab'.repeat(32), '3 1 1 ' + 'AB'.repeat(32)],
   ['TLSA', '0 0 2 ' + '01'.repeat(64), '0 0 2 ' + '01'.repeat(64)],
@@ -81,7 +89,11 @@ const valid: [string, string, string][] = [
   ['HTTPS', '1 svc alpn=h2 no-default-alpn', '1 svc.example.com. alpn="h2" no-default-alpn'],
   ['HTTPS', '2 . key65000="x y" key65001', '2 . key65000="x y" key65001'],
   ['HTTPS', '3 . key3=443', '3 . port=443'],
-  ['HTTPS', '1 . ech=AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA=', '1 . ech="AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA="'],
+  [
+    'HTTPS',
+    '1 . ech=AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA=',
+    '1 . ech="AEX+DQBBpQAgACDbpkD6xlg7lnT07TUhfFJMKK3nOHtbA6zxpdzf1+ZKNgAEAAEAAQASY2xvdWRmbGFyZS1lY2guY29tAAA="',
+  ],
   ['HTTPS', '1 . alpn="a\\\\,b,c"', '1 . alpn="a\\\\,b,c"'],
   ['SPF', 'v=spf1 -all', '"v=spf1" "-all"'],
   ['HINFO', '"Generic PC clone" NetBSD-1.4', '"Generic PC clone" "NetBSD-1.4"'],
@@ -92,11 +104,19 @@ const valid: [string, string, string][] = [
   ['CERT', '65534 65535 254 AQID BA==', '65534 65535 254 AQIDBA=='],
   ['OPENPGPKEY', 'AQID BA==', 'AQIDBA=='],
   ['DHCID', 'AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA=', 'AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA='],
-  ['SMIMEA', '3 1 1 a9cdf989b504fe5dca90c0d2167b6550570734f7c763e09fdf88904e06157065', '3 1 1 A9CDF989B504FE5DCA90C0D2167B6550570734F7C763E09FDF88904E06157065'],
+  [
+    'SMIMEA',
+    '3 1 1 a9cdf989b504fe5dca90c0d2167b6550570734f7c763e09fdf88904e06157065',
+    '3 1 1 A9CDF989B504FE5DCA90C0D2167B6550570734F7C763E09FDF88904E06157065',
+  ],
   ['DNSKEY', '257 3 13 AQID BA==', '257 3 13 AQIDBA=='],
   ['CDNSKEY', '256 3 8 AQID', '256 3 8 AQID'],
   ['CDS', '60485 5 1 2bb183af5f22588179a53b0a98631fad1a292118', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
-  ['IPSECKEY', '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ==', '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ=='],
+  [
+    'IPSECKEY',
+    '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ==',
+    '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ==',
+  ],
   ['IPSECKEY', '10 3 2 gw AQID', '10 3 2 gw.example.com. AQID'],
   ['IPSECKEY', '10 2 2 2001:0DB8:0:8002::2000:1 AQID', '10 2 2 2001:db8:0:8002::2000:1 AQID'],
   ['APL', '1:192.168.32.0/21 !1:192.168.38.0/28', '1:192.168.32.0/21 !1:192.168.38.0/28'],
@@ -111,7 +131,11 @@ const valid: [string, string, string][] = [
   ['LP', '10 l64-subnet1', '10 l64-subnet1.example.com.'],
   ['EUI48', '00-00-5E-00-53-2a', '00-00-5e-00-53-2a'],
   ['EUI64', '00-00-5e-ef-10-00-00-2a', '00-00-5e-ef-10-00-00-2a'],
-  ['ZONEMD', '2018031900 1 1 62e6cf51b02e54b9b5f967d547ce43136792901f9f88e637493daaf401c92c279dd10f0edb1c56f8080211f8480ee306', '2018031900 1 1 62E6CF51B02E54B9B5F967D547CE43136792901F9F88E637493DAAF401C92C279DD10F0EDB1C56F8080211F8480EE306'],
+  [
+    'ZONEMD',
+    '2018031900 1 1 62e6cf51b02e54b9b5f967d547ce43136792901f9f88e637493daaf401c92c279dd10f0edb1c56f8080211f8480ee306',
+    '2018031900 1 1 62E6CF51B02E54B9B5F967D547CE43136792901F9F88E637493DAAF401C92C279DD10F0EDB1C56F8080211F8480EE306',
+  ],
   ['NS', '.', '.'],
   ['SOA', 'ns1. . 1 2 3 4 5', 'ns1. . 1 2 3 4 5'],
   ['MX', '10 A\\.b\\100', '10 a\\.bd.example.com.'],
@@ -253,7 +277,10 @@ describe('record types: invalid RDATA', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems[0]).toEqual({
-      field: 'rdata', code: 'MX_PREFERENCE_RANGE', message: 'rdata: MX preference 70000 is out of range 0–65535', limit: 65535,
+      field: 'rdata',
+      code: 'MX_PREFERENCE_RANGE',
+      message: 'rdata: MX preference 70000 is out of range 0–65535',
+      limit: 65535,
     });
     const txt = parse('TXT', 'x'.repeat(300));
     expect(!txt.ok && txt.problems[0].limit).toBe(255);
@@ -263,11 +290,51 @@ describe('record types: invalid RDATA', () => {
 
 describe('registry', () => {
   it('lists every required type with its IANA code, RFCs and fields', () => {
-    const types = listRecordTypes().map((t) => `${t.type}=${t.code}`).sort();
-    expect(types).toEqual(['A=1', 'AAAA=28', 'APL=42', 'CAA=257', 'CDNSKEY=60', 'CDS=59', 'CERT=37', 'CNAME=5', 'DHCID=49', 'DNAME=39',
-      'DNSKEY=48', 'DS=43', 'EUI48=108', 'EUI64=109', 'HINFO=13', 'HTTPS=65', 'IPSECKEY=45', 'L32=105', 'L64=106', 'LOC=29', 'LP=107',
-      'MX=15', 'NAPTR=35', 'NID=104', 'NS=2', 'OPENPGPKEY=61', 'PTR=12', 'RP=17', 'SMIMEA=53', 'SOA=6', 'SPF=99', 'SRV=33', 'SSHFP=44',
-      'SVCB=64', 'TLSA=52', 'TXT=16', 'URI=256', 'ZONEMD=63'].sort());
+    const types = listRecordTypes()
+      .map((t) => `${t.type}=${t.code}`)
+      .sort();
+    expect(types).toEqual(
+      [
+        'A=1',
+        'AAAA=28',
+        'APL=42',
+        'CAA=257',
+        'CDNSKEY=60',
+        'CDS=59',
+        'CERT=37',
+        'CNAME=5',
+        'DHCID=49',
+        'DNAME=39',
+        'DNSKEY=48',
+        'DS=43',
+        'EUI48=108',
+        'EUI64=109',
+        'HINFO=13',
+        'HTTPS=65',
+        'IPSECKEY=45',
+        'L32=105',
+        'L64=106',
+        'LOC=29',
+        'LP=107',
+        'MX=15',
+        'NAPTR=35',
+        'NID=104',
+        'NS=2',
+        'OPENPGPKEY=61',
+        'PTR=12',
+        'RP=17',
+        'SMIMEA=53',
+        'SOA=6',
+        'SPF=99',
+        'SRV=33',
+        'SSHFP=44',
+        'SVCB=64',
+        'TLSA=52',
+        'TXT=16',
+        'URI=256',
+        'ZONEMD=63',
+      ].sort(),
+    );
     for (const t of listRecordTypes()) {
       expect(t.rfcs.length).toBeGreaterThan(0);
       expect(t.fields.length).toBeGreaterThan(0);

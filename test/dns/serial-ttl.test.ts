@@ -108,7 +108,14 @@ describe('TTL', () => {
   });
 
   it.each([
-    ['3600', 3600], ['1h', 3600], ['1h30m', 5400], ['2W', 1209600], ['1d2s', 86402], ['x', undefined], ['1x', undefined], ['', undefined],
+    ['3600', 3600],
+    ['1h', 3600],
+    ['1h30m', 5400],
+    ['2W', 1209600],
+    ['1d2s', 86402],
+    ['x', undefined],
+    ['1x', undefined],
+    ['', undefined],
   ])('duration %j = %j', (text, seconds) => {
     expect(parseDuration(text)).toBe(seconds);
   });

@@ -7,21 +7,41 @@
 import dnsPacket from 'dns-packet';
 import { EDE, extendedErrorOption, readExtendedError } from '../../src/dns/extended-error';
 import {
-  canonicalNameWire, canonicalRecordWire, canonicalRRsetOrder, compareCanonicalNames, encodeMessage, FLAG, LOWERCASED_RDATA_TYPES, nameToWire,
-  outgoingRecord, rdataToWire, readEdns, readName, readWireMessage, WireFormatError, WireWriter, COMPRESSIBLE_RDATA_TYPES,
+  canonicalNameWire,
+  canonicalRecordWire,
+  canonicalRRsetOrder,
+  compareCanonicalNames,
+  encodeMessage,
+  FLAG,
+  LOWERCASED_RDATA_TYPES,
+  nameToWire,
+  outgoingRecord,
+  rdataToWire,
+  readEdns,
+  readName,
+  readWireMessage,
+  WireFormatError,
+  WireWriter,
+  COMPRESSIBLE_RDATA_TYPES,
 } from '../../src/dns/wire';
 
 const ZONE = 'example.com';
 const header = Buffer.from([0, 1, 0x81, 0, 0, 0, 0, 1, 0, 0, 0, 0]);
 /** a message whose one answer's owner is `name` (octets as given), type A, RDATA 192.0.2.1 */
-const withOwner = (name: number[]) => Buffer.concat([header, Buffer.from(name), Buffer.from([0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1])]);
+const withOwner = (name: number[]) =>
+  Buffer.concat([header, Buffer.from(name), Buffer.from([0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1])]);
 
 describe('writer', () => {
   test('grows from any size without losing a field', () => {
     const writer = new WireWriter({ size: 1 });
     const expected: Buffer[] = [];
     for (let i = 0; i < 200; i++) {
-      writer.u8(i).u16(i * 7).u32(i * 65537).u48(i * 2 ** 33 + 5).bytes([i, i]);
+      writer
+        .u8(i)
+        .u16(i * 7)
+        .u32(i * 65537)
+        .u48(i * 2 ** 33 + 5)
+        .bytes([i, i]);
       const b = Buffer.alloc(15);
       b.writeUInt8(i, 0);
       b.writeUInt16BE(i * 7, 1);
@@ -58,16 +78,38 @@ describe('names on the wire (RFC 1035 §3.1, §4.1.4)', () => {
   });
 
   test('compression: names share the suffixes written before, and both decoders read the same names back', () => {
-    const records = ['@', 'www', 'mail', 'a.b.deep', 'x.deep'].map((owner) => outgoingRecord(ZONE, { owner, type: 'A', rdata: '192.0.2.1', ttl: 60 }));
+    const records = ['@', 'www', 'mail', 'a.b.deep', 'x.deep'].map((owner) =>
+      outgoingRecord(ZONE, { owner, type: 'A', rdata: '192.0.2.1', ttl: 60 }),
+    );
     const mx = outgoingRecord(ZONE, { owner: '@', type: 'MX', rdata: '10 mail.example.com.', ttl: 60 });
-    const message = encodeMessage({ id: 7, flags: FLAG.QR, questions: [{ name: 'example.com.', type: 255, klass: 1 }], answers: [...records, mx] });
+    const message = encodeMessage({
+      id: 7,
+      flags: FLAG.QR,
+      questions: [{ name: 'example.com.', type: 255, klass: 1 }],
+      answers: [...records, mx],
+    });
     // each owner after the question's is a pointer or labels ending in one: far below 17 octets a name
-    const uncompressed = 12 + 17 + records.reduce((n, r) => n + nameToWire(r.name).length + 14, 0) + nameToWire(mx.name).length + 10 + 2 + 18;
+    const uncompressed =
+      12 + 17 + records.reduce((n, r) => n + nameToWire(r.name).length + 14, 0) + nameToWire(mx.name).length + 10 + 2 + 18;
     expect(message.length).toBeLessThan(uncompressed - 50);
     const framed = readWireMessage(message);
-    expect(framed.answers.map((r) => r.name)).toEqual(['example.com.', 'www.example.com.', 'mail.example.com.', 'a.b.deep.example.com.', 'x.deep.example.com.', 'example.com.']);
+    expect(framed.answers.map((r) => r.name)).toEqual([
+      'example.com.',
+      'www.example.com.',
+      'mail.example.com.',
+      'a.b.deep.example.com.',
+      'x.deep.example.com.',
+      'example.com.',
+    ]);
     const peer = dnsPacket.decode(message);
-    expect(peer.answers!.map((a) => a.name)).toEqual(['example.com', 'www.example.com', 'mail.example.com', 'a.b.deep.example.com', 'x.deep.example.com', 'example.com']);
+    expect(peer.answers!.map((a) => a.name)).toEqual([
+      'example.com',
+      'www.example.com',
+      'mail.example.com',
+      'a.b.deep.example.com',
+      'x.deep.example.com',
+      'example.com',
+    ]);
     // MX is an RFC 1035 type: its exchange is compressed to one pointer, at `mail.example.com.` (RFC 3597 §4)
     const mxRdlength = message.readUInt16BE(message.length - 6);
     expect(mxRdlength).toBe(4);
@@ -75,7 +117,10 @@ describe('names on the wire (RFC 1035 §3.1, §4.1.4)', () => {
   });
 
   test.each([
-    ['SRV', '1 2 3 www.example.com.'], ['NAPTR', '1 2 "U" "" "" www.example.com.'], ['SVCB', '1 www.example.com.'], ['LP', '10 www.example.com.'],
+    ['SRV', '1 2 3 www.example.com.'],
+    ['NAPTR', '1 2 "U" "" "" www.example.com.'],
+    ['SVCB', '1 www.example.com.'],
+    ['LP', '10 www.example.com.'],
     ['RP', 'www.example.com. www.example.com.'],
   ])('%s: names in RDATA of a type outside RFC 1035 are never compressed (RFC 3597 §4)', (type, rdata) => {
     const owner = outgoingRecord(ZONE, { owner: 'www', type: 'A', rdata: '192.0.2.1', ttl: 60 });
@@ -100,7 +145,16 @@ describe('names on the wire (RFC 1035 §3.1, §4.1.4)', () => {
     const ok = Buffer.from([1, 0x61, 0, 0xc0, 0]);
     expect(readName(ok, 3)).toEqual({ name: 'a.', octets: 2 });
     // 4 labels of 63 octets and one of 3: 4*64 + 4 + 1 = 261 octets
-    const long = [...Array(4).fill([63, ...Buffer.alloc(63, 0x61)]).flat(), 3, 0x61, 0x61, 0x61, 0];
+    const long = [
+      ...Array(4)
+        .fill([63, ...Buffer.alloc(63, 0x61)])
+        .flat(),
+      3,
+      0x61,
+      0x61,
+      0x61,
+      0,
+    ];
     expect(() => readName(Buffer.from(long), 0)).toThrow(/255/);
     expect(() => readName(Buffer.from([2, 0x61]), 0)).toThrow(WireFormatError);
     expect(() => readName(Buffer.from([0x40, 0]), 0)).toThrow(WireFormatError);
@@ -111,7 +165,9 @@ describe('the canonical form (RFC 4034 §6)', () => {
   test('the list of types whose RDATA names are lower-cased is RFC 4034 §6.2 without NSEC (RFC 6840 §5.1)', () => {
     expect(LOWERCASED_RDATA_TYPES.has(47)).toBe(false); // NSEC
     expect(LOWERCASED_RDATA_TYPES.has(46)).toBe(true); // RRSIG
-    expect([...LOWERCASED_RDATA_TYPES].sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 17, 18, 21, 24, 26, 30, 33, 35, 36, 38, 39, 46]);
+    expect([...LOWERCASED_RDATA_TYPES].sort((a, b) => a - b)).toEqual([
+      2, 3, 4, 5, 6, 7, 8, 9, 12, 13, 14, 15, 17, 18, 21, 24, 26, 30, 33, 35, 36, 38, 39, 46,
+    ]);
   });
 
   test.each([
@@ -122,7 +178,18 @@ describe('the canonical form (RFC 4034 §6)', () => {
     ['PTR', { target: 'Host.Example.' }, true],
     ['SOA', { mname: 'NS1.Example.', rname: 'Host.Master.Example.', serial: 1, refresh: 2, retry: 3, expire: 4, minimum: 5 }, true],
     ['SRV', { priority: 1, weight: 2, port: 3, target: 'SIP.Example.' }, true],
-    ['NAPTR', { order: 1, preference: 2, flags: Buffer.from('u'), services: Buffer.from('e2u+sip'), regexp: Buffer.from(''), replacement: 'SIP.Example.' }, true],
+    [
+      'NAPTR',
+      {
+        order: 1,
+        preference: 2,
+        flags: Buffer.from('u'),
+        services: Buffer.from('e2u+sip'),
+        regexp: Buffer.from(''),
+        replacement: 'SIP.Example.',
+      },
+      true,
+    ],
     ['RP', { mbox: 'Admin.Example.', txt: 'Info.Example.' }, true],
     ['LP', { preference: 10, fqdn: 'L64.Example.' }, false],
     ['SVCB', { priority: 1, target: 'SVC.Example.', params: [] }, false],
@@ -137,10 +204,17 @@ describe('the canonical form (RFC 4034 §6)', () => {
     expect(canonical.length).toBe(plain.length);
   });
 
-  test('only names fold: HINFO (listed, but holds no name) and NAPTR\'s strings keep their case', () => {
+  test("only names fold: HINFO (listed, but holds no name) and NAPTR's strings keep their case", () => {
     const value = { cpu: Buffer.from('INTEL-386'), os: Buffer.from('Linux') };
     expect(rdataToWire('HINFO', value, { canonical: true }).equals(rdataToWire('HINFO', value))).toBe(true);
-    const naptr = { order: 1, preference: 2, flags: Buffer.from('U'), services: Buffer.from('E2U+SIP'), regexp: Buffer.from('!A!B!'), replacement: 'X.Example.' };
+    const naptr = {
+      order: 1,
+      preference: 2,
+      flags: Buffer.from('U'),
+      services: Buffer.from('E2U+SIP'),
+      regexp: Buffer.from('!A!B!'),
+      replacement: 'X.Example.',
+    };
     const canonical = rdataToWire('NAPTR', naptr, { canonical: true });
     expect(canonical.equals(rdataToWire('NAPTR', { ...naptr, replacement: 'x.example.' }))).toBe(true);
   });
@@ -160,7 +234,17 @@ describe('the canonical form (RFC 4034 §6)', () => {
   });
 
   test('name order: the example of RFC 4034 §6.1', () => {
-    const expected = ['example.', 'a.example.', 'yljkjljk.a.example.', 'Z.a.example.', 'zABC.a.EXAMPLE.', 'z.example.', '\\001.z.example.', '*.z.example.', '\\200.z.example.'];
+    const expected = [
+      'example.',
+      'a.example.',
+      'yljkjljk.a.example.',
+      'Z.a.example.',
+      'zABC.a.EXAMPLE.',
+      'z.example.',
+      '\\001.z.example.',
+      '*.z.example.',
+      '\\200.z.example.',
+    ];
     const shuffled = [...expected].reverse();
     shuffled.push(shuffled.shift()!);
     expect(shuffled.sort(compareCanonicalNames)).toEqual(expected);
@@ -170,7 +254,11 @@ describe('the canonical form (RFC 4034 §6)', () => {
 
 test('EDNS: the OPT record carries the payload size and an Extended DNS Error, read back as written (RFC 6891, RFC 8914)', () => {
   const option = extendedErrorOption({ code: EDE.PROHIBITED, text: 'not from here' });
-  const message = encodeMessage({ id: 3, flags: FLAG.QR | 5, edns: { udpPayloadSize: 1232, extendedRcode: 0, version: 0, flags: 0x8000, options: [option] } });
+  const message = encodeMessage({
+    id: 3,
+    flags: FLAG.QR | 5,
+    edns: { udpPayloadSize: 1232, extendedRcode: 0, version: 0, flags: 0x8000, options: [option] },
+  });
   const edns = readEdns(message, readWireMessage(message))!;
   expect(edns).toMatchObject({ udpPayloadSize: 1232, version: 0, flags: 0x8000 });
   expect(readExtendedError(edns.options[0].data)).toEqual({ code: EDE.PROHIBITED, text: 'not from here' });

@@ -62,7 +62,12 @@ const NOT_FROM_WIRE: string[] = [];
 function messageWith(type: string, rdata: string): Buffer {
   const record = outgoingRecord(ZONE, { owner: 'www', type, rdata, ttl: 300 });
   const uncompressed = { ...record, rdata: rdataToWire(type, (record.rdata as { value: unknown }).value) };
-  return encodeMessage({ id: 1, flags: OPCODE.UPDATE << 11, questions: [{ name: `${ZONE}.`, type: 6, klass: 1 }], authorities: [uncompressed] });
+  return encodeMessage({
+    id: 1,
+    flags: OPCODE.UPDATE << 11,
+    questions: [{ name: `${ZONE}.`, type: 6, klass: 1 }],
+    authorities: [uncompressed],
+  });
 }
 
 function present(message: Buffer): string {
@@ -94,9 +99,17 @@ test.each(SAMPLES)('%s %s: toWire writes what fromWire reads back to the same va
 
 test('every type reads its RDATA from the wire, and each has a sample here', () => {
   // a type without toWire fails here too (TypeScript requires it; this holds it for plain JavaScript callers)
-  expect(listRecordTypes().filter((t) => typeof t.toWire !== 'function').map((t) => t.type)).toEqual([]);
-  const readable = listRecordTypes().filter((t) => t.fromWire).map((t) => t.type);
-  const unreadable = listRecordTypes().filter((t) => !t.fromWire).map((t) => t.type);
+  expect(
+    listRecordTypes()
+      .filter((t) => typeof t.toWire !== 'function')
+      .map((t) => t.type),
+  ).toEqual([]);
+  const readable = listRecordTypes()
+    .filter((t) => t.fromWire)
+    .map((t) => t.type);
+  const unreadable = listRecordTypes()
+    .filter((t) => !t.fromWire)
+    .map((t) => t.type);
   expect(unreadable).toEqual(NOT_FROM_WIRE);
   for (const type of readable) expect(SAMPLES.some(([sample]) => sample === type)).toBe(true);
 });

@@ -25,11 +25,23 @@ const SEED = 20251122;
 const PER_TYPE = 130;
 const BATCH = 200;
 const CONCURRENCY = Math.max(2, os.cpus().length * 2);
-const BASE_SOA: CanonicalRecord = { owner: '@', type: 'SOA', rdata: 'ns1.example.net. hostmaster.example.net. 2025010100 3600 1800 604800 86400', ttl: 3600 };
+const BASE_SOA: CanonicalRecord = {
+  owner: '@',
+  type: 'SOA',
+  rdata: 'ns1.example.net. hostmaster.example.net. 2025010100 3600 1800 604800 86400',
+  ttl: 3600,
+};
 const BASE_NS: CanonicalRecord = { owner: '@', type: 'NS', rdata: 'ns1.example.net.', ttl: 3600 };
 
-interface RunResult { ok: boolean; output: string }
-interface Checker { name: string; command: string; args: (file: string) => string[] }
+interface RunResult {
+  ok: boolean;
+  output: string;
+}
+interface Checker {
+  name: string;
+  command: string;
+  args: (file: string) => string[];
+}
 
 const CHECKERS: Checker[] = [
   { name: 'named-checkzone', command: 'named-checkzone', args: (file) => [ZONE, file] },
@@ -103,8 +115,8 @@ async function failing(checker: Checker, records: CanonicalRecord[]): Promise<{ 
 /** a rejected input, written as the user gave it, in a zone of its own */
 function rawZone(input: CorpusRecord): string {
   const line = `${input.owner || '@'} ${input.ttl} IN ${input.type} ${input.rdata}`;
-  const soaLine = input.type.toUpperCase() === 'SOA' && (input.owner === '@' || input.owner === `${ZONE}.`)
-    ? line : `@ 3600 IN SOA ${BASE_SOA.rdata}`;
+  const soaLine =
+    input.type.toUpperCase() === 'SOA' && (input.owner === '@' || input.owner === `${ZONE}.`) ? line : `@ 3600 IN SOA ${BASE_SOA.rdata}`;
   const lines = [`$ORIGIN ${ZONE}.`, '$TTL 3600', soaLine, `@ 3600 IN NS ${BASE_NS.rdata}`];
   if (soaLine !== line) lines.push(line);
   return lines.join('\n') + '\n';
@@ -114,8 +126,10 @@ beforeAll(async () => {
   for (const checker of CHECKERS) {
     const probe = await run(checker.command, ['-h']);
     if (probe.missing) {
-      throw new Error(`${checker.command} is not installed: this test needs the Debian packages bind9-utils (named-checkzone) `
-        + 'and knot-dnssecutils (kzonecheck): apt-get install -y bind9-utils knot-dnssecutils');
+      throw new Error(
+        `${checker.command} is not installed: this test needs the Debian packages bind9-utils (named-checkzone) ` +
+          'and knot-dnssecutils (kzonecheck): apt-get install -y bind9-utils knot-dnssecutils',
+      );
     }
   }
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-checkers-'));
@@ -134,7 +148,10 @@ test('records the model accepts pass named-checkzone and kzonecheck; agreement o
   const rejected: { input: CorpusRecord; codes: string[] }[] = [];
   for (const input of corpus) {
     const parsed = parseRecord(ZONE, input, DEFAULT_ALLOWED_TTLS);
-    if (!parsed.ok) { rejected.push({ input, codes: parsed.problems.map((p) => p.code) }); continue; }
+    if (!parsed.ok) {
+      rejected.push({ input, codes: parsed.problems.map((p) => p.code) });
+      continue;
+    }
     // placed into a zone with the base SOA and NS (an SOA replaces the base SOA)
     const beside = parsed.record.type === 'SOA' ? [] : parsed.record.owner === '@' ? [BASE_SOA, BASE_NS] : [];
     const placement = checkRecordPlacement(ZONE, beside, parsed.record);
@@ -157,7 +174,9 @@ test('records the model accepts pass named-checkzone and kzonecheck; agreement o
   for (const checker of CHECKERS) {
     const found = await pool(batches, CONCURRENCY, (batch) => failing(checker, batch));
     for (const f of found.flat()) {
-      acceptedFailures.push(`${checker.name}: ${ownerToFqdn(f.record.owner, ZONE)} ${f.record.type} ${f.record.rdata}\n  ${f.output.trim().split('\n').join('\n  ')}`);
+      acceptedFailures.push(
+        `${checker.name}: ${ownerToFqdn(f.record.owner, ZONE)} ${f.record.type} ${f.record.rdata}\n  ${f.output.trim().split('\n').join('\n  ')}`,
+      );
     }
     if (checker.command === 'named-checkzone') {
       const outputs = await pool(batches, CONCURRENCY, (batch) => checkText(checker, zoneOf(batch)));
@@ -181,7 +200,12 @@ test('records the model accepts pass named-checkzone and kzonecheck; agreement o
   for (const v of verdicts) {
     if (!v.bindAccepts && !v.knotAccepts) continue;
     const key = `${v.input.type.toUpperCase()} ${v.codes[0]}`;
-    const c = classes.get(key) ?? { count: 0, bind: 0, knot: 0, example: `${v.input.owner} ${v.input.ttl} ${v.input.type} ${v.input.rdata}`.slice(0, 110) };
+    const c = classes.get(key) ?? {
+      count: 0,
+      bind: 0,
+      knot: 0,
+      example: `${v.input.owner} ${v.input.ttl} ${v.input.type} ${v.input.rdata}`.slice(0, 110),
+    };
     c.count++;
     if (v.bindAccepts) c.bind++;
     if (v.knotAccepts) c.knot++;
@@ -192,10 +216,11 @@ test('records the model accepts pass named-checkzone and kzonecheck; agreement o
     `accepted records passing both checkers: ${acceptedOk}/${accepted.length} (named-checkzone check-names warnings: ${checkNamesWarnings})`,
     `rejected records also rejected by named-checkzone: ${bindAgreesOnRejected}/${rejected.length} (${pct(bindAgreesOnRejected, rejected.length)})`,
     `rejected records also rejected by kzonecheck:      ${knotAgreesOnRejected}/${rejected.length} (${pct(knotAgreesOnRejected, rejected.length)})`,
-    `overall agreement named-checkzone: ${pct(accepted.length + bindAgreesOnRejected - acceptedFailures.filter((f) => f.startsWith('named')).length, total)}, `
-      + `kzonecheck: ${pct(accepted.length + knotAgreesOnRejected - acceptedFailures.filter((f) => f.startsWith('kzone')).length, total)}`,
+    `overall agreement named-checkzone: ${pct(accepted.length + bindAgreesOnRejected - acceptedFailures.filter((f) => f.startsWith('named')).length, total)}, ` +
+      `kzonecheck: ${pct(accepted.length + knotAgreesOnRejected - acceptedFailures.filter((f) => f.startsWith('kzone')).length, total)}`,
     'rejected by the model but accepted by a checker (type, first problem: count, accepted by BIND / Knot, example):',
-    ...[...classes.entries()].sort((a, b) => b[1].count - a[1].count)
+    ...[...classes.entries()]
+      .sort((a, b) => b[1].count - a[1].count)
       .map(([key, c]) => `  ${key}: ${c.count}, BIND ${c.bind}, Knot ${c.knot}  e.g. ${c.example}`),
   ].join('\n');
   console.log(report);

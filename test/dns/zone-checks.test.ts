@@ -24,11 +24,19 @@ function check(tool: 'named-checkzone' | 'kzonecheck', records: { owner: string;
     const file = path.join(dir, 'zone');
     writeFileSync(file, `$ORIGIN ${ZONE}.\n$TTL 3600\n${records.map((r) => `${r.owner} ${r.type} ${r.rdata}`).join('\n')}\n`);
     // named-checkzone with every check on, its warnings as warnings; kzonecheck's semantic checks
-    const args = tool === 'named-checkzone' ? ['-k', 'warn', '-n', 'warn', '-m', 'warn', '-M', 'warn', '-S', 'warn', '-i', 'full', ZONE, file] : ['-o', ZONE, file];
+    const args =
+      tool === 'named-checkzone'
+        ? ['-k', 'warn', '-n', 'warn', '-m', 'warn', '-M', 'warn', '-S', 'warn', '-i', 'full', ZONE, file]
+        : ['-o', ZONE, file];
     try {
       const out = execFileSync(tool, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
       // "(out of zone)" lines come from asking the internet's DNS for names outside the zone: no answer here
-      return tool === 'named-checkzone' ? out.split('\n').filter((l) => l.startsWith('zone ') && !l.includes('(out of zone)') && !l.includes('loaded serial')).join('\n') : out.trim();
+      return tool === 'named-checkzone'
+        ? out
+            .split('\n')
+            .filter((l) => l.startsWith('zone ') && !l.includes('(out of zone)') && !l.includes('loaded serial'))
+            .join('\n')
+        : out.trim();
     } catch (error) {
       const failed = error as { stdout?: string; stderr?: string };
       return `${failed.stdout ?? ''}${failed.stderr ?? ''}` || 'failed';
@@ -41,19 +49,53 @@ const namedCheckzone = (records: { owner: string; type: string; rdata: string }[
 
 /** [case, extra records, expected warnings (owner type code), what named-checkzone says (undefined: it does not check)] */
 const CASES: [string, ReturnType<typeof rr>[], string[], RegExp | undefined][] = [
-  ['MX to an alias', [rr('@', 'MX', '10 alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')], ['@ MX TARGET_IS_CNAME'], /MX 'alias\.z\.test' is a CNAME/],
-  ['SRV to an alias', [rr('_sip._tcp', 'SRV', '0 0 5060 alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')], ['_sip._tcp SRV TARGET_IS_CNAME'], /SRV 'alias\.z\.test' is a CNAME/],
-  ['an in-zone name server without address', [rr('@', 'NS', 'ns2.z.test.'), rr('ns2', 'TXT', '"x"')], ['@ NS TARGET_NO_ADDRESS'], /NS 'ns2\.z\.test' has no address records/],
-  ['a mail host without address', [rr('mx', 'MX', '10 noaddr.z.test.'), rr('noaddr', 'TXT', '"x"')], ['mx MX TARGET_NO_ADDRESS'], /MX 'noaddr\.z\.test' has no address records/],
-  ['a mail host that does not exist', [rr('mx', 'MX', '10 nothere.z.test.')], ['mx MX TARGET_MISSING'], /MX 'nothere\.z\.test' has no address records/],
+  [
+    'MX to an alias',
+    [rr('@', 'MX', '10 alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')],
+    ['@ MX TARGET_IS_CNAME'],
+    /MX 'alias\.z\.test' is a CNAME/,
+  ],
+  [
+    'SRV to an alias',
+    [rr('_sip._tcp', 'SRV', '0 0 5060 alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')],
+    ['_sip._tcp SRV TARGET_IS_CNAME'],
+    /SRV 'alias\.z\.test' is a CNAME/,
+  ],
+  [
+    'an in-zone name server without address',
+    [rr('@', 'NS', 'ns2.z.test.'), rr('ns2', 'TXT', '"x"')],
+    ['@ NS TARGET_NO_ADDRESS'],
+    /NS 'ns2\.z\.test' has no address records/,
+  ],
+  [
+    'a mail host without address',
+    [rr('mx', 'MX', '10 noaddr.z.test.'), rr('noaddr', 'TXT', '"x"')],
+    ['mx MX TARGET_NO_ADDRESS'],
+    /MX 'noaddr\.z\.test' has no address records/,
+  ],
+  [
+    'a mail host that does not exist',
+    [rr('mx', 'MX', '10 nothere.z.test.')],
+    ['mx MX TARGET_MISSING'],
+    /MX 'nothere\.z\.test' has no address records/,
+  ],
   ['a delegation without its glue', [rr('sub', 'NS', 'ns.sub.z.test.')], ['sub NS GLUE_MISSING'], /has no REQUIRED GLUE address records/],
   ['a CNAME to a name that is not there', [rr('cn', 'CNAME', 'nothere.z.test.')], ['cn CNAME TARGET_MISSING'], undefined],
-  ['data beside and below a delegation', [rr('sub', 'NS', 'ns1.example.net.'), rr('sub', 'A', '192.0.2.9'), rr('x.sub', 'A', '192.0.2.10')], ['sub A OCCLUDED_DATA', 'x.sub A OCCLUDED_DATA'], undefined],
+  [
+    'data beside and below a delegation',
+    [rr('sub', 'NS', 'ns1.example.net.'), rr('sub', 'A', '192.0.2.9'), rr('x.sub', 'A', '192.0.2.10')],
+    ['sub A OCCLUDED_DATA', 'x.sub A OCCLUDED_DATA'],
+    undefined,
+  ],
 ];
 
 test.each(CASES)('%s', (_name, extra, expected, named) => {
   const records = [...BASE, ...extra];
-  expect(checkZoneRecords(ZONE, records).map((w) => `${w.owner} ${w.type} ${w.code}`).sort()).toEqual([...expected].sort());
+  expect(
+    checkZoneRecords(ZONE, records)
+      .map((w) => `${w.owner} ${w.type} ${w.code}`)
+      .sort(),
+  ).toEqual([...expected].sort());
   if (named) expect(namedCheckzone(records)).toMatch(named);
 });
 

@@ -5,11 +5,15 @@ import { PARSE_INLINE_BELOW_CHARS, ZoneFileParser } from '../../src/services/zon
 const zone = 'parser.example';
 const file = (records: number, broken?: number) =>
   `$ORIGIN ${zone}.\n$TTL 3600\n` +
-  Array.from({ length: records }, (_, i) => (i === broken ? `h${i} IN A 300.0.0.1` : `h${i} IN A 10.0.${(i >> 8) & 255}.${i & 255}`)).join('\n') +
+  Array.from({ length: records }, (_, i) => (i === broken ? `h${i} IN A 300.0.0.1` : `h${i} IN A 10.0.${(i >> 8) & 255}.${i & 255}`)).join(
+    '\n',
+  ) +
   '\n';
 
 let parser: ZoneFileParser;
-beforeEach(() => { parser = new ZoneFileParser(); });
+beforeEach(() => {
+  parser = new ZoneFileParser();
+});
 afterEach(async () => parser.close());
 
 test('a large file parses off the event loop, with the same records as the inline parse', async () => {
@@ -17,7 +21,10 @@ test('a large file parses off the event loop, with the same records as the inlin
   expect(text.length).toBeGreaterThan(PARSE_INLINE_BELOW_CHARS);
   let turns = 0;
   let counting = true;
-  const count = () => { turns += 1; if (counting) setImmediate(count); };
+  const count = () => {
+    turns += 1;
+    if (counting) setImmediate(count);
+  };
   setImmediate(count);
   const result = await parser.parse(zone, text, [3600], { complete: false });
   counting = false;
@@ -47,7 +54,9 @@ test('a stopped worker fails the parses it held; the next parse starts a new one
 test('a small file parses inline', async () => {
   const text = file(10);
   let turns = 0;
-  setImmediate(() => { turns += 1; });
+  setImmediate(() => {
+    turns += 1;
+  });
   const result = await parser.parse(zone, text, [3600], { complete: false });
   expect(turns).toBe(0);
   expect(result.ok && result.records.length).toBe(10);

@@ -19,20 +19,22 @@ const records: CanonicalRecord[] = [
 
 describe('renderZoneFile', () => {
   it('writes $ORIGIN, $TTL, the SOA first and the rest sorted by owner then type', () => {
-    expect(renderZoneFile(ZONE, records)).toBe([
-      '$ORIGIN example.com.',
-      '$TTL 3600',
-      `@ 3600 IN SOA ${SOA}`,
-      '@ 300 IN HTTPS 1 . alpn="h2,h3"',
-      '@ 3600 IN NS ns1.example.net.',
-      '@ 3600 IN NS ns2.example.net.',
-      '* 300 IN MX 0 .',
-      '_sip._tcp 300 IN SRV 1 2 5060 sip.example.com.',
-      'b 300 IN TXT "semi;colon" "(paren)" "quote\\"" "\\000"',
-      'a.b 300 IN A 192.0.2.1',
-      'www 3600 IN CNAME example.com.',
-      '',
-    ].join('\n'));
+    expect(renderZoneFile(ZONE, records)).toBe(
+      [
+        '$ORIGIN example.com.',
+        '$TTL 3600',
+        `@ 3600 IN SOA ${SOA}`,
+        '@ 300 IN HTTPS 1 . alpn="h2,h3"',
+        '@ 3600 IN NS ns1.example.net.',
+        '@ 3600 IN NS ns2.example.net.',
+        '* 300 IN MX 0 .',
+        '_sip._tcp 300 IN SRV 1 2 5060 sip.example.com.',
+        'b 300 IN TXT "semi;colon" "(paren)" "quote\\"" "\\000"',
+        'a.b 300 IN A 192.0.2.1',
+        'www 3600 IN CNAME example.com.',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('round-trips: render -> parse gives the same records', () => {
@@ -85,21 +87,21 @@ describe('parseZoneFile', () => {
 
   it('gives every problem with its line', () => {
     const text = [
-      '$TTL 3600',                                   // 1
-      `@ SOA ${SOA}`,                                 // 2
-      '@ NS ns1.example.net.',                        // 3
-      'a A 01.2.3.4',                                 // 4
-      'b 61 A 192.0.2.1',                             // 5
-      'c CH TXT "x"',                                 // 6
-      '$INCLUDE other.zone',                          // 7
-      'd TYPE5050 x',                                 // 8
-      'e CNAME x.example.net.',                       // 9
-      'e A 192.0.2.9',                                // 10
-      'www.other.org. A 192.0.2.1',                   // 11
-      'f TXT "unterminated',                          // 12
-      'g MX ( 10',                                    // 13
-      '  mx.example.net. )',                          // 14
-      'h SRV 1 2 ) 3 x',                              // 15
+      '$TTL 3600', // 1
+      `@ SOA ${SOA}`, // 2
+      '@ NS ns1.example.net.', // 3
+      'a A 01.2.3.4', // 4
+      'b 61 A 192.0.2.1', // 5
+      'c CH TXT "x"', // 6
+      '$INCLUDE other.zone', // 7
+      'd TYPE5050 x', // 8
+      'e CNAME x.example.net.', // 9
+      'e A 192.0.2.9', // 10
+      'www.other.org. A 192.0.2.1', // 11
+      'f TXT "unterminated', // 12
+      'g MX ( 10', // 13
+      '  mx.example.net. )', // 14
+      'h SRV 1 2 ) 3 x', // 15
     ].join('\n');
     const parsed = parseZoneFile(ZONE, text, DEFAULT_ALLOWED_TTLS);
     expect(parsed.ok).toBe(false);
@@ -130,41 +132,64 @@ describe('parseZoneFile: what real zones hold', () => {
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     return parsed;
   };
-  const lines = (records: CanonicalRecord[]) => records.filter((r) => r.type !== 'SOA' && r.type !== 'NS').map((r) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`);
+  const lines = (records: CanonicalRecord[]) =>
+    records.filter((r) => r.type !== 'SOA' && r.type !== 'NS').map((r) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`);
 
   it('reads $ORIGIN . (the head of BIND and pdnsutil dumps): the names after it are absolute', () => {
     const parsed = ok(`$ORIGIN .\n$TTL 300\nexample.com IN SOA ${SOA}\n  NS ns1.example.net.\nwww.example.com A 192.0.2.1\n`);
     expect(parsed.records.map((r) => `${r.owner} ${r.type}`)).toEqual(['@ SOA', '@ NS', 'www A']);
   });
 
-  it('expands $GENERATE with BIND\'s modifiers ${offset,width,base}, nibbles included', () => {
-    const parsed = ok(`${HEAD}$GENERATE 1-3/2 host$ A 192.0.2.\${10,2,d}\n$GENERATE 1024-1025 \${0,3,n} 300 IN AAAA 2001:db8::\${0,4,x}\n$GENERATE 1-1 x\${-2,0,n} TXT "\\$"\n`);
+  it("expands $GENERATE with BIND's modifiers ${offset,width,base}, nibbles included", () => {
+    const parsed = ok(
+      `${HEAD}$GENERATE 1-3/2 host$ A 192.0.2.\${10,2,d}\n$GENERATE 1024-1025 \${0,3,n} 300 IN AAAA 2001:db8::\${0,4,x}\n$GENERATE 1-1 x\${-2,0,n} TXT "\\$"\n`,
+    );
     expect(lines(parsed.records)).toEqual([
-      'host1 3600 A 192.0.2.11', 'host3 3600 A 192.0.2.13', '0.0.4 300 AAAA 2001:db8::400', '1.0.4 300 AAAA 2001:db8::401',
+      'host1 3600 A 192.0.2.11',
+      'host3 3600 A 192.0.2.13',
+      '0.0.4 300 AAAA 2001:db8::400',
+      '1.0.4 300 AAAA 2001:db8::401',
       'xf.f.f.f.f.f.f.f 3600 TXT "$"',
     ]);
     const bad = parseZoneFile(ZONE, `${HEAD}$GENERATE 5-1 a$ A 192.0.2.1\n$GENERATE 1-2 a\${1,2,q} A 192.0.2.1\n`, []);
-    expect(!bad.ok && bad.problems.map((p) => [p.line, p.code])).toEqual([[4, 'GENERATE_INVALID'], [5, 'GENERATE_INVALID']]);
+    expect(!bad.ok && bad.problems.map((p) => [p.line, p.code])).toEqual([
+      [4, 'GENERATE_INVALID'],
+      [5, 'GENERATE_INVALID'],
+    ]);
   });
 
   it('merges identical records with a warning, names compared case-insensitively (as BIND does)', () => {
     const parsed = ok(`${HEAD}@ MX 10 Mail\n@ MX 10 mail.example.com.\n@ SOA ${SOA}\n`);
     expect(lines(parsed.records)).toEqual(['@ 3600 MX 10 mail.example.com.']);
-    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([[5, 'DUPLICATE_RECORD_MERGED'], [6, 'DUPLICATE_RECORD_MERGED']]);
+    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([
+      [5, 'DUPLICATE_RECORD_MERGED'],
+      [6, 'DUPLICATE_RECORD_MERGED'],
+    ]);
   });
 
-  it('takes escaped names, canonical, with host-name warnings; drops and counts the signer\'s records', () => {
-    const parsed = ok(`${HEAD}\\100og A 192.0.2.1\n#x A 192.0.2.2\na\\.b TXT "x"\n@ RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 example.com. AAAA\nTYPE46 TYPE46 \\# 0\n@ NSEC3PARAM 1 0 0 -\n`);
+  it("takes escaped names, canonical, with host-name warnings; drops and counts the signer's records", () => {
+    const parsed = ok(
+      `${HEAD}\\100og A 192.0.2.1\n#x A 192.0.2.2\na\\.b TXT "x"\n@ RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 example.com. AAAA\nTYPE46 TYPE46 \\# 0\n@ NSEC3PARAM 1 0 0 -\n`,
+    );
     expect(lines(parsed.records)).toEqual(['dog 3600 A 192.0.2.1', '\\035x 3600 A 192.0.2.2', 'a\\.b 3600 TXT "x"']);
-    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([[5, 'NAME_NOT_HOSTNAME'], [6, 'NAME_NOT_HOSTNAME']]);
-    expect(parsed.dropped).toEqual([{ type: 'NSEC3PARAM', count: 1 }, { type: 'RRSIG', count: 2 }]);
+    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([
+      [5, 'NAME_NOT_HOSTNAME'],
+      [6, 'NAME_NOT_HOSTNAME'],
+    ]);
+    expect(parsed.dropped).toEqual([
+      { type: 'NSEC3PARAM', count: 1 },
+      { type: 'RRSIG', count: 2 },
+    ]);
   });
 
   it('clamps TTLs outside the policy with ttlPolicy CLAMP, and says so', () => {
     const parsed = parseZoneFile(ZONE, `${HEAD}a 61 A 192.0.2.1\nb 100000 A 192.0.2.2\n`, [[300, 86400]], { ttlPolicy: 'CLAMP' });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     expect(lines(parsed.records)).toEqual(['a 300 A 192.0.2.1', 'b 86400 A 192.0.2.2']);
-    expect(parsed.warnings.map((w) => w.message)).toEqual(['line 4: ttl: 61 is not allowed; clamped to 300', 'line 5: ttl: 100000 is not allowed; clamped to 86400']);
+    expect(parsed.warnings.map((w) => w.message)).toEqual([
+      'line 4: ttl: 61 is not allowed; clamped to 300',
+      'line 5: ttl: 100000 is not allowed; clamped to 86400',
+    ]);
   });
 
   it('refuses $INCLUDE with a message that says why', () => {

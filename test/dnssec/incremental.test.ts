@@ -34,7 +34,12 @@ const keys: ZoneKey[] = (['KSK', 'ZSK'] as const).map((role) => {
 const now = Math.floor(Date.now() / 1000);
 const window = { inception: now - 3600, expiration: () => now + 14 * 86400 };
 
-const soa = (serial: number): CanonicalRecord => ({ owner: '@', type: 'SOA', ttl: 3600, rdata: `ns1.inc.example. hostmaster.inc.example. ${serial} 7200 3600 1209600 300` });
+const soa = (serial: number): CanonicalRecord => ({
+  owner: '@',
+  type: 'SOA',
+  ttl: 3600,
+  rdata: `ns1.inc.example. hostmaster.inc.example. ${serial} 7200 3600 1209600 300`,
+});
 const initial = (): CanonicalRecord[] => [
   soa(1),
   { owner: '@', type: 'NS', ttl: 3600, rdata: 'ns1.inc.example.' },
@@ -51,7 +56,10 @@ const identity = (r: CanonicalRecord) => `${r.owner}\u0000${r.type}\u0000${r.rda
 function memoryView(records: readonly CanonicalRecord[], signer: readonly CanonicalRecord[], denial: Denial): SignedZoneView {
   const members: ChainMember[] = signer
     .filter((r) => r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3'))
-    .map((r) => ({ owner: r.owner, key: denial.kind === 'nsec' ? canonicalSortKey(nameLabels(ownerToFqdn(r.owner, ZONE))) : fromBase32hex(r.owner) }))
+    .map((r) => ({
+      owner: r.owner,
+      key: denial.kind === 'nsec' ? canonicalSortKey(nameLabels(ownerToFqdn(r.owner, ZONE))) : fromBase32hex(r.owner),
+    }))
     .sort((a, b) => Buffer.compare(a.key, b.key));
   const around = (key: Buffer, step: 1 | -1): ChainMember | undefined => {
     const others = members.filter((m) => !m.key.equals(key));
@@ -62,7 +70,7 @@ function memoryView(records: readonly CanonicalRecord[], signer: readonly Canoni
   return {
     // the DNSKEY RRset is zone data the signer keeps: the view shows it with the rest
     recordsAt: (owner) => [...records, ...signer.filter((r) => r.type === 'DNSKEY')].filter((r) => r.owner === owner),
-    hasDescendants: (owner) => records.some((r) => owner === '@' ? r.owner !== '@' : r.owner.endsWith(`.${owner}`)),
+    hasDescendants: (owner) => records.some((r) => (owner === '@' ? r.owner !== '@' : r.owner.endsWith(`.${owner}`))),
     signerRecordsAt: (owner) => signer.filter((r) => r.owner === owner && r.type !== 'DNSKEY' && r.type !== 'NSEC3PARAM'),
     chainPredecessor: (key) => around(key, -1),
     chainSuccessor: (key) => around(key, 1),
@@ -78,18 +86,23 @@ function random(seed: number) {
   };
 }
 
-const signatureKeys = (records: readonly CanonicalRecord[]) => records
-  .filter((r) => r.type === 'RRSIG')
-  .map((r) => {
-    const value = RRSIG.parse(r.rdata, ZONE);
-    if (!value.ok) throw new Error('bad RRSIG');
-    return `${r.owner} ${value.value.typeCovered} ${value.value.keyTag}`;
-  })
-  .sort();
-const denialRecords = (records: readonly CanonicalRecord[]) => records.filter((r) => r.type === 'NSEC' || r.type === 'NSEC3' || r.type === 'NSEC3PARAM').map(identity).sort();
+const signatureKeys = (records: readonly CanonicalRecord[]) =>
+  records
+    .filter((r) => r.type === 'RRSIG')
+    .map((r) => {
+      const value = RRSIG.parse(r.rdata, ZONE);
+      if (!value.ok) throw new Error('bad RRSIG');
+      return `${r.owner} ${value.value.typeCovered} ${value.value.keyTag}`;
+    })
+    .sort();
+const denialRecords = (records: readonly CanonicalRecord[]) =>
+  records
+    .filter((r) => r.type === 'NSEC' || r.type === 'NSEC3' || r.type === 'NSEC3PARAM')
+    .map(identity)
+    .sort();
 
 const dir = mkdtempSync(join(tmpdir(), 'zk-incremental-'));
-afterAll(() => process.env.KEEP ? undefined : rmSync(dir, { recursive: true, force: true }));
+afterAll(() => (process.env.KEEP ? undefined : rmSync(dir, { recursive: true, force: true })));
 
 describe.each<[string, Denial]>([
   ['NSEC', { kind: 'nsec' }],
@@ -111,7 +124,9 @@ describe.each<[string, Denial]>([
       const candidates = records.filter((r) => !['@', 'ns1', 'cut'].includes(r.owner) && !r.owner.endsWith('.cut'));
       if (choice < 0.45 || !candidates.length) {
         const depth = 1 + Math.floor(next() * 3);
-        const owner = Array.from({ length: depth }, () => ['x', 'y', 'z', 'www', '*'][Math.floor(next() * 5)]).join('.').replace(/(?!^)\*/g, 'w');
+        const owner = Array.from({ length: depth }, () => ['x', 'y', 'z', 'www', '*'][Math.floor(next() * 5)])
+          .join('.')
+          .replace(/(?!^)\*/g, 'w');
         added.push({ owner, type: next() < 0.5 ? 'A' : 'TXT', ttl: 300, rdata: next() < 0.5 ? `192.0.2.${10 + step}` : `"t${step}"` });
         // A and TXT: keep it one of them at a time, the RDATA must parse as its type
         added[1] = added[1].type === 'A' ? { ...added[1], rdata: `192.0.2.${10 + step}` } : { ...added[1], rdata: `"t${step}"` };
@@ -122,7 +137,10 @@ describe.each<[string, Denial]>([
         removed.push(...records.filter((r) => r.owner === owner));
       }
       const gone = new Set(removed.map(identity));
-      const after = [...records.filter((r) => !gone.has(identity(r))), ...added.filter((r) => !records.some((x) => identity(x) === identity(r)) || gone.has(identity(r)))];
+      const after = [
+        ...records.filter((r) => !gone.has(identity(r))),
+        ...added.filter((r) => !records.some((x) => identity(x) === identity(r)) || gone.has(identity(r))),
+      ];
       const diff = signChange(ZONE, { removed, added }, memoryView(after, signer, denial), keys, denial, window, canonicalRdata);
       if (diff === 'full') {
         fulls++;
@@ -154,6 +172,14 @@ it('a change that moves a zone cut is signed whole', () => {
   const records = initial();
   const signer = signZone(ZONE, records, keys, { kind: 'nsec' }, window, canonicalRdata);
   const cut = { owner: 'www', type: 'NS', ttl: 3600, rdata: 'ns1.inc.example.' };
-  const diff = signChange(ZONE, { removed: [soa(1)], added: [soa(2), cut] }, memoryView([...records, cut], signer, { kind: 'nsec' }), keys, { kind: 'nsec' }, window, canonicalRdata);
+  const diff = signChange(
+    ZONE,
+    { removed: [soa(1)], added: [soa(2), cut] },
+    memoryView([...records, cut], signer, { kind: 'nsec' }),
+    keys,
+    { kind: 'nsec' },
+    window,
+    canonicalRdata,
+  );
   expect(diff).toBe('full');
 });

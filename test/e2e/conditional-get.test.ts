@@ -17,7 +17,9 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-const GRAPHQL_LIST = '/graphql?query=' + encodeURIComponent('{ domains { nodes { name serial records(first: 100) { owner type rdata } } } apiKeys(userId: "USER") { id name } }');
+const GRAPHQL_LIST =
+  '/graphql?query=' +
+  encodeURIComponent('{ domains { nodes { name serial records(first: 100) { owner type rdata } } } apiKeys(userId: "USER") { id name } }');
 
 /** the paths a poller reads, each as the admin and as the user's key */
 const reads = () => [
@@ -80,14 +82,31 @@ describe.each([
 ])('every kind of change moves the ETag of every read, for %s', (_label, key) => {
   let recordId: string;
   const changes: [string, () => Promise<unknown>][] = [
-    ['a record added', async () => {
-      const res = await app.gql(CREATE_RECORD, { input: { zone: 'poll.example', owner: 'r', type: 'TXT', rdata: '"one"', ttl: 3600 } });
-      recordId = res.data.createRecord.id;
-    }],
-    ['a record edited', () => app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`, { id: recordId, input: { zone: 'poll.example', owner: 'r', type: 'TXT', rdata: '"two"', ttl: 3600 } })],
+    [
+      'a record added',
+      async () => {
+        const res = await app.gql(CREATE_RECORD, { input: { zone: 'poll.example', owner: 'r', type: 'TXT', rdata: '"one"', ttl: 3600 } });
+        recordId = res.data.createRecord.id;
+      },
+    ],
+    [
+      'a record edited',
+      () =>
+        app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`, {
+          id: recordId,
+          input: { zone: 'poll.example', owner: 'r', type: 'TXT', rdata: '"two"', ttl: 3600 },
+        }),
+    ],
     ['a record deleted', () => app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: recordId })],
     ['a zone created', () => createZone(app, userId, `z${Date.now()}.poll.example`)],
-    ['the user edited', () => app.gql(`mutation($id: ID!, $e: String!) { updateUser(id: $id, input: {email: $e}) { id } }`, { id: userId, e: `poller${Date.now()}@example.org` })],
+    [
+      'the user edited',
+      () =>
+        app.gql(`mutation($id: ID!, $e: String!) { updateUser(id: $id, input: {email: $e}) { id } }`, {
+          id: userId,
+          e: `poller${Date.now()}@example.org`,
+        }),
+    ],
     ['an API key created', () => createUserKey(app, userId)],
   ];
   test.each(changes)('%s', async (_change, change) => {
@@ -117,17 +136,30 @@ test('a deleted zone moves the ETag of the lists that showed it', async () => {
 test("a one-zone read's ETag follows that zone alone: another zone's change keeps it, its own change moves it", async () => {
   const zoneId = await createZone(app, userId, 'one.poll.example');
   await createZone(app, userId, 'other.poll.example');
-  const paths = ['/api/domain/status/one.poll.example', `/api/domain/list/zone/${zoneId}`, '/api/domain/export/one.poll.example', '/api/domain/changes/one.poll.example', '/api/domain/check/one.poll.example'];
-  const read = async () => Promise.all(paths.map(async (path) => {
-    const res = await app.http.get(path).set('X-API-Key', ADMIN_KEY);
-    expect([path, res.status]).toEqual([path, 200]);
-    return res.headers.etag;
-  }));
+  const paths = [
+    '/api/domain/status/one.poll.example',
+    `/api/domain/list/zone/${zoneId}`,
+    '/api/domain/export/one.poll.example',
+    '/api/domain/changes/one.poll.example',
+    '/api/domain/check/one.poll.example',
+  ];
+  const read = async () =>
+    Promise.all(
+      paths.map(async (path) => {
+        const res = await app.http.get(path).set('X-API-Key', ADMIN_KEY);
+        expect([path, res.status]).toEqual([path, 200]);
+        return res.headers.etag;
+      }),
+    );
   const before = await read();
   // the version of a one-zone read is that zone's alone (a read costs the same whatever the number of zones)
-  expect((await app.gql(CREATE_RECORD, { input: { zone: 'other.poll.example', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } })).errors).toBeUndefined();
+  expect(
+    (await app.gql(CREATE_RECORD, { input: { zone: 'other.poll.example', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } })).errors,
+  ).toBeUndefined();
   expect(await read()).toEqual(before);
-  expect((await app.gql(CREATE_RECORD, { input: { zone: 'one.poll.example', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } })).errors).toBeUndefined();
+  expect(
+    (await app.gql(CREATE_RECORD, { input: { zone: 'one.poll.example', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } })).errors,
+  ).toBeUndefined();
   const after = await read();
   paths.forEach((path, i) => expect([path, after[i] === before[i]]).toEqual([path, false]));
 });

@@ -71,7 +71,10 @@ describe('users', () => {
 
 describe('domains', () => {
   it('creates a zone with SOA, one NS per DEFAULT_NS and the www CNAME, normalising the name', async () => {
-    const res = await app.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "Default-Records.TEST."}) { name serial records { owner type rdata ttl } } }`, { u: userId });
+    const res = await app.gql(
+      `mutation($u: ID!) { createDomain(input: {userId: $u, zone: "Default-Records.TEST."}) { name serial records { owner type rdata ttl } } }`,
+      { u: userId },
+    );
     expect(res.errors).toBeUndefined();
     const domain = res.data.createDomain;
     expect(domain.name).toBe('default-records.test');
@@ -122,8 +125,7 @@ describe('domains', () => {
 });
 
 describe('records', () => {
-  const create = (input: Record<string, unknown>) =>
-    app.gql(CREATE_RECORD, { input: { zone: 'example.com', ttl: 3600, ...input } });
+  const create = (input: Record<string, unknown>) => app.gql(CREATE_RECORD, { input: { zone: 'example.com', ttl: 3600, ...input } });
 
   it('stores the canonical form and raises the serial once per change', async () => {
     const before = (await app.gql(`{ domain(name: "example.com") { serial } }`)).data.domain.serial;
@@ -172,9 +174,15 @@ describe('records', () => {
     const created = await create({ owner: 'edit', type: 'TXT', rdata: 'hello' });
     const id = created.data.createRecord.id;
     const input = { zone: 'example.com', owner: 'edit', type: 'TXT', rdata: '"hello world"', ttl: 3600 };
-    const edited = await app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { rdata } }`, { id, input });
+    const edited = await app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { rdata } }`, {
+      id,
+      input,
+    });
     expect(edited.data.updateRecord.rdata).toBe('"hello world"');
-    const noop = await app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { rdata } }`, { id, input });
+    const noop = await app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { rdata } }`, {
+      id,
+      input,
+    });
     expect(errorCode(noop)).toBe('DUPLICATE_RECORD');
     const del = await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
     expect(del.data.deleteRecord).toBe(true);
@@ -189,7 +197,13 @@ describe('records', () => {
     const edit = (serial: number) =>
       app.gql(`mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { rdata } }`, {
         id: soa.id,
-        input: { zone: 'example.com', owner: '@', type: 'SOA', ttl: 3600, rdata: [fields[0], fields[1], serial, 7200, 1800, 604800, 86400].join(' ') },
+        input: {
+          zone: 'example.com',
+          owner: '@',
+          type: 'SOA',
+          ttl: 3600,
+          rdata: [fields[0], fields[1], serial, 7200, 1800, 604800, 86400].join(' '),
+        },
       });
     expect(errorCode(await edit(Number(fields[2])))).toBe('SOA_SERIAL_NOT_INCREASED');
     const raised = Number(fields[2]) + 10;
@@ -207,12 +221,17 @@ describe('records', () => {
   });
 
   it('pages with first/after and filters by zone, owner and type', async () => {
-    const page1 = await app.gql(`{ records(zone: "example.com", first: 2) { nodes { id } pageInfo { hasNextPage endCursor } totalCount } }`);
+    const page1 = await app.gql(
+      `{ records(zone: "example.com", first: 2) { nodes { id } pageInfo { hasNextPage endCursor } totalCount } }`,
+    );
     expect(page1.data.records.nodes).toHaveLength(2);
     expect(page1.data.records.pageInfo.hasNextPage).toBe(true);
-    const page2 = await app.gql(`query($after: String) { records(zone: "example.com", first: 1000, after: $after) { nodes { id } pageInfo { hasNextPage } } }`, {
-      after: page1.data.records.pageInfo.endCursor,
-    });
+    const page2 = await app.gql(
+      `query($after: String) { records(zone: "example.com", first: 1000, after: $after) { nodes { id } pageInfo { hasNextPage } } }`,
+      {
+        after: page1.data.records.pageInfo.endCursor,
+      },
+    );
     const ids = [...page1.data.records.nodes, ...page2.data.records.nodes].map((n: { id: string }) => Number(n.id));
     expect(ids.length).toBe(page1.data.records.totalCount);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
@@ -223,7 +242,27 @@ describe('records', () => {
   it('lists the record types and their fields', async () => {
     const res = await app.gql(`{ recordTypes { type code rfcs fields { name } } }`);
     const types = res.data.recordTypes.map((t: { type: string }) => t.type);
-    expect(types).toEqual(expect.arrayContaining(['A', 'AAAA', 'CAA', 'CNAME', 'DNAME', 'DS', 'HTTPS', 'MX', 'NAPTR', 'NS', 'PTR', 'SOA', 'SRV', 'SSHFP', 'SVCB', 'TLSA', 'TXT']));
+    expect(types).toEqual(
+      expect.arrayContaining([
+        'A',
+        'AAAA',
+        'CAA',
+        'CNAME',
+        'DNAME',
+        'DS',
+        'HTTPS',
+        'MX',
+        'NAPTR',
+        'NS',
+        'PTR',
+        'SOA',
+        'SRV',
+        'SSHFP',
+        'SVCB',
+        'TLSA',
+        'TXT',
+      ]),
+    );
     expect(res.data.recordTypes.find((t: { type: string }) => t.type === 'MX').code).toBe(15);
   });
 });
@@ -260,7 +299,11 @@ describe('per-user keys', () => {
   });
 
   it('sees only its own user, zones and records', async () => {
-    const res = await app.gql(`{ users { nodes { email } } domains { nodes { name } } records(first: 1000) { nodes { zone } } }`, {}, aliceKey);
+    const res = await app.gql(
+      `{ users { nodes { email } } domains { nodes { name } } records(first: 1000) { nodes { zone } } }`,
+      {},
+      aliceKey,
+    );
     expect(res.data.users.nodes).toEqual([{ email: 'alice@example.org' }]);
     expect(res.data.domains.nodes).toEqual([{ name: 'alice.test' }]);
     expect(new Set(res.data.records.nodes.map((r: { zone: string }) => r.zone))).toEqual(new Set(['alice.test']));
@@ -268,21 +311,33 @@ describe('per-user keys', () => {
 
   it("cannot read or change another user's zone: not found, nothing revealed", async () => {
     expect(errorCode(await app.gql(`{ domain(name: "bob.test") { id } }`, {}, aliceKey))).toBe('ZONE_NOT_FOUND');
-    expect(errorCode(await app.gql(CREATE_RECORD, { input: { zone: 'bob.test', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } }, aliceKey))).toBe('ZONE_NOT_FOUND');
-    expect(errorCode(await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: bobZoneRecordId }, aliceKey))).toBe('RECORD_NOT_FOUND');
+    expect(
+      errorCode(
+        await app.gql(CREATE_RECORD, { input: { zone: 'bob.test', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 } }, aliceKey),
+      ),
+    ).toBe('ZONE_NOT_FOUND');
+    expect(errorCode(await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: bobZoneRecordId }, aliceKey))).toBe(
+      'RECORD_NOT_FOUND',
+    );
     expect(errorCode(await app.gql(`mutation { deleteDomain(zone: "bob.test") }`, {}, aliceKey))).toBe('ZONE_NOT_FOUND');
     expect(errorCode(await app.gql(`{ user(email: "bob@example.org") { id } }`, {}, aliceKey))).toBe('USER_NOT_FOUND');
   });
 
   it('changes its own zone, cannot create users', async () => {
-    const res = await app.gql(CREATE_RECORD, { input: { zone: 'alice.test', owner: 'web', type: 'A', rdata: '192.0.2.7', ttl: 3600 } }, aliceKey);
+    const res = await app.gql(
+      CREATE_RECORD,
+      { input: { zone: 'alice.test', owner: 'web', type: 'A', rdata: '192.0.2.7', ttl: 3600 } },
+      aliceKey,
+    );
     expect(res.errors).toBeUndefined();
     expect(errorCode(await app.gql(`mutation { createUser(input: {email: "eve@example.org"}) { id } }`, {}, aliceKey))).toBe('FORBIDDEN');
   });
 
   it('stops working once revoked, and its secret is never shown again', async () => {
     const carol = await createUser(app, 'carol@example.org');
-    const created = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "ci"}) { secret apiKey { id } } }`, { u: carol });
+    const created = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "ci"}) { secret apiKey { id } } }`, {
+      u: carol,
+    });
     const { secret, apiKey } = created.data.createApiKey;
     expect((await app.gql('{ users { totalCount } }', {}, secret)).status).toBe(200);
     const listed = await app.gql(`query($u: ID!) { apiKeys(userId: $u) { id name revokedAt } }`, { u: carol });

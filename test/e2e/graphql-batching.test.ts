@@ -22,7 +22,9 @@ async function countStatements(query: string): Promise<number> {
   // not counted: the API key lookup, and what the zones just created set off in the same process on the same
   // pool up to SIGNAL_INTERVAL_MS after their commit, so that it may fall in the query: the journal signal
   // (`select pg_notify(...)`) and the journal's readers it wakes (live updates reading `changes`)
-  return statements.filter((sql) => /^\s*select/i.test(sql) && !/api_keys/.test(sql) && !sql.includes(JOURNAL_CHANNEL) && !/\bfrom changes\b/.test(sql)).length;
+  return statements.filter(
+    (sql) => /^\s*select/i.test(sql) && !/api_keys/.test(sql) && !sql.includes(JOURNAL_CHANNEL) && !/\bfrom changes\b/.test(sql),
+  ).length;
 }
 
 const NESTED = `{ users(first: 100) { nodes { email domains(first: 3) { name user { email } records(first: 10) { owner type rdata domain { name } } } } } }`;
@@ -43,9 +45,13 @@ test('users { domains { records } } costs the same number of statements for 2 an
 });
 
 test('nested lists take first and filters, still one statement per level', async () => {
-  const count = await countStatements(`{ users(first: 100) { nodes { domains(first: 2) { name records(type: "ns", first: 1) { type } } } } }`);
+  const count = await countStatements(
+    `{ users(first: 100) { nodes { domains(first: 2) { name records(type: "ns", first: 1) { type } } } } }`,
+  );
   expect(count).toBeLessThanOrEqual(5);
-  const res = await app.gql(`{ users(first: 100) { nodes { domains(first: 2) { name records(type: "ns", first: 1) { type } all: records(first: 10) { id } } } } }`);
+  const res = await app.gql(
+    `{ users(first: 100) { nodes { domains(first: 2) { name records(type: "ns", first: 1) { type } all: records(first: 10) { id } } } } }`,
+  );
   const users = res.data.users.nodes.filter((u: { domains: unknown[] }) => u.domains.length);
   expect(users.length).toBeGreaterThan(2);
   for (const user of users) {
@@ -73,20 +79,32 @@ test('nested connections: first, after, totalCount and filters per parent, still
     expect(user.domainsConnection.pageInfo.hasNextPage).toBe(true);
     for (const domain of user.domainsConnection.nodes) {
       // default zones hold two NS records: one shown, the other on the next page
-      expect(domain.recordsConnection).toEqual({ totalCount: 2, pageInfo: { hasNextPage: true }, nodes: [{ type: 'NS', recordType: 'NS' }] });
+      expect(domain.recordsConnection).toEqual({
+        totalCount: 2,
+        pageInfo: { hasNextPage: true },
+        nodes: [{ type: 'NS', recordType: 'NS' }],
+      });
     }
   }
   // the next page of one user's zones, by its cursor; past the end: empty, and the total still right
   const user = users[0];
-  const next = await app.gql(`query($e: String, $a: String) { users(email: $e) { nodes { domainsConnection(first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { name } } } } }`,
-    { e: user.email, a: user.domainsConnection.pageInfo.endCursor });
+  const next = await app.gql(
+    `query($e: String, $a: String) { users(email: $e) { nodes { domainsConnection(first: 2, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { name } } } } }`,
+    { e: user.email, a: user.domainsConnection.pageInfo.endCursor },
+  );
   const second = next.data.users.nodes[0].domainsConnection;
   expect(second.nodes).toHaveLength(1);
   expect(second.pageInfo.hasNextPage).toBe(false);
   expect(second.nodes[0].name).not.toBe(user.domainsConnection.nodes[0].name);
-  const past = await app.gql(`query($e: String, $a: String) { users(email: $e) { nodes { domainsConnection(first: 2, after: $a) { totalCount nodes { name } pageInfo { hasNextPage endCursor } } } } }`,
-    { e: user.email, a: second.pageInfo.endCursor });
-  expect(past.data.users.nodes[0].domainsConnection).toEqual({ totalCount: 3, nodes: [], pageInfo: { hasNextPage: false, endCursor: null } });
+  const past = await app.gql(
+    `query($e: String, $a: String) { users(email: $e) { nodes { domainsConnection(first: 2, after: $a) { totalCount nodes { name } pageInfo { hasNextPage endCursor } } } } }`,
+    { e: user.email, a: second.pageInfo.endCursor },
+  );
+  expect(past.data.users.nodes[0].domainsConnection).toEqual({
+    totalCount: 3,
+    nodes: [],
+    pageInfo: { hasNextPage: false, endCursor: null },
+  });
   // bad arguments: a 4xx code naming the field
   const bad = await app.gql(`{ users(first: 1) { nodes { domainsConnection(first: 0) { totalCount } } } }`);
   expect(bad.errors?.[0].extensions.details[0].field).toBe('first');

@@ -30,7 +30,13 @@ afterAll(async () => {
 async function byGraphQLJs(query: string, variables: Record<string, unknown>, operationName?: string) {
   const services = createServices(app.service.settings);
   const contextValue = await buildContext(app.service.database.db, services, ADMIN_KEY);
-  const result = await execute({ schema: await getSchema(), document: parse(query), contextValue, variableValues: variables, operationName });
+  const result = await execute({
+    schema: await getSchema(),
+    document: parse(query),
+    contextValue,
+    variableValues: variables,
+    operationName,
+  });
   return JSON.parse(JSON.stringify(result));
 }
 
@@ -71,11 +77,12 @@ const OPERATIONS: { name: string; query: string; variables?: Record<string, unkn
 /** how many operations each engine has run, from /metrics */
 async function executions(): Promise<{ jit: number; js: number }> {
   const text = await (await fetch(`http://127.0.0.1:${app.service.httpPort}/metrics`)).text();
-  const count = (engine: string) => Number(text.match(new RegExp(`^zonekeeper_graphql_executions_total\\{engine="${engine}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
+  const count = (engine: string) =>
+    Number(text.match(new RegExp(`^zonekeeper_graphql_executions_total\\{engine="${engine}"\\} (\\d+)`, 'm'))?.[1] ?? 0);
   return { jit: count('graphql-jit'), js: count('graphql-js') };
 }
 
-test.each(OPERATIONS)('$name: the compiled answer is graphql-js\'s answer', async ({ query, variables = {}, operationName }) => {
+test.each(OPERATIONS)("$name: the compiled answer is graphql-js's answer", async ({ query, variables = {}, operationName }) => {
   const expected = await byGraphQLJs(query, variables, operationName);
   expect(expected.errors).toBeUndefined();
   // a document is compiled the second time it runs: the first answer comes from graphql-js, the second from
@@ -124,7 +131,7 @@ test('a resolver error keeps its code, message, path and locations, and nulls th
   expect(res.data).toEqual(expected.data);
 });
 
-test('a variable of the wrong type is the client\'s mistake (400, BAD_USER_INPUT), as with graphql-js', async () => {
+test("a variable of the wrong type is the client's mistake (400, BAD_USER_INPUT), as with graphql-js", async () => {
   const res = await app.gql(`query($first: Int) { users(first: $first) { totalCount } }`, { first: 'many' });
   expect(res.status).toBe(400);
   expect(errorCode(res)).toBe('BAD_USER_INPUT');
@@ -137,7 +144,12 @@ test('FAST_PATHS=off: /graphql and the REST layer run on graphql-js, with the sa
     await createZone(off, userId, 'slow.compiled.test');
     const jitRuns = async () => {
       const text = (await off.http.get('/metrics')).text;
-      return Number(text.split('\n').find((l) => l.startsWith('zonekeeper_graphql_executions_total{engine="graphql-jit"}'))?.split(' ')[1] ?? 0);
+      return Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith('zonekeeper_graphql_executions_total{engine="graphql-jit"}'))
+          ?.split(' ')[1] ?? 0,
+      );
     };
     const before = await jitRuns();
     const query = `{ domain(name: "slow.compiled.test") { name records { owner type rdata } } }`;

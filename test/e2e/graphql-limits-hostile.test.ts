@@ -42,19 +42,29 @@ test('fragments count towards depth and cost as if expanded', async () => {
 
 test('a token flood is refused before it is walked', async () => {
   const query = `{ ${Array.from({ length: 20000 }, (_, i) => `a${i}: __typename`).join(' ')} }`;
-  const res = await app.http.post('/graphql').set('X-API-Key', 'test-admin-key-0123456789abcdef').set('content-type', 'application/json').send({ query });
+  const res = await app.http
+    .post('/graphql')
+    .set('X-API-Key', 'test-admin-key-0123456789abcdef')
+    .set('content-type', 'application/json')
+    .send({ query });
   expect(res.status).toBe(400);
   expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
   expect(res.body.errors[0].message).toMatch(/token/i);
 });
 
 test('an operationName that names no operation is a 400, not a 500', async () => {
-  const post = await app.http.post('/graphql').set('X-API-Key', 'test-admin-key-0123456789abcdef').set('content-type', 'application/json')
+  const post = await app.http
+    .post('/graphql')
+    .set('X-API-Key', 'test-admin-key-0123456789abcdef')
+    .set('content-type', 'application/json')
     .send({ query: '{ __typename }', operationName: 'X' });
   expect(post.status).toBe(400);
   expect(post.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
-  const get = await app.http.get('/graphql').query({ query: '{ __typename }', operationName: '\u0000' })
-    .set('X-API-Key', 'test-admin-key-0123456789abcdef').set('apollo-require-preflight', 'true');
+  const get = await app.http
+    .get('/graphql')
+    .query({ query: '{ __typename }', operationName: '\u0000' })
+    .set('X-API-Key', 'test-admin-key-0123456789abcdef')
+    .set('apollo-require-preflight', 'true');
   expect(get.status).toBe(400);
 });
 
@@ -84,7 +94,10 @@ describe('nested lists under small limits (MAX_PAGE_SIZE 30, cost ceiling 2,000)
     const text = Array.from({ length: PER_ZONE - 4 }, (_, i) => `h${i} 3600 IN A 192.0.2.${(i % 250) + 1}`).join('\n');
     for (const zone of ZONES) {
       await createZone(small, owner, zone);
-      const imported = await small.gql('mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }', { z: zone, t: text });
+      const imported = await small.gql('mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }', {
+        z: zone,
+        t: text,
+      });
       expect(imported.errors).toBeUndefined();
     }
   }, 60_000);
@@ -94,7 +107,11 @@ describe('nested lists under small limits (MAX_PAGE_SIZE 30, cost ceiling 2,000)
   async function twice(query: string, variables?: Record<string, unknown>) {
     const first = await small.gql(query, variables);
     const second = await small.gql(query, variables);
-    expect({ status: second.status, data: second.data, errors: second.errors }).toEqual({ status: first.status, data: first.data, errors: first.errors });
+    expect({ status: second.status, data: second.data, errors: second.errors }).toEqual({
+      status: first.status,
+      data: first.data,
+      errors: first.errors,
+    });
     return first;
   }
 

@@ -23,10 +23,51 @@ function prng(seed: number) {
 }
 
 const HOSTILE_VALUES: unknown[] = [
-  '', ' ', 'a\u0000b', '\u0000', '\ud800', 'x\udc00', '\u{1F600}', '\u202e', '%00', '../../etc/passwd', "'; drop table users; --",
-  '-1', '0', '1', '2147483648', '99999999999999999999', '1e309', 'NaN', '3.5', '0x10', ' 7 ', 'a'.repeat(5000), 'é'.repeat(300),
-  'example.com', '@', '*', 'www', 'A', 'TXT', 'SOA', '"quoted"', '192.0.2.1', 'ops@example.org', 'not-an-email',
-  -1, 0, 3600, 2147483648, 1.5, true, null, [], ['a'], {}, { nested: 'x' },
+  '',
+  ' ',
+  'a\u0000b',
+  '\u0000',
+  '\ud800',
+  'x\udc00',
+  '\u{1F600}',
+  '\u202e',
+  '%00',
+  '../../etc/passwd',
+  "'; drop table users; --",
+  '-1',
+  '0',
+  '1',
+  '2147483648',
+  '99999999999999999999',
+  '1e309',
+  'NaN',
+  '3.5',
+  '0x10',
+  ' 7 ',
+  'a'.repeat(5000),
+  'é'.repeat(300),
+  'example.com',
+  '@',
+  '*',
+  'www',
+  'A',
+  'TXT',
+  'SOA',
+  '"quoted"',
+  '192.0.2.1',
+  'ops@example.org',
+  'not-an-email',
+  -1,
+  0,
+  3600,
+  2147483648,
+  1.5,
+  true,
+  null,
+  [],
+  ['a'],
+  {},
+  { nested: 'x' },
 ];
 
 /** a value as a path segment; a lone surrogate has no UTF-8 form, so it goes as the bytes of one (invalid UTF-8) */
@@ -47,7 +88,9 @@ beforeAll(async () => {
 afterAll(async () => app.close());
 
 const snapshot = async () => {
-  const users = await app.gql('{ users(first: 20) { nodes { id email domains(first: 10) { name serial records(first: 100) { id owner type rdata ttl } } } } }');
+  const users = await app.gql(
+    '{ users(first: 20) { nodes { id email domains(first: 10) { name serial records(first: 100) { id owner type rdata ttl } } } } }',
+  );
   if (!users.data) throw new Error(`snapshot failed: ${JSON.stringify(users.errors)}`);
   return JSON.stringify(users.data);
 };
@@ -68,7 +111,8 @@ test(`${REQUESTS} seeded hostile requests: no 5xx, stable 4xx codes, nothing cha
     const textOf = (value: unknown) => (typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
     if (encoding === 'json') req = req.set('content-type', 'application/json').send(JSON.stringify(fields));
     else if (encoding === 'form') req = req.type('form').send(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, textOf(v)])));
-    else if (encoding === 'multipart') for (const [k, v] of Object.entries(fields)) req = req.field(k, textOf(v).replace(/\u0000/g, '') || ' ');
+    else if (encoding === 'multipart')
+      for (const [k, v] of Object.entries(fields)) req = req.field(k, textOf(v).replace(/\u0000/g, '') || ' ');
     else req = req.query(Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, textOf(v)])));
     const res = await req;
     const label = `#${n} ${route.method.toUpperCase()} ${path} ${encoding} ${JSON.stringify(fields).slice(0, 200)}`;

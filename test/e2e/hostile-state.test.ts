@@ -18,7 +18,10 @@ test('a zone name whose default www record would be too long is refused, naming 
   // a valid zone name of 252 octets in wire form (4 × (61 + 1) + (2 + 1) + 1); www. adds 4 → 256 > 255
   const label = 'a'.repeat(61);
   const longZone = `${label}.${label}.${label}.${label}.ex`;
-  const refused = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: owner, z: longZone });
+  const refused = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+    u: owner,
+    z: longZone,
+  });
   expect(errorCode(refused)).toBe('INVALID_ZONE_NAME');
   expect(refused.errors![0].extensions.details[0]).toMatchObject({ field: 'zone', code: 'NAME_TOO_LONG' });
   expect(refused.errors![0].extensions.details[0].message).toMatch(/default www record/);
@@ -27,7 +30,10 @@ test('a zone name whose default www record would be too long is refused, naming 
 
   // one octet shorter fits exactly (www.<zone> is 255 octets), and the zone exports
   const fits = `${label}.${label}.${label}.${label.slice(0, 60)}.ex`;
-  const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: owner, z: fits });
+  const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+    u: owner,
+    z: fits,
+  });
   expect(created.errors).toBeUndefined();
   const exported = await app.gql(`query($z: String!) { exportZone(zone: $z) }`, { z: fits });
   expect(exported.errors).toBeUndefined();
@@ -50,13 +56,21 @@ test('reads racing zone deletions see one consistent state (Record.domain is nev
   const owner = await userId('racer@example.org');
   const zones = Array.from({ length: 30 }, (_, i) => `race${i}.example`);
   for (const zone of zones) {
-    const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: owner, z: zone });
+    const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+      u: owner,
+      z: zone,
+    });
     expect(created.errors).toBeUndefined();
   }
   const reads: Promise<{ status: number; errors?: any[] }>[] = [];
   const deletes: Promise<unknown>[] = [];
   for (let i = 0; i < zones.length; i++) {
-    for (let r = 0; r < 6; r++) reads.push(app.gql('{ records(first: 1000) { nodes { id domain { id name } } } users { nodes { domains(first: 50) { records(first: 10) { domain { id } } } } } }'));
+    for (let r = 0; r < 6; r++)
+      reads.push(
+        app.gql(
+          '{ records(first: 1000) { nodes { id domain { id name } } } users { nodes { domains(first: 50) { records(first: 10) { domain { id } } } } } }',
+        ),
+      );
     deletes.push(app.gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: zones[i] }));
   }
   const answers = await Promise.all(reads);

@@ -21,8 +21,14 @@ beforeAll(async () => {
   await createZone(app, userId, 'record.packed.test');
   await createZone(app, userId, 'field.packed.test');
   for (const zone of ['plain.packed.test', 'record.packed.test', 'field.packed.test']) {
-    for (const [owner, type, rdata] of [['mail', 'MX', '10 mx.example.net.'], ['txt', 'TXT', '"a b" "c\\"d"'], ['a', 'A', '192.0.2.9']]) {
-      const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone, owner, type, rdata, ttl: 300 } });
+    for (const [owner, type, rdata] of [
+      ['mail', 'MX', '10 mx.example.net.'],
+      ['txt', 'TXT', '"a b" "c\\"d"'],
+      ['a', 'A', '192.0.2.9'],
+    ]) {
+      const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
+        r: { zone, owner, type, rdata, ttl: 300 },
+      });
       expect(res.errors).toBeUndefined();
     }
   }
@@ -37,7 +43,10 @@ const NESTED = `{ users(first: 10) { nodes { domains(first: 10) { name records(f
 
 /** every zone's records as the rows in the table say, in id order */
 async function storedRecords(): Promise<Record<string, { id: string; owner: string; type: string; rdata: string; ttl: number }[]>> {
-  const { rows } = await db.query(`select d.name, r.id::text as id, r.owner, r.type, r.rdata, r.ttl from records r join domains d on d.id = r.domain_id where d.user_id = $1 order by r.id`, [userId]);
+  const { rows } = await db.query(
+    `select d.name, r.id::text as id, r.owner, r.type, r.rdata, r.ttl from records r join domains d on d.id = r.domain_id where d.user_id = $1 order by r.id`,
+    [userId],
+  );
   const byZone: Record<string, any[]> = {};
   for (const row of rows) (byZone[row.name] ??= []).push({ id: row.id, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl });
   return byZone;
@@ -64,7 +73,9 @@ test('stored values holding the separators are answered as stored, with no forge
   await db.query(`update records set owner = 'x' || chr(31) || 'A' || chr(31) || '192.0.2.66' || chr(31) || '300' || chr(30) || '999' || chr(31) || 'evil'
     where owner = 'mail' and domain_id = (select id from domains where name = 'record.packed.test')`);
   // - an rdata with a field separator: a sixth field in its record (only the field count tells)
-  await db.query(`update records set rdata = '192.0.2.1' || chr(31) || '1' where owner = 'a' and domain_id = (select id from domains where name = 'field.packed.test')`);
+  await db.query(
+    `update records set rdata = '192.0.2.1' || chr(31) || '1' where owner = 'a' and domain_id = (select id from domains where name = 'field.packed.test')`,
+  );
   const stored = await storedRecords();
   const answered = await answeredRecords();
   for (const zone of ['record.packed.test', 'field.packed.test']) {
@@ -79,7 +90,9 @@ test('stored values holding the separators are answered as stored, with no forge
 });
 
 test('first and filters apply per zone, in id order, on both read paths', async () => {
-  const res = await app.gql(`{ users(first: 10) { nodes { domains(first: 10) { name first2: records(first: 2) { id owner } mx: records(type: "MX", first: 100) { owner rdata } } } } }`);
+  const res = await app.gql(
+    `{ users(first: 10) { nodes { domains(first: 10) { name first2: records(first: 2) { id owner } mx: records(type: "MX", first: 100) { owner rdata } } } } }`,
+  );
   expect(res.errors).toBeUndefined();
   const stored = await storedRecords();
   const user = res.data.users.nodes.find((u: { domains: unknown[] }) => u.domains.length);

@@ -31,7 +31,9 @@ afterAll(async () => {
 /** a graphql-ws client; `closed` resolves with the close code when the server closes the connection */
 function connect(payload: Record<string, unknown>) {
   let closedWith: (code: number) => void = () => undefined;
-  const closed = new Promise<number>((resolve) => { closedWith = resolve; });
+  const closed = new Promise<number>((resolve) => {
+    closedWith = resolve;
+  });
   const client = createClient({
     url: app.baseUrl.replace('http', 'ws') + '/graphql',
     webSocketImpl: WebSocket,
@@ -51,15 +53,27 @@ function subscribe(client: Client, query: string, variables: Record<string, unkn
   const events: any[] = [];
   const errors: any[] = [];
   let notify: () => void = () => undefined;
-  const stop = client.subscribe({ query, variables }, {
-    next: (value) => { events.push(value); notify(); },
-    error: (error) => { errors.push(error); notify(); },
-    complete: () => notify(),
-  });
+  const stop = client.subscribe(
+    { query, variables },
+    {
+      next: (value) => {
+        events.push(value);
+        notify();
+      },
+      error: (error) => {
+        errors.push(error);
+        notify();
+      },
+      complete: () => notify(),
+    },
+  );
   const next = async (count: number, ms = 10_000) => {
     const deadline = Date.now() + ms;
     while (events.length < count && errors.length === 0 && Date.now() < deadline) {
-      await new Promise<void>((resolve) => { notify = resolve; setTimeout(resolve, 200); });
+      await new Promise<void>((resolve) => {
+        notify = resolve;
+        setTimeout(resolve, 200);
+      });
     }
     return events;
   };
@@ -88,7 +102,10 @@ test('a change made over REST arrives on zoneChanged, with its records and autho
   const { client } = connect({ 'x-api-key': userKey });
   const sub = subscribe(client, ZONE_CHANGED, { zone: 'live.example' });
   await subscribed(); // subscribed before the change
-  const res = await app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: 'live.example', owner: 'pushed', rtype: 'A', rdata: '192.0.2.5', ttl: 3600 });
+  const res = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ zone: 'live.example', owner: 'pushed', rtype: 'A', rdata: '192.0.2.5', ttl: 3600 });
   expect(res.status).toBe(201);
   const events = await sub.next(1);
   expect(sub.errors).toEqual([]);
@@ -99,9 +116,13 @@ test('a change made over REST arrives on zoneChanged, with its records and autho
   sub.stop();
 });
 
-test('a secondary\'s state changing arrives on propagationChanged', async () => {
+test("a secondary's state changing arrives on propagationChanged", async () => {
   const { client } = connect({ 'X-API-KEY': ADMIN_KEY });
-  const sub = subscribe(client, `subscription { propagationChanged(zone: "live.example") { zone propagation { state servers { server state servedSerial } } } }`, {});
+  const sub = subscribe(
+    client,
+    `subscription { propagationChanged(zone: "live.example") { zone propagation { state servers { server state servedSerial } } } }`,
+    {},
+  );
   await subscribed();
   // what the propagation worker writes when a secondary reports the zone's serial
   const db = new PgClient({ connectionString: app.service.settings.databaseUrl });
@@ -114,11 +135,13 @@ test('a secondary\'s state changing arrives on propagationChanged', async () => 
   }
   const events = await sub.next(1);
   expect(sub.errors).toEqual([]);
-  expect(events[0].data.propagationChanged.propagation.servers).toEqual(expect.arrayContaining([{ server: '127.0.0.1:9', state: 'in_sync', servedSerial: expect.any(Number) }]));
+  expect(events[0].data.propagationChanged.propagation.servers).toEqual(
+    expect.arrayContaining([{ server: '127.0.0.1:9', state: 'in_sync', servedSerial: expect.any(Number) }]),
+  );
   sub.stop();
 });
 
-test('keys: a wrong key is refused (4403), another user\'s zone is not found, a revoked key closes the connection', async () => {
+test("keys: a wrong key is refused (4403), another user's zone is not found, a revoked key closes the connection", async () => {
   const wrong = connect({ 'X-API-Key': 'wrong-key-0123456789abcdef' });
   subscribe(wrong.client, ZONE_CHANGED, { zone: 'live.example' });
   expect(await wrong.closed).toBe(4403);
@@ -132,11 +155,15 @@ test('keys: a wrong key is refused (4403), another user\'s zone is not found, a 
   const reported = sub.errors.length ? sub.errors[0] : sub.events[0];
   expect(JSON.stringify(reported)).toContain('ZONE_NOT_FOUND');
 
-  const keyRes = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "doomed"}) { secret apiKey { id } } }`, { u: userId });
+  const keyRes = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "doomed"}) { secret apiKey { id } } }`, {
+    u: userId,
+  });
   const doomed = connect({ 'X-API-Key': keyRes.data.createApiKey.secret });
   subscribe(doomed.client, ZONE_CHANGED, { zone: 'live.example' });
   await subscribed(); // the key is revoked while subscribed, not before
-  expect((await app.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: keyRes.data.createApiKey.apiKey.id })).errors).toBeUndefined();
+  expect(
+    (await app.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: keyRes.data.createApiKey.apiKey.id })).errors,
+  ).toBeUndefined();
   expect(await doomed.closed).toBe(4403);
 });
 

@@ -51,7 +51,11 @@ test('a set applies whole: one serial step, one journal row, the diff in the ans
   const result = res.data.applyZoneChanges;
   expect(result.serialBefore).toBe(before.serial);
   expect(result.serial).toBeGreaterThan(before.serial);
-  expect(result.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort()).toEqual(['@ MX 10 mail.set1.example.', '@ TXT "v=spf1 mx -all"', 'mail A 192.0.2.25']);
+  expect(result.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort()).toEqual([
+    '@ MX 10 mail.set1.example.',
+    '@ TXT "v=spf1 mx -all"',
+    'mail A 192.0.2.25',
+  ]);
   expect(result.removed).toEqual([]);
   const after = await zoneRecords('set1.example');
   expect(after.serial).toBe(result.serial);
@@ -61,7 +65,8 @@ test('a set applies whole: one serial step, one journal row, the diff in the ans
 
 test('a CNAME replaces the A records of its owner in one set; REPLACE_RRSET swaps an MX set', async () => {
   await createZone(app, userId, 'set2.example');
-  for (const rdata of ['192.0.2.1', '192.0.2.2']) await app.gql(CREATE_RECORD, { input: { zone: 'set2.example', owner: 'app', type: 'A', rdata, ttl: 3600 } });
+  for (const rdata of ['192.0.2.1', '192.0.2.2'])
+    await app.gql(CREATE_RECORD, { input: { zone: 'set2.example', owner: 'app', type: 'A', rdata, ttl: 3600 } });
   await app.gql(CREATE_RECORD, { input: { zone: 'set2.example', owner: '@', type: 'MX', rdata: '10 old-mx.example.net.', ttl: 3600 } });
   const res = await app.gql(APPLY, {
     zone: 'set2.example',
@@ -151,9 +156,21 @@ test('bad sets: empty, unknown kind, too many, a record of another zone or anoth
   const before = await zoneRecords('set6.example');
 
   expect(errorCode(await app.gql(APPLY, { zone: 'set6.example', changes: [] }))).toBe('INVALID_INPUT');
-  const unknownKind = await app.gql(APPLY, { zone: 'set6.example', changes: [{ kind: 'UPSERT', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 }] });
+  const unknownKind = await app.gql(APPLY, {
+    zone: 'set6.example',
+    changes: [{ kind: 'UPSERT', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 }],
+  });
   expect(unknownKind.status).toBe(400);
-  const tooMany = await app.gql(APPLY, { zone: 'set6.example', changes: Array.from({ length: app.service.settings.maxChangesPerSet + 1 }, (_, i) => ({ kind: 'ADD', owner: `h${i}`, type: 'A', rdata: '192.0.2.1', ttl: 3600 })) });
+  const tooMany = await app.gql(APPLY, {
+    zone: 'set6.example',
+    changes: Array.from({ length: app.service.settings.maxChangesPerSet + 1 }, (_, i) => ({
+      kind: 'ADD',
+      owner: `h${i}`,
+      type: 'A',
+      rdata: '192.0.2.1',
+      ttl: 3600,
+    })),
+  });
   expect(errorCode(tooMany)).toBe('CHANGE_SET_TOO_LARGE');
   expect(tooMany.errors![0].message).toContain(String(app.service.settings.maxChangesPerSet));
   // another zone's record, with the admin key: not in this zone
@@ -170,13 +187,22 @@ test('bad sets: empty, unknown kind, too many, a record of another zone or anoth
 test('REST: POST /api/domain/changes/:zone with a JSON body, the same rules', async () => {
   await createZone(app, userId, 'set7.example');
   const H = { 'X-API-Key': ADMIN_KEY };
-  const ok = await app.http.post('/api/domain/changes/set7.example').set(H).send({ changes: [{ kind: 'ADD', owner: 'r', type: 'A', rdata: '192.0.2.7', ttl: 3600 }] });
+  const ok = await app.http
+    .post('/api/domain/changes/set7.example')
+    .set(H)
+    .send({ changes: [{ kind: 'ADD', owner: 'r', type: 'A', rdata: '192.0.2.7', ttl: 3600 }] });
   expect(ok.status).toBe(200);
   expect(ok.body.added).toEqual([{ owner: 'r', type: 'A', rdata: '192.0.2.7', ttl: 3600 }]);
-  const stale = await app.http.post('/api/domain/changes/set7.example').set(H).send({ expectSerial: ok.body.serialBefore, changes: [{ kind: 'ADD', owner: 'r2', type: 'A', rdata: '192.0.2.8', ttl: 3600 }] });
+  const stale = await app.http
+    .post('/api/domain/changes/set7.example')
+    .set(H)
+    .send({ expectSerial: ok.body.serialBefore, changes: [{ kind: 'ADD', owner: 'r2', type: 'A', rdata: '192.0.2.8', ttl: 3600 }] });
   expect(stale.status).toBe(409);
   expect(stale.body.error).toBe('SERIAL_MISMATCH');
-  const badKind = await app.http.post('/api/domain/changes/set7.example').set(H).send({ changes: [{ kind: 'NOPE' }] });
+  const badKind = await app.http
+    .post('/api/domain/changes/set7.example')
+    .set(H)
+    .send({ changes: [{ kind: 'NOPE' }] });
   expect(badKind.status).toBe(422);
   expect(badKind.body.error).toBe('INVALID_INPUT');
   const notList = await app.http.post('/api/domain/changes/set7.example').set(H).type('form').send({ changes: 'x' });

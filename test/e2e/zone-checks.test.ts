@@ -32,13 +32,16 @@ test('a record whose target is an alias is written, with a warning', async () =>
 test('a change set adding a delegation without its glue is applied, with a warning naming it', async () => {
   const res = await app.gql(`mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
     z: ZONE,
-    c: [{ kind: 'ADD', owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 }, { kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.1', ttl: 3600 }],
+    c: [
+      { kind: 'ADD', owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 },
+      { kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+    ],
   });
   expect(res.errors).toBeUndefined();
   expect(codes(res)).toEqual(['GLUE_MISSING']);
 });
 
-test('checkZone lists the whole zone\'s warnings (GraphQL and REST alike)', async () => {
+test("checkZone lists the whole zone's warnings (GraphQL and REST alike)", async () => {
   const gql = await app.gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code } } }`, { z: ZONE });
   expect(gql.errors).toBeUndefined();
   expect(gql.data.checkZone.warnings).toEqual([
@@ -51,11 +54,18 @@ test('checkZone lists the whole zone\'s warnings (GraphQL and REST alike)', asyn
 });
 
 test("an import dry run shows the SOA's change and the zone checks' warnings", async () => {
-  const res = await app.gql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE, dryRun: true) { serial addedRecords removedRecords warnings { code message } } }`,
-    { z: ZONE, t: `$ORIGIN ${ZONE}.\ncn 3600 IN CNAME gone.${ZONE}.\n` });
+  const res = await app.gql(
+    `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE, dryRun: true) { serial addedRecords removedRecords warnings { code message } } }`,
+    { z: ZONE, t: `$ORIGIN ${ZONE}.\ncn 3600 IN CNAME gone.${ZONE}.\n` },
+  );
   expect(res.errors).toBeUndefined();
   const result = res.data.importZone;
-  expect(result.addedRecords).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${ZONE}\\. 3600 IN SOA .* ${result.serial} 3600 1800 604800 86400$`)), `cn.${ZONE}. 3600 IN CNAME gone.${ZONE}.`]));
+  expect(result.addedRecords).toEqual(
+    expect.arrayContaining([
+      expect.stringMatching(new RegExp(`^${ZONE}\\. 3600 IN SOA .* ${result.serial} 3600 1800 604800 86400$`)),
+      `cn.${ZONE}. 3600 IN CNAME gone.${ZONE}.`,
+    ]),
+  );
   expect(result.removedRecords).toEqual([expect.stringMatching(new RegExp(`^${ZONE}\\. 3600 IN SOA `))]);
   expect(result.warnings.map((w: any) => w.code)).toEqual(expect.arrayContaining(['TARGET_MISSING', 'TARGET_IS_CNAME', 'GLUE_MISSING']));
 });

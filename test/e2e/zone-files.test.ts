@@ -10,7 +10,13 @@ beforeAll(async () => {
   app = await startTestApp();
   userId = await createUser(app, 'files@example.org');
   await createZone(app, userId, 'files.test');
-  for (const [owner, type, rdata] of [['@', 'MX', '10 mail'], ['mail', 'A', '192.0.2.25'], ['_sip._tcp', 'SRV', '10 60 5060 sip'], ['@', 'TXT', '"v=spf1 mx -all"'], ['@', 'CAA', '0 issue "letsencrypt.org"']]) {
+  for (const [owner, type, rdata] of [
+    ['@', 'MX', '10 mail'],
+    ['mail', 'A', '192.0.2.25'],
+    ['_sip._tcp', 'SRV', '10 60 5060 sip'],
+    ['@', 'TXT', '"v=spf1 mx -all"'],
+    ['@', 'CAA', '0 issue "letsencrypt.org"'],
+  ]) {
     const res = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner, type, rdata, ttl: 3600 } });
     expect(res.errors).toBeUndefined();
   }
@@ -21,7 +27,9 @@ afterAll(async () => {
 
 const IMPORT = `mutation($zone: String!, $text: String!, $mode: ZoneImportMode!) { importZone(zone: $zone, text: $text, mode: $mode) { added removed serial } }`;
 const stateOf = async (zone: string) =>
-  (await app.gql(`query($z: String!) { records(zone: $z, first: 1000) { nodes { owner type rdata ttl } } }`, { z: zone })).data.records.nodes
+  (
+    await app.gql(`query($z: String!) { records(zone: $z, first: 1000) { nodes { owner type rdata ttl } } }`, { z: zone })
+  ).data.records.nodes
     .filter((r: { type: string }) => r.type !== 'SOA')
     .map((r: { owner: string; type: string; rdata: string; ttl: number }) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`)
     .sort();
@@ -51,7 +59,11 @@ test('export → import (REPLACE) into another zone gives the same records, and 
   const expected = (await stateOf('files.test')).map((line: string) => line.replace(/files\.test\./g, 'copy.test.'));
   expect(await stateOf('copy.test')).toEqual(expected);
   // importing the same file again changes only the SOA
-  const again = await app.gql(IMPORT, { zone: 'copy.test', text: (await app.gql(`{ exportZone(zone: "copy.test") }`)).data.exportZone, mode: 'REPLACE' });
+  const again = await app.gql(IMPORT, {
+    zone: 'copy.test',
+    text: (await app.gql(`{ exportZone(zone: "copy.test") }`)).data.exportZone,
+    mode: 'REPLACE',
+  });
   expect(again.data.importZone).toMatchObject({ added: 0, removed: 0 });
 });
 
@@ -68,7 +80,9 @@ test('an import that changes TTLs replaces those records and raises the serial o
   expect(await stateOf('files.test')).not.toContain('mail 3600 A 192.0.2.25');
   const after = (await app.gql(`{ domain(name: "files.test") { serial } }`)).data.domain.serial;
   const journal = await app.service.database.db.rows<{ n: number }>(
-    `select count(*)::int as n from changes where zone = 'files.test' and serial_before = $1`, [before]);
+    `select count(*)::int as n from changes where zone = 'files.test' and serial_before = $1`,
+    [before],
+  );
   expect(journal[0].n).toBe(1);
   expect(after).toBeGreaterThan(before);
 });
@@ -102,7 +116,11 @@ test('REST export of an unknown zone is a 404', async () => {
 test('MERGE adds a partial file to a zone and keeps what is there', async () => {
   await createZone(app, userId, 'merge.test');
   const before = await stateOf('merge.test');
-  const res = await app.gql(IMPORT, { zone: 'merge.test', text: '$TTL 3600\napi IN A 192.0.2.80\napi IN AAAA 2001:db8::80\n', mode: 'MERGE' });
+  const res = await app.gql(IMPORT, {
+    zone: 'merge.test',
+    text: '$TTL 3600\napi IN A 192.0.2.80\napi IN AAAA 2001:db8::80\n',
+    mode: 'MERGE',
+  });
   expect(res.errors).toBeUndefined();
   expect(res.data.importZone).toMatchObject({ added: 2, removed: 0 });
   expect(await stateOf('merge.test')).toEqual([...before, 'api 3600 A 192.0.2.80', 'api 3600 AAAA 2001:db8::80'].sort());
@@ -139,17 +157,27 @@ test('an import answers warnings and dropped DNSSEC records; a dry run answers t
   expect(plan.errors).toBeUndefined();
   const result = plan.data.importZone;
   expect(result.dryRun).toBe(true);
-  expect(result.dropped).toEqual([{ type: 'NSEC', count: 1 }, { type: 'RRSIG', count: 1 }]);
+  expect(result.dropped).toEqual([
+    { type: 'NSEC', count: 1 },
+    { type: 'RRSIG', count: 1 },
+  ]);
   expect(result.warnings.map((w: { line: number; code: string }) => [w.line, w.code])).toEqual([
-    [9, 'DUPLICATE_RECORD_MERGED'], [10, 'NAME_NOT_HOSTNAME'], [11, 'RELATIVE_NAME_REPEATS_ZONE'], [14, 'TTL_CLAMPED'],
+    [9, 'DUPLICATE_RECORD_MERGED'],
+    [10, 'NAME_NOT_HOSTNAME'],
+    [11, 'RELATIVE_NAME_REPEATS_ZONE'],
+    [14, 'TTL_CLAMPED'],
     // the zone checks over the zone the import leaves (line 11's MX points at a name the zone does not have)
     [null, 'TARGET_MISSING'],
   ]);
   expect(result.warnings[2].message).toMatch(/^line 11: .*did you mean "mail\.real\.test\."\?/);
-  expect(result.addedRecords).toEqual(expect.arrayContaining([
-    'x.real.test. 3600 IN TYPE65534 \\# 3 ABCDEF', '\\035hash.real.test. 3600 IN TXT "x"', 'host1.real.test. 3600 IN A 192.0.2.11',
-    'short.real.test. 300 IN A 192.0.2.9',
-  ]));
+  expect(result.addedRecords).toEqual(
+    expect.arrayContaining([
+      'x.real.test. 3600 IN TYPE65534 \\# 3 ABCDEF',
+      '\\035hash.real.test. 3600 IN TXT "x"',
+      'host1.real.test. 3600 IN A 192.0.2.11',
+      'short.real.test. 300 IN A 192.0.2.9',
+    ]),
+  );
   // the diff's lines are the records' plus the SOA's change (its old and its new form)
   expect(result.removedRecords.length).toBe(result.removed + 1);
   expect(result.addedRecords.length).toBe(result.added + 1);
@@ -161,7 +189,9 @@ test('an import answers warnings and dropped DNSSEC records; a dry run answers t
   expect(done.errors).toBeUndefined();
   expect(done.data.importZone).toMatchObject({ dryRun: false, added: result.added, removed: result.removed, addedRecords: null });
   const after = await stateOf('real.test');
-  expect(after).toEqual(expect.arrayContaining(['x 3600 TYPE65534 \\# 3 ABCDEF', '\\035hash 3600 TXT "x"', 'mx 3600 MX 10 mail.real.test.real.test.']));
+  expect(after).toEqual(
+    expect.arrayContaining(['x 3600 TYPE65534 \\# 3 ABCDEF', '\\035hash 3600 TXT "x"', 'mx 3600 MX 10 mail.real.test.real.test.']),
+  );
   expect(after.some((r: string) => / (RRSIG|NSEC) /.test(r))).toBe(false);
   const exported: string = (await app.gql(`{ exportZone(zone: "real.test") }`)).data.exportZone;
   expect(exported).toMatch(/^@ 3600 IN SOA ns1\.example\.net\. \. /m);
@@ -169,12 +199,19 @@ test('an import answers warnings and dropped DNSSEC records; a dry run answers t
 
 test('a refused import names the first problem and the count, each problem with its line', async () => {
   await createZone(app, userId, 'bad.test');
-  const text = '$TTL 3600\n@ SOA ns1.example.net. h.example.net. 1 2 3 4 5\n@ NS ns1.example.net.\na 61 A 192.0.2.1\nb 62 A 192.0.2.2\n$INCLUDE /etc/passwd\n';
+  const text =
+    '$TTL 3600\n@ SOA ns1.example.net. h.example.net. 1 2 3 4 5\n@ NS ns1.example.net.\na 61 A 192.0.2.1\nb 62 A 192.0.2.2\n$INCLUDE /etc/passwd\n';
   const res = await app.gql(IMPORT_FULL, { zone: 'bad.test', text, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
   expect(errorCode(res)).toBe('INVALID_ZONE_FILE');
-  expect(res.errors![0].message).toBe('Bad zone file: line 4: ttl: 61 is not one of the allowed values 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400 (and 2 more problems)');
+  expect(res.errors![0].message).toBe(
+    'Bad zone file: line 4: ttl: 61 is not one of the allowed values 300, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400 (and 2 more problems)',
+  );
   const details = res.errors![0].extensions.details;
-  expect(details.map((d: { line: number; code: string }) => [d.line, d.code])).toEqual([[4, 'TTL_NOT_ALLOWED'], [5, 'TTL_NOT_ALLOWED'], [6, 'DIRECTIVE_NOT_SUPPORTED']]);
+  expect(details.map((d: { line: number; code: string }) => [d.line, d.code])).toEqual([
+    [4, 'TTL_NOT_ALLOWED'],
+    [5, 'TTL_NOT_ALLOWED'],
+    [6, 'DIRECTIVE_NOT_SUPPORTED'],
+  ]);
   expect(details[2].message).toMatch(/^line 6: \$INCLUDE cannot be used/);
 });
 
@@ -190,25 +227,40 @@ test('the API refuses a relative RDATA name that repeats the zone (RELATIVE_NAME
 
 test('REST import: POST /api/domain/import/:zone answers the same result, warnings and dropped included', async () => {
   await createZone(app, userId, 'rest-import.test');
-  const text = '$ORIGIN .\n$TTL 3600\nrest-import.test SOA ns1.example.net. h.example.net. 1 2 3 4 5\n NS ns1.example.net.\n RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 rest-import.test. AAAA\n$ORIGIN rest-import.test.\nmx MX 10 mail.rest-import.test\n';
+  const text =
+    '$ORIGIN .\n$TTL 3600\nrest-import.test SOA ns1.example.net. h.example.net. 1 2 3 4 5\n NS ns1.example.net.\n RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 rest-import.test. AAAA\n$ORIGIN rest-import.test.\nmx MX 10 mail.rest-import.test\n';
   const plan = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, dry_run: 'true' });
   expect(plan.status).toBe(200);
   expect(plan.body).toMatchObject({
-    zone: 'rest-import.test', dry_run: true, dropped: [{ type: 'RRSIG', count: 1 }],
-    warnings: [{ line: 7, field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' }, { line: null, field: 'rdata', code: 'TARGET_MISSING' }],
+    zone: 'rest-import.test',
+    dry_run: true,
+    dropped: [{ type: 'RRSIG', count: 1 }],
+    warnings: [
+      { line: 7, field: 'rdata', code: 'RELATIVE_NAME_REPEATS_ZONE' },
+      { line: null, field: 'rdata', code: 'TARGET_MISSING' },
+    ],
     added_records: expect.arrayContaining(['mx.rest-import.test. 3600 IN MX 10 mail.rest-import.test.rest-import.test.']),
   });
-  const done = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).type('form').send({ text, mode: 'replace' });
+  const done = await app.http
+    .post('/api/domain/import/rest-import.test')
+    .set('X-API-Key', ADMIN_KEY)
+    .type('form')
+    .send({ text, mode: 'replace' });
   expect(done.status).toBe(200);
   expect(done.body).toMatchObject({ dry_run: false, added: plan.body.added, removed: plan.body.removed });
   expect(done.body.added_records).toBeUndefined();
-  const bad = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text: 'x 61 A 192.0.2.1\n', mode: 'MERGE' });
+  const bad = await app.http
+    .post('/api/domain/import/rest-import.test')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ text: 'x 61 A 192.0.2.1\n', mode: 'MERGE' });
   expect(bad.status).toBe(422);
   expect(bad.body).toMatchObject({ error: 'INVALID_ZONE_FILE', details: [{ line: 1, code: 'TTL_NOT_ALLOWED' }] });
   expect(bad.body.message).toMatch(/^Bad zone file: line 1: ttl: 61 is not one of the allowed values/);
   const wrongFlag = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, dry_run: 'maybe' });
   expect(wrongFlag.status).toBe(422);
-  expect(wrongFlag.body.details).toEqual([{ field: 'dry_run', code: 'INVALID_CHOICE', message: 'dry_run must be one of TRUE, FALSE, 1, 0 (got "maybe")' }]);
+  expect(wrongFlag.body.details).toEqual([
+    { field: 'dry_run', code: 'INVALID_CHOICE', message: 'dry_run must be one of TRUE, FALSE, 1, 0 (got "maybe")' },
+  ]);
   const wrongMode = await app.http.post('/api/domain/import/rest-import.test').set('X-API-Key', ADMIN_KEY).send({ text, mode: 'all' });
   expect(wrongMode.status).toBe(422);
   expect(wrongMode.body.details[0].field).toBe('mode');
@@ -218,7 +270,9 @@ test('GraphQL: a record outside the host-name rule is created and the answer say
   const res = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: 'odd#name', type: 'A', rdata: '192.0.2.7', ttl: 3600 } });
   expect(res.errors).toBeUndefined();
   expect(res.data.createRecord.owner).toBe('odd\\035name');
-  expect(res.body.extensions.warnings).toEqual([{ field: 'owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') }]);
+  expect(res.body.extensions.warnings).toEqual([
+    { field: 'owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') },
+  ]);
   const plain = await app.gql(CREATE_RECORD, { input: { zone: 'files.test', owner: 'plain', type: 'A', rdata: '192.0.2.8', ttl: 3600 } });
   expect(plain.body.extensions?.warnings).toBeUndefined();
 });
@@ -233,9 +287,17 @@ test('the streamed export is in RFC 4034 canonical order, the same as the model 
       { kind: 'ADD', owner, type: 'A', rdata: '192.0.2.9', ttl: 3600 },
       { kind: 'ADD', owner, type: 'A', rdata: '192.0.2.10', ttl: 3600 },
     ]),
-    ...Array.from({ length: 2100 }, (_, i) => ({ kind: 'ADD', owner: `bulk${i}.x`, type: 'A', rdata: `10.0.${i >> 8}.${i & 255}`, ttl: 3600 })),
+    ...Array.from({ length: 2100 }, (_, i) => ({
+      kind: 'ADD',
+      owner: `bulk${i}.x`,
+      type: 'A',
+      rdata: `10.0.${i >> 8}.${i & 255}`,
+      ttl: 3600,
+    })),
   ];
-  const applied = await app.gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "order.test", changes: $c) { serial } }`, { c: changes });
+  const applied = await app.gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "order.test", changes: $c) { serial } }`, {
+    c: changes,
+  });
   expect(applied.errors).toBeUndefined();
   const res = await app.http.get('/api/domain/export/order.test').set('X-API-Key', ADMIN_KEY);
   expect(res.status).toBe(200);

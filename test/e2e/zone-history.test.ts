@@ -23,13 +23,25 @@ afterAll(async () => app.close());
 
 const records = async (zone: string) => {
   const res = await app.gql(`query($z: String!) { domain(name: $z) { serial records { owner type rdata ttl } } }`, { z: zone });
-  return { serial: res.data.domain.serial as number, set: (res.data.domain.records as any[]).filter((r) => r.type !== 'SOA').map((r) => `${r.owner} ${r.type} ${r.rdata} ${r.ttl}`).sort() };
+  return {
+    serial: res.data.domain.serial as number,
+    set: (res.data.domain.records as any[])
+      .filter((r) => r.type !== 'SOA')
+      .map((r) => `${r.owner} ${r.type} ${r.rdata} ${r.ttl}`)
+      .sort(),
+  };
 };
 
 test('each change is in the history, newest first, with its author and its records', async () => {
   const created = await records('hist.example');
   await app.gql(CREATE_RECORD, { input: { zone: 'hist.example', owner: 'a', type: 'A', rdata: '192.0.2.1', ttl: 3600 } }, userKey);
-  await app.gql(APPLY, { zone: 'hist.example', changes: [{ kind: 'ADD', owner: 'b', type: 'A', rdata: '192.0.2.2', ttl: 3600 }, { kind: 'REMOVE', owner: 'a', type: 'A', rdata: '192.0.2.1' }] });
+  await app.gql(APPLY, {
+    zone: 'hist.example',
+    changes: [
+      { kind: 'ADD', owner: 'b', type: 'A', rdata: '192.0.2.2', ttl: 3600 },
+      { kind: 'REMOVE', owner: 'a', type: 'A', rdata: '192.0.2.1' },
+    ],
+  });
   const res = await app.gql(HISTORY, { z: 'hist.example', first: 10 });
   expect(res.errors).toBeUndefined();
   const { nodes, totalCount } = res.data.domain.changes;
@@ -61,29 +73,56 @@ test('each change is in the history, newest first, with its author and its recor
 test('diff between two serials, both ways; revert brings the records back as a new change', async () => {
   await createZone(app, userId, 'undo.example');
   const start = await records('undo.example');
-  await app.gql(APPLY, { zone: 'undo.example', changes: [{ kind: 'ADD', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 }, { kind: 'ADD', owner: 'y', type: 'TXT', rdata: '"y"', ttl: 3600 }] });
+  await app.gql(APPLY, {
+    zone: 'undo.example',
+    changes: [
+      { kind: 'ADD', owner: 'x', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+      { kind: 'ADD', owner: 'y', type: 'TXT', rdata: '"y"', ttl: 3600 },
+    ],
+  });
   const middle = await records('undo.example');
-  await app.gql(APPLY, { zone: 'undo.example', changes: [{ kind: 'REPLACE_RRSET', owner: 'x', type: 'A', ttl: 300, rdatas: ['192.0.2.99'] }, { kind: 'REMOVE', owner: 'www', type: 'CNAME', rdata: 'undo.example.' }] });
+  await app.gql(APPLY, {
+    zone: 'undo.example',
+    changes: [
+      { kind: 'REPLACE_RRSET', owner: 'x', type: 'A', ttl: 300, rdatas: ['192.0.2.99'] },
+      { kind: 'REMOVE', owner: 'www', type: 'CNAME', rdata: 'undo.example.' },
+    ],
+  });
   const end = await records('undo.example');
 
-  const diff = await app.gql(`query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { added { owner type rdata ttl } removed { owner type rdata ttl } } } }`, { z: 'undo.example', f: start.serial, t: end.serial });
+  const diff = await app.gql(
+    `query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { added { owner type rdata ttl } removed { owner type rdata ttl } } } }`,
+    { z: 'undo.example', f: start.serial, t: end.serial },
+  );
   expect(diff.errors).toBeUndefined();
   const show = (list: any[]) => list.map((r) => `${r.owner} ${r.type} ${r.rdata} ${r.ttl}`).sort();
   expect(show(diff.data.domain.diff.added)).toEqual(['x A 192.0.2.99 300', 'y TXT "y" 3600']);
   expect(show(diff.data.domain.diff.removed)).toEqual(['www CNAME undo.example. 3600']);
-  const backwards = await app.gql(`query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { added { owner } removed { owner } } } }`, { z: 'undo.example', f: end.serial, t: start.serial });
+  const backwards = await app.gql(
+    `query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { added { owner } removed { owner } } } }`,
+    { z: 'undo.example', f: end.serial, t: start.serial },
+  );
   expect(backwards.data.domain.diff.added.map((r: any) => r.owner)).toEqual(['www']);
 
-  const revert = await app.gql(`mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { serial added { owner } removed { owner } } }`, { z: 'undo.example', t: middle.serial });
+  const revert = await app.gql(
+    `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { serial added { owner } removed { owner } } }`,
+    { z: 'undo.example', t: middle.serial },
+  );
   expect(revert.errors).toBeUndefined();
   const after = await records('undo.example');
   expect(after.set).toEqual(middle.set);
   expect(after.serial).toBeGreaterThan(end.serial);
 
   // a stale expectSerial, and a serial the history never had
-  const stale = await app.gql(`mutation($z: String!, $t: Serial!, $e: Serial) { revertZone(zone: $z, toSerial: $t, expectSerial: $e) { serial } }`, { z: 'undo.example', t: start.serial, e: end.serial });
+  const stale = await app.gql(
+    `mutation($z: String!, $t: Serial!, $e: Serial) { revertZone(zone: $z, toSerial: $t, expectSerial: $e) { serial } }`,
+    { z: 'undo.example', t: start.serial, e: end.serial },
+  );
   expect(errorCode(stale)).toBe('SERIAL_MISMATCH');
-  const never = await app.gql(`mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { serial } }`, { z: 'undo.example', t: 12345 });
+  const never = await app.gql(`mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { serial } }`, {
+    z: 'undo.example',
+    t: 12345,
+  });
   expect(errorCode(never)).toBe('HISTORY_EXPIRED');
   expect((await records('undo.example')).set).toEqual(middle.set);
 });
@@ -91,7 +130,8 @@ test('diff between two serials, both ways; revert brings the records back as a n
 test('retention: the worker prunes old and surplus rows, oldest first; an expired serial is 410 over REST and GraphQL', async () => {
   await createZone(app, userId, 'prune.example');
   const first = await records('prune.example');
-  for (let i = 0; i < 5; i++) await app.gql(CREATE_RECORD, { input: { zone: 'prune.example', owner: `p${i}`, type: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 } });
+  for (let i = 0; i < 5; i++)
+    await app.gql(CREATE_RECORD, { input: { zone: 'prune.example', owner: `p${i}`, type: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 } });
   const pool = new Database({ connectionString: app.service.settings.databaseUrl!, poolSize: 1 });
   const db = new Client({ connectionString: app.service.settings.databaseUrl });
   await db.connect();
@@ -110,7 +150,10 @@ test('retention: the worker prunes old and surplus rows, oldest first; an expire
     await db.end();
     await pool.close();
   }
-  const expired = await app.gql(`query($z: String!, $f: Serial!) { domain(name: $z) { diff(fromSerial: $f) { added { owner } } } }`, { z: 'prune.example', f: first.serial });
+  const expired = await app.gql(`query($z: String!, $f: Serial!) { domain(name: $z) { diff(fromSerial: $f) { added { owner } } } }`, {
+    z: 'prune.example',
+    f: first.serial,
+  });
   expect(errorCode(expired)).toBe('HISTORY_EXPIRED');
   const rest = await app.http.get('/api/domain/changes/prune.example').set('X-API-Key', ADMIN_KEY);
   expect(rest.body.length).toBe(1);

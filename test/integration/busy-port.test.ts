@@ -25,17 +25,26 @@ afterAll(async () => {
 function run(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: database.url, API_KEY: 'busy-port-admin-key-0123456789', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      API_KEY: 'busy-port-admin-key-0123456789',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) => child.on('exit', (code) => {
-    clearTimeout(timer);
-    resolve({ code, output });
-  }));
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    }),
+  );
 }
 
 test('a busy HTTP port: a clear message and exit status 1, never "listening"', async () => {
@@ -59,7 +68,9 @@ test('a busy DNS port (UDP taken, TCP free): the same, for the DNS primary', asy
   try {
     const result = await run({ PORT: String(await freePort()), DNS_LISTEN: `127.0.0.1:${port}`, ROLES: 'dns' });
     expect(result.code).toBe(1);
-    expect(result.output).toContain(`zonekeeper: cannot listen on 127.0.0.1:${port} for the DNS primary (UDP): the address is already in use`);
+    expect(result.output).toContain(
+      `zonekeeper: cannot listen on 127.0.0.1:${port} for the DNS primary (UDP): the address is already in use`,
+    );
     expect(result.output).not.toContain('DNS primary listening');
   } finally {
     blocker.close();

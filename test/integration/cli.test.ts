@@ -22,8 +22,12 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (chunk) => { out += chunk; });
-    child.stderr.on('data', (chunk) => { err += chunk; });
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      err += chunk;
+    });
     child.on('close', (code) => resolve({ code, out, err }));
   });
 }
@@ -78,7 +82,9 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   // the test's service has no SECONDARIES: nothing to wait for, and it says so
   expect(status.out).toContain('no_secondaries: no secondaries configured');
   // TSIG keys for DNS UPDATE: the user's own, listed without secrets, revoked
-  const tsig = JSON.parse((await cli(['--json', 'tsig', 'add', 'cli-update-key', '--user', userId, '--algorithm', 'hmac-sha512'], asUser)).out);
+  const tsig = JSON.parse(
+    (await cli(['--json', 'tsig', 'add', 'cli-update-key', '--user', userId, '--algorithm', 'hmac-sha512'], asUser)).out,
+  );
   expect(tsig).toMatchObject({ name: 'cli-update-key', algorithm: 'hmac-sha512' });
   expect(Buffer.from(tsig.secret, 'base64')).toHaveLength(64);
   const keys = await cli(['tsig', 'list'], asUser);
@@ -118,7 +124,13 @@ test('the rest of the API: record edit, change sets from a file, diff, revert, k
   expect(JSON.parse(edited.out)).toMatchObject({ id: added.id, rdata: '192.0.2.2' });
 
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'set.json');
-  writeFileSync(file, JSON.stringify([{ kind: 'ADD', owner: 'a', type: 'A', rdata: '192.0.2.10', ttl: 300 }, { kind: 'ADD', owner: 'b', type: 'TXT', rdata: '"from a file"', ttl: 300 }]));
+  writeFileSync(
+    file,
+    JSON.stringify([
+      { kind: 'ADD', owner: 'a', type: 'A', rdata: '192.0.2.10', ttl: 300 },
+      { kind: 'ADD', owner: 'b', type: 'TXT', rdata: '"from a file"', ttl: 300 },
+    ]),
+  );
   const applied = await cli(['zone', 'apply', 'more.example', file]);
   expect(applied.code).toBe(0);
   expect(applied.out).toContain('+ a 300 A 192.0.2.10');

@@ -78,12 +78,29 @@ const WRONG = [
 
 function node(args: string[], cwd: string): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd, timeout: 120_000 }, (error, stdout, stderr) => resolve({ code: error ? Number((error as any).code ?? 1) : 0, out: `${stdout}${stderr}` }));
+    execFile(process.execPath, args, { cwd, timeout: 120_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number((error as any).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    );
   });
 }
 
 const tsc = (dir: string, files: string[]) =>
-  node([path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '--strict', '--noEmit', '--skipLibCheck', '--target', 'es2022', '--module', 'commonjs', '--moduleResolution', 'node10', ...files], dir);
+  node(
+    [
+      path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '--strict',
+      '--noEmit',
+      '--skipLibCheck',
+      '--target',
+      'es2022',
+      '--module',
+      'commonjs',
+      '--moduleResolution',
+      'node10',
+      ...files,
+    ],
+    dir,
+  );
 
 let app: TestApp;
 let dir: string;
@@ -92,8 +109,15 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'zk-codegen-'));
   symlinkSync(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
   writeFileSync(path.join(dir, 'operations.graphql'), OPERATIONS);
-  const generate = (out: string, plugins: string) => node([path.join(root, 'test', 'support', 'run-codegen.cjs'), path.join(root, 'schema.graphql'), 'operations.graphql', out, plugins], dir);
-  for (const run of [await generate('schema-types.ts', 'typescript'), await generate('generated.ts', 'typescriptOperations,typedDocumentNode')]) {
+  const generate = (out: string, plugins: string) =>
+    node(
+      [path.join(root, 'test', 'support', 'run-codegen.cjs'), path.join(root, 'schema.graphql'), 'operations.graphql', out, plugins],
+      dir,
+    );
+  for (const run of [
+    await generate('schema-types.ts', 'typescript'),
+    await generate('generated.ts', 'typescriptOperations,typedDocumentNode'),
+  ]) {
     if (run.code !== 0) throw new Error(run.out);
   }
   app = await startTestApp();
@@ -125,7 +149,11 @@ test('the operations the client was generated from run against the service', asy
   const userId = await createUser(app, 'codegen@example.org');
   await createZone(app, userId, 'codegen.example');
   const document = parse(OPERATIONS);
-  const text = (name: string) => OPERATIONS.slice(document.definitions.find((d: any) => d.name.value === name)!.loc!.start, document.definitions.find((d: any) => d.name.value === name)!.loc!.end);
+  const text = (name: string) =>
+    OPERATIONS.slice(
+      document.definitions.find((d: any) => d.name.value === name)!.loc!.start,
+      document.definitions.find((d: any) => d.name.value === name)!.loc!.end,
+    );
   const zone = await app.gql(text('ZoneRecords'), { zone: 'codegen.example', first: 10, type: 'NS' });
   expect(zone.errors).toBeUndefined();
   expect(zone.data.domain.recordsConnection.totalCount).toBe(2);

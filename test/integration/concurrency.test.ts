@@ -17,7 +17,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-const serialOf = async (zone: string) => (await app.gql(`query($z: String!) { domain(name: $z) { serial } }`, { z: zone })).data.domain.serial as number;
+const serialOf = async (zone: string) =>
+  (await app.gql(`query($z: String!) { domain(name: $z) { serial } }`, { z: zone })).data.domain.serial as number;
 
 test('20 parallel identical record creates give exactly one success', async () => {
   const input = { zone: 'race.test', owner: 'same', type: 'A', rdata: '192.0.2.10', ttl: 3600 };
@@ -51,21 +52,32 @@ test('a CNAME and other data raced at one owner: the rules are decided on the zo
   // changes are written only if the zone's serial is still the one their rules were checked against; a
   // change that lost the race is decided again, so no CNAME ends up beside other data
   const inputs = Array.from({ length: 16 }, (_, i) =>
-    i % 2 ? { zone: 'race.test', owner: 'alias', type: 'A', rdata: `192.0.2.${200 + i}`, ttl: 3600 }
+    i % 2
+      ? { zone: 'race.test', owner: 'alias', type: 'A', rdata: `192.0.2.${200 + i}`, ttl: 3600 }
       : { zone: 'race.test', owner: 'alias', type: 'CNAME', rdata: `target${i}.race.test.`, ttl: 3600 },
   );
   const results = await Promise.all(inputs.map((input) => app.gql(CREATE_RECORD, { input })));
-  const stored = (await app.gql(`{ records(zone: "race.test", owner: "alias") { nodes { type } } }`)).data.records.nodes as { type: string }[];
+  const stored = (await app.gql(`{ records(zone: "race.test", owner: "alias") { nodes { type } } }`)).data.records.nodes as {
+    type: string;
+  }[];
   const cnames = stored.filter((r) => r.type === 'CNAME').length;
   expect(cnames === 0 || stored.length === 1).toBe(true);
   expect(results.filter((r) => !r.errors)).toHaveLength(stored.length);
-  expect(results.filter((r) => r.errors).map(errorCode).every((code) => code === 'CNAME_CONFLICT')).toBe(true);
+  expect(
+    results
+      .filter((r) => r.errors)
+      .map(errorCode)
+      .every((code) => code === 'CNAME_CONFLICT'),
+  ).toBe(true);
 });
 
 test('concurrent creates of one zone name give one zone', async () => {
   const results = await Promise.all(
     Array.from({ length: 10 }, (_, i) =>
-      app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: userId, z: i % 2 ? 'Contended.test.' : 'contended.test' }),
+      app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+        u: userId,
+        z: i % 2 ? 'Contended.test.' : 'contended.test',
+      }),
     ),
   );
   expect(results.filter((r) => !r.errors)).toHaveLength(1);
@@ -101,14 +113,26 @@ test('creates and change sets of one zone queued together: each decided on the z
   // ten creates and, racing them, ten sets that each remove one of the created records by its content
   const work = Array.from({ length: 10 }, (_, i) => [
     app.gql(CREATE_RECORD, { input: { zone: 'race.test', owner: `mix${i}`, type: 'TXT', rdata: `"v${i}"`, ttl: 3600 } }),
-    app.gql(SET, { c: [{ kind: 'REMOVE', owner: `mix${i}`, type: 'TXT', rdata: `"v${i}"` }, { kind: 'ADD', owner: `gone${i}`, type: 'TXT', rdata: `"was v${i}"`, ttl: 3600 }] }),
+    app.gql(SET, {
+      c: [
+        { kind: 'REMOVE', owner: `mix${i}`, type: 'TXT', rdata: `"v${i}"` },
+        { kind: 'ADD', owner: `gone${i}`, type: 'TXT', rdata: `"was v${i}"`, ttl: 3600 },
+      ],
+    }),
   ]).flat();
   const results = await Promise.all(work);
   const created = results.filter((_, i) => i % 2 === 0);
   const removed = results.filter((_, i) => i % 2 === 1);
   expect(created.every((r) => !r.errors)).toBe(true);
-  expect(removed.filter((r) => r.errors).map(errorCode).every((code) => code === 'RECORD_NOT_FOUND')).toBe(true);
-  const state = (await app.gql(`{ records(zone: "race.test", first: 1000) { nodes { owner } } }`)).data.records.nodes.map((r: any) => r.owner);
+  expect(
+    removed
+      .filter((r) => r.errors)
+      .map(errorCode)
+      .every((code) => code === 'RECORD_NOT_FOUND'),
+  ).toBe(true);
+  const state = (await app.gql(`{ records(zone: "race.test", first: 1000) { nodes { owner } } }`)).data.records.nodes.map(
+    (r: any) => r.owner,
+  );
   for (let i = 0; i < 10; i++) {
     const setApplied = !removed[i].errors;
     // a set that applied removed its record and left its marker; one that was refused changed nothing

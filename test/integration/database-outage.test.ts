@@ -59,9 +59,13 @@ describe('a PostgreSQL restart under the running service', () => {
     http = request(`http://127.0.0.1:${service.httpPort}`);
     const user = await gql('mutation { createUser(input: {email: "outage@example.org"}) { id } }');
     expect(user.status).toBe(200);
-    const zone = await gql('mutation($u: ID!) { createDomain(input: {userId: $u, zone: "outage.example"}) { id } }', { u: user.body.data.createUser.id });
+    const zone = await gql('mutation($u: ID!) { createDomain(input: {userId: $u, zone: "outage.example"}) { id } }', {
+      u: user.body.data.createUser.id,
+    });
     expect(zone.body.errors).toBeUndefined();
-    const key = await gql('mutation($u: ID!) { createTsigKey(input: {userId: $u, name: "outage-key"}) { secret } }', { u: user.body.data.createUser.id });
+    const key = await gql('mutation($u: ID!) { createTsigKey(input: {userId: $u, name: "outage-key"}) { secret } }', {
+      u: user.body.data.createUser.id,
+    });
     updateKey = { name: 'outage-key', algorithm: 'hmac-sha256', secret: Buffer.from(key.body.data.createTsigKey.secret, 'base64') };
   }, 120_000);
 
@@ -75,12 +79,18 @@ describe('a PostgreSQL restart under the running service', () => {
    * waits until an operation that needs the database succeeds again (how soon is bench/operations.js's
    * measure, the time from the database's return to the first answer served: not a pass mark here)
    */
-  const servesAgain = () => waitUntil('the service to serve again after the database came back', async () => {
-    const res = await gql('{ domains(name: "outage.example") { nodes { name serial } } }');
-    return res.status === 200 && !res.body.errors;
-  }, 30_000);
+  const servesAgain = () =>
+    waitUntil(
+      'the service to serve again after the database came back',
+      async () => {
+        const res = await gql('{ domains(name: "outage.example") { nodes { name serial } } }');
+        return res.status === 200 && !res.body.errors;
+      },
+      30_000,
+    );
   /** waits until the service reports the database away (/ready answers 503) */
-  const seesOutage = () => waitUntil('the service to report the database away', async () => (await http.get('/ready')).status === 503, 30_000);
+  const seesOutage = () =>
+    waitUntil('the service to report the database away', async () => (await http.get('/ready')).status === 503, 30_000);
 
   it('idle: answers 503 with a stable code while the database is down, and serves again after its return', async () => {
     await stopCluster();
@@ -97,7 +107,9 @@ describe('a PostgreSQL restart under the running service', () => {
     expect(rest.headers['retry-after']).toBeDefined();
     expect(rest.body).toMatchObject({ code: 503, status: 'error', error: 'DATABASE_UNAVAILABLE' });
 
-    const write = await http.post('/api/record/add').set('X-API-Key', ADMIN_KEY)
+    const write = await http
+      .post('/api/record/add')
+      .set('X-API-Key', ADMIN_KEY)
       .send({ zone: 'outage.example', owner: 'down', rtype: 'A', rdata: '192.0.2.1', ttl: 3600 });
     expect(write.status).toBe(503);
 
@@ -109,7 +121,11 @@ describe('a PostgreSQL restart under the running service', () => {
     expect(soa.ok).toBe(false);
     expect(JSON.stringify(soa)).toMatch(/SERVFAIL/);
     // and a DNS UPDATE (RFC 2136) signed with a user's key: SERVFAIL, the client may try again
-    const update = (owner: string) => signMessage(updateMessage('outage.example', [{ name: `${owner}.outage.example`, type: 'A', class: 'IN', ttl: 3600, data: '192.0.2.9' }]), updateKey).message;
+    const update = (owner: string) =>
+      signMessage(
+        updateMessage('outage.example', [{ name: `${owner}.outage.example`, type: 'A', class: 'IN', ttl: 3600, data: '192.0.2.9' }]),
+        updateKey,
+      ).message;
     expect(rcodeOf(await sendUdp(service.dnsPort!, update('during')))).toBe(2);
 
     await startCluster();
@@ -129,7 +145,9 @@ describe('a PostgreSQL restart under the running service', () => {
       while (running) {
         const n = next++;
         const rdata = `198.51.${Math.floor(n / 250)}.${(n % 250) + 1}`;
-        const res = await http.post('/api/record/add').set('X-API-Key', ADMIN_KEY)
+        const res = await http
+          .post('/api/record/add')
+          .set('X-API-Key', ADMIN_KEY)
           .send({ zone: 'outage.example', owner: `load${n}`, rtype: 'A', rdata, ttl: 3600 });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         if (res.status === 201) acknowledged.push(`load${n}`);
@@ -164,7 +182,9 @@ describe('a PostgreSQL restart under the running service', () => {
       // the worker publishes what was committed, including what waited during the outage
       let unpublished = -1;
       for (let waited = 0; waited < 10_000; waited += 100) {
-        ({ rows: [{ count: unpublished }] } = await client.query<{ count: number }>('select count(*)::int as count from changes where published_at is null'));
+        ({
+          rows: [{ count: unpublished }],
+        } = await client.query<{ count: number }>('select count(*)::int as count from changes where published_at is null'));
         if (unpublished === 0) break;
         await sleep(100);
       }

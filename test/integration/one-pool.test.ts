@@ -23,8 +23,14 @@ beforeAll(async () => {
   const database = await createTestDatabase();
   drop = database.drop;
   const settings = loadSettings({
-    DATABASE_URL: database.url, API_KEY: ADMIN_KEY, PORT: '0', HOST: '127.0.0.1', DNS_LISTEN: `127.0.0.1:${await freePort()}`,
-    ROLES: 'api,dns,worker', LOG_LEVEL: 'silent', DATABASE_POOL_SIZE: String(POOL_SIZE),
+    DATABASE_URL: database.url,
+    API_KEY: ADMIN_KEY,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DNS_LISTEN: `127.0.0.1:${await freePort()}`,
+    ROLES: 'api,dns,worker',
+    LOG_LEVEL: 'silent',
+    DATABASE_POOL_SIZE: String(POOL_SIZE),
   });
   service = await startService(settings);
   observer = new Client({ connectionString: database.url });
@@ -53,8 +59,14 @@ test('every role of the process shares one pool and one LISTEN connection', asyn
   const zone = await api.post('/api/domain/add').set('X-API-Key', ADMIN_KEY).send({ user_id: userId, zone: 'pool.example' });
   expect(zone.status).toBeLessThan(300);
   // more writes at once than the pool has connections: they queue for one
-  const writes = await Promise.all(Array.from({ length: 4 * POOL_SIZE }, (_, i) =>
-    api.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: 'pool.example', owner: `host${i}`, rtype: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 })));
+  const writes = await Promise.all(
+    Array.from({ length: 4 * POOL_SIZE }, (_, i) =>
+      api
+        .post('/api/record/add')
+        .set('X-API-Key', ADMIN_KEY)
+        .send({ zone: 'pool.example', owner: `host${i}`, rtype: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 }),
+    ),
+  );
   expect(writes.map((w) => w.status).filter((status) => status >= 300)).toEqual([]);
   const now = await sessions();
   expect(now.length).toBeLessThanOrEqual(POOL_SIZE + 1);

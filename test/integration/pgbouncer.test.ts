@@ -32,26 +32,36 @@ describe('behind PgBouncer in transaction pooling', () => {
     const port = await freePort();
     chmodSync(dir, 0o755);
     const password = decodeURIComponent(target.password);
-    writeFileSync(path.join(dir, 'pgbouncer.ini'), [
-      '[databases]',
-      // the same name as the database behind it: the migrator looks the name up in pg_database
-      `${target.pathname.slice(1)} = host=${target.hostname} port=${target.port || 5432} dbname=${target.pathname.slice(1)} user=${decodeURIComponent(target.username) || 'postgres'}${password ? ` password=${password}` : ''}`,
-      '[pgbouncer]',
-      'listen_addr = 127.0.0.1',
-      `listen_port = ${port}`,
-      'unix_socket_dir =',
-      'auth_type = any',
-      'pool_mode = transaction',
-      'max_client_conn = 200',
-      'default_pool_size = 10',
-      '',
-    ].join('\n'), { mode: 0o644 });
+    writeFileSync(
+      path.join(dir, 'pgbouncer.ini'),
+      [
+        '[databases]',
+        // the same name as the database behind it: the migrator looks the name up in pg_database
+        `${target.pathname.slice(1)} = host=${target.hostname} port=${target.port || 5432} dbname=${target.pathname.slice(1)} user=${decodeURIComponent(target.username) || 'postgres'}${password ? ` password=${password}` : ''}`,
+        '[pgbouncer]',
+        'listen_addr = 127.0.0.1',
+        `listen_port = ${port}`,
+        'unix_socket_dir =',
+        'auth_type = any',
+        'pool_mode = transaction',
+        'max_client_conn = 200',
+        'default_pool_size = 10',
+        '',
+      ].join('\n'),
+      { mode: 0o644 },
+    );
     // PgBouncer refuses to run as root; it drops to the postgres user
     const asRoot = process.getuid?.() === 0 ? ['-u', 'postgres'] : [];
-    bouncer = spawn('pgbouncer', [...asRoot, path.join(dir, 'pgbouncer.ini')], { stdio: 'ignore', env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` } });
+    bouncer = spawn('pgbouncer', [...asRoot, path.join(dir, 'pgbouncer.ini')], {
+      stdio: 'ignore',
+      env: { ...process.env, PATH: `${process.env.PATH}:/usr/sbin` },
+    });
     for (let waited = 0; ; waited += 100) {
       const open = await new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, '127.0.0.1', () => { socket.end(); resolve(true); });
+        const socket = net.connect(port, '127.0.0.1', () => {
+          socket.end();
+          resolve(true);
+        });
         socket.on('error', () => resolve(false));
       });
       if (open) break;
@@ -85,16 +95,25 @@ describe('behind PgBouncer in transaction pooling', () => {
     expect(user.status).toBe(201);
     const zone = await http.post('/api/domain/add').set('X-API-Key', ADMIN_KEY).send({ user_id: user.body.id, zone: 'bouncer.example' });
     expect(zone.status).toBe(201);
-    const serialOf = async () => (await gql('{ domains(name: "bouncer.example") { nodes { serial } } }')).body.data.domains.nodes[0].serial as number;
+    const serialOf = async () =>
+      (await gql('{ domains(name: "bouncer.example") { nodes { serial } } }')).body.data.domains.nodes[0].serial as number;
     const before = await serialOf();
 
     // 40 concurrent record changes of one zone, over different pooled server connections
-    const adds = await Promise.all(Array.from({ length: 40 }, (_, i) =>
-      http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: 'bouncer.example', owner: `h${i}`, rtype: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 })));
+    const adds = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        http
+          .post('/api/record/add')
+          .set('X-API-Key', ADMIN_KEY)
+          .send({ zone: 'bouncer.example', owner: `h${i}`, rtype: 'A', rdata: `192.0.2.${i + 1}`, ttl: 3600 }),
+      ),
+    );
     expect(adds.map((res) => res.status)).toEqual(Array(40).fill(201));
     expect(await serialOf()).toBe(before + 40);
 
-    const edited = await http.put(`/api/record/edit/${adds[0].body.id}`).set('X-API-Key', ADMIN_KEY)
+    const edited = await http
+      .put(`/api/record/edit/${adds[0].body.id}`)
+      .set('X-API-Key', ADMIN_KEY)
       .send({ zone: 'bouncer.example', owner: 'h0', rtype: 'A', rdata: '198.51.100.1', ttl: 3600 });
     expect(edited.status).toBe(200);
     expect((await http.delete(`/api/record/delete/${adds[1].body.id}`).set('X-API-Key', ADMIN_KEY)).status).toBe(204);
@@ -103,7 +122,10 @@ describe('behind PgBouncer in transaction pooling', () => {
     });
     expect(imported.body.errors).toBeUndefined();
     // a zone rule still holds: a CNAME beside the A record is refused
-    const conflict = await http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: 'bouncer.example', owner: 'h2', rtype: 'CNAME', rdata: 'mail', ttl: 3600 });
+    const conflict = await http
+      .post('/api/record/add')
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ zone: 'bouncer.example', owner: 'h2', rtype: 'CNAME', rdata: 'mail', ttl: 3600 });
     expect(conflict.status).toBe(409);
 
     const records = await http.get('/api/record/list').set('X-API-Key', ADMIN_KEY);

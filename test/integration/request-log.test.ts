@@ -13,19 +13,40 @@ import { createTestDatabase } from '../support/test-db';
 const root = path.resolve(__dirname, '..', '..');
 const API_KEY = 'request-log-admin-key-0123456789abcdef';
 
-interface Started { child: ChildProcess; port: number; output: () => string }
+interface Started {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+}
 
 async function start(databaseUrl: string, terminal: boolean, logLevel = 'info'): Promise<Started> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', DNS_LISTEN: '', ROLES: 'api', API_KEY, LOG_LEVEL: logLevel };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DNS_LISTEN: '',
+    ROLES: 'api',
+    API_KEY,
+    LOG_LEVEL: logLevel,
+  };
   // `script` runs the command on a pseudo-terminal, as a person's shell would
   const command = terminal ? ['script', '-qfec', 'node dist/src/main.js', '/dev/null'] : ['node', 'dist/src/main.js'];
   const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (chunk) => { output += chunk; });
-  child.stderr.on('data', (chunk) => { output += chunk; });
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
   // ready when /health answers (a level above info prints no "listening" line); probes are not logged
-  const answers = () => fetch(`http://127.0.0.1:${port}/health`).then((res) => res.ok, () => false);
+  const answers = () =>
+    fetch(`http://127.0.0.1:${port}/health`).then(
+      (res) => res.ok,
+      () => false,
+    );
   for (let waited = 0; !(await answers()); waited += 100) {
     if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -57,18 +78,27 @@ test('JSON lines: one per request, with its id, method, path, status and duratio
   const service = await start(database.url, false);
   try {
     const base = `http://127.0.0.1:${service.port}`;
-    const given = await fetch(`${base}/api/user/list?email=someone@example.org`, { headers: { 'X-API-Key': API_KEY, 'X-Request-Id': 'client-id-1' } });
+    const given = await fetch(`${base}/api/user/list?email=someone@example.org`, {
+      headers: { 'X-API-Key': API_KEY, 'X-Request-Id': 'client-id-1' },
+    });
     expect(given.headers.get('x-request-id')).toBe('client-id-1');
     // an id that is no fit for a log line or a header is replaced
     const odd = await fetch(`${base}/api/domain/list`, { headers: { 'X-API-Key': API_KEY, 'X-Request-Id': 'a b'.repeat(40) } });
     const oddId = odd.headers.get('x-request-id')!;
     expect(oddId).toMatch(/^[0-9a-f-]{36}$/);
-    const refused = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'X-API-Key': 'wrong-key-0123456789abcdef' }, body: '{"query":"{ __typename }"}' });
+    const refused = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-API-Key': 'wrong-key-0123456789abcdef' },
+      body: '{"query":"{ __typename }"}',
+    });
     expect(refused.status).toBe(401);
     await fetch(`${base}/health`);
     const output = await stop(service);
 
-    const lines = output.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+    const lines = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
     const requests = lines.filter((line) => line.req);
     expect(requests.map((line) => [line.reqId, line.req.method, line.req.path, line.res.status])).toEqual([
       ['client-id-1', 'GET', '/api/user/list', 404],

@@ -14,17 +14,34 @@ import { waitUntil } from '../support/wait-for';
 const root = path.resolve(__dirname, '..', '..');
 const API_KEY = 'signals-admin-key-0123456789abcdef';
 
-interface Started { child: ChildProcess; port: number; output: () => string; exited: Promise<number | null> }
+interface Started {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: Promise<number | null>;
+}
 
 async function start(command: string[], dataDir: string): Promise<Started> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', DNS_LISTEN: `127.0.0.1:${await freePort()}`, API_KEY, LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DNS_LISTEN: `127.0.0.1:${await freePort()}`,
+    API_KEY,
+    LOG_LEVEL: 'info',
+  };
   delete env.DATABASE_URL;
   // a process group of its own, as a shell gives a foreground job
   const child = spawn(command[0], command.slice(1), { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout.on('data', (chunk) => { output += chunk; });
-  child.stderr.on('data', (chunk) => { output += chunk; });
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
   // 'close' comes after the process's streams ended: the output is whole when `exited` resolves
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
@@ -48,9 +65,13 @@ function slowRequest(port: number): { connected: Promise<void>; sendRest: () => 
   const body = JSON.stringify({ query: '{ users { nodes { email } } }' });
   const socket = net.connect(port, '127.0.0.1');
   const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
-  socket.write(`POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`);
+  socket.write(
+    `POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+  );
   let received = '';
-  socket.on('data', (chunk: Buffer) => { received += chunk.toString(); });
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString();
+  });
   const answer = new Promise<string>((resolve) => {
     socket.on('close', () => resolve(received));
     socket.on('error', () => resolve(received));

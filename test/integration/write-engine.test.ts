@@ -57,8 +57,13 @@ test('a record edit and a delete by id run in the same queue, and the same batch
     { zoneId, together: true, jobs: [{ recordId: edited.id }, { recordId: deleted.id }, { name: ZONE }, { name: ZONE }] },
   ]);
   // each change its own serial step and journal row, in the order queued
-  const rows = await query(`select serial_before, serial_after, added from changes where domain_id = $1 and serial_before >= $2 order by id`, [zoneId, serialBefore]);
-  expect(rows.map((r: any) => [Number(r.serial_before), Number(r.serial_after)])).toEqual([1, 2, 3, 4, 5].map((i) => [serialBefore + i - 1, serialBefore + i]));
+  const rows = await query(
+    `select serial_before, serial_after, added from changes where domain_id = $1 and serial_before >= $2 order by id`,
+    [zoneId, serialBefore],
+  );
+  expect(rows.map((r: any) => [Number(r.serial_before), Number(r.serial_after)])).toEqual(
+    [1, 2, 3, 4, 5].map((i) => [serialBefore + i - 1, serialBefore + i]),
+  );
   const stored = await query(`select owner, rdata from records where domain_id = $1 and type = 'A' order by owner`, [zoneId]);
   expect(stored).toEqual([
     { owner: 'edit-me', rdata: '192.0.2.4' },
@@ -71,7 +76,10 @@ test('a record edit and a delete by id run in the same queue, and the same batch
 test('an edit of a record the process has not seen learns its zone from its first read, and queues behind the running change', async () => {
   const { records, settings } = app.service.services;
   // written behind the engine's back: no read of this process has seen the record
-  const [{ id }] = await query(`insert into records (domain_id, owner, type, rdata, ttl) values ($1, 'unseen', 'A', '192.0.2.7', 3600) returning id`, [zoneId]);
+  const [{ id }] = await query(
+    `insert into records (domain_id, owner, type, rdata, ttl) values ($1, 'unseen', 'A', '192.0.2.7', 3600) returning id`,
+    [zoneId],
+  );
   const recordId = Number(id);
 
   let open!: () => void;
@@ -84,11 +92,17 @@ test('an edit of a record the process has not seen learns its zone from its firs
   });
   try {
     // a change of the zone by name that holds the zone's turn until the edit has queued
-    const running = changeZone(app.service.database.db, settings, ctx().principal, { zone: { name: ZONE }, owner: 'held' }, async (change) => {
-      await gate;
-      change.insert(a('held', 8));
-      return change.commit();
-    });
+    const running = changeZone(
+      app.service.database.db,
+      settings,
+      ctx().principal,
+      { zone: { name: ZONE }, owner: 'held' },
+      async (change) => {
+        await gate;
+        change.insert(a('held', 8));
+        return change.commit();
+      },
+    );
     const edit = records.update(ctx(), recordId, a('unseen', 9));
     await Promise.all([running, edit]);
   } finally {

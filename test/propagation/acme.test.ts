@@ -29,10 +29,43 @@ let pebbleLog = '';
 function makePebbleTls(dir: string): { ca: string; cert: string; key: string } {
   const file = (name: string) => path.join(dir, name);
   const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=zonekeeper test CA', '-keyout', file('ca.key'), '-out', file('ca.pem')]);
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=zonekeeper test CA',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+  ]);
   openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', file('tls.key'), '-out', file('tls.csr')]);
-  writeFileSync(file('ext.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n');
-  openssl(['x509', '-req', '-in', file('tls.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '2', '-extfile', file('ext.cnf'), '-out', file('tls.pem')]);
+  writeFileSync(
+    file('ext.cnf'),
+    'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
+  );
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    file('tls.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    file('ext.cnf'),
+    '-out',
+    file('tls.pem'),
+  ]);
   return { ca: file('ca.pem'), cert: file('tls.pem'), key: file('tls.key') };
 }
 
@@ -50,7 +83,9 @@ function runProcess(bin: string, args: string[], env: Record<string, string>): P
 
 async function txtAt(name: string): Promise<string[]> {
   const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', name, 'TXT']);
-  return records(result).filter((r) => r.type === 'TXT').map((r) => r.rdata);
+  return records(result)
+    .filter((r) => r.type === 'TXT')
+    .map((r) => r.rdata);
 }
 
 beforeAll(async () => {
@@ -65,18 +100,21 @@ beforeAll(async () => {
   const tls = makePebbleTls(work);
   caFile = tls.ca;
   const [acmePort, managementPort, httpPort, tlsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  writeFileSync(path.join(work, 'pebble.json'), JSON.stringify({
-    pebble: {
-      listenAddress: `127.0.0.1:${acmePort}`,
-      managementListenAddress: `127.0.0.1:${managementPort}`,
-      certificate: tls.cert,
-      privateKey: tls.key,
-      httpPort,
-      tlsPort,
-      ocspResponderURL: '',
-      externalAccountBindingRequired: false,
-    },
-  }));
+  writeFileSync(
+    path.join(work, 'pebble.json'),
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${acmePort}`,
+        managementListenAddress: `127.0.0.1:${managementPort}`,
+        certificate: tls.cert,
+        privateKey: tls.key,
+        httpPort,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    }),
+  );
   pebbleUrl = `https://127.0.0.1:${acmePort}/dir`;
   // NOSLEEP: no random wait before validating; NONCEREJECT=0: pebble otherwise rejects 5% of good nonces
   pebble = spawn(findBinary('pebble'), ['-config', path.join(work, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
@@ -97,27 +135,51 @@ afterAll(async () => {
 test("certbot's dns-rfc2136 plugin, with its default TTL, gets a certificate through our primary", async () => {
   const dir = path.join(work, 'certbot');
   const credentials = path.join(work, 'rfc2136.ini');
-  writeFileSync(credentials, [
-    'dns_rfc2136_server = 127.0.0.1',
-    `dns_rfc2136_port = ${dnsPort}`,
-    `dns_rfc2136_name = ${key.name}`,
-    `dns_rfc2136_secret = ${key.secret}`,
-    'dns_rfc2136_algorithm = HMAC-SHA256',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    credentials,
+    [
+      'dns_rfc2136_server = 127.0.0.1',
+      `dns_rfc2136_port = ${dnsPort}`,
+      `dns_rfc2136_name = ${key.name}`,
+      `dns_rfc2136_secret = ${key.secret}`,
+      'dns_rfc2136_algorithm = HMAC-SHA256',
+      '',
+    ].join('\n'),
+  );
   chmodSync(credentials, 0o600);
   const domain = `certbot.${ZONE}`;
-  const run = await runProcess(findBinary('certbot'), [
-    'certonly', '--non-interactive', '--agree-tos', '--register-unsafely-without-email',
-    '--server', pebbleUrl,
-    '--dns-rfc2136', '--dns-rfc2136-credentials', credentials,
-    // only how long certbot waits before asking pebble to validate; the TTL is certbot's own
-    '--dns-rfc2136-propagation-seconds', '1',
-    '--config-dir', path.join(dir, 'config'), '--work-dir', path.join(dir, 'work'), '--logs-dir', path.join(dir, 'logs'),
-    '-d', domain,
-  ], { REQUESTS_CA_BUNDLE: caFile });
+  const run = await runProcess(
+    findBinary('certbot'),
+    [
+      'certonly',
+      '--non-interactive',
+      '--agree-tos',
+      '--register-unsafely-without-email',
+      '--server',
+      pebbleUrl,
+      '--dns-rfc2136',
+      '--dns-rfc2136-credentials',
+      credentials,
+      // only how long certbot waits before asking pebble to validate; the TTL is certbot's own
+      '--dns-rfc2136-propagation-seconds',
+      '1',
+      '--config-dir',
+      path.join(dir, 'config'),
+      '--work-dir',
+      path.join(dir, 'work'),
+      '--logs-dir',
+      path.join(dir, 'logs'),
+      '-d',
+      domain,
+    ],
+    { REQUESTS_CA_BUNDLE: caFile },
+  );
   const certificate = path.join(dir, 'config', 'live', domain, 'fullchain.pem');
-  expect({ code: run.code, issued: existsSync(certificate), log: run.code === 0 ? '' : run.output.slice(-2000) }).toEqual({ code: 0, issued: true, log: '' });
+  expect({ code: run.code, issued: existsSync(certificate), log: run.code === 0 ? '' : run.output.slice(-2000) }).toEqual({
+    code: 0,
+    issued: true,
+    log: '',
+  });
   const subject = execFileSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName', '-in', certificate]).toString();
   expect(subject).toContain(`DNS:${domain}`);
   // the plugin removed its challenge record again
@@ -127,24 +189,42 @@ test("certbot's dns-rfc2136 plugin, with its default TTL, gets a certificate thr
 test("lego's rfc2136 provider, with its default TTL, gets a certificate through our primary", async () => {
   const dir = path.join(work, 'lego');
   const domain = `lego.${ZONE}`;
-  const run = await runProcess(findBinary('lego'), [
-    '--server', pebbleUrl, '--accept-tos', '--email', 'acme@acme-zk.test', '--path', dir,
-    '--domains', domain, '--dns', 'rfc2136',
-    // lego looks up the zone and checks the record with these resolvers: our primary, not the internet's
-    '--dns.resolvers', `127.0.0.1:${dnsPort}`,
-    // lego would then ask the zone's name servers (ns1.example.net. here, on the internet) whether the record
-    // has propagated: a test machine has no route there
-    '--dns.disable-cp',
-    'run',
-  ], {
-    LEGO_CA_CERTIFICATES: caFile,
-    RFC2136_NAMESERVER: `127.0.0.1:${dnsPort}`,
-    RFC2136_TSIG_ALGORITHM: 'hmac-sha256.',
-    RFC2136_TSIG_KEY: key.name,
-    RFC2136_TSIG_SECRET: key.secret,
-  });
+  const run = await runProcess(
+    findBinary('lego'),
+    [
+      '--server',
+      pebbleUrl,
+      '--accept-tos',
+      '--email',
+      'acme@acme-zk.test',
+      '--path',
+      dir,
+      '--domains',
+      domain,
+      '--dns',
+      'rfc2136',
+      // lego looks up the zone and checks the record with these resolvers: our primary, not the internet's
+      '--dns.resolvers',
+      `127.0.0.1:${dnsPort}`,
+      // lego would then ask the zone's name servers (ns1.example.net. here, on the internet) whether the record
+      // has propagated: a test machine has no route there
+      '--dns.disable-cp',
+      'run',
+    ],
+    {
+      LEGO_CA_CERTIFICATES: caFile,
+      RFC2136_NAMESERVER: `127.0.0.1:${dnsPort}`,
+      RFC2136_TSIG_ALGORITHM: 'hmac-sha256.',
+      RFC2136_TSIG_KEY: key.name,
+      RFC2136_TSIG_SECRET: key.secret,
+    },
+  );
   const certificate = path.join(dir, 'certificates', `${domain}.crt`);
-  expect({ code: run.code, issued: existsSync(certificate), log: run.code === 0 ? '' : run.output.slice(-2000) }).toEqual({ code: 0, issued: true, log: '' });
+  expect({ code: run.code, issued: existsSync(certificate), log: run.code === 0 ? '' : run.output.slice(-2000) }).toEqual({
+    code: 0,
+    issued: true,
+    log: '',
+  });
   expect(execFileSync('openssl', ['x509', '-noout', '-ext', 'subjectAltName', '-in', certificate]).toString()).toContain(`DNS:${domain}`);
   expect(await txtAt(`_acme-challenge.${domain}`)).toEqual([]);
 }, 150_000);
@@ -159,8 +239,9 @@ test('a cert-manager-style update (TTL 60) is applied with the nearest allowed T
     { owner: '_acme-challenge.cm', type: 'TXT', rdata: '"token-from-cert-manager"', ttl: 300 },
   ]);
   // the record API itself keeps the TTL list: 60 is refused there
-  const refused = await app.gql(`mutation($input: RecordInput!) { createRecord(input: $input) { id } }`,
-    { input: { zone: ZONE, owner: 'api-ttl', type: 'TXT', rdata: '"x"', ttl: 60 } });
+  const refused = await app.gql(`mutation($input: RecordInput!) { createRecord(input: $input) { id } }`, {
+    input: { zone: ZONE, owner: 'api-ttl', type: 'TXT', rdata: '"x"', ttl: 60 },
+  });
   expect(refused.errors?.[0]?.extensions?.code).toBe('INVALID_TTL');
 }, 60_000);
 
@@ -168,11 +249,12 @@ test("the README's nsupdate example runs as written on a fresh zone", async () =
   const readme = readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
   const block = /```sh\n\s*(nsupdate [^\n]*<<'EOF'\n[\s\S]*?\n\s*EOF)\n\s*```/.exec(readme);
   expect(block).not.toBeNull();
-  const lines = block![1].split('\n').slice(1, -1).map((line) => line.trim());
+  const lines = block![1]
+    .split('\n')
+    .slice(1, -1)
+    .map((line) => line.trim());
   // the README speaks of example.com on the default port; here the zone and port are the test's
-  const script = lines
-    .filter((line) => !line.startsWith('server '))
-    .map((line) => line.replaceAll('example.com', ZONE));
+  const script = lines.filter((line) => !line.startsWith('server ')).map((line) => line.replaceAll('example.com', ZONE));
   expect(script.some((line) => line.startsWith('update add'))).toBe(true);
   const run = await nsupdate(dnsPort, key, script);
   expect(run).toMatchObject({ code: 0 });

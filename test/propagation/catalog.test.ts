@@ -34,7 +34,10 @@ afterAll(async () => {
 });
 
 async function createZone(name: string): Promise<{ id: string; serial: number }> {
-  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id serial } }`, { u: userId, z: name });
+  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id serial } }`, {
+    u: userId,
+    z: name,
+  });
   expect(res.errors).toBeUndefined();
   return res.data.createDomain;
 }
@@ -62,8 +65,14 @@ test('catalog queries: SOA, a member PTR, NODATA at zones, NXDOMAIN for names th
   expect(zones.status).toBe('NOERROR');
   expect(zones.stdout).toMatch(/AUTHORITY SECTION:\s*\ncatalog\.zk-cat\.test\.\s+\d+\s+IN\s+SOA/);
 
-  for (const name of [`z999999999.zones.${CATALOG}`, `z0${zone.id}.zones.${CATALOG}`, `zx.zones.${CATALOG}`, `a.z${zone.id}.zones.${CATALOG}`,
-    `nope.${CATALOG}`, `z99999999999999999999.zones.${CATALOG}`]) {
+  for (const name of [
+    `z999999999.zones.${CATALOG}`,
+    `z0${zone.id}.zones.${CATALOG}`,
+    `zx.zones.${CATALOG}`,
+    `a.z${zone.id}.zones.${CATALOG}`,
+    `nope.${CATALOG}`,
+    `z99999999999999999999.zones.${CATALOG}`,
+  ]) {
     const nx = await dig([...at(), name, 'PTR']);
     expect([name, nx.status]).toEqual([name, 'NXDOMAIN']);
     expect(nx.stdout).toMatch(/AUTHORITY SECTION:\s*\ncatalog\.zk-cat\.test\.\s+\d+\s+IN\s+SOA/);
@@ -105,7 +114,11 @@ test('catalog AXFR in pages holds every member once; IXFR of the catalog from it
   // IXFR from the serial before the last create: that one member added (RFC 1995 §4)
   const ixfr = records(await dig([...at(), CATALOG, `IXFR=${before}`]));
   expect(ixfr.map((r) => `${r.type} ${r.type === 'SOA' ? r.rdata.split(' ')[2] : r.rdata}`)).toEqual([
-    `SOA ${after}`, `SOA ${before}`, `SOA ${after}`, 'PTR last.zk-cat.test.', `SOA ${after}`,
+    `SOA ${after}`,
+    `SOA ${before}`,
+    `SOA ${after}`,
+    'PTR last.zk-cat.test.',
+    `SOA ${after}`,
   ]);
   expect(ixfr[3].name).toBe(`z${zone.id}.zones.${CATALOG}.`);
   // a serial the journal never had: the whole catalog (AXFR form)
@@ -115,7 +128,12 @@ test('catalog AXFR in pages holds every member once; IXFR of the catalog from it
 
 test('concurrent creates and deletes: every catalog serial has one content, and every member its zone', async () => {
   const first = await catalogSerial();
-  const ptrMap = async () => new Map(records(await dig([...at(), CATALOG, 'AXFR'])).filter((r) => r.type === 'PTR').map((r) => [r.name, r.rdata]));
+  const ptrMap = async () =>
+    new Map(
+      records(await dig([...at(), CATALOG, 'AXFR']))
+        .filter((r) => r.type === 'PTR')
+        .map((r) => [r.name, r.rdata]),
+    );
   // the catalog at `first`: the start of the replay below
   const members = await ptrMap();
   const names = Array.from({ length: 48 }, (_, i) => `c${i}.zk-cat.test`);
@@ -123,10 +141,12 @@ test('concurrent creates and deletes: every catalog serial has one content, and 
   // deletes of half of them, racing creates of more
   const more = Array.from({ length: 16 }, (_, i) => `d${i}.zk-cat.test`);
   await Promise.all([
-    ...created.filter((_, i) => i % 2 === 0).map(async (z) => {
-      const res = await app.gql(`mutation($id: ID!) { deleteDomain(id: $id) }`, { id: z.id });
-      expect(res.errors).toBeUndefined();
-    }),
+    ...created
+      .filter((_, i) => i % 2 === 0)
+      .map(async (z) => {
+        const res = await app.gql(`mutation($id: ID!) { deleteDomain(id: $id) }`, { id: z.id });
+        expect(res.errors).toBeUndefined();
+      }),
     ...more.map((n) => createZone(n)),
   ]);
   // no zone is left waiting: each create's answer came after its zone joined the catalog
@@ -153,7 +173,10 @@ test('concurrent creates and deletes: every catalog serial has one content, and 
   expect(serial).toBe(await catalogSerial());
   const ptrs = await ptrMap();
   expect([...ptrs].sort()).toEqual([...members].sort());
-  const survivors = [...created.filter((_, i) => i % 2 === 1), ...(await Promise.all(more.map(async (n) => (await app.gql(`query($n: String) { domain(name: $n) { id } }`, { n })).data.domain)))];
+  const survivors = [
+    ...created.filter((_, i) => i % 2 === 1),
+    ...(await Promise.all(more.map(async (n) => (await app.gql(`query($n: String) { domain(name: $n) { id } }`, { n })).data.domain))),
+  ];
   for (const zone of survivors) expect(ptrs.has(`z${zone.id}.zones.${CATALOG}.`)).toBe(true);
   for (const zone of created.filter((_, i) => i % 2 === 0)) expect(ptrs.has(`z${zone.id}.zones.${CATALOG}.`)).toBe(false);
   // every member names a zone the primary serves
@@ -166,10 +189,14 @@ test('a zone that never joined the catalog leaves it unchanged when deleted; the
   // a committed zone whose admission did not run (its process stopped in between), written straight to the
   // database; the worker admits it on its next poll
   const serial = await catalogSerial();
-  const { rows: [waiting] } = await db.query<{ id: string }>(
-    `insert into domains (user_id, name, serial) values ($1, 'waiting.zk-cat.test', 1) returning id`, [userId]);
+  const {
+    rows: [waiting],
+  } = await db.query<{ id: string }>(`insert into domains (user_id, name, serial) values ($1, 'waiting.zk-cat.test', 1) returning id`, [
+    userId,
+  ]);
   await waitFor('the worker to admit the waiting zone', async () =>
-    (await db.query('select catalog_serial from domains where id = $1', [waiting.id])).rows[0].catalog_serial ? true : undefined);
+    (await db.query('select catalog_serial from domains where id = $1', [waiting.id])).rows[0].catalog_serial ? true : undefined,
+  );
   const admitted = await catalogSerial();
   expect(admitted).toBeGreaterThan(serial);
   const ptr = await dig([...at(), `z${waiting.id}.zones.${CATALOG}`, 'PTR']);
@@ -182,8 +209,11 @@ test('a zone that never joined the catalog leaves it unchanged when deleted; the
   try {
     await holder.query('begin');
     await holder.query(`select pg_advisory_xact_lock(hashtext('zonekeeper catalog admission ' || $1))`, [CATALOG]);
-    const { rows: [never] } = await db.query<{ id: string }>(
-      `insert into domains (user_id, name, serial) values ($1, 'never.zk-cat.test', 1) returning id`, [userId]);
+    const {
+      rows: [never],
+    } = await db.query<{ id: string }>(`insert into domains (user_id, name, serial) values ($1, 'never.zk-cat.test', 1) returning id`, [
+      userId,
+    ]);
     const journalBefore = (await db.query('select count(*)::int as n from changes where zone = $1', [CATALOG])).rows[0].n;
     const res = await app.gql(`mutation($id: ID!) { deleteDomain(id: $id) }`, { id: never.id });
     expect(res.errors).toBeUndefined();

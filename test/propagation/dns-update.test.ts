@@ -27,28 +27,56 @@ let aliceId: string;
 let aliceKey: KeyArg & { id: string };
 let bobKey: KeyArg & { id: string };
 
-async function createTsigKey(userId: string | null, name: string, algorithm = 'hmac-sha256', apiKey?: string): Promise<KeyArg & { id: string }> {
-  const res = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`,
-    { input: { userId, name, algorithm } }, apiKey);
+async function createTsigKey(
+  userId: string | null,
+  name: string,
+  algorithm = 'hmac-sha256',
+  apiKey?: string,
+): Promise<KeyArg & { id: string }> {
+  const res = await app.gql(
+    `mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`,
+    { input: { userId, name, algorithm } },
+    apiKey,
+  );
   expect(res.errors).toBeUndefined();
   return { id: res.data.createTsigKey.tsigKey.id, name, algorithm, secret: res.data.createTsigKey.secret };
 }
 
 async function zoneState(zone: string) {
-  const res = await app.gql(`query($n: String) { domain(name: $n) { serial changes(first: 1) { nodes { serialAfter author { keyId tsigKeyId keyName userId } added { owner type rdata ttl } removed { owner type rdata ttl } } } } }`, { n: zone });
+  const res = await app.gql(
+    `query($n: String) { domain(name: $n) { serial changes(first: 1) { nodes { serialAfter author { keyId tsigKeyId keyName userId } added { owner type rdata ttl } removed { owner type rdata ttl } } } } }`,
+    { n: zone },
+  );
   expect(res.errors).toBeUndefined();
   return { serial: res.data.domain.serial as number, last: res.data.domain.changes.nodes[0] };
 }
 
 /** the zone's records as the primary serves them (AXFR), SOA aside, as "owner TYPE rdata" lines */
 async function served(zone: string): Promise<string[]> {
-  const result = await dig(['-y', `hmac-sha256:${TRANSFER_KEY.name}:${TRANSFER_KEY.secret}`, '@127.0.0.1', '-p', String(dnsPort), zone, 'AXFR']);
-  return [...new Set(records(result).filter((r) => r.type !== 'SOA').map((r) => `${r.name} ${r.ttl} ${r.type} ${r.rdata}`))].sort();
+  const result = await dig([
+    '-y',
+    `hmac-sha256:${TRANSFER_KEY.name}:${TRANSFER_KEY.secret}`,
+    '@127.0.0.1',
+    '-p',
+    String(dnsPort),
+    zone,
+    'AXFR',
+  ]);
+  return [
+    ...new Set(
+      records(result)
+        .filter((r) => r.type !== 'SOA')
+        .map((r) => `${r.name} ${r.ttl} ${r.type} ${r.rdata}`),
+    ),
+  ].sort();
 }
 
 const ask = async (name: string, type: string) => {
   const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', name, type]);
-  return records(result).filter((r) => r.type === type).map((r) => r.rdata).sort();
+  return records(result)
+    .filter((r) => r.type === type)
+    .map((r) => r.rdata)
+    .sort();
 };
 
 /**
@@ -61,7 +89,12 @@ const askEach = async (names: string[], type: string) => {
   const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', ...names.flatMap((name) => [name, type])], 60_000);
   expect(result.stdout).not.toContain('timed out');
   const answers = records(result).filter((r) => r.type === type);
-  return names.map((name) => answers.filter((r) => r.name === `${name}.`).map((r) => r.rdata).sort());
+  return names.map((name) =>
+    answers
+      .filter((r) => r.name === `${name}.`)
+      .map((r) => r.rdata)
+      .sort(),
+  );
 };
 
 beforeAll(async () => {
@@ -102,7 +135,12 @@ test('nsupdate: a batch of several changes is one change set: one serial step, o
   const after = await zoneState(ALICE);
   expect(after.serial).not.toBe(before.serial);
   expect(after.last.author).toEqual({ keyId: null, tsigKeyId: aliceKey.id, keyName: 'alice-key', userId: aliceId });
-  expect(after.last.added.filter((r: any) => r.type !== 'SOA').map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort()).toEqual([
+  expect(
+    after.last.added
+      .filter((r: any) => r.type !== 'SOA')
+      .map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)
+      .sort(),
+  ).toEqual([
     '@ MX 10 mail.alice.zk-upd.test.',
     '_sip._tcp SRV 10 5 5060 sip.example.net.',
     'host A 192.0.2.10',
@@ -110,7 +148,9 @@ test('nsupdate: a batch of several changes is one change set: one serial step, o
     'host TXT "v=spf1 -all"',
   ]);
   // one serial step: the journal row goes from the serial before to the serial after
-  const history = await app.gql(`query($n: String) { domain(name: $n) { changes(first: 2) { nodes { serialBefore serialAfter } } } }`, { n: ALICE });
+  const history = await app.gql(`query($n: String) { domain(name: $n) { changes(first: 2) { nodes { serialBefore serialAfter } } } }`, {
+    n: ALICE,
+  });
   expect(history.data.domain.changes.nodes[0]).toEqual({ serialBefore: before.serial, serialAfter: after.serial });
   expect(await ask(`host.${ALICE}`, 'A')).toEqual(['192.0.2.10', '192.0.2.11']);
   expect(await ask(`_sip._tcp.${ALICE}`, 'SRV')).toEqual(['10 5 5060 sip.example.net.']);
@@ -119,7 +159,9 @@ test('nsupdate: a batch of several changes is one change set: one serial step, o
 // how soon Knot serves it is bench/propagation.js's measure (API write to Knot serving; an UPDATE's commit
 // takes the same path from the journal on), not a pass mark here
 test('a real Knot secondary serves an UPDATE', async () => {
-  await waitFor('Knot to serve the zone', async () => ((await servedSerial(knot.port, ALICE)) === (await zoneState(ALICE)).serial ? true : undefined));
+  await waitFor('Knot to serve the zone', async () =>
+    (await servedSerial(knot.port, ALICE)) === (await zoneState(ALICE)).serial ? true : undefined,
+  );
   const run = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add fast.${ALICE} 300 A 192.0.2.99`, 'send']);
   expect(run.code).toBe(0);
   const { serial } = await zoneState(ALICE);
@@ -162,7 +204,14 @@ test('nsupdate: prerequisites that hold apply the update; one that fails answers
 });
 
 test('nsupdate: the delete forms (one RR, an RRset, a name) and a CNAME conflict refused', async () => {
-  await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add gone.${ALICE} 300 A 192.0.2.20`, `update add gone.${ALICE} 300 TXT "x"`, `update add rr.${ALICE} 300 A 192.0.2.21`, `update add rr.${ALICE} 300 A 192.0.2.22`, 'send']);
+  await nsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}`,
+    `update add gone.${ALICE} 300 A 192.0.2.20`,
+    `update add gone.${ALICE} 300 TXT "x"`,
+    `update add rr.${ALICE} 300 A 192.0.2.21`,
+    `update add rr.${ALICE} 300 A 192.0.2.22`,
+    'send',
+  ]);
   const run = await nsupdate(dnsPort, aliceKey, [
     `zone ${ALICE}`,
     `update delete rr.${ALICE} A 192.0.2.21`,
@@ -182,7 +231,12 @@ test('nsupdate: the delete forms (one RR, an RRset, a name) and a CNAME conflict
   expect((await ask(ALICE, 'SOA')).length).toBe(1);
 
   const before = await zoneState(ALICE);
-  const conflict = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add extra.${ALICE} 300 A 192.0.2.30`, `update add host.${ALICE} 300 CNAME elsewhere.example.net.`, 'send']);
+  const conflict = await nsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}`,
+    `update add extra.${ALICE} 300 A 192.0.2.30`,
+    `update add host.${ALICE} 300 CNAME elsewhere.example.net.`,
+    'send',
+  ]);
   expect(conflict.code).not.toBe(0);
   expect(conflict.stdout + conflict.stderr).toContain('REFUSED');
   expect((await zoneState(ALICE)).serial).toBe(before.serial);
@@ -191,24 +245,44 @@ test('nsupdate: the delete forms (one RR, an RRset, a name) and a CNAME conflict
 
 test('SOA updates are taken only when the serial rises (RFC 2136 §3.4.2.2)', async () => {
   const { serial } = await zoneState(ALICE);
-  const lower = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add ${ALICE} 3600 SOA ns1.example.net. admin.example.net. ${serial - 1} 3600 600 86400 300`, 'send']);
+  const lower = await nsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}`,
+    `update add ${ALICE} 3600 SOA ns1.example.net. admin.example.net. ${serial - 1} 3600 600 86400 300`,
+    'send',
+  ]);
   expect(lower.code).toBe(0);
   expect((await zoneState(ALICE)).serial).toBe(serial);
   const higher = serial + 1000;
-  const raised = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add ${ALICE} 3600 SOA ns1.example.net. hostmaster.${ALICE}. ${higher} 7200 600 86400 300`, 'send']);
+  const raised = await nsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}`,
+    `update add ${ALICE} 3600 SOA ns1.example.net. hostmaster.${ALICE}. ${higher} 7200 600 86400 300`,
+    'send',
+  ]);
   expect(raised.code).toBe(0);
   expect((await zoneState(ALICE)).serial).toBe(higher);
   expect(await ask(ALICE, 'SOA')).toEqual([`ns1.example.net. hostmaster.${ALICE}. ${higher} 7200 600 86400 300`]);
 });
 
 test("knsupdate: add, delete, prerequisites; another user's zone is NOTAUTH", async () => {
-  const add = await knsupdate(dnsPort, aliceKey, [`zone ${ALICE}.`, `origin ${ALICE}.`, 'add knot 300 A 192.0.2.40', 'add knot 300 AAAA 2001:db8::40', 'send']);
+  const add = await knsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}.`,
+    `origin ${ALICE}.`,
+    'add knot 300 A 192.0.2.40',
+    'add knot 300 AAAA 2001:db8::40',
+    'send',
+  ]);
   expect(add).toMatchObject({ code: 0 });
   expect(await ask(`knot.${ALICE}`, 'AAAA')).toEqual(['2001:db8::40']);
   const del = await knsupdate(dnsPort, aliceKey, [`zone ${ALICE}.`, `origin ${ALICE}.`, 'prereq yxrrset knot A', 'del knot AAAA', 'send']);
   expect(del).toMatchObject({ code: 0 });
   expect(await ask(`knot.${ALICE}`, 'AAAA')).toEqual([]);
-  const failed = await knsupdate(dnsPort, aliceKey, [`zone ${ALICE}.`, `origin ${ALICE}.`, 'prereq nxdomain knot', 'add knot 300 TXT "no"', 'send']);
+  const failed = await knsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}.`,
+    `origin ${ALICE}.`,
+    'prereq nxdomain knot',
+    'add knot 300 TXT "no"',
+    'send',
+  ]);
   expect(failed.code).not.toBe(0);
   expect(failed.stdout + failed.stderr).toContain('YXDOMAIN');
   const before = await zoneState(BOB);
@@ -283,7 +357,11 @@ test('refused: wrong secret, revoked key, unsigned, another user, truncated and 
   expect(notZone.stdout + notZone.stderr).toContain('NOTZONE');
 
   // a zone nobody has here
-  const unknownZone = await nsupdate(dnsPort, aliceKey, ['zone nowhere.zk-upd.test', 'update add x.nowhere.zk-upd.test 300 A 192.0.2.50', 'send']);
+  const unknownZone = await nsupdate(dnsPort, aliceKey, [
+    'zone nowhere.zk-upd.test',
+    'update add x.nowhere.zk-upd.test 300 A 192.0.2.50',
+    'send',
+  ]);
   expect(unknownZone.stdout + unknownZone.stderr).toContain('NOTAUTH');
 
   // the transfer key is not an update key
@@ -292,15 +370,23 @@ test('refused: wrong secret, revoked key, unsigned, another user, truncated and 
 
   // a record the model refuses: REFUSED; RDATA that cannot be read: FORMERR
   const key = { name: aliceKey.name, algorithm: 'hmac-sha256' as const, secret: Buffer.from(aliceKey.secret, 'base64') };
-  const badMx = signMessage(updateMessage(ALICE, [{ name: `mx.${ALICE}`, type: 'MX', class: 'IN', ttl: 300, data: { preference: 5, exchange: '.' } }]), key).message;
+  const badMx = signMessage(
+    updateMessage(ALICE, [{ name: `mx.${ALICE}`, type: 'MX', class: 'IN', ttl: 300, data: { preference: 5, exchange: '.' } }]),
+    key,
+  ).message;
   expect(rcodeOf(await rawUpdate(badMx))).toBe(5);
-  const shortA = updateMessage(ALICE, [{ name: `short.${ALICE}`, type: 'UNKNOWN_1', class: 'IN', ttl: 300, data: Buffer.from([192, 0, 2]) }]);
+  const shortA = updateMessage(ALICE, [
+    { name: `short.${ALICE}`, type: 'UNKNOWN_1', class: 'IN', ttl: 300, data: Buffer.from([192, 0, 2]) },
+  ]);
   expect(rcodeOf(await rawUpdate(signMessage(shortA, key).message))).toBe(1);
   // a meta type as an update (RFC 2136 §3.4.1.2): FORMERR
   const axfr = updateMessage(ALICE, [{ name: `m.${ALICE}`, type: 'AXFR', class: 'IN', ttl: 300, data: Buffer.alloc(0) }]);
   expect(rcodeOf(await rawUpdate(signMessage(axfr, key).message))).toBe(1);
   // truncated: the header promises an update the message does not hold
-  const truncated = signMessage(updateMessage(ALICE, [{ name: `t.${ALICE}`, type: 'A', class: 'IN', ttl: 300, data: '192.0.2.1' }]), key).message;
+  const truncated = signMessage(
+    updateMessage(ALICE, [{ name: `t.${ALICE}`, type: 'A', class: 'IN', ttl: 300, data: '192.0.2.1' }]),
+    key,
+  ).message;
   expect(rcodeOf(await rawUpdate(truncated.subarray(0, truncated.length - 40)))).toBe(1);
   expect(await rawUpdate(randomBytes(9))).toBeUndefined();
 
@@ -323,7 +409,10 @@ test('refused: wrong secret, revoked key, unsigned, another user, truncated and 
 
 test('TSIG keys through GraphQL and REST: a user key manages its own, the secret is shown once, admin keys need the admin', async () => {
   const userApiKey = await createUserKey(app, aliceId);
-  const own = await app.http.post('/api/tsigkey/add').set('X-API-Key', userApiKey).send({ name: 'rest-key', user_id: Number(aliceId), algorithm: 'hmac-sha384' });
+  const own = await app.http
+    .post('/api/tsigkey/add')
+    .set('X-API-Key', userApiKey)
+    .send({ name: 'rest-key', user_id: Number(aliceId), algorithm: 'hmac-sha384' });
   expect(own.status).toBe(201);
   expect(own.body).toMatchObject({ name: 'rest-key', algorithm: 'hmac-sha384', user_id: aliceId, revoked_at: null });
   expect(Buffer.from(own.body.secret, 'base64')).toHaveLength(48);
@@ -334,10 +423,16 @@ test('TSIG keys through GraphQL and REST: a user key manages its own, the secret
   expect(JSON.stringify(listed.body)).not.toContain(aliceKey.secret);
   const admin = await app.http.post('/api/tsigkey/add').set('X-API-Key', userApiKey).send({ name: 'admin-try' });
   expect(admin.status).toBe(403);
-  const duplicate = await app.http.post('/api/tsigkey/add').set('X-API-Key', userApiKey).send({ name: 'rest-key', user_id: Number(aliceId) });
+  const duplicate = await app.http
+    .post('/api/tsigkey/add')
+    .set('X-API-Key', userApiKey)
+    .send({ name: 'rest-key', user_id: Number(aliceId) });
   expect(duplicate.status).toBe(409);
   expect(duplicate.body.error).toBe('DUPLICATE_TSIG_KEY');
-  const badAlgorithm = await app.http.post('/api/tsigkey/add').set('X-API-Key', userApiKey).send({ name: 'md5-key', user_id: Number(aliceId), algorithm: 'hmac-md5' });
+  const badAlgorithm = await app.http
+    .post('/api/tsigkey/add')
+    .set('X-API-Key', userApiKey)
+    .send({ name: 'md5-key', user_id: Number(aliceId), algorithm: 'hmac-md5' });
   expect(badAlgorithm.status).toBe(422);
   expect(JSON.stringify(badAlgorithm.body)).toContain('algorithm');
   expect(listed.headers.etag).toBeDefined();
@@ -368,7 +463,9 @@ test('concurrent UPDATEs of one zone: each its own serial step and journal row, 
     const add = { name: `burst${i}.${ALICE}`, type: 'A', class: 'IN', ttl: 300, data: `198.51.100.${i + 1}` };
     const refused = i % 4 === 3;
     const message = dnsPacket.encode({
-      id: i, type: 'query', flags: 5 << 11,
+      id: i,
+      type: 'query',
+      flags: 5 << 11,
       questions: [{ name: ALICE, type: 'SOA', class: 'IN' }],
       answers: refused ? [{ name: ALICE, type: 'ANY', class: 'ANY', ttl: 0, data: Buffer.alloc(0) } as any] : [],
       authorities: [add],
@@ -381,7 +478,10 @@ test('concurrent UPDATEs of one zone: each its own serial step and journal row, 
   });
   const rcodes = await Promise.all(messages.map((m) => rawUpdate(m).then(rcodeOf)));
   expect(rcodes).toEqual(messages.map((_, i) => (i % 4 === 3 ? 6 : 0)));
-  const history = await app.gql(`query($n: String) { domain(name: $n) { serial changes(first: 40) { nodes { serialBefore serialAfter added { owner type } } } } }`, { n: ALICE });
+  const history = await app.gql(
+    `query($n: String) { domain(name: $n) { serial changes(first: 40) { nodes { serialBefore serialAfter added { owner type } } } } }`,
+    { n: ALICE },
+  );
   const rows = history.data.domain.changes.nodes.filter((row: any) => row.added.some((r: any) => r.owner.startsWith('burst'))).reverse();
   expect(rows).toHaveLength(30);
   // a chain of serial steps from the serial before the burst, one record each
@@ -391,13 +491,23 @@ test('concurrent UPDATEs of one zone: each its own serial step and journal row, 
     expect(row.added.filter((r: any) => r.type === 'A')).toHaveLength(1);
   });
   expect(history.data.domain.serial).toBe(rows[rows.length - 1].serialAfter);
-  const served = (await askEach(messages.map((_, i) => `burst${i}.${ALICE}`), 'A')).map((a) => a.length);
+  const served = (
+    await askEach(
+      messages.map((_, i) => `burst${i}.${ALICE}`),
+      'A',
+    )
+  ).map((a) => a.length);
   expect(served).toEqual(messages.map((_, i) => (i % 4 === 3 ? 0 : 1)));
 });
 
 test('UPDATE_ALLOW: an update from an address outside it is REFUSED before its key is read', async () => {
   const port = await freePort();
-  const settings = loadSettings({ DATABASE_URL: app.settings.databaseUrl!, DNS_LISTEN: `127.0.0.1:${port}`, UPDATE_ALLOW: '10.9.9.9', CATALOG_ZONE: CATALOG });
+  const settings = loadSettings({
+    DATABASE_URL: app.settings.databaseUrl!,
+    DNS_LISTEN: `127.0.0.1:${port}`,
+    UPDATE_ALLOW: '10.9.9.9',
+    CATALOG_ZONE: CATALOG,
+  });
   const { services, database } = app.service;
   const primary = await startDnsRole(settings, database.db, logger, {
     findKey: (name) => services.tsigKeys.findActive(database.db, name),

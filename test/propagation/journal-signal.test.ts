@@ -42,7 +42,8 @@ afterAll(async () => {
 });
 
 const lastJournalId = async () => Number((await db.query(`select coalesce(max(id), 0) as id from changes`)).rows[0].id);
-const drainsWokenByNotification = async () => (await outboxDrains.get()).values.find((value) => value.labels.woken_by === 'notification')?.value ?? 0;
+const drainsWokenByNotification = async () =>
+  (await outboxDrains.get()).values.find((value) => value.labels.woken_by === 'notification')?.value ?? 0;
 
 async function ok(query: string, variables?: Record<string, unknown>) {
   const res = await app.gql(query, variables);
@@ -52,10 +53,15 @@ async function ok(query: string, variables?: Record<string, unknown>) {
 
 /** waits until the journal rows after `since` (at least `atLeast` of them) are all published; answers them */
 function published(since: number, atLeast: number) {
-  return waitFor(`${atLeast} journal row(s) after ${since} published`, async () => {
-    const { rows } = await db.query(`select id, zone, kind, created_at, published_at from changes where id > $1 order by id`, [since]);
-    return rows.length >= atLeast && rows.every((row) => row.published_at) ? rows : undefined;
-  }, 10_000, 20);
+  return waitFor(
+    `${atLeast} journal row(s) after ${since} published`,
+    async () => {
+      const { rows } = await db.query(`select id, zone, kind, created_at, published_at from changes where id > $1 order by id`, [since]);
+      return rows.length >= atLeast && rows.every((row) => row.published_at) ? rows : undefined;
+    },
+    10_000,
+    20,
+  );
 }
 
 /**
@@ -74,14 +80,29 @@ async function writeAndWake(write: () => Promise<unknown>, atLeast: number) {
 }
 
 test('a record written through the API (one autocommit statement) wakes the worker', async () => {
-  await writeAndWake(() => ok(`mutation { createRecord(input: {zone: "${ZONE}", owner: "one", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`), 1);
+  await writeAndWake(
+    () => ok(`mutation { createRecord(input: {zone: "${ZONE}", owner: "one", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`),
+    1,
+  );
 }, 30_000);
 
 test('a change set and a zone-file import (transactions with the zone locked) wake the worker', async () => {
-  await writeAndWake(() => ok(`mutation { applyZoneChanges(zone: "${ZONE}", changes: [{kind: ADD, owner: "set", type: "A", rdata: "192.0.2.2", ttl: 300}, {kind: ADD, owner: "set", type: "A", rdata: "192.0.2.3", ttl: 300}]) { serial } }`), 1);
+  await writeAndWake(
+    () =>
+      ok(
+        `mutation { applyZoneChanges(zone: "${ZONE}", changes: [{kind: ADD, owner: "set", type: "A", rdata: "192.0.2.2", ttl: 300}, {kind: ADD, owner: "set", type: "A", rdata: "192.0.2.3", ttl: 300}]) { serial } }`,
+      ),
+    1,
+  );
 
   const text = (await ok(`{ exportZone(zone: "${ZONE}") }`)).exportZone as string;
-  await writeAndWake(() => ok(`mutation($t: String!) { importZone(zone: "${ZONE}", text: $t, mode: MERGE) { serial } }`, { t: `${text}imported 300 IN A 192.0.2.9\n` }), 1);
+  await writeAndWake(
+    () =>
+      ok(`mutation($t: String!) { importZone(zone: "${ZONE}", text: $t, mode: MERGE) { serial } }`, {
+        t: `${text}imported 300 IN A 192.0.2.9\n`,
+      }),
+    1,
+  );
 }, 30_000);
 
 test('a zone created through the API is published with its catalog admission', async () => {
@@ -105,7 +126,10 @@ test('zone and user deletes (ORM transactions) wake the worker when they commit'
 test("the worker's own catalog admission (a transaction of the process's Database) wakes its drain", async () => {
   // a zone whose create committed but whose admission never ran (its process stopped in between): the
   // worker's poll admits it, and the admission's commit notifies
-  const rows = await writeAndWake(() => db.query(`insert into domains (user_id, name, serial) values ($1, 'stranded.zk-journal.test', 1)`, [userId]), 1);
+  const rows = await writeAndWake(
+    () => db.query(`insert into domains (user_id, name, serial) values ($1, 'stranded.zk-journal.test', 1)`, [userId]),
+    1,
+  );
   expect(rows).toEqual([expect.objectContaining({ kind: 'zone-changed', zone: app.settings.catalogZone })]);
 }, 30_000);
 
@@ -113,12 +137,20 @@ test('concurrent writes send fewer notifications than commits', async () => {
   const WRITES = 160;
   let next = 0;
   const before = notifications;
-  const rows = await writeAndWake(() => Promise.all(Array.from({ length: 16 }, async () => {
-    while (next < WRITES) {
-      const i = next++;
-      await ok(`mutation { createRecord(input: {zone: "${ZONE}", owner: "burst${i}", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`);
-    }
-  })), WRITES);
+  const rows = await writeAndWake(
+    () =>
+      Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < WRITES) {
+            const i = next++;
+            await ok(
+              `mutation { createRecord(input: {zone: "${ZONE}", owner: "burst${i}", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`,
+            );
+          }
+        }),
+      ),
+    WRITES,
+  );
   expect(rows).toHaveLength(WRITES);
   // one per commit with the trigger; commits that come while a notification is on its way or within its
   // interval share the next one

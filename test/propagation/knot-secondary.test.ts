@@ -44,7 +44,10 @@ afterAll(async () => {
 });
 
 async function createZone(name: string): Promise<{ id: string; serial: number }> {
-  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id serial } }`, { u: userId, z: name });
+  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id serial } }`, {
+    u: userId,
+    z: name,
+  });
   expect(res.errors).toBeUndefined();
   return res.data.createDomain;
 }
@@ -57,41 +60,64 @@ async function zoneSerial(name: string): Promise<number> {
 
 const knotAnswer = async (name: string, type: string) => {
   const result = await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', name, type]);
-  return { status: result.status, rdata: records(result).filter((r) => r.type === type).map((r) => r.rdata).sort() };
+  return {
+    status: result.status,
+    rdata: records(result)
+      .filter((r) => r.type === type)
+      .map((r) => r.rdata)
+      .sort(),
+  };
 };
 
 const withDiag = async <T>(promise: Promise<T>): Promise<T> => {
   try {
     return await promise;
   } catch (error) {
-    throw new Error(`${(error as Error).message}\n--- knotd log (tail) ---\n${knot.log().split('\n').slice(-40).join('\n')}`, { cause: error });
+    throw new Error(`${(error as Error).message}\n--- knotd log (tail) ---\n${knot.log().split('\n').slice(-40).join('\n')}`, {
+      cause: error,
+    });
   }
 };
 
 test('a zone created through the API is served by Knot (via the catalog), records follow create / edit / delete', async () => {
   const zone = await createZone('alpha.zk-one.test');
-  await withDiag(waitFor('Knot to serve alpha.zk-one.test at the new serial', async () =>
-    (await servedSerial(knot.port, 'alpha.zk-one.test')) === zone.serial ? true : undefined));
+  await withDiag(
+    waitFor('Knot to serve alpha.zk-one.test at the new serial', async () =>
+      (await servedSerial(knot.port, 'alpha.zk-one.test')) === zone.serial ? true : undefined,
+    ),
+  );
   expect((await knotAnswer('www.alpha.zk-one.test', 'CNAME')).rdata).toEqual(['alpha.zk-one.test.']);
 
-  const created = await app.gql(`mutation { createRecord(input: {zone: "alpha.zk-one.test", owner: "host", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`);
+  const created = await app.gql(
+    `mutation { createRecord(input: {zone: "alpha.zk-one.test", owner: "host", type: "A", rdata: "192.0.2.1", ttl: 300}) { id } }`,
+  );
   expect(created.errors).toBeUndefined();
-  await withDiag(waitFor('Knot to serve the new A record', async () => {
-    const a = await knotAnswer('host.alpha.zk-one.test', 'A');
-    return a.rdata.join() === '192.0.2.1' ? true : undefined;
-  }));
+  await withDiag(
+    waitFor('Knot to serve the new A record', async () => {
+      const a = await knotAnswer('host.alpha.zk-one.test', 'A');
+      return a.rdata.join() === '192.0.2.1' ? true : undefined;
+    }),
+  );
 
-  const updated = await app.gql(`mutation($id: ID!) { updateRecord(id: $id, input: {zone: "alpha.zk-one.test", owner: "host", type: "A", rdata: "192.0.2.2", ttl: 300}) { id } }`, { id: created.data.createRecord.id });
+  const updated = await app.gql(
+    `mutation($id: ID!) { updateRecord(id: $id, input: {zone: "alpha.zk-one.test", owner: "host", type: "A", rdata: "192.0.2.2", ttl: 300}) { id } }`,
+    { id: created.data.createRecord.id },
+  );
   expect(updated.errors).toBeUndefined();
-  await withDiag(waitFor('Knot to serve the edited A record', async () => {
-    const a = await knotAnswer('host.alpha.zk-one.test', 'A');
-    return a.rdata.join() === '192.0.2.2' ? true : undefined;
-  }));
+  await withDiag(
+    waitFor('Knot to serve the edited A record', async () => {
+      const a = await knotAnswer('host.alpha.zk-one.test', 'A');
+      return a.rdata.join() === '192.0.2.2' ? true : undefined;
+    }),
+  );
 
   const deleted = await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: updated.data.updateRecord.id });
   expect(deleted.errors).toBeUndefined();
-  await withDiag(waitFor('Knot to answer NXDOMAIN for the deleted record', async () =>
-    (await knotAnswer('host.alpha.zk-one.test', 'A')).status === 'NXDOMAIN' ? true : undefined));
+  await withDiag(
+    waitFor('Knot to answer NXDOMAIN for the deleted record', async () =>
+      (await knotAnswer('host.alpha.zk-one.test', 'A')).status === 'NXDOMAIN' ? true : undefined,
+    ),
+  );
   expect(await servedSerial(knot.port, 'alpha.zk-one.test')).toBe(await zoneSerial('alpha.zk-one.test'));
 });
 
@@ -108,7 +134,9 @@ test('Domain.propagation shows the serial per name server: pending, then in_sync
     { server: `127.0.0.1:${knot.port}`, servedSerial: status.serial, state: 'in_sync', error: null, updatedAt: expect.any(String) },
   ]);
   // a change makes it pending again (or already in sync, if Knot was that fast), then in sync at the new serial
-  const rec = await app.gql(`mutation { createRecord(input: {zone: "status.zk-one.test", owner: "x", type: "TXT", rdata: "\\"hello\\"", ttl: 300}) { id } }`);
+  const rec = await app.gql(
+    `mutation { createRecord(input: {zone: "status.zk-one.test", owner: "x", type: "TXT", rdata: "\\"hello\\"", ttl: 300}) { id } }`,
+  );
   expect(rec.errors).toBeUndefined();
   const serial = await zoneSerial('status.zk-one.test');
   expect(serial).toBeGreaterThan(status.serial);
@@ -121,23 +149,45 @@ test('Domain.propagation shows the serial per name server: pending, then in_sync
 
 test('live: propagationChanged tells, over graphql-ws, when Knot serves a change; zoneChanged carries the change', async () => {
   await createZone('live.zk-one.test');
-  await waitFor('Knot to serve live.zk-one.test', async () => ((await knotAnswer('live.zk-one.test', 'SOA')).rdata.length === 1 ? true : undefined));
-  const client = createClient({ url: `${app.baseUrl.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'X-API-Key': ADMIN_KEY }, retryAttempts: 0 });
+  await waitFor('Knot to serve live.zk-one.test', async () =>
+    (await knotAnswer('live.zk-one.test', 'SOA')).rdata.length === 1 ? true : undefined,
+  );
+  const client = createClient({
+    url: `${app.baseUrl.replace('http', 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { 'X-API-Key': ADMIN_KEY },
+    retryAttempts: 0,
+  });
   const propagation: any[] = [];
   const changes: any[] = [];
   const stops = [
-    client.subscribe({ query: 'subscription { propagationChanged(zone: "live.zk-one.test") { propagation { serial servers { state servedSerial } } } }' }, { next: (v) => propagation.push(v), error: (e) => propagation.push({ error: e }), complete: () => undefined }),
-    client.subscribe({ query: 'subscription { zoneChanged(zone: "live.zk-one.test") { change { serialAfter added { owner type rdata } } } }' }, { next: (v) => changes.push(v), error: (e) => changes.push({ error: e }), complete: () => undefined }),
+    client.subscribe(
+      { query: 'subscription { propagationChanged(zone: "live.zk-one.test") { propagation { serial servers { state servedSerial } } } }' },
+      { next: (v) => propagation.push(v), error: (e) => propagation.push({ error: e }), complete: () => undefined },
+    ),
+    client.subscribe(
+      { query: 'subscription { zoneChanged(zone: "live.zk-one.test") { change { serialAfter added { owner type rdata } } } }' },
+      { next: (v) => changes.push(v), error: (e) => changes.push({ error: e }), complete: () => undefined },
+    ),
   ];
   try {
     // both subscriptions registered by the server before the change (graphql-ws acknowledges none)
-    await waitFor('the two subscriptions to be registered', async () => (app.service.services.liveUpdates.subscriberCount() >= 2 ? true : undefined));
-    const res = await app.gql(`mutation { createRecord(input: {zone: "live.zk-one.test", owner: "pushed", type: "A", rdata: "192.0.2.77", ttl: 3600}) { id } }`);
+    await waitFor('the two subscriptions to be registered', async () =>
+      app.service.services.liveUpdates.subscriberCount() >= 2 ? true : undefined,
+    );
+    const res = await app.gql(
+      `mutation { createRecord(input: {zone: "live.zk-one.test", owner: "pushed", type: "A", rdata: "192.0.2.77", ttl: 3600}) { id } }`,
+    );
     expect(res.errors).toBeUndefined();
     const serial = await zoneSerial('live.zk-one.test');
     // the secondary catches up: an event whose server serves the new serial, in sync
     await waitFor('an in_sync propagation event for the new serial', async () =>
-      (propagation.some((e) => e.data?.propagationChanged.propagation.servers.some((server: any) => server.state === 'in_sync' && server.servedSerial === serial)) ? true : undefined));
+      propagation.some((e) =>
+        e.data?.propagationChanged.propagation.servers.some((server: any) => server.state === 'in_sync' && server.servedSerial === serial),
+      )
+        ? true
+        : undefined,
+    );
     expect(changes.length).toBeGreaterThanOrEqual(1);
     expect(changes[0].data.zoneChanged.change.serialAfter).toBe(serial);
     expect(changes[0].data.zoneChanged.change.added).toEqual(expect.arrayContaining([{ owner: 'pushed', type: 'A', rdata: '192.0.2.77' }]));
@@ -151,18 +201,30 @@ test('live: propagationChanged tells, over graphql-ws, when Knot serves a change
 test('a deleted zone is dropped by Knot; the catalog serial only rises', async () => {
   const catalogBefore = await servedSerial(dnsPort, CATALOG);
   const zone = await createZone('gone.zk-one.test');
-  await withDiag(waitFor('Knot to serve gone.zk-one.test', async () => ((await servedSerial(knot.port, 'gone.zk-one.test')) === zone.serial ? true : undefined)));
+  await withDiag(
+    waitFor('Knot to serve gone.zk-one.test', async () =>
+      (await servedSerial(knot.port, 'gone.zk-one.test')) === zone.serial ? true : undefined,
+    ),
+  );
   const res = await app.gql(`mutation { deleteDomain(zone: "gone.zk-one.test") }`);
   expect(res.errors).toBeUndefined();
-  await withDiag(waitFor('Knot to drop gone.zk-one.test', async () => {
-    const r = await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', 'gone.zk-one.test', 'SOA']);
-    return r.status !== 'NOERROR' ? r.status : undefined;
-  }));
+  await withDiag(
+    waitFor('Knot to drop gone.zk-one.test', async () => {
+      const r = await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', 'gone.zk-one.test', 'SOA']);
+      return r.status !== 'NOERROR' ? r.status : undefined;
+    }),
+  );
   const catalogAfter = await servedSerial(dnsPort, CATALOG);
   expect(catalogAfter).toBeGreaterThan(catalogBefore ?? -1);
   // Knot does not answer queries for a catalog zone; its log shows the serial it transferred
-  await withDiag(waitFor('Knot to transfer the newest catalog', async () =>
-    knot.log().includes(`[${CATALOG}.] refresh, remote 127.0.0.1@${dnsPort}, zone updated`) && new RegExp(`\\[${CATALOG.replace(/\./g, '\\.')}\\.\\] refresh.*serial \\d+ -> ${catalogAfter}\\b`).test(knot.log()) ? true : undefined));
+  await withDiag(
+    waitFor('Knot to transfer the newest catalog', async () =>
+      knot.log().includes(`[${CATALOG}.] refresh, remote 127.0.0.1@${dnsPort}, zone updated`) &&
+      new RegExp(`\\[${CATALOG.replace(/\./g, '\\.')}\\.\\] refresh.*serial \\d+ -> ${catalogAfter}\\b`).test(knot.log())
+        ? true
+        : undefined,
+    ),
+  );
 });
 
 describe('the primary itself', () => {
@@ -172,10 +234,19 @@ describe('the primary itself', () => {
     const soa = await dig([...at, 'q.zk-one.test', 'SOA']);
     expect(soa.status).toBe('NOERROR');
     expect(soa.stdout).toMatch(/flags: qr aa/);
-    expect(Number(records(soa).find((r) => r.type === 'SOA')!.rdata.split(' ')[2])).toBe(zone.serial);
+    expect(
+      Number(
+        records(soa)
+          .find((r) => r.type === 'SOA')!
+          .rdata.split(' ')[2],
+      ),
+    ).toBe(zone.serial);
     const www = await dig([...at, 'www.q.zk-one.test', 'A']);
     // the CNAME's target is the apex, in the zone: followed (RFC 1034 §4.3.2), it has no A, so NODATA with the SOA
-    expect(records(www).map((r) => [r.type, r.rdata])).toEqual([['CNAME', 'q.zk-one.test.'], ['SOA', expect.stringMatching(/^ns1\.example\.net\. /)]]);
+    expect(records(www).map((r) => [r.type, r.rdata])).toEqual([
+      ['CNAME', 'q.zk-one.test.'],
+      ['SOA', expect.stringMatching(/^ns1\.example\.net\. /)],
+    ]);
     expect(www.stdout).toMatch(/AUTHORITY SECTION:\s*\nq\.zk-one\.test\.\s+\d+\s+IN\s+SOA/);
     const nx = await dig([...at, 'nope.q.zk-one.test', 'A']);
     expect(nx.status).toBe('NXDOMAIN');
@@ -217,14 +288,20 @@ describe('the primary itself', () => {
     expect(messages).toBeGreaterThan(1);
 
     // IXFR from the zone's first serial: the journal holds the change
-    const rec = await app.gql(`mutation { createRecord(input: {zone: "xfr.zk-one.test", owner: "new", type: "A", rdata: "198.51.100.7", ttl: 300}) { id } }`);
+    const rec = await app.gql(
+      `mutation { createRecord(input: {zone: "xfr.zk-one.test", owner: "new", type: "A", rdata: "198.51.100.7", ttl: 300}) { id } }`,
+    );
     expect(rec.errors).toBeUndefined();
     const current = await zoneSerial('xfr.zk-one.test');
     const ixfr = await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), 'xfr.zk-one.test', `IXFR=${zone.serial}`]);
     expect(ixfr.stdout).not.toMatch(/failed|Couldn't verify|tsig verify failure|indicates error/i);
     const ix = records(ixfr);
     expect(ix.map((r) => `${r.type} ${r.type === 'SOA' ? r.rdata.split(' ')[2] : r.rdata}`)).toEqual([
-      `SOA ${current}`, `SOA ${zone.serial}`, `SOA ${current}`, 'A 198.51.100.7', `SOA ${current}`,
+      `SOA ${current}`,
+      `SOA ${zone.serial}`,
+      `SOA ${current}`,
+      'A 198.51.100.7',
+      `SOA ${current}`,
     ]);
     // a serial the journal cannot lead from: the whole zone (AXFR form)
     const fallback = records(await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), 'xfr.zk-one.test', 'IXFR=1']));
@@ -235,7 +312,9 @@ describe('the primary itself', () => {
     expect(same.map((r) => r.type)).toEqual(['SOA']);
     // the catalog by AXFR: a PTR for this zone
     const catalog = records(await dig(['-y', TSIG_ARG, '@127.0.0.1', '-p', String(dnsPort), CATALOG, 'AXFR']));
-    expect(catalog).toContainEqual(expect.objectContaining({ name: `z${zone.id}.zones.${CATALOG}.`, type: 'PTR', rdata: 'xfr.zk-one.test.' }));
+    expect(catalog).toContainEqual(
+      expect.objectContaining({ name: `z${zone.id}.zones.${CATALOG}.`, type: 'PTR', rdata: 'xfr.zk-one.test.' }),
+    );
   });
 
   test('transfers are refused without the key, with a wrong key, and from an address not allowed', async () => {

@@ -48,7 +48,11 @@ export async function freePort(): Promise<number> {
 // the polling helpers live in test/support/wait-for.ts; the propagation tests import them from here too
 export { sleep, waitFor };
 
-export interface DigResult { stdout: string; status: string | undefined; lines: string[] }
+export interface DigResult {
+  stdout: string;
+  status: string | undefined;
+  lines: string[];
+}
 
 /** runs dig; `status` is the RCODE from the header line (NOERROR, NXDOMAIN, REFUSED, ...) */
 export function dig(args: string[], timeoutMs = 10_000): Promise<DigResult> {
@@ -194,11 +198,16 @@ zone:
   child.stderr?.on('data', (d) => (output += d));
   let exited = false;
   child.on('exit', () => (exited = true));
-  await waitFor('knotd to listen', async () => {
-    if (exited) throw new Error(`knotd exited: ${output}`);
-    const result = await dig(['@127.0.0.1', '-p', String(port), '+norec', 'version.server', 'CH', 'TXT']).catch(() => undefined);
-    return result?.status ? true : undefined;
-  }, 15_000, 100);
+  await waitFor(
+    'knotd to listen',
+    async () => {
+      if (exited) throw new Error(`knotd exited: ${output}`);
+      const result = await dig(['@127.0.0.1', '-p', String(port), '+norec', 'version.server', 'CH', 'TXT']).catch(() => undefined);
+      return result?.status ? true : undefined;
+    },
+    15_000,
+    100,
+  );
   return {
     port,
     dir,

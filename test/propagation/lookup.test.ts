@@ -15,7 +15,9 @@ beforeAll(async () => {
   dnsPort = await freePort();
   app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   const user = await app.gql(`mutation { createUser(input: {email: "lookup@example.com"}) { id } }`);
-  const zone = await app.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "${ZONE}"}) { id } }`, { u: user.data.createUser.id });
+  const zone = await app.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "${ZONE}"}) { id } }`, {
+    u: user.data.createUser.id,
+  });
   expect(zone.errors).toBeUndefined();
   for (const [owner, type, rdata] of [
     ['a.b.c', 'A', '192.0.2.1'],
@@ -23,7 +25,9 @@ beforeAll(async () => {
     ['_dmarc.mail', 'TXT', '"v=DMARC1; p=none"'],
     ['x.bc', 'A', '192.0.2.3'],
   ]) {
-    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE, owner, type, rdata, ttl: 300 } });
+    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
+      r: { zone: ZONE, owner, type, rdata, ttl: 300 },
+    });
     expect(res.errors).toBeUndefined();
   }
 }, 60_000);
@@ -34,7 +38,12 @@ afterAll(async () => {
 
 const ask = async (name: string, type = 'A') => {
   const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', name === '' ? ZONE : `${name}.${ZONE}`, type]);
-  return { status: result.status, answers: records(result).filter((r) => r.type === type).map((r) => r.rdata) };
+  return {
+    status: result.status,
+    answers: records(result)
+      .filter((r) => r.type === type)
+      .map((r) => r.rdata),
+  };
 };
 
 test.each([
@@ -78,7 +87,9 @@ describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot ans
       ['sub', 'NS', 'ns.example.net.'],
       ['ns1.sub', 'A', '192.0.2.53'],
     ]) {
-      const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE2, owner, type, rdata, ttl: 300 } });
+      const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
+        r: { zone: ZONE2, owner, type, rdata, ttl: 300 },
+      });
       expect(res.errors).toBeUndefined();
     }
   });
@@ -87,12 +98,20 @@ describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot ans
     const start = stdout.indexOf(`;; ${name} SECTION:`);
     if (start < 0) return [];
     const rest = stdout.slice(start).split('\n').slice(1);
-    const lines = rest.slice(0, rest.findIndex((l) => l.trim() === ''));
+    const lines = rest.slice(
+      0,
+      rest.findIndex((l) => l.trim() === ''),
+    );
     return lines.map((l) => l.split(/\s+/)).map((f) => `${f[0]} ${f[3]} ${f.slice(4).join(' ')}`);
   };
   const query = async (name: string, type: string) => {
     const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', `${name}.${ZONE2}`.replace(/^@\./, ''), type]);
-    return { status: result.status, answer: section(result.stdout, 'ANSWER'), authority: section(result.stdout, 'AUTHORITY'), additional: section(result.stdout, 'ADDITIONAL') };
+    return {
+      status: result.status,
+      answer: section(result.stdout, 'ANSWER'),
+      authority: section(result.stdout, 'AUTHORITY'),
+      additional: section(result.stdout, 'ADDITIONAL'),
+    };
   };
 
   test('a CNAME chain inside the zone is followed to the address', async () => {
@@ -133,13 +152,17 @@ describe('additional-section processing (RFC 1034 §4.3.2), as BIND and Knot ans
 
 describe('types known by number, escaped owners (the wire module reads and writes both)', () => {
   test('a query for TYPEnnn (RFC 3597 §5) is answered with that RRset', async () => {
-    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE, owner: 'opaque', type: 'TYPE65280', rdata: '\\# 3 ABCDEF', ttl: 300 } });
+    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
+      r: { zone: ZONE, owner: 'opaque', type: 'TYPE65280', rdata: '\\# 3 ABCDEF', ttl: 300 },
+    });
     expect(res.errors).toBeUndefined();
     expect(await ask('opaque', 'TYPE65280')).toEqual({ status: 'NOERROR', answers: ['\\# 3 ABCDEF'] });
   });
 
   test('an owner with an escaped dot and an octet above 127 is found and answered as sent', async () => {
-    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE, owner: 'a\\.b.\\200', type: 'A', rdata: '192.0.2.77', ttl: 300 } });
+    const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
+      r: { zone: ZONE, owner: 'a\\.b.\\200', type: 'A', rdata: '192.0.2.77', ttl: 300 },
+    });
     expect(res.errors).toBeUndefined();
     const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', `a\\.b.\\200.${ZONE}`, 'A']);
     expect(result.status).toBe('NOERROR');

@@ -30,7 +30,9 @@ afterAll(async () => {
 });
 
 const addRecord = async (owner: string) => {
-  const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, { r: { zone: ZONE, owner, type: 'A', rdata: '192.0.2.1', ttl: 300 } });
+  const res = await app.gql(`mutation($r: RecordInput!) { createRecord(input: $r) { id } }`, {
+    r: { zone: ZONE, owner, type: 'A', rdata: '192.0.2.1', ttl: 300 },
+  });
   expect(res.errors).toBeUndefined();
 };
 
@@ -40,24 +42,32 @@ async function journalSince(id: number): Promise<{ id: number; createdAt: Date; 
 }
 
 function allPublished(since: number, count: number) {
-  return waitFor(`${count} journal rows after ${since} published`, async () => {
-    const rows = await journalSince(since);
-    return rows.length === count && rows.every((row) => row.publishedAt) ? rows : undefined;
-  }, 10_000, 20);
+  return waitFor(
+    `${count} journal rows after ${since} published`,
+    async () => {
+      const rows = await journalSince(since);
+      return rows.length === count && rows.every((row) => row.publishedAt) ? rows : undefined;
+    },
+    10_000,
+    20,
+  );
 }
 
 const lastJournalId = async () => Number((await db.query(`select coalesce(max(id), 0) as id from changes`)).rows[0].id);
 
-const drainsWokenByNotification = async () => (await outboxDrains.get()).values.find((value) => value.labels.woken_by === 'notification')?.value ?? 0;
+const drainsWokenByNotification = async () =>
+  (await outboxDrains.get()).values.find((value) => value.labels.woken_by === 'notification')?.value ?? 0;
 
 test('a stream of writes is published by fewer claims than commits', async () => {
   const since = await lastJournalId();
   // eight writers at once: commits land while a drain runs or waits for its interval, however fast the machine
   const WRITES = 60;
   let next = 0;
-  await Promise.all(Array.from({ length: 8 }, async () => {
-    while (next < WRITES) await addRecord(`stream${next++}`);
-  }));
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < WRITES) await addRecord(`stream${next++}`);
+    }),
+  );
   const rows = await allPublished(since, WRITES);
   const claims = new Set(rows.map((row) => row.publishedAt!.getTime())).size;
   // one claim per commit before the drains were paced

@@ -36,8 +36,11 @@ afterAll(async () => {
 
 test('nsupdate (-d shows the answer): a rule refusal carries its reason as an EDE', async () => {
   // a new zone has www CNAME <apex>: an A beside it breaks RFC 1034 §3.6.2
-  const run = await runClient(findBinary('nsupdate'), ['-d', '-y', `${key.algorithm}:${key.name}:${key.secret}`],
-    [`server 127.0.0.1 ${dnsPort}`, `zone ${ZONE}`, `update add www.${ZONE} 300 A 192.0.2.1`, 'send', ''].join('\n'));
+  const run = await runClient(
+    findBinary('nsupdate'),
+    ['-d', '-y', `${key.algorithm}:${key.name}:${key.secret}`],
+    [`server 127.0.0.1 ${dnsPort}`, `zone ${ZONE}`, `update add www.${ZONE} 300 A 192.0.2.1`, 'send', ''].join('\n'),
+  );
   expect(run.code).not.toBe(0);
   const output = run.stdout + run.stderr;
   expect(output).toMatch(/Reply from update query:\n;; ->>HEADER<<- opcode: UPDATE, status: REFUSED/);
@@ -99,7 +102,16 @@ except Exception as e: print('error', type(e).__name__, e)
 `;
 
 test('dnspython (no EDNS in the request): the refusal still says why, in words', async () => {
-  const run = await python(DNSPYTHON_UPDATE, [ZONE, String(dnsPort), key.name, key.secret, 'hmac-sha256', `www.${ZONE}.`, 'A', '192.0.2.1']);
+  const run = await python(DNSPYTHON_UPDATE, [
+    ZONE,
+    String(dnsPort),
+    key.name,
+    key.secret,
+    'hmac-sha256',
+    `www.${ZONE}.`,
+    'A',
+    '192.0.2.1',
+  ]);
   expect(run.stdout).toContain('rcode REFUSED');
   expect(run.stdout).toMatch(/ede 0 .*CNAME/);
 });
@@ -111,7 +123,11 @@ test('a wrong secret: NOTAUTH/BADSIG, and the client is told so', async () => {
 });
 
 test("a request signed with another algorithm than the key's: nsupdate hears BADKEY, not a verify failure", async () => {
-  const run = await nsupdate(dnsPort, { ...key, algorithm: 'hmac-sha512' }, [`zone ${ZONE}`, `update add host.${ZONE} 300 A 192.0.2.1`, 'send']);
+  const run = await nsupdate(dnsPort, { ...key, algorithm: 'hmac-sha512' }, [
+    `zone ${ZONE}`,
+    `update add host.${ZONE} 300 A 192.0.2.1`,
+    'send',
+  ]);
   expect(run.code).not.toBe(0);
   expect(run.stderr + run.stdout).not.toContain('tsig verify failure');
   expect(run.stderr + run.stdout).toContain('BADKEY');
@@ -120,7 +136,14 @@ test("a request signed with another algorithm than the key's: nsupdate hears BAD
 test('metrics: queries by type and RCODE, TSIG failures and updates by reason', async () => {
   await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', ZONE, 'SOA']);
   const text = await (await fetch(`${app.baseUrl}/metrics`)).text();
-  const value = (line: RegExp) => Number(text.split('\n').find((l) => line.test(l))?.split(' ').pop() ?? 0);
+  const value = (line: RegExp) =>
+    Number(
+      text
+        .split('\n')
+        .find((l) => line.test(l))
+        ?.split(' ')
+        .pop() ?? 0,
+    );
   expect(value(/^zonekeeper_dns_queries_total\{qtype="SOA",rcode="NOERROR"\}/)).toBeGreaterThanOrEqual(1);
   expect(value(/^zonekeeper_dns_queries_total\{qtype="A",rcode="REFUSED"\}/)).toBeGreaterThanOrEqual(1);
   expect(value(/^zonekeeper_dns_tsig_failures_total\{error="BADSIG"\}/)).toBeGreaterThanOrEqual(1);

@@ -64,20 +64,37 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const aRecord = async (name: string) => records(await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', name, 'A'])).filter((r) => r.type === 'A').map((r) => r.rdata);
+const aRecord = async (name: string) =>
+  records(await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', name, 'A']))
+    .filter((r) => r.type === 'A')
+    .map((r) => r.rdata);
 
 test('changes made while the primary and the worker are down reach Knot after the restart', async () => {
   const first = await start('api,dns,worker');
   const user = await first.gql(`mutation { createUser(input: {email: "restart@example.com"}) { id } }`);
-  const one = (await first.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "one.zk-two.test"}) { id serial } }`, { u: user.createUser.id })).createDomain;
-  await waitFor('Knot to serve one.zk-two.test', async () => ((await servedSerial(knot.port, 'one.zk-two.test')) === one.serial ? true : undefined));
+  const one = (
+    await first.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "one.zk-two.test"}) { id serial } }`, {
+      u: user.createUser.id,
+    })
+  ).createDomain;
+  await waitFor('Knot to serve one.zk-two.test', async () =>
+    (await servedSerial(knot.port, 'one.zk-two.test')) === one.serial ? true : undefined,
+  );
   await stop(first.service);
 
   // only the API runs: the changes commit with their outbox rows, nobody publishes them
   const apiOnly = await start('api');
-  const two = (await apiOnly.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "two.zk-two.test"}) { id serial } }`, { u: user.createUser.id })).createDomain;
-  await apiOnly.gql(`mutation { createRecord(input: {zone: "one.zk-two.test", owner: "late", type: "A", rdata: "203.0.113.5", ttl: 300}) { id } }`);
-  await apiOnly.gql(`mutation { createRecord(input: {zone: "two.zk-two.test", owner: "late", type: "A", rdata: "203.0.113.6", ttl: 300}) { id } }`);
+  const two = (
+    await apiOnly.gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "two.zk-two.test"}) { id serial } }`, {
+      u: user.createUser.id,
+    })
+  ).createDomain;
+  await apiOnly.gql(
+    `mutation { createRecord(input: {zone: "one.zk-two.test", owner: "late", type: "A", rdata: "203.0.113.5", ttl: 300}) { id } }`,
+  );
+  await apiOnly.gql(
+    `mutation { createRecord(input: {zone: "two.zk-two.test", owner: "late", type: "A", rdata: "203.0.113.6", ttl: 300}) { id } }`,
+  );
   const db = new Client({ connectionString: database.url });
   db.on('error', () => undefined);
   await db.connect();
@@ -89,8 +106,12 @@ test('changes made while the primary and the worker are down reach Knot after th
 
   // the primary and the worker come back: the outbox is drained, Knot follows
   const second = await start('api,dns,worker');
-  await waitFor('Knot to serve late.one.zk-two.test', async () => ((await aRecord('late.one.zk-two.test')).join() === '203.0.113.5' ? true : undefined));
-  await waitFor('Knot to serve the zone created while down', async () => ((await aRecord('late.two.zk-two.test')).join() === '203.0.113.6' ? true : undefined));
+  await waitFor('Knot to serve late.one.zk-two.test', async () =>
+    (await aRecord('late.one.zk-two.test')).join() === '203.0.113.5' ? true : undefined,
+  );
+  await waitFor('Knot to serve the zone created while down', async () =>
+    (await aRecord('late.two.zk-two.test')).join() === '203.0.113.6' ? true : undefined,
+  );
   expect(two.serial).toBeGreaterThan(0);
   const unpublished = await db.query('select count(*)::int as n from changes where published_at is null');
   expect(unpublished.rows[0].n).toBe(0);
@@ -103,7 +124,9 @@ test('changes made while the primary and the worker are down reach Knot after th
   await second.gql(`mutation { deleteDomain(zone: "two.zk-two.test") }`);
   const catalogLast = Number((await db.query('select serial from catalog_state where name = $1', [CATALOG])).rows[0].serial);
   expect(catalogLast).toBeGreaterThan(catalogBefore);
-  await waitFor('Knot to drop two.zk-two.test', async () => ((await servedSerial(knot.port, 'two.zk-two.test')) === undefined ? true : undefined));
+  await waitFor('Knot to drop two.zk-two.test', async () =>
+    (await servedSerial(knot.port, 'two.zk-two.test')) === undefined ? true : undefined,
+  );
   await db.end();
   await stop(second.service);
 });

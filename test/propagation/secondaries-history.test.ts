@@ -24,18 +24,20 @@ let dnsPort: number;
 let running: RunningService | undefined;
 
 async function start(secondaries: string) {
-  const service = await startService(loadSettings({
-    DATABASE_URL: database.url,
-    API_KEY: ADMIN_KEY,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: secondaries,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-    LOG_LEVEL: 'silent',
-  }));
+  const service = await startService(
+    loadSettings({
+      DATABASE_URL: database.url,
+      API_KEY: ADMIN_KEY,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ROLES: 'api,dns,worker',
+      DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+      SECONDARIES: secondaries,
+      TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+      CATALOG_ZONE: CATALOG,
+      LOG_LEVEL: 'silent',
+    }),
+  );
   running = service;
   const http = request(`http://127.0.0.1:${service.httpPort}`);
   const gql = async (query: string, variables?: object) => {
@@ -43,7 +45,12 @@ async function start(secondaries: string) {
     expect(res.body.errors).toBeUndefined();
     return res.body.data;
   };
-  const status = async () => (await gql(`query($z: String) { domain(name: $z) { serial propagation { state message servers { server state servedSerial } } } }`, { z: ZONE })).domain;
+  const status = async () =>
+    (
+      await gql(`query($z: String) { domain(name: $z) { serial propagation { state message servers { server state servedSerial } } } }`, {
+        z: ZONE,
+      })
+    ).domain;
   return { service, gql, status, http };
 }
 
@@ -55,7 +62,13 @@ async function stop() {
 /** /metrics as a look-up of one series' value (0 when absent) */
 async function scrape(http: ReturnType<typeof request>): Promise<(series: string) => number> {
   const text = (await http.get('/metrics')).text;
-  return (series) => Number(text.split('\n').find((line) => line.startsWith(`${series} `))?.split(' ')[1] ?? 0);
+  return (series) =>
+    Number(
+      text
+        .split('\n')
+        .find((line) => line.startsWith(`${series} `))
+        ?.split(' ')[1] ?? 0,
+    );
 }
 
 async function statusRows(): Promise<string[]> {
@@ -95,10 +108,14 @@ test('no secondaries configured: the zone says so (GraphQL and REST), not in_syn
 test('a secondary configured after the zone was made: adopted, and in_sync with no change to the zone', async () => {
   const app = await start(`127.0.0.1:${knot.port}`);
   const before = await app.status();
-  await waitFor('the zone in sync on Knot', async () => {
-    const status = await app.status();
-    return status.propagation.state === 'in_sync' ? status : undefined;
-  }, 30_000);
+  await waitFor(
+    'the zone in sync on Knot',
+    async () => {
+      const status = await app.status();
+      return status.propagation.state === 'in_sync' ? status : undefined;
+    },
+    30_000,
+  );
   const after = await app.status();
   // nothing changed the zone: the same serial, now served
   expect(after.serial).toBe(before.serial);
@@ -116,14 +133,25 @@ test('a secondary taken out of SECONDARIES leaves the status, and its rows go', 
   expect(status.propagation.servers.map((s: any) => s.server)).toEqual([other]);
   expect(status.propagation.state).toBe('pending');
   // nothing answers there: the zone (and the catalog's NOTIFY) is behind, and the NOTIFYs fail
-  await waitFor('the lag and the failed NOTIFYs on /metrics', async () => {
-    const metrics = await scrape(app.http);
-    return metrics(`zonekeeper_secondary_zones_behind{server="${other}"}`) >= 1 && metrics(`zonekeeper_secondary_lag_seconds{server="${other}"}`) > 0
-      && metrics(`zonekeeper_notify_total{server="${other}",outcome="failed"}`) >= 1 ? true : undefined;
-  }, 20_000);
-  await waitFor('the removed server forgotten', async () => {
-    const rows = await statusRows();
-    return rows.every((server) => server === other) ? rows : undefined;
-  }, 10_000);
+  await waitFor(
+    'the lag and the failed NOTIFYs on /metrics',
+    async () => {
+      const metrics = await scrape(app.http);
+      return metrics(`zonekeeper_secondary_zones_behind{server="${other}"}`) >= 1 &&
+        metrics(`zonekeeper_secondary_lag_seconds{server="${other}"}`) > 0 &&
+        metrics(`zonekeeper_notify_total{server="${other}",outcome="failed"}`) >= 1
+        ? true
+        : undefined;
+    },
+    20_000,
+  );
+  await waitFor(
+    'the removed server forgotten',
+    async () => {
+      const rows = await statusRows();
+      return rows.every((server) => server === other) ? rows : undefined;
+    },
+    10_000,
+  );
   await stop();
 }, 60_000);

@@ -3,7 +3,8 @@ import dnsPacket from 'dns-packet';
 import { findTsig, signMessage, TSIG_ERROR, verifyMessage } from '../../src/dns/wire';
 
 const key = { name: 'test-key', algorithm: 'hmac-sha256' as const, secret: Buffer.alloc(32, 7) };
-const query = () => dnsPacket.encode({ id: 4242, type: 'query', flags: 0, questions: [{ name: 'example.com', type: 'AXFR', class: 'IN' }] });
+const query = () =>
+  dnsPacket.encode({ id: 4242, type: 'query', flags: 0, questions: [{ name: 'example.com', type: 'AXFR', class: 'IN' }] });
 
 test('a signed request verifies; the TSIG RR is the last additional record with the original ID', () => {
   const { message, mac } = signMessage(query(), key);
@@ -31,7 +32,12 @@ test('errors: unsigned, BADKEY, BADSIG, BADTIME', () => {
 
 test('responses are verified against the request MAC, and multi-message MACs chain (§5.3.1)', () => {
   const request = signMessage(query(), key);
-  const answer = dnsPacket.encode({ id: 4242, type: 'response', flags: 0, questions: [{ name: 'example.com', type: 'AXFR', class: 'IN' }] });
+  const answer = dnsPacket.encode({
+    id: 4242,
+    type: 'response',
+    flags: 0,
+    questions: [{ name: 'example.com', type: 'AXFR', class: 'IN' }],
+  });
   const first = signMessage(answer, key, { requestMac: request.mac });
   expect(verifyMessage(first.message, key, { requestMac: request.mac })).toMatchObject({ status: 'ok' });
   expect(verifyMessage(first.message, key, { requestMac: Buffer.alloc(32) })).toMatchObject({ status: 'error', error: TSIG_ERROR.BADSIG });

@@ -71,7 +71,12 @@ afterAll(async () => {
 });
 
 test('the samples cover every type of the model', () => {
-  expect(listRecordTypes().map((t) => t.type).filter((t) => t !== 'SOA').sort()).toEqual(Object.keys(SAMPLES).sort());
+  expect(
+    listRecordTypes()
+      .map((t) => t.type)
+      .filter((t) => t !== 'SOA')
+      .sort(),
+  ).toEqual(Object.keys(SAMPLES).sort());
 });
 
 test.each(Object.keys(SAMPLES))('%s: added by nsupdate, stored as the record API stores it', async (type) => {

@@ -8,13 +8,19 @@ export async function createUser(app: TestApp, email: string, key?: string): Pro
 }
 
 export async function createZone(app: TestApp, userId: string, zone: string, key?: string): Promise<string> {
-  const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: userId, z: zone }, key);
+  const res = await app.gql(
+    `mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`,
+    { u: userId, z: zone },
+    key,
+  );
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   return res.data.createDomain.id;
 }
 
 export async function createUserKey(app: TestApp, userId: string): Promise<string> {
-  const res = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "test"}) { secret apiKey { id } } }`, { u: userId });
+  const res = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "test"}) { secret apiKey { id } } }`, {
+    u: userId,
+  });
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   return res.data.createApiKey.secret;
 }
@@ -26,8 +32,18 @@ export function errorCode(res: { errors?: any[] }): string | undefined {
 }
 
 /** a TSIG key for DNS UPDATE (`userId` null: the admin's), with its secret, as the clients' `-y` takes it */
-export async function createTsigKey(app: TestApp, userId: string | null, name: string, algorithm = 'hmac-sha256', key?: string): Promise<{ id: string; name: string; algorithm: string; secret: string }> {
-  const res = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id } } }`, { input: { userId, name, algorithm } }, key);
+export async function createTsigKey(
+  app: TestApp,
+  userId: string | null,
+  name: string,
+  algorithm = 'hmac-sha256',
+  key?: string,
+): Promise<{ id: string; name: string; algorithm: string; secret: string }> {
+  const res = await app.gql(
+    `mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id } } }`,
+    { input: { userId, name, algorithm } },
+    key,
+  );
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   return { id: res.data.createTsigKey.tsigKey.id, name, algorithm, secret: res.data.createTsigKey.secret };
 }

@@ -12,7 +12,11 @@ export interface TestApp {
   baseUrl: string;
   http: ReturnType<typeof request>;
   /** POST /graphql with a key (the admin key unless another is given) */
-  gql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<{ status: number; data?: T; errors?: any[]; body: any }>;
+  gql<T = any>(
+    query: string,
+    variables?: Record<string, unknown>,
+    key?: string | null,
+  ): Promise<{ status: number; data?: T; errors?: any[]; body: any }>;
   close(): Promise<void>;
 }
 

@@ -8,7 +8,11 @@ import dgram from 'node:dgram';
 import dnsPacket from 'dns-packet';
 import { findBinary } from '../propagation/knot';
 
-export interface ClientRun { code: number; stdout: string; stderr: string }
+export interface ClientRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 export function runClient(bin: string, args: string[], stdin: string, timeoutMs = 15_000): Promise<ClientRun> {
   return new Promise((resolve, reject) => {
@@ -22,7 +26,11 @@ export function runClient(bin: string, args: string[], stdin: string, timeoutMs 
 }
 
 /** the TSIG key as `-y` takes it */
-export interface KeyArg { algorithm: string; name: string; secret: string }
+export interface KeyArg {
+  algorithm: string;
+  name: string;
+  secret: string;
+}
 const yArg = (key: KeyArg) => `${key.algorithm}:${key.name}:${key.secret}`;
 
 /** BIND's nsupdate; `tcp` sends over TCP (-v); the script's `server` line is added here */
@@ -43,7 +51,13 @@ export function python(script: string, args: string[]): Promise<ClientRun> {
 
 /** an UPDATE message (opcode 5) built with dns-packet: the question is the zone section, `updates` the update section */
 export function updateMessage(zone: string, updates: any[]): Buffer {
-  return dnsPacket.encode({ id: 777, type: 'query', flags: 5 << 11, questions: [{ name: zone, type: 'SOA', class: 'IN' }], authorities: updates } as any);
+  return dnsPacket.encode({
+    id: 777,
+    type: 'query',
+    flags: 5 << 11,
+    questions: [{ name: zone, type: 'SOA', class: 'IN' }],
+    authorities: updates,
+  } as any);
 }
 
 /** sends one message over UDP and returns the answer, or undefined after 2 s of silence */

@@ -7,7 +7,12 @@
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** polls until `check` returns a value that is not undefined, or fails with the last error after the deadline */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -17,12 +22,20 @@ export async function waitFor<T>(what: string, check: () => T | undefined | Prom
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${last instanceof Error ? last.message : JSON.stringify(last)})` : ''}`,
+      );
     await sleep(intervalMs);
   }
 }
 
 /** polls until `condition` is true (see waitFor) */
-export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 20_000, intervalMs = 20): Promise<void> {
+export async function waitUntil(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  intervalMs = 20,
+): Promise<void> {
   await waitFor(what, async () => ((await condition()) ? true : undefined), timeoutMs, intervalMs);
 }

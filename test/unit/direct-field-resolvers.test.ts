@@ -75,7 +75,11 @@ class ShapedResolver {
 }
 
 async function testSchema() {
-  const schema = await buildSchema({ resolvers: [ZoneResolver, ShapedResolver], validate: { forbidUnknownValues: false }, emitSchemaFile: false });
+  const schema = await buildSchema({
+    resolvers: [ZoneResolver, ShapedResolver],
+    validate: { forbidUnknownValues: false },
+    emitSchemaFile: false,
+  });
   return { schema, installed: installDirectFieldResolvers(schema, [ZoneResolver, ShapedResolver]) };
 }
 
@@ -99,7 +103,7 @@ describe('direct field resolvers', () => {
     expect(refused.errors?.[0]?.message).toMatch(/Argument Validation Error/);
   });
 
-  it("leaves a root whose class has methods to type-graphql, which makes it an instance of that class", async () => {
+  it('leaves a root whose class has methods to type-graphql, which makes it an instance of that class', async () => {
     const { schema } = await testSchema();
     expect((await run(schema, '{ shaped { loud } }')).data).toEqual({ shaped: { loud: 'QUIET' } });
   });
@@ -107,7 +111,9 @@ describe('direct field resolvers', () => {
   it("calls the service's nested list resolvers directly and keeps validated ones on type-graphql", async () => {
     const schema = await getSchema();
     const installed = installDirectFieldResolvers(schema, RESOLVERS);
-    expect(installed).toEqual(expect.arrayContaining(['User.domains', 'Domain.records', 'Domain.recordsConnection', 'Record.data', 'Record.domain']));
+    expect(installed).toEqual(
+      expect.arrayContaining(['User.domains', 'Domain.records', 'Domain.recordsConnection', 'Record.data', 'Record.domain']),
+    );
     // Domain.changes validates its page arguments (class-validator)
     expect(installed).not.toContain('Domain.changes');
   });

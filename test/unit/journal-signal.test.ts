@@ -15,7 +15,9 @@ function recordingSignal() {
   let answer: (() => void) | undefined;
   const signal = new JournalSignal(() => {
     sent.push(Date.now());
-    return new Promise<void>((resolve) => { answer = resolve; });
+    return new Promise<void>((resolve) => {
+      answer = resolve;
+    });
   });
   return { signal, sent, answer: () => answer?.() };
 }

@@ -12,7 +12,11 @@ const pack = (...records: (string | number)[][]) => records.map((fields) => fiel
 
 describe('PackedRecords', () => {
   it('gives the records in order, each time it is iterated', () => {
-    const text = pack([7, 'www', 'A', '192.0.2.1', 300], [9, '@', 'TXT', '"v=spf1 -all"', 0], [12, 'mail', 'MX', '10 mx.example.net.', 86400]);
+    const text = pack(
+      [7, 'www', 'A', '192.0.2.1', 300],
+      [9, '@', 'TXT', '"v=spf1 -all"', 0],
+      [12, 'mail', 'MX', '10 mx.example.net.', 86400],
+    );
     const records = PackedRecords.of(4, 'example.com', text, 3)!;
     expect(records).toBeDefined();
     expect(records.length).toBe(3);

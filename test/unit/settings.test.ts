@@ -42,7 +42,10 @@ describe('settings', () => {
     expect(settings.defaultWwwCname).toBe(false);
     expect(settings.allowedTtls).toEqual([3600, 300, 60]);
     expect(settings.defaultNs).toEqual(['a.example.org.', 'b.example.org.']);
-    expect(settings.secondaries).toEqual([{ host: '127.0.0.1', port: 5301 }, { host: '::1', port: 5302 }]);
+    expect(settings.secondaries).toEqual([
+      { host: '127.0.0.1', port: 5301 },
+      { host: '::1', port: 5302 },
+    ]);
     expect(settings.tsigKey?.name).toBe('xfr');
     expect(settings.dnsListen).toBeUndefined();
     expect(settings.roles).toEqual(['api']);

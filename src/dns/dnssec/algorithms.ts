@@ -62,7 +62,10 @@ const ECDSAP256SHA256: DnssecAlgorithm = {
   },
   sign: (data, privateKey) => cryptoSign('sha256', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
   verify(data, signature, field) {
-    const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: field.subarray(0, 32).toString('base64url'), y: field.subarray(32, 64).toString('base64url') }, format: 'jwk' });
+    const key = createPublicKey({
+      key: { kty: 'EC', crv: 'P-256', x: field.subarray(0, 32).toString('base64url'), y: field.subarray(32, 64).toString('base64url') },
+      format: 'jwk',
+    });
     return cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
   },
 };

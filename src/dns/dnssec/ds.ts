@@ -8,7 +8,12 @@ import { createHash } from 'node:crypto';
 export const DS_DIGESTS = { 2: 'sha256', 4: 'sha384' } as const;
 export type DsDigestType = keyof typeof DS_DIGESTS;
 
-export interface DsValue { keyTag: number; algorithm: number; digestType: DsDigestType; digest: Buffer }
+export interface DsValue {
+  keyTag: number;
+  algorithm: number;
+  digestType: DsDigestType;
+  digest: Buffer;
+}
 
 export function dsDigest(ownerCanonicalWire: Buffer, dnskeyRdata: Buffer, digestType: DsDigestType): Buffer {
   return createHash(DS_DIGESTS[digestType]).update(ownerCanonicalWire).update(dnskeyRdata).digest();

@@ -19,11 +19,25 @@ import { NSEC, NSEC3, RRSIG } from '../record-types/signer-types';
 import { canonicalSortKey } from './canonical-order';
 import { base32hex } from './nsec3-hash';
 import {
-  ancestorsOf, CanonicalRdata, Denial, denialTtl, nsec3Rdata, nsec3Types, nsecTypes, ownerHash, Rrset, SignatureWindow, signatures, ZoneKey,
+  ancestorsOf,
+  CanonicalRdata,
+  Denial,
+  denialTtl,
+  nsec3Rdata,
+  nsec3Types,
+  nsecTypes,
+  ownerHash,
+  Rrset,
+  SignatureWindow,
+  signatures,
+  ZoneKey,
 } from './zone-signer';
 
 /** one member of the denial chain: its sort key (NSEC: canonicalSortKey; NSEC3: the hash) and the owner of its record */
-export interface ChainMember { key: Buffer; owner: string }
+export interface ChainMember {
+  key: Buffer;
+  owner: string;
+}
 
 export interface SignedZoneView {
   /** the zone's records at `owner` after the change (data, DNSKEY, CDS, CDNSKEY; no RRSIG, NSEC, NSEC3) */
@@ -37,14 +51,21 @@ export interface SignedZoneView {
   chainSuccessor(key: Buffer): ChainMember | undefined;
 }
 
-export interface SignerDiff { removed: CanonicalRecord[]; added: CanonicalRecord[] }
+export interface SignerDiff {
+  removed: CanonicalRecord[];
+  added: CanonicalRecord[];
+}
 
 /** types whose change moves what is authoritative below their owner (RFC 4035 §2.2; RFC 6672 §2.3); DS flips opt-out membership */
 const CUT_TYPES = new Set(['NS', 'DS', 'DNAME']);
 /** types the signer owns at the apex or elsewhere: never part of a record change */
 const SIGNER_TYPES = new Set(['RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);
 
-interface OwnerState { occluded: boolean; delegation: boolean; rrsets: Rrset[] }
+interface OwnerState {
+  occluded: boolean;
+  delegation: boolean;
+  rrsets: Rrset[];
+}
 
 export function signChange(
   zone: string,
@@ -64,7 +85,8 @@ export function signChange(
     return known;
   };
   const diff: SignerDiff = { removed: [], added: [] };
-  const removeAt = (owner: string, keep: (r: CanonicalRecord) => boolean) => diff.removed.push(...view.signerRecordsAt(owner).filter((r) => !keep(r)));
+  const removeAt = (owner: string, keep: (r: CanonicalRecord) => boolean) =>
+    diff.removed.push(...view.signerRecordsAt(owner).filter((r) => !keep(r)));
 
   // 1. signatures: every touched RRset, and the SOA (its serial rose with the change)
   const rrsets = new Map<string, { owner: string; type: string }>([['@\u0000SOA', { owner: '@', type: 'SOA' }]]);
@@ -74,7 +96,8 @@ export function signChange(
     removeAt(owner, (r) => !(r.type === 'RRSIG' && RRSIG.parse(r.rdata, zone).ok && coveredType(r, zone) === code));
     const at = stateOf(owner);
     const rrset = at.rrsets.find((s) => s.type === type);
-    if (rrset && !at.occluded && !(type === 'NS' && at.delegation)) diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+    if (rrset && !at.occluded && !(type === 'NS' && at.delegation))
+      diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
   }
 
   // 2. the denial chain around the owners whose existence or types changed
@@ -87,7 +110,13 @@ export function signChange(
   const rewrite = new Map<string, { member: ChainMember; types?: number[] }>();
   for (const m of chain) {
     if (m.after && (!m.before || m.typesChanged)) rewrite.set(m.key.toString('hex'), { member: m, types: m.types });
-    if (m.before && !m.after) removeAt(m.owner, (r) => !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') || (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47));
+    if (m.before && !m.after)
+      removeAt(
+        m.owner,
+        (r) =>
+          !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') ||
+          (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47),
+      );
   }
   const successorAfter = (key: Buffer): ChainMember | undefined => neighbourAfter(key, 1, joining, leaving, view);
   // the predecessor of each joining or leaving member now points elsewhere
@@ -97,14 +126,21 @@ export function signChange(
     if (predecessor && !rewrite.has(predecessor.key.toString('hex'))) rewrite.set(predecessor.key.toString('hex'), { member: predecessor });
   }
   for (const { member, types } of rewrite.values()) {
-    const old = view.signerRecordsAt(member.owner).filter((r) => r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') || (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)));
+    const old = view
+      .signerRecordsAt(member.owner)
+      .filter(
+        (r) =>
+          r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') ||
+          (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)),
+      );
     diff.removed.push(...old);
     const bitmap = types ?? storedTypes(old, zone);
     // a chain of one member (the apex alone) points at itself
     const next = successorAfter(member.key) ?? member;
-    const record: CanonicalRecord = denial.kind === 'nsec'
-      ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next.owner, zone), types: bitmap }) }
-      : { owner: member.owner, type: 'NSEC3', ttl, rdata: nsec3Rdata(denial, next.key, bitmap) };
+    const record: CanonicalRecord =
+      denial.kind === 'nsec'
+        ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next.owner, zone), types: bitmap }) }
+        : { owner: member.owner, type: 'NSEC3', ttl, rdata: nsec3Rdata(denial, next.key, bitmap) };
     diff.added.push(record);
     const rrset: Rrset = { owner: member.owner, type: record.type, code: denial.kind === 'nsec' ? 47 : 50, ttl, records: [record] };
     diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
@@ -112,7 +148,12 @@ export function signChange(
   return dedupe(diff);
 }
 
-interface MemberChange extends ChainMember { before: boolean; after: boolean; typesChanged: boolean; types?: number[] }
+interface MemberChange extends ChainMember {
+  before: boolean;
+  after: boolean;
+  typesChanged: boolean;
+  types?: number[];
+}
 
 function nsecMembers(zone: string, view: SignedZoneView, owners: Set<string>, stateOf: (o: string) => OwnerState): MemberChange[] {
   return [...owners].map((owner) => {
@@ -120,11 +161,24 @@ function nsecMembers(zone: string, view: SignedZoneView, owners: Set<string>, st
     const at = stateOf(owner);
     const after = !at.occluded && at.rrsets.length > 0;
     const types = after ? nsecTypes(at.rrsets) : undefined;
-    return { key: canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))), owner, before: !!stored, after, types, typesChanged: !!stored && !!types && !sameTypes(storedTypes([stored], zone), types) };
+    return {
+      key: canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))),
+      owner,
+      before: !!stored,
+      after,
+      types,
+      typesChanged: !!stored && !!types && !sameTypes(storedTypes([stored], zone), types),
+    };
   });
 }
 
-function nsec3Members(zone: string, view: SignedZoneView, owners: Set<string>, stateOf: (o: string) => OwnerState, denial: Extract<Denial, { kind: 'nsec3' }>): MemberChange[] {
+function nsec3Members(
+  zone: string,
+  view: SignedZoneView,
+  owners: Set<string>,
+  stateOf: (o: string) => OwnerState,
+  denial: Extract<Denial, { kind: 'nsec3' }>,
+): MemberChange[] {
   return [...owners].map((owner) => {
     const hash = ownerHash(zone, owner, denial);
     const hashed = base32hex(hash);
@@ -136,14 +190,22 @@ function nsec3Members(zone: string, view: SignedZoneView, owners: Set<string>, s
       else if (view.hasDescendants(owner)) types = [];
     }
     const after = types !== undefined;
-    return { key: hash, owner: hashed, before: !!stored, after, types, typesChanged: !!stored && after && !sameTypes(storedTypes([stored], zone), types!) };
+    return {
+      key: hash,
+      owner: hashed,
+      before: !!stored,
+      after,
+      types,
+      typesChanged: !!stored && after && !sameTypes(storedTypes([stored], zone), types!),
+    };
   });
 }
 
 /** what is at an owner after the change, by the full signer's rules (zone-signer.ts `authoritativeNames`) */
 function readOwner(view: SignedZoneView, owner: string): OwnerState {
-  const occluded = ancestorsOf(owner).some((a) => view.recordsAt(a).some((r) => r.type === 'DNAME' || r.type === 'NS'))
-    || (owner !== '@' && view.recordsAt('@').some((r) => r.type === 'DNAME'));
+  const occluded =
+    ancestorsOf(owner).some((a) => view.recordsAt(a).some((r) => r.type === 'DNAME' || r.type === 'NS')) ||
+    (owner !== '@' && view.recordsAt('@').some((r) => r.type === 'DNAME'));
   const records = view.recordsAt(owner);
   const delegation = owner !== '@' && records.some((r) => r.type === 'NS');
   const byType = new Map<string, CanonicalRecord[]>();
@@ -151,7 +213,13 @@ function readOwner(view: SignedZoneView, owner: string): OwnerState {
     if (delegation && r.type !== 'NS' && r.type !== 'DS') continue;
     byType.set(r.type, [...(byType.get(r.type) ?? []), r]);
   }
-  const rrsets = [...byType].map(([type, rs]) => ({ owner, type, code: getServedRecordType(type)!.code, ttl: Math.max(...rs.map((r) => r.ttl)), records: rs }));
+  const rrsets = [...byType].map(([type, rs]) => ({
+    owner,
+    type,
+    code: getServedRecordType(type)!.code,
+    ttl: Math.max(...rs.map((r) => r.ttl)),
+    records: rs,
+  }));
   return { occluded, delegation, rrsets };
 }
 
@@ -161,7 +229,13 @@ const hex = (key: Buffer) => key.toString('hex');
  * The member next to `key` in the chain after the change (`step` 1: after it, -1: before it), circularly:
  * the nearest among the joining members and the stored ones that stay (the stored walk skips those leaving).
  */
-function neighbourAfter(key: Buffer, step: 1 | -1, joining: readonly ChainMember[], leaving: Set<string>, view: SignedZoneView): ChainMember | undefined {
+function neighbourAfter(
+  key: Buffer,
+  step: 1 | -1,
+  joining: readonly ChainMember[],
+  leaving: Set<string>,
+  view: SignedZoneView,
+): ChainMember | undefined {
   const storedNext = (from: Buffer) => (step === 1 ? view.chainSuccessor(from) : view.chainPredecessor(from));
   let stored = storedNext(key);
   const seen = new Set<string>();

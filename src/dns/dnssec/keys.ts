@@ -14,7 +14,12 @@ export const DNSKEY_FLAG_SEP = 0x0001;
 export const DNSKEY_FLAG_REVOKE = 0x0080;
 export const DNSKEY_PROTOCOL = 3;
 
-export interface DnskeyValue { flags: number; protocol: number; algorithm: number; key: Buffer }
+export interface DnskeyValue {
+  flags: number;
+  protocol: number;
+  algorithm: number;
+  key: Buffer;
+}
 
 export function dnskeyOf(privateKey: KeyObject, algorithm: DnssecAlgorithm, secureEntryPoint: boolean): DnskeyValue {
   return {

@@ -9,7 +9,12 @@ import type { DnssecAlgorithm } from './algorithms';
 import { canonicalRRsetOrder } from '../wire';
 
 /** one RR of an RRset in canonical wire form: owner and RDATA already canonical (the wire module makes them) */
-export interface CanonicalRr { owner: Buffer; type: number; ttl: number; rdata: Buffer }
+export interface CanonicalRr {
+  owner: Buffer;
+  type: number;
+  ttl: number;
+  rdata: Buffer;
+}
 
 export const CLASS_IN = 1;
 
@@ -27,7 +32,9 @@ export interface RrsigFields {
   signer: Buffer;
 }
 
-export interface RrsigValue extends RrsigFields { signature: Buffer }
+export interface RrsigValue extends RrsigFields {
+  signature: Buffer;
+}
 
 /** the RRSIG RDATA up to and without the Signature field (RFC 4034 §3.1) */
 export function rrsigHead(fields: RrsigFields): Buffer {
@@ -58,7 +65,12 @@ export function signingInput(fields: RrsigFields, rrset: readonly CanonicalRr[])
   return Buffer.concat(parts);
 }
 
-export function signRrset(fields: RrsigFields, rrset: readonly CanonicalRr[], algorithm: DnssecAlgorithm, privateKey: KeyObject): RrsigValue {
+export function signRrset(
+  fields: RrsigFields,
+  rrset: readonly CanonicalRr[],
+  algorithm: DnssecAlgorithm,
+  privateKey: KeyObject,
+): RrsigValue {
   if (!rrset.length) throw new Error('an empty RRset has nothing to sign');
   if (algorithm.number !== fields.algorithm) throw new Error('the RRSIG names another algorithm than the key');
   return { ...fields, signature: algorithm.sign(signingInput(fields, rrset), privateKey) };

@@ -52,7 +52,13 @@ const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKE
 const SIGNED_BY_KSK = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
 const AT_DELEGATION = new Set(['NS', 'DS', 'NSEC']);
 
-export interface Rrset { owner: string; type: string; code: number; ttl: number; records: CanonicalRecord[] }
+export interface Rrset {
+  owner: string;
+  type: string;
+  code: number;
+  ttl: number;
+  records: CanonicalRecord[];
+}
 
 export interface ZoneNames {
   /** owner → its authoritative RRsets (delegation NS included, marked by `delegation`) */
@@ -102,7 +108,10 @@ export function authoritativeNames(zone: string, records: readonly CanonicalReco
       if (same) same.push(record);
       else byType.set(record.type, [record]);
     }
-    owners.set(owner, [...byType].map(([type, rs]) => ({ owner, type, code: typeCodeOf(type), ttl: Math.max(...rs.map((r) => r.ttl)), records: rs })));
+    owners.set(
+      owner,
+      [...byType].map(([type, rs]) => ({ owner, type, code: typeCodeOf(type), ttl: Math.max(...rs.map((r) => r.ttl)), records: rs })),
+    );
   }
   return { owners, delegations };
 }
@@ -157,20 +166,42 @@ export function signZone(
 }
 
 /** the RRSIGs over one RRset, one per signing key of the right role (RFC 4035 §2.2: every algorithm in the DNSKEY RRset) */
-export function signatures(zone: string, rrset: Rrset, keys: readonly ZoneKey[], window: SignatureWindow, canonicalRdata: CanonicalRdata): CanonicalRecord[] {
+export function signatures(
+  zone: string,
+  rrset: Rrset,
+  keys: readonly ZoneKey[],
+  window: SignatureWindow,
+  canonicalRdata: CanonicalRdata,
+): CanonicalRecord[] {
   const byKsk = SIGNED_BY_KSK.has(rrset.type);
   const signers = keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
   if (!signers.length) return [];
   const labels = labelsOf(rrset.owner, zone);
   const ownerWire = nameToWire(ownerToFqdn(rrset.owner, zone));
-  const rrs: CanonicalRr[] = rrset.records.map((record) => ({ owner: ownerWire, type: rrset.code, ttl: rrset.ttl, rdata: canonicalRdata(zone, record) }));
+  const rrs: CanonicalRr[] = rrset.records.map((record) => ({
+    owner: ownerWire,
+    type: rrset.code,
+    ttl: rrset.ttl,
+    rdata: canonicalRdata(zone, record),
+  }));
   const signer = `${zone.replace(/\.$/, '')}.`;
   const signerWire = nameToWire(signer);
   const expiration = window.expiration(rrset.owner, rrset.type);
   return signers.map((key) => {
     const value = signRrset(
-      { typeCovered: rrset.code, algorithm: key.algorithm.number, labels: rrsigLabels(labels), originalTtl: rrset.ttl, expiration, inception: window.inception, keyTag: key.tag, signer: signerWire },
-      rrs, key.algorithm, key.privateKey,
+      {
+        typeCovered: rrset.code,
+        algorithm: key.algorithm.number,
+        labels: rrsigLabels(labels),
+        originalTtl: rrset.ttl,
+        expiration,
+        inception: window.inception,
+        keyTag: key.tag,
+        signer: signerWire,
+      },
+      rrs,
+      key.algorithm,
+      key.privateKey,
     );
     return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format({ ...value, signer }) };
   });
@@ -192,7 +223,14 @@ export const ownerHash = (zone: string, owner: string, denial: Extract<Denial, {
 
 /** an NSEC3's RDATA; the Opt-Out flag on every NSEC3 of an opt-out chain (RFC 5155 §3.1.2.1) */
 export const nsec3Rdata = (denial: Extract<Denial, { kind: 'nsec3' }>, nextHashed: Buffer, types: number[]): string =>
-  NSEC3.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags: denial.optOut ? 1 : 0, iterations: denial.iterations, salt: denial.salt, nextHashed, types });
+  NSEC3.format({
+    hashAlgorithm: NSEC3_HASH_SHA1,
+    flags: denial.optOut ? 1 : 0,
+    iterations: denial.iterations,
+    salt: denial.salt,
+    nextHashed,
+    types,
+  });
 
 /** the names between an owner and the apex, both left out ('a.b.c' → 'b.c', 'c') */
 export function ancestorsOf(owner: string): string[] {
@@ -201,7 +239,12 @@ export function ancestorsOf(owner: string): string[] {
 }
 
 /** the NSEC3 bitmap of an owner's types, or undefined when opt-out leaves the owner (an insecure delegation) out */
-export function nsec3Types(owner: string, rrsets: readonly Rrset[], delegation: boolean, denial: Extract<Denial, { kind: 'nsec3' }>): number[] | undefined {
+export function nsec3Types(
+  owner: string,
+  rrsets: readonly Rrset[],
+  delegation: boolean,
+  denial: Extract<Denial, { kind: 'nsec3' }>,
+): number[] | undefined {
   const insecure = delegation && !rrsets.some((r) => r.type === 'DS');
   if (insecure && denial.optOut) return undefined;
   const types = rrsets.map((r) => r.code);
@@ -236,7 +279,11 @@ function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract
     rdata: nsec3Rdata(denial, hashed[(i + 1) % hashed.length].hash, types),
   }));
   // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)
-  chain.push({ owner: '@', type: 'NSEC3PARAM', ttl, rdata: NSEC3PARAM.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags: 0, iterations: denial.iterations, salt: denial.salt }) });
+  chain.push({
+    owner: '@',
+    type: 'NSEC3PARAM',
+    ttl,
+    rdata: NSEC3PARAM.format({ hashAlgorithm: NSEC3_HASH_SHA1, flags: 0, iterations: denial.iterations, salt: denial.salt }),
+  });
   return chain;
 }
-

@@ -3,7 +3,9 @@ import { checkFieldCount, shorten, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface AValue { address: number[] }
+export interface AValue {
+  address: number[];
+}
 
 /** A: one IPv4 address (RFC 1035 §3.4.1), written as a dotted quad */
 export const A: RecordTypeDefinition<AValue> = {
@@ -19,12 +21,23 @@ export const A: RecordTypeDefinition<AValue> = {
     const raw = split.fields[0].raw;
     const address = parseIPv4(raw);
     if (!address) {
-      return { ok: false, problems: [problem('rdata', 'INVALID_IPV4', `rdata: ${shorten(raw)} is not an IPv4 address in dotted-quad form (four numbers 0–255, no leading zeros)`)] };
+      return {
+        ok: false,
+        problems: [
+          problem(
+            'rdata',
+            'INVALID_IPV4',
+            `rdata: ${shorten(raw)} is not an IPv4 address in dotted-quad form (four numbers 0–255, no leading zeros)`,
+          ),
+        ],
+      };
     }
     const value = { address };
     return { ok: true, value, canonical: A.format(value) };
   },
   format: (value) => formatIPv4(value.address),
   fromWire: (r) => ({ address: [...r.bytes(4)] }),
-  toWire: (value, w) => { w.bytes(value.address); },
+  toWire: (value, w) => {
+    w.bytes(value.address);
+  },
 };

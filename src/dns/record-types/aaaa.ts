@@ -3,7 +3,9 @@ import { checkFieldCount, shorten, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface AAAAValue { address: number[] }
+export interface AAAAValue {
+  address: number[];
+}
 
 /** AAAA: one IPv6 address (RFC 3596 §2.4); any RFC 4291 §2.2 text form in, RFC 5952 form out */
 export const AAAA: RecordTypeDefinition<AAAAValue> = {
@@ -19,12 +21,17 @@ export const AAAA: RecordTypeDefinition<AAAAValue> = {
     const raw = split.fields[0].raw;
     const address = parseIPv6(raw);
     if (!address) {
-      return { ok: false, problems: [problem('rdata', 'INVALID_IPV6', `rdata: ${shorten(raw)} is not an IPv6 address (RFC 4291 §2.2 text form)`)] };
+      return {
+        ok: false,
+        problems: [problem('rdata', 'INVALID_IPV6', `rdata: ${shorten(raw)} is not an IPv6 address (RFC 4291 §2.2 text form)`)],
+      };
     }
     const value = { address };
     return { ok: true, value, canonical: AAAA.format(value) };
   },
   format: (value) => formatIPv6(value.address),
   fromWire: (r) => ({ address: [...r.bytes(16)] }),
-  toWire: (value, w) => { w.bytes(value.address); },
+  toWire: (value, w) => {
+    w.bytes(value.address);
+  },
 };

@@ -3,8 +3,15 @@ import { MAX_RDATA_OCTETS, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface APLItem { negate: boolean; family: 1 | 2; prefix: number; address: number[] }
-export interface APLValue { items: APLItem[] }
+export interface APLItem {
+  negate: boolean;
+  family: 1 | 2;
+  prefix: number;
+  address: number[];
+}
+export interface APLValue {
+  items: APLItem[];
+}
 
 /**
  * APL: lists of address prefixes (RFC 3123 §4), items `[!]afi:address/prefix` with address family 1 (IPv4)
@@ -25,16 +32,28 @@ export const APL: RecordTypeDefinition<APLValue> = {
       const address = m ? (m[2] === '1' ? parseIPv4(m[3]) : parseIPv6(m[3])) : undefined;
       const max = m?.[2] === '1' ? 32 : 128;
       if (!m || !address || Number(m[4]) > max) {
-        problems.push(problem('rdata', 'APL_ITEM_INVALID', `rdata: APL item ${JSON.stringify(raw)} is not [!]afi:address/prefix with afi 1 (IPv4, prefix 0–32) or 2 (IPv6, prefix 0–128) (RFC 3123 §5)`));
+        problems.push(
+          problem(
+            'rdata',
+            'APL_ITEM_INVALID',
+            `rdata: APL item ${JSON.stringify(raw)} is not [!]afi:address/prefix with afi 1 (IPv4, prefix 0–32) or 2 (IPv6, prefix 0–128) (RFC 3123 §5)`,
+          ),
+        );
         continue;
       }
       items.push({ negate: m[1] === '!', family: m[2] === '1' ? 1 : 2, prefix: Number(m[4]), address });
     }
     const wire = items.reduce((n, item) => n + 4 + trimmed(item.address).length, 0);
-    if (wire > MAX_RDATA_OCTETS) problems.push(problem('rdata', 'RDATA_TOO_LONG', `rdata: APL data is ${wire} octets; the limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS));
+    if (wire > MAX_RDATA_OCTETS)
+      problems.push(
+        problem('rdata', 'RDATA_TOO_LONG', `rdata: APL data is ${wire} octets; the limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS),
+      );
     return finish(problems, () => ({ items }), APL.format);
   },
-  format: (v) => v.items.map((i) => `${i.negate ? '!' : ''}${i.family}:${i.family === 1 ? formatIPv4(i.address) : formatIPv6(i.address)}/${i.prefix}`).join(' '),
+  format: (v) =>
+    v.items
+      .map((i) => `${i.negate ? '!' : ''}${i.family}:${i.family === 1 ? formatIPv4(i.address) : formatIPv6(i.address)}/${i.prefix}`)
+      .join(' '),
   // RFC 3123 §4: ADDRESSFAMILY, PREFIX, N | AFDLENGTH, then AFDLENGTH octets with the trailing zeros left out
   fromWire: (r) => {
     const items: APLItem[] = [];
@@ -52,7 +71,10 @@ export const APL: RecordTypeDefinition<APLValue> = {
   toWire: (v, w) => {
     for (const i of v.items) {
       const part = trimmed(i.address);
-      w.u16(i.family).u8(i.prefix).u8((i.negate ? 0x80 : 0) | part.length).bytes(part);
+      w.u16(i.family)
+        .u8(i.prefix)
+        .u8((i.negate ? 0x80 : 0) | part.length)
+        .bytes(part);
     }
   },
 };

@@ -1,8 +1,20 @@
-import { checkFieldCount, formatCharacterString, MAX_RDATA_OCTETS, parseCharacterString, parseUnsigned, shorten, splitFields } from '../presentation';
+import {
+  checkFieldCount,
+  formatCharacterString,
+  MAX_RDATA_OCTETS,
+  parseCharacterString,
+  parseUnsigned,
+  shorten,
+  splitFields,
+} from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface CAAValue { flags: number; tag: string; value: Buffer }
+export interface CAAValue {
+  flags: number;
+  tag: string;
+  value: Buffer;
+}
 
 /** CAA: certification authority authorization (RFC 8659 §4.1) */
 export const CAA: RecordTypeDefinition<CAAValue> = {
@@ -25,7 +37,9 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
     // matching is case-insensitive, so we store it lower-case
     const tag = t.raw.toLowerCase();
     if (!/^[a-z0-9]{1,15}$/.test(tag)) {
-      problems.push(problem('rdata', 'CAA_TAG_INVALID', `rdata: CAA tag ${shorten(t.raw)} must be 1–15 ASCII letters or digits (RFC 8659 §4.1)`, 15));
+      problems.push(
+        problem('rdata', 'CAA_TAG_INVALID', `rdata: CAA tag ${shorten(t.raw)} must be 1–15 ASCII letters or digits (RFC 8659 §4.1)`, 15),
+      );
     }
     // the value is the rest of the RDATA on the wire: not length-prefixed, so only the RDATA limit applies
     const value = parseCharacterString(v.raw, 'rdata', 'CAA value', MAX_RDATA_OCTETS - 2 - tag.length);
@@ -35,5 +49,7 @@ export const CAA: RecordTypeDefinition<CAAValue> = {
   format: (v) => `${v.flags} ${v.tag} ${formatCharacterString(v.value)}`,
   fromWire: (r) => ({ flags: r.u8(), tag: r.characterString().toString('latin1'), value: r.rest() }),
   // RFC 8659 §4.1: flags, tag length and tag, then the value to the end of the RDATA
-  toWire: (v, w) => { w.u8(v.flags).characterString(Buffer.from(v.tag, 'latin1')).bytes(v.value); },
+  toWire: (v, w) => {
+    w.u8(v.flags).characterString(Buffer.from(v.tag, 'latin1')).bytes(v.value);
+  },
 };

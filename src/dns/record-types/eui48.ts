@@ -2,7 +2,9 @@ import { checkFieldCount, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface EUIValue { address: Buffer }
+export interface EUIValue {
+  address: Buffer;
+}
 
 /** an EUI written as hyphen-separated pairs of hex digits, `00-00-5e-00-53-2a` (RFC 7043 §3.2, §4.2) */
 export function euiType(type: string, code: number, octets: number, rfc: string): RecordTypeDefinition<EUIValue> {
@@ -18,12 +20,21 @@ export function euiType(type: string, code: number, octets: number, rfc: string)
       const problems: Problem[] = [];
       if (!checkFieldCount(type, split.fields, ['address'], problems)) return { ok: false, problems };
       const text = split.fields[0].raw;
-      if (!pattern.test(text)) problems.push(problem('rdata', `${type}_ADDRESS_INVALID`, `rdata: ${type} address ${JSON.stringify(text)} is not ${octets} hyphen-separated pairs of hexadecimal digits (${rfc})`));
+      if (!pattern.test(text))
+        problems.push(
+          problem(
+            'rdata',
+            `${type}_ADDRESS_INVALID`,
+            `rdata: ${type} address ${JSON.stringify(text)} is not ${octets} hyphen-separated pairs of hexadecimal digits (${rfc})`,
+          ),
+        );
       return finish(problems, () => ({ address: Buffer.from(text.replace(/-/g, ''), 'hex') }), definition.format);
     },
     format: (v) => v.address.toString('hex').match(/.{2}/g)!.join('-'),
     fromWire: (r) => ({ address: r.bytes(octets) }),
-    toWire: (v, w) => { w.bytes(v.address); },
+    toWire: (v, w) => {
+      w.bytes(v.address);
+    },
   };
   return definition;
 }

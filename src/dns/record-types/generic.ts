@@ -7,7 +7,9 @@ import { MAX_RDATA_OCTETS, parseHex, parseUnsigned, splitFields } from '../prese
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface GenericValue { data: Buffer }
+export interface GenericValue {
+  data: Buffer;
+}
 
 /**
  * Type codes that cannot be data in a zone: 0 (reserved), OPT (41, RFC 6891 §6.1.1), the meta and query types
@@ -21,7 +23,12 @@ export function isDataTypeCode(code: number): boolean {
  * RRSIG 46, NSEC 47, NSEC3 50, NSEC3PARAM 51: what a signer writes (RFC 4034 §3, §4; RFC 5155 §3, §4). The
  * primary does not sign, so such records are never stored (zone-file import drops them and says so).
  */
-export const SIGNER_TYPE_CODES = new Map<number, string>([[46, 'RRSIG'], [47, 'NSEC'], [50, 'NSEC3'], [51, 'NSEC3PARAM']]);
+export const SIGNER_TYPE_CODES = new Map<number, string>([
+  [46, 'RRSIG'],
+  [47, 'NSEC'],
+  [50, 'NSEC3'],
+  [51, 'NSEC3PARAM'],
+]);
 
 /** Parses the generic RDATA form `\# <length> <hex…>` (RFC 3597 §5); shared with types that also accept it. */
 export function parseGenericRdata(rdata: string, what: string): { ok: true; data: Buffer } | { ok: false; problems: Problem[] } {
@@ -30,12 +37,19 @@ export function parseGenericRdata(rdata: string, what: string): { ok: true; data
   const f = split.fields.map((x) => x.raw);
   const problems: Problem[] = [];
   if (f[0] !== '\\#' || f.length < 2) {
-    return { ok: false, problems: [problem('rdata', 'GENERIC_RDATA_FORM', `rdata: ${what} RDATA must be in the generic form \\# <length> <hex> (RFC 3597 §5)`)] };
+    return {
+      ok: false,
+      problems: [
+        problem('rdata', 'GENERIC_RDATA_FORM', `rdata: ${what} RDATA must be in the generic form \\# <length> <hex> (RFC 3597 §5)`),
+      ],
+    };
   }
   const length = parseUnsigned(f[1], { type: 'GENERIC', name: 'length', max: MAX_RDATA_OCTETS }, problems);
   const data = f.length > 2 ? parseHex(f.slice(2), `${what} RDATA`, problems) : Buffer.alloc(0);
   if (length !== undefined && data && data.length !== length) {
-    problems.push(problem('rdata', 'GENERIC_RDATA_LENGTH', `rdata: ${what} RDATA says ${length} octets but holds ${data.length} (RFC 3597 §5)`, length));
+    problems.push(
+      problem('rdata', 'GENERIC_RDATA_LENGTH', `rdata: ${what} RDATA says ${length} octets but holds ${data.length} (RFC 3597 §5)`, length),
+    );
   }
   if (problems.length) return { ok: false, problems };
   return { ok: true, data: data! };
@@ -61,7 +75,9 @@ export function genericType(code: number): RecordTypeDefinition<GenericValue> {
     format: (v) => (v.data.length ? `\\# ${v.data.length} ${v.data.toString('hex').toUpperCase()}` : '\\# 0'),
     // RFC 3597 §4: an unknown type's RDATA holds no compressed names, so its octets are its value
     fromWire: (r) => ({ data: r.rest() }),
-    toWire: (v, w) => { w.bytes(v.data); },
+    toWire: (v, w) => {
+      w.bytes(v.data);
+    },
   };
   cache.set(code, definition);
   return definition;

@@ -2,7 +2,10 @@ import { checkFieldCount, formatCharacterString, parseCharacterString, splitFiel
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface HINFOValue { cpu: Buffer; os: Buffer }
+export interface HINFOValue {
+  cpu: Buffer;
+  os: Buffer;
+}
 
 /** HINFO: host information, two character-strings (RFC 1035 §3.3.2); RFC 8482 §4.2 gives it a use again */
 export const HINFO: RecordTypeDefinition<HINFOValue> = {
@@ -26,5 +29,7 @@ export const HINFO: RecordTypeDefinition<HINFOValue> = {
   // two <character-string>s (RFC 1035 §3.3.2), octets as they are; never folded to lower case (RFC 4034 §6.2 lists
   // HINFO, but only names are folded and HINFO holds none)
   fromWire: (r) => ({ cpu: r.characterString(), os: r.characterString() }),
-  toWire: (v, w) => { w.characterString(v.cpu).characterString(v.os); },
+  toWire: (v, w) => {
+    w.characterString(v.cpu).characterString(v.os);
+  },
 };

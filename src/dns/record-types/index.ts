@@ -44,9 +44,44 @@ import { SIGNER_RECORD_TYPES, useTypeNames } from './signer-types';
 export type { RecordTypeDefinition, ParseResult, RecordFieldInfo } from './record-type';
 
 const RECORD_TYPES: RecordTypeDefinition[] = [
-  A, AAAA, APL, CAA, CDNSKEY, CDS, CERT, CNAME, DHCID, DNAME, DNSKEY, DS, EUI48, EUI64, HINFO, HTTPS,
-  IPSECKEY, L32, L64, LOC, LP, MX, NAPTR, NID, NS, OPENPGPKEY, PTR, RP, SMIMEA, SOA, SPF, SRV, SSHFP, SVCB,
-  TLSA, TXT, URI, ZONEMD,
+  A,
+  AAAA,
+  APL,
+  CAA,
+  CDNSKEY,
+  CDS,
+  CERT,
+  CNAME,
+  DHCID,
+  DNAME,
+  DNSKEY,
+  DS,
+  EUI48,
+  EUI64,
+  HINFO,
+  HTTPS,
+  IPSECKEY,
+  L32,
+  L64,
+  LOC,
+  LP,
+  MX,
+  NAPTR,
+  NID,
+  NS,
+  OPENPGPKEY,
+  PTR,
+  RP,
+  SMIMEA,
+  SOA,
+  SPF,
+  SRV,
+  SSHFP,
+  SVCB,
+  TLSA,
+  TXT,
+  URI,
+  ZONEMD,
 ];
 
 const BY_NAME = new Map(RECORD_TYPES.map((t) => [t.type, t]));
@@ -57,7 +92,9 @@ const BY_CODE = new Map(RECORD_TYPES.map((t) => [t.code, t]));
  * type, any other code that can be zone data gives the generic type stored as `TYPEnnn \# len hex`
  */
 export function getRecordType(type: string): RecordTypeDefinition | undefined {
-  const name = String(type ?? '').trim().toUpperCase();
+  const name = String(type ?? '')
+    .trim()
+    .toUpperCase();
   const known = BY_NAME.get(name);
   if (known) return known;
   const m = /^TYPE([0-9]{1,5})$/.exec(name);

@@ -3,7 +3,14 @@ import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
 /** wire values (RFC 1876 §2): latitude/longitude in thousandths of an arc second offset by 2^31, altitude in cm + 100000 m */
-export interface LOCValue { size: number; horizontal: number; vertical: number; latitude: number; longitude: number; altitude: number }
+export interface LOCValue {
+  size: number;
+  horizontal: number;
+  vertical: number;
+  latitude: number;
+  longitude: number;
+  altitude: number;
+}
 
 const EQUATOR = 2 ** 31;
 const ALTITUDE_BASE = 10000000;
@@ -47,7 +54,10 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     if (!split.ok) return split;
     const f = split.fields.map((x) => x.raw);
     const problems: Problem[] = [];
-    const bad = (why: string): ParseResult<LOCValue> => ({ ok: false, problems: [problem('rdata', 'LOC_INVALID', `rdata: LOC ${why} (RFC 1876 §3)`)] });
+    const bad = (why: string): ParseResult<LOCValue> => ({
+      ok: false,
+      problems: [problem('rdata', 'LOC_INVALID', `rdata: LOC ${why} (RFC 1876 §3)`)],
+    });
     let i = 0;
     const angle = (maxDegrees: number, hemispheres: string): number | undefined => {
       const parts: string[] = [];
@@ -56,7 +66,7 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
       if (!parts.length || hemisphere === undefined || !hemispheres.includes(hemisphere)) return undefined;
       const [d, m = '0', s = '0'] = parts;
       if (!/^[0-9]+$/.test(d) || !/^[0-9]+$/.test(m) || !/^[0-9]+(\.[0-9]{1,3})?$/.test(s)) return undefined;
-      const thousandths = ((Number(d) * 60 + Number(m)) * 60) * 1000 + Math.round(Number(s) * 1000);
+      const thousandths = (Number(d) * 60 + Number(m)) * 60 * 1000 + Math.round(Number(s) * 1000);
       if (Number(d) > maxDegrees || Number(m) > 59 || Number(s) >= 60 || thousandths > maxDegrees * 3600000) return undefined;
       return hemisphere === hemispheres[0] ? EQUATOR + thousandths : EQUATOR - thousandths;
     };
@@ -65,14 +75,18 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     const longitude = angle(180, 'EW');
     if (longitude === undefined) return bad('longitude is not degrees 0–180 [minutes [seconds]] followed by E or W');
     const altitudeCm = i < f.length ? meters(f[i++]) : undefined;
-    if (altitudeCm === undefined || altitudeCm < -ALTITUDE_BASE || altitudeCm + ALTITUDE_BASE > 0xffffffff) return bad('altitude is not meters from -100000.00 to 42849672.95');
+    if (altitudeCm === undefined || altitudeCm < -ALTITUDE_BASE || altitudeCm + ALTITUDE_BASE > 0xffffffff)
+      return bad('altitude is not meters from -100000.00 to 42849672.95');
     const rest = f.slice(i);
     if (rest.length > 3) return bad('has more than size, horizontal and vertical precision after the altitude');
     const defaults = [100, 1000000, 1000];
     const sizes: number[] = [];
     for (const [k, text] of rest.entries()) {
       const cm = meters(text);
-      if (cm === undefined || cm < 0 || cm > 9000000000) return bad(`${['size', 'horizontal precision', 'vertical precision'][k]} ${JSON.stringify(text)} is not meters from 0 to 90000000.00`);
+      if (cm === undefined || cm < 0 || cm > 9000000000)
+        return bad(
+          `${['size', 'horizontal precision', 'vertical precision'][k]} ${JSON.stringify(text)} is not meters from 0 to 90000000.00`,
+        );
       sizes.push(cm);
     }
     const [size, horizontal, vertical] = defaults.map((d, k) => precision(sizes[k] ?? d));
@@ -82,8 +96,10 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     const angle = (value: number, hemispheres: string) => {
       const offset = value - EQUATOR;
       let a = Math.abs(offset);
-      const d = Math.floor(a / 3600000); a -= d * 3600000;
-      const m = Math.floor(a / 60000); a -= m * 60000;
+      const d = Math.floor(a / 3600000);
+      a -= d * 3600000;
+      const m = Math.floor(a / 60000);
+      a -= m * 60000;
       return `${d} ${m} ${(a / 1000).toFixed(3)} ${offset >= 0 ? hemispheres[0] : hemispheres[1]}`;
     };
     const altitude = ((v.altitude - ALTITUDE_BASE) / 100).toFixed(2);
@@ -95,5 +111,7 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     return { size: r.u8(), horizontal: r.u8(), vertical: r.u8(), latitude: r.u32(), longitude: r.u32(), altitude: r.u32() };
   },
   // VERSION 0 (RFC 1876 §2)
-  toWire: (v, w) => { w.u8(0).u8(v.size).u8(v.horizontal).u8(v.vertical).u32(v.latitude).u32(v.longitude).u32(v.altitude); },
+  toWire: (v, w) => {
+    w.u8(0).u8(v.size).u8(v.horizontal).u8(v.vertical).u32(v.latitude).u32(v.longitude).u32(v.altitude);
+  },
 };

@@ -3,7 +3,10 @@ import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface LPValue { preference: number; fqdn: string }
+export interface LPValue {
+  preference: number;
+  fqdn: string;
+}
 
 /** LP: ILNP locator pointer, a preference and a name (RFC 6742 §2.4) */
 export const LP: RecordTypeDefinition<LPValue> = {
@@ -27,5 +30,7 @@ export const LP: RecordTypeDefinition<LPValue> = {
   format: (v) => `${v.preference} ${v.fqdn}`,
   // RFC 6742 §2.4: PREFERENCE (16), FQDN
   fromWire: (r) => ({ preference: r.u16(), fqdn: r.name() }),
-  toWire: (v, w) => { w.u16(v.preference).name(v.fqdn); },
+  toWire: (v, w) => {
+    w.u16(v.preference).name(v.fqdn);
+  },
 };

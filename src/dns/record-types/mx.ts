@@ -3,7 +3,10 @@ import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface MXValue { preference: number; exchange: string }
+export interface MXValue {
+  preference: number;
+  exchange: string;
+}
 
 /** MX: mail exchanger (RFC 1035 §3.3.9); `0 .` is the null MX: "this domain accepts no mail" (RFC 7505 §3) */
 export const MX: RecordTypeDefinition<MXValue> = {
@@ -26,11 +29,20 @@ export const MX: RecordTypeDefinition<MXValue> = {
     const exchange = parseDomainNameInRdata(exch.raw, zone, 'rdata', { allowRoot: true });
     if (!exchange.ok) problems.push(...exchange.problems);
     else if (exchange.name === '.' && preference !== undefined && preference !== 0) {
-      problems.push(problem('rdata', 'MX_NULL_PREFERENCE', `rdata: a null MX (exchange '.') must have preference 0 (RFC 7505 §3), got ${preference}`, 0));
+      problems.push(
+        problem(
+          'rdata',
+          'MX_NULL_PREFERENCE',
+          `rdata: a null MX (exchange '.') must have preference 0 (RFC 7505 §3), got ${preference}`,
+          0,
+        ),
+      );
     }
     return finish(problems, () => ({ preference: preference!, exchange: (exchange as { name: string }).name }), MX.format);
   },
   format: (value) => `${value.preference} ${value.exchange}`,
   fromWire: (r) => ({ preference: r.u16(), exchange: r.name() }),
-  toWire: (value, w) => { w.u16(value.preference).name(value.exchange); },
+  toWire: (value, w) => {
+    w.u16(value.preference).name(value.exchange);
+  },
 };

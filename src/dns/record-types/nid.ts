@@ -2,7 +2,10 @@ import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface Locator64Value { preference: number; locator: Buffer }
+export interface Locator64Value {
+  preference: number;
+  locator: Buffer;
+}
 
 /** a 64-bit ILNP value written as four groups of four hex digits, `0014:4fff:ff20:ee64` (RFC 6742 §2.1.2) */
 export function locator64Type(type: string, code: number, rfcs: string[], name: string): RecordTypeDefinition<Locator64Value> {
@@ -22,13 +25,21 @@ export function locator64Type(type: string, code: number, rfcs: string[], name: 
       const preference = parseUnsigned(split.fields[0].raw, { type, name: 'preference', max: 65535 }, problems);
       const text = split.fields[1].raw;
       if (!/^[0-9A-Fa-f]{4}(:[0-9A-Fa-f]{4}){3}$/.test(text)) {
-        problems.push(problem('rdata', `${type}_${name.toUpperCase().replace(/-/g, '_')}_INVALID`, `rdata: ${type} ${name} ${JSON.stringify(text)} is not four groups of four hexadecimal digits (RFC 6742 §2.1.2)`));
+        problems.push(
+          problem(
+            'rdata',
+            `${type}_${name.toUpperCase().replace(/-/g, '_')}_INVALID`,
+            `rdata: ${type} ${name} ${JSON.stringify(text)} is not four groups of four hexadecimal digits (RFC 6742 §2.1.2)`,
+          ),
+        );
       }
       return finish(problems, () => ({ preference: preference!, locator: Buffer.from(text.replace(/:/g, ''), 'hex') }), definition.format);
     },
     format: (v) => `${v.preference} ${v.locator.toString('hex').match(/.{4}/g)!.join(':')}`,
     fromWire: (r) => ({ preference: r.u16(), locator: r.bytes(8) }),
-    toWire: (v, w) => { w.u16(v.preference).bytes(v.locator); },
+    toWire: (v, w) => {
+      w.u16(v.preference).bytes(v.locator);
+    },
   };
   return definition;
 }

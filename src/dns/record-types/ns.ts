@@ -6,6 +6,10 @@ import { singleNameType } from './single-name';
  * kzonecheck load it.
  */
 export const NS = singleNameType({
-  type: 'NS', code: 2, rfcs: ['RFC 1035 §3.3.11'], allowRoot: true,
-  fieldName: 'nsdname', description: "host name of an authoritative name server (relative names are completed with the zone); '.' is loaded as written",
+  type: 'NS',
+  code: 2,
+  rfcs: ['RFC 1035 §3.3.11'],
+  allowRoot: true,
+  fieldName: 'nsdname',
+  description: "host name of an authoritative name server (relative names are completed with the zone); '.' is loaded as written",
 });

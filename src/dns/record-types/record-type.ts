@@ -10,7 +10,13 @@ export type ParseResult<V> = { ok: true; value: V; canonical: string } | { ok: f
  * field takes whatever is left). One list serves validation (each file's parse), `recordTypes`, and the typed
  * RDATA of the API (`Record.data`, `RecordInput.data`, src/dns/rdata-fields.ts).
  */
-export interface RecordFieldInfo { name: string; description: string; kind?: 'int' | 'serial' | 'text' | 'texts'; tokens?: number; optional?: boolean }
+export interface RecordFieldInfo {
+  name: string;
+  description: string;
+  kind?: 'int' | 'serial' | 'text' | 'texts';
+  tokens?: number;
+  optional?: boolean;
+}
 
 /**
  * Everything the service knows about one RR type. Adding a type = one file implementing this + one line in

@@ -3,7 +3,10 @@ import { checkFieldCount, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface RPValue { mbox: string; txt: string }
+export interface RPValue {
+  mbox: string;
+  txt: string;
+}
 
 /**
  * RP: responsible person (RFC 1183 §2.2): a mailbox as a name and the owner of TXT records about the person;
@@ -29,5 +32,7 @@ export const RP: RecordTypeDefinition<RPValue> = {
   format: (v) => `${v.mbox} ${v.txt}`,
   // wire form, names uncompressed (RFC 3597 §4), sent as RFC 3597 data
   fromWire: (r) => ({ mbox: r.name(), txt: r.name() }),
-  toWire: (v, w) => { w.name(v.mbox).name(v.txt); },
+  toWire: (v, w) => {
+    w.name(v.mbox).name(v.txt);
+  },
 };

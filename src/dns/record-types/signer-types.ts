@@ -11,12 +11,30 @@ import { typeBitmap, typesOfBitmap } from '../dnssec/type-bitmap';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
 export interface RRSIGValue {
-  typeCovered: number; algorithm: number; labels: number; originalTtl: number;
-  expiration: number; inception: number; keyTag: number; signer: string; signature: Buffer;
+  typeCovered: number;
+  algorithm: number;
+  labels: number;
+  originalTtl: number;
+  expiration: number;
+  inception: number;
+  keyTag: number;
+  signer: string;
+  signature: Buffer;
 }
-export interface NSECValue { next: string; types: number[] }
-export interface NSEC3PARAMValue { hashAlgorithm: number; flags: number; iterations: number; salt: Buffer }
-export interface NSEC3Value extends NSEC3PARAMValue { nextHashed: Buffer; types: number[] }
+export interface NSECValue {
+  next: string;
+  types: number[];
+}
+export interface NSEC3PARAMValue {
+  hashAlgorithm: number;
+  flags: number;
+  iterations: number;
+  salt: Buffer;
+}
+export interface NSEC3Value extends NSEC3PARAMValue {
+  nextHashed: Buffer;
+  types: number[];
+}
 
 /** the mnemonic of a type code in a bitmap or an RRSIG: the model's name, or RFC 3597's TYPEnnn */
 let mnemonicOf: (code: number) => string = (code) => `TYPE${code}`;
@@ -31,14 +49,22 @@ function typeCode(text: string, problems: Problem[]): number | undefined {
   const upper = text.toUpperCase();
   const m = /^TYPE([0-9]{1,5})$/.exec(upper);
   const code = m ? Number(m[1]) : codeOf(upper);
-  if (code === undefined || code > 65535) problems.push(problem('rdata', 'TYPE_UNKNOWN', `rdata: ${JSON.stringify(text)} is not a record type`));
+  if (code === undefined || code > 65535)
+    problems.push(problem('rdata', 'TYPE_UNKNOWN', `rdata: ${JSON.stringify(text)} is not a record type`));
   return code;
 }
 
 /** RFC 4034 §3.2: YYYYMMDDHHmmSS (UTC), or a plain number of seconds */
 function parseSignatureTime(text: string, name: string, problems: Problem[]): number | undefined {
   if (/^[0-9]{14}$/.test(text)) {
-    const [y, mo, d, h, mi, s] = [text.slice(0, 4), text.slice(4, 6), text.slice(6, 8), text.slice(8, 10), text.slice(10, 12), text.slice(12, 14)].map(Number);
+    const [y, mo, d, h, mi, s] = [
+      text.slice(0, 4),
+      text.slice(4, 6),
+      text.slice(6, 8),
+      text.slice(8, 10),
+      text.slice(10, 12),
+      text.slice(12, 14),
+    ].map(Number);
     return Math.floor(Date.UTC(y, mo - 1, d, h, mi, s) / 1000) >>> 0;
   }
   return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
@@ -49,7 +75,11 @@ export function formatSignatureTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 
-const typeList = (types: number[]) => [...new Set(types)].sort((a, b) => a - b).map((code) => mnemonicOf(code)).join(' ');
+const typeList = (types: number[]) =>
+  [...new Set(types)]
+    .sort((a, b) => a - b)
+    .map((code) => mnemonicOf(code))
+    .join(' ');
 
 /** RRSIG (RFC 4034 §3) */
 export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
@@ -63,7 +93,7 @@ export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
     { name: 'original-ttl', description: 'the RRset TTL in the zone', kind: 'int' },
     { name: 'expiration', description: 'YYYYMMDDHHmmSS (UTC)' },
     { name: 'inception', description: 'YYYYMMDDHHmmSS (UTC)' },
-    { name: 'key-tag', description: 'the signing DNSKEY\'s tag', kind: 'int' },
+    { name: 'key-tag', description: "the signing DNSKEY's tag", kind: 'int' },
     { name: 'signer', description: 'the zone apex' },
     { name: 'signature', description: 'base64' },
   ],
@@ -84,19 +114,46 @@ export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
     const signer = parseDomainNameInRdata(f[7], zone, 'rdata');
     if (!signer.ok) problems.push(...signer.problems);
     const signature = parseBase64(f.slice(8).join(''), 'RRSIG signature', problems);
-    return finish(problems, () => ({
-      typeCovered: typeCovered!, algorithm: algorithm!, labels: labels!, originalTtl: originalTtl!, expiration: expiration!,
-      inception: inception!, keyTag: keyTag!, signer: (signer as { name: string }).name, signature: signature!,
-    }), RRSIG.format);
+    return finish(
+      problems,
+      () => ({
+        typeCovered: typeCovered!,
+        algorithm: algorithm!,
+        labels: labels!,
+        originalTtl: originalTtl!,
+        expiration: expiration!,
+        inception: inception!,
+        keyTag: keyTag!,
+        signer: (signer as { name: string }).name,
+        signature: signature!,
+      }),
+      RRSIG.format,
+    );
   },
-  format: (v) => `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} ${v.signature.toString('base64')}`,
+  format: (v) =>
+    `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} ${v.signature.toString('base64')}`,
   fromWire: (r) => ({
-    typeCovered: r.u16(), algorithm: r.u8(), labels: r.u8(), originalTtl: r.u32(), expiration: r.u32(), inception: r.u32(),
-    keyTag: r.u16(), signer: r.name(), signature: r.rest(),
+    typeCovered: r.u16(),
+    algorithm: r.u8(),
+    labels: r.u8(),
+    originalTtl: r.u32(),
+    expiration: r.u32(),
+    inception: r.u32(),
+    keyTag: r.u16(),
+    signer: r.name(),
+    signature: r.rest(),
   }),
   // RFC 4034 §3.1: the signer's name is never compressed (RFC 3597 §4), and is lower-case in canonical form
   toWire: (v, w) => {
-    w.u16(v.typeCovered).u8(v.algorithm).u8(v.labels).u32(v.originalTtl).u32(v.expiration).u32(v.inception).u16(v.keyTag).name(v.signer).bytes(v.signature);
+    w.u16(v.typeCovered)
+      .u8(v.algorithm)
+      .u8(v.labels)
+      .u32(v.originalTtl)
+      .u32(v.expiration)
+      .u32(v.inception)
+      .u16(v.keyTag)
+      .name(v.signer)
+      .bytes(v.signature);
   },
 };
 
@@ -106,7 +163,7 @@ export const NSEC: RecordTypeDefinition<NSECValue> = {
   code: 47,
   rfcs: ['RFC 4034 §4'],
   fields: [
-    { name: 'next', description: 'the next owner name in the zone\'s canonical order' },
+    { name: 'next', description: "the next owner name in the zone's canonical order" },
     { name: 'types', description: 'the types present at this owner' },
   ],
   parse(rdata: string, zone: string): ParseResult<NSECValue> {
@@ -123,7 +180,9 @@ export const NSEC: RecordTypeDefinition<NSECValue> = {
   format: (v) => `${v.next}${v.types.length ? ' ' + typeList(v.types) : ''}`,
   fromWire: (r) => ({ next: r.name(), types: typesOfBitmap(r.rest()) }),
   // RFC 6840 §5.1: the next owner name is not lower-cased in canonical form; it is written as stored
-  toWire: (v, w) => { w.name(v.next).bytes(typeBitmap(v.types)); },
+  toWire: (v, w) => {
+    w.name(v.next).bytes(typeBitmap(v.types));
+  },
 };
 
 function parseNsec3Head(f: string[], type: string, problems: Problem[]): NSEC3PARAMValue | undefined {
@@ -131,12 +190,16 @@ function parseNsec3Head(f: string[], type: string, problems: Problem[]): NSEC3PA
   const flags = parseUnsigned(f[1], { type, name: 'flags', max: 255 }, problems);
   const iterations = parseUnsigned(f[2], { type, name: 'iterations', max: 65535 }, problems);
   const salt = f[3] === '-' ? Buffer.alloc(0) : parseHex([f[3]], `${type} salt`, problems);
-  if (salt && salt.length > 255) problems.push(problem('rdata', 'NSEC3_SALT_TOO_LONG', `rdata: ${type} salt is ${salt.length} octets; the limit is 255 (RFC 5155 §3.1.5)`, 255));
+  if (salt && salt.length > 255)
+    problems.push(
+      problem('rdata', 'NSEC3_SALT_TOO_LONG', `rdata: ${type} salt is ${salt.length} octets; the limit is 255 (RFC 5155 §3.1.5)`, 255),
+    );
   if (problems.length) return undefined;
   return { hashAlgorithm: hashAlgorithm!, flags: flags!, iterations: iterations!, salt: salt! };
 }
 
-const formatNsec3Head = (v: NSEC3PARAMValue) => `${v.hashAlgorithm} ${v.flags} ${v.iterations} ${v.salt.length ? v.salt.toString('hex').toUpperCase() : '-'}`;
+const formatNsec3Head = (v: NSEC3PARAMValue) =>
+  `${v.hashAlgorithm} ${v.flags} ${v.iterations} ${v.salt.length ? v.salt.toString('hex').toUpperCase() : '-'}`;
 
 function nsec3HeadWire(v: NSEC3PARAMValue): Buffer {
   const head = Buffer.alloc(5);
@@ -164,14 +227,17 @@ export const NSEC3: RecordTypeDefinition<NSEC3Value> = {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
-    if (!checkFieldCount('NSEC3', split.fields, ['hash-algorithm', 'flags', 'iterations', 'salt', 'next-hashed-owner'], problems, true)) return { ok: false, problems };
+    if (!checkFieldCount('NSEC3', split.fields, ['hash-algorithm', 'flags', 'iterations', 'salt', 'next-hashed-owner'], problems, true))
+      return { ok: false, problems };
     const f = split.fields.map((x) => x.raw);
     const head = parseNsec3Head(f, 'NSEC3', problems);
     let nextHashed: Buffer | undefined;
     try {
       nextHashed = fromBase32hex(f[4]);
     } catch {
-      problems.push(problem('rdata', 'NSEC3_NEXT_HASHED', `rdata: NSEC3 next hashed owner ${JSON.stringify(f[4])} is not base32hex (RFC 5155 §3.3)`));
+      problems.push(
+        problem('rdata', 'NSEC3_NEXT_HASHED', `rdata: NSEC3 next hashed owner ${JSON.stringify(f[4])} is not base32hex (RFC 5155 §3.3)`),
+      );
     }
     const types = f.slice(5).map((t) => typeCode(t, problems));
     return finish(problems, () => ({ ...head!, nextHashed: nextHashed!, types: types as number[] }), NSEC3.format);
@@ -183,9 +249,18 @@ export const NSEC3: RecordTypeDefinition<NSEC3Value> = {
     const iterations = r.u16();
     const salt = r.bytes(r.u8());
     const nextHashed = r.bytes(r.u8());
-    return { hashAlgorithm, flags, iterations, salt: Buffer.from(salt), nextHashed: Buffer.from(nextHashed), types: typesOfBitmap(r.rest()) };
+    return {
+      hashAlgorithm,
+      flags,
+      iterations,
+      salt: Buffer.from(salt),
+      nextHashed: Buffer.from(nextHashed),
+      types: typesOfBitmap(r.rest()),
+    };
   },
-  toWire: (v, w) => { w.bytes(nsec3HeadWire(v)).u8(v.nextHashed.length).bytes(v.nextHashed).bytes(typeBitmap(v.types)); },
+  toWire: (v, w) => {
+    w.bytes(nsec3HeadWire(v)).u8(v.nextHashed.length).bytes(v.nextHashed).bytes(typeBitmap(v.types));
+  },
 };
 
 /** NSEC3PARAM (RFC 5155 §4): the parameters an authoritative server uses to find the zone's NSEC3 records */
@@ -198,8 +273,13 @@ export const NSEC3PARAM: RecordTypeDefinition<NSEC3PARAMValue> = {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
-    if (!checkFieldCount('NSEC3PARAM', split.fields, ['hash-algorithm', 'flags', 'iterations', 'salt'], problems)) return { ok: false, problems };
-    const head = parseNsec3Head(split.fields.map((x) => x.raw), 'NSEC3PARAM', problems);
+    if (!checkFieldCount('NSEC3PARAM', split.fields, ['hash-algorithm', 'flags', 'iterations', 'salt'], problems))
+      return { ok: false, problems };
+    const head = parseNsec3Head(
+      split.fields.map((x) => x.raw),
+      'NSEC3PARAM',
+      problems,
+    );
     return finish(problems, () => head!, NSEC3PARAM.format);
   },
   format: formatNsec3Head,
@@ -209,7 +289,9 @@ export const NSEC3PARAM: RecordTypeDefinition<NSEC3PARAMValue> = {
     const iterations = r.u16();
     return { hashAlgorithm, flags, iterations, salt: Buffer.from(r.bytes(r.u8())) };
   },
-  toWire: (v, w) => { w.bytes(nsec3HeadWire(v)); },
+  toWire: (v, w) => {
+    w.bytes(nsec3HeadWire(v));
+  },
 };
 
 export const SIGNER_RECORD_TYPES: readonly RecordTypeDefinition[] = [RRSIG, NSEC, NSEC3, NSEC3PARAM];

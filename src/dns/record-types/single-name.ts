@@ -7,9 +7,18 @@ import { splitFields, checkFieldCount } from '../presentation';
 import { Problem } from '../problem';
 import { RecordTypeDefinition, ParseResult } from './record-type';
 
-export interface SingleNameValue { target: string }
+export interface SingleNameValue {
+  target: string;
+}
 
-export function singleNameType(spec: { type: string; code: number; rfcs: string[]; fieldName: string; description: string; allowRoot?: boolean }): RecordTypeDefinition<SingleNameValue> {
+export function singleNameType(spec: {
+  type: string;
+  code: number;
+  rfcs: string[];
+  fieldName: string;
+  description: string;
+  allowRoot?: boolean;
+}): RecordTypeDefinition<SingleNameValue> {
   const definition: RecordTypeDefinition<SingleNameValue> = {
     type: spec.type,
     code: spec.code,
@@ -27,7 +36,9 @@ export function singleNameType(spec: { type: string; code: number; rfcs: string[
     },
     format: (value) => value.target,
     fromWire: (r) => ({ target: r.name() }),
-    toWire: (value, w) => { w.name(value.target); },
+    toWire: (value, w) => {
+      w.name(value.target);
+    },
   };
   return definition;
 }

@@ -5,7 +5,13 @@ import { parseDuration } from '../ttl';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
 export interface SOAValue {
-  mname: string; rname: string; serial: number; refresh: number; retry: number; expire: number; minimum: number;
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
 }
 
 /** the timers are 32-bit values that RFC 2181 §8 (for TTL-like values) limits to 0..2^31-1 */
@@ -37,9 +43,19 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
     // RFC 1035 §8: the mailbox is a name, its first label the local part, so `hostmaster@example.net.` is
     // always a typing mistake (a one-label local part "hostmaster@example"); `.` is "no mailbox" (as RFC 7505
     // null MX and RFC 2142 practice; both checkers load it)
-    const rname = /^[^\\]*@/.test(f[1]) && f[1] !== '@'
-      ? { ok: false as const, problems: [problem('rdata', 'SOA_RNAME_AT_SIGN', `rdata: the SOA mailbox ${JSON.stringify(f[1])} holds an @; write it with a dot (${f[1].replace('@', '.')})`)] }
-      : parseDomainNameInRdata(f[1], zone, 'rdata', { allowRoot: true });
+    const rname =
+      /^[^\\]*@/.test(f[1]) && f[1] !== '@'
+        ? {
+            ok: false as const,
+            problems: [
+              problem(
+                'rdata',
+                'SOA_RNAME_AT_SIGN',
+                `rdata: the SOA mailbox ${JSON.stringify(f[1])} holds an @; write it with a dot (${f[1].replace('@', '.')})`,
+              ),
+            ],
+          }
+        : parseDomainNameInRdata(f[1], zone, 'rdata', { allowRoot: true });
     if (!rname.ok) problems.push(...rname.problems);
     // RFC 1035 §3.3.13 / RFC 1982: SERIAL is an unsigned 32-bit number
     const serial = parseUnsigned(f[2], { type: 'SOA', name: 'serial', max: 4294967295 }, problems);
@@ -52,12 +68,31 @@ export const SOA: RecordTypeDefinition<SOAValue> = {
     const retry = timer(f[4], 'retry');
     const expire = timer(f[5], 'expire');
     const minimum = timer(f[6], 'minimum');
-    return finish(problems, () => ({
-      mname: (mname as { name: string }).name, rname: (rname as { name: string }).name,
-      serial: serial!, refresh: refresh!, retry: retry!, expire: expire!, minimum: minimum!,
-    }), SOA.format);
+    return finish(
+      problems,
+      () => ({
+        mname: (mname as { name: string }).name,
+        rname: (rname as { name: string }).name,
+        serial: serial!,
+        refresh: refresh!,
+        retry: retry!,
+        expire: expire!,
+        minimum: minimum!,
+      }),
+      SOA.format,
+    );
   },
   format: (v) => `${v.mname} ${v.rname} ${v.serial} ${v.refresh} ${v.retry} ${v.expire} ${v.minimum}`,
-  fromWire: (r) => ({ mname: r.name(), rname: r.name(), serial: r.u32(), refresh: r.u32(), retry: r.u32(), expire: r.u32(), minimum: r.u32() }),
-  toWire: (v, w) => { w.name(v.mname).name(v.rname).u32(v.serial).u32(v.refresh).u32(v.retry).u32(v.expire).u32(v.minimum); },
+  fromWire: (r) => ({
+    mname: r.name(),
+    rname: r.name(),
+    serial: r.u32(),
+    refresh: r.u32(),
+    retry: r.u32(),
+    expire: r.u32(),
+    minimum: r.u32(),
+  }),
+  toWire: (v, w) => {
+    w.name(v.mname).name(v.rname).u32(v.serial).u32(v.refresh).u32(v.retry).u32(v.expire).u32(v.minimum);
+  },
 };

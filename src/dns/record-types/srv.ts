@@ -3,7 +3,12 @@ import { checkFieldCount, parseUnsigned, splitFields } from '../presentation';
 import { Problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface SRVValue { priority: number; weight: number; port: number; target: string }
+export interface SRVValue {
+  priority: number;
+  weight: number;
+  port: number;
+  target: string;
+}
 
 /** SRV: service location (RFC 2782); target '.' means "service decidedly not available here" */
 export const SRV: RecordTypeDefinition<SRVValue> = {
@@ -28,10 +33,16 @@ export const SRV: RecordTypeDefinition<SRVValue> = {
     const port = parseUnsigned(po.raw, { type: 'SRV', name: 'port', max: 65535 }, problems);
     const target = parseDomainNameInRdata(t.raw, zone, 'rdata', { allowRoot: true });
     if (!target.ok) problems.push(...target.problems);
-    return finish(problems, () => ({ priority: priority!, weight: weight!, port: port!, target: (target as { name: string }).name }), SRV.format);
+    return finish(
+      problems,
+      () => ({ priority: priority!, weight: weight!, port: port!, target: (target as { name: string }).name }),
+      SRV.format,
+    );
   },
   format: (v) => `${v.priority} ${v.weight} ${v.port} ${v.target}`,
   fromWire: (r) => ({ priority: r.u16(), weight: r.u16(), port: r.u16(), target: r.name() }),
   // RFC 2782: the target is not compressed (SRV is no RFC 1035 type, RFC 3597 §4)
-  toWire: (v, w) => { w.u16(v.priority).u16(v.weight).u16(v.port).name(v.target); },
+  toWire: (v, w) => {
+    w.u16(v.priority).u16(v.weight).u16(v.port).name(v.target);
+  },
 };

@@ -2,7 +2,11 @@ import { checkFieldCount, MAX_RDATA_OCTETS, parseHex, parseUnsigned, splitFields
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface SSHFPValue { algorithm: number; fingerprintType: number; fingerprint: Buffer }
+export interface SSHFPValue {
+  algorithm: number;
+  fingerprintType: number;
+  fingerprint: Buffer;
+}
 
 /** fingerprint lengths: 1 = SHA-1 (RFC 4255 §3.1.2), 2 = SHA-256 (RFC 6594 §4) */
 const FINGERPRINT_OCTETS: Record<number, number> = { 1: 20, 2: 32 };
@@ -21,7 +25,8 @@ export const SSHFP: RecordTypeDefinition<SSHFPValue> = {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
-    if (!checkFieldCount('SSHFP', split.fields, ['algorithm', 'fingerprint-type', 'fingerprint'], problems, true)) return { ok: false, problems };
+    if (!checkFieldCount('SSHFP', split.fields, ['algorithm', 'fingerprint-type', 'fingerprint'], problems, true))
+      return { ok: false, problems };
     const f = split.fields.map((x) => x.raw);
     // RFC 4255 §3.1: algorithm and fingerprint type are one octet each
     const algorithm = parseUnsigned(f[0], { type: 'SSHFP', name: 'algorithm', max: 255 }, problems);
@@ -29,14 +34,30 @@ export const SSHFP: RecordTypeDefinition<SSHFPValue> = {
     const fingerprint = parseHex(f.slice(2), 'SSHFP fingerprint', problems);
     const need = fingerprintType === undefined ? undefined : FINGERPRINT_OCTETS[fingerprintType];
     if (fingerprint && need !== undefined && fingerprint.length !== need) {
-      problems.push(problem('rdata', 'SSHFP_FINGERPRINT_LENGTH', `rdata: SSHFP fingerprint type ${fingerprintType} needs ${need} octets (${need * 2} hex digits), got ${fingerprint.length}`, need));
+      problems.push(
+        problem(
+          'rdata',
+          'SSHFP_FINGERPRINT_LENGTH',
+          `rdata: SSHFP fingerprint type ${fingerprintType} needs ${need} octets (${need * 2} hex digits), got ${fingerprint.length}`,
+          need,
+        ),
+      );
     }
     if (fingerprint && fingerprint.length + 2 > MAX_RDATA_OCTETS) {
-      problems.push(problem('rdata', 'RDATA_TOO_LONG', `rdata: SSHFP fingerprint is ${fingerprint.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS));
+      problems.push(
+        problem(
+          'rdata',
+          'RDATA_TOO_LONG',
+          `rdata: SSHFP fingerprint is ${fingerprint.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`,
+          MAX_RDATA_OCTETS,
+        ),
+      );
     }
     return finish(problems, () => ({ algorithm: algorithm!, fingerprintType: fingerprintType!, fingerprint: fingerprint! }), SSHFP.format);
   },
   format: (v) => `${v.algorithm} ${v.fingerprintType} ${v.fingerprint.toString('hex').toUpperCase()}`,
   fromWire: (r) => ({ algorithm: r.u8(), fingerprintType: r.u8(), fingerprint: r.rest() }),
-  toWire: (v, w) => { w.u8(v.algorithm).u8(v.fingerprintType).bytes(v.fingerprint); },
+  toWire: (v, w) => {
+    w.u8(v.algorithm).u8(v.fingerprintType).bytes(v.fingerprint);
+  },
 };

@@ -11,8 +11,15 @@ import { Problem, problem } from '../problem';
 import { ParseResult, RecordFieldInfo, RecordTypeDefinition } from './record-type';
 
 /** one SvcParam: the key number and its value in wire form (RFC 9460 §2.2) */
-export interface SvcParam { key: number; value: Buffer }
-export interface SVCBValue { priority: number; target: string; params: SvcParam[] }
+export interface SvcParam {
+  key: number;
+  value: Buffer;
+}
+export interface SVCBValue {
+  priority: number;
+  target: string;
+  params: SvcParam[];
+}
 
 /**
  * the SvcParamKeys registered by RFC 9460 §14.3.2, dohpath (7, RFC 9461 §5) and ohttp (8, RFC 9540 §4); others
@@ -49,8 +56,15 @@ function splitValueList(bytes: Buffer): Buffer[] {
   const items: number[][] = [[]];
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i];
-    if (b === 0x5c && i + 1 < bytes.length) { items[items.length - 1].push(bytes[i + 1]); i++; continue; }
-    if (b === 0x2c) { items.push([]); continue; }
+    if (b === 0x5c && i + 1 < bytes.length) {
+      items[items.length - 1].push(bytes[i + 1]);
+      i++;
+      continue;
+    }
+    if (b === 0x2c) {
+      items.push([]);
+      continue;
+    }
     items[items.length - 1].push(b);
   }
   return items.map((item) => Buffer.from(item));
@@ -130,7 +144,10 @@ function valueToWire(key: number, present: boolean, bytes: Buffer, problems: Pro
       const before = problems.length;
       const decoded = parseBase64(text, `${type} ech`, problems);
       if (!decoded) return undefined;
-      if (decoded.length === 0) { problems.splice(before); return bad('the ECHConfigList is empty'); }
+      if (decoded.length === 0) {
+        problems.splice(before);
+        return bad('the ECHConfigList is empty');
+      }
       return decoded;
     }
     case 6: {
@@ -141,7 +158,8 @@ function valueToWire(key: number, present: boolean, bytes: Buffer, problems: Pro
     }
     case KEY_DOHPATH:
       // RFC 9461 §5: a relative URI template (RFC 6570) for the DoH path, with the "dns" variable
-      if (!text.startsWith('/') || !/\{\?[^}]*\bdns\b[^}]*\}/.test(text)) return bad(`${shorten(text)} is not a relative URI template with the "dns" variable, e.g. /dns-query{?dns} (RFC 9461 §5)`);
+      if (!text.startsWith('/') || !/\{\?[^}]*\bdns\b[^}]*\}/.test(text))
+        return bad(`${shorten(text)} is not a relative URI template with the "dns" variable, e.g. /dns-query{?dns} (RFC 9461 §5)`);
       return Buffer.from(bytes);
     case KEY_OHTTP:
       // RFC 9540 §4: ohttp has no value
@@ -164,7 +182,10 @@ function formatParam(param: SvcParam): string {
     }
     case KEY_ALPN: {
       const ids: Buffer[] = [];
-      for (let i = 0; i < v.length;) { ids.push(v.subarray(i + 1, i + 1 + v[i])); i += 1 + v[i]; }
+      for (let i = 0; i < v.length;) {
+        ids.push(v.subarray(i + 1, i + 1 + v[i]));
+        i += 1 + v[i];
+      }
       return `alpn="${escapeOctets(joinValueList(ids))}"`;
     }
     case KEY_NO_DEFAULT_ALPN:
@@ -201,7 +222,12 @@ function writeSvcb(value: SVCBValue, w: WireWriter): void {
 export const SVCB_FIELDS: RecordFieldInfo[] = [
   { name: 'priority', description: '0 = AliasMode (no parameters), 1–65535 = ServiceMode, lower is preferred', kind: 'int' },
   { name: 'target', description: "target name; '.' means the owner name (ServiceMode) or no service (AliasMode)" },
-  { name: 'params', description: 'key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number', optional: true },
+  {
+    name: 'params',
+    description:
+      'key=value parameters: mandatory, alpn, no-default-alpn, port, ipv4hint, ech, ipv6hint, dohpath, ohttp, keyNNNNN; shown sorted by key number',
+    optional: true,
+  },
 ];
 
 export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] }): RecordTypeDefinition<SVCBValue> {
@@ -216,7 +242,17 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       if (!split.ok) return split;
       const problems: Problem[] = [];
       if (split.fields.length < 2) {
-        return { ok: false, problems: [problem('rdata', 'RDATA_FIELD_COUNT', `rdata: ${type} needs at least 2 fields (priority target [params...]), got ${split.fields.length}`, 2)] };
+        return {
+          ok: false,
+          problems: [
+            problem(
+              'rdata',
+              'RDATA_FIELD_COUNT',
+              `rdata: ${type} needs at least 2 fields (priority target [params...]), got ${split.fields.length}`,
+              2,
+            ),
+          ],
+        };
       }
       const [p, t, ...rest] = split.fields;
       // RFC 9460 §2.2: SvcPriority is a 16-bit integer; TargetName an uncompressed domain name, '.' allowed (§2.5)
@@ -228,11 +264,19 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
         const m = /^([A-Za-z0-9-]+)(=([\s\S]*))?$/.exec(field.raw);
         const key = m ? keyNumber(m[1].toLowerCase()) : undefined;
         if (!m || key === undefined) {
-          problems.push(problem('rdata', 'SVCB_PARAM_UNKNOWN', `rdata: ${type} parameter ${shorten(field.raw)} is not key=value with a known key (${KEY_NAMES.join(', ')}, keyNNNNN)`));
+          problems.push(
+            problem(
+              'rdata',
+              'SVCB_PARAM_UNKNOWN',
+              `rdata: ${type} parameter ${shorten(field.raw)} is not key=value with a known key (${KEY_NAMES.join(', ')}, keyNNNNN)`,
+            ),
+          );
           continue;
         }
         if (key === KEY_INVALID) {
-          problems.push(problem('rdata', 'SVCB_PARAM_UNKNOWN', `rdata: ${type} key65535 is reserved as the invalid key (RFC 9460 §14.3.2)`));
+          problems.push(
+            problem('rdata', 'SVCB_PARAM_UNKNOWN', `rdata: ${type} key65535 is reserved as the invalid key (RFC 9460 §14.3.2)`),
+          );
           continue;
         }
         if (params.some((x) => x.key === key)) {
@@ -244,18 +288,25 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
         let raw = m[3] ?? '';
         if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"')) raw = raw.slice(1, -1);
         else if (raw.includes('"')) {
-          problems.push(problem('rdata', 'INVALID_QUOTING', `rdata: ${type} parameter ${keyName(key)} has a stray double quote in its value`));
+          problems.push(
+            problem('rdata', 'INVALID_QUOTING', `rdata: ${type} parameter ${keyName(key)} has a stray double quote in its value`),
+          );
           continue;
         }
         const decoded = decodeEscapes(raw, 'rdata', `${type} parameter ${keyName(key)}`);
-        if (!decoded.ok) { problems.push(...decoded.problems); continue; }
+        if (!decoded.ok) {
+          problems.push(...decoded.problems);
+          continue;
+        }
         const wire = valueToWire(key, present, decoded.bytes, problems, type);
         if (wire) params.push({ key, value: wire });
       }
       params.sort((a, b) => a.key - b.key);
       if (priority === 0 && rest.length > 0) {
         // RFC 9460 §2.4.2: AliasMode records carry no SvcParams
-        problems.push(problem('rdata', 'SVCB_ALIAS_WITH_PARAMS', `rdata: ${type} with priority 0 (AliasMode) takes no parameters (RFC 9460 §2.4.2)`));
+        problems.push(
+          problem('rdata', 'SVCB_ALIAS_WITH_PARAMS', `rdata: ${type} with priority 0 (AliasMode) takes no parameters (RFC 9460 §2.4.2)`),
+        );
       }
       const mandatory = params.find((x) => x.key === KEY_MANDATORY);
       if (mandatory) {
@@ -263,7 +314,13 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
         for (let i = 0; i < mandatory.value.length; i += 2) {
           const k = mandatory.value.readUInt16BE(i);
           if (!params.some((x) => x.key === k)) {
-            problems.push(problem('rdata', 'SVCB_MANDATORY_MISSING', `rdata: ${type} lists ${keyName(k)} as mandatory but has no ${keyName(k)} parameter (RFC 9460 §8)`));
+            problems.push(
+              problem(
+                'rdata',
+                'SVCB_MANDATORY_MISSING',
+                `rdata: ${type} lists ${keyName(k)} as mandatory but has no ${keyName(k)} parameter (RFC 9460 §8)`,
+              ),
+            );
           }
         }
       }
@@ -275,7 +332,17 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       const value: SVCBValue = { priority: priority!, target: (target as { name: string }).name, params };
       const size = 2 + nameWireLength(value.target) + paramsWireLength(params);
       if (size > MAX_RDATA_OCTETS) {
-        return { ok: false, problems: [problem('rdata', 'RDATA_TOO_LONG', `rdata: ${type} RDATA is ${size} octets; the limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS)] };
+        return {
+          ok: false,
+          problems: [
+            problem(
+              'rdata',
+              'RDATA_TOO_LONG',
+              `rdata: ${type} RDATA is ${size} octets; the limit is ${MAX_RDATA_OCTETS}`,
+              MAX_RDATA_OCTETS,
+            ),
+          ],
+        };
       }
       return { ok: true, value, canonical: definition.format(value) };
     },
@@ -291,7 +358,9 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       }
       return { priority, target, params };
     },
-    toWire: (v, w) => { writeSvcb(v, w); },
+    toWire: (v, w) => {
+      writeSvcb(v, w);
+    },
   };
   return definition;
 }

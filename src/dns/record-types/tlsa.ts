@@ -2,7 +2,12 @@ import { checkFieldCount, MAX_RDATA_OCTETS, parseHex, parseUnsigned, splitFields
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface TLSAValue { usage: number; selector: number; matchingType: number; data: Buffer }
+export interface TLSAValue {
+  usage: number;
+  selector: number;
+  matchingType: number;
+  data: Buffer;
+}
 
 /** matching types with a fixed length: 1 = SHA-256, 2 = SHA-512 (RFC 6698 §2.1.3) */
 const DATA_OCTETS: Record<number, number> = { 1: 32, 2: 64 };
@@ -22,7 +27,8 @@ export const TLSA: RecordTypeDefinition<TLSAValue> = {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
-    if (!checkFieldCount('TLSA', split.fields, ['usage', 'selector', 'matching-type', 'certificate-association-data'], problems, true)) return { ok: false, problems };
+    if (!checkFieldCount('TLSA', split.fields, ['usage', 'selector', 'matching-type', 'certificate-association-data'], problems, true))
+      return { ok: false, problems };
     const f = split.fields.map((x) => x.raw);
     // RFC 6698 §2.1.1–§2.1.3 and its IANA registries: usage 0–3, selector 0–1, matching type 0–2 are defined
     const usage = parseUnsigned(f[0], { type: 'TLSA', name: 'usage', max: 3 }, problems);
@@ -30,14 +36,30 @@ export const TLSA: RecordTypeDefinition<TLSAValue> = {
     const matchingType = parseUnsigned(f[2], { type: 'TLSA', name: 'matching type', max: 2 }, problems);
     const data = parseHex(f.slice(3), 'TLSA certificate association data', problems);
     if (data && matchingType !== undefined && DATA_OCTETS[matchingType] !== undefined && data.length !== DATA_OCTETS[matchingType]) {
-      problems.push(problem('rdata', 'TLSA_DATA_LENGTH', `rdata: TLSA matching type ${matchingType} needs ${DATA_OCTETS[matchingType]} octets (${DATA_OCTETS[matchingType] * 2} hex digits), got ${data.length}`, DATA_OCTETS[matchingType]));
+      problems.push(
+        problem(
+          'rdata',
+          'TLSA_DATA_LENGTH',
+          `rdata: TLSA matching type ${matchingType} needs ${DATA_OCTETS[matchingType]} octets (${DATA_OCTETS[matchingType] * 2} hex digits), got ${data.length}`,
+          DATA_OCTETS[matchingType],
+        ),
+      );
     }
     if (data && data.length + 3 > MAX_RDATA_OCTETS) {
-      problems.push(problem('rdata', 'RDATA_TOO_LONG', `rdata: TLSA data is ${data.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS));
+      problems.push(
+        problem(
+          'rdata',
+          'RDATA_TOO_LONG',
+          `rdata: TLSA data is ${data.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`,
+          MAX_RDATA_OCTETS,
+        ),
+      );
     }
     return finish(problems, () => ({ usage: usage!, selector: selector!, matchingType: matchingType!, data: data! }), TLSA.format);
   },
   format: (v) => `${v.usage} ${v.selector} ${v.matchingType} ${v.data.toString('hex').toUpperCase()}`,
   fromWire: (r) => ({ usage: r.u8(), selector: r.u8(), matchingType: r.u8(), data: r.rest() }),
-  toWire: (v, w) => { w.u8(v.usage).u8(v.selector).u8(v.matchingType).bytes(v.data); },
+  toWire: (v, w) => {
+    w.u8(v.usage).u8(v.selector).u8(v.matchingType).bytes(v.data);
+  },
 };

@@ -2,7 +2,9 @@ import { formatCharacterString, MAX_RDATA_OCTETS, parseCharacterString, splitFie
 import { Problem, problem } from '../problem';
 import { ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface TXTValue { strings: Buffer[] }
+export interface TXTValue {
+  strings: Buffer[];
+}
 
 /**
  * TXT: one or more character-strings (RFC 1035 §3.3.14), each at most 255 octets. An over-long string is
@@ -12,13 +14,22 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
   type: 'TXT',
   code: 16,
   rfcs: ['RFC 1035 §3.3.14', 'RFC 1035 §5.1'],
-  fields: [{ name: 'txt-data', description: 'one or more character-strings, quoted or single words, each at most 255 octets; escapes \\" \\\\ \\DDD', kind: 'texts' }],
+  fields: [
+    {
+      name: 'txt-data',
+      description: 'one or more character-strings, quoted or single words, each at most 255 octets; escapes \\" \\\\ \\DDD',
+      kind: 'texts',
+    },
+  ],
   parse(rdata: string): ParseResult<TXTValue> {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
     if (split.fields.length === 0) {
-      return { ok: false, problems: [problem('rdata', 'RDATA_FIELD_COUNT', 'rdata: TXT needs at least one character-string (use "" for an empty one)', 1)] };
+      return {
+        ok: false,
+        problems: [problem('rdata', 'RDATA_FIELD_COUNT', 'rdata: TXT needs at least one character-string (use "" for an empty one)', 1)],
+      };
     }
     const strings: Buffer[] = [];
     split.fields.forEach((f, i) => {
@@ -30,7 +41,17 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     // RFC 1035 §3.2.1: RDLENGTH is 16 bits; every string costs its length octet too
     const total = strings.reduce((n, s) => n + s.length + 1, 0);
     if (total > MAX_RDATA_OCTETS) {
-      return { ok: false, problems: [problem('rdata', 'RDATA_TOO_LONG', `rdata: TXT data is ${total} octets in wire form; the limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS)] };
+      return {
+        ok: false,
+        problems: [
+          problem(
+            'rdata',
+            'RDATA_TOO_LONG',
+            `rdata: TXT data is ${total} octets in wire form; the limit is ${MAX_RDATA_OCTETS}`,
+            MAX_RDATA_OCTETS,
+          ),
+        ],
+      };
     }
     const value = { strings };
     return { ok: true, value, canonical: TXT.format(value) };
@@ -48,5 +69,7 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     while (r.remaining > 0) strings.push(r.characterString());
     return { strings };
   },
-  toWire: (value, w) => { for (const s of value.strings) w.characterString(s); },
+  toWire: (value, w) => {
+    for (const s of value.strings) w.characterString(s);
+  },
 };

@@ -2,7 +2,11 @@ import { checkFieldCount, formatCharacterString, parseCharacterString, parseUnsi
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface URIValue { priority: number; weight: number; target: Buffer }
+export interface URIValue {
+  priority: number;
+  weight: number;
+  target: Buffer;
+}
 
 /** URI (RFC 7553 §4): priority, weight and a URI written as one quoted string; on the wire the URI fills the rest */
 export const URI: RecordTypeDefinition<URIValue> = {
@@ -25,10 +29,13 @@ export const URI: RecordTypeDefinition<URIValue> = {
     // RFC 7553 §4.4: the target is not a <character-string>, so it may exceed 255 octets
     const target = parseCharacterString(f[2], 'rdata', 'URI target', 65535 - 4);
     if (!target.ok) problems.push(...target.problems);
-    else if (target.bytes.length === 0) problems.push(problem('rdata', 'URI_TARGET_EMPTY', 'rdata: the URI target is empty; RFC 7553 §4.4 needs a URI'));
+    else if (target.bytes.length === 0)
+      problems.push(problem('rdata', 'URI_TARGET_EMPTY', 'rdata: the URI target is empty; RFC 7553 §4.4 needs a URI'));
     return finish(problems, () => ({ priority: priority!, weight: weight!, target: (target as { bytes: Buffer }).bytes }), URI.format);
   },
   format: (v) => `${v.priority} ${v.weight} ${formatCharacterString(v.target)}`,
   fromWire: (r) => ({ priority: r.u16(), weight: r.u16(), target: r.rest() }),
-  toWire: (v, w) => { w.u16(v.priority).u16(v.weight).bytes(v.target); },
+  toWire: (v, w) => {
+    w.u16(v.priority).u16(v.weight).bytes(v.target);
+  },
 };

@@ -2,7 +2,12 @@ import { checkFieldCount, MAX_RDATA_OCTETS, parseHex, parseUnsigned, splitFields
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
-export interface ZONEMDValue { serial: number; scheme: number; algorithm: number; digest: Buffer }
+export interface ZONEMDValue {
+  serial: number;
+  scheme: number;
+  algorithm: number;
+  digest: Buffer;
+}
 
 /** digest lengths of the registered hash algorithms: 1 SHA-384, 2 SHA-512 (RFC 8976 §5.3) */
 const DIGEST_OCTETS: Record<number, number> = { 1: 48, 2: 64 };
@@ -28,7 +33,8 @@ export const ZONEMD: RecordTypeDefinition<ZONEMDValue> = {
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
-    if (!checkFieldCount('ZONEMD', split.fields, ['serial', 'scheme', 'hash-algorithm', 'digest'], problems, true)) return { ok: false, problems };
+    if (!checkFieldCount('ZONEMD', split.fields, ['serial', 'scheme', 'hash-algorithm', 'digest'], problems, true))
+      return { ok: false, problems };
     const f = split.fields.map((x) => x.raw);
     const serial = parseUnsigned(f[0], { type: 'ZONEMD', name: 'serial', max: 4294967295 }, problems);
     const scheme = parseUnsigned(f[1], { type: 'ZONEMD', name: 'scheme', max: 255 }, problems);
@@ -36,15 +42,39 @@ export const ZONEMD: RecordTypeDefinition<ZONEMDValue> = {
     const digest = parseHex(f.slice(3), 'ZONEMD digest', problems);
     const expected = algorithm === undefined ? undefined : DIGEST_OCTETS[algorithm];
     if (digest && expected !== undefined && digest.length !== expected) {
-      problems.push(problem('rdata', 'ZONEMD_DIGEST_LENGTH', `rdata: ZONEMD hash algorithm ${algorithm} needs a ${expected}-octet digest, got ${digest.length} octets`, expected));
+      problems.push(
+        problem(
+          'rdata',
+          'ZONEMD_DIGEST_LENGTH',
+          `rdata: ZONEMD hash algorithm ${algorithm} needs a ${expected}-octet digest, got ${digest.length} octets`,
+          expected,
+        ),
+      );
     } else if (digest && digest.length < MIN_DIGEST_OCTETS) {
-      problems.push(problem('rdata', 'ZONEMD_DIGEST_LENGTH', `rdata: a ZONEMD digest is at least ${MIN_DIGEST_OCTETS} octets (RFC 8976 §2.2.4), got ${digest.length}`, MIN_DIGEST_OCTETS));
+      problems.push(
+        problem(
+          'rdata',
+          'ZONEMD_DIGEST_LENGTH',
+          `rdata: a ZONEMD digest is at least ${MIN_DIGEST_OCTETS} octets (RFC 8976 §2.2.4), got ${digest.length}`,
+          MIN_DIGEST_OCTETS,
+        ),
+      );
     }
-    if (digest && digest.length + 6 > MAX_RDATA_OCTETS) problems.push(problem('rdata', 'RDATA_TOO_LONG', `rdata: ZONEMD digest is ${digest.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`, MAX_RDATA_OCTETS));
+    if (digest && digest.length + 6 > MAX_RDATA_OCTETS)
+      problems.push(
+        problem(
+          'rdata',
+          'RDATA_TOO_LONG',
+          `rdata: ZONEMD digest is ${digest.length} octets; the RDATA limit is ${MAX_RDATA_OCTETS}`,
+          MAX_RDATA_OCTETS,
+        ),
+      );
     return finish(problems, () => ({ serial: serial!, scheme: scheme!, algorithm: algorithm!, digest: digest! }), ZONEMD.format);
   },
   format: (v) => `${v.serial} ${v.scheme} ${v.algorithm} ${v.digest.toString('hex').toUpperCase()}`,
   // RFC 8976 §2.2: SERIAL (32), SCHEME (8), HASH ALGORITHM (8), DIGEST
   fromWire: (r) => ({ serial: r.u32(), scheme: r.u8(), algorithm: r.u8(), digest: r.rest() }),
-  toWire: (v, w) => { w.u32(v.serial).u8(v.scheme).u8(v.algorithm).bytes(v.digest); },
+  toWire: (v, w) => {
+    w.u32(v.serial).u8(v.scheme).u8(v.algorithm).bytes(v.digest);
+  },
 };

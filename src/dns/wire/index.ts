@@ -11,8 +11,31 @@ export { WireWriter } from './writer';
 export type { NameRules } from './writer';
 export { COMPRESSIBLE_RDATA_TYPES, LOWERCASED_RDATA_TYPES } from './rules';
 export {
-  CLASS, classMnemonic, encodeMessage, FLAG, MessageWriter, OPCODE, opcodeOf, outgoingRecord, readEdns, readRdata, readWireMessage, TYPE_OPT, typedRdata, typeMnemonic,
+  CLASS,
+  classMnemonic,
+  encodeMessage,
+  FLAG,
+  MessageWriter,
+  OPCODE,
+  opcodeOf,
+  outgoingRecord,
+  readEdns,
+  readRdata,
+  readWireMessage,
+  TYPE_OPT,
+  typedRdata,
+  typeMnemonic,
 } from './message';
-export type { Edns, EdnsOption, OutgoingMessage, OutgoingRdata, OutgoingRecord, Section, WireMessage, WireQuestion, WireRecord } from './message';
+export type {
+  Edns,
+  EdnsOption,
+  OutgoingMessage,
+  OutgoingRdata,
+  OutgoingRecord,
+  Section,
+  WireMessage,
+  WireQuestion,
+  WireRecord,
+} from './message';
 export { canonicalRecordWire, canonicalRRsetOrder, compareCanonicalNames, rdataToWire } from './canonical';
 export * from './tsig';

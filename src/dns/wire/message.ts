@@ -30,8 +30,18 @@ export const opcodeOf = (flags: number): number => (flags >> 11) & 0xf;
  * and the signer's types. Any other code is named by the record types' registry, or `TYPEnnn` (RFC 3597 §5).
  */
 const OTHER_TYPES = new Map<number, string>([
-  [41, 'OPT'], [46, 'RRSIG'], [47, 'NSEC'], [50, 'NSEC3'], [51, 'NSEC3PARAM'],
-  [249, 'TKEY'], [250, 'TSIG'], [251, 'IXFR'], [252, 'AXFR'], [253, 'MAILB'], [254, 'MAILA'], [255, 'ANY'],
+  [41, 'OPT'],
+  [46, 'RRSIG'],
+  [47, 'NSEC'],
+  [50, 'NSEC3'],
+  [51, 'NSEC3PARAM'],
+  [249, 'TKEY'],
+  [250, 'TSIG'],
+  [251, 'IXFR'],
+  [252, 'AXFR'],
+  [253, 'MAILB'],
+  [254, 'MAILA'],
+  [255, 'ANY'],
 ]);
 
 /** the mnemonic of a type code: `MX`, `AXFR`, `TYPE65280` */
@@ -39,7 +49,13 @@ export function typeMnemonic(code: number): string {
   return OTHER_TYPES.get(code) ?? getRecordType(`TYPE${code}`)?.type ?? `TYPE${code}`;
 }
 
-const CLASS_NAMES = new Map<number, string>([[1, 'IN'], [3, 'CH'], [4, 'HS'], [254, 'NONE'], [255, 'ANY']]);
+const CLASS_NAMES = new Map<number, string>([
+  [1, 'IN'],
+  [3, 'CH'],
+  [4, 'HS'],
+  [254, 'NONE'],
+  [255, 'ANY'],
+]);
 /** the mnemonic of a class: `IN`, `CH`, `CLASS42` (RFC 3597 §5) */
 export const classMnemonic = (code: number): string => CLASS_NAMES.get(code) ?? `CLASS${code}`;
 
@@ -56,7 +72,11 @@ export interface WireRecord {
   rdataLength: number;
 }
 
-export interface WireQuestion { name: string; type: number; klass: number }
+export interface WireQuestion {
+  name: string;
+  type: number;
+  klass: number;
+}
 
 /** A message's sections as framed records; for an UPDATE: zone, prerequisites, updates, additional (RFC 2136 §2). */
 export interface WireMessage {
@@ -124,7 +144,10 @@ export function readRdata<V>(message: Buffer, record: WireRecord, definition: Re
   return value;
 }
 
-export interface EdnsOption { code: number; data: Buffer }
+export interface EdnsOption {
+  code: number;
+  data: Buffer;
+}
 
 /** the OPT pseudo-record's fields (RFC 6891 §6.1.2, §6.1.3) */
 export interface Edns {
@@ -202,7 +225,9 @@ export class MessageWriter {
     this.enter(SECTION_INDEX[section]);
     const w = this.writer;
     w.name(record.name, { compress: true, lowercase: false });
-    w.u16(record.type).u16(record.klass).u32(record.ttl >>> 0);
+    w.u16(record.type)
+      .u16(record.klass)
+      .u32(record.ttl >>> 0);
     const at = w.beginLength();
     if (Buffer.isBuffer(record.rdata)) {
       w.bytes(record.rdata);

@@ -66,17 +66,23 @@ export function wireLabels(absoluteName: string): Buffer[] {
   const labels = isPlainName(name) ? name.split('.').map((l) => Buffer.from(l, 'latin1')) : nameLabels(name);
   let total = 1;
   for (const label of labels) {
-    if (label.length === 0 || label.length > MAX_LABEL_OCTETS) throw new RangeError(`the name ${absoluteName} has a label of ${label.length} octets (RFC 1035 §2.3.4: 1–63)`);
+    if (label.length === 0 || label.length > MAX_LABEL_OCTETS)
+      throw new RangeError(`the name ${absoluteName} has a label of ${label.length} octets (RFC 1035 §2.3.4: 1–63)`);
     total += label.length + 1;
   }
-  if (total > MAX_NAME_OCTETS) throw new RangeError(`the name ${absoluteName} is ${total} octets in wire form (RFC 1035 §2.3.4: at most 255)`);
+  if (total > MAX_NAME_OCTETS)
+    throw new RangeError(`the name ${absoluteName} is ${total} octets in wire form (RFC 1035 §2.3.4: at most 255)`);
   return labels;
 }
 
 /** ASCII letters lower-cased, every other octet as it is (RFC 4034 §6.2, RFC 4343 §2: only A–Z fold) */
 export function lowercaseLabel(label: Buffer): Buffer {
   let upper = false;
-  for (const b of label) if (b >= 0x41 && b <= 0x5a) { upper = true; break; }
+  for (const b of label)
+    if (b >= 0x41 && b <= 0x5a) {
+      upper = true;
+      break;
+    }
   if (!upper) return label;
   return Buffer.from(label.map((b) => (b >= 0x41 && b <= 0x5a ? b + 0x20 : b)));
 }

@@ -14,7 +14,11 @@ export class RdataReader {
   private position: number;
   private readonly end: number;
 
-  constructor(private readonly message: Buffer, start: number, length: number) {
+  constructor(
+    private readonly message: Buffer,
+    start: number,
+    length: number,
+  ) {
     this.position = start;
     this.end = start + length;
     if (this.end > message.length) throw new WireFormatError('RDATA runs past the message');
@@ -82,4 +86,3 @@ export class RdataReader {
     if (this.position !== this.end) throw new WireFormatError('RDATA is longer than its fields');
   }
 }
-

@@ -92,8 +92,15 @@ function unsignedPart(message: Buffer, start: number, originalId: number): Buffe
 /** the TSIG variables (§4.3.3): key name, CLASS ANY, TTL 0, algorithm name (names in canonical form), time signed, fudge, error, other */
 function variables(keyName: string, algorithm: TsigAlgorithm, timeSigned: number, fudge: number, error: number, other: Buffer): Buffer {
   return new WireWriter({ size: 96 + other.length })
-    .bytes(canonicalName(keyName)).u16(CLASS_ANY).u32(0).bytes(canonicalName(algorithm))
-    .u48(timeSigned).u16(fudge).u16(error).u16(other.length).bytes(other)
+    .bytes(canonicalName(keyName))
+    .u16(CLASS_ANY)
+    .u32(0)
+    .bytes(canonicalName(algorithm))
+    .u48(timeSigned)
+    .u16(fudge)
+    .u16(error)
+    .u16(other.length)
+    .bytes(other)
     .toBuffer();
 }
 
@@ -147,8 +154,16 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions 
   const writer = new WireWriter({ size: message.length + 128 + other.length });
   writer.bytes(message).bytes(canonicalName(key.name)).u16(TSIG_TYPE).u16(CLASS_ANY).u32(0);
   const rdlength = writer.beginLength();
-  writer.bytes(canonicalName(options.algorithmName ?? key.algorithm)).u48(time).u16(fudge).u16(mac.length).bytes(mac)
-    .u16(message.readUInt16BE(0)).u16(error).u16(other.length).bytes(other);
+  writer
+    .bytes(canonicalName(options.algorithmName ?? key.algorithm))
+    .u48(time)
+    .u16(fudge)
+    .u16(mac.length)
+    .bytes(mac)
+    .u16(message.readUInt16BE(0))
+    .u16(error)
+    .u16(other.length)
+    .bytes(other);
   writer.endLength(rdlength);
   const signed = writer.toBuffer();
   signed.writeUInt16BE(signed.readUInt16BE(10) + 1, 10);
@@ -166,7 +181,11 @@ export type VerifyResult =
  * Verifies the TSIG of a message with our key (RFC 8945 §5.2 for requests; with `requestMac` for a response to
  * our own signed request, §5.3.3... §5.4).
  */
-export function verifyMessage(message: Buffer, key: TsigKey | undefined, options: { requestMac?: Buffer; now?: number; found?: ReturnType<typeof findTsig> } = {}): VerifyResult {
+export function verifyMessage(
+  message: Buffer,
+  key: TsigKey | undefined,
+  options: { requestMac?: Buffer; now?: number; found?: ReturnType<typeof findTsig> } = {},
+): VerifyResult {
   let found: ReturnType<typeof findTsig>;
   try {
     found = options.found ?? findTsig(message);

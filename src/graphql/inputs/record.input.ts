@@ -26,7 +26,10 @@ export class RecordInput {
   @MaxLength(70000, { message: 'rdata must be at most 70000 characters' })
   rdata?: string | null;
 
-  @Field(() => RecordDataInput, { nullable: true, description: 'RDATA as typed fields (the member of the record’s type); or give `rdata` instead.' })
+  @Field(() => RecordDataInput, {
+    nullable: true,
+    description: 'RDATA as typed fields (the member of the record’s type); or give `rdata` instead.',
+  })
   data?: RecordDataInput | null;
 
   @Field(() => Int, { description: 'One of the allowed TTL values (ALLOWED_TTLS).' })

@@ -54,7 +54,8 @@ export class DomainResolver {
   }
 
   @FieldResolver(() => [RecordType], {
-    description: "The zone's records in id order, optionally filtered: at most `first`, MAX_PAGE_SIZE without it (recordsConnection pages through more).",
+    description:
+      "The zone's records in id order, optionally filtered: at most `first`, MAX_PAGE_SIZE without it (recordsConnection pages through more).",
     complexity: nestedListComplexity,
   })
   records(@Args({ validate: false }) args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
@@ -69,7 +70,8 @@ export class DomainResolver {
   }
 
   @FieldResolver(() => RecordConnection, {
-    description: "The zone's records as pages (first, after, totalCount), optionally filtered; batched over all zones of the answer in one statement.",
+    description:
+      "The zone's records as pages (first, after, totalCount), optionally filtered; batched over all zones of the answer in one statement.",
     complexity: listComplexity,
   })
   recordsConnection(@Args({ validate: false }) args: NestedRecordPageArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {

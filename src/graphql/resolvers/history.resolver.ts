@@ -9,7 +9,9 @@ import { parseOptionalId } from '../inputs/ids';
 import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
 
-@ObjectType('ChangeAuthor', { description: 'Who made a change: the API key or, for a DNS UPDATE, the TSIG key, and its user (none for an admin key).' })
+@ObjectType('ChangeAuthor', {
+  description: 'Who made a change: the API key or, for a DNS UPDATE, the TSIG key, and its user (none for an admin key).',
+})
 class ChangeAuthor {
   @Field(() => ID, { nullable: true, description: 'The API key; null for a DNS UPDATE.' })
   keyId!: number | null;
@@ -85,16 +87,27 @@ class ChangesArgs {
 
 export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
   ...row,
-  author: row.authorKeyId === null && row.authorTsigKeyId === null
-    ? null
-    : { keyId: row.authorKeyId, tsigKeyId: row.authorTsigKeyId, keyName: row.authorKeyName, userId: row.authorUserId, admin: row.authorUserId === null },
+  author:
+    row.authorKeyId === null && row.authorTsigKeyId === null
+      ? null
+      : {
+          keyId: row.authorKeyId,
+          tsigKeyId: row.authorTsigKeyId,
+          keyName: row.authorKeyName,
+          userId: row.authorUserId,
+          admin: row.authorUserId === null,
+        },
 });
 
 /** The change history of a zone: `Domain.changes`, `Domain.diff` and `revertZone` (HistoryService). */
 @Resolver(() => DomainType)
 export class HistoryResolver {
   @FieldResolver(() => ZoneChangeConnection, { description: 'The zone’s committed changes, newest first.', complexity: listComplexity })
-  async changes(@Root() domain: DomainType, @Args() args: ChangesArgs, @Ctx() ctx: GraphQLContext): Promise<ConnectionValue<ZoneChangeEntry>> {
+  async changes(
+    @Root() domain: DomainType,
+    @Args() args: ChangesArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConnectionValue<ZoneChangeEntry>> {
     const beforeId = parseOptionalId(args.after, 'after');
     const rows = await ctx.services.history.list(ctx, domain, { first: args.first + 1, beforeId });
     const nodes = rows.slice(0, args.first).map(toEntry);
@@ -106,18 +119,23 @@ export class HistoryResolver {
     };
   }
 
-  @FieldResolver(() => ZoneDiff, { description: 'The records removed and added between two serials of the zone (either order).', complexity: 20 })
+  @FieldResolver(() => ZoneDiff, {
+    description: 'The records removed and added between two serials of the zone (either order).',
+    complexity: 20,
+  })
   diff(
     @Root() domain: DomainType,
     @Arg('fromSerial', () => SerialScalar) fromSerial: number,
-    @Arg('toSerial', () => SerialScalar, { nullable: true, description: 'Default: the current serial.' }) toSerial: number | null | undefined,
+    @Arg('toSerial', () => SerialScalar, { nullable: true, description: 'Default: the current serial.' })
+    toSerial: number | null | undefined,
     @Ctx() ctx: GraphQLContext,
   ) {
     return ctx.services.history.diff(ctx, domain, fromSerial, toSerial ?? domain.serial);
   }
 
   @Mutation(() => ZoneChangesResult, {
-    description: 'Brings a zone back to the records it had at toSerial, as a new change set (all or nothing, rules checked, the serial rises). expectSerial defaults to the serial read now. A serial older than the kept history: HISTORY_EXPIRED.',
+    description:
+      'Brings a zone back to the records it had at toSerial, as a new change set (all or nothing, rules checked, the serial rises). expectSerial defaults to the serial read now. A serial older than the kept history: HISTORY_EXPIRED.',
   })
   async revertZone(
     @Arg('zone') zone: string,

@@ -78,7 +78,11 @@ export class LiveResolver {
     description: 'The zone’s propagation each time a secondary’s state or served serial changes.',
     subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'propagation'),
   })
-  async propagationChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string, @Ctx() ctx: GraphQLContext): Promise<PropagationChangedEvent> {
+  async propagationChanged(
+    @Root() event: LiveEvent,
+    @Arg('zone') _zone: string,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<PropagationChangedEvent> {
     if (event.kind !== 'propagation') throw new Error('unexpected event');
     const status = await ctx.services.propagation.ofZone(ctx.db, event.domainId);
     return { zone: event.zone, propagation: (status ?? ctx.services.propagation.gone(0)) as PropagationType };

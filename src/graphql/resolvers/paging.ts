@@ -49,6 +49,7 @@ export function nestedPage(args: { first: number; after?: string | null }, ctx: 
   if (!Number.isInteger(args.first) || args.first < 1) throw DomainError.invalid('first', 'first must be at least 1', 'MIN');
   const first = firstOf(args, ctx);
   if (args.after === null || args.after === undefined) return { first };
-  if (!/^\d{1,16}$/.test(args.after)) throw DomainError.invalid('after', 'after must be a cursor returned as pageInfo.endCursor', 'INVALID_CURSOR');
+  if (!/^\d{1,16}$/.test(args.after))
+    throw DomainError.invalid('after', 'after must be a cursor returned as pageInfo.endCursor', 'INVALID_CURSOR');
   return { first, after: Number(args.after) };
 }

@@ -6,7 +6,10 @@ import { PropagationType } from '../types/propagation.type';
 /** `Domain.propagation`: the zone's propagation to the secondaries, kept by the propagation worker, read through PropagationStatusService. */
 @Resolver(() => DomainType)
 export class PropagationResolver {
-  @FieldResolver(() => PropagationType, { description: 'Propagation of the current serial to each secondary name server (SECONDARIES).', complexity: 5 })
+  @FieldResolver(() => PropagationType, {
+    description: 'Propagation of the current serial to each secondary name server (SECONDARIES).',
+    complexity: 5,
+  })
   async propagation(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<PropagationType> {
     const status = await ctx.services.propagation.ofZone(ctx.db, domain.id);
     // the zone was visible to this request a moment ago; deleted since: nothing left to propagate

@@ -51,12 +51,18 @@ export class RecordResolver {
     return true;
   }
 
-  @FieldResolver(() => RecordTypeEnum, { nullable: true, description: 'The type as an enum; null for an RFC 3597 TYPEnnn type (see `type`).' })
+  @FieldResolver(() => RecordTypeEnum, {
+    nullable: true,
+    description: 'The type as an enum; null for an RFC 3597 TYPEnnn type (see `type`).',
+  })
   recordType(@Root() record: RecordType): string | null {
     return recordTypeOf(record.type);
   }
 
-  @FieldResolver(() => RecordDataUnion, { nullable: true, description: 'The RDATA as typed fields (one object type per record type; the same data as `rdata`).' })
+  @FieldResolver(() => RecordDataUnion, {
+    nullable: true,
+    description: 'The RDATA as typed fields (one object type per record type; the same data as `rdata`).',
+  })
   data(@Root() record: RecordType) {
     return recordData(record.type, record.rdata);
   }

@@ -11,9 +11,15 @@ export class TsigKeyResolver {
     return ctx.services.tsigKeys.list(ctx, parseOptionalId(userId, 'userId'));
   }
 
-  @Mutation(() => CreatedTsigKeyType, { description: 'Creates a TSIG key that updates this user’s zones by DNS UPDATE (RFC 2136); the secret is returned once.' })
+  @Mutation(() => CreatedTsigKeyType, {
+    description: 'Creates a TSIG key that updates this user’s zones by DNS UPDATE (RFC 2136); the secret is returned once.',
+  })
   createTsigKey(@Arg('input') input: CreateTsigKeyInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.tsigKeys.create(ctx, { userId: parseOptionalId(input.userId ?? undefined, 'userId') ?? null, name: input.name, algorithm: input.algorithm });
+    return ctx.services.tsigKeys.create(ctx, {
+      userId: parseOptionalId(input.userId ?? undefined, 'userId') ?? null,
+      name: input.name,
+      algorithm: input.algorithm,
+    });
   }
 
   @Mutation(() => TsigKeyType, { description: 'Revokes a TSIG key: the next UPDATE signed with it is refused (NOTAUTH, BADKEY).' })

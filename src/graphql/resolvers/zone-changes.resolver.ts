@@ -82,7 +82,8 @@ export class ZoneChangesResult {
 @Resolver()
 export class ZoneChangesResolver {
   @Mutation(() => ZoneChangesResult, {
-    description: 'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
+    description:
+      'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
   })
   applyZoneChanges(
     @Arg('zone') zone: string,

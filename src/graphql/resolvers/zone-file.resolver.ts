@@ -68,7 +68,9 @@ class ZoneImportResult {
   @Field({ description: 'Whether this was a dry run (nothing written).' })
   dryRun!: boolean;
 
-  @Field(() => [ZoneImportDropped], { description: 'DNSSEC records a signer writes (RRSIG, NSEC, NSEC3, NSEC3PARAM), dropped on import: the primary does not sign.' })
+  @Field(() => [ZoneImportDropped], {
+    description: 'DNSSEC records a signer writes (RRSIG, NSEC, NSEC3, NSEC3PARAM), dropped on import: the primary does not sign.',
+  })
   dropped!: ZoneImportDropped[];
 
   @Field(() => [ZoneImportWarning])
@@ -81,7 +83,10 @@ class ZoneImportResult {
   removedRecords?: string[];
 }
 
-@ObjectType('ZoneCheckWarning', { simpleResolvers: true, description: 'A problem of a zone that named-checkzone would flag: the zone is served, but less than meant.' })
+@ObjectType('ZoneCheckWarning', {
+  simpleResolvers: true,
+  description: 'A problem of a zone that named-checkzone would flag: the zone is served, but less than meant.',
+})
 export class ZoneCheckWarningType {
   @Field({ description: "The owner of the record concerned ('@' = apex)." })
   owner!: string;
@@ -126,17 +131,25 @@ export class ZoneFileResolver {
     return ctx.services.zoneFiles.export(ctx, { name: zone });
   }
 
-  @Query(() => ZoneCheckType, { description: "The zone checks over a whole zone (as named-checkzone's): warnings, not refusals; writes and imports report the same warnings for what they touch.", complexity: 50 })
+  @Query(() => ZoneCheckType, {
+    description:
+      "The zone checks over a whole zone (as named-checkzone's): warnings, not refusals; writes and imports report the same warnings for what they touch.",
+    complexity: 50,
+  })
   checkZone(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.zoneFiles.check(ctx, { name: zone });
   }
 
-  @Mutation(() => ZoneImportResult, { description: 'Imports a master file into an existing zone, all or nothing; problems come with their line numbers, warnings and dropped DNSSEC records in the result.' })
+  @Mutation(() => ZoneImportResult, {
+    description:
+      'Imports a master file into an existing zone, all or nothing; problems come with their line numbers, warnings and dropped DNSSEC records in the result.',
+  })
   importZone(
     @Arg('zone') zone: string,
     @Arg('text') text: string,
     @Arg('mode', () => ZoneImportMode, { defaultValue: ZoneImportMode.REPLACE }) mode: ZoneImportMode,
-    @Arg('dryRun', { defaultValue: false, description: 'Answer the diff, warnings and dropped records, and write nothing.' }) dryRun: boolean,
+    @Arg('dryRun', { defaultValue: false, description: 'Answer the diff, warnings and dropped records, and write nothing.' })
+    dryRun: boolean,
     @Arg('ttlPolicy', () => ZoneImportTtlPolicy, { defaultValue: ZoneImportTtlPolicy.REFUSE }) ttlPolicy: ZoneImportTtlPolicy,
     @Ctx() ctx: GraphQLContext,
   ) {

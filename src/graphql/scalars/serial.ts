@@ -5,9 +5,15 @@ const MAX_SERIAL = 4_294_967_295;
 /** a serial or a message saying what is wrong with the value */
 function checkSerial(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_SERIAL) {
-    throw new GraphQLError(`Serial must be a whole number from 0 to ${MAX_SERIAL} (an unsigned 32-bit SOA serial, RFC 1982); got ${JSON.stringify(value)}`, {
-      extensions: { code: 'INVALID_INPUT', details: [{ field: 'serial', code: 'INVALID_SERIAL', message: `serial: a whole number from 0 to ${MAX_SERIAL}` }] },
-    });
+    throw new GraphQLError(
+      `Serial must be a whole number from 0 to ${MAX_SERIAL} (an unsigned 32-bit SOA serial, RFC 1982); got ${JSON.stringify(value)}`,
+      {
+        extensions: {
+          code: 'INVALID_INPUT',
+          details: [{ field: 'serial', code: 'INVALID_SERIAL', message: `serial: a whole number from 0 to ${MAX_SERIAL}` }],
+        },
+      },
+    );
   }
   return value;
 }
@@ -19,11 +25,13 @@ function checkSerial(value: unknown): number {
  */
 export const SerialScalar = new GraphQLScalarType({
   name: 'Serial',
-  description: 'An SOA serial: a whole number from 0 to 4294967295 (unsigned 32 bits, RFC 1035 §3.3.13), ordered by serial number arithmetic (RFC 1982).',
+  description:
+    'An SOA serial: a whole number from 0 to 4294967295 (unsigned 32 bits, RFC 1035 §3.3.13), ordered by serial number arithmetic (RFC 1982).',
   serialize: (value) => checkSerial(typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
   parseValue: checkSerial,
   parseLiteral(ast) {
-    if (ast.kind !== Kind.INT) throw new GraphQLError('Serial must be a whole number literal', { nodes: ast, extensions: { code: 'INVALID_INPUT' } });
+    if (ast.kind !== Kind.INT)
+      throw new GraphQLError('Serial must be a whole number literal', { nodes: ast, extensions: { code: 'INVALID_INPUT' } });
     return checkSerial(Number(ast.value));
   },
 });

@@ -10,7 +10,8 @@ export enum PropagationStateEnum {
 
 registerEnumType(PropagationStateEnum, {
   name: 'PropagationState',
-  description: 'pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error); no_secondaries (of a zone only): SECONDARIES is empty, nothing to propagate to.',
+  description:
+    'pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error); no_secondaries (of a zone only): SECONDARIES is empty, nothing to propagate to.',
 });
 
 @ObjectType('ServerPropagation', { simpleResolvers: true, description: 'The state of one zone on one secondary name server.' })
@@ -31,15 +32,24 @@ export class ServerPropagationType {
   updatedAt!: Date | null;
 }
 
-@ObjectType('Propagation', { simpleResolvers: true, description: 'How far the current version of a zone has reached its secondary name servers.' })
+@ObjectType('Propagation', {
+  simpleResolvers: true,
+  description: 'How far the current version of a zone has reached its secondary name servers.',
+})
 export class PropagationType {
   @Field(() => SerialScalar, { description: 'The zone’s current SOA serial.' })
   serial!: number;
 
-  @Field(() => PropagationStateEnum, { description: 'no_secondaries when none is configured, else error if any server is in error, else pending if any is pending, else in_sync.' })
+  @Field(() => PropagationStateEnum, {
+    description:
+      'no_secondaries when none is configured, else error if any server is in error, else pending if any is pending, else in_sync.',
+  })
   state!: PropagationStateEnum;
 
-  @Field(() => String, { nullable: true, description: 'Why the zone is in its state, in words, where the servers do not tell (e.g. "no secondaries configured").' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the zone is in its state, in words, where the servers do not tell (e.g. "no secondaries configured").',
+  })
   message!: string | null;
 
   @Field(() => [ServerPropagationType], { description: 'One entry per configured secondary (SECONDARIES), in its order.' })

@@ -41,7 +41,9 @@ function dataObjectType(definition: RecordTypeDefinition, name: string): ClassTy
 }
 
 const GENERIC = genericType(65280);
-const OBJECT_TYPES = new Map<string, ClassType>(listRecordTypes().map((definition) => [definition.type, dataObjectType(definition, `${definition.type}Data`)]));
+const OBJECT_TYPES = new Map<string, ClassType>(
+  listRecordTypes().map((definition) => [definition.type, dataObjectType(definition, `${definition.type}Data`)]),
+);
 const GENERIC_OBJECT_TYPE = dataObjectType({ ...GENERIC, type: 'TYPEnnn', rfcs: ['RFC 3597 §5'] }, 'GenericData');
 
 export const RecordDataUnion = createUnionType({
@@ -63,14 +65,19 @@ function dataInputType(definition: RecordTypeDefinition): ClassType {
   const name = `${definition.type}DataInput`;
   const target = namedClass(name);
   for (const field of definition.fields) {
-    Field(() => scalarOf(field), { nullable: Boolean(field.optional), description: field.description })(target.prototype, fieldApiName(field.name));
+    Field(() => scalarOf(field), { nullable: Boolean(field.optional), description: field.description })(
+      target.prototype,
+      fieldApiName(field.name),
+    );
   }
   InputType(name, { description: describe(definition) })(target);
   return target;
 }
 
 /** `RecordInput.data`: exactly one field, the record's type's, holding its RDATA fields */
-@InputType('RecordDataInput', { description: 'RDATA as typed fields: set exactly one member, the one of the record’s type (RFC 3597 TYPEnnn: use rdata).' })
+@InputType('RecordDataInput', {
+  description: 'RDATA as typed fields: set exactly one member, the one of the record’s type (RFC 3597 TYPEnnn: use rdata).',
+})
 export class RecordDataInput {
   [type: string]: Record<string, unknown> | undefined;
 }

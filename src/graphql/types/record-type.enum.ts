@@ -11,7 +11,8 @@ export const RecordTypeEnum: Record<string, string> = Object.fromEntries(listRec
 
 registerEnumType(RecordTypeEnum, {
   name: 'RecordType',
-  description: 'The record types the DNS model knows (the `recordTypes` query lists their RDATA fields). RFC 3597 TYPEnnn types go through the String `type` fields.',
+  description:
+    'The record types the DNS model knows (the `recordTypes` query lists their RDATA fields). RFC 3597 TYPEnnn types go through the String `type` fields.',
   valuesConfig: Object.fromEntries(listRecordTypes().map((t) => [t.type, { description: t.rfcs.join(', ') }])),
 });
 
@@ -25,7 +26,11 @@ export function typeFilter(type: string | null | undefined, recordType: string |
   const text = type?.toUpperCase() ?? undefined;
   const chosen = recordType ?? undefined;
   if (text !== undefined && chosen !== undefined && text !== chosen) {
-    throw DomainError.invalid('recordType', `recordType: ${chosen} and type: ${text} ask for different types; give one of them`, 'CONFLICTING_TYPE_FILTERS');
+    throw DomainError.invalid(
+      'recordType',
+      `recordType: ${chosen} and type: ${text} ask for different types; give one of them`,
+      'CONFLICTING_TYPE_FILTERS',
+    );
   }
   return chosen ?? text;
 }

@@ -8,7 +8,7 @@ export class TsigKeyType {
   @Field(() => ID)
   id!: number;
 
-  @Field(() => ID, { nullable: true, description: "The user whose zones it updates; null for an admin key (any zone)." })
+  @Field(() => ID, { nullable: true, description: 'The user whose zones it updates; null for an admin key (any zone).' })
   userId!: number | null;
 
   @Field({ description: 'The key name, as nsupdate -y and certbot give it (lower case, no final dot).' })

@@ -34,7 +34,10 @@ export interface CatalogStep {
   serialBefore: number;
   serialAfter: number;
   /** the step's journal records: the SOA at both serials, and the PTRs of the members that left and joined */
-  journal(members: { added?: { id: number; name: string }[]; removed?: { id: number; name: string }[] }): { removed: JournalRecord[]; added: JournalRecord[] };
+  journal(members: { added?: { id: number; name: string }[]; removed?: { id: number; name: string }[] }): {
+    removed: JournalRecord[];
+    added: JournalRecord[];
+  };
 }
 
 /**
@@ -47,11 +50,21 @@ export async function removeFromCatalog(sql: Sql, settings: Settings, zones: { i
   // the catalog's row, created once and locked: catalog changes queue here for the catalog serial only
   const before = await lockCatalog(sql, name);
   // read under the lock: membership only changes with it held
-  const members = new Set(await catalogMembersAmong(sql, zones.map((d) => d.id)));
+  const members = new Set(
+    await catalogMembersAmong(
+      sql,
+      zones.map((d) => d.id),
+    ),
+  );
   const removed = zones.filter((d) => members.has(d.id));
   if (!removed.length) return;
   const step = catalogStep(settings, before);
-  await writeCatalogChange(sql, { catalog: name, serialBefore: step.serialBefore, serialAfter: step.serialAfter, ...step.journal({ removed }) });
+  await writeCatalogChange(sql, {
+    catalog: name,
+    serialBefore: step.serialBefore,
+    serialAfter: step.serialAfter,
+    ...step.journal({ removed }),
+  });
 }
 
 /** zones admitted to the catalog per transaction (and per journal row) */
@@ -65,7 +78,10 @@ const ADMIT_BATCH = 5000;
  * Concurrent callers queue on the catalog's lock, and the first admits everything committed so far, so the
  * lock is held for one short transaction per batch rather than per create. Returns how many joined.
  */
-export async function publishWaitingMembers(transaction: <T>(work: (sql: Sql) => Promise<T>) => Promise<T>, settings: Settings): Promise<number> {
+export async function publishWaitingMembers(
+  transaction: <T>(work: (sql: Sql) => Promise<T>) => Promise<T>,
+  settings: Settings,
+): Promise<number> {
   let total = 0;
   for (;;) {
     const admitted = await transaction(async (sql) => {
@@ -74,7 +90,12 @@ export async function publishWaitingMembers(transaction: <T>(work: (sql: Sql) =>
       const step = catalogStep(settings, before);
       const members = await admitWaitingMembers(sql, step.serialAfter, ADMIT_BATCH);
       if (!members.length) return 0;
-      await writeCatalogChange(sql, { catalog: settings.catalogZone, serialBefore: step.serialBefore, serialAfter: step.serialAfter, ...step.journal({ added: members }) });
+      await writeCatalogChange(sql, {
+        catalog: settings.catalogZone,
+        serialBefore: step.serialBefore,
+        serialAfter: step.serialAfter,
+        ...step.journal({ added: members }),
+      });
       return members.length;
     });
     total += admitted;
@@ -96,9 +117,12 @@ class CatalogAdmissions {
   run(db: Database, settings: Settings): Promise<void> {
     if (!this.running) {
       this.running = publishWaitingMembers((work) => db.transaction(work), settings)
-        .then(() => undefined, (error) => {
-          logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
-        })
+        .then(
+          () => undefined,
+          (error) => {
+            logger.warn({ err: error }, 'catalog: admitting new zones failed; the worker will admit them');
+          },
+        )
         .finally(() => {
           this.running = undefined;
         });

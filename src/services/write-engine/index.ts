@@ -75,7 +75,13 @@ export async function writeZone<T>(db: Database, settings: Settings, principal: 
  * lets `decide` check the rules and stage the change, and writes it with the raised serial, the new SOA and
  * the journal/outbox row that the propagation worker and IXFR read. Constraint violations become domain errors.
  */
-export function changeZone<T>(db: Database, settings: Settings, principal: Principal, request: ZoneChangeRequest, decide: (change: ZoneChange) => Promise<T>): Promise<T> {
+export function changeZone<T>(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  request: ZoneChangeRequest,
+  decide: (change: ZoneChange) => Promise<T>,
+): Promise<T> {
   return writeZone(db, settings, principal, { kind: 'records', request, decide });
 }
 

@@ -78,7 +78,13 @@ export class ZoneChange {
    * Reads (with `lock`, also locks) a zone the principal may see, with its records at `owner` (or all of
    * them) and the record `targetId`; ZONE_NOT_FOUND (or RECORD_NOT_FOUND when found through a record) otherwise.
    */
-  static async read(sql: Sql, settings: Settings, principal: Principal, request: ZoneChangeRequest, lock: boolean | 'held'): Promise<ZoneChange> {
+  static async read(
+    sql: Sql,
+    settings: Settings,
+    principal: Principal,
+    request: ZoneChangeRequest,
+    lock: boolean | 'held',
+  ): Promise<ZoneChange> {
     // 'held': this transaction locked the zone row already (a batch of queued changes), so only read
     const zone = await readZone(sql, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined }, lock === true);
     if (!zone) throw notFound(request);
@@ -86,7 +92,13 @@ export class ZoneChange {
   }
 
   /** A change decided on a zone read earlier in the caller's transaction, which holds the zone row's lock. */
-  static fromView(sql: Sql, settings: Settings, principal: Principal, request: ZoneChangeRequest, zone: LockedZone | undefined): ZoneChange {
+  static fromView(
+    sql: Sql,
+    settings: Settings,
+    principal: Principal,
+    request: ZoneChangeRequest,
+    zone: LockedZone | undefined,
+  ): ZoneChange {
     if (!zone) throw notFound(request);
     if (request.targetId !== undefined && !zone.target && 'recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
     return new ZoneChange(sql, settings, true, zone, principal, request);
@@ -95,7 +107,13 @@ export class ZoneChange {
   /** what the committed change wrote (undefined before `commit`) */
   written(): WrittenChange | undefined {
     if (this.serialAfter === undefined || !this.insertedRows) return undefined;
-    return { serialAfter: this.serialAfter, inserted: this.insertedRows, deletedIds: this.deleteIds, updated: this.update, soa: this.soaWritten };
+    return {
+      serialAfter: this.serialAfter,
+      inserted: this.insertedRows,
+      deletedIds: this.deleteIds,
+      updated: this.update,
+      soa: this.soaWritten,
+    };
   }
 
   insert(record: JournalRecord): void {
@@ -147,11 +165,13 @@ export class ZoneChange {
       soa,
       removed: this.removed,
       added: this.added,
-      author: this.request.signatureOnly ? undefined : {
-        ...(this.principal.via === 'tsig' ? { tsigKeyId: this.principal.keyId } : { keyId: this.principal.keyId }),
-        keyName: this.principal.keyName,
-        userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
-      },
+      author: this.request.signatureOnly
+        ? undefined
+        : {
+            ...(this.principal.via === 'tsig' ? { tsigKeyId: this.principal.keyId } : { keyId: this.principal.keyId }),
+            keyName: this.principal.keyName,
+            userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
+          },
     });
     if (inserted) {
       this.insertedRows = this.inserts.map((record, i) => ({ ...journalRecord(record), id: inserted[i] }));

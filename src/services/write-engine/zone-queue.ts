@@ -221,7 +221,10 @@ export class ZoneQueues {
             const value = await job.decide(change);
             const written = change.written();
             if (written) {
-              this.keys.learnRecords(change.zone.id, written.inserted.map((row) => row.id));
+              this.keys.learnRecords(
+                change.zone.id,
+                written.inserted.map((row) => row.id),
+              );
               if (change.zone.id === state?.zoneId) state.apply(written);
             }
             outcomes.push({ ok: true, value });
@@ -358,6 +361,10 @@ async function readBatchState(sql: Sql, zoneId: number, batch: ZoneJob[]): Promi
     for (const owner of ownersNamed(request) ?? []) owners.add(owner);
     for (const id of idsNamed(request)) ids.add(id);
   }
-  const zone = await readZone(sql, all ? { zone: { id: zoneId }, allRecords: true } : { zone: { id: zoneId }, touching: { owners: [...owners], recordIds: [...ids] } }, true);
+  const zone = await readZone(
+    sql,
+    all ? { zone: { id: zoneId }, allRecords: true } : { zone: { id: zoneId }, touching: { owners: [...owners], recordIds: [...ids] } },
+    true,
+  );
   return zone && new BatchZoneState(zone, { all, owners, ids });
 }

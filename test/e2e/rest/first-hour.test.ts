@@ -24,7 +24,10 @@ beforeAll(async () => {
   aliceKey = await createUserKey(app, alice);
   await createZone(app, alice, ALICE_ZONE);
   await createZone(app, bob, BOB_ZONE);
-  const added = await app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone: BOB_ZONE, owner: 'host', rtype: 'A', rdata: '192.0.2.1', ttl: 3600 });
+  const added = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ zone: BOB_ZONE, owner: 'host', rtype: 'A', rdata: '192.0.2.1', ttl: 3600 });
   bobRecordId = added.body.id;
 }, 60_000);
 
@@ -38,7 +41,11 @@ test('a zone file uploaded as a file part (curl -F text=@file), as users send it
     const file = path.join(dir, `${ALICE_ZONE}.zone`);
     writeFileSync(file, `$ORIGIN ${ALICE_ZONE}.\n$TTL 3600\nuploaded IN A 192.0.2.80\nuploaded IN TXT "from a file"\n`);
     const out = await new Promise<string>((resolve, reject) => {
-      execFile('curl', ['-s', '-H', `X-API-Key: ${aliceKey}`, '-F', `text=@${file}`, '-F', 'mode=merge', `${app.baseUrl}/api/domain/import/${ALICE_ZONE}`], (error, stdout) => (error ? reject(error) : resolve(stdout)));
+      execFile(
+        'curl',
+        ['-s', '-H', `X-API-Key: ${aliceKey}`, '-F', `text=@${file}`, '-F', 'mode=merge', `${app.baseUrl}/api/domain/import/${ALICE_ZONE}`],
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
     });
     expect(JSON.parse(out)).toMatchObject({ zone: ALICE_ZONE, added: 2 });
   } finally {
@@ -76,20 +83,26 @@ test.each([
 });
 
 test("PUT /api/record/edit/<another user's record> with a bad body: 404", async () => {
-  const res = await app.http.put(`/api/record/edit/${bobRecordId}`).set('X-API-Key', aliceKey).send({ zone: BOB_ZONE, owner: 'host', rtype: 'A', rdata: 'bad', ttl: 'x' });
+  const res = await app.http
+    .put(`/api/record/edit/${bobRecordId}`)
+    .set('X-API-Key', aliceKey)
+    .send({ zone: BOB_ZONE, owner: 'host', rtype: 'A', rdata: 'bad', ttl: 'x' });
   expect({ status: res.status, error: res.body.error }).toEqual({ status: 404, error: 'RECORD_NOT_FOUND' });
 });
 
 test('a change set with bad RDATA, a CNAME beside data and a duplicate reports every problem at once', async () => {
-  const res = await app.http.post(`/api/domain/changes/${ALICE_ZONE}`).set('X-API-Key', aliceKey).send({
-    changes: [
-      { kind: 'ADD', owner: 'box', type: 'A', rdata: '999.1.1.1', ttl: 3600 },
-      // www holds the default CNAME: an A beside it breaks RFC 1034 §3.6.2
-      { kind: 'ADD', owner: 'www', type: 'A', rdata: '192.0.2.7', ttl: 3600 },
-      { kind: 'ADD', owner: 'twice', type: 'A', rdata: '192.0.2.8', ttl: 3600 },
-      { kind: 'ADD', owner: 'twice', type: 'A', rdata: '192.0.2.8', ttl: 3600 },
-    ],
-  });
+  const res = await app.http
+    .post(`/api/domain/changes/${ALICE_ZONE}`)
+    .set('X-API-Key', aliceKey)
+    .send({
+      changes: [
+        { kind: 'ADD', owner: 'box', type: 'A', rdata: '999.1.1.1', ttl: 3600 },
+        // www holds the default CNAME: an A beside it breaks RFC 1034 §3.6.2
+        { kind: 'ADD', owner: 'www', type: 'A', rdata: '192.0.2.7', ttl: 3600 },
+        { kind: 'ADD', owner: 'twice', type: 'A', rdata: '192.0.2.8', ttl: 3600 },
+        { kind: 'ADD', owner: 'twice', type: 'A', rdata: '192.0.2.8', ttl: 3600 },
+      ],
+    });
   expect(res.status).toBe(422);
   const fields = res.body.details.map((d: any) => d.field.split('.')[0]);
   expect(new Set(fields)).toEqual(new Set(['changes[0]', 'changes[1]', 'changes[3]']));
@@ -106,10 +119,16 @@ test("the create-user answer's created_at: date and time separated by a space, w
 });
 
 test('unquoted TXT text with spaces is one string (quoted text keeps the zone-file syntax)', async () => {
-  const one = await app.http.post('/api/record/add').set('X-API-Key', aliceKey).type('form')
+  const one = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .type('form')
     .send({ zone: ALICE_ZONE, owner: '@', rtype: 'TXT', rdata: 'v=spf1 include:_spf.example.net -all', ttl: 3600 });
   expect(one.body.rdata).toBe('"v=spf1 include:_spf.example.net -all"');
-  const two = await app.http.post('/api/record/add').set('X-API-Key', aliceKey).type('form')
+  const two = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', aliceKey)
+    .type('form')
     .send({ zone: ALICE_ZONE, owner: 'two', rtype: 'TXT', rdata: '"first" "second"', ttl: 3600 });
   expect(two.body.rdata).toBe('"first" "second"');
 });

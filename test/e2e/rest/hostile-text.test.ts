@@ -14,7 +14,8 @@ beforeAll(async () => {
 });
 afterAll(async () => app.close());
 
-const snapshot = async () => JSON.stringify((await app.http.get('/api/domain/list').set(H)).body) + JSON.stringify((await app.http.get('/api/user/list').set(H)).body);
+const snapshot = async () =>
+  JSON.stringify((await app.http.get('/api/domain/list').set(H)).body) + JSON.stringify((await app.http.get('/api/user/list').set(H)).body);
 
 const HOSTILE = ['a\u0000b', '\u0000', '\ud800', 'x\udc00y', 'ok\ud83dz'];
 
@@ -22,12 +23,19 @@ test('REST: NUL and lone surrogates in JSON, form and multipart bodies and in th
   const before = await snapshot();
   for (const value of HOSTILE) {
     const answers = [
-      await app.http.post('/api/user/add').set(H).set('content-type', 'application/json').send(JSON.stringify({ email: value })),
+      await app.http
+        .post('/api/user/add')
+        .set(H)
+        .set('content-type', 'application/json')
+        .send(JSON.stringify({ email: value })),
       await app.http.post('/api/user/add').set(H).type('form').send({ email: value }),
       await app.http.post('/api/user/add').set(H).field('email', value),
       await app.http.get('/api/user/list').set(H).query({ email: value }),
       await app.http.post('/api/record/add').set(H).send({ zone: 'text.example', owner: value, rtype: 'TXT', rdata: '"x"', ttl: 3600 }),
-      await app.http.post('/api/record/add').set(H).send({ zone: 'text.example', owner: 'www2', rtype: 'TXT', rdata: `"${value}"`, ttl: 3600 }),
+      await app.http
+        .post('/api/record/add')
+        .set(H)
+        .send({ zone: 'text.example', owner: 'www2', rtype: 'TXT', rdata: `"${value}"`, ttl: 3600 }),
     ];
     for (const res of answers) {
       expect(res.status).toBeGreaterThanOrEqual(400);
@@ -61,7 +69,10 @@ test('GraphQL: NUL and lone surrogates in literals and variables are a 400 with 
 test('REST: a TTL beyond 32 bits is a 422 naming ttl, not a 500', async () => {
   const before = await snapshot();
   for (const ttl of ['2147483648', '99999999999999', 2147483648]) {
-    const res = await app.http.post('/api/record/add').set(H).send({ zone: 'text.example', owner: 'big', rtype: 'A', rdata: '192.0.2.1', ttl });
+    const res = await app.http
+      .post('/api/record/add')
+      .set(H)
+      .send({ zone: 'text.example', owner: 'big', rtype: 'A', rdata: '192.0.2.1', ttl });
     expect(res.status).toBe(422);
     expect(res.body.details[0]).toMatchObject({ field: 'ttl', code: 'NUMBER_TOO_LARGE' });
   }

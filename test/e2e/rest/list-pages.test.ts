@@ -44,7 +44,9 @@ it('GET /api/record/list streams more than two pages of records whole, in id ord
   expect(res.status).toBe(200);
   expect(rows.length).toBeGreaterThan(20_000);
   expect(ascendingIds(res.body)).toEqual(rows.map((row) => Number(row.id)));
-  expect(res.body[res.body.length - 1]).toEqual(expect.objectContaining({ owner: 'h25000', type: 'A', rdata: '10.0.97.168', zone: 'pages.example.org' }));
+  expect(res.body[res.body.length - 1]).toEqual(
+    expect.objectContaining({ owner: 'h25000', type: 'A', rdata: '10.0.97.168', zone: 'pages.example.org' }),
+  );
 }, 60_000);
 
 it('GET /api/domain/list streams more than two pages of zones whole, in id order', async () => {

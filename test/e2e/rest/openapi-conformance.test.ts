@@ -7,53 +7,127 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
  * envelope modes. An operation that this table does not call fails the test: a new route needs a line here.
  */
 type Call = { method: string; path: string; body?: Record<string, unknown>; query?: Record<string, string> };
-interface Fixture { userId: string; zone: string; zoneId: number; recordId: number; spareRecordId: number }
+interface Fixture {
+  userId: string;
+  zone: string;
+  zoneId: number;
+  recordId: number;
+  spareRecordId: number;
+}
 
 /** a good call and a failing one for every operationId */
 const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
   listRecords: () => ({ good: { method: 'get', path: '/api/record/list' }, bad: { method: 'get', path: '/api/record/list', query: {} } }),
-  getRecord: (f) => ({ good: { method: 'get', path: `/api/record/list/${f.recordId}` }, bad: { method: 'get', path: '/api/record/list/999999' } }),
+  getRecord: (f) => ({
+    good: { method: 'get', path: `/api/record/list/${f.recordId}` },
+    bad: { method: 'get', path: '/api/record/list/999999' },
+  }),
   addRecord: (f) => ({
     good: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '192.0.2.10', ttl: 3600 } },
     bad: { method: 'post', path: '/api/record/add', body: { zone: f.zone, owner: 'added', rtype: 'A', rdata: '300.0.0.1', ttl: 3600 } },
   }),
   editRecord: (f) => ({
-    good: { method: 'put', path: `/api/record/edit/${f.recordId}`, body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 3600 } },
-    bad: { method: 'put', path: `/api/record/edit/${f.recordId}`, body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 5 } },
+    good: {
+      method: 'put',
+      path: `/api/record/edit/${f.recordId}`,
+      body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 3600 },
+    },
+    bad: {
+      method: 'put',
+      path: `/api/record/edit/${f.recordId}`,
+      body: { zone: f.zone, owner: 'www2', rtype: 'A', rdata: '192.0.2.11', ttl: 5 },
+    },
   }),
-  deleteRecord: (f) => ({ good: { method: 'delete', path: `/api/record/delete/${f.spareRecordId}` }, bad: { method: 'delete', path: '/api/record/delete/999999' } }),
-  listUsers: () => ({ good: { method: 'get', path: '/api/user/list' }, bad: { method: 'get', path: '/api/user/list', query: { email: 'nobody@example.org' } } }),
+  deleteRecord: (f) => ({
+    good: { method: 'delete', path: `/api/record/delete/${f.spareRecordId}` },
+    bad: { method: 'delete', path: '/api/record/delete/999999' },
+  }),
+  listUsers: () => ({
+    good: { method: 'get', path: '/api/user/list' },
+    bad: { method: 'get', path: '/api/user/list', query: { email: 'nobody@example.org' } },
+  }),
   getUser: (f) => ({ good: { method: 'get', path: `/api/user/list/${f.userId}` }, bad: { method: 'get', path: '/api/user/list/999999' } }),
-  addUser: () => ({ good: { method: 'post', path: '/api/user/add', body: { email: `new${Date.now()}@example.org` } }, bad: { method: 'post', path: '/api/user/add', body: {} } }),
+  addUser: () => ({
+    good: { method: 'post', path: '/api/user/add', body: { email: `new${Date.now()}@example.org` } },
+    bad: { method: 'post', path: '/api/user/add', body: {} },
+  }),
   editUser: (f) => ({
     good: { method: 'put', path: `/api/user/edit/${f.userId}`, body: { email: `edited${Date.now()}@example.org` } },
     bad: { method: 'put', path: '/api/user/edit/999999', body: { email: 'x@example.org' } },
   }),
-  deleteUser: () => ({ good: { method: 'delete', path: '/api/user/delete/LATER' }, bad: { method: 'delete', path: '/api/user/delete/999999' } }),
-  listDomains: () => ({ good: { method: 'get', path: '/api/domain/list' }, bad: { method: 'get', path: '/api/domain/list' } }),
-  getDomainByZoneId: (f) => ({ good: { method: 'get', path: `/api/domain/list/zone/${f.zoneId}` }, bad: { method: 'get', path: '/api/domain/list/zone/999999' } }),
-  getDomain: (f) => ({ good: { method: 'get', path: '/api/domain/list/zone', query: { name: f.zone } }, bad: { method: 'get', path: '/api/domain/list/zone', query: { name: 'missing.example' } } }),
-  listUserDomains: (f) => ({ good: { method: 'get', path: `/api/domain/list/user/${f.userId}` }, bad: { method: 'get', path: '/api/domain/list/user/999999' } }),
-  addDomain: (f) => ({ good: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: `added${Date.now()}.example` } }, bad: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: f.zone } } }),
-  deleteDomain: () => ({ good: { method: 'delete', path: '/api/domain/delete', query: { zone: 'LATER' } }, bad: { method: 'delete', path: '/api/domain/delete', query: { zone: 'missing.example' } } }),
-  applyZoneChanges: (f) => ({
-    good: { method: 'post', path: `/api/domain/changes/${f.zone}`, body: { changes: [{ kind: 'ADD', owner: 'set', type: 'TXT', rdata: '"in a set"', ttl: 3600 }] } },
-    bad: { method: 'post', path: `/api/domain/changes/${f.zone}`, body: { changes: [{ kind: 'ADD', owner: 'set', type: 'A', rdata: '300.1.1.1', ttl: 3600 }] } },
+  deleteUser: () => ({
+    good: { method: 'delete', path: '/api/user/delete/LATER' },
+    bad: { method: 'delete', path: '/api/user/delete/999999' },
   }),
-  listZoneChanges: (f) => ({ good: { method: 'get', path: `/api/domain/changes/${f.zone}`, query: { first: '5' } }, bad: { method: 'get', path: '/api/domain/changes/missing.example' } }),
+  listDomains: () => ({ good: { method: 'get', path: '/api/domain/list' }, bad: { method: 'get', path: '/api/domain/list' } }),
+  getDomainByZoneId: (f) => ({
+    good: { method: 'get', path: `/api/domain/list/zone/${f.zoneId}` },
+    bad: { method: 'get', path: '/api/domain/list/zone/999999' },
+  }),
+  getDomain: (f) => ({
+    good: { method: 'get', path: '/api/domain/list/zone', query: { name: f.zone } },
+    bad: { method: 'get', path: '/api/domain/list/zone', query: { name: 'missing.example' } },
+  }),
+  listUserDomains: (f) => ({
+    good: { method: 'get', path: `/api/domain/list/user/${f.userId}` },
+    bad: { method: 'get', path: '/api/domain/list/user/999999' },
+  }),
+  addDomain: (f) => ({
+    good: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: `added${Date.now()}.example` } },
+    bad: { method: 'post', path: '/api/domain/add', body: { user_id: Number(f.userId), zone: f.zone } },
+  }),
+  deleteDomain: () => ({
+    good: { method: 'delete', path: '/api/domain/delete', query: { zone: 'LATER' } },
+    bad: { method: 'delete', path: '/api/domain/delete', query: { zone: 'missing.example' } },
+  }),
+  applyZoneChanges: (f) => ({
+    good: {
+      method: 'post',
+      path: `/api/domain/changes/${f.zone}`,
+      body: { changes: [{ kind: 'ADD', owner: 'set', type: 'TXT', rdata: '"in a set"', ttl: 3600 }] },
+    },
+    bad: {
+      method: 'post',
+      path: `/api/domain/changes/${f.zone}`,
+      body: { changes: [{ kind: 'ADD', owner: 'set', type: 'A', rdata: '300.1.1.1', ttl: 3600 }] },
+    },
+  }),
+  listZoneChanges: (f) => ({
+    good: { method: 'get', path: `/api/domain/changes/${f.zone}`, query: { first: '5' } },
+    bad: { method: 'get', path: '/api/domain/changes/missing.example' },
+  }),
   importDomain: (f) => ({
-    good: { method: 'post', path: `/api/domain/import/${f.zone}`, body: { text: 'imported 3600 IN TXT "from a file"\n', mode: 'MERGE', dry_run: 'true' } },
+    good: {
+      method: 'post',
+      path: `/api/domain/import/${f.zone}`,
+      body: { text: 'imported 3600 IN TXT "from a file"\n', mode: 'MERGE', dry_run: 'true' },
+    },
     bad: { method: 'post', path: `/api/domain/import/${f.zone}`, body: { text: 'broken 3600 IN A 300.0.0.1\n', mode: 'MERGE' } },
   }),
-  exportDomain: (f) => ({ good: { method: 'get', path: `/api/domain/export/${f.zone}` }, bad: { method: 'get', path: '/api/domain/export/missing.example' } }),
-  listTsigKeys: (f) => ({ good: { method: 'get', path: '/api/tsigkey/list', query: { user_id: f.userId } }, bad: { method: 'get', path: '/api/tsigkey/list', query: { user_id: 'x' } } }),
+  exportDomain: (f) => ({
+    good: { method: 'get', path: `/api/domain/export/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/export/missing.example' },
+  }),
+  listTsigKeys: (f) => ({
+    good: { method: 'get', path: '/api/tsigkey/list', query: { user_id: f.userId } },
+    bad: { method: 'get', path: '/api/tsigkey/list', query: { user_id: 'x' } },
+  }),
   addTsigKey: (f) => ({
     good: { method: 'post', path: '/api/tsigkey/add', body: { name: `key-${Date.now()}.example`, user_id: Number(f.userId) } },
     bad: { method: 'post', path: '/api/tsigkey/add', body: { name: 'bad key', user_id: Number(f.userId), algorithm: 'hmac-md5' } },
   }),
-  revokeTsigKey: () => ({ good: { method: 'post', path: '/api/tsigkey/revoke/LATER' }, bad: { method: 'post', path: '/api/tsigkey/revoke/999999' } }),
-  getDomainStatus: (f) => ({ good: { method: 'get', path: `/api/domain/status/${f.zone}` }, bad: { method: 'get', path: '/api/domain/status/missing.example' } }),
-  checkDomain: (f) => ({ good: { method: 'get', path: `/api/domain/check/${f.zone}` }, bad: { method: 'get', path: '/api/domain/check/missing.example' } }),
+  revokeTsigKey: () => ({
+    good: { method: 'post', path: '/api/tsigkey/revoke/LATER' },
+    bad: { method: 'post', path: '/api/tsigkey/revoke/999999' },
+  }),
+  getDomainStatus: (f) => ({
+    good: { method: 'get', path: `/api/domain/status/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/status/missing.example' },
+  }),
+  checkDomain: (f) => ({
+    good: { method: 'get', path: `/api/domain/check/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/check/missing.example' },
+  }),
 };
 
 describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {
@@ -67,10 +141,32 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
     document = (await app.http.get('/api/openapi.json').set('X-API-Key', ADMIN_KEY)).body;
     ajv.addSchema({ $id: 'openapi', components: document.components }, 'openapi');
     const unwrap = (body: any) => (envelope === 'restknot' && body?.data !== undefined ? body.data : body);
-    const user = unwrap((await app.http.post('/api/user/add').set('X-API-Key', ADMIN_KEY).send({ email: `conformance-${envelope}@example.org` })).body);
+    const user = unwrap(
+      (
+        await app.http
+          .post('/api/user/add')
+          .set('X-API-Key', ADMIN_KEY)
+          .send({ email: `conformance-${envelope}@example.org` })
+      ).body,
+    );
     const zone = `conformance-${envelope}.example`;
-    const domain = unwrap((await app.http.post('/api/domain/add').set('X-API-Key', ADMIN_KEY).send({ user_id: Number(user.id), zone })).body);
-    const add = async (owner: string) => unwrap((await app.http.post('/api/record/add').set('X-API-Key', ADMIN_KEY).send({ zone, owner, rtype: 'A', rdata: '192.0.2.1', ttl: 3600 })).body).id;
+    const domain = unwrap(
+      (
+        await app.http
+          .post('/api/domain/add')
+          .set('X-API-Key', ADMIN_KEY)
+          .send({ user_id: Number(user.id), zone })
+      ).body,
+    );
+    const add = async (owner: string) =>
+      unwrap(
+        (
+          await app.http
+            .post('/api/record/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ zone, owner, rtype: 'A', rdata: '192.0.2.1', ttl: 3600 })
+        ).body,
+      ).id;
     fixture = { userId: user.id, zone, zoneId: domain.id, recordId: await add('www2'), spareRecordId: await add('spare') };
   });
   afterAll(async () => app?.close());
@@ -93,7 +189,9 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
 
   test('each answer has a documented status, and its body the documented schema', async () => {
     const mismatches: string[] = [];
-    const operations = Object.entries(document.paths).flatMap(([path, ops]: [string, any]) => Object.entries(ops).map(([method, op]: [string, any]) => ({ path, method, op })));
+    const operations = Object.entries(document.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.entries(ops).map(([method, op]: [string, any]) => ({ path, method, op })),
+    );
     // deletions last, of things made for them
     const order = (id: string) => (id.startsWith('delete') ? 1 : 0);
     operations.sort((a, b) => order(a.op.operationId) - order(b.op.operationId));
@@ -101,16 +199,25 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
       const calls = CALLS[op.operationId](fixture);
       for (const [kind, call] of Object.entries(calls)) {
         if (op.operationId === 'deleteUser' && kind === 'good') {
-          const created = await app.http.post('/api/user/add').set('X-API-Key', ADMIN_KEY).send({ email: `doomed2-${envelope}@example.org` });
+          const created = await app.http
+            .post('/api/user/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ email: `doomed2-${envelope}@example.org` });
           call.path = `/api/user/delete/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
         if (op.operationId === 'revokeTsigKey' && kind === 'good') {
-          const created = await app.http.post('/api/tsigkey/add').set('X-API-Key', ADMIN_KEY).send({ name: `revoked-${envelope}.example`, user_id: Number(fixture.userId) });
+          const created = await app.http
+            .post('/api/tsigkey/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ name: `revoked-${envelope}.example`, user_id: Number(fixture.userId) });
           call.path = `/api/tsigkey/revoke/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;
-          await app.http.post('/api/domain/add').set('X-API-Key', ADMIN_KEY).send({ user_id: Number(fixture.userId), zone });
+          await app.http
+            .post('/api/domain/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ user_id: Number(fixture.userId), zone });
           call.query = { zone };
         }
         let req = (app.http as any)[call.method](call.path).set('X-API-Key', ADMIN_KEY);
@@ -125,9 +232,11 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
           continue;
         }
         const body = contentType === 'application/json' && res.text ? JSON.parse(res.text) : res.text;
-        if (res.status !== 204 && !validate(body)) mismatches.push(`${label}: ${ajv.errorsText((validate as any).errors)} in ${res.text.slice(0, 200)}`);
+        if (res.status !== 204 && !validate(body))
+          mismatches.push(`${label}: ${ajv.errorsText((validate as any).errors)} in ${res.text.slice(0, 200)}`);
         if (kind === 'good' && res.status >= 300) mismatches.push(`${label}: the good call failed: ${res.text.slice(0, 200)}`);
-        if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains'].includes(op.operationId)) mismatches.push(`${label}: the bad call succeeded`);
+        if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains'].includes(op.operationId))
+          mismatches.push(`${label}: the bad call succeeded`);
       }
     }
     expect(mismatches).toEqual([]);

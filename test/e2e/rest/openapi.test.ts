@@ -21,12 +21,26 @@ test('is OpenAPI 3.1 with the API-key scheme', () => {
 });
 
 test('documents every route of the table, and every one of the 15 documented operations', () => {
-  const documented = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`));
+  const documented = Object.entries(document.paths).flatMap(([path, ops]) =>
+    Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${path}`),
+  );
   for (const route of ROUTES) expect(documented).toContain(`${route.method.toUpperCase()} /api${route.path.replace(/:(\w+)/g, '{$1}')}`);
   for (const operation of [
-    'GET /api/record/list', 'GET /api/record/list/{id}', 'POST /api/record/add', 'PUT /api/record/edit/{id}', 'DELETE /api/record/delete/{id}',
-    'GET /api/user/list', 'GET /api/user/list/{id}', 'POST /api/user/add', 'PUT /api/user/edit/{id}', 'DELETE /api/user/delete/{id}',
-    'GET /api/domain/list', 'GET /api/domain/list/zone/{zoneid}', 'GET /api/domain/list/user/{userid}', 'POST /api/domain/add', 'DELETE /api/domain/delete',
+    'GET /api/record/list',
+    'GET /api/record/list/{id}',
+    'POST /api/record/add',
+    'PUT /api/record/edit/{id}',
+    'DELETE /api/record/delete/{id}',
+    'GET /api/user/list',
+    'GET /api/user/list/{id}',
+    'POST /api/user/add',
+    'PUT /api/user/edit/{id}',
+    'DELETE /api/user/delete/{id}',
+    'GET /api/domain/list',
+    'GET /api/domain/list/zone/{zoneid}',
+    'GET /api/domain/list/user/{userid}',
+    'POST /api/domain/add',
+    'DELETE /api/domain/delete',
   ]) {
     expect(documented).toContain(operation);
   }

@@ -4,7 +4,11 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
  * One scenario through REST and through GraphQL, on two fresh services: the stored state and the error codes
  * must be the same, because REST runs the GraphQL operations.
  */
-interface Step { label: string; rest: (app: TestApp) => Promise<{ ok: boolean; code?: string }>; gql: (app: TestApp) => Promise<{ ok: boolean; code?: string }> }
+interface Step {
+  label: string;
+  rest: (app: TestApp) => Promise<{ ok: boolean; code?: string }>;
+  gql: (app: TestApp) => Promise<{ ok: boolean; code?: string }>;
+}
 
 const key = { 'X-API-Key': ADMIN_KEY };
 const restResult = (res: { status: number; body: any }) => ({ ok: res.status < 300, code: res.status < 300 ? undefined : res.body.error });
@@ -30,12 +34,14 @@ const STEPS: Step[] = [
   },
   {
     label: 'create zone',
-    rest: async (app) => restResult(await app.http.post('/api/domain/add').set(key).type('form').send({ user_id: '1', zone: 'Parity.Test.' })),
+    rest: async (app) =>
+      restResult(await app.http.post('/api/domain/add').set(key).type('form').send({ user_id: '1', zone: 'Parity.Test.' })),
     gql: async (app) => gqlResult(await app.gql(`mutation { createDomain(input: {userId: "1", zone: "Parity.Test."}) { id } }`)),
   },
   {
     label: 'duplicate zone',
-    rest: async (app) => restResult(await app.http.post('/api/domain/add').set(key).type('form').send({ user_id: '1', zone: 'parity.test' })),
+    rest: async (app) =>
+      restResult(await app.http.post('/api/domain/add').set(key).type('form').send({ user_id: '1', zone: 'parity.test' })),
     gql: async (app) => gqlResult(await app.gql(`mutation { createDomain(input: {userId: "1", zone: "parity.test"}) { id } }`)),
   },
   addRecord('MX', record('@', 'MX', '10 mail')),
@@ -63,7 +69,9 @@ async function runScenario(via: 'rest' | 'gql') {
   try {
     const outcomes = [];
     for (const step of STEPS) outcomes.push({ step: step.label, ...(await step[via](app)) });
-    const state = await app.gql(`{ domains { nodes { name serial records(first: 100) { owner type rdata ttl } } } users { nodes { email } } }`);
+    const state = await app.gql(
+      `{ domains { nodes { name serial records(first: 100) { owner type rdata ttl } } } users { nodes { email } } }`,
+    );
     return { outcomes, state: state.data };
   } finally {
     await app.close();

@@ -46,7 +46,9 @@ function malformedChunked(path: string): Promise<string> {
       setTimeout(() => socket.write('-1\r\n\r\n'), 100);
     });
     let received = '';
-    socket.on('data', (chunk: Buffer) => { received += chunk.toString(); });
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+    });
     socket.on('close', () => resolve(received));
     socket.on('error', () => resolve(received));
   });
@@ -55,7 +57,10 @@ function malformedChunked(path: string): Promise<string> {
 test('a DELETE whose chunked body is malformed deletes nothing', async () => {
   const user = await app.http.post('/api/user/add').set(H).send({ email: 'chunked@example.org' });
   await app.http.post('/api/domain/add').set(H).send({ user_id: user.body.id, zone: 'chunked.example' });
-  const record = await app.http.post('/api/record/add').set(H).send({ zone: 'chunked.example', owner: 'keep', rtype: 'A', rdata: '192.0.2.7', ttl: 3600 });
+  const record = await app.http
+    .post('/api/record/add')
+    .set(H)
+    .send({ zone: 'chunked.example', owner: 'keep', rtype: 'A', rdata: '192.0.2.7', ttl: 3600 });
   expect(record.status).toBe(201);
 
   const answer = await malformedChunked(`/api/record/delete/${record.body.id}`);

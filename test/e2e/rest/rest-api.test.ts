@@ -28,18 +28,31 @@ describe('users', () => {
   it('POST /api/user/add answers 201 with id as digits and created_at as the interface shows it (date, space, time with fractions)', async () => {
     const res = await app.http.post('/api/user/add').set(key).field('email', 'first@example.org');
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.stringMatching(/^\d+$/), email: 'first@example.org', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/) });
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      email: 'first@example.org',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/),
+    });
   });
 
   it('GET /api/user/list lists users with ISO timestamps without zone', async () => {
     const res = await app.http.get('/api/user/list').set(key);
     expect(res.status).toBe(200);
-    expect(res.body[0]).toEqual({ id: expect.stringMatching(/^\d+$/), email: expect.any(String), created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/) });
+    expect(res.body[0]).toEqual({
+      id: expect.stringMatching(/^\d+$/),
+      email: expect.any(String),
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/),
+    });
   });
 
   it('GET /api/user/list/:id, ?id= and ?email= find one user', async () => {
     const id = await newUser('lookup@example.org');
-    for (const path of [`/api/user/list/${id}`, `/api/user/list/${id}/`, `/api/user/list?id=${id}`, `/api/user/list/?email=LOOKUP@example.org`]) {
+    for (const path of [
+      `/api/user/list/${id}`,
+      `/api/user/list/${id}/`,
+      `/api/user/list?id=${id}`,
+      `/api/user/list/?email=LOOKUP@example.org`,
+    ]) {
       const res = await app.http.get(path).set(key);
       expect({ path, status: res.status, id: res.body.id }).toEqual({ path, status: 200, id });
     }
@@ -75,13 +88,21 @@ describe('domains', () => {
   });
 
   it('POST /api/domain/add answers {id, zone}', async () => {
-    const res = await app.http.post('/api/domain/add').set(key).send({ user_id: Number(userId), zone: 'json-body.test' });
+    const res = await app.http
+      .post('/api/domain/add')
+      .set(key)
+      .send({ user_id: Number(userId), zone: 'json-body.test' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(Number), zone: 'json-body.test' });
   });
 
   it('GET /api/domain/list/zone/:zoneid (and ?id=, ?name=) shows SOA, two NS and the www CNAME', async () => {
-    for (const path of [`/api/domain/list/zone/${zoneId}`, `/api/domain/list/zone/?id=${zoneId}`, '/api/domain/list/zone?name=rest.example', '/api/domain/list/zone/rest.example/']) {
+    for (const path of [
+      `/api/domain/list/zone/${zoneId}`,
+      `/api/domain/list/zone/?id=${zoneId}`,
+      '/api/domain/list/zone?name=rest.example',
+      '/api/domain/list/zone/rest.example/',
+    ]) {
       const res = await app.http.get(path).set(key);
       expect({ path, status: res.status }).toEqual({ path, status: 200 });
       expect(res.body).toEqual({
@@ -89,7 +110,13 @@ describe('domains', () => {
         zone: 'rest.example',
         user: { id: Number(userId), email: 'zones@example.org' },
         records: [
-          { id: expect.any(Number), owner: '@', rdata: expect.stringMatching(/^ns1\.example\.net\. hostmaster\.example\.net\. \d+ 3600 1800 604800 86400$/), type: 'SOA', ttl: '3600' },
+          {
+            id: expect.any(Number),
+            owner: '@',
+            rdata: expect.stringMatching(/^ns1\.example\.net\. hostmaster\.example\.net\. \d+ 3600 1800 604800 86400$/),
+            type: 'SOA',
+            ttl: '3600',
+          },
           { id: expect.any(Number), owner: '@', rdata: 'ns1.example.net.', type: 'NS', ttl: '3600' },
           { id: expect.any(Number), owner: '@', rdata: 'ns2.example.net.', type: 'NS', ttl: '3600' },
           { id: expect.any(Number), owner: 'www', rdata: 'rest.example.', type: 'CNAME', ttl: '3600' },
@@ -146,12 +173,24 @@ describe('records', () => {
     await newZone(await newUser('records@example.org'), 'records.test');
   });
 
-  const add = (fields: Record<string, string | number>) => app.http.post('/api/record/add').set(key).type('form').send({ zone: 'records.test', ttl: '3600', ...fields });
+  const add = (fields: Record<string, string | number>) =>
+    app.http
+      .post('/api/record/add')
+      .set(key)
+      .type('form')
+      .send({ zone: 'records.test', ttl: '3600', ...fields });
 
   it('POST /api/record/add answers 201 with the record, ttl as a numeric string', async () => {
     const res = await add({ owner: 'mail', rtype: 'mx', rdata: '10 Mail.Records.Test.' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(Number), owner: 'mail', rdata: '10 mail.records.test.', zone: 'records.test', type: 'MX', ttl: '3600' });
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      owner: 'mail',
+      rdata: '10 mail.records.test.',
+      zone: 'records.test',
+      type: 'MX',
+      ttl: '3600',
+    });
     recordId = res.body.id;
   });
 
@@ -162,11 +201,18 @@ describe('records', () => {
     const one = await app.http.get(`/api/record/list/${recordId}/`).set(key);
     expect(one.status).toBe(200);
     expect(one.body.id).toBe(recordId);
-    expect((await app.http.get('/api/record/list/99999999').set(key)).body).toMatchObject({ code: 404, error: 'RECORD_NOT_FOUND', message: 'Record Not Found' });
+    expect((await app.http.get('/api/record/list/99999999').set(key)).body).toMatchObject({
+      code: 404,
+      error: 'RECORD_NOT_FOUND',
+      message: 'Record Not Found',
+    });
   });
 
   it('PUT /api/record/edit/:id answers the edited record', async () => {
-    const res = await app.http.put(`/api/record/edit/${recordId}`).set(key).type('form')
+    const res = await app.http
+      .put(`/api/record/edit/${recordId}`)
+      .set(key)
+      .type('form')
       .send({ zone: 'records.test', owner: 'mail', rtype: 'MX', rdata: '20 mail.records.test.', ttl: '3600' });
     expect(res.status).toBe(200);
     expect(res.body.rdata).toBe('20 mail.records.test.');
@@ -178,8 +224,20 @@ describe('records', () => {
     ['TTL not allowed', { owner: 'a', rtype: 'A', rdata: '192.0.2.1', ttl: '5' }, 422, 'INVALID_TTL', undefined],
     ['unknown type', { owner: 'a', rtype: 'BOGUS', rdata: 'x' }, 422, 'INVALID_TYPE', undefined],
     // RESTKnot's words, both directions (docs/decisions.md §3): the message names the type already there
-    ['CNAME beside data', { owner: 'mail', rtype: 'CNAME', rdata: 'x.example.' }, 409, 'CNAME_CONFLICT', 'An MX record already exist with that owner'],
-    ['data beside a CNAME', { owner: 'www', rtype: 'A', rdata: '192.0.2.1' }, 409, 'CNAME_CONFLICT', 'A CNAME record already exist with that owner'],
+    [
+      'CNAME beside data',
+      { owner: 'mail', rtype: 'CNAME', rdata: 'x.example.' },
+      409,
+      'CNAME_CONFLICT',
+      'An MX record already exist with that owner',
+    ],
+    [
+      'data beside a CNAME',
+      { owner: 'www', rtype: 'A', rdata: '192.0.2.1' },
+      409,
+      'CNAME_CONFLICT',
+      'A CNAME record already exist with that owner',
+    ],
     ['unknown zone', { zone: 'nope.test', owner: 'a', rtype: 'A', rdata: '192.0.2.1' }, 404, 'ZONE_NOT_FOUND', 'Zone Not Found'],
     ['missing rdata', { owner: 'a', rtype: 'A' }, 422, 'INVALID_INPUT', 'rdata is required'],
   ])('refuses %s', async (_label, fields, status, error, message) => {
@@ -193,7 +251,11 @@ describe('records', () => {
   it('refuses an SOA edit without a higher serial (409) and an SOA delete (403)', async () => {
     const zone = (await app.http.get('/api/domain/list/zone?name=records.test').set(key)).body;
     const soa = zone.records.find((r: { type: string }) => r.type === 'SOA');
-    const edit = await app.http.put(`/api/record/edit/${soa.id}`).set(key).type('form').send({ zone: 'records.test', owner: '@', rtype: 'SOA', rdata: soa.rdata.replace(/ 3600 1800/, ' 7200 1800'), ttl: '3600' });
+    const edit = await app.http
+      .put(`/api/record/edit/${soa.id}`)
+      .set(key)
+      .type('form')
+      .send({ zone: 'records.test', owner: '@', rtype: 'SOA', rdata: soa.rdata.replace(/ 3600 1800/, ' 7200 1800'), ttl: '3600' });
     expect(edit.status).toBe(409);
     expect(edit.body).toMatchObject({ error: 'SOA_SERIAL_NOT_INCREASED', message: 'SOA serial must be increased' });
     const del = await app.http.delete(`/api/record/delete/${soa.id}`).set(key);
@@ -213,15 +275,48 @@ describe('keys and tenancy', () => {
   });
 
   it.each([
-    ['GET', '/api/record/list'], ['GET', '/api/record/list/1'], ['POST', '/api/record/add'], ['PUT', '/api/record/edit/1'],
-    ['DELETE', '/api/record/delete/1'], ['GET', '/api/user/list'], ['GET', '/api/user/list/1'], ['POST', '/api/user/add'],
-    ['PUT', '/api/user/edit/1'], ['DELETE', '/api/user/delete/1'], ['GET', '/api/domain/list'], ['GET', '/api/domain/list/zone/1'],
-    ['GET', '/api/domain/list/user/1'], ['POST', '/api/domain/add'], ['DELETE', '/api/domain/delete/'],
+    ['GET', '/api/record/list'],
+    ['GET', '/api/record/list/1'],
+    ['POST', '/api/record/add'],
+    ['PUT', '/api/record/edit/1'],
+    ['DELETE', '/api/record/delete/1'],
+    ['GET', '/api/user/list'],
+    ['GET', '/api/user/list/1'],
+    ['POST', '/api/user/add'],
+    ['PUT', '/api/user/edit/1'],
+    ['DELETE', '/api/user/delete/1'],
+    ['GET', '/api/domain/list'],
+    ['GET', '/api/domain/list/zone/1'],
+    ['GET', '/api/domain/list/user/1'],
+    ['POST', '/api/domain/add'],
+    ['DELETE', '/api/domain/delete/'],
   ])('%s %s needs a key: 401 Access denied without one or with a wrong one', async (method, path) => {
     for (const headers of [{}, { 'X-API-Key': 'wrong-key' }]) {
       const req = app.http[method.toLowerCase() as 'get'].call(app.http, path).set(headers);
-      const res = method === 'GET' ? await req : await req.type('form').send({ zone: 'a.test', owner: 'a', rtype: 'A', rdata: '192.0.2.1', ttl: '3600', email: 'x@example.org', user_id: '1' }.constructor === Object && path.includes('user/add') ? { email: 'x@example.org' } : path.includes('domain/add') ? { user_id: '1', zone: 'a.test' } : path.includes('domain/delete') ? { zone: 'a.test' } : path.includes('user/edit') ? { email: 'x@example.org' } : path.includes('record/') ? { zone: 'a.test', owner: 'a', rtype: 'A', rdata: '192.0.2.1', ttl: '3600' } : {});
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 401, body: { code: 401, status: 'error', error: 'UNAUTHENTICATED', message: 'Access denied', details: [] } });
+      const res =
+        method === 'GET'
+          ? await req
+          : await req
+              .type('form')
+              .send(
+                { zone: 'a.test', owner: 'a', rtype: 'A', rdata: '192.0.2.1', ttl: '3600', email: 'x@example.org', user_id: '1' }
+                  .constructor === Object && path.includes('user/add')
+                  ? { email: 'x@example.org' }
+                  : path.includes('domain/add')
+                    ? { user_id: '1', zone: 'a.test' }
+                    : path.includes('domain/delete')
+                      ? { zone: 'a.test' }
+                      : path.includes('user/edit')
+                        ? { email: 'x@example.org' }
+                        : path.includes('record/')
+                          ? { zone: 'a.test', owner: 'a', rtype: 'A', rdata: '192.0.2.1', ttl: '3600' }
+                          : {},
+              );
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 401,
+        body: { code: 401, status: 'error', error: 'UNAUTHENTICATED', message: 'Access denied', details: [] },
+      });
     }
   });
 
@@ -234,7 +329,15 @@ describe('keys and tenancy', () => {
     const bobSoa = (await app.http.get(`/api/domain/list/zone/${bobZone}`).set(key)).body.records[0];
     expect((await app.http.get(`/api/domain/list/zone/${bobZone}`).set(aliceKey)).status).toBe(404);
     expect((await app.http.get(`/api/record/list/${bobSoa.id}`).set(aliceKey)).status).toBe(404);
-    expect((await app.http.post('/api/record/add').set(aliceKey).type('form').send({ zone: 'bob-rest.test', owner: 'x', rtype: 'A', rdata: '192.0.2.1', ttl: '3600' })).status).toBe(404);
+    expect(
+      (
+        await app.http
+          .post('/api/record/add')
+          .set(aliceKey)
+          .type('form')
+          .send({ zone: 'bob-rest.test', owner: 'x', rtype: 'A', rdata: '192.0.2.1', ttl: '3600' })
+      ).status,
+    ).toBe(404);
     expect((await app.http.delete('/api/domain/delete').set(aliceKey).type('form').send({ zone: 'bob-rest.test' })).status).toBe(404);
     const list = await app.http.get('/api/domain/list').set(aliceKey);
     expect(list.body.map((d: { zone: string }) => d.zone)).toEqual(['alice-rest.test']);

@@ -18,11 +18,27 @@ const recordCount = async () => (await app.http.get('/api/record/list').set(key)
 
 describe('body encodings', () => {
   it('accepts x-www-form-urlencoded, multipart/form-data and JSON, with numbers as text or numbers', async () => {
-    const form = await app.http.post('/api/record/add').set(key).type('form').send({ zone: 'input.test', owner: 'form', rtype: 'A', rdata: '192.0.2.1', ttl: '3600' });
-    const multipart = await app.http.post('/api/record/add').set(key)
-      .field('zone', 'input.test').field('owner', 'multipart').field('rtype', 'A').field('rdata', '192.0.2.2').field('ttl', '3600');
-    const json = await app.http.post('/api/record/add').set(key).send({ zone: 'input.test', owner: 'json', rtype: 'A', rdata: '192.0.2.3', ttl: 3600 });
-    const jsonText = await app.http.post('/api/record/add').set(key).send({ zone: 'input.test', owner: 'jsontext', rtype: 'A', rdata: '192.0.2.4', ttl: '3600' });
+    const form = await app.http
+      .post('/api/record/add')
+      .set(key)
+      .type('form')
+      .send({ zone: 'input.test', owner: 'form', rtype: 'A', rdata: '192.0.2.1', ttl: '3600' });
+    const multipart = await app.http
+      .post('/api/record/add')
+      .set(key)
+      .field('zone', 'input.test')
+      .field('owner', 'multipart')
+      .field('rtype', 'A')
+      .field('rdata', '192.0.2.2')
+      .field('ttl', '3600');
+    const json = await app.http
+      .post('/api/record/add')
+      .set(key)
+      .send({ zone: 'input.test', owner: 'json', rtype: 'A', rdata: '192.0.2.3', ttl: 3600 });
+    const jsonText = await app.http
+      .post('/api/record/add')
+      .set(key)
+      .send({ zone: 'input.test', owner: 'jsontext', rtype: 'A', rdata: '192.0.2.4', ttl: '3600' });
     expect([form.status, multipart.status, json.status, jsonText.status]).toEqual([201, 201, 201, 201]);
     expect(multipart.body).toMatchObject({ owner: 'multipart', ttl: '3600' });
   });
@@ -32,17 +48,76 @@ describe('bad input changes nothing', () => {
   it.each([
     ['malformed JSON', (r: any) => r.set('content-type', 'application/json').send('{"zone": "input.test",'), 400, 'BAD_REQUEST'],
     ['a JSON array', (r: any) => r.send([1, 2]), 400, 'BAD_REQUEST'],
-    ['a body over the size limit', (r: any) => r.send({ zone: 'input.test', owner: 'big', rtype: 'TXT', rdata: 'x'.repeat(10_000), ttl: 3600 }), 413, 'PAYLOAD_TOO_LARGE'],
-    ['a multipart body over the size limit', (r: any) => r.field('zone', 'input.test').field('owner', 'big').field('rtype', 'TXT').field('rdata', 'x'.repeat(10_000)).field('ttl', '3600'), 413, 'PAYLOAD_TOO_LARGE'],
-    ['a broken multipart body', (r: any) => r.set('content-type', 'multipart/form-data; boundary=XYZ').send('--XYZ\r\nContent-Disposition: form-data; name="zone"\r\n\r\ninput.test'), 400, 'BAD_REQUEST'],
-    ['an unknown field', (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: 3600, colour: 'blue' }), 422, 'INVALID_INPUT'],
-    ['a number where text is expected', (r: any) => r.send({ zone: 42, owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: 3600 }), 422, 'INVALID_INPUT'],
-    ['an object where a number is expected', (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: { n: 1 } }), 422, 'INVALID_INPUT'],
-    ['a fractional ttl', (r: any) => r.type('form').send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: '3600.5' }), 422, 'INVALID_INPUT'],
-    ['a negative ttl', (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: -1 }), 422, 'INVALID_INPUT'],
-    ['emoji in the owner', (r: any) => r.send({ zone: 'input.test', owner: '\u{1F600}\u0000', rtype: 'A', rdata: '192.0.2.9', ttl: 3600 }), 422, 'INVALID_OWNER'],
-    ['a right-to-left mark in RDATA', (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9\u200f', ttl: 3600 }), 422, 'INVALID_RDATA'],
-    ['a NUL in the type', (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A\u0000', rdata: '192.0.2.9', ttl: 3600 }), 422, 'INVALID_TYPE'],
+    [
+      'a body over the size limit',
+      (r: any) => r.send({ zone: 'input.test', owner: 'big', rtype: 'TXT', rdata: 'x'.repeat(10_000), ttl: 3600 }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'a multipart body over the size limit',
+      (r: any) =>
+        r.field('zone', 'input.test').field('owner', 'big').field('rtype', 'TXT').field('rdata', 'x'.repeat(10_000)).field('ttl', '3600'),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
+    [
+      'a broken multipart body',
+      (r: any) =>
+        r
+          .set('content-type', 'multipart/form-data; boundary=XYZ')
+          .send('--XYZ\r\nContent-Disposition: form-data; name="zone"\r\n\r\ninput.test'),
+      400,
+      'BAD_REQUEST',
+    ],
+    [
+      'an unknown field',
+      (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: 3600, colour: 'blue' }),
+      422,
+      'INVALID_INPUT',
+    ],
+    [
+      'a number where text is expected',
+      (r: any) => r.send({ zone: 42, owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: 3600 }),
+      422,
+      'INVALID_INPUT',
+    ],
+    [
+      'an object where a number is expected',
+      (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: { n: 1 } }),
+      422,
+      'INVALID_INPUT',
+    ],
+    [
+      'a fractional ttl',
+      (r: any) => r.type('form').send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: '3600.5' }),
+      422,
+      'INVALID_INPUT',
+    ],
+    [
+      'a negative ttl',
+      (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9', ttl: -1 }),
+      422,
+      'INVALID_INPUT',
+    ],
+    [
+      'emoji in the owner',
+      (r: any) => r.send({ zone: 'input.test', owner: '\u{1F600}\u0000', rtype: 'A', rdata: '192.0.2.9', ttl: 3600 }),
+      422,
+      'INVALID_OWNER',
+    ],
+    [
+      'a right-to-left mark in RDATA',
+      (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A', rdata: '192.0.2.9\u200f', ttl: 3600 }),
+      422,
+      'INVALID_RDATA',
+    ],
+    [
+      'a NUL in the type',
+      (r: any) => r.send({ zone: 'input.test', owner: 'u', rtype: 'A\u0000', rdata: '192.0.2.9', ttl: 3600 }),
+      422,
+      'INVALID_TYPE',
+    ],
   ])('%s', async (_label, build, status, error) => {
     const before = await recordCount();
     const res = await build(app.http.post('/api/record/add').set(key));
@@ -59,7 +134,11 @@ describe('bad input changes nothing', () => {
   });
 
   it('maps GraphQL field names back to the REST names in details', async () => {
-    const res = await app.http.post('/api/record/add').set(key).type('form').send({ zone: 'input.test', owner: 'x', rtype: 'NOPE', rdata: 'x', ttl: '3600' });
+    const res = await app.http
+      .post('/api/record/add')
+      .set(key)
+      .type('form')
+      .send({ zone: 'input.test', owner: 'x', rtype: 'NOPE', rdata: 'x', ttl: '3600' });
     expect(res.body.details[0].field).toBe('rtype');
   });
 
@@ -85,9 +164,21 @@ describe('RESTKnot envelope', () => {
   it('wraps objects and arrays; errors keep their own body; 204 stays empty', async () => {
     const created = await enveloped.http.post('/api/user/add').set(key).type('form').send({ email: 'env@example.org' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ code: 201, count: 1, data: expect.objectContaining({ email: 'env@example.org' }), status: 'success', message: 'OK' });
+    expect(created.body).toEqual({
+      code: 201,
+      count: 1,
+      data: expect.objectContaining({ email: 'env@example.org' }),
+      status: 'success',
+      message: 'OK',
+    });
     const list = await enveloped.http.get('/api/user/list').set(key);
-    expect(list.body).toEqual({ code: 200, count: 1, data: [expect.objectContaining({ email: 'env@example.org' })], status: 'success', message: 'OK' });
+    expect(list.body).toEqual({
+      code: 200,
+      count: 1,
+      data: [expect.objectContaining({ email: 'env@example.org' })],
+      status: 'success',
+      message: 'OK',
+    });
     const missing = await enveloped.http.get('/api/user/list/999').set(key);
     expect(missing.body).toMatchObject({ code: 404, status: 'error', error: 'USER_NOT_FOUND' });
     const deleted = await enveloped.http.delete(`/api/user/delete/${created.body.data.id}`).set(key);

@@ -19,8 +19,16 @@ beforeAll(async () => {
   const owner = await createUser(app, 'owner@small-pages.test');
   for (let i = 0; i < MAX + 5; i++) await createUser(app, `u${i}@small-pages.test`);
   for (let i = 0; i < MAX + 3; i++) await createZone(app, owner, `z${i}.small-pages.test`);
-  const changes = Array.from({ length: 2 * MAX + 7 }, (_, i) => ({ kind: 'ADD', owner: `h${i}`, type: 'A', rdata: '192.0.2.1', ttl: 3600 }));
-  const res = await app.gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "z0.small-pages.test", changes: $c) { serial } }`, { c: changes });
+  const changes = Array.from({ length: 2 * MAX + 7 }, (_, i) => ({
+    kind: 'ADD',
+    owner: `h${i}`,
+    type: 'A',
+    rdata: '192.0.2.1',
+    ttl: 3600,
+  }));
+  const res = await app.gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "z0.small-pages.test", changes: $c) { serial } }`, {
+    c: changes,
+  });
   expect(res.errors).toBeUndefined();
 }, 120_000);
 
@@ -47,9 +55,13 @@ test("a zone's records come whole in the REST answers, past MAX_PAGE_SIZE (a Gra
 
 test("the CLI's lists come whole too, in pages of the service's size", async () => {
   const out = await new Promise<string>((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'cli', 'main.js'), '--json', 'record', 'list', 'z0.small-pages.test'], {
-      env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY },
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(root, 'dist', 'src', 'cli', 'main.js'), '--json', 'record', 'list', 'z0.small-pages.test'],
+      {
+        env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY },
+      },
+    );
     let text = '';
     child.stdout.on('data', (chunk) => (text += chunk));
     child.on('close', () => resolve(text));
