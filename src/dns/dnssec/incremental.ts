@@ -39,16 +39,20 @@ export interface ChainMember {
   owner: string;
 }
 
+/**
+ * The zone as the signer reads it. Asynchronous: the data layer answers each question with an index look-up
+ * in the change's transaction, so the cost follows the size of the change, not of the zone.
+ */
 export interface SignedZoneView {
   /** the zone's records at `owner` after the change (data, DNSKEY, CDS, CDNSKEY; no RRSIG, NSEC, NSEC3) */
-  recordsAt(owner: string): CanonicalRecord[];
+  recordsAt(owner: string): Promise<CanonicalRecord[]>;
   /** whether any record stands strictly below `owner` after the change */
-  hasDescendants(owner: string): boolean;
+  hasDescendants(owner: string): Promise<boolean>;
   /** the signer's records stored now at an owner: RRSIG, NSEC, NSEC3 (at its hashed owner) */
-  signerRecordsAt(owner: string): CanonicalRecord[];
+  signerRecordsAt(owner: string): Promise<CanonicalRecord[]>;
   /** the chain as it is stored now, circular: the member right before / after `key`, `key` itself excluded */
-  chainPredecessor(key: Buffer): ChainMember | undefined;
-  chainSuccessor(key: Buffer): ChainMember | undefined;
+  chainPredecessor(key: Buffer): Promise<ChainMember | undefined>;
+  chainSuccessor(key: Buffer): Promise<ChainMember | undefined>;
 }
 
 export interface SignerDiff {
@@ -67,7 +71,7 @@ interface OwnerState {
   rrsets: Rrset[];
 }
 
-export function signChange(
+export async function signChange(
   zone: string,
   change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
   view: SignedZoneView,
@@ -75,26 +79,26 @@ export function signChange(
   denial: Denial,
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
-): SignerDiff | 'full' {
+): Promise<SignerDiff | 'full'> {
   const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
   if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
   const state = new Map<string, OwnerState>();
-  const stateOf = (owner: string): OwnerState => {
+  const stateOf = async (owner: string): Promise<OwnerState> => {
     let known = state.get(owner);
-    if (!known) state.set(owner, (known = readOwner(view, owner)));
+    if (!known) state.set(owner, (known = await readOwner(view, owner)));
     return known;
   };
   const diff: SignerDiff = { removed: [], added: [] };
-  const removeAt = (owner: string, keep: (r: CanonicalRecord) => boolean) =>
-    diff.removed.push(...view.signerRecordsAt(owner).filter((r) => !keep(r)));
+  const removeAt = async (owner: string, keep: (r: CanonicalRecord) => boolean) =>
+    diff.removed.push(...(await view.signerRecordsAt(owner)).filter((r) => !keep(r)));
 
   // 1. signatures: every touched RRset, and the SOA (its serial rose with the change)
   const rrsets = new Map<string, { owner: string; type: string }>([['@\u0000SOA', { owner: '@', type: 'SOA' }]]);
   for (const r of touched) rrsets.set(`${r.owner}\u0000${r.type}`, { owner: r.owner, type: r.type });
   for (const { owner, type } of rrsets.values()) {
     const code = getServedRecordType(type)!.code;
-    removeAt(owner, (r) => !(r.type === 'RRSIG' && RRSIG.parse(r.rdata, zone).ok && coveredType(r, zone) === code));
-    const at = stateOf(owner);
+    await removeAt(owner, (r) => !(r.type === 'RRSIG' && RRSIG.parse(r.rdata, zone).ok && coveredType(r, zone) === code));
+    const at = await stateOf(owner);
     const rrset = at.rrsets.find((s) => s.type === type);
     if (rrset && !at.occluded && !(type === 'NS' && at.delegation))
       diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
@@ -103,31 +107,30 @@ export function signChange(
   // 2. the denial chain around the owners whose existence or types changed
   const owners = new Set(touched.map((r) => r.owner));
   if (denial.kind === 'nsec3') for (const owner of [...owners]) for (const ancestor of ancestorsOf(owner)) owners.add(ancestor);
-  const ttl = denialTtl(zone, view.recordsAt('@'));
-  const chain = denial.kind === 'nsec' ? nsecMembers(zone, view, owners, stateOf) : nsec3Members(zone, view, owners, stateOf, denial);
+  const ttl = denialTtl(zone, await view.recordsAt('@'));
+  const chain = denial.kind === 'nsec' ? await nsecMembers(zone, view, owners, stateOf) : await nsec3Members(zone, view, owners, stateOf, denial);
   const joining = chain.filter((m) => m.after && !m.before);
   const leaving = new Set(chain.filter((m) => m.before && !m.after).map((m) => m.key.toString('hex')));
   const rewrite = new Map<string, { member: ChainMember; types?: number[] }>();
   for (const m of chain) {
     if (m.after && (!m.before || m.typesChanged)) rewrite.set(m.key.toString('hex'), { member: m, types: m.types });
     if (m.before && !m.after)
-      removeAt(
+      await removeAt(
         m.owner,
         (r) =>
           !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') ||
           (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47),
       );
   }
-  const successorAfter = (key: Buffer): ChainMember | undefined => neighbourAfter(key, 1, joining, leaving, view);
+  const successorAfter = (key: Buffer): Promise<ChainMember | undefined> => neighbourAfter(key, 1, joining, leaving, view);
   // the predecessor of each joining or leaving member now points elsewhere
   for (const m of chain) {
     if (m.before === m.after) continue;
-    const predecessor = neighbourAfter(m.key, -1, joining, leaving, view);
+    const predecessor = await neighbourAfter(m.key, -1, joining, leaving, view);
     if (predecessor && !rewrite.has(predecessor.key.toString('hex'))) rewrite.set(predecessor.key.toString('hex'), { member: predecessor });
   }
   for (const { member, types } of rewrite.values()) {
-    const old = view
-      .signerRecordsAt(member.owner)
+    const old = (await view.signerRecordsAt(member.owner))
       .filter(
         (r) =>
           r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') ||
@@ -136,7 +139,7 @@ export function signChange(
     diff.removed.push(...old);
     const bitmap = types ?? storedTypes(old, zone);
     // a chain of one member (the apex alone) points at itself
-    const next = successorAfter(member.key) ?? member;
+    const next = (await successorAfter(member.key)) ?? member;
     const record: CanonicalRecord =
       denial.kind === 'nsec'
         ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next.owner, zone), types: bitmap }) }
@@ -155,10 +158,15 @@ interface MemberChange extends ChainMember {
   types?: number[];
 }
 
-function nsecMembers(zone: string, view: SignedZoneView, owners: Set<string>, stateOf: (o: string) => OwnerState): MemberChange[] {
-  return [...owners].map((owner) => {
-    const stored = view.signerRecordsAt(owner).find((r) => r.type === 'NSEC');
-    const at = stateOf(owner);
+async function nsecMembers(
+  zone: string,
+  view: SignedZoneView,
+  owners: Set<string>,
+  stateOf: (o: string) => Promise<OwnerState>,
+): Promise<MemberChange[]> {
+  return eachInTurn([...owners], async (owner) => {
+    const stored = (await view.signerRecordsAt(owner)).find((r) => r.type === 'NSEC');
+    const at = await stateOf(owner);
     const after = !at.occluded && at.rrsets.length > 0;
     const types = after ? nsecTypes(at.rrsets) : undefined;
     return {
@@ -172,22 +180,22 @@ function nsecMembers(zone: string, view: SignedZoneView, owners: Set<string>, st
   });
 }
 
-function nsec3Members(
+async function nsec3Members(
   zone: string,
   view: SignedZoneView,
   owners: Set<string>,
-  stateOf: (o: string) => OwnerState,
+  stateOf: (o: string) => Promise<OwnerState>,
   denial: Extract<Denial, { kind: 'nsec3' }>,
-): MemberChange[] {
-  return [...owners].map((owner) => {
+): Promise<MemberChange[]> {
+  return eachInTurn([...owners], async (owner) => {
     const hash = ownerHash(zone, owner, denial);
     const hashed = base32hex(hash);
-    const stored = view.signerRecordsAt(hashed).find((r) => r.type === 'NSEC3');
-    const at = stateOf(owner);
+    const stored = (await view.signerRecordsAt(hashed)).find((r) => r.type === 'NSEC3');
+    const at = await stateOf(owner);
     let types: number[] | undefined;
     if (!at.occluded) {
       if (at.rrsets.length) types = nsec3Types(owner, at.rrsets, at.delegation, denial);
-      else if (view.hasDescendants(owner)) types = [];
+      else if (await view.hasDescendants(owner)) types = [];
     }
     const after = types !== undefined;
     return {
@@ -202,11 +210,13 @@ function nsec3Members(
 }
 
 /** what is at an owner after the change, by the full signer's rules (zone-signer.ts `authoritativeNames`) */
-function readOwner(view: SignedZoneView, owner: string): OwnerState {
-  const occluded =
-    ancestorsOf(owner).some((a) => view.recordsAt(a).some((r) => r.type === 'DNAME' || r.type === 'NS')) ||
-    (owner !== '@' && view.recordsAt('@').some((r) => r.type === 'DNAME'));
-  const records = view.recordsAt(owner);
+async function readOwner(view: SignedZoneView, owner: string): Promise<OwnerState> {
+  let occluded = false;
+  for (const ancestor of ancestorsOf(owner)) {
+    if ((await view.recordsAt(ancestor)).some((r) => r.type === 'DNAME' || r.type === 'NS')) occluded = true;
+  }
+  if (owner !== '@' && (await view.recordsAt('@')).some((r) => r.type === 'DNAME')) occluded = true;
+  const records = await view.recordsAt(owner);
   const delegation = owner !== '@' && records.some((r) => r.type === 'NS');
   const byType = new Map<string, CanonicalRecord[]>();
   for (const r of records) {
@@ -225,23 +235,30 @@ function readOwner(view: SignedZoneView, owner: string): OwnerState {
 
 const hex = (key: Buffer) => key.toString('hex');
 
+/** `each` over `items` one after another: the view's look-ups share one connection, in one transaction */
+async function eachInTurn<T, R>(items: readonly T[], each: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await each(item));
+  return results;
+}
+
 /**
  * The member next to `key` in the chain after the change (`step` 1: after it, -1: before it), circularly:
  * the nearest among the joining members and the stored ones that stay (the stored walk skips those leaving).
  */
-function neighbourAfter(
+async function neighbourAfter(
   key: Buffer,
   step: 1 | -1,
   joining: readonly ChainMember[],
   leaving: Set<string>,
   view: SignedZoneView,
-): ChainMember | undefined {
+): Promise<ChainMember | undefined> {
   const storedNext = (from: Buffer) => (step === 1 ? view.chainSuccessor(from) : view.chainPredecessor(from));
-  let stored = storedNext(key);
+  let stored = await storedNext(key);
   const seen = new Set<string>();
   while (stored && leaving.has(hex(stored.key)) && !seen.has(hex(stored.key))) {
     seen.add(hex(stored.key));
-    stored = storedNext(stored.key);
+    stored = await storedNext(stored.key);
   }
   if (stored && leaving.has(hex(stored.key))) stored = undefined;
   const candidates = [...joining.filter((m) => !m.key.equals(key)), ...(stored ? [stored] : [])];
