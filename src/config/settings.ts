@@ -77,6 +77,16 @@ export interface Settings {
    * and for diagnosing a suspected fast-path bug
    */
   fastPaths: boolean;
+  /**
+   * DNSSEC (docs/dnssec.md): the key-encryption key that seals the zones' private keys (32 bytes, from
+   * DNSSEC_KEY_ENCRYPTION_KEY as base64 or DNSSEC_KEY_ENCRYPTION_KEY_FILE; unset: a file in DATA_DIR, generated
+   * on first use), and the signatures' timing in seconds: validity, the margin before expiry at which they are
+   * refreshed, and the jitter that spreads expirations (RFC 6781 §4.4.2)
+   */
+  dnssecKeyEncryptionKey: Buffer | { file: string };
+  dnssecSignatureValidity: number;
+  dnssecSignatureRefresh: number;
+  dnssecSignatureJitter: number;
 }
 
 export class SettingsError extends Error {
@@ -250,7 +260,24 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     historyKeepDays: integer('HISTORY_KEEP_DAYS', 90, 1, 36_500),
     historyKeepRows: integer('HISTORY_KEEP_ROWS', 10_000, 10, 100_000_000),
     fastPaths: oneOf('FAST_PATHS', ['on', 'off'] as const, 'on') === 'on',
+    dnssecKeyEncryptionKey: (() => {
+      const inline = read('DNSSEC_KEY_ENCRYPTION_KEY');
+      if (inline !== undefined) {
+        const key = Buffer.from(inline, 'base64');
+        if (key.length !== 32) problems.push('DNSSEC_KEY_ENCRYPTION_KEY must be 32 bytes in base64 (openssl rand -base64 32)');
+        return key;
+      }
+      return {
+        file: path.resolve(projectRoot, read('DNSSEC_KEY_ENCRYPTION_KEY_FILE') ?? path.join(read('DATA_DIR') ?? '.data', 'dnssec-kek')),
+      };
+    })(),
+    dnssecSignatureValidity: integer('DNSSEC_SIGNATURE_VALIDITY', 14 * 86400, 60, 366 * 86400),
+    dnssecSignatureRefresh: integer('DNSSEC_SIGNATURE_REFRESH', 7 * 86400, 30, 365 * 86400),
+    dnssecSignatureJitter: integer('DNSSEC_SIGNATURE_JITTER', 86400, 0, 30 * 86400),
   };
+  if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {
+    problems.push('DNSSEC_SIGNATURE_REFRESH + DNSSEC_SIGNATURE_JITTER must be less than DNSSEC_SIGNATURE_VALIDITY');
+  }
   if (problems.length) throw new SettingsError(problems);
   return settings;
 }

@@ -13,6 +13,7 @@ import { ZoneFileResolver } from './resolvers/zone-file.resolver';
 import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
 import { HistoryResolver } from './resolvers/history.resolver';
 import { LiveResolver } from './resolvers/live.resolver';
+import { DnssecResolver } from './resolvers/dnssec.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -27,6 +28,7 @@ export const RESOLVERS = [
   HistoryResolver,
   LiveResolver,
   TsigKeyResolver,
+  DnssecResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -95,9 +95,10 @@ export class ChangeFeed {
       this.delivered.clear();
       return;
     }
-    const ids = await this.db.rows(`select id, domain_id from changes where id > $1 order by id limit ${READ_LIMIT}`, [
-      Math.max(0, this.cursor - LATE_WINDOW),
-    ]);
+    const ids = await this.db.rows(
+      `select id, domain_id from changes where id > $1 and kind <> 'zone-signed' order by id limit ${READ_LIMIT}`,
+      [Math.max(0, this.cursor - LATE_WINDOW)],
+    );
     const wanted = new Set(zones);
     const fresh: number[] = [];
     for (const row of ids) {

@@ -166,6 +166,18 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
     if (!rows.length) return;
     after = Number(rows[rows.length - 1].id);
     yield rows.filter((r) => !(r.type === 'SOA' && r.owner === '@')).map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
+    if (rows.length < pageSize) break;
+  }
+  // a signed zone: the signer's records (DNSKEY, RRSIG, NSEC/NSEC3, NSEC3PARAM, CDS, CDNSKEY) after the data
+  after = 0;
+  for (;;) {
+    const rows = await sql.rows<Rr & { id: string }>(
+      'select id, owner, type, ttl, rdata from dnssec_records where domain_id = $1 and id > $2 order by id limit $3',
+      [zone.id, after, pageSize],
+    );
+    if (!rows.length) return;
+    after = Number(rows[rows.length - 1].id);
+    yield rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
     if (rows.length < pageSize) return;
   }
 }
@@ -180,10 +192,19 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
  * left reads nothing more.
  */
 export async function journalFrom(sql: Sql, zone: ZoneRef, fromSerial: number, maxRows = 10000): Promise<JournalRow[] | undefined> {
-  const rows = await sql.rows<{ id: string; serial_before: string | null; serial_after: string; removed: Rr[]; added: Rr[]; kind: string }>(
-    `select id, kind, serial_before, serial_after, removed, added from changes
+  const rows = await sql.rows<{
+    id: string;
+    serial_before: string | null;
+    serial_after: string;
+    removed: Rr[];
+    added: Rr[];
+    signer_removed: Rr[] | null;
+    signer_added: Rr[] | null;
+    kind: string;
+  }>(
+    `select id, kind, serial_before, serial_after, removed, added, signer_removed, signer_added from changes
       where zone = $1 and domain_id = $2 and id >= (
-        select min(id) from changes where zone = $1 and domain_id = $2 and kind = 'zone-changed' and serial_before = $3)
+        select min(id) from changes where zone = $1 and domain_id = $2 and kind in ('zone-changed', 'zone-signed') and serial_before = $3)
       order by id limit $4`,
     [zone.name, zone.id, fromSerial, maxRows + 1],
   );
@@ -191,15 +212,16 @@ export async function journalFrom(sql: Sql, zone: ZoneRef, fromSerial: number, m
   const chain: JournalRow[] = [];
   let serial = fromSerial;
   for (const row of rows) {
-    if (row.kind !== 'zone-changed' || row.serial_before === null) return undefined;
+    if ((row.kind !== 'zone-changed' && row.kind !== 'zone-signed') || row.serial_before === null) return undefined;
     if (Number(row.serial_before) !== serial) return undefined;
     serial = Number(row.serial_after);
     chain.push({
       id: Number(row.id),
       serialBefore: Number(row.serial_before),
       serialAfter: serial,
-      removed: row.removed,
-      added: row.added,
+      // a signed zone's step carries the signer's records beside the user's (RFC 1995 §4: one difference sequence)
+      removed: row.signer_removed ? [...row.removed, ...row.signer_removed] : row.removed,
+      added: row.signer_added ? [...row.added, ...row.signer_added] : row.added,
     });
   }
   if (serial !== zone.serial || !chain.length) return undefined;

@@ -35,6 +35,12 @@ export const toHistoryRow = (r: any): HistoryRow => ({
   authorTsigKeyId: r.author_tsig_key_id == null ? null : Number(r.author_tsig_key_id),
 });
 
+/**
+ * The rows the history shows: the user's changes. A step of the signer alone (`zone-signed`: a refresh, a key
+ * step, DNSSEC enabled) raises the serial for the secondaries but changes no user record.
+ */
+const USER_CHANGES = `kind <> 'zone-signed'`;
+
 /** A zone's journal rows, newest first, before the row `beforeId` (keyset paging by `changes_zone_id_index`). */
 export async function zoneHistory(
   sql: Sql,
@@ -43,7 +49,7 @@ export async function zoneHistory(
 ): Promise<HistoryRow[]> {
   const rows = await sql.rows(
     `select ${HISTORY_COLUMNS} from changes
-      where zone = $1 and domain_id = $2 and ($3::bigint is null or id < $3)
+      where zone = $1 and domain_id = $2 and ($3::bigint is null or id < $3) and ${USER_CHANGES}
       order by id desc limit $4`,
     [zone.name, zone.id, page.beforeId ?? null, page.first],
   );
@@ -51,7 +57,10 @@ export async function zoneHistory(
 }
 
 export async function countZoneHistory(sql: Sql, zone: { id: number; name: string }): Promise<number> {
-  const [row] = await sql.rows(`select count(*)::bigint as n from changes where zone = $1 and domain_id = $2`, [zone.name, zone.id]);
+  const [row] = await sql.rows(`select count(*)::bigint as n from changes where zone = $1 and domain_id = $2 and ${USER_CHANGES}`, [
+    zone.name,
+    zone.id,
+  ]);
   return Number(row.n);
 }
 
@@ -68,7 +77,7 @@ export async function rowAtSerial(sql: Sql, zone: { id: number; name: string }, 
 /** The zone's journal rows with ids in (afterId, upToId], in the order they were written. */
 export async function journalBetween(sql: Sql, zone: { id: number; name: string }, afterId: number, upToId: number): Promise<HistoryRow[]> {
   const rows = await sql.rows(
-    `select ${HISTORY_COLUMNS} from changes where zone = $1 and domain_id = $2 and id > $3 and id <= $4 order by id`,
+    `select ${HISTORY_COLUMNS} from changes where zone = $1 and domain_id = $2 and id > $3 and id <= $4 and ${USER_CHANGES} order by id`,
     [zone.name, zone.id, afterId, upToId],
   );
   return rows.map(toHistoryRow);

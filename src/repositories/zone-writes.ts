@@ -1,5 +1,6 @@
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
+import { DNSSEC_POLICY_JSON, DnssecPolicy, policyFromJson, SignerRow, signerWriteCtes } from './dnssec';
 
 /**
  * The write queries of a zone change, in one place: one statement reads everything the zone rules need, one
@@ -26,6 +27,8 @@ export interface LockedZone {
   sameOwner: StoredRow[];
   /** the record asked for by id, if it is in this zone */
   target?: StoredRow;
+  /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
+  dnssec?: DnssecPolicy;
 }
 
 export interface LockRequest {
@@ -104,7 +107,8 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
     `select d.id, d.name, d.serial, d.user_id,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
-        (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa
+        (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
+        ${DNSSEC_POLICY_JSON} as dnssec
        from domains d where ${where}`,
     p.values,
   );
@@ -117,6 +121,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
     soa: toRow(row.soa),
     sameOwner: (row.same_owner as any[]).map(toRow),
     target: row.target ? toRow(row.target) : undefined,
+    dnssec: policyFromJson(row.dnssec),
   };
 }
 
@@ -134,6 +139,11 @@ export interface ZoneWrite {
   added: JournalRecord[];
   /** who made the change (the change history): the API key, or the TSIG key of a DNS UPDATE, and its user */
   author?: { keyId?: number; tsigKeyId?: number; keyName?: string; userId?: number };
+  /** the signer's records the step removes and adds (a signed zone), journalled beside the user's */
+  signerRemoved?: readonly SignerRow[];
+  signerAdded?: readonly SignerRow[];
+  /** `zone-signed`: a step of the signer alone (refresh, key step), which the history and ETags skip */
+  kind?: 'zone-changed' | 'zone-signed';
 }
 
 /**
@@ -172,10 +182,15 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
   }
-  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id)
-      select dom.id, ${p.add(write.zone)}, 'zone-changed', ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb,
+  const signerRemoved = write.signerRemoved ?? [];
+  const signerAdded = write.signerAdded ?? [];
+  parts.push(...signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded));
+  const signerJournal = (rows: readonly SignerRow[]) =>
+    rows.length ? JSON.stringify(rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }))) : null;
+  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added)
+      select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
-        ${p.add(write.author?.tsigKeyId ?? null)}::bigint from dom)`);
+        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb from dom)`);
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`,

@@ -10,6 +10,7 @@ import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
+import { DnssecService } from './dnssec/dnssec.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -25,6 +26,7 @@ export interface Services {
   tsigKeys: TsigKeysService;
   dnsUpdates: DnsUpdatesService;
   propagation: PropagationStatusService;
+  dnssec: DnssecService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -45,5 +47,6 @@ export function createServices(settings: Settings): Services {
     tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
     propagation: new PropagationStatusService(settings),
+    dnssec: new DnssecService(settings, domains),
   };
 }

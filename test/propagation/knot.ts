@@ -158,6 +158,10 @@ acl:
     address: 127.0.0.1
     key: ${options.tsig.name}
     action: notify
+  # the tests read a secondary's copy of a zone back (a signed zone's AXFR, checked by the DNSSEC verifiers)
+  - id: transfer-to-tests
+    address: 127.0.0.1
+    action: transfer
 template:
   - id: default
     storage: "${dir}/zones"
@@ -170,7 +174,7 @@ template:
   - id: member
     storage: "${dir}/zones"
     master: zonekeeper
-    acl: notify-from-zonekeeper
+    acl: [notify-from-zonekeeper, transfer-to-tests]
     zonefile-sync: -1
     zonefile-load: none
     journal-content: changes

@@ -108,7 +108,8 @@ export async function signChange(
   const owners = new Set(touched.map((r) => r.owner));
   if (denial.kind === 'nsec3') for (const owner of [...owners]) for (const ancestor of ancestorsOf(owner)) owners.add(ancestor);
   const ttl = denialTtl(zone, await view.recordsAt('@'));
-  const chain = denial.kind === 'nsec' ? await nsecMembers(zone, view, owners, stateOf) : await nsec3Members(zone, view, owners, stateOf, denial);
+  const chain =
+    denial.kind === 'nsec' ? await nsecMembers(zone, view, owners, stateOf) : await nsec3Members(zone, view, owners, stateOf, denial);
   const joining = chain.filter((m) => m.after && !m.before);
   const leaving = new Set(chain.filter((m) => m.before && !m.after).map((m) => m.key.toString('hex')));
   const rewrite = new Map<string, { member: ChainMember; types?: number[] }>();
@@ -130,12 +131,11 @@ export async function signChange(
     if (predecessor && !rewrite.has(predecessor.key.toString('hex'))) rewrite.set(predecessor.key.toString('hex'), { member: predecessor });
   }
   for (const { member, types } of rewrite.values()) {
-    const old = (await view.signerRecordsAt(member.owner))
-      .filter(
-        (r) =>
-          r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') ||
-          (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)),
-      );
+    const old = (await view.signerRecordsAt(member.owner)).filter(
+      (r) =>
+        r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') ||
+        (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)),
+    );
     diff.removed.push(...old);
     const bitmap = types ?? storedTypes(old, zone);
     // a chain of one member (the apex alone) points at itself

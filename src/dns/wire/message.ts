@@ -7,7 +7,7 @@
  */
 import { ownerToFqdn } from '../name';
 import type { RecordTypeDefinition } from '../record-types';
-import { getRecordType } from '../record-types';
+import { getRecordType, getServedRecordType } from '../record-types';
 import { WireFormatError } from './errors';
 import { readName } from './name';
 import { RdataReader } from './reader';
@@ -298,7 +298,8 @@ export function encodeMessage(message: OutgoingMessage): Buffer {
 
 /** a stored record's RDATA (canonical presentation form) as a value to write, by its type's `parse` */
 export function typedRdata(type: string, rdata: string, origin: string): { definition: RecordTypeDefinition; value: unknown } {
-  const definition = getRecordType(type);
+  // the signer's types (RRSIG, NSEC, NSEC3, NSEC3PARAM) too: the primary serves them in a signed zone
+  const definition = getServedRecordType(type);
   if (!definition) throw new Error(`unsupported record type ${type}`);
   const parsed = definition.parse(rdata, origin);
   if (!parsed.ok) throw new Error(`stored ${type} RDATA does not parse: ${parsed.problems.map((p) => p.message).join('; ')}`);

@@ -7,6 +7,7 @@ import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { signingStepsFor } from './signing';
+import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -27,9 +28,9 @@ export const journalRecord = (record: JournalRecord): JournalRecord => ({
  */
 export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   /**
-   * A change made by the signer alone (DNSSEC to come: re-signing expiring RRSIGs, a key roll): written as
-   * every change is (its serial step, its journal row, IXFR), but not a user's change, so it names no author
-   * and the signing steps do not run on it (it is their own output). Nothing sets it yet.
+   * A change made by the signer alone (re-signing expiring RRSIGs, a key step, DNSSEC enabled or disabled):
+   * written as every change is (its serial step, its journal row of kind `zone-signed`, IXFR), but not a
+   * user's change, so it names no author.
    */
   signatureOnly?: boolean;
 };
@@ -57,6 +58,9 @@ export interface WrittenChange {
 export class ZoneChange {
   readonly removed: JournalRecord[] = [];
   readonly added: JournalRecord[] = [];
+  /** the signer's records this step removes and adds (a signed zone: signing.ts) */
+  readonly signerRemoved: SignerRow[] = [];
+  readonly signerAdded: SignerRow[] = [];
   private readonly inserts: JournalRecord[] = [];
   private readonly deleteIds: number[] = [];
   private update?: StoredRow;
@@ -132,6 +136,48 @@ export class ZoneChange {
     this.removed.push(journalRecord(record));
   }
 
+  /** stages signer records (DNSKEY, RRSIG, NSEC…), written and journalled in this serial step beside the rest */
+  stageSigner(removed: readonly SignerRow[], added: readonly SignerRow[]): void {
+    this.signerRemoved.push(...removed);
+    this.signerAdded.push(...added);
+  }
+
+  /**
+   * The decision writes more than the engine's one statement (DNSSEC's keys and policy): it must run in a
+   * transaction holding the zone row's lock, so on the optimistic path it is decided again there.
+   */
+  requireLock(): void {
+    if (!this.locked) throw new DecideAgain(true);
+  }
+
+  /** how the signing step signs this change: incrementally (the usual), whole (a key step), or not at all */
+  private signing: { mode: 'incremental' | 'whole' | 'none'; policy?: DnssecPolicy } = { mode: 'incremental' };
+
+  /**
+   * The change is signed whole under `policy` (default: the zone's): DNSSEC enabled, a key step. The signing
+   * step then brings the stored signer records to exactly what signing the zone after the change gives.
+   */
+  signWhole(policy?: DnssecPolicy): void {
+    this.signing = { mode: 'whole', policy: policy ?? this.zone.dnssec };
+  }
+
+  /** the change stages the zone's signer records itself (DNSSEC disabled): no signing step runs */
+  skipSigning(): void {
+    this.signing = { mode: 'none' };
+  }
+
+  /** the policy the change is signed under, and how; undefined: not signed */
+  get signingPlan(): { whole: boolean; policy: DnssecPolicy } | undefined {
+    if (this.signing.mode === 'none') return undefined;
+    const policy = this.signing.policy ?? this.zone.dnssec;
+    return policy ? { whole: this.signing.mode === 'whole', policy } : undefined;
+  }
+
+  /** the connection the change reads and writes on (the signing step reads the signed zone through it) */
+  get connection(): Sql {
+    return this.sql;
+  }
+
   /**
    * Writes the change. The serial rises by the zone's policy, or becomes `serialSetByCaller` (an SOA edit or
    * a zone file that raised it); `soaRdata`/`soaTtl` replace the SOA's other fields (zone-file import).
@@ -149,10 +195,9 @@ export class ZoneChange {
       this.removed.push(journalRecord(current));
       this.added.push(journalRecord({ ...current, ...soa }));
     }
-    // the signing steps' seam: after the decision and the serial step, before the write (signing.ts)
-    if (!this.request.signatureOnly) {
-      for (const step of signingStepsFor(this.zone, this.settings)) await step.afterDecide(this);
-    }
+    // the signing steps: after the decision and the serial step, before the write (signing.ts); a step of
+    // the signer's own runs them too (the SOA's serial moved, so its RRSIG must follow)
+    for (const step of signingStepsFor(this.signingPlan, this.settings)) await step.afterDecide(this);
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgain(true);
     const inserted = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
@@ -165,6 +210,9 @@ export class ZoneChange {
       soa,
       removed: this.removed,
       added: this.added,
+      signerRemoved: this.signerRemoved,
+      signerAdded: this.signerAdded,
+      kind: this.request.signatureOnly ? 'zone-signed' : 'zone-changed',
       author: this.request.signatureOnly
         ? undefined
         : {

@@ -1,0 +1,33 @@
+/**
+ * What the data layer keeps beside a signer record so that it never parses one to find it: the denial
+ * chain's sort key of an NSEC (RFC 4034 §6.1 canonical order of its owner) or NSEC3 (its hash, RFC 5155 §3),
+ * and an RRSIG's expiration (RFC 4034 §3.1.5), by which the refresh finds the signatures falling due.
+ */
+import { nameLabels, ownerToFqdn } from '../name';
+import type { CanonicalRecord } from '../record';
+import { RRSIG } from '../record-types/signer-types';
+import { canonicalSortKey } from './canonical-order';
+import { fromBase32hex } from './nsec3-hash';
+
+/** the types the signer owns in a signed zone: no user change may write one (the signer writes them) */
+export const SIGNER_OWNED_TYPES: ReadonlySet<string> = new Set(['DNSKEY', 'CDS', 'CDNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);
+
+export function chainKeyOf(zone: string, record: CanonicalRecord): Buffer | undefined {
+  if (record.type === 'NSEC') return canonicalSortKey(nameLabels(ownerToFqdn(record.owner, zone)));
+  if (record.type === 'NSEC3') return fromBase32hex(record.owner.split('.')[0]);
+  return undefined;
+}
+
+/** an RRSIG's expiration in seconds since the epoch (serial arithmetic aside: we write them within 2^31 s of now) */
+export function signatureExpiration(zone: string, record: CanonicalRecord): number | undefined {
+  if (record.type !== 'RRSIG') return undefined;
+  const parsed = RRSIG.parse(record.rdata, zone);
+  return parsed.ok ? parsed.value.expiration : undefined;
+}
+
+/** the type an RRSIG covers, by code */
+export function coveredTypeOf(zone: string, record: CanonicalRecord): number | undefined {
+  if (record.type !== 'RRSIG') return undefined;
+  const parsed = RRSIG.parse(record.rdata, zone);
+  return parsed.ok ? parsed.value.typeCovered : undefined;
+}

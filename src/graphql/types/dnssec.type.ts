@@ -1,0 +1,132 @@
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+
+export enum DnssecAlgorithmEnum {
+  ECDSAP256SHA256 = 'ECDSAP256SHA256',
+  ED25519 = 'ED25519',
+  RSASHA256 = 'RSASHA256',
+}
+registerEnumType(DnssecAlgorithmEnum, {
+  name: 'DnssecAlgorithm',
+  description:
+    'ECDSAP256SHA256 (13, the default, RFC 6605), ED25519 (15, RFC 8080), RSASHA256 (8, RFC 5702): what RFC 8624 says to sign with.',
+});
+
+export enum DnssecDenialEnum {
+  NSEC = 'NSEC',
+  NSEC3 = 'NSEC3',
+}
+registerEnumType(DnssecDenialEnum, {
+  name: 'DnssecDenial',
+  description:
+    'Authenticated denial of existence: NSEC (RFC 4034, the default) or NSEC3 (RFC 5155) with 0 extra iterations and no salt (RFC 9276).',
+});
+
+export enum DnssecKeyLayoutEnum {
+  KSK_ZSK = 'KSK_ZSK',
+  CSK = 'CSK',
+}
+registerEnumType(DnssecKeyLayoutEnum, {
+  name: 'DnssecKeyLayout',
+  description: 'KSK_ZSK (the default): a key-signing key for the DNSKEY RRset and a zone-signing key for the rest; CSK: one combined key.',
+});
+
+@InputType('EnableDnssecInput')
+export class EnableDnssecInput {
+  @Field({ description: 'The zone, by name.' })
+  zone!: string;
+
+  @Field(() => DnssecAlgorithmEnum, { nullable: true, description: 'Default ECDSAP256SHA256.' })
+  algorithm?: DnssecAlgorithmEnum | null;
+
+  @Field(() => DnssecDenialEnum, { nullable: true, description: 'Default NSEC.' })
+  denial?: DnssecDenialEnum | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'NSEC3 opt-out (RFC 5155 §6): insecure delegations are left out of the chain.' })
+  nsec3OptOut?: boolean | null;
+
+  @Field(() => DnssecKeyLayoutEnum, { nullable: true, description: 'Default KSK_ZSK.' })
+  keyLayout?: DnssecKeyLayoutEnum | null;
+}
+
+@ObjectType('DnssecKey', {
+  simpleResolvers: true,
+  description: 'A signing key of a zone (its private part never leaves the service). Times of each RFC 7583 step.',
+})
+export class DnssecKeyType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field(() => Int, { description: 'The key tag (RFC 4034 Appendix B).' })
+  keyTag!: number;
+
+  @Field({ description: 'KSK, ZSK or CSK.' })
+  role!: string;
+
+  @Field({ description: 'The algorithm mnemonic.' })
+  algorithm!: string;
+
+  @Field({ description: 'published, ready, active, retired or removed (RFC 7583 §3.1).' })
+  state!: string;
+
+  @Field({ description: 'The DNSKEY RDATA, presentation form.' })
+  dnskey!: string;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  publishedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  readyAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  activeAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  retiredAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  removedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'The next planned step of the key, if any.' })
+  nextEvent!: string | null;
+
+  @Field(() => Date, { nullable: true })
+  nextEventAt!: Date | null;
+}
+
+@ObjectType('Dnssec', {
+  simpleResolvers: true,
+  description: "A zone's DNSSEC: whether it is signed, how, its keys and what to give the parent.",
+})
+export class DnssecType {
+  @Field()
+  zone!: string;
+
+  @Field()
+  enabled!: boolean;
+
+  @Field({ description: 'unsigned, signed or disabling.' })
+  state!: string;
+
+  @Field(() => DnssecDenialEnum, { nullable: true })
+  denial!: DnssecDenialEnum | null;
+
+  @Field(() => Int, { nullable: true })
+  nsec3Iterations!: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  nsec3OptOut!: boolean | null;
+
+  @Field(() => [DnssecKeyType], { description: 'The keys, removed ones included, oldest first.' })
+  keys!: DnssecKeyType[];
+
+  @Field(() => [String], {
+    description: 'The DS records to give the parent (SHA-256 and SHA-384), presentation form: key tag, algorithm, digest type, digest.',
+  })
+  ds!: string[];
+
+  @Field(() => [String], { description: 'The DNSKEY RRset, presentation form (for a parent that takes DNSKEY).' })
+  dnskeys!: string[];
+}

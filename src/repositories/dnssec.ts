@@ -1,0 +1,253 @@
+/**
+ * DNSSEC's tables (docs/dnssec.md): a zone's signing policy (`dnssec_zones`), its keys (`dnssec_keys`, the
+ * private part sealed) and the signer's records (`dnssec_records`, beside `records`). The signed-zone view
+ * the incremental signer reads is here: each question one index look-up in the caller's connection.
+ */
+import type { Database, Sql } from '../db/pool';
+import type { JournalRecord } from '../entities/change.entity';
+
+export type DenialKind = 'nsec' | 'nsec3';
+export type KeyState = 'published' | 'ready' | 'active' | 'retired' | 'removed';
+export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
+
+/** a signed zone's policy as `readZone` returns it (undefined: the zone is not signed) */
+export interface DnssecPolicy {
+  state: 'signed' | 'disabling';
+  denial: DenialKind;
+  nsec3Iterations: number;
+  nsec3Salt: Buffer;
+  nsec3OptOut: boolean;
+}
+
+export interface StoredDnssecKey {
+  id: number;
+  role: StoredKeyRole;
+  algorithm: number;
+  keyTag: number;
+  /** the DNSKEY RDATA in presentation form */
+  dnskey: string;
+  sealedPrivateKey: Buffer;
+  state: KeyState;
+  createdAt: Date;
+  publishedAt: Date | null;
+  readyAt: Date | null;
+  activeAt: Date | null;
+  retiredAt: Date | null;
+  removedAt: Date | null;
+  nextEvent: string | null;
+  nextEventAt: Date | null;
+}
+
+/** a signer record as written: the chain's sort key (hex) for NSEC/NSEC3, the expiration (epoch s) for RRSIG */
+export interface SignerRow extends JournalRecord {
+  chainKey?: string;
+  expiresAt?: number;
+}
+
+/** the SQL expression of a zone's policy as JSON, for the zone read of a change (zone-writes.ts readZone) */
+export const DNSSEC_POLICY_JSON = `(select json_build_object('state', z.state, 'denial', z.denial, 'iterations', z.nsec3_iterations,
+    'salt', encode(z.nsec3_salt, 'hex'), 'optOut', z.nsec3_opt_out) from dnssec_zones z where z.domain_id = d.id)`;
+
+export function policyFromJson(value: any): DnssecPolicy | undefined {
+  if (!value) return undefined;
+  return {
+    state: value.state,
+    denial: value.denial,
+    nsec3Iterations: Number(value.iterations),
+    nsec3Salt: Buffer.from(value.salt ?? '', 'hex'),
+    nsec3OptOut: !!value.optOut,
+  };
+}
+
+const KEY_COLUMNS = `id, role, algorithm, key_tag, dnskey, sealed_private_key, state, created_at, published_at, ready_at, active_at,
+  retired_at, removed_at, next_event, next_event_at`;
+
+const toKey = (r: any): StoredDnssecKey => ({
+  id: Number(r.id),
+  role: r.role,
+  algorithm: Number(r.algorithm),
+  keyTag: Number(r.key_tag),
+  dnskey: r.dnskey,
+  sealedPrivateKey: r.sealed_private_key,
+  state: r.state,
+  createdAt: r.created_at,
+  publishedAt: r.published_at,
+  readyAt: r.ready_at,
+  activeAt: r.active_at,
+  retiredAt: r.retired_at,
+  removedAt: r.removed_at,
+  nextEvent: r.next_event,
+  nextEventAt: r.next_event_at,
+});
+
+/** a zone's keys; `withRemoved`: also those removed (the key list shows their history) */
+export async function keysOfZone(sql: Sql | Database, domainId: number, withRemoved = false): Promise<StoredDnssecKey[]> {
+  const rows = await sql.rows(
+    `select ${KEY_COLUMNS} from dnssec_keys where domain_id = $1 and ($2::boolean or state <> 'removed') order by id`,
+    [domainId, withRemoved],
+  );
+  return rows.map(toKey);
+}
+
+export async function insertKey(
+  sql: Sql,
+  key: {
+    domainId: number;
+    role: StoredKeyRole;
+    algorithm: number;
+    keyTag: number;
+    dnskey: string;
+    sealed: Buffer;
+    state: KeyState;
+    at: Date;
+  },
+): Promise<StoredDnssecKey> {
+  const [row] = await sql.rows(
+    `insert into dnssec_keys (domain_id, role, algorithm, key_tag, dnskey, sealed_private_key, state, published_at, ready_at, active_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, case when $7 in ('ready', 'active') then $8::timestamptz end, case when $7 = 'active' then $8::timestamptz end)
+     returning ${KEY_COLUMNS}`,
+    [key.domainId, key.role, key.algorithm, key.keyTag, key.dnskey, key.sealed, key.state, key.at],
+  );
+  return toKey(row);
+}
+
+export async function insertPolicy(
+  sql: Sql,
+  policy: { domainId: number; denial: DenialKind; iterations: number; salt: Buffer; optOut: boolean; refreshDueAt: Date },
+): Promise<boolean> {
+  const rows = await sql.rows(
+    `insert into dnssec_zones (domain_id, denial, nsec3_iterations, nsec3_salt, nsec3_opt_out, refresh_due_at)
+     values ($1, $2, $3, $4, $5, $6) on conflict (domain_id) do nothing returning domain_id`,
+    [policy.domainId, policy.denial, policy.iterations, policy.salt, policy.optOut, policy.refreshDueAt],
+  );
+  return rows.length > 0;
+}
+
+export async function setPolicyState(sql: Sql, domainId: number, state: 'signed' | 'disabling'): Promise<void> {
+  await sql.rows('update dnssec_zones set state = $2 where domain_id = $1', [domainId, state]);
+}
+
+/** a zone stops being signed: its policy, keys and signer records go (the journal row of the step keeps them for IXFR) */
+export async function deleteSigning(sql: Sql, domainId: number): Promise<void> {
+  await sql.rows('delete from dnssec_records where domain_id = $1', [domainId]);
+  await sql.rows('delete from dnssec_keys where domain_id = $1', [domainId]);
+  await sql.rows('delete from dnssec_zones where domain_id = $1', [domainId]);
+}
+
+export async function setRefreshDue(sql: Sql, domainId: number, dueAt: Date): Promise<void> {
+  await sql.rows('update dnssec_zones set refresh_due_at = $2, refreshed_at = now() where domain_id = $1', [domainId, dueAt]);
+}
+
+/** the earliest expiration among a zone's signatures, or undefined when it has none */
+export async function earliestExpiration(sql: Sql, domainId: number): Promise<Date | undefined> {
+  const [row] = await sql.rows('select min(expires_at) as at from dnssec_records where domain_id = $1 and expires_at is not null', [
+    domainId,
+  ]);
+  return row?.at ?? undefined;
+}
+
+/** signed zones whose refresh is due, claimed for this worker's transaction (others skip them) */
+export async function claimZonesDueForRefresh(sql: Sql, limit: number): Promise<number[]> {
+  const rows = await sql.rows(
+    `select domain_id from dnssec_zones where refresh_due_at <= now() order by refresh_due_at limit $1 for update skip locked`,
+    [limit],
+  );
+  return rows.map((r) => Number(r.domain_id));
+}
+
+/** the owners and covered types of the signatures expiring before `before`, at most `limit` */
+export async function signaturesExpiringBefore(sql: Sql, domainId: number, before: Date, limit: number): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>(
+    `select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and expires_at is not null and expires_at < $2
+      order by expires_at limit $3`,
+    [domainId, before, limit],
+  );
+}
+
+/** the signer's records that are zone data, signed like the user's; the rest (RRSIG, NSEC, NSEC3, NSEC3PARAM) are its chain and signatures */
+const ZONE_DATA_TYPES = `('DNSKEY', 'CDS', 'CDNSKEY')`;
+
+/** the records at some owners: the user's, plus the DNSKEY, CDS and CDNSKEY the signer keeps at the apex */
+export async function zoneRecordsAt(sql: Sql, domainId: number, owners: string[]): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>(
+    `select owner, type, rdata, ttl from records where domain_id = $1 and owner = any($2::text[])
+     union all
+     select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = any($2::text[]) and type in ${ZONE_DATA_TYPES}`,
+    [domainId, owners],
+  );
+}
+
+/** the signer's RRSIG, NSEC and NSEC3 at an owner (an NSEC3 at its hashed owner) */
+export async function signerRecordsAt(sql: Sql, domainId: number, owner: string): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>(
+    `select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = $2 and type in ('RRSIG', 'NSEC', 'NSEC3')`,
+    [domainId, owner],
+  );
+}
+
+/**
+ * Up to `limit` records strictly below `owner` (relative; not '@'): the owners ending with `.<owner>` are,
+ * reversed, one range of `records_domain_reverse_owner_index`, not a scan of the zone.
+ */
+export async function recordsBelow(sql: Sql, domainId: number, owner: string, limit: number): Promise<JournalRecord[]> {
+  const from = [...`.${owner}`].reverse().join('');
+  const to = `${from.slice(0, -1)}/`;
+  return sql.rows<JournalRecord>(
+    `select owner, type, rdata, ttl from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit $4`,
+    [domainId, from, to, limit],
+  );
+}
+
+/** the chain member stored right before (`-1`) or after (`1`) `key`, circularly, `key` itself excluded */
+export async function chainNeighbour(
+  sql: Sql,
+  domainId: number,
+  key: Buffer,
+  step: 1 | -1,
+): Promise<{ key: Buffer; owner: string } | undefined> {
+  const [comparison, order] = step === 1 ? ['>', 'asc'] : ['<', 'desc'];
+  const rows = await sql.rows<{ chain_key: Buffer; owner: string }>(
+    `(select 0 as wrap, chain_key, owner from dnssec_records where domain_id = $1 and chain_key is not null and chain_key ${comparison} $2
+        order by chain_key ${order} limit 1)
+     union all
+     (select 1 as wrap, chain_key, owner from dnssec_records where domain_id = $1 and chain_key is not null and chain_key <> $2
+        order by chain_key ${order} limit 1)
+     order by wrap limit 1`,
+    [domainId, key],
+  );
+  return rows[0] ? { key: rows[0].chain_key, owner: rows[0].owner } : undefined;
+}
+
+/** every signer record of a zone (a whole-zone signing compares against them; AXFR sends them) */
+export async function allSignerRecords(sql: Sql, domainId: number): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>('select owner, type, rdata, ttl from dnssec_records where domain_id = $1 order by id', [domainId]);
+}
+
+/** every user record of a zone, for a whole-zone signing */
+export async function allZoneRecords(sql: Sql, domainId: number): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>('select owner, type, rdata, ttl from records where domain_id = $1 order by id', [domainId]);
+}
+
+/** The CTE parts that write a change's signer records, hung on the serial update `dom` (zone-writes.ts writeZoneChange). */
+export function signerWriteCtes(add: (value: unknown) => string, removed: readonly SignerRow[], added: readonly SignerRow[]): string[] {
+  const parts: string[] = [];
+  if (removed.length) {
+    parts.push(`sdel as (delete from dnssec_records s using json_to_recordset(${add(JSON.stringify(removed.map(({ owner, type, rdata }) => ({ owner, type, rdata }))))}::json)
+        as x(owner text, type text, rdata text)
+      where s.domain_id = (select id from dom) and s.owner = x.owner and s.type = x.type and s.rdata = x.rdata)`);
+  }
+  if (added.length) {
+    parts.push(`sins as (insert into dnssec_records (domain_id, owner, type, rdata, ttl, chain_key, expires_at)
+      select dom.id, x.owner, x.type, x.rdata, x.ttl, decode(x."chainKey", 'hex'), to_timestamp(x."expiresAt")
+        from dom, json_to_recordset(${add(JSON.stringify(added))}::json) as x(owner text, type text, rdata text, ttl int, "chainKey" text, "expiresAt" bigint))`);
+  }
+  return parts;
+}
+
+/** a zone's own records of some types (at most a few: enabling DNSSEC refuses when there is one) */
+export async function userRecordsOfTypes(sql: Sql, domainId: number, types: string[]): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>('select owner, type, rdata, ttl from records where domain_id = $1 and type = any($2::text[]) limit 3', [
+    domainId,
+    types,
+  ]);
+}

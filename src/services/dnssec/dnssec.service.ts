@@ -1,0 +1,230 @@
+import type { Settings } from '../../config/settings';
+import type { Sql } from '../../db/pool';
+import { algorithmByNumber, DNSSEC_ALGORITHMS, DnssecAlgorithmName } from '../../dns/dnssec/algorithms';
+import { formatDs } from '../../dns/dnssec/ds';
+import { dnskeyOf, dnskeyTag, dsOf } from '../../dns/dnssec/keys';
+import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
+import { DNSKEY } from '../../dns/record-types/dnskey';
+import { canonicalNameWire } from '../../dns/wire/name';
+import { DomainError } from '../../errors/catalogue';
+import {
+  allSignerRecords,
+  deleteSigning,
+  DnssecPolicy,
+  insertKey,
+  insertPolicy,
+  keysOfZone,
+  KeyState,
+  StoredDnssecKey,
+  StoredKeyRole,
+  userRecordsOfTypes,
+} from '../../repositories/dnssec';
+import type { RequestContext } from '../context';
+import { DomainsService, normaliseZoneName } from '../domains.service';
+import { changeZone } from '../write-engine';
+import { signerRows, vaultOf } from './zone-signing';
+
+export type DenialChoice = 'NSEC' | 'NSEC3';
+/** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
+export type KeyLayout = 'KSK_ZSK' | 'CSK';
+
+export interface EnableDnssecInput {
+  zone: string;
+  algorithm?: DnssecAlgorithmName;
+  denial?: DenialChoice;
+  /** NSEC3 opt-out (RFC 5155 §6): insecure delegations left out of the chain */
+  nsec3OptOut?: boolean;
+  keyLayout?: KeyLayout;
+}
+
+export interface DnssecKeyInfo {
+  id: number;
+  keyTag: number;
+  role: StoredKeyRole;
+  algorithm: string;
+  state: KeyState;
+  dnskey: string;
+  createdAt: Date;
+  publishedAt: Date | null;
+  readyAt: Date | null;
+  activeAt: Date | null;
+  retiredAt: Date | null;
+  removedAt: Date | null;
+  nextEvent: string | null;
+  nextEventAt: Date | null;
+}
+
+export interface DnssecStatus {
+  zone: string;
+  enabled: boolean;
+  state: 'unsigned' | 'signed' | 'disabling';
+  denial: DenialChoice | null;
+  nsec3Iterations: number | null;
+  nsec3OptOut: boolean | null;
+  keys: DnssecKeyInfo[];
+  /** the DS records to give the parent (SHA-256 and SHA-384 of each key that signs the DNSKEY RRset), presentation form */
+  ds: string[];
+  /** the DNSKEY RRset, presentation form (for a parent that takes DNSKEY) */
+  dnskeys: string[];
+}
+
+/**
+ * DNSSEC per zone (docs/dnssec.md): enabling signs the zone whole in one serial step, under keys made here and
+ * sealed in the key vault; disabling removes every signer record in one step. Both go through the write
+ * engine, as every change of a zone does, as steps of the signer (`zone-signed`): secondaries take them by
+ * IXFR, the history does not show them.
+ */
+export class DnssecService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly domains: DomainsService,
+  ) {}
+
+  async status(ctx: RequestContext, zone: { id?: number; name?: string }): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, zone);
+    return this.statusOf(ctx.db, domain);
+  }
+
+  async enable(ctx: RequestContext, input: EnableDnssecInput): Promise<DnssecStatus> {
+    const algorithmName = input.algorithm ?? 'ECDSAP256SHA256';
+    const algorithm = DNSSEC_ALGORITHMS[algorithmName];
+    if (!algorithm) throw DomainError.invalid('algorithm', `algorithm: one of ${Object.keys(DNSSEC_ALGORITHMS).join(', ')}`);
+    const denial = input.denial ?? 'NSEC';
+    if (input.nsec3OptOut && denial !== 'NSEC3') throw DomainError.invalid('nsec3OptOut', 'nsec3OptOut: opt-out is a property of NSEC3');
+    const vault = vaultOf(this.settings);
+    const zone = await changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: normaliseZoneName(input.zone) }, owner: '@', signatureOnly: true },
+      async (change) => {
+        if (change.zone.dnssec)
+          throw new DomainError('DNSSEC_ALREADY_ENABLED', undefined, [
+            field('zone', 'DNSSEC_ALREADY_ENABLED', 'zone: DNSSEC is enabled already'),
+          ]);
+        change.requireLock();
+        const sql = change.connection;
+        const present = await userRecordsOfTypes(sql, change.zone.id, [...SIGNER_OWNED_TYPES]);
+        if (present.length) {
+          const message = `zone: the zone holds ${present[0].type} records of its own (at ${present[0].owner}); delete them first, the signer makes its own`;
+          throw new DomainError('DNSSEC_RECORD_MANAGED', message, [field('zone', 'DNSSEC_RECORD_MANAGED', message)]);
+        }
+        const now = new Date();
+        const roles: StoredKeyRole[] = input.keyLayout === 'CSK' ? ['CSK'] : ['KSK', 'ZSK'];
+        for (const role of roles) {
+          const privateKey = algorithm.generate();
+          const dnskey = dnskeyOf(privateKey, algorithm, role !== 'ZSK');
+          const keyTag = dnskeyTag(dnskey);
+          await insertKey(sql, {
+            domainId: change.zone.id,
+            role,
+            algorithm: algorithm.number,
+            keyTag,
+            dnskey: DNSKEY.format(dnskey),
+            sealed: vault.seal(privateKey, { zone: change.zone.name, keyTag }),
+            state: 'active',
+            at: now,
+          });
+        }
+        const policy: DnssecPolicy = {
+          state: 'signed',
+          denial: denial === 'NSEC' ? 'nsec' : 'nsec3',
+          // RFC 9276 §3.1: no extra iterations, no salt
+          nsec3Iterations: 0,
+          nsec3Salt: Buffer.alloc(0),
+          nsec3OptOut: !!input.nsec3OptOut,
+        };
+        await insertPolicy(sql, {
+          domainId: change.zone.id,
+          denial: policy.denial,
+          iterations: policy.nsec3Iterations,
+          salt: policy.nsec3Salt,
+          optOut: policy.nsec3OptOut,
+          refreshDueAt: this.firstRefreshDue(now),
+        });
+        change.signWhole(policy);
+        await change.commit();
+        return { id: change.zone.id, name: change.zone.name };
+      },
+    );
+    return this.statusOf(ctx.db, zone);
+  }
+
+  /**
+   * Stops signing: every signer record leaves the zone in one serial step, and the keys are destroyed. A
+   * parent that still holds the zone's DS then sees it bogus, so the answer says to remove the DS first.
+   */
+  async disable(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+    const zone = await changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: normaliseZoneName(zoneName) }, owner: '@', signatureOnly: true },
+      async (change) => {
+        if (!change.zone.dnssec)
+          throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [field('zone', 'DNSSEC_NOT_ENABLED', 'zone: the zone is not signed')]);
+        change.requireLock();
+        const sql = change.connection;
+        change.stageSigner(signerRows(change.zone.name, await allSignerRecords(sql, change.zone.id)), []);
+        await deleteSigning(sql, change.zone.id);
+        change.skipSigning();
+        await change.commit();
+        return { id: change.zone.id, name: change.zone.name };
+      },
+    );
+    return this.statusOf(ctx.db, zone);
+  }
+
+  /** the first refresh of a zone signed now: its earliest signature's expiry less the refresh margin */
+  private firstRefreshDue(now: Date): Date {
+    const { dnssecSignatureValidity: validity, dnssecSignatureJitter: jitter, dnssecSignatureRefresh: refresh } = this.settings;
+    return new Date(now.getTime() + (validity - jitter - refresh) * 1000);
+  }
+
+  private async statusOf(sql: Pick<Sql, 'rows'>, zone: { id: number; name: string }): Promise<DnssecStatus> {
+    const [policyRow] = await sql.rows('select state, denial, nsec3_iterations, nsec3_opt_out from dnssec_zones where domain_id = $1', [
+      zone.id,
+    ]);
+    const keys = policyRow ? await keysOfZone(sql as Sql, zone.id, true) : [];
+    const apex = canonicalNameWire(`${zone.name}.`);
+    const live = keys.filter((k) => k.state !== 'removed');
+    const ds = live
+      .filter((k) => k.role !== 'ZSK')
+      .flatMap((k) => {
+        const dnskey = DNSKEY.parse(k.dnskey, zone.name);
+        return dnskey.ok ? [formatDs(dsOf(apex, dnskey.value, 2)), formatDs(dsOf(apex, dnskey.value, 4))] : [];
+      });
+    return {
+      zone: zone.name,
+      enabled: !!policyRow,
+      state: policyRow ? policyRow.state : 'unsigned',
+      denial: policyRow ? (policyRow.denial === 'nsec' ? 'NSEC' : 'NSEC3') : null,
+      nsec3Iterations: policyRow?.denial === 'nsec3' ? Number(policyRow.nsec3_iterations) : null,
+      nsec3OptOut: policyRow?.denial === 'nsec3' ? !!policyRow.nsec3_opt_out : null,
+      keys: keys.map(keyInfo),
+      ds,
+      dnskeys: live.map((k) => k.dnskey),
+    };
+  }
+}
+
+function keyInfo(key: StoredDnssecKey): DnssecKeyInfo {
+  return {
+    id: key.id,
+    keyTag: key.keyTag,
+    role: key.role,
+    algorithm: algorithmByNumber(key.algorithm)?.name ?? String(key.algorithm),
+    state: key.state,
+    dnskey: key.dnskey,
+    createdAt: key.createdAt,
+    publishedAt: key.publishedAt,
+    readyAt: key.readyAt,
+    activeAt: key.activeAt,
+    retiredAt: key.retiredAt,
+    removedAt: key.removedAt,
+    nextEvent: key.nextEvent,
+    nextEventAt: key.nextEventAt,
+  };
+}
+
+const field = (name: string, code: string, message: string) => ({ field: name, code, message });

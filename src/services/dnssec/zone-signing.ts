@@ -1,0 +1,220 @@
+/**
+ * Signing in the write engine (RFC 4033–4035): the signing step that every change of a signed zone runs, in
+ * its serial step and transaction (write-engine/signing.ts), and the parts that enabling, refreshing and
+ * rolling keys share: the zone's keys opened from the vault, the denial of existence of its policy, the
+ * signature window of the settings, and the signed-zone view the incremental signer reads.
+ */
+import type { Settings } from '../../config/settings';
+import type { Sql } from '../../db/pool';
+import { algorithmByNumber } from '../../dns/dnssec/algorithms';
+import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
+import { ChainMember, signChange, SignedZoneView, SignerDiff } from '../../dns/dnssec/incremental';
+import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
+import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
+import { CanonicalRecord, recordIdentity } from '../../dns/record';
+import { DNSKEY } from '../../dns/record-types/dnskey';
+import { dsOf } from '../../dns/dnssec/keys';
+import { formatDs } from '../../dns/dnssec/ds';
+import { canonicalNameWire } from '../../dns/wire/name';
+import { DomainError } from '../../errors/catalogue';
+import {
+  allSignerRecords,
+  allZoneRecords,
+  chainNeighbour,
+  DnssecPolicy,
+  keysOfZone,
+  recordsBelow,
+  SignerRow,
+  signerRecordsAt,
+  StoredDnssecKey,
+  zoneRecordsAt,
+} from '../../repositories/dnssec';
+import type { ZoneChange } from '../write-engine/staging';
+import { KeyVault } from './key-vault';
+
+/** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
+const INCEPTION_BACKDATE_SECONDS = 3600;
+
+const vaults = new WeakMap<Settings, KeyVault>();
+/** the key vault of the settings, opened once per process */
+export function vaultOf(settings: Settings): KeyVault {
+  let vault = vaults.get(settings);
+  if (!vault) {
+    try {
+      vault = KeyVault.fromSettings(settings);
+    } catch {
+      // the reason names a file or a setting, not a secret; the API says only that signing is unavailable
+      throw new DomainError('DNSSEC_UNAVAILABLE');
+    }
+    vaults.set(settings, vault);
+  }
+  return vault;
+}
+
+/**
+ * The signatures' validity: from an hour ago to `validity` ahead, less a random part of the jitter per RRset,
+ * so that the RRsets of a zone (and the zones enabled together) fall due for refresh spread over the jitter.
+ */
+export function signatureWindow(settings: Settings, now = Date.now()): SignatureWindow {
+  const at = Math.floor(now / 1000);
+  return {
+    inception: at - INCEPTION_BACKDATE_SECONDS,
+    expiration: () => at + settings.dnssecSignatureValidity - Math.floor(Math.random() * (settings.dnssecSignatureJitter + 1)),
+  };
+}
+
+export function denialOf(policy: DnssecPolicy): Denial {
+  return policy.denial === 'nsec'
+    ? { kind: 'nsec' }
+    : { kind: 'nsec3', iterations: policy.nsec3Iterations, salt: policy.nsec3Salt, optOut: policy.nsec3OptOut };
+}
+
+/**
+ * The keys as the signer uses them (RFC 7583 §3.1): every key but a removed one is in the DNSKEY RRset; only
+ * an active one signs. A private key is opened here, only to sign.
+ */
+export function zoneKeysOf(zone: string, stored: readonly StoredDnssecKey[], vault: KeyVault): ZoneKey[] {
+  return stored
+    .filter((key) => key.state !== 'removed')
+    .map((key) => {
+      const algorithm = algorithmByNumber(key.algorithm);
+      const dnskey = DNSKEY.parse(key.dnskey, zone);
+      if (!algorithm || !dnskey.ok) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
+      return {
+        role: key.role,
+        algorithm,
+        privateKey: vault.open(key.sealedPrivateKey, { zone, keyTag: key.keyTag }),
+        dnskey: dnskey.value,
+        tag: key.keyTag,
+        published: true,
+        signing: key.state === 'active',
+      };
+    });
+}
+
+/** signer records as the data layer keeps them: with their chain key and expiration */
+export function signerRows(zone: string, records: readonly CanonicalRecord[]): SignerRow[] {
+  return records.map((record) => ({
+    owner: record.owner,
+    type: record.type,
+    ttl: record.ttl,
+    rdata: record.rdata,
+    chainKey: chainKeyOf(zone, record)?.toString('hex'),
+    expiresAt: signatureExpiration(zone, record),
+  }));
+}
+
+/**
+ * The zone after a staged change, as the incremental signer reads it: the stored rows (records, and the
+ * signer's DNSKEY/CDS/CDNSKEY at the apex) with the change's removals and additions applied, each question
+ * one index look-up on the change's connection.
+ */
+export class StoredSignedZone implements SignedZoneView {
+  private readonly removed: Set<string>;
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly domainId: number,
+    private readonly change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  ) {
+    this.removed = new Set(change.removed.map((r) => recordIdentity(r)));
+  }
+
+  async recordsAt(owner: string): Promise<CanonicalRecord[]> {
+    const stored = (await zoneRecordsAt(this.sql, this.domainId, [owner])).filter((r) => !this.removed.has(recordIdentity(r)));
+    const have = new Set(stored.map((r) => recordIdentity(r)));
+    return [...stored, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
+  }
+
+  async hasDescendants(owner: string): Promise<boolean> {
+    if (owner === '@') return true;
+    const suffix = `.${owner}`;
+    if (this.change.added.some((r) => r.owner.endsWith(suffix))) return true;
+    const removedBelow = this.change.removed.filter((r) => r.owner.endsWith(suffix)).length;
+    const below = await recordsBelow(this.sql, this.domainId, owner, removedBelow + 1);
+    return below.some((r) => !this.removed.has(recordIdentity(r)));
+  }
+
+  signerRecordsAt(owner: string): Promise<CanonicalRecord[]> {
+    return signerRecordsAt(this.sql, this.domainId, owner);
+  }
+
+  chainPredecessor(key: Buffer): Promise<ChainMember | undefined> {
+    return chainNeighbour(this.sql, this.domainId, key, -1);
+  }
+
+  chainSuccessor(key: Buffer): Promise<ChainMember | undefined> {
+    return chainNeighbour(this.sql, this.domainId, key, 1);
+  }
+}
+
+/**
+ * The zone signed whole against what is stored: the records to remove and to add so that the stored signer
+ * records become exactly those of `signZone` (a change that moved a zone cut, a key step), with the apex's
+ * CDS/CDNSKEY (`apexSignerData`). Records that come out the same (NSEC, DNSKEY) are left alone; signatures
+ * are new.
+ */
+export async function wholeZoneDiff(
+  sql: Sql,
+  zone: { id: number; name: string },
+  change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  keys: readonly ZoneKey[],
+  denial: Denial,
+  window: SignatureWindow,
+  apexSignerData: readonly CanonicalRecord[],
+): Promise<SignerDiff> {
+  const removed = new Set(change.removed.map((r) => recordIdentity(r)));
+  const stored = (await allZoneRecords(sql, zone.id)).filter((r) => !removed.has(recordIdentity(r)));
+  const have = new Set(stored.map((r) => recordIdentity(r)));
+  const records = [...stored, ...change.added.filter((r) => !have.has(recordIdentity(r))), ...apexSignerData];
+  const signed = [...apexSignerData, ...signZone(zone.name, records, keys, denial, window, canonicalRdata)];
+  const before = await allSignerRecords(sql, zone.id);
+  const identity = (r: CanonicalRecord) => recordIdentity(r, { withTtl: true });
+  const next = new Set(signed.map(identity));
+  const kept = new Set(before.map(identity).filter((id) => next.has(id)));
+  return { removed: before.filter((r) => !kept.has(identity(r))), added: signed.filter((r) => !kept.has(identity(r))) };
+}
+
+/**
+ * The CDS and CDNSKEY the zone publishes at its apex (RFC 7344 §4): those of its keys that sign the DNSKEY
+ * RRset (KSK, CSK) and are active, SHA-256 for CDS, so a parent that follows them (RFC 7344 §6, RFC 8078)
+ * installs the DS by itself. Their TTL is the DNSKEY RRset's.
+ */
+export function publishedCds(zone: string, keys: readonly ZoneKey[], ttl: number): CanonicalRecord[] {
+  const apex = canonicalNameWire(`${zone}.`);
+  return keys
+    .filter((key) => key.signing && key.role !== 'ZSK')
+    .flatMap((key) => [
+      { owner: '@', type: 'CDS', ttl, rdata: formatDs(dsOf(apex, key.dnskey, 2)) },
+      { owner: '@', type: 'CDNSKEY', ttl, rdata: DNSKEY.format(key.dnskey) },
+    ]);
+}
+
+/** The signing step of a signed zone's changes (write-engine/signing.ts). */
+export class ZoneSigningStep {
+  constructor(private readonly settings: Settings) {}
+
+  async afterDecide(change: ZoneChange): Promise<void> {
+    const plan = change.signingPlan!;
+    const zone = change.zone;
+    // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
+    // consistent with the keys)
+    const managed = [...change.added, ...change.removed].find((r) => SIGNER_OWNED_TYPES.has(r.type));
+    if (managed) {
+      const message = `type: the signer keeps ${managed.type} records in a signed zone`;
+      throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
+    }
+    const sql = change.connection;
+    const keys = zoneKeysOf(zone.name, await keysOfZone(sql, zone.id), vaultOf(this.settings));
+    const denial = denialOf(plan.policy);
+    const window = signatureWindow(this.settings);
+    let diff: SignerDiff | 'full' = 'full';
+    if (!plan.whole)
+      diff = await signChange(zone.name, change, new StoredSignedZone(sql, zone.id, change), keys, denial, window, canonicalRdata);
+    if (diff === 'full') {
+      const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
+      diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, publishedCds(zone.name, keys, soa.ttl));
+    }
+    change.stageSigner(signerRows(zone.name, diff.removed), signerRows(zone.name, diff.added));
+  }
+}

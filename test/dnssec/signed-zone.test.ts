@@ -1,0 +1,238 @@
+/**
+ * A zone signed by the service, end to end on the default settings: DNSSEC enabled through GraphQL (NSEC, and
+ * NSEC3 with opt-out), a run of random changes through the API, each signed incrementally in its serial step.
+ * The zone as the primary transfers it (AXFR), and as a Knot secondary serves it after taking the changes by
+ * IXFR, must pass BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck after every phase, and
+ * the two copies must be the same zone. Signature-only steps stay out of the history; the signer's types are
+ * refused from users; disabling leaves a zone without a signer record.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, TestApp } from '../support/test-app';
+import { dig, freePort, Knot, servedSerial, startKnot, waitFor } from '../propagation/knot';
+
+const run = promisify(execFile);
+const CATALOG = 'catalog.zk-dnssec.test';
+const KEY_NAME = 'zk-dnssec-key';
+const SECRET = randomBytes(32).toString('base64');
+const TSIG_ARG = `hmac-sha256:${KEY_NAME}:${SECRET}`;
+
+let knot: Knot;
+let app: TestApp;
+let dnsPort: number;
+let userId: string;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'zk-signed-'));
+  dnsPort = await freePort();
+  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    SECONDARIES: `127.0.0.1:${knot.port}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    CATALOG_ZONE: CATALOG,
+  });
+  const user = await app.gql(`mutation { createUser(input: {email: "signed@example.com"}) { id } }`);
+  expect(user.errors).toBeUndefined();
+  userId = user.data.createUser.id;
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await knot?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function gqlOk<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+  const res = await app.gql<T>(query, variables);
+  expect(res.errors).toBeUndefined();
+  return res.data as T;
+}
+
+async function applyChanges(zone: string, changes: Record<string, unknown>[]): Promise<number> {
+  const data = await gqlOk(`mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
+    z: zone,
+    c: changes,
+  });
+  return data.applyZoneChanges.serial;
+}
+
+/** the zone's transfer from a server, as a zone file (the closing SOA and the TSIG left out) */
+async function transfer(zone: string, port: number, tsig: boolean): Promise<string> {
+  const axfr = await dig([...(tsig ? ['-y', TSIG_ARG] : []), '@127.0.0.1', '-p', String(port), zone, 'AXFR', '+nocomments', '+nostats']);
+  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG');
+  if (lines.length <= 3) throw new Error(`AXFR of ${zone} from port ${port}: ${axfr.stdout}`);
+  expect(lines[0].split(/\s+/)[3]).toBe('SOA');
+  return `${lines.slice(0, -1).join('\n')}\n`;
+}
+
+async function verifyAll(zone: string, text: string, label: string): Promise<void> {
+  const file = join(dir, `${zone}-${label}.zone`);
+  writeFileSync(file, text);
+  await run('dnssec-verify', ['-o', zone, file]);
+  const ldns = await run('ldns-verify-zone', [file]);
+  expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
+  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]);
+}
+
+/** the records of a zone file as a sorted list of lines, names and types lower-cased, for comparing two copies */
+function normalised(text: string): string[] {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [name, ttl, klass, type, ...rest] = line.split(/\s+/);
+      return [name.toLowerCase(), ttl, klass, type, rest.join(' ')].join(' ');
+    })
+    .sort();
+}
+
+const INITIAL: Record<string, unknown>[] = [
+  { kind: 'ADD', owner: '@', type: 'MX', ttl: 300, rdata: '10 mail' },
+  { kind: 'ADD', owner: 'mail', type: 'A', ttl: 300, rdata: '192.0.2.2' },
+  { kind: 'ADD', owner: 'ns1', type: 'A', ttl: 300, rdata: '192.0.2.1' },
+  { kind: 'ADD', owner: '*.wild', type: 'TXT', ttl: 300, rdata: '"wildcard"' },
+  { kind: 'ADD', owner: 'deep.a.b', type: 'A', ttl: 300, rdata: '192.0.2.5' },
+  { kind: 'ADD', owner: 'insecure', type: 'NS', ttl: 3600, rdata: 'ns.insecure' },
+  { kind: 'ADD', owner: 'ns.insecure', type: 'A', ttl: 3600, rdata: '192.0.2.7' },
+];
+
+/** a deterministic run of changes: adds, removals and RRset replacements at new and existing owners */
+function randomChanges(seed: number, count: number): Record<string, unknown>[][] {
+  let state = seed;
+  const next = () => {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    return state / 0x7fffffff;
+  };
+  const live: { owner: string; type: string; rdata: string }[] = [];
+  const steps: Record<string, unknown>[][] = [];
+  for (let i = 0; i < count; i++) {
+    const choice = next();
+    if (choice < 0.55 || live.length === 0) {
+      const depth = Math.floor(next() * 3);
+      const owner = [`h${Math.floor(next() * 40)}`, ...Array.from({ length: depth }, (_, d) => `l${d}`)].join('.');
+      const record = next() < 0.5 ? { owner, type: 'A', rdata: `198.51.100.${i % 250}` } : { owner, type: 'TXT', rdata: `"step ${i}"` };
+      if (live.some((r) => r.owner === record.owner && r.type === record.type && r.rdata === record.rdata)) continue;
+      live.push(record);
+      steps.push([{ kind: 'ADD', ttl: 300, ...record }]);
+    } else if (choice < 0.85) {
+      const [gone] = live.splice(Math.floor(next() * live.length), 1);
+      steps.push([{ kind: 'REMOVE', ...gone }]);
+    } else {
+      const target = live[Math.floor(next() * live.length)];
+      if (target.type !== 'A') continue;
+      const rdatas = [`203.0.113.${i % 250}`, `203.0.113.${(i + 1) % 250}`];
+      for (let j = live.length - 1; j >= 0; j--) if (live[j].owner === target.owner && live[j].type === 'A') live.splice(j, 1);
+      for (const rdata of rdatas) live.push({ owner: target.owner, type: 'A', rdata });
+      steps.push([{ kind: 'REPLACE_RRSET', owner: target.owner, type: 'A', ttl: 300, rdatas }]);
+    }
+  }
+  return steps;
+}
+
+describe.each([
+  ['NSEC', { denial: 'NSEC' }],
+  ['NSEC3 with opt-out', { denial: 'NSEC3', nsec3OptOut: true }],
+])('a zone signed with %s', (label, options) => {
+  const zone = `${label.startsWith('NSEC3') ? 'nsec3' : 'nsec'}.zk-signed.test`;
+
+  it('is signed, changed 40 times, and every copy passes the three verifiers', async () => {
+    await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: userId, z: zone });
+    await applyChanges(zone, INITIAL);
+    // the secondary holds the unsigned zone first, so that signing reaches it as an IXFR, like every change after
+    await waitFor(`${zone} at the secondary`, async () => ((await servedSerial(knot.port, zone)) !== undefined ? true : undefined));
+    const logBefore = knot.log().length;
+
+    const enabled = await gqlOk(
+      `mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled state denial nsec3OptOut ds dnskeys keys { keyTag role algorithm state } } }`,
+      { i: { zone, ...options } },
+    );
+    expect(enabled.enableDnssec).toMatchObject({ enabled: true, state: 'signed', denial: options.denial });
+    expect(enabled.enableDnssec.keys.map((k: any) => `${k.role} ${k.algorithm} ${k.state}`)).toEqual([
+      'KSK ECDSAP256SHA256 active',
+      'ZSK ECDSAP256SHA256 active',
+    ]);
+    const ksk = enabled.enableDnssec.keys[0].keyTag;
+    // SHA-256 and SHA-384 of the KSK: `tag 13 2 <64 hex>` and `tag 13 4 <96 hex>`
+    expect(enabled.enableDnssec.ds).toEqual([
+      expect.stringMatching(new RegExp(`^${ksk} 13 2 [0-9A-F]{64}$`)),
+      expect.stringMatching(new RegExp(`^${ksk} 13 4 [0-9A-F]{96}$`)),
+    ]);
+
+    const signed = await transfer(zone, dnsPort, true);
+    expect(signed).toMatch(/\sRRSIG\s/);
+    expect(signed).toMatch(options.denial === 'NSEC' ? /\sNSEC\s/ : /\sNSEC3PARAM\s/);
+    expect(signed).toMatch(/\sCDS\s/);
+    await verifyAll(zone, signed, 'enabled');
+
+    let serial = 0;
+    for (const step of randomChanges(label.length * 7919, 40)) serial = await applyChanges(zone, step);
+    const primary = await transfer(zone, dnsPort, true);
+    await verifyAll(zone, primary, 'changed');
+
+    // the secondary took every step by IXFR (it held the zone before signing) and serves the same signed zone
+    await waitFor(
+      `serial ${serial} at the secondary`,
+      async () => ((await servedSerial(knot.port, zone)) === serial ? true : undefined),
+      30_000,
+    );
+    const secondary = await transfer(zone, knot.port, false);
+    await verifyAll(zone, secondary, 'secondary');
+    expect(normalised(secondary)).toEqual(normalised(primary));
+    const zoneLines = knot
+      .log()
+      .slice(logBefore)
+      .split('\n')
+      .filter((line) => line.includes(`[${zone}.]`));
+    expect(zoneLines.some((line) => line.includes('IXFR, incoming'))).toBe(true);
+    expect(zoneLines.filter((line) => /AXFR, incoming|fallback to AXFR|failed/.test(line))).toEqual([]);
+  }, 180_000);
+
+  it('keeps its history to the user changes, and refuses the signer’s own types from users', async () => {
+    const history = await gqlOk(`query($z: String!) { domain(name: $z) { changes(first: 100) { nodes { kind } } } }`, { z: zone });
+    const kinds = new Set(history.domain.changes.nodes.map((n: any) => n.kind));
+    expect(kinds.has('zone-signed')).toBe(false);
+    const refused = await app.gql(`mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
+      z: zone,
+      c: [
+        {
+          kind: 'ADD',
+          owner: '@',
+          type: 'DNSKEY',
+          ttl: 3600,
+          rdata: '257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ==',
+        },
+      ],
+    });
+    expect(refused.errors?.[0]?.extensions?.code).toBe('DNSSEC_RECORD_MANAGED');
+  });
+});
+
+it('disabling leaves the zone without a signer record, in one step the secondary takes', async () => {
+  const zone = 'off.zk-signed.test';
+  await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: userId, z: zone });
+  await gqlOk(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, {
+    i: { zone, algorithm: 'ED25519', keyLayout: 'CSK' },
+  });
+  expect(await transfer(zone, dnsPort, true)).toMatch(/\sRRSIG\s/);
+  const again = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, { i: { zone } });
+  expect(again.errors?.[0]?.extensions?.code).toBe('DNSSEC_ALREADY_ENABLED');
+  const off = await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { enabled state keys { keyTag } ds } }`, { z: zone });
+  expect(off.disableDnssec).toEqual({ enabled: false, state: 'unsigned', keys: [], ds: [] });
+  const text = await transfer(zone, dnsPort, true);
+  expect(text).not.toMatch(/\s(RRSIG|NSEC|DNSKEY|CDS|CDNSKEY)\s/);
+  const serial = Number(text.split('\n')[0].split(/\s+/)[6]);
+  await waitFor(
+    `serial ${serial} at the secondary`,
+    async () => ((await servedSerial(knot.port, zone)) === serial ? true : undefined),
+    30_000,
+  );
+  const secondary = await transfer(zone, knot.port, false);
+  expect(secondary).not.toMatch(/\sRRSIG\s/);
+}, 60_000);
