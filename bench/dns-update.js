@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench:dns-update`: DNS UPDATE (RFC 2136, issue 16). Single-record UPDATEs (one A record added per
+// `npm run bench:dns-update`: DNS UPDATE (RFC 2136). Single-record UPDATEs (one A record added per
 // message, TSIG hmac-sha256), over TCP at concurrency 16 (16 connections, each sending its next UPDATE when
 // the last is answered), from a load client built on dns-packet: Zonekeeper's primary against PowerDNS
 // Authoritative (dnsupdate=yes, gpgsql) in the same run on the same PostgreSQL. Target: ≥ 2× PowerDNS's
@@ -173,7 +173,7 @@ Single-record UPDATEs (RFC 2136: one A record added per message, TSIG hmac-sha25
 connections, each sending its next UPDATE when the last is answered, for ${SECONDS} s per run after a 1 s warm-up;
 the load client (bench/dns-update.js, dns-packet) runs on the same machine. Two runs: every connection updating
 one zone (serialised per zone in both servers), and each connection its own zone.
-Target (issue 16): updates per second ≥ 2× PowerDNS's.
+Target: updates per second ≥ 2× PowerDNS's.
 
 ${section('One zone', zk.oneZone, pd.oneZone)}
 ${section(`${CONCURRENCY} zones, one per connection`, zk.manyZones, pd.manyZones)}`);

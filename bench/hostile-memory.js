@@ -1,6 +1,6 @@
 'use strict';
 // `npm run bench:hostile`: the service's memory through a corpus of 10,000 hostile and malformed requests
-// (issue 11, item 11: RSS below 400 MB through such a run). The corpus is seeded, so a run replays:
+// (the target: RSS below 400 MB through such a run). The corpus is seeded, so a run replays:
 // REST requests over every path of the route table with hostile values in JSON, form, multipart and query
 // encodings; GraphQL operations that are each a new document (new aliases), so Apollo's document store and
 // the compiled-query cache see a stream of distinct documents; bodies at and past BODY_LIMIT in every
@@ -176,7 +176,7 @@ async function main() {
 
 Machine: ${machine.cpuModel}, ${machine.nproc} cores, ${machine.memoryGiB.toFixed(1)} GiB, Linux ${machine.kernel}, Node ${machine.node}.
 Date: ${machine.date}. Commit: ${machine.commit.slice(0, 12)}. Service started with \`npm run serve\`'s command line.
-Target (issue 11): the service's RSS stays below ${TARGET_RSS_MB} MB through ${REQUESTS.toLocaleString('en')} hostile requests (${CONCURRENCY} in flight).
+Target: the service's RSS stays below ${TARGET_RSS_MB} MB through ${REQUESTS.toLocaleString('en')} hostile requests (${CONCURRENCY} in flight).
 
 | figure | value |
 | --- | ---: |

@@ -1,7 +1,7 @@
 'use strict';
 // `npm run bench:import`: zone-file imports of 20,000 records (into an empty zone, then MERGE of the same
 // file plus one record into the now full zone) while /health is polled every 10 ms; writes
-// bench/RESULTS-import.md. Targets (issue 11): 20,000 records in < 2 s, /health p99 < 100 ms meanwhile.
+// bench/RESULTS-import.md. Targets: 20,000 records in < 2 s, /health p99 < 100 ms meanwhile.
 const fs = require('node:fs');
 const path = require('node:path');
 const { withDatabase } = require('./lib/database');

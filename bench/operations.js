@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench:operations`: what operators meet (issue 10), measured on this machine and written to
+// `npm run bench:operations`: what operators meet, measured on this machine and written to
 // bench/RESULTS-operations.md:
 //   1. write throughput (POST /api/record/add, 100 zones, c16) with one API process and with two API
 //      processes on the same PostgreSQL (BENCH_ADMIN_URL, default the machine's 127.0.0.1:5432);

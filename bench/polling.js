@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench:polling`: what a poller costs (issue 15, item 3). A zone of 1,000 records is read at
+// `npm run bench:polling`: what a poller costs. A zone of 1,000 records is read at
 // concurrency 16, as a dashboard or a legacy client polls it: once with full answers, once with the ETag of
 // the previous answer in If-None-Match (304 while nothing changed). Two reads: the REST zone export and the
 // zone's records by GraphQL over GET. Target: 304s at ≥ 10× the throughput of full answers. Written to
@@ -58,7 +58,7 @@ async function main() {
 Machine: ${machine.cpuModel}, ${machine.nproc} cores, ${machine.memoryGiB.toFixed(1)} GiB, Linux ${machine.kernel}, Node ${machine.node}.
 Date: ${machine.date}. Commit: ${machine.commit.slice(0, 12)}.${process.env.BENCH_QUICK ? ' **BENCH_QUICK: short runs, not for comparison.**' : ''}
 A zone of ${RECORDS} records read at concurrency ${CONNECTIONS} for ${SECONDS} s each (autocannon): full answers, then with the
-ETag of the last answer in If-None-Match (every answer a 304). Target (issue 15): 304s at ≥ ${TARGET_RATIO}× the throughput of full answers.
+ETag of the last answer in If-None-Match (every answer a 304). Target: 304s at ≥ ${TARGET_RATIO}× the throughput of full answers.
 
 | read | full req/s | full p99 ms | 304 req/s | 304 p99 ms | ratio |
 | --- | ---: | ---: | ---: | ---: | ---: |

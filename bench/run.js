@@ -1,7 +1,8 @@
 'use strict';
-// `npm run bench`: builds the service (npm script), then runs every load benchmark of bench/README.md
-// against the running service and PowerDNS, and writes bench/RESULTS.md. Exit code 1 when a request
-// failed (non-2xx or a wrong answer) or a step could not run; missed targets are reported, not fatal.
+// `npm run bench`: builds the service (npm script), then runs the load benchmarks of bench/README.md's
+// `npm run bench` section (nested GraphQL, writes, zone fetch, record list) against the running service and
+// PowerDNS, and writes bench/RESULTS.md. Exit code 1 when a request failed (non-2xx or a wrong answer) or a
+// step could not run; missed targets are reported, not fatal.
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');

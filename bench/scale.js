@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Scale benchmark (issue 17): grows one database step by step (SCALE_SIZES, default 1,000 / 10,000 /
+ * Scale benchmark: grows one database step by step (SCALE_SIZES, default 1,000 / 10,000 /
  * 100,000 zones) and measures, at each size, what grew with the zone count before: catalog queries (SOA,
  * a member, a missing name), catalog AXFR and IXFR, an ordinary zone's SOA, the reads of one zone over HTTP
  * (`GET /api/domain/status/<zone>` answered in full and as 304 Not Modified, and the GraphQL one-zone query), zone
@@ -399,7 +399,7 @@ async function main() {
     const { createUser } = await svc.graphql('mutation { createUser(input: {email: "scale@example.com"}) { id } }');
     const userId = createUser.id;
     await svc.graphql('mutation($u: ID!) { createDomain(input: {userId: $u, zone: "first.scale.test"}) { id } }', { u: userId });
-    // the baseline the record-add figures are compared with (issue 17: "unchanged from an empty database")
+    // the baseline the record-add figures are compared with (the target: "unchanged from an empty database")
     emptyAdds = await addRecords(svc, 'first.scale.test');
     log(`record add on the empty database: p50 ${f1(emptyAdds.p50)} ms, p99 ${f1(emptyAdds.p99)} ms`);
     let seeded = 0;
@@ -459,7 +459,7 @@ async function main() {
 function writeResults(m, busy, rows, big, emptyAdds) {
   const out = [];
   const push = (...l) => out.push(...l);
-  push('# Scale benchmark results (issue 17)', '');
+  push('# Scale benchmark results', '');
   push('Written by `npm run bench:scale` (bench/scale.js); **do not edit by hand**. One row per size; the zones are seeded');
   push('by bulk SQL as the API writes them (default records, a `zone-created` and a catalog journal row each), the');
   push('measured operations go through the DNS port (UDP queries, TCP transfers) and the GraphQL API.', '');
@@ -477,7 +477,7 @@ function writeResults(m, busy, rows, big, emptyAdds) {
     push(`| ${r.zones.toLocaleString('en')} | ${r.journal.toLocaleString('en')} | ${f1(r.soa.p50)} / ${f1(r.soa.p99)} ms | ${f1(r.ptr.p50)} / ${f1(r.ptr.p99)} ms | ${f1(r.nx.p50)} / ${f1(r.nx.p99)} ms | ${f1(r.zoneSoa.p50)} / ${f1(r.zoneSoa.p99)} ms | ${f1(r.axfr.ms)} ms, ${(r.axfr.octets / 1e6).toFixed(2)} MB, ${r.axfr.messages} messages | ${f1(r.ixfr.p50)} ms | **${r.creates.perSecond.toFixed(0)} zones/s** | ${f1(r.creates.p50)} / ${f1(r.creates.p99)} ms | ${f1(r.adds.p50)} ms | ${(r.rssRest / MiB).toFixed(0)} MiB | ${(r.rssBeforeNx / MiB).toFixed(0)} → ${(r.rssAfterNx / MiB).toFixed(0)} MiB | ${(r.hwm / MiB).toFixed(0)} MiB | ${(r.dbBytes / MiB).toFixed(0)} MiB |`);
   }
   push('');
-  push('Targets (issue 17): catalog and other DNS queries p99 < 5 ms at 100,000 zones; catalog AXFR of 100,000 members');
+  push('Targets: catalog and other DNS queries p99 < 5 ms at 100,000 zones; catalog AXFR of 100,000 members');
   push('< 1 s, streamed; catalog IXFR by index; zone creation ≥ 500 zones/s at concurrency 16.', '');
   push('## One-zone reads', '');
   push(`The reads a client polling one zone makes, at each size: ${READS} sequential requests on one kept-alive connection`);

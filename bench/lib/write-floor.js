@@ -1,5 +1,5 @@
 'use strict';
-// The floor of the write path on this machine (issue 15, item 2): a plain node `http` server with a `pg` pool
+// The floor of the write path on this machine: a plain node `http` server with a `pg` pool
 // that runs the service's own statements for `POST /api/record/add` — readZone, then writeZoneChange, from the
 // built repositories (dist/src/repositories/zone-writes.js), as named prepared statements — with nothing
 // else: no express, no GraphQL, no authentication, no DNS validation, no rules. What the service does above

@@ -58,7 +58,7 @@ export interface DatabaseOptions {
  * - the process holds DATABASE_POOL_SIZE + 1 connections at most, whatever it runs;
  * - a transaction that wrote journal rows wakes the journal's readers once, after its COMMIT, in one place
  *   (`finish` below): a writer cannot forget it, and the signal never precedes the rows' visibility;
- * - every statement can be observed (`observeStatements`: the tests count a query's statements);
+ * - every statement can be observed (`observeStatements`: the tests count a query's statements and explain them);
  * - a lost or refused connection is recorded as an outage (db/availability.ts: 503 until it is back).
  *
  * MikroORM is not used at run time: it runs the migrations at start on a connection of its own, closed
@@ -68,7 +68,7 @@ export class Database implements Sql {
   private readonly pool: Pool;
   readonly notifications: Notifications;
   readonly journalSignal: JournalSignal;
-  private readonly observers = new Set<(text: string) => void>();
+  private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
 
   constructor(options: DatabaseOptions) {
@@ -93,20 +93,20 @@ export class Database implements Sql {
     this.journalSignal = new JournalSignal(() => this.rows(`select pg_notify('${JOURNAL_CHANNEL}', '')`));
   }
 
-  /** calls `observer` with the text of every statement the process sends from now on; returns the stop */
-  observeStatements(observer: (text: string) => void): () => void {
+  /** calls `observer` with the text and values of every statement the process sends from now on; returns the stop */
+  observeStatements(observer: (text: string, params: readonly unknown[]) => void): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);
   }
 
   /** one statement on a connection of the pool, committed on its own */
   async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
-    this.observe(text);
+    this.observe(text, params);
     return (await this.pool.query<T>(queryConfig(text, params, options))).rows;
   }
 
   async affected(text: string, params: unknown[] = []): Promise<number> {
-    this.observe(text);
+    this.observe(text, params);
     return (await this.pool.query(queryConfig(text, params))).rowCount ?? 0;
   }
 
@@ -221,11 +221,11 @@ export class Database implements Sql {
   private sqlOn(client: PoolClient, journalWritten: () => void): Sql {
     return {
       rows: async <R extends QueryResultRow>(text: string, params: unknown[] = [], options?: RowOptions) => {
-        this.observe(text);
+        this.observe(text, params);
         return (await client.query<R>(queryConfig(text, params, options))).rows;
       },
       affected: async (text: string, params: unknown[] = []) => {
-        this.observe(text);
+        this.observe(text, params);
         return (await client.query(queryConfig(text, params))).rowCount ?? 0;
       },
       journalWritten,
@@ -237,7 +237,7 @@ export class Database implements Sql {
     await client.query(text);
   }
 
-  private observe(text: string): void {
-    for (const observer of this.observers) observer(text);
+  private observe(text: string, params: readonly unknown[] = []): void {
+    for (const observer of this.observers) observer(text, params);
   }
 }

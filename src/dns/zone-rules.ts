@@ -195,7 +195,7 @@ export function withSerial(soaRdata: string, serial: number): string {
   return fields.join(' ');
 }
 
-/** SOA edit: the new serial must be greater in RFC 1982 serial arithmetic (service-interface rule 7) */
+/** SOA edit: the new serial must be greater in RFC 1982 serial arithmetic (docs/decisions.md §3) */
 export function checkSoaSerialRaised(previousRdata: string, nextRdata: string): Problem[] {
   const before = soaSerial(previousRdata);
   const after = soaSerial(nextRdata);

@@ -29,6 +29,7 @@ export const ERROR_CATALOGUE = {
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
+  USER_HAS_NEW_ZONES: { status: 409, message: 'Zones kept being created for the user while it was deleted; try again' },
   DUPLICATE_ZONE: { status: 409, message: 'Duplicate Zone' },
   DUPLICATE_TSIG_KEY: { status: 409, message: 'A TSIG key with that name exists' },
   DUPLICATE_RECORD: { status: 409, message: 'The record already exists' },

@@ -2,11 +2,10 @@ import DataLoader from 'dataloader';
 import type { Sql } from '../db/pool';
 import type { ConnectionValue } from './types/connection';
 import {
-  countDomains,
-  countRecords,
+  domainCountsByUserIds,
   domainPagesByUserIds,
-  PagedRows,
   PerParentPage,
+  recordCountsByDomainIds,
   recordPagesOfDomains,
   NestedRecordFilter,
   DomainRow,
@@ -46,28 +45,34 @@ function perArguments<A, L>(make: (args: A) => L) {
 }
 
 /**
- * Each parent's page as a connection. The total comes with the page's rows; a parent whose page is empty
- * (no rows, or a cursor past the last) is counted on its own, and only if `totalCount` is asked for.
+ * Each parent's page as a connection. Its total is counted only if `totalCount` is asked for, for every parent
+ * that asks in one statement (`counts`, a DataLoader of the same arguments).
  */
 function connectionsOf<T extends { id: number }>(
   parentIds: readonly number[],
-  paged: PagedRows<T>,
+  rows: T[],
   parentOf: (row: T) => number,
   first: number,
-  countOne: (parentId: number) => Promise<number>,
+  counts: DataLoader<number, number>,
 ): ConnectionValue<T>[] {
-  const groups = groupBy(paged.rows, parentOf);
+  const groups = groupBy(rows, parentOf);
   return parentIds.map((parentId) => {
-    const rows = groups.get(parentId) ?? [];
-    const nodes = rows.slice(0, first);
-    const total = paged.totals.get(parentId);
+    const page = groups.get(parentId) ?? [];
+    const nodes = page.slice(0, first);
     return {
       nodes,
-      pageInfo: { hasNextPage: rows.length > first, endCursor: nodes.length ? String(nodes[nodes.length - 1].id) : null },
-      countAll: () => (total !== undefined ? Promise.resolve(total) : countOne(parentId)),
+      pageInfo: { hasNextPage: page.length > first, endCursor: nodes.length ? String(nodes[nodes.length - 1].id) : null },
+      countAll: () => counts.load(parentId),
     };
   });
 }
+
+/** each parent's count, 0 for a parent the counts leave out (it has no children) */
+const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, number>>) =>
+  new DataLoader<number, number>(async (parentIds) => {
+    const counts = await count(parentIds);
+    return parentIds.map((id) => counts.get(id) ?? 0);
+  });
 
 export function createLoaders(sql: Sql) {
   return {
@@ -86,32 +91,26 @@ export function createLoaders(sql: Sql) {
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
-    domainPagesByUserId: perArguments(
-      (args: PerParentPage & { name?: string }) =>
-        new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
+    domainPagesByUserId: perArguments((args: PerParentPage & { name?: string }) => {
+      const counts = countsOf((userIds) => domainCountsByUserIds(sql, userIds, { name: args.name }));
+      return new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
+        connectionsOf(userIds, await domainPagesByUserIds(sql, userIds, args, { name: args.name }), (d) => d.userId, args.first, counts),
+      );
+    }),
+    recordPagesByDomain: perArguments((args: PerParentPage & NestedRecordFilter) => {
+      const counts = countsOf((domainIds) => recordCountsByDomainIds(sql, domainIds, args));
+      return new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
+        async (domains) =>
           connectionsOf(
-            userIds,
-            await domainPagesByUserIds(sql, userIds, args, { name: args.name }),
-            (d) => d.userId,
+            domains.map((d) => d.id),
+            await recordPagesOfDomains(sql, domains, args, args),
+            (r) => r.domainId,
             args.first,
-            (userId) => countDomains(sql, { userId, name: args.name }),
+            counts,
           ),
-        ),
-    ),
-    recordPagesByDomain: perArguments(
-      (args: PerParentPage & NestedRecordFilter) =>
-        new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
-          async (domains) =>
-            connectionsOf(
-              domains.map((d) => d.id),
-              await recordPagesOfDomains(sql, domains, args, args),
-              (r) => r.domainId,
-              args.first,
-              (domainId) => countRecords(sql, { domainId, owner: args.owner, type: args.type }),
-            ),
-          { cacheKeyFn: (domain) => domain.id },
-        ),
-    ),
+        { cacheKeyFn: (domain) => domain.id },
+      );
+    }),
     // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
     recordsByDomain: perArguments(
       (args: NestedRecordFilter) =>

@@ -41,7 +41,7 @@ export function presentZoneRecord(record: GqlRecord) {
 
 /**
  * `2026-11-22T02:54:52.123Z` → `2026-11-22T02:54:52.123000`: ISO 8601 without zone, in UTC, to the
- * microsecond: `created_at` as the listings show it (service-interface: "`<date>T<time>`").
+ * microsecond: `created_at` as the listings show it (`<date>T<time>`, docs/decisions.md §1).
  */
 export function isoWithoutZone(iso: string): string {
   const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(?:\.(\d+))?/.exec(iso);

@@ -36,7 +36,7 @@ export function createServices(settings: Settings): Services {
   const tsigKeys = new TsigKeysService(settings);
   return {
     settings,
-    users: new UsersService(settings, apiKeys, tsigKeys),
+    users: new UsersService(domains, apiKeys, tsigKeys),
     domains,
     records: new RecordsService(settings),
     apiKeys,

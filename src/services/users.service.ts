@@ -1,19 +1,21 @@
 import type { ApiKeysService } from './api-keys.service';
 import type { TsigKeysService } from './tsig-keys.service';
-import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { DomainError } from '../errors/catalogue';
 import { countUsers, listUsers, PageRequest, UserFilter, UserRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { deleteUser, insertUser, lockUser, updateUserEmail } from '../repositories/accounts';
-import { zoneRecords, zoneRowsOfUser } from '../repositories/zone-writes';
+import { zoneRowsOfUser } from '../repositories/zone-writes';
 import { inTransaction } from './db-errors';
-import { journalRecord, journalWholeZone, removeFromCatalog } from './write-engine';
+import type { DomainsService } from './domains.service';
+
+/** how many times a user's deletion deletes zones created for the user meanwhile before it gives up (409) */
+const DELETE_USER_ROUNDS = 3;
 
 /** Users: the accounts that own zones. Creating and deleting users needs the admin key. */
 export class UsersService {
   constructor(
-    private readonly settings: Settings,
+    private readonly domains: DomainsService,
     private readonly apiKeys: ApiKeysService,
     private readonly tsigKeys: TsigKeysService,
   ) {}
@@ -46,28 +48,37 @@ export class UsersService {
     return user;
   }
 
-  /** Removes the user with all of its zones and records (foreign keys cascade), and tells the secondaries. */
+  /**
+   * Removes the user with all of its zones and records, and tells the secondaries. Each zone goes as a zone's
+   * deletion does (`DomainsService.delete`, the write engine's `delete-zone`): in its zone's queue, journalled
+   * with its records and taken out of the catalog in its own transaction, one zone at a time; then the user
+   * row goes (its keys with it, foreign keys cascade). A failure part-way leaves the user with the zones not
+   * yet deleted, each of them whole.
+   *
+   * A zone created for the user while its zones are being deleted would go with the user row (the cascade)
+   * without a journal row: the user row is locked before it is deleted, which holds off any new zone of the
+   * user (its insert takes the row's key-share lock), and if one came in before the lock, the zones are
+   * deleted again, up to DELETE_USER_ROUNDS times.
+   */
   async delete(ctx: RequestContext, id: number): Promise<void> {
     requireAdmin(ctx.principal);
-    await inTransaction(ctx.db, async (sql) => {
-      if (!(await lockUser(sql, id))) throw DomainError.notFound('USER_NOT_FOUND', 'id');
-      const domains = await zoneRowsOfUser(sql, id);
-      if (domains.length) {
-        const records = await zoneRecords(
-          sql,
-          domains.map((d) => d.id),
-        );
-        for (const domain of domains) {
-          await journalWholeZone(sql, 'zone-deleted', domain, records.filter((r) => r.domainId === domain.id).map(journalRecord));
-        }
-        await removeFromCatalog(
-          sql,
-          this.settings,
-          domains.map((d) => ({ id: d.id, name: d.name })),
-        );
+    await this.get(ctx, { id });
+    for (let round = 1; ; round++) {
+      for (const zone of await zoneRowsOfUser(ctx.db, id)) {
+        await this.domains.delete(ctx, { id: zone.id }).catch((error: unknown) => {
+          // deleted meanwhile by someone else: gone as asked
+          if (!(error instanceof DomainError && error.code === 'ZONE_NOT_FOUND')) throw error;
+        });
       }
-      await deleteUser(sql, id);
-    });
+      const deleted = await inTransaction(ctx.db, async (sql) => {
+        if (!(await lockUser(sql, id))) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+        if ((await zoneRowsOfUser(sql, id)).length) return false;
+        await deleteUser(sql, id);
+        return true;
+      });
+      if (deleted) break;
+      if (round === DELETE_USER_ROUNDS) throw new DomainError('USER_HAS_NEW_ZONES');
+    }
     // after the commit: the user's keys (deleted with it, FK cascade) must not outlive it in the key cache
     this.apiKeys.forgetUser(id);
     this.tsigKeys.forgetUser(id);

@@ -31,7 +31,7 @@ interface ManifestFile {
  * Anything else BIND takes must import whole and round-trip.
  */
 const REFUSED_BY_POLICY: Record<string, string> = {
-  // $INCLUDE reads a file of the server: an uploaded file cannot (issue 13, item 3)
+  // $INCLUDE reads a file of the server: an uploaded file cannot
   'bind-masterfile-include.zone': 'DIRECTIVE_NOT_SUPPORTED',
 };
 

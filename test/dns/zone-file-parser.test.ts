@@ -1,7 +1,7 @@
 import { parseZoneFile } from '../../src/dns/zone-file';
 import { PARSE_INLINE_BELOW_CHARS, ZoneFileParser } from '../../src/services/zone-file-parser';
 
-/** Issue 11, item 10: large zone files parse on a worker thread, with the same answer as the DNS model's own parse. */
+/** Large zone files parse on a worker thread, with the same answer as the DNS model's own parse. */
 const zone = 'parser.example';
 const file = (records: number, broken?: number) =>
   `$ORIGIN ${zone}.\n$TTL 3600\n` +

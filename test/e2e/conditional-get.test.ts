@@ -2,7 +2,7 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
 
 /**
- * Issue 15, item 3: GET answers (REST, GraphQL over GET) carry an ETag derived from the data the caller can
+ * GET answers (REST, GraphQL over GET) carry an ETag derived from the data the caller can
  * see; If-None-Match with it is 304 while nothing changed, and every kind of change gives a new ETag, for
  * the admin key and for a user's key.
  */

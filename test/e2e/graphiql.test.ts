@@ -5,7 +5,7 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 
 /**
- * Issue 14, item 2: a browser's GET /graphql serves GraphiQL from the service itself (no CDN), with a field for
+ * A browser's GET /graphql serves GraphiQL from the service itself (no CDN), with a field for
  * the API key and the schema's docs. Tested in Debian's Chromium, headless; the screenshot is kept in
  * test-artifacts/ (not committed).
  */

@@ -5,11 +5,15 @@ import { JOURNAL_CHANNEL } from '../../src/db/journal-signal';
 /** Nested fields are batched: the number of SQL statements of a nested query does not grow with the rows. */
 let app: TestApp;
 const statements: string[] = [];
+const withValues: { text: string; params: readonly unknown[] }[] = [];
 
 beforeAll(async () => {
   app = await startTestApp();
   // counted at the Database, which every statement of the process goes through (src/db/pool.ts)
-  app.service.database.db.observeStatements((text) => statements.push(text));
+  app.service.database.db.observeStatements((text, params) => {
+    statements.push(text);
+    withValues.push({ text, params });
+  });
 });
 afterAll(async () => {
   await app?.close();
@@ -67,7 +71,7 @@ test('nested connections: first, after, totalCount and filters per parent, still
   const paged = `{ users(first: 100) { nodes { email domainsConnection(first: 2) { totalCount pageInfo { hasNextPage endCursor }
     nodes { name recordsConnection(first: 1, recordType: NS) { totalCount pageInfo { hasNextPage } nodes { type recordType } } } } } } }`;
   const count = await countStatements(paged);
-  // users, then domains with their totals, then records with theirs (plus the root's own page query)
+  // the users page, then the domains page and their totals, then the records page and theirs: one statement each
   expect(count).toBeLessThanOrEqual(5);
   const res = await app.gql(paged);
   expect(res.errors).toBeUndefined();
@@ -112,4 +116,81 @@ test('nested connections: first, after, totalCount and filters per parent, still
   expect(cursor.errors?.[0].extensions.details[0].field).toBe('after');
   const conflicting = await app.gql(`{ records(type: "A", recordType: MX) { totalCount } }`);
   expect(conflicting.errors?.[0].extensions.details[0].field).toBe('recordType');
+});
+
+/** the rows a plan's scans of `relation` read (kept or removed by their filter), over all their loops */
+function rowsRead(plan: any, relation: string): number {
+  const own = plan['Relation Name'] === relation ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
+  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + rowsRead(child, relation), 0);
+}
+
+/**
+ * What the statements of `query` that read the pages of `relation` (not its counts) read from it, as
+ * PostgreSQL's own EXPLAIN ANALYZE of each, run again with the same values.
+ */
+async function pageRowsRead(query: string, relation: string, variables: Record<string, unknown> = {}): Promise<number[]> {
+  withValues.length = 0;
+  const res = await app.gql(query, variables);
+  expect(res.errors).toBeUndefined();
+  const pages = withValues.filter(
+    ({ text }) => new RegExp(`\\bfrom ${relation} \\w\\b`).test(text) && !/count\(\*\) as count/.test(text) && /^\s*select/i.test(text),
+  );
+  expect(pages.length).toBeGreaterThan(0);
+  const read: number[] = [];
+  for (const { text, params } of pages) {
+    const [row] = await app.service.database.db.rows(`explain (analyze, format json) ${text}`, [...params]);
+    read.push(rowsRead(row['QUERY PLAN'][0].Plan, relation));
+  }
+  return read;
+}
+
+test('a nested list reads at most its page of each parent, not every child of every parent', async () => {
+  const userId = await createUser(app, 'wide@example.org');
+  const zones = ['a.wide.test', 'b.wide.test', 'c.wide.test'];
+  for (const zone of zones) await createZone(app, userId, zone);
+  // 200 more records per zone, written by hand: what is measured is the read
+  await app.service.database.db.rows(
+    `insert into records (domain_id, owner, type, rdata, ttl)
+     select d.id, 'host' || n, 'A', '192.0.2.' || (n % 250), 300 from domains d cross join generate_series(1, 200) as n
+      where d.user_id = $1`,
+    [Number(userId)],
+  );
+  // the planner's statistics, as autovacuum keeps them on a running service: without them it takes the fresh
+  // tables for a few pages and reads each zone whole by whatever index, which is not what is measured here
+  await app.service.database.db.rows('analyze records, domains');
+  const PAGE = 5;
+  const perZoneCeiling = zones.length * (PAGE + 1);
+
+  const list = `query($e: String) { users(email: $e) { nodes { domains(first: 10) { name records(first: ${PAGE}) { id } } } } }`;
+  for (const read of await pageRowsRead(list, 'records', { e: 'wide@example.org' })) expect(read).toBeLessThanOrEqual(perZoneCeiling);
+  const listed = (await app.gql(list, { e: 'wide@example.org' })).data.users.nodes[0].domains;
+  expect(listed.map((d: any) => d.records.length)).toEqual([PAGE, PAGE, PAGE]);
+
+  // a connection's page and the next one by its cursor: first + 1 rows per zone, and totals counted apart
+  const paged = `query($e: String, $a: String) { users(email: $e) { nodes { domains(first: 10) { name
+    recordsConnection(first: ${PAGE}, after: $a) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } } } } }`;
+  for (const read of await pageRowsRead(paged, 'records', { e: 'wide@example.org' })) expect(read).toBeLessThanOrEqual(perZoneCeiling);
+  const first = (await app.gql(paged, { e: 'wide@example.org' })).data.users.nodes[0].domains;
+  for (const domain of first) {
+    expect(domain.recordsConnection.totalCount).toBe(204);
+    expect(domain.recordsConnection.nodes).toHaveLength(PAGE);
+    expect(domain.recordsConnection.pageInfo.hasNextPage).toBe(true);
+  }
+  // the cursor of the first zone's page: each zone's records after it (ids are global, so the later zones' too)
+  const cursor = first[0].recordsConnection.pageInfo.endCursor;
+  for (const read of await pageRowsRead(paged, 'records', { e: 'wide@example.org', a: cursor }))
+    expect(read).toBeLessThanOrEqual(perZoneCeiling);
+  const second = (await app.gql(paged, { e: 'wide@example.org', a: cursor })).data.users.nodes[0].domains;
+  const firstIds = first[0].recordsConnection.nodes.map((n: any) => Number(n.id));
+  const secondIds = second[0].recordsConnection.nodes.map((n: any) => Number(n.id));
+  expect(secondIds).toHaveLength(PAGE);
+  expect(Math.min(...secondIds)).toBeGreaterThan(Math.max(...firstIds));
+
+  // a user's zones go through the same statement (a few dozen zones fit one page, which PostgreSQL rightly reads
+  // whole, so only the answer is checked here): the first of each user's, and the total apart
+  const users = `query($e: String) { users(email: $e) { nodes {
+    domains(first: 1) { name } domainsConnection(first: 1) { totalCount pageInfo { hasNextPage } nodes { name } } } } }`;
+  const answer = (await app.gql(users, { e: 'wide@example.org' })).data.users.nodes[0];
+  expect(answer.domains).toEqual([{ name: 'a.wide.test' }]);
+  expect(answer.domainsConnection).toEqual({ totalCount: 3, pageInfo: { hasNextPage: true }, nodes: [{ name: 'a.wide.test' }] });
 });

@@ -1,7 +1,7 @@
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, errorCode } from '../support/fixtures';
 
-/** Issue 11: GraphQL documents built to hurt: fragment bombs, token floods, unknown operations, subscriptions. */
+/** GraphQL documents built to hurt: fragment bombs, token floods, unknown operations, subscriptions. */
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();

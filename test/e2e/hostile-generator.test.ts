@@ -3,7 +3,7 @@ import { ROUTES } from '../../src/rest/routes';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Issue 11: a seeded generator of hostile requests over every REST path (from the route table) and GraphQL,
+ * A seeded generator of hostile requests over every REST path (from the route table) and GraphQL,
  * with every field kind given hostile values, in all three body encodings. Whatever comes: no 5xx; a 4xx has
  * a stable code; and the data is unchanged after every 4xx (nothing partial is written).
  */

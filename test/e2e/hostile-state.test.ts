@@ -1,7 +1,7 @@
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUserKey, errorCode } from '../support/fixtures';
 
-/** Issue 11: state a hostile client can reach (names at the limit, a deleted user's key). */
+/** State a hostile client can reach (names at the limit, a deleted user's key). */
 let app: TestApp;
 beforeAll(async () => {
   app = await startTestApp();

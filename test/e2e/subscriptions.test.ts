@@ -8,7 +8,7 @@ import { buildContext } from '../../src/graphql/context';
 import { LiveUpdates, MAX_QUEUED_EVENTS, SlowSubscriberError } from '../../src/services/live-updates';
 
 /**
- * Issue 12, part 3: live updates over WebSocket with the graphql-ws protocol, tested with graphql-ws's own
+ * Live updates over WebSocket with the graphql-ws protocol, tested with graphql-ws's own
  * client: a change made over REST arrives on zoneChanged; a secondary's state changing arrives on
  * propagationChanged; the key is checked in connection_init and again while subscribed.
  */

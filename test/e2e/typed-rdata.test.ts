@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 1: typed RDATA. `Record.data` answers the RDATA as a union with one object type per record
+ * Typed RDATA. `Record.data` answers the RDATA as a union with one object type per record
  * type, generated from the DNS model's field lists; `RecordInput.data` takes typed fields instead of `rdata`
  * (exactly one of them), checked by the same model.
  */

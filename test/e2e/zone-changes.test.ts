@@ -3,7 +3,7 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 
 /**
- * Issue 12, part 1: change sets. All or nothing, the rules checked on the zone as it will be, one serial step
+ * Change sets. All or nothing, the rules checked on the zone as it will be, one serial step
  * and one journal row per set, expectSerial for optimistic concurrency, every problem at once with its change.
  */
 const APPLY = `mutation($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {

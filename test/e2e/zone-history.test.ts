@@ -4,7 +4,7 @@ import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from 
 import { Database } from '../../src/db/pool';
 import { PropagationRepository } from '../../src/repositories/propagation';
 
-/** Issue 12, part 2: who changed what, the difference between serials, undo, and the history's retention. */
+/** Who changed what, the difference between serials, undo, and the history's retention. */
 const APPLY = `mutation($zone: String!, $changes: [ZoneChangeInput!]!) { applyZoneChanges(zone: $zone, changes: $changes) { serial } }`;
 const HISTORY = `query($z: String!, $first: Int, $after: String) { domain(name: $z) { serial changes(first: $first, after: $after) {
   totalCount pageInfo { hasNextPage endCursor }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
-/** Issue 14, item 5: the `zonekeeper` CLI (the built bin), end to end against the running service. */
+/** The `zonekeeper` CLI (the built bin), end to end against the running service. */
 const root = path.resolve(__dirname, '..', '..');
 let app: TestApp;
 

@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 1: schema-driven clients. graphql-codegen (typescript, typescript-operations,
+ * Schema-driven clients. graphql-codegen (typescript, typescript-operations,
  * typed-document-node) generates types from the committed schema.graphql and a set of operations using the
  * RecordType enum, the Serial scalar, the typed RDATA union and the nested connections; a typed client compiles with `tsc --strict`,
  * and a client that misuses a type does not. The same operations run against the real service.

@@ -6,7 +6,7 @@ import { startTestApp } from '../support/test-app';
 import { createTestDatabase } from '../support/test-db';
 
 /**
- * Issue 14, item 6: the service as started by `npm run serve` logs one line per request (request id, method,
+ * The service as started by `npm run serve` logs one line per request (request id, method,
  * path, status, duration; the id also answered as X-Request-Id), never a key; JSON lines when stdout is not a
  * terminal, readable lines when it is (a pseudo-terminal from `script`).
  */

@@ -7,6 +7,7 @@
 import { Client } from 'pg';
 import { startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, records, waitFor } from './knot';
+import { QueueRun, watchZoneQueues } from '../../src/services/write-engine';
 
 const CATALOG = 'catalog.zk-cat.test';
 /** more than one page of allRecords() (2000 rows) */
@@ -223,4 +224,62 @@ test('a zone that never joined the catalog leaves it unchanged when deleted; the
   } finally {
     await holder.end();
   }
+}, 60_000);
+
+test("a user's deletion deletes each zone as a zone's deletion does: journalled, out of the catalog, in its queue", async () => {
+  const owner = await app.gql(`mutation { createUser(input: {email: "leaving@example.com"}) { id } }`);
+  expect(owner.errors).toBeUndefined();
+  const names = ['a.leaving.zk-cat.test', 'b.leaving.zk-cat.test', 'c.leaving.zk-cat.test'];
+  const zones: { id: string; serial: number }[] = [];
+  for (const z of names) {
+    const res = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id serial } }`, {
+      u: owner.data.createUser.id,
+      z,
+    });
+    expect(res.errors).toBeUndefined();
+    zones.push(res.data.createDomain);
+  }
+  const before = await catalogSerial();
+  const runs: QueueRun[] = [];
+  const stop = watchZoneQueues(app.service.database.db, (run) => runs.push(run));
+  try {
+    const res = await app.gql(`mutation($u: ID!) { deleteUser(id: $u) }`, { u: owner.data.createUser.id });
+    expect(res.errors).toBeUndefined();
+  } finally {
+    stop();
+  }
+
+  // each zone ran alone in its own zone's queue as a zone deletion
+  const deletions = runs.filter((run) => 'jobs' in run && run.jobs.some((job) => 'wholeZone' in job));
+  expect(deletions.map((run) => [run.zoneId, 'jobs' in run && run.jobs])).toEqual(
+    zones.map((z) => [Number(z.id), [{ wholeZone: 'delete-zone' }]]),
+  );
+  // one zone-deleted journal row per zone, with the zone's records, and one catalog change per zone
+  const { rows: journal } = await db.query<{ zone: string; serial_before: string; removed: { type: string }[] }>(
+    `select zone, serial_before, removed from changes where kind = 'zone-deleted' and zone = any($1::text[]) order by id`,
+    [names],
+  );
+  expect(journal.map((row) => [row.zone, Number(row.serial_before)])).toEqual(names.map((n, i) => [n, zones[i].serial]));
+  for (const row of journal) expect(row.removed.map((r) => r.type)).toContain('SOA');
+  const { rows: catalogChanges } = await db.query<{ removed: { type: string; rdata: string }[] }>(
+    `select removed from changes where zone = $1 and id > (select max(id) from changes where zone = $1 and serial_after = $2) order by id`,
+    [CATALOG, before],
+  );
+  expect(catalogChanges.map((change) => change.removed.filter((r) => r.type === 'PTR').map((r) => r.rdata))).toEqual(
+    names.map((n) => [`${n}.`]),
+  );
+
+  // a secondary sees them gone: the catalog's IXFR from before removes their members (RFC 1995 §4), its AXFR
+  // no longer holds them, and the primary no longer answers for them
+  const after = await catalogSerial();
+  expect(after).toBeGreaterThan(before);
+  const ixfr = records(await dig([...at(), CATALOG, `IXFR=${before}`]));
+  expect(Number(ixfr[0].rdata.split(' ')[2])).toBe(after);
+  expect(ixfr.filter((r) => r.type === 'PTR').map((r) => [r.name, r.rdata])).toEqual(
+    zones.map((z, i) => [`z${z.id}.zones.${CATALOG}.`, `${names[i]}.`]),
+  );
+  const ptrs = records(await dig([...at(), CATALOG, 'AXFR'])).filter((r) => r.type === 'PTR');
+  for (const name of names) expect(ptrs.map((r) => r.rdata)).not.toContain(`${name}.`);
+  for (const name of names) expect((await dig([...at(), name, 'SOA'])).status).toBe('REFUSED');
+  expect((await db.query('select count(*)::int as n from domains where name = any($1::text[])', [names])).rows[0].n).toBe(0);
 }, 60_000);

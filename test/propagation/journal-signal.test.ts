@@ -110,7 +110,7 @@ test('a zone created through the API is published with its catalog admission', a
   expect(rows.map((row) => row.kind)).toEqual(['zone-created', 'zone-changed']);
 }, 30_000);
 
-test('zone and user deletes (ORM transactions) wake the worker when they commit', async () => {
+test('zone and user deletes (transactions of the write engine) wake the worker when they commit', async () => {
   await createZone(app, userId, 'deleted.zk-journal.test');
   const other = await createUser(app, 'signal-deleted@example.com');
   await createZone(app, other, 'owned.zk-journal.test');

@@ -1,5 +1,5 @@
 /**
- * Negative answers of an ordinary zone by index (issue 17): empty non-terminals (RFC 4592 §2.2.2) and the
+ * Negative answers of an ordinary zone by index: empty non-terminals (RFC 4592 §2.2.2) and the
  * closest encloser of a wildcard (RFC 4592 §3.3.1) are found by a range of reversed owner names, so these
  * answers must stay exactly what they were: NODATA at a name with descendants only, NXDOMAIN elsewhere,
  * wildcard synthesis below an existing encloser, and names that share a suffix but not a label apart.

@@ -1,5 +1,5 @@
 /**
- * The notifier's state is bounded (issue 17): an entry per zone and secondary lives while its NOTIFY is
+ * The notifier's state is bounded: an entry per zone and secondary lives while its NOTIFY is
  * folded, sent or retried, and goes after; a worker that notified many zones holds nothing for them later.
  * Against a real Knot secondary (RFC 1996 NOTIFY answered with NOERROR for the catalog it serves).
  */

@@ -1,7 +1,7 @@
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
 
 /**
- * Issue 11 reproductions 3–5: NUL bytes, lone surrogates and 32-bit overflow reach neither PostgreSQL nor a
+ * NUL bytes, lone surrogates and 32-bit overflow reach neither PostgreSQL nor a
  * 500, over REST (all three body encodings and the query string) and GraphQL; a snapshot of the data is
  * unchanged after every refusal.
  */

@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
 
 /**
- * Issue 14, item 3: every documented operation is called with good inputs and with bad ones, and the real
+ * Every documented operation is called with good inputs and with bad ones, and the real
  * status and body are validated against /api/openapi.json (JSON Schema 2020-12, as OpenAPI 3.1 uses), in both
  * envelope modes. An operation that this table does not call fails the test: a new route needs a line here.
  */

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
 
-/** Issue 11 reproductions 8 and 12: authentication before anything else; the whole request before acting. */
+/** Authentication before anything else; the whole request before acting. */
 let app: TestApp;
 const H = { 'X-API-Key': ADMIN_KEY };
 let port: number;
