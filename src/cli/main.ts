@@ -248,6 +248,55 @@ export function buildProgram(): Command {
       print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
     });
 
+  const DNSSEC_FIELDS = 'zone enabled state denial ds keys { keyTag role algorithm state activeAt nextEvent nextEventAt }';
+  const printDnssec = (status: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: string | null;
+    ds: string[];
+    keys: Record<string, unknown>[];
+  }) => {
+    if (program.opts().json) return print(program, status);
+    process.stdout.write(`zone ${status.zone}: ${status.state}${status.denial ? ` (${status.denial})` : ''}\n`);
+    if (status.keys.length) print(program, status.keys, ['keyTag', 'role', 'algorithm', 'state', 'activeAt', 'nextEvent', 'nextEventAt']);
+    for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
+  };
+  const dnssec = program.command('dnssec').description('signing zones (DNSSEC): keys, and the DS to give the parent');
+  dnssec
+    .command('status <zone>')
+    .description("the zone's DNSSEC state, keys and DS records")
+    .action(async (name: string) => {
+      printDnssec((await gql(`query($z: String) { domain(name: $z) { dnssec { ${DNSSEC_FIELDS} } } }`, { z: name })).domain.dnssec);
+    });
+  dnssec
+    .command('enable <zone>')
+    .description('sign the zone; then give its parent one of the DS records printed')
+    .option('--algorithm <name>', 'ECDSAP256SHA256, ED25519 or RSASHA256', 'ECDSAP256SHA256')
+    .option('--nsec3', 'NSEC3 (no salt, no extra iterations: RFC 9276) instead of NSEC')
+    .option('--opt-out', 'NSEC3 opt-out: insecure delegations left out of the chain')
+    .option('--csk', 'one combined signing key instead of a KSK and a ZSK')
+    .action(async (name: string, options: { algorithm: string; nsec3?: boolean; optOut?: boolean; csk?: boolean }) => {
+      const input = {
+        zone: name,
+        algorithm: options.algorithm,
+        denial: options.nsec3 || options.optOut ? 'NSEC3' : 'NSEC',
+        nsec3OptOut: !!options.optOut,
+        keyLayout: options.csk ? 'CSK' : 'KSK_ZSK',
+      };
+      printDnssec(
+        (await gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { ${DNSSEC_FIELDS} } }`, { i: input })).enableDnssec,
+      );
+    });
+  dnssec
+    .command('disable <zone>')
+    .description("stop signing the zone and destroy its keys (remove the zone's DS at the parent first)")
+    .option('--yes', 'do not ask')
+    .action(async (name: string, options: { yes?: boolean }) => {
+      await confirm(options, `stop signing ${name} and destroy its keys`, name);
+      printDnssec((await gql(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).disableDnssec);
+    });
+
   const zone = program.command('zone').description('zones (domains)');
   zone
     .command('add <userId> <zone>')

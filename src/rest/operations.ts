@@ -5,6 +5,8 @@
 const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
 const TSIG_KEY = 'id userId name algorithm createdAt revokedAt';
+const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys
+  keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }`;
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 export const OPERATIONS = {
@@ -43,6 +45,9 @@ export const OPERATIONS = {
   importZone: `mutation ImportZone($zone: String!, $text: String!, $mode: ZoneImportMode!, $dryRun: Boolean!, $ttlPolicy: ZoneImportTtlPolicy!) {
     importZone(zone: $zone, text: $text, mode: $mode, dryRun: $dryRun, ttlPolicy: $ttlPolicy) {
       zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,
+  getDnssec: `query GetDnssec($name: String) { domain(name: $name) { dnssec { ${DNSSEC} } } }`,
+  enableDnssec: `mutation EnableDnssec($input: EnableDnssecInput!) { enableDnssec(input: $input) { ${DNSSEC} } }`,
+  disableDnssec: `mutation DisableDnssec($zone: String!) { disableDnssec(zone: $zone) { ${DNSSEC} } }`,
   checkZone: `query CheckZone($zone: String!) { checkZone(zone: $zone) { zone serial warnings { owner type code message } } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,

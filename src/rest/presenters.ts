@@ -86,3 +86,60 @@ export function presentDomain(domain: GqlDomain) {
     records: domain.records.map(presentZoneRecord),
   };
 }
+
+export interface GqlDnssec {
+  zone: string;
+  enabled: boolean;
+  state: string;
+  denial: string | null;
+  nsec3Iterations: number | null;
+  nsec3OptOut: boolean | null;
+  ds: string[];
+  dnskeys: string[];
+  keys: {
+    id: string;
+    keyTag: number;
+    role: string;
+    algorithm: string;
+    state: string;
+    dnskey: string;
+    createdAt: string;
+    publishedAt: string | null;
+    readyAt: string | null;
+    activeAt: string | null;
+    retiredAt: string | null;
+    removedAt: string | null;
+    nextEvent: string | null;
+    nextEventAt: string | null;
+  }[];
+}
+
+/** a zone's DNSSEC in the REST layer's snake_case */
+export function presentDnssec(d: GqlDnssec) {
+  return {
+    zone: d.zone,
+    enabled: d.enabled,
+    state: d.state,
+    denial: d.denial,
+    nsec3_iterations: d.nsec3Iterations,
+    nsec3_opt_out: d.nsec3OptOut,
+    ds: d.ds,
+    dnskeys: d.dnskeys,
+    keys: d.keys.map((k) => ({
+      key_id: Number(k.id),
+      key_tag: k.keyTag,
+      role: k.role,
+      algorithm: k.algorithm,
+      state: k.state,
+      dnskey: k.dnskey,
+      created_at: k.createdAt,
+      published_at: k.publishedAt,
+      ready_at: k.readyAt,
+      active_at: k.activeAt,
+      retired_at: k.retiredAt,
+      removed_at: k.removedAt,
+      next_event: k.nextEvent,
+      next_event_at: k.nextEventAt,
+    })),
+  };
+}

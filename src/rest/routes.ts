@@ -16,6 +16,8 @@ import {
   presentTsigKey,
   presentCreatedUser,
   presentUser,
+  GqlDnssec,
+  presentDnssec,
 } from './presenters';
 
 /**
@@ -92,7 +94,7 @@ export interface RouteSpec {
   /** a success body that is not JSON (the zone file: text/dns) */
   responseType?: 'text/dns';
   summary: string;
-  tag: 'records' | 'users' | 'domains' | 'tsigkeys';
+  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec';
   params?: Record<string, FieldSpec>;
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;
@@ -572,6 +574,62 @@ export const ROUTES: RouteSpec[] = [
         zone: inputs.zone,
       });
       return { body: data.checkZone };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/dnssec/:zone',
+    operationId: 'getDnssec',
+    tag: 'dnssec',
+    readsZone: 'zone',
+    status: 200,
+    summary: "A zone's DNSSEC: signed or not, its keys with their states, the DS records to give the parent",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { dnssec: GqlDnssec } }>('getDnssec', { name: inputs.zone });
+      return { body: presentDnssec(data.domain.dnssec) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone',
+    operationId: 'enableDnssec',
+    tag: 'dnssec',
+    status: 200,
+    summary: 'Sign the zone: its keys are made and every RRset signed in one serial step; give the parent one of the DS records answered',
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      algorithm: { kind: 'string', description: 'ECDSAP256SHA256 (default), ED25519 or RSASHA256' },
+      denial: { kind: 'string', description: 'NSEC (default) or NSEC3 (no salt, no extra iterations: RFC 9276)' },
+      nsec3_opt_out: { kind: 'string', description: '"true": NSEC3 opt-out (RFC 5155 §6)' },
+      key_layout: { kind: 'string', description: 'KSK_ZSK (default) or CSK' },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const input = {
+        zone: inputs.zone,
+        algorithm: inputs.algorithm,
+        denial: inputs.denial,
+        nsec3OptOut: inputs.nsec3_opt_out === undefined ? undefined : String(inputs.nsec3_opt_out) === 'true',
+        keyLayout: inputs.key_layout,
+      };
+      const data = await runner.run<{ enableDnssec: GqlDnssec }>('enableDnssec', { input });
+      return { body: presentDnssec(data.enableDnssec) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/domain/dnssec/:zone',
+    operationId: 'disableDnssec',
+    tag: 'dnssec',
+    status: 200,
+    summary: "Stop signing the zone (one serial step) and destroy its keys; remove the zone's DS at the parent first",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone });
+      return { body: presentDnssec(data.disableDnssec) };
     },
   },
   {

@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, Knot, servedSerial, startKnot, waitFor } from '../propagation/knot';
 
 const run = promisify(execFile);
@@ -221,6 +221,17 @@ it('disabling leaves the zone without a signer record, in one step the secondary
     i: { zone, algorithm: 'ED25519', keyLayout: 'CSK' },
   });
   expect(await transfer(zone, dnsPort, true)).toMatch(/\sRRSIG\s/);
+  // the REST view of the same: the CSK's DS (SHA-256 and SHA-384) for the parent, algorithm 15
+  const rest = await app.http.get(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY);
+  expect(rest.status).toBe(200);
+  expect(rest.body).toMatchObject({
+    zone,
+    enabled: true,
+    state: 'signed',
+    denial: 'NSEC',
+    keys: [{ role: 'CSK', algorithm: 'ED25519', state: 'active' }],
+  });
+  expect(rest.body.ds).toEqual([expect.stringMatching(/^\d+ 15 2 [0-9A-F]{64}$/), expect.stringMatching(/^\d+ 15 4 [0-9A-F]{96}$/)]);
   const again = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, { i: { zone } });
   expect(again.errors?.[0]?.extensions?.code).toBe('DNSSEC_ALREADY_ENABLED');
   const off = await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { enabled state keys { keyTag } ds } }`, { z: zone });

@@ -74,6 +74,15 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const checked = await cli(['zone', 'check', 'cli.example'], asUser);
   expect(checked.code).toBe(0);
   expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_IS_CNAME/);
+  // DNSSEC: enabling prints the keys and the DS for the parent, status shows them, disabling asks or takes --yes
+  const signed = await cli(['dnssec', 'enable', 'cli.example'], asUser);
+  expect(signed.code).toBe(0);
+  expect(signed.out).toMatch(/zone cli\.example: signed \(NSEC\)/);
+  expect(signed.out).toMatch(/^DS \d+ 13 2 [0-9A-F]{64}$/m);
+  expect((await cli(['dnssec', 'status', 'cli.example'], asUser)).out).toMatch(/KSK\s+ECDSAP256SHA256\s+active/);
+  const unsigned = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
+  expect(unsigned.code).toBe(0);
+  expect(unsigned.out).toMatch(/zone cli\.example: unsigned/);
 
   const changes = await cli(['zone', 'changes', 'cli.example'], asUser);
   expect(changes.out.split('\n').length).toBeGreaterThan(3);

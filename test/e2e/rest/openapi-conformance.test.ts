@@ -128,6 +128,18 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'get', path: `/api/domain/check/${f.zone}` },
     bad: { method: 'get', path: '/api/domain/check/missing.example' },
   }),
+  getDnssec: (f) => ({
+    good: { method: 'get', path: `/api/domain/dnssec/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/dnssec/missing.example' },
+  }),
+  enableDnssec: (f) => ({
+    good: { method: 'post', path: `/api/domain/dnssec/${f.zone}`, body: { algorithm: 'ED25519' } },
+    bad: { method: 'post', path: `/api/domain/dnssec/${f.zone}`, body: { algorithm: 'DSA' } },
+  }),
+  disableDnssec: (f) => ({
+    good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
+    bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
+  }),
 };
 
 describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {
