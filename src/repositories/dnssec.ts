@@ -134,12 +134,12 @@ export async function deleteSigning(sql: Sql, domainId: number): Promise<void> {
   await sql.rows('delete from dnssec_zones where domain_id = $1', [domainId]);
 }
 
-export async function setRefreshDue(sql: Sql, domainId: number, dueAt: Date): Promise<void> {
+export async function setRefreshDue(sql: Sql | Database, domainId: number, dueAt: Date): Promise<void> {
   await sql.rows('update dnssec_zones set refresh_due_at = $2, refreshed_at = now() where domain_id = $1', [domainId, dueAt]);
 }
 
 /** the earliest expiration among a zone's signatures, or undefined when it has none */
-export async function earliestExpiration(sql: Sql, domainId: number): Promise<Date | undefined> {
+export async function earliestExpiration(sql: Sql | Database, domainId: number): Promise<Date | undefined> {
   const [row] = await sql.rows('select min(expires_at) as at from dnssec_records where domain_id = $1 and expires_at is not null', [
     domainId,
   ]);
@@ -250,4 +250,28 @@ export async function userRecordsOfTypes(sql: Sql, domainId: number, types: stri
     domainId,
     types,
   ]);
+}
+
+/**
+ * Signed zones whose refresh is due, leased to the caller for `leaseSeconds` (their due time moves to the end
+ * of the lease), so that any number of workers share them and a zone whose refresh failed is tried again.
+ */
+export async function leaseZonesDueForRefresh(db: Database, limit: number, leaseSeconds: number): Promise<number[]> {
+  const rows = await db.rows(
+    `update dnssec_zones set refresh_due_at = now() + make_interval(secs => $2)
+      where domain_id in (select domain_id from dnssec_zones where refresh_due_at <= now() order by refresh_due_at limit $1 for update skip locked)
+      returning domain_id`,
+    [limit, leaseSeconds],
+  );
+  return rows.map((r) => Number(r.domain_id));
+}
+
+/** the RRset at an owner of one type, wherever it is kept (a user's records, or the signer's: DNSKEY, NSEC…) */
+export async function rrsetAt(sql: Sql, domainId: number, owner: string, type: string): Promise<JournalRecord[]> {
+  return sql.rows<JournalRecord>(
+    `select owner, type, rdata, ttl from records where domain_id = $1 and owner = $2 and type = $3
+     union all
+     select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = $2 and type = $3`,
+    [domainId, owner, type],
+  );
 }

@@ -14,6 +14,7 @@
  *    when it lags), or becomes error with the reason after repeated failures; checks back off exponentially.
  *    Doing a check twice (two workers, a lost lease) changes nothing.
  */
+import { refreshDueZones } from '../services/dnssec/signature-refresh';
 import { noteDatabaseFailure } from '../db/availability';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
@@ -81,6 +82,8 @@ export class PropagationWorker {
   private kickTimer: NodeJS.Timeout | undefined;
   private pruneTimer: NodeJS.Timeout | undefined;
   private pruning = false;
+  private signatureTimer: NodeJS.Timeout | undefined;
+  private refreshing = false;
   private kickAt = Infinity;
   readonly notifier: Notifier;
   private readonly servers: Map<string, HostPort>;
@@ -112,6 +115,9 @@ export class PropagationWorker {
     this.pruneTimer = setInterval(() => void this.pruneJournal(), PRUNE_EVERY_MS);
     this.pruneTimer.unref();
     void this.pruneJournal();
+    // signed zones' signatures, refreshed before they expire: a tick a quarter of the margin, 1 s to 1 min
+    const signatureTick = Math.min(60_000, Math.max(1000, (this.settings.dnssecSignatureRefresh * 1000) / 4));
+    this.signatureTimer = setInterval(() => void this.refreshSignatures(), signatureTick);
     // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
     this.notifier.notifyAll(this.settings.catalogZone);
     await this.admitWaitingZones();
@@ -337,15 +343,34 @@ export class PropagationWorker {
     }
   }
 
+  /** re-signs the signed zones whose signatures near their expiry (services/dnssec/signature-refresh.ts) */
+  async refreshSignatures(): Promise<number> {
+    if (this.refreshing || this.stopped) return 0;
+    this.refreshing = true;
+    try {
+      const remade = await refreshDueZones(this.db, this.settings);
+      if (remade > 0) this.log.info(`dnssec: refreshed ${remade} signatures nearing expiry`);
+      return remade;
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'signature refresh'))
+        this.log.warn({ err: error }, 'dnssec: refreshing signatures failed; it runs again at the next tick');
+      return 0;
+    } finally {
+      this.refreshing = false;
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.signatureTimer) clearInterval(this.signatureTimer);
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.statusTimer) clearInterval(this.statusTimer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
     this.notifier.stop();
     await this.drains.stop();
-    while (this.checking || this.admitting || this.pruning || this.reconciling) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.checking || this.admitting || this.pruning || this.reconciling || this.refreshing)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     this.unlisten?.();
   }
 }
