@@ -87,6 +87,13 @@ export interface Settings {
   dnssecSignatureValidity: number;
   dnssecSignatureRefresh: number;
   dnssecSignatureJitter: number;
+  /**
+   * key rollovers (RFC 7583), in seconds: how long a ZSK and a KSK/CSK sign before they are rolled (0: only by
+   * hand), and the propagation delay added to every TTL wait (the time a change takes to reach every secondary)
+   */
+  dnssecZskLifetime: number;
+  dnssecKskLifetime: number;
+  dnssecPropagationDelay: number;
 }
 
 export class SettingsError extends Error {
@@ -274,6 +281,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecSignatureValidity: integer('DNSSEC_SIGNATURE_VALIDITY', 14 * 86400, 60, 366 * 86400),
     dnssecSignatureRefresh: integer('DNSSEC_SIGNATURE_REFRESH', 7 * 86400, 30, 365 * 86400),
     dnssecSignatureJitter: integer('DNSSEC_SIGNATURE_JITTER', 86400, 0, 30 * 86400),
+    dnssecZskLifetime: integer('DNSSEC_ZSK_LIFETIME', 30 * 86400, 0, 10 * 366 * 86400),
+    dnssecKskLifetime: integer('DNSSEC_KSK_LIFETIME', 0, 0, 10 * 366 * 86400),
+    dnssecPropagationDelay: integer('DNSSEC_PROPAGATION_DELAY', 3600, 0, 7 * 86400),
   };
   if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {
     problems.push('DNSSEC_SIGNATURE_REFRESH + DNSSEC_SIGNATURE_JITTER must be less than DNSSEC_SIGNATURE_VALIDITY');

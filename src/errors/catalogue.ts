@@ -43,6 +43,8 @@ export const ERROR_CATALOGUE = {
   DNSSEC_RECORD_MANAGED: { status: 409, message: 'In a signed zone the signer keeps this type of record' },
   DNSSEC_ALREADY_ENABLED: { status: 409, message: 'The zone is signed already' },
   DNSSEC_NOT_ENABLED: { status: 409, message: 'The zone is not signed' },
+  DNSSEC_ROLL_IN_PROGRESS: { status: 409, message: 'A roll of that key is under way' },
+  DNSSEC_NOTHING_TO_CONFIRM: { status: 409, message: 'No key waits for its DS at the parent' },
   DNSSEC_UNAVAILABLE: { status: 503, message: 'The DNSSEC key store cannot be opened; try again shortly' },
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },

@@ -37,7 +37,7 @@ export class Migration20261124100000_dnssec extends Migration {
       "key_tag" int not null,
       "dnskey" text not null,
       "sealed_private_key" bytea not null,
-      "state" text not null check ("state" in ('published', 'ready', 'active', 'retired', 'removed')),
+      "state" text not null check ("state" in ('generated', 'published', 'ready', 'active', 'retired', 'removed')),
       "created_at" timestamptz not null default now(),
       "published_at" timestamptz null,
       "ready_at" timestamptz null,

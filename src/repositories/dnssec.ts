@@ -7,7 +7,7 @@ import type { Database, Sql } from '../db/pool';
 import type { JournalRecord } from '../entities/change.entity';
 
 export type DenialKind = 'nsec' | 'nsec3';
-export type KeyState = 'published' | 'ready' | 'active' | 'retired' | 'removed';
+export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
 export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
 
 /** a signed zone's policy as `readZone` returns it (undefined: the zone is not signed) */
@@ -274,4 +274,57 @@ export async function rrsetAt(sql: Sql, domainId: number, owner: string, type: s
      select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = $2 and type = $3`,
     [domainId, owner, type],
   );
+}
+
+/** Moves a key to a state, stamping the time of the step, and sets (or clears) its next planned event. */
+export async function setKeyState(
+  sql: Sql,
+  keyId: number,
+  state: KeyState,
+  at: Date,
+  next?: { event: string; at: Date },
+): Promise<void> {
+  const stamp = { published: 'published_at', ready: 'ready_at', active: 'active_at', retired: 'retired_at', removed: 'removed_at' } as Record<
+    string,
+    string
+  >;
+  const column = stamp[state];
+  const params: unknown[] = [keyId, state, next?.event ?? null, next?.at ?? null];
+  if (column) params.push(at);
+  await sql.rows(`update dnssec_keys set state = $2, next_event = $3, next_event_at = $4${column ? `, ${column} = $5` : ''} where id = $1`, params);
+}
+
+/** signed zones with a key event due, or a key past its lifetime (`lifetimes`: seconds per role, 0 = never) */
+export async function zonesWithKeyWork(db: Database, lifetimes: { zsk: number; ksk: number }, limit: number): Promise<number[]> {
+  const rows = await db.rows(
+    `select distinct k.domain_id from dnssec_keys k join dnssec_zones z on z.domain_id = k.domain_id
+      where (k.next_event_at is not null and k.next_event_at <= now())
+         or (k.state = 'active' and k.next_event is null and (
+              (k.role = 'ZSK' and $1::int > 0 and k.active_at + make_interval(secs => $1) <= now())
+           or (k.role <> 'ZSK' and $2::int > 0 and k.active_at + make_interval(secs => $2) <= now())))
+      limit $3`,
+    [lifetimes.zsk, lifetimes.ksk, limit],
+  );
+  return rows.map((r) => Number(r.domain_id));
+}
+
+/** the longest zone stored that is a proper parent of `zone` (its DS RRset lives there), if any */
+export async function parentZoneOf(sql: Sql | Database, zone: string): Promise<{ id: number; name: string } | undefined> {
+  const labels = zone.split('.');
+  const candidates = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  if (!candidates.length) return undefined;
+  const [row] = await sql.rows('select id, name from domains where name = any($1::text[]) order by length(name) desc limit 1', [candidates]);
+  return row ? { id: Number(row.id), name: row.name } : undefined;
+}
+
+/** the largest TTL in a zone (RFC 7583 §3.2: a ZSK retires once every signature it made has left the caches) */
+export async function maxTtlOfZone(sql: Sql, domainId: number): Promise<number> {
+  const [row] = await sql.rows('select coalesce(max(ttl), 0) as ttl from records where domain_id = $1', [domainId]);
+  return Number(row.ttl);
+}
+
+/** the DS RDATA a zone holds at an owner (a child's delegation) */
+export async function dsAtParent(sql: Sql, parentId: number, owner: string): Promise<string[]> {
+  const rows = await sql.rows<{ rdata: string }>(`select rdata from records where domain_id = $1 and owner = $2 and type = 'DS'`, [parentId, owner]);
+  return rows.map((r) => r.rdata);
 }

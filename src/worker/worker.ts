@@ -15,6 +15,7 @@
  *    Doing a check twice (two workers, a lost lease) changes nothing.
  */
 import { refreshDueZones } from '../services/dnssec/signature-refresh';
+import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { noteDatabaseFailure } from '../db/availability';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
@@ -115,8 +116,10 @@ export class PropagationWorker {
     this.pruneTimer = setInterval(() => void this.pruneJournal(), PRUNE_EVERY_MS);
     this.pruneTimer.unref();
     void this.pruneJournal();
-    // signed zones' signatures, refreshed before they expire: a tick a quarter of the margin, 1 s to 1 min
-    const signatureTick = Math.min(60_000, Math.max(1000, (this.settings.dnssecSignatureRefresh * 1000) / 4));
+    // signed zones' key rolls and signatures (refreshed before they expire): a tick a quarter of the shortest
+    // wait they involve, 1 s to 1 min
+    const shortest = Math.min(this.settings.dnssecSignatureRefresh, Math.max(1, this.settings.dnssecPropagationDelay));
+    const signatureTick = Math.min(60_000, Math.max(1000, (shortest * 1000) / 4));
     this.signatureTimer = setInterval(() => void this.refreshSignatures(), signatureTick);
     // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
     this.notifier.notifyAll(this.settings.catalogZone);
@@ -348,6 +351,8 @@ export class PropagationWorker {
     if (this.refreshing || this.stopped) return 0;
     this.refreshing = true;
     try {
+      const steps = await advanceKeyRolls(this.db, this.settings);
+      if (steps > 0) this.log.info(`dnssec: ${steps} key roll steps taken`);
       const remade = await refreshDueZones(this.db, this.settings);
       if (remade > 0) this.log.info(`dnssec: refreshed ${remade} signatures nearing expiry`);
       return remade;

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
-import { DnssecType, EnableDnssecInput } from '../types/dnssec.type';
+import { DnssecRollRoleEnum, DnssecType, EnableDnssecInput } from '../types/dnssec.type';
 
 /** DNSSEC per zone: `Domain.dnssec`, `enableDnssec`, `disableDnssec` (services/dnssec/dnssec.service.ts). */
 @Resolver(() => DomainType)
@@ -23,6 +23,22 @@ export class DnssecResolver {
       nsec3OptOut: input.nsec3OptOut ?? undefined,
       keyLayout: input.keyLayout ?? undefined,
     });
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'Starts a roll of the zone’s ZSK (pre-publication) or KSK/CSK (double-DS) now (RFC 7583); the worker runs its steps with the TTLs and DNSSEC_PROPAGATION_DELAY honoured.',
+  })
+  rollDnssecKey(@Arg('zone') zone: string, @Arg('role', () => DnssecRollRoleEnum) role: DnssecRollRoleEnum, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.roll(ctx, zone, role);
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'Confirms that the parent (outside Zonekeeper) serves the new DS of a KSK roll: the roll swaps the keys once the DS TTL has passed.',
+  })
+  confirmDnssecDsPublished(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.confirmDsPublished(ctx, zone);
   }
 
   @Mutation(() => DnssecType, {

@@ -30,6 +30,15 @@ registerEnumType(DnssecKeyLayoutEnum, {
   description: 'KSK_ZSK (the default): a key-signing key for the DNSKEY RRset and a zone-signing key for the rest; CSK: one combined key.',
 });
 
+export enum DnssecRollRoleEnum {
+  ZSK = 'ZSK',
+  KSK = 'KSK',
+}
+registerEnumType(DnssecRollRoleEnum, {
+  name: 'DnssecRollRole',
+  description: 'ZSK: the zone-signing key, by pre-publication; KSK: the key-signing key (or the CSK), by double-DS.',
+});
+
 @InputType('EnableDnssecInput')
 export class EnableDnssecInput {
   @Field({ description: 'The zone, by name.' })
@@ -65,7 +74,7 @@ export class DnssecKeyType {
   @Field({ description: 'The algorithm mnemonic.' })
   algorithm!: string;
 
-  @Field({ description: 'published, ready, active, retired or removed (RFC 7583 §3.1).' })
+  @Field({ description: 'generated (its DS goes to the parent first), published, ready, active, retired or removed (RFC 7583 §3.1).' })
   state!: string;
 
   @Field({ description: 'The DNSKEY RDATA, presentation form.' })

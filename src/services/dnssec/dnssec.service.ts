@@ -1,11 +1,9 @@
 import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
 import { algorithmByNumber, DNSSEC_ALGORITHMS, DnssecAlgorithmName } from '../../dns/dnssec/algorithms';
-import { formatDs } from '../../dns/dnssec/ds';
-import { dnskeyOf, dnskeyTag, dsOf } from '../../dns/dnssec/keys';
+import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DNSKEY } from '../../dns/record-types/dnskey';
-import { canonicalNameWire } from '../../dns/wire/name';
 import { DomainError } from '../../errors/catalogue';
 import {
   allSignerRecords,
@@ -22,7 +20,8 @@ import {
 import type { RequestContext } from '../context';
 import { DomainsService, normaliseZoneName } from '../domains.service';
 import { changeZone } from '../write-engine';
-import { signerRows, vaultOf } from './zone-signing';
+import { dsRecordsOf, inParentDs, isPublished, signerRows, vaultOf } from './zone-signing';
+import { confirmDsPublished, RollRole, startRoll } from './key-rollover';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -175,6 +174,20 @@ export class DnssecService {
     return this.statusOf(ctx.db, zone);
   }
 
+  /** starts a roll of the zone's ZSK, or of its KSK (or CSK), now (key-rollover.ts) */
+  async roll(ctx: RequestContext, zoneName: string, role: RollRole): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    await startRoll(ctx.db, this.settings, ctx.principal, { id: domain.id }, role);
+    return this.statusOf(ctx.db, domain);
+  }
+
+  /** the operator's word that the parent (outside Zonekeeper) serves the new DS of a KSK roll */
+  async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    await confirmDsPublished(ctx.db, this.settings, ctx.principal, { name: domain.name });
+    return this.statusOf(ctx.db, domain);
+  }
+
   /** the first refresh of a zone signed now: its earliest signature's expiry less the refresh margin */
   private firstRefreshDue(now: Date): Date {
     const { dnssecSignatureValidity: validity, dnssecSignatureJitter: jitter, dnssecSignatureRefresh: refresh } = this.settings;
@@ -186,14 +199,8 @@ export class DnssecService {
       zone.id,
     ]);
     const keys = policyRow ? await keysOfZone(sql as Sql, zone.id, true) : [];
-    const apex = canonicalNameWire(`${zone.name}.`);
-    const live = keys.filter((k) => k.state !== 'removed');
-    const ds = live
-      .filter((k) => k.role !== 'ZSK')
-      .flatMap((k) => {
-        const dnskey = DNSKEY.parse(k.dnskey, zone.name);
-        return dnskey.ok ? [formatDs(dsOf(apex, dnskey.value, 2)), formatDs(dsOf(apex, dnskey.value, 4))] : [];
-      });
+    const live = keys.filter(isPublished);
+    const ds = keys.filter(inParentDs).flatMap((k) => dsRecordsOf(zone.name, k));
     return {
       zone: zone.name,
       enabled: !!policyRow,

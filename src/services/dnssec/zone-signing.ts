@@ -70,8 +70,11 @@ export function denialOf(policy: DnssecPolicy): Denial {
 }
 
 /**
- * The keys as the signer uses them (RFC 7583 §3.1): every key but a removed one is in the DNSKEY RRset; only
- * an active one signs. A private key is opened here, only to sign.
+ * The keys as the signer uses them (RFC 7583 §3.1): published, ready and active keys are in the DNSKEY RRset,
+ * and a retired ZSK stays there until its signatures have left the caches (pre-publication, §3.2.1); only an
+ * active key signs. A KSK that is generated (its DS goes to the parent first) or retired (its DS is still
+ * there) is not in the DNSKEY RRset: that is the double-DS roll (§3.3.2). A private key is opened here,
+ * only to sign.
  */
 export function zoneKeysOf(zone: string, stored: readonly StoredDnssecKey[], vault: KeyVault): ZoneKey[] {
   return stored
@@ -86,11 +89,17 @@ export function zoneKeysOf(zone: string, stored: readonly StoredDnssecKey[], vau
         privateKey: vault.open(key.sealedPrivateKey, { zone, keyTag: key.keyTag }),
         dnskey: dnskey.value,
         tag: key.keyTag,
-        published: true,
+        published: isPublished(key),
         signing: key.state === 'active',
       };
     });
 }
+
+export const isPublished = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
+  key.state === 'published' || key.state === 'ready' || key.state === 'active' || (key.state === 'retired' && key.role === 'ZSK');
+
+/** the keys whose DS the parent should hold: a KSK or CSK from its generation (double-DS) until its removal */
+export const inParentDs = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean => key.role !== 'ZSK' && key.state !== 'removed' && key.state !== 'published';
 
 /** signer records as the data layer keeps them: with their chain key and expiration */
 export function signerRows(zone: string, records: readonly CanonicalRecord[]): SignerRow[] {
@@ -180,14 +189,19 @@ export async function wholeZoneDiff(
  * RRset (KSK, CSK) and are active, SHA-256 for CDS, so a parent that follows them (RFC 7344 §6, RFC 8078)
  * installs the DS by itself. Their TTL is the DNSKEY RRset's.
  */
-export function publishedCds(zone: string, keys: readonly ZoneKey[], ttl: number): CanonicalRecord[] {
+export function publishedCds(zone: string, keys: readonly StoredDnssecKey[], ttl: number): CanonicalRecord[] {
+  return keys.filter(inParentDs).flatMap((key) => [
+    { owner: '@', type: 'CDS', ttl, rdata: dsRecordsOf(zone, key)[0] },
+    { owner: '@', type: 'CDNSKEY', ttl, rdata: key.dnskey },
+  ]);
+}
+
+/** a key's DS RDATA for the parent: SHA-256, then SHA-384 (RFC 8624 §3.3) */
+export function dsRecordsOf(zone: string, key: Pick<StoredDnssecKey, 'dnskey'>): string[] {
+  const dnskey = DNSKEY.parse(key.dnskey, zone);
+  if (!dnskey.ok) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
   const apex = canonicalNameWire(`${zone}.`);
-  return keys
-    .filter((key) => key.signing && key.role !== 'ZSK')
-    .flatMap((key) => [
-      { owner: '@', type: 'CDS', ttl, rdata: formatDs(dsOf(apex, key.dnskey, 2)) },
-      { owner: '@', type: 'CDNSKEY', ttl, rdata: DNSKEY.format(key.dnskey) },
-    ]);
+  return [formatDs(dsOf(apex, dnskey.value, 2)), formatDs(dsOf(apex, dnskey.value, 4))];
 }
 
 /** The signing step of a signed zone's changes (write-engine/signing.ts). */
@@ -205,7 +219,8 @@ export class ZoneSigningStep {
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
     const sql = change.connection;
-    const keys = zoneKeysOf(zone.name, await keysOfZone(sql, zone.id), vaultOf(this.settings));
+    const stored = await keysOfZone(sql, zone.id);
+    const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
     const denial = denialOf(plan.policy);
     const window = signatureWindow(this.settings);
     let diff: SignerDiff | 'full' = 'full';
@@ -213,7 +228,7 @@ export class ZoneSigningStep {
       diff = await signChange(zone.name, change, new StoredSignedZone(sql, zone.id, change), keys, denial, window, canonicalRdata);
     if (diff === 'full') {
       const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
-      diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, publishedCds(zone.name, keys, soa.ttl));
+      diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, publishedCds(zone.name, stored, soa.ttl));
     }
     change.stageSigner(signerRows(zone.name, diff.removed), signerRows(zone.name, diff.added));
   }
