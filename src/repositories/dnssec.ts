@@ -318,13 +318,13 @@ export async function parentZoneOf(sql: Sql | Database, zone: string): Promise<{
 }
 
 /** the largest TTL in a zone (RFC 7583 §3.2: a ZSK retires once every signature it made has left the caches) */
-export async function maxTtlOfZone(sql: Sql, domainId: number): Promise<number> {
+export async function maxTtlOfZone(sql: Sql | Database, domainId: number): Promise<number> {
   const [row] = await sql.rows('select coalesce(max(ttl), 0) as ttl from records where domain_id = $1', [domainId]);
   return Number(row.ttl);
 }
 
 /** the DS RDATA a zone holds at an owner (a child's delegation) */
-export async function dsAtParent(sql: Sql, parentId: number, owner: string): Promise<string[]> {
+export async function dsAtParent(sql: Sql | Database, parentId: number, owner: string): Promise<string[]> {
   const rows = await sql.rows<{ rdata: string }>(`select rdata from records where domain_id = $1 and owner = $2 and type = 'DS'`, [parentId, owner]);
   return rows.map((r) => r.rdata);
 }

@@ -1,3 +1,4 @@
+import { SIGNER_OWNED_TYPES } from '../dns/dnssec/signer-records';
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
 import { CanonicalRecord, recordIdentity } from '../dns/record';
@@ -124,12 +125,16 @@ export class ZoneFilesService {
       // a set of the zone's identities: MERGE stays linear in zone + file (a scan per file record was
       // quadratic: 13 s for 20,000 records into a zone of as many)
       const currentIdentities = new Set(current.map((r) => recordIdentity(r)));
+      // a zone we sign keeps its own DNSKEY, CDS and CDNSKEY: the file's are left out and counted, as its
+      // RRSIGs and NSECs are (docs/dnssec.md)
+      const fileRecords = change.zone.dnssec ? parsed.records.filter((r) => !SIGNER_OWNED_TYPES.has(r.type)) : parsed.records;
+      const dropped = change.zone.dnssec ? withDroppedKeys(parsed.dropped, parsed.records) : parsed.dropped;
       const desired: CanonicalRecord[] =
         input.mode === 'REPLACE'
-          ? parsed.records
+          ? fileRecords
           : [
               ...current.filter((r) => r.type !== 'SOA' || !fileSoa),
-              ...parsed.records.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
+              ...fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
               ...(fileSoa ? [fileSoa] : []),
             ];
       // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
@@ -169,7 +174,7 @@ export class ZoneFilesService {
         removed,
         serial,
         dryRun,
-        dropped: parsed.dropped,
+        dropped,
         warnings,
       };
       if (dryRun) {
@@ -190,4 +195,11 @@ export class ZoneFilesService {
       return result;
     });
   }
+}
+
+/** the file's dropped signer records, with the DNSKEY, CDS and CDNSKEY a signed zone leaves out counted too */
+function withDroppedKeys(dropped: { type: string; count: number }[], records: readonly CanonicalRecord[]): { type: string; count: number }[] {
+  const counts = new Map(dropped.map((d) => [d.type, d.count]));
+  for (const r of records) if (SIGNER_OWNED_TYPES.has(r.type)) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
+  return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1));
 }

@@ -21,7 +21,7 @@ import type { RequestContext } from '../context';
 import { DomainsService, normaliseZoneName } from '../domains.service';
 import { changeZone } from '../write-engine';
 import { dsRecordsOf, inParentDs, isPublished, signerRows, vaultOf } from './zone-signing';
-import { confirmDsPublished, RollRole, startRoll } from './key-rollover';
+import { confirmDsPublished, RollRole, startRoll, syncParentDs } from './key-rollover';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -146,6 +146,8 @@ export class DnssecService {
         return { id: change.zone.id, name: change.zone.name };
       },
     );
+    // a parent zone held here gets the DS at once (no human step)
+    await syncParentDs(ctx.db, this.settings, zone);
     return this.statusOf(ctx.db, zone);
   }
 
@@ -154,6 +156,9 @@ export class DnssecService {
    * parent that still holds the zone's DS then sees it bogus, so the answer says to remove the DS first.
    */
   async disable(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+    const signed = await this.domains.get(ctx, { name: zoneName });
+    // the parent's DS first, when the parent is here: a DS without signatures below it is a bogus zone
+    if ((await this.statusOf(ctx.db, signed)).enabled) await syncParentDs(ctx.db, this.settings, signed, true);
     const zone = await changeZone(
       ctx.db,
       this.settings,

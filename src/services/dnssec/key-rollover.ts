@@ -207,6 +207,15 @@ async function nextStep(change: ZoneChange, settings: Settings, keys: StoredDnss
 }
 
 /**
+ * Brings the zone's DS RRset at its Zonekeeper parent to the zone's keys (DNSSEC enabled: the DS appears, no
+ * human step; `none`: DNSSEC about to be disabled, the DS goes first). Nothing when the parent is not here.
+ */
+export async function syncParentDs(db: Database, settings: Settings, zone: { id: number; name: string }, none = false): Promise<void> {
+  const keys = none ? [] : await keysOfZone(db, zone.id);
+  await writeParentDs(db, settings, { child: zone.name, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone.name, k)[0]) });
+}
+
+/**
  * The child's DS RRset at its Zonekeeper parent, written through the write engine as a change of the parent
  * by the signer (the parent's own signing step signs it). Nothing when the parent is not here.
  */
