@@ -18,6 +18,7 @@ import {
   usersByIds,
   ZoneRef,
 } from '../repositories/read-model';
+import type { ReadRules } from '../auth/policy';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -69,7 +70,8 @@ function connectionsOf<T extends { id: number }>(
   });
 }
 
-export function createLoaders(sql: Sql) {
+/** `readRules`: a restricted key's rules, so that nested lists and counts hold only what the key may read */
+export function createLoaders(sql: Sql, readRules?: ReadRules) {
   return {
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
       const byId = new Map((await usersByIds(sql, ids)).map((u) => [u.id, u]));
@@ -82,7 +84,7 @@ export function createLoaders(sql: Sql) {
     domainsByUserId: perArguments(
       (args: { first?: number }) =>
         new DataLoader<number, DomainRow[]>(async (userIds) => {
-          const groups = groupBy(await domainsByUserIds(sql, userIds, args.first), (d) => d.userId);
+          const groups = groupBy(await domainsByUserIds(sql, userIds, args.first, readRules), (d) => d.userId);
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
@@ -91,10 +93,10 @@ export function createLoaders(sql: Sql) {
         new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
           connectionsOf(
             userIds,
-            await domainPagesByUserIds(sql, userIds, args, { name: args.name }),
+            await domainPagesByUserIds(sql, userIds, args, { name: args.name, readRules }),
             (d) => d.userId,
             args.first,
-            (userId) => countDomains(sql, { userId, name: args.name }),
+            (userId) => countDomains(sql, { userId, name: args.name, readRules }),
           ),
         ),
     ),
@@ -104,10 +106,10 @@ export function createLoaders(sql: Sql) {
           async (domains) =>
             connectionsOf(
               domains.map((d) => d.id),
-              await recordPagesOfDomains(sql, domains, args, args),
+              await recordPagesOfDomains(sql, domains, args, { ...args, readRules }),
               (r) => r.domainId,
               args.first,
-              (domainId) => countRecords(sql, { domainId, owner: args.owner, type: args.type }),
+              (domainId) => countRecords(sql, { domainId, owner: args.owner, type: args.type, readRules }),
             ),
           { cacheKeyFn: (domain) => domain.id },
         ),
@@ -117,7 +119,7 @@ export function createLoaders(sql: Sql) {
       (args: NestedRecordFilter) =>
         new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
           async (domains) => {
-            const groups = await recordsGroupedByDomain(sql, domains, args);
+            const groups = await recordsGroupedByDomain(sql, domains, { ...args, readRules });
             return domains.map((d) => groups.get(d.id) ?? []);
           },
           { cacheKeyFn: (domain) => domain.id },
