@@ -4,7 +4,8 @@
  */
 const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
-const TSIG_KEY = 'id userId name algorithm createdAt revokedAt';
+const TSIG_KEY =
+  'id userId name algorithm createdAt revokedAt lastUsedAt policy { restricted preset rules { zone owner types access } mayCreateZones mayDeleteZones mayManageKeys expiresAt idleDays allowedNetworks }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 export const OPERATIONS = {
