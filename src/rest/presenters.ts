@@ -91,7 +91,7 @@ export function presentTsigKey(key: GqlTsigKey) {
     policy: {
       restricted: key.policy.restricted,
       preset: key.policy.preset,
-      rules: key.policy.rules,
+      rules: key.policy.rules?.map((rule) => ({ ...rule, access: rule.access.toLowerCase() })) ?? null,
       may_create_zones: key.policy.mayCreateZones,
       may_delete_zones: key.policy.mayDeleteZones,
       may_manage_keys: key.policy.mayManageKeys,

@@ -147,7 +147,7 @@ function policyInputOf(policy: Record<string, unknown>): Record<string, unknown>
   if (Array.isArray(input.rules))
     input.rules = input.rules.map((rule: unknown) =>
       rule && typeof rule === 'object' && typeof (rule as { access?: unknown }).access === 'string'
-        ? { ...rule, access: String((rule as { access: string }).access).toLowerCase() }
+        ? { ...rule, access: String((rule as { access: string }).access).toUpperCase() }
         : rule,
     );
   return input;
