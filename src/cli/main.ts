@@ -568,7 +568,9 @@ interface PolicyOptions {
   network?: string[];
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
 
 function withPolicyOptions(command: Command): Command {
   return command
@@ -591,7 +593,7 @@ function policyInputFrom(options: PolicyOptions): Record<string, unknown> {
   const any = (part: string | undefined) => (part === undefined || part === '' || part === '-' ? null : part);
   const rules = options.rule?.map((text) => {
     const [access, zone, owner, types] = text.split(':');
-    return { access: String(access).toLowerCase(), zone: any(zone), owner: any(owner), types: any(types)?.split(',') ?? null };
+    return { access: String(access).toUpperCase(), zone: any(zone), owner: any(owner), types: any(types)?.split(',') ?? null };
   });
   const flags = options.mayCreateZones || options.mayDeleteZones || options.mayManageKeys;
   const policy = {
