@@ -3,7 +3,7 @@ import type { FieldSpec, RouteSpec } from './routes';
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Malformed request',
   '401': 'Missing or wrong API key (Access denied)',
-  '403': 'Forbidden (e.g. deleting the SOA, or an admin-only operation)',
+  '403': 'Forbidden (e.g. deleting the SOA, an admin-only operation, or FORBIDDEN_BY_POLICY: the key’s policy, docs/least-privilege.md)',
   '404': 'Unknown or not visible user, zone or record',
   '409': 'Conflict (duplicate, CNAME, TTL of the RRset, SOA serial not raised)',
   '413': 'Body too large',

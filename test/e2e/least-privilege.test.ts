@@ -5,6 +5,9 @@
  * Expired, idle and wrong-network keys are refused; a key never makes a key with more rights than its own.
  */
 import { Client } from 'pg';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { waitUntil } from '../support/wait-for';
 import { startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
 
@@ -357,5 +360,44 @@ describe('a key never gets more than the key that makes it', () => {
       await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "x", preset: ACME}) { secret } }`, { u: userId }, noFlag),
       /manage keys/,
     );
+  });
+});
+
+describe('subscriptions', () => {
+  it('an ACME key is told only of the records it may read; a zone it has no rule for is not there', async () => {
+    const key = await makeKey({ preset: 'ACME', zone: ONE });
+    const client = createClient({
+      url: app.baseUrl.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': key },
+      retryAttempts: 0,
+    });
+    try {
+      const events: any[] = [];
+      const other: any[] = [];
+      const query = `subscription($z: String!) { zoneChanged(zone: $z) { change { added { owner type } } } }`;
+      const sink = (into: any[]) => ({
+        next: (e: any) => into.push(e),
+        error: (e: any) => into.push({ errors: e }),
+        complete: () => undefined,
+      });
+      const stop = client.subscribe({ query, variables: { z: ONE } }, sink(events));
+      client.subscribe({ query, variables: { z: TWO } }, sink(other));
+      await waitUntil('the subscription registered', () => app.service.services.liveUpdates.subscriberCount() >= 1);
+      await waitUntil('the other zone refused', () => other.length >= 1);
+      expect(JSON.stringify(other[0].errors)).toContain('ZONE_NOT_FOUND');
+      const set = await app.gql(
+        `mutation($z: String!) { applyZoneChanges(zone: $z, changes: [
+            {kind: ADD, owner: "sub-visible-not", type: "A", rdata: "192.0.2.30", ttl: 300},
+            {kind: ADD, owner: "_acme-challenge.sub", type: "TXT", rdata: "\\"s\\"", ttl: 300}]) { serial } }`,
+        { z: ONE },
+      );
+      expect(set.errors).toBeUndefined();
+      await waitUntil('the change event', () => events.length >= 1);
+      expect(events[0].data.zoneChanged.change.added).toEqual([{ owner: '_acme-challenge.sub', type: 'TXT' }]);
+      stop();
+    } finally {
+      await client.dispose();
+    }
   });
 });
