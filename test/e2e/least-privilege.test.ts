@@ -231,6 +231,37 @@ describe('ACME preset', () => {
   });
 });
 
+describe('ACME preset over the other REST routes', () => {
+  it('edits its own challenge record but cannot move it elsewhere; zone files and checks need the whole zone', async () => {
+    const key = await makeKey({ preset: 'ACME', zone: ONE });
+    const created = await addRecord(key, ONE, '_acme-challenge.edit', 'TXT', '"v1"');
+    const id = created.data.createRecord.id;
+    const edited = await app.http
+      .put(`/api/record/edit/${id}`)
+      .set('X-API-Key', key)
+      .type('form')
+      .send({ zone: ONE, owner: '_acme-challenge.edit', rtype: 'TXT', rdata: '"v2"', ttl: 300 });
+    expect(edited.status).toBe(200);
+    const before = await zoneRecords(ONE);
+    const moved = await app.gql(
+      `mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`,
+      { id, input: record(ONE, 'www-moved', 'A', '192.0.2.40') },
+      key,
+    );
+    expectForbidden(moved, /write A at www-moved\.lp-one\.test/);
+    expect((await app.http.get(`/api/domain/export/${ONE}`).set('X-API-Key', key)).status).toBe(403);
+    expect((await app.http.get(`/api/domain/check/${ONE}`).set('X-API-Key', key)).status).toBe(403);
+    const imported = await app.http
+      .post(`/api/domain/import/${ONE}`)
+      .set('X-API-Key', key)
+      .send({ text: 'www-imported 300 IN A 192.0.2.41\n', mode: 'MERGE' });
+    expect(imported.status).toBe(403);
+    expect(imported.body.details[0]).toMatchObject({ field: 'records[0]', code: 'FORBIDDEN_BY_POLICY' });
+    expect((await app.http.get(`/api/domain/status/${ONE}`).set('X-API-Key', key)).status).toBe(200);
+    expect(await zoneRecords(ONE)).toEqual(before);
+  });
+});
+
 describe('hand-written rules: most specific wins', () => {
   let key: string;
   beforeAll(async () => {
