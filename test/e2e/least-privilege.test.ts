@@ -115,6 +115,10 @@ describe('READ_ONLY preset', () => {
     );
     expect((await app.http.delete('/api/domain/delete').set('X-API-Key', key).query({ zone: TWO })).status).toBe(403);
     expectForbidden(await app.gql(`{ tsigKeys { id } }`, {}, key), /manage keys/);
+    expectForbidden(
+      await app.gql(`mutation($u: ID!) { updateUser(id: $u, input: {email: "taken@example.org"}) { id } }`, { u: userId }, key),
+      /manage keys/,
+    );
     expect(await zoneRecords(ONE)).toEqual(before);
     expect((await app.gql(`query($z: String) { domain(name: $z) { id } }`, { z: TWO })).errors).toBeUndefined();
   });
