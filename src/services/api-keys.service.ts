@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/pool';
-import { canSeeUser, Principal } from '../auth/principal';
-import { buildPolicy, exceedsCreator, forbidden, PolicyInput, requireFlag, unusableReason } from '../auth/policy';
+import { canSeeUser, Principal, scopeUserId } from '../auth/principal';
+import { buildPolicy, exceedsCreator, forbidden, isRestricted, KeyPolicy, PolicyInput, requireFlag, unusableReason } from '../auth/policy';
 import {
   activeApiKeyByHash,
   ApiKeyRow,
@@ -54,6 +54,13 @@ export class UsageClock {
  * The policy of a key a caller makes (`requested`), checked against the caller's own key: a restricted key
  * needs mayManageKeys, and never makes a key that could do more than it can (FORBIDDEN_BY_POLICY).
  */
+/** a restricted key acts only on keys (revoking them) that can do no more than itself */
+export function requireWithin(actor: Principal, target: KeyPolicy, what: string): void {
+  const exceeds = exceedsCreator(target, actor.policy);
+  if (exceeds)
+    throw forbidden(`this key may not ${what} a key with more rights than its own (${exceeds.replace(/^the new key/, 'that key')})`, 'id');
+}
+
 export function newKeyPolicy(creator: Principal, requested: KeyPolicyRequest) {
   requireFlag(creator.policy, 'mayManageKeys');
   const policy = buildPolicy(requested);
@@ -159,6 +166,10 @@ export class ApiKeysService {
 
   async revoke(ctx: RequestContext, id: number): Promise<ApiKeyRow> {
     requireFlag(ctx.principal.policy, 'mayManageKeys');
+    if (isRestricted(ctx.principal.policy)) {
+      const target = (await listApiKeys(ctx.db, scopeUserId(ctx.principal))).find((k) => k.id === id);
+      if (target) requireWithin(ctx.principal, target.policy, 'revoke');
+    }
     const key = await inTransaction(ctx.db, (sql) =>
       revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
     );

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/pool';
-import { canSeeUser, Principal, requireAdmin } from '../auth/principal';
+import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
 import { Settings, TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../config/settings';
 import { parseZoneName } from '../dns/name';
 import { activeTsigKeyByName, insertTsigKey, listTsigKeys, revokeTsigKey, TsigKeyRow } from '../repositories/accounts';
-import { requireFlag, unusableReason } from '../auth/policy';
-import { KeyPolicyRequest, newKeyPolicy, UsageClock } from './api-keys.service';
+import { isRestricted, requireFlag, unusableReason } from '../auth/policy';
+import { KeyPolicyRequest, newKeyPolicy, requireWithin, UsageClock } from './api-keys.service';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
@@ -80,6 +80,10 @@ export class TsigKeysService {
 
   async revoke(ctx: RequestContext, id: number): Promise<TsigKeyRow> {
     requireFlag(ctx.principal.policy, 'mayManageKeys');
+    if (isRestricted(ctx.principal.policy)) {
+      const target = (await listTsigKeys(ctx.db, scopeUserId(ctx.principal))).find((k) => k.id === id);
+      if (target) requireWithin(ctx.principal, target.policy, 'revoke');
+    }
     const key = await inTransaction(ctx.db, (sql) =>
       revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
     );

@@ -390,6 +390,10 @@ describe('a key never gets more than the key that makes it', () => {
     expect(rest.status).toBe(403);
     expect(rest.body.error).toBe('FORBIDDEN_BY_POLICY');
     expect(await count()).toBe(before);
+    // nor revokes a key with more rights than its own
+    const wider = await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "wider"}) { apiKey { id } } }`, { u: userId });
+    const revoke = await app.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id: wider.data.createApiKey.apiKey.id }, manager);
+    expectForbidden(revoke, /may not revoke a key with more rights/);
     const noFlag = await makeKey({ preset: 'ONE_ZONE', zone: ONE });
     expectForbidden(
       await app.gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "x", preset: ACME}) { secret } }`, { u: userId }, noFlag),
