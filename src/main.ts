@@ -96,6 +96,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
       const { db } = database;
       const primary = await startDnsRole(settings, db, logger, {
         findKey: (name) => services.tsigKeys.findActive(db, name),
+        admitUse: (found, address) =>
+          services.tsigKeys.admitUse(db, { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() }, address),
         apply: (principal, request) => services.dnsUpdates.apply({ db, principal }, request),
       });
       dnsPort = primary.port;

@@ -181,18 +181,25 @@ export function buildProgram(): Command {
     });
 
   const key = program.command('key').description('API keys of a user');
-  key
-    .command('create <userId> <name>')
-    .description('create an API key (its secret is shown once)')
-    .action(async (userId: string, name: string) => {
-      const created = (
-        await gql(`mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n}) { secret apiKey { id name } } }`, {
-          u: userId,
-          n: name,
-        })
-      ).createApiKey;
-      print(program, { id: created.apiKey.id, name: created.apiKey.name, secret: created.secret });
+  withPolicyOptions(
+    key
+      .command('create <userId> <name>')
+      .description('create an API key (its secret is shown once); with --preset or --rule a least-privilege key (docs/least-privilege.md)'),
+  ).action(async (userId: string, name: string, options: PolicyOptions) => {
+    const created = (
+      await gql(
+        `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id name policy { restricted preset } } } }`,
+        { input: { userId, name, ...policyInputFrom(options) } },
+      )
+    ).createApiKey;
+    print(program, {
+      id: created.apiKey.id,
+      name: created.apiKey.name,
+      restricted: created.apiKey.policy.restricted,
+      preset: created.apiKey.policy.preset,
+      secret: created.secret,
     });
+  });
   key
     .command('list')
     .description('list API keys (no secrets)')
@@ -214,20 +221,21 @@ export function buildProgram(): Command {
     });
 
   const tsig = program.command('tsig').description('TSIG keys for DNS UPDATE (RFC 2136): nsupdate, certbot, external-dns');
-  tsig
-    .command('add <name>')
-    .description('create a TSIG key (its base64 secret is shown once)')
-    .option('--user <userId>', 'the user whose zones it updates; without it an admin key (any zone)')
-    .option('--algorithm <algorithm>', 'hmac-sha256, hmac-sha384 or hmac-sha512', 'hmac-sha256')
-    .action(async (name: string, options: { user?: string; algorithm: string }) => {
-      const input = { name, userId: options.user ?? null, algorithm: options.algorithm };
-      const created = (
-        await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, {
-          input,
-        })
-      ).createTsigKey;
-      print(program, { ...created.tsigKey, secret: created.secret });
-    });
+  withPolicyOptions(
+    tsig
+      .command('add <name>')
+      .description('create a TSIG key (its base64 secret is shown once); with --preset or --rule a least-privilege key')
+      .option('--user <userId>', 'the user whose zones it updates; without it an admin key (any zone)')
+      .option('--algorithm <algorithm>', 'hmac-sha256, hmac-sha384 or hmac-sha512', 'hmac-sha256'),
+  ).action(async (name: string, options: { user?: string; algorithm: string } & PolicyOptions) => {
+    const input = { name, userId: options.user ?? null, algorithm: options.algorithm, ...policyInputFrom(options) };
+    const created = (
+      await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, {
+        input,
+      })
+    ).createTsigKey;
+    print(program, { ...created.tsigKey, secret: created.secret });
+  });
   tsig
     .command('list')
     .description('list TSIG keys')
@@ -594,4 +602,61 @@ if (require.main === module) {
   run(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });
+}
+
+/** the least-privilege options of `key create` and `tsig add` (docs/least-privilege.md) */
+interface PolicyOptions {
+  preset?: string;
+  zone?: string;
+  rule?: string[];
+  mayCreateZones?: boolean;
+  mayDeleteZones?: boolean;
+  mayManageKeys?: boolean;
+  expires?: string;
+  idleDays?: string;
+  network?: string[];
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function withPolicyOptions(command: Command): Command {
+  return command
+    .option('--preset <preset>', 'read-only, one-zone or acme')
+    .option('--zone <zone>', 'the zone of the preset (one-zone: required)')
+    .option(
+      '--rule <rule>',
+      'a rule, access:zone:owner:types (`-` for every zone, any owner, every type), e.g. write:example.com:_acme-challenge.*:TXT; repeatable',
+      collect,
+    )
+    .option('--may-create-zones', 'a restricted key that may create zones')
+    .option('--may-delete-zones', 'a restricted key that may delete zones')
+    .option('--may-manage-keys', 'a restricted key that may manage keys (never making one with more rights)')
+    .option('--expires <dateTime>', 'refused from then on (RFC 3339, e.g. 2027-01-01T00:00:00Z)')
+    .option('--idle-days <days>', 'refused once unused for that many days')
+    .option('--network <cidr>', 'a network the key may be used from; repeatable', collect);
+}
+
+function policyInputFrom(options: PolicyOptions): Record<string, unknown> {
+  const any = (part: string | undefined) => (part === undefined || part === '' || part === '-' ? null : part);
+  const rules = options.rule?.map((text) => {
+    const [access, zone, owner, types] = text.split(':');
+    return { access: String(access).toUpperCase(), zone: any(zone), owner: any(owner), types: any(types)?.split(',') ?? null };
+  });
+  const flags = options.mayCreateZones || options.mayDeleteZones || options.mayManageKeys;
+  const policy = {
+    ...(rules ? { rules } : {}),
+    ...(options.mayCreateZones ? { mayCreateZones: true } : {}),
+    ...(options.mayDeleteZones ? { mayDeleteZones: true } : {}),
+    ...(options.mayManageKeys ? { mayManageKeys: true } : {}),
+    ...(options.expires ? { expiresAt: options.expires } : {}),
+    ...(options.idleDays ? { idleDays: Number(options.idleDays) } : {}),
+    ...(options.network ? { allowedNetworks: options.network } : {}),
+  };
+  return {
+    ...(rules || flags || options.expires || options.idleDays || options.network ? { policy } : {}),
+    ...(options.preset ? { preset: options.preset.toUpperCase().replace(/-/g, '_') } : {}),
+    ...(options.zone ? { zone: options.zone } : {}),
+  };
 }

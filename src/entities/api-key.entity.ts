@@ -7,7 +7,18 @@ import { User } from './user.entity';
  */
 @Entity({ tableName: 'api_keys' })
 export class ApiKey {
-  [OptionalProps]?: 'createdAt' | 'revokedAt';
+  [OptionalProps]?:
+    | 'createdAt'
+    | 'revokedAt'
+    | 'rules'
+    | 'preset'
+    | 'mayCreateZones'
+    | 'mayDeleteZones'
+    | 'mayManageKeys'
+    | 'expiresAt'
+    | 'idleDays'
+    | 'allowedNetworks'
+    | 'lastUsedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -27,4 +38,32 @@ export class ApiKey {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null = null;
+
+  /** least-privilege rules (src/auth/policy.ts, Migration20261124150100_key_policies); null: unrestricted */
+  @Property({ type: 'jsonb', nullable: true })
+  rules?: unknown[] | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  preset?: string | null = null;
+
+  @Property({ type: 'boolean', default: false })
+  mayCreateZones: boolean = false;
+
+  @Property({ type: 'boolean', default: false })
+  mayDeleteZones: boolean = false;
+
+  @Property({ type: 'boolean', default: false })
+  mayManageKeys: boolean = false;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  expiresAt?: Date | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  idleDays?: number | null = null;
+
+  @Property({ type: 'text[]', nullable: true })
+  allowedNetworks?: string[] | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  lastUsedAt?: Date | null = null;
 }

@@ -21,6 +21,8 @@ interface CatalogueEntry {
 export const ERROR_CATALOGUE = {
   UNAUTHENTICATED: { status: 401, message: 'Access denied' },
   FORBIDDEN: { status: 403, message: 'This operation needs the admin key' },
+  /** a key's least-privilege policy (docs/least-privilege.md) refuses it; the message names the missing rule */
+  FORBIDDEN_BY_POLICY: { status: 403, message: "The key's policy does not allow this" },
   USER_NOT_FOUND: { status: 404, message: 'User Not Found' },
   ZONE_NOT_FOUND: { status: 404, message: 'Zone Not Found' },
   RECORD_NOT_FOUND: { status: 404, message: 'Record Not Found' },

@@ -2,10 +2,11 @@ import { GraphQLError } from 'graphql';
 import type { Principal } from '../auth/principal';
 import { databaseUnavailableError, noteDatabaseFailure } from '../db/availability';
 import type { Database } from '../db/pool';
-import { ERROR_CATALOGUE } from '../errors/catalogue';
+import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { createLoaders, Loaders } from './loaders';
+import { readRulesOf } from '../auth/policy';
 
 export interface GraphQLContext extends RequestContext {
   services: Services;
@@ -24,11 +25,20 @@ export interface GraphQLContext extends RequestContext {
  * Builds the context of one GraphQL operation, for /graphql and for the REST layer alike: authenticates the
  * X-API-Key (every operation needs one, docs/decisions.md §2); see contextFor.
  */
-export async function buildContext(db: Database, services: Services, apiKey: string | undefined): Promise<GraphQLContext> {
+export async function buildContext(
+  db: Database,
+  services: Services,
+  apiKey: string | undefined,
+  address?: string,
+): Promise<GraphQLContext> {
   let principal: Principal | null;
   try {
-    principal = await services.apiKeys.authenticate(db, apiKey);
+    principal = await services.apiKeys.authenticate(db, apiKey, address);
   } catch (error) {
+    if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY')
+      throw new GraphQLError(error.message, {
+        extensions: { code: error.code, details: error.details, http: { status: 403 } },
+      });
     if (noteDatabaseFailure(error, 'authentication')) throw databaseUnavailableError();
     throw error;
   }
@@ -52,7 +62,7 @@ export function contextFor(db: Database, services: Services, principal: Principa
     db,
     warnings: [],
     get loaders() {
-      return (loaders ??= createLoaders(db));
+      return (loaders ??= createLoaders(db, readRulesOf(principal.policy)));
     },
   };
   return context;

@@ -17,6 +17,7 @@ import {
   usersByIds,
   ZoneRef,
 } from '../repositories/read-model';
+import type { ReadRules } from '../auth/policy';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -74,7 +75,8 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
     return parentIds.map((id) => counts.get(id) ?? 0);
   });
 
-export function createLoaders(sql: Sql) {
+/** `readRules`: a restricted key's rules, so that nested lists and counts hold only what the key may read */
+export function createLoaders(sql: Sql, readRules?: ReadRules) {
   return {
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
       const byId = new Map((await usersByIds(sql, ids)).map((u) => [u.id, u]));
@@ -87,23 +89,29 @@ export function createLoaders(sql: Sql) {
     domainsByUserId: perArguments(
       (args: { first?: number }) =>
         new DataLoader<number, DomainRow[]>(async (userIds) => {
-          const groups = groupBy(await domainsByUserIds(sql, userIds, args.first), (d) => d.userId);
+          const groups = groupBy(await domainsByUserIds(sql, userIds, args.first, readRules), (d) => d.userId);
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
     domainPagesByUserId: perArguments((args: PerParentPage & { name?: string }) => {
-      const counts = countsOf((userIds) => domainCountsByUserIds(sql, userIds, { name: args.name }));
+      const counts = countsOf((userIds) => domainCountsByUserIds(sql, userIds, { name: args.name, readRules }));
       return new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
-        connectionsOf(userIds, await domainPagesByUserIds(sql, userIds, args, { name: args.name }), (d) => d.userId, args.first, counts),
+        connectionsOf(
+          userIds,
+          await domainPagesByUserIds(sql, userIds, args, { name: args.name, readRules }),
+          (d) => d.userId,
+          args.first,
+          counts,
+        ),
       );
     }),
     recordPagesByDomain: perArguments((args: PerParentPage & NestedRecordFilter) => {
-      const counts = countsOf((domainIds) => recordCountsByDomainIds(sql, domainIds, args));
+      const counts = countsOf((domainIds) => recordCountsByDomainIds(sql, domainIds, { ...args, readRules }));
       return new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
         async (domains) =>
           connectionsOf(
             domains.map((d) => d.id),
-            await recordPagesOfDomains(sql, domains, args, args),
+            await recordPagesOfDomains(sql, domains, args, { ...args, readRules }),
             (r) => r.domainId,
             args.first,
             counts,
@@ -116,7 +124,7 @@ export function createLoaders(sql: Sql) {
       (args: NestedRecordFilter) =>
         new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
           async (domains) => {
-            const groups = await recordsGroupedByDomain(sql, domains, args);
+            const groups = await recordsGroupedByDomain(sql, domains, { ...args, readRules });
             return domains.map((d) => groups.get(d.id) ?? []);
           },
           { cacheKeyFn: (domain) => domain.id },

@@ -4,6 +4,7 @@ import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { Principal } from '../auth/principal';
 import type { Services } from '../services';
 import { errorBody } from './error-body';
+import { DomainError } from '../errors/catalogue';
 
 /** the principal of each request that passed requireApiKey, for the handlers after it */
 const PRINCIPALS = new WeakMap<Request, Principal>();
@@ -20,19 +21,23 @@ export function principalOf(req: Request): Principal | undefined {
  */
 export function requireApiKey(db: Database, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
   // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
-  const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE') => {
-    const body = errorBody(code);
-    res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details: [] } }] });
+  const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE' | 'FORBIDDEN_BY_POLICY', message?: string) => {
+    const body = errorBody(code, message);
+    const details = code === 'FORBIDDEN_BY_POLICY' ? [{ field: 'key', code, message: body.message }] : [];
+    res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details } }] });
   };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'));
+      // the peer's address (allowedNetworks); behind a proxy, as Express's `trust proxy` reads it
+      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), req.ip ?? req.socket.remoteAddress);
       if (principal) {
         PRINCIPALS.set(req, principal);
         return next();
       }
       refuse(res, 'UNAUTHENTICATED');
     } catch (error) {
+      // a valid key that may not be used now: expired, idle, or from outside its networks (policy.ts)
+      if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY') return refuse(res, 'FORBIDDEN_BY_POLICY', error.message);
       if (!noteDatabaseFailure(error, 'authentication')) return next(error);
       res.set('Retry-After', String(RETRY_AFTER_SECONDS));
       refuse(res, 'DATABASE_UNAVAILABLE');

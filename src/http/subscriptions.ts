@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext } from '../graphql/context';
+import { DomainError } from '../errors/catalogue';
 import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
 import { ChangeFeed } from '../repositories/change-feed';
@@ -39,14 +40,17 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   services.liveUpdates.attachFeed(() => feed.latestId());
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const keys = new Map<WebSocket, string>();
+  const addresses = new Map<WebSocket, string | undefined>();
   const cleanup = useServer(
     {
       schema,
       async onConnect(ctx) {
         const key = keyOf(ctx.connectionParams);
-        const principal = await services.apiKeys.authenticate(db, key).catch(() => null);
+        const address = ctx.extra.request.socket.remoteAddress;
+        const principal = await services.apiKeys.authenticate(db, key, address).catch(() => null);
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);
+        addresses.set(ctx.extra.socket, address);
         return true;
       },
       // errors leave with the catalogue's codes, as on HTTP (graphql/format-error.ts)
@@ -61,9 +65,10 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       },
       onClose(ctx) {
         keys.delete(ctx.extra.socket);
+        addresses.delete(ctx.extra.socket);
       },
       async context(ctx) {
-        const context = await buildContext(db, services, keyOf(ctx.connectionParams));
+        const context = await buildContext(db, services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress);
         return { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
       },
     },
@@ -71,11 +76,15 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   );
   const recheck = setInterval(() => {
     for (const [socket, key] of keys) {
-      services.apiKeys.authenticate(db, key).then(
+      services.apiKeys.authenticate(db, key, addresses.get(socket)).then(
         (principal) => {
           if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
         },
-        () => undefined, // the database is away: the key is checked again later
+        (error) => {
+          // a key that expired or went idle meanwhile (policy.ts); otherwise the database is away: checked again later
+          if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY')
+            socket.close(CLOSE_FORBIDDEN, `Forbidden: ${error.message}`);
+        },
       );
     }
   }, RECHECK_KEYS_MS);

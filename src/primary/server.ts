@@ -44,6 +44,7 @@ import {
 } from '../dns/wire';
 import { SOA } from '../dns/record-types/soa';
 import type { Principal } from '../auth/principal';
+import { decide } from '../auth/policy';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
 import { dnsQueries, dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';
@@ -68,6 +69,9 @@ const OPCODE_UPDATE = 5;
 const { QR: FLAG_QR, AA: FLAG_AA, TC: FLAG_TC, RD: FLAG_RD } = FLAG;
 /** transfer messages are cut at about this many octets (a TCP message may hold 65535) */
 const TRANSFER_MESSAGE_OCTETS = 32000;
+/** RFC 1035 §3.2.3 (AXFR), RFC 1995 §2 (IXFR) */
+const AXFR_CODE = 252;
+const IXFR_CODE = 251;
 const UDP_DEFAULT = 512;
 const UDP_MAX = 1232;
 
@@ -77,7 +81,12 @@ const UDP_MAX = 1232;
  * process that made it), and the service that applies an update. Absent: the primary answers UPDATE with NOTIMP.
  */
 export interface UpdateDesk {
-  findKey(name: string): Promise<{ key: TsigKey; principal: Principal } | undefined>;
+  findKey(name: string): Promise<{ key: TsigKey; principal: Principal; lastUsedAt?: Date } | undefined>;
+  /**
+   * Once a message's TSIG verified: why its key may not be used now from that address (expired, idle, outside
+   * its allowedNetworks: src/auth/policy.ts), or undefined, the use then noted (TsigKeysService.admitUse).
+   */
+  admitUse?(found: { principal: Principal; lastUsedAt?: Date }, address: string): string | undefined;
   apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
 }
 
@@ -191,6 +200,7 @@ type UpdateOutcome =
   | 'not_in_zone'
   | 'prerequisite'
   | 'refused_by_rules'
+  | 'policy'
   | 'malformed'
   | 'not_served'
   | 'database';
@@ -204,6 +214,7 @@ const UPDATE_EDE: Record<UpdateOutcome, number> = {
   not_in_zone: EDE.OTHER,
   prerequisite: EDE.OTHER,
   refused_by_rules: EDE.OTHER,
+  policy: EDE.PROHIBITED,
   malformed: EDE.OTHER,
   not_served: EDE.NOT_SUPPORTED,
   database: EDE.NETWORK_ERROR,
@@ -214,6 +225,14 @@ function updateOutcomeOf(rcode: number): UpdateOutcome {
   if (rcode === UPDATE_RCODE.NOTZONE) return 'not_in_zone';
   if (rcode === UPDATE_RCODE.REFUSED) return 'refused_by_rules';
   return 'prerequisite';
+}
+
+/** why a transfer asked with a user's key is refused, or undefined: the key may read the whole zone */
+function transferRefusal(principal: Principal, zone: { kind: string; name: string; userId?: number }): string | undefined {
+  if (principal.kind === 'admin') return undefined;
+  if (zone.kind !== 'zone' || zone.userId !== principal.userId) return `key ${principal.keyName} may not transfer ${zone.name}`;
+  const decision = decide(principal.policy, { zone: zone.name, access: 'read' });
+  return decision.allowed ? undefined : `key ${principal.keyName}: ${decision.missing}`;
 }
 
 /** a refused update's reason for the client: the service's message and every problem it named */
@@ -325,11 +344,13 @@ export class PrimaryHandler {
     // too), looked up only for UPDATE_ALLOW addresses: elsewhere a made-up key name costs no database read
     let key = transferKey;
     let keyPrincipal: Principal | undefined;
+    let userKeyFound: { principal: Principal; lastUsedAt?: Date } | undefined;
     if (found && found.tsig.keyName !== transferKey?.name && this.updates && isAllowed(this.updateAllow, remote)) {
       try {
         const userKey = await this.updates.findKey(found.tsig.keyName);
         key = userKey?.key;
         keyPrincipal = userKey?.principal;
+        userKeyFound = userKey;
       } catch (error) {
         const outage = noteDatabaseFailure(error, 'DNS primary');
         if (!outage) this.log.error({ err: error }, 'TSIG key look-up failed');
@@ -402,6 +423,24 @@ export class PrimaryHandler {
       );
       return send(signed.message);
     }
+    // a user's key that verified but may not be used now (expired, idle, outside its networks): refused for
+    // updates and transfers, which are what such keys are for (a signed plain query is answered as any query)
+    const keyRefusal =
+      verified.status === 'ok' &&
+      userKeyFound &&
+      this.updates?.admitUse &&
+      (opcode === OPCODE_UPDATE || question?.type === AXFR_CODE || question?.type === IXFR_CODE)
+        ? this.updates.admitUse(userKeyFound, remote)
+        : undefined;
+    if (keyRefusal) {
+      if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'REFUSED', reason: 'policy' });
+      this.refusals.warn(
+        `key-unusable ${found?.tsig.keyName} ${remote}`,
+        { remote, key: found?.tsig.keyName },
+        `TSIG key refused: ${keyRefusal}`,
+      );
+      return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `key ${found?.tsig.keyName}: ${keyRefusal}` } });
+    }
     if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
     if (opcode !== OPCODE_QUERY)
       return reply({
@@ -439,6 +478,15 @@ export class PrimaryHandler {
               rcode: RCODE.REFUSED,
               ede: { code: EDE.PROHIBITED, text: `transfers to ${remote} are not allowed (TRANSFER_ALLOW)` },
             });
+          }
+          // a transfer asked with a user's TSIG key (when no TSIG_KEY is set): only a zone of the key's user,
+          // and for a restricted key only one its rules let it read whole (docs/least-privilege.md)
+          if (!transferKey && verified.status === 'ok' && keyPrincipal) {
+            const refusal = transferRefusal(keyPrincipal, zone);
+            if (refusal) {
+              this.refusals.warn(`transfer-policy ${remote}`, { remote, zone: zone.name, qtype, key: keyPrincipal.keyName }, refusal);
+              return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: refusal } });
+            }
           }
           if (transferKey && (verified.status !== 'ok' || keyPrincipal)) {
             this.refusals.warn(
@@ -539,7 +587,11 @@ export class PrimaryHandler {
     } catch (error) {
       const rcode = updateRcodeOf(error);
       if (rcode !== undefined)
-        return answer(rcode, updateOutcomeOf(rcode), refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone));
+        return answer(
+          rcode,
+          (error as DomainError).code === 'FORBIDDEN_BY_POLICY' ? 'policy' : updateOutcomeOf(rcode),
+          refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone),
+        );
       // an outage is logged once (availability.ts); SERVFAIL: the client may try again
       const outage = noteDatabaseFailure(error, 'DNS primary');
       if (!outage) this.log.error({ err: error, remote }, 'DNS UPDATE failed');

@@ -1,6 +1,7 @@
 import type { Sql } from '../db/pool';
 import type { TsigAlgorithm } from '../config/settings';
 import type { UserRow } from './read-model';
+import { KeyPolicy, policyFromRow } from '../auth/policy';
 
 /**
  * Users, API keys and TSIG keys: the writes of the account services and the key lookups of authentication.
@@ -36,15 +37,43 @@ export interface ApiKeyRow {
   name: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** the key's least-privilege policy (src/auth/policy.ts) */
+  policy: KeyPolicy;
+  lastUsedAt: Date | null;
 }
-const API_KEY_COLUMNS = 'id, user_id, name, created_at, revoked_at';
+/** the policy's columns, the same on both key tables */
+const POLICY_COLUMNS =
+  'rules, preset, may_create_zones, may_delete_zones, may_manage_keys, expires_at, idle_days, allowed_networks, last_used_at';
+const API_KEY_COLUMNS = `id, user_id, name, created_at, revoked_at, ${POLICY_COLUMNS}`;
 const toApiKey = (row: any): ApiKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
   name: row.name,
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  policy: policyFromRow(row),
+  lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
 });
+
+/** a policy as the statement parameters of its columns, in POLICY_INSERT's order */
+function policyValues(policy: KeyPolicy): unknown[] {
+  return [
+    policy.rules === null ? null : JSON.stringify(policy.rules),
+    policy.preset,
+    policy.rules !== null && policy.mayCreateZones,
+    policy.rules !== null && policy.mayDeleteZones,
+    policy.rules !== null && policy.mayManageKeys,
+    policy.expiresAt,
+    policy.idleDays,
+    policy.allowedNetworks,
+  ];
+}
+const POLICY_INSERT = 'rules, preset, may_create_zones, may_delete_zones, may_manage_keys, expires_at, idle_days, allowed_networks';
+
+/** notes that a key was used now (the idle limit's clock); the caller writes it at most once a minute per key */
+export async function touchKey(sql: Sql, table: 'api_keys' | 'tsig_keys', id: number): Promise<void> {
+  await sql.rows(`update ${table} set last_used_at = now() where id = $1`, [id]);
+}
 
 /** an active key by the hash of its secret, with its hash (compared again by the caller) */
 export async function activeApiKeyByHash(sql: Sql, hash: string): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
@@ -65,13 +94,14 @@ export async function listApiKeys(sql: Sql, userId?: number): Promise<ApiKeyRow[
 /** a new key; undefined when the user does not exist */
 export async function insertApiKey(
   sql: Sql,
-  key: { userId: number | null; name: string; secretHash: string },
+  key: { userId: number | null; name: string; secretHash: string; policy: KeyPolicy },
 ): Promise<ApiKeyRow | undefined> {
   const [row] = await sql.rows(
-    `insert into api_keys (user_id, name, secret_hash)
-     select $1::bigint, $2, $3 where $1::bigint is null or exists (select 1 from users where id = $1)
+    `insert into api_keys (user_id, name, secret_hash, ${POLICY_INSERT})
+     select $1::bigint, $2, $3, $4::jsonb, $5, $6, $7, $8, $9::timestamptz, $10::int, $11::text[]
+      where $1::bigint is null or exists (select 1 from users where id = $1)
      returning ${API_KEY_COLUMNS}`,
-    [key.userId, key.name, key.secretHash],
+    [key.userId, key.name, key.secretHash, ...policyValues(key.policy)],
   );
   return row ? toApiKey(row) : undefined;
 }
@@ -112,8 +142,10 @@ export interface TsigKeyRow {
   algorithm: TsigAlgorithm;
   createdAt: Date;
   revokedAt: Date | null;
+  policy: KeyPolicy;
+  lastUsedAt: Date | null;
 }
-const TSIG_KEY_COLUMNS = 'id, user_id, name, algorithm, created_at, revoked_at';
+const TSIG_KEY_COLUMNS = `id, user_id, name, algorithm, created_at, revoked_at, ${POLICY_COLUMNS}`;
 const toTsigKey = (row: any): TsigKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
@@ -121,6 +153,8 @@ const toTsigKey = (row: any): TsigKeyRow => ({
   algorithm: row.algorithm,
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  policy: policyFromRow(row),
+  lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
 });
 
 export async function listTsigKeys(sql: Sql, userId?: number): Promise<TsigKeyRow[]> {
@@ -133,13 +167,14 @@ export async function listTsigKeys(sql: Sql, userId?: number): Promise<TsigKeyRo
 /** a new key; undefined when the user does not exist */
 export async function insertTsigKey(
   sql: Sql,
-  key: { userId: number | null; name: string; algorithm: TsigAlgorithm; secret: Buffer },
+  key: { userId: number | null; name: string; algorithm: TsigAlgorithm; secret: Buffer; policy: KeyPolicy },
 ): Promise<TsigKeyRow | undefined> {
   const [row] = await sql.rows(
-    `insert into tsig_keys (user_id, name, algorithm, secret)
-     select $1::bigint, $2, $3, $4 where $1::bigint is null or exists (select 1 from users where id = $1)
+    `insert into tsig_keys (user_id, name, algorithm, secret, ${POLICY_INSERT})
+     select $1::bigint, $2, $3, $4, $5::jsonb, $6, $7, $8, $9, $10::timestamptz, $11::int, $12::text[]
+      where $1::bigint is null or exists (select 1 from users where id = $1)
      returning ${TSIG_KEY_COLUMNS}`,
-    [key.userId, key.name, key.algorithm, key.secret],
+    [key.userId, key.name, key.algorithm, key.secret, ...policyValues(key.policy)],
   );
   return row ? toTsigKey(row) : undefined;
 }

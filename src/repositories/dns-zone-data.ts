@@ -21,6 +21,8 @@ export interface ZoneRef {
   id: number;
   name: string;
   serial: number;
+  /** the zone's user (a transfer asked with a user's TSIG key is judged by it); absent for the catalog */
+  userId?: number;
 }
 /**
  * the catalog's members (RFC 9432 §4.1): the zones that joined it (repositories/catalog.ts); a zone just
@@ -48,14 +50,23 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
   const labels = qname === '' ? [] : qname.split('.');
   const candidates = labels.map((_, i) => labels.slice(i).join('.'));
   const askCatalog = candidates.includes(catalogZone);
-  const rows = await sql.rows<{ id: string | null; name: string | null; serial: string | null; catalog_serial: string | null }>(
-    `select d.id, d.name, d.serial, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
+  const rows = await sql.rows<{
+    id: string | null;
+    name: string | null;
+    serial: string | null;
+    user_id: string | null;
+    catalog_serial: string | null;
+  }>(
+    `select d.id, d.name, d.serial, d.user_id, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
        from (select 1) as one
-       left join lateral (select id, name, serial from domains where name = any($1::text[]) order by length(name) desc limit 1) as d on true`,
+       left join lateral (select id, name, serial, user_id from domains where name = any($1::text[]) order by length(name) desc limit 1) as d on true`,
     [candidates, askCatalog, catalogZone],
   );
   const row = rows[0];
-  const zone = row.id !== null ? { kind: 'zone' as const, id: Number(row.id), name: row.name!, serial: Number(row.serial) } : undefined;
+  const zone =
+    row.id !== null
+      ? { kind: 'zone' as const, id: Number(row.id), name: row.name!, serial: Number(row.serial), userId: Number(row.user_id) }
+      : undefined;
   if (askCatalog && (!zone || catalogZone.length > zone.name.length)) {
     // no zone was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
     return { kind: 'catalog', id: 0, name: catalogZone, serial: row.catalog_serial === null ? 0 : Number(row.catalog_serial) };

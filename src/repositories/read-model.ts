@@ -1,4 +1,5 @@
 import type { RowOptions, Sql } from '../db/pool';
+import type { ReadRules } from '../auth/policy';
 
 /**
  * Read queries of the API, in one place. They return plain rows, not entities: lists and nested GraphQL
@@ -41,12 +42,16 @@ export interface UserFilter {
 }
 export interface DomainFilter {
   scopeUserId?: number;
+  /** a restricted key's rules (docs/least-privilege.md): only the zones they name (or every zone) are seen */
+  readRules?: ReadRules;
   id?: number;
   userId?: number;
   name?: string;
 }
 export interface RecordFilter {
   scopeUserId?: number;
+  /** a restricted key's rules: only the records some rule matches are seen, listed or counted */
+  readRules?: ReadRules;
   id?: number;
   domainId?: number;
   zone?: string;
@@ -165,8 +170,40 @@ export async function usersByIds(sql: Sql, ids: readonly number[]): Promise<User
   return rows.map(toUser);
 }
 
+/**
+ * The zones a restricted key sees, as a condition on `nameColumn`: every zone of its user when a rule names
+ * every zone, else the zones its rules name (none: no rule at all).
+ */
+function zoneRuleCondition(p: Params, rules: ReadRules | undefined, nameColumn: string): string | undefined {
+  if (!rules || rules.some((rule) => rule.zone === null)) return undefined;
+  return `${nameColumn} = any(${p.add(rules.map((rule) => rule.zone))}::text[])`;
+}
+
+/**
+ * The records a restricted key may read, as SQL: one rule's zone, owner (exact, or `label.*`: that label and
+ * names under it, compared with starts_with so that `_` is no LIKE wildcard) and types, or-ed over its rules.
+ * `zoneOf(zone)` gives the condition for a rule's zone (a join's `d.name`, or the ids of the zones in hand).
+ */
+function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (zone: string) => string): string | undefined {
+  if (!rules) return undefined;
+  if (rules.length === 0) return 'false';
+  const each = rules.map((rule) => {
+    const parts: string[] = [];
+    if (rule.zone !== null) parts.push(zoneOf(rule.zone));
+    if (rule.owner !== null && rule.owner.endsWith('.*')) {
+      const prefix = rule.owner.slice(0, -2);
+      parts.push(`(r.owner = ${p.add(prefix)} or starts_with(r.owner, ${p.add(`${prefix}.`)}))`);
+    } else if (rule.owner !== null) parts.push(`r.owner = ${p.add(rule.owner)}`);
+    if (rule.types !== null) parts.push(`r.type = any(${p.add(rule.types)}::text[])`);
+    return parts.length ? `(${parts.join(' and ')})` : 'true';
+  });
+  return `(${each.join(' or ')})`;
+}
+
 function domainConditions(p: Params, filter: DomainFilter): string[] {
   const conditions: string[] = [];
+  const visible = zoneRuleCondition(p, filter.readRules, 'd.name');
+  if (visible) conditions.push(visible);
   if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
   if (filter.id !== undefined) conditions.push(`d.id = ${p.add(filter.id)}`);
   if (filter.userId !== undefined) conditions.push(`d.user_id = ${p.add(filter.userId)}`);
@@ -273,8 +310,15 @@ async function countPerParent(sql: Sql, query: ChildQuery): Promise<Map<number, 
 }
 
 /** the zones of a batch of users */
-function zonesOfUsersQuery(p: Params, userIds: readonly number[], filter: { name?: string }, columns = DOMAIN_COLUMNS): ChildQuery {
+function zonesOfUsersQuery(
+  p: Params,
+  userIds: readonly number[],
+  filter: { name?: string; readRules?: ReadRules },
+  columns = DOMAIN_COLUMNS,
+): ChildQuery {
   const conditions = filter.name !== undefined ? [`d.name = ${p.add(filter.name)}`] : [];
+  const visible = zoneRuleCondition(p, filter.readRules, 'd.name');
+  if (visible) conditions.push(visible);
   return { p, columns, from: 'domains d', parentColumn: 'd.user_id', idColumn: 'd.id', parentIds: userIds, conditions };
 }
 
@@ -283,25 +327,36 @@ export async function domainPagesByUserIds(
   sql: Sql,
   userIds: readonly number[],
   page: PerParentPage,
-  filter: { name?: string } = {},
+  filter: { name?: string; readRules?: ReadRules } = {},
 ): Promise<DomainRow[]> {
   const rows = await pagePerParent(sql, zonesOfUsersQuery(new Params(), userIds, filter), page);
   return rows.map(toDomain);
 }
 
 /** how many zones each user has (User.domainsConnection's totalCount), for a batch of users */
-export function domainCountsByUserIds(sql: Sql, userIds: readonly number[], filter: { name?: string } = {}): Promise<Map<number, number>> {
+export function domainCountsByUserIds(
+  sql: Sql,
+  userIds: readonly number[],
+  filter: { name?: string; readRules?: ReadRules } = {},
+): Promise<Map<number, number>> {
   return countPerParent(sql, zonesOfUsersQuery(new Params(), userIds, filter));
 }
 
-export async function domainsByUserIds(sql: Sql, userIds: readonly number[], perUser?: number): Promise<DomainRow[]> {
-  const query = zonesOfUsersQuery(new Params(), userIds, {});
+export async function domainsByUserIds(
+  sql: Sql,
+  userIds: readonly number[],
+  perUser?: number,
+  readRules?: ReadRules,
+): Promise<DomainRow[]> {
+  const query = zonesOfUsersQuery(new Params(), userIds, { readRules });
   const rows = await sql.rows(childrenPerParent(query, perUser, ['d.id']), query.p.values, LAZY_TIMES);
   return rows.map(toDomain);
 }
 
 function recordConditions(p: Params, filter: RecordFilter): string[] {
   const conditions: string[] = [];
+  const readable = recordRuleCondition(p, filter.readRules, (zone) => `d.name = ${p.add(zone)}`);
+  if (readable) conditions.push(readable);
   if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
   if (filter.id !== undefined) conditions.push(`r.id = ${p.add(filter.id)}`);
   if (filter.domainId !== undefined) conditions.push(`r.domain_id = ${p.add(filter.domainId)}`);
@@ -337,6 +392,8 @@ export interface NestedRecordFilter {
   owner?: string;
   type?: string;
   perDomain?: number;
+  /** a restricted key's rules: only the records some rule matches */
+  readRules?: ReadRules;
 }
 /** a zone as a parent of nested records: its id and name */
 export interface ZoneRef {
@@ -351,17 +408,25 @@ const NESTED_RECORD_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.tt
  * `domains` for them: for a nested answer of 10,000 records the join and its sort were half of the
  * statement's time (the records come by primary key order otherwise).
  */
-function nestedRecordsQuery(p: Params, domainIds: readonly number[], filter: NestedRecordFilter): ChildQuery {
+function nestedRecordsQuery(p: Params, names: Map<number, string> | readonly number[], filter: NestedRecordFilter): ChildQuery {
   const conditions: string[] = [];
   if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
   if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
+  // a rule's zone: the ids of the zones of that name when the names are in hand (no join with domains), else a
+  // look-up of the name
+  const readable = recordRuleCondition(p, filter.readRules, (zone) => {
+    if (!(names instanceof Map)) return `r.domain_id in (select id from domains where name = ${p.add(zone)})`;
+    const ids = [...names].filter(([, name]) => name === zone).map(([id]) => id);
+    return `r.domain_id = any(${p.add(idArray(ids))}::bigint[])`;
+  });
+  if (readable) conditions.push(readable);
   return {
     p,
     columns: NESTED_RECORD_COLUMNS,
     from: 'records r',
     parentColumn: 'r.domain_id',
     idColumn: 'r.id',
-    parentIds: domainIds,
+    parentIds: names instanceof Map ? [...names.keys()] : names,
     conditions,
   };
 }
@@ -382,7 +447,7 @@ export async function recordPagesOfDomains(
   filter: NestedRecordFilter = {},
 ): Promise<RecordRow[]> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const rows = await pagePerParent(sql, nestedRecordsQuery(new Params(), [...names.keys()], filter), page);
+  const rows = await pagePerParent(sql, nestedRecordsQuery(new Params(), names, filter), page);
   return nestedRecordsOf(rows, names);
 }
 
@@ -397,7 +462,7 @@ export function recordCountsByDomainIds(
 
 export async function recordsOfDomains(sql: Sql, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const query = nestedRecordsQuery(new Params(), [...names.keys()], filter);
+  const query = nestedRecordsQuery(new Params(), names, filter);
   return nestedRecordsOf(await sql.rows(childrenPerParent(query, filter.perDomain, ['r.id']), query.p.values), names);
 }
 
@@ -429,7 +494,7 @@ export async function recordsGroupedByDomain(
   filter: NestedRecordFilter = {},
 ): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
-  const query = nestedRecordsQuery(new Params(), [...names.keys()], filter);
+  const query = nestedRecordsQuery(new Params(), names, filter);
   // rows come sorted by zone and id, so the aggregate reads each zone's rows in order without a sort of its own
   // (an ordered aggregate sorted every group: 1.4× the statement's time); the packed records' check sees the order
   const sorted = childrenPerParent(query, filter.perDomain, ['r.domain_id', 'r.id']);

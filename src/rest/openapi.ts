@@ -3,7 +3,7 @@ import type { FieldSpec, RouteSpec } from './routes';
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Malformed request',
   '401': 'Missing or wrong API key (Access denied)',
-  '403': 'Forbidden (e.g. deleting the SOA, or an admin-only operation)',
+  '403': 'Forbidden (e.g. deleting the SOA, an admin-only operation, or FORBIDDEN_BY_POLICY: the key’s policy, docs/least-privilege.md)',
   '404': 'Unknown or not visible user, zone or record',
   '409': 'Conflict (duplicate, CNAME, TTL of the RRset, SOA serial not raised)',
   '413': 'Body too large',
@@ -13,11 +13,13 @@ const ERROR_STATUSES: Record<string, string> = {
 const schemaOf = (spec: FieldSpec) =>
   spec.kind === 'list'
     ? { type: 'array', description: spec.description, items: spec.items ?? {} }
-    : {
-        type: spec.kind === 'int' ? 'integer' : 'string',
-        description: spec.description,
-        ...(spec.max !== undefined ? { maximum: spec.max } : {}),
-      };
+    : spec.kind === 'object'
+      ? { description: spec.description, ...(spec.items ?? { type: 'object' }) }
+      : {
+          type: spec.kind === 'int' ? 'integer' : 'string',
+          description: spec.description,
+          ...(spec.max !== undefined ? { maximum: spec.max } : {}),
+        };
 
 /** docs/decisions.md §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
 const enveloped = (data: object) => ({
@@ -100,7 +102,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             requestBody: {
               required: required.length > 0,
               // a list (a change set) comes only as JSON
-              content: Object.values(route.body ?? {}).some((spec) => spec.kind === 'list')
+              content: Object.values(route.body ?? {}).some((spec) => spec.kind === 'list' || spec.kind === 'object')
                 ? { 'application/json': { schema: bodySchema } }
                 : {
                     'application/x-www-form-urlencoded': { schema: bodySchema },
@@ -154,8 +156,49 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             algorithm: { enum: ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] },
             created_at: { type: 'string' },
             revoked_at: { type: ['string', 'null'] },
+            last_used_at: { type: ['string', 'null'], description: 'written at most once a minute; null: never used' },
+            policy: { $ref: '#/components/schemas/KeyPolicy' },
           },
-          required: ['id', 'user_id', 'name', 'algorithm', 'created_at', 'revoked_at'],
+          required: ['id', 'user_id', 'name', 'algorithm', 'created_at', 'revoked_at', 'policy'],
+        },
+        PolicyRule: {
+          type: 'object',
+          description: 'zone null: every zone of the key’s user; owner null: any (`www`, `@`, `_acme-challenge.*`); types null: every type',
+          properties: {
+            zone: { type: ['string', 'null'] },
+            owner: { type: ['string', 'null'] },
+            types: { type: ['array', 'null'], items: { type: 'string' } },
+            access: { enum: ['read', 'write'] },
+          },
+          required: ['access'],
+        },
+        KeyPolicyInput: {
+          type: 'object',
+          description: 'docs/least-privilege.md: rules given (even empty) make the key restricted',
+          properties: {
+            rules: { type: 'array', items: { $ref: '#/components/schemas/PolicyRule' } },
+            may_create_zones: { type: 'boolean' },
+            may_delete_zones: { type: 'boolean' },
+            may_manage_keys: { type: 'boolean' },
+            expires_at: { type: 'string', format: 'date-time' },
+            idle_days: { type: 'integer', minimum: 1 },
+            allowed_networks: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        KeyPolicy: {
+          type: 'object',
+          properties: {
+            restricted: { type: 'boolean' },
+            preset: { enum: ['READ_ONLY', 'ONE_ZONE', 'ACME', null] },
+            rules: { type: ['array', 'null'], items: { $ref: '#/components/schemas/PolicyRule' } },
+            may_create_zones: { type: 'boolean' },
+            may_delete_zones: { type: 'boolean' },
+            may_manage_keys: { type: 'boolean' },
+            expires_at: { type: ['string', 'null'] },
+            idle_days: { type: ['integer', 'null'] },
+            allowed_networks: { type: ['array', 'null'], items: { type: 'string' } },
+          },
+          required: ['restricted', 'rules'],
         },
         CreatedTsigKey: {
           allOf: [

@@ -4,7 +4,8 @@
  */
 const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
-const TSIG_KEY = 'id userId name algorithm createdAt revokedAt';
+const TSIG_KEY =
+  'id userId name algorithm createdAt revokedAt lastUsedAt policy { restricted preset rules { zone owner types access } mayCreateZones mayDeleteZones mayManageKeys expiresAt idleDays allowedNetworks }';
 const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys
   keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }`;
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;

@@ -22,6 +22,18 @@ export interface GqlTsigKey {
   algorithm: string;
   createdAt: string;
   revokedAt: string | null;
+  lastUsedAt: string | null;
+  policy: {
+    restricted: boolean;
+    preset: string | null;
+    rules: { zone: string | null; owner: string | null; types: string[] | null; access: string }[] | null;
+    mayCreateZones: boolean;
+    mayDeleteZones: boolean;
+    mayManageKeys: boolean;
+    expiresAt: string | null;
+    idleDays: number | null;
+    allowedNetworks: string[] | null;
+  };
 }
 export interface GqlDomain {
   id: string;
@@ -75,6 +87,18 @@ export function presentTsigKey(key: GqlTsigKey) {
     algorithm: key.algorithm,
     created_at: isoWithoutZone(key.createdAt),
     revoked_at: key.revokedAt === null ? null : isoWithoutZone(key.revokedAt),
+    last_used_at: key.lastUsedAt === null ? null : isoWithoutZone(key.lastUsedAt),
+    policy: {
+      restricted: key.policy.restricted,
+      preset: key.policy.preset,
+      rules: key.policy.rules?.map((rule) => ({ ...rule, access: rule.access.toLowerCase() })) ?? null,
+      may_create_zones: key.policy.mayCreateZones,
+      may_delete_zones: key.policy.mayDeleteZones,
+      may_manage_keys: key.policy.mayManageKeys,
+      expires_at: key.policy.expiresAt,
+      idle_days: key.policy.idleDays,
+      allowed_networks: key.policy.allowedNetworks,
+    },
   };
 }
 

@@ -101,6 +101,16 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
           continue;
         }
         inputs[name] = raw;
+      } else if (spec.kind === 'object') {
+        if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+          problems.push({
+            field: name,
+            code: 'NOT_AN_OBJECT',
+            message: `${name} must be a JSON object (send the body as application/json)`,
+          });
+          continue;
+        }
+        inputs[name] = raw as unknown[];
       } else if (spec.kind === 'int') {
         const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
         if (!/^\d{1,15}$/.test(text)) {

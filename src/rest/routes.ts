@@ -25,7 +25,7 @@ import {
  * path names its inputs and the GraphQL operation it runs. The router reads and type-checks the inputs, the
  * OpenAPI document is generated from this table, and every rule stays behind the GraphQL resolvers.
  */
-export type FieldKind = 'string' | 'int' | 'list';
+export type FieldKind = 'string' | 'int' | 'list' | 'object';
 /**
  * `max`: the largest whole number the field takes (the TTL is a GraphQL Int: signed 32-bit). A `list` comes
  * only in a JSON body, is handed to the GraphQL operation as it is (its variables' types check each item), and
@@ -132,6 +132,28 @@ const ZONE_QUERY: Record<string, FieldSpec> = {
   id: { kind: 'int', description: 'zone id' },
   name: { kind: 'string', description: 'zone name' },
 };
+
+/** a REST policy object (snake_case, as the API's other fields) as the GraphQL KeyPolicyInput */
+function policyInputOf(policy: Record<string, unknown>): Record<string, unknown> {
+  const rename: Record<string, string> = {
+    rules: 'rules',
+    may_create_zones: 'mayCreateZones',
+    may_delete_zones: 'mayDeleteZones',
+    may_manage_keys: 'mayManageKeys',
+    expires_at: 'expiresAt',
+    idle_days: 'idleDays',
+    allowed_networks: 'allowedNetworks',
+  };
+  const input: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(policy)) input[rename[name] ?? name] = value;
+  if (Array.isArray(input.rules))
+    input.rules = input.rules.map((rule: unknown) =>
+      rule && typeof rule === 'object' && typeof (rule as { access?: unknown }).access === 'string'
+        ? { ...rule, access: String((rule as { access: string }).access).toUpperCase() }
+        : rule,
+    );
+  return input;
+}
 
 const recordInput = (inputs: Inputs) => ({
   zone: inputs.zone,
@@ -311,6 +333,14 @@ export const ROUTES: RouteSpec[] = [
       name: { kind: 'string', required: true, description: 'key name (a domain name)' },
       user_id: { kind: 'int', description: 'the user whose zones it updates; omitted: an admin key (admin API key only)' },
       algorithm: { kind: 'string', description: 'hmac-sha256 (default), hmac-sha384 or hmac-sha512' },
+      policy: {
+        kind: 'object',
+        description:
+          'least-privilege policy (docs/least-privilege.md): rules [{zone, owner, types, access}], may_create_zones, may_delete_zones, may_manage_keys, expires_at, idle_days, allowed_networks',
+        items: { $ref: '#/components/schemas/KeyPolicyInput' },
+      },
+      preset: { kind: 'string', description: 'READ_ONLY, ONE_ZONE or ACME (docs/least-privilege.md)' },
+      zone: { kind: 'string', description: 'the zone of the preset (ONE_ZONE: required)' },
     },
     response: ref('CreatedTsigKey'),
     async handle(inputs, runner) {
@@ -318,6 +348,9 @@ export const ROUTES: RouteSpec[] = [
         name: inputs.name,
         userId: inputs.user_id === undefined ? undefined : String(inputs.user_id),
         algorithm: inputs.algorithm,
+        policy: inputs.policy === undefined ? undefined : policyInputOf(inputs.policy as unknown as Record<string, unknown>),
+        preset: typeof inputs.preset === 'string' ? inputs.preset.toUpperCase().replace(/-/g, '_') : undefined,
+        zone: inputs.zone,
       };
       const data = await runner.run<{ createTsigKey: { tsigKey: GqlTsigKey; secret: string } }>('createTsigKey', { input });
       return { body: { ...presentTsigKey(data.createTsigKey.tsigKey), secret: data.createTsigKey.secret } };

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/pool';
-import { canSeeUser, Principal } from '../auth/principal';
+import { canSeeUser, Principal, scopeUserId } from '../auth/principal';
+import { buildPolicy, exceedsCreator, forbidden, isRestricted, KeyPolicy, PolicyInput, requireFlag, unusableReason } from '../auth/policy';
 import {
   activeApiKeyByHash,
   ApiKeyRow,
@@ -9,6 +10,7 @@ import {
   listApiKeys,
   revokeApiKey,
   setConfiguredAdminKey,
+  touchKey,
 } from '../repositories/accounts';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
@@ -18,6 +20,53 @@ export type { ApiKeyRow } from '../repositories/accounts';
 export interface CreatedApiKey {
   apiKey: ApiKeyRow;
   secret: string;
+}
+
+/** what a new key's policy is made of: rules and limits, or a preset (and its zone) — see src/auth/policy.ts */
+export interface KeyPolicyRequest {
+  policy?: PolicyInput | null;
+  preset?: string | null;
+  zone?: string | null;
+}
+
+/**
+ * The idle limit's clock: a key's `last_used_at` is written at most once a minute per key and process, so a
+ * busy key costs one UPDATE a minute, not one per request (idleness is counted in days).
+ */
+export class UsageClock {
+  private static readonly EVERY_MS = 60_000;
+  private readonly written = new Map<number, number>();
+
+  constructor(private readonly table: 'api_keys' | 'tsig_keys') {}
+
+  /** the key was used now: written unless it was written in the last minute; a failed write is forgotten (the next use tries again) */
+  note(db: Database, keyId: number): void {
+    const now = Date.now();
+    const last = this.written.get(keyId);
+    if (last !== undefined && now - last < UsageClock.EVERY_MS) return;
+    if (this.written.size > 10_000) this.written.clear();
+    this.written.set(keyId, now);
+    touchKey(db, this.table, keyId).catch(() => this.written.delete(keyId));
+  }
+}
+
+/**
+ * The policy of a key a caller makes (`requested`), checked against the caller's own key: a restricted key
+ * needs mayManageKeys, and never makes a key that could do more than it can (FORBIDDEN_BY_POLICY).
+ */
+/** a restricted key acts only on keys (revoking them) that can do no more than itself */
+export function requireWithin(actor: Principal, target: KeyPolicy, what: string): void {
+  const exceeds = exceedsCreator(target, actor.policy);
+  if (exceeds)
+    throw forbidden(`this key may not ${what} a key with more rights than its own (${exceeds.replace(/^the new key/, 'that key')})`, 'id');
+}
+
+export function newKeyPolicy(creator: Principal, requested: KeyPolicyRequest) {
+  requireFlag(creator.policy, 'mayManageKeys');
+  const policy = buildPolicy(requested);
+  const exceeds = exceedsCreator(policy, creator.policy);
+  if (exceeds) throw forbidden(exceeds, 'policy');
+  return policy;
 }
 
 const ENV_ADMIN_KEY_NAME = 'admin (API_KEY setting)';
@@ -39,24 +88,36 @@ function newSecret(prefix: string): string {
  */
 export class ApiKeysService {
   private static readonly CACHE_MS = 5_000;
-  private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
+  private readonly cache = new Map<string, { principal: Principal | null; lastUsedAt: Date; until: number }>();
+  private readonly usage = new UsageClock('api_keys');
 
-  /** the key presented, read through `db` when the cache has none */
-  async authenticate(db: Database, presented: string | undefined): Promise<Principal | null> {
+  /**
+   * The key presented, read through `db` when the cache has none; null for no valid key. A valid key that may
+   * not be used now (expired, idle, or from outside its allowedNetworks: `address` is the client's) is refused
+   * with FORBIDDEN_BY_POLICY saying which.
+   */
+  async authenticate(db: Database, presented: string | undefined, address?: string): Promise<Principal | null> {
     if (!presented) return null;
     const hash = hashKey(presented);
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.principal;
-    const key = await activeApiKeyByHash(db, hash);
-    let principal: Principal | null = null;
-    if (key && timingSafeEqual(Buffer.from(key.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
-      principal =
-        key.userId !== null
-          ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId }
-          : { kind: 'admin', keyId: key.id, keyName: key.name };
+    let entry = this.cache.get(hash);
+    if (!entry || entry.until <= Date.now()) {
+      const key = await activeApiKeyByHash(db, hash);
+      let principal: Principal | null = null;
+      if (key && timingSafeEqual(Buffer.from(key.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
+        principal =
+          key.userId !== null
+            ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId, policy: key.policy }
+            : { kind: 'admin', keyId: key.id, keyName: key.name, policy: key.policy };
+      }
+      if (this.cache.size > 10_000) this.cache.clear();
+      entry = { principal, lastUsedAt: key?.lastUsedAt ?? key?.createdAt ?? new Date(), until: Date.now() + ApiKeysService.CACHE_MS };
+      this.cache.set(hash, entry);
     }
-    if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, { principal, until: Date.now() + ApiKeysService.CACHE_MS });
+    const principal = entry.principal;
+    if (!principal) return null;
+    const refused = unusableReason(principal.policy, { address, lastUsedAt: entry.lastUsedAt });
+    if (refused) throw forbidden(refused);
+    this.usage.note(db, principal.keyId);
     return principal;
   }
 
@@ -75,17 +136,23 @@ export class ApiKeysService {
     });
   }
 
-  /** a user key sees its own user's keys; the admin key sees every key, or one user's */
+  /** a user key sees its own user's keys; the admin key sees every key, or one user's (a restricted key: with mayManageKeys) */
   async list(ctx: RequestContext, userId?: number): Promise<ApiKeyRow[]> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
     return listApiKeys(ctx.db, ctx.principal.kind === 'user' ? ctx.principal.userId : userId);
   }
 
-  /** a new key of a user; the secret is returned once and only its hash is stored */
-  async create(ctx: RequestContext, input: { userId: number; name: string }): Promise<CreatedApiKey> {
+  /**
+   * A new key of a user, unrestricted or with a policy (rules, flags, limits, or a preset); the secret is
+   * returned once and only its hash is stored. A restricted caller needs mayManageKeys and makes no key that
+   * could do more than itself.
+   */
+  async create(ctx: RequestContext, input: { userId: number; name: string } & KeyPolicyRequest): Promise<CreatedApiKey> {
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+    const policy = newKeyPolicy(ctx.principal, input);
     const secret = newSecret('zk');
     const key = await inTransaction(ctx.db, (sql) =>
-      insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret) }),
+      insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret), policy }),
     );
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
@@ -98,6 +165,11 @@ export class ApiKeysService {
   }
 
   async revoke(ctx: RequestContext, id: number): Promise<ApiKeyRow> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
+    if (isRestricted(ctx.principal.policy)) {
+      const target = (await listApiKeys(ctx.db, scopeUserId(ctx.principal))).find((k) => k.id === id);
+      if (target) requireWithin(ctx.principal, target.policy, 'revoke');
+    }
     const key = await inTransaction(ctx.db, (sql) =>
       revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
     );

@@ -7,6 +7,7 @@ import { DomainError, errorFromProblems } from '../errors/catalogue';
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
+import { decide, forbidden, isRestricted, KeyPolicy, seesZone } from '../auth/policy';
 import type { PlannedChanges, PlanView, ZoneChangeSpec, ZoneChangesService } from './zone-changes.service';
 
 /**
@@ -89,6 +90,7 @@ export class DnsUpdatesService {
         ]);
       }
     }
+    checkPolicy(ctx.principal.policy, zone, request);
     // the names the update speaks of are all the plan looks at (with the apex, which is always read)
     const owners = [...request.prerequisites, ...request.updates].map((item) => ownerOf(zone, item.name));
     let ttlAdjustments: TtlAdjustment[] = [];
@@ -170,6 +172,35 @@ export class DnsUpdatesService {
       if (row.type !== 'SOA' && !kept.has(row.id)) changes.unshift({ kind: 'REMOVE', id: row.id });
     }
     return { changes, soa: soa && { owner: '@', type: 'SOA', rdata: soa.rdata, ttl: soa.ttl } };
+  }
+}
+
+/**
+ * A restricted key's update (docs/least-privilege.md): a zone it has no rule for is not there for it (NOTAUTH);
+ * every prerequisite needs read of what it asks about (a name-wide one: every type at the name), every update
+ * write of what it changes (deleting a whole name: every type at it). The first refusal decides, before the
+ * zone is read: the client is REFUSED with the missing rule as its Extended DNS Error text.
+ */
+function checkPolicy(policy: KeyPolicy | undefined, zone: string, request: DnsUpdateRequest): void {
+  if (!isRestricted(policy)) return;
+  if (!seesZone(policy, zone)) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+  const asks = [
+    ...request.prerequisites.map((p, i) => ({
+      field: `prerequisites[${i}]`,
+      name: p.name,
+      type: 'type' in p ? p.type : undefined,
+      access: 'read' as const,
+    })),
+    ...request.updates.map((u, i) => ({
+      field: `updates[${i}]`,
+      name: u.name,
+      type: 'type' in u ? u.type : undefined,
+      access: 'write' as const,
+    })),
+  ];
+  for (const ask of asks) {
+    const decision = decide(policy, { zone, owner: ownerOf(zone, ask.name), type: ask.type, access: ask.access });
+    if (!decision.allowed) throw forbidden(decision.missing, ask.field);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
+import { readRulesOf, requireFlag, seesZone } from '../auth/policy';
 import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
@@ -26,12 +27,16 @@ export class DomainsService {
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return listDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) }, page);
+    return listDomains(
+      ctx.db,
+      { ...filter, name, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) },
+      page,
+    );
   }
 
   count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return countDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal) });
+    return countDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) });
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {
@@ -60,6 +65,7 @@ export class DomainsService {
       );
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+    requireFlag(ctx.principal.policy, 'mayCreateZones');
     const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
     // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
     // answer waits for both
@@ -108,7 +114,9 @@ export class DomainsService {
       zone: by.id !== undefined ? { id: by.id } : { name: name! },
       remove: async (sql) => {
         const domain = await findZoneRow(sql, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) });
-        if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+        if (!domain || !seesZone(ctx.principal.policy, domain.name))
+          throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+        requireFlag(ctx.principal.policy, 'mayDeleteZones');
         const records = await zoneRecords(sql, [domain.id]);
         await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
         return { id: domain.id, name: domain.name };

@@ -4,6 +4,13 @@ import { DomainError } from '../errors/catalogue';
 import { countZoneHistory, HistoryRow, journalBetween, rowAtSerial, zoneHistory } from '../repositories/history';
 import type { RequestContext } from './context';
 import type { ZoneChangesResult, ZoneChangesService } from './zone-changes.service';
+import { isRestricted, readsRecord } from '../auth/policy';
+
+/** a restricted key sees in the history only the records its rules let it read (docs/least-privilege.md) */
+function readable(ctx: RequestContext, zone: string, records: JournalRecord[]): JournalRecord[] {
+  const policy = ctx.principal.policy;
+  return isRestricted(policy) ? records.filter((r) => readsRecord(policy, zone, r.owner, r.type)) : records;
+}
 
 export interface ZoneDiff {
   fromSerial: number;
@@ -25,7 +32,13 @@ export class HistoryService {
   constructor(private readonly zoneChanges: ZoneChangesService) {}
 
   list(ctx: RequestContext, zone: { id: number; name: string }, page: { first: number; beforeId?: number }): Promise<HistoryRow[]> {
-    return ctx.db.connection((sql) => zoneHistory(sql, zone, page));
+    return ctx.db
+      .connection((sql) => zoneHistory(sql, zone, page))
+      .then((rows) =>
+        isRestricted(ctx.principal.policy)
+          ? rows.map((row) => ({ ...row, added: readable(ctx, zone.name, row.added), removed: readable(ctx, zone.name, row.removed) }))
+          : rows,
+      );
   }
 
   count(ctx: RequestContext, zone: { id: number; name: string }): Promise<number> {
@@ -47,7 +60,8 @@ export class HistoryService {
       const toId = await this.rowAt(sql, zone, toSerial, 'toSerial');
       const forward = fromId <= toId;
       const rows = await journalBetween(sql, zone, Math.min(fromId, toId), Math.max(fromId, toId));
-      const net = fold(rows);
+      const folded = fold(rows);
+      const net = { added: readable(ctx, zone.name, folded.added), removed: readable(ctx, zone.name, folded.removed) };
       return forward
         ? { fromSerial, toSerial, added: net.added, removed: net.removed }
         : { fromSerial, toSerial, added: net.removed, removed: net.added };

@@ -1,9 +1,18 @@
 import type { FeedChange } from '../repositories/change-feed';
+import { isRestricted, readsRecord } from '../auth/policy';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
 
 /** What a subscriber is sent: a committed change of its zone, or a secondary's state of it changing. */
 export type LiveEvent = { kind: 'change'; zone: string; change: FeedChange } | { kind: 'propagation'; zone: string; domainId: number };
+
+/** a change as a restricted key may see it: only the records its rules let it read (docs/least-privilege.md) */
+function visibleTo(ctx: RequestContext, event: LiveEvent): LiveEvent {
+  const policy = ctx.principal.policy;
+  if (event.kind !== 'change' || !isRestricted(policy)) return event;
+  const readable = (records: FeedChange['added']) => records.filter((r) => readsRecord(policy, event.zone, r.owner, r.type));
+  return { ...event, change: { ...event.change, added: readable(event.change.added), removed: readable(event.change.removed) } };
+}
 
 /** events a subscriber may have waiting; past that it is too slow, and is dropped rather than buffered */
 export const MAX_QUEUED_EVENTS = 1000;
@@ -78,7 +87,7 @@ export class LiveUpdates {
       push: (event) => {
         if (done) return;
         if (queue.length >= MAX_QUEUED_EVENTS) failure = new SlowSubscriberError();
-        else queue.push({ ...event, zone: domain.name });
+        else queue.push(visibleTo(ctx, { ...event, zone: domain.name }));
         wake?.();
       },
     };

@@ -1,5 +1,7 @@
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
+import { readsRecord, requireAllowed, seesZone } from '../auth/policy';
+import { readRulesOf } from '../auth/policy';
 import { parseApiRecord, RecordInput } from '../dns/record';
 import { rdataFromFields, typedRdataMember } from '../dns/rdata-fields';
 import { getRecordType } from '../dns/record-types';
@@ -44,6 +46,9 @@ export class RecordsService {
   async create(ctx: RequestContext, input: RecordChangeInput): Promise<RecordRow> {
     const zone = normaliseZoneName(input.zone);
     const record = this.parse(ctx, zone, input);
+    // the key's policy (docs/least-privilege.md): a zone it has no rule for is not there for it
+    if (!seesZone(ctx.principal.policy, zone)) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+    requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
     // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
     const touching = { owners: ownersToCheck(zone, [record]), recordIds: [] };
     return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
@@ -66,10 +71,13 @@ export class RecordsService {
     const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
     return changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, touching, targetId: id }, async (change) => {
       const current = change.zone.target;
-      if (!current) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+      if (!current || !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type))
+        throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
       if (change.zone.name !== zone) {
         throw DomainError.invalid('zone', `zone: record ${id} belongs to zone ${change.zone.name}, not ${zone}`, 'ZONE_MISMATCH');
       }
+      requireAllowed(ctx.principal.policy, { zone, owner: current.owner, type: current.type, access: 'write' });
+      requireAllowed(ctx.principal.policy, { zone, owner: next.owner, type: next.type, access: 'write' });
       const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
       if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
       if (problems.length) throw errorFromProblems(problems, next.type);
@@ -83,7 +91,9 @@ export class RecordsService {
   async delete(ctx: RequestContext, id: number): Promise<void> {
     await changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
-      if (!target) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+      if (!target || !readsRecord(ctx.principal.policy, change.zone.name, target.owner, target.type))
+        throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+      requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: target.owner, type: target.type, access: 'write' });
       const problems = checkRecordDeletion(change.zone.sameOwner, target);
       if (problems.length) throw errorFromProblems(problems, target.type);
       change.remove(target);
@@ -95,7 +105,7 @@ export class RecordsService {
     const zone = filter.zone === undefined ? undefined : normaliseZoneName(filter.zone);
     const type = filter.type?.toUpperCase();
     const owner = filter.owner?.toLowerCase();
-    return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal) };
+    return { ...filter, zone, type, owner, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) };
   }
 
   /** the presentation RDATA of an input: `rdata` as given, or `data`'s fields put together (exactly one of them) */

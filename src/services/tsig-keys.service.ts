@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/pool';
-import { canSeeUser, Principal, requireAdmin } from '../auth/principal';
+import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
 import { Settings, TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../config/settings';
 import { parseZoneName } from '../dns/name';
 import { activeTsigKeyByName, insertTsigKey, listTsigKeys, revokeTsigKey, TsigKeyRow } from '../repositories/accounts';
+import { isRestricted, requireFlag, unusableReason } from '../auth/policy';
+import { KeyPolicyRequest, newKeyPolicy, requireWithin, UsageClock } from './api-keys.service';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
@@ -26,19 +28,31 @@ const SECRET_OCTETS: Record<TsigAlgorithm, number> = { 'hmac-sha256': 32, 'hmac-
 export class TsigKeysService {
   /** as API keys (api-keys.service.ts): revocation clears this process's cache; other processes see it within CACHE_MS */
   private static readonly CACHE_MS = 5_000;
-  private readonly cache = new Map<string, { found: { key: TsigKey; principal: Principal } | undefined; until: number }>();
+  private readonly cache = new Map<
+    string,
+    { found: { key: TsigKey; principal: Principal; lastUsedAt: Date } | undefined; until: number }
+  >();
+  private readonly usage = new UsageClock('tsig_keys');
 
   constructor(private readonly settings: Settings) {}
 
   async list(ctx: RequestContext, userId?: number): Promise<TsigKeyRow[]> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
     return listTsigKeys(ctx.db, ctx.principal.kind === 'user' ? ctx.principal.userId : userId);
   }
 
-  /** `userId` null or absent: an admin key (admin API key only). */
-  async create(ctx: RequestContext, input: { userId?: number | null; name: string; algorithm?: string | null }): Promise<CreatedTsigKey> {
+  /**
+   * `userId` null or absent: an admin key (admin API key only). With a policy or preset the key is restricted
+   * (src/auth/policy.ts), as an API key; a restricted caller never makes a key that could do more than itself.
+   */
+  async create(
+    ctx: RequestContext,
+    input: { userId?: number | null; name: string; algorithm?: string | null } & KeyPolicyRequest,
+  ): Promise<CreatedTsigKey> {
     const userId = input.userId ?? null;
     if (userId === null) requireAdmin(ctx.principal);
     else if (!canSeeUser(ctx.principal, userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+    const policy = newKeyPolicy(ctx.principal, input);
     const name = parseZoneName(input.name, 'name');
     if (!name.ok)
       throw DomainError.invalid('name', name.problems[0].message.replace(/the zone name/g, 'the key name'), name.problems[0].code);
@@ -56,7 +70,7 @@ export class TsigKeysService {
     if (name.name === this.settings.tsigKey?.name) throw duplicateName();
     const secret = randomBytes(SECRET_OCTETS[algorithm as TsigAlgorithm]);
     const key = await inTransaction(ctx.db, (sql) =>
-      insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret }),
+      insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret, policy }),
     );
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     // a message signed with this name before the key existed left "no such key" in the cache
@@ -65,6 +79,11 @@ export class TsigKeysService {
   }
 
   async revoke(ctx: RequestContext, id: number): Promise<TsigKeyRow> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
+    if (isRestricted(ctx.principal.policy)) {
+      const target = (await listTsigKeys(ctx.db, scopeUserId(ctx.principal))).find((k) => k.id === id);
+      if (target) requireWithin(ctx.principal, target.policy, 'revoke');
+    }
     const key = await inTransaction(ctx.db, (sql) =>
       revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
     );
@@ -78,22 +97,32 @@ export class TsigKeysService {
    * as; undefined for a name no active key has. Cached for CACHE_MS (an UPDATE's look-up cost as much as the
    * update itself).
    */
-  async findActive(db: Database, name: string): Promise<{ key: TsigKey; principal: Principal } | undefined> {
+  async findActive(db: Database, name: string): Promise<{ key: TsigKey; principal: Principal; lastUsedAt: Date } | undefined> {
     const cached = this.cache.get(name);
     if (cached && cached.until > Date.now()) return cached.found;
     const row = await activeTsigKeyByName(db, name);
-    let found: { key: TsigKey; principal: Principal } | undefined;
+    let found: { key: TsigKey; principal: Principal; lastUsedAt: Date } | undefined;
     if (row) {
       const key: TsigKey = { name: row.name, algorithm: row.algorithm, secret: row.secret };
       const principal: Principal =
         row.userId !== null
-          ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.userId, via: 'tsig' }
-          : { kind: 'admin', keyId: row.id, keyName: row.name, via: 'tsig' };
-      found = { key, principal };
+          ? { kind: 'user', keyId: row.id, keyName: row.name, userId: row.userId, via: 'tsig', policy: row.policy }
+          : { kind: 'admin', keyId: row.id, keyName: row.name, via: 'tsig', policy: row.policy };
+      found = { key, principal, lastUsedAt: row.lastUsedAt ?? row.createdAt };
     }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(name, { found, until: Date.now() + TsigKeysService.CACHE_MS });
     return found;
+  }
+
+  /**
+   * For the DNS edge, once a message's TSIG verified: why the key may not be used now from `address` (expired,
+   * idle, outside its allowedNetworks), or undefined, and then the use is noted (the idle limit's clock).
+   */
+  admitUse(db: Database, found: { principal: Principal; lastUsedAt: Date }, address: string): string | undefined {
+    const refused = unusableReason(found.principal.policy, { address, lastUsedAt: found.lastUsedAt });
+    if (!refused) this.usage.note(db, found.principal.keyId);
+    return refused;
   }
 
   /** a deleted user's TSIG keys stop working at once in this process (other processes: within CACHE_MS) */

@@ -1,6 +1,7 @@
 import type { ApiKeysService } from './api-keys.service';
 import type { TsigKeysService } from './tsig-keys.service';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
+import { requireFlag } from '../auth/policy';
 import { DomainError } from '../errors/catalogue';
 import { countUsers, listUsers, PageRequest, UserFilter, UserRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
@@ -43,6 +44,8 @@ export class UsersService {
 
   async update(ctx: RequestContext, id: number, input: { email: string }): Promise<UserRow> {
     if (!canSeeUser(ctx.principal, id)) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    // the account is what keys are made for: a restricted key changes it only with mayManageKeys (docs/least-privilege.md)
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
     const user = await inTransaction(ctx.db, (sql) => updateUserEmail(sql, id, input.email.trim()));
     if (!user) throw DomainError.notFound('USER_NOT_FOUND', 'id');
     return user;

@@ -11,6 +11,7 @@ import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import { changeZone } from './write-engine';
+import { decide, isRestricted, readsRecord } from '../auth/policy';
 
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
@@ -156,6 +157,11 @@ export class ZoneChangesService {
       const byId = new Map(current.map((r) => [r.id, r]));
       const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
       const removed = new Map<number, StoredRow>();
+      const removedBy = new Map<number, number>();
+      const policy = ctx.principal.policy;
+      // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
+      const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(policy, zone, row.owner, row.type) ? row : undefined);
+      const rrsets: { owner: string; type: string; index: number }[] = [];
       const additions: { record: CanonicalRecord; index: number }[] = [];
       const refuse = (index: number, field: string, code: string, message: string) =>
         problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
@@ -167,17 +173,21 @@ export class ZoneChangesService {
             'SOA_IN_CHANGE_SET',
             'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
           );
-        else removed.set(row.id, row);
+        else {
+          removed.set(row.id, row);
+          removedBy.set(row.id, index);
+        }
       };
 
       parsed.forEach((p, index) => {
         if (!p) return;
         if (p.kind === 'ADD') additions.push(...p.records.map((record) => ({ record, index })));
         else if (p.kind === 'REPLACE_RRSET') {
+          rrsets.push({ owner: p.owner, type: p.type, index });
           for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
           additions.push(...p.records.map((record) => ({ record, index })));
         } else {
-          const target = p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!));
+          const target = visibleToKey(p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!)));
           if (!target) {
             refuse(
               index,
@@ -203,6 +213,24 @@ export class ZoneChangesService {
       // changes that name records the zone lacks stop here (the rules would speak of a zone that cannot be)
       if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
         throw errorFromProblems(problems);
+      // the key's policy over every change: what it removes and what it adds, each named by its index
+      if (isRestricted(policy)) {
+        const refused: ErrorDetail[] = [];
+        const check = (owner: string, type: string, index: number) => {
+          const decision = decide(policy, { zone, owner, type, access: 'write' });
+          const field = `changes[${index}]`;
+          if (!decision.allowed && !refused.some((r) => r.field === field))
+            refused.push({ field, code: 'FORBIDDEN_BY_POLICY', message: `${field}: ${decision.missing}` });
+        };
+        for (const set of rrsets) check(set.owner, set.type, set.index);
+        for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
+        for (const addition of additions) check(addition.record.owner, addition.record.type, addition.index);
+        if (refused.length) {
+          refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true }));
+          const message = refused.length === 1 ? refused[0].message : `${refused[0].message} (and ${refused.length - 1} more refused)`;
+          throw new DomainError('FORBIDDEN_BY_POLICY', message, refused);
+        }
+      }
 
       // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
       const kept = current.filter((r) => !removed.has(r.id));

@@ -1,6 +1,7 @@
 import { SIGNER_OWNED_TYPES } from '../dns/dnssec/signer-records';
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
+import { decide, forbidden, ownerName, readRulesOf, requireAllowed } from '../auth/policy';
 import { CanonicalRecord, recordIdentity } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { ownerToFqdn } from '../dns/name';
@@ -9,7 +10,7 @@ import { zoneFileRecords } from '../repositories/zone-export';
 import { checkZone, soaSerial, withSerial } from '../dns/zone-rules';
 import { checkZoneRecords, ZoneWarning } from '../dns/zone-checks';
 import { warningDetail } from './zone-warnings';
-import { DomainError, errorFromProblems } from '../errors/catalogue';
+import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import { listDomains } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
@@ -66,8 +67,11 @@ export class ZoneFilesService {
    */
   async exportChunks(ctx: RequestContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
-    const [domain] = await listDomains(ctx.db, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
+    const readRules = readRulesOf(ctx.principal.policy);
+    const [domain] = await listDomains(ctx.db, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal), readRules }, { first: 1 });
     if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+    // a zone file is the whole zone: a restricted key needs to read all of it
+    requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
     const db = ctx.db;
     return (async function* chunks() {
       let first = true;
@@ -88,11 +92,46 @@ export class ZoneFilesService {
    */
   async check(ctx: RequestContext, by: { name: string }): Promise<{ zone: string; serial: number; warnings: ZoneWarning[] }> {
     const zone = normaliseZoneName(by.name);
-    const [domain] = await listDomains(ctx.db, { name: zone, scopeUserId: scopeUserId(ctx.principal) }, { first: 1 });
+    const readRules = readRulesOf(ctx.principal.policy);
+    const [domain] = await listDomains(ctx.db, { name: zone, scopeUserId: scopeUserId(ctx.principal), readRules }, { first: 1 });
     if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+    requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
     const records: CanonicalRecord[] = [];
     for await (const page of zoneFileRecords(ctx.db, domain.id)) records.push(...page);
     return { zone, serial: domain.serial, warnings: checkZoneRecords(zone, records) };
+  }
+
+  /**
+   * A restricted key's import: every record it removes or adds (the SOA's serial step aside) must be one its
+   * rules let it write; a refusal names each record (an added one by its index among the file's records) and
+   * nothing is written, dry run or not.
+   */
+  private checkPolicy(
+    ctx: RequestContext,
+    zone: string,
+    removed: StoredRow[],
+    added: CanonicalRecord[],
+    fileRecords: CanonicalRecord[],
+  ): void {
+    const policy = ctx.principal.policy;
+    if (!policy?.rules) return;
+    const position = new Map(fileRecords.map((r, i) => [recordIdentity(r), i]));
+    const refused: ErrorDetail[] = [];
+    const check = (record: CanonicalRecord, field: string, what: string) => {
+      const decision = decide(policy, { zone, owner: record.owner, type: record.type, access: 'write' });
+      if (!decision.allowed)
+        refused.push({
+          field,
+          code: 'FORBIDDEN_BY_POLICY',
+          message: `${field}: ${decision.missing} (${what} ${ownerName(zone, record.owner)} ${record.type})`,
+        });
+    };
+    for (const record of removed) check(record, `removed[${record.id}]`, 'removes');
+    for (const record of added) check(record, `records[${position.get(recordIdentity(record)) ?? '?'}]`, 'adds');
+    if (refused.length) {
+      const [first] = refused;
+      throw forbidden(first.message.replace(/^[^:]*: /, ''), first.field, refused.slice(1));
+    }
   }
 
   /**
@@ -166,6 +205,7 @@ export class ZoneFilesService {
         removed += 1;
       }
       await yieldToEventLoop();
+      this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], parsed.records);
       // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
       const warnings = [...parsed.warnings, ...checkZoneRecords(zone, desired).map(warningDetail)];
       const result: ImportResult = {

@@ -173,3 +173,37 @@ test('the rest of the API: record edit, change sets from a file, diff, revert, k
   expect((await cli(['user', 'delete', userId, '--yes'])).code).toBe(0);
   expect((await cli(['zone', 'export', 'more.example'])).code).toBe(1);
 });
+
+test('least-privilege keys from the CLI: a preset, rules, and the key refused beyond them', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'lp-cli@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'lp-cli.example'])).code).toBe(0);
+  const acme = JSON.parse((await cli(['--json', 'key', 'create', userId, 'certbot', '--preset', 'acme', '--zone', 'lp-cli.example'])).out);
+  expect(acme).toMatchObject({ restricted: true, preset: 'ACME', secret: expect.stringMatching(/^zk_/) });
+  const asAcme = { ZONEKEEPER_API_KEY: acme.secret };
+  expect((await cli(['record', 'add', 'lp-cli.example', '_acme-challenge', 'TXT', '"t"', '--ttl', '300'], asAcme)).code).toBe(0);
+  const refused = await cli(['record', 'add', 'lp-cli.example', 'host', 'A', '192.0.2.1', '--ttl', '300'], asAcme);
+  expect(refused.code).toBe(1);
+  expect(refused.err).toContain('FORBIDDEN_BY_POLICY');
+  const ruled = JSON.parse(
+    (
+      await cli([
+        '--json',
+        'tsig',
+        'add',
+        'dyn.lp-cli.example',
+        '--user',
+        userId,
+        '--rule',
+        'write:lp-cli.example:dyn.*:A,AAAA',
+        '--idle-days',
+        '30',
+      ])
+    ).out,
+  );
+  expect(ruled.secret).toBeTruthy();
+  const listed = await app.gql(`{ tsigKeys { name policy { rules { zone owner types access } idleDays } } }`);
+  expect(listed.data.tsigKeys.find((k: any) => k.name === 'dyn.lp-cli.example').policy).toEqual({
+    rules: [{ zone: 'lp-cli.example', owner: 'dyn.*', types: ['A', 'AAAA'], access: 'WRITE' }],
+    idleDays: 30,
+  });
+}, 60_000);

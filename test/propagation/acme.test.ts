@@ -2,7 +2,8 @@
  * ACME DNS-01 end to end on the DEFAULT settings (no ALLOWED_TTLS override: what a new user meets): the
  * pebble ACME server validates through our primary, and certbot's dns-rfc2136 plugin and lego's rfc2136
  * provider, each with its own default TTL (120, not in the default ALLOWED_TTLS), get a certificate with a
- * TSIG key made through the API. A cert-manager-style update (TTL 60) lands with the nearest allowed TTL.
+ * TSIG key made through the API with the ACME preset (docs/least-privilege.md: TXT at _acme-challenge names
+ * only), which cannot add an A record. A cert-manager-style update (TTL 60) lands with the nearest allowed TTL.
  * All from Debian's packages: pebble, certbot + python3-certbot-dns-rfc2136, lego.
  */
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ let pebble: ChildProcess;
 let pebbleUrl: string;
 let caFile: string;
 let key: KeyArg;
+/** an unrestricted key of the same user, for the README's example (it adds an A record) */
+let fullKey: KeyArg;
 let pebbleLog = '';
 
 /** a throw-away CA and a certificate for 127.0.0.1 / localhost: pebble serves ACME over HTTPS only */
@@ -94,7 +97,15 @@ beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   const userId = await createUser(app, 'acme@acme-zk.test');
   await createZone(app, userId, ZONE);
-  key = await createTsigKey(app, userId, 'acme-client.acme-zk.test');
+  // the least privilege an ACME client needs: TXT at _acme-challenge names of this zone
+  const acme = await app.gql(
+    `mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { policy { preset } } } }`,
+    { input: { userId, name: 'acme-client.acme-zk.test', preset: 'ACME', zone: ZONE } },
+  );
+  if (acme.errors) throw new Error(JSON.stringify(acme.errors));
+  expect(acme.data.createTsigKey.tsigKey.policy.preset).toBe('ACME');
+  key = { algorithm: 'hmac-sha256', name: 'acme-client.acme-zk.test', secret: acme.data.createTsigKey.secret };
+  fullKey = await createTsigKey(app, userId, 'readme-client.acme-zk.test');
 
   work = mkdtempSync(path.join(os.tmpdir(), 'zk-acme-'));
   const tls = makePebbleTls(work);
@@ -245,6 +256,16 @@ test('a cert-manager-style update (TTL 60) is applied with the nearest allowed T
   expect(refused.errors?.[0]?.extensions?.code).toBe('INVALID_TTL');
 }, 60_000);
 
+test('the ACME-preset key cannot add an A record (REFUSED, nothing written)', async () => {
+  const before = await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: ZONE });
+  const run = await nsupdate(dnsPort, key, [`zone ${ZONE}`, `update add host.${ZONE} 300 A 192.0.2.1`, 'send']);
+  expect(run.code).not.toBe(0);
+  expect(run.stdout + run.stderr).toContain('REFUSED');
+  const after = await app.gql(`query($n: String) { domain(name: $n) { serial records(type: "A") { owner } } }`, { n: ZONE });
+  expect(after.data.domain.serial).toBe(before.data.domain.serial);
+  expect(after.data.domain.records).toEqual([]);
+}, 60_000);
+
 test("the README's nsupdate example runs as written on a fresh zone", async () => {
   const readme = readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
   const block = /```sh\n\s*(nsupdate [^\n]*<<'EOF'\n[\s\S]*?\n\s*EOF)\n\s*```/.exec(readme);
@@ -256,6 +277,7 @@ test("the README's nsupdate example runs as written on a fresh zone", async () =
   // the README speaks of example.com on the default port; here the zone and port are the test's
   const script = lines.filter((line) => !line.startsWith('server ')).map((line) => line.replaceAll('example.com', ZONE));
   expect(script.some((line) => line.startsWith('update add'))).toBe(true);
-  const run = await nsupdate(dnsPort, key, script);
+  // the example adds an A record: an unrestricted key of the user (the ACME key may not)
+  const run = await nsupdate(dnsPort, fullKey, script);
   expect(run).toMatchObject({ code: 0 });
 }, 60_000);

@@ -1,4 +1,5 @@
 import { Length } from 'class-validator';
+import { KeyPolicyInput, KeyPresetEnum } from '../types/key-policy.type';
 import { Field, ID, InputType } from 'type-graphql';
 
 @InputType()
@@ -9,4 +10,19 @@ export class CreateApiKeyInput {
   @Field({ description: 'A label for the key, to recognise it later.' })
   @Length(1, 100, { message: 'name must be 1 to 100 characters' })
   name!: string;
+
+  @Field(() => KeyPolicyInput, {
+    nullable: true,
+    description: 'Rules, flags and limits (docs/least-privilege.md); omitted: an unrestricted key.',
+  })
+  policy?: KeyPolicyInput | null;
+
+  @Field(() => KeyPresetEnum, {
+    nullable: true,
+    description: 'A ready-made policy (with `zone` for ONE_ZONE, optionally for READ_ONLY and ACME).',
+  })
+  preset?: KeyPresetEnum | null;
+
+  @Field(() => String, { nullable: true, description: 'The zone of the preset.' })
+  zone?: string | null;
 }

@@ -1,4 +1,5 @@
 import { Length } from 'class-validator';
+import { KeyPolicyInput, KeyPresetEnum } from '../types/key-policy.type';
 import { Field, ID, InputType } from 'type-graphql';
 
 @InputType()
@@ -12,4 +13,19 @@ export class CreateTsigKeyInput {
 
   @Field(() => String, { nullable: true, defaultValue: 'hmac-sha256', description: 'hmac-sha256 (default), hmac-sha384 or hmac-sha512.' })
   algorithm?: string | null;
+
+  @Field(() => KeyPolicyInput, {
+    nullable: true,
+    description: 'Rules, flags and limits (docs/least-privilege.md); omitted: an unrestricted key.',
+  })
+  policy?: KeyPolicyInput | null;
+
+  @Field(() => KeyPresetEnum, {
+    nullable: true,
+    description: 'A ready-made policy (with `zone` for ONE_ZONE, optionally for READ_ONLY and ACME).',
+  })
+  preset?: KeyPresetEnum | null;
+
+  @Field(() => String, { nullable: true, description: 'The zone of the preset.' })
+  zone?: string | null;
 }

@@ -1,4 +1,6 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.type';
+import type { ApiKeyRow } from '../../services/api-keys.service';
 import type { GraphQLContext } from '../context';
 import { ApiKeyType, CreatedApiKeyType } from '../types/api-key.type';
 import { CreateApiKeyInput } from '../inputs/api-key.input';
@@ -11,9 +13,17 @@ export class ApiKeyResolver {
     return ctx.services.apiKeys.list(ctx, parseOptionalId(userId, 'userId'));
   }
 
-  @Mutation(() => CreatedApiKeyType, { description: 'Creates a key that sees and changes only this user’s zones.' })
+  @Mutation(() => CreatedApiKeyType, {
+    description:
+      'Creates a key that sees and changes only this user’s zones; with `policy` or `preset` only what its rules allow (docs/least-privilege.md).',
+  })
   createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.apiKeys.create(ctx, { userId: parseId(input.userId, 'userId'), name: input.name });
+    return ctx.services.apiKeys.create(ctx, { userId: parseId(input.userId, 'userId'), name: input.name, ...policyRequest(input) });
+  }
+
+  @FieldResolver(() => KeyPolicyType, { description: 'What the key may do (docs/least-privilege.md).' })
+  policy(@Root() key: ApiKeyRow): KeyPolicyType {
+    return policyView(key.policy);
   }
 
   @Mutation(() => ApiKeyType)

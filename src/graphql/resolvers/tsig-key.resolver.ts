@@ -1,4 +1,6 @@
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.type';
+import type { TsigKeyRow } from '../../services/tsig-keys.service';
 import type { GraphQLContext } from '../context';
 import { CreatedTsigKeyType, TsigKeyType } from '../types/tsig-key.type';
 import { CreateTsigKeyInput } from '../inputs/tsig-key.input';
@@ -12,14 +14,21 @@ export class TsigKeyResolver {
   }
 
   @Mutation(() => CreatedTsigKeyType, {
-    description: 'Creates a TSIG key that updates this user’s zones by DNS UPDATE (RFC 2136); the secret is returned once.',
+    description:
+      'Creates a TSIG key that updates this user’s zones by DNS UPDATE (RFC 2136), or with `policy`/`preset` only what its rules allow; the secret is returned once.',
   })
   createTsigKey(@Arg('input') input: CreateTsigKeyInput, @Ctx() ctx: GraphQLContext) {
     return ctx.services.tsigKeys.create(ctx, {
       userId: parseOptionalId(input.userId ?? undefined, 'userId') ?? null,
       name: input.name,
       algorithm: input.algorithm,
+      ...policyRequest(input),
     });
+  }
+
+  @FieldResolver(() => KeyPolicyType, { description: 'What the key may do over DNS UPDATE and transfers (docs/least-privilege.md).' })
+  policy(@Root() key: TsigKeyRow): KeyPolicyType {
+    return policyView(key.policy);
   }
 
   @Mutation(() => TsigKeyType, { description: 'Revokes a TSIG key: the next UPDATE signed with it is refused (NOTAUTH, BADKEY).' })

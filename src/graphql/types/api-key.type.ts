@@ -1,4 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
+import type { KeyPolicy } from '../../auth/policy';
 
 @ObjectType('ApiKey', { simpleResolvers: true, description: 'An API key; its secret is shown only once, when it is created.' })
 export class ApiKeyType {
@@ -16,6 +17,12 @@ export class ApiKeyType {
 
   @Field(() => Date, { nullable: true })
   revokedAt!: Date | null;
+
+  /** shown as `policy` (KeyPolicyType) by the key's resolver */
+  policy!: KeyPolicy;
+
+  @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
+  lastUsedAt!: Date | null;
 }
 
 @ObjectType('CreatedApiKey', { simpleResolvers: true })

@@ -1,4 +1,5 @@
 import { Field, ID, ObjectType } from 'type-graphql';
+import type { KeyPolicy } from '../../auth/policy';
 
 @ObjectType('TsigKey', {
   simpleResolvers: true,
@@ -22,6 +23,12 @@ export class TsigKeyType {
 
   @Field(() => Date, { nullable: true })
   revokedAt!: Date | null;
+
+  /** shown as `policy` (KeyPolicyType) by the key's resolver */
+  policy!: KeyPolicy;
+
+  @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
+  lastUsedAt!: Date | null;
 }
 
 @ObjectType('CreatedTsigKey', { simpleResolvers: true })

@@ -6,6 +6,7 @@ import { withSerial } from '../../dns/zone-rules';
 import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
+import { isRestricted, requireAllowed, seesZone } from '../../auth/policy';
 import { signingStepsFor } from './signing';
 import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
 
@@ -91,7 +92,8 @@ export class ZoneChange {
   ): Promise<ZoneChange> {
     // 'held': this transaction locked the zone row already (a batch of queued changes), so only read
     const zone = await readZone(sql, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined }, lock === true);
-    if (!zone) throw notFound(request);
+    // a zone no rule of a restricted key names is not there for it (docs/least-privilege.md)
+    if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     return new ZoneChange(sql, settings, lock !== false, zone, principal, request);
   }
 
@@ -103,7 +105,7 @@ export class ZoneChange {
     request: ZoneChangeRequest,
     zone: LockedZone | undefined,
   ): ZoneChange {
-    if (!zone) throw notFound(request);
+    if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     if (request.targetId !== undefined && !zone.target && 'recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
     return new ZoneChange(sql, settings, true, zone, principal, request);
   }
@@ -184,6 +186,16 @@ export class ZoneChange {
    * Returns the ids of the inserted records.
    */
   async commit(options: { serialSetByCaller?: number; soaRdata?: string; soaTtl?: number } = {}): Promise<number[]> {
+    // the policy's last word over what was staged, whichever service staged it (the services check first,
+    // naming the change; this catches a path that did not): the SOA's own serial step below is not the caller's
+    if (isRestricted(this.principal.policy)) {
+      for (const record of [...this.removed, ...this.added])
+        requireAllowed(this.principal.policy, { zone: this.zone.name, owner: record.owner, type: record.type, access: 'write' });
+      const soaFieldsChange =
+        (options.soaRdata !== undefined && withSerial(options.soaRdata, 0) !== withSerial(this.zone.soa.rdata, 0)) ||
+        (options.soaTtl !== undefined && options.soaTtl !== this.zone.soa.ttl);
+      if (soaFieldsChange) requireAllowed(this.principal.policy, { zone: this.zone.name, owner: '@', type: 'SOA', access: 'write' });
+    }
     const before = this.zone.serial;
     const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
     this.serialAfter = after;
