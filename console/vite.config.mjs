@@ -9,10 +9,13 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 export default defineConfig({
   root: here,
+  // always the production build of React and urql, whatever NODE_ENV the caller has (jest sets "test")
+  mode: 'production',
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   base: '/console/',
   logLevel: 'warn',
   publicDir: false,
-  oxc: { jsx: { runtime: 'automatic' } },
+  oxc: { jsx: { runtime: 'automatic', development: false } },
   build: {
     outDir: path.join(here, '..', 'dist', 'console'),
     emptyOutDir: true,

@@ -16,7 +16,7 @@ const TABS = [
 
 /** One zone: its records, the change set being staged, its history and its propagation, one tab each. */
 export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
-  const [result, refetch] = useQuery({ query: ZoneDocument, variables: { name: zone } });
+  const [result, refetch] = useQuery({ query: ZoneDocument, variables: { name: zone }, requestPolicy: 'cache-and-network' });
   const [types] = useQuery({ query: RecordTypesDocument });
   // the edits staged for one applyZoneChanges, and the serial they were staged against
   const [staged, setStaged] = useState<StagedChange[]>([]);

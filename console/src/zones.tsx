@@ -15,7 +15,12 @@ export function ZoneList() {
   // the cursors of the pages before this one: Previous pops, Next pushes
   const [cursors, setCursors] = useState<(string | null)[]>([]);
   const after = cursors.length ? cursors[cursors.length - 1] : null;
-  const [result, refetch] = useQuery({ query: ZonesDocument, variables: { first: PAGE_SIZE, after, name } });
+  const [result, refetch] = useQuery({
+    query: ZonesDocument,
+    variables: { first: PAGE_SIZE, after, name },
+    // the cached page shows at once, and is asked again: zones come and go from other clients
+    requestPolicy: 'cache-and-network',
+  });
   const connection = result.data?.domains;
 
   const submit = (event: FormEvent) => {
