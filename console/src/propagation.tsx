@@ -53,15 +53,21 @@ export function PropagationView({ zone }: { zone: string }) {
               {propagation.servers.map((server) => {
                 const behind = serialsBehind(propagation.serial, server.servedSerial);
                 return (
-                  <li key={server.server} className={`server state-${server.state}`} data-testid="server">
+                  <li key={server.server} className={`server server-${server.state}`} data-testid="server">
                     <div className="server-head">
                       <strong className="mono">{server.server}</strong>
                       <span className={`state state-${server.state}`}>{STATE_WORDS[server.state]}</span>
                     </div>
                     <div className="lane" aria-hidden="true">
-                      <span className="primary">primary {propagation.serial}</span>
-                      <span className={`arrow ${behind === 0 ? 'done' : ''}`}>→</span>
-                      <span className="served">{server.servedSerial ?? 'nothing yet'}</span>
+                      <span className="box">
+                        <span className="hint">primary</span>
+                        {propagation.serial}
+                      </span>
+                      <span className={`arrow ${behind === 0 ? 'done' : ''}`} />
+                      <span className="box">
+                        <span className="hint">secondary</span>
+                        {server.servedSerial ?? '—'}
+                      </span>
                     </div>
                     <p>
                       Serves serial {server.servedSerial ?? '— (never answered)'}
