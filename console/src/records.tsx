@@ -22,9 +22,12 @@ const COLUMNS: [SortKey, string][] = [
   ['rdata', 'Data'],
 ];
 
+/** one collator for every comparison (10,000 rows sort in ~10^5 comparisons); numeric: h2 before h10, 10.0.0.9 before 10.0.0.10 */
+const collator = new Intl.Collator('en', { numeric: true });
+
 function compare(a: RecordRow, b: RecordRow, key: SortKey): number {
   if (key === 'ttl') return a.ttl - b.ttl;
-  return a[key].localeCompare(b[key], 'en');
+  return collator.compare(a[key], b[key]);
 }
 
 type Editing = { mode: 'add' } | { mode: 'edit'; record: RecordRow } | { mode: 'delete'; record: RecordRow };

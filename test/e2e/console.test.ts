@@ -155,9 +155,17 @@ test('first load: a wrong key is refused with a clear message; the right one sig
 }, 60_000);
 
 test('zones: server-side search by name, and paging', async () => {
-  for (let i = 0; i < 3; i++) await createZone(app, userId, `page${i}.console.example`);
+  // 51 zones: two pages of 50
+  for (let i = 0; i < 50; i++) await createZone(app, userId, `page${i}.console.example`);
   await page.reload();
-  await page.getByText('4 zones · page 1 of 1').waitFor();
+  await page.getByText('51 zones · page 1 of 2').waitFor();
+  expect(await page.locator('table.zones tbody tr').count()).toBe(50);
+  await page.getByRole('button', { name: 'Next' }).click();
+  await page.getByText('51 zones · page 2 of 2').waitFor();
+  expect(await page.locator('table.zones tbody tr').count()).toBe(1);
+  expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+  await page.getByRole('button', { name: 'Previous' }).click();
+  await page.getByText('51 zones · page 1 of 2').waitFor();
   await page.fill('#zone-search', 'PAGE1.console.example.');
   await page.keyboard.press('Enter');
   await page.getByText('1 zone · page 1 of 1').waitFor();
@@ -336,6 +344,8 @@ test(`a ${BIG_RECORDS.toLocaleString('en')}-record zone loads page by page and s
   expect(total).toBeGreaterThanOrEqual(BIG_RECORDS);
   // from the zone list to the zone, as a person goes there: every page of records loaded and the table drawn
   await page.goto(`${app.baseUrl}/console/#/`);
+  await page.fill('#zone-search', BIG_ZONE);
+  await page.keyboard.press('Enter');
   await page.getByRole('link', { name: BIG_ZONE }).waitFor();
   const started = Date.now();
   await page.getByRole('link', { name: BIG_ZONE }).click();
