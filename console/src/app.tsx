@@ -3,6 +3,7 @@ import { Provider, useQuery } from 'urql';
 import { createConsoleClient } from './client';
 import { describeError } from './errors';
 import { WhoAmIDocument } from './generated/graphql';
+import { Keys } from './keys';
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
@@ -11,7 +12,8 @@ import { ZoneList } from './zones';
 const KEY_STORAGE = 'zonekeeper-console-key';
 
 /** The screen the address names: #/ (zones), #/zone/<name>[/<tab>]. Hash routes need nothing of the server. */
-function parseRoute(hash: string): { screen: 'zones' } | { screen: 'zone'; zone: string; tab: string } {
+function parseRoute(hash: string): { screen: 'zones' } | { screen: 'keys' } | { screen: 'zone'; zone: string; tab: string } {
+  if (hash === '#/keys') return { screen: 'keys' };
   const match = /^#\/zone\/([^/]+)(?:\/([a-z]+))?/.exec(hash);
   if (match) return { screen: 'zone', zone: decodeURIComponent(match[1]), tab: match[2] ?? 'records' };
   return { screen: 'zones' };
@@ -68,7 +70,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   // the key is checked once at sign-in; a refused key signs out (client.ts), an outage is shown here
   const [check, retry] = useQuery({ query: WhoAmIDocument, requestPolicy: 'network-only' });
   useEffect(() => {
-    const title = route.screen === 'zone' ? `${route.zone} · Zonekeeper` : 'Zones · Zonekeeper';
+    const title =
+      route.screen === 'zone' ? `${route.zone} · Zonekeeper` : route.screen === 'keys' ? 'Keys · Zonekeeper' : 'Zones · Zonekeeper';
     document.title = title;
   }, [route]);
   return (
@@ -84,6 +87,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           <a href="#/" aria-current={route.screen === 'zones' ? 'page' : undefined}>
             Zones
           </a>
+          <a href="#/keys" aria-current={route.screen === 'keys' ? 'page' : undefined}>
+            Keys
+          </a>
           <a href="/graphql">GraphiQL</a>
         </nav>
         <button type="button" className="secondary" onClick={onSignOut}>
@@ -98,6 +104,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
               Try again
             </button>
           </div>
+        ) : route.screen === 'keys' ? (
+          <Keys />
         ) : route.screen === 'zone' ? (
           <ZonePage key={route.zone} zone={route.zone} tab={route.tab} />
         ) : (

@@ -6,12 +6,14 @@ import { RecordTypesDocument, ZoneChangedDocument, ZoneDocument } from './genera
 import { History } from './history';
 import { PropagationView } from './propagation';
 import { Records } from './records';
+import { ZoneFile } from './zone-file';
 
 const TABS = [
   ['records', 'Records'],
   ['changes', 'Change set'],
   ['history', 'History'],
   ['propagation', 'Propagation'],
+  ['file', 'Zone file'],
 ] as const;
 
 /** One zone: its records, the change set being staged, its history and its propagation, one tab each. */
@@ -98,6 +100,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         <History zone={zone} generation={generation} onReverted={refresh} />
       ) : tab === 'propagation' ? (
         <PropagationView zone={zone} />
+      ) : tab === 'file' ? (
+        <ZoneFile zone={zone} onImported={refresh} />
       ) : (
         <Records zone={zone} types={types.data?.recordTypes ?? []} generation={generation} onChanged={refresh} onStage={stage} />
       )}

@@ -331,6 +331,65 @@ test('propagation: the Knot secondary is shown reaching the current serial, live
   await expectAccessible(page, 'propagation');
 }, 60_000);
 
+test('zone file: export shows the master file; an import is previewed as a dry run, then applied', async () => {
+  await page.evaluate(`location.hash = '#/zone/${ZONE}/file'`);
+  await page.getByRole('button', { name: 'Show the zone file' }).click();
+  const file = page.getByLabel(`Zone file of ${ZONE}`);
+  await file.waitFor();
+  expect(await file.textContent()).toMatch(/other\S*\s+3600\s+IN\s+A\s+198\.51\.100\.7/);
+  expect(await page.getByRole('link', { name: `Download ${ZONE}.zone` }).getAttribute('download')).toBe(`${ZONE}.zone`);
+
+  // a refused file: its problem with its line, nothing written
+  await page.fill('#import-text', 'imp0 3600 IN A 192.0.2.50\nimp1 3600 IN A 300.1.1.1\n');
+  await page.getByRole('button', { name: 'Preview (dry run)' }).click();
+  await page.locator('#import-problems').filter({ hasText: 'line 2' }).waitFor();
+
+  await page.fill('#import-text', 'imp1 3600 IN A 192.0.2.50\nimp2 3600 IN TXT "imported"\n');
+  await page.getByRole('button', { name: 'Preview (dry run)' }).click();
+  const preview = page.getByRole('list', { name: 'Records the import would change' });
+  await preview.waitFor();
+  expect(await preview.textContent()).toContain('imp1');
+  expect(await preview.textContent()).toContain('"imported"');
+  // a dry run writes nothing
+  expect((await recordsOf(ZONE)).some((r) => r.startsWith('imp1 '))).toBe(false);
+  await keepScreenshots('zone-file-preview');
+  await expectAccessible(page, 'zone file preview');
+  await page.getByRole('button', { name: 'Apply the import' }).click();
+  await page.getByRole('status').filter({ hasText: 'Imported: 2 added' }).waitFor();
+  const stored = await recordsOf(ZONE);
+  expect(stored).toContain('imp1 A 192.0.2.50');
+  expect(stored).toContain('imp2 TXT "imported"');
+}, 60_000);
+
+test('keys: a new API key and a new TSIG key show their secret once; a TSIG key is revoked', async () => {
+  await page.evaluate("location.hash = '#/keys'");
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.getByRole('cell', { name: 'test', exact: true }).waitFor();
+  await page.fill('#api-key-name', 'made in the console');
+  await page.getByRole('button', { name: 'Create API key' }).click();
+  const secret = await page.locator('#new-secret').inputValue();
+  expect(secret.length).toBeGreaterThan(20);
+  // the secret shown is a working key of the signed-in user
+  const withNewKey = await app.gql(`{ domains(name: "${ZONE}") { totalCount } }`, {}, secret);
+  expect(withNewKey.data.domains.totalCount).toBe(1);
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await page.getByRole('cell', { name: 'made in the console', exact: true }).waitFor();
+  expect(await page.locator('#new-secret').count()).toBe(0);
+
+  await page.fill('#tsig-key-name', 'acme.console.example');
+  await page.fill('#tsig-key-user', userId);
+  await page.getByRole('button', { name: 'Create TSIG key' }).click();
+  expect((await page.locator('#new-secret').inputValue()).length).toBeGreaterThan(20);
+  await keepScreenshots('keys');
+  await expectAccessible(page, 'keys');
+  await page.getByRole('button', { name: 'I have stored it' }).click();
+  await page.getByRole('button', { name: 'Revoke acme.console.example' }).click();
+  await page.getByRole('button', { name: 'Confirm revoking acme.console.example' }).click();
+  await page.getByRole('status').filter({ hasText: 'Revoked the TSIG key acme.console.example' }).waitFor();
+  const tsig = await app.gql(`{ tsigKeys { name revokedAt } }`);
+  expect(tsig.data.tsigKeys.find((k: { name: string }) => k.name === 'acme.console.example').revokedAt).not.toBeNull();
+}, 60_000);
+
 test(`a ${BIG_RECORDS.toLocaleString('en')}-record zone loads page by page and scrolls in a virtualised table`, async () => {
   await createZone(app, userId, BIG_ZONE);
   const lines = Array.from({ length: BIG_RECORDS }, (_, i) => `h${i} 3600 IN A 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);

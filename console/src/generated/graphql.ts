@@ -74,6 +74,21 @@ export type CnameDataInput = {
   cname: string;
 };
 
+export type CreateApiKeyInput = {
+  /** A label for the key, to recognise it later. */
+  name: string;
+  userId: string | number;
+};
+
+export type CreateTsigKeyInput = {
+  /** hmac-sha256 (default), hmac-sha384 or hmac-sha512. */
+  algorithm?: string | null | undefined;
+  /** The key name, a domain name (e.g. certbot.example.com). */
+  name: string;
+  /** The user whose zones the key updates; omitted: an admin key (admin API key only). */
+  userId?: string | number | null | undefined;
+};
+
 /** DHCID RDATA (RFC 4701 §3). */
 export type DhcidDataInput = {
   /** identifier type, digest type and digest, base64 (RFC 4701 §3.4) */
@@ -442,6 +457,18 @@ export type ZoneChangeKind =
   /** Every record of owner and type becomes one of `rdatas` with `ttl` (an empty list removes the RRset). */
   | 'REPLACE_RRSET';
 
+export type ZoneImportMode =
+  /** The file’s records are added to the zone; the file’s SOA fields are taken. */
+  | 'MERGE'
+  /** The zone becomes exactly the file. */
+  | 'REPLACE';
+
+export type ZoneImportTtlPolicy =
+  /** A TTL outside ALLOWED_TTLS becomes the nearest allowed one, reported as a TTL_CLAMPED warning. */
+  | 'CLAMP'
+  /** A TTL outside ALLOWED_TTLS refuses the file, every such line listed. */
+  | 'REFUSE';
+
 export type WhoAmIQueryVariables = Exact<{ [key: string]: never }>;
 
 export type WhoAmIQuery = { domains: { totalCount: number } };
@@ -660,6 +687,80 @@ export type ZoneChangedSubscription = {
     };
   };
 };
+
+export type ExportZoneQueryVariables = Exact<{
+  zone: string;
+}>;
+
+export type ExportZoneQuery = { exportZone: string };
+
+export type ImportZoneMutationVariables = Exact<{
+  zone: string;
+  text: string;
+  mode: ZoneImportMode;
+  ttlPolicy: ZoneImportTtlPolicy;
+  dryRun: boolean;
+}>;
+
+export type ImportZoneMutation = {
+  importZone: {
+    zone: string;
+    dryRun: boolean;
+    serial: number;
+    added: number;
+    removed: number;
+    addedRecords: Array<string> | null;
+    removedRecords: Array<string> | null;
+    dropped: Array<{ type: string; count: number }>;
+    warnings: Array<{ code: string; field: string; line: number | null; message: string }>;
+  };
+};
+
+export type ApiKeysQueryVariables = Exact<{ [key: string]: never }>;
+
+export type ApiKeysQuery = {
+  apiKeys: Array<{ id: string; name: string; userId: string | null; createdAt: string; revokedAt: string | null }>;
+};
+
+export type CreateApiKeyMutationVariables = Exact<{
+  input: CreateApiKeyInput;
+}>;
+
+export type CreateApiKeyMutation = {
+  createApiKey: {
+    secret: string;
+    apiKey: { id: string; name: string; userId: string | null; createdAt: string; revokedAt: string | null };
+  };
+};
+
+export type RevokeApiKeyMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type RevokeApiKeyMutation = { revokeApiKey: { id: string; revokedAt: string | null } };
+
+export type TsigKeysQueryVariables = Exact<{ [key: string]: never }>;
+
+export type TsigKeysQuery = {
+  tsigKeys: Array<{ id: string; name: string; algorithm: string; userId: string | null; createdAt: string; revokedAt: string | null }>;
+};
+
+export type CreateTsigKeyMutationVariables = Exact<{
+  input: CreateTsigKeyInput;
+}>;
+
+export type CreateTsigKeyMutation = {
+  createTsigKey: {
+    secret: string;
+    tsigKey: { id: string; name: string; algorithm: string; userId: string | null; createdAt: string; revokedAt: string | null };
+  };
+};
+
+export type RevokeTsigKeyMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type RevokeTsigKeyMutation = { revokeTsigKey: { id: string; revokedAt: string | null } };
 
 export const ChangedRecordFieldsFragmentDoc = {
   kind: 'Document',
@@ -1840,3 +1941,383 @@ export const ZoneChangedDocument = {
     },
   ],
 } as unknown as DocumentNode<ZoneChangedSubscription, ZoneChangedSubscriptionVariables>;
+export const ExportZoneDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ExportZone' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'exportZone' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ExportZoneQuery, ExportZoneQueryVariables>;
+export const ImportZoneDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ImportZone' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'text' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'mode' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneImportMode' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'ttlPolicy' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneImportTtlPolicy' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'dryRun' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Boolean' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'importZone' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'text' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'text' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'mode' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'mode' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'ttlPolicy' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'ttlPolicy' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'dryRun' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'dryRun' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dryRun' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'added' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removed' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'addedRecords' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedRecords' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'dropped' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'count' } },
+                    ],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'warnings' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'field' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'line' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ImportZoneMutation, ImportZoneMutationVariables>;
+export const ApiKeysDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ApiKeys' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'apiKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ApiKeysQuery, ApiKeysQueryVariables>;
+export const CreateApiKeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateApiKey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'CreateApiKeyInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createApiKey' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'secret' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'apiKey' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateApiKeyMutation, CreateApiKeyMutationVariables>;
+export const RevokeApiKeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RevokeApiKey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'revokeApiKey' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RevokeApiKeyMutation, RevokeApiKeyMutationVariables>;
+export const TsigKeysDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'TsigKeys' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'tsigKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<TsigKeysQuery, TsigKeysQueryVariables>;
+export const CreateTsigKeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateTsigKey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'CreateTsigKeyInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createTsigKey' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'secret' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'tsigKey' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateTsigKeyMutation, CreateTsigKeyMutationVariables>;
+export const RevokeTsigKeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RevokeTsigKey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'revokeTsigKey' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RevokeTsigKeyMutation, RevokeTsigKeyMutationVariables>;
