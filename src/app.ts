@@ -7,6 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution, serviceOperations } from './graphql/compiled-execution';
 import { conditionalGet } from './http/conditional-get';
+import { webConsole } from './http/console';
 import { graphiql } from './http/graphiql';
 import { requestLog } from './http/request-log';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
@@ -68,7 +69,7 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
   return res.status(500).json(errorBody('INTERNAL'));
 }
 
-/** The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health and /metrics. */
+/** The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health, /metrics and the /console. */
 export async function createApp(db: Database, services: Services): Promise<App> {
   const { settings } = services;
   const schema = await getSchema(settings.fastPaths);
@@ -155,6 +156,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
 
   const limit = settings.bodyLimit;
   app.use(graphiql());
+  // the web console (static files; it uses /graphql like any client) and / leading to it
+  app.use(webConsole());
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),

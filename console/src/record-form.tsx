@@ -1,0 +1,217 @@
+import { FormEvent, useEffect, useRef, useState } from 'react';
+import { useMutation } from 'urql';
+import type { StagedChange } from './change-set';
+import { describeError, errorDetails, leafField } from './errors';
+import { CreateRecordDocument, UpdateRecordDocument } from './generated/graphql';
+import { fieldsFromRdata, rdataFromFields, RecordTypeInfo } from './rdata';
+import type { RecordRow } from './records';
+
+const DEFAULT_TTL = 3600;
+
+/**
+ * A record's form, built from `recordTypes`: owner, type, TTL, then one input per RDATA field of the chosen type
+ * (its description as the hint). The fields become presentation-form RDATA; the service's problems come back with
+ * the field they concern (extensions.details[].field: owner, type, ttl, rdata) and are shown at that field.
+ */
+export function RecordForm(props: {
+  zone: string;
+  types: RecordTypeInfo[];
+  record?: RecordRow;
+  onSaved: (note: string) => void;
+  onStage: (change: StagedChange) => void;
+  onCancel: () => void;
+}) {
+  const { zone, types, record } = props;
+  const [owner, setOwner] = useState(record?.owner ?? '');
+  const [typeName, setTypeName] = useState(record?.type ?? 'A');
+  const [ttl, setTtl] = useState(String(record?.ttl ?? DEFAULT_TTL));
+  const type = types.find((t) => t.type === typeName);
+  const initialFields = record && type ? fieldsFromRdata(type, record.rdata) : {};
+  const [fields, setFields] = useState<Record<string, string>>(initialFields ?? {});
+  // RDATA typed as text: for types without typed fields here, or when the person prefers it
+  const [asText, setAsText] = useState(record ? initialFields === null : false);
+  const [rdataText, setRdataText] = useState(record?.rdata ?? '');
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [, createRecord] = useMutation(CreateRecordDocument);
+  const [, updateRecord] = useMutation(UpdateRecordDocument);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+
+  const rdata = () => (asText || !type ? rdataText.trim() : rdataFromFields(type, fields));
+  const ttlNumber = Number(ttl);
+
+  const localCheck = (): boolean => {
+    const found: Record<string, string> = {};
+    if (!owner.trim()) found.owner = "Enter an owner name ('@' for the zone's apex).";
+    if (!/^\d+$/.test(ttl.trim())) found.ttl = 'The TTL is a whole number of seconds.';
+    if (!rdata()) found.rdata = 'Enter the record data.';
+    setProblems(found);
+    setFormError(null);
+    return Object.keys(found).length === 0;
+  };
+
+  const save = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!localCheck()) return;
+    setBusy(true);
+    const input = { zone, owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata() };
+    const result = record ? await updateRecord({ id: record.id, input }) : await createRecord({ input });
+    setBusy(false);
+    if (result.error) {
+      const found: Record<string, string> = {};
+      for (const detail of errorDetails(result.error)) {
+        const field = leafField(detail.field);
+        const key = ['owner', 'type', 'ttl', 'rdata'].includes(field) ? field : 'form';
+        found[key] = found[key] ? `${found[key]} ${detail.message}` : detail.message;
+      }
+      setProblems(found);
+      setFormError(found.form ?? (Object.keys(found).length ? null : describeError(result.error)));
+      return;
+    }
+    props.onSaved(`${record ? 'Saved' : 'Added'} ${input.owner} ${input.type} ${input.rdata}.`);
+  };
+
+  const stage = () => {
+    if (!localCheck()) return;
+    const values = { owner: owner.trim(), type: typeName, ttl: ttlNumber, rdata: rdata() };
+    props.onStage(
+      record
+        ? {
+            change: { kind: 'REPLACE', id: record.id, ...values },
+            summary: `replace ${record.owner} ${record.type} ${record.rdata} → ${values.owner} ${values.ttl} ${values.type} ${values.rdata}`,
+          }
+        : { change: { kind: 'ADD', ...values }, summary: `add ${values.owner} ${values.ttl} ${values.type} ${values.rdata}` },
+    );
+  };
+
+  const describedBy = (name: string, hint?: string) =>
+    [hint, problems[name] ? `${name}-error` : undefined].filter(Boolean).join(' ') || undefined;
+  const errorOf = (name: string) =>
+    problems[name] ? (
+      <p id={`${name}-error`} className="field-error">
+        {problems[name]}
+      </p>
+    ) : null;
+
+  return (
+    <section className="panel" aria-labelledby="record-form-title">
+      <h2 id="record-form-title" ref={heading} tabIndex={-1}>
+        {record ? `Edit ${record.owner} ${record.type}` : 'Add a record'}
+      </h2>
+      <form onSubmit={save} noValidate>
+        {formError && (
+          <p role="alert" className="error-box">
+            {formError}
+          </p>
+        )}
+        <div className="form-grid">
+          <div className="field">
+            <label htmlFor="record-owner">Owner</label>
+            <input
+              id="record-owner"
+              value={owner}
+              placeholder="www, or @ for the apex"
+              aria-invalid={!!problems.owner || undefined}
+              aria-describedby={describedBy('owner')}
+              onChange={(e) => setOwner(e.target.value)}
+            />
+            {errorOf('owner')}
+          </div>
+          <div className="field">
+            <label htmlFor="record-type">Type</label>
+            <select
+              id="record-type"
+              value={typeName}
+              aria-invalid={!!problems.type || undefined}
+              aria-describedby={describedBy('type')}
+              onChange={(e) => {
+                setTypeName(e.target.value);
+                setFields({});
+              }}
+            >
+              {types.map((t) => (
+                <option key={t.type} value={t.type}>
+                  {t.type}
+                </option>
+              ))}
+            </select>
+            {errorOf('type')}
+          </div>
+          <div className="field">
+            <label htmlFor="record-ttl">TTL (seconds)</label>
+            <input
+              id="record-ttl"
+              inputMode="numeric"
+              value={ttl}
+              aria-invalid={!!problems.ttl || undefined}
+              aria-describedby={describedBy('ttl')}
+              onChange={(e) => setTtl(e.target.value)}
+            />
+            {errorOf('ttl')}
+          </div>
+        </div>
+        <fieldset
+          className="rdata"
+          aria-invalid={!!problems.rdata || undefined}
+          aria-describedby={problems.rdata ? 'rdata-error' : undefined}
+        >
+          <legend>
+            {typeName} data{type && type.rfcs.length ? <span className="hint"> ({type.rfcs.join(', ')})</span> : null}
+          </legend>
+          <label className="inline">
+            <input type="checkbox" checked={asText || !type} disabled={!type} onChange={(e) => setAsText(e.target.checked)} /> Edit as text
+            (presentation form)
+          </label>
+          {asText || !type ? (
+            <div className="field">
+              <label htmlFor="record-rdata">Data</label>
+              <input
+                id="record-rdata"
+                className="mono"
+                value={rdataText}
+                aria-invalid={!!problems.rdata || undefined}
+                aria-describedby={describedBy('rdata')}
+                onChange={(e) => setRdataText(e.target.value)}
+              />
+            </div>
+          ) : (
+            <div className="form-grid">
+              {type.fields.map((field) => {
+                const id = `rdata-${field.name}`;
+                return (
+                  <div className="field" key={field.name}>
+                    <label htmlFor={id}>{field.name}</label>
+                    <input
+                      id={id}
+                      value={fields[field.name] ?? ''}
+                      aria-invalid={!!problems.rdata || undefined}
+                      aria-describedby={describedBy('rdata', `${id}-hint`)}
+                      onChange={(e) => setFields({ ...fields, [field.name]: e.target.value })}
+                    />
+                    <p id={`${id}-hint`} className="hint">
+                      {field.description}
+                    </p>
+                  </div>
+                );
+              })}
+            </div>
+          )}
+          {errorOf('rdata')}
+        </fieldset>
+        <div className="actions">
+          <button type="submit" disabled={busy}>
+            {record ? 'Save now' : 'Add now'}
+          </button>
+          <button type="button" onClick={stage} disabled={busy}>
+            Add to change set
+          </button>
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,110 @@
+import { useCallback, useState } from 'react';
+import { useQuery, useSubscription } from 'urql';
+import { ChangeSet, StagedChange } from './change-set';
+import { describeError, errorCode } from './errors';
+import { RecordTypesDocument, ZoneChangedDocument, ZoneDocument } from './generated/graphql';
+import { History } from './history';
+import { PropagationView } from './propagation';
+import { Records } from './records';
+import { ZoneFile } from './zone-file';
+
+const TABS = [
+  ['records', 'Records'],
+  ['changes', 'Change set'],
+  ['history', 'History'],
+  ['propagation', 'Propagation'],
+  ['file', 'Zone file'],
+] as const;
+
+/** One zone: its records, the change set being staged, its history and its propagation, one tab each. */
+export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
+  const [result, refetch] = useQuery({ query: ZoneDocument, variables: { name: zone }, requestPolicy: 'cache-and-network' });
+  const [types] = useQuery({ query: RecordTypesDocument });
+  // the edits staged for one applyZoneChanges, and the serial they were staged against
+  const [staged, setStaged] = useState<StagedChange[]>([]);
+  const [baseSerial, setBaseSerial] = useState<number | null>(null);
+  // bumped on every change of the zone (ours, or another client's seen by the zoneChanged subscription)
+  const [generation, setGeneration] = useState(0);
+  const refresh = useCallback(() => {
+    refetch({ requestPolicy: 'network-only' });
+    setGeneration((g) => g + 1);
+  }, [refetch]);
+  const [live] = useSubscription({ query: ZoneChangedDocument, variables: { zone } }, (_previous, event) => {
+    refresh();
+    return event;
+  });
+  const serial = result.data?.domain.serial;
+
+  const stage = useCallback(
+    (change: StagedChange) => {
+      setStaged((list) => [...list, change]);
+      setBaseSerial((base) => base ?? serial ?? null);
+    },
+    [serial],
+  );
+
+  if (result.error) {
+    const notFound = errorCode(result.error) === 'ZONE_NOT_FOUND';
+    return (
+      <div role="alert" className="error-box">
+        <p>{notFound ? `There is no zone ${zone} (or this key may not see it).` : describeError(result.error)}</p>
+        {notFound ? (
+          <a href="#/">Back to the zones</a>
+        ) : (
+          <button onClick={() => refetch({ requestPolicy: 'network-only' })}>Try again</button>
+        )}
+      </div>
+    );
+  }
+  return (
+    <section aria-labelledby="zone-title">
+      <p className="crumbs">
+        <a href="#/">Zones</a> /
+      </p>
+      <h1 id="zone-title">{zone}</h1>
+      <p className="zone-meta">
+        Serial <strong data-testid="zone-serial">{serial ?? '…'}</strong>
+        {live.data && (
+          <span className="live" role="status">
+            {' '}
+            · last change seen live: serial {live.data.zoneChanged.change.serialAfter}
+          </span>
+        )}
+      </p>
+      <nav className="tabs" aria-label="Zone views">
+        {TABS.map(([id, label]) => (
+          <a key={id} href={`#/zone/${encodeURIComponent(zone)}/${id}`} aria-current={tab === id ? 'page' : undefined}>
+            {label}
+            {id === 'changes' && staged.length > 0 ? ` (${staged.length})` : ''}
+          </a>
+        ))}
+      </nav>
+      {types.error && (
+        <p role="alert" className="error-box">
+          {describeError(types.error)}
+        </p>
+      )}
+      {tab === 'changes' ? (
+        <ChangeSet
+          zone={zone}
+          staged={staged}
+          baseSerial={baseSerial}
+          currentSerial={serial}
+          onChange={(list, base) => {
+            setStaged(list);
+            setBaseSerial(list.length ? base : null);
+          }}
+          onApplied={refresh}
+        />
+      ) : tab === 'history' ? (
+        <History zone={zone} generation={generation} onReverted={refresh} />
+      ) : tab === 'propagation' ? (
+        <PropagationView zone={zone} />
+      ) : tab === 'file' ? (
+        <ZoneFile zone={zone} onImported={refresh} />
+      ) : (
+        <Records zone={zone} types={types.data?.recordTypes ?? []} generation={generation} onChanged={refresh} onStage={stage} />
+      )}
+    </section>
+  );
+}
