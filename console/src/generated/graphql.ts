@@ -77,7 +77,13 @@ export type CnameDataInput = {
 export type CreateApiKeyInput = {
   /** A label for the key, to recognise it later. */
   name: string;
+  /** Rules, flags and limits (docs/least-privilege.md); omitted: an unrestricted key. */
+  policy?: KeyPolicyInput | null | undefined;
+  /** A ready-made policy (with `zone` for ONE_ZONE, optionally for READ_ONLY and ACME). */
+  preset?: KeyPreset | null | undefined;
   userId: string | number;
+  /** The zone of the preset. */
+  zone?: string | null | undefined;
 };
 
 export type CreateTsigKeyInput = {
@@ -85,8 +91,14 @@ export type CreateTsigKeyInput = {
   algorithm?: string | null | undefined;
   /** The key name, a domain name (e.g. certbot.example.com). */
   name: string;
+  /** Rules, flags and limits (docs/least-privilege.md); omitted: an unrestricted key. */
+  policy?: KeyPolicyInput | null | undefined;
+  /** A ready-made policy (with `zone` for ONE_ZONE, optionally for READ_ONLY and ACME). */
+  preset?: KeyPreset | null | undefined;
   /** The user whose zones the key updates; omitted: an admin key (admin API key only). */
   userId?: string | number | null | undefined;
+  /** The zone of the preset. */
+  zone?: string | null | undefined;
 };
 
 /** DHCID RDATA (RFC 4701 §3). */
@@ -168,6 +180,26 @@ export type IpseckeyDataInput = {
   /** base64, blanks allowed between pieces */
   publicKey?: string | null | undefined;
 };
+
+export type KeyPolicyInput = {
+  /** CIDR blocks the key may be used from (HTTP clients, DNS UPDATE and transfers). */
+  allowedNetworks?: Array<string> | null | undefined;
+  /** The key is refused from this time on. */
+  expiresAt?: string | null | undefined;
+  /** The key is refused once unused for this many days. */
+  idleDays?: number | null | undefined;
+  /** May create zones (a restricted key: false unless set). */
+  mayCreateZones?: boolean | null | undefined;
+  /** May delete zones its rules let it see. */
+  mayDeleteZones?: boolean | null | undefined;
+  /** May list, create and revoke keys (never one that can do more than itself). */
+  mayManageKeys?: boolean | null | undefined;
+  /** The rules (at most 100); given (even empty), the key is restricted: without a matching rule it may do nothing. */
+  rules?: Array<PolicyRuleInput> | null | undefined;
+};
+
+/** Ready-made policies. READ_ONLY: read (the given zone, or every zone of the user); ONE_ZONE: read and write the given zone; ACME: write TXT at _acme-challenge names (at any depth) only, in the given zone or every zone of the user. */
+export type KeyPreset = 'ACME' | 'ONE_ZONE' | 'READ_ONLY';
 
 /** L32 RDATA (RFC 6742 §2.2). */
 export type L32DataInput = {
@@ -253,6 +285,19 @@ export type OpenpgpkeyDataInput = {
 export type PtrDataInput = {
   /** the name this owner points to */
   ptrdname: string;
+};
+
+/** What a rule allows: READ, or WRITE (which includes READ). */
+export type PolicyAccess = 'READ' | 'WRITE';
+
+export type PolicyRuleInput = {
+  access: PolicyAccess;
+  /** An owner relative to the zone (`www`, `@` the apex), or `<label>.*`: that leftmost label at any depth (`_acme-challenge.*`); omitted: any owner. */
+  owner?: string | null | undefined;
+  /** Record types; omitted: every type. */
+  types?: Array<string> | null | undefined;
+  /** A zone name; omitted or null: every zone of the key’s user. */
+  zone?: string | null | undefined;
 };
 
 /** pending: a change is not yet served; in_sync: the server serves the current serial; error: it keeps failing (see error); no_secondaries (of a zone only): SECONDARIES is empty, nothing to propagate to. */
