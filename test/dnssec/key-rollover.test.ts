@@ -1,0 +1,173 @@
+/**
+ * Key rollovers with accelerated timings (TTLs of 2 s, a propagation delay of 1 s; RFC 7583): a ZSK roll by
+ * pre-publication and a KSK roll by double-DS of a zone whose parent is a Zonekeeper zone too. While each
+ * roll runs, every serial the primary serves is transferred and must pass dnssec-verify, and the parent's DS
+ * RRset must always hold the DS of a key in the child's DNSKEY RRset (the chain of trust never breaks). The
+ * parent's DS follows by itself: both DS during the roll, the new one alone at its end.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, TestApp } from '../support/test-app';
+import { dig, freePort } from '../propagation/knot';
+import { waitFor } from '../support/wait-for';
+
+const run = promisify(execFile);
+const PARENT = 'roll.zk-signed.test';
+const CHILD = `child.${PARENT}`;
+const KEY_NAME = 'zk-roll-key';
+const SECRET = randomBytes(32).toString('base64');
+
+let app: TestApp;
+let dnsPort: number;
+let dir: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'zk-roll-'));
+  dnsPort = await freePort();
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    // the accelerated timings of the issue: TTLs of seconds need a TTL policy that allows them
+    ALLOWED_TTLS: 'any',
+    DNSSEC_PROPAGATION_DELAY: '1',
+  });
+  const user = await app.gql(`mutation { createUser(input: {email: "roll@example.com"}) { id } }`);
+  for (const zone of [PARENT, CHILD]) {
+    const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+      u: user.data.createUser.id,
+      z: zone,
+    });
+    expect(created.errors).toBeUndefined();
+  }
+  const zoneFile = (zone: string, extra: string) =>
+    `$ORIGIN ${zone}.\n@ 2 IN SOA ns1.${zone}. hostmaster.${zone}. 1 7200 3600 1209600 2\n@ 2 IN NS ns1.${zone}.\nns1 2 IN A 192.0.2.1\nwww 2 IN A 192.0.2.2\n${extra}`;
+  for (const [zone, extra] of [
+    [PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`],
+    [CHILD, ''],
+  ]) {
+    const imported = await app.gql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, {
+      z: zone,
+      t: zoneFile(zone, extra),
+    });
+    expect(imported.errors).toBeUndefined();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+interface Key {
+  keyTag: number;
+  role: string;
+  state: string;
+}
+
+async function keysOf(zone: string): Promise<{ keys: Key[]; ds: string[] }> {
+  const res = await app.gql(`query($z: String) { domain(name: $z) { dnssec { keys { keyTag role state } ds } } }`, { z: zone });
+  expect(res.errors).toBeUndefined();
+  return res.data.domain.dnssec;
+}
+
+/** the child's DS RRset as the parent holds it */
+async function parentDs(): Promise<string[]> {
+  const res = await app.gql(`query($z: String) { domain(name: $z) { records(owner: "child") { type rdata } } }`, { z: PARENT });
+  expect(res.errors).toBeUndefined();
+  return res.data.domain.records.filter((r: any) => r.type === 'DS').map((r: any) => r.rdata);
+}
+
+async function transfer(zone: string): Promise<{ text: string; serial: number; dnskeyTags: number[] }> {
+  const axfr = await dig([
+    '-y',
+    `hmac-sha256:${KEY_NAME}:${SECRET}`,
+    '@127.0.0.1',
+    '-p',
+    String(dnsPort),
+    zone,
+    'AXFR',
+    '+nocomments',
+    '+nostats',
+  ]);
+  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
+  const tags = axfr.lines.filter((line) => line.split(/\s+/)[3] === 'DNSKEY').length;
+  return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]), dnskeyTags: Array.from({ length: tags }) as number[] };
+}
+
+/**
+ * Watches the child while `done` is not yet true: each new serial is verified by dnssec-verify, and the
+ * parent's DS RRset must name a key tag of the child's published KSKs at every look. Answers the serials seen.
+ */
+async function watchRoll(done: (keys: Key[]) => boolean): Promise<number[]> {
+  const serials: number[] = [];
+  await waitFor(
+    'the roll to finish',
+    async () => {
+      const state = await keysOf(CHILD);
+      const zone = await transfer(CHILD);
+      if (!serials.includes(zone.serial)) {
+        serials.push(zone.serial);
+        const file = join(dir, `${CHILD}-${zone.serial}.zone`);
+        writeFileSync(file, zone.text);
+        await run('dnssec-verify', ['-o', CHILD, file]);
+      }
+      const ds = await parentDs();
+      const publishedKsks = state.keys
+        .filter((k) => k.role === 'KSK' && ['active', 'published', 'ready'].includes(k.state))
+        .map((k) => k.keyTag);
+      expect(ds.some((d) => publishedKsks.includes(Number(d.split(' ')[0])))).toBe(true);
+      return done(state.keys) ? true : undefined;
+    },
+    60_000,
+    250,
+  );
+  return serials;
+}
+
+it('enabling the child puts its DS in the parent, with no human step', async () => {
+  for (const zone of [PARENT, CHILD]) {
+    const res = await app.gql(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone });
+    expect(res.errors).toBeUndefined();
+  }
+  const child = await keysOf(CHILD);
+  const ksk = child.keys.find((k) => k.role === 'KSK')!;
+  expect(await parentDs()).toEqual([child.ds.find((d) => d.startsWith(`${ksk.keyTag} 13 2 `))]);
+}, 30_000);
+
+it('rolls the ZSK by pre-publication: published, active, the old one retired then removed', async () => {
+  const before = (await keysOf(CHILD)).keys.find((k) => k.role === 'ZSK' && k.state === 'active')!;
+  const started = await app.gql(`mutation($z: String!) { rollDnssecKey(zone: $z, role: ZSK) { keys { keyTag role state } } }`, {
+    z: CHILD,
+  });
+  expect(started.errors).toBeUndefined();
+  expect(started.data.rollDnssecKey.keys.filter((k: Key) => k.role === 'ZSK').map((k: Key) => k.state)).toEqual(['active', 'published']);
+  const serials = await watchRoll((keys) => keys.some((k) => k.keyTag === before.keyTag && k.state === 'removed'));
+  const after = (await keysOf(CHILD)).keys.filter((k) => k.role === 'ZSK' && k.state === 'active');
+  expect(after).toHaveLength(1);
+  expect(after[0].keyTag).not.toBe(before.keyTag);
+  // publish, activate, remove: three steps at least, each served and verified
+  expect(serials.length).toBeGreaterThanOrEqual(3);
+}, 90_000);
+
+it('rolls the KSK by double-DS: both DS at the parent, the swap, then the old DS withdrawn', async () => {
+  const before = (await keysOf(CHILD)).keys.find((k) => k.role === 'KSK' && k.state === 'active')!;
+  const started = await app.gql(`mutation($z: String!) { rollDnssecKey(zone: $z, role: KSK) { keys { keyTag role state } } }`, {
+    z: CHILD,
+  });
+  expect(started.errors).toBeUndefined();
+  const generated = started.data.rollDnssecKey.keys.find((k: Key) => k.role === 'KSK' && k.state === 'generated');
+  expect(generated).toBeDefined();
+  // the parent holds both DS before the new key signs anything
+  expect((await parentDs()).map((d) => Number(d.split(' ')[0])).sort()).toEqual([before.keyTag, generated.keyTag].sort());
+  await watchRoll((keys) => keys.some((k) => k.keyTag === before.keyTag && k.state === 'removed'));
+  expect((await parentDs()).map((d) => Number(d.split(' ')[0]))).toEqual([generated.keyTag]);
+  const parent = await transfer(PARENT);
+  const file = join(dir, `${PARENT}-after.zone`);
+  writeFileSync(file, parent.text);
+  await run('dnssec-verify', ['-o', PARENT, file]);
+}, 90_000);
