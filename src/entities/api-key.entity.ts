@@ -7,7 +7,7 @@ import { User } from './user.entity';
  */
 @Entity({ tableName: 'api_keys' })
 export class ApiKey {
-  [OptionalProps]?: 'createdAt' | 'revokedAt';
+  [OptionalProps]?: 'createdAt' | 'revokedAt' | 'firstUsedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -27,4 +27,8 @@ export class ApiKey {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null = null;
+
+  /** when the key was first used (the audit log's `*-key-first-used`) */
+  @Property({ type: 'timestamptz', nullable: true })
+  firstUsedAt?: Date | null = null;
 }

@@ -8,7 +8,7 @@ import { User } from './user.entity';
  */
 @Entity({ tableName: 'tsig_keys' })
 export class TsigKeyEntity {
-  [OptionalProps]?: 'createdAt' | 'revokedAt';
+  [OptionalProps]?: 'createdAt' | 'revokedAt' | 'firstUsedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -31,4 +31,8 @@ export class TsigKeyEntity {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null = null;
+
+  /** when the key was first used (the audit log's `*-key-first-used`) */
+  @Property({ type: 'timestamptz', nullable: true })
+  firstUsedAt?: Date | null = null;
 }

@@ -4,6 +4,7 @@ import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { Principal } from '../auth/principal';
 import type { Services } from '../services';
 import { errorBody } from './error-body';
+import { sourceAddressOf } from '../services/audit-log';
 
 /** the principal of each request that passed requireApiKey, for the handlers after it */
 const PRINCIPALS = new WeakMap<Request, Principal>();
@@ -26,7 +27,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
   };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'));
+      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), sourceAddressOf(req.socket.remoteAddress));
       if (principal) {
         PRINCIPALS.set(req, principal);
         return next();

@@ -4,6 +4,7 @@ import type { GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext } from '../graphql/context';
+import { sourceAddressOf } from '../services/audit-log';
 import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
 import { ChangeFeed } from '../repositories/change-feed';
@@ -44,7 +45,9 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       schema,
       async onConnect(ctx) {
         const key = keyOf(ctx.connectionParams);
-        const principal = await services.apiKeys.authenticate(db, key).catch(() => null);
+        const principal = await services.apiKeys
+          .authenticate(db, key, sourceAddressOf(ctx.extra.request.socket.remoteAddress))
+          .catch(() => null);
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);
         return true;

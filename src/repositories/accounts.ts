@@ -7,6 +7,28 @@ import type { UserRow } from './read-model';
  * Plain rows in, plain rows out; the services decide who may do what.
  */
 
+/**
+ * Revokes a key once: the update of an active key (its condition is checked again on the row a concurrent
+ * revocation left, so of two at once only one is the first), else the key as it is, already revoked; a
+ * revoked key keeps its first revocation time. In the caller's transaction.
+ */
+async function revokeOnce(
+  sql: Sql,
+  table: 'api_keys' | 'tsig_keys',
+  columns: string,
+  id: number,
+  scopeUserId: number | undefined,
+): Promise<(Record<string, any> & { newlyRevoked: boolean }) | undefined> {
+  const scope = [id, scopeUserId ?? null];
+  const [revoked] = await sql.rows(
+    `update ${table} set revoked_at = now() where id = $1 and ($2::bigint is null or user_id = $2) and revoked_at is null returning ${columns}`,
+    scope,
+  );
+  if (revoked) return { ...revoked, newlyRevoked: true };
+  const [row] = await sql.rows(`select ${columns} from ${table} where id = $1 and ($2::bigint is null or user_id = $2)`, scope);
+  return row ? { ...row, newlyRevoked: false } : undefined;
+}
+
 const toUser = (row: any): UserRow => ({ id: Number(row.id), email: row.email, createdAt: new Date(row.created_at) });
 
 export async function insertUser(sql: Sql, email: string): Promise<UserRow> {
@@ -36,14 +58,17 @@ export interface ApiKeyRow {
   name: string;
   createdAt: Date;
   revokedAt: Date | null;
+  /** when the key first authenticated a request; null while unused */
+  firstUsedAt: Date | null;
 }
-const API_KEY_COLUMNS = 'id, user_id, name, created_at, revoked_at';
+const API_KEY_COLUMNS = 'id, user_id, name, created_at, revoked_at, first_used_at';
 const toApiKey = (row: any): ApiKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
   name: row.name,
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  firstUsedAt: row.first_used_at === null ? null : new Date(row.first_used_at),
 });
 
 /** an active key by the hash of its secret, with its hash (compared again by the caller) */
@@ -77,14 +102,13 @@ export async function insertApiKey(
 }
 
 /** revokes a key (a revoked one keeps its first revocation time); undefined when there is none the scope may see */
-export async function revokeApiKey(sql: Sql, id: number, scopeUserId?: number): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
-  const [row] = await sql.rows(
-    `update api_keys set revoked_at = coalesce(revoked_at, now())
-      where id = $1 and ($2::bigint is null or user_id = $2)
-      returning ${API_KEY_COLUMNS}, secret_hash`,
-    [id, scopeUserId ?? null],
-  );
-  return row ? { ...toApiKey(row), secretHash: row.secret_hash } : undefined;
+export async function revokeApiKey(
+  sql: Sql,
+  id: number,
+  scopeUserId?: number,
+): Promise<(ApiKeyRow & { secretHash: string; newlyRevoked: boolean }) | undefined> {
+  const row = await revokeOnce(sql, 'api_keys', `${API_KEY_COLUMNS}, secret_hash`, id, scopeUserId);
+  return row ? { ...toApiKey(row), secretHash: row.secret_hash, newlyRevoked: row.newlyRevoked } : undefined;
 }
 
 /** the admin key API_KEY sets: its hash replaced, or the key created */
@@ -112,8 +136,10 @@ export interface TsigKeyRow {
   algorithm: TsigAlgorithm;
   createdAt: Date;
   revokedAt: Date | null;
+  /** when the key first signed a request that verified; null while unused */
+  firstUsedAt: Date | null;
 }
-const TSIG_KEY_COLUMNS = 'id, user_id, name, algorithm, created_at, revoked_at';
+const TSIG_KEY_COLUMNS = 'id, user_id, name, algorithm, created_at, revoked_at, first_used_at';
 const toTsigKey = (row: any): TsigKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
@@ -121,6 +147,7 @@ const toTsigKey = (row: any): TsigKeyRow => ({
   algorithm: row.algorithm,
   createdAt: new Date(row.created_at),
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
+  firstUsedAt: row.first_used_at === null ? null : new Date(row.first_used_at),
 });
 
 export async function listTsigKeys(sql: Sql, userId?: number): Promise<TsigKeyRow[]> {
@@ -144,14 +171,13 @@ export async function insertTsigKey(
   return row ? toTsigKey(row) : undefined;
 }
 
-export async function revokeTsigKey(sql: Sql, id: number, scopeUserId?: number): Promise<TsigKeyRow | undefined> {
-  const [row] = await sql.rows(
-    `update tsig_keys set revoked_at = coalesce(revoked_at, now())
-      where id = $1 and ($2::bigint is null or user_id = $2)
-      returning ${TSIG_KEY_COLUMNS}`,
-    [id, scopeUserId ?? null],
-  );
-  return row ? toTsigKey(row) : undefined;
+export async function revokeTsigKey(
+  sql: Sql,
+  id: number,
+  scopeUserId?: number,
+): Promise<(TsigKeyRow & { newlyRevoked: boolean }) | undefined> {
+  const row = await revokeOnce(sql, 'tsig_keys', TSIG_KEY_COLUMNS, id, scopeUserId);
+  return row ? { ...toTsigKey(row), newlyRevoked: row.newlyRevoked } : undefined;
 }
 
 /** the active key of that name, with its secret (the DNS primary verifies and signs with it) */

@@ -13,6 +13,8 @@ import {
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
+import { FailedAuthentications, recordAuditEvent } from './audit-log';
+import { markKeyFirstUsed } from '../repositories/audit-events';
 
 export type { ApiKeyRow } from '../repositories/accounts';
 export interface CreatedApiKey {
@@ -41,12 +43,22 @@ export class ApiKeysService {
   private static readonly CACHE_MS = 5_000;
   private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
 
-  /** the key presented, read through `db` when the cache has none */
-  async authenticate(db: Database, presented: string | undefined): Promise<Principal | null> {
+  constructor(private readonly failures: FailedAuthentications) {}
+
+  /**
+   * The key presented, read through `db` when the cache has none. `from`: the client's address, when this
+   * is a request's authentication (not a re-check of a subscription's key): a key presented and refused is
+   * counted as a failed authentication from there (audit log, summarised per address and minute). A key's
+   * first use is recorded once (`first_used_at` and an `api-key-first-used` event).
+   */
+  async authenticate(db: Database, presented: string | undefined, from?: string): Promise<Principal | null> {
     if (!presented) return null;
     const hash = hashKey(presented);
     const cached = this.cache.get(hash);
-    if (cached && cached.until > Date.now()) return cached.principal;
+    if (cached && cached.until > Date.now()) {
+      if (!cached.principal && from !== undefined) this.failures.note(db, from);
+      return cached.principal;
+    }
     const key = await activeApiKeyByHash(db, hash);
     let principal: Principal | null = null;
     if (key && timingSafeEqual(Buffer.from(key.secretHash, 'hex'), Buffer.from(hash, 'hex'))) {
@@ -54,10 +66,27 @@ export class ApiKeysService {
         key.userId !== null
           ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId }
           : { kind: 'admin', keyId: key.id, keyName: key.name };
+      if (key.firstUsedAt === null) await this.noteFirstUse(db, principal, from);
+    } else if (from !== undefined) {
+      this.failures.note(db, from);
     }
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, { principal, until: Date.now() + ApiKeysService.CACHE_MS });
     return principal;
+  }
+
+  /** once per key, whichever process sees it first (markKeyFirstUsed lets one through) */
+  private async noteFirstUse(db: Database, principal: Principal, from: string | undefined): Promise<void> {
+    await db.transaction(async (sql) => {
+      if (await markKeyFirstUsed(sql, 'api', principal.keyId)) {
+        await recordAuditEvent(sql, {
+          kind: 'api-key-first-used',
+          actor: principal,
+          subject: `api-key:${principal.keyId}`,
+          sourceAddress: from,
+        });
+      }
+    });
   }
 
   /**
@@ -84,9 +113,18 @@ export class ApiKeysService {
   async create(ctx: RequestContext, input: { userId: number; name: string }): Promise<CreatedApiKey> {
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     const secret = newSecret('zk');
-    const key = await inTransaction(ctx.db, (sql) =>
-      insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret) }),
-    );
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const created = await insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret) });
+      if (created) {
+        await recordAuditEvent(sql, {
+          kind: 'api-key-created',
+          actor: ctx.principal,
+          subject: `api-key:${created.id}`,
+          detail: { name: created.name, userId: created.userId },
+        });
+      }
+      return created;
+    });
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
   }
@@ -98,12 +136,21 @@ export class ApiKeysService {
   }
 
   async revoke(ctx: RequestContext, id: number): Promise<ApiKeyRow> {
-    const key = await inTransaction(ctx.db, (sql) =>
-      revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
-    );
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const revoked = await revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined);
+      if (revoked?.newlyRevoked) {
+        await recordAuditEvent(sql, {
+          kind: 'api-key-revoked',
+          actor: ctx.principal,
+          subject: `api-key:${revoked.id}`,
+          detail: { name: revoked.name, userId: revoked.userId },
+        });
+      }
+      return revoked;
+    });
     if (!key) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
     this.cache.delete(key.secretHash);
-    const { secretHash: _hash, ...row } = key;
+    const { secretHash: _hash, newlyRevoked: _newly, ...row } = key;
     return row;
   }
 }

@@ -9,6 +9,7 @@ import { isPublicSuffix, selfAndAncestors } from '../dns/public-suffix';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import type { Sql } from '../db/pool';
+import { recordAuditEvent } from './audit-log';
 import { journalRecord, journalWholeZone, writeZone } from './write-engine';
 
 const DEFAULT_RECORD_TTL = 3600;
@@ -144,6 +145,15 @@ export class DomainsService {
         if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
         const records = await zoneRecords(sql, [domain.id]);
         await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
+        // a user deleting its own zone is in the change history; the admin deleting a user's zone is an admin action
+        if (ctx.principal.kind === 'admin') {
+          await recordAuditEvent(sql, {
+            kind: 'zone-deleted-by-admin',
+            actor: ctx.principal,
+            subject: `zone:${domain.name}`,
+            detail: { zoneId: domain.id, userId: domain.userId, records: records.length },
+          });
+        }
         return { id: domain.id, name: domain.name };
       },
     });

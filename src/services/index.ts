@@ -10,6 +10,7 @@ import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
+import { AuditLogService } from './audit-log';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -25,10 +26,12 @@ export interface Services {
   tsigKeys: TsigKeysService;
   dnsUpdates: DnsUpdatesService;
   propagation: PropagationStatusService;
+  audit: AuditLogService;
 }
 
 export function createServices(settings: Settings): Services {
-  const apiKeys = new ApiKeysService();
+  const audit = new AuditLogService();
+  const apiKeys = new ApiKeysService(audit.failedAuthentications);
   const zoneChanges = new ZoneChangesService(settings);
   const domains = new DomainsService(settings);
   const tsigKeys = new TsigKeysService(settings);
@@ -45,5 +48,6 @@ export function createServices(settings: Settings): Services {
     tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
     propagation: new PropagationStatusService(settings),
+    audit,
   };
 }

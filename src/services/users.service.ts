@@ -8,6 +8,7 @@ import type { RequestContext } from './context';
 import { deleteUser, insertUser, lockUser, updateUserEmail } from '../repositories/accounts';
 import { zoneRecords, zoneRowsOfUser } from '../repositories/zone-writes';
 import { inTransaction } from './db-errors';
+import { recordAuditEvent } from './audit-log';
 import { journalRecord, journalWholeZone, removeFromCatalog } from './write-engine';
 
 /** Users: the accounts that own zones. Creating and deleting users needs the admin key. */
@@ -36,7 +37,16 @@ export class UsersService {
 
   async create(ctx: RequestContext, input: { email: string }): Promise<UserRow> {
     requireAdmin(ctx.principal);
-    return inTransaction(ctx.db, (sql) => insertUser(sql, input.email.trim()));
+    return inTransaction(ctx.db, async (sql) => {
+      const user = await insertUser(sql, input.email.trim());
+      await recordAuditEvent(sql, {
+        kind: 'user-created',
+        actor: ctx.principal,
+        subject: `user:${user.id}`,
+        detail: { email: user.email },
+      });
+      return user;
+    });
   }
 
   async update(ctx: RequestContext, id: number, input: { email: string }): Promise<UserRow> {
@@ -67,6 +77,12 @@ export class UsersService {
         );
       }
       await deleteUser(sql, id);
+      await recordAuditEvent(sql, {
+        kind: 'user-deleted',
+        actor: ctx.principal,
+        subject: `user:${id}`,
+        detail: { zones: domains.map((d) => d.name) },
+      });
     });
     // after the commit: the user's keys (deleted with it, FK cascade) must not outlive it in the key cache
     this.apiKeys.forgetUser(id);

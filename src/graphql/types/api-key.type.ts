@@ -16,6 +16,9 @@ export class ApiKeyType {
 
   @Field(() => Date, { nullable: true })
   revokedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the key first authenticated a request; null while unused.' })
+  firstUsedAt!: Date | null;
 }
 
 @ObjectType('CreatedApiKey', { simpleResolvers: true })

@@ -22,6 +22,9 @@ export class TsigKeyType {
 
   @Field(() => Date, { nullable: true })
   revokedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When a request signed with the key first verified; null while unused.' })
+  firstUsedAt!: Date | null;
 }
 
 @ObjectType('CreatedTsigKey', { simpleResolvers: true })
