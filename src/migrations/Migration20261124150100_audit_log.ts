@@ -23,7 +23,7 @@ export class Migration20261124150100_audit_log extends Migration {
     this.addSql(`create index "audit_events_at_index" on "audit_events" ("at");`);
     this.addSql(`create index "audit_events_kind_id_index" on "audit_events" ("kind", "id");`);
     this.addSql(
-      `create unique index "audit_events_failed_auth_unique" on "audit_events" ("source_address", "at") where "kind" = 'authentication-failed';`,
+      `create unique index "audit_events_failed_auth_unique" on "audit_events" ("at", "source_address") where "kind" = 'authentication-failed';`,
     );
     this.addSql(`alter table "api_keys" add column "first_used_at" timestamptz null;`);
     this.addSql(`alter table "tsig_keys" add column "first_used_at" timestamptz null;`);

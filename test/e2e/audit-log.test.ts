@@ -209,6 +209,30 @@ describe('reading the log', () => {
     expect(unknown.errors![0].extensions.details[0]).toMatchObject({ field: 'kind' });
   });
 
+  it('a poller of the log (ETag, If-None-Match) sees each new event and each count added to a summary', async () => {
+    const failures = async () => (await events('authentication-failed')).reduce((sum, e) => sum + e.count, 0);
+    const poll = (etag?: string) => {
+      const req = app.http.get('/api/audit').set('X-API-Key', ADMIN_KEY);
+      return etag ? req.set('If-None-Match', etag) : req;
+    };
+    const failOnce = async () => {
+      const before = await failures();
+      expect((await app.http.get('/api/user/list').set('X-API-Key', 'zk_not_a_key')).status).toBe(401);
+      await waitFor('the failure counted', async () => ((await failures()) === before + 1 ? true : undefined));
+    };
+    await failOnce();
+    const first = await poll();
+    expect(first.status).toBe(200);
+    const etag = first.headers.etag as string;
+    expect((await poll(etag)).status).toBe(304);
+    // within the minute this adds to the summary row the first failure made (no new row, no new id)
+    await failOnce();
+    const afterCount = await poll(etag);
+    expect(afterCount.status).toBe(200);
+    await createUser(app, 'poll-audit@example.org');
+    expect((await poll(afterCount.headers.etag as string)).status).toBe(200);
+  });
+
   it('events older than HISTORY_KEEP_DAYS go with the history’s retention', async () => {
     const db = new Client({ connectionString: app.settings.databaseUrl });
     await db.connect();
