@@ -174,7 +174,7 @@ test('audit list: the audit log for the admin, filtered by kind; a user key is r
   expect(listed.out).toContain(`api-key:${key.id}`);
   const json = JSON.parse((await cli(['--json', 'audit', 'list', '--kind', 'user-created', '--since', '2000-01-01T00:00:00Z'])).out);
   expect(json.filter((e: any) => e.subject === `user:${user.id}`)).toHaveLength(1);
-  expect(json[0].detail).toEqual(expect.objectContaining({ email: expect.any(String) }));
+  expect(json[0]).toEqual(expect.objectContaining({ kind: 'user-created', actorAdmin: true }));
   const refused = await cli(['audit', 'list'], { ZONEKEEPER_API_KEY: key.secret });
   expect(refused.code).toBe(1);
   expect(refused.err).toContain('FORBIDDEN');
