@@ -156,7 +156,6 @@ test('LOG_LEVEL from the settings applies to the request lines too (a service st
 
 test('audit events are log lines too (field `audit`), without secrets; failed authentications summarised', async () => {
   const service = await start(database.url, false);
-  let secret = 'none yet';
   try {
     const base = `http://127.0.0.1:${service.port}`;
     const gql = async (query: string, key = API_KEY) => {
@@ -170,7 +169,7 @@ test('audit events are log lines too (field `audit`), without secrets; failed au
     const user = await gql(`mutation { createUser(input: {email: "audit-line@example.org"}) { id } }`);
     const userId = user.data.createUser.id as string;
     const key = await gql(`mutation { createApiKey(input: {userId: "${userId}", name: "logged"}) { secret apiKey { id } } }`);
-    secret = key.data.createApiKey.secret;
+    const secret = key.data.createApiKey.secret as string;
     for (let i = 0; i < 3; i++) expect((await gql('{ __typename }', `zk_wrong_${i}`)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
     const output = await stop(service);
     const audit = output
