@@ -1,4 +1,5 @@
 import './production-env';
+import { sourceAddressOf } from './services/audit-log';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';
@@ -59,6 +60,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
       logger.info(`stopping ${name}`);
       await stop();
     }
+    // failed authentications counted since the last flush of their summary
+    await services.audit.failedAuthentications.stop().catch(() => undefined);
     logger.info('closing the database connections');
     await database.close();
   };
@@ -98,6 +101,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
         findKey: (name) => services.tsigKeys.findActive(db, name),
         admitUse: (found, address) =>
           services.tsigKeys.admitUse(db, { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() }, address),
+        keyUsed: (principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
+        authenticationFailed: (remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
         apply: (principal, request) => services.dnsUpdates.apply({ db, principal }, request),
       });
       dnsPort = primary.port;

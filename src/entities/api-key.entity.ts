@@ -18,7 +18,8 @@ export class ApiKey {
     | 'expiresAt'
     | 'idleDays'
     | 'allowedNetworks'
-    | 'lastUsedAt';
+    | 'lastUsedAt'
+    | 'firstUsedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -66,4 +67,7 @@ export class ApiKey {
 
   @Property({ type: 'timestamptz', nullable: true })
   lastUsedAt?: Date | null = null;
+  /** when the key was first used (the audit log's `*-key-first-used`) */
+  @Property({ type: 'timestamptz', nullable: true })
+  firstUsedAt?: Date | null = null;
 }

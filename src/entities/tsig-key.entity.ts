@@ -19,7 +19,8 @@ export class TsigKeyEntity {
     | 'expiresAt'
     | 'idleDays'
     | 'allowedNetworks'
-    | 'lastUsedAt';
+    | 'lastUsedAt'
+    | 'firstUsedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -70,4 +71,7 @@ export class TsigKeyEntity {
 
   @Property({ type: 'timestamptz', nullable: true })
   lastUsedAt?: Date | null = null;
+  /** when the key was first used (the audit log's `*-key-first-used`) */
+  @Property({ type: 'timestamptz', nullable: true })
+  firstUsedAt?: Date | null = null;
 }

@@ -4,6 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { GraphQLSchema, GraphQLUnionType } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { TsigKeyResolver } from './resolvers/tsig-key.resolver';
+import { AuditResolver } from './resolvers/audit.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
 import { PropagationResolver } from './resolvers/propagation.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
@@ -29,6 +30,7 @@ export const RESOLVERS = [
   LiveResolver,
   TsigKeyResolver,
   DnssecResolver,
+  AuditResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

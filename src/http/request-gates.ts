@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal';
 import type { Services } from '../services';
 import { errorBody } from './error-body';
 import { DomainError } from '../errors/catalogue';
+import { sourceAddressOf } from '../services/audit-log';
 
 /** the principal of each request that passed requireApiKey, for the handlers after it */
 const PRINCIPALS = new WeakMap<Request, Principal>();
@@ -29,7 +30,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       // the peer's address (allowedNetworks); behind a proxy, as Express's `trust proxy` reads it
-      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), req.ip ?? req.socket.remoteAddress);
+      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), sourceAddressOf(req.ip ?? req.socket.remoteAddress));
       if (principal) {
         PRINCIPALS.set(req, principal);
         return next();

@@ -5,6 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext } from '../graphql/context';
 import { DomainError } from '../errors/catalogue';
+import { sourceAddressOf } from '../services/audit-log';
 import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
 import { ChangeFeed } from '../repositories/change-feed';
@@ -46,7 +47,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       schema,
       async onConnect(ctx) {
         const key = keyOf(ctx.connectionParams);
-        const address = ctx.extra.request.socket.remoteAddress;
+        const address = sourceAddressOf(ctx.extra.request.socket.remoteAddress);
         const principal = await services.apiKeys.authenticate(db, key, address).catch(() => null);
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);

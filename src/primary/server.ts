@@ -88,6 +88,10 @@ export interface UpdateDesk {
    */
   admitUse?(found: { principal: Principal; lastUsedAt?: Date }, address: string): string | undefined;
   apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
+  /** a request signed with the key verified (the audit log records a key's first use) */
+  keyUsed?(principal: Principal, remote: string): Promise<void>;
+  /** a request's TSIG failed (BADKEY, BADSIG, BADTIME, BADTRUNC): a failed authentication, for the audit log's summary */
+  authenticationFailed?(remote: string): void;
 }
 
 export interface PrimaryServer {
@@ -398,6 +402,7 @@ export class PrimaryHandler {
         Boolean(key && key.name === verified.tsig.keyName),
       );
       tsigFailures.inc({ error: errorName });
+      this.updates?.authenticationFailed?.(remote);
       this.refusals.warn(
         `tsig ${errorName} ${verified.tsig.keyName} ${remote}`,
         { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName },
@@ -440,6 +445,12 @@ export class PrimaryHandler {
         `TSIG key refused: ${keyRefusal}`,
       );
       return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `key ${found?.tsig.keyName}: ${keyRefusal}` } });
+    }
+    if (verified.status === 'ok' && keyPrincipal && this.updates?.keyUsed) {
+      // the audit log's record of a first use must not fail the request it was seen in
+      await this.updates
+        .keyUsed(keyPrincipal, remote)
+        .catch((error: unknown) => this.log.warn({ err: error }, 'audit: a TSIG key use could not be recorded'));
     }
     if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
     if (opcode !== OPCODE_QUERY)

@@ -8,6 +8,28 @@ import { KeyPolicy, policyFromRow } from '../auth/policy';
  * Plain rows in, plain rows out; the services decide who may do what.
  */
 
+/**
+ * Revokes a key once: the update of an active key (its condition is checked again on the row a concurrent
+ * revocation left, so of two at once only one is the first), else the key as it is, already revoked; a
+ * revoked key keeps its first revocation time. In the caller's transaction.
+ */
+async function revokeOnce(
+  sql: Sql,
+  table: 'api_keys' | 'tsig_keys',
+  columns: string,
+  id: number,
+  scopeUserId: number | undefined,
+): Promise<(Record<string, any> & { newlyRevoked: boolean }) | undefined> {
+  const scope = [id, scopeUserId ?? null];
+  const [revoked] = await sql.rows(
+    `update ${table} set revoked_at = now() where id = $1 and ($2::bigint is null or user_id = $2) and revoked_at is null returning ${columns}`,
+    scope,
+  );
+  if (revoked) return { ...revoked, newlyRevoked: true };
+  const [row] = await sql.rows(`select ${columns} from ${table} where id = $1 and ($2::bigint is null or user_id = $2)`, scope);
+  return row ? { ...row, newlyRevoked: false } : undefined;
+}
+
 const toUser = (row: any): UserRow => ({ id: Number(row.id), email: row.email, createdAt: new Date(row.created_at) });
 
 export async function insertUser(sql: Sql, email: string): Promise<UserRow> {
@@ -40,11 +62,13 @@ export interface ApiKeyRow {
   /** the key's least-privilege policy (src/auth/policy.ts) */
   policy: KeyPolicy;
   lastUsedAt: Date | null;
+  /** when the key first authenticated a request; null while unused */
+  firstUsedAt: Date | null;
 }
 /** the policy's columns, the same on both key tables */
 const POLICY_COLUMNS =
   'rules, preset, may_create_zones, may_delete_zones, may_manage_keys, expires_at, idle_days, allowed_networks, last_used_at';
-const API_KEY_COLUMNS = `id, user_id, name, created_at, revoked_at, ${POLICY_COLUMNS}`;
+const API_KEY_COLUMNS = `id, user_id, name, created_at, revoked_at, first_used_at, ${POLICY_COLUMNS}`;
 const toApiKey = (row: any): ApiKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
@@ -53,6 +77,7 @@ const toApiKey = (row: any): ApiKeyRow => ({
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
   policy: policyFromRow(row),
   lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+  firstUsedAt: row.first_used_at === null ? null : new Date(row.first_used_at),
 });
 
 /** a policy as the statement parameters of its columns, in POLICY_INSERT's order */
@@ -107,14 +132,13 @@ export async function insertApiKey(
 }
 
 /** revokes a key (a revoked one keeps its first revocation time); undefined when there is none the scope may see */
-export async function revokeApiKey(sql: Sql, id: number, scopeUserId?: number): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
-  const [row] = await sql.rows(
-    `update api_keys set revoked_at = coalesce(revoked_at, now())
-      where id = $1 and ($2::bigint is null or user_id = $2)
-      returning ${API_KEY_COLUMNS}, secret_hash`,
-    [id, scopeUserId ?? null],
-  );
-  return row ? { ...toApiKey(row), secretHash: row.secret_hash } : undefined;
+export async function revokeApiKey(
+  sql: Sql,
+  id: number,
+  scopeUserId?: number,
+): Promise<(ApiKeyRow & { secretHash: string; newlyRevoked: boolean }) | undefined> {
+  const row = await revokeOnce(sql, 'api_keys', `${API_KEY_COLUMNS}, secret_hash`, id, scopeUserId);
+  return row ? { ...toApiKey(row), secretHash: row.secret_hash, newlyRevoked: row.newlyRevoked } : undefined;
 }
 
 /** the admin key API_KEY sets: its hash replaced, or the key created */
@@ -144,8 +168,10 @@ export interface TsigKeyRow {
   revokedAt: Date | null;
   policy: KeyPolicy;
   lastUsedAt: Date | null;
+  /** when the key first signed a request that verified; null while unused */
+  firstUsedAt: Date | null;
 }
-const TSIG_KEY_COLUMNS = `id, user_id, name, algorithm, created_at, revoked_at, ${POLICY_COLUMNS}`;
+const TSIG_KEY_COLUMNS = `id, user_id, name, algorithm, created_at, revoked_at, first_used_at, ${POLICY_COLUMNS}`;
 const toTsigKey = (row: any): TsigKeyRow => ({
   id: Number(row.id),
   userId: row.user_id === null ? null : Number(row.user_id),
@@ -155,6 +181,7 @@ const toTsigKey = (row: any): TsigKeyRow => ({
   revokedAt: row.revoked_at === null ? null : new Date(row.revoked_at),
   policy: policyFromRow(row),
   lastUsedAt: row.last_used_at === null ? null : new Date(row.last_used_at),
+  firstUsedAt: row.first_used_at === null ? null : new Date(row.first_used_at),
 });
 
 export async function listTsigKeys(sql: Sql, userId?: number): Promise<TsigKeyRow[]> {
@@ -179,14 +206,13 @@ export async function insertTsigKey(
   return row ? toTsigKey(row) : undefined;
 }
 
-export async function revokeTsigKey(sql: Sql, id: number, scopeUserId?: number): Promise<TsigKeyRow | undefined> {
-  const [row] = await sql.rows(
-    `update tsig_keys set revoked_at = coalesce(revoked_at, now())
-      where id = $1 and ($2::bigint is null or user_id = $2)
-      returning ${TSIG_KEY_COLUMNS}`,
-    [id, scopeUserId ?? null],
-  );
-  return row ? toTsigKey(row) : undefined;
+export async function revokeTsigKey(
+  sql: Sql,
+  id: number,
+  scopeUserId?: number,
+): Promise<(TsigKeyRow & { newlyRevoked: boolean }) | undefined> {
+  const row = await revokeOnce(sql, 'tsig_keys', TSIG_KEY_COLUMNS, id, scopeUserId);
+  return row ? { ...toTsigKey(row), newlyRevoked: row.newlyRevoked } : undefined;
 }
 
 /** the active key of that name, with its secret (the DNS primary verifies and signs with it) */

@@ -10,10 +10,20 @@ export interface VersionScope {
 }
 
 /**
+ * The audit log as the admin reads it, by index lookups only: events are added (the newest id) and pruned
+ * oldest first (the oldest id); the one kind of row that changes, a failed authentication's summary, takes
+ * its counts within a few seconds of its minute (the flush every second; the rows of the last 5 minutes,
+ * on `audit_events_failed_auth_unique`, which leads with `at`).
+ */
+const AUDIT_LOG_VERSION = `(select coalesce(max(id), 0) || ':' || coalesce(min(id), 0) from audit_events) || ':' ||
+  (select count(*) || ':' || coalesce(sum(hashtextextended(id || ':' || xmin::text, 0)::numeric), 0) from audit_events
+    where kind = 'authentication-failed' and at >= now() - interval '5 minutes')`;
+
+/**
  * A version of everything a read in `scope` can show, from one statement that reads no record rows: per
  * table, the number of rows and a sum of hashes of each row's id and `xmin` (the transaction that wrote the
  * row's current version: every insert and update gives a row a new one, and a delete changes the count and
- * the sum). Records need no term of their own: every record change raises its zone's serial in the same
+ * the sum); for the admin, the audit log's (AUDIT_LOG_VERSION). Records need no term of their own: every record change raises its zone's serial in the same
  * transaction (docs/decisions.md §3), so the zone's row has a new `xmin`. The version moves whenever the
  * answer could; it may also move when it does not (a change the read does not show), which only costs a
  * full answer.
@@ -33,7 +43,8 @@ export async function dataVersion(sql: Sql, scope: VersionScope): Promise<string
        case when $2 then
          (select count(*) || ':' || coalesce(sum(hashtextextended(s.id || ':' || s.xmin::text, 0)::numeric), 0)
             from zone_server_status s join domains d on d.id = s.domain_id where $1::bigint is null or d.user_id = $1)
-       end) as version`,
+       end,
+       case when $1::bigint is null then ${AUDIT_LOG_VERSION} end) as version`,
     [scope.userId ?? null, scope.withPropagation],
   );
   return row.version;

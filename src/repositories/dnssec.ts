@@ -277,21 +277,21 @@ export async function rrsetAt(sql: Sql, domainId: number, owner: string, type: s
 }
 
 /** Moves a key to a state, stamping the time of the step, and sets (or clears) its next planned event. */
-export async function setKeyState(
-  sql: Sql,
-  keyId: number,
-  state: KeyState,
-  at: Date,
-  next?: { event: string; at: Date },
-): Promise<void> {
-  const stamp = { published: 'published_at', ready: 'ready_at', active: 'active_at', retired: 'retired_at', removed: 'removed_at' } as Record<
-    string,
-    string
-  >;
+export async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, next?: { event: string; at: Date }): Promise<void> {
+  const stamp = {
+    published: 'published_at',
+    ready: 'ready_at',
+    active: 'active_at',
+    retired: 'retired_at',
+    removed: 'removed_at',
+  } as Record<string, string>;
   const column = stamp[state];
   const params: unknown[] = [keyId, state, next?.event ?? null, next?.at ?? null];
   if (column) params.push(at);
-  await sql.rows(`update dnssec_keys set state = $2, next_event = $3, next_event_at = $4${column ? `, ${column} = $5` : ''} where id = $1`, params);
+  await sql.rows(
+    `update dnssec_keys set state = $2, next_event = $3, next_event_at = $4${column ? `, ${column} = $5` : ''} where id = $1`,
+    params,
+  );
 }
 
 /** signed zones with a key event due, or a key past its lifetime (`lifetimes`: seconds per role, 0 = never) */
@@ -313,7 +313,9 @@ export async function parentZoneOf(sql: Sql | Database, zone: string): Promise<{
   const labels = zone.split('.');
   const candidates = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
   if (!candidates.length) return undefined;
-  const [row] = await sql.rows('select id, name from domains where name = any($1::text[]) order by length(name) desc limit 1', [candidates]);
+  const [row] = await sql.rows('select id, name from domains where name = any($1::text[]) order by length(name) desc limit 1', [
+    candidates,
+  ]);
   return row ? { id: Number(row.id), name: row.name } : undefined;
 }
 
@@ -325,6 +327,9 @@ export async function maxTtlOfZone(sql: Sql | Database, domainId: number): Promi
 
 /** the DS RDATA a zone holds at an owner (a child's delegation) */
 export async function dsAtParent(sql: Sql | Database, parentId: number, owner: string): Promise<string[]> {
-  const rows = await sql.rows<{ rdata: string }>(`select rdata from records where domain_id = $1 and owner = $2 and type = 'DS'`, [parentId, owner]);
+  const rows = await sql.rows<{ rdata: string }>(`select rdata from records where domain_id = $1 and owner = $2 and type = 'DS'`, [
+    parentId,
+    owner,
+  ]);
   return rows.map((r) => r.rdata);
 }

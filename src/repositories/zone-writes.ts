@@ -241,14 +241,14 @@ export async function writeJournalRow(
 export async function findZoneRow(
   sql: Sql,
   by: { id?: number; name?: string; scopeUserId?: number },
-): Promise<{ id: number; name: string; serial: number } | undefined> {
+): Promise<{ id: number; name: string; serial: number; userId: number } | undefined> {
   const [row] = await sql.rows(
-    `select id, name, serial from domains
+    `select id, name, serial, user_id from domains
       where ($1::bigint is null or id = $1) and ($2::text is null or name = $2) and ($3::bigint is null or user_id = $3)
       limit 1`,
     [by.id ?? null, by.name ?? null, by.scopeUserId ?? null],
   );
-  return row ? { id: Number(row.id), name: row.name, serial: Number(row.serial) } : undefined;
+  return row ? { id: Number(row.id), name: row.name, serial: Number(row.serial), userId: Number(row.user_id) } : undefined;
 }
 
 /** the zones of a user, in id order */

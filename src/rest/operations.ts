@@ -27,6 +27,11 @@ export const OPERATIONS = {
   createTsigKey: `mutation CreateTsigKey($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { tsigKey { ${TSIG_KEY} } secret } }`,
   revokeTsigKey: `mutation RevokeTsigKey($id: ID!) { revokeTsigKey(id: $id) { ${TSIG_KEY} } }`,
 
+  listAuditEvents: `query ListAuditEvents($first: Int!, $after: String, $kind: String, $since: DateTimeISO) {
+    auditEvents(first: $first, after: $after, kind: $kind, since: $since) {
+      nodes { id at kind actorKeyType actorKeyId actorKeyName actorUserId actorAdmin subject detail sourceAddress count }
+      pageInfo { hasNextPage endCursor } } }`,
+
   listDomains: `query ListDomains($first: Int!, $after: String, $userId: ID) {
     domains(first: $first, after: $after, userId: $userId) { nodes { ${DOMAIN} } pageInfo { hasNextPage endCursor } } }`,
   getDomain: `query GetDomain($id: ID, $name: String) { domain(id: $id, name: $name) { ${DOMAIN} } }`,

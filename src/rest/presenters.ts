@@ -167,3 +167,36 @@ export function presentDnssec(d: GqlDnssec) {
     })),
   };
 }
+
+export interface GqlAuditEvent {
+  id: string;
+  at: string;
+  kind: string;
+  actorKeyType: string | null;
+  actorKeyId: string | null;
+  actorKeyName: string | null;
+  actorUserId: string | null;
+  actorAdmin: boolean;
+  subject: string | null;
+  detail: Record<string, unknown>;
+  sourceAddress: string | null;
+  count: number;
+}
+
+export function presentAuditEvent(event: GqlAuditEvent) {
+  const idOrNull = (value: string | null) => (value === null ? null : Number(value));
+  return {
+    id: Number(event.id),
+    at: event.at,
+    kind: event.kind,
+    actor_key_type: event.actorKeyType,
+    actor_key_id: idOrNull(event.actorKeyId),
+    actor_key_name: event.actorKeyName,
+    actor_user_id: idOrNull(event.actorUserId),
+    actor_admin: event.actorAdmin,
+    subject: event.subject,
+    detail: event.detail,
+    source_address: event.sourceAddress,
+    count: event.count,
+  };
+}

@@ -18,6 +18,8 @@ import {
   presentUser,
   GqlDnssec,
   presentDnssec,
+  GqlAuditEvent,
+  presentAuditEvent,
 } from './presenters';
 
 /**
@@ -94,7 +96,7 @@ export interface RouteSpec {
   /** a success body that is not JSON (the zone file: text/dns) */
   responseType?: 'text/dns';
   summary: string;
-  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec';
+  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec' | 'audit';
   params?: Record<string, FieldSpec>;
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;
@@ -368,6 +370,23 @@ export const ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       const data = await runner.run<{ revokeTsigKey: GqlTsigKey }>('revokeTsigKey', { id: String(inputs.id) });
       return { body: presentTsigKey(data.revokeTsigKey) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/audit',
+    operationId: 'listAuditEvents',
+    tag: 'audit',
+    summary: 'The audit log, newest first (admin key only; docs/audit-log.md)',
+    status: 200,
+    query: {
+      kind: { kind: 'string', description: 'only events of this kind (api-key-created, authentication-failed, …)' },
+      since: { kind: 'string', description: 'only events at or after this time (ISO 8601 with a zone, e.g. 2026-11-24T09:00:00Z)' },
+    },
+    response: arrayOf('AuditEvent'),
+    async handle(inputs, runner) {
+      const pages = runner.pages<GqlAuditEvent>('listAuditEvents', 'auditEvents', { first: PAGE, kind: inputs.kind, since: inputs.since });
+      return { itemPages: mapPages(pages, presentAuditEvent) };
     },
   },
   {

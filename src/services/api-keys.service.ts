@@ -15,6 +15,8 @@ import {
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
+import { FailedAuthentications, recordAuditEvent } from './audit-log';
+import { markKeyFirstUsed } from '../repositories/audit-events';
 
 export type { ApiKeyRow } from '../repositories/accounts';
 export interface CreatedApiKey {
@@ -96,6 +98,14 @@ export class ApiKeysService {
    * not be used now (expired, idle, or from outside its allowedNetworks: `address` is the client's) is refused
    * with FORBIDDEN_BY_POLICY saying which.
    */
+  constructor(private readonly failures: FailedAuthentications) {}
+
+  /**
+   * `address`, when this is a request's authentication (not a re-check of a subscription's key), is the
+   * client's: a key presented and refused is counted as a failed authentication from there (audit log,
+   * summarised per address and minute), and a key's first use is recorded once (`first_used_at` and an
+   * `api-key-first-used` event).
+   */
   async authenticate(db: Database, presented: string | undefined, address?: string): Promise<Principal | null> {
     if (!presented) return null;
     const hash = hashKey(presented);
@@ -108,17 +118,35 @@ export class ApiKeysService {
           key.userId !== null
             ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId, policy: key.policy }
             : { kind: 'admin', keyId: key.id, keyName: key.name, policy: key.policy };
+        if (key.firstUsedAt === null) await this.noteFirstUse(db, principal, address);
       }
       if (this.cache.size > 10_000) this.cache.clear();
       entry = { principal, lastUsedAt: key?.lastUsedAt ?? key?.createdAt ?? new Date(), until: Date.now() + ApiKeysService.CACHE_MS };
       this.cache.set(hash, entry);
     }
     const principal = entry.principal;
-    if (!principal) return null;
+    if (!principal) {
+      if (address !== undefined) this.failures.note(db, address);
+      return null;
+    }
     const refused = unusableReason(principal.policy, { address, lastUsedAt: entry.lastUsedAt });
     if (refused) throw forbidden(refused);
     this.usage.note(db, principal.keyId);
     return principal;
+  }
+
+  /** once per key, whichever process sees it first (markKeyFirstUsed lets one through) */
+  private async noteFirstUse(db: Database, principal: Principal, from: string | undefined): Promise<void> {
+    await db.transaction(async (sql) => {
+      if (await markKeyFirstUsed(sql, 'api', principal.keyId)) {
+        await recordAuditEvent(sql, {
+          kind: 'api-key-first-used',
+          actor: principal,
+          subject: `api-key:${principal.keyId}`,
+          sourceAddress: from,
+        });
+      }
+    });
   }
 
   /**
@@ -151,9 +179,18 @@ export class ApiKeysService {
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     const policy = newKeyPolicy(ctx.principal, input);
     const secret = newSecret('zk');
-    const key = await inTransaction(ctx.db, (sql) =>
-      insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret), policy }),
-    );
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const created = await insertApiKey(sql, { userId: input.userId, name: input.name.trim(), secretHash: hashKey(secret), policy });
+      if (created) {
+        await recordAuditEvent(sql, {
+          kind: 'api-key-created',
+          actor: ctx.principal,
+          subject: `api-key:${created.id}`,
+          detail: { name: created.name, userId: created.userId },
+        });
+      }
+      return created;
+    });
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
   }
@@ -170,12 +207,21 @@ export class ApiKeysService {
       const target = (await listApiKeys(ctx.db, scopeUserId(ctx.principal))).find((k) => k.id === id);
       if (target) requireWithin(ctx.principal, target.policy, 'revoke');
     }
-    const key = await inTransaction(ctx.db, (sql) =>
-      revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
-    );
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const revoked = await revokeApiKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined);
+      if (revoked?.newlyRevoked) {
+        await recordAuditEvent(sql, {
+          kind: 'api-key-revoked',
+          actor: ctx.principal,
+          subject: `api-key:${revoked.id}`,
+          detail: { name: revoked.name, userId: revoked.userId },
+        });
+      }
+      return revoked;
+    });
     if (!key) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
     this.cache.delete(key.secretHash);
-    const { secretHash: _hash, ...row } = key;
+    const { secretHash: _hash, newlyRevoked: _newly, ...row } = key;
     return row;
   }
 }

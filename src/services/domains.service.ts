@@ -5,8 +5,12 @@ import { parseOwner, parseZoneName } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
+import { lockZoneNames, zoneOfAnotherUserNests } from '../repositories/zone-names';
+import { isPublicSuffix, selfAndAncestors } from '../dns/public-suffix';
 import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
+import type { Sql } from '../db/pool';
+import { recordAuditEvent } from './audit-log';
 import { journalRecord, journalWholeZone, writeZone } from './write-engine';
 
 const DEFAULT_RECORD_TTL = 3600;
@@ -16,6 +20,10 @@ export function normaliseZoneName(input: string, field = 'zone'): string {
   const parsed = parseZoneName(input, field);
   if (!parsed.ok) throw errorFromProblems(parsed.problems);
   return parsed.name;
+}
+
+function zoneNameRefused(code: 'ZONE_IS_PUBLIC_SUFFIX' | 'ZONE_OWNED_BY_ANOTHER_USER', message: string): DomainError {
+  return new DomainError(code, undefined, [{ field: 'zone', code, message }]);
 }
 
 /** the owner of the default CNAME to the apex (RESTKnot's default records; DEFAULT_WWW_CNAME turns it off) */
@@ -66,6 +74,11 @@ export class DomainsService {
     }
     if (!canSeeUser(ctx.principal, input.userId)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
     requireFlag(ctx.principal.policy, 'mayCreateZones');
+    // the name rules bind users; the admin key may create any zone for anyone (a registry's suffix, a zone
+    // split across users), and does so without the locks and the lookup
+    const checkNames = ctx.principal.kind === 'user';
+    if (checkNames && isPublicSuffix(name))
+      throw zoneNameRefused('ZONE_IS_PUBLIC_SUFFIX', `zone: ${name} is a public suffix (publicsuffix.org)`);
     const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
     // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
     // answer waits for both
@@ -78,7 +91,9 @@ export class DomainsService {
       ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
     return writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'create-zone',
+      transaction: checkNames,
       insert: async (sql) => {
+        if (checkNames) await this.refuseNestingWithOthers(sql, name, input.userId);
         const initial = initialSerial(this.settings.serialPolicy, new Date());
         let result = await insertZone(sql, {
           userId: input.userId,
@@ -95,6 +110,25 @@ export class DomainsService {
         return result.zone;
       },
     });
+  }
+
+  /**
+   * A user's zone may neither lie inside another user's zone nor contain one: whoever holds `example.com`
+   * could otherwise be shadowed, or delegate around, by a stranger's `www.example.com` (and the other way
+   * round). Locks the names that a nested zone would share with this one (lockZoneNames), so that of two
+   * users creating `example.com` and `a.example.com` at once, the second sees the first. Names that are
+   * public suffixes are left out of the locks: no user holds one, and every create under `com` would
+   * otherwise wait on one lock. The answer does not say whose zone it is, nor which.
+   */
+  private async refuseNestingWithOthers(sql: Sql, name: string, userId: number): Promise<void> {
+    const names = selfAndAncestors(name);
+    await lockZoneNames(
+      sql,
+      names.filter((n) => !isPublicSuffix(n)),
+    );
+    if (await zoneOfAnotherUserNests(sql, { name, ancestors: names.slice(1), userId })) {
+      throw zoneNameRefused('ZONE_OWNED_BY_ANOTHER_USER', `zone: ${name} would be inside, or would contain, a zone of another user`);
+    }
   }
 
   /**
@@ -119,6 +153,15 @@ export class DomainsService {
         requireFlag(ctx.principal.policy, 'mayDeleteZones');
         const records = await zoneRecords(sql, [domain.id]);
         await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
+        // a user deleting its own zone is in the change history; the admin deleting a user's zone is an admin action
+        if (ctx.principal.kind === 'admin') {
+          await recordAuditEvent(sql, {
+            kind: 'zone-deleted-by-admin',
+            actor: ctx.principal,
+            subject: `zone:${domain.name}`,
+            detail: { zoneId: domain.id, userId: domain.userId, records: records.length },
+          });
+        }
         return { id: domain.id, name: domain.name };
       },
     });

@@ -11,6 +11,7 @@ import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
 import { DnssecService } from './dnssec/dnssec.service';
+import { AuditLogService } from './audit-log';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -27,10 +28,12 @@ export interface Services {
   dnsUpdates: DnsUpdatesService;
   propagation: PropagationStatusService;
   dnssec: DnssecService;
+  audit: AuditLogService;
 }
 
 export function createServices(settings: Settings): Services {
-  const apiKeys = new ApiKeysService();
+  const audit = new AuditLogService();
+  const apiKeys = new ApiKeysService(audit.failedAuthentications);
   const zoneChanges = new ZoneChangesService(settings);
   const domains = new DomainsService(settings);
   const tsigKeys = new TsigKeysService(settings);
@@ -48,5 +51,6 @@ export function createServices(settings: Settings): Services {
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
     propagation: new PropagationStatusService(settings),
     dnssec: new DnssecService(settings, domains),
+    audit,
   };
 }

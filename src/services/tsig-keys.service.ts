@@ -9,6 +9,8 @@ import { KeyPolicyRequest, newKeyPolicy, requireWithin, UsageClock } from './api
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
+import { recordAuditEvent } from './audit-log';
+import { markKeyFirstUsed } from '../repositories/audit-events';
 
 export type { TsigKeyRow } from '../repositories/accounts';
 export interface CreatedTsigKey {
@@ -33,6 +35,9 @@ export class TsigKeysService {
     { found: { key: TsigKey; principal: Principal; lastUsedAt: Date } | undefined; until: number }
   >();
   private readonly usage = new UsageClock('tsig_keys');
+
+  /** ids of keys whose first use is recorded (noteUsed) */
+  private readonly used = new Set<number>();
 
   constructor(private readonly settings: Settings) {}
 
@@ -69,9 +74,18 @@ export class TsigKeysService {
     // the transfer key (TSIG_KEY) is found by name first: a user's key under its name would never be used
     if (name.name === this.settings.tsigKey?.name) throw duplicateName();
     const secret = randomBytes(SECRET_OCTETS[algorithm as TsigAlgorithm]);
-    const key = await inTransaction(ctx.db, (sql) =>
-      insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret, policy }),
-    );
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const created = await insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret, policy });
+      if (created) {
+        await recordAuditEvent(sql, {
+          kind: 'tsig-key-created',
+          actor: ctx.principal,
+          subject: `tsig-key:${created.id}`,
+          detail: { name: created.name, algorithm: created.algorithm, userId: created.userId },
+        });
+      }
+      return created;
+    });
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     // a message signed with this name before the key existed left "no such key" in the cache
     this.cache.delete(name.name);
@@ -84,12 +98,43 @@ export class TsigKeysService {
       const target = (await listTsigKeys(ctx.db, scopeUserId(ctx.principal))).find((k) => k.id === id);
       if (target) requireWithin(ctx.principal, target.policy, 'revoke');
     }
-    const key = await inTransaction(ctx.db, (sql) =>
-      revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined),
-    );
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const revoked = await revokeTsigKey(sql, id, ctx.principal.kind === 'user' ? ctx.principal.userId : undefined);
+      if (revoked?.newlyRevoked) {
+        await recordAuditEvent(sql, {
+          kind: 'tsig-key-revoked',
+          actor: ctx.principal,
+          subject: `tsig-key:${revoked.id}`,
+          detail: { name: revoked.name, userId: revoked.userId },
+        });
+      }
+      return revoked;
+    });
     if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
     this.cache.delete(key.name);
-    return key;
+    const { newlyRevoked: _newly, ...row } = key;
+    return row;
+  }
+
+  /**
+   * For the DNS edge, after a request signed with the key verified: its first use is recorded once
+   * (`first_used_at`, a `tsig-key-first-used` event). Known-used keys are remembered in this process, so
+   * that only a key's first requests here reach the database.
+   */
+  async noteUsed(db: Database, principal: Principal, from: string): Promise<void> {
+    if (principal.via !== 'tsig' || this.used.has(principal.keyId)) return;
+    await db.transaction(async (sql) => {
+      if (await markKeyFirstUsed(sql, 'tsig', principal.keyId)) {
+        await recordAuditEvent(sql, {
+          kind: 'tsig-key-first-used',
+          actor: principal,
+          subject: `tsig-key:${principal.keyId}`,
+          sourceAddress: from,
+        });
+      }
+    });
+    if (this.used.size > 100_000) this.used.clear();
+    this.used.add(principal.keyId);
   }
 
   /**

@@ -238,7 +238,10 @@ export class ZoneFilesService {
 }
 
 /** the file's dropped signer records, with the DNSKEY, CDS and CDNSKEY a signed zone leaves out counted too */
-function withDroppedKeys(dropped: { type: string; count: number }[], records: readonly CanonicalRecord[]): { type: string; count: number }[] {
+function withDroppedKeys(
+  dropped: { type: string; count: number }[],
+  records: readonly CanonicalRecord[],
+): { type: string; count: number }[] {
   const counts = new Map(dropped.map((d) => [d.type, d.count]));
   for (const r of records) if (SIGNER_OWNED_TYPES.has(r.type)) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
   return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1));

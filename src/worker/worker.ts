@@ -17,6 +17,7 @@
 import { refreshDueZones } from '../services/dnssec/signature-refresh';
 import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { noteDatabaseFailure } from '../db/availability';
+import { pruneAuditEvents } from '../repositories/audit-events';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
 import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
@@ -327,7 +328,11 @@ export class PropagationWorker {
     if (state !== 'in_sync') this.scheduleCheck(delayMs);
   }
 
-  /** the journal's retention (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS); one pass at a time, any worker may run it */
+  /**
+   * the journal's retention (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS), and the audit log's, which is kept as long
+   * as the history (HISTORY_KEEP_DAYS; its rows belong to no zone, so the per-zone row count does not apply);
+   * one pass at a time, any worker may run it
+   */
   async pruneJournal(): Promise<number> {
     if (this.pruning || this.stopped) return 0;
     this.pruning = true;
@@ -337,6 +342,8 @@ export class PropagationWorker {
         this.log.info(
           `journal: pruned ${pruned} change rows past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays} / HISTORY_KEEP_ROWS=${this.settings.historyKeepRows}`,
         );
+      const audit = await pruneAuditEvents(this.db, this.settings.historyKeepDays);
+      if (audit > 0) this.log.info(`audit log: pruned ${audit} events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
       return pruned;
     } catch (error) {
       if (!noteDatabaseFailure(error, 'journal pruning')) this.log.warn({ err: error }, 'journal: pruning failed; it runs again later');

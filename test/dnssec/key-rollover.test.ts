@@ -82,7 +82,7 @@ async function parentDs(): Promise<string[]> {
   return res.data.domain.records.filter((r: any) => r.type === 'DS').map((r: any) => r.rdata);
 }
 
-async function transfer(zone: string): Promise<{ text: string; serial: number; dnskeyTags: number[] }> {
+async function transfer(zone: string): Promise<{ text: string; serial: number }> {
   const axfr = await dig([
     '-y',
     `hmac-sha256:${KEY_NAME}:${SECRET}`,
@@ -95,8 +95,7 @@ async function transfer(zone: string): Promise<{ text: string; serial: number; d
     '+nostats',
   ]);
   const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
-  const tags = axfr.lines.filter((line) => line.split(/\s+/)[3] === 'DNSKEY').length;
-  return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]), dnskeyTags: Array.from({ length: tags }) as number[] };
+  return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]) };
 }
 
 /**

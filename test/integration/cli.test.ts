@@ -207,3 +207,17 @@ test('least-privilege keys from the CLI: a preset, rules, and the key refused be
     idleDays: 30,
   });
 }, 60_000);
+test('audit list: the audit log for the admin, filtered by kind; a user key is refused', async () => {
+  const user = JSON.parse((await cli(['--json', 'user', 'add', 'audit-cli@example.org'])).out);
+  const key = JSON.parse((await cli(['--json', 'key', 'create', String(user.id), 'audit-cli'])).out);
+  const listed = await cli(['audit', 'list', '--kind', 'api-key-created']);
+  expect(listed.code).toBe(0);
+  expect(listed.out).toMatch(/^ID\s+AT\s+KIND\s+ACTOR\s+SUBJECT/);
+  expect(listed.out).toContain(`api-key:${key.id}`);
+  const json = JSON.parse((await cli(['--json', 'audit', 'list', '--kind', 'user-created', '--since', '2000-01-01T00:00:00Z'])).out);
+  expect(json.filter((e: any) => e.subject === `user:${user.id}`)).toHaveLength(1);
+  expect(json[0]).toEqual(expect.objectContaining({ kind: 'user-created', actorAdmin: true }));
+  const refused = await cli(['audit', 'list'], { ZONEKEEPER_API_KEY: key.secret });
+  expect(refused.code).toBe(1);
+  expect(refused.err).toContain('FORBIDDEN');
+});

@@ -153,3 +153,43 @@ test('LOG_LEVEL from the settings applies to the request lines too (a service st
     await app.close();
   }
 }, 120_000);
+
+test('audit events are log lines too (field `audit`), without secrets; failed authentications summarised', async () => {
+  const service = await start(database.url, false);
+  try {
+    const base = `http://127.0.0.1:${service.port}`;
+    const gql = async (query: string, key = API_KEY) => {
+      const res = await fetch(`${base}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'X-API-Key': key },
+        body: JSON.stringify({ query }),
+      });
+      return (await res.json()) as any;
+    };
+    const user = await gql(`mutation { createUser(input: {email: "audit-line@example.org"}) { id } }`);
+    const userId = user.data.createUser.id as string;
+    const key = await gql(`mutation { createApiKey(input: {userId: "${userId}", name: "logged"}) { secret apiKey { id } } }`);
+    const secret = key.data.createApiKey.secret as string;
+    for (let i = 0; i < 3; i++) expect((await gql('{ __typename }', `zk_wrong_${i}`)).errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const output = await stop(service);
+    const audit = output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.audit)
+      .map((line) => line.audit);
+    expect(audit.filter((a) => a.kind === 'user-created')).toEqual([expect.objectContaining({ subject: `user:${userId}` })]);
+    expect(audit.filter((a) => a.kind === 'api-key-created')).toEqual([
+      expect.objectContaining({ subject: `api-key:${key.data.createApiKey.apiKey.id}`, actor: expect.objectContaining({ admin: true }) }),
+    ]);
+    // counted while the service ran, written at the latest as it stopped: a line per address and minute, not per attempt
+    const failed = audit.filter((a) => a.kind === 'authentication-failed');
+    expect(failed.reduce((sum, a) => sum + a.count, 0)).toBe(3);
+    expect(failed.length).toBeLessThan(3);
+    expect(output).not.toContain(secret);
+    expect(output).not.toContain('zk_wrong_');
+    expect(output).not.toContain('audit-line@example.org');
+  } finally {
+    await stop(service);
+  }
+}, 120_000);

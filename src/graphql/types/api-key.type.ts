@@ -23,6 +23,8 @@ export class ApiKeyType {
 
   @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
   lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When the key first authenticated a request; null while unused.' })
+  firstUsedAt!: Date | null;
 }
 
 @ObjectType('CreatedApiKey', { simpleResolvers: true })

@@ -29,6 +29,8 @@ export class TsigKeyType {
 
   @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
   lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true, description: 'When a request signed with the key first verified; null while unused.' })
+  firstUsedAt!: Date | null;
 }
 
 @ObjectType('CreatedTsigKey', { simpleResolvers: true })

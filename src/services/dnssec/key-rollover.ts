@@ -52,9 +52,18 @@ interface ParentDsWork {
  * Starts a roll of the zone's ZSK or KSK (a CSK rolls as a KSK) now: the first step of its method. Refused
  * while a roll of that kind runs.
  */
-export async function startRoll(db: Database, settings: Settings, principal: Principal, zone: { name: string } | { id: number }, role: RollRole): Promise<void> {
+export async function startRoll(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { name: string } | { id: number },
+  role: RollRole,
+): Promise<void> {
   const parentWork = await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
-    if (!change.zone.dnssec) throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [{ field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' }]);
+    if (!change.zone.dnssec)
+      throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
+        { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
+      ]);
     change.requireLock();
     const keys = await keysOfZone(change.connection, change.zone.id);
     const work = await beginRoll(change, settings, keys, role, new Date());
@@ -74,7 +83,10 @@ export async function startRoll(db: Database, settings: Settings, principal: Pri
  */
 export async function confirmDsPublished(db: Database, settings: Settings, principal: Principal, zone: { name: string }): Promise<void> {
   await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
-    if (!change.zone.dnssec) throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [{ field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' }]);
+    if (!change.zone.dnssec)
+      throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
+        { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
+      ]);
     change.requireLock();
     const waiting = (await keysOfZone(change.connection, change.zone.id)).filter((k) => k.nextEvent === 'await-ds');
     if (!waiting.length) {
@@ -82,7 +94,11 @@ export async function confirmDsPublished(db: Database, settings: Settings, princ
       throw new DomainError('DNSSEC_NOTHING_TO_CONFIRM', message, [{ field: 'zone', code: 'DNSSEC_NOTHING_TO_CONFIRM', message }]);
     }
     const soaTtl = change.zone.soa.ttl;
-    for (const key of waiting) await setKeyState(change.connection, key.id, key.state, new Date(), { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
+    for (const key of waiting)
+      await setKeyState(change.connection, key.id, key.state, new Date(), {
+        event: 'swap',
+        at: after(soaTtl + settings.dnssecPropagationDelay),
+      });
     // no record changes: nothing to commit; the transaction commits with the keys' new plan
   });
 }
@@ -117,7 +133,13 @@ function lifetimeOver(key: StoredDnssecKey, settings: Settings, now: Date): bool
 const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
 /** the first step of a roll; undefined when one of that kind runs already */
-async function beginRoll(change: ZoneChange, settings: Settings, keys: StoredDnssecKey[], role: RollRole, now: Date): Promise<ParentDsWork | false | undefined> {
+async function beginRoll(
+  change: ZoneChange,
+  settings: Settings,
+  keys: StoredDnssecKey[],
+  role: RollRole,
+  now: Date,
+): Promise<ParentDsWork | false | undefined> {
   const sql = change.connection;
   const rolling = role === 'ZSK' ? keys.filter((k) => k.role === 'ZSK') : keys.filter((k) => k.role !== 'ZSK');
   const current = rolling.find((k) => k.state === 'active');
@@ -128,7 +150,15 @@ async function beginRoll(change: ZoneChange, settings: Settings, keys: StoredDns
   const keyTag = dnskeyTag(dnskey);
   const sealed = vaultOf(settings).seal(privateKey, { zone: change.zone.name, keyTag });
   const soaTtl = change.zone.soa.ttl;
-  const base = { domainId: change.zone.id, role: current.role as StoredKeyRole, algorithm: algorithm.number, keyTag, dnskey: DNSKEY.format(dnskey), sealed, at: now };
+  const base = {
+    domainId: change.zone.id,
+    role: current.role as StoredKeyRole,
+    algorithm: algorithm.number,
+    keyTag,
+    dnskey: DNSKEY.format(dnskey),
+    sealed,
+    at: now,
+  };
   if (current.role === 'ZSK') {
     // pre-publication: in the DNSKEY RRset now, signing once every resolver can have it
     const key = await insertKey(sql, { ...base, state: 'published' });
@@ -154,7 +184,13 @@ async function beginRoll(change: ZoneChange, settings: Settings, keys: StoredDns
 }
 
 /** the step a due key event asks for */
-async function nextStep(change: ZoneChange, settings: Settings, keys: StoredDnssecKey[], due: StoredDnssecKey, now: Date): Promise<ParentDsWork | false> {
+async function nextStep(
+  change: ZoneChange,
+  settings: Settings,
+  keys: StoredDnssecKey[],
+  due: StoredDnssecKey,
+  now: Date,
+): Promise<ParentDsWork | false> {
   const sql = change.connection;
   const soaTtl = change.zone.soa.ttl;
   const zone = change.zone.name;
@@ -163,7 +199,10 @@ async function nextStep(change: ZoneChange, settings: Settings, keys: StoredDnss
       // ZSK: the new key signs, the old one retires and stays published until its signatures are gone
       for (const old of keys.filter((k) => k.role === 'ZSK' && k.state === 'active' && k.id !== due.id)) {
         const maxTtl = await maxTtlOfZone(sql, change.zone.id);
-        await setKeyState(sql, old.id, 'retired', now, { event: 'remove', at: after(Math.max(maxTtl, soaTtl) + settings.dnssecPropagationDelay) });
+        await setKeyState(sql, old.id, 'retired', now, {
+          event: 'remove',
+          at: after(Math.max(maxTtl, soaTtl) + settings.dnssecPropagationDelay),
+        });
       }
       await setKeyState(sql, due.id, 'active', now);
       change.signWhole();
@@ -202,7 +241,13 @@ async function nextStep(change: ZoneChange, settings: Settings, keys: StoredDnss
     }
     default:
       // an event this version does not know (or 'await-ds', which waits for a confirmation): leave it
-      await setKeyState(sql, due.id, due.state, now, due.nextEvent === 'await-ds' ? { event: 'await-ds', at: after(10 * 366 * 86400) } : undefined);
+      await setKeyState(
+        sql,
+        due.id,
+        due.state,
+        now,
+        due.nextEvent === 'await-ds' ? { event: 'await-ds', at: after(10 * 366 * 86400) } : undefined,
+      );
       return false;
   }
 }
@@ -235,4 +280,3 @@ async function writeParentDs(db: Database, settings: Settings, work: ParentDsWor
     if (change.added.length || change.removed.length) await change.commit();
   });
 }
-

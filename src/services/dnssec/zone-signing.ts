@@ -99,7 +99,8 @@ export const isPublished = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boole
   key.state === 'published' || key.state === 'ready' || key.state === 'active' || (key.state === 'retired' && key.role === 'ZSK');
 
 /** the keys whose DS the parent should hold: a KSK or CSK from its generation (double-DS) until its removal */
-export const inParentDs = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean => key.role !== 'ZSK' && key.state !== 'removed' && key.state !== 'published';
+export const inParentDs = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
+  key.role !== 'ZSK' && key.state !== 'removed' && key.state !== 'published';
 
 /** signer records as the data layer keeps them: with their chain key and expiration */
 export function signerRows(zone: string, records: readonly CanonicalRecord[]): SignerRow[] {

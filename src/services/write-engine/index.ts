@@ -28,9 +28,10 @@ export type ZoneWrite<T> =
   | { kind: 'records'; request: ZoneChangeRequest; decide: (change: ZoneChange) => Promise<T> }
   /**
    * a zone's creation: `insert` writes the zone, its records and its journal row in one statement (it
-   * commits on its own), then the zone joins the catalog; the answer waits for both
+   * commits on its own; with `transaction`, in one transaction, for a create that locks and checks before
+   * it writes), then the zone joins the catalog; the answer waits for both
    */
-  | { kind: 'create-zone'; insert: (sql: Sql) => Promise<T & { id: number; name: string }> }
+  | { kind: 'create-zone'; transaction?: boolean; insert: (sql: Sql) => Promise<T & { id: number; name: string }> }
   /**
    * a zone's deletion, in its zone's turn: `remove` finds the zone and journals its records in the
    * transaction it is given, answering which zone it is; the engine then takes it out of the catalog and
@@ -45,7 +46,7 @@ export async function writeZone<T>(db: Database, settings: Settings, principal: 
     case 'records':
       return queues.run({ db, settings, principal, request: write.request, decide: write.decide });
     case 'create-zone': {
-      const zone = await db.connection(write.insert).catch((error) => {
+      const zone = await (write.transaction ? db.transaction(write.insert) : db.connection(write.insert)).catch((error) => {
         throw mapDatabaseError(error);
       });
       queues.keys.learnZone(zone);

@@ -108,6 +108,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'get', path: `/api/domain/export/${f.zone}` },
     bad: { method: 'get', path: '/api/domain/export/missing.example' },
   }),
+  listAuditEvents: () => ({
+    good: { method: 'get', path: '/api/audit', query: { kind: 'user-created' } },
+    bad: { method: 'get', path: '/api/audit', query: { kind: 'no-such-kind' } },
+  }),
   listTsigKeys: (f) => ({
     good: { method: 'get', path: '/api/tsigkey/list', query: { user_id: f.userId } },
     bad: { method: 'get', path: '/api/tsigkey/list', query: { user_id: 'x' } },

@@ -1,0 +1,34 @@
+import { Args, ArgsType, Ctx, Field, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { connection } from '../types/connection';
+import { AuditEventConnection, AuditEventType } from '../types/audit-event.type';
+import { PageArgs } from '../inputs/page.args';
+import { parseOptionalId } from '../inputs/ids';
+import { firstOf, listComplexity } from './paging';
+
+@ArgsType()
+export class AuditEventsArgs extends PageArgs {
+  @Field(() => String, { nullable: true, description: 'Only events of this kind (docs/audit-log.md).' })
+  kind?: string;
+
+  @Field(() => Date, { nullable: true, description: 'Only events at or after this time.' })
+  since?: Date;
+}
+
+@Resolver(() => AuditEventType)
+export class AuditResolver {
+  @Query(() => AuditEventConnection, {
+    description: 'The audit log, newest first. Admin key only (a user key: FORBIDDEN).',
+    complexity: listComplexity,
+  })
+  auditEvents(@Args() args: AuditEventsArgs, @Ctx() ctx: GraphQLContext) {
+    const filter = { kind: args.kind ?? undefined, since: args.since ?? undefined };
+    const first = firstOf(args, ctx);
+    // the admin check comes before the page is read, and again for the count (the service checks both)
+    return connection(
+      first,
+      (limit) => ctx.services.audit.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      () => ctx.services.audit.count(ctx, filter),
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import type { Sql } from '../db/pool';
+
+/**
+ * The audit log's table (`audit_events`, docs/audit-log.md): the rows the audit service writes, the
+ * admin's reads, the first use of a key (marked once), and the retention pass.
+ */
+export interface AuditEventRow {
+  id: number;
+  at: Date;
+  kind: string;
+  actorKeyType: 'api' | 'tsig' | null;
+  actorKeyId: number | null;
+  actorKeyName: string | null;
+  actorUserId: number | null;
+  actorAdmin: boolean;
+  subject: string | null;
+  detail: Record<string, unknown>;
+  sourceAddress: string | null;
+  /** how many attempts a summarised row stands for (failed authentications); 1 otherwise */
+  count: number;
+}
+
+export interface AuditEventInsert {
+  kind: string;
+  actorKeyType?: 'api' | 'tsig' | null;
+  actorKeyId?: number | null;
+  actorKeyName?: string | null;
+  actorUserId?: number | null;
+  actorAdmin?: boolean;
+  subject?: string | null;
+  detail?: Record<string, unknown>;
+  sourceAddress?: string | null;
+}
+
+const COLUMNS =
+  'id, at, kind, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, subject, detail, source_address, count';
+const toRow = (row: any): AuditEventRow => ({
+  id: Number(row.id),
+  at: new Date(row.at),
+  kind: row.kind,
+  actorKeyType: row.actor_key_type,
+  actorKeyId: row.actor_key_id === null ? null : Number(row.actor_key_id),
+  actorKeyName: row.actor_key_name,
+  actorUserId: row.actor_user_id === null ? null : Number(row.actor_user_id),
+  actorAdmin: row.actor_admin,
+  subject: row.subject,
+  detail: row.detail,
+  sourceAddress: row.source_address,
+  count: Number(row.count),
+});
+
+export async function insertAuditEvent(sql: Sql, event: AuditEventInsert): Promise<void> {
+  await sql.rows(
+    `insert into audit_events (kind, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, subject, detail, source_address)
+     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
+    [
+      event.kind,
+      event.actorKeyType ?? null,
+      event.actorKeyId ?? null,
+      event.actorKeyName ?? null,
+      event.actorUserId ?? null,
+      event.actorAdmin ?? false,
+      event.subject ?? null,
+      JSON.stringify(event.detail ?? {}),
+      event.sourceAddress ?? null,
+    ],
+  );
+}
+
+/**
+ * Adds failed authentications to their summary rows, one per source address and minute
+ * (`audit_events_failed_auth_unique`), in one statement: processes that counted the same address in the same
+ * minute add to one row.
+ */
+export async function addFailedAuthentications(sql: Sql, counts: { sourceAddress: string; minute: Date; count: number }[]): Promise<void> {
+  if (!counts.length) return;
+  await sql.rows(
+    `insert into audit_events (kind, at, source_address, count)
+     select 'authentication-failed', x.minute, x.source, x.n
+       from json_to_recordset($1::json) as x(source text, minute timestamptz, n int)
+     on conflict (source_address, at) where kind = 'authentication-failed'
+     do update set count = audit_events.count + excluded.count`,
+    [JSON.stringify(counts.map((c) => ({ source: c.sourceAddress, minute: c.minute.toISOString(), n: c.count })))],
+  );
+}
+
+export interface AuditEventFilter {
+  kind?: string;
+  since?: Date;
+}
+
+/** newest first; `after` is the id of the last row of the previous page */
+export async function listAuditEvents(
+  sql: Sql,
+  filter: AuditEventFilter,
+  page: { first: number; after?: number },
+): Promise<AuditEventRow[]> {
+  const rows = await sql.rows(
+    `select ${COLUMNS} from audit_events
+      where ($1::text is null or kind = $1) and ($2::timestamptz is null or at >= $2) and ($3::bigint is null or id < $3)
+      order by id desc limit $4`,
+    [filter.kind ?? null, filter.since?.toISOString() ?? null, page.after ?? null, page.first],
+  );
+  return rows.map(toRow);
+}
+
+export async function countAuditEvents(sql: Sql, filter: AuditEventFilter): Promise<number> {
+  const [row] = await sql.rows<{ n: string }>(
+    `select count(*) as n from audit_events where ($1::text is null or kind = $1) and ($2::timestamptz is null or at >= $2)`,
+    [filter.kind ?? null, filter.since?.toISOString() ?? null],
+  );
+  return Number(row.n);
+}
+
+/**
+ * Marks the key's first use; true for the one call that found it unused (concurrent first uses in several
+ * processes: the `first_used_at is null` condition lets one of them through).
+ */
+export async function markKeyFirstUsed(sql: Sql, keyType: 'api' | 'tsig', id: number): Promise<boolean> {
+  const table = keyType === 'api' ? 'api_keys' : 'tsig_keys';
+  return (await sql.affected(`update ${table} set first_used_at = now() where id = $1 and first_used_at is null`, [id])) > 0;
+}
+
+/** the audit log's retention: rows older than `keepDays` (HISTORY_KEEP_DAYS, as the change history) */
+export async function pruneAuditEvents(sql: Sql, keepDays: number): Promise<number> {
+  return sql.affected(`delete from audit_events where at < now() - make_interval(days => $1)`, [keepDays]);
+}

@@ -1,0 +1,39 @@
+import type { Sql } from '../db/pool';
+
+/**
+ * The lookups behind the zone-name rule (a user's zone may neither sit inside nor contain another user's
+ * zone) and the locks that make it hold under concurrency.
+ */
+
+/**
+ * Takes a transaction-scoped advisory lock on each name (in one order, so that two creates locking
+ * overlapping sets cannot deadlock), held until the caller's transaction ends. Two zones nest only if the
+ * outer one is among the inner one's ancestors; a create that locks its own name and its ancestors therefore
+ * shares a lock with any create of a zone nested with it, and the later of the two reads the other's row in
+ * its next statement (READ COMMITTED takes a new snapshot per statement, after the lock was granted). The
+ * lock and the check cannot be one statement: its snapshot would predate the wait for the lock.
+ */
+export async function lockZoneNames(sql: Sql, names: string[]): Promise<void> {
+  await sql.rows(
+    `select count(pg_advisory_xact_lock(k)) from (
+       select distinct hashtextextended('zonekeeper zone name ' || n, 0) as k from unnest($1::text[]) as n order by k) as keys`,
+    [names],
+  );
+}
+
+/**
+ * Whether a zone of a user other than `userId` is one of `ancestors` or lies below `name` (its name ends
+ * with `.name`). Descendants are found as a range of the reversed names (`domains_reversed_name_index`, in
+ * byte order): every name ending with `.example.com` reversed starts with `moc.elpmaxe.`, and lies between
+ * that and `moc.elpmaxe/` ('/' follows '.').
+ */
+export async function zoneOfAnotherUserNests(sql: Sql, zone: { name: string; ancestors: string[]; userId: number }): Promise<boolean> {
+  const below = [...`.${zone.name}`].reverse().join('');
+  const [row] = await sql.rows<{ nests: boolean }>(
+    `select exists (select 1 from domains where name = any($1::text[]) and user_id <> $4)
+         or exists (select 1 from domains
+                     where reverse(name) collate "C" >= $2 and reverse(name) collate "C" < $3 and user_id <> $4) as nests`,
+    [zone.ancestors, below, `${below.slice(0, -1)}/`, zone.userId],
+  );
+  return row.nests;
+}
