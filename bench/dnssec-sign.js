@@ -43,7 +43,13 @@ function worker([input, denialName, output]) {
 
   let at = process.hrtime.bigint();
   const parsed = parseZoneFile(ZONE, fs.readFileSync(input, 'utf8'), DEFAULT_ALLOWED_TTLS);
-  if (!parsed.ok) throw new Error(parsed.problems.slice(0, 5).map((p) => p.message).join('\n'));
+  if (!parsed.ok)
+    throw new Error(
+      parsed.problems
+        .slice(0, 5)
+        .map((p) => p.message)
+        .join('\n'),
+    );
   const parseMs = ms(at);
 
   at = process.hrtime.bigint();
@@ -79,7 +85,12 @@ function need(binary, pkg) {
 /** N records in N RRsets on N/2 names (an A and an AAAA each), behind an SOA, an NS and its glue */
 function generateZone(file, size) {
   const out = fs.openSync(file, 'w');
-  const lines = [`$ORIGIN ${ZONE}.`, '@ 3600 IN SOA ns1 hostmaster 2026112401 7200 3600 1209600 300', '@ 3600 IN NS ns1', 'ns1 3600 IN A 192.0.2.1'];
+  const lines = [
+    `$ORIGIN ${ZONE}.`,
+    '@ 3600 IN SOA ns1 hostmaster 2026112401 7200 3600 1209600 300',
+    '@ 3600 IN NS ns1',
+    'ns1 3600 IN A 192.0.2.1',
+  ];
   for (let i = 0; i < size; i++) {
     const n = i >> 1;
     lines.push(
@@ -97,7 +108,10 @@ function generateZone(file, size) {
 function timed(command, args, { cwd } = {}) {
   const timeFile = path.join(TMP, `time-${process.pid}-${Date.now()}.txt`);
   return new Promise((resolve, reject) => {
-    const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S %M', command, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-o', timeFile, '-f', '%e %U %S %M', command, ...args], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -184,49 +198,15 @@ function machine() {
     node: process.version,
     knot: sh('kzonesign --version').split('\n')[0],
     commit: sh(`git -C ${ROOT} rev-parse --short=12 HEAD`),
-    loadBefore: os.loadavg().map((l) => l.toFixed(2)).join(' '),
+    loadBefore: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   };
 }
 
-async function main() {
-  need('kzonesign', 'knot-dnssecutils');
-  need('kzonecheck', 'knot-dnssecutils');
-  if (!fs.existsSync('/usr/bin/time')) throw new Error('GNU time is missing: apt-get install time');
-  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'dns', 'dnssec', 'zone-signer.js'))) throw new Error('run `npm run build` first');
-  fs.rmSync(TMP, { recursive: true, force: true });
-  fs.mkdirSync(TMP, { recursive: true });
-  const info = machine();
-  const threads = Number(info.nproc) || os.cpus().length;
-  const rows = [];
-  const started = Date.now();
-  for (const size of SIZES) {
-    const input = path.join(TMP, `${ZONE}.${size}.zone`);
-    generateZone(input, size);
-    log(`zone of ${size} records generated (${(fs.statSync(input).size / 1048576).toFixed(1)} MiB)`);
-    for (const denial of DENIALS) {
-      const runs = [
-        ['Zonekeeper signer (1 thread)', () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}.zone`), size), path.join(TMP, `ours-${size}-${denial}.zone`)],
-        ...[1, ...(threads > 1 ? [threads] : [])].map((t) => {
-          const outDir = path.join(TMP, `knot-${size}-${denial}-${t}`);
-          return [`Knot kzonesign (signing-threads ${t})`, () => signKnot(input, denial, outDir, t), // kzonesign names its output after the input file
-          path.join(outDir, path.basename(input))];
-        }),
-      ];
-      for (const [signer, run, output] of runs) {
-        log(`${size} records, ${denial}: ${signer} …`);
-        const result = await run();
-        const signatures = await countSignatures(output);
-        const verified = size <= VERIFY_MAX ? verify(output) : 'not checked (size)';
-        const phases = result.phases
-          ? `parse ${(result.phases.parseMs / 1000).toFixed(1)} s, sign ${(result.phases.signMs / 1000).toFixed(1)} s, render+write ${(result.phases.writeMs / 1000).toFixed(1)} s`
-          : '';
-        log(`  wall ${result.wall.toFixed(1)} s, CPU ${result.cpu.toFixed(1)} s, peak RSS ${result.rssMiB.toFixed(0)} MiB, ${signatures} RRSIGs, ${verified} ${phases}`);
-        rows.push({ size, denial, signer, ...result, signatures, verified, phases });
-        fs.rmSync(output, { force: true });
-      }
-    }
-    fs.rmSync(input, { force: true });
-  }
+/** the results so far: written after every run, so a run stopped on a busy machine still leaves what it measured */
+function writeReport(info, threads, rows, started, complete) {
   const table = rows
     .map(
       (r) =>
@@ -236,7 +216,10 @@ async function main() {
   const report = `# DNSSEC signing from scratch (\`npm run bench:dnssec-sign\`)
 
 Date: ${info.date}. Commit: ${info.commit}. Node ${info.node}, ${info.knot}, Linux ${info.kernel}.
-Machine: ${info.cpuModel}; \`nproc\` ${info.nproc}; load average before the run ${info.loadBefore}.
+Machine: ${info.cpuModel}; \`nproc\` ${info.nproc}; load average before the run ${info.loadBefore}, at the time of writing ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}.
 **Shared machine:** other agents ran builds and test suites at the same time, so wall times carry their noise;
 CPU time is the steadier measure.
 
@@ -265,9 +248,61 @@ signed file. NSEC3 is RFC 9276's: no salt, 0 extra iterations, no opt-out.
 | ---: | --- | --- | ---: | ---: | ---: | ---: | --- | --- |
 ${table}
 
-Total run time: ${((Date.now() - started) / 60000).toFixed(1)} min.
+${complete ? `Total run time: ${((Date.now() - started) / 60000).toFixed(1)} min.` : `**Incomplete:** the run was still going (or was stopped) after ${((Date.now() - started) / 60000).toFixed(1)} min; the rows above are the runs that finished.`}
 `;
   fs.writeFileSync(path.join(__dirname, 'RESULTS-dnssec-sign.md'), report);
+}
+
+async function main() {
+  need('kzonesign', 'knot-dnssecutils');
+  need('kzonecheck', 'knot-dnssecutils');
+  if (!fs.existsSync('/usr/bin/time')) throw new Error('GNU time is missing: apt-get install time');
+  if (!fs.existsSync(path.join(ROOT, 'dist', 'src', 'dns', 'dnssec', 'zone-signer.js'))) throw new Error('run `npm run build` first');
+  fs.rmSync(TMP, { recursive: true, force: true });
+  fs.mkdirSync(TMP, { recursive: true });
+  const info = machine();
+  const threads = Number(info.nproc) || os.cpus().length;
+  const rows = [];
+  const started = Date.now();
+  for (const size of SIZES) {
+    const input = path.join(TMP, `${ZONE}.${size}.zone`);
+    generateZone(input, size);
+    log(`zone of ${size} records generated (${(fs.statSync(input).size / 1048576).toFixed(1)} MiB)`);
+    for (const denial of DENIALS) {
+      const runs = [
+        [
+          'Zonekeeper signer (1 thread)',
+          () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}.zone`), size),
+          path.join(TMP, `ours-${size}-${denial}.zone`),
+        ],
+        ...[1, ...(threads > 1 ? [threads] : [])].map((t) => {
+          const outDir = path.join(TMP, `knot-${size}-${denial}-${t}`);
+          return [
+            `Knot kzonesign (signing-threads ${t})`,
+            () => signKnot(input, denial, outDir, t), // kzonesign names its output after the input file
+            path.join(outDir, path.basename(input)),
+          ];
+        }),
+      ];
+      for (const [signer, run, output] of runs) {
+        log(`${size} records, ${denial}: ${signer} …`);
+        const result = await run();
+        const signatures = await countSignatures(output);
+        const verified = size <= VERIFY_MAX ? verify(output) : 'not checked (size)';
+        const phases = result.phases
+          ? `parse ${(result.phases.parseMs / 1000).toFixed(1)} s, sign ${(result.phases.signMs / 1000).toFixed(1)} s, render+write ${(result.phases.writeMs / 1000).toFixed(1)} s`
+          : '';
+        log(
+          `  wall ${result.wall.toFixed(1)} s, CPU ${result.cpu.toFixed(1)} s, peak RSS ${result.rssMiB.toFixed(0)} MiB, ${signatures} RRSIGs, ${verified} ${phases}`,
+        );
+        rows.push({ size, denial, signer, ...result, signatures, verified, phases });
+        writeReport(info, threads, rows, started, false);
+        fs.rmSync(output, { force: true });
+      }
+    }
+    fs.rmSync(input, { force: true });
+  }
+  writeReport(info, threads, rows, started, true);
   log('written bench/RESULTS-dnssec-sign.md');
 }
 
