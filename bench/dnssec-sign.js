@@ -184,7 +184,8 @@ function machine() {
   const cpuinfo = fs.readFileSync('/proc/cpuinfo', 'utf8');
   const sh = (cmd) => {
     try {
-      return execFileSync('sh', ['-c', cmd], { encoding: 'utf8' }).trim();
+      // only the end trimmed: free's header line is aligned by its leading blanks
+      return execFileSync('sh', ['-c', cmd], { encoding: 'utf8' }).trimEnd();
     } catch {
       return 'unknown';
     }
