@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Runs before `npm test`: the tests hold the service against real DNS software from Debian's packages
 # (BIND's and Knot's zone checkers, the DNSSEC verifiers dnssec-verify, ldns-verify-zone and kzonecheck, Knot as a secondary, dig; the DNS UPDATE clients nsupdate, knsupdate,
-# dnspython and certbot's dns-rfc2136 plugin; certbot, lego and the pebble ACME server with openssl for its
+# dnspython and certbot's dns-rfc2136 plugin; Unbound as a validating resolver; certbot, lego and the pebble ACME server with openssl for its
 # TLS certificate), PgBouncer in front of PostgreSQL, and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
 bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   named-checkzone=bind9-utils kzonecheck=knot-dnssecutils dnssec-verify=bind9-utils ldns-verify-zone=ldnsutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
   /usr/lib/python3/dist-packages/dns/update.py=python3-dnspython \
   /usr/lib/python3/dist-packages/certbot_dns_rfc2136/__init__.py=python3-certbot-dns-rfc2136 \
+  unbound=unbound \
   pgbouncer=pgbouncer \
   pebble=pebble lego=lego certbot=certbot openssl=openssl \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
 # the knot package may start a system knotd; the tests run their own
 (systemctl stop knot 2>/dev/null || true)
-# likewise a system pgbouncer; the tests run their own
+# likewise a system pgbouncer and a system unbound; the tests run their own
+(systemctl stop unbound 2>/dev/null || true)
 (systemctl stop pgbouncer 2>/dev/null || true)

@@ -110,7 +110,13 @@ export function authoritativeNames(zone: string, records: readonly CanonicalReco
     }
     owners.set(
       owner,
-      [...byType].map(([type, rs]) => ({ owner, type, code: typeCodeOf(type), ttl: Math.max(...rs.map((r) => r.ttl)), records: rs })),
+      [...byType].map(([type, rs]) => ({
+        owner,
+        type,
+        code: typeCodeOf(type),
+        ttl: rs.reduce((max, r) => Math.max(max, r.ttl), 0),
+        records: rs,
+      })),
     );
   }
   return { owners, delegations };
@@ -153,7 +159,9 @@ export function signZone(
   const names = authoritativeNames(zone, all);
   const ttl = denialTtl(zone, records);
   const chain = denial.kind === 'nsec' ? nsecChain(zone, names, ttl) : nsec3Chain(zone, names, ttl, denial);
-  added.push(...chain);
+  // one push per record: a spread passes every record as an argument, and a chain of more than about 120,000
+  // names overflows the stack (RangeError: Maximum call stack size exceeded)
+  for (const record of chain) added.push(record);
   // the chain's own records are authoritative RRsets too, signed like the rest
   const signedNames = authoritativeNames(zone, [...all, ...chain]);
   for (const rrsets of signedNames.owners.values()) {
