@@ -10,6 +10,7 @@ import { startSubscriptions } from './http/subscriptions';
 import { usePreparedStatements } from './db/prepared-statements';
 import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
+import { rateLimitError } from './services/rate-limits';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
 
@@ -96,7 +97,13 @@ export async function startService(settings: Settings): Promise<RunningService> 
       const { db } = database;
       const primary = await startDnsRole(settings, db, logger, {
         findKey: (name) => services.tsigKeys.findActive(db, name),
-        apply: (principal, request) => services.dnsUpdates.apply({ db, principal }, request),
+        apply: async (principal, request) => {
+          // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
+          // reason (EDE) when over
+          const decision = await services.rateLimits.take(db, principal);
+          if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
+          return services.dnsUpdates.apply({ db, principal }, request);
+        },
       });
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });

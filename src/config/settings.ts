@@ -77,6 +77,21 @@ export interface Settings {
    * and for diagnosing a suspected fast-path bug
    */
   fastPaths: boolean;
+  /**
+   * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
+   * one per user (RATE_LIMIT_*) shared by all of its keys, and one per key (KEY_RATE_LIMIT_*) besides; the
+   * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
+   */
+  rateLimit: { user: RateLimit; key: RateLimit };
+  /** ZONE_CHANGES_PER_SECOND / ZONE_CHANGES_BURST: the changes (serial steps) one zone takes per second; 0 = no limit */
+  zoneChangeLimit: RateLimit;
+  /** the quotas of a user without values of their own (the admin sets others); 0 = no quota */
+  quotas: { maxZones: number; maxRecordsPerZone: number };
+}
+
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
 }
 
 export class SettingsError extends Error {
@@ -218,6 +233,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   const catalogZone = (read('CATALOG_ZONE') ?? 'catalog.zonekeeper.invalid').toLowerCase().replace(/\.$/, '');
   if (!isHostName(`${catalogZone}.`)) problems.push(`CATALOG_ZONE must be a domain name (got "${catalogZone}")`);
 
+  // a key's own bucket defaults to its user's values: one key alone is limited as its user is
+  const userRate = { perSecond: integer('RATE_LIMIT_PER_SECOND', 50, 0, 1_000_000), burst: integer('RATE_LIMIT_BURST', 500, 1, 1_000_000) };
+  const keyRate = {
+    perSecond: integer('KEY_RATE_LIMIT_PER_SECOND', userRate.perSecond, 0, 1_000_000),
+    burst: integer('KEY_RATE_LIMIT_BURST', userRate.burst, 1, 1_000_000),
+  };
+
   const settings: Settings = {
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '0.0.0.0',
@@ -250,6 +272,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     historyKeepDays: integer('HISTORY_KEEP_DAYS', 90, 1, 36_500),
     historyKeepRows: integer('HISTORY_KEEP_ROWS', 10_000, 10, 100_000_000),
     fastPaths: oneOf('FAST_PATHS', ['on', 'off'] as const, 'on') === 'on',
+    rateLimit: { user: userRate, key: keyRate },
+    zoneChangeLimit: {
+      perSecond: integer('ZONE_CHANGES_PER_SECOND', 20, 0, 1_000_000),
+      burst: integer('ZONE_CHANGES_BURST', 100, 1, 1_000_000),
+    },
+    quotas: {
+      maxZones: integer('MAX_ZONES_PER_USER', 1000, 0, 100_000_000),
+      maxRecordsPerZone: integer('MAX_RECORDS_PER_ZONE', 100_000, 0, 100_000_000),
+    },
   };
   if (problems.length) throw new SettingsError(problems);
   return settings;

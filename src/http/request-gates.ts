@@ -4,6 +4,8 @@ import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { Principal } from '../auth/principal';
 import type { Services } from '../services';
 import { errorBody } from './error-body';
+import { rateLimitError, rateLimitFields } from '../services/rate-limits';
+import type { DomainError } from '../errors/catalogue';
 
 /** the principal of each request that passed requireApiKey, for the handlers after it */
 const PRINCIPALS = new WeakMap<Request, Principal>();
@@ -14,20 +16,34 @@ export function principalOf(req: Request): Principal | undefined {
 }
 
 /**
- * Authentication first: a request without a valid X-API-Key gets 401 before anything about it is parsed or
+ * Authentication first, then the rate limits of the principal found (a refusal: 429 RATE_LIMITED with
+ * Retry-After, before the request is read). A request without a valid X-API-Key gets 401 before anything about it is parsed or
  * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The principal
  * is kept for the request's handlers (principalOf), so a request is authenticated once.
  */
 export function requireApiKey(db: Database, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
   // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
-  const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE') => {
-    const body = errorBody(code);
-    res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details: [] } }] });
+  const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE' | 'RATE_LIMITED', error?: DomainError) => {
+    const body = errorBody(code, error?.message, error?.details);
+    res
+      .status(body.code)
+      .json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details: error?.details ?? [] } }] });
   };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'));
       if (principal) {
+        // then the principal's rate (rate-limits.ts): every answer tells the client where it stands
+        // (draft-ietf-httpapi-ratelimit-headers), a refusal also when to come back (RFC 9110 §10.2.3)
+        const decision = await services.rateLimits.take(db, principal);
+        if (decision) {
+          const fields = rateLimitFields(decision);
+          res.set('RateLimit-Policy', fields.policy).set('RateLimit', fields.state);
+          if (!decision.allowed) {
+            res.set('Retry-After', String(decision.retryAfter));
+            return refuse(res, 'RATE_LIMITED', rateLimitError(decision));
+          }
+        }
         PRINCIPALS.set(req, principal);
         return next();
       }

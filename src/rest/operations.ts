@@ -4,6 +4,8 @@
  */
 const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
+const USER_LIMITS =
+  'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
 const TSIG_KEY = 'id userId name algorithm createdAt revokedAt';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
@@ -19,6 +21,9 @@ export const OPERATIONS = {
   createUser: `mutation CreateUser($input: UserInput!) { createUser(input: $input) { ${USER} } }`,
   updateUser: `mutation UpdateUser($id: ID!, $input: UserInput!) { updateUser(id: $id, input: $input) { ${USER} } }`,
   deleteUser: `mutation DeleteUser($id: ID!) { deleteUser(id: $id) }`,
+  getUserLimits: `query GetUserLimits($id: ID!) { user(id: $id) { limits { ${USER_LIMITS} } } }`,
+  setUserLimits: `mutation SetUserLimits($id: ID!, $input: UserLimitsInput!) { setUserLimits(id: $id, input: $input) { ${USER_LIMITS} } }`,
+  setApiKeyRate: `mutation SetApiKeyRate($id: ID!, $input: ApiKeyRateInput!) { setApiKeyRate(id: $id, input: $input) { ratePerSecond rateBurst } }`,
 
   listTsigKeys: `query ListTsigKeys($userId: ID) { tsigKeys(userId: $userId) { ${TSIG_KEY} } }`,
   createTsigKey: `mutation CreateTsigKey($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { tsigKey { ${TSIG_KEY} } secret } }`,

@@ -1,9 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/pool';
-import { canSeeUser, Principal } from '../auth/principal';
+import { canSeeUser, Principal, requireAdmin } from '../auth/principal';
+import { checkLimitValues } from './quotas';
 import {
   activeApiKeyByHash,
+  apiKeyRate,
   ApiKeyRow,
+  setApiKeyRate,
   insertApiKey,
   insertFirstAdminKey,
   listApiKeys,
@@ -40,6 +43,9 @@ function newSecret(prefix: string): string {
 export class ApiKeysService {
   private static readonly CACHE_MS = 5_000;
   private readonly cache = new Map<string, { principal: Principal | null; until: number }>();
+
+  /** `onLimitsChanged`: told when the admin changes a key's rate (the rate limits read their values again) */
+  constructor(private readonly onLimitsChanged?: () => void) {}
 
   /** the key presented, read through `db` when the cache has none */
   async authenticate(db: Database, presented: string | undefined): Promise<Principal | null> {
@@ -89,6 +95,26 @@ export class ApiKeysService {
     );
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
+  }
+
+  /** A key's own rate (admin key only): a value replaces the key's, null returns it to the default, absent leaves it. */
+  async setRate(
+    ctx: RequestContext,
+    id: number,
+    patch: { ratePerSecond?: number | null; rateBurst?: number | null },
+  ): Promise<{ ratePerSecond: number | null; rateBurst: number | null }> {
+    requireAdmin(ctx.principal);
+    checkLimitValues(patch);
+    const row = await inTransaction(ctx.db, (sql) => setApiKeyRate(sql, id, patch));
+    if (!row) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
+    this.onLimitsChanged?.();
+    return row;
+  }
+
+  /** a key's own rate values (null: the default); a user key sees its own user's keys only */
+  async rate(ctx: RequestContext, key: ApiKeyRow): Promise<{ ratePerSecond: number | null; rateBurst: number | null }> {
+    if (ctx.principal.kind === 'user' && key.userId !== ctx.principal.userId) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
+    return (await apiKeyRate(ctx.db, key.id)) ?? { ratePerSecond: null, rateBurst: null };
   }
 
   forgetUser(userId: number): void {

@@ -10,6 +10,7 @@ import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
+import { RateLimits } from './rate-limits';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -25,16 +26,18 @@ export interface Services {
   tsigKeys: TsigKeysService;
   dnsUpdates: DnsUpdatesService;
   propagation: PropagationStatusService;
+  rateLimits: RateLimits;
 }
 
 export function createServices(settings: Settings): Services {
-  const apiKeys = new ApiKeysService();
+  const rateLimits = new RateLimits(settings);
+  const apiKeys = new ApiKeysService(() => rateLimits.forget());
   const zoneChanges = new ZoneChangesService(settings);
   const domains = new DomainsService(settings);
   const tsigKeys = new TsigKeysService(settings);
   return {
     settings,
-    users: new UsersService(settings, apiKeys, tsigKeys),
+    users: new UsersService(settings, apiKeys, tsigKeys, rateLimits),
     domains,
     records: new RecordsService(settings),
     apiKeys,
@@ -45,5 +48,6 @@ export function createServices(settings: Settings): Services {
     tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
     propagation: new PropagationStatusService(settings),
+    rateLimits,
   };
 }

@@ -6,6 +6,7 @@ import { admitNewZones, removeFromCatalog } from './catalog';
 import { deleteZone } from '../../repositories/zone-writes';
 import { queuesOf, QueueRun } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
+import { zoneChangeLimits } from '../rate-limits';
 
 /**
  * The write engine: every change of a zone goes through `writeZone`, however the caller names the zone —
@@ -42,8 +43,20 @@ export type ZoneWrite<T> =
 export async function writeZone<T>(db: Database, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
   const queues = queuesOf(db);
   switch (write.kind) {
-    case 'records':
-      return queues.run({ db, settings, principal, request: write.request, decide: write.decide });
+    case 'records': {
+      // a user's change takes one of its zone's changes per second (rate-limits.ts), once, at its first
+      // decision: a change decided again (the zone moved, or it runs on its own after a failed batch) is the same change
+      const limits = principal.kind === 'user' && !write.request.signatureOnly ? zoneChangeLimits(db, settings) : undefined;
+      let counted = !limits;
+      const decide = async (change: ZoneChange): Promise<T> => {
+        if (!counted) {
+          counted = true;
+          limits!.take(change.zone.id);
+        }
+        return write.decide(change);
+      };
+      return queues.run({ db, settings, principal, request: write.request, decide });
+    }
     case 'create-zone': {
       const zone = await db.connection(write.insert).catch((error) => {
         throw mapDatabaseError(error);
