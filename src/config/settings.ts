@@ -83,6 +83,11 @@ export interface Settings {
    * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
    */
   rateLimit: { user: RateLimit; key: RateLimit };
+  /**
+   * RATE_LIMIT_REFUSAL_DELAY_MS: how long an HTTP request over its rate limit waits before its 429 is sent:
+   * bounds what a client that ignores Retry-After costs the process
+   */
+  rateLimitRefusalDelayMs: number;
   /** ZONE_CHANGES_PER_SECOND / ZONE_CHANGES_BURST: the changes (serial steps) one zone takes per second; 0 = no limit */
   zoneChangeLimit: RateLimit;
   /** the quotas of a user without values of their own (the admin sets others); 0 = no quota */
@@ -273,6 +278,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     historyKeepRows: integer('HISTORY_KEEP_ROWS', 10_000, 10, 100_000_000),
     fastPaths: oneOf('FAST_PATHS', ['on', 'off'] as const, 'on') === 'on',
     rateLimit: { user: userRate, key: keyRate },
+    rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
     zoneChangeLimit: {
       perSecond: integer('ZONE_CHANGES_PER_SECOND', 20, 0, 1_000_000),
       burst: integer('ZONE_CHANGES_BURST', 100, 1, 1_000_000),

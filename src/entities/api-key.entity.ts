@@ -27,4 +27,11 @@ export class ApiKey {
 
   @Property({ type: 'timestamptz', nullable: true })
   revokedAt?: Date | null = null;
+
+  /** the key's own rate, besides its user's (null: the setting's default) */
+  @Property({ type: 'int', nullable: true })
+  ratePerSecond?: number | null;
+
+  @Property({ type: 'int', nullable: true })
+  rateBurst?: number | null;
 }

@@ -29,6 +29,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
       .status(body.code)
       .json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details: error?.details ?? [] } }] });
   };
+  const refusalDelayMs = services.settings.rateLimitRefusalDelayMs;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'));
@@ -40,8 +41,21 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
           const fields = rateLimitFields(decision);
           res.set('RateLimit-Policy', fields.policy).set('RateLimit', fields.state);
           if (!decision.allowed) {
-            res.set('Retry-After', String(decision.retryAfter));
-            return refuse(res, 'RATE_LIMITED', rateLimitError(decision));
+            // the refusal is held RATE_LIMIT_REFUSAL_DELAY_MS: a client that ignores Retry-After and sends again at
+            // once on each of its connections then costs the process at most (connections / delay) refusals a
+            // second instead of as many as it can send, which took the event loop from the other tenants
+            // (bench/FINDINGS.md, "Noisy tenant"); a client that waits Retry-After (at least 1 s) loses nothing
+            const waitMs = decision.retryAfterMs ?? decision.retryAfter * 1000;
+            const delay = refusalDelayMs;
+            const retryAfter = Math.max(1, Math.ceil((waitMs - delay) / 1000));
+            const answer = () => {
+              if (res.headersSent || req.socket.destroyed) return;
+              res.set('Retry-After', String(retryAfter));
+              refuse(res, 'RATE_LIMITED', rateLimitError({ ...decision, retryAfter }));
+            };
+            if (delay > 0) setTimeout(answer, delay);
+            else answer();
+            return;
           }
         }
         PRINCIPALS.set(req, principal);

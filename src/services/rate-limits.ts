@@ -37,8 +37,10 @@ export interface PolicyState {
 
 export interface RateDecision {
   allowed: boolean;
-  /** when refused: seconds until a request would be taken (Retry-After) */
+  /** when refused: seconds until a request would be taken (Retry-After: whole seconds, at least 1) */
   retryAfter: number;
+  /** the same in milliseconds */
+  retryAfterMs?: number;
   /** which bucket was empty, when refused */
   limitedBy?: 'user' | 'key';
   policies: PolicyState[];
@@ -129,7 +131,8 @@ export class RateLimits {
     if (allowed) return { allowed, retryAfter: 0, policies };
     const limitedBy = user && user.content < 1 ? 'user' : 'key';
     rateLimited.inc({ limit: limitedBy });
-    return { allowed, retryAfter: Math.max(1, Math.ceil(first.getWaitTime(1) / 1000)), limitedBy, policies };
+    const retryAfterMs = first.getWaitTime(1);
+    return { allowed, retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)), retryAfterMs, limitedBy, policies };
   }
 
   /** the admin changed a user's or a key's limits: this process uses the new values at once */

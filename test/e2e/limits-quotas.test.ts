@@ -98,7 +98,14 @@ describe('rate limits', () => {
     const before = await metric(/zonekeeper_rate_limited_total\{limit="user"\} (\d+)/);
 
     const answers = [];
-    for (let i = 0; i < 4; i++) answers.push(await app.http.get(`/api/user/list/${userId}`).set('X-API-Key', key));
+    const took: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const started = Date.now();
+      answers.push(await app.http.get(`/api/user/list/${userId}`).set('X-API-Key', key));
+      took.push(Date.now() - started);
+    }
+    // a refusal is held RATE_LIMIT_REFUSAL_DELAY_MS (1 s) before it is sent
+    expect(took[3]).toBeGreaterThanOrEqual(950);
     expect(answers.slice(0, 3).map((a) => a.status)).toEqual([200, 200, 200]);
     expect(answers[0].headers['ratelimit-policy']).toBe('"key";q=500;w=10, "user";q=3;w=3');
     expect(answers[0].headers.ratelimit).toMatch(/^"key";r=499;t=\d+, "user";r=2;t=\d+$/);
@@ -130,12 +137,15 @@ describe('rate limits', () => {
     const query = `query { users(first: 1) { nodes { id } } }`;
     expect((await app.gql(query, {}, key)).status).toBe(200);
     expect((await app.gql(query, {}, key)).status).toBe(200);
-    const refused = await app.gql(query, {}, key);
+    // both at once: a refusal is held RATE_LIMIT_REFUSAL_DELAY_MS (1 s), time enough for a token to come back
+    const [refused, raw] = await Promise.all([
+      app.gql(query, {}, key),
+      app.http.post('/graphql').set('X-API-Key', key).set('content-type', 'application/json').send({ query }),
+    ]);
     expect(refused.status).toBe(429);
     expect(errorCode(refused)).toBe('RATE_LIMITED');
     expect(refused.errors![0].extensions.details[0]).toMatchObject({ field: 'user', code: 'RATE_LIMITED' });
     expect(refused.errors![0].extensions.details[0].retryAfter).toBeGreaterThanOrEqual(1);
-    const raw = await app.http.post('/graphql').set('X-API-Key', key).set('content-type', 'application/json').send({ query });
     expect(raw.status).toBe(429);
     expect(Number(raw.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(raw.headers['ratelimit-policy']).toContain('"user";q=2;w=2');
@@ -157,17 +167,26 @@ describe('rate limits', () => {
     );
     expect(rate.data.setApiKeyRate).toEqual({ ratePerSecond: 1, rateBurst: 2 });
     const get = (key: string) => app.http.get(`/api/user/list/${userId}`).set('X-API-Key', key);
+    // all at once (a refusal is held 1 s, time for a token to come back): 3 with the first key, 5 with the second
+    const answers = await Promise.all([...[1, 2, 3].map(() => get(first.secret)), ...[1, 2, 3, 4, 5].map(() => get(second.secret))]);
+    const served = (list: typeof answers) => list.filter((a) => a.status === 200).length;
+    // the user's 6 tokens, whoever took them, and never more than 2 by the first key
+    expect(served(answers)).toBe(6);
+    expect(served(answers.slice(0, 3))).toBeLessThanOrEqual(2);
+    const refusals = answers.filter((a) => a.status === 429);
+    expect(refusals.length).toBe(2);
+    expect(refusals.some((a) => a.body.details[0].field === 'user')).toBe(true);
+    expect(refusals[0].headers['ratelimit-policy']).toMatch(/^"key";q=(2;w=2|500;w=10), "user";q=6;w=6$/);
+
+    // the first key's own bucket, with its user's plenty: the key's limit refuses
+    await setLimits(userId, { ratePerSecond: null, rateBurst: null });
+    await new Promise((resolve) => setTimeout(resolve, 2100));
     expect((await get(first.secret)).status).toBe(200);
     expect((await get(first.secret)).status).toBe(200);
     const keyRefused = await get(first.secret);
     expect(keyRefused.status).toBe(429);
     expect(keyRefused.body.details[0].field).toBe('apiKey');
-    expect(keyRefused.headers['ratelimit-policy']).toBe('"key";q=2;w=2, "user";q=6;w=6');
-    // the second key goes on, within what the user has left: 6 - 2 = 4 (the refused request took nothing)
-    const statuses = [];
-    for (let i = 0; i < 5; i++) statuses.push((await get(second.secret)).status);
-    expect(statuses.slice(0, 4)).toEqual([200, 200, 200, 200]);
-    expect(statuses[4]).toBe(429);
+    expect(keyRefused.headers['ratelimit-policy']).toBe('"key";q=2;w=2, "user";q=500;w=10');
   });
 
   test('DNS UPDATE over the rate: REFUSED with an EDE that says so', async () => {
@@ -255,6 +274,8 @@ describe('rate limits', () => {
     };
     await Promise.all([...Array.from({ length: 64 }, noisyLoop), quietLoop()]);
     expect(statuses.get(429) ?? 0).toBeGreaterThan(0);
+    // each refusal held 1 s: at most 2 a connection in 1.5 s, not the thousands an at-once 429 would invite
+    expect(statuses.get(429) ?? 0).toBeLessThanOrEqual(64 * 2);
     expect(statuses.get(200) ?? 0).toBeGreaterThanOrEqual(20);
     expect([...statuses.keys()].filter((status) => status >= 500)).toEqual([]);
     expect(quietStatuses.length).toBeGreaterThan(0);
