@@ -276,6 +276,14 @@ export async function zoneRecords(sql: Sql, domainIds: number[]): Promise<(Journ
   return rows.map((r) => ({ domainId: Number(r.domain_id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) }));
 }
 
+/**
+ * Locks the user row of a zone about to be deleted, before the catalog's lock: the order a user's deletion
+ * takes them in (users, catalog, zones), so that the zone count's update in `deleteZone` cannot deadlock with it.
+ */
+export async function lockZoneOwner(sql: Sql, zoneId: number): Promise<void> {
+  await sql.rows('select 1 from users where id = (select user_id from domains where id = $1) for update', [zoneId]);
+}
+
 /** deletes a zone; its records go with it (foreign key cascade), and its user's zone count falls by one */
 export async function deleteZone(sql: Sql, id: number): Promise<void> {
   await sql.rows(

@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal';
 import type { Database, Sql } from '../../db/pool';
 import { inTransaction, mapDatabaseError } from '../db-errors';
 import { admitNewZones, removeFromCatalog } from './catalog';
-import { deleteZone } from '../../repositories/zone-writes';
+import { deleteZone, lockZoneOwner } from '../../repositories/zone-writes';
 import { queuesOf, QueueRun } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
 import { zoneChangeLimits } from '../rate-limits';
@@ -71,7 +71,9 @@ export async function writeZone<T>(db: Database, settings: Settings, principal: 
         run: async () => {
           const zone = await inTransaction(db, async (sql) => {
             const removed = await write.remove(sql);
-            // the catalog's lock before the zone row goes: the order catalog admission takes them in
+            // the owner's row first (its zone count falls with the zone), then the catalog's lock before the zone
+            // row goes: the orders a user's deletion and catalog admission take them in
+            await lockZoneOwner(sql, removed.id);
             await removeFromCatalog(sql, settings, [removed]);
             await deleteZone(sql, removed.id);
             return removed;
