@@ -10,6 +10,8 @@ import { createTsigKey, createUser, createUserKey, createZone, CREATE_RECORD, er
 import { findBinary } from '../propagation/knot';
 import { freePort } from '../support/free-port';
 import { KeyArg, runClient } from '../support/update-clients';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 
 let app: TestApp;
 let dnsPort: number;
@@ -187,6 +189,42 @@ describe('rate limits', () => {
     expect(keyRefused.status).toBe(429);
     expect(keyRefused.body.details[0].field).toBe('apiKey');
     expect(keyRefused.headers['ratelimit-policy']).toBe('"key";q=2;w=2, "user";q=500;w=10');
+  });
+
+  test('GraphQL over WebSocket: each operation takes a token; over the limit RATE_LIMITED, the connection stays', async () => {
+    const userId = await createUser(app, 'ws@limits.test');
+    const key = await createUserKey(app, userId);
+    await createZone(app, userId, 'ws.limits.test');
+    await setLimits(userId, { ratePerSecond: 1, rateBurst: 2 });
+    const client = createClient({
+      url: `${app.baseUrl.replace('http', 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'X-API-Key': key },
+      retryAttempts: 0,
+    });
+    try {
+      const run = () =>
+        new Promise<{ data?: any; errors?: any[] }>((resolve) => {
+          let result: { data?: any; errors?: any[] } = {};
+          client.subscribe(
+            { query: '{ domain(name: "ws.limits.test") { name } }' },
+            {
+              next: (value) => (result = value as any),
+              error: (errors) => resolve({ errors: errors as any[] }),
+              complete: () => resolve(result),
+            },
+          );
+        });
+      const answers = [await run(), await run(), await run()];
+      expect(answers.slice(0, 2).map((a) => a.data?.domain?.name)).toEqual(['ws.limits.test', 'ws.limits.test']);
+      expect(answers[2].errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+      expect(answers[2].errors?.[0]?.extensions?.details?.[0]).toMatchObject({ field: 'user', code: 'RATE_LIMITED' });
+      // the connection stays: after the refill the next operation is served on it
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await run()).data?.domain?.name).toBe('ws.limits.test');
+    } finally {
+      await client.dispose();
+    }
   });
 
   test('DNS UPDATE over the rate: REFUSED with an EDE that says so', async () => {
