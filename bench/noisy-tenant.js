@@ -3,7 +3,7 @@
 // User A reads its zone at concurrency 64, far over its rate limit (the defaults: 50 a second, 500 at once);
 // user B reads its own zone at concurrency 1, paced at 20 requests a second (well within its own limit). B's latency is measured alone (quiet), beside A limited (noisy),
 // and beside A with its limit lifted by the admin (unlimited: what the limit buys). A's answers are counted by
-// status: 429s, never 5xx. A's load runs in a child process (autocannon's CLI), so B's client does not share
+// status: 429s, never 5xx. B is measured once A's burst is spent (A over its limit). A's load runs in a child process (autocannon's CLI), so B's client does not share
 // its event loop. Written to bench/RESULTS-noisy-tenant.md with the machine and the date. Not a test: the
 // numbers depend on the machine; the service's tests check the 429s (test/e2e/limits-quotas.test.ts).
 const fs = require('node:fs');
@@ -18,6 +18,8 @@ const { startService, ROOT } = require('./lib/service');
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const SECONDS = process.env.BENCH_QUICK ? 4 : 15;
 const NOISY_CONNECTIONS = 64;
+/** A runs this long before B is measured: its burst (500 at once) is spent, and it is over its limit */
+const WARMUP_SECONDS = 3;
 const RECORDS = 20;
 /** B's pace: a tenant well within its limit (50 a second) */
 const QUIET_RATE = 20;
@@ -100,7 +102,10 @@ async function main() {
         // a fresh bucket for A's limited phase: the admin's change is at once in this process
         await new Promise((resolve) => setTimeout(resolve, 500));
         log(`${phase}: A at concurrency ${NOISY_CONNECTIONS} and B at 1 for ${SECONDS} s`);
-        const [a, b] = await Promise.all([noisyLoad(tenants.a.url, tenants.a.key, SECONDS), quietB()]);
+        const [a, b] = await Promise.all([
+          noisyLoad(tenants.a.url, tenants.a.key, WARMUP_SECONDS + SECONDS),
+          new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000)).then(quietB),
+        ]);
         log(`  B p99 ${b.p99} ms; A ${JSON.stringify(a.byStatus)}`);
         results.push({ phase, a, b });
       }
@@ -130,7 +135,8 @@ commit ${machine.commit.slice(0, 12)} (${machine.commitSubject})${machine.dirty 
 
 One API process (\`ROLES=api\`) on PostgreSQL, the service's default limits (\`RATE_LIMIT_PER_SECOND=50\`,
 \`RATE_LIMIT_BURST=500\`). User A reads its zone (\`GET /api/domain/list/zone/<zone>\`, ${RECORDS} records) at
-concurrency ${NOISY_CONNECTIONS} (autocannon in a child process); user B reads its own zone at concurrency 1, paced at ${QUIET_RATE} requests a second (within its limit). ${SECONDS} s a phase.
+concurrency ${NOISY_CONNECTIONS} (autocannon in a child process); user B reads its own zone at concurrency 1, paced at ${QUIET_RATE} requests a second (within its limit). B is measured for ${SECONDS} s,
+from ${WARMUP_SECONDS} s after A started (A's burst is spent by then: A is over its limit); A's counts cover its ${WARMUP_SECONDS + SECONDS} s.
 Everything (service, PostgreSQL, both clients) shares the machine's ${machine.nproc} CPUs, and so does whatever else
 ran: the 1-minute load average was ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end.
 
