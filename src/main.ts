@@ -11,6 +11,7 @@ import { startSubscriptions } from './http/subscriptions';
 import { usePreparedStatements } from './db/prepared-statements';
 import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
+import { rateLimitError } from './services/rate-limits';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
 
@@ -103,7 +104,13 @@ export async function startService(settings: Settings): Promise<RunningService> 
           services.tsigKeys.admitUse(db, { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() }, address),
         keyUsed: (principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
         authenticationFailed: (remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
-        apply: (principal, request) => services.dnsUpdates.apply({ db, principal }, request),
+        apply: async (principal, request) => {
+          // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
+          // reason (EDE) when over
+          const decision = await services.rateLimits.take(db, principal);
+          if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
+          return services.dnsUpdates.apply({ db, principal }, request);
+        },
       });
       dnsPort = primary.port;
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });

@@ -46,10 +46,26 @@ export const outboxRowsPublished = new Counter({
   registers: [metrics],
 });
 
+/** requests and changes refused by a rate limit (src/services/rate-limits.ts), by the bucket that was empty */
+export const rateLimited = new Counter({
+  name: 'zonekeeper_rate_limited_total',
+  help: 'Requests (HTTP and DNS UPDATE) and zone changes refused by a rate limit, by limit (user, key, zone)',
+  labelNames: ['limit'] as const,
+  registers: [metrics],
+});
+
+/** writes refused by a user's quota, by quota (zones, records_per_zone) */
+export const quotaRefusals = new Counter({
+  name: 'zonekeeper_quota_refusals_total',
+  help: "Writes refused by a user's quota, by quota (zones, records_per_zone)",
+  labelNames: ['quota'] as const,
+  registers: [metrics],
+});
+
 /** DNS UPDATE (RFC 2136) answers by RCODE name and a reason from a fixed set (see UpdateOutcome in the primary) */
 export const dnsUpdates = new Counter({
   name: 'zonekeeper_dns_updates_total',
-  help: 'DNS UPDATE messages answered, by RCODE and reason (applied, address, unsigned, tsig, not_authoritative, not_in_zone, prerequisite, refused_by_rules, malformed, not_served, database)',
+  help: 'DNS UPDATE messages answered, by RCODE and reason (applied, address, unsigned, tsig, not_authoritative, not_in_zone, prerequisite, refused_by_rules, malformed, not_served, database, rate_limited, over_quota)',
   labelNames: ['rcode', 'reason'] as const,
   registers: [metrics],
 });

@@ -6,9 +6,9 @@ const { cpuStat, cpuShare } = require('./proc');
 
 /**
  * options: url, connections, duration (s) or amount, method, headers, next() (a fresh body per request) or
- * setup(req) (autocannon's setupRequest: path and body per request), check(status, body) → true when the answer is right (counted as `bad` otherwise).
+ * setup(req) (autocannon's setupRequest: path and body per request), overallRate (requests/s, paced), check(status, body) → true when the answer is right (counted as `bad` otherwise).
  */
-async function load({ url, connections, duration, amount, method = 'GET', headers = {}, next, setup, check }) {
+async function load({ url, connections, duration, amount, method = 'GET', headers = {}, next, setup, check, overallRate }) {
   let bad = 0;
   let badExample;
   const requestSpec = { method, headers };
@@ -27,6 +27,8 @@ async function load({ url, connections, duration, amount, method = 'GET', header
     url,
     connections,
     ...(amount ? { amount } : { duration }),
+    // requests a second over all connections (a paced client, such as a tenant within its rate limit)
+    ...(overallRate ? { overallRate } : {}),
     requests: [requestSpec],
     timeout: 30,
   });

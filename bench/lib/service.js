@@ -29,6 +29,10 @@ async function startService({ databaseUrl, apiKey, logFile, env = {}, nodeArgs =
       HOST: '127.0.0.1',
       PORT: String(port),
       DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+      // the benchmarks measure throughput, not the rate limits: none, unless the caller sets them
+      // (bench/noisy-tenant.js does)
+      RATE_LIMIT_PER_SECOND: '0',
+      ZONE_CHANGES_PER_SECOND: '0',
       ...env,
     },
   });

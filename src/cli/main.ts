@@ -180,6 +180,45 @@ export function buildProgram(): Command {
       print(program, { id: userId, deleted: true });
     });
 
+  const limitOptions = (command: Command, fields: [string, string][]) =>
+    fields.reduce((c, [flag, what]) => c.option(`--${flag} <n>`, `${what}: a whole number (0: no limit), or "default"`), command);
+  /** the options given as the GraphQL input: a number, or null for "default"; an option not given is left out */
+  const limitValues = (options: Record<string, string | undefined>, fields: [string, string][]) => {
+    const input: Record<string, number | null> = {};
+    for (const [flag] of fields) {
+      const name = flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+      const raw = options[name];
+      if (raw === undefined) continue;
+      if (raw === 'default') input[name] = null;
+      else if (/^\d{1,10}$/.test(raw)) input[name] = Number(raw);
+      else throw new UsageError(`--${flag} must be a whole number or "default" (got "${raw}")`);
+    }
+    return input;
+  };
+  const USER_LIMIT_FIELDS: [string, string][] = [
+    ['rate-per-second', 'requests per second its rate bucket refills'],
+    ['rate-burst', 'requests its rate bucket holds'],
+    ['max-zones', 'zones the user may have'],
+    ['max-records-per-zone', 'records one of its zones may hold'],
+  ];
+  const LIMITS =
+    'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
+  limitOptions(
+    user.command('limits <userId>').description("show a user's rate limit and quotas; with options, set them (admin key)"),
+    USER_LIMIT_FIELDS,
+  ).action(async (userId: string, options: Record<string, string | undefined>) => {
+    const input = limitValues(options, USER_LIMIT_FIELDS);
+    const limits = Object.keys(input).length
+      ? (
+          await gql(`mutation($id: ID!, $input: UserLimitsInput!) { setUserLimits(id: $id, input: $input) { ${LIMITS} } }`, {
+            id: userId,
+            input,
+          })
+        ).setUserLimits
+      : (await gql(`query($id: ID!) { user(id: $id) { limits { ${LIMITS} } } }`, { id: userId })).user.limits;
+    print(program, { userId, ...limits });
+  });
+
   const key = program.command('key').description('API keys of a user');
   withPolicyOptions(
     key
@@ -219,6 +258,25 @@ export function buildProgram(): Command {
       await confirm(options, `revoke API key ${keyId}`, keyId);
       print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
     });
+
+  const KEY_RATE_FIELDS: [string, string][] = [
+    ['rate-per-second', 'requests per second the key’s own bucket refills'],
+    ['rate-burst', 'requests the key’s own bucket holds'],
+  ];
+  limitOptions(
+    key.command('rate <keyId>').description('set an API key’s own rate limit, besides its user’s (admin key)'),
+    KEY_RATE_FIELDS,
+  ).action(async (keyId: string, options: Record<string, string | undefined>) => {
+    const input = limitValues(options, KEY_RATE_FIELDS);
+    if (!Object.keys(input).length) throw new UsageError('give --rate-per-second and/or --rate-burst');
+    const rate = (
+      await gql(`mutation($id: ID!, $input: ApiKeyRateInput!) { setApiKeyRate(id: $id, input: $input) { ratePerSecond rateBurst } }`, {
+        id: keyId,
+        input,
+      })
+    ).setApiKeyRate;
+    print(program, { keyId, ...rate });
+  });
 
   const tsig = program.command('tsig').description('TSIG keys for DNS UPDATE (RFC 2136): nsupdate, certbot, external-dns');
   withPolicyOptions(

@@ -94,6 +94,26 @@ export interface Settings {
   dnssecZskLifetime: number;
   dnssecKskLifetime: number;
   dnssecPropagationDelay: number;
+  /**
+   * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
+   * one per user (RATE_LIMIT_*) shared by all of its keys, and one per key (KEY_RATE_LIMIT_*) besides; the
+   * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
+   */
+  rateLimit: { user: RateLimit; key: RateLimit };
+  /**
+   * RATE_LIMIT_REFUSAL_DELAY_MS: how long an HTTP request over its rate limit waits before its 429 is sent:
+   * bounds what a client that ignores Retry-After costs the process
+   */
+  rateLimitRefusalDelayMs: number;
+  /** ZONE_CHANGES_PER_SECOND / ZONE_CHANGES_BURST: the changes (serial steps) one zone takes per second; 0 = no limit */
+  zoneChangeLimit: RateLimit;
+  /** the quotas of a user without values of their own (the admin sets others); 0 = no quota */
+  quotas: { maxZones: number; maxRecordsPerZone: number };
+}
+
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
 }
 
 export class SettingsError extends Error {
@@ -235,6 +255,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   const catalogZone = (read('CATALOG_ZONE') ?? 'catalog.zonekeeper.invalid').toLowerCase().replace(/\.$/, '');
   if (!isHostName(`${catalogZone}.`)) problems.push(`CATALOG_ZONE must be a domain name (got "${catalogZone}")`);
 
+  // a key's own bucket defaults to its user's values: one key alone is limited as its user is
+  const userRate = { perSecond: integer('RATE_LIMIT_PER_SECOND', 50, 0, 1_000_000), burst: integer('RATE_LIMIT_BURST', 500, 1, 1_000_000) };
+  const keyRate = {
+    perSecond: integer('KEY_RATE_LIMIT_PER_SECOND', userRate.perSecond, 0, 1_000_000),
+    burst: integer('KEY_RATE_LIMIT_BURST', userRate.burst, 1, 1_000_000),
+  };
+
   const settings: Settings = {
     port: integer('PORT', 3000, 0, 65535),
     host: read('HOST') ?? '0.0.0.0',
@@ -284,6 +311,16 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecZskLifetime: integer('DNSSEC_ZSK_LIFETIME', 30 * 86400, 0, 10 * 366 * 86400),
     dnssecKskLifetime: integer('DNSSEC_KSK_LIFETIME', 0, 0, 10 * 366 * 86400),
     dnssecPropagationDelay: integer('DNSSEC_PROPAGATION_DELAY', 3600, 0, 7 * 86400),
+    rateLimit: { user: userRate, key: keyRate },
+    rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
+    zoneChangeLimit: {
+      perSecond: integer('ZONE_CHANGES_PER_SECOND', 20, 0, 1_000_000),
+      burst: integer('ZONE_CHANGES_BURST', 100, 1, 1_000_000),
+    },
+    quotas: {
+      maxZones: integer('MAX_ZONES_PER_USER', 1000, 0, 100_000_000),
+      maxRecordsPerZone: integer('MAX_RECORDS_PER_ZONE', 100_000, 0, 100_000_000),
+    },
   };
   if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {
     problems.push('DNSSEC_SIGNATURE_REFRESH + DNSSEC_SIGNATURE_JITTER must be less than DNSSEC_SIGNATURE_VALIDITY');

@@ -70,4 +70,10 @@ export class ApiKey {
   /** when the key was first used (the audit log's `*-key-first-used`) */
   @Property({ type: 'timestamptz', nullable: true })
   firstUsedAt?: Date | null = null;
+  /** the key's own rate, besides its user's (null: the setting's default) */
+  @Property({ type: 'int', nullable: true })
+  ratePerSecond?: number | null;
+
+  @Property({ type: 'int', nullable: true })
+  rateBurst?: number | null;
 }

@@ -6,7 +6,7 @@ import { User } from './user.entity';
 // keyset pages of one user's zones (`where user_id = ? and id > ? order by id`)
 @Index({ name: 'domains_user_id_id_index', properties: ['user', 'id'] })
 export class Domain {
-  [OptionalProps]?: 'createdAt';
+  [OptionalProps]?: 'createdAt' | 'recordCount';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -23,4 +23,8 @@ export class Domain {
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();
+
+  /** the zone's records, kept by the serial compare-and-set of every change (the record quota is checked against it) */
+  @Property({ type: 'int', default: 0 })
+  recordCount: number = 0;
 }

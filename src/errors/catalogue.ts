@@ -11,6 +11,8 @@ export interface ErrorDetail {
   line?: number;
   existingType?: string;
   current?: number;
+  /** seconds until a refused request would be taken (RATE_LIMITED) */
+  retryAfter?: number;
 }
 
 interface CatalogueEntry {
@@ -52,6 +54,8 @@ export const ERROR_CATALOGUE = {
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },
   SOA_UNDELETABLE: { status: 403, message: "Can't Delete SOA Record" },
+  QUOTA_EXCEEDED: { status: 403, message: 'The quota of the user would be exceeded; nothing was written' },
+  RATE_LIMITED: { status: 429, message: 'Too many requests; try again later' },
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },
   INVALID_ZONE_FILE: { status: 422, message: 'Bad zone file' },

@@ -82,6 +82,27 @@ export const databaseOutageStatus: ApolloServerPlugin<GraphQLContext> = {
 };
 
 /**
+ * An operation refused by a zone's change rate (rate-limits.ts) tells when to come back (Retry-After), and
+ * answers 429 when nothing of it was done (no data); the request's own rate is checked before the operation
+ * runs (request-gates.ts).
+ */
+export const rateLimitedStatus: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const { errors, data } = response.body.singleResult;
+        const limited = errors?.find((error) => error.extensions?.code === 'RATE_LIMITED');
+        if (!limited) return;
+        const retryAfter = (limited.extensions?.details as ErrorDetail[] | undefined)?.find((d) => d.retryAfter !== undefined)?.retryAfter;
+        if (retryAfter !== undefined) response.http.headers.set('retry-after', String(retryAfter));
+        if (data === null || data === undefined) response.http.status = 429;
+      },
+    };
+  },
+};
+
+/**
  * Warnings a service collected while running the operation (accepted, but worth a look: NAME_NOT_HOSTNAME)
  * leave as `extensions.warnings`, each with its field, code and message, beside the data.
  */

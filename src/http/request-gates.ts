@@ -6,6 +6,7 @@ import type { Services } from '../services';
 import { errorBody } from './error-body';
 import { DomainError } from '../errors/catalogue';
 import { sourceAddressOf } from '../services/audit-log';
+import { rateLimitError, rateLimitFields } from '../services/rate-limits';
 
 /** the principal of each request that passed requireApiKey, for the handlers after it */
 const PRINCIPALS = new WeakMap<Request, Principal>();
@@ -16,29 +17,59 @@ export function principalOf(req: Request): Principal | undefined {
 }
 
 /**
- * Authentication first: a request without a valid X-API-Key gets 401 before anything about it is parsed or
+ * Authentication first, then the rate limits of the principal found (a refusal: 429 RATE_LIMITED with
+ * Retry-After, before the request is read). A request without a valid X-API-Key gets 401 before anything about it is parsed or
  * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The principal
  * is kept for the request's handlers (principalOf), so a request is authenticated once.
  */
 export function requireApiKey(db: Database, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
   // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
-  const refuse = (res: Response, code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE' | 'FORBIDDEN_BY_POLICY', message?: string) => {
-    const body = errorBody(code, message);
-    const details = code === 'FORBIDDEN_BY_POLICY' ? [{ field: 'key', code, message: body.message }] : [];
+  const refuse = (
+    res: Response,
+    code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE' | 'FORBIDDEN_BY_POLICY' | 'RATE_LIMITED',
+    error?: DomainError,
+  ) => {
+    const details = code === 'FORBIDDEN_BY_POLICY' ? [{ field: 'key', code, message: error?.message ?? '' }] : (error?.details ?? []);
+    const body = errorBody(code, error?.message, code === 'FORBIDDEN_BY_POLICY' ? [] : details);
     res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details } }] });
   };
+  const refusalDelayMs = services.settings.rateLimitRefusalDelayMs;
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       // the peer's address (allowedNetworks); behind a proxy, as Express's `trust proxy` reads it
       const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), sourceAddressOf(req.ip ?? req.socket.remoteAddress));
       if (principal) {
+        // then the principal's rate (rate-limits.ts): every answer tells the client where it stands
+        // (draft-ietf-httpapi-ratelimit-headers), a refusal also when to come back (RFC 9110 §10.2.3)
+        const decision = await services.rateLimits.take(db, principal);
+        if (decision) {
+          const fields = rateLimitFields(decision);
+          res.set('RateLimit-Policy', fields.policy).set('RateLimit', fields.state);
+          if (!decision.allowed) {
+            // the refusal is held RATE_LIMIT_REFUSAL_DELAY_MS: a client that ignores Retry-After and sends again at
+            // once on each of its connections then costs the process at most (connections / delay) refusals a
+            // second instead of as many as it can send, which took the event loop from the other tenants
+            // (bench/FINDINGS.md, "Noisy tenant"); a client that waits Retry-After (at least 1 s) loses nothing
+            const waitMs = decision.retryAfterMs ?? decision.retryAfter * 1000;
+            const delay = refusalDelayMs;
+            const retryAfter = Math.max(1, Math.ceil((waitMs - delay) / 1000));
+            const answer = () => {
+              if (res.headersSent || req.socket.destroyed) return;
+              res.set('Retry-After', String(retryAfter));
+              refuse(res, 'RATE_LIMITED', rateLimitError({ ...decision, retryAfter }));
+            };
+            if (delay > 0) setTimeout(answer, delay);
+            else answer();
+            return;
+          }
+        }
         PRINCIPALS.set(req, principal);
         return next();
       }
       refuse(res, 'UNAUTHENTICATED');
     } catch (error) {
       // a valid key that may not be used now: expired, idle, or from outside its networks (policy.ts)
-      if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY') return refuse(res, 'FORBIDDEN_BY_POLICY', error.message);
+      if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY') return refuse(res, 'FORBIDDEN_BY_POLICY', error);
       if (!noteDatabaseFailure(error, 'authentication')) return next(error);
       res.set('Retry-After', String(RETRY_AFTER_SECONDS));
       refuse(res, 'DATABASE_UNAVAILABLE');

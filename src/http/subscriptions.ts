@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Database } from '../db/pool';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext } from '../graphql/context';
@@ -10,6 +10,7 @@ import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
 import { ChangeFeed } from '../repositories/change-feed';
 import type { Services } from '../services';
+import { rateLimitError } from '../services/rate-limits';
 
 /** the close code for a key that is wrong, revoked, or whose user is gone (graphql-ws's Forbidden) */
 const CLOSE_FORBIDDEN = 4403;
@@ -53,6 +54,15 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
         keys.set(ctx.extra.socket, key);
         addresses.set(ctx.extra.socket, address);
         return true;
+      },
+      // each operation over the socket takes from the key's and the user's buckets, as an HTTP request does
+      // (services/rate-limits.ts); over the limit it is refused with RATE_LIMITED, the connection stays
+      async onSubscribe(ctx) {
+        const principal = await services.apiKeys.authenticate(db, keys.get(ctx.extra.socket)).catch(() => null);
+        const decision = principal ? await services.rateLimits.take(db, principal) : undefined;
+        if (!decision || decision.allowed) return undefined;
+        const refusal = rateLimitError(decision);
+        return [new GraphQLError(refusal.message, { extensions: { code: refusal.code, details: refusal.details } })];
       },
       // errors leave with the catalogue's codes, as on HTTP (graphql/format-error.ts)
       onError(_ctx, _id, _payload, errors) {

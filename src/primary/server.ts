@@ -207,7 +207,9 @@ type UpdateOutcome =
   | 'policy'
   | 'malformed'
   | 'not_served'
-  | 'database';
+  | 'database'
+  | 'rate_limited'
+  | 'over_quota';
 
 const UPDATE_EDE: Record<UpdateOutcome, number> = {
   applied: EDE.OTHER,
@@ -222,9 +224,14 @@ const UPDATE_EDE: Record<UpdateOutcome, number> = {
   malformed: EDE.OTHER,
   not_served: EDE.NOT_SUPPORTED,
   database: EDE.NETWORK_ERROR,
+  // RFC 8914 has no code for a rate or a quota: OTHER, and the text says which and when to come back
+  rate_limited: EDE.OTHER,
+  over_quota: EDE.OTHER,
 };
 
-function updateOutcomeOf(rcode: number): UpdateOutcome {
+function updateOutcomeOf(rcode: number, error: DomainError): UpdateOutcome {
+  if (error.code === 'RATE_LIMITED') return 'rate_limited';
+  if (error.code === 'QUOTA_EXCEEDED') return 'over_quota';
   if (rcode === UPDATE_RCODE.NOTAUTH) return 'not_authoritative';
   if (rcode === UPDATE_RCODE.NOTZONE) return 'not_in_zone';
   if (rcode === UPDATE_RCODE.REFUSED) return 'refused_by_rules';
@@ -600,7 +607,7 @@ export class PrimaryHandler {
       if (rcode !== undefined)
         return answer(
           rcode,
-          (error as DomainError).code === 'FORBIDDEN_BY_POLICY' ? 'policy' : updateOutcomeOf(rcode),
+          (error as DomainError).code === 'FORBIDDEN_BY_POLICY' ? 'policy' : updateOutcomeOf(rcode, error as DomainError),
           refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone),
         );
       // an outage is logged once (availability.ts); SERVFAIL: the client may try again

@@ -220,3 +220,104 @@ export async function activeTsigKeyByName(sql: Sql, name: string): Promise<(Tsig
   const [row] = await sql.rows(`select ${TSIG_KEY_COLUMNS}, secret from tsig_keys where name = $1 and revoked_at is null`, [name]);
   return row ? { ...toTsigKey(row), secret: Buffer.from(row.secret) } : undefined;
 }
+
+/** the admin's rate values for a key and its user (null: the setting's default) */
+export interface KeyRateLimits {
+  keyPerSecond: number | null;
+  keyBurst: number | null;
+  userPerSecond: number | null;
+  userBurst: number | null;
+}
+
+const nullableInt = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** the rate values of an API key (its own and its user's) or of a TSIG key (its user's; a TSIG key has none of its own) */
+export async function keyRateLimits(sql: Sql, key: { apiKeyId: number } | { tsigKeyId: number }): Promise<KeyRateLimits> {
+  const [row] =
+    'apiKeyId' in key
+      ? await sql.rows(
+          `select k.rate_per_second as key_rate, k.rate_burst as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst
+             from api_keys k left join users u on u.id = k.user_id where k.id = $1`,
+          [key.apiKeyId],
+        )
+      : await sql.rows(
+          `select null as key_rate, null as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst
+             from tsig_keys t left join users u on u.id = t.user_id where t.id = $1`,
+          [key.tsigKeyId],
+        );
+  return {
+    keyPerSecond: nullableInt(row?.key_rate),
+    keyBurst: nullableInt(row?.key_burst),
+    userPerSecond: nullableInt(row?.user_rate),
+    userBurst: nullableInt(row?.user_burst),
+  };
+}
+
+/** what the admin set for a user (null: the setting's default), and the zones the user has */
+export interface UserLimitsRow {
+  ratePerSecond: number | null;
+  rateBurst: number | null;
+  maxZones: number | null;
+  maxRecordsPerZone: number | null;
+  zoneCount: number;
+}
+export type UserLimitsPatch = Partial<Omit<UserLimitsRow, 'zoneCount'>>;
+
+const USER_LIMIT_COLUMNS: Record<keyof UserLimitsPatch, string> = {
+  ratePerSecond: 'rate_per_second',
+  rateBurst: 'rate_burst',
+  maxZones: 'max_zones',
+  maxRecordsPerZone: 'max_records_per_zone',
+};
+const toUserLimits = (row: any): UserLimitsRow => ({
+  ratePerSecond: nullableInt(row.rate_per_second),
+  rateBurst: nullableInt(row.rate_burst),
+  maxZones: nullableInt(row.max_zones),
+  maxRecordsPerZone: nullableInt(row.max_records_per_zone),
+  zoneCount: Number(row.zone_count),
+});
+
+export async function userLimits(sql: Sql, userId: number): Promise<UserLimitsRow | undefined> {
+  const [row] = await sql.rows('select rate_per_second, rate_burst, max_zones, max_records_per_zone, zone_count from users where id = $1', [
+    userId,
+  ]);
+  return row ? toUserLimits(row) : undefined;
+}
+
+/** sets the values given (null: back to the default), leaves the others; undefined when there is no such user */
+export async function setUserLimits(sql: Sql, userId: number, patch: UserLimitsPatch): Promise<UserLimitsRow | undefined> {
+  const values: unknown[] = [userId];
+  const sets = (Object.keys(USER_LIMIT_COLUMNS) as (keyof UserLimitsPatch)[])
+    .filter((field) => patch[field] !== undefined)
+    .map((field) => {
+      values.push(patch[field]);
+      return `${USER_LIMIT_COLUMNS[field]} = $${values.length}::int`;
+    });
+  const [row] = await sql.rows(
+    `update users set ${sets.length ? sets.join(', ') : 'id = id'} where id = $1
+     returning rate_per_second, rate_burst, max_zones, max_records_per_zone, zone_count`,
+    values,
+  );
+  return row ? toUserLimits(row) : undefined;
+}
+
+/** an API key's own rate values (null: the default); undefined when there is no such key */
+export async function setApiKeyRate(
+  sql: Sql,
+  keyId: number,
+  patch: { ratePerSecond?: number | null; rateBurst?: number | null },
+): Promise<{ ratePerSecond: number | null; rateBurst: number | null } | undefined> {
+  const [row] = await sql.rows(
+    `update api_keys set rate_per_second = case when $2 then $3::int else rate_per_second end,
+                         rate_burst = case when $4 then $5::int else rate_burst end
+      where id = $1 returning rate_per_second, rate_burst`,
+    [keyId, patch.ratePerSecond !== undefined, patch.ratePerSecond ?? null, patch.rateBurst !== undefined, patch.rateBurst ?? null],
+  );
+  return row ? { ratePerSecond: nullableInt(row.rate_per_second), rateBurst: nullableInt(row.rate_burst) } : undefined;
+}
+
+/** an API key's own rate values; undefined when there is no such key */
+export async function apiKeyRate(sql: Sql, keyId: number): Promise<{ ratePerSecond: number | null; rateBurst: number | null } | undefined> {
+  const [row] = await sql.rows('select rate_per_second, rate_burst from api_keys where id = $1', [keyId]);
+  return row ? { ratePerSecond: nullableInt(row.rate_per_second), rateBurst: nullableInt(row.rate_burst) } : undefined;
+}

@@ -144,7 +144,15 @@ export interface ZoneWrite {
   signerAdded?: readonly SignerRow[];
   /** `zone-signed`: a step of the signer alone (refresh, key step), which the history and ETags skip */
   kind?: 'zone-changed' | 'zone-signed';
+  /**
+   * the zone's record quota when its user has none of its own (0: none); undefined: not checked (the admin,
+   * the signer). Only a change that adds records is checked: one that removes some is always taken.
+   */
+  defaultMaxRecords?: number;
 }
+
+/** why `writeZoneChange` wrote nothing: the zone moved (decide again), or the records would pass the quota */
+export type NotWritten = { moved: true } | { quota: { limit: number; current: number } };
 
 /**
  * Writes a zone change and its journal row (the outbox) in one statement of data-modifying CTEs, on the
@@ -157,14 +165,24 @@ export interface ZoneWrite {
  * its own, so that a record removed and added again does not meet itself in the unique index; that needs the
  * caller's transaction with the zone row locked (`needsTransaction`).
  */
-export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | undefined> {
+export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | NotWritten> {
   if (needsTransaction(write)) {
     await sql.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
   }
   const p = new Params();
   const domainId = p.add(write.domainId);
+  // the zone's record count moves with its serial, in the same compare-and-set: changes of one zone are
+  // serialised by the serial, so the count each sees is the one the change before it left (the deletes of a
+  // two-statement change are counted here too: the count changes only in this statement)
+  const delta = p.add(write.inserts.length - write.deleteIds.length);
+  const quota = p.add(write.defaultMaxRecords ?? null);
+  const serialBefore = p.add(write.serialBefore);
   const parts = [
-    `dom as (update domains set serial = ${p.add(write.serialAfter)} where id = ${domainId} and serial = ${p.add(write.serialBefore)} returning id, serial)`,
+    `lim as (select coalesce(u.max_records_per_zone, ${quota}::int) as max from domains d join users u on u.id = d.user_id where d.id = ${domainId})`,
+    `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
+      where id = ${domainId} and serial = ${serialBefore}
+        and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))
+      returning id, serial)`,
   ];
   if (write.deleteIds.length && !needsTransaction(write)) {
     parts.push(`del as (delete from records where domain_id = (select id from dom) and id = any(${p.add(write.deleteIds)}::bigint[]))`);
@@ -193,10 +211,18 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
         ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb from dom)`);
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
-     select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted`,
+     select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
+       (select json_build_object('limit', lim.max, 'current', d.record_count) from domains d, lim
+         where d.id = ${domainId} and d.serial = ${serialBefore} and ${quota}::int is not null and ${delta}::int > 0
+           and lim.max <> 0 and d.record_count + ${delta}::int > lim.max) as quota`,
     p.values,
   );
-  if (!row.written) return undefined;
+  if (!row.written) {
+    // over the quota on the zone as this statement saw it at the serial read: refused (the change is ordered
+    // before whatever moved the zone since); else the zone moved
+    if (row.quota) return { quota: { limit: Number(row.quota.limit), current: Number(row.quota.current) } };
+    return { moved: true };
+  }
   sql.journalWritten();
   return (row.inserted as (string | number)[]).map(Number);
 }
@@ -265,9 +291,21 @@ export async function zoneRecords(sql: Sql, domainIds: number[]): Promise<(Journ
   return rows.map((r) => ({ domainId: Number(r.domain_id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) }));
 }
 
-/** deletes a zone; its records go with it (foreign key cascade) */
+/**
+ * Locks the user row of a zone about to be deleted, before the catalog's lock: the order a user's deletion
+ * takes them in (users, catalog, zones), so that the zone count's update in `deleteZone` cannot deadlock with it.
+ */
+export async function lockZoneOwner(sql: Sql, zoneId: number): Promise<void> {
+  await sql.rows('select 1 from users where id = (select user_id from domains where id = $1) for update', [zoneId]);
+}
+
+/** deletes a zone; its records go with it (foreign key cascade), and its user's zone count falls by one */
 export async function deleteZone(sql: Sql, id: number): Promise<void> {
-  await sql.rows('delete from domains where id = $1', [id]);
+  await sql.rows(
+    `with gone as (delete from domains where id = $1 returning user_id)
+     update users set zone_count = zone_count - 1 from gone where users.id = gone.user_id`,
+    [id],
+  );
 }
 
 /**
@@ -286,16 +324,35 @@ export async function deleteZone(sql: Sql, id: number): Promise<void> {
  */
 export async function insertZone(
   sql: Sql,
-  zone: { userId: number; name: string; serial: number; records: JournalRecord[]; onlyWithoutHistory: boolean },
+  zone: {
+    userId: number;
+    name: string;
+    serial: number;
+    records: JournalRecord[];
+    onlyWithoutHistory: boolean;
+    /** the user's zone quota when the user has none of its own (0: none); undefined: not checked (the admin) */
+    defaultMaxZones: number | undefined;
+  },
 ): Promise<
-  { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } } | { missing: 'user' } | { history: number }
+  | { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } }
+  | { missing: 'user' }
+  | { history: number }
+  | { quota: { limit: number; current: number } }
 > {
+  // the user's row is updated first, raising its zone count only while it stays within the quota: concurrent
+  // creates of one user wait for each other's row lock and each checks the count the one before left
+  // (READ COMMITTED re-evaluates the condition on the row as committed), so no quota is passed however many
+  // come at once; a zone that is then not inserted (a duplicate name) fails the statement, count included
   const [row] = await sql.rows(
     `with prior as (
        select serial_after from changes where zone = $2 order by id desc limit 1),
-     dom as (
-       insert into domains (user_id, name, serial) select id, $2, $3 from users
+     usr as (
+       update users set zone_count = zone_count + 1
         where id = $1 and not ($5::boolean and exists (select 1 from prior))
+          and ($6::int is null or coalesce(max_zones, $6::int) = 0 or zone_count < coalesce(max_zones, $6::int))
+       returning id),
+     dom as (
+       insert into domains (user_id, name, serial, record_count) select id, $2, $3, json_array_length($4::json) from usr
        returning id, user_id, name, serial, created_at),
      rec as (
        insert into records (domain_id, owner, type, rdata, ttl)
@@ -305,11 +362,22 @@ export async function insertZone(
      chg as (
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
        select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)
-     select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, (select serial_after from prior) as prior
+     select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, (select serial_after from prior) as prior,
+            (select json_build_object('limit', coalesce(max_zones, $6::int), 'current', zone_count) from users where id = $1) as quota
        from (select 1) as one left join dom on true`,
-    [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records), zone.onlyWithoutHistory],
+    [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records), zone.onlyWithoutHistory, zone.defaultMaxZones ?? null],
   );
-  if (row.id === null) return zone.onlyWithoutHistory && row.prior !== null ? { history: Number(row.prior) } : { missing: 'user' };
+  if (row.id === null) {
+    if (zone.onlyWithoutHistory && row.prior !== null) return { history: Number(row.prior) };
+    if (row.quota === null) return { missing: 'user' };
+    // the statement's snapshot is from before it waited for the user's row: the count that refused it is
+    // read again (a refusal only)
+    const [now] = await sql.rows('select zone_count, coalesce(max_zones, $2::int) as max from users where id = $1', [
+      zone.userId,
+      zone.defaultMaxZones ?? null,
+    ]);
+    return { quota: { limit: Number(now?.max ?? row.quota.limit), current: Number(now?.zone_count ?? row.quota.current) } };
+  }
   return {
     zone: {
       id: Number(row.id),

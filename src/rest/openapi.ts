@@ -3,11 +3,13 @@ import type { FieldSpec, RouteSpec } from './routes';
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Malformed request',
   '401': 'Missing or wrong API key (Access denied)',
-  '403': 'Forbidden (e.g. deleting the SOA, an admin-only operation, or FORBIDDEN_BY_POLICY: the key’s policy, docs/least-privilege.md)',
+  '403':
+    'Forbidden (e.g. deleting the SOA, an admin-only operation, FORBIDDEN_BY_POLICY: the key’s policy, docs/least-privilege.md, or QUOTA_EXCEEDED: a quota of the user)',
   '404': 'Unknown or not visible user, zone or record',
   '409': 'Conflict (duplicate, CNAME, TTL of the RRset, SOA serial not raised)',
   '413': 'Body too large',
   '422': 'Invalid input; every problem listed in details',
+  '429': 'RATE_LIMITED: over the rate limit of the key, its user or the zone; Retry-After says when to come back',
 };
 
 const schemaOf = (spec: FieldSpec) =>
@@ -16,10 +18,17 @@ const schemaOf = (spec: FieldSpec) =>
     : spec.kind === 'object'
       ? { description: spec.description, ...(spec.items ?? { type: 'object' }) }
       : {
-          type: spec.kind === 'int' ? 'integer' : 'string',
+          type: spec.nullable ? [spec.kind === 'int' ? 'integer' : 'string', 'null'] : spec.kind === 'int' ? 'integer' : 'string',
           description: spec.description,
           ...(spec.max !== undefined ? { maximum: spec.max } : {}),
         };
+
+const limitSchemaFields = {
+  rate_per_second: { type: ['integer', 'null'] },
+  rate_burst: { type: ['integer', 'null'] },
+  max_zones: { type: ['integer', 'null'] },
+  max_records_per_zone: { type: ['integer', 'null'] },
+};
 
 /** docs/decisions.md §1: with REST_ENVELOPE=restknot a success body is wrapped, count being the array's length (1 for an object) */
 const enveloped = (data: object) => ({
@@ -242,6 +251,21 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
               required: ['secret'],
             },
           ],
+        },
+        UserLimits: {
+          type: 'object',
+          description: 'null: the default of the settings; 0: no limit',
+          properties: {
+            ...limitSchemaFields,
+            zone_count: { type: 'integer' },
+            effective: { type: 'object', properties: limitSchemaFields },
+          },
+          required: ['rate_per_second', 'rate_burst', 'max_zones', 'max_records_per_zone', 'zone_count', 'effective'],
+        },
+        ApiKeyRate: {
+          type: 'object',
+          properties: { rate_per_second: limitSchemaFields.rate_per_second, rate_burst: limitSchemaFields.rate_burst },
+          required: ['rate_per_second', 'rate_burst'],
         },
         User: userSchema('T', 'UTC, ISO 8601 without zone, microseconds'),
         CreatedUser: {

@@ -8,6 +8,8 @@ const TSIG_KEY =
   'id userId name algorithm createdAt revokedAt lastUsedAt policy { restricted preset rules { zone owner types access } mayCreateZones mayDeleteZones mayManageKeys expiresAt idleDays allowedNetworks }';
 const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys
   keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }`;
+const USER_LIMITS =
+  'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 export const OPERATIONS = {
@@ -22,6 +24,9 @@ export const OPERATIONS = {
   createUser: `mutation CreateUser($input: UserInput!) { createUser(input: $input) { ${USER} } }`,
   updateUser: `mutation UpdateUser($id: ID!, $input: UserInput!) { updateUser(id: $id, input: $input) { ${USER} } }`,
   deleteUser: `mutation DeleteUser($id: ID!) { deleteUser(id: $id) }`,
+  getUserLimits: `query GetUserLimits($id: ID!) { user(id: $id) { limits { ${USER_LIMITS} } } }`,
+  setUserLimits: `mutation SetUserLimits($id: ID!, $input: UserLimitsInput!) { setUserLimits(id: $id, input: $input) { ${USER_LIMITS} } }`,
+  setApiKeyRate: `mutation SetApiKeyRate($id: ID!, $input: ApiKeyRateInput!) { setApiKeyRate(id: $id, input: $input) { ratePerSecond rateBurst } }`,
 
   listTsigKeys: `query ListTsigKeys($userId: ID) { tsigKeys(userId: $userId) { ${TSIG_KEY} } }`,
   createTsigKey: `mutation CreateTsigKey($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { tsigKey { ${TSIG_KEY} } secret } }`,

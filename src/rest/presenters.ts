@@ -200,3 +200,23 @@ export function presentAuditEvent(event: GqlAuditEvent) {
     count: event.count,
   };
 }
+
+export interface GqlUserLimits {
+  ratePerSecond: number | null;
+  rateBurst: number | null;
+  maxZones: number | null;
+  maxRecordsPerZone: number | null;
+  zoneCount: number;
+  effective: { ratePerSecond: number; rateBurst: number; maxZones: number; maxRecordsPerZone: number };
+}
+
+/** a user's limits in the REST field names (snake_case, as the other REST bodies) */
+export function presentUserLimits(limits: GqlUserLimits) {
+  const fields = (l: Omit<GqlUserLimits, 'zoneCount' | 'effective'>) => ({
+    rate_per_second: l.ratePerSecond,
+    rate_burst: l.rateBurst,
+    max_zones: l.maxZones,
+    max_records_per_zone: l.maxRecordsPerZone,
+  });
+  return { ...fields(limits), zone_count: limits.zoneCount, effective: fields(limits.effective) };
+}

@@ -95,6 +95,10 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
       if (inputs[name] !== undefined) continue;
       const raw = source[name];
       if (raw === undefined || raw === '') continue;
+      if (raw === null && spec.nullable) {
+        inputs[name] = null;
+        continue;
+      }
       if (spec.kind === 'list') {
         if (!Array.isArray(raw)) {
           problems.push({ field: name, code: 'NOT_A_LIST', message: `${name} must be a JSON array (send the body as application/json)` });
@@ -376,6 +380,9 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
           if (error instanceof RestError) {
             const code = error.code;
             if (code === 'DATABASE_UNAVAILABLE') res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+            // a zone's change rate (the request's own rate was checked before it ran, request-gates.ts)
+            const retryAfter = error.details.find((detail) => detail.retryAfter !== undefined)?.retryAfter;
+            if (code === 'RATE_LIMITED' && retryAfter !== undefined) res.set('Retry-After', String(retryAfter));
             res.status(ERROR_CATALOGUE[code].status).json(errorBody(code, error.message, error.details));
             return;
           }

@@ -20,6 +20,8 @@ import {
   presentDnssec,
   GqlAuditEvent,
   presentAuditEvent,
+  GqlUserLimits,
+  presentUserLimits,
 } from './presenters';
 
 /**
@@ -39,8 +41,10 @@ export interface FieldSpec {
   description: string;
   max?: number;
   items?: object;
+  /** the field may be sent as JSON null (a limit returned to its default) */
+  nullable?: boolean;
 }
-export type Inputs = Record<string, string | number | unknown[] | undefined>;
+export type Inputs = Record<string, string | number | unknown[] | null | undefined>;
 
 interface GqlImportResult {
   zone: string;
@@ -154,6 +158,23 @@ function policyInputOf(policy: Record<string, unknown>): Record<string, unknown>
         ? { ...rule, access: String((rule as { access: string }).access).toUpperCase() }
         : rule,
     );
+  return input;
+}
+
+const limitField = (description: string): FieldSpec => ({ kind: 'int', nullable: true, description, max: 1_000_000_000 });
+const LIMIT_FIELDS: Record<string, FieldSpec> = {
+  rate_per_second: limitField('requests per second the rate bucket refills (0: no limit; null: the default)'),
+  rate_burst: limitField('requests the rate bucket holds, at least 1 (null: the default)'),
+  max_zones: limitField('zones the user may have (0: no quota; null: the default)'),
+  max_records_per_zone: limitField('records one zone of the user may hold (0: no quota; null: the default)'),
+};
+/** the REST limit fields sent (snake_case) as the GraphQL input (camelCase); a field left out is left out */
+function limitInput(inputs: Inputs, fields: string[]): Record<string, number | null> {
+  const input: Record<string, number | null> = {};
+  for (const field of fields) {
+    const value = inputs[field];
+    if (value !== undefined) input[field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase())] = value as number | null;
+  }
   return input;
 }
 
@@ -306,6 +327,57 @@ export const ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       await runner.run('deleteUser', { id: String(inputs.id) });
       return { empty: true };
+    },
+  },
+  {
+    method: 'get',
+    path: '/user/limits/:id',
+    operationId: 'getUserLimits',
+    tag: 'users',
+    summary: "A user's rate limit and quotas (null: the default), the values in force and the zone count",
+    names: 'user',
+    status: 200,
+    params: ID_PARAM,
+    response: ref('UserLimits'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ user: { limits: GqlUserLimits } }>('getUserLimits', { id: String(inputs.id) });
+      return { body: presentUserLimits(data.user.limits) };
+    },
+  },
+  {
+    method: 'put',
+    path: '/user/limits/:id',
+    operationId: 'setUserLimits',
+    tag: 'users',
+    summary: "Set a user's rate limit and quotas (admin key only): a field left out stays, null returns it to the default, 0 is no limit",
+    names: 'user',
+    status: 200,
+    params: ID_PARAM,
+    body: LIMIT_FIELDS,
+    response: ref('UserLimits'),
+    async handle(inputs, runner) {
+      const input = limitInput(inputs, ['rate_per_second', 'rate_burst', 'max_zones', 'max_records_per_zone']);
+      const data = await runner.run<{ setUserLimits: GqlUserLimits }>('setUserLimits', { id: String(inputs.id), input });
+      return { body: presentUserLimits(data.setUserLimits) };
+    },
+  },
+  {
+    method: 'put',
+    path: '/apikey/rate/:id',
+    operationId: 'setApiKeyRate',
+    tag: 'users',
+    summary: "Set an API key's own rate limit, besides its user's (admin key only): null returns a field to the default, 0 is no limit",
+    status: 200,
+    params: ID_PARAM,
+    body: { rate_per_second: LIMIT_FIELDS.rate_per_second, rate_burst: LIMIT_FIELDS.rate_burst },
+    response: ref('ApiKeyRate'),
+    async handle(inputs, runner) {
+      const input = limitInput(inputs, ['rate_per_second', 'rate_burst']);
+      const data = await runner.run<{ setApiKeyRate: { ratePerSecond: number | null; rateBurst: number | null } }>('setApiKeyRate', {
+        id: String(inputs.id),
+        input,
+      });
+      return { body: { rate_per_second: data.setApiKeyRate.ratePerSecond, rate_burst: data.setApiKeyRate.rateBurst } };
     },
   },
   {

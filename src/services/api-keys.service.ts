@@ -1,10 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/pool';
-import { canSeeUser, Principal, scopeUserId } from '../auth/principal';
+import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
 import { buildPolicy, exceedsCreator, forbidden, isRestricted, KeyPolicy, PolicyInput, requireFlag, unusableReason } from '../auth/policy';
+import { checkLimitValues } from './quotas';
 import {
   activeApiKeyByHash,
+  apiKeyRate,
   ApiKeyRow,
+  setApiKeyRate,
   insertApiKey,
   insertFirstAdminKey,
   listApiKeys,
@@ -98,7 +101,11 @@ export class ApiKeysService {
    * not be used now (expired, idle, or from outside its allowedNetworks: `address` is the client's) is refused
    * with FORBIDDEN_BY_POLICY saying which.
    */
-  constructor(private readonly failures: FailedAuthentications) {}
+  /** `onLimitsChanged`: told when the admin changes a key's rate (the rate limits read their values again) */
+  constructor(
+    private readonly failures: FailedAuthentications,
+    private readonly onLimitsChanged?: () => void,
+  ) {}
 
   /**
    * `address`, when this is a request's authentication (not a re-check of a subscription's key), is the
@@ -193,6 +200,26 @@ export class ApiKeysService {
     });
     if (!key) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
     return { apiKey: key, secret };
+  }
+
+  /** A key's own rate (admin key only): a value replaces the key's, null returns it to the default, absent leaves it. */
+  async setRate(
+    ctx: RequestContext,
+    id: number,
+    patch: { ratePerSecond?: number | null; rateBurst?: number | null },
+  ): Promise<{ ratePerSecond: number | null; rateBurst: number | null }> {
+    requireAdmin(ctx.principal);
+    checkLimitValues(patch);
+    const row = await inTransaction(ctx.db, (sql) => setApiKeyRate(sql, id, patch));
+    if (!row) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
+    this.onLimitsChanged?.();
+    return row;
+  }
+
+  /** a key's own rate values (null: the default); a user key sees its own user's keys only */
+  async rate(ctx: RequestContext, key: ApiKeyRow): Promise<{ ratePerSecond: number | null; rateBurst: number | null }> {
+    if (ctx.principal.kind === 'user' && key.userId !== ctx.principal.userId) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
+    return (await apiKeyRate(ctx.db, key.id)) ?? { ratePerSecond: null, rateBurst: null };
   }
 
   forgetUser(userId: number): void {

@@ -12,6 +12,7 @@ import type { RequestContext } from './context';
 import type { Sql } from '../db/pool';
 import { recordAuditEvent } from './audit-log';
 import { journalRecord, journalWholeZone, writeZone } from './write-engine';
+import { quotaExceeded } from './quotas';
 
 const DEFAULT_RECORD_TTL = 3600;
 
@@ -95,17 +96,28 @@ export class DomainsService {
       insert: async (sql) => {
         if (checkNames) await this.refuseNestingWithOthers(sql, name, input.userId);
         const initial = initialSerial(this.settings.serialPolicy, new Date());
+        // the user's zone quota binds the user's keys; the admin creates zones for anyone (README "Quotas")
+        const defaultMaxZones = ctx.principal.kind === 'user' ? this.settings.quotas.maxZones : undefined;
         let result = await insertZone(sql, {
           userId: input.userId,
           name,
           serial: initial,
           records: recordsAt(initial),
           onlyWithoutHistory: true,
+          defaultMaxZones,
         });
         if ('history' in result) {
           const serial = this.firstSerial(initial, result.history);
-          result = await insertZone(sql, { userId: input.userId, name, serial, records: recordsAt(serial), onlyWithoutHistory: false });
+          result = await insertZone(sql, {
+            userId: input.userId,
+            name,
+            serial,
+            records: recordsAt(serial),
+            onlyWithoutHistory: false,
+            defaultMaxZones,
+          });
         }
+        if ('quota' in result) throw quotaExceeded('maxZones', result.quota, 'zones');
         if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
         return result.zone;
       },

@@ -12,6 +12,7 @@ import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
 import { DnssecService } from './dnssec/dnssec.service';
 import { AuditLogService } from './audit-log';
+import { RateLimits } from './rate-limits';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -29,17 +30,19 @@ export interface Services {
   propagation: PropagationStatusService;
   dnssec: DnssecService;
   audit: AuditLogService;
+  rateLimits: RateLimits;
 }
 
 export function createServices(settings: Settings): Services {
   const audit = new AuditLogService();
-  const apiKeys = new ApiKeysService(audit.failedAuthentications);
+  const rateLimits = new RateLimits(settings);
+  const apiKeys = new ApiKeysService(audit.failedAuthentications, () => rateLimits.forget());
   const zoneChanges = new ZoneChangesService(settings);
   const domains = new DomainsService(settings);
   const tsigKeys = new TsigKeysService(settings);
   return {
     settings,
-    users: new UsersService(domains, apiKeys, tsigKeys),
+    users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
     records: new RecordsService(settings),
     apiKeys,
@@ -52,5 +55,6 @@ export function createServices(settings: Settings): Services {
     propagation: new PropagationStatusService(settings),
     dnssec: new DnssecService(settings, domains),
     audit,
+    rateLimits,
   };
 }

@@ -1,3 +1,4 @@
+import type { Settings } from '../config/settings';
 import type { ApiKeysService } from './api-keys.service';
 import type { TsigKeysService } from './tsig-keys.service';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
@@ -5,7 +6,18 @@ import { requireFlag } from '../auth/policy';
 import { DomainError } from '../errors/catalogue';
 import { countUsers, listUsers, PageRequest, UserFilter, UserRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { deleteUser, insertUser, lockUser, updateUserEmail } from '../repositories/accounts';
+import {
+  deleteUser,
+  insertUser,
+  lockUser,
+  setUserLimits,
+  updateUserEmail,
+  userLimits,
+  UserLimitsPatch,
+  UserLimitsRow,
+} from '../repositories/accounts';
+import type { RateLimits } from './rate-limits';
+import { checkLimitValues } from './quotas';
 import { zoneRowsOfUser } from '../repositories/zone-writes';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
@@ -14,13 +26,55 @@ import { recordAuditEvent } from './audit-log';
 /** how many times a user's deletion deletes zones created for the user meanwhile before it gives up (409) */
 const DELETE_USER_ROUNDS = 3;
 
+/** a user's limits as the admin set them (null: the default), with the values in force */
+export interface UserLimits extends UserLimitsRow {
+  effective: { ratePerSecond: number; rateBurst: number; maxZones: number; maxRecordsPerZone: number };
+}
+
 /** Users: the accounts that own zones. Creating and deleting users needs the admin key. */
 export class UsersService {
   constructor(
+    private readonly settings: Settings,
     private readonly domains: DomainsService,
     private readonly apiKeys: ApiKeysService,
     private readonly tsigKeys: TsigKeysService,
+    private readonly rateLimits: RateLimits,
   ) {}
+
+  /** The user's limits and quotas: the admin's values (null: the default) and what is in force. */
+  async limits(ctx: RequestContext, id: number): Promise<UserLimits> {
+    if (!canSeeUser(ctx.principal, id)) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    const row = await userLimits(ctx.db, id);
+    if (!row) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    return this.present(row);
+  }
+
+  /**
+   * Sets a user's limits and quotas (admin key only): a value given replaces the user's, null returns it to the
+   * setting's default, a value not given is left. A quota lowered below what the user has refuses further
+   * growth and removes nothing. This process uses the new rate at once, the others within 5 s.
+   */
+  async setLimits(ctx: RequestContext, id: number, patch: UserLimitsPatch): Promise<UserLimits> {
+    requireAdmin(ctx.principal);
+    checkLimitValues(patch);
+    const row = await inTransaction(ctx.db, (sql) => setUserLimits(sql, id, patch));
+    if (!row) throw DomainError.notFound('USER_NOT_FOUND', 'id');
+    this.rateLimits.forget();
+    return this.present(row);
+  }
+
+  private present(row: UserLimitsRow): UserLimits {
+    const { settings } = this;
+    return {
+      ...row,
+      effective: {
+        ratePerSecond: row.ratePerSecond ?? settings.rateLimit.user.perSecond,
+        rateBurst: row.rateBurst ?? settings.rateLimit.user.burst,
+        maxZones: row.maxZones ?? settings.quotas.maxZones,
+        maxRecordsPerZone: row.maxRecordsPerZone ?? settings.quotas.maxRecordsPerZone,
+      },
+    };
+  }
 
   list(ctx: RequestContext, filter: Omit<UserFilter, 'scopeUserId'>, page?: PageRequest): Promise<UserRow[]> {
     return listUsers(ctx.db, { ...filter, scopeUserId: scopeUserId(ctx.principal) }, page);

@@ -221,3 +221,39 @@ test('audit list: the audit log for the admin, filtered by kind; a user key is r
   expect(refused.code).toBe(1);
   expect(refused.err).toContain('FORBIDDEN');
 });
+
+test('limits: the admin sets and shows a user’s quotas and rates and a key’s rate; a user key may not', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'limits-cli@example.org'])).out).id;
+  const key = JSON.parse((await cli(['--json', 'key', 'create', userId, 'ci'])).out);
+  const set = await cli([
+    '--json',
+    'user',
+    'limits',
+    userId,
+    '--max-zones',
+    '2',
+    '--rate-burst',
+    '40',
+    '--max-records-per-zone',
+    'default',
+  ]);
+  expect(set.code).toBe(0);
+  expect(JSON.parse(set.out)).toMatchObject({ userId, maxZones: 2, rateBurst: 40, maxRecordsPerZone: null, zoneCount: 0 });
+  const shown = await cli(['user', 'limits', userId]);
+  expect(shown.code).toBe(0);
+  expect(shown.out.split('\n')[0]).toMatch(/^USERID\s+RATEPERSECOND\s+RATEBURST\s+MAXZONES\s+MAXRECORDSPERZONE\s+ZONECOUNT\s+EFFECTIVE$/);
+  expect(shown.out.split('\n')[1]).toMatch(new RegExp(`^${userId}\\s+40\\s+2\\s+0\\s+\\{"ratePerSecond":50`));
+  const rate = await cli(['--json', 'key', 'rate', key.id, '--rate-per-second', '5']);
+  expect(JSON.parse(rate.out)).toEqual({ keyId: key.id, ratePerSecond: 5, rateBurst: null });
+  // the quota holds for the user's key: two zones, then QUOTA_EXCEEDED (exit 1, the code named)
+  const asUser = { ZONEKEEPER_API_KEY: key.secret };
+  expect((await cli(['zone', 'add', userId, 'one.limits-cli.example'], asUser)).code).toBe(0);
+  expect((await cli(['zone', 'add', userId, 'two.limits-cli.example'], asUser)).code).toBe(0);
+  const third = await cli(['zone', 'add', userId, 'three.limits-cli.example'], asUser);
+  expect(third.code).toBe(1);
+  expect(third.err).toContain('QUOTA_EXCEEDED');
+  const self = await cli(['user', 'limits', userId, '--max-zones', '100'], asUser);
+  expect(self.code).toBe(1);
+  expect(self.err).toContain('FORBIDDEN');
+  expect((await cli(['user', 'limits', userId, '--max-zones', 'lots'])).code).toBe(2);
+});

@@ -29,6 +29,25 @@ describe('settings', () => {
     });
   });
 
+  it('rate limits and quotas: documented defaults, a key bucket that follows its user, and bounds', () => {
+    expect(loadSettings({})).toMatchObject({
+      rateLimit: { user: { perSecond: 50, burst: 500 }, key: { perSecond: 50, burst: 500 } },
+      rateLimitRefusalDelayMs: 1000,
+      zoneChangeLimit: { perSecond: 20, burst: 100 },
+      quotas: { maxZones: 1000, maxRecordsPerZone: 100_000 },
+    });
+    // a key's own bucket defaults to what its user's is set to
+    expect(loadSettings({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '10' }).rateLimit.key).toEqual({ perSecond: 5, burst: 10 });
+    expect(loadSettings({ RATE_LIMIT_PER_SECOND: '0', MAX_ZONES_PER_USER: '0' })).toMatchObject({
+      rateLimit: { user: { perSecond: 0 } },
+      quotas: { maxZones: 0 },
+    });
+    expect(problemsOf({ RATE_LIMIT_BURST: '0', ZONE_CHANGES_PER_SECOND: 'fast' })).toEqual([
+      'RATE_LIMIT_BURST must be a whole number from 1 to 1000000 (got "0")',
+      'ZONE_CHANGES_PER_SECOND must be a whole number from 0 to 1000000 (got "fast")',
+    ]);
+  });
+
   it('parses lists, host:port pairs and a TSIG key', () => {
     const settings = loadSettings({
       ALLOWED_TTLS: '60, 300 3600',

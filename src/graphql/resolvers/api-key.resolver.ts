@@ -1,6 +1,8 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.type';
 import type { ApiKeyRow } from '../../services/api-keys.service';
+import { ApiKeyRateInput } from '../inputs/limits.input';
+import { ApiKeyRateType } from '../types/limits.type';
 import type { GraphQLContext } from '../context';
 import { ApiKeyType, CreatedApiKeyType } from '../types/api-key.type';
 import { CreateApiKeyInput } from '../inputs/api-key.input';
@@ -29,5 +31,15 @@ export class ApiKeyResolver {
   @Mutation(() => ApiKeyType)
   revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.apiKeys.revoke(ctx, parseId(id, 'id'));
+  }
+
+  @Mutation(() => ApiKeyRateType, { description: 'Sets an API key’s own rate limit (besides its user’s). Admin key only.' })
+  setApiKeyRate(@Arg('id', () => ID) id: string, @Arg('input') input: ApiKeyRateInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.apiKeys.setRate(ctx, parseId(id, 'id'), { ...input });
+  }
+
+  @FieldResolver(() => ApiKeyRateType, { description: 'The key’s own rate limit (null values: the default).' })
+  rate(@Root() key: ApiKeyType, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.apiKeys.rate(ctx, key);
   }
 }

@@ -8,6 +8,8 @@ import { NestedDomainPageArgs, NestedListArgs, UsersArgs } from '../inputs/page.
 import { DomainConnection } from '../types/connections';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
+import { UserLimitsInput } from '../inputs/limits.input';
+import { UserLimitsType } from '../types/limits.type';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
 @Resolver(() => UserType)
@@ -46,6 +48,16 @@ export class UserResolver {
   async deleteUser(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     await ctx.services.users.delete(ctx, parseId(id, 'id'));
     return true;
+  }
+
+  @Mutation(() => UserLimitsType, { description: "Sets a user's rate limit and quotas. Admin key only." })
+  setUserLimits(@Arg('id', () => ID) id: string, @Arg('input') input: UserLimitsInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.users.setLimits(ctx, parseId(id, 'id'), { ...input });
+  }
+
+  @FieldResolver(() => UserLimitsType, { description: "The user's rate limit and quotas, and its zone count." })
+  limits(@Root() user: UserType, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.users.limits(ctx, user.id);
   }
 
   @FieldResolver(() => [DomainType], {

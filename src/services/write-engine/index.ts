@@ -3,9 +3,10 @@ import type { Principal } from '../../auth/principal';
 import type { Database, Sql } from '../../db/pool';
 import { inTransaction, mapDatabaseError } from '../db-errors';
 import { admitNewZones, removeFromCatalog } from './catalog';
-import { deleteZone } from '../../repositories/zone-writes';
+import { deleteZone, lockZoneOwner } from '../../repositories/zone-writes';
 import { queuesOf, QueueRun } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
+import { zoneChangeLimits } from '../rate-limits';
 
 /**
  * The write engine: every change of a zone goes through `writeZone`, however the caller names the zone —
@@ -43,8 +44,20 @@ export type ZoneWrite<T> =
 export async function writeZone<T>(db: Database, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
   const queues = queuesOf(db);
   switch (write.kind) {
-    case 'records':
-      return queues.run({ db, settings, principal, request: write.request, decide: write.decide });
+    case 'records': {
+      // a user's change takes one of its zone's changes per second (rate-limits.ts), once, at its first
+      // decision: a change decided again (the zone moved, or it runs on its own after a failed batch) is the same change
+      const limits = principal.kind === 'user' && !write.request.signatureOnly ? zoneChangeLimits(db, settings) : undefined;
+      let counted = !limits;
+      const decide = async (change: ZoneChange): Promise<T> => {
+        if (!counted) {
+          counted = true;
+          limits!.take(change.zone.id);
+        }
+        return write.decide(change);
+      };
+      return queues.run({ db, settings, principal, request: write.request, decide });
+    }
     case 'create-zone': {
       const zone = await (write.transaction ? db.transaction(write.insert) : db.connection(write.insert)).catch((error) => {
         throw mapDatabaseError(error);
@@ -59,7 +72,9 @@ export async function writeZone<T>(db: Database, settings: Settings, principal: 
         run: async () => {
           const zone = await inTransaction(db, async (sql) => {
             const removed = await write.remove(sql);
-            // the catalog's lock before the zone row goes: the order catalog admission takes them in
+            // the owner's row first (its zone count falls with the zone), then the catalog's lock before the zone
+            // row goes: the orders a user's deletion and catalog admission take them in
+            await lockZoneOwner(sql, removed.id);
             await removeFromCatalog(sql, settings, [removed]);
             await deleteZone(sql, removed.id);
             return removed;

@@ -9,6 +9,7 @@ import type { Principal } from '../../auth/principal';
 import { isRestricted, requireAllowed, seesZone } from '../../auth/policy';
 import { signingStepsFor } from './signing';
 import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
+import { quotaExceeded } from '../quotas';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -232,12 +233,15 @@ export class ZoneChange {
             keyName: this.principal.keyName,
             userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
           },
+      // a user's quota binds the user's keys; the admin and the signer are not held to it
+      defaultMaxRecords: this.principal.kind === 'user' && !this.request.signatureOnly ? this.settings.quotas.maxRecordsPerZone : undefined,
     });
-    if (inserted) {
+    if (Array.isArray(inserted)) {
       this.insertedRows = this.inserts.map((record, i) => ({ ...journalRecord(record), id: inserted[i] }));
       this.soaWritten = soa;
       return inserted;
     }
+    if ('quota' in inserted) throw quotaExceeded('maxRecordsPerZone', inserted.quota, `records in zone ${this.zone.name}`);
     // another change raised the serial since the read; with the row locked, nothing can
     if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
     throw new DecideAgain(false);

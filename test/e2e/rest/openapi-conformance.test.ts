@@ -124,6 +124,19 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: '/api/tsigkey/revoke/LATER' },
     bad: { method: 'post', path: '/api/tsigkey/revoke/999999' },
   }),
+  getUserLimits: (f) => ({
+    good: { method: 'get', path: `/api/user/limits/${f.userId}` },
+    bad: { method: 'get', path: '/api/user/limits/999999' },
+  }),
+  setUserLimits: (f) => ({
+    good: { method: 'put', path: `/api/user/limits/${f.userId}`, body: { max_zones: 50, rate_burst: null } },
+    bad: { method: 'put', path: `/api/user/limits/${f.userId}`, body: { rate_burst: 0 } },
+  }),
+  // the admin key, the first key the service made (id 1): its own rate, which the admin key is not held to
+  setApiKeyRate: () => ({
+    good: { method: 'put', path: '/api/apikey/rate/1', body: { rate_per_second: 100 } },
+    bad: { method: 'put', path: '/api/apikey/rate/999999', body: { rate_per_second: 100 } },
+  }),
   getDomainStatus: (f) => ({
     good: { method: 'get', path: `/api/domain/status/${f.zone}` },
     bad: { method: 'get', path: '/api/domain/status/missing.example' },
