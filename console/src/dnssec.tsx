@@ -258,7 +258,8 @@ function Signed({
       </details>
 
       <h3 id="dnssec-keys-title">Keys</h3>
-      <div className="table-scroll">
+      {/* the box scrolls sideways at 390 px: focusable, so a keyboard can scroll it too */}
+      <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="dnssec-keys-title">
         <table className="dnssec-keys" aria-labelledby="dnssec-keys-title">
           <thead>
             <tr>

@@ -58,7 +58,8 @@ export async function startRoll(db: Database, settings: Settings, principal: Pri
     change.requireLock();
     const keys = await keysOfZone(change.connection, change.zone.id);
     const work = await beginRoll(change, settings, keys, role, new Date());
-    if (!work) {
+    // beginRoll answers undefined when a roll of that role runs already; false is a started ZSK roll (no DS to write)
+    if (work === undefined) {
       const message = `role: a ${role} roll of ${change.zone.name} is under way`;
       throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'role', code: 'DNSSEC_ROLL_IN_PROGRESS', message }]);
     }
