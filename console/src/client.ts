@@ -1,4 +1,4 @@
-import { cacheExchange } from '@urql/exchange-graphcache';
+import { Cache, cacheExchange } from '@urql/exchange-graphcache';
 import { createClient as createWsClient } from 'graphql-ws';
 import { Client, CombinedError, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
 
@@ -10,6 +10,12 @@ export function isAuthFailure(error: CombinedError | undefined): boolean {
   if (!error) return false;
   const status = (error.response as Response | undefined)?.status;
   return status === 401 || error.graphQLErrors.some((e) => e.extensions?.code === 'UNAUTHENTICATED');
+}
+
+function invalidateZoneLists(cache: Cache): void {
+  for (const field of cache.inspectFields('Query')) {
+    if (field.fieldName === 'domains') cache.invalidate('Query', field.fieldKey);
+  }
 }
 
 /**
@@ -58,11 +64,22 @@ export function createConsoleClient(key: string, onAuthFailure: () => void): { c
           ServerPropagation: embedded,
           PropagationChangedEvent: embedded,
           ZoneChangedEvent: embedded,
+          // one per zone: what enableDnssec, rollDnssecKey and the others answer replaces what domain.dnssec read
+          Dnssec: (data) => (data.zone as string) ?? null,
+          UserConnection: embedded,
         },
         updates: {
           Mutation: {
             deleteRecord(_result, args, cache) {
               cache.invalidate({ __typename: 'Record', id: args.id as string });
+            },
+            // a zone made or deleted changes every list of zones (and their totals): they are asked again
+            createDomain(_result, _args, cache) {
+              invalidateZoneLists(cache);
+            },
+            deleteDomain(_result, args, cache) {
+              invalidateZoneLists(cache);
+              cache.invalidate('Query', 'domain', { name: args.zone as string });
             },
           },
         },

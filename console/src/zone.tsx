@@ -1,8 +1,9 @@
-import { useCallback, useState } from 'react';
-import { useQuery, useSubscription } from 'urql';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useMutation, useQuery, useSubscription } from 'urql';
 import { ChangeSet, StagedChange } from './change-set';
+import { DnssecPanel } from './dnssec';
 import { describeError, errorCode } from './errors';
-import { RecordTypesDocument, ZoneChangedDocument, ZoneDocument } from './generated/graphql';
+import { DeleteZoneDocument, RecordTypesDocument, ZoneChangedDocument, ZoneDocument } from './generated/graphql';
 import { History } from './history';
 import { PropagationView } from './propagation';
 import { Records } from './records';
@@ -14,7 +15,59 @@ const TABS = [
   ['history', 'History'],
   ['propagation', 'Propagation'],
   ['file', 'Zone file'],
+  ['dnssec', 'DNSSEC'],
 ] as const;
+
+/** Deleting a zone takes two steps: the button, then a confirmation that names what goes with it. */
+function DeleteZone({ zone }: { zone: string }) {
+  const [confirming, setConfirming] = useState(false);
+  const [{ fetching }, remove] = useMutation(DeleteZoneDocument);
+  const [error, setError] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (confirming) heading.current?.focus();
+  }, [confirming]);
+  if (!confirming) {
+    return (
+      <button type="button" className="small secondary" onClick={() => setConfirming(true)}>
+        Delete zone…
+      </button>
+    );
+  }
+  return (
+    <div className="panel danger-zone" role="group" aria-labelledby="delete-zone-title">
+      <h2 id="delete-zone-title" ref={heading} tabIndex={-1}>
+        Delete {zone}?
+      </h2>
+      <p>
+        The zone and all its records and history are deleted, and the secondaries stop serving it. This cannot be undone; if the zone is
+        signed, remove its DS at the parent first.
+      </p>
+      {error && (
+        <p role="alert" className="error-box">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button
+          type="button"
+          className="danger"
+          disabled={fetching}
+          onClick={async () => {
+            const outcome = await remove({ zone });
+            if (outcome.error) setError(describeError(outcome.error));
+            else location.hash = `#/?deleted=${encodeURIComponent(zone)}`;
+          }}
+        >
+          Delete {zone} now
+        </button>
+        <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
 
 /** One zone: its records, the change set being staged, its history and its propagation, one tab each. */
 export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
@@ -62,15 +115,16 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         <a href="#/">Zones</a> /
       </p>
       <h1 id="zone-title">{zone}</h1>
-      <p className="zone-meta">
+      <div className="zone-meta">
         Serial <strong data-testid="zone-serial">{serial ?? '…'}</strong>
         {live.data && (
           <span className="live" role="status">
             {' '}
             · last change seen live: serial {live.data.zoneChanged.change.serialAfter}
           </span>
-        )}
-      </p>
+        )}{' '}
+        <DeleteZone zone={zone} />
+      </div>
       <nav className="tabs" aria-label="Zone views">
         {TABS.map(([id, label]) => (
           <a key={id} href={`#/zone/${encodeURIComponent(zone)}/${id}`} aria-current={tab === id ? 'page' : undefined}>
@@ -102,6 +156,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         <PropagationView zone={zone} />
       ) : tab === 'file' ? (
         <ZoneFile zone={zone} onImported={refresh} />
+      ) : tab === 'dnssec' ? (
+        <DnssecPanel zone={zone} generation={generation} onChanged={refresh} />
       ) : (
         <Records zone={zone} types={types.data?.recordTypes ?? []} generation={generation} onChanged={refresh} onStage={stage} />
       )}

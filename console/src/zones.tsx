@@ -1,9 +1,157 @@
-import { FormEvent, useState } from 'react';
-import { useQuery } from 'urql';
-import { describeError } from './errors';
-import { ZonesDocument } from './generated/graphql';
+import { FormEvent, useEffect, useRef, useState } from 'react';
+import { useClient, useMutation, useQuery } from 'urql';
+import { describeError, errorDetails, leafField } from './errors';
+import { CreateZoneDocument, ZoneOwnersDocument, ZonesDocument } from './generated/graphql';
 
 const PAGE_SIZE = 50;
+/** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
+const OWNER_CHOICES = 50;
+
+/**
+ * A new zone (createDomain). The owner: `users` answers the users the key may see, so a user key finds its own
+ * user (the only one) and creates for it; the admin key picks one (from a list, or by e-mail when there are many).
+ */
+function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
+  const client = useClient();
+  const [owners] = useQuery({ query: ZoneOwnersDocument, variables: { first: OWNER_CHOICES } });
+  const [{ fetching }, create] = useMutation(CreateZoneDocument);
+  const [open, setOpen] = useState(false);
+  const [name, setName] = useState('');
+  const [ownerId, setOwnerId] = useState('');
+  const [ownerEmail, setOwnerEmail] = useState('');
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (open) heading.current?.focus();
+  }, [open]);
+  const users = owners.data?.users;
+  const single = users?.totalCount === 1 ? users.nodes[0] : undefined;
+  const byEmail = !!users && users.totalCount > OWNER_CHOICES;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    let userId = single?.id ?? ownerId;
+    if (byEmail) {
+      const found = await client
+        .query(ZoneOwnersDocument, { first: 1, email: ownerEmail.trim() }, { requestPolicy: 'network-only' })
+        .toPromise();
+      userId = found.data?.users.nodes[0]?.id ?? '';
+      if (!userId) {
+        setProblems({ owner: found.error ? describeError(found.error) : `No user has the e-mail ${ownerEmail.trim() || '(empty)'}.` });
+        return;
+      }
+    }
+    if (!userId) {
+      setProblems({ owner: 'Pick the user who will own the zone.' });
+      return;
+    }
+    const outcome = await create({ input: { zone: name.trim(), userId } });
+    if (outcome.error) {
+      const found: Record<string, string> = {};
+      for (const d of errorDetails(outcome.error)) found[leafField(d.field) === 'userId' ? 'owner' : 'zone'] = d.message;
+      setProblems(Object.keys(found).length ? found : { zone: describeError(outcome.error) });
+      return;
+    }
+    setProblems({});
+    setName('');
+    setOpen(false);
+    onCreated(outcome.data!.createDomain.name);
+  };
+
+  if (!open) {
+    return (
+      <div className="actions">
+        <button type="button" onClick={() => setOpen(true)}>
+          New zone…
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form className="panel" onSubmit={submit} noValidate aria-labelledby="new-zone-title">
+      <h2 id="new-zone-title" ref={heading} tabIndex={-1}>
+        New zone
+      </h2>
+      <p className="hint">The zone starts with its SOA, NS and a www CNAME; the secondaries are told at once.</p>
+      {owners.error && (
+        <p role="alert" className="error-box">
+          {describeError(owners.error)}
+        </p>
+      )}
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="new-zone-name">Zone name</label>
+          <input
+            id="new-zone-name"
+            value={name}
+            placeholder="example.com"
+            autoComplete="off"
+            aria-invalid={!!problems.zone || undefined}
+            aria-describedby={problems.zone ? 'new-zone-name-error' : undefined}
+            onChange={(e) => setName(e.target.value)}
+          />
+          {problems.zone && (
+            <p id="new-zone-name-error" className="field-error">
+              {problems.zone}
+            </p>
+          )}
+        </div>
+        <div className="field">
+          {!users ? (
+            <p aria-live="polite">Loading users…</p>
+          ) : single ? (
+            <p>
+              Owner: <strong data-testid="new-zone-owner">{single.email}</strong>
+            </p>
+          ) : byEmail ? (
+            <>
+              <label htmlFor="new-zone-owner">Owner’s e-mail</label>
+              <input
+                id="new-zone-owner"
+                type="email"
+                value={ownerEmail}
+                aria-invalid={!!problems.owner || undefined}
+                aria-describedby={problems.owner ? 'new-zone-owner-error' : undefined}
+                onChange={(e) => setOwnerEmail(e.target.value)}
+              />
+            </>
+          ) : (
+            <>
+              <label htmlFor="new-zone-owner">Owner</label>
+              <select
+                id="new-zone-owner"
+                value={ownerId}
+                aria-invalid={!!problems.owner || undefined}
+                aria-describedby={problems.owner ? 'new-zone-owner-error' : undefined}
+                onChange={(e) => setOwnerId(e.target.value)}
+              >
+                <option value="">Pick a user…</option>
+                {users.nodes.map((u) => (
+                  <option key={u.id} value={u.id}>
+                    {u.email}
+                  </option>
+                ))}
+              </select>
+            </>
+          )}
+          {problems.owner && (
+            <p id="new-zone-owner-error" className="field-error">
+              {problems.owner}
+            </p>
+          )}
+        </div>
+      </div>
+      <div className="actions">
+        <button type="submit" disabled={fetching || !users}>
+          Create zone
+        </button>
+        <button type="button" className="secondary" onClick={() => setOpen(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
 
 /**
  * The zones the key may see, paged by the server (`domains(first, after)`): 100,000 zones are never all loaded.
@@ -30,11 +178,19 @@ export function ZoneList() {
     setName(wanted || undefined);
   };
   const page = cursors.length + 1;
+  // a zone deleted on its own screen comes back here with its name (#/?deleted=<zone>)
+  const deleted = new URLSearchParams(location.hash.split('?')[1] ?? '').get('deleted');
   const pages = connection ? Math.max(1, Math.ceil(connection.totalCount / PAGE_SIZE)) : 1;
 
   return (
     <section aria-labelledby="zones-title">
       <h1 id="zones-title">Zones</h1>
+      {deleted && (
+        <p role="status" className="ok-box">
+          Deleted the zone {deleted}.
+        </p>
+      )}
+      <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />
       <form className="toolbar" role="search" onSubmit={submit}>
         <label htmlFor="zone-search">Zone name</label>
         <input id="zone-search" type="search" value={search} placeholder="example.com" onChange={(e) => setSearch(e.target.value)} />
@@ -64,7 +220,7 @@ export function ZoneList() {
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
         <p className="empty" role="status">
-          {name ? `No zone is named ${name}.` : 'No zones yet. Create one with the API (createDomain) or the CLI.'}
+          {name ? `No zone is named ${name}.` : 'No zones yet: “New zone…” creates one.'}
         </p>
       ) : (
         <>

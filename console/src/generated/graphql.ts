@@ -86,6 +86,13 @@ export type CreateApiKeyInput = {
   zone?: string | null | undefined;
 };
 
+export type CreateDomainInput = {
+  /** Id of the owning user. */
+  userId: string | number;
+  /** Zone name; a trailing dot, letter case and IDN are normalised. */
+  zone: string;
+};
+
 export type CreateTsigKeyInput = {
   /** hmac-sha256 (default), hmac-sha384 or hmac-sha512. */
   algorithm?: string | null | undefined;
@@ -137,6 +144,18 @@ export type DsDataInput = {
   keyTag: number;
 };
 
+/** ECDSAP256SHA256 (13, the default, RFC 6605), ED25519 (15, RFC 8080), RSASHA256 (8, RFC 5702): what RFC 8624 says to sign with. */
+export type DnssecAlgorithm = 'ECDSAP256SHA256' | 'ED25519' | 'RSASHA256';
+
+/** Authenticated denial of existence: NSEC (RFC 4034, the default) or NSEC3 (RFC 5155) with 0 extra iterations and no salt (RFC 9276). */
+export type DnssecDenial = 'NSEC' | 'NSEC3';
+
+/** KSK_ZSK (the default): a key-signing key for the DNSKEY RRset and a zone-signing key for the rest; CSK: one combined key. */
+export type DnssecKeyLayout = 'CSK' | 'KSK_ZSK';
+
+/** ZSK: the zone-signing key, by pre-publication; KSK: the key-signing key (or the CSK), by double-DS. */
+export type DnssecRollRole = 'KSK' | 'ZSK';
+
 /** EUI48 RDATA (RFC 7043 §3). */
 export type Eui48DataInput = {
   /** 6 pairs of hexadecimal digits separated by hyphens */
@@ -147,6 +166,19 @@ export type Eui48DataInput = {
 export type Eui64DataInput = {
   /** 8 pairs of hexadecimal digits separated by hyphens */
   address: string;
+};
+
+export type EnableDnssecInput = {
+  /** Default ECDSAP256SHA256. */
+  algorithm?: DnssecAlgorithm | null | undefined;
+  /** Default NSEC. */
+  denial?: DnssecDenial | null | undefined;
+  /** Default KSK_ZSK. */
+  keyLayout?: DnssecKeyLayout | null | undefined;
+  /** NSEC3 opt-out (RFC 5155 §6): insecure delegations are left out of the chain. */
+  nsec3OptOut?: boolean | null | undefined;
+  /** The zone, by name. */
+  zone: string;
 };
 
 /** HINFO RDATA (RFC 1035 §3.3.2, RFC 8482 §4.2). */
@@ -807,6 +839,203 @@ export type RevokeTsigKeyMutationVariables = Exact<{
 
 export type RevokeTsigKeyMutation = { revokeTsigKey: { id: string; revokedAt: string | null } };
 
+export type ZoneOwnersQueryVariables = Exact<{
+  first: number;
+  email?: string | null | undefined;
+}>;
+
+export type ZoneOwnersQuery = { users: { totalCount: number; nodes: Array<{ id: string; email: string }> } };
+
+export type CreateZoneMutationVariables = Exact<{
+  input: CreateDomainInput;
+}>;
+
+export type CreateZoneMutation = { createDomain: { id: string; name: string; serial: number; createdAt: string } };
+
+export type DeleteZoneMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type DeleteZoneMutation = { deleteDomain: boolean };
+
+export type DnssecFieldsFragment = {
+  zone: string;
+  enabled: boolean;
+  state: string;
+  denial: DnssecDenial | null;
+  nsec3Iterations: number | null;
+  nsec3OptOut: boolean | null;
+  ds: Array<string>;
+  dnskeys: Array<string>;
+  keys: Array<{
+    id: string;
+    keyTag: number;
+    role: string;
+    algorithm: string;
+    state: string;
+    createdAt: string;
+    activeAt: string | null;
+    retiredAt: string | null;
+    removedAt: string | null;
+    nextEvent: string | null;
+    nextEventAt: string | null;
+  }>;
+};
+
+export type ZoneDnssecQueryVariables = Exact<{
+  name: string;
+}>;
+
+export type ZoneDnssecQuery = {
+  domain: {
+    id: string;
+    dnssec: {
+      zone: string;
+      enabled: boolean;
+      state: string;
+      denial: DnssecDenial | null;
+      nsec3Iterations: number | null;
+      nsec3OptOut: boolean | null;
+      ds: Array<string>;
+      dnskeys: Array<string>;
+      keys: Array<{
+        id: string;
+        keyTag: number;
+        role: string;
+        algorithm: string;
+        state: string;
+        createdAt: string;
+        activeAt: string | null;
+        retiredAt: string | null;
+        removedAt: string | null;
+        nextEvent: string | null;
+        nextEventAt: string | null;
+      }>;
+    };
+  };
+};
+
+export type EnableDnssecMutationVariables = Exact<{
+  input: EnableDnssecInput;
+}>;
+
+export type EnableDnssecMutation = {
+  enableDnssec: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+  };
+};
+
+export type DisableDnssecMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type DisableDnssecMutation = {
+  disableDnssec: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+  };
+};
+
+export type RollDnssecKeyMutationVariables = Exact<{
+  zone: string;
+  role: DnssecRollRole;
+}>;
+
+export type RollDnssecKeyMutation = {
+  rollDnssecKey: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+  };
+};
+
+export type ConfirmDnssecDsPublishedMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type ConfirmDnssecDsPublishedMutation = {
+  confirmDnssecDsPublished: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+  };
+};
+
 export const ChangedRecordFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -922,6 +1151,49 @@ export const PropagationFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<PropagationFieldsFragment, unknown>;
+export const DnssecFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DnssecFieldsFragment, unknown>;
 export const WhoAmIDocument = {
   kind: 'Document',
   definitions: [
@@ -2366,3 +2638,521 @@ export const RevokeTsigKeyDocument = {
     },
   ],
 } as unknown as DocumentNode<RevokeTsigKeyMutation, RevokeTsigKeyMutationVariables>;
+export const ZoneOwnersDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneOwners' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'email' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'users' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'email' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'email' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'nodes' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneOwnersQuery, ZoneOwnersQueryVariables>;
+export const CreateZoneDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateZone' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'CreateDomainInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createDomain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateZoneMutation, CreateZoneMutationVariables>;
+export const DeleteZoneDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteZone' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteDomain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteZoneMutation, DeleteZoneMutationVariables>;
+export const ZoneDnssecDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneDnssec' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'domain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'dnssec' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneDnssecQuery, ZoneDnssecQueryVariables>;
+export const EnableDnssecDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'EnableDnssec' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'EnableDnssecInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'enableDnssec' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<EnableDnssecMutation, EnableDnssecMutationVariables>;
+export const DisableDnssecDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DisableDnssec' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'disableDnssec' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DisableDnssecMutation, DisableDnssecMutationVariables>;
+export const RollDnssecKeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RollDnssecKey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'role' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'DnssecRollRole' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rollDnssecKey' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'role' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'role' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RollDnssecKeyMutation, RollDnssecKeyMutationVariables>;
+export const ConfirmDnssecDsPublishedDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ConfirmDnssecDsPublished' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'confirmDnssecDsPublished' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ConfirmDnssecDsPublishedMutation, ConfirmDnssecDsPublishedMutationVariables>;

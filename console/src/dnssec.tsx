@@ -1,0 +1,369 @@
+import { FormEvent, useEffect, useRef, useState } from 'react';
+import type { CombinedError } from 'urql';
+import { useMutation, useQuery } from 'urql';
+import { describeError, errorCode } from './errors';
+import {
+  ConfirmDnssecDsPublishedDocument,
+  DisableDnssecDocument,
+  DnssecAlgorithm,
+  DnssecDenial,
+  DnssecFieldsFragment,
+  DnssecKeyLayout,
+  EnableDnssecDocument,
+  RollDnssecKeyDocument,
+  ZoneDnssecDocument,
+} from './generated/graphql';
+
+type Note = { ok: boolean; text: string } | null;
+
+/** The service's message with its stable code (src/errors/catalogue.ts), so a person can look it up or report it. */
+function problem(error: CombinedError): string {
+  const code = errorCode(error);
+  const text = describeError(error);
+  return code && !text.includes(code) ? `${text} (${code})` : text;
+}
+
+function when(value: string | null | undefined): string {
+  return value ? new Date(value).toLocaleString('en') : '—';
+}
+
+/** The roll step a key waits for, in words (src/services/dnssec/key-rollover.ts names them). */
+const EVENTS: Record<string, string> = {
+  'await-ds': 'waits for its DS at the parent',
+  activate: 'starts signing',
+  swap: 'takes over from the old key',
+  'withdraw-ds': 'its DS can leave the parent',
+  remove: 'is removed',
+};
+
+function describeEvent(event: string): string {
+  return EVENTS[event] ?? event;
+}
+
+/** "2371 13 2 …": key tag and digest type, for the copy buttons' names (RFC 4509 / RFC 6605 digest types) */
+function dsLabel(ds: string): string {
+  const [tag, , digestType] = ds.replace(/^.*\bDS\s+/, '').split(/\s+/);
+  const digest = digestType === '2' ? 'SHA-256' : digestType === '4' ? 'SHA-384' : `digest type ${digestType}`;
+  return `key tag ${tag}, ${digest}`;
+}
+
+/** How the zone is signed, in one line: denial of existence and the algorithms of its keys in use. */
+function describeSigning(d: DnssecFieldsFragment): string {
+  const algorithms = [...new Set(d.keys.filter((k) => k.state !== 'removed').map((k) => k.algorithm))].join(', ');
+  const denial =
+    d.denial === 'NSEC3'
+      ? `NSEC3 (RFC 5155), ${d.nsec3Iterations ?? 0} extra iterations, no salt${d.nsec3OptOut ? ', opt-out' : ''}`
+      : 'NSEC (RFC 4034)';
+  return `${denial} · ${algorithms || 'no key'}`;
+}
+
+/**
+ * A zone's DNSSEC through the public API (`domain.dnssec`, enableDnssec, rollDnssecKey, confirmDnssecDsPublished,
+ * disableDnssec): whether and how it is signed, its keys with their RFC 7583 steps, and the DS records for the
+ * parent, each with a copy button.
+ */
+export function DnssecPanel({ zone, generation, onChanged }: { zone: string; generation: number; onChanged: () => void }) {
+  const [result, refetch] = useQuery({ query: ZoneDnssecDocument, variables: { name: zone }, requestPolicy: 'cache-and-network' });
+  // a change of the zone (a roll step of the worker is one) asks again
+  useEffect(() => {
+    if (generation > 0) refetch({ requestPolicy: 'network-only' });
+  }, [generation, refetch]);
+  const [note, setNote] = useState<Note>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const dnssec = result.data?.domain.dnssec;
+
+  const done = (text: string) => {
+    setNote({ ok: true, text });
+    onChanged();
+    refetch({ requestPolicy: 'network-only' });
+  };
+  const failed = (error: CombinedError) => {
+    setNote({ ok: false, text: problem(error) });
+    refetch({ requestPolicy: 'network-only' });
+  };
+
+  return (
+    <section aria-labelledby="dnssec-title" className="dnssec">
+      <h2 id="dnssec-title" ref={heading} tabIndex={-1}>
+        DNSSEC
+      </h2>
+      {note && (
+        <p role={note.ok ? 'status' : 'alert'} className={note.ok ? 'ok-box' : 'error-box'} data-testid="dnssec-note">
+          {note.text}
+        </p>
+      )}
+      {result.error ? (
+        <div role="alert" className="error-box">
+          <p>{problem(result.error)}</p>
+          <button type="button" onClick={() => refetch({ requestPolicy: 'network-only' })}>
+            Try again
+          </button>
+        </div>
+      ) : !dnssec ? (
+        <p aria-live="polite">Loading DNSSEC…</p>
+      ) : !dnssec.enabled && dnssec.state === 'unsigned' ? (
+        <>
+          <p data-testid="dnssec-state">
+            <strong>Not signed.</strong> Resolvers that validate treat the zone as insecure: its answers carry no signature.
+          </p>
+          <EnableForm zone={zone} onDone={done} onError={failed} />
+        </>
+      ) : (
+        <Signed zone={zone} dnssec={dnssec} onDone={done} onError={failed} />
+      )}
+    </section>
+  );
+}
+
+function EnableForm({ zone, onDone, onError }: { zone: string; onDone: (text: string) => void; onError: (e: CombinedError) => void }) {
+  const [{ fetching }, enable] = useMutation(EnableDnssecDocument);
+  const [algorithm, setAlgorithm] = useState<DnssecAlgorithm>('ECDSAP256SHA256');
+  const [denial, setDenial] = useState<DnssecDenial>('NSEC');
+  const [optOut, setOptOut] = useState(false);
+  const [layout, setLayout] = useState<DnssecKeyLayout>('KSK_ZSK');
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const outcome = await enable({
+      input: { zone, algorithm, denial, keyLayout: layout, nsec3OptOut: denial === 'NSEC3' ? optOut : undefined },
+    });
+    if (outcome.error) onError(outcome.error);
+    else onDone(`Signed ${zone}: give the parent one of the DS records below.`);
+  };
+
+  return (
+    <form className="panel" onSubmit={submit} aria-labelledby="dnssec-enable-title">
+      <h3 id="dnssec-enable-title">Sign the zone</h3>
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="dnssec-algorithm">Algorithm</label>
+          <select id="dnssec-algorithm" value={algorithm} onChange={(e) => setAlgorithm(e.target.value as DnssecAlgorithm)}>
+            <option value={'ECDSAP256SHA256'}>ECDSAP256SHA256 (13, recommended)</option>
+            <option value={'ED25519'}>ED25519 (15)</option>
+            <option value={'RSASHA256'}>RSASHA256 (8)</option>
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="dnssec-layout">Keys</label>
+          <select id="dnssec-layout" value={layout} onChange={(e) => setLayout(e.target.value as DnssecKeyLayout)}>
+            <option value={'KSK_ZSK'}>A KSK and a ZSK</option>
+            <option value={'CSK'}>One combined key (CSK)</option>
+          </select>
+        </div>
+        <fieldset className="choice">
+          <legend>Denial of existence</legend>
+          <label className="inline">
+            <input type="radio" name="dnssec-denial" checked={denial === 'NSEC'} onChange={() => setDenial('NSEC')} />
+            NSEC
+          </label>
+          <label className="inline">
+            <input type="radio" name="dnssec-denial" checked={denial === 'NSEC3'} onChange={() => setDenial('NSEC3')} />
+            NSEC3 (hashed names, RFC 5155)
+          </label>
+          {denial === 'NSEC3' && (
+            <label className="inline">
+              <input type="checkbox" checked={optOut} onChange={(e) => setOptOut(e.target.checked)} />
+              Opt-out: leave insecure delegations out of the chain
+            </label>
+          )}
+        </fieldset>
+      </div>
+      <div className="actions">
+        <button type="submit" disabled={fetching}>
+          {fetching ? 'Signing…' : 'Enable DNSSEC'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Signed({
+  zone,
+  dnssec,
+  onDone,
+  onError,
+}: {
+  zone: string;
+  dnssec: DnssecFieldsFragment;
+  onDone: (text: string) => void;
+  onError: (e: CombinedError) => void;
+}) {
+  const [, roll] = useMutation(RollDnssecKeyDocument);
+  const [, confirmDs] = useMutation(ConfirmDnssecDsPublishedDocument);
+  const [, disable] = useMutation(DisableDnssecDocument);
+  const [confirmingDisable, setConfirmingDisable] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [copied, setCopied] = useState<string | null>(null);
+  const confirmHeading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (confirmingDisable) confirmHeading.current?.focus();
+  }, [confirmingDisable]);
+  const hasCsk = dnssec.keys.some((k) => k.role === 'CSK' && k.state !== 'removed');
+  const awaitingDs = dnssec.keys.some((k) => k.nextEvent === 'await-ds');
+
+  const act = async (run: () => Promise<{ error?: CombinedError }>, text: string) => {
+    setBusy(true);
+    const outcome = await run();
+    setBusy(false);
+    if (outcome.error) onError(outcome.error);
+    else onDone(text);
+  };
+
+  const copy = async (ds: string) => {
+    try {
+      await navigator.clipboard.writeText(ds);
+      setCopied(`Copied the DS record (${dsLabel(ds)}).`);
+    } catch {
+      // no clipboard permission: the record is in a selectable field beside the button
+      setCopied('The browser refused the clipboard: select the record and copy it.');
+    }
+  };
+
+  return (
+    <>
+      <p data-testid="dnssec-state">
+        <strong>{dnssec.state === 'disabling' ? 'Being unsigned.' : 'Signed.'}</strong> {describeSigning(dnssec)}
+      </p>
+
+      <h3 id="dnssec-ds-title">DS records for the parent</h3>
+      <p className="hint">
+        Give the parent zone (your registrar) one of these, not both. Until it serves one, the zone validates as insecure.
+      </p>
+      {dnssec.ds.length === 0 ? (
+        <p className="empty">No DS: no key signs the DNSKEY set yet.</p>
+      ) : (
+        <ul className="ds-list" aria-labelledby="dnssec-ds-title">
+          {dnssec.ds.map((ds) => (
+            <li key={ds}>
+              <code className="mono ds" data-testid="ds-record">
+                {ds}
+              </code>
+              <button type="button" className="small secondary" aria-label={`Copy the DS record, ${dsLabel(ds)}`} onClick={() => copy(ds)}>
+                Copy
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      {copied && <p role="status">{copied}</p>}
+      <details className="dnskeys">
+        <summary>DNSKEY records (for a parent that takes DNSKEY instead of DS)</summary>
+        <ul className="ds-list">
+          {dnssec.dnskeys.map((key) => (
+            <li key={key}>
+              <code className="mono ds">{key}</code>
+            </li>
+          ))}
+        </ul>
+      </details>
+
+      <h3 id="dnssec-keys-title">Keys</h3>
+      {/* the box scrolls sideways at 390 px: focusable, so a keyboard can scroll it too */}
+      <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="dnssec-keys-title">
+        <table className="dnssec-keys" aria-labelledby="dnssec-keys-title">
+          <thead>
+            <tr>
+              <th scope="col">Tag</th>
+              <th scope="col">Role</th>
+              <th scope="col">Algorithm</th>
+              <th scope="col">State</th>
+              <th scope="col">Active since</th>
+              <th scope="col">Next event</th>
+            </tr>
+          </thead>
+          <tbody>
+            {dnssec.keys.map((k) => (
+              <tr key={k.id} data-testid="dnssec-key">
+                <td className="num">{k.keyTag}</td>
+                <td>{k.role}</td>
+                <td>{k.algorithm}</td>
+                <td>{k.state}</td>
+                <td>{when(k.activeAt)}</td>
+                <td>
+                  {k.nextEvent ? `${describeEvent(k.nextEvent)}${k.nextEvent === 'await-ds' ? '' : `, ${when(k.nextEventAt)}`}` : '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      {dnssec.state === 'signed' && (
+        <div className="panel" aria-labelledby="dnssec-actions-title">
+          <h3 id="dnssec-actions-title">Key rolls (RFC 7583)</h3>
+          <p className="hint">
+            A ZSK roll pre-publishes the new key; a KSK roll publishes a new DS to give the parent, then waits for you to confirm the parent
+            serves it. The worker runs each step after the TTLs have passed.
+          </p>
+          <div className="actions">
+            {!hasCsk && (
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() => act(() => roll({ zone, role: 'ZSK' }), 'Started a ZSK roll: the new key is being published.')}
+              >
+                Start a ZSK roll
+              </button>
+            )}
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                act(
+                  () => roll({ zone, role: 'KSK' }),
+                  `Started a ${hasCsk ? 'CSK' : 'KSK'} roll: give the parent the new DS when it appears above.`,
+                )
+              }
+            >
+              Start a {hasCsk ? 'CSK' : 'KSK'} roll
+            </button>
+            {awaitingDs && (
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  act(() => confirmDs({ zone }), 'Noted: the parent serves the new DS; the old key goes once its TTL has passed.')
+                }
+              >
+                The parent serves the new DS
+              </button>
+            )}
+          </div>
+        </div>
+      )}
+
+      {dnssec.state === 'signed' &&
+        (confirmingDisable ? (
+          <div className="panel danger-zone" role="group" aria-labelledby="dnssec-disable-title">
+            <h3 id="dnssec-disable-title" ref={confirmHeading} tabIndex={-1}>
+              Disable DNSSEC for {zone}?
+            </h3>
+            <p>
+              <strong>Remove the zone’s DS records at the parent first</strong>, and wait until their TTL has passed. While the parent still
+              serves a DS, validating resolvers will treat the unsigned zone as bogus and refuse its answers (RFC 4035 §5). Disabling
+              destroys the keys; signing again makes new ones.
+            </p>
+            <div className="actions">
+              <button
+                type="button"
+                className="danger"
+                disabled={busy}
+                onClick={() => act(() => disable({ zone }), `DNSSEC disabled for ${zone}: the zone is no longer signed.`)}
+              >
+                The parent has no DS: disable DNSSEC
+              </button>
+              <button type="button" className="secondary" onClick={() => setConfirmingDisable(false)}>
+                Cancel
+              </button>
+            </div>
+          </div>
+        ) : (
+          <div className="actions">
+            <button type="button" className="secondary" onClick={() => setConfirmingDisable(true)}>
+              Disable DNSSEC…
+            </button>
+          </div>
+        ))}
+    </>
+  );
+}
