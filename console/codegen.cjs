@@ -21,7 +21,11 @@ async function generate() {
     documents: [{ location: operationsFile, document: parse(readFileSync(operationsFile, 'utf8')) }],
     plugins: [{ typescriptOperations: {} }, { typedDocumentNode: {} }],
     pluginMap: { typescriptOperations, typedDocumentNode },
-    config: { strictScalars: true, scalars: { Serial: 'number', DateTimeISO: 'string', JSONObject: 'Record<string, unknown>' }, enumsAsTypes: true },
+    config: {
+      strictScalars: true,
+      scalars: { Serial: 'number', DateTimeISO: 'string', JSONObject: 'Record<string, unknown>' },
+      enumsAsTypes: true,
+    },
   });
   const prettier = await import('prettier');
   const options = (await prettier.resolveConfig(outFile)) ?? {};
