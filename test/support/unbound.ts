@@ -165,6 +165,9 @@ export async function startUnbound(options: UnboundOptions): Promise<Unbound> {
     trust-anchor-signaling: no
     root-key-sentinel: no
 ${anchors.join('\n')}
+    # names under the special-use TLDs the tests use (RFC 6761: test, example, invalid…) are answered by
+    # Unbound's built-in local zones with NXDOMAIN unless those are turned off for the stubbed zones' TLDs
+${[...new Set(options.stubs.map((stub) => fqdn(stub.zone).split('.').slice(-2).join('.')))].map((tld) => `    local-zone: "${tld}" nodefault`).join('\n')}
     cache-min-ttl: 0
     cache-max-ttl: ${maxTtl}
     cache-max-negative-ttl: ${maxTtl}
