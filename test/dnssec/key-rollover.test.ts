@@ -1,9 +1,11 @@
 /**
- * Key rollovers with accelerated timings (TTLs of 2 s, a propagation delay of 1 s; RFC 7583): a ZSK roll by
+ * Key rollovers with accelerated timings (TTLs of 2 s, a propagation delay of 2 s; RFC 7583): a ZSK roll by
  * pre-publication and a KSK roll by double-DS of a zone whose parent is a Zonekeeper zone too. While each
- * roll runs, every serial the primary serves is transferred and must pass dnssec-verify, and the parent's DS
- * RRset must always hold the DS of a key in the child's DNSKEY RRset (the chain of trust never breaks). The
- * parent's DS follows by itself: both DS during the roll, the new one alone at its end.
+ * roll runs, every serial the primary serves is transferred and must pass dnssec-verify, the parent's DS
+ * RRset must always hold the DS of a key in the child's DNSKEY RRset, and a validating Unbound anchored at
+ * the parent's DS asks the child through a Knot secondary every 100 ms: not one answer may be SERVFAIL or
+ * lack AD (the chain of trust never breaks). The parent's DS follows by itself: both DS during the KSK roll,
+ * the new one alone at its end.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,8 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort } from '../propagation/knot';
+import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
+import { startUnbound, Unbound } from '../support/unbound';
 
 const run = promisify(execFile);
 const PARENT = 'roll.zk-signed.test';
@@ -21,20 +24,27 @@ const CHILD = `child.${PARENT}`;
 const KEY_NAME = 'zk-roll-key';
 const SECRET = randomBytes(32).toString('base64');
 
+const CATALOG = 'catalog.zk-roll.test';
+
 let app: TestApp;
+let knot: Knot;
+let unbound: Unbound | undefined;
 let dnsPort: number;
 let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-roll-'));
   dnsPort = await freePort();
+  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    SECONDARIES: `127.0.0.1:${knot.port}`,
+    CATALOG_ZONE: CATALOG,
     // the accelerated timings of the issue: TTLs of seconds need a TTL policy that allows them
     ALLOWED_TTLS: 'any',
-    DNSSEC_PROPAGATION_DELAY: '1',
+    DNSSEC_PROPAGATION_DELAY: '2',
   });
   const user = await app.gql(`mutation { createUser(input: {email: "roll@example.com"}) { id } }`);
   for (const zone of [PARENT, CHILD]) {
@@ -59,7 +69,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await unbound?.stop();
   await app?.close();
+  await knot?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -104,6 +116,7 @@ async function transfer(zone: string): Promise<{ text: string; serial: number }>
  */
 async function watchRoll(done: (keys: Key[]) => boolean): Promise<number[]> {
   const serials: number[] = [];
+  const poller = pollResolver();
   await waitFor(
     'the roll to finish',
     async () => {
@@ -125,7 +138,58 @@ async function watchRoll(done: (keys: Key[]) => boolean): Promise<number[]> {
     60_000,
     250,
   );
+  // the secondary serves the last step too, and the resolver has asked past it
+  await secondaryCaughtUp();
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const { asked, failures } = await poller.stop();
+  expect(failures).toEqual([]);
+  expect(asked).toBeGreaterThan(20);
   return serials;
+}
+
+/** the serial a zone has now at the primary */
+async function primarySerial(zone: string): Promise<number> {
+  const res = await app.gql(`query($z: String) { domain(name: $z) { serial } }`, { z: zone });
+  return res.data.domain.serial;
+}
+
+/** waits until the Knot secondary serves both zones at the primary's serial */
+async function secondaryCaughtUp(): Promise<void> {
+  for (const zone of [PARENT, CHILD]) {
+    const serial = await primarySerial(zone);
+    await waitFor(
+      `${zone} at serial ${serial} on the secondary`,
+      async () => ((await servedSerial(knot.port, zone)) === serial ? true : undefined),
+      30_000,
+    );
+  }
+}
+
+/**
+ * Asks the validating resolver for the child's data every 100 ms until stopped; every answer must be NOERROR
+ * with AD (a SERVFAIL or an unauthenticated answer means the chain of trust broke for a moment).
+ */
+function pollResolver(): { stop(): Promise<{ asked: number; failures: string[] }> } {
+  let running = true;
+  let asked = 0;
+  const failures: string[] = [];
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      const answer = await unbound!.query(`www.${CHILD}`, 'A');
+      asked++;
+      if (answer.rcode !== 'NOERROR' || !answer.ad) failures.push(`${new Date().toISOString()} ${answer.rcode} ad=${answer.ad}`);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      if (failures.length) failures.push(unbound!.log().split('\n').slice(-20).join('\n'));
+      return { asked, failures };
+    },
+  };
 }
 
 it('enabling the child puts its DS in the parent, with no human step', async () => {
@@ -136,7 +200,20 @@ it('enabling the child puts its DS in the parent, with no human step', async () 
   const child = await keysOf(CHILD);
   const ksk = child.keys.find((k) => k.role === 'KSK')!;
   expect(await parentDs()).toEqual([child.ds.find((d) => d.startsWith(`${ksk.keyTag} 13 2 `))]);
-}, 30_000);
+  // a validating resolver anchored at the parent's DS reaches the child through the parent's DS, both zones
+  // served by the Knot secondary
+  await secondaryCaughtUp();
+  const parent = await keysOf(PARENT);
+  unbound = await startUnbound({
+    trustAnchors: [{ zone: PARENT, ds: [parent.ds[0]] }],
+    stubs: [
+      { zone: PARENT, port: knot.port },
+      { zone: CHILD, port: knot.port },
+    ],
+  });
+  const answer = await unbound.query(`www.${CHILD}`, 'A');
+  expect({ rcode: answer.rcode, ad: answer.ad, log: answer.ad ? '' : unbound.log() }).toEqual({ rcode: 'NOERROR', ad: true, log: '' });
+}, 60_000);
 
 it('rolls the ZSK by pre-publication: published, active, the old one retired then removed', async () => {
   const before = (await keysOf(CHILD)).keys.find((k) => k.role === 'ZSK' && k.state === 'active')!;
