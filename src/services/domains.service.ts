@@ -152,7 +152,11 @@ export class DomainsService {
   }
 
   /** Deletes a zone and all its records in one transaction, which also removes it from the catalog (the write engine). */
-  async delete(ctx: RequestContext, by: { id?: number; name?: string }): Promise<void> {
+  /**
+   * `withUser`: the zone goes with its user (UsersService.delete), whose own audit event names it; the zone's
+   * deletion is then not an admin action of its own
+   */
+  async delete(ctx: RequestContext, by: { id?: number; name?: string }, options: { withUser?: boolean } = {}): Promise<void> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
     await writeZone(ctx.db, this.settings, ctx.principal, {
@@ -166,7 +170,7 @@ export class DomainsService {
         const records = await zoneRecords(sql, [domain.id]);
         await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
         // a user deleting its own zone is in the change history; the admin deleting a user's zone is an admin action
-        if (ctx.principal.kind === 'admin') {
+        if (ctx.principal.kind === 'admin' && !options.withUser) {
           await recordAuditEvent(sql, {
             kind: 'zone-deleted-by-admin',
             actor: ctx.principal,

@@ -129,7 +129,7 @@ export class UsersService {
     const zones: string[] = [];
     for (let round = 1; ; round++) {
       for (const zone of await zoneRowsOfUser(ctx.db, id)) {
-        await this.domains.delete(ctx, { id: zone.id }).catch((error: unknown) => {
+        await this.domains.delete(ctx, { id: zone.id }, { withUser: true }).catch((error: unknown) => {
           // deleted meanwhile by someone else: gone as asked
           if (!(error instanceof DomainError && error.code === 'ZONE_NOT_FOUND')) throw error;
         });
