@@ -13,7 +13,7 @@ import { requestLog } from './http/request-log';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import { buildContext, contextFor, GraphQLContext } from './graphql/context';
-import { databaseOutageStatus, formatError, operationWarnings, rateLimitedStatus } from './graphql/format-error';
+import { databaseOutageStatus, formatError, operationWarnings, rateLimitedStatus, refusalAudit } from './graphql/format-error';
 import { operationLimits } from './graphql/limits';
 import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
@@ -103,6 +103,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity, settings.maxPageSize),
       databaseOutageStatus,
       rateLimitedStatus,
+      refusalAudit,
       operationWarnings,
       textInputCheck,
       // no cache hints are used; the plugin would otherwise wrap every field of every answer

@@ -63,6 +63,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
     }
     // failed authentications counted since the last flush of their summary
     await services.audit.failedAuthentications.stop().catch(() => undefined);
+    await services.audit.refusals.stop().catch(() => undefined);
     logger.info('closing the database connections');
     await database.close();
   };
@@ -107,9 +108,15 @@ export async function startService(settings: Settings): Promise<RunningService> 
         apply: async (principal, request) => {
           // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
           // reason (EDE) when over
-          const decision = await services.rateLimits.take(db, principal);
-          if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
-          return services.dnsUpdates.apply({ db, principal }, request);
+          try {
+            const decision = await services.rateLimits.take(db, principal);
+            if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
+            return await services.dnsUpdates.apply({ db, principal }, request);
+          } catch (error) {
+            // a policy, rate or quota refusal goes to the audit log's summary (the others are the client's mistakes)
+            services.audit.refusals.note(db, principal, error);
+            throw error;
+          }
         },
       });
       dnsPort = primary.port;

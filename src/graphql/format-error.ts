@@ -117,3 +117,19 @@ export const operationWarnings: ApolloServerPlugin<GraphQLContext> = {
     };
   },
 };
+
+/**
+ * Policy, rate-limit and quota refusals of an operation go to the audit log's summary (services/audit-log.ts
+ * `Refusals`): the admin sees who keeps hitting which rule, once per key and minute with a count.
+ */
+export const refusalAudit: ApolloServerPlugin<GraphQLContext> = {
+  async requestDidStart() {
+    return {
+      async didEncounterErrors({ errors, contextValue }) {
+        for (const error of errors) {
+          contextValue.services.audit.refusals.note(contextValue.db, contextValue.principal, error);
+        }
+      },
+    };
+  },
+};

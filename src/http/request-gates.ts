@@ -56,7 +56,9 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
             const answer = () => {
               if (res.headersSent || req.socket.destroyed) return;
               res.set('Retry-After', String(retryAfter));
-              refuse(res, 'RATE_LIMITED', rateLimitError({ ...decision, retryAfter }));
+              const error = rateLimitError({ ...decision, retryAfter });
+              services.audit.refusals.note(db, principal, error);
+              refuse(res, 'RATE_LIMITED', error);
             };
             if (delay > 0) setTimeout(answer, delay);
             else answer();

@@ -2,8 +2,9 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * The audit log (docs/audit-log.md): one
- * row per event, except failed authentications, one row per source address and minute with a count (the
- * partial unique index is what their upsert meets); and each key's first use, recorded once.
+ * row per event, except failed authentications (one row per source address and minute with a count) and
+ * refusals (one row per kind, key and minute with a count): the partial unique indexes are what their upserts
+ * meet; and each key's first use, recorded once.
  */
 export class Migration20261124150100_audit_log extends Migration {
   override async up(): Promise<void> {
@@ -24,6 +25,10 @@ export class Migration20261124150100_audit_log extends Migration {
     this.addSql(`create index "audit_events_kind_id_index" on "audit_events" ("kind", "id");`);
     this.addSql(
       `create unique index "audit_events_failed_auth_unique" on "audit_events" ("at", "source_address") where "kind" = 'authentication-failed';`,
+    );
+    // refusals (policy, rate limit, quota) are summarised too: one row per kind, key and minute
+    this.addSql(
+      `create unique index "audit_events_refusal_unique" on "audit_events" ("kind", "at", "actor_key_type", "actor_key_id") where "kind" in ('policy-refused', 'rate-limited', 'quota-exceeded');`,
     );
     this.addSql(`alter table "api_keys" add column "first_used_at" timestamptz null;`);
     this.addSql(`alter table "tsig_keys" add column "first_used_at" timestamptz null;`);

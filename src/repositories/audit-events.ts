@@ -84,6 +84,42 @@ export async function addFailedAuthentications(sql: Sql, counts: { sourceAddress
   );
 }
 
+/** refusals summarised per kind, key and minute (policy-refused, rate-limited, quota-exceeded): one upsert per flush */
+export async function addRefusals(
+  sql: Sql,
+  counts: {
+    kind: string;
+    minute: Date;
+    count: number;
+    actor: Pick<AuditEventInsert, 'actorKeyType' | 'actorKeyId' | 'actorKeyName' | 'actorUserId' | 'actorAdmin'>;
+    detail: Record<string, unknown>;
+  }[],
+): Promise<void> {
+  if (!counts.length) return;
+  await sql.rows(
+    `insert into audit_events (kind, at, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, detail, count)
+     select x.kind, x.minute, x.key_type, x.key_id, x.key_name, x.user_id, x.admin, x.detail, x.n
+       from json_to_recordset($1::json) as x(kind text, minute timestamptz, key_type text, key_id bigint, key_name text, user_id bigint, admin boolean, detail jsonb, n int)
+     on conflict (kind, at, actor_key_type, actor_key_id) where kind in ('policy-refused', 'rate-limited', 'quota-exceeded')
+     do update set count = audit_events.count + excluded.count, detail = excluded.detail`,
+    [
+      JSON.stringify(
+        counts.map((c) => ({
+          kind: c.kind,
+          minute: c.minute.toISOString(),
+          key_type: c.actor.actorKeyType,
+          key_id: c.actor.actorKeyId,
+          key_name: c.actor.actorKeyName,
+          user_id: c.actor.actorUserId,
+          admin: c.actor.actorAdmin,
+          detail: c.detail,
+          n: c.count,
+        })),
+      ),
+    ],
+  );
+}
+
 export interface AuditEventFilter {
   kind?: string;
   since?: Date;

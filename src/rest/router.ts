@@ -215,7 +215,10 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
     const context = async (): Promise<GraphQLContext> => Object.assign(contextFor(db, services, principal), { wholeNestedLists: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, await context());
-      if (errors?.length) throw fromGraphQLErrors(errors);
+      if (errors?.length) {
+        for (const error of errors) services.audit.refusals.note(db, principal, error);
+        throw fromGraphQLErrors(errors);
+      }
       return data as T;
     };
     return {

@@ -3,6 +3,7 @@ import { logger } from '../logger';
 import { Principal, requireAdmin } from '../auth/principal';
 import {
   addFailedAuthentications,
+  addRefusals,
   AuditEventFilter,
   AuditEventInsert,
   AuditEventRow,
@@ -106,33 +107,45 @@ export function sourceAddressOf(address: string | undefined): string {
 }
 
 /**
- * Failed authentications, summarised: counted in memory per source address and minute, and added to one row
- * per address and minute (`authentication-failed`, with `count`) every FLUSH_MS: a guesser sending thousands
- * of wrong keys costs one upsert a second, not a write per attempt, and its row says how many. Several
- * processes add to the same row. At most MAX_PENDING addresses wait per flush; beyond that, attempts are
- * counted only in the log line that says so (a flood from many addresses must not grow memory without bound).
+ * Events summarised per minute: counted in memory under a key (a source address, a key and a kind…) and added
+ * to one row per key and minute (with `count`) every FLUSH_MS: a flood costs one upsert a second, not a write
+ * per attempt, and its row says how many. Several processes add to the same row. At most MAX_PENDING keys wait
+ * per flush; beyond that, events are counted only in the log line that says so (a flood from many sources
+ * must not grow memory without bound). The database away: the counts wait for the next flush.
  */
-export class FailedAuthentications {
+class MinuteSummary<E> {
   static readonly FLUSH_MS = 1000;
   static readonly MAX_PENDING = 10_000;
-  private pending = new Map<string, { sourceAddress: string; minute: Date; count: number }>();
+  private pending = new Map<string, { event: E; minute: Date; count: number }>();
   private overflow = 0;
   private timer: NodeJS.Timeout | undefined;
   private db: Database | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
-  note(db: Database, sourceAddress: string, at: Date = new Date()): void {
+  constructor(
+    private readonly kind: string,
+    private readonly keyOf: (event: E) => string,
+    private readonly write: (db: Database, counts: { event: E; minute: Date; count: number }[]) => Promise<void>,
+    private readonly describe: (entry: { event: E; minute: Date; count: number }) => { fields: Record<string, unknown>; text: string },
+  ) {}
+
+  protected add(db: Database, event: E, at: Date = new Date()): void {
     this.db = db;
     const minute = new Date(Math.floor(at.getTime() / 60_000) * 60_000);
-    const key = `${sourceAddress} ${minute.getTime()}`;
+    const key = `${this.keyOf(event)} ${minute.getTime()}`;
     const entry = this.pending.get(key);
-    if (entry) entry.count++;
-    else if (this.pending.size < FailedAuthentications.MAX_PENDING) this.pending.set(key, { sourceAddress, minute, count: 1 });
+    if (entry) {
+      entry.count++;
+      entry.event = event;
+    } else if (this.pending.size < MinuteSummary.MAX_PENDING) this.pending.set(key, { event, minute, count: 1 });
     else this.overflow++;
-    if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FailedAuthentications.FLUSH_MS);
-      this.timer.unref();
-    }
+    this.schedule(MinuteSummary.FLUSH_MS);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.flush(), ms);
+    this.timer.unref();
   }
 
   /** writes what was counted; one flush at a time */
@@ -148,30 +161,26 @@ export class FailedAuthentications {
     const overflow = this.overflow;
     this.pending = new Map();
     this.overflow = 0;
-    if (overflow)
-      logger.warn({ audit: { kind: 'authentication-failed', uncounted: overflow } }, 'audit: authentication-failed beyond the summary');
+    if (overflow) logger.warn({ audit: { kind: this.kind, uncounted: overflow } }, `audit: ${this.kind} beyond the summary`);
     if (!counts.length || !this.db) return;
     try {
-      await addFailedAuthentications(this.db, counts);
+      await this.write(this.db, counts);
       for (const c of counts) {
+        const { fields, text } = this.describe(c);
         logger.warn(
-          { audit: { kind: 'authentication-failed', source: c.sourceAddress, minute: c.minute.toISOString(), count: c.count } },
-          `audit: authentication-failed from ${c.sourceAddress} (${c.count})`,
+          { audit: { kind: this.kind, minute: c.minute.toISOString(), count: c.count, ...fields } },
+          `audit: ${this.kind} ${text} (${c.count})`,
         );
       }
     } catch (error) {
-      // the database is away: the counts wait for the next flush (merged with what comes meanwhile)
-      logger.warn({ err: error }, 'audit: failed authentications could not be written; kept for the next try');
+      logger.warn({ err: error }, `audit: ${this.kind} could not be written; kept for the next try`);
       for (const c of counts) {
-        const key = `${c.sourceAddress} ${c.minute.getTime()}`;
+        const key = `${this.keyOf(c.event)} ${c.minute.getTime()}`;
         const entry = this.pending.get(key);
         if (entry) entry.count += c.count;
         else this.pending.set(key, c);
       }
-      if (!this.timer) {
-        this.timer = setTimeout(() => void this.flush(), 5 * FailedAuthentications.FLUSH_MS);
-        this.timer.unref();
-      }
+      this.schedule(5 * MinuteSummary.FLUSH_MS);
     }
   }
 
@@ -183,9 +192,78 @@ export class FailedAuthentications {
   }
 }
 
+/** Failed authentications, summarised per source address and minute (`authentication-failed`). */
+export class FailedAuthentications extends MinuteSummary<{ sourceAddress: string }> {
+  constructor() {
+    super(
+      'authentication-failed',
+      (e) => e.sourceAddress,
+      (db, counts) =>
+        addFailedAuthentications(
+          db,
+          counts.map((c) => ({ sourceAddress: c.event.sourceAddress, minute: c.minute, count: c.count })),
+        ),
+      (c) => ({ fields: { source: c.event.sourceAddress }, text: `from ${c.event.sourceAddress}` }),
+    );
+  }
+
+  note(db: Database, sourceAddress: string, at: Date = new Date()): void {
+    this.add(db, { sourceAddress }, at);
+  }
+}
+
+/** the refusals the audit log keeps (summarised per kind, key and minute), by the error code that refused */
+const REFUSAL_KINDS = { FORBIDDEN_BY_POLICY: 'policy-refused', RATE_LIMITED: 'rate-limited', QUOTA_EXCEEDED: 'quota-exceeded' } as const;
+type RefusalKind = (typeof REFUSAL_KINDS)[keyof typeof REFUSAL_KINDS];
+
+/**
+ * Policy refusals, rate-limit hits and quota hits, summarised per kind, key and minute: the row keeps the count
+ * and the last refusal's message (which rule was missing, which limit). Fed by every edge: HTTP (REST and
+ * GraphQL), subscriptions and DNS UPDATE.
+ */
+export class Refusals extends MinuteSummary<{ kind: RefusalKind; actor: Principal; message: string }> {
+  constructor() {
+    super(
+      'refusal',
+      (e) => `${e.kind} ${e.actor.via === 'tsig' ? 'tsig' : 'api'} ${e.actor.keyId}`,
+      (db, counts) =>
+        addRefusals(
+          db,
+          counts.map((c) => {
+            const { actorKeyType, actorKeyId, actorKeyName, actorUserId, actorAdmin } = rowOf({ kind: c.event.kind, actor: c.event.actor });
+            return {
+              kind: c.event.kind,
+              minute: c.minute,
+              count: c.count,
+              actor: { actorKeyType, actorKeyId, actorKeyName, actorUserId, actorAdmin },
+              detail: { message: c.event.message },
+            };
+          }),
+        ),
+      (c) => ({
+        fields: { refusal: c.event.kind, keyId: c.event.actor.keyId, keyName: c.event.actor.keyName },
+        text: `${c.event.kind} key ${c.event.actor.keyName ?? c.event.actor.keyId}`,
+      }),
+    );
+  }
+
+  /**
+   * notes `error` when it is a refusal the audit log keeps (FORBIDDEN_BY_POLICY, RATE_LIMITED, QUOTA_EXCEEDED):
+   * a DomainError, or a GraphQL error carrying one (its code in `extensions` or its `originalError`)
+   */
+  note(db: Database, actor: Principal | undefined, error: unknown): void {
+    if (!actor || !error || typeof error !== 'object') return;
+    const e = error as { code?: unknown; message?: unknown; extensions?: { code?: unknown }; originalError?: { code?: unknown } };
+    const code = e.extensions?.code ?? e.originalError?.code ?? e.code;
+    const kind = typeof code === 'string' ? REFUSAL_KINDS[code as keyof typeof REFUSAL_KINDS] : undefined;
+    if (kind) this.add(db, { kind, actor, message: typeof e.message === 'string' ? e.message : '' });
+  }
+}
+
 /** The audit log as the admin reads it (GraphQL auditEvents, REST GET /api/audit, `zonekeeper audit list`). */
 export class AuditLogService {
   readonly failedAuthentications = new FailedAuthentications();
+  readonly refusals = new Refusals();
 
   list(ctx: RequestContext, filter: { kind?: string; since?: Date }, page: { first: number; after?: number }): Promise<AuditEventRow[]> {
     requireAdmin(ctx.principal);

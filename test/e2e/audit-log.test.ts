@@ -248,3 +248,55 @@ describe('reading the log', () => {
     }
   });
 });
+
+describe('refusals', () => {
+  it('policy refusals and rate-limit hits are summarised per kind, key and minute, over GraphQL and REST alike', async () => {
+    const userId = await createUser(app, 'refused@example.org');
+    await createZone(app, userId, 'refused.test');
+    const made = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id } } }`, {
+      input: { userId, name: 'read-only', preset: 'READ_ONLY' },
+    });
+    expect(made.errors).toBeUndefined();
+    const { secret, apiKey } = made.data.createApiKey;
+    // three writes the policy refuses: two over GraphQL, one over REST
+    for (let i = 0; i < 2; i++) {
+      const res = await app.gql(
+        `mutation($i: RecordInput!) { createRecord(input: $i) { id } }`,
+        { i: { zone: 'refused.test', owner: `r${i}`, type: 'A', ttl: 300, rdata: '192.0.2.1' } },
+        secret,
+      );
+      expect(errorCode(res)).toBe('FORBIDDEN_BY_POLICY');
+    }
+    const rest = await app.http
+      .post('/api/record/add')
+      .set('X-API-Key', secret)
+      .send({ zone: 'refused.test', owner: 'r3', rtype: 'A', ttl: '300', rdata: '192.0.2.1' });
+    expect(rest.status).toBe(403);
+    const rows = await waitFor('the summary of three policy refusals', async () => {
+      const found = (await events('policy-refused')).filter((e) => String(e.actorKeyId) === String(apiKey.id));
+      return found.length && found.reduce((sum, e) => sum + e.count, 0) >= 3 ? found : undefined;
+    });
+    expect(rows.reduce((sum, e) => sum + e.count, 0)).toBe(3);
+    // one row a minute: two at most if the requests straddled a minute's end
+    expect(rows.length).toBeLessThanOrEqual(2);
+    expect(rows[0]).toMatchObject({
+      actorKeyType: 'api',
+      actorUserId: userId,
+      detail: { message: expect.stringContaining('no rule lets this key') },
+    });
+
+    // the same key held to one request a second: the requests beyond it are answered 429 and summarised once
+    const limited = await app.gql(
+      `mutation($id: ID!) { setApiKeyRate(id: $id, input: {ratePerSecond: 1, rateBurst: 1}) { ratePerSecond } }`,
+      { id: apiKey.id },
+    );
+    expect(limited.errors).toBeUndefined();
+    const answers = await Promise.all([0, 1, 2].map(() => app.http.get('/api/domain/list').set('X-API-Key', secret)));
+    const refused = answers.filter((a) => a.status === 429).length;
+    expect(refused).toBeGreaterThanOrEqual(2);
+    await waitFor('the summary of the rate-limit hits', async () => {
+      const found = (await events('rate-limited')).filter((e) => String(e.actorKeyId) === String(apiKey.id));
+      return found.reduce((sum, e) => sum + e.count, 0) === refused ? true : undefined;
+    });
+  });
+});
