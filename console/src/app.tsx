@@ -97,7 +97,8 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {check.error ? (
+        {/* the check's error hides the screens only before it ever succeeded: an outage later is each screen's to show */}
+        {check.error && !check.data ? (
           <div role="alert" className="error-box">
             <p>{describeError(check.error)}</p>
             <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
