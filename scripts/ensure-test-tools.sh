@@ -5,14 +5,15 @@
 # TLS certificate), PgBouncer in front of PostgreSQL, and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
 bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
-  named-checkzone=bind9-utils kzonecheck=knot-dnssecutils dnssec-verify=bind9-utils ldns-verify-zone=ldnsutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
+  named-checkzone=bind9-utils named=bind9 kzonecheck=knot-dnssecutils dnssec-verify=bind9-utils ldns-verify-zone=ldnsutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
   /usr/lib/python3/dist-packages/dns/update.py=python3-dnspython \
   /usr/lib/python3/dist-packages/certbot_dns_rfc2136/__init__.py=python3-certbot-dns-rfc2136 \
   unbound=unbound \
   pgbouncer=pgbouncer \
   pebble=pebble lego=lego certbot=certbot openssl=openssl \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
-# the knot package may start a system knotd; the tests run their own
+# the knot and bind9 packages may start a system knotd or named; the tests run their own
+(systemctl stop named 2>/dev/null || service named stop 2>/dev/null || true)
 (systemctl stop knot 2>/dev/null || true)
 # likewise a system pgbouncer and a system unbound; the tests run their own
 (systemctl stop unbound 2>/dev/null || true)

@@ -1,10 +1,11 @@
 /**
- * A zone signed by the service, end to end on the default settings: DNSSEC enabled through GraphQL (NSEC, and
- * NSEC3 with opt-out), a run of random changes through the API, each signed incrementally in its serial step.
- * The zone as the primary transfers it (AXFR), and as a Knot secondary serves it after taking the changes by
- * IXFR, must pass BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck after every phase, and
- * the two copies must be the same zone. Signature-only steps stay out of the history; the signer's types are
- * refused from users; disabling leaves a zone without a signer record.
+ * A zone signed by the service, end to end on the default settings: DNSSEC enabled through GraphQL (NSEC,
+ * NSEC3, NSEC3 with opt-out), a run of random changes through the API, each signed incrementally in its serial
+ * step. The zone as the primary transfers it (AXFR), as a Knot secondary serves it after taking the changes by
+ * IXFR, and as a BIND secondary serves it must pass BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's
+ * kzonecheck, and the copies must be the same zone. A validating Unbound anchored at the zone's DS and asking
+ * the Knot secondary authenticates data, NXDOMAIN, NODATA and wildcard answers. Signature-only steps stay out
+ * of the history; the signer's types are refused from users; disabling leaves a zone without a signer record.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,7 @@ import { promisify } from 'node:util';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, Knot, servedSerial, startKnot, waitFor } from '../propagation/knot';
 import { startUnbound } from '../support/unbound';
+import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 
 const run = promisify(execFile);
 const CATALOG = 'catalog.zk-dnssec.test';
@@ -23,6 +25,7 @@ const SECRET = randomBytes(32).toString('base64');
 const TSIG_ARG = `hmac-sha256:${KEY_NAME}:${SECRET}`;
 
 let knot: Knot;
+let bind: BindSecondary;
 let app: TestApp;
 let dnsPort: number;
 let userId: string;
@@ -32,10 +35,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-signed-'));
   dnsPort = await freePort();
   knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  // BIND holds the signed zones too, configured one by one (it takes no catalog here)
+  bind = await startBindSecondary({ zones: SIGNED_ZONES, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
+    SECONDARIES: `127.0.0.1:${knot.port},127.0.0.1:${bind.port}`,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
     CATALOG_ZONE: CATALOG,
   });
@@ -47,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await knot?.stop();
+  await bind?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -137,12 +143,22 @@ function randomChanges(seed: number, count: number): Record<string, unknown>[][]
   return steps;
 }
 
+const DENIALS = [
+  ['NSEC', { denial: 'NSEC' }],
+  ['NSEC3', { denial: 'NSEC3' }],
+  ['NSEC3 with opt-out', { denial: 'NSEC3', nsec3OptOut: true }],
+] as const;
+function zoneOf(label: string): string {
+  return `${label.replace(/\W+/g, '-').toLowerCase()}.zk-signed.test`;
+}
+const SIGNED_ZONES = DENIALS.map(([label]) => zoneOf(label));
+
 describe.each([
   ['NSEC', { denial: 'NSEC' }],
   ['NSEC3', { denial: 'NSEC3' }],
   ['NSEC3 with opt-out', { denial: 'NSEC3', nsec3OptOut: true }],
 ])('a zone signed with %s', (label, options) => {
-  const zone = `${label.replace(/\W+/g, '-').toLowerCase()}.zk-signed.test`;
+  const zone = zoneOf(label);
   const optOut = 'nsec3OptOut' in options;
 
   it('is signed, changed 40 times, and every copy passes the three verifiers', async () => {
@@ -188,6 +204,11 @@ describe.each([
     const secondary = await transfer(zone, knot.port, false);
     await verifyAll(zone, secondary, 'secondary');
     expect(normalised(secondary)).toEqual(normalised(primary));
+    // and BIND, which followed every step (BIND asks for IXFR by default, RFC 1995)
+    await waitFor(`serial ${serial} at BIND`, async () => ((await servedSerial(bind.port, zone)) === serial ? true : undefined), 30_000);
+    const bindCopy = await transfer(zone, bind.port, false);
+    await verifyAll(zone, bindCopy, 'bind');
+    expect(normalised(bindCopy)).toEqual(normalised(primary));
     // a validating Unbound with the zone's DS as its trust anchor, asking the Knot secondary: AD on data,
     // authenticated NXDOMAIN and NODATA, and a wildcard answer proven (RFC 4035 §5, RFC 4592)
     const unbound = await startUnbound({ trustAnchors: [{ zone, ds: [enabled.enableDnssec.ds[0]] }], stubs: [{ zone, port: knot.port }] });
