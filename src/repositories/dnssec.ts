@@ -42,7 +42,19 @@ export interface StoredDnssecKey {
 export interface SignerRow extends JournalRecord {
   chainKey?: string;
   expiresAt?: number;
+  /** the stored row's id, when the record was read from `dnssec_records` (a removal then deletes by id) */
+  id?: number;
 }
+
+/** a signer record as read, with its row id: what the signer removes is deleted by primary key */
+export type StoredSignerRecord = JournalRecord & { id: number };
+const toStoredSigner = (r: any): StoredSignerRecord => ({
+  id: Number(r.id),
+  owner: r.owner,
+  type: r.type,
+  rdata: r.rdata,
+  ttl: Number(r.ttl),
+});
 
 /** the SQL expression of a zone's policy as JSON, for the zone read of a change (zone-writes.ts readZone) */
 export const DNSSEC_POLICY_JSON = `(select json_build_object('state', z.state, 'denial', z.denial, 'iterations', z.nsec3_iterations,
@@ -178,11 +190,12 @@ export async function zoneRecordsAt(sql: Sql, domainId: number, owners: string[]
 }
 
 /** the signer's RRSIG, NSEC and NSEC3 at an owner (an NSEC3 at its hashed owner) */
-export async function signerRecordsAt(sql: Sql, domainId: number, owner: string): Promise<JournalRecord[]> {
-  return sql.rows<JournalRecord>(
-    `select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = $2 and type in ('RRSIG', 'NSEC', 'NSEC3')`,
+export async function signerRecordsAt(sql: Sql, domainId: number, owner: string): Promise<StoredSignerRecord[]> {
+  const rows = await sql.rows(
+    `select id, owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = $2 and type in ('RRSIG', 'NSEC', 'NSEC3')`,
     [domainId, owner],
   );
+  return rows.map(toStoredSigner);
 }
 
 /**
@@ -219,8 +232,9 @@ export async function chainNeighbour(
 }
 
 /** every signer record of a zone (a whole-zone signing compares against them; AXFR sends them) */
-export async function allSignerRecords(sql: Sql, domainId: number): Promise<JournalRecord[]> {
-  return sql.rows<JournalRecord>('select owner, type, rdata, ttl from dnssec_records where domain_id = $1 order by id', [domainId]);
+export async function allSignerRecords(sql: Sql, domainId: number): Promise<StoredSignerRecord[]> {
+  const rows = await sql.rows('select id, owner, type, rdata, ttl from dnssec_records where domain_id = $1 order by id', [domainId]);
+  return rows.map(toStoredSigner);
 }
 
 /** every user record of a zone, for a whole-zone signing */
@@ -231,10 +245,19 @@ export async function allZoneRecords(sql: Sql, domainId: number): Promise<Journa
 /** The CTE parts that write a change's signer records, hung on the serial update `dom` (zone-writes.ts writeZoneChange). */
 export function signerWriteCtes(add: (value: unknown) => string, removed: readonly SignerRow[], added: readonly SignerRow[]): string[] {
   const parts: string[] = [];
-  if (removed.length) {
-    parts.push(`sdel as (delete from dnssec_records s using json_to_recordset(${add(JSON.stringify(removed.map(({ owner, type, rdata }) => ({ owner, type, rdata }))))}::json)
+  // a removal read from the table carries its row id: deleted by primary key (a join on the record's text
+  // would read every signer row of the zone)
+  const byId = removed.filter((r) => r.id !== undefined).map((r) => r.id!);
+  const byIdentity = removed.filter((r) => r.id === undefined);
+  if (byId.length) {
+    parts.push(`sdelid as (delete from dnssec_records where domain_id = (select id from dom) and id = any(${add(byId)}::bigint[]))`);
+  }
+  if (byIdentity.length) {
+    const rows = byIdentity.map(({ owner, type, rdata }) => ({ owner, type, rdata }));
+    parts.push(`sdel as (delete from dnssec_records s using json_to_recordset(${add(JSON.stringify(rows))}::json)
         as x(owner text, type text, rdata text)
-      where s.domain_id = (select id from dom) and s.owner = x.owner and s.type = x.type and s.rdata = x.rdata)`);
+      where s.domain_id = (select id from dom) and s.owner = any(${add([...new Set(rows.map((r) => r.owner))])}::text[])
+        and s.owner = x.owner and s.type = x.type and s.rdata = x.rdata)`);
   }
   if (added.length) {
     parts.push(`sins as (insert into dnssec_records (domain_id, owner, type, rdata, ttl, chain_key, expires_at)

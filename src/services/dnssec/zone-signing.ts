@@ -103,8 +103,9 @@ export const inParentDs = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolea
   key.role !== 'ZSK' && key.state !== 'removed' && key.state !== 'published';
 
 /** signer records as the data layer keeps them: with their chain key and expiration */
-export function signerRows(zone: string, records: readonly CanonicalRecord[]): SignerRow[] {
+export function signerRows(zone: string, records: readonly (CanonicalRecord & { id?: number })[]): SignerRow[] {
   return records.map((record) => ({
+    id: record.id,
     owner: record.owner,
     type: record.type,
     ttl: record.ttl,
@@ -130,7 +131,19 @@ export class StoredSignedZone implements SignedZoneView {
     this.removed = new Set(change.removed.map((r) => recordIdentity(r)));
   }
 
-  async recordsAt(owner: string): Promise<CanonicalRecord[]> {
+  /** the view answers from one snapshot of the zone: each question is asked of the database once */
+  private readonly asked = new Map<string, Promise<unknown>>();
+  private once<T>(key: string, ask: () => Promise<T>): Promise<T> {
+    let answer = this.asked.get(key) as Promise<T> | undefined;
+    if (!answer) this.asked.set(key, (answer = ask()));
+    return answer;
+  }
+
+  recordsAt(owner: string): Promise<CanonicalRecord[]> {
+    return this.once(`records ${owner}`, () => this.readRecordsAt(owner));
+  }
+
+  private async readRecordsAt(owner: string): Promise<CanonicalRecord[]> {
     const stored = (await zoneRecordsAt(this.sql, this.domainId, [owner])).filter((r) => !this.removed.has(recordIdentity(r)));
     const have = new Set(stored.map((r) => recordIdentity(r)));
     return [...stored, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
@@ -146,7 +159,7 @@ export class StoredSignedZone implements SignedZoneView {
   }
 
   signerRecordsAt(owner: string): Promise<CanonicalRecord[]> {
-    return signerRecordsAt(this.sql, this.domainId, owner);
+    return this.once(`signer ${owner}`, () => signerRecordsAt(this.sql, this.domainId, owner));
   }
 
   chainPredecessor(key: Buffer): Promise<ChainMember | undefined> {
