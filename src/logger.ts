@@ -22,9 +22,9 @@ const destination = process.stdout.isTTY
       messageFormat: '{msg}{if reqId} [{reqId}]{end}',
     })
   : // written asynchronously: a line goes to the kernel when the previous write is done, so under load lines
-    // leave together instead of one system call each (0.14 ms of CPU per REST write, bench/FINDINGS.md session 7);
-    // pino writes out what is left when the process exits. A log reader that stops reading costs at most 16 MiB
-    // of buffered lines (later lines are dropped), where a synchronous write would stop the service.
+    // leave together instead of one system call each (0.14 ms of CPU per REST write, docs/performance.md,
+    // «Requests and logs»); pino writes out what is left when the process exits. A log reader that stops reading
+    // costs at most 16 MiB of buffered lines (later lines are dropped), where a synchronous write would stop the service.
     pino.destination({ dest: 1, sync: false, maxLength: 16 * 1024 * 1024 });
 
 /** One structured logger. API keys and TSIG secrets never reach it: they are redacted by path too. */

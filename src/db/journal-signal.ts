@@ -19,7 +19,7 @@ export const SIGNAL_INTERVAL_MS = 10;
  * to its end, WAL flush included (PostgreSQL's async.c, PreCommit_Notify), so that notifications are queued
  * in commit order. With a notification per write, concurrent writes committed one after another and never
  * shared a WAL flush: the write statement alone at concurrency 16 ran at 1,650 commits/s with the trigger and
- * 2,500 without it (pgbench, bench/FINDINGS.md, session 9), and every commit woke every listener.
+ * 2,500 without it (pgbench, docs/performance.md, «The journal's readers»), and every commit woke every listener.
  *
  * Here the commits of one process are announced by at most one notification per SIGNAL_INTERVAL_MS: the
  * first commit after a quiet interval at once (a lone change loses no time), the ones that come during an

@@ -25,7 +25,7 @@ export interface RowOptions {
   /**
    * `text`: timestamps (timestamptz) come as PostgreSQL's text, for the caller to parse when it is read: a nested
    * answer carries 1,100 users and zones and rarely asks for their creation time, and parsing every timestamp
-   * was 4% of such an answer's CPU (bench/FINDINGS.md, session 9; repositories/read-model.ts)
+   * was 4% of such an answer's CPU (docs/performance.md, «Reading zones»; repositories/read-model.ts)
    */
   timestamps?: 'text';
 }

@@ -1,8 +1,8 @@
 /**
  * Names for the service's fixed SQL (zone changes, the worker's claim), so PostgreSQL parses and plans each
  * text once per connection instead of on every call: the zone-change statements are long CTEs whose planning
- * cost more than running them (bench/FINDINGS.md). The texts are parameterised and come from a small set
- * built by the repositories; the name cache is bounded all the same, and a text beyond it runs unnamed.
+ * cost more than running them (docs/performance.md, «Writing zones»). The texts are parameterised and come from a
+ * small set built by the repositories; the name cache is bounded all the same, and a text beyond it runs unnamed.
  *
  * Behind PgBouncer in transaction pooling before 1.21, a statement prepared in one transaction is not on the
  * server connection the next transaction gets ("prepared statement does not exist"):

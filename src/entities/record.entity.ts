@@ -8,7 +8,8 @@ import { Domain } from './domain.entity';
 @Entity({ tableName: 'records' })
 // identical record = same zone, owner, type and canonical RDATA; md5 keeps the index entry small for long TXT.
 // Its prefix (domain_id, owner[, type]) also serves the look-ups by owner (the zone rules, the DNS primary), so
-// no separate (domain_id, owner) index is kept: each one is maintained on every write (bench/FINDINGS.md §1).
+// no separate (domain_id, owner) index is kept: each one is maintained on every write
+// (docs/performance.md, «Writing zones»).
 @Index({
   name: 'records_identity_unique',
   expression: 'create unique index "records_identity_unique" on "records" ("domain_id", "owner", "type", md5("rdata"))',

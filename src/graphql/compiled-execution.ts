@@ -39,8 +39,8 @@ const RUNS_BEFORE_COMPILING = 1;
  * Executes operations compiled by graphql-jit instead of graphql-js's interpreter, plugged into Apollo Server
  * through its executor hook (the gateway interface; Apollo still parses, validates, runs the plugins and
  * formats errors). graphql-js resolves every field of an answer through generic code: for a nested answer of
- * 10,000 records (42,000 fields) that was most of the request's CPU (bench/FINDINGS.md §3). graphql-jit turns
- * each operation into a function once and runs the same resolvers.
+ * 10,000 records (42,000 fields) that was most of the request's CPU (docs/performance.md, «GraphQL execution»).
+ * graphql-jit turns each operation into a function once and runs the same resolvers.
  *
  * Compiled operations are kept per parsed document: Apollo keeps one DocumentNode per distinct query text in
  * its bounded document store, so a repeated query is the same object. Documents seen once are counted in a
@@ -126,7 +126,7 @@ export type ServiceOperationRunner = <T>(
  * operation on the same resolvers, with the text check every operation gets (`text-input.ts`) and errors
  * formatted by the same `formatError` as /graphql's. It is what Apollo's `executeOperation` did for these
  * documents without its per-call pipeline (the query's hash and document-store look-up, the plugins' hooks,
- * the response's HTTP parts), which cost ~0.4 ms of CPU per REST write (bench/FINDINGS.md, session 7). The
+ * the response's HTTP parts), which cost ~0.4 ms of CPU per REST write (docs/performance.md, «GraphQL execution»). The
  * cost analysis of client operations does not apply: these shapes are fixed and their pages bounded.
  */
 export function serviceOperations(schema: GraphQLSchema, compiled = true): ServiceOperationRunner {

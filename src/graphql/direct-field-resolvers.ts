@@ -12,7 +12,7 @@ type ParamValue = (root: any, args: Record<string, unknown>, context: unknown, i
  * and a `then`. A nested field resolves once per parent row: `users { domains { records } }` calls
  * `Domain.records` once per zone, 1,000 times for one answer of the bench, and a client asking for
  * `records { data }` calls `Record.data` once per record. That wrapper was a third of the bytes such an answer
- * allocated, and garbage collection is what holds its latency back (bench/FINDINGS.md, session 11).
+ * allocated, and garbage collection is what holds its latency back (docs/performance.md, «GraphQL execution»).
  *
  * A field resolver is called directly, with the same parameters in the same order, when each of them can be
  * handed over as it is:

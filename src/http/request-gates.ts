@@ -49,7 +49,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
             // the refusal is held RATE_LIMIT_REFUSAL_DELAY_MS: a client that ignores Retry-After and sends again at
             // once on each of its connections then costs the process at most (connections / delay) refusals a
             // second instead of as many as it can send, which took the event loop from the other tenants
-            // (bench/FINDINGS.md, "Noisy tenant"); a client that waits Retry-After (at least 1 s) loses nothing
+            // (docs/performance.md, «Requests and logs»); a client that waits Retry-After (at least 1 s) loses nothing
             const waitMs = decision.retryAfterMs ?? decision.retryAfter * 1000;
             const delay = refusalDelayMs;
             const retryAfter = Math.max(1, Math.ceil((waitMs - delay) / 1000));

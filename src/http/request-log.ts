@@ -14,7 +14,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * as X-Request-Id so that a client's report can be found.
  *
  * Written here rather than with pino-http, whose per-request child logger, serializers and wrapped response cost
- * 0.13 ms of CPU per REST write (bench/FINDINGS.md, session 7); this line is the same.
+ * 0.13 ms of CPU per REST write (docs/performance.md, «Requests and logs»); this line is the same.
  */
 export function requestLog(req: Request, res: Response, next: NextFunction): void {
   const started = performance.now();

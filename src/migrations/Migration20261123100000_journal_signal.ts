@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * The journal's readers are woken by the process that wrote it, after its commit and at most once per
  * 10 ms (src/db/journal-signal.ts), no longer by a trigger that called pg_notify for every journal row: a
  * notifying transaction holds a cluster-wide lock through its commit's WAL flush, so concurrent writes
- * committed one after another (bench/FINDINGS.md, session 9).
+ * committed one after another (docs/performance.md, «The journal's readers»).
  */
 export class Migration20261123100000_journal_signal extends Migration {
   override async up(): Promise<void> {

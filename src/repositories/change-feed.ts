@@ -86,7 +86,7 @@ export class ChangeFeed {
    * Reads what subscribers wait for, cheaply: the ids of the rows of subscribed zones in the window (an index
    * scan of ids, no row bodies), then the whole rows of the ones not delivered yet. With no subscriber it only
    * moves the cursor: under a write load every commit wakes the feed, and re-reading the window's rows with
-   * their records each time halved the write throughput (bench/FINDINGS.md, session 4).
+   * their records each time halved the write throughput (docs/performance.md, «The journal's readers»).
    */
   private async readRows(): Promise<void> {
     const zones = this.subscribedZones();

@@ -28,7 +28,8 @@ export class PropagationRepository {
    * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
    * another worker takes others), marked published, and their zones' status rows set to `pending` for every
    * server, first check after `firstCheckMs`, all or nothing. Four round trips per drain (BEGIN, claim,
-   * update, COMMIT) were as many PostgreSQL statements as the API's own writes (bench/FINDINGS.md §1).
+   * update, COMMIT) were as many PostgreSQL statements as the API's own writes
+   * (docs/performance.md, «The journal's readers»).
    */
   /**
    * Prunes the journal (the change history, and IXFR's source): published rows older than `keepDays`, and

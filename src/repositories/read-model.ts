@@ -70,7 +70,7 @@ function toDate(value: Date | string): Date {
 
 /**
  * Rows whose creation time is parsed when it is read: a nested answer carries 1,100 users and zones and rarely
- * asks for it, and parsing every timestamp was 4% of such an answer's CPU (bench/FINDINGS.md, session 9).
+ * asks for it, and parsing every timestamp was 4% of such an answer's CPU (docs/performance.md, «Reading zones»).
  */
 class ReadUserRow implements UserRow {
   constructor(
@@ -476,7 +476,7 @@ const RECORD_SEPARATOR = '\x1e';
  * Each zone's records come as one text value (`string_agg` of id, owner, type, rdata and ttl, joined by ASCII's
  * unit separator, records by its record separator), split here. For a nested answer of 10,000 records, pg's
  * decoding of 10,000 rows of 6 columns was most of the statement's cost on the node side; one row per zone
- * took the node's CPU for the statement from ~30 to ~9 ms (bench/FINDINGS.md, sessions 7 and 8).
+ * took the node's CPU for the statement from ~30 to ~9 ms (docs/performance.md, «Reading zones»).
  *
  * The service never stores a control character in an owner or rdata (the name parser refuses them and the
  * canonical forms escape them, RFC 1035 §5.1), but a row written before those rules, or by hand, could hold a
@@ -486,7 +486,7 @@ const RECORD_SEPARATOR = '\x1e';
  *
  * A zone's records are handed over as a `PackedRecords` iterable, which makes each record as the answer reads
  * it: a nested answer walks every list once, so its records are short-lived garbage rather than 10,000
- * objects that every garbage collection during the request must copy (bench/FINDINGS.md, session 11).
+ * objects that every garbage collection during the request must copy (docs/performance.md, «Reading zones»).
  */
 export async function recordsGroupedByDomain(
   sql: Sql,
@@ -530,7 +530,7 @@ export async function recordsGroupedByDomain(
 /**
  * One zone's packed records (see recordsGroupedByDomain), checked once when read and cut into records each
  * time they are iterated. The text is walked with indexOf and cut with slice, without an array per record
- * (3.5× faster than split, bench/FINDINGS.md, session 9); ids and TTLs are read digit by digit.
+ * (3.5× faster than split, docs/performance.md, «Reading zones»); ids and TTLs are read digit by digit.
  */
 export class PackedRecords implements Iterable<RecordRow> {
   private constructor(

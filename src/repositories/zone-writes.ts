@@ -6,7 +6,8 @@ import { DNSSEC_POLICY_JSON, DnssecPolicy, policyFromJson, SignerRow, signerWrit
  * The write queries of a zone change, in one place: one statement reads everything the zone rules need, one
  * statement writes the change with its journal row on the condition that the serial read is still current.
  * The hot path of the API (a record added, edited or deleted) is those two statements, with no entity
- * hydration (bench/FINDINGS.md §1); under contention, the locked path is BEGIN, lock, read, write, COMMIT.
+ * hydration (docs/performance.md, «Writing zones»); under contention, the locked path is BEGIN, lock, read, write,
+ * COMMIT.
  */
 export interface StoredRow {
   id: number;

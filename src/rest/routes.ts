@@ -63,14 +63,15 @@ export interface Runner {
   run<T = any>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T>;
   /**
    * every node of a paged GraphQL list, page by page (memory stays bounded however long the list). Pages, not
-   * nodes, are what is awaited: an await per node of a 100,000-record list cost ~0.2 s (bench/FINDINGS.md,
-   * session 11)
+   * nodes, are what is awaited: an await per node of a 100,000-record list cost ~0.2 s (docs/performance.md,
+   * «Reading zones»)
    */
   pages<T = any>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>): AsyncIterable<readonly T[]>;
   /**
    * Every node of a list resolver, called page by page as the caller, without per-field GraphQL execution:
    * for bulk lists of plain rows (100,000 records), where running every field through graphql-js would cost
-   * seconds (bench/FINDINGS.md §2). The same resolver, the same service, the same scope. Page by page, as `pages`.
+   * seconds (docs/performance.md, «Reading zones»). The same resolver, the same service, the same scope. Page by
+   * page, as `pages`.
    */
   resolverPages<T>(
     list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>,

@@ -199,7 +199,7 @@ export class PropagationWorker {
    * Runs the outbox drain now, or once more after the running one. Drains start at most once per
    * DRAIN_INTERVAL_MS: a lone change is published at once, while under a stream of writes (a notification
    * per commit) one claim takes the journal rows of the whole interval instead of one claim statement every
-   * few commits (bench/FINDINGS.md, session 8: the worker's share of a write's CPU).
+   * few commits (docs/performance.md, «The journal's readers»).
    */
   wake(reason: WakeReason): void {
     if (this.stopped) return;

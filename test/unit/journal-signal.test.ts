@@ -5,10 +5,23 @@
  * commit is announced at once, a burst by the first notification and one after the interval, a
  * notification on its way holds the next one back until it is answered, and stopping (before the pool
  * closes) sends a waiting notification at once and none after.
+ *
+ * Time is Jest's fake clock (timers and Date.now): the interval is passed exactly, so no assertion depends on
+ * how busy the machine is. `advanceTimersByTimeAsync` also lets the promise callbacks run between timers.
  */
+import { afterEach, beforeEach, expect, jest, test } from '@jest/globals';
 import { JournalSignal, SIGNAL_INTERVAL_MS } from '../../src/db/journal-signal';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+beforeEach(() => {
+  jest.useFakeTimers();
+});
+
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+/** lets time pass on the fake clock, running the timers that fall due and the promise callbacks they start */
+const pass = (ms: number) => jest.advanceTimersByTimeAsync(ms);
 
 function recordingSignal() {
   const sent: number[] = [];
@@ -33,11 +46,14 @@ test('a burst of commits sends the first at once and one more after the interval
   for (let i = 0; i < 100; i++) signal.committed();
   expect(sent).toHaveLength(1);
   answer();
-  await sleep(SIGNAL_INTERVAL_MS * 3);
+  await pass(SIGNAL_INTERVAL_MS - 1);
+  // answered, but the interval has not passed yet
+  expect(sent).toHaveLength(1);
+  await pass(1);
   expect(sent).toHaveLength(2);
-  expect(sent[1] - sent[0]).toBeGreaterThanOrEqual(SIGNAL_INTERVAL_MS - 1);
+  expect(sent[1] - sent[0]).toBe(SIGNAL_INTERVAL_MS);
   answer();
-  await sleep(SIGNAL_INTERVAL_MS * 3);
+  await pass(SIGNAL_INTERVAL_MS * 3);
   // nothing committed since the second: nothing more
   expect(sent).toHaveLength(2);
 });
@@ -46,10 +62,11 @@ test('a notification on its way holds the next one back until it is answered', a
   const { signal, sent, answer } = recordingSignal();
   signal.committed();
   signal.committed();
-  await sleep(SIGNAL_INTERVAL_MS * 3);
+  await pass(SIGNAL_INTERVAL_MS * 3);
   expect(sent).toHaveLength(1);
   answer();
-  await sleep(1);
+  // the interval is long past: the answer alone lets the next one go, with no more time passing
+  await pass(0);
   expect(sent).toHaveLength(2);
 });
 
@@ -60,7 +77,7 @@ test('a failed notification does not stop the next', async () => {
     if (calls === 1) throw new Error('connection lost');
   });
   signal.committed();
-  await sleep(SIGNAL_INTERVAL_MS * 2);
+  await pass(SIGNAL_INTERVAL_MS);
   signal.committed();
   expect(calls).toBe(2);
 });
@@ -72,13 +89,14 @@ test('stopping sends a notification still waiting for its interval at once, and 
   expect(sent).toHaveLength(1);
   answer();
   const stopping = signal.stop();
-  await sleep(1);
+  await pass(0);
   // sent without waiting out the interval: the pool is about to close
   expect(sent).toHaveLength(2);
+  expect(sent[1]).toBe(sent[0]);
   answer();
   await stopping;
   signal.committed();
-  await sleep(SIGNAL_INTERVAL_MS * 3);
+  await pass(SIGNAL_INTERVAL_MS * 3);
   expect(sent).toHaveLength(2);
 });
 
@@ -87,6 +105,6 @@ test('stopping with nothing waiting sends nothing', async () => {
   signal.committed();
   answer();
   await signal.stop();
-  await sleep(SIGNAL_INTERVAL_MS * 3);
+  await pass(SIGNAL_INTERVAL_MS * 3);
   expect(sent).toHaveLength(1);
 });

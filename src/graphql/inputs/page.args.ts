@@ -53,7 +53,7 @@ export class RecordsArgs extends PageArgs {
  * Nested lists (User.domains, Domain.records) are batched over all parents; `first` caps each parent's list,
  * MAX_PAGE_SIZE when it is absent. No class-validator rules here, and the resolvers take them with
  * `validate: false`: these arguments are read once per parent row, and validating them there costs more than
- * the rest of the field (bench/FINDINGS.md); `nestedFirst` checks the one rule.
+ * the rest of the field (docs/performance.md, «GraphQL, always on»); `nestedFirst` checks the one rule.
  */
 @ArgsType()
 export class NestedListArgs {

@@ -12,8 +12,8 @@ import { DecideAgain, ZoneChange, ZoneChangeRequest } from './staging';
  * applies only if the serial is still the one read (`writeZoneChange`), each committing on its own; if
  * another change came in between, `decide` runs again. After `OPTIMISTIC_ATTEMPTS`, or for a change that
  * needs two writing statements, it runs in a transaction holding the zone row's lock. On the API's hot path
- * that is two round trips to PostgreSQL instead of four (bench/FINDINGS.md §1). Constraint violations become
- * domain errors.
+ * that is two round trips to PostgreSQL instead of four (docs/performance.md, «Writing zones»). Constraint violations
+ * become domain errors.
  */
 
 /** One change of a zone's records as the engine runs it: who asks, what to read, and the rules' decision. */

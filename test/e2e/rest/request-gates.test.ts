@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
 
@@ -38,12 +39,37 @@ test('broken JSON to /graphql without a key is 401, with a key 400', async () =>
   expect(keyed.status).toBe(400);
 });
 
-/** a raw request whose chunked body is malformed after the headers */
+/**
+ * Resolves when the server has taken the request for `path` and either started reading its body (a listener for
+ * its data) or answered it without reading: the moment a server that acted on the headers alone would have acted.
+ */
+function whenServerReadsBody(path: string): Promise<void> {
+  const server = app.service.httpServer!;
+  return new Promise((resolve) => {
+    const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.url !== path) return;
+      server.off('request', onRequest);
+      if (req.listenerCount('data') > 0 || req.listenerCount('readable') > 0) return resolve();
+      const onListener = (event: string | symbol) => {
+        if (event !== 'data' && event !== 'readable') return;
+        req.off('newListener', onListener);
+        resolve();
+      };
+      req.on('newListener', onListener);
+      res.once('finish', () => resolve());
+    };
+    // before express's own listener, which rewrites req.url as it routes
+    server.prependListener('request', onRequest);
+  });
+}
+
+/** a raw request whose chunked body is malformed, sent once the server reads the body after the headers */
 function malformedChunked(path: string): Promise<string> {
+  const reading = whenServerReadsBody(path);
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1', () => {
       socket.write(`DELETE ${path} HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${ADMIN_KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-      setTimeout(() => socket.write('-1\r\n\r\n'), 100);
+      void reading.then(() => socket.write('-1\r\n\r\n'));
     });
     let received = '';
     socket.on('data', (chunk: Buffer) => {
