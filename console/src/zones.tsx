@@ -155,17 +155,18 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
 
 /**
  * The zones the key may see, paged by the server (`domains(first, after)`): 100,000 zones are never all loaded.
- * The search finds a zone by its name (the API's `name` filter, an exact match after normalisation).
+ * The search finds the zones whose name starts with what was typed (the API's `nameStartsWith`, normalised by the
+ * server); the pages and the total count are those of the search.
  */
 export function ZoneList() {
   const [search, setSearch] = useState('');
-  const [name, setName] = useState<string | undefined>(undefined);
+  const [prefix, setPrefix] = useState<string | undefined>(undefined);
   // the cursors of the pages before this one: Previous pops, Next pushes
   const [cursors, setCursors] = useState<(string | null)[]>([]);
   const after = cursors.length ? cursors[cursors.length - 1] : null;
   const [result, refetch] = useQuery({
     query: ZonesDocument,
-    variables: { first: PAGE_SIZE, after, name },
+    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix },
     // the cached page shows at once, and is asked again: zones come and go from other clients
     requestPolicy: 'cache-and-network',
   });
@@ -175,7 +176,7 @@ export function ZoneList() {
     event.preventDefault();
     const wanted = search.trim().toLowerCase().replace(/\.$/, '');
     setCursors([]);
-    setName(wanted || undefined);
+    setPrefix(wanted || undefined);
   };
   const page = cursors.length + 1;
   // a zone deleted on its own screen comes back here with its name (#/?deleted=<zone>)
@@ -192,16 +193,16 @@ export function ZoneList() {
       )}
       <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />
       <form className="toolbar" role="search" onSubmit={submit}>
-        <label htmlFor="zone-search">Zone name</label>
-        <input id="zone-search" type="search" value={search} placeholder="example.com" onChange={(e) => setSearch(e.target.value)} />
+        <label htmlFor="zone-search">Zone name starts with</label>
+        <input id="zone-search" type="search" value={search} placeholder="example" onChange={(e) => setSearch(e.target.value)} />
         <button type="submit">Find</button>
-        {name && (
+        {prefix && (
           <button
             type="button"
             className="secondary"
             onClick={() => {
               setSearch('');
-              setName(undefined);
+              setPrefix(undefined);
               setCursors([]);
             }}
           >
@@ -220,7 +221,7 @@ export function ZoneList() {
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
         <p className="empty" role="status">
-          {name ? `No zone is named ${name}.` : 'No zones yet: “New zone…” creates one.'}
+          {prefix ? `No zone name starts with ${prefix}.` : 'No zones yet: “New zone…” creates one.'}
         </p>
       ) : (
         <>

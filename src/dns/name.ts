@@ -362,6 +362,26 @@ export function parseZoneName(input: string, field = 'zone'): NameResult {
   return problems.length ? { ok: false, problems } : { ok: true, name: converted.labels.join('.') };
 }
 
+/**
+ * The start of a zone name, for the search by prefix: normalised as parseZoneName does (trimmed, lower case,
+ * ideographic dots as dots, one final dot dropped, labels of letters, digits, hyphen and underscore), so that it
+ * compares with the stored names. A non-ASCII label becomes its A-label even when it is the last, partly typed
+ * one: the A-label of a partial U-label is not a prefix of the full one's, so such a prefix finds only zones whose
+ * label is exactly what was typed (RFC 5891 §4.4: the conversion works on whole labels). Empty: every zone.
+ */
+export function parseZoneNamePrefix(input: string, field = 'nameStartsWith'): NameResult {
+  let text = String(input ?? '')
+    .trim()
+    .replace(IDN_DOTS, '.');
+  if (text.endsWith('.')) text = text.slice(0, -1);
+  if (text.length === 0) return { ok: true, name: '' };
+  const rules: LabelRules = { field, wildcard: false, what: 'the zone-name prefix' };
+  const converted = toAsciiLabels(text, rules);
+  if (converted.problems.length) return { ok: false, problems: converted.problems };
+  const problems = checkLabels(converted.labels, rules);
+  return problems.length ? { ok: false, problems } : { ok: true, name: converted.labels.join('.') };
+}
+
 /** Strips one trailing dot from an absolute zone argument so callers may pass either form. */
 function bareZone(zone: string): string {
   const z = zone.trim().toLowerCase();

@@ -47,6 +47,8 @@ export interface DomainFilter {
   id?: number;
   userId?: number;
   name?: string;
+  /** only the zones whose name starts with this (normalised, lower case, no final dot); '' or absent: all */
+  nameStartsWith?: string;
 }
 export interface RecordFilter {
   scopeUserId?: number;
@@ -208,7 +210,18 @@ function domainConditions(p: Params, filter: DomainFilter): string[] {
   if (filter.id !== undefined) conditions.push(`d.id = ${p.add(filter.id)}`);
   if (filter.userId !== undefined) conditions.push(`d.user_id = ${p.add(filter.userId)}`);
   if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
+  if (filter.nameStartsWith) conditions.push(namePrefixCondition(p, filter.nameStartsWith, 'd.name'));
   return conditions;
+}
+
+/**
+ * Names starting with `prefix`, as one range of domains_name_bytes_index (Migration20261124170000): in byte order
+ * (collate "C") every name that starts with the prefix lies between the prefix itself and the prefix followed by
+ * U+10FFFF, the highest code point (names are ASCII, so no name holds it). No LIKE, so nothing needs escaping.
+ */
+function namePrefixCondition(p: Params, prefix: string, column: string): string {
+  const from = `${p.add(prefix)}::text`;
+  return `(${column} collate "C" >= ${from} and ${column} collate "C" < ${from} || chr(1114111))`;
 }
 
 const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at';

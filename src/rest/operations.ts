@@ -37,8 +37,8 @@ export const OPERATIONS = {
       nodes { id at kind actorKeyType actorKeyId actorKeyName actorUserId actorAdmin subject detail sourceAddress count }
       pageInfo { hasNextPage endCursor } } }`,
 
-  listDomains: `query ListDomains($first: Int!, $after: String, $userId: ID) {
-    domains(first: $first, after: $after, userId: $userId) { nodes { ${DOMAIN} } pageInfo { hasNextPage endCursor } } }`,
+  listDomains: `query ListDomains($first: Int!, $after: String, $userId: ID, $nameStartsWith: String) {
+    domains(first: $first, after: $after, userId: $userId, nameStartsWith: $nameStartsWith) { nodes { ${DOMAIN} } pageInfo { hasNextPage endCursor } } }`,
   getDomain: `query GetDomain($id: ID, $name: String) { domain(id: $id, name: $name) { ${DOMAIN} } }`,
   getUserForDomains: `query GetUserForDomains($id: ID!) { user(id: $id) { id } }`,
   zoneExists: `query ZoneExists($id: ID, $name: String) { domain(id: $id, name: $name) { id } }`,

@@ -469,9 +469,16 @@ export const ROUTES: RouteSpec[] = [
     tag: 'domains',
     summary: 'List all domains with their records',
     status: 200,
+    query: {
+      name_prefix: {
+        kind: 'string',
+        description: 'only the domains whose name starts with this (lower case, no final dot, IDN as A-labels; GraphQL nameStartsWith)',
+      },
+    },
     response: arrayOf('Domain'),
-    async handle(_inputs, runner) {
-      return { itemPages: mapPages(runner.pages<GqlDomain>('listDomains', 'domains', { first: 200 }), presentDomain) };
+    async handle(inputs, runner) {
+      const pages = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, nameStartsWith: inputs.name_prefix });
+      return { itemPages: mapPages(pages, presentDomain) };
     },
   },
   {

@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings';
 import { canSeeUser, scopeUserId } from '../auth/principal';
 import { readRulesOf, requireFlag, seesZone } from '../auth/policy';
-import { parseOwner, parseZoneName } from '../dns/name';
+import { parseOwner, parseZoneName, parseZoneNamePrefix } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
@@ -23,6 +23,13 @@ export function normaliseZoneName(input: string, field = 'zone'): string {
   return parsed.name;
 }
 
+/** a zone-name prefix for the search (parseZoneNamePrefix), or the request's 400 naming the field */
+export function normaliseZoneNamePrefix(input: string, field = 'nameStartsWith'): string {
+  const parsed = parseZoneNamePrefix(input, field);
+  if (!parsed.ok) throw errorFromProblems(parsed.problems);
+  return parsed.name;
+}
+
 function zoneNameRefused(code: 'ZONE_IS_PUBLIC_SUFFIX' | 'ZONE_OWNED_BY_ANOTHER_USER', message: string): DomainError {
   return new DomainError(code, undefined, [{ field: 'zone', code, message }]);
 }
@@ -35,17 +42,18 @@ export class DomainsService {
   constructor(private readonly settings: Settings) {}
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
-    const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return listDomains(
-      ctx.db,
-      { ...filter, name, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) },
-      page,
-    );
+    return listDomains(ctx.db, this.scoped(ctx, filter), page);
   }
 
   count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {
+    return countDomains(ctx.db, this.scoped(ctx, filter));
+  }
+
+  /** the filter with its names normalised and the key's scope (its user's zones, its rules' zones) added */
+  private scoped(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): DomainFilter {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
-    return countDomains(ctx.db, { ...filter, name, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) });
+    const nameStartsWith = filter.nameStartsWith === undefined ? undefined : normaliseZoneNamePrefix(filter.nameStartsWith);
+    return { ...filter, name, nameStartsWith, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) };
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {

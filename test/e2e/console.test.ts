@@ -154,7 +154,7 @@ test('first load: a wrong key is refused with a clear message; the right one sig
   await expectAccessible(page, 'zones');
 }, 60_000);
 
-test('zones: server-side search by name, and paging', async () => {
+test('zones: server-side search by name prefix, and paging', async () => {
   // 51 zones: two pages of 50
   for (let i = 0; i < 50; i++) await createZone(app, userId, `page${i}.console.example`);
   await page.reload();
@@ -168,13 +168,21 @@ test('zones: server-side search by name, and paging', async () => {
   expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
   await page.getByRole('button', { name: 'Previous' }).click();
   await page.getByText('51 zones · page 1 of 2').waitFor();
+  // a prefix: page1 and page10 … page19, in any letter case, the count and pages those of the search
+  await page.fill('#zone-search', 'PAGE1');
+  await page.keyboard.press('Enter');
+  await page.getByText('11 zones · page 1 of 1').waitFor();
+  await page.locator('table.zones tbody tr').nth(11).waitFor({ state: 'detached' });
+  const found = await page.locator('table.zones tbody tr td:first-child').allTextContents();
+  expect(found.sort()).toEqual(['page1', ...Array.from({ length: 10 }, (_, i) => `page1${i}`)].map((z) => `${z}.console.example`).sort());
+  // the whole name, with a final dot: that zone alone (page10… do not start with `page1.`)
   await page.fill('#zone-search', 'PAGE1.console.example.');
   await page.keyboard.press('Enter');
   await page.getByText('1 zone · page 1 of 1').waitFor();
   expect(await page.getByRole('link', { name: 'page1.console.example' }).count()).toBe(1);
   await page.fill('#zone-search', 'nope.example');
   await page.keyboard.press('Enter');
-  await page.getByText('No zone is named nope.example.').waitFor();
+  await page.getByText('No zone name starts with nope.example.').waitFor();
   await page.getByRole('button', { name: 'Show all' }).click();
   await page.getByRole('link', { name: ZONE, exact: true }).click();
   await page.getByRole('heading', { name: ZONE }).waitFor();

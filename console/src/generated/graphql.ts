@@ -553,7 +553,7 @@ export type WhoAmIQuery = { domains: { totalCount: number } };
 export type ZonesQueryVariables = Exact<{
   first: number;
   after?: string | null | undefined;
-  name?: string | null | undefined;
+  nameStartsWith?: string | null | undefined;
 }>;
 
 export type ZonesQuery = {
@@ -1235,7 +1235,7 @@ export const ZonesDocument = {
         },
         {
           kind: 'VariableDefinition',
-          variable: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'nameStartsWith' } },
           type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
         },
       ],
@@ -1258,8 +1258,8 @@ export const ZonesDocument = {
               },
               {
                 kind: 'Argument',
-                name: { kind: 'Name', value: 'name' },
-                value: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+                name: { kind: 'Name', value: 'nameStartsWith' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'nameStartsWith' } },
               },
             ],
             selectionSet: {

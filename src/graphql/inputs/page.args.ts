@@ -29,6 +29,13 @@ export class DomainsArgs extends PageArgs {
 
   @Field(() => String, { nullable: true, description: 'Only the zone with this name.' })
   name?: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Only the zones whose name starts with this (normalised like `name`: lower case, no final dot, IDN labels as A-labels); '' matches every zone. Pages and totalCount follow the search.",
+  })
+  nameStartsWith?: string;
 }
 
 @ArgsType()

@@ -15,7 +15,11 @@ import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage 
 export class DomainResolver {
   @Query(() => DomainConnection, { description: 'Zones the key may see.', complexity: listComplexity })
   domains(@Args() args: DomainsArgs, @Ctx() ctx: GraphQLContext) {
-    const filter = { userId: parseOptionalId(args.userId, 'userId'), name: args.name ?? undefined };
+    const filter = {
+      userId: parseOptionalId(args.userId, 'userId'),
+      name: args.name ?? undefined,
+      nameStartsWith: args.nameStartsWith ?? undefined,
+    };
     const first = firstOf(args, ctx);
     return connection(
       first,
