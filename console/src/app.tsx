@@ -69,6 +69,12 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   const route = useRoute();
   // the key is checked once at sign-in; a refused key signs out (client.ts), an outage is shown here
   const [check, retry] = useQuery({ query: WhoAmIDocument, requestPolicy: 'network-only' });
+  // once the key was accepted, a later failure of this check (the query runs again when the cache asks) is an
+  // outage each screen shows where it meets it, not a reason to hide them all
+  const [accepted, setAccepted] = useState(false);
+  useEffect(() => {
+    if (check.data) setAccepted(true);
+  }, [check.data]);
   useEffect(() => {
     const title =
       route.screen === 'zone' ? `${route.zone} · Zonekeeper` : route.screen === 'keys' ? 'Keys · Zonekeeper' : 'Zones · Zonekeeper';
@@ -97,14 +103,16 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {/* the check's error hides the screens only before it ever succeeded: an outage later is each screen's to show */}
-        {check.error && !check.data ? (
+        {check.error && !accepted ? (
           <div role="alert" className="error-box">
             <p>{describeError(check.error)}</p>
             <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
               Try again
             </button>
           </div>
+        ) : !accepted && !check.data ? (
+          // the screens wait for the key's check, so that a later failure of it is never taken for the first
+          <p role="status">Checking the key…</p>
         ) : route.screen === 'keys' ? (
           <Keys />
         ) : route.screen === 'zone' ? (
