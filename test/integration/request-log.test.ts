@@ -131,7 +131,7 @@ test('on a terminal the lines are for people, not JSON', async () => {
     );
     const output = await stop(service);
     expect(line).toBeDefined();
-    expect(line!.trim().startsWith('{')).toBe(false);
+    expect(line.trim().startsWith('{')).toBe(false);
     expect(line).toContain(res.headers.get('x-request-id')!);
     expect(output).not.toContain(API_KEY);
   } finally {
