@@ -17,6 +17,7 @@ import { dsOf } from '../../dns/dnssec/keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
 import { DomainError } from '../../errors/catalogue';
+import { logger } from '../../logger';
 import {
   allSignerRecords,
   allZoneRecords,
@@ -42,8 +43,10 @@ export function vaultOf(settings: Settings): KeyVault {
   if (!vault) {
     try {
       vault = KeyVault.fromSettings(settings);
-    } catch {
-      // the reason names a file or a setting, not a secret; the API says only that signing is unavailable
+    } catch (error) {
+      // the reason names a file or a setting, never the key: the operator's log says it, the API says only
+      // that signing is unavailable
+      logger.error({ reason: error instanceof Error ? error.message : String(error) }, 'dnssec: the key-encryption key cannot be read');
       throw new DomainError('DNSSEC_UNAVAILABLE');
     }
     vaults.set(settings, vault);
