@@ -88,6 +88,13 @@ describe('READ_ONLY preset', () => {
     expect(exported.data.exportZone).toContain('host');
   });
 
+  it('may not sign a zone, nor roll its keys: DNSSEC rewrites what the zone serves', async () => {
+    const enable = await app.gql(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: ONE }, key);
+    expectForbidden(enable, /no rule lets this key write DNSKEY at lp-one\.test/);
+    const status = await app.gql(`query($z: String) { domain(name: $z) { dnssec { enabled } } }`, { z: ONE });
+    expect(status.data.domain.dnssec.enabled).toBe(false);
+  });
+
   it('changes nothing: records, change sets, zones and keys are refused with FORBIDDEN_BY_POLICY', async () => {
     const before = await zoneRecords(ONE);
     expectForbidden(await addRecord(key, ONE, 'new', 'A', '192.0.2.9'), /no rule lets this key write A at new\.lp-one\.test/);

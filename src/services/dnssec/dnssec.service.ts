@@ -18,6 +18,7 @@ import {
   userRecordsOfTypes,
 } from '../../repositories/dnssec';
 import type { RequestContext } from '../context';
+import { requireAllowed } from '../../auth/policy';
 import { DomainsService, normaliseZoneName } from '../domains.service';
 import { changeZone } from '../write-engine';
 import { dsRecordsOf, inParentDs, isPublished, signerRows, vaultOf } from './zone-signing';
@@ -90,6 +91,8 @@ export class DnssecService {
     if (!algorithm) throw DomainError.invalid('algorithm', `algorithm: one of ${Object.keys(DNSSEC_ALGORITHMS).join(', ')}`);
     const denial = input.denial ?? 'NSEC';
     if (input.nsec3OptOut && denial !== 'NSEC3') throw DomainError.invalid('nsec3OptOut', 'nsec3OptOut: opt-out is a property of NSEC3');
+    // a zone the key may not see is not found, as everywhere; one it sees but may not sign is refused
+    requireDnssecControl(ctx, (await this.domains.get(ctx, { name: input.zone })).name);
     const vault = vaultOf(this.settings);
     const zone = await changeZone(
       ctx.db,
@@ -157,6 +160,7 @@ export class DnssecService {
    */
   async disable(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const signed = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, signed.name);
     // the parent's DS first, when the parent is here: a DS without signatures below it is a bogus zone
     if ((await this.statusOf(ctx.db, signed)).enabled) await syncParentDs(ctx.db, this.settings, signed, true);
     const zone = await changeZone(
@@ -182,6 +186,7 @@ export class DnssecService {
   /** starts a roll of the zone's ZSK, or of its KSK (or CSK), now (key-rollover.ts) */
   async roll(ctx: RequestContext, zoneName: string, role: RollRole): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
     await startRoll(ctx.db, this.settings, ctx.principal, { id: domain.id }, role);
     return this.statusOf(ctx.db, domain);
   }
@@ -189,6 +194,7 @@ export class DnssecService {
   /** the operator's word that the parent (outside Zonekeeper) serves the new DS of a KSK roll */
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
     await confirmDsPublished(ctx.db, this.settings, ctx.principal, { name: domain.name });
     return this.statusOf(ctx.db, domain);
   }
@@ -240,3 +246,11 @@ function keyInfo(key: StoredDnssecKey): DnssecKeyInfo {
 }
 
 const field = (name: string, code: string, message: string) => ({ field: name, code, message });
+
+/**
+ * Signing a zone, rolling its keys and stopping it rewrite what the zone serves at its apex (DNSKEY, CDS,
+ * CDNSKEY) and every signature: a restricted key needs write access to the apex's DNSKEY (docs/least-privilege.md)
+ */
+function requireDnssecControl(ctx: RequestContext, zone: string): void {
+  requireAllowed(ctx.principal.policy, { zone, owner: '@', type: 'DNSKEY', access: 'write' }, 'zone');
+}
