@@ -6,7 +6,6 @@ import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { createLoaders, Loaders } from './loaders';
-import { readRulesOf } from '../auth/policy';
 
 export interface GraphQLContext extends RequestContext {
   services: Services;
@@ -62,7 +61,7 @@ export function contextFor(db: Database, services: Services, principal: Principa
     db,
     warnings: [],
     get loaders() {
-      return (loaders ??= createLoaders(db, readRulesOf(principal.policy)));
+      return (loaders ??= createLoaders(context, services.zoneReads));
     },
   };
   return context;

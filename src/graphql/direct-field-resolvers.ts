@@ -1,10 +1,41 @@
-import { getNamedType, GraphQLFieldResolver, GraphQLSchema, isLeafType, isObjectType } from 'graphql';
-import { getMetadataStorage } from 'type-graphql';
+import { GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema, isObjectType } from 'graphql';
+import type { GraphQLContext } from './context';
+import type { NestedDomainPageArgs, NestedListArgs, NestedRecordPageArgs, NestedRecordsArgs } from './inputs/page.args';
+import { DomainResolver } from './resolvers/domain.resolver';
+import { RecordResolver } from './resolvers/record.resolver';
+import { UserResolver } from './resolvers/user.resolver';
+import type { DomainType } from './types/domain.type';
+import type { RecordType } from './types/record.type';
+import type { UserType } from './types/user.type';
+import type { RecordRow } from '../services/zone-reads.service';
 
-type ParamValue = (root: any, args: Record<string, unknown>, context: unknown, info: unknown) => unknown;
+/** One field of the schema called directly: its object type, its name, and what answers it. */
+export interface DirectFieldResolver {
+  type: string;
+  field: string;
+  resolve: GraphQLFieldResolver<unknown, GraphQLContext>;
+}
 
 /**
- * Calls the field resolvers that need nothing of type-graphql's per-call machinery directly.
+ * A table entry, typed by the field's parent and arguments as the resolver method declares them: the
+ * function hands them over in the method's order, so a change of the method's parameters fails the type check
+ * here rather than at run time.
+ */
+function direct<TRoot, TArgs = Record<string, never>>(
+  type: string,
+  field: string,
+  resolve: (root: TRoot, args: TArgs, context: GraphQLContext, info: GraphQLResolveInfo) => unknown,
+): DirectFieldResolver {
+  return { type, field, resolve: resolve as GraphQLFieldResolver<unknown, GraphQLContext> };
+}
+
+// the resolver classes hold no state: one instance of each answers every call, as type-graphql's does
+const users = new UserResolver();
+const domains = new DomainResolver();
+const records = new RecordResolver();
+
+/**
+ * The fields resolved once per parent row of a large answer, called without type-graphql's per-call wrapper.
  *
  * type-graphql runs every field resolver through one generic wrapper. Per call it copies a parent row into a
  * new instance of the object type's class, builds the resolver's arguments into an instance of their class,
@@ -14,85 +45,41 @@ type ParamValue = (root: any, args: Record<string, unknown>, context: unknown, i
  * `records { data }` calls `Record.data` once per record. That wrapper was a third of the bytes such an answer
  * allocated, and garbage collection is what holds its latency back (docs/performance.md, «GraphQL execution»).
  *
- * A field resolver is called directly, with the same parameters in the same order, when each of them can be
- * handed over as it is:
- * - its root, when the parameter's class is plain data (no methods or accessors), so the copy would differ
- *   only in its prototype;
- * - its context and its resolve info;
- * - its arguments, when their validation is switched off on the parameter (`{ validate: false }`) and every
- *   argument is a scalar or an enum, so their class instance would hold the same values as GraphQL's object.
- * Anything else (validated or nested input arguments, custom parameter decorators, middlewares, roles) keeps
- * type-graphql's wrapper. Returns the `Type.field` names it now calls directly.
+ * Each entry calls the same resolver method type-graphql calls (so the same loader and service), with what
+ * GraphQL hands over as it is: the parent row itself (a plain row: the copy would differ only in its
+ * prototype), GraphQL's argument object (these arguments are scalars and enums taken with
+ * `{ validate: false }`: their class instance would hold the same values), the context. An entry belongs here
+ * only if that holds for it; any other field keeps type-graphql's wrapper.
  */
-export function installDirectFieldResolvers(schema: GraphQLSchema, resolverClasses: readonly Function[]): string[] {
-  const storage = getMetadataStorage();
+export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
+  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx) => users.domains(args, user, ctx)),
+  direct<UserType, NestedDomainPageArgs>('User', 'domainsConnection', (user, args, ctx) => users.domainsConnection(args, user, ctx)),
+  direct<DomainType>('Domain', 'user', (domain, _args, ctx) => domains.user(domain, ctx)),
+  direct<DomainType, NestedRecordsArgs>('Domain', 'records', (domain, args, ctx) => domains.records(args, domain, ctx)),
+  direct<DomainType, NestedRecordPageArgs>('Domain', 'recordsConnection', (domain, args, ctx) =>
+    domains.recordsConnection(args, domain, ctx),
+  ),
+  direct<RecordType>('Record', 'recordType', (record) => records.recordType(record)),
+  direct<RecordType>('Record', 'data', (record) => records.data(record)),
+  direct<RecordType & Pick<RecordRow, 'zoneRow'>>('Record', 'domain', (record, _args, ctx) => records.domain(record, ctx)),
+];
+
+/**
+ * Puts the table's resolvers on the built schema (graphql-js's public `resolve` of each field); the switch is
+ * FAST_PATHS (src/graphql/schema.ts). An entry whose type or field the schema lacks is a mistake of the
+ * table, refused here at start-up. Returns the `Type.field` names installed.
+ */
+export function installDirectFieldResolvers(
+  schema: GraphQLSchema,
+  table: readonly DirectFieldResolver[] = DIRECT_FIELD_RESOLVERS,
+): string[] {
   const installed: string[] = [];
-  for (const metadata of storage.fieldResolvers) {
-    // 'external': declared in a resolver class (an object type's own methods run on a copy of the root)
-    if (
-      metadata.kind !== 'external' ||
-      !resolverClasses.includes(metadata.target) ||
-      metadata.middlewares?.length ||
-      metadata.roles?.length
-    )
-      continue;
-    const objectClass = metadata.getObjectType?.();
-    const typeName = storage.objectTypes.find((type) => type.target === objectClass)?.name;
-    const objectType = typeName ? schema.getType(typeName) : undefined;
-    const field = isObjectType(objectType) ? objectType.getFields()[metadata.schemaName] : undefined;
-    if (!field) continue;
-    const argsAreLeaves = field.args.every((arg) => isLeafType(getNamedType(arg.type)));
-    const params = [...(metadata.params ?? [])].sort((a, b) => a.index - b.index).map((param) => paramValue(param, argsAreLeaves));
-    if (!params.every((value): value is ParamValue => value !== undefined)) continue;
-    const instance = new (metadata.target as new () => Record<string, (...values: unknown[]) => unknown>)();
-    const method = instance[metadata.methodName];
-    if (typeof method !== 'function') continue;
-    const resolve: GraphQLFieldResolver<unknown, unknown> = (root, args, context, info) =>
-      method.apply(
-        instance,
-        params.map((value) => value(root, args, context, info)),
-      );
-    field.resolve = resolve;
-    installed.push(`${typeName}.${metadata.schemaName}`);
+  for (const entry of table) {
+    const type = schema.getType(entry.type);
+    const field = isObjectType(type) ? type.getFields()[entry.field] : undefined;
+    if (!field) throw new Error(`direct field resolver ${entry.type}.${entry.field}: the schema has no such field`);
+    field.resolve = entry.resolve;
+    installed.push(`${entry.type}.${entry.field}`);
   }
   return installed;
-}
-
-type Param = NonNullable<ReturnType<typeof getMetadataStorage>['fieldResolvers'][number]['params']>[number];
-
-/** how to get one parameter's value without type-graphql, or undefined when only its wrapper can */
-function paramValue(param: Param, argsAreLeaves: boolean): ParamValue | undefined {
-  switch (param.kind) {
-    case 'root': {
-      const type = param.getType?.();
-      if (typeof type === 'function' && !isPlainDataClass(type)) return undefined;
-      const name = param.propertyName;
-      return name ? (root) => root?.[name] : (root) => root;
-    }
-    case 'context': {
-      const name = param.propertyName;
-      return name ? (_root, _args, context) => (context as Record<string, unknown>)[name] : (_root, _args, context) => context;
-    }
-    case 'info':
-      return (_root, _args, _context, info) => info;
-    case 'args':
-    case 'arg': {
-      if (param.validateSettings !== false || param.validateFn || !argsAreLeaves) return undefined;
-      const type = param.getType();
-      if (param.kind === 'args' && !isPlainDataClass(type)) return undefined;
-      const name = param.kind === 'arg' ? param.name : undefined;
-      return name ? (_root, args) => args[name] : (_root, args) => args;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** a class whose instances are data only: no method or accessor on it or on a class it extends */
-function isPlainDataClass(type: unknown): boolean {
-  if (typeof type !== 'function') return false;
-  for (let proto = type.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
-    if (Object.getOwnPropertyNames(proto).some((name) => name !== 'constructor')) return false;
-  }
-  return true;
 }

@@ -1,23 +1,15 @@
 import DataLoader from 'dataloader';
-import type { Sql } from '../db/pool';
 import type { ConnectionValue } from './types/connection';
-import {
-  domainCountsByUserIds,
-  domainPagesByUserIds,
-  PerParentPage,
-  recordCountsByDomainIds,
-  recordPagesOfDomains,
-  NestedRecordFilter,
+import type { RequestContext } from '../services/context';
+import type {
   DomainRow,
-  domainsByIds,
-  domainsByUserIds,
+  NestedRecordArgs,
+  PerParentPage,
   RecordRow,
-  recordsGroupedByDomain,
   UserRow,
-  usersByIds,
+  ZoneReadsService,
   ZoneRef,
-} from '../repositories/read-model';
-import type { ReadRules } from '../auth/policy';
+} from '../services/zone-reads.service';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -75,43 +67,41 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
     return parentIds.map((id) => counts.get(id) ?? 0);
   });
 
-/** `readRules`: a restricted key's rules, so that nested lists and counts hold only what the key may read */
-export function createLoaders(sql: Sql, readRules?: ReadRules) {
+/**
+ * The loaders only batch: the parents of one level go to one method of the zone reads service (one statement),
+ * which decides what the caller may read (a restricted key's read rules, docs/least-privilege.md).
+ */
+export function createLoaders(ctx: RequestContext, reads: ZoneReadsService) {
   return {
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
-      const byId = new Map((await usersByIds(sql, ids)).map((u) => [u.id, u]));
+      const byId = new Map((await reads.usersByIds(ctx, ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id));
     }),
     domainById: new DataLoader<number, DomainRow | undefined>(async (ids) => {
-      const byId = new Map((await domainsByIds(sql, ids)).map((d) => [d.id, d]));
+      const byId = new Map((await reads.domainsByIds(ctx, ids)).map((d) => [d.id, d]));
       return ids.map((id) => byId.get(id));
     }),
     domainsByUserId: perArguments(
       (args: { first?: number }) =>
         new DataLoader<number, DomainRow[]>(async (userIds) => {
-          const groups = groupBy(await domainsByUserIds(sql, userIds, args.first, readRules), (d) => d.userId);
+          const groups = groupBy(await reads.domainsOfUsers(ctx, userIds, args.first), (d) => d.userId);
           return userIds.map((id) => groups.get(id) ?? []);
         }),
     ),
     domainPagesByUserId: perArguments((args: PerParentPage & { name?: string }) => {
-      const counts = countsOf((userIds) => domainCountsByUserIds(sql, userIds, { name: args.name, readRules }));
+      const counts = countsOf((userIds) => reads.domainCountsOfUsers(ctx, userIds, args.name));
       return new DataLoader<number, ConnectionValue<DomainRow>>(async (userIds) =>
-        connectionsOf(
-          userIds,
-          await domainPagesByUserIds(sql, userIds, args, { name: args.name, readRules }),
-          (d) => d.userId,
-          args.first,
-          counts,
-        ),
+        connectionsOf(userIds, await reads.domainPagesOfUsers(ctx, userIds, args, args.name), (d) => d.userId, args.first, counts),
       );
     }),
-    recordPagesByDomain: perArguments((args: PerParentPage & NestedRecordFilter) => {
-      const counts = countsOf((domainIds) => recordCountsByDomainIds(sql, domainIds, { ...args, readRules }));
+    recordPagesByDomain: perArguments((args: PerParentPage & NestedRecordArgs) => {
+      const filter: NestedRecordArgs = { owner: args.owner, type: args.type };
+      const counts = countsOf((domainIds) => reads.recordCountsOfZones(ctx, domainIds, filter));
       return new DataLoader<ZoneRef, ConnectionValue<RecordRow>, number>(
         async (domains) =>
           connectionsOf(
             domains.map((d) => d.id),
-            await recordPagesOfDomains(sql, domains, args, { ...args, readRules }),
+            await reads.recordPagesOfZones(ctx, domains, args, filter),
             (r) => r.domainId,
             args.first,
             counts,
@@ -121,10 +111,10 @@ export function createLoaders(sql: Sql, readRules?: ReadRules) {
     }),
     // keyed by the zone (id and name), cached by its id: the records need the zone's name, which the parent has
     recordsByDomain: perArguments(
-      (args: NestedRecordFilter) =>
+      (args: NestedRecordArgs) =>
         new DataLoader<ZoneRef, Iterable<RecordRow>, number>(
           async (domains) => {
-            const groups = await recordsGroupedByDomain(sql, domains, { ...args, readRules });
+            const groups = await reads.recordsOfZones(ctx, domains, args);
             return domains.map((d) => groups.get(d.id) ?? []);
           },
           { cacheKeyFn: (domain) => domain.id },

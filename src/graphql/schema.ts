@@ -45,8 +45,8 @@ const built = new Map<boolean, Promise<GraphQLSchema>>();
 
 /**
  * The schema, built once per process from the resolvers (class-validator checks every input's shape).
- * `fastPaths` (FAST_PATHS, docs/performance.md): field resolvers that need nothing of type-graphql's per-call
- * wrapper are called directly; off, every field goes through type-graphql as written.
+ * `fastPaths` (FAST_PATHS, docs/performance.md): the hot nested fields of DIRECT_FIELD_RESOLVERS are called
+ * without type-graphql's per-call wrapper; off, every field goes through type-graphql as written.
  */
 export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
   const existing = built.get(fastPaths);
@@ -66,7 +66,7 @@ export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
       },
     },
   }).then((schema) => {
-    if (fastPaths) installDirectFieldResolvers(schema, RESOLVERS);
+    if (fastPaths) installDirectFieldResolvers(schema);
     return withSyncTypeResolution(schema);
   });
   built.set(fastPaths, schema);

@@ -13,7 +13,6 @@ import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
 import { OPERATIONS } from './operations';
 import { checkNamedObject, FieldSpec, Inputs, RouteResult, RouteSpec, ROUTES, Runner } from './routes';
-import type { ConnectionValue } from '../graphql/types/connection';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
 
@@ -48,7 +47,7 @@ const restField = (field: string) => {
   return REST_FIELD_NAMES[bare] ?? bare;
 };
 
-/** A domain error thrown by a resolver called directly, in the REST error shape. */
+/** A domain error thrown by a service called directly (a stream, a route's own check), in the REST error shape. */
 function fromDomainError(error: DomainError): RestError {
   return new RestError(
     error.code,
@@ -223,13 +222,6 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
     };
     return {
       run,
-      async chunks(source) {
-        try {
-          return await source(await context());
-        } catch (error) {
-          throw error instanceof DomainError ? fromDomainError(error) : error;
-        }
-      },
       async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
         let after: string | undefined;
         do {
@@ -245,22 +237,9 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
           after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
         } while (after !== undefined);
       },
-      async *resolverPages<T>(
-        list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>,
-        pageSize: number,
-      ) {
-        const first = Math.min(pageSize, maxPageSize);
-        let after: string | undefined;
-        do {
-          let page: ConnectionValue<T>;
-          try {
-            page = await list(await context(), { first, after });
-          } catch (error) {
-            throw error instanceof DomainError ? fromDomainError(error) : error;
-          }
-          yield page.nodes;
-          after = page.pageInfo.hasNextPage && page.pageInfo.endCursor ? page.pageInfo.endCursor : undefined;
-        } while (after !== undefined);
+      async stream(read) {
+        // a service's own context: no loaders, no GraphQL; the same principal, database and scope
+        return read(services, { db, principal, warnings: [] });
       },
     };
   };
@@ -390,7 +369,7 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
             return;
           }
           if (noteDatabaseFailure(error, 'REST')) {
-            // a list read straight from the repositories met the outage: logged once by availability.ts
+            // a service's stream (a bulk list, a zone file) met the outage: logged once by availability.ts
             res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json(errorBody('DATABASE_UNAVAILABLE'));
             return;
           }

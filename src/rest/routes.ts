@@ -1,9 +1,6 @@
-import type { GraphQLContext } from '../graphql/context';
-import { RecordsArgs } from '../graphql/inputs/page.args';
-import { RecordResolver } from '../graphql/resolvers/record.resolver';
-import { zoneFileChunks } from '../graphql/resolvers/zone-file.resolver';
 import { parseId } from '../graphql/inputs/ids';
-import type { ConnectionValue } from '../graphql/types/connection';
+import type { Services } from '../services';
+import type { RequestContext } from '../services/context';
 import { DomainError } from '../errors/catalogue';
 import { OPERATIONS } from './operations';
 import {
@@ -26,8 +23,9 @@ import {
 
 /**
  * The REST compatibility layer as a table (docs/decisions.md §1): each documented
- * path names its inputs and the GraphQL operation it runs. The router reads and type-checks the inputs, the
- * OpenAPI document is generated from this table, and every rule stays behind the GraphQL resolvers.
+ * path names its inputs and the GraphQL operation it runs, or for a bulk answer (every record, a zone file)
+ * the service read behind the same GraphQL field. The router reads and type-checks the inputs, the OpenAPI
+ * document is generated from this table, and every rule stays in the services, which both edges call.
  */
 export type FieldKind = 'string' | 'int' | 'list' | 'object';
 /**
@@ -68,20 +66,13 @@ export interface Runner {
    */
   pages<T = any>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>): AsyncIterable<readonly T[]>;
   /**
-   * Every node of a list resolver, called page by page as the caller, without per-field GraphQL execution:
-   * for bulk lists of plain rows (100,000 records), where running every field through graphql-js would cost
-   * seconds (docs/performance.md, «Reading zones»). The same resolver, the same service, the same scope. Page by
-   * page, as `pages`.
+   * What a service reads as a stream, called as the caller: the bulk answers (every record of a list, a zone
+   * file of a million records) that no GraphQL execution shapes, where resolving and completing each field of
+   * 100,000 rows through graphql-js would cost seconds (docs/performance.md, «Reading zones»). The service
+   * decides what the caller may read, exactly as for the GraphQL field that reads the same; the stream is read
+   * as it is written, so memory stays that of a page. An error before the first item is the REST error.
    */
-  resolverPages<T>(
-    list: (context: GraphQLContext, page: { first: number; after?: string }) => Promise<ConnectionValue<T>>,
-    first: number,
-  ): AsyncIterable<readonly T[]>;
-  /**
-   * What a GraphQL field answers whole, as the chunks it is made of (the zone file): the field's own source,
-   * called as the caller; an error before the first chunk is the REST error.
-   */
-  chunks(source: (context: GraphQLContext) => Promise<AsyncIterable<string>>): Promise<AsyncIterable<string>>;
+  stream<T>(read: (services: Services, context: RequestContext) => AsyncIterable<T> | Promise<AsyncIterable<T>>): Promise<AsyncIterable<T>>;
 }
 
 export type RouteResult =
@@ -199,8 +190,8 @@ export const ROUTES: RouteSpec[] = [
     status: 200,
     response: arrayOf('Record'),
     async handle(_inputs, runner) {
-      const resolver = new RecordResolver();
-      const rows = runner.resolverPages((context, page) => resolver.records(Object.assign(new RecordsArgs(), page), context), PAGE * 5);
+      // the records GraphQL's `records` lists, by the same service method's scope and rules, in pages of 10,000
+      const rows = await runner.stream((services, context) => services.records.pages(context, {}, PAGE * 5));
       return { itemPages: mapPages(rows, presentRecord) };
     },
   },
@@ -617,7 +608,9 @@ export const ROUTES: RouteSpec[] = [
       const selector = zoneSelector(String(inputs.zone));
       // the same check of an id as every GraphQL argument's (an id past 2^53 never reaches the database)
       const by = selector.id !== undefined ? { id: parseId(selector.id, 'zone') } : { name: selector.name };
-      return { chunks: await runner.chunks((context) => zoneFileChunks(context, by)), contentType: 'text/dns; charset=utf-8' };
+      // the service behind GraphQL's `Domain.zoneFile`, in the chunks it is made of
+      const chunks = await runner.stream((services, context) => services.zoneFiles.exportChunks(context, by));
+      return { chunks, contentType: 'text/dns; charset=utf-8' };
     },
   },
   {

@@ -6,6 +6,8 @@ import type { RequestContext } from './context';
 import type { ZoneChangesResult, ZoneChangesService } from './zone-changes.service';
 import { isRestricted, readsRecord } from '../auth/policy';
 
+export type { HistoryRow };
+
 /** a restricted key sees in the history only the records its rules let it read (docs/least-privilege.md) */
 function readable(ctx: RequestContext, zone: string, records: JournalRecord[]): JournalRecord[] {
   const policy = ctx.principal.policy;

@@ -13,6 +13,7 @@ import { PropagationStatusService } from './propagation-status.service';
 import { DnssecService } from './dnssec/dnssec.service';
 import { AuditLogService } from './audit-log';
 import { RateLimits } from './rate-limits';
+import { ZoneReadsService } from './zone-reads.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -20,6 +21,8 @@ export interface Services {
   users: UsersService;
   domains: DomainsService;
   records: RecordsService;
+  /** the nested reads GraphQL's loaders batch (User.domains, Domain.records, …) */
+  zoneReads: ZoneReadsService;
   apiKeys: ApiKeysService;
   zoneFiles: ZoneFilesService;
   zoneChanges: ZoneChangesService;
@@ -45,6 +48,7 @@ export function createServices(settings: Settings): Services {
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
     records: new RecordsService(settings),
+    zoneReads: new ZoneReadsService(),
     apiKeys,
     zoneFiles: new ZoneFilesService(settings),
     zoneChanges,

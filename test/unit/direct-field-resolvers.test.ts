@@ -1,29 +1,18 @@
 /**
- * installDirectFieldResolvers (src/graphql/direct-field-resolvers.ts): which field resolvers leave
- * type-graphql's per-call wrapper, and that those still get their parameters and those that need the wrapper
- * (validated arguments, a root class with methods) keep it.
+ * installDirectFieldResolvers (src/graphql/direct-field-resolvers.ts): the table's fields leave type-graphql's
+ * per-call wrapper on the built schema (FAST_PATHS on) and keep it with the switch off, a direct resolver gets
+ * GraphQL's parent and arguments as they are, and an entry the schema does not have is refused.
  */
 import 'reflect-metadata';
-import { Max } from 'class-validator';
-import { execute, parse } from 'graphql';
+import { assertObjectType, execute, GraphQLSchema, parse } from 'graphql';
 import { Args, ArgsType, Ctx, Field, FieldResolver, Int, ObjectType, Query, Resolver, Root, buildSchema } from 'type-graphql';
-import { installDirectFieldResolvers } from '../../src/graphql/direct-field-resolvers';
-import { getSchema, RESOLVERS } from '../../src/graphql/schema';
+import { DIRECT_FIELD_RESOLVERS, DirectFieldResolver, installDirectFieldResolvers } from '../../src/graphql/direct-field-resolvers';
+import { getSchema } from '../../src/graphql/schema';
 
 @ObjectType()
 class Zone {
   @Field()
   name!: string;
-}
-
-@ObjectType()
-class Shaped {
-  @Field()
-  name!: string;
-
-  shout(): string {
-    return this.name.toUpperCase();
-  }
 }
 
 @ArgsType()
@@ -32,16 +21,8 @@ class LooseArgs {
   first?: number;
 }
 
-@ArgsType()
-class CheckedArgs {
-  @Field(() => Int)
-  @Max(5)
-  first!: number;
-}
-
-/** the parent objects the queries return: plain objects, as the service's loaders give them */
+/** the parent object the query returns: a plain object, as the service's loaders give them */
 const zone = { name: 'example.com' };
-const shaped = { name: 'quiet' };
 
 @Resolver(() => Zone)
 class ZoneResolver {
@@ -54,67 +35,53 @@ class ZoneResolver {
   seen(@Args({ validate: false }) args: LooseArgs, @Root() root: Zone, @Ctx() ctx: { tag: string }) {
     return `${root === zone ? 'same root' : 'copied root'} first=${args.first} ${ctx.tag}`;
   }
-
-  @FieldResolver(() => Int)
-  checked(@Args() args: CheckedArgs) {
-    return args.first;
-  }
 }
 
-@Resolver(() => Shaped)
-class ShapedResolver {
-  @Query(() => Shaped)
-  shaped() {
-    return shaped;
-  }
+const zones = new ZoneResolver();
+const TABLE: DirectFieldResolver[] = [
+  {
+    type: 'Zone',
+    field: 'seen',
+    resolve: (root, args, ctx) => zones.seen(args as LooseArgs, root as Zone, ctx as unknown as { tag: string }),
+  },
+];
 
-  @FieldResolver(() => String)
-  loud(@Root() root: Shaped) {
-    return root.shout();
-  }
-}
+const testSchema = () => buildSchema({ resolvers: [ZoneResolver], validate: { forbidUnknownValues: false }, emitSchemaFile: false });
 
-async function testSchema() {
-  const schema = await buildSchema({
-    resolvers: [ZoneResolver, ShapedResolver],
-    validate: { forbidUnknownValues: false },
-    emitSchemaFile: false,
-  });
-  return { schema, installed: installDirectFieldResolvers(schema, [ZoneResolver, ShapedResolver]) };
-}
-
-const run = (schema: Awaited<ReturnType<typeof testSchema>>['schema'], query: string) =>
+const run = (schema: Awaited<ReturnType<typeof testSchema>>, query: string) =>
   execute({ schema, document: parse(query), contextValue: { tag: 'ctx' } });
 
 describe('direct field resolvers', () => {
-  it('calls a resolver with unvalidated scalar arguments directly, with the parent object itself', async () => {
-    const { schema, installed } = await testSchema();
-    expect(installed).toEqual(['Zone.seen']);
+  it('calls a table entry with the parent object itself, where type-graphql hands over a copy', async () => {
+    const schema = await testSchema();
+    expect((await run(schema, '{ zone { seen(first: 3) } }')).data).toEqual({ zone: { seen: 'copied root first=3 ctx' } });
+    expect(installDirectFieldResolvers(schema, TABLE)).toEqual(['Zone.seen']);
     const result = await run(schema, '{ zone { seen(first: 3) } }');
     expect(result.errors).toBeUndefined();
-    // type-graphql's wrapper would hand over a copy of the parent in the Zone class
     expect(result.data).toEqual({ zone: { seen: 'same root first=3 ctx' } });
   });
 
-  it('leaves validated arguments to type-graphql, which still refuses a bad value', async () => {
-    const { schema } = await testSchema();
-    expect((await run(schema, '{ zone { checked(first: 4) } }')).data).toEqual({ zone: { checked: 4 } });
-    const refused = await run(schema, '{ zone { checked(first: 9) } }');
-    expect(refused.errors?.[0]?.message).toMatch(/Argument Validation Error/);
+  it('refuses an entry whose type or field the schema does not have', async () => {
+    const schema = await testSchema();
+    expect(() => installDirectFieldResolvers(schema, [{ ...TABLE[0], field: 'unseen' }])).toThrow(
+      /Zone\.unseen: the schema has no such field/,
+    );
+    expect(() => installDirectFieldResolvers(schema, [{ ...TABLE[0], type: 'Nothing' }])).toThrow(/Nothing\.seen/);
   });
 
-  it('leaves a root whose class has methods to type-graphql, which makes it an instance of that class', async () => {
-    const { schema } = await testSchema();
-    expect((await run(schema, '{ shaped { loud } }')).data).toEqual({ shaped: { loud: 'QUIET' } });
-  });
-
-  it("calls the service's nested list resolvers directly and keeps validated ones on type-graphql", async () => {
-    const schema = await getSchema();
-    const installed = installDirectFieldResolvers(schema, RESOLVERS);
-    expect(installed).toEqual(
+  it("puts the table's resolvers on the service's schema with FAST_PATHS on, and leaves type-graphql's with it off", async () => {
+    const [on, off] = await Promise.all([getSchema(true), getSchema(false)]);
+    const names = DIRECT_FIELD_RESOLVERS.map((entry) => `${entry.type}.${entry.field}`);
+    expect(names).toEqual(
       expect.arrayContaining(['User.domains', 'Domain.records', 'Domain.recordsConnection', 'Record.data', 'Record.domain']),
     );
-    // Domain.changes validates its page arguments (class-validator)
-    expect(installed).not.toContain('Domain.changes');
+    const fieldOf = (schema: GraphQLSchema, entry: DirectFieldResolver) =>
+      assertObjectType(schema.getType(entry.type)).getFields()[entry.field];
+    for (const entry of DIRECT_FIELD_RESOLVERS) {
+      expect(fieldOf(on, entry).resolve).toBe(entry.resolve);
+      // type-graphql's own resolver for the field
+      expect(fieldOf(off, entry).resolve).toEqual(expect.any(Function));
+      expect(fieldOf(off, entry).resolve).not.toBe(entry.resolve);
+    }
   });
 });

@@ -113,11 +113,6 @@ export class ZoneCheckType {
   warnings!: ZoneCheckWarningType[];
 }
 
-/** `Domain.zoneFile` in chunks, for REST's streamed `GET /api/domain/export/:zone` (the same service, the same scope). */
-export function zoneFileChunks(ctx: GraphQLContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
-  return ctx.services.zoneFiles.exportChunks(ctx, by);
-}
-
 /** RFC 1035 master files: a Domain's `zoneFile`, `exportZone`, and `importZone`. */
 @Resolver(() => DomainType)
 export class ZoneFileResolver {

@@ -1,7 +1,8 @@
 /**
  * The REST lists are read page by page and streamed as one JSON array (router.ts, sendItems): records in pages
- * of 10,000 straight from the resolver, zones in pages of 200 through the GraphQL operation. A list longer
- * than a page must come whole, in id order, with no item twice and none left out at a page's edge.
+ * of 10,000 from the records service (the method GraphQL's `records` query is answered by), zones in pages of
+ * 200 through the GraphQL operation. A list longer than a page must come whole, in id order, with no item
+ * twice and none left out at a page's edge.
  */
 import { Client } from 'pg';
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
