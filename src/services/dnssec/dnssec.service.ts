@@ -126,6 +126,7 @@ export class DnssecService {
             sealed: vault.seal(privateKey, { zone: change.zone.name, keyTag }),
             state: 'active',
             at: now,
+            reason: 'enabled',
           });
         }
         const policy: DnssecPolicy = {
@@ -174,7 +175,7 @@ export class DnssecService {
         change.requireLock();
         const sql = change.connection;
         change.stageSigner(signerRows(change.zone.name, await allSignerRecords(sql, change.zone.id)), []);
-        await deleteSigning(sql, change.zone.id);
+        await deleteSigning(sql, change.zone.id, new Date());
         change.skipSigning();
         await change.commit();
         return { id: change.zone.id, name: change.zone.name };
