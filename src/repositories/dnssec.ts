@@ -329,7 +329,11 @@ export async function moveKey(
 
 /** A key's next planned event set (or cleared), its state unchanged: no key event. */
 export async function planKey(sql: Sql, key: StoredDnssecKey, next?: { event: string; at: Date }): Promise<void> {
-  await sql.rows('update dnssec_keys set next_event = $2, next_event_at = $3 where id = $1', [key.id, next?.event ?? null, next?.at ?? null]);
+  await sql.rows('update dnssec_keys set next_event = $2, next_event_at = $3 where id = $1', [
+    key.id,
+    next?.event ?? null,
+    next?.at ?? null,
+  ]);
 }
 
 async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, next?: { event: string; at: Date }): Promise<void> {

@@ -97,7 +97,8 @@ export async function confirmDsPublished(db: Database, settings: Settings, princ
     }
     const soaTtl = change.zone.soa.ttl;
     // the swap's key event then names the confirmation as its reason (nextStep: no parent here, `ds-confirmed`)
-    for (const key of waiting) await planKey(change.connection, key, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
+    for (const key of waiting)
+      await planKey(change.connection, key, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
     // no record changes: nothing to commit; the transaction commits with the keys' new plan
   });
 }
