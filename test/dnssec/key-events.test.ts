@@ -132,6 +132,22 @@ describe('DNSSEC key events', () => {
     const stored = await keys();
     expect(events.map((e) => e.keyId).sort()).toEqual(stored.map((k) => k.id).sort());
     afterEnable = events.length;
+    // the same over REST, newest first, in snake_case
+    const rest = await app.http.get(`/api/domain/dnssec/${ZONE}/events`).set('X-API-Key', userKey);
+    expect(rest.status).toBe(200);
+    expect(rest.body).toEqual(
+      [...events].reverse().map((e) => ({
+        id: Number(e.id),
+        key_id: Number(e.keyId),
+        key_tag: e.keyTag,
+        role: e.role,
+        algorithm: e.algorithm,
+        from_state: e.fromState,
+        to_state: e.toState,
+        reason: e.reason,
+        at: e.at,
+      })),
+    );
     const changes = await gqlOk(`query($z: String) { domain(name: $z) { changes(first: 100) { nodes { kind } } } }`, { z: ZONE });
     expect(changes.domain.changes.nodes.map((n: any) => n.kind)).toEqual(['zone-changed', 'zone-created']);
   });
