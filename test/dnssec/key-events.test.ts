@@ -270,7 +270,18 @@ describe('DNSSEC key events', () => {
     const sub = subscribe(connect(key), KEY_CHANGED, { zone: ZONE });
     await waitUntil('the subscription refused', () => sub.errors.length > 0 || sub.events.length > 0);
     expect(JSON.stringify(sub.errors.length ? sub.errors : sub.events)).toContain('FORBIDDEN_BY_POLICY');
-    // the same key still reads what it may: its zone's changes
+    // a READ_ONLY key reads the DNSKEY, so it sees the events
+    const reader = await gqlOk(
+      `mutation($u: ID!, $z: String) { createApiKey(input: {userId: $u, name: "reader", preset: READ_ONLY, zone: $z}) { secret } }`,
+      { u: userId, z: ZONE },
+    );
+    const read = await gqlOk(
+      `query($z: String) { domain(name: $z) { dnssecEvents { totalCount } } }`,
+      { z: ZONE },
+      reader.createApiKey.secret,
+    );
+    expect(read.domain.dnssecEvents.totalCount).toBe((await history()).length);
+    // the ACME key still reads what it may: its zone's changes
     expect(errorCode(await app.gql(`query($z: String) { domain(name: $z) { changes { totalCount } } }`, { z: ZONE }, key))).toBeUndefined();
   });
 
