@@ -42,7 +42,21 @@ export interface FeedKeyEvent extends KeyEvent {
 
 const COLUMNS = 'id, domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at';
 
-const toEvent = (r: any): KeyEvent => ({
+/** a row as node-postgres gives it (bigint as text) */
+interface EventRow {
+  id: string;
+  domain_id: string;
+  key_id: string;
+  key_tag: number;
+  role: StoredKeyRole;
+  algorithm: number;
+  from_state: KeyState | null;
+  to_state: KeyState;
+  reason: KeyEventReason;
+  at: Date;
+}
+
+const toEvent = (r: EventRow): KeyEvent => ({
   id: Number(r.id),
   domainId: Number(r.domain_id),
   keyId: Number(r.key_id),
@@ -52,7 +66,7 @@ const toEvent = (r: any): KeyEvent => ({
   fromState: r.from_state,
   toState: r.to_state,
   reason: r.reason,
-  at: new Date(r.at),
+  at: r.at,
 });
 
 /**
@@ -90,7 +104,7 @@ export async function recordRemovalOfAllKeys(sql: Sql, domainId: number, reason:
 
 /** A zone's key events, newest first, before the event `beforeId` (keyset paging by `(domain_id, id)`). */
 export async function zoneKeyEvents(sql: Sql, domainId: number, page: { first: number; beforeId?: number }): Promise<KeyEvent[]> {
-  const rows = await sql.rows(
+  const rows = await sql.rows<EventRow>(
     `select ${COLUMNS} from dnssec_key_events where domain_id = $1 and ($2::bigint is null or id < $2) order by id desc limit $3`,
     [domainId, page.beforeId ?? null, page.first],
   );
@@ -98,7 +112,7 @@ export async function zoneKeyEvents(sql: Sql, domainId: number, page: { first: n
 }
 
 export async function countZoneKeyEvents(sql: Sql, domainId: number): Promise<number> {
-  const [row] = await sql.rows('select count(*)::bigint as n from dnssec_key_events where domain_id = $1', [domainId]);
+  const [row] = await sql.rows<{ n: string }>('select count(*)::bigint as n from dnssec_key_events where domain_id = $1', [domainId]);
   return Number(row.n);
 }
 
@@ -113,7 +127,7 @@ export async function latestKeyEventId(db: Database): Promise<number> {
  * `(domain_id, id)` per zone. The change feed asks only for the zones that have key-event subscribers.
  */
 export async function keyEventsOfZonesAfter(db: Database, domainIds: number[], afterId: number, limit: number): Promise<FeedKeyEvent[]> {
-  const rows = await db.rows(
+  const rows = await db.rows<EventRow & { zone: string }>(
     `select d.name as zone, e.id, e.domain_id, e.key_id, e.key_tag, e.role, e.algorithm, e.from_state, e.to_state, e.reason, e.at
        from dnssec_key_events e join domains d on d.id = e.domain_id
       where e.domain_id = any($1::bigint[]) and e.id > $2 order by e.id limit $3`,
