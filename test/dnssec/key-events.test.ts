@@ -10,7 +10,7 @@
 import { Client as PgClient } from 'pg';
 import { Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY as ADMIN, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 import { waitFor, waitUntil } from '../support/wait-for';
 
@@ -303,4 +303,49 @@ describe('DNSSEC key events', () => {
     expect(await keys()).toEqual([]);
     sub.stop();
   });
+});
+
+describe('a key past its lifetime', () => {
+  let short: TestApp;
+
+  beforeAll(async () => {
+    // a ZSK lives 2 s: the worker starts its roll by itself
+    short = await startTestApp({ ROLES: 'api,worker', ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '1', DNSSEC_ZSK_LIFETIME: '2' });
+    const user = await createUser(short, 'lifetime@example.org');
+    await createZone(short, user, 'lifetime.zk-keys.test');
+  }, 60_000);
+
+  afterAll(async () => {
+    await short?.close();
+  });
+
+  it('starts its roll by itself (lifetime), and the step arrives on dnssecKeyChanged', async () => {
+    const client = createClient({
+      url: short.baseUrl.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': ADMIN },
+      retryAttempts: 0,
+    });
+    clients.push(client);
+    const sub = subscribe(client, KEY_CHANGED, { zone: 'lifetime.zk-keys.test' });
+    await waitUntil('the subscription registered', () => short.service.services.liveUpdates.subscriberCount() >= 1);
+    const enabled = await short.gql(`mutation { enableDnssec(input: {zone: "lifetime.zk-keys.test"}) { keys { keyTag role } } }`);
+    expect(enabled.errors).toBeUndefined();
+    const zsk = enabled.data.enableDnssec.keys.find((k: any) => k.role === 'ZSK').keyTag;
+    await waitUntil(
+      'the lifetime roll',
+      () => sub.events.some((e) => e.data.dnssecKeyChanged.event.reason === 'lifetime') || sub.errors.length > 0,
+      30_000,
+    );
+    expect(sub.errors).toEqual([]);
+    const arrived: Event[] = sub.events.map((e) => e.data.dnssecKeyChanged.event);
+    // the enable's two keys, then the new ZSK published because the old one's lifetime is over
+    expect(arrived.slice(0, 3).map((e) => [e.role, e.fromState, e.toState, e.reason])).toEqual([
+      ['KSK', null, 'active', 'enabled'],
+      ['ZSK', null, 'active', 'enabled'],
+      ['ZSK', null, 'published', 'lifetime'],
+    ]);
+    expect(arrived[1].keyTag).toBe(zsk);
+    expect(arrived[2].keyTag).not.toBe(zsk);
+  }, 60_000);
 });
