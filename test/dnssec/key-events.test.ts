@@ -7,9 +7,13 @@
  * history (`Domain.changes`) and `zoneChanged` still show no signer step, though the journal holds them; and a
  * key that may not read the zone's DNSKEY is refused both.
  */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 import { Client, createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import { loadSettings } from '../../src/config/settings';
+import { RunningService, startService } from '../../src/main';
 import { ADMIN_KEY as ADMIN, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 import { waitFor, waitUntil } from '../support/wait-for';
@@ -305,31 +309,51 @@ describe('DNSSEC key events', () => {
   });
 });
 
-describe('a key past its lifetime', () => {
-  let short: TestApp;
+describe('a key past its lifetime, rolled by a worker in another process', () => {
+  let api: TestApp;
+  let worker: RunningService;
+  // both processes seal and open the zone's keys: one key-encryption key
+  const kek = randomBytes(32).toString('base64');
 
   beforeAll(async () => {
-    // a ZSK lives 2 s: the worker starts its roll by itself
-    short = await startTestApp({ ROLES: 'api,worker', ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '1', DNSSEC_ZSK_LIFETIME: '2' });
-    const user = await createUser(short, 'lifetime@example.org');
-    await createZone(short, user, 'lifetime.zk-keys.test');
+    api = await startTestApp({ ROLES: 'api', DNSSEC_KEY_ENCRYPTION_KEY: kek });
+    // the worker (its own pool and LISTEN connection, as another process has) where a ZSK lives 2 s: it starts
+    // the roll by itself, and the API process's subscribers hear of it through the journal's NOTIFY
+    worker = await startService(
+      loadSettings({
+        DATABASE_URL: api.settings.databaseUrl!,
+        API_KEY: ADMIN,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DNS_LISTEN: '',
+        ROLES: 'worker',
+        LOG_LEVEL: 'silent',
+        ALLOWED_TTLS: 'any',
+        DNSSEC_PROPAGATION_DELAY: '1',
+        DNSSEC_ZSK_LIFETIME: '2',
+        DNSSEC_KEY_ENCRYPTION_KEY: kek,
+      }),
+    );
+    const user = await createUser(api, 'lifetime@example.org');
+    await createZone(api, user, 'lifetime.zk-keys.test');
   }, 60_000);
 
   afterAll(async () => {
-    await short?.close();
+    await worker?.stop();
+    await api?.close();
   });
 
   it('starts its roll by itself (lifetime), and the step arrives on dnssecKeyChanged', async () => {
     const client = createClient({
-      url: short.baseUrl.replace('http', 'ws') + '/graphql',
+      url: api.baseUrl.replace('http', 'ws') + '/graphql',
       webSocketImpl: WebSocket,
       connectionParams: { 'x-api-key': ADMIN },
       retryAttempts: 0,
     });
     clients.push(client);
     const sub = subscribe(client, KEY_CHANGED, { zone: 'lifetime.zk-keys.test' });
-    await waitUntil('the subscription registered', () => short.service.services.liveUpdates.subscriberCount() >= 1);
-    const enabled = await short.gql(`mutation { enableDnssec(input: {zone: "lifetime.zk-keys.test"}) { keys { keyTag role } } }`);
+    await waitUntil('the subscription registered', () => api.service.services.liveUpdates.subscriberCount() >= 1);
+    const enabled = await api.gql(`mutation { enableDnssec(input: {zone: "lifetime.zk-keys.test"}) { keys { keyTag role } } }`);
     expect(enabled.errors).toBeUndefined();
     const zsk = enabled.data.enableDnssec.keys.find((k: any) => k.role === 'ZSK').keyTag;
     await waitUntil(
