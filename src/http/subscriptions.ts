@@ -37,9 +37,13 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
     (change) => services.liveUpdates.publishChange(change),
     (domainId) => services.liveUpdates.publishPropagation(domainId),
     () => services.liveUpdates.subscribedZones(),
+    {
+      onEvent: (event) => services.liveUpdates.publishKeyEvent(event),
+      subscriptions: () => services.liveUpdates.keyEventSubscriptions(),
+    },
   );
   await feed.start();
-  services.liveUpdates.attachFeed(() => feed.latestId());
+  services.liveUpdates.attachFeed({ latestJournalId: () => feed.latestId(), latestKeyEventId: () => feed.latestKeyEventId() });
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const keys = new Map<WebSocket, string>();
   const addresses = new Map<WebSocket, string | undefined>();

@@ -3,10 +3,18 @@ import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import { HISTORY_COLUMNS, HistoryRow, toHistoryRow } from './history';
+import { FeedKeyEvent, keyEventsOfZonesAfter, latestKeyEventId } from './dnssec-key-events';
 
 export interface FeedChange extends HistoryRow {
   domainId: number;
   zone: string;
+}
+
+/** the DNSSEC key events the feed reads for the zones someone subscribes to them for (docs/dnssec.md, «Key events») */
+export interface KeyEventReader {
+  onEvent: (event: FeedKeyEvent) => void;
+  /** the zones with key-event subscribers and the lowest id one of them waits after; undefined: none */
+  subscriptions: () => { zones: number[]; sinceId: number } | undefined;
 }
 
 const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
@@ -28,6 +36,9 @@ export class ChangeFeed {
   private reading?: Promise<void>;
   private readAgain = false;
   private stopped = false;
+  /** the highest key event id read, and the ids read in the window below it (as `cursor`, `delivered`) */
+  private keyCursor = 0;
+  private readonly keysDelivered = new Set<number>();
 
   constructor(
     private readonly db: Database,
@@ -36,6 +47,7 @@ export class ChangeFeed {
     private readonly onPropagation: (domainId: number) => void,
     /** the zones (domain ids) that have subscribers now */
     private readonly subscribedZones: () => number[],
+    private readonly keyEvents?: KeyEventReader,
   ) {}
 
   async start(): Promise<void> {
@@ -57,6 +69,11 @@ export class ChangeFeed {
     return Number(row.id);
   }
 
+  /** the newest DNSSEC key event id now */
+  latestKeyEventId(): Promise<number> {
+    return latestKeyEventId(this.db);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const unsubscribe of this.unsubscribe) unsubscribe();
@@ -69,7 +86,8 @@ export class ChangeFeed {
       this.readAgain = true;
       return;
     }
-    this.reading = this.readRows()
+    this.reading = Promise.all([this.readRows(), this.readKeyEvents()])
+      .then(() => undefined)
       .catch((error) => {
         if (!noteDatabaseFailure(error, 'live updates')) this.log.warn({ err: error }, 'live updates: reading the journal failed');
       })
@@ -117,5 +135,31 @@ export class ChangeFeed {
     // forget what fell out of the window
     for (const id of this.delivered) if (id <= this.cursor - LATE_WINDOW) this.delivered.delete(id);
     if (ids.length === READ_LIMIT) this.readAgain = true;
+  }
+
+  /**
+   * The DNSSEC key events of the zones with key-event subscribers: they are written in the transactions of the
+   * key steps, which wake the journal's readers after their commit (repositories/dnssec-key-events.ts), so the
+   * feed reads them when it reads the journal, on the same LISTEN connection. Nothing is read while no one
+   * subscribes to them; otherwise one range of `(domain_id, id)` per subscribed zone, from the window below
+   * the cursor (an event's id is taken at insert and it appears at commit) or the oldest subscription's start.
+   */
+  private async readKeyEvents(): Promise<void> {
+    const wanted = this.keyEvents?.subscriptions();
+    if (!wanted) {
+      this.keyCursor = 0;
+      this.keysDelivered.clear();
+      return;
+    }
+    const floor = Math.max(wanted.sinceId, this.keyCursor - LATE_WINDOW);
+    const events = await keyEventsOfZonesAfter(this.db, wanted.zones, floor, READ_LIMIT);
+    for (const event of events) {
+      if (event.id > this.keyCursor) this.keyCursor = event.id;
+      if (this.keysDelivered.has(event.id)) continue;
+      this.keysDelivered.add(event.id);
+      this.keyEvents!.onEvent(event);
+    }
+    for (const id of this.keysDelivered) if (id <= floor) this.keysDelivered.delete(id);
+    if (events.length === READ_LIMIT) this.readAgain = true;
   }
 }

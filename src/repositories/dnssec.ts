@@ -5,6 +5,7 @@
  */
 import type { Database, Sql } from '../db/pool';
 import type { JournalRecord } from '../entities/change.entity';
+import { KeyEventReason, recordKeyEvent, recordRemovalOfAllKeys } from './dnssec-key-events';
 
 export type DenialKind = 'nsec' | 'nsec3';
 export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
@@ -21,6 +22,7 @@ export interface DnssecPolicy {
 
 export interface StoredDnssecKey {
   id: number;
+  domainId: number;
   role: StoredKeyRole;
   algorithm: number;
   keyTag: number;
@@ -71,11 +73,12 @@ export function policyFromJson(value: any): DnssecPolicy | undefined {
   };
 }
 
-const KEY_COLUMNS = `id, role, algorithm, key_tag, dnskey, sealed_private_key, state, created_at, published_at, ready_at, active_at,
+const KEY_COLUMNS = `id, domain_id, role, algorithm, key_tag, dnskey, sealed_private_key, state, created_at, published_at, ready_at, active_at,
   retired_at, removed_at, next_event, next_event_at`;
 
 const toKey = (r: any): StoredDnssecKey => ({
   id: Number(r.id),
+  domainId: Number(r.domain_id),
   role: r.role,
   algorithm: Number(r.algorithm),
   keyTag: Number(r.key_tag),
@@ -112,6 +115,8 @@ export async function insertKey(
     sealed: Buffer;
     state: KeyState;
     at: Date;
+    /** why the key is made (its first key event, written here) */
+    reason: KeyEventReason;
   },
 ): Promise<StoredDnssecKey> {
   const [row] = await sql.rows(
@@ -120,7 +125,9 @@ export async function insertKey(
      returning ${KEY_COLUMNS}`,
     [key.domainId, key.role, key.algorithm, key.keyTag, key.dnskey, key.sealed, key.state, key.at],
   );
-  return toKey(row);
+  const stored = toKey(row);
+  await recordKeyEvent(sql, key.domainId, stored, { from: null, to: key.state, reason: key.reason, at: key.at });
+  return stored;
 }
 
 export async function insertPolicy(
@@ -139,8 +146,12 @@ export async function setPolicyState(sql: Sql, domainId: number, state: 'signed'
   await sql.rows('update dnssec_zones set state = $2 where domain_id = $1', [domainId, state]);
 }
 
-/** a zone stops being signed: its policy, keys and signer records go (the journal row of the step keeps them for IXFR) */
-export async function deleteSigning(sql: Sql, domainId: number): Promise<void> {
+/**
+ * a zone stops being signed: its policy, keys and signer records go (the journal row of the step keeps them for
+ * IXFR); each key's removal is a key event (`disabled`), which outlives the key
+ */
+export async function deleteSigning(sql: Sql, domainId: number, at: Date): Promise<void> {
+  await recordRemovalOfAllKeys(sql, domainId, 'disabled', at);
   await sql.rows('delete from dnssec_records where domain_id = $1', [domainId]);
   await sql.rows('delete from dnssec_keys where domain_id = $1', [domainId]);
   await sql.rows('delete from dnssec_zones where domain_id = $1', [domainId]);
@@ -299,8 +310,33 @@ export async function rrsetAt(sql: Sql, domainId: number, owner: string, type: s
   );
 }
 
-/** Moves a key to a state, stamping the time of the step, and sets (or clears) its next planned event. */
-export async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, next?: { event: string; at: Date }): Promise<void> {
+/**
+ * Moves a key to a state, stamping the time of the step, and sets (or clears) its next planned event. The step
+ * is a key event (`reason`: why), recorded in the same transaction.
+ */
+export async function moveKey(
+  sql: Sql,
+  key: StoredDnssecKey,
+  state: KeyState,
+  at: Date,
+  reason: KeyEventReason,
+  next?: { event: string; at: Date },
+): Promise<void> {
+  if (state === key.state) throw new Error(`key ${key.keyTag} is ${state} already: a new plan is planKey's`);
+  await setKeyState(sql, key.id, state, at, next);
+  await recordKeyEvent(sql, key.domainId, key, { from: key.state, to: state, reason, at });
+}
+
+/** A key's next planned event set (or cleared), its state unchanged: no key event. */
+export async function planKey(sql: Sql, key: StoredDnssecKey, next?: { event: string; at: Date }): Promise<void> {
+  await sql.rows('update dnssec_keys set next_event = $2, next_event_at = $3 where id = $1', [
+    key.id,
+    next?.event ?? null,
+    next?.at ?? null,
+  ]);
+}
+
+async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, next?: { event: string; at: Date }): Promise<void> {
   const stamp = {
     published: 'published_at',
     ready: 'ready_at',

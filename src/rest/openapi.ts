@@ -409,6 +409,25 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           },
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },
+        DnssecKeyEvent: {
+          type: 'object',
+          properties: {
+            id: { type: 'integer' },
+            key_id: { type: 'integer' },
+            key_tag: { type: 'integer' },
+            role: { enum: ['KSK', 'ZSK', 'CSK'] },
+            algorithm: { type: 'string' },
+            from_state: {
+              type: ['string', 'null'],
+              enum: ['generated', 'published', 'ready', 'active', 'retired', 'removed', null],
+              description: 'null: the step made the key',
+            },
+            to_state: { enum: ['generated', 'published', 'ready', 'active', 'retired', 'removed'] },
+            reason: { enum: ['enabled', 'rolled-by-hand', 'lifetime', 'scheduled', 'ds-seen', 'ds-confirmed', 'disabled'] },
+            at: { type: 'string', format: 'date-time' },
+          },
+          required: ['id', 'key_id', 'key_tag', 'role', 'algorithm', 'from_state', 'to_state', 'reason', 'at'],
+        },
         ZoneChangeEntry: {
           type: 'object',
           properties: {

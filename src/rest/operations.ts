@@ -59,6 +59,9 @@ export const OPERATIONS = {
   getDnssec: `query GetDnssec($name: String) { domain(name: $name) { dnssec { ${DNSSEC} } } }`,
   enableDnssec: `mutation EnableDnssec($input: EnableDnssecInput!) { enableDnssec(input: $input) { ${DNSSEC} } }`,
   disableDnssec: `mutation DisableDnssec($zone: String!) { disableDnssec(zone: $zone) { ${DNSSEC} } }`,
+  dnssecEvents: `query DnssecEvents($zone: String!, $first: Int!, $after: String) {
+    domain(name: $zone) { dnssecEvents(first: $first, after: $after) {
+      nodes { id keyId keyTag role algorithm fromState toState reason at } } } }`,
   checkZone: `query CheckZone($zone: String!) { checkZone(zone: $zone) { zone serial warnings { owner type code message } } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,

@@ -168,6 +168,33 @@ export function presentDnssec(d: GqlDnssec) {
   };
 }
 
+export interface GqlDnssecKeyEvent {
+  id: string;
+  keyId: string;
+  keyTag: number;
+  role: string;
+  algorithm: string;
+  fromState: string | null;
+  toState: string;
+  reason: string;
+  at: string;
+}
+
+/** a DNSSEC key event in the REST layer's snake_case */
+export function presentDnssecKeyEvent(e: GqlDnssecKeyEvent) {
+  return {
+    id: Number(e.id),
+    key_id: Number(e.keyId),
+    key_tag: e.keyTag,
+    role: e.role,
+    algorithm: e.algorithm,
+    from_state: e.fromState,
+    to_state: e.toState,
+    reason: e.reason,
+    at: e.at,
+  };
+}
+
 export interface GqlAuditEvent {
   id: string;
   at: string;

@@ -15,6 +15,8 @@ import {
   presentUser,
   GqlDnssec,
   presentDnssec,
+  presentDnssecKeyEvent,
+  GqlDnssecKeyEvent,
   GqlAuditEvent,
   presentAuditEvent,
   GqlUserLimits,
@@ -714,6 +716,31 @@ export const ROUTES: RouteSpec[] = [
     async handle(inputs, runner) {
       const data = await runner.run<{ domain: { dnssec: GqlDnssec } }>('getDnssec', { name: inputs.zone });
       return { body: presentDnssec(data.domain.dnssec) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/dnssec/:zone/events',
+    operationId: 'listDnssecEvents',
+    tag: 'dnssec',
+    // every key event comes with a serial step of the zone (its signer's journal row): the zone's ETag follows them
+    readsZone: 'zone',
+    status: 200,
+    summary:
+      "A zone's DNSSEC key events, newest first: each step of each key (made, published, active, retired, removed) and why; needs read access to the zone's DNSKEY",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      first: { kind: 'int', description: 'at most this many events (default 100)', max: 1000 },
+      after: { kind: 'string', description: 'the id of the last event of the previous page' },
+    },
+    response: arrayOf('DnssecKeyEvent'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { dnssecEvents: { nodes: GqlDnssecKeyEvent[] } } }>('dnssecEvents', {
+        zone: inputs.zone,
+        first: inputs.first ?? 100,
+        after: inputs.after,
+      });
+      return { body: data.domain.dnssecEvents.nodes.map(presentDnssecKeyEvent) };
     },
   },
   {

@@ -1,10 +1,24 @@
 import type { FeedChange } from '../repositories/change-feed';
+import type { FeedKeyEvent } from '../repositories/dnssec-key-events';
 import { isRestricted, readsRecord } from '../auth/policy';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
+import { requireDnssecRead } from './dnssec/dnssec.service';
 
-/** What a subscriber is sent: a committed change of its zone, or a secondary's state of it changing. */
-export type LiveEvent = { kind: 'change'; zone: string; change: FeedChange } | { kind: 'propagation'; zone: string; domainId: number };
+/**
+ * What a subscriber is sent: a committed change of its zone, a secondary's state of it changing, or a step of
+ * one of its DNSSEC keys (docs/dnssec.md, «Key events»).
+ */
+export type LiveEvent =
+  | { kind: 'change'; zone: string; change: FeedChange }
+  | { kind: 'propagation'; zone: string; domainId: number }
+  | { kind: 'dnssec-key'; zone: string; event: FeedKeyEvent };
+
+/** where the change feed is now: a subscription gets what comes after */
+export interface FeedPosition {
+  latestJournalId(): Promise<number>;
+  latestKeyEventId(): Promise<number>;
+}
 
 /** a change as a restricted key may see it: only the records its rules let it read (docs/least-privilege.md) */
 function visibleTo(ctx: RequestContext, event: LiveEvent): LiveEvent {
@@ -38,14 +52,14 @@ interface Subscriber {
  */
 export class LiveUpdates {
   private readonly subscribers = new Map<number, Set<Subscriber>>();
-  /** the newest journal id now (the change feed's): a subscription gets the changes after it */
-  private latestJournalId: () => Promise<number> = async () => 0;
+  /** the newest journal id and key event id now (the change feed's): a subscription gets what comes after */
+  private feed: FeedPosition = { latestJournalId: () => Promise.resolve(0), latestKeyEventId: () => Promise.resolve(0) };
 
   constructor(private readonly domains: DomainsService) {}
 
-  /** the change feed that publishes here tells where the journal is */
-  attachFeed(latestJournalId: () => Promise<number>): void {
-    this.latestJournalId = latestJournalId;
+  /** the change feed that publishes here tells where the journal and the key events are */
+  attachFeed(feed: FeedPosition): void {
+    this.feed = feed;
   }
 
   /** called by the change feed */
@@ -53,6 +67,33 @@ export class LiveUpdates {
     for (const subscriber of this.subscribers.get(change.domainId) ?? []) {
       if (subscriber.kinds === 'change' && change.id > subscriber.sinceId) subscriber.push({ kind: 'change', zone: change.zone, change });
     }
+  }
+
+  /** called by the change feed, in the order of the events' ids (a key's steps in the order they committed) */
+  publishKeyEvent(event: FeedKeyEvent): void {
+    for (const subscriber of this.subscribers.get(event.domainId) ?? []) {
+      if (subscriber.kinds === 'dnssec-key' && event.id > subscriber.sinceId)
+        subscriber.push({ kind: 'dnssec-key', zone: event.zone, event });
+    }
+  }
+
+  /**
+   * The zones with key-event subscribers, and the lowest key event id one of them waits after: the change feed
+   * reads only those zones' events, and none older (undefined: no such subscriber).
+   */
+  keyEventSubscriptions(): { zones: number[]; sinceId: number } | undefined {
+    const zones: number[] = [];
+    let sinceId = Infinity;
+    for (const [domainId, set] of this.subscribers) {
+      let wanted = false;
+      for (const subscriber of set) {
+        if (subscriber.kinds !== 'dnssec-key') continue;
+        wanted = true;
+        sinceId = Math.min(sinceId, subscriber.sinceId);
+      }
+      if (wanted) zones.push(domainId);
+    }
+    return zones.length ? { zones, sinceId } : undefined;
   }
 
   publishPropagation(domainId: number): void {
@@ -72,10 +113,14 @@ export class LiveUpdates {
     return count;
   }
 
-  /** the events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends */
+  /**
+   * The events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends. Key
+   * events need the right to read the zone's DNSKEY (FORBIDDEN_BY_POLICY otherwise), as their history does.
+   */
   async subscribe(ctx: RequestContext, zone: string, kinds: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
     const domain = await this.domains.get(ctx, { name: zone });
-    const sinceId = await this.latestJournalId();
+    if (kinds === 'dnssec-key') requireDnssecRead(ctx, domain.name);
+    const sinceId = await (kinds === 'dnssec-key' ? this.feed.latestKeyEventId() : this.feed.latestJournalId());
     const queue: LiveEvent[] = [];
     let wake: (() => void) | undefined;
     let failure: Error | undefined;

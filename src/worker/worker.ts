@@ -18,6 +18,7 @@ import { refreshDueZones } from '../services/dnssec/signature-refresh';
 import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
+import { pruneKeyEvents } from '../repositories/dnssec-key-events';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
 import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
@@ -329,8 +330,8 @@ export class PropagationWorker {
   }
 
   /**
-   * the journal's retention (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS), and the audit log's, which is kept as long
-   * as the history (HISTORY_KEEP_DAYS; its rows belong to no zone, so the per-zone row count does not apply);
+   * the journal's retention (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS), and the audit log's and the DNSSEC key
+   * events', which are kept as long as the history (HISTORY_KEEP_DAYS; the per-zone row count does not apply);
    * one pass at a time, any worker may run it
    */
   async pruneJournal(): Promise<number> {
@@ -344,6 +345,8 @@ export class PropagationWorker {
         );
       const audit = await pruneAuditEvents(this.db, this.settings.historyKeepDays);
       if (audit > 0) this.log.info(`audit log: pruned ${audit} events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
+      const keyEvents = await pruneKeyEvents(this.db, this.settings.historyKeepDays);
+      if (keyEvents > 0) this.log.info(`dnssec: pruned ${keyEvents} key events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
       return pruned;
     } catch (error) {
       if (!noteDatabaseFailure(error, 'journal pruning')) this.log.warn({ err: error }, 'journal: pruning failed; it runs again later');

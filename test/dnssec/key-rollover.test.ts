@@ -242,6 +242,20 @@ it('rolls the KSK by double-DS: both DS at the parent, the swap, then the old DS
   expect((await parentDs()).map((d) => Number(d.split(' ')[0])).sort()).toEqual([before.keyTag, generated.keyTag].sort());
   await watchRoll((keys) => keys.some((k) => k.keyTag === before.keyTag && k.state === 'removed'));
   expect((await parentDs()).map((d) => Number(d.split(' ')[0]))).toEqual([generated.keyTag]);
+  // the key events of the roll: the swap waited for the new DS at the Zonekeeper parent (docs/dnssec.md, «Key events»)
+  const events = await app.gql(
+    `query($z: String) { domain(name: $z) { dnssecEvents(first: 4) { nodes { keyTag fromState toState reason } } } }`,
+    {
+      z: CHILD,
+    },
+  );
+  expect(events.errors).toBeUndefined();
+  expect([...events.data.domain.dnssecEvents.nodes].reverse()).toEqual([
+    { keyTag: generated.keyTag, fromState: null, toState: 'generated', reason: 'rolled-by-hand' },
+    { keyTag: before.keyTag, fromState: 'active', toState: 'retired', reason: 'ds-seen' },
+    { keyTag: generated.keyTag, fromState: 'generated', toState: 'active', reason: 'ds-seen' },
+    { keyTag: before.keyTag, fromState: 'retired', toState: 'removed', reason: 'scheduled' },
+  ]);
   const parent = await transfer(PARENT);
   const file = join(dir, `${PARENT}-after.zone`);
   writeFileSync(file, parent.text);

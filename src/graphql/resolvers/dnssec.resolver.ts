@@ -1,7 +1,25 @@
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Max, Min } from 'class-validator';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
-import { DnssecRollRoleEnum, DnssecType, EnableDnssecInput } from '../types/dnssec.type';
+import { DnssecKeyEventType, DnssecRollRoleEnum, DnssecType, EnableDnssecInput } from '../types/dnssec.type';
+import { Connection, ConnectionValue } from '../types/connection';
+import { parseOptionalId } from '../inputs/ids';
+import { listComplexity } from './paging';
+
+@ObjectType('DnssecKeyEventConnection', { simpleResolvers: true })
+class DnssecKeyEventConnection extends Connection(DnssecKeyEventType) {}
+
+@ArgsType()
+class DnssecEventsArgs {
+  @Field(() => Int, { defaultValue: 20, description: 'Page size.' })
+  @Min(1)
+  @Max(1000)
+  first!: number;
+
+  @Field(() => String, { nullable: true, description: 'A previous page’s endCursor.' })
+  after?: string | null;
+}
 
 /** DNSSEC per zone: `Domain.dnssec`, `enableDnssec`, `disableDnssec` (services/dnssec/dnssec.service.ts). */
 @Resolver(() => DomainType)
@@ -9,6 +27,27 @@ export class DnssecResolver {
   @FieldResolver(() => DnssecType, { description: 'Whether the zone is signed, its keys and the DS to give the parent.', complexity: 5 })
   dnssec(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     return ctx.services.dnssec.status(ctx, { id: domain.id });
+  }
+
+  @FieldResolver(() => DnssecKeyEventConnection, {
+    description:
+      'The zone’s DNSSEC key events, newest first: each step of each key, with why (its history beside `changes`, which leaves the signer’s steps out). Needs read access to the zone’s DNSKEY.',
+    complexity: listComplexity,
+  })
+  async dnssecEvents(
+    @Root() domain: DomainType,
+    @Args() args: DnssecEventsArgs,
+    @Ctx() ctx: GraphQLContext,
+  ): Promise<ConnectionValue<DnssecKeyEventType>> {
+    const beforeId = parseOptionalId(args.after, 'after');
+    const rows = await ctx.services.dnssec.keyEvents(ctx, domain, { first: args.first + 1, beforeId });
+    const nodes = rows.slice(0, args.first);
+    const last = nodes[nodes.length - 1];
+    return {
+      nodes,
+      pageInfo: { hasNextPage: rows.length > args.first, endCursor: last ? String(last.id) : null },
+      countAll: () => ctx.services.dnssec.countKeyEvents(ctx, domain),
+    };
   }
 
   @Mutation(() => DnssecType, {

@@ -3,6 +3,8 @@ import { SlowSubscriberError } from '../../services/live-updates';
 import type { LiveEvent } from '../../services/live-updates';
 import type { GraphQLContext } from '../context';
 import { PropagationType } from '../types/propagation.type';
+import { DnssecKeyEventType } from '../types/dnssec.type';
+import { keyEventInfo } from '../../services/dnssec/dnssec.service';
 import { toEntry, ZoneChangeEntry } from './history.resolver';
 
 /** the WebSocket close code for a subscriber that does not keep up (4000–4999: the application's own) */
@@ -24,6 +26,15 @@ class PropagationChangedEvent {
 
   @Field(() => PropagationType)
   propagation!: PropagationType;
+}
+
+@ObjectType('DnssecKeyChangedEvent', { description: 'A step of one of the zone’s DNSSEC keys, as `Domain.dnssecEvents` shows it.' })
+class DnssecKeyChangedEvent {
+  @Field()
+  zone!: string;
+
+  @Field(() => DnssecKeyEventType)
+  event!: DnssecKeyEventType;
 }
 
 /**
@@ -72,6 +83,16 @@ export class LiveResolver {
   zoneChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string): ZoneChangedEvent {
     if (event.kind !== 'change') throw new Error('unexpected event');
     return { zone: event.zone, change: toEntry(event.change) };
+  }
+
+  @Subscription(() => DnssecKeyChangedEvent, {
+    description:
+      'Each step of the zone’s DNSSEC keys (enabled, rolls, disabled), in the order they committed (from any process, the worker’s included). Needs read access to the zone’s DNSKEY.',
+    subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'dnssec-key'),
+  })
+  dnssecKeyChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string): DnssecKeyChangedEvent {
+    if (event.kind !== 'dnssec-key') throw new Error('unexpected event');
+    return { zone: event.zone, event: keyEventInfo(event.event) };
   }
 
   @Subscription(() => PropagationChangedEvent, {

@@ -139,3 +139,40 @@ export class DnssecType {
   @Field(() => [String], { description: 'The DNSKEY RRset, presentation form (for a parent that takes DNSKEY).' })
   dnskeys!: string[];
 }
+
+@ObjectType('DnssecKeyEvent', {
+  simpleResolvers: true,
+  description:
+    'One step of a DNSSEC key of the zone (RFC 7583 §3.1): made, published, active, retired or removed, with why. Recorded in the step’s own transaction; the zone’s changes (`Domain.changes`) do not show the signer’s steps.',
+})
+export class DnssecKeyEventType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field(() => ID, { description: 'The key (`DnssecKey.id`); a removed key may be gone from `Domain.dnssec.keys` (DNSSEC disabled).' })
+  keyId!: number;
+
+  @Field(() => Int, { description: 'The key tag (RFC 4034 Appendix B).' })
+  keyTag!: number;
+
+  @Field({ description: 'KSK, ZSK or CSK.' })
+  role!: string;
+
+  @Field({ description: 'The algorithm mnemonic.' })
+  algorithm!: string;
+
+  @Field(() => String, { nullable: true, description: 'The state before the step; null when the step made the key.' })
+  fromState!: string | null;
+
+  @Field({ description: 'generated, published, ready, active, retired or removed.' })
+  toState!: string;
+
+  @Field({
+    description:
+      'enabled (DNSSEC enabled), rolled-by-hand (rollDnssecKey), lifetime (DNSSEC_ZSK_LIFETIME / DNSSEC_KSK_LIFETIME over), scheduled (the roll’s wait of a TTL plus DNSSEC_PROPAGATION_DELAY passed), ds-seen (the new DS served by the Zonekeeper parent), ds-confirmed (confirmDnssecDsPublished) or disabled (disableDnssec).',
+  })
+  reason!: string;
+
+  @Field()
+  at!: Date;
+}

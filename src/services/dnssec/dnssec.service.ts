@@ -17,6 +17,7 @@ import {
   StoredKeyRole,
   userRecordsOfTypes,
 } from '../../repositories/dnssec';
+import { countZoneKeyEvents, KeyEvent, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
 import { DomainsService, normaliseZoneName } from '../domains.service';
@@ -126,6 +127,7 @@ export class DnssecService {
             sealed: vault.seal(privateKey, { zone: change.zone.name, keyTag }),
             state: 'active',
             at: now,
+            reason: 'enabled',
           });
         }
         const policy: DnssecPolicy = {
@@ -174,7 +176,7 @@ export class DnssecService {
         change.requireLock();
         const sql = change.connection;
         change.stageSigner(signerRows(change.zone.name, await allSignerRecords(sql, change.zone.id)), []);
-        await deleteSigning(sql, change.zone.id);
+        await deleteSigning(sql, change.zone.id, new Date());
         change.skipSigning();
         await change.commit();
         return { id: change.zone.id, name: change.zone.name };
@@ -197,6 +199,25 @@ export class DnssecService {
     requireDnssecControl(ctx, domain.name);
     await confirmDsPublished(ctx.db, this.settings, ctx.principal, { name: domain.name });
     return this.statusOf(ctx.db, domain);
+  }
+
+  /**
+   * The zone's key events, newest first (docs/dnssec.md, «Key events»): each step of each key, with why. They
+   * outlive the keys (a disabled zone keeps them) for HISTORY_KEEP_DAYS, as the change history does.
+   */
+  async keyEvents(
+    ctx: RequestContext,
+    zone: { id: number; name: string },
+    page: { first: number; beforeId?: number },
+  ): Promise<KeyEventInfo[]> {
+    requireDnssecRead(ctx, zone.name);
+    const events = await ctx.db.connection((sql) => zoneKeyEvents(sql, zone.id, page));
+    return events.map(keyEventInfo);
+  }
+
+  async countKeyEvents(ctx: RequestContext, zone: { id: number; name: string }): Promise<number> {
+    requireDnssecRead(ctx, zone.name);
+    return ctx.db.connection((sql) => countZoneKeyEvents(sql, zone.id));
   }
 
   /** the first refresh of a zone signed now: its earliest signature's expiry less the refresh margin */
@@ -245,7 +266,23 @@ function keyInfo(key: StoredDnssecKey): DnssecKeyInfo {
   };
 }
 
+/** a key event as the API shows it: the algorithm by its mnemonic */
+export type KeyEventInfo = Omit<KeyEvent, 'algorithm' | 'domainId'> & { algorithm: string };
+
+export function keyEventInfo(event: KeyEvent): KeyEventInfo {
+  const { domainId: _zone, ...rest } = event;
+  return { ...rest, algorithm: algorithmByNumber(event.algorithm)?.name ?? String(event.algorithm) };
+}
+
 const field = (name: string, code: string, message: string) => ({ field: name, code, message });
+
+/**
+ * A zone's key events tell what its DNSKEY RRset holds and when: a restricted key must be able to read the
+ * apex's DNSKEY to see them, in the history as on a subscription (docs/least-privilege.md)
+ */
+export function requireDnssecRead(ctx: RequestContext, zone: string): void {
+  requireAllowed(ctx.principal.policy, { zone, owner: '@', type: 'DNSKEY', access: 'read' }, 'zone');
+}
 
 /**
  * Signing a zone, rolling its keys and stopping it rewrite what the zone serves at its apex (DNSKEY, CDS,

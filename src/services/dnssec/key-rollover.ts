@@ -27,12 +27,14 @@ import {
   insertKey,
   keysOfZone,
   maxTtlOfZone,
+  moveKey,
   parentZoneOf,
-  setKeyState,
+  planKey,
   StoredDnssecKey,
   StoredKeyRole,
   zonesWithKeyWork,
 } from '../../repositories/dnssec';
+import type { KeyEventReason } from '../../repositories/dnssec-key-events';
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, vaultOf } from './zone-signing';
@@ -66,7 +68,7 @@ export async function startRoll(
       ]);
     change.requireLock();
     const keys = await keysOfZone(change.connection, change.zone.id);
-    const work = await beginRoll(change, settings, keys, role, new Date());
+    const work = await beginRoll(change, settings, keys, role, new Date(), 'rolled-by-hand');
     // undefined: a roll of that kind runs already (false: the step needs nothing of the parent)
     if (work === undefined) {
       const message = `role: a ${role} roll of ${change.zone.name} is under way`;
@@ -94,11 +96,9 @@ export async function confirmDsPublished(db: Database, settings: Settings, princ
       throw new DomainError('DNSSEC_NOTHING_TO_CONFIRM', message, [{ field: 'zone', code: 'DNSSEC_NOTHING_TO_CONFIRM', message }]);
     }
     const soaTtl = change.zone.soa.ttl;
+    // the swap's key event then names the confirmation as its reason (nextStep: no parent here, `ds-confirmed`)
     for (const key of waiting)
-      await setKeyState(change.connection, key.id, key.state, new Date(), {
-        event: 'swap',
-        at: after(soaTtl + settings.dnssecPropagationDelay),
-      });
+      await planKey(change.connection, key, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
     // no record changes: nothing to commit; the transaction commits with the keys' new plan
   });
 }
@@ -116,7 +116,7 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
       const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
       if (due) return nextStep(change, settings, keys, due, now);
       const expired = keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
-      if (expired) return beginRoll(change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now);
+      if (expired) return beginRoll(change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now, 'lifetime');
       return undefined;
     });
     if (parentWork !== undefined) steps++;
@@ -139,6 +139,7 @@ async function beginRoll(
   keys: StoredDnssecKey[],
   role: RollRole,
   now: Date,
+  reason: KeyEventReason,
 ): Promise<ParentDsWork | false | undefined> {
   const sql = change.connection;
   const rolling = role === 'ZSK' ? keys.filter((k) => k.role === 'ZSK') : keys.filter((k) => k.role !== 'ZSK');
@@ -158,11 +159,12 @@ async function beginRoll(
     dnskey: DNSKEY.format(dnskey),
     sealed,
     at: now,
+    reason,
   };
   if (current.role === 'ZSK') {
     // pre-publication: in the DNSKEY RRset now, signing once every resolver can have it
     const key = await insertKey(sql, { ...base, state: 'published' });
-    await setKeyState(sql, key.id, 'published', now, { event: 'activate', at: after(soaTtl + settings.dnssecPropagationDelay) });
+    await planKey(sql, key, { event: 'activate', at: after(soaTtl + settings.dnssecPropagationDelay) });
     change.signWhole();
     await change.commit();
     return false;
@@ -171,11 +173,9 @@ async function beginRoll(
   const key = await insertKey(sql, { ...base, state: 'generated' });
   const parent = await parentZoneOf(sql, change.zone.name);
   const dsTtl = soaTtl;
-  await setKeyState(
+  await planKey(
     sql,
-    key.id,
-    'generated',
-    now,
+    key,
     parent ? { event: 'swap', at: after(dsTtl + settings.dnssecPropagationDelay) } : { event: 'await-ds', at: after(10 * 366 * 86400) },
   );
   change.signWhole(); // the CDS/CDNSKEY now name both keys (RFC 7344)
@@ -199,40 +199,41 @@ async function nextStep(
       // ZSK: the new key signs, the old one retires and stays published until its signatures are gone
       for (const old of keys.filter((k) => k.role === 'ZSK' && k.state === 'active' && k.id !== due.id)) {
         const maxTtl = await maxTtlOfZone(sql, change.zone.id);
-        await setKeyState(sql, old.id, 'retired', now, {
+        await moveKey(sql, old, 'retired', now, 'scheduled', {
           event: 'remove',
           at: after(Math.max(maxTtl, soaTtl) + settings.dnssecPropagationDelay),
         });
       }
-      await setKeyState(sql, due.id, 'active', now);
+      await moveKey(sql, due, 'active', now, 'scheduled');
       change.signWhole();
       await change.commit();
       return false;
     }
     case 'swap': {
       // never before the parent serves the new DS: a Zonekeeper parent is asked (its write may have failed:
-      // written again, and the swap waits for another delay)
+      // written again, and the swap waits for another delay); a parent elsewhere, the operator confirmed it
       const parent = await parentZoneOf(sql, zone);
       if (parent) {
         const owner = zone.slice(0, -(parent.name.length + 1));
         const [wanted] = dsRecordsOf(zone, due);
         if (!(await dsAtParent(sql, parent.id, owner)).includes(wanted)) {
-          await setKeyState(sql, due.id, due.state, now, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
+          await planKey(sql, due, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
           return { child: zone, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone, k)[0]) };
         }
       }
+      const reason: KeyEventReason = parent ? 'ds-seen' : 'ds-confirmed';
       // KSK/CSK: the DNSKEY RRset swaps the keys; the old DS stays at the parent until no cache holds the old RRset
       for (const old of keys.filter((k) => k.role === due.role && k.state === 'active' && k.id !== due.id)) {
-        await setKeyState(sql, old.id, 'retired', now, { event: 'withdraw-ds', at: after(soaTtl + settings.dnssecPropagationDelay) });
+        await moveKey(sql, old, 'retired', now, reason, { event: 'withdraw-ds', at: after(soaTtl + settings.dnssecPropagationDelay) });
       }
-      await setKeyState(sql, due.id, 'active', now);
+      await moveKey(sql, due, 'active', now, reason);
       change.signWhole();
       await change.commit();
       return false;
     }
     case 'withdraw-ds':
     case 'remove': {
-      await setKeyState(sql, due.id, 'removed', now);
+      await moveKey(sql, due, 'removed', now, 'scheduled');
       change.signWhole();
       await change.commit();
       if (due.nextEvent === 'remove') return false;
@@ -241,13 +242,7 @@ async function nextStep(
     }
     default:
       // an event this version does not know (or 'await-ds', which waits for a confirmation): leave it
-      await setKeyState(
-        sql,
-        due.id,
-        due.state,
-        now,
-        due.nextEvent === 'await-ds' ? { event: 'await-ds', at: after(10 * 366 * 86400) } : undefined,
-      );
+      await planKey(sql, due, due.nextEvent === 'await-ds' ? { event: 'await-ds', at: after(10 * 366 * 86400) } : undefined);
       return false;
   }
 }

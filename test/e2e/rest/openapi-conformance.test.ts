@@ -149,6 +149,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'get', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'get', path: '/api/domain/dnssec/missing.example' },
   }),
+  listDnssecEvents: (f) => ({
+    good: { method: 'get', path: `/api/domain/dnssec/${f.zone}/events` },
+    bad: { method: 'get', path: '/api/domain/dnssec/missing.example/events' },
+  }),
   enableDnssec: (f) => ({
     good: { method: 'post', path: `/api/domain/dnssec/${f.zone}`, body: { algorithm: 'ED25519' } },
     bad: { method: 'post', path: `/api/domain/dnssec/${f.zone}`, body: { algorithm: 'DSA' } },

@@ -1,0 +1,142 @@
+/**
+ * DNSSEC key events (`dnssec_key_events`, docs/dnssec.md «Key events»): each step of a key's RFC 7583 life,
+ * written by the repositories that move a key (dnssec.ts: insertKey, moveKey, deleteSigning) in the step's
+ * own transaction, so an event exists exactly when its step committed.
+ */
+import type { Database, Sql } from '../db/pool';
+import type { KeyState, StoredKeyRole } from './dnssec';
+
+/**
+ * Why a key moved: DNSSEC enabled or disabled, a roll started by hand or at the end of the key's lifetime, a
+ * planned wait of the roll over (`scheduled`: RFC 7583's TTL plus propagation delay), the new DS seen at a
+ * Zonekeeper parent (`ds-seen`) or confirmed by the operator for a parent elsewhere (`ds-confirmed`).
+ */
+export type KeyEventReason = 'enabled' | 'rolled-by-hand' | 'lifetime' | 'scheduled' | 'ds-seen' | 'ds-confirmed' | 'disabled';
+
+/** the key an event is about, as it was */
+export interface KeyOfEvent {
+  id: number;
+  keyTag: number;
+  role: StoredKeyRole;
+  algorithm: number;
+}
+
+export interface KeyEvent {
+  id: number;
+  domainId: number;
+  keyId: number;
+  keyTag: number;
+  role: StoredKeyRole;
+  algorithm: number;
+  /** null: the key was made by this step */
+  fromState: KeyState | null;
+  toState: KeyState;
+  reason: KeyEventReason;
+  at: Date;
+}
+
+/** a key event with its zone's name, as the change feed reads it */
+export interface FeedKeyEvent extends KeyEvent {
+  zone: string;
+}
+
+const COLUMNS = 'id, domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at';
+
+/** a row as node-postgres gives it (bigint as text) */
+interface EventRow {
+  id: string;
+  domain_id: string;
+  key_id: string;
+  key_tag: number;
+  role: StoredKeyRole;
+  algorithm: number;
+  from_state: KeyState | null;
+  to_state: KeyState;
+  reason: KeyEventReason;
+  at: Date;
+}
+
+const toEvent = (r: EventRow): KeyEvent => ({
+  id: Number(r.id),
+  domainId: Number(r.domain_id),
+  keyId: Number(r.key_id),
+  keyTag: Number(r.key_tag),
+  role: r.role,
+  algorithm: Number(r.algorithm),
+  fromState: r.from_state,
+  toState: r.to_state,
+  reason: r.reason,
+  at: r.at,
+});
+
+/**
+ * Records a key's step in the caller's transaction. The journal's readers are woken after its commit (the
+ * change feed reads new key events when it reads the journal): a key step is a `zone-signed` journal row
+ * almost always, but a step that commits without one must still reach the subscribers.
+ */
+export async function recordKeyEvent(
+  sql: Sql,
+  domainId: number,
+  key: KeyOfEvent,
+  step: { from: KeyState | null; to: KeyState; reason: KeyEventReason; at: Date },
+): Promise<void> {
+  await sql.rows(
+    `insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [domainId, key.id, key.keyTag, key.role, key.algorithm, step.from, step.to, step.reason, step.at],
+  );
+  sql.journalWritten();
+}
+
+/**
+ * Records the last step of every key of a zone not removed yet (DNSSEC disabled: the keys are destroyed
+ * next, in the same transaction), in one statement.
+ */
+export async function recordRemovalOfAllKeys(sql: Sql, domainId: number, reason: KeyEventReason, at: Date): Promise<void> {
+  await sql.rows(
+    `insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
+     select domain_id, id, key_tag, role, algorithm, state, 'removed', $2, $3 from dnssec_keys
+      where domain_id = $1 and state <> 'removed' order by id`,
+    [domainId, reason, at],
+  );
+  sql.journalWritten();
+}
+
+/** A zone's key events, newest first, before the event `beforeId` (keyset paging by `(domain_id, id)`). */
+export async function zoneKeyEvents(sql: Sql, domainId: number, page: { first: number; beforeId?: number }): Promise<KeyEvent[]> {
+  const rows = await sql.rows<EventRow>(
+    `select ${COLUMNS} from dnssec_key_events where domain_id = $1 and ($2::bigint is null or id < $2) order by id desc limit $3`,
+    [domainId, page.beforeId ?? null, page.first],
+  );
+  return rows.map(toEvent);
+}
+
+export async function countZoneKeyEvents(sql: Sql, domainId: number): Promise<number> {
+  const [row] = await sql.rows<{ n: string }>('select count(*)::bigint as n from dnssec_key_events where domain_id = $1', [domainId]);
+  return Number(row.n);
+}
+
+/** the newest key event's id now (a subscription gets the events after it) */
+export async function latestKeyEventId(db: Database): Promise<number> {
+  const [row] = await db.rows<{ id: string }>('select coalesce(max(id), 0) as id from dnssec_key_events');
+  return Number(row.id);
+}
+
+/**
+ * The key events of some zones with ids above `afterId`, in id order, with the zone's name: one range of
+ * `(domain_id, id)` per zone. The change feed asks only for the zones that have key-event subscribers.
+ */
+export async function keyEventsOfZonesAfter(db: Database, domainIds: number[], afterId: number, limit: number): Promise<FeedKeyEvent[]> {
+  const rows = await db.rows<EventRow & { zone: string }>(
+    `select d.name as zone, e.id, e.domain_id, e.key_id, e.key_tag, e.role, e.algorithm, e.from_state, e.to_state, e.reason, e.at
+       from dnssec_key_events e join domains d on d.id = e.domain_id
+      where e.domain_id = any($1::bigint[]) and e.id > $2 order by e.id limit $3`,
+    [domainIds, afterId, limit],
+  );
+  return rows.map((r) => ({ ...toEvent(r), zone: r.zone }));
+}
+
+/** the key events' retention: rows older than `keepDays` (HISTORY_KEEP_DAYS, as the change history) */
+export async function pruneKeyEvents(sql: Sql, keepDays: number): Promise<number> {
+  return sql.affected(`delete from dnssec_key_events where at < now() - make_interval(days => $1)`, [keepDays]);
+}
