@@ -148,7 +148,7 @@ function newSecret(prefix: string): string {
  */
 export class ApiKeysService {
   private static readonly CACHE_MS = 5_000;
-  private readonly cache = new Map<string, { principal: Principal | null; lastUsedAt: Date; until: number }>();
+  private readonly cache = new Map<string, { principal: Principal | null; lastUsedAt: Date; unused: boolean; until: number }>();
   private readonly usage = new UsageClock('api_keys');
 
   /**
@@ -181,10 +181,14 @@ export class ApiKeysService {
           key.userId !== null
             ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId, policy: key.policy }
             : { kind: 'admin', keyId: key.id, keyName: key.name, policy: key.policy };
-        if (key.firstUsedAt === null) await this.noteFirstUse(db, principal, address);
       }
       if (this.cache.size > 10_000) this.cache.clear();
-      entry = { principal, lastUsedAt: key?.lastUsedAt ?? key?.createdAt ?? new Date(), until: Date.now() + ApiKeysService.CACHE_MS };
+      entry = {
+        principal,
+        lastUsedAt: key?.lastUsedAt ?? key?.createdAt ?? new Date(),
+        unused: key?.firstUsedAt === null,
+        until: Date.now() + ApiKeysService.CACHE_MS,
+      };
       this.cache.set(hash, entry);
     }
     const principal = entry.principal;
@@ -196,6 +200,11 @@ export class ApiKeysService {
     if (refused) {
       if (address !== undefined) await auditKeyRefusal(this.audit.keyLimits, db, principal, refused, address);
       throw forbidden(refused.message);
+    }
+    // a key refused for its limits was not used: its first use is the first request it is let through for
+    if (entry.unused) {
+      entry.unused = false;
+      await this.noteFirstUse(db, principal, address);
     }
     this.usage.note(db, principal.keyId);
     return principal;

@@ -173,8 +173,10 @@ describe('an expired key', () => {
     expect(await restEvents('key-expired', `api-key:${api.id}`)).toHaveLength(1);
     expect(await restEvents('key-expired', `tsig-key:${tsig.id}`)).toHaveLength(1);
     expect(JSON.stringify(forApi)).not.toContain(api.secret);
-    // an expired key is no failed authentication: it authenticated, and was refused for its limit
+    // an expired key is no failed authentication: it authenticated, and was refused for its limit; nor was it used
     expect((await events('authentication-failed')).length).toBe(0);
+    expect(await events('api-key-first-used', `api-key:${api.id}`)).toEqual([]);
+    expect(await events('tsig-key-first-used', `tsig-key:${tsig.id}`)).toEqual([]);
   });
 
   it('is recorded once even when processes that never saw it refuse it at the same time (the database decides)', async () => {
@@ -267,6 +269,8 @@ describe('a change of a key', () => {
     expect(changed.data.updateApiKey).toMatchObject({ name: 'changed', policy: { expiresAt: later } });
     // the new expiry holds at once in this process
     expect((await app.http.get('/api/domain/list').set('X-API-Key', api.secret)).status).toBe(200);
+    // and this is the key's first use (the refusal before was none)
+    expect(await events('api-key-first-used', `api-key:${api.id}`)).toHaveLength(1);
 
     const events1 = await events('api-key-changed', `api-key:${api.id}`);
     expect(events1).toHaveLength(1);
