@@ -331,6 +331,40 @@ describe('a change of a key', () => {
   });
 });
 
+describe('changing a key, least privilege', () => {
+  it('a restricted key with mayManageKeys cannot widen a key by changing it, nor change a wider one; nothing is recorded', async () => {
+    const manager = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }`, {
+      input: { userId, name: 'manager', preset: 'ONE_ZONE', zone: ZONE, policy: { mayManageKeys: true } },
+    });
+    expect(manager.errors).toBeUndefined();
+    const managerKey = manager.data.createApiKey.secret;
+    const narrow = await app.gql(
+      `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id } } }`,
+      { input: { userId, name: 'narrow', preset: 'READ_ONLY', zone: ZONE } },
+      managerKey,
+    );
+    expect(narrow.errors).toBeUndefined();
+    const narrowId = narrow.data.createApiKey.apiKey.id;
+    const wide = await apiKey('wide', {});
+    const update = `mutation($id: ID!, $input: UpdateApiKeyInput!) { updateApiKey(id: $id, input: $input) { id } }`;
+    // to every zone with write access: more than the manager may do
+    const widen = await app.gql(update, { id: narrowId, input: { policy: { rules: [{ access: 'WRITE' }] } } }, managerKey);
+    expect(errorCode(widen)).toBe('FORBIDDEN_BY_POLICY');
+    // an unrestricted key, even only renamed
+    const rename = await app.gql(update, { id: wide.id, input: { name: 'mine now' } }, managerKey);
+    expect(errorCode(rename)).toBe('FORBIDDEN_BY_POLICY');
+    expect(rename.errors![0].message).toMatch(/may not change a key with more rights/);
+    // within its own rights it may
+    const narrower = await app.gql(update, { id: narrowId, input: { name: 'narrower', preset: 'ACME', zone: ZONE } }, managerKey);
+    expect(narrower.errors).toBeUndefined();
+    expect(await events('api-key-changed', `api-key:${wide.id}`)).toEqual([]);
+    const changed = await events('api-key-changed', `api-key:${narrowId}`);
+    expect(changed).toHaveLength(1);
+    expect(changed[0]).toMatchObject({ actorAdmin: false, actorKeyName: 'manager' });
+    expect(Object.keys(changed[0].detail.changes).sort()).toEqual(['name', 'preset', 'rules']);
+  });
+});
+
 describe('refused subscriptions', () => {
   it('a policy refusal and rate-limit hits over graphql-ws are summarised as on HTTP', async () => {
     const made = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id } } }`, {
