@@ -326,12 +326,21 @@ export async function apiKeyRate(sql: Sql, keyId: number): Promise<{ ratePerSeco
  * The active key as it is, locked until the transaction ends (a change compares before and after); undefined
  * when the scope sees no active key of that id.
  */
-async function lockActiveKey(sql: Sql, table: 'api_keys' | 'tsig_keys', columns: string, id: number, scopeUserId?: number) {
-  const [row] = await sql.rows(
+/** a key's row as selected: read by toApiKey / toTsigKey */
+type KeyRecord = Record<string, unknown>;
+
+async function lockActiveKey(
+  sql: Sql,
+  table: 'api_keys' | 'tsig_keys',
+  columns: string,
+  id: number,
+  scopeUserId?: number,
+): Promise<KeyRecord | undefined> {
+  const [row] = await sql.rows<KeyRecord>(
     `select ${columns} from ${table} where id = $1 and ($2::bigint is null or user_id = $2) and revoked_at is null for update`,
     [id, scopeUserId ?? null],
   );
-  return row as Record<string, any> | undefined;
+  return row;
 }
 
 /**
@@ -345,7 +354,7 @@ async function updateKey(
   columns: string,
   id: number,
   change: { name?: string; policy?: KeyPolicy },
-): Promise<Record<string, any>> {
+): Promise<KeyRecord> {
   const sets: string[] = [];
   const values: unknown[] = [id];
   if (change.name !== undefined) {
@@ -360,7 +369,7 @@ async function updateKey(
     });
     sets.push('expiry_audited_at = null', 'idle_audited_at = null');
   }
-  const [row] = await sql.rows(`update ${table} set ${sets.join(', ')} where id = $1 returning ${columns}`, values);
+  const [row] = await sql.rows<KeyRecord>(`update ${table} set ${sets.join(', ')} where id = $1 returning ${columns}`, values);
   return row;
 }
 
@@ -371,7 +380,7 @@ export async function lockActiveApiKey(
   scopeUserId?: number,
 ): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
   const row = await lockActiveKey(sql, 'api_keys', `${API_KEY_COLUMNS}, secret_hash`, id, scopeUserId);
-  return row ? { ...toApiKey(row), secretHash: row.secret_hash } : undefined;
+  return row ? { ...toApiKey(row), secretHash: String(row.secret_hash) } : undefined;
 }
 
 export async function updateApiKey(sql: Sql, id: number, change: { name?: string; policy?: KeyPolicy }): Promise<ApiKeyRow> {
