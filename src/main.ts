@@ -102,7 +102,11 @@ export async function startService(settings: Settings): Promise<RunningService> 
       const primary = await startDnsRole(settings, db, logger, {
         findKey: (name) => services.tsigKeys.findActive(db, name),
         admitUse: (found, address) =>
-          services.tsigKeys.admitUse(db, { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() }, address),
+          services.tsigKeys.admitUse(
+            db,
+            { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() },
+            sourceAddressOf(address),
+          ),
         keyUsed: (principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
         authenticationFailed: (remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
         apply: async (principal, request) => {

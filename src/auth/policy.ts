@@ -245,16 +245,31 @@ export interface KeyUse {
   now?: Date;
 }
 
+/** why a key may not be used now: which limit (the audit log records each as its own kind) and the sentence */
+export interface Unusable {
+  limit: 'expired' | 'idle' | 'network';
+  message: string;
+}
+
 /** why the key may not be used now from there (expired, idle, outside its networks), or undefined: it may */
-export function unusableReason(policy: KeyPolicy | undefined, use: KeyUse): string | undefined {
+export function unusable(policy: KeyPolicy | undefined, use: KeyUse): Unusable | undefined {
   if (!policy) return undefined;
   const now = use.now ?? new Date();
-  if (policy.expiresAt && policy.expiresAt.getTime() <= now.getTime()) return `this key expired at ${policy.expiresAt.toISOString()}`;
+  if (policy.expiresAt && policy.expiresAt.getTime() <= now.getTime())
+    return { limit: 'expired', message: `this key expired at ${policy.expiresAt.toISOString()}` };
   if (policy.idleDays !== null && now.getTime() - use.lastUsedAt.getTime() > policy.idleDays * 86_400_000)
-    return `this key was not used for more than ${policy.idleDays} days (idleDays) and is no longer accepted`;
+    return {
+      limit: 'idle',
+      message: `this key was not used for more than ${policy.idleDays} days (idleDays) and is no longer accepted`,
+    };
   if (policy.allowedNetworks !== null && (!use.address || !inNetworks(policy.allowedNetworks, use.address)))
-    return `this key may not be used from ${use.address ?? 'an unknown address'} (allowedNetworks)`;
+    return { limit: 'network', message: `this key may not be used from ${use.address ?? 'an unknown address'} (allowedNetworks)` };
   return undefined;
+}
+
+/** the sentence of unusable(), or undefined: the key may be used */
+export function unusableReason(policy: KeyPolicy | undefined, use: KeyUse): string | undefined {
+  return unusable(policy, use)?.message;
 }
 
 // ---- building a policy from input, presets, and "never more than the creator" ----

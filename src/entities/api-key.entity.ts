@@ -19,7 +19,9 @@ export class ApiKey {
     | 'idleDays'
     | 'allowedNetworks'
     | 'lastUsedAt'
-    | 'firstUsedAt';
+    | 'firstUsedAt'
+    | 'expiryAuditedAt'
+    | 'idleAuditedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -70,6 +72,12 @@ export class ApiKey {
   /** when the key was first used (the audit log's `*-key-first-used`) */
   @Property({ type: 'timestamptz', nullable: true })
   firstUsedAt?: Date | null = null;
+  /** when the audit log recorded the key refused as expired / idle (`key-expired`, `key-idle`: once each) */
+  @Property({ type: 'timestamptz', nullable: true })
+  expiryAuditedAt?: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  idleAuditedAt?: Date | null = null;
   /** the key's own rate, besides its user's (null: the setting's default) */
   @Property({ type: 'int', nullable: true })
   ratePerSecond?: number | null;

@@ -20,7 +20,9 @@ export class TsigKeyEntity {
     | 'idleDays'
     | 'allowedNetworks'
     | 'lastUsedAt'
-    | 'firstUsedAt';
+    | 'firstUsedAt'
+    | 'expiryAuditedAt'
+    | 'idleAuditedAt';
 
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
@@ -74,4 +76,10 @@ export class TsigKeyEntity {
   /** when the key was first used (the audit log's `*-key-first-used`) */
   @Property({ type: 'timestamptz', nullable: true })
   firstUsedAt?: Date | null = null;
+  /** when the audit log recorded the key refused as expired / idle (`key-expired`, `key-idle`: once each) */
+  @Property({ type: 'timestamptz', nullable: true })
+  expiryAuditedAt?: Date | null = null;
+
+  @Property({ type: 'timestamptz', nullable: true })
+  idleAuditedAt?: Date | null = null;
 }

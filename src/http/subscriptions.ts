@@ -3,7 +3,7 @@ import type { Database } from '../db/pool';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import { buildContext } from '../graphql/context';
+import { buildContext, type GraphQLContext } from '../graphql/context';
 import { DomainError } from '../errors/catalogue';
 import { sourceAddressOf } from '../services/audit-log';
 import { formatError } from '../graphql/format-error';
@@ -60,20 +60,27 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
         return true;
       },
       // each operation over the socket takes from the key's and the user's buckets, as an HTTP request does
-      // (services/rate-limits.ts); over the limit it is refused with RATE_LIMITED, the connection stays
+      // (services/rate-limits.ts); over the limit it is refused with RATE_LIMITED, the connection stays. The key is
+      // checked from the connection's address (allowedNetworks), and a refusal goes to the audit log's summary as
+      // on HTTP (services/audit-log.ts `Refusals`)
       async onSubscribe(ctx) {
-        const principal = await services.apiKeys.authenticate(db, keys.get(ctx.extra.socket)).catch(() => null);
+        const socket = ctx.extra.socket;
+        const principal = await services.apiKeys.authenticate(db, keys.get(socket), addresses.get(socket)).catch(() => null);
         const decision = principal ? await services.rateLimits.take(db, principal) : undefined;
-        if (!decision || decision.allowed) return undefined;
+        if (!principal || !decision || decision.allowed) return undefined;
         const refusal = rateLimitError(decision);
+        services.audit.refusals.note(db, principal, refusal);
         return [new GraphQLError(refusal.message, { extensions: { code: refusal.code, details: refusal.details } })];
       },
       // errors leave with the catalogue's codes, as on HTTP (graphql/format-error.ts)
       onError(_ctx, _id, _payload, errors) {
         return errors.map((error) => formatError(error.toJSON(), error));
       },
-      onNext(_ctx, _id, _payload, _args, result) {
+      onNext(_ctx, _id, _payload, args, result) {
         if (!result.errors?.length) return undefined;
+        // a subscription its key's policy refuses (or a quota): to the audit log's summary, as /graphql's refusals
+        const context = args.contextValue as Partial<GraphQLContext> | undefined;
+        for (const error of result.errors) services.audit.refusals.note(db, context?.principal, error);
         return { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } as ReturnType<
           NonNullable<Parameters<typeof useServer>[0]['onNext']>
         >;

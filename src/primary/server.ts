@@ -86,7 +86,7 @@ export interface UpdateDesk {
    * Once a message's TSIG verified: why its key may not be used now from that address (expired, idle, outside
    * its allowedNetworks: src/auth/policy.ts), or undefined, the use then noted (TsigKeysService.admitUse).
    */
-  admitUse?(found: { principal: Principal; lastUsedAt?: Date }, address: string): string | undefined;
+  admitUse?(found: { principal: Principal; lastUsedAt?: Date }, address: string): Promise<string | undefined>;
   apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
   /** a request signed with the key verified (the audit log records a key's first use) */
   keyUsed?(principal: Principal, remote: string): Promise<void>;
@@ -442,7 +442,7 @@ export class PrimaryHandler {
       userKeyFound &&
       this.updates?.admitUse &&
       (opcode === OPCODE_UPDATE || question?.type === AXFR_CODE || question?.type === IXFR_CODE)
-        ? this.updates.admitUse(userKeyFound, remote)
+        ? await this.updates.admitUse(userKeyFound, remote)
         : undefined;
     if (keyRefusal) {
       if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'REFUSED', reason: 'policy' });

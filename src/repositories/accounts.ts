@@ -321,3 +321,78 @@ export async function apiKeyRate(sql: Sql, keyId: number): Promise<{ ratePerSeco
   const [row] = await sql.rows('select rate_per_second, rate_burst from api_keys where id = $1', [keyId]);
   return row ? { ratePerSecond: nullableInt(row.rate_per_second), rateBurst: nullableInt(row.rate_burst) } : undefined;
 }
+
+/**
+ * The active key as it is, locked until the transaction ends (a change compares before and after); undefined
+ * when the scope sees no active key of that id.
+ */
+/** a key's row as selected: read by toApiKey / toTsigKey */
+type KeyRecord = Record<string, unknown>;
+
+async function lockActiveKey(
+  sql: Sql,
+  table: 'api_keys' | 'tsig_keys',
+  columns: string,
+  id: number,
+  scopeUserId?: number,
+): Promise<KeyRecord | undefined> {
+  const [row] = await sql.rows<KeyRecord>(
+    `select ${columns} from ${table} where id = $1 and ($2::bigint is null or user_id = $2) and revoked_at is null for update`,
+    [id, scopeUserId ?? null],
+  );
+  return row;
+}
+
+/**
+ * Changes a key's name and/or policy (a policy replaces the whole one). A new policy clears the marks of its
+ * recorded expiry and idleness (`markKeyLimitAudited`): the key refused again under its new limits is
+ * recorded again.
+ */
+async function updateKey(
+  sql: Sql,
+  table: 'api_keys' | 'tsig_keys',
+  columns: string,
+  id: number,
+  change: { name?: string; policy?: KeyPolicy },
+): Promise<KeyRecord> {
+  const sets: string[] = [];
+  const values: unknown[] = [id];
+  if (change.name !== undefined) {
+    values.push(change.name);
+    sets.push(`name = $${values.length}`);
+  }
+  if (change.policy !== undefined) {
+    const casts = ['jsonb', 'text', 'boolean', 'boolean', 'boolean', 'timestamptz', 'int', 'text[]'];
+    POLICY_INSERT.split(', ').forEach((column, i) => {
+      values.push(policyValues(change.policy!)[i]);
+      sets.push(`${column} = $${values.length}::${casts[i]}`);
+    });
+    sets.push('expiry_audited_at = null', 'idle_audited_at = null');
+  }
+  const [row] = await sql.rows<KeyRecord>(`update ${table} set ${sets.join(', ')} where id = $1 returning ${columns}`, values);
+  return row;
+}
+
+/** an active API key of the scope, locked for a change; undefined when there is none */
+export async function lockActiveApiKey(
+  sql: Sql,
+  id: number,
+  scopeUserId?: number,
+): Promise<(ApiKeyRow & { secretHash: string }) | undefined> {
+  const row = await lockActiveKey(sql, 'api_keys', `${API_KEY_COLUMNS}, secret_hash`, id, scopeUserId);
+  return row ? { ...toApiKey(row), secretHash: String(row.secret_hash) } : undefined;
+}
+
+export async function updateApiKey(sql: Sql, id: number, change: { name?: string; policy?: KeyPolicy }): Promise<ApiKeyRow> {
+  return toApiKey(await updateKey(sql, 'api_keys', API_KEY_COLUMNS, id, change));
+}
+
+/** an active TSIG key of the scope, locked for a change; undefined when there is none */
+export async function lockActiveTsigKey(sql: Sql, id: number, scopeUserId?: number): Promise<TsigKeyRow | undefined> {
+  const row = await lockActiveKey(sql, 'tsig_keys', TSIG_KEY_COLUMNS, id, scopeUserId);
+  return row ? toTsigKey(row) : undefined;
+}
+
+export async function updateTsigKey(sql: Sql, id: number, change: { policy?: KeyPolicy }): Promise<TsigKeyRow> {
+  return toTsigKey(await updateKey(sql, 'tsig_keys', TSIG_KEY_COLUMNS, id, change));
+}

@@ -84,7 +84,10 @@ export async function addFailedAuthentications(sql: Sql, counts: { sourceAddress
   );
 }
 
-/** refusals summarised per kind, key and minute (policy-refused, rate-limited, quota-exceeded): one upsert per flush */
+/**
+ * refusals summarised per kind, key and minute (policy-refused, rate-limited, quota-exceeded, key-wrong-network):
+ * one upsert per flush; the row keeps the last message and source address
+ */
 export async function addRefusals(
   sql: Sql,
   counts: {
@@ -93,15 +96,18 @@ export async function addRefusals(
     count: number;
     actor: Pick<AuditEventInsert, 'actorKeyType' | 'actorKeyId' | 'actorKeyName' | 'actorUserId' | 'actorAdmin'>;
     detail: Record<string, unknown>;
+    subject?: string | null;
+    sourceAddress?: string | null;
   }[],
 ): Promise<void> {
   if (!counts.length) return;
   await sql.rows(
-    `insert into audit_events (kind, at, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, detail, count)
-     select x.kind, x.minute, x.key_type, x.key_id, x.key_name, x.user_id, x.admin, x.detail, x.n
-       from json_to_recordset($1::json) as x(kind text, minute timestamptz, key_type text, key_id bigint, key_name text, user_id bigint, admin boolean, detail jsonb, n int)
-     on conflict (kind, at, actor_key_type, actor_key_id) where kind in ('policy-refused', 'rate-limited', 'quota-exceeded')
-     do update set count = audit_events.count + excluded.count, detail = excluded.detail`,
+    `insert into audit_events (kind, at, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, detail, subject, source_address, count)
+     select x.kind, x.minute, x.key_type, x.key_id, x.key_name, x.user_id, x.admin, x.detail, x.subject, x.source, x.n
+       from json_to_recordset($1::json) as x(kind text, minute timestamptz, key_type text, key_id bigint, key_name text, user_id bigint, admin boolean, detail jsonb, subject text, source text, n int)
+     on conflict (kind, at, actor_key_type, actor_key_id) where kind in ('policy-refused', 'rate-limited', 'quota-exceeded', 'key-wrong-network')
+     do update set count = audit_events.count + excluded.count, detail = excluded.detail,
+                   source_address = coalesce(excluded.source_address, audit_events.source_address)`,
     [
       JSON.stringify(
         counts.map((c) => ({
@@ -113,6 +119,8 @@ export async function addRefusals(
           user_id: c.actor.actorUserId,
           admin: c.actor.actorAdmin,
           detail: c.detail,
+          subject: c.subject ?? null,
+          source: c.sourceAddress ?? null,
           n: c.count,
         })),
       ),
@@ -155,6 +163,17 @@ export async function countAuditEvents(sql: Sql, filter: AuditEventFilter): Prom
 export async function markKeyFirstUsed(sql: Sql, keyType: 'api' | 'tsig', id: number): Promise<boolean> {
   const table = keyType === 'api' ? 'api_keys' : 'tsig_keys';
   return (await sql.affected(`update ${table} set first_used_at = now() where id = $1 and first_used_at is null`, [id])) > 0;
+}
+
+/**
+ * Marks that the key's refusal for expiry or idleness is recorded; true for the one call that found it unmarked
+ * (several processes refusing the same key at once: one of them records it). Changing the key's policy
+ * clears the marks (updateKey in repositories/accounts.ts).
+ */
+export async function markKeyLimitAudited(sql: Sql, keyType: 'api' | 'tsig', id: number, limit: 'expired' | 'idle'): Promise<boolean> {
+  const table = keyType === 'api' ? 'api_keys' : 'tsig_keys';
+  const column = limit === 'expired' ? 'expiry_audited_at' : 'idle_audited_at';
+  return (await sql.affected(`update ${table} set ${column} = now() where id = $1 and ${column} is null`, [id])) > 0;
 }
 
 /** the audit log's retention: rows older than `keepDays` (HISTORY_KEEP_DAYS, as the change history) */

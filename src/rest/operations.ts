@@ -31,6 +31,7 @@ export const OPERATIONS = {
   listTsigKeys: `query ListTsigKeys($userId: ID) { tsigKeys(userId: $userId) { ${TSIG_KEY} } }`,
   createTsigKey: `mutation CreateTsigKey($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { tsigKey { ${TSIG_KEY} } secret } }`,
   revokeTsigKey: `mutation RevokeTsigKey($id: ID!) { revokeTsigKey(id: $id) { ${TSIG_KEY} } }`,
+  updateTsigKey: `mutation UpdateTsigKey($id: ID!, $input: UpdateTsigKeyInput!) { updateTsigKey(id: $id, input: $input) { ${TSIG_KEY} } }`,
 
   listAuditEvents: `query ListAuditEvents($first: Int!, $after: String, $kind: String, $since: DateTimeISO) {
     auditEvents(first: $first, after: $after, kind: $kind, since: $since) {

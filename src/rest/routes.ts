@@ -425,6 +425,35 @@ export const ROUTES: RouteSpec[] = [
     },
   },
   {
+    method: 'put',
+    path: '/tsigkey/edit/:id',
+    operationId: 'editTsigKey',
+    tag: 'tsigkeys',
+    summary: "Change a TSIG key's policy: the policy or preset given replaces the whole one (recorded in the audit log)",
+    status: 200,
+    params: ID_PARAM,
+    body: {
+      policy: {
+        kind: 'object',
+        description:
+          'least-privilege policy (docs/least-privilege.md): rules [{zone, owner, types, access}], may_create_zones, may_delete_zones, may_manage_keys, expires_at, idle_days, allowed_networks',
+        items: { $ref: '#/components/schemas/KeyPolicyInput' },
+      },
+      preset: { kind: 'string', description: 'READ_ONLY, ONE_ZONE or ACME (docs/least-privilege.md)' },
+      zone: { kind: 'string', description: 'the zone of the preset (ONE_ZONE: required)' },
+    },
+    response: ref('TsigKey'),
+    async handle(inputs, runner) {
+      const input = {
+        policy: inputs.policy === undefined ? undefined : policyInputOf(inputs.policy as unknown as Record<string, unknown>),
+        preset: typeof inputs.preset === 'string' ? inputs.preset.toUpperCase().replace(/-/g, '_') : undefined,
+        zone: inputs.zone,
+      };
+      const data = await runner.run<{ updateTsigKey: GqlTsigKey }>('updateTsigKey', { id: String(inputs.id), input });
+      return { body: presentTsigKey(data.updateTsigKey) };
+    },
+  },
+  {
     method: 'post',
     path: '/tsigkey/revoke/:id',
     operationId: 'revokeTsigKey',

@@ -1,7 +1,17 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Database } from '../db/pool';
 import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
-import { buildPolicy, exceedsCreator, forbidden, isRestricted, KeyPolicy, PolicyInput, requireFlag, unusableReason } from '../auth/policy';
+import {
+  buildPolicy,
+  exceedsCreator,
+  forbidden,
+  isRestricted,
+  KeyPolicy,
+  PolicyInput,
+  requireFlag,
+  Unusable,
+  unusable,
+} from '../auth/policy';
 import { checkLimitValues } from './quotas';
 import {
   activeApiKeyByHash,
@@ -11,6 +21,8 @@ import {
   insertApiKey,
   insertFirstAdminKey,
   listApiKeys,
+  lockActiveApiKey,
+  updateApiKey,
   revokeApiKey,
   setConfiguredAdminKey,
   touchKey,
@@ -18,7 +30,8 @@ import {
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
-import { FailedAuthentications, recordAuditEvent } from './audit-log';
+import { FailedAuthentications, KeyLimitRefusals, recordAuditEvent } from './audit-log';
+import { logger } from '../logger';
 import { markKeyFirstUsed } from '../repositories/audit-events';
 
 export type { ApiKeyRow } from '../repositories/accounts';
@@ -66,6 +79,48 @@ export function requireWithin(actor: Principal, target: KeyPolicy, what: string)
     throw forbidden(`this key may not ${what} a key with more rights than its own (${exceeds.replace(/^the new key/, 'that key')})`, 'id');
 }
 
+/** does the request give a policy (a whole new one), or leave the key's as it is? */
+export function givesPolicy(requested: KeyPolicyRequest): boolean {
+  return [requested.policy, requested.preset, requested.zone].some((v) => v !== undefined && v !== null);
+}
+
+/**
+ * What a change of a key changed, field by field (`{ expiresAt: { before, after } }`), for the audit log's
+ * `*-key-changed` events: names, rules, flags and limits, never a secret.
+ */
+export function keyChanges(
+  before: { name: string; policy: KeyPolicy },
+  after: { name: string; policy: KeyPolicy },
+): Record<string, { before: unknown; after: unknown }> {
+  const plain = (key: { name: string; policy: KeyPolicy }): Record<string, unknown> => ({
+    name: key.name,
+    ...key.policy,
+    expiresAt: key.policy.expiresAt?.toISOString() ?? null,
+  });
+  const [a, b] = [plain(before), plain(after)];
+  const changes: Record<string, { before: unknown; after: unknown }> = {};
+  for (const field of Object.keys(b)) {
+    if (JSON.stringify(a[field]) !== JSON.stringify(b[field])) changes[field] = { before: a[field] ?? null, after: b[field] ?? null };
+  }
+  return changes;
+}
+
+/**
+ * A key refused for its limits, recorded in the audit log (services/audit-log.ts `KeyLimitRefusals`); the
+ * record failing does not change the answer, which is a refusal either way.
+ */
+export async function auditKeyRefusal(
+  keyLimits: KeyLimitRefusals,
+  db: Database,
+  principal: Principal,
+  refusal: Unusable,
+  address: string | undefined,
+): Promise<void> {
+  await keyLimits
+    .note(db, principal, refusal, address)
+    .catch((error: unknown) => logger.warn({ err: error }, `audit: a refused key (${refusal.limit}) could not be recorded`));
+}
+
 export function newKeyPolicy(creator: Principal, requested: KeyPolicyRequest) {
   requireFlag(creator.policy, 'mayManageKeys');
   const policy = buildPolicy(requested);
@@ -93,7 +148,7 @@ function newSecret(prefix: string): string {
  */
 export class ApiKeysService {
   private static readonly CACHE_MS = 5_000;
-  private readonly cache = new Map<string, { principal: Principal | null; lastUsedAt: Date; until: number }>();
+  private readonly cache = new Map<string, { principal: Principal | null; lastUsedAt: Date; unused: boolean; until: number }>();
   private readonly usage = new UsageClock('api_keys');
 
   /**
@@ -103,7 +158,7 @@ export class ApiKeysService {
    */
   /** `onLimitsChanged`: told when the admin changes a key's rate (the rate limits read their values again) */
   constructor(
-    private readonly failures: FailedAuthentications,
+    private readonly audit: { failedAuthentications: FailedAuthentications; keyLimits: KeyLimitRefusals },
     private readonly onLimitsChanged?: () => void,
   ) {}
 
@@ -111,7 +166,8 @@ export class ApiKeysService {
    * `address`, when this is a request's authentication (not a re-check of a subscription's key), is the
    * client's: a key presented and refused is counted as a failed authentication from there (audit log,
    * summarised per address and minute), and a key's first use is recorded once (`first_used_at` and an
-   * `api-key-first-used` event).
+   * `api-key-first-used` event), and a key refused for its limits is recorded too (`key-expired`, `key-idle`
+   * once per key, `key-wrong-network` per key and minute).
    */
   async authenticate(db: Database, presented: string | undefined, address?: string): Promise<Principal | null> {
     if (!presented) return null;
@@ -125,19 +181,31 @@ export class ApiKeysService {
           key.userId !== null
             ? { kind: 'user', keyId: key.id, keyName: key.name, userId: key.userId, policy: key.policy }
             : { kind: 'admin', keyId: key.id, keyName: key.name, policy: key.policy };
-        if (key.firstUsedAt === null) await this.noteFirstUse(db, principal, address);
       }
       if (this.cache.size > 10_000) this.cache.clear();
-      entry = { principal, lastUsedAt: key?.lastUsedAt ?? key?.createdAt ?? new Date(), until: Date.now() + ApiKeysService.CACHE_MS };
+      entry = {
+        principal,
+        lastUsedAt: key?.lastUsedAt ?? key?.createdAt ?? new Date(),
+        unused: key?.firstUsedAt === null,
+        until: Date.now() + ApiKeysService.CACHE_MS,
+      };
       this.cache.set(hash, entry);
     }
     const principal = entry.principal;
     if (!principal) {
-      if (address !== undefined) this.failures.note(db, address);
+      if (address !== undefined) this.audit.failedAuthentications.note(db, address);
       return null;
     }
-    const refused = unusableReason(principal.policy, { address, lastUsedAt: entry.lastUsedAt });
-    if (refused) throw forbidden(refused);
+    const refused = unusable(principal.policy, { address, lastUsedAt: entry.lastUsedAt });
+    if (refused) {
+      if (address !== undefined) await auditKeyRefusal(this.audit.keyLimits, db, principal, refused, address);
+      throw forbidden(refused.message);
+    }
+    // a key refused for its limits was not used: its first use is the first request it is let through for
+    if (entry.unused) {
+      entry.unused = false;
+      await this.noteFirstUse(db, principal, address);
+    }
     this.usage.note(db, principal.keyId);
     return principal;
   }
@@ -210,7 +278,18 @@ export class ApiKeysService {
   ): Promise<{ ratePerSecond: number | null; rateBurst: number | null }> {
     requireAdmin(ctx.principal);
     checkLimitValues(patch);
-    const row = await inTransaction(ctx.db, (sql) => setApiKeyRate(sql, id, patch));
+    const row = await inTransaction(ctx.db, async (sql) => {
+      const before = await apiKeyRate(sql, id);
+      const after = await setApiKeyRate(sql, id, patch);
+      if (!before || !after) return undefined;
+      const changes: Record<string, { before: number | null; after: number | null }> = {};
+      for (const field of ['ratePerSecond', 'rateBurst'] as const) {
+        if (before[field] !== after[field]) changes[field] = { before: before[field], after: after[field] };
+      }
+      if (Object.keys(changes).length)
+        await recordAuditEvent(sql, { kind: 'api-key-changed', actor: ctx.principal, subject: `api-key:${id}`, detail: { changes } });
+      return after;
+    });
     if (!row) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
     this.onLimitsChanged?.();
     return row;
@@ -220,6 +299,39 @@ export class ApiKeysService {
   async rate(ctx: RequestContext, key: ApiKeyRow): Promise<{ ratePerSecond: number | null; rateBurst: number | null }> {
     if (ctx.principal.kind === 'user' && key.userId !== ctx.principal.userId) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
     return (await apiKeyRate(ctx.db, key.id)) ?? { ratePerSecond: null, rateBurst: null };
+  }
+
+  /**
+   * Changes a key's name and/or policy (given whole, as at creation: rules, flags, limits, or a preset); one
+   * `api-key-changed` event says what changed. A restricted caller needs mayManageKeys, may change only a key
+   * that can do no more than itself, and gives it no more than itself. A revoked key is not changed.
+   */
+  async update(ctx: RequestContext, id: number, input: { name?: string | null } & KeyPolicyRequest): Promise<ApiKeyRow> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
+    const name = input.name === undefined || input.name === null ? undefined : input.name.trim();
+    if (name === '') throw DomainError.invalid('name', 'name must be 1 to 100 characters', 'INVALID_LENGTH');
+    const policy = givesPolicy(input) ? newKeyPolicy(ctx.principal, input) : undefined;
+    if (name === undefined && policy === undefined)
+      throw DomainError.invalid('input', 'input: give the name or the policy (policy, preset) to change', 'NOTHING_TO_CHANGE');
+    const changed = await inTransaction(ctx.db, async (sql) => {
+      const before = await lockActiveApiKey(sql, id, scopeUserId(ctx.principal));
+      if (!before) return undefined;
+      if (isRestricted(ctx.principal.policy)) requireWithin(ctx.principal, before.policy, 'change');
+      const after = await updateApiKey(sql, id, { name, policy });
+      const changes = keyChanges(before, after);
+      if (Object.keys(changes).length)
+        await recordAuditEvent(sql, {
+          kind: 'api-key-changed',
+          actor: ctx.principal,
+          subject: `api-key:${id}`,
+          detail: { name: after.name, userId: after.userId, changes },
+        });
+      return { after, secretHash: before.secretHash };
+    });
+    if (!changed) throw DomainError.notFound('API_KEY_NOT_FOUND', 'id');
+    this.cache.delete(changed.secretHash);
+    this.audit.keyLimits.forget('api', id);
+    return changed.after;
   }
 
   forgetUser(userId: number): void {

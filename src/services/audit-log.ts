@@ -1,6 +1,7 @@
 import type { Database, Sql } from '../db/pool';
 import { logger } from '../logger';
 import { Principal, requireAdmin } from '../auth/principal';
+import type { Unusable } from '../auth/policy';
 import {
   addFailedAuthentications,
   addRefusals,
@@ -10,34 +11,33 @@ import {
   countAuditEvents,
   insertAuditEvent,
   listAuditEvents,
+  markKeyLimitAudited,
 } from '../repositories/audit-events';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 
 export type { AuditEventRow } from '../repositories/audit-events';
 
-/**
- * The kinds of audit event (docs/audit-log.md). The last ones are reserved for callers to come: the policy
- * engine (a key's request refused by its rules, a key expired or idle) and the rate limiter and quotas.
- */
+/** The kinds of audit event (docs/audit-log.md). */
 export const AUDIT_EVENT_KINDS = [
   'api-key-created',
+  'api-key-changed',
   'api-key-revoked',
   'api-key-first-used',
   'tsig-key-created',
+  'tsig-key-changed',
   'tsig-key-revoked',
   'tsig-key-first-used',
-  'authentication-failed',
-  'user-created',
-  'user-deleted',
-  'zone-deleted-by-admin',
-  // reserved
-  'api-key-changed',
-  'tsig-key-changed',
   'key-expired',
+  'key-idle',
+  'key-wrong-network',
+  'authentication-failed',
   'policy-refused',
   'rate-limited',
   'quota-exceeded',
+  'user-created',
+  'user-deleted',
+  'zone-deleted-by-admin',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -214,14 +214,21 @@ export class FailedAuthentications extends MinuteSummary<{ sourceAddress: string
 
 /** the refusals the audit log keeps (summarised per kind, key and minute), by the error code that refused */
 const REFUSAL_KINDS = { FORBIDDEN_BY_POLICY: 'policy-refused', RATE_LIMITED: 'rate-limited', QUOTA_EXCEEDED: 'quota-exceeded' } as const;
-type RefusalKind = (typeof REFUSAL_KINDS)[keyof typeof REFUSAL_KINDS];
+/** and a key presented from outside its allowedNetworks (FORBIDDEN_BY_POLICY too, told apart by its caller) */
+type RefusalKind = (typeof REFUSAL_KINDS)[keyof typeof REFUSAL_KINDS] | 'key-wrong-network';
 
 /**
- * Policy refusals, rate-limit hits and quota hits, summarised per kind, key and minute: the row keeps the count
- * and the last refusal's message (which rule was missing, which limit). Fed by every edge: HTTP (REST and
- * GraphQL), subscriptions and DNS UPDATE.
+ * Policy refusals, rate-limit hits, quota hits and keys used from outside their networks, summarised per kind,
+ * key and minute: the row keeps the count, the last refusal's message (which rule was missing, which limit)
+ * and the last source address. Fed by every edge: HTTP (REST and GraphQL), subscriptions and DNS UPDATE.
  */
-export class Refusals extends MinuteSummary<{ kind: RefusalKind; actor: Principal; message: string }> {
+export class Refusals extends MinuteSummary<{
+  kind: RefusalKind;
+  actor: Principal;
+  message: string;
+  subject?: string;
+  sourceAddress?: string;
+}> {
   constructor() {
     super(
       'refusal',
@@ -237,11 +244,13 @@ export class Refusals extends MinuteSummary<{ kind: RefusalKind; actor: Principa
               count: c.count,
               actor: { actorKeyType, actorKeyId, actorKeyName, actorUserId, actorAdmin },
               detail: { message: c.event.message },
+              subject: c.event.subject ?? null,
+              sourceAddress: c.event.sourceAddress ?? null,
             };
           }),
         ),
       (c) => ({
-        fields: { refusal: c.event.kind, keyId: c.event.actor.keyId, keyName: c.event.actor.keyName },
+        fields: { refusal: c.event.kind, keyId: c.event.actor.keyId, keyName: c.event.actor.keyName, source: c.event.sourceAddress },
         text: `${c.event.kind} key ${c.event.actor.keyName ?? c.event.actor.keyId}`,
       }),
     );
@@ -258,12 +267,65 @@ export class Refusals extends MinuteSummary<{ kind: RefusalKind; actor: Principa
     const kind = typeof code === 'string' ? REFUSAL_KINDS[code as keyof typeof REFUSAL_KINDS] : undefined;
     if (kind) this.add(db, { kind, actor, message: typeof e.message === 'string' ? e.message : '' });
   }
+
+  /** a key presented from an address outside its allowedNetworks (`key-wrong-network`) */
+  noteWrongNetwork(db: Database, actor: Principal, message: string, sourceAddress: string | undefined): void {
+    const subject = `${actor.via === 'tsig' ? 'tsig-key' : 'api-key'}:${actor.keyId}`;
+    this.add(db, { kind: 'key-wrong-network', actor, message, subject, sourceAddress });
+  }
+}
+
+/**
+ * A key refused for its limits (src/auth/policy.ts `unusable`), on every edge (HTTP, subscriptions, DNS UPDATE
+ * and transfers). Expiry and idleness are facts about the key, not about an attempt: each is recorded once per
+ * key (`key-expired`, `key-idle`), by the one update that finds the key's `expiry_audited_at`/`idle_audited_at`
+ * null, so concurrent processes write it once; changing the key's policy clears them. A key used from outside
+ * its networks is an attempt, which may come again from elsewhere: summarised per key and minute
+ * (`key-wrong-network`, in `Refusals`). A key recorded here is not asked about again for REMEMBER_MS, so a
+ * client retrying an expired key costs no write per attempt.
+ */
+export class KeyLimitRefusals {
+  private static readonly REMEMBER_MS = 60_000;
+  private readonly recorded = new Map<string, number>();
+
+  constructor(private readonly refusals: Refusals) {}
+
+  async note(db: Database, actor: Principal, refusal: Unusable, sourceAddress: string | undefined): Promise<void> {
+    if (refusal.limit === 'network') return this.refusals.noteWrongNetwork(db, actor, refusal.message, sourceAddress);
+    const keyType = actor.via === 'tsig' ? 'tsig' : 'api';
+    const memo = `${keyType} ${actor.keyId} ${refusal.limit}`;
+    const at = this.recorded.get(memo);
+    if (at !== undefined && Date.now() - at < KeyLimitRefusals.REMEMBER_MS) return;
+    await db.transaction(async (sql) => {
+      if (!(await markKeyLimitAudited(sql, keyType, actor.keyId, refusal.limit as 'expired' | 'idle'))) return;
+      const detail: Record<string, unknown> =
+        refusal.limit === 'expired'
+          ? { message: refusal.message, expiresAt: actor.policy?.expiresAt?.toISOString() ?? null }
+          : { message: refusal.message, idleDays: actor.policy?.idleDays ?? null };
+      await recordAuditEvent(sql, {
+        kind: refusal.limit === 'expired' ? 'key-expired' : 'key-idle',
+        actor,
+        subject: `${keyType === 'tsig' ? 'tsig-key' : 'api-key'}:${actor.keyId}`,
+        detail,
+        sourceAddress,
+      });
+    });
+    if (this.recorded.size > 10_000) this.recorded.clear();
+    this.recorded.set(memo, Date.now());
+  }
+
+  /** the key's policy changed (its audited marks cleared): this process asks again at its next refusal */
+  forget(keyType: 'api' | 'tsig', keyId: number): void {
+    this.recorded.delete(`${keyType} ${keyId} expired`);
+    this.recorded.delete(`${keyType} ${keyId} idle`);
+  }
 }
 
 /** The audit log as the admin reads it (GraphQL auditEvents, REST GET /api/audit, `zonekeeper audit list`). */
 export class AuditLogService {
   readonly failedAuthentications = new FailedAuthentications();
   readonly refusals = new Refusals();
+  readonly keyLimits = new KeyLimitRefusals(this.refusals);
 
   list(ctx: RequestContext, filter: { kind?: string; since?: Date }, page: { first: number; after?: number }): Promise<AuditEventRow[]> {
     requireAdmin(ctx.principal);

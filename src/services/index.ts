@@ -39,10 +39,10 @@ export interface Services {
 export function createServices(settings: Settings): Services {
   const audit = new AuditLogService();
   const rateLimits = new RateLimits(settings);
-  const apiKeys = new ApiKeysService(audit.failedAuthentications, () => rateLimits.forget());
+  const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());
   const zoneChanges = new ZoneChangesService(settings);
   const domains = new DomainsService(settings);
-  const tsigKeys = new TsigKeysService(settings);
+  const tsigKeys = new TsigKeysService(settings, audit.keyLimits);
   return {
     settings,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),

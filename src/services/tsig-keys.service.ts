@@ -3,13 +3,21 @@ import type { Database } from '../db/pool';
 import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
 import { Settings, TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../config/settings';
 import { parseZoneName } from '../dns/name';
-import { activeTsigKeyByName, insertTsigKey, listTsigKeys, revokeTsigKey, TsigKeyRow } from '../repositories/accounts';
-import { isRestricted, requireFlag, unusableReason } from '../auth/policy';
-import { KeyPolicyRequest, newKeyPolicy, requireWithin, UsageClock } from './api-keys.service';
+import {
+  activeTsigKeyByName,
+  insertTsigKey,
+  listTsigKeys,
+  lockActiveTsigKey,
+  revokeTsigKey,
+  TsigKeyRow,
+  updateTsigKey,
+} from '../repositories/accounts';
+import { isRestricted, requireFlag, unusable } from '../auth/policy';
+import { auditKeyRefusal, givesPolicy, KeyPolicyRequest, keyChanges, newKeyPolicy, requireWithin, UsageClock } from './api-keys.service';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
-import { recordAuditEvent } from './audit-log';
+import { KeyLimitRefusals, recordAuditEvent } from './audit-log';
 import { markKeyFirstUsed } from '../repositories/audit-events';
 
 export type { TsigKeyRow } from '../repositories/accounts';
@@ -39,7 +47,10 @@ export class TsigKeysService {
   /** ids of keys whose first use is recorded (noteUsed) */
   private readonly used = new Set<number>();
 
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    private readonly keyLimits: KeyLimitRefusals,
+  ) {}
 
   async list(ctx: RequestContext, userId?: number): Promise<TsigKeyRow[]> {
     requireFlag(ctx.principal.policy, 'mayManageKeys');
@@ -117,6 +128,37 @@ export class TsigKeysService {
   }
 
   /**
+   * Changes a key's policy (given whole, as at creation: rules, flags, limits, or a preset); one
+   * `tsig-key-changed` event says what changed. The name stays: it is how clients name the key on the wire
+   * (RFC 8945 §4.2), so a new name is a new key. As for API keys, a restricted caller changes only a key that
+   * can do no more than itself, and gives it no more than itself.
+   */
+  async update(ctx: RequestContext, id: number, input: KeyPolicyRequest): Promise<TsigKeyRow> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
+    if (!givesPolicy(input)) throw DomainError.invalid('input', 'input: give the policy (policy, preset) to change', 'NOTHING_TO_CHANGE');
+    const policy = newKeyPolicy(ctx.principal, input);
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const before = await lockActiveTsigKey(sql, id, scopeUserId(ctx.principal));
+      if (!before) return undefined;
+      if (isRestricted(ctx.principal.policy)) requireWithin(ctx.principal, before.policy, 'change');
+      const after = await updateTsigKey(sql, id, { policy });
+      const changes = keyChanges(before, after);
+      if (Object.keys(changes).length)
+        await recordAuditEvent(sql, {
+          kind: 'tsig-key-changed',
+          actor: ctx.principal,
+          subject: `tsig-key:${id}`,
+          detail: { name: after.name, userId: after.userId, changes },
+        });
+      return after;
+    });
+    if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
+    this.cache.delete(key.name);
+    this.keyLimits.forget('tsig', id);
+    return key;
+  }
+
+  /**
    * For the DNS edge, after a request signed with the key verified: its first use is recorded once
    * (`first_used_at`, a `tsig-key-first-used` event). Known-used keys are remembered in this process, so
    * that only a key's first requests here reach the database.
@@ -162,12 +204,18 @@ export class TsigKeysService {
 
   /**
    * For the DNS edge, once a message's TSIG verified: why the key may not be used now from `address` (expired,
-   * idle, outside its allowedNetworks), or undefined, and then the use is noted (the idle limit's clock).
+   * idle, outside its allowedNetworks), or undefined, and then the use is noted (the idle limit's clock). A
+   * refusal is recorded in the audit log (`key-expired`, `key-idle` once per key; `key-wrong-network` per key
+   * and minute), as for API keys.
    */
-  admitUse(db: Database, found: { principal: Principal; lastUsedAt: Date }, address: string): string | undefined {
-    const refused = unusableReason(found.principal.policy, { address, lastUsedAt: found.lastUsedAt });
-    if (!refused) this.usage.note(db, found.principal.keyId);
-    return refused;
+  async admitUse(db: Database, found: { principal: Principal; lastUsedAt: Date }, address: string): Promise<string | undefined> {
+    const refused = unusable(found.principal.policy, { address, lastUsedAt: found.lastUsedAt });
+    if (!refused) {
+      this.usage.note(db, found.principal.keyId);
+      return undefined;
+    }
+    await auditKeyRefusal(this.keyLimits, db, found.principal, refused, address);
+    return refused.message;
   }
 
   /** a deleted user's TSIG keys stop working at once in this process (other processes: within CACHE_MS) */

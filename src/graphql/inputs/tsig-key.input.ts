@@ -29,3 +29,20 @@ export class CreateTsigKeyInput {
   @Field(() => String, { nullable: true, description: 'The zone of the preset.' })
   zone?: string | null;
 }
+
+@InputType({
+  description: 'A change of a TSIG key’s policy (given whole, replacing the key’s). Its name stays: a new name is a new key.',
+})
+export class UpdateTsigKeyInput {
+  @Field(() => KeyPolicyInput, {
+    nullable: true,
+    description: 'The key’s new policy, replacing its whole policy (docs/least-privilege.md).',
+  })
+  policy?: KeyPolicyInput | null;
+
+  @Field(() => KeyPresetEnum, { nullable: true, description: 'A ready-made policy replacing the key’s (with `zone` for ONE_ZONE).' })
+  preset?: KeyPresetEnum | null;
+
+  @Field(() => String, { nullable: true, description: 'The zone of the preset.' })
+  zone?: string | null;
+}

@@ -5,7 +5,7 @@ import { ApiKeyRateInput } from '../inputs/limits.input';
 import { ApiKeyRateType } from '../types/limits.type';
 import type { GraphQLContext } from '../context';
 import { ApiKeyType, CreatedApiKeyType } from '../types/api-key.type';
-import { CreateApiKeyInput } from '../inputs/api-key.input';
+import { CreateApiKeyInput, UpdateApiKeyInput } from '../inputs/api-key.input';
 import { parseId, parseOptionalId } from '../inputs/ids';
 
 @Resolver(() => ApiKeyType)
@@ -26,6 +26,14 @@ export class ApiKeyResolver {
   @FieldResolver(() => KeyPolicyType, { description: 'What the key may do (docs/least-privilege.md).' })
   policy(@Root() key: ApiKeyRow): KeyPolicyType {
     return policyView(key.policy);
+  }
+
+  @Mutation(() => ApiKeyType, {
+    description:
+      'Changes a key’s name and/or policy (a policy given replaces the whole one); recorded in the audit log (api-key-changed). A revoked key is not found.',
+  })
+  updateApiKey(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateApiKeyInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.apiKeys.update(ctx, parseId(id, 'id'), { name: input.name, ...policyRequest(input) });
   }
 
   @Mutation(() => ApiKeyType)

@@ -3,7 +3,7 @@ import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.ty
 import type { TsigKeyRow } from '../../services/tsig-keys.service';
 import type { GraphQLContext } from '../context';
 import { CreatedTsigKeyType, TsigKeyType } from '../types/tsig-key.type';
-import { CreateTsigKeyInput } from '../inputs/tsig-key.input';
+import { CreateTsigKeyInput, UpdateTsigKeyInput } from '../inputs/tsig-key.input';
 import { parseId, parseOptionalId } from '../inputs/ids';
 
 @Resolver(() => TsigKeyType)
@@ -29,6 +29,14 @@ export class TsigKeyResolver {
   @FieldResolver(() => KeyPolicyType, { description: 'What the key may do over DNS UPDATE and transfers (docs/least-privilege.md).' })
   policy(@Root() key: TsigKeyRow): KeyPolicyType {
     return policyView(key.policy);
+  }
+
+  @Mutation(() => TsigKeyType, {
+    description:
+      'Changes a TSIG key’s policy (the one given replaces the whole one); recorded in the audit log (tsig-key-changed). A revoked key is not found.',
+  })
+  updateTsigKey(@Arg('id', () => ID) id: string, @Arg('input') input: UpdateTsigKeyInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.tsigKeys.update(ctx, parseId(id, 'id'), policyRequest(input));
   }
 
   @Mutation(() => TsigKeyType, { description: 'Revokes a TSIG key: the next UPDATE signed with it is refused (NOTAUTH, BADKEY).' })

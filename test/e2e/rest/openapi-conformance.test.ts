@@ -120,6 +120,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: '/api/tsigkey/add', body: { name: `key-${Date.now()}.example`, user_id: Number(f.userId) } },
     bad: { method: 'post', path: '/api/tsigkey/add', body: { name: 'bad key', user_id: Number(f.userId), algorithm: 'hmac-md5' } },
   }),
+  editTsigKey: () => ({
+    good: { method: 'put', path: '/api/tsigkey/edit/LATER', body: { preset: 'READ_ONLY', policy: { idle_days: 30 } } },
+    bad: { method: 'put', path: '/api/tsigkey/edit/LATER', body: { preset: 'READ_ONLY', policy: { idle_days: 0 } } },
+  }),
   revokeTsigKey: () => ({
     good: { method: 'post', path: '/api/tsigkey/revoke/LATER' },
     bad: { method: 'post', path: '/api/tsigkey/revoke/999999' },
@@ -244,6 +248,13 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .set('X-API-Key', ADMIN_KEY)
             .send({ name: `revoked-${envelope}.example`, user_id: Number(fixture.userId) });
           call.path = `/api/tsigkey/revoke/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
+        }
+        if (op.operationId === 'editTsigKey') {
+          const created = await app.http
+            .post('/api/tsigkey/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ name: `edited-${kind}-${envelope}.example`, user_id: Number(fixture.userId) });
+          call.path = `/api/tsigkey/edit/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;
