@@ -102,6 +102,23 @@ const PROFILES: Profile[] = [
     ...NO_FLAGS,
   },
   {
+    // a rule naming another user's zone grants nothing there: a rule reaches only its key's user's zones
+    name: "rules: write another user's zone, write TXT under app.* of A",
+    input: {
+      policy: {
+        rules: [
+          { zone: C, access: 'WRITE' },
+          { zone: A, owner: 'app.*', types: ['TXT'], access: 'WRITE' },
+        ],
+      },
+    },
+    sees: [A],
+    readsWhole: [],
+    read: (zone, owner, type) => zone === A && underApp(owner) && type === 'TXT',
+    write: (zone, owner, type) => zone === A && underApp(owner) && type === 'TXT',
+    ...NO_FLAGS,
+  },
+  {
     name: 'rules with flags: write under app.* of A and all of the spare zone; manage keys, create and delete zones',
     input: {
       policy: {
