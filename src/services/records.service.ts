@@ -68,10 +68,12 @@ export class RecordsService {
     const record = this.parse(ctx, zone, input);
     // the key's policy (docs/least-privilege.md): a zone it has no rule for is not there for it
     if (!seesZone(ctx.principal.policy, zone)) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
-    requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
     // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
     const touching = { owners: ownersToCheck(zone, [record]), recordIds: [] };
     return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+      // asked once the zone is read in the key's scope: an every-zone rule covers only its user's zones, and
+      // another user's zone is not there for the key (404), as for a key without rules, not a refusal (403)
+      requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
       change.insert(record);

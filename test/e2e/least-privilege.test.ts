@@ -88,6 +88,20 @@ describe('READ_ONLY preset', () => {
     expect(exported.data.exportZone).toContain('host');
   });
 
+  it("does not reach another user's zone: an every-zone rule covers its own user's zones (404, not 403)", async () => {
+    const other = await createUser(app, 'lp-other@example.org');
+    await createZone(app, other, 'lp-three.test');
+    const before = await zoneRecords('lp-three.test');
+    expect(errorCode(await addRecord(key, 'lp-three.test', 'x', 'A', '192.0.2.50'))).toBe('ZONE_NOT_FOUND');
+    const rest = await app.http
+      .post('/api/record/add')
+      .set('X-API-Key', key)
+      .send({ zone: 'lp-three.test', owner: 'x', rtype: 'A', rdata: '192.0.2.50', ttl: 300 });
+    expect(rest.status).toBe(404);
+    expect(rest.body.error).toBe('ZONE_NOT_FOUND');
+    expect(await zoneRecords('lp-three.test')).toEqual(before);
+  });
+
   it('may not sign a zone, nor roll its keys: DNSSEC rewrites what the zone serves', async () => {
     const enable = await app.gql(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: ONE }, key);
     expectForbidden(enable, /no rule lets this key write DNSKEY at lp-one\.test/);

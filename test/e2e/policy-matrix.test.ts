@@ -1,0 +1,1134 @@
+/**
+ * The least-privilege matrix (docs/least-privilege.md): every REST route of the table (src/rest/routes.ts) and
+ * every GraphQL Query, Mutation and Subscription field of the served schema, tried with a key of each preset and
+ * of hand-written rules, on targets the key may touch and targets it may not. The expected answer of each call is
+ * derived from what the key's policy says (each profile below states, in plain predicates, what its rules
+ * grant), never from what the service answered; every refused call is checked to have changed nothing (the
+ * zones, records, keys, users and DNSSEC rows read straight from the database before and after). A route or
+ * field added without a row here fails the completeness tests at the end.
+ *
+ * One service and one database for the whole file; rows are set up once, a write that succeeds is undone with
+ * the admin key.
+ */
+import 'reflect-metadata';
+import { Client } from 'pg';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { ROUTES } from '../../src/rest/routes';
+import { waitUntil } from '../support/wait-for';
+import { startTestApp, TestApp } from '../support/test-app';
+import { CREATE_RECORD, createUser, createZone } from '../support/fixtures';
+
+const A = 'pm-a.test';
+const B = 'pm-b.test';
+/** a zone of another user: no user key of ours may ever see it */
+const C = 'pm-c.test';
+/** a zone made and deleted during the run (zone creation and deletion) */
+const SPARE = 'pm-spare.test';
+
+/** `ok`, or the error code the call must answer */
+type Outcome = string;
+
+interface Point {
+  zone: string;
+  owner: string;
+  type: string;
+}
+
+/**
+ * A key and what its policy grants, stated as the documentation states it (docs/least-privilege.md, «Presets»,
+ * «Rules», «What a restricted key sees and may do»): the zones it sees, the zones it may read whole (zone files,
+ * checks), and whether it may read or write one record; the three flags.
+ */
+interface Profile {
+  name: string;
+  input: Record<string, unknown>;
+  sees: string[];
+  readsWhole: string[];
+  read(zone: string, owner: string, type: string): boolean;
+  write(zone: string, owner: string, type: string): boolean;
+  manageKeys: boolean;
+  createZones: boolean;
+  deleteZones: boolean;
+}
+
+const underLabel = (label: string) => (owner: string) => owner === label || owner.startsWith(`${label}.`);
+const underAcme = underLabel('_acme-challenge');
+const underApp = underLabel('app');
+const NO_FLAGS = { manageKeys: false, createZones: false, deleteZones: false };
+
+const PROFILES: Profile[] = [
+  {
+    // {zone: every zone, access: read}
+    name: 'READ_ONLY',
+    input: { preset: 'READ_ONLY' },
+    sees: [A, B, SPARE],
+    readsWhole: [A, B, SPARE],
+    read: (zone) => zone !== C,
+    write: () => false,
+    ...NO_FLAGS,
+  },
+  {
+    // {zone: A, access: write}
+    name: 'ONE_ZONE(A)',
+    input: { preset: 'ONE_ZONE', zone: A },
+    sees: [A],
+    readsWhole: [A],
+    read: (zone) => zone === A,
+    write: (zone) => zone === A,
+    ...NO_FLAGS,
+  },
+  {
+    // {zone: A, owner: _acme-challenge.*, types: [TXT], access: write}
+    name: 'ACME(A)',
+    input: { preset: 'ACME', zone: A },
+    sees: [A],
+    readsWhole: [],
+    read: (zone, owner, type) => zone === A && underAcme(owner) && type === 'TXT',
+    write: (zone, owner, type) => zone === A && underAcme(owner) && type === 'TXT',
+    ...NO_FLAGS,
+  },
+  {
+    name: 'rules: read every zone, write TXT and A under app.* of A',
+    input: {
+      policy: {
+        rules: [{ access: 'READ' }, { zone: A, owner: 'app.*', types: ['TXT', 'A'], access: 'WRITE' }],
+      },
+    },
+    sees: [A, B, SPARE],
+    readsWhole: [A, B, SPARE],
+    read: (zone) => zone !== C,
+    write: (zone, owner, type) => zone === A && underApp(owner) && (type === 'TXT' || type === 'A'),
+    ...NO_FLAGS,
+  },
+  {
+    // a rule naming another user's zone grants nothing there: a rule reaches only its key's user's zones
+    name: "rules: write another user's zone, write TXT under app.* of A",
+    input: {
+      policy: {
+        rules: [
+          { zone: C, access: 'WRITE' },
+          { zone: A, owner: 'app.*', types: ['TXT'], access: 'WRITE' },
+        ],
+      },
+    },
+    sees: [A],
+    readsWhole: [],
+    read: (zone, owner, type) => zone === A && underApp(owner) && type === 'TXT',
+    write: (zone, owner, type) => zone === A && underApp(owner) && type === 'TXT',
+    ...NO_FLAGS,
+  },
+  {
+    name: 'rules with flags: write under app.* of A and all of the spare zone; manage keys, create and delete zones',
+    input: {
+      policy: {
+        rules: [
+          { zone: A, owner: 'app.*', access: 'WRITE' },
+          { zone: SPARE, access: 'WRITE' },
+        ],
+        mayCreateZones: true,
+        mayDeleteZones: true,
+        mayManageKeys: true,
+      },
+    },
+    sees: [A, SPARE],
+    readsWhole: [SPARE],
+    read: (zone, owner) => (zone === A && underApp(owner)) || zone === SPARE,
+    write: (zone, owner) => (zone === A && underApp(owner)) || zone === SPARE,
+    manageKeys: true,
+    createZones: true,
+    deleteZones: true,
+  },
+];
+
+/** the targets of record operations: each profile may touch some of them and not others */
+const POINTS: Point[] = [
+  { zone: A, owner: '_acme-challenge.mx', type: 'TXT' },
+  { zone: A, owner: '_acme-challenge.mx', type: 'A' },
+  { zone: A, owner: 'app.mx', type: 'A' },
+  { zone: A, owner: 'app.mx', type: 'AAAA' },
+  { zone: A, owner: 'mx', type: 'TXT' },
+  { zone: B, owner: '_acme-challenge.mx', type: 'TXT' },
+  { zone: B, owner: 'app.mx', type: 'A' },
+  { zone: C, owner: 'app.mx', type: 'A' },
+];
+const ZONES = [A, B, C];
+
+// ---- what the policy says, per kind of question ----
+
+const sees = (p: Profile, zone: string) => p.sees.includes(zone);
+/** a new record at a point (create, a change set's ADD, an import's line) */
+const writeNew = (p: Profile, t: Point): Outcome =>
+  !sees(p, t.zone) ? 'ZONE_NOT_FOUND' : !p.write(t.zone, t.owner, t.type) ? 'FORBIDDEN_BY_POLICY' : 'ok';
+/** an existing record named by id (edit, delete): one it may not read is not there for it */
+const touchExisting = (p: Profile, t: Point): Outcome =>
+  !sees(p, t.zone) || !p.read(t.zone, t.owner, t.type)
+    ? 'RECORD_NOT_FOUND'
+    : !p.write(t.zone, t.owner, t.type)
+      ? 'FORBIDDEN_BY_POLICY'
+      : 'ok';
+const readRecord = (p: Profile, t: Point): Outcome => (sees(p, t.zone) && p.read(t.zone, t.owner, t.type) ? 'ok' : 'RECORD_NOT_FOUND');
+const readZone = (p: Profile, zone: string): Outcome => (sees(p, zone) ? 'ok' : 'ZONE_NOT_FOUND');
+const readWholeZone = (p: Profile, zone: string): Outcome =>
+  !sees(p, zone) ? 'ZONE_NOT_FOUND' : p.readsWhole.includes(zone) ? 'ok' : 'FORBIDDEN_BY_POLICY';
+/** DNSSEC rewrites the apex's DNSKEY and every signature: write DNSKEY at @ */
+const controlDnssec = (p: Profile, zone: string): Outcome =>
+  !sees(p, zone) ? 'ZONE_NOT_FOUND' : p.write(zone, '@', 'DNSKEY') ? 'ok' : 'FORBIDDEN_BY_POLICY';
+const flag = (has: boolean): Outcome => (has ? 'ok' : 'FORBIDDEN_BY_POLICY');
+
+// ---- the service, its database, the admin's helpers ----
+
+let app: TestApp;
+let db: Client;
+let userId: string;
+let otherUserId: string;
+const keys = new Map<string, { secret: string; id: string }>();
+let serial = 0;
+const next = () => ++serial;
+
+function rdataFor(type: string, n = next()): string {
+  if (type === 'TXT') return `"pm-${n}"`;
+  if (type === 'A') return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+  if (type === 'AAAA') return `2001:db8::${n.toString(16)}`;
+  throw new Error(`no rdata for ${type}`);
+}
+
+async function admin(query: string, variables: Record<string, unknown> = {}): Promise<any> {
+  const res = await app.gql(query, variables);
+  if (res.errors) throw new Error(`admin: ${JSON.stringify(res.errors)}`);
+  return res.data;
+}
+
+async function adminAdd(t: Point, rdata = rdataFor(t.type)): Promise<{ id: string; rdata: string }> {
+  const data = await admin(CREATE_RECORD, { input: { zone: t.zone, owner: t.owner, type: t.type, rdata, ttl: 300 } });
+  return { id: data.createRecord.id, rdata };
+}
+
+/** the id of the record (zone, owner, type, rdata), as the database holds it, or undefined */
+async function findRecord(t: Point, rdata: string): Promise<string | undefined> {
+  const { rows } = await db.query(
+    `select r.id from records r join domains d on d.id = r.domain_id where d.name = $1 and r.owner = $2 and r.type = $3 and r.rdata = $4`,
+    [t.zone, t.owner, t.type, rdata],
+  );
+  return rows[0]?.id === undefined ? undefined : String(rows[0].id);
+}
+
+async function recordRdata(id: string): Promise<string | undefined> {
+  const { rows } = await db.query(`select rdata from records where id = $1`, [id]);
+  return rows[0]?.rdata;
+}
+
+async function adminDeleteIfThere(id: string | undefined): Promise<void> {
+  if (id === undefined || (await recordRdata(id)) === undefined) return;
+  await admin(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
+}
+
+async function zoneSerial(zone: string): Promise<number> {
+  const { rows } = await db.query(`select serial from domains where name = $1`, [zone]);
+  return Number(rows[0].serial);
+}
+
+async function zoneId(zone: string): Promise<string> {
+  const { rows } = await db.query(`select id from domains where name = $1`, [zone]);
+  return String(rows[0].id);
+}
+
+/** every record of the zones, as the database holds them */
+async function allRecords(): Promise<{ id: string; zone: string; owner: string; type: string }[]> {
+  const { rows } = await db.query(`select r.id, d.name as zone, r.owner, r.type from records r join domains d on d.id = r.domain_id`);
+  return rows.map((r: any) => ({ id: String(r.id), zone: r.zone, owner: r.owner, type: r.type }));
+}
+
+/** the records a profile may read among those of the zones named */
+async function readableRecords(p: Profile, zones?: string[]) {
+  return (await allRecords()).filter((r) => (zones ?? p.sees).includes(r.zone) && sees(p, r.zone) && p.read(r.zone, r.owner, r.type));
+}
+
+/**
+ * Everything a call could change: zones, records, keys, users and DNSSEC state, whole rows (a key's first and
+ * last use left out: using a key writes them, docs/least-privilege.md).
+ */
+async function snapshot(): Promise<unknown> {
+  const table = (name: string) =>
+    `(select coalesce(json_agg(to_jsonb(t) - 'last_used_at' - 'first_used_at' order by to_jsonb(t)::text), '[]') from ${name} t) as ${name}`;
+  const { rows } = await db.query(
+    `select ${['domains', 'records', 'api_keys', 'tsig_keys', 'users', 'dnssec_zones', 'dnssec_keys', 'dnssec_records'].map(table).join(', ')}`,
+  );
+  return rows[0];
+}
+
+async function dnssecEnabled(zone: string): Promise<boolean> {
+  const data = await admin(`query($z: String) { domain(name: $z) { dnssec { enabled } } }`, { z: zone });
+  return data.domain.dnssec.enabled;
+}
+async function adminEnableDnssec(zone: string): Promise<void> {
+  if (!(await dnssecEnabled(zone))) await admin(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone });
+}
+async function adminDisableDnssec(zone: string): Promise<void> {
+  if (await dnssecEnabled(zone)) await admin(`mutation($z: String!) { disableDnssec(zone: $z) { enabled } }`, { z: zone });
+}
+
+// ---- calls and their checks ----
+
+interface Answer {
+  via: 'rest' | 'graphql';
+  status: number;
+  code?: string;
+  body: any;
+  data?: any;
+}
+
+async function rest(
+  key: string,
+  method: 'get' | 'post' | 'put' | 'delete',
+  path: string,
+  options: { query?: Record<string, unknown>; body?: Record<string, unknown> } = {},
+): Promise<Answer> {
+  let req = app.http[method](`/api${path}`).set('X-API-Key', key);
+  if (options.query) req = req.query(options.query);
+  const res = options.body ? await req.send(options.body) : await req;
+  const ok = res.status >= 200 && res.status < 300;
+  return { via: 'rest', status: res.status, code: ok ? undefined : res.body?.error, body: res.body ?? res.text, data: res.body };
+}
+
+async function gql(key: string, query: string, variables: Record<string, unknown> = {}): Promise<Answer> {
+  const res = await app.gql(query, variables, key);
+  return { via: 'graphql', status: res.status, code: res.errors?.[0]?.extensions?.code, body: res.body, data: res.data };
+}
+
+const tally = { calls: 0, allowed: 0, refused: 0 };
+/** op id → the profiles it ran for, and whether it met an allowed and a refused target */
+const coverage = new Map<string, { profiles: Set<string>; allowed: number; refused: number }>();
+let current: { op: string; profile: string } | undefined;
+
+function expectOutcome(answer: Answer, expected: Outcome, label: string): void {
+  const ok = answer.via === 'rest' ? answer.status >= 200 && answer.status < 300 : !answer.body?.errors && answer.data !== undefined;
+  const got = ok ? 'ok' : (answer.code ?? 'error');
+  expect({ label, got, body: got === expected ? undefined : answer.body }).toEqual({ label, got: expected, body: undefined });
+  if (answer.via === 'rest') {
+    const status = expected === 'ok' ? [200, 201, 204] : expected.endsWith('_NOT_FOUND') ? [404] : [403];
+    if (!status.includes(answer.status)) expect({ label, status: answer.status }).toEqual({ label, status: status[0] });
+  }
+  tally.calls++;
+  if (expected === 'ok') tally.allowed++;
+  else tally.refused++;
+  if (current) {
+    const c = coverage.get(current.op)!;
+    if (expected === 'ok') c.allowed++;
+    else c.refused++;
+  }
+}
+
+/** a call whose answer the policy decides; a refused call (and any read) must leave every row as it was */
+async function attempt(label: string, expected: Outcome, call: () => Promise<Answer>, options: { reads?: boolean } = {}): Promise<Answer> {
+  const before = await snapshot();
+  const answer = await call();
+  expectOutcome(answer, expected, label);
+  if (expected !== 'ok' || options.reads) expect({ label, unchanged: await snapshot() }).toEqual({ label, unchanged: before });
+  return answer;
+}
+
+/** every (zone, owner, type) object in an answer: what a list showed */
+function recordsIn(value: unknown, zone?: string, found: { zone?: string; owner: string; type: string }[] = []) {
+  if (Array.isArray(value)) for (const item of value) recordsIn(item, zone, found);
+  else if (value && typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    const here = typeof o.zone === 'string' ? o.zone : typeof o.name === 'string' && 'records' in o ? o.name : zone;
+    if (typeof o.owner === 'string' && typeof o.type === 'string') found.push({ zone: here, owner: o.owner, type: o.type });
+    for (const v of Object.values(o)) recordsIn(v, here, found);
+  }
+  return found;
+}
+
+function expectOnlyReadable(p: Profile, label: string, value: unknown, zone?: string): void {
+  const shown = recordsIn(value, zone);
+  const unreadable = shown.filter((r) => !r.zone || !sees(p, r.zone) || !p.read(r.zone, r.owner, r.type));
+  expect({ label, unreadable }).toEqual({ label, unreadable: [] });
+}
+
+// ---- the matrix: one row per REST route and GraphQL field ----
+
+interface Op {
+  id: string;
+  /** only the admin key may: no user key has an allowed target */
+  adminOnly?: true;
+  /** a list: what the key may not read is left out of it and of its counts, never refused */
+  list?: true;
+  run(p: Profile, key: string): Promise<void>;
+}
+
+const REST_RECORD = (t: Point, rdata: string) => ({ zone: t.zone, owner: t.owner, rtype: t.type, rdata, ttl: 300 });
+const GQL_RECORD = (t: Point, rdata: string) => ({ zone: t.zone, owner: t.owner, type: t.type, rdata, ttl: 300 });
+const label = (t: Point) => `${t.type} at ${t.owner}.${t.zone}`;
+
+/** create one record at each point */
+function createRecordOp(id: string, call: (key: string, t: Point, rdata: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const rdata = rdataFor(t.type);
+        const expected = writeNew(p, t);
+        await attempt(`create ${label(t)}`, expected, () => call(key, t, rdata));
+        const made = await findRecord(t, rdata);
+        expect({ t, made: made !== undefined }).toEqual({ t, made: expected === 'ok' });
+        await adminDeleteIfThere(made);
+      }
+    },
+  };
+}
+
+/** edit a record in place at each point, and move one from an _acme-challenge TXT to another owner */
+function editRecordOp(id: string, call: (key: string, recordId: string, t: Point, rdata: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const seeded = await adminAdd(t);
+        const rdata = rdataFor(t.type);
+        const expected = touchExisting(p, t);
+        await attempt(`edit ${label(t)}`, expected, () => call(key, seeded.id, t, rdata));
+        expect({ t, rdata: await recordRdata(seeded.id) }).toEqual({ t, rdata: expected === 'ok' ? rdata : seeded.rdata });
+        await adminDeleteIfThere(seeded.id);
+      }
+      const from: Point = { zone: A, owner: '_acme-challenge.mx', type: 'TXT' };
+      const to: Point = { zone: A, owner: 'mx', type: 'TXT' };
+      const seeded = await adminAdd(from);
+      const rdata = rdataFor('TXT');
+      const readable = touchExisting(p, from);
+      const expected = readable !== 'ok' ? readable : p.write(to.zone, to.owner, to.type) ? 'ok' : 'FORBIDDEN_BY_POLICY';
+      await attempt(`move ${label(from)} to ${label(to)}`, expected, () => call(key, seeded.id, to, rdata));
+      await adminDeleteIfThere(seeded.id);
+    },
+  };
+}
+
+function deleteRecordOp(id: string, call: (key: string, recordId: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const seeded = await adminAdd(t);
+        const expected = touchExisting(p, t);
+        await attempt(`delete ${label(t)}`, expected, () => call(key, seeded.id));
+        expect({ t, left: (await recordRdata(seeded.id)) !== undefined }).toEqual({ t, left: expected !== 'ok' });
+        await adminDeleteIfThere(seeded.id);
+      }
+    },
+  };
+}
+
+function readRecordOp(id: string, call: (key: string, recordId: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const seeded = await adminAdd(t);
+        const answer = await attempt(`read ${label(t)}`, readRecord(p, t), () => call(key, seeded.id), { reads: true });
+        if (readRecord(p, t) === 'ok') expect(JSON.stringify(answer.data)).toContain(t.owner);
+        await adminDeleteIfThere(seeded.id);
+      }
+    },
+  };
+}
+
+/** a change set: an ADD at each point, and a REMOVE by id of a record at each point */
+function changeSetOp(id: string, call: (key: string, zone: string, changes: unknown[]) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const rdata = rdataFor(t.type);
+        const expected = writeNew(p, t);
+        await attempt(`change set ADD ${label(t)}`, expected, () =>
+          call(key, t.zone, [{ kind: 'ADD', owner: t.owner, type: t.type, rdata, ttl: 300 }]),
+        );
+        await adminDeleteIfThere(await findRecord(t, rdata));
+        const seeded = await adminAdd(t);
+        const remove = !sees(p, t.zone) ? 'ZONE_NOT_FOUND' : touchExisting(p, t);
+        await attempt(`change set REMOVE ${label(t)}`, remove, () => call(key, t.zone, [{ kind: 'REMOVE', id: seeded.id }]));
+        expect({ t, left: (await recordRdata(seeded.id)) !== undefined }).toEqual({ t, left: remove !== 'ok' });
+        await adminDeleteIfThere(seeded.id);
+      }
+    },
+  };
+}
+
+function importOp(id: string, call: (key: string, zone: string, text: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const rdata = rdataFor(t.type);
+        const expected = writeNew(p, t);
+        await attempt(`import ${label(t)}`, expected, () => call(key, t.zone, `${t.owner} 300 IN ${t.type} ${rdata}\n`));
+        const made = await findRecord(t, rdata);
+        expect({ t, made: made !== undefined }).toEqual({ t, made: expected === 'ok' });
+        await adminDeleteIfThere(made);
+      }
+    },
+  };
+}
+
+/** an operation over one zone: A, B (same user) and C (another user's) */
+function zoneOp(id: string, outcome: (p: Profile, zone: string) => Outcome, call: (key: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const answer = await attempt(`${id} ${zone}`, outcome(p, zone), () => call(key, zone), { reads: true });
+        if (answer.code === undefined) expectOnlyReadable(p, `${id} ${zone}`, answer.data, zone);
+      }
+    },
+  };
+}
+
+/** DNSSEC control over A, B and C: `prepare` brings each zone to the state the operation needs */
+function dnssecOp(id: string, prepare: (zone: string) => Promise<void>, call: (key: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        await prepare(zone);
+        await attempt(`${id} ${zone}`, controlDnssec(p, zone), () => call(key, zone));
+      }
+      for (const zone of ZONES) await adminDisableDnssec(zone);
+    },
+  };
+}
+
+/** an operation only the admin key may do: every user key is refused (FORBIDDEN), restricted or not */
+function adminOnlyOp(id: string, calls: (key: string) => [string, Outcome, () => Promise<Answer>][]): Op {
+  return {
+    id,
+    adminOnly: true,
+    async run(_p, key) {
+      for (const [what, expected, call] of calls(key)) await attempt(`${id} ${what}`, expected, call);
+    },
+  };
+}
+
+/** a key another key may make: within the manager's rights, beyond them, for another user */
+const WITHIN = { policy: { rules: [{ zone: A, owner: 'app.x', types: ['TXT'], access: 'WRITE' }] } };
+const BEYOND = { preset: 'ONE_ZONE', zone: A };
+
+function keyCreateOp(id: string, call: (key: string, user: string, extra: Record<string, unknown>) => Promise<Answer>, revoke: string): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const [what, user, extra, expected] of [
+        ['within its rights', userId, WITHIN, flag(p.manageKeys)],
+        ['beyond its rights', userId, BEYOND, 'FORBIDDEN_BY_POLICY'],
+        ['for another user', otherUserId, WITHIN, 'USER_NOT_FOUND'],
+      ] as [string, string, Record<string, unknown>, Outcome][]) {
+        const answer = await attempt(`${id} ${what}`, expected, () => call(key, user, extra));
+        if (expected === 'ok') {
+          const made = answer.via === 'rest' ? String(answer.data.id) : (answer.data.createApiKey ?? answer.data.createTsigKey).key.id;
+          await admin(`mutation($id: ID!) { ${revoke}(id: $id) { id } }`, { id: made });
+        }
+      }
+    },
+  };
+}
+
+async function adminMakeKey(kind: 'api' | 'tsig', user: string, extra: Record<string, unknown>): Promise<string> {
+  if (kind === 'api') {
+    const data = await admin(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { apiKey { id } } }`, {
+      input: { userId: user, name: `pm-target-${next()}`, ...extra },
+    });
+    return data.createApiKey.apiKey.id;
+  }
+  const data = await admin(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { tsigKey { id } } }`, {
+    input: { userId: user, name: `pm-target-${next()}.key`, ...extra },
+  });
+  return data.createTsigKey.tsigKey.id;
+}
+
+function keyRevokeOp(id: string, kind: 'api' | 'tsig', call: (key: string, target: string) => Promise<Answer>): Op {
+  const notFound = kind === 'api' ? 'API_KEY_NOT_FOUND' : 'TSIG_KEY_NOT_FOUND';
+  return {
+    id,
+    async run(p, key) {
+      for (const [what, user, extra, expected] of [
+        ['a key within its rights', userId, WITHIN, flag(p.manageKeys)],
+        ['an unrestricted key of its user', userId, {}, 'FORBIDDEN_BY_POLICY'],
+        ["another user's key", otherUserId, WITHIN, p.manageKeys ? notFound : 'FORBIDDEN_BY_POLICY'],
+      ] as [string, string, Record<string, unknown>, Outcome][]) {
+        const target = await adminMakeKey(kind, user, extra);
+        await attempt(`${id} ${what}`, expected, () => call(key, target));
+        const table = kind === 'api' ? 'api_keys' : 'tsig_keys';
+        const { rows } = await db.query(`select revoked_at from ${table} where id = $1`, [target]);
+        expect({ what, revoked: rows[0].revoked_at !== null }).toEqual({ what, revoked: expected === 'ok' });
+      }
+    },
+  };
+}
+
+/** the keys a manager may list are its own user's */
+function keyListOp(id: string, call: (key: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      await adminMakeKey(id.includes('apiKeys') ? 'api' : 'tsig', otherUserId, WITHIN);
+      const answer = await attempt(id, flag(p.manageKeys), () => call(key), { reads: true });
+      if (answer.code === undefined) {
+        const list: any[] = answer.via === 'rest' ? answer.data : (answer.data.apiKeys ?? answer.data.tsigKeys);
+        expect(list.length).toBeGreaterThan(0);
+        expect(new Set(list.map((k) => String(k.userId ?? k.user_id)))).toEqual(new Set([userId]));
+      }
+    },
+  };
+}
+
+/** zones the key sees among those now in the database (the spare zone is there only while a test makes it) */
+async function visibleZones(p: Profile): Promise<string[]> {
+  const { rows } = await db.query(`select name from domains`);
+  return rows
+    .map((r: any) => r.name as string)
+    .filter((z) => sees(p, z))
+    .sort();
+}
+
+async function adminCreateSpare(): Promise<void> {
+  const { rows } = await db.query(`select 1 from domains where name = $1`, [SPARE]);
+  if (!rows.length) await createZone(app, userId, SPARE);
+}
+async function adminDeleteSpare(): Promise<void> {
+  const { rows } = await db.query(`select 1 from domains where name = $1`, [SPARE]);
+  if (rows.length) await admin(`mutation($z: String) { deleteDomain(zone: $z) }`, { z: SPARE });
+}
+
+function createZoneOp(id: string, call: (key: string, user: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      await attempt(`${id} for its user`, flag(p.createZones), () => call(key, userId, SPARE));
+      const made = (await db.query(`select 1 from domains where name = $1`, [SPARE])).rows.length === 1;
+      expect(made).toBe(p.createZones);
+      await adminDeleteSpare();
+      await attempt(`${id} for another user`, 'USER_NOT_FOUND', () => call(key, otherUserId, SPARE));
+    },
+  };
+}
+
+function deleteZoneOp(id: string, call: (key: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of [SPARE, B, C]) {
+        await adminCreateSpare();
+        const expected = !sees(p, zone) ? 'ZONE_NOT_FOUND' : flag(p.deleteZones);
+        await attempt(`${id} ${zone}`, expected, () => call(key, zone));
+        const left = (await db.query(`select 1 from domains where name = $1`, [zone])).rows.length === 1;
+        expect({ zone, left }).toEqual({ zone, left: expected !== 'ok' });
+      }
+      await adminDeleteSpare();
+    },
+  };
+}
+
+/** the user routes: its own user, another user */
+function userOp(id: string, own: (p: Profile) => Outcome, other: Outcome, call: (key: string, user: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      const answer = await attempt(`${id} its own user`, own(p), () => call(key, userId), { reads: !id.startsWith('Mutation') });
+      if (answer.code === undefined && answer.data?.user?.domainsConnection) {
+        const visible = await visibleZones(p);
+        expect(answer.data.user.domainsConnection.totalCount).toBe(visible.length);
+        expect(answer.data.user.domainsConnection.nodes.map((d: any) => d.name).sort()).toEqual(visible);
+      }
+      await attempt(`${id} another user`, other, () => call(key, otherUserId), { reads: !id.startsWith('Mutation') });
+    },
+  };
+}
+
+const DOMAIN_FIELDS = `name records { owner type } recordsConnection(first: 1000) { totalCount nodes { owner type } } changes(first: 100) { nodes { added { owner type } removed { owner type } } }`;
+
+/** the subscription: refused for a zone the key does not see, and told only what it may read */
+function subscriptionOp(field: 'zoneChanged' | 'propagationChanged'): Op {
+  const id = `Subscription.${field}`;
+  return {
+    id,
+    async run(p, key) {
+      const client = createClient({
+        url: app.baseUrl.replace('http', 'ws') + '/graphql',
+        webSocketImpl: WebSocket,
+        connectionParams: { 'x-api-key': key },
+        retryAttempts: 0,
+      });
+      const count = () => app.service.services.liveUpdates.subscriberCount();
+      const baseline = count();
+      try {
+        for (const zone of ZONES) {
+          const events: any[] = [];
+          const errors: any[] = [];
+          const selection = field === 'zoneChanged' ? 'change { added { owner type } }' : 'zone';
+          const stop = client.subscribe(
+            { query: `subscription($z: String!) { ${field}(zone: $z) { ${selection} } }`, variables: { z: zone } },
+            {
+              // a refusal comes as a result with errors (graphql-ws `next`), or as `error`
+              next: (e: any) => (e.errors ? errors.push(e.errors) : events.push(e)),
+              error: (e: any) => errors.push(e),
+              complete: () => undefined,
+            },
+          );
+          const expected = readZone(p, zone);
+          const snap = await snapshot();
+          await waitUntil(`${id} ${zone} answered`, () => errors.length > 0 || count() > baseline);
+          const code = errors.length ? (JSON.stringify(errors).match(/"code":"([A-Z_]+)"/)?.[1] ?? 'error') : undefined;
+          expectOutcome(
+            { via: 'graphql', status: 200, code, body: errors.length ? { errors } : {}, data: errors.length ? undefined : {} },
+            expected,
+            `${id} ${zone}`,
+          );
+          expect({ zone, unchanged: await snapshot() }).toEqual({ zone, unchanged: snap });
+          if (expected === 'ok' && field === 'zoneChanged') {
+            // a change of every point of the zone (and the SOA's serial step): the event names only the records the
+            // key may read
+            const points = POINTS.filter((t) => t.zone === zone);
+            const changes = points.map((t) => ({ kind: 'ADD', owner: t.owner, type: t.type, rdata: rdataFor(t.type), ttl: 300 }));
+            const result = await admin(
+              `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`,
+              {
+                z: zone,
+                c: changes,
+              },
+            );
+            expect(result.applyZoneChanges.serial).toBeGreaterThan(0);
+            await waitUntil(`${id} ${zone} event`, () => events.length > 0);
+            const added = events[0].data.zoneChanged.change.added.map((r: any) => `${r.owner} ${r.type}`).sort();
+            expect({ zone, added }).toEqual({
+              zone,
+              added: [...points, { zone, owner: '@', type: 'SOA' }]
+                .filter((t) => p.read(t.zone, t.owner, t.type))
+                .map((t) => `${t.owner} ${t.type}`)
+                .sort(),
+            });
+            for (const [i, t] of points.entries()) await adminDeleteIfThere(await findRecord(t, changes[i].rdata));
+          }
+          stop();
+          await waitUntil(`${id} ${zone} ended`, () => count() === baseline);
+        }
+      } finally {
+        await client.dispose();
+      }
+    },
+  };
+}
+
+const OPS: Op[] = [
+  // ---- REST: records ----
+  {
+    id: 'GET /record/list',
+    list: true,
+    async run(p, key) {
+      const answer = await attempt('record list', 'ok', () => rest(key, 'get', '/record/list'), { reads: true });
+      const expected = (await readableRecords(p)).map((r) => r.id).sort();
+      expect(answer.data.map((r: any) => String(r.id)).sort()).toEqual(expected);
+    },
+  },
+  readRecordOp('GET /record/list/:id', (key, id) => rest(key, 'get', `/record/list/${id}`)),
+  createRecordOp('POST /record/add', (key, t, rdata) => rest(key, 'post', '/record/add', { body: REST_RECORD(t, rdata) })),
+  editRecordOp('PUT /record/edit/:id', (key, id, t, rdata) => rest(key, 'put', `/record/edit/${id}`, { body: REST_RECORD(t, rdata) })),
+  deleteRecordOp('DELETE /record/delete/:id', (key, id) => rest(key, 'delete', `/record/delete/${id}`)),
+  // ---- REST: users ----
+  {
+    id: 'GET /user/list',
+    list: true,
+    async run(_p, key) {
+      const answer = await attempt('user list', 'ok', () => rest(key, 'get', '/user/list'), { reads: true });
+      expect(answer.data.map((u: any) => String(u.id))).toEqual([userId]);
+      await attempt('user list ?id= another user', 'USER_NOT_FOUND', () => rest(key, 'get', '/user/list', { query: { id: otherUserId } }));
+    },
+  },
+  userOp(
+    'GET /user/list/:id',
+    () => 'ok',
+    'USER_NOT_FOUND',
+    (key, user) => rest(key, 'get', `/user/list/${user}`),
+  ),
+  adminOnlyOp('POST /user/add', (key) => [
+    ['a user', 'FORBIDDEN', () => rest(key, 'post', '/user/add', { body: { email: `pm-${next()}@example.org` } })],
+  ]),
+  userOp(
+    'PUT /user/edit/:id',
+    (p) => flag(p.manageKeys),
+    'USER_NOT_FOUND',
+    (key, user) => rest(key, 'put', `/user/edit/${user}`, { body: { email: user === userId ? 'pm@example.org' : 'pm-other@example.org' } }),
+  ),
+  adminOnlyOp('DELETE /user/delete/:id', (key) => [
+    ['its own user', 'FORBIDDEN', () => rest(key, 'delete', `/user/delete/${userId}`)],
+    ['another user', 'FORBIDDEN', () => rest(key, 'delete', `/user/delete/${otherUserId}`)],
+  ]),
+  userOp(
+    'GET /user/limits/:id',
+    () => 'ok',
+    'USER_NOT_FOUND',
+    (key, user) => rest(key, 'get', `/user/limits/${user}`),
+  ),
+  adminOnlyOp('PUT /user/limits/:id', (key) => [
+    ['its own user', 'FORBIDDEN', () => rest(key, 'put', `/user/limits/${userId}`, { body: { max_zones: 1 } })],
+    ['another user', 'FORBIDDEN', () => rest(key, 'put', `/user/limits/${otherUserId}`, { body: { max_zones: 1 } })],
+  ]),
+  adminOnlyOp('PUT /apikey/rate/:id', (key) => [
+    ['its own key', 'FORBIDDEN', () => rest(key, 'put', `/apikey/rate/${keyIdOf(key)}`, { body: { rate_per_second: 1 } })],
+  ]),
+  // ---- REST: TSIG keys, audit ----
+  keyListOp('GET /tsigkey/list', (key) => rest(key, 'get', '/tsigkey/list')),
+  keyCreateOp(
+    'POST /tsigkey/add',
+    (key, user, extra) =>
+      rest(key, 'post', '/tsigkey/add', {
+        body: {
+          name: `pm-${next()}.key`,
+          user_id: Number(user),
+          ...('preset' in extra
+            ? { preset: String(extra.preset).toLowerCase(), zone: extra.zone }
+            : { policy: { rules: (extra.policy as any).rules.map((r: any) => ({ ...r, access: r.access.toLowerCase() })) } }),
+        },
+      }),
+    'revokeTsigKey',
+  ),
+  keyRevokeOp('POST /tsigkey/revoke/:id', 'tsig', (key, id) => rest(key, 'post', `/tsigkey/revoke/${id}`)),
+  adminOnlyOp('GET /audit', (key) => [['the audit log', 'FORBIDDEN', () => rest(key, 'get', '/audit')]]),
+  // ---- REST: domains ----
+  {
+    id: 'GET /domain/list',
+    list: true,
+    async run(p, key) {
+      const answer = await attempt('domain list', 'ok', () => rest(key, 'get', '/domain/list'), { reads: true });
+      expect(answer.data.map((d: any) => d.zone).sort()).toEqual(await visibleZones(p));
+      for (const d of answer.data) {
+        const readable = await readableRecords(p, [d.zone]);
+        expect({ zone: d.zone, records: d.records.length }).toEqual({ zone: d.zone, records: readable.length });
+      }
+      expectOnlyReadable(p, 'domain list', answer.data);
+    },
+  },
+  zoneOp('GET /domain/list/zone/:zoneid', readZone, async (key, zone) => rest(key, 'get', `/domain/list/zone/${await zoneId(zone)}`)),
+  zoneOp('GET /domain/list/zone', readZone, (key, zone) => rest(key, 'get', '/domain/list/zone', { query: { name: zone } })),
+  {
+    id: 'GET /domain/list/user/:userid',
+    async run(p, key) {
+      const answer = await attempt('its own user', 'ok', () => rest(key, 'get', `/domain/list/user/${userId}`), { reads: true });
+      expect(answer.data.map((d: any) => d.zone ?? d.name).sort()).toEqual(await visibleZones(p));
+      expectOnlyReadable(p, 'domains of its user', answer.data);
+      await attempt('another user', 'USER_NOT_FOUND', () => rest(key, 'get', `/domain/list/user/${otherUserId}`));
+    },
+  },
+  createZoneOp('POST /domain/add', (key, user, zone) => rest(key, 'post', '/domain/add', { body: { user_id: Number(user), zone } })),
+  deleteZoneOp('DELETE /domain/delete', (key, zone) => rest(key, 'delete', '/domain/delete', { query: { zone } })),
+  changeSetOp('POST /domain/changes/:zone', (key, zone, changes) => rest(key, 'post', `/domain/changes/${zone}`, { body: { changes } })),
+  zoneOp('GET /domain/changes/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/changes/${zone}`)),
+  zoneOp('GET /domain/export/:zone', readWholeZone, (key, zone) => rest(key, 'get', `/domain/export/${zone}`)),
+  importOp('POST /domain/import/:zone', (key, zone, text) =>
+    rest(key, 'post', `/domain/import/${zone}`, { body: { text, mode: 'MERGE' } }),
+  ),
+  zoneOp('GET /domain/check/:zone', readWholeZone, (key, zone) => rest(key, 'get', `/domain/check/${zone}`)),
+  zoneOp('GET /domain/dnssec/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/dnssec/${zone}`)),
+  dnssecOp('POST /domain/dnssec/:zone', adminDisableDnssec, (key, zone) => rest(key, 'post', `/domain/dnssec/${zone}`, { body: {} })),
+  dnssecOp('DELETE /domain/dnssec/:zone', adminEnableDnssec, (key, zone) => rest(key, 'delete', `/domain/dnssec/${zone}`)),
+  zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
+
+  // ---- GraphQL queries ----
+  keyListOp('Query.apiKeys', (key) => gql(key, `{ apiKeys { id userId } }`)),
+  adminOnlyOp('Query.auditEvents', (key) => [['the audit log', 'FORBIDDEN', () => gql(key, `{ auditEvents { totalCount } }`)]]),
+  zoneOp('Query.checkZone', readWholeZone, (key, zone) => gql(key, `query($z: String!) { checkZone(zone: $z) { zone } }`, { z: zone })),
+  {
+    id: 'Query.domain',
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const answer = await attempt(
+          `domain ${zone}`,
+          readZone(p, zone),
+          () => gql(key, `query($z: String) { domain(name: $z) { ${DOMAIN_FIELDS} } }`, { z: zone }),
+          { reads: true },
+        );
+        if (answer.code !== undefined) continue;
+        const readable = (await readableRecords(p, [zone])).map((r) => `${r.owner} ${r.type}`).sort();
+        const d = answer.data.domain;
+        expect(d.records.map((r: any) => `${r.owner} ${r.type}`).sort()).toEqual(readable);
+        expect(d.recordsConnection.totalCount).toBe(readable.length);
+        expect(d.recordsConnection.nodes).toHaveLength(readable.length);
+        expectOnlyReadable(p, `domain ${zone}`, d, zone);
+      }
+    },
+  },
+  {
+    id: 'Query.domains',
+    list: true,
+    async run(p, key) {
+      const answer = await attempt(
+        'domains',
+        'ok',
+        () =>
+          gql(
+            key,
+            `{ domains(first: 10) { totalCount nodes { name recordsConnection(first: 100) { totalCount nodes { owner type } } } } }`,
+          ),
+        {
+          reads: true,
+        },
+      );
+      const visible = await visibleZones(p);
+      expect(answer.data.domains.totalCount).toBe(visible.length);
+      expect(answer.data.domains.nodes.map((d: any) => d.name).sort()).toEqual(visible);
+      for (const d of answer.data.domains.nodes) {
+        const readable = await readableRecords(p, [d.name]);
+        expect({ zone: d.name, count: d.recordsConnection.totalCount }).toEqual({ zone: d.name, count: readable.length });
+        expectOnlyReadable(p, `domains ${d.name}`, d, d.name);
+      }
+      const other = await attempt('domains of another user', 'ok', () =>
+        gql(key, `query($u: ID) { domains(userId: $u) { totalCount nodes { name } } }`, { u: otherUserId }),
+      );
+      expect(other.data.domains).toEqual({ totalCount: 0, nodes: [] });
+    },
+  },
+  zoneOp('Query.exportZone', readWholeZone, (key, zone) => gql(key, `query($z: String!) { exportZone(zone: $z) }`, { z: zone })),
+  readRecordOp('Query.record', (key, id) => gql(key, `query($id: ID!) { record(id: $id) { owner type zone } }`, { id })),
+  {
+    id: 'Query.recordTypes',
+    list: true,
+    async run(_p, key) {
+      const answer = await attempt('record types', 'ok', () => gql(key, `{ recordTypes { type } }`), { reads: true });
+      expect(answer.data.recordTypes.length).toBeGreaterThan(10);
+    },
+  },
+  {
+    id: 'Query.records',
+    list: true,
+    async run(p, key) {
+      const query = `query($z: String) { records(zone: $z, first: 1000) { totalCount nodes { id zone owner type } } }`;
+      for (const zone of [undefined, ...ZONES]) {
+        // a zone it may not see is an empty list, not an error: lists and counts leave it out
+        const answer = await attempt(`records ${zone ?? 'all'}`, 'ok', () => gql(key, query, { z: zone }), { reads: true });
+        const readable = (await readableRecords(p, zone ? [zone] : undefined)).map((r) => r.id).sort();
+        expect({ zone, ids: answer.data.records.nodes.map((r: any) => String(r.id)).sort() }).toEqual({ zone, ids: readable });
+        expect({ zone, totalCount: answer.data.records.totalCount }).toEqual({ zone, totalCount: readable.length });
+      }
+    },
+  },
+  keyListOp('Query.tsigKeys', (key) => gql(key, `{ tsigKeys { id userId } }`)),
+  userOp(
+    'Query.user',
+    () => 'ok',
+    'USER_NOT_FOUND',
+    (key, user) => gql(key, `query($u: ID) { user(id: $u) { id domainsConnection { totalCount nodes { name } } } }`, { u: user }),
+  ),
+  {
+    id: 'Query.users',
+    list: true,
+    async run(_p, key) {
+      const answer = await attempt('users', 'ok', () => gql(key, `{ users { totalCount nodes { id } } }`), { reads: true });
+      expect(answer.data.users).toEqual({ totalCount: 1, nodes: [{ id: userId }] });
+    },
+  },
+
+  // ---- GraphQL mutations ----
+  changeSetOp('Mutation.applyZoneChanges', (key, zone, changes) =>
+    gql(key, `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
+      z: zone,
+      c: changes,
+    }),
+  ),
+  dnssecOp(
+    'Mutation.confirmDnssecDsPublished',
+    async (zone) => {
+      await adminEnableDnssec(zone);
+      await admin(`mutation($z: String!) { rollDnssecKey(zone: $z, role: KSK) { enabled } }`, { z: zone });
+    },
+    (key, zone) => gql(key, `mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { enabled } }`, { z: zone }),
+  ),
+  keyCreateOp(
+    'Mutation.createApiKey',
+    (key, user, extra) =>
+      gql(key, `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { key: apiKey { id } } }`, {
+        input: { userId: user, name: `pm-${next()}`, ...extra },
+      }),
+    'revokeApiKey',
+  ),
+  createZoneOp('Mutation.createDomain', (key, user, zone) =>
+    gql(key, `mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: user, z: zone }),
+  ),
+  createRecordOp('Mutation.createRecord', (key, t, rdata) => gql(key, CREATE_RECORD, { input: GQL_RECORD(t, rdata) })),
+  keyCreateOp(
+    'Mutation.createTsigKey',
+    (key, user, extra) =>
+      gql(key, `mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { key: tsigKey { id } } }`, {
+        input: { userId: user, name: `pm-${next()}.key`, ...extra },
+      }),
+    'revokeTsigKey',
+  ),
+  adminOnlyOp('Mutation.createUser', (key) => [
+    [
+      'a user',
+      'FORBIDDEN',
+      () => gql(key, `mutation($e: String!) { createUser(input: {email: $e}) { id } }`, { e: `pm-${next()}@example.org` }),
+    ],
+  ]),
+  deleteZoneOp('Mutation.deleteDomain', (key, zone) => gql(key, `mutation($z: String) { deleteDomain(zone: $z) }`, { z: zone })),
+  deleteRecordOp('Mutation.deleteRecord', (key, id) => gql(key, `mutation($id: ID!) { deleteRecord(id: $id) }`, { id })),
+  adminOnlyOp('Mutation.deleteUser', (key) => [
+    ['its own user', 'FORBIDDEN', () => gql(key, `mutation($u: ID!) { deleteUser(id: $u) }`, { u: userId })],
+    ['another user', 'FORBIDDEN', () => gql(key, `mutation($u: ID!) { deleteUser(id: $u) }`, { u: otherUserId })],
+  ]),
+  dnssecOp('Mutation.disableDnssec', adminEnableDnssec, (key, zone) =>
+    gql(key, `mutation($z: String!) { disableDnssec(zone: $z) { enabled } }`, { z: zone }),
+  ),
+  dnssecOp('Mutation.enableDnssec', adminDisableDnssec, (key, zone) =>
+    gql(key, `mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone }),
+  ),
+  importOp('Mutation.importZone', (key, zone, text) =>
+    gql(key, `mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }`, { z: zone, t: text }),
+  ),
+  {
+    id: 'Mutation.revertZone',
+    async run(p, key) {
+      for (const t of POINTS) {
+        const before = await zoneSerial(t.zone);
+        const seeded = await adminAdd(t);
+        // the history shows a key only what it may read, and a revert undoes only that (docs/least-privilege.md):
+        // for a key that may not read the record, the zone already is as it was (NOTHING_TO_REVERT)
+        const expected = !sees(p, t.zone)
+          ? 'ZONE_NOT_FOUND'
+          : !p.read(t.zone, t.owner, t.type)
+            ? 'INVALID_INPUT'
+            : flag(p.write(t.zone, t.owner, t.type));
+        const answer = await attempt(`revert ${label(t)}`, expected, () =>
+          gql(key, `mutation($z: String!, $s: Serial!) { revertZone(zone: $z, toSerial: $s) { serial } }`, { z: t.zone, s: before }),
+        );
+        if (expected === 'INVALID_INPUT') expect(answer.body.errors[0].extensions.details[0].code).toBe('NOTHING_TO_REVERT');
+        const reverted = expected === 'ok';
+        expect({ t, left: (await recordRdata(seeded.id)) !== undefined }).toEqual({ t, left: !reverted });
+        await adminDeleteIfThere(seeded.id);
+      }
+    },
+  },
+  keyRevokeOp('Mutation.revokeApiKey', 'api', (key, id) => gql(key, `mutation($id: ID!) { revokeApiKey(id: $id) { id } }`, { id })),
+  keyRevokeOp('Mutation.revokeTsigKey', 'tsig', (key, id) => gql(key, `mutation($id: ID!) { revokeTsigKey(id: $id) { id } }`, { id })),
+  dnssecOp('Mutation.rollDnssecKey', adminEnableDnssec, (key, zone) =>
+    gql(key, `mutation($z: String!) { rollDnssecKey(zone: $z, role: ZSK) { enabled } }`, { z: zone }),
+  ),
+  adminOnlyOp('Mutation.setApiKeyRate', (key) => [
+    [
+      'its own key',
+      'FORBIDDEN',
+      () => gql(key, `mutation($id: ID!) { setApiKeyRate(id: $id, input: {ratePerSecond: 1}) { ratePerSecond } }`, { id: keyIdOf(key) }),
+    ],
+  ]),
+  adminOnlyOp('Mutation.setUserLimits', (key) => [
+    [
+      'its own user',
+      'FORBIDDEN',
+      () => gql(key, `mutation($u: ID!) { setUserLimits(id: $u, input: {maxZones: 1}) { maxZones } }`, { u: userId }),
+    ],
+    [
+      'another user',
+      'FORBIDDEN',
+      () => gql(key, `mutation($u: ID!) { setUserLimits(id: $u, input: {maxZones: 1}) { maxZones } }`, { u: otherUserId }),
+    ],
+  ]),
+  editRecordOp('Mutation.updateRecord', (key, id, t, rdata) =>
+    gql(key, `mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`, {
+      id,
+      input: GQL_RECORD(t, rdata),
+    }),
+  ),
+  userOp(
+    'Mutation.updateUser',
+    (p) => flag(p.manageKeys),
+    'USER_NOT_FOUND',
+    (key, user) =>
+      gql(key, `mutation($u: ID!, $e: String!) { updateUser(id: $u, input: {email: $e}) { id } }`, {
+        u: user,
+        e: user === userId ? 'pm@example.org' : 'pm-other@example.org',
+      }),
+  ),
+
+  // ---- GraphQL subscriptions ----
+  subscriptionOp('propagationChanged'),
+  subscriptionOp('zoneChanged'),
+];
+
+function keyIdOf(secret: string): string {
+  for (const entry of keys.values()) if (entry.secret === secret) return entry.id;
+  throw new Error('unknown key');
+}
+
+beforeAll(async () => {
+  app = await startTestApp({ RATE_LIMIT_PER_SECOND: '0', KEY_RATE_LIMIT_PER_SECOND: '0' });
+  db = new Client({ connectionString: app.settings.databaseUrl! });
+  await db.connect();
+  userId = await createUser(app, 'pm@example.org');
+  otherUserId = await createUser(app, 'pm-other@example.org');
+  await createZone(app, userId, A);
+  await createZone(app, userId, B);
+  await createZone(app, otherUserId, C);
+  // a record at every point, and one more at the apex, so that lists have something to leave out
+  for (const t of POINTS) await adminAdd(t);
+  for (const p of PROFILES) {
+    const data = await admin(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id } } }`, {
+      input: { userId, name: `pm ${p.name}`.slice(0, 100), ...p.input },
+    });
+    keys.set(p.name, { secret: data.createApiKey.secret, id: data.createApiKey.apiKey.id });
+  }
+  for (const op of OPS) coverage.set(op.id, { profiles: new Set(), allowed: 0, refused: 0 });
+}, 60_000);
+
+afterAll(async () => {
+  await db?.end();
+  await app?.close();
+});
+
+describe.each(PROFILES.map((p) => [p.name, p] as const))('%s', (_name, profile) => {
+  it.each(OPS.map((op) => [op.id, op] as const))('%s', async (_id, op) => {
+    current = { op: op.id, profile: profile.name };
+    try {
+      await op.run(profile, keys.get(profile.name)!.secret);
+      coverage.get(op.id)!.profiles.add(profile.name);
+    } finally {
+      current = undefined;
+    }
+  });
+});
+
+describe('the matrix is complete', () => {
+  it('has a row for every REST route of the table, and for no route that is not there', () => {
+    const routes = ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort();
+    const rows = OPS.map((op) => op.id)
+      .filter((id) => /^(GET|POST|PUT|DELETE) /.test(id))
+      .sort();
+    expect(rows).toEqual(routes);
+  });
+
+  it('has a row for every Query, Mutation and Subscription field of the served schema', async () => {
+    const res = await app.gql(`{ __schema {
+        queryType { fields { name } } mutationType { fields { name } } subscriptionType { fields { name } } } }`);
+    const s = res.data.__schema;
+    const fields = [
+      ...s.queryType.fields.map((f: any) => `Query.${f.name}`),
+      ...s.mutationType.fields.map((f: any) => `Mutation.${f.name}`),
+      ...s.subscriptionType.fields.map((f: any) => `Subscription.${f.name}`),
+    ].sort();
+    const rows = OPS.map((op) => op.id)
+      .filter((id) => /^(Query|Mutation|Subscription)\./.test(id))
+      .sort();
+    expect(rows).toEqual(fields);
+  });
+
+  it('ran every row with every key, each on a target some key may touch and one it may not', () => {
+    const incomplete = OPS.filter((op) => coverage.get(op.id)!.profiles.size !== PROFILES.length).map((op) => op.id);
+    expect(incomplete).toEqual([]);
+    const oneSided = OPS.filter((op) => {
+      const c = coverage.get(op.id)!;
+      return (c.refused === 0 && !op.list) || (c.allowed === 0 && !op.adminOnly);
+    }).map((op) => op.id);
+    expect(oneSided).toEqual([]);
+    // the counts the report quotes
+    process.stdout.write(
+      `policy matrix: ${ROUTES.length} REST routes and ${OPS.length - ROUTES.length} GraphQL fields × ${PROFILES.length} keys; ` +
+        `${tally.calls} calls, ${tally.allowed} allowed, ${tally.refused} refused\n`,
+    );
+  });
+});
