@@ -95,6 +95,13 @@ export interface Settings {
   dnssecKskLifetime: number;
   dnssecPropagationDelay: number;
   /**
+   * the parent's DS checked at these servers (a parent outside Zonekeeper; RFC 7344 §4.1, RFC 7583 §3.3.1):
+   * the authoritative servers of the parent zone, asked for the zone's DS RRset; empty, the default: the
+   * operator confirms by hand. Asked every `dnssecParentDsCheckInterval` seconds while a zone waits.
+   */
+  dnssecParentDsServers: HostPort[];
+  dnssecParentDsCheckInterval: number;
+  /**
    * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
    * one per user (RATE_LIMIT_*) shared by all of its keys, and one per key (KEY_RATE_LIMIT_*) besides; the
    * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
@@ -311,6 +318,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecZskLifetime: integer('DNSSEC_ZSK_LIFETIME', 30 * 86400, 0, 10 * 366 * 86400),
     dnssecKskLifetime: integer('DNSSEC_KSK_LIFETIME', 0, 0, 10 * 366 * 86400),
     dnssecPropagationDelay: integer('DNSSEC_PROPAGATION_DELAY', 3600, 0, 7 * 86400),
+    dnssecParentDsServers: list(read('DNSSEC_PARENT_DS_SERVERS') ?? '').flatMap((item) => {
+      // a bare address asks port 53
+      const parsed = parseHostPort(item) ?? parseHostPort(`${item.includes(':') && !item.startsWith('[') ? `[${item}]` : item}:53`);
+      if (!parsed) problems.push(`DNSSEC_PARENT_DS_SERVERS must list address[:port] entries (got "${item}")`);
+      return parsed ? [parsed] : [];
+    }),
+    dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
     rateLimit: { user: userRate, key: keyRate },
     rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
     zoneChangeLimit: {
