@@ -156,7 +156,7 @@ export async function confirmDsRemoved(
  * step is dropped, and a KSK generated for a roll (its DS never needed again) is removed. When the parent is a
  * Zonekeeper zone, the service removes the DS there itself and the zone goes unsigned after the DS TTL plus
  * the propagation delay; otherwise the worker asks DNSSEC_PARENT_DS_SERVERS, or the operator confirms.
- * Nothing when the zone is disabling already.
+ * A zone disabling already: only the parent's step again, while its DS is not known gone.
  */
 export async function beginDisable(
   db: Database,
@@ -167,7 +167,8 @@ export async function beginDisable(
   const started = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
     const policy = change.zone.dnssec;
     if (!policy) throw notSigned();
-    if (policy.state === 'disabling') return false;
+    // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
+    if (policy.state === 'disabling') return !(await policyOf(change.connection, change.zone.id))?.disableAt;
     change.requireLock();
     const sql = change.connection;
     const now = new Date();

@@ -1,0 +1,293 @@
+/**
+ * Unsigning a zone without breaking it (RFC 8078 §4) and the parent's DS checked at its servers (RFC 7344 §4.1,
+ * RFC 7583 §3.3.1), with accelerated timings (TTLs of 2 s, a propagation delay of 1 s, a check every second):
+ *
+ * - a child whose parent is a Zonekeeper zone: disabling publishes the DS-delete CDS/CDNSKEY, the zone stays
+ *   signed (dnssec-verify passes), the parent's DS goes at once, and after the DS TTL plus the delay the child
+ *   is unsigned;
+ * - a child whose parent is elsewhere, served by a real Knot (DNSSEC_PARENT_DS_SERVERS): enabling waits until
+ *   Knot serves the DS (asked over UDP, and over TCP when the answer is truncated), and disabling completes only
+ *   once Knot no longer serves it;
+ * - a child whose parent's servers do not answer for it: the operator's confirmations move it on;
+ * - the key-roll tick's due-zone query reads its partial indexes (EXPLAIN).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { dig, freePort } from '../propagation/knot';
+import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
+import { sleep, waitFor } from '../support/wait-for';
+import { zonesWithKeyWorkQuery } from '../../src/repositories/dnssec';
+
+const run = promisify(execFile);
+const PARENT = 'zk-parent.test';
+const CHILD = `child.${PARENT}`;
+const EXTERNAL_PARENT = 'elsewhere.test';
+const EXTERNAL_CHILD = `ext.${EXTERNAL_PARENT}`;
+const LONE = 'lone.zk-nowhere.test';
+
+let app: TestApp;
+let knot: KnotPrimary;
+let dnsPort: number;
+let dir: string;
+let parentSerial = 1;
+
+const DNSSEC_FIELDS = `enabled state ds disableAt keys { keyTag role state }
+  parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }`;
+
+/** the external parent's zone file as Knot serves it, with `ds` at the child's delegation */
+function writeExternalParent(ds: string[]): void {
+  const file = join(dir, `${EXTERNAL_PARENT}.zone`);
+  writeFileSync(
+    file,
+    `$ORIGIN ${EXTERNAL_PARENT}.\n@ 2 IN SOA ns1 hostmaster ${parentSerial++} 7200 3600 1209600 2\n@ 2 IN NS ns1\nns1 2 IN A 192.0.2.1\n` +
+      `ext 2 IN NS ns1.ext\nns1.ext 2 IN A 192.0.2.3\n${ds.map((d) => `ext 2 IN DS ${d}\n`).join('')}`,
+  );
+}
+
+const zoneFile = (zone: string, extra = '') =>
+  `$ORIGIN ${zone}.\n@ 2 IN SOA ns1.${zone}. hostmaster.${zone}. 1 7200 3600 1209600 2\n@ 2 IN NS ns1.${zone}.\nns1 2 IN A 192.0.2.1\nwww 2 IN A 192.0.2.2\n${extra}`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'zk-disable-'));
+  writeExternalParent([]);
+  knot = await startKnotPrimary([{ zone: EXTERNAL_PARENT, file: join(dir, `${EXTERNAL_PARENT}.zone`) }]);
+  dnsPort = await freePort();
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    ALLOWED_TTLS: 'any',
+    DNSSEC_PROPAGATION_DELAY: '1',
+    DNSSEC_PARENT_DS_SERVERS: `127.0.0.1:${knot.port}`,
+    DNSSEC_PARENT_DS_CHECK_INTERVAL: '1',
+  });
+  const user = await app.gql(`mutation { createUser(input: {email: "disable@example.com"}) { id } }`);
+  for (const [zone, extra] of [
+    [PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`],
+    [CHILD, ''],
+    [EXTERNAL_CHILD, ''],
+    [LONE, ''],
+  ]) {
+    const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+      u: user.data.createUser.id,
+      z: zone,
+    });
+    expect(created.errors).toBeUndefined();
+    const imported = await app.gql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, {
+      z: zone,
+      t: zoneFile(zone, extra),
+    });
+    expect(imported.errors).toBeUndefined();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await knot?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+async function status(zone: string): Promise<any> {
+  const res = await app.gql(`query($z: String) { domain(name: $z) { dnssec { ${DNSSEC_FIELDS} } } }`, { z: zone });
+  expect(res.errors).toBeUndefined();
+  return res.data.domain.dnssec;
+}
+
+async function mutate(mutation: string, variables: Record<string, unknown>): Promise<any> {
+  const res = await app.gql(mutation, variables);
+  expect(res.errors).toBeUndefined();
+  return Object.values(res.data)[0];
+}
+
+/** the child's DS RRset as the Zonekeeper parent holds it */
+async function parentDs(): Promise<string[]> {
+  const res = await app.gql(`query($z: String) { domain(name: $z) { records(owner: "child") { type rdata } } }`, { z: PARENT });
+  expect(res.errors).toBeUndefined();
+  return res.data.domain.records.filter((r: any) => r.type === 'DS').map((r: any) => r.rdata);
+}
+
+/** the zone as the primary serves it by AXFR */
+async function transfer(zone: string): Promise<string> {
+  const axfr = await dig(['@127.0.0.1', '-p', String(dnsPort), zone, 'AXFR', '+nocomments', '+nostats']);
+  return `${axfr.lines.slice(0, -1).join('\n')}\n`;
+}
+
+/** dnssec-verify (BIND) on the zone as served: throws when any signature or the chain is wrong */
+async function verify(zone: string, label: string): Promise<string> {
+  const text = await transfer(zone);
+  const file = join(dir, `${zone}-${label}.zone`);
+  writeFileSync(file, text);
+  await run('dnssec-verify', ['-o', zone, file]);
+  return text;
+}
+
+/** the apex's records of a type as served (RDATA, blanks collapsed) */
+const apexRdata = (text: string, zone: string, type: string) =>
+  text
+    .split('\n')
+    .map((line) => line.split(/\s+/))
+    .filter((f) => f[0] === `${zone}.` && f[3] === type)
+    .map((f) => f.slice(4).join(' '));
+
+it('a child of a Zonekeeper parent: disabling publishes the DS-delete CDS/CDNSKEY, the DS goes, then the child is unsigned', async () => {
+  for (const zone of [PARENT, CHILD]) await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone });
+  const signed = await status(CHILD);
+  expect(signed.parentDs).toMatchObject({ inZonekeeper: true, waitingFor: 'NOTHING', seenAt: expect.any(String) });
+  expect(await parentDs()).toHaveLength(1);
+
+  const disabling = await mutate(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: CHILD });
+  const started = Date.now();
+  expect(disabling).toMatchObject({ enabled: true, state: 'disabling', ds: [] });
+  // the parent is here: its DS went at once, and the child goes unsigned after the DS TTL (2 s) + the delay (1 s)
+  expect(await parentDs()).toEqual([]);
+  expect(new Date(disabling.disableAt).getTime()).toBeGreaterThanOrEqual(started + 2000);
+  // still signed, and valid, with the RFC 8078 §4 DS-delete pair alone in the CDS and CDNSKEY RRsets
+  const text = await verify(CHILD, 'disabling');
+  expect(apexRdata(text, CHILD, 'CDS')).toEqual(['0 0 0 00']);
+  expect(apexRdata(text, CHILD, 'CDNSKEY')).toEqual(['0 3 0 AA==']);
+  expect(apexRdata(text, CHILD, 'DNSKEY')).toHaveLength(2);
+  // a disabling zone's keys do not roll
+  const roll = await app.gql(`mutation($z: String!) { rollDnssecKey(zone: $z, role: ZSK) { state } }`, { z: CHILD });
+  expect(roll.errors?.[0]?.extensions?.code).toBe('DNSSEC_DISABLING');
+  // the parent still verifies without the DS
+  await verify(PARENT, 'without-child-ds');
+
+  const unsigned = await waitFor(
+    'the child to go unsigned',
+    async () => {
+      const s = await status(CHILD);
+      return s.state === 'unsigned' ? s : undefined;
+    },
+    30_000,
+    100,
+  );
+  expect(Date.now()).toBeGreaterThanOrEqual(new Date(disabling.disableAt).getTime());
+  expect(unsigned).toMatchObject({ enabled: false, keys: [], parentDs: null, disableAt: null });
+  expect(await transfer(CHILD)).not.toMatch(/\s(RRSIG|NSEC|DNSKEY|CDS|CDNSKEY)\s/);
+}, 60_000);
+
+it('a child whose parent is elsewhere: the DS is seen at the parent’s server, and the disable completes once it is gone', async () => {
+  const enabled = await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { ${DNSSEC_FIELDS} } }`, { z: EXTERNAL_CHILD });
+  expect(enabled.parentDs).toMatchObject({ inZonekeeper: false, waitingFor: 'DS_PUBLICATION', seenAt: null });
+  // the worker asks Knot: an authoritative answer without the DS, not yet confirmed
+  const waiting = await waitFor('a first check at the parent’s server', async () => {
+    const s = await status(EXTERNAL_CHILD);
+    return s.parentDs.lastCheck ? s : undefined;
+  });
+  expect(waiting.parentDs.waitingFor).toBe('DS_PUBLICATION');
+  expect(waiting.parentDs.lastCheck).toMatchObject({
+    want: 'present',
+    confirmed: false,
+    expected: [enabled.ds[0]],
+    servers: [{ server: `127.0.0.1:${knot.port}`, ok: true, ds: [], transport: 'udp', error: null }],
+  });
+
+  // the DS at the parent, with other keys' DS beside it (an RRset over 512 octets: the UDP answer is
+  // truncated, so the check asks again over TCP); SHA-384 of our key counts as well as SHA-256
+  const others = Array.from({ length: 9 }, (_, i) => `${40000 + i} 13 4 ${'AB'.repeat(47)}${String(10 + i)}`);
+  writeExternalParent([enabled.ds[1], ...others]);
+  await knot.reload();
+  const seen = await waitFor(
+    'the DS to be seen at the parent',
+    async () => {
+      const s = await status(EXTERNAL_CHILD);
+      return s.parentDs.waitingFor === 'NOTHING' ? s : undefined;
+    },
+    30_000,
+    100,
+  );
+  expect(seen.parentDs.seenAt).toEqual(expect.any(String));
+  expect(seen.parentDs.nextCheckAt).toBeNull();
+  expect(seen.parentDs.lastCheck).toMatchObject({ want: 'present', confirmed: true });
+  expect(seen.parentDs.lastCheck.servers[0]).toMatchObject({ ok: true, transport: 'tcp', ttl: 2 });
+  expect(seen.parentDs.lastCheck.servers[0].ds).toHaveLength(10);
+
+  const disabling = await mutate(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: EXTERNAL_CHILD });
+  expect(disabling).toMatchObject({ state: 'disabling', disableAt: null, parentDs: { waitingFor: 'DS_REMOVAL' } });
+  const text = await verify(EXTERNAL_CHILD, 'disabling');
+  expect(apexRdata(text, EXTERNAL_CHILD, 'CDS')).toEqual(['0 0 0 00']);
+  // the parent still serves the DS: checks go on, the zone stays signed
+  await waitFor('a check that sees the DS still there', async () => {
+    const s = await status(EXTERNAL_CHILD);
+    return s.parentDs.lastCheck?.want === 'absent' && !s.parentDs.lastCheck.confirmed ? true : undefined;
+  });
+  await sleep(3000);
+  expect((await status(EXTERNAL_CHILD)).state).toBe('disabling');
+  await verify(EXTERNAL_CHILD, 'still-disabling');
+
+  writeExternalParent([]);
+  await knot.reload();
+  const removedAt = Date.now();
+  const unsigned = await waitFor(
+    'the child to go unsigned once the DS is gone',
+    async () => {
+      const s = await status(EXTERNAL_CHILD);
+      return s.state === 'unsigned' ? s : undefined;
+    },
+    30_000,
+    100,
+  );
+  // not before the DS TTL (2 s, as the parent served it) plus the delay
+  expect(Date.now() - removedAt).toBeGreaterThanOrEqual(3000);
+  expect(unsigned.enabled).toBe(false);
+  expect(await transfer(EXTERNAL_CHILD)).not.toMatch(/\s(RRSIG|NSEC|DNSKEY|CDS|CDNSKEY)\s/);
+}, 90_000);
+
+it('a parent whose servers do not answer for the zone: the check says why, and the operator’s confirmations move it on', async () => {
+  await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: LONE });
+  const refused = await waitFor('a check of a zone Knot does not serve', async () => {
+    const s = await status(LONE);
+    return s.parentDs.lastCheck ? s : undefined;
+  });
+  expect(refused.parentDs.lastCheck).toMatchObject({ confirmed: false, servers: [{ ok: false, error: 'answered REFUSED' }] });
+  const confirmed = await mutate(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: LONE });
+  expect(confirmed.parentDs).toMatchObject({ waitingFor: 'NOTHING', seenAt: expect.any(String), nextCheckAt: null });
+  const again = await app.gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: LONE });
+  expect(again.errors?.[0]?.extensions?.code).toBe('DNSSEC_NOTHING_TO_CONFIRM');
+
+  // REST: DELETE without force starts the disable
+  const rest = await app.http.delete(`/api/domain/dnssec/${LONE}`).set('X-API-Key', ADMIN_KEY);
+  expect(rest.status).toBe(200);
+  expect(rest.body).toMatchObject({ state: 'disabling', disable_at: null, parent_ds: { waiting_for: 'DS_REMOVAL', in_zonekeeper: false } });
+  const early = await app.gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: LONE });
+  expect(early.errors?.[0]?.extensions?.code).toBe('DNSSEC_NOTHING_TO_CONFIRM');
+  const removed = await mutate(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: LONE });
+  expect(removed).toMatchObject({ state: 'disabling', disableAt: expect.any(String) });
+  await waitFor('the zone to go unsigned after the confirmation', async () =>
+    (await status(LONE)).state === 'unsigned' ? true : undefined,
+  );
+
+  // force: unsigned in the same call, whatever the parent holds
+  await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: LONE });
+  const forced = await mutate(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { ${DNSSEC_FIELDS} } }`, { z: LONE });
+  expect(forced).toMatchObject({ enabled: false, state: 'unsigned' });
+}, 60_000);
+
+it('the key-roll tick’s due-zone query reads its partial indexes', async () => {
+  const client = new Client({ connectionString: app.settings.databaseUrl });
+  await client.connect();
+  try {
+    // many keys with nothing planned (the usual), a few with an event: the index holds only the few
+    const [{ id }] = (await client.query(`select id from domains where name = $1`, [PARENT])).rows;
+    await client.query(
+      `insert into dnssec_keys (domain_id, role, algorithm, key_tag, dnskey, sealed_private_key, state, active_at, next_event, next_event_at)
+       select $1, 'ZSK', 13, g % 65536, 'x', '\\x00', case when g % 2 = 0 then 'removed' else 'active' end, now(),
+              case when g % 1000 = 0 then 'remove' end, case when g % 1000 = 0 then now() + interval '1 day' end
+         from generate_series(1, 20000) g`,
+      [id],
+    );
+    await client.query('analyze dnssec_keys');
+    const query = zonesWithKeyWorkQuery({ zsk: 30 * 86400, ksk: 0 }, 20);
+    const plan = (await client.query(`explain ${query.text}`, query.params)).rows.map((r) => r['QUERY PLAN']).join('\n');
+    expect(plan).toMatch(/dnssec_keys_next_event_index/);
+    expect(plan).toMatch(/dnssec_keys_lifetime_index/);
+    expect(plan).not.toMatch(/Seq Scan on dnssec_keys/);
+  } finally {
+    await client.query(`delete from dnssec_keys where dnskey = 'x'`);
+    await client.end();
+  }
+}, 30_000);
