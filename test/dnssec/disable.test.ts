@@ -18,7 +18,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort } from '../propagation/knot';
+import { randomBytes } from 'node:crypto';
+import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { startUnbound, Unbound } from '../support/unbound';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { sleep, waitFor } from '../support/wait-for';
 import { zonesWithKeyWorkQuery } from '../../src/repositories/dnssec';
@@ -30,8 +32,15 @@ const EXTERNAL_PARENT = 'elsewhere.test';
 const EXTERNAL_CHILD = `ext.${EXTERNAL_PARENT}`;
 const LONE = 'lone.zk-nowhere.test';
 
+const KEY_NAME = 'zk-disable-key';
+const SECRET = randomBytes(32).toString('base64');
+const CATALOG = 'catalog.zk-disable.test';
+
 let app: TestApp;
 let knot: KnotPrimary;
+/** the service's secondary, which the validating resolver asks */
+let secondary: Knot;
+let unbound: Unbound | undefined;
 let dnsPort: number;
 let dir: string;
 let parentSerial = 1;
@@ -57,9 +66,13 @@ beforeAll(async () => {
   writeExternalParent([]);
   knot = await startKnotPrimary([{ zone: EXTERNAL_PARENT, file: join(dir, `${EXTERNAL_PARENT}.zone`) }]);
   dnsPort = await freePort();
+  secondary = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    SECONDARIES: `127.0.0.1:${secondary.port}`,
+    CATALOG_ZONE: CATALOG,
     ALLOWED_TTLS: 'any',
     DNSSEC_PROPAGATION_DELAY: '1',
     DNSSEC_PARENT_DS_SERVERS: `127.0.0.1:${knot.port}`,
@@ -68,7 +81,8 @@ beforeAll(async () => {
   const user = await app.gql(`mutation { createUser(input: {email: "disable@example.com"}) { id } }`);
   for (const [zone, extra] of [
     [PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`],
-    [CHILD, ''],
+    // a wildcard: each poll asks a name of its own, which no cache holds, so every poll reaches the secondary
+    [CHILD, '* 2 IN A 192.0.2.9\n'],
     [EXTERNAL_CHILD, ''],
     [LONE, ''],
   ]) {
@@ -86,7 +100,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await unbound?.stop();
   await app?.close();
+  await secondary?.stop();
   await knot?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -112,17 +128,73 @@ async function parentDs(): Promise<string[]> {
 
 /** the zone as the primary serves it by AXFR */
 async function transfer(zone: string): Promise<string> {
-  const axfr = await dig(['@127.0.0.1', '-p', String(dnsPort), zone, 'AXFR', '+nocomments', '+nostats']);
-  return `${axfr.lines.slice(0, -1).join('\n')}\n`;
+  const axfr = await dig([
+    '-y',
+    `hmac-sha256:${KEY_NAME}:${SECRET}`,
+    '@127.0.0.1',
+    '-p',
+    String(dnsPort),
+    zone,
+    'AXFR',
+    '+nocomments',
+    '+nostats',
+  ]);
+  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
+  return `${lines.join('\n')}\n`;
 }
 
-/** dnssec-verify (BIND) on the zone as served: throws when any signature or the chain is wrong */
+/**
+ * The zone as served, through BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck: each throws
+ * (or says otherwise) when a signature, the chain or the CDS/CDNSKEY are wrong
+ */
 async function verify(zone: string, label: string): Promise<string> {
   const text = await transfer(zone);
   const file = join(dir, `${zone}-${label}.zone`);
   writeFileSync(file, text);
   await run('dnssec-verify', ['-o', zone, file]);
+  const ldns = await run('ldns-verify-zone', [file]);
+  expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
+  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]);
   return text;
+}
+
+/** waits until the secondary serves the zone at the primary's serial */
+async function secondaryCaughtUp(zone: string): Promise<void> {
+  const res = await app.gql(`query($z: String) { domain(name: $z) { serial } }`, { z: zone });
+  const serial = res.data.domain.serial;
+  await waitFor(
+    `${zone} at serial ${serial} on the secondary`,
+    async () => ((await servedSerial(secondary.port, zone)) === serial ? true : undefined),
+    30_000,
+  );
+}
+
+/**
+ * Asks the validating resolver for a new name under the child (a wildcard answers it) every 100 ms until
+ * stopped: not one answer may be SERVFAIL (a DS the resolver holds with no signature below it would be
+ * bogus); answers the AD flags seen.
+ */
+function pollResolver(zone: string): { stop(): Promise<{ ad: boolean[]; failures: string[] }> } {
+  let running = true;
+  const ad: boolean[] = [];
+  const failures: string[] = [];
+  const loop = (async () => {
+    while (running) {
+      const started = Date.now();
+      const answer = await unbound!.query(`poll${ad.length + failures.length}.${zone}`, 'A');
+      if (answer.rcode !== 'NOERROR') failures.push(`${new Date().toISOString()} ${answer.rcode}`);
+      else ad.push(answer.ad);
+      await sleep(Math.max(0, 100 - (Date.now() - started)));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      if (failures.length) failures.push(unbound!.log().split('\n').slice(-20).join('\n'));
+      return { ad, failures };
+    },
+  };
 }
 
 /** the apex's records of a type as served (RDATA, blanks collapsed) */
@@ -138,6 +210,18 @@ it('a child of a Zonekeeper parent: disabling publishes the DS-delete CDS/CDNSKE
   const signed = await status(CHILD);
   expect(signed.parentDs).toMatchObject({ inZonekeeper: true, waitingFor: 'NOTHING', seenAt: expect.any(String) });
   expect(await parentDs()).toHaveLength(1);
+  // a validating resolver anchored at the parent's DS reaches the child through the Knot secondary
+  for (const zone of [PARENT, CHILD]) await secondaryCaughtUp(zone);
+  unbound = await startUnbound({
+    trustAnchors: [{ zone: PARENT, ds: [(await status(PARENT)).ds[0]] }],
+    stubs: [
+      { zone: PARENT, port: secondary.port },
+      { zone: CHILD, port: secondary.port },
+    ],
+  });
+  const first = await unbound.query(`www.${CHILD}`, 'A');
+  expect({ rcode: first.rcode, ad: first.ad }).toEqual({ rcode: 'NOERROR', ad: true });
+  const poller = pollResolver(CHILD);
 
   const disabling = await mutate(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: CHILD });
   const started = Date.now();
@@ -168,7 +252,16 @@ it('a child of a Zonekeeper parent: disabling publishes the DS-delete CDS/CDNSKE
   expect(Date.now()).toBeGreaterThanOrEqual(new Date(disabling.disableAt).getTime());
   expect(unsigned).toMatchObject({ enabled: false, keys: [], parentDs: null, disableAt: null });
   expect(await transfer(CHILD)).not.toMatch(/\s(RRSIG|NSEC|DNSKEY|CDS|CDNSKEY)\s/);
-}, 60_000);
+  // the resolver never saw the chain broken: validated answers, then (the DS gone, the child unsigned)
+  // insecure ones, never a SERVFAIL
+  await secondaryCaughtUp(CHILD);
+  await sleep(3000);
+  const { ad, failures } = await poller.stop();
+  expect(failures).toEqual([]);
+  expect(ad.length).toBeGreaterThan(30);
+  expect(ad[0]).toBe(true);
+  expect(ad[ad.length - 1]).toBe(false);
+}, 90_000);
 
 it('a child whose parent is elsewhere: the DS is seen at the parent’s server, and the disable completes once it is gone', async () => {
   const enabled = await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { ${DNSSEC_FIELDS} } }`, { z: EXTERNAL_CHILD });
