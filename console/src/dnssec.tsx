@@ -271,6 +271,18 @@ function Signed({
         </div>
       )}
       {dnssec.disableAt && <p data-testid="dnssec-disable-at">The zone goes unsigned at {when(dnssec.disableAt)}.</p>}
+      {dnssec.state === 'disabling' && (
+        <div className="actions">
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() => act(() => disable({ zone, force: true }), `DNSSEC disabled for ${zone}: the zone is no longer signed.`)}
+          >
+            The parent has no DS: unsign now
+          </button>
+        </div>
+      )}
 
       <h3 id="dnssec-ds-title">DS records for the parent</h3>
       <p className="hint">
