@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
 
 /**
@@ -143,6 +144,21 @@ function parseHostPort(value: string): HostPort | undefined {
   if (!match) return undefined;
   const port = Number(match[2]);
   return port > 0 && port < 65536 ? { host: match[1], port } : undefined;
+}
+
+/** an IP address with its port (`192.0.2.1:5300`, `[2001:db8::1]:5300`) or without (port 53: `2001:db8::1`) */
+function parseServerAddress(value: string): HostPort | undefined {
+  const item = value.trim();
+  const colons = (item.match(/:/g) ?? []).length;
+  const parsed =
+    item.startsWith('[') && item.endsWith(']')
+      ? parseHostPort(`${item}:53`)
+      : !item.startsWith('[') && colons > 1
+        ? parseHostPort(`[${item}]:53`)
+        : colons === 0
+          ? parseHostPort(`${item}:53`)
+          : parseHostPort(item);
+  return parsed && isIP(parsed.host) ? parsed : undefined;
 }
 
 function isHostName(value: string): boolean {
@@ -319,9 +335,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecKskLifetime: integer('DNSSEC_KSK_LIFETIME', 0, 0, 10 * 366 * 86400),
     dnssecPropagationDelay: integer('DNSSEC_PROPAGATION_DELAY', 3600, 0, 7 * 86400),
     dnssecParentDsServers: list(read('DNSSEC_PARENT_DS_SERVERS') ?? '').flatMap((item) => {
-      // a bare address asks port 53
-      const parsed = parseHostPort(item) ?? parseHostPort(`${item.includes(':') && !item.startsWith('[') ? `[${item}]` : item}:53`);
-      if (!parsed) problems.push(`DNSSEC_PARENT_DS_SERVERS must list address[:port] entries (got "${item}")`);
+      const parsed = parseServerAddress(item);
+      if (!parsed) problems.push(`DNSSEC_PARENT_DS_SERVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);
       return parsed ? [parsed] : [];
     }),
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
