@@ -4,6 +4,7 @@ import { useMutation, useQuery } from 'urql';
 import { describeError, errorCode } from './errors';
 import {
   ConfirmDnssecDsPublishedDocument,
+  ConfirmDnssecDsRemovedDocument,
   DisableDnssecDocument,
   DnssecAlgorithm,
   DnssecDenial,
@@ -191,6 +192,7 @@ function Signed({
   const [, roll] = useMutation(RollDnssecKeyDocument);
   const [, confirmDs] = useMutation(ConfirmDnssecDsPublishedDocument);
   const [, disable] = useMutation(DisableDnssecDocument);
+  const [, confirmRemoved] = useMutation(ConfirmDnssecDsRemovedDocument);
   const [confirmingDisable, setConfirmingDisable] = useState(false);
   const [busy, setBusy] = useState(false);
   const [copied, setCopied] = useState<string | null>(null);
@@ -200,6 +202,8 @@ function Signed({
   }, [confirmingDisable]);
   const hasCsk = dnssec.keys.some((k) => k.role === 'CSK' && k.state !== 'removed');
   const awaitingDs = dnssec.keys.some((k) => k.nextEvent === 'await-ds');
+  const parent = dnssec.parentDs;
+  const lastCheck = parent?.lastCheck;
 
   const act = async (run: () => Promise<{ error?: CombinedError }>, text: string) => {
     setBusy(true);
@@ -224,6 +228,61 @@ function Signed({
       <p data-testid="dnssec-state">
         <strong>{dnssec.state === 'disabling' ? 'Being unsigned.' : 'Signed.'}</strong> {describeSigning(dnssec)}
       </p>
+
+      {parent && parent.waitingFor !== 'NOTHING' && (
+        <div className="panel" role="group" aria-labelledby="dnssec-parent-title">
+          <h3 id="dnssec-parent-title">
+            {parent.waitingFor === 'DS_REMOVAL' ? 'Waiting for the parent to remove the DS' : 'Waiting for the parent to publish the DS'}
+          </h3>
+          <p className="hint" data-testid="dnssec-parent">
+            {parent.waitingFor === 'DS_REMOVAL'
+              ? 'The zone publishes the DS-delete CDS/CDNSKEY (RFC 8078) and stays signed until the parent no longer serves its DS.'
+              : 'Give the parent one of the DS records below.'}{' '}
+            {lastCheck
+              ? `Last checked ${when(lastCheck.at)}: ${lastCheck.servers
+                  .map(
+                    (a) => `${a.server} ${a.ok ? (a.ds.length ? `serves ${a.ds.length} DS` : 'serves no DS') : (a.error ?? 'no answer')}`,
+                  )
+                  .join('; ')}.`
+              : 'No parent servers are configured to check (DNSSEC_PARENT_DS_SERVERS): confirm it here once done.'}
+          </p>
+          <div className="actions">
+            {parent.waitingFor === 'DS_REMOVAL' ? (
+              <button
+                type="button"
+                disabled={busy}
+                onClick={() =>
+                  act(
+                    () => confirmRemoved({ zone }),
+                    'Noted: the parent no longer serves the DS; the zone goes unsigned once its TTL has passed.',
+                  )
+                }
+              >
+                The parent no longer serves the DS
+              </button>
+            ) : (
+              !awaitingDs && (
+                <button type="button" disabled={busy} onClick={() => act(() => confirmDs({ zone }), 'Noted: the parent serves the DS.')}>
+                  The parent serves the DS
+                </button>
+              )
+            )}
+          </div>
+        </div>
+      )}
+      {dnssec.disableAt && <p data-testid="dnssec-disable-at">The zone goes unsigned at {when(dnssec.disableAt)}.</p>}
+      {dnssec.state === 'disabling' && (
+        <div className="actions">
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() => act(() => disable({ zone, force: true }), `DNSSEC disabled for ${zone}: the zone is no longer signed.`)}
+          >
+            The parent has no DS: unsign now
+          </button>
+        </div>
+      )}
 
       <h3 id="dnssec-ds-title">DS records for the parent</h3>
       <p className="hint">
@@ -339,16 +398,26 @@ function Signed({
               Disable DNSSEC for {zone}?
             </h3>
             <p>
-              <strong>Remove the zone’s DS records at the parent first</strong>, and wait until their TTL has passed. While the parent still
-              serves a DS, validating resolvers will treat the unsigned zone as bogus and refuse its answers (RFC 4035 §5). Disabling
-              destroys the keys; signing again makes new ones.
+              The zone first publishes the DS-delete CDS/CDNSKEY (RFC 8078) and stays signed until the parent no longer serves its DS
+              {dnssec.parentDs?.inZonekeeper ? ' (the parent is here: its DS is removed at once)' : ''}; then it goes unsigned and its keys
+              are destroyed. <strong>Disabling at once</strong> is only safe when the parent has no DS: while it still serves one,
+              validating resolvers treat the unsigned zone as bogus and refuse its answers (RFC 4035 §5).
             </p>
             <div className="actions">
               <button
                 type="button"
+                disabled={busy}
+                onClick={() =>
+                  act(() => disable({ zone, force: false }), `Unsigning ${zone}: it stays signed until the parent no longer serves its DS.`)
+                }
+              >
+                Unsign once the parent’s DS is gone
+              </button>
+              <button
+                type="button"
                 className="danger"
                 disabled={busy}
-                onClick={() => act(() => disable({ zone }), `DNSSEC disabled for ${zone}: the zone is no longer signed.`)}
+                onClick={() => act(() => disable({ zone, force: true }), `DNSSEC disabled for ${zone}: the zone is no longer signed.`)}
               >
                 The parent has no DS: disable DNSSEC
               </button>

@@ -314,19 +314,37 @@ export function buildProgram(): Command {
       print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
     });
 
-  const DNSSEC_FIELDS = 'zone enabled state denial ds keys { keyTag role algorithm state activeAt nextEvent nextEventAt }';
+  const DNSSEC_FIELDS = `zone enabled state denial ds disableAt keys { keyTag role algorithm state activeAt nextEvent nextEventAt }
+    parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want confirmed servers { server ok ds error } } }`;
   const printDnssec = (status: {
     zone: string;
     enabled: boolean;
     state: string;
     denial: string | null;
     ds: string[];
+    disableAt: string | null;
     keys: Record<string, unknown>[];
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      lastCheck: { at: string; confirmed: boolean; servers: { server: string; ok: boolean; ds: string[]; error: string | null }[] } | null;
+    } | null;
   }) => {
     if (program.opts().json) return print(program, status);
     process.stdout.write(`zone ${status.zone}: ${status.state}${status.denial ? ` (${status.denial})` : ''}\n`);
+    if (status.disableAt) process.stdout.write(`unsigned at ${status.disableAt}\n`);
     if (status.keys.length) print(program, status.keys, ['keyTag', 'role', 'algorithm', 'state', 'activeAt', 'nextEvent', 'nextEventAt']);
     for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
+    const parent = status.parentDs;
+    if (parent && parent.waitingFor !== 'NOTHING')
+      process.stdout.write(
+        `waiting for the parent: ${parent.waitingFor === 'DS_REMOVAL' ? 'the DS to be removed' : 'the DS to be published'}\n`,
+      );
+    for (const answer of parent?.lastCheck?.servers ?? [])
+      process.stdout.write(
+        `checked ${parent!.lastCheck!.at} at ${answer.server}: ${answer.ok ? (answer.ds.length ? answer.ds.join(', ') : 'no DS') : answer.error}\n`,
+      );
   };
   const dnssec = program.command('dnssec').description('signing zones (DNSSEC): keys, and the DS to give the parent');
   dnssec
@@ -356,11 +374,38 @@ export function buildProgram(): Command {
     });
   dnssec
     .command('disable <zone>')
-    .description("stop signing the zone and destroy its keys (remove the zone's DS at the parent first)")
+    .description(
+      "stop signing the zone (RFC 8078): DS-delete CDS/CDNSKEY published, signed until the parent's DS is gone, then unsigned and its keys destroyed",
+    )
+    .option('--force', "unsign now, without waiting for the parent's DS to go (a DS left there makes the zone bogus)")
     .option('--yes', 'do not ask')
-    .action(async (name: string, options: { yes?: boolean }) => {
-      await confirm(options, `stop signing ${name} and destroy its keys`, name);
-      printDnssec((await gql(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).disableDnssec);
+    .action(async (name: string, options: { yes?: boolean; force?: boolean }) => {
+      await confirm(options, options.force ? `stop signing ${name} now and destroy its keys` : `start unsigning ${name}`, name);
+      printDnssec(
+        (
+          await gql(`mutation($z: String!, $f: Boolean!) { disableDnssec(zone: $z, force: $f) { ${DNSSEC_FIELDS} } }`, {
+            z: name,
+            f: !!options.force,
+          })
+        ).disableDnssec,
+      );
+    });
+  dnssec
+    .command('confirm-ds <zone>')
+    .description("say that the parent serves the zone's DS (after enable, or a KSK roll's new DS)")
+    .action(async (name: string) => {
+      printDnssec(
+        (await gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name }))
+          .confirmDnssecDsPublished,
+      );
+    });
+  dnssec
+    .command('confirm-ds-removed <zone>')
+    .description('say that the parent no longer serves the DS of a zone being unsigned')
+    .action(async (name: string) => {
+      printDnssec(
+        (await gql(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).confirmDnssecDsRemoved,
+      );
     });
 
   const audit = program.command('audit').description('the audit log (admin key only; docs/audit-log.md)');

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isIP } from 'node:net';
 import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
 
 /**
@@ -95,6 +96,13 @@ export interface Settings {
   dnssecKskLifetime: number;
   dnssecPropagationDelay: number;
   /**
+   * the parent's DS checked at these servers (a parent outside Zonekeeper; RFC 7344 §4.1, RFC 7583 §3.3.1):
+   * the authoritative servers of the parent zone, asked for the zone's DS RRset; empty, the default: the
+   * operator confirms by hand. Asked every `dnssecParentDsCheckInterval` seconds while a zone waits.
+   */
+  dnssecParentDsServers: HostPort[];
+  dnssecParentDsCheckInterval: number;
+  /**
    * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
    * one per user (RATE_LIMIT_*) shared by all of its keys, and one per key (KEY_RATE_LIMIT_*) besides; the
    * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
@@ -136,6 +144,21 @@ function parseHostPort(value: string): HostPort | undefined {
   if (!match) return undefined;
   const port = Number(match[2]);
   return port > 0 && port < 65536 ? { host: match[1], port } : undefined;
+}
+
+/** an IP address with its port (`192.0.2.1:5300`, `[2001:db8::1]:5300`) or without (port 53: `2001:db8::1`) */
+function parseServerAddress(value: string): HostPort | undefined {
+  const item = value.trim();
+  const colons = (item.match(/:/g) ?? []).length;
+  const parsed =
+    item.startsWith('[') && item.endsWith(']')
+      ? parseHostPort(`${item}:53`)
+      : !item.startsWith('[') && colons > 1
+        ? parseHostPort(`[${item}]:53`)
+        : colons === 0
+          ? parseHostPort(`${item}:53`)
+          : parseHostPort(item);
+  return parsed && isIP(parsed.host) ? parsed : undefined;
 }
 
 function isHostName(value: string): boolean {
@@ -311,6 +334,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecZskLifetime: integer('DNSSEC_ZSK_LIFETIME', 30 * 86400, 0, 10 * 366 * 86400),
     dnssecKskLifetime: integer('DNSSEC_KSK_LIFETIME', 0, 0, 10 * 366 * 86400),
     dnssecPropagationDelay: integer('DNSSEC_PROPAGATION_DELAY', 3600, 0, 7 * 86400),
+    dnssecParentDsServers: list(read('DNSSEC_PARENT_DS_SERVERS') ?? '').flatMap((item) => {
+      const parsed = parseServerAddress(item);
+      if (!parsed) problems.push(`DNSSEC_PARENT_DS_SERVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);
+      return parsed ? [parsed] : [];
+    }),
+    dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
     rateLimit: { user: userRate, key: keyRate },
     rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
     zoneChangeLimit: {

@@ -353,18 +353,105 @@ async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, n
   );
 }
 
-/** signed zones with a key event due, or a key past its lifetime (`lifetimes`: seconds per role, 0 = never) */
+/**
+ * The worker's due-zone query: signed zones with a key event due, a key past its lifetime (`lifetimes`:
+ * seconds per role, 0 = never) or a disable due. One branch per reason, each answered by its partial index
+ * (Migration20261125000000_dnssec_parent_ds): a branch of an OR over the whole table would read every key.
+ */
+export function zonesWithKeyWorkQuery(lifetimes: { zsk: number; ksk: number }, limit: number): { text: string; params: unknown[] } {
+  const params: unknown[] = [limit];
+  const branches = [`select domain_id from dnssec_keys where next_event_at <= now()`];
+  // a key's lifetime is over when it became active before now less the lifetime (sargable on active_at)
+  const lifetime = (roles: string, seconds: number) => {
+    params.push(seconds);
+    branches.push(`select k.domain_id from dnssec_keys k join dnssec_zones z on z.domain_id = k.domain_id and z.state = 'signed'
+      where k.state = 'active' and k.next_event is null and k.role ${roles}
+        and k.active_at <= now() - make_interval(secs => $${params.length}::int)`);
+  };
+  if (lifetimes.zsk > 0) lifetime(`= 'ZSK'`, lifetimes.zsk);
+  if (lifetimes.ksk > 0) lifetime(`<> 'ZSK'`, lifetimes.ksk);
+  branches.push(`select domain_id from dnssec_zones where disable_at <= now()`);
+  return { text: `${branches.map((b) => `(${b})`).join('\n union\n')}\n limit $1`, params };
+}
+
 export async function zonesWithKeyWork(db: Database, lifetimes: { zsk: number; ksk: number }, limit: number): Promise<number[]> {
-  const rows = await db.rows(
-    `select distinct k.domain_id from dnssec_keys k join dnssec_zones z on z.domain_id = k.domain_id
-      where (k.next_event_at is not null and k.next_event_at <= now())
-         or (k.state = 'active' and k.next_event is null and (
-              (k.role = 'ZSK' and $1::int > 0 and k.active_at + make_interval(secs => $1) <= now())
-           or (k.role <> 'ZSK' and $2::int > 0 and k.active_at + make_interval(secs => $2) <= now())))
-      limit $3`,
-    [lifetimes.zsk, lifetimes.ksk, limit],
-  );
+  const query = zonesWithKeyWorkQuery(lifetimes, limit);
+  const rows = await db.rows(query.text, query.params);
   return rows.map((r) => Number(r.domain_id));
+}
+
+/** what a signed zone waits for of its parent, and the last look at the parent's servers */
+export interface ParentDsRow {
+  state: 'signed' | 'disabling';
+  dsSeenAt: Date | null;
+  dsCheckDueAt: Date | null;
+  dsCheckedAt: Date | null;
+  dsCheck: unknown;
+  disableAt: Date | null;
+}
+
+/** a zone's policy and parent-DS state as the status shows them (undefined: not signed) */
+export async function policyOf(
+  sql: Pick<Sql, 'rows'>,
+  domainId: number,
+): Promise<(ParentDsRow & { denial: DenialKind; nsec3Iterations: number; nsec3OptOut: boolean }) | undefined> {
+  const [row] = await sql.rows(
+    `select state, denial, nsec3_iterations, nsec3_opt_out, ds_seen_at, ds_check_due_at, ds_checked_at, ds_check, disable_at
+       from dnssec_zones where domain_id = $1`,
+    [domainId],
+  );
+  if (!row) return undefined;
+  return {
+    state: row.state,
+    denial: row.denial,
+    nsec3Iterations: Number(row.nsec3_iterations),
+    nsec3OptOut: !!row.nsec3_opt_out,
+    dsSeenAt: row.ds_seen_at,
+    dsCheckDueAt: row.ds_check_due_at,
+    dsCheckedAt: row.ds_checked_at,
+    dsCheck: row.ds_check,
+    disableAt: row.disable_at,
+  };
+}
+
+/** the parent was seen (or said) to serve the zone's DS at `at`; null: the zone waits for it */
+export async function setDsSeen(sql: Sql | Database, domainId: number, at: Date | null): Promise<void> {
+  await sql.rows('update dnssec_zones set ds_seen_at = $2 where domain_id = $1', [domainId, at]);
+}
+
+/** when the worker next asks the parent's servers about the zone's DS (null: nothing to ask) */
+export async function scheduleDsCheck(sql: Sql | Database, domainId: number, at: Date | null): Promise<void> {
+  await sql.rows('update dnssec_zones set ds_check_due_at = $2 where domain_id = $1', [domainId, at]);
+}
+
+/** a zone starts disabling (RFC 8078): its state, and when it goes unsigned (null: once the parent's DS is gone) */
+export async function setDisabling(sql: Sql, domainId: number, disableAt: Date | null): Promise<void> {
+  await sql.rows(`update dnssec_zones set state = 'disabling', disable_at = $2 where domain_id = $1`, [domainId, disableAt]);
+}
+
+/**
+ * Zones whose parent-DS check is due, leased to the caller for `leaseSeconds` (their due time moves to the end
+ * of the lease): workers share them, and a check that failed midway runs again.
+ */
+export async function leaseZonesDueForDsCheck(db: Database, limit: number, leaseSeconds: number): Promise<{ id: number; name: string }[]> {
+  const rows = await db.rows(
+    `update dnssec_zones z set ds_check_due_at = now() + make_interval(secs => $2)
+       from domains d
+      where d.id = z.domain_id and z.domain_id in (select domain_id from dnssec_zones where ds_check_due_at <= now()
+        order by ds_check_due_at limit $1 for update skip locked)
+      returning z.domain_id, d.name`,
+    [limit, leaseSeconds],
+  );
+  return rows.map((r) => ({ id: Number(r.domain_id), name: r.name }));
+}
+
+/** the last check of the parent's DS: its answer (shown in the status) and the next check (null: none) */
+export async function recordDsCheck(sql: Sql | Database, domainId: number, result: unknown, nextDue: Date | null): Promise<void> {
+  await sql.rows('update dnssec_zones set ds_checked_at = now(), ds_check = $2::jsonb, ds_check_due_at = $3 where domain_id = $1', [
+    domainId,
+    JSON.stringify(result),
+    nextDue,
+  ]);
 }
 
 /** the longest zone stored that is a proper parent of `zone` (its DS RRset lives there), if any */

@@ -6,8 +6,10 @@ const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
 const TSIG_KEY =
   'id userId name algorithm createdAt revokedAt lastUsedAt policy { restricted preset rules { zone owner types access } mayCreateZones mayDeleteZones mayManageKeys expiresAt idleDays allowedNetworks }';
-const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys
-  keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }`;
+const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys disableAt
+  keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }
+  parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt
+    lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }`;
 const USER_LIMITS =
   'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
@@ -59,7 +61,7 @@ export const OPERATIONS = {
       zone added removed serial dryRun dropped { type count } warnings { line field code message } addedRecords removedRecords } }`,
   getDnssec: `query GetDnssec($name: String) { domain(name: $name) { dnssec { ${DNSSEC} } } }`,
   enableDnssec: `mutation EnableDnssec($input: EnableDnssecInput!) { enableDnssec(input: $input) { ${DNSSEC} } }`,
-  disableDnssec: `mutation DisableDnssec($zone: String!) { disableDnssec(zone: $zone) { ${DNSSEC} } }`,
+  disableDnssec: `mutation DisableDnssec($zone: String!, $force: Boolean!) { disableDnssec(zone: $zone, force: $force) { ${DNSSEC} } }`,
   dnssecEvents: `query DnssecEvents($zone: String!, $first: Int!, $after: String) {
     domain(name: $zone) { dnssecEvents(first: $first, after: $after) {
       nodes { id keyId keyTag role algorithm fromState toState reason at } } } }`,

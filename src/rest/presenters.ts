@@ -120,6 +120,21 @@ export interface GqlDnssec {
   nsec3OptOut: boolean | null;
   ds: string[];
   dnskeys: string[];
+  disableAt: string | null;
+  parentDs: {
+    inZonekeeper: boolean;
+    waitingFor: string;
+    seenAt: string | null;
+    checkedAt: string | null;
+    nextCheckAt: string | null;
+    lastCheck: {
+      at: string;
+      want: string;
+      expected: string[];
+      confirmed: boolean;
+      servers: { server: string; ok: boolean; ds: string[]; ttl: number | null; transport: string | null; error: string | null }[];
+    } | null;
+  } | null;
   keys: {
     id: string;
     keyTag: number;
@@ -165,6 +180,15 @@ export function presentDnssec(d: GqlDnssec) {
       next_event: k.nextEvent,
       next_event_at: k.nextEventAt,
     })),
+    disable_at: d.disableAt,
+    parent_ds: d.parentDs && {
+      in_zonekeeper: d.parentDs.inZonekeeper,
+      waiting_for: d.parentDs.waitingFor,
+      seen_at: d.parentDs.seenAt,
+      checked_at: d.parentDs.checkedAt,
+      next_check_at: d.parentDs.nextCheckAt,
+      last_check: d.parentDs.lastCheck,
+    },
   };
 }
 

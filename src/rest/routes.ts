@@ -805,11 +805,14 @@ export const ROUTES: RouteSpec[] = [
     operationId: 'disableDnssec',
     tag: 'dnssec',
     status: 200,
-    summary: "Stop signing the zone (one serial step) and destroy its keys; remove the zone's DS at the parent first",
+    summary:
+      "Stop signing the zone (RFC 8078): DS-delete CDS/CDNSKEY published, state disabling until the parent's DS is gone, then unsigned and its keys destroyed; force=true: unsigned now",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: { force: { kind: 'string', description: '"true": unsign now, without waiting for the parent to remove the DS' } },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone });
+      const force = inputs.force === undefined ? false : String(inputs.force) === 'true';
+      const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone, force });
       return { body: presentDnssec(data.disableDnssec) };
     },
   },

@@ -1,6 +1,7 @@
 /**
- * A small DNS client over UDP for the propagation worker: SOA queries to the secondaries (status) and NOTIFY
- * (RFC 1996), TSIG-signed when a key is set (RFC 8945; the answer's TSIG is verified against our request MAC).
+ * A small DNS client for the worker: SOA queries to the secondaries (status) and NOTIFY (RFC 1996) over UDP,
+ * TSIG-signed when a key is set (RFC 8945; the answer's TSIG is verified against our request MAC), and plain
+ * queries over UDP that go again over TCP when the answer is truncated (RFC 7766 §5: the parent's DS).
  */
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -81,6 +82,62 @@ export function exchange(
       if (error) finish(error);
     });
   });
+}
+
+/** sends one request over TCP (RFC 7766 §8: two-octet length prefix) and waits for its answer */
+export function exchangeTcp(
+  server: HostPort,
+  request: Omit<OutgoingMessage, 'id'>,
+  options: { timeoutMs?: number } = {},
+): Promise<DnsAnswer> {
+  const id = randomInt(0, 65536);
+  const message = encodeMessage({ ...request, id });
+  const timeoutMs = options.timeoutMs ?? 1000;
+  return new Promise<DnsAnswer>((resolve, reject) => {
+    const socket = net.connect({ host: server.host, port: server.port });
+    let received = Buffer.alloc(0);
+    const timer = setTimeout(() => finish(new Error(`no answer over TCP within ${timeoutMs} ms`)), timeoutMs);
+    const finish = (error?: Error, answer?: DnsAnswer) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(answer!);
+    };
+    socket.on('error', (error) => finish(error));
+    socket.on('connect', () => {
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(message.length);
+      socket.write(Buffer.concat([length, message]));
+    });
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length < 2 || received.length < 2 + received.readUInt16BE(0)) return;
+      const raw = received.subarray(2, 2 + received.readUInt16BE(0));
+      if (raw.length < 12 || raw.readUInt16BE(0) !== id) return finish(new Error('answer over TCP with another ID'));
+      try {
+        finish(undefined, { rcode: raw.readUInt16BE(2) & 0xf, raw, message: readWireMessage(raw), tsig: 'none' });
+      } catch (error) {
+        finish(new Error(`malformed answer: ${(error as Error).message}`));
+      }
+    });
+    socket.on('close', () => finish(new Error('connection closed before the answer')));
+  });
+}
+
+/**
+ * One question (no recursion asked: the servers are the zone's authorities), over UDP; a truncated answer
+ * (TC) is asked again over TCP (RFC 7766 §5). Each exchange within `timeoutMs`.
+ */
+export async function query(
+  server: HostPort,
+  name: string,
+  type: number,
+  timeoutMs = 2000,
+): Promise<DnsAnswer & { transport: 'udp' | 'tcp' }> {
+  const request = { flags: OPCODE.QUERY << 11, questions: [{ name, type, klass: CLASS.IN }] };
+  const answer = await exchange(server, request, { timeoutMs });
+  if (!(answer.message.flags & FLAG.TC)) return { ...answer, transport: 'udp' };
+  return { ...(await exchangeTcp(server, request, { timeoutMs })), transport: 'tcp' };
 }
 
 export type SoaResult = { ok: true; serial: number } | { ok: false; reason: string };

@@ -16,6 +16,7 @@
  */
 import { refreshDueZones } from '../services/dnssec/signature-refresh';
 import { advanceKeyRolls } from '../services/dnssec/key-rollover';
+import { checkParentDs } from '../services/dnssec/parent-ds';
 import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
@@ -361,6 +362,9 @@ export class PropagationWorker {
     if (this.refreshing || this.stopped) return 0;
     this.refreshing = true;
     try {
+      // the parent's DS first: a zone it lets move on takes its step in the same tick
+      const seen = await checkParentDs(this.db, this.settings);
+      if (seen > 0) this.log.info(`dnssec: the parent's DS of ${seen} zones is as awaited`);
       const steps = await advanceKeyRolls(this.db, this.settings);
       if (steps > 0) this.log.info(`dnssec: ${steps} key roll steps taken`);
       const remade = await refreshDueZones(this.db, this.settings);

@@ -8,6 +8,10 @@ import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
 import { compareCanonicalNames, nameToWire } from '../../src/dns/wire';
 import { typeBitmap, typesOfBitmap } from '../../src/dns/dnssec/type-bitmap';
 import { nameLabels } from '../../src/dns/name';
+import { CDS } from '../../src/dns/record-types/cds';
+import { CDNSKEY } from '../../src/dns/record-types/cdnskey';
+import { DS } from '../../src/dns/record-types/ds';
+import { rdataToWire } from '../../src/dns/wire';
 
 describe('NSEC3 hashing (RFC 5155 §5)', () => {
   // RFC 5155 Appendix A: salt aabbccdd, 12 additional iterations
@@ -140,5 +144,22 @@ describe('canonical sort key', () => {
     const sorted = [...keys].sort((a, b) => Buffer.compare(a.key, b.key)).map((k) => k.name);
     expect(sorted).toEqual(names);
     expect([...names].sort(compareCanonicalNames)).toEqual(names);
+  });
+});
+
+describe('the DS-delete CDS and CDNSKEY (RFC 8078 §4)', () => {
+  it('takes CDS 0 0 0 00 and CDNSKEY 0 3 0 AA==, and writes them as the RFC shows them', () => {
+    const cds = CDS.parse('0 0 0 00', 'example.');
+    expect(cds.ok && cds.canonical).toBe('0 0 0 00');
+    expect(cds.ok && rdataToWire(CDS, cds.value)).toEqual(Buffer.from([0, 0, 0, 0, 0]));
+    const cdnskey = CDNSKEY.parse('0 3 0 AA==', 'example.');
+    expect(cdnskey.ok && cdnskey.canonical).toBe('0 3 0 AA==');
+    expect(cdnskey.ok && rdataToWire(CDNSKEY, cdnskey.value)).toEqual(Buffer.from([0, 0, 3, 0, 0]));
+  });
+
+  it('refuses digest type 0 anywhere else: a longer digest, or in a DS', () => {
+    expect(CDS.parse('0 0 0 0000', 'example.').ok).toBe(false);
+    expect(CDS.parse('1 0 0 00', 'example.').ok).toBe(false);
+    expect(DS.parse('0 0 0 00', 'example.').ok).toBe(false);
   });
 });

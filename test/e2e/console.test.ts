@@ -467,13 +467,18 @@ test('a zone created in the browser for the key’s own user; DNSSEC enabled the
   await refused.waitFor();
   expect(await refused.textContent()).toContain(`ZSK roll of ${SIGNED} is under way`);
 
-  // disabling asks first, and says the parent's DS must go before
+  // disabling asks first, and says the zone stays signed until the parent's DS is gone (RFC 8078)
   await page.getByRole('button', { name: 'Disable DNSSEC…' }).click();
   const confirm = page.getByRole('group', { name: `Disable DNSSEC for ${SIGNED}?` });
   await confirm.waitFor();
-  expect(await confirm.textContent()).toContain('Remove the zone’s DS records at the parent first');
+  expect(await confirm.textContent()).toContain('stays signed until the parent no longer serves its DS');
   await keepScreenshots('dnssec-disable');
-  await confirm.getByRole('button', { name: 'The parent has no DS: disable DNSSEC' }).click();
+  await confirm.getByRole('button', { name: 'Unsign once the parent’s DS is gone' }).click();
+  await page.getByTestId('dnssec-disable-at').waitFor();
+  expect(await page.getByTestId('dnssec-state').textContent()).toContain('Being unsigned.');
+  const disabling = await app.gql(`query($n: String) { domain(name: $n) { dnssec { state disableAt } } }`, { n: SIGNED });
+  expect(disabling.data.domain.dnssec).toMatchObject({ state: 'disabling', disableAt: expect.any(String) });
+  await page.getByRole('button', { name: 'The parent has no DS: unsign now' }).click();
   await page
     .getByRole('status')
     .filter({ hasText: `DNSSEC disabled for ${SIGNED}` })

@@ -74,13 +74,18 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const checked = await cli(['zone', 'check', 'cli.example'], asUser);
   expect(checked.code).toBe(0);
   expect(checked.out).toMatch(/1 warning\n[\s\S]*@\s+MX\s+TARGET_IS_CNAME/);
-  // DNSSEC: enabling prints the keys and the DS for the parent, status shows them, disabling asks or takes --yes
+  // DNSSEC: enabling prints the keys and the DS for the parent, status shows them, disabling asks or takes --yes, and waits for the parent unless forced
   const signed = await cli(['dnssec', 'enable', 'cli.example'], asUser);
   expect(signed.code).toBe(0);
   expect(signed.out).toMatch(/zone cli\.example: signed \(NSEC\)/);
   expect(signed.out).toMatch(/^DS \d+ 13 2 [0-9A-F]{64}$/m);
   expect((await cli(['dnssec', 'status', 'cli.example'], asUser)).out).toMatch(/KSK\s+ECDSAP256SHA256\s+active/);
-  const unsigned = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
+  // unforced, the zone stays signed until its parent's DS is gone (RFC 8078); --force unsigns it at once
+  const disabling = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
+  expect(disabling.code).toBe(0);
+  expect(disabling.out).toMatch(/zone cli\.example: disabling/);
+  expect(disabling.out).toMatch(/waiting for the parent: the DS to be removed/);
+  const unsigned = await cli(['dnssec', 'disable', 'cli.example', '--force', '--yes'], asUser);
   expect(unsigned.code).toBe(0);
   expect(unsigned.out).toMatch(/zone cli\.example: unsigned/);
 

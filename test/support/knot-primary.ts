@@ -4,7 +4,8 @@
  * can put a zone signed by the model (or tampered with) in front of a resolver.
  * Debian package: knot. A missing binary makes the test FAIL.
  */
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,8 @@ export interface ServedZone {
 export interface KnotPrimary {
   port: number;
   log(): string;
+  /** reads every zone file again (knotc zone-reload); the test raises the SOA serial of a file it rewrote */
+  reload(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,6 +76,9 @@ ${zones.map((z) => `  - domain: ${z.zone}.\n    file: "${z.file}"`).join('\n')}
   return {
     port,
     log: () => output,
+    async reload() {
+      await promisify(execFile)(findBinary('knotc'), ['-c', configFile, 'zone-reload']);
+    },
     async stop() {
       if (!exited) {
         child.kill('SIGTERM');

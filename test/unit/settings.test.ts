@@ -70,6 +70,17 @@ describe('settings', () => {
     expect(settings.roles).toEqual(['api']);
   });
 
+  it('reads the parent DS servers: address:port, [v6]:port, or a bare address on port 53', () => {
+    const settings = loadSettings({ DNSSEC_PARENT_DS_SERVERS: '192.0.2.1:5300, 192.0.2.2 [2001:db8::1]:53 2001:db8::2' });
+    expect(settings.dnssecParentDsServers).toEqual([
+      { host: '192.0.2.1', port: 5300 },
+      { host: '192.0.2.2', port: 53 },
+      { host: '2001:db8::1', port: 53 },
+      { host: '2001:db8::2', port: 53 },
+    ]);
+    expect(loadSettings({}).dnssecParentDsServers).toEqual([]);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['ALLOWED_TTLS', '3600,abc'],
@@ -77,6 +88,9 @@ describe('settings', () => {
     ['REST_ENVELOPE', 'soap'],
     ['DNS_LISTEN', 'localhost'],
     ['SECONDARIES', '127.0.0.1'],
+    ['DNSSEC_PARENT_DS_SERVERS', 'ns1.example.net'],
+    ['DNSSEC_PARENT_DS_SERVERS', '192.0.2.1:99999'],
+    ['DNSSEC_PARENT_DS_CHECK_INTERVAL', '0'],
     ['TRANSFER_ALLOW', 'everyone'],
     ['TSIG_KEY', 'name:hmac-md5:c2VjcmV0'],
     ['ROLES', 'api,frontend'],

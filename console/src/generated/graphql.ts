@@ -867,6 +867,18 @@ export type DnssecFieldsFragment = {
   nsec3OptOut: boolean | null;
   ds: Array<string>;
   dnskeys: Array<string>;
+  disableAt: string | null;
+  parentDs: {
+    inZonekeeper: boolean;
+    waitingFor: string;
+    seenAt: string | null;
+    checkedAt: string | null;
+    lastCheck: {
+      at: string;
+      confirmed: boolean;
+      servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+    } | null;
+  } | null;
   keys: Array<{
     id: string;
     keyTag: number;
@@ -898,6 +910,18 @@ export type ZoneDnssecQuery = {
       nsec3OptOut: boolean | null;
       ds: Array<string>;
       dnskeys: Array<string>;
+      disableAt: string | null;
+      parentDs: {
+        inZonekeeper: boolean;
+        waitingFor: string;
+        seenAt: string | null;
+        checkedAt: string | null;
+        lastCheck: {
+          at: string;
+          confirmed: boolean;
+          servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+        } | null;
+      } | null;
       keys: Array<{
         id: string;
         keyTag: number;
@@ -929,6 +953,18 @@ export type EnableDnssecMutation = {
     nsec3OptOut: boolean | null;
     ds: Array<string>;
     dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
     keys: Array<{
       id: string;
       keyTag: number;
@@ -947,6 +983,7 @@ export type EnableDnssecMutation = {
 
 export type DisableDnssecMutationVariables = Exact<{
   zone: string;
+  force: boolean;
 }>;
 
 export type DisableDnssecMutation = {
@@ -959,6 +996,60 @@ export type DisableDnssecMutation = {
     nsec3OptOut: boolean | null;
     ds: Array<string>;
     dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+  };
+};
+
+export type ConfirmDnssecDsRemovedMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type ConfirmDnssecDsRemovedMutation = {
+  confirmDnssecDsRemoved: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
     keys: Array<{
       id: string;
       keyTag: number;
@@ -990,6 +1081,18 @@ export type RollDnssecKeyMutation = {
     nsec3OptOut: boolean | null;
     ds: Array<string>;
     dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
     keys: Array<{
       id: string;
       keyTag: number;
@@ -1020,6 +1123,18 @@ export type ConfirmDnssecDsPublishedMutation = {
     nsec3OptOut: boolean | null;
     ds: Array<string>;
     dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
     keys: Array<{
       id: string;
       keyTag: number;
@@ -1169,6 +1284,44 @@ export const DnssecFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'keys' },
@@ -2833,6 +2986,44 @@ export const ZoneDnssecDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'keys' },
@@ -2905,6 +3096,44 @@ export const EnableDnssecDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'keys' },
@@ -2943,6 +3172,11 @@ export const DisableDnssecDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
           type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'force' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Boolean' } } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -2950,6 +3184,121 @@ export const DisableDnssecDocument = {
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'disableDnssec' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'force' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'force' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DisableDnssecMutation, DisableDnssecMutationVariables>;
+export const ConfirmDnssecDsRemovedDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'ConfirmDnssecDsRemoved' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'confirmDnssecDsRemoved' },
             arguments: [
               {
                 kind: 'Argument',
@@ -2977,6 +3326,44 @@ export const DisableDnssecDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'keys' },
@@ -3001,7 +3388,7 @@ export const DisableDnssecDocument = {
       },
     },
   ],
-} as unknown as DocumentNode<DisableDnssecMutation, DisableDnssecMutationVariables>;
+} as unknown as DocumentNode<ConfirmDnssecDsRemovedMutation, ConfirmDnssecDsRemovedMutationVariables>;
 export const RollDnssecKeyDocument = {
   kind: 'Document',
   definitions: [
@@ -3059,6 +3446,44 @@ export const RollDnssecKeyDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'keys' },
@@ -3131,6 +3556,44 @@ export const ConfirmDnssecDsPublishedDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'keys' },

@@ -74,7 +74,7 @@ export class DnssecResolver {
 
   @Mutation(() => DnssecType, {
     description:
-      'Confirms that the parent (outside Zonekeeper) serves the new DS of a KSK roll: the roll swaps the keys once the DS TTL has passed.',
+      'Confirms that the parent (outside Zonekeeper) serves the zone’s DS: after enableDnssec, or the new DS of a KSK roll (which swaps the keys once the DS TTL has passed). With DNSSEC_PARENT_DS_SERVERS set, the worker sees it by itself.',
   })
   confirmDnssecDsPublished(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.dnssec.confirmDsPublished(ctx, zone);
@@ -82,9 +82,21 @@ export class DnssecResolver {
 
   @Mutation(() => DnssecType, {
     description:
-      "Stops signing the zone (one serial step) and destroys its keys. Remove the zone's DS at the parent first, or validating resolvers will see the zone as bogus.",
+      'Confirms that the parent (outside Zonekeeper) no longer serves the DS of a zone being unsigned (state disabling): the zone goes unsigned once the DS TTL and DNSSEC_PROPAGATION_DELAY have passed. With DNSSEC_PARENT_DS_SERVERS set, the worker sees it by itself.',
   })
-  disableDnssec(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.dnssec.disable(ctx, zone);
+  confirmDnssecDsRemoved(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.confirmDsRemoved(ctx, zone);
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'Stops signing the zone (RFC 8078): it publishes the DS-delete CDS/CDNSKEY and stays signed (state disabling) until the parent’s DS is gone (removed here when the parent is a Zonekeeper zone; otherwise seen gone at DNSSEC_PARENT_DS_SERVERS, or confirmDnssecDsRemoved), then every signer record leaves in one serial step and the keys are destroyed. force: that last step now; a parent that still holds the DS then makes the zone bogus.',
+  })
+  disableDnssec(
+    @Arg('zone') zone: string,
+    @Arg('force', () => Boolean, { defaultValue: false, description: 'Unsign now, without waiting for the parent.' }) force: boolean,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.dnssec.disable(ctx, zone, { force });
   }
 }

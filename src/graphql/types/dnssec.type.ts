@@ -105,6 +105,69 @@ export class DnssecKeyType {
   nextEventAt!: Date | null;
 }
 
+@ObjectType('DnssecParentDsAnswer', { simpleResolvers: true, description: "What one of the parent's servers answered for the zone's DS." })
+export class DnssecParentDsAnswerType {
+  @Field({ description: 'address:port, as DNSSEC_PARENT_DS_SERVERS names it.' })
+  server!: string;
+
+  @Field({ description: 'The server answered with authority (NOERROR or NXDOMAIN).' })
+  ok!: boolean;
+
+  @Field(() => [String], { description: 'The DS records it served, presentation form.' })
+  ds!: string[];
+
+  @Field(() => Int, { nullable: true, description: 'The TTL of that DS RRset.' })
+  ttl?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'udp, or tcp when the UDP answer was truncated.' })
+  transport?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the answer could not count (timeout, REFUSED, no authority).' })
+  error?: string | null;
+}
+
+@ObjectType('DnssecParentDsCheck', { simpleResolvers: true, description: "The last check of the parent's DS at DNSSEC_PARENT_DS_SERVERS." })
+export class DnssecParentDsCheckType {
+  @Field()
+  at!: Date;
+
+  @Field({ description: 'present (the DS should be served) or absent (it should be gone).' })
+  want!: string;
+
+  @Field(() => [String], { description: 'The DS (SHA-256) of each key the parent must serve (SHA-384 counts too).' })
+  expected!: string[];
+
+  @Field({ description: 'Every server answered what was awaited.' })
+  confirmed!: boolean;
+
+  @Field(() => [DnssecParentDsAnswerType])
+  servers!: DnssecParentDsAnswerType[];
+}
+
+@ObjectType('DnssecParentDs', { simpleResolvers: true, description: "What a signed zone waits for of its parent's DS." })
+export class DnssecParentDsType {
+  @Field({ description: 'The parent zone is a Zonekeeper zone: the service writes the DS there itself.' })
+  inZonekeeper!: boolean;
+
+  @Field({
+    description:
+      'NOTHING, DS_PUBLICATION (the DS should appear: DNSSEC enabled, or a KSK roll) or DS_REMOVAL (disabling: the DS should be gone).',
+  })
+  waitingFor!: string;
+
+  @Field(() => Date, { nullable: true, description: 'When the parent was last seen (or confirmed) to serve the DS.' })
+  seenAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  checkedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When the worker next asks the parent’s servers (null: nothing to ask).' })
+  nextCheckAt!: Date | null;
+
+  @Field(() => DnssecParentDsCheckType, { nullable: true })
+  lastCheck!: DnssecParentDsCheckType | null;
+}
+
 @ObjectType('Dnssec', {
   simpleResolvers: true,
   description: "A zone's DNSSEC: whether it is signed, how, its keys and what to give the parent.",
@@ -116,7 +179,10 @@ export class DnssecType {
   @Field()
   enabled!: boolean;
 
-  @Field({ description: 'unsigned, signed or disabling.' })
+  @Field({
+    description:
+      'unsigned, signed or disabling (RFC 8078: the DS-delete CDS/CDNSKEY are published and the zone stays signed until the parent’s DS is gone).',
+  })
   state!: string;
 
   @Field(() => DnssecDenialEnum, { nullable: true })
@@ -138,6 +204,15 @@ export class DnssecType {
 
   @Field(() => [String], { description: 'The DNSKEY RRset, presentation form (for a parent that takes DNSKEY).' })
   dnskeys!: string[];
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Disabling: when the zone goes unsigned (null while the parent still serves its DS).',
+  })
+  disableAt!: Date | null;
+
+  @Field(() => DnssecParentDsType, { nullable: true, description: 'What the zone waits for of its parent (null: not signed).' })
+  parentDs!: DnssecParentDsType | null;
 }
 
 @ObjectType('DnssecKeyEvent', {

@@ -6,13 +6,13 @@ import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
 import {
-  allSignerRecords,
-  deleteSigning,
   DnssecPolicy,
   insertKey,
   insertPolicy,
   keysOfZone,
   KeyState,
+  parentZoneOf,
+  policyOf,
   StoredDnssecKey,
   StoredKeyRole,
   userRecordsOfTypes,
@@ -22,8 +22,18 @@ import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
 import { DomainsService, normaliseZoneName } from '../domains.service';
 import { changeZone } from '../write-engine';
-import { dsRecordsOf, inParentDs, isPublished, signerRows, vaultOf } from './zone-signing';
-import { confirmDsPublished, RollRole, startRoll, syncParentDs } from './key-rollover';
+import { dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
+import {
+  afterEnable,
+  beginDisable,
+  confirmDsPublished,
+  confirmDsRemoved,
+  finishDisable,
+  RollRole,
+  startRoll,
+  syncParentDs,
+} from './key-rollover';
+import { awaitedOfParent, DsCheck } from './parent-ds';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -67,6 +77,23 @@ export interface DnssecStatus {
   ds: string[];
   /** the DNSKEY RRset, presentation form (for a parent that takes DNSKEY) */
   dnskeys: string[];
+  /** disabling: when the zone goes unsigned (null while the parent's DS is still there) */
+  disableAt: Date | null;
+  /** what the zone waits for of its parent, and the last look at the parent's servers */
+  parentDs: ParentDsStatus | null;
+}
+
+export interface ParentDsStatus {
+  /** the parent zone is a Zonekeeper zone: the service writes the DS there itself */
+  inZonekeeper: boolean;
+  /** NOTHING, DS_PUBLICATION (enabled, or a KSK roll: the DS should appear) or DS_REMOVAL (disabling) */
+  waitingFor: 'NOTHING' | 'DS_PUBLICATION' | 'DS_REMOVAL';
+  /** when the parent was last seen (or said) to serve the DS */
+  seenAt: Date | null;
+  /** the last check at DNSSEC_PARENT_DS_SERVERS, and the next one */
+  checkedAt: Date | null;
+  nextCheckAt: Date | null;
+  lastCheck: (Omit<DsCheck, 'at'> & { at: Date }) | null;
 }
 
 /**
@@ -151,18 +178,26 @@ export class DnssecService {
         return { id: change.zone.id, name: change.zone.name };
       },
     );
-    // a parent zone held here gets the DS at once (no human step)
-    await syncParentDs(ctx.db, this.settings, zone);
+    // a parent zone held here gets the DS at once (no human step); one elsewhere is awaited
+    await afterEnable(ctx.db, this.settings, zone);
     return this.statusOf(ctx.db, zone);
   }
 
   /**
-   * Stops signing: every signer record leaves the zone in one serial step, and the keys are destroyed. A
-   * parent that still holds the zone's DS then sees it bogus, so the answer says to remove the DS first.
+   * Stops signing. Unforced (RFC 8078 §4): the zone publishes the DS-delete CDS/CDNSKEY and stays signed
+   * (`disabling`) until the parent's DS is gone: removed here when the parent is a Zonekeeper zone, seen gone at
+   * DNSSEC_PARENT_DS_SERVERS, or confirmed (`confirmDsRemoved`); then, after the DS TTL and the propagation
+   * delay, the worker takes every signer record out in one serial step and destroys the keys. `force`: that
+   * last step now (a Zonekeeper parent's DS removed first); a parent elsewhere that still holds the DS then
+   * makes the zone bogus.
    */
-  async disable(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+  async disable(ctx: RequestContext, zoneName: string, options: { force?: boolean } = {}): Promise<DnssecStatus> {
     const signed = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, signed.name);
+    if (!options.force) {
+      await beginDisable(ctx.db, this.settings, ctx.principal, signed);
+      return this.statusOf(ctx.db, signed);
+    }
     // the parent's DS first, when the parent is here: a DS without signatures below it is a bogus zone
     if ((await this.statusOf(ctx.db, signed)).enabled) await syncParentDs(ctx.db, this.settings, signed, true);
     const zone = await changeZone(
@@ -174,15 +209,19 @@ export class DnssecService {
         if (!change.zone.dnssec)
           throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [field('zone', 'DNSSEC_NOT_ENABLED', 'zone: the zone is not signed')]);
         change.requireLock();
-        const sql = change.connection;
-        change.stageSigner(signerRows(change.zone.name, await allSignerRecords(sql, change.zone.id)), []);
-        await deleteSigning(sql, change.zone.id, new Date());
-        change.skipSigning();
-        await change.commit();
+        await finishDisable(change);
         return { id: change.zone.id, name: change.zone.name };
       },
     );
     return this.statusOf(ctx.db, zone);
+  }
+
+  /** the operator's word that the parent (outside Zonekeeper) no longer serves the zone's DS (a zone disabling) */
+  async confirmDsRemoved(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
+    await confirmDsRemoved(ctx.db, this.settings, ctx.principal, { name: domain.name });
+    return this.statusOf(ctx.db, domain);
   }
 
   /** starts a roll of the zone's ZSK, or of its KSK (or CSK), now (key-rollover.ts) */
@@ -193,7 +232,7 @@ export class DnssecService {
     return this.statusOf(ctx.db, domain);
   }
 
-  /** the operator's word that the parent (outside Zonekeeper) serves the new DS of a KSK roll */
+  /** the operator's word that the parent (outside Zonekeeper) serves the zone's DS (enabled, or a KSK roll's new DS) */
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
@@ -227,22 +266,33 @@ export class DnssecService {
   }
 
   private async statusOf(sql: Pick<Sql, 'rows'>, zone: { id: number; name: string }): Promise<DnssecStatus> {
-    const [policyRow] = await sql.rows('select state, denial, nsec3_iterations, nsec3_opt_out from dnssec_zones where domain_id = $1', [
-      zone.id,
-    ]);
-    const keys = policyRow ? await keysOfZone(sql as Sql, zone.id, true) : [];
+    const policy = await policyOf(sql, zone.id);
+    const keys = policy ? await keysOfZone(sql as Sql, zone.id, true) : [];
     const live = keys.filter(isPublished);
     const ds = keys.filter(inParentDs).flatMap((k) => dsRecordsOf(zone.name, k));
+    const awaited = policy ? awaitedOfParent(policy, keys) : undefined;
     return {
       zone: zone.name,
-      enabled: !!policyRow,
-      state: policyRow ? policyRow.state : 'unsigned',
-      denial: policyRow ? (policyRow.denial === 'nsec' ? 'NSEC' : 'NSEC3') : null,
-      nsec3Iterations: policyRow?.denial === 'nsec3' ? Number(policyRow.nsec3_iterations) : null,
-      nsec3OptOut: policyRow?.denial === 'nsec3' ? !!policyRow.nsec3_opt_out : null,
+      enabled: !!policy,
+      state: policy ? policy.state : 'unsigned',
+      denial: policy ? (policy.denial === 'nsec' ? 'NSEC' : 'NSEC3') : null,
+      nsec3Iterations: policy?.denial === 'nsec3' ? policy.nsec3Iterations : null,
+      nsec3OptOut: policy?.denial === 'nsec3' ? policy.nsec3OptOut : null,
       keys: keys.map(keyInfo),
-      ds,
+      // a zone disabling asks the parent for no DS (its CDS says delete)
+      ds: policy?.state === 'disabling' ? [] : ds,
       dnskeys: live.map((k) => k.dnskey),
+      disableAt: policy?.disableAt ?? null,
+      parentDs: policy
+        ? {
+            inZonekeeper: !!(await parentZoneOf(sql as Sql, zone.name)),
+            waitingFor: awaited === 'present' ? 'DS_PUBLICATION' : awaited === 'absent' ? 'DS_REMOVAL' : 'NOTHING',
+            seenAt: policy.dsSeenAt,
+            checkedAt: policy.dsCheckedAt,
+            nextCheckAt: policy.dsCheckDueAt,
+            lastCheck: policy.dsCheck ? { ...(policy.dsCheck as DsCheck), at: new Date((policy.dsCheck as DsCheck).at) } : null,
+          }
+        : null,
     };
   }
 }

@@ -23,6 +23,8 @@ import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
 import {
+  allSignerRecords,
+  deleteSigning,
   dsAtParent,
   insertKey,
   keysOfZone,
@@ -30,6 +32,10 @@ import {
   moveKey,
   parentZoneOf,
   planKey,
+  policyOf,
+  scheduleDsCheck,
+  setDisabling,
+  setDsSeen,
   StoredDnssecKey,
   StoredKeyRole,
   zonesWithKeyWork,
@@ -37,10 +43,10 @@ import {
 import type { KeyEventReason } from '../../repositories/dnssec-key-events';
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
-import { dsRecordsOf, inParentDs, vaultOf } from './zone-signing';
+import { dsRecordsOf, inParentDs, signerRows, vaultOf } from './zone-signing';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
-const SIGNER: Principal = { kind: 'admin', keyId: 0, keyName: 'dnssec signer' };
+export const SIGNER: Principal = { kind: 'admin', keyId: 0, keyName: 'dnssec signer' };
 
 export type RollRole = 'ZSK' | 'KSK';
 
@@ -66,6 +72,7 @@ export async function startRoll(
       throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
         { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
       ]);
+    if (change.zone.dnssec.state === 'disabling') throw disablingError();
     change.requireLock();
     const keys = await keysOfZone(change.connection, change.zone.id);
     const work = await beginRoll(change, settings, keys, role, new Date(), 'rolled-by-hand');
@@ -79,28 +86,134 @@ export async function startRoll(
   await writeParentDs(db, settings, parentWork);
 }
 
+const notSigned = () =>
+  new DomainError('DNSSEC_NOT_ENABLED', undefined, [
+    { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
+  ]);
+const disablingError = () => {
+  const message = 'zone: the zone is being unsigned; its keys no longer roll';
+  return new DomainError('DNSSEC_DISABLING', message, [{ field: 'zone', code: 'DNSSEC_DISABLING', message }]);
+};
+const nothingToConfirm = (message: string) =>
+  new DomainError('DNSSEC_NOTHING_TO_CONFIRM', message, [{ field: 'zone', code: 'DNSSEC_NOTHING_TO_CONFIRM', message }]);
+
 /**
- * The operator's word that the parent serves the new DS (a parent outside Zonekeeper): the KSK roll's swap
- * may run once the DS TTL has passed, which the worker counts from now.
+ * The parent serves the zone's DS (a parent outside Zonekeeper): the operator's word, or every server of
+ * DNSSEC_PARENT_DS_SERVERS answering it (parent-ds.ts). An enabled zone's DS is then known published; a KSK
+ * roll's swap may run once the DS TTL has passed (RFC 7583 §3.3.2), counted from now. `dsTtl`: the DS TTL the
+ * parent's servers answered, when they were asked.
  */
-export async function confirmDsPublished(db: Database, settings: Settings, principal: Principal, zone: { name: string }): Promise<void> {
+export async function confirmDsPublished(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { name: string } | { id: number },
+  dsTtl = 0,
+): Promise<void> {
   await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
-    if (!change.zone.dnssec)
-      throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
-        { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
-      ]);
+    if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
-    const waiting = (await keysOfZone(change.connection, change.zone.id)).filter((k) => k.nextEvent === 'await-ds');
-    if (!waiting.length) {
-      const message = 'zone: no key waits for its DS at the parent';
-      throw new DomainError('DNSSEC_NOTHING_TO_CONFIRM', message, [{ field: 'zone', code: 'DNSSEC_NOTHING_TO_CONFIRM', message }]);
-    }
-    const soaTtl = change.zone.soa.ttl;
-    // the swap's key event then names the confirmation as its reason (nextStep: no parent here, `ds-confirmed`)
+    const sql = change.connection;
+    const policy = await policyOf(sql, change.zone.id);
+    const waiting = (await keysOfZone(sql, change.zone.id)).filter((k) => k.nextEvent === 'await-ds');
+    if (policy?.state === 'disabling')
+      throw nothingToConfirm('zone: the zone is being unsigned: it waits for its DS to be removed (confirmDnssecDsRemoved)');
+    if (!waiting.length && policy?.dsSeenAt) throw nothingToConfirm('zone: no key waits for its DS at the parent');
+    const ttl = Math.max(change.zone.soa.ttl, dsTtl);
     for (const key of waiting)
-      await planKey(change.connection, key, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
+      // the swap's key event then names the parent's DS as its reason (nextStep: `ds-seen` for a Zonekeeper parent, else `ds-confirmed`)
+      await planKey(sql, key, { event: 'swap', at: after(ttl + settings.dnssecPropagationDelay) });
+    await setDsSeen(sql, change.zone.id, new Date());
+    await scheduleDsCheck(sql, change.zone.id, null);
     // no record changes: nothing to commit; the transaction commits with the keys' new plan
   });
+}
+
+/**
+ * The parent no longer serves the zone's DS (RFC 8078 §4): a zone `disabling` goes unsigned once the DS TTL
+ * plus the propagation delay has passed, counted from now, so no resolver still holds the DS when the
+ * signatures go (the wait of a DS withdrawn in a KSK roll, RFC 7583 §3.3.2).
+ */
+export async function confirmDsRemoved(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { name: string } | { id: number },
+  dsTtl = 0,
+): Promise<void> {
+  await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+    if (!change.zone.dnssec) throw notSigned();
+    change.requireLock();
+    const sql = change.connection;
+    const policy = await policyOf(sql, change.zone.id);
+    if (policy?.state !== 'disabling') throw nothingToConfirm('zone: the zone is not being unsigned (disableDnssec starts it)');
+    if (policy.disableAt) throw nothingToConfirm('zone: the DS is known removed already; the zone goes unsigned at its time');
+    await setDisabling(sql, change.zone.id, after(Math.max(change.zone.soa.ttl, dsTtl) + settings.dnssecPropagationDelay));
+    await scheduleDsCheck(sql, change.zone.id, null);
+  });
+}
+
+/**
+ * Starts unsigning a zone (RFC 8078 §4): the DS-delete CDS and CDNSKEY replace the zone's CDS/CDNSKEY, and
+ * the zone stays signed (every signature valid) until the parent's DS is gone. Key rolls stop: a planned
+ * step is dropped, and a KSK generated for a roll (its DS never needed again) is removed. When the parent is a
+ * Zonekeeper zone, the service removes the DS there itself and the zone goes unsigned after the DS TTL plus
+ * the propagation delay; otherwise the worker asks DNSSEC_PARENT_DS_SERVERS, or the operator confirms.
+ * A zone disabling already: only the parent's step again, while its DS is not known gone.
+ */
+export async function beginDisable(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { id: number; name: string },
+): Promise<void> {
+  const started = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    const policy = change.zone.dnssec;
+    if (!policy) throw notSigned();
+    // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
+    if (policy.state === 'disabling') return !(await policyOf(change.connection, change.zone.id))?.disableAt;
+    change.requireLock();
+    const sql = change.connection;
+    const now = new Date();
+    for (const key of await keysOfZone(sql, change.zone.id)) {
+      if (key.state === 'generated') await moveKey(sql, key, 'removed', now, 'disabled');
+      else if (key.nextEvent) await planKey(sql, key);
+    }
+    await setDisabling(sql, change.zone.id, null);
+    change.signWhole({ ...policy, state: 'disabling' });
+    await change.commit();
+    return true;
+  });
+  if (!started) return;
+  const removed = await writeParentDs(db, settings, { child: zone.name, ds: [] });
+  if (removed) {
+    // a Zonekeeper parent no longer serves the DS: resolvers may hold it for its TTL
+    await changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+      change.requireLock();
+      await setDisabling(change.connection, zone.id, after(removed.ttl + settings.dnssecPropagationDelay));
+    });
+  } else if (settings.dnssecParentDsServers.length) {
+    await scheduleDsCheck(db, zone.id, new Date());
+  }
+}
+
+/** the last step of unsigning a zone: every signer record leaves in one serial step, and the keys are destroyed */
+export async function finishDisable(change: ZoneChange): Promise<void> {
+  const sql = change.connection;
+  change.stageSigner(signerRows(change.zone.name, await allSignerRecords(sql, change.zone.id)), []);
+  await deleteSigning(sql, change.zone.id, new Date());
+  change.skipSigning();
+  await change.commit();
+}
+
+/**
+ * After a zone is signed: a Zonekeeper parent gets the DS at once (no human step) and it is known published;
+ * otherwise the zone waits for it, and the worker asks DNSSEC_PARENT_DS_SERVERS when they are set.
+ */
+export async function afterEnable(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
+  await syncParentDs(db, settings, zone);
+  if (await parentZoneOf(db, zone.name)) await setDsSeen(db, zone.id, new Date());
+  else if (settings.dnssecParentDsServers.length) await scheduleDsCheck(db, zone.id, new Date());
 }
 
 /** The worker's turn: every zone with a key event due, or a key past its lifetime, takes its next step. */
@@ -112,6 +225,13 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
       if (!change.zone.dnssec) return undefined;
       change.requireLock();
       const now = new Date();
+      if (change.zone.dnssec.state === 'disabling') {
+        // no key steps while unsigning: only the last step, once due
+        const disableAt = (await policyOf(change.connection, zoneId))?.disableAt;
+        if (!disableAt || disableAt > now) return undefined;
+        await finishDisable(change);
+        return false;
+      }
       const keys = await keysOfZone(change.connection, zoneId);
       const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
       if (due) return nextStep(change, settings, keys, due, now);
@@ -178,6 +298,8 @@ async function beginRoll(
     key,
     parent ? { event: 'swap', at: after(dsTtl + settings.dnssecPropagationDelay) } : { event: 'await-ds', at: after(10 * 366 * 86400) },
   );
+  // a parent outside Zonekeeper: its servers are asked for the new DS (parent-ds.ts), when they are set
+  if (!parent && settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, now);
   change.signWhole(); // the CDS/CDNSKEY now name both keys (RFC 7344)
   await change.commit();
   return { child: change.zone.name, ds: [...keys.filter(inParentDs), key].flatMap((k) => [dsRecordsOf(change.zone.name, k)[0]]) };
@@ -260,18 +382,27 @@ export async function syncParentDs(db: Database, settings: Settings, zone: { id:
  * The child's DS RRset at its Zonekeeper parent, written through the write engine as a change of the parent
  * by the signer (the parent's own signing step signs it). Nothing when the parent is not here.
  */
-async function writeParentDs(db: Database, settings: Settings, work: ParentDsWork | false | undefined): Promise<void> {
-  if (!work) return;
+async function writeParentDs(
+  db: Database,
+  settings: Settings,
+  work: ParentDsWork | false | undefined,
+): Promise<{ ttl: number } | undefined> {
+  if (!work) return undefined;
   const parent = await parentZoneOf(db, work.child);
-  if (!parent) return;
+  if (!parent) return undefined;
   const owner = work.child.slice(0, -(parent.name.length + 1));
-  await changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
-    const ttl = change.zone.soa.ttl;
+  // answers the DS RRset's TTL (the parent's SOA TTL for a new one): how long resolvers may cache it
+  return changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
+    const ttl = current0Ttl(change.zone.sameOwner, owner) ?? change.zone.soa.ttl;
     const current = change.zone.sameOwner.filter((r) => r.owner === owner && r.type === 'DS');
     const wanted = new Set(work.ds);
     for (const row of current) if (!wanted.has(row.rdata)) change.remove(row);
     const have = new Set(current.map((r) => r.rdata));
-    for (const rdata of work.ds) if (!have.has(rdata)) change.insert({ owner, type: 'DS', ttl: current[0]?.ttl ?? ttl, rdata });
+    for (const rdata of work.ds) if (!have.has(rdata)) change.insert({ owner, type: 'DS', ttl, rdata });
     if (change.added.length || change.removed.length) await change.commit();
+    return { ttl };
   });
 }
+
+const current0Ttl = (records: readonly { owner: string; type: string; ttl: number }[], owner: string): number | undefined =>
+  records.find((r) => r.owner === owner && r.type === 'DS')?.ttl;

@@ -13,6 +13,7 @@ import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/d
 import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
+import { CDS_DELETE } from '../../dns/record-types/cds';
 import { dsOf } from '../../dns/dnssec/keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
@@ -204,14 +205,23 @@ export async function wholeZoneDiff(
 /**
  * The CDS and CDNSKEY the zone publishes at its apex (RFC 7344 §4): those of its keys that sign the DNSKEY
  * RRset (KSK, CSK) and are active, SHA-256 for CDS, so a parent that follows them (RFC 7344 §6, RFC 8078)
- * installs the DS by itself. Their TTL is the DNSKEY RRset's.
+ * installs the DS by itself. A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS
+ * `0 0 0 00`, CDNSKEY `0 3 0 AA==`), alone in their RRsets. Their TTL is the DNSKEY RRset's.
  */
-export function publishedCds(zone: string, keys: readonly StoredDnssecKey[], ttl: number): CanonicalRecord[] {
+export function publishedCds(zone: string, keys: readonly StoredDnssecKey[], ttl: number, disabling = false): CanonicalRecord[] {
+  if (disabling)
+    return [
+      { owner: '@', type: 'CDS', ttl, rdata: CDS_DELETE },
+      { owner: '@', type: 'CDNSKEY', ttl, rdata: CDNSKEY_DELETE },
+    ];
   return keys.filter(inParentDs).flatMap((key) => [
     { owner: '@', type: 'CDS', ttl, rdata: dsRecordsOf(zone, key)[0] },
     { owner: '@', type: 'CDNSKEY', ttl, rdata: key.dnskey },
   ]);
 }
+
+/** RFC 8078 §4: the CDNSKEY that asks the parent to delete the DS RRset */
+export const CDNSKEY_DELETE = '0 3 0 AA==';
 
 /** a key's DS RDATA for the parent: SHA-256, then SHA-384 (RFC 8624 §3.3) */
 export function dsRecordsOf(zone: string, key: Pick<StoredDnssecKey, 'dnskey'>): string[] {
@@ -245,7 +255,15 @@ export class ZoneSigningStep {
       diff = await signChange(zone.name, change, new StoredSignedZone(sql, zone.id, change), keys, denial, window, canonicalRdata);
     if (diff === 'full') {
       const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
-      diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, publishedCds(zone.name, stored, soa.ttl));
+      diff = await wholeZoneDiff(
+        sql,
+        zone,
+        change,
+        keys,
+        denial,
+        window,
+        publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling'),
+      );
     }
     change.stageSigner(signerRows(zone.name, diff.removed), signerRows(zone.name, diff.added));
   }
