@@ -3,7 +3,8 @@
  * (TTLs of 1 s, a propagation delay of 1 s; RFC 7583): enabling DNSSEC shows the new keys' events in the zone's
  * history (`Domain.dnssecEvents`); a ZSK roll by hand arrives on the `dnssecKeyChanged` subscription
  * (graphql-ws) step by step, in order, as the worker takes the steps; a KSK roll whose parent is elsewhere
- * swaps on the operator's confirmation (`ds-confirmed`); disabling removes every key. Meanwhile the user's
+ * swaps on the operator's confirmation (`ds-confirmed`); disabling (RFC 8078: DS-delete first, unsigned once the
+ * DS is confirmed gone) removes every key. Meanwhile the user's
  * history (`Domain.changes`) and `zoneChanged` still show no signer step, though the journal holds them; and a
  * key that may not read the zone's DNSKEY is refused both.
  */
@@ -295,7 +296,14 @@ describe('DNSSEC key events', () => {
     const sub = subscribe(client, KEY_CHANGED, { zone: ZONE });
     await waitUntil('the subscription registered', () => subscriptionsHeld() >= 1);
     const before = (await history()).length;
-    await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { enabled } }`, { z: ZONE }, userKey);
+    // RFC 8078: the zone first publishes the DS-delete pair and stays signed; its keys do not move yet
+    const disabling = await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: ZONE }, userKey);
+    expect(disabling.disableDnssec.state).toBe('disabling');
+    expect((await history()).length).toBe(before);
+    // no parent here and no DNSSEC_PARENT_DS_SERVERS: the operator's word that the DS is gone; the worker
+    // unsigns the zone after the DS TTL plus the propagation delay
+    await gqlOk(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { state } }`, { z: ZONE }, userKey);
+    await waitUntil('the worker to unsign the zone', async () => (await history()).length >= before + 2, 30_000);
     // in the keys' order: the ZSK was made by the earlier roll
     const expected = [
       { keyTag: zsk, role: 'ZSK', fromState: 'active', toState: 'removed', reason: 'disabled' },
