@@ -175,6 +175,9 @@ const readWholeZone = (p: Profile, zone: string): Outcome =>
 const controlDnssec = (p: Profile, zone: string): Outcome =>
   !sees(p, zone) ? 'ZONE_NOT_FOUND' : p.write(zone, '@', 'DNSKEY') ? 'ok' : 'FORBIDDEN_BY_POLICY';
 const flag = (has: boolean): Outcome => (has ? 'ok' : 'FORBIDDEN_BY_POLICY');
+/** a zone's key events tell what its DNSKEY RRset holds: read DNSKEY at @ (docs/least-privilege.md, «DNSSEC») */
+const readDnssecEvents = (p: Profile, zone: string): Outcome =>
+  !sees(p, zone) ? 'ZONE_NOT_FOUND' : p.read(zone, '@', 'DNSKEY') ? 'ok' : 'FORBIDDEN_BY_POLICY';
 
 // ---- the service, its database, the admin's helpers ----
 
@@ -245,16 +248,36 @@ async function readableRecords(p: Profile, zones?: string[]) {
 }
 
 /**
- * Everything a call could change: zones, records, keys, users and DNSSEC state, whole rows (a key's first and
- * last use left out: using a key writes them, docs/least-privilege.md).
+ * Everything a call could change: zones, records, keys, users and DNSSEC state (its key events included), whole
+ * rows (a key's first and last use, and the marks of its expiry and idleness being audited, left out: using a key
+ * writes them, docs/least-privilege.md, docs/audit-log.md).
  */
 async function snapshot(): Promise<unknown> {
   const table = (name: string) =>
-    `(select coalesce(json_agg(to_jsonb(t) - 'last_used_at' - 'first_used_at' order by to_jsonb(t)::text), '[]') from ${name} t) as ${name}`;
-  const { rows } = await db.query(
-    `select ${['domains', 'records', 'api_keys', 'tsig_keys', 'users', 'dnssec_zones', 'dnssec_keys', 'dnssec_records'].map(table).join(', ')}`,
-  );
+    `(select coalesce(json_agg(to_jsonb(t) - 'last_used_at' - 'first_used_at' - 'expiry_audited_at' - 'idle_audited_at' ` +
+    `order by to_jsonb(t)::text), '[]') from ${name} t) as ${name}`;
+  const tables = [
+    'domains',
+    'records',
+    'api_keys',
+    'tsig_keys',
+    'users',
+    'dnssec_zones',
+    'dnssec_keys',
+    'dnssec_records',
+    'dnssec_key_events',
+  ];
+  const { rows } = await db.query(`select ${tables.map(table).join(', ')}`);
   return rows[0];
+}
+
+/** the ids of a zone's key events, newest first, as the database holds them */
+async function keyEventIds(zone: string): Promise<string[]> {
+  const { rows } = await db.query(
+    `select e.id from dnssec_key_events e join domains d on d.id = e.domain_id where d.name = $1 order by e.id desc`,
+    [zone],
+  );
+  return rows.map((r: any) => String(r.id));
 }
 
 async function dnssecEnabled(zone: string): Promise<boolean> {
@@ -564,6 +587,79 @@ function keyRevokeOp(id: string, kind: 'api' | 'tsig', call: (key: string, targe
   };
 }
 
+/** a policy narrower than WITHIN: what a manager may give a key it may change */
+const NARROWER = { policy: { rules: [{ zone: A, owner: 'app.x', types: ['TXT'], access: 'READ' }] } };
+
+/**
+ * Changing a key (docs/least-privilege.md, «Changing a key»): a restricted caller needs mayManageKeys, changes
+ * only a key that can do no more than itself and gives it no more than itself; another user's key is not there
+ * for a manager. `input` is the GraphQL form of the change (a name, or a policy or preset given whole).
+ */
+function keyUpdateOp(
+  id: string,
+  kind: 'api' | 'tsig',
+  call: (key: string, target: string, input: Record<string, unknown>) => Promise<Answer>,
+): Op {
+  const notFound = kind === 'api' ? 'API_KEY_NOT_FOUND' : 'TSIG_KEY_NOT_FOUND';
+  const table = kind === 'api' ? 'api_keys' : 'tsig_keys';
+  const state = async (target: string) =>
+    (await db.query(`select to_jsonb(t) - 'last_used_at' - 'first_used_at' as row from ${table} t where id = $1`, [target])).rows[0].row;
+  return {
+    id,
+    async run(p, key) {
+      const cases: [string, string, Record<string, unknown>, Record<string, unknown>, Outcome][] = [
+        ['narrowing a key within its rights', userId, WITHIN, NARROWER, flag(p.manageKeys)],
+        ['widening a key within its rights beyond its own', userId, WITHIN, BEYOND, 'FORBIDDEN_BY_POLICY'],
+        ['narrowing an unrestricted key of its user', userId, {}, NARROWER, 'FORBIDDEN_BY_POLICY'],
+        ["narrowing another user's key", otherUserId, WITHIN, NARROWER, p.manageKeys ? notFound : 'FORBIDDEN_BY_POLICY'],
+      ];
+      if (kind === 'api')
+        cases.push(
+          ['renaming a key within its rights', userId, WITHIN, { name: `pm-renamed-${next()}` }, flag(p.manageKeys)],
+          ['renaming an unrestricted key of its user', userId, {}, { name: `pm-renamed-${next()}` }, 'FORBIDDEN_BY_POLICY'],
+        );
+      for (const [what, user, extra, input, expected] of cases) {
+        const target = await adminMakeKey(kind, user, extra);
+        const before = await state(target);
+        await attempt(`${id} ${what}`, expected, () => call(key, target, input));
+        const changed = JSON.stringify(await state(target)) !== JSON.stringify(before);
+        expect({ what, changed }).toEqual({ what, changed: expected === 'ok' });
+        await admin(`mutation($id: ID!) { ${kind === 'api' ? 'revokeApiKey' : 'revokeTsigKey'}(id: $id) { id } }`, { id: target });
+      }
+    },
+  };
+}
+
+/** a REST policy body (snake_case, lower-case access and preset) from the GraphQL input of WITHIN, BEYOND, NARROWER */
+function restPolicyBody(extra: Record<string, unknown>): Record<string, unknown> {
+  return 'preset' in extra
+    ? { preset: String(extra.preset).toLowerCase(), zone: extra.zone }
+    : { policy: { rules: (extra.policy as any).rules.map((r: any) => ({ ...r, access: r.access.toLowerCase() })) } };
+}
+
+/**
+ * A zone's DNSSEC key events over A, B and C, each signed first so that it has some: the list is the zone's
+ * events, newest first, for a key that may read the apex's DNSKEY
+ */
+function dnssecEventsOp(id: string, call: (key: string, zone: string) => Promise<Answer>, ids: (answer: Answer) => string[]): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        await adminEnableDnssec(zone);
+        const expected = readDnssecEvents(p, zone);
+        const answer = await attempt(`${id} ${zone}`, expected, () => call(key, zone), { reads: true });
+        if (expected === 'ok') {
+          const stored = await keyEventIds(zone);
+          expect(stored.length).toBeGreaterThan(0);
+          expect({ zone, events: ids(answer) }).toEqual({ zone, events: stored });
+        }
+      }
+      for (const zone of ZONES) await adminDisableDnssec(zone);
+    },
+  };
+}
+
 /** the keys a manager may list are its own user's */
 function keyListOp(id: string, call: (key: string) => Promise<Answer>): Op {
   return {
@@ -645,8 +741,11 @@ function userOp(id: string, own: (p: Profile) => Outcome, other: Outcome, call: 
 
 const DOMAIN_FIELDS = `name records { owner type } recordsConnection(first: 1000) { totalCount nodes { owner type } } changes(first: 100) { nodes { added { owner type } removed { owner type } } }`;
 
-/** the subscription: refused for a zone the key does not see, and told only what it may read */
-function subscriptionOp(field: 'zoneChanged' | 'propagationChanged'): Op {
+/**
+ * The subscription: refused for a zone the key does not see (the key events also for a key that may not read
+ * the apex's DNSKEY), and told only what it may read
+ */
+function subscriptionOp(field: 'zoneChanged' | 'propagationChanged' | 'dnssecKeyChanged'): Op {
   const id = `Subscription.${field}`;
   return {
     id,
@@ -663,7 +762,14 @@ function subscriptionOp(field: 'zoneChanged' | 'propagationChanged'): Op {
         for (const zone of ZONES) {
           const events: any[] = [];
           const errors: any[] = [];
-          const selection = field === 'zoneChanged' ? 'change { added { owner type } }' : 'zone';
+          // an unsigned zone, so that the admin's signing it below is the only key step the subscriber is told of
+          if (field === 'dnssecKeyChanged') await adminDisableDnssec(zone);
+          const selection =
+            field === 'zoneChanged'
+              ? 'change { added { owner type } }'
+              : field === 'dnssecKeyChanged'
+                ? 'zone event { id reason toState }'
+                : 'zone';
           const stop = client.subscribe(
             { query: `subscription($z: String!) { ${field}(zone: $z) { ${selection} } }`, variables: { z: zone } },
             {
@@ -673,7 +779,7 @@ function subscriptionOp(field: 'zoneChanged' | 'propagationChanged'): Op {
               complete: () => undefined,
             },
           );
-          const expected = readZone(p, zone);
+          const expected = field === 'dnssecKeyChanged' ? readDnssecEvents(p, zone) : readZone(p, zone);
           const snap = await snapshot();
           await waitUntil(`${id} ${zone} answered`, () => errors.length > 0 || count() > baseline);
           const code = errors.length ? (JSON.stringify(errors).match(/"code":"([A-Z_]+)"/)?.[1] ?? 'error') : undefined;
@@ -706,6 +812,20 @@ function subscriptionOp(field: 'zoneChanged' | 'propagationChanged'): Op {
                 .sort(),
             });
             for (const [i, t] of points.entries()) await adminDeleteIfThere(await findRecord(t, changes[i].rdata));
+          }
+          if (expected === 'ok' && field === 'dnssecKeyChanged') {
+            // signing the zone makes its keys active: the events pushed are those the database now holds
+            const from = (await keyEventIds(zone)).length;
+            await adminEnableDnssec(zone);
+            const made = (await keyEventIds(zone)).slice(0, -from || undefined).reverse();
+            expect(made.length).toBeGreaterThan(0);
+            await waitUntil(`${id} ${zone} events`, () => events.length >= made.length);
+            const pushed = events.map((e) => e.data.dnssecKeyChanged);
+            expect({ zone, pushed: pushed.map((e: any) => [e.zone, e.event.id, e.event.reason, e.event.toState]) }).toEqual({
+              zone,
+              pushed: made.map((eventId) => [zone, eventId, 'enabled', 'active']),
+            });
+            await adminDisableDnssec(zone);
           }
           stop();
           await waitUntil(`${id} ${zone} ended`, () => count() === baseline);
@@ -783,14 +903,15 @@ const OPS: Op[] = [
         body: {
           name: `pm-${next()}.key`,
           user_id: Number(user),
-          ...('preset' in extra
-            ? { preset: String(extra.preset).toLowerCase(), zone: extra.zone }
-            : { policy: { rules: (extra.policy as any).rules.map((r: any) => ({ ...r, access: r.access.toLowerCase() })) } }),
+          ...restPolicyBody(extra),
         },
       }),
     'revokeTsigKey',
   ),
   keyRevokeOp('POST /tsigkey/revoke/:id', 'tsig', (key, id) => rest(key, 'post', `/tsigkey/revoke/${id}`)),
+  keyUpdateOp('PUT /tsigkey/edit/:id', 'tsig', (key, id, input) =>
+    rest(key, 'put', `/tsigkey/edit/${id}`, { body: restPolicyBody(input) }),
+  ),
   adminOnlyOp('GET /audit', (key) => [['the audit log', 'FORBIDDEN', () => rest(key, 'get', '/audit')]]),
   // ---- REST: domains ----
   {
@@ -827,6 +948,11 @@ const OPS: Op[] = [
   ),
   zoneOp('GET /domain/check/:zone', readWholeZone, (key, zone) => rest(key, 'get', `/domain/check/${zone}`)),
   zoneOp('GET /domain/dnssec/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/dnssec/${zone}`)),
+  dnssecEventsOp(
+    'GET /domain/dnssec/:zone/events',
+    (key, zone) => rest(key, 'get', `/domain/dnssec/${zone}/events`, { query: { first: 1000 } }),
+    (answer) => answer.data.map((e: any) => String(e.id)),
+  ),
   dnssecOp('POST /domain/dnssec/:zone', adminDisableDnssec, (key, zone) => rest(key, 'post', `/domain/dnssec/${zone}`, { body: {} })),
   dnssecOp('DELETE /domain/dnssec/:zone', adminEnableDnssec, (key, zone) => rest(key, 'delete', `/domain/dnssec/${zone}`)),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
@@ -852,6 +978,24 @@ const OPS: Op[] = [
         expect(d.recordsConnection.totalCount).toBe(readable.length);
         expect(d.recordsConnection.nodes).toHaveLength(readable.length);
         expectOnlyReadable(p, `domain ${zone}`, d, zone);
+      }
+      // the nested key events are not filtered but refused: they need read of the apex's DNSKEY
+      for (const zone of ZONES) {
+        const expected = readDnssecEvents(p, zone);
+        const answer = await attempt(
+          `domain ${zone} dnssecEvents`,
+          expected,
+          () => gql(key, `query($z: String) { domain(name: $z) { dnssecEvents(first: 1000) { totalCount nodes { id } } } }`, { z: zone }),
+          { reads: true },
+        );
+        if (expected !== 'ok') continue;
+        const stored = await keyEventIds(zone);
+        const events = answer.data.domain.dnssecEvents;
+        expect({ zone, totalCount: events.totalCount, ids: events.nodes.map((e: any) => String(e.id)) }).toEqual({
+          zone,
+          totalCount: stored.length,
+          ids: stored,
+        });
       }
     },
   },
@@ -1029,11 +1173,17 @@ const OPS: Op[] = [
       () => gql(key, `mutation($u: ID!) { setUserLimits(id: $u, input: {maxZones: 1}) { maxZones } }`, { u: otherUserId }),
     ],
   ]),
+  keyUpdateOp('Mutation.updateApiKey', 'api', (key, id, input) =>
+    gql(key, `mutation($id: ID!, $input: UpdateApiKeyInput!) { updateApiKey(id: $id, input: $input) { id } }`, { id, input }),
+  ),
   editRecordOp('Mutation.updateRecord', (key, id, t, rdata) =>
     gql(key, `mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id } }`, {
       id,
       input: GQL_RECORD(t, rdata),
     }),
+  ),
+  keyUpdateOp('Mutation.updateTsigKey', 'tsig', (key, id, input) =>
+    gql(key, `mutation($id: ID!, $input: UpdateTsigKeyInput!) { updateTsigKey(id: $id, input: $input) { id } }`, { id, input }),
   ),
   userOp(
     'Mutation.updateUser',
@@ -1047,6 +1197,7 @@ const OPS: Op[] = [
   ),
 
   // ---- GraphQL subscriptions ----
+  subscriptionOp('dnssecKeyChanged'),
   subscriptionOp('propagationChanged'),
   subscriptionOp('zoneChanged'),
 ];
