@@ -280,15 +280,26 @@ async function keyEventIds(zone: string): Promise<string[]> {
   return rows.map((r: any) => String(r.id));
 }
 
-async function dnssecEnabled(zone: string): Promise<boolean> {
-  const data = await admin(`query($z: String) { domain(name: $z) { dnssec { enabled } } }`, { z: zone });
-  return data.domain.dnssec.enabled;
+async function dnssecState(zone: string): Promise<string> {
+  const data = await admin(`query($z: String) { domain(name: $z) { dnssec { state } } }`, { z: zone });
+  return data.domain.dnssec.state;
 }
+async function dnssecEnabled(zone: string): Promise<boolean> {
+  return (await dnssecState(zone)) !== 'unsigned';
+}
+/** a zone signed and not disabling (a key's unforced disable leaves it disabling: RFC 8078) */
 async function adminEnableDnssec(zone: string): Promise<void> {
+  if ((await dnssecState(zone)) === 'disabling') await adminDisableDnssec(zone);
   if (!(await dnssecEnabled(zone))) await admin(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone });
 }
+/** unsigned now, whatever the parent holds (force) */
 async function adminDisableDnssec(zone: string): Promise<void> {
-  if (await dnssecEnabled(zone)) await admin(`mutation($z: String!) { disableDnssec(zone: $z) { enabled } }`, { z: zone });
+  if (await dnssecEnabled(zone)) await admin(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { enabled } }`, { z: zone });
+}
+/** disabling: signed, with the DS-delete CDS/CDNSKEY, waiting for the parent's DS to go (RFC 8078 §4) */
+async function adminStartDisable(zone: string): Promise<void> {
+  await adminEnableDnssec(zone);
+  await admin(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: zone });
 }
 
 // ---- calls and their checks ----
@@ -1075,6 +1086,9 @@ const OPS: Op[] = [
       z: zone,
       c: changes,
     }),
+  ),
+  dnssecOp('Mutation.confirmDnssecDsRemoved', adminStartDisable, (key, zone) =>
+    gql(key, `mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { state } }`, { z: zone }),
   ),
   dnssecOp(
     'Mutation.confirmDnssecDsPublished',
