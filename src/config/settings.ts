@@ -105,6 +105,11 @@ export interface Settings {
    * bounds what a client that ignores Retry-After costs the process
    */
   rateLimitRefusalDelayMs: number;
+  /**
+   * RATE_LIMIT_CONCURRENCY: how many HTTP requests of one user run at once in a process (0 = no cap); the others
+   * wait their turn in order, at most RATE_LIMIT_QUEUE of them, and beyond that are refused 429
+   */
+  rateLimitConcurrency: { perUser: number; queue: number };
   /** ZONE_CHANGES_PER_SECOND / ZONE_CHANGES_BURST: the changes (serial steps) one zone takes per second; 0 = no limit */
   zoneChangeLimit: RateLimit;
   /** the quotas of a user without values of their own (the admin sets others); 0 = no quota */
@@ -313,6 +318,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecPropagationDelay: integer('DNSSEC_PROPAGATION_DELAY', 3600, 0, 7 * 86400),
     rateLimit: { user: userRate, key: keyRate },
     rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
+    rateLimitConcurrency: {
+      perUser: integer('RATE_LIMIT_CONCURRENCY', 4, 0, 10_000),
+      queue: integer('RATE_LIMIT_QUEUE', 100, 0, 1_000_000),
+    },
     zoneChangeLimit: {
       perSecond: integer('ZONE_CHANGES_PER_SECOND', 20, 0, 1_000_000),
       burst: integer('ZONE_CHANGES_BURST', 100, 1, 1_000_000),
