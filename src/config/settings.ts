@@ -101,8 +101,8 @@ export interface Settings {
    */
   rateLimit: { user: RateLimit; key: RateLimit };
   /**
-   * RATE_LIMIT_REFUSAL_DELAY_MS: how long an HTTP request over its rate limit waits before its 429 is sent:
-   * bounds what a client that ignores Retry-After costs the process
+   * RATE_LIMIT_REFUSAL_DELAY_MS: how long an HTTP request over its rate limit waits at least before its 429 is
+   * sent (each hold is 1 to 1.5 times this): bounds what a client that ignores Retry-After costs the process
    */
   rateLimitRefusalDelayMs: number;
   /**
