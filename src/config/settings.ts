@@ -109,10 +109,15 @@ export interface Settings {
    */
   rateLimit: { user: RateLimit; key: RateLimit };
   /**
-   * RATE_LIMIT_REFUSAL_DELAY_MS: how long an HTTP request over its rate limit waits before its 429 is sent:
-   * bounds what a client that ignores Retry-After costs the process
+   * RATE_LIMIT_REFUSAL_DELAY_MS: how long an HTTP request over its rate limit waits at least before its 429 is
+   * sent (each hold is 1 to 1.5 times this): bounds what a client that ignores Retry-After costs the process
    */
   rateLimitRefusalDelayMs: number;
+  /**
+   * RATE_LIMIT_CONCURRENCY: how many HTTP requests of one user run at once in a process (0 = no cap); the others
+   * wait their turn in order, at most RATE_LIMIT_QUEUE of them, and beyond that are refused 429
+   */
+  rateLimitConcurrency: { perUser: number; queue: number };
   /** ZONE_CHANGES_PER_SECOND / ZONE_CHANGES_BURST: the changes (serial steps) one zone takes per second; 0 = no limit */
   zoneChangeLimit: RateLimit;
   /** the quotas of a user without values of their own (the admin sets others); 0 = no quota */
@@ -342,6 +347,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
     rateLimit: { user: userRate, key: keyRate },
     rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
+    rateLimitConcurrency: {
+      perUser: integer('RATE_LIMIT_CONCURRENCY', 4, 0, 10_000),
+      queue: integer('RATE_LIMIT_QUEUE', 100, 0, 1_000_000),
+    },
     zoneChangeLimit: {
       perSecond: integer('ZONE_CHANGES_PER_SECOND', 20, 0, 1_000_000),
       burst: integer('ZONE_CHANGES_BURST', 100, 1, 1_000_000),

@@ -34,6 +34,34 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
     res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details } }] });
   };
   const refusalDelayMs = services.settings.rateLimitRefusalDelayMs;
+  /**
+   * A request over a limit is answered 429 after a hold of RATE_LIMIT_REFUSAL_DELAY_MS to 1.5 times that: a
+   * client that ignores Retry-After and sends again at once on each of its connections then costs the process
+   * at most (connections / delay) refusals a second instead of as many as it can send, which took the event
+   * loop from the other tenants; a client that waits Retry-After (at least 1 s) loses nothing. The hold varies
+   * so that a client's connections, refused together, do not all come back in the same millisecond and keep
+   * doing so every second (docs/performance.md, «Noisy tenants»).
+   */
+  const refuseHeld = (
+    req: Request,
+    res: Response,
+    principal: Principal,
+    waitMs: number,
+    limitedBy: 'user' | 'key' | undefined,
+    what?: string,
+  ) => {
+    const delay = refusalDelayMs > 0 ? Math.round(refusalDelayMs * (1 + Math.random() / 2)) : 0;
+    const retryAfter = Math.max(1, Math.ceil((waitMs - delay) / 1000));
+    const answer = () => {
+      if (res.headersSent || req.socket.destroyed) return;
+      res.set('Retry-After', String(retryAfter));
+      const error = rateLimitError({ retryAfter, limitedBy }, what);
+      services.audit.refusals.note(db, principal, error);
+      refuse(res, 'RATE_LIMITED', error);
+    };
+    if (delay > 0) setTimeout(answer, delay);
+    else answer();
+  };
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       // the peer's address (allowedNetworks); behind a proxy, as Express's `trust proxy` reads it
@@ -46,27 +74,19 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
           const fields = rateLimitFields(decision);
           res.set('RateLimit-Policy', fields.policy).set('RateLimit', fields.state);
           if (!decision.allowed) {
-            // the refusal is held RATE_LIMIT_REFUSAL_DELAY_MS: a client that ignores Retry-After and sends again at
-            // once on each of its connections then costs the process at most (connections / delay) refusals a
-            // second instead of as many as it can send, which took the event loop from the other tenants
-            // (docs/performance.md, «Requests and logs»); a client that waits Retry-After (at least 1 s) loses nothing
-            const waitMs = decision.retryAfterMs ?? decision.retryAfter * 1000;
-            const delay = refusalDelayMs;
-            const retryAfter = Math.max(1, Math.ceil((waitMs - delay) / 1000));
-            const answer = () => {
-              if (res.headersSent || req.socket.destroyed) return;
-              res.set('Retry-After', String(retryAfter));
-              const error = rateLimitError({ ...decision, retryAfter });
-              services.audit.refusals.note(db, principal, error);
-              refuse(res, 'RATE_LIMITED', error);
-            };
-            if (delay > 0) setTimeout(answer, delay);
-            else answer();
+            refuseHeld(req, res, principal, decision.retryAfterMs ?? decision.retryAfter * 1000, decision.limitedBy);
             return;
           }
         }
         PRINCIPALS.set(req, principal);
-        return next();
+        // then its turn among the user's requests running in this process (RATE_LIMIT_CONCURRENCY), before the
+        // body is read; the turn ends when the answer is sent or the client has gone
+        const leave = services.rateLimits.enter(principal, () => {
+          if (!res.writableEnded && !req.socket.destroyed) next();
+        });
+        if (!leave) return refuseHeld(req, res, principal, 0, 'user', 'requests at once');
+        res.once('close', leave);
+        return;
       }
       refuse(res, 'UNAUTHENTICATED');
     } catch (error) {

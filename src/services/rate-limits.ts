@@ -93,6 +93,73 @@ function effective(perSecond: number | null, burst: number | null, fallback: Rat
   return limit.perSecond > 0 ? limit : undefined;
 }
 
+interface Turn {
+  state: 'waiting' | 'running' | 'ended';
+  start: () => void;
+}
+
+/**
+ * At most `perUser` requests of one user running at once in this process, the others waiting their turn in
+ * order, at most `queue` of them. A token bucket bounds a user's requests per second, not how many run at the
+ * same moment: a client on 64 connections that waited out its Retry-After comes back on all of them at once,
+ * with a second's worth of tokens in its bucket, and 50 reads started together took the event loop and the
+ * database pool from every other tenant for tens of milliseconds each second (docs/performance.md, «Noisy
+ * tenants»). Waiting here costs a closure; the user's rate is unchanged, only spread out.
+ */
+export class InFlight {
+  private readonly users = new Map<number, { running: number; waiting: Turn[] }>();
+
+  constructor(
+    private readonly perUser: number,
+    private readonly queue: number,
+  ) {}
+
+  enter(userId: number, start: () => void): (() => void) | undefined {
+    if (this.perUser <= 0) {
+      start();
+      return () => undefined;
+    }
+    let user = this.users.get(userId);
+    if (!user) this.users.set(userId, (user = { running: 0, waiting: [] }));
+    const turn: Turn = { state: 'waiting', start };
+    if (user.running < this.perUser) {
+      user.running += 1;
+      turn.state = 'running';
+      start();
+    } else if (user.waiting.length >= this.queue) {
+      rateLimited.inc({ limit: 'concurrency' });
+      if (!user.running && !user.waiting.length) this.users.delete(userId);
+      return undefined;
+    } else {
+      user.waiting.push(turn);
+    }
+    const owner = user;
+    return () => {
+      if (turn.state === 'ended') return;
+      const was = turn.state;
+      turn.state = 'ended';
+      if (was === 'waiting') owner.waiting.splice(owner.waiting.indexOf(turn), 1);
+      else {
+        owner.running -= 1;
+        while (owner.running < this.perUser && owner.waiting.length) {
+          const next = owner.waiting.shift()!;
+          next.state = 'running';
+          owner.running += 1;
+          // on the next turn of the event loop: what is ready (another tenant's request) goes first
+          setImmediate(next.start);
+        }
+      }
+      if (!owner.running && !owner.waiting.length && this.users.get(userId) === owner) this.users.delete(userId);
+    };
+  }
+
+  /** requests of the user running and waiting (tests, metrics) */
+  of(userId: number): { running: number; waiting: number } {
+    const user = this.users.get(userId);
+    return { running: user?.running ?? 0, waiting: user?.waiting.length ?? 0 };
+  }
+}
+
 /** The request limits of users and keys (HTTP and DNS UPDATE), per process. */
 export class RateLimits {
   private readonly buckets = new Buckets();
@@ -109,7 +176,11 @@ export class RateLimits {
     },
   });
 
-  constructor(private readonly settings: Settings) {}
+  private readonly inFlight: InFlight;
+
+  constructor(private readonly settings: Settings) {
+    this.inFlight = new InFlight(settings.rateLimitConcurrency.perUser, settings.rateLimitConcurrency.queue);
+  }
 
   /**
    * Takes a request from the principal's buckets: undefined when no limit applies (the admin, or limits of 0),
@@ -133,6 +204,20 @@ export class RateLimits {
     rateLimited.inc({ limit: limitedBy });
     const retryAfterMs = first.getWaitTime(1);
     return { allowed, retryAfter: Math.max(1, Math.ceil(retryAfterMs / 1000)), retryAfterMs, limitedBy, policies };
+  }
+
+  /**
+   * The principal's turn to run (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE): `start` is called when fewer than
+   * the setting's requests of the same user are running in this process, else once one of them ends (first
+   * come, first served); undefined when the user's queue is full (the request is to be refused). The returned
+   * function ends the request's turn, or takes it out of the queue if it had not started.
+   */
+  enter(principal: Principal, start: () => void): (() => void) | undefined {
+    if (principal.kind !== 'user') {
+      start();
+      return () => undefined;
+    }
+    return this.inFlight.enter(principal.userId, start);
   }
 
   /** the admin changed a user's or a key's limits: this process uses the new values at once */

@@ -12,6 +12,7 @@ import { freePort } from '../support/free-port';
 import { KeyArg, runClient } from '../support/update-clients';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
+import http from 'node:http';
 
 let app: TestApp;
 let dnsPort: number;
@@ -480,5 +481,98 @@ describe('quotas', () => {
       max_records_per_zone: null,
       effective: { max_zones: 3, max_records_per_zone: 100000 },
     });
+  });
+});
+
+describe("one user's requests at once (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE)", () => {
+  let gated: TestApp;
+  beforeAll(async () => {
+    gated = await startTestApp({ RATE_LIMIT_CONCURRENCY: '2', RATE_LIMIT_QUEUE: '2' });
+  }, 60_000);
+  afterAll(async () => {
+    await gated?.close();
+  });
+
+  /**
+   * A POST /graphql whose body is sent in two parts: a request that has its turn waits for the rest of its body,
+   * so the test decides when a turn ends (`finish`) or the client goes away (`abandon`).
+   */
+  function heldRequest(key: string, complete = false) {
+    const body = JSON.stringify({ query: '{ users(first: 1) { nodes { id } } }' });
+    const held: { req?: http.ClientRequest; answered: boolean } = { answered: false };
+    const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }>((resolve, reject) => {
+      const req = http.request(
+        `${gated.baseUrl}/graphql`,
+        { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-api-key': key } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: JSON.parse(text) }));
+        },
+      );
+      req.on('error', reject);
+      held.req = req;
+    });
+    void answer.then(() => (held.answered = true)).catch(() => undefined);
+    held.req!.write(complete ? body : body.slice(0, 10));
+    if (complete) held.req!.end();
+    return {
+      answer,
+      get answered() {
+        return held.answered;
+      },
+      finish: () => held.req!.end(body.slice(10)),
+      abandon: () => held.req!.destroy(),
+    };
+  }
+
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+  test("a user's requests beyond the cap wait their turn in order, beyond the queue 429 with Retry-After; another user is served meanwhile", async () => {
+    const noisy = await createUser(gated, 'crowd@limits.test');
+    const quiet = await createUser(gated, 'calm@limits.test');
+    const noisyKey = await createUserKey(gated, noisy);
+    const quietKey = await createUserKey(gated, quiet);
+    const refusedBefore = await gated.http
+      .get('/metrics')
+      .then((res) => Number(/zonekeeper_rate_limited_total\{limit="concurrency"\} (\d+)/.exec(res.text)?.[1] ?? 0));
+
+    // two turns taken and held (their bodies not finished), two complete requests waiting behind them
+    const running = [heldRequest(noisyKey), heldRequest(noisyKey)];
+    await settle();
+    const waiting = [heldRequest(noisyKey, true), heldRequest(noisyKey, true)];
+    await settle();
+    // the queue is full: the next one is refused, with the fields of every answer to a limited key
+    const refused = await heldRequest(noisyKey, true).answer;
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.headers['ratelimit-policy']).toMatch(/"user";q=\d+;w=\d+/);
+    expect(refused.headers.ratelimit).toMatch(/"user";r=\d+;t=\d+/);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', details: [{ field: 'user', code: 'RATE_LIMITED' }] });
+    const metrics = await gated.http.get('/metrics');
+    expect(Number(/zonekeeper_rate_limited_total\{limit="concurrency"\} (\d+)/.exec(metrics.text)?.[1])).toBe(refusedBefore + 1);
+
+    // another user is not held by the first one's turns, nor is the admin
+    const served = await gated.gql('{ users(first: 1) { nodes { id } } }', {}, quietKey);
+    expect(served.status).toBe(200);
+    expect(served.errors).toBeUndefined();
+    expect((await gated.gql('{ users(first: 1) { nodes { id } } }')).status).toBe(200);
+    // the waiting ones have not run: their turn has not come
+    expect(waiting.map((w) => w.answered)).toEqual([false, false]);
+
+    // a client gone while its request ran frees its turn: the waiting ones run in order, the second once the
+    // first's answer is sent (two turns: the other is still held)
+    running[0].abandon();
+    expect((await waiting[0].answer).status).toBe(200);
+    expect(waiting[1].answered).toBe(false);
+    expect((await waiting[1].answer).status).toBe(200);
+    // the held request ends when its body is in
+    running[1].finish();
+    expect((await running[1].answer).status).toBe(200);
+
+    // with every turn ended, the user is served at once again
+    const again = await gated.gql('{ users(first: 1) { nodes { id } } }', {}, noisyKey);
+    expect(again.status).toBe(200);
   });
 });

@@ -33,6 +33,7 @@ describe('settings', () => {
     expect(loadSettings({})).toMatchObject({
       rateLimit: { user: { perSecond: 50, burst: 500 }, key: { perSecond: 50, burst: 500 } },
       rateLimitRefusalDelayMs: 1000,
+      rateLimitConcurrency: { perUser: 4, queue: 100 },
       zoneChangeLimit: { perSecond: 20, burst: 100 },
       quotas: { maxZones: 1000, maxRecordsPerZone: 100_000 },
     });
