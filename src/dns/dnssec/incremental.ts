@@ -71,6 +71,54 @@ interface OwnerState {
   rrsets: Rrset[];
 }
 
+/**
+ * What `signChange` will ask the view about a change, known before it asks, so that the data layer can
+ * answer it all in one statement rather than one look-up per question (services/dnssec/zone-signing.ts):
+ * the records at the touched owners, their ancestors and the apex; the signer records at the RRsets' owners
+ * and at the chain members of the touched owners; the stored neighbours of those members; for NSEC3, whether
+ * names stand below them. A question outside these (a chain walk past several members leaving at once) is
+ * still answered, by a look-up of its own. 'full': the change is signed whole and asks nothing.
+ */
+export interface ViewQuestions {
+  owners: string[];
+  signerOwners: string[];
+  chainKeys: Buffer[];
+  /** owners `hasDescendants` may be asked of, with the change's removals below each (the look-up's limit is one more) */
+  below: { owner: string; removedBelow: number }[];
+}
+
+export function questionsOf(
+  zone: string,
+  change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  denial: Denial,
+): ViewQuestions | 'full' {
+  const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
+  if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
+  const chainOwners = new Set(touched.map((r) => r.owner));
+  if (denial.kind === 'nsec3') for (const owner of [...chainOwners]) for (const ancestor of ancestorsOf(owner)) chainOwners.add(ancestor);
+  const owners = new Set(['@', ...chainOwners]);
+  for (const owner of chainOwners) for (const ancestor of ancestorsOf(owner)) owners.add(ancestor);
+  const signerOwners = new Set(['@', ...touched.map((r) => r.owner)]);
+  const chainKeys: Buffer[] = [];
+  for (const owner of chainOwners) {
+    if (denial.kind === 'nsec') {
+      signerOwners.add(owner);
+      chainKeys.push(canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))));
+    } else {
+      const hash = ownerHash(zone, owner, denial);
+      signerOwners.add(base32hex(hash));
+      chainKeys.push(hash);
+    }
+  }
+  const below =
+    denial.kind === 'nsec'
+      ? []
+      : [...chainOwners]
+          .filter((owner) => owner !== '@')
+          .map((owner) => ({ owner, removedBelow: change.removed.filter((r) => r.owner.endsWith(`.${owner}`)).length }));
+  return { owners: [...owners], signerOwners: [...signerOwners], chainKeys, below };
+}
+
 export async function signChange(
   zone: string,
   change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },

@@ -8,7 +8,7 @@ import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
 import { algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
-import { ChainMember, signChange, SignedZoneView, SignerDiff } from '../../dns/dnssec/incremental';
+import { ChainMember, questionsOf, signChange, SignedZoneView, SignerDiff, ViewQuestions } from '../../dns/dnssec/incremental';
 import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
 import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
@@ -22,9 +22,11 @@ import {
   allSignerRecords,
   allZoneRecords,
   chainNeighbour,
+  ChainNeighbours,
   DnssecPolicy,
   keysOfZone,
   recordsBelow,
+  signerAnswers,
   SignerRow,
   signerRecordsAt,
   StoredDnssecKey,
@@ -120,11 +122,18 @@ export function signerRows(zone: string, records: readonly (CanonicalRecord & { 
 
 /**
  * The zone after a staged change, as the incremental signer reads it: the stored rows (records, and the
- * signer's DNSKEY/CDS/CDNSKEY at the apex) with the change's removals and additions applied, each question
- * one index look-up on the change's connection.
+ * signer's DNSKEY/CDS/CDNSKEY at the apex) with the change's removals and additions applied. `answer` asks
+ * everything the signer will ask of the change (`questionsOf`) in one statement, with the zone's keys;
+ * a question outside those is one index look-up of its own on the change's connection.
  */
 export class StoredSignedZone implements SignedZoneView {
   private readonly removed: Set<string>;
+  /** what the view knows already: stored rows per owner, signer records per owner, chain neighbours per key */
+  private readonly stored = new Map<string, CanonicalRecord[]>();
+  private readonly signer = new Map<string, CanonicalRecord[]>();
+  private readonly below = new Map<string, CanonicalRecord[]>();
+  private readonly before = new Map<string, ChainMember | undefined>();
+  private readonly after = new Map<string, ChainMember | undefined>();
 
   constructor(
     private readonly sql: Sql,
@@ -134,22 +143,52 @@ export class StoredSignedZone implements SignedZoneView {
     this.removed = new Set(change.removed.map((r) => recordIdentity(r)));
   }
 
-  /** the view answers from one snapshot of the zone: each question is asked of the database once */
-  private readonly asked = new Map<string, Promise<unknown>>();
-  private once<T>(key: string, ask: () => Promise<T>): Promise<T> {
-    let answer = this.asked.get(key) as Promise<T> | undefined;
-    if (!answer) this.asked.set(key, (answer = ask()));
-    return answer;
+  /** asks `questions` at once; returns the zone's keys, read in the same statement */
+  async answer(questions: ViewQuestions): Promise<StoredDnssecKey[]> {
+    const answers = await signerAnswers(this.sql, this.domainId, {
+      owners: questions.owners,
+      signerOwners: questions.signerOwners,
+      chainKeys: questions.chainKeys,
+      below: questions.below.map((b) => ({ owner: b.owner, limit: b.removedBelow + 1 })),
+    });
+    for (const owner of questions.owners) this.stored.set(owner, []);
+    for (const r of answers.records) this.stored.get(r.owner)?.push(r);
+    for (const owner of answers.signerOwners) this.signer.set(owner, []);
+    for (const r of answers.signer) this.signer.get(r.owner)?.push(r);
+    for (const [owner, rows] of answers.below) this.below.set(owner, rows);
+    for (const n of answers.neighbours) this.learnNeighbours(n);
+    return answers.keys;
   }
 
-  recordsAt(owner: string): Promise<CanonicalRecord[]> {
-    return this.once(`records ${owner}`, () => this.readRecordsAt(owner));
+  /**
+   * The stored chain around a key, and what it tells of its neighbours: with a member at `key`, it stands
+   * between them; without, they are next to each other (or, the same member, alone in the chain).
+   */
+  private learnNeighbours({ key, self, predecessor, successor }: ChainNeighbours): void {
+    this.before.set(hex(key), predecessor);
+    this.after.set(hex(key), successor);
+    if (!predecessor || !successor) return;
+    const learn = (map: Map<string, ChainMember | undefined>, at: Buffer, member: ChainMember | undefined) => {
+      if (!map.has(hex(at))) map.set(hex(at), member);
+    };
+    if (self !== undefined) {
+      learn(this.after, predecessor.key, { key, owner: self });
+      learn(this.before, successor.key, { key, owner: self });
+    } else if (predecessor.key.equals(successor.key)) {
+      learn(this.after, predecessor.key, undefined);
+      learn(this.before, predecessor.key, undefined);
+    } else {
+      learn(this.after, predecessor.key, successor);
+      learn(this.before, successor.key, predecessor);
+    }
   }
 
-  private async readRecordsAt(owner: string): Promise<CanonicalRecord[]> {
-    const stored = (await zoneRecordsAt(this.sql, this.domainId, [owner])).filter((r) => !this.removed.has(recordIdentity(r)));
-    const have = new Set(stored.map((r) => recordIdentity(r)));
-    return [...stored, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
+  async recordsAt(owner: string): Promise<CanonicalRecord[]> {
+    let stored = this.stored.get(owner);
+    if (!stored) this.stored.set(owner, (stored = await zoneRecordsAt(this.sql, this.domainId, [owner])));
+    const kept = stored.filter((r) => !this.removed.has(recordIdentity(r)));
+    const have = new Set(kept.map((r) => recordIdentity(r)));
+    return [...kept, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
   }
 
   async hasDescendants(owner: string): Promise<boolean> {
@@ -157,22 +196,28 @@ export class StoredSignedZone implements SignedZoneView {
     const suffix = `.${owner}`;
     if (this.change.added.some((r) => r.owner.endsWith(suffix))) return true;
     const removedBelow = this.change.removed.filter((r) => r.owner.endsWith(suffix)).length;
-    const below = await recordsBelow(this.sql, this.domainId, owner, removedBelow + 1);
+    const below = this.below.get(owner) ?? (await recordsBelow(this.sql, this.domainId, owner, removedBelow + 1));
     return below.some((r) => !this.removed.has(recordIdentity(r)));
   }
 
-  signerRecordsAt(owner: string): Promise<CanonicalRecord[]> {
-    return this.once(`signer ${owner}`, () => signerRecordsAt(this.sql, this.domainId, owner));
+  async signerRecordsAt(owner: string): Promise<CanonicalRecord[]> {
+    let records = this.signer.get(owner);
+    if (!records) this.signer.set(owner, (records = await signerRecordsAt(this.sql, this.domainId, owner)));
+    return records;
   }
 
-  chainPredecessor(key: Buffer): Promise<ChainMember | undefined> {
-    return chainNeighbour(this.sql, this.domainId, key, -1);
+  async chainPredecessor(key: Buffer): Promise<ChainMember | undefined> {
+    if (!this.before.has(hex(key))) this.before.set(hex(key), await chainNeighbour(this.sql, this.domainId, key, -1));
+    return this.before.get(hex(key));
   }
 
-  chainSuccessor(key: Buffer): Promise<ChainMember | undefined> {
-    return chainNeighbour(this.sql, this.domainId, key, 1);
+  async chainSuccessor(key: Buffer): Promise<ChainMember | undefined> {
+    if (!this.after.has(hex(key))) this.after.set(hex(key), await chainNeighbour(this.sql, this.domainId, key, 1));
+    return this.after.get(hex(key));
   }
 }
+
+const hex = (key: Buffer) => key.toString('hex');
 
 /**
  * The zone signed whole against what is stored: the records to remove and to add so that the stored signer
@@ -236,13 +281,16 @@ export class ZoneSigningStep {
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
     const sql = change.connection;
-    const stored = await keysOfZone(sql, zone.id);
-    const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
     const denial = denialOf(plan.policy);
     const window = signatureWindow(this.settings);
+    // an incremental change asks its questions of the view and reads the keys in one statement; a change
+    // signed whole reads the zone whole
+    const questions = plan.whole ? 'full' : questionsOf(zone.name, change, denial);
+    const view = new StoredSignedZone(sql, zone.id, change);
+    const stored = questions === 'full' ? await keysOfZone(sql, zone.id) : await view.answer(questions);
+    const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
     let diff: SignerDiff | 'full' = 'full';
-    if (!plan.whole)
-      diff = await signChange(zone.name, change, new StoredSignedZone(sql, zone.id, change), keys, denial, window, canonicalRdata);
+    if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
     if (diff === 'full') {
       const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
       diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, publishedCds(zone.name, stored, soa.ttl));
