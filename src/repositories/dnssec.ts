@@ -249,80 +249,94 @@ export interface SignerAnswers {
 }
 
 /** one chain neighbour of `k.key` in the lateral below: the nearest, else (circularly) the farthest, `key` excluded */
-const neighbourOf = (comparison: '<' | '>', order: 'asc' | 'desc') => `(select x.chain_key, x.owner from (
-      (select 0 as wrap, s.chain_key, s.owner from dnssec_records s where s.domain_id = $1 and s.chain_key is not null
+const neighbourOf = (domain: string, comparison: '<' | '>', order: 'asc' | 'desc') => `(select x.chain_key, x.owner from (
+      (select 0 as wrap, s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key is not null
           and s.chain_key ${comparison} k.key order by s.chain_key ${order} limit 1)
       union all
-      (select 1 as wrap, s.chain_key, s.owner from dnssec_records s where s.domain_id = $1 and s.chain_key is not null
+      (select 1 as wrap, s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key is not null
           and s.chain_key <> k.key order by s.chain_key ${order} limit 1)
     ) x order by x.wrap limit 1)`;
 
-const SIGNER_ANSWERS = `with nb as (
-    select k.i, k.key,
-      (select s.owner from dnssec_records s where s.domain_id = $1 and s.chain_key = k.key limit 1) as self,
-      p.chain_key as p_key, p.owner as p_owner, n.chain_key as n_key, n.owner as n_owner
-    from unnest($4::bytea[]) with ordinality as k(key, i)
-    left join lateral ${neighbourOf('<', 'desc')} p on true
-    left join lateral ${neighbourOf('>', 'asc')} n on true
-  ),
-  sig_owners as (select unnest($3::text[]) as owner union select p_owner from nb where p_owner is not null)
-  select
-    (select coalesce(json_agg(json_build_object('owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)), '[]'::json) from (
-        select owner, type, rdata, ttl from records where domain_id = $1 and owner = any($2::text[])
-        union all
-        select owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = any($2::text[]) and type in ${ZONE_DATA_TYPES}
-      ) r) as records,
-    (select coalesce(json_agg(json_build_object('id', s.id, 'owner', s.owner, 'type', s.type, 'rdata', s.rdata, 'ttl', s.ttl)), '[]'::json)
-      from dnssec_records s where s.domain_id = $1 and s.owner in (select owner from sig_owners) and s.type in ('RRSIG', 'NSEC', 'NSEC3')) as signer,
-    (select coalesce(json_agg(owner), '[]'::json) from sig_owners) as signer_owners,
-    (select coalesce(json_agg(json_build_object('key', encode(nb.key, 'hex'), 'self', nb.self, 'pKey', encode(nb.p_key, 'hex'),
-        'pOwner', nb.p_owner, 'nKey', encode(nb.n_key, 'hex'), 'nOwner', nb.n_owner) order by nb.i), '[]'::json) from nb) as neighbours,
-    (select coalesce(json_agg(json_build_object('below', d.owner, 'owner', b.owner, 'type', b.type, 'rdata', b.rdata, 'ttl', b.ttl)), '[]'::json)
-      from unnest($5::text[], $6::text[], $7::text[], $8::int[]) as d(owner, lo, hi, lim)
-      cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = $1
-          and reverse(r.owner) collate "C" >= d.lo and reverse(r.owner) collate "C" < d.hi limit d.lim) b) as below,
-    (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'key_tag', k.key_tag, 'dnskey', k.dnskey,
-        'sealed', encode(k.sealed_private_key, 'hex'), 'state', k.state, 'created_at', k.created_at, 'published_at', k.published_at,
-        'ready_at', k.ready_at, 'active_at', k.active_at, 'retired_at', k.retired_at, 'removed_at', k.removed_at,
-        'next_event', k.next_event, 'next_event_at', k.next_event_at) order by k.id), '[]'::json)
-      from dnssec_keys k where k.domain_id = $1 and k.state <> 'removed') as keys`;
+/**
+ * The answers to `questions` as one JSON value, a scalar subquery on the zone `domain` (an SQL expression: a
+ * parameter, or the zone row of the statement it is part of); `add` binds a parameter. `signerAnswers` runs
+ * it alone; `readZone` (zone-writes.ts) runs it with the zone's read, when the change's questions can be told
+ * before its decision.
+ */
+export function signerAnswersSql(domain: string, add: (value: unknown) => string, questions: SignerQuestions): string {
+  const lo = questions.below.map((b) => belowRange(b.owner).from);
+  const hi = questions.below.map((b) => belowRange(b.owner).to);
+  const owners = add(questions.owners);
+  return `(with nb as (
+      select k.i, k.key,
+        (select s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key = k.key limit 1) as self,
+        p.chain_key as p_key, p.owner as p_owner, n.chain_key as n_key, n.owner as n_owner
+      from unnest(${add(questions.chainKeys)}::bytea[]) with ordinality as k(key, i)
+      left join lateral ${neighbourOf(domain, '<', 'desc')} p on true
+      left join lateral ${neighbourOf(domain, '>', 'asc')} n on true
+    ),
+    sig_owners as (select unnest(${add(questions.signerOwners)}::text[]) as owner union select p_owner from nb where p_owner is not null)
+    select json_build_object(
+      'records', (select coalesce(json_agg(json_build_object('owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)), '[]'::json) from (
+          select owner, type, rdata, ttl from records where domain_id = ${domain} and owner = any(${owners}::text[])
+          union all
+          select owner, type, rdata, ttl from dnssec_records where domain_id = ${domain} and owner = any(${owners}::text[]) and type in ${ZONE_DATA_TYPES}
+        ) r),
+      'signer', (select coalesce(json_agg(json_build_object('id', s.id, 'owner', s.owner, 'type', s.type, 'rdata', s.rdata, 'ttl', s.ttl)), '[]'::json)
+        from dnssec_records s where s.domain_id = ${domain} and s.owner in (select owner from sig_owners) and s.type in ('RRSIG', 'NSEC', 'NSEC3')),
+      'signerOwners', (select coalesce(json_agg(owner), '[]'::json) from sig_owners),
+      'neighbours', (select coalesce(json_agg(json_build_object('key', encode(nb.key, 'hex'), 'self', nb.self, 'pKey', encode(nb.p_key, 'hex'),
+          'pOwner', nb.p_owner, 'nKey', encode(nb.n_key, 'hex'), 'nOwner', nb.n_owner) order by nb.i), '[]'::json) from nb),
+      'below', (select coalesce(json_agg(json_build_object('below', q.owner, 'owner', b.owner, 'type', b.type, 'rdata', b.rdata, 'ttl', b.ttl)), '[]'::json)
+        from unnest(${add(questions.below.map((b) => b.owner))}::text[], ${add(lo)}::text[], ${add(hi)}::text[], ${add(questions.below.map((b) => b.limit))}::int[])
+          as q(owner, lo, hi, lim)
+        cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = ${domain}
+            and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi limit q.lim) b),
+      'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'key_tag', k.key_tag, 'dnskey', k.dnskey,
+          'sealed', encode(k.sealed_private_key, 'hex'), 'state', k.state, 'created_at', k.created_at, 'published_at', k.published_at,
+          'ready_at', k.ready_at, 'active_at', k.active_at, 'retired_at', k.retired_at, 'removed_at', k.removed_at,
+          'next_event', k.next_event, 'next_event_at', k.next_event_at) order by k.id), '[]'::json)
+        from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')
+    ))`;
+}
+
+/** the answers as the JSON of `signerAnswersSql` carries them */
+export interface AnswersJson {
+  records: { owner: string; type: string; rdata: string; ttl: number }[];
+  signer: { id: number; owner: string; type: string; rdata: string; ttl: number }[];
+  signerOwners: string[];
+  neighbours: {
+    key: string;
+    self: string | null;
+    pKey: string | null;
+    pOwner: string | null;
+    nKey: string | null;
+    nOwner: string | null;
+  }[];
+  below: { below: string; owner: string; type: string; rdata: string; ttl: number }[];
+  keys: (Record<string, unknown> & { sealed: string; created_at: string } & Record<DateColumn, string | null>)[];
+}
+type DateColumn = 'published_at' | 'ready_at' | 'active_at' | 'retired_at' | 'removed_at' | 'next_event_at';
 
 const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
 
-/**
- * Everything the incremental signer asks of one change, and the zone's keys, in one statement: the records
- * and signer records at the owners it reads, the chain around the keys it moves (each neighbour by index,
- * as `chainNeighbour`), the records below the owners whose existence it checks (as `recordsBelow`). One
- * round trip instead of one per question: on a busy host each statement costs a wake-up of the server
- * (docs/dnssec.md, «Speed»).
- */
-export async function signerAnswers(sql: Sql, domainId: number, questions: SignerQuestions): Promise<SignerAnswers> {
-  const ranges = questions.below.map((b) => belowRange(b.owner));
-  const [row] = await sql.rows(SIGNER_ANSWERS, [
-    domainId,
-    questions.owners,
-    questions.signerOwners,
-    questions.chainKeys,
-    questions.below.map((b) => b.owner),
-    ranges.map((r) => r.from),
-    ranges.map((r) => r.to),
-    questions.below.map((b) => b.limit),
-  ]);
+export function signerAnswersFromJson(json: AnswersJson, questions: SignerQuestions): SignerAnswers {
   const below = new Map<string, JournalRecord[]>(questions.below.map((b) => [b.owner, []]));
-  for (const r of row.below) below.get(r.below)!.push({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) });
-  const member = (key: string | null, owner: string | null) => (key === null ? undefined : { key: Buffer.from(key, 'hex'), owner: owner! });
+  for (const r of json.below) below.get(r.below)!.push({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) });
+  const member = (key: string | null, owner: string | null) =>
+    key === null || owner === null ? undefined : { key: Buffer.from(key, 'hex'), owner };
   return {
-    records: row.records.map((r: any) => ({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) })),
-    signer: row.signer.map(toStoredSigner),
-    signerOwners: row.signer_owners,
-    neighbours: row.neighbours.map((n: any) => ({
+    records: json.records.map((r) => ({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) })),
+    signer: json.signer.map(toStoredSigner),
+    signerOwners: json.signerOwners,
+    neighbours: json.neighbours.map((n) => ({
       key: Buffer.from(n.key, 'hex'),
       self: n.self ?? undefined,
       predecessor: member(n.pKey, n.pOwner),
       successor: member(n.nKey, n.nOwner),
     })),
     below,
-    keys: row.keys.map((k: any) =>
+    keys: json.keys.map((k) =>
       toKey({
         ...k,
         sealed_private_key: Buffer.from(k.sealed, 'hex'),
@@ -336,6 +350,19 @@ export async function signerAnswers(sql: Sql, domainId: number, questions: Signe
       }),
     ),
   };
+}
+
+/**
+ * Everything the incremental signer asks of one change, and the zone's keys, in one statement: the records
+ * and signer records at the owners it reads, the chain around the keys it moves (each neighbour by index,
+ * as `chainNeighbour`), the records below the owners whose existence it checks (as `recordsBelow`). One
+ * round trip instead of one per question (docs/dnssec.md, «Speed»).
+ */
+export async function signerAnswers(sql: Sql, domainId: number, questions: SignerQuestions): Promise<SignerAnswers> {
+  const params: unknown[] = [domainId];
+  const add = (value: unknown) => `$${params.push(value)}`;
+  const [row] = await sql.rows<{ answers: AnswersJson }>(`select ${signerAnswersSql('$1', add, questions)} as answers`, params);
+  return signerAnswersFromJson(row.answers, questions);
 }
 
 /** the chain member stored right before (`-1`) or after (`1`) `key`, circularly, `key` itself excluded */

@@ -83,8 +83,8 @@ export interface ViewQuestions {
   owners: string[];
   signerOwners: string[];
   chainKeys: Buffer[];
-  /** owners `hasDescendants` may be asked of, with the change's removals below each (the look-up's limit is one more) */
-  below: { owner: string; removedBelow: number }[];
+  /** owners `hasDescendants` may be asked of, and how many records below each to look at: one more than the change removes there */
+  below: { owner: string; limit: number }[];
 }
 
 export function questionsOf(
@@ -94,11 +94,27 @@ export function questionsOf(
 ): ViewQuestions | 'full' {
   const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
   if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
-  const chainOwners = new Set(touched.map((r) => r.owner));
+  return questionsAbout(
+    zone,
+    touched.map((r) => r.owner),
+    denial,
+    change.removed,
+  );
+}
+
+/** the questions of a change that touches `touchedOwners` (the apex's SOA among them) and removes `removed` */
+export function questionsAbout(
+  zone: string,
+  touchedOwners: Iterable<string>,
+  denial: Denial,
+  removed: readonly { owner: string }[] = [],
+): ViewQuestions {
+  const touchedSet = new Set(touchedOwners);
+  const chainOwners = new Set(touchedSet);
   if (denial.kind === 'nsec3') for (const owner of [...chainOwners]) for (const ancestor of ancestorsOf(owner)) chainOwners.add(ancestor);
   const owners = new Set(['@', ...chainOwners]);
   for (const owner of chainOwners) for (const ancestor of ancestorsOf(owner)) owners.add(ancestor);
-  const signerOwners = new Set(['@', ...touched.map((r) => r.owner)]);
+  const signerOwners = new Set(['@', ...touchedSet]);
   const chainKeys: Buffer[] = [];
   for (const owner of chainOwners) {
     if (denial.kind === 'nsec') {
@@ -115,8 +131,22 @@ export function questionsOf(
       ? []
       : [...chainOwners]
           .filter((owner) => owner !== '@')
-          .map((owner) => ({ owner, removedBelow: change.removed.filter((r) => r.owner.endsWith(`.${owner}`)).length }));
+          .map((owner) => ({ owner, limit: 1 + removed.filter((r) => r.owner.endsWith(`.${owner}`)).length }));
   return { owners: [...owners], signerOwners: [...signerOwners], chainKeys, below };
+}
+
+/** whether the answers to `asked` answer every question of `needed` */
+export function questionsCover(asked: ViewQuestions, needed: ViewQuestions): boolean {
+  const owners = new Set(asked.owners);
+  const signerOwners = new Set(asked.signerOwners);
+  const keys = new Set(asked.chainKeys.map(hex));
+  const below = new Map(asked.below.map((b) => [b.owner, b.limit]));
+  return (
+    needed.owners.every((o) => owners.has(o)) &&
+    needed.signerOwners.every((o) => signerOwners.has(o)) &&
+    needed.chainKeys.every((k) => keys.has(hex(k))) &&
+    needed.below.every((b) => (below.get(b.owner) ?? 0) >= b.limit)
+  );
 }
 
 export async function signChange(

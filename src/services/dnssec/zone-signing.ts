@@ -8,7 +8,16 @@ import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
 import { algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
-import { ChainMember, questionsOf, signChange, SignedZoneView, SignerDiff, ViewQuestions } from '../../dns/dnssec/incremental';
+import {
+  ChainMember,
+  questionsAbout,
+  questionsCover,
+  questionsOf,
+  signChange,
+  SignedZoneView,
+  SignerDiff,
+  ViewQuestions,
+} from '../../dns/dnssec/incremental';
 import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
 import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
@@ -27,12 +36,14 @@ import {
   keysOfZone,
   recordsBelow,
   signerAnswers,
+  SignerAnswers,
   SignerRow,
   signerRecordsAt,
   StoredDnssecKey,
   zoneRecordsAt,
 } from '../../repositories/dnssec';
-import type { ZoneChange } from '../write-engine/staging';
+import type { ZoneChange, ZoneChangeRequest } from '../write-engine/staging';
+import type { LockedZone } from '../../repositories/zone-writes';
 import { KeyVault } from './key-vault';
 
 /** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
@@ -145,12 +156,11 @@ export class StoredSignedZone implements SignedZoneView {
 
   /** asks `questions` at once; returns the zone's keys, read in the same statement */
   async answer(questions: ViewQuestions): Promise<StoredDnssecKey[]> {
-    const answers = await signerAnswers(this.sql, this.domainId, {
-      owners: questions.owners,
-      signerOwners: questions.signerOwners,
-      chainKeys: questions.chainKeys,
-      below: questions.below.map((b) => ({ owner: b.owner, limit: b.removedBelow + 1 })),
-    });
+    return this.use(questions, await signerAnswers(this.sql, this.domainId, questions));
+  }
+
+  /** takes the answers to `questions` read already (with the zone's read: `signerForecast`); returns the zone's keys */
+  use(questions: ViewQuestions, answers: SignerAnswers): StoredDnssecKey[] {
     for (const owner of questions.owners) this.stored.set(owner, []);
     for (const r of answers.records) this.stored.get(r.owner)?.push(r);
     for (const owner of answers.signerOwners) this.signer.set(owner, []);
@@ -266,6 +276,48 @@ export function dsRecordsOf(zone: string, key: Pick<StoredDnssecKey, 'dnskey'>):
   return [formatDs(dsOf(apex, dnskey.value, 2)), formatDs(dsOf(apex, dnskey.value, 4))];
 }
 
+/** the most owners a change may name for its signer's questions to be asked with its zone's read */
+const FORECAST_OWNERS = 8;
+/** the most zones remembered, then forgotten at once (a cache, not a register) */
+const FORECAST_ZONES = 100_000;
+/** the signed zones this process has read, by name and by id: their name and denial, to ask a change's questions early */
+const signedByName = new Map<string, { name: string; denial: Denial }>();
+const signedById = new Map<number, { name: string; denial: Denial }>();
+
+/**
+ * The signer's questions of a change, told before its zone is read, so that the read asks them too and the
+ * signing step costs no statement of its own (docs/dnssec.md, «Speed»): for a zone this process has read
+ * signed, and a change that names its owners (a record added, a change set), the questions of a change
+ * touching those owners and the apex's SOA. A guess: the signing step uses the answers only if they answer
+ * everything the decided change asks (`questionsCover`), and asks itself otherwise. They describe the zone
+ * as stored at the read, as the change's decision does: the write happens only if the serial is still that
+ * of the read.
+ */
+export function signerForecast(request: Pick<ZoneChangeRequest, 'zone' | 'owner' | 'touching'>): ViewQuestions | undefined {
+  const zone = request.zone;
+  const known = 'name' in zone ? signedByName.get(zone.name) : 'id' in zone ? signedById.get(zone.id) : undefined;
+  if (!known) return undefined;
+  const owners = request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : undefined);
+  if (!owners || owners.length > FORECAST_OWNERS) return undefined;
+  return questionsAbout(known.name, [...owners, '@'], known.denial);
+}
+
+/** what a read of a zone told of its signing, for `signerForecast` */
+export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>): void {
+  if (!zone.dnssec) {
+    signedByName.delete(zone.name);
+    signedById.delete(zone.id);
+    return;
+  }
+  if (signedByName.size >= FORECAST_ZONES || signedById.size >= FORECAST_ZONES) {
+    signedByName.clear();
+    signedById.clear();
+  }
+  const known = { name: zone.name, denial: denialOf(zone.dnssec) };
+  signedByName.set(zone.name, known);
+  signedById.set(zone.id, known);
+}
+
 /** The signing step of a signed zone's changes (write-engine/signing.ts). */
 export class ZoneSigningStep {
   constructor(private readonly settings: Settings) {}
@@ -283,11 +335,15 @@ export class ZoneSigningStep {
     const sql = change.connection;
     const denial = denialOf(plan.policy);
     const window = signatureWindow(this.settings);
-    // an incremental change asks its questions of the view and reads the keys in one statement; a change
-    // signed whole reads the zone whole
+    // an incremental change has its questions answered and the keys read in one statement, or none when its
+    // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
     const questions = plan.whole ? 'full' : questionsOf(zone.name, change, denial);
     const view = new StoredSignedZone(sql, zone.id, change);
-    const stored = questions === 'full' ? await keysOfZone(sql, zone.id) : await view.answer(questions);
+    const early = change.zone.signer;
+    let stored: StoredDnssecKey[];
+    if (questions === 'full') stored = await keysOfZone(sql, zone.id);
+    else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
+    else stored = await view.answer(questions);
     const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
     let diff: SignerDiff | 'full' = 'full';
     if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
