@@ -15,7 +15,7 @@
 import { CanonicalRecord, recordIdentity } from '../record';
 import { nameLabels, ownerToFqdn } from '../name';
 import { getServedRecordType } from '../record-types';
-import { NSEC, NSEC3, RRSIG } from '../record-types/signer-types';
+import { NSEC, NSEC3, rrsigCoverage } from '../record-types/signer-types';
 import { canonicalSortKey } from './canonical-order';
 import { base32hex } from './nsec3-hash';
 import {
@@ -175,7 +175,7 @@ export async function signChange(
   for (const r of touched) rrsets.set(`${r.owner}\u0000${r.type}`, { owner: r.owner, type: r.type });
   for (const { owner, type } of rrsets.values()) {
     const code = getServedRecordType(type)!.code;
-    await removeAt(owner, (r) => !(r.type === 'RRSIG' && RRSIG.parse(r.rdata, zone).ok && coveredType(r, zone) === code));
+    await removeAt(owner, (r) => !(r.type === 'RRSIG' && coveredType(r) === code));
     const at = await stateOf(owner);
     const rrset = at.rrsets.find((s) => s.type === type);
     if (rrset && !at.occluded && !(type === 'NS' && at.delegation))
@@ -198,7 +198,7 @@ export async function signChange(
         m.owner,
         (r) =>
           !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') ||
-          (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47),
+          (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r) !== 47),
       );
   }
   const successorAfter = (key: Buffer): Promise<ChainMember | undefined> => neighbourAfter(key, 1, joining, leaving, view);
@@ -212,7 +212,7 @@ export async function signChange(
     const old = (await view.signerRecordsAt(member.owner)).filter(
       (r) =>
         r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') ||
-        (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)),
+        (r.type === 'RRSIG' && coveredType(r) === (denial.kind === 'nsec' ? 47 : 50)),
     );
     diff.removed.push(...old);
     const bitmap = types ?? storedTypes(old, zone);
@@ -345,9 +345,8 @@ async function neighbourAfter(
   return beyond[0] ?? candidates.sort(order)[0];
 }
 
-function coveredType(rrsig: CanonicalRecord, zone: string): number {
-  const parsed = RRSIG.parse(rrsig.rdata, zone);
-  return parsed.ok ? parsed.value.typeCovered : -1;
+function coveredType(rrsig: CanonicalRecord): number {
+  return rrsigCoverage(rrsig.rdata)?.typeCovered ?? -1;
 }
 
 function storedTypes(records: readonly CanonicalRecord[], zone: string): number[] {

@@ -22,7 +22,7 @@ import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/d
 import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
-import { dsOf } from '../../dns/dnssec/keys';
+import { DnskeyValue, dsOf } from '../../dns/dnssec/keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
 import { DomainError } from '../../errors/catalogue';
@@ -97,18 +97,32 @@ export function zoneKeysOf(zone: string, stored: readonly StoredDnssecKey[], vau
     .filter((key) => key.state !== 'removed')
     .map((key) => {
       const algorithm = algorithmByNumber(key.algorithm);
-      const dnskey = DNSKEY.parse(key.dnskey, zone);
-      if (!algorithm || !dnskey.ok) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
+      const dnskey = parsedDnskey(zone, key.dnskey);
+      if (!algorithm || !dnskey) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
       return {
         role: key.role,
         algorithm,
         privateKey: vault.open(key.sealedPrivateKey, { zone, keyTag: key.keyTag }),
-        dnskey: dnskey.value,
+        dnskey,
         tag: key.keyTag,
         published: isPublished(key),
         signing: key.state === 'active',
       };
     });
+}
+
+/** the zones' DNSKEY RDATA as parsed, by zone and text: every signed write reads the keys, few keys change */
+const dnskeys = new Map<string, DnskeyValue>();
+function parsedDnskey(zone: string, rdata: string): DnskeyValue | undefined {
+  const cacheKey = `${zone}\u0000${rdata}`;
+  let value = dnskeys.get(cacheKey);
+  if (!value) {
+    const parsed = DNSKEY.parse(rdata, zone);
+    if (!parsed.ok) return undefined;
+    if (dnskeys.size >= 10_000) dnskeys.clear();
+    dnskeys.set(cacheKey, (value = parsed.value));
+  }
+  return value;
 }
 
 export const isPublished = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
