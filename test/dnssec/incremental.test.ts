@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
 import { canonicalRdata } from '../../src/dns/dnssec/canonical-rdata';
 import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
-import { ChainMember, questionsOf, signChange, SignedZoneView } from '../../src/dns/dnssec/incremental';
+import { ChainMember, questionsAbout, questionsCover, questionsOf, signChange, SignedZoneView } from '../../src/dns/dnssec/incremental';
 import { dnskeyOf, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { fromBase32hex } from '../../src/dns/dnssec/nsec3-hash';
 import { Denial, signZone, ZoneKey } from '../../src/dns/dnssec/zone-signer';
@@ -217,4 +217,25 @@ it('a change that moves a zone cut is signed whole', async () => {
     canonicalRdata,
   );
   expect(diff).toBe('full');
+});
+
+it('answers asked early serve a change only when they cover its questions', () => {
+  const nsec3 = (salt: string): Denial => ({ kind: 'nsec3', iterations: 0, salt: Buffer.from(salt, 'hex'), optOut: false });
+  const add = { removed: [soa(1)], added: [soa(2), { owner: 'new.b', type: 'A', ttl: 300, rdata: '192.0.2.5' }] };
+  const of = (denial: Denial, change = add) => questionsOf(ZONE, change, denial) as Exclude<ReturnType<typeof questionsOf>, 'full'>;
+  // a guess from the owners the request names, under the denial the zone had when last read
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], { kind: 'nsec' }), of({ kind: 'nsec' }))).toBe(true);
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], nsec3('aa')), of(nsec3('aa')))).toBe(true);
+  // the zone's denial changed since: other chain keys, other hashed owners
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], nsec3('aa')), of(nsec3('bb')))).toBe(false);
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], { kind: 'nsec' }), of(nsec3('aa')))).toBe(false);
+  // the change touches an owner the request did not name
+  expect(questionsCover(questionsAbout(ZONE, ['other', '@'], { kind: 'nsec' }), of({ kind: 'nsec' }))).toBe(false);
+  // a removal: the look-up below an owner must reach past the records it removes there
+  const removal = (owner: string) => ({ removed: [soa(1), { owner, type: 'A', ttl: 300, rdata: '192.0.2.6' }], added: [soa(2)] });
+  expect(questionsCover(questionsAbout(ZONE, ['x', '@'], nsec3('aa')), of(nsec3('aa'), removal('x')))).toBe(true);
+  expect(questionsCover(questionsAbout(ZONE, ['x.b', '@'], nsec3('aa')), of(nsec3('aa'), removal('x.b')))).toBe(false);
+  expect(questionsCover(questionsAbout(ZONE, ['x.b', '@'], nsec3('aa'), removal('x.b').removed), of(nsec3('aa'), removal('x.b')))).toBe(
+    true,
+  );
 });

@@ -347,6 +347,8 @@ export class ZoneSigningStep {
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
     const sql = change.connection;
+    // the next change of the zone can ask its questions with its read (a zone just enabled included)
+    rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
     const denial = denialOf(plan.policy);
     const window = signatureWindow(this.settings);
     // an incremental change has its questions answered and the keys read in one statement, or none when its
