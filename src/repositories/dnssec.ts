@@ -248,15 +248,6 @@ export interface SignerAnswers {
   keys: StoredDnssecKey[];
 }
 
-/** one chain neighbour of `k.key` in the lateral below: the nearest, else (circularly) the farthest, `key` excluded */
-const neighbourOf = (domain: string, comparison: '<' | '>', order: 'asc' | 'desc') => `(select x.chain_key, x.owner from (
-      (select 0 as wrap, s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key is not null
-          and s.chain_key ${comparison} k.key order by s.chain_key ${order} limit 1)
-      union all
-      (select 1 as wrap, s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key is not null
-          and s.chain_key <> k.key order by s.chain_key ${order} limit 1)
-    ) x order by x.wrap limit 1)`;
-
 /**
  * The answers to `questions` as one JSON value, a scalar subquery on the zone `domain` (an SQL expression: a
  * parameter, or the zone row of the statement it is part of); `add` binds a parameter. `signerAnswers` runs
@@ -267,15 +258,21 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
   const lo = questions.below.map((b) => belowRange(b.owner).from);
   const hi = questions.below.map((b) => belowRange(b.owner).to);
   const owners = add(questions.owners);
+  // each key's nearest stored members by index; the chain's first and last close the circle (in JS)
   return `(with nb as (
       select k.i, k.key,
         (select s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key = k.key limit 1) as self,
         p.chain_key as p_key, p.owner as p_owner, n.chain_key as n_key, n.owner as n_owner
       from unnest(${add(questions.chainKeys)}::bytea[]) with ordinality as k(key, i)
-      left join lateral ${neighbourOf(domain, '<', 'desc')} p on true
-      left join lateral ${neighbourOf(domain, '>', 'asc')} n on true
+      left join lateral (select s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key < k.key
+          order by s.chain_key desc limit 1) p on true
+      left join lateral (select s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key > k.key
+          order by s.chain_key limit 1) n on true
     ),
-    sig_owners as (select unnest(${add(questions.signerOwners)}::text[]) as owner union select p_owner from nb where p_owner is not null)
+    first_member as (select chain_key, owner from dnssec_records where domain_id = ${domain} and chain_key is not null order by chain_key limit 1),
+    last_member as (select chain_key, owner from dnssec_records where domain_id = ${domain} and chain_key is not null order by chain_key desc limit 1),
+    sig_owners as (select unnest(${add(questions.signerOwners)}::text[]) as owner union select p_owner from nb where p_owner is not null
+      union select owner from last_member where exists (select 1 from nb where p_key is null))
     select json_build_object(
       'records', (select coalesce(json_agg(json_build_object('owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)), '[]'::json) from (
           select owner, type, rdata, ttl from records where domain_id = ${domain} and owner = any(${owners}::text[])
@@ -287,6 +284,8 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
       'signerOwners', (select coalesce(json_agg(owner), '[]'::json) from sig_owners),
       'neighbours', (select coalesce(json_agg(json_build_object('key', encode(nb.key, 'hex'), 'self', nb.self, 'pKey', encode(nb.p_key, 'hex'),
           'pOwner', nb.p_owner, 'nKey', encode(nb.n_key, 'hex'), 'nOwner', nb.n_owner) order by nb.i), '[]'::json) from nb),
+      'first', (select json_build_object('key', encode(chain_key, 'hex'), 'owner', owner) from first_member),
+      'last', (select json_build_object('key', encode(chain_key, 'hex'), 'owner', owner) from last_member),
       'below', (select coalesce(json_agg(json_build_object('below', q.owner, 'owner', b.owner, 'type', b.type, 'rdata', b.rdata, 'ttl', b.ttl)), '[]'::json)
         from unnest(${add(questions.below.map((b) => b.owner))}::text[], ${add(lo)}::text[], ${add(hi)}::text[], ${add(questions.below.map((b) => b.limit))}::int[])
           as q(owner, lo, hi, lim)
@@ -313,6 +312,8 @@ export interface AnswersJson {
     nKey: string | null;
     nOwner: string | null;
   }[];
+  first: { key: string; owner: string } | null;
+  last: { key: string; owner: string } | null;
   below: { below: string; owner: string; type: string; rdata: string; ttl: number }[];
   keys: (Record<string, unknown> & { sealed: string; created_at: string } & Record<DateColumn, string | null>)[];
 }
@@ -329,12 +330,16 @@ export function signerAnswersFromJson(json: AnswersJson, questions: SignerQuesti
     records: json.records.map((r) => ({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) })),
     signer: json.signer.map(toStoredSigner),
     signerOwners: json.signerOwners,
-    neighbours: json.neighbours.map((n) => ({
-      key: Buffer.from(n.key, 'hex'),
-      self: n.self ?? undefined,
-      predecessor: member(n.pKey, n.pOwner),
-      successor: member(n.nKey, n.nOwner),
-    })),
+    neighbours: json.neighbours.map((n) => {
+      // none before (after) the key: the circle closes on the chain's last (first) member, unless that is the key itself
+      const around = (end: { key: string; owner: string } | null) => (end && end.key !== n.key ? member(end.key, end.owner) : undefined);
+      return {
+        key: Buffer.from(n.key, 'hex'),
+        self: n.self ?? undefined,
+        predecessor: member(n.pKey, n.pOwner) ?? around(json.last),
+        successor: member(n.nKey, n.nOwner) ?? around(json.first),
+      };
+    }),
     below,
     keys: json.keys.map((k) =>
       toKey({
