@@ -40,8 +40,9 @@ export interface ChainMember {
 }
 
 /**
- * The zone as the signer reads it. Asynchronous: the data layer answers each question with an index look-up
- * in the change's transaction, so the cost follows the size of the change, not of the zone.
+ * The zone as the signer reads it. Asynchronous: the data layer answers with index look-ups in the change's
+ * connection, so the cost follows the size of the change, not of the zone; the questions `questionsOf`
+ * announces it answers all at once, before `signChange` asks them.
  */
 export interface SignedZoneView {
   /** the zone's records at `owner` after the change (data, DNSKEY, CDS, CDNSKEY; no RRSIG, NSEC, NSEC3) */
