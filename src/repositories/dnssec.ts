@@ -214,12 +214,171 @@ export async function signerRecordsAt(sql: Sql, domainId: number, owner: string)
  * reversed, one range of `records_domain_reverse_owner_index`, not a scan of the zone.
  */
 export async function recordsBelow(sql: Sql, domainId: number, owner: string, limit: number): Promise<JournalRecord[]> {
-  const from = [...`.${owner}`].reverse().join('');
-  const to = `${from.slice(0, -1)}/`;
+  const { from, to } = belowRange(owner);
   return sql.rows<JournalRecord>(
     `select owner, type, rdata, ttl from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit $4`,
     [domainId, from, to, limit],
   );
+}
+
+/** the bounds of the owners strictly below `owner` (relative; not '@') on `reverse(owner)`: one index range */
+function belowRange(owner: string): { from: string; to: string } {
+  const from = [...`.${owner}`].reverse().join('');
+  return { from, to: `${from.slice(0, -1)}/` };
+}
+
+/** what the incremental signer will ask of a change, asked at once (services/dnssec/zone-signing.ts) */
+export interface SignerQuestions {
+  /** the records at these owners (the user's, and the DNSKEY, CDS and CDNSKEY at the apex) */
+  owners: string[];
+  /** the RRSIG, NSEC and NSEC3 at these owners */
+  signerOwners: string[];
+  /** the chain members stored around these keys, and the signer records at the members before them */
+  chainKeys: Buffer[];
+  /** up to `limit` records strictly below each of these owners */
+  below: { owner: string; limit: number }[];
+}
+
+export interface ChainNeighbours {
+  key: Buffer;
+  /** the owner of the member stored at `key` itself, if there is one */
+  self?: string;
+  predecessor?: { key: Buffer; owner: string };
+  successor?: { key: Buffer; owner: string };
+}
+
+export interface SignerAnswers {
+  records: JournalRecord[];
+  /** the signer records at `signerOwners` and at the predecessors of `chainKeys` */
+  signer: StoredSignerRecord[];
+  /** the owners whose signer records are all in `signer` */
+  signerOwners: string[];
+  neighbours: ChainNeighbours[];
+  below: Map<string, JournalRecord[]>;
+  /** the zone's keys, as `keysOfZone` reads them */
+  keys: StoredDnssecKey[];
+}
+
+/**
+ * The answers to `questions` as one JSON value, a scalar subquery on the zone `domain` (an SQL expression: a
+ * parameter, or the zone row of the statement it is part of); `add` binds a parameter. `signerAnswers` runs
+ * it alone; `readZone` (zone-writes.ts) runs it with the zone's read, when the change's questions can be told
+ * before its decision.
+ */
+export function signerAnswersSql(domain: string, add: (value: unknown) => string, questions: SignerQuestions): string {
+  const lo = questions.below.map((b) => belowRange(b.owner).from);
+  const hi = questions.below.map((b) => belowRange(b.owner).to);
+  const owners = add(questions.owners);
+  // each key's nearest stored members by index; the chain's first and last close the circle (in JS)
+  return `(with nb as (
+      select k.i, k.key,
+        (select s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key = k.key limit 1) as self,
+        p.chain_key as p_key, p.owner as p_owner, n.chain_key as n_key, n.owner as n_owner
+      from unnest(${add(questions.chainKeys)}::bytea[]) with ordinality as k(key, i)
+      left join lateral (select s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key < k.key
+          order by s.chain_key desc limit 1) p on true
+      left join lateral (select s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key > k.key
+          order by s.chain_key limit 1) n on true
+    ),
+    first_member as (select chain_key, owner from dnssec_records where domain_id = ${domain} and chain_key is not null order by chain_key limit 1),
+    last_member as (select chain_key, owner from dnssec_records where domain_id = ${domain} and chain_key is not null order by chain_key desc limit 1),
+    sig_owners as (select unnest(${add(questions.signerOwners)}::text[]) as owner union select p_owner from nb where p_owner is not null
+      union select owner from last_member where exists (select 1 from nb where p_key is null))
+    select json_build_object(
+      'records', (select coalesce(json_agg(json_build_object('owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)), '[]'::json) from (
+          select owner, type, rdata, ttl from records where domain_id = ${domain} and owner = any(${owners}::text[])
+          union all
+          select owner, type, rdata, ttl from dnssec_records where domain_id = ${domain} and owner = any(${owners}::text[]) and type in ${ZONE_DATA_TYPES}
+        ) r),
+      'signer', (select coalesce(json_agg(json_build_object('id', s.id, 'owner', s.owner, 'type', s.type, 'rdata', s.rdata, 'ttl', s.ttl)), '[]'::json)
+        from dnssec_records s where s.domain_id = ${domain} and s.owner in (select owner from sig_owners) and s.type in ('RRSIG', 'NSEC', 'NSEC3')),
+      'signerOwners', (select coalesce(json_agg(owner), '[]'::json) from sig_owners),
+      'neighbours', (select coalesce(json_agg(json_build_object('key', encode(nb.key, 'hex'), 'self', nb.self, 'pKey', encode(nb.p_key, 'hex'),
+          'pOwner', nb.p_owner, 'nKey', encode(nb.n_key, 'hex'), 'nOwner', nb.n_owner) order by nb.i), '[]'::json) from nb),
+      'first', (select json_build_object('key', encode(chain_key, 'hex'), 'owner', owner) from first_member),
+      'last', (select json_build_object('key', encode(chain_key, 'hex'), 'owner', owner) from last_member),
+      'below', (select coalesce(json_agg(json_build_object('below', q.owner, 'owner', b.owner, 'type', b.type, 'rdata', b.rdata, 'ttl', b.ttl)), '[]'::json)
+        from unnest(${add(questions.below.map((b) => b.owner))}::text[], ${add(lo)}::text[], ${add(hi)}::text[], ${add(questions.below.map((b) => b.limit))}::int[])
+          as q(owner, lo, hi, lim)
+        cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = ${domain}
+            and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi limit q.lim) b),
+      'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'key_tag', k.key_tag, 'dnskey', k.dnskey,
+          'sealed', encode(k.sealed_private_key, 'hex'), 'state', k.state, 'created_at', k.created_at, 'published_at', k.published_at,
+          'ready_at', k.ready_at, 'active_at', k.active_at, 'retired_at', k.retired_at, 'removed_at', k.removed_at,
+          'next_event', k.next_event, 'next_event_at', k.next_event_at) order by k.id), '[]'::json)
+        from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')
+    ))`;
+}
+
+/** the answers as the JSON of `signerAnswersSql` carries them */
+export interface AnswersJson {
+  records: { owner: string; type: string; rdata: string; ttl: number }[];
+  signer: { id: number; owner: string; type: string; rdata: string; ttl: number }[];
+  signerOwners: string[];
+  neighbours: {
+    key: string;
+    self: string | null;
+    pKey: string | null;
+    pOwner: string | null;
+    nKey: string | null;
+    nOwner: string | null;
+  }[];
+  first: { key: string; owner: string } | null;
+  last: { key: string; owner: string } | null;
+  below: { below: string; owner: string; type: string; rdata: string; ttl: number }[];
+  keys: (Record<string, unknown> & { sealed: string; created_at: string } & Record<DateColumn, string | null>)[];
+}
+type DateColumn = 'published_at' | 'ready_at' | 'active_at' | 'retired_at' | 'removed_at' | 'next_event_at';
+
+const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
+
+export function signerAnswersFromJson(json: AnswersJson, questions: SignerQuestions): SignerAnswers {
+  const below = new Map<string, JournalRecord[]>(questions.below.map((b) => [b.owner, []]));
+  for (const r of json.below) below.get(r.below)!.push({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) });
+  const member = (key: string | null, owner: string | null) =>
+    key === null || owner === null ? undefined : { key: Buffer.from(key, 'hex'), owner };
+  return {
+    records: json.records.map((r) => ({ owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) })),
+    signer: json.signer.map(toStoredSigner),
+    signerOwners: json.signerOwners,
+    neighbours: json.neighbours.map((n) => {
+      // none before (after) the key: the circle closes on the chain's last (first) member, unless that is the key itself
+      const around = (end: { key: string; owner: string } | null) => (end && end.key !== n.key ? member(end.key, end.owner) : undefined);
+      return {
+        key: Buffer.from(n.key, 'hex'),
+        self: n.self ?? undefined,
+        predecessor: member(n.pKey, n.pOwner) ?? around(json.last),
+        successor: member(n.nKey, n.nOwner) ?? around(json.first),
+      };
+    }),
+    below,
+    keys: json.keys.map((k) =>
+      toKey({
+        ...k,
+        sealed_private_key: Buffer.from(k.sealed, 'hex'),
+        created_at: new Date(k.created_at),
+        published_at: dateOrNull(k.published_at),
+        ready_at: dateOrNull(k.ready_at),
+        active_at: dateOrNull(k.active_at),
+        retired_at: dateOrNull(k.retired_at),
+        removed_at: dateOrNull(k.removed_at),
+        next_event_at: dateOrNull(k.next_event_at),
+      }),
+    ),
+  };
+}
+
+/**
+ * Everything the incremental signer asks of one change, and the zone's keys, in one statement: the records
+ * and signer records at the owners it reads, the chain around the keys it moves (each neighbour by index,
+ * as `chainNeighbour`), the records below the owners whose existence it checks (as `recordsBelow`). One
+ * round trip instead of one per question (docs/dnssec.md, «Speed»).
+ */
+export async function signerAnswers(sql: Sql, domainId: number, questions: SignerQuestions): Promise<SignerAnswers> {
+  const params: unknown[] = [domainId];
+  const add = (value: unknown) => `$${params.push(value)}`;
+  const [row] = await sql.rows<{ answers: AnswersJson }>(`select ${signerAnswersSql('$1', add, questions)} as answers`, params);
+  return signerAnswersFromJson(row.answers, questions);
 }
 
 /** the chain member stored right before (`-1`) or after (`1`) `key`, circularly, `key` itself excluded */

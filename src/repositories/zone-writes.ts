@@ -1,6 +1,16 @@
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
-import { DNSSEC_POLICY_JSON, DnssecPolicy, policyFromJson, SignerRow, signerWriteCtes } from './dnssec';
+import {
+  DNSSEC_POLICY_JSON,
+  DnssecPolicy,
+  policyFromJson,
+  SignerAnswers,
+  signerAnswersFromJson,
+  signerAnswersSql,
+  SignerQuestions,
+  SignerRow,
+  signerWriteCtes,
+} from './dnssec';
 
 /**
  * The write queries of a zone change, in one place: one statement reads everything the zone rules need, one
@@ -30,6 +40,8 @@ export interface LockedZone {
   target?: StoredRow;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
+  /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
+  signer?: { questions: SignerQuestions; answers: SignerAnswers };
 }
 
 export interface LockRequest {
@@ -82,7 +94,7 @@ function zoneCondition(p: Params, request: LockRequest): string {
  * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
  * (FOR UPDATE) until the caller's transaction ends.
  */
-export async function readZone(sql: Sql, request: LockRequest, lock: boolean): Promise<LockedZone | undefined> {
+export async function readZone(sql: Sql, request: LockRequest, lock: boolean, signer?: SignerQuestions): Promise<LockedZone | undefined> {
   if (lock) {
     // lock first, read after, in two statements: READ COMMITTED takes one snapshot per statement, so a
     // statement that waited for the lock would still see the records as they were before the holder's commit
@@ -109,7 +121,12 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
-        ${DNSSEC_POLICY_JSON} as dnssec
+        ${DNSSEC_POLICY_JSON} as dnssec${
+          signer
+            ? `,
+        ${signerAnswersSql('d.id', (value) => p.add(value), signer)} as signer`
+            : ''
+        }
        from domains d where ${where}`,
     p.values,
   );
@@ -123,6 +140,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean): P
     sameOwner: (row.same_owner as any[]).map(toRow),
     target: row.target ? toRow(row.target) : undefined,
     dnssec: policyFromJson(row.dnssec),
+    signer: signer && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
   };
 }
 

@@ -3,7 +3,8 @@ import { dnskeyOf, dnskeyRdata, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { keyTag } from '../../src/dns/dnssec/key-tag';
 import { base32hex, fromBase32hex, nsec3Hash } from '../../src/dns/dnssec/nsec3-hash';
 import { rrsigLabels, signingInput, signRrset } from '../../src/dns/dnssec/rrsig';
-import { formatSignatureTime } from '../../src/dns/record-types/signer-types';
+import { formatSignatureTime, RRSIG, rrsigCoverage } from '../../src/dns/record-types/signer-types';
+import '../../src/dns/record-types';
 import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
 import { compareCanonicalNames, nameToWire } from '../../src/dns/wire';
 import { typeBitmap, typesOfBitmap } from '../../src/dns/dnssec/type-bitmap';
@@ -161,5 +162,19 @@ describe('the DS-delete CDS and CDNSKEY (RFC 8078 §4)', () => {
     expect(CDS.parse('0 0 0 0000', 'example.').ok).toBe(false);
     expect(CDS.parse('1 0 0 00', 'example.').ok).toBe(false);
     expect(DS.parse('0 0 0 00', 'example.').ok).toBe(false);
+  });
+});
+
+describe('an RRSIG read by its leading fields', () => {
+  it('gives the covered type and expiration a full parse gives, and nothing for what does not parse', () => {
+    const rdata = 'NSEC 13 3 300 20261208123422 20261124113422 40000 example.com. ' + Buffer.alloc(64, 7).toString('base64');
+    const parsed = RRSIG.parse(rdata, 'example.com');
+    expect(parsed.ok).toBe(true);
+    if (!parsed.ok) return;
+    expect(rrsigCoverage(rdata)).toEqual({ typeCovered: 47, expiration: parsed.value.expiration });
+    expect(rrsigCoverage('TYPE65000 13 3 300 4000000000 1 2 example.com. AAAA')).toEqual({ typeCovered: 65000, expiration: 4000000000 });
+    expect(rrsigCoverage('NOTATYPE 13 3 300 20261208123422 20261124113422 40000 example.com. AAAA')).toBeUndefined();
+    expect(rrsigCoverage('A 13 3 300 2026-12-08 20261124113422 40000 example.com. AAAA')).toBeUndefined();
+    expect(rrsigCoverage('A 13 3')).toBeUndefined();
   });
 });

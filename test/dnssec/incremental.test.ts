@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
 import { canonicalRdata } from '../../src/dns/dnssec/canonical-rdata';
 import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
-import { ChainMember, signChange, SignedZoneView } from '../../src/dns/dnssec/incremental';
+import { ChainMember, questionsAbout, questionsCover, questionsOf, signChange, SignedZoneView } from '../../src/dns/dnssec/incremental';
 import { dnskeyOf, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { fromBase32hex } from '../../src/dns/dnssec/nsec3-hash';
 import { Denial, signZone, ZoneKey } from '../../src/dns/dnssec/zone-signer';
@@ -74,6 +74,35 @@ function memoryView(records: readonly CanonicalRecord[], signer: readonly Canoni
     signerRecordsAt: async (owner) => signer.filter((r) => r.owner === owner && r.type !== 'DNSKEY' && r.type !== 'NSEC3PARAM'),
     chainPredecessor: async (key) => around(key, -1),
     chainSuccessor: async (key) => around(key, 1),
+  };
+}
+
+/**
+ * The view, watched: every question `signChange` asks that its `questionsOf` did not announce, which the data
+ * layer would answer with a look-up of its own (services/dnssec/zone-signing.ts answers the announced ones in
+ * one statement). The chain's neighbours of a member a chain answer named are known with that answer.
+ */
+function watched(view: SignedZoneView, questions: Exclude<ReturnType<typeof questionsOf>, 'full'>, unasked: string[]): SignedZoneView {
+  const owners = new Set(questions.owners);
+  const below = new Set(['@', ...questions.below.map((b) => b.owner)]);
+  const signerOwners = new Set(questions.signerOwners);
+  const keys = new Set(questions.chainKeys.map((k) => k.toString('hex')));
+  // the member before an announced key: what follows it is known (that key, or what follows that key)
+  const known = { predecessor: new Set<string>(), successor: new Set<string>() };
+  const chain = (label: 'predecessor' | 'successor', ask: (key: Buffer) => Promise<ChainMember | undefined>) => async (key: Buffer) => {
+    const announced = keys.has(key.toString('hex'));
+    if (!announced && !known[label].has(key.toString('hex'))) unasked.push(`${label} ${key.toString('hex')}`);
+    const member = await ask(key);
+    if (member && announced) known[label === 'predecessor' ? 'successor' : 'predecessor'].add(member.key.toString('hex'));
+    if (member && announced && label === 'predecessor') signerOwners.add(member.owner);
+    return member;
+  };
+  return {
+    recordsAt: async (owner) => (owners.has(owner) ? undefined : unasked.push(`records ${owner}`), view.recordsAt(owner)),
+    hasDescendants: async (owner) => (below.has(owner) ? undefined : unasked.push(`below ${owner}`), view.hasDescendants(owner)),
+    signerRecordsAt: async (owner) => (signerOwners.has(owner) ? undefined : unasked.push(`signer ${owner}`), view.signerRecordsAt(owner)),
+    chainPredecessor: chain('predecessor', (key) => view.chainPredecessor(key)),
+    chainSuccessor: chain('successor', (key) => view.chainSuccessor(key)),
   };
 }
 
@@ -141,7 +170,13 @@ describe.each<[string, Denial]>([
         ...records.filter((r) => !gone.has(identity(r))),
         ...added.filter((r) => !records.some((x) => identity(x) === identity(r)) || gone.has(identity(r))),
       ];
-      const diff = await signChange(ZONE, { removed, added }, memoryView(after, signer, denial), keys, denial, window, canonicalRdata);
+      const questions = questionsOf(ZONE, { removed, added }, denial);
+      expect(questions).not.toBe('full');
+      const unasked: string[] = [];
+      const view = watched(memoryView(after, signer, denial), questions as Exclude<typeof questions, 'full'>, unasked);
+      const diff = await signChange(ZONE, { removed, added }, view, keys, denial, window, canonicalRdata);
+      // what signChange asks was announced: the data layer answers a change in one statement
+      expect(unasked).toEqual([]);
       if (diff === 'full') {
         fulls++;
         signer = signZone(ZONE, after, keys, denial, window, canonicalRdata);
@@ -182,4 +217,25 @@ it('a change that moves a zone cut is signed whole', async () => {
     canonicalRdata,
   );
   expect(diff).toBe('full');
+});
+
+it('answers asked early serve a change only when they cover its questions', () => {
+  const nsec3 = (salt: string): Denial => ({ kind: 'nsec3', iterations: 0, salt: Buffer.from(salt, 'hex'), optOut: false });
+  const add = { removed: [soa(1)], added: [soa(2), { owner: 'new.b', type: 'A', ttl: 300, rdata: '192.0.2.5' }] };
+  const of = (denial: Denial, change = add) => questionsOf(ZONE, change, denial) as Exclude<ReturnType<typeof questionsOf>, 'full'>;
+  // a guess from the owners the request names, under the denial the zone had when last read
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], { kind: 'nsec' }), of({ kind: 'nsec' }))).toBe(true);
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], nsec3('aa')), of(nsec3('aa')))).toBe(true);
+  // the zone's denial changed since: other chain keys, other hashed owners
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], nsec3('aa')), of(nsec3('bb')))).toBe(false);
+  expect(questionsCover(questionsAbout(ZONE, ['new.b', '@'], { kind: 'nsec' }), of(nsec3('aa')))).toBe(false);
+  // the change touches an owner the request did not name
+  expect(questionsCover(questionsAbout(ZONE, ['other', '@'], { kind: 'nsec' }), of({ kind: 'nsec' }))).toBe(false);
+  // a removal: the look-up below an owner must reach past the records it removes there
+  const removal = (owner: string) => ({ removed: [soa(1), { owner, type: 'A', ttl: 300, rdata: '192.0.2.6' }], added: [soa(2)] });
+  expect(questionsCover(questionsAbout(ZONE, ['x', '@'], nsec3('aa')), of(nsec3('aa'), removal('x')))).toBe(true);
+  expect(questionsCover(questionsAbout(ZONE, ['x.b', '@'], nsec3('aa')), of(nsec3('aa'), removal('x.b')))).toBe(false);
+  expect(questionsCover(questionsAbout(ZONE, ['x.b', '@'], nsec3('aa'), removal('x.b').removed), of(nsec3('aa'), removal('x.b')))).toBe(
+    true,
+  );
 });

@@ -15,7 +15,7 @@
 import { CanonicalRecord, recordIdentity } from '../record';
 import { nameLabels, ownerToFqdn } from '../name';
 import { getServedRecordType } from '../record-types';
-import { NSEC, NSEC3, RRSIG } from '../record-types/signer-types';
+import { NSEC, NSEC3, rrsigCoverage } from '../record-types/signer-types';
 import { canonicalSortKey } from './canonical-order';
 import { base32hex } from './nsec3-hash';
 import {
@@ -40,8 +40,9 @@ export interface ChainMember {
 }
 
 /**
- * The zone as the signer reads it. Asynchronous: the data layer answers each question with an index look-up
- * in the change's transaction, so the cost follows the size of the change, not of the zone.
+ * The zone as the signer reads it. Asynchronous: the data layer answers with index look-ups in the change's
+ * connection, so the cost follows the size of the change, not of the zone; the questions `questionsOf`
+ * announces it answers all at once, before `signChange` asks them.
  */
 export interface SignedZoneView {
   /** the zone's records at `owner` after the change (data, DNSKEY, CDS, CDNSKEY; no RRSIG, NSEC, NSEC3) */
@@ -71,6 +72,84 @@ interface OwnerState {
   rrsets: Rrset[];
 }
 
+/**
+ * What `signChange` will ask the view about a change, known before it asks, so that the data layer can
+ * answer it all in one statement rather than one look-up per question (services/dnssec/zone-signing.ts):
+ * the records at the touched owners, their ancestors and the apex; the signer records at the RRsets' owners
+ * and at the chain members of the touched owners; the stored neighbours of those members; for NSEC3, whether
+ * names stand below them. A question outside these (a chain walk past several members leaving at once) is
+ * still answered, by a look-up of its own. 'full': the change is signed whole and asks nothing.
+ */
+export interface ViewQuestions {
+  owners: string[];
+  signerOwners: string[];
+  chainKeys: Buffer[];
+  /** owners `hasDescendants` may be asked of, and how many records below each to look at: one more than the change removes there */
+  below: { owner: string; limit: number }[];
+}
+
+export function questionsOf(
+  zone: string,
+  change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  denial: Denial,
+): ViewQuestions | 'full' {
+  const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
+  if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
+  return questionsAbout(
+    zone,
+    touched.map((r) => r.owner),
+    denial,
+    change.removed,
+  );
+}
+
+/** the questions of a change that touches `touchedOwners` (the apex's SOA among them) and removes `removed` */
+export function questionsAbout(
+  zone: string,
+  touchedOwners: Iterable<string>,
+  denial: Denial,
+  removed: readonly { owner: string }[] = [],
+): ViewQuestions {
+  const touchedSet = new Set(touchedOwners);
+  const chainOwners = new Set(touchedSet);
+  if (denial.kind === 'nsec3') for (const owner of [...chainOwners]) for (const ancestor of ancestorsOf(owner)) chainOwners.add(ancestor);
+  const owners = new Set(['@', ...chainOwners]);
+  for (const owner of chainOwners) for (const ancestor of ancestorsOf(owner)) owners.add(ancestor);
+  const signerOwners = new Set(['@', ...touchedSet]);
+  const chainKeys: Buffer[] = [];
+  for (const owner of chainOwners) {
+    if (denial.kind === 'nsec') {
+      signerOwners.add(owner);
+      chainKeys.push(canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))));
+    } else {
+      const hash = ownerHash(zone, owner, denial);
+      signerOwners.add(base32hex(hash));
+      chainKeys.push(hash);
+    }
+  }
+  const below =
+    denial.kind === 'nsec'
+      ? []
+      : [...chainOwners]
+          .filter((owner) => owner !== '@')
+          .map((owner) => ({ owner, limit: 1 + removed.filter((r) => r.owner.endsWith(`.${owner}`)).length }));
+  return { owners: [...owners], signerOwners: [...signerOwners], chainKeys, below };
+}
+
+/** whether the answers to `asked` answer every question of `needed` */
+export function questionsCover(asked: ViewQuestions, needed: ViewQuestions): boolean {
+  const owners = new Set(asked.owners);
+  const signerOwners = new Set(asked.signerOwners);
+  const keys = new Set(asked.chainKeys.map(hex));
+  const below = new Map(asked.below.map((b) => [b.owner, b.limit]));
+  return (
+    needed.owners.every((o) => owners.has(o)) &&
+    needed.signerOwners.every((o) => signerOwners.has(o)) &&
+    needed.chainKeys.every((k) => keys.has(hex(k))) &&
+    needed.below.every((b) => (below.get(b.owner) ?? 0) >= b.limit)
+  );
+}
+
 export async function signChange(
   zone: string,
   change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
@@ -97,7 +176,7 @@ export async function signChange(
   for (const r of touched) rrsets.set(`${r.owner}\u0000${r.type}`, { owner: r.owner, type: r.type });
   for (const { owner, type } of rrsets.values()) {
     const code = getServedRecordType(type)!.code;
-    await removeAt(owner, (r) => !(r.type === 'RRSIG' && RRSIG.parse(r.rdata, zone).ok && coveredType(r, zone) === code));
+    await removeAt(owner, (r) => !(r.type === 'RRSIG' && coveredType(r) === code));
     const at = await stateOf(owner);
     const rrset = at.rrsets.find((s) => s.type === type);
     if (rrset && !at.occluded && !(type === 'NS' && at.delegation))
@@ -120,7 +199,7 @@ export async function signChange(
         m.owner,
         (r) =>
           !(r.type === 'RRSIG' || r.type === 'NSEC' || r.type === 'NSEC3') ||
-          (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r, zone) !== 47),
+          (denial.kind === 'nsec' && r.type === 'RRSIG' && coveredType(r) !== 47),
       );
   }
   const successorAfter = (key: Buffer): Promise<ChainMember | undefined> => neighbourAfter(key, 1, joining, leaving, view);
@@ -134,7 +213,7 @@ export async function signChange(
     const old = (await view.signerRecordsAt(member.owner)).filter(
       (r) =>
         r.type === (denial.kind === 'nsec' ? 'NSEC' : 'NSEC3') ||
-        (r.type === 'RRSIG' && coveredType(r, zone) === (denial.kind === 'nsec' ? 47 : 50)),
+        (r.type === 'RRSIG' && coveredType(r) === (denial.kind === 'nsec' ? 47 : 50)),
     );
     diff.removed.push(...old);
     const bitmap = types ?? storedTypes(old, zone);
@@ -267,9 +346,8 @@ async function neighbourAfter(
   return beyond[0] ?? candidates.sort(order)[0];
 }
 
-function coveredType(rrsig: CanonicalRecord, zone: string): number {
-  const parsed = RRSIG.parse(rrsig.rdata, zone);
-  return parsed.ok ? parsed.value.typeCovered : -1;
+function coveredType(rrsig: CanonicalRecord): number {
+  return rrsigCoverage(rrsig.rdata)?.typeCovered ?? -1;
 }
 
 function storedTypes(records: readonly CanonicalRecord[], zone: string): number[] {

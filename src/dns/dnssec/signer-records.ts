@@ -5,7 +5,7 @@
  */
 import { nameLabels, ownerToFqdn } from '../name';
 import type { CanonicalRecord } from '../record';
-import { RRSIG } from '../record-types/signer-types';
+import { rrsigCoverage } from '../record-types/signer-types';
 import { canonicalSortKey } from './canonical-order';
 import { fromBase32hex } from './nsec3-hash';
 
@@ -21,13 +21,11 @@ export function chainKeyOf(zone: string, record: CanonicalRecord): Buffer | unde
 /** an RRSIG's expiration in seconds since the epoch (serial arithmetic aside: we write them within 2^31 s of now) */
 export function signatureExpiration(zone: string, record: CanonicalRecord): number | undefined {
   if (record.type !== 'RRSIG') return undefined;
-  const parsed = RRSIG.parse(record.rdata, zone);
-  return parsed.ok ? parsed.value.expiration : undefined;
+  return rrsigCoverage(record.rdata)?.expiration;
 }
 
 /** the type an RRSIG covers, by code */
 export function coveredTypeOf(zone: string, record: CanonicalRecord): number | undefined {
   if (record.type !== 'RRSIG') return undefined;
-  const parsed = RRSIG.parse(record.rdata, zone);
-  return parsed.ok ? parsed.value.typeCovered : undefined;
+  return rrsigCoverage(record.rdata)?.typeCovered;
 }

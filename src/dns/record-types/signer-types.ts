@@ -70,6 +70,20 @@ function parseSignatureTime(text: string, name: string, problems: Problem[]): nu
   return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
 }
 
+/**
+ * An RRSIG's covered type and expiration from its leading fields, without parsing the rest (the signature's
+ * base64 above all): what the signer asks of every stored RRSIG it meets on a write. Undefined when they do
+ * not parse.
+ */
+export function rrsigCoverage(rdata: string): { typeCovered: number; expiration: number } | undefined {
+  const fields = rdata.trim().split(/\s+/, 5);
+  if (fields.length < 5) return undefined;
+  const problems: Problem[] = [];
+  const typeCovered = typeCode(fields[0], problems);
+  const expiration = parseSignatureTime(fields[4], 'expiration', problems);
+  return typeCovered === undefined || expiration === undefined || problems.length ? undefined : { typeCovered, expiration };
+}
+
 /** RFC 4034 §3.2: YYYYMMDDHHmmSS in UTC, how the presentation form writes the two times */
 export function formatSignatureTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);

@@ -8,13 +8,22 @@ import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
 import { algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
-import { ChainMember, signChange, SignedZoneView, SignerDiff } from '../../dns/dnssec/incremental';
+import {
+  ChainMember,
+  questionsAbout,
+  questionsCover,
+  questionsOf,
+  signChange,
+  SignedZoneView,
+  SignerDiff,
+  ViewQuestions,
+} from '../../dns/dnssec/incremental';
 import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
 import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { CDS_DELETE } from '../../dns/record-types/cds';
-import { dsOf } from '../../dns/dnssec/keys';
+import { DnskeyValue, dsOf } from '../../dns/dnssec/keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
 import { DomainError } from '../../errors/catalogue';
@@ -23,15 +32,19 @@ import {
   allSignerRecords,
   allZoneRecords,
   chainNeighbour,
+  ChainNeighbours,
   DnssecPolicy,
   keysOfZone,
   recordsBelow,
+  signerAnswers,
+  SignerAnswers,
   SignerRow,
   signerRecordsAt,
   StoredDnssecKey,
   zoneRecordsAt,
 } from '../../repositories/dnssec';
-import type { ZoneChange } from '../write-engine/staging';
+import type { ZoneChange, ZoneChangeRequest } from '../write-engine/staging';
+import type { LockedZone } from '../../repositories/zone-writes';
 import { KeyVault } from './key-vault';
 
 /** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
@@ -85,18 +98,32 @@ export function zoneKeysOf(zone: string, stored: readonly StoredDnssecKey[], vau
     .filter((key) => key.state !== 'removed')
     .map((key) => {
       const algorithm = algorithmByNumber(key.algorithm);
-      const dnskey = DNSKEY.parse(key.dnskey, zone);
-      if (!algorithm || !dnskey.ok) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
+      const dnskey = parsedDnskey(zone, key.dnskey);
+      if (!algorithm || !dnskey) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
       return {
         role: key.role,
         algorithm,
         privateKey: vault.open(key.sealedPrivateKey, { zone, keyTag: key.keyTag }),
-        dnskey: dnskey.value,
+        dnskey,
         tag: key.keyTag,
         published: isPublished(key),
         signing: key.state === 'active',
       };
     });
+}
+
+/** the zones' DNSKEY RDATA as parsed, by zone and text: every signed write reads the keys, few keys change */
+const dnskeys = new Map<string, DnskeyValue>();
+function parsedDnskey(zone: string, rdata: string): DnskeyValue | undefined {
+  const cacheKey = `${zone}\u0000${rdata}`;
+  let value = dnskeys.get(cacheKey);
+  if (!value) {
+    const parsed = DNSKEY.parse(rdata, zone);
+    if (!parsed.ok) return undefined;
+    if (dnskeys.size >= 10_000) dnskeys.clear();
+    dnskeys.set(cacheKey, (value = parsed.value));
+  }
+  return value;
 }
 
 export const isPublished = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
@@ -121,11 +148,18 @@ export function signerRows(zone: string, records: readonly (CanonicalRecord & { 
 
 /**
  * The zone after a staged change, as the incremental signer reads it: the stored rows (records, and the
- * signer's DNSKEY/CDS/CDNSKEY at the apex) with the change's removals and additions applied, each question
- * one index look-up on the change's connection.
+ * signer's DNSKEY/CDS/CDNSKEY at the apex) with the change's removals and additions applied. `answer` asks
+ * everything the signer will ask of the change (`questionsOf`) in one statement, with the zone's keys;
+ * a question outside those is one index look-up of its own on the change's connection.
  */
 export class StoredSignedZone implements SignedZoneView {
   private readonly removed: Set<string>;
+  /** what the view knows already: stored rows per owner, signer records per owner, chain neighbours per key */
+  private readonly stored = new Map<string, CanonicalRecord[]>();
+  private readonly signer = new Map<string, CanonicalRecord[]>();
+  private readonly below = new Map<string, CanonicalRecord[]>();
+  private readonly before = new Map<string, ChainMember | undefined>();
+  private readonly after = new Map<string, ChainMember | undefined>();
 
   constructor(
     private readonly sql: Sql,
@@ -135,22 +169,51 @@ export class StoredSignedZone implements SignedZoneView {
     this.removed = new Set(change.removed.map((r) => recordIdentity(r)));
   }
 
-  /** the view answers from one snapshot of the zone: each question is asked of the database once */
-  private readonly asked = new Map<string, Promise<unknown>>();
-  private once<T>(key: string, ask: () => Promise<T>): Promise<T> {
-    let answer = this.asked.get(key) as Promise<T> | undefined;
-    if (!answer) this.asked.set(key, (answer = ask()));
-    return answer;
+  /** asks `questions` at once; returns the zone's keys, read in the same statement */
+  async answer(questions: ViewQuestions): Promise<StoredDnssecKey[]> {
+    return this.use(questions, await signerAnswers(this.sql, this.domainId, questions));
   }
 
-  recordsAt(owner: string): Promise<CanonicalRecord[]> {
-    return this.once(`records ${owner}`, () => this.readRecordsAt(owner));
+  /** takes the answers to `questions` read already (with the zone's read: `signerForecast`); returns the zone's keys */
+  use(questions: ViewQuestions, answers: SignerAnswers): StoredDnssecKey[] {
+    for (const owner of questions.owners) this.stored.set(owner, []);
+    for (const r of answers.records) this.stored.get(r.owner)?.push(r);
+    for (const owner of answers.signerOwners) this.signer.set(owner, []);
+    for (const r of answers.signer) this.signer.get(r.owner)?.push(r);
+    for (const [owner, rows] of answers.below) this.below.set(owner, rows);
+    for (const n of answers.neighbours) this.learnNeighbours(n);
+    return answers.keys;
   }
 
-  private async readRecordsAt(owner: string): Promise<CanonicalRecord[]> {
-    const stored = (await zoneRecordsAt(this.sql, this.domainId, [owner])).filter((r) => !this.removed.has(recordIdentity(r)));
-    const have = new Set(stored.map((r) => recordIdentity(r)));
-    return [...stored, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
+  /**
+   * The stored chain around a key, and what it tells of its neighbours: with a member at `key`, it stands
+   * between them; without, they are next to each other (or, the same member, alone in the chain).
+   */
+  private learnNeighbours({ key, self, predecessor, successor }: ChainNeighbours): void {
+    this.before.set(hex(key), predecessor);
+    this.after.set(hex(key), successor);
+    if (!predecessor || !successor) return;
+    const learn = (map: Map<string, ChainMember | undefined>, at: Buffer, member: ChainMember | undefined) => {
+      if (!map.has(hex(at))) map.set(hex(at), member);
+    };
+    if (self !== undefined) {
+      learn(this.after, predecessor.key, { key, owner: self });
+      learn(this.before, successor.key, { key, owner: self });
+    } else if (predecessor.key.equals(successor.key)) {
+      learn(this.after, predecessor.key, undefined);
+      learn(this.before, predecessor.key, undefined);
+    } else {
+      learn(this.after, predecessor.key, successor);
+      learn(this.before, successor.key, predecessor);
+    }
+  }
+
+  async recordsAt(owner: string): Promise<CanonicalRecord[]> {
+    let stored = this.stored.get(owner);
+    if (!stored) this.stored.set(owner, (stored = await zoneRecordsAt(this.sql, this.domainId, [owner])));
+    const kept = stored.filter((r) => !this.removed.has(recordIdentity(r)));
+    const have = new Set(kept.map((r) => recordIdentity(r)));
+    return [...kept, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
   }
 
   async hasDescendants(owner: string): Promise<boolean> {
@@ -158,22 +221,28 @@ export class StoredSignedZone implements SignedZoneView {
     const suffix = `.${owner}`;
     if (this.change.added.some((r) => r.owner.endsWith(suffix))) return true;
     const removedBelow = this.change.removed.filter((r) => r.owner.endsWith(suffix)).length;
-    const below = await recordsBelow(this.sql, this.domainId, owner, removedBelow + 1);
+    const below = this.below.get(owner) ?? (await recordsBelow(this.sql, this.domainId, owner, removedBelow + 1));
     return below.some((r) => !this.removed.has(recordIdentity(r)));
   }
 
-  signerRecordsAt(owner: string): Promise<CanonicalRecord[]> {
-    return this.once(`signer ${owner}`, () => signerRecordsAt(this.sql, this.domainId, owner));
+  async signerRecordsAt(owner: string): Promise<CanonicalRecord[]> {
+    let records = this.signer.get(owner);
+    if (!records) this.signer.set(owner, (records = await signerRecordsAt(this.sql, this.domainId, owner)));
+    return records;
   }
 
-  chainPredecessor(key: Buffer): Promise<ChainMember | undefined> {
-    return chainNeighbour(this.sql, this.domainId, key, -1);
+  async chainPredecessor(key: Buffer): Promise<ChainMember | undefined> {
+    if (!this.before.has(hex(key))) this.before.set(hex(key), await chainNeighbour(this.sql, this.domainId, key, -1));
+    return this.before.get(hex(key));
   }
 
-  chainSuccessor(key: Buffer): Promise<ChainMember | undefined> {
-    return chainNeighbour(this.sql, this.domainId, key, 1);
+  async chainSuccessor(key: Buffer): Promise<ChainMember | undefined> {
+    if (!this.after.has(hex(key))) this.after.set(hex(key), await chainNeighbour(this.sql, this.domainId, key, 1));
+    return this.after.get(hex(key));
   }
 }
+
+const hex = (key: Buffer) => key.toString('hex');
 
 /**
  * The zone signed whole against what is stored: the records to remove and to add so that the stored signer
@@ -231,6 +300,48 @@ export function dsRecordsOf(zone: string, key: Pick<StoredDnssecKey, 'dnskey'>):
   return [formatDs(dsOf(apex, dnskey.value, 2)), formatDs(dsOf(apex, dnskey.value, 4))];
 }
 
+/** the most owners a change may name for its signer's questions to be asked with its zone's read */
+const FORECAST_OWNERS = 8;
+/** the most zones remembered, then forgotten at once (a cache, not a register) */
+const FORECAST_ZONES = 100_000;
+/** the signed zones this process has read, by name and by id: their name and denial, to ask a change's questions early */
+const signedByName = new Map<string, { name: string; denial: Denial }>();
+const signedById = new Map<number, { name: string; denial: Denial }>();
+
+/**
+ * The signer's questions of a change, told before its zone is read, so that the read asks them too and the
+ * signing step costs no statement of its own (docs/dnssec.md, «Speed»): for a zone this process has read
+ * signed, and a change that names its owners (a record added, a change set), the questions of a change
+ * touching those owners and the apex's SOA. A guess: the signing step uses the answers only if they answer
+ * everything the decided change asks (`questionsCover`), and asks itself otherwise. They describe the zone
+ * as stored at the read, as the change's decision does: the write happens only if the serial is still that
+ * of the read.
+ */
+export function signerForecast(request: Pick<ZoneChangeRequest, 'zone' | 'owner' | 'touching'>): ViewQuestions | undefined {
+  const zone = request.zone;
+  const known = 'name' in zone ? signedByName.get(zone.name) : 'id' in zone ? signedById.get(zone.id) : undefined;
+  if (!known) return undefined;
+  const owners = request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : undefined);
+  if (!owners || owners.length > FORECAST_OWNERS) return undefined;
+  return questionsAbout(known.name, [...owners, '@'], known.denial);
+}
+
+/** what a read of a zone told of its signing, for `signerForecast` */
+export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>): void {
+  if (!zone.dnssec) {
+    signedByName.delete(zone.name);
+    signedById.delete(zone.id);
+    return;
+  }
+  if (signedByName.size >= FORECAST_ZONES || signedById.size >= FORECAST_ZONES) {
+    signedByName.clear();
+    signedById.clear();
+  }
+  const known = { name: zone.name, denial: denialOf(zone.dnssec) };
+  signedByName.set(zone.name, known);
+  signedById.set(zone.id, known);
+}
+
 /** The signing step of a signed zone's changes (write-engine/signing.ts). */
 export class ZoneSigningStep {
   constructor(private readonly settings: Settings) {}
@@ -246,13 +357,22 @@ export class ZoneSigningStep {
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
     const sql = change.connection;
-    const stored = await keysOfZone(sql, zone.id);
-    const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
+    // the next change of the zone can ask its questions with its read (a zone just enabled included)
+    rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
     const denial = denialOf(plan.policy);
     const window = signatureWindow(this.settings);
+    // an incremental change has its questions answered and the keys read in one statement, or none when its
+    // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
+    const questions = plan.whole ? 'full' : questionsOf(zone.name, change, denial);
+    const view = new StoredSignedZone(sql, zone.id, change);
+    const early = change.zone.signer;
+    let stored: StoredDnssecKey[];
+    if (questions === 'full') stored = await keysOfZone(sql, zone.id);
+    else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
+    else stored = await view.answer(questions);
+    const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
     let diff: SignerDiff | 'full' = 'full';
-    if (!plan.whole)
-      diff = await signChange(zone.name, change, new StoredSignedZone(sql, zone.id, change), keys, denial, window, canonicalRdata);
+    if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
     if (diff === 'full') {
       const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
       diff = await wholeZoneDiff(

@@ -8,6 +8,7 @@ import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { isRestricted, requireAllowed, seesZone } from '../../auth/policy';
 import { signingStepsFor } from './signing';
+import { rememberSigning, signerForecast } from '../dnssec/zone-signing';
 import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
 import { quotaExceeded } from '../quotas';
 
@@ -92,7 +93,10 @@ export class ZoneChange {
     lock: boolean | 'held',
   ): Promise<ZoneChange> {
     // 'held': this transaction locked the zone row already (a batch of queued changes), so only read
-    const zone = await readZone(sql, { ...request, scopeUserId: principal.kind === 'user' ? principal.userId : undefined }, lock === true);
+    // a signed zone's change asks the signer's questions with the read when it can tell them (zone-signing.ts)
+    const scopeUserId = principal.kind === 'user' ? principal.userId : undefined;
+    const zone = await readZone(sql, { ...request, scopeUserId }, lock === true, signerForecast(request));
+    if (zone) rememberSigning(zone);
     // a zone no rule of a restricted key names is not there for it (docs/least-privilege.md)
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     return new ZoneChange(sql, settings, lock !== false, zone, principal, request);
