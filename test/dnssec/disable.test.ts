@@ -45,7 +45,7 @@ let dnsPort: number;
 let dir: string;
 let parentSerial = 1;
 
-const DNSSEC_FIELDS = `enabled state ds disableAt keys { keyTag role state }
+const DNSSEC_FIELDS = `enabled state ds disableAt keys { keyTag role state dnskey }
   parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }`;
 
 /** the external parent's zone file as Knot serves it, with `ds` at the child's delegation */
@@ -147,17 +147,16 @@ async function transfer(zone: string): Promise<string> {
  * The zone as served, through BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck: each throws
  * (or says otherwise) when a signature, the chain or the CDS/CDNSKEY are wrong
  */
-async function verify(zone: string, label: string, options: { kzonecheck?: boolean } = {}): Promise<string> {
+async function verify(zone: string, label: string): Promise<string> {
   const text = await transfer(zone);
   const file = join(dir, `${zone}-${label}.zone`);
   writeFileSync(file, text);
   await run('dnssec-verify', ['-o', zone, file]);
   const ldns = await run('ldns-verify-zone', [file]);
   expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
-  if (options.kzonecheck !== false)
-    await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]).catch((error) => {
-      throw new Error(`kzonecheck: ${error.stdout}${error.stderr}`);
-    });
+  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]).catch((error) => {
+    throw new Error(`kzonecheck: ${error.stdout}${error.stderr}`);
+  });
   return text;
 }
 
@@ -199,6 +198,17 @@ function pollResolver(zone: string): { stop(): Promise<{ ad: boolean[]; failures
     },
   };
 }
+
+/** a DNSKEY/CDNSKEY or DS/CDS RDATA as dig prints it (the key or digest in chunks) in one piece, as the API gives it */
+const keyRdata = (rdata: string) => {
+  const [flags, protocol, algorithm, ...key] = rdata.split(' ');
+  return `${flags} ${protocol} ${algorithm} ${key.join('')}`;
+};
+/** the apex's DNSKEY, CDNSKEY or CDS records as served, each key or digest in one piece */
+const apexKeys = (text: string, zone: string, type: string) => apexRdata(text, zone, type).map(keyRdata);
+
+/** the SOA serial of a zone's text */
+const soaSerial = (text: string, zone: string) => apexRdata(text, zone, 'SOA')[0].split(' ')[2];
 
 /** the apex's records of a type as served (RDATA, blanks collapsed) */
 const apexRdata = (text: string, zone: string, type: string) =>
@@ -309,6 +319,13 @@ it('a child whose parent is elsewhere: the DS is seen at the parent’s server (
   const generated = rolled.keys.find((k: any) => k.state === 'generated');
   const newDs = rolled.ds.find((d: string) => d.startsWith(`${generated.keyTag} 13 2 `));
   expect(rolled.parentDs.waitingFor).toBe('DS_PUBLICATION');
+  // every serial of the roll passes the three verifiers, kzonecheck's CDS/CDNSKEY check too: while the parent
+  // should hold a DS of a key outside the DNSKEY RRset, the zone publishes no CDS/CDNSKEY (docs/dnssec.md,
+  // «CDS and CDNSKEY»), so a parent that follows them is asked for nothing
+  const generatedText = await verify(EXTERNAL_CHILD, 'roll-generated');
+  expect(apexKeys(generatedText, EXTERNAL_CHILD, 'DNSKEY')).not.toContain(generated.dnskey);
+  expect(apexRdata(generatedText, EXTERNAL_CHILD, 'CDS')).toEqual([]);
+  expect(apexRdata(generatedText, EXTERNAL_CHILD, 'CDNSKEY')).toEqual([]);
   const rollWaiting = await waitFor('a check that sees only the old DS', async () => {
     const s = await status(EXTERNAL_CHILD);
     return s.parentDs.lastCheck?.expected.length === 2 && !s.parentDs.lastCheck.confirmed ? s : undefined;
@@ -328,10 +345,23 @@ it('a child whose parent is elsewhere: the DS is seen at the parent’s server (
     100,
   );
   expect(swapped.parentDs).toMatchObject({ waitingFor: 'NOTHING', lastCheck: { confirmed: true } });
-  // not kzonecheck here: during a double-DS roll the CDNSKEY RRset names the old KSK, no longer in the
-  // DNSKEY RRset (its DS stays at the parent until the old DNSKEY has left the caches), which Knot's check
-  // refuses ("CDNSKEY not match DNSKEY"); docs/dnssec.md "Not built yet"
-  await verify(EXTERNAL_CHILD, 'rolled', { kzonecheck: false });
+  // swapped: the old DS stays at the parent until the old DNSKEY has left the caches, and still no CDS
+  const swappedText = await verify(EXTERNAL_CHILD, 'roll-swapped');
+  expect(apexKeys(swappedText, EXTERNAL_CHILD, 'DNSKEY')).toContain(generated.dnskey);
+  expect(apexRdata(swappedText, EXTERNAL_CHILD, 'CDS')).toEqual([]);
+  // the old DS withdrawn (the DNSKEY TTL plus the delay later): CDS/CDNSKEY name the new key alone
+  const old = rolled.keys.find((k: any) => k.role === 'KSK' && k.state === 'active');
+  await waitFor(
+    'the old KSK to be removed',
+    async () => ((await status(EXTERNAL_CHILD)).keys.find((k: any) => k.keyTag === old.keyTag).state === 'removed' ? true : undefined),
+    30_000,
+    100,
+  );
+  const withdrawnText = await verify(EXTERNAL_CHILD, 'roll-withdrawn');
+  expect(apexKeys(withdrawnText, EXTERNAL_CHILD, 'CDS')).toEqual([newDs]);
+  expect(apexKeys(withdrawnText, EXTERNAL_CHILD, 'CDNSKEY')).toEqual([generated.dnskey]);
+  // the serials of the three steps, each verified above
+  expect(new Set([generatedText, swappedText, withdrawnText].map((t) => soaSerial(t, EXTERNAL_CHILD))).size).toBe(3);
 
   const disabling = await mutate(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: EXTERNAL_CHILD });
   expect(disabling).toMatchObject({ state: 'disabling', disableAt: null, parentDs: { waitingFor: 'DS_REMOVAL' } });

@@ -111,28 +111,32 @@ async function transfer(zone: string): Promise<{ text: string; serial: number }>
 }
 
 /**
- * Watches the child while `done` is not yet true: each new serial is verified by dnssec-verify, and the
- * parent's DS RRset must name a key tag of the child's published KSKs at every look. Answers the serials seen.
+ * Watches the child while `done` is not yet true: each new serial is verified by dnssec-verify,
+ * ldns-verify-zone and kzonecheck (`verifyAll`), and the parent's DS RRset must name a key tag of the child's
+ * published KSKs at every look. A failed check is kept, not retried (waitFor retries what throws), and the
+ * watch fails with every one at its end. Answers the serials seen, with the apex's CDS key tags at each.
  */
-async function watchRoll(done: (keys: Key[]) => boolean): Promise<number[]> {
-  const serials: number[] = [];
+async function watchRoll(done: (keys: Key[]) => boolean): Promise<{ serial: number; cds: number[] }[]> {
+  const serials: { serial: number; cds: number[] }[] = [];
+  const problems: string[] = [];
   const poller = pollResolver();
   await waitFor(
     'the roll to finish',
     async () => {
       const state = await keysOf(CHILD);
       const zone = await transfer(CHILD);
-      if (!serials.includes(zone.serial)) {
-        serials.push(zone.serial);
+      if (!serials.some((s) => s.serial === zone.serial)) {
+        serials.push({ serial: zone.serial, cds: apexTags(zone.text, 'CDS') });
         const file = join(dir, `${CHILD}-${zone.serial}.zone`);
         writeFileSync(file, zone.text);
-        await run('dnssec-verify', ['-o', CHILD, file]);
+        await verifyAll(file).catch((error: Error) => problems.push(`serial ${zone.serial}: ${error.message}`));
       }
       const ds = await parentDs();
       const publishedKsks = state.keys
         .filter((k) => k.role === 'KSK' && ['active', 'published', 'ready'].includes(k.state))
         .map((k) => k.keyTag);
-      expect(ds.some((d) => publishedKsks.includes(Number(d.split(' ')[0])))).toBe(true);
+      if (!ds.some((d) => publishedKsks.includes(Number(d.split(' ')[0]))))
+        problems.push(`the parent's DS ${JSON.stringify(ds)} names none of the published KSKs ${JSON.stringify(publishedKsks)}`);
       return done(state.keys) ? true : undefined;
     },
     60_000,
@@ -142,9 +146,35 @@ async function watchRoll(done: (keys: Key[]) => boolean): Promise<number[]> {
   await secondaryCaughtUp();
   await new Promise((resolve) => setTimeout(resolve, 3000));
   const { asked, failures } = await poller.stop();
+  expect(problems).toEqual([]);
   expect(failures).toEqual([]);
   expect(asked).toBeGreaterThan(20);
   return serials;
+}
+
+/** the key tags of the apex's CDS (or DNSKEY-like) records in a zone's text */
+function apexTags(text: string, type: string): number[] {
+  return text
+    .split('\n')
+    .map((line) => line.split(/\s+/))
+    .filter((f) => f[0] === `${CHILD}.` && f[3] === type)
+    .map((f) => Number(f[4]))
+    .sort((a, b) => a - b);
+}
+
+/**
+ * A served copy of the child through BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck, whose
+ * semantic check also holds the CDS/CDNSKEY against the DNSKEY RRset (docs/dnssec.md, «CDS and CDNSKEY»)
+ */
+async function verifyAll(file: string): Promise<void> {
+  const tool = async (name: string, args: string[]) =>
+    run(name, args).catch((error) => {
+      throw new Error(`${name}: ${error.stdout}${error.stderr}`);
+    });
+  await tool('dnssec-verify', ['-o', CHILD, file]);
+  const ldns = await tool('ldns-verify-zone', [file]);
+  if (!/Zone is verified and complete/.test(ldns.stdout + ldns.stderr)) throw new Error(`ldns-verify-zone: ${ldns.stdout}${ldns.stderr}`);
+  await tool('kzonecheck', ['--dnssec', 'on', '-o', CHILD, file]);
 }
 
 /** the serial a zone has now at the primary */
@@ -226,8 +256,10 @@ it('rolls the ZSK by pre-publication: published, active, the old one retired the
   const after = (await keysOf(CHILD)).keys.filter((k) => k.role === 'ZSK' && k.state === 'active');
   expect(after).toHaveLength(1);
   expect(after[0].keyTag).not.toBe(before.keyTag);
-  // publish, activate, remove: three steps at least, each served and verified
+  // publish, activate, remove: three steps at least, each served and verified; the CDS names the KSK throughout
   expect(serials.length).toBeGreaterThanOrEqual(3);
+  const ksk = (await keysOf(CHILD)).keys.find((k) => k.role === 'KSK' && k.state === 'active')!;
+  expect(serials.map((s) => s.cds)).toEqual(serials.map(() => [ksk.keyTag]));
 }, 90_000);
 
 it('rolls the KSK by double-DS: both DS at the parent, the swap, then the old DS withdrawn', async () => {
@@ -240,8 +272,14 @@ it('rolls the KSK by double-DS: both DS at the parent, the swap, then the old DS
   expect(generated).toBeDefined();
   // the parent holds both DS before the new key signs anything
   expect((await parentDs()).map((d) => Number(d.split(' ')[0])).sort()).toEqual([before.keyTag, generated.keyTag].sort());
-  await watchRoll((keys) => keys.some((k) => k.keyTag === before.keyTag && k.state === 'removed'));
+  const serials = await watchRoll((keys) => keys.some((k) => k.keyTag === before.keyTag && k.state === 'removed'));
   expect((await parentDs()).map((d) => Number(d.split(' ')[0]))).toEqual([generated.keyTag]);
+  // the new key generated, the swap, the old DS withdrawn: each step served and verified. While the DS the
+  // parent should hold names a key outside the DNSKEY RRset (the new one before the swap, the old one after
+  // it), no CDS is published; at the end the new key's alone (docs/dnssec.md, «CDS and CDNSKEY»)
+  expect(serials.length).toBeGreaterThanOrEqual(3);
+  expect(serials.slice(0, -1).map((s) => s.cds)).toEqual(serials.slice(0, -1).map(() => []));
+  expect(serials[serials.length - 1].cds).toEqual([generated.keyTag]);
   // the key events of the roll: the swap waited for the new DS at the Zonekeeper parent (docs/dnssec.md, «Key events»)
   const events = await app.gql(
     `query($z: String) { domain(name: $z) { dnssecEvents(first: 4) { nodes { keyTag fromState toState reason } } } }`,

@@ -9,8 +9,10 @@
  *   once the parent serves both (and their TTL has passed), the DNSKEY RRset swaps the keys in one step; after
  *   the DNSKEY TTL plus the delay no resolver holds the old DNSKEY RRset, and the old DS is withdrawn. When the
  *   parent is a Zonekeeper zone, the service writes the child's DS RRset itself, through the write engine;
- *   otherwise the zone publishes CDS/CDNSKEY for both keys (RFC 7344) and the swap waits for the operator's
- *   "DS is published" confirmation.
+ *   otherwise the operator gives the parent the new DS (the zone's `ds`) and the swap waits until the parent's
+ *   servers serve it (parent-ds.ts) or the operator confirms it. A CDS/CDNSKEY cannot name a key outside the
+ *   DNSKEY RRset, so the zone publishes none from the new key's generation until the old DS is withdrawn, and
+ *   then the new key's (`publishedCds`).
  *
  * Every step is a step of the signer (`zone-signed`) through the write engine: the DNSKEY RRset and the
  * signatures change in one serial step, so a secondary never serves a half-rolled zone.
@@ -300,7 +302,7 @@ async function beginRoll(
   );
   // a parent outside Zonekeeper: its servers are asked for the new DS (parent-ds.ts), when they are set
   if (!parent && settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, now);
-  change.signWhole(); // the CDS/CDNSKEY now name both keys (RFC 7344)
+  change.signWhole(); // the CDS/CDNSKEY leave until the old DS is withdrawn (publishedCds)
   await change.commit();
   return { child: change.zone.name, ds: [...keys.filter(inParentDs), key].flatMap((k) => [dsRecordsOf(change.zone.name, k)[0]]) };
 }

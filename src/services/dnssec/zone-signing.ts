@@ -272,10 +272,23 @@ export async function wholeZoneDiff(
 }
 
 /**
- * The CDS and CDNSKEY the zone publishes at its apex (RFC 7344 §4): those of its keys that sign the DNSKEY
- * RRset (KSK, CSK) and are active, SHA-256 for CDS, so a parent that follows them (RFC 7344 §6, RFC 8078)
- * installs the DS by itself. A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS
- * `0 0 0 00`, CDNSKEY `0 3 0 AA==`), alone in their RRsets. Their TTL is the DNSKEY RRset's.
+ * The CDS and CDNSKEY the zone publishes at its apex (RFC 7344 §4): one of each for every key whose DS the
+ * parent should hold (`inParentDs`), SHA-256 for CDS, so a parent that follows them (RFC 7344 §4.1, RFC 8078)
+ * keeps the DS RRset by itself. Their TTL is the DNSKEY RRset's.
+ *
+ * Only while every such key is in the DNSKEY RRset. The CDS and CDNSKEY RRsets must name the same keys
+ * (RFC 9975 §3.1: a key in one and not the other makes them inconsistent, and the parent acts on neither),
+ * and a CDNSKEY must be a key of the zone's DNSKEY RRset, as Knot's zone check holds (docs/dnssec.md, «CDS
+ * and CDNSKEY»). A double-DS roll (RFC 7583 §3.3.2) wants at the parent a DS of a key outside the DNSKEY
+ * RRset: the new key's before the swap, the old one's until its DNSKEY has left the caches. No CDS RRset can
+ * say that, and naming only the keys in the DNSKEY RRset would ask a parent that follows CDS to drop the other
+ * DS too early (RFC 7344 §4.1: the change must not break the delegation). So during those steps the zone
+ * publishes none, which asks the parent for nothing (RFC 7344 §4 lets the child remove them; RFC 8078 §4 added
+ * the DS-delete pair because absence is no request); the new DS reaches the parent by the service (a
+ * Zonekeeper parent) or by its operator (`Dnssec.ds`), and the swap waits until the parent serves it.
+ *
+ * A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS `0 0 0 00`, CDNSKEY `0 3 0 AA==`),
+ * alone in their RRsets.
  */
 export function publishedCds(zone: string, keys: readonly StoredDnssecKey[], ttl: number, disabling = false): CanonicalRecord[] {
   if (disabling)
@@ -283,7 +296,9 @@ export function publishedCds(zone: string, keys: readonly StoredDnssecKey[], ttl
       { owner: '@', type: 'CDS', ttl, rdata: CDS_DELETE },
       { owner: '@', type: 'CDNSKEY', ttl, rdata: CDNSKEY_DELETE },
     ];
-  return keys.filter(inParentDs).flatMap((key) => [
+  const atParent = keys.filter(inParentDs);
+  if (atParent.some((key) => !isPublished(key))) return [];
+  return atParent.flatMap((key) => [
     { owner: '@', type: 'CDS', ttl, rdata: dsRecordsOf(zone, key)[0] },
     { owner: '@', type: 'CDNSKEY', ttl, rdata: key.dnskey },
   ]);
