@@ -31,7 +31,7 @@ const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().sl
 
 // ---- the worker: our signer in a process of its own, so its CPU time and peak memory are its alone ----
 
-function worker([input, denialName, output]) {
+async function worker([input, denialName, output, threadsArg]) {
   const dist = path.join(ROOT, 'dist', 'src', 'dns');
   const { parseZoneFile, renderZoneFile } = require(path.join(dist, 'zone-file'));
   const { DEFAULT_ALLOWED_TTLS } = require(path.join(dist, 'ttl'));
@@ -39,6 +39,8 @@ function worker([input, denialName, output]) {
   const { dnskeyOf, dnskeyTag } = require(path.join(dist, 'dnssec', 'keys'));
   const { canonicalRdata } = require(path.join(dist, 'dnssec', 'canonical-rdata'));
   const { signZone } = require(path.join(dist, 'dnssec', 'zone-signer'));
+  const { SigningPool } = require(path.join(dist, 'dnssec', 'signing-pool'));
+  const threads = Number(threadsArg ?? 1);
   const ms = (from) => Number(process.hrtime.bigint() - from) / 1e6;
 
   let at = process.hrtime.bigint();
@@ -63,7 +65,13 @@ function worker([input, denialName, output]) {
   // the validity Knot's default policy gives (rrsig-lifetime 14 days), inception an hour back
   const window = { inception: now - 3600, expiration: () => now + 14 * 86400 };
   const denial = denialName === 'NSEC' ? { kind: 'nsec' } : { kind: 'nsec3', iterations: 0, salt: Buffer.alloc(0), optOut: false };
-  const added = signZone(ZONE, parsed.records, [key('KSK'), key('ZSK')], denial, window, canonicalRdata);
+  let added;
+  if (threads > 1) {
+    // the service's way for a large zone (zone-signing.ts): the signatures on a pool of threads, one per core
+    const pool = new SigningPool(threads);
+    added = await pool.signZone(ZONE, parsed.records, [key('KSK'), key('ZSK')], denial, window);
+    await pool.close();
+  } else added = signZone(ZONE, parsed.records, [key('KSK'), key('ZSK')], denial, window, canonicalRdata);
   const signMs = ms(at);
 
   at = process.hrtime.bigint();
@@ -127,10 +135,10 @@ function timed(command, args, { cwd } = {}) {
   });
 }
 
-async function signOurs(input, denial, output, size) {
+async function signOurs(input, denial, output, size, threads) {
   // room for the whole zone, its signatures and the rendered text in one heap
   const heapMiB = Math.max(4096, Math.ceil(size / 1000) * 12);
-  const run = await timed(process.execPath, [`--max-old-space-size=${heapMiB}`, __filename, '--worker', input, denial, output]);
+  const run = await timed(process.execPath, [`--max-old-space-size=${heapMiB}`, __filename, '--worker', input, denial, output, String(threads)]);
   return { ...run, phases: JSON.parse(run.stdout) };
 }
 
@@ -271,11 +279,11 @@ async function main() {
     log(`zone of ${size} records generated (${(fs.statSync(input).size / 1048576).toFixed(1)} MiB)`);
     for (const denial of DENIALS) {
       const runs = [
-        [
-          'Zonekeeper signer (1 thread)',
-          () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}.zone`), size),
-          path.join(TMP, `ours-${size}-${denial}.zone`),
-        ],
+        ...[1, ...(threads > 1 ? [threads] : [])].map((t) => [
+          `Zonekeeper signer (${t} thread${t > 1 ? 's' : ''})`,
+          () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}-${t}.zone`), size, t),
+          path.join(TMP, `ours-${size}-${denial}-${t}.zone`),
+        ]),
         ...[1, ...(threads > 1 ? [threads] : [])].map((t) => {
           const outDir = path.join(TMP, `knot-${size}-${denial}-${t}`);
           return [
@@ -308,7 +316,10 @@ async function main() {
 }
 
 if (process.argv[2] === '--worker') {
-  worker(process.argv.slice(3));
+  worker(process.argv.slice(3)).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
 } else {
   main().catch((error) => {
     console.error(error);

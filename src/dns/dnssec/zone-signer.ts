@@ -12,12 +12,13 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { CanonicalRecord } from '../record';
-import { nameLabels, ownerToFqdn } from '../name';
-import { compareCanonicalNames, nameToWire } from '../wire';
+import { ownerToFqdn } from '../name';
+import { canonicalNameWire, nameToWire, wireLabels } from '../wire';
+import { canonicalSortKey } from './canonical-order';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
-import { CanonicalRr, rrsigLabels, signRrset } from './rrsig';
+import { CanonicalRr, signRrset } from './rrsig';
 import { RRSIG, NSEC, NSEC3, NSEC3PARAM } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
 import { getServedRecordType } from '../record-types';
@@ -66,8 +67,6 @@ export interface ZoneNames {
   /** owners that are delegation points */
   delegations: Set<string>;
 }
-
-const labelsOf = (owner: string, zone: string): Buffer[] => nameLabels(ownerToFqdn(owner, zone));
 
 /** RFC 4035 §2.2: which owners are authoritative, which are delegation points; occluded data left out */
 export function authoritativeNames(zone: string, records: readonly CanonicalRecord[]): ZoneNames {
@@ -148,6 +147,22 @@ export function signZone(
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
 ): CanonicalRecord[] {
+  const { added, toSign } = planZone(zone, records, keys, denial);
+  for (const rrset of toSign) for (const signature of signatures(zone, rrset, keys, window, canonicalRdata)) added.push(signature);
+  return added;
+}
+
+/**
+ * What signing a zone whole takes, before any signature: the records the signer adds besides RRSIGs (the
+ * DNSKEY RRset and the denial chain) and the RRsets to sign, the chain's own among them. The signatures are
+ * the caller's to make, here (`signZone`) or on a pool of threads (signing-pool.ts).
+ */
+export function planZone(
+  zone: string,
+  records: readonly CanonicalRecord[],
+  keys: readonly ZoneKey[],
+  denial: Denial,
+): { added: CanonicalRecord[]; toSign: Rrset[] } {
   const apex = records.find((r) => r.owner === '@' && r.type === 'SOA');
   if (!apex) throw new Error(`zone ${zone} has no SOA`);
   // the DNSKEY RRset takes the SOA's TTL, as Knot's and BIND's signers do by default
@@ -164,61 +179,93 @@ export function signZone(
   for (const record of chain) added.push(record);
   // the chain's own records are authoritative RRsets too, signed like the rest
   const signedNames = authoritativeNames(zone, [...all, ...chain]);
+  const toSign: Rrset[] = [];
   for (const rrsets of signedNames.owners.values()) {
     for (const rrset of rrsets) {
       if (rrset.type === 'NS' && signedNames.delegations.has(rrset.owner)) continue;
-      added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+      toSign.push(rrset);
     }
   }
-  return added;
+  return { added, toSign };
+}
+
+/** what signing needs of a key: a pool's thread gets these, not the key's DNSKEY */
+export type SigningKey = Pick<ZoneKey, 'role' | 'algorithm' | 'privateKey' | 'tag' | 'signing'>;
+
+/** the keys that sign an RRset of a type: a KSK the DNSKEY RRset (and CDS, CDNSKEY), a ZSK the rest, a CSK both */
+export function signersOf<K extends Pick<SigningKey, 'role' | 'signing'>>(type: string, keys: readonly K[]): K[] {
+  const byKsk = SIGNED_BY_KSK.has(type);
+  return keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
+}
+
+/** the apex as the RRSIG's Signer's Name, in presentation and canonical wire form (one zone at a time, kept) */
+let lastSigner: { zone: string; name: string; wire: Buffer } | undefined;
+function signerNameOf(zone: string): { name: string; wire: Buffer } {
+  if (lastSigner?.zone !== zone) {
+    const name = `${zone.replace(/\.$/, '')}.`;
+    lastSigner = { zone, name, wire: canonicalNameWire(name) };
+  }
+  return lastSigner;
+}
+
+/**
+ * RFC 4034 §3.1.3: the Labels field from the owner's wire form, not counting the root nor a leading
+ * wildcard label (`*.a.example.` has 2)
+ */
+function labelCount(ownerWire: Buffer): number {
+  let count = 0;
+  for (let at = 0; ownerWire[at] !== 0; at += ownerWire[at] + 1) count++;
+  const wildcard = ownerWire[0] === 1 && ownerWire[1] === 0x2a;
+  return count - (wildcard ? 1 : 0);
 }
 
 /** the RRSIGs over one RRset, one per signing key of the right role (RFC 4035 §2.2: every algorithm in the DNSKEY RRset) */
 export function signatures(
   zone: string,
   rrset: Rrset,
-  keys: readonly ZoneKey[],
+  keys: readonly SigningKey[],
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
 ): CanonicalRecord[] {
-  const byKsk = SIGNED_BY_KSK.has(rrset.type);
-  const signers = keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
+  const signers = signersOf(rrset.type, keys);
   if (!signers.length) return [];
-  const labels = labelsOf(rrset.owner, zone);
-  const ownerWire = nameToWire(ownerToFqdn(rrset.owner, zone));
+  // RFC 4034 §6.2: the owner in canonical form, lower-cased and uncompressed; built once per RRset
+  const ownerWire = canonicalNameWire(ownerToFqdn(rrset.owner, zone));
   const rrs: CanonicalRr[] = rrset.records.map((record) => ({
     owner: ownerWire,
     type: rrset.code,
     ttl: rrset.ttl,
     rdata: canonicalRdata(zone, record),
   }));
-  const signer = `${zone.replace(/\.$/, '')}.`;
-  const signerWire = nameToWire(signer);
+  const signer = signerNameOf(zone);
+  const labels = labelCount(ownerWire);
   const expiration = window.expiration(rrset.owner, rrset.type);
   return signers.map((key) => {
     const value = signRrset(
       {
         typeCovered: rrset.code,
         algorithm: key.algorithm.number,
-        labels: rrsigLabels(labels),
+        labels,
         originalTtl: rrset.ttl,
         expiration,
         inception: window.inception,
         keyTag: key.tag,
-        signer: signerWire,
+        signer: signer.wire,
       },
       rrs,
       key.algorithm,
       key.privateKey,
     );
-    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format({ ...value, signer }) };
+    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format({ ...value, signer: signer.name }) };
   });
 }
 
 /** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */
 function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord[] {
-  const owners = [...names.owners.keys()].map((owner) => ({ owner, fqdn: ownerToFqdn(owner, zone) }));
-  owners.sort((a, b) => compareCanonicalNames(a.fqdn, b.fqdn));
+  // sorted by the canonical sort key (canonical-order.ts): plain octet order is RFC 4034 §6.1's order, and
+  // each name is split into labels once rather than twice per comparison
+  const owners = [...names.owners.keys()].map((owner) => ({ owner, key: canonicalSortKey(wireLabels(ownerToFqdn(owner, zone))) }));
+  owners.sort((a, b) => Buffer.compare(a.key, b.key));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
     return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) }) };

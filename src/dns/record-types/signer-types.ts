@@ -70,9 +70,22 @@ function parseSignatureTime(text: string, name: string, problems: Problem[]): nu
   return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
 }
 
+/**
+ * The times last formatted: a zone's signatures share one inception and a few thousand expirations (the
+ * jitter's seconds), so a signer formatting a million RRSIGs formats each time once, not twice per RRSIG.
+ */
+const formattedTimes = new Map<number, string>();
+const FORMATTED_TIMES_KEPT = 8192;
+
 /** RFC 4034 §3.2: YYYYMMDDHHmmSS in UTC, how the presentation form writes the two times */
 export function formatSignatureTime(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  let text = formattedTimes.get(seconds);
+  if (text === undefined) {
+    text = new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    if (formattedTimes.size >= FORMATTED_TIMES_KEPT) formattedTimes.clear();
+    formattedTimes.set(seconds, text);
+  }
+  return text;
 }
 
 const typeList = (types: number[]) =>
