@@ -56,6 +56,11 @@ function typeCode(text: string, problems: Problem[]): number | undefined {
 
 /** RFC 4034 §3.2: YYYYMMDDHHmmSS (UTC), or a plain number of seconds */
 function parseSignatureTime(text: string, name: string, problems: Problem[]): number | undefined {
+  return signatureTimeOf(text) ?? parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
+}
+
+/** RFC 4034 §3.2: the seconds of a time written YYYYMMDDHHmmSS (UTC); undefined when not written so */
+export function signatureTimeOf(text: string): number | undefined {
   if (/^[0-9]{14}$/.test(text)) {
     const [y, mo, d, h, mi, s] = [
       text.slice(0, 4),
@@ -67,7 +72,7 @@ function parseSignatureTime(text: string, name: string, problems: Problem[]): nu
     ].map(Number);
     return Math.floor(Date.UTC(y, mo - 1, d, h, mi, s) / 1000) >>> 0;
   }
-  return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
+  return undefined;
 }
 
 /**
