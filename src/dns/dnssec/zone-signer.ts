@@ -18,7 +18,7 @@ import { canonicalSortKey } from './canonical-order';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
-import { CanonicalRr, signRrset } from './rrsig';
+import { CanonicalRr, RrsigFields, signingInput } from './rrsig';
 import { RRSIG, NSEC, NSEC3, NSEC3PARAM } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
 import { getServedRecordType } from '../record-types';
@@ -241,22 +241,19 @@ export function signatures(
   const labels = labelCount(ownerWire);
   const expiration = window.expiration(rrset.owner, rrset.type);
   return signers.map((key) => {
-    const value = signRrset(
-      {
-        typeCovered: rrset.code,
-        algorithm: key.algorithm.number,
-        labels,
-        originalTtl: rrset.ttl,
-        expiration,
-        inception: window.inception,
-        keyTag: key.tag,
-        signer: signer.wire,
-      },
-      rrs,
-      key.algorithm,
-      key.privateKey,
-    );
-    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format({ ...value, signer: signer.name }) };
+    const fields: RrsigFields = {
+      typeCovered: rrset.code,
+      algorithm: key.algorithm.number,
+      labels,
+      originalTtl: rrset.ttl,
+      expiration,
+      inception: window.inception,
+      keyTag: key.tag,
+      signer: signer.wire,
+    };
+    const signature = key.algorithm.sign(signingInput(fields, rrs), key.privateKey);
+    const value = { ...fields, signer: signer.name, signature };
+    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format(value) };
   });
 }
 
