@@ -70,6 +70,12 @@ export interface ZoneNames {
 
 /** RFC 4035 §2.2: which owners are authoritative, which are delegation points; occluded data left out */
 export function authoritativeNames(zone: string, records: readonly CanonicalRecord[]): ZoneNames {
+  const { owners, delegations } = groupAuthoritative(records);
+  return { owners, delegations };
+}
+
+/** `authoritativeNames`, with the occlusion rule it applied (for records added to the same zone afterwards) */
+function groupAuthoritative(records: readonly CanonicalRecord[]): ZoneNames & { occluded(owner: string): boolean } {
   const byOwner = new Map<string, CanonicalRecord[]>();
   for (const record of records) {
     const list = byOwner.get(record.owner);
@@ -118,7 +124,32 @@ export function authoritativeNames(zone: string, records: readonly CanonicalReco
       })),
     );
   }
-  return { owners, delegations };
+  return { owners, delegations, occluded };
+}
+
+/**
+ * The authoritative names once the denial chain is in the zone: what `authoritativeNames` of the zone's
+ * records and the chain's gives, without grouping the zone's records a second time. The chain holds no NS
+ * or DNAME, so the cuts and the occlusion rule stay; an NSEC is at an owner already there, an NSEC3 at a
+ * new one (or, by a hash that matches an owner, at that one: then the same rules as for any record there).
+ */
+function withChain(names: ReturnType<typeof groupAuthoritative>, chain: readonly CanonicalRecord[]): ZoneNames {
+  const owners = new Map(names.owners);
+  for (const record of chain) {
+    if (names.occluded(record.owner)) continue;
+    // at a delegation point only NS, DS and NSEC are the parent's (RFC 4035 §2.2, §2.3)
+    if (names.delegations.has(record.owner) && !AT_DELEGATION.has(record.type)) continue;
+    let rrsets = owners.get(record.owner);
+    if (rrsets === names.owners.get(record.owner)) owners.set(record.owner, (rrsets = rrsets ? [...rrsets] : []));
+    const same = rrsets!.findIndex((r) => r.type === record.type);
+    if (same < 0)
+      rrsets!.push({ owner: record.owner, type: record.type, code: typeCodeOf(record.type), ttl: record.ttl, records: [record] });
+    else {
+      const rrset = rrsets![same];
+      rrsets![same] = { ...rrset, ttl: Math.max(rrset.ttl, record.ttl), records: [...rrset.records, record] };
+    }
+  }
+  return { owners, delegations: names.delegations };
 }
 
 function typeCodeOf(type: string): number {
@@ -171,14 +202,14 @@ export function planZone(
     .filter((key) => key.published)
     .map((key) => ({ owner: '@', type: 'DNSKEY', ttl: dnskeyTtl, rdata: DNSKEY.format(key.dnskey) }));
   const all = [...records.filter((r) => !(r.owner === '@' && r.type === 'DNSKEY')), ...added];
-  const names = authoritativeNames(zone, all);
+  const names = groupAuthoritative(all);
   const ttl = denialTtl(zone, records);
   const chain = denial.kind === 'nsec' ? nsecChain(zone, names, ttl) : nsec3Chain(zone, names, ttl, denial);
   // one push per record: a spread passes every record as an argument, and a chain of more than about 120,000
   // names overflows the stack (RangeError: Maximum call stack size exceeded)
   for (const record of chain) added.push(record);
   // the chain's own records are authoritative RRsets too, signed like the rest
-  const signedNames = authoritativeNames(zone, [...all, ...chain]);
+  const signedNames = withChain(names, chain);
   const toSign: Rrset[] = [];
   for (const rrsets of signedNames.owners.values()) {
     for (const rrset of rrsets) {
