@@ -9,8 +9,13 @@
 // policy's signing-threads) run once over a zone file and written back, without a server around it; timing
 // knotd until the signed serial is served would add the server's start-up and the polling interval to Knot's
 // time, and nothing comparable to ours. Knot runs with signing-threads 1 (its default) and with as many threads
-// as the machine has cores; the service's signer is one thread. Both sides include reading and parsing the
+// as the machine has cores; ours likewise, with one thread and with a pool of that many. Both sides include reading and parsing the
 // zone file and writing the signed one; ours also reports its phases (parse, sign, render + write).
+//
+// Ours runs with one thread and with a pool of as many threads as Knot's second run (SigningPool, what the
+// service uses for a large zone). BENCH_DNSSEC_BASELINE=<a dist/ directory built from an earlier commit> adds
+// that commit's signer (one thread) to the same run, for before/after, up to BENCH_DNSSEC_BASELINE_MAX records
+// (default 100000).
 //
 // Sizes: BENCH_DNSSEC_SIZES (comma-separated, default "100000,1000000"). Outputs up to BENCH_DNSSEC_VERIFY_MAX
 // records (default 100000) are checked with `kzonecheck --dnssec on` after the timing, so both sides are shown
@@ -27,18 +32,22 @@ const ZONE = 'bench.example';
 const SIZES = (process.env.BENCH_DNSSEC_SIZES ?? '100000,1000000').split(',').map(Number);
 const VERIFY_MAX = Number(process.env.BENCH_DNSSEC_VERIFY_MAX ?? 100_000);
 const DENIALS = ['NSEC', 'NSEC3'];
+const BASELINE = process.env.BENCH_DNSSEC_BASELINE;
+const BASELINE_MAX = Number(process.env.BENCH_DNSSEC_BASELINE_MAX ?? 100_000);
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 // ---- the worker: our signer in a process of its own, so its CPU time and peak memory are its alone ----
 
-function worker([input, denialName, output]) {
-  const dist = path.join(ROOT, 'dist', 'src', 'dns');
+async function worker([input, denialName, output, threadsArg, distArg]) {
+  const dist = path.join(distArg || path.join(ROOT, 'dist'), 'src', 'dns');
   const { parseZoneFile, renderZoneFile } = require(path.join(dist, 'zone-file'));
   const { DEFAULT_ALLOWED_TTLS } = require(path.join(dist, 'ttl'));
   const { DNSSEC_ALGORITHMS } = require(path.join(dist, 'dnssec', 'algorithms'));
   const { dnskeyOf, dnskeyTag } = require(path.join(dist, 'dnssec', 'keys'));
   const { canonicalRdata } = require(path.join(dist, 'dnssec', 'canonical-rdata'));
   const { signZone } = require(path.join(dist, 'dnssec', 'zone-signer'));
+  const { SigningPool } = threadsArg > 1 ? require(path.join(dist, 'dnssec', 'signing-pool')) : {};
+  const threads = Number(threadsArg ?? 1);
   const ms = (from) => Number(process.hrtime.bigint() - from) / 1e6;
 
   let at = process.hrtime.bigint();
@@ -63,7 +72,13 @@ function worker([input, denialName, output]) {
   // the validity Knot's default policy gives (rrsig-lifetime 14 days), inception an hour back
   const window = { inception: now - 3600, expiration: () => now + 14 * 86400 };
   const denial = denialName === 'NSEC' ? { kind: 'nsec' } : { kind: 'nsec3', iterations: 0, salt: Buffer.alloc(0), optOut: false };
-  const added = signZone(ZONE, parsed.records, [key('KSK'), key('ZSK')], denial, window, canonicalRdata);
+  let added;
+  if (threads > 1) {
+    // the service's way for a large zone (zone-signing.ts): the signatures on a pool of threads, one per core
+    const pool = new SigningPool(threads);
+    added = await pool.signZone(ZONE, parsed.records, [key('KSK'), key('ZSK')], denial, window);
+    await pool.close();
+  } else added = signZone(ZONE, parsed.records, [key('KSK'), key('ZSK')], denial, window, canonicalRdata);
   const signMs = ms(at);
 
   at = process.hrtime.bigint();
@@ -127,10 +142,10 @@ function timed(command, args, { cwd } = {}) {
   });
 }
 
-async function signOurs(input, denial, output, size) {
+async function signOurs(input, denial, output, size, threads, dist = '') {
   // room for the whole zone, its signatures and the rendered text in one heap
   const heapMiB = Math.max(4096, Math.ceil(size / 1000) * 12);
-  const run = await timed(process.execPath, [`--max-old-space-size=${heapMiB}`, __filename, '--worker', input, denial, output]);
+  const run = await timed(process.execPath, [`--max-old-space-size=${heapMiB}`, __filename, '--worker', input, denial, output, String(threads), dist]);
   return { ...run, phases: JSON.parse(run.stdout) };
 }
 
@@ -199,6 +214,8 @@ function machine() {
     node: process.version,
     knot: sh('kzonesign --version').split('\n')[0],
     commit: sh(`git -C ${ROOT} rev-parse --short=12 HEAD`),
+    // the commit the baseline's dist was built from, when it says (a file COMMIT beside dist/)
+    baseline: BASELINE ? sh(`cat ${path.join(BASELINE, '..', 'COMMIT')} 2>/dev/null || echo ${BASELINE}`) : undefined,
     loadBefore: os
       .loadavg()
       .map((l) => l.toFixed(2))
@@ -234,8 +251,12 @@ the SOA, NS and glue) signed from scratch, file to file: read and parse the unsi
 RRset, the NSEC or NSEC3 chain and every RRSIG (ECDSAP256SHA256, a KSK and a ZSK, 14-day validity), write the
 signed file. NSEC3 is RFC 9276's: no salt, 0 extra iterations, no opt-out.
 
-- **Zonekeeper**: \`signZone\` of \`dist/src/dns/dnssec/zone-signer.js\` in a Node process of its own
-  (\`bench/dnssec-sign.js --worker\`), one thread; its phases are in the last column.
+- **Zonekeeper**: in a Node process of its own (\`bench/dnssec-sign.js --worker\`): \`signZone\` of
+  \`dist/src/dns/dnssec/zone-signer.js\` on one thread, and \`SigningPool.signZone\`
+  (\`dist/src/dns/dnssec/signing-pool.js\`, what the service uses for a large zone) with ${threads} signing
+  threads, the same count as Knot's second run; the thread count excludes the main thread, which parses, plans
+  the chain and writes. Its phases are in the last column.${info.baseline ? `
+- **Zonekeeper before**: the one-thread signer as built from ${info.baseline}, on the same zone in the same run.` : ''}
 - **Knot**: \`kzonesign\` (knot-dnssecutils) with a policy of the same algorithm and denial and a fresh key
   database (its key generation, a few milliseconds, is included). kzonesign is knotd's own zone loader, key
   manager and signer run once without the server, so its time is Knot's signing time and nothing else (timing
@@ -271,11 +292,20 @@ async function main() {
     log(`zone of ${size} records generated (${(fs.statSync(input).size / 1048576).toFixed(1)} MiB)`);
     for (const denial of DENIALS) {
       const runs = [
-        [
-          'Zonekeeper signer (1 thread)',
-          () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}.zone`), size),
-          path.join(TMP, `ours-${size}-${denial}.zone`),
-        ],
+        ...[1, ...(threads > 1 ? [threads] : [])].map((t) => [
+          `Zonekeeper signer (${t} thread${t > 1 ? 's' : ''})`,
+          () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}-${t}.zone`), size, t),
+          path.join(TMP, `ours-${size}-${denial}-${t}.zone`),
+        ]),
+        ...(BASELINE && size <= BASELINE_MAX
+          ? [
+              [
+                `Zonekeeper signer before (${info.baseline}, 1 thread)`,
+                () => signOurs(input, denial, path.join(TMP, `before-${size}-${denial}.zone`), size, 1, BASELINE),
+                path.join(TMP, `before-${size}-${denial}.zone`),
+              ],
+            ]
+          : []),
         ...[1, ...(threads > 1 ? [threads] : [])].map((t) => {
           const outDir = path.join(TMP, `knot-${size}-${denial}-${t}`);
           return [
@@ -308,7 +338,10 @@ async function main() {
 }
 
 if (process.argv[2] === '--worker') {
-  worker(process.argv.slice(3));
+  worker(process.argv.slice(3)).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
 } else {
   main().catch((error) => {
     console.error(error);

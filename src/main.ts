@@ -14,6 +14,7 @@ import { createServices, Services } from './services';
 import { rateLimitError } from './services/rate-limits';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
+import { closeSigningPool } from './dns/dnssec/signing-pool';
 
 /**
  * Stops accepting connections and lets the requests in flight finish; idle keep-alive connections close at
@@ -64,6 +65,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
     // failed authentications counted since the last flush of their summary
     await services.audit.failedAuthentications.stop().catch(() => undefined);
     await services.audit.refusals.stop().catch(() => undefined);
+    // the DNSSEC signing threads, if a large zone was signed (an idle pool keeps nothing alive; this ends them)
+    await closeSigningPool();
     logger.info('closing the database connections');
     await database.close();
   };

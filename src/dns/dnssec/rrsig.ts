@@ -39,30 +39,42 @@ export interface RrsigValue extends RrsigFields {
 /** the RRSIG RDATA up to and without the Signature field (RFC 4034 §3.1) */
 export function rrsigHead(fields: RrsigFields): Buffer {
   const head = Buffer.alloc(18 + fields.signer.length);
-  head.writeUInt16BE(fields.typeCovered, 0);
-  head.writeUInt8(fields.algorithm, 2);
-  head.writeUInt8(fields.labels, 3);
-  head.writeUInt32BE(fields.originalTtl >>> 0, 4);
-  head.writeUInt32BE(fields.expiration >>> 0, 8);
-  head.writeUInt32BE(fields.inception >>> 0, 12);
-  head.writeUInt16BE(fields.keyTag, 16);
-  fields.signer.copy(head, 18);
+  writeRrsigHead(fields, head);
   return head;
 }
 
-/** RFC 4034 §3.1.8.1: signature = sign(RRSIG_RDATA | RR(1) | RR(2) | ...), RRs in canonical order */
+/** writes the RRSIG RDATA head at the start of `out`; the offset after it */
+function writeRrsigHead(fields: RrsigFields, out: Buffer): number {
+  out.writeUInt16BE(fields.typeCovered, 0);
+  out.writeUInt8(fields.algorithm, 2);
+  out.writeUInt8(fields.labels, 3);
+  out.writeUInt32BE(fields.originalTtl >>> 0, 4);
+  out.writeUInt32BE(fields.expiration >>> 0, 8);
+  out.writeUInt32BE(fields.inception >>> 0, 12);
+  out.writeUInt16BE(fields.keyTag, 16);
+  return 18 + fields.signer.copy(out, 18);
+}
+
+/**
+ * RFC 4034 §3.1.8.1: signature = sign(RRSIG_RDATA | RR(1) | RR(2) | ...), RRs in canonical order. Written into
+ * one buffer of the exact size: a zone of a million RRsets builds a million of these.
+ */
 export function signingInput(fields: RrsigFields, rrset: readonly CanonicalRr[]): Buffer {
-  const parts: Buffer[] = [rrsigHead(fields)];
-  for (const rdata of canonicalRRsetOrder(rrset.map((rr) => rr.rdata))) {
-    const rr = rrset[0];
-    const fixed = Buffer.alloc(10);
-    fixed.writeUInt16BE(rr.type, 0);
-    fixed.writeUInt16BE(CLASS_IN, 2);
-    fixed.writeUInt32BE(fields.originalTtl >>> 0, 4);
-    fixed.writeUInt16BE(rdata.length, 8);
-    parts.push(rr.owner, fixed, rdata);
+  const rdatas = rrset.length === 1 ? [rrset[0].rdata] : canonicalRRsetOrder(rrset.map((rr) => rr.rdata));
+  const { owner, type } = rrset[0];
+  let size = 18 + fields.signer.length;
+  for (const rdata of rdatas) size += owner.length + 10 + rdata.length;
+  const input = Buffer.allocUnsafe(size);
+  let at = writeRrsigHead(fields, input);
+  for (const rdata of rdatas) {
+    at += owner.copy(input, at);
+    at = input.writeUInt16BE(type, at);
+    at = input.writeUInt16BE(CLASS_IN, at);
+    at = input.writeUInt32BE(fields.originalTtl >>> 0, at);
+    at = input.writeUInt16BE(rdata.length, at);
+    at += rdata.copy(input, at);
   }
-  return Buffer.concat(parts);
+  return input;
 }
 
 export function signRrset(

@@ -3,7 +3,8 @@
  * chain's sort key of an NSEC (RFC 4034 §6.1 canonical order of its owner) or NSEC3 (its hash, RFC 5155 §3),
  * and an RRSIG's expiration (RFC 4034 §3.1.5), by which the refresh finds the signatures falling due.
  */
-import { nameLabels, ownerToFqdn } from '../name';
+import { ownerToFqdn } from '../name';
+import { wireLabels } from '../wire';
 import type { CanonicalRecord } from '../record';
 import { rrsigCoverage } from '../record-types/signer-types';
 import { canonicalSortKey } from './canonical-order';
@@ -13,7 +14,7 @@ import { fromBase32hex } from './nsec3-hash';
 export const SIGNER_OWNED_TYPES: ReadonlySet<string> = new Set(['DNSKEY', 'CDS', 'CDNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);
 
 export function chainKeyOf(zone: string, record: CanonicalRecord): Buffer | undefined {
-  if (record.type === 'NSEC') return canonicalSortKey(nameLabels(ownerToFqdn(record.owner, zone)));
+  if (record.type === 'NSEC') return canonicalSortKey(wireLabels(ownerToFqdn(record.owner, zone)));
   if (record.type === 'NSEC3') return fromBase32hex(record.owner.split('.')[0]);
   return undefined;
 }

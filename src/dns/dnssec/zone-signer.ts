@@ -12,12 +12,13 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { CanonicalRecord } from '../record';
-import { nameLabels, ownerToFqdn } from '../name';
-import { compareCanonicalNames, nameToWire } from '../wire';
+import { ownerToFqdn } from '../name';
+import { canonicalNameWire, nameToWire, wireLabels } from '../wire';
+import { canonicalSortKey } from './canonical-order';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
-import { CanonicalRr, rrsigLabels, signRrset } from './rrsig';
+import { CanonicalRr, RrsigFields, signingInput } from './rrsig';
 import { RRSIG, NSEC, NSEC3, NSEC3PARAM } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
 import { getServedRecordType } from '../record-types';
@@ -67,10 +68,14 @@ export interface ZoneNames {
   delegations: Set<string>;
 }
 
-const labelsOf = (owner: string, zone: string): Buffer[] => nameLabels(ownerToFqdn(owner, zone));
-
 /** RFC 4035 §2.2: which owners are authoritative, which are delegation points; occluded data left out */
 export function authoritativeNames(zone: string, records: readonly CanonicalRecord[]): ZoneNames {
+  const { owners, delegations } = groupAuthoritative(records);
+  return { owners, delegations };
+}
+
+/** `authoritativeNames`, with the occlusion rule it applied (for records added to the same zone afterwards) */
+function groupAuthoritative(records: readonly CanonicalRecord[]): ZoneNames & { occluded(owner: string): boolean } {
   const byOwner = new Map<string, CanonicalRecord[]>();
   for (const record of records) {
     const list = byOwner.get(record.owner);
@@ -119,7 +124,32 @@ export function authoritativeNames(zone: string, records: readonly CanonicalReco
       })),
     );
   }
-  return { owners, delegations };
+  return { owners, delegations, occluded };
+}
+
+/**
+ * The authoritative names once the denial chain is in the zone: what `authoritativeNames` of the zone's
+ * records and the chain's gives, without grouping the zone's records a second time. The chain holds no NS
+ * or DNAME, so the cuts and the occlusion rule stay; an NSEC is at an owner already there, an NSEC3 at a
+ * new one (or, by a hash that matches an owner, at that one: then the same rules as for any record there).
+ */
+function withChain(names: ReturnType<typeof groupAuthoritative>, chain: readonly CanonicalRecord[]): ZoneNames {
+  const owners = new Map(names.owners);
+  for (const record of chain) {
+    if (names.occluded(record.owner)) continue;
+    // at a delegation point only NS, DS and NSEC are the parent's (RFC 4035 §2.2, §2.3)
+    if (names.delegations.has(record.owner) && !AT_DELEGATION.has(record.type)) continue;
+    let rrsets = owners.get(record.owner);
+    if (rrsets === names.owners.get(record.owner)) owners.set(record.owner, (rrsets = rrsets ? [...rrsets] : []));
+    const same = rrsets!.findIndex((r) => r.type === record.type);
+    if (same < 0)
+      rrsets!.push({ owner: record.owner, type: record.type, code: typeCodeOf(record.type), ttl: record.ttl, records: [record] });
+    else {
+      const rrset = rrsets![same];
+      rrsets![same] = { ...rrset, ttl: Math.max(rrset.ttl, record.ttl), records: [...rrset.records, record] };
+    }
+  }
+  return { owners, delegations: names.delegations };
 }
 
 function typeCodeOf(type: string): number {
@@ -148,6 +178,22 @@ export function signZone(
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
 ): CanonicalRecord[] {
+  const { added, toSign } = planZone(zone, records, keys, denial);
+  for (const rrset of toSign) for (const signature of signatures(zone, rrset, keys, window, canonicalRdata)) added.push(signature);
+  return added;
+}
+
+/**
+ * What signing a zone whole takes, before any signature: the records the signer adds besides RRSIGs (the
+ * DNSKEY RRset and the denial chain) and the RRsets to sign, the chain's own among them. The signatures are
+ * the caller's to make, here (`signZone`) or on a pool of threads (signing-pool.ts).
+ */
+export function planZone(
+  zone: string,
+  records: readonly CanonicalRecord[],
+  keys: readonly ZoneKey[],
+  denial: Denial,
+): { added: CanonicalRecord[]; toSign: Rrset[] } {
   const apex = records.find((r) => r.owner === '@' && r.type === 'SOA');
   if (!apex) throw new Error(`zone ${zone} has no SOA`);
   // the DNSKEY RRset takes the SOA's TTL, as Knot's and BIND's signers do by default
@@ -156,69 +202,98 @@ export function signZone(
     .filter((key) => key.published)
     .map((key) => ({ owner: '@', type: 'DNSKEY', ttl: dnskeyTtl, rdata: DNSKEY.format(key.dnskey) }));
   const all = [...records.filter((r) => !(r.owner === '@' && r.type === 'DNSKEY')), ...added];
-  const names = authoritativeNames(zone, all);
+  const names = groupAuthoritative(all);
   const ttl = denialTtl(zone, records);
   const chain = denial.kind === 'nsec' ? nsecChain(zone, names, ttl) : nsec3Chain(zone, names, ttl, denial);
   // one push per record: a spread passes every record as an argument, and a chain of more than about 120,000
   // names overflows the stack (RangeError: Maximum call stack size exceeded)
   for (const record of chain) added.push(record);
   // the chain's own records are authoritative RRsets too, signed like the rest
-  const signedNames = authoritativeNames(zone, [...all, ...chain]);
+  const signedNames = withChain(names, chain);
+  const toSign: Rrset[] = [];
   for (const rrsets of signedNames.owners.values()) {
     for (const rrset of rrsets) {
       if (rrset.type === 'NS' && signedNames.delegations.has(rrset.owner)) continue;
-      added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+      toSign.push(rrset);
     }
   }
-  return added;
+  return { added, toSign };
+}
+
+/** what signing needs of a key: a pool's thread gets these, not the key's DNSKEY */
+export type SigningKey = Pick<ZoneKey, 'role' | 'algorithm' | 'privateKey' | 'tag' | 'signing'>;
+
+/** the keys that sign an RRset of a type: a KSK the DNSKEY RRset (and CDS, CDNSKEY), a ZSK the rest, a CSK both */
+export function signersOf<K extends Pick<SigningKey, 'role' | 'signing'>>(type: string, keys: readonly K[]): K[] {
+  const byKsk = SIGNED_BY_KSK.has(type);
+  return keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
+}
+
+/** the apex as the RRSIG's Signer's Name, in presentation and canonical wire form (one zone at a time, kept) */
+let lastSigner: { zone: string; name: string; wire: Buffer } | undefined;
+function signerNameOf(zone: string): { name: string; wire: Buffer } {
+  if (lastSigner?.zone !== zone) {
+    const name = `${zone.replace(/\.$/, '')}.`;
+    lastSigner = { zone, name, wire: canonicalNameWire(name) };
+  }
+  return lastSigner;
+}
+
+/**
+ * RFC 4034 §3.1.3: the Labels field from the owner's wire form, not counting the root nor a leading
+ * wildcard label (`*.a.example.` has 2)
+ */
+function labelCount(ownerWire: Buffer): number {
+  let count = 0;
+  for (let at = 0; ownerWire[at] !== 0; at += ownerWire[at] + 1) count++;
+  const wildcard = ownerWire[0] === 1 && ownerWire[1] === 0x2a;
+  return count - (wildcard ? 1 : 0);
 }
 
 /** the RRSIGs over one RRset, one per signing key of the right role (RFC 4035 §2.2: every algorithm in the DNSKEY RRset) */
 export function signatures(
   zone: string,
   rrset: Rrset,
-  keys: readonly ZoneKey[],
+  keys: readonly SigningKey[],
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
 ): CanonicalRecord[] {
-  const byKsk = SIGNED_BY_KSK.has(rrset.type);
-  const signers = keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
+  const signers = signersOf(rrset.type, keys);
   if (!signers.length) return [];
-  const labels = labelsOf(rrset.owner, zone);
-  const ownerWire = nameToWire(ownerToFqdn(rrset.owner, zone));
+  // RFC 4034 §6.2: the owner in canonical form, lower-cased and uncompressed; built once per RRset
+  const ownerWire = canonicalNameWire(ownerToFqdn(rrset.owner, zone));
   const rrs: CanonicalRr[] = rrset.records.map((record) => ({
     owner: ownerWire,
     type: rrset.code,
     ttl: rrset.ttl,
     rdata: canonicalRdata(zone, record),
   }));
-  const signer = `${zone.replace(/\.$/, '')}.`;
-  const signerWire = nameToWire(signer);
+  const signer = signerNameOf(zone);
+  const labels = labelCount(ownerWire);
   const expiration = window.expiration(rrset.owner, rrset.type);
   return signers.map((key) => {
-    const value = signRrset(
-      {
-        typeCovered: rrset.code,
-        algorithm: key.algorithm.number,
-        labels: rrsigLabels(labels),
-        originalTtl: rrset.ttl,
-        expiration,
-        inception: window.inception,
-        keyTag: key.tag,
-        signer: signerWire,
-      },
-      rrs,
-      key.algorithm,
-      key.privateKey,
-    );
-    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format({ ...value, signer }) };
+    const fields: RrsigFields = {
+      typeCovered: rrset.code,
+      algorithm: key.algorithm.number,
+      labels,
+      originalTtl: rrset.ttl,
+      expiration,
+      inception: window.inception,
+      keyTag: key.tag,
+      signer: signer.wire,
+    };
+    const signature = key.algorithm.sign(signingInput(fields, rrs), key.privateKey);
+    const value = { ...fields, signer: signer.name, signature };
+    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format(value) };
   });
 }
 
 /** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */
 function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord[] {
-  const owners = [...names.owners.keys()].map((owner) => ({ owner, fqdn: ownerToFqdn(owner, zone) }));
-  owners.sort((a, b) => compareCanonicalNames(a.fqdn, b.fqdn));
+  // sorted by the canonical sort key (canonical-order.ts): plain octet order is RFC 4034 §6.1's order, and
+  // each name is split into labels once rather than twice per comparison
+  const owners = [...names.owners.keys()].map((owner) => ({ owner, key: canonicalSortKey(wireLabels(ownerToFqdn(owner, zone))) }));
+  owners.sort((a, b) => Buffer.compare(a.key, b.key));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
     return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) }) };

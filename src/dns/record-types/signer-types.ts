@@ -56,6 +56,11 @@ function typeCode(text: string, problems: Problem[]): number | undefined {
 
 /** RFC 4034 §3.2: YYYYMMDDHHmmSS (UTC), or a plain number of seconds */
 function parseSignatureTime(text: string, name: string, problems: Problem[]): number | undefined {
+  return signatureTimeOf(text) ?? parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
+}
+
+/** RFC 4034 §3.2: the seconds of a time written YYYYMMDDHHmmSS (UTC); undefined when not written so */
+export function signatureTimeOf(text: string): number | undefined {
   if (/^[0-9]{14}$/.test(text)) {
     const [y, mo, d, h, mi, s] = [
       text.slice(0, 4),
@@ -67,7 +72,7 @@ function parseSignatureTime(text: string, name: string, problems: Problem[]): nu
     ].map(Number);
     return Math.floor(Date.UTC(y, mo - 1, d, h, mi, s) / 1000) >>> 0;
   }
-  return parseUnsigned(text, { type: 'RRSIG', name, max: 4294967295 }, problems);
+  return undefined;
 }
 
 /**
@@ -84,9 +89,22 @@ export function rrsigCoverage(rdata: string): { typeCovered: number; expiration:
   return typeCovered === undefined || expiration === undefined || problems.length ? undefined : { typeCovered, expiration };
 }
 
+/**
+ * The times last formatted: a zone's signatures share one inception and a few thousand expirations (the
+ * jitter's seconds), so a signer formatting a million RRSIGs formats each time once, not twice per RRSIG.
+ */
+const formattedTimes = new Map<number, string>();
+const FORMATTED_TIMES_KEPT = 8192;
+
 /** RFC 4034 §3.2: YYYYMMDDHHmmSS in UTC, how the presentation form writes the two times */
 export function formatSignatureTime(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  let text = formattedTimes.get(seconds);
+  if (text === undefined) {
+    text = new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    if (formattedTimes.size >= FORMATTED_TIMES_KEPT) formattedTimes.clear();
+    formattedTimes.set(seconds, text);
+  }
+  return text;
 }
 
 const typeList = (types: number[]) =>

@@ -19,7 +19,8 @@ import {
   ViewQuestions,
 } from '../../dns/dnssec/incremental';
 import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
-import { Denial, signZone, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
+import { Denial, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
+import { signingPool } from '../../dns/dnssec/signing-pool';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { CDS_DELETE } from '../../dns/record-types/cds';
@@ -263,7 +264,9 @@ export async function wholeZoneDiff(
   const stored = (await allZoneRecords(sql, zone.id)).filter((r) => !removed.has(recordIdentity(r)));
   const have = new Set(stored.map((r) => recordIdentity(r)));
   const records = [...stored, ...change.added.filter((r) => !have.has(recordIdentity(r))), ...apexSignerData];
-  const signed = [...apexSignerData, ...signZone(zone.name, records, keys, denial, window, canonicalRdata)];
+  // signed on the process's pool of threads (one per core): a large zone does not hold the event loop for the
+  // seconds its signatures take, and signs in a fraction of the time (bench/RESULTS-dnssec-sign.md)
+  const signed = [...apexSignerData, ...(await signingPool().signZone(zone.name, records, keys, denial, window))];
   const before = await allSignerRecords(sql, zone.id);
   const identity = (r: CanonicalRecord) => recordIdentity(r, { withTtl: true });
   const next = new Set(signed.map(identity));
