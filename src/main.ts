@@ -112,6 +112,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
           ),
         keyUsed: (principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
         authenticationFailed: (remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
+        // a transfer refused by the key's policy: summarised with the UPDATEs and HTTP requests it refuses
+        transferRefused: (principal, error, remote) => services.audit.refusals.note(db, principal, error, sourceAddressOf(remote)),
         apply: async (principal, request) => {
           // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
           // reason (EDE) when over

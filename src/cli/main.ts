@@ -407,6 +407,22 @@ export function buildProgram(): Command {
         (await gql(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).confirmDnssecDsRemoved,
       );
     });
+  dnssec
+    .command('events <zone>')
+    .description("the zone's key events, newest first: each step of each key (made, published, active, retired, removed) and why")
+    .option('--limit <n>', 'at most this many', '1000')
+    .action(async (name: string, options: { limit: string }) => {
+      const events = await listUpTo(
+        `query($z: String!, $first: Int!, $after: String) { domain(name: $z) { dnssecEvents(first: $first, after: $after) {
+          nodes { id at keyId keyTag role algorithm fromState toState reason } pageInfo { hasNextPage endCursor } } } }`,
+        (d: { domain: { dnssecEvents: { nodes: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } }) =>
+          d.domain.dnssecEvents,
+        { z: name },
+        limitOf(options.limit),
+        'events',
+      );
+      print(program, events, ['id', 'at', 'keyTag', 'role', 'algorithm', 'fromState', 'toState', 'reason']);
+    });
 
   const audit = program.command('audit').description('the audit log (admin key only; docs/audit-log.md)');
   audit

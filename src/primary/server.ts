@@ -44,7 +44,7 @@ import {
 } from '../dns/wire';
 import { SOA } from '../dns/record-types/soa';
 import type { Principal } from '../auth/principal';
-import { decide } from '../auth/policy';
+import { decide, forbidden } from '../auth/policy';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
 import { dnsQueries, dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';
@@ -92,6 +92,11 @@ export interface UpdateDesk {
   keyUsed?(principal: Principal, remote: string): Promise<void>;
   /** a request's TSIG failed (BADKEY, BADSIG, BADTIME, BADTRUNC): a failed authentication, for the audit log's summary */
   authenticationFailed?(remote: string): void;
+  /**
+   * a transfer refused by its key's policy (FORBIDDEN_BY_POLICY): for the audit log's summary of refusals, as an
+   * UPDATE refused by the policy is (docs/audit-log.md, «Refusals, summarised»)
+   */
+  transferRefused?(principal: Principal, error: DomainError, remote: string): void;
 }
 
 export interface PrimaryServer {
@@ -238,12 +243,21 @@ function updateOutcomeOf(rcode: number, error: DomainError): UpdateOutcome {
   return 'prerequisite';
 }
 
-/** why a transfer asked with a user's key is refused, or undefined: the key may read the whole zone */
-function transferRefusal(principal: Principal, zone: { kind: string; name: string; userId?: number }): string | undefined {
+/**
+ * why a transfer asked with a user's key is refused, or undefined: the key may read the whole zone. `policy`: the
+ * key's rules refused it (a zone of another user is not the policy's refusal: it is no zone of the key's, as the
+ * API's ZONE_NOT_FOUND)
+ */
+function transferRefusal(
+  principal: Principal,
+  zone: { kind: string; name: string; userId?: number },
+): { text: string; policy?: DomainError } | undefined {
   if (principal.kind === 'admin') return undefined;
-  if (zone.kind !== 'zone' || zone.userId !== principal.userId) return `key ${principal.keyName} may not transfer ${zone.name}`;
+  if (zone.kind !== 'zone' || zone.userId !== principal.userId) return { text: `key ${principal.keyName} may not transfer ${zone.name}` };
   const decision = decide(principal.policy, { zone: zone.name, access: 'read' });
-  return decision.allowed ? undefined : `key ${principal.keyName}: ${decision.missing}`;
+  return decision.allowed
+    ? undefined
+    : { text: `key ${principal.keyName}: ${decision.missing}`, policy: forbidden(decision.missing, 'zone') };
 }
 
 /** a refused update's reason for the client: the service's message and every problem it named */
@@ -502,8 +516,9 @@ export class PrimaryHandler {
           if (!transferKey && verified.status === 'ok' && keyPrincipal) {
             const refusal = transferRefusal(keyPrincipal, zone);
             if (refusal) {
-              this.refusals.warn(`transfer-policy ${remote}`, { remote, zone: zone.name, qtype, key: keyPrincipal.keyName }, refusal);
-              return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: refusal } });
+              this.refusals.warn(`transfer-policy ${remote}`, { remote, zone: zone.name, qtype, key: keyPrincipal.keyName }, refusal.text);
+              if (refusal.policy) this.updates?.transferRefused?.(keyPrincipal, refusal.policy, remote);
+              return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: refusal.text } });
             }
           }
           if (transferKey && (verified.status !== 'ok' || keyPrincipal)) {

@@ -258,14 +258,15 @@ export class Refusals extends MinuteSummary<{
 
   /**
    * notes `error` when it is a refusal the audit log keeps (FORBIDDEN_BY_POLICY, RATE_LIMITED, QUOTA_EXCEEDED):
-   * a DomainError, or a GraphQL error carrying one (its code in `extensions` or its `originalError`)
+   * a DomainError, or a GraphQL error carrying one (its code in `extensions` or its `originalError`); from
+   * `sourceAddress` when the edge knows it (a transfer)
    */
-  note(db: Database, actor: Principal | undefined, error: unknown): void {
+  note(db: Database, actor: Principal | undefined, error: unknown, sourceAddress?: string): void {
     if (!actor || !error || typeof error !== 'object') return;
     const e = error as { code?: unknown; message?: unknown; extensions?: { code?: unknown }; originalError?: { code?: unknown } };
     const code = e.extensions?.code ?? e.originalError?.code ?? e.code;
     const kind = typeof code === 'string' ? REFUSAL_KINDS[code as keyof typeof REFUSAL_KINDS] : undefined;
-    if (kind) this.add(db, { kind, actor, message: typeof e.message === 'string' ? e.message : '' });
+    if (kind) this.add(db, { kind, actor, message: typeof e.message === 'string' ? e.message : '', sourceAddress });
   }
 
   /** a key presented from an address outside its allowedNetworks (`key-wrong-network`) */

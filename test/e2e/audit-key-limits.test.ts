@@ -365,6 +365,51 @@ describe('changing a key, least privilege', () => {
   });
 });
 
+describe('a transfer refused by the key’s policy', () => {
+  it('AXFR and IXFR of a zone outside a ONE_ZONE key: REFUSED, and one policy-refused row per key and minute', async () => {
+    const other = `other.${ZONE}`;
+    await createZone(app, userId, other);
+    const made = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id } } }`, {
+      input: { userId, name: 'one-zone-transfer.key-limits-audit.test', preset: 'ONE_ZONE', zone: ZONE },
+    });
+    expect(made.errors).toBeUndefined();
+    const key = { id: made.data.createTsigKey.tsigKey.id, secret: made.data.createTsigKey.secret };
+    const transfer = (zone: string, qtype: string) =>
+      runClient(
+        findBinary('dig'),
+        ['-p', String(dnsPort), '-y', `hmac-sha256:one-zone-transfer.key-limits-audit.test:${key.secret}`, '@127.0.0.1', zone, qtype],
+        '',
+      );
+    await wellInsideAMinute();
+    // the key's own zone: transferred
+    const own = await transfer(ZONE, 'AXFR');
+    expect(own.stdout).toMatch(new RegExp(`^${ZONE.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+SOA\\s`, 'm'));
+    // the user's other zone: refused by the key's rules, with the reason (EDE 18)
+    for (const qtype of ['AXFR', 'IXFR=1']) {
+      const refused = await transfer(other, qtype);
+      expect(refused.stdout).not.toMatch(/\sIN\s+SOA\s/);
+      expect(refused.stdout + refused.stderr).toMatch(/Transfer failed|status: REFUSED/);
+    }
+    const rows = await waitFor('the summary of the transfer refusals', async () => {
+      const found = (await events('policy-refused')).filter((e) => e.actorKeyType === 'tsig' && String(e.actorKeyId) === String(key.id));
+      return found.length && found[0].count >= 2 ? found : undefined;
+    });
+    await sleep(1500); // another flush: nothing more comes
+    expect((await events('policy-refused')).filter((e) => e.actorKeyType === 'tsig' && String(e.actorKeyId) === String(key.id))).toEqual(
+      rows,
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      kind: 'policy-refused',
+      actorKeyName: 'one-zone-transfer.key-limits-audit.test',
+      actorUserId: userId,
+      count: 2,
+      sourceAddress: '127.0.0.1',
+      detail: { message: `zone: no rule lets this key read every type at every name of ${other}` },
+    });
+  });
+});
+
 describe('refused subscriptions', () => {
   it('a policy refusal and rate-limit hits over graphql-ws are summarised as on HTTP', async () => {
     const made = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id } } }`, {

@@ -302,6 +302,12 @@ async function adminStartDisable(zone: string): Promise<void> {
   await admin(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: zone });
 }
 
+/** a KSK roll waiting for its new DS at the parent (the zones' parents are outside Zonekeeper) */
+async function adminAwaitNewDs(zone: string): Promise<void> {
+  await adminEnableDnssec(zone);
+  await admin(`mutation($z: String!) { rollDnssecKey(zone: $z, role: KSK) { enabled } }`, { z: zone });
+}
+
 // ---- calls and their checks ----
 
 interface Answer {
@@ -966,6 +972,12 @@ const OPS: Op[] = [
   ),
   dnssecOp('POST /domain/dnssec/:zone', adminDisableDnssec, (key, zone) => rest(key, 'post', `/domain/dnssec/${zone}`, { body: {} })),
   dnssecOp('DELETE /domain/dnssec/:zone', adminEnableDnssec, (key, zone) => rest(key, 'delete', `/domain/dnssec/${zone}`)),
+  dnssecOp('POST /domain/dnssec/:zone/ds-published', adminAwaitNewDs, (key, zone) =>
+    rest(key, 'post', `/domain/dnssec/${zone}/ds-published`),
+  ),
+  dnssecOp('POST /domain/dnssec/:zone/ds-removed', adminStartDisable, (key, zone) =>
+    rest(key, 'post', `/domain/dnssec/${zone}/ds-removed`),
+  ),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
 
   // ---- GraphQL queries ----
@@ -1090,13 +1102,8 @@ const OPS: Op[] = [
   dnssecOp('Mutation.confirmDnssecDsRemoved', adminStartDisable, (key, zone) =>
     gql(key, `mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { state } }`, { z: zone }),
   ),
-  dnssecOp(
-    'Mutation.confirmDnssecDsPublished',
-    async (zone) => {
-      await adminEnableDnssec(zone);
-      await admin(`mutation($z: String!) { rollDnssecKey(zone: $z, role: KSK) { enabled } }`, { z: zone });
-    },
-    (key, zone) => gql(key, `mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { enabled } }`, { z: zone }),
+  dnssecOp('Mutation.confirmDnssecDsPublished', adminAwaitNewDs, (key, zone) =>
+    gql(key, `mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { enabled } }`, { z: zone }),
   ),
   keyCreateOp(
     'Mutation.createApiKey',

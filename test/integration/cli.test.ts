@@ -88,6 +88,24 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const unsigned = await cli(['dnssec', 'disable', 'cli.example', '--force', '--yes'], asUser);
   expect(unsigned.code).toBe(0);
   expect(unsigned.out).toMatch(/zone cli\.example: unsigned/);
+  // the key events, newest first: each key made at enable, removed by the forced disable
+  const events = await cli(['dnssec', 'events', 'cli.example'], asUser);
+  expect(events.code).toBe(0);
+  const [header, newest] = events.out.split('\n');
+  expect(header).toMatch(/^ID\s+AT\s+KEYTAG\s+ROLE\s+ALGORITHM\s+FROMSTATE\s+TOSTATE\s+REASON$/);
+  expect(newest).toMatch(/\s(KSK|ZSK)\s+ECDSAP256SHA256\s+\S+\s+removed\s+disabled$/);
+  const listed = JSON.parse((await cli(['--json', 'dnssec', 'events', 'cli.example'], asUser)).out);
+  const ids = listed.map((e: any) => Number(e.id));
+  expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  expect(
+    listed
+      .filter((e: any) => e.fromState === null && e.reason === 'enabled')
+      .map((e: any) => e.role)
+      .sort(),
+  ).toEqual(['KSK', 'ZSK']);
+  expect(listed.filter((e: any) => e.toState === 'removed' && e.reason === 'disabled')).toHaveLength(2);
+  expect((await cli(['dnssec', 'events', 'cli.example', '--limit', '1'], asUser)).err).toContain('showing the first 1 events');
+  expect((await cli(['dnssec', 'events', 'missing.example'], asUser)).code).not.toBe(0);
 
   const changes = await cli(['zone', 'changes', 'cli.example'], asUser);
   expect(changes.out.split('\n').length).toBeGreaterThan(3);

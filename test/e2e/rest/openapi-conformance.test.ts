@@ -161,6 +161,15 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: `/api/domain/dnssec/${f.zone}`, body: { algorithm: 'ED25519' } },
     bad: { method: 'post', path: `/api/domain/dnssec/${f.zone}`, body: { algorithm: 'DSA' } },
   }),
+  // the good calls run on zones of their own, signed (and disabling) just before: see the loop
+  confirmDnssecDsPublished: () => ({
+    good: { method: 'post', path: 'LATER' },
+    bad: { method: 'post', path: '/api/domain/dnssec/missing.example/ds-published' },
+  }),
+  confirmDnssecDsRemoved: () => ({
+    good: { method: 'post', path: 'LATER' },
+    bad: { method: 'post', path: '/api/domain/dnssec/missing.example/ds-removed' },
+  }),
   disableDnssec: (f) => ({
     good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
@@ -255,6 +264,17 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .set('X-API-Key', ADMIN_KEY)
             .send({ name: `edited-${kind}-${envelope}.example`, user_id: Number(fixture.userId) });
           call.path = `/api/tsigkey/edit/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
+        }
+        if ((op.operationId === 'confirmDnssecDsPublished' || op.operationId === 'confirmDnssecDsRemoved') && kind === 'good') {
+          // a zone signed under a parent outside Zonekeeper waits for its DS; disabled (without force), for its removal
+          const zone = `${op.operationId.toLowerCase()}-${envelope}.example`;
+          await app.http
+            .post('/api/domain/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ user_id: Number(fixture.userId), zone });
+          await app.http.post(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY).send({});
+          if (op.operationId === 'confirmDnssecDsRemoved') await app.http.delete(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY);
+          call.path = `/api/domain/dnssec/${zone}/${op.operationId === 'confirmDnssecDsRemoved' ? 'ds-removed' : 'ds-published'}`;
         }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;
