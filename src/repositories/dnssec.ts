@@ -291,9 +291,9 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
     'q(owner, lo, hi, lim)',
   );
   // each key's nearest stored members by index; the chain's first and last close the circle (in JS). The
-  // records and signer records are read per owner (a lateral probe of the (domain, owner) index each): with
-  // `owner = any(…)` or `in (select …)` the planner, misjudging a zone's size, scanned the whole zone's rows
-  // and filtered them. The questions are rows of VALUES, one parameter each, not arrays: the planner knows
+  // records and signer records are read per owner (a lateral probe of the (domain, owner) index each; `offset
+  // 0` keeps the planner from folding the probe into a join): with `owner = any(…)` or `in (select …)` the
+  // planner, misjudging a zone's size, scanned the whole zone's rows and filtered them. The questions are rows of VALUES, one parameter each, not arrays: the planner knows
   // how many there are, so the plan it keeps for the statement's text (generic, planned once per connection)
   // is as cheap by its estimates as one planned for the values, and it stops re-planning the statement on
   // every write (docs/dnssec.md, «Speed»)
@@ -317,10 +317,11 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
           select owner, type, rdata, ttl from records where domain_id = ${domain} and owner = o.owner
           union all
           select owner, type, rdata, ttl from dnssec_records where domain_id = ${domain} and owner = o.owner and type in ${ZONE_DATA_TYPES}
+          offset 0
         ) r),
       'signer', (select coalesce(json_agg(json_build_object('id', s.id, 'owner', s.owner, 'type', s.type, 'rdata', s.rdata, 'ttl', s.ttl)), '[]'::json)
         from sig_owners o cross join lateral (select s.id, s.owner, s.type, s.rdata, s.ttl from dnssec_records s
-          where s.domain_id = ${domain} and s.owner = o.owner and s.type in ('RRSIG', 'NSEC', 'NSEC3')) s),
+          where s.domain_id = ${domain} and s.owner = o.owner and s.type in ('RRSIG', 'NSEC', 'NSEC3') offset 0) s),
       'signerOwners', (select coalesce(json_agg(owner), '[]'::json) from sig_owners),
       'neighbours', (select coalesce(json_agg(json_build_object('key', encode(nb.key, 'hex'), 'self', nb.self, 'pKey', encode(nb.p_key, 'hex'),
           'pOwner', nb.p_owner, 'nKey', encode(nb.n_key, 'hex'), 'nOwner', nb.n_owner) order by nb.i), '[]'::json) from nb),
