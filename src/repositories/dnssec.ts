@@ -266,15 +266,42 @@ export interface SignerAnswers {
  * before its decision.
  */
 export function signerAnswersSql(domain: string, add: (value: unknown) => string, questions: SignerQuestions): string {
-  const lo = questions.below.map((b) => belowRange(b.owner).from);
-  const hi = questions.below.map((b) => belowRange(b.owner).to);
-  const owners = add(questions.owners);
-  // each key's nearest stored members by index; the chain's first and last close the circle (in JS)
+  const owners = valuesOf(
+    add,
+    questions.owners.map((owner) => [owner]),
+    ['text'],
+    'o(owner)',
+  );
+  const keys = valuesOf(
+    add,
+    questions.chainKeys.map((key, i) => [key, i + 1]),
+    ['bytea', 'int'],
+    'k(key, i)',
+  );
+  const signerOwners = valuesOf(
+    add,
+    questions.signerOwners.map((owner) => [owner]),
+    ['text'],
+    'v(owner)',
+  );
+  const below = valuesOf(
+    add,
+    questions.below.map((b) => [b.owner, belowRange(b.owner).from, belowRange(b.owner).to, b.limit]),
+    ['text', 'text', 'text', 'int'],
+    'q(owner, lo, hi, lim)',
+  );
+  // each key's nearest stored members by index; the chain's first and last close the circle (in JS). The
+  // records and signer records are read per owner (a lateral probe of the (domain, owner) index each; `offset
+  // 0` keeps the planner from folding the probe into a join): with `owner = any(…)` or `in (select …)` the
+  // planner, misjudging a zone's size, scanned the whole zone's rows and filtered them. The questions are rows of VALUES, one parameter each, not arrays: the planner knows
+  // how many there are, so the plan it keeps for the statement's text (generic, planned once per connection)
+  // is as cheap by its estimates as one planned for the values, and it stops re-planning the statement on
+  // every write (docs/dnssec.md, «Speed»)
   return `(with nb as (
       select k.i, k.key,
         (select s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key = k.key limit 1) as self,
         p.chain_key as p_key, p.owner as p_owner, n.chain_key as n_key, n.owner as n_owner
-      from unnest(${add(questions.chainKeys)}::bytea[]) with ordinality as k(key, i)
+      from ${keys}
       left join lateral (select s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key < k.key
           order by s.chain_key desc limit 1) p on true
       left join lateral (select s.chain_key, s.owner from dnssec_records s where s.domain_id = ${domain} and s.chain_key > k.key
@@ -282,24 +309,26 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
     ),
     first_member as (select chain_key, owner from dnssec_records where domain_id = ${domain} and chain_key is not null order by chain_key limit 1),
     last_member as (select chain_key, owner from dnssec_records where domain_id = ${domain} and chain_key is not null order by chain_key desc limit 1),
-    sig_owners as (select unnest(${add(questions.signerOwners)}::text[]) as owner union select p_owner from nb where p_owner is not null
+    sig_owners as (select owner from ${signerOwners} union select p_owner from nb where p_owner is not null
       union select owner from last_member where exists (select 1 from nb where p_key is null))
     select json_build_object(
-      'records', (select coalesce(json_agg(json_build_object('owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)), '[]'::json) from (
-          select owner, type, rdata, ttl from records where domain_id = ${domain} and owner = any(${owners}::text[])
+      'records', (select coalesce(json_agg(json_build_object('owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)), '[]'::json)
+        from ${owners} cross join lateral (
+          select owner, type, rdata, ttl from records where domain_id = ${domain} and owner = o.owner
           union all
-          select owner, type, rdata, ttl from dnssec_records where domain_id = ${domain} and owner = any(${owners}::text[]) and type in ${ZONE_DATA_TYPES}
+          select owner, type, rdata, ttl from dnssec_records where domain_id = ${domain} and owner = o.owner and type in ${ZONE_DATA_TYPES}
+          offset 0
         ) r),
       'signer', (select coalesce(json_agg(json_build_object('id', s.id, 'owner', s.owner, 'type', s.type, 'rdata', s.rdata, 'ttl', s.ttl)), '[]'::json)
-        from dnssec_records s where s.domain_id = ${domain} and s.owner in (select owner from sig_owners) and s.type in ('RRSIG', 'NSEC', 'NSEC3')),
+        from sig_owners o cross join lateral (select s.id, s.owner, s.type, s.rdata, s.ttl from dnssec_records s
+          where s.domain_id = ${domain} and s.owner = o.owner and s.type in ('RRSIG', 'NSEC', 'NSEC3') offset 0) s),
       'signerOwners', (select coalesce(json_agg(owner), '[]'::json) from sig_owners),
       'neighbours', (select coalesce(json_agg(json_build_object('key', encode(nb.key, 'hex'), 'self', nb.self, 'pKey', encode(nb.p_key, 'hex'),
           'pOwner', nb.p_owner, 'nKey', encode(nb.n_key, 'hex'), 'nOwner', nb.n_owner) order by nb.i), '[]'::json) from nb),
       'first', (select json_build_object('key', encode(chain_key, 'hex'), 'owner', owner) from first_member),
       'last', (select json_build_object('key', encode(chain_key, 'hex'), 'owner', owner) from last_member),
       'below', (select coalesce(json_agg(json_build_object('below', q.owner, 'owner', b.owner, 'type', b.type, 'rdata', b.rdata, 'ttl', b.ttl)), '[]'::json)
-        from unnest(${add(questions.below.map((b) => b.owner))}::text[], ${add(lo)}::text[], ${add(hi)}::text[], ${add(questions.below.map((b) => b.limit))}::int[])
-          as q(owner, lo, hi, lim)
+        from ${below}
         cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = ${domain}
             and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi limit q.lim) b),
       'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'key_tag', k.key_tag, 'dnskey', k.dnskey,
@@ -308,6 +337,15 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
           'next_event', k.next_event, 'next_event_at', k.next_event_at) order by k.id), '[]'::json)
         from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')
     ))`;
+}
+
+/**
+ * `rows` as a relation `alias` (`name(columns)`) of VALUES, each value a parameter cast to its column's type;
+ * no rows: an empty relation of those columns.
+ */
+function valuesOf(add: (value: unknown) => string, rows: unknown[][], types: string[], alias: string): string {
+  if (rows.length === 0) return `(select ${types.map((t) => `null::${t}`).join(', ')} where false) as ${alias}`;
+  return `(values ${rows.map((row) => `(${row.map((value, i) => `${add(value)}::${types[i]}`).join(', ')})`).join(', ')}) as ${alias}`;
 }
 
 /** the answers as the JSON of `signerAnswersSql` carries them */

@@ -5,6 +5,8 @@
  * decision (a delete by record id) asks them in one statement of its own. Counted at the Database, which
  * every statement of the process goes through (src/db/pool.ts).
  */
+import { questionsAbout } from '../../src/dns/dnssec/incremental';
+import { readZone } from '../../src/repositories/zone-writes';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 let app: TestApp;
@@ -60,4 +62,51 @@ describe.each(['NSEC', 'NSEC3'])('%s', (denial) => {
     expect(sql).toHaveLength(3);
     expect(sql[1]).toMatch(/^select \(with nb as/);
   });
+});
+
+/** the rows a plan's scans of `relation` read (kept or removed by their filter), over all their loops */
+function rowsRead(plan: any, relation: string): number {
+  const own = plan['Relation Name'] === relation ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
+  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + rowsRead(child, relation), 0);
+}
+
+test('the read with the signer’s questions keeps one generic plan, and that plan probes the zone by index', async () => {
+  const zone = 'plan.signed-writes.test';
+  await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
+  const db = app.service.database.db;
+  // a zone of 500 records (and, signed, about three times as many signer records), stats as the inserts left them
+  await db.rows(
+    `insert into records (domain_id, owner, type, rdata, ttl)
+     select d.id, 'host' || n, 'A', '192.0.2.' || (n % 250), 300 from domains d cross join generate_series(1, 500) as n where d.name = $1`,
+    [zone],
+  );
+  const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, {
+    i: { zone, denial: 'NSEC' },
+  });
+  expect(enabled.errors).toBeUndefined();
+  // the statement of a record added at a new owner, as the write engine sends it
+  let statement: { text: string; params: unknown[] } | undefined;
+  const capture = { rows: async (text: string, params: unknown[]) => ((statement = { text, params }), []) } as any;
+  await readZone(capture, { zone: { name: zone }, owner: 'new' }, false, questionsAbout(zone, ['new', '@'], { kind: 'nsec' }));
+  const { text, params } = statement!;
+  const literal = (value: unknown) =>
+    value === null ? 'null' : Buffer.isBuffer(value) ? `'\\x${value.toString('hex')}'::bytea` : `'${String(value).replace(/'/g, "''")}'`;
+  const plan = await db.connection(async (sql) => {
+    await sql.rows(`prepare signed_read as ${text}`);
+    try {
+      // PostgreSQL plans a prepared statement for its values five times, then keeps its generic plan if that
+      // costs no more by its estimates (plan_cache_mode = auto)
+      const execute = `execute signed_read(${params.map(literal).join(', ')})`;
+      for (let i = 0; i < 6; i++) await sql.rows(execute);
+      const [row] = await sql.rows(`explain (analyze, format json) ${execute}`);
+      return row['QUERY PLAN'][0].Plan;
+    } finally {
+      await sql.rows('deallocate signed_read');
+    }
+  });
+  // the generic plan shows the parameters, a plan for the values shows them as constants
+  expect(plan['Index Cond']).toMatch(/\$\d+/);
+  // the owner, the apex and the chain's neighbours, not the zone's 500 records and their signer records
+  expect(rowsRead(plan, 'records')).toBeLessThan(20);
+  expect(rowsRead(plan, 'dnssec_records')).toBeLessThan(40);
 });
