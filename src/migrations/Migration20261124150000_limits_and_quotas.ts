@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Rate limits and quotas (issue 29 items 3 and 4, README "Rate limits and quotas").
+ * Rate limits and quotas (README "Rate limits and quotas").
  *
  * - What the admin sets per user (`users.rate_per_second`, `rate_burst`, `max_zones`, `max_records_per_zone`)
  *   and per API key (`api_keys.rate_per_second`, `rate_burst`); null means the setting's default, so a changed

@@ -2,7 +2,7 @@ import { DomainError } from '../errors/catalogue';
 import { quotaRefusals } from '../metrics';
 
 /**
- * A write refused by a user's quota (issue 29 item 4; README "Rate limits and quotas"): QUOTA_EXCEEDED naming
+ * A write refused by a user's quota (README "Rate limits and quotas"): QUOTA_EXCEEDED naming
  * the quota (`maxZones`, `maxRecordsPerZone`) with its limit and the count it was checked against. The quotas
  * are checked by the statement that writes (src/repositories/zone-writes.ts), so a refused write wrote nothing.
  */

@@ -8,7 +8,7 @@ import { rateLimited } from '../metrics';
 import { keyRateLimits, KeyRateLimits } from '../repositories/accounts';
 
 /**
- * Rate limits (issue 29 item 3; README "Rate limits and quotas"): token buckets (the `limiter` package) per
+ * Rate limits (README "Rate limits and quotas", docs/least-privilege.md): token buckets (the `limiter` package) per
  * user and per key, a key's bucket having its user's as parent, so a request takes a token from both and a
  * user's keys share the user's rate besides each key's own; and a bucket per zone for the changes it takes.
  *

@@ -8,7 +8,7 @@ import { nsupdate } from '../support/update-clients';
 import { pruneAuditEvents } from '../../src/repositories/audit-events';
 
 /**
- * Issue 29, item 6: the audit log. Each event appears once (a key created, revoked, first used; admin
+ * The audit log (docs/audit-log.md). Each event appears once (a key created, revoked, first used; admin
  * actions), failed authentications are summarised per source address and minute, and only the admin key
  * reads it (GraphQL, REST). The real server with its DNS primary (TSIG keys) on its own PostgreSQL database.
  */

@@ -8,7 +8,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { freePort, Knot, servedSerial, startKnot, waitFor } from '../propagation/knot';
 
 /**
- * Issue 30: the web console, end to end, in Debian's Chromium (headless, no browser download) against the real
+ * The web console (docs/console.md), end to end, in Debian's Chromium (headless, no browser download) against the real
  * service on its test database with a real Knot secondary (catalog zone, NOTIFY, IXFR). Each main screen is
  * checked with axe-core (no serious or critical violation) and kept as a screenshot in test-artifacts/console/
  * (not committed), at 1280 and 390 px wide. The first load and the 10,000-record zone are measured and written

@@ -1,5 +1,5 @@
 /**
- * Rate limits and quotas (issue 29 items 3 and 4), through the real HTTP server, the real DNS primary and
+ * Rate limits and quotas (README "Rate limits and quotas"), through the real HTTP server, the real DNS primary and
  * BIND's nsupdate, on a database of the test's own: 429 with Retry-After and the RateLimit / RateLimit-Policy
  * fields (draft-ietf-httpapi-ratelimit-headers), GraphQL RATE_LIMITED, a user's keys sharing the user's
  * bucket, DNS UPDATE REFUSED with its reason (RFC 8914 EDE), a zone's change rate on every edge, and quotas

@@ -2,7 +2,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 
 /**
- * Issue 29, item 5: a user cannot create a public suffix, nor a zone inside or around another user's zone;
+ * Zone names (docs/least-privilege.md): a user cannot create a public suffix, nor a zone inside or around another user's zone;
  * the admin key can. Through the real server on its own PostgreSQL database.
  */
 let app: TestApp;

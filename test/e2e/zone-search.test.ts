@@ -1,7 +1,7 @@
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 
-// Issue 30: the console finds a zone among many by the start of its name (domains(nameStartsWith:)), paged.
+// The console finds a zone among many by the start of its name (domains(nameStartsWith:)), paged.
 let app: TestApp;
 let aliceId: string;
 let bobId: string;

@@ -14,7 +14,7 @@ import { ADMIN_KEY } from '../support/test-app';
 import { waitUntil } from '../support/wait-for';
 
 /**
- * Issue 30, the console's error state for a database outage: on a PostgreSQL cluster of this test's own (never
+ * The console's error state for a database outage: on a PostgreSQL cluster of this test's own (never
  * the shared one), stopped under the running service, the console says the database is away (the API's 503
  * DATABASE_UNAVAILABLE) instead of a blank page, keeps the tab signed in, and its "Try again" serves again once
  * the database is back.

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 
-/** Test support for the web console (issue 30): its build, Debian's Chromium, and axe-core. */
+/** Test support for the web console (docs/console.md): its build, Debian's Chromium, and axe-core. */
 export const ROOT = path.join(__dirname, '..', '..');
 export const CONSOLE_ARTIFACTS = path.join(ROOT, 'test-artifacts', 'console');
 
