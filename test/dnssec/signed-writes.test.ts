@@ -89,8 +89,13 @@ test('the read with the signer’s questions keeps one generic plan, and that pl
   const capture = { rows: async (text: string, params: unknown[]) => ((statement = { text, params }), []) } as any;
   await readZone(capture, { zone: { name: zone }, owner: 'new' }, false, questionsAbout(zone, ['new', '@'], { kind: 'nsec' }));
   const { text, params } = statement!;
+  // the statement's parameters are text, numbers, bytea or null
   const literal = (value: unknown) =>
-    value === null ? 'null' : Buffer.isBuffer(value) ? `'\\x${value.toString('hex')}'::bytea` : `'${String(value).replace(/'/g, "''")}'`;
+    value === null
+      ? 'null'
+      : Buffer.isBuffer(value)
+        ? `'\\x${value.toString('hex')}'::bytea`
+        : `'${(typeof value === 'number' ? String(value) : (value as string)).replace(/'/g, "''")}'`;
   const plan = await db.connection(async (sql) => {
     await sql.rows(`prepare signed_read as ${text}`);
     try {
