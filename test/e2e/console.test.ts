@@ -80,6 +80,9 @@ async function keepScreenshots(name: string) {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
   await expectAccessible(page, `${name} at 390 px`);
   await page.setViewportSize(size);
+  // after the full-page screenshots' and the viewport's changes of device metrics, headless Chromium once stopped
+  // producing frames, and every later click waited for a stable element in vain: ask it to show the page again
+  await page.bringToFront();
 }
 
 async function zoneSerial(zone: string): Promise<number> {
