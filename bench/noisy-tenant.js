@@ -18,7 +18,7 @@ const { machineInfo } = require('./lib/machine');
 const { startService, ROOT } = require('./lib/service');
 
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
-const SECONDS = process.env.BENCH_QUICK ? 4 : 15;
+const SECONDS = Number(process.env.BENCH_SECONDS) || (process.env.BENCH_QUICK ? 4 : 15);
 const NOISY_CONNECTIONS = 64;
 /** A runs this long before B is measured: its burst (500 at once) is spent, and it is over its limit */
 const WARMUP_SECONDS = 3;
