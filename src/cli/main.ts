@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 
 /**
  * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
@@ -388,6 +388,24 @@ export function buildProgram(): Command {
             f: !!options.force,
           })
         ).disableDnssec,
+      );
+    });
+  dnssec
+    .command('roll <zone>')
+    .description('start a roll of a key now (RFC 7583); the worker runs its steps as the TTLs allow')
+    .addOption(
+      new Option('--role <role>', 'zsk (pre-publication) or ksk (double-DS; the CSK of a zone signed with --csk)')
+        .choices(['zsk', 'ksk'])
+        .makeOptionMandatory(),
+    )
+    .action(async (name: string, options: { role: 'zsk' | 'ksk' }) => {
+      printDnssec(
+        (
+          await gql(`mutation($z: String!, $r: DnssecRollRole!) { rollDnssecKey(zone: $z, role: $r) { ${DNSSEC_FIELDS} } }`, {
+            z: name,
+            r: options.role.toUpperCase(),
+          })
+        ).rollDnssecKey,
       );
     });
   dnssec

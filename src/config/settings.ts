@@ -114,8 +114,9 @@ export interface Settings {
    */
   rateLimitRefusalDelayMs: number;
   /**
-   * RATE_LIMIT_CONCURRENCY: how many HTTP requests of one user run at once in a process (0 = no cap); the others
-   * wait their turn in order, at most RATE_LIMIT_QUEUE of them, and beyond that are refused 429
+   * RATE_LIMIT_CONCURRENCY: how many requests of one user (HTTP, and GraphQL queries and mutations over
+   * WebSocket) run at once in a process (0 = no cap); the others wait their turn in order, at most
+   * RATE_LIMIT_QUEUE of them, and beyond that are refused 429 (RATE_LIMITED)
    */
   rateLimitConcurrency: { perUser: number; queue: number };
   /** ZONE_CHANGES_PER_SECOND / ZONE_CHANGES_BURST: the changes (serial steps) one zone takes per second; 0 = no limit */

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Database } from '../db/pool';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext, type GraphQLContext } from '../graphql/context';
@@ -47,9 +47,50 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const keys = new Map<WebSocket, string>();
   const addresses = new Map<WebSocket, string | undefined>();
+  /** the socket an operation's context came from, and what to do when it closes (turns still waiting leave the queue) */
+  const socketOf = new WeakMap<object, WebSocket>();
+  const onSocketClose = new Map<WebSocket, Set<() => void>>();
+
+  /**
+   * A query or mutation over the socket takes its turn among the user's requests running in this process
+   * (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE), the same gate and the same turns as the user's HTTP requests
+   * (services/rate-limits.ts `InFlight`): one socket carries any number of operations at once, so without it a
+   * client could run past the cap on a single connection. The turn ends when the operation's result is ready.
+   * The queue full, the operation is refused with RATE_LIMITED (HTTP's 429), the connection stays. A
+   * subscription is not counted: it runs for as long as the client keeps it, and its events cost the change
+   * feed, not a turn (graphql-ws calls `subscribe` for it, not this).
+   */
+  async function executeInTurn(args: ExecutionArgs) {
+    const context = args.contextValue as Partial<GraphQLContext> | undefined;
+    const principal = context?.principal;
+    if (!principal) return execute(args);
+    const socket = context ? socketOf.get(context) : undefined;
+    let turn: (go: boolean) => void = () => undefined;
+    const started = new Promise<boolean>((resolve) => (turn = resolve));
+    const leave = services.rateLimits.enter(principal, () => turn(true));
+    if (!leave) {
+      const refusal = rateLimitError({ retryAfter: 1, limitedBy: 'user' }, 'requests at once');
+      services.audit.refusals.note(db, principal, refusal);
+      return { errors: [new GraphQLError(refusal.message, { extensions: { code: refusal.code, details: refusal.details } })] };
+    }
+    // the client gone while the operation waits: out of the queue, and never run
+    const gone = () => turn(false);
+    const waiters = socket && (onSocketClose.get(socket) ?? onSocketClose.set(socket, new Set()).get(socket)!);
+    waiters?.add(gone);
+    try {
+      if (socket && socket.readyState !== WebSocket.OPEN) turn(false);
+      if (!(await started)) return { data: null };
+      return await execute(args);
+    } finally {
+      waiters?.delete(gone);
+      if (socket && !waiters?.size && onSocketClose.get(socket) === waiters) onSocketClose.delete(socket);
+      leave();
+    }
+  }
   const cleanup = useServer(
     {
       schema,
+      execute: executeInTurn,
       async onConnect(ctx) {
         const key = keyOf(ctx.connectionParams);
         const address = sourceAddressOf(ctx.extra.request.socket.remoteAddress);
@@ -88,10 +129,14 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       onClose(ctx) {
         keys.delete(ctx.extra.socket);
         addresses.delete(ctx.extra.socket);
+        for (const gone of onSocketClose.get(ctx.extra.socket) ?? []) gone();
+        onSocketClose.delete(ctx.extra.socket);
       },
       async context(ctx) {
         const context = await buildContext(db, services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress);
-        return { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
+        const operationContext = { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
+        socketOf.set(operationContext, ctx.extra.socket);
+        return operationContext;
       },
     },
     wss,

@@ -8,8 +8,9 @@ import type { KeyState, StoredKeyRole } from './dnssec';
 
 /**
  * Why a key moved: DNSSEC enabled or disabled, a roll started by hand or at the end of the key's lifetime, a
- * planned wait of the roll over (`scheduled`: RFC 7583's TTL plus propagation delay), the new DS seen at a
- * Zonekeeper parent (`ds-seen`) or confirmed by the operator for a parent elsewhere (`ds-confirmed`).
+ * planned wait of the roll over (`scheduled`: RFC 7583's TTL plus propagation delay), the KSK swap once the new
+ * DS was observed served by the parent (`ds-seen`: a Zonekeeper parent, or the parent's servers the worker asks
+ * at DNSSEC_PARENT_DS_SERVERS) or an operator confirmed it (`ds-confirmed`: confirmDnssecDsPublished).
  */
 export type KeyEventReason = 'enabled' | 'rolled-by-hand' | 'lifetime' | 'scheduled' | 'ds-seen' | 'ds-confirmed' | 'disabled';
 

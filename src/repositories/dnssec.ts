@@ -38,6 +38,20 @@ export interface StoredDnssecKey {
   removedAt: Date | null;
   nextEvent: string | null;
   nextEventAt: Date | null;
+  /**
+   * why the planned event may run, its key event's reason when it does (a KSK swap after the new DS was seen at
+   * the parent's servers, `ds-seen`, or confirmed by the operator, `ds-confirmed`); null: the step's own reason
+   */
+  nextEventReason: PlannedEventReason | null;
+}
+
+/** the reasons a planned step carries from the moment it became possible (Migration20261125004000) */
+export type PlannedEventReason = Extract<KeyEventReason, 'ds-seen' | 'ds-confirmed'>;
+/** a key's next planned event */
+export interface KeyPlan {
+  event: string;
+  at: Date;
+  reason?: PlannedEventReason;
 }
 
 /** a signer record as written: the chain's sort key (hex) for NSEC/NSEC3, the expiration (epoch s) for RRSIG */
@@ -74,7 +88,7 @@ export function policyFromJson(value: any): DnssecPolicy | undefined {
 }
 
 const KEY_COLUMNS = `id, domain_id, role, algorithm, key_tag, dnskey, sealed_private_key, state, created_at, published_at, ready_at, active_at,
-  retired_at, removed_at, next_event, next_event_at`;
+  retired_at, removed_at, next_event, next_event_at, next_event_reason`;
 
 const toKey = (r: any): StoredDnssecKey => ({
   id: Number(r.id),
@@ -93,6 +107,7 @@ const toKey = (r: any): StoredDnssecKey => ({
   removedAt: r.removed_at,
   nextEvent: r.next_event,
   nextEventAt: r.next_event_at,
+  nextEventReason: r.next_event_reason,
 });
 
 /** a zone's keys; `withRemoved`: also those removed (the key list shows their history) */
@@ -334,7 +349,7 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
       'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'key_tag', k.key_tag, 'dnskey', k.dnskey,
           'sealed', encode(k.sealed_private_key, 'hex'), 'state', k.state, 'created_at', k.created_at, 'published_at', k.published_at,
           'ready_at', k.ready_at, 'active_at', k.active_at, 'retired_at', k.retired_at, 'removed_at', k.removed_at,
-          'next_event', k.next_event, 'next_event_at', k.next_event_at) order by k.id), '[]'::json)
+          'next_event', k.next_event, 'next_event_at', k.next_event_at, 'next_event_reason', k.next_event_reason) order by k.id), '[]'::json)
         from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')
     ))`;
 }
@@ -517,7 +532,7 @@ export async function moveKey(
   state: KeyState,
   at: Date,
   reason: KeyEventReason,
-  next?: { event: string; at: Date },
+  next?: KeyPlan,
 ): Promise<void> {
   if (state === key.state) throw new Error(`key ${key.keyTag} is ${state} already: a new plan is planKey's`);
   await setKeyState(sql, key.id, state, at, next);
@@ -525,15 +540,16 @@ export async function moveKey(
 }
 
 /** A key's next planned event set (or cleared), its state unchanged: no key event. */
-export async function planKey(sql: Sql, key: StoredDnssecKey, next?: { event: string; at: Date }): Promise<void> {
-  await sql.rows('update dnssec_keys set next_event = $2, next_event_at = $3 where id = $1', [
+export async function planKey(sql: Sql, key: StoredDnssecKey, next?: KeyPlan): Promise<void> {
+  await sql.rows('update dnssec_keys set next_event = $2, next_event_at = $3, next_event_reason = $4 where id = $1', [
     key.id,
     next?.event ?? null,
     next?.at ?? null,
+    next?.reason ?? null,
   ]);
 }
 
-async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, next?: { event: string; at: Date }): Promise<void> {
+async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, next?: KeyPlan): Promise<void> {
   const stamp = {
     published: 'published_at',
     ready: 'ready_at',
@@ -542,10 +558,10 @@ async function setKeyState(sql: Sql, keyId: number, state: KeyState, at: Date, n
     removed: 'removed_at',
   } as Record<string, string>;
   const column = stamp[state];
-  const params: unknown[] = [keyId, state, next?.event ?? null, next?.at ?? null];
+  const params: unknown[] = [keyId, state, next?.event ?? null, next?.at ?? null, next?.reason ?? null];
   if (column) params.push(at);
   await sql.rows(
-    `update dnssec_keys set state = $2, next_event = $3, next_event_at = $4${column ? `, ${column} = $5` : ''} where id = $1`,
+    `update dnssec_keys set state = $2, next_event = $3, next_event_at = $4, next_event_reason = $5${column ? `, ${column} = $6` : ''} where id = $1`,
     params,
   );
 }

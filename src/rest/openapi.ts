@@ -21,6 +21,7 @@ const schemaOf = (spec: FieldSpec) =>
           type: spec.nullable ? [spec.kind === 'int' ? 'integer' : 'string', 'null'] : spec.kind === 'int' ? 'integer' : 'string',
           description: spec.description,
           ...(spec.max !== undefined ? { maximum: spec.max } : {}),
+          ...(spec.choices ? { enum: [...spec.choices] } : {}),
         };
 
 const limitSchemaFields = {

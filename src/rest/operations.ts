@@ -62,6 +62,7 @@ export const OPERATIONS = {
   getDnssec: `query GetDnssec($name: String) { domain(name: $name) { dnssec { ${DNSSEC} } } }`,
   enableDnssec: `mutation EnableDnssec($input: EnableDnssecInput!) { enableDnssec(input: $input) { ${DNSSEC} } }`,
   disableDnssec: `mutation DisableDnssec($zone: String!, $force: Boolean!) { disableDnssec(zone: $zone, force: $force) { ${DNSSEC} } }`,
+  rollDnssecKey: `mutation RollDnssecKey($zone: String!, $role: DnssecRollRole!) { rollDnssecKey(zone: $zone, role: $role) { ${DNSSEC} } }`,
   confirmDnssecDsPublished: `mutation ConfirmDnssecDsPublished($zone: String!) { confirmDnssecDsPublished(zone: $zone) { ${DNSSEC} } }`,
   confirmDnssecDsRemoved: `mutation ConfirmDnssecDsRemoved($zone: String!) { confirmDnssecDsRemoved(zone: $zone) { ${DNSSEC} } }`,
   dnssecEvents: `query DnssecEvents($zone: String!, $first: Int!, $after: String) {

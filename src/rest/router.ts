@@ -130,6 +130,14 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
           problems.push({ field: name, code: 'NOT_TEXT', message: `${name} must be text` });
           continue;
         }
+        if (spec.choices && !spec.choices.includes(raw)) {
+          problems.push({
+            field: name,
+            code: 'INVALID_CHOICE',
+            message: `${name} must be one of ${spec.choices.join(', ')} (got ${JSON.stringify(raw.slice(0, 40))})`,
+          });
+          continue;
+        }
         inputs[name] = raw;
       }
     }

@@ -43,6 +43,11 @@ export interface FieldSpec {
   items?: object;
   /** the field may be sent as JSON null (a limit returned to its default) */
   nullable?: boolean;
+  /**
+   * a text field taking one of these values only, exactly as written (a GraphQL enum's values, a flag's
+   * `true`/`false`): anything else is a 422 INVALID_CHOICE naming the field, never a silent default
+   */
+  choices?: readonly string[];
 }
 export type Inputs = Record<string, string | number | unknown[] | null | undefined>;
 
@@ -805,15 +810,49 @@ export const ROUTES: RouteSpec[] = [
     operationId: 'disableDnssec',
     tag: 'dnssec',
     status: 200,
+    // a bad force on a zone the caller cannot see is that zone's 404, not a 422
+    names: 'zone',
     summary:
       "Stop signing the zone (RFC 8078): DS-delete CDS/CDNSKEY published, state disabling until the parent's DS is gone, then unsigned and its keys destroyed; force=true: unsigned now",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
-    query: { force: { kind: 'string', description: '"true": unsign now, without waiting for the parent to remove the DS' } },
+    query: {
+      force: {
+        kind: 'string',
+        choices: ['true', 'false'],
+        description: '"true": unsign now, without waiting for the parent to remove the DS; "false" (the default): wait for it',
+      },
+    },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
-      const force = inputs.force === undefined ? false : String(inputs.force) === 'true';
+      // the router took only "true" or "false": a misspelt force is refused, not read as false
+      const force = inputs.force === 'true';
       const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone, force });
       return { body: presentDnssec(data.disableDnssec) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone/roll',
+    operationId: 'rollDnssecKey',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "Start a roll of the zone's ZSK (pre-publication) or KSK/CSK (double-DS) now (RFC 7583); the worker runs its steps with the TTLs and DNSSEC_PROPAGATION_DELAY honoured; 409 DNSSEC_ROLL_IN_PROGRESS when a roll of that key runs already",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      role: {
+        kind: 'string',
+        required: true,
+        // the GraphQL enum DnssecRollRole, spelt as it is
+        choices: ['ZSK', 'KSK'],
+        description: 'ZSK: the zone-signing key; KSK: the key-signing key, or the combined key of a zone signed with a CSK',
+      },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ rollDnssecKey: GqlDnssec }>('rollDnssecKey', { zone: inputs.zone, role: inputs.role });
+      return { body: presentDnssec(data.rollDnssecKey) };
     },
   },
   {

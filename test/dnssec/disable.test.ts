@@ -113,6 +113,19 @@ async function status(zone: string): Promise<any> {
   return res.data.domain.dnssec;
 }
 
+/** the key events of the swap that made `keyTag` active: the new key's and the old one's retirement */
+async function swapEvents(zone: string, keyTag: number): Promise<{ keyTag: number; fromState: string; toState: string; reason: string }[]> {
+  const res = await app.gql(
+    `query($z: String!) { domain(name: $z) { dnssecEvents(first: 100) { nodes { keyTag role fromState toState reason } } } }`,
+    { z: zone },
+  );
+  expect(res.errors).toBeUndefined();
+  const nodes = res.data.domain.dnssecEvents.nodes.filter((e: any) => e.role === 'KSK');
+  const swap = nodes.find((e: any) => e.keyTag === keyTag && e.toState === 'active');
+  const retired = nodes.find((e: any) => e.toState === 'retired' && e.keyTag !== keyTag);
+  return [swap, retired].map((e: any) => e && { keyTag: e.keyTag, fromState: e.fromState, toState: e.toState, reason: e.reason });
+}
+
 async function mutate(mutation: string, variables: Record<string, unknown>): Promise<any> {
   const res = await app.gql(mutation, variables);
   expect(res.errors).toBeUndefined();
@@ -345,6 +358,12 @@ it('a child whose parent is elsewhere: the DS is seen at the parent’s server (
     100,
   );
   expect(swapped.parentDs).toMatchObject({ waitingFor: 'NOTHING', lastCheck: { confirmed: true } });
+  // the worker saw the DS served by the parent's servers, no one confirmed it: the swap says ds-seen
+  const oldKsk = rolled.keys.find((k: any) => k.role === 'KSK' && k.state === 'active');
+  expect(await swapEvents(EXTERNAL_CHILD, generated.keyTag)).toEqual([
+    { keyTag: generated.keyTag, fromState: 'generated', toState: 'active', reason: 'ds-seen' },
+    { keyTag: oldKsk.keyTag, fromState: 'active', toState: 'retired', reason: 'ds-seen' },
+  ]);
   // swapped: the old DS stays at the parent until the old DNSKEY has left the caches, and still no CDS
   const swappedText = await verify(EXTERNAL_CHILD, 'roll-swapped');
   expect(apexKeys(swappedText, EXTERNAL_CHILD, 'DNSKEY')).toContain(generated.dnskey);
@@ -405,6 +424,23 @@ it('a parent whose servers do not answer for the zone: the check says why, and t
   expect(confirmed.parentDs).toMatchObject({ waitingFor: 'NOTHING', seenAt: expect.any(String), nextCheckAt: null });
   const again = await app.gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: LONE });
   expect(again.errors?.[0]?.extensions?.code).toBe('DNSSEC_NOTHING_TO_CONFIRM');
+
+  // a KSK roll while the checks keep failing: the operator's word lets the swap run, and it says ds-confirmed
+  // (the worker's checks are configured here, but they saw nothing)
+  const rolled = await mutate(`mutation($z: String!) { rollDnssecKey(zone: $z, role: KSK) { ${DNSSEC_FIELDS} } }`, { z: LONE });
+  const generated = rolled.keys.find((k: any) => k.state === 'generated');
+  const oldKsk = rolled.keys.find((k: any) => k.role === 'KSK' && k.state === 'active');
+  await mutate(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: LONE });
+  await waitFor(
+    'the swap after the confirmation',
+    async () => ((await status(LONE)).keys.find((k: any) => k.keyTag === generated.keyTag).state === 'active' ? true : undefined),
+    30_000,
+    100,
+  );
+  expect(await swapEvents(LONE, generated.keyTag)).toEqual([
+    { keyTag: generated.keyTag, fromState: 'generated', toState: 'active', reason: 'ds-confirmed' },
+    { keyTag: oldKsk.keyTag, fromState: 'active', toState: 'retired', reason: 'ds-confirmed' },
+  ]);
 
   // REST: DELETE without force starts the disable
   const rest = await app.http.delete(`/api/domain/dnssec/${LONE}`).set('X-API-Key', ADMIN_KEY);

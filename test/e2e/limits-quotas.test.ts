@@ -580,4 +580,104 @@ describe("one user's requests at once (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE)
     const again = await gated.gql('{ users(first: 1) { nodes { id } } }', {}, noisyKey);
     expect(again.status).toBe(200);
   });
+
+  test("graphql-ws queries and mutations take turns in the same gate as the user's HTTP requests; a subscription takes none", async () => {
+    const user = await createUser(gated, 'sockets@limits.test');
+    const key = await createUserKey(gated, user);
+    await createZone(gated, user, 'sockets.limits.test');
+    const connect = () =>
+      createClient({
+        url: gated.baseUrl.replace('http', 'ws') + '/graphql',
+        webSocketImpl: WebSocket,
+        connectionParams: { 'X-API-Key': key },
+        retryAttempts: 0,
+        lazy: false,
+        onNonLazyError: () => undefined,
+      });
+    /** one operation over the socket: its result (data or errors), and whether it has come */
+    const operation = (client: ReturnType<typeof createClient>, query: string) => {
+      const held = { answered: false };
+      const result = new Promise<{ data?: any; errors?: any[] }>((resolve) => {
+        let last: { data?: any; errors?: any[] } = {};
+        client.subscribe(
+          { query },
+          {
+            next: (value) => (last = value as typeof last),
+            error: (errors) => resolve({ errors: errors as any[] }),
+            complete: () => resolve(last),
+          },
+        );
+      });
+      void result.then(() => (held.answered = true));
+      return {
+        result,
+        get answered() {
+          return held.answered;
+        },
+      };
+    };
+    const client = connect();
+    try {
+      // a subscription open all along: it holds no turn (else one of the two operations queued below would be refused)
+      const events: unknown[] = [];
+      client.subscribe(
+        { query: 'subscription { zoneChanged(zone: "sockets.limits.test") { zone } }' },
+        {
+          next: (value) => events.push(value),
+          error: () => undefined,
+          complete: () => undefined,
+        },
+      );
+      await settle();
+      // both turns taken by held HTTP requests of the same user: the socket's operations wait behind them
+      const running = [heldRequest(key), heldRequest(key)];
+      await settle();
+      const waiting = [
+        operation(client, '{ domains(first: 1) { nodes { name } } }'),
+        operation(
+          client,
+          'mutation { createRecord(input: {zone: "sockets.limits.test", owner: "q", type: "TXT", rdata: "\\"x\\"", ttl: 3600}) { id } }',
+        ),
+      ];
+      await settle();
+      expect(waiting.map((w) => w.answered)).toEqual([false, false]);
+      // the queue is full: the next operation is refused as HTTP's 429 is, and the connection stays
+      const refused = await operation(client, '{ domains(first: 1) { nodes { name } } }').result;
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', details: [{ field: 'user', code: 'RATE_LIMITED' }] });
+      expect(refused.errors?.[0]?.message).toMatch(/too many requests at once for this user/);
+      // the HTTP turns end: the socket's operations run, in order
+      running[0].finish();
+      running[1].finish();
+      await Promise.all(running.map((r) => r.answer));
+      expect((await waiting[0].result).data.domains.nodes).toEqual([{ name: 'sockets.limits.test' }]);
+      expect((await waiting[1].result).data.createRecord.id).toEqual(expect.any(String));
+
+      // operations waiting on a socket that closes leave the queue without running: the user's next ones are served
+      const second = connect();
+      const heldAgain = [heldRequest(key), heldRequest(key)];
+      await settle();
+      // two of the user's operations wait on a second socket, which then closes
+      operation(
+        second,
+        'mutation { createRecord(input: {zone: "sockets.limits.test", owner: "gone", type: "TXT", rdata: "\\"x\\"", ttl: 3600}) { id } }',
+      );
+      operation(second, '{ domains(first: 1) { nodes { name } } }');
+      await settle();
+      await second.dispose();
+      await settle();
+      const queued = [
+        operation(client, '{ domains(first: 1) { nodes { name } } }'),
+        operation(client, '{ domains(first: 1) { nodes { name } } }'),
+      ];
+      await settle();
+      expect(queued.map((q) => q.answered)).toEqual([false, false]);
+      heldAgain.forEach((h) => h.finish());
+      for (const q of queued) expect((await q.result).errors).toBeUndefined();
+      // the mutation left waiting never ran
+      const gone = await gated.gql(`{ domain(name: "sockets.limits.test") { records { owner } } }`, {}, key);
+      expect(gone.data.domain.records.map((r: any) => r.owner)).not.toContain('gone');
+    } finally {
+      await client.dispose();
+    }
+  });
 });

@@ -978,6 +978,9 @@ const OPS: Op[] = [
   dnssecOp('POST /domain/dnssec/:zone/ds-removed', adminStartDisable, (key, zone) =>
     rest(key, 'post', `/domain/dnssec/${zone}/ds-removed`),
   ),
+  dnssecOp('POST /domain/dnssec/:zone/roll', adminEnableDnssec, (key, zone) =>
+    rest(key, 'post', `/domain/dnssec/${zone}/roll`, { body: { role: 'ZSK' } }),
+  ),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
 
   // ---- GraphQL queries ----

@@ -80,6 +80,14 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   expect(signed.out).toMatch(/zone cli\.example: signed \(NSEC\)/);
   expect(signed.out).toMatch(/^DS \d+ 13 2 [0-9A-F]{64}$/m);
   expect((await cli(['dnssec', 'status', 'cli.example'], asUser)).out).toMatch(/KSK\s+ECDSAP256SHA256\s+active/);
+  // a roll started by hand: the new ZSK published beside the active one; a second ZSK roll is under way already
+  const rolled = await cli(['dnssec', 'roll', 'cli.example', '--role', 'zsk'], asUser);
+  expect(rolled.code).toBe(0);
+  expect(rolled.out).toMatch(/ZSK\s+ECDSAP256SHA256\s+published/);
+  expect((await cli(['dnssec', 'roll', 'cli.example', '--role', 'zsk'], asUser)).err).toContain('DNSSEC_ROLL_IN_PROGRESS');
+  const badRole = await cli(['dnssec', 'roll', 'cli.example', '--role', 'dsk'], asUser);
+  expect(badRole.code).not.toBe(0);
+  expect(badRole.err).toContain('Allowed choices are zsk, ksk');
   // unforced, the zone stays signed until its parent's DS is gone (RFC 8078); --force unsigns it at once
   const disabling = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
   expect(disabling.code).toBe(0);
@@ -103,7 +111,9 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
       .map((e: any) => e.role)
       .sort(),
   ).toEqual(['KSK', 'ZSK']);
-  expect(listed.filter((e: any) => e.toState === 'removed' && e.reason === 'disabled')).toHaveLength(2);
+  expect(listed.filter((e: any) => e.fromState === null && e.reason === 'rolled-by-hand').map((e: any) => e.role)).toEqual(['ZSK']);
+  // the forced disable removed all three: the KSK, the old ZSK and the one the roll published
+  expect(listed.filter((e: any) => e.toState === 'removed' && e.reason === 'disabled')).toHaveLength(3);
   expect((await cli(['dnssec', 'events', 'cli.example', '--limit', '1'], asUser)).err).toContain('showing the first 1 events');
   expect((await cli(['dnssec', 'events', 'missing.example'], asUser)).code).not.toBe(0);
 

@@ -33,6 +33,7 @@ function key(id: number, role: StoredKeyRole, state: KeyState): StoredDnssecKey 
     removedAt: null,
     nextEvent: null,
     nextEventAt: null,
+    nextEventReason: null,
   };
 }
 

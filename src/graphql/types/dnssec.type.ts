@@ -244,7 +244,7 @@ export class DnssecKeyEventType {
 
   @Field({
     description:
-      'enabled (DNSSEC enabled), rolled-by-hand (rollDnssecKey), lifetime (DNSSEC_ZSK_LIFETIME / DNSSEC_KSK_LIFETIME over), scheduled (the roll’s wait of a TTL plus DNSSEC_PROPAGATION_DELAY passed), ds-seen (the new DS served by the Zonekeeper parent), ds-confirmed (confirmDnssecDsPublished) or disabled (disableDnssec).',
+      'enabled (DNSSEC enabled), rolled-by-hand (rollDnssecKey), lifetime (DNSSEC_ZSK_LIFETIME / DNSSEC_KSK_LIFETIME over), scheduled (the roll’s wait of a TTL plus DNSSEC_PROPAGATION_DELAY passed), ds-seen (the new DS observed served by the parent: a Zonekeeper parent, or the servers of DNSSEC_PARENT_DS_SERVERS asked by the worker), ds-confirmed (an operator’s confirmDnssecDsPublished) or disabled (disableDnssec).',
   })
   reason!: string;
 

@@ -236,7 +236,7 @@ export class DnssecService {
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await confirmDsPublished(ctx.db, this.settings, ctx.principal, { name: domain.name });
+    await confirmDsPublished(ctx.db, this.settings, ctx.principal, { name: domain.name }, { reason: 'ds-confirmed' });
     return this.statusOf(ctx.db, domain);
   }
 

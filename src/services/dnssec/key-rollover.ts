@@ -34,6 +34,7 @@ import {
   moveKey,
   parentZoneOf,
   planKey,
+  PlannedEventReason,
   policyOf,
   scheduleDsCheck,
   setDisabling,
@@ -100,18 +101,19 @@ const nothingToConfirm = (message: string) =>
   new DomainError('DNSSEC_NOTHING_TO_CONFIRM', message, [{ field: 'zone', code: 'DNSSEC_NOTHING_TO_CONFIRM', message }]);
 
 /**
- * The parent serves the zone's DS (a parent outside Zonekeeper): the operator's word, or every server of
- * DNSSEC_PARENT_DS_SERVERS answering it (parent-ds.ts). An enabled zone's DS is then known published; a KSK
- * roll's swap may run once the DS TTL has passed (RFC 7583 §3.3.2), counted from now. `dsTtl`: the DS TTL the
- * parent's servers answered, when they were asked.
+ * The parent serves the zone's DS (a parent outside Zonekeeper): the operator's word (`ds-confirmed`), or every
+ * server of DNSSEC_PARENT_DS_SERVERS answering it (parent-ds.ts: `ds-seen`). An enabled zone's DS is then known
+ * published; a KSK roll's swap may run once the DS TTL has passed (RFC 7583 §3.3.2), counted from now, and its
+ * key events say which of the two let it. `dsTtl`: the DS TTL the parent's servers answered, when they were asked.
  */
 export async function confirmDsPublished(
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { name: string } | { id: number },
-  dsTtl = 0,
+  how: { reason: PlannedEventReason; dsTtl?: number },
 ): Promise<void> {
+  const dsTtl = how.dsTtl ?? 0;
   await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
@@ -123,8 +125,8 @@ export async function confirmDsPublished(
     if (!waiting.length && policy?.dsSeenAt) throw nothingToConfirm('zone: no key waits for its DS at the parent');
     const ttl = Math.max(change.zone.soa.ttl, dsTtl);
     for (const key of waiting)
-      // the swap's key event then names the parent's DS as its reason (nextStep: `ds-seen` for a Zonekeeper parent, else `ds-confirmed`)
-      await planKey(sql, key, { event: 'swap', at: after(ttl + settings.dnssecPropagationDelay) });
+      // the swap runs in a later worker turn: the plan keeps why it may, for the swap's key events (nextStep)
+      await planKey(sql, key, { event: 'swap', at: after(ttl + settings.dnssecPropagationDelay), reason: how.reason });
     await setDsSeen(sql, change.zone.id, new Date());
     await scheduleDsCheck(sql, change.zone.id, null);
     // no record changes: nothing to commit; the transaction commits with the keys' new plan
@@ -345,7 +347,9 @@ async function nextStep(
           return { child: zone, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone, k)[0]) };
         }
       }
-      const reason: KeyEventReason = parent ? 'ds-seen' : 'ds-confirmed';
+      // a Zonekeeper parent's DS was just read here; a parent elsewhere, the plan says who knew it served
+      // (its servers seen by the worker, or the operator's word); a plan from before it said so, the operator's
+      const reason: KeyEventReason = parent ? 'ds-seen' : (due.nextEventReason ?? 'ds-confirmed');
       // KSK/CSK: the DNSKEY RRset swaps the keys; the old DS stays at the parent until no cache holds the old RRset
       for (const old of keys.filter((k) => k.role === due.role && k.state === 'active' && k.id !== due.id)) {
         await moveKey(sql, old, 'retired', now, reason, { event: 'withdraw-ds', at: after(soaTtl + settings.dnssecPropagationDelay) });

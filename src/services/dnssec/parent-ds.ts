@@ -129,7 +129,8 @@ async function checkZone(db: Database, settings: Settings, zone: { id: number; n
   // the TTL the servers gave the DS: resolvers may hold it that long (the last check's, when it is gone now)
   const ttls = [...answers, ...((policy.dsCheck as DsCheck | null)?.servers ?? [])].map((a) => a.ttl ?? 0);
   const dsTtl = Math.max(0, ...ttls);
-  if (want === 'present') await confirmDsPublished(db, settings, SIGNER, { id: zone.id }, dsTtl);
+  // seen served by the parent's own servers: the swap it lets run says so (ds-seen), not an operator's word
+  if (want === 'present') await confirmDsPublished(db, settings, SIGNER, { id: zone.id }, { reason: 'ds-seen', dsTtl });
   else await confirmDsRemoved(db, settings, SIGNER, { id: zone.id }, dsTtl);
   return true;
 }

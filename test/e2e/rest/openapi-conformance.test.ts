@@ -170,6 +170,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: 'LATER' },
     bad: { method: 'post', path: '/api/domain/dnssec/missing.example/ds-removed' },
   }),
+  rollDnssecKey: () => ({
+    good: { method: 'post', path: 'LATER', body: { role: 'ZSK' } },
+    bad: { method: 'post', path: '/api/domain/dnssec/missing.example/roll', body: { role: 'ZSK' } },
+  }),
   disableDnssec: (f) => ({
     good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
@@ -265,8 +269,9 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .send({ name: `edited-${kind}-${envelope}.example`, user_id: Number(fixture.userId) });
           call.path = `/api/tsigkey/edit/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
-        if ((op.operationId === 'confirmDnssecDsPublished' || op.operationId === 'confirmDnssecDsRemoved') && kind === 'good') {
-          // a zone signed under a parent outside Zonekeeper waits for its DS; disabled (without force), for its removal
+        if (['confirmDnssecDsPublished', 'confirmDnssecDsRemoved', 'rollDnssecKey'].includes(op.operationId) && kind === 'good') {
+          // a zone signed under a parent outside Zonekeeper waits for its DS; disabled (without force), for its
+          // removal; a roll needs a zone signed (the fixture's zone is disabled by then)
           const zone = `${op.operationId.toLowerCase()}-${envelope}.example`;
           await app.http
             .post('/api/domain/add')
@@ -274,7 +279,10 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .send({ user_id: Number(fixture.userId), zone });
           await app.http.post(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY).send({});
           if (op.operationId === 'confirmDnssecDsRemoved') await app.http.delete(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY);
-          call.path = `/api/domain/dnssec/${zone}/${op.operationId === 'confirmDnssecDsRemoved' ? 'ds-removed' : 'ds-published'}`;
+          const action = { confirmDnssecDsRemoved: 'ds-removed', confirmDnssecDsPublished: 'ds-published', rollDnssecKey: 'roll' }[
+            op.operationId as string
+          ];
+          call.path = `/api/domain/dnssec/${zone}/${action}`;
         }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;
