@@ -788,7 +788,11 @@ export const ROUTES: RouteSpec[] = [
     body: {
       algorithm: { kind: 'string', description: 'ECDSAP256SHA256 (default), ED25519 or RSASHA256' },
       denial: { kind: 'string', description: 'NSEC (default) or NSEC3 (no salt, no extra iterations: RFC 9276)' },
-      nsec3_opt_out: { kind: 'string', description: '"true": NSEC3 opt-out (RFC 5155 §6)' },
+      nsec3_opt_out: {
+        kind: 'string',
+        choices: ['true', 'false'],
+        description: '"true": NSEC3 opt-out (RFC 5155 §6); "false" (the default): none',
+      },
       key_layout: { kind: 'string', description: 'KSK_ZSK (default) or CSK' },
     },
     response: ref('Dnssec'),
@@ -797,7 +801,8 @@ export const ROUTES: RouteSpec[] = [
         zone: inputs.zone,
         algorithm: inputs.algorithm,
         denial: inputs.denial,
-        nsec3OptOut: inputs.nsec3_opt_out === undefined ? undefined : String(inputs.nsec3_opt_out) === 'true',
+        // the router took only "true" or "false": a misspelt opt-out is refused, not read as false
+        nsec3OptOut: inputs.nsec3_opt_out === undefined ? undefined : inputs.nsec3_opt_out === 'true',
         keyLayout: inputs.key_layout,
       };
       const data = await runner.run<{ enableDnssec: GqlDnssec }>('enableDnssec', { input });

@@ -1,7 +1,8 @@
 /**
  * The DNSSEC REST routes' inputs taken exactly (docs/dnssec.md, entry points): `DELETE /api/domain/dnssec/:zone`
  * takes `force` as `true` or `false` only, and `POST /api/domain/dnssec/:zone/roll` starts a key roll by hand
- * with `role` as the GraphQL enum DnssecRollRole spells it. A value outside those is a 422 naming the field,
+ * with `role` as the GraphQL enum DnssecRollRole spells it; `POST /api/domain/dnssec/:zone` takes `nsec3_opt_out` as
+ * `true` or `false` only. A value outside those is a 422 naming the field,
  * with nothing changed: a misspelt `force` must never be read as an unforced disable, nor a role guessed.
  */
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
@@ -81,6 +82,33 @@ it('refuses a role outside the GraphQL enum, or none, naming role, and rolls not
   // and a bad role there says nothing of the zone but that it is not found
   const unknownBad = await app.http.post('/api/domain/dnssec/missing.zk-nowhere.test/roll').set('X-API-Key', ADMIN_KEY).send({ role: 'x' });
   expect(unknownBad.body).toMatchObject({ error: 'ZONE_NOT_FOUND' });
+}, 60_000);
+
+it('takes nsec3_opt_out as true or false only when signing: anything else is refused naming it, and nothing is signed', async () => {
+  const zone = 'optout.zk-nowhere.test';
+  await createZone(app, await createUser(app, 'optout@example.org'), zone);
+  for (const value of ['yes', 'TRUE', '1']) {
+    const res = await app.http
+      .post(`/api/domain/dnssec/${zone}`)
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ denial: 'NSEC3', nsec3_opt_out: value });
+    expect({ value, status: res.status }).toEqual({ value, status: 422 });
+    expect(res.body.details).toEqual([
+      {
+        field: 'nsec3_opt_out',
+        code: 'INVALID_CHOICE',
+        message: `nsec3_opt_out must be one of true, false (got ${JSON.stringify(value)})`,
+      },
+    ]);
+  }
+  const status = await app.http.get(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY);
+  expect(status.body).toMatchObject({ enabled: false });
+  const signed = await app.http
+    .post(`/api/domain/dnssec/${zone}`)
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ denial: 'NSEC3', nsec3_opt_out: 'false' });
+  expect(signed.status).toBe(200);
+  expect(signed.body).toMatchObject({ enabled: true, denial: 'NSEC3' });
 }, 60_000);
 
 it('takes force as true or false only: anything else is refused naming force, and the zone stays signed', async () => {
