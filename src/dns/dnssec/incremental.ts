@@ -13,10 +13,10 @@
  * follows the size of the change, not of the zone.
  */
 import { CanonicalRecord, recordIdentity } from '../record';
-import { nameLabels, ownerToFqdn } from '../name';
+import { ownerToFqdn } from '../name';
 import { getServedRecordType } from '../record-types';
 import { NSEC, NSEC3, rrsigCoverage } from '../record-types/signer-types';
-import { canonicalSortKey } from './canonical-order';
+import { nameSortKey } from './canonical-order';
 import { base32hex } from './nsec3-hash';
 import {
   ancestorsOf,
@@ -120,7 +120,7 @@ export function questionsAbout(
   for (const owner of chainOwners) {
     if (denial.kind === 'nsec') {
       signerOwners.add(owner);
-      chainKeys.push(canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))));
+      chainKeys.push(nameSortKey(ownerToFqdn(owner, zone)));
     } else {
       const hash = ownerHash(zone, owner, denial);
       signerOwners.add(base32hex(hash));
@@ -249,7 +249,7 @@ async function nsecMembers(
     const after = !at.occluded && at.rrsets.length > 0;
     const types = after ? nsecTypes(at.rrsets) : undefined;
     return {
-      key: canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))),
+      key: nameSortKey(ownerToFqdn(owner, zone)),
       owner,
       before: !!stored,
       after,
