@@ -90,6 +90,26 @@ export function rrsigCoverage(rdata: string): { typeCovered: number; expiration:
 }
 
 /**
+ * The types an NSEC's or NSEC3's Type Bit Maps field lists, from its presentation form, without parsing (and
+ * formatting back) the fields before them: what the incremental signer asks of every stored NSEC or NSEC3 it
+ * rewrites. Text in the form the signer writes it (no quotes, parentheses or comments) is split on blanks;
+ * other text is parsed whole. Undefined when it does not parse.
+ */
+export function denialTypesOf(type: 'NSEC' | 'NSEC3', rdata: string, zone: string): number[] | undefined {
+  if (!/["();\\]/.test(rdata)) {
+    const fields = rdata.trim().split(/\s+/);
+    const before = type === 'NSEC' ? 1 : 5;
+    if (fields.length >= before && fields[0] !== '') {
+      const problems: Problem[] = [];
+      const types = fields.slice(before).map((t) => typeCode(t, problems));
+      if (!problems.length) return types as number[];
+    }
+  }
+  const parsed = (type === 'NSEC' ? NSEC : NSEC3).parse(rdata, zone);
+  return parsed.ok ? parsed.value.types : undefined;
+}
+
+/**
  * The times last formatted: a zone's signatures share one inception and a few thousand expirations (the
  * jitter's seconds), so a signer formatting a million RRSIGs formats each time once, not twice per RRSIG.
  */
