@@ -54,6 +54,9 @@ export interface KeyPlan {
   reason?: PlannedEventReason;
 }
 
+/** a key as the signing step uses it: what signs and what the DNSKEY, CDS and CDNSKEY RRsets hold, not its timeline */
+export type SigningKeyRow = Pick<StoredDnssecKey, 'id' | 'role' | 'algorithm' | 'keyTag' | 'dnskey' | 'sealedPrivateKey' | 'state'>;
+
 /** a signer record as written: the chain's sort key (hex) for NSEC/NSEC3, the expiration (epoch s) for RRSIG */
 export interface SignerRow extends JournalRecord {
   chainKey?: string;
@@ -270,8 +273,8 @@ export interface SignerAnswers {
   signerOwners: string[];
   neighbours: ChainNeighbours[];
   below: Map<string, JournalRecord[]>;
-  /** the zone's keys, as `keysOfZone` reads them */
-  keys: StoredDnssecKey[];
+  /** the zone's keys but those removed (as `keysOfZone` reads them), without their timeline */
+  keys: SigningKeyRow[];
 }
 
 /**
@@ -346,10 +349,8 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
         from ${below}
         cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = ${domain}
             and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi limit q.lim) b),
-      'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'key_tag', k.key_tag, 'dnskey', k.dnskey,
-          'sealed', encode(k.sealed_private_key, 'hex'), 'state', k.state, 'created_at', k.created_at, 'published_at', k.published_at,
-          'ready_at', k.ready_at, 'active_at', k.active_at, 'retired_at', k.retired_at, 'removed_at', k.removed_at,
-          'next_event', k.next_event, 'next_event_at', k.next_event_at, 'next_event_reason', k.next_event_reason) order by k.id), '[]'::json)
+      'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'keyTag', k.key_tag, 'dnskey', k.dnskey,
+          'sealed', encode(k.sealed_private_key, 'base64'), 'state', k.state) order by k.id), '[]'::json)
         from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')
     ))`;
 }
@@ -379,11 +380,8 @@ export interface AnswersJson {
   first: { key: string; owner: string } | null;
   last: { key: string; owner: string } | null;
   below: { below: string; owner: string; type: string; rdata: string; ttl: number }[];
-  keys: (Record<string, unknown> & { sealed: string; created_at: string } & Record<DateColumn, string | null>)[];
+  keys: (Omit<SigningKeyRow, 'sealedPrivateKey'> & { sealed: string })[];
 }
-type DateColumn = 'published_at' | 'ready_at' | 'active_at' | 'retired_at' | 'removed_at' | 'next_event_at';
-
-const dateOrNull = (value: string | null): Date | null => (value === null ? null : new Date(value));
 
 export function signerAnswersFromJson(json: AnswersJson, questions: SignerQuestions): SignerAnswers {
   const below = new Map<string, JournalRecord[]>(questions.below.map((b) => [b.owner, []]));
@@ -405,19 +403,14 @@ export function signerAnswersFromJson(json: AnswersJson, questions: SignerQuesti
       };
     }),
     below,
-    keys: json.keys.map((k) =>
-      toKey({
-        ...k,
-        sealed_private_key: Buffer.from(k.sealed, 'hex'),
-        created_at: new Date(k.created_at),
-        published_at: dateOrNull(k.published_at),
-        ready_at: dateOrNull(k.ready_at),
-        active_at: dateOrNull(k.active_at),
-        retired_at: dateOrNull(k.retired_at),
-        removed_at: dateOrNull(k.removed_at),
-        next_event_at: dateOrNull(k.next_event_at),
-      }),
-    ),
+    // PostgreSQL's base64 breaks lines every 76 characters; Node's decoder skips the line breaks
+    keys: json.keys.map(({ sealed, ...k }) => ({
+      ...k,
+      id: Number(k.id),
+      algorithm: Number(k.algorithm),
+      keyTag: Number(k.keyTag),
+      sealedPrivateKey: Buffer.from(sealed, 'base64'),
+    })),
   };
 }
 

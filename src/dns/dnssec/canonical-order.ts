@@ -3,6 +3,8 @@
  * (`compareCanonicalNames`); PostgreSQL orders `bytea` by its octets, so the chain's neighbours are one
  * index look-up away (docs/dnssec.md).
  */
+import { wireLabels } from '../wire';
+
 const lower = (octet: number) => (octet >= 0x41 && octet <= 0x5a ? octet + 0x20 : octet);
 
 /**
@@ -11,14 +13,37 @@ const lower = (octet: number) => (octet >= 0x41 && octet <= 0x5a ? octet + 0x20 
  * are written as 0x01 0x00 and 0x01 0x01 so that a label's end still sorts before any octet in it.
  */
 export function canonicalSortKey(labels: readonly Buffer[]): Buffer {
-  const out: number[] = [];
-  for (let i = labels.length - 1; i >= 0; i--) {
-    for (const octet of labels[i]) {
-      const o = lower(octet);
-      if (o <= 1) out.push(1, o);
-      else out.push(o);
-    }
-    out.push(0);
+  // written into one buffer of the exact size: a signed write builds a few of these, a zone's signing one per name
+  let size = 0;
+  for (const label of labels) {
+    size += label.length + 1;
+    for (let i = 0; i < label.length; i++) if (label[i] <= 1) size++;
   }
-  return Buffer.from(out);
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let l = labels.length - 1; l >= 0; l--) {
+    const label = labels[l];
+    for (let i = 0; i < label.length; i++) {
+      const o = lower(label[i]);
+      if (o <= 1) out[at++] = 1;
+      out[at++] = o;
+    }
+    out[at++] = 0;
+  }
+  return out;
+}
+
+/** the sort keys last made, by absolute name: a signed write asks its new owner's three times (forecast, questions, chain) */
+const sortKeys = new Map<string, Buffer>();
+const SORT_KEYS_KEPT = 4096;
+
+/** `canonicalSortKey` of a name in presentation form, absolute; the buffer is shared: never written to */
+export function nameSortKey(absoluteName: string): Buffer {
+  let key = sortKeys.get(absoluteName);
+  if (!key) {
+    key = canonicalSortKey(wireLabels(absoluteName));
+    if (sortKeys.size >= SORT_KEYS_KEPT) sortKeys.clear();
+    sortKeys.set(absoluteName, key);
+  }
+  return key;
 }

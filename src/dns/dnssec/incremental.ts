@@ -13,10 +13,11 @@
  * follows the size of the change, not of the zone.
  */
 import { CanonicalRecord, recordIdentity } from '../record';
-import { nameLabels, ownerToFqdn } from '../name';
+import { ownerToFqdn, parseDomainNameInRdata } from '../name';
 import { getServedRecordType } from '../record-types';
-import { NSEC, NSEC3, rrsigCoverage } from '../record-types/signer-types';
-import { canonicalSortKey } from './canonical-order';
+import { denialTypesOf, NSEC, rrsigCoverage } from '../record-types/signer-types';
+import { rdataToWire } from '../wire';
+import { nameSortKey } from './canonical-order';
 import { base32hex } from './nsec3-hash';
 import {
   ancestorsOf,
@@ -120,7 +121,7 @@ export function questionsAbout(
   for (const owner of chainOwners) {
     if (denial.kind === 'nsec') {
       signerOwners.add(owner);
-      chainKeys.push(canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))));
+      chainKeys.push(nameSortKey(ownerToFqdn(owner, zone)));
     } else {
       const hash = ownerHash(zone, owner, denial);
       signerOwners.add(base32hex(hash));
@@ -219,13 +220,16 @@ export async function signChange(
     const bitmap = types ?? storedTypes(old, zone);
     // a chain of one member (the apex alone) points at itself
     const next = (await successorAfter(member.key)) ?? member;
-    const record: CanonicalRecord =
-      denial.kind === 'nsec'
-        ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next.owner, zone), types: bitmap }) }
-        : { owner: member.owner, type: 'NSEC3', ttl, rdata: nsec3Rdata(denial, next.key, bitmap) };
+    const nsec = denial.kind === 'nsec' ? { next: ownerToFqdn(next.owner, zone), types: bitmap } : undefined;
+    const record: CanonicalRecord = nsec
+      ? { owner: member.owner, type: 'NSEC', ttl, rdata: NSEC.format(nsec) }
+      : { owner: member.owner, type: 'NSEC3', ttl, rdata: nsec3Rdata(denial as Extract<Denial, { kind: 'nsec3' }>, next.key, bitmap) };
     diff.added.push(record);
-    const rrset: Rrset = { owner: member.owner, type: record.type, code: denial.kind === 'nsec' ? 47 : 50, ttl, records: [record] };
-    diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+    const rrset: Rrset = { owner: member.owner, type: record.type, code: nsec ? 47 : 50, ttl, records: [record] };
+    const rdataOf: CanonicalRdata = nsec
+      ? (z, r) => (r === record ? nsecCanonicalRdata(z, r, nsec, canonicalRdata) : canonicalRdata(z, r))
+      : canonicalRdata;
+    diff.added.push(...signatures(zone, rrset, keys, window, rdataOf));
   }
   return dedupe(diff);
 }
@@ -249,7 +253,7 @@ async function nsecMembers(
     const after = !at.occluded && at.rrsets.length > 0;
     const types = after ? nsecTypes(at.rrsets) : undefined;
     return {
-      key: canonicalSortKey(nameLabels(ownerToFqdn(owner, zone))),
+      key: nameSortKey(ownerToFqdn(owner, zone)),
       owner,
       before: !!stored,
       after,
@@ -353,8 +357,28 @@ function coveredType(rrsig: CanonicalRecord): number {
 function storedTypes(records: readonly CanonicalRecord[], zone: string): number[] {
   const denialRecord = records.find((r) => r.type === 'NSEC' || r.type === 'NSEC3');
   if (!denialRecord) return [];
-  const parsed = (denialRecord.type === 'NSEC' ? NSEC : NSEC3).parse(denialRecord.rdata, zone);
-  return parsed.ok ? parsed.value.types : [];
+  return denialTypesOf(denialRecord.type as 'NSEC' | 'NSEC3', denialRecord.rdata, zone) ?? [];
+}
+
+/** a plain absolute name: NSEC's parser reads it back as one field, as it is written */
+const PLAIN_NAME = /^[A-Za-z0-9_*-]+(\.[A-Za-z0-9_*-]+)*\.$/;
+
+/**
+ * The canonical RDATA (RFC 4034 §6.2) of an NSEC the signer just wrote, from its value: what `canonicalRdata`
+ * gives from its text, without parsing that text back (and formatting it again). The next name is taken as
+ * NSEC's parser takes it (RFC 6840 §5.1: not lower-cased by the canonical form; the parser lower-cases it);
+ * the types go into a bitmap, where their order and repetitions do not count (RFC 4034 §4.1.2). A name
+ * outside the plain form is read back from the text.
+ */
+function nsecCanonicalRdata(
+  zone: string,
+  record: CanonicalRecord,
+  value: { next: string; types: number[] },
+  canonicalRdata: CanonicalRdata,
+): Buffer {
+  const next = PLAIN_NAME.test(value.next) ? parseDomainNameInRdata(value.next, zone, 'rdata', { allowWildcard: true }) : undefined;
+  if (!next?.ok) return canonicalRdata(zone, record);
+  return rdataToWire(NSEC, { next: next.name, types: value.types }, { canonical: true });
 }
 
 const sameTypes = (a: readonly number[], b: readonly number[]) => {

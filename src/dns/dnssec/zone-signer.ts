@@ -15,6 +15,7 @@ import { CanonicalRecord } from '../record';
 import { ownerToFqdn } from '../name';
 import { canonicalNameWire, nameToWire, wireLabels } from '../wire';
 import { canonicalSortKey } from './canonical-order';
+import { rememberCoverage } from './signer-records';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
@@ -284,7 +285,9 @@ export function signatures(
     };
     const signature = key.algorithm.sign(signingInput(fields, rrs), key.privateKey);
     const value = { ...fields, signer: signer.name, signature };
-    return { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format(value) };
+    const record: CanonicalRecord = { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format(value) };
+    rememberCoverage(record, rrset.code, expiration);
+    return record;
   });
 }
 

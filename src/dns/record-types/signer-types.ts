@@ -90,6 +90,26 @@ export function rrsigCoverage(rdata: string): { typeCovered: number; expiration:
 }
 
 /**
+ * The types an NSEC's or NSEC3's Type Bit Maps field lists, from its presentation form, without parsing (and
+ * formatting back) the fields before them: what the incremental signer asks of every stored NSEC or NSEC3 it
+ * rewrites. Text in the form the signer writes it (no quotes, parentheses or comments) is split on blanks;
+ * other text is parsed whole. Undefined when it does not parse.
+ */
+export function denialTypesOf(type: 'NSEC' | 'NSEC3', rdata: string, zone: string): number[] | undefined {
+  if (!/["();\\]/.test(rdata)) {
+    const fields = rdata.trim().split(/\s+/);
+    const before = type === 'NSEC' ? 1 : 5;
+    if (fields.length >= before && fields[0] !== '') {
+      const problems: Problem[] = [];
+      const types = fields.slice(before).map((t) => typeCode(t, problems));
+      if (!problems.length) return types as number[];
+    }
+  }
+  const parsed = (type === 'NSEC' ? NSEC : NSEC3).parse(rdata, zone);
+  return parsed.ok ? parsed.value.types : undefined;
+}
+
+/**
  * The times last formatted: a zone's signatures share one inception and a few thousand expirations (the
  * jitter's seconds), so a signer formatting a million RRSIGs formats each time once, not twice per RRSIG.
  */
@@ -100,11 +120,32 @@ const FORMATTED_TIMES_KEPT = 8192;
 export function formatSignatureTime(seconds: number): string {
   let text = formattedTimes.get(seconds);
   if (text === undefined) {
-    text = new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    text = timeText(seconds);
     if (formattedTimes.size >= FORMATTED_TIMES_KEPT) formattedTimes.clear();
     formattedTimes.set(seconds, text);
   }
   return text;
+}
+
+const DAY_SECONDS = 86400;
+/** the dates (YYYYMMDD) of the days last formatted: a write's expiration is a new second each time, on one of a few days */
+const formattedDays = new Map<number, string>();
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+
+function timeText(seconds: number): string {
+  // years 1970–9999 in whole seconds: the day's date once, the time of day by arithmetic (toISOString per
+  // signature was a tenth of a signed write's formatting)
+  if (!Number.isInteger(seconds) || seconds < 0 || seconds >= 253402300800)
+    return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  const day = Math.floor(seconds / DAY_SECONDS);
+  let date = formattedDays.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_SECONDS * 1000).toISOString().slice(0, 10).replace(/-/g, '');
+    if (formattedDays.size >= 1024) formattedDays.clear();
+    formattedDays.set(day, date);
+  }
+  const rest = seconds - day * DAY_SECONDS;
+  return `${date}${two(Math.floor(rest / 3600))}${two(Math.floor(rest / 60) % 60)}${two(rest % 60)}`;
 }
 
 const typeList = (types: number[]) =>

@@ -89,6 +89,23 @@ export function lowercaseLabel(label: Buffer): Buffer {
 
 /** uncompressed wire form of an absolute name (RFC 1035 §3.1), letter case kept */
 export function nameToWire(absoluteName: string): Buffer {
+  const name = bare(absoluteName);
+  if (name !== '' && isPlainName(name)) {
+    // its own text, a length octet in place of each dot and one before the first label, the root octet at
+    // the end: no buffer per label (a signed write builds a few of these, a zone's signing one per RRset)
+    const wire = Buffer.allocUnsafe(name.length + 2);
+    let lengthAt = 0;
+    for (let i = 0; i < name.length; i++) {
+      const c = name.charCodeAt(i);
+      if (c === 0x2e) {
+        wire[lengthAt] = i - lengthAt;
+        lengthAt = i + 1;
+      } else wire[i + 1] = c;
+    }
+    wire[lengthAt] = name.length - lengthAt;
+    wire[name.length + 1] = 0;
+    return wire;
+  }
   const labels = wireLabels(absoluteName);
   const wire = Buffer.allocUnsafe(labels.reduce((n, l) => n + l.length + 1, 1));
   let at = 0;

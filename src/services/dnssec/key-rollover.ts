@@ -46,7 +46,7 @@ import {
 import type { KeyEventReason } from '../../repositories/dnssec-key-events';
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
-import { dsRecordsOf, inParentDs, signerRows, vaultOf } from './zone-signing';
+import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
 export const SIGNER: Principal = { kind: 'admin', keyId: 0, keyName: 'dnssec signer' };
@@ -204,7 +204,7 @@ export async function beginDisable(
 /** the last step of unsigning a zone: every signer record leaves in one serial step, and the keys are destroyed */
 export async function finishDisable(change: ZoneChange): Promise<void> {
   const sql = change.connection;
-  change.stageSigner(signerRows(change.zone.name, await allSignerRecords(sql, change.zone.id)), []);
+  change.stageSigner(signerRemovals(await allSignerRecords(sql, change.zone.id)), []);
   await deleteSigning(sql, change.zone.id, new Date());
   change.skipSigning();
   await change.commit();

@@ -23,7 +23,7 @@ import {
   signerRecordsAt,
 } from '../../repositories/dnssec';
 import { changeZone } from '../write-engine';
-import { signatureWindow, signerRows, vaultOf, zoneKeysOf } from './zone-signing';
+import { signatureWindow, signerRemovals, signerRows, vaultOf, zoneKeysOf } from './zone-signing';
 
 /** the most signatures re-made in one step: one step stays a small IXFR and a short transaction */
 const REFRESH_BATCH = 2000;
@@ -69,7 +69,7 @@ export async function refreshZone(db: Database, settings: Settings, zoneId: numb
         if (!records.length || code === undefined) continue;
         added.push(...signatures(zone, { owner, type, code, ttl: records[0].ttl, records }, keys, window, canonicalRdata));
       }
-      change.stageSigner(signerRows(zone, removed), signerRows(zone, added));
+      change.stageSigner(signerRemovals(removed), signerRows(zone, added));
       await change.commit();
       return { remade: added.length, more: due.length === REFRESH_BATCH };
     });

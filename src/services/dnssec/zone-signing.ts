@@ -41,6 +41,7 @@ import {
   SignerAnswers,
   SignerRow,
   signerRecordsAt,
+  SigningKeyRow,
   StoredDnssecKey,
   zoneRecordsAt,
 } from '../../repositories/dnssec';
@@ -94,7 +95,7 @@ export function denialOf(policy: DnssecPolicy): Denial {
  * there) is not in the DNSKEY RRset: that is the double-DS roll (§3.3.2). A private key is opened here,
  * only to sign.
  */
-export function zoneKeysOf(zone: string, stored: readonly StoredDnssecKey[], vault: KeyVault): ZoneKey[] {
+export function zoneKeysOf(zone: string, stored: readonly SigningKeyRow[], vault: KeyVault): ZoneKey[] {
   return stored
     .filter((key) => key.state !== 'removed')
     .map((key) => {
@@ -147,6 +148,11 @@ export function signerRows(zone: string, records: readonly (CanonicalRecord & { 
   }));
 }
 
+/** signer records to remove, as the data layer deletes them: by row id, else by identity (no chain key or expiration needed) */
+export function signerRemovals(records: readonly (CanonicalRecord & { id?: number })[]): SignerRow[] {
+  return records.map((record) => ({ id: record.id, owner: record.owner, type: record.type, ttl: record.ttl, rdata: record.rdata }));
+}
+
 /**
  * The zone after a staged change, as the incremental signer reads it: the stored rows (records, and the
  * signer's DNSKEY/CDS/CDNSKEY at the apex) with the change's removals and additions applied. `answer` asks
@@ -171,12 +177,12 @@ export class StoredSignedZone implements SignedZoneView {
   }
 
   /** asks `questions` at once; returns the zone's keys, read in the same statement */
-  async answer(questions: ViewQuestions): Promise<StoredDnssecKey[]> {
+  async answer(questions: ViewQuestions): Promise<SigningKeyRow[]> {
     return this.use(questions, await signerAnswers(this.sql, this.domainId, questions));
   }
 
   /** takes the answers to `questions` read already (with the zone's read: `signerForecast`); returns the zone's keys */
-  use(questions: ViewQuestions, answers: SignerAnswers): StoredDnssecKey[] {
+  use(questions: ViewQuestions, answers: SignerAnswers): SigningKeyRow[] {
     for (const owner of questions.owners) this.stored.set(owner, []);
     for (const r of answers.records) this.stored.get(r.owner)?.push(r);
     for (const owner of answers.signerOwners) this.signer.set(owner, []);
@@ -293,7 +299,7 @@ export async function wholeZoneDiff(
  * A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS `0 0 0 00`, CDNSKEY `0 3 0 AA==`),
  * alone in their RRsets.
  */
-export function publishedCds(zone: string, keys: readonly StoredDnssecKey[], ttl: number, disabling = false): CanonicalRecord[] {
+export function publishedCds(zone: string, keys: readonly SigningKeyRow[], ttl: number, disabling = false): CanonicalRecord[] {
   if (disabling)
     return [
       { owner: '@', type: 'CDS', ttl, rdata: CDS_DELETE },
@@ -384,7 +390,7 @@ export class ZoneSigningStep {
     const questions = plan.whole ? 'full' : questionsOf(zone.name, change, denial);
     const view = new StoredSignedZone(sql, zone.id, change);
     const early = change.zone.signer;
-    let stored: StoredDnssecKey[];
+    let stored: SigningKeyRow[];
     if (questions === 'full') stored = await keysOfZone(sql, zone.id);
     else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
     else stored = await view.answer(questions);
@@ -403,6 +409,6 @@ export class ZoneSigningStep {
         publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling'),
       );
     }
-    change.stageSigner(signerRows(zone.name, diff.removed), signerRows(zone.name, diff.added));
+    change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
   }
 }
