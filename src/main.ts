@@ -8,6 +8,7 @@ import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { ListenError } from './listen-error';
 import { createApp } from './app';
 import { startSubscriptions } from './http/subscriptions';
+import { createHttpServer } from './http/server';
 import { usePreparedStatements } from './db/prepared-statements';
 import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
@@ -77,9 +78,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
     if (settings.roles.includes('api')) {
       const app = await createApp(database.db, services);
       const server = await new Promise<Server>((resolve, reject) => {
-        // express 5 hands a listen error to this callback (its first argument) as well as to 'error'
-        const listening = app.express.listen(settings.port, settings.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+        // the server's requests and responses have Express's prototypes from the start (src/http/server.ts)
+        const listening = createHttpServer(app.express);
         listening.once('error', reject);
+        listening.listen(settings.port, settings.host, () => resolve(listening));
       }).catch((error) => {
         throw new ListenError('HTTP API', `${settings.host}:${settings.port}`, error);
       });
