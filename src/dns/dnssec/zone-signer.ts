@@ -13,7 +13,7 @@
 import type { KeyObject } from 'node:crypto';
 import { CanonicalRecord } from '../record';
 import { ownerToFqdn } from '../name';
-import { canonicalNameWire, nameToWire, wireLabels } from '../wire';
+import { canonicalNameWire, nameToWire, rdataToWire, wireLabels } from '../wire';
 import { canonicalSortKey } from './canonical-order';
 import { rememberCoverage } from './signer-records';
 import { DnssecAlgorithm } from './algorithms';
@@ -49,6 +49,16 @@ export interface SignatureWindow {
 
 /** the wire RDATA of a stored record in canonical form (RFC 4034 §6.2); the wire module provides it */
 export type CanonicalRdata = (zone: string, record: CanonicalRecord) => Buffer;
+
+/**
+ * The canonical wire RDATA of the chain records this module made, written from the values they were formatted
+ * from: signing them then needs no parse of the text just formatted. Weak: the records go when the caller drops them.
+ */
+const chainWire = new WeakMap<CanonicalRecord, Buffer>();
+
+/** the canonical wire RDATA of a record: the chain's as made, any other by `canonicalRdata` */
+export const rdataWireOf = (zone: string, record: CanonicalRecord, canonicalRdata: CanonicalRdata): Buffer =>
+  chainWire.get(record) ?? canonicalRdata(zone, record);
 
 const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, DNAME: 39 } as const;
 const SIGNED_BY_KSK = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
@@ -91,7 +101,7 @@ function groupAuthoritative(records: readonly CanonicalRecord[]): ZoneNames & { 
   }
   // a name is occluded when a proper ancestor inside the zone is a delegation point or owns a DNAME (RFC 6672 §2.3)
   const occluded = (owner: string): boolean => {
-    if (owner === '@') return false;
+    if (owner === '@' || (cuts.size === 0 && dnames.size === 0)) return false;
     const labels = owner.split('.');
     for (let i = 1; i < labels.length; i++) {
       const ancestor = labels.slice(i).join('.');
@@ -194,6 +204,12 @@ export function planZone(
   records: readonly CanonicalRecord[],
   keys: readonly ZoneKey[],
   denial: Denial,
+  /**
+   * called once the zone's own RRsets to sign are known, before the chain is built: a pool can start on them
+   * (signing-pool.ts). Each is the same object in `toSign` unless a chain record of its type at its owner
+   * joined it (then `toSign` has a new RRset in its place).
+   */
+  onDataRrsets?: (rrsets: Rrset[]) => void,
 ): { added: CanonicalRecord[]; toSign: Rrset[] } {
   const apex = records.find((r) => r.owner === '@' && r.type === 'SOA');
   if (!apex) throw new Error(`zone ${zone} has no SOA`);
@@ -204,6 +220,12 @@ export function planZone(
     .map((key) => ({ owner: '@', type: 'DNSKEY', ttl: dnskeyTtl, rdata: DNSKEY.format(key.dnskey) }));
   const all = [...records.filter((r) => !(r.owner === '@' && r.type === 'DNSKEY')), ...added];
   const names = groupAuthoritative(all);
+  if (onDataRrsets) {
+    const data: Rrset[] = [];
+    for (const rrsets of names.owners.values())
+      for (const rrset of rrsets) if (!(rrset.type === 'NS' && names.delegations.has(rrset.owner))) data.push(rrset);
+    onDataRrsets(data);
+  }
   const ttl = denialTtl(zone, records);
   const chain = denial.kind === 'nsec' ? nsecChain(zone, names, ttl) : nsec3Chain(zone, names, ttl, denial);
   // one push per record: a spread passes every record as an argument, and a chain of more than about 120,000
@@ -267,7 +289,7 @@ export function signatures(
     owner: ownerWire,
     type: rrset.code,
     ttl: rrset.ttl,
-    rdata: canonicalRdata(zone, record),
+    rdata: rdataWireOf(zone, record, canonicalRdata),
   }));
   const signer = signerNameOf(zone);
   const labels = labelCount(ownerWire);
@@ -299,7 +321,10 @@ function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord
   owners.sort((a, b) => Buffer.compare(a.key, b.key));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
-    return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) }) };
+    const value = { next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) };
+    const record = { owner, type: 'NSEC', ttl, rdata: NSEC.format(value) };
+    chainWire.set(record, rdataToWire(NSEC, value, { canonical: true }));
+    return record;
   });
 }
 
@@ -309,14 +334,16 @@ export const ownerHash = (zone: string, owner: string, denial: Extract<Denial, {
 
 /** an NSEC3's RDATA; the Opt-Out flag on every NSEC3 of an opt-out chain (RFC 5155 §3.1.2.1) */
 export const nsec3Rdata = (denial: Extract<Denial, { kind: 'nsec3' }>, nextHashed: Buffer, types: number[]): string =>
-  NSEC3.format({
-    hashAlgorithm: NSEC3_HASH_SHA1,
-    flags: denial.optOut ? 1 : 0,
-    iterations: denial.iterations,
-    salt: denial.salt,
-    nextHashed,
-    types,
-  });
+  NSEC3.format(nsec3Value(denial, nextHashed, types));
+
+const nsec3Value = (denial: Extract<Denial, { kind: 'nsec3' }>, nextHashed: Buffer, types: number[]) => ({
+  hashAlgorithm: NSEC3_HASH_SHA1,
+  flags: denial.optOut ? 1 : 0,
+  iterations: denial.iterations,
+  salt: denial.salt,
+  nextHashed,
+  types,
+});
 
 /** the names between an owner and the apex, both left out ('a.b.c' → 'b.c', 'c') */
 export function ancestorsOf(owner: string): string[] {
@@ -358,12 +385,12 @@ function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract
   }
   const hashed = [...typesAt].map(([owner, types]) => ({ hash: ownerHash(zone, owner, denial), types }));
   hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
-  const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => ({
-    owner: base32hex(hash),
-    type: 'NSEC3',
-    ttl,
-    rdata: nsec3Rdata(denial, hashed[(i + 1) % hashed.length].hash, types),
-  }));
+  const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => {
+    const value = nsec3Value(denial, hashed[(i + 1) % hashed.length].hash, types);
+    const record = { owner: base32hex(hash), type: 'NSEC3', ttl, rdata: NSEC3.format(value) };
+    chainWire.set(record, rdataToWire(NSEC3, value, { canonical: true }));
+    return record;
+  });
   // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)
   chain.push({
     owner: '@',
