@@ -19,8 +19,8 @@ import { rememberCoverage } from './signer-records';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
-import { CanonicalRr, RrsigFields, signingInput } from './rrsig';
-import { RRSIG, NSEC, NSEC3, NSEC3PARAM } from '../record-types/signer-types';
+import { RrsigFields, signingInputOf } from './rrsig';
+import { NSEC, NSEC3, NSEC3PARAM, rrsigTextHead } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
 import { getServedRecordType } from '../record-types';
 
@@ -285,12 +285,7 @@ export function signatures(
   if (!signers.length) return [];
   // RFC 4034 §6.2: the owner in canonical form, lower-cased and uncompressed; built once per RRset
   const ownerWire = canonicalNameWire(ownerToFqdn(rrset.owner, zone));
-  const rrs: CanonicalRr[] = rrset.records.map((record) => ({
-    owner: ownerWire,
-    type: rrset.code,
-    ttl: rrset.ttl,
-    rdata: rdataWireOf(zone, record, canonicalRdata),
-  }));
+  const rdatas = rrset.records.map((record) => rdataWireOf(zone, record, canonicalRdata));
   const signer = signerNameOf(zone);
   const labels = labelCount(ownerWire);
   const expiration = window.expiration(rrset.owner, rrset.type);
@@ -305,12 +300,34 @@ export function signatures(
       keyTag: key.tag,
       signer: signer.wire,
     };
-    const signature = key.algorithm.sign(signingInput(fields, rrs), key.privateKey);
-    const value = { ...fields, signer: signer.name, signature };
-    const record: CanonicalRecord = { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format(value) };
+    const signature = key.algorithm.sign(signingInputOf(fields, ownerWire, rrset.code, rdatas), key.privateKey);
+    const record: CanonicalRecord = {
+      owner: rrset.owner,
+      type: 'RRSIG',
+      ttl: rrset.ttl,
+      rdata: rrsigHeadOf(fields, signer.name) + signature.toString('base64'),
+    };
     rememberCoverage(record, rrset.code, expiration);
     return record;
   });
+}
+
+/**
+ * RRSIG texts up to the signature (RRSIG.format's), as last made: a zone's RRSIGs share them by the thousand
+ * (one inception, a few thousand expirations, a few TTLs, types and label counts), and one string shared by
+ * many RRSIGs is one string for the collector, not one per RRSIG
+ */
+const rrsigHeads = new Map<string, string>();
+const RRSIG_HEADS_KEPT = 8192;
+function rrsigHeadOf(fields: RrsigFields, signerName: string): string {
+  const key = `${fields.typeCovered} ${fields.algorithm} ${fields.labels} ${fields.originalTtl} ${fields.expiration} ${fields.inception} ${fields.keyTag} ${signerName}`;
+  let head = rrsigHeads.get(key);
+  if (head === undefined) {
+    head = rrsigTextHead({ ...fields, signer: signerName });
+    if (rrsigHeads.size >= RRSIG_HEADS_KEPT) rrsigHeads.clear();
+    rrsigHeads.set(key, head);
+  }
+  return head;
 }
 
 /** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */

@@ -154,6 +154,13 @@ const typeList = (types: number[]) =>
     .map((code) => mnemonicOf(code))
     .join(' ');
 
+/**
+ * The presentation form of an RRSIG up to its Signature field, a blank included: the fields a zone's RRSIGs
+ * share by the thousand (a signer keeps it and appends each signature's base64)
+ */
+export const rrsigTextHead = (v: Omit<RRSIGValue, 'signature'>): string =>
+  `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
+
 /** RRSIG (RFC 4034 §3) */
 export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
   type: 'RRSIG',
@@ -203,8 +210,7 @@ export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
       RRSIG.format,
     );
   },
-  format: (v) =>
-    `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} ${v.signature.toString('base64')}`,
+  format: (v) => rrsigTextHead(v) + v.signature.toString('base64'),
   fromWire: (r) => ({
     typeCovered: r.u16(),
     algorithm: r.u8(),
