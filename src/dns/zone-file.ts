@@ -439,9 +439,11 @@ function isAbsoluteText(name: string): boolean {
   return name.endsWith('.') && backslashes % 2 === 0;
 }
 
+const SIGNER_TYPE_NAMES: ReadonlySet<string> = new Set(SIGNER_TYPE_CODES.values());
+
 function signerTypeOf(type: string): string | undefined {
   const upper = type.toUpperCase();
   const m = /^TYPE([0-9]{1,5})$/.exec(upper);
   if (m) return SIGNER_TYPE_CODES.get(Number(m[1]));
-  return [...SIGNER_TYPE_CODES.values()].includes(upper) ? upper : undefined;
+  return SIGNER_TYPE_NAMES.has(upper) ? upper : undefined;
 }

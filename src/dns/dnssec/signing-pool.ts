@@ -117,6 +117,9 @@ export class SigningPool {
         chunks.push({ rrsets: part, signatures: at, answer });
       }
     };
+    // a thread takes a while to load the signer: the threads start now, while this thread groups the zone
+    if (records.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed)
+      while (this.threads.length < this.size) this.threads.push(this.start());
     const early = (rrsets: Rrset[]) => {
       if (rrsets.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed) send(rrsets);
     };

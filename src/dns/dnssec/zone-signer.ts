@@ -22,7 +22,7 @@ import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
 import { RrsigFields, signingInputOf } from './rrsig';
 import { NSEC, NSEC3, NSEC3PARAM, rrsigTextHead } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
-import { getServedRecordType } from '../record-types';
+import { getServedRecordType, RecordTypeDefinition } from '../record-types';
 
 export type KeyRole = 'KSK' | 'ZSK' | 'CSK';
 
@@ -51,14 +51,17 @@ export interface SignatureWindow {
 export type CanonicalRdata = (zone: string, record: CanonicalRecord) => Buffer;
 
 /**
- * The canonical wire RDATA of the chain records this module made, written from the values they were formatted
- * from: signing them then needs no parse of the text just formatted. Weak: the records go when the caller drops them.
+ * The values the chain records this module made were formatted from: signing them in this thread then writes
+ * their canonical wire RDATA from the value, without parsing the text just formatted (a pool's thread gets the
+ * text). Weak: the records go when the caller drops them.
  */
-const chainWire = new WeakMap<CanonicalRecord, Buffer>();
+const chainValues = new WeakMap<CanonicalRecord, { definition: RecordTypeDefinition; value: unknown }>();
 
-/** the canonical wire RDATA of a record: the chain's as made, any other by `canonicalRdata` */
-export const rdataWireOf = (zone: string, record: CanonicalRecord, canonicalRdata: CanonicalRdata): Buffer =>
-  chainWire.get(record) ?? canonicalRdata(zone, record);
+/** the canonical wire RDATA of a record: the chain's from its value, any other by `canonicalRdata` */
+export function rdataWireOf(zone: string, record: CanonicalRecord, canonicalRdata: CanonicalRdata): Buffer {
+  const made = chainValues.get(record);
+  return made ? rdataToWire(made.definition, made.value, { canonical: true }) : canonicalRdata(zone, record);
+}
 
 const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, DNAME: 39 } as const;
 const SIGNED_BY_KSK = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
@@ -340,7 +343,7 @@ function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord
     const next = owners[(i + 1) % owners.length].owner;
     const value = { next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) };
     const record = { owner, type: 'NSEC', ttl, rdata: NSEC.format(value) };
-    chainWire.set(record, rdataToWire(NSEC, value, { canonical: true }));
+    chainValues.set(record, { definition: NSEC, value });
     return record;
   });
 }
@@ -405,7 +408,7 @@ function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract
   const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => {
     const value = nsec3Value(denial, hashed[(i + 1) % hashed.length].hash, types);
     const record = { owner: base32hex(hash), type: 'NSEC3', ttl, rdata: NSEC3.format(value) };
-    chainWire.set(record, rdataToWire(NSEC3, value, { canonical: true }));
+    chainValues.set(record, { definition: NSEC3, value });
     return record;
   });
   // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)
