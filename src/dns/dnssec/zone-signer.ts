@@ -333,12 +333,31 @@ function rrsigHeadOf(fields: RrsigFields, signerName: string): string {
   return head;
 }
 
+/**
+ * The canonical sort key (canonical-order.ts) of an owner as a string of octets (latin1: one character per octet,
+ * so string order is octet order), the zone's own labels left out (every owner shares them). An owner written
+ * without escapes (printable ASCII) is keyed from its text: its labels from the root down, lower-cased, each
+ * ended by a 0x00 (no octet 0x00 or 0x01 can be in such a label); any other through its wire labels.
+ */
+const PRINTABLE_WITHOUT_ESCAPES = /^[\x21-\x5b\x5d-\x7e]+$/;
+function ownerSortKey(owner: string, zone: string): string {
+  if (owner === '@') return '';
+  if (PRINTABLE_WITHOUT_ESCAPES.test(owner)) {
+    const labels = owner.toLowerCase().split('.');
+    let key = '';
+    for (let i = labels.length - 1; i >= 0; i--) key += `${labels[i]}\0`;
+    return key;
+  }
+  const all = wireLabels(ownerToFqdn(owner, zone));
+  return canonicalSortKey(all.slice(0, all.length - wireLabels(ownerToFqdn('@', zone)).length)).toString('latin1');
+}
+
 /** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */
 function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord[] {
   // sorted by the canonical sort key (canonical-order.ts): plain octet order is RFC 4034 §6.1's order, and
   // each name is split into labels once rather than twice per comparison
-  const owners = [...names.owners.keys()].map((owner) => ({ owner, key: canonicalSortKey(wireLabels(ownerToFqdn(owner, zone))) }));
-  owners.sort((a, b) => Buffer.compare(a.key, b.key));
+  const owners = [...names.owners.keys()].map((owner) => ({ owner, key: ownerSortKey(owner, zone) }));
+  owners.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
     const value = { next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) };
