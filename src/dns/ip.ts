@@ -5,16 +5,38 @@
  * refused: `010` is octal to some parsers (inet_aton) and decimal to others, so its meaning is ambiguous.
  */
 export function parseIPv4(text: string): number[] | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
+  // read character by character (a zone's addresses are most of its records): four numbers of 1–3 digits
+  // separated by dots, none above 255, none with a leading zero
   const octets: number[] = [];
-  for (const part of parts) {
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(part)) return undefined;
-    const n = Number(part);
-    if (n > 255) return undefined;
-    octets.push(n);
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || value > 255 || octets.length === 4) return undefined;
+      octets.push(value);
+      value = 0;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits === 3 || (digits === 1 && value === 0)) return undefined;
+      value = value * 10 + (c - 0x30);
+      digits++;
+    } else return undefined;
   }
-  return octets;
+  return octets.length === 4 ? octets : undefined;
+}
+
+/** the value of 1–4 hex digits, or undefined */
+function hexGroup(text: string): number | undefined {
+  if (text.length === 0 || text.length > 4) return undefined;
+  let value = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+    if (digit < 0) return undefined;
+    value = value * 16 + digit;
+  }
+  return value;
 }
 
 export function formatIPv4(octets: ArrayLike<number>): string {
@@ -41,8 +63,9 @@ export function parseIPv6(text: string): number[] | undefined {
         if (!v4) return undefined;
         words.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
       } else {
-        if (!/^[0-9A-Fa-f]{1,4}$/.test(g)) return undefined;
-        words.push(parseInt(g, 16));
+        const word = hexGroup(g);
+        if (word === undefined) return undefined;
+        words.push(word);
       }
     }
     return words;

@@ -388,6 +388,28 @@ function bareZone(zone: string): string {
   return z.endsWith('.') ? z.slice(0, -1) : z;
 }
 
+/** a name of host-name labels only (letters, digits, hyphen, underscore; 1–63 each), absolute or not */
+const PLAIN_OWNER = /^[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?$/;
+
+/**
+ * parseOwner's answer for the common owner, a name of host-name labels inside the zone (every line of a zone
+ * file has one): no escape, IDNA, wildcard or warning can apply, so it needs no label parser. Undefined when
+ * the name needs the full rules (anything else, or an answer that would be a problem).
+ */
+function plainOwner(text: string, zone: string): string | undefined {
+  if (zone === '' || !PLAIN_OWNER.test(text)) return undefined;
+  const absolute = text.endsWith('.');
+  const name = (absolute ? text.slice(0, -1) : text).toLowerCase();
+  let relative: string;
+  if (name === zone) return '@';
+  else if (name.endsWith(zone) && name.charCodeAt(name.length - zone.length - 1) === 0x2e)
+    relative = name.slice(0, name.length - zone.length - 1);
+  else if (absolute) return undefined;
+  else relative = name;
+  // RFC 1035 §2.3.4: 255 octets in wire form, the zone's labels, the length octets and the root's included
+  return relative.length + 1 + zone.length + 2 <= MAX_NAME_OCTETS ? relative : undefined;
+}
+
 /**
  * Owner names, stored relative to the zone ('@' for the apex). Absolute names inside the zone are made relative;
  * names with a trailing dot outside the zone are refused (a zone holds only data at or below its apex,
@@ -397,6 +419,8 @@ export function parseOwner(input: string, zone: string, field = 'owner'): NameRe
   const z = bareZone(zone);
   const text = String(input ?? '').trim();
   if (text === '' || text === '@') return { ok: true, name: '@' };
+  const plain = plainOwner(text, z);
+  if (plain !== undefined) return { ok: true, name: plain };
   const rules: LabelRules = { field, wildcard: true, what: 'the owner' };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };

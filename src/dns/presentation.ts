@@ -19,7 +19,8 @@ export interface Field {
 
 export type FieldsResult = { ok: true; fields: Field[] } | { ok: false; problems: Problem[] };
 
-const isBlank = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+/** space, tab, carriage return, line feed */
+const isBlankCode = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 
 /**
  * Splits RDATA into whitespace-separated fields (RFC 1035 §5.1). A double quote opens a quoted stretch in which
@@ -28,20 +29,23 @@ const isBlank = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\
 export function splitFields(rdata: string, field = 'rdata'): FieldsResult {
   const fields: Field[] = [];
   let i = 0;
+  // by character code, not one-character strings: every record of a zone file comes through here
   while (i < rdata.length) {
-    if (isBlank(rdata[i])) {
+    if (isBlankCode(rdata.charCodeAt(i))) {
       i++;
       continue;
     }
     const start = i;
     let quoted = false;
-    while (i < rdata.length && (quoted || !isBlank(rdata[i]))) {
-      const c = rdata[i];
-      if (c === '\\') {
+    while (i < rdata.length) {
+      const c = rdata.charCodeAt(i);
+      if (!quoted && isBlankCode(c)) break;
+      if (c === 0x5c) {
+        // a backslash protects the character after it
         i += 2;
         continue;
       }
-      if (c === '"') quoted = !quoted;
+      if (c === 0x22) quoted = !quoted;
       i++;
     }
     if (quoted) {

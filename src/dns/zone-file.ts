@@ -23,17 +23,19 @@ import { CanonicalRecord, parseRecordWithOrigin, recordIdentity } from './record
 import { AllowedTtls, checkTtl, clampTtl, parseDuration, ttlAllowed } from './ttl';
 import { checkZoneIndexed } from './zone-rules';
 
-/** RFC 4034 §6.1 canonical order of owner names: compare label by label from the right */
-function compareOwners(a: string, b: string): number {
-  if (a === b) return 0;
-  if (a === '@') return -1;
-  if (b === '@') return 1;
-  const la = a.split('.').reverse();
-  const lb = b.split('.').reverse();
+/** RFC 4034 §6.1 canonical order of owner names: compare label by label from the right (the labels given reversed, the apex none) */
+function compareOwnerLabels(la: readonly string[], lb: readonly string[]): number {
   for (let i = 0; i < Math.min(la.length, lb.length); i++) {
     if (la[i] !== lb[i]) return la[i] < lb[i] ? -1 : 1;
   }
   return la.length - lb.length;
+}
+
+/** the owners in that order, each split into labels once */
+function sortOwners(owners: Iterable<string>): string[] {
+  const keyed = [...owners].map((owner) => ({ owner, labels: owner === '@' ? [] : owner.split('.').reverse() }));
+  keyed.sort((a, b) => compareOwnerLabels(a.labels, b.labels));
+  return keyed.map((k) => k.owner);
 }
 
 /**
@@ -43,16 +45,24 @@ function compareOwners(a: string, b: string): number {
  */
 export function renderZoneFile(zone: string, records: CanonicalRecord[]): string {
   const soa = records.find((r) => r.type === 'SOA');
-  const rest = records
-    .filter((r) => r !== soa)
-    .slice()
-    .sort(
-      (x, y) =>
-        compareOwners(x.owner, y.owner) ||
-        (x.type < y.type ? -1 : x.type > y.type ? 1 : 0) ||
-        (x.rdata < y.rdata ? -1 : x.rdata > y.rdata ? 1 : 0),
-    );
-  return [zoneFileHead(zone, soa), ...rest.map(zoneFileLine)].join('');
+  // the owners are sorted once each, not once per record comparison (a signed zone has several records per
+  // owner), then each owner's records by type and RDATA: the same order as sorting the records themselves
+  const byOwner = new Map<string, CanonicalRecord[]>();
+  for (const record of records) {
+    if (record === soa) continue;
+    const list = byOwner.get(record.owner);
+    if (list) list.push(record);
+    else byOwner.set(record.owner, [record]);
+  }
+  const owners = sortOwners(byOwner.keys());
+  const lines: string[] = [zoneFileHead(zone, soa)];
+  for (const owner of owners) {
+    const list = byOwner.get(owner)!;
+    if (list.length > 1)
+      list.sort((x, y) => (x.type < y.type ? -1 : x.type > y.type ? 1 : 0) || (x.rdata < y.rdata ? -1 : x.rdata > y.rdata ? 1 : 0));
+    for (const record of list) lines.push(zoneFileLine(record));
+  }
+  return lines.join('');
 }
 
 /** The start of a master file: $ORIGIN, $TTL (the SOA's) and the SOA line. Each piece ends with a newline. */
@@ -429,9 +439,11 @@ function isAbsoluteText(name: string): boolean {
   return name.endsWith('.') && backslashes % 2 === 0;
 }
 
+const SIGNER_TYPE_NAMES: ReadonlySet<string> = new Set(SIGNER_TYPE_CODES.values());
+
 function signerTypeOf(type: string): string | undefined {
   const upper = type.toUpperCase();
   const m = /^TYPE([0-9]{1,5})$/.exec(upper);
   if (m) return SIGNER_TYPE_CODES.get(Number(m[1]));
-  return [...SIGNER_TYPE_CODES.values()].includes(upper) ? upper : undefined;
+  return SIGNER_TYPE_NAMES.has(upper) ? upper : undefined;
 }

@@ -60,8 +60,17 @@ function writeRrsigHead(fields: RrsigFields, out: Buffer): number {
  * one buffer of the exact size: a zone of a million RRsets builds a million of these.
  */
 export function signingInput(fields: RrsigFields, rrset: readonly CanonicalRr[]): Buffer {
-  const rdatas = rrset.length === 1 ? [rrset[0].rdata] : canonicalRRsetOrder(rrset.map((rr) => rr.rdata));
-  const { owner, type } = rrset[0];
+  return signingInputOf(
+    fields,
+    rrset[0].owner,
+    rrset[0].type,
+    rrset.map((rr) => rr.rdata),
+  );
+}
+
+/** `signingInput` of an RRset given by its owner (canonical wire form), type and canonical RDATAs, in any order */
+export function signingInputOf(fields: RrsigFields, owner: Buffer, type: number, canonicalRdatas: readonly Buffer[]): Buffer {
+  const rdatas = canonicalRdatas.length === 1 ? canonicalRdatas : canonicalRRsetOrder([...canonicalRdatas]);
   let size = 18 + fields.signer.length;
   for (const rdata of rdatas) size += owner.length + 10 + rdata.length;
   const input = Buffer.allocUnsafe(size);

@@ -50,6 +50,12 @@ export interface SigningChunk {
 export const SIGN_IN_THREAD_BELOW_RRSETS = 2000;
 /** RRsets per message: large enough that a message's cost is small against its signatures (about 50 ms of work) */
 const CHUNK_RRSETS = 2000;
+/**
+ * A thread answers a chunk with its RRSIGs' RDATA as one string, one RDATA per line: one string crosses the
+ * threads instead of thousands, and the RDATAs split from it here are slices of it, small objects for this
+ * thread's collector. An RRSIG's text has no line break (type, numbers, times, the apex's name, base64).
+ */
+export const ANSWER_SEPARATOR = '\n';
 /** chunks in flight per thread: one being signed, one waiting, so that a thread never waits on the calling one */
 const IN_FLIGHT_PER_THREAD = 2;
 
@@ -73,7 +79,11 @@ export class SigningPool {
   /** `size`: threads; one per core by default (os.availableParallelism) */
   constructor(readonly size = Math.max(1, os.availableParallelism())) {}
 
-  /** `signZone` (zone-signer.ts) with the signatures made on the pool's threads */
+  /**
+   * `signZone` (zone-signer.ts) with the signatures made on the pool's threads. The zone's own RRsets go to the
+   * threads as soon as they are grouped, so the threads start (and sign) while this thread builds the denial
+   * chain; the chain's RRsets follow. The records come back in `signZone`'s order whatever the threads' order.
+   */
   async signZone(
     zone: string,
     records: readonly CanonicalRecord[],
@@ -81,23 +91,25 @@ export class SigningPool {
     denial: Denial,
     window: SignatureWindow,
   ): Promise<CanonicalRecord[]> {
-    const { added, toSign } = planZone(zone, records, keys, denial);
-    if (toSign.length < SIGN_IN_THREAD_BELOW_RRSETS || this.closed) {
-      for (const rrset of toSign) for (const signature of signatures(zone, rrset, keys, window, canonicalRdata)) added.push(signature);
-      return added;
-    }
     const pooledKeys: PooledKey[] = keys
       .filter((key) => key.signing)
       .map((key) => ({ role: key.role, algorithm: key.algorithm.name, privateKey: key.privateKey, tag: key.tag, signing: true }));
-    const chunks: Rrset[][] = [];
-    for (let at = 0; at < toSign.length; at += CHUNK_RRSETS) chunks.push(toSign.slice(at, at + CHUNK_RRSETS));
-    const signed = await Promise.all(
-      chunks.map((chunk) =>
-        this.run({
+    /** each RRset sent: its chunk, and where its RRSIGs start in the chunk's answer */
+    const sent = new Map<Rrset, { chunk: number; at: number }>();
+    const chunks: { rrsets: Rrset[]; signatures: number; answer: Promise<string[]> }[] = [];
+    const send = (rrsets: readonly Rrset[]) => {
+      for (let from = 0; from < rrsets.length; from += CHUNK_RRSETS) {
+        const part = rrsets.slice(from, from + CHUNK_RRSETS);
+        let at = 0;
+        for (const rrset of part) {
+          sent.set(rrset, { chunk: chunks.length, at });
+          at += signersOf(rrset.type, pooledKeys).length;
+        }
+        const answer = this.run({
           zone,
           inception: window.inception,
           keys: pooledKeys,
-          rrsets: chunk.map((rrset) => ({
+          rrsets: part.map((rrset) => ({
             owner: rrset.owner,
             type: rrset.type,
             code: rrset.code,
@@ -105,19 +117,36 @@ export class SigningPool {
             expiration: window.expiration(rrset.owner, rrset.type),
             rdata: rrset.records.map((record) => record.rdata),
           })),
-        }),
-      ),
-    );
+        });
+        // awaited below; a chunk that fails while this thread is still planning is not an unhandled rejection
+        answer.catch(() => undefined);
+        chunks.push({ rrsets: part, signatures: at, answer });
+      }
+    };
+    // a thread takes a while to load the signer: the threads start now, while this thread groups the zone
+    if (records.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed)
+      while (this.threads.length < this.size) this.threads.push(this.start());
+    const early = (rrsets: Rrset[]) => {
+      if (rrsets.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed) send(rrsets);
+    };
+    const { added, toSign } = planZone(zone, records, keys, denial, early);
+    if (chunks.length === 0 && (toSign.length < SIGN_IN_THREAD_BELOW_RRSETS || this.closed)) {
+      for (const rrset of toSign) for (const signature of signatures(zone, rrset, keys, window, canonicalRdata)) added.push(signature);
+      return added;
+    }
+    send(toSign.filter((rrset) => !sent.has(rrset)));
+    const answers = await Promise.all(chunks.map((chunk) => chunk.answer));
     // the threads answer with the RRSIG RDATA in the chunk's order, one per signing key of each RRset
     chunks.forEach((chunk, i) => {
-      const rdata = signed[i];
-      let next = 0;
-      for (const rrset of chunk) {
-        const count = signersOf(rrset.type, pooledKeys).length;
-        for (let k = 0; k < count; k++) added.push({ owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: rdata[next++] });
-      }
-      if (next !== rdata.length) throw new Error(`signing thread: ${rdata.length} signatures for ${next} expected`);
+      if (answers[i].length !== chunk.signatures)
+        throw new Error(`signing thread: ${answers[i].length} signatures for ${chunk.signatures} expected`);
     });
+    for (const rrset of toSign) {
+      const { chunk, at } = sent.get(rrset)!;
+      const rdata = answers[chunk];
+      const count = signersOf(rrset.type, pooledKeys).length;
+      for (let k = 0; k < count; k++) added.push({ owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: rdata[at + k] });
+    }
     return added;
   }
 
@@ -165,12 +194,12 @@ export class SigningPool {
     });
     worker.unref();
     const thread: Thread = { worker, inFlight: new Map() };
-    worker.on('message', ({ id, rdata, error }: { id: number; rdata?: string[]; error?: string }) => {
+    worker.on('message', ({ id, rdata, error }: { id: number; rdata?: string; error?: string }) => {
       const pending = thread.inFlight.get(id);
       thread.inFlight.delete(id);
       if (thread.inFlight.size === 0) worker.unref();
       if (error !== undefined) pending?.reject(new Error(`signing thread: ${error}`));
-      else pending?.resolve(rdata!);
+      else pending?.resolve(rdata === '' ? [] : rdata!.split(ANSWER_SEPARATOR));
       this.pump();
     });
     // a thread that dies fails the chunks it held; the next chunk starts another

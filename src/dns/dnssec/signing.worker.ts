@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { DNSSEC_ALGORITHMS } from './algorithms';
 import { canonicalRdata } from './canonical-rdata';
-import type { SigningChunk } from './signing-pool';
+import { ANSWER_SEPARATOR, type SigningChunk } from './signing-pool';
 import { signatures, SigningKey } from './zone-signer';
 
 /**
@@ -23,7 +23,7 @@ parentPort!.on('message', ({ id, chunk }: { id: number; chunk: SigningChunk }) =
       const window = { inception: chunk.inception, expiration: () => r.expiration };
       for (const signature of signatures(chunk.zone, rrset, keys, window, canonicalRdata)) rdata.push(signature.rdata);
     }
-    parentPort!.postMessage({ id, rdata });
+    parentPort!.postMessage({ id, rdata: rdata.join(ANSWER_SEPARATOR) });
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

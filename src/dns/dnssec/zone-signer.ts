@@ -13,16 +13,16 @@
 import type { KeyObject } from 'node:crypto';
 import { CanonicalRecord } from '../record';
 import { ownerToFqdn } from '../name';
-import { canonicalNameWire, nameToWire, wireLabels } from '../wire';
+import { canonicalNameWire, nameToWire, rdataToWire, wireLabels } from '../wire';
 import { canonicalSortKey } from './canonical-order';
 import { rememberCoverage } from './signer-records';
 import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
-import { CanonicalRr, RrsigFields, signingInput } from './rrsig';
-import { RRSIG, NSEC, NSEC3, NSEC3PARAM } from '../record-types/signer-types';
+import { RrsigFields, signingInputOf } from './rrsig';
+import { NSEC, NSEC3, NSEC3PARAM, rrsigTextHead } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
-import { getServedRecordType } from '../record-types';
+import { getServedRecordType, RecordTypeDefinition } from '../record-types';
 
 export type KeyRole = 'KSK' | 'ZSK' | 'CSK';
 
@@ -49,6 +49,19 @@ export interface SignatureWindow {
 
 /** the wire RDATA of a stored record in canonical form (RFC 4034 §6.2); the wire module provides it */
 export type CanonicalRdata = (zone: string, record: CanonicalRecord) => Buffer;
+
+/**
+ * The values the chain records this module made were formatted from: signing them in this thread then writes
+ * their canonical wire RDATA from the value, without parsing the text just formatted (a pool's thread gets the
+ * text). Weak: the records go when the caller drops them.
+ */
+const chainValues = new WeakMap<CanonicalRecord, { definition: RecordTypeDefinition; value: unknown }>();
+
+/** the canonical wire RDATA of a record: the chain's from its value, any other by `canonicalRdata` */
+export function rdataWireOf(zone: string, record: CanonicalRecord, canonicalRdata: CanonicalRdata): Buffer {
+  const made = chainValues.get(record);
+  return made ? rdataToWire(made.definition, made.value, { canonical: true }) : canonicalRdata(zone, record);
+}
 
 const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, DNAME: 39 } as const;
 const SIGNED_BY_KSK = new Set(['DNSKEY', 'CDS', 'CDNSKEY']);
@@ -91,7 +104,7 @@ function groupAuthoritative(records: readonly CanonicalRecord[]): ZoneNames & { 
   }
   // a name is occluded when a proper ancestor inside the zone is a delegation point or owns a DNAME (RFC 6672 §2.3)
   const occluded = (owner: string): boolean => {
-    if (owner === '@') return false;
+    if (owner === '@' || (cuts.size === 0 && dnames.size === 0)) return false;
     const labels = owner.split('.');
     for (let i = 1; i < labels.length; i++) {
       const ancestor = labels.slice(i).join('.');
@@ -194,6 +207,12 @@ export function planZone(
   records: readonly CanonicalRecord[],
   keys: readonly ZoneKey[],
   denial: Denial,
+  /**
+   * called once the zone's own RRsets to sign are known, before the chain is built: a pool can start on them
+   * (signing-pool.ts). Each is the same object in `toSign` unless a chain record of its type at its owner
+   * joined it (then `toSign` has a new RRset in its place).
+   */
+  onDataRrsets?: (rrsets: Rrset[]) => void,
 ): { added: CanonicalRecord[]; toSign: Rrset[] } {
   const apex = records.find((r) => r.owner === '@' && r.type === 'SOA');
   if (!apex) throw new Error(`zone ${zone} has no SOA`);
@@ -204,6 +223,12 @@ export function planZone(
     .map((key) => ({ owner: '@', type: 'DNSKEY', ttl: dnskeyTtl, rdata: DNSKEY.format(key.dnskey) }));
   const all = [...records.filter((r) => !(r.owner === '@' && r.type === 'DNSKEY')), ...added];
   const names = groupAuthoritative(all);
+  if (onDataRrsets) {
+    const data: Rrset[] = [];
+    for (const rrsets of names.owners.values())
+      for (const rrset of rrsets) if (!(rrset.type === 'NS' && names.delegations.has(rrset.owner))) data.push(rrset);
+    onDataRrsets(data);
+  }
   const ttl = denialTtl(zone, records);
   const chain = denial.kind === 'nsec' ? nsecChain(zone, names, ttl) : nsec3Chain(zone, names, ttl, denial);
   // one push per record: a spread passes every record as an argument, and a chain of more than about 120,000
@@ -263,12 +288,7 @@ export function signatures(
   if (!signers.length) return [];
   // RFC 4034 §6.2: the owner in canonical form, lower-cased and uncompressed; built once per RRset
   const ownerWire = canonicalNameWire(ownerToFqdn(rrset.owner, zone));
-  const rrs: CanonicalRr[] = rrset.records.map((record) => ({
-    owner: ownerWire,
-    type: rrset.code,
-    ttl: rrset.ttl,
-    rdata: canonicalRdata(zone, record),
-  }));
+  const rdatas = rrset.records.map((record) => rdataWireOf(zone, record, canonicalRdata));
   const signer = signerNameOf(zone);
   const labels = labelCount(ownerWire);
   const expiration = window.expiration(rrset.owner, rrset.type);
@@ -283,23 +303,67 @@ export function signatures(
       keyTag: key.tag,
       signer: signer.wire,
     };
-    const signature = key.algorithm.sign(signingInput(fields, rrs), key.privateKey);
-    const value = { ...fields, signer: signer.name, signature };
-    const record: CanonicalRecord = { owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: RRSIG.format(value) };
+    const signature = key.algorithm.sign(signingInputOf(fields, ownerWire, rrset.code, rdatas), key.privateKey);
+    const record: CanonicalRecord = {
+      owner: rrset.owner,
+      type: 'RRSIG',
+      ttl: rrset.ttl,
+      rdata: rrsigHeadOf(fields, signer.name) + signature.toString('base64'),
+    };
     rememberCoverage(record, rrset.code, expiration);
     return record;
   });
+}
+
+/**
+ * RRSIG texts up to the signature (RRSIG.format's), as last made: a zone's RRSIGs share them by the thousand
+ * (one inception, a few thousand expirations, a few TTLs, types and label counts), and one string shared by
+ * many RRSIGs is one string for the collector, not one per RRSIG
+ */
+const rrsigHeads = new Map<string, string>();
+const RRSIG_HEADS_KEPT = 8192;
+function rrsigHeadOf(fields: RrsigFields, signerName: string): string {
+  const key = `${fields.typeCovered} ${fields.algorithm} ${fields.labels} ${fields.originalTtl} ${fields.expiration} ${fields.inception} ${fields.keyTag} ${signerName}`;
+  let head = rrsigHeads.get(key);
+  if (head === undefined) {
+    head = rrsigTextHead({ ...fields, signer: signerName });
+    if (rrsigHeads.size >= RRSIG_HEADS_KEPT) rrsigHeads.clear();
+    rrsigHeads.set(key, head);
+  }
+  return head;
+}
+
+/**
+ * The canonical sort key (canonical-order.ts) of an owner as a string of octets (latin1: one character per octet,
+ * so string order is octet order), the zone's own labels left out (every owner shares them). An owner written
+ * without escapes (printable ASCII) is keyed from its text: its labels from the root down, lower-cased, each
+ * ended by a 0x00 (no octet 0x00 or 0x01 can be in such a label); any other through its wire labels.
+ */
+const PRINTABLE_WITHOUT_ESCAPES = /^[\x21-\x5b\x5d-\x7e]+$/;
+function ownerSortKey(owner: string, zone: string): string {
+  if (owner === '@') return '';
+  if (PRINTABLE_WITHOUT_ESCAPES.test(owner)) {
+    const labels = owner.toLowerCase().split('.');
+    let key = '';
+    for (let i = labels.length - 1; i >= 0; i--) key += `${labels[i]}\0`;
+    return key;
+  }
+  const all = wireLabels(ownerToFqdn(owner, zone));
+  return canonicalSortKey(all.slice(0, all.length - wireLabels(ownerToFqdn('@', zone)).length)).toString('latin1');
 }
 
 /** RFC 4034 §4.1: each authoritative owner and delegation point, in canonical order, names the next; the last names the apex */
 function nsecChain(zone: string, names: ZoneNames, ttl: number): CanonicalRecord[] {
   // sorted by the canonical sort key (canonical-order.ts): plain octet order is RFC 4034 §6.1's order, and
   // each name is split into labels once rather than twice per comparison
-  const owners = [...names.owners.keys()].map((owner) => ({ owner, key: canonicalSortKey(wireLabels(ownerToFqdn(owner, zone))) }));
-  owners.sort((a, b) => Buffer.compare(a.key, b.key));
+  const owners = [...names.owners.keys()].map((owner) => ({ owner, key: ownerSortKey(owner, zone) }));
+  owners.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return owners.map(({ owner }, i) => {
     const next = owners[(i + 1) % owners.length].owner;
-    return { owner, type: 'NSEC', ttl, rdata: NSEC.format({ next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) }) };
+    const value = { next: ownerToFqdn(next, zone), types: nsecTypes(names.owners.get(owner)!) };
+    const record = { owner, type: 'NSEC', ttl, rdata: NSEC.format(value) };
+    chainValues.set(record, { definition: NSEC, value });
+    return record;
   });
 }
 
@@ -309,14 +373,16 @@ export const ownerHash = (zone: string, owner: string, denial: Extract<Denial, {
 
 /** an NSEC3's RDATA; the Opt-Out flag on every NSEC3 of an opt-out chain (RFC 5155 §3.1.2.1) */
 export const nsec3Rdata = (denial: Extract<Denial, { kind: 'nsec3' }>, nextHashed: Buffer, types: number[]): string =>
-  NSEC3.format({
-    hashAlgorithm: NSEC3_HASH_SHA1,
-    flags: denial.optOut ? 1 : 0,
-    iterations: denial.iterations,
-    salt: denial.salt,
-    nextHashed,
-    types,
-  });
+  NSEC3.format(nsec3Value(denial, nextHashed, types));
+
+const nsec3Value = (denial: Extract<Denial, { kind: 'nsec3' }>, nextHashed: Buffer, types: number[]) => ({
+  hashAlgorithm: NSEC3_HASH_SHA1,
+  flags: denial.optOut ? 1 : 0,
+  iterations: denial.iterations,
+  salt: denial.salt,
+  nextHashed,
+  types,
+});
 
 /** the names between an owner and the apex, both left out ('a.b.c' → 'b.c', 'c') */
 export function ancestorsOf(owner: string): string[] {
@@ -358,12 +424,12 @@ function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract
   }
   const hashed = [...typesAt].map(([owner, types]) => ({ hash: ownerHash(zone, owner, denial), types }));
   hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
-  const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => ({
-    owner: base32hex(hash),
-    type: 'NSEC3',
-    ttl,
-    rdata: nsec3Rdata(denial, hashed[(i + 1) % hashed.length].hash, types),
-  }));
+  const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => {
+    const value = nsec3Value(denial, hashed[(i + 1) % hashed.length].hash, types);
+    const record = { owner: base32hex(hash), type: 'NSEC3', ttl, rdata: NSEC3.format(value) };
+    chainValues.set(record, { definition: NSEC3, value });
+    return record;
+  });
   // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)
   chain.push({
     owner: '@',
