@@ -34,9 +34,13 @@ const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().sl
 function noisyLoad(url, key, seconds) {
   return new Promise((resolve, reject) => {
     const bin = require.resolve('autocannon/autocannon.js');
-    const child = spawn(process.execPath, [bin, '-j', '-c', String(NOISY_CONNECTIONS), '-d', String(seconds), '-H', `x-api-key=${key}`, url], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [bin, '-j', '-c', String(NOISY_CONNECTIONS), '-d', String(seconds), '-H', `x-api-key=${key}`, url],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.stderr.resume();
@@ -45,7 +49,13 @@ function noisyLoad(url, key, seconds) {
       try {
         const result = JSON.parse(out);
         const byStatus = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stat]) => [status, stat.count]));
-        resolve({ requests: result.requests.total, rps: result.requests.total / result.duration, byStatus, errors: result.errors, timeouts: result.timeouts });
+        resolve({
+          requests: result.requests.total,
+          rps: result.requests.total / result.duration,
+          byStatus,
+          errors: result.errors,
+          timeouts: result.timeouts,
+        });
       } catch (error) {
         reject(new Error(`autocannon exited ${code}: ${error.message}`));
       }
@@ -83,8 +93,15 @@ async function main() {
           z: `${name}.noisy.example`,
           t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
         });
-        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "bench"}) { secret apiKey { id } } }`, { u: String(user.id) });
-        tenants[name] = { id: user.id, key: key.createApiKey.secret, keyId: key.createApiKey.apiKey.id, url: `${svc.base}/api/domain/list/zone/${name}.noisy.example` };
+        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "bench"}) { secret apiKey { id } } }`, {
+          u: String(user.id),
+        });
+        tenants[name] = {
+          id: user.id,
+          key: key.createApiKey.secret,
+          keyId: key.createApiKey.apiKey.id,
+          url: `${svc.base}/api/domain/list/zone/${name}.noisy.example`,
+        };
       }
       const quietB = () =>
         load({
@@ -99,7 +116,13 @@ async function main() {
 
       // the process's first requests compile (V8, graphql-jit, prepared statements): not part of B's quiet value
       log(`warm-up: B alone, ${WARMUP_SECONDS} s, not measured`);
-      await load({ url: tenants.b.url, connections: 1, duration: WARMUP_SECONDS, overallRate: 2 * QUIET_RATE, headers: { 'x-api-key': tenants.b.key } });
+      await load({
+        url: tenants.b.url,
+        connections: 1,
+        duration: WARMUP_SECONDS,
+        overallRate: 2 * QUIET_RATE,
+        headers: { 'x-api-key': tenants.b.key },
+      });
       log(`quiet: B alone at concurrency 1 for ${SECONDS} s`);
       results.push({ phase: 'quiet (B alone)', b: await quietB() });
 
@@ -144,7 +167,14 @@ async function main() {
   const limited = phases[1];
   const met = limited.b.p99 <= 2 * quiet.p99 && (limited.a.byStatus['429'] ?? 0) > 0;
   const row = ({ phase, a, b }) =>
-    `| ${phase} | ${b.requests} | ${b.p50} | ${b.p99} | ${(b.p99 / quiet.p99).toFixed(2)}× | ${a ? a.rps.toFixed(0) : '–'} | ${a ? a.byStatus['200'] ?? 0 : '–'} | ${a ? a.byStatus['429'] ?? 0 : '–'} | ${a ? Object.entries(a.byStatus).filter(([s]) => s !== '200' && s !== '429').map(([s, n]) => `${s}: ${n}`).join(', ') || 'none' : '–'} |`;
+    `| ${phase} | ${b.requests} | ${b.p50} | ${b.p99} | ${(b.p99 / quiet.p99).toFixed(2)}× | ${a ? a.rps.toFixed(0) : '–'} | ${a ? (a.byStatus['200'] ?? 0) : '–'} | ${a ? (a.byStatus['429'] ?? 0) : '–'} | ${
+      a
+        ? Object.entries(a.byStatus)
+            .filter(([s]) => s !== '200' && s !== '429')
+            .map(([s, n]) => `${s}: ${n}`)
+            .join(', ') || 'none'
+        : '–'
+    } |`;
   fs.writeFileSync(
     path.join(__dirname, 'RESULTS-noisy-tenant.md'),
     `# Noisy tenant (\`npm run bench:noisy-tenant\`)
