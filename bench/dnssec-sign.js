@@ -14,8 +14,9 @@
 //
 // Ours runs with one thread and with a pool of as many threads as Knot's second run (SigningPool, what the
 // service uses for a large zone). BENCH_DNSSEC_BASELINE=<a dist/ directory built from an earlier commit> adds
-// that commit's signer (one thread) to the same run, for before/after, up to BENCH_DNSSEC_BASELINE_MAX records
-// (default 100000).
+// that commit's signer (one thread and the pool) to the same run, for before/after, up to
+// BENCH_DNSSEC_BASELINE_MAX records (default 100000); BENCH_DNSSEC_BASELINE_FIRST=1 runs it before ours, so
+// that runs taken in turn alternate which side goes first; BENCH_DNSSEC_POOL_ONLY=1 leaves out the one-thread runs.
 //
 // Sizes: BENCH_DNSSEC_SIZES (comma-separated, default "100000,1000000"). Outputs up to BENCH_DNSSEC_VERIFY_MAX
 // records (default 100000) are checked with `kzonecheck --dnssec on` after the timing, so both sides are shown
@@ -34,6 +35,9 @@ const VERIFY_MAX = Number(process.env.BENCH_DNSSEC_VERIFY_MAX ?? 100_000);
 const DENIALS = ['NSEC', 'NSEC3'];
 const BASELINE = process.env.BENCH_DNSSEC_BASELINE;
 const BASELINE_MAX = Number(process.env.BENCH_DNSSEC_BASELINE_MAX ?? 100_000);
+const BASELINE_FIRST = process.env.BENCH_DNSSEC_BASELINE_FIRST === '1';
+// BENCH_DNSSEC_POOL_ONLY=1: only the runs with as many threads as cores (ours, the baseline's, Knot's)
+const POOL_ONLY = process.env.BENCH_DNSSEC_POOL_ONLY === '1';
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 // ---- the worker: our signer in a process of its own, so its CPU time and peak memory are its alone ----
@@ -256,7 +260,7 @@ signed file. NSEC3 is RFC 9276's: no salt, 0 extra iterations, no opt-out.
   (\`dist/src/dns/dnssec/signing-pool.js\`, what the service uses for a large zone) with ${threads} signing
   threads, the same count as Knot's second run; the thread count excludes the main thread, which parses, plans
   the chain and writes. Its phases are in the last column.${info.baseline ? `
-- **Zonekeeper before**: the one-thread signer as built from ${info.baseline}, on the same zone in the same run.` : ''}
+- **Zonekeeper before**: the signer (one thread, and the pool) as built from ${info.baseline}, on the same zone in the same run.` : ''}
 - **Knot**: \`kzonesign\` (knot-dnssecutils) with a policy of the same algorithm and denial and a fresh key
   database (its key generation, a few milliseconds, is included). kzonesign is knotd's own zone loader, key
   manager and signer run once without the server, so its time is Knot's signing time and nothing else (timing
@@ -291,30 +295,29 @@ async function main() {
     generateZone(input, size);
     log(`zone of ${size} records generated (${(fs.statSync(input).size / 1048576).toFixed(1)} MiB)`);
     for (const denial of DENIALS) {
-      const runs = [
-        ...[1, ...(threads > 1 ? [threads] : [])].map((t) => [
-          `Zonekeeper signer (${t} thread${t > 1 ? 's' : ''})`,
-          () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}-${t}.zone`), size, t),
-          path.join(TMP, `ours-${size}-${denial}-${t}.zone`),
-        ]),
-        ...(BASELINE && size <= BASELINE_MAX
-          ? [
-              [
-                `Zonekeeper signer before (${info.baseline}, 1 thread)`,
-                () => signOurs(input, denial, path.join(TMP, `before-${size}-${denial}.zone`), size, 1, BASELINE),
-                path.join(TMP, `before-${size}-${denial}.zone`),
-              ],
-            ]
-          : []),
-        ...[1, ...(threads > 1 ? [threads] : [])].map((t) => {
-          const outDir = path.join(TMP, `knot-${size}-${denial}-${t}`);
-          return [
-            `Knot kzonesign (signing-threads ${t})`,
-            () => signKnot(input, denial, outDir, t), // kzonesign names its output after the input file
-            path.join(outDir, path.basename(input)),
-          ];
-        }),
-      ];
+      const counts = POOL_ONLY && threads > 1 ? [threads] : [1, ...(threads > 1 ? [threads] : [])];
+      const ours = counts.map((t) => [
+        `Zonekeeper signer (${t} thread${t > 1 ? 's' : ''})`,
+        () => signOurs(input, denial, path.join(TMP, `ours-${size}-${denial}-${t}.zone`), size, t),
+        path.join(TMP, `ours-${size}-${denial}-${t}.zone`),
+      ]);
+      const before =
+        BASELINE && size <= BASELINE_MAX
+          ? counts.map((t) => [
+              `Zonekeeper signer before (${info.baseline}, ${t} thread${t > 1 ? 's' : ''})`,
+              () => signOurs(input, denial, path.join(TMP, `before-${size}-${denial}-${t}.zone`), size, t, BASELINE),
+              path.join(TMP, `before-${size}-${denial}-${t}.zone`),
+            ])
+          : [];
+      const knot = counts.map((t) => {
+        const outDir = path.join(TMP, `knot-${size}-${denial}-${t}`);
+        return [
+          `Knot kzonesign (signing-threads ${t})`,
+          () => signKnot(input, denial, outDir, t), // kzonesign names its output after the input file
+          path.join(outDir, path.basename(input)),
+        ];
+      });
+      const runs = BASELINE_FIRST ? [...before, ...ours, ...knot] : [...ours, ...before, ...knot];
       for (const [signer, run, output] of runs) {
         log(`${size} records, ${denial}: ${signer} …`);
         const result = await run();

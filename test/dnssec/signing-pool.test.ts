@@ -92,12 +92,24 @@ it.each(denials)(
   },
 );
 
-it('a thread that fails fails the signing, with its reason', async () => {
+it('a record whose RDATA does not parse fails the signing, with its reason', async () => {
   const records = zoneRecords();
-  // a record whose RDATA does not parse: the thread's canonical form of it throws
+  // its canonical wire form, written by the calling thread for the threads, cannot be made
   records.push({ owner: 'h1', type: 'MX', ttl: 300, rdata: 'not an mx' });
   await expect(pool.signZone(ZONE, records, keysFor(DNSSEC_ALGORITHMS.ED25519), { kind: 'nsec' }, window)).rejects.toThrow(
-    /signing thread: stored MX RDATA does not parse/,
+    /stored MX RDATA does not parse/,
+  );
+});
+
+it('a thread that fails fails the signing, with its reason, and the pool signs the next zone', async () => {
+  // an Ed25519 private key given as RSASHA256's: the thread's RSA signature with it throws
+  const [ksk, zsk] = keysFor(DNSSEC_ALGORITHMS.ED25519);
+  const wrong: ZoneKey = { ...zsk, algorithm: DNSSEC_ALGORITHMS.RSASHA256 };
+  await expect(pool.signZone(ZONE, zoneRecords(), [ksk, wrong], { kind: 'nsec' }, window)).rejects.toThrow(/^signing thread: /);
+  const records = zoneRecords();
+  const keys = keysFor(DNSSEC_ALGORITHMS.ED25519);
+  expect(await pool.signZone(ZONE, records, keys, { kind: 'nsec' }, window)).toEqual(
+    signZone(ZONE, records, keys, { kind: 'nsec' }, window, canonicalRdata),
   );
 });
 

@@ -36,9 +36,12 @@ export interface RrsigValue extends RrsigFields {
   signature: Buffer;
 }
 
+/** the octets of the RRSIG RDATA before the Signer's Name: Type Covered to Key Tag (RFC 4034 §3.1) */
+export const RRSIG_HEAD_FIXED_OCTETS = 18;
+
 /** the RRSIG RDATA up to and without the Signature field (RFC 4034 §3.1) */
 export function rrsigHead(fields: RrsigFields): Buffer {
-  const head = Buffer.alloc(18 + fields.signer.length);
+  const head = Buffer.alloc(RRSIG_HEAD_FIXED_OCTETS + fields.signer.length);
   writeRrsigHead(fields, head);
   return head;
 }
@@ -52,7 +55,7 @@ function writeRrsigHead(fields: RrsigFields, out: Buffer): number {
   out.writeUInt32BE(fields.expiration >>> 0, 8);
   out.writeUInt32BE(fields.inception >>> 0, 12);
   out.writeUInt16BE(fields.keyTag, 16);
-  return 18 + fields.signer.copy(out, 18);
+  return RRSIG_HEAD_FIXED_OCTETS + fields.signer.copy(out, RRSIG_HEAD_FIXED_OCTETS);
 }
 
 /**
@@ -71,7 +74,7 @@ export function signingInput(fields: RrsigFields, rrset: readonly CanonicalRr[])
 /** `signingInput` of an RRset given by its owner (canonical wire form), type and canonical RDATAs, in any order */
 export function signingInputOf(fields: RrsigFields, owner: Buffer, type: number, canonicalRdatas: readonly Buffer[]): Buffer {
   const rdatas = canonicalRdatas.length === 1 ? canonicalRdatas : canonicalRRsetOrder([...canonicalRdatas]);
-  let size = 18 + fields.signer.length;
+  let size = RRSIG_HEAD_FIXED_OCTETS + fields.signer.length;
   for (const rdata of rdatas) size += owner.length + 10 + rdata.length;
   const input = Buffer.allocUnsafe(size);
   let at = writeRrsigHead(fields, input);

@@ -1,9 +1,19 @@
 /**
  * Signing a zone whole on a pool of threads (node:worker_threads), one per core, as Knot's `signing-threads`
  * does: the records the signer adds besides RRSIGs (DNSKEY RRset, denial chain) are planned on the calling
- * thread (`planZone`), the RRsets to sign go to the threads in chunks, and each thread makes their canonical
- * wire form and their RRSIGs with the same `signatures` the in-thread signer uses (docs/dnssec.md). The
- * result is the same records, in the same order, as `signZone`'s.
+ * thread (`planZone`), which also writes each RRset's signing input (RFC 4034 §3.1.8.1: the RRSIG RDATA
+ * without its signature, then the RRs in canonical form and order) into one shared buffer per chunk; the
+ * threads only sign them. The result is the same records, in the same order, as `signZone`'s
+ * (docs/dnssec.md).
+ *
+ * Why the calling thread writes the canonical wire forms: it has them already or makes them once (the chain's
+ * NSEC and NSEC3 from the values it just formatted, an address from its text), where a thread given the
+ * presentation text would parse it again; and a chunk is one buffer crossing the threads instead of thousands
+ * of objects and strings to clone. The threads answer with the signatures alone, one buffer per chunk.
+ *
+ * Every thread gets every chunk, and the first to take it (an atomic claim in memory the threads share) signs
+ * it: a thread never waits for this thread to hand it work, which matters while this thread is busy building
+ * the chain and cannot answer messages, and no thread sits idle while the other still has chunks queued.
  *
  * The threads are started on the first large zone and kept; between signings they hold no reference on the
  * event loop, so an idle pool never keeps the process alive, and `close` stops them on shutdown.
@@ -12,20 +22,26 @@ import type { KeyObject } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ownerToFqdn } from '../name';
 import type { CanonicalRecord } from '../record';
+import { canonicalNameWire, canonicalRRsetOrder } from '../wire';
 import type { DnssecAlgorithmName } from './algorithms';
 import { canonicalRdata } from './canonical-rdata';
-import { Denial, planZone, Rrset, SignatureWindow, signatures, signersOf, SigningKey, ZoneKey } from './zone-signer';
-
-/** an RRset as a thread gets it: plain data, its expiration already drawn (the window's jitter is the caller's) */
-export interface PooledRrset {
-  owner: string;
-  type: string;
-  code: number;
-  ttl: number;
-  expiration: number;
-  rdata: string[];
-}
+import { CLASS_IN, RRSIG_HEAD_FIXED_OCTETS } from './rrsig';
+import {
+  Denial,
+  labelCount,
+  planZone,
+  rdataWireOf,
+  Rrset,
+  rrsigHeadOf,
+  SignatureWindow,
+  signatures,
+  signerNameOf,
+  signersOf,
+  SigningKey,
+  ZoneKey,
+} from './zone-signer';
 
 /** a signing key as a thread gets it: the algorithm by name, the private key as a KeyObject (cloned by postMessage) */
 export interface PooledKey {
@@ -36,11 +52,20 @@ export interface PooledKey {
   signing: boolean;
 }
 
+/**
+ * A chunk as the threads get it. `data` holds, for each RRset to sign: the number of its signing keys (one
+ * octet) and their indexes in `keys` (one octet each), the length of its signing input (4 octets), then the
+ * signing input: the RRSIG RDATA head (RFC 4034 §3.1) with Algorithm and Key Tag left for the thread to write
+ * for each key, followed by the RRs in canonical form and order (RFC 4034 §6.2, §6.3).
+ *
+ * `claim`: 0 until a thread takes the chunk, then that thread's number. The answer is each signature, in
+ * the chunk's order, as its length (2 octets) and its octets.
+ */
 export interface SigningChunk {
-  zone: string;
-  inception: number;
+  id: number;
   keys: PooledKey[];
-  rrsets: PooledRrset[];
+  data: SharedArrayBuffer;
+  claim: Int32Array;
 }
 
 /**
@@ -48,32 +73,41 @@ export interface SigningChunk {
  * milliseconds, about what starting a thread and the round trips cost.
  */
 export const SIGN_IN_THREAD_BELOW_RRSETS = 2000;
-/** RRsets per message: large enough that a message's cost is small against its signatures (about 50 ms of work) */
-const CHUNK_RRSETS = 2000;
 /**
- * A thread answers a chunk with its RRSIGs' RDATA as one string, one RDATA per line: one string crosses the
- * threads instead of thousands, and the RDATAs split from it here are slices of it, small objects for this
- * thread's collector. An RRSIG's text has no line break (type, numbers, times, the apex's name, base64).
+ * RRsets per chunk: a chunk's messages cost little against its signatures (about 30 ms of work), and chunks
+ * small enough that the threads finish within one of each other
  */
-export const ANSWER_SEPARATOR = '\n';
-/** chunks in flight per thread: one being signed, one waiting, so that a thread never waits on the calling one */
-const IN_FLIGHT_PER_THREAD = 2;
+const CHUNK_RRSETS = 1000;
 
 interface Pending {
   chunk: SigningChunk;
-  resolve(rdata: string[]): void;
+  resolve(signatures: Buffer): void;
   reject(error: Error): void;
 }
 
 interface Thread {
   worker: Worker;
-  inFlight: Map<number, Pending>;
+  /** what the thread writes in a chunk's claim: never 0 */
+  number: number;
+}
+
+/** one chunk of a signing: its RRsets, their signing keys and fields, and, once answered, their RRSIGs */
+interface Sent {
+  rrsets: Rrset[];
+  signers: number[][];
+  labels: number[];
+  expirations: number[];
+  /** the chunk's RRSIGs in its order, and where each RRset's start (one more entry: the end) */
+  records?: CanonicalRecord[];
+  starts?: Int32Array;
+  done: Promise<void>;
 }
 
 export class SigningPool {
   private threads: Thread[] = [];
-  private readonly queue: Pending[] = [];
+  private readonly pending = new Map<number, Pending>();
   private lastId = 0;
+  private lastThread = 0;
   private closed = false;
 
   /** `size`: threads; one per core by default (os.availableParallelism) */
@@ -94,38 +128,80 @@ export class SigningPool {
     const pooledKeys: PooledKey[] = keys
       .filter((key) => key.signing)
       .map((key) => ({ role: key.role, algorithm: key.algorithm.name, privateKey: key.privateKey, tag: key.tag, signing: true }));
-    /** each RRset sent: its chunk, and where its RRSIGs start in the chunk's answer */
-    const sent = new Map<Rrset, { chunk: number; at: number }>();
-    const chunks: { rrsets: Rrset[]; signatures: number; answer: Promise<string[]> }[] = [];
+    const algorithmNumbers = keys.filter((key) => key.signing).map((key) => key.algorithm.number);
+    const signer = signerNameOf(zone);
+    /** the indexes in `pooledKeys` of the keys that sign a type, by type */
+    const signersByType = new Map<string, number[]>();
+    const signersOfType = (type: string) => {
+      let found = signersByType.get(type);
+      if (!found) signersByType.set(type, (found = signersOf(type, pooledKeys).map((key) => pooledKeys.indexOf(key))));
+      return found;
+    };
+    /** each RRset sent: its chunk and its index there */
+    const sentAt = new Map<Rrset, { chunk: number; index: number }>();
+    const chunks: Sent[] = [];
+    /** the RRSIG text up to the signature, kept for the last fields seen by type and key (a zone's RRsets share them) */
+    const heads = new Map<number, { labels: number; ttl: number; expiration: number; head: string }>();
+    const headOf = (code: number, k: number, labels: number, ttl: number, expiration: number): string => {
+      const slot = code * 256 + k;
+      const last = heads.get(slot);
+      if (last && last.labels === labels && last.ttl === ttl && last.expiration === expiration) return last.head;
+      const key = pooledKeys[k];
+      const head = rrsigHeadOf(
+        {
+          typeCovered: code,
+          algorithm: algorithmNumbers[k],
+          labels,
+          originalTtl: ttl,
+          expiration,
+          inception: window.inception,
+          keyTag: key.tag,
+          signer: signer.wire,
+        },
+        signer.name,
+      );
+      heads.set(slot, { labels, ttl, expiration, head });
+      return head;
+    };
     const send = (rrsets: readonly Rrset[]) => {
       for (let from = 0; from < rrsets.length; from += CHUNK_RRSETS) {
         const part = rrsets.slice(from, from + CHUNK_RRSETS);
-        let at = 0;
-        for (const rrset of part) {
-          sent.set(rrset, { chunk: chunks.length, at });
-          at += signersOf(rrset.type, pooledKeys).length;
-        }
-        const answer = this.run({
-          zone,
-          inception: window.inception,
-          keys: pooledKeys,
-          rrsets: part.map((rrset) => ({
-            owner: rrset.owner,
-            type: rrset.type,
-            code: rrset.code,
-            ttl: rrset.ttl,
-            expiration: window.expiration(rrset.owner, rrset.type),
-            rdata: rrset.records.map((record) => record.rdata),
-          })),
+        const packed = packChunk(zone, part, window, signersOfType, signer.wire);
+        const number = chunks.length;
+        part.forEach((rrset, index) => sentAt.set(rrset, { chunk: number, index }));
+        const sent: Sent = { rrsets: part, ...packed, done: Promise.resolve() };
+        // each answer is read as it comes, while the threads sign the next chunks
+        sent.done = this.run(packed.data, pooledKeys).then((answer) => {
+          const out: CanonicalRecord[] = [];
+          const starts = new Int32Array(part.length + 1);
+          let at = 0;
+          part.forEach((rrset, i) => {
+            starts[i] = out.length;
+            for (const k of sent.signers[i]) {
+              if (at + 2 > answer.length) throw new Error('signing thread: fewer signatures than RRsets to sign');
+              const length = answer.readUInt16BE(at);
+              const head = headOf(rrset.code, k, sent.labels[i], rrset.ttl, sent.expirations[i]);
+              out.push({
+                owner: rrset.owner,
+                type: 'RRSIG',
+                ttl: rrset.ttl,
+                rdata: head + answer.toString('base64', at + 2, at + 2 + length),
+              });
+              at += 2 + length;
+            }
+          });
+          starts[part.length] = out.length;
+          if (at !== answer.length) throw new Error('signing thread: more signatures than RRsets to sign');
+          sent.records = out;
+          sent.starts = starts;
         });
         // awaited below; a chunk that fails while this thread is still planning is not an unhandled rejection
-        answer.catch(() => undefined);
-        chunks.push({ rrsets: part, signatures: at, answer });
+        sent.done.catch(() => undefined);
+        chunks.push(sent);
       }
     };
-    // a thread takes a while to load the signer: the threads start now, while this thread groups the zone
-    if (records.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed)
-      while (this.threads.length < this.size) this.threads.push(this.start());
+    // a thread takes a while to start: the threads start now, while this thread groups the zone
+    if (records.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed) this.startAll();
     const early = (rrsets: Rrset[]) => {
       if (rrsets.length >= SIGN_IN_THREAD_BELOW_RRSETS && !this.closed) send(rrsets);
     };
@@ -134,18 +210,12 @@ export class SigningPool {
       for (const rrset of toSign) for (const signature of signatures(zone, rrset, keys, window, canonicalRdata)) added.push(signature);
       return added;
     }
-    send(toSign.filter((rrset) => !sent.has(rrset)));
-    const answers = await Promise.all(chunks.map((chunk) => chunk.answer));
-    // the threads answer with the RRSIG RDATA in the chunk's order, one per signing key of each RRset
-    chunks.forEach((chunk, i) => {
-      if (answers[i].length !== chunk.signatures)
-        throw new Error(`signing thread: ${answers[i].length} signatures for ${chunk.signatures} expected`);
-    });
+    send(toSign.filter((rrset) => !sentAt.has(rrset)));
+    await Promise.all(chunks.map((chunk) => chunk.done));
     for (const rrset of toSign) {
-      const { chunk, at } = sent.get(rrset)!;
-      const rdata = answers[chunk];
-      const count = signersOf(rrset.type, pooledKeys).length;
-      for (let k = 0; k < count; k++) added.push({ owner: rrset.owner, type: 'RRSIG', ttl: rrset.ttl, rdata: rdata[at + k] });
+      const { chunk, index } = sentAt.get(rrset)!;
+      const { records: out, starts } = chunks[chunk];
+      for (let i = starts![index]; i < starts![index + 1]; i++) added.push(out![i]);
     }
     return added;
   }
@@ -155,64 +225,146 @@ export class SigningPool {
     this.closed = true;
     const threads = this.threads;
     this.threads = [];
-    for (const pending of this.queue.splice(0)) pending.reject(new Error('the signing pool is closed'));
+    const error = new Error('the signing pool is closed');
+    for (const pending of this.pending.values()) pending.reject(error);
+    this.pending.clear();
     await Promise.all(threads.map((thread) => thread.worker.terminate()));
   }
 
-  private run(chunk: SigningChunk): Promise<string[]> {
-    return new Promise<string[]>((resolve, reject) => {
+  private startAll(): void {
+    while (this.threads.length < this.size) this.threads.push(this.start());
+  }
+
+  /** offers a chunk to every thread; the first free one takes it */
+  private run(data: SharedArrayBuffer, keys: PooledKey[]): Promise<Buffer> {
+    return new Promise<Buffer>((resolve, reject) => {
       if (this.closed) return reject(new Error('the signing pool is closed'));
-      this.queue.push({ chunk, resolve, reject });
-      this.pump();
+      const chunk: SigningChunk = { id: ++this.lastId, keys, data, claim: new Int32Array(new SharedArrayBuffer(4)) };
+      this.pending.set(chunk.id, { chunk, resolve, reject });
+      this.startAll();
+      for (const thread of this.threads) this.offer(thread, chunk);
     });
   }
 
-  /** hands waiting chunks to the threads with room, least loaded first, starting threads up to `size` */
-  private pump(): void {
-    while (this.queue.length) {
-      if (this.threads.length < this.size && this.threads.every((t) => t.inFlight.size > 0)) this.threads.push(this.start());
-      const thread = this.threads.reduce<Thread | undefined>(
-        (best, t) => (t.inFlight.size < IN_FLIGHT_PER_THREAD && (!best || t.inFlight.size < best.inFlight.size) ? t : best),
-        undefined,
-      );
-      if (!thread) return;
-      const pending = this.queue.shift()!;
-      const id = ++this.lastId;
-      thread.inFlight.set(id, pending);
-      // a thread at work keeps the process alive until it answers; an idle one does not (unref below)
-      thread.worker.ref();
-      thread.worker.postMessage({ id, chunk: pending.chunk });
-    }
+  private offer(thread: Thread, chunk: SigningChunk): void {
+    // a thread with work offered keeps the process alive until it is done; an idle one does not (unref below)
+    thread.worker.ref();
+    thread.worker.postMessage(chunk);
+  }
+
+  private settled(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    this.pending.delete(id);
+    if (this.pending.size === 0) for (const thread of this.threads) thread.worker.unref();
+    return pending;
   }
 
   private start(): Thread {
     const extension = path.extname(__filename);
+    const number = ++this.lastThread;
     const worker = new Worker(path.join(__dirname, `signing.worker${extension}`), {
+      workerData: { number },
       // under the tests the sources run as TypeScript (jest's swc transform); the thread loads them through
       // swc's require hook, the same compiler (as zone-file-parser.ts does)
       execArgv: extension === '.ts' ? ['--require', '@swc-node/register'] : [],
     });
     worker.unref();
-    const thread: Thread = { worker, inFlight: new Map() };
-    worker.on('message', ({ id, rdata, error }: { id: number; rdata?: string; error?: string }) => {
-      const pending = thread.inFlight.get(id);
-      thread.inFlight.delete(id);
-      if (thread.inFlight.size === 0) worker.unref();
+    const thread: Thread = { worker, number };
+    worker.on('message', ({ id, signatures, error }: { id: number; signatures?: ArrayBuffer; error?: string }) => {
+      const pending = this.settled(id);
       if (error !== undefined) pending?.reject(new Error(`signing thread: ${error}`));
-      else pending?.resolve(rdata === '' ? [] : rdata!.split(ANSWER_SEPARATOR));
-      this.pump();
+      else pending?.resolve(Buffer.from(signatures!));
     });
-    // a thread that dies fails the chunks it held; the next chunk starts another
+    // a thread that dies fails the chunks it had taken; the others are still offered to the live threads, and
+    // when none is left, to a new one
     const fail = (error: Error) => {
+      if (!this.threads.includes(thread)) return;
       this.threads = this.threads.filter((t) => t !== thread);
-      for (const pending of thread.inFlight.values()) pending.reject(error);
-      thread.inFlight.clear();
-      this.pump();
+      for (const { chunk } of [...this.pending.values()])
+        if (Atomics.load(chunk.claim, 0) === number) this.settled(chunk.id)?.reject(error);
+      if (this.threads.length === 0 && this.pending.size > 0 && !this.closed) {
+        const next = this.start();
+        this.threads.push(next);
+        for (const { chunk } of this.pending.values()) this.offer(next, chunk);
+      }
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`signing thread stopped (exit code ${code})`)));
     return thread;
   }
+}
+
+/**
+ * Writes a chunk's signing inputs (`SigningChunk`): the head's fields but the key's (Algorithm, Key Tag), the
+ * RRs as `signingInputOf` (rrsig.ts) writes them. RRsets no key signs take no room.
+ */
+function packChunk(
+  zone: string,
+  rrsets: readonly Rrset[],
+  window: SignatureWindow,
+  signersOfType: (type: string) => number[],
+  signerWire: Buffer,
+): { data: SharedArrayBuffer; signers: number[][]; labels: number[]; expirations: number[] } {
+  const signers: number[][] = [];
+  const labels: number[] = [];
+  const expirations: number[] = [];
+  const owners: Buffer[] = [];
+  const rdatas: Buffer[][] = [];
+  let size = 0;
+  for (const rrset of rrsets) {
+    const keys = signersOfType(rrset.type);
+    signers.push(keys);
+    if (!keys.length) {
+      labels.push(0);
+      expirations.push(0);
+      owners.push(signerWire);
+      rdatas.push([]);
+      continue;
+    }
+    // RFC 4034 §6.2: the owner in canonical form, lower-cased and uncompressed
+    const owner = canonicalNameWire(ownerToFqdn(rrset.owner, zone));
+    const wires = rrset.records.map((record) => rdataWireOf(zone, record, canonicalRdata));
+    const ordered = wires.length === 1 ? wires : canonicalRRsetOrder(wires);
+    owners.push(owner);
+    rdatas.push(ordered);
+    labels.push(labelCount(owner));
+    expirations.push(window.expiration(rrset.owner, rrset.type));
+    size += 1 + keys.length + 4 + RRSIG_HEAD_FIXED_OCTETS + signerWire.length;
+    for (const rdata of ordered) size += owner.length + 10 + rdata.length;
+  }
+  const data = new SharedArrayBuffer(size);
+  const out = Buffer.from(data);
+  let at = 0;
+  rrsets.forEach((rrset, i) => {
+    const keys = signers[i];
+    if (!keys.length) return;
+    out[at++] = keys.length;
+    for (const k of keys) out[at++] = k;
+    const lengthAt = at;
+    at += 4;
+    const start = at;
+    // RFC 4034 §3.1: Type Covered, Algorithm (the thread's), Labels, Original TTL, Expiration, Inception, Key
+    // Tag (the thread's), Signer's Name
+    at = out.writeUInt16BE(rrset.code, at);
+    out[at++] = 0;
+    out[at++] = labels[i];
+    at = out.writeUInt32BE(rrset.ttl >>> 0, at);
+    at = out.writeUInt32BE(expirations[i] >>> 0, at);
+    at = out.writeUInt32BE(window.inception >>> 0, at);
+    at = out.writeUInt16BE(0, at);
+    at += signerWire.copy(out, at);
+    const owner = owners[i];
+    for (const rdata of rdatas[i]) {
+      at += owner.copy(out, at);
+      at = out.writeUInt16BE(rrset.code, at);
+      at = out.writeUInt16BE(CLASS_IN, at);
+      at = out.writeUInt32BE(rrset.ttl >>> 0, at);
+      at = out.writeUInt16BE(rdata.length, at);
+      at += rdata.copy(out, at);
+    }
+    out.writeUInt32BE(at - start, lengthAt);
+  });
+  return { data, signers, labels, expirations };
 }
 
 let shared: SigningPool | undefined;

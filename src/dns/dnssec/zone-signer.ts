@@ -51,9 +51,9 @@ export interface SignatureWindow {
 export type CanonicalRdata = (zone: string, record: CanonicalRecord) => Buffer;
 
 /**
- * The values the chain records this module made were formatted from: signing them in this thread then writes
- * their canonical wire RDATA from the value, without parsing the text just formatted (a pool's thread gets the
- * text). Weak: the records go when the caller drops them.
+ * The values the chain records this module made were formatted from: signing them (in this thread, or on a
+ * pool's threads, which get the wire forms this thread writes) then writes their canonical wire RDATA from the
+ * value, without parsing the text just formatted. Weak: the records go when the caller drops them.
  */
 const chainValues = new WeakMap<CanonicalRecord, { definition: RecordTypeDefinition; value: unknown }>();
 
@@ -257,7 +257,7 @@ export function signersOf<K extends Pick<SigningKey, 'role' | 'signing'>>(type: 
 
 /** the apex as the RRSIG's Signer's Name, in presentation and canonical wire form (one zone at a time, kept) */
 let lastSigner: { zone: string; name: string; wire: Buffer } | undefined;
-function signerNameOf(zone: string): { name: string; wire: Buffer } {
+export function signerNameOf(zone: string): { name: string; wire: Buffer } {
   if (lastSigner?.zone !== zone) {
     const name = `${zone.replace(/\.$/, '')}.`;
     lastSigner = { zone, name, wire: canonicalNameWire(name) };
@@ -269,7 +269,7 @@ function signerNameOf(zone: string): { name: string; wire: Buffer } {
  * RFC 4034 §3.1.3: the Labels field from the owner's wire form, not counting the root nor a leading
  * wildcard label (`*.a.example.` has 2)
  */
-function labelCount(ownerWire: Buffer): number {
+export function labelCount(ownerWire: Buffer): number {
   let count = 0;
   for (let at = 0; ownerWire[at] !== 0; at += ownerWire[at] + 1) count++;
   const wildcard = ownerWire[0] === 1 && ownerWire[1] === 0x2a;
@@ -322,7 +322,7 @@ export function signatures(
  */
 const rrsigHeads = new Map<string, string>();
 const RRSIG_HEADS_KEPT = 8192;
-function rrsigHeadOf(fields: RrsigFields, signerName: string): string {
+export function rrsigHeadOf(fields: RrsigFields, signerName: string): string {
   const key = `${fields.typeCovered} ${fields.algorithm} ${fields.labels} ${fields.originalTtl} ${fields.expiration} ${fields.inception} ${fields.keyTag} ${signerName}`;
   let head = rrsigHeads.get(key);
   if (head === undefined) {
