@@ -11,11 +11,11 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { withDatabase } = require('./lib/database');
 const { load } = require('./lib/load');
 const { machineInfo } = require('./lib/machine');
 const { startService, ROOT } = require('./lib/service');
+const { noisyLoad } = require('./lib/tenants');
 
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 // B's p99 over 60 s is its 12th slowest of 1,200 answers; over 15 s (as before) it was the 3rd slowest of 300, and
@@ -29,39 +29,6 @@ const RECORDS = 20;
 const QUIET_RATE = 20;
 const TMP = path.join(__dirname, '.tmp');
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-
-/** autocannon in a child process, JSON out: the noisy tenant */
-function noisyLoad(url, key, seconds) {
-  return new Promise((resolve, reject) => {
-    const bin = require.resolve('autocannon/autocannon.js');
-    const child = spawn(
-      process.execPath,
-      [bin, '-j', '-c', String(NOISY_CONNECTIONS), '-d', String(seconds), '-H', `x-api-key=${key}`, url],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        const result = JSON.parse(out);
-        const byStatus = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([status, stat]) => [status, stat.count]));
-        resolve({
-          requests: result.requests.total,
-          rps: result.requests.total / result.duration,
-          byStatus,
-          errors: result.errors,
-          timeouts: result.timeouts,
-        });
-      } catch (error) {
-        reject(new Error(`autocannon exited ${code}: ${error.message}`));
-      }
-    });
-  });
-}
 
 async function main() {
   fs.mkdirSync(TMP, { recursive: true });
@@ -141,7 +108,7 @@ async function main() {
         await new Promise((resolve) => setTimeout(resolve, 500));
         log(`${phase}: A at concurrency ${NOISY_CONNECTIONS} and B at 1 for ${SECONDS} s`);
         const [a, b] = await Promise.all([
-          noisyLoad(tenants.a.url, tenants.a.key, WARMUP_SECONDS + SECONDS),
+          noisyLoad(tenants.a.url, tenants.a.key, WARMUP_SECONDS + SECONDS, NOISY_CONNECTIONS),
           new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000)).then(quietB),
         ]);
         log(`  B p99 ${b.p99} ms; A ${JSON.stringify(a.byStatus)}`);

@@ -10,51 +10,25 @@
 // with the process on the CPU), the scavenges (count, median, max) and how many of B's answers slower than
 // 5 ms in the server overlapped a GC pause; then B's slowest answers with what overlapped each.
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { withDatabase } = require('../lib/database');
 const { startService } = require('../lib/service');
+const { noisyLoad, paced } = require('../lib/tenants');
 
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const SECONDS = Number(process.env.SECONDS) || 15;
 const WARMUP_SECONDS = 3;
 const TMP = path.join(__dirname, '..', '.tmp');
 const PROBE_OUT = path.join(TMP, 'noisy-tenant-stalls.jsonl');
-const TRIED = ['RATE_LIMIT_CONCURRENCY', 'RATE_LIMIT_QUEUE', 'RATE_LIMIT_REFUSAL_DELAY_MS', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST', 'DATABASE_POOL_SIZE'];
-
-function noisy(url, key, seconds) {
-  return new Promise((resolve, reject) => {
-    const bin = require.resolve('autocannon/autocannon.js');
-    const child = spawn(process.execPath, [bin, '-j', '-c', '64', '-d', String(seconds), '-H', `x-api-key=${key}`, url], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', () => resolve(Object.fromEntries(Object.entries(JSON.parse(out).statusCodeStats ?? {}).map(([s, v]) => [s, v.count]))));
-  });
-}
-
-/** B: one keep-alive connection, `rate` a second; each answer's start (epoch ms, sub-ms) and duration */
-async function paced(url, key, seconds, rate) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const samples = [];
-  const end = Date.now() + seconds * 1000;
-  let next = Date.now();
-  while (Date.now() < end) {
-    const wait = next - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    next += 1000 / rate;
-    const t0 = performance.now();
-    await new Promise((resolve, reject) =>
-      http.get(url, { agent, headers: { 'x-api-key': key } }, (res) => res.resume().on('end', resolve)).on('error', reject),
-    );
-    samples.push({ t: performance.timeOrigin + t0, ms: performance.now() - t0 });
-  }
-  agent.destroy();
-  return samples;
-}
+const TRIED = [
+  'RATE_LIMIT_CONCURRENCY',
+  'RATE_LIMIT_QUEUE',
+  'RATE_LIMIT_REFUSAL_DELAY_MS',
+  'RATE_LIMIT_PER_SECOND',
+  'RATE_LIMIT_BURST',
+  'DATABASE_POOL_SIZE',
+];
 
 const pct = (xs, p) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)] : NaN);
 const f = (x) => (Number.isFinite(x) ? x.toFixed(1) : '–');
@@ -92,8 +66,15 @@ async function main() {
           z: `${name}.noisy.example`,
           t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
         });
-        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "stalls"}) { secret apiKey { id } } }`, { u: String(user.id) });
-        t[name] = { id: user.id, key: key.createApiKey.secret, keyId: key.createApiKey.apiKey.id, url: `${svc.base}/api/domain/list/zone/${name}.noisy.example` };
+        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "stalls"}) { secret apiKey { id } } }`, {
+          u: String(user.id),
+        });
+        t[name] = {
+          id: user.id,
+          key: key.createApiKey.secret,
+          keyId: key.createApiKey.apiKey.id,
+          url: `${svc.base}/api/domain/list/zone/${name}.noisy.example`,
+        };
       }
       await paced(t.b.url, t.b.key, WARMUP_SECONDS, 40);
       const load = [os.loadavg()[0]];
@@ -114,13 +95,20 @@ async function main() {
         const before = os.loadavg()[0];
         let begun;
         const [a, measured] = await Promise.all([
-          noisy(t.a.url, t.a.key, WARMUP_SECONDS + SECONDS),
+          noisyLoad(t.a.url, t.a.key, WARMUP_SECONDS + SECONDS).then((result) => result.byStatus),
           new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000)).then(() => {
             begun = performance.timeOrigin + performance.now();
             return paced(t.b.url, t.b.key, SECONDS, 20);
           }),
         ]);
-        phases.push({ name, start: begun, end: performance.timeOrigin + performance.now(), samples: measured, a, load: [before, os.loadavg()[0]] });
+        phases.push({
+          name,
+          start: begun,
+          end: performance.timeOrigin + performance.now(),
+          samples: measured,
+          a,
+          load: [before, os.loadavg()[0]],
+        });
       }
     } finally {
       await svc.stop();
@@ -149,7 +137,17 @@ async function main() {
     const slowWithGc = slow.filter((r) => gcs.some((g) => overlaps(g, r.t, r.t + r.ms)));
     console.log(
       `${ph.name} (load ${ph.load.map((l) => l.toFixed(1)).join('→')}): B client p50 ${f(pct(client, 50))} p99 ${f(pct(client, 99))} max ${f(Math.max(...client))} ms;` +
-        ` server p50 ${f(pct(server.map((r) => r.ms), 50))} p99 ${f(pct(server.map((r) => r.ms), 99))} ms; stalls > 5 ms ${f(phaseLags.length / minutes)}/min,` +
+        ` server p50 ${f(
+          pct(
+            server.map((r) => r.ms),
+            50,
+          ),
+        )} p99 ${f(
+          pct(
+            server.map((r) => r.ms),
+            99,
+          ),
+        )} ms; stalls > 5 ms ${f(phaseLags.length / minutes)}/min,` +
         ` on the CPU ${f(onCpu.length / minutes)}/min (max ${f(Math.max(0, ...onCpu.map((l) => l.ms)))} ms); scavenges ${scavenges.length}` +
         ` (median ${f(pct(scavenges, 50))}, max ${f(Math.max(0, ...scavenges))} ms), other GC ${others.length} (max ${f(Math.max(0, ...others.map((g) => g.ms)))} ms);` +
         ` B > 5 ms in the server ${slow.length}, with a GC pause ${slowWithGc.length}; pool waits > 2 ms ${waits.filter(inside).length}` +
@@ -162,9 +160,24 @@ async function main() {
       const inServer = server.find((r) => r.t >= s.t && r.t <= t1);
       console.log(
         `  B ${s.ms.toFixed(1)} ms at +${((s.t - ph.start) / 1000).toFixed(2)} s: server ${inServer ? `${inServer.ms} ms` : '–'};` +
-          ` GC ${gcs.filter(during).map((g) => `kind ${g.kind} ${g.ms} ms`).join(', ') || 'none'};` +
-          ` stalls ${lags.filter((l) => overlaps({ t: l.t - l.ms, ms: l.ms }, s.t, t1)).map((l) => `${l.ms} ms (cpu ${l.cpu})`).join(', ') || 'none'};` +
-          ` pool waits ${waits.filter(during).map((w) => `${w.ms} ms`).join(', ') || 'none'}`,
+          ` GC ${
+            gcs
+              .filter(during)
+              .map((g) => `kind ${g.kind} ${g.ms} ms`)
+              .join(', ') || 'none'
+          };` +
+          ` stalls ${
+            lags
+              .filter((l) => overlaps({ t: l.t - l.ms, ms: l.ms }, s.t, t1))
+              .map((l) => `${l.ms} ms (cpu ${l.cpu})`)
+              .join(', ') || 'none'
+          };` +
+          ` pool waits ${
+            waits
+              .filter(during)
+              .map((w) => `${w.ms} ms`)
+              .join(', ') || 'none'
+          }`,
       );
     }
   }

@@ -5,11 +5,10 @@
 // second), with the service's request log at info: B's answers timed one by one on the client, A's answers per
 // 100 ms from the log, and for each of B's slowest answers how many of A's answers ended meanwhile.
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { withDatabase } = require('../lib/database');
 const { startService } = require('../lib/service');
+const { noisyLoad, paced } = require('../lib/tenants');
 
 const BENCH = path.join(__dirname, '..');
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
@@ -17,39 +16,6 @@ const SECONDS = 15;
 const WARMUP_SECONDS = 3;
 const LOG = path.join(BENCH, '.tmp', 'noisy-tenant-trace.log');
 const TRIED = ['RATE_LIMIT_CONCURRENCY', 'RATE_LIMIT_QUEUE', 'RATE_LIMIT_REFUSAL_DELAY_MS', 'RATE_LIMIT_PER_SECOND', 'RATE_LIMIT_BURST'];
-
-function noisy(url, key, seconds) {
-  return new Promise((resolve, reject) => {
-    const bin = require.resolve('autocannon/autocannon.js');
-    const child = spawn(process.execPath, [bin, '-j', '-c', '64', '-d', String(seconds), '-H', `x-api-key=${key}`, url], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.resume();
-    child.on('error', reject);
-    child.on('close', () => resolve(Object.fromEntries(Object.entries(JSON.parse(out).statusCodeStats ?? {}).map(([s, v]) => [s, v.count]))));
-  });
-}
-
-/** B: one connection, `rate` a second, each answer's start (wall clock) and duration */
-async function paced(url, key, seconds, rate) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const samples = [];
-  const end = Date.now() + seconds * 1000;
-  let next = Date.now();
-  while (Date.now() < end) {
-    const wait = next - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    next += 1000 / rate;
-    const t0 = performance.now();
-    const wall = Date.now();
-    await new Promise((resolve, reject) =>
-      http.get(url, { agent, headers: { 'x-api-key': key } }, (res) => res.resume().on('end', resolve)).on('error', reject),
-    );
-    samples.push({ wall, ms: performance.now() - t0 });
-  }
-  agent.destroy();
-  return samples;
-}
 
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)];
 const summary = (samples) => {
@@ -77,14 +43,16 @@ async function main() {
           z: `${name}.noisy.example`,
           t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
         });
-        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "trace"}) { secret } }`, { u: String(user.id) });
+        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "trace"}) { secret } }`, {
+          u: String(user.id),
+        });
         t[name] = { key: key.createApiKey.secret, url: `${svc.base}/api/domain/list/zone/${name}.noisy.example` };
       }
       await paced(t.b.url, t.b.key, WARMUP_SECONDS, 40);
       const quiet = await paced(t.b.url, t.b.key, SECONDS, 20);
       const startNoisy = Date.now();
       const [a, loaded] = await Promise.all([
-        noisy(t.a.url, t.a.key, WARMUP_SECONDS + SECONDS),
+        noisyLoad(t.a.url, t.a.key, WARMUP_SECONDS + SECONDS).then((result) => result.byStatus),
         new Promise((resolve) => setTimeout(resolve, WARMUP_SECONDS * 1000)).then(() => paced(t.b.url, t.b.key, SECONDS, 20)),
       ]);
       return { quiet, loaded, a, startNoisy };
@@ -95,7 +63,18 @@ async function main() {
 
   console.log(`settings tried: ${JSON.stringify(tried)}`);
   console.log(`B quiet:       ${summary(quiet)}`);
-  console.log(`B beside A:    ${summary(loaded)}; p99 ÷ quiet ${(pct(loaded.map((s) => s.ms), 99) / pct(quiet.map((s) => s.ms), 99)).toFixed(2)}`);
+  console.log(
+    `B beside A:    ${summary(loaded)}; p99 ÷ quiet ${(
+      pct(
+        loaded.map((s) => s.ms),
+        99,
+      ) /
+      pct(
+        quiet.map((s) => s.ms),
+        99,
+      )
+    ).toFixed(2)}`,
+  );
   console.log(`A's answers:   ${JSON.stringify(a)}`);
   // A's answers from the request log (time is when the line was written, at the answer; ms is the request's)
   const answers = fs
@@ -106,16 +85,24 @@ async function main() {
     .filter((line) => line.res && line.time > startNoisy + WARMUP_SECONDS * 1000)
     .map((line) => ({ end: line.time, ms: line.ms, status: line.res.status }));
   const served = answers.filter((r) => r.status === 200);
-  console.log(`A served, server ms: p50 ${pct(served.map((r) => r.ms), 50)} p99 ${pct(served.map((r) => r.ms), 99)}`);
+  console.log(
+    `A served, server ms: p50 ${pct(
+      served.map((r) => r.ms),
+      50,
+    )} p99 ${pct(
+      served.map((r) => r.ms),
+      99,
+    )}`,
+  );
   const first = Math.floor(Math.min(...answers.map((r) => r.end)) / 100);
   const bins = Array.from({ length: 30 }, (_, i) => answers.filter((r) => Math.floor(r.end / 100) === first + i));
   console.log("A's answers per 100 ms, the first 3 s of B's measurement (200s/429s):");
   console.log(bins.map((bin) => `${bin.filter((r) => r.status === 200).length}/${bin.filter((r) => r.status === 429).length}`).join(' '));
   console.log("B's slowest answers, and A's answers that ended meanwhile:");
   for (const s of [...loaded].sort((x, y) => y.ms - x.ms).slice(0, 10)) {
-    const meanwhile = answers.filter((r) => r.end >= s.wall && r.end <= s.wall + s.ms);
+    const meanwhile = answers.filter((r) => r.end >= s.t && r.end <= s.t + s.ms);
     console.log(
-      `  ${s.ms.toFixed(1)} ms at +${((s.wall - startNoisy) / 1000).toFixed(2)} s: A 200×${meanwhile.filter((r) => r.status === 200).length} 429×${meanwhile.filter((r) => r.status === 429).length}`,
+      `  ${s.ms.toFixed(1)} ms at +${((s.t - startNoisy) / 1000).toFixed(2)} s: A 200×${meanwhile.filter((r) => r.status === 200).length} 429×${meanwhile.filter((r) => r.status === 429).length}`,
     );
   }
 }
