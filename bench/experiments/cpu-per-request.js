@@ -14,7 +14,7 @@ const { Client } = require('pg');
 const { wrk } = require('../lib/wrk');
 const { load } = require('../lib/load');
 const { startService } = require('../lib/service');
-const { processTimes } = require('../lib/proc');
+const { cpuBetween, processTimes } = require('../lib/proc');
 const { startWriteFloor } = require('../lib/write-floor');
 const { seedNestedGraph } = require('../lib/nested-graph');
 
@@ -25,18 +25,6 @@ const API_KEY = 'zk_experiment_admin_key_0123456789';
 const scenario = process.argv[2];
 const users = Number(process.argv[3] ?? 100);
 const urlFor = (database) => Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
-
-/** CPU seconds of the service and of PostgreSQL's processes between two processTimes() snapshots */
-function cpuBetween(before, after, servicePid) {
-  let service = 0;
-  let postgres = 0;
-  for (const [pid, { cpu, command }] of after) {
-    const used = cpu - (before.get(pid)?.cpu ?? 0);
-    if (pid === servicePid) service += used;
-    else if (/(^|\/)postgres\b|^postgres:/.test(command)) postgres += used;
-  }
-  return { service, postgres };
-}
 
 async function seed(svc, db) {
   if (scenario === 'write' || scenario === 'floor') {

@@ -14,7 +14,7 @@ const path = require('node:path');
 const { Client } = require('pg');
 const { load } = require('../lib/load');
 const { startService, ROOT } = require('../lib/service');
-const { processTimes } = require('../lib/proc');
+const { cpuBetween, processTimes } = require('../lib/proc');
 
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const TMP = path.join(__dirname, '..', '.tmp');
@@ -33,17 +33,6 @@ const CASES = arg('cases', 'unsigned,nsec').split(',');
 const ZONES = 8;
 const CONNECTIONS = 8;
 const PRELOAD = 1000;
-
-function cpuBetween(before, after, servicePid) {
-  let service = 0;
-  let postgres = 0;
-  for (const [pid, { cpu, command }] of after) {
-    const used = cpu - (before.get(pid)?.cpu ?? 0);
-    if (pid === servicePid) service += used;
-    else if (/(^|\/)postgres\b|^postgres:/.test(command)) postgres += used;
-  }
-  return { service, postgres };
-}
 
 /** a .cpuprofile summed by function: self and inclusive time (a function counted once per sample) */
 function summarise(file, writes, top = 30) {

@@ -179,6 +179,18 @@ function processTimes() {
 }
 
 /** The processes that used more than `minShare` of one CPU over `ms`, busiest first. */
+/** CPU seconds of the service (its pid) and of PostgreSQL's processes between two processTimes() snapshots */
+function cpuBetween(before, after, servicePid) {
+  let service = 0;
+  let postgres = 0;
+  for (const [pid, { cpu, command }] of after) {
+    const used = cpu - (before.get(pid)?.cpu ?? 0);
+    if (pid === servicePid) service += used;
+    else if (/(^|\/)postgres\b|^postgres:/.test(command)) postgres += used;
+  }
+  return { service, postgres };
+}
+
 async function busyProcesses(ms = 2000, minShare = 0.1) {
   const before = processTimes();
   await sleep(ms);
@@ -208,4 +220,4 @@ async function waitForQuiet({ threshold = 25, maxMs = 180_000, log = () => undef
   }
 }
 
-module.exports = { busyProcesses, processTimes, waitForQuiet, cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };
+module.exports = { busyProcesses, processTimes, cpuBetween, waitForQuiet, cpuStat, cpuShare, freePort, sleep, request, streamTimed, waitForHttp, startProcess, memoryOf, sampleMemory };
