@@ -11,7 +11,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { withDatabase } = require('./lib/database');
+const { cpuSplit, pin, pinPostgres } = require('./lib/cpus');
+const { withDatabase, ADMIN_URL } = require('./lib/database');
 const { load } = require('./lib/load');
 const { machineInfo } = require('./lib/machine');
 const { startService, ROOT } = require('./lib/service');
@@ -27,6 +28,12 @@ const WARMUP_SECONDS = 3;
 const RECORDS = 20;
 /** B's pace: a tenant well within its limit (50 a second) */
 const QUIET_RATE = 20;
+/**
+ * BENCH_CLIENT_CPUS=n: both tenants' clients (this process, B's client, and A's autocannon) on the machine's last n
+ * CPUs, the service and PostgreSQL on the others, as when the tenants' clients run on their own machines. Unset
+ * or 0: everything shares every CPU (as in the runs before this setting existed).
+ */
+const CLIENT_CPUS = Number(process.env.BENCH_CLIENT_CPUS) || 0;
 const TMP = path.join(__dirname, '.tmp');
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -34,6 +41,8 @@ async function main() {
   fs.mkdirSync(TMP, { recursive: true });
   const machine = machineInfo(ROOT);
   const loadBefore = os.loadavg()[0];
+  const cpus = CLIENT_CPUS ? cpuSplit(CLIENT_CPUS) : undefined;
+  const unpinPostgres = cpus ? await pinPostgres(ADMIN_URL, cpus.service, cpus.all) : () => undefined;
   const phases = await withDatabase('zk_bench_noisy', async (databaseUrl) => {
     const svc = await startService({
       databaseUrl,
@@ -50,6 +59,11 @@ async function main() {
         ZONE_CHANGES_PER_SECOND: '20',
       },
     });
+    if (cpus) {
+      pin(svc.pid, cpus.service);
+      pin(process.pid, cpus.clients); // A's autocannon, started later, inherits it
+      log(`CPUs: service and PostgreSQL on ${cpus.service}, the clients on ${cpus.clients}`);
+    }
     try {
       const tenants = {};
       for (const name of ['a', 'b']) {
@@ -127,7 +141,7 @@ async function main() {
     } finally {
       await svc.stop();
     }
-  });
+  }).finally(unpinPostgres);
 
   const loadAfter = os.loadavg()[0];
   const quiet = phases[0].b.p99 <= phases[3].b.p99 ? phases[0].b : phases[3].b;
@@ -153,8 +167,12 @@ One API process (\`ROLES=api\`) on PostgreSQL, warmed up by ${WARMUP_SECONDS} s 
 \`RATE_LIMIT_BURST=500\`, \`RATE_LIMIT_CONCURRENCY=4\`, \`RATE_LIMIT_QUEUE=100\`, \`RATE_LIMIT_REFUSAL_DELAY_MS=1000\`). User A reads its zone (\`GET /api/domain/list/zone/<zone>\`, ${RECORDS} records) at
 concurrency ${NOISY_CONNECTIONS} (autocannon in a child process); user B reads its own zone at concurrency 1, paced at ${QUIET_RATE} requests a second (within its limit). B is measured for ${SECONDS} s,
 from ${WARMUP_SECONDS} s after A started (A's burst is spent by then: A is over its limit); A's counts cover its ${WARMUP_SECONDS + SECONDS} s.
-Everything (service, PostgreSQL, both clients) shares the machine's ${machine.nproc} CPUs, and so does whatever else
-ran: the 1-minute load average was ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end.
+${
+      cpus
+        ? `The clients had CPUs of their own (\`BENCH_CLIENT_CPUS=${CLIENT_CPUS}\`): B's client and A's autocannon on CPU ${cpus.clients}, the service and PostgreSQL on CPU ${cpus.service} (\`taskset\`), as when the tenants' clients run on their own machines; whatever else ran shared them all:`
+        : `Everything (service, PostgreSQL, both clients) shares the machine's ${machine.nproc} CPUs (\`BENCH_CLIENT_CPUS\` unset), and so does whatever else
+ran:`
+    } the 1-minute load average was ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end.
 
 B alone is measured before A starts and again after A stops; "quiet" below is the lower of those two p99s (${quiet.p99} ms).
 

@@ -178,7 +178,6 @@ function processTimes() {
   return out;
 }
 
-/** The processes that used more than `minShare` of one CPU over `ms`, busiest first. */
 /** CPU seconds of the service (its pid) and of PostgreSQL's processes between two processTimes() snapshots */
 function cpuBetween(before, after, servicePid) {
   let service = 0;
@@ -191,6 +190,7 @@ function cpuBetween(before, after, servicePid) {
   return { service, postgres };
 }
 
+/** The processes that used more than `minShare` of one CPU over `ms`, busiest first. */
 async function busyProcesses(ms = 2000, minShare = 0.1) {
   const before = processTimes();
   await sleep(ms);
