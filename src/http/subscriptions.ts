@@ -43,7 +43,12 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
     },
   );
   await feed.start();
-  services.liveUpdates.attachFeed({ latestJournalId: () => feed.latestId(), latestKeyEventId: () => feed.latestKeyEventId() });
+  services.liveUpdates.attachFeed({
+    latestJournalId: () => feed.latestId(),
+    latestKeyEventId: () => feed.latestKeyEventId(),
+    changesOfZoneAfter: (zone, afterId, limit) => feed.changesOfZoneAfter(zone, afterId, limit),
+    keyEventsOfZoneAfter: (domainId, afterId, limit) => feed.keyEventsOfZoneAfter(domainId, afterId, limit),
+  });
   const wss = new WebSocketServer({ server, path: '/graphql' });
   const keys = new Map<WebSocket, string>();
   const addresses = new Map<WebSocket, string | undefined>();

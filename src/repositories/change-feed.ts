@@ -2,7 +2,7 @@ import { noteDatabaseFailure } from '../db/availability';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
-import { HISTORY_COLUMNS, HistoryRow, toHistoryRow } from './history';
+import { HISTORY_COLUMNS, HistoryRow, toHistoryRow, zoneChangesAfter } from './history';
 import { FeedKeyEvent, keyEventsOfZonesAfter, latestKeyEventId } from './dnssec-key-events';
 
 export interface FeedChange extends HistoryRow {
@@ -72,6 +72,17 @@ export class ChangeFeed {
   /** the newest DNSSEC key event id now */
   latestKeyEventId(): Promise<number> {
     return latestKeyEventId(this.db);
+  }
+
+  /** one zone's changes after a journal id, oldest first: a starting subscription's catch-up */
+  async changesOfZoneAfter(zone: { id: number; name: string }, afterId: number, limit: number): Promise<FeedChange[]> {
+    const rows = await zoneChangesAfter(this.db, zone, afterId, limit);
+    return rows.map((row) => ({ ...row, domainId: zone.id, zone: zone.name }));
+  }
+
+  /** one zone's key events after an id, oldest first: a starting subscription's catch-up */
+  keyEventsOfZoneAfter(domainId: number, afterId: number, limit: number): Promise<FeedKeyEvent[]> {
+    return keyEventsOfZonesAfter(this.db, [domainId], afterId, limit);
   }
 
   async stop(): Promise<void> {

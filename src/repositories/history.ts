@@ -82,3 +82,20 @@ export async function journalBetween(sql: Sql, zone: { id: number; name: string 
   );
   return rows.map(toHistoryRow);
 }
+
+/**
+ * The zone's journal rows after `afterId`, oldest first, at most `limit`: what a subscription that starts (or
+ * resumes) after that row has to be sent before the live ones (services/live-updates.ts).
+ */
+export async function zoneChangesAfter(
+  sql: Sql,
+  zone: { id: number; name: string },
+  afterId: number,
+  limit: number,
+): Promise<HistoryRow[]> {
+  const rows = await sql.rows(
+    `select ${HISTORY_COLUMNS} from changes where zone = $1 and domain_id = $2 and id > $3 and ${USER_CHANGES} order by id limit $4`,
+    [zone.name, zone.id, afterId, limit],
+  );
+  return rows.map(toHistoryRow);
+}

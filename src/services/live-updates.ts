@@ -4,6 +4,7 @@ import { isRestricted, readsRecord } from '../auth/policy';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
 import { requireDnssecRead } from './dnssec/dnssec.service';
+import { DomainError } from '../errors/catalogue';
 
 /**
  * What a subscriber is sent: a committed change of its zone, a secondary's state of it changing, or a step of
@@ -14,10 +15,12 @@ export type LiveEvent =
   | { kind: 'propagation'; zone: string; domainId: number }
   | { kind: 'dnssec-key'; zone: string; event: FeedKeyEvent };
 
-/** where the change feed is now: a subscription gets what comes after */
-export interface FeedPosition {
+/** where the change feed is now (a subscription gets what comes after), and one zone's events after a point */
+export interface FeedReader {
   latestJournalId(): Promise<number>;
   latestKeyEventId(): Promise<number>;
+  changesOfZoneAfter(zone: { id: number; name: string }, afterId: number, limit: number): Promise<FeedChange[]>;
+  keyEventsOfZoneAfter(domainId: number, afterId: number, limit: number): Promise<FeedKeyEvent[]>;
 }
 
 /** a change as a restricted key may see it: only the records its rules let it read (docs/least-privilege.md) */
@@ -45,6 +48,10 @@ interface Subscriber {
   push(event: LiveEvent): void;
 }
 
+/** the journal id or key event id of an event (propagation events have none) */
+const idOf = (event: LiveEvent): number | undefined =>
+  event.kind === 'change' ? event.change.id : event.kind === 'dnssec-key' ? event.event.id : undefined;
+
 /**
  * Live updates (GraphQL subscriptions): the change feed of this process (repositories/change-feed.ts: the
  * journal, woken by PostgreSQL's LISTEN/NOTIFY, so changes committed by any process arrive) fanned out to the
@@ -53,12 +60,17 @@ interface Subscriber {
 export class LiveUpdates {
   private readonly subscribers = new Map<number, Set<Subscriber>>();
   /** the newest journal id and key event id now (the change feed's): a subscription gets what comes after */
-  private feed: FeedPosition = { latestJournalId: () => Promise.resolve(0), latestKeyEventId: () => Promise.resolve(0) };
+  private feed: FeedReader = {
+    latestJournalId: () => Promise.resolve(0),
+    latestKeyEventId: () => Promise.resolve(0),
+    changesOfZoneAfter: () => Promise.resolve([]),
+    keyEventsOfZoneAfter: () => Promise.resolve([]),
+  };
 
   constructor(private readonly domains: DomainsService) {}
 
   /** the change feed that publishes here tells where the journal and the key events are */
-  attachFeed(feed: FeedPosition): void {
+  attachFeed(feed: FeedReader): void {
     this.feed = feed;
   }
 
@@ -116,25 +128,46 @@ export class LiveUpdates {
   /**
    * The events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends. Key
    * events need the right to read the zone's DNSKEY (FORBIDDEN_BY_POLICY otherwise), as their history does.
+   *
+   * `afterId` (a change's or key event's id, as the history shows it) resumes after that event: the ones since
+   * are sent first, then the live ones, none twice and none missed (a client reads the zone, then subscribes
+   * after the newest change it read; or reconnects after the last event it got). Without it the subscription
+   * starts at the newest event when it is made. Either way the zone's events from that point are read once the
+   * subscriber is registered: the change feed may be reading the journal while the subscription is being set
+   * up, and a change it read before the zone had this subscriber would otherwise never reach it. At most
+   * MAX_QUEUED_EVENTS are sent from the past (INVALID_INPUT on `after` beyond that: read the history).
    */
-  async subscribe(ctx: RequestContext, zone: string, kinds: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
+  async subscribe(
+    ctx: RequestContext,
+    zone: string,
+    kinds: LiveEvent['kind'],
+    afterId?: number,
+  ): Promise<AsyncIterableIterator<LiveEvent>> {
     const domain = await this.domains.get(ctx, { name: zone });
     if (kinds === 'dnssec-key') requireDnssecRead(ctx, domain.name);
-    const sinceId = await (kinds === 'dnssec-key' ? this.feed.latestKeyEventId() : this.feed.latestJournalId());
+    const sinceId =
+      afterId ?? (await (kinds === 'dnssec-key' ? this.feed.latestKeyEventId() : kinds === 'change' ? this.feed.latestJournalId() : 0));
     const queue: LiveEvent[] = [];
     let wake: (() => void) | undefined;
     let failure: Error | undefined;
     let done = false;
+    /** live events that came while the past was being read: sent after it, in id order */
+    let arriving: LiveEvent[] | undefined = kinds === 'propagation' ? undefined : [];
+    /** the ids the catch-up sent: the change feed may deliver them again */
+    const caughtUp = new Set<number>();
+    const enqueue = (event: LiveEvent) => {
+      if (done) return;
+      const id = idOf(event);
+      if (id !== undefined && caughtUp.has(id)) return;
+      if (queue.length >= MAX_QUEUED_EVENTS) failure = new SlowSubscriberError();
+      else queue.push(visibleTo(ctx, { ...event, zone: domain.name }));
+      wake?.();
+    };
     const subscriber: Subscriber = {
       domainId: domain.id,
       kinds,
       sinceId,
-      push: (event) => {
-        if (done) return;
-        if (queue.length >= MAX_QUEUED_EVENTS) failure = new SlowSubscriberError();
-        else queue.push(visibleTo(ctx, { ...event, zone: domain.name }));
-        wake?.();
-      },
+      push: (event) => (arriving ? arriving.push(event) : enqueue(event)),
     };
     const set = this.subscribers.get(domain.id) ?? new Set<Subscriber>();
     set.add(subscriber);
@@ -145,6 +178,27 @@ export class LiveUpdates {
       if (set.size === 0) this.subscribers.delete(domain.id);
       wake?.();
     };
+    if (arriving && kinds !== 'propagation') {
+      try {
+        const past = await this.pastEvents(domain, kinds, sinceId);
+        if (past.length > MAX_QUEUED_EVENTS)
+          throw DomainError.invalid(
+            'after',
+            `more than ${MAX_QUEUED_EVENTS} events since that one: read the zone's changes (Domain.changes), then subscribe after the newest`,
+            'TOO_OLD',
+          );
+        for (const event of past) {
+          enqueue(event);
+          caughtUp.add(idOf(event)!);
+        }
+      } catch (error) {
+        end();
+        throw error;
+      }
+      const live = arriving.sort((a, b) => idOf(a)! - idOf(b)!);
+      arriving = undefined;
+      for (const event of live) enqueue(event);
+    }
     const iterator: AsyncIterableIterator<LiveEvent> = {
       [Symbol.asyncIterator]: () => iterator,
       async next() {
@@ -170,5 +224,20 @@ export class LiveUpdates {
       },
     };
     return iterator;
+  }
+
+  /** the zone's events after `afterId`, oldest first, one more than MAX_QUEUED_EVENTS at most */
+  private async pastEvents(domain: { id: number; name: string }, kinds: 'change' | 'dnssec-key', afterId: number): Promise<LiveEvent[]> {
+    if (kinds === 'change')
+      return (await this.feed.changesOfZoneAfter(domain, afterId, MAX_QUEUED_EVENTS + 1)).map((change) => ({
+        kind: 'change',
+        zone: domain.name,
+        change,
+      }));
+    return (await this.feed.keyEventsOfZoneAfter(domain.id, afterId, MAX_QUEUED_EVENTS + 1)).map((event) => ({
+      kind: 'dnssec-key',
+      zone: domain.name,
+      event,
+    }));
   }
 }

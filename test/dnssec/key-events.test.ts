@@ -110,6 +110,7 @@ function subscribe(client: Client, query: string, variables: Record<string, unkn
 const subscriptionsHeld = () => app.service.services.liveUpdates.subscriberCount();
 
 const KEY_CHANGED = `subscription($zone: String!) { dnssecKeyChanged(zone: $zone) { zone event { ${EVENT_FIELDS} } } }`;
+const KEY_CHANGED_AFTER = `subscription($zone: String!, $after: ID) { dnssecKeyChanged(zone: $zone, after: $after) { zone event { ${EVENT_FIELDS} } } }`;
 const ZONE_CHANGED = `subscription($zone: String!) { zoneChanged(zone: $zone) { change { kind added { owner type } } } }`;
 
 /** what an event says, without its ids and time */
@@ -187,6 +188,17 @@ describe('DNSSEC key events', () => {
     expect(new Set(ids).size).toBe(ids.length);
     // the history holds the same events after the enable's
     expect((await history()).slice(afterEnable)).toEqual(arrived);
+    // a subscription resumed after the enable's last event is sent the roll's four steps from the past, in order
+    const enabledEvents = (await history()).slice(0, afterEnable);
+    const resumed = subscribe(client, KEY_CHANGED_AFTER, { zone: ZONE, after: enabledEvents[enabledEvents.length - 1].id });
+    await waitUntil(
+      'the resumed subscription to be sent the roll',
+      () => resumed.events.length >= 4 || resumed.errors.length > 0,
+      10_000,
+      50,
+    );
+    expect(resumed.events.map((e) => e.data.dnssecKeyChanged.event)).toEqual(arrived);
+    resumed.stop();
 
     // the journal holds the roll's signer steps, and neither zoneChanged nor the user's history shows one: the
     // first zoneChanged event is the user's next change

@@ -116,6 +116,96 @@ test('a change made over REST arrives on zoneChanged, with its records and autho
   sub.stop();
 });
 
+const ZONE_CHANGED_AFTER = `subscription($zone: String!, $after: ID) { zoneChanged(zone: $zone, after: $after) { change { id serialAfter added { owner } } } }`;
+
+async function addRecord(owner: string) {
+  const res = await app.http
+    .post('/api/record/add')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ zone: 'live.example', owner, rtype: 'A', rdata: '192.0.2.7', ttl: 3600 });
+  expect(res.status).toBe(201);
+}
+
+async function newestChangeId(): Promise<string> {
+  const res = await app.http
+    .post('/graphql')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ query: `{ domain(name: "live.example") { changes(first: 1) { nodes { id } } } }` });
+  return res.body.data.domain.changes.nodes[0].id;
+}
+
+test('zoneChanged after a change resumes there: the changes since come first, then the live ones, none twice', async () => {
+  await addRecord('resume-0');
+  const mark = await newestChangeId();
+  await addRecord('resume-1');
+  await addRecord('resume-2');
+  const { client } = connect({ 'x-api-key': userKey });
+  const sub = subscribe(client, ZONE_CHANGED_AFTER, { zone: 'live.example', after: mark });
+  await sub.next(2);
+  await addRecord('resume-3');
+  const events = await sub.next(3);
+  expect(sub.errors).toEqual([]);
+  // each change also raised the SOA's serial (owner '@')
+  const owners = events.map((e) => e.data.zoneChanged.change.added.map((r: any) => r.owner).filter((owner: string) => owner !== '@'));
+  expect(owners).toEqual([['resume-1'], ['resume-2'], ['resume-3']]);
+  const ids = events.map((e) => Number(e.data.zoneChanged.change.id));
+  expect(ids[0]).toBeGreaterThan(Number(mark));
+  expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  // nothing more arrives (no event sent twice by the catch-up and the live feed)
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(events).toHaveLength(3);
+  sub.stop();
+});
+
+test('a change committed while the subscription is being made is not lost when the client subscribes after the newest change it read', async () => {
+  // the client cannot know when the server has registered its subscription (graphql-ws does not acknowledge
+  // it): with `after`, a change made at once still arrives
+  for (let round = 0; round < 5; round++) {
+    const mark = await newestChangeId();
+    const { client } = connect({ 'x-api-key': userKey });
+    const sub = subscribe(client, ZONE_CHANGED_AFTER, { zone: 'live.example', after: mark });
+    await addRecord(`race-${round}`);
+    const events = await sub.next(1);
+    expect(sub.errors).toEqual([]);
+    expect(events.map((e) => e.data.zoneChanged.change.added.map((r: any) => r.owner))).toEqual([
+      expect.arrayContaining([`race-${round}`]),
+    ]);
+    sub.stop();
+  }
+});
+
+/** a subscription refused before its first event: graphql-ws sends the error as its one result */
+const refusal = (sub: ReturnType<typeof subscribe>) => (sub.errors[0]?.[0] ?? sub.events[0]?.errors?.[0])?.extensions;
+
+test('zoneChanged with a bad or too old `after` is refused, naming the field', async () => {
+  const { client } = connect({ 'x-api-key': userKey });
+  const bad = subscribe(client, ZONE_CHANGED_AFTER, { zone: 'live.example', after: 'yesterday' });
+  await bad.next(1);
+  expect(refusal(bad)).toMatchObject({ code: 'INVALID_INPUT', details: [{ field: 'after', code: 'INVALID_ID' }] });
+  await createZone(app, userId, 'backlog.example');
+  const pg = new PgClient({ connectionString: app.service.settings.databaseUrl });
+  await pg.connect();
+  try {
+    // more than 1,000 changes after the cursor, in a zone of its own: its journal grown by hand (as many serial
+    // steps, already published), which is what 1,001 writes would leave
+    const [{ id, serial }] = (
+      await pg.query(`select max(id) as id, max(serial_after) as serial from changes where zone = 'backlog.example'`)
+    ).rows;
+    await pg.query(
+      `insert into changes (zone, domain_id, kind, serial_before, serial_after, added, removed, published_at)
+       select zone, domain_id, 'zone-changed', $2::bigint + n - 1, $2::bigint + n, '[]', '[]', now()
+         from changes, generate_series(1, ${MAX_QUEUED_EVENTS + 1}) n where id = $1`,
+      [id, serial],
+    );
+    const old = subscribe(client, ZONE_CHANGED_AFTER, { zone: 'backlog.example', after: String(id) });
+    await old.next(1);
+    expect(refusal(old)).toMatchObject({ code: 'INVALID_INPUT', details: [{ field: 'after', code: 'TOO_OLD' }] });
+    expect(old.events.filter((event) => event.data)).toEqual([]); // no change sent
+  } finally {
+    await pg.end();
+  }
+});
+
 test("a secondary's state changing arrives on propagationChanged", async () => {
   const { client } = connect({ 'X-API-KEY': ADMIN_KEY });
   const sub = subscribe(

@@ -1,4 +1,4 @@
-import { Arg, Ctx, Field, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import { SlowSubscriberError } from '../../services/live-updates';
 import type { LiveEvent } from '../../services/live-updates';
 import type { GraphQLContext } from '../context';
@@ -6,6 +6,7 @@ import { PropagationType } from '../types/propagation.type';
 import { DnssecKeyEventType } from '../types/dnssec.type';
 import { keyEventInfo } from '../../services/dnssec/dnssec.service';
 import { toEntry, ZoneChangeEntry } from './history.resolver';
+import { parseOptionalId } from '../inputs/ids';
 
 /** the WebSocket close code for a subscriber that does not keep up (4000–4999: the application's own) */
 export const CLOSE_SLOW_SUBSCRIBER = 4008;
@@ -42,8 +43,14 @@ class DnssecKeyChangedEvent {
  * user's, is the subscription's error at once, with its code); a subscriber too slow is dropped with
  * CLOSE_SLOW_SUBSCRIBER.
  */
-async function events(ctx: GraphQLContext, zone: string, kind: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
-  return relay(ctx, await ctx.services.liveUpdates.subscribe(ctx, zone, kind));
+async function events(ctx: GraphQLContext, args: SubscriptionArgs, kind: LiveEvent['kind']): Promise<AsyncIterableIterator<LiveEvent>> {
+  return relay(ctx, await ctx.services.liveUpdates.subscribe(ctx, args.zone, kind, parseOptionalId(args.after, 'after')));
+}
+
+/** a subscription's arguments (type-graphql hands `subscribe` them untyped) */
+interface SubscriptionArgs {
+  zone: string;
+  after?: string | null;
 }
 
 /**
@@ -77,27 +84,38 @@ function relay(ctx: GraphQLContext, iterator: AsyncIterableIterator<LiveEvent>):
 @Resolver()
 export class LiveResolver {
   @Subscription(() => ZoneChangedEvent, {
-    description: 'Each committed change of the zone, with the records it added and removed (from any API process).',
-    subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'change'),
+    description:
+      'Each committed change of the zone, with the records it added and removed (from any API process). With `after` (a change’s `id`, as `Domain.changes` shows it), the changes since that one come first, then the live ones: none missed, none twice.',
+    subscribe: ({ args, context }) => events(context as GraphQLContext, args as SubscriptionArgs, 'change'),
   })
-  zoneChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string): ZoneChangedEvent {
+  zoneChanged(
+    @Root() event: LiveEvent,
+    @Arg('zone') _zone: string,
+    @Arg('after', () => ID, { nullable: true, description: 'Resume after this change (its `id`); at most 1000 changes back.' })
+    _after?: string,
+  ): ZoneChangedEvent {
     if (event.kind !== 'change') throw new Error('unexpected event');
     return { zone: event.zone, change: toEntry(event.change) };
   }
 
   @Subscription(() => DnssecKeyChangedEvent, {
     description:
-      'Each step of the zone’s DNSSEC keys (enabled, rolls, disabled), in the order they committed (from any process, the worker’s included). Needs read access to the zone’s DNSKEY.',
-    subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'dnssec-key'),
+      'Each step of the zone’s DNSSEC keys (enabled, rolls, disabled), in the order they committed (from any process, the worker’s included). Needs read access to the zone’s DNSKEY. With `after` (an event’s `id`, as `Domain.dnssecEvents` shows it), the steps since that one come first.',
+    subscribe: ({ args, context }) => events(context as GraphQLContext, args as SubscriptionArgs, 'dnssec-key'),
   })
-  dnssecKeyChanged(@Root() event: LiveEvent, @Arg('zone') _zone: string): DnssecKeyChangedEvent {
+  dnssecKeyChanged(
+    @Root() event: LiveEvent,
+    @Arg('zone') _zone: string,
+    @Arg('after', () => ID, { nullable: true, description: 'Resume after this event (its `id`); at most 1000 events back.' })
+    _after?: string,
+  ): DnssecKeyChangedEvent {
     if (event.kind !== 'dnssec-key') throw new Error('unexpected event');
     return { zone: event.zone, event: keyEventInfo(event.event) };
   }
 
   @Subscription(() => PropagationChangedEvent, {
     description: 'The zone’s propagation each time a secondary’s state or served serial changes.',
-    subscribe: ({ args, context }) => events(context as GraphQLContext, args.zone, 'propagation'),
+    subscribe: ({ args, context }) => events(context as GraphQLContext, args as SubscriptionArgs, 'propagation'),
   })
   async propagationChanged(
     @Root() event: LiveEvent,
