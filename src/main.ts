@@ -118,11 +118,12 @@ export async function startService(settings: Settings): Promise<RunningService> 
         transferRefused: (principal, error, remote) => services.audit.refusals.note(db, principal, error, sourceAddressOf(remote)),
         apply: async (principal, request) => {
           // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
-          // reason (EDE) when over
+          // reason (EDE) when over; and it takes its turn among the user's requests running in this process
+          // (RATE_LIMIT_CONCURRENCY), HTTP's and graphql-ws's included
           try {
             const decision = await services.rateLimits.take(db, principal);
             if (decision && !decision.allowed) throw rateLimitError(decision, 'updates');
-            return await services.dnsUpdates.apply({ db, principal }, request);
+            return await services.rateLimits.inTurn(principal, 'requests', () => services.dnsUpdates.apply({ db, principal }, request));
           } catch (error) {
             // a policy, rate or quota refusal goes to the audit log's summary (the others are the client's mistakes)
             services.audit.refusals.note(db, principal, error);

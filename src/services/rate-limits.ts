@@ -220,6 +220,24 @@ export class RateLimits {
     return this.inFlight.enter(principal.userId, start);
   }
 
+  /**
+   * Runs `work` in the principal's turn (`enter`), which ends when it settles; RATE_LIMITED (`what` at once) when
+   * the user's queue is full. For callers with no client connection to watch while they wait (DNS UPDATE: a
+   * message, over UDP or TCP, that is answered once it ran).
+   */
+  async inTurn<T>(principal: Principal, what: string, work: () => Promise<T>): Promise<T> {
+    let go: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (go = resolve));
+    const leave = this.enter(principal, () => go());
+    if (!leave) throw rateLimitError({ retryAfter: 1, limitedBy: 'user' }, `${what} at once`);
+    try {
+      await started;
+      return await work();
+    } finally {
+      leave();
+    }
+  }
+
   /** the admin changed a user's or a key's limits: this process uses the new values at once */
   forget(): void {
     this.limits.clear();

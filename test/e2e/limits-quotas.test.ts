@@ -70,11 +70,11 @@ async function zoneState(zone: string): Promise<{ serial: number; records: strin
 }
 
 /** nsupdate with -d, so that the answer (its RCODE and EDE) is in the output */
-async function nsupdateDebug(key: KeyArg, zone: string, lines: string[]) {
+async function nsupdateDebug(key: KeyArg, zone: string, lines: string[], options: { port?: number; tcp?: boolean } = {}) {
   const run = await runClient(
     findBinary('nsupdate'),
-    ['-d', '-y', `${key.algorithm}:${key.name}:${key.secret}`],
-    [`server 127.0.0.1 ${dnsPort}`, `zone ${zone}`, ...lines, 'send', ''].join('\n'),
+    ['-d', ...(options.tcp ? ['-v'] : []), '-y', `${key.algorithm}:${key.name}:${key.secret}`],
+    [`server 127.0.0.1 ${options.port ?? dnsPort}`, `zone ${zone}`, ...lines, 'send', ''].join('\n'),
   );
   return { ...run, output: run.stdout + run.stderr };
 }
@@ -491,8 +491,15 @@ describe('quotas', () => {
 
 describe("one user's requests at once (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE)", () => {
   let gated: TestApp;
+  let gatedDnsPort: number;
   beforeAll(async () => {
-    gated = await startTestApp({ RATE_LIMIT_CONCURRENCY: '2', RATE_LIMIT_QUEUE: '2' });
+    gatedDnsPort = await freePort();
+    gated = await startTestApp({
+      ROLES: 'api,dns',
+      DNS_LISTEN: `127.0.0.1:${gatedDnsPort}`,
+      RATE_LIMIT_CONCURRENCY: '2',
+      RATE_LIMIT_QUEUE: '2',
+    });
   }, 60_000);
   afterAll(async () => {
     await gated?.close();
@@ -679,5 +686,36 @@ describe("one user's requests at once (RATE_LIMIT_CONCURRENCY, RATE_LIMIT_QUEUE)
     } finally {
       await client.dispose();
     }
+  });
+  test("a DNS UPDATE takes its turn in the same gate: it waits behind the user's requests, beyond the queue REFUSED with an EDE", async () => {
+    const user = await createUser(gated, 'updates@limits.test');
+    const key = await createUserKey(gated, user);
+    await createZone(gated, user, 'updates.limits.test');
+    const tsig = await createTsigKey(gated, user, 'gated-update-key');
+    const owners = async () => {
+      const res = await gated.gql(`{ domain(name: "updates.limits.test") { records { owner } } }`);
+      return res.data.domain.records.map((r: any) => r.owner as string);
+    };
+    // both turns taken by held HTTP requests: two UPDATEs (over TCP: no retransmission) wait, a third is refused
+    const running = [heldRequest(key), heldRequest(key)];
+    await settle();
+    const update = (owner: string) =>
+      nsupdateDebug(tsig, 'updates.limits.test', [`update add ${owner}.updates.limits.test 3600 A 192.0.2.1`], {
+        port: gatedDnsPort,
+        tcp: true,
+      });
+    const waiting = [update('first'), update('second')];
+    await settle();
+    const refused = await update('third');
+    expect(refused.output).toMatch(/status: REFUSED/);
+    expect(refused.output).toMatch(/EDE: 0 \(Other\): \(too many requests at once for this user; try again in \d+ s\)/);
+    // the waiting ones have not run
+    expect(await owners()).not.toEqual(expect.arrayContaining(['first']));
+    expect(await owners()).not.toEqual(expect.arrayContaining(['second']));
+    running.forEach((r) => r.finish());
+    await Promise.all(running.map((r) => r.answer));
+    for (const run of await Promise.all(waiting)) expect(run.output).toMatch(/status: NOERROR/);
+    expect(await owners()).toEqual(expect.arrayContaining(['first', 'second']));
+    expect(await owners()).not.toContain('third');
   });
 });
