@@ -82,10 +82,21 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
     refetch({ requestPolicy: 'network-only' });
     setGeneration((g) => g + 1);
   }, [refetch]);
-  const [live] = useSubscription({ query: ZoneChangedDocument, variables: { zone } }, (_previous, event) => {
-    refresh();
-    return event;
-  });
+  // live from the newest change the first load saw (zoneChanged's `after`): a change made elsewhere between that
+  // load and the server registering the subscription is sent too, not missed
+  const [since, setSince] = useState<{ after: string | null } | null>(null);
+  const newestLoaded = result.data?.domain.changes.nodes[0]?.id ?? null;
+  const loaded = result.data !== undefined;
+  useEffect(() => {
+    if (loaded) setSince((current) => current ?? { after: newestLoaded });
+  }, [loaded, newestLoaded]);
+  const [live] = useSubscription(
+    { query: ZoneChangedDocument, variables: { zone, after: since?.after }, pause: since === null },
+    (_previous, event) => {
+      refresh();
+      return event;
+    },
+  );
   const serial = result.data?.domain.serial;
 
   const stage = useCallback(

@@ -344,6 +344,25 @@ test('propagation: the Knot secondary is shown reaching the current serial, live
   await expectAccessible(page, 'propagation');
 }, 60_000);
 
+test('a change made elsewhere is followed live on a zone page just opened (zoneChanged after the newest change it loaded)', async () => {
+  // opened afresh: the page subscribes once its first load is in, after the newest change that load saw
+  await page.evaluate(`location.hash = '#/'`);
+  await page.evaluate(`location.hash = '#/zone/${ZONE}/records'`);
+  await page.getByRole('heading', { name: ZONE }).waitFor();
+  const change = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'followed', type: 'A', ttl: 3600, rdata: '192.0.2.78' } });
+  expect(change.errors).toBeUndefined();
+  const serial = await zoneSerial(ZONE);
+  await page
+    .getByRole('status')
+    .filter({ hasText: `last change seen live: serial ${serial}` })
+    .waitFor({ timeout: 15_000 });
+  // and the page reloaded the zone: its serial is the new one
+  await page
+    .getByTestId('zone-serial')
+    .filter({ hasText: String(serial) })
+    .waitFor();
+}, 60_000);
+
 test('zone file: export shows the master file; an import is previewed as a dry run, then applied', async () => {
   await page.evaluate(`location.hash = '#/zone/${ZONE}/file'`);
   await page.getByRole('button', { name: 'Show the zone file' }).click();

@@ -568,7 +568,7 @@ export type ZoneQueryVariables = Exact<{
   name: string;
 }>;
 
-export type ZoneQuery = { domain: { id: string; name: string; serial: number } };
+export type ZoneQuery = { domain: { id: string; name: string; serial: number; changes: { nodes: Array<{ id: string }> } } };
 
 export type RecordTypesQueryVariables = Exact<{ [key: string]: never }>;
 
@@ -747,6 +747,7 @@ export type PropagationChangedSubscription = {
 
 export type ZoneChangedSubscriptionVariables = Exact<{
   zone: string;
+  after?: string | number | null | undefined;
 }>;
 
 export type ZoneChangedSubscription = {
@@ -1484,6 +1485,21 @@ export const ZoneDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'id' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'changes' },
+                  arguments: [{ kind: 'Argument', name: { kind: 'Name', value: 'first' }, value: { kind: 'IntValue', value: '1' } }],
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'nodes' },
+                        selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'id' } }] },
+                      },
+                    ],
+                  },
+                },
               ],
             },
           },
@@ -2318,6 +2334,11 @@ export const ZoneChangedDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
           type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -2330,6 +2351,11 @@ export const ZoneChangedDocument = {
                 kind: 'Argument',
                 name: { kind: 'Name', value: 'zone' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'after' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'after' } },
               },
             ],
             selectionSet: {
