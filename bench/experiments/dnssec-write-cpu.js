@@ -5,10 +5,14 @@
 //   node bench/experiments/dnssec-write-cpu.js                    (after `npm run build`)
 //   node bench/experiments/dnssec-write-cpu.js --other <checkout>  (A/B: that checkout's build, alternating)
 //   options: --rounds N (3), --seconds S (8), --prof (a .cpuprofile per run, summed by function: self and
-//   inclusive time per write), --cases unsigned,nsec,nsec3
+//   inclusive time per write), --cases unsigned,nsec,nsec3, --same-database (every run on the seeded database
+//   itself, as before: each run then finds the dead rows of the runs before it)
 // Seeds a fresh database once (with this checkout's build), then per round and build starts the service
-// (`ROLES=api`, as the bench), warms it up for 2 s per case, loads each case for S seconds (8 connections over
-// 8 zones) and reads the CPU of the service process and of PostgreSQL's processes from /proc/<pid>/stat.
+// (`ROLES=api`, as the bench) on a copy of it (CREATE DATABASE … TEMPLATE), warms it up for 2 s per case, loads
+// each case for S seconds (8 connections over 8 zones) and reads the CPU of the service process and of
+// PostgreSQL's processes from /proc/<pid>/stat. Each run on its own copy finds the same rows, dead rows and
+// statistics: on a server without autovacuum (CI's) every run on one database would leave the next more dead
+// rows to step over (each signed write replaces the apex's SOA RRSIG), which alternating builds does not cancel.
 const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('pg');
@@ -29,6 +33,7 @@ const ROUNDS = Number(arg('rounds', 3));
 const SECONDS = Number(arg('seconds', 8));
 const PROF = process.argv.includes('--prof');
 const OTHER = arg('other', undefined);
+const SAME_DATABASE = process.argv.includes('--same-database');
 const CASES = arg('cases', 'unsigned,nsec').split(',');
 const ZONES = 8;
 const CONNECTIONS = 8;
@@ -115,8 +120,10 @@ async function main() {
         for (const c of CASES) {
           const profDir = path.join(TMP, `dnssec-cpu-prof-${build.name}-${c}-${round}`);
           fs.rmSync(profDir, { recursive: true, force: true });
+          const runDb = SAME_DATABASE ? DB : `${DB}_run`;
+          if (!SAME_DATABASE) await admin.query(`create database "${runDb}" template "${DB}"`);
           svc = await startService({
-            databaseUrl: urlFor(DB),
+            databaseUrl: urlFor(runDb),
             apiKey: API_KEY,
             logFile,
             main: path.join(build.root, 'dist', 'src', 'main.js'),
@@ -165,6 +172,7 @@ async function main() {
           );
           await svc.stop();
           svc = undefined;
+          if (!SAME_DATABASE) await admin.query(`drop database "${runDb}" with (force)`);
           if (PROF) {
             const [file] = fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
             // the profile holds warm-up and start-up too: per write over every write the process served
@@ -175,6 +183,7 @@ async function main() {
     }
   } finally {
     await svc?.stop();
+    await admin.query(`drop database if exists "${DB}_run" with (force)`);
     await admin.query(`drop database if exists "${DB}" with (force)`);
     await admin.end();
   }

@@ -7,6 +7,7 @@
  */
 import { questionsAbout } from '../../src/dns/dnssec/incremental';
 import { readZone } from '../../src/repositories/zone-writes';
+import { signerWriteCtes } from '../../src/repositories/dnssec';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 let app: TestApp;
@@ -114,4 +115,64 @@ test('the read with the signer’s questions keeps one generic plan, and that pl
   // the owner, the apex and the chain's neighbours, not the zone's 500 records and their signer records
   expect(rowsRead(plan, 'records')).toBeLessThan(20);
   expect(rowsRead(plan, 'dnssec_records')).toBeLessThan(40);
+});
+
+/** every index entry a plan's scans of `index` returned, over all their loops */
+function indexEntriesRead(plan: any, index: string): number {
+  const own = plan['Index Name'] === index ? plan['Actual Rows'] * plan['Actual Loops'] : 0;
+  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + indexEntriesRead(child, index), 0);
+}
+
+test('the write removes the signer records it replaces by their ids, without reading the zone’s other signer records', async () => {
+  const zone = 'delete-plan.signed-writes.test';
+  await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
+  const db = app.service.database.db;
+  await db.rows(
+    `insert into records (domain_id, owner, type, rdata, ttl)
+     select d.id, 'host' || n, 'A', '192.0.2.' || (n % 250), 300 from domains d cross join generate_series(1, 500) as n where d.name = $1`,
+    [zone],
+  );
+  const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, {
+    i: { zone, denial: 'NSEC' },
+  });
+  expect(enabled.errors).toBeUndefined();
+  // what a new name removes: the SOA's RRSIG, its predecessor's NSEC and that NSEC's RRSIG
+  const removed = await db.rows(
+    `select s.id, s.owner, s.type, s.rdata, s.ttl from dnssec_records s join domains d on d.id = s.domain_id
+      where d.name = $1 and s.owner in ('@', 'host99') and s.type in ('RRSIG', 'NSEC') order by s.id limit 3`,
+    [zone],
+  );
+  expect(removed).toHaveLength(3);
+  const params: unknown[] = [];
+  const add = (value: unknown) => `$${params.push(value)}`;
+  const [{ id: domainId }] = await db.rows('select id from domains where name = $1', [zone]);
+  const domain = add(domainId);
+  const ctes = signerWriteCtes(
+    add,
+    removed.map((r) => ({ id: Number(r.id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) })),
+    [],
+  );
+  const text = `with dom as (select id from domains where id = ${domain}::bigint), ${ctes.join(', ')} select 1`;
+  // the parameters are ids (numbers, a list of them) or null
+  const literal = (value: unknown): string =>
+    value === null ? 'null' : Array.isArray(value) ? `'{${value.map(Number).join(',')}}'` : `'${Number(value)}'`;
+  // in a transaction rolled back: the rows stay for the tests after
+  const plan = await db.connection(async (sql) => {
+    await sql.rows('begin');
+    try {
+      await sql.rows(`prepare signed_delete as ${text}`);
+      // planned for its values five times, then the generic plan the statement keeps (plan_cache_mode = auto)
+      const execute = `execute signed_delete(${params.map(literal).join(', ')})`;
+      for (let i = 0; i < 6; i++) await sql.rows(execute);
+      const [row] = await sql.rows(`explain (analyze, format json) ${execute}`);
+      return row['QUERY PLAN'][0].Plan;
+    } finally {
+      await sql.rows('rollback');
+      // a prepared statement outlives the transaction: the connection goes back to the pool without it
+      await sql.rows('deallocate signed_delete').catch(() => undefined);
+    }
+  });
+  // the three rows by primary key, not the zone's 1,500 signer records on (domain_id, owner)
+  expect(indexEntriesRead(plan, 'dnssec_records_domain_owner_index')).toBe(0);
+  expect(indexEntriesRead(plan, 'dnssec_records_pkey')).toBeLessThan(10);
 });
