@@ -218,6 +218,15 @@ export async function zoneRecordsAt(sql: Sql, domainId: number, owners: string[]
   );
 }
 
+/** the signer's DNSKEY, CDS and CDNSKEY records at the apex, as stored (what a key step replaces) */
+export async function apexKeyRecords(sql: Sql, domainId: number): Promise<StoredSignerRecord[]> {
+  const rows = await sql.rows(
+    `select id, owner, type, rdata, ttl from dnssec_records where domain_id = $1 and owner = '@' and type in ${ZONE_DATA_TYPES}`,
+    [domainId],
+  );
+  return rows.map(toStoredSigner);
+}
+
 /** the signer's RRSIG, NSEC and NSEC3 at an owner (an NSEC3 at its hashed owner) */
 export async function signerRecordsAt(sql: Sql, domainId: number, owner: string): Promise<StoredSignerRecord[]> {
   const rows = await sql.rows(

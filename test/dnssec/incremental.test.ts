@@ -3,6 +3,8 @@
  * stored signer records with the change's diff applied hold the same NSEC/NSEC3 chain as signing the new
  * zone from scratch, and an RRSIG for the same (owner, type, key) wherever the whole-zone signer puts one;
  * the last zone passes dnssec-verify, ldns-verify-zone and kzonecheck. The diff touches only what changed.
+ * A key step that leaves the keys signing the data as they were re-signs the apex's key RRsets alone, and
+ * gives what signing whole gives; one that changes them is signed whole.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,10 +14,19 @@ import { promisify } from 'node:util';
 import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
 import { canonicalRdata } from '../../src/dns/dnssec/canonical-rdata';
 import { canonicalSortKey } from '../../src/dns/dnssec/canonical-order';
-import { ChainMember, questionsAbout, questionsCover, questionsOf, signChange, SignedZoneView } from '../../src/dns/dnssec/incremental';
+import {
+  ChainMember,
+  keyStepChange,
+  questionsAbout,
+  questionsCover,
+  questionsOf,
+  signChange,
+  SignedZoneView,
+  signKeyStep,
+} from '../../src/dns/dnssec/incremental';
 import { dnskeyOf, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { fromBase32hex } from '../../src/dns/dnssec/nsec3-hash';
-import { Denial, signZone, ZoneKey } from '../../src/dns/dnssec/zone-signer';
+import { Denial, dnskeyRecords, signZone, ZoneKey } from '../../src/dns/dnssec/zone-signer';
 import { nameLabels, ownerToFqdn } from '../../src/dns/name';
 import { CanonicalRecord } from '../../src/dns/record';
 import { RRSIG } from '../../src/dns/record-types/signer-types';
@@ -238,4 +249,72 @@ it('answers asked early serve a change only when they cover its questions', () =
   expect(questionsCover(questionsAbout(ZONE, ['x.b', '@'], nsec3('aa'), removal('x.b').removed), of(nsec3('aa'), removal('x.b')))).toBe(
     true,
   );
+});
+
+describe.each<[string, Denial]>([
+  ['NSEC', { kind: 'nsec' }],
+  ['NSEC3', { kind: 'nsec3', iterations: 0, salt: Buffer.alloc(0), optOut: false }],
+])('a key step (%s)', (label, denial) => {
+  const records = initial();
+  const signer = signZone(ZONE, records, keys, denial, window, canonicalRdata);
+  const recordsAfter = [...records.filter((r) => r.type !== 'SOA'), soa(2)];
+  const newZsk: ZoneKey = (() => {
+    const privateKey = algorithm.generate();
+    const dnskey = dnskeyOf(privateKey, algorithm, false);
+    return { role: 'ZSK', algorithm, privateKey, dnskey, tag: dnskeyTag(dnskey), published: true, signing: false };
+  })();
+  /** the step to `after` as the signing step hands it over: the zone after it seen through the view */
+  const step = (after: ZoneKey[]) => {
+    const keyRecords = { before: signer.filter((r) => r.type === 'DNSKEY'), after: dnskeyRecords(after, 3600) };
+    const change = keyStepChange({ removed: [soa(1)], added: [soa(2)] }, keyRecords);
+    const view = memoryView(
+      [...recordsAfter, ...keyRecords.after],
+      signer.filter((r) => r.type !== 'DNSKEY'),
+      denial,
+    );
+    return signKeyStep(ZONE, change, keyRecords, view, after, denial, window, canonicalRdata);
+  };
+
+  it('publishing a ZSK (RFC 7583 §3.2.1) re-signs the apex DNSKEY and SOA alone, and gives what signing whole gives', async () => {
+    const after = [...keys, newZsk];
+    const diff = await step(after);
+    if (diff === 'full') throw new Error('a ZSK published was signed whole');
+    // the new DNSKEY, and the DNSKEY's and the SOA's RRSIGs replaced: the rest keeps its signatures
+    expect(diff.added.map((r) => `${r.type} ${r.type === 'RRSIG' ? r.rdata.split(' ')[0] : ''}`).sort()).toEqual([
+      'DNSKEY ',
+      'RRSIG DNSKEY',
+      'RRSIG SOA',
+    ]);
+    expect(diff.removed.map((r) => `${r.type} ${r.rdata.split(' ')[0]}`).sort()).toEqual(['RRSIG DNSKEY', 'RRSIG SOA']);
+    const drop = new Set(diff.removed.map(identity));
+    const stepped = [...signer.filter((r) => !drop.has(identity(r))), ...diff.added];
+    const whole = signZone(ZONE, recordsAfter, after, denial, window, canonicalRdata);
+    expect(denialRecords(stepped)).toEqual(denialRecords(whole));
+    expect(signatureKeys(stepped)).toEqual(signatureKeys(whole));
+    expect(
+      stepped
+        .filter((r) => r.type === 'DNSKEY')
+        .map(identity)
+        .sort(),
+    ).toEqual(
+      whole
+        .filter((r) => r.type === 'DNSKEY')
+        .map(identity)
+        .sort(),
+    );
+    const file = join(dir, `key-step-${label}.zone`);
+    writeFileSync(file, renderZoneFile(ZONE, [...recordsAfter, ...stepped.filter((r) => SIGNER.has(r.type))]));
+    await run('dnssec-verify', ['-o', ZONE, file]);
+    expect((await run('ldns-verify-zone', [file])).stdout).toMatch(/Zone is verified and complete/);
+    await run('kzonecheck', ['--dnssec', 'on', '-o', ZONE, file]);
+  });
+
+  it('is signed whole when the keys that sign the data change, or two keys share a key tag', async () => {
+    // the new ZSK active and the old one retired: every RRset wants the new key's signature
+    expect(await step([keys[0], { ...keys[1], signing: false }, { ...newZsk, signing: true }])).toBe('full');
+    // a second signing ZSK (an algorithm roll's kind): the same
+    expect(await step([...keys, { ...newZsk, signing: true }])).toBe('full');
+    // a published key with the active ZSK's tag: the stored RRSIGs cannot tell the two apart
+    expect(await step([...keys, { ...newZsk, tag: keys[1].tag }])).toBe('full');
+  });
 });

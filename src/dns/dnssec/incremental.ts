@@ -9,6 +9,9 @@
  * authoritative below it; it is answered `full` and the caller signs the zone whole and stores the
  * difference (rare, and still one serial step).
  *
+ * A key step whose keys signing the data stay the same is signed here too, as a change of the apex's key
+ * RRsets (`signKeyStep`).
+ *
  * The zone is read through `SignedZoneView`, which the data layer implements with index look-ups, so the cost
  * follows the size of the change, not of the zone.
  */
@@ -31,6 +34,7 @@ import {
   Rrset,
   SignatureWindow,
   signatures,
+  signersOf,
   ZoneKey,
 } from './zone-signer';
 
@@ -232,6 +236,76 @@ export async function signChange(
     diff.added.push(...signatures(zone, rrset, keys, window, rdataOf));
   }
   return dedupe(diff);
+}
+
+/**
+ * A key step as a change of the apex: its own records (the SOA, its serial moved) with the stored DNSKEY,
+ * CDS and CDNSKEY records removed and those of the keys after the step added, so that `signChange` re-signs
+ * the apex's key RRsets, and its NSEC/NSEC3 when the CDS/CDNSKEY appear or disappear (its type bitmap moved).
+ * A view of the zone after the step reads this change (services/dnssec/zone-signing.ts).
+ */
+export function keyStepChange(
+  change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  keyRecords: { before: readonly CanonicalRecord[]; after: readonly CanonicalRecord[] },
+): { removed: CanonicalRecord[]; added: CanonicalRecord[] } {
+  return { removed: [...change.removed, ...keyRecords.before], added: [...change.added, ...keyRecords.after] };
+}
+
+/**
+ * Signing a key step incrementally (RFC 7583): what changes is the apex DNSKEY RRset and the CDS/CDNSKEY
+ * RRsets, all signed by the KSKs alone (RFC 4035 §2.2 asks no more of them; RFC 7344 §4.1), and the apex's
+ * NSEC/NSEC3 when their presence changes. The zone's other RRsets keep their signatures, which is right only
+ * while the keys that sign them (the ZSKs, or a CSK: `signersOf`) are the same after the step as before:
+ * ZSK pre-publication's publishing and removal steps (§3.2.1), every step of a KSK double-DS roll (§3.3.2).
+ * Whether they are is read, not assumed: the signers of the stored SOA RRSIGs (every change re-signs the SOA
+ * with the keys of its time, so they are the signers of every data RRset) against the active ZSK/CSKs after
+ * the step, by algorithm and key tag. A different set (a ZSK's activation, a CSK's swap, an algorithm roll),
+ * a key tag two keys share, or a stored SOA signature that does not read: `full`, and the caller signs the
+ * zone whole. The result is what signing the zone whole would store, less the new signatures over unchanged
+ * RRsets whose old ones, by the same keys, stand.
+ *
+ * `change` is `keyStepChange`'s, and `view` reads the zone after it; `keyRecords` as given to it.
+ */
+export async function signKeyStep(
+  zone: string,
+  change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
+  keyRecords: { before: readonly CanonicalRecord[]; after: readonly CanonicalRecord[] },
+  view: SignedZoneView,
+  keys: readonly ZoneKey[],
+  denial: Denial,
+  window: SignatureWindow,
+  canonicalRdata: CanonicalRdata,
+): Promise<SignerDiff | 'full'> {
+  const tagsOf = keys.map((key) => `${key.algorithm.number}/${key.tag}`);
+  if (new Set(tagsOf).size !== tagsOf.length) return 'full';
+  const soaCode = getServedRecordType('SOA')!.code;
+  const stored = new Set<string>();
+  for (const r of await view.signerRecordsAt('@')) {
+    if (r.type !== 'RRSIG' || coveredType(r) !== soaCode) continue;
+    const signer = rrsigSigner(r.rdata);
+    if (!signer) return 'full';
+    stored.add(signer);
+  }
+  const after = new Set(signersOf('SOA', keys).map((key) => `${key.algorithm.number}/${key.tag}`));
+  if (stored.size !== after.size || [...after].some((s) => !stored.has(s))) return 'full';
+  const diff = await signChange(zone, change, view, keys, denial, window, canonicalRdata);
+  if (diff === 'full') return 'full';
+  // the key records themselves, where they differ (TTL included)
+  const identity = (r: CanonicalRecord) => recordIdentity(r, { withTtl: true });
+  const before = new Set(keyRecords.before.map(identity));
+  const next = new Set(keyRecords.after.map(identity));
+  return {
+    removed: [...keyRecords.before.filter((r) => !next.has(identity(r))), ...diff.removed],
+    added: [...keyRecords.after.filter((r) => !before.has(identity(r))), ...diff.added],
+  };
+}
+
+/** an RRSIG's signer as algorithm and key tag (RFC 4034 §3.2: its second and seventh fields), from its text */
+function rrsigSigner(rdata: string): string | undefined {
+  const fields = rdata.trim().split(/\s+/, 7);
+  const algorithm = Number(fields[1]);
+  const tag = Number(fields[6]);
+  return fields.length === 7 && Number.isInteger(algorithm) && Number.isInteger(tag) ? `${algorithm}/${tag}` : undefined;
 }
 
 interface MemberChange extends ChainMember {

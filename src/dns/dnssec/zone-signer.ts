@@ -218,9 +218,7 @@ export function planZone(
   if (!apex) throw new Error(`zone ${zone} has no SOA`);
   // the DNSKEY RRset takes the SOA's TTL, as Knot's and BIND's signers do by default
   const dnskeyTtl = apex.ttl;
-  const added: CanonicalRecord[] = keys
-    .filter((key) => key.published)
-    .map((key) => ({ owner: '@', type: 'DNSKEY', ttl: dnskeyTtl, rdata: DNSKEY.format(key.dnskey) }));
+  const added: CanonicalRecord[] = dnskeyRecords(keys, dnskeyTtl);
   const all = [...records.filter((r) => !(r.owner === '@' && r.type === 'DNSKEY')), ...added];
   const names = groupAuthoritative(all);
   if (onDataRrsets) {
@@ -244,6 +242,11 @@ export function planZone(
     }
   }
   return { added, toSign };
+}
+
+/** the apex DNSKEY RRset of the keys: every published key (RFC 7583 §3.1), with the given TTL (the SOA's) */
+export function dnskeyRecords(keys: readonly Pick<ZoneKey, 'published' | 'dnskey'>[], ttl: number): CanonicalRecord[] {
+  return keys.filter((key) => key.published).map((key) => ({ owner: '@', type: 'DNSKEY', ttl, rdata: DNSKEY.format(key.dnskey) }));
 }
 
 /** what signing needs of a key: a pool's thread gets these, not the key's DNSKEY */

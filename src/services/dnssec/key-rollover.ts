@@ -15,7 +15,10 @@
  *   then the new key's (`publishedCds`).
  *
  * Every step is a step of the signer (`zone-signed`) through the write engine: the DNSKEY RRset and the
- * signatures change in one serial step, so a secondary never serves a half-rolled zone.
+ * signatures change in one serial step, so a secondary never serves a half-rolled zone. A step only says it is
+ * one (`signKeys`): the signing step re-signs the apex's key RRsets alone when the keys that sign the rest did
+ * not change, which it reads from the stored signatures, and the zone whole when they did (a ZSK activated, a
+ * CSK swapped; docs/dnssec.md, «What a key step re-signs»).
  */
 import type { Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
@@ -184,7 +187,7 @@ export async function beginDisable(
       else if (key.nextEvent) await planKey(sql, key);
     }
     await setDisabling(sql, change.zone.id, null);
-    change.signWhole({ ...policy, state: 'disabling' });
+    change.signKeys({ ...policy, state: 'disabling' });
     await change.commit();
     return true;
   });
@@ -289,7 +292,7 @@ async function beginRoll(
     // pre-publication: in the DNSKEY RRset now, signing once every resolver can have it
     const key = await insertKey(sql, { ...base, state: 'published' });
     await planKey(sql, key, { event: 'activate', at: after(soaTtl + settings.dnssecPropagationDelay) });
-    change.signWhole();
+    change.signKeys();
     await change.commit();
     return false;
   }
@@ -304,7 +307,7 @@ async function beginRoll(
   );
   // a parent outside Zonekeeper: its servers are asked for the new DS (parent-ds.ts), when they are set
   if (!parent && settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, now);
-  change.signWhole(); // the CDS/CDNSKEY leave until the old DS is withdrawn (publishedCds)
+  change.signKeys(); // the CDS/CDNSKEY leave until the old DS is withdrawn (publishedCds)
   await change.commit();
   return { child: change.zone.name, ds: [...keys.filter(inParentDs), key].flatMap((k) => [dsRecordsOf(change.zone.name, k)[0]]) };
 }
@@ -331,7 +334,7 @@ async function nextStep(
         });
       }
       await moveKey(sql, due, 'active', now, 'scheduled');
-      change.signWhole();
+      change.signKeys();
       await change.commit();
       return false;
     }
@@ -355,14 +358,14 @@ async function nextStep(
         await moveKey(sql, old, 'retired', now, reason, { event: 'withdraw-ds', at: after(soaTtl + settings.dnssecPropagationDelay) });
       }
       await moveKey(sql, due, 'active', now, reason);
-      change.signWhole();
+      change.signKeys();
       await change.commit();
       return false;
     }
     case 'withdraw-ds':
     case 'remove': {
       await moveKey(sql, due, 'removed', now, 'scheduled');
-      change.signWhole();
+      change.signKeys();
       await change.commit();
       if (due.nextEvent === 'remove') return false;
       const remaining = keys.filter((k) => k.id !== due.id && inParentDs(k));

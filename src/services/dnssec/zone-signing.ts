@@ -10,16 +10,18 @@ import { algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
 import {
   ChainMember,
+  keyStepChange,
   questionsAbout,
   questionsCover,
   questionsOf,
   signChange,
   SignedZoneView,
+  signKeyStep,
   SignerDiff,
   ViewQuestions,
 } from '../../dns/dnssec/incremental';
 import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
-import { Denial, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
+import { Denial, dnskeyRecords, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { signingPool } from '../../dns/dnssec/signing-pool';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
@@ -32,6 +34,7 @@ import { logger } from '../../logger';
 import {
   allSignerRecords,
   allZoneRecords,
+  apexKeyRecords,
   chainNeighbour,
   ChainNeighbours,
   DnssecPolicy,
@@ -385,29 +388,35 @@ export class ZoneSigningStep {
     rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
     const denial = denialOf(plan.policy);
     const window = signatureWindow(this.settings);
-    // an incremental change has its questions answered and the keys read in one statement, or none when its
-    // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
-    const questions = plan.whole ? 'full' : questionsOf(zone.name, change, denial);
-    const view = new StoredSignedZone(sql, zone.id, change);
-    const early = change.zone.signer;
+    const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
+    const cdsOf = (stored: readonly SigningKeyRow[]) => publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling');
     let stored: SigningKeyRow[];
-    if (questions === 'full') stored = await keysOfZone(sql, zone.id);
-    else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
-    else stored = await view.answer(questions);
-    const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
     let diff: SignerDiff | 'full' = 'full';
-    if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
-    if (diff === 'full') {
-      const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
-      diff = await wholeZoneDiff(
-        sql,
-        zone,
-        change,
-        keys,
-        denial,
-        window,
-        publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling'),
-      );
+    if (plan.mode === 'keys') {
+      // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
+      stored = await keysOfZone(sql, zone.id);
+      const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
+      const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
+      const stepChange = keyStepChange(change, keyRecords);
+      const view = new StoredSignedZone(sql, zone.id, stepChange);
+      const questions = questionsOf(zone.name, stepChange, denial);
+      if (questions !== 'full') {
+        await view.answer(questions);
+        diff = await signKeyStep(zone.name, stepChange, keyRecords, view, keys, denial, window, canonicalRdata);
+      }
+      if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
+    } else {
+      // an incremental change has its questions answered and the keys read in one statement, or none when its
+      // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
+      const questions = plan.mode === 'whole' ? 'full' : questionsOf(zone.name, change, denial);
+      const view = new StoredSignedZone(sql, zone.id, change);
+      const early = change.zone.signer;
+      if (questions === 'full') stored = await keysOfZone(sql, zone.id);
+      else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
+      else stored = await view.answer(questions);
+      const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
+      if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
+      if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
     }
     change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
   }

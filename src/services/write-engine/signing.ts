@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/settings';
 import type { DnssecPolicy } from '../../repositories/dnssec';
 import { ZoneSigningStep } from '../dnssec/zone-signing';
-import type { ZoneChange } from './staging';
+import type { SigningMode, ZoneChange } from './staging';
 
 /**
  * The signing steps (DNSSEC, RFC 4033–4035).
@@ -21,7 +21,7 @@ export interface SigningStep {
 }
 
 /** the signing steps of a change: one when it is signed (services/dnssec/zone-signing.ts), none otherwise */
-export function signingStepsFor(plan: { whole: boolean; policy: DnssecPolicy } | undefined, settings: Settings): readonly SigningStep[] {
+export function signingStepsFor(plan: { mode: SigningMode; policy: DnssecPolicy } | undefined, settings: Settings): readonly SigningStep[] {
   return plan ? [new ZoneSigningStep(settings)] : NO_STEPS;
 }
 

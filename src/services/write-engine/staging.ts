@@ -38,6 +38,9 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   signatureOnly?: boolean;
 };
 
+/** how a signed zone's change is signed: incremental (a record change), whole (DNSSEC enabled), keys (a key step) */
+export type SigningMode = 'incremental' | 'whole' | 'keys';
+
 /**
  * Raised inside an optimistic zone change that must be decided again: the zone changed meanwhile (try again),
  * or the change needs two writing statements (`lockNow`: only a transaction with the zone row locked will do).
@@ -157,15 +160,25 @@ export class ZoneChange {
     if (!this.locked) throw new DecideAgain(true);
   }
 
-  /** how the signing step signs this change: incrementally (the usual), whole (a key step), or not at all */
-  private signing: { mode: 'incremental' | 'whole' | 'none'; policy?: DnssecPolicy } = { mode: 'incremental' };
+  /** how the signing step signs this change: incrementally (the usual), whole (DNSSEC enabled), as a key step, or not at all */
+  private signing: { mode: SigningMode | 'none'; policy?: DnssecPolicy } = { mode: 'incremental' };
 
   /**
-   * The change is signed whole under `policy` (default: the zone's): DNSSEC enabled, a key step. The signing
-   * step then brings the stored signer records to exactly what signing the zone after the change gives.
+   * The change is signed whole under `policy` (default: the zone's): DNSSEC enabled. The signing step then
+   * brings the stored signer records to exactly what signing the zone after the change gives.
    */
   signWhole(policy?: DnssecPolicy): void {
     this.signing = { mode: 'whole', policy: policy ?? this.zone.dnssec };
+  }
+
+  /**
+   * The change is a key step under `policy` (default: the zone's): the zone's keys changed (stored already).
+   * The signing step re-signs the apex's DNSKEY, CDS and CDNSKEY RRsets (and its NSEC/NSEC3 when those come or
+   * go) when the keys that sign the rest are the same as before, which it reads; the zone whole otherwise.
+   * Either way the stored signer records become what signing the zone whole would give, signatures aside.
+   */
+  signKeys(policy?: DnssecPolicy): void {
+    this.signing = { mode: 'keys', policy: policy ?? this.zone.dnssec };
   }
 
   /** the change stages the zone's signer records itself (DNSSEC disabled): no signing step runs */
@@ -174,10 +187,11 @@ export class ZoneChange {
   }
 
   /** the policy the change is signed under, and how; undefined: not signed */
-  get signingPlan(): { whole: boolean; policy: DnssecPolicy } | undefined {
-    if (this.signing.mode === 'none') return undefined;
+  get signingPlan(): { mode: SigningMode; policy: DnssecPolicy } | undefined {
+    const mode = this.signing.mode;
+    if (mode === 'none') return undefined;
     const policy = this.signing.policy ?? this.zone.dnssec;
-    return policy ? { whole: this.signing.mode === 'whole', policy } : undefined;
+    return policy ? { mode, policy } : undefined;
   }
 
   /** the connection the change reads and writes on (the signing step reads the signed zone through it) */
