@@ -18,7 +18,7 @@
 import { CanonicalRecord, recordIdentity } from '../record';
 import { ownerToFqdn, parseDomainNameInRdata } from '../name';
 import { getServedRecordType } from '../record-types';
-import { denialTypesOf, NSEC, rrsigCoverage } from '../record-types/signer-types';
+import { denialTypesOf, NSEC, RRSIG, rrsigCoverage } from '../record-types/signer-types';
 import { rdataToWire } from '../wire';
 import { nameSortKey } from './canonical-order';
 import { base32hex } from './nsec3-hash';
@@ -282,9 +282,10 @@ export async function signKeyStep(
   const stored = new Set<string>();
   for (const r of await view.signerRecordsAt('@')) {
     if (r.type !== 'RRSIG' || coveredType(r) !== soaCode) continue;
-    const signer = rrsigSigner(r.rdata);
-    if (!signer) return 'full';
-    stored.add(signer);
+    // RFC 4034 §3.1: the signer by algorithm and key tag (one or two RRSIGs a step: parsed whole)
+    const parsed = RRSIG.parse(r.rdata, zone);
+    if (!parsed.ok) return 'full';
+    stored.add(`${parsed.value.algorithm}/${parsed.value.keyTag}`);
   }
   const after = new Set(signersOf('SOA', keys).map((key) => `${key.algorithm.number}/${key.tag}`));
   if (stored.size !== after.size || [...after].some((s) => !stored.has(s))) return 'full';
@@ -298,14 +299,6 @@ export async function signKeyStep(
     removed: [...keyRecords.before.filter((r) => !next.has(identity(r))), ...diff.removed],
     added: [...keyRecords.after.filter((r) => !before.has(identity(r))), ...diff.added],
   };
-}
-
-/** an RRSIG's signer as algorithm and key tag (RFC 4034 §3.2: its second and seventh fields), from its text */
-function rrsigSigner(rdata: string): string | undefined {
-  const fields = rdata.trim().split(/\s+/, 7);
-  const algorithm = Number(fields[1]);
-  const tag = Number(fields[6]);
-  return fields.length === 7 && Number.isInteger(algorithm) && Number.isInteger(tag) ? `${algorithm}/${tag}` : undefined;
 }
 
 interface MemberChange extends ChainMember {
