@@ -20,7 +20,7 @@ import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
 import { RrsigFields, signingInputOf } from './rrsig';
-import { NSEC, NSEC3, NSEC3PARAM, rrsigTextHead } from '../record-types/signer-types';
+import { NSEC, NSEC3, NSEC3PARAM, nsec3ChainFormatter, nsec3ChainWire, rrsigTextHead } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
 import { getServedRecordType, RecordTypeDefinition } from '../record-types';
 
@@ -55,12 +55,13 @@ export type CanonicalRdata = (zone: string, record: CanonicalRecord) => Buffer;
  * pool's threads, which get the wire forms this thread writes) then writes their canonical wire RDATA from the
  * value, without parsing the text just formatted. Weak: the records go when the caller drops them.
  */
-const chainValues = new WeakMap<CanonicalRecord, { definition: RecordTypeDefinition; value: unknown }>();
+const chainValues = new WeakMap<CanonicalRecord, { definition: RecordTypeDefinition; value: unknown } | Buffer>();
 
-/** the canonical wire RDATA of a record: the chain's from its value, any other by `canonicalRdata` */
+/** the canonical wire RDATA of a record: the chain's from its value (or as made with it), any other by `canonicalRdata` */
 export function rdataWireOf(zone: string, record: CanonicalRecord, canonicalRdata: CanonicalRdata): Buffer {
   const made = chainValues.get(record);
-  return made ? rdataToWire(made.definition, made.value, { canonical: true }) : canonicalRdata(zone, record);
+  if (made === undefined) return canonicalRdata(zone, record);
+  return Buffer.isBuffer(made) ? made : rdataToWire(made.definition, made.value, { canonical: true });
 }
 
 const TYPE_CODES = { NS: 2, SOA: 6, CNAME: 5, DS: 43, RRSIG: 46, NSEC: 47, DNSKEY: 48, NSEC3: 50, NSEC3PARAM: 51, DNAME: 39 } as const;
@@ -425,12 +426,23 @@ function nsec3Chain(zone: string, names: ZoneNames, ttl: number, denial: Extract
     const types = nsec3Types(owner, rrsets, names.delegations.has(owner), denial);
     if (types) typesAt.set(owner, types);
   }
-  const hashed = [...typesAt].map(([owner, types]) => ({ hash: ownerHash(zone, owner, denial), types }));
-  hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
-  const chain: CanonicalRecord[] = hashed.map(({ hash, types }, i) => {
-    const value = nsec3Value(denial, hashed[(i + 1) % hashed.length].hash, types);
-    const record = { owner: base32hex(hash), type: 'NSEC3', ttl, rdata: NSEC3.format(value) };
-    chainValues.set(record, { definition: NSEC3, value });
+  // sorted by the owner labels: base32hex keeps the octets' order (RFC 4648 §7), and comparing strings is
+  // cheaper than comparing buffers through a callback (the hashes are all 20 octets, so of one length)
+  const hashed = [...typesAt].map(([owner, types]) => {
+    const hash = ownerHash(zone, owner, denial);
+    return { hash, label: base32hex(hash), types };
+  });
+  hashed.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+  // the text and the canonical wire RDATA made with the chain, from the parts its records share (the model's
+  // NSEC3 writers for a chain): the next owner's label is the next record's owner
+  const params = nsec3Value(denial, Buffer.alloc(0), []);
+  const format = nsec3ChainFormatter(params);
+  const wireOf = nsec3ChainWire(params);
+  const chain: CanonicalRecord[] = hashed.map(({ label, types }, i) => {
+    const next = hashed[(i + 1) % hashed.length];
+    const record = { owner: label, type: 'NSEC3', ttl, rdata: format(next.label, types) };
+    const wire = wireOf(next.hash, types);
+    chainValues.set(record, wire);
     return record;
   });
   // RFC 5155 §4.1.2: NSEC3PARAM's flags are 0 (opt-out is a property of each NSEC3)

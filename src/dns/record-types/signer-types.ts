@@ -295,6 +295,18 @@ function parseNsec3Head(f: string[], type: string, problems: Problem[]): NSEC3PA
 const formatNsec3Head = (v: NSEC3PARAMValue) =>
   `${v.hashAlgorithm} ${v.flags} ${v.iterations} ${v.salt.length ? v.salt.toString('hex').toUpperCase() : '-'}`;
 
+/** NSEC3's presentation form from its parts: the head (NSEC3PARAM's fields), the next hashed owner's label, the types */
+const nsec3Text = (head: string, nextLabel: string, types: number[]) => `${head} ${nextLabel}${types.length ? ' ' + typeList(types) : ''}`;
+
+/**
+ * `NSEC3.format` for a chain's records, which share their head and have their next owner's label already
+ * (the owner of the next record): the head formatted once, no base32hex written twice
+ */
+export function nsec3ChainFormatter(params: NSEC3PARAMValue): (nextLabel: string, types: number[]) => string {
+  const head = formatNsec3Head(params);
+  return (nextLabel, types) => nsec3Text(head, nextLabel, types);
+}
+
 function nsec3HeadWire(v: NSEC3PARAMValue): Buffer {
   const head = Buffer.alloc(5);
   head.writeUInt8(v.hashAlgorithm, 0);
@@ -302,6 +314,22 @@ function nsec3HeadWire(v: NSEC3PARAMValue): Buffer {
   head.writeUInt16BE(v.iterations, 2);
   head.writeUInt8(v.salt.length, 4);
   return Buffer.concat([head, v.salt]);
+}
+
+/**
+ * NSEC3's RDATA in wire form (RFC 5155 §3.2, as `NSEC3.toWire` writes it) for a chain's records, which share
+ * their head: the head written once, and each distinct type bitmap once (a zone has few), so a chain of
+ * 100,000 records is not written field by field through the wire writer.
+ */
+export function nsec3ChainWire(params: NSEC3PARAMValue): (nextHashed: Buffer, types: number[]) => Buffer {
+  const head = nsec3HeadWire(params);
+  const bitmaps = new Map<string, Buffer>();
+  return (nextHashed, types) => {
+    const key = types.join(',');
+    let bitmap = bitmaps.get(key);
+    if (!bitmap) bitmaps.set(key, (bitmap = typeBitmap(types)));
+    return Buffer.concat([head, Buffer.of(nextHashed.length), nextHashed, bitmap]);
+  };
 }
 
 /** NSEC3 (RFC 5155 §3): hash parameters, the next hashed owner (base32hex) and the types at this owner */
@@ -336,7 +364,7 @@ export const NSEC3: RecordTypeDefinition<NSEC3Value> = {
     const types = f.slice(5).map((t) => typeCode(t, problems));
     return finish(problems, () => ({ ...head!, nextHashed: nextHashed!, types: types as number[] }), NSEC3.format);
   },
-  format: (v) => `${formatNsec3Head(v)} ${base32hex(v.nextHashed)}${v.types.length ? ' ' + typeList(v.types) : ''}`,
+  format: (v) => nsec3Text(formatNsec3Head(v), base32hex(v.nextHashed), v.types),
   fromWire(r) {
     const hashAlgorithm = r.u8();
     const flags = r.u8();
