@@ -12,7 +12,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { withDatabase } = require('../lib/database');
+const { cpuSplit, pin, pinPostgres } = require('../lib/cpus');
+const { withDatabase, ADMIN_URL } = require('../lib/database');
 const { startService } = require('../lib/service');
 const { noisyLoad, paced } = require('../lib/tenants');
 
@@ -38,6 +39,9 @@ async function main() {
   const tried = Object.fromEntries(TRIED.filter((name) => process.env[name] !== undefined).map((name) => [name, process.env[name]]));
   const nodeArgs = (process.env.NODE_ARGS || '').split(/\s+/).filter(Boolean);
   const phases = [];
+  // BENCH_CLIENT_CPUS=n: the clients on the last n CPUs, the service and PostgreSQL on the others (bench/lib/cpus.js)
+  const cpus = Number(process.env.BENCH_CLIENT_CPUS) ? cpuSplit(Number(process.env.BENCH_CLIENT_CPUS)) : undefined;
+  const unpinPostgres = cpus ? await pinPostgres(ADMIN_URL, cpus.service, cpus.all) : () => undefined;
   await withDatabase('zk_bench_stalls', async (databaseUrl) => {
     const svc = await startService({
       databaseUrl,
@@ -56,6 +60,10 @@ async function main() {
         STALL_PROBE_OUT: PROBE_OUT,
       },
     });
+    if (cpus) {
+      pin(svc.pid, cpus.service);
+      pin(process.pid, cpus.clients);
+    }
     try {
       const t = {};
       for (const name of ['a', 'b']) {
@@ -113,7 +121,7 @@ async function main() {
     } finally {
       await svc.stop();
     }
-  });
+  }).finally(unpinPostgres);
 
   const probe = fs
     .readFileSync(PROBE_OUT, 'utf8')
