@@ -65,17 +65,13 @@ describe.each(['NSEC', 'NSEC3'])('%s', (denial) => {
   });
 });
 
-/** the rows a plan's scans of `relation` read (kept or removed by their filter), over all their loops */
-function rowsRead(plan: any, relation: string): number {
-  const own = plan['Relation Name'] === relation ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
-  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + rowsRead(child, relation), 0);
-}
-
-test('the read with the signer’s questions keeps one generic plan, and that plan probes the zone by index', async () => {
-  const zone = 'plan.signed-writes.test';
+/**
+ * A new zone of 500 records (hostN A), signed with NSEC: about three times as many signer records, and the
+ * tables' statistics as the inserts left them. Returns the service's database.
+ */
+async function signedZoneOf500(zone: string) {
   await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
   const db = app.service.database.db;
-  // a zone of 500 records (and, signed, about three times as many signer records), stats as the inserts left them
   await db.rows(
     `insert into records (domain_id, owner, type, rdata, ttl)
      select d.id, 'host' || n, 'A', '192.0.2.' || (n % 250), 300 from domains d cross join generate_series(1, 500) as n where d.name = $1`,
@@ -85,6 +81,18 @@ test('the read with the signer’s questions keeps one generic plan, and that pl
     i: { zone, denial: 'NSEC' },
   });
   expect(enabled.errors).toBeUndefined();
+  return db;
+}
+
+/** the rows a plan's scans of `relation` read (kept or removed by their filter), over all their loops */
+function rowsRead(plan: any, relation: string): number {
+  const own = plan['Relation Name'] === relation ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
+  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + rowsRead(child, relation), 0);
+}
+
+test('the read with the signer’s questions keeps one generic plan, and that plan probes the zone by index', async () => {
+  const zone = 'plan.signed-writes.test';
+  const db = await signedZoneOf500(zone);
   // the statement of a record added at a new owner, as the write engine sends it
   let statement: { text: string; params: unknown[] } | undefined;
   const capture = { rows: async (text: string, params: unknown[]) => ((statement = { text, params }), []) } as any;
@@ -125,17 +133,7 @@ function indexEntriesRead(plan: any, index: string): number {
 
 test('the write removes the signer records it replaces by their ids, without reading the zone’s other signer records', async () => {
   const zone = 'delete-plan.signed-writes.test';
-  await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
-  const db = app.service.database.db;
-  await db.rows(
-    `insert into records (domain_id, owner, type, rdata, ttl)
-     select d.id, 'host' || n, 'A', '192.0.2.' || (n % 250), 300 from domains d cross join generate_series(1, 500) as n where d.name = $1`,
-    [zone],
-  );
-  const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, {
-    i: { zone, denial: 'NSEC' },
-  });
-  expect(enabled.errors).toBeUndefined();
+  const db = await signedZoneOf500(zone);
   // what a new name removes: the SOA's RRSIG, its predecessor's NSEC and that NSEC's RRSIG
   const removed = await db.rows(
     `select s.id, s.owner, s.type, s.rdata, s.ttl from dnssec_records s join domains d on d.id = s.domain_id
