@@ -11,12 +11,12 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { cpuSplit, pin, pinPostgres } = require('./lib/cpus');
+const { clientCpusFromEnv } = require('./lib/cpus');
 const { withDatabase, ADMIN_URL } = require('./lib/database');
 const { load } = require('./lib/load');
 const { machineInfo } = require('./lib/machine');
 const { startService, ROOT } = require('./lib/service');
-const { noisyLoad } = require('./lib/tenants');
+const { createTenants, noisyLoad, setTenantRate } = require('./lib/tenants');
 
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 // B's p99 over 60 s is its 12th slowest of 1,200 answers; over 15 s (as before) it was the 3rd slowest of 300, and
@@ -28,12 +28,9 @@ const WARMUP_SECONDS = 3;
 const RECORDS = 20;
 /** B's pace: a tenant well within its limit (50 a second) */
 const QUIET_RATE = 20;
-/**
- * BENCH_CLIENT_CPUS=n: both tenants' clients (this process, B's client, and A's autocannon) on the machine's last n
- * CPUs, the service and PostgreSQL on the others, as when the tenants' clients run on their own machines. Unset
- * or 0: everything shares every CPU (as in the runs before this setting existed).
- */
-const CLIENT_CPUS = Number(process.env.BENCH_CLIENT_CPUS) || 0;
+// BENCH_CLIENT_CPUS=n: both tenants' clients (this process, B's client, and A's autocannon) on the machine's last n
+// CPUs, the service and PostgreSQL on the others, as when the tenants' clients run on their own machines. Unset
+// or 0: everything shares every CPU (as in the runs before this setting existed). bench/lib/cpus.js
 const TMP = path.join(__dirname, '.tmp');
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
@@ -41,8 +38,7 @@ async function main() {
   fs.mkdirSync(TMP, { recursive: true });
   const machine = machineInfo(ROOT);
   const loadBefore = os.loadavg()[0];
-  const cpus = CLIENT_CPUS ? cpuSplit(CLIENT_CPUS) : undefined;
-  const unpinPostgres = cpus ? await pinPostgres(ADMIN_URL, cpus.service, cpus.all) : () => undefined;
+  const { cpus, clientCpus, unpinPostgres, pinProcesses } = await clientCpusFromEnv(ADMIN_URL);
   const phases = await withDatabase('zk_bench_noisy', async (databaseUrl) => {
     const svc = await startService({
       databaseUrl,
@@ -59,31 +55,10 @@ async function main() {
         ZONE_CHANGES_PER_SECOND: '20',
       },
     });
-    if (cpus) {
-      pin(svc.pid, cpus.service);
-      pin(process.pid, cpus.clients); // A's autocannon, started later, inherits it
-      log(`CPUs: service and PostgreSQL on ${cpus.service}, the clients on ${cpus.clients}`);
-    }
+    pinProcesses(svc.pid); // A's autocannon, started later, inherits this process's CPUs
+    if (cpus) log(`CPUs: service and PostgreSQL on ${cpus.service}, the clients on ${cpus.clients}`);
     try {
-      const tenants = {};
-      for (const name of ['a', 'b']) {
-        const user = await svc.api('POST', '/user/add', { email: `${name}@noisy.example` });
-        await svc.api('POST', '/domain/add', { user_id: user.id, zone: `${name}.noisy.example` });
-        const lines = Array.from({ length: RECORDS }, (_, i) => `h${i} 3600 IN A 10.0.0.${i}`);
-        await svc.graphql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }`, {
-          z: `${name}.noisy.example`,
-          t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
-        });
-        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "bench"}) { secret apiKey { id } } }`, {
-          u: String(user.id),
-        });
-        tenants[name] = {
-          id: user.id,
-          key: key.createApiKey.secret,
-          keyId: key.createApiKey.apiKey.id,
-          url: `${svc.base}/api/domain/list/zone/${name}.noisy.example`,
-        };
-      }
+      const tenants = await createTenants(svc, RECORDS);
       const quietB = () =>
         load({
           url: tenants.b.url,
@@ -111,13 +86,7 @@ async function main() {
         ['noisy, A limited (50/s, 500 at once)', null],
         ['noisy, A rate unlimited (admin set 0; 4 at once)', 0],
       ]) {
-        // the user's bucket and the key's own (which defaults to the user's values)
-        await svc.graphql(
-          `mutation($u: ID!, $k: ID!, $r: Int) {
-            setUserLimits(id: $u, input: {ratePerSecond: $r}) { ratePerSecond }
-            setApiKeyRate(id: $k, input: {ratePerSecond: $r}) { ratePerSecond } }`,
-          { u: String(tenants.a.id), k: tenants.a.keyId, r: rate },
-        );
+        await setTenantRate(svc, tenants.a, rate);
         // a fresh bucket for A's limited phase: the admin's change is at once in this process
         await new Promise((resolve) => setTimeout(resolve, 500));
         log(`${phase}: A at concurrency ${NOISY_CONNECTIONS} and B at 1 for ${SECONDS} s`);
@@ -169,7 +138,7 @@ concurrency ${NOISY_CONNECTIONS} (autocannon in a child process); user B reads i
 from ${WARMUP_SECONDS} s after A started (A's burst is spent by then: A is over its limit); A's counts cover its ${WARMUP_SECONDS + SECONDS} s.
 ${
       cpus
-        ? `The clients had CPUs of their own (\`BENCH_CLIENT_CPUS=${CLIENT_CPUS}\`): B's client and A's autocannon on CPU ${cpus.clients}, the service and PostgreSQL on CPU ${cpus.service} (\`taskset\`), as when the tenants' clients run on their own machines; whatever else ran shared them all:`
+        ? `The clients had CPUs of their own (\`BENCH_CLIENT_CPUS=${clientCpus}\`): B's client and A's autocannon on CPU ${cpus.clients}, the service and PostgreSQL on CPU ${cpus.service} (\`taskset\`), as when the tenants' clients run on their own machines; whatever else ran shared them all:`
         : `Everything (service, PostgreSQL, both clients) shares the machine's ${machine.nproc} CPUs (\`BENCH_CLIENT_CPUS\` unset), and so does whatever else
 ran:`
     } the 1-minute load average was ${loadBefore.toFixed(1)} at the start and ${loadAfter.toFixed(1)} at the end.

@@ -12,10 +12,10 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { cpuSplit, pin, pinPostgres } = require('../lib/cpus');
+const { clientCpusFromEnv } = require('../lib/cpus');
 const { withDatabase, ADMIN_URL } = require('../lib/database');
 const { startService } = require('../lib/service');
-const { noisyLoad, paced } = require('../lib/tenants');
+const { createTenants, noisyLoad, paced, setTenantRate } = require('../lib/tenants');
 
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const SECONDS = Number(process.env.SECONDS) || 15;
@@ -40,8 +40,7 @@ async function main() {
   const nodeArgs = (process.env.NODE_ARGS || '').split(/\s+/).filter(Boolean);
   const phases = [];
   // BENCH_CLIENT_CPUS=n: the clients on the last n CPUs, the service and PostgreSQL on the others (bench/lib/cpus.js)
-  const cpus = Number(process.env.BENCH_CLIENT_CPUS) ? cpuSplit(Number(process.env.BENCH_CLIENT_CPUS)) : undefined;
-  const unpinPostgres = cpus ? await pinPostgres(ADMIN_URL, cpus.service, cpus.all) : () => undefined;
+  const { unpinPostgres, pinProcesses } = await clientCpusFromEnv(ADMIN_URL);
   await withDatabase('zk_bench_stalls', async (databaseUrl) => {
     const svc = await startService({
       databaseUrl,
@@ -60,30 +59,9 @@ async function main() {
         STALL_PROBE_OUT: PROBE_OUT,
       },
     });
-    if (cpus) {
-      pin(svc.pid, cpus.service);
-      pin(process.pid, cpus.clients);
-    }
+    pinProcesses(svc.pid);
     try {
-      const t = {};
-      for (const name of ['a', 'b']) {
-        const user = await svc.api('POST', '/user/add', { email: `${name}@noisy.example` });
-        await svc.api('POST', '/domain/add', { user_id: user.id, zone: `${name}.noisy.example` });
-        const lines = Array.from({ length: 20 }, (_, i) => `h${i} 3600 IN A 10.0.0.${i}`);
-        await svc.graphql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }`, {
-          z: `${name}.noisy.example`,
-          t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
-        });
-        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "stalls"}) { secret apiKey { id } } }`, {
-          u: String(user.id),
-        });
-        t[name] = {
-          id: user.id,
-          key: key.createApiKey.secret,
-          keyId: key.createApiKey.apiKey.id,
-          url: `${svc.base}/api/domain/list/zone/${name}.noisy.example`,
-        };
-      }
+      const t = await createTenants(svc, 20, 'stalls');
       await paced(t.b.url, t.b.key, WARMUP_SECONDS, 40);
       const load = [os.loadavg()[0]];
       const start = performance.timeOrigin + performance.now();
@@ -93,12 +71,7 @@ async function main() {
         ['A limited', null],
         ['A rate lifted', 0],
       ]) {
-        await svc.graphql(
-          `mutation($u: ID!, $k: ID!, $r: Int) {
-            setUserLimits(id: $u, input: {ratePerSecond: $r}) { ratePerSecond }
-            setApiKeyRate(id: $k, input: {ratePerSecond: $r}) { ratePerSecond } }`,
-          { u: String(t.a.id), k: t.a.keyId, r: rate },
-        );
+        await setTenantRate(svc, t.a, rate);
         await new Promise((resolve) => setTimeout(resolve, 500));
         const before = os.loadavg()[0];
         let begun;

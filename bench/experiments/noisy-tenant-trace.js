@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { withDatabase } = require('../lib/database');
 const { startService } = require('../lib/service');
-const { noisyLoad, paced } = require('../lib/tenants');
+const { createTenants, noisyLoad, paced } = require('../lib/tenants');
 
 const BENCH = path.join(__dirname, '..');
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
@@ -34,20 +34,7 @@ async function main() {
       env: { LOG_LEVEL: 'info', ROLES: 'api', RATE_LIMIT_PER_SECOND: '50', RATE_LIMIT_BURST: '500', ...tried },
     });
     try {
-      const t = {};
-      for (const name of ['a', 'b']) {
-        const user = await svc.api('POST', '/user/add', { email: `${name}@noisy.example` });
-        await svc.api('POST', '/domain/add', { user_id: user.id, zone: `${name}.noisy.example` });
-        const lines = Array.from({ length: 20 }, (_, i) => `h${i} 3600 IN A 10.0.0.${i}`);
-        await svc.graphql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }`, {
-          z: `${name}.noisy.example`,
-          t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
-        });
-        const key = await svc.graphql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "trace"}) { secret } }`, {
-          u: String(user.id),
-        });
-        t[name] = { key: key.createApiKey.secret, url: `${svc.base}/api/domain/list/zone/${name}.noisy.example` };
-      }
+      const t = await createTenants(svc, 20, 'trace');
       await paced(t.b.url, t.b.key, WARMUP_SECONDS, 40);
       const quiet = await paced(t.b.url, t.b.key, SECONDS, 20);
       const startNoisy = Date.now();

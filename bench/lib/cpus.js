@@ -62,4 +62,25 @@ async function pinPostgres(adminUrl, cpus, allCpus) {
   return () => pinAll(allCpus);
 }
 
-module.exports = { cpuSplit, pin, pinPostgres };
+/**
+ * BENCH_CLIENT_CPUS=n in the environment: PostgreSQL on the first CPUs (`pinned.unpinPostgres` undoes it), and
+ * once the service runs, `pinned.pinProcesses(servicePid)`: the service there too, this process (the clients,
+ * and what it starts later) on the last n. Unset or 0: nothing is pinned, and both do nothing.
+ */
+async function clientCpusFromEnv(adminUrl) {
+  const clientCpus = Number(process.env.BENCH_CLIENT_CPUS) || 0;
+  if (!clientCpus) return { cpus: undefined, unpinPostgres: () => undefined, pinProcesses: () => undefined };
+  const cpus = cpuSplit(clientCpus);
+  const unpinPostgres = await pinPostgres(adminUrl, cpus.service, cpus.all);
+  return {
+    cpus,
+    clientCpus,
+    unpinPostgres,
+    pinProcesses(servicePid) {
+      pin(servicePid, cpus.service);
+      pin(process.pid, cpus.clients);
+    },
+  };
+}
+
+module.exports = { clientCpusFromEnv };

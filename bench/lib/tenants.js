@@ -1,6 +1,7 @@
 'use strict';
-// The two tenants' clients of the noisy-tenant benchmark and its experiments (bench/noisy-tenant.js,
-// bench/experiments/noisy-tenant-trace.js, noisy-tenant-stalls.js): A's runaway script and B's steady reads.
+// The two tenants of the noisy-tenant benchmark and its experiments (bench/noisy-tenant.js,
+// bench/experiments/noisy-tenant-trace.js, noisy-tenant-stalls.js): their users, zones and keys as the admin makes
+// them, A's runaway script and B's steady reads.
 const http = require('node:http');
 const { spawn } = require('node:child_process');
 
@@ -53,4 +54,42 @@ async function paced(url, key, seconds, rate) {
   return samples;
 }
 
-module.exports = { noisyLoad, paced };
+/**
+ * Users A and B of the noisy-tenant runs, as the admin makes them: each with a zone of `records` A records and an
+ * API key of its own. Returns per name its user id, key secret and key id, and the URL of its zone's read.
+ */
+async function createTenants(svc, records = 20, keyName = 'bench') {
+  const tenants = {};
+  for (const name of ['a', 'b']) {
+    const user = await svc.api('POST', '/user/add', { email: `${name}@noisy.example` });
+    await svc.api('POST', '/domain/add', { user_id: user.id, zone: `${name}.noisy.example` });
+    const lines = Array.from({ length: records }, (_, i) => `h${i} 3600 IN A 10.0.0.${i}`);
+    await svc.graphql(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t, mode: MERGE) { added } }`, {
+      z: `${name}.noisy.example`,
+      t: `$ORIGIN ${name}.noisy.example.\n${lines.join('\n')}\n`,
+    });
+    const key = await svc.graphql(`mutation($u: ID!, $n: String!) { createApiKey(input: {userId: $u, name: $n}) { secret apiKey { id } } }`, {
+      u: String(user.id),
+      n: keyName,
+    });
+    tenants[name] = {
+      id: user.id,
+      key: key.createApiKey.secret,
+      keyId: key.createApiKey.apiKey.id,
+      url: `${svc.base}/api/domain/list/zone/${name}.noisy.example`,
+    };
+  }
+  return tenants;
+}
+
+/** the admin sets a tenant's rate (its user's bucket and its key's, which defaults to the user's): null the default, 0 none */
+async function setTenantRate(svc, tenant, ratePerSecond) {
+  await svc.graphql(
+    `mutation($u: ID!, $k: ID!, $r: Int) {
+      setUserLimits(id: $u, input: {ratePerSecond: $r}) { ratePerSecond }
+      setApiKeyRate(id: $k, input: {ratePerSecond: $r}) { ratePerSecond } }`,
+    { u: String(tenant.id), k: tenant.keyId, r: ratePerSecond },
+  );
+}
+
+module.exports = { createTenants, noisyLoad, paced, setTenantRate };
