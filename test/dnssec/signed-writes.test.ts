@@ -8,6 +8,7 @@
 import { questionsAbout } from '../../src/dns/dnssec/incremental';
 import { readZone } from '../../src/repositories/zone-writes';
 import { signerWriteCtes } from '../../src/repositories/dnssec';
+import type { Sql } from '../../src/db/pool';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 let app: TestApp;
@@ -84,6 +85,35 @@ async function signedZoneOf500(zone: string) {
   return db;
 }
 
+/** a statement's parameter as SQL text: null, a number, text, bytea, or a list of ids */
+function sqlLiteral(value: unknown): string {
+  if (value === null) return 'null';
+  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
+  if (Array.isArray(value)) return `'{${value.map(Number).join(',')}}'`;
+  return `'${(typeof value === 'number' ? String(value) : (value as string)).replace(/'/g, "''")}'`;
+}
+
+/**
+ * The plan PostgreSQL keeps for `text` as a prepared statement, run with `params` (explain analyze): it plans a
+ * prepared statement for its values five times, then keeps its generic plan if that costs no more by its
+ * estimates (plan_cache_mode = auto). `rolledBack`: in a transaction rolled back after (a statement that
+ * writes). The statement is deallocated at the end: it outlives a transaction, and the connection goes back to
+ * the pool.
+ */
+async function genericPlan(sql: Sql, text: string, params: unknown[], { rolledBack = false } = {}): Promise<any> {
+  if (rolledBack) await sql.rows('begin');
+  try {
+    await sql.rows(`prepare under_test as ${text}`);
+    const execute = `execute under_test(${params.map(sqlLiteral).join(', ')})`;
+    for (let i = 0; i < 6; i++) await sql.rows(execute);
+    const [row] = await sql.rows(`explain (analyze, format json) ${execute}`);
+    return row['QUERY PLAN'][0].Plan;
+  } finally {
+    if (rolledBack) await sql.rows('rollback');
+    await sql.rows('deallocate under_test').catch(() => undefined);
+  }
+}
+
 /** the rows a plan's scans of `relation` read (kept or removed by their filter), over all their loops */
 function rowsRead(plan: any, relation: string): number {
   const own = plan['Relation Name'] === relation ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
@@ -98,26 +128,7 @@ test('the read with the signer’s questions keeps one generic plan, and that pl
   const capture = { rows: async (text: string, params: unknown[]) => ((statement = { text, params }), []) } as any;
   await readZone(capture, { zone: { name: zone }, owner: 'new' }, false, questionsAbout(zone, ['new', '@'], { kind: 'nsec' }));
   const { text, params } = statement!;
-  // the statement's parameters are text, numbers, bytea or null
-  const literal = (value: unknown) =>
-    value === null
-      ? 'null'
-      : Buffer.isBuffer(value)
-        ? `'\\x${value.toString('hex')}'::bytea`
-        : `'${(typeof value === 'number' ? String(value) : (value as string)).replace(/'/g, "''")}'`;
-  const plan = await db.connection(async (sql) => {
-    await sql.rows(`prepare signed_read as ${text}`);
-    try {
-      // PostgreSQL plans a prepared statement for its values five times, then keeps its generic plan if that
-      // costs no more by its estimates (plan_cache_mode = auto)
-      const execute = `execute signed_read(${params.map(literal).join(', ')})`;
-      for (let i = 0; i < 6; i++) await sql.rows(execute);
-      const [row] = await sql.rows(`explain (analyze, format json) ${execute}`);
-      return row['QUERY PLAN'][0].Plan;
-    } finally {
-      await sql.rows('deallocate signed_read');
-    }
-  });
+  const plan = await db.connection((sql) => genericPlan(sql, text, params));
   // the generic plan shows the parameters, a plan for the values shows them as constants
   expect(plan['Index Cond']).toMatch(/\$\d+/);
   // the owner, the apex and the chain's neighbours, not the zone's 500 records and their signer records
@@ -151,25 +162,8 @@ test('the write removes the signer records it replaces by their ids, without rea
     [],
   );
   const text = `with dom as (select id from domains where id = ${domain}::bigint), ${ctes.join(', ')} select 1`;
-  // the parameters are ids (numbers, a list of them) or null
-  const literal = (value: unknown): string =>
-    value === null ? 'null' : Array.isArray(value) ? `'{${value.map(Number).join(',')}}'` : `'${Number(value)}'`;
   // in a transaction rolled back: the rows stay for the tests after
-  const plan = await db.connection(async (sql) => {
-    await sql.rows('begin');
-    try {
-      await sql.rows(`prepare signed_delete as ${text}`);
-      // planned for its values five times, then the generic plan the statement keeps (plan_cache_mode = auto)
-      const execute = `execute signed_delete(${params.map(literal).join(', ')})`;
-      for (let i = 0; i < 6; i++) await sql.rows(execute);
-      const [row] = await sql.rows(`explain (analyze, format json) ${execute}`);
-      return row['QUERY PLAN'][0].Plan;
-    } finally {
-      await sql.rows('rollback');
-      // a prepared statement outlives the transaction: the connection goes back to the pool without it
-      await sql.rows('deallocate signed_delete').catch(() => undefined);
-    }
-  });
+  const plan = await db.connection((sql) => genericPlan(sql, text, params, { rolledBack: true }));
   // the three rows by primary key, not the zone's 1,500 signer records on (domain_id, owner)
   expect(indexEntriesRead(plan, 'dnssec_records_domain_owner_index')).toBe(0);
   expect(indexEntriesRead(plan, 'dnssec_records_pkey')).toBeLessThan(10);
