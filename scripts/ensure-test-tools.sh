@@ -2,7 +2,8 @@
 # Runs before `npm test`: the tests hold the service against real DNS software from Debian's packages
 # (BIND's and Knot's zone checkers, the DNSSEC verifiers dnssec-verify, ldns-verify-zone and kzonecheck, Knot as a secondary, dig; the DNS UPDATE clients nsupdate, knsupdate,
 # dnspython and certbot's dns-rfc2136 plugin; Unbound as a validating resolver; certbot, lego and the pebble ACME server with openssl for its
-# TLS certificate), PgBouncer in front of PostgreSQL, and Chromium (headless) for the GraphiQL page.
+# TLS certificate; PowerDNS Authoritative on SQLite, the reference of the PowerDNS API differential, and dns-lexicon, one of its clients), PgBouncer in front of PostgreSQL,
+# pg_auto_failover (PostgreSQL 15) for the failover tests, and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
 bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   named-checkzone=bind9-utils named=bind9 kzonecheck=knot-dnssecutils dnssec-verify=bind9-utils ldns-verify-zone=ldnsutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
@@ -10,7 +11,9 @@ bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   /usr/lib/python3/dist-packages/certbot_dns_rfc2136/__init__.py=python3-certbot-dns-rfc2136 \
   unbound=unbound \
   pgbouncer=pgbouncer \
+  pg_autoctl=pg-auto-failover-cli /usr/lib/postgresql/15/lib/pgautofailover.so=postgresql-15-auto-failover \
   pebble=pebble lego=lego certbot=certbot openssl=openssl \
+  pdns_server=pdns-server /usr/lib/x86_64-linux-gnu/pdns/libgsqlite3backend.so=pdns-backend-sqlite3 sqlite3=sqlite3 lexicon=lexicon \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
 # the knot and bind9 packages may start a system knotd or named; the tests run their own
 (systemctl stop named 2>/dev/null || service named stop 2>/dev/null || true)
@@ -18,3 +21,5 @@ bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
 # likewise a system pgbouncer and a system unbound; the tests run their own
 (systemctl stop unbound 2>/dev/null || true)
 (systemctl stop pgbouncer 2>/dev/null || true)
+# and a system pdns; the PowerDNS differential runs its own
+(systemctl stop pdns 2>/dev/null || true)

@@ -18,12 +18,15 @@ import { operationLimits } from './graphql/limits';
 import { textInputCheck } from './graphql/text-input';
 import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
-import { principalOf, requireApiKey } from './http/request-gates';
+import { metricsAccess, principalOf, requireApiKey } from './http/request-gates';
+import { heavyBodies, HeavyRequests } from './http/heavy-requests';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
 import { httpRequestDuration, metrics, observeSecondaryLag } from './metrics';
 import { readSecondaryLag } from './repositories/propagation-status';
 import { createRestRouter } from './rest/router';
+import { createPowerDnsRouter } from './powerdns/router';
+import { signInRoutes } from './http/sign-in';
 import type { Services } from './services';
 
 /** the most tokens a GraphQL document may have (graphql-js parse option `maxTokens`) */
@@ -33,6 +36,12 @@ export interface App {
   express: express.Express;
   apollo: ApolloServer<GraphQLContext>;
   schema: GraphQLSchema;
+}
+
+/** TRUST_PROXY as Express takes it: true/false, a hop count, or addresses and subnets (`loopback`, `10.0.0.0/8`) */
+function trustProxyValue(text: string): boolean | number | string {
+  if (text === 'true' || text === 'false') return text === 'true';
+  return /^\d+$/.test(text) ? Number(text) : text;
 }
 
 /** Body-parser failures are client mistakes: a clear 4xx, never a 500. */
@@ -73,6 +82,7 @@ function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunc
 export async function createApp(db: Database, services: Services): Promise<App> {
   const { settings } = services;
   const schema = await getSchema(settings.fastPaths);
+  const heavy = new HeavyRequests(settings.heavyRequestsAtOnce);
   const apollo = new ApolloServer<GraphQLContext>({
     // operations run compiled (graphql-jit) on this schema
     // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
@@ -98,7 +108,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     introspection: true,
     // CSRF (Apollo's csrfPrevention): a browser cannot send X-API-Key cross-site without a CORS preflight, and
     // every operation needs it, so it counts as a preflighted header; GET queries then need no other
-    csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight'] },
+    // (a person's session cookie: X-Requested-With, which the cookie gate requires, src/http/request-gates.ts)
+    csrfPrevention: { requestHeaders: ['x-api-key', 'x-apollo-operation-name', 'apollo-require-preflight', 'x-requested-with'] },
     plugins: [
       operationLimits(schema, settings.graphqlMaxDepth, settings.graphqlMaxComplexity, settings.maxPageSize),
       databaseOutageStatus,
@@ -117,6 +128,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // TRUST_PROXY (docs/people.md): behind a TLS proxy, req.secure and req.ip as the proxy reports them
+  if (settings.sessions.trustProxy !== undefined) app.set('trust proxy', trustProxyValue(settings.sessions.trustProxy));
   // express's own ETag is a SHA-1 of every body, POST answers included (1.8% of a write's CPU); the answers
   // that pollers revalidate carry a version-derived ETag instead (http/conditional-get.ts)
   app.set('etag', false);
@@ -152,7 +165,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       return [];
     }),
   );
-  app.get('/metrics', async (_req, res) => {
+  app.get('/metrics', metricsAccess(db, services), async (_req, res) => {
     res.type(metrics.contentType).send(await metrics.metrics());
   });
 
@@ -163,19 +176,26 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),
+    heavyBodies(heavy),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
     // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
     conditionalGet(db, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
     express.json({ limit }),
     expressMiddleware(apollo, {
       // the principal requireApiKey found: a request is authenticated once
-      context: async ({ req }) => {
-        const principal = principalOf(req as Request);
-        return principal ? contextFor(db, services, principal) : buildContext(db, services, req.get('x-api-key'));
+      context: async ({ req, res }) => {
+        const principal = principalOf(req);
+        const context = principal ? contextFor(db, services, principal) : await buildContext(db, services, req.get('x-api-key'));
+        return Object.assign(context, { heavyTurn: () => heavy.take(res) });
       },
     }),
   );
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services }));
+  app.use('/auth', signInRoutes(db, services));
+  // the PowerDNS HTTP API (docs/powerdns-api.md): /api/v1 and GET /api, beside REST's documented /api paths
+  const powerDns = createPowerDnsRouter({ db, services, heavy });
+  app.use('/api/v1', powerDns.api);
+  app.get('/api', ...powerDns.discovery);
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
   });

@@ -1,12 +1,14 @@
 'use strict';
-// PowerDNS Authoritative (Debian's pdns-server + pdns-backend-pgsql), the reference of the side-by-side
-// run: our own config dir, `launch=gpgsql` on its own database, its HTTP API on a free loopback port.
+// PowerDNS Authoritative (Debian's pdns-server + pdns-backend-pgsql or pdns-backend-sqlite3), the reference of
+// the side-by-side runs: our own config dir, `launch=gpgsql` on its own database (or gsqlite3 on a file in the
+// config dir), its HTTP API on a free loopback port.
 const fs = require('node:fs');
 const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 const { freePort, request, startProcess, waitForHttp } = require('./proc');
 
 const SCHEMA = '/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql';
+const SQLITE_SCHEMA = '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql';
 
 function pdnsBinary() {
   for (const candidate of ['/usr/sbin/pdns_server', '/usr/bin/pdns_server']) if (fs.existsSync(candidate)) return candidate;
@@ -28,17 +30,13 @@ async function loadSchema(client) {
   await client.query(fs.readFileSync(SCHEMA, 'utf8'));
 }
 
-async function startPdns({ dir, db, apiKey, logFile, extraConfig = [] }) {
+/** `backend`: the launch= line and the backend's settings */
+async function startPdns({ dir, backend, apiKey, logFile, extraConfig = [] }) {
   fs.mkdirSync(dir, { recursive: true });
   const apiPort = await freePort();
   const dnsPort = await freePort();
   const conf = [
-    'launch=gpgsql',
-    `gpgsql-host=${db.host}`,
-    `gpgsql-port=${db.port}`,
-    `gpgsql-dbname=${db.database}`,
-    `gpgsql-user=${db.user}`,
-    `gpgsql-password=${db.password ?? ''}`,
+    ...backend,
     'api=yes',
     `api-key=${apiKey}`,
     'webserver=yes',
@@ -96,8 +94,23 @@ async function startPdnsOnDatabase(databaseUrl, options) {
     await client.end();
   }
   const url = new URL(databaseUrl);
-  const db = { host: url.hostname, port: url.port || 5432, database: url.pathname.slice(1), user: decodeURIComponent(url.username) || 'postgres', password: decodeURIComponent(url.password) };
-  return startPdns({ ...options, db });
+  const backend = [
+    'launch=gpgsql',
+    `gpgsql-host=${url.hostname}`,
+    `gpgsql-port=${url.port || 5432}`,
+    `gpgsql-dbname=${url.pathname.slice(1)}`,
+    `gpgsql-user=${decodeURIComponent(url.username) || 'postgres'}`,
+    `gpgsql-password=${decodeURIComponent(url.password)}`,
+  ];
+  return startPdns({ ...options, backend });
 }
 
-module.exports = { startPdns, startPdnsOnDatabase, loadSchema, pdnsVersion, SCHEMA };
+/** PowerDNS on gsqlite3: a database file in `options.dir` made from the package's schema (sqlite3's CLI) */
+async function startPdnsOnSqlite(options) {
+  fs.mkdirSync(options.dir, { recursive: true });
+  const database = path.join(options.dir, 'pdns.sqlite3');
+  execFileSync('sqlite3', [database], { input: fs.readFileSync(SQLITE_SCHEMA), stdio: ['pipe', 'ignore', 'pipe'] });
+  return startPdns({ ...options, backend: ['launch=gsqlite3', `gsqlite3-database=${database}`] });
+}
+
+module.exports = { startPdns, startPdnsOnDatabase, startPdnsOnSqlite, loadSchema, pdnsVersion, SCHEMA };

@@ -7,10 +7,13 @@ const { freePort, request, startProcess, waitForHttp } = require('./proc');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
-/** `npm run serve` is `node <node options> dist/src/main.js`; the bench runs that command line, read from package.json */
+/**
+ * `npm run serve` is `exec node <node options> dist/src/main.js` (exec: npm's signals reach node); the bench
+ * runs that command line, read from package.json
+ */
 function serveCommand() {
   const script = require(path.join(ROOT, 'package.json')).scripts.serve;
-  const words = script.trim().split(/\s+/);
+  const words = script.trim().split(/\s+/).filter((word, i) => !(i === 0 && word === 'exec'));
   if (words[0] !== 'node' || words[words.length - 1] !== 'dist/src/main.js') throw new Error(`unexpected serve script: ${script}`);
   return { nodeOptions: words.slice(1, -1), text: script };
 }

@@ -12,6 +12,20 @@ export function errorCode(error: CombinedError | undefined): string | undefined 
   return error?.graphQLErrors[0]?.extensions?.code as string | undefined;
 }
 
+/**
+ * The console's own words for some catalogue codes, where the service's message is terse ("Duplicate Zone"):
+ * keyed by code, given what the person typed.
+ */
+const WORDS_FOR_CODE: Record<string, (subject: string) => string> = {
+  DUPLICATE_ZONE: (zone) => `A zone named ${zone} already exists.`,
+};
+
+/** The console's sentence for a refused request's code, or undefined when the service's own message is the one. */
+export function wordsForCode(error: CombinedError | undefined, subject: string): string | undefined {
+  const code = errorCode(error);
+  return code ? WORDS_FOR_CODE[code]?.(subject) : undefined;
+}
+
 /** Every problem the service listed (extensions.details: field, code, message). */
 export function errorDetails(error: CombinedError | undefined): FieldProblem[] {
   return (error?.graphQLErrors ?? []).flatMap((e) => (e.extensions?.details as FieldProblem[] | undefined) ?? []);

@@ -120,7 +120,11 @@ function ApiKeys() {
                     {k.revokedAt ? (
                       `revoked ${new Date(k.revokedAt).toLocaleString('en')}`
                     ) : k.userId === null ? (
-                      'active (set by API_KEY)'
+                      k.origin === 'GENERATED_AT_FIRST_START' ? (
+                        'active (generated at the first start)'
+                      ) : (
+                        'active (set by API_KEY)'
+                      )
                     ) : (
                       <RevokeButton
                         label={k.name}
@@ -202,10 +206,15 @@ function TsigKeys() {
   const [created, setCreated] = useState<{ secret: string; name: string; algorithm: string } | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const keys = list.data?.tsigKeys ?? [];
+  // A user key may only make TSIG keys of its own user, and the API refuses one without a userId ("needs the admin
+  // key"): a user key sees only its own user's API keys, so when every key listed has that user, it is ours.
+  const [apiKeys] = useQuery({ query: ApiKeysDocument, requestPolicy: 'cache-first' });
+  const listed = apiKeys.data?.apiKeys ?? [];
+  const ownUser = listed.length && listed.every((k) => k.userId === listed[0].userId) ? (listed[0].userId ?? null) : null;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const result = await create({ input: { name: name.trim(), algorithm, userId: userId.trim() || null } });
+    const result = await create({ input: { name: name.trim(), algorithm, userId: userId.trim() || ownUser } });
     if (result.error) {
       const found = fieldErrors(result.error);
       setProblems(Object.keys(found).length ? found : { form: describeError(result.error) });

@@ -1,12 +1,55 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
-import { useMutation } from 'urql';
+import { useMutation, useQuery } from 'urql';
 import type { StagedChange } from './change-set';
 import { describeError, errorDetails, leafField } from './errors';
-import { CreateRecordDocument, UpdateRecordDocument } from './generated/graphql';
+import { CreateRecordDocument, ServerSettingsDocument, UpdateRecordDocument } from './generated/graphql';
 import { fieldsFromRdata, rdataFromFields, RecordTypeInfo } from './rdata';
 import type { RecordRow } from './records';
 
 const DEFAULT_TTL = 3600;
+/** the TTLs offered within a range of ALLOWED_TTLS (or when any TTL is allowed): the usual steps, 1 min to 2 days */
+const USUAL_TTLS = [60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 43200, 86400, 172800];
+
+/** The TTLs to choose from: the server's single values, and the usual steps (and the ends) of its ranges. */
+function ttlChoices(ranges: readonly { min: number; max: number }[], current: number | undefined): number[] {
+  const choices = new Set<number>();
+  for (const { min, max } of ranges.length ? ranges : [{ min: 0, max: Infinity }]) {
+    if (min === max) choices.add(min);
+    else {
+      if (min > 0) choices.add(min);
+      if (Number.isFinite(max)) choices.add(max);
+      for (const ttl of USUAL_TTLS) if (ttl >= min && ttl <= max) choices.add(ttl);
+    }
+  }
+  // a record stored before the policy changed keeps its TTL on offer, so an edit does not change it unasked
+  if (current !== undefined) choices.add(current);
+  return [...choices].sort((a, b) => a - b);
+}
+
+/** 3600 → "3600 s (1 hour)" */
+function describeTtl(seconds: number): string {
+  const units: [number, string][] = [
+    [86400, 'day'],
+    [3600, 'hour'],
+    [60, 'minute'],
+  ];
+  for (const [size, unit] of units) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${seconds} s (${n} ${unit}${n === 1 ? '' : 's'})`;
+    }
+  }
+  return `${seconds} s`;
+}
+
+/** A field name as a label: `preference` → Preference, `keyTag` → Key tag, `cert-usage` → Cert usage. */
+function humanLabel(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[-_]+/g, ' ')
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
 
 /**
  * A record's form, built from `recordTypes`: owner, type, TTL, then one input per RDATA field of the chosen type
@@ -17,7 +60,8 @@ export function RecordForm(props: {
   zone: string;
   types: RecordTypeInfo[];
   record?: RecordRow;
-  onSaved: (note: string) => void;
+  /** savedId: the record edited (its row takes the focus back); absent for a new record */
+  onSaved: (note: string, savedId?: string) => void;
   onStage: (change: StagedChange) => void;
   onCancel: () => void;
 }) {
@@ -36,6 +80,13 @@ export function RecordForm(props: {
   const [busy, setBusy] = useState(false);
   const [, createRecord] = useMutation(CreateRecordDocument);
   const [, updateRecord] = useMutation(UpdateRecordDocument);
+  const [settings] = useQuery({ query: ServerSettingsDocument });
+  const allowedTtls = settings.data ? ttlChoices(settings.data.serverSettings.allowedTtls, record?.ttl) : null;
+  useEffect(() => {
+    // a new record starts at an hour, or at the allowed TTL nearest to it
+    if (!allowedTtls || allowedTtls.includes(Number(ttl))) return;
+    setTtl(String(allowedTtls.reduce((best, t) => (Math.abs(t - DEFAULT_TTL) < Math.abs(best - DEFAULT_TTL) ? t : best))));
+  }, [allowedTtls, ttl]);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
@@ -70,7 +121,8 @@ export function RecordForm(props: {
       setFormError(found.form ?? (Object.keys(found).length ? null : describeError(result.error)));
       return;
     }
-    props.onSaved(`${record ? 'Saved' : 'Added'} ${input.owner} ${input.type} ${input.rdata}.`);
+    const savedId = result.data && 'updateRecord' in result.data ? result.data.updateRecord.id : undefined;
+    props.onSaved(`${record ? 'Saved' : 'Added'} ${input.owner} ${input.type} ${input.rdata}.`, savedId);
   };
 
   const stage = () => {
@@ -108,15 +160,18 @@ export function RecordForm(props: {
         )}
         <div className="form-grid">
           <div className="field">
-            <label htmlFor="record-owner">Owner</label>
+            <label htmlFor="record-owner">Name</label>
             <input
               id="record-owner"
               value={owner}
               placeholder="www, or @ for the apex"
               aria-invalid={!!problems.owner || undefined}
-              aria-describedby={describedBy('owner')}
+              aria-describedby={describedBy('owner', 'record-owner-hint')}
               onChange={(e) => setOwner(e.target.value)}
             />
+            <p id="record-owner-hint" className="hint">
+              The record's owner name, relative to {zone} (<code>owner</code>).
+            </p>
             {errorOf('owner')}
           </div>
           <div className="field">
@@ -125,7 +180,7 @@ export function RecordForm(props: {
               id="record-type"
               value={typeName}
               aria-invalid={!!problems.type || undefined}
-              aria-describedby={describedBy('type')}
+              aria-describedby={describedBy('type', 'record-type-hint')}
               onChange={(e) => {
                 setTypeName(e.target.value);
                 setFields({});
@@ -137,18 +192,30 @@ export function RecordForm(props: {
                 </option>
               ))}
             </select>
+            <p id="record-type-hint" className="hint">
+              The record type (<code>type</code>).
+            </p>
             {errorOf('type')}
           </div>
           <div className="field">
-            <label htmlFor="record-ttl">TTL (seconds)</label>
-            <input
+            <label htmlFor="record-ttl">TTL</label>
+            <select
               id="record-ttl"
-              inputMode="numeric"
               value={ttl}
+              disabled={!allowedTtls}
               aria-invalid={!!problems.ttl || undefined}
-              aria-describedby={describedBy('ttl')}
+              aria-describedby={describedBy('ttl', 'record-ttl-hint')}
               onChange={(e) => setTtl(e.target.value)}
-            />
+            >
+              {(allowedTtls ?? [Number(ttl)]).map((value) => (
+                <option key={value} value={String(value)}>
+                  {describeTtl(value)}
+                </option>
+              ))}
+            </select>
+            <p id="record-ttl-hint" className="hint">
+              Seconds resolvers may keep the record: the values this service allows (<code>ttl</code>).
+            </p>
             {errorOf('ttl')}
           </div>
         </div>
@@ -158,7 +225,7 @@ export function RecordForm(props: {
           aria-describedby={problems.rdata ? 'rdata-error' : undefined}
         >
           <legend>
-            {typeName} data{type && type.rfcs.length ? <span className="hint"> ({type.rfcs.join(', ')})</span> : null}
+            {typeName} value{type && type.rfcs.length ? <span className="hint"> ({type.rfcs.join(', ')})</span> : null}
           </legend>
           <label className="inline">
             <input type="checkbox" checked={asText || !type} disabled={!type} onChange={(e) => setAsText(e.target.checked)} /> Edit as text
@@ -166,15 +233,18 @@ export function RecordForm(props: {
           </label>
           {asText || !type ? (
             <div className="field">
-              <label htmlFor="record-rdata">Data</label>
+              <label htmlFor="record-rdata">Value</label>
               <input
                 id="record-rdata"
                 className="mono"
                 value={rdataText}
                 aria-invalid={!!problems.rdata || undefined}
-                aria-describedby={describedBy('rdata')}
+                aria-describedby={describedBy('rdata', 'record-rdata-hint')}
                 onChange={(e) => setRdataText(e.target.value)}
               />
+              <p id="record-rdata-hint" className="hint">
+                The record's data in presentation form, as in a zone file (<code>rdata</code>).
+              </p>
             </div>
           ) : (
             <div className="form-grid">
@@ -182,7 +252,7 @@ export function RecordForm(props: {
                 const id = `rdata-${field.name}`;
                 return (
                   <div className="field" key={field.name}>
-                    <label htmlFor={id}>{field.name}</label>
+                    <label htmlFor={id}>{humanLabel(field.name)}</label>
                     <input
                       id={id}
                       value={fields[field.name] ?? ''}
@@ -191,7 +261,7 @@ export function RecordForm(props: {
                       onChange={(e) => setFields({ ...fields, [field.name]: e.target.value })}
                     />
                     <p id={`${id}-hint`} className="hint">
-                      {field.description}
+                      {field.description} (<code>{field.name}</code> of <code>rdata</code>)
                     </p>
                   </div>
                 );

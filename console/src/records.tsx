@@ -3,7 +3,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { CombinedError, useClient, useMutation } from 'urql';
 import type { StagedChange } from './change-set';
 import { describeError } from './errors';
-import { DeleteRecordDocument, ZoneRecordsDocument, ZoneRecordsQuery } from './generated/graphql';
+import { ChangeEntryFieldsFragment, DeleteRecordDocument, ZoneRecordsDocument, ZoneRecordsQuery } from './generated/graphql';
 import { RecordForm } from './record-form';
 import type { RecordTypeInfo } from './rdata';
 
@@ -12,14 +12,21 @@ type SortKey = 'owner' | 'type' | 'ttl' | 'rdata';
 
 /** records per request: a 10,000-record zone is 10 requests, shown as they come */
 const PAGE_SIZE = 1000;
+/** beyond this many RRsets touched by one change, the whole zone is read again rather than RRset by RRset */
+const MAX_RRSETS_PATCHED = 50;
+/** a change of the zone seen live (zoneChanged), numbered so that the same change twice is applied once */
+export interface LiveChange {
+  seq: number;
+  change: Pick<ChangeEntryFieldsFragment, 'kind' | 'added' | 'removed'>;
+}
 /** one table row's height in pixels (the virtualiser places rows by it) */
 const ROW_HEIGHT = 38;
 
 const COLUMNS: [SortKey, string][] = [
-  ['owner', 'Owner'],
+  ['owner', 'Name'],
   ['type', 'Type'],
   ['ttl', 'TTL'],
-  ['rdata', 'Data'],
+  ['rdata', 'Value'],
 ];
 
 /** one collator for every comparison (10,000 rows sort in ~10^5 comparisons); numeric: h2 before h10, 10.0.0.9 before 10.0.0.10 */
@@ -40,11 +47,11 @@ type Editing = { mode: 'add' } | { mode: 'edit'; record: RecordRow } | { mode: '
 export function Records(props: {
   zone: string;
   types: RecordTypeInfo[];
-  generation: number;
+  liveChange: LiveChange | null;
   onChanged: () => void;
   onStage: (change: StagedChange) => void;
 }) {
-  const { zone, types, generation, onChanged, onStage } = props;
+  const { zone, types, liveChange, onChanged, onStage } = props;
   const client = useClient();
   const [typeFilter, setTypeFilter] = useState('');
   const [text, setText] = useState('');
@@ -58,9 +65,11 @@ export function Records(props: {
   const [reload, setReload] = useState(0);
   const [, deleteRecord] = useMutation(DeleteRecordDocument);
 
+  const loadingNow = useRef(true);
   useEffect(() => {
     let cancelled = false;
     (async () => {
+      loadingNow.current = true;
       setLoading(true);
       setError(null);
       const all: RecordRow[] = [];
@@ -73,6 +82,7 @@ export function Records(props: {
         if (result.error || !result.data) {
           setError(result.error ?? null);
           setLoading(false);
+          loadingNow.current = false;
           return;
         }
         const page: ZoneRecordsQuery['records'] = result.data.records;
@@ -82,11 +92,57 @@ export function Records(props: {
         after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
       } while (after);
       setLoading(false);
+      loadingNow.current = false;
     })();
     return () => {
       cancelled = true;
     };
-  }, [client, zone, typeFilter, generation, reload]);
+  }, [client, zone, typeFilter, reload]);
+
+  // A change of the zone (ours or another client's, seen by zoneChanged) is applied where it happened: the RRsets it
+  // touched, and the SOA (its serial rose), are read again and replace theirs in the table; the other 10,000 rows
+  // stay as they are, and so does the scroll position. A change touching many RRsets reads the zone again.
+  const applied = useRef(0);
+  const patching = useRef<Promise<void>>(Promise.resolve());
+  useEffect(() => {
+    if (!liveChange || liveChange.seq <= applied.current) return;
+    applied.current = liveChange.seq;
+    const { change } = liveChange;
+    if (change.kind === 'zone-deleted') return;
+    const rrsets = new Map<string, { owner: string; type: string }>();
+    for (const r of [...change.added, ...change.removed, { owner: '@', type: 'SOA' }]) {
+      if (!typeFilter || r.type === typeFilter) rrsets.set(`${r.owner}\u0000${r.type}`, { owner: r.owner, type: r.type });
+    }
+    if (loadingNow.current || rrsets.size > MAX_RRSETS_PATCHED) {
+      setReload((n) => n + 1);
+      return;
+    }
+    patching.current = patching.current.then(async () => {
+      const fresh: RecordRow[] = [];
+      for (const { owner, type } of rrsets.values()) {
+        let after: string | null = null;
+        do {
+          const result = await client
+            .query(ZoneRecordsDocument, { zone, first: PAGE_SIZE, after, type, owner }, { requestPolicy: 'network-only' })
+            .toPromise();
+          if (result.error || !result.data) {
+            setReload((n) => n + 1);
+            return;
+          }
+          const page: ZoneRecordsQuery['records'] = result.data.records;
+          fresh.push(...page.nodes);
+          after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+        } while (after);
+      }
+      const touched = (r: RecordRow) => rrsets.has(`${r.owner}\u0000${r.type}`);
+      setRows((current) => {
+        if (!current) return current;
+        const kept = current.filter((r) => !touched(r));
+        setTotal(kept.length + fresh.length);
+        return [...kept, ...fresh];
+      });
+    });
+  }, [client, zone, typeFilter, liveChange]);
 
   const visible = useMemo(() => {
     const needle = text.trim().toLowerCase();
@@ -107,8 +163,23 @@ export function Records(props: {
   const padTop = items.length ? items[0].start : 0;
   const padBottom = items.length ? virtualizer.getTotalSize() - items[items.length - 1].end : 0;
 
-  const done = (note: string) => {
+  // Where the focus goes back when a form or panel closes: the row it was about (its Edit button), or "Add record"
+  // (WCAG 2.4.3: the person continues from where they were, not from the top of the page).
+  const addButton = useRef<HTMLButtonElement>(null);
+  const [focusBack, setFocusBack] = useState<{ recordId?: string } | null>(null);
+  useEffect(() => {
+    if (!focusBack || editing) return;
+    const row = focusBack.recordId ? scroller.current?.querySelector<HTMLButtonElement>(`button[data-edit="${focusBack.recordId}"]`) : null;
+    (row ?? addButton.current)?.focus();
+    setFocusBack(null);
+  }, [focusBack, editing, items]);
+  const close = (recordId?: string) => {
     setEditing(null);
+    setFocusBack({ recordId });
+  };
+
+  const done = (note: string, recordId?: string) => {
+    close(recordId);
     setMessage(note);
     onChanged();
   };
@@ -126,9 +197,10 @@ export function Records(props: {
           ))}
         </select>
         <label htmlFor="record-text-filter">Filter</label>
-        <input id="record-text-filter" type="search" value={text} placeholder="owner or data" onChange={(e) => setText(e.target.value)} />
+        <input id="record-text-filter" type="search" value={text} placeholder="name or value" onChange={(e) => setText(e.target.value)} />
         <button
           type="button"
+          ref={addButton}
           onClick={() => {
             setMessage(null);
             setEditing({ mode: 'add' });
@@ -137,29 +209,29 @@ export function Records(props: {
           Add record
         </button>
       </div>
-      {message && (
-        <p role="status" className="ok-box">
-          {message}
-        </p>
-      )}
+      {/* always in the page, so that screen readers announce what is written into it (a live region added with its
+          text already in it is often not read) */}
+      <p role="status" aria-live="polite" className={message ? 'ok-box' : 'status-idle'}>
+        {message}
+      </p>
       {editing?.mode === 'add' || editing?.mode === 'edit' ? (
         <RecordForm
           key={editing.mode === 'edit' ? editing.record.id : 'add'}
           zone={zone}
           types={types}
           record={editing.mode === 'edit' ? editing.record : undefined}
-          onCancel={() => setEditing(null)}
-          onSaved={(note) => done(note)}
+          onCancel={() => close(editing.mode === 'edit' ? editing.record.id : undefined)}
+          onSaved={(note, savedId) => done(note, savedId)}
           onStage={(change) => {
             onStage(change);
-            setEditing(null);
+            close(editing.mode === 'edit' ? editing.record.id : undefined);
             setMessage(`Staged: ${change.summary}. Apply it from the Change set tab.`);
           }}
         />
       ) : editing?.mode === 'delete' ? (
         <DeletePanel
           record={editing.record}
-          onCancel={() => setEditing(null)}
+          onCancel={() => close(editing.record.id)}
           onDelete={async () => {
             const result = await deleteRecord({ id: editing.record.id });
             if (result.error) setMessage(describeError(result.error));
@@ -168,7 +240,7 @@ export function Records(props: {
           onStage={() => {
             const r = editing.record;
             onStage({ change: { kind: 'REMOVE', id: r.id }, summary: `remove ${r.owner} ${r.ttl} ${r.type} ${r.rdata}` });
-            setEditing(null);
+            close(r.id);
             setMessage(`Staged the removal of ${r.owner} ${r.type}. Apply it from the Change set tab.`);
           }}
         />
@@ -239,6 +311,7 @@ export function Records(props: {
                             type="button"
                             className="small"
                             aria-label={`Edit ${r.owner} ${r.type} ${r.rdata}`}
+                            data-edit={r.id}
                             onClick={() => setEditing({ mode: 'edit', record: r })}
                           >
                             Edit

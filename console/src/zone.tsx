@@ -6,8 +6,9 @@ import { describeError, errorCode } from './errors';
 import { DeleteZoneDocument, RecordTypesDocument, ZoneChangedDocument, ZoneDocument } from './generated/graphql';
 import { History } from './history';
 import { PropagationView } from './propagation';
-import { Records } from './records';
+import { LiveChange, Records } from './records';
 import { ZoneFile } from './zone-file';
+import { unicodeName } from './names';
 
 const TABS = [
   ['records', 'Records'],
@@ -85,6 +86,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
   // live from the newest change the first load saw (zoneChanged's `after`): a change made elsewhere between that
   // load and the server registering the subscription is sent too, not missed
   const [since, setSince] = useState<{ after: string | null } | null>(null);
+  // the newest change seen live: the records table applies it where it happened (not a reload of the whole zone)
+  const [liveChange, setLiveChange] = useState<LiveChange | null>(null);
   const newestLoaded = result.data?.domain.changes.nodes[0]?.id ?? null;
   const loaded = result.data !== undefined;
   useEffect(() => {
@@ -93,6 +96,7 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
   const [live] = useSubscription(
     { query: ZoneChangedDocument, variables: { zone, after: since?.after }, pause: since === null },
     (_previous, event) => {
+      setLiveChange((last) => ({ seq: (last?.seq ?? 0) + 1, change: event.zoneChanged.change }));
       refresh();
       return event;
     },
@@ -125,7 +129,12 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
       <p className="crumbs">
         <a href="#/">Zones</a> /
       </p>
-      <h1 id="zone-title">{zone}</h1>
+      <h1 id="zone-title">{unicodeName(zone)}</h1>
+      {unicodeName(zone) !== zone && (
+        <p className="hint">
+          A-label (as stored and served): <span className="mono">{zone}</span>
+        </p>
+      )}
       <div className="zone-meta">
         Serial <strong data-testid="zone-serial">{serial ?? '…'}</strong>
         {live.data && (
@@ -170,7 +179,7 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
       ) : tab === 'dnssec' ? (
         <DnssecPanel zone={zone} generation={generation} onChanged={refresh} />
       ) : (
-        <Records zone={zone} types={types.data?.recordTypes ?? []} generation={generation} onChanged={refresh} onStage={stage} />
+        <Records zone={zone} types={types.data?.recordTypes ?? []} liveChange={liveChange} onChanged={refresh} onStage={stage} />
       )}
     </section>
   );

@@ -1,7 +1,8 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useClient, useMutation, useQuery } from 'urql';
-import { describeError, errorDetails, leafField } from './errors';
-import { CreateZoneDocument, ZoneOwnersDocument, ZonesDocument } from './generated/graphql';
+import { describeError, errorDetails, leafField, wordsForCode } from './errors';
+import { CreateZoneDocument, ZoneOwnersDocument, ZonesDocument, ZoneTemplatesDocument } from './generated/graphql';
+import { compareZoneNames, unicodeName } from './names';
 
 const PAGE_SIZE = 50;
 /** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
@@ -19,6 +20,7 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
   const [name, setName] = useState('');
   const [ownerId, setOwnerId] = useState('');
   const [ownerEmail, setOwnerEmail] = useState('');
+  const [template, setTemplate] = useState('default');
   const [problems, setProblems] = useState<Record<string, string>>({});
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
@@ -27,6 +29,16 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
   const users = owners.data?.users;
   const single = users?.totalCount === 1 ? users.nodes[0] : undefined;
   const byEmail = !!users && users.totalCount > OWNER_CHOICES;
+  // the templates the zone may start with: the default, the admin-wide ones and the chosen owner's
+  // (docs/templates-and-alias.md); a name the owner has and an admin-wide one share is one choice (the owner's wins)
+  const [templates] = useQuery({
+    query: ZoneTemplatesDocument,
+    variables: { userId: single?.id ?? (ownerId || null) },
+    requestPolicy: 'cache-and-network',
+    // the form is mounted closed with the zone list: asked when it opens, so a template saved meanwhile is there
+    pause: !open,
+  });
+  const templateNames = [...new Set((templates.data?.recordTemplates ?? []).map((t) => t.name))];
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -45,10 +57,13 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
       setProblems({ owner: 'Pick the user who will own the zone.' });
       return;
     }
-    const outcome = await create({ input: { zone: name.trim(), userId } });
+    const outcome = await create({ input: { zone: name.trim(), userId, template } });
     if (outcome.error) {
       const found: Record<string, string> = {};
-      for (const d of errorDetails(outcome.error)) found[leafField(d.field) === 'userId' ? 'owner' : 'zone'] = d.message;
+      const fieldOf = (field: string) => (field === 'userId' ? 'owner' : field === 'template' ? 'template' : 'zone');
+      for (const d of errorDetails(outcome.error)) found[fieldOf(leafField(d.field))] = d.message;
+      const words = wordsForCode(outcome.error, name.trim().toLowerCase().replace(/\.$/, ''));
+      if (words) found.zone = words;
       setProblems(Object.keys(found).length ? found : { zone: describeError(outcome.error) });
       return;
     }
@@ -72,7 +87,9 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
       <h2 id="new-zone-title" ref={heading} tabIndex={-1}>
         New zone
       </h2>
-      <p className="hint">The zone starts with its SOA, NS and a www CNAME; the secondaries are told at once.</p>
+      <p className="hint">
+        The zone starts with the records of its template (the default: SOA, NS and a www CNAME); the secondaries are told at once.
+      </p>
       {owners.error && (
         <p role="alert" className="error-box">
           {describeError(owners.error)}
@@ -140,6 +157,27 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
             </p>
           )}
         </div>
+        <div className="field">
+          <label htmlFor="new-zone-template">Template</label>
+          <select
+            id="new-zone-template"
+            value={template}
+            aria-invalid={!!problems.template || undefined}
+            aria-describedby={problems.template ? 'new-zone-template-error' : undefined}
+            onChange={(e) => setTemplate(e.target.value)}
+          >
+            {(templateNames.length ? templateNames : ['default']).map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+          {problems.template && (
+            <p id="new-zone-template-error" className="field-error">
+              {problems.template}
+            </p>
+          )}
+        </div>
       </div>
       <div className="actions">
         <button type="submit" disabled={fetching || !users}>
@@ -171,6 +209,10 @@ export function ZoneList() {
     requestPolicy: 'cache-and-network',
   });
   const connection = result.data?.domains;
+  // the page's zones by name as people read them (Unicode forms), either way, or as the server lists them (creation)
+  const [nameOrder, setNameOrder] = useState<1 | -1 | 0>(1);
+  const shown = connection ? connection.nodes.slice() : [];
+  if (nameOrder) shown.sort((a, b) => compareZoneNames(a.name, b.name) * nameOrder);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -231,16 +273,25 @@ export function ZoneList() {
           <table className="zones">
             <thead>
               <tr>
-                <th scope="col">Zone</th>
+                <th scope="col" aria-sort={nameOrder === 1 ? 'ascending' : nameOrder === -1 ? 'descending' : 'none'}>
+                  <button type="button" className="sort" onClick={() => setNameOrder(nameOrder === 1 ? -1 : 1)}>
+                    Zone<span aria-hidden="true">{nameOrder === 1 ? ' ▲' : nameOrder === -1 ? ' ▼' : ''}</span>
+                  </button>
+                </th>
                 <th scope="col">Serial</th>
-                <th scope="col">Created</th>
+                <th scope="col" aria-sort={nameOrder === 0 ? 'ascending' : 'none'}>
+                  <button type="button" className="sort" onClick={() => setNameOrder(0)}>
+                    Created<span aria-hidden="true">{nameOrder === 0 ? ' ▲' : ''}</span>
+                  </button>
+                </th>
               </tr>
             </thead>
             <tbody>
-              {connection.nodes.map((zone) => (
+              {shown.map((zone) => (
                 <tr key={zone.id}>
                   <td>
-                    <a href={`#/zone/${encodeURIComponent(zone.name)}`}>{zone.name}</a>
+                    <a href={`#/zone/${encodeURIComponent(zone.name)}`}>{unicodeName(zone.name)}</a>
+                    {unicodeName(zone.name) !== zone.name && <span className="a-label mono">{zone.name}</span>}
                   </td>
                   <td className="num">{zone.serial}</td>
                   <td>{new Date(zone.createdAt).toLocaleString('en')}</td>

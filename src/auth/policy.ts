@@ -208,7 +208,7 @@ export function requireFlag(policy: KeyPolicy | undefined, flag: KeyFlag): void 
 // ---- key-level limits: expiry, idleness, networks ----
 
 /** An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, how a dual-stack socket reports IPv4) as IPv4. */
-function plainAddress(address: string): string {
+export function plainAddress(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return mapped ? mapped[1] : address;
 }

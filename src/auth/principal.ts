@@ -1,5 +1,6 @@
 import { DomainError } from '../errors/catalogue';
 import type { KeyPolicy } from './policy';
+import type { Role } from './roles';
 
 /**
  * Who is calling: the admin key sees everything; a user key sees only that user's zones and records. `keyId`
@@ -7,7 +8,19 @@ import type { KeyPolicy } from './policy';
  */
 export type Principal =
   | { kind: 'admin'; keyId: number; keyName?: string; via?: 'tsig'; policy?: KeyPolicy }
-  | { kind: 'user'; keyId: number; keyName?: string; userId: number; via?: 'tsig'; policy?: KeyPolicy };
+  | { kind: 'user'; keyId: number; keyName?: string; userId: number; via?: 'tsig' | 'session'; policy?: KeyPolicy; person?: ActingPerson };
+
+/**
+ * A person signed in (docs/people.md): with `via: 'session'` the principal's `keyId` is the session's id, its
+ * `userId` the account the person acts in (0: none yet, which sees nothing) and its `policy` the rules of the
+ * person's role there (src/auth/roles.ts), so that every edge decides as for a key.
+ */
+export interface ActingPerson {
+  id: number;
+  email: string;
+  /** the role in the account acted in; null: no account (only the person's own things: invitations, sessions) */
+  role: Role | null;
+}
 /*
  * `policy`: the key's least-privilege policy (src/auth/policy.ts); absent or without rules, the key is
  * unrestricted within its scope (every zone of its user, or everything for an admin key).

@@ -23,6 +23,17 @@ const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3 } as const;
 /** a mistake in the command's words that commander cannot see (a value out of range): exit 2 */
 class UsageError extends Error {}
 
+/**
+ * A server given on the command line, ADDRESS[#PORT][=TSIG_KEY_NAME] ('#' for the port, as Unbound and dnsdist write
+ * it: an IPv6 address has colons of its own), as the GraphQL ServerInput; `keyRequired`: the key part must be there.
+ */
+function serverSpec(spec: string, keyRequired: boolean): { address: string; port: number | null; tsigKeyName: string | null } {
+  const match = /^([^#=]+)(?:#(\d{1,5}))?(?:=(.+))?$/.exec(spec);
+  if (!match || (keyRequired && !match[3]))
+    throw new UsageError(`a server is ADDRESS[#PORT]${keyRequired ? '' : '['}=TSIG_KEY_NAME${keyRequired ? '' : ']'} (got "${spec}")`);
+  return { address: match[1], port: match[2] === undefined ? null : Number(match[2]), tsigKeyName: match[3] ?? null };
+}
+
 async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
   const key = process.env.ZONEKEEPER_API_KEY;
@@ -113,6 +124,26 @@ async function listUpTo(
       return items;
     }
     after = page.pageInfo.endCursor;
+  }
+}
+
+/** a user named by id or by e-mail (`ops@example.org`), as its id: people remember the e-mail */
+async function userIdOf(user: string): Promise<string> {
+  if (/^\d+$/.test(user)) return user;
+  return (await gql<{ user: { id: string } }>(`query($e: String!) { user(email: $e) { id } }`, { e: user })).user.id;
+}
+
+/**
+ * Stops with ZONE_NOT_FOUND (exit 1) when the zone does not exist or the key cannot see it: a listing filtered
+ * by a zone that is not there is empty, and "(none)" would say the zone is
+ */
+async function requireZone(name: string): Promise<void> {
+  try {
+    await gql(`query($z: String!) { domain(name: $z) { id } }`, { z: name });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'ZONE_NOT_FOUND')
+      throw new ApiError('ZONE_NOT_FOUND', `no zone ${name} (it does not exist, or this key cannot see it)`);
+    throw error;
   }
 }
 
@@ -222,9 +253,10 @@ export function buildProgram(): Command {
   const key = program.command('key').description('API keys of a user');
   withPolicyOptions(
     key
-      .command('create <userId> <name>')
+      .command('create <user> <name>')
       .description('create an API key (its secret is shown once); with --preset or --rule a least-privilege key (docs/least-privilege.md)'),
-  ).action(async (userId: string, name: string, options: PolicyOptions) => {
+  ).action(async (user: string, name: string, options: PolicyOptions) => {
+    const userId = await userIdOf(user);
     const created = (
       await gql(
         `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id name policy { restricted preset } } } }`,
@@ -283,10 +315,15 @@ export function buildProgram(): Command {
     tsig
       .command('add <name>')
       .description('create a TSIG key (its base64 secret is shown once); with --preset or --rule a least-privilege key')
-      .option('--user <userId>', 'the user whose zones it updates; without it an admin key (any zone)')
+      .option('--user <user>', 'the user (id or e-mail) whose zones it updates; without it an admin key (any zone)')
       .option('--algorithm <algorithm>', 'hmac-sha256, hmac-sha384 or hmac-sha512', 'hmac-sha256'),
   ).action(async (name: string, options: { user?: string; algorithm: string } & PolicyOptions) => {
-    const input = { name, userId: options.user ?? null, algorithm: options.algorithm, ...policyInputFrom(options) };
+    const input = {
+      name,
+      userId: options.user === undefined ? null : await userIdOf(options.user),
+      algorithm: options.algorithm,
+      ...policyInputFrom(options),
+    };
     const created = (
       await gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret tsigKey { id name algorithm } } }`, {
         input,
@@ -312,6 +349,31 @@ export function buildProgram(): Command {
     .action(async (id: string, options: { yes?: boolean }) => {
       await confirm(options, `revoke TSIG key ${id}`, id);
       print(program, (await gql(`mutation($id: ID!) { revokeTsigKey(id: $id) { id name revokedAt } }`, { id })).revokeTsigKey);
+    });
+
+  const secondaries = program
+    .command('secondaries')
+    .description(
+      "a zone's extra secondaries: a customer's own servers, NOTIFYed and allowed to transfer it with its TSIG key (docs/transfers.md)",
+    );
+  const SECONDARY_COLUMNS = ['address', 'port', 'tsigKeyName'];
+  secondaries
+    .command('list <zone>')
+    .description("the zone's extra secondaries")
+    .action(async (zone: string) => {
+      const listed = await gql(`query($z: String) { domain(name: $z) { extraSecondaries { address port tsigKeyName } } }`, { z: zone });
+      print(program, listed.domain.extraSecondaries, SECONDARY_COLUMNS);
+    });
+  secondaries
+    .command('set <zone> [servers...]')
+    .description('replace them: each server ADDRESS[#PORT]=TSIG_KEY_NAME (port 53 unless given); none given: remove them all')
+    .action(async (zone: string, servers: string[]) => {
+      const input = servers.map((server) => serverSpec(server, true));
+      const set = await gql(
+        `mutation($z: String!, $s: [ZoneSecondaryInput!]!) { setZoneSecondaries(zone: $z, secondaries: $s) { address port tsigKeyName } }`,
+        { z: zone, s: input },
+      );
+      print(program, set.setZoneSecondaries, SECONDARY_COLUMNS);
     });
 
   const DNSSEC_FIELDS = `zone enabled state denial ds disableAt keys { keyTag role algorithm state activeAt nextEvent nextEventAt }
@@ -470,20 +532,99 @@ export function buildProgram(): Command {
       ]);
     });
 
-  const zone = program.command('zone').description('zones (domains)');
-  zone
-    .command('add <userId> <zone>')
-    .description('create a zone with its default records')
-    .action(async (userId: string, name: string) => {
+  const template = program.command('template').description('record templates a new zone starts with (docs/templates-and-alias.md)');
+  template
+    .command('list')
+    .description("the templates: the default (the settings'), the admin-wide ones and the user's")
+    .option('--user <userId>', "with this user's own")
+    .action(async (options: { user?: string }) => {
+      const list = (
+        await gql(`query($u: ID) { recordTemplates(userId: $u) { id userId name records { owner type rdata ttl } } }`, {
+          u: options.user ?? null,
+        })
+      ).recordTemplates as { id: string | null; userId: string | null; name: string; records: unknown[] }[];
+      if (program.opts().json) return print(program, list);
+      print(
+        program,
+        list.map((t) => ({ id: t.id ?? '-', userId: t.userId ?? '-', name: t.name, records: t.records.length })),
+        ['id', 'userId', 'name', 'records'],
+      );
+    });
+  template
+    .command('add <name> <file>')
+    .description('save a template from a JSON file: [{"owner": "@", "type": "SOA", "rdata": "…", "ttl": 3600}, …]')
+    .option('--user <userId>', "the user's own template; without it admin-wide (admin key) or the key's user")
+    .action(async (name: string, file: string, options: { user?: string }) => {
+      const records = JSON.parse(readFileSync(file, 'utf8'));
       print(
         program,
         (
-          await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id name serial } }`, {
-            u: userId,
-            z: name,
+          await gql(`mutation($i: CreateRecordTemplateInput!) { createRecordTemplate(input: $i) { id userId name } }`, {
+            i: { userId: options.user ?? null, name, records },
           })
+        ).createRecordTemplate,
+      );
+    });
+  template
+    .command('delete <id>')
+    .description('delete a template (zones made from it keep their records)')
+    .action(async (id: string) => {
+      await gql(`mutation($id: ID!) { deleteRecordTemplate(id: $id) }`, { id });
+      print(program, { id, deleted: true });
+    });
+
+  const zone = program.command('zone').description('zones (domains)');
+  zone
+    .command('add <user> <zone>')
+    .description(
+      'create a zone for a user given by id or e-mail: its default records, those of a template, or with --primary a SECONDARY zone taken from those servers',
+    )
+    .option('--template <name>', "the record template it starts with (the user's, else an admin-wide one); default: the settings'")
+    .option(
+      '--primary <server>',
+      'a primary of a SECONDARY zone, ADDRESS[#PORT][=TSIG_KEY_NAME]; repeat for more (tried in order)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .action(async (user: string, name: string, options: { primary?: string[]; template?: string }) => {
+      const primaries = options.primary?.map((spec) => serverSpec(spec, false));
+      const userId = await userIdOf(user);
+      print(
+        program,
+        (
+          await gql(
+            `mutation($u: ID!, $z: String!, $k: ZoneKind, $p: [ServerInput!], $t: String) {
+              createDomain(input: {userId: $u, zone: $z, kind: $k, primaries: $p, template: $t}) { id name serial kind } }`,
+            { u: userId, z: name, k: primaries ? 'SECONDARY' : 'PRIMARY', p: primaries ?? null, t: options.template ?? null },
+          )
         ).createDomain,
       );
+    });
+  zone
+    .command('transfers <zone>')
+    .description("a SECONDARY zone's transfers from its primaries: state, last error, timers (docs/transfers.md)")
+    .action(async (name: string) => {
+      const found = await gql(
+        `query($z: String) { domain(name: $z) { name kind serial secondary { state lastError lastSuccessAt expiresAt nextRefreshAt transfers } } }`,
+        { z: name },
+      );
+      const { secondary, ...domain } = found.domain;
+      print(program, { ...domain, ...(secondary ?? {}) });
+    });
+  zone
+    .command('promote <zone>')
+    .description('turn a SECONDARY zone into a PRIMARY zone written here (the way off another provider)')
+    .action(async (name: string) => {
+      print(program, (await gql(`mutation($z: String!) { promoteZone(zone: $z) { id name serial kind } }`, { z: name })).promoteZone);
+    });
+  zone
+    .command('import-axfr <zone> <server>')
+    .description("replace a zone's records (the SOA aside) with one AXFR from ADDRESS[#PORT][=TSIG_KEY_NAME]")
+    .action(async (name: string, server: string) => {
+      const imported = await gql(
+        `mutation($z: String!, $f: ServerInput!) { importZoneByTransfer(zone: $z, from: $f) { records zone { name serial } } }`,
+        { z: name, f: serverSpec(server, false) },
+      );
+      print(program, { ...imported.importZoneByTransfer.zone, records: imported.importZoneByTransfer.records });
     });
   zone
     .command('list')
@@ -676,6 +817,7 @@ export function buildProgram(): Command {
     .description("list a zone's records")
     .option('--limit <n>', 'at most this many', '10000')
     .action(async (zoneName: string, options: { limit: string }) => {
+      await requireZone(zoneName);
       const records = await listUpTo(
         `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { id owner type rdata ttl } pageInfo { hasNextPage endCursor } } }`,
         (d) => d.records,
@@ -715,18 +857,23 @@ export function buildProgram(): Command {
         const servers = status.propagation.servers as any[];
         // with no secondaries configured there is nothing to wait for
         const done = status.propagation.state === 'in_sync' || status.propagation.state === 'no_secondaries';
+        // progress rewrites one line on a terminal; a log or a pipe gets a line per update
+        const inPlace = process.stderr.isTTY === true;
         if (!options.wait || done) {
-          if (options.wait && !program.opts().json) process.stderr.write('\n');
+          if (options.wait && inPlace && !program.opts().json) process.stderr.write('\n');
           if (program.opts().json) return print(program, status);
           process.stdout.write(
             `zone ${name} serial ${status.serial}: ${status.propagation.state}${status.propagation.message ? `: ${status.propagation.message}` : ''}\n`,
           );
           return print(program, servers, ['server', 'state', 'servedSerial', 'error']);
         }
-        if (Date.now() > deadline)
+        if (Date.now() > deadline) {
+          if (inPlace && !program.opts().json) process.stderr.write('\n');
           throw new ApiError('TIMEOUT', `not every secondary serves serial ${status.serial} after ${options.timeout} s`);
+        }
         const synced = servers.filter((s) => s.state === 'in_sync').length;
-        if (!program.opts().json) process.stderr.write(`\rserial ${status.serial}: ${synced}/${servers.length} secondaries in sync…`);
+        const progress = `serial ${status.serial}: ${synced}/${servers.length} secondaries in sync…`;
+        if (!program.opts().json) process.stderr.write(inPlace ? `\r${progress}` : `${progress}\n`);
         await sleep(500);
       }
     });

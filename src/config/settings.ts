@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
+import { parseDatabaseUrl } from '../db/database-hosts';
 
 /**
  * Every setting of the service, read from the environment once, validated as a whole: a wrong value stops
@@ -28,7 +29,13 @@ export interface TsigKey {
 
 export interface Settings {
   port: number;
+  /** HOST: the HTTP listen address; loopback unless told otherwise (a fresh start exposes nothing) */
   host: string;
+  /**
+   * METRICS_ALLOW: addresses / CIDRs whose GET /metrics needs no key; from anywhere else it needs the admin key
+   * (the metrics name secondaries and tenants' activity)
+   */
+  metricsAllow: string[];
   databaseUrl: string | undefined;
   dataDir: string;
   apiKey: string | undefined;
@@ -61,6 +68,11 @@ export interface Settings {
   bodyLimit: number;
   /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */
   shutdownGraceMs: number;
+  /**
+   * HEAVY_REQUESTS_AT_ONCE: how many heavy requests (large bodies, costly or zone-file GraphQL operations, whole
+   * zones over REST) run at once in the process, whoever sends them; the others wait (src/http/heavy-requests.ts)
+   */
+  heavyRequestsAtOnce: number;
   /** GraphQL cost ceiling for one operation (src/graphql/limits.ts) */
   graphqlMaxComplexity: number;
   /** GraphQL nesting ceiling for one operation */
@@ -103,6 +115,14 @@ export interface Settings {
   dnssecParentDsServers: HostPort[];
   dnssecParentDsCheckInterval: number;
   /**
+   * ALIAS/ANAME flattening (docs/templates-and-alias.md): the resolvers asked for a target's A and AAAA (empty:
+   * no ALIAS is taken, since nothing could serve it), and the floor and cap, in seconds, of the refresh
+   * interval and of the derived records' TTL (the answers' smallest TTL, clamped)
+   */
+  aliasResolvers: HostPort[];
+  aliasMinTtl: number;
+  aliasMaxTtl: number;
+  /**
    * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
    * one per user (RATE_LIMIT_*) shared by all of its keys, and one per key (KEY_RATE_LIMIT_*) besides; the
    * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
@@ -123,6 +143,24 @@ export interface Settings {
   zoneChangeLimit: RateLimit;
   /** the quotas of a user without values of their own (the admin sets others); 0 = no quota */
   quotas: { maxZones: number; maxRecordsPerZone: number };
+  /**
+   * People's sessions (docs/people.md): SESSION_IDLE_TIMEOUT and SESSION_ABSOLUTE_TIMEOUT in seconds,
+   * INVITATION_TTL (seconds an invitation link stays good), TRUST_PROXY (Express's `trust proxy`: behind a TLS
+   * proxy the cookie is `Secure` when the proxy says https), PUBLIC_ORIGIN (the console's origin, for the CSRF
+   * Origin check; unset: the request's own host)
+   */
+  sessions: {
+    idleSeconds: number;
+    absoluteSeconds: number;
+    invitationSeconds: number;
+    trustProxy: string | undefined;
+    publicOrigin: string | undefined;
+  };
+  /**
+   * OpenID Connect sign-in (docs/people.md): OIDC_ISSUER (the provider's issuer URL, discovered), OIDC_CLIENT_ID,
+   * OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL (unset: <origin>/auth/oidc/callback); undefined: no OIDC sign-in
+   */
+  oidc: { issuer: string; clientId: string; clientSecret: string | undefined; redirectUrl: string | undefined } | undefined;
 }
 
 export interface RateLimit {
@@ -248,6 +286,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   for (const item of transferAllow) {
     if (!isAddressOrCidr(item)) problems.push(`TRANSFER_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
+  const metricsAllow = list(read('METRICS_ALLOW') ?? '127.0.0.0/8,::1/128');
+  for (const item of metricsAllow) {
+    if (!isAddressOrCidr(item)) problems.push(`METRICS_ALLOW must list addresses or CIDR blocks (got "${item}")`);
+  }
   const updateAllow = list(read('UPDATE_ALLOW') ?? '127.0.0.0/8,::1/128');
   for (const item of updateAllow) {
     if (!isAddressOrCidr(item)) problems.push(`UPDATE_ALLOW must list addresses or CIDR blocks (got "${item}")`);
@@ -275,8 +317,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   })();
 
   const databaseUrl = read('DATABASE_URL');
-  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  if (databaseUrl !== undefined) {
+    // a URL or libpq's keyword/value pairs, with one host or a host list (db/database-hosts.ts)
+    try {
+      parseDatabaseUrl(databaseUrl);
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
   }
   const apiKey = read('API_KEY');
   if (apiKey !== undefined && apiKey.length < 16) problems.push('API_KEY must be at least 16 characters long');
@@ -293,7 +340,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
 
   const settings: Settings = {
     port: integer('PORT', 3000, 0, 65535),
-    host: read('HOST') ?? '0.0.0.0',
+    host: read('HOST') ?? '127.0.0.1',
+    metricsAllow,
     databaseUrl,
     dataDir: path.resolve(projectRoot, read('DATA_DIR') ?? '.data'),
     apiKey,
@@ -316,6 +364,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    heavyRequestsAtOnce: integer('HEAVY_REQUESTS_AT_ONCE', 4, 0, 10_000),
     graphqlMaxComplexity: integer('GRAPHQL_MAX_COMPLEXITY', 200_000, 10, 100_000_000),
     graphqlMaxDepth: integer('GRAPHQL_MAX_DEPTH', 8, 2, 64),
     maxPageSize: integer('MAX_PAGE_SIZE', 10_000, 1, 1_000_000),
@@ -346,6 +395,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       return parsed ? [parsed] : [];
     }),
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
+    aliasResolvers: list(read('ALIAS_RESOLVERS') ?? '').flatMap((item) => {
+      const parsed = parseServerAddress(item);
+      if (!parsed) problems.push(`ALIAS_RESOLVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);
+      return parsed ? [parsed] : [];
+    }),
+    aliasMinTtl: integer('ALIAS_MIN_TTL', 60, 1, 86400),
+    aliasMaxTtl: integer('ALIAS_MAX_TTL', 3600, 1, 7 * 86400),
     rateLimit: { user: userRate, key: keyRate },
     rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
     rateLimitConcurrency: {
@@ -360,10 +416,28 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       maxZones: integer('MAX_ZONES_PER_USER', 1000, 0, 100_000_000),
       maxRecordsPerZone: integer('MAX_RECORDS_PER_ZONE', 100_000, 0, 100_000_000),
     },
+    sessions: {
+      idleSeconds: integer('SESSION_IDLE_TIMEOUT', 1800, 60, 30 * 86400),
+      absoluteSeconds: integer('SESSION_ABSOLUTE_TIMEOUT', 12 * 3600, 300, 365 * 86400),
+      invitationSeconds: integer('INVITATION_TTL', 7 * 86400, 60, 90 * 86400),
+      trustProxy: read('TRUST_PROXY'),
+      publicOrigin: read('PUBLIC_ORIGIN')?.replace(/\/+$/, ''),
+    },
+    oidc: (() => {
+      const issuer = read('OIDC_ISSUER');
+      const clientId = read('OIDC_CLIENT_ID');
+      if (issuer === undefined && clientId === undefined) return undefined;
+      if (issuer === undefined || clientId === undefined || !URL.canParse(issuer)) {
+        problems.push('OIDC_ISSUER (a URL) and OIDC_CLIENT_ID are set together');
+        return undefined;
+      }
+      return { issuer, clientId, clientSecret: read('OIDC_CLIENT_SECRET'), redirectUrl: read('OIDC_REDIRECT_URL') };
+    })(),
   };
   if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {
     problems.push('DNSSEC_SIGNATURE_REFRESH + DNSSEC_SIGNATURE_JITTER must be less than DNSSEC_SIGNATURE_VALIDITY');
   }
+  if (settings.aliasMinTtl > settings.aliasMaxTtl) problems.push('ALIAS_MIN_TTL must not exceed ALIAS_MAX_TTL');
   if (problems.length) throw new SettingsError(problems);
   return settings;
 }

@@ -15,6 +15,10 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: starting up, shutting down, in recovery
   '53300', // too_many_connections
+  // read_only_sql_transaction: a write on a standby, or on a primary made read-only (a switchover under
+  // pg_auto_failover, a just-promoted standby for a moment): the primary is elsewhere, the connection is
+  // dropped and the next one looks for it (db/database-hosts.ts); what was in flight answers 503, nothing half done
+  '25006',
 ]);
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',

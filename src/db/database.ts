@@ -6,6 +6,7 @@ import { watchDatabase } from './availability';
 import { startEmbeddedPostgres, RunningPostgres } from './embedded-postgres';
 import { makeOrmConfig } from './orm-config';
 import { Database } from './pool';
+import { DatabaseHosts } from './database-hosts';
 
 export { Database } from './pool';
 export type { Sql } from './pool';
@@ -47,13 +48,16 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
     embedded = await startEmbeddedPostgres({ dir: settings.dataDir, persistent: true, log });
     clientUrl = await ensureDatabase(embedded.adminUrl, EMBEDDED_DATABASE);
   }
+  // one host choice for the migrator, the pool and the LISTEN connection: they all use the primary found
+  let hosts: DatabaseHosts;
   try {
-    await migrate(clientUrl, log);
+    hosts = new DatabaseHosts(clientUrl);
+    await migrate((await hosts.primary()).url, log);
   } catch (error) {
     await embedded?.stop();
     throw error;
   }
-  const db = new Database({ connectionString: clientUrl, poolSize: settings.databasePoolSize });
+  const db = new Database({ connectionString: clientUrl, hosts, poolSize: settings.databasePoolSize });
   watchDatabase(() => db.rows('select 1'));
   return {
     db,
@@ -69,7 +73,10 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
   };
 }
 
-/** Applies the pending migrations (MikroORM's Migrator) on connections of its own, closed when done. */
+/**
+ * Applies the pending migrations (MikroORM's Migrator) on connections of its own, closed when done; `clientUrl`
+ * names one host (MikroORM's connection options take no host list: "TypeError: Invalid URL").
+ */
 async function migrate(clientUrl: string, log: (line: string) => void): Promise<void> {
   const orm = await MikroORM.init(makeOrmConfig({ clientUrl, poolMax: 2, preferTs: path.extname(__filename) === '.ts' }));
   try {

@@ -1,6 +1,7 @@
-import { Client } from 'pg';
+import type { ClientConfig } from 'pg';
 import { logger } from '../logger';
 import { noteDatabaseFailure } from './availability';
+import { DatabaseHosts, HostedClient, hostedClientClass } from './database-hosts';
 
 /** how soon a lost LISTEN connection is opened again: the service must serve within a second of the database's return */
 const RECONNECT_MS = 250;
@@ -25,17 +26,27 @@ interface Subscription {
  * whatever roles it runs and however many readers subscribe. It is opened at the first subscription; when it
  * is lost it is opened again every RECONNECT_MS, and each subscriber's `onListening` runs when it is back.
  * Notifications are wake-ups only: a reader that missed one reads the journal anyway (its poll, `onListening`).
+ * With several database hosts it connects to the primary the pool found (db/database-hosts.ts), and moves
+ * when the pool loses it: a LISTEN on the old primary would hear nothing the new one's writers send.
  */
 export class Notifications {
   private readonly subscriptions = new Set<Subscription>();
-  private client?: Client;
+  private client?: HostedClient;
+  private readonly Client: new (config: ClientConfig) => HostedClient;
+  private readonly stopFollowing: () => void;
   /** the channels the current connection listens on */
   private listening = new Set<string>();
   private connecting?: Promise<void>;
   private retryTimer?: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly connectionString: string) {}
+  constructor(private readonly hosts: DatabaseHosts) {
+    this.Client = hostedClientClass(hosts);
+    this.stopFollowing = hosts.onLoss(() => {
+      const client = this.client;
+      if (client && client.generation !== hosts.generation) this.lost(client, new Error('the database primary moved: listening again'));
+    });
+  }
 
   /**
    * Subscribes to `channel`; resolves once the connection listens on it or, when the database cannot be
@@ -72,6 +83,7 @@ export class Notifications {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopFollowing();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.connecting?.catch(() => undefined);
     const client = this.client;
@@ -81,7 +93,7 @@ export class Notifications {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.connectionString, connectionTimeoutMillis: 3000 });
+    const client = new this.Client({ connectionString: this.hosts.targets[0].url, connectionTimeoutMillis: 3000 });
     client.on('notification', (message) => {
       for (const subscription of [...this.subscriptions]) {
         if (subscription.channel === message.channel) subscription.onMessage(message.payload ?? '');
@@ -116,7 +128,8 @@ export class Notifications {
   }
 
   /** the connection failed: readers poll meanwhile, and it is opened again soon */
-  private lost(client: Client, error: unknown): void {
+  private lost(client: HostedClient, error: unknown): void {
+    this.hosts.lost(client.generation);
     if (this.client === client) {
       this.client = undefined;
       this.listening = new Set();

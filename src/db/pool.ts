@@ -1,6 +1,7 @@
 import { Pool, PoolClient, QueryConfig, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
-import { noteDatabaseFailure, noteDatabaseReachable } from './availability';
+import { isDatabaseUnavailable, noteDatabaseFailure, noteDatabaseReachable } from './availability';
+import { DatabaseHosts, generationOf, hostedClientClass } from './database-hosts';
 import { JOURNAL_CHANNEL, JournalSignal } from './journal-signal';
 import { Notifications } from './notifications';
 import { statementName } from './prepared-statements';
@@ -45,7 +46,10 @@ function queryConfig(text: string, params: unknown[], options?: RowOptions): Que
 export type Isolation = 'read committed' | 'repeatable read, read only';
 
 export interface DatabaseOptions {
+  /** DATABASE_URL: one host, or a host list (db/database-hosts.ts) */
   connectionString: string;
+  /** the host choice to share (the migrator's, at start); made from connectionString when absent */
+  hosts?: DatabaseHosts;
   /** the pool's size (DATABASE_POOL_SIZE) */
   poolSize: number;
 }
@@ -59,21 +63,28 @@ export interface DatabaseOptions {
  * - a transaction that wrote journal rows wakes the journal's readers once, after its COMMIT, in one place
  *   (`finish` below): a writer cannot forget it, and the signal never precedes the rows' visibility;
  * - every statement can be observed (`observeStatements`: the tests count a query's statements and explain them);
- * - a lost or refused connection is recorded as an outage (db/availability.ts: 503 until it is back).
+ * - a lost or refused connection is recorded as an outage (db/availability.ts: 503 until it is back);
+ * - with several hosts (db/database-hosts.ts), every connection goes to the writable primary found, and one
+ *   that loses its server or finds it read-only (SQLSTATE 25006) is dropped, not lent again: the next
+ *   connection looks for the primary, and the connections made before are dropped when next lent (`checkout`).
  *
  * MikroORM is not used at run time: it runs the migrations at start on a connection of its own, closed
  * before the roles start (src/db/database.ts).
  */
 export class Database implements Sql {
   private readonly pool: Pool;
+  /** the host choice among DATABASE_URL's hosts, shared by the pool and the LISTEN connection */
+  readonly hosts: DatabaseHosts;
   readonly notifications: Notifications;
   readonly journalSignal: JournalSignal;
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
 
   constructor(options: DatabaseOptions) {
+    this.hosts = options.hosts ?? new DatabaseHosts(options.connectionString);
     this.pool = new Pool({
-      connectionString: options.connectionString,
+      connectionString: this.hosts.targets[0].url,
+      Client: hostedClientClass(this.hosts),
       max: options.poolSize,
       // a connection that cannot be had within 4 s (the pool busy, the server not answering) fails the request
       // with 503 (availability.ts), within the contract's 5 s; a refused connection fails at once
@@ -81,15 +92,19 @@ export class Database implements Sql {
     });
     // pg's Pool re-emits an idle client's error (a server stop terminates idle sessions, 57P01) as an 'error'
     // event: without a listener Node ends the process. The client is already out of the pool.
-    this.pool.on('error', (error) => {
+    this.pool.on('error', (error, client) => {
+      this.hosts.lost(generationOf(client));
       if (!noteDatabaseFailure(error, 'database pool')) logger.warn({ err: error }, 'an idle database connection failed');
     });
     this.pool.on('connect', (client) => {
       noteDatabaseReachable();
       // a client in use also emits 'error' when its connection dies; the query it runs rejects with it as well
-      client.on('error', (error) => noteDatabaseFailure(error, 'database connection'));
+      client.on('error', (error) => {
+        this.hosts.lost(generationOf(client));
+        noteDatabaseFailure(error, 'database connection');
+      });
     });
-    this.notifications = new Notifications(options.connectionString);
+    this.notifications = new Notifications(this.hosts);
     this.journalSignal = new JournalSignal(() => this.rows(`select pg_notify('${JOURNAL_CHANNEL}', '')`));
   }
 
@@ -102,12 +117,49 @@ export class Database implements Sql {
   /** one statement on a connection of the pool, committed on its own */
   async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
     this.observe(text, params);
-    return (await this.pool.query<T>(queryConfig(text, params, options))).rows;
+    return (await this.onOwn((client) => client.query<T>(queryConfig(text, params, options)))).rows;
   }
 
   async affected(text: string, params: unknown[] = []): Promise<number> {
     this.observe(text, params);
-    return (await this.pool.query(queryConfig(text, params))).rowCount ?? 0;
+    return (await this.onOwn((client) => client.query(queryConfig(text, params)))).rowCount ?? 0;
+  }
+
+  /** one statement on a connection of the pool (what pg's pool.query does, with `checkout` and `broken`) */
+  private async onOwn<R>(statement: (client: PoolClient) => Promise<R>): Promise<R> {
+    const client = await this.checkout();
+    let broken: Error | undefined;
+    try {
+      return await statement(client);
+    } catch (error) {
+      broken = this.broken(client, error);
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A connection of the pool, made since the last loss of the primary: one made before may be on a server
+   * that is gone or read-only now (a switchover), and is closed instead of lent (db/database-hosts.ts).
+   */
+  private async checkout(): Promise<PoolClient> {
+    for (;;) {
+      const client = await this.pool.connect();
+      if (generationOf(client) === this.hosts.generation || this.hosts.fixed) return client;
+      client.release(true);
+    }
+  }
+
+  /**
+   * The error a connection is released with when `error` says its server is gone, restarting or read-only
+   * (SQLSTATE 25006, availability.ts): pg's pool then closes it, and the next connection looks for the
+   * primary again. Undefined for a statement's own failure (a constraint, a conflict): the connection is fine.
+   */
+  private broken(client: PoolClient, error: unknown): Error | undefined {
+    if (!isDatabaseUnavailable(error)) return undefined;
+    this.hosts.lost(generationOf(client));
+    return error instanceof Error ? error : new Error(String(error));
   }
 
   /** a statement here commits on its own: its journal rows are committed when it returns */
@@ -121,16 +173,20 @@ export class Database implements Sql {
    * reads with one statement and writes with one on the same connection: one pool checkout for both.
    */
   async connection<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.checkout();
     let wroteJournal = false;
+    let broken: Error | undefined;
     try {
       return await work(
         this.sqlOn(client, () => {
           wroteJournal = true;
         }),
       );
+    } catch (error) {
+      broken = this.broken(client, error);
+      throw error;
     } finally {
-      client.release();
+      client.release(broken);
       // each statement committed on its own: what `work` wrote before a later failure is committed too
       if (wroteJournal) this.journalSignal.committed();
     }
@@ -141,7 +197,7 @@ export class Database implements Sql {
    * throws. The journal's readers are woken after the COMMIT if `work` wrote journal rows.
    */
   async transaction<T>(work: (sql: Sql) => Promise<T>, isolation: Isolation = 'read committed'): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.checkout();
     let wroteJournal = false;
     let broken: unknown;
     try {
@@ -154,7 +210,9 @@ export class Database implements Sql {
           }),
         );
       } catch (error) {
-        // a connection that cannot even roll back is not lent again (release(error) ends it)
+        // a connection that cannot even roll back is not lent again (release(error) ends it), nor one whose
+        // server is read-only now (25006: a switchover) or going away
+        broken = this.broken(client, error);
         await this.send(client, 'rollback').catch((rollbackError: unknown) => {
           broken = rollbackError;
         });
@@ -163,7 +221,7 @@ export class Database implements Sql {
       try {
         await this.send(client, 'commit');
       } catch (error) {
-        broken = error;
+        broken = this.broken(client, error) ?? error;
         throw error;
       }
       if (wroteJournal) this.journalSignal.committed();
@@ -181,7 +239,7 @@ export class Database implements Sql {
    * (the consumer's `return`, an error) rolls back and gives the connection back.
    */
   async *cursorPages<R>(query: string, pageSize: number): AsyncGenerator<R[]> {
-    const client = await this.pool.connect();
+    const client = await this.checkout();
     let open = false;
     let broken: unknown;
     try {

@@ -2,6 +2,7 @@
 import { collectNameWarnings, parseOwner } from './name';
 import { Problem, problem } from './problem';
 import { getRecordType, listRecordTypes } from './record-types';
+import { SIGNER_TYPE_CODES } from './record-types/generic';
 import { AllowedTtls, checkTtl } from './ttl';
 
 export interface RecordInput {
@@ -49,8 +50,9 @@ export function parseRecord(zone: string, input: RecordInput, allowedTtls: Allow
  */
 export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const definition = getRecordType(String(input.type ?? '').trim());
-  const rdata = definition?.apiText && typeof input.rdata === 'string' ? definition.apiText(input.rdata) : input.rdata;
-  return parseRecord(zone, { ...input, rdata }, allowedTtls);
+  const read = definition?.apiText && typeof input.rdata === 'string' ? definition.apiText(input.rdata) : undefined;
+  const result = parseRecord(zone, { ...input, rdata: read ? read.rdata : input.rdata }, allowedTtls);
+  return result.ok && read?.warnings.length ? { ...result, warnings: [...read.warnings, ...result.warnings] } : result;
 }
 
 /**
@@ -62,6 +64,27 @@ export function parseRecordWithOrigin(zone: string, origin: string, input: Recor
   return result.ok ? { ...result, warnings } : result;
 }
 
+/**
+ * Why a type cannot be stored: the signer's own types (RRSIG, NSEC, NSEC3, NSEC3PARAM, by name or as TYPEnnn)
+ * are DNSSEC_RECORD_MANAGED like DNSKEY, CDS and CDNSKEY in a signed zone (RFC 4035 §2: the signer makes them
+ * from the keys; signing is `enableDnssec`), any other type unknown to the model is UNKNOWN_TYPE.
+ */
+export function unsupportedTypeProblem(typeText: string, field: string): Problem {
+  const upper = typeText.trim().toUpperCase();
+  const code = /^TYPE(\d{1,5})$/.exec(upper);
+  const signerType = code ? SIGNER_TYPE_CODES.get(Number(code[1])) : [...SIGNER_TYPE_CODES.values()].find((t) => t === upper);
+  if (signerType)
+    return problem(
+      field,
+      'DNSSEC_RECORD_MANAGED',
+      `${field}: ${signerType} records are the signer's: a signed zone gets them from its keys (enableDnssec), no API stores one`,
+    );
+  const known = listRecordTypes()
+    .map((t) => t.type)
+    .join(', ');
+  return problem(field, 'UNKNOWN_TYPE', `${field}: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`);
+}
+
 function parseRecordFields(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const problems: Problem[] = [];
   const owner = parseOwner(input.owner ?? '', zone, 'owner');
@@ -70,12 +93,7 @@ function parseRecordFields(zone: string, origin: string, input: RecordInput, all
   const definition = getRecordType(typeText);
   let rdata: string | undefined;
   if (!definition) {
-    const known = listRecordTypes()
-      .map((t) => t.type)
-      .join(', ');
-    problems.push(
-      problem('type', 'UNKNOWN_TYPE', `type: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`),
-    );
+    problems.push(unsupportedTypeProblem(typeText, 'type'));
   } else if (typeof input.rdata !== 'string') {
     problems.push(problem('rdata', 'RDATA_FIELD_COUNT', `rdata: ${definition.type} RDATA is missing`));
   } else {

@@ -11,24 +11,39 @@
  *   cannot reach it (RFC 1034 §4.2.1, RFC 9471).
  * - OCCLUDED_DATA: data at or below a delegation point other than its NS, DS and the glue addresses of its
  *   own name servers: it is never served (RFC 1034 §4.2.1, RFC 4035 §2.2).
+ * - CAA_UNKNOWN_TAG: a CAA property tag not in IANA's registry (`isue`): CAs ignore it (RFC 8659 §4.2), so it
+ *   restricts nothing.
+ * - SPF_MULTIPLE_RECORDS: a name with more than one TXT beginning "v=spf1": an SPF check of it ends in
+ *   permerror (RFC 7208 §3.2, §4.5).
  *
  * Plain functions over a zone's records (owners relative, '@' the apex; names in RDATA absolute), so that a
  * write can check the few names it touches and `checkZone` the whole zone with the same code.
  */
 import type { CanonicalRecord } from './record';
 import type { WarningCode } from '../errors/catalogue';
+import { KNOWN_CAA_TAGS } from './record-types/caa';
+import { isSpfRecord } from './record-types/txt';
 
 export interface ZoneWarning {
   owner: string;
   type: string;
-  code: Extract<WarningCode, 'TARGET_IS_CNAME' | 'TARGET_MISSING' | 'TARGET_NO_ADDRESS' | 'GLUE_MISSING' | 'OCCLUDED_DATA'>;
+  code: Extract<
+    WarningCode,
+    | 'TARGET_IS_CNAME'
+    | 'TARGET_MISSING'
+    | 'TARGET_NO_ADDRESS'
+    | 'GLUE_MISSING'
+    | 'OCCLUDED_DATA'
+    | 'CAA_UNKNOWN_TAG'
+    | 'SPF_MULTIPLE_RECORDS'
+  >;
   message: string;
 }
 
 type ZoneRecord = Pick<CanonicalRecord, 'owner' | 'type' | 'rdata'>;
 
 /** the records whose RDATA names a host, and where the name is (RFC 1035 §3.3, RFC 2782) */
-const TARGET_FIELD: Record<string, number> = { CNAME: 0, MX: 1, NS: 0, SRV: 3 };
+const TARGET_FIELD: Record<string, number> = { CNAME: 0, MX: 1, NS: 0, SRV: 3, ALIAS: 0, ANAME: 0 };
 /** types that must point at an address: an alias or a name without addresses is a problem for them */
 const NEEDS_ADDRESS = new Set(['MX', 'NS', 'SRV']);
 const ADDRESS = new Set(['A', 'AAAA']);
@@ -122,7 +137,34 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
     warnings.push({ owner: record.owner, type: record.type, code, message });
   const name = (owner: string) => (owner === '@' ? `${zone}.` : `${owner}.${zone}.`);
 
+  /** how many SPF records each owner holds, counted when first asked */
+  const spfCounts = new Map<string, number>();
+  const spfCount = (owner: string) => {
+    let count = spfCounts.get(owner);
+    if (count === undefined) {
+      count = at(owner).filter((r) => r.type === 'TXT' && isSpfRecord(r.rdata)).length;
+      spfCounts.set(owner, count);
+    }
+    return count;
+  };
+
   for (const record of about ?? records) {
+    if (record.type === 'CAA') {
+      // canonical CAA: flags, tag (lower-case), value
+      const tag = record.rdata.split(' ')[1];
+      if (tag !== undefined && !KNOWN_CAA_TAGS.has(tag))
+        warn(
+          record,
+          'CAA_UNKNOWN_TAG',
+          `${record.owner} CAA: the tag ${tag} is not a CAA property (${[...KNOWN_CAA_TAGS].join(', ')}); CAs ignore it (RFC 8659 §4.2)`,
+        );
+    } else if (record.type === 'TXT' && isSpfRecord(record.rdata) && spfCount(record.owner) > 1) {
+      warn(
+        record,
+        'SPF_MULTIPLE_RECORDS',
+        `${record.owner} TXT: ${name(record.owner)} has ${spfCount(record.owner)} SPF records ("v=spf1"); an SPF check of it fails with permerror (RFC 7208 §3.2, §4.5): merge them into one`,
+      );
+    }
     const cut = cutAbove(record.owner);
     if (cut !== undefined) {
       const atCut = cut === record.owner;

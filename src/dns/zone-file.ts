@@ -189,7 +189,14 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
 export type TtlPolicy = 'REFUSE' | 'CLAMP';
 
 export type ZoneFileResult =
-  | { ok: true; records: CanonicalRecord[]; warnings: Problem[]; dropped: { type: string; count: number }[] }
+  | {
+      ok: true;
+      records: CanonicalRecord[];
+      /** the 1-based line each record starts on (records[i] at lines[i]): a merge's conflicts name them */
+      lines: number[];
+      warnings: Problem[];
+      dropped: { type: string; count: number }[];
+    }
   | { ok: false; problems: Problem[] };
 
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
@@ -427,6 +434,7 @@ export function parseZoneFile(
   return {
     ok: true,
     records,
+    lines: recordLines,
     warnings,
     dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
   };

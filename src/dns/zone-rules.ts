@@ -5,9 +5,13 @@
 import { Problem, problem } from './problem';
 import { CanonicalRecord } from './record';
 import { serialGreaterThan } from './serial';
+import { FLATTENED_TYPE_NAMES } from './record-types';
+import { ownerInZone } from './zone-checks';
 
 export interface StoredRecord extends CanonicalRecord {
   id?: number;
+  /** derived by the worker from the owner's ALIAS/ANAME (docs/templates-and-alias.md) */
+  derived?: boolean;
 }
 
 /** RFC 4035 §2.5 / RFC 2181 §10.1: DNSSEC types that may sit beside a CNAME */
@@ -79,7 +83,11 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
   if (next.type === 'CNAME' && next.owner === '@') {
     // RFC 1034 §3.6.2 / RFC 2181 §10.1: the apex holds SOA and NS, so it can never be an alias
     problems.push(
-      problem('owner', 'CNAME_AT_APEX', `owner: a CNAME cannot be at the apex of ${zone} (it would sit beside the SOA and NS records)`),
+      problem(
+        'owner',
+        'CNAME_AT_APEX',
+        `owner: a CNAME cannot be at the apex of ${zone}: the apex holds the SOA and NS records, and a CNAME's owner holds no other data (RFC 1034 §3.6.2, RFC 2181 §10.1)`,
+      ),
     );
   }
 
@@ -146,6 +154,8 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
     }
   }
 
+  problems.push(...checkFlattenedPlacement(zone, sameOwner, others, next, where));
+
   // RFC 2181 §5.2: all records of an RRset have the same TTL
   const rrsetTtls = new Set(others.filter((r) => r.type === next.type && r.rdata !== next.rdata).map((r) => r.ttl));
   if (rrsetTtls.size > 0 && !rrsetTtls.has(next.ttl)) {
@@ -158,6 +168,99 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
     );
   }
   return problems;
+}
+
+const ADDRESS_TYPES = new Set(['A', 'AAAA']);
+
+/** the in-zone owner an ALIAS or ANAME points at, if it points into the zone */
+const flattenedTarget = (zone: string, record: CanonicalRecord) => ownerInZone(record.rdata, zone);
+
+/**
+ * ALIAS and ANAME (docs/templates-and-alias.md): one per owner; the owner's A and AAAA are the service's,
+ * derived from the target, so none of a person's may stand beside them; a target that leads back to its
+ * owner would never resolve. (A CNAME beside them is refused by the CNAME rule above, RFC 1034 §3.6.2.)
+ * `sameOwner` holds the records at the target's owner too when the caller read it (ownersToCheck).
+ */
+function checkFlattenedPlacement(
+  zone: string,
+  sameOwner: StoredRecord[],
+  others: StoredRecord[],
+  next: CanonicalRecord,
+  where: string,
+): Problem[] {
+  const problems: Problem[] = [];
+  if (FLATTENED_TYPE_NAMES.has(next.type)) {
+    const other = others.find((r) => FLATTENED_TYPE_NAMES.has(r.type) && !(r.type === next.type && r.rdata === next.rdata));
+    if (other) {
+      problems.push(problem('type', 'ALIAS_CONFLICT', `type: ${where} already has an ${other.type} record; one ALIAS or ANAME per owner`));
+    }
+    const address = others.find((r) => ADDRESS_TYPES.has(r.type) && !r.derived);
+    if (address) {
+      problems.push(
+        problem(
+          'type',
+          'ALIAS_CONFLICT',
+          `type: ${where} has ${address.type} records; an ${next.type} publishes its target's addresses there itself (delete them first)`,
+        ),
+      );
+    }
+    const target = flattenedTarget(zone, next);
+    const back =
+      target === next.owner ||
+      (target !== undefined &&
+        sameOwner.some((r) => r.owner === target && FLATTENED_TYPE_NAMES.has(r.type) && flattenedTarget(zone, r) === next.owner));
+    if (back) {
+      problems.push(
+        problem('rdata', 'ALIAS_LOOP', `rdata: the ${next.type} target ${next.rdata} leads back to ${where}; it would never resolve`),
+      );
+    }
+  } else if (ADDRESS_TYPES.has(next.type) && !(next as StoredRecord).derived) {
+    const flattened = others.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
+    if (flattened) {
+      problems.push(
+        problem(
+          'type',
+          'ALIAS_CONFLICT',
+          `type: ${where} has an ${flattened.type} record; its ${next.type} records are derived from the target and read-only`,
+        ),
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * Loops of ALIAS/ANAME records longer than one step (`a ALIAS b`, `b ALIAS a`), over a whole zone: each loop
+ * once, at its last record. (A record pointing at its own owner is checkRecordPlacement's.)
+ */
+function flattenedLoops(zone: string, records: CanonicalRecord[]): { index: number; problem: Problem }[] {
+  const byOwner = new Map<string, { index: number; target?: string }>();
+  records.forEach((r, index) => {
+    if (FLATTENED_TYPE_NAMES.has(r.type)) byOwner.set(r.owner, { index, target: flattenedTarget(zone, r) });
+  });
+  const found = new Map<number, Problem>();
+  for (const [start, first] of byOwner) {
+    const members = [first.index];
+    let at = first.target;
+    while (at !== undefined && at !== start && members.length <= byOwner.size) {
+      const step = byOwner.get(at);
+      if (!step) break;
+      members.push(step.index);
+      at = step.target;
+    }
+    if (at !== start || members.length < 2) continue;
+    const last = Math.max(...members);
+    const record = records[last];
+    found.set(
+      last,
+      problem(
+        'rdata',
+        'ALIAS_LOOP',
+        `rdata: the ${record.type} target ${record.rdata} leads back to ${record.owner} through ${members.length - 1} more; it would never resolve`,
+      ),
+    );
+  }
+  return [...found].map(([index, p]) => ({ index, problem: p }));
 }
 
 /** Problems caused by deleting `target` from the records at its owner. */
@@ -219,6 +322,7 @@ export function checkZoneIndexed(zone: string, records: CanonicalRecord[]): { in
     before.push(record);
     byOwner.set(record.owner, before);
   });
+  found.push(...flattenedLoops(zone, records));
   const apex = byOwner.get('@') ?? [];
   if (!records.some((r) => r.type === 'SOA')) {
     // RFC 1035 §5.2: exactly one SOA at the top of the zone

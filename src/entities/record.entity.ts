@@ -17,6 +17,10 @@ import { Domain } from './domain.entity';
 @Index({ name: 'records_type_id_index', properties: ['type', 'id'] })
 // keyset pages of one zone's records (`where domain_id = ? and id > ? order by id`)
 @Index({ name: 'records_domain_id_id_index', properties: ['domain', 'id'] })
+@Index({
+  name: 'records_derived_from_index',
+  expression: 'create index "records_derived_from_index" on "records" ("derived_from") where "derived_from" is not null',
+})
 export class Record {
   [OptionalProps]?: 'createdAt' | 'updatedAt';
 
@@ -37,6 +41,13 @@ export class Record {
 
   @Property({ type: 'integer' })
   ttl!: number;
+
+  /**
+   * the ALIAS/ANAME this A/AAAA was derived from by the worker (docs/templates-and-alias.md); null: a person's.
+   * No foreign key: the worker removes the rows of a deleted ALIAS through the write engine (journalled)
+   */
+  @Property({ type: new BigIntType('number'), nullable: true })
+  derivedFrom?: number | null;
 
   @Property({ type: 'timestamptz', defaultRaw: 'now()' })
   createdAt: Date = new Date();

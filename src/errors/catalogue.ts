@@ -9,6 +9,8 @@ export interface ErrorDetail {
   message: string;
   limit?: number;
   line?: number;
+  /** a zone file's problem found identically on several lines: how many (`line` is the first) */
+  count?: number;
   existingType?: string;
   current?: number;
   /** seconds until a refused request would be taken (RATE_LIMITED) */
@@ -30,6 +32,8 @@ export const ERROR_CATALOGUE = {
   RECORD_NOT_FOUND: { status: 404, message: 'Record Not Found' },
   API_KEY_NOT_FOUND: { status: 404, message: 'API Key Not Found' },
   TSIG_KEY_NOT_FOUND: { status: 404, message: 'TSIG Key Not Found' },
+  /** a record template (docs/templates-and-alias.md) the caller may use by that name or id */
+  TEMPLATE_NOT_FOUND: { status: 404, message: 'Template Not Found' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
@@ -37,20 +41,36 @@ export const ERROR_CATALOGUE = {
   DUPLICATE_ZONE: { status: 409, message: 'Duplicate Zone' },
   ZONE_OWNED_BY_ANOTHER_USER: { status: 409, message: 'The zone would be inside, or would contain, a zone of another user' },
   DUPLICATE_TSIG_KEY: { status: 409, message: 'A TSIG key with that name exists' },
+  DUPLICATE_TEMPLATE: { status: 409, message: 'A template with that name exists' },
   DUPLICATE_RECORD: { status: 409, message: 'The record already exists' },
   CNAME_CONFLICT: { status: 409, message: 'A CNAME record already exist with that owner' },
   RRSET_TTL_MISMATCH: { status: 409, message: 'All records of one owner and type must share one TTL' },
   SOA_SERIAL_NOT_INCREASED: { status: 409, message: 'SOA serial must be increased' },
   ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
   SERIAL_MISMATCH: { status: 409, message: 'The zone changed since the expected serial' },
+  /** a zone of kind SECONDARY changes only by transfer from its primaries (docs/transfers.md) */
+  ZONE_IS_SECONDARY: {
+    status: 409,
+    message: 'The zone is of kind SECONDARY: it changes only by transfer from its primaries (promote it to change it here)',
+  },
+  ZONE_NOT_SECONDARY: { status: 409, message: 'The zone is not of kind SECONDARY' },
+  ZONE_NOT_TRANSFERRED: { status: 409, message: 'The SECONDARY zone was never transferred from its primaries: nothing to promote yet' },
   UPDATE_PREREQUISITE_FAILED: { status: 412, message: 'A prerequisite of the update does not hold' },
   NAME_NOT_IN_ZONE: { status: 422, message: 'The name is not in the zone' },
-  DNSSEC_RECORD_MANAGED: { status: 409, message: 'In a signed zone the signer keeps this type of record' },
+  DNSSEC_RECORD_MANAGED: {
+    status: 409,
+    message: 'The signer keeps this type of record (DNSKEY, CDS, CDNSKEY in a signed zone; RRSIG, NSEC, NSEC3, NSEC3PARAM always)',
+  },
   DNSSEC_ALREADY_ENABLED: { status: 409, message: 'The zone is signed already' },
   DNSSEC_NOT_ENABLED: { status: 409, message: 'The zone is not signed' },
   DNSSEC_ROLL_IN_PROGRESS: { status: 409, message: 'A roll of that key is under way' },
   DNSSEC_NOTHING_TO_CONFIRM: { status: 409, message: 'Nothing of the zone waits for that at the parent' },
   DNSSEC_DISABLING: { status: 409, message: 'The zone is being unsigned (its DS-delete CDS/CDNSKEY are published)' },
+  /** ALIAS and ANAME in a signed zone: not yet (docs/templates-and-alias.md) */
+  ALIAS_IN_SIGNED_ZONE: { status: 409, message: 'A signed zone cannot hold ALIAS or ANAME records yet' },
+  /** ALIAS flattening (docs/templates-and-alias.md): no resolver to flatten with, and the derived addresses */
+  ALIAS_RESOLVERS_UNSET: { status: 422, message: 'ALIAS and ANAME records need the ALIAS_RESOLVERS setting' },
+  RECORD_DERIVED: { status: 409, message: 'The record is derived from an ALIAS or ANAME and is read-only' },
   DNSSEC_UNAVAILABLE: { status: 503, message: 'The DNSSEC key store cannot be opened; try again shortly' },
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },
@@ -64,6 +84,7 @@ export const ERROR_CATALOGUE = {
   INVALID_OWNER: { status: 422, message: 'Bad OWNER' },
   INVALID_ZONE_NAME: { status: 422, message: 'Bad Domain Name' },
   ZONE_IS_PUBLIC_SUFFIX: { status: 422, message: 'A public suffix cannot be a zone of a user' },
+  ZONE_IS_SINGLE_LABEL: { status: 422, message: 'A single-label name (a top-level domain) cannot be a zone of a user' },
   INVALID_TYPE: { status: 422, message: 'Bad Record Type' },
   INVALID_TTL: { status: 422, message: 'Bad TTL' },
   INVALID_EMAIL: { status: 422, message: 'Bad Email' },
@@ -72,7 +93,24 @@ export const ERROR_CATALOGUE = {
   PAYLOAD_TOO_LARGE: { status: 413, message: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'Unsupported content type' },
   DATABASE_UNAVAILABLE: { status: 503, message: 'The database is unavailable; try again shortly' },
+  SERVER_BUSY: { status: 503, message: 'Too many large requests are waiting in this process; try again shortly' },
   INTERNAL: { status: 500, message: 'Internal Server Error' },
+  // people and sessions (docs/people.md)
+  NOT_SIGNED_IN: { status: 403, message: 'This needs a person signed in, not a key' },
+  FORBIDDEN_BY_ROLE: { status: 403, message: 'Your role in this account does not allow this' },
+  MEMBER_NOT_FOUND: { status: 404, message: 'Member Not Found' },
+  INVITATION_NOT_FOUND: { status: 404, message: 'The invitation is unknown, used or expired' },
+  INVITATION_FOR_ANOTHER_ADDRESS: { status: 403, message: 'The invitation is for another e-mail address' },
+  LAST_OWNER: { status: 409, message: 'The last owner of an account cannot leave it or stop being its owner' },
+  SESSION_NOT_FOUND: { status: 404, message: 'Session Not Found' },
+  SIGN_IN_FAILED: { status: 401, message: 'The sign-in was refused' },
+  SIGN_IN_NOT_CONFIGURED: { status: 404, message: 'This sign-in method is not configured' },
+  // zone transfers between accounts (docs/people.md)
+  ZONE_TRANSFER_NOT_FOUND: { status: 404, message: 'The zone transfer is unknown, accepted or cancelled' },
+  ZONE_TRANSFER_EXPIRED: { status: 410, message: 'The zone transfer offer has expired' },
+  ZONE_TRANSFER_PENDING: { status: 409, message: 'The zone is already offered to an account' },
+  ZONE_TRANSFER_TO_SAME_ACCOUNT: { status: 422, message: 'The zone is already in that account' },
+  CSRF_REFUSED: { status: 403, message: 'A request signed in by cookie needs the X-Requested-With header and this origin' },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -91,6 +129,9 @@ export const WARNING_CATALOGUE = {
   TARGET_NO_ADDRESS: 'an MX, NS or SRV target in the zone has no A or AAAA',
   GLUE_MISSING: "a delegation's name server inside it has no address here",
   OCCLUDED_DATA: 'data beside or below a delegation, never served',
+  TXT_SPLIT: 'unquoted TXT text longer than 255 octets was stored as several strings of 255 (RFC 1035 §3.3.14)',
+  CAA_UNKNOWN_TAG: 'a CAA property tag that is not in the IANA registry; CAs ignore it (RFC 8659 §4.2)',
+  SPF_MULTIPLE_RECORDS: 'a name holds more than one SPF record ("v=spf1"); SPF checks of it fail (RFC 7208 §3.2, §4.5)',
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CATALOGUE;
@@ -119,7 +160,7 @@ export class DomainError extends Error {
   }
 
   static notFound(
-    code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND' | 'TSIG_KEY_NOT_FOUND',
+    code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND' | 'TSIG_KEY_NOT_FOUND' | 'TEMPLATE_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;
@@ -166,6 +207,10 @@ const CONFLICT_CODES: Partial<Record<string, ErrorCode>> = {
   SOA_NOT_AT_APEX: 'ZONE_RULE_VIOLATION',
   SOA_TYPE_CHANGE: 'ZONE_RULE_VIOLATION',
   LAST_APEX_NS: 'ZONE_RULE_VIOLATION',
+  // RRSIG, NSEC, NSEC3, NSEC3PARAM: the signer's, refused with the code DNSKEY, CDS and CDNSKEY get in a signed zone
+  DNSSEC_RECORD_MANAGED: 'DNSSEC_RECORD_MANAGED',
+  ALIAS_CONFLICT: 'ZONE_RULE_VIOLATION',
+  ALIAS_LOOP: 'ZONE_RULE_VIOLATION',
 };
 
 /**
@@ -180,7 +225,9 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
     return new DomainError(code, message, problems);
   }
   const code = CONFLICT_CODES[problems[0].code] as ErrorCode;
-  const message = code === 'ZONE_RULE_VIOLATION' ? problems[0].message : conflictMessage(code, problems[0]);
+  // a CNAME at the apex is no clash with one record there but a rule of the apex: its own message says so
+  const ownMessage = code === 'ZONE_RULE_VIOLATION' || problems[0].code === 'CNAME_AT_APEX';
+  const message = ownMessage ? problems[0].message : conflictMessage(code, problems[0]);
   return new DomainError(code, message, problems);
 }
 

@@ -16,6 +16,11 @@ export interface GraphQLContext extends RequestContext {
    * (`serviceOperations`). A client's nested list returns at most what it is costed as (`nestedFirst`).
    */
   wholeNestedLists?: boolean;
+  /**
+   * takes one of the process's turns for heavy requests (src/http/heavy-requests.ts) for this HTTP request, held
+   * until its answer is sent; false when too many wait. Absent outside HTTP (WebSocket, the REST layer's runs)
+   */
+  heavyTurn?: () => Promise<boolean>;
   /** a subscription's connection (WebSocket): closes it with a close code, e.g. for a subscriber too slow */
   dropConnection?: (code: number, reason: string) => void;
 }
@@ -24,15 +29,23 @@ export interface GraphQLContext extends RequestContext {
  * Builds the context of one GraphQL operation, for /graphql and for the REST layer alike: authenticates the
  * X-API-Key (every operation needs one, docs/decisions.md §2); see contextFor.
  */
+/** a person's session token (the cookie's), where a WebSocket carries one instead of an API key */
+export interface SessionCredential {
+  session: string;
+}
+
 export async function buildContext(
   db: Database,
   services: Services,
-  apiKey: string | undefined,
+  apiKey: string | SessionCredential | undefined,
   address?: string,
 ): Promise<GraphQLContext> {
   let principal: Principal | null;
   try {
-    principal = await services.apiKeys.authenticate(db, apiKey, address);
+    principal =
+      typeof apiKey === 'object'
+        ? await services.sessions.authenticate(db, apiKey.session)
+        : await services.apiKeys.authenticate(db, apiKey, address);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY')
       throw new GraphQLError(error.message, {

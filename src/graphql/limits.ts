@@ -1,12 +1,15 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from './context';
-import type { CostContext } from './resolvers/paging';
+import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { CostContext, nestedListComplexity } from './resolvers/paging';
+import { ERROR_CATALOGUE } from '../errors/catalogue';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
   FieldNode,
   FragmentDefinitionNode,
   getNamedType,
   GraphQLError,
+  GraphQLCompositeType,
   GraphQLField,
   GraphQLIncludeDirective,
   GraphQLNamedType,
@@ -29,8 +32,20 @@ import { getArgumentValues, getDirectiveValues, getVariableValues } from 'graphq
  * cost elsewhere. Fields under @skip(if: true) / @include(if: false)
  * cost nothing.
  */
+/** the fields that parse, print or sign a whole zone: a heavy turn each, whatever their cost */
+const ZONE_FILE_FIELDS = new Set(['importZone', 'exportZone', 'zoneFile', 'checkZone', 'enableDnssec']);
+/**
+ * An operation costing more than this takes a heavy turn (src/http/heavy-requests.ts): its answer holds some
+ * 3,000 records or more, a few MB as objects and then as JSON
+ */
+const HEAVY_COST = 20_000;
+
 class OperationMeasure {
   private readonly fragmentFigures = new Map<string, { depth: number; cost: number }>();
+  /** the nested lists (`Type.field`) the operation asks for without `first` */
+  readonly listsWithoutFirst = new Set<string>();
+  /** whether the operation parses, prints or signs a whole zone (ZONE_FILE_FIELDS) */
+  zoneFile = false;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -48,10 +63,15 @@ class OperationMeasure {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
         if (name.startsWith('__')) continue; // introspection is not data
+        if (ZONE_FILE_FIELDS.has(name)) this.zoneFile = true;
         const field = parentType && 'getFields' in parentType ? (parentType as GraphQLObjectType).getFields()[name] : undefined;
+        // a nested list without `first` returns all a parent holds (up to MAX_PAGE_SIZE): named, outer lists
+        // first, if the operation is refused
+        if (field?.extensions?.complexity === nestedListComplexity && getArgumentValues(field, selection, this.variables).first == null)
+          this.listsWithoutFirst.add(`${parentType!.name}.${name}`);
         const child = this.measure(selection.selectionSet, field ? getNamedType(field.type) : undefined);
         depth = Math.max(depth, 1 + child.depth);
-        cost += this.fieldCost(field, selection, child.cost);
+        cost += this.fieldCost(parentType, field, selection, child.cost);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? (this.schema.getType(selection.typeCondition.name.value) ?? parentType) : parentType;
         const inner = this.measure(selection.selectionSet, type);
@@ -79,13 +99,21 @@ class OperationMeasure {
     return figures;
   }
 
-  private fieldCost(field: GraphQLField<unknown, unknown> | undefined, node: FieldNode, childComplexity: number): number {
+  private fieldCost(
+    parentType: GraphQLNamedType | undefined,
+    field: GraphQLField<unknown, unknown> | undefined,
+    node: FieldNode,
+    childComplexity: number,
+  ): number {
     const complexity = field?.extensions?.complexity as unknown;
     if (typeof complexity === 'number') return complexity + childComplexity;
     if (typeof complexity === 'function') {
       const args = getArgumentValues(field!, node, this.variables);
       return Number(
-        (complexity as (options: { args: unknown; childComplexity: number; context: CostContext }) => number)({
+        (complexity as ComplexityEstimator)({
+          type: parentType as GraphQLCompositeType,
+          field: field!,
+          node,
           args,
           childComplexity,
           context: this.costContext,
@@ -118,7 +146,7 @@ export function operationLimits(
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document, operation }) {
+        async didResolveOperation({ request, document, operation, contextValue }) {
           if (!operation) {
             // an operationName that names no operation of the document: the client's mistake
             throw new GraphQLError(`No operation named ${JSON.stringify(String(request.operationName ?? ''))} in the document`, {
@@ -151,13 +179,31 @@ export function operationLimits(
               .map((d) => [d.name.value, d]),
           );
           let measured: { depth: number; cost: number };
+          let listsWithoutFirst: string[] = [];
+          let zoneFile = false;
+          let bounds: Record<string, number> | undefined;
           try {
             const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
             // the variables as execution will see them, their defaults filled in (`$first: Int = 2` costs 2, not
             // the argument's own default); values that do not coerce are execution's to refuse
             const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
             const variables = ('coerced' in coerced && coerced.coerced) || request.variables || {};
-            measured = new OperationMeasure(schema, fragments, variables, costContext).measure(operation.selectionSet, root ?? undefined);
+            const measure = (context: CostContext) => {
+              const measuring = new OperationMeasure(schema, fragments, variables, context);
+              const figures = measuring.measure(operation.selectionSet, root ?? undefined);
+              listsWithoutFirst = [...measuring.listsWithoutFirst];
+              zoneFile = measuring.zoneFile;
+              return figures;
+            };
+            measured = measure(costContext);
+            if (measured.cost > maxComplexity && listsWithoutFirst.length && contextValue?.services) {
+              // refused at MAX_PAGE_SIZE a parent: costed again at what the key's parents hold today, at most
+              // (one read, only for such operations); `users(first: 10) { nodes { domains { records { … } } } }`
+              // of a tenant with ordinary zones then runs
+              const held = await contextValue.services.domains.nestedListBounds(contextValue);
+              bounds = { 'User.domains': held.zonesPerUser, 'Domain.records': held.recordsPerZone };
+              measured = measure({ ...costContext, nestedBounds: bounds });
+            }
           } catch (error) {
             // the cost is computed with the variables' values: a value of the wrong type is the client's mistake
             if (error instanceof GraphQLError) {
@@ -176,14 +222,33 @@ export function operationLimits(
             });
           }
           if (complexity > maxComplexity) {
-            throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}`, {
+            // each list without `first` named, with what it was costed as, and the remedy
+            const perParent = (list: string) => Math.min(maxPageSize, bounds?.[list] ?? maxPageSize);
+            const unpaged = listsWithoutFirst.map((list) => ({
+              field: 'query',
+              code: 'LIST_WITHOUT_FIRST',
+              message: `${list} has no \`first\`: costed as ${perParent(list)} items a parent; give it \`first\` (and page with its connection)`,
+              list,
+            }));
+            const hint = unpaged.length
+              ? `. Lists without \`first\` (${listsWithoutFirst.join(', ')}) count as all a parent holds: give them \`first\``
+              : '';
+            throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}${hint}`, {
               extensions: {
                 code: 'QUERY_TOO_COMPLEX',
                 http: { status: 400 },
                 details: [
                   { field: 'query', code: 'MAX_COMPLEXITY', message: `cost ${complexity} exceeds ${maxComplexity}`, limit: maxComplexity },
+                  ...unpaged,
                 ],
               },
+            });
+          }
+          // what the answer or the zone file will hold: one of the process's heavy turns, waited for here (the
+          // document is parsed, nothing has run)
+          if ((complexity > HEAVY_COST || zoneFile) && contextValue?.heavyTurn && !(await contextValue.heavyTurn())) {
+            throw new GraphQLError(ERROR_CATALOGUE.SERVER_BUSY.message, {
+              extensions: { code: 'SERVER_BUSY', http: { status: 503, headers: new Map([['retry-after', '1']]) } },
             });
           }
         },

@@ -15,6 +15,11 @@ import { ZoneChangesResolver } from './resolvers/zone-changes.resolver';
 import { HistoryResolver } from './resolvers/history.resolver';
 import { LiveResolver } from './resolvers/live.resolver';
 import { DnssecResolver } from './resolvers/dnssec.resolver';
+import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
+import { PeopleResolver } from './resolvers/people.resolver';
+import { ZoneTransferResolver } from './resolvers/zone-transfer.resolver';
+import { RecordTemplateResolver } from './resolvers/record-template.resolver';
+import { AliasDomainResolver, AliasRecordResolver } from './resolvers/alias.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -31,6 +36,12 @@ export const RESOLVERS = [
   TsigKeyResolver,
   DnssecResolver,
   AuditResolver,
+  ZoneSecondariesResolver,
+  PeopleResolver,
+  ZoneTransferResolver,
+  RecordTemplateResolver,
+  AliasDomainResolver,
+  AliasRecordResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -7,6 +7,36 @@ import { errorBody } from './error-body';
 import { DomainError } from '../errors/catalogue';
 import { sourceAddressOf } from '../services/audit-log';
 import { rateLimitError, rateLimitFields } from '../services/rate-limits';
+import { inNetworks } from '../auth/policy';
+import { SESSION_COOKIE } from '../services/sessions.service';
+
+/** the session cookie's token (RFC 6265 §5.4: `name=value` pairs separated by `; `), or undefined */
+export function sessionCookieOf(req: Request): string | undefined {
+  const header = req.get('cookie');
+  if (!header) return undefined;
+  for (const pair of header.split(';')) {
+    const at = pair.indexOf('=');
+    if (at > 0 && pair.slice(0, at).trim() === SESSION_COOKIE) return pair.slice(at + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Is a request carried by the session cookie one that a page of another site cannot make? A browser sends the
+ * cookie with a cross-site form post or a cross-site fetch too (SameSite=Lax still sends it on a top-level
+ * GET); what such a page cannot do is set a custom header without a CORS preflight, which this service never
+ * grants. So every cookie request, reads included (a GraphQL GET), must carry `X-Requested-With`, and when
+ * the browser names its origin (Origin, or Sec-Fetch-Site), it must be this service's own (PUBLIC_ORIGIN, or
+ * the request's scheme and host).
+ */
+export function sameSiteRequest(req: Request, publicOrigin: string | undefined): boolean {
+  if (!req.get('x-requested-with')) return false;
+  const fetchSite = req.get('sec-fetch-site');
+  if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') return false;
+  const origin = req.get('origin');
+  if (origin === undefined) return true;
+  return origin === (publicOrigin ?? `${req.protocol}://${req.get('host')}`);
+}
 
 /** the principal of each request that passed requireApiKey, for the handlers after it */
 const PRINCIPALS = new WeakMap<Request, Principal>();
@@ -22,8 +52,9 @@ export function principalOf(req: Request): Principal | undefined {
  * validated (no 422 listing fields, no 400 for broken JSON to a caller who may not call at all). The principal
  * is kept for the request's handlers (principalOf), so a request is authenticated once.
  */
-export function requireApiKey(db: Database, services: Services, shape: 'rest' | 'graphql'): RequestHandler {
-  // each edge answers in its own error shape: the REST error body, or a GraphQL response with one error
+export function requireApiKey(db: Database, services: Services, shape: 'rest' | 'graphql' | 'powerdns'): RequestHandler {
+  // each edge answers in its own error shape: the REST error body, a GraphQL response with one error, or
+  // PowerDNS's `{"error": "…"}` (its 401 says "Unauthorized", pdns webserver.cc)
   const refuse = (
     res: Response,
     code: 'UNAUTHENTICATED' | 'DATABASE_UNAVAILABLE' | 'FORBIDDEN_BY_POLICY' | 'RATE_LIMITED',
@@ -31,7 +62,9 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
   ) => {
     const details = code === 'FORBIDDEN_BY_POLICY' ? [{ field: 'key', code, message: error?.message ?? '' }] : (error?.details ?? []);
     const body = errorBody(code, error?.message, code === 'FORBIDDEN_BY_POLICY' ? [] : details);
-    res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details } }] });
+    if (shape === 'powerdns')
+      res.status(body.code).json({ error: code === 'UNAUTHENTICATED' ? 'Unauthorized' : (error?.message ?? body.message) });
+    else res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details } }] });
   };
   const refusalDelayMs = services.settings.rateLimitRefusalDelayMs;
   /**
@@ -65,7 +98,18 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       // the peer's address (allowedNetworks); behind a proxy, as Express's `trust proxy` reads it
-      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), sourceAddressOf(req.ip ?? req.socket.remoteAddress));
+      const apiKey = req.get('x-api-key');
+      const sessionToken = apiKey === undefined ? sessionCookieOf(req) : undefined;
+      // a person signed in by cookie (docs/people.md): only a request a cross-site page cannot make (CSRF)
+      if (sessionToken !== undefined && !sameSiteRequest(req, services.settings.sessions.publicOrigin)) {
+        const body = errorBody('CSRF_REFUSED');
+        res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code: 'CSRF_REFUSED' } }] });
+        return;
+      }
+      const principal =
+        sessionToken !== undefined
+          ? await services.sessions.authenticate(db, sessionToken)
+          : await services.apiKeys.authenticate(db, apiKey, sourceAddressOf(req.ip ?? req.socket.remoteAddress));
       if (principal) {
         // then the principal's rate (rate-limits.ts): every answer tells the client where it stands
         // (draft-ietf-httpapi-ratelimit-headers), a refusal also when to come back (RFC 9110 §10.2.3)
@@ -139,5 +183,31 @@ export function wholeBodyFirst(limit: number): RequestHandler {
     req.once('end', () => finish());
     req.once('error', (error) => finish(error));
     req.once('aborted', () => finish(new Error('request aborted')));
+  };
+}
+
+/**
+ * GET /metrics: open to the addresses of METRICS_ALLOW (loopback by default: a Prometheus on the same host or
+ * in the same pod), the admin key needed from anywhere else. The metrics name the secondaries and show every
+ * tenant's activity, which a service exposed with HOST=0.0.0.0 should not hand to the whole network.
+ */
+export function metricsAccess(db: Database, services: Services): RequestHandler {
+  const allowed = services.settings.metricsAllow;
+  return async (req: Request, res: Response, next: NextFunction) => {
+    // the peer itself, not X-Forwarded-For: a forwarded header is the client's to write
+    if (inNetworks(allowed, req.socket.remoteAddress ?? '')) return next();
+    try {
+      const principal = await services.apiKeys.authenticate(db, req.get('x-api-key'), sourceAddressOf(req.socket.remoteAddress));
+      if (principal?.kind === 'admin') return next();
+      const body = errorBody(principal ? 'FORBIDDEN' : 'UNAUTHENTICATED');
+      res.status(body.code).json(body);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY') {
+        const body = errorBody('FORBIDDEN_BY_POLICY', error.message);
+        return res.status(body.code).json(body);
+      }
+      if (!noteDatabaseFailure(error, 'authentication')) return next(error);
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json(errorBody('DATABASE_UNAVAILABLE'));
+    }
   };
 }

@@ -1,4 +1,6 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { SESSION_COOKIE } from '../services/sessions.service';
+import type { SessionCredential } from '../graphql/context';
 import type { Database } from '../db/pool';
 import { execute, GraphQLError, type ExecutionArgs, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
@@ -18,6 +20,24 @@ const CLOSE_FORBIDDEN = 4403;
 const RECHECK_KEYS_MS = 2_000;
 
 /** the API key of a connection_init payload: `{"X-API-Key": …}`, the name in any letter case */
+/**
+ * A browser's socket signed in by the session cookie (docs/people.md). A WebSocket is not bound by the
+ * same-origin policy and a page cannot add headers to it, so the Origin the browser sends with the upgrade is
+ * what tells a page of another site (cross-site WebSocket hijacking): it must be this service's own.
+ */
+function sessionOfUpgrade(request: IncomingMessage, publicOrigin: string | undefined): SessionCredential | undefined {
+  const cookies = request.headers.cookie;
+  if (!cookies) return undefined;
+  const token = cookies
+    .split(';')
+    .map((pair) => pair.trim().split('='))
+    .find(([name]) => name === SESSION_COOKIE)?.[1];
+  const secure = (request.socket as { encrypted?: boolean }).encrypted === true;
+  const own = publicOrigin ?? `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}`;
+  if (!token || request.headers.origin !== own) return undefined;
+  return { session: token };
+}
+
 function keyOf(payload: Record<string, unknown> | undefined): string | undefined {
   const entry = Object.entries(payload ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key');
   return typeof entry?.[1] === 'string' ? entry[1] : undefined;
@@ -50,7 +70,10 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
     keyEventsOfZoneAfter: (domainId, afterId, limit) => feed.keyEventsOfZoneAfter(domainId, afterId, limit),
   });
   const wss = new WebSocketServer({ server, path: '/graphql' });
-  const keys = new Map<WebSocket, string>();
+  /** each socket's credential: its API key, or a person's session (SessionCredential) */
+  const keys = new Map<WebSocket, string | SessionCredential>();
+  const authenticate = (key: string | SessionCredential | undefined, address: string | undefined) =>
+    typeof key === 'object' ? services.sessions.authenticate(db, key.session) : services.apiKeys.authenticate(db, key, address);
   const addresses = new Map<WebSocket, string | undefined>();
   /** the socket an operation's context came from, and what to do when it closes (turns still waiting leave the queue) */
   const socketOf = new WeakMap<object, WebSocket>();
@@ -97,9 +120,9 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       schema,
       execute: executeInTurn,
       async onConnect(ctx) {
-        const key = keyOf(ctx.connectionParams);
+        const key = keyOf(ctx.connectionParams) ?? sessionOfUpgrade(ctx.extra.request, services.settings.sessions.publicOrigin);
         const address = sourceAddressOf(ctx.extra.request.socket.remoteAddress);
-        const principal = await services.apiKeys.authenticate(db, key, address).catch(() => null);
+        const principal = await authenticate(key, address).catch(() => null);
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);
         addresses.set(ctx.extra.socket, address);
@@ -111,7 +134,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       // on HTTP (services/audit-log.ts `Refusals`)
       async onSubscribe(ctx) {
         const socket = ctx.extra.socket;
-        const principal = await services.apiKeys.authenticate(db, keys.get(socket), addresses.get(socket)).catch(() => null);
+        const principal = await authenticate(keys.get(socket), addresses.get(socket)).catch(() => null);
         const decision = principal ? await services.rateLimits.take(db, principal) : undefined;
         if (!principal || !decision || decision.allowed) return undefined;
         const refusal = rateLimitError(decision);
@@ -138,7 +161,8 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
         onSocketClose.delete(ctx.extra.socket);
       },
       async context(ctx) {
-        const context = await buildContext(db, services, keyOf(ctx.connectionParams), ctx.extra.request.socket.remoteAddress);
+        const key = keys.get(ctx.extra.socket);
+        const context = await buildContext(db, services, key, ctx.extra.request.socket.remoteAddress);
         const operationContext = { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
         socketOf.set(operationContext, ctx.extra.socket);
         return operationContext;
@@ -148,7 +172,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   );
   const recheck = setInterval(() => {
     for (const [socket, key] of keys) {
-      services.apiKeys.authenticate(db, key, addresses.get(socket)).then(
+      authenticate(key, addresses.get(socket)).then(
         (principal) => {
           if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
         },

@@ -7,7 +7,7 @@
  * answer.
  */
 import type { Sql } from '../db/pool';
-import { hasDescendants, recordsAt, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
+import { hasDescendants, recordsAt, Rr, signerRecordsAt, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export interface LookupResult {
   rcode: 0 | 3;
@@ -86,6 +86,30 @@ function pick(records: Rr[], qtype: string): Rr[] {
   return qtype === 'ANY' ? records : records.filter((r) => r.type === qtype);
 }
 
+/** the signer's RRsets at a signed zone's apex that a query may ask for by type (ANY: all of them) */
+const APEX_SIGNER_TYPES = ['DNSKEY', 'CDS', 'CDNSKEY', 'ANY'];
+
+/**
+ * With DO set (RFC 3225, RFC 4035 §3.1.1): each RRset of the answer and authority sections followed by its
+ * RRSIGs, as the signer stored them at that owner. RRsets with none (a wildcard's answer under the query
+ * name, a DNAME's synthesised CNAME, a delegation's NS) go unsigned; negative answers carry no NSEC or NSEC3
+ * proof (docs/dns-known-differences.md: the secondaries serve the signed zone, from the transfer).
+ */
+export async function withSignatures(sql: Sql, zone: ZoneRef, result: LookupResult): Promise<LookupResult> {
+  const sections = [result.answers, result.authorities];
+  const owners = [...new Set(sections.flat().map((r) => r.owner))].filter((o) => !o.endsWith('.'));
+  const signatures = await signerRecordsAt(sql, zone, owners, ['RRSIG']);
+  if (!signatures.length) return result;
+  const coveredType = (rrsig: Rr) => rrsig.rdata.trim().split(/\s+/)[0].toUpperCase();
+  // a section's records, then the RRSIGs of its RRsets in their order (RFC 4035 §3.1.1 puts them in the same
+  // section, in no particular place)
+  const signed = (records: Rr[]) => {
+    const rrsets = new Set(records.map((r) => `${r.owner} ${r.type}`));
+    return [...records, ...[...rrsets].flatMap((rrset) => signatures.filter((s) => rrset === `${s.owner} ${coveredType(s)}`))];
+  };
+  return { ...result, answers: signed(result.answers), authorities: signed(result.authorities) };
+}
+
 type NameResult = Omit<LookupResult, 'additionals' | 'referral'> & { referral?: boolean };
 
 export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: string): Promise<LookupResult> {
@@ -115,6 +139,9 @@ async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string)
   const ancestors = ancestorsOf(owner);
   const owners = [owner, ...ancestors, ...[owner, ...ancestors].map(wildcardAt)];
   const found = await recordsAt(sql, zone, [...new Set(owners)]);
+  // a signed zone's apex DNSKEY, CDS and CDNSKEY are the signer's (dnssec_records), data all the same: asked
+  // for, they are answered (RFC 4035 §3.1; RFC 7344 §4: the parent's CDS scanner asks the zone's servers)
+  if (owner === '@' && APEX_SIGNER_TYPES.includes(qtype)) found.push(...(await signerRecordsAt(sql, zone, ['@'], APEX_SIGNER_TYPES)));
   const at = (o: string) => found.filter((r) => r.owner === o);
 
   // delegations and DNAMEs above the name, from the apex down (the highest one wins)

@@ -12,13 +12,13 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { Database } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import type { Settings, TsigKey } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
-import { lookup } from './lookup';
+import { lookup, withSignatures } from './lookup';
 import {
   badTimeOther,
   CLASS,
@@ -44,7 +44,7 @@ import {
 } from '../dns/wire';
 import { SOA } from '../dns/record-types/soa';
 import type { Principal } from '../auth/principal';
-import { decide, forbidden } from '../auth/policy';
+import { decide, forbidden, plainAddress } from '../auth/policy';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
 import { dnsQueries, dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';
@@ -53,6 +53,8 @@ import { RefusalLog } from './refusal-log';
 import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
+import { isZoneSecondary } from '../repositories/zone-secondaries';
+import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
 
 export const RCODE = {
   NOERROR: 0,
@@ -66,6 +68,8 @@ export const RCODE = {
 const OPCODE_QUERY = 0;
 /** RFC 2136 §1 */
 const OPCODE_UPDATE = 5;
+/** RFC 1996 §3 */
+const OPCODE_NOTIFY = 4;
 const { QR: FLAG_QR, AA: FLAG_AA, TC: FLAG_TC, RD: FLAG_RD } = FLAG;
 /** transfer messages are cut at about this many octets (a TCP message may hold 65535) */
 const TRANSFER_MESSAGE_OCTETS = 32000;
@@ -104,6 +108,9 @@ export interface PrimaryServer {
   address: string;
   stop(): Promise<void>;
 }
+
+/** the DO bit of an OPT record's flags (RFC 3225 §3, RFC 6891 §6.1.4) */
+const EDNS_DO = 0x8000;
 
 interface Reply {
   rcode: number;
@@ -311,6 +318,8 @@ export class PrimaryHandler {
       question = framed.questions[0];
     }
     const requestOpt = framed?.additionals.find((r) => r.type === TYPE_OPT);
+    // DO (RFC 3225 §3): the requestor takes DNSSEC records; answers then carry RRSIGs, and the bit is copied back
+    const dnssecOk = opcode === OPCODE_QUERY && Boolean(requestOpt && requestOpt.ttl & EDNS_DO);
     const hasOpt = Boolean(requestOpt) && (opcode !== OPCODE_UPDATE || Boolean(update?.ok));
     // the OPT's CLASS is the requestor's UDP payload size (RFC 6891 §6.2.3), held between 512 and our maximum
     const udpLimit = opcode !== OPCODE_UPDATE && requestOpt ? Math.min(Math.max(requestOpt.klass, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
@@ -339,7 +348,8 @@ export class PrimaryHandler {
     const endMessage = (writer: MessageWriter, reply: Reply): Buffer => {
       for (const record of reply.additionals ?? []) writer.record('additional', record);
       const options = reply.ede && reply.rcode !== RCODE.NOERROR ? [extendedErrorOption(reply.ede)] : [];
-      if (hasOpt || options.length) writer.edns({ udpPayloadSize: UDP_MAX, extendedRcode: 0, version: 0, flags: 0, options });
+      if (hasOpt || options.length)
+        writer.edns({ udpPayloadSize: UDP_MAX, extendedRcode: 0, version: 0, flags: dnssecOk ? EDNS_DO : 0, options });
       return writer.finish();
     };
     const build = (reply: Reply, withQuestion = true): Buffer => {
@@ -366,11 +376,15 @@ export class PrimaryHandler {
       return send(build({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${(error as Error).message}` } }));
     }
     // a name other than the transfer key's is a user's TSIG key (RFC 2136 updates; certbot signs its SOA query
-    // too), looked up only for UPDATE_ALLOW addresses: elsewhere a made-up key name costs no database read
+    // too), looked up for UPDATE_ALLOW addresses and for transfers (a customer's own secondary may be anywhere:
+    // docs/transfers.md); elsewhere a made-up key name costs no database read
+    // a NOTIFY too: a customer's primary signs its NOTIFYs of a secondary zone with the customer's key
+    const asksTransfer =
+      (opcode === OPCODE_QUERY && (question?.type === AXFR_CODE || question?.type === IXFR_CODE)) || opcode === OPCODE_NOTIFY;
     let key = transferKey;
     let keyPrincipal: Principal | undefined;
     let userKeyFound: { principal: Principal; lastUsedAt?: Date } | undefined;
-    if (found && found.tsig.keyName !== transferKey?.name && this.updates && isAllowed(this.updateAllow, remote)) {
+    if (found && found.tsig.keyName !== transferKey?.name && this.updates && (asksTransfer || isAllowed(this.updateAllow, remote))) {
       try {
         const userKey = await this.updates.findKey(found.tsig.keyName);
         key = userKey?.key;
@@ -474,6 +488,7 @@ export class PrimaryHandler {
         .catch((error: unknown) => this.log.warn({ err: error }, 'audit: a TSIG key use could not be recorded'));
     }
     if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
+    if (opcode === OPCODE_NOTIFY) return this.notify(question, remote, reply);
     if (opcode !== OPCODE_QUERY)
       return reply({
         rcode: RCODE.NOTIMP,
@@ -500,38 +515,8 @@ export class PrimaryHandler {
               rcode: RCODE.NOTAUTH,
               ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qtype} is asked at a zone's apex: ${qname} is inside ${zone.name}` },
             });
-          if (!isAllowed(this.allow, remote)) {
-            this.refusals.warn(
-              `transfer-address ${remote}`,
-              { remote, zone: zone.name, qtype },
-              'transfer refused: address not in TRANSFER_ALLOW',
-            );
-            return reply({
-              rcode: RCODE.REFUSED,
-              ede: { code: EDE.PROHIBITED, text: `transfers to ${remote} are not allowed (TRANSFER_ALLOW)` },
-            });
-          }
-          // a transfer asked with a user's TSIG key (when no TSIG_KEY is set): only a zone of the key's user,
-          // and for a restricted key only one its rules let it read whole (docs/least-privilege.md)
-          if (!transferKey && verified.status === 'ok' && keyPrincipal) {
-            const refusal = transferRefusal(keyPrincipal, zone);
-            if (refusal) {
-              this.refusals.warn(`transfer-policy ${remote}`, { remote, zone: zone.name, qtype, key: keyPrincipal.keyName }, refusal.text);
-              if (refusal.policy) this.updates?.transferRefused?.(keyPrincipal, refusal.policy, remote);
-              return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: refusal.text } });
-            }
-          }
-          if (transferKey && (verified.status !== 'ok' || keyPrincipal)) {
-            this.refusals.warn(
-              `transfer-unsigned ${remote}`,
-              { remote, zone: zone.name, qtype },
-              'transfer refused: request not signed with TSIG_KEY',
-            );
-            return reply({
-              rcode: RCODE.REFUSED,
-              ede: { code: EDE.PROHIBITED, text: 'transfers must be signed with the transfer key (TSIG_KEY)' },
-            });
-          }
+          const refused = await this.transferRefused(client, zone, remote, qtype, keyPrincipal, verified.status === 'ok');
+          if (refused) return reply(refused);
           const soa = await soaOf(client, zone);
           if (qtype === 'AXFR' && transport === 'udp')
             return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
@@ -563,7 +548,8 @@ export class PrimaryHandler {
           dnsTransfers.inc({ kind: 'AXFR', client: remote });
           return this.streamAxfr(client, zone, soa, { start: startMessage, end: endMessage }, signer, send);
         }
-        const result = await lookup(client, zone, qname, qtype);
+        const found = await lookup(client, zone, qname, qtype);
+        const result = dnssecOk ? await withSignatures(client, zone, found) : found;
         return reply({
           rcode: result.rcode,
           flags: result.authoritative ? FLAG_AA : 0,
@@ -581,6 +567,104 @@ export class PrimaryHandler {
         ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' }
         : { code: EDE.OTHER, text: 'internal error (logged)' };
       await reply({ rcode: RCODE.SERVFAIL, ede }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Who may transfer a zone (RFC 5936 §6 leaves it to policy), or the refusal:
+   * - a request signed with a user's TSIG key (or an admin's) is judged by that key whatever TSIG_KEY is: only a
+   *   zone of the key's user, only one its rules let it read whole (docs/least-privilege.md), and only from
+   *   TRANSFER_ALLOW, UPDATE_ALLOW or an address the zone lists as an extra secondary with that key
+   *   (docs/transfers.md: a customer's own secondary, external-dns reading its zone before an UPDATE);
+   * - anything else from TRANSFER_ALLOW only, and when TSIG_KEY is set signed with it: the fleet's key reads
+   *   every zone.
+   */
+  private async transferRefused(
+    client: Sql,
+    zone: ZoneRef,
+    remote: string,
+    qtype: string,
+    keyPrincipal: Principal | undefined,
+    verified: boolean,
+  ): Promise<Reply | undefined> {
+    if (verified && keyPrincipal) {
+      const refusal = transferRefusal(keyPrincipal, zone);
+      if (refusal) {
+        this.refusals.warn(`transfer-policy ${remote}`, { remote, zone: zone.name, qtype, key: keyPrincipal.keyName }, refusal.text);
+        if (refusal.policy) this.updates?.transferRefused?.(keyPrincipal, refusal.policy, remote);
+        return { rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: refusal.text } };
+      }
+      const fromAllowed =
+        isAllowed(this.allow, remote) ||
+        isAllowed(this.updateAllow, remote) ||
+        (keyPrincipal.kind === 'user' && (await isZoneSecondary(client, zone.id, plainAddress(remote), keyPrincipal.keyId)));
+      if (fromAllowed) return undefined;
+      this.refusals.warn(
+        `transfer-address ${remote}`,
+        { remote, zone: zone.name, qtype, key: keyPrincipal.keyName },
+        'transfer refused: address not allowed for the key',
+      );
+      return {
+        rcode: RCODE.REFUSED,
+        ede: {
+          code: EDE.PROHIBITED,
+          text: `transfers of ${zone.name} to ${remote} with key ${keyPrincipal.keyName} are not allowed (not an extra secondary of the zone with that key)`,
+        },
+      };
+    }
+    if (!isAllowed(this.allow, remote)) {
+      this.refusals.warn(
+        `transfer-address ${remote}`,
+        { remote, zone: zone.name, qtype },
+        'transfer refused: address not in TRANSFER_ALLOW',
+      );
+      return { rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `transfers to ${remote} are not allowed (TRANSFER_ALLOW)` } };
+    }
+    if (this.settings.tsigKey && !verified) {
+      this.refusals.warn(
+        `transfer-unsigned ${remote}`,
+        { remote, zone: zone.name, qtype },
+        'transfer refused: request not signed with TSIG_KEY',
+      );
+      return { rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: 'transfers must be signed with the transfer key (TSIG_KEY)' } };
+    }
+    return undefined;
+  }
+
+  /**
+   * NOTIFY (RFC 1996) for a secondary zone (docs/transfers.md): taken only from one of the zone's primaries
+   * (§3.10: a NOTIFY from elsewhere is refused, and logged); the zone's refresh is then due at once, the workers
+   * woken. Answered as §4.7 asks: the question echoed, AA.
+   */
+  private async notify(question: WireQuestion | undefined, remote: string, reply: (r: Reply) => Promise<void>): Promise<void> {
+    if (!question || question.type !== SOA.code)
+      return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a NOTIFY names its zone in an SOA question (RFC 1996 §3.7)' } });
+    const zone = question.name.toLowerCase().replace(/\.$/, '');
+    let outcome: NotifyOutcome;
+    try {
+      outcome = await noteNotify(this.db, zone, plainAddress(remote));
+    } catch (error) {
+      const outage = noteDatabaseFailure(error, 'DNS primary');
+      if (!outage) this.log.error({ err: error, zone, remote }, 'NOTIFY failed');
+      return reply({ rcode: RCODE.SERVFAIL, ede: { code: EDE.NETWORK_ERROR, text: 'the NOTIFY could not be noted; send it again' } });
+    }
+    switch (outcome) {
+      case 'refreshing':
+        this.log.debug({ zone, remote }, 'NOTIFY taken: the secondary zone is refreshed now');
+        return reply({ rcode: RCODE.NOERROR, flags: FLAG_AA });
+      case 'no-zone':
+        return reply({ rcode: RCODE.NOTAUTH, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${zone} is no zone here` } });
+      case 'not-secondary':
+        return reply({
+          rcode: RCODE.REFUSED,
+          ede: { code: EDE.NOT_SUPPORTED, text: `${zone} is a primary zone here: it takes no NOTIFY` },
+        });
+      case 'not-a-primary':
+        this.refusals.warn(`notify ${zone} ${remote}`, { remote, zone }, 'NOTIFY refused: not from one of the zone’s primaries');
+        return reply({
+          rcode: RCODE.REFUSED,
+          ede: { code: EDE.PROHIBITED, text: `NOTIFY for ${zone} from ${remote} refused: not one of the zone's primaries` },
+        });
     }
   }
 

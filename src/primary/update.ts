@@ -5,7 +5,7 @@
  */
 import { getRecordType } from '../dns/record-types';
 import { isDataTypeCode, SIGNER_TYPE_CODES } from '../dns/record-types/generic';
-import { readRdata, readWireMessage, WireFormatError, WireMessage, WireRecord } from '../dns/wire';
+import { presentedRdata, readWireMessage, WireFormatError, WireMessage } from '../dns/wire';
 import { DomainError } from '../errors/catalogue';
 import type { DnsUpdateRequest, UpdateOperation, UpdatePrerequisite } from '../services/dns-updates.service';
 
@@ -43,13 +43,6 @@ function typeName(code: number): string {
   return getRecordType(`TYPE${code}`)?.type ?? `TYPE${code}`;
 }
 
-/** RDATA on the wire → presentation form, by the record type's own reader (dns/record-types) */
-function presentRdata(message: Buffer, record: WireRecord): { rdata: string } | { unsupported: string } {
-  const definition = getRecordType(`TYPE${record.type}`);
-  if (!definition?.fromWire) return { unsupported: definition?.type ?? `TYPE${record.type}` };
-  return { rdata: definition.format(readRdata(message, record, definition)) };
-}
-
 /** Reads an UPDATE message; on a malformed one, the RCODE to answer (FORMERR, or REFUSED for a type not taken). */
 export function readUpdate(raw: Buffer): ReadUpdate {
   let message: WireMessage;
@@ -74,7 +67,7 @@ export function readUpdate(raw: Buffer): ReadUpdate {
         if (rr.type === TYPE_ANY) prerequisites.push({ kind: inUse ? 'NAME_IN_USE' : 'NAME_NOT_IN_USE', name: rr.name });
         else prerequisites.push({ kind: inUse ? 'RRSET_EXISTS' : 'RRSET_DOES_NOT_EXIST', name: rr.name, type: typeName(rr.type) });
       } else if (rr.klass === CLASS_IN) {
-        const presented = presentRdata(raw, rr);
+        const presented = presentedRdata(raw, rr);
         if ('unsupported' in presented) return refuse(UPDATE_RCODE.REFUSED, `${presented.unsupported} RDATA is not taken over UPDATE`);
         prerequisites.push({ kind: 'RRSET_EQUALS', name: rr.name, type: typeName(rr.type), rdata: presented.rdata });
       } else {
@@ -87,7 +80,7 @@ export function readUpdate(raw: Buffer): ReadUpdate {
       if (isMetaType(rr.type) && !(rr.type === TYPE_ANY && rr.klass === CLASS_ANY))
         return refuse(UPDATE_RCODE.FORMERR, `an update of type ${rr.type}`);
       if (rr.klass === CLASS_IN) {
-        const presented = presentRdata(raw, rr);
+        const presented = presentedRdata(raw, rr);
         if ('unsupported' in presented) return refuse(UPDATE_RCODE.REFUSED, `${presented.unsupported} RDATA is not taken over UPDATE`);
         updates.push({ kind: 'ADD', name: rr.name, type: typeName(rr.type), rdata: presented.rdata, ttl: rr.ttl });
       } else if (rr.klass === CLASS_ANY) {
@@ -97,7 +90,7 @@ export function readUpdate(raw: Buffer): ReadUpdate {
         );
       } else if (rr.klass === CLASS_NONE) {
         if (rr.ttl !== 0) return refuse(UPDATE_RCODE.FORMERR, 'a class NONE update has a TTL');
-        const presented = presentRdata(raw, rr);
+        const presented = presentedRdata(raw, rr);
         if ('unsupported' in presented) return refuse(UPDATE_RCODE.REFUSED, `${presented.unsupported} RDATA is not taken over UPDATE`);
         updates.push({ kind: 'DELETE_RR', name: rr.name, type: typeName(rr.type), rdata: presented.rdata });
       } else {

@@ -232,19 +232,27 @@ export interface KeyRateLimits {
 const nullableInt = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /** the rate values of an API key (its own and its user's) or of a TSIG key (its user's; a TSIG key has none of its own) */
-export async function keyRateLimits(sql: Sql, key: { apiKeyId: number } | { tsigKeyId: number }): Promise<KeyRateLimits> {
+export async function keyRateLimits(
+  sql: Sql,
+  key: { apiKeyId: number } | { tsigKeyId: number } | { userId: number },
+): Promise<KeyRateLimits> {
   const [row] =
-    'apiKeyId' in key
+    'userId' in key
       ? await sql.rows(
-          `select k.rate_per_second as key_rate, k.rate_burst as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst
-             from api_keys k left join users u on u.id = k.user_id where k.id = $1`,
-          [key.apiKeyId],
+          `select null as key_rate, null as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst from users u where u.id = $1`,
+          [key.userId],
         )
-      : await sql.rows(
-          `select null as key_rate, null as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst
+      : 'apiKeyId' in key
+        ? await sql.rows(
+            `select k.rate_per_second as key_rate, k.rate_burst as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst
+             from api_keys k left join users u on u.id = k.user_id where k.id = $1`,
+            [key.apiKeyId],
+          )
+        : await sql.rows(
+            `select null as key_rate, null as key_burst, u.rate_per_second as user_rate, u.rate_burst as user_burst
              from tsig_keys t left join users u on u.id = t.user_id where t.id = $1`,
-          [key.tsigKeyId],
-        );
+            [key.tsigKeyId],
+          );
   return {
     keyPerSecond: nullableInt(row?.key_rate),
     keyBurst: nullableInt(row?.key_burst),

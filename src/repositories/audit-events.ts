@@ -8,11 +8,13 @@ export interface AuditEventRow {
   id: number;
   at: Date;
   kind: string;
-  actorKeyType: 'api' | 'tsig' | null;
+  actorKeyType: 'api' | 'tsig' | 'session' | null;
   actorKeyId: number | null;
   actorKeyName: string | null;
   actorUserId: number | null;
   actorAdmin: boolean;
+  /** the person who acted (signed in: `actorKeyType` session), by e-mail (docs/people.md) */
+  actorEmail: string | null;
   subject: string | null;
   detail: Record<string, unknown>;
   sourceAddress: string | null;
@@ -22,18 +24,19 @@ export interface AuditEventRow {
 
 export interface AuditEventInsert {
   kind: string;
-  actorKeyType?: 'api' | 'tsig' | null;
+  actorKeyType?: 'api' | 'tsig' | 'session' | null;
   actorKeyId?: number | null;
   actorKeyName?: string | null;
   actorUserId?: number | null;
   actorAdmin?: boolean;
+  actorEmail?: string | null;
   subject?: string | null;
   detail?: Record<string, unknown>;
   sourceAddress?: string | null;
 }
 
 const COLUMNS =
-  'id, at, kind, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, subject, detail, source_address, count';
+  'id, at, kind, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, actor_email, subject, detail, source_address, count';
 const toRow = (row: any): AuditEventRow => ({
   id: Number(row.id),
   at: new Date(row.at),
@@ -43,6 +46,7 @@ const toRow = (row: any): AuditEventRow => ({
   actorKeyName: row.actor_key_name,
   actorUserId: row.actor_user_id === null ? null : Number(row.actor_user_id),
   actorAdmin: row.actor_admin,
+  actorEmail: row.actor_email,
   subject: row.subject,
   detail: row.detail,
   sourceAddress: row.source_address,
@@ -51,8 +55,8 @@ const toRow = (row: any): AuditEventRow => ({
 
 export async function insertAuditEvent(sql: Sql, event: AuditEventInsert): Promise<void> {
   await sql.rows(
-    `insert into audit_events (kind, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, subject, detail, source_address)
-     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
+    `insert into audit_events (kind, actor_key_type, actor_key_id, actor_key_name, actor_user_id, actor_admin, subject, detail, source_address, actor_email)
+     values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10)`,
     [
       event.kind,
       event.actorKeyType ?? null,
@@ -63,6 +67,7 @@ export async function insertAuditEvent(sql: Sql, event: AuditEventInsert): Promi
       event.subject ?? null,
       JSON.stringify(event.detail ?? {}),
       event.sourceAddress ?? null,
+      event.actorEmail ?? null,
     ],
   );
 }

@@ -9,6 +9,15 @@
 import type { Database, Sql } from '../db/pool';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
+import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
+
+/**
+ * ALIAS and ANAME are never served (docs/templates-and-alias.md): no secondary would understand them, and
+ * the service publishes their targets' addresses at their owners as ordinary A and AAAA instead. Queries,
+ * AXFR and IXFR leave them out; the APIs and zone files show them.
+ */
+const SERVED_ONLY = `type not in (${[...FLATTENED_TYPE_NAMES].map((t) => `'${t}'`).join(', ')})`;
+const served = (records: Rr[]) => records.filter((r) => !FLATTENED_TYPE_NAMES.has(r.type));
 
 export interface Rr {
   owner: string;
@@ -59,7 +68,7 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
   }>(
     `select d.id, d.name, d.serial, d.user_id, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
        from (select 1) as one
-       left join lateral (select id, name, serial, user_id from domains where name = any($1::text[]) order by length(name) desc limit 1) as d on true`,
+       left join lateral (select id, name, serial, user_id from domains where name = any($1::text[]) and serving order by length(name) desc limit 1) as d on true`,
     [candidates, askCatalog, catalogZone],
   );
   const row = rows[0];
@@ -124,10 +133,22 @@ async function catalogRecordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Prom
 export async function recordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
   if (zone.kind === 'catalog') return catalogRecordsAt(sql, zone, owners);
   const rows = await sql.rows<Rr>(
-    'select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) order by id',
+    `select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) and ${SERVED_ONLY} order by id`,
     [zone.id, owners],
   );
   return rows.map((r) => (r.type === 'SOA' && r.owner === '@' ? { ...r, rdata: withSerial(r.rdata, zone.serial) } : r));
+}
+
+/**
+ * A signed zone's signer records (dnssec_records) of these types at these owners: the apex's DNSKEY, CDS and
+ * CDNSKEY for a query of them, the RRSIGs of an answer for a query with DO set; none for the catalog (unsigned)
+ */
+export async function signerRecordsAt(sql: Sql, zone: ZoneRef, owners: string[], types: string[]): Promise<Rr[]> {
+  if (zone.kind === 'catalog' || !owners.length) return [];
+  return sql.rows<Rr>(
+    'select owner, type, ttl, rdata from dnssec_records where domain_id = $1 and owner = any($2::text[]) and type = any($3::text[]) order by id',
+    [zone.id, owners, types],
+  );
 }
 
 /** whether some owner name lies below `owner` (an empty non-terminal, RFC 4592 §2.2.2, exists) */
@@ -171,7 +192,7 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
   let after = 0;
   for (;;) {
     const rows = await sql.rows<Rr & { id: string }>(
-      'select id, owner, type, ttl, rdata from records where domain_id = $1 and id > $2 order by id limit $3',
+      `select id, owner, type, ttl, rdata from records where domain_id = $1 and id > $2 and ${SERVED_ONLY} order by id limit $3`,
       [zone.id, after, pageSize],
     );
     if (!rows.length) return;
@@ -231,8 +252,8 @@ export async function journalFrom(sql: Sql, zone: ZoneRef, fromSerial: number, m
       serialBefore: Number(row.serial_before),
       serialAfter: serial,
       // a signed zone's step carries the signer's records beside the user's (RFC 1995 §4: one difference sequence)
-      removed: row.signer_removed ? [...row.removed, ...row.signer_removed] : row.removed,
-      added: row.signer_added ? [...row.added, ...row.signer_added] : row.added,
+      removed: served(row.signer_removed ? [...row.removed, ...row.signer_removed] : row.removed),
+      added: served(row.signer_added ? [...row.added, ...row.signer_added] : row.added),
     });
   }
   if (serial !== zone.serial || !chain.length) return undefined;

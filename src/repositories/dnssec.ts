@@ -160,6 +160,13 @@ export async function insertPolicy(
   return rows.length > 0;
 }
 
+/** which of these zones are signed (or still disabling): one statement for a page of zones */
+export async function signedDomainIds(sql: Pick<Sql, 'rows'>, domainIds: readonly number[]): Promise<Set<number>> {
+  if (!domainIds.length) return new Set();
+  const rows = await sql.rows<{ domain_id: string }>('select domain_id from dnssec_zones where domain_id = any($1::bigint[])', [domainIds]);
+  return new Set(rows.map((row) => Number(row.domain_id)));
+}
+
 export async function setPolicyState(sql: Sql, domainId: number, state: 'signed' | 'disabling'): Promise<void> {
   await sql.rows('update dnssec_zones set state = $2 where domain_id = $1', [domainId, state]);
 }

@@ -15,10 +15,12 @@ export interface HistoryRow {
   authorUserId: number | null;
   /** the TSIG key of a DNS UPDATE (RFC 2136); then authorKeyId is null */
   authorTsigKeyId: number | null;
+  /** the person who made the change, signed in (docs/people.md) */
+  authorEmail: string | null;
 }
 
 /** the columns a history row is read from (also the change feed's) */
-export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id, author_tsig_key_id`;
+export const HISTORY_COLUMNS = `id, kind, serial_before, serial_after, created_at, added, removed, author_key_id, author_key_name, author_user_id, author_tsig_key_id, author_email`;
 
 /** a journal row (HISTORY_COLUMNS) as the history shows it */
 export const toHistoryRow = (r: any): HistoryRow => ({
@@ -33,6 +35,7 @@ export const toHistoryRow = (r: any): HistoryRow => ({
   authorKeyName: r.author_key_name,
   authorUserId: r.author_user_id === null ? null : Number(r.author_user_id),
   authorTsigKeyId: r.author_tsig_key_id == null ? null : Number(r.author_tsig_key_id),
+  authorEmail: r.author_email ?? null,
 });
 
 /**

@@ -1,3 +1,4 @@
+import type { ZoneKind } from '../entities/domain.entity';
 import type { RowOptions, Sql } from '../db/pool';
 import type { ReadRules } from '../auth/policy';
 
@@ -18,6 +19,8 @@ export interface DomainRow {
   name: string;
   serial: number;
   createdAt: Date;
+  /** `primary` (ours) or `secondary` (taken by transfer): docs/transfers.md */
+  kind: ZoneKind;
 }
 export interface RecordRow {
   id: number;
@@ -91,6 +94,7 @@ class ReadDomainRow implements DomainRow {
     readonly name: string,
     readonly serial: number,
     private readonly createdAtText: Date | string,
+    readonly kind: ZoneKind = 'primary',
   ) {}
   get createdAt(): Date {
     return toDate(this.createdAtText);
@@ -99,7 +103,7 @@ class ReadDomainRow implements DomainRow {
 
 const toUser = (row: any): UserRow => new ReadUserRow(Number(row.id), row.email, row.created_at);
 const toDomain = (row: any): DomainRow =>
-  new ReadDomainRow(Number(row.id), Number(row.user_id), row.name, Number(row.serial), row.created_at);
+  new ReadDomainRow(Number(row.id), Number(row.user_id), row.name, Number(row.serial), row.created_at, row.kind ?? 'primary');
 /**
  * Record rows with their zone as the same statement saw it. The records of one zone share one zone row: a list
  * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000.
@@ -110,7 +114,14 @@ function recordsWithZones(rows: any[]): RecordRow[] {
     const domainId = Number(row.domain_id);
     let zoneRow = zones.get(domainId);
     if (!zoneRow) {
-      zoneRow = new ReadDomainRow(domainId, Number(row.zone_user_id), row.zone, Number(row.zone_serial), row.zone_created_at);
+      zoneRow = new ReadDomainRow(
+        domainId,
+        Number(row.zone_user_id),
+        row.zone,
+        Number(row.zone_serial),
+        row.zone_created_at,
+        row.zone_kind ?? 'primary',
+      );
       zones.set(domainId, zoneRow);
     }
     return { id: Number(row.id), domainId, zone: row.zone, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl, zoneRow };
@@ -224,7 +235,7 @@ function namePrefixCondition(p: Params, prefix: string, column: string): string 
   return `(${column} collate "C" >= ${from} and ${column} collate "C" < ${from} || chr(1114111))`;
 }
 
-const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at';
+const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at, d.kind';
 
 export async function listDomains(sql: Sql, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
   const p = new Params();
@@ -240,6 +251,25 @@ export async function countDomains(sql: Sql, filter: DomainFilter): Promise<numb
   const p = new Params();
   const [row] = await sql.rows(`select count(*) as count from domains d ${whereOf(domainConditions(p, filter))}`, p.values);
   return Number(row.count);
+}
+
+/**
+ * The most a nested list can hold per parent today: the zones of the user with the most (`zone_count`, kept by
+ * every zone create and delete) and the records of the largest zone (`record_count`, kept by every change),
+ * over one user's rows, or every user's (undefined: the admin).
+ */
+export async function nestedListBounds(sql: Sql, userId: number | undefined): Promise<{ zonesPerUser: number; recordsPerZone: number }> {
+  const [row] =
+    userId === undefined
+      ? await sql.rows(
+          'select (select coalesce(max(zone_count), 0) from users) as zones, (select coalesce(max(record_count), 0) from domains) as records',
+        )
+      : await sql.rows(
+          `select (select coalesce(max(zone_count), 0) from users where id = $1) as zones,
+                  (select coalesce(max(record_count), 0) from domains where user_id = $1) as records`,
+          [userId],
+        );
+  return { zonesPerUser: Number(row.zones), recordsPerZone: Number(row.records) };
 }
 
 export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<DomainRow[]> {
@@ -380,7 +410,7 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
 }
 
 const RECORD_COLUMNS =
-  'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at';
+  'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at, d.kind as zone_kind';
 
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
   const p = new Params();

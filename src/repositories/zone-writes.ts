@@ -1,3 +1,4 @@
+import type { ZoneKind } from '../entities/domain.entity';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
 import {
@@ -25,6 +26,8 @@ export interface StoredRow {
   type: string;
   rdata: string;
   ttl: number;
+  /** an A/AAAA the worker derived from an ALIAS/ANAME (records.derived_from): read-only to people */
+  derived?: boolean;
 }
 
 export interface LockedZone {
@@ -32,6 +35,8 @@ export interface LockedZone {
   name: string;
   /** the zone's owner */
   userId: number;
+  /** a secondary zone changes only by transfer (docs/transfers.md) */
+  kind: ZoneKind;
   serial: number;
   soa: StoredRow;
   /** the zone's records at the owner asked for */
@@ -61,7 +66,7 @@ export interface LockRequest {
   touching?: { owners: string[]; recordIds: number[] };
 }
 
-const RECORD_JSON = `json_build_object('id', r.id, 'owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl)`;
+const RECORD_JSON = `json_build_object('id', r.id, 'owner', r.owner, 'type', r.type, 'rdata', r.rdata, 'ttl', r.ttl, 'derived', r.derived_from is not null)`;
 
 const toRow = (value: any): StoredRow => ({
   id: Number(value.id),
@@ -69,6 +74,7 @@ const toRow = (value: any): StoredRow => ({
   type: value.type,
   rdata: value.rdata,
   ttl: Number(value.ttl),
+  ...(value.derived ? { derived: true } : {}),
 });
 
 /** Collects the parameters of one statement and answers their placeholders (`$1`, `$2`…). */
@@ -117,7 +123,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
   const target = p.add(request.targetId ?? null);
   const where = zoneCondition(p, request);
   const [row] = await sql.rows(
-    `select d.id, d.name, d.serial, d.user_id,
+    `select d.id, d.name, d.serial, d.user_id, d.kind,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
@@ -135,6 +141,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
     id: Number(row.id),
     name: row.name,
     userId: Number(row.user_id),
+    kind: row.kind,
     serial: Number(row.serial),
     soa: toRow(row.soa),
     sameOwner: (row.same_owner as any[]).map(toRow),
@@ -157,7 +164,7 @@ export interface ZoneWrite {
   removed: JournalRecord[];
   added: JournalRecord[];
   /** who made the change (the change history): the API key, or the TSIG key of a DNS UPDATE, and its user */
-  author?: { keyId?: number; tsigKeyId?: number; keyName?: string; userId?: number };
+  author?: { keyId?: number; tsigKeyId?: number; keyName?: string; userId?: number; email?: string };
   /** the signer's records the step removes and adds (a signed zone), journalled beside the user's */
   signerRemoved?: readonly SignerRow[];
   signerAdded?: readonly SignerRow[];
@@ -224,10 +231,10 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   parts.push(...signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded));
   const signerJournal = (rows: readonly SignerRow[]) =>
     rows.length ? JSON.stringify(rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }))) : null;
-  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added)
+  parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email)
       select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
-        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb from dom)`);
+        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb, ${p.add(write.author?.email ?? null)}::text from dom)`);
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
@@ -351,9 +358,11 @@ export async function insertZone(
     onlyWithoutHistory: boolean;
     /** the user's zone quota when the user has none of its own (0: none); undefined: not checked (the admin) */
     defaultMaxZones: number | undefined;
+    /** a secondary zone is not served until its first transfer (docs/transfers.md); default primary */
+    kind?: ZoneKind;
   },
 ): Promise<
-  | { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date } }
+  | { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date; kind: ZoneKind } }
   | { missing: 'user' }
   | { history: number }
   | { quota: { limit: number; current: number } }
@@ -371,8 +380,9 @@ export async function insertZone(
           and ($6::int is null or coalesce(max_zones, $6::int) = 0 or zone_count < coalesce(max_zones, $6::int))
        returning id),
      dom as (
-       insert into domains (user_id, name, serial, record_count) select id, $2, $3, json_array_length($4::json) from usr
-       returning id, user_id, name, serial, created_at),
+       insert into domains (user_id, name, serial, record_count, kind, serving)
+       select id, $2, $3, json_array_length($4::json), $7, $7 = 'primary' from usr
+       returning id, user_id, name, serial, created_at, kind),
      rec as (
        insert into records (domain_id, owner, type, rdata, ttl)
        select dom.id, x.owner, x.type, x.rdata, x.ttl
@@ -381,10 +391,18 @@ export async function insertZone(
      chg as (
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
        select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)
-     select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, (select serial_after from prior) as prior,
+     select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, dom.kind, (select serial_after from prior) as prior,
             (select json_build_object('limit', coalesce(max_zones, $6::int), 'current', zone_count) from users where id = $1) as quota
        from (select 1) as one left join dom on true`,
-    [zone.userId, zone.name, zone.serial, JSON.stringify(zone.records), zone.onlyWithoutHistory, zone.defaultMaxZones ?? null],
+    [
+      zone.userId,
+      zone.name,
+      zone.serial,
+      JSON.stringify(zone.records),
+      zone.onlyWithoutHistory,
+      zone.defaultMaxZones ?? null,
+      zone.kind ?? 'primary',
+    ],
   );
   if (row.id === null) {
     if (zone.onlyWithoutHistory && row.prior !== null) return { history: Number(row.prior) };
@@ -404,6 +422,7 @@ export async function insertZone(
       name: row.name,
       serial: Number(row.serial),
       createdAt: new Date(row.created_at),
+      kind: row.kind,
     },
   };
 }

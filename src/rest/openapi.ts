@@ -1,4 +1,5 @@
 import type { FieldSpec, RouteSpec } from './routes';
+import { MAX_HEADER_WARNINGS, WARNINGS_HEADER } from './warnings-header';
 
 const ERROR_STATUSES: Record<string, string> = {
   '400': 'Malformed request',
@@ -96,7 +97,10 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
                 'application/json': { schema: options.envelope === 'restknot' ? enveloped(route.response ?? {}) : (route.response ?? {}) },
               },
             };
-    const responses: Record<string, unknown> = { [String(route.status)]: success };
+    // a write's warnings (TARGET_MISSING, …) ride in a header: the documented bodies keep their shape
+    const withWarnings =
+      route.method === 'get' ? success : { ...success, headers: { [WARNINGS_HEADER]: { $ref: '#/components/headers/Warnings' } } };
+    const responses: Record<string, unknown> = { [String(route.status)]: withWarnings };
     for (const [status, description] of Object.entries(ERROR_STATUSES)) {
       responses[status] = { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
     }
@@ -145,6 +149,12 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      headers: {
+        Warnings: {
+          description: `What the write took but is worth a look (the warnings GraphQL answers as extensions.warnings): a JSON array of {field, code, message}, non-ASCII characters escaped (\\uXXXX), the first ${MAX_HEADER_WARNINGS}; absent when there is none`,
+          schema: { type: 'string' },
+        },
+      },
       schemas: {
         Record: {
           type: 'object',
@@ -390,7 +400,17 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
                 properties: {
                   owner: { type: 'string' },
                   type: { type: 'string' },
-                  code: { enum: ['TARGET_IS_CNAME', 'TARGET_MISSING', 'TARGET_NO_ADDRESS', 'GLUE_MISSING', 'OCCLUDED_DATA'] },
+                  code: {
+                    enum: [
+                      'TARGET_IS_CNAME',
+                      'TARGET_MISSING',
+                      'TARGET_NO_ADDRESS',
+                      'GLUE_MISSING',
+                      'OCCLUDED_DATA',
+                      'CAA_UNKNOWN_TAG',
+                      'SPF_MULTIPLE_RECORDS',
+                    ],
+                  },
                   message: { type: 'string' },
                 },
                 required: ['owner', 'type', 'code', 'message'],
@@ -428,9 +448,9 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
         ZoneChange: {
           type: 'object',
           description:
-            'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset)',
+            'One change of a set: ADD (owner, type, rdata, ttl), REMOVE (id, or owner + type + rdata), REPLACE (id, owner, type, rdata, ttl), REPLACE_RRSET (owner, type, ttl, rdatas; an empty list removes the RRset), EXTEND_RRSET and PRUNE_RRSET (owner, type, ttl, rdatas: those the RRset lacks are added, those it holds removed)',
           properties: {
-            kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET'] },
+            kind: { enum: ['ADD', 'REMOVE', 'REPLACE', 'REPLACE_RRSET', 'EXTEND_RRSET', 'PRUNE_RRSET'] },
             id: { type: ['string', 'integer'], pattern: '^[0-9]+$' },
             owner: { type: 'string' },
             type: { type: 'string' },

@@ -8,6 +8,7 @@ import { contextFor, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
+import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
@@ -15,12 +16,18 @@ import { OPERATIONS } from './operations';
 import { checkNamedObject, FieldSpec, Inputs, RouteResult, RouteSpec, ROUTES, Runner } from './routes';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
+import { Warning, WARNINGS_HEADER, warningsHeaderValue } from './warnings-header';
 
 export interface RestDeps {
   runOperation: ServiceOperationRunner;
   db: Database;
   services: Services;
+  /** the process's turns for heavy requests: large bodies, and the operations of HEAVY_OPERATIONS */
+  heavy: HeavyRequests;
 }
+
+/** the REST layer's operations whose answer holds a zone whole, or which parse a zone file: a heavy turn each */
+const HEAVY_OPERATIONS: ReadonlySet<keyof typeof OPERATIONS> = new Set(['getDomain', 'importZone', 'checkZone', 'enableDnssec']);
 
 /** A failure to answer in the documented error body. */
 class RestError extends Error {
@@ -164,7 +171,7 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
  * The documented /api paths (docs/decisions.md §1), each turned into GraphQL operations on the same schema
  * compiled once (`serviceOperations`), with the caller's X-API-Key; success and error bodies as docs/decisions.md §1 says.
  */
-export function createRestRouter({ runOperation, db, services }: RestDeps): Router {
+export function createRestRouter({ runOperation, db, services, heavy }: RestDeps): Router {
   const router = Router({ strict: false });
   const { bodyLimit, restEnvelope, maxPageSize } = services.settings;
   // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
@@ -216,12 +223,17 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
   const authenticated = requireApiKey(db, services, 'rest');
   const wholeBody = wholeBodyFirst(bodyLimit);
 
-  const runnerFor = (principal: Principal): Runner => {
+  /** a runner for one request; the warnings of the operations it ran gather in `warnings` */
+  const runnerFor = (principal: Principal, res: Response): Runner & { warnings: Warning[] } => {
+    const warnings: Warning[] = [];
     // a context per operation, for the principal requireApiKey found; a REST answer
     // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE)
     const context = async (): Promise<GraphQLContext> => Object.assign(contextFor(db, services, principal), { wholeNestedLists: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
-      const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, await context());
+      if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');
+      const operationContext = await context();
+      const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, operationContext);
+      warnings.push(...(operationContext.warnings ?? []));
       if (errors?.length) {
         for (const error of errors) services.audit.refusals.note(db, principal, error);
         throw fromGraphQLErrors(errors);
@@ -229,6 +241,7 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
       return data as T;
     };
     return {
+      warnings,
       run,
       async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
         let after: string | undefined;
@@ -326,11 +339,11 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
             }),
           ]
         : []),
-      ...(route.body ? bodyParsers : []),
+      ...(route.body ? [heavyBodies(heavy), ...bodyParsers] : []),
       wholeBody,
       async (req: Request, res: Response) => {
         try {
-          const runner = runnerFor(principalOf(req)!);
+          const runner = runnerFor(principalOf(req)!, res);
           let result: RouteResult;
           try {
             result = await route.handle(readInputs(route, req), runner);
@@ -347,6 +360,7 @@ export function createRestRouter({ runOperation, db, services }: RestDeps): Rout
               await checkNamedObject(route.names, req.params as Record<string, string>, runner);
             throw invalid;
           }
+          if (runner.warnings.length) res.set(WARNINGS_HEADER, warningsHeaderValue(runner.warnings));
           if ('text' in result) {
             res.status(route.status).type(result.contentType).send(result.text);
           } else if ('empty' in result) {

@@ -557,11 +557,12 @@ export const ROUTES: RouteSpec[] = [
     body: {
       user_id: { kind: 'int', required: true, description: 'id of the owning user' },
       zone: { kind: 'string', required: true, description: 'zone name' },
+      template: { kind: 'string', description: 'the record template the zone starts with (docs/templates-and-alias.md); omitted: default' },
     },
     response: { type: 'object', properties: { id: { type: 'integer' }, zone: { type: 'string' } }, required: ['id', 'zone'] },
     async handle(inputs, runner) {
       const data = await runner.run<{ createDomain: { id: string; name: string } }>('createDomain', {
-        input: { userId: String(inputs.user_id), zone: inputs.zone },
+        input: { userId: String(inputs.user_id), zone: inputs.zone, template: inputs.template },
       });
       return { body: { id: Number(data.createDomain.id), zone: data.createDomain.name } };
     },
@@ -677,7 +678,13 @@ export const ROUTES: RouteSpec[] = [
           type: 'array',
           items: {
             type: 'object',
-            properties: { line: { type: 'integer' }, field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } },
+            properties: {
+              // the file's own warnings name their line; the zone checks' (over the zone as the import leaves it) have none
+              line: { type: ['integer', 'null'], description: 'the line of the file; null for a warning about the zone as a whole' },
+              field: { type: 'string' },
+              code: { type: 'string' },
+              message: { type: 'string' },
+            },
           },
         },
         added_records: { type: 'array', items: { type: 'string' } },

@@ -132,6 +132,17 @@ export function newKeyPolicy(creator: Principal, requested: KeyPolicyRequest) {
 const ENV_ADMIN_KEY_NAME = 'admin (API_KEY setting)';
 const GENERATED_ADMIN_KEY_NAME = 'admin (generated on first start)';
 
+/**
+ * Where a key came from: created through the API for a user, or one of the start's admin keys (the API has no
+ * other way to make an admin key): the API_KEY setting's, which each start finds by its name
+ * (setConfiguredAdminKey), or the one generated at the first start and printed once.
+ */
+export type ApiKeyOrigin = 'CREATED' | 'API_KEY_SETTING' | 'GENERATED_AT_FIRST_START';
+export function apiKeyOrigin(key: { userId: number | null; name: string }): ApiKeyOrigin {
+  if (key.userId !== null) return 'CREATED';
+  return key.name === ENV_ADMIN_KEY_NAME ? 'API_KEY_SETTING' : 'GENERATED_AT_FIRST_START';
+}
+
 export function hashKey(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }

@@ -38,6 +38,22 @@ export const AUDIT_EVENT_KINDS = [
   'user-created',
   'user-deleted',
   'zone-deleted-by-admin',
+  // people (docs/people.md)
+  'signed-in',
+  'sign-in-failed',
+  'session-ended',
+  'member-invited',
+  'invitation-revoked',
+  'member-joined',
+  'member-role-changed',
+  'member-removed',
+  'passkey-added',
+  'second-factor-passed',
+  // zone transfers between accounts (docs/people.md)
+  'zone-transfer-offered',
+  'zone-transfer-accepted',
+  'zone-transfer-cancelled',
+  'zone-moved-by-admin',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 
@@ -57,11 +73,12 @@ function rowOf(event: AuditEvent): AuditEventInsert {
   const actor = event.actor;
   return {
     kind: event.kind,
-    actorKeyType: actor ? (actor.via === 'tsig' ? 'tsig' : 'api') : null,
+    actorKeyType: actor ? (actor.via ?? 'api') : null,
     actorKeyId: actor?.keyId ?? null,
     actorKeyName: actor?.keyName ?? null,
     actorUserId: actor?.kind === 'user' ? actor.userId : null,
     actorAdmin: actor?.kind === 'admin',
+    actorEmail: actor?.kind === 'user' ? (actor.person?.email ?? null) : null,
     subject: event.subject ?? null,
     detail: event.detail ?? {},
     sourceAddress: event.sourceAddress ?? null,
@@ -232,7 +249,7 @@ export class Refusals extends MinuteSummary<{
   constructor() {
     super(
       'refusal',
-      (e) => `${e.kind} ${e.actor.via === 'tsig' ? 'tsig' : 'api'} ${e.actor.keyId}`,
+      (e) => `${e.kind} ${e.actor.via ?? 'api'} ${e.actor.keyId}`,
       (db, counts) =>
         addRefusals(
           db,

@@ -8,6 +8,7 @@ const UNIQUE_CONSTRAINTS: Record<string, { code: ErrorCode; field: string }> = {
   domains_name_unique: { code: 'DUPLICATE_ZONE', field: 'zone' },
   records_identity_unique: { code: 'DUPLICATE_RECORD', field: 'rdata' },
   tsig_keys_active_name_unique: { code: 'DUPLICATE_TSIG_KEY', field: 'name' },
+  record_templates_owner_name_unique: { code: 'DUPLICATE_TEMPLATE', field: 'name' },
 };
 
 const FOREIGN_KEYS: Record<string, { code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND'; field: string }> = {

@@ -7,14 +7,21 @@ import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
 import { lockZoneNames, zoneOfAnotherUserNests } from '../repositories/zone-names';
 import { isPublicSuffix, selfAndAncestors } from '../dns/public-suffix';
-import { countDomains, DomainFilter, DomainRow, listDomains, PageRequest } from '../repositories/read-model';
+import { countDomains, DomainFilter, DomainRow, listDomains, nestedListBounds, PageRequest } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import type { Sql } from '../db/pool';
 import { recordAuditEvent } from './audit-log';
 import { journalRecord, journalWholeZone, writeZone } from './write-engine';
 import { quotaExceeded } from './quotas';
+import type { CanonicalRecord } from '../dns/record';
+import type { ZoneKind } from '../entities/domain.entity';
+import { insertSecondary } from '../repositories/secondary-zones';
+import { serverEntries } from './zone-secondaries.service';
+import { DEFAULT_TEMPLATE_NAME, DEFAULT_WWW_OWNER, RecordTemplatesService } from './record-templates.service';
 
 const DEFAULT_RECORD_TTL = 3600;
+/** a secondary zone's primaries: tried in order, so a few */
+const MAX_PRIMARIES = 10;
 
 /** A zone name from a client, normalised (lower-case, no trailing dot, punycode) or refused with the reasons. */
 export function normaliseZoneName(input: string, field = 'zone'): string {
@@ -30,16 +37,19 @@ export function normaliseZoneNamePrefix(input: string, field = 'nameStartsWith')
   return parsed.name;
 }
 
-function zoneNameRefused(code: 'ZONE_IS_PUBLIC_SUFFIX' | 'ZONE_OWNED_BY_ANOTHER_USER', message: string): DomainError {
+function zoneNameRefused(
+  code: 'ZONE_IS_PUBLIC_SUFFIX' | 'ZONE_IS_SINGLE_LABEL' | 'ZONE_OWNED_BY_ANOTHER_USER',
+  message: string,
+): DomainError {
   return new DomainError(code, undefined, [{ field: 'zone', code, message }]);
 }
 
-/** the owner of the default CNAME to the apex (RESTKnot's default records; DEFAULT_WWW_CNAME turns it off) */
-const DEFAULT_WWW_OWNER = 'www';
-
 /** Zones (domains): creation with the default records, lookups, and deletion with everything in them. */
 export class DomainsService {
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    private readonly templates: RecordTemplatesService = new RecordTemplatesService(settings),
+  ) {}
 
   list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
     return listDomains(ctx.db, this.scoped(ctx, filter), page);
@@ -47,6 +57,14 @@ export class DomainsService {
 
   count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {
     return countDomains(ctx.db, this.scoped(ctx, filter));
+  }
+
+  /**
+   * What a nested list without `first` can return per parent for this key now (GraphQL's cost, limits.ts):
+   * zones per user and records per zone, over the key's user (an admin key: every user)
+   */
+  nestedListBounds(ctx: RequestContext): Promise<{ zonesPerUser: number; recordsPerZone: number }> {
+    return nestedListBounds(ctx.db, scopeUserId(ctx.principal));
   }
 
   /** the filter with its names normalised and the key's scope (its user's zones, its rules' zones) added */
@@ -64,15 +82,40 @@ export class DomainsService {
   }
 
   /**
-   * Creates a zone with its default records: SOA at the apex, one NS per DEFAULT_NS name, and (unless
-   * DEFAULT_WWW_CNAME=off) `www` CNAME to the apex, all with TTL 3600, in one statement; then adds it to the
-   * catalog.
+   * Creates a zone with the records of a template (docs/templates-and-alias.md): `template` names the zone
+   * owner's template or an admin-wide one; without it (or `default`) the settings' default records: SOA at
+   * the apex, one NS per DEFAULT_NS name, and (unless DEFAULT_WWW_CNAME=off) `www` CNAME to the apex, all with
+   * TTL 3600. One statement; then adds the zone to the catalog.
    */
-  async create(ctx: RequestContext, input: { userId: number; zone: string }): Promise<DomainRow> {
+  /**
+   * `records`: the zone's records besides its SOA, instead of a template's (PowerDNS's zone creation with
+   * `nameservers` and `rrsets`): built by the caller from ZoneChangesService.parseInitialRecords, which checked
+   * them against the SOA from `defaultSoa`, so the zone is created whole or not at all.
+   */
+  async create(
+    ctx: RequestContext,
+    input: {
+      userId: number;
+      zone: string;
+      template?: string | null;
+      records?: CanonicalRecord[];
+      /** secondary: taken by transfer from `primaries` (docs/transfers.md); default primary */
+      kind?: ZoneKind;
+      primaries?: { address: string; port?: number | null; tsigKeyName?: string | null }[];
+    },
+  ): Promise<DomainRow> {
     const name = normaliseZoneName(input.zone);
+    const secondary = input.kind === 'secondary';
+    if (!secondary && input.primaries?.length)
+      throw DomainError.invalid('primaries', 'primaries: only a SECONDARY zone has primaries', 'PRIMARIES_OF_PRIMARY_ZONE');
+    if (secondary && !input.primaries?.length)
+      throw DomainError.invalid('primaries', 'primaries: a SECONDARY zone needs at least one primary', 'PRIMARIES_REQUIRED');
+    if ((input.primaries?.length ?? 0) > MAX_PRIMARIES)
+      throw DomainError.invalid('primaries', `primaries: at most ${MAX_PRIMARIES}`, 'TOO_MANY_PRIMARIES');
     // the default records must fit too: `www.<zone>` is four octets longer than the zone's name (RFC 1035
     // §2.3.4: 255 octets), and a zone whose own records fail validation could never be exported
-    const www = this.settings.defaultWwwCname ? parseOwner(DEFAULT_WWW_OWNER, name, 'zone') : undefined;
+    const usesDefault = (input.template ?? DEFAULT_TEMPLATE_NAME) === DEFAULT_TEMPLATE_NAME && !input.records && !secondary;
+    const www = usesDefault && this.settings.defaultWwwCname ? parseOwner(DEFAULT_WWW_OWNER, name, 'zone') : undefined;
     if (www && !www.ok) {
       throw errorFromProblems(
         www.problems.map((p) => ({
@@ -88,19 +131,39 @@ export class DomainsService {
     const checkNames = ctx.principal.kind === 'user';
     if (checkNames && isPublicSuffix(name))
       throw zoneNameRefused('ZONE_IS_PUBLIC_SUFFIX', `zone: ${name} is a public suffix (publicsuffix.org)`);
-    const { defaultSoaMname, defaultSoaRname, defaultNs } = this.settings;
+    // a single label (`example`, `singlelabel`; a listed one is a public suffix, above) is a top-level domain:
+    // a registry's zone, which the admin key may create; no resolver is ever sent to a user's (only the root
+    // delegates a TLD)
+    if (checkNames && !name.includes('.'))
+      throw zoneNameRefused(
+        'ZONE_IS_SINGLE_LABEL',
+        `zone: ${name} is a single label (a top-level domain); a zone of a user has at least two`,
+      );
+    if (secondary && (input.records || input.template))
+      throw DomainError.invalid(
+        input.records ? 'records' : 'template',
+        'a SECONDARY zone takes its records from its primaries',
+        'RECORDS_OF_SECONDARY_ZONE',
+      );
+    if (input.records && input.template)
+      throw DomainError.invalid('template', 'template: a zone created with its records takes no template', 'TEMPLATE_WITH_RECORDS');
+    const primaries = secondary ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', { keyRequired: false }) : [];
+    const templateAt =
+      secondary || input.records
+        ? undefined
+        : await this.templates.recordsFor(ctx.db, { userId: input.userId, zone: name, template: input.template });
     // the zone commits on its own (one statement), then joins the catalog (the write engine admits it); the
     // answer waits for both
-    const recordsAt = (serial: number) =>
-      [
-        // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
-        { owner: '@', type: 'SOA', rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} 3600 1800 604800 86400` },
-        ...defaultNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns })),
-        ...(www ? [{ owner: DEFAULT_WWW_OWNER, type: 'CNAME', rdata: `${name}.` }] : []),
-      ].map((r) => journalRecord({ ...r, ttl: DEFAULT_RECORD_TTL }));
+    const recordsAt = (serial: number) => {
+      // a secondary zone starts with an SOA alone, not served until its first transfer replaces it: its REFRESH
+      // and RETRY are how soon its primaries are asked again while none answers (worker/secondary-zones.ts)
+      if (secondary) return [journalRecord(this.defaultSoa(serial, { refresh: 60, retry: 10 }))];
+      if (input.records) return [this.defaultSoa(serial), ...input.records].map(journalRecord);
+      return templateAt!(serial).map(journalRecord);
+    };
     return writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'create-zone',
-      transaction: checkNames,
+      transaction: checkNames || secondary,
       insert: async (sql) => {
         if (checkNames) await this.refuseNestingWithOthers(sql, name, input.userId);
         const initial = initialSerial(this.settings.serialPolicy, new Date());
@@ -113,6 +176,7 @@ export class DomainsService {
           records: recordsAt(initial),
           onlyWithoutHistory: true,
           defaultMaxZones,
+          kind: input.kind,
         });
         if ('history' in result) {
           const serial = this.firstSerial(initial, result.history);
@@ -123,13 +187,27 @@ export class DomainsService {
             records: recordsAt(serial),
             onlyWithoutHistory: false,
             defaultMaxZones,
+            kind: input.kind,
           });
         }
         if ('quota' in result) throw quotaExceeded('maxZones', result.quota, 'zones');
         if (!('zone' in result)) throw DomainError.notFound('USER_NOT_FOUND', 'user_id');
+        if (secondary) await insertSecondary(sql, result.zone.id, primaries);
         return result.zone;
       },
     });
+  }
+
+  /** the SOA a new zone starts with (DEFAULT_SOA_MNAME, DEFAULT_SOA_RNAME) at `serial` */
+  defaultSoa(serial: number, timers = { refresh: 3600, retry: 1800 }): CanonicalRecord {
+    const { defaultSoaMname, defaultSoaRname } = this.settings;
+    // RFC 1035 §3.3.13: MNAME RNAME SERIAL REFRESH RETRY EXPIRE MINIMUM
+    return {
+      owner: '@',
+      type: 'SOA',
+      rdata: `${defaultSoaMname} ${defaultSoaRname} ${serial} ${timers.refresh} ${timers.retry} 604800 86400`,
+      ttl: DEFAULT_RECORD_TTL,
+    };
   }
 
   /**
@@ -140,7 +218,7 @@ export class DomainsService {
    * public suffixes are left out of the locks: no user holds one, and every create under `com` would
    * otherwise wait on one lock. The answer does not say whose zone it is, nor which.
    */
-  private async refuseNestingWithOthers(sql: Sql, name: string, userId: number): Promise<void> {
+  async refuseNestingWithOthers(sql: Sql, name: string, userId: number): Promise<void> {
     const names = selfAndAncestors(name);
     await lockZoneNames(
       sql,

@@ -10,10 +10,19 @@ import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
+import { AliasStatusService } from './alias-status.service';
 import { DnssecService } from './dnssec/dnssec.service';
 import { AuditLogService } from './audit-log';
 import { RateLimits } from './rate-limits';
 import { ZoneReadsService } from './zone-reads.service';
+import { ZoneSecondariesService } from './zone-secondaries.service';
+import { SecondaryZonesService } from './secondary-zones.service';
+import { PeopleService } from './people.service';
+import { ZoneTransfersService } from './zone-transfers.service';
+import { SessionsService } from './sessions.service';
+import { OidcSignInService } from './oidc-sign-in.service';
+import { PasskeysService } from './passkeys.service';
+import { RecordTemplatesService } from './record-templates.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -34,6 +43,21 @@ export interface Services {
   dnssec: DnssecService;
   audit: AuditLogService;
   rateLimits: RateLimits;
+  /** a zone's extra secondaries: a customer's own servers (docs/transfers.md) */
+  zoneSecondaries: ZoneSecondariesService;
+  /** secondary zones' status and promotion, imports by AXFR (docs/transfers.md) */
+  secondaryZones: SecondaryZonesService;
+  /** people, their memberships and invitations, and their sessions (docs/people.md) */
+  people: PeopleService;
+  sessions: SessionsService;
+  oidc: OidcSignInService;
+  passkeys: PasskeysService;
+  /** record templates a new zone starts with (docs/templates-and-alias.md) */
+  recordTemplates: RecordTemplatesService;
+  /** ALIAS/ANAME flattening's status and derived records (docs/templates-and-alias.md) */
+  aliases: AliasStatusService;
+  /** zones moved between accounts: offers, acceptance, the admin's move (docs/people.md) */
+  zoneTransfers: ZoneTransfersService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -41,8 +65,11 @@ export function createServices(settings: Settings): Services {
   const rateLimits = new RateLimits(settings);
   const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());
   const zoneChanges = new ZoneChangesService(settings);
-  const domains = new DomainsService(settings);
+  const recordTemplates = new RecordTemplatesService(settings);
+  const domains = new DomainsService(settings, recordTemplates);
   const tsigKeys = new TsigKeysService(settings, audit.keyLimits);
+  const people = new PeopleService(settings);
+  const sessions = new SessionsService(settings, people);
   return {
     settings,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
@@ -60,5 +87,14 @@ export function createServices(settings: Settings): Services {
     dnssec: new DnssecService(settings, domains),
     audit,
     rateLimits,
+    zoneSecondaries: new ZoneSecondariesService(domains),
+    secondaryZones: new SecondaryZonesService(settings, domains),
+    people,
+    sessions,
+    oidc: new OidcSignInService(settings, sessions),
+    passkeys: new PasskeysService(sessions),
+    recordTemplates,
+    aliases: new AliasStatusService(),
+    zoneTransfers: new ZoneTransfersService(settings, domains, people),
   };
 }

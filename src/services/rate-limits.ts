@@ -172,6 +172,8 @@ export class RateLimits {
     allowStaleOnFetchRejection: true,
     fetchMethod: async (name, _stale, { context }) => {
       const [kind, id] = name.split(':');
+      // a person's session (docs/people.md) has no rate of its own: its account's (user:<id>)
+      if (kind === 'user') return keyRateLimits(context, { userId: Number(id) });
       return keyRateLimits(context, kind === 'tsig' ? { tsigKeyId: Number(id) } : { apiKeyId: Number(id) });
     },
   });
@@ -188,8 +190,9 @@ export class RateLimits {
    */
   async take(db: Database, principal: Principal): Promise<RateDecision | undefined> {
     if (principal.kind !== 'user') return undefined;
-    const via = principal.via === 'tsig' ? 'tsig' : 'api';
-    const values = (await this.limits.fetch(`${via}:${principal.keyId}`, { context: db })) ?? NO_VALUES;
+    const via = principal.via ?? 'api';
+    const values =
+      (await this.limits.fetch(via === 'session' ? `user:${principal.userId}` : `${via}:${principal.keyId}`, { context: db })) ?? NO_VALUES;
     const userLimit = effective(values.userPerSecond, values.userBurst, this.settings.rateLimit.user);
     const keyLimit = effective(values.keyPerSecond, values.keyBurst, this.settings.rateLimit.key);
     const user = userLimit && this.buckets.bucket(`user:${principal.userId}`, userLimit);

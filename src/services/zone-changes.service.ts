@@ -1,7 +1,8 @@
 import type { Settings } from '../config/settings';
 import type { JournalRecord } from '../entities/change.entity';
 import { parseOwner } from '../dns/name';
-import { CanonicalRecord, parseApiRecord, recordIdentity } from '../dns/record';
+import { CanonicalRecord, parseApiRecord, parseRecordWithOrigin, recordIdentity, unsupportedTypeProblem } from '../dns/record';
+import { clampTtl, MAX_TTL } from '../dns/ttl';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 import { getRecordType } from '../dns/record-types';
@@ -16,9 +17,25 @@ import { decide, isRestricted, readsRecord } from '../auth/policy';
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
  * with another; REPLACE_RRSET: every record of an owner and type becomes `rdatas` (none: the RRset goes), as
- * PowerDNS's `changetype: REPLACE`.
+ * PowerDNS's `changetype: REPLACE`. EXTEND_RRSET adds those of `rdatas` the RRset lacks and PRUNE_RRSET removes
+ * those it holds, each leaving the rest of the RRset as it is and doing nothing where there is nothing to do
+ * (PowerDNS's `EXTEND` and `PRUNE`).
  */
-export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET';
+export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET';
+
+/**
+ * How a set's text is read. `rdataNames: 'absolute'`: a name inside RDATA is taken from the root as written
+ * (`mail` is `mail.`) and character-strings as a zone file has them (TXT content quoted), as PowerDNS reads
+ * record content; otherwise relative names are completed with the zone and an unquoted TXT is one string (the
+ * record API). `ttls: 'nearest'`: a TTL outside ALLOWED_TTLS takes the nearest allowed one, as DNS UPDATE does
+ * (the ACME clients' 60 and 120), instead of being refused. `skipWhenUnchanged`: a set that changes nothing
+ * writes nothing (no serial step).
+ */
+export interface ZoneChangeOptions {
+  rdataNames?: 'absolute' | 'zone';
+  ttls?: 'refuse' | 'nearest';
+  skipWhenUnchanged?: boolean;
+}
 export interface ZoneChangeSpec {
   kind: ZoneChangeKind;
   id?: number;
@@ -64,7 +81,11 @@ export interface PlannedChanges {
 export class ZoneChangesService {
   constructor(private readonly settings: Settings) {}
 
-  async apply(ctx: RequestContext, input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number }): Promise<ZoneChangesResult> {
+  async apply(
+    ctx: RequestContext,
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number },
+    options: ZoneChangeOptions = {},
+  ): Promise<ZoneChangesResult & { changed: boolean }> {
     const zone = normaliseZoneName(input.zone);
     if (input.changes.length === 0)
       throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
@@ -73,7 +94,8 @@ export class ZoneChangesService {
     // ones the zone's rules find in the valid changes (every problem of the set at once), after the zone is
     // read, so a zone the caller cannot see is ZONE_NOT_FOUND whatever the changes hold
     const invalid: ErrorDetail[] = [];
-    const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid));
+    const readingWarnings: ErrorDetail[] = [];
+    const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid, options, readingWarnings));
     // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
     const owners = parsed.flatMap((p) => [
       ...ownersToCheck(zone, p?.records ?? []),
@@ -81,7 +103,41 @@ export class ZoneChangesService {
       ...(p && 'match' in p && p.match ? [p.match.owner] : []),
     ]);
     const recordIds = parsed.flatMap((p) => (p && 'id' in p && p.id !== undefined && p.id !== null ? [p.id] : []));
-    return this.run(ctx, zone, { expectSerial: input.expectSerial, touching: { owners, recordIds } }, () => ({ parsed, invalid }));
+    const result = await this.run(
+      ctx,
+      zone,
+      { expectSerial: input.expectSerial, skipWhenUnchanged: options.skipWhenUnchanged, touching: { owners, recordIds } },
+      () => ({ parsed, invalid }),
+    );
+    // what reading the records' text changed (a long TXT split, a name outside the host-name rule), beside the
+    // zone checks' warnings, as a single record's write says it
+    ctx.warnings?.push(...readingWarnings);
+    return result;
+  }
+
+  /**
+   * The records of a zone about to be created, read and checked as a change set's ADDs would be (each problem
+   * named `changes[i]`), with the zone rules over them and the apex SOA the zone will have: a zone created with
+   * records (PowerDNS's zone creation) is refused whole, before anything is written.
+   */
+  parseInitialRecords(zone: string, soa: CanonicalRecord, changes: ZoneChangeSpec[], options: ZoneChangeOptions = {}): CanonicalRecord[] {
+    this.checkSize(changes.length);
+    const invalid: ErrorDetail[] = [];
+    const parsed = changes.map((change, index) => this.parseChange(zone, { ...change, kind: 'ADD' }, index, invalid, options));
+    if (invalid.length) throw errorFromProblems(invalid);
+    const records = parsed.flatMap((p) => p?.records ?? []);
+    const unique = [...new Map(records.map((r) => [recordIdentity(r), r])).values()];
+    const problems: ErrorDetail[] = [];
+    for (const found of checkZoneIndexed(zone, [soa, ...unique])) {
+      const index = found.index !== undefined && found.index > 0 ? records.indexOf(unique[found.index - 1]) : -1;
+      problems.push(
+        index >= 0
+          ? { ...found.problem, field: `changes[${index}].${found.problem.field}`, message: `changes[${index}].${found.problem.message}` }
+          : found.problem,
+      );
+    }
+    if (problems.length) throw errorFromProblems(problems);
+    return unique;
   }
 
   /**
@@ -186,6 +242,13 @@ export class ZoneChangesService {
           rrsets.push({ owner: p.owner, type: p.type, index });
           for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
           additions.push(...p.records.map((record) => ({ record, index })));
+        } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
+          rrsets.push({ owner: p.owner, type: p.type, index });
+          for (const record of p.records) {
+            const present = byIdentity.get(recordIdentity(record));
+            if (p.kind === 'EXTEND_RRSET' && (!present || removed.has(present.id))) additions.push({ record, index });
+            else if (p.kind === 'PRUNE_RRSET' && present && !removed.has(present.id)) remove(present, index);
+          }
         } else {
           const target = visibleToKey(p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!)));
           if (!target) {
@@ -279,20 +342,39 @@ export class ZoneChangesService {
   }
 
   /** one change, checked on its own; its problems are added to `problems` with the change's index */
-  private parseChange(zone: string, change: ZoneChangeSpec, index: number, problems: ErrorDetail[]) {
-    const at = (found: ErrorDetail[]) =>
-      problems.push(...found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` })));
+  private parseChange(
+    zone: string,
+    change: ZoneChangeSpec,
+    index: number,
+    problems: ErrorDetail[],
+    options: ZoneChangeOptions = {},
+    warnings: ErrorDetail[] = [],
+  ) {
+    const ofChange = (found: ErrorDetail[]) =>
+      found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` }));
+    const at = (found: ErrorDetail[]) => problems.push(...ofChange(found));
     const missing = (fields: (keyof ZoneChangeSpec)[]) => {
       const absent = fields.filter((f) => change[f] === undefined || change[f] === null);
       at(absent.map((f) => ({ field: f, code: 'REQUIRED', message: `${f}: a ${change.kind} change needs ${f}` })));
       return absent.length > 0;
     };
+    // RFC 2181 §8's range is still checked; only the allow-list gives way to the nearest value
+    const ttl =
+      options.ttls === 'nearest' && Number.isInteger(change.ttl) && change.ttl! >= 0 && change.ttl! <= MAX_TTL
+        ? clampTtl(change.ttl!, this.settings.allowedTtls)
+        : change.ttl!;
+    // a record only matched against the zone's (PRUNE_RRSET) is matched by canonical form, whatever the TTL
+    const matchOnly = change.kind === 'PRUNE_RRSET';
     const record = (rdata: string) => {
-      const parsed = parseApiRecord(zone, { owner: change.owner!, type: change.type!, rdata, ttl: change.ttl! }, this.settings.allowedTtls);
+      const input = { owner: change.owner!, type: change.type!, rdata, ttl: matchOnly ? 0 : ttl };
+      const allowedTtls = matchOnly ? [] : this.settings.allowedTtls;
+      const parsed =
+        options.rdataNames === 'absolute' ? parseRecordWithOrigin(zone, '', input, allowedTtls) : parseApiRecord(zone, input, allowedTtls);
       if (!parsed.ok) {
         at(parsed.problems);
         return undefined;
       }
+      warnings.push(...ofChange(parsed.warnings));
       return parsed.record;
     };
     switch (change.kind) {
@@ -314,15 +396,16 @@ export class ZoneChangesService {
         }
         return { kind: change.kind, match: parsed.record, records: [] };
       }
-      case 'REPLACE_RRSET': {
+      case 'REPLACE_RRSET':
+      case 'EXTEND_RRSET':
+      case 'PRUNE_RRSET': {
         if (missing(['owner', 'type', 'rdatas'])) return undefined;
-        if (change.rdatas!.length > 0 && missing(['ttl'])) return undefined;
+        if (change.rdatas!.length > 0 && !matchOnly && missing(['ttl'])) return undefined;
         // the RRset's owner and type in canonical form, also when the new set is empty
         const owner = parseOwner(change.owner!, zone, 'owner');
         const definition = getRecordType(String(change.type).trim());
         if (!owner.ok) at(owner.problems);
-        if (!definition)
-          at([{ field: 'type', code: 'UNKNOWN_TYPE', message: `type: ${JSON.stringify(change.type)} is not a supported record type` }]);
+        if (!definition) at([unsupportedTypeProblem(String(change.type), 'type')]);
         const records = change.rdatas!.map(record);
         if (!owner.ok || !definition || records.some((r) => !r)) return undefined;
         return { kind: change.kind, owner: owner.name, type: definition.type, records: records as CanonicalRecord[] };
@@ -332,7 +415,7 @@ export class ZoneChangesService {
           {
             field: 'kind',
             code: 'UNKNOWN_CHANGE_KIND',
-            message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE or REPLACE_RRSET`,
+            message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE, REPLACE_RRSET, EXTEND_RRSET or PRUNE_RRSET`,
           },
         ]);
         return undefined;

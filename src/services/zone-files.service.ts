@@ -7,7 +7,8 @@ import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { ownerToFqdn } from '../dns/name';
 import { TtlPolicy, zoneFileHead, zoneFileLine } from '../dns/zone-file';
 import { zoneFileRecords } from '../repositories/zone-export';
-import { checkZone, soaSerial, withSerial } from '../dns/zone-rules';
+import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
+import { checkZoneIndexed, soaSerial, withSerial } from '../dns/zone-rules';
 import { checkZoneRecords, ZoneWarning } from '../dns/zone-checks';
 import { warningDetail } from './zone-warnings';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
@@ -66,16 +67,13 @@ export class ZoneFilesService {
    * a missing one refused) before the first chunk.
    */
   async exportChunks(ctx: RequestContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
-    const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
-    const readRules = readRulesOf(ctx.principal.policy);
-    const [domain] = await listDomains(ctx.db, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal), readRules }, { first: 1 });
-    if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+    const domain = await visibleZone(ctx, by);
     // a zone file is the whole zone: a restricted key needs to read all of it
     requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
     const db = ctx.db;
     return (async function* chunks() {
       let first = true;
-      for await (const page of zoneFileRecords(db, domain.id)) {
+      for await (const page of zoneFileRecords(db, domain.id, undefined, false)) {
         // the SOA comes first (and gives $TTL): the SOA and the records are of one snapshot
         const soa = first && page[0].type === 'SOA' && page[0].owner === '@' ? page[0] : undefined;
         if (first) yield zoneFileHead(domain.name, soa);
@@ -92,9 +90,7 @@ export class ZoneFilesService {
    */
   async check(ctx: RequestContext, by: { name: string }): Promise<{ zone: string; serial: number; warnings: ZoneWarning[] }> {
     const zone = normaliseZoneName(by.name);
-    const readRules = readRulesOf(ctx.principal.policy);
-    const [domain] = await listDomains(ctx.db, { name: zone, scopeUserId: scopeUserId(ctx.principal), readRules }, { first: 1 });
-    if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+    const domain = await visibleZone(ctx, { name: zone });
     requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
     const records: CanonicalRecord[] = [];
     for await (const page of zoneFileRecords(ctx.db, domain.id)) records.push(...page);
@@ -145,16 +141,21 @@ export class ZoneFilesService {
     input: { zone: string; text: string; mode: ImportMode; dryRun?: boolean; ttlPolicy?: TtlPolicy },
   ): Promise<ImportResult> {
     const zone = normaliseZoneName(input.zone);
+    // a zone the key cannot see is ZONE_NOT_FOUND alone, before the file is read: its lines would otherwise
+    // each be "not inside the zone" first
+    await visibleZone(ctx, { name: zone });
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
     const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, {
       complete: input.mode === 'REPLACE',
       ttlPolicy: input.ttlPolicy,
     });
     if (!parsed.ok) {
-      // the top-level message names the first problem and the count; details keep every one with its line
-      const [first, ...more] = parsed.problems;
+      // the top-level message names the first problem and the count; details keep every one with its line,
+      // a problem repeated identically on many lines once, with them all
+      const problems = collapseRepeatedProblems(parsed.problems);
+      const [first, ...more] = problems;
       const message = `Bad zone file: ${first.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})` : ''}`;
-      throw errorFromProblems(parsed.problems).withCode('INVALID_ZONE_FILE', message);
+      throw errorFromProblems(problems).withCode('INVALID_ZONE_FILE', message);
     }
     const dryRun = input.dryRun ?? false;
     return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
@@ -168,9 +169,13 @@ export class ZoneFilesService {
       // RRSIGs and NSECs are (docs/dnssec.md)
       const fileRecords = change.zone.dnssec ? parsed.records.filter((r) => !SIGNER_OWNED_TYPES.has(r.type)) : parsed.records;
       const dropped = change.zone.dnssec ? withDroppedKeys(parsed.dropped, parsed.records) : parsed.dropped;
+      // the A/AAAA derived from an ALIAS/ANAME are the service's (docs/templates-and-alias.md): a REPLACE keeps
+      // those of the owners where the file keeps an ALIAS/ANAME, and takes the others with their ALIAS
+      const aliasOwners = new Set(fileRecords.filter((r) => FLATTENED_TYPE_NAMES.has(r.type)).map((r) => r.owner));
+      const keptDerived = new Set(input.mode === 'REPLACE' ? current.filter((r) => r.derived && aliasOwners.has(r.owner)) : []);
       const desired: CanonicalRecord[] =
         input.mode === 'REPLACE'
-          ? fileRecords
+          ? [...fileRecords, ...keptDerived]
           : [
               ...current.filter((r) => r.type !== 'SOA' || !fileSoa),
               ...fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
@@ -179,8 +184,8 @@ export class ZoneFilesService {
       // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
       // between them, so that /health and other requests are not held for their sum
       await yieldToEventLoop();
-      const problems = checkZone(zone, desired);
-      if (problems.length) throw errorFromProblems(problems);
+      const problems = checkZoneIndexed(zone, desired);
+      if (problems.length) throw errorFromProblems(withFileLines(problems, desired, parsed.records, parsed.lines));
       await yieldToEventLoop();
 
       // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982)
@@ -189,12 +194,14 @@ export class ZoneFilesService {
       const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
       const desiredSoa = desired.find((r) => r.type === 'SOA')!;
 
-      const wanted = new Map(desired.filter((r) => r.type !== 'SOA').map((r) => [recordIdentity(r), r]));
+      const wanted = new Map(
+        desired.filter((r) => r.type !== 'SOA' && !keptDerived.has(r as StoredRow)).map((r) => [recordIdentity(r), r]),
+      );
       let removed = 0;
       await yieldToEventLoop();
       const removedRecords: StoredRow[] = [];
       for (const record of current) {
-        if (record.type === 'SOA') continue;
+        if (record.type === 'SOA' || keptDerived.has(record)) continue;
         const key = recordIdentity(record);
         const keep = wanted.get(key);
         if (keep && keep.ttl === record.ttl) {
@@ -229,12 +236,84 @@ export class ZoneFilesService {
           removedRecords: [line(soaBefore), ...removedRecords.map(line)],
         };
       }
-      for (const record of removedRecords) change.remove(record);
+      for (const record of removedRecords)
+        if (record.derived) change.removeDerived(record);
+        else change.remove(record);
       for (const record of wanted.values()) change.insert(record);
       await change.commit({ serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl });
       return result;
     });
   }
+}
+
+/** how each client takes the nearest allowed TTL instead of a refusal: what a TTL_NOT_ALLOWED in a file says */
+const TTL_REMEDY =
+  'to take the nearest allowed TTL instead, import with --clamp-ttls (CLI), ttlPolicy: CLAMP (GraphQL) or ttl_policy=CLAMP (REST), or change ALLOWED_TTLS';
+
+/** `2-5, 7, 9`: ascending line numbers as ranges, the first 20 of them */
+function lineRanges(lines: number[]): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let j = i;
+    while (j + 1 < lines.length && lines[j + 1] === lines[j] + 1) j += 1;
+    ranges.push(i === j ? String(lines[i]) : `${lines[i]}-${lines[j]}`);
+    i = j;
+  }
+  return ranges.length > 20 ? `${ranges.slice(0, 20).join(', ')}, …` : ranges.join(', ');
+}
+
+/**
+ * A zone file's problems with each one repeated identically on several lines (a `$TTL` outside ALLOWED_TTLS
+ * makes every record wrong the same way) told once: its lines, their count, and the first line as `line`.
+ * A TTL outside ALLOWED_TTLS also says how to have it clamped instead.
+ */
+export function collapseRepeatedProblems(problems: readonly ErrorDetail[]): ErrorDetail[] {
+  const withoutLine = (p: ErrorDetail) => p.message.replace(/^line \d+: /, '');
+  const groups = new Map<string, ErrorDetail[]>();
+  for (const p of problems) {
+    const key = `${p.field}\u0000${p.code}\u0000${withoutLine(p)}`;
+    const group = groups.get(key);
+    if (group) group.push(p);
+    else groups.set(key, [p]);
+  }
+  return [...groups.values()].map((group) => {
+    const [first] = group;
+    const remedy = first.code === 'TTL_NOT_ALLOWED' ? `; ${TTL_REMEDY}` : '';
+    if (group.length === 1) return remedy ? { ...first, message: `${first.message}${remedy}` } : first;
+    const lines = group.map((p) => p.line).filter((line): line is number => line !== undefined);
+    return {
+      ...first,
+      count: group.length,
+      message: `lines ${lineRanges(lines)} (${group.length} lines): ${withoutLine(first)}${remedy}`,
+    };
+  });
+}
+
+/** the zone by id or name, if the key may see it (its user's, and within a restricted key's read rules) */
+async function visibleZone(ctx: RequestContext, by: { id?: number; name?: string }) {
+  const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
+  const readRules = readRulesOf(ctx.principal.policy);
+  const [domain] = await listDomains(ctx.db, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal), readRules }, { first: 1 });
+  if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+  return domain;
+}
+
+/**
+ * The zone rules' problems with the line of the file's record each is about (a merge into a zone that holds
+ * a template's records: `www CNAME` of the template meets the file's `www A` on line 7): the rules report a
+ * clash at the later record, and the file's records come after the zone's own in a merge.
+ */
+function withFileLines(
+  found: { index?: number; problem: ErrorDetail }[],
+  desired: readonly CanonicalRecord[],
+  fileRecords: readonly CanonicalRecord[],
+  lines: readonly number[],
+): ErrorDetail[] {
+  const lineOf = new Map<CanonicalRecord, number>(fileRecords.map((r, i) => [r, lines[i]]));
+  return found.map(({ index, problem }) => {
+    const line = index === undefined ? undefined : lineOf.get(desired[index]);
+    return line === undefined ? problem : { ...problem, line, message: `line ${line}: ${problem.message}` };
+  });
 }
 
 /** the file's dropped signer records, with the DNSKEY, CDS and CDNSKEY a signed zone leaves out counted too */

@@ -6,10 +6,13 @@
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { HostPort, TsigKey } from '../config/settings';
+import { hostPortName, type HostPort, type TsigKey } from '../config/settings';
 import { SOA } from '../dns/record-types/soa';
+import { A } from '../dns/record-types/a';
+import { AAAA } from '../dns/record-types/aaaa';
 import {
   CLASS,
+  EDNS_DO,
   encodeMessage,
   FLAG,
   OPCODE,
@@ -194,5 +197,42 @@ export async function sendNotify(
     return { ok: true };
   } catch (error) {
     return { ok: false, reason: `NOTIFY: ${(error as Error).message}` };
+  }
+}
+
+/** one type's addresses of a name as a resolver answered, or why there are none to take */
+export type AddressAnswer =
+  { ok: true; addresses: string[]; ttl: number | undefined; authenticated: boolean } | { ok: false; reason: string };
+
+/**
+ * A name's A or AAAA through a resolver (ALIAS flattening, docs/templates-and-alias.md): recursion desired
+ * (RFC 1035 §4.1.1), DO set so a validating resolver says whether it validated (AD, RFC 4035 §3.2.3;
+ * RFC 6840 §5.7). The addresses are the answer's records of the type asked (a CNAME chain is followed by the
+ * resolver); the TTL is the smallest of the answer's records, CNAMEs included. NOERROR with no address
+ * (NODATA) is an empty list; NXDOMAIN, SERVFAIL, other RCODEs and no answer are failures, with the reason.
+ */
+export async function resolveAddresses(server: HostPort, name: string, type: 'A' | 'AAAA', timeoutMs = 2000): Promise<AddressAnswer> {
+  const definition = type === 'A' ? A : AAAA;
+  const request = {
+    flags: (OPCODE.QUERY << 11) | FLAG.RD,
+    questions: [{ name, type: definition.code, klass: CLASS.IN }],
+    edns: { udpPayloadSize: 1232, extendedRcode: 0, version: 0, flags: EDNS_DO, options: [] },
+  };
+  try {
+    let answer = await exchange(server, request, { timeoutMs });
+    if (answer.message.flags & FLAG.TC) answer = await exchangeTcp(server, request, { timeoutMs });
+    if (answer.rcode !== 0)
+      return {
+        ok: false,
+        reason: `${type} ${name}: ${hostPortName(server)} answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}`,
+      };
+    const records = answer.message.answers;
+    const addresses = records
+      .filter((r) => r.type === definition.code)
+      .map((r) => definition.format(readRdata(answer.raw, r, definition) as never));
+    const ttl = records.length ? Math.min(...records.map((r) => r.ttl)) : undefined;
+    return { ok: true, addresses: [...new Set(addresses)].sort(), ttl, authenticated: (answer.message.flags & FLAG.AD) !== 0 };
+  } catch (error) {
+    return { ok: false, reason: `${type} ${name}: ${hostPortName(server)}: ${(error as Error).message}` };
   }
 }

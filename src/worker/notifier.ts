@@ -11,7 +11,7 @@
  * answered (or given up) and its window has closed. A worker of a provider with 100,000 zones holds entries
  * for the zones changing now, not for every zone it ever notified (bench/RESULTS-scale.md).
  */
-import type { HostPort, Settings } from '../config/settings';
+import type { HostPort, Settings, TsigKey } from '../config/settings';
 import { catalogApexRecords } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
@@ -27,6 +27,8 @@ const MAX_ATTEMPTS = 12;
 interface Entry {
   zone: string;
   server: HostPort;
+  /** the key its NOTIFY is signed with: TSIG_KEY for the fleet, the customer's own for a zone's extra secondary */
+  key: TsigKey | undefined;
   lastSent: number;
   trailing?: NodeJS.Timeout;
   retry?: NodeJS.Timeout;
@@ -52,6 +54,9 @@ function soaData(rdata: string, ttl: number): SoaData {
   };
 }
 
+/** one entry per zone, server and key: a customer's server may also be one of the fleet's, with another key */
+const entryKeyOf = (zone: string, server: HostPort, key: TsigKey | undefined) => `${zone}|${serverName(server)}|${key?.name ?? ''}`;
+
 export class Notifier {
   private readonly entries = new Map<string, Entry>();
   private stopped = false;
@@ -74,13 +79,14 @@ export class Notifier {
     return this.entries.size;
   }
 
-  request(zone: string, server: HostPort): void {
+  /** asks for a NOTIFY of `zone` to `server`, signed with TSIG_KEY or, for a zone's extra secondary, with `key` */
+  request(zone: string, server: HostPort, key: TsigKey | undefined = this.settings.tsigKey): void {
     if (this.stopped) return;
-    const key = `${zone}|${serverName(server)}`;
-    let entry = this.entries.get(key);
+    const entryKey = entryKeyOf(zone, server, key);
+    let entry = this.entries.get(entryKey);
     if (!entry) {
-      entry = { zone, server, lastSent: 0, generation: 0, inFlight: 0 };
-      this.entries.set(key, entry);
+      entry = { zone, server, key, lastSent: 0, generation: 0, inFlight: 0 };
+      this.entries.set(entryKey, entry);
     }
     if (entry.idle) clearTimeout(entry.idle);
     entry.idle = undefined;
@@ -110,7 +116,7 @@ export class Notifier {
    */
   private releaseWhenIdle(entry: Entry): void {
     if (this.stopped || entry.trailing || entry.retry || entry.inFlight || entry.idle) return;
-    const key = `${entry.zone}|${serverName(entry.server)}`;
+    const key = entryKeyOf(entry.zone, entry.server, entry.key);
     entry.idle = setTimeout(
       () => {
         entry.idle = undefined;
@@ -148,7 +154,7 @@ export class Notifier {
     }
     if (!soa) return; // the zone is gone: the catalog tells the secondaries
     this.stats.sent += 1;
-    const result = await sendNotify(entry.server, entry.zone, soa, this.settings.tsigKey);
+    const result = await sendNotify(entry.server, entry.zone, soa, entry.key);
     if (result.ok) {
       this.stats.answered += 1;
       notifies.inc({ server: serverName(entry.server), outcome: 'answered' });

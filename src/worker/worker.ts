@@ -15,6 +15,7 @@
  *    Doing a check twice (two workers, a lost lease) changes nothing.
  */
 import { refreshDueZones } from '../services/dnssec/signature-refresh';
+import { refreshDueAliases } from '../services/alias-flattening';
 import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { checkParentDs } from '../services/dnssec/parent-ds';
 import { noteDatabaseFailure } from '../db/availability';
@@ -32,8 +33,12 @@ import { PacedRun } from '../paced-run';
 import { outboxDrains, outboxRowsPublished } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
+import { secondariesToNotify } from '../repositories/zone-secondaries';
+import { SecondaryZonesWorker } from './secondary-zones';
 
 const POLL_MS = 1000;
+/** how often due ALIAS/ANAME records are looked for (their refresh is ALIAS_MIN_TTL..ALIAS_MAX_TTL seconds) */
+const ALIAS_TICK_MS = 1000;
 /** how often the journal's retention runs */
 const PRUNE_EVERY_MS = 10 * 60_000;
 const STATUS_TICK_MS = 500;
@@ -76,6 +81,8 @@ export class PropagationWorker {
   private unlisten: (() => void) | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private statusTimer: NodeJS.Timeout | undefined;
+  private aliasTimer: NodeJS.Timeout | undefined;
+  private flattening = false;
   private stopped = false;
   /** the outbox drain, paced (see wake) */
   private readonly drains = new PacedRun(DRAIN_INTERVAL_MS, () => this.drain());
@@ -90,6 +97,8 @@ export class PropagationWorker {
   private refreshing = false;
   private kickAt = Infinity;
   readonly notifier: Notifier;
+  /** secondary zones' refresh from their primaries (secondary-zones.ts) */
+  readonly secondaryZones: SecondaryZonesWorker;
   private readonly servers: Map<string, HostPort>;
 
   private readonly repository: PropagationRepository;
@@ -105,6 +114,7 @@ export class PropagationWorker {
   ) {
     this.repository = new PropagationRepository(db);
     this.notifier = new Notifier(settings, this.repository, log);
+    this.secondaryZones = new SecondaryZonesWorker(settings, db, log);
     this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
   }
 
@@ -124,12 +134,14 @@ export class PropagationWorker {
     const shortest = Math.min(this.settings.dnssecSignatureRefresh, Math.max(1, this.settings.dnssecPropagationDelay));
     const signatureTick = Math.min(60_000, Math.max(1000, (shortest * 1000) / 4));
     this.signatureTimer = setInterval(() => void this.refreshSignatures(), signatureTick);
+    if (this.settings.aliasResolvers.length) this.aliasTimer = setInterval(() => void this.refreshAliases(), ALIAS_TICK_MS);
     // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
     this.notifier.notifyAll(this.settings.catalogZone);
     await this.admitWaitingZones();
     await this.renotifyPending();
     await this.reconcileServers();
     this.wake('start');
+    await this.secondaryZones.start();
   }
 
   /**
@@ -245,7 +257,25 @@ export class PropagationWorker {
     // the catalog first: a new member zone must be known before its NOTIFY makes sense
     if (zones.delete(this.settings.catalogZone)) this.notifier.notifyAll(this.settings.catalogZone);
     for (const zone of zones) this.notifier.notifyAll(zone);
-    if (zones.size) this.scheduleCheck(FAST_CHECK_MS + 5);
+    if (zones.size) {
+      this.scheduleCheck(FAST_CHECK_MS + 5);
+      void this.notifyExtraSecondaries([...zones]);
+    }
+  }
+
+  /**
+   * NOTIFY (RFC 1996) to the changed zones' extra secondaries (a customer's own servers, docs/transfers.md), each
+   * signed with its own TSIG key. They are not the fleet: no status rows, the notifier's retries and their own
+   * refresh timers bring them along.
+   */
+  private async notifyExtraSecondaries(zones: string[]): Promise<void> {
+    try {
+      for (const target of await secondariesToNotify(this.db, zones))
+        this.notifier.request(target.zone, { host: target.address, port: target.port }, target.key);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker'))
+        this.log.warn({ err: error }, "propagation worker: reading zones' extra secondaries failed; their refresh timers bring them along");
+    }
   }
 
   /** runs a status round in `ms` (or earlier if one is already scheduled earlier) */
@@ -379,16 +409,35 @@ export class PropagationWorker {
     }
   }
 
+  /** flattens the due ALIAS/ANAME records (services/alias-flattening.ts) */
+  async refreshAliases(): Promise<number> {
+    if (this.flattening || this.stopped) return 0;
+    this.flattening = true;
+    try {
+      const changed = await refreshDueAliases(this.db, this.settings);
+      if (changed > 0) this.log.info(`alias: ${changed} zones got new ALIAS addresses`);
+      return changed;
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'alias refresh'))
+        this.log.warn({ err: error }, 'alias: refreshing failed; it runs again at the next tick');
+      return 0;
+    } finally {
+      this.flattening = false;
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.aliasTimer) clearInterval(this.aliasTimer);
     if (this.signatureTimer) clearInterval(this.signatureTimer);
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.statusTimer) clearInterval(this.statusTimer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);
     if (this.kickTimer) clearTimeout(this.kickTimer);
     this.notifier.stop();
+    await this.secondaryZones.stop();
     await this.drains.stop();
-    while (this.checking || this.admitting || this.pruning || this.reconciling || this.refreshing)
+    while (this.checking || this.admitting || this.pruning || this.reconciling || this.refreshing || this.flattening)
       await new Promise((resolve) => setTimeout(resolve, 20));
     this.unlisten?.();
   }

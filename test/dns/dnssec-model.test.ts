@@ -80,6 +80,15 @@ describe('keys and signatures', () => {
     expect(dnskeyOf(ecKey, ec, false).flags).toBe(256);
   });
 
+  it("gives each key's size in bits from its DNSKEY public-key field", () => {
+    const rsa = DNSSEC_ALGORITHMS.RSASHA256;
+    expect(rsa.keyBits(rsa.publicKeyField(rsa.generate(1024)))).toBe(1024);
+    const ec = DNSSEC_ALGORITHMS.ECDSAP256SHA256;
+    expect(ec.keyBits(ec.publicKeyField(ec.generate()))).toBe(256);
+    const ed = DNSSEC_ALGORITHMS.ED25519;
+    expect(ed.keyBits(ed.publicKeyField(ed.generate()))).toBe(256);
+  });
+
   it('computes the key tag of RFC 4034 Appendix B', () => {
     // a DNSKEY RDATA of 4 + 2 octets: 0x0101 + 0x0308 + 0x0102 (sum of 16-bit words), no carry
     expect(keyTag(Buffer.from([0x01, 0x01, 0x03, 0x08, 0x01, 0x02]))).toBe(0x0101 + 0x0308 + 0x0102);

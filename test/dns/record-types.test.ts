@@ -1,4 +1,6 @@
 import { getRecordType, listRecordTypes } from '../../src/dns/record-types';
+import { parseApiRecord } from '../../src/dns/record';
+import { TXT } from '../../src/dns/record-types/txt';
 
 const ZONE = 'example.com';
 
@@ -356,5 +358,42 @@ describe('registry', () => {
     const wrong = getRecordType('TYPE65534')?.parse('\\# 4 abcdef', 'example.com');
     expect(wrong?.ok === false && wrong.problems.map((p) => p.code)).toEqual(['GENERIC_RDATA_LENGTH']);
     for (const meta of ['TYPE0', 'TYPE41', 'TYPE46', 'TYPE251', 'TYPE255', 'TYPE65535']) expect(getRecordType(meta)).toBeUndefined();
+  });
+});
+
+describe('unquoted TXT text typed into the API, longer than one character-string', () => {
+  const dkim = `v=DKIM1; k=rsa; p=${'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'.repeat(9)}`;
+
+  test('is split into strings of 255 octets, with a TXT_SPLIT warning; joined, it is the text', () => {
+    const parsed = parseApiRecord('example.com', { owner: 'sel._domainkey', type: 'TXT', rdata: dkim, ttl: 3600 }, []);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    expect(parsed.warnings.map((w) => w.code)).toEqual(['TXT_SPLIT']);
+    const value = TXT.parse(parsed.record.rdata, 'example.com');
+    if (!value.ok) throw new Error('stored TXT does not parse');
+    expect(value.value.strings.map((s) => s.length)).toEqual([255, dkim.length - 255]);
+    expect(Buffer.concat(value.value.strings).toString()).toBe(dkim);
+  });
+
+  test('keeps UTF-8 characters whole at the split', () => {
+    const text = `${'a'.repeat(254)}é${'b'.repeat(10)}`;
+    const parsed = parseApiRecord('example.com', { owner: 'x', type: 'TXT', rdata: text, ttl: 3600 }, []);
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const value = TXT.parse(parsed.record.rdata, 'example.com');
+    if (!value.ok) throw new Error('stored TXT does not parse');
+    expect(value.value.strings.map((s) => s.toString('utf8'))).toEqual(['a'.repeat(254), `é${'b'.repeat(10)}`]);
+  });
+
+  test('quoted, an over-long string stays refused, saying how to split it', () => {
+    const parsed = parseApiRecord('example.com', { owner: 'x', type: 'TXT', rdata: `"${dkim}"`, ttl: 3600 }, []);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.problems[0].code).toBe('TXT_STRING_TOO_LONG');
+    expect(parsed.problems[0].message).toMatch(/several quoted strings/);
+  });
+
+  test('at most 255 octets, it is one string and no warning', () => {
+    const parsed = parseApiRecord('example.com', { owner: 'x', type: 'TXT', rdata: 'v=spf1 include:example.net -all', ttl: 3600 }, []);
+    expect(parsed.ok && parsed.warnings).toEqual([]);
+    expect(parsed.ok && parsed.record.rdata).toBe('"v=spf1 include:example.net -all"');
   });
 });

@@ -87,6 +87,21 @@ const CASES: [string, ReturnType<typeof rr>[], string[], RegExp | undefined][] =
     ['sub A OCCLUDED_DATA', 'x.sub A OCCLUDED_DATA'],
     undefined,
   ],
+  // RFC 8659 §4.2: a CA ignores a property it does not know, so a misspelt `issue` restricts nothing
+  [
+    'a CAA with an unknown tag',
+    [rr('@', 'CAA', '0 isue "ca.example.net"'), rr('@', 'CAA', '0 issue "ca.example.net"')],
+    ['@ CAA CAA_UNKNOWN_TAG'],
+    undefined,
+  ],
+  // RFC 7208 §3.2/§4.5: two "v=spf1" records at one name make every SPF check of it a permerror
+  [
+    'two SPF records at the apex',
+    [rr('@', 'TXT', '"v=spf1 mx -all"'), rr('@', 'TXT', '"V=SPF1 " "include:example.net ~all"'), rr('@', 'TXT', '"v=spf10 not spf"')],
+    ['@ TXT SPF_MULTIPLE_RECORDS', '@ TXT SPF_MULTIPLE_RECORDS'],
+    undefined,
+  ],
+  ['one SPF record beside other TXT', [rr('@', 'TXT', '"v=spf1 -all"'), rr('@', 'TXT', '"google-site-verification=x"')], [], undefined],
 ];
 
 test.each(CASES)('%s', (_name, extra, expected, named) => {

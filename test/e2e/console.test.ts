@@ -77,6 +77,11 @@ async function keepScreenshots(name: string) {
   // nothing sticks out sideways at 390 px but the records table's own scroll box
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   expect({ name, overflow }).toEqual({ name, overflow: 0 });
+  // the records table's Type and TTL cells (and their headers) show their whole text at 390 px
+  const cut = await page.evaluate<string[]>(
+    "[...document.querySelectorAll('table.records .col-type, table.records .col-ttl')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.textContent)",
+  );
+  expect({ name, cut }).toEqual({ name, cut: [] });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}-390.png`), fullPage: true });
   await expectAccessible(page, `${name} at 390 px`);
   await page.setViewportSize(size);
@@ -176,13 +181,28 @@ test('zones: server-side search by name prefix, and paging', async () => {
   await page.keyboard.press('Enter');
   await page.getByText('11 zones · page 1 of 1').waitFor();
   await page.locator('table.zones tbody tr').nth(11).waitFor({ state: 'detached' });
-  const found = await page.locator('table.zones tbody tr td:first-child').allTextContents();
-  expect(found.sort()).toEqual(['page1', ...Array.from({ length: 10 }, (_, i) => `page1${i}`)].map((z) => `${z}.console.example`).sort());
+  // sorted by name (numeric-aware: page1, page10 … page19), then the other way from the sortable header
+  const byName = ['page1', ...Array.from({ length: 10 }, (_, i) => `page1${i}`)].map((z) => `${z}.console.example`);
+  expect(await page.locator('table.zones tbody tr td:first-child').allTextContents()).toEqual(byName);
+  await page.getByRole('button', { name: 'Zone', exact: true }).click();
+  expect(await page.locator('table.zones th[aria-sort="descending"]').textContent()).toContain('Zone');
+  expect(await page.locator('table.zones tbody tr td:first-child').allTextContents()).toEqual(byName.slice().reverse());
+  await page.getByRole('button', { name: 'Zone', exact: true }).click();
   // the whole name, with a final dot: that zone alone (page10… do not start with `page1.`)
   await page.fill('#zone-search', 'PAGE1.console.example.');
   await page.keyboard.press('Enter');
   await page.getByText('1 zone · page 1 of 1').waitFor();
   expect(await page.getByRole('link', { name: 'page1.console.example' }).count()).toBe(1);
+  // an IDN zone reads in its Unicode form, its A-label on a second line; the zone's own heading too
+  await createZone(app, userId, 'bücher.console.example');
+  await page.fill('#zone-search', 'bücher');
+  await page.keyboard.press('Enter');
+  await page.getByRole('link', { name: 'bücher.console.example', exact: true }).waitFor();
+  expect(await page.locator('table.zones .a-label').allTextContents()).toEqual(['xn--bcher-kva.console.example']);
+  await page.getByRole('link', { name: 'bücher.console.example', exact: true }).click();
+  await page.getByRole('heading', { name: 'bücher.console.example', exact: true }).waitFor();
+  await page.getByText('xn--bcher-kva.console.example', { exact: true }).waitFor();
+  await page.evaluate("location.hash = '#/'");
   await page.fill('#zone-search', 'nope.example');
   await page.keyboard.press('Enter');
   await page.getByText('No zone name starts with nope.example.').waitFor();
@@ -222,6 +242,27 @@ test('records: typed forms from recordTypes add records of several types; a refu
   }
   const stored = await recordsOf(ZONE);
   for (const [, , , line] of added) expect(stored).toContain(line);
+  // after a save the focus is back on "Add record" (not the page), and the live region said what was saved
+  expect(await page.evaluate('document.activeElement?.textContent')).toBe('Add record');
+  expect(await page.locator('p[aria-live="polite"][role="status"]').filter({ hasText: 'Added info TXT' }).count()).toBe(1);
+  // the form's labels are words; the API's field names are in each field's help text
+  await page.getByRole('button', { name: 'Add record' }).click();
+  const form = page.locator('section.panel');
+  for (const [label, field] of [
+    ['Name', 'owner'],
+    ['Type', 'type'],
+    ['TTL', 'ttl'],
+    ['Address', 'rdata'],
+  ]) {
+    const input = form.getByLabel(label, { exact: true });
+    const hints = (await input.getAttribute('aria-describedby'))!.split(' ');
+    expect(await form.locator(`[id="${hints[0]}"] code`).allTextContents()).toContain(field);
+  }
+  // the TTL is chosen among the server's allowed values (serverSettings.allowedTtls: ALLOWED_TTLS' default here)
+  const offered = await form.locator('#record-ttl option').evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+  expect(offered).toEqual(['300', '900', '1800', '3600', '7200', '14400', '28800', '43200', '86400']);
+  expect(await form.locator('#record-ttl').inputValue()).toBe('3600');
+  await page.getByRole('button', { name: 'Cancel' }).click();
 
   // refused by the service: the message is at the RDATA fields, and the form keeps what was typed
   await addRecord('bad', 'A', { address: '300.1.2.3' });
@@ -260,6 +301,9 @@ test('records: typed forms from recordTypes add records of several types; a refu
   await page.fill('#rdata-address', '192.0.2.11');
   await page.getByRole('button', { name: 'Save now' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved web A 192.0.2.11' }).waitFor();
+  // the focus is back on the row saved
+  await page.getByRole('button', { name: 'Edit web A 192.0.2.11' }).waitFor();
+  expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Edit web A 192.0.2.11');
   // delete
   await page.getByRole('button', { name: 'Delete info TXT "hello console"' }).click();
   await page.getByRole('button', { name: 'Delete now' }).click();
@@ -408,10 +452,12 @@ test('keys: a new API key and a new TSIG key show their secret once; a TSIG key 
   await page.getByRole('cell', { name: 'made in the console', exact: true }).waitFor();
   expect(await page.locator('#new-secret').count()).toBe(0);
 
+  // the user id is left empty: the form sends the signed-in key's own user (the API refuses a user key without it)
   await page.fill('#tsig-key-name', 'acme.console.example');
-  await page.fill('#tsig-key-user', userId);
   await page.getByRole('button', { name: 'Create TSIG key' }).click();
   expect((await page.locator('#new-secret').inputValue()).length).toBeGreaterThan(20);
+  const made = await app.gql(`{ tsigKeys { name userId } }`);
+  expect(made.data.tsigKeys.find((k: { name: string }) => k.name === 'acme.console.example').userId).toBe(userId);
   await keepScreenshots('keys');
   await expectAccessible(page, 'keys');
   await page.getByRole('button', { name: 'I have stored it' }).click();
@@ -439,6 +485,7 @@ test('a zone created in the browser for the key’s own user; DNSSEC enabled the
   await page.fill('#new-zone-name', SIGNED);
   await page.getByRole('button', { name: 'Create zone' }).click();
   await page.locator('#new-zone-name-error').waitFor();
+  expect(await page.locator('#new-zone-name-error').textContent()).toBe(`A zone named ${SIGNED} already exists.`);
   expect(await page.locator('#new-zone-name').getAttribute('aria-invalid')).toBe('true');
   await page.getByRole('button', { name: 'Cancel' }).click();
 
@@ -520,6 +567,33 @@ test('a zone created in the browser for the key’s own user; DNSSEC enabled the
   expect(await page.getByRole('link', { name: SIGNED }).count()).toBe(0);
 }, 120_000);
 
+test('a zone created in the browser with a template of its user holds the template’s records', async () => {
+  const saved = await app.gql(`mutation($i: CreateRecordTemplateInput!) { createRecordTemplate(input: $i) { id } }`, {
+    i: {
+      userId,
+      name: 'console-web',
+      records: [
+        { owner: '@', type: 'SOA', rdata: 'ns1.console.example. hostmaster.{zone}. 1 3600 900 604800 300' },
+        { owner: '@', type: 'NS', rdata: 'ns1.console.example.' },
+        { owner: 'web', type: 'A', rdata: '192.0.2.90' },
+      ],
+    },
+  });
+  expect(saved.errors).toBeUndefined();
+  await page.evaluate("location.hash = '#/'");
+  await page.getByRole('button', { name: 'New zone…' }).click();
+  await page.locator('#new-zone-template option[value="console-web"]').waitFor({ state: 'attached' });
+  await page.fill('#new-zone-name', 'templated.console.example');
+  await page.selectOption('#new-zone-template', 'console-web');
+  await page.getByRole('button', { name: 'Create zone' }).click();
+  await page.getByRole('heading', { name: 'templated.console.example', exact: true }).waitFor();
+  expect((await recordsOf('templated.console.example')).map((r) => r.replace(/ SOA .*/, ' SOA')).sort()).toEqual([
+    '@ NS ns1.console.example.',
+    '@ SOA',
+    'web A 192.0.2.90',
+  ]);
+});
+
 test(`a ${BIG_RECORDS.toLocaleString('en')}-record zone loads page by page and scrolls in a virtualised table`, async () => {
   await createZone(app, userId, BIG_ZONE);
   const lines = Array.from({ length: BIG_RECORDS }, (_, i) => `h${i} 3600 IN A 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
@@ -551,11 +625,36 @@ test(`a ${BIG_RECORDS.toLocaleString('en')}-record zone loads page by page and s
   metrics.bigZoneScrollToEndMs = Date.now() - scrolled;
   // sorting 10,000 rows by data, descending
   const sorted = Date.now();
-  await page.getByRole('button', { name: 'Data' }).click();
-  await page.getByRole('button', { name: 'Data' }).click();
+  await page.getByRole('button', { name: 'Value' }).click();
+  await page.getByRole('button', { name: 'Value' }).click();
   await page.locator('th[aria-sort="descending"]').waitFor();
   metrics.bigZoneSortMs = Date.now() - sorted;
   await keepScreenshots('records-10k');
+
+  // a change made elsewhere is applied from its zoneChanged event: only its RRset (and the SOA) are read again,
+  // not the 10,000 records, and the table keeps its scroll position
+  const recordReads: { owner?: string; type?: string }[] = [];
+  const watch = (request: import('playwright-core').Request) => {
+    // urql sends a query as a GET (its parameters in the URL) when it fits, else as a POST
+    const url = new URL(request.url());
+    if (!url.pathname.endsWith('/graphql')) return;
+    const body = (
+      request.method() === 'GET'
+        ? { operationName: url.searchParams.get('operationName'), variables: JSON.parse(url.searchParams.get('variables') ?? '{}') }
+        : request.postDataJSON()
+    ) as { operationName?: string; variables?: { owner?: string; type?: string } } | null;
+    if (body?.operationName === 'ZoneRecords') recordReads.push(body.variables ?? {});
+  };
+  page.on('request', watch);
+  const scrollBefore = await page.locator('.grid-scroll').evaluate((el) => el.scrollTop);
+  const change = await app.gql(CREATE_RECORD, { input: { zone: BIG_ZONE, owner: 'h5000', type: 'TXT', ttl: 3600, rdata: '"live"' } });
+  expect(change.errors).toBeUndefined();
+  await page.getByText(`${(total + 1).toLocaleString('en')} of ${(total + 1).toLocaleString('en')} records`).waitFor();
+  page.off('request', watch);
+  expect(recordReads.length).toBeGreaterThan(0);
+  expect(recordReads.every((v) => v.owner !== undefined)).toBe(true);
+  expect(recordReads.map((v) => `${v.owner} ${v.type}`).sort()).toEqual(['@ SOA', 'h5000 TXT']);
+  expect(await page.locator('.grid-scroll').evaluate((el) => el.scrollTop)).toBe(scrollBefore);
 }, 120_000);
 
 test('a revoked key signs the tab out with a clear message', async () => {

@@ -122,10 +122,15 @@ describe('nested lists under small limits (MAX_PAGE_SIZE 30, cost ceiling 2,000)
     expect(res.status).toBe(400);
     expect(res.data).toBeUndefined();
     expect(res.errors![0].extensions.details[0]).toMatchObject({ code: 'MAX_COMPLEXITY', limit: BUDGET });
-    expect(res.errors![0].message).toBe(`Query costs ${1 + 100 * (1 + MAX_PAGE)}; the limit is ${BUDGET}`);
-    // the same for a user's zones
-    const zones = await twice('{ users(first: 100) { nodes { domains { id } } } }');
-    expect(zones.errors![0].extensions.details[0].code).toBe('MAX_COMPLEXITY');
+    // each zone holds more than MAX_PAGE_SIZE records: costed at MAX_PAGE_SIZE a zone, and the list named
+    expect(res.errors![0].message).toBe(
+      `Query costs ${1 + 100 * (1 + MAX_PAGE)}; the limit is ${BUDGET}. Lists without \`first\` (Domain.records) count as all a parent holds: give them \`first\``,
+    );
+    expect(res.errors![0].extensions.details[1]).toMatchObject({ code: 'LIST_WITHOUT_FIRST', list: 'Domain.records' });
+    // a user's zones without `first` cost what the users hold (2 zones here), not MAX_PAGE_SIZE: it runs
+    const zones = await twice('{ users(first: 30) { nodes { domains { id } } } }');
+    expect(zones.errors).toBeUndefined();
+    expect(zones.data.users.nodes.flatMap((u: { domains: unknown[] }) => u.domains)).toHaveLength(2);
   });
 
   test('a nested list without `first` that fits the ceiling returns at most MAX_PAGE_SIZE items per parent, the first by id', async () => {

@@ -83,6 +83,24 @@ test('a CNAME replaces the A records of its owner in one set; REPLACE_RRSET swap
   expect(res.data.applyZoneChanges.removed.length).toBe(3);
 });
 
+test('EXTEND_RRSET adds what the RRset lacks and PRUNE_RRSET removes what it holds, the rest staying', async () => {
+  await createZone(app, userId, 'set-extend.example');
+  await app.gql(CREATE_RECORD, { input: { zone: 'set-extend.example', owner: 'ns', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
+  const res = await app.gql(APPLY, {
+    zone: 'set-extend.example',
+    changes: [
+      { kind: 'EXTEND_RRSET', owner: 'ns', type: 'A', ttl: 3600, rdatas: ['192.0.2.1', '192.0.2.2'] },
+      { kind: 'PRUNE_RRSET', owner: 'www', type: 'CNAME', rdatas: ['set-extend.example.', 'absent.example.net.'] },
+    ],
+  });
+  expect(res.errors).toBeUndefined();
+  // 192.0.2.1 was there: only .2 is added; the CNAME the zone was made with goes, the absent target is no matter
+  expect(res.data.applyZoneChanges.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual(['ns A 192.0.2.2']);
+  expect(res.data.applyZoneChanges.removed.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual(['www CNAME set-extend.example.']);
+  const records = (await zoneRecords('set-extend.example')).records.map((r) => `${r.owner} ${r.type} ${r.rdata}`);
+  expect(records.filter((r) => r.startsWith('ns A'))).toEqual(['ns A 192.0.2.1', 'ns A 192.0.2.2']);
+});
+
 test('REMOVE by id and by content, REPLACE by id', async () => {
   await createZone(app, userId, 'set3.example');
   const a = await app.gql(CREATE_RECORD, { input: { zone: 'set3.example', owner: 'a', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });

@@ -290,3 +290,88 @@ test('limits: the admin sets and shows a user’s quotas and rates and a key’s
   expect(self.err).toContain('FORBIDDEN');
   expect((await cli(['user', 'limits', userId, '--max-zones', 'lots'])).code).toBe(2);
 });
+
+test('the first day: zone add takes an e-mail, record list of a missing zone fails, status --wait in a pipe prints whole lines', async () => {
+  const user = JSON.parse((await cli(['--json', 'user', 'add', 'first-day@example.org'])).out);
+  const added = await cli(['--json', 'zone', 'add', 'first-day@example.org', 'first-day-cli.example']);
+  expect(added.code).toBe(0);
+  expect(JSON.parse(added.out)).toMatchObject({ name: 'first-day-cli.example' });
+  const owner = await app.gql(`query($z: String!) { domain(name: $z) { user { id } } }`, { z: 'first-day-cli.example' });
+  expect(owner.data.domain.user.id).toBe(user.id);
+  const unknownUser = await cli(['zone', 'add', 'nobody@example.org', 'first-day-cli2.example']);
+  expect(unknownUser.code).toBe(1);
+  expect(unknownUser.err).toContain('USER_NOT_FOUND');
+
+  const missing = await cli(['record', 'list', 'nosuch.test']);
+  expect(missing.code).toBe(1);
+  expect(missing.out).toBe('');
+  expect(missing.err).toContain('error: ZONE_NOT_FOUND: no zone nosuch.test');
+
+  // a secondary that never answers: the wait times out, and its progress (stderr is a pipe here) is one line each
+  const withSecondary = await startTestApp({ SECONDARIES: '127.0.0.1:9' });
+  try {
+    await withSecondary.gql(`mutation { createUser(input: {email: "wait@example.org"}) { id } }`);
+    await withSecondary.gql(`mutation { createDomain(input: {userId: "1", zone: "wait.example"}) { id } }`);
+    const waited = await cli(['status', 'wait.example', '--wait', '--timeout', '1'], { ZONEKEEPER_URL: withSecondary.baseUrl });
+    expect(waited.code).toBe(1);
+    expect(waited.err).not.toContain('\r');
+    const progress = waited.err.split('\n').filter((line) => line.startsWith('serial '));
+    expect(progress.length).toBeGreaterThan(0);
+    for (const line of progress) expect(line).toMatch(/^serial \d+: 0\/1 secondaries in sync…$/);
+    expect(waited.err).toMatch(/\nerror: TIMEOUT: /);
+  } finally {
+    await withSecondary.close();
+  }
+});
+
+test("secondaries: a zone's extra secondaries set, listed and removed; a bad server is a usage mistake", async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'sec-cli@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'sec-cli.example'])).code).toBe(0);
+  expect((await cli(['tsig', 'add', 'sec-cli-xfr', '--user', userId])).code).toBe(0);
+  const set = await cli(['--json', 'secondaries', 'set', 'sec-cli.example', '198.51.100.7=sec-cli-xfr', '2001:db8::7#5300=sec-cli-xfr']);
+  expect(set.code).toBe(0);
+  expect(JSON.parse(set.out)).toEqual([
+    { address: '198.51.100.7', port: 53, tsigKeyName: 'sec-cli-xfr' },
+    { address: '2001:db8::7', port: 5300, tsigKeyName: 'sec-cli-xfr' },
+  ]);
+  expect((await cli(['secondaries', 'list', 'sec-cli.example'])).out).toMatch(/2001:db8::7\s+5300\s+sec-cli-xfr/);
+  expect((await cli(['secondaries', 'set', 'sec-cli.example', '198.51.100.7'])).code).toBe(2);
+  expect((await cli(['secondaries', 'set', 'sec-cli.example'])).code).toBe(0);
+  expect((await cli(['secondaries', 'list', 'sec-cli.example'])).out).toContain('(none)');
+
+  // a SECONDARY zone (no worker here: it stays PENDING), not promoted before its first transfer
+  const added = await cli(['--json', 'zone', 'add', userId, 'sec2-cli.example', '--primary', '192.0.2.53#5300=sec-cli-xfr']);
+  expect(added.code).toBe(0);
+  expect(JSON.parse(added.out)).toMatchObject({ name: 'sec2-cli.example', kind: 'SECONDARY' });
+  expect(JSON.parse((await cli(['--json', 'zone', 'transfers', 'sec2-cli.example'])).out)).toMatchObject({
+    kind: 'SECONDARY',
+    state: 'PENDING',
+  });
+  const promote = await cli(['zone', 'promote', 'sec2-cli.example']);
+  expect(promote.code).toBe(1);
+  expect(promote.err).toContain('ZONE_NOT_TRANSFERRED');
+  expect((await cli(['zone', 'add', userId, 'sec3-cli.example', '--primary', '#53'])).code).toBe(2);
+}, 60_000);
+
+test('templates: saved from a JSON file, listed, and a zone added with --template holds their records', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'templates@cli.example'])).out).id;
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'template.json');
+  writeFileSync(
+    file,
+    JSON.stringify([
+      { owner: '@', type: 'SOA', rdata: 'ns1.cli.example. hostmaster.{zone}. 1 3600 900 604800 300', ttl: 3600 },
+      { owner: '@', type: 'NS', rdata: 'ns1.cli.example.', ttl: 3600 },
+      { owner: 'www', type: 'A', rdata: '192.0.2.80', ttl: 300 },
+    ]),
+  );
+  const saved = await cli(['--json', 'template', 'add', 'web', file]);
+  expect(saved.code).toBe(0);
+  expect(JSON.parse(saved.out)).toMatchObject({ name: 'web', userId: null });
+  expect((await cli(['template', 'list'])).out).toMatch(/\n\d+\s+-\s+web\s+3\n/);
+  expect((await cli(['zone', 'add', userId, 'templated.cli.example', '--template', 'web'])).code).toBe(0);
+  const records = JSON.parse((await cli(['--json', 'record', 'list', 'templated.cli.example'])).out);
+  expect(records.map((r: any) => `${r.owner} ${r.type}`).sort()).toEqual(['@ NS', '@ SOA', 'www A']);
+  const unknown = await cli(['zone', 'add', userId, 'other.cli.example', '--template', 'nope']);
+  expect(unknown.code).toBe(1);
+  expect(unknown.err).toContain('TEMPLATE_NOT_FOUND');
+});

@@ -10,6 +10,7 @@ import { ensureDatabase } from '../../src/db/database';
 import { RunningPostgres, startEmbeddedPostgres } from '../../src/db/embedded-postgres';
 import { RunningService, startService } from '../../src/main';
 import { querySoaSerial } from '../../src/worker/dns-client';
+import { ixfr } from '../../src/worker/zone-transfer-in';
 import { ADMIN_KEY } from '../support/test-app';
 import { freePort } from '../support/free-port';
 import { signMessage } from '../../src/dns/wire';
@@ -127,6 +128,12 @@ describe('a PostgreSQL restart under the running service', () => {
         updateKey,
       ).message;
     expect(rcodeOf(await sendUdp(service.dnsPort!, update('during')))).toBe(2);
+    // and a secondary's IXFR (RFC 1995) over TCP: SERVFAIL with the EDE too, never a refusal (REFUSED, NOTAUTH)
+    // that would read as "this primary will not transfer the zone" (docs/deployment.md, «Known gaps»)
+    const olderSoa = { rdata: 'ns1.outage.example. hostmaster.outage.example. 1 3600 600 604800 300', ttl: 3600 };
+    await expect(ixfr({ host: '127.0.0.1', port: service.dnsPort! }, 'outage.example', olderSoa)).rejects.toThrow(
+      /answered SERVFAIL \(the database is unreachable; try again\)/,
+    );
 
     await startCluster();
     await servesAgain();

@@ -9,80 +9,24 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawn, ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createTsigKey, createUser, createZone } from '../support/fixtures';
 import { KeyArg, nsupdate } from '../support/update-clients';
-import { dig, findBinary, freePort, records, waitFor } from './knot';
+import { Pebble, runProcess, startPebble } from '../support/pebble';
+import { dig, findBinary, freePort, records } from './knot';
 
 const ZONE = 'acme-zk.test';
 
 let app: TestApp;
 let dnsPort: number;
 let work: string;
-let pebble: ChildProcess;
+let pebble: Pebble;
 let pebbleUrl: string;
 let caFile: string;
 let key: KeyArg;
 /** an unrestricted key of the same user, for the README's example (it adds an A record) */
 let fullKey: KeyArg;
-let pebbleLog = '';
-
-/** a throw-away CA and a certificate for 127.0.0.1 / localhost: pebble serves ACME over HTTPS only */
-function makePebbleTls(dir: string): { ca: string; cert: string; key: string } {
-  const file = (name: string) => path.join(dir, name);
-  const openssl = (args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl([
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '2',
-    '-subj',
-    '/CN=zonekeeper test CA',
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-  ]);
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', file('tls.key'), '-out', file('tls.csr')]);
-  writeFileSync(
-    file('ext.cnf'),
-    'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n',
-  );
-  openssl([
-    'x509',
-    '-req',
-    '-in',
-    file('tls.csr'),
-    '-CA',
-    file('ca.pem'),
-    '-CAkey',
-    file('ca.key'),
-    '-CAcreateserial',
-    '-days',
-    '2',
-    '-extfile',
-    file('ext.cnf'),
-    '-out',
-    file('tls.pem'),
-  ]);
-  return { ca: file('ca.pem'), cert: file('tls.pem'), key: file('tls.key') };
-}
-
-/** runs a client to its end with extra environment variables; its output kept for the failure message */
-function runProcess(bin: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('error', (error) => resolve({ code: -1, output: String(error) }));
-    child.on('close', (code) => resolve({ code: code ?? -1, output }));
-  });
-}
 
 async function txtAt(name: string): Promise<string[]> {
   const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', name, 'TXT']);
@@ -108,37 +52,13 @@ beforeAll(async () => {
   fullKey = await createTsigKey(app, userId, 'readme-client.acme-zk.test');
 
   work = mkdtempSync(path.join(os.tmpdir(), 'zk-acme-'));
-  const tls = makePebbleTls(work);
-  caFile = tls.ca;
-  const [acmePort, managementPort, httpPort, tlsPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  writeFileSync(
-    path.join(work, 'pebble.json'),
-    JSON.stringify({
-      pebble: {
-        listenAddress: `127.0.0.1:${acmePort}`,
-        managementListenAddress: `127.0.0.1:${managementPort}`,
-        certificate: tls.cert,
-        privateKey: tls.key,
-        httpPort,
-        tlsPort,
-        ocspResponderURL: '',
-        externalAccountBindingRequired: false,
-      },
-    }),
-  );
-  pebbleUrl = `https://127.0.0.1:${acmePort}/dir`;
-  // NOSLEEP: no random wait before validating; NONCEREJECT=0: pebble otherwise rejects 5% of good nonces
-  pebble = spawn(findBinary('pebble'), ['-config', path.join(work, 'pebble.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
-    env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  pebble.stdout!.on('data', (chunk) => (pebbleLog += chunk));
-  pebble.stderr!.on('data', (chunk) => (pebbleLog += chunk));
-  await waitFor('pebble listening', async () => (pebbleLog.includes('Listening on') ? true : undefined), 20_000);
+  pebble = await startPebble(work, dnsPort);
+  pebbleUrl = pebble.url;
+  caFile = pebble.caFile;
 }, 90_000);
 
 afterAll(async () => {
-  pebble?.kill('SIGTERM');
+  pebble?.stop();
   await app?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });

@@ -21,7 +21,6 @@ export async function startBindSecondary(options: {
   primaryPort: number;
   tsig: { name: string; secret: string };
 }): Promise<BindSecondary> {
-  const named = findBinary('named');
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-bind-'));
   const zones = options.zones
@@ -35,15 +34,7 @@ export async function startBindSecondary(options: {
 };`,
     )
     .join('\n');
-  const config = `options {
-  directory "${dir}";
-  pid-file "${dir}/named.pid";
-  session-keyfile "${dir}/session.key";
-  managed-keys-directory "${dir}";
-  listen-on port ${port} { 127.0.0.1; };
-  listen-on-v6 { none; };
-  recursion no;
-  dnssec-validation no;
+  const config = `${namedOptions(dir, port)}
   notify no;
   // the tests' primary answers at once: retry quickly rather than BIND's minutes
   min-refresh-time 1;
@@ -52,6 +43,33 @@ export async function startBindSecondary(options: {
 key "${options.tsig.name}" { algorithm hmac-sha256; secret "${options.tsig.secret}"; };
 ${zones}
 `;
+  const named = await startNamed(dir, config);
+  return { port, ...named };
+}
+
+/**
+ * The start of a test named's `options` block, left open for the caller's own lines: its files in `dir`,
+ * loopback on `port` only, authoritative only (no recursion, no validation).
+ */
+export function namedOptions(dir: string, port: number): string {
+  return `options {
+  directory "${dir}";
+  pid-file "${dir}/named.pid";
+  session-keyfile "${dir}/session.key";
+  managed-keys-directory "${dir}";
+  listen-on port ${port} { 127.0.0.1; };
+  listen-on-v6 { none; };
+  recursion no;
+  dnssec-validation no;`;
+}
+
+/**
+ * Runs `named -g` on a configuration in its own folder (its log kept), once it says it is running; `stop` ends it
+ * (SIGTERM, then SIGKILL) and removes the folder. Shared by the BIND secondary here and the BIND primary
+ * (bind-primary.ts).
+ */
+export async function startNamed(dir: string, config: string): Promise<{ log(): string; stop(): Promise<void> }> {
+  const named = findBinary('named');
   const configFile = path.join(dir, 'named.conf');
   writeFileSync(configFile, config);
   let output = '';
@@ -66,7 +84,6 @@ ${zones}
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return {
-    port,
     log: () => output,
     async stop() {
       if (!exited) {

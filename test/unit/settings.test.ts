@@ -15,7 +15,10 @@ describe('settings', () => {
     const settings = loadSettings({});
     expect(settings).toMatchObject({
       port: 3000,
-      host: '0.0.0.0',
+      // loopback until told otherwise; /metrics without a key from loopback only
+      host: '127.0.0.1',
+      metricsAllow: ['127.0.0.0/8', '::1/128'],
+      heavyRequestsAtOnce: 4,
       databaseUrl: undefined,
       allowedTtls: [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300],
       defaultNs: ['ns1.example.net.', 'ns2.example.net.'],
@@ -49,6 +52,11 @@ describe('settings', () => {
     ]);
   });
 
+  it('reads METRICS_ALLOW as addresses and CIDR blocks', () => {
+    expect(loadSettings({ METRICS_ALLOW: '192.0.2.0/24, 2001:db8::1' }).metricsAllow).toEqual(['192.0.2.0/24', '2001:db8::1']);
+    expect(problemsOf({ METRICS_ALLOW: 'anywhere' })).toEqual(['METRICS_ALLOW must list addresses or CIDR blocks (got "anywhere")']);
+  });
+
   it('parses lists, host:port pairs and a TSIG key', () => {
     const settings = loadSettings({
       ALLOWED_TTLS: '60, 300 3600',
@@ -80,6 +88,18 @@ describe('settings', () => {
       { host: '2001:db8::2', port: 53 },
     ]);
     expect(loadSettings({}).dnssecParentDsServers).toEqual([]);
+  });
+
+  it('reads the ALIAS resolvers and TTL bounds (docs/templates-and-alias.md), and refuses a floor above the cap', () => {
+    const settings = loadSettings({ ALIAS_RESOLVERS: '192.0.2.53, [2001:db8::53]:5353', ALIAS_MIN_TTL: '30', ALIAS_MAX_TTL: '600' });
+    expect(settings.aliasResolvers).toEqual([
+      { host: '192.0.2.53', port: 53 },
+      { host: '2001:db8::53', port: 5353 },
+    ]);
+    expect([settings.aliasMinTtl, settings.aliasMaxTtl]).toEqual([30, 600]);
+    expect(loadSettings({})).toMatchObject({ aliasResolvers: [], aliasMinTtl: 60, aliasMaxTtl: 3600 });
+    expect(() => loadSettings({ ALIAS_MIN_TTL: '700', ALIAS_MAX_TTL: '600' })).toThrow(/ALIAS_MIN_TTL must not exceed ALIAS_MAX_TTL/);
+    expect(() => loadSettings({ ALIAS_RESOLVERS: 'resolver.example' })).toThrow(/ALIAS_RESOLVERS/);
   });
 
   it.each([

@@ -22,6 +22,9 @@ export type AplDataInput = {
   items?: string | null | undefined;
 };
 
+/** CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY. */
+export type ApiKeyOrigin = 'API_KEY_SETTING' | 'CREATED' | 'GENERATED_AT_FIRST_START';
+
 /** CAA RDATA (RFC 8659 §4.1). */
 export type CaaDataInput = {
   /** 0–255; 128 = issuer critical */
@@ -87,6 +90,12 @@ export type CreateApiKeyInput = {
 };
 
 export type CreateDomainInput = {
+  /** PRIMARY (default): written here; SECONDARY: taken by transfer from `primaries` (docs/transfers.md). */
+  kind?: ZoneKind | null | undefined;
+  /** A SECONDARY zone’s primaries, tried in this order (address, port, optional TSIG key of the zone’s user). */
+  primaries?: Array<ServerInput> | null | undefined;
+  /** The record template the zone starts with (recordTemplates: the user’s, else an admin-wide one); omitted: `default`. */
+  template?: string | null | undefined;
   /** Id of the owning user. */
   userId: string | number;
   /** Zone name; a trailing dot, letter case and IDN are normalised. */
@@ -468,6 +477,16 @@ export type SvcbDataInput = {
   target: string;
 };
 
+/** A DNS server of the customer’s: address, port (53 unless given), and the TSIG key of the zone’s user it uses. */
+export type ServerInput = {
+  /** The server’s IP address. */
+  address: string;
+  /** Its port; 53 when omitted. */
+  port?: number | null | undefined;
+  /** The name of an active TSIG key of the zone’s user that signs the transfers; omitted: unsigned. */
+  tsigKeyName?: string | null | undefined;
+};
+
 /** TLSA RDATA (RFC 6698 §2, RFC 7218). */
 export type TlsaDataInput = {
   /** hexadecimal, blanks allowed between digits */
@@ -516,9 +535,9 @@ export type ZoneChangeInput = {
   owner?: string | null | undefined;
   /** RDATA in presentation form (ADD, REPLACE, REMOVE by content). */
   rdata?: string | null | undefined;
-  /** The RRset’s RDATA (REPLACE_RRSET). */
+  /** The RRset’s RDATA (REPLACE_RRSET, EXTEND_RRSET, PRUNE_RRSET). */
   rdatas?: Array<string> | null | undefined;
-  /** TTL (ADD, REPLACE, REPLACE_RRSET). */
+  /** TTL (ADD, REPLACE, REPLACE_RRSET, EXTEND_RRSET). */
   ttl?: number | null | undefined;
   /** Record type (case-insensitive). */
   type?: string | null | undefined;
@@ -527,6 +546,10 @@ export type ZoneChangeInput = {
 export type ZoneChangeKind =
   /** Add a record: owner, type, rdata, ttl. */
   | 'ADD'
+  /** Those of `rdatas` (with `ttl`) the RRset of owner and type lacks are added; the rest stays (PowerDNS EXTEND). */
+  | 'EXTEND_RRSET'
+  /** Those of `rdatas` the RRset of owner and type holds are removed; the rest stays (PowerDNS PRUNE). */
+  | 'PRUNE_RRSET'
   /** Remove a record: by id, or by owner, type and rdata. */
   | 'REMOVE'
   /** Replace the record `id` with owner, type, rdata, ttl. */
@@ -545,6 +568,9 @@ export type ZoneImportTtlPolicy =
   | 'CLAMP'
   /** A TTL outside ALLOWED_TTLS refuses the file, every such line listed. */
   | 'REFUSE';
+
+/** Where a zone’s data comes from: PRIMARY, the API (ours); SECONDARY, transfers from its primaries (docs/transfers.md). */
+export type ZoneKind = 'PRIMARY' | 'SECONDARY';
 
 export type WhoAmIQueryVariables = Exact<{ [key: string]: never }>;
 
@@ -575,6 +601,10 @@ export type RecordTypesQueryVariables = Exact<{ [key: string]: never }>;
 export type RecordTypesQuery = {
   recordTypes: Array<{ type: string; code: number; rfcs: Array<string>; fields: Array<{ name: string; description: string }> }>;
 };
+
+export type ServerSettingsQueryVariables = Exact<{ [key: string]: never }>;
+
+export type ServerSettingsQuery = { serverSettings: { allowedTtls: Array<{ min: number; max: number }> } };
 
 export type ZoneRecordsQueryVariables = Exact<{
   zone: string;
@@ -797,7 +827,7 @@ export type ImportZoneMutation = {
 export type ApiKeysQueryVariables = Exact<{ [key: string]: never }>;
 
 export type ApiKeysQuery = {
-  apiKeys: Array<{ id: string; name: string; userId: string | null; createdAt: string; revokedAt: string | null }>;
+  apiKeys: Array<{ id: string; name: string; userId: string | null; origin: ApiKeyOrigin; createdAt: string; revokedAt: string | null }>;
 };
 
 export type CreateApiKeyMutationVariables = Exact<{
@@ -846,6 +876,12 @@ export type ZoneOwnersQueryVariables = Exact<{
 }>;
 
 export type ZoneOwnersQuery = { users: { totalCount: number; nodes: Array<{ id: string; email: string }> } };
+
+export type ZoneTemplatesQueryVariables = Exact<{
+  userId?: string | number | null | undefined;
+}>;
+
+export type ZoneTemplatesQuery = { recordTemplates: Array<{ id: string | null; userId: string | null; name: string }> };
 
 export type CreateZoneMutationVariables = Exact<{
   input: CreateDomainInput;
@@ -1546,6 +1582,41 @@ export const RecordTypesDocument = {
     },
   ],
 } as unknown as DocumentNode<RecordTypesQuery, RecordTypesQueryVariables>;
+export const ServerSettingsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ServerSettings' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'serverSettings' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'allowedTtls' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'min' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'max' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ServerSettingsQuery, ServerSettingsQueryVariables>;
 export const ZoneRecordsDocument = {
   kind: 'Document',
   definitions: [
@@ -2598,6 +2669,7 @@ export const ApiKeysDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'id' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'origin' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
               ],
@@ -2877,6 +2949,47 @@ export const ZoneOwnersDocument = {
     },
   ],
 } as unknown as DocumentNode<ZoneOwnersQuery, ZoneOwnersQueryVariables>;
+export const ZoneTemplatesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneTemplates' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'recordTemplates' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneTemplatesQuery, ZoneTemplatesQueryVariables>;
 export const CreateZoneDocument = {
   kind: 'Document',
   definitions: [

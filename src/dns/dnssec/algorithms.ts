@@ -22,6 +22,8 @@ export interface DnssecAlgorithm {
   sign(data: Buffer, privateKey: KeyObject): Buffer;
   /** whether `signature` (RRSIG form) is valid for `data` under the DNSKEY public-key field (our own self-check) */
   verify(data: Buffer, signature: Buffer, publicKeyField: Buffer): boolean;
+  /** the key's size in bits from its DNSKEY public-key field (what PowerDNS's cryptokeys call `bits`) */
+  keyBits(publicKeyField: Buffer): number;
 }
 
 const base64url = (text: string | undefined): Buffer => Buffer.from(text ?? '', 'base64url');
@@ -49,6 +51,14 @@ const RSASHA256: DnssecAlgorithm = {
     const key = createPublicKey({ key: { kty: 'RSA', n: n.toString('base64url'), e: e.toString('base64url') }, format: 'jwk' });
     return cryptoVerify('sha256', data, key, signature);
   },
+  // the modulus's length: what follows the exponent (RFC 3110 §2), without leading zero bits
+  keyBits(field) {
+    const long = field[0] === 0;
+    const start = (long ? 3 : 1) + (long ? field.readUInt16BE(1) : field[0]);
+    const modulus = field.subarray(start);
+    const first = modulus.findIndex((octet) => octet !== 0);
+    return first < 0 ? 0 : (modulus.length - first) * 8 - (Math.clz32(modulus[first]) - 24);
+  },
 };
 
 /** RFC 6605 §4: the public key is Q = x | y (32 octets each); the signature r | s (32 octets each) */
@@ -68,6 +78,8 @@ const ECDSAP256SHA256: DnssecAlgorithm = {
     });
     return cryptoVerify('sha256', data, { key, dsaEncoding: 'ieee-p1363' }, signature);
   },
+  // P-256: a 256-bit curve (the field holds both coordinates)
+  keyBits: () => 256,
 };
 
 /** RFC 8080 §3: the 32-octet public key as RFC 8032 writes it; the signature is 64 octets */
@@ -81,6 +93,8 @@ const ED25519: DnssecAlgorithm = {
     const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: field.toString('base64url') }, format: 'jwk' });
     return cryptoVerify(null, data, key, signature);
   },
+  // RFC 8080 §3: a 32-octet key (PowerDNS says 256 as well)
+  keyBits: () => 256,
 };
 
 export const DNSSEC_ALGORITHMS: Readonly<Record<DnssecAlgorithmName, DnssecAlgorithm>> = { ECDSAP256SHA256, ED25519, RSASHA256 };

@@ -10,6 +10,21 @@ import {
 import { Problem, problem } from '../problem';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
+/**
+ * The property tags of IANA's "Certification Authority Restriction Properties" registry (RFC 8659 §7.2,
+ * RFC 8657, RFC 9495, and the BIMI group's issuemail/issuevmc): a CA ignores a tag it does not know
+ * (RFC 8659 §4.2), so an unknown one (`isue`) restricts nothing: a zone check warns about it.
+ */
+export const KNOWN_CAA_TAGS: ReadonlySet<string> = new Set([
+  'issue',
+  'issuewild',
+  'iodef',
+  'contactemail',
+  'contactphone',
+  'issuemail',
+  'issuevmc',
+]);
+
 export interface CAAValue {
   flags: number;
   tag: string;

@@ -1,5 +1,7 @@
 /** The registry of supported record types. Adding a type: one file in this folder + one line below. */
 import { A } from './a';
+import { ALIAS } from './alias';
+import { ANAME } from './aname';
 import { APL } from './apl';
 import { CERT } from './cert';
 import { DHCID } from './dhcid';
@@ -84,8 +86,16 @@ const RECORD_TYPES: RecordTypeDefinition[] = [
   ZONEMD,
 ];
 
-const BY_NAME = new Map(RECORD_TYPES.map((t) => [t.type, t]));
-const BY_CODE = new Map(RECORD_TYPES.map((t) => [t.code, t]));
+/**
+ * Types a client stores that are never served: the service flattens them into A and AAAA at their owner
+ * (docs/templates-and-alias.md). Found by getRecordType (the APIs, zone files and DNS UPDATE take them), kept
+ * out of listRecordTypes (the served types, which BIND and Knot cross-check) and out of every served answer.
+ */
+const FLATTENED_TYPES: RecordTypeDefinition[] = [ALIAS, ANAME];
+export const FLATTENED_TYPE_NAMES: ReadonlySet<string> = new Set(FLATTENED_TYPES.map((t) => t.type));
+
+const BY_NAME = new Map([...RECORD_TYPES, ...FLATTENED_TYPES].map((t) => [t.type, t]));
+const BY_CODE = new Map([...RECORD_TYPES, ...FLATTENED_TYPES].map((t) => [t.code, t]));
 
 /**
  * case-insensitive look-up by mnemonic ('mx', 'MX'), or `TYPEnnn` (RFC 3597 §5): a known code gives its

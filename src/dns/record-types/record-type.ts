@@ -50,7 +50,13 @@ export interface RecordTypeDefinition<V = any> {
    * How text typed into the record API (REST, GraphQL, change sets) is read, where it differs from a zone
    * file's reading of the same text: absent, the two are the same.
    */
-  apiText?(rdata: string): string;
+  apiText?(rdata: string): ApiText;
+}
+
+/** text typed into the record API as the zone file's syntax reads it, and what its reading changed (warnings) */
+export interface ApiText {
+  rdata: string;
+  warnings: Problem[];
 }
 
 /** shared helper: the result of a parse whose problems were collected in a list */

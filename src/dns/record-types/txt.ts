@@ -1,14 +1,22 @@
-import { formatCharacterString, MAX_RDATA_OCTETS, parseCharacterString, splitFields } from '../presentation';
+import {
+  decodeEscapes,
+  formatCharacterString,
+  MAX_CHARACTER_STRING_OCTETS,
+  MAX_RDATA_OCTETS,
+  parseCharacterString,
+  splitFields,
+} from '../presentation';
 import { Problem, problem } from '../problem';
-import { ParseResult, RecordTypeDefinition } from './record-type';
+import { ApiText, ParseResult, RecordTypeDefinition } from './record-type';
 
 export interface TXTValue {
   strings: Buffer[];
 }
 
 /**
- * TXT: one or more character-strings (RFC 1035 §3.3.14), each at most 255 octets. An over-long string is
- * refused (TXT_STRING_TOO_LONG), never split silently: where to split is the author's decision (e.g. DKIM keys).
+ * TXT: one or more character-strings (RFC 1035 §3.3.14), each at most 255 octets. An over-long quoted string is
+ * refused (TXT_STRING_TOO_LONG): who quotes chose the strings. Unquoted text typed into the API is split into
+ * strings of 255 octets, with a warning (`apiText`).
  */
 export const TXT: RecordTypeDefinition<TXTValue> = {
   type: 'TXT',
@@ -35,7 +43,14 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     split.fields.forEach((f, i) => {
       const s = parseCharacterString(f.raw, 'rdata', `TXT string ${i + 1}`);
       if (s.ok) strings.push(s.bytes);
-      else problems.push(...s.problems);
+      else
+        problems.push(
+          ...s.problems.map((p) =>
+            p.code === 'TXT_STRING_TOO_LONG'
+              ? { ...p, message: `${p.message}: write it as several quoted strings ("…" "…"), which SPF and DKIM read joined` }
+              : p,
+          ),
+        );
     });
     if (problems.length) return { ok: false, problems };
     // RFC 1035 §3.2.1: RDLENGTH is 16 bits; every string costs its length octet too
@@ -63,7 +78,7 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
    * join strings without a space (RFC 7208 §3.3), so SPF, DKIM and verification tokens would change meaning
    * without a word. Quoted text keeps the zone file's syntax (several strings, escapes).
    */
-  apiText: (rdata) => (rdata.includes('"') || !/\s/.test(rdata.trim()) ? rdata : `"${rdata.trim()}"`),
+  apiText: (rdata) => unquotedApiText(rdata),
   fromWire: (r) => {
     const strings: Buffer[] = [];
     while (r.remaining > 0) strings.push(r.characterString());
@@ -73,3 +88,55 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
     for (const s of value.strings) w.characterString(s);
   },
 };
+
+/** where a split of `bytes` at `end` keeps UTF-8 characters whole: never before a continuation octet (10xxxxxx) */
+function characterBoundary(bytes: Buffer, start: number, end: number): number {
+  if (end >= bytes.length) return bytes.length;
+  let at = end;
+  while (at > start + MAX_CHARACTER_STRING_OCTETS - 4 && (bytes[at] & 0xc0) === 0x80) at -= 1;
+  return (bytes[at] & 0xc0) === 0x80 ? end : at;
+}
+
+/**
+ * TXT's `apiText`: text with no double quote at all is one piece of text, not words. Longer than one
+ * character-string holds (255 octets), it becomes several strings of at most 255 octets each, UTF-8 characters
+ * kept whole, as DNS consoles do: SPF joins a record's strings without a space (RFC 7208 §3.3), and so do DKIM
+ * (RFC 6376 §3.6.2.2) and DMARC (RFC 7489 §6.3), so the split changes nothing they read. The split is said in a
+ * TXT_SPLIT warning. Quoted text is the zone file's syntax: its strings are the author's, never split.
+ */
+function unquotedApiText(rdata: string): ApiText {
+  const text = rdata.trim();
+  if (rdata.includes('"')) return { rdata, warnings: [] };
+  const decoded = decodeEscapes(text, 'rdata', 'TXT data');
+  // a bad escape, or text that fits one string: read as one quoted string (its problems are then the parser's)
+  if (!decoded.ok || decoded.bytes.length <= MAX_CHARACTER_STRING_OCTETS)
+    return { rdata: /\s/.test(text) ? `"${text}"` : rdata, warnings: [] };
+  const strings: Buffer[] = [];
+  for (let start = 0; start < decoded.bytes.length;) {
+    const end = characterBoundary(decoded.bytes, start, start + MAX_CHARACTER_STRING_OCTETS);
+    strings.push(decoded.bytes.subarray(start, end));
+    start = end;
+  }
+  return {
+    rdata: strings.map(formatCharacterString).join(' '),
+    warnings: [
+      problem(
+        'rdata',
+        'TXT_SPLIT',
+        `rdata: the text is ${decoded.bytes.length} octets, more than one character-string holds (${MAX_CHARACTER_STRING_OCTETS}, RFC 1035 §3.3.14); stored as ${strings.length} strings, which SPF, DKIM and DMARC read joined (RFC 7208 §3.3, RFC 6376 §3.6.2.2). Quote the text to choose the split yourself`,
+        MAX_CHARACTER_STRING_OCTETS,
+      ),
+    ],
+  };
+}
+
+/**
+ * Whether TXT RDATA (canonical: quoted strings) is an SPF record: its strings joined (RFC 7208 §3.3) begin with
+ * the version section "v=spf1", ended by a space or the end of the record (RFC 7208 §4.5), in any letter case.
+ */
+export function isSpfRecord(canonicalRdata: string): boolean {
+  const parsed = TXT.parse(canonicalRdata, '');
+  if (!parsed.ok) return false;
+  const text = Buffer.concat(parsed.value.strings).toString('latin1');
+  return /^v=spf1( |$)/i.test(text);
+}

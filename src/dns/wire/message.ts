@@ -15,7 +15,9 @@ import { COMPRESSIBLE_RDATA_TYPES } from './rules';
 import { WireWriter } from './writer';
 
 /** header flags (RFC 1035 §4.1.1) */
-export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080 } as const;
+export const FLAG = { QR: 0x8000, AA: 0x0400, TC: 0x0200, RD: 0x0100, RA: 0x0080, AD: 0x0020 } as const;
+/** the OPT's DO bit: DNSSEC records wanted (RFC 3225 §3) */
+export const EDNS_DO = 0x8000;
 /** OPCODEs: QUERY (RFC 1035 §4.1.1), NOTIFY (RFC 1996 §3), UPDATE (RFC 2136 §1) */
 export const OPCODE = { QUERY: 0, NOTIFY: 4, UPDATE: 5 } as const;
 /** CLASS values: IN (RFC 1035 §3.2.4), NONE (RFC 2136 §1), ANY (RFC 1035 §3.2.5) */
@@ -314,4 +316,11 @@ export function outgoingRecord(zone: string, record: { owner: string; type: stri
   const rdata = typedRdata(record.type, record.rdata, zone);
   const name = record.owner.endsWith('.') && !record.owner.endsWith('\\.') ? record.owner : ownerToFqdn(record.owner, zone);
   return { name, type: rdata.definition.code, klass: CLASS.IN, ttl: record.ttl, rdata };
+}
+
+/** a record's RDATA read from the wire in presentation form, by its type's reader; `unsupported`: a type not read here */
+export function presentedRdata(message: Buffer, record: WireRecord): { rdata: string } | { unsupported: string } {
+  const definition = getRecordType(`TYPE${record.type}`);
+  if (!definition?.fromWire) return { unsupported: definition?.type ?? `TYPE${record.type}` };
+  return { rdata: definition.format(readRdata(message, record, definition)) };
 }

@@ -184,7 +184,17 @@ export type VerifyResult =
 export function verifyMessage(
   message: Buffer,
   key: TsigKey | undefined,
-  options: { requestMac?: Buffer; now?: number; found?: ReturnType<typeof findTsig> } = {},
+  options: {
+    requestMac?: Buffer;
+    /**
+     * a later message of a multi-message answer (a transfer in, §5.3.1): the MAC of the last signed message, and
+     * the unsigned messages since (their octets are in this one's digest)
+     */
+    priorMac?: Buffer;
+    unsignedSince?: Buffer[];
+    now?: number;
+    found?: ReturnType<typeof findTsig>;
+  } = {},
 ): VerifyResult {
   let found: ReturnType<typeof findTsig>;
   try {
@@ -204,9 +214,16 @@ export function verifyMessage(
     return { status: 'formerr', reason: 'bad MAC length' };
   }
   const hmac = createHmac(hash, key.secret);
-  hmac.update(macPrefix(options.requestMac));
-  hmac.update(unsignedPart(message, start, tsig.originalId));
-  hmac.update(variables(tsig.keyName, key.algorithm, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
+  if (options.priorMac) {
+    hmac.update(macPrefix(options.priorMac));
+    for (const unsigned of options.unsignedSince ?? []) hmac.update(unsigned);
+    hmac.update(unsignedPart(message, start, tsig.originalId));
+    hmac.update(timers(tsig.timeSigned, tsig.fudge));
+  } else {
+    hmac.update(macPrefix(options.requestMac));
+    hmac.update(unsignedPart(message, start, tsig.originalId));
+    hmac.update(variables(tsig.keyName, key.algorithm, tsig.timeSigned, tsig.fudge, tsig.error, tsig.other));
+  }
   const expected = hmac.digest().subarray(0, tsig.mac.length);
   if (!timingSafeEqual(expected, tsig.mac)) return { status: 'error', error: TSIG_ERROR.BADSIG, tsig };
   if (tsig.mac.length < macLength) return { status: 'error', error: TSIG_ERROR.BADTRUNC, tsig };

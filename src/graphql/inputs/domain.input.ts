@@ -1,5 +1,7 @@
 import { IsNotEmpty, MaxLength } from 'class-validator';
 import { Field, ID, InputType } from 'type-graphql';
+import { ZoneKindEnum } from '../types/domain.type';
+import { ServerInput } from '../types/zone-secondary.type';
 
 @InputType()
 export class CreateDomainInput {
@@ -10,4 +12,23 @@ export class CreateDomainInput {
   @IsNotEmpty({ message: 'zone is required' })
   @MaxLength(1024, { message: 'zone must be at most 1024 characters' })
   zone!: string;
+
+  @Field(() => ZoneKindEnum, {
+    nullable: true,
+    defaultValue: ZoneKindEnum.PRIMARY,
+    description: 'PRIMARY (default): written here; SECONDARY: taken by transfer from `primaries` (docs/transfers.md).',
+  })
+  kind?: ZoneKindEnum | null;
+
+  @Field(() => [ServerInput], {
+    nullable: true,
+    description: 'A SECONDARY zone’s primaries, tried in this order (address, port, optional TSIG key of the zone’s user).',
+  })
+  primaries?: ServerInput[] | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The record template the zone starts with (recordTemplates: the user’s, else an admin-wide one); omitted: `default`.',
+  })
+  @MaxLength(63, { message: 'template must be at most 63 characters' })
+  template?: string | null;
 }

@@ -1,10 +1,10 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.type';
-import type { ApiKeyRow } from '../../services/api-keys.service';
+import { apiKeyOrigin, type ApiKeyRow } from '../../services/api-keys.service';
 import { ApiKeyRateInput } from '../inputs/limits.input';
 import { ApiKeyRateType } from '../types/limits.type';
 import type { GraphQLContext } from '../context';
-import { ApiKeyType, CreatedApiKeyType } from '../types/api-key.type';
+import { ApiKeyOriginEnum, ApiKeyType, CreatedApiKeyType } from '../types/api-key.type';
 import { CreateApiKeyInput, UpdateApiKeyInput } from '../inputs/api-key.input';
 import { parseId, parseOptionalId } from '../inputs/ids';
 
@@ -21,6 +21,13 @@ export class ApiKeyResolver {
   })
   createApiKey(@Arg('input') input: CreateApiKeyInput, @Ctx() ctx: GraphQLContext) {
     return ctx.services.apiKeys.create(ctx, { userId: parseId(input.userId, 'userId'), name: input.name, ...policyRequest(input) });
+  }
+
+  @FieldResolver(() => ApiKeyOriginEnum, {
+    description: 'Where the key came from: created for a user, or an admin key set by API_KEY or generated at the first start.',
+  })
+  origin(@Root() key: ApiKeyRow): ApiKeyOriginEnum {
+    return apiKeyOrigin(key) as ApiKeyOriginEnum;
   }
 
   @FieldResolver(() => KeyPolicyType, { description: 'What the key may do (docs/least-privilege.md).' })

@@ -37,9 +37,17 @@ export class DomainResolver {
     return ctx.services.domains.get(ctx, { id: parseOptionalId(id, 'id'), name: name ?? undefined });
   }
 
-  @Mutation(() => DomainType, { description: 'Creates a zone with its default SOA, NS and www CNAME records.' })
+  @Mutation(() => DomainType, {
+    description: 'Creates a zone with the records of a template: `template`, or the default SOA, NS and www CNAME records.',
+  })
   createDomain(@Arg('input') input: CreateDomainInput, @Ctx() ctx: GraphQLContext) {
-    return ctx.services.domains.create(ctx, { userId: parseId(input.userId, 'userId'), zone: input.zone });
+    return ctx.services.domains.create(ctx, {
+      userId: parseId(input.userId, 'userId'),
+      zone: input.zone,
+      template: input.template,
+      kind: input.kind ?? undefined,
+      primaries: input.primaries ?? undefined,
+    });
   }
 
   @Mutation(() => Boolean, { description: 'Deletes a zone (by name or id) and all its records.' })

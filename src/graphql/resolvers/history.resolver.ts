@@ -27,6 +27,9 @@ class ChangeAuthor {
 
   @Field({ description: 'Made with an admin key.' })
   admin!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'The person who made it, signed in (docs/people.md), by e-mail.' })
+  email!: string | null;
 }
 
 @ObjectType('ZoneChangeEntry', { description: 'One committed change of a zone (one serial step), from its journal.' })
@@ -48,6 +51,12 @@ export class ZoneChangeEntry {
 
   @Field(() => ChangeAuthor, { nullable: true, description: 'None for the service’s own changes (zone creation, catalog).' })
   author!: ChangeAuthor | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'What the service did, for a change of its own that it describes (an ALIAS refresh).',
+  })
+  serviceNote!: string | null;
 
   @Field(() => [ChangedRecord])
   added!: ChangedRecord[];
@@ -87,8 +96,9 @@ class ChangesArgs {
 
 export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
   ...row,
+  serviceNote: row.authorKeyId === null && row.authorTsigKeyId === null ? row.authorKeyName : null,
   author:
-    row.authorKeyId === null && row.authorTsigKeyId === null
+    row.authorKeyId === null && row.authorTsigKeyId === null && row.authorEmail === null
       ? null
       : {
           keyId: row.authorKeyId,
@@ -96,6 +106,7 @@ export const toEntry = (row: HistoryRow): ZoneChangeEntry => ({
           keyName: row.authorKeyName,
           userId: row.authorUserId,
           admin: row.authorUserId === null,
+          email: row.authorEmail,
         },
 });
 

@@ -6,6 +6,11 @@ import type { GraphQLContext } from '../context';
 export interface CostContext {
   /** MAX_PAGE_SIZE: the most items a list returns per parent, top-level page or nested list */
   maxPageSize: number;
+  /**
+   * what a nested list without `first` holds at most per parent today, by `Type.field` (`User.domains`: the
+   * most zones a user visible to the key has; `Domain.records`: the largest zone's records), when read
+   */
+  nestedBounds?: Readonly<Record<string, number>>;
 }
 
 /** A page costs its size times what each item asks for. */
@@ -16,13 +21,17 @@ export function listComplexity({ args, childComplexity }: ComplexityEstimatorArg
 
 /**
  * A nested list (User.domains, Domain.records) costs what it can return per parent, times what each item asks
- * for: its `first`, or MAX_PAGE_SIZE without one (`nestedFirst`). Costed at a guess of 10 items while it
- * returned all of them, `domains(first: 100) { nodes { records { id } } }` read every record of 100 zones
- * under a cost of about 1,000.
+ * for: its `first`, or without one MAX_PAGE_SIZE (`nestedFirst`), or less when the CostContext knows that no
+ * parent holds that many today (`nestedBounds`: limits.ts reads them for an operation that the worst case
+ * refuses, so `users(first: 10) { nodes { domains { records { … } } } }` runs for tenants with ordinary
+ * zones). Costed at a guess of 10 items while it returned all of them, `domains(first: 100) { nodes { records
+ * { id } } }` read every record of 100 zones under a cost of about 1,000.
  */
-export function nestedListComplexity({ args, childComplexity, context }: ComplexityEstimatorArgs): number {
-  const first = typeof args.first === 'number' ? args.first : (context as CostContext | undefined)?.maxPageSize;
-  if (first === undefined) throw new Error('nestedListComplexity needs the CostContext (MAX_PAGE_SIZE)');
+export function nestedListComplexity({ args, childComplexity, context, type, field }: ComplexityEstimatorArgs): number {
+  const cost = context as CostContext | undefined;
+  if (cost === undefined) throw new Error('nestedListComplexity needs the CostContext (MAX_PAGE_SIZE)');
+  const bound = cost.nestedBounds?.[`${type?.name}.${field?.name}`];
+  const first = typeof args.first === 'number' ? args.first : Math.min(cost.maxPageSize, bound ?? cost.maxPageSize);
   return first * Math.max(childComplexity, 1);
 }
 

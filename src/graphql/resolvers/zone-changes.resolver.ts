@@ -9,6 +9,8 @@ enum ZoneChangeKindEnum {
   REMOVE = 'REMOVE',
   REPLACE = 'REPLACE',
   REPLACE_RRSET = 'REPLACE_RRSET',
+  EXTEND_RRSET = 'EXTEND_RRSET',
+  PRUNE_RRSET = 'PRUNE_RRSET',
 }
 registerEnumType(ZoneChangeKindEnum, {
   name: 'ZoneChangeKind',
@@ -17,6 +19,10 @@ registerEnumType(ZoneChangeKindEnum, {
     REMOVE: { description: 'Remove a record: by id, or by owner, type and rdata.' },
     REPLACE: { description: 'Replace the record `id` with owner, type, rdata, ttl.' },
     REPLACE_RRSET: { description: 'Every record of owner and type becomes one of `rdatas` with `ttl` (an empty list removes the RRset).' },
+    EXTEND_RRSET: {
+      description: 'Those of `rdatas` (with `ttl`) the RRset of owner and type lacks are added; the rest stays (PowerDNS EXTEND).',
+    },
+    PRUNE_RRSET: { description: 'Those of `rdatas` the RRset of owner and type holds are removed; the rest stays (PowerDNS PRUNE).' },
   },
 });
 
@@ -38,10 +44,10 @@ export class ZoneChangeInput {
   @Field(() => String, { nullable: true, description: 'RDATA in presentation form (ADD, REPLACE, REMOVE by content).' })
   rdata?: string | null;
 
-  @Field(() => Int, { nullable: true, description: 'TTL (ADD, REPLACE, REPLACE_RRSET).' })
+  @Field(() => Int, { nullable: true, description: 'TTL (ADD, REPLACE, REPLACE_RRSET, EXTEND_RRSET).' })
   ttl?: number | null;
 
-  @Field(() => [String], { nullable: true, description: 'The RRset’s RDATA (REPLACE_RRSET).' })
+  @Field(() => [String], { nullable: true, description: 'The RRset’s RDATA (REPLACE_RRSET, EXTEND_RRSET, PRUNE_RRSET).' })
   rdatas?: string[] | null;
 }
 

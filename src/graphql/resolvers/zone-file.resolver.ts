@@ -94,7 +94,10 @@ export class ZoneCheckWarningType {
   @Field({ description: 'Its type.' })
   type!: string;
 
-  @Field({ description: 'TARGET_IS_CNAME, TARGET_MISSING, TARGET_NO_ADDRESS, GLUE_MISSING or OCCLUDED_DATA.' })
+  @Field({
+    description:
+      'TARGET_IS_CNAME, TARGET_MISSING, TARGET_NO_ADDRESS, GLUE_MISSING, OCCLUDED_DATA, CAA_UNKNOWN_TAG or SPF_MULTIPLE_RECORDS.',
+  })
   code!: string;
 
   @Field()

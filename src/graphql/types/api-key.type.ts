@@ -1,5 +1,16 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import type { KeyPolicy } from '../../auth/policy';
+
+export enum ApiKeyOriginEnum {
+  CREATED = 'CREATED',
+  API_KEY_SETTING = 'API_KEY_SETTING',
+  GENERATED_AT_FIRST_START = 'GENERATED_AT_FIRST_START',
+}
+registerEnumType(ApiKeyOriginEnum, {
+  name: 'ApiKeyOrigin',
+  description:
+    'CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY.',
+});
 
 @ObjectType('ApiKey', { simpleResolvers: true, description: 'An API key; its secret is shown only once, when it is created.' })
 export class ApiKeyType {

@@ -17,7 +17,7 @@ export class AuditEventType {
   @Field({ description: 'What happened: api-key-created, api-key-revoked, api-key-first-used, tsig-key-created, … (docs/audit-log.md).' })
   kind!: string;
 
-  @Field(() => String, { nullable: true, description: 'api or tsig: the kind of key that acted; null when no key did.' })
+  @Field(() => String, { nullable: true, description: 'api, tsig or session (a person signed in): what acted; null when no key did.' })
   actorKeyType!: string | null;
 
   @Field(() => ID, { nullable: true, description: 'The id of the key that acted.' })
@@ -31,6 +31,9 @@ export class AuditEventType {
 
   @Field({ description: 'Whether an admin key acted.' })
   actorAdmin!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'The person who acted, signed in (docs/people.md), by e-mail; null for a key.' })
+  actorEmail!: string | null;
 
   @Field(() => String, { nullable: true, description: 'What it was done to: api-key:12, tsig-key:3, user:5, zone:example.com.' })
   subject!: string | null;

@@ -16,13 +16,15 @@ import {
   StoredDnssecKey,
   StoredKeyRole,
   userRecordsOfTypes,
+  signedDomainIds,
 } from '../../repositories/dnssec';
 import { countZoneKeyEvents, KeyEvent, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
 import { DomainsService, normaliseZoneName } from '../domains.service';
 import { changeZone } from '../write-engine';
-import { dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
+import { aliasInSignedZone, dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
+import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import {
   afterEnable,
   beginDisable,
@@ -113,6 +115,22 @@ export class DnssecService {
     return this.statusOf(ctx.db, domain);
   }
 
+  /**
+   * Refuses, before anything is written, a caller that could not sign `zone` (a zone created and signed in one
+   * request must not be left created and unsigned by a refusal of its second step)
+   */
+  requireControl(ctx: RequestContext, zone: string): void {
+    requireDnssecControl(ctx, normaliseZoneName(zone));
+  }
+
+  /** which of these zones (already read by the caller) are signed: a list of zones shows it without a status each */
+  signedAmong(ctx: RequestContext, zones: readonly { id: number }[]): Promise<Set<number>> {
+    return signedDomainIds(
+      ctx.db,
+      zones.map((zone) => zone.id),
+    );
+  }
+
   async enable(ctx: RequestContext, input: EnableDnssecInput): Promise<DnssecStatus> {
     const algorithmName = input.algorithm ?? 'ECDSAP256SHA256';
     const algorithm = DNSSEC_ALGORITHMS[algorithmName];
@@ -139,6 +157,8 @@ export class DnssecService {
           const message = `zone: the zone holds ${present[0].type} records of its own (at ${present[0].owner}); delete them first, the signer makes its own`;
           throw new DomainError('DNSSEC_RECORD_MANAGED', message, [field('zone', 'DNSSEC_RECORD_MANAGED', message)]);
         }
+        const [flattened] = await userRecordsOfTypes(sql, change.zone.id, [...FLATTENED_TYPE_NAMES]);
+        if (flattened) throw aliasInSignedZone(flattened.type);
         const now = new Date();
         const roles: StoredKeyRole[] = input.keyLayout === 'CSK' ? ['CSK'] : ['KSK', 'ZSK'];
         for (const role of roles) {

@@ -26,6 +26,7 @@ import { signingPool } from '../../dns/dnssec/signing-pool';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { CDS_DELETE } from '../../dns/record-types/cds';
+import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { DnskeyValue, dsOf } from '../../dns/dnssec/keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
@@ -369,6 +370,11 @@ export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>
   signedById.set(zone.id, known);
 }
 
+export function aliasInSignedZone(type: string): DomainError {
+  const message = `type: a signed zone cannot hold ${type} records yet (docs/templates-and-alias.md)`;
+  return new DomainError('ALIAS_IN_SIGNED_ZONE', message, [{ field: 'type', code: 'ALIAS_IN_SIGNED_ZONE', message }]);
+}
+
 /** The signing step of a signed zone's changes (write-engine/signing.ts). */
 export class ZoneSigningStep {
   constructor(private readonly settings: Settings) {}
@@ -383,6 +389,10 @@ export class ZoneSigningStep {
       const message = `type: the signer keeps ${managed.type} records in a signed zone`;
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
+    // ALIAS and ANAME are never served, so never signed; the signer does not yet leave them out of its
+    // RRsets and NSEC bitmaps, so a signed zone refuses them for now (docs/templates-and-alias.md)
+    const flattened = change.added.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
+    if (flattened) throw aliasInSignedZone(flattened.type);
     const sql = change.connection;
     // the next change of the zone can ask its questions with its read (a zone just enabled included)
     rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });

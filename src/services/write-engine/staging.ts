@@ -6,11 +6,13 @@ import { withSerial } from '../../dns/zone-rules';
 import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
-import { isRestricted, requireAllowed, seesZone } from '../../auth/policy';
+import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
 import { signingStepsFor } from './signing';
 import { rememberSigning, signerForecast } from '../dnssec/zone-signing';
 import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
 import { quotaExceeded } from '../quotas';
+import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
+import { aliasResolversUnset } from '../alias-status.service';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -36,6 +38,16 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
    * user's change, so it names no author.
    */
   signatureOnly?: boolean;
+  /**
+   * A secondary zone's transfer from its primaries (worker/secondary-zones.ts): the one change a zone of kind
+   * secondary takes; every other is refused (ZONE_IS_SECONDARY).
+   */
+  transfer?: boolean;
+  /**
+   * A change the service makes on its own (an ALIAS refresh, docs/templates-and-alias.md): a change of the
+   * zone's records like a person's, with no person as its author; the history shows this note instead.
+   */
+  serviceNote?: string;
 };
 
 /** how a signed zone's change is signed: incremental (a record change), whole (DNSSEC enabled), keys (a key step) */
@@ -102,6 +114,7 @@ export class ZoneChange {
     if (zone) rememberSigning(zone);
     // a zone no rule of a restricted key names is not there for it (docs/least-privilege.md)
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
+    refuseSecondary(zone, request);
     return new ZoneChange(sql, settings, lock !== false, zone, principal, request);
   }
 
@@ -115,6 +128,7 @@ export class ZoneChange {
   ): ZoneChange {
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     if (request.targetId !== undefined && !zone.target && 'recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+    refuseSecondary(zone, request);
     return new ZoneChange(sql, settings, true, zone, principal, request);
   }
 
@@ -136,14 +150,29 @@ export class ZoneChange {
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
+    this.refuseDerived(current);
     this.update = { ...next, id: current.id };
     this.removed.push(journalRecord(current));
     this.added.push(journalRecord(next));
   }
 
   remove(record: StoredRow): void {
+    this.refuseDerived(record);
     this.deleteIds.push(record.id);
     this.removed.push(journalRecord(record));
+  }
+
+  /** a derived row that goes with its ALIAS/ANAME (a zone-file REPLACE that drops the ALIAS) */
+  removeDerived(record: StoredRow): void {
+    this.deleteIds.push(record.id);
+    this.removed.push(journalRecord(record));
+  }
+
+  /** the worker's addresses of an ALIAS/ANAME are its own: a person changes the ALIAS, not them */
+  private refuseDerived(record: StoredRow): void {
+    if (!record.derived || this.request.serviceNote !== undefined) return;
+    const message = `id: the ${record.type} ${record.rdata} at ${record.owner} is derived from its ALIAS or ANAME and is read-only; change the ALIAS instead`;
+    throw new DomainError('RECORD_DERIVED', message, [{ field: 'id', code: 'RECORD_DERIVED', message }]);
   }
 
   /** stages signer records (DNSKEY, RRSIG, NSEC…), written and journalled in this serial step beside the rest */
@@ -215,6 +244,9 @@ export class ZoneChange {
         (options.soaTtl !== undefined && options.soaTtl !== this.zone.soa.ttl);
       if (soaFieldsChange) requireAllowed(this.principal.policy, { zone: this.zone.name, owner: '@', type: 'SOA', access: 'write' });
     }
+    // an ALIAS/ANAME nothing could flatten would be stored and never served: refused whichever path brought it
+    const flattened = this.settings.aliasResolvers.length ? undefined : this.added.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
+    if (flattened) throw aliasResolversUnset(flattened.type, 'type', ownerName(this.zone.name, flattened.owner));
     const before = this.zone.serial;
     const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
     this.serialAfter = after;
@@ -246,11 +278,19 @@ export class ZoneChange {
       kind: this.request.signatureOnly ? 'zone-signed' : 'zone-changed',
       author: this.request.signatureOnly
         ? undefined
-        : {
-            ...(this.principal.via === 'tsig' ? { tsigKeyId: this.principal.keyId } : { keyId: this.principal.keyId }),
-            keyName: this.principal.keyName,
-            userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
-          },
+        : this.request.serviceNote !== undefined
+          ? { keyName: this.request.serviceNote }
+          : {
+              // a person signed in is named by e-mail (docs/people.md); a session's id is no key
+              ...(this.principal.via === 'tsig'
+                ? { tsigKeyId: this.principal.keyId }
+                : this.principal.via === 'session'
+                  ? {}
+                  : { keyId: this.principal.keyId }),
+              keyName: this.principal.keyName,
+              userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
+              email: this.principal.kind === 'user' ? this.principal.person?.email : undefined,
+            },
       // a user's quota binds the user's keys; the admin and the signer are not held to it
       defaultMaxRecords: this.principal.kind === 'user' && !this.request.signatureOnly ? this.settings.quotas.maxRecordsPerZone : undefined,
     });
@@ -263,6 +303,16 @@ export class ZoneChange {
     // another change raised the serial since the read; with the row locked, nothing can
     if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
     throw new DecideAgain(false);
+  }
+}
+
+/** a secondary zone is read-only through every edge (API, DNS UPDATE, the signer): only its transfers write it */
+function refuseSecondary(zone: LockedZone, request: ZoneChangeRequest): void {
+  if (zone.kind === 'secondary' && !request.transfer) {
+    const { message } = new DomainError('ZONE_IS_SECONDARY');
+    throw new DomainError('ZONE_IS_SECONDARY', `zone ${zone.name}: ${message}`, [
+      { field: 'zone', code: 'ZONE_IS_SECONDARY', message: `zone ${zone.name}: ${message}` },
+    ]);
   }
 }
 

@@ -1,0 +1,68 @@
+import { DomainError } from '../errors/catalogue';
+import { buildPolicy, KeyPolicy, UNRESTRICTED } from './policy';
+
+/**
+ * A person's role in an account (docs/people.md), as rules of the one policy engine (src/auth/policy.ts), so
+ * that REST, GraphQL and DNS decide for a person exactly as for a key with those rules:
+ * - owner: everything of the account; also its owners, zone transfers, the account itself;
+ * - admin: members (not owners), keys, every zone (create, delete, records);
+ * - editor: the records of every zone, or of the named zones only (`zones`); no zone created or deleted, no keys;
+ * - viewer: reads every zone, changes nothing.
+ */
+export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** the order of the roles: a role manages only members whose role ranks below its own (an owner: every one) */
+const RANK: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 3 };
+
+export function parseRole(text: string, field = 'role'): Role {
+  const role = String(text).trim().toLowerCase();
+  if (!(ROLES as readonly string[]).includes(role))
+    throw DomainError.invalid(field, `${field}: ${JSON.stringify(text)} is not one of ${ROLES.join(', ')}`, 'UNKNOWN_ROLE');
+  return role as Role;
+}
+
+/** does `actor` manage members (invite, change, remove) of role `target`? owners all, admins up to admins */
+export function managesRole(actor: Role | null, target: Role): boolean {
+  if (actor === 'owner') return true;
+  return actor === 'admin' && RANK[target] < RANK.owner;
+}
+
+/** the named zones of an editor, canonical (the policy engine's zone names); null: every zone */
+export function roleZones(role: Role, zones: readonly string[] | null | undefined): string[] | null {
+  if (zones === null || zones === undefined || zones.length === 0) return null;
+  if (role !== 'editor') throw DomainError.invalid('zones', 'zones: only an editor is limited to named zones', 'ZONES_WITHOUT_EDITOR');
+  const policy = buildPolicy({ policy: { rules: zones.map((zone) => ({ zone, access: 'write' })) } });
+  return [...new Set(policy.rules!.map((rule) => rule.zone!))].sort();
+}
+
+/** the policy a role gives in its account */
+export function rolePolicy(role: Role | null, zones: readonly string[] | null): KeyPolicy {
+  switch (role) {
+    case 'owner':
+    case 'admin':
+      return UNRESTRICTED;
+    case 'editor':
+      return {
+        ...UNRESTRICTED,
+        rules:
+          zones === null
+            ? [{ zone: null, owner: null, types: null, access: 'write' }]
+            : zones.map((zone) => ({ zone, owner: null, types: null, access: 'write' })),
+        mayCreateZones: false,
+        mayDeleteZones: false,
+        mayManageKeys: false,
+      };
+    case 'viewer':
+      return {
+        ...UNRESTRICTED,
+        rules: [{ zone: null, owner: null, types: null, access: 'read' }],
+        mayCreateZones: false,
+        mayDeleteZones: false,
+        mayManageKeys: false,
+      };
+    default:
+      // no account: no rule, so nothing of any zone
+      return { ...UNRESTRICTED, rules: [], mayCreateZones: false, mayDeleteZones: false, mayManageKeys: false };
+  }
+}

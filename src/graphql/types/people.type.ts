@@ -1,0 +1,130 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+
+@ObjectType('Membership', { simpleResolvers: true, description: 'A person’s membership of an account, with a role (docs/people.md).' })
+export class MembershipType {
+  @Field(() => ID)
+  personId!: number;
+
+  @Field({ description: 'The person’s e-mail address.' })
+  email!: string;
+
+  @Field(() => ID, { description: 'The account (the REST interface’s user, which owns zones).' })
+  userId!: number;
+
+  @Field({ description: 'The account’s e-mail address.' })
+  accountEmail!: string;
+
+  @Field({ description: 'owner, admin, editor or viewer.' })
+  role!: string;
+
+  @Field(() => [String], { nullable: true, description: 'An editor’s named zones; null: every zone of the account.' })
+  zones!: string[] | null;
+
+  @Field()
+  createdAt!: Date;
+}
+
+@ObjectType('Invitation', { simpleResolvers: true, description: 'An open invitation to an account.' })
+export class InvitationType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field(() => ID)
+  userId!: number;
+
+  @Field()
+  email!: string;
+
+  @Field()
+  role!: string;
+
+  @Field(() => [String], { nullable: true })
+  zones!: string[] | null;
+
+  @Field()
+  expiresAt!: Date;
+
+  @Field()
+  createdAt!: Date;
+}
+
+@ObjectType('CreatedInvitation', { simpleResolvers: true })
+export class CreatedInvitationType {
+  @Field(() => InvitationType)
+  invitation!: InvitationType;
+
+  @Field({ description: 'The one-time token (not stored; shown once): the invited person accepts it signed in.' })
+  token!: string;
+
+  @Field({ description: 'The console’s page that accepts it; Zonekeeper sends it nowhere.' })
+  link!: string;
+}
+
+@ObjectType('Session', { simpleResolvers: true, description: 'A live sign-in of the person.' })
+export class SessionType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field(() => ID, { nullable: true, description: 'The account it acts in.' })
+  accountId!: number | null;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field({ description: 'When it was last used (written at most once a minute).' })
+  lastSeenAt!: Date;
+
+  @Field(() => String, { nullable: true })
+  sourceAddress!: string | null;
+
+  @Field(() => String, { nullable: true })
+  userAgent!: string | null;
+
+  @Field({ description: 'This request’s own session.' })
+  current!: boolean;
+}
+
+@ObjectType('Me', { simpleResolvers: true, description: 'The person signed in.' })
+export class MeType {
+  @Field(() => ID)
+  personId!: number;
+
+  @Field()
+  email!: string;
+
+  @Field(() => ID, { nullable: true, description: 'The account acted in; null: none yet.' })
+  accountId!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'The role there.' })
+  role!: string | null;
+
+  @Field(() => [MembershipType])
+  memberships!: MembershipType[];
+}
+
+@ObjectType('ZoneTransfer', {
+  simpleResolvers: true,
+  description: 'A zone offered by its account’s owner to another account, until accepted, cancelled or expired (docs/people.md).',
+})
+export class ZoneTransferType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field({ description: 'The zone’s name.' })
+  zone!: string;
+
+  @Field(() => ID, { description: 'The account the zone is in.' })
+  fromUserId!: number;
+
+  @Field(() => ID, { description: 'The account it is offered to.' })
+  toUserId!: number;
+
+  @Field(() => String, { nullable: true, description: 'Who offered it: a person’s e-mail address or a key’s name.' })
+  offeredBy!: string | null;
+
+  @Field()
+  expiresAt!: Date;
+
+  @Field()
+  createdAt!: Date;
+}

@@ -1,0 +1,24 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType('TtlRange', {
+  simpleResolvers: true,
+  description: 'Allowed TTLs from min to max seconds, both included (one value: min = max).',
+})
+export class TtlRangeType {
+  @Field(() => Int)
+  min!: number;
+
+  @Field(() => Int)
+  max!: number;
+}
+
+@ObjectType('ServerSettings', {
+  simpleResolvers: true,
+  description: 'The service’s settings a client needs to offer valid input (read-only).',
+})
+export class ServerSettingsType {
+  @Field(() => [TtlRangeType], {
+    description: 'The TTLs the record API accepts (ALLOWED_TTLS), ascending; empty: any TTL from 0 to 2147483647 (RFC 2181 §8).',
+  })
+  allowedTtls!: TtlRangeType[];
+}

@@ -1,0 +1,142 @@
+import { ownerToFqdn } from '../dns/name';
+import { algorithmByNumber } from '../dns/dnssec/algorithms';
+import type { DomainRow, RecordRow } from '../repositories/read-model';
+import type { DnssecKeyInfo, DnssecStatus } from '../services/dnssec/dnssec.service';
+import type { TsigKeyRow } from '../services/tsig-keys.service';
+
+/**
+ * PowerDNS's JSON shapes (its docs/http-api/ and swagger file), filled from the services' rows. The edge
+ * shows what Zonekeeper has; fields PowerDNS has and Zonekeeper does not are given PowerDNS's neutral values
+ * (docs/powerdns-api.md says which).
+ */
+
+/**
+ * The version the server claims: octoDNS parses it as x.y.z and needs at least 4.3, lego needs API v1; it is
+ * the PowerDNS release whose API this edge follows (the one Debian ships, which the differential runs).
+ */
+export const POWERDNS_VERSION = '4.7.4';
+export const SERVER_ID = 'localhost';
+const SERVER_URL = `/api/v1/servers/${SERVER_ID}`;
+
+export function presentServer() {
+  return {
+    type: 'Server',
+    id: SERVER_ID,
+    daemon_type: 'authoritative',
+    version: POWERDNS_VERSION,
+    url: SERVER_URL,
+    config_url: `${SERVER_URL}/config{/config_setting}`,
+    zones_url: `${SERVER_URL}/zones{/zone}`,
+  };
+}
+
+/** a zone name as PowerDNS writes it: absolute, with its final dot */
+export const absoluteName = (zone: string) => `${zone}.`;
+
+/**
+ * A zone's id in PowerDNS's URLs is its absolute name with `/` written `=2F` (ws-api.cc apiNameToId); the
+ * names Zonekeeper takes hold no `/`, so the id is the name.
+ */
+export const zoneId = (zone: string) => absoluteName(zone);
+
+export interface ZoneFacts {
+  /** the owner's e-mail: the zone's `account` (PowerDNS's account is free text; ours is the user owning it) */
+  account: string;
+  dnssec: boolean;
+}
+
+/**
+ * A zone as the list and the zone answers give it. A zone written here is a primary whose secondaries are
+ * NOTIFYed on each change: `Master`, which lego needs to send its notify (PowerDNS 4.7 still writes it so); a
+ * secondary zone (taken by transfer, docs/transfers.md) is `Slave`, as PowerDNS 4.7 names it.
+ * `notified_serial` and `edited_serial` are the serial: every committed serial is the one served and notified.
+ */
+export function presentZone(zone: DomainRow, facts: ZoneFacts) {
+  return {
+    id: zoneId(zone.name),
+    name: absoluteName(zone.name),
+    type: 'Zone',
+    url: `${SERVER_URL}/zones/${zoneId(zone.name)}`,
+    kind: zone.kind === 'secondary' ? 'Slave' : 'Master',
+    serial: zone.serial,
+    notified_serial: zone.serial,
+    edited_serial: zone.serial,
+    masters: [] as string[],
+    dnssec: facts.dnssec,
+    nsec3param: '',
+    nsec3narrow: false,
+    presigned: false,
+    soa_edit: '',
+    soa_edit_api: 'DEFAULT',
+    api_rectify: false,
+    account: facts.account,
+    catalog: '',
+    last_check: 0,
+    master_tsig_key_ids: [] as string[],
+    slave_tsig_key_ids: [] as string[],
+  };
+}
+
+export interface PowerDnsRrset {
+  name: string;
+  type: string;
+  ttl: number;
+  records: { content: string; disabled: boolean }[];
+  comments: unknown[];
+}
+
+/**
+ * A zone's records as PowerDNS's rrsets: one per owner and type, sorted by name then type as PowerDNS sorts
+ * them (by name, then type, then content). The RRset's TTL is the lowest of its records' (RFC 2181 §5.2 wants
+ * one TTL per RRset; PowerDNS shows the lowest too). Comments are not kept (docs/powerdns-api.md).
+ */
+export function presentRrsets(zone: string, records: Iterable<RecordRow>): PowerDnsRrset[] {
+  const sets = new Map<string, PowerDnsRrset>();
+  for (const record of records) {
+    const key = `${record.owner}\u0000${record.type}`;
+    let set = sets.get(key);
+    if (!set) {
+      set = { name: ownerToFqdn(record.owner, zone), type: record.type, ttl: record.ttl, records: [], comments: [] };
+      sets.set(key, set);
+    }
+    set.ttl = Math.min(set.ttl, record.ttl);
+    set.records.push({ content: record.rdata, disabled: false });
+  }
+  const byName = (a: PowerDnsRrset, b: PowerDnsRrset) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0;
+  const list = [...sets.values()].sort(byName);
+  for (const set of list) set.records.sort((a, b) => (a.content < b.content ? -1 : a.content > b.content ? 1 : 0));
+  return list;
+}
+
+/** PowerDNS's key types: a KSK, a ZSK, or one combined signing key (csk) */
+const KEY_TYPES: Record<DnssecKeyInfo['role'], string> = { KSK: 'ksk', ZSK: 'zsk', CSK: 'csk' };
+
+/**
+ * A DNSSEC key as a PowerDNS cryptokey. `published`: its DNSKEY is in the zone; `active`: it signs. The DS
+ * (and so `ds`) is given for the keys that sign the DNSKEY RRset (KSK, CSK), as PowerDNS does.
+ */
+export function presentCryptokey(key: DnssecKeyInfo, status: DnssecStatus) {
+  const [flags, , algorithmNumber, ...publicKey] = key.dnskey.split(/\s+/);
+  const bits = algorithmByNumber(Number(algorithmNumber))?.keyBits(Buffer.from(publicKey.join(''), 'base64'));
+  const signsKeys = key.role !== 'ZSK';
+  const tag = ` ${key.keyTag} `;
+  return {
+    type: 'Cryptokey',
+    id: key.id,
+    keytype: KEY_TYPES[key.role],
+    active: key.state === 'active',
+    published: key.state !== 'generated' && key.state !== 'removed',
+    dnskey: key.dnskey,
+    flags: Number(flags),
+    algorithm: key.algorithm,
+    algorithm_number: Number(algorithmNumber),
+    ...(bits === undefined ? {} : { bits }),
+    ...(signsKeys ? { ds: status.ds.filter((ds) => ds.startsWith(`${key.keyTag} `) || ds.includes(tag)) } : {}),
+  };
+}
+
+/** a TSIG key as PowerDNS shows it; the secret only once, when it is made (Zonekeeper keeps no readable copy) */
+export function presentTsigKey(key: TsigKeyRow, secret = '') {
+  return { type: 'TSIGKey', id: absoluteName(key.name), name: absoluteName(key.name), algorithm: key.algorithm, key: secret };
+}

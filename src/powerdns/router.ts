@@ -1,0 +1,119 @@
+import express, { Request, RequestHandler, Response, Router } from 'express';
+import type { Database } from '../db/pool';
+import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
+import { DomainError, ERROR_CATALOGUE, ErrorCode } from '../errors/catalogue';
+import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
+import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
+import { logger } from '../logger';
+import type { Services } from '../services';
+import type { RequestContext } from '../services/context';
+import { PowerDnsError, POWERDNS_ROUTES, PowerDnsResult } from './routes';
+
+export interface PowerDnsDeps {
+  db: Database;
+  services: Services;
+  /** the process's turns for heavy requests: a large body waits for one before it is read, as on REST and GraphQL */
+  heavy: HeavyRequests;
+}
+
+/** what PowerDNS answers 409 (a zone or TSIG key that exists); a change that breaks a zone rule is its 422 */
+const CONFLICTS = new Set<ErrorCode>(['DUPLICATE_ZONE', 'ZONE_OWNED_BY_ANOTHER_USER', 'DUPLICATE_TSIG_KEY']);
+
+/**
+ * A domain error as PowerDNS answers: `{"error": "…"}` with its status. PowerDNS answers every refused input
+ * 422 (ws-auth.cc's ApiException), so our 400s, 422s and rule conflicts are 422 here; a change set's problem
+ * names the rrset it came from (`RRset www.example.com. IN A: …`), as PowerDNS's messages do. Other codes keep
+ * their status (404 zone not found, 409 duplicate zone, 403 policy or quota, 429 rate, 503 database).
+ */
+function fromDomainError(error: DomainError, rrsetLabels: readonly string[]): PowerDnsError {
+  const catalogued = ERROR_CATALOGUE[error.code].status;
+  const status = catalogued === 400 || (catalogued === 409 && !CONFLICTS.has(error.code)) ? 422 : catalogued;
+  const [first] = error.details;
+  let message = status === 422 && first ? first.message : error.message;
+  // a change's problem names its rrset, not its place in the change set
+  const change = /^changes\[(\d+)\][^:\s]*:\s*/.exec(message);
+  if (change) {
+    const label = rrsetLabels[Number(change[1])];
+    message = (label ? `${label}: ` : '') + message.slice(change[0].length);
+  }
+  const more = error.details.length > 1 ? ` (and ${error.details.length - 1} more problems)` : '';
+  const retryAfter = error.details.find((detail) => detail.retryAfter !== undefined)?.retryAfter;
+  return new PowerDnsError(status, message + more, retryAfter);
+}
+
+/**
+ * The PowerDNS HTTP API edge (docs/powerdns-api.md): a route table beside the REST layer's, mounted at
+ * /api/v1 (and `GET /api`), answering in PowerDNS's shapes. Each route reads its inputs and calls the services
+ * as the key's principal; the services decide (policies, zone rules, write engine), as they do for REST and
+ * GraphQL. Authentication, rate limits and the per-user turn are the shared gates (request-gates.ts).
+ */
+export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { discovery: RequestHandler[]; api: Router } {
+  const { bodyLimit } = services.settings;
+  const authenticated = requireApiKey(db, services, 'powerdns');
+  const wholeBody = wholeBodyFirst(bodyLimit);
+  // PowerDNS clients send JSON, some without a content type (acme.sh's curl): every body is read as JSON
+  const json = express.json({ limit: bodyLimit, type: () => true });
+
+  const send = (res: Response, result: PowerDnsResult) => {
+    if ('text' in result) res.status(result.status).type(result.contentType).send(result.text);
+    else if ('body' in result) res.status(result.status).json(result.body);
+    else res.status(result.status).end();
+  };
+  const fail = (res: Response, error: unknown, rrsetLabels: readonly string[] = []) => {
+    const refused = error instanceof DomainError ? fromDomainError(error, rrsetLabels) : error;
+    if (refused instanceof PowerDnsError) {
+      if (refused.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      if (refused.retryAfter !== undefined) res.set('Retry-After', String(refused.retryAfter));
+      res.status(refused.status).json({ error: refused.message });
+      return;
+    }
+    if (noteDatabaseFailure(error, 'PowerDNS API')) {
+      res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json({ error: ERROR_CATALOGUE.DATABASE_UNAVAILABLE.message });
+      return;
+    }
+    logger.error({ err: error }, 'unexpected error in a PowerDNS API request');
+    res.status(500).json({ error: ERROR_CATALOGUE.INTERNAL.message });
+  };
+
+  const api = Router({ strict: false, caseSensitive: false });
+  for (const route of POWERDNS_ROUTES) {
+    api[route.method](route.path, authenticated, heavyBodies(heavy), json, wholeBody, async (req: Request, res: Response) => {
+      const ctx: RequestContext = { db, principal: principalOf(req)!, warnings: [] };
+      const labels: string[] = [];
+      try {
+        send(
+          res,
+          await route.handle({
+            params: req.params as Record<string, string>,
+            query: req.query,
+            body: req.body,
+            services,
+            ctx,
+            labels,
+          }),
+        );
+      } catch (error) {
+        if (error instanceof DomainError) services.audit.refusals.note(db, ctx.principal, error);
+        fail(res, error, labels);
+      }
+    });
+  }
+  // a path of the API with another method, and a path it does not have: PowerDNS's answers (405, 404)
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of POWERDNS_ROUTES)
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method.toUpperCase()]);
+  for (const [path, methods] of methodsByPath)
+    api.all(path, authenticated, (_req, res) => res.set('Allow', methods.join(', ')).status(405).json({ error: 'Method Not Allowed' }));
+  api.use(authenticated, (_req, res) => res.status(404).json({ error: 'Not Found' }));
+  // a body that is not JSON (PowerDNS: 400 Bad Request, webserver.cc HttpRequest::json); too large: 413
+  api.use((error: { status?: number; type?: string }, _req: Request, res: Response, next: (error?: unknown) => void) => {
+    if (res.headersSent || typeof error?.status !== 'number') return next(error);
+    res
+      .status(error.status === 413 ? 413 : 400)
+      .json({ error: error.status === 413 ? 'Payload Too Large' : 'Bad Request: the body is not valid JSON' });
+  });
+
+  // GET /api: the API versions (PowerDNS's discovery), with the key like every API path
+  const discovery: RequestHandler[] = [authenticated, (_req, res) => void res.json([{ url: '/api/v1', version: 1 }])];
+  return { discovery, api };
+}

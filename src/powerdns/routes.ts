@@ -1,0 +1,646 @@
+import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
+import { hostPortName } from '../config/settings';
+import { parseOwner } from '../dns/name';
+import type { DnssecAlgorithmName } from '../dns/dnssec/algorithms';
+import type { Services } from '../services';
+import type { RequestContext } from '../services/context';
+import { normaliseZoneName } from '../services/domains.service';
+import type { DomainRow } from '../repositories/read-model';
+import type { ZoneChangeOptions, ZoneChangeSpec } from '../services/zone-changes.service';
+import {
+  absoluteName,
+  POWERDNS_VERSION,
+  presentCryptokey,
+  presentRrsets,
+  presentServer,
+  presentTsigKey,
+  presentZone,
+  SERVER_ID,
+} from './presenters';
+
+/**
+ * The PowerDNS HTTP API as a table (docs/powerdns-api.md): each path of the part of the API that the PowerDNS
+ * clients use (external-dns, cert-manager's webhook, lego, acme.sh, octoDNS, DNSControl, Terraform,
+ * PowerDNS-Admin) reads its inputs and calls the services as the key's principal. The services decide;
+ * this table only translates PowerDNS's names and shapes to theirs and back.
+ */
+
+/** A refusal in PowerDNS's shape: `{"error": message}` with this status. */
+export class PowerDnsError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly retryAfter?: number,
+  ) {
+    super(message);
+  }
+}
+
+export type PowerDnsResult = { status: number; body: unknown } | { status: number; text: string; contentType: string } | { status: number };
+
+export interface PowerDnsInputs {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+  services: Services;
+  ctx: RequestContext;
+  /** filled by a route that sends a change set: the label of each change (`RRset www.example.com. IN A`), for its errors */
+  labels: string[];
+}
+
+export interface PowerDnsRoute {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  path: string;
+  handle(inputs: PowerDnsInputs): PowerDnsResult | Promise<PowerDnsResult>;
+}
+
+/** PowerDNS reads record content as it reads a zone file's, names from the root; ACME clients' TTLs (60, 120) take the nearest allowed */
+const CONTENT_AS_POWERDNS: ZoneChangeOptions = { rdataNames: 'absolute', ttls: 'nearest' };
+
+/** a name or field the services refused as malformed (400 or 422) */
+const isInputError = (error: unknown) => error instanceof DomainError && [400, 422].includes(ERROR_CATALOGUE[error.code].status);
+
+/** a client's value in a message, whatever JSON type it came as */
+const shown = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+
+const refuse = (message: string, status = 422) => new PowerDnsError(status, message);
+
+/** the request body as an object of fields, or PowerDNS's 422 */
+function objectBody(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw refuse('the request body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+/**
+ * A name as PowerDNS takes it in a body: text ending with the root's dot (ws-api.cc apiNameToDNSName: "DNS
+ * Name 'www' is not canonical"); any letter case.
+ */
+function canonicalName(value: unknown, what = 'DNS Name'): string {
+  if (typeof value !== 'string' || value === '') throw refuse(`${what} is not specified or not a string`);
+  if (!value.endsWith('.')) throw refuse(`${what} '${value}' is not canonical`);
+  return value;
+}
+
+/** a zone id from the path (`example.com.`, `example.com`; `=2F` is `/`, ws-api.cc apiZoneIdToName) */
+const zoneOfPath = (id: string) => id.replace(/=([0-9A-Fa-f]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+
+const notFound = (inputs: PowerDnsInputs) => refuse(`Could not find domain '${inputs.params.zone}'`, 404);
+
+/** a zone the key can see, or 404 as PowerDNS answers for a zone it does not have */
+async function zoneOf(inputs: PowerDnsInputs): Promise<DomainRow> {
+  try {
+    return await inputs.services.domains.get(inputs.ctx, { name: zoneOfPath(inputs.params.zone) });
+  } catch (error) {
+    if (error instanceof DomainError && (error.code === 'ZONE_NOT_FOUND' || isInputError(error))) throw notFound(inputs);
+    throw error;
+  }
+}
+
+/** each zone's `account` (its owner's e-mail) and `dnssec`, two statements for the whole list */
+async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
+  const { services, ctx } = inputs;
+  const [users, signed] = await Promise.all([
+    services.zoneReads.usersByIds(ctx, [...new Set(zones.map((zone) => zone.userId))]),
+    services.dnssec.signedAmong(ctx, zones),
+  ]);
+  const emails = new Map(users.map((user) => [user.id, user.email]));
+  return zones.map((zone) => presentZone(zone, { account: emails.get(zone.userId) ?? '', dnssec: signed.has(zone.id) }));
+}
+
+/** a zone with its rrsets (those the key may read), as the zone's GET and its creation answer */
+async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: { owner?: string; type?: string } = {}) {
+  const [presented] = await presentZones(inputs, [zone]);
+  const records = [];
+  for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter }, 10_000)) records.push(...page);
+  return { ...presented, rrsets: presentRrsets(zone.name, records) };
+}
+
+const flag = (value: unknown, name: string, fallback: boolean): boolean => {
+  if (value === undefined) return fallback;
+  if (value === 'true' || value === true) return true;
+  if (value === 'false' || value === false) return false;
+  throw refuse(`'${name}' request parameter value '${shown(value)}' is not supported`);
+};
+
+/** an rrset's records' contents; `disabled: true` is refused (Zonekeeper serves every record it holds) */
+function contentsOf(rrset: Record<string, unknown>, label: string): string[] {
+  const records = rrset.records;
+  if (!Array.isArray(records)) throw refuse(`${label}: records is not an array`);
+  return records.map((record: unknown) => {
+    const r = record && typeof record === 'object' ? (record as Record<string, unknown>) : {};
+    if (typeof r.content !== 'string') throw refuse(`${label}: a record's content is not specified or not a string`);
+    if (r.disabled === true)
+      throw refuse(`${label}: disabled records are not kept by Zonekeeper (every record it holds is served); leave the record out instead`);
+    return r.content;
+  });
+}
+
+/** an rrset's TTL: a whole number of seconds, needed when it brings records */
+function ttlOf(rrset: Record<string, unknown>, label: string): number {
+  const ttl = rrset.ttl;
+  if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) throw refuse(`${label}: ttl is not specified or not a whole number`);
+  return ttl;
+}
+
+const CHANGE_KINDS: Record<string, ZoneChangeSpec['kind']> = {
+  REPLACE: 'REPLACE_RRSET',
+  DELETE: 'REPLACE_RRSET',
+  EXTEND: 'EXTEND_RRSET',
+  PRUNE: 'PRUNE_RRSET',
+};
+
+/**
+ * A PATCH's rrsets as one change set: REPLACE (an empty `records` list deletes the RRset), DELETE, and
+ * PowerDNS 4.9's EXTEND and PRUNE (one record each). Fields the change does not need (lego's `kind`,
+ * Terraform's `set-ptr`) are ignored; `comments` are accepted and not kept. A REPLACE with only comments
+ * changes nothing.
+ */
+function changesOfPatch(body: Record<string, unknown>, labels: string[]): ZoneChangeSpec[] {
+  const rrsets = body.rrsets;
+  if (!Array.isArray(rrsets) || rrsets.length === 0) throw refuse('No rrsets given in update request');
+  const seen = new Set<string>();
+  const changes: ZoneChangeSpec[] = [];
+  for (const item of rrsets) {
+    const rrset = item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+    const name = canonicalName(rrset.name);
+    if (typeof rrset.type !== 'string' || rrset.type === '') throw refuse(`RRset ${name}: type is not specified or not a string`);
+    const type = rrset.type.toUpperCase();
+    const label = `RRset ${name} IN ${type}`;
+    const changetype = typeof rrset.changetype === 'string' ? rrset.changetype.toUpperCase() : '';
+    const kind = CHANGE_KINDS[changetype];
+    if (!kind) throw refuse(`Changetype '${shown(rrset.changetype ?? '')}' is not a valid value`);
+    if (changetype === 'REPLACE' || changetype === 'DELETE') {
+      const key = `${name.toLowerCase()} ${type} ${changetype === 'DELETE' ? 'REPLACE' : changetype}`;
+      if (seen.has(key)) throw refuse(`Duplicate RRset ${name} IN ${type} with changetype: ${changetype}`);
+      seen.add(key);
+    }
+    if (changetype === 'REPLACE' && !Array.isArray(rrset.records)) {
+      if (Array.isArray(rrset.comments)) continue;
+      throw refuse(`No change for ${label}`);
+    }
+    const rdatas = changetype === 'DELETE' ? [] : contentsOf(rrset, label);
+    if ((changetype === 'EXTEND' || changetype === 'PRUNE') && rdatas.length !== 1)
+      throw refuse(
+        rdatas.length
+          ? 'Exactly one record should be provided for PRUNE or EXTEND operation'
+          : 'No record provided for PRUNE or EXTEND operation',
+      );
+    const ttl = rdatas.length ? ttlOf(rrset, label) : undefined;
+    labels.push(label);
+    changes.push({ kind, owner: name, type, ttl, rdatas });
+  }
+  return changes;
+}
+
+/**
+ * The user a zone is created for: a user's key creates for its user (`account` is then only shown back);
+ * the admin key names the user in `account`, by e-mail or id (PowerDNS's account is free text; a Zonekeeper
+ * zone always belongs to a user).
+ */
+async function ownerOfNewZone(inputs: PowerDnsInputs, account: unknown): Promise<number> {
+  const { ctx, services } = inputs;
+  if (ctx.principal.kind === 'user') return ctx.principal.userId;
+  if (typeof account !== 'string' || account.trim() === '')
+    throw refuse("account: the admin key creates a zone for a user; give the user's e-mail (or id) in account");
+  const by = /^\d+$/.test(account.trim()) ? { id: Number(account.trim()) } : { email: account.trim() };
+  try {
+    return (await services.users.get(ctx, by)).id;
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'USER_NOT_FOUND') throw refuse(`account: no user ${JSON.stringify(account)}`);
+    throw error;
+  }
+}
+
+/** PowerDNS's algorithm names and numbers (RFC 8624 mnemonics) for the algorithms Zonekeeper signs with */
+const ALGORITHMS: Record<string, DnssecAlgorithmName> = {
+  ecdsap256sha256: 'ECDSAP256SHA256',
+  ecdsa256: 'ECDSAP256SHA256',
+  '13': 'ECDSAP256SHA256',
+  ed25519: 'ED25519',
+  '15': 'ED25519',
+  rsasha256: 'RSASHA256',
+  '8': 'RSASHA256',
+};
+
+/** PowerDNS kinds Zonekeeper's zones are: every zone is a primary that NOTIFYs its secondaries */
+const PRIMARY_KINDS = ['native', 'master', 'primary'];
+function checkKind(kind: unknown): void {
+  if (kind === undefined || kind === null) return;
+  if (typeof kind !== 'string' || !PRIMARY_KINDS.includes(kind.toLowerCase()))
+    throw refuse(`kind: Zonekeeper holds primary zones only (Native, Master); ${JSON.stringify(kind)} is not one`);
+}
+
+/** the zone's records at creation (PowerDNS's `rrsets` and `nameservers`), one change each, with its label */
+function initialChanges(services: Services, zone: string, body: Record<string, unknown>, labels: string[]): ZoneChangeSpec[] {
+  const changes: ZoneChangeSpec[] = [];
+  if (body.rrsets !== undefined && !Array.isArray(body.rrsets)) throw refuse('rrsets is not a list');
+  let apexNs = false;
+  for (const item of (body.rrsets as unknown[] | undefined) ?? []) {
+    const rrset = item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+    const name = canonicalName(rrset.name);
+    const type = typeof rrset.type === 'string' ? rrset.type.toUpperCase() : '';
+    const label = `RRset ${name} IN ${type}`;
+    if (type === 'SOA') throw refuse(`${label}: Zonekeeper writes the zone's SOA itself (its serial rises with every change)`);
+    if (type === 'NS' && name.toLowerCase() === `${zone}.`) apexNs = true;
+    const contents = contentsOf(rrset, label);
+    const ttl = contents.length ? ttlOf(rrset, label) : 0;
+    for (const rdata of contents) {
+      labels.push(label);
+      changes.push({ kind: 'ADD', owner: name, type, ttl, rdata });
+    }
+  }
+  if (body.nameservers !== undefined && !Array.isArray(body.nameservers)) throw refuse('Nameservers is not a list');
+  const nameservers = (body.nameservers as unknown[] | undefined) ?? [];
+  if (nameservers.length && apexNs) throw refuse('Nameservers list MUST NOT be mixed with zone-level NS in rrsets');
+  // a zone needs its apex NS (RFC 1034 §4.2.1): without any, the service's DEFAULT_NS
+  const servers = nameservers.length || apexNs ? nameservers : services.settings.defaultNs;
+  for (const ns of servers) {
+    if (typeof ns !== 'string' || ns === '') throw refuse('Nameservers must be non-empty strings');
+    if (!ns.endsWith('.')) throw refuse(`Nameserver is not canonical: '${ns}'`);
+    labels.push(`RRset ${zone}. IN NS`);
+    changes.push({ kind: 'ADD', owner: `${zone}.`, type: 'NS', ttl: 3600, rdata: ns });
+  }
+  return changes;
+}
+
+/**
+ * Whether `text` matches `pattern`, where `*` is any run of characters and `?` one (PowerDNS's search-data).
+ * Two pointers, going back only to the last `*`: time in proportion to their lengths' product at worst, where a
+ * regular expression made of the pattern (`*a*a*a…`) can backtrack exponentially on a client's input.
+ */
+function wildcardMatches(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    if (p < pattern.length && (pattern[p] === '?' || pattern[p] === text[t])) {
+      p += 1;
+      t += 1;
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p;
+      resume = t;
+      p += 1;
+    } else if (star >= 0) {
+      p = star + 1;
+      resume += 1;
+      t = resume;
+    } else return false;
+  }
+  while (p < pattern.length && pattern[p] === '*') p += 1;
+  return p === pattern.length;
+}
+
+const SERVER = `/servers/${SERVER_ID}`;
+const ZONE = `${SERVER}/zones/:zone`;
+
+export const POWERDNS_ROUTES: PowerDnsRoute[] = [
+  { method: 'get', path: '/servers', handle: () => ({ status: 200, body: [presentServer()] }) },
+  { method: 'get', path: SERVER, handle: () => ({ status: 200, body: presentServer() }) },
+  {
+    // what octoDNS and PowerDNS-Admin read of the configuration: the settings that describe this server
+    method: 'get',
+    path: `${SERVER}/config`,
+    handle: ({ services }) => ({
+      status: 200,
+      body: [
+        ['api', 'yes'],
+        ['daemon', 'no'],
+        ['default-soa-edit', ''],
+        ['default-ttl', '3600'],
+        ['dnssec', 'yes'],
+        ['primary', 'yes'],
+        ['secondary', 'no'],
+        ['version-string', POWERDNS_VERSION],
+        ['local-address', services.settings.dnsListen ? hostPortName(services.settings.dnsListen) : ''],
+      ].map(([name, value]) => ({ type: 'ConfigSetting', name, value })),
+    }),
+  },
+  { method: 'get', path: `${SERVER}/statistics`, handle: () => ({ status: 200, body: [] }) },
+  {
+    // `?zone=` is an exact lookup (acme.sh asks for each candidate name), never a scan of every zone
+    method: 'get',
+    path: `${SERVER}/zones`,
+    async handle(inputs) {
+      const { query, services, ctx } = inputs;
+      if (query.zone !== undefined) {
+        let zones: DomainRow[];
+        try {
+          zones = await services.domains.list(ctx, { name: shown(query.zone) }, { first: 1 });
+        } catch (error) {
+          // a name that cannot be a zone is a zone PowerDNS does not have
+          if (isInputError(error)) zones = [];
+          else throw error;
+        }
+        return { status: 200, body: await presentZones(inputs, zones) };
+      }
+      const zones: DomainRow[] = [];
+      const first = services.settings.maxPageSize;
+      for (let after: number | undefined; ;) {
+        const page = await services.domains.list(ctx, {}, { first, after });
+        zones.push(...page);
+        if (page.length < first) break;
+        after = page[page.length - 1].id;
+      }
+      return { status: 200, body: await presentZones(inputs, zones) };
+    },
+  },
+  {
+    method: 'post',
+    path: `${SERVER}/zones`,
+    async handle(inputs) {
+      const { services, ctx, labels } = inputs;
+      const body = objectBody(inputs.body);
+      const name = canonicalName(body.name, 'Zone Name');
+      checkKind(body.kind);
+      if (Array.isArray(body.masters) && body.masters.length) throw refuse('masters: Zonekeeper holds primary zones only');
+      const zone = normaliseZoneName(name, 'name');
+      const userId = await ownerOfNewZone(inputs, body.account);
+      const records = services.zoneChanges.parseInitialRecords(
+        zone,
+        services.domains.defaultSoa(0),
+        initialChanges(services, zone, body, labels),
+        CONTENT_AS_POWERDNS,
+      );
+      if (body.dnssec === true) services.dnssec.requireControl(ctx, zone);
+      const created = await services.domains.create(ctx, { userId, zone, records });
+      if (body.dnssec === true) await services.dnssec.enable(ctx, { zone });
+      return { status: 201, body: await zoneWithRrsets(inputs, await services.domains.get(ctx, { id: created.id })) };
+    },
+  },
+  {
+    method: 'get',
+    path: ZONE,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      const { query } = inputs;
+      if (!flag(query.rrsets, 'rrsets', true)) return { status: 200, body: (await presentZones(inputs, [zone]))[0] };
+      // PowerDNS 4.8's rrset_name / rrset_type (joeig/go-powerdns, cert-manager's webhook): one RRset's records
+      const filter: { owner?: string; type?: string } = {};
+      if (typeof query.rrset_name === 'string') {
+        const owner = parseOwner(query.rrset_name, zone.name, 'rrset_name');
+        // a name outside the zone has no records in it
+        if (!owner.ok) return { status: 200, body: { ...(await presentZones(inputs, [zone]))[0], rrsets: [] } };
+        filter.owner = owner.name;
+        if (typeof query.rrset_type === 'string') filter.type = query.rrset_type.toUpperCase();
+      }
+      return { status: 200, body: await zoneWithRrsets(inputs, zone, filter) };
+    },
+  },
+  {
+    // the zone's own settings: DNSSEC on or off follows `dnssec`; `kind` must stay a primary kind; the others
+    // (account, soa_edit_api, nsec3param, api_rectify) are Zonekeeper's own business and are ignored
+    method: 'put',
+    path: ZONE,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      const body = objectBody(inputs.body);
+      checkKind(body.kind);
+      if (typeof body.dnssec === 'boolean') {
+        const [signed] = await inputs.services.dnssec.signedAmong(inputs.ctx, [zone]).then((ids) => [ids.has(zone.id)]);
+        if (body.dnssec && !signed) await inputs.services.dnssec.enable(inputs.ctx, { zone: zone.name });
+        if (!body.dnssec && signed) await inputs.services.dnssec.disable(inputs.ctx, zone.name);
+      }
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'delete',
+    path: ZONE,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      await inputs.services.domains.delete(inputs.ctx, { id: zone.id });
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'patch',
+    path: ZONE,
+    async handle(inputs) {
+      const changes = changesOfPatch(objectBody(inputs.body), inputs.labels);
+      if (!changes.length) {
+        await zoneOf(inputs);
+        return { status: 204 };
+      }
+      // one change set: one serial step, one journal row naming the key, NOTIFY and IXFR (none if nothing
+      // changed). The set reads the zone itself (a zone the key cannot see is not found there): no read before it
+      let zone: string;
+      try {
+        zone = normaliseZoneName(zoneOfPath(inputs.params.zone));
+      } catch {
+        throw notFound(inputs);
+      }
+      try {
+        await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes }, { ...CONTENT_AS_POWERDNS, skipWhenUnchanged: true });
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
+        throw error;
+      }
+      return { status: 204 };
+    },
+  },
+  {
+    // every committed change is NOTIFYed to the secondaries by the worker already; the call is answered as
+    // PowerDNS answers it, for the zones the key can see
+    method: 'put',
+    path: `${ZONE}/notify`,
+    async handle(inputs) {
+      await zoneOf(inputs);
+      return { status: 200, body: { result: 'Notification queued' } };
+    },
+  },
+  {
+    // the primary's NSEC/NSEC3 chain is kept with every change: nothing to rectify
+    method: 'put',
+    path: `${ZONE}/rectify`,
+    async handle(inputs) {
+      await zoneOf(inputs);
+      return { status: 200, body: { result: 'Rectified' } };
+    },
+  },
+  {
+    method: 'get',
+    path: `${ZONE}/export`,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      return { status: 200, text: await inputs.services.zoneFiles.export(inputs.ctx, { id: zone.id }), contentType: 'text/plain' };
+    },
+  },
+  {
+    method: 'get',
+    path: `${ZONE}/cryptokeys`,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      const status = await inputs.services.dnssec.status(inputs.ctx, { id: zone.id });
+      const live = status.keys.filter((key) => key.state !== 'removed');
+      return { status: 200, body: live.map((key) => presentCryptokey(key, status)) };
+    },
+  },
+  {
+    method: 'get',
+    path: `${ZONE}/cryptokeys/:id`,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      const status = await inputs.services.dnssec.status(inputs.ctx, { id: zone.id });
+      const key = status.keys.find((k) => String(k.id) === inputs.params.id && k.state !== 'removed');
+      if (!key) throw refuse('Not Found', 404);
+      return { status: 200, body: presentCryptokey(key, status) };
+    },
+  },
+  {
+    // the first key signs the zone (DNSControl's AUTODNSSEC, PowerDNS-Admin's DNSSEC page): a csk gives one
+    // combined key, ksk or zsk a KSK and a ZSK. A signed zone's keys are rolled by Zonekeeper, not added by hand.
+    method: 'post',
+    path: `${ZONE}/cryptokeys`,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      const body = objectBody(inputs.body);
+      const keytype = typeof body.keytype === 'string' ? body.keytype.toLowerCase() : '';
+      if (!['ksk', 'zsk', 'csk'].includes(keytype)) throw refuse(`Invalid keytype ${shown(body.keytype ?? '')}`);
+      if (body.privatekey !== undefined) throw refuse('privatekey: Zonekeeper makes its keys itself; importing one is not supported');
+      const algorithmText = body.algorithm === undefined ? 'ecdsap256sha256' : shown(body.algorithm).toLowerCase();
+      const algorithm = ALGORITHMS[algorithmText];
+      if (!algorithm) throw refuse(`Unknown algorithm: ${shown(body.algorithm)}`);
+      const { services, ctx } = inputs;
+      if ((await services.dnssec.signedAmong(ctx, [zone])).has(zone.id))
+        throw refuse('the zone is signed already; Zonekeeper rolls its keys itself (docs/dnssec.md), a key is not added by hand', 409);
+      const status = await services.dnssec.enable(ctx, { zone: zone.name, algorithm, keyLayout: keytype === 'csk' ? 'CSK' : 'KSK_ZSK' });
+      const role = keytype.toUpperCase();
+      const key = status.keys.find((k) => k.role === role) ?? status.keys[0];
+      return { status: 201, body: presentCryptokey(key, status) };
+    },
+  },
+  {
+    // a zone's keys go together: deleting one stops signing the zone (DNSControl's AUTODNSSEC off deletes each)
+    method: 'delete',
+    path: `${ZONE}/cryptokeys/:id`,
+    async handle(inputs) {
+      const zone = await zoneOf(inputs);
+      const status = await inputs.services.dnssec.status(inputs.ctx, { id: zone.id });
+      if (!status.keys.some((k) => String(k.id) === inputs.params.id && k.state !== 'removed')) throw refuse('Not Found', 404);
+      if (status.state === 'signed') await inputs.services.dnssec.disable(inputs.ctx, zone.name);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'put',
+    path: `${ZONE}/cryptokeys/:id`,
+    handle() {
+      throw refuse('Zonekeeper activates and retires keys itself as it rolls them (docs/dnssec.md)');
+    },
+  },
+  {
+    // the one metadata kind the clients read (PowerDNS-Admin's zone settings); none is stored
+    method: 'get',
+    path: `${ZONE}/metadata`,
+    async handle(inputs) {
+      await zoneOf(inputs);
+      return { status: 200, body: [{ type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] }] };
+    },
+  },
+  {
+    method: 'get',
+    path: `${ZONE}/metadata/:kind`,
+    async handle(inputs) {
+      await zoneOf(inputs);
+      const kind = inputs.params.kind.toUpperCase();
+      return { status: 200, body: { type: 'Metadata', kind, metadata: kind === 'SOA-EDIT-API' ? ['DEFAULT'] : [] } };
+    },
+  },
+  ...(['post', 'put', 'delete'] as const).map((method): PowerDnsRoute => ({
+    method,
+    path: method === 'post' ? `${ZONE}/metadata` : `${ZONE}/metadata/:kind`,
+    async handle(inputs) {
+      await zoneOf(inputs);
+      throw refuse("Zonekeeper keeps no zone metadata; its settings are the service's (docs/powerdns-api.md)");
+    },
+  })),
+  {
+    method: 'get',
+    path: `${SERVER}/tsigkeys`,
+    async handle({ services, ctx }) {
+      const keys = await services.tsigKeys.list(ctx);
+      return { status: 200, body: keys.filter((key) => !key.revokedAt).map((key) => presentTsigKey(key)) };
+    },
+  },
+  {
+    method: 'get',
+    path: `${SERVER}/tsigkeys/:id`,
+    async handle({ services, ctx, params }) {
+      const name = params.id.replace(/\.$/, '').toLowerCase();
+      const key = (await services.tsigKeys.list(ctx)).find((k) => !k.revokedAt && k.name === name);
+      if (!key) throw refuse(`TSIG key with name '${params.id}' not found`, 404);
+      return { status: 200, body: presentTsigKey(key) };
+    },
+  },
+  {
+    // a key of the caller's user (the admin key: a server-wide key, as PowerDNS's are); its secret is made here
+    // and shown once
+    method: 'post',
+    path: `${SERVER}/tsigkeys`,
+    async handle({ services, ctx, body }) {
+      const fields = objectBody(body);
+      if (typeof fields.name !== 'string' || fields.name === '') throw refuse('name: is not specified or not a string');
+      if (fields.key !== undefined && fields.key !== '')
+        throw refuse('key: Zonekeeper makes TSIG secrets itself (RFC 8945 §6: as long as the hash); leave key out');
+      const userId = ctx.principal.kind === 'user' ? ctx.principal.userId : null;
+      const created = await services.tsigKeys.create(ctx, {
+        userId,
+        name: fields.name,
+        algorithm: typeof fields.algorithm === 'string' ? fields.algorithm : undefined,
+      });
+      return { status: 201, body: presentTsigKey(created.tsigKey, created.secret) };
+    },
+  },
+  {
+    method: 'delete',
+    path: `${SERVER}/tsigkeys/:id`,
+    async handle({ services, ctx, params }) {
+      const name = params.id.replace(/\.$/, '').toLowerCase();
+      const key = (await services.tsigKeys.list(ctx)).find((k) => !k.revokedAt && k.name === name);
+      if (!key) throw refuse(`TSIG key with name '${params.id}' not found`, 404);
+      await services.tsigKeys.revoke(ctx, key.id);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'put',
+    path: `${SERVER}/tsigkeys/:id`,
+    handle() {
+      throw refuse('a TSIG key is not changed: make a new one and delete the old (its secret is made once)');
+    },
+  },
+  {
+    /**
+     * PowerDNS-Admin's search: zones whose name matches `q` (`*` any run, `?` one character), found by the
+     * part before the first wildcard (a prefix lookup) and matched whole here; records are not searched
+     * (docs/powerdns-api.md)
+     */
+    method: 'get',
+    path: `${SERVER}/search-data`,
+    async handle({ services, ctx, query }) {
+      const q = typeof query.q === 'string' ? query.q.trim() : '';
+      if (!q) throw refuse("Query q can't be blank");
+      const max = query.max === undefined ? 100 : Number(query.max);
+      if (!Number.isInteger(max) || max <= 0) throw refuse('Maximum entries must be larger than 0');
+      const objectType = typeof query.object_type === 'string' ? query.object_type : 'all';
+      if (!['all', 'zone', 'record', 'comment'].includes(objectType))
+        throw refuse('object_type must be one of the following options: all, zone, record, comment');
+      if (objectType === 'record' || objectType === 'comment') return { status: 200, body: [] };
+      if (q.length > 255) throw refuse('q: at most 255 characters');
+      const pattern = q.toLowerCase().replace(/\.$/, '');
+      const prefix = q.toLowerCase().split(/[*?]/)[0].replace(/\.$/, '');
+      let zones: DomainRow[] = [];
+      try {
+        zones = await services.domains.list(ctx, { nameStartsWith: prefix }, { first: Math.min(max * 10, services.settings.maxPageSize) });
+      } catch (error) {
+        if (!isInputError(error)) throw error;
+      }
+      const found = zones.filter((zone) => wildcardMatches(pattern, zone.name)).slice(0, max);
+      return {
+        status: 200,
+        body: found.map((zone) => ({ object_type: 'zone', name: absoluteName(zone.name), zone_id: absoluteName(zone.name) })),
+      };
+    },
+  },
+];

@@ -1,0 +1,377 @@
+import type { Sql } from '../db/pool';
+import type { Role } from '../auth/roles';
+
+/**
+ * People, their memberships of accounts, invitations and sessions (docs/people.md): plain rows in, plain rows
+ * out; the services (src/services/people.service.ts, sessions.service.ts) decide who may do what.
+ */
+
+export interface PersonRow {
+  id: number;
+  email: string;
+  createdAt: Date;
+}
+export interface MembershipRow {
+  personId: number;
+  email: string;
+  userId: number;
+  accountEmail: string;
+  role: Role;
+  zones: string[] | null;
+  createdAt: Date;
+}
+export interface InvitationRow {
+  id: number;
+  userId: number;
+  email: string;
+  role: Role;
+  zones: string[] | null;
+  expiresAt: Date;
+  createdAt: Date;
+  acceptedAt: Date | null;
+}
+export interface SessionRow {
+  id: number;
+  personId: number;
+  email: string;
+  accountId: number | null;
+  createdAt: Date;
+  lastSeenAt: Date;
+  endedAt: Date | null;
+  sourceAddress: string | null;
+  userAgent: string | null;
+  /** signed in with OIDC by a person who has a passkey: nothing is allowed until the passkey is presented */
+  awaitingSecondFactor: boolean;
+}
+
+const date = (value: unknown) => new Date(value as string);
+const toPerson = (r: any): PersonRow => ({ id: Number(r.id), email: r.email, createdAt: date(r.created_at) });
+const toMembership = (r: any): MembershipRow => ({
+  personId: Number(r.person_id),
+  email: r.email,
+  userId: Number(r.user_id),
+  accountEmail: r.account_email,
+  role: r.role,
+  zones: r.zones ?? null,
+  createdAt: date(r.created_at),
+});
+const INVITATION_COLUMNS = 'id, user_id, email, role, zones, expires_at, created_at, accepted_at';
+const toInvitation = (r: any): InvitationRow => ({
+  id: Number(r.id),
+  userId: Number(r.user_id),
+  email: r.email,
+  role: r.role,
+  zones: r.zones ?? null,
+  expiresAt: date(r.expires_at),
+  createdAt: date(r.created_at),
+  acceptedAt: r.accepted_at === null ? null : date(r.accepted_at),
+});
+const SESSION_COLUMNS =
+  's.id, s.person_id, p.email, s.account_id, s.created_at, s.last_seen_at, s.ended_at, s.source_address, s.user_agent, s.awaiting_second_factor';
+const toSession = (r: any): SessionRow => ({
+  id: Number(r.id),
+  personId: Number(r.person_id),
+  email: r.email,
+  accountId: r.account_id === null ? null : Number(r.account_id),
+  createdAt: date(r.created_at),
+  lastSeenAt: date(r.last_seen_at),
+  endedAt: r.ended_at === null ? null : date(r.ended_at),
+  sourceAddress: r.source_address,
+  userAgent: r.user_agent,
+  awaitingSecondFactor: r.awaiting_second_factor === true,
+});
+
+// ---- people ----
+
+/** the person of the e-mail address (compared without case), made on first sight */
+export async function personByEmail(sql: Sql, email: string, create: boolean): Promise<PersonRow | undefined> {
+  if (create) {
+    await sql.rows(`insert into people (email) values ($1) on conflict (lower(email)) do nothing`, [email]);
+  }
+  const [row] = await sql.rows('select id, email, created_at from people where lower(email) = lower($1)', [email]);
+  return row ? toPerson(row) : undefined;
+}
+
+export async function personById(sql: Sql, id: number): Promise<PersonRow | undefined> {
+  const [row] = await sql.rows('select id, email, created_at from people where id = $1', [id]);
+  return row ? toPerson(row) : undefined;
+}
+
+// ---- memberships ----
+
+const MEMBERSHIP_SELECT = `select m.person_id, p.email, m.user_id, u.email as account_email, m.role, m.zones, m.created_at
+  from memberships m join people p on p.id = m.person_id join users u on u.id = m.user_id`;
+
+export async function membershipsOfPerson(sql: Sql, personId: number): Promise<MembershipRow[]> {
+  return (await sql.rows(`${MEMBERSHIP_SELECT} where m.person_id = $1 order by m.user_id`, [personId])).map(toMembership);
+}
+
+export async function membersOfAccount(sql: Sql, userId: number): Promise<MembershipRow[]> {
+  return (await sql.rows(`${MEMBERSHIP_SELECT} where m.user_id = $1 order by lower(p.email)`, [userId])).map(toMembership);
+}
+
+export async function membership(sql: Sql, personId: number, userId: number): Promise<MembershipRow | undefined> {
+  const [row] = await sql.rows(`${MEMBERSHIP_SELECT} where m.person_id = $1 and m.user_id = $2`, [personId, userId]);
+  return row ? toMembership(row) : undefined;
+}
+
+/** adds the person to the account, or sets the role of a member (an invitation accepted twice changes nothing else) */
+export async function upsertMembership(sql: Sql, personId: number, userId: number, role: Role, zones: string[] | null): Promise<void> {
+  await sql.rows(
+    `insert into memberships (person_id, user_id, role, zones) values ($1, $2, $3, $4)
+       on conflict (person_id, user_id) do update set role = excluded.role, zones = excluded.zones`,
+    [personId, userId, role, zones],
+  );
+}
+
+export async function deleteMembership(sql: Sql, personId: number, userId: number): Promise<boolean> {
+  return (await sql.affected('delete from memberships where person_id = $1 and user_id = $2', [personId, userId])) > 0;
+}
+
+/**
+ * Locks the account's owner memberships (FOR UPDATE) and counts them: two owners leaving at once see each
+ * other's removal, so the last owner cannot leave by a race.
+ */
+export async function lockOwners(sql: Sql, userId: number): Promise<number[]> {
+  const rows = await sql.rows(`select person_id from memberships where user_id = $1 and role = 'owner' order by person_id for update`, [
+    userId,
+  ]);
+  return rows.map((r) => Number(r.person_id));
+}
+
+// ---- invitations ----
+
+export async function insertInvitation(
+  sql: Sql,
+  invitation: { userId: number; email: string; role: Role; zones: string[] | null; tokenHash: string; expiresAt: Date },
+): Promise<InvitationRow> {
+  const [row] = await sql.rows(
+    `insert into invitations (user_id, email, role, zones, token_hash, expires_at) values ($1, $2, $3, $4, $5, $6) returning ${INVITATION_COLUMNS}`,
+    [invitation.userId, invitation.email, invitation.role, invitation.zones, invitation.tokenHash, invitation.expiresAt],
+  );
+  return toInvitation(row);
+}
+
+/** takes the invitation of the token once: marks it accepted (by `personId`) if it is open and unexpired */
+export async function takeInvitation(sql: Sql, tokenHash: string, personId: number): Promise<InvitationRow | undefined> {
+  const [row] = await sql.rows(
+    `update invitations set accepted_at = now(), accepted_by = $2
+      where token_hash = $1 and accepted_at is null and expires_at > now() returning ${INVITATION_COLUMNS}`,
+    [tokenHash, personId],
+  );
+  return row ? toInvitation(row) : undefined;
+}
+
+/** the open invitations of an e-mail address (first sign-in of an invited address links the person) */
+export async function openInvitationsOf(sql: Sql, email: string): Promise<InvitationRow[]> {
+  const rows = await sql.rows(
+    `select ${INVITATION_COLUMNS} from invitations where lower(email) = lower($1) and accepted_at is null and expires_at > now() order by id`,
+    [email],
+  );
+  return rows.map(toInvitation);
+}
+
+export async function acceptInvitationById(sql: Sql, id: number, personId: number): Promise<boolean> {
+  return (
+    (await sql.affected(
+      `update invitations set accepted_at = now(), accepted_by = $2 where id = $1 and accepted_at is null and expires_at > now()`,
+      [id, personId],
+    )) > 0
+  );
+}
+
+export async function invitationsOfAccount(sql: Sql, userId: number): Promise<InvitationRow[]> {
+  const rows = await sql.rows(`select ${INVITATION_COLUMNS} from invitations where user_id = $1 and accepted_at is null order by id`, [
+    userId,
+  ]);
+  return rows.map(toInvitation);
+}
+
+export async function deleteInvitation(sql: Sql, id: number, userId: number | undefined): Promise<InvitationRow | undefined> {
+  const [row] = await sql.rows(
+    `delete from invitations where id = $1 and ($2::bigint is null or user_id = $2) and accepted_at is null returning ${INVITATION_COLUMNS}`,
+    [id, userId ?? null],
+  );
+  return row ? toInvitation(row) : undefined;
+}
+
+// ---- sessions ----
+
+export async function insertSession(
+  sql: Sql,
+  session: {
+    personId: number;
+    tokenHash: string;
+    accountId: number | null;
+    sourceAddress?: string;
+    userAgent?: string;
+    awaitingSecondFactor?: boolean;
+  },
+): Promise<number> {
+  const [row] = await sql.rows(
+    `insert into sessions (person_id, token_hash, account_id, source_address, user_agent, awaiting_second_factor) values ($1, $2, $3, $4, $5, $6) returning id`,
+    [
+      session.personId,
+      session.tokenHash,
+      session.accountId,
+      session.sourceAddress ?? null,
+      session.userAgent ?? null,
+      session.awaitingSecondFactor ?? false,
+    ],
+  );
+  return Number(row.id);
+}
+
+/**
+ * The live session of a token: not ended, seen within `idleSeconds` and begun within `absoluteSeconds`; its
+ * `last_seen_at` moves to now (at most once a minute: a busy session costs one UPDATE a minute).
+ */
+export async function liveSessionByHash(
+  sql: Sql,
+  tokenHash: string,
+  idleSeconds: number,
+  absoluteSeconds: number,
+): Promise<SessionRow | undefined> {
+  const [row] = await sql.rows(
+    `with live as (
+       select s.id from sessions s
+        where s.token_hash = $1 and s.ended_at is null
+          and s.last_seen_at > now() - make_interval(secs => $2) and s.created_at > now() - make_interval(secs => $3)),
+     seen as (update sessions set last_seen_at = now() where id = (select id from live) and last_seen_at < now() - interval '1 minute')
+     select ${SESSION_COLUMNS} from sessions s join people p on p.id = s.person_id where s.id = (select id from live)`,
+    [tokenHash, idleSeconds, absoluteSeconds],
+  );
+  return row ? toSession(row) : undefined;
+}
+
+export async function sessionsOfPerson(sql: Sql, personId: number): Promise<SessionRow[]> {
+  const rows = await sql.rows(
+    `select ${SESSION_COLUMNS} from sessions s join people p on p.id = s.person_id where s.person_id = $1 and s.ended_at is null order by s.id`,
+    [personId],
+  );
+  return rows.map(toSession);
+}
+
+/** ends the person's sessions (all, or the one `id`); the ids ended */
+export async function endSessions(sql: Sql, personId: number, id?: number): Promise<number[]> {
+  const rows = await sql.rows(
+    `update sessions set ended_at = now() where person_id = $1 and ($2::bigint is null or id = $2) and ended_at is null returning id`,
+    [personId, id ?? null],
+  );
+  return rows.map((r) => Number(r.id));
+}
+
+export async function setSessionAccount(sql: Sql, id: number, accountId: number): Promise<void> {
+  await sql.rows('update sessions set account_id = $2 where id = $1', [id, accountId]);
+}
+
+// ---- sign-in flows (OpenID Connect) ----
+
+export interface SignInFlow {
+  codeVerifier: string;
+  state: string;
+  nonce: string;
+  redirectUri: string;
+}
+
+export async function insertSignInFlow(sql: Sql, idHash: string, flow: SignInFlow): Promise<void> {
+  // flows older than an hour are dropped as new ones begin: an abandoned sign-in leaves nothing for long
+  await sql.rows(`delete from sign_in_flows where created_at < now() - interval '1 hour'`);
+  await sql.rows(`insert into sign_in_flows (id_hash, code_verifier, state, nonce, redirect_uri) values ($1, $2, $3, $4, $5)`, [
+    idHash,
+    flow.codeVerifier,
+    flow.state,
+    flow.nonce,
+    flow.redirectUri,
+  ]);
+}
+
+/** takes the flow once (deleted as it is read), if it began less than `maxSeconds` ago */
+export async function takeSignInFlow(sql: Sql, idHash: string, maxSeconds: number): Promise<SignInFlow | undefined> {
+  const [row] = await sql.rows(
+    `delete from sign_in_flows where id_hash = $1 returning code_verifier, state, nonce, redirect_uri, created_at > now() - make_interval(secs => $2) as fresh`,
+    [idHash, maxSeconds],
+  );
+  if (!row?.fresh) return undefined;
+  return { codeVerifier: row.code_verifier, state: row.state, nonce: row.nonce, redirectUri: row.redirect_uri };
+}
+
+// ---- passkeys (WebAuthn) ----
+
+export interface PasskeyRow {
+  id: number;
+  personId: number;
+  email: string;
+  credentialId: string;
+  publicKey: Uint8Array;
+  counter: number;
+  transports: string[] | null;
+  createdAt: Date;
+}
+
+const PASSKEY_SELECT = `select k.id, k.person_id, p.email, k.credential_id, k.public_key, k.counter, k.transports, k.created_at
+  from passkeys k join people p on p.id = k.person_id`;
+const toPasskey = (r: any): PasskeyRow => ({
+  id: Number(r.id),
+  personId: Number(r.person_id),
+  email: r.email,
+  credentialId: r.credential_id,
+  publicKey: new Uint8Array(r.public_key as Buffer),
+  counter: Number(r.counter),
+  transports: r.transports ?? null,
+  createdAt: date(r.created_at),
+});
+
+export async function insertPasskey(
+  sql: Sql,
+  passkey: { personId: number; credentialId: string; publicKey: Uint8Array; counter: number; transports: string[] | null },
+): Promise<number> {
+  const [row] = await sql.rows(
+    `insert into passkeys (person_id, credential_id, public_key, counter, transports) values ($1, $2, $3, $4, $5) returning id`,
+    [passkey.personId, passkey.credentialId, Buffer.from(passkey.publicKey), passkey.counter, passkey.transports],
+  );
+  return Number(row.id);
+}
+
+export async function passkeyByCredential(sql: Sql, credentialId: string): Promise<PasskeyRow | undefined> {
+  const [row] = await sql.rows(`${PASSKEY_SELECT} where k.credential_id = $1`, [credentialId]);
+  return row ? toPasskey(row) : undefined;
+}
+
+export async function passkeysOfPerson(sql: Sql, personId: number): Promise<PasskeyRow[]> {
+  return (await sql.rows(`${PASSKEY_SELECT} where k.person_id = $1 order by k.id`, [personId])).map(toPasskey);
+}
+
+/** the new signature counter, only forward (WebAuthn §6.1.1: a counter that does not grow may be a clone) */
+export async function advancePasskeyCounter(sql: Sql, id: number, counter: number): Promise<boolean> {
+  return (
+    (await sql.affected(`update passkeys set counter = $2, last_used_at = now() where id = $1 and (counter < $2 or $2 = 0)`, [
+      id,
+      counter,
+    ])) > 0
+  );
+}
+
+export async function insertChallenge(sql: Sql, idHash: string, challenge: string, personId: number | null): Promise<void> {
+  await sql.rows(`delete from webauthn_challenges where created_at < now() - interval '1 hour'`);
+  await sql.rows(`insert into webauthn_challenges (id_hash, challenge, person_id) values ($1, $2, $3)`, [idHash, challenge, personId]);
+}
+
+/** takes a ceremony's challenge once, if it is younger than `maxSeconds` */
+export async function takeChallenge(
+  sql: Sql,
+  idHash: string,
+  maxSeconds: number,
+): Promise<{ challenge: string; personId: number | null } | undefined> {
+  const [row] = await sql.rows(
+    `delete from webauthn_challenges where id_hash = $1 returning challenge, person_id, created_at > now() - make_interval(secs => $2) as fresh`,
+    [idHash, maxSeconds],
+  );
+  if (!row?.fresh) return undefined;
+  return { challenge: row.challenge, personId: row.person_id === null ? null : Number(row.person_id) };
+}
+
+/** the second factor was presented: the session is whole from now on */
+export async function passSecondFactor(sql: Sql, id: number): Promise<boolean> {
+  return (await sql.affected(`update sessions set awaiting_second_factor = false where id = $1 and ended_at is null`, [id])) > 0;
+}

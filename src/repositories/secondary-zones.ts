@@ -1,0 +1,214 @@
+import type { Sql } from '../db/pool';
+import type { TsigAlgorithm } from '../config/settings';
+
+/**
+ * Secondary zones (docs/transfers.md): their primaries, the refresh timers the worker keeps (RFC 1035 §3.3.13,
+ * RFC 1996), and what the last attempt found. Plain rows; SecondaryZonesService and the worker decide.
+ */
+export type SecondaryState = 'pending' | 'in_sync' | 'retrying' | 'expired';
+
+export interface ZonePrimaryRow {
+  address: string;
+  port: number;
+  tsigKeyId: number | null;
+  tsigKeyName: string | null;
+  /** the key to sign with; undefined when none was named, or it was revoked since (`keyRevoked`) */
+  key?: { name: string; algorithm: TsigAlgorithm; secret: Buffer };
+  keyRevoked: boolean;
+}
+
+export interface SecondaryStatusRow {
+  state: SecondaryState;
+  nextRefreshAt: Date;
+  lastAttemptAt: Date | null;
+  lastSuccessAt: Date | null;
+  expiresAt: Date | null;
+  lastError: string | null;
+  transfers: number;
+}
+
+/** a secondary zone's primaries and its state row, at its creation (in the caller's transaction) */
+export async function insertSecondary(
+  sql: Sql,
+  domainId: number,
+  primaries: { address: string; port: number; tsigKeyId: number | null }[],
+): Promise<void> {
+  await sql.rows(
+    `insert into zone_primaries (domain_id, position, address, port, tsig_key_id)
+     select $1::bigint, n, a, p, k from unnest($2::inet[], $3::int[], $4::bigint[]) with ordinality as e(a, p, k, n)`,
+    [domainId, primaries.map((p) => p.address), primaries.map((p) => p.port), primaries.map((p) => p.tsigKeyId)],
+  );
+  await sql.rows('insert into secondary_zone_state (domain_id) values ($1)', [domainId]);
+}
+
+/** the zone's primaries in the order they are tried, with their keys */
+export async function zonePrimaries(sql: Sql, domainId: number): Promise<ZonePrimaryRow[]> {
+  const rows = await sql.rows<{
+    address: string;
+    port: number;
+    tsig_key_id: string | null;
+    name: string | null;
+    algorithm: TsigAlgorithm | null;
+    secret: Buffer | null;
+    revoked: boolean | null;
+  }>(
+    `select host(p.address) as address, p.port, p.tsig_key_id, k.name, k.algorithm, k.secret, k.revoked_at is not null as revoked
+       from zone_primaries p left join tsig_keys k on k.id = p.tsig_key_id
+      where p.domain_id = $1 order by p.position`,
+    [domainId],
+  );
+  return rows.map((row) => ({
+    address: row.address,
+    port: row.port,
+    tsigKeyId: row.tsig_key_id === null ? null : Number(row.tsig_key_id),
+    tsigKeyName: row.name,
+    key: row.name && !row.revoked ? { name: row.name, algorithm: row.algorithm!, secret: row.secret! } : undefined,
+    keyRevoked: Boolean(row.revoked),
+  }));
+}
+
+export interface DueSecondary {
+  id: number;
+  name: string;
+  serial: number;
+  /** false until its first transfer */
+  loaded: boolean;
+  /** its stored SOA's RDATA (the retry timer of a failed refresh is its; an IXFR asks from it) and TTL */
+  soa: string;
+  soaTtl: number;
+}
+
+/**
+ * Claims up to `batch` secondary zones whose refresh is due (SKIP LOCKED: several workers each take others) and
+ * leases them for `leaseSeconds`; a worker that dies leaves them to the next after the lease.
+ */
+export async function claimDueSecondaries(sql: Sql, batch: number, leaseSeconds: number): Promise<DueSecondary[]> {
+  const rows = await sql.rows<{ id: string; name: string; serial: string; loaded: boolean; soa: string; soa_ttl: number }>(
+    `with due as (
+       select domain_id from secondary_zone_state
+        where next_refresh_at <= now() and (lease_until is null or lease_until < now())
+        order by next_refresh_at limit $1 for update skip locked)
+     update secondary_zone_state s set lease_until = now() + make_interval(secs => $2::int), last_attempt_at = now()
+       from domains d
+      where s.domain_id in (select domain_id from due) and d.id = s.domain_id and d.kind = 'secondary'
+     returning d.id, d.name, d.serial, s.last_success_at is not null as loaded,
+               (select r.rdata from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
+               (select r.ttl from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa_ttl`,
+    [batch, leaseSeconds],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    serial: Number(r.serial),
+    loaded: r.loaded,
+    soa: r.soa,
+    soaTtl: Number(r.soa_ttl),
+  }));
+}
+
+/** a refresh that found the zone current, or took it: next refresh after `refresh` (or `expire`, if sooner), expiry `expire` from now */
+export async function recordRefreshed(
+  sql: Sql,
+  domainId: number,
+  timers: { refresh: number; expire: number },
+  transferred: boolean,
+): Promise<void> {
+  await sql.rows(
+    `with s as (
+       update secondary_zone_state set state = 'in_sync', last_success_at = now(), last_error = null, lease_until = null,
+              -- an EXPIRE shorter than REFRESH is checked at the EXPIRE (a secondary must not serve past it)
+              next_refresh_at = now() + make_interval(secs => least($2::int, $3::int)), expires_at = now() + make_interval(secs => $3::int),
+              transfers = transfers + $4::int
+        where domain_id = $1 returning domain_id)
+     update domains set serving = true where id in (select domain_id from s) and kind = 'secondary' and not serving`,
+    [domainId, timers.refresh, timers.expire, transferred ? 1 : 0],
+  );
+}
+
+/**
+ * A refresh that failed at every primary: retried after `retry`; past the expiry the zone is `expired` and no
+ * longer served (RFC 1035 §3.3.13); never loaded, it stays `pending`. Returns the state.
+ */
+export async function recordRefreshFailed(sql: Sql, domainId: number, error: string, retry: number): Promise<SecondaryState | undefined> {
+  const rows = await sql.rows<{ state: SecondaryState }>(
+    `with s as (
+       update secondary_zone_state
+          set state = case when last_success_at is null then 'pending'
+                           when expires_at <= now() then 'expired' else 'retrying' end,
+              last_error = $2, lease_until = null, next_refresh_at = now() + make_interval(secs => $3::int)
+        where domain_id = $1 returning domain_id, state),
+     d as (update domains set serving = false where id in (select domain_id from s where state = 'expired') and serving returning id)
+     select state from s`,
+    [domainId, error, retry],
+  );
+  return rows[0]?.state;
+}
+
+/** the secondary zone's state, undefined for a zone that is not one */
+export async function secondaryStatus(sql: Sql, domainId: number): Promise<SecondaryStatusRow | undefined> {
+  const [row] = await sql.rows(
+    `select state, next_refresh_at, last_attempt_at, last_success_at, expires_at, last_error, transfers
+       from secondary_zone_state where domain_id = $1`,
+    [domainId],
+  );
+  if (!row) return undefined;
+  const date = (value: unknown) => (value === null ? null : new Date(value as string));
+  return {
+    state: row.state,
+    nextRefreshAt: new Date(row.next_refresh_at),
+    lastAttemptAt: date(row.last_attempt_at),
+    lastSuccessAt: date(row.last_success_at),
+    expiresAt: date(row.expires_at),
+    lastError: row.last_error,
+    transfers: Number(row.transfers),
+  };
+}
+
+/** the channel a NOTIFY taken wakes the workers on */
+export const SECONDARY_CHANNEL = 'zonekeeper_secondary';
+
+export type NotifyOutcome = 'refreshing' | 'no-zone' | 'not-secondary' | 'not-a-primary';
+
+/**
+ * A NOTIFY (RFC 1996 §3.10) for `zone` from `address`: taken only for a secondary zone and from one of its
+ * primaries, and then its refresh is due now.
+ */
+export async function noteNotify(sql: Sql, zone: string, address: string): Promise<NotifyOutcome> {
+  const [row] = await sql.rows<{ kind: string; from_primary: boolean; refreshed: boolean }>(
+    `with z as (select id, kind from domains where name = $1),
+          p as (select exists (select 1 from zone_primaries where domain_id = (select id from z) and address = $2::inet) as from_primary),
+          r as (update secondary_zone_state set next_refresh_at = now()
+                 where domain_id = (select id from z) and (select kind from z) = 'secondary' and (select from_primary from p)
+                returning domain_id)
+     select (select kind from z) as kind, (select from_primary from p) as from_primary, exists (select 1 from r) as refreshed,
+            -- wakes the workers' secondary-zone refresh at once (worker/secondary-zones.ts)
+            case when exists (select 1 from r) then pg_notify('${SECONDARY_CHANNEL}', $1) end as woken`,
+    [zone, address],
+  );
+  if (!row || row.kind === null) return 'no-zone';
+  if (row.kind !== 'secondary') return 'not-secondary';
+  return row.from_primary ? 'refreshing' : 'not-a-primary';
+}
+
+/**
+ * Turns a secondary zone into a primary zone of ours (in the caller's transaction, the zone row locked): its
+ * primaries and timers go, it is served whatever its state. False when it is not a secondary zone.
+ */
+export async function promoteSecondary(sql: Sql, domainId: number): Promise<boolean> {
+  const rows = await sql.rows(`update domains set kind = 'primary', serving = true where id = $1 and kind = 'secondary' returning id`, [
+    domainId,
+  ]);
+  if (!rows.length) return false;
+  await sql.rows('delete from zone_primaries where domain_id = $1', [domainId]);
+  await sql.rows('delete from secondary_zone_state where domain_id = $1', [domainId]);
+  return true;
+}
+
+/** an active TSIG key to sign a transfer with */
+export async function transferKey(sql: Sql, id: number): Promise<{ name: string; algorithm: TsigAlgorithm; secret: Buffer } | undefined> {
+  const [row] = await sql.rows<{ name: string; algorithm: TsigAlgorithm; secret: Buffer }>(
+    'select name, algorithm, secret from tsig_keys where id = $1 and revoked_at is null',
+    [id],
+  );
+  return row;
+}

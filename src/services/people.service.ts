@@ -1,0 +1,245 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Settings } from '../config/settings';
+import type { ActingPerson, Principal } from '../auth/principal';
+import { isRestricted, requireFlag } from '../auth/policy';
+import { managesRole, parseRole, Role, roleZones } from '../auth/roles';
+import { DomainError } from '../errors/catalogue';
+import type { Sql } from '../db/pool';
+import {
+  acceptInvitationById,
+  deleteInvitation,
+  deleteMembership,
+  insertInvitation,
+  InvitationRow,
+  invitationsOfAccount,
+  lockOwners,
+  membersOfAccount,
+  membership,
+  MembershipRow,
+  membershipsOfPerson,
+  openInvitationsOf,
+  PersonRow,
+  takeInvitation,
+  upsertMembership,
+} from '../repositories/people';
+import type { RequestContext } from './context';
+import { inTransaction } from './db-errors';
+import { recordAuditEvent } from './audit-log';
+
+export type { InvitationRow, MembershipRow, PersonRow } from '../repositories/people';
+
+/** a one-time secret (an invitation's, a session's): 32 random bytes, stored as its SHA-256 only */
+export function newToken(prefix: string): { token: string; hash: string } {
+  const token = `${prefix}_${randomBytes(32).toString('base64url')}`;
+  return { token, hash: hashToken(token) };
+}
+export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export interface CreatedInvitation {
+  invitation: InvitationRow;
+  /** the one-time token, returned once (sent nowhere: the inviter passes it on) */
+  token: string;
+  /** the console's page that accepts it */
+  link: string;
+}
+
+/** the signed-in person of the principal, or NOT_SIGNED_IN (a key acts for an account, not for a person) */
+export function personOf(principal: Principal): ActingPerson {
+  if (principal.kind !== 'user' || principal.via !== 'session' || !principal.person) throw new DomainError('NOT_SIGNED_IN');
+  return principal.person;
+}
+
+/**
+ * People and their accounts (docs/people.md): members with a role per account, invitations (one-time tokens
+ * with an expiry, stored hashed), role changes and removal, with the rule that an account keeps an owner.
+ * Who manages whom: the admin key every account; an account's unrestricted key as its owner, a restricted
+ * one with mayManageKeys as its admin; a person by the role held there (src/auth/roles.ts, managesRole).
+ */
+export class PeopleService {
+  constructor(private readonly settings: Settings) {}
+
+  /** the role the principal acts with in the account (the admin key and an account's own key count as owner) */
+  async roleIn(sql: Sql, principal: Principal, userId: number): Promise<Role | null> {
+    if (principal.kind === 'admin') return 'owner';
+    if (principal.via === 'session' && principal.person) return (await membership(sql, principal.person.id, userId))?.role ?? null;
+    if (principal.userId !== userId) return null;
+    // members are the account's as keys are: a restricted key deals with them only with mayManageKeys
+    requireFlag(principal.policy, 'mayManageKeys');
+    return isRestricted(principal.policy) ? 'admin' : 'owner';
+  }
+
+  /** refuses unless the principal manages members of `target` role in the account; an outsider does not see it */
+  private async requireManages(sql: Sql, principal: Principal, userId: number, target: Role): Promise<Role> {
+    const role = await this.roleIn(sql, principal, userId);
+    if (role === null) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+    if (!managesRole(role, target))
+      throw new DomainError('FORBIDDEN_BY_ROLE', `a ${role} may not manage members who are (or become) ${target}`, [
+        { field: 'role', code: 'FORBIDDEN_BY_ROLE', message: `a ${role} may not manage a ${target}` },
+      ]);
+    return role;
+  }
+
+  /**
+   * refuses unless the principal counts as the account's owner (a person with the owner role there, an
+   * unrestricted key of the account, the admin key): what moving a zone out of or into an account takes
+   */
+  async requireOwner(sql: Sql, principal: Principal, userId: number, outsider: () => DomainError): Promise<void> {
+    const role = await this.roleIn(sql, principal, userId);
+    if (role === null) throw outsider();
+    if (role !== 'owner') throw new DomainError('FORBIDDEN_BY_ROLE', `only an owner of the account may do this, not a ${role}`);
+  }
+
+  /** the accounts of the person signed in, with the role in each */
+  memberships(ctx: RequestContext): Promise<MembershipRow[]> {
+    return membershipsOfPerson(ctx.db, personOf(ctx.principal).id);
+  }
+
+  /** the members of an account: for its members (any role), its keys that manage keys and the admin key */
+  async members(ctx: RequestContext, userId: number): Promise<MembershipRow[]> {
+    if ((await this.roleIn(ctx.db, ctx.principal, userId)) === null) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+    return membersOfAccount(ctx.db, userId);
+  }
+
+  async invitations(ctx: RequestContext, userId: number): Promise<InvitationRow[]> {
+    await this.requireManages(ctx.db, ctx.principal, userId, 'viewer');
+    return invitationsOfAccount(ctx.db, userId);
+  }
+
+  /** an invitation to the account: a one-time link with an expiry (INVITATION_TTL), returned, sent nowhere */
+  async invite(
+    ctx: RequestContext,
+    input: { userId: number; email: string; role: string; zones?: string[] | null },
+  ): Promise<CreatedInvitation> {
+    const role = parseRole(input.role);
+    const zones = roleZones(role, input.zones);
+    const { token, hash } = newToken('zk_invite');
+    const invitation = await inTransaction(ctx.db, async (sql) => {
+      await this.requireManages(sql, ctx.principal, input.userId, role);
+      const row = await insertInvitation(sql, {
+        userId: input.userId,
+        email: input.email.trim(),
+        role,
+        zones,
+        tokenHash: hash,
+        expiresAt: new Date(Date.now() + this.settings.sessions.invitationSeconds * 1000),
+      });
+      // the address stays out of the event's detail: the log line holds no e-mail addresses but the actor's
+      await recordAuditEvent(sql, {
+        kind: 'member-invited',
+        actor: ctx.principal,
+        subject: `user:${input.userId}`,
+        detail: { invitation: row.id, role, zones },
+      });
+      return row;
+    });
+    const origin = this.settings.sessions.publicOrigin ?? '';
+    return { invitation, token, link: `${origin}/console/#/invitation/${encodeURIComponent(token)}` };
+  }
+
+  async revokeInvitation(ctx: RequestContext, id: number): Promise<InvitationRow> {
+    return inTransaction(ctx.db, async (sql) => {
+      const removed = await deleteInvitation(sql, id, undefined);
+      if (!removed)
+        throw new DomainError('INVITATION_NOT_FOUND', undefined, [
+          { field: 'id', code: 'INVITATION_NOT_FOUND', message: 'no open invitation with that id' },
+        ]);
+      // checked on the row, in the transaction: refused, the deletion rolls back
+      await this.requireManages(sql, ctx.principal, removed.userId, removed.role);
+      await recordAuditEvent(sql, {
+        kind: 'invitation-revoked',
+        actor: ctx.principal,
+        subject: `user:${removed.userId}`,
+        detail: { invitation: id },
+      });
+      return removed;
+    });
+  }
+
+  /** the person signed in takes the invitation of the token (once, before it expires, for the person's own address) */
+  async accept(ctx: RequestContext, token: string): Promise<MembershipRow> {
+    const person = personOf(ctx.principal);
+    return inTransaction(ctx.db, async (sql) => {
+      const invitation = await takeInvitation(sql, hashToken(token.trim()), person.id);
+      if (!invitation)
+        throw new DomainError('INVITATION_NOT_FOUND', undefined, [
+          { field: 'token', code: 'INVITATION_NOT_FOUND', message: 'the invitation is unknown, used or expired' },
+        ]);
+      if (invitation.email.toLowerCase() !== person.email.toLowerCase()) throw new DomainError('INVITATION_FOR_ANOTHER_ADDRESS');
+      return this.join(sql, ctx.principal, person.id, invitation);
+    });
+  }
+
+  /** first sign-in of an invited address: its open invitations become memberships (the caller's transaction) */
+  async linkInvitations(sql: Sql, person: PersonRow, actor: Principal): Promise<void> {
+    for (const invitation of await openInvitationsOf(sql, person.email)) {
+      if (await acceptInvitationById(sql, invitation.id, person.id)) await this.join(sql, actor, person.id, invitation);
+    }
+  }
+
+  private async join(sql: Sql, actor: Principal, personId: number, invitation: InvitationRow): Promise<MembershipRow> {
+    const existing = await membership(sql, personId, invitation.userId);
+    // an invitation never lowers a member's role (an owner invited as viewer stays owner)
+    const keep =
+      existing &&
+      ['owner', 'admin', 'editor', 'viewer'].indexOf(existing.role) < ['owner', 'admin', 'editor', 'viewer'].indexOf(invitation.role);
+    if (!keep) await upsertMembership(sql, personId, invitation.userId, invitation.role, invitation.zones);
+    await recordAuditEvent(sql, {
+      kind: 'member-joined',
+      actor,
+      subject: `user:${invitation.userId}`,
+      detail: { person: personId, role: keep ? existing.role : invitation.role, invitation: invitation.id },
+    });
+    return (await membership(sql, personId, invitation.userId))!;
+  }
+
+  /** a member's new role (and an editor's zones); an account keeps at least one owner */
+  async setRole(
+    ctx: RequestContext,
+    input: { userId: number; personId: number; role: string; zones?: string[] | null },
+  ): Promise<MembershipRow> {
+    const role = parseRole(input.role);
+    const zones = roleZones(role, input.zones);
+    return inTransaction(ctx.db, async (sql) => {
+      const owners = await lockOwners(sql, input.userId);
+      const before = await membership(sql, input.personId, input.userId);
+      if (!before) throw memberNotFound();
+      await this.requireManages(sql, ctx.principal, input.userId, before.role);
+      await this.requireManages(sql, ctx.principal, input.userId, role);
+      if (before.role === 'owner' && role !== 'owner' && owners.length === 1) throw new DomainError('LAST_OWNER');
+      await upsertMembership(sql, input.personId, input.userId, role, zones);
+      await recordAuditEvent(sql, {
+        kind: 'member-role-changed',
+        actor: ctx.principal,
+        subject: `user:${input.userId}`,
+        detail: { person: input.personId, before: before.role, after: role, zones },
+      });
+      return (await membership(sql, input.personId, input.userId))!;
+    });
+  }
+
+  /** removes a member (a member may always leave); the last owner cannot leave */
+  async remove(ctx: RequestContext, input: { userId: number; personId: number }): Promise<MembershipRow> {
+    return inTransaction(ctx.db, async (sql) => {
+      const owners = await lockOwners(sql, input.userId);
+      const before = await membership(sql, input.personId, input.userId);
+      const self = ctx.principal.kind === 'user' && ctx.principal.person?.id === input.personId;
+      if (!before) throw memberNotFound();
+      if (!self) await this.requireManages(sql, ctx.principal, input.userId, before.role);
+      if (before.role === 'owner' && owners.length === 1) throw new DomainError('LAST_OWNER');
+      await deleteMembership(sql, input.personId, input.userId);
+      await recordAuditEvent(sql, {
+        kind: 'member-removed',
+        actor: ctx.principal,
+        subject: `user:${input.userId}`,
+        detail: { person: input.personId, role: before.role },
+      });
+      return before;
+    });
+  }
+}
+
+function memberNotFound(): DomainError {
+  return new DomainError('MEMBER_NOT_FOUND', undefined, [
+    { field: 'personId', code: 'MEMBER_NOT_FOUND', message: 'no such member of the account' },
+  ]);
+}

@@ -1,0 +1,184 @@
+import type { Settings } from '../config/settings';
+import type { Database } from '../db/pool';
+import type { Principal } from '../auth/principal';
+import { requireAllowed } from '../auth/policy';
+import { recordIdentity } from '../dns/record';
+import { DomainError } from '../errors/catalogue';
+import type { DomainRow } from '../repositories/read-model';
+import {
+  promoteSecondary,
+  secondaryStatus,
+  SecondaryStatusRow,
+  transferKey,
+  zonePrimaries,
+  ZonePrimaryRow,
+} from '../repositories/secondary-zones';
+import type { StoredRow } from '../repositories/zone-writes';
+import { axfr, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
+import type { RequestContext } from './context';
+import { inTransaction } from './db-errors';
+import type { DomainsService } from './domains.service';
+import { changeZone, ZoneChange } from './write-engine';
+import { serverEntries } from './zone-secondaries.service';
+
+export type SecondaryStatus = SecondaryStatusRow & { primaries: ZonePrimaryRow[] };
+
+/** a promotion the zone's state does not allow, naming the zone */
+function zoneStateError(code: 'ZONE_NOT_SECONDARY' | 'ZONE_NOT_TRANSFERRED', zone: string): DomainError {
+  const message = `zone ${zone}: ${new DomainError(code).message}`;
+  return new DomainError(code, message, [{ field: 'zone', code, message }]);
+}
+
+/** a transfer's author in the zone's history: the service itself, naming where the zone came from */
+const transferPrincipal = (from: string): Principal => ({ kind: 'admin', keyId: 0, keyName: `transfer from ${from}` });
+
+export const serverName = (server: { host: string; port: number }) =>
+  server.host.includes(':') ? `[${server.host}]#${server.port}` : `${server.host}#${server.port}`;
+
+/**
+ * Stages the zone's records (the SOA aside) to become `records`: what is gone removed, what is new inserted, a
+ * record whose TTL changed replaced. One serial step, one journal row: the history shows the transfer or import
+ * as one change, IXFR serves it as one step.
+ */
+function stageReplacement(change: ZoneChange, records: TransferredRecord[]): number {
+  const current = new Map<string, StoredRow>();
+  for (const row of change.zone.sameOwner) if (!(row.type === 'SOA' && row.owner === '@')) current.set(recordIdentity(row), row);
+  let staged = 0;
+  for (const record of records) {
+    if (record.type === 'SOA') continue;
+    const identity = recordIdentity(record);
+    const existing = current.get(identity);
+    current.delete(identity);
+    if (!existing) {
+      change.insert(record);
+      staged++;
+    } else if (existing.ttl !== record.ttl) {
+      change.replace(existing, record);
+      staged++;
+    }
+  }
+  for (const gone of current.values()) {
+    change.remove(gone);
+    staged++;
+  }
+  return staged;
+}
+
+/**
+ * A secondary zone's transfer written through the write engine (the one change a secondary zone takes): its
+ * records become the primary's, its SOA the primary's (serial included: the fleet serves what the primary
+ * serves). A zone promoted meanwhile is left alone.
+ */
+export async function applyTransfer(
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+  from: string,
+  transferred: { soa: TransferredRecord & { value: { serial: number } }; records: TransferredRecord[] },
+): Promise<void> {
+  await changeZone(db, settings, transferPrincipal(from), { zone: { id: zone.id }, allRecords: true, transfer: true }, async (change) => {
+    if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
+    stageReplacement(change, transferred.records);
+    await change.commit({ serialSetByCaller: transferred.soa.value.serial, soaRdata: transferred.soa.rdata, soaTtl: transferred.soa.ttl });
+  });
+}
+
+/**
+ * A secondary zone's incremental transfer (RFC 1995) written through the write engine: only the owners the
+ * differences name are read; the differences are applied in order to our copy of them, and must fit it (a
+ * deletion of a record we do not hold, or a first serial not ours, means our copy is not the primary's: a
+ * TransferError, and the worker takes the zone whole instead). One serial step to the primary's serial.
+ */
+export async function applyIncremental(
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+  from: string,
+  transfer: { soa: TransferredRecord & { value: { serial: number } }; steps: IxfrStep[] },
+): Promise<void> {
+  const owners = [...new Set(transfer.steps.flatMap((step) => [...step.removed, ...step.added].map((r) => r.owner)))];
+  const request = { zone: { id: zone.id }, touching: { owners, recordIds: [] }, transfer: true };
+  await changeZone(db, settings, transferPrincipal(from), request, async (change) => {
+    if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
+    if (transfer.steps[0]?.serialBefore !== change.zone.serial)
+      throw new TransferError(`the IXFR starts at serial ${transfer.steps[0]?.serialBefore}, our copy is at ${change.zone.serial}`);
+    const working = new Map<string, TransferredRecord>();
+    for (const row of change.zone.sameOwner)
+      if (!(row.type === 'SOA' && row.owner === '@'))
+        working.set(recordIdentity(row), { owner: row.owner, type: row.type, ttl: row.ttl, rdata: row.rdata });
+    for (const step of transfer.steps) {
+      for (const gone of step.removed)
+        if (!working.delete(recordIdentity(gone)))
+          throw new TransferError(`the IXFR deletes ${gone.owner} ${gone.type} ${gone.rdata}, which our copy does not hold`);
+      for (const added of step.added) working.set(recordIdentity(added), added);
+    }
+    stageReplacement(change, [...working.values()]);
+    await change.commit({ serialSetByCaller: transfer.soa.value.serial, soaRdata: transfer.soa.rdata, soaTtl: transfer.soa.ttl });
+  });
+}
+
+/**
+ * Secondary zones seen from the API (docs/transfers.md): their status, their promotion to a primary zone of
+ * ours, and the one-shot import of a zone by AXFR from any server that allows it. The transfers themselves are
+ * the worker's (worker/secondary-zones.ts).
+ */
+export class SecondaryZonesService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly domains: DomainsService,
+  ) {}
+
+  /** the state of a secondary zone and its primaries; null for a primary zone */
+  async status(ctx: RequestContext, zone: DomainRow): Promise<SecondaryStatus | null> {
+    if (zone.kind !== 'secondary') return null;
+    const state = await secondaryStatus(ctx.db, zone.id);
+    if (!state) return null;
+    return { ...state, primaries: await zonePrimaries(ctx.db, zone.id) };
+  }
+
+  /**
+   * Turns a secondary zone into a primary zone of ours (the way off another provider): its records stay, its
+   * primaries and timers go, and from now on it is written through the API like any zone.
+   */
+  async promote(ctx: RequestContext, zoneName: string): Promise<DomainRow> {
+    const zone = await this.domains.get(ctx, { name: zoneName });
+    requireAllowed(ctx.principal.policy, { zone: zone.name, access: 'write' }, 'zone');
+    if (zone.kind !== 'secondary') throw zoneStateError('ZONE_NOT_SECONDARY', zone.name);
+    const state = await secondaryStatus(ctx.db, zone.id);
+    if (!state?.lastSuccessAt) throw zoneStateError('ZONE_NOT_TRANSFERRED', zone.name);
+    // the update waits for the zone row's lock: a transfer under way commits first, one after sees a primary zone
+    await inTransaction(ctx.db, (sql) => promoteSecondary(sql, zone.id));
+    return this.domains.get(ctx, { id: zone.id });
+  }
+
+  /**
+   * One AXFR (RFC 5936) from any server that allows it into a primary zone of ours: its records (the SOA aside:
+   * the serial steps by our policy) replace the zone's, as one change of the caller's. The server is checked as
+   * a primary is (`from.address`, `from.port`, `from.tsigKeyName` of the zone's user, optional); a failed transfer
+   * writes nothing and says why (TRANSFER_FAILED naming `from`).
+   */
+  async importByTransfer(
+    ctx: RequestContext,
+    zoneName: string,
+    from: { address: string; port?: number | null; tsigKeyName?: string | null },
+  ): Promise<{ zone: DomainRow; records: number }> {
+    const zone = await this.domains.get(ctx, { name: zoneName });
+    requireAllowed(ctx.principal.policy, { zone: zone.name, access: 'write' }, 'zone');
+    const [server] = await serverEntries(ctx.db, zone.userId, [from], 'from', { keyRequired: false });
+    const key = server.tsigKeyId === null ? undefined : await transferKey(ctx.db, server.tsigKeyId);
+    const source: TransferSource = { host: server.address, port: server.port, key };
+    let transferred;
+    try {
+      transferred = await axfr(source, zone.name);
+    } catch (error) {
+      if (!(error instanceof TransferError)) throw error;
+      const message = `from: ${error.message}`;
+      throw new DomainError('INVALID_INPUT', message, [{ field: 'from', code: 'TRANSFER_FAILED', message }]);
+    }
+    await changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: zone.id }, allRecords: true }, async (change) => {
+      stageReplacement(change, transferred.records);
+      await change.commit();
+    });
+    return { zone: await this.domains.get(ctx, { id: zone.id }), records: transferred.records.length };
+  }
+}

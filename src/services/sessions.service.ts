@@ -1,0 +1,155 @@
+import type { Settings } from '../config/settings';
+import type { Database } from '../db/pool';
+import type { Principal } from '../auth/principal';
+import { rolePolicy } from '../auth/roles';
+import { DomainError } from '../errors/catalogue';
+import {
+  endSessions,
+  insertSession,
+  liveSessionByHash,
+  membership,
+  membershipsOfPerson,
+  passkeysOfPerson,
+  personByEmail,
+  SessionRow,
+  sessionsOfPerson,
+  setSessionAccount,
+} from '../repositories/people';
+import type { RequestContext } from './context';
+import { inTransaction } from './db-errors';
+import { recordAuditEvent } from './audit-log';
+import { hashToken, newToken, PeopleService, personOf } from './people.service';
+
+export type { SessionRow } from '../repositories/people';
+
+/** the session cookie's name (HttpOnly, SameSite=Lax; Secure behind TLS): docs/people.md */
+export const SESSION_COOKIE = 'zk_session';
+
+/** how a person proved who they are, for the audit log */
+export type SignInMethod = 'oidc' | 'passkey';
+
+/**
+ * People's sessions (docs/people.md): rows in PostgreSQL (every process reads the same ones), the token a
+ * cookie carries stored as its SHA-256 only, ended by sign-out, by sign-out everywhere, or by the idle and
+ * absolute timeouts (SESSION_IDLE_TIMEOUT, SESSION_ABSOLUTE_TIMEOUT). Each request's principal is made from
+ * the person's membership as it is now: a role changed or a member removed counts at the next request.
+ */
+export class SessionsService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly people: PeopleService,
+  ) {}
+
+  /**
+   * A person proven by a sign-in method (an e-mail address the identity provider verified, or a passkey's
+   * owner): the person is made on first sight, the address's open invitations become memberships, and a
+   * session begins (in the first account of the person). Returns the cookie's token, once.
+   */
+  async start(
+    db: Database,
+    email: string,
+    how: { method: SignInMethod; sourceAddress?: string; userAgent?: string },
+  ): Promise<{ token: string; sessionId: number }> {
+    const { token, hash } = newToken('zk_session');
+    return inTransaction(db, async (sql) => {
+      const person = (await personByEmail(sql, email, true))!;
+      const actor: Principal = {
+        kind: 'user',
+        keyId: 0,
+        userId: 0,
+        via: 'session',
+        keyName: person.email,
+        person: { id: person.id, email: person.email, role: null },
+      };
+      await this.people.linkInvitations(sql, person, actor);
+      const [first] = await membershipsOfPerson(sql, person.id);
+      // a person who has a passkey proves it too after an OIDC sign-in (a second factor): until then the
+      // session allows nothing but presenting it (PasskeysService.secondFactor)
+      const awaitingSecondFactor = how.method === 'oidc' && (await passkeysOfPerson(sql, person.id)).length > 0;
+      const sessionId = await insertSession(sql, {
+        personId: person.id,
+        tokenHash: hash,
+        accountId: first?.userId ?? null,
+        sourceAddress: how.sourceAddress,
+        userAgent: how.userAgent?.slice(0, 300),
+        awaitingSecondFactor,
+      });
+      await recordAuditEvent(sql, {
+        kind: 'signed-in',
+        actor: { ...actor, keyId: sessionId, userId: first?.userId ?? 0 },
+        subject: `session:${sessionId}`,
+        detail: awaitingSecondFactor ? { method: how.method, secondFactor: 'awaited' } : { method: how.method },
+        sourceAddress: how.sourceAddress,
+      });
+      return { token, sessionId };
+    });
+  }
+
+  /** a sign-in refused (a wrong state or nonce, an unverified address, …): recorded, nothing else */
+  async refused(db: Database, method: SignInMethod, reason: string, sourceAddress?: string): Promise<void> {
+    await recordAuditEvent(db, { kind: 'sign-in-failed', detail: { method, reason }, sourceAddress });
+  }
+
+  /** the principal of a session cookie's token, or null: no such live session */
+  async authenticate(db: Database, token: string | undefined): Promise<Principal | null> {
+    if (!token) return null;
+    const { idleSeconds, absoluteSeconds } = this.settings.sessions;
+    const session = await liveSessionByHash(db, hashToken(token), idleSeconds, absoluteSeconds);
+    if (!session || session.awaitingSecondFactor) return null;
+    return this.principalOf(db, session);
+  }
+
+  /** the live session of a token that waits for its second factor, or undefined */
+  async awaitingSecondFactor(db: Database, token: string | undefined): Promise<SessionRow | undefined> {
+    if (!token) return undefined;
+    const { idleSeconds, absoluteSeconds } = this.settings.sessions;
+    const session = await liveSessionByHash(db, hashToken(token), idleSeconds, absoluteSeconds);
+    return session?.awaitingSecondFactor ? session : undefined;
+  }
+
+  private async principalOf(db: Database, session: SessionRow): Promise<Principal> {
+    const member = session.accountId === null ? undefined : await membership(db, session.personId, session.accountId);
+    const role = member?.role ?? null;
+    return {
+      kind: 'user',
+      via: 'session',
+      keyId: session.id,
+      keyName: session.email,
+      userId: member ? member.userId : 0,
+      policy: rolePolicy(role, member?.zones ?? null),
+      person: { id: session.personId, email: session.email, role },
+    };
+  }
+
+  /** the person's live sessions */
+  list(ctx: RequestContext): Promise<SessionRow[]> {
+    return sessionsOfPerson(ctx.db, personOf(ctx.principal).id);
+  }
+
+  /** ends one of the person's sessions (`id`), or all of them (sign-out everywhere); the ids ended */
+  async end(ctx: RequestContext, id?: number): Promise<number[]> {
+    const person = personOf(ctx.principal);
+    return inTransaction(ctx.db, async (sql) => {
+      const ended = await endSessions(sql, person.id, id);
+      if (id !== undefined && !ended.length)
+        throw new DomainError('SESSION_NOT_FOUND', undefined, [
+          { field: 'id', code: 'SESSION_NOT_FOUND', message: 'no live session of yours with that id' },
+        ]);
+      for (const sessionId of ended)
+        await recordAuditEvent(sql, {
+          kind: 'session-ended',
+          actor: ctx.principal,
+          subject: `session:${sessionId}`,
+          detail: { everywhere: id === undefined },
+        });
+      return ended;
+    });
+  }
+
+  /** the account the session acts in from now on (one the person is a member of) */
+  async switchAccount(ctx: RequestContext, userId: number): Promise<void> {
+    const person = personOf(ctx.principal);
+    if (!(await membership(ctx.db, person.id, userId))) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+    await setSessionAccount(ctx.db, ctx.principal.keyId, userId);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Secondary zones' refresh (docs/transfers.md): the worker takes each secondary zone from its primaries as a
+ * secondary server does (RFC 1035 §3.3.13, RFC 1996 §4, RFC 5936).
+ *
+ * - due zones (`secondary_zone_state.next_refresh_at` passed) are claimed with SKIP LOCKED and leased, so any
+ *   number of workers share them; a NOTIFY from a primary (the primary's edge, noteNotify) makes the zone due
+ *   now and wakes the workers on SECONDARY_CHANNEL; a poll every POLL_MS is the fallback
+ * - the primaries are asked in their order: the SOA first; a serial greater than ours (RFC 1982), or a zone
+ *   never transferred, is taken whole by AXFR and written through the write engine as one change
+ * - success: next refresh after the SOA's REFRESH, expiry after its EXPIRE; failure at every primary: again
+ *   after its RETRY, and past the expiry the zone is `expired` and no longer served
+ */
+import type { Settings } from '../config/settings';
+import type { Database } from '../db/pool';
+import { noteDatabaseFailure } from '../db/availability';
+import { serialGreaterThan } from '../dns/serial';
+import type { Logger } from '../logger';
+import {
+  claimDueSecondaries,
+  DueSecondary,
+  recordRefreshed,
+  recordRefreshFailed,
+  SECONDARY_CHANNEL,
+  zonePrimaries,
+} from '../repositories/secondary-zones';
+import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
+import { withSerial } from '../dns/zone-rules';
+import { axfr, ixfr, primarySoa, TransferError, TransferSource } from './zone-transfer-in';
+
+const POLL_MS = 1000;
+const CLAIM_BATCH = 10;
+/** longer than a transfer may take (DEFAULT_TRANSFER_LIMITS.timeoutMs) */
+const LEASE_SECONDS = 150;
+/** the shortest wait between two refreshes, whatever the SOA says (a REFRESH or RETRY of 0 would loop) */
+const MIN_TIMER_SECONDS = 1;
+
+const atLeast = (seconds: number) => Math.max(MIN_TIMER_SECONDS, Number.isFinite(seconds) ? seconds : MIN_TIMER_SECONDS);
+
+/** the SOA's timers (RDATA fields 4–6, RFC 1035 §3.3.13), held at MIN_TIMER_SECONDS or more */
+function timersOf(soaRdata: string): { refresh: number; retry: number; expire: number } {
+  const fields = soaRdata.trim().split(/\s+/).map(Number);
+  return { refresh: atLeast(fields[3]), retry: atLeast(fields[4]), expire: atLeast(fields[5]) };
+}
+
+export class SecondaryZonesWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private unlisten: (() => void) | undefined;
+  private running = false;
+  private again = false;
+  private stopped = false;
+  /** counters, for tests */
+  readonly stats = { transfers: 0, failures: 0 };
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly db: Database,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.notifications.subscribe(SECONDARY_CHANNEL, () => void this.run());
+    this.timer = setInterval(() => void this.run(), POLL_MS);
+    void this.run();
+  }
+
+  /** refreshes the due zones, batch after batch; a wake-up meanwhile runs it once more */
+  async run(): Promise<void> {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    try {
+      do {
+        this.again = false;
+        for (let claimed = CLAIM_BATCH; claimed === CLAIM_BATCH && !this.stopped;) {
+          const due = await claimDueSecondaries(this.db, CLAIM_BATCH, LEASE_SECONDS);
+          claimed = due.length;
+          await Promise.all(due.map((zone) => this.refresh(zone)));
+        }
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: refresh round failed');
+    } finally {
+      this.running = false;
+    }
+  }
+
+  /** one zone: its primaries in order until one answers; the outcome recorded */
+  private async refresh(zone: DueSecondary): Promise<void> {
+    const problems: string[] = [];
+    for (const primary of await zonePrimaries(this.db, zone.id)) {
+      const source = { host: primary.address, port: primary.port, key: primary.key };
+      const from = serverName(source);
+      if (primary.keyRevoked) {
+        problems.push(`${from}: its TSIG key ${primary.tsigKeyName} is revoked`);
+        continue;
+      }
+      try {
+        const soa = await primarySoa(source, zone.name);
+        if (zone.loaded && !serialGreaterThan(soa.serial, zone.serial)) {
+          await recordRefreshed(this.db, zone.id, { refresh: atLeast(soa.refresh), expire: atLeast(soa.expire) }, false);
+          return;
+        }
+        const soaTaken = (zone.loaded && (await this.incremental(zone, source, from))) || (await this.whole(zone, source, from));
+        await recordRefreshed(this.db, zone.id, timersOf(soaTaken), true);
+        this.stats.transfers++;
+        return;
+      } catch (error) {
+        if (noteDatabaseFailure(error, 'secondary zones')) throw error;
+        problems.push((error as Error).message);
+      }
+    }
+    this.stats.failures++;
+    const reason = problems.join('; ') || 'the zone has no primaries';
+    const state = await recordRefreshFailed(this.db, zone.id, reason, timersOf(zone.soa).retry);
+    this.log.warn({ zone: zone.name, state, reason }, 'secondary zone: refresh failed at every primary');
+  }
+
+  /**
+   * IXFR from our serial (RFC 1995): the differences applied, or the whole zone when the primary answers in AXFR
+   * form; undefined when it cannot be done incrementally (the primary refuses IXFR, the differences do not fit our
+   * copy): the caller then takes the zone whole. Returns the SOA taken.
+   */
+  private async incremental(zone: DueSecondary, source: TransferSource, from: string): Promise<string | undefined> {
+    try {
+      const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
+      if (result.kind === 'up-to-date') return result.soa.rdata;
+      if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
+      else await applyIncremental(this.db, this.settings, zone, `${from} (IXFR)`, result);
+      this.log.info({ zone: zone.name, from, serial: result.soa.value.serial, kind: result.kind }, 'secondary zone transferred (IXFR)');
+      return result.soa.rdata;
+    } catch (error) {
+      if (!(error instanceof TransferError)) throw error;
+      this.log.info({ zone: zone.name, from, reason: error.message }, 'secondary zone: IXFR not taken, transferring whole (AXFR)');
+      return undefined;
+    }
+  }
+
+  /** AXFR (RFC 5936): the whole zone; returns the SOA taken */
+  private async whole(zone: DueSecondary, source: TransferSource, from: string): Promise<string> {
+    const transferred = await axfr(source, zone.name);
+    await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, transferred);
+    this.log.info(
+      { zone: zone.name, from, serial: transferred.soa.value.serial, records: transferred.records.length },
+      'secondary zone transferred (AXFR)',
+    );
+    return transferred.soa.rdata;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unlisten?.();
+    while (this.running) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,510 @@
+/**
+ * The PowerDNS HTTP API edge (docs/powerdns-api.md) on the real service: the calls the PowerDNS clients make
+ * (lego, acme.sh, cert-manager's webhook, external-dns, octoDNS, DNSControl, PowerDNS-Admin), answered in
+ * PowerDNS's shapes, each write one change set through the write engine.
+ */
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { createUser, createUserKey } from '../support/fixtures';
+
+const ZONE = 'pdns-one.test';
+const OTHER = 'pdns-two.test';
+const ZONES = '/api/v1/servers/localhost/zones';
+
+let app: TestApp;
+let userId: string;
+let userKey: string;
+
+/** a journal row's records without the SOA, whose serial step every change holds */
+const noSoa = (records: any[]) => records.filter((r) => r.type !== 'SOA');
+const HISTORY = `query($z: String!) { domain(name: $z) { serial changes(first: 50) { totalCount nodes { serialBefore serialAfter author { keyId keyName admin } added { owner type rdata ttl } removed { owner type rdata } } } } }`;
+
+async function history(zone: string) {
+  const res = await app.gql(HISTORY, { z: zone });
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data.domain as { serial: number; changes: { totalCount: number; nodes: any[] } };
+}
+
+const get = (path: string, key = userKey) => app.http.get(path).set('X-API-Key', key);
+const patch = (zone: string, rrsets: unknown[], key = userKey) =>
+  app.http.patch(`${ZONES}/${zone}.`).set('X-API-Key', key).set('content-type', 'application/json').send({ rrsets });
+
+/** the zone's rrsets as `name type ttl content|content` lines, as GET answers them */
+async function rrsets(zone: string, key = userKey): Promise<string[]> {
+  const res = await get(`${ZONES}/${zone}.`, key);
+  expect(res.status).toBe(200);
+  return res.body.rrsets.map((r: any) => `${r.name} ${r.type} ${r.ttl} ${r.records.map((x: any) => x.content).join('|')}`);
+}
+
+async function makeKey(input: Record<string, unknown>): Promise<string> {
+  const res = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }`, {
+    input: { userId, name: 'pdns', ...input },
+  });
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+  return res.data.createApiKey.secret;
+}
+
+beforeAll(async () => {
+  app = await startTestApp();
+  userId = await createUser(app, 'pdns@example.org');
+  userKey = await createUserKey(app, userId);
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+describe('servers and discovery', () => {
+  it('answers GET /api, the server list, the server and its config as PowerDNS does', async () => {
+    const discovery = await get('/api');
+    expect(discovery.status).toBe(200);
+    expect(discovery.body).toEqual([{ url: '/api/v1', version: 1 }]);
+    const servers = await get('/api/v1/servers');
+    expect(servers.body).toEqual([
+      expect.objectContaining({ id: 'localhost', daemon_type: 'authoritative', url: '/api/v1/servers/localhost' }),
+    ]);
+    const server = await get('/api/v1/servers/localhost');
+    // octoDNS parses x.y.z and needs 4.3 or later
+    const [major, minor] = String(server.body.version).split('.').map(Number);
+    expect(major * 100 + minor).toBeGreaterThanOrEqual(403);
+    const config = await get('/api/v1/servers/localhost/config');
+    expect(config.body).toContainEqual({ type: 'ConfigSetting', name: 'api', value: 'yes' });
+  });
+
+  it('answers 401 {"error"} without or with a wrong X-API-Key, 404 {"error"} on an unknown path', async () => {
+    const none = await app.http.get(ZONES);
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ error: 'Unauthorized' });
+    expect((await get(ZONES, 'wrong-key-0123456789')).status).toBe(401);
+    const unknown = await get('/api/v1/servers/localhost/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'Not Found' });
+    // another method on a path of the API, and a body that is not JSON: PowerDNS's 405 and 400
+    expect((await app.http.post('/api/v1/servers/localhost').set('X-API-Key', userKey)).status).toBe(405);
+    const broken = await app.http
+      .patch(`${ZONES}/x.test.`)
+      .set('X-API-Key', userKey)
+      .set('content-type', 'application/json')
+      .send('{"rrsets": [');
+    expect(broken.status).toBe(400);
+    expect(typeof broken.body.error).toBe('string');
+    // the REST layer's documented paths are untouched
+    expect((await get('/api/domain/list')).status).toBe(200);
+  });
+});
+
+describe('zones', () => {
+  it('creates a zone with nameservers and rrsets (201, the zone with its rrsets), 409 for a second time', async () => {
+    const res = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({
+        name: `${ZONE}.`,
+        kind: 'Native',
+        nameservers: ['ns1.pdns.test.', 'ns2.pdns.test.'],
+        soa_edit_api: 'DEFAULT',
+        rrsets: [{ name: `WWW.${ZONE}.`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1', disabled: false }], comments: [] }],
+      });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ id: `${ZONE}.`, name: `${ZONE}.`, kind: 'Master', dnssec: false, account: 'pdns@example.org' });
+    expect(res.body.url).toBe(`${ZONES}/${ZONE}.`);
+    for (const field of ['serial', 'notified_serial', 'edited_serial']) expect(typeof res.body[field]).toBe('number');
+    expect(res.body.masters).toEqual([]);
+    const lines = res.body.rrsets.map((r: any) => `${r.name} ${r.type} ${r.records.map((x: any) => x.content).join('|')}`);
+    expect(lines).toEqual(expect.arrayContaining([`${ZONE}. NS ns1.pdns.test.|ns2.pdns.test.`, `www.${ZONE}. A 192.0.2.1`]));
+    // only what was asked: no default www CNAME beside it
+    expect(lines.filter((l: string) => l.includes('CNAME'))).toEqual([]);
+    const again = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({ name: `${ZONE}.`, kind: 'Native' });
+    expect(again.status).toBe(409);
+    expect(typeof again.body.error).toBe('string');
+  });
+
+  it('refuses a zone whose rrsets are wrong with 422 {"error"} naming the rrset, and creates nothing', async () => {
+    const res = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({
+        name: 'pdns-bad.test.',
+        kind: 'Native',
+        rrsets: [{ name: 'x.pdns-bad.test.', type: 'A', ttl: 300, records: [{ content: '1.2.3.999' }] }],
+      });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toContain('RRset x.pdns-bad.test. IN A');
+    expect((await get(`${ZONES}/pdns-bad.test.`)).status).toBe(404);
+  });
+
+  it('lists zones, with ?zone= as an exact lookup; gets one; 404 for a missing zone', async () => {
+    const list = await get(ZONES);
+    expect(list.status).toBe(200);
+    expect(list.body.map((z: any) => z.name)).toContain(`${ZONE}.`);
+    expect(list.body[0].rrsets).toBeUndefined();
+    const one = await get(`${ZONES}?zone=${ZONE}.`);
+    expect(one.body.map((z: any) => z.name)).toEqual([`${ZONE}.`]);
+    expect((await get(`${ZONES}?zone=nothing.${ZONE}.`)).body).toEqual([]);
+    const missing = await get(`${ZONES}/missing.test.`);
+    expect(missing.status).toBe(404);
+    expect(typeof missing.body.error).toBe('string');
+    // without the final dot, as some clients send it
+    expect((await get(`${ZONES}/${ZONE}`)).status).toBe(200);
+  });
+
+  it('PUTs (204), notifies (200), exports the zone file, deletes (204)', async () => {
+    const created = await app.http.post(ZONES).set('X-API-Key', userKey).send({ name: 'pdns-gone.test.', kind: 'Master', nameservers: [] });
+    expect(created.status).toBe(201);
+    const put = await app.http.put(`${ZONES}/pdns-gone.test.`).set('X-API-Key', userKey).send({ kind: 'Master', soa_edit_api: 'DEFAULT' });
+    expect(put.status).toBe(204);
+    const notify = await app.http.put(`${ZONES}/pdns-gone.test./notify`).set('X-API-Key', userKey);
+    expect(notify.status).toBe(200);
+    expect(notify.body).toEqual({ result: 'Notification queued' });
+    const exported = await get(`${ZONES}/pdns-gone.test./export`);
+    expect(exported.status).toBe(200);
+    expect(exported.text).toMatch(/SOA/);
+    expect((await app.http.delete(`${ZONES}/pdns-gone.test.`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(`${ZONES}/pdns-gone.test.`)).status).toBe(404);
+  });
+});
+
+describe('PATCH of rrsets', () => {
+  it('REPLACE, EXTEND, PRUNE, DELETE and an empty REPLACE, each one serial step and one journal row naming the key', async () => {
+    const before = await history(ZONE);
+    const steps: [string, unknown[]][] = [
+      [
+        'replace',
+        [{ name: `mail.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.10', disabled: false }] }],
+      ],
+      ['extend', [{ name: `mail.${ZONE}.`, type: 'A', ttl: 300, changetype: 'EXTEND', records: [{ content: '192.0.2.11' }] }]],
+      ['prune', [{ name: `mail.${ZONE}.`, type: 'A', ttl: 300, changetype: 'PRUNE', records: [{ content: '192.0.2.10' }] }]],
+      ['delete', [{ name: `mail.${ZONE}.`, type: 'A', changetype: 'DELETE' }]],
+    ];
+    for (const [, body] of steps) expect((await patch(ZONE, body)).status).toBe(204);
+    const after = await history(ZONE);
+    expect(after.changes.totalCount - before.changes.totalCount).toBe(steps.length);
+    const newest = after.changes.nodes.slice(0, steps.length).reverse();
+    for (const node of newest) {
+      expect(node.author).toMatchObject({ keyName: 'test', admin: false });
+      expect(node.serialAfter).not.toBe(node.serialBefore);
+    }
+    expect(noSoa(newest[0].added)).toEqual([{ owner: 'mail', type: 'A', rdata: '192.0.2.10', ttl: 300 }]);
+    expect(noSoa(newest[1].added).map((r: any) => r.rdata)).toEqual(['192.0.2.11']);
+    expect(noSoa(newest[2].removed).map((r: any) => r.rdata)).toEqual(['192.0.2.10']);
+    expect(noSoa(newest[3].removed).map((r: any) => r.rdata)).toEqual(['192.0.2.11']);
+
+    // an EXTEND of a record that is there, a PRUNE of one that is not: nothing to do, no serial step
+    const unchanged = (await history(ZONE)).serial;
+    expect(
+      (await patch(ZONE, [{ name: `www.${ZONE}.`, type: 'A', ttl: 300, changetype: 'EXTEND', records: [{ content: '192.0.2.1' }] }]))
+        .status,
+    ).toBe(204);
+    expect(
+      (await patch(ZONE, [{ name: `www.${ZONE}.`, type: 'A', ttl: 300, changetype: 'PRUNE', records: [{ content: '192.0.2.99' }] }]))
+        .status,
+    ).toBe(204);
+    expect((await history(ZONE)).serial).toBe(unchanged);
+
+    // cert-manager's clean-up: REPLACE with no records deletes the RRset
+    expect(
+      (await patch(ZONE, [{ name: `tmp.${ZONE}.`, type: 'TXT', ttl: 300, changetype: 'REPLACE', records: [{ content: '"x"' }] }])).status,
+    ).toBe(204);
+    expect((await patch(ZONE, [{ name: `tmp.${ZONE}.`, type: 'TXT', ttl: 300, changetype: 'REPLACE', records: [] }])).status).toBe(204);
+    expect((await rrsets(ZONE)).filter((l) => l.startsWith(`tmp.${ZONE}.`))).toEqual([]);
+  });
+
+  it('several rrsets in one PATCH are one change: one serial step, one journal row', async () => {
+    const before = await history(ZONE);
+    const res = await patch(ZONE, [
+      { name: `a.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.20' }, { content: '192.0.2.21' }] },
+      { name: `b.${ZONE}.`, type: 'AAAA', ttl: 300, changetype: 'REPLACE', records: [{ content: '2001:db8::1' }] },
+      { name: `c.${ZONE}.`, type: 'MX', ttl: 300, changetype: 'REPLACE', records: [{ content: '10 mail.example.net.' }] },
+    ]);
+    expect(res.status).toBe(204);
+    const after = await history(ZONE);
+    expect(after.changes.totalCount).toBe(before.changes.totalCount + 1);
+    expect(noSoa(after.changes.nodes[0].added)).toHaveLength(4);
+  });
+
+  it('takes TXT content quoted as PowerDNS wants it, names from the root, and ignores unknown fields', async () => {
+    const res = await patch(ZONE, [
+      {
+        name: `_acme-challenge.${ZONE}.`,
+        type: 'TXT',
+        ttl: 300,
+        changetype: 'REPLACE',
+        kind: 'replace', // lego's field per rrset
+        'set-ptr': false, // Terraform's
+        records: [{ content: '"token with spaces"', disabled: false, 'set-ptr': false }],
+        comments: [],
+      },
+      { name: `alias.${ZONE}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: 'target.example.net' }] },
+    ]);
+    expect(res.status).toBe(204);
+    const lines = await rrsets(ZONE);
+    expect(lines).toContain(`_acme-challenge.${ZONE}. TXT 300 "token with spaces"`);
+    // `target.example.net` without its dot is from the root, as PowerDNS reads content
+    expect(lines).toContain(`alias.${ZONE}. CNAME 300 target.example.net.`);
+    // one RRset by name and type (PowerDNS 4.8's rrset_name, rrset_type), in any letter case
+    const one = await get(`${ZONES}/${ZONE}.?rrset_name=_ACME-challenge.${ZONE}.&rrset_type=TXT`);
+    expect(one.body.rrsets).toEqual([
+      {
+        name: `_acme-challenge.${ZONE}.`,
+        type: 'TXT',
+        ttl: 300,
+        records: [{ content: '"token with spaces"', disabled: false }],
+        comments: [],
+      },
+    ]);
+  });
+
+  it('gives a TTL outside ALLOWED_TTLS the nearest allowed one (acme.sh 60, lego 120), as DNS UPDATE does', async () => {
+    expect(
+      (await patch(ZONE, [{ name: `ttl.${ZONE}.`, type: 'TXT', ttl: 60, changetype: 'REPLACE', records: [{ content: '"a"' }] }])).status,
+    ).toBe(204);
+    expect(
+      (await patch(ZONE, [{ name: `ttl2.${ZONE}.`, type: 'TXT', ttl: 120, changetype: 'REPLACE', records: [{ content: '"b"' }] }])).status,
+    ).toBe(204);
+    const lines = await rrsets(ZONE);
+    expect(lines).toContain(`ttl.${ZONE}. TXT 300 "a"`);
+    expect(lines).toContain(`ttl2.${ZONE}. TXT 300 "b"`);
+  });
+
+  it('refuses a wrong PATCH with 422 {"error"} naming the rrset and writes nothing', async () => {
+    const before = await history(ZONE);
+    const cases: [unknown[], string][] = [
+      [
+        [
+          { name: `ok.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] },
+          { name: `bad.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: 'not-an-address' }] },
+        ],
+        `RRset bad.${ZONE}. IN A`,
+      ],
+      [
+        [{ name: `www.${ZONE}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: 'x.example.net.' }] }],
+        `RRset www.${ZONE}. IN CNAME`,
+      ],
+      [
+        [{ name: 'out.example.net.', type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }],
+        'RRset out.example.net. IN A',
+      ],
+      [
+        [{ name: `rel`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }],
+        "DNS Name 'rel' is not canonical",
+      ],
+      [[{ name: `x.${ZONE}.`, type: 'A', ttl: 300, changetype: 'UPSERT', records: [] }], "Changetype 'UPSERT' is not a valid value"],
+      [
+        [{ name: `x.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: true }] }],
+        'disabled',
+      ],
+      [[], 'No rrsets given'],
+      [
+        [{ name: `${ZONE}.`, type: 'SOA', ttl: 300, changetype: 'REPLACE', records: [{ content: 'a. b. 1 2 3 4 5' }] }],
+        `RRset ${ZONE}. IN SOA`,
+      ],
+      [
+        // ALIAS is flattened by the worker through ALIAS_RESOLVERS (docs/templates-and-alias.md): unset here
+        [{ name: `x.${ZONE}.`, type: 'ALIAS', ttl: 300, changetype: 'REPLACE', records: [{ content: 'a.example.net.' }] }],
+        `(ALIAS at x.${ZONE})`,
+      ],
+      [
+        [
+          { name: `d.${ZONE}.`, type: 'A', changetype: 'DELETE' },
+          { name: `D.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] },
+        ],
+        `Duplicate RRset D.${ZONE}. IN A`,
+      ],
+    ];
+    for (const [body, message] of cases) {
+      const res = await patch(ZONE, body);
+      expect({ status: res.status, body }).toEqual({ status: 422, body });
+      expect(Object.keys(res.body)).toEqual(['error']);
+      expect(res.body.error).toContain(message);
+    }
+    const after = await history(ZONE);
+    expect(after.serial).toBe(before.serial);
+    expect(after.changes.totalCount).toBe(before.changes.totalCount);
+    expect((await patch(OTHER, [{ name: `x.${OTHER}.`, type: 'A', changetype: 'DELETE' }])).status).toBe(404);
+  });
+});
+
+describe('keys', () => {
+  beforeAll(async () => {
+    const created = await app.http
+      .post(ZONES)
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ name: `${OTHER}.`, kind: 'Native', account: 'pdns@example.org' });
+    expect(created.status).toBe(201);
+  });
+
+  it('the admin key names the user in account, sees every zone', async () => {
+    const refused = await app.http.post(ZONES).set('X-API-Key', ADMIN_KEY).send({ name: 'pdns-orphan.test.', kind: 'Native' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toContain('account');
+    const list = await get(ZONES, ADMIN_KEY);
+    expect(list.body.map((z: any) => z.name)).toEqual(expect.arrayContaining([`${ZONE}.`, `${OTHER}.`]));
+  });
+
+  it('a one-zone key lists and changes only its zone', async () => {
+    const key = await makeKey({ preset: 'ONE_ZONE', zone: ZONE });
+    expect((await get(ZONES, key)).body.map((z: any) => z.name)).toEqual([`${ZONE}.`]);
+    expect((await get(`${ZONES}/${OTHER}.`, key)).status).toBe(404);
+    expect(
+      (await patch(OTHER, [{ name: `x.${OTHER}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }], key))
+        .status,
+    ).toBe(404);
+    expect(
+      (await patch(ZONE, [{ name: `one.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }], key))
+        .status,
+    ).toBe(204);
+  });
+
+  it('an ACME key does what lego and cert-manager do, and nothing else', async () => {
+    const key = await makeKey({ preset: 'ACME', zone: ZONE });
+    expect((await get('/api/v1/servers/localhost', key)).status).toBe(200);
+    const zone = await get(`${ZONES}/${ZONE}.`, key);
+    expect(zone.status).toBe(200);
+    const challenge = {
+      name: `_acme-challenge.lego.${ZONE}.`,
+      type: 'TXT',
+      ttl: 120,
+      changetype: 'REPLACE',
+      records: [{ content: '"lego-token"' }],
+    };
+    expect((await patch(ZONE, [challenge], key)).status).toBe(204);
+    expect((await app.http.put(`${ZONES}/${ZONE}./notify`).set('X-API-Key', key)).status).toBe(200);
+    expect((await patch(ZONE, [{ ...challenge, records: [] }], key)).status).toBe(204);
+    const refused = await patch(
+      ZONE,
+      [{ name: `www.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.9' }] }],
+      key,
+    );
+    expect(refused.status).toBe(403);
+    expect(typeof refused.body.error).toBe('string');
+    expect((await get(`${ZONES}/${OTHER}.`, key)).status).toBe(404);
+    expect((await app.http.delete(`${ZONES}/${ZONE}.`).set('X-API-Key', key)).status).toBe(403);
+  });
+
+  it('a key that may create zones but not sign them is refused a signed zone before anything is written', async () => {
+    const key = await makeKey({ policy: { mayCreateZones: true, rules: [{ types: ['A', 'TXT'], access: 'WRITE' }] } });
+    const res = await app.http.post(ZONES).set('X-API-Key', key).send({ name: 'unsigned-pdns.test.', kind: 'Native', dnssec: true });
+    expect(res.status).toBe(403);
+    expect((await get(`${ZONES}/unsigned-pdns.test.`, ADMIN_KEY)).status).toBe(404);
+    // the same zone unsigned, the key may create
+    expect((await app.http.post(ZONES).set('X-API-Key', key).send({ name: 'unsigned-pdns.test.', kind: 'Native' })).status).toBe(201);
+  });
+
+  it('a read-only key reads and cannot write', async () => {
+    const key = await makeKey({ preset: 'READ_ONLY' });
+    expect((await get(`${ZONES}/${ZONE}.`, key)).status).toBe(200);
+    const res = await patch(
+      ZONE,
+      [{ name: `ro.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }],
+      key,
+    );
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('quotas', () => {
+  it('refuses what a user\'s quotas do not allow with 403 {"error"}, and writes nothing', async () => {
+    const quotaUser = await createUser(app, 'pdns-quota@example.org');
+    const key = await createUserKey(app, quotaUser);
+    const limits = await app.gql(`mutation($id: ID!) { setUserLimits(id: $id, input: {maxZones: 1, maxRecordsPerZone: 4}) { maxZones } }`, {
+      id: quotaUser,
+    });
+    expect(limits.errors).toBeUndefined();
+    const zone = 'pdns-quota.test';
+    expect(
+      (
+        await app.http
+          .post(ZONES)
+          .set('X-API-Key', key)
+          .send({ name: `${zone}.`, kind: 'Native', nameservers: ['ns1.pdns.test.'] })
+      ).status,
+    ).toBe(201);
+    const second = await app.http.post(ZONES).set('X-API-Key', key).send({ name: 'pdns-quota2.test.', kind: 'Native' });
+    expect(second.status).toBe(403);
+    expect(Object.keys(second.body)).toEqual(['error']);
+    const before = await rrsets(zone, key);
+    const many = await patch(
+      zone,
+      [
+        {
+          name: `a.${zone}.`,
+          type: 'A',
+          ttl: 300,
+          changetype: 'REPLACE',
+          records: ['192.0.2.1', '192.0.2.2', '192.0.2.3'].map((content) => ({ content })),
+        },
+      ],
+      key,
+    );
+    expect(many.status).toBe(403);
+    expect(typeof many.body.error).toBe('string');
+    expect(await rrsets(zone, key)).toEqual(before);
+  });
+});
+
+describe('cryptokeys, metadata, TSIG keys, search', () => {
+  it('signs a zone by creating a csk, lists and gets its key, and stops signing when it is deleted', async () => {
+    const url = `${ZONES}/${OTHER}./cryptokeys`;
+    const created = await app.http
+      .post(url)
+      .set('X-API-Key', userKey)
+      .send({ keytype: 'csk', active: true, published: true, algorithm: 'ECDSAP256SHA256' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      type: 'Cryptokey',
+      keytype: 'csk',
+      flags: 257,
+      algorithm: 'ECDSAP256SHA256',
+      active: true,
+      published: true,
+    });
+    expect(created.body.ds.length).toBeGreaterThan(0);
+    expect((await get(`${ZONES}/${OTHER}.`)).body.dnssec).toBe(true);
+    const list = await get(url);
+    expect(list.body.map((k: any) => k.id)).toContain(created.body.id);
+    expect((await get(`${url}/${created.body.id}`)).body.dnskey).toBe(created.body.dnskey);
+    expect((await app.http.delete(`${url}/${created.body.id}`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(`${url}/999999`)).status).toBe(404);
+    // the zone is being unsigned (it stays signed until the parent's DS is gone, docs/dnssec.md): no key is added
+    expect((await app.http.post(url).set('X-API-Key', userKey).send({ keytype: 'csk' })).status).toBe(409);
+    // PUT with dnssec signs a zone too (PowerDNS-Admin's zone settings)
+    expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: true })).status).toBe(204);
+    expect((await get(`${ZONES}/${ZONE}./cryptokeys`)).body.map((k: any) => k.keytype).sort()).toEqual(['ksk', 'zsk']);
+  });
+
+  it('answers the metadata PowerDNS-Admin reads and refuses writes to it', async () => {
+    const res = await get(`${ZONES}/${ZONE}./metadata`);
+    expect(res.body).toEqual([{ type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] }]);
+    const write = await app.http
+      .post(`${ZONES}/${ZONE}./metadata`)
+      .set('X-API-Key', userKey)
+      .send({ kind: 'ALLOW-AXFR-FROM', metadata: ['AUTO-NS'] });
+    expect(write.status).toBe(422);
+  });
+
+  it('makes, lists and deletes TSIG keys of the caller', async () => {
+    const created = await app.http
+      .post('/api/v1/servers/localhost/tsigkeys')
+      .set('X-API-Key', userKey)
+      .send({ name: 'pdns-tsig', algorithm: 'hmac-sha256' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: 'TSIGKey', name: 'pdns-tsig.', id: 'pdns-tsig.', algorithm: 'hmac-sha256' });
+    expect(Buffer.from(created.body.key, 'base64')).toHaveLength(32);
+    expect((await get('/api/v1/servers/localhost/tsigkeys')).body.map((k: any) => k.name)).toContain('pdns-tsig.');
+    expect((await get('/api/v1/servers/localhost/tsigkeys/pdns-tsig.')).status).toBe(200);
+    expect((await app.http.delete('/api/v1/servers/localhost/tsigkeys/pdns-tsig.').set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get('/api/v1/servers/localhost/tsigkeys/pdns-tsig.')).status).toBe(404);
+  });
+
+  it('searches zones by name with wildcards', async () => {
+    const res = await get('/api/v1/servers/localhost/search-data?q=pdns-*&max=10');
+    expect(res.status).toBe(200);
+    expect(res.body.map((r: any) => r.name).sort()).toEqual([`${ZONE}.`, `${OTHER}.`]);
+    expect((await get('/api/v1/servers/localhost/search-data?q=pdns-?ne.test.')).body.map((r: any) => r.name)).toEqual([`${ZONE}.`]);
+    // a pattern that would make a regular expression backtrack for ever is matched in linear passes
+    expect((await get(`/api/v1/servers/localhost/search-data?q=${'*p'.repeat(40)}*x`)).body).toEqual([]);
+    expect((await get('/api/v1/servers/localhost/search-data?q=')).status).toBe(422);
+  });
+});

@@ -1,0 +1,497 @@
+/**
+ * The request sequence of the PowerDNS API differential (differential.test.ts), one request a row, in order:
+ * what the PowerDNS clients Zonekeeper means to serve send (read in their client code):
+ *
+ * - lego (providers/dns/pdns): GET /api (its API version), GET the zone, PATCH of one TXT rrset by REPLACE with
+ *   TTL 120 and a `kind` in the rrset (a field PowerDNS ignores), PUT …/notify when the zone is a Master;
+ *   clean-up by REPLACE of what remains, or DELETE of the last;
+ * - acme.sh (dnsapi/dns_pdns.sh): the zone list, PATCH REPLACE of TXT with TTL 60, DELETE on clean-up;
+ * - cert-manager's PowerDNS webhook: REPLACE of the whole TXT rrset, an empty REPLACE when the last goes;
+ * - external-dns (provider/pdns): the zone list, one PATCH of several rrsets (A, CNAME, its TXT registry),
+ *   absolute names, DELETE;
+ * - octoDNS (octodns-powerdns): the server's version, POST of a zone with `kind` and `nameservers`, GET of the
+ *   zone, REPLACE/DELETE of every record type it manages;
+ * - DNSControl (providers/powerdns): POST with `kind: Native` and `soa_edit_api`, REPLACE/DELETE, cryptokeys;
+ * - Terraform's pan-net/powerdns: POST with `account` and `masters`, REPLACE with `set-ptr` in each record,
+ *   PUT of the zone's kind/account, DELETE of the zone;
+ * - PowerDNS-Admin: the config, zones with rrsets, `comments` and `disabled`, search-data, the zone's export.
+ *
+ * `axfr` names the zone both servers' AXFRs are compared on after the request (every write). A request
+ * PowerDNS 4.7 cannot take (EXTEND and PRUNE came in 4.9) has `powerDns`: what 4.7 gets instead to reach the
+ * same zone, with the reason; Zonekeeper gets the request as written.
+ */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ApiRequest {
+  /** who sends this and why it is in the sequence */
+  what: string;
+  method: Method;
+  /** the path from the server's root (/api…) */
+  path: string;
+  /** the JSON body; a string is sent as it is (malformed JSON) */
+  body?: unknown;
+  /** the zone whose AXFRs are compared after the request */
+  axfr?: string;
+  /** what PowerDNS 4.7 is sent instead (same resulting zone), and why */
+  powerDns?: { body: unknown; reason: string };
+}
+
+const SERVER = '/api/v1/servers/localhost';
+const ZONES = `${SERVER}/zones`;
+
+type Changetype = 'REPLACE' | 'DELETE' | 'EXTEND' | 'PRUNE';
+
+/** an rrset of a PATCH; `contents` become records with `disabled: false`, as every client sends them */
+function rrset(changetype: Changetype, name: string, type: string, ttl: number | undefined, contents: string[] = [], extra: object = {}) {
+  return {
+    name,
+    type,
+    ...(ttl === undefined ? {} : { ttl }),
+    changetype,
+    ...(changetype === 'DELETE' ? {} : { records: contents.map((content) => ({ content, disabled: false })) }),
+    ...extra,
+  };
+}
+
+const replace = (name: string, type: string, ttl: number | undefined, contents: string[], extra: object = {}) =>
+  rrset('REPLACE', name, type, ttl, contents, extra);
+const remove = (name: string, type: string) => rrset('DELETE', name, type, undefined);
+
+function patch(zone: string, what: string, ...rrsets: object[]): ApiRequest {
+  return { what, method: 'PATCH', path: `${ZONES}/${zone}`, body: { rrsets }, axfr: zone };
+}
+function get(what: string, path: string): ApiRequest {
+  return { what, method: 'GET', path };
+}
+/**
+ * The user the zones are made for. The admin key names the zone's owner in `account` (as Terraform and
+ * PowerDNS-Admin send it); PowerDNS keeps it as a label. A user's own key needs none (lego.test.ts).
+ */
+export const ACCOUNT = 'differential@zonekeeper.test';
+
+function createZone(what: string, body: Record<string, unknown>): ApiRequest {
+  const name = String(body.name).toLowerCase();
+  return { what, method: 'POST', path: ZONES, body: { account: ACCOUNT, ...body }, axfr: name.endsWith('.') ? name : undefined };
+}
+
+/** lego puts the zone kind into each rrset */
+const LEGO = { kind: 'Master' };
+/** an EXTEND or PRUNE of one record at multi.eta.test. A; PowerDNS 4.7 gets the REPLACE giving `after` */
+function extendOrPrune(what: string, changetype: 'EXTEND' | 'PRUNE', content: string, after: string[]): ApiRequest {
+  return {
+    ...patch('eta.test.', what, rrset(changetype, 'multi.eta.test.', 'A', 300, [content])),
+    powerDns: {
+      body: { rrsets: [after.length ? replace('multi.eta.test.', 'A', 300, after) : remove('multi.eta.test.', 'A')] },
+      reason: `${changetype} is PowerDNS 4.9+`,
+    },
+  };
+}
+
+const NS = ['ns1.example.net.', 'ns2.example.net.'];
+const SSHFP = '1 1 0123456789abcdef0123456789abcdef01234567';
+
+export const REQUESTS: ApiRequest[] = [
+  // discovery: what octoDNS, PowerDNS-Admin and lego probe before anything else
+  get('PowerDNS-Admin: the API versions', '/api'),
+  get('PowerDNS-Admin: the servers', '/api/v1/servers'),
+  get('octoDNS, lego: the server and its version', SERVER),
+  get('octoDNS, PowerDNS-Admin: the configuration', `${SERVER}/config`),
+  get('a server other than localhost', '/api/v1/servers/elsewhere'),
+  get('the zone list, empty', ZONES),
+
+  // zones made as each tool makes them
+  createZone('octoDNS: a Master zone with its name servers', { name: 'alpha.test.', kind: 'Master', nameservers: NS }),
+  createZone('DNSControl: a Native zone with soa_edit_api', {
+    name: 'beta.test.',
+    kind: 'Native',
+    nameservers: NS,
+    soa_edit_api: 'DEFAULT',
+  }),
+  createZone('Terraform: account and (empty) masters', {
+    name: 'gamma.test.',
+    kind: 'Native',
+    nameservers: NS,
+    masters: [],
+    soa_edit_api: 'DEFAULT',
+  }),
+  createZone('PowerDNS-Admin: a zone with rrsets', {
+    name: 'delta.test.',
+    kind: 'Native',
+    nameservers: NS,
+    rrsets: [
+      { name: 'www.delta.test.', type: 'A', ttl: 300, records: [{ content: '192.0.2.10', disabled: false }] },
+      { name: 'delta.test.', type: 'MX', ttl: 3600, records: [{ content: '10 mail.delta.test.', disabled: false }] },
+      { name: 'mail.delta.test.', type: 'A', ttl: 3600, records: [{ content: '192.0.2.25', disabled: false }] },
+      { name: 'delta.test.', type: 'TXT', ttl: 3600, records: [{ content: '"v=spf1 mx -all"', disabled: false }] },
+    ],
+  }),
+  {
+    what: 'the admin key creating a zone without an account (PowerDNS has no owners)',
+    method: 'POST',
+    path: ZONES,
+    body: { name: 'ownerless.test.', kind: 'Native', nameservers: NS },
+  },
+  createZone('a mixed-case zone name (stored lower-case)', { name: 'Epsilon.TEST.', kind: 'Native', nameservers: NS }),
+  createZone('a zone for the refusals', { name: 'zeta.test.', kind: 'Native', nameservers: NS }),
+  createZone('conflict: the zone exists already', { name: 'alpha.test.', kind: 'Native', nameservers: NS }),
+  createZone('conflict: the same zone in other letter case', { name: 'ALPHA.test.', kind: 'Native', nameservers: NS }),
+  createZone('a relative zone name', { name: 'relative.test', kind: 'Native', nameservers: NS }),
+  createZone('a zone whose rrsets have a bad record', {
+    name: 'broken.test.',
+    kind: 'Native',
+    nameservers: NS,
+    rrsets: [{ name: 'www.broken.test.', type: 'A', ttl: 300, records: [{ content: 'not-an-address', disabled: false }] }],
+  }),
+  get('the zone that was refused is not there', `${ZONES}/broken.test.`),
+  { what: 'malformed JSON', method: 'POST', path: ZONES, body: '{"name": "bad.test.", "kind": ' },
+  get('the zone list, six zones', ZONES),
+  get('acme.sh: the list filtered to one zone', `${ZONES}?zone=alpha.test.`),
+  get('acme.sh: a candidate that is no zone', `${ZONES}?zone=_acme-challenge.www.alpha.test.`),
+  get('acme.sh: the parent of the candidate', `${ZONES}?zone=www.alpha.test.`),
+  get('octoDNS: the zone', `${ZONES}/alpha.test.`),
+  get('the zone named without the trailing dot', `${ZONES}/alpha.test`),
+  get('a missing zone', `${ZONES}/missing.test.`),
+
+  // lego (default TTL 120: the nearest allowed TTL on Zonekeeper)
+  get('lego: the zone before its challenge', `${ZONES}/alpha.test.`),
+  patch('alpha.test.', 'lego: its challenge, TTL 120', replace('_acme-challenge.alpha.test.', 'TXT', 120, ['"lego-token-1"'], LEGO)),
+  { what: 'lego: NOTIFY after its change (a Master zone)', method: 'PUT', path: `${ZONES}/alpha.test./notify` },
+  patch(
+    'alpha.test.',
+    'lego: a second challenge for the same name (wildcard + apex) by REPLACE of both',
+    replace('_acme-challenge.alpha.test.', 'TXT', 120, ['"lego-token-1"', '"lego-token-2"'], LEGO),
+  ),
+  patch('alpha.test.', 'lego: clean-up keeps what remains', replace('_acme-challenge.alpha.test.', 'TXT', 120, ['"lego-token-2"'], LEGO)),
+  patch('alpha.test.', 'lego: clean-up of the last one', remove('_acme-challenge.alpha.test.', 'TXT')),
+  { what: 'NOTIFY of a missing zone', method: 'PUT', path: `${ZONES}/missing.test./notify` },
+
+  // acme.sh (TTL 60)
+  patch('alpha.test.', 'acme.sh: its challenge, TTL 60', replace('_acme-challenge.www.alpha.test.', 'TXT', 60, ['"acme-sh-token"'])),
+  get('acme.sh: the zone with its challenge', `${ZONES}/alpha.test.`),
+  patch('alpha.test.', 'acme.sh: clean-up by DELETE', remove('_acme-challenge.www.alpha.test.', 'TXT')),
+  patch('alpha.test.', 'acme.sh: a DELETE of what is not there', remove('_acme-challenge.www.alpha.test.', 'TXT')),
+
+  // cert-manager's webhook (allowed TTL here; the TTL rule has its cases above)
+  patch('alpha.test.', 'cert-manager: the first token', replace('_acme-challenge.api.alpha.test.', 'TXT', 300, ['"cm-token-a"'])),
+  patch(
+    'alpha.test.',
+    'cert-manager: a second token, the whole rrset',
+    replace('_acme-challenge.api.alpha.test.', 'TXT', 300, ['"cm-token-a"', '"cm-token-b"']),
+  ),
+  patch('alpha.test.', 'cert-manager: one token cleaned up', replace('_acme-challenge.api.alpha.test.', 'TXT', 300, ['"cm-token-b"'])),
+  patch('alpha.test.', 'cert-manager: the last cleaned up by an empty REPLACE', replace('_acme-challenge.api.alpha.test.', 'TXT', 300, [])),
+  patch('alpha.test.', 'an empty REPLACE of an rrset that is not there', replace('_acme-challenge.api.alpha.test.', 'TXT', 300, [])),
+  get('cert-manager: the zone after its clean-up', `${ZONES}/alpha.test.`),
+
+  // external-dns: several rrsets in one PATCH, its TXT registry beside each
+  get('external-dns: the zone list', ZONES),
+  patch(
+    'beta.test.',
+    'external-dns: an A, a CNAME and their registry records',
+    replace('app.beta.test.', 'A', 300, ['192.0.2.1', '192.0.2.2']),
+    replace('www.beta.test.', 'CNAME', 300, ['app.beta.test.']),
+    replace('app.beta.test.', 'TXT', 300, ['"heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/app"']),
+    replace('cname-www.beta.test.', 'TXT', 300, [
+      '"heritage=external-dns,external-dns/owner=default,external-dns/resource=ingress/default/www"',
+    ]),
+  ),
+  patch('beta.test.', 'external-dns: an endpoint moves', replace('app.beta.test.', 'A', 300, ['192.0.2.3'])),
+  patch('beta.test.', 'external-dns: an AAAA beside the A', replace('app.beta.test.', 'AAAA', 300, ['2001:db8::1', '2001:db8::2'])),
+  patch(
+    'beta.test.',
+    'external-dns: an endpoint goes (DELETE of its records and its registry)',
+    remove('www.beta.test.', 'CNAME'),
+    remove('cname-www.beta.test.', 'TXT'),
+  ),
+  patch('beta.test.', 'external-dns: a CNAME to another zone', replace('ext.beta.test.', 'CNAME', 300, ['lb.example.net.'])),
+  get('external-dns: the zone', `${ZONES}/beta.test.`),
+
+  // octoDNS: every type it manages
+  patch(
+    'gamma.test.',
+    'octoDNS: A, AAAA, CAA, MX, SRV, TXT, SSHFP, PTR and a delegation in one PATCH',
+    replace('gamma.test.', 'A', 3600, ['192.0.2.50']),
+    replace('gamma.test.', 'AAAA', 3600, ['2001:db8::50']),
+    replace('gamma.test.', 'CAA', 3600, ['0 issue "letsencrypt.org"', '0 iodef "mailto:security@gamma.test"']),
+    replace('gamma.test.', 'MX', 3600, ['10 mx1.gamma.test.', '20 mx2.gamma.test.']),
+    replace('_sip._tcp.gamma.test.', 'SRV', 3600, ['10 5 5060 sip.gamma.test.']),
+    replace('gamma.test.', 'TXT', 3600, ['"v=spf1 -all"', '"google-site-verification=abc"']),
+    replace('host.gamma.test.', 'SSHFP', 3600, [SSHFP]),
+    replace('ptr.gamma.test.', 'PTR', 3600, ['host.gamma.test.']),
+    replace('sub.gamma.test.', 'NS', 3600, ['ns1.sub.example.net.', 'ns2.sub.example.net.']),
+  ),
+  get('octoDNS: the zone it populated', `${ZONES}/gamma.test.`),
+  patch(
+    'gamma.test.',
+    'octoDNS: TXT with semicolons (escaped by octoDNS)',
+    replace('dkim.gamma.test.', 'TXT', 3600, ['"v=DKIM1; k=rsa; p=MIGf"']),
+  ),
+  patch(
+    'gamma.test.',
+    'octoDNS: a TXT of two strings (a long value split)',
+    replace('long.gamma.test.', 'TXT', 3600, [`"${'a'.repeat(255)}" "${'b'.repeat(40)}"`]),
+  ),
+  patch('gamma.test.', 'octoDNS: TXT with an escaped quote', replace('quote.gamma.test.', 'TXT', 3600, ['"say \\"hi\\""'])),
+  patch('gamma.test.', 'octoDNS: TXT with a backslash escape', replace('escape.gamma.test.', 'TXT', 3600, ['"a\\\\b"'])),
+  patch('gamma.test.', 'octoDNS: an empty TXT string', replace('empty.gamma.test.', 'TXT', 3600, ['""'])),
+  patch('gamma.test.', 'octoDNS: an MX of priority 0 to the root (null MX)', replace('nomail.gamma.test.', 'MX', 3600, ['0 .'])),
+  patch('gamma.test.', 'octoDNS: the A changes', replace('gamma.test.', 'A', 3600, ['192.0.2.51', '192.0.2.52'])),
+  patch('gamma.test.', 'octoDNS: the SRV goes', remove('_sip._tcp.gamma.test.', 'SRV')),
+  patch('gamma.test.', 'octoDNS: the CAA goes', remove('gamma.test.', 'CAA')),
+  patch('gamma.test.', 'octoDNS: the delegation goes', remove('sub.gamma.test.', 'NS')),
+  patch('gamma.test.', 'a wildcard', replace('*.gamma.test.', 'A', 300, ['192.0.2.99'])),
+  patch('gamma.test.', 'a name under the wildcard', replace('x.gamma.test.', 'TXT', 300, ['"beside the wildcard"'])),
+  patch('gamma.test.', 'an AAAA written long-hand (stored canonical)', replace('v6.gamma.test.', 'AAAA', 300, ['2001:DB8:0:0:0:0:0:1'])),
+  patch(
+    'gamma.test.',
+    'an apex NS rrset replaced (the name servers change)',
+    replace('gamma.test.', 'NS', 3600, [...NS, 'ns3.example.net.']),
+  ),
+  patch('gamma.test.', 'the apex NS back to two', replace('gamma.test.', 'NS', 3600, NS)),
+
+  // DNSControl
+  patch(
+    'epsilon.test.',
+    'DNSControl: records of the mixed-case zone',
+    replace('www.epsilon.test.', 'A', 300, ['192.0.2.70']),
+    replace('epsilon.test.', 'MX', 300, ['10 mail.epsilon.test.']),
+  ),
+  patch(
+    'epsilon.test.',
+    'DNSControl: a change and a deletion in one PATCH',
+    replace('www.epsilon.test.', 'A', 300, ['192.0.2.71']),
+    remove('epsilon.test.', 'MX'),
+  ),
+  get('DNSControl: the cryptokeys of an unsigned zone', `${ZONES}/epsilon.test./cryptokeys`),
+  get('DNSControl: the zone', `${ZONES}/epsilon.test.`),
+  get('the zone by its mixed-case name', `${ZONES}/EPSILON.test.`),
+  patch('EPSILON.test.', 'a PATCH to the zone named in other letter case', replace('case.epsilon.test.', 'A', 300, ['192.0.2.72'])),
+  patch('epsilon.test.', 'a mixed-case record name', replace('MiXeD.Epsilon.TEST.', 'A', 300, ['192.0.2.73'])),
+  patch('epsilon.test.', 'the same name in other case replaces it', replace('mixed.epsilon.test.', 'A', 300, ['192.0.2.74'])),
+  patch('epsilon.test.', 'a CNAME target in mixed case', replace('alias.epsilon.test.', 'CNAME', 300, ['Target.Example.NET.'])),
+  patch('epsilon.test.', 'a type in lower case', replace('lower.epsilon.test.', 'a', 300, ['192.0.2.75'])),
+
+  // Terraform (pan-net/powerdns): set-ptr in each record, the zone's PUT, the zone's DELETE
+  patch('gamma.test.', 'Terraform: set-ptr in each record (ignored)', {
+    name: 'tf.gamma.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: '192.0.2.80', disabled: false, 'set-ptr': false }],
+  }),
+  get('Terraform: the zone', `${ZONES}/gamma.test.`),
+  { what: 'Terraform: the zone kind changes', method: 'PUT', path: `${ZONES}/gamma.test.`, body: { kind: 'Master' }, axfr: 'gamma.test.' },
+  get('the zone after its PUT', `${ZONES}/gamma.test.`),
+  { what: 'a PUT of a missing zone', method: 'PUT', path: `${ZONES}/missing.test.`, body: { kind: 'Master' } },
+  { what: 'Terraform: the zone kind back', method: 'PUT', path: `${ZONES}/gamma.test.`, body: { kind: 'Native' }, axfr: 'gamma.test.' },
+
+  // PowerDNS-Admin: comments, the export, search-data
+  patch('delta.test.', 'PowerDNS-Admin: an rrset with a comment', {
+    name: 'commented.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: '192.0.2.90', disabled: false }],
+    comments: [{ content: 'the build server', account: 'admin', modified_at: 1700000000 }],
+  }),
+  get('PowerDNS-Admin: the zone with the comment', `${ZONES}/delta.test.`),
+  patch('delta.test.', 'PowerDNS-Admin: the comment removed', {
+    name: 'commented.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: '192.0.2.90', disabled: false }],
+    comments: [],
+  }),
+  patch('delta.test.', 'PowerDNS-Admin: a disabled record beside an enabled one', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [
+      { content: '192.0.2.91', disabled: true },
+      { content: '192.0.2.92', disabled: false },
+    ],
+  }),
+  get('PowerDNS-Admin: the zone with the disabled record', `${ZONES}/delta.test.`),
+  patch('delta.test.', 'clean-up: the rrset the request before may have left', remove('half.delta.test.', 'A')),
+  patch('delta.test.', 'PowerDNS-Admin: the www changes', replace('www.delta.test.', 'A', 300, ['192.0.2.11'])),
+  get('PowerDNS-Admin: the export', `${ZONES}/delta.test./export`),
+  get('the export of a missing zone', `${ZONES}/missing.test./export`),
+  get('PowerDNS-Admin: search-data for a name', `${SERVER}/search-data?q=mail.delta*&max=10`),
+  get('PowerDNS-Admin: search-data for zones', `${SERVER}/search-data?q=delt*&max=10&object_type=zone`),
+  get('PowerDNS-Admin: search-data for nothing', `${SERVER}/search-data?q=nothing-like-this&max=10`),
+  get('PowerDNS-Admin: the TSIG keys', `${SERVER}/tsigkeys`),
+  get('PowerDNS-Admin: the zone list with its details', ZONES),
+
+  // refusals: wrong content, each answered 422 naming the rrset, nothing written
+  patch('zeta.test.', 'an A that is no address', replace('a.zeta.test.', 'A', 300, ['not-an-address'])),
+  patch('zeta.test.', 'an A of five octets', replace('a.zeta.test.', 'A', 300, ['192.0.2.1.5'])),
+  patch('zeta.test.', 'an AAAA that is no address', replace('a.zeta.test.', 'AAAA', 300, ['2001:db8::zz'])),
+  patch('zeta.test.', 'an MX without its preference', replace('zeta.test.', 'MX', 300, ['mail.zeta.test.'])),
+  patch('zeta.test.', 'a TXT without quotes', replace('t.zeta.test.', 'TXT', 300, ['unquoted text'])),
+  patch('zeta.test.', 'a TXT with an open quote', replace('t.zeta.test.', 'TXT', 300, ['"unterminated'])),
+  patch('zeta.test.', 'a TXT string over 255 octets', replace('t.zeta.test.', 'TXT', 300, [`"${'x'.repeat(256)}"`])),
+  patch('zeta.test.', 'clean-up: the TXT the three requests before may have left', remove('t.zeta.test.', 'TXT')),
+  patch('zeta.test.', 'a CNAME target without the trailing dot', replace('c.zeta.test.', 'CNAME', 300, ['target.example.net'])),
+  patch('zeta.test.', 'clean-up: the CNAME the request before may have left', remove('c.zeta.test.', 'CNAME')),
+  patch('zeta.test.', 'an SRV with too few fields', replace('_x._tcp.zeta.test.', 'SRV', 300, ['10 5 target.zeta.test.'])),
+  patch('zeta.test.', 'a CAA with an unknown tag form', replace('zeta.test.', 'CAA', 300, ['0 issue'])),
+  patch('zeta.test.', 'an unknown type', replace('u.zeta.test.', 'FOO', 300, ['1'])),
+  patch('zeta.test.', 'a relative record name', replace('www', 'A', 300, ['192.0.2.1'])),
+  patch('zeta.test.', 'a record name outside the zone', replace('www.other.test.', 'A', 300, ['192.0.2.1'])),
+  patch('zeta.test.', 'a name in a zone that merely ends alike', replace('www.xzeta.test.', 'A', 300, ['192.0.2.1'])),
+  patch('zeta.test.', 'a REPLACE without a TTL', replace('nottl.zeta.test.', 'A', undefined, ['192.0.2.1'])),
+  patch('zeta.test.', 'a TTL that is a string', replace('strttl.zeta.test.', 'A', '300' as unknown as number, ['192.0.2.1'])),
+  patch('zeta.test.', 'clean-up: the A the request before may have left', remove('strttl.zeta.test.', 'A')),
+  patch('zeta.test.', 'no changetype', { name: 'x.zeta.test.', type: 'A', ttl: 300, records: [{ content: '192.0.2.1', disabled: false }] }),
+  patch('zeta.test.', 'an unknown changetype', rrset('UPSERT' as Changetype, 'x.zeta.test.', 'A', 300, ['192.0.2.1'])),
+  patch('zeta.test.', 'no type', {
+    name: 'x.zeta.test.',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: '192.0.2.1', disabled: false }],
+  }),
+  patch('zeta.test.', 'no name', { type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }] }),
+  patch('zeta.test.', 'a record without content', {
+    name: 'x.zeta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ disabled: false }],
+  }),
+  patch('zeta.test.', 'the same record twice in an rrset', replace('dup.zeta.test.', 'A', 300, ['192.0.2.1', '192.0.2.1'])),
+  patch(
+    'zeta.test.',
+    'the same rrset twice in one PATCH',
+    replace('dup.zeta.test.', 'A', 300, ['192.0.2.1']),
+    replace('dup.zeta.test.', 'A', 300, ['192.0.2.2']),
+  ),
+  { what: 'a PATCH without rrsets', method: 'PATCH', path: `${ZONES}/zeta.test.`, body: {}, axfr: 'zeta.test.' },
+  { what: 'a PATCH of malformed JSON', method: 'PATCH', path: `${ZONES}/zeta.test.`, body: '{"rrsets": [', axfr: 'zeta.test.' },
+  {
+    what: 'a PATCH to a missing zone',
+    method: 'PATCH',
+    path: `${ZONES}/missing.test.`,
+    body: { rrsets: [replace('www.missing.test.', 'A', 300, ['192.0.2.1'])] },
+  },
+
+  // CNAME beside other data (RFC 1034 §3.6.2), and atomicity: one bad rrset refuses the whole PATCH
+  patch('zeta.test.', 'an A to stand beside', replace('www.zeta.test.', 'A', 300, ['192.0.2.1'])),
+  patch('zeta.test.', 'a CNAME where an A is', replace('www.zeta.test.', 'CNAME', 300, ['target.example.net.'])),
+  patch('zeta.test.', 'a CNAME alone', replace('alias.zeta.test.', 'CNAME', 300, ['target.example.net.'])),
+  patch('zeta.test.', 'a TXT where the CNAME is', replace('alias.zeta.test.', 'TXT', 300, ['"beside"'])),
+  patch(
+    'zeta.test.',
+    'a CNAME and an A at one name in one PATCH',
+    replace('both.zeta.test.', 'CNAME', 300, ['target.example.net.']),
+    replace('both.zeta.test.', 'A', 300, ['192.0.2.1']),
+  ),
+  patch('zeta.test.', 'a CNAME at the apex', replace('zeta.test.', 'CNAME', 300, ['target.example.net.'])),
+  patch(
+    'zeta.test.',
+    'the A swapped for a CNAME in one PATCH (DELETE then REPLACE)',
+    remove('www.zeta.test.', 'A'),
+    replace('www.zeta.test.', 'CNAME', 300, ['target.example.net.']),
+  ),
+  patch(
+    'zeta.test.',
+    'one good rrset and one bad: nothing written',
+    replace('good.zeta.test.', 'A', 300, ['192.0.2.1']),
+    replace('bad.zeta.test.', 'A', 300, ['not-an-address']),
+  ),
+  get('the good rrset of the refused PATCH is not there', `${ZONES}/zeta.test.`),
+  patch(
+    'zeta.test.',
+    'a good rrset and one out of zone: nothing written',
+    replace('good.zeta.test.', 'A', 300, ['192.0.2.1']),
+    replace('www.elsewhere.test.', 'A', 300, ['192.0.2.1']),
+  ),
+
+  // unknown fields are ignored, as PowerDNS ignores them
+  patch('zeta.test.', 'an unknown field in the rrset', replace('u1.zeta.test.', 'A', 300, ['192.0.2.1'], { priority: 0 })),
+  patch('zeta.test.', 'an unknown field in a record', {
+    name: 'u2.zeta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: '192.0.2.2', disabled: false, note: 'x' }],
+  }),
+  {
+    what: 'an unknown field beside rrsets',
+    method: 'PATCH',
+    path: `${ZONES}/zeta.test.`,
+    body: { rrsets: [replace('u3.zeta.test.', 'A', 300, ['192.0.2.3'])], comment: 'x' },
+    axfr: 'zeta.test.',
+  },
+  createZone('an unknown field in a new zone', { name: 'eta.test.', kind: 'Native', nameservers: NS, catalog: '', foo: 'bar' }),
+  get('the zone made with an unknown field', `${ZONES}/eta.test.`),
+
+  // EXTEND and PRUNE (PowerDNS 4.9+, one record each): Zonekeeper takes them; 4.7 gets the REPLACE they amount to
+  extendOrPrune('EXTEND adds a record to an rrset that is not there', 'EXTEND', '192.0.2.1', ['192.0.2.1']),
+  extendOrPrune('EXTEND adds a second record', 'EXTEND', '192.0.2.2', ['192.0.2.1', '192.0.2.2']),
+  extendOrPrune('EXTEND with a record that is there already', 'EXTEND', '192.0.2.2', ['192.0.2.1', '192.0.2.2']),
+  patch(
+    'eta.test.',
+    'EXTEND with two records (refused by both: one record each)',
+    rrset('EXTEND', 'multi.eta.test.', 'A', 300, ['192.0.2.3', '192.0.2.4']),
+  ),
+  extendOrPrune('PRUNE removes one record', 'PRUNE', '192.0.2.1', ['192.0.2.2']),
+  extendOrPrune('PRUNE of a record that is not there', 'PRUNE', '192.0.2.9', ['192.0.2.2']),
+  extendOrPrune('PRUNE of the last record', 'PRUNE', '192.0.2.2', []),
+  patch('eta.test.', 'a REPLACE after the PRUNE', replace('multi.eta.test.', 'TXT', 300, ['"after prune"'])),
+
+  // more of each client's daily writes, so that every changetype meets every zone
+  patch(
+    'alpha.test.',
+    'lego: a second domain of the certificate',
+    replace('_acme-challenge.shop.alpha.test.', 'TXT', 300, ['"lego-shop"']),
+  ),
+  patch('alpha.test.', 'lego: its clean-up', remove('_acme-challenge.shop.alpha.test.', 'TXT')),
+  patch('alpha.test.', 'an A at the apex', replace('alpha.test.', 'A', 300, ['192.0.2.200'])),
+  patch('alpha.test.', 'a TXT at the apex beside the A', replace('alpha.test.', 'TXT', 300, ['"apex text"'])),
+  patch('alpha.test.', 'the apex A and TXT go in one PATCH', remove('alpha.test.', 'A'), remove('alpha.test.', 'TXT')),
+  patch(
+    'beta.test.',
+    'external-dns: ten A rrsets at once',
+    ...Array.from({ length: 10 }, (_, i) => replace(`svc${i}.beta.test.`, 'A', 300, [`198.51.100.${i + 1}`])),
+  ),
+  patch('beta.test.', 'external-dns: five of them go', ...Array.from({ length: 5 }, (_, i) => remove(`svc${i}.beta.test.`, 'A'))),
+  patch('beta.test.', 'a deep name', replace('a.b.c.d.beta.test.', 'A', 300, ['198.51.100.99'])),
+  patch('beta.test.', 'an underscore name', replace('_dmarc.beta.test.', 'TXT', 300, ['"v=DMARC1; p=none"'])),
+  patch('beta.test.', 'a TTL of a day', replace('daily.beta.test.', 'A', 86400, ['198.51.100.100'])),
+  patch('beta.test.', 'the TTL of an rrset changes alone', replace('daily.beta.test.', 'A', 3600, ['198.51.100.100'])),
+  patch(
+    'delta.test.',
+    'PowerDNS-Admin: the MX changes',
+    replace('delta.test.', 'MX', 3600, ['10 mail.delta.test.', '20 backup.example.net.']),
+  ),
+  patch('delta.test.', 'PowerDNS-Admin: the SPF changes', replace('delta.test.', 'TXT', 3600, ['"v=spf1 mx include:example.net -all"'])),
+  patch('delta.test.', 'PowerDNS-Admin: a record deleted', remove('mail.delta.test.', 'A')),
+  get('the zone list filtered to a missing zone', `${ZONES}?zone=missing.test.`),
+  get('the list filtered by a mixed-case name', `${ZONES}?zone=Delta.Test.`),
+
+  // zone deletion
+  { what: 'Terraform: the zone deleted', method: 'DELETE', path: `${ZONES}/eta.test.` },
+  get('the deleted zone is gone', `${ZONES}/eta.test.`),
+  { what: 'a DELETE of a missing zone', method: 'DELETE', path: `${ZONES}/eta.test.` },
+  patch('eta.test.', 'a PATCH to the deleted zone', replace('www.eta.test.', 'A', 300, ['192.0.2.1'])),
+  createZone('the deleted zone made again', { name: 'eta.test.', kind: 'Native', nameservers: NS }),
+  patch('eta.test.', 'a record in the new zone', replace('www.eta.test.', 'A', 300, ['192.0.2.1'])),
+  // DNSSEC as DNSControl's AUTODNSSEC and PowerDNS-Admin's DNSSEC page turn it on
+  createZone('DNSControl: a zone to sign', { name: 'signed.test.', kind: 'Native', nameservers: NS }),
+  {
+    what: 'DNSControl AUTODNSSEC: a CSK, active and published',
+    method: 'POST',
+    path: `${ZONES}/signed.test./cryptokeys`,
+    body: { keytype: 'csk', active: true, published: true, algorithm: 'ECDSAP256SHA256' },
+    axfr: 'signed.test.',
+  },
+  get('DNSControl: the cryptokeys of the signed zone', `${ZONES}/signed.test./cryptokeys`),
+  get('PowerDNS-Admin: the signed zone (dnssec true)', `${ZONES}/signed.test.`),
+  patch('signed.test.', 'a record in the signed zone', replace('www.signed.test.', 'A', 300, ['192.0.2.120'])),
+  get('the cryptokeys of a missing zone', `${ZONES}/missing.test./cryptokeys`),
+  get('the zone list at the end', ZONES),
+  get('the last zone', `${ZONES}/eta.test.`),
+];

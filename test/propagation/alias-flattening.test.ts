@@ -1,0 +1,216 @@
+/**
+ * ALIAS flattening end to end (docs/templates-and-alias.md), with real parts: the target is served by a local
+ * Knot (test/support/knot-primary.ts), which is the ALIAS_RESOLVERS here (it answers authoritatively, which is
+ * all the worker asks); the worker publishes the target's A and AAAA at the ALIAS owner as derived records;
+ * our primary's AXFR and a Knot secondary (catalog) serve them, and the new ones after the target changes. The
+ * history shows each refresh as the service's own change. A target gone NXDOMAIN or silent keeps the last
+ * addresses served and the status says why; the derived records are read-only; with no ALIAS_RESOLVERS an ALIAS
+ * is refused.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestApp, TestApp } from '../support/test-app';
+import { createUser, createZone, CREATE_RECORD, errorCode } from '../support/fixtures';
+import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
+import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
+
+const ZONE = 'flat.zk-alias.test';
+const TARGET_ZONE = 'cdn.zk-target.test';
+const TARGET = `www.${TARGET_ZONE}.`;
+const CATALOG = 'catalog.zk-alias.test';
+const KEY_NAME = 'zk-alias-key';
+const SECRET = randomBytes(32).toString('base64');
+
+let dir: string;
+let target: KnotPrimary;
+let secondary: Knot;
+let app: TestApp;
+let dnsPort: number;
+let targetSerial = 1;
+
+/** the target zone as Knot serves it: `www` with these addresses, or no `www` at all (NXDOMAIN) */
+function writeTarget(addresses: { a: string; aaaa: string } | undefined): void {
+  const lines = [
+    `$ORIGIN ${TARGET_ZONE}.`,
+    `@ 300 IN SOA ns.${TARGET_ZONE}. hostmaster.${TARGET_ZONE}. ${targetSerial++} 3600 600 86400 60`,
+    `@ 300 IN NS ns.${TARGET_ZONE}.`,
+    `ns 300 IN A 127.0.0.1`,
+    ...(addresses ? [`www 120 IN A ${addresses.a}`, `www 60 IN AAAA ${addresses.aaaa}`, `shop 300 IN A 198.51.100.7`] : []),
+  ];
+  writeFileSync(path.join(dir, 'target.zone'), `${lines.join('\n')}\n`);
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-alias-target-'));
+  writeTarget({ a: '192.0.2.10', aaaa: '2001:db8::10' });
+  target = await startKnotPrimary([{ zone: TARGET_ZONE, file: path.join(dir, 'target.zone') }]);
+  dnsPort = await freePort();
+  secondary = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    SECONDARIES: `127.0.0.1:${secondary.port}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    CATALOG_ZONE: CATALOG,
+    ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
+    // refreshes every 1 to 2 s, so the test sees a change within seconds
+    ALIAS_MIN_TTL: '1',
+    ALIAS_MAX_TTL: '2',
+  });
+  await createZone(app, await createUser(app, 'owner@zk-alias.test'), ZONE);
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await secondary?.stop();
+  await target?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** the apex's A and AAAA a server serves (AXFR from our primary, or a query to the secondary) */
+async function apexAddresses(port: number, how: 'axfr' | 'query'): Promise<string[]> {
+  const at = ['@127.0.0.1', '-p', String(port)];
+  const served =
+    how === 'axfr'
+      ? records(await dig([...at, '-y', `hmac-sha256:${KEY_NAME}:${SECRET}`, ZONE, 'AXFR']))
+      : [...records(await dig([...at, '+norec', ZONE, 'A'])), ...records(await dig([...at, '+norec', ZONE, 'AAAA']))];
+  return served
+    .filter((r) => r.name === `${ZONE}.` && (r.type === 'A' || r.type === 'AAAA'))
+    .map((r) => `${r.type} ${r.rdata} ${r.ttl}`)
+    .sort();
+}
+
+const STATUS = `query($n: String) { domain(name: $n) { aliasStatus { owner type target state reason addresses }
+  records { id owner type rdata derived } changes(first: 5) { nodes { author { keyName } serviceNote added { owner type rdata } } } } }`;
+const status = async () => (await app.gql(STATUS, { n: ZONE })).data.domain;
+
+test('an apex ALIAS gets its target’s addresses, served by AXFR and by a Knot secondary, as the service’s own change; they are read-only', async () => {
+  const res = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: '@', type: 'ALIAS', rdata: TARGET, ttl: 300 } });
+  expect(res.errors).toBeUndefined();
+  // the answers' smallest TTL (60) capped by ALIAS_MAX_TTL (2)
+  const expected = ['A 192.0.2.10 2', 'AAAA 2001:db8::10 2'];
+  await waitFor('the primary to serve the flattened addresses', async () => {
+    const served = await apexAddresses(dnsPort, 'axfr');
+    return JSON.stringify(served) === JSON.stringify(expected) ? true : undefined;
+  });
+  await waitFor('the Knot secondary to serve them', async () => {
+    const served = await apexAddresses(secondary.port, 'query');
+    return JSON.stringify(served) === JSON.stringify(expected) ? true : undefined;
+  });
+
+  const domain = await status();
+  expect(domain.aliasStatus).toEqual([
+    { owner: '@', type: 'ALIAS', target: TARGET, state: 'ok', reason: null, addresses: ['192.0.2.10', '2001:db8::10'] },
+  ]);
+  const derived = domain.records.filter((r: any) => r.derived);
+  expect(derived.map((r: any) => `${r.type} ${r.rdata}`).sort()).toEqual(['A 192.0.2.10', 'AAAA 2001:db8::10']);
+  expect(domain.records.find((r: any) => r.type === 'ALIAS')).toMatchObject({ derived: false });
+  // the history: the refresh is the service's, not a person's
+  const refresh = domain.changes.nodes.find((c: any) => c.added.some((r: any) => r.type === 'A' && r.owner === '@'));
+  expect(refresh).toMatchObject({ author: null, serviceNote: `ALIAS refresh of ${ZONE}. → ${TARGET}` });
+  const byPerson = domain.changes.nodes.find((c: any) => c.added.some((r: any) => r.type === 'ALIAS'));
+  expect(byPerson.author).not.toBeNull();
+
+  // read-only: a person's delete or edit of a derived record is refused, and so is an A of their own beside it
+  const del = await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: derived[0].id });
+  expect(errorCode(del)).toBe('RECORD_DERIVED');
+  expect(del.errors![0].extensions.details[0]).toMatchObject({ field: 'id', code: 'RECORD_DERIVED' });
+  const own = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: '@', type: 'A', rdata: '192.0.2.99', ttl: 300 } });
+  expect(own.errors![0].extensions.details[0]).toMatchObject({ field: 'type', code: 'ALIAS_CONFLICT' });
+  // the ALIAS itself stays the person's to change (its derived rows do not stand in the way)
+  const edited = await app.gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { ttl } }`, {
+    id: domain.records.find((r: any) => r.type === 'ALIAS').id,
+    i: { zone: ZONE, owner: '@', type: 'ALIAS', rdata: TARGET, ttl: 900 },
+  });
+  expect(edited.errors).toBeUndefined();
+});
+
+test('a zone file writes the ALIAS, not its derived addresses; imported back (REPLACE, MERGE), the addresses stay', async () => {
+  const file = (await app.gql(`query($z: String!) { exportZone(zone: $z) }`, { z: ZONE })).data.exportZone as string;
+  expect(file).toMatch(/^@ 900 IN ALIAS www\.cdn\.zk-target\.test\.$/m);
+  expect(file).not.toMatch(/ IN (A|AAAA) /);
+  const IMPORT = `mutation($z: String!, $t: String!, $m: ZoneImportMode!) { importZone(zone: $z, text: $t, mode: $m) { added removed } }`;
+  const replaced = await app.gql(IMPORT, { z: ZONE, t: `${file}kept 300 IN TXT "replace"\n`, m: 'REPLACE' });
+  expect(replaced.errors).toBeUndefined();
+  expect(replaced.data.importZone).toEqual({ added: 1, removed: 0 });
+  const merged = await app.gql(IMPORT, { z: ZONE, t: 'merged 300 IN TXT "merge"\n', m: 'MERGE' });
+  expect(merged.errors).toBeUndefined();
+  const derived = (await status()).records.filter((r: any) => r.derived);
+  expect(derived.map((r: any) => `${r.type} ${r.rdata}`).sort()).toEqual(['A 192.0.2.10', 'AAAA 2001:db8::10']);
+});
+
+test('the target’s new addresses reach the primary and the Knot secondary', async () => {
+  writeTarget({ a: '192.0.2.20', aaaa: '2001:db8::20' });
+  await target.reload();
+  const expected = ['A 192.0.2.20 2', 'AAAA 2001:db8::20 2'];
+  await waitFor('the Knot secondary to serve the new addresses', async () => {
+    const served = await apexAddresses(secondary.port, 'query');
+    return JSON.stringify(served) === JSON.stringify(expected) ? true : undefined;
+  });
+  expect(await apexAddresses(dnsPort, 'axfr')).toEqual(expected);
+});
+
+test('an ALIAS edited to another target is asked at once: its addresses replace the old ones', async () => {
+  const alias = (await status()).records.find((r: any) => r.type === 'ALIAS');
+  const shop = `shop.${TARGET_ZONE}.`;
+  const edited = await app.gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { rdata } }`, {
+    id: alias.id,
+    i: { zone: ZONE, owner: '@', type: 'ALIAS', rdata: shop, ttl: 900 },
+  });
+  expect(edited.errors).toBeUndefined();
+  await waitFor('the primary to serve the new target’s address only', async () => {
+    const served = await apexAddresses(dnsPort, 'axfr');
+    return JSON.stringify(served) === JSON.stringify(['A 198.51.100.7 2']) ? true : undefined;
+  });
+  expect((await status()).aliasStatus[0]).toMatchObject({ target: shop, state: 'ok', addresses: ['198.51.100.7'] });
+});
+
+test('a target gone NXDOMAIN, then silent: the last addresses stay served and the status says why', async () => {
+  const last = ['A 198.51.100.7 2'];
+  writeTarget(undefined);
+  await target.reload();
+  const gone = await waitFor('the status to tell NXDOMAIN', async () => {
+    const [alias] = (await status()).aliasStatus;
+    return alias.state === 'stale' && /NXDOMAIN/.test(alias.reason) ? alias : undefined;
+  });
+  expect(gone.addresses).toEqual(['198.51.100.7']);
+  expect(await apexAddresses(dnsPort, 'axfr')).toEqual(last);
+
+  await target.stop();
+  await waitFor('the status to tell no answer', async () => {
+    const [alias] = (await status()).aliasStatus;
+    return alias.state === 'stale' && !/NXDOMAIN/.test(alias.reason) ? alias : undefined;
+  });
+  expect(await apexAddresses(dnsPort, 'axfr')).toEqual(last);
+  expect(await apexAddresses(secondary.port, 'query')).toEqual(last);
+}, 30_000);
+
+test('with no ALIAS_RESOLVERS, an ALIAS is refused naming the setting, and nothing is written', async () => {
+  const bare = await startTestApp();
+  try {
+    const zone = 'bare.zk-alias.test';
+    await createZone(bare, await createUser(bare, 'owner@bare.zk-alias.test'), zone);
+    const res = await bare.gql(CREATE_RECORD, { input: { zone, owner: '@', type: 'ALIAS', rdata: TARGET, ttl: 300 } });
+    expect(errorCode(res)).toBe('ALIAS_RESOLVERS_UNSET');
+    expect(res.errors![0].extensions.details[0]).toMatchObject({ field: 'type', code: 'ALIAS_RESOLVERS_UNSET' });
+    const stored = await bare.gql(`query($n: String) { domain(name: $n) { records { type } } }`, { n: zone });
+    expect(stored.data.domain.records.map((r: any) => r.type)).not.toContain('ALIAS');
+    // nor does a template take one: every zone made from it would hold an ALIAS never served
+    const template = await bare.gql(`mutation($i: CreateRecordTemplateInput!) { createRecordTemplate(input: $i) { id } }`, {
+      i: {
+        name: 'cdn',
+        records: [
+          { owner: '@', type: 'SOA', rdata: 'ns1.example.net. hostmaster.example.net. 1 3600 900 604800 300' },
+          { owner: '@', type: 'NS', rdata: 'ns1.example.net.' },
+          { owner: '@', type: 'ALIAS', rdata: TARGET },
+        ],
+      },
+    });
+    expect(errorCode(template)).toBe('ALIAS_RESOLVERS_UNSET');
+    expect(template.errors![0].extensions.details[0]).toMatchObject({ field: 'records[2].type', code: 'ALIAS_RESOLVERS_UNSET' });
+  } finally {
+    await bare.close();
+  }
+});

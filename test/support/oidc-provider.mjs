@@ -1,0 +1,46 @@
+/**
+ * A real OpenID provider for the tests (oidc-provider, an OpenID-certified implementation), run as its own
+ * process by test/support/oidc.ts: `node oidc-provider.mjs <port> <redirect-uri>`. Its development login
+ * form takes any login; the login is the account, whose e-mail is the login itself, verified unless it starts
+ * with `unverified`. Two clients: `zonekeeper` (the service's) and `other-client` (for a code of another
+ * client). GET /test/code-ttl?seconds=N sets the life of the authorization codes issued from then on.
+ */
+import Provider from 'oidc-provider';
+
+const [port, redirectUri] = process.argv.slice(2);
+let codeSeconds = 60;
+
+const provider = new Provider(`http://127.0.0.1:${port}`, {
+  clients: ['zonekeeper', 'other-client'].map((id) => ({
+    client_id: id,
+    client_secret: `${id}-secret-0123456789abcdef0123456789abcdef`,
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_post',
+  })),
+  claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+  // the ID token carries the e-mail claims (the service reads them there, not from userinfo)
+  conformIdTokenClaims: false,
+  features: { devInteractions: { enabled: true } },
+  pkce: { required: () => true },
+  ttl: { AuthorizationCode: () => codeSeconds },
+  async findAccount(_ctx, sub) {
+    return {
+      accountId: sub,
+      async claims() {
+        return { sub, email: sub, email_verified: !sub.startsWith('unverified') };
+      },
+    };
+  },
+});
+provider.proxy = false;
+provider.use(async (ctx, next) => {
+  if (ctx.path === '/test/code-ttl') {
+    codeSeconds = Number(ctx.query.seconds);
+    ctx.body = 'ok';
+    return;
+  }
+  await next();
+});
+provider.listen(Number(port), '127.0.0.1', () => process.stdout.write('listening\n'));

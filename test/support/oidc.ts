@@ -1,0 +1,58 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import type { Page } from 'playwright-core';
+import path from 'node:path';
+import { freePort } from './free-port';
+import { waitFor } from './wait-for';
+
+export const OIDC_CLIENT_ID = 'zonekeeper';
+export const OIDC_CLIENT_SECRET = 'zonekeeper-secret-0123456789abcdef0123456789abcdef';
+export const OTHER_CLIENT_ID = 'other-client';
+
+export interface OidcProvider {
+  issuer: string;
+  /** sets the life of the authorization codes issued from now on */
+  setCodeSeconds(seconds: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** a loopback port for the provider, chosen before the service starts (its settings name the issuer) */
+export const providerPort = freePort;
+
+/** the test's OpenID provider (test/support/oidc-provider.mjs) in a process of its own, on a loopback port */
+export async function startOidcProvider(port: number, redirectUri: string): Promise<OidcProvider> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oidc-provider.mjs'), String(port), redirectUri], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor('the OpenID provider listening', () => (output.includes('listening') ? true : undefined));
+  const issuer = `http://127.0.0.1:${port}`;
+  return {
+    issuer,
+    async setCodeSeconds(seconds) {
+      const res = await fetch(`${issuer}/test/code-ttl?seconds=${seconds}`);
+      if (!res.ok) throw new Error(`code ttl: ${res.status}`);
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      await new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+/** the provider's development login form (any login; the login is the address) and its consent, in the page */
+export async function atProviderLogin(page: Page, login: string): Promise<void> {
+  const form = page.locator('input[name="login"]');
+  if (await form.isVisible().catch(() => false)) {
+    await form.fill(login);
+    await page.locator('input[name="password"]').fill('any password');
+    await page.locator('button[type="submit"]').click();
+  }
+  await page.waitForLoadState();
+  const consent = page.locator('button.login-submit', { hasText: 'Continue' });
+  if (await consent.isVisible().catch(() => false)) await consent.click();
+}

@@ -1,0 +1,137 @@
+/**
+ * Test support: PowerDNS Authoritative (Debian's pdns-server 4.7 with pdns-backend-sqlite3) as its own process,
+ * the reference the PowerDNS API edge (src/powerdns) is held against. Everything in a temp dir: the config dir
+ * (never /etc/powerdns), the gsqlite3 database made from the package's schema, the control socket. Its HTTP API
+ * and its DNS port (AXFR allowed from loopback) on free loopback ports. A missing binary makes the test FAIL.
+ * Debian packages: pdns-server, pdns-backend-sqlite3, sqlite3 (to load the schema).
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findBinary, freePort } from '../propagation/knot';
+import { sleep, waitFor } from './wait-for';
+
+const SQLITE_SCHEMA = [
+  '/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql',
+  '/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql',
+];
+
+export const POWERDNS_API_KEY = 'powerdns-reference-key';
+
+/**
+ * The SOA PowerDNS gives a zone created without one: Zonekeeper's defaults (DEFAULT_SOA_MNAME/RNAME and its
+ * timers, src/services/domains.service.ts), so that the two servers' zones differ by the serial only.
+ */
+export const COMPARABLE_SOA = 'ns1.example.net. hostmaster.example.net. 0 3600 1800 604800 86400';
+
+export interface PowerDnsServer {
+  /** http://127.0.0.1:<port> (the API is under /api) */
+  baseUrl: string;
+  apiKey: string;
+  /** the DNS port (UDP and TCP; AXFR allowed from 127.0.0.0/8) */
+  dnsPort: number;
+  /** "4.7.3" */
+  version: string;
+  log(): string;
+  stop(): Promise<void>;
+}
+
+function schemaFile(): string {
+  const found = SQLITE_SCHEMA.find((file) => existsSync(file));
+  if (!found) throw new Error('the gsqlite3 schema is missing: install the Debian package pdns-backend-sqlite3');
+  return found;
+}
+
+export function powerDnsVersion(): string {
+  // `--version` prints the banner and exits 99 in 4.7; the banner is what counts
+  let text: string;
+  try {
+    text = execFileSync(findBinary('pdns_server'), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error: any) {
+    text = `${error.stdout ?? ''}${error.stderr ?? ''}`;
+  }
+  const version = /PowerDNS Authoritative Server (\d+\.\d+\.\d+)/.exec(text)?.[1];
+  if (!version) throw new Error(`pdns_server --version said: ${text.slice(0, 300)}`);
+  return version;
+}
+
+export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDnsServer> {
+  const binary = findBinary('pdns_server');
+  const version = powerDnsVersion();
+  if (!version.startsWith('4.7.')) throw new Error(`the differential is against PowerDNS 4.7 (Debian bookworm); found ${version}`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-powerdns-'));
+  const database = path.join(dir, 'pdns.sqlite3');
+  execFileSync(findBinary('sqlite3'), [database], { input: readFileSync(schemaFile()), stdio: ['pipe', 'ignore', 'pipe'] });
+  const apiPort = await freePort();
+  const dnsPort = await freePort();
+  const config = [
+    'launch=gsqlite3',
+    `gsqlite3-database=${database}`,
+    // its DNSSEC tables: cryptokeys as DNSControl's AUTODNSSEC and PowerDNS-Admin make them
+    'gsqlite3-dnssec=yes',
+    'api=yes',
+    `api-key=${POWERDNS_API_KEY}`,
+    'webserver=yes',
+    'webserver-address=127.0.0.1',
+    `webserver-port=${apiPort}`,
+    'webserver-allow-from=127.0.0.0/8',
+    'local-address=127.0.0.1',
+    `local-port=${dnsPort}`,
+    'allow-axfr-ips=127.0.0.0/8',
+    // no NOTIFY to the zones' name servers (ns1.example.net. is on the internet)
+    'disable-axfr=no',
+    'only-notify=',
+    `socket-dir=${dir}`,
+    'daemon=no',
+    'guardian=no',
+    'disable-syslog=yes',
+    'loglevel=4',
+    // no security-status query to the internet
+    'security-poll-suffix=',
+    // every answer fresh: the differential reads each zone right after a write
+    'cache-ttl=0',
+    'negquery-cache-ttl=0',
+    'query-cache-ttl=0',
+    'zone-cache-refresh-interval=0',
+    `default-soa-content=${COMPARABLE_SOA}`,
+    ...extraConfig,
+  ].join('\n');
+  writeFileSync(path.join(dir, 'pdns.conf'), `${config}\n`);
+  let output = '';
+  const child: ChildProcess = spawn(binary, [`--config-dir=${dir}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH },
+  });
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const baseUrl = `http://127.0.0.1:${apiPort}`;
+  const stop = async () => {
+    if (!exited) {
+      child.kill('SIGTERM');
+      await waitFor('pdns_server to exit', async () => (exited ? true : undefined), 10_000, 50).catch(async () => {
+        child.kill('SIGKILL');
+        await sleep(100);
+      });
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(
+      'the PowerDNS API to answer',
+      async () => {
+        if (exited) throw new Error(`pdns_server exited: ${output.slice(-2000)}`);
+        const res = await fetch(`${baseUrl}/api/v1/servers/localhost`, { headers: { 'X-API-Key': POWERDNS_API_KEY } });
+        return res.status === 200 ? true : undefined;
+      },
+      20_000,
+      100,
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, apiKey: POWERDNS_API_KEY, dnsPort, version, log: () => output, stop };
+}

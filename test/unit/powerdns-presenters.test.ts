@@ -1,0 +1,65 @@
+/** PowerDNS's shapes made from the services' rows (src/powerdns/presenters.ts). */
+import { presentRrsets, presentZone } from '../../src/powerdns/presenters';
+import type { RecordRow } from '../../src/repositories/read-model';
+
+const row = (id: number, owner: string, type: string, rdata: string, ttl = 300): RecordRow => ({
+  id,
+  domainId: 1,
+  zone: 'example.com',
+  owner,
+  type,
+  rdata,
+  ttl,
+});
+
+describe('presentRrsets', () => {
+  it('groups records by owner and type with absolute names, sorted by name, type and content', () => {
+    const sets = presentRrsets('example.com', [
+      row(1, 'www', 'A', '192.0.2.2'),
+      row(2, '@', 'NS', 'ns1.example.net.'),
+      row(3, 'www', 'A', '192.0.2.1'),
+      row(4, 'www', 'AAAA', '2001:db8::1'),
+    ]);
+    expect(sets.map((s) => `${s.name} ${s.type} ${s.records.map((r) => r.content).join(',')}`)).toEqual([
+      'example.com. NS ns1.example.net.',
+      'www.example.com. A 192.0.2.1,192.0.2.2',
+      'www.example.com. AAAA 2001:db8::1',
+    ]);
+    expect(sets[1].records[0]).toEqual({ content: '192.0.2.1', disabled: false });
+    expect(sets[1].comments).toEqual([]);
+  });
+
+  it("gives an RRset the lowest of its records' TTLs (RFC 2181 §5.2, as PowerDNS shows it)", () => {
+    const [set] = presentRrsets('example.com', [row(1, 'mx', 'TXT', '"a"', 3600), row(2, 'mx', 'TXT', '"b"', 300)]);
+    expect(set.ttl).toBe(300);
+  });
+});
+
+describe('presentZone', () => {
+  it('is a Master zone (lego notifies only Master zones) whose serials are the zone serial', () => {
+    const zone = presentZone(
+      { id: 7, userId: 1, name: 'example.com', serial: 2026112501, createdAt: new Date(), kind: 'primary' },
+      { account: 'ops@example.org', dnssec: true },
+    );
+    expect(zone).toMatchObject({
+      id: 'example.com.',
+      name: 'example.com.',
+      url: '/api/v1/servers/localhost/zones/example.com.',
+      kind: 'Master',
+      serial: 2026112501,
+      notified_serial: 2026112501,
+      edited_serial: 2026112501,
+      dnssec: true,
+      account: 'ops@example.org',
+      masters: [],
+    });
+  });
+
+  it('is a Slave zone when it is taken by transfer (PowerDNS 4.7 names a secondary so)', () => {
+    const zone = presentZone(
+      { id: 8, userId: 1, name: 'example.net', serial: 1, createdAt: new Date(), kind: 'secondary' },
+      { account: 'ops@example.org', dnssec: false },
+    );
+    expect(zone.kind).toBe('Slave');
+  });
+});
