@@ -24,4 +24,7 @@ module.exports = {
   // one test file at a time: the propagation tests wait on real DNS servers with deadlines, and the
   // zone-checker corpus spawns thousands of processes; side by side on 2 cores they starve each other
   maxWorkers: 1,
+  // ...and that one file runs in a worker process, replaced once it holds more than this after a file: in band,
+  // the ~250 files' module registries (vm modules) piled up in one process until its heap ran out (CI, 4 GB)
+  workerIdleMemoryLimit: '1GB',
 };
