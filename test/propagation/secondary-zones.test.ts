@@ -37,6 +37,15 @@ async function served(port: number, name: string): Promise<string[]> {
 const servesA = (port: number, name: string, address: string) =>
   waitFor(`${name} A ${address} at port ${port}`, async () => ((await served(port, name)).includes(address) ? true : undefined));
 
+/** the time of the first line of named's log (`25-Nov-2026 03:56:30.333 …`, the machine's local time) that says `what` */
+function bindLogTime(log: string, what: string): number {
+  const line = log.split('\n').find((l) => l.includes(what));
+  if (!line) throw new Error(`BIND's log has no "${what}":\n${log}`);
+  const [, day, month, year, hours, minutes, seconds, millis] = /^(\d+)-(\w+)-(\d+) (\d+):(\d+):(\d+)\.(\d+)/.exec(line)!;
+  const monthIndex = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'].indexOf(month);
+  return new Date(+year, monthIndex, +day, +hours, +minutes, +seconds, +millis).getTime();
+}
+
 const STATUS = `query($z: String) { domain(name: $z) { kind serial secondary { state lastError transfers lastSuccessAt primaries { address port tsigKeyName } } } }`;
 async function status(zone = ZONE): Promise<any> {
   const res = await app.gql(STATUS, { z: zone });
@@ -132,6 +141,11 @@ test("a change on BIND reaches Knot after BIND's NOTIFY; the history shows the t
   const update = await nsupdate(bind!.port, key, [`zone ${ZONE}`, `update add new.${ZONE} 300 A 192.0.2.2`, 'send']);
   expect(update.code).toBe(0);
   await servesA(knot.port, `new.${ZONE}`, '192.0.2.2');
+  const servedAt = Date.now();
+  // the issue's bar: Knot serves the change within 2 s of BIND's NOTIFY. Measured from the NOTIFY BIND logs, not
+  // from nsupdate: BIND spaces a zone's NOTIFYs (about 5 s after the previous one, its notify-delay)
+  const notifiedAt = bindLogTime(bind!.log(), `sending notifies (serial 101)`);
+  expect(servedAt - notifiedAt).toBeLessThan(2000);
   const history = await app.gql(
     `query($z: String) { domain(name: $z) { changes(first: 1) { nodes { serialAfter author { keyName } added { owner type rdata } } } } }`,
     { z: ZONE },
