@@ -3,13 +3,15 @@
  * user's zones (AXFR, IXFR) and no other user's, beside the fleet key that transfers every zone; external-dns's
  * way of working (AXFR, then UPDATE, one key) works; a zone's extra secondary (a customer's own BIND) takes its
  * zone with the customer's key and follows its changes on our NOTIFY; outside TRANSFER_ALLOW and UPDATE_ALLOW a
- * user's key transfers only from an address the zone lists as its extra secondary with that key.
+ * user's key transfers only from an address the zone lists as its extra secondary with that key. The same for a
+ * customer's own PowerDNS (Debian's pdns-server, a secondary zone set up through its own API).
  */
 import { randomBytes } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
 import { KeyArg, nsupdate, python } from '../support/update-clients';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
+import { PowerDnsServer, startPowerDns } from '../support/powerdns-server';
 import { waitFor } from '../support/wait-for';
 import { dig, DigResult, freePort, records, servedSerial } from './knot';
 
@@ -24,6 +26,7 @@ let dnsPort: number;
 let alice: KeyArg;
 let bob: KeyArg;
 let bind: BindSecondary | undefined;
+let powerdns: PowerDnsServer | undefined;
 
 const transfer = (key: KeyArg, zone: string, type = 'AXFR', from = '127.0.0.1'): Promise<DigResult> =>
   dig(['-b', from, '-y', `${key.algorithm}:${key.name}:${key.secret}`, '@127.0.0.1', '-p', String(dnsPort), zone, type]);
@@ -63,6 +66,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bind?.stop();
+  await powerdns?.stop();
   await app?.close();
 });
 
@@ -153,4 +157,56 @@ test("a customer's own BIND takes its zone with the customer's key, not another 
       .map((r) => r.rdata),
   ).toEqual(['192.0.2.41']);
   expect(await servedSerial(bind.port, BOB_ZONE)).toBeUndefined();
+});
+
+test("a customer's own PowerDNS takes its zone with the customer's key, not another customer's, and follows our NOTIFY", async () => {
+  // PowerDNS as its operators run a secondary: its own API makes the TSIG key and the two secondary zones
+  // ("Slave", with slave_tsig_key_ids: its AXFR-MASTER-TSIG, the key it signs its SOA checks and transfers
+  // with; master_tsig_key_ids would be the keys it allows as a primary), its secondary
+  // loop every second (xfr-cycle-interval) instead of a minute, so that the first transfer comes soon; loglevel 6
+  // logs the NOTIFYs it receives
+  powerdns = await startPowerDns(['secondary=yes', 'xfr-cycle-interval=1', 'loglevel=6']);
+  const api = (method: string, route: string, body?: unknown) =>
+    fetch(`${powerdns!.baseUrl}/api/v1/servers/localhost${route}`, {
+      method,
+      headers: { 'X-API-Key': powerdns!.apiKey, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const key = await api('POST', '/tsigkeys', { name: alice.name, algorithm: 'hmac-sha256', key: alice.secret });
+  expect(key.status).toBe(201);
+  const keyId = ((await key.json()) as { id: string }).id;
+  for (const zone of [ALICE_ZONE, BOB_ZONE]) {
+    const created = await api('POST', '/zones', {
+      name: `${zone}.`,
+      kind: 'Slave',
+      masters: [`127.0.0.1:${dnsPort}`],
+      slave_tsig_key_ids: [keyId],
+    });
+    expect(created.status).toBe(201);
+  }
+  const first = await waitFor('PowerDNS to serve the zone', () => servedSerial(powerdns!.dnsPort, ALICE_ZONE), 10_000, 200);
+  // Bob's zone asked for with Alice's key: refused (PowerDNS logs the refusal and serves nothing for it)
+  expect(await servedSerial(powerdns.dnsPort, BOB_ZONE)).toBeUndefined();
+  expect(powerdns.log()).toMatch(new RegExp(`${BOB_ZONE.replace(/\./g, '\\.')}.*(REFUSED|Refused|refused)`));
+  const set = await app.gql(SET_SECONDARIES, {
+    z: ALICE_ZONE,
+    s: [{ address: '127.0.0.1', port: powerdns.dnsPort, tsigKeyName: alice.name }],
+  });
+  expect(set.errors).toBeUndefined();
+  const created = await app.gql(CREATE_RECORD, {
+    input: { zone: ALICE_ZONE, owner: 'pdns-notified', type: 'A', rdata: '192.0.2.42', ttl: 300 },
+  });
+  expect(created.errors).toBeUndefined();
+  await waitFor('PowerDNS to take the change', async () =>
+    (await servedSerial(powerdns!.dnsPort, ALICE_ZONE))! > first ? true : undefined,
+  );
+  const answer = await dig(['@127.0.0.1', '-p', String(powerdns.dnsPort), '+norec', `pdns-notified.${ALICE_ZONE}`, 'A']);
+  expect(
+    records(answer)
+      .filter((r) => r.type === 'A')
+      .map((r) => r.rdata),
+  ).toEqual(['192.0.2.42']);
+  expect(await servedSerial(powerdns.dnsPort, BOB_ZONE)).toBeUndefined();
+  // the change came on our NOTIFY, signed with the customer's key (PowerDNS logs it at loglevel 6)
+  expect(powerdns.log()).toContain(`Received secure NOTIFY for ${ALICE_ZONE} from 127.0.0.1, with TSIG key '${alice.name}'`);
 });
