@@ -12,11 +12,3 @@ export function unicodeName(name: string): string {
     return name;
   }
 }
-
-/** one collator for zone names in their Unicode form: `bücher` sorts beside `bucher`, not among the `x`s */
-const nameCollator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
-
-/** compares two zone names as people read them (Unicode forms), ties broken by the stored name */
-export function compareZoneNames(a: string, b: string): number {
-  return nameCollator.compare(unicodeName(a), unicodeName(b)) || (a < b ? -1 : a > b ? 1 : 0);
-}

@@ -1,8 +1,8 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useClient, useMutation, useQuery } from 'urql';
 import { describeError, errorDetails, leafField, wordsForCode } from './errors';
-import { CreateZoneDocument, ZoneOwnersDocument, ZonesDocument, ZoneTemplatesDocument } from './generated/graphql';
-import { compareZoneNames, unicodeName } from './names';
+import { CreateZoneDocument, type DomainOrder, ZoneOwnersDocument, ZonesDocument, ZoneTemplatesDocument } from './generated/graphql';
+import { unicodeName } from './names';
 
 const PAGE_SIZE = 50;
 /** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
@@ -202,17 +202,22 @@ export function ZoneList() {
   // the cursors of the pages before this one: Previous pops, Next pushes
   const [cursors, setCursors] = useState<(string | null)[]>([]);
   const after = cursors.length ? cursors[cursors.length - 1] : null;
+  // by name either way, or by creation: the server sorts, so the order holds across pages (its names are the
+  // stored A-labels: an IDN zone sorts by its xn-- form)
+  const [nameOrder, setNameOrder] = useState<1 | -1 | 0>(1);
+  const orderBy: DomainOrder = nameOrder === 1 ? 'NAME' : nameOrder === -1 ? 'NAME_DESC' : 'CREATED';
+  const sortBy = (order: 1 | -1 | 0) => {
+    setNameOrder(order);
+    setCursors([]);
+  };
   const [result, refetch] = useQuery({
     query: ZonesDocument,
-    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix },
+    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix, orderBy },
     // the cached page shows at once, and is asked again: zones come and go from other clients
     requestPolicy: 'cache-and-network',
   });
   const connection = result.data?.domains;
-  // the page's zones by name as people read them (Unicode forms), either way, or as the server lists them (creation)
-  const [nameOrder, setNameOrder] = useState<1 | -1 | 0>(1);
-  const shown = connection ? connection.nodes.slice() : [];
-  if (nameOrder) shown.sort((a, b) => compareZoneNames(a.name, b.name) * nameOrder);
+  const shown = connection ? connection.nodes : [];
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -274,13 +279,13 @@ export function ZoneList() {
             <thead>
               <tr>
                 <th scope="col" aria-sort={nameOrder === 1 ? 'ascending' : nameOrder === -1 ? 'descending' : 'none'}>
-                  <button type="button" className="sort" onClick={() => setNameOrder(nameOrder === 1 ? -1 : 1)}>
+                  <button type="button" className="sort" onClick={() => sortBy(nameOrder === 1 ? -1 : 1)}>
                     Zone<span aria-hidden="true">{nameOrder === 1 ? ' ▲' : nameOrder === -1 ? ' ▼' : ''}</span>
                   </button>
                 </th>
                 <th scope="col">Serial</th>
                 <th scope="col" aria-sort={nameOrder === 0 ? 'ascending' : 'none'}>
-                  <button type="button" className="sort" onClick={() => setNameOrder(0)}>
+                  <button type="button" className="sort" onClick={() => sortBy(0)}>
                     Created<span aria-hidden="true">{nameOrder === 0 ? ' ▲' : ''}</span>
                   </button>
                 </th>

@@ -38,6 +38,9 @@ export interface PageRequest {
   after?: number;
 }
 
+/** the order of a zone list: creation (id), or name in byte order (A-labels: alphabetical) either way; keyset-paged */
+export type DomainOrder = 'created' | 'name' | 'name_desc';
+
 export interface UserFilter {
   scopeUserId?: number;
   id?: number;
@@ -237,14 +240,44 @@ function namePrefixCondition(p: Params, prefix: string, column: string): string 
 
 const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at, d.kind';
 
-export async function listDomains(sql: Sql, filter: DomainFilter, request?: PageRequest): Promise<DomainRow[]> {
+export async function listDomains(
+  sql: Sql,
+  filter: DomainFilter,
+  request?: PageRequest,
+  order: DomainOrder = 'created',
+): Promise<DomainRow[]> {
   const p = new Params();
   const rows = await sql.rows(
-    `select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`,
+    order !== 'created'
+      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, domainConditions(p, filter), request, order === 'name_desc')}`
+      : `select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`,
     p.values,
     LAZY_TIMES,
   );
   return rows.map(toDomain);
+}
+
+/**
+ * Name order, keyset-paged like id order with the same cursor (a zone's id): the page after it starts past that
+ * zone's name. Names are unique and compared byte-wise (collate "C"), the order of domains_name_bytes_index.
+ */
+function pageByName(p: Params, conditions: string[], request: PageRequest | undefined, descending: boolean): string {
+  const order = `order by d.name collate "C"${descending ? ' desc' : ''}`;
+  if (!request) return `${whereOf(conditions)} ${order}`;
+  const all =
+    request.after === undefined
+      ? conditions
+      : [
+          ...conditions,
+          `d.name collate "C" ${descending ? '<' : '>'} (select c.name from domains c where c.id = ${p.add(request.after)}) collate "C"`,
+        ];
+  return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
+}
+
+/** whether a zone with this id exists (a name-ordered page after a deleted zone's cursor has no place to start) */
+export async function domainExists(sql: Sql, id: number): Promise<boolean> {
+  const rows = await sql.rows('select 1 from domains where id = $1', [id]);
+  return rows.length > 0;
 }
 
 export async function countDomains(sql: Sql, filter: DomainFilter): Promise<number> {

@@ -7,7 +7,16 @@ import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
 import { lockZoneNames, zoneOfAnotherUserNests } from '../repositories/zone-names';
 import { isPublicSuffix, selfAndAncestors } from '../dns/public-suffix';
-import { countDomains, DomainFilter, DomainRow, listDomains, nestedListBounds, PageRequest } from '../repositories/read-model';
+import {
+  countDomains,
+  DomainFilter,
+  DomainOrder,
+  DomainRow,
+  domainExists,
+  listDomains,
+  nestedListBounds,
+  PageRequest,
+} from '../repositories/read-model';
 import type { RequestContext } from './context';
 import type { Sql } from '../db/pool';
 import { recordAuditEvent } from './audit-log';
@@ -51,8 +60,23 @@ export class DomainsService {
     private readonly templates: RecordTemplatesService = new RecordTemplatesService(settings),
   ) {}
 
-  list(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>, page?: PageRequest): Promise<DomainRow[]> {
-    return listDomains(ctx.db, this.scoped(ctx, filter), page);
+  async list(
+    ctx: RequestContext,
+    filter: Omit<DomainFilter, 'scopeUserId'>,
+    page?: PageRequest,
+    order?: DomainOrder,
+  ): Promise<DomainRow[]> {
+    const rows = await listDomains(ctx.db, this.scoped(ctx, filter), page, order);
+    // in name order the cursor's zone gives the place to start: once deleted, say so rather than end the list
+    if (
+      order !== undefined &&
+      order !== 'created' &&
+      rows.length === 0 &&
+      page?.after !== undefined &&
+      !(await domainExists(ctx.db, page.after))
+    )
+      throw DomainError.invalid('after', 'after: the zone of this cursor was deleted; list again from the start', 'CURSOR_GONE');
+    return rows;
   }
 
   count(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): Promise<number> {

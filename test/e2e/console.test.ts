@@ -181,7 +181,7 @@ test('zones: server-side search by name prefix, and paging', async () => {
   await page.keyboard.press('Enter');
   await page.getByText('11 zones · page 1 of 1').waitFor();
   await page.locator('table.zones tbody tr').nth(11).waitFor({ state: 'detached' });
-  // sorted by name (numeric-aware: page1, page10 … page19), then the other way from the sortable header
+  // sorted by name by the server (page1, page10 … page19), then the other way from the sortable header
   const byName = ['page1', ...Array.from({ length: 10 }, (_, i) => `page1${i}`)].map((z) => `${z}.console.example`);
   expect(await page.locator('table.zones tbody tr td:first-child').allTextContents()).toEqual(byName);
   await page.getByRole('button', { name: 'Zone', exact: true }).click();

@@ -103,3 +103,50 @@ it('REST: GET /api/domain/list?name_prefix= lists the matches', async () => {
   expect(res.status).toBe(200);
   expect(res.body.map((d: { zone: string }) => d.zone).sort()).toEqual(['shop-10.test', 'shop-11.test']);
 });
+
+const BY_NAME = `query($p: String, $first: Int!, $after: String, $o: DomainOrder) {
+  domains(nameStartsWith: $p, first: $first, after: $after, orderBy: $o) { nodes { name } pageInfo { hasNextPage endCursor } } }`;
+
+/** every page in the order asked for, `first` at a time */
+async function ordered(order: 'CREATED' | 'NAME' | 'NAME_DESC', first: number, prefix = '', key?: string): Promise<string[][]> {
+  const pages: string[][] = [];
+  let after: string | null = null;
+  for (;;) {
+    const res: { errors?: unknown[]; data?: any } = await app.gql(BY_NAME, { p: prefix, first, after, o: order }, key);
+    expect(res.errors).toBeUndefined();
+    pages.push(res.data.domains.nodes.map((n: { name: string }) => n.name));
+    if (!res.data.domains.pageInfo.hasNextPage) return pages;
+    after = res.data.domains.pageInfo.endCursor;
+  }
+}
+
+it('sorts by name across pages (the console’s zone list), creation order staying the default', async () => {
+  const byName = await ordered('NAME', 7);
+  expect(byName.map((p) => p.length)).toEqual([7, 7, 7, 7, 2]);
+  const names = byName.flat();
+  expect(names).toEqual([...names].sort());
+  expect(names).toHaveLength(30);
+  const reversed = await ordered('NAME_DESC', 7);
+  expect(reversed.flat()).toEqual([...names].reverse());
+  // the zones were made shops first: creation order is not name order, and is what no orderBy gives
+  const created = (await ordered('CREATED', 7)).flat();
+  expect(created.slice(0, 12)).toEqual(SHOPS);
+  expect(created).not.toEqual(names);
+  const plain = await app.gql(SEARCH, { p: '', first: 30 });
+  expect(plain.data.domains.nodes.map((n: { name: string }) => n.name)).toEqual(created);
+  // with a prefix and a user's key: the user's matches, in name order
+  const aliceKey = await createUserKey(app, aliceId);
+  expect((await ordered('NAME', 3, 'shop', aliceKey)).flat()).toEqual([...ALICE_SHOPS, 'shop.shop-00.test'].sort());
+});
+
+it('a name-ordered page after a deleted zone’s cursor says so, naming the field', async () => {
+  const userId = await createUser(app, 'carol@search.example');
+  for (const zone of ['zz-a.test', 'zz-b.test', 'zz-c.test']) await createZone(app, userId, zone);
+  const first = await app.gql(BY_NAME, { p: 'zz-', first: 1, o: 'NAME' });
+  expect(first.data.domains.nodes).toEqual([{ name: 'zz-a.test' }]);
+  const deleted = await app.gql(`mutation { deleteDomain(zone: "zz-a.test") }`, {}, ADMIN_KEY);
+  expect(deleted.errors).toBeUndefined();
+  const next = await app.gql(BY_NAME, { p: 'zz-', first: 1, after: first.data.domains.pageInfo.endCursor, o: 'NAME' });
+  expect(errorCode(next)).toBe('INVALID_INPUT');
+  expect(next.errors?.[0].extensions.details[0]).toMatchObject({ field: 'after', code: 'CURSOR_GONE' });
+});

@@ -165,6 +165,9 @@ export type DnssecKeyLayout = 'CSK' | 'KSK_ZSK';
 /** ZSK: the zone-signing key, by pre-publication; KSK: the key-signing key (or the CSK), by double-DS. */
 export type DnssecRollRole = 'KSK' | 'ZSK';
 
+/** The order of a zone list: CREATED (oldest first, the default), NAME or NAME_DESC (the stored names, IDN as A-labels, in alphabetical order or its reverse). */
+export type DomainOrder = 'CREATED' | 'NAME' | 'NAME_DESC';
+
 /** EUI48 RDATA (RFC 7043 §3). */
 export type Eui48DataInput = {
   /** 6 pairs of hexadecimal digits separated by hyphens */
@@ -580,6 +583,7 @@ export type ZonesQueryVariables = Exact<{
   first: number;
   after?: string | null | undefined;
   nameStartsWith?: string | null | undefined;
+  orderBy?: DomainOrder | null | undefined;
 }>;
 
 export type ZonesQuery = {
@@ -1428,6 +1432,11 @@ export const ZonesDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'nameStartsWith' } },
           type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'DomainOrder' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -1450,6 +1459,11 @@ export const ZonesDocument = {
                 kind: 'Argument',
                 name: { kind: 'Name', value: 'nameStartsWith' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'nameStartsWith' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'orderBy' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
               },
             ],
             selectionSet: {

@@ -1,5 +1,5 @@
 import { IsOptional, Matches, Max, Min } from 'class-validator';
-import { ArgsType, Field, ID, Int } from 'type-graphql';
+import { ArgsType, Field, ID, Int, registerEnumType } from 'type-graphql';
 import { RecordTypeEnum } from '../types/record-type.enum';
 
 /** Keyset pagination: `first` items after the cursor `after` (the `endCursor` of the previous page). */
@@ -22,8 +22,26 @@ export class UsersArgs extends PageArgs {
   email?: string;
 }
 
+/** the GraphQL names of a zone list's orders (the data layer's DomainOrder) */
+export enum DomainOrderEnum {
+  CREATED = 'created',
+  NAME = 'name',
+  NAME_DESC = 'name_desc',
+}
+registerEnumType(DomainOrderEnum, {
+  name: 'DomainOrder',
+  description:
+    'The order of a zone list: CREATED (oldest first, the default), NAME or NAME_DESC (the stored names, IDN as A-labels, in alphabetical order or its reverse).',
+});
+
 @ArgsType()
 export class DomainsArgs extends PageArgs {
+  @Field(() => DomainOrderEnum, {
+    defaultValue: DomainOrderEnum.CREATED,
+    description: 'The order of the zones; the cursors of one order page only that order.',
+  })
+  orderBy: DomainOrderEnum = DomainOrderEnum.CREATED;
+
   @Field(() => ID, { nullable: true, description: "Only this user's zones." })
   userId?: string;
 

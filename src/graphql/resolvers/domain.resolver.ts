@@ -23,7 +23,7 @@ export class DomainResolver {
     const first = firstOf(args, ctx);
     return connection(
       first,
-      (limit) => ctx.services.domains.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      (limit) => ctx.services.domains.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }, args.orderBy),
       () => ctx.services.domains.count(ctx, filter),
     );
   }
