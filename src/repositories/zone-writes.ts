@@ -96,6 +96,31 @@ function zoneCondition(p: Params, request: LockRequest): string {
   return where;
 }
 
+/** the columns of a record that `RECORD_JSON` and the zone filter read */
+const PROBED_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl, r.derived_from';
+
+/**
+ * The records at a change set's owners and its records by id, as a relation `r` of the zone row `d`: one
+ * probe of the zone's (domain_id, owner) index per owner and of (domain_id, id) per id, each a lateral
+ * subquery (`offset 0` keeps the planner from folding it into a join), and the two lists as one array
+ * parameter each, so the statement's text is the same whatever the set's size. With `r.owner = any($1) or
+ * r.id = any($2)` instead, the plan PostgreSQL keeps for the prepared statement (generic, made at its sixth
+ * run on a connection, without the values) was, when the zone looked small to the planner (a new zone, or
+ * a table without statistics), a scan of the zone's rows filtered by the arrays: each row compared with
+ * every element of a parameter array, one by one (only a constant array is hashed), so a 1,000-owner set
+ * cost 1,000 comparisons per record of the zone. As the zone grew by 1,000 records a set, that read went
+ * from milliseconds to more than a second, on the connections that had kept that plan and not on the others:
+ * the bimodal latency of bench/RESULTS-powerdns-api.md (bench/FINDINGS.md, «Issue 40: the 1,000-rrset
+ * stall»). A record found both by owner and by id is one row (`union`).
+ */
+function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[] }): string {
+  return `(select t.* from unnest(${p.add(touching.owners)}::text[]) as o(owner)
+          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.owner = o.owner offset 0) t
+        union
+        select t.* from unnest(${p.add(touching.recordIds)}::bigint[]) as k(id)
+          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.id = k.id offset 0) t) as r`;
+}
+
 /**
  * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
  * (FOR UPDATE) until the caller's transaction ends.
@@ -112,8 +137,9 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
   }
   const p = new Params();
   let sameOwnerFilter = 'true';
+  let sameOwnerRows = 'records r';
   if (!request.allRecords && request.touching) {
-    sameOwnerFilter = `(r.owner = any(${p.add(request.touching.owners)}::text[]) or r.id = any(${p.add(request.touching.recordIds)}::bigint[]))`;
+    sameOwnerRows = touchedRows(p, request.touching);
   } else if (!request.allRecords && request.owner !== undefined) {
     sameOwnerFilter = `r.owner = ${p.add(request.owner)}`;
   } else if (!request.allRecords) {
@@ -124,7 +150,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
   const where = zoneCondition(p, request);
   const [row] = await sql.rows(
     `select d.id, d.name, d.serial, d.user_id, d.kind,
-        (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
+        (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from ${sameOwnerRows} where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
         ${DNSSEC_POLICY_JSON} as dnssec${
