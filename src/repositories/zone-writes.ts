@@ -10,6 +10,7 @@ import {
   signerAnswersSql,
   SignerQuestions,
   SignerRow,
+  idRows,
   signerWriteCtes,
 } from './dnssec';
 
@@ -213,13 +214,20 @@ export type NotWritten = { moved: true } | { quota: { limit: number; current: nu
  * the caller decides again. Every part of the statement hangs on the serial update (`dom`), so it writes all
  * or nothing. Returns the ids of the inserted rows, in order.
  *
- * A change that removes and inserts rows (a zone-file import changing TTLs) deletes first, in a statement of
- * its own, so that a record removed and added again does not meet itself in the unique index; that needs the
- * caller's transaction with the zone row locked (`needsTransaction`).
+ * A change that removes a record and inserts one of the same identity (owner, type and RDATA: a TTL changed, by
+ * a zone-file import or a REPLACE) deletes first, in a statement of its own, so that the record added again does
+ * not meet the removed one in the unique index (the statement's parts run in no set order); that needs the
+ * caller's transaction with the zone row locked (`needsTransaction`). Every other change, removals included (a
+ * REPLACE of an RRset with new values, the ACME clients' TXT), is the one statement.
  */
 export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | NotWritten> {
   if (needsTransaction(write)) {
-    await sql.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
+    const p = new Params();
+    const domainId = p.add(write.domainId);
+    await sql.rows(
+      `delete from records s using ${idRows((value) => p.add(value), write.deleteIds)} where s.id = x.id and s.domain_id = ${domainId}`,
+      p.values,
+    );
   }
   const p = new Params();
   const domainId = p.add(write.domainId);
@@ -237,7 +245,11 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
       returning id, serial)`,
   ];
   if (write.deleteIds.length && !needsTransaction(write)) {
-    parts.push(`del as (delete from records where domain_id = (select id from dom) and id = any(${p.add(write.deleteIds)}::bigint[]))`);
+    // by primary key, one probe per id (`idRows`): with `id = any($n)` beside the zone, the plan kept for the
+    // statement could read every row of the zone and compare it with the array
+    parts.push(
+      `del as (delete from records s using ${idRows((value) => p.add(value), write.deleteIds)} where s.id = x.id and s.domain_id = (select id from dom))`,
+    );
   }
   if (write.update) {
     const u = write.update;
@@ -279,9 +291,19 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   return (row.inserted as (string | number)[]).map(Number);
 }
 
-/** the change deletes and inserts: two statements, so one transaction with the zone row locked */
-export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean =>
-  write.deleteIds.length > 0 && write.inserts.length > 0;
+/** a record's identity as the unique index `records_identity_unique` has it (within the zone) */
+const identityOf = (record: JournalRecord): string => `${record.owner}\u0000${record.type}\u0000${record.rdata}`;
+
+/**
+ * The change inserts a record of the identity of one it removes: two statements (the delete first), so one
+ * transaction with the zone row locked. `removed` holds every row the change takes away (the deleted ones among
+ * them): a match there is taken as a clash, which at worst costs a transaction where one statement would do.
+ */
+export function needsTransaction(write: Pick<ZoneWrite, 'deleteIds' | 'inserts' | 'removed'>): boolean {
+  if (write.deleteIds.length === 0 || write.inserts.length === 0) return false;
+  const removed = new Set(write.removed.map(identityOf));
+  return write.inserts.some((record) => removed.has(identityOf(record)));
+}
 
 /** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
 export async function catalogMembersAmong(sql: Sql, ids: number[]): Promise<number[]> {

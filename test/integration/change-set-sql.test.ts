@@ -1,16 +1,22 @@
 /**
+ * What a change set costs PostgreSQL, asserted by its statements and the rows their plans read, not by time.
+ *
  * The read of a change set (`readZone` with `touching`: the records at the set's owners and its records by id,
  * src/repositories/zone-writes.ts) as PostgreSQL runs it once the statement has run five times on a connection
  * and the plan kept is the generic one, made without the values. That plan must probe the zone once per owner
  * and per id, and never read the zone's other records: the plan kept with `owner = any($1) or id = any($2)`
  * scanned the zone and compared every record with every owner of the set, so a 1,000-rrset PATCH grew slower
- * with each set it added (bench/FINDINGS.md, «Issue 40: the 1,000-rrset stall»). What is asserted is the rows
- * the plan read, not time.
+ * with each set it added (bench/FINDINGS.md, «Issue 40: the 1,000-rrset stall»).
+ *
+ * A set that replaces an RRset's values (the ACME clients' TXT, a PATCH REPLACE) is two statements, the read
+ * and the write, as one that only adds; only a set that removes a record and adds one of the same identity (a
+ * TTL changed) deletes first, in a transaction.
  */
 import { readZone } from '../../src/repositories/zone-writes';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { genericPlan, rowsRead } from '../support/plans';
+import type { RequestContext } from '../../src/services/context';
 
 let app: TestApp;
 const ZONE = 'plan.change-sets.test';
@@ -97,3 +103,60 @@ test.each([
     expect(rowsRead(plan, 'records')).toBeLessThan(20);
   },
 );
+
+const ctx = (): RequestContext => ({ db: app.service.database.db, principal: { kind: 'admin', keyId: 0 } });
+
+/** the statements `work` sends, but the journal's wake-up and its readers' (the worker, the change feed) */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const stop = app.service.database.db.observeStatements((text) => seen.push(text.replace(/\s+/g, ' ').trim()));
+  try {
+    await work();
+  } finally {
+    stop();
+  }
+  return seen.filter((text) => !/pg_notify|from changes|zone_secondaries|catalog_serial is null|secondary_zone_state/.test(text));
+}
+
+const rrset = async (owner: string) =>
+  (
+    await app.service.database.db.rows(
+      'select r.type, r.rdata, r.ttl from records r join domains d on d.id = r.domain_id where d.name = $1 and r.owner = $2 order by r.rdata',
+      [ZONE, owner],
+    )
+  ).map((row) => ({ type: row.type, rdata: row.rdata, ttl: Number(row.ttl) }));
+
+test('a REPLACE of an RRset with new values is two statements, the read and the write with its delete', async () => {
+  const { zoneChanges } = app.service.services;
+  const replace = (rdatas: string[], ttl = 300) =>
+    zoneChanges.apply(ctx(), { zone: ZONE, changes: [{ kind: 'REPLACE_RRSET', owner: '_acme-challenge', type: 'TXT', ttl, rdatas }] });
+  await replace(['"token-1"', '"token-2"']);
+  const sql = await statementsOf(() => replace(['"token-3"']));
+  expect(sql).toHaveLength(2);
+  expect(sql[0]).toMatch(/^select d\.id, d\.name, d\.serial/);
+  expect(sql[1]).toMatch(/^with lim as .*del as \(delete from records/);
+  expect(await rrset('_acme-challenge')).toEqual([{ type: 'TXT', rdata: '"token-3"', ttl: 300 }]);
+  // the journal row says what went and what came
+  const [journal] = await app.service.database.db.rows(`select removed, added from changes where zone = $1 order by id desc limit 1`, [
+    ZONE,
+  ]);
+  expect(
+    journal.removed
+      .filter((r: any) => r.type === 'TXT')
+      .map((r: any) => r.rdata)
+      .sort(),
+  ).toEqual(['"token-1"', '"token-2"']);
+  expect(journal.added.filter((r: any) => r.type === 'TXT').map((r: any) => r.rdata)).toEqual(['"token-3"']);
+});
+
+test('a REPLACE that keeps a value with a new TTL deletes first, in a transaction holding the zone row', async () => {
+  const { zoneChanges } = app.service.services;
+  const replace = (ttl: number) =>
+    zoneChanges.apply(ctx(), { zone: ZONE, changes: [{ kind: 'REPLACE_RRSET', owner: 'ttl', type: 'A', ttl, rdatas: ['192.0.2.80'] }] });
+  await replace(300);
+  const sql = await statementsOf(() => replace(900));
+  // the optimistic read, then the locked attempt: begin, lock, read, delete, write, commit
+  expect(sql.filter((text) => /^delete from records s using/.test(text))).toHaveLength(1);
+  expect(sql).toContain('begin');
+  expect(await rrset('ttl')).toEqual([{ type: 'A', rdata: '192.0.2.80', ttl: 900 }]);
+});
