@@ -487,7 +487,7 @@ const ID_PARAMS = 32;
  * CPU per write at 30,000 signer records), for the three rows a new name removes. Joined with rows it can
  * count, it probes the primary key once per id. A long list (a zone signed whole) is one array, unnested.
  */
-function idRows(add: (value: unknown) => string, ids: readonly number[]): string {
+export function idRows(add: (value: unknown) => string, ids: readonly number[]): string {
   if (ids.length > ID_PARAMS) return `unnest(${add(ids)}::bigint[]) as x(id)`;
   let size = 1;
   while (size < ids.length) size *= 2;

@@ -10,6 +10,7 @@ import {
   signerAnswersSql,
   SignerQuestions,
   SignerRow,
+  idRows,
   signerWriteCtes,
 } from './dnssec';
 
@@ -96,6 +97,31 @@ function zoneCondition(p: Params, request: LockRequest): string {
   return where;
 }
 
+/** the columns of a record that `RECORD_JSON` and the zone filter read */
+const PROBED_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl, r.derived_from';
+
+/**
+ * The records at a change set's owners and its records by id, as a relation `r` of the zone row `d`: one
+ * probe of the zone's (domain_id, owner) index per owner and of (domain_id, id) per id, each a lateral
+ * subquery (`offset 0` keeps the planner from folding it into a join), and the two lists as one array
+ * parameter each, so the statement's text is the same whatever the set's size. With `r.owner = any($1) or
+ * r.id = any($2)` instead, the plan PostgreSQL keeps for the prepared statement (generic, made at its sixth
+ * run on a connection, without the values) was, when the zone looked small to the planner (a new zone, or
+ * a table without statistics), a scan of the zone's rows filtered by the arrays: each row compared with
+ * every element of a parameter array, one by one (only a constant array is hashed), so a 1,000-owner set
+ * cost 1,000 comparisons per record of the zone. As the zone grew by 1,000 records a set, that read went
+ * from milliseconds to more than a second, on the connections that had kept that plan and not on the others:
+ * the bimodal latency of bench/RESULTS-powerdns-api.md (bench/FINDINGS.md, «Issue 40: the 1,000-rrset
+ * stall»). A record found both by owner and by id is one row (`union`).
+ */
+function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[] }): string {
+  return `(select t.* from unnest(${p.add(touching.owners)}::text[]) as o(owner)
+          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.owner = o.owner offset 0) t
+        union
+        select t.* from unnest(${p.add(touching.recordIds)}::bigint[]) as k(id)
+          cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.id = k.id offset 0) t) as r`;
+}
+
 /**
  * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
  * (FOR UPDATE) until the caller's transaction ends.
@@ -112,8 +138,9 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
   }
   const p = new Params();
   let sameOwnerFilter = 'true';
+  let sameOwnerRows = 'records r';
   if (!request.allRecords && request.touching) {
-    sameOwnerFilter = `(r.owner = any(${p.add(request.touching.owners)}::text[]) or r.id = any(${p.add(request.touching.recordIds)}::bigint[]))`;
+    sameOwnerRows = touchedRows(p, request.touching);
   } else if (!request.allRecords && request.owner !== undefined) {
     sameOwnerFilter = `r.owner = ${p.add(request.owner)}`;
   } else if (!request.allRecords) {
@@ -124,7 +151,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
   const where = zoneCondition(p, request);
   const [row] = await sql.rows(
     `select d.id, d.name, d.serial, d.user_id, d.kind,
-        (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from records r where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
+        (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from ${sameOwnerRows} where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
         ${DNSSEC_POLICY_JSON} as dnssec${
@@ -187,13 +214,20 @@ export type NotWritten = { moved: true } | { quota: { limit: number; current: nu
  * the caller decides again. Every part of the statement hangs on the serial update (`dom`), so it writes all
  * or nothing. Returns the ids of the inserted rows, in order.
  *
- * A change that removes and inserts rows (a zone-file import changing TTLs) deletes first, in a statement of
- * its own, so that a record removed and added again does not meet itself in the unique index; that needs the
- * caller's transaction with the zone row locked (`needsTransaction`).
+ * A change that removes a record and inserts one of the same identity (owner, type and RDATA: a TTL changed, by
+ * a zone-file import or a REPLACE) deletes first, in a statement of its own, so that the record added again does
+ * not meet the removed one in the unique index (the statement's parts run in no set order); that needs the
+ * caller's transaction with the zone row locked (`needsTransaction`). Every other change, removals included (a
+ * REPLACE of an RRset with new values, the ACME clients' TXT), is the one statement.
  */
 export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | NotWritten> {
   if (needsTransaction(write)) {
-    await sql.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
+    const p = new Params();
+    const domainId = p.add(write.domainId);
+    await sql.rows(
+      `delete from records s using ${idRows((value) => p.add(value), write.deleteIds)} where s.id = x.id and s.domain_id = ${domainId}`,
+      p.values,
+    );
   }
   const p = new Params();
   const domainId = p.add(write.domainId);
@@ -211,7 +245,11 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
       returning id, serial)`,
   ];
   if (write.deleteIds.length && !needsTransaction(write)) {
-    parts.push(`del as (delete from records where domain_id = (select id from dom) and id = any(${p.add(write.deleteIds)}::bigint[]))`);
+    // by primary key, one probe per id (`idRows`): with `id = any($n)` beside the zone, the plan kept for the
+    // statement could read every row of the zone and compare it with the array
+    parts.push(
+      `del as (delete from records s using ${idRows((value) => p.add(value), write.deleteIds)} where s.id = x.id and s.domain_id = (select id from dom))`,
+    );
   }
   if (write.update) {
     const u = write.update;
@@ -253,9 +291,19 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   return (row.inserted as (string | number)[]).map(Number);
 }
 
-/** the change deletes and inserts: two statements, so one transaction with the zone row locked */
-export const needsTransaction = (write: Pick<ZoneWrite, 'deleteIds' | 'inserts'>): boolean =>
-  write.deleteIds.length > 0 && write.inserts.length > 0;
+/** a record's identity as the unique index `records_identity_unique` has it (within the zone) */
+const identityOf = (record: JournalRecord): string => `${record.owner}\u0000${record.type}\u0000${record.rdata}`;
+
+/**
+ * The change inserts a record of the identity of one it removes: two statements (the delete first), so one
+ * transaction with the zone row locked. `removed` holds every row the change takes away (the deleted ones among
+ * them): a match there is taken as a clash, which at worst costs a transaction where one statement would do.
+ */
+export function needsTransaction(write: Pick<ZoneWrite, 'deleteIds' | 'inserts' | 'removed'>): boolean {
+  if (write.deleteIds.length === 0 || write.inserts.length === 0) return false;
+  const removed = new Set(write.removed.map(identityOf));
+  return write.inserts.some((record) => removed.has(identityOf(record)));
+}
 
 /** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
 export async function catalogMembersAmong(sql: Sql, ids: number[]): Promise<number[]> {

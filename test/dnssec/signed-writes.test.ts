@@ -8,7 +8,7 @@
 import { questionsAbout } from '../../src/dns/dnssec/incremental';
 import { readZone } from '../../src/repositories/zone-writes';
 import { signerWriteCtes } from '../../src/repositories/dnssec';
-import type { Sql } from '../../src/db/pool';
+import { genericPlan, indexEntriesRead, rowsRead } from '../support/plans';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 let app: TestApp;
@@ -85,41 +85,6 @@ async function signedZoneOf500(zone: string) {
   return db;
 }
 
-/** a statement's parameter as SQL text: null, a number, text, bytea, or a list of ids */
-function sqlLiteral(value: unknown): string {
-  if (value === null) return 'null';
-  if (Buffer.isBuffer(value)) return `'\\x${value.toString('hex')}'::bytea`;
-  if (Array.isArray(value)) return `'{${value.map(Number).join(',')}}'`;
-  return `'${(typeof value === 'number' ? String(value) : (value as string)).replace(/'/g, "''")}'`;
-}
-
-/**
- * The plan PostgreSQL keeps for `text` as a prepared statement, run with `params` (explain analyze): it plans a
- * prepared statement for its values five times, then keeps its generic plan if that costs no more by its
- * estimates (plan_cache_mode = auto). `rolledBack`: in a transaction rolled back after (a statement that
- * writes). The statement is deallocated at the end: it outlives a transaction, and the connection goes back to
- * the pool.
- */
-async function genericPlan(sql: Sql, text: string, params: unknown[], { rolledBack = false } = {}): Promise<any> {
-  if (rolledBack) await sql.rows('begin');
-  try {
-    await sql.rows(`prepare under_test as ${text}`);
-    const execute = `execute under_test(${params.map(sqlLiteral).join(', ')})`;
-    for (let i = 0; i < 6; i++) await sql.rows(execute);
-    const [row] = await sql.rows(`explain (analyze, format json) ${execute}`);
-    return row['QUERY PLAN'][0].Plan;
-  } finally {
-    if (rolledBack) await sql.rows('rollback');
-    await sql.rows('deallocate under_test').catch(() => undefined);
-  }
-}
-
-/** the rows a plan's scans of `relation` read (kept or removed by their filter), over all their loops */
-function rowsRead(plan: any, relation: string): number {
-  const own = plan['Relation Name'] === relation ? (plan['Actual Rows'] + (plan['Rows Removed by Filter'] ?? 0)) * plan['Actual Loops'] : 0;
-  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + rowsRead(child, relation), 0);
-}
-
 test('the read with the signer’s questions keeps one generic plan, and that plan probes the zone by index', async () => {
   const zone = 'plan.signed-writes.test';
   const db = await signedZoneOf500(zone);
@@ -135,12 +100,6 @@ test('the read with the signer’s questions keeps one generic plan, and that pl
   expect(rowsRead(plan, 'records')).toBeLessThan(20);
   expect(rowsRead(plan, 'dnssec_records')).toBeLessThan(40);
 });
-
-/** every index entry a plan's scans of `index` returned, over all their loops */
-function indexEntriesRead(plan: any, index: string): number {
-  const own = plan['Index Name'] === index ? plan['Actual Rows'] * plan['Actual Loops'] : 0;
-  return own + (plan.Plans ?? []).reduce((sum: number, child: any) => sum + indexEntriesRead(child, index), 0);
-}
 
 test('the write removes the signer records it replaces by their ids, without reading the zone’s other signer records', async () => {
   const zone = 'delete-plan.signed-writes.test';

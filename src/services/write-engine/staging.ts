@@ -261,7 +261,8 @@ export class ZoneChange {
     // the signing steps: after the decision and the serial step, before the write (signing.ts); a step of
     // the signer's own runs them too (the SOA's serial moved, so its RRSIG must follow)
     for (const step of signingStepsFor(this.signingPlan, this.settings)) await step.afterDecide(this);
-    if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts })) throw new DecideAgain(true);
+    if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts, removed: this.removed }))
+      throw new DecideAgain(true);
     const inserted = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
       zone: this.zone.name,
