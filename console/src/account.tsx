@@ -48,7 +48,7 @@ function Sessions({ onSignedOutEverywhere }: { onSignedOutEverywhere: () => void
       ) : !list.data ? (
         <p aria-live="polite">Loading sessions…</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="sessions-title">
           <table className="sessions">
             <thead>
               <tr>
@@ -175,7 +175,7 @@ function Passkeys() {
       ) : passkeys.length === 0 ? (
         <p className="empty">No passkey yet.</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="passkeys-title">
           <table className="passkeys">
             <thead>
               <tr>

@@ -417,7 +417,7 @@ function ApiKeys() {
       ) : keys.length === 0 ? (
         <p className="empty">No API key yet.</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="api-keys-title">
           <table className="keys">
             <thead>
               <tr>
@@ -587,7 +587,7 @@ function TsigKeys() {
       ) : keys.length === 0 ? (
         <p className="empty">No TSIG key yet: create one to update zones with nsupdate, certbot or lego (RFC 2136).</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="tsig-keys-title">
           <table>
             <thead>
               <tr>

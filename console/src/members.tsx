@@ -166,7 +166,7 @@ function MemberList({ userId }: { userId: string }) {
       ) : members.length === 0 ? (
         <p className="empty">No member yet.</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="members-title">
           <table className="members">
             <thead>
               <tr>
@@ -248,7 +248,7 @@ function Invitations({ userId }: { userId: string }) {
       ) : invitations.length === 0 ? (
         <p className="empty">No open invitation.</p>
       ) : (
-        <div className="table-scroll">
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="invitations-title">
           <table className="invitations">
             <thead>
               <tr>

@@ -37,9 +37,20 @@ let origin: string;
 let agencyId: string;
 let customerId: string;
 
+/** axe-core on the screen at 1280 px and at 390 px (one column, nothing sticking out sideways), with screenshots */
 async function expectAccessible(screen: string) {
   expect({ screen, severe: await severeAccessibilityViolations(page) }).toEqual({ screen, severe: [] });
   await page.screenshot({ path: path.join(ARTIFACTS, `${screen}-1280.png`), fullPage: true });
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(100);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  expect({ screen, overflow }).toEqual({ screen, overflow: 0 });
+  expect({ screen, severe: await severeAccessibilityViolations(page) }).toEqual({ screen, severe: [] });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${screen}-390.png`), fullPage: true });
+  await page.setViewportSize(size);
+  // as console.test.ts: after the viewport's changes, ask headless Chromium to show the page again
+  await page.bringToFront();
 }
 
 /** the API's answer as the admin key sees it */
