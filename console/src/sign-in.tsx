@@ -5,6 +5,8 @@ import { postAuth } from './client';
 /** what GET /auth/methods says this service offers (src/http/sign-in.ts) */
 interface Methods {
   oidc: boolean;
+  /** the provider's name (OIDC_PROVIDER_NAME), for "Sign in with …"; null: none set */
+  oidcProvider?: string | null;
   passkey: boolean;
 }
 
@@ -117,7 +119,7 @@ export function SignIn({
         <div className="actions">
           {methods?.oidc && (
             <a className="button-link primary" href="/auth/oidc/start">
-              Sign in with your organisation’s account (OpenID Connect)
+              {methods.oidcProvider ? `Sign in with ${methods.oidcProvider}` : 'Sign in with your organisation’s account (OpenID Connect)'}
             </a>
           )}
           <button

@@ -1,7 +1,7 @@
 /**
  * The console's OpenID Connect sign-in (docs/console.md, «People and teams»; docs/people.md, «Sign-in»), with
  * the test's own provider (test/support/oidc.ts) and Chromium's virtual authenticator: the sign-in page offers
- * the provider when the service has one; an invited address signs in there and lands on its account's zones
+ * the provider (by its OIDC_PROVIDER_NAME) when the service has one; an invited address signs in there and lands on its account's zones
  * with its role; once the person has a passkey, the next OpenID Connect sign-in waits for it (the second factor)
  * and the console asks for it before anything else. axe-core on the sign-in page and the second factor's.
  */
@@ -14,6 +14,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 const PERSON = 'carol@example.org';
 const ZONE = 'oidc-console.example';
+/** OIDC_PROVIDER_NAME: the words of the sign-in page's button */
+const PROVIDER = 'Example SSO';
 
 let app: TestApp;
 let provider: OidcProvider;
@@ -31,7 +33,7 @@ async function expectAccessible(screen: string) {
 beforeAll(async () => {
   buildConsole();
   const port = await providerPort();
-  app = await startTestApp({ OIDC_ISSUER: `http://127.0.0.1:${port}`, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET });
+  app = await startTestApp({ OIDC_ISSUER: `http://127.0.0.1:${port}`, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OIDC_PROVIDER_NAME: PROVIDER });
   origin = app.baseUrl.replace('127.0.0.1', 'localhost');
   provider = await startOidcProvider(port, `${origin}/auth/oidc/callback`);
   account = await createUser(app, 'oidc-team@example.org');
@@ -58,14 +60,17 @@ afterAll(async () => {
 
 /** the sign-in page's OpenID Connect link, the provider's login, and back to the console */
 async function signInWithProvider() {
-  await page.getByRole('link', { name: 'Sign in with your organisation’s account (OpenID Connect)' }).click();
+  await page.getByRole('link', { name: `Sign in with ${PROVIDER}` }).click();
   await atProviderLogin(page, PERSON);
   await page.waitForURL(`${origin}/console/**`);
 }
 
 test('an invited address signs in with the provider and sees its account with its role', async () => {
   await page.goto(`${origin}/console/`);
-  await page.getByRole('link', { name: /OpenID Connect/ }).waitFor();
+  await page.getByRole('link', { name: `Sign in with ${PROVIDER}` }).waitFor();
+  // what the page asked: the service's sign-in methods
+  const methods = await app.http.get('/auth/methods');
+  expect(methods.body).toEqual({ oidc: true, oidcProvider: PROVIDER, passkey: true });
   await expectAccessible('sign-in with OpenID Connect');
   await signInWithProvider();
   await page.getByRole('link', { name: ZONE }).waitFor();

@@ -132,7 +132,8 @@ test('a person registers a passkey in the console, signs out, and signs in with 
 
   // default settings: no OpenID Connect provider, so no button for it; passkeys and API keys
   await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor();
-  expect(await page.getByRole('link', { name: /OpenID Connect/ }).count()).toBe(0);
+  expect(await page.getByRole('link', { name: /Sign in with (?!a passkey)/ }).count()).toBe(0);
+  expect((await app.http.get('/auth/methods')).body).toEqual({ oidc: false, oidcProvider: null, passkey: true });
   await expectAccessible('sign-in-people');
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.getByRole('link', { name: 'Members' }).waitFor();
