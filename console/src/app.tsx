@@ -1,15 +1,19 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { Provider, useMutation, useQuery } from 'urql';
-import { Account } from './account';
 import { createConsoleClient, Credentials, CSRF_HEADERS, postAuth } from './client';
 import { describeError } from './errors';
 import { MeDocument, SwitchAccountDocument, WhoAmIDocument, ZoneOwnersDocument, ApiKeysDocument } from './generated/graphql';
 import { Identity, IdentityContext, roleWords } from './identity';
-import { AcceptInvitation, Members } from './members';
-import { Keys } from './keys';
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
+
+// the people's screens are fetched when first opened (chunks of the same origin: the CSP allows them), so the
+// first load of the sign-in page and the zones does not carry them
+const Account = lazy(() => import('./account').then((m) => ({ default: m.Account })));
+const Members = lazy(() => import('./members').then((m) => ({ default: m.Members })));
+const AcceptInvitation = lazy(() => import('./members').then((m) => ({ default: m.AcceptInvitation })));
+const Keys = lazy(() => import('./keys').then((m) => ({ default: m.Keys })));
 
 /** The key is kept for this tab only (sessionStorage): closing the tab signs out. */
 const KEY_STORAGE = 'zonekeeper-console-key';
@@ -303,29 +307,31 @@ function Shell({
         {switched}
       </p>
       <main id="main" tabIndex={-1}>
-        {check.error && !accepted ? (
-          <div role="alert" className="error-box">
-            <p>{describeError(check.error)}</p>
-            <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
-              Try again
-            </button>
-          </div>
-        ) : !accepted && !check.data ? (
-          // the screens wait for the key's check, so that a later failure of it is never taken for the first
-          <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>
-        ) : route.screen === 'keys' ? (
-          <Keys />
-        ) : route.screen === 'members' ? (
-          <Members />
-        ) : route.screen === 'account' ? (
-          <Account onSignedOutEverywhere={onSignedOutEverywhere} />
-        ) : route.screen === 'invitation' ? (
-          <AcceptInvitation token={route.token} onAccepted={() => refetchMe({ requestPolicy: 'network-only' })} />
-        ) : route.screen === 'zone' ? (
-          <ZonePage key={route.zone} zone={route.zone} tab={route.tab} />
-        ) : (
-          <ZoneList />
-        )}
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          {check.error && !accepted ? (
+            <div role="alert" className="error-box">
+              <p>{describeError(check.error)}</p>
+              <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
+                Try again
+              </button>
+            </div>
+          ) : !accepted && !check.data ? (
+            // the screens wait for the key's check, so that a later failure of it is never taken for the first
+            <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>
+          ) : route.screen === 'keys' ? (
+            <Keys />
+          ) : route.screen === 'members' ? (
+            <Members />
+          ) : route.screen === 'account' ? (
+            <Account onSignedOutEverywhere={onSignedOutEverywhere} />
+          ) : route.screen === 'invitation' ? (
+            <AcceptInvitation token={route.token} onAccepted={() => refetchMe({ requestPolicy: 'network-only' })} />
+          ) : route.screen === 'zone' ? (
+            <ZonePage key={route.zone} zone={route.zone} tab={route.tab} />
+          ) : (
+            <ZoneList />
+          )}
+        </Suspense>
       </main>
     </IdentityContext.Provider>
   );
