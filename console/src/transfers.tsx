@@ -1,4 +1,4 @@
-import { FormEvent, useRef, useState } from 'react';
+import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { describeError, errorDetails } from './errors';
 import {
@@ -22,7 +22,16 @@ export function ZoneTransferPanel({ zone }: { zone: string }) {
   const [problem, setProblem] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
   const emailField = useRef<HTMLInputElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
   const pending = (list.data?.zoneTransfers ?? []).filter((t) => t.zone === zone);
+  // after an offer the form gives way to the offer: the focus goes to its "Cancel the offer" once it is listed
+  const [offered, setOffered] = useState(false);
+  useEffect(() => {
+    if (offered && pending.length) {
+      cancelButton.current?.focus();
+      setOffered(false);
+    }
+  }, [offered, pending.length]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -61,6 +70,7 @@ export function ZoneTransferPanel({ zone }: { zone: string }) {
               Offered to account {t.toUserId} by {t.offeredBy ?? 'someone'} on {when(t.createdAt)}, until {when(t.expiresAt)}.{' '}
               <button
                 type="button"
+                ref={cancelButton}
                 className="small secondary"
                 onClick={async () => {
                   const result = await cancel({ id: t.id });
@@ -114,11 +124,18 @@ export function IncomingTransfers({ onAccepted }: { onAccepted: (zone: string) =
   const [, accept] = useMutation(AcceptZoneTransferDocument);
   const [, cancel] = useMutation(CancelZoneTransferDocument);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  // accepted or declined, the offer's buttons are gone: the focus goes to the section's heading, before its note
+  useEffect(() => {
+    if (note) heading.current?.focus();
+  }, [note]);
   const incoming = (list.data?.zoneTransfers ?? []).filter((t) => t.toUserId === identity.accountId);
   if (!owner || (!incoming.length && !note)) return null;
   return (
     <section aria-labelledby="incoming-title" className="panel">
-      <h2 id="incoming-title">Zones offered to this account</h2>
+      <h2 id="incoming-title" ref={heading} tabIndex={-1}>
+        Zones offered to this account
+      </h2>
       {note && (
         <p role={note.ok ? 'status' : 'alert'} className={note.ok ? 'ok-box' : 'error-box'}>
           {note.text}

@@ -295,6 +295,7 @@ test('a zone offered to the other account from its page, and accepted there', as
   await page.getByRole('heading', { name: 'Zones offered to this account' }).waitFor();
   await page.getByRole('button', { name: `Accept ${MOVED_ZONE}` }).click();
   await page.getByText(`${MOVED_ZONE} is now a zone of this account.`).waitFor();
+  await page.waitForFunction(`document.activeElement && document.activeElement.id === 'incoming-title'`);
   await page.getByRole('link', { name: MOVED_ZONE }).waitFor();
   const moved = await admin(`query($n: String) { domain(name: $n) { user { id } } }`, { n: MOVED_ZONE });
   expect(moved.domain.user.id).toBe(customerId);
