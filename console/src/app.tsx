@@ -3,7 +3,7 @@ import { Provider, useMutation, useQuery } from 'urql';
 import { createConsoleClient, Credentials, CSRF_HEADERS, postAuth } from './client';
 import { describeError } from './errors';
 import { MeDocument, SwitchAccountDocument, WhoAmIDocument, ZoneOwnersDocument, ApiKeysDocument } from './generated/graphql';
-import { Identity, IdentityContext, roleWords } from './identity';
+import { Identity, IdentityContext, managesMembers, roleWords } from './identity';
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
@@ -55,7 +55,7 @@ function useRoute() {
  * OpenID Connect sign-in of a person with a passkey leaves a session that waits for it: then only the second
  * factor's options answer (docs/people.md, «Second factor»).
  */
-async function probeSession(): Promise<'session' | 'second-factor' | 'none'> {
+async function probeSession(): Promise<'session' | 'second-factor' | 'none' | 'outage'> {
   try {
     const response = await fetch('/graphql', {
       method: 'POST',
@@ -65,11 +65,13 @@ async function probeSession(): Promise<'session' | 'second-factor' | 'none'> {
     });
     const body = await response.json().catch(() => null);
     if (response.ok && body?.data?.me) return 'session';
+    // the database away: whether there is a session cannot be known (not a reason to ask for a sign-in)
+    if (response.status === 503) return 'outage';
     if (response.status !== 401) return 'none';
     const waiting = await postAuth('/auth/passkey/second-factor/options');
     return waiting.status === 200 ? 'second-factor' : 'none';
   } catch {
-    return 'none';
+    return 'outage';
   }
 }
 
@@ -80,6 +82,7 @@ export function App() {
     return key ? { kind: 'key', key } : undefined;
   });
   const [secondFactor, setSecondFactor] = useState(false);
+  const [outage, setOutage] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   // a new client (an empty cache) when the session acts in another account
   const [generation, setGeneration] = useState(0);
@@ -89,6 +92,8 @@ export function App() {
   }, [route, credentials]);
   const askSession = useCallback(() => {
     probeSession().then((found) => {
+      setOutage(found === 'outage');
+      if (found === 'outage') return;
       setSecondFactor(found === 'second-factor');
       setCredentials(found === 'session' ? { kind: 'session' } : null);
       const invitation = sessionStorage.getItem(INVITATION_STORAGE);
@@ -123,6 +128,18 @@ export function App() {
   );
   useEffect(() => () => session?.dispose(), [session]);
 
+  if (credentials === undefined && outage) {
+    return (
+      <main id="main" className="sign-in">
+        <div role="alert" className="error-box">
+          <p>The service cannot be reached, or cannot reach its database right now. Nothing was changed; try again in a few seconds.</p>
+          <button type="button" onClick={askSession}>
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  }
   if (credentials === undefined) {
     return (
       <main id="main" className="sign-in">
@@ -274,9 +291,11 @@ function Shell({
           <a href="#/" aria-current={current('zones')}>
             Zones
           </a>
-          <a href="#/keys" aria-current={current('keys')}>
-            Keys
-          </a>
+          {managesMembers(identity) && (
+            <a href="#/keys" aria-current={current('keys')}>
+              Keys
+            </a>
+          )}
           {identity.accountId && (
             <a href="#/members" aria-current={current('members')}>
               Members
