@@ -1,19 +1,40 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
-import { Provider, useQuery } from 'urql';
-import { createConsoleClient } from './client';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { Provider, useMutation, useQuery } from 'urql';
+import { createConsoleClient, Credentials, CSRF_HEADERS, postAuth } from './client';
 import { describeError } from './errors';
-import { WhoAmIDocument } from './generated/graphql';
-import { Keys } from './keys';
+import { MeDocument, SwitchAccountDocument, WhoAmIDocument, ZoneOwnersDocument, ApiKeysDocument } from './generated/graphql';
+import { Identity, IdentityContext, managesMembers, roleWords } from './identity';
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
 
+// the people's screens are fetched when first opened (chunks of the same origin: the CSP allows them), so the
+// first load of the sign-in page and the zones does not carry them
+const Account = lazy(() => import('./account').then((m) => ({ default: m.Account })));
+const Members = lazy(() => import('./members').then((m) => ({ default: m.Members })));
+const AcceptInvitation = lazy(() => import('./members').then((m) => ({ default: m.AcceptInvitation })));
+const Keys = lazy(() => import('./keys').then((m) => ({ default: m.Keys })));
+
 /** The key is kept for this tab only (sessionStorage): closing the tab signs out. */
 const KEY_STORAGE = 'zonekeeper-console-key';
+/** An invitation link opened while signed out: accepted once the person has signed in (this tab only). */
+const INVITATION_STORAGE = 'zonekeeper-console-invitation';
 
-/** The screen the address names: #/ (zones), #/zone/<name>[/<tab>]. Hash routes need nothing of the server. */
-function parseRoute(hash: string): { screen: 'zones' } | { screen: 'keys' } | { screen: 'zone'; zone: string; tab: string } {
+type Route =
+  | { screen: 'zones' }
+  | { screen: 'keys' }
+  | { screen: 'members' }
+  | { screen: 'account' }
+  | { screen: 'invitation'; token: string }
+  | { screen: 'zone'; zone: string; tab: string };
+
+/** The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/members, #/account, #/invitation/<token>. */
+function parseRoute(hash: string): Route {
   if (hash === '#/keys') return { screen: 'keys' };
+  if (hash === '#/members') return { screen: 'members' };
+  if (hash === '#/account') return { screen: 'account' };
+  const invitation = /^#\/invitation\/([^/]+)$/.exec(hash);
+  if (invitation) return { screen: 'invitation', token: decodeURIComponent(invitation[1]) };
   const match = /^#\/zone\/([^/]+)(?:\/([a-z]+))?/.exec(hash);
   if (match) return { screen: 'zone', zone: decodeURIComponent(match[1]), tab: match[2] ?? 'records' };
   return { screen: 'zones' };
@@ -29,44 +50,220 @@ function useRoute() {
   return parseRoute(hash);
 }
 
+/**
+ * Has this browser a session (the HttpOnly cookie cannot be read by the page: ask the API who is signed in)? An
+ * OpenID Connect sign-in of a person with a passkey leaves a session that waits for it: then only the second
+ * factor's options answer (docs/people.md, «Second factor»).
+ */
+async function probeSession(): Promise<'session' | 'second-factor' | 'none' | 'outage'> {
+  try {
+    const response = await fetch('/graphql', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { ...CSRF_HEADERS, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: '{ me { personId } }' }),
+    });
+    const body = await response.json().catch(() => null);
+    if (response.ok && body?.data?.me) return 'session';
+    // the database away: whether there is a session cannot be known (not a reason to ask for a sign-in)
+    if (response.status === 503) return 'outage';
+    if (response.status !== 401) return 'none';
+    const waiting = await postAuth('/auth/passkey/second-factor/options');
+    return waiting.status === 200 ? 'second-factor' : 'none';
+  } catch {
+    return 'outage';
+  }
+}
+
 export function App() {
-  const [key, setKey] = useState<string | null>(() => sessionStorage.getItem(KEY_STORAGE));
+  // undefined: not known yet (the session is asked for); null: signed out
+  const [credentials, setCredentials] = useState<Credentials | null | undefined>(() => {
+    const key = sessionStorage.getItem(KEY_STORAGE);
+    return key ? { kind: 'key', key } : undefined;
+  });
+  const [secondFactor, setSecondFactor] = useState(false);
+  const [outage, setOutage] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  // a new client (an empty cache) when the session acts in another account
+  const [generation, setGeneration] = useState(0);
+  const route = useRoute();
+  useEffect(() => {
+    if (route.screen === 'invitation' && credentials === null) sessionStorage.setItem(INVITATION_STORAGE, route.token);
+  }, [route, credentials]);
+  const askSession = useCallback(() => {
+    probeSession().then((found) => {
+      setOutage(found === 'outage');
+      if (found === 'outage') return;
+      setSecondFactor(found === 'second-factor');
+      setCredentials(found === 'session' ? { kind: 'session' } : null);
+      const invitation = sessionStorage.getItem(INVITATION_STORAGE);
+      if (found === 'session' && invitation) {
+        sessionStorage.removeItem(INVITATION_STORAGE);
+        location.hash = `#/invitation/${encodeURIComponent(invitation)}`;
+      }
+    });
+  }, []);
+  useEffect(() => {
+    if (credentials === undefined) askSession();
+  }, [credentials, askSession]);
   const signOut = useCallback((message: string | null) => {
     sessionStorage.removeItem(KEY_STORAGE);
-    setKey(null);
+    setCredentials(null);
     setNotice(message);
   }, []);
   const session = useMemo(
     () =>
-      key
-        ? createConsoleClient(key, () => signOut('The API key was refused: it is mistyped or has been revoked. Sign in with a valid key.'))
+      credentials
+        ? createConsoleClient(credentials, () =>
+            signOut(
+              credentials.kind === 'key'
+                ? 'The API key was refused: it is mistyped or has been revoked. Sign in with a valid key.'
+                : 'Your session has ended (signed out elsewhere, or idle too long). Sign in again.',
+            ),
+          )
         : null,
-    [key, signOut],
+    // generation: a switch of account starts with an empty cache
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [credentials, signOut, generation],
   );
   useEffect(() => () => session?.dispose(), [session]);
 
-  if (!session) {
+  if (credentials === undefined && outage) {
+    return (
+      <main id="main" className="sign-in">
+        <div role="alert" className="error-box">
+          <p>The service cannot be reached, or cannot reach its database right now. Nothing was changed; try again in a few seconds.</p>
+          <button type="button" onClick={askSession}>
+            Try again
+          </button>
+        </div>
+      </main>
+    );
+  }
+  if (credentials === undefined) {
+    return (
+      <main id="main" className="sign-in">
+        <p role="status">Checking whether you are signed in…</p>
+      </main>
+    );
+  }
+  if (!session || !credentials) {
     return (
       <SignIn
-        notice={notice}
+        notice={notice ?? (route.screen === 'invitation' ? 'Sign in to accept the invitation.' : null)}
+        secondFactor={secondFactor}
         onSignIn={(newKey) => {
           sessionStorage.setItem(KEY_STORAGE, newKey);
           setNotice(null);
-          setKey(newKey);
+          setCredentials({ kind: 'key', key: newKey });
+        }}
+        onSession={() => {
+          setNotice(null);
+          setCredentials(undefined);
         }}
       />
     );
   }
+  const signOutSession = async (everywhere: boolean) => {
+    // the cookie is HttpOnly: the service ends the session and clears it (POST /auth/sign-out)
+    await postAuth('/auth/sign-out').catch(() => undefined);
+    signOut(everywhere ? 'Signed out on every device.' : 'Signed out.');
+  };
   return (
     <Provider value={session.client}>
-      <Shell onSignOut={() => signOut('Signed out. The key was forgotten by this tab.')} />
+      <Shell
+        kind={credentials.kind}
+        onSignOut={() =>
+          credentials.kind === 'key' ? signOut('Signed out. The key was forgotten by this tab.') : void signOutSession(false)
+        }
+        onSignedOutEverywhere={() => void signOutSession(true)}
+        onSwitched={() => setGeneration((g) => g + 1)}
+      />
     </Provider>
   );
 }
 
-function Shell({ onSignOut }: { onSignOut: () => void }) {
+/** who the console acts as (identity.tsx): `me` for a person; for a key, its user when it sees just one */
+function useIdentityOf(kind: 'key' | 'session') {
+  const [me, refetchMe] = useQuery({ query: MeDocument, requestPolicy: 'network-only', pause: kind !== 'session' });
+  const [users] = useQuery({ query: ZoneOwnersDocument, variables: { first: 2 }, pause: kind !== 'key' });
+  // the admin key lists keys without a user (its own); a user key only its user's
+  const [keys] = useQuery({ query: ApiKeysDocument, variables: {}, pause: kind !== 'key' });
+  let identity: Identity;
+  if (kind === 'session') {
+    const m = me.data?.me;
+    identity = {
+      kind,
+      accountId: m?.accountId ?? null,
+      role: m?.role ?? null,
+      email: m?.email ?? null,
+      memberships: m?.memberships ?? [],
+      admin: false,
+    };
+  } else {
+    const admin = !!keys.data?.apiKeys.some((k) => k.userId === null);
+    const only = users.data?.users.totalCount === 1 ? users.data.users.nodes[0] : undefined;
+    identity = { kind, accountId: !admin && only ? only.id : null, role: null, email: null, memberships: [], admin };
+  }
+  return { identity, refetchMe };
+}
+
+function AccountSwitcher({ identity, onSwitched }: { identity: Identity; onSwitched: (accountEmail: string) => void }) {
+  const [{ fetching }, switchAccount] = useMutation(SwitchAccountDocument);
+  const [problem, setProblem] = useState<string | null>(null);
+  if (identity.memberships.length < 2) {
+    const only = identity.memberships[0];
+    return only ? (
+      <span className="account-name">
+        {only.accountEmail} · {roleWords(only.role)}
+      </span>
+    ) : null;
+  }
+  return (
+    <span className="account-switcher">
+      <label htmlFor="account-switcher">Account</label>
+      <select
+        id="account-switcher"
+        value={identity.accountId ?? ''}
+        disabled={fetching}
+        onChange={async (e) => {
+          const userId = e.target.value;
+          const result = await switchAccount({ userId });
+          if (result.error) return setProblem(describeError(result.error));
+          setProblem(null);
+          onSwitched(identity.memberships.find((m) => m.userId === userId)?.accountEmail ?? userId);
+        }}
+      >
+        {identity.accountId === null && <option value="">Choose an account</option>}
+        {identity.memberships.map((m) => (
+          <option key={m.userId} value={m.userId}>
+            {m.accountEmail} ({roleWords(m.role)})
+          </option>
+        ))}
+      </select>
+      {problem && (
+        <span role="alert" className="field-error">
+          {problem}
+        </span>
+      )}
+    </span>
+  );
+}
+
+function Shell({
+  kind,
+  onSignOut,
+  onSignedOutEverywhere,
+  onSwitched,
+}: {
+  kind: 'key' | 'session';
+  onSignOut: () => void;
+  onSignedOutEverywhere: () => void;
+  onSwitched: () => void;
+}) {
   const route = useRoute();
+  const { identity, refetchMe } = useIdentityOf(kind);
+  const [switched, setSwitched] = useState<string | null>(null);
   // the key is checked once at sign-in; a refused key signs out (client.ts), an outage is shown here
   const [check, retry] = useQuery({ query: WhoAmIDocument, requestPolicy: 'network-only' });
   // once the key was accepted, a later failure of this check (the query runs again when the cache asks) is an
@@ -75,13 +272,14 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   useEffect(() => {
     if (check.data) setAccepted(true);
   }, [check.data]);
+  const titles: Record<string, string> = { keys: 'Keys', members: 'Members', account: 'Your sign-in', invitation: 'Invitation' };
   useEffect(() => {
-    const title =
-      route.screen === 'zone' ? `${route.zone} · Zonekeeper` : route.screen === 'keys' ? 'Keys · Zonekeeper' : 'Zones · Zonekeeper';
-    document.title = title;
+    document.title = route.screen === 'zone' ? `${route.zone} · Zonekeeper` : `${titles[route.screen] ?? 'Zones'} · Zonekeeper`;
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [route]);
+  const current = (screen: Route['screen']) => (route.screen === screen ? 'page' : undefined);
   return (
-    <>
+    <IdentityContext.Provider value={identity}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -90,37 +288,70 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           Zonekeeper
         </a>
         <nav aria-label="Main">
-          <a href="#/" aria-current={route.screen === 'zones' ? 'page' : undefined}>
+          <a href="#/" aria-current={current('zones')}>
             Zones
           </a>
-          <a href="#/keys" aria-current={route.screen === 'keys' ? 'page' : undefined}>
-            Keys
-          </a>
+          {managesMembers(identity) && (
+            <a href="#/keys" aria-current={current('keys')}>
+              Keys
+            </a>
+          )}
+          {identity.accountId && (
+            <a href="#/members" aria-current={current('members')}>
+              Members
+            </a>
+          )}
+          {kind === 'session' && (
+            <a href="#/account" aria-current={current('account')}>
+              Your sign-in
+            </a>
+          )}
           <a href="/graphql">GraphiQL</a>
         </nav>
+        {kind === 'session' && (
+          <AccountSwitcher
+            identity={identity}
+            onSwitched={(accountEmail) => {
+              setSwitched(`Now acting in the account ${accountEmail}.`);
+              onSwitched();
+            }}
+          />
+        )}
+        {identity.email && <span className="person">{identity.email}</span>}
         <button type="button" className="secondary" onClick={onSignOut}>
           Sign out
         </button>
       </header>
+      <p role="status" className="sr-only">
+        {switched}
+      </p>
       <main id="main" tabIndex={-1}>
-        {check.error && !accepted ? (
-          <div role="alert" className="error-box">
-            <p>{describeError(check.error)}</p>
-            <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
-              Try again
-            </button>
-          </div>
-        ) : !accepted && !check.data ? (
-          // the screens wait for the key's check, so that a later failure of it is never taken for the first
-          <p role="status">Checking the key…</p>
-        ) : route.screen === 'keys' ? (
-          <Keys />
-        ) : route.screen === 'zone' ? (
-          <ZonePage key={route.zone} zone={route.zone} tab={route.tab} />
-        ) : (
-          <ZoneList />
-        )}
+        <Suspense fallback={<p role="status">Loading…</p>}>
+          {check.error && !accepted ? (
+            <div role="alert" className="error-box">
+              <p>{describeError(check.error)}</p>
+              <button type="button" onClick={() => retry({ requestPolicy: 'network-only' })}>
+                Try again
+              </button>
+            </div>
+          ) : !accepted && !check.data ? (
+            // the screens wait for the key's check, so that a later failure of it is never taken for the first
+            <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>
+          ) : route.screen === 'keys' ? (
+            <Keys />
+          ) : route.screen === 'members' ? (
+            <Members />
+          ) : route.screen === 'account' ? (
+            <Account onSignedOutEverywhere={onSignedOutEverywhere} />
+          ) : route.screen === 'invitation' ? (
+            <AcceptInvitation token={route.token} onAccepted={() => refetchMe({ requestPolicy: 'network-only' })} />
+          ) : route.screen === 'zone' ? (
+            <ZonePage key={route.zone} zone={route.zone} tab={route.tab} />
+          ) : (
+            <ZoneList />
+          )}
+        </Suspense>
       </main>
-    </>
+    </IdentityContext.Provider>
   );
 }

@@ -19,14 +19,39 @@ function invalidateZoneLists(cache: Cache): void {
 }
 
 /**
- * One urql client per signed-in key: the normalised cache (graphcache: a Domain or Record fetched by two screens
- * is one entry, so a serial read after a write shows everywhere), HTTP for queries and mutations, graphql-ws on
- * the same /graphql for subscriptions. The key goes in X-API-Key and in graphql-ws's connection_init.
+ * How the console is signed in: an API key (kept by the tab), or a person's session (the HttpOnly cookie the
+ * service set at sign-in, which the browser sends by itself; docs/people.md).
  */
-export function createConsoleClient(key: string, onAuthFailure: () => void): { client: Client; dispose: () => void } {
+export type Credentials = { kind: 'key'; key: string } | { kind: 'session' };
+
+/**
+ * What a cookie request must carry to pass the service's CSRF gate (src/http/request-gates.ts): a custom header,
+ * which a page of another site cannot set without a preflight the service never grants.
+ */
+export const CSRF_HEADERS: Record<string, string> = { 'X-Requested-With': 'zonekeeper-console' };
+
+/** a JSON POST to one of the documented sign-in endpoints (/auth/...), as a cookie request: CSRF header, same origin */
+export async function postAuth(path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(path, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { ...CSRF_HEADERS, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body ?? {}),
+  });
+  return { status: response.status, body: await response.json().catch(() => null) };
+}
+
+/**
+ * One urql client per signed-in key or session: the normalised cache (graphcache: a Domain or Record fetched by two screens
+ * is one entry, so a serial read after a write shows everywhere), HTTP for queries and mutations, graphql-ws on
+ * the same /graphql for subscriptions. A key goes in X-API-Key and in graphql-ws's connection_init; a session is
+ * the cookie (the browser sends it on the same-origin upgrade too) and every HTTP request carries the CSRF header.
+ */
+export function createConsoleClient(credentials: Credentials, onAuthFailure: () => void): { client: Client; dispose: () => void } {
+  const headers = credentials.kind === 'key' ? { 'X-API-Key': credentials.key } : CSRF_HEADERS;
   const ws = createWsClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
-    connectionParams: { 'X-API-Key': key },
+    connectionParams: credentials.kind === 'key' ? { 'X-API-Key': credentials.key } : {},
     lazy: true,
     retryAttempts: 20,
     shouldRetry: (event) => (event as CloseEvent | undefined)?.code !== CLOSE_FORBIDDEN,
@@ -41,7 +66,7 @@ export function createConsoleClient(key: string, onAuthFailure: () => void): { c
   const client = new Client({
     url: '/graphql',
     preferGetMethod: false,
-    fetchOptions: () => ({ headers: { 'X-API-Key': key } }),
+    fetchOptions: () => ({ headers, credentials: 'same-origin' }),
     exchanges: [
       mapExchange({
         onError(error) {
@@ -67,6 +92,15 @@ export function createConsoleClient(key: string, onAuthFailure: () => void): { c
           // one per zone: what enableDnssec, rollDnssecKey and the others answer replaces what domain.dnssec read
           Dnssec: (data) => (data.zone as string) ?? null,
           UserConnection: embedded,
+          Me: embedded,
+          // a person is a member of several accounts: one entry per (account, person)
+          Membership: (data) => `${data.userId as string}/${data.personId as string}`,
+          PolicyRule: embedded,
+          KeyPolicy: embedded,
+          ApiKeyRate: embedded,
+          CreatedInvitation: embedded,
+          CreatedApiKey: embedded,
+          CreatedTsigKey: embedded,
         },
         updates: {
           Mutation: {

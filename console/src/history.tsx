@@ -6,12 +6,17 @@ import { ChangeEntryFieldsFragment, RevertZoneDocument, ZoneHistoryDocument } fr
 
 const PAGE_SIZE = 20;
 
+/**
+ * Who made a change, as people read it: the person's e-mail when a person signed in made it (docs/people.md,
+ * «History and audit log»), else the key by its name (the admin's said so), or the TSIG key of a DNS UPDATE.
+ */
 function authorOf(entry: ChangeEntryFieldsFragment): string {
   const a = entry.author;
   if (!a) return 'the service';
+  if (a.email) return a.email;
   if (a.tsigKeyId) return `DNS UPDATE (TSIG key ${a.tsigKeyId})`;
-  const key = a.keyName ? `key “${a.keyName}”` : `key ${a.keyId}`;
-  return a.admin ? `admin ${key}` : `user ${a.userId}, ${key}`;
+  const key = a.keyName ? `API key “${a.keyName}”` : 'an API key';
+  return a.admin ? `the admin’s ${key}` : key;
 }
 
 /** The zone's history, newest first, each change with its author and diff; revert brings back a serial in one action. */

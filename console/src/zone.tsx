@@ -8,6 +8,7 @@ import { History } from './history';
 import { PropagationView } from './propagation';
 import { LiveChange, Records } from './records';
 import { ZoneFile } from './zone-file';
+import { ZoneTransferPanel } from './transfers';
 import { unicodeName } from './names';
 
 const TABS = [
@@ -17,6 +18,7 @@ const TABS = [
   ['propagation', 'Propagation'],
   ['file', 'Zone file'],
   ['dnssec', 'DNSSEC'],
+  ['transfer', 'Move to another account'],
 ] as const;
 
 /** Deleting a zone takes two steps: the button, then a confirmation that names what goes with it. */
@@ -178,6 +180,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         <ZoneFile zone={zone} onImported={refresh} />
       ) : tab === 'dnssec' ? (
         <DnssecPanel zone={zone} generation={generation} onChanged={refresh} />
+      ) : tab === 'transfer' ? (
+        <ZoneTransferPanel zone={zone} />
       ) : (
         <Records zone={zone} types={types.data?.recordTypes ?? []} liveChange={liveChange} onChanged={refresh} onStage={stage} />
       )}

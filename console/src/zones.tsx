@@ -3,6 +3,7 @@ import { useClient, useMutation, useQuery } from 'urql';
 import { describeError, errorDetails, leafField, wordsForCode } from './errors';
 import { CreateZoneDocument, type DomainOrder, ZoneOwnersDocument, ZonesDocument, ZoneTemplatesDocument } from './generated/graphql';
 import { unicodeName } from './names';
+import { IncomingTransfers } from './transfers';
 
 const PAGE_SIZE = 50;
 /** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
@@ -239,6 +240,7 @@ export function ZoneList() {
         </p>
       )}
       <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />
+      <IncomingTransfers onAccepted={() => refetch({ requestPolicy: 'network-only' })} />
       <form className="toolbar" role="search" onSubmit={submit}>
         <label htmlFor="zone-search">Zone name starts with</label>
         <input id="zone-search" type="search" value={search} placeholder="example" onChange={(e) => setSearch(e.target.value)} />

@@ -158,9 +158,18 @@ export interface Settings {
   };
   /**
    * OpenID Connect sign-in (docs/people.md): OIDC_ISSUER (the provider's issuer URL, discovered), OIDC_CLIENT_ID,
-   * OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL (unset: <origin>/auth/oidc/callback); undefined: no OIDC sign-in
+   * OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL (unset: <origin>/auth/oidc/callback), OIDC_PROVIDER_NAME (the words of
+   * the console's "Sign in with …"); undefined: no OIDC sign-in
    */
-  oidc: { issuer: string; clientId: string; clientSecret: string | undefined; redirectUrl: string | undefined } | undefined;
+  oidc:
+    | {
+        issuer: string;
+        clientId: string;
+        clientSecret: string | undefined;
+        redirectUrl: string | undefined;
+        providerName: string | undefined;
+      }
+    | undefined;
 }
 
 export interface RateLimit {
@@ -431,7 +440,13 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
         problems.push('OIDC_ISSUER (a URL) and OIDC_CLIENT_ID are set together');
         return undefined;
       }
-      return { issuer, clientId, clientSecret: read('OIDC_CLIENT_SECRET'), redirectUrl: read('OIDC_REDIRECT_URL') };
+      return {
+        issuer,
+        clientId,
+        clientSecret: read('OIDC_CLIENT_SECRET'),
+        redirectUrl: read('OIDC_REDIRECT_URL'),
+        providerName: read('OIDC_PROVIDER_NAME'),
+      };
     })(),
   };
   if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {

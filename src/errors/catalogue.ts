@@ -103,6 +103,7 @@ export const ERROR_CATALOGUE = {
   INVITATION_FOR_ANOTHER_ADDRESS: { status: 403, message: 'The invitation is for another e-mail address' },
   LAST_OWNER: { status: 409, message: 'The last owner of an account cannot leave it or stop being its owner' },
   SESSION_NOT_FOUND: { status: 404, message: 'Session Not Found' },
+  PASSKEY_NOT_FOUND: { status: 404, message: 'The passkey is unknown or not yours' },
   SIGN_IN_FAILED: { status: 401, message: 'The sign-in was refused' },
   SIGN_IN_NOT_CONFIGURED: { status: 404, message: 'This sign-in method is not configured' },
   // zone transfers between accounts (docs/people.md)

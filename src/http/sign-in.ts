@@ -55,9 +55,9 @@ export function signInRoutes(db: Database, services: Services): Router {
     clearSessionCookie(req, res);
     res.status(204).end();
   });
-  /** which sign-in methods this service offers (the console's sign-in page asks) */
+  /** which sign-in methods this service offers, and the provider's name for "Sign in with …" (the console's sign-in page asks) */
   router.get('/methods', (_req, res) => {
-    res.json({ oidc: services.oidc.configured, passkey: true });
+    res.json({ oidc: services.oidc.configured, oidcProvider: services.settings.oidc?.providerName ?? null, passkey: true });
   });
 
   // ---- passkeys (services/passkeys.service.ts): POSTs with X-Requested-With and this origin, as every cookie request ----

@@ -342,6 +342,25 @@ export async function passkeysOfPerson(sql: Sql, personId: number): Promise<Pass
   return (await sql.rows(`${PASSKEY_SELECT} where k.person_id = $1 order by k.id`, [personId])).map(toPasskey);
 }
 
+/** a person's passkeys as they list them: no key material, when each was added and last used */
+export async function passkeyListOfPerson(
+  sql: Sql,
+  personId: number,
+): Promise<{ id: number; createdAt: Date; lastUsedAt: Date | null; transports: string[] | null }[]> {
+  const rows = await sql.rows(`select id, created_at, last_used_at, transports from passkeys where person_id = $1 order by id`, [personId]);
+  return rows.map((r: any) => ({
+    id: Number(r.id),
+    createdAt: date(r.created_at),
+    lastUsedAt: r.last_used_at ? date(r.last_used_at) : null,
+    transports: r.transports ?? null,
+  }));
+}
+
+/** removes one of a person's passkeys; false when the id is not one of theirs */
+export async function deletePasskey(sql: Sql, personId: number, id: number): Promise<boolean> {
+  return (await sql.affected(`delete from passkeys where id = $1 and person_id = $2`, [id, personId])) > 0;
+}
+
 /** the new signature counter, only forward (WebAuthn §6.1.1: a counter that does not grow may be a clone) */
 export async function advancePasskeyCounter(sql: Sql, id: number, counter: number): Promise<boolean> {
   return (

@@ -48,6 +48,7 @@ export const AUDIT_EVENT_KINDS = [
   'member-role-changed',
   'member-removed',
   'passkey-added',
+  'passkey-removed',
   'second-factor-passed',
   // zone transfers between accounts (docs/people.md)
   'zone-transfer-offered',

@@ -10,9 +10,11 @@ import {
 import type { Database } from '../db/pool';
 import {
   advancePasskeyCounter,
+  deletePasskey,
   insertChallenge,
   insertPasskey,
   passkeyByCredential,
+  passkeyListOfPerson,
   passkeysOfPerson,
   passSecondFactor,
   PasskeyRow,
@@ -21,6 +23,7 @@ import {
 } from '../repositories/people';
 import { recordAuditEvent } from './audit-log';
 import { inTransaction } from './db-errors';
+import { DomainError } from '../errors/catalogue';
 import { SignInRefused } from './oidc-sign-in.service';
 import { hashToken, newToken, personOf } from './people.service';
 import type { RequestContext } from './context';
@@ -90,6 +93,26 @@ export class PasskeysService {
       });
       await recordAuditEvent(sql, { kind: 'passkey-added', actor: ctx.principal, subject: `passkey:${id}` });
       return id;
+    });
+  }
+
+  /** the passkeys of the person signed in (never another's: a key has no passkeys, NOT_SIGNED_IN) */
+  async list(ctx: RequestContext) {
+    return passkeyListOfPerson(ctx.db, personOf(ctx.principal).id);
+  }
+
+  /**
+   * removes one of the person's own passkeys (a lost authenticator); audited passkey-removed. Another person's
+   * id is answered as an unknown one, so ids of others' passkeys are not confirmed.
+   */
+  async remove(ctx: RequestContext, id: number): Promise<void> {
+    const person = personOf(ctx.principal);
+    await inTransaction(ctx.db, async (sql) => {
+      if (!(await deletePasskey(sql, person.id, id)))
+        throw new DomainError('PASSKEY_NOT_FOUND', undefined, [
+          { field: 'id', code: 'PASSKEY_NOT_FOUND', message: 'no passkey of yours with that id' },
+        ]);
+      await recordAuditEvent(sql, { kind: 'passkey-removed', actor: ctx.principal, subject: `passkey:${id}` });
     });
   }
 

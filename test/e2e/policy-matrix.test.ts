@@ -452,6 +452,20 @@ function expectOnlyReadable(p: Profile, label: string, value: unknown, zone?: st
   expect({ label, unreadable }).toEqual({ label, unreadable: [] });
 }
 
+/** a passkey row of a person, as a registration writes it (the matrix asks who may list and remove it, not WebAuthn) */
+async function insertPasskey(email: string): Promise<string> {
+  const { rows } = await db.query(
+    `insert into passkeys (person_id, credential_id, public_key, counter) select id, $2, $3, 0 from people where email = $1 returning id`,
+    [email, `pm-${email}-${Date.now()}-${Math.random()}`, Buffer.from([1, 2, 3])],
+  );
+  expect(rows).toHaveLength(1);
+  return String(rows[0].id);
+}
+
+async function passkeyExists(id: string): Promise<boolean> {
+  return (await db.query(`select 1 from passkeys where id = $1`, [id])).rowCount === 1;
+}
+
 // ---- the matrix: one row per REST route and GraphQL field ----
 
 interface Op {
@@ -1550,6 +1564,34 @@ const OPS: Op[] = [
         gql(key, mutation, { id: targetSession }),
       );
       expect((await personGql(app, targetToken, `{ me { email } }`)).status).toBe(200);
+    },
+  },
+
+  // passkeys: a person's own only (docs/people.md, «Sign-in»); a key has none (NOT_SIGNED_IN)
+  {
+    id: 'Query.myPasskeys',
+    async run(p, key) {
+      const email = keys.get(p.name)!.email;
+      const own = email ? await insertPasskey(email) : undefined;
+      const answer = await attempt('its own passkeys', signedIn(p), () => gql(key, `{ myPasskeys { id } }`), { reads: true });
+      if (p.person) expect(answer.data.myPasskeys.map((k: any) => k.id)).toEqual([own]);
+      if (own) await db.query(`delete from passkeys where id = $1`, [own]);
+    },
+  },
+  {
+    id: 'Mutation.removePasskey',
+    async run(p, key) {
+      const mutation = `mutation($id: ID!) { removePasskey(id: $id) }`;
+      const email = keys.get(p.name)!.email;
+      const own = email ? await insertPasskey(email) : undefined;
+      const others = await insertPasskey(targetEmail);
+      if (own) {
+        await attempt('its own passkey', signedIn(p), () => gql(key, mutation, { id: own }));
+        expect(await passkeyExists(own)).toBe(false);
+      }
+      await attempt("another person's passkey", p.person ? 'PASSKEY_NOT_FOUND' : 'NOT_SIGNED_IN', () => gql(key, mutation, { id: others }));
+      expect(await passkeyExists(others)).toBe(true);
+      await db.query(`delete from passkeys where id = $1`, [others]);
     },
   },
 

@@ -79,6 +79,17 @@ test('the database down: a clear 503 message, still signed in, and Try again ser
   await page.screenshot({ path: path.join(CONSOLE_ARTIFACTS, 'database-down-1280.png'), fullPage: true });
   expect(await severeAccessibilityViolations(page)).toEqual([]);
 
+  // a browser with a person's session cookie, opened while the database is away: whether the session is live
+  // cannot be known, so the console says so (with Try again) rather than asking for a sign-in
+  const other = await browser.newContext();
+  await other.addCookies([{ name: 'zk_session', value: 'zk_session_opened_during_the_outage', url: baseUrl }]);
+  const second = await other.newPage();
+  await second.goto(`${baseUrl}/console/`);
+  await second.getByRole('alert').filter({ hasText: 'cannot reach its database' }).waitFor();
+  expect(await second.locator('#api-key').count()).toBe(0);
+  expect(await second.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+  await other.close();
+
   cluster = await startEmbeddedPostgres({ dir, persistent: true, port });
   await waitUntil('the service to serve again', async () => (await request(baseUrl).get('/ready')).status === 200, 30_000);
   await page.getByRole('button', { name: 'Try again' }).click();

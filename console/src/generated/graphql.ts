@@ -225,6 +225,15 @@ export type IpseckeyDataInput = {
   publicKey?: string | null | undefined;
 };
 
+export type InviteMemberInput = {
+  email: string;
+  /** owner, admin, editor or viewer. */
+  role: string;
+  userId: string | number;
+  /** An editor’s zones (named zones only); absent: every zone. */
+  zones?: Array<string> | null | undefined;
+};
+
 export type KeyPolicyInput = {
   /** CIDR blocks the key may be used from (HTTP clients, DNS UPDATE and transfers). */
   allowedNetworks?: Array<string> | null | undefined;
@@ -490,6 +499,13 @@ export type ServerInput = {
   tsigKeyName?: string | null | undefined;
 };
 
+export type SetMemberRoleInput = {
+  personId: string | number;
+  role: string;
+  userId: string | number;
+  zones?: Array<string> | null | undefined;
+};
+
 /** TLSA RDATA (RFC 6698 §2, RFC 7218). */
 export type TlsaDataInput = {
   /** hexadecimal, blanks allowed between digits */
@@ -687,7 +703,14 @@ export type ChangeEntryFieldsFragment = {
   createdAt: string;
   serialBefore: number | null;
   serialAfter: number;
-  author: { admin: boolean; keyId: string | null; keyName: string | null; tsigKeyId: string | null; userId: string | null } | null;
+  author: {
+    admin: boolean;
+    email: string | null;
+    keyId: string | null;
+    keyName: string | null;
+    tsigKeyId: string | null;
+    userId: string | null;
+  } | null;
   added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
   removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
 };
@@ -711,7 +734,14 @@ export type ZoneHistoryQuery = {
         createdAt: string;
         serialBefore: number | null;
         serialAfter: number;
-        author: { admin: boolean; keyId: string | null; keyName: string | null; tsigKeyId: string | null; userId: string | null } | null;
+        author: {
+          admin: boolean;
+          email: string | null;
+          keyId: string | null;
+          keyName: string | null;
+          tsigKeyId: string | null;
+          userId: string | null;
+        } | null;
         added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
         removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
       }>;
@@ -793,7 +823,14 @@ export type ZoneChangedSubscription = {
       createdAt: string;
       serialBefore: number | null;
       serialAfter: number;
-      author: { admin: boolean; keyId: string | null; keyName: string | null; tsigKeyId: string | null; userId: string | null } | null;
+      author: {
+        admin: boolean;
+        email: string | null;
+        keyId: string | null;
+        keyName: string | null;
+        tsigKeyId: string | null;
+        userId: string | null;
+      } | null;
       added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
       removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
     };
@@ -828,10 +865,43 @@ export type ImportZoneMutation = {
   };
 };
 
-export type ApiKeysQueryVariables = Exact<{ [key: string]: never }>;
+export type KeyPolicyFieldsFragment = {
+  restricted: boolean;
+  preset: KeyPreset | null;
+  mayCreateZones: boolean;
+  mayDeleteZones: boolean;
+  mayManageKeys: boolean;
+  expiresAt: string | null;
+  idleDays: number | null;
+  allowedNetworks: Array<string> | null;
+  rules: Array<{ zone: string | null; owner: string | null; types: Array<string> | null; access: PolicyAccess }> | null;
+};
+
+export type ApiKeysQueryVariables = Exact<{
+  userId?: string | number | null | undefined;
+}>;
 
 export type ApiKeysQuery = {
-  apiKeys: Array<{ id: string; name: string; userId: string | null; origin: ApiKeyOrigin; createdAt: string; revokedAt: string | null }>;
+  apiKeys: Array<{
+    id: string;
+    name: string;
+    userId: string | null;
+    origin: ApiKeyOrigin;
+    createdAt: string;
+    revokedAt: string | null;
+    lastUsedAt: string | null;
+    policy: {
+      restricted: boolean;
+      preset: KeyPreset | null;
+      mayCreateZones: boolean;
+      mayDeleteZones: boolean;
+      mayManageKeys: boolean;
+      expiresAt: string | null;
+      idleDays: number | null;
+      allowedNetworks: Array<string> | null;
+      rules: Array<{ zone: string | null; owner: string | null; types: Array<string> | null; access: PolicyAccess }> | null;
+    };
+  }>;
 };
 
 export type CreateApiKeyMutationVariables = Exact<{
@@ -841,7 +911,24 @@ export type CreateApiKeyMutationVariables = Exact<{
 export type CreateApiKeyMutation = {
   createApiKey: {
     secret: string;
-    apiKey: { id: string; name: string; userId: string | null; createdAt: string; revokedAt: string | null };
+    apiKey: {
+      id: string;
+      name: string;
+      userId: string | null;
+      createdAt: string;
+      revokedAt: string | null;
+      policy: {
+        restricted: boolean;
+        preset: KeyPreset | null;
+        mayCreateZones: boolean;
+        mayDeleteZones: boolean;
+        mayManageKeys: boolean;
+        expiresAt: string | null;
+        idleDays: number | null;
+        allowedNetworks: Array<string> | null;
+        rules: Array<{ zone: string | null; owner: string | null; types: Array<string> | null; access: PolicyAccess }> | null;
+      };
+    };
   };
 };
 
@@ -851,10 +938,31 @@ export type RevokeApiKeyMutationVariables = Exact<{
 
 export type RevokeApiKeyMutation = { revokeApiKey: { id: string; revokedAt: string | null } };
 
-export type TsigKeysQueryVariables = Exact<{ [key: string]: never }>;
+export type TsigKeysQueryVariables = Exact<{
+  userId?: string | number | null | undefined;
+}>;
 
 export type TsigKeysQuery = {
-  tsigKeys: Array<{ id: string; name: string; algorithm: string; userId: string | null; createdAt: string; revokedAt: string | null }>;
+  tsigKeys: Array<{
+    id: string;
+    name: string;
+    algorithm: string;
+    userId: string | null;
+    createdAt: string;
+    revokedAt: string | null;
+    lastUsedAt: string | null;
+    policy: {
+      restricted: boolean;
+      preset: KeyPreset | null;
+      mayCreateZones: boolean;
+      mayDeleteZones: boolean;
+      mayManageKeys: boolean;
+      expiresAt: string | null;
+      idleDays: number | null;
+      allowedNetworks: Array<string> | null;
+      rules: Array<{ zone: string | null; owner: string | null; types: Array<string> | null; access: PolicyAccess }> | null;
+    };
+  }>;
 };
 
 export type CreateTsigKeyMutationVariables = Exact<{
@@ -864,7 +972,25 @@ export type CreateTsigKeyMutationVariables = Exact<{
 export type CreateTsigKeyMutation = {
   createTsigKey: {
     secret: string;
-    tsigKey: { id: string; name: string; algorithm: string; userId: string | null; createdAt: string; revokedAt: string | null };
+    tsigKey: {
+      id: string;
+      name: string;
+      algorithm: string;
+      userId: string | null;
+      createdAt: string;
+      revokedAt: string | null;
+      policy: {
+        restricted: boolean;
+        preset: KeyPreset | null;
+        mayCreateZones: boolean;
+        mayDeleteZones: boolean;
+        mayManageKeys: boolean;
+        expiresAt: string | null;
+        idleDays: number | null;
+        allowedNetworks: Array<string> | null;
+        rules: Array<{ zone: string | null; owner: string | null; types: Array<string> | null; access: PolicyAccess }> | null;
+      };
+    };
   };
 };
 
@@ -1192,6 +1318,254 @@ export type ConfirmDnssecDsPublishedMutation = {
   };
 };
 
+export type MembershipFieldsFragment = {
+  userId: string;
+  personId: string;
+  email: string;
+  accountEmail: string;
+  role: string;
+  zones: Array<string> | null;
+  createdAt: string;
+};
+
+export type MeQueryVariables = Exact<{ [key: string]: never }>;
+
+export type MeQuery = {
+  me: {
+    personId: string;
+    email: string;
+    accountId: string | null;
+    role: string | null;
+    memberships: Array<{
+      userId: string;
+      personId: string;
+      email: string;
+      accountEmail: string;
+      role: string;
+      zones: Array<string> | null;
+      createdAt: string;
+    }>;
+  };
+};
+
+export type SwitchAccountMutationVariables = Exact<{
+  userId: string | number;
+}>;
+
+export type SwitchAccountMutation = { switchAccount: boolean };
+
+export type MembersQueryVariables = Exact<{
+  userId: string | number;
+}>;
+
+export type MembersQuery = {
+  members: Array<{
+    userId: string;
+    personId: string;
+    email: string;
+    accountEmail: string;
+    role: string;
+    zones: Array<string> | null;
+    createdAt: string;
+  }>;
+};
+
+export type SetMemberRoleMutationVariables = Exact<{
+  input: SetMemberRoleInput;
+}>;
+
+export type SetMemberRoleMutation = {
+  setMemberRole: {
+    userId: string;
+    personId: string;
+    email: string;
+    accountEmail: string;
+    role: string;
+    zones: Array<string> | null;
+    createdAt: string;
+  };
+};
+
+export type RemoveMemberMutationVariables = Exact<{
+  userId: string | number;
+  personId: string | number;
+}>;
+
+export type RemoveMemberMutation = { removeMember: { userId: string; personId: string } };
+
+export type InvitationFieldsFragment = {
+  id: string;
+  userId: string;
+  email: string;
+  role: string;
+  zones: Array<string> | null;
+  createdAt: string;
+  expiresAt: string;
+};
+
+export type InvitationsQueryVariables = Exact<{
+  userId: string | number;
+}>;
+
+export type InvitationsQuery = {
+  invitations: Array<{
+    id: string;
+    userId: string;
+    email: string;
+    role: string;
+    zones: Array<string> | null;
+    createdAt: string;
+    expiresAt: string;
+  }>;
+};
+
+export type InviteMemberMutationVariables = Exact<{
+  input: InviteMemberInput;
+}>;
+
+export type InviteMemberMutation = {
+  inviteMember: {
+    link: string;
+    invitation: {
+      id: string;
+      userId: string;
+      email: string;
+      role: string;
+      zones: Array<string> | null;
+      createdAt: string;
+      expiresAt: string;
+    };
+  };
+};
+
+export type RevokeInvitationMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type RevokeInvitationMutation = { revokeInvitation: { id: string } };
+
+export type AcceptInvitationMutationVariables = Exact<{
+  token: string;
+}>;
+
+export type AcceptInvitationMutation = {
+  acceptInvitation: {
+    userId: string;
+    personId: string;
+    email: string;
+    accountEmail: string;
+    role: string;
+    zones: Array<string> | null;
+    createdAt: string;
+  };
+};
+
+export type MySessionsQueryVariables = Exact<{ [key: string]: never }>;
+
+export type MySessionsQuery = {
+  mySessions: Array<{
+    id: string;
+    accountId: string | null;
+    createdAt: string;
+    lastSeenAt: string;
+    sourceAddress: string | null;
+    userAgent: string | null;
+    current: boolean;
+  }>;
+};
+
+export type EndSessionsMutationVariables = Exact<{
+  id?: string | number | null | undefined;
+}>;
+
+export type EndSessionsMutation = { endSessions: Array<string> };
+
+export type MyPasskeysQueryVariables = Exact<{ [key: string]: never }>;
+
+export type MyPasskeysQuery = {
+  myPasskeys: Array<{ id: string; createdAt: string; lastUsedAt: string | null; transports: Array<string> | null }>;
+};
+
+export type RemovePasskeyMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type RemovePasskeyMutation = { removePasskey: string };
+
+export type ZoneTransferFieldsFragment = {
+  id: string;
+  zone: string;
+  fromUserId: string;
+  toUserId: string;
+  offeredBy: string | null;
+  createdAt: string;
+  expiresAt: string;
+};
+
+export type ZoneTransfersQueryVariables = Exact<{ [key: string]: never }>;
+
+export type ZoneTransfersQuery = {
+  zoneTransfers: Array<{
+    id: string;
+    zone: string;
+    fromUserId: string;
+    toUserId: string;
+    offeredBy: string | null;
+    createdAt: string;
+    expiresAt: string;
+  }>;
+};
+
+export type OfferZoneTransferMutationVariables = Exact<{
+  zone: string;
+  toUserId?: string | number | null | undefined;
+  toEmail?: string | null | undefined;
+}>;
+
+export type OfferZoneTransferMutation = {
+  offerZoneTransfer: {
+    id: string;
+    zone: string;
+    fromUserId: string;
+    toUserId: string;
+    offeredBy: string | null;
+    createdAt: string;
+    expiresAt: string;
+  };
+};
+
+export type AcceptZoneTransferMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type AcceptZoneTransferMutation = {
+  acceptZoneTransfer: {
+    id: string;
+    zone: string;
+    fromUserId: string;
+    toUserId: string;
+    offeredBy: string | null;
+    createdAt: string;
+    expiresAt: string;
+  };
+};
+
+export type CancelZoneTransferMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type CancelZoneTransferMutation = {
+  cancelZoneTransfer: {
+    id: string;
+    zone: string;
+    fromUserId: string;
+    toUserId: string;
+    offeredBy: string | null;
+    createdAt: string;
+    expiresAt: string;
+  };
+};
+
 export const ChangedRecordFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -1233,6 +1607,7 @@ export const ChangeEntryFieldsFragmentDoc = {
               kind: 'SelectionSet',
               selections: [
                 { kind: 'Field', name: { kind: 'Name', value: 'admin' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'email' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'keyId' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'keyName' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'tsigKeyId' } },
@@ -1307,6 +1682,42 @@ export const PropagationFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<PropagationFieldsFragment, unknown>;
+export const KeyPolicyFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'KeyPolicyFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'KeyPolicy' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'restricted' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'preset' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rules' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'types' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'access' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayCreateZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayDeleteZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayManageKeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'idleDays' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'allowedNetworks' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<KeyPolicyFieldsFragment, unknown>;
 export const DnssecFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -1388,6 +1799,72 @@ export const DnssecFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<DnssecFieldsFragment, unknown>;
+export const MembershipFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MembershipFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Membership' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'accountEmail' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MembershipFieldsFragment, unknown>;
+export const InvitationFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'InvitationFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Invitation' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<InvitationFieldsFragment, unknown>;
+export const ZoneTransferFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneTransferFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneTransfer' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'fromUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'offeredBy' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneTransferFieldsFragment, unknown>;
 export const WhoAmIDocument = {
   kind: 'Document',
   definitions: [
@@ -2168,6 +2645,7 @@ export const ZoneHistoryDocument = {
               kind: 'SelectionSet',
               selections: [
                 { kind: 'Field', name: { kind: 'Name', value: 'admin' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'email' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'keyId' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'keyName' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'tsigKeyId' } },
@@ -2494,6 +2972,7 @@ export const ZoneChangedDocument = {
               kind: 'SelectionSet',
               selections: [
                 { kind: 'Field', name: { kind: 'Name', value: 'admin' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'email' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'keyId' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'keyName' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'tsigKeyId' } },
@@ -2671,12 +3150,26 @@ export const ApiKeysDocument = {
       kind: 'OperationDefinition',
       operation: 'query',
       name: { kind: 'Name', value: 'ApiKeys' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
+      ],
       selectionSet: {
         kind: 'SelectionSet',
         selections: [
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'apiKeys' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+            ],
             selectionSet: {
               kind: 'SelectionSet',
               selections: [
@@ -2686,9 +3179,49 @@ export const ApiKeysDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'origin' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastUsedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'policy' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'KeyPolicyFields' } }],
+                  },
+                },
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'KeyPolicyFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'KeyPolicy' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'restricted' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'preset' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rules' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'types' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'access' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayCreateZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayDeleteZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayManageKeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'idleDays' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'allowedNetworks' } },
         ],
       },
     },
@@ -2736,12 +3269,51 @@ export const CreateApiKeyDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'policy' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'KeyPolicyFields' } }],
+                        },
+                      },
                     ],
                   },
                 },
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'KeyPolicyFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'KeyPolicy' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'restricted' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'preset' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rules' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'types' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'access' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayCreateZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayDeleteZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayManageKeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'idleDays' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'allowedNetworks' } },
         ],
       },
     },
@@ -2790,12 +3362,26 @@ export const TsigKeysDocument = {
       kind: 'OperationDefinition',
       operation: 'query',
       name: { kind: 'Name', value: 'TsigKeys' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
+      ],
       selectionSet: {
         kind: 'SelectionSet',
         selections: [
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'tsigKeys' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+            ],
             selectionSet: {
               kind: 'SelectionSet',
               selections: [
@@ -2805,9 +3391,49 @@ export const TsigKeysDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastUsedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'policy' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'KeyPolicyFields' } }],
+                  },
+                },
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'KeyPolicyFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'KeyPolicy' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'restricted' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'preset' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rules' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'types' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'access' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayCreateZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayDeleteZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayManageKeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'idleDays' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'allowedNetworks' } },
         ],
       },
     },
@@ -2856,12 +3482,51 @@ export const CreateTsigKeyDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'revokedAt' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'policy' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'KeyPolicyFields' } }],
+                        },
+                      },
                     ],
                   },
                 },
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'KeyPolicyFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'KeyPolicy' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'restricted' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'preset' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rules' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'types' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'access' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayCreateZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayDeleteZones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'mayManageKeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'idleDays' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'allowedNetworks' } },
         ],
       },
     },
@@ -3772,3 +4437,780 @@ export const ConfirmDnssecDsPublishedDocument = {
     },
   ],
 } as unknown as DocumentNode<ConfirmDnssecDsPublishedMutation, ConfirmDnssecDsPublishedMutationVariables>;
+export const MeDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Me' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'me' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'accountId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'memberships' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MembershipFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MembershipFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Membership' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'accountEmail' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MeQuery, MeQueryVariables>;
+export const SwitchAccountDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'SwitchAccount' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'switchAccount' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SwitchAccountMutation, SwitchAccountMutationVariables>;
+export const MembersDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Members' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'members' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MembershipFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MembershipFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Membership' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'accountEmail' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MembersQuery, MembersQueryVariables>;
+export const SetMemberRoleDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'SetMemberRole' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'SetMemberRoleInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'setMemberRole' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MembershipFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MembershipFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Membership' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'accountEmail' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SetMemberRoleMutation, SetMemberRoleMutationVariables>;
+export const RemoveMemberDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RemoveMember' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'personId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'removeMember' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'personId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'personId' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RemoveMemberMutation, RemoveMemberMutationVariables>;
+export const InvitationsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Invitations' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'invitations' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'InvitationFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'InvitationFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Invitation' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<InvitationsQuery, InvitationsQueryVariables>;
+export const InviteMemberDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'InviteMember' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'InviteMemberInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'inviteMember' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'link' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'invitation' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'InvitationFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'InvitationFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Invitation' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<InviteMemberMutation, InviteMemberMutationVariables>;
+export const RevokeInvitationDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RevokeInvitation' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'revokeInvitation' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'id' } }] },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RevokeInvitationMutation, RevokeInvitationMutationVariables>;
+export const AcceptInvitationDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AcceptInvitation' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'token' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'acceptInvitation' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'token' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'token' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'MembershipFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'MembershipFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Membership' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'userId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'accountEmail' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AcceptInvitationMutation, AcceptInvitationMutationVariables>;
+export const MySessionsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'MySessions' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'mySessions' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'accountId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastSeenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'sourceAddress' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'userAgent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'current' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MySessionsQuery, MySessionsQueryVariables>;
+export const EndSessionsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'EndSessions' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'endSessions' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<EndSessionsMutation, EndSessionsMutationVariables>;
+export const MyPasskeysDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'MyPasskeys' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'myPasskeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastUsedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'transports' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MyPasskeysQuery, MyPasskeysQueryVariables>;
+export const RemovePasskeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RemovePasskey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'removePasskey' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RemovePasskeyMutation, RemovePasskeyMutationVariables>;
+export const ZoneTransfersDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneTransfers' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'zoneTransfers' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZoneTransferFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneTransferFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneTransfer' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'fromUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'offeredBy' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneTransfersQuery, ZoneTransfersQueryVariables>;
+export const OfferZoneTransferDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'OfferZoneTransfer' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'toUserId' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'toEmail' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'offerZoneTransfer' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'toUserId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'toUserId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'toEmail' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'toEmail' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZoneTransferFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneTransferFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneTransfer' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'fromUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'offeredBy' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<OfferZoneTransferMutation, OfferZoneTransferMutationVariables>;
+export const AcceptZoneTransferDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AcceptZoneTransfer' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'acceptZoneTransfer' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZoneTransferFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneTransferFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneTransfer' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'fromUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'offeredBy' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AcceptZoneTransferMutation, AcceptZoneTransferMutationVariables>;
+export const CancelZoneTransferDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CancelZoneTransfer' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'cancelZoneTransfer' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZoneTransferFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneTransferFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneTransfer' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'fromUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toUserId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'offeredBy' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CancelZoneTransferMutation, CancelZoneTransferMutationVariables>;

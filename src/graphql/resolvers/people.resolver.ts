@@ -2,7 +2,7 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { InviteMemberInput, SetMemberRoleInput } from '../inputs/people.input';
-import { CreatedInvitationType, InvitationType, MeType, MembershipType, SessionType } from '../types/people.type';
+import { CreatedInvitationType, InvitationType, MeType, MembershipType, PasskeyType, SessionType } from '../types/people.type';
 import { personOf } from '../../services/people.service';
 
 /** People, members, invitations and sessions (docs/people.md; PeopleService, SessionsService). */
@@ -76,5 +76,17 @@ export class PeopleResolver {
   @Mutation(() => [ID], { description: 'Ends one of the person’s sessions (`id`), or every one (sign-out everywhere); the ids ended.' })
   endSessions(@Arg('id', () => ID, { nullable: true }) id: string | undefined, @Ctx() ctx: GraphQLContext) {
     return ctx.services.sessions.end(ctx, parseOptionalId(id, 'id'));
+  }
+
+  @Query(() => [PasskeyType], { description: 'The passkeys of the person signed in.' })
+  myPasskeys(@Ctx() ctx: GraphQLContext) {
+    return ctx.services.passkeys.list(ctx);
+  }
+
+  @Mutation(() => ID, { description: 'Removes one of the signed-in person’s passkeys (a lost authenticator); its id.' })
+  async removePasskey(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    const passkeyId = parseId(id, 'id');
+    await ctx.services.passkeys.remove(ctx, passkeyId);
+    return passkeyId;
   }
 }

@@ -84,6 +84,21 @@ export class SessionType {
   current!: boolean;
 }
 
+@ObjectType('Passkey', { simpleResolvers: true, description: 'One of the signed-in person’s passkeys (no key material).' })
+export class PasskeyType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field({ description: 'When it was registered.' })
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true, description: 'When it last signed in; null: never.' })
+  lastUsedAt!: Date | null;
+
+  @Field(() => [String], { nullable: true, description: 'How the browser reaches it (usb, nfc, internal, hybrid…), as it said.' })
+  transports!: string[] | null;
+}
+
 @ObjectType('Me', { simpleResolvers: true, description: 'The person signed in.' })
 export class MeType {
   @Field(() => ID)

@@ -1,0 +1,47 @@
+import { createContext, useContext } from 'react';
+import type { MembershipFieldsFragment } from './generated/graphql';
+
+/**
+ * Who the console acts as, for the screens that need an account's id (members, keys, transfers): a person signed
+ * in (a session: `me` says the account acted in, the role there and every membership), or a key. A user key
+ * learns its account from `users` (it sees only its own user); the admin key has none of its own.
+ */
+export interface Identity {
+  kind: 'key' | 'session';
+  /** the account acted in; null: the admin key, or a person who is no member of any account yet */
+  accountId: string | null;
+  /** the person's role in that account (a key: null) */
+  role: string | null;
+  /** the person's e-mail address (a key: null) */
+  email: string | null;
+  memberships: MembershipFieldsFragment[];
+  /** the admin key: every account, keys without a user */
+  admin: boolean;
+}
+
+export const IdentityContext = createContext<Identity>({
+  kind: 'key',
+  accountId: null,
+  role: null,
+  email: null,
+  memberships: [],
+  admin: false,
+});
+
+export const useIdentity = () => useContext(IdentityContext);
+
+/** Owners and admins manage members and keys (docs/people.md, «Roles»); keys are answered by the API itself. */
+export const managesMembers = (identity: Identity) => identity.kind === 'key' || identity.role === 'owner' || identity.role === 'admin';
+
+/** The console's words for a role (the API's value is lower-case). */
+export const ROLE_WORDS: Record<string, string> = {
+  owner: 'Owner',
+  admin: 'Admin',
+  editor: 'Editor',
+  viewer: 'Viewer',
+};
+
+export const roleWords = (role: string | null | undefined) => (role ? (ROLE_WORDS[role] ?? role) : '');
+
+/** a date and time as people read it in this console */
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en') : '');
