@@ -2,8 +2,8 @@
  * ALIAS flattening end to end (docs/templates-and-alias.md), with real parts: the target is served by a local
  * Knot (test/support/knot-primary.ts), which is the ALIAS_RESOLVERS here (it answers authoritatively, which is
  * all the worker asks); the worker publishes the target's A and AAAA at the ALIAS owner as derived records;
- * our primary's AXFR, a Knot secondary (catalog) and a BIND secondary (the zone configured, as a plain BIND
- * secondary is) serve them, and the new ones after the target changes, within the derived TTL. The
+ * our primary's AXFR, a Knot secondary (catalog), and a BIND and a PowerDNS secondary (the zone configured, as
+ * a plain secondary has it, nothing about ALIAS) serve them, and the new ones after the target changes, within the derived TTL. The
  * history shows each refresh as the service's own change. A target gone NXDOMAIN or silent keeps the last
  * addresses served and the status says why; the derived records are read-only; with no ALIAS_RESOLVERS an ALIAS
  * is refused.
@@ -16,6 +16,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, CREATE_RECORD, errorCode } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
+import { PowerDnsServer, startPowerDnsSecondary } from '../support/powerdns-server';
 import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
 
 const ZONE = 'flat.zk-alias.test';
@@ -31,6 +32,7 @@ let dir: string;
 let target: KnotPrimary;
 let secondary: Knot;
 let bind: BindSecondary;
+let powerdns: PowerDnsServer;
 let app: TestApp;
 let dnsPort: number;
 let targetSerial = 1;
@@ -54,10 +56,11 @@ beforeAll(async () => {
   dnsPort = await freePort();
   secondary = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   bind = await startBindSecondary({ zones: [ZONE], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  powerdns = await startPowerDnsSecondary({ zones: [ZONE], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${secondary.port},127.0.0.1:${bind.port}`,
+    SECONDARIES: `127.0.0.1:${secondary.port},127.0.0.1:${bind.port},127.0.0.1:${powerdns.dnsPort}`,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
     CATALOG_ZONE: CATALOG,
     ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
@@ -72,6 +75,7 @@ afterAll(async () => {
   await app?.close();
   await secondary?.stop();
   await bind?.stop();
+  await powerdns?.stop();
   await target?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
@@ -93,7 +97,7 @@ const STATUS = `query($n: String) { domain(name: $n) { aliasStatus { owner type 
   records { id owner type rdata derived } changes(first: 5) { nodes { author { keyName } serviceNote added { owner type rdata } } } } }`;
 const status = async () => (await app.gql(STATUS, { n: ZONE })).data.domain;
 
-test('an apex ALIAS gets its target’s addresses, served by AXFR and by Knot and BIND secondaries, as the service’s own change; they are read-only', async () => {
+test('an apex ALIAS gets its target’s addresses, served by AXFR and by Knot, BIND and PowerDNS secondaries, as the service’s own change; they are read-only', async () => {
   const res = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: '@', type: 'ALIAS', rdata: TARGET, ttl: 300 } });
   expect(res.errors).toBeUndefined();
   // the answers' smallest TTL (60) capped by ALIAS_MAX_TTL (2)
@@ -105,6 +109,7 @@ test('an apex ALIAS gets its target’s addresses, served by AXFR and by Knot an
   for (const [name, port] of [
     ['Knot', secondary.port],
     ['BIND', bind.port],
+    ['PowerDNS', powerdns.dnsPort],
   ] as const)
     await waitFor(`the ${name} secondary to serve them`, async () => {
       const served = await apexAddresses(port, 'query');
@@ -152,7 +157,7 @@ test('a zone file writes the ALIAS, not its derived addresses; imported back (RE
   expect(derived.map((r: any) => `${r.type} ${r.rdata}`).sort()).toEqual(['A 192.0.2.10', 'AAAA 2001:db8::10']);
 });
 
-test('the target’s new addresses reach the primary, and the Knot and BIND secondaries within the TTL', async () => {
+test('the target’s new addresses reach the primary, and the Knot, BIND and PowerDNS secondaries within the TTL', async () => {
   writeTarget({ a: '192.0.2.20', aaaa: '2001:db8::20' });
   const changedAt = Date.now();
   await target.reload();
@@ -163,6 +168,7 @@ test('the target’s new addresses reach the primary, and the Knot and BIND seco
       [
         ['Knot', secondary.port],
         ['BIND', bind.port],
+        ['PowerDNS', powerdns.dnsPort],
       ] as const
     ).map(async ([name, port]) => {
       await waitFor(`the ${name} secondary to serve the new addresses`, async () => {
@@ -213,6 +219,7 @@ test('a target gone NXDOMAIN, then silent: the last addresses stay served and th
   expect(await apexAddresses(dnsPort, 'axfr')).toEqual(last);
   expect(await apexAddresses(secondary.port, 'query')).toEqual(last);
   expect(await apexAddresses(bind.port, 'query')).toEqual(last);
+  expect(await apexAddresses(powerdns.dnsPort, 'query')).toEqual(last);
 }, 30_000);
 
 test('with no ALIAS_RESOLVERS, an ALIAS is refused naming the setting, and nothing is written', async () => {
