@@ -1,6 +1,8 @@
 import type { ZoneKind } from '../entities/domain.entity';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
+import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
+import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-refresh';
 import {
   DNSSEC_POLICY_JSON,
   DnssecPolicy,
@@ -191,9 +193,14 @@ export type NotWritten = { moved: true } | { quota: { limit: number; current: nu
  * its own, so that a record removed and added again does not meet itself in the unique index; that needs the
  * caller's transaction with the zone row locked (`needsTransaction`).
  */
+/** the condition of every part of a zone change's statement: its compare-and-set on the serial passed */
+const WRITTEN = 'exists (select 1 from dom)';
+
 export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | NotWritten> {
   if (needsTransaction(write)) {
     await sql.rows('delete from records where domain_id = $1 and id = any($2::bigint[])', [write.domainId, write.deleteIds]);
+    // an ALIAS/ANAME deleted leaves its schedule row due: the worker removes its derived rows (alias-refresh.ts)
+    await sql.rows(dueOnDeleteSql('$1', 'true'), [write.deleteIds]);
   }
   const p = new Params();
   const domainId = p.add(write.domainId);
@@ -212,16 +219,23 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   ];
   if (write.deleteIds.length && !needsTransaction(write)) {
     parts.push(`del as (delete from records where domain_id = (select id from dom) and id = any(${p.add(write.deleteIds)}::bigint[]))`);
+    parts.push(`adel as (${dueOnDeleteSql(p.add(write.deleteIds), WRITTEN)})`);
   }
   if (write.update) {
     const u = write.update;
     parts.push(`upd as (update records set owner = ${p.add(u.owner)}, type = ${p.add(u.type)}, rdata = ${p.add(u.rdata)}, ttl = ${p.add(u.ttl)},
       updated_at = now() where domain_id = (select id from dom) and id = ${p.add(u.id)})`);
+    parts.push(
+      `aupd as (${scheduleUpdatedSql(FLATTENED_TYPE_NAMES.has(u.type), p.add(u.id), p.add(u.rdata), '(select id from dom)', WRITTEN)})`,
+    );
   }
+  const flattenedInserts = write.inserts.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
   parts.push(`ins as (insert into records (domain_id, owner, type, rdata, ttl)
       select dom.id, x.owner, x.type, x.rdata, x.ttl
         from dom, rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
-      order by x.n returning id)`);
+      order by x.n returning id${flattenedInserts ? ', type, rdata' : ''})`);
+  // the schedule of an ALIAS/ANAME inserted, in the same statement (alias-refresh.ts)
+  if (flattenedInserts) parts.push(`ains as (${scheduleInsertedSql('ins', '(select id from dom)')})`);
   if (write.soa) {
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
@@ -371,6 +385,8 @@ export async function insertZone(
   // creates of one user wait for each other's row lock and each checks the count the one before left
   // (READ COMMITTED re-evaluates the condition on the row as committed), so no quota is passed however many
   // come at once; a zone that is then not inserted (a duplicate name) fails the statement, count included
+  // a template's ALIAS/ANAME gets its schedule row in the same statement (alias-refresh.ts)
+  const scheduled = zone.records.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
   const [row] = await sql.rows(
     `with prior as (
        select serial_after from changes where zone = $2 order by id desc limit 1),
@@ -387,7 +403,13 @@ export async function insertZone(
        insert into records (domain_id, owner, type, rdata, ttl)
        select dom.id, x.owner, x.type, x.rdata, x.ttl
          from dom, rows from (json_to_recordset($4::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
-        order by x.n),
+        order by x.n${
+          scheduled
+            ? `
+       returning id, type, rdata),
+     sched as (${scheduleInsertedSql('rec', '(select id from dom)')}`
+            : ''
+        }),
      chg as (
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
        select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)

@@ -222,6 +222,22 @@ test('a target gone NXDOMAIN, then silent: the last addresses stay served and th
   expect(await apexAddresses(powerdns.dnsPort, 'query')).toEqual(last);
 }, 30_000);
 
+test('a deleted ALIAS: the worker removes its derived addresses in a change of its own, and forgets its schedule', async () => {
+  const alias = (await status()).records.find((r: any) => r.type === 'ALIAS');
+  const del = await app.gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id: alias.id });
+  expect(del.errors).toBeUndefined();
+  await waitFor('the primary to serve no apex address', async () =>
+    (await apexAddresses(dnsPort, 'axfr')).length === 0 ? true : undefined,
+  );
+  const domain = await status();
+  expect(domain.records.filter((r: any) => r.derived)).toEqual([]);
+  expect(domain.aliasStatus).toEqual([]);
+  expect(domain.changes.nodes[0]).toMatchObject({ author: null, serviceNote: 'ALIAS removed: its derived addresses go' });
+  await waitFor('the schedule row to be forgotten', async () =>
+    (await app.service.database.db.rows('select 1 from alias_refresh where record_id = $1', [alias.id])).length === 0 ? true : undefined,
+  );
+});
+
 test('with no ALIAS_RESOLVERS, an ALIAS is refused naming the setting, and nothing is written', async () => {
   const bare = await startTestApp();
   try {
