@@ -225,9 +225,11 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     const u = write.update;
     parts.push(`upd as (update records set owner = ${p.add(u.owner)}, type = ${p.add(u.type)}, rdata = ${p.add(u.rdata)}, ttl = ${p.add(u.ttl)},
       updated_at = now() where domain_id = (select id from dom) and id = ${p.add(u.id)})`);
-    parts.push(
-      `aupd as (${scheduleUpdatedSql(FLATTENED_TYPE_NAMES.has(u.type), p.add(u.id), p.add(u.rdata), '(select id from dom)', WRITTEN)})`,
-    );
+    // an ALIAS/ANAME edited is scheduled (alias-refresh.ts); its RDATA is a parameter only then (an unused
+    // parameter has no type PostgreSQL can determine)
+    const flattened = FLATTENED_TYPE_NAMES.has(u.type);
+    const aliasSchedule = scheduleUpdatedSql(flattened, p.add(u.id), flattened ? p.add(u.rdata) : '', '(select id from dom)', WRITTEN);
+    parts.push(`aupd as (${aliasSchedule})`);
   }
   const flattenedInserts = write.inserts.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
   parts.push(`ins as (insert into records (domain_id, owner, type, rdata, ttl)

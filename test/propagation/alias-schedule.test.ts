@@ -67,7 +67,7 @@ test('a lease takes only due rows, at most the batch size, and a leased row is n
   ]);
 });
 
-test('an edited target is due at once; a TTL edit leaves the schedule alone', async () => {
+test('an edited target is due at once; a TTL edit, or an edit of another record, leaves the schedule alone', async () => {
   const update = (owner: string, rdata: string, ttl: number) =>
     app.gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { rdata } }`, {
       id: ids.get(owner),
@@ -77,6 +77,13 @@ test('an edited target is due at once; a TTL edit leaves the schedule alone', as
   expect(await leased(10)).toEqual([]);
   expect((await update('d', 'other.cdn.example.', 900)).errors).toBeUndefined();
   expect(await leased(10)).toEqual(['d other.cdn.example.']);
+  // a person's A edited: no schedule row of its own, none touched
+  const plain = await app.gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { rdata } }`, {
+    id: ids.get('plain'),
+    i: { zone: ZONE, owner: 'plain', type: 'A', rdata: '192.0.2.2', ttl: 300 },
+  });
+  expect(plain.errors).toBeUndefined();
+  expect(await leased(10)).toEqual([]);
 });
 
 test('a deleted ALIAS leaves its row due, taken as gone, then forgotten', async () => {
