@@ -78,7 +78,8 @@ export async function refreshAlias(db: Database, settings: Settings, alias: DueA
       const sql = change.connection;
       if (!(await aliasStillThere(sql, alias.recordId, alias.target))) return false;
       const current = await derivedRowsOf(sql, alias.recordId);
-      const key = (r: JournalRecord) => `${r.type} ${r.rdata} ${r.ttl}`;
+      // the owner counts: an ALIAS moved to another owner takes its addresses along
+      const key = (r: JournalRecord) => `${r.owner} ${r.type} ${r.rdata} ${r.ttl}`;
       const wanted = new Set(resolved.addresses.map(key));
       const have = new Set(current.map(key));
       const stale = current.filter((r) => !wanted.has(key(r)));

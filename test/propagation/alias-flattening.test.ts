@@ -200,6 +200,30 @@ test('an ALIAS edited to another target is asked at once: its addresses replace 
   expect((await status()).aliasStatus[0]).toMatchObject({ target: shop, state: 'ok', addresses: ['198.51.100.7'] });
 });
 
+test('an ALIAS moved to another owner takes its addresses along, and back', async () => {
+  const alias = (await status()).records.find((r: any) => r.type === 'ALIAS');
+  const move = (owner: string) =>
+    app.gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { owner } }`, {
+      id: alias.id,
+      i: { zone: ZONE, owner, type: 'ALIAS', rdata: alias.rdata, ttl: 900 },
+    });
+  const servedAt = async () =>
+    records(await dig(['@127.0.0.1', '-p', String(dnsPort), '-y', `hmac-sha256:${KEY_NAME}:${SECRET}`, ZONE, 'AXFR']))
+      .filter((r) => r.type === 'A' || r.type === 'AAAA')
+      .map((r) => `${r.name} ${r.type} ${r.rdata}`)
+      .sort();
+  expect((await move('moved')).errors).toBeUndefined();
+  const moved = [`moved.${ZONE}. A 198.51.100.7`];
+  await waitFor('the addresses at the new owner only', async () =>
+    JSON.stringify(await servedAt()) === JSON.stringify(moved) ? true : undefined,
+  );
+  expect((await move('@')).errors).toBeUndefined();
+  const back = [`${ZONE}. A 198.51.100.7`];
+  await waitFor('the addresses back at the apex only', async () =>
+    JSON.stringify(await servedAt()) === JSON.stringify(back) ? true : undefined,
+  );
+});
+
 test('a target gone NXDOMAIN, then silent: the last addresses stay served and the status says why', async () => {
   const last = ['A 198.51.100.7 2'];
   writeTarget(undefined);
