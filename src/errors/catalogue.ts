@@ -67,7 +67,6 @@ export const ERROR_CATALOGUE = {
   DNSSEC_NOTHING_TO_CONFIRM: { status: 409, message: 'Nothing of the zone waits for that at the parent' },
   DNSSEC_DISABLING: { status: 409, message: 'The zone is being unsigned (its DS-delete CDS/CDNSKEY are published)' },
   /** ALIAS and ANAME in a signed zone: not yet (docs/templates-and-alias.md) */
-  ALIAS_IN_SIGNED_ZONE: { status: 409, message: 'A signed zone cannot hold ALIAS or ANAME records yet' },
   /** ALIAS flattening (docs/templates-and-alias.md): no resolver to flatten with, and the derived addresses */
   ALIAS_RESOLVERS_UNSET: { status: 422, message: 'ALIAS and ANAME records need the ALIAS_RESOLVERS setting' },
   RECORD_DERIVED: { status: 409, message: 'The record is derived from an ALIAS or ANAME and is read-only' },

@@ -1,7 +1,7 @@
 /**
- * ALIAS/ANAME flattening's SQL (docs/templates-and-alias.md): the worker's schedule (`alias_refresh`, claimed
- * with FOR UPDATE SKIP LOCKED so each refresh runs in one worker process) and the derived A/AAAA rows
- * (`records.derived_from`).
+ * ALIAS/ANAME flattening's SQL (docs/templates-and-alias.md): the worker's schedule (`alias_refresh`, kept by
+ * the write engine's statements and claimed with FOR UPDATE SKIP LOCKED so each refresh runs in one worker
+ * process) and the derived A/AAAA rows (`records.derived_from`).
  */
 import type { Database, Sql } from '../db/pool';
 import type { StoredRow } from './zone-writes';
@@ -14,6 +14,8 @@ export interface DueAlias {
   owner: string;
   type: string;
   target: string;
+  /** the record is gone (or is no longer an ALIAS/ANAME): its derived rows go, then its schedule row */
+  gone: boolean;
 }
 
 export interface AliasOutcome {
@@ -37,34 +39,52 @@ export interface AliasStatusRow {
   nextRefreshAt: string;
 }
 
-/**
- * every ALIAS/ANAME without a schedule row gets one, due now (a new record, or one made before the worker ran),
- * and one whose target was edited is due now
- */
-export async function scheduleNewAliases(db: Database): Promise<number> {
-  const added = await db.affected(
-    `insert into alias_refresh (record_id, domain_id, target)
-       select r.id, r.domain_id, r.rdata from records r
-        where r.type = any($1::text[]) and not exists (select 1 from alias_refresh s where s.record_id = r.id)
-     on conflict do nothing`,
-    [[...FLATTENED_TYPE_NAMES]],
-  );
-  const edited = await db.affected(
-    `update alias_refresh s set target = r.rdata, next_refresh_at = now() from records r
-      where r.id = s.record_id and r.rdata <> s.target`,
-  );
-  return added + edited;
-}
+/** the never-served types as an SQL list, for the schedule's statements */
+export const FLATTENED_TYPES_SQL = `(${[...FLATTENED_TYPE_NAMES].map((t) => `'${t}'`).join(', ')})`;
 
-/** claims up to `limit` due ALIAS/ANAME records, leasing each for `leaseSeconds` (a worker that dies leaves it to another) */
+/**
+ * The schedule is kept by the write engine, in the statement that writes the records (zone-writes.ts), so the
+ * worker reads only the due rows: an ALIAS/ANAME inserted gets its row, due now (`scheduleInsertedSql`); an edit
+ * makes it due now, and a record turned from or into one is scheduled or made due
+ * (`scheduleUpdatedSql`); one deleted leaves its row due now (`dueOnDeleteSql`), a tombstone: the lease finds
+ * its record gone, and the worker removes its derived rows, then the row (`forgetAlias`).
+ */
+
+/** a CTE body: schedule rows, due now, for the ALIAS/ANAME among `inserted` (a relation of id, type, rdata) */
+export const scheduleInsertedSql = (inserted: string, domainId: string): string =>
+  `insert into alias_refresh (record_id, domain_id, target)
+     select i.id, ${domainId}, i.rdata from ${inserted} i where i.type in ${FLATTENED_TYPES_SQL}
+   on conflict (record_id) do nothing`;
+
+/**
+ * a CTE body for an updated record (`id`, its new `type` and `rdata` as placeholders), written only when
+ * `written` (an SQL condition: the change's compare-and-set passed): an ALIAS/ANAME edited (its target, or its
+ * owner: the derived rows move with it), or a record that became one, is due now; a record of any other type
+ * that had a schedule row (it was one) too, a tombstone
+ */
+export const scheduleUpdatedSql = (flattened: boolean, id: string, rdata: string, domainId: string, written: string): string =>
+  flattened
+    ? `insert into alias_refresh (record_id, domain_id, target) select ${id}::bigint, ${domainId}, ${rdata}::text where ${written}
+       on conflict (record_id) do update set target = excluded.target, next_refresh_at = now()`
+    : `update alias_refresh set next_refresh_at = now() where record_id = ${id}::bigint and ${written}`;
+
+/** a CTE body or statement: the schedule rows of deleted records (`ids`, a bigint[] placeholder) due now, when `written` */
+export const dueOnDeleteSql = (ids: string, written: string): string =>
+  `update alias_refresh set next_refresh_at = now() where record_id = any(${ids}::bigint[]) and ${written}`;
+
+/**
+ * Claims up to `limit` due rows, leasing each for `leaseSeconds` (a worker that dies leaves it to another): one
+ * range of `alias_refresh_due_index`, never the whole schedule. A row whose record is gone or no longer an
+ * ALIAS/ANAME comes back `gone`, with its id: its derived rows are to be removed.
+ */
 export async function leaseDueAliases(db: Database, limit: number, leaseSeconds: number): Promise<DueAlias[]> {
   const rows = await db.rows(
     `with due as (select record_id from alias_refresh where next_refresh_at <= now()
                    order by next_refresh_at limit $1 for update skip locked),
           leased as (update alias_refresh s set next_refresh_at = now() + make_interval(secs => $2)
                        from due where s.record_id = due.record_id returning s.record_id, s.domain_id)
-     select l.record_id, l.domain_id, d.name, r.owner, r.type, r.rdata
-       from leased l join records r on r.id = l.record_id join domains d on d.id = l.domain_id`,
+     select l.record_id, l.domain_id, d.name, r.owner, r.type, r.rdata, r.id is null or r.type not in ${FLATTENED_TYPES_SQL} as gone
+       from leased l join domains d on d.id = l.domain_id left join records r on r.id = l.record_id`,
     [limit, leaseSeconds],
   );
   return rows.map((r) => ({
@@ -74,7 +94,16 @@ export async function leaseDueAliases(db: Database, limit: number, leaseSeconds:
     owner: r.owner,
     type: r.type,
     target: r.rdata,
+    gone: r.gone === true,
   }));
+}
+
+/** removes the schedule row of an ALIAS/ANAME gone (its derived rows removed), unless it came back as one */
+export async function forgetAlias(db: Database, recordId: number): Promise<void> {
+  await db.affected(
+    `delete from alias_refresh where record_id = $1 and not exists (select 1 from records where id = $1 and type in ${FLATTENED_TYPES_SQL})`,
+    [recordId],
+  );
 }
 
 /** the last outcome of a refresh and when the next is due */
@@ -84,16 +113,6 @@ export async function saveAliasOutcome(db: Database, recordId: number, outcome: 
         next_refresh_at = now() + make_interval(secs => $6) where record_id = $1`,
     [recordId, outcome.state, outcome.reason, JSON.stringify(outcome.addresses), outcome.authenticated, outcome.nextRefreshInSeconds],
   );
-}
-
-/** zones holding derived rows whose ALIAS/ANAME is gone, with those ALIAS ids (at most `limit`) */
-export async function orphanedDerivations(db: Database, limit: number): Promise<{ domainId: number; aliasId: number }[]> {
-  const rows = await db.rows(
-    `select distinct r.domain_id, r.derived_from from records r
-      where r.derived_from is not null and not exists (select 1 from records a where a.id = r.derived_from) limit $1`,
-    [limit],
-  );
-  return rows.map((r) => ({ domainId: Number(r.domain_id), aliasId: Number(r.derived_from) }));
 }
 
 /** whether the ALIAS/ANAME row is still there (read in the change's transaction) */

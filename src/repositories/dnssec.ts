@@ -6,6 +6,7 @@
 import type { Database, Sql } from '../db/pool';
 import type { JournalRecord } from '../entities/change.entity';
 import { KeyEventReason, recordKeyEvent, recordRemovalOfAllKeys } from './dnssec-key-events';
+import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 
 export type DenialKind = 'nsec' | 'nsec3';
 export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
@@ -244,13 +245,20 @@ export async function signerRecordsAt(sql: Sql, domainId: number, owner: string)
 }
 
 /**
+ * records that exist in the served zone: ALIAS and ANAME are never served (repositories/dns-zone-data.ts), so a
+ * name with nothing else below an owner does not make that owner an empty non-terminal (RFC 5155 §7.1)
+ */
+const SERVED_DATA = `type not in (${[...FLATTENED_TYPE_NAMES].map((t) => `'${t}'`).join(', ')})`;
+
+/**
  * Up to `limit` records strictly below `owner` (relative; not '@'): the owners ending with `.<owner>` are,
  * reversed, one range of `records_domain_reverse_owner_index`, not a scan of the zone.
  */
 export async function recordsBelow(sql: Sql, domainId: number, owner: string, limit: number): Promise<JournalRecord[]> {
   const { from, to } = belowRange(owner);
   return sql.rows<JournalRecord>(
-    `select owner, type, rdata, ttl from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit $4`,
+    `select owner, type, rdata, ttl from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3
+       and ${SERVED_DATA} limit $4`,
     [domainId, from, to, limit],
   );
 }
@@ -364,7 +372,7 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
       'below', (select coalesce(json_agg(json_build_object('below', q.owner, 'owner', b.owner, 'type', b.type, 'rdata', b.rdata, 'ttl', b.ttl)), '[]'::json)
         from ${below}
         cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = ${domain}
-            and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi limit q.lim) b),
+            and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi and ${SERVED_DATA} limit q.lim) b),
       'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'keyTag', k.key_tag, 'dnskey', k.dnskey,
           'sealed', encode(k.sealed_private_key, 'base64'), 'state', k.state) order by k.id), '[]'::json)
         from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')

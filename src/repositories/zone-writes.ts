@@ -1,6 +1,8 @@
 import type { ZoneKind } from '../entities/domain.entity';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import type { Sql } from '../db/pool';
+import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
+import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-refresh';
 import {
   DNSSEC_POLICY_JSON,
   DnssecPolicy,
@@ -220,6 +222,9 @@ export type NotWritten = { moved: true } | { quota: { limit: number; current: nu
  * caller's transaction with the zone row locked (`needsTransaction`). Every other change, removals included (a
  * REPLACE of an RRset with new values, the ACME clients' TXT), is the one statement.
  */
+/** the condition of every part of a zone change's statement: its compare-and-set on the serial passed */
+const WRITTEN = 'exists (select 1 from dom)';
+
 export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | NotWritten> {
   if (needsTransaction(write)) {
     const p = new Params();
@@ -228,6 +233,8 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
       `delete from records s using ${idRows((value) => p.add(value), write.deleteIds)} where s.id = x.id and s.domain_id = ${domainId}`,
       p.values,
     );
+    // an ALIAS/ANAME deleted leaves its schedule row due: the worker removes its derived rows (alias-refresh.ts)
+    await sql.rows(dueOnDeleteSql('$1', 'true'), [write.deleteIds]);
   }
   const p = new Params();
   const domainId = p.add(write.domainId);
@@ -250,16 +257,26 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     parts.push(
       `del as (delete from records s using ${idRows((value) => p.add(value), write.deleteIds)} where s.id = x.id and s.domain_id = (select id from dom))`,
     );
+    // alias_refresh holds only ALIAS/ANAME rows, keyed by record id: the array is probed on its primary key
+    parts.push(`adel as (${dueOnDeleteSql(p.add(write.deleteIds), WRITTEN)})`);
   }
   if (write.update) {
     const u = write.update;
     parts.push(`upd as (update records set owner = ${p.add(u.owner)}, type = ${p.add(u.type)}, rdata = ${p.add(u.rdata)}, ttl = ${p.add(u.ttl)},
       updated_at = now() where domain_id = (select id from dom) and id = ${p.add(u.id)})`);
+    // an ALIAS/ANAME edited is scheduled (alias-refresh.ts); its RDATA is a parameter only then (an unused
+    // parameter has no type PostgreSQL can determine)
+    const flattened = FLATTENED_TYPE_NAMES.has(u.type);
+    const aliasSchedule = scheduleUpdatedSql(flattened, p.add(u.id), flattened ? p.add(u.rdata) : '', '(select id from dom)', WRITTEN);
+    parts.push(`aupd as (${aliasSchedule})`);
   }
+  const flattenedInserts = write.inserts.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
   parts.push(`ins as (insert into records (domain_id, owner, type, rdata, ttl)
       select dom.id, x.owner, x.type, x.rdata, x.ttl
         from dom, rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
-      order by x.n returning id)`);
+      order by x.n returning id${flattenedInserts ? ', type, rdata' : ''})`);
+  // the schedule of an ALIAS/ANAME inserted, in the same statement (alias-refresh.ts)
+  if (flattenedInserts) parts.push(`ains as (${scheduleInsertedSql('ins', '(select id from dom)')})`);
   if (write.soa) {
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
@@ -419,6 +436,8 @@ export async function insertZone(
   // creates of one user wait for each other's row lock and each checks the count the one before left
   // (READ COMMITTED re-evaluates the condition on the row as committed), so no quota is passed however many
   // come at once; a zone that is then not inserted (a duplicate name) fails the statement, count included
+  // a template's ALIAS/ANAME gets its schedule row in the same statement (alias-refresh.ts)
+  const scheduled = zone.records.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
   const [row] = await sql.rows(
     `with prior as (
        select serial_after from changes where zone = $2 order by id desc limit 1),
@@ -435,7 +454,13 @@ export async function insertZone(
        insert into records (domain_id, owner, type, rdata, ttl)
        select dom.id, x.owner, x.type, x.rdata, x.ttl
          from dom, rows from (json_to_recordset($4::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
-        order by x.n),
+        order by x.n${
+          scheduled
+            ? `
+       returning id, type, rdata),
+     sched as (${scheduleInsertedSql('rec', '(select id from dom)')}`
+            : ''
+        }),
      chg as (
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
        select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)

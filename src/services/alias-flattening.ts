@@ -15,11 +15,10 @@ import {
   aliasStillThere,
   derivedRowsOf,
   DueAlias,
+  forgetAlias,
   leaseDueAliases,
   markDerived,
-  orphanedDerivations,
   saveAliasOutcome,
-  scheduleNewAliases,
 } from '../repositories/alias-refresh';
 import { resolveAddresses } from '../worker/dns-client';
 import { changeZone } from './write-engine';
@@ -27,7 +26,7 @@ import type { JournalRecord } from '../entities/change.entity';
 
 /** a refresh being made is leased this long; a worker that dies leaves it to another after that */
 const LEASE_SECONDS = 60;
-/** ALIAS records refreshed per tick, and orphaned derivations cleared */
+/** schedule rows taken per tick (a refresh, or the removal of a gone ALIAS's derived rows) */
 const REFRESH_BATCH = 20;
 
 /** the service's own changes pass the engine's scope checks as the admin; the history names no person */
@@ -35,13 +34,21 @@ const SERVICE: Principal = { kind: 'admin', keyId: 0, keyName: 'alias flattening
 
 type Resolved = { ok: true; addresses: JournalRecord[]; ttl: number; authenticated: boolean } | { ok: false; reason: string };
 
-/** Refreshes the due ALIAS/ANAME records (at most REFRESH_BATCH); answers how many zones were changed. */
+/**
+ * Refreshes the due ALIAS/ANAME records (at most REFRESH_BATCH), and removes the derived rows of those gone;
+ * answers how many zones were changed. It reads only the due schedule rows: the write engine keeps the
+ * schedule as records are written (repositories/alias-refresh.ts), so nothing scans the ALIAS records or the
+ * derived rows.
+ */
 export async function refreshDueAliases(db: Database, settings: Settings): Promise<number> {
   if (!settings.aliasResolvers.length) return 0;
   let changed = 0;
-  for (const orphan of await orphanedDerivations(db, REFRESH_BATCH)) if (await removeOrphans(db, settings, orphan)) changed++;
-  await scheduleNewAliases(db);
-  for (const alias of await leaseDueAliases(db, REFRESH_BATCH, LEASE_SECONDS)) if (await refreshAlias(db, settings, alias)) changed++;
+  for (const alias of await leaseDueAliases(db, REFRESH_BATCH, LEASE_SECONDS)) {
+    if (alias.gone) {
+      if (await removeOrphans(db, settings, { domainId: alias.domainId, aliasId: alias.recordId })) changed++;
+      await forgetAlias(db, alias.recordId);
+    } else if (await refreshAlias(db, settings, alias)) changed++;
+  }
   return changed;
 }
 
@@ -71,7 +78,8 @@ export async function refreshAlias(db: Database, settings: Settings, alias: DueA
       const sql = change.connection;
       if (!(await aliasStillThere(sql, alias.recordId, alias.target))) return false;
       const current = await derivedRowsOf(sql, alias.recordId);
-      const key = (r: JournalRecord) => `${r.type} ${r.rdata} ${r.ttl}`;
+      // the owner counts: an ALIAS moved to another owner takes its addresses along
+      const key = (r: JournalRecord) => `${r.owner} ${r.type} ${r.rdata} ${r.ttl}`;
       const wanted = new Set(resolved.addresses.map(key));
       const have = new Set(current.map(key));
       const stale = current.filter((r) => !wanted.has(key(r)));

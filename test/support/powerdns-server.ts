@@ -135,3 +135,45 @@ export async function startPowerDns(extraConfig: string[] = []): Promise<PowerDn
   }
   return { baseUrl, apiKey: POWERDNS_API_KEY, dnsPort, version, log: () => output, stop };
 }
+
+/**
+ * PowerDNS as a plain secondary of the service for the zones a test names: `secondary=yes`, NOTIFY taken from
+ * loopback, each zone created through its API as a secondary zone of our primary with the test's TSIG key for
+ * its transfers (what an operator does with `pdnsutil create-secondary-zone` and `activate-tsig-key`). No
+ * configuration of anything the service publishes (ALIAS flattening included): it serves what it transferred.
+ */
+export async function startPowerDnsSecondary(options: {
+  zones: string[];
+  primaryPort: number;
+  tsig: { name: string; secret: string };
+}): Promise<PowerDnsServer> {
+  const server = await startPowerDns([
+    'secondary=yes',
+    'allow-notify-from=127.0.0.0/8',
+    // its own check of the primary's serials, besides NOTIFY: every second, as the tests' primary answers at once
+    'xfr-cycle-interval=1',
+  ]);
+  try {
+    const api = async (pathname: string, body: unknown) => {
+      const res = await fetch(`${server.baseUrl}/api/v1/servers/localhost${pathname}`, {
+        method: 'POST',
+        headers: { 'X-API-Key': server.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`PowerDNS ${pathname}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string };
+    };
+    const key = await api('/tsigkeys', { name: options.tsig.name, algorithm: 'hmac-sha256', key: options.tsig.secret });
+    for (const zone of options.zones)
+      await api('/zones', {
+        name: zone.endsWith('.') ? zone : `${zone}.`,
+        kind: 'Slave',
+        masters: [`127.0.0.1:${options.primaryPort}`],
+        slave_tsig_key_ids: [key.id],
+      });
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return server;
+}

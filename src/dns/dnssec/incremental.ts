@@ -27,6 +27,7 @@ import {
   CanonicalRdata,
   Denial,
   denialTtl,
+  isServedData,
   nsec3Rdata,
   nsec3Types,
   nsecTypes,
@@ -71,6 +72,14 @@ const CUT_TYPES = new Set(['NS', 'DS', 'DNAME']);
 /** types the signer owns at the apex or elsewhere: never part of a record change */
 const SIGNER_TYPES = new Set(['RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM']);
 
+/**
+ * the records of a change the signer answers for: the zone data it touched, not the signer's own records, nor
+ * ALIAS and ANAME, which are never served (zone-signer.ts `isServedData`): a change of those alone re-signs
+ * only the SOA
+ */
+const touchedData = (change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] }): CanonicalRecord[] =>
+  [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type) && isServedData(r));
+
 interface OwnerState {
   occluded: boolean;
   delegation: boolean;
@@ -98,7 +107,7 @@ export function questionsOf(
   change: { removed: readonly CanonicalRecord[]; added: readonly CanonicalRecord[] },
   denial: Denial,
 ): ViewQuestions | 'full' {
-  const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
+  const touched = touchedData(change);
   if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
   return questionsAbout(
     zone,
@@ -164,7 +173,7 @@ export async function signChange(
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
 ): Promise<SignerDiff | 'full'> {
-  const touched = [...change.removed, ...change.added].filter((r) => !SIGNER_TYPES.has(r.type));
+  const touched = touchedData(change);
   if (touched.some((r) => CUT_TYPES.has(r.type) && (r.owner !== '@' || r.type === 'DNAME'))) return 'full';
   const state = new Map<string, OwnerState>();
   const stateOf = async (owner: string): Promise<OwnerState> => {
@@ -366,7 +375,7 @@ async function readOwner(view: SignedZoneView, owner: string): Promise<OwnerStat
     if ((await view.recordsAt(ancestor)).some((r) => r.type === 'DNAME' || r.type === 'NS')) occluded = true;
   }
   if (owner !== '@' && (await view.recordsAt('@')).some((r) => r.type === 'DNAME')) occluded = true;
-  const records = await view.recordsAt(owner);
+  const records = (await view.recordsAt(owner)).filter(isServedData);
   const delegation = owner !== '@' && records.some((r) => r.type === 'NS');
   const byType = new Map<string, CanonicalRecord[]>();
   for (const r of records) {

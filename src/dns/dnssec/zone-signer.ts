@@ -5,7 +5,8 @@
  *
  * What is authoritative (RFC 4035 §2.2): every RRset at or under the apex except the NS RRset of a
  * delegation point (the child's) and everything below a delegation point or a DNAME (glue, occluded data),
- * which is neither signed nor in the chain. A delegation point's DS is signed.
+ * which is neither signed nor in the chain. A delegation point's DS is signed. ALIAS and ANAME are stored but
+ * never served (their derived A/AAAA are): the signer reads past them (`isServedData`).
  *
  * Plain functions of their inputs: the same zone, keys and times give the same records (the signatures of
  * ECDSA and RSA-PSS aside, which are randomised; Ed25519 and RSASHA256 are deterministic).
@@ -22,7 +23,7 @@ import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
 import { RrsigFields, signingInputOf } from './rrsig';
 import { NSEC, NSEC3, NSEC3PARAM, nsec3ChainFormatter, nsec3ChainWire, rrsigTextHead } from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
-import { getServedRecordType, RecordTypeDefinition } from '../record-types';
+import { FLATTENED_TYPE_NAMES, getServedRecordType, RecordTypeDefinition } from '../record-types';
 
 export type KeyRole = 'KSK' | 'ZSK' | 'CSK';
 
@@ -83,6 +84,15 @@ export interface ZoneNames {
   delegations: Set<string>;
 }
 
+/**
+ * ALIAS and ANAME are not in any answer, AXFR or IXFR (repositories/dns-zone-data.ts), so they are not zone
+ * data to a validator: an RRSIG over them would sign an RRset no one can fetch, and their type in an NSEC or
+ * NSEC3 bitmap would claim an RRset at the owner that a query for it denies (RFC 4034 §4.1.2: the bitmap lists
+ * the RRsets present at the owner; RFC 5155 §3.2.1). An owner holding nothing else does not exist in the
+ * served zone, and is in no chain. Their derived A/AAAA are ordinary records, signed like any.
+ */
+export const isServedData = (record: Pick<CanonicalRecord, 'type'>): boolean => !FLATTENED_TYPE_NAMES.has(record.type);
+
 /** RFC 4035 §2.2: which owners are authoritative, which are delegation points; occluded data left out */
 export function authoritativeNames(zone: string, records: readonly CanonicalRecord[]): ZoneNames {
   const { owners, delegations } = groupAuthoritative(records);
@@ -93,6 +103,7 @@ export function authoritativeNames(zone: string, records: readonly CanonicalReco
 function groupAuthoritative(records: readonly CanonicalRecord[]): ZoneNames & { occluded(owner: string): boolean } {
   const byOwner = new Map<string, CanonicalRecord[]>();
   for (const record of records) {
+    if (!isServedData(record)) continue;
     const list = byOwner.get(record.owner);
     if (list) list.push(record);
     else byOwner.set(record.owner, [record]);

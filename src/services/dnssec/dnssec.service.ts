@@ -23,8 +23,7 @@ import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
 import { DomainsService, normaliseZoneName } from '../domains.service';
 import { changeZone } from '../write-engine';
-import { aliasInSignedZone, dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
-import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
+import { dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
 import {
   afterEnable,
   beginDisable,
@@ -157,8 +156,6 @@ export class DnssecService {
           const message = `zone: the zone holds ${present[0].type} records of its own (at ${present[0].owner}); delete them first, the signer makes its own`;
           throw new DomainError('DNSSEC_RECORD_MANAGED', message, [field('zone', 'DNSSEC_RECORD_MANAGED', message)]);
         }
-        const [flattened] = await userRecordsOfTypes(sql, change.zone.id, [...FLATTENED_TYPE_NAMES]);
-        if (flattened) throw aliasInSignedZone(flattened.type);
         const now = new Date();
         const roles: StoredKeyRole[] = input.keyLayout === 'CSK' ? ['CSK'] : ['KSK', 'ZSK'];
         for (const role of roles) {

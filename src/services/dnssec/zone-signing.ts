@@ -21,12 +21,11 @@ import {
   ViewQuestions,
 } from '../../dns/dnssec/incremental';
 import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/dnssec/signer-records';
-import { Denial, dnskeyRecords, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
+import { Denial, dnskeyRecords, isServedData, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { signingPool } from '../../dns/dnssec/signing-pool';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { CDS_DELETE } from '../../dns/record-types/cds';
-import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { DnskeyValue, dsOf } from '../../dns/dnssec/keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
@@ -230,8 +229,9 @@ export class StoredSignedZone implements SignedZoneView {
   async hasDescendants(owner: string): Promise<boolean> {
     if (owner === '@') return true;
     const suffix = `.${owner}`;
-    if (this.change.added.some((r) => r.owner.endsWith(suffix))) return true;
-    const removedBelow = this.change.removed.filter((r) => r.owner.endsWith(suffix)).length;
+    // an ALIAS or ANAME below is not served, so it makes no empty non-terminal (recordsBelow leaves it out too)
+    if (this.change.added.some((r) => r.owner.endsWith(suffix) && isServedData(r))) return true;
+    const removedBelow = this.change.removed.filter((r) => r.owner.endsWith(suffix) && isServedData(r)).length;
     const below = this.below.get(owner) ?? (await recordsBelow(this.sql, this.domainId, owner, removedBelow + 1));
     return below.some((r) => !this.removed.has(recordIdentity(r)));
   }
@@ -370,11 +370,6 @@ export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>
   signedById.set(zone.id, known);
 }
 
-export function aliasInSignedZone(type: string): DomainError {
-  const message = `type: a signed zone cannot hold ${type} records yet (docs/templates-and-alias.md)`;
-  return new DomainError('ALIAS_IN_SIGNED_ZONE', message, [{ field: 'type', code: 'ALIAS_IN_SIGNED_ZONE', message }]);
-}
-
 /** The signing step of a signed zone's changes (write-engine/signing.ts). */
 export class ZoneSigningStep {
   constructor(private readonly settings: Settings) {}
@@ -389,10 +384,8 @@ export class ZoneSigningStep {
       const message = `type: the signer keeps ${managed.type} records in a signed zone`;
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
-    // ALIAS and ANAME are never served, so never signed; the signer does not yet leave them out of its
-    // RRsets and NSEC bitmaps, so a signed zone refuses them for now (docs/templates-and-alias.md)
-    const flattened = change.added.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
-    if (flattened) throw aliasInSignedZone(flattened.type);
+    // ALIAS and ANAME pass: the signer leaves them out of its RRsets and chain (zone-signer.ts), and their
+    // derived A/AAAA are signed like any change (docs/templates-and-alias.md)
     const sql = change.connection;
     // the next change of the zone can ask its questions with its read (a zone just enabled included)
     rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
