@@ -23,7 +23,10 @@ export interface WriteLoad {
   acknowledgedSince(at: number): number;
   /** the time of the first acknowledgement after `at` */
   firstAcknowledgedAfter(at: number): number;
-  /** the answers other than successes and 503 / SERVFAIL (or an UPDATE's answer lost): never a 500 */
+  /**
+   * the answers other than successes and 503 / SERVFAIL (or an UPDATE's answer lost): never a 500, and no HTTP
+   * request without an answer (counted as `rest no answer`, `graphql no answer`)
+   */
   unexpected(): string[];
   /** the answers that refused a write (503, SERVFAIL) */
   refused(): string[];
@@ -51,13 +54,22 @@ export function writeLoad({ http, dnsPort, zone, updateKey }: LoadTarget): Write
   let written = 0;
   const rdataOf = (n: number) => `198.51.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
   const owner = () => `w${Date.now().toString(36)}${(written++).toString(36)}`;
+  /** an HTTP request whose connection failed (the process killed, nothing listening): counted as `no answer` */
+  const answered = (res: Promise<request.Response>) => res.catch(() => undefined);
   const rest = async () => {
     while (running) {
       const name = owner();
-      const res = await http
-        .post('/api/record/add')
-        .set('X-API-Key', ADMIN_KEY)
-        .send({ zone, owner: name, rtype: 'A', rdata: rdataOf(written), ttl: 3600 });
+      const res = await answered(
+        http
+          .post('/api/record/add')
+          .set('X-API-Key', ADMIN_KEY)
+          .send({ zone, owner: name, rtype: 'A', rdata: rdataOf(written), ttl: 3600 }),
+      );
+      if (!res) {
+        count('rest no answer');
+        await sleep(20);
+        continue;
+      }
       count(`rest ${res.status}`);
       if (res.status === 201) acknowledged.push({ owner: name, at: Date.now() });
       else await sleep(20);
@@ -66,15 +78,22 @@ export function writeLoad({ http, dnsPort, zone, updateKey }: LoadTarget): Write
   const graphql = async () => {
     while (running) {
       const name = owner();
-      const res = await http
-        .post('/graphql')
-        .set('X-API-Key', ADMIN_KEY)
-        .set('content-type', 'application/json')
-        .send({
-          query:
-            'mutation($z: String!, $o: String!, $r: String!) { createRecord(input: {zone: $z, owner: $o, type: "A", rdata: $r, ttl: 3600}) { id } }',
-          variables: { z: zone, o: name, r: rdataOf(written) },
-        });
+      const res = await answered(
+        http
+          .post('/graphql')
+          .set('X-API-Key', ADMIN_KEY)
+          .set('content-type', 'application/json')
+          .send({
+            query:
+              'mutation($z: String!, $o: String!, $r: String!) { createRecord(input: {zone: $z, owner: $o, type: "A", rdata: $r, ttl: 3600}) { id } }',
+            variables: { z: zone, o: name, r: rdataOf(written) },
+          }),
+      );
+      if (!res) {
+        count('graphql no answer');
+        await sleep(20);
+        continue;
+      }
       const ok = res.status === 200 && !res.body.errors;
       count(`graphql ${res.status} ${ok ? 'ok' : res.body.errors?.[0]?.extensions?.code}`);
       if (ok) acknowledged.push({ owner: name, at: Date.now() });
