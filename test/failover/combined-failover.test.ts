@@ -160,7 +160,7 @@ describe('two processes of every role on a pg_auto_failover formation: kill -9 o
     const settled = await formation.settled(2, 120_000);
     await loads[0].stop();
     process.stdout.write(
-      `combined run: first acknowledged write ${loads[0].firstAcknowledgedAfter(killedAt) - killedAt} ms after the kills, writes refused for ${loads[0].refusedFor()} ms by the process left (the primary now on ${settled.port === primary.port ? 'the same node, restarted by its keeper' : 'the other node'}); answers ${JSON.stringify(Object.fromEntries(loads[0].answers))}; the killed process's ${JSON.stringify(Object.fromEntries(loads[1].answers))}\n`,
+      `combined run: no write acknowledged for ${loads[0].longestPauseAfter(killedAt)} ms at most after the kills, writes refused for ${loads[0].refusedFor()} ms by the process left (the primary now on ${settled.port === primary.port ? 'the same node, restarted by its keeper' : 'the other node'}); answers ${JSON.stringify(Object.fromEntries(loads[0].answers))}; the killed process's ${JSON.stringify(Object.fromEntries(loads[1].answers))}\n`,
     );
     expect(killed.child.signalCode).toBe('SIGKILL');
     expect(kept.child.exitCode).toBeNull();

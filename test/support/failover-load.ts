@@ -21,6 +21,11 @@ export interface WriteLoad {
   /** the phase the answers from now on are counted under */
   phase: string;
   acknowledgedSince(at: number): number;
+  /**
+   * the longest time without an acknowledged write from `at` on (from `at` to the first acknowledgement, or
+   * between two): how long writes stopped, whether they were refused or waited (DATABASE_FAILOVER_WAIT_MS)
+   */
+  longestPauseAfter(at: number): number;
   /** the time of the first acknowledgement after `at` */
   firstAcknowledgedAfter(at: number): number;
   /**
@@ -124,6 +129,10 @@ export function writeLoad({ http, dnsPort, zone, updateKey }: LoadTarget): Write
       phase = name;
     },
     acknowledgedSince: (at: number) => acknowledged.filter((write) => write.at > at).length,
+    longestPauseAfter: (at: number) => {
+      const times = [at, ...acknowledged.map((write) => write.at).filter((time) => time > at)].sort((a, b) => a - b);
+      return Math.max(0, ...times.slice(1).map((time, index) => time - times[index]));
+    },
     firstAcknowledgedAfter: (at: number) => Math.min(...acknowledged.filter((write) => write.at > at).map((write) => write.at)),
     unexpected: () =>
       [...answers.keys()].filter(
