@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Pool, PoolClient, QueryConfig, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
 import { isDatabaseUnavailable, noteDatabaseFailure, noteDatabaseReachable } from './availability';
@@ -79,6 +80,20 @@ function markRetry(error: unknown, safe: boolean): void {
 
 /** read_only_sql_transaction (PostgreSQL, Appendix A): the server refused the statement, so it wrote nothing */
 const isReadOnlyRefusal = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === '25006';
+
+/** the shorter wait of the units of work started within `withFailoverWaitAtMost` (see there) */
+const failoverWaitCap = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `work` with DATABASE_FAILOVER_WAIT_MS capped at `ms` for the units of work it starts: for a client
+ * that gives up sooner than an HTTP client does. A DNS client over UDP resends after 1–3 s (RFC 1035 §4.2.1
+ * leaves it to the resolver; nsupdate waits 3 s), and a secondary's SOA query or transfer is better answered
+ * SERVFAIL at once, to be tried again on its retry timer (RFC 1996 §3, RFC 1034 §4.3.5), than late.
+ */
+export function withFailoverWaitAtMost<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  const outer = failoverWaitCap.getStore();
+  return failoverWaitCap.run(outer === undefined ? ms : Math.min(outer, ms), work);
+}
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -194,7 +209,7 @@ export class Database implements Sql {
    * never run again: its outcome is unknown, and it answers 503 as before.
    */
   private async failoverWait<T>(attempt: () => Promise<T>, wait = true): Promise<T> {
-    const deadline = Date.now() + (wait ? this.failoverWaitMs : 0);
+    const deadline = Date.now() + (wait ? Math.min(this.failoverWaitMs, failoverWaitCap.getStore() ?? Infinity) : 0);
     for (let pauseMs = FAILOVER_PAUSE_MIN_MS; ; pauseMs = Math.min(pauseMs * 2, FAILOVER_PAUSE_MAX_MS)) {
       try {
         return await attempt();

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { isDatabaseUnavailable } from '../../src/db/availability';
-import { Database } from '../../src/db/pool';
+import { Database, withFailoverWaitAtMost } from '../../src/db/pool';
 import { createTestDatabase } from '../support/test-db';
 import { waitUntil } from '../support/wait-for';
 
@@ -145,5 +145,22 @@ describe('the data layer waits for the primary and runs again only what cannot h
     expect(elapsed).toBeGreaterThanOrEqual(400);
     expect(elapsed).toBeLessThan(3000);
     expect(await count('never')).toBe(0);
+  });
+
+  it('withFailoverWaitAtMost caps the wait for the work it runs (the DNS primary: a query answers SERVFAIL at once)', async () => {
+    const db = database(2000);
+    let attempts = 0;
+    const startedAt = Date.now();
+    const failure = await withFailoverWaitAtMost(0, () =>
+      db.transaction(async (sql) => {
+        attempts++;
+        await sql.rows('set transaction read only');
+        await sql.rows("insert into writes (tag) values ('capped')");
+      }),
+    ).catch((error: unknown) => error);
+    expect((failure as { code?: string }).code).toBe('25006');
+    expect(attempts).toBe(1);
+    expect(Date.now() - startedAt).toBeLessThan(1000);
+    expect(await count('capped')).toBe(0);
   });
 });
