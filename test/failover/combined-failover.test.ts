@@ -104,9 +104,9 @@ describe('two processes of every role on a pg_auto_failover formation: kill -9 o
     await onPrimary('create database zk', 'postgres');
     const dnsPorts = [await freePort(), await freePort()];
     knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPorts[0], morePrimaryPorts: [dnsPorts[1]], tsig });
-    // one after the other: the first applies the migrations
+    // the first applies the migrations; the second starts while the zones are made through the first
     await startZonekeeper(dnsPorts[0]);
-    await startZonekeeper(dnsPorts[1]);
+    const second = startZonekeeper(dnsPorts[1]);
     const user = await gql('mutation { createUser(input: {email: "combined@example.org"}) { id } }');
     const userId = user.body.data.createUser.id as string;
     const created = await gql('mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }', {
@@ -131,6 +131,7 @@ describe('two processes of every role on a pg_auto_failover formation: kill -9 o
       const enabled = await gql('mutation($z: String!) { enableDnssec(input: {zone: $z}) { keys { keyTag } } }', { z: zone });
       expect(enabled.body.errors).toBeUndefined();
     }
+    await second;
     for (const zone of [ZONE, ...SIGNED])
       await waitUntil(`${zone} at the Knot secondary`, async () => (await servedSerial(knot.port, zone)) !== undefined, 60_000);
   }, 240_000);
