@@ -1,8 +1,11 @@
 import { Client } from 'pg';
 import { isDatabaseUnavailable } from '../../src/db/availability';
 import { Database, withFailoverWaitAtMost } from '../../src/db/pool';
+import { QueueRun, watchZoneQueues } from '../../src/services/write-engine';
+import { createUser, createZone } from '../support/fixtures';
+import { startTestApp, TestApp } from '../support/test-app';
 import { createTestDatabase } from '../support/test-db';
-import { waitUntil } from '../support/wait-for';
+import { sleep, waitUntil } from '../support/wait-for';
 
 /**
  * DATABASE_FAILOVER_WAIT_MS (src/db/pool.ts, `failoverWait`): a unit of work that met no writable primary
@@ -163,4 +166,79 @@ describe('the data layer waits for the primary and runs again only what cannot h
     expect(Date.now() - startedAt).toBeLessThan(1000);
     expect(await count('capped')).toBe(0);
   });
+});
+
+/**
+ * The write engine's batches (several queued changes of one zone in one transaction, zone-queue.ts) run again
+ * whole by the data layer: each change answered with its own outcome, written once, the serial chain whole.
+ */
+describe("the write engine's batches under a database that turns read-only", () => {
+  let app: TestApp;
+  let admin: Client;
+  const ZONE = 'batch-wait.example';
+  const database = () => new URL(app.settings.databaseUrl!).pathname.slice(1);
+  /** new sessions of the app's database read-only (or not), and its sessions now ended: the next ones are made anew */
+  const readOnly = async (on: boolean) => {
+    await admin.query(
+      `alter database "${database()}" ${on ? 'set default_transaction_read_only = on' : 'reset default_transaction_read_only'}`,
+    );
+    await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [
+      database(),
+    ]);
+  };
+
+  beforeAll(async () => {
+    app = await startTestApp({ DATABASE_FAILOVER_WAIT_MS: '1500', ZONE_CHANGES_PER_SECOND: '0' });
+    await createZone(app, await createUser(app, 'batch-wait@example.org'), ZONE);
+    admin = new Client({ connectionString: app.settings.databaseUrl });
+    await admin.connect();
+  }, 30_000);
+
+  afterAll(async () => {
+    await admin?.end();
+    await app?.close();
+  });
+
+  it('changes queued while no write is possible: each answered with its own record once it is, written once', async () => {
+    const runs: QueueRun[] = [];
+    const stop = watchZoneQueues(app.service.database.db, (run) => runs.push(run));
+    await readOnly(true);
+    const owners = Array.from({ length: 10 }, (_, index) => `queued${index}`);
+    const answers = Promise.all(
+      owners.map((owner) =>
+        app.gql(
+          'mutation($o: String!) { createRecord(input: {zone: "' +
+            ZONE +
+            '", owner: $o, type: "A", rdata: "192.0.2.7", ttl: 3600}) { owner } }',
+          {
+            o: owner,
+          },
+        ),
+      ),
+    );
+    // the first change waits (1.5 s) and is refused; the others, queued behind it, run together and wait too
+    await sleep(2000);
+    await readOnly(false);
+    const results = await answers;
+    stop();
+    const written = results.flatMap((result, index) =>
+      result.errors ? [] : [{ asked: owners[index], got: result.data.createRecord.owner }],
+    );
+    const refused = results.filter((result) => result.errors);
+    expect(refused.every((result) => result.status === 503 && result.errors![0].extensions.code === 'DATABASE_UNAVAILABLE')).toBe(true);
+    expect(written.length).toBeGreaterThan(1);
+    // each answer is its own change's, not another's of the same batch
+    expect(written.filter(({ asked, got }) => asked !== got)).toEqual([]);
+    expect(runs.some((run) => 'together' in run && run.together && run.jobs.length > 1)).toBe(true);
+    const stored = await admin.query<{ owner: string; n: number }>(
+      "select r.owner, count(*)::int as n from records r join domains d on d.id = r.domain_id where d.name = $1 and r.owner like 'queued%' group by r.owner order by r.owner",
+      [ZONE],
+    );
+    expect(stored.rows).toEqual(written.map(({ asked }) => ({ owner: asked, n: 1 })).sort((a, b) => a.owner.localeCompare(b.owner)));
+    const chain = await admin.query<{ before: number; after: number }>(
+      'select serial_before::int as before, serial_after::int as after from changes where zone = $1 order by id',
+      [ZONE],
+    );
+    expect(chain.rows.filter((link, index, all) => index > 0 && link.before !== all[index - 1].after)).toEqual([]);
+  }, 30_000);
 });
