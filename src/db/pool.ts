@@ -88,7 +88,7 @@ const failoverWaitCap = new AsyncLocalStorage<number>();
  * Runs `work` with DATABASE_FAILOVER_WAIT_MS capped at `ms` for the units of work it starts: for a client
  * that gives up sooner than an HTTP client does. A DNS client over UDP resends after 1–3 s (RFC 1035 §4.2.1
  * leaves it to the resolver; nsupdate waits 3 s), and a secondary's SOA query or transfer is better answered
- * SERVFAIL at once, to be tried again on its retry timer (RFC 1996 §3, RFC 1034 §4.3.5), than late.
+ * SERVFAIL at once, to be tried again on its retry timer (RFC 1034 §4.3.5), than late.
  */
 export function withFailoverWaitAtMost<T>(ms: number, work: () => Promise<T>): Promise<T> {
   const outer = failoverWaitCap.getStore();
