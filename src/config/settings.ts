@@ -55,6 +55,12 @@ export interface Settings {
    * runs; the LISTEN connection (src/db/notifications.ts) is one more
    */
   databasePoolSize: number;
+  /**
+   * DATABASE_FAILOVER_WAIT_MS: how long a unit of work that met no writable primary (a switchover, a failover)
+   * where nothing of it can have committed waits for the primary and runs again before it answers 503
+   * (src/db/pool.ts, docs/deployment.md); 0 = 503 at once
+   */
+  databaseFailoverWaitMs: number;
   dnsListen: HostPort | undefined;
   catalogZone: string;
   secondaries: HostPort[];
@@ -363,6 +369,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     restEnvelope: oneOf('REST_ENVELOPE', ['none', 'restknot'] as const, 'none'),
     preparedStatements: oneOf('DATABASE_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on'),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 20, 1, 1000),
+    databaseFailoverWaitMs: integer('DATABASE_FAILOVER_WAIT_MS', 2500, 0, 30_000),
     dnsListen,
     catalogZone,
     secondaries,

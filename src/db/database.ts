@@ -57,8 +57,14 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
     await embedded?.stop();
     throw error;
   }
-  const db = new Database({ connectionString: clientUrl, hosts, poolSize: settings.databasePoolSize });
-  watchDatabase(() => db.rows('select 1'));
+  const db = new Database({
+    connectionString: clientUrl,
+    hosts,
+    poolSize: settings.databasePoolSize,
+    failoverWaitMs: settings.databaseFailoverWaitMs,
+  });
+  // the probe says whether the database is there now: it does not wait for a primary
+  watchDatabase(() => db.rows('select 1', [], { failoverWait: false }));
   return {
     db,
     clientUrl,

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Pool, PoolClient, QueryConfig, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
 import { isDatabaseUnavailable, noteDatabaseFailure, noteDatabaseReachable } from './availability';
@@ -29,6 +30,11 @@ export interface RowOptions {
    * was 4% of such an answer's CPU (docs/performance.md, «Reading zones»; repositories/read-model.ts)
    */
   timestamps?: 'text';
+  /**
+   * false: fail at once when no primary is there, without DATABASE_FAILOVER_WAIT_MS's wait (the availability
+   * probe, db/availability.ts, which must say what it finds now). Only `Database.rows` reads it.
+   */
+  failoverWait?: false;
 }
 
 /** pg's parsers, but timestamptz (OID 1184) left as text */
@@ -52,7 +58,48 @@ export interface DatabaseOptions {
   hosts?: DatabaseHosts;
   /** the pool's size (DATABASE_POOL_SIZE) */
   poolSize: number;
+  /**
+   * DATABASE_FAILOVER_WAIT_MS: how long a unit of work that found no writable primary, or was refused before
+   * anything of it could have committed, waits for the primary and runs again before it fails (503); 0 = at once
+   */
+  failoverWaitMs?: number;
 }
+
+/**
+ * Units of work that failed for want of a writable primary (no host found, a connection lost, SQLSTATE 25006)
+ * at a point where nothing of them can have committed: `failoverWait` may run them again. An error is added
+ * or removed by the unit of work that threw it last, so a nested one's mark never outlives what its caller did.
+ */
+const refusedUncommitted = new WeakSet<object>();
+
+function markRetry(error: unknown, safe: boolean): void {
+  if (!error || typeof error !== 'object') return;
+  if (safe) refusedUncommitted.add(error);
+  else refusedUncommitted.delete(error);
+}
+
+/** read_only_sql_transaction (PostgreSQL, Appendix A): the server refused the statement, so it wrote nothing */
+const isReadOnlyRefusal = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === '25006';
+
+/** the shorter wait of the units of work started within `withFailoverWaitAtMost` (see there) */
+const failoverWaitCap = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `work` with DATABASE_FAILOVER_WAIT_MS capped at `ms` for the units of work it starts: for a client
+ * that gives up sooner than an HTTP client does. A DNS client over UDP resends after 1–3 s (RFC 1035 §4.2.1
+ * leaves it to the resolver; nsupdate waits 3 s), and a secondary's SOA query or transfer is better answered
+ * SERVFAIL at once, to be tried again on its retry timer (RFC 1034 §4.3.5), than late.
+ */
+export function withFailoverWaitAtMost<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  const outer = failoverWaitCap.getStore();
+  return failoverWaitCap.run(outer === undefined ? ms : Math.min(outer, ms), work);
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** the first pause before a unit of work runs again, doubled up to FAILOVER_PAUSE_MAX_MS between later tries */
+const FAILOVER_PAUSE_MIN_MS = 25;
+const FAILOVER_PAUSE_MAX_MS = 200;
 
 /**
  * The process's one way to PostgreSQL: one node-postgres pool, sized by DATABASE_POOL_SIZE and shared by every
@@ -66,7 +113,10 @@ export interface DatabaseOptions {
  * - a lost or refused connection is recorded as an outage (db/availability.ts: 503 until it is back);
  * - with several hosts (db/database-hosts.ts), every connection goes to the writable primary found, and one
  *   that loses its server or finds it read-only (SQLSTATE 25006) is dropped, not lent again: the next
- *   connection looks for the primary, and the connections made before are dropped when next lent (`checkout`).
+ *   connection looks for the primary, and the connections made before are dropped when next lent (`checkout`);
+ * - a unit of work (`transaction`, `connection`, one statement) that met no writable primary where nothing
+ *   of it can have committed waits for the primary up to DATABASE_FAILOVER_WAIT_MS and runs again
+ *   (`failoverWait`): a switchover is a pause, not a burst of 503s.
  *
  * MikroORM is not used at run time: it runs the migrations at start on a connection of its own, closed
  * before the roles start (src/db/database.ts).
@@ -79,8 +129,10 @@ export class Database implements Sql {
   readonly journalSignal: JournalSignal;
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
+  private readonly failoverWaitMs: number;
 
   constructor(options: DatabaseOptions) {
+    this.failoverWaitMs = options.failoverWaitMs ?? 0;
     this.hosts = options.hosts ?? new DatabaseHosts(options.connectionString);
     this.pool = new Pool({
       connectionString: this.hosts.targets[0].url,
@@ -116,16 +168,24 @@ export class Database implements Sql {
 
   /** one statement on a connection of the pool, committed on its own */
   async rows<T extends QueryResultRow = any>(text: string, params: unknown[] = [], options?: RowOptions): Promise<T[]> {
-    this.observe(text, params);
-    return (await this.onOwn((client) => client.query<T>(queryConfig(text, params, options)))).rows;
+    return this.failoverWait(async () => {
+      this.observe(text, params);
+      return (await this.onOwn((client) => client.query<T>(queryConfig(text, params, options)))).rows;
+    }, options?.failoverWait);
   }
 
   async affected(text: string, params: unknown[] = []): Promise<number> {
-    this.observe(text, params);
-    return (await this.onOwn((client) => client.query(queryConfig(text, params)))).rowCount ?? 0;
+    return this.failoverWait(async () => {
+      this.observe(text, params);
+      return (await this.onOwn((client) => client.query(queryConfig(text, params)))).rowCount ?? 0;
+    });
   }
 
-  /** one statement on a connection of the pool (what pg's pool.query does, with `checkout` and `broken`) */
+  /**
+   * One statement on a connection of the pool (what pg's pool.query does, with `checkout` and `broken`). It may
+   * run again (`failoverWait`) when no connection could be had, or when the server refused it as read-only
+   * (25006: it wrote nothing); not when its connection was lost while it ran: it may have committed.
+   */
   private async onOwn<R>(statement: (client: PoolClient) => Promise<R>): Promise<R> {
     const client = await this.checkout();
     let broken: Error | undefined;
@@ -133,9 +193,31 @@ export class Database implements Sql {
       return await statement(client);
     } catch (error) {
       broken = this.broken(client, error);
+      markRetry(error, isReadOnlyRefusal(error));
       throw error;
     } finally {
       client.release(broken);
+    }
+  }
+
+  /**
+   * Runs `attempt`, and runs it again while it fails for want of a writable primary at a point where nothing
+   * of it can have committed (marked by markRetry), for DATABASE_FAILOVER_WAIT_MS at most: between the old
+   * primary turning read-only and the new one being found, a request waits instead of answering 503. Each
+   * attempt looks for the primary anew (`checkout`: the host search of db/database-hosts.ts). An attempt that
+   * may have committed (its connection lost during COMMIT, or during a statement that commits on its own) is
+   * never run again: its outcome is unknown, and it answers 503 as before.
+   */
+  private async failoverWait<T>(attempt: () => Promise<T>, wait = true): Promise<T> {
+    const deadline = Date.now() + (wait ? Math.min(this.failoverWaitMs, failoverWaitCap.getStore() ?? Infinity) : 0);
+    for (let pauseMs = FAILOVER_PAUSE_MIN_MS; ; pauseMs = Math.min(pauseMs * 2, FAILOVER_PAUSE_MAX_MS)) {
+      try {
+        return await attempt();
+      } catch (error) {
+        const retry = !!error && typeof error === 'object' && refusedUncommitted.has(error);
+        if (!retry || this.closed || Date.now() + pauseMs > deadline) throw error;
+        await pause(pauseMs);
+      }
     }
   }
 
@@ -145,7 +227,15 @@ export class Database implements Sql {
    */
   private async checkout(): Promise<PoolClient> {
     for (;;) {
-      const client = await this.pool.connect();
+      let client: PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (error) {
+        // no connection, so nothing sent: no host writable yet (a search between a primary's loss and the
+        // standby's promotion), the server refusing or not answering
+        markRetry(error, isDatabaseUnavailable(error));
+        throw error;
+      }
       if (generationOf(client) === this.hosts.generation || this.hosts.fixed) return client;
       client.release(true);
     }
@@ -171,64 +261,89 @@ export class Database implements Sql {
    * Runs `work` on one connection of the pool without a transaction: every statement commits on its own
    * (PostgreSQL's autocommit), so `work` must need no more than one writing statement. The zone-change path
    * reads with one statement and writes with one on the same connection: one pool checkout for both.
+   *
+   * `work` may run again (`failoverWait`) when no connection could be had, or when a statement was refused as
+   * read-only (25006): only a writing statement is refused so, and with one writing statement at most nothing
+   * of `work` was written. Not when the connection was lost after a statement was sent: that statement may
+   * have been the write, and committed.
    */
   async connection<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    const client = await this.checkout();
-    let wroteJournal = false;
-    let broken: Error | undefined;
-    try {
-      return await work(
-        this.sqlOn(client, () => {
-          wroteJournal = true;
-        }),
-      );
-    } catch (error) {
-      broken = this.broken(client, error);
-      throw error;
-    } finally {
-      client.release(broken);
-      // each statement committed on its own: what `work` wrote before a later failure is committed too
-      if (wroteJournal) this.journalSignal.committed();
-    }
+    return this.failoverWait(async () => {
+      const client = await this.checkout();
+      let wroteJournal = false;
+      let sent = 0;
+      let broken: Error | undefined;
+      try {
+        return await work(
+          this.sqlOn(
+            client,
+            () => {
+              wroteJournal = true;
+            },
+            () => sent++,
+          ),
+        );
+      } catch (error) {
+        broken = this.broken(client, error);
+        markRetry(error, isReadOnlyRefusal(error) || (sent === 0 && isDatabaseUnavailable(error)));
+        throw error;
+      } finally {
+        client.release(broken);
+        // each statement committed on its own: what `work` wrote before a later failure is committed too
+        if (wroteJournal) this.journalSignal.committed();
+      }
+    });
   }
 
   /**
    * Runs `work` in one transaction on one connection: committed when `work` succeeds, rolled back when it
    * throws. The journal's readers are woken after the COMMIT if `work` wrote journal rows.
+   *
+   * When the primary is lost or turns read-only (25006) before COMMIT is sent, the transaction did not commit
+   * (a refused statement aborts it; a lost connection rolls it back), and the whole of `work` runs again on
+   * the primary found within DATABASE_FAILOVER_WAIT_MS (`failoverWait`): `work` must be one that can run
+   * again from the start, as a serialization failure's retry would (it reads what it decides on inside the
+   * transaction). A connection lost while COMMIT is in flight leaves the outcome unknown (under synchronous
+   * replication a session ended while waiting for its standby has committed locally): that one is never run
+   * again and answers 503.
    */
   async transaction<T>(work: (sql: Sql) => Promise<T>, isolation: Isolation = 'read committed'): Promise<T> {
-    const client = await this.checkout();
-    let wroteJournal = false;
-    let broken: unknown;
-    try {
-      await this.send(client, isolation === 'read committed' ? 'begin' : 'begin isolation level repeatable read read only');
-      let result: T;
+    return this.failoverWait(async () => {
+      const client = await this.checkout();
+      let wroteJournal = false;
+      let broken: unknown;
       try {
-        result = await work(
-          this.sqlOn(client, () => {
-            wroteJournal = true;
-          }),
-        );
-      } catch (error) {
-        // a connection that cannot even roll back is not lent again (release(error) ends it), nor one whose
-        // server is read-only now (25006: a switchover) or going away
-        broken = this.broken(client, error);
-        await this.send(client, 'rollback').catch((rollbackError: unknown) => {
-          broken = rollbackError;
-        });
-        throw error;
+        let result: T;
+        try {
+          await this.send(client, isolation === 'read committed' ? 'begin' : 'begin isolation level repeatable read read only');
+          result = await work(
+            this.sqlOn(client, () => {
+              wroteJournal = true;
+            }),
+          );
+        } catch (error) {
+          // a connection that cannot even roll back is not lent again (release(error) ends it), nor one whose
+          // server is read-only now (25006: a switchover) or going away
+          broken = this.broken(client, error);
+          markRetry(error, isDatabaseUnavailable(error));
+          await this.send(client, 'rollback').catch((rollbackError: unknown) => {
+            broken = rollbackError;
+          });
+          throw error;
+        }
+        try {
+          await this.send(client, 'commit');
+        } catch (error) {
+          broken = this.broken(client, error) ?? error;
+          markRetry(error, false);
+          throw error;
+        }
+        if (wroteJournal) this.journalSignal.committed();
+        return result;
+      } finally {
+        client.release(broken instanceof Error ? broken : undefined);
       }
-      try {
-        await this.send(client, 'commit');
-      } catch (error) {
-        broken = this.broken(client, error) ?? error;
-        throw error;
-      }
-      if (wroteJournal) this.journalSignal.committed();
-      return result;
-    } finally {
-      client.release(broken instanceof Error ? broken : undefined);
-    }
+    });
   }
 
   /**
@@ -276,14 +391,16 @@ export class Database implements Sql {
     await this.pool.end();
   }
 
-  private sqlOn(client: PoolClient, journalWritten: () => void): Sql {
+  private sqlOn(client: PoolClient, journalWritten: () => void, sending?: () => void): Sql {
     return {
       rows: async <R extends QueryResultRow>(text: string, params: unknown[] = [], options?: RowOptions) => {
         this.observe(text, params);
+        sending?.();
         return (await client.query<R>(queryConfig(text, params, options))).rows;
       },
       affected: async (text: string, params: unknown[] = []) => {
         this.observe(text, params);
+        sending?.();
         return (await client.query(queryConfig(text, params))).rowCount ?? 0;
       },
       journalWritten,

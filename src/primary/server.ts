@@ -12,7 +12,7 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import type { Database, Sql } from '../db/pool';
+import { withFailoverWaitAtMost, type Database, type Sql } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import type { Settings, TsigKey } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
@@ -68,6 +68,11 @@ export const RCODE = {
 const OPCODE_QUERY = 0;
 /** RFC 2136 §1 */
 const OPCODE_UPDATE = 5;
+/**
+ * the most a DNS UPDATE waits for a writable primary (DATABASE_FAILOVER_WAIT_MS, db/pool.ts): its client
+ * resends over UDP after 2–3 s (nsupdate: 3 s), and an answer after that is lost on it
+ */
+const UPDATE_FAILOVER_WAIT_MS = 1000;
 /** RFC 1996 §3 */
 const OPCODE_NOTIFY = 4;
 const { QR: FLAG_QR, AA: FLAG_AA, TC: FLAG_TC, RD: FLAG_RD } = FLAG;
@@ -296,6 +301,20 @@ export class PrimaryHandler {
    */
   async handle(raw: Buffer, remote: string, transport: 'udp' | 'tcp', send: (message: Buffer) => Promise<void>): Promise<void> {
     if (raw.length < 12) return;
+    // how long the message's database work may wait for a primary during a switchover (db/pool.ts): an
+    // UPDATE a little, within its client's patience; a query or a transfer not at all (SERVFAIL at once)
+    const opcode = (raw.readUInt16BE(2) >> 11) & 0xf;
+    return withFailoverWaitAtMost(opcode === OPCODE_UPDATE ? UPDATE_FAILOVER_WAIT_MS : 0, () =>
+      this.handleMessage(raw, remote, transport, send),
+    );
+  }
+
+  private async handleMessage(
+    raw: Buffer,
+    remote: string,
+    transport: 'udp' | 'tcp',
+    send: (message: Buffer) => Promise<void>,
+  ): Promise<void> {
     const id = raw.readUInt16BE(0);
     const flags = raw.readUInt16BE(2);
     if (flags & FLAG_QR) return;

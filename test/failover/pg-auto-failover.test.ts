@@ -104,7 +104,7 @@ describe('on a pg_auto_failover formation under write load', () => {
     await waitUntil('writes acknowledged on the new primary', () => load.acknowledgedSince(doneAt) >= 30, 60_000);
     await load.stop();
     process.stdout.write(
-      `pg_auto_failover switchover: ${doneAt - startedAt} ms from the command to a settled formation, writes refused for ${load.refusedFor()} ms; answers ${JSON.stringify(Object.fromEntries(load.answers))}\n`,
+      `pg_auto_failover switchover: ${doneAt - startedAt} ms from the command to a settled formation, writes refused (503 / SERVFAIL: ${load.refused().reduce((sum, key) => sum + load.answers.get(key)!, 0)}) for ${load.refusedFor()} ms, no write acknowledged for ${load.longestPauseAfter(startedAt)} ms at most; answers ${JSON.stringify(Object.fromEntries(load.answers))}\n`,
     );
     expect(after.port).not.toBe(before.port);
     expect(load.unexpected()).toEqual([]);
@@ -122,7 +122,7 @@ describe('on a pg_auto_failover formation under write load', () => {
     const settled = await formation.settled(2, 120_000);
     await load.stop();
     process.stdout.write(
-      `pg_auto_failover kill -9: first acknowledged write ${load.firstAcknowledgedAfter(killedAt) - killedAt} ms after the kill, writes refused for ${load.refusedFor()} ms (the primary now on ${settled.port === primary.port ? 'the same node, restarted by its keeper' : 'the other node'}); answers ${JSON.stringify(Object.fromEntries(load.answers))}\n`,
+      `pg_auto_failover kill -9: no write acknowledged for ${load.longestPauseAfter(killedAt)} ms at most after the kill, writes refused for ${load.refusedFor()} ms (the primary now on ${settled.port === primary.port ? 'the same node, restarted by its keeper' : 'the other node'}); answers ${JSON.stringify(Object.fromEntries(load.answers))}\n`,
     );
     expect(load.unexpected()).toEqual([]);
     expect((await http.get('/health')).status).toBe(200);

@@ -6,7 +6,7 @@ import { freePort } from '../support/free-port';
 import { ReplicatedPostgres } from '../support/replicated-postgres';
 import { ADMIN_KEY } from '../support/test-app';
 import { expectNothingLost, writeLoad } from '../support/failover-load';
-import { waitFor, waitUntil } from '../support/wait-for';
+import { waitUntil } from '../support/wait-for';
 
 /**
  * The service on a primary and a synchronous streaming standby of Debian's PostgreSQL 15, given both in
@@ -81,7 +81,7 @@ describe('failover of a synchronous streaming pair under write load', () => {
     await waitUntil('writes acknowledged with the old primary as standby', () => load.acknowledgedSince(rejoinedAt) >= 30, 30_000);
     await load.stop();
     process.stdout.write(
-      `switchover: read-only at 0 ms, promoted at ${promotedAt - readOnlyAt} ms, first acknowledged write ${firstAfter - promotedAt} ms after the promotion, writes refused for ${load.refusedFor()} ms; answers ${JSON.stringify(Object.fromEntries(load.answers))}\n`,
+      `switchover: read-only at 0 ms, promoted at ${promotedAt - readOnlyAt} ms, first acknowledged write ${firstAfter - promotedAt} ms after the promotion, writes refused for ${load.refusedFor()} ms, no write acknowledged for ${load.longestPauseAfter(readOnlyAt)} ms at most; answers ${JSON.stringify(Object.fromEntries(load.answers))}\n`,
     );
     expect(load.unexpected()).toEqual([]);
     expect(load.refused().filter((key) => !key.startsWith('switch'))).toEqual([]);
@@ -116,7 +116,7 @@ describe('failover of a synchronous streaming pair under write load', () => {
     await expectNothingLost((statement) => cluster.sql(cluster.primary, [statement], 'zk_failover'), 'failover.example', load.acknowledged);
   }, 120_000);
 
-  it('the primary made read-only with no other writable host: writes answer 503 DATABASE_UNAVAILABLE (SQLSTATE 25006, not 500), then succeed once it is writable', async () => {
+  it('the primary made read-only with no other writable host: writes answer 503 DATABASE_UNAVAILABLE (SQLSTATE 25006, not 500) after the wait, and one that meets it waits and succeeds once it is writable', async () => {
     const { primary } = cluster;
     await cluster.sql(primary, ['alter system set default_transaction_read_only = on', 'select pg_reload_conf()']);
     const write = (owner: string) =>
@@ -124,20 +124,32 @@ describe('failover of a synchronous streaming pair under write load', () => {
         .post('/api/record/add')
         .set('X-API-Key', ADMIN_KEY)
         .send({ zone: 'failover.example', owner, rtype: 'A', rdata: '192.0.2.25', ttl: 3600 });
+    const refusedAt = Date.now();
     const refused = await write('readonly');
     expect(refused.status).toBe(503);
+    // it waited DATABASE_FAILOVER_WAIT_MS (2500 ms by default) for a writable primary first
+    expect(Date.now() - refusedAt).toBeGreaterThanOrEqual(2000);
     expect(refused.body).toMatchObject({ error: 'DATABASE_UNAVAILABLE' });
     const graphql = await gql(
       'mutation { createRecord(input: {zone: "failover.example", owner: "readonly", type: "A", rdata: "192.0.2.25", ttl: 3600}) { id } }',
     );
     expect(graphql.status).toBe(503);
     expect(graphql.body.errors[0].extensions.code).toBe('DATABASE_UNAVAILABLE');
+    // a write that meets the read-only primary waits for a writable one (DATABASE_FAILOVER_WAIT_MS, 2500 ms by
+    // default) and is written once the primary is writable again, within that wait: no 503
+    const startedAt = Date.now();
+    const waiting = write('writable').then((res) => res);
+    await waitUntil('the write refused once and waiting', () => Date.now() - startedAt >= 500);
     await cluster.sql(primary, ['alter system reset default_transaction_read_only', 'select pg_reload_conf()']);
-    const accepted = await waitFor('a write accepted once the primary is writable again', async () => {
-      const res = await write('writable');
-      return res.status === 201 ? res : undefined;
-    });
+    const accepted = await waiting;
     expect(accepted.status).toBe(201);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(500);
+    const [{ written }] = await cluster.sql(
+      primary,
+      ["select count(*)::int as written from records where owner = 'writable'"],
+      'zk_failover',
+    );
+    expect(written).toBe(1);
     const [{ n }] = await cluster.sql(primary, ["select count(*)::int as n from records where owner = 'readonly'"], 'zk_failover');
     expect(n).toBe(0);
   }, 60_000);

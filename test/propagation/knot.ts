@@ -95,6 +95,8 @@ export interface Knot {
 export interface KnotOptions {
   catalogZone: string;
   primaryPort: number;
+  /** more primaries (several Zonekeeper processes with the dns role): Knot asks them in order, `primaryPort` first */
+  morePrimaryPorts?: number[];
   tsig: { name: string; secret: string };
   port?: number;
 }
@@ -148,7 +150,7 @@ key:
     secret: ${options.tsig.secret}
 remote:
   - id: zonekeeper
-    address: 127.0.0.1@${options.primaryPort}
+    address: [${[options.primaryPort, ...(options.morePrimaryPorts ?? [])].map((port) => `127.0.0.1@${port}`).join(', ')}]
     key: ${options.tsig.name}
     # a leaf secondary, configured as docs/propagation.md advises: without it, a NOTIFY for a zone that
     # changed less than a second ago can wait up to a second in Knot's scheduler

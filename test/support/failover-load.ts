@@ -21,9 +21,17 @@ export interface WriteLoad {
   /** the phase the answers from now on are counted under */
   phase: string;
   acknowledgedSince(at: number): number;
+  /**
+   * the longest time without an acknowledged write from `at` on (from `at` to the first acknowledgement, or
+   * between two): how long writes stopped, whether they were refused or waited (DATABASE_FAILOVER_WAIT_MS)
+   */
+  longestPauseAfter(at: number): number;
   /** the time of the first acknowledgement after `at` */
   firstAcknowledgedAfter(at: number): number;
-  /** the answers other than successes and 503 / SERVFAIL (or an UPDATE's answer lost): never a 500 */
+  /**
+   * the answers other than successes and 503 / SERVFAIL (or an UPDATE's answer lost): never a 500, and no HTTP
+   * request without an answer (counted as `rest no answer`, `graphql no answer`)
+   */
   unexpected(): string[];
   /** the answers that refused a write (503, SERVFAIL) */
   refused(): string[];
@@ -51,13 +59,22 @@ export function writeLoad({ http, dnsPort, zone, updateKey }: LoadTarget): Write
   let written = 0;
   const rdataOf = (n: number) => `198.51.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
   const owner = () => `w${Date.now().toString(36)}${(written++).toString(36)}`;
+  /** an HTTP request whose connection failed (the process killed, nothing listening): counted as `no answer` */
+  const answered = (res: Promise<request.Response>) => res.catch(() => undefined);
   const rest = async () => {
     while (running) {
       const name = owner();
-      const res = await http
-        .post('/api/record/add')
-        .set('X-API-Key', ADMIN_KEY)
-        .send({ zone, owner: name, rtype: 'A', rdata: rdataOf(written), ttl: 3600 });
+      const res = await answered(
+        http
+          .post('/api/record/add')
+          .set('X-API-Key', ADMIN_KEY)
+          .send({ zone, owner: name, rtype: 'A', rdata: rdataOf(written), ttl: 3600 }),
+      );
+      if (!res) {
+        count('rest no answer');
+        await sleep(20);
+        continue;
+      }
       count(`rest ${res.status}`);
       if (res.status === 201) acknowledged.push({ owner: name, at: Date.now() });
       else await sleep(20);
@@ -66,15 +83,22 @@ export function writeLoad({ http, dnsPort, zone, updateKey }: LoadTarget): Write
   const graphql = async () => {
     while (running) {
       const name = owner();
-      const res = await http
-        .post('/graphql')
-        .set('X-API-Key', ADMIN_KEY)
-        .set('content-type', 'application/json')
-        .send({
-          query:
-            'mutation($z: String!, $o: String!, $r: String!) { createRecord(input: {zone: $z, owner: $o, type: "A", rdata: $r, ttl: 3600}) { id } }',
-          variables: { z: zone, o: name, r: rdataOf(written) },
-        });
+      const res = await answered(
+        http
+          .post('/graphql')
+          .set('X-API-Key', ADMIN_KEY)
+          .set('content-type', 'application/json')
+          .send({
+            query:
+              'mutation($z: String!, $o: String!, $r: String!) { createRecord(input: {zone: $z, owner: $o, type: "A", rdata: $r, ttl: 3600}) { id } }',
+            variables: { z: zone, o: name, r: rdataOf(written) },
+          }),
+      );
+      if (!res) {
+        count('graphql no answer');
+        await sleep(20);
+        continue;
+      }
       const ok = res.status === 200 && !res.body.errors;
       count(`graphql ${res.status} ${ok ? 'ok' : res.body.errors?.[0]?.extensions?.code}`);
       if (ok) acknowledged.push({ owner: name, at: Date.now() });
@@ -105,6 +129,10 @@ export function writeLoad({ http, dnsPort, zone, updateKey }: LoadTarget): Write
       phase = name;
     },
     acknowledgedSince: (at: number) => acknowledged.filter((write) => write.at > at).length,
+    longestPauseAfter: (at: number) => {
+      const times = [at, ...acknowledged.map((write) => write.at).filter((time) => time > at)].sort((a, b) => a - b);
+      return Math.max(0, ...times.slice(1).map((time, index) => time - times[index]));
+    },
     firstAcknowledgedAfter: (at: number) => Math.min(...acknowledged.filter((write) => write.at > at).map((write) => write.at)),
     unexpected: () =>
       [...answers.keys()].filter(

@@ -2,6 +2,7 @@ import type { Database, Sql } from '../../db/pool';
 import { LockedZone, readZone, StoredRow } from '../../repositories/zone-writes';
 import { DomainError } from '../../errors/catalogue';
 import { mapDatabaseError } from '../db-errors';
+import { isDatabaseUnavailable } from '../../db/availability';
 import { changeZoneNow, JOIN_QUEUE, runOptimistically, ZoneJob } from './optimistic';
 import { WrittenChange, ZoneChange, ZoneChangeRequest } from './staging';
 
@@ -203,13 +204,16 @@ export class ZoneQueues {
    * DomainError from its decision, before it writes) is refused alone. A database error in a statement ends
    * the transaction with nothing written, and each change then runs on its own; an error of the commit itself
    * leaves the outcome unknown, so every change of the batch gets it (none is acknowledged, none is applied
-   * twice).
+   * twice), and so does a database that stayed unavailable (503 to each, not one wait per change).
    */
   private async runTogether(zoneId: number, batch: (ZoneJob & QueuedJob)[]): Promise<void> {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     let decided = false;
     try {
       await batch[0].db.transaction(async (sql) => {
+        // the data layer runs the transaction again, whole, when it met no writable primary before its commit
+        // (DATABASE_FAILOVER_WAIT_MS, db/pool.ts): each run decides every change anew
+        outcomes.length = 0;
         const state = await readBatchState(sql, zoneId, batch);
         for (const job of batch) {
           try {
@@ -236,7 +240,9 @@ export class ZoneQueues {
         decided = true;
       });
     } catch (error) {
-      if (decided) {
+      // no primary found within the wait (db/pool.ts), or an outcome unknown: each change alone would meet the
+      // same, one wait after another; every change of the batch gets the error (503), none is applied twice
+      if (decided || isDatabaseUnavailable(error)) {
         for (const job of batch) job.reject(mapDatabaseError(error));
         return;
       }
