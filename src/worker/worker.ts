@@ -307,16 +307,23 @@ export class PropagationWorker {
       else if (change.kind !== 'zone-deleted') zones.add(change.zone);
     }
     // the catalogs first: a new member zone must be known before its NOTIFY makes sense
-    for (const catalog of catalogs) {
-      const set = this.sets.find((s) => s.catalogZone === catalog);
-      this.notifier.notifyAll(catalog, set ? set.servers : catalog === this.settings.catalogZone ? this.settings.secondaries : []);
-    }
+    const unknown = [...catalogs].filter((catalog) => !this.notifyCatalog(catalog));
+    // a set created since the last poll: read the sets, then tell its secondaries
+    if (unknown.length) void this.refreshSets().then(() => unknown.forEach((catalog) => this.notifyCatalog(catalog)));
     if (this.sets.length <= 1) for (const zone of zones) this.notifier.notifyAll(zone);
     else void this.notifyBySet([...zones]);
     if (zones.size || catalogs.size) {
       this.scheduleCheck(FAST_CHECK_MS + 5);
       void this.notifyExtraSecondaries([...zones]);
     }
+  }
+
+  /** NOTIFY a catalog to its set's secondaries; false when no set read so far has it */
+  private notifyCatalog(catalog: string): boolean {
+    const set = this.sets.find((s) => s.catalogZone === catalog);
+    if (!set && catalog !== this.settings.catalogZone) return false;
+    this.notifier.notifyAll(catalog, set ? set.servers : this.settings.secondaries);
+    return true;
   }
 
   /** NOTIFY each zone to its set's secondaries, and to the set it leaves while a move is under way */
