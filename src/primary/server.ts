@@ -657,7 +657,10 @@ export class PrimaryHandler {
     );
     return {
       rcode: RCODE.REFUSED,
-      ede: { code: EDE.PROHIBITED, text: `transfers of ${zone.name} to ${remote} are not allowed (a secondary of nameserver set ${names})` },
+      ede: {
+        code: EDE.PROHIBITED,
+        text: `transfers of ${zone.name} to ${remote} are not allowed (a secondary of nameserver set ${names})`,
+      },
     };
   }
 

@@ -73,9 +73,10 @@ export async function setsWithWaitingMembers(sql: Sql): Promise<{ setId: number;
 
 /** the catalogs' names of some sets (null: the default set's, CATALOG_ZONE) */
 export async function catalogZonesOf(sql: Sql, setIds: number[]): Promise<Map<number, string | null>> {
-  const rows = await sql.rows<{ id: string; catalog_zone: string | null }>('select id, catalog_zone from nameserver_sets where id = any($1::bigint[])', [
-    setIds,
-  ]);
+  const rows = await sql.rows<{ id: string; catalog_zone: string | null }>(
+    'select id, catalog_zone from nameserver_sets where id = any($1::bigint[])',
+    [setIds],
+  );
   return new Map(rows.map((r) => [Number(r.id), r.catalog_zone]));
 }
 

@@ -219,10 +219,9 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
       if (rows.length < pageSize) break;
     }
     // the zones moved away that it still lists (few: a move's departure lasts until the new set serves them)
-    const leaving = await sql.rows<{ id: string; name: string }>(
-      `select id, name from domains where ${departing(1)} order by id`,
-      [zone.setId],
-    );
+    const leaving = await sql.rows<{ id: string; name: string }>(`select id, name from domains where ${departing(1)} order by id`, [
+      zone.setId,
+    ]);
     if (leaving.length) yield leaving.map((r) => catalogMemberRecord(Number(r.id), r.name));
     return;
   }

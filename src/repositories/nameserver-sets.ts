@@ -123,7 +123,9 @@ export async function zoneSetState(sql: Sql, domainId: number): Promise<{ setId:
     `select d.nameserver_set, x.nameserver_set as leaving from domains d left join catalog_departures x on x.domain_id = d.id where d.id = $1`,
     [domainId],
   );
-  return rows[0] ? { setId: Number(rows[0].nameserver_set), leaving: rows[0].leaving === null ? null : Number(rows[0].leaving) } : undefined;
+  return rows[0]
+    ? { setId: Number(rows[0].nameserver_set), leaving: rows[0].leaving === null ? null : Number(rows[0].leaving) }
+    : undefined;
 }
 
 /**
@@ -156,7 +158,10 @@ export async function moveZoneRow(
  * serial: the worker asked and got the zone's SOA): they may leave their old catalog. `defaultServers`: the
  * default set's (SECONDARIES).
  */
-export async function completedDepartures(sql: Sql, defaultServers: string[]): Promise<{ domainId: number; name: string; setId: number }[]> {
+export async function completedDepartures(
+  sql: Sql,
+  defaultServers: string[],
+): Promise<{ domainId: number; name: string; setId: number }[]> {
   const rows = await sql.rows<{ domain_id: string; name: string; nameserver_set: string }>(
     `select x.domain_id, d.name, x.nameserver_set
        from catalog_departures x join domains d on d.id = x.domain_id join nameserver_sets n on n.id = d.nameserver_set

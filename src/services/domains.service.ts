@@ -297,5 +297,8 @@ function withSetNs(records: CanonicalRecord[], defaultNs: string[], setNs: strin
   const defaults = [...defaultNs].sort();
   if (names.length !== defaults.length || names.some((n, i) => n !== defaults[i]) || setNs.join() === defaultNs.join()) return records;
   const ttl = apexNs[0].ttl;
-  return [...records.filter((r) => !(r.owner === '@' && r.type === 'NS')), ...setNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns, ttl }))];
+  return [
+    ...records.filter((r) => !(r.owner === '@' && r.type === 'NS')),
+    ...setNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns, ttl })),
+  ];
 }

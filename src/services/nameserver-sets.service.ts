@@ -115,10 +115,15 @@ export class NameserverSetsService {
       .trim()
       .toLowerCase()
       .replace(/\.$/, '');
-    if (!isHostName(`${catalogZone}.`)) throw DomainError.invalid('catalogZone', `catalogZone: ${JSON.stringify(input.catalogZone)} is not a domain name`);
+    if (!isHostName(`${catalogZone}.`))
+      throw DomainError.invalid('catalogZone', `catalogZone: ${JSON.stringify(input.catalogZone)} is not a domain name`);
     if (catalogZone === this.settings.catalogZone)
       throw new DomainError('DUPLICATE_NAMESERVER_SET', undefined, [
-        { field: 'catalogZone', code: 'DUPLICATE_NAMESERVER_SET', message: 'catalogZone: that is the default set\'s catalog (CATALOG_ZONE)' },
+        {
+          field: 'catalogZone',
+          code: 'DUPLICATE_NAMESERVER_SET',
+          message: "catalogZone: that is the default set's catalog (CATALOG_ZONE)",
+        },
       ]);
     const fields = this.checked(input);
     const row = await inTransaction(ctx.db, (sql) => insertNameserverSet(sql, { name, catalogZone, ...fields }));

@@ -221,7 +221,7 @@ export class PropagationWorker {
       if (ended) this.log.info(`propagation worker: ${ended} moved zones left their previous nameserver set's catalog`);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker'))
-        this.log.error({ err: error }, 'propagation worker: ending moved zones\' departures failed; it runs again at the next poll');
+        this.log.error({ err: error }, "propagation worker: ending moved zones' departures failed; it runs again at the next poll");
     } finally {
       this.departing = false;
     }
@@ -332,7 +332,8 @@ export class PropagationWorker {
       const byZone = await setsOfZones(this.db, zones);
       for (const [zone, setIds] of byZone) {
         const servers = new Map<string, HostPort>();
-        for (const set of this.sets.filter((s) => setIds.includes(s.id))) for (const server of set.servers) servers.set(serverName(server), server);
+        for (const set of this.sets.filter((s) => setIds.includes(s.id)))
+          for (const server of set.servers) servers.set(serverName(server), server);
         this.notifier.notifyAll(zone, [...servers.values()]);
       }
     } catch (error) {

@@ -61,7 +61,12 @@ test('the default set is the settings: SECONDARIES, DEFAULT_NS, CATALOG_ZONE; re
 
 test('create: checked input, unique names and catalogs, not the default catalog', async () => {
   const made = await app.gql(CREATE, {
-    i: { name: 'Premium', secondaries: ['192.0.2.10', '[2001:db8::1]:5300'], nsNames: ['NS1.premium.test', 'ns2.premium.test.'], catalogZone: 'Catalog.Premium.test.' },
+    i: {
+      name: 'Premium',
+      secondaries: ['192.0.2.10', '[2001:db8::1]:5300'],
+      nsNames: ['NS1.premium.test', 'ns2.premium.test.'],
+      catalogZone: 'Catalog.Premium.test.',
+    },
   });
   expect(made.errors).toBeUndefined();
   expect(made.data.createNameserverSet).toMatchObject({
@@ -74,9 +79,13 @@ test('create: checked input, unique names and catalogs, not the default catalog'
   });
   const again = await app.gql(CREATE, { i: { name: 'premium', secondaries: [], nsNames: ['a.test.'], catalogZone: 'other.test' } });
   expect(errorCode(again)).toBe('DUPLICATE_NAMESERVER_SET');
-  const sameCatalog = await app.gql(CREATE, { i: { name: 'other', secondaries: [], nsNames: ['a.test.'], catalogZone: 'catalog.premium.test' } });
+  const sameCatalog = await app.gql(CREATE, {
+    i: { name: 'other', secondaries: [], nsNames: ['a.test.'], catalogZone: 'catalog.premium.test' },
+  });
   expect(errorCode(sameCatalog)).toBe('DUPLICATE_NAMESERVER_SET');
-  const defaultCatalog = await app.gql(CREATE, { i: { name: 'other', secondaries: [], nsNames: ['a.test.'], catalogZone: 'catalog.default.test' } });
+  const defaultCatalog = await app.gql(CREATE, {
+    i: { name: 'other', secondaries: [], nsNames: ['a.test.'], catalogZone: 'catalog.default.test' },
+  });
   expect(errorCode(defaultCatalog)).toBe('DUPLICATE_NAMESERVER_SET');
   for (const [input, field] of [
     [{ name: 'bad name', secondaries: [], nsNames: ['a.test.'], catalogZone: 'x.test' }, 'name'],
@@ -142,7 +151,9 @@ test('a move: NS follow when they were the old set’s, stay with a warning othe
   const after = (await db.query(`select serial, nameserver_set from domains where name = 'mover.ns-sets.test'`)).rows[0];
   expect(Number(after.serial)).toBeGreaterThan(serialBefore);
   // it still leaves the default set (no secondary of premium serves it yet): another move waits
-  const departures = await db.query(`select x.nameserver_set from catalog_departures x join domains d on d.id = x.domain_id where d.name = 'mover.ns-sets.test'`);
+  const departures = await db.query(
+    `select x.nameserver_set from catalog_departures x join domains d on d.id = x.domain_id where d.name = 'mover.ns-sets.test'`,
+  );
   expect(departures.rows.map((r) => Number(r.nameserver_set))).toEqual([1]);
   expect(errorCode(await app.gql(MOVE, { z: 'mover.ns-sets.test', s: 'default' }))).toBe('ZONE_MOVE_IN_PROGRESS');
 
@@ -164,13 +175,23 @@ test('delete: refused while zones use the set (and by the database too), then ta
   const premiumId = Number((await db.query(`select id from nameserver_sets where name = 'premium'`)).rows[0].id);
   await expect(db.query('delete from nameserver_sets where id = $1', [premiumId])).rejects.toThrow(/foreign key/);
   // the default set's row keeps the settings' place: its columns stay null
-  await expect(db.query(`update nameserver_sets set catalog_zone = 'x.test' where name = 'default'`)).rejects.toThrow(/nameserver_sets_default_from_settings/);
+  await expect(db.query(`update nameserver_sets set catalog_zone = 'x.test' where name = 'default'`)).rejects.toThrow(
+    /nameserver_sets_default_from_settings/,
+  );
   await expect(db.query(`insert into nameserver_sets (name) values ('nulls')`)).rejects.toThrow(/nameserver_sets_default_from_settings/);
 
-  const empty = await app.gql(CREATE, { i: { name: 'empty', secondaries: ['192.0.2.20:53'], nsNames: ['ns.empty.test.'], catalogZone: 'catalog.empty.test' } });
+  const empty = await app.gql(CREATE, {
+    i: { name: 'empty', secondaries: ['192.0.2.20:53'], nsNames: ['ns.empty.test.'], catalogZone: 'catalog.empty.test' },
+  });
   expect(empty.errors).toBeUndefined();
-  const updated = await app.gql(`mutation { updateNameserverSet(name: "empty", input: {secondaries: ["192.0.2.21"], nsNames: ["ns.e.test"]}) { secondaries nsNames catalogZone } }`);
-  expect(updated.data.updateNameserverSet).toEqual({ secondaries: ['192.0.2.21:53'], nsNames: ['ns.e.test.'], catalogZone: 'catalog.empty.test' });
+  const updated = await app.gql(
+    `mutation { updateNameserverSet(name: "empty", input: {secondaries: ["192.0.2.21"], nsNames: ["ns.e.test"]}) { secondaries nsNames catalogZone } }`,
+  );
+  expect(updated.data.updateNameserverSet).toEqual({
+    secondaries: ['192.0.2.21:53'],
+    nsNames: ['ns.e.test.'],
+    catalogZone: 'catalog.empty.test',
+  });
   const removed = await app.gql(`mutation { deleteNameserverSet(name: "empty") }`);
   expect(removed.errors).toBeUndefined();
   expect(errorCode(await app.gql(`{ nameserverSet(name: "empty") { id } }`))).toBe('NAMESERVER_SET_NOT_FOUND');

@@ -1613,7 +1613,9 @@ const OPS: Op[] = [
 
   // ---- nameserver sets (docs/transfers.md): the admin's; a zone's readers see its set (Domain.nameserverSet) ----
   adminOnlyOp('Query.nameserverSets', (key) => [['every set', 'FORBIDDEN', () => gql(key, `{ nameserverSets { name } }`)]]),
-  adminOnlyOp('Query.nameserverSet', (key) => [['the default set', 'FORBIDDEN', () => gql(key, `{ nameserverSet(name: "default") { name } }`)]]),
+  adminOnlyOp('Query.nameserverSet', (key) => [
+    ['the default set', 'FORBIDDEN', () => gql(key, `{ nameserverSet(name: "default") { name } }`)],
+  ]),
   adminOnlyOp('Mutation.createNameserverSet', (key) => [
     [
       'a new set',

@@ -155,8 +155,12 @@ key:
 remote:
   - id: zonekeeper
     address: 127.0.0.1@${options.primaryPort}
-    key: ${options.tsig.name}${options.address ? `
-    via: ${address}` : ''}
+    key: ${options.tsig.name}${
+      options.address
+        ? `
+    via: ${address}`
+        : ''
+    }
     # a leaf secondary, configured as docs/propagation.md advises: without it, a NOTIFY for a zone that
     # changed less than a second ago can wait up to a second in Knot's scheduler
     block-notify-after-transfer: on

@@ -45,7 +45,13 @@ const atBind = (zone: string) => servedAt(BIND_ADDRESS, bindPort, zone);
 async function axfrFrom(source: string, zone: string): Promise<{ ok: boolean; names: string[] }> {
   const result = await dig(['-b', source, '@127.0.0.1', '-p', String(dnsPort), '-y', `hmac-sha256:${KEY_NAME}:${SECRET}`, zone, 'AXFR']);
   const ok = !/Transfer failed|REFUSED|communications error/.test(result.stdout) && records(result).some((r) => r.type === 'SOA');
-  return { ok, names: records(result).filter((r) => r.type === 'PTR').map((r) => r.rdata).sort() };
+  return {
+    ok,
+    names: records(result)
+      .filter((r) => r.type === 'PTR')
+      .map((r) => r.rdata)
+      .sort(),
+  };
 }
 
 async function startBind(port: number): Promise<{ log(): string; stop(): Promise<void> }> {
@@ -155,7 +161,9 @@ test('each secondary takes its own set’s zones from its own catalog, and is re
   expect((await axfrFrom(TOOLS_ADDRESS, BIND_CATALOG)).ok).toBe(true);
 
   // propagation status per set: each zone lists its own set's secondary
-  const status = await gql(`{ k: domain(name: "k1.sets.test") { propagation { state servers { server } } } b: domain(name: "b1.sets.test") { propagation { state servers { server } } } }`);
+  const status = await gql(
+    `{ k: domain(name: "k1.sets.test") { propagation { state servers { server } } } b: domain(name: "b1.sets.test") { propagation { state servers { server } } } }`,
+  );
   expect(status.k.propagation.servers.map((s: any) => s.server)).toEqual([`${KNOT_ADDRESS}:${knot.port}`]);
   expect(status.b.propagation.servers.map((s: any) => s.server)).toEqual([`${BIND_ADDRESS}:${bindPort}`]);
 }, 90_000);
@@ -165,7 +173,9 @@ test('a zone moved from the Knot set to the BIND set: BIND takes it, Knot drops 
   await waitFor('Knot to serve the zone', async () => ((await atKnot('mover.sets.test')) ? true : undefined), 30_000, 100);
   expect(await atBind('mover.sets.test')).toBeUndefined();
 
-  const moved = await gql(`mutation { moveZoneToNameserverSet(zone: "mover.sets.test", nameserverSet: "bind") { serial nameserverSet { name } } }`);
+  const moved = await gql(
+    `mutation { moveZoneToNameserverSet(zone: "mover.sets.test", nameserverSet: "bind") { serial nameserverSet { name } } }`,
+  );
   expect(moved.moveZoneToNameserverSet.nameserverSet.name).toBe('bind');
   const polls: { knot?: number; bind?: number }[] = [];
   const deadline = Date.now() + 60_000;
@@ -188,7 +198,11 @@ test('a zone moved from the Knot set to the BIND set: BIND takes it, Knot drops 
     100,
   );
   const ns = await dig([`@${BIND_ADDRESS}`, '-p', String(bindPort), '+norec', 'mover.sets.test', 'NS']);
-  expect(records(ns).filter((r) => r.type === 'NS').map((r) => r.rdata)).toEqual(['ns1.bind-set.test.']);
+  expect(
+    records(ns)
+      .filter((r) => r.type === 'NS')
+      .map((r) => r.rdata),
+  ).toEqual(['ns1.bind-set.test.']);
   // the catalogs: the zone left Knot's and is in BIND's
   expect(await axfrFrom(KNOT_ADDRESS, KNOT_CATALOG)).toEqual({ ok: true, names: ['k1.sets.test.'] });
   expect(await axfrFrom(BIND_ADDRESS, BIND_CATALOG)).toEqual({ ok: true, names: ['b1.sets.test.', 'mover.sets.test.'] });

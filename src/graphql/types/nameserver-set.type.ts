@@ -16,10 +16,14 @@ export class NameserverSetType {
   @Field({ description: 'The settings’ set (SECONDARIES, DEFAULT_NS, CATALOG_ZONE): changed there, never deleted.' })
   isDefault!: boolean;
 
-  @Field(() => [String], { description: 'Its secondaries as address:port: NOTIFYed for its zones and its catalog, allowed to transfer them.' })
+  @Field(() => [String], {
+    description: 'Its secondaries as address:port: NOTIFYed for its zones and its catalog, allowed to transfer them.',
+  })
   secondaries!: string[];
 
-  @Field(() => [String], { description: 'The NS names of its zones (absolute): a new zone’s default NS records, and a moved zone’s when they were the old set’s.' })
+  @Field(() => [String], {
+    description: 'The NS names of its zones (absolute): a new zone’s default NS records, and a moved zone’s when they were the old set’s.',
+  })
   nsNames!: string[];
 
   @Field({ description: 'Its catalog zone: lists its zones only, and only its secondaries may transfer it.' })

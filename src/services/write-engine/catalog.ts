@@ -67,7 +67,12 @@ export async function removeFromCatalog(sql: Sql, settings: Settings, zones: { i
         const removed = zones.filter((d) => removedIds.has(d.id));
         if (!removed.length) continue;
         const step = catalogStep(settings, locked.get(name)!);
-        await writeCatalogChange(sql, { catalog: name, serialBefore: step.serialBefore, serialAfter: step.serialAfter, ...step.journal({ removed }) });
+        await writeCatalogChange(sql, {
+          catalog: name,
+          serialBefore: step.serialBefore,
+          serialAfter: step.serialAfter,
+          ...step.journal({ removed }),
+        });
         locked.set(name, step.serialAfter);
       }
       return;
