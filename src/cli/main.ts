@@ -573,6 +573,62 @@ export function buildProgram(): Command {
       print(program, { id, deleted: true });
     });
 
+  const nsSet = program
+    .command('nameserver-set')
+    .description('nameserver sets: fleets of secondaries with their NS names and catalog zone (admin key; docs/transfers.md)');
+  const NS_SET_FIELDS = 'name isDefault secondaries nsNames catalogZone zoneCount';
+  const nsSetRow = (set: { secondaries: string[]; nsNames: string[] } & Record<string, unknown>) =>
+    program.opts().json ? set : { ...set, secondaries: set.secondaries.join(',') || '-', nsNames: set.nsNames.join(',') };
+  const NS_SET_COLUMNS = ['name', 'secondaries', 'nsNames', 'catalogZone', 'zoneCount'];
+  nsSet
+    .command('list')
+    .description('every set, `default` (the settings) first')
+    .action(async () => {
+      const sets = (await gql(`{ nameserverSets { ${NS_SET_FIELDS} } }`)).nameserverSets;
+      print(program, sets.map(nsSetRow), NS_SET_COLUMNS);
+    });
+  nsSet
+    .command('add <name> <catalogZone>')
+    .description('create a set: its catalog zone, --secondary ADDRESS[:PORT] and --ns NAME (repeat each)')
+    .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .action(async (name: string, catalogZone: string, options: { secondary?: string[]; ns?: string[] }) => {
+      const made = await gql(`mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { ${NS_SET_FIELDS} } }`, {
+        i: { name, catalogZone, secondaries: options.secondary ?? [], nsNames: options.ns ?? [] },
+      });
+      print(program, nsSetRow(made.createNameserverSet), NS_SET_COLUMNS);
+    });
+  nsSet
+    .command('update <name>')
+    .description("replace a set's secondaries and NS names (--secondary, --ns; repeat each)")
+    .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .action(async (name: string, options: { secondary?: string[]; ns?: string[] }) => {
+      const updated = await gql(
+        `mutation($n: String!, $i: NameserverSetUpdateInput!) { updateNameserverSet(name: $n, input: $i) { ${NS_SET_FIELDS} } }`,
+        { n: name, i: { secondaries: options.secondary ?? [], nsNames: options.ns ?? [] } },
+      );
+      print(program, nsSetRow(updated.updateNameserverSet), NS_SET_COLUMNS);
+    });
+  nsSet
+    .command('delete <name>')
+    .description('delete a set no zone is in')
+    .action(async (name: string) => {
+      await gql(`mutation($n: String!) { deleteNameserverSet(name: $n) }`, { n: name });
+      print(program, { name, deleted: true });
+    });
+  nsSet
+    .command('move <zone> <name>')
+    .description("move a zone to a set: its NS follow when they were the old set's; it leaves the old catalog once the new set serves it")
+    .action(async (zoneName: string, name: string) => {
+      const moved = await gql(
+        `mutation($z: String!, $n: String!) { moveZoneToNameserverSet(zone: $z, nameserverSet: $n) { name serial nameserverSet { name } } }`,
+        { z: zoneName, n: name },
+      );
+      const zone = moved.moveZoneToNameserverSet;
+      print(program, { zone: zone.name, serial: zone.serial, nameserverSet: zone.nameserverSet.name });
+    });
+
   const zone = program.command('zone').description('zones (domains)');
   zone
     .command('add <user> <zone>')
@@ -580,21 +636,29 @@ export function buildProgram(): Command {
       'create a zone for a user given by id or e-mail: its default records, those of a template, or with --primary a SECONDARY zone taken from those servers',
     )
     .option('--template <name>', "the record template it starts with (the user's, else an admin-wide one); default: the settings'")
+    .option('--nameserver-set <name>', 'the nameserver set that serves it (admin key); default: `default`')
     .option(
       '--primary <server>',
       'a primary of a SECONDARY zone, ADDRESS[#PORT][=TSIG_KEY_NAME]; repeat for more (tried in order)',
       (value: string, all: string[] = []) => [...all, value],
     )
-    .action(async (user: string, name: string, options: { primary?: string[]; template?: string }) => {
+    .action(async (user: string, name: string, options: { primary?: string[]; template?: string; nameserverSet?: string }) => {
       const primaries = options.primary?.map((spec) => serverSpec(spec, false));
       const userId = await userIdOf(user);
       print(
         program,
         (
           await gql(
-            `mutation($u: ID!, $z: String!, $k: ZoneKind, $p: [ServerInput!], $t: String) {
-              createDomain(input: {userId: $u, zone: $z, kind: $k, primaries: $p, template: $t}) { id name serial kind } }`,
-            { u: userId, z: name, k: primaries ? 'SECONDARY' : 'PRIMARY', p: primaries ?? null, t: options.template ?? null },
+            `mutation($u: ID!, $z: String!, $k: ZoneKind, $p: [ServerInput!], $t: String, $s: String) {
+              createDomain(input: {userId: $u, zone: $z, kind: $k, primaries: $p, template: $t, nameserverSet: $s}) { id name serial kind } }`,
+            {
+              u: userId,
+              z: name,
+              k: primaries ? 'SECONDARY' : 'PRIMARY',
+              p: primaries ?? null,
+              t: options.template ?? null,
+              s: options.nameserverSet ?? null,
+            },
           )
         ).createDomain,
       );

@@ -198,7 +198,7 @@ function list(value: string): string[] {
     .filter(Boolean);
 }
 
-function parseHostPort(value: string): HostPort | undefined {
+export function parseHostPort(value: string): HostPort | undefined {
   const match = /^\[?([^\]]+?)\]?:(\d{1,5})$/.exec(value.trim());
   if (!match) return undefined;
   const port = Number(match[2]);
@@ -220,7 +220,7 @@ function parseServerAddress(value: string): HostPort | undefined {
   return parsed && isIP(parsed.host) ? parsed : undefined;
 }
 
-function isHostName(value: string): boolean {
+export function isHostName(value: string): boolean {
   return /^([a-z0-9_]([a-z0-9-_]{0,61}[a-z0-9_])?\.)+$/i.test(value) && value.length <= 254;
 }
 

@@ -34,6 +34,8 @@ export const ERROR_CATALOGUE = {
   TSIG_KEY_NOT_FOUND: { status: 404, message: 'TSIG Key Not Found' },
   /** a record template (docs/templates-and-alias.md) the caller may use by that name or id */
   TEMPLATE_NOT_FOUND: { status: 404, message: 'Template Not Found' },
+  /** a nameserver set (docs/transfers.md, «Nameserver sets») by that name */
+  NAMESERVER_SET_NOT_FOUND: { status: 404, message: 'Nameserver Set Not Found' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
@@ -42,6 +44,13 @@ export const ERROR_CATALOGUE = {
   ZONE_OWNED_BY_ANOTHER_USER: { status: 409, message: 'The zone would be inside, or would contain, a zone of another user' },
   DUPLICATE_TSIG_KEY: { status: 409, message: 'A TSIG key with that name exists' },
   DUPLICATE_TEMPLATE: { status: 409, message: 'A template with that name exists' },
+  DUPLICATE_NAMESERVER_SET: { status: 409, message: 'A nameserver set with that name or catalog zone exists' },
+  /** a set some zone is in, or still leaves (a move under way), is not deleted */
+  NAMESERVER_SET_IN_USE: { status: 409, message: 'The nameserver set has zones; move them first' },
+  /** the `default` set is the settings' (SECONDARIES, DEFAULT_NS, CATALOG_ZONE): changed there, never deleted */
+  NAMESERVER_SET_FROM_SETTINGS: { status: 409, message: 'The default nameserver set comes from the settings' },
+  /** a zone moved to another set leaves its old set's catalog once the new set serves it; one move at a time */
+  ZONE_MOVE_IN_PROGRESS: { status: 409, message: "The zone's previous move to another nameserver set is not complete yet" },
   DUPLICATE_RECORD: { status: 409, message: 'The record already exists' },
   CNAME_CONFLICT: { status: 409, message: 'A CNAME record already exist with that owner' },
   RRSET_TTL_MISMATCH: { status: 409, message: 'All records of one owner and type must share one TTL' },
@@ -131,6 +140,7 @@ export const WARNING_CATALOGUE = {
   OCCLUDED_DATA: 'data beside or below a delegation, never served',
   TXT_SPLIT: 'unquoted TXT text longer than 255 octets was stored as several strings of 255 (RFC 1035 §3.3.14)',
   CAA_UNKNOWN_TAG: 'a CAA property tag that is not in the IANA registry; CAs ignore it (RFC 8659 §4.2)',
+  NS_KEPT_ON_MOVE: "a zone moved to another nameserver set kept its apex NS records: they were not the old set's NS names",
   SPF_MULTIPLE_RECORDS: 'a name holds more than one SPF record ("v=spf1"); SPF checks of it fail (RFC 7208 §3.2, §4.5)',
 } as const;
 
@@ -160,7 +170,14 @@ export class DomainError extends Error {
   }
 
   static notFound(
-    code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND' | 'RECORD_NOT_FOUND' | 'API_KEY_NOT_FOUND' | 'TSIG_KEY_NOT_FOUND' | 'TEMPLATE_NOT_FOUND',
+    code:
+      | 'USER_NOT_FOUND'
+      | 'ZONE_NOT_FOUND'
+      | 'RECORD_NOT_FOUND'
+      | 'API_KEY_NOT_FOUND'
+      | 'TSIG_KEY_NOT_FOUND'
+      | 'TEMPLATE_NOT_FOUND'
+      | 'NAMESERVER_SET_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

@@ -16,6 +16,7 @@ import { HistoryResolver } from './resolvers/history.resolver';
 import { LiveResolver } from './resolvers/live.resolver';
 import { DnssecResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
+import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
 import { PeopleResolver } from './resolvers/people.resolver';
 import { ZoneTransferResolver } from './resolvers/zone-transfer.resolver';
 import { RecordTemplateResolver } from './resolvers/record-template.resolver';
@@ -37,6 +38,7 @@ export const RESOLVERS = [
   DnssecResolver,
   AuditResolver,
   ZoneSecondariesResolver,
+  NameserverSetResolver,
   PeopleResolver,
   ZoneTransferResolver,
   RecordTemplateResolver,

@@ -14,7 +14,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { withFailoverWaitAtMost, type Database, type Sql } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
-import type { Settings, TsigKey } from '../config/settings';
+import { parseHostPort, type Settings, type TsigKey } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
@@ -54,6 +54,7 @@ import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 import { isZoneSecondary } from '../repositories/zone-secondaries';
+import { listNameserverSets, zoneSetState } from '../repositories/nameserver-sets';
 import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
 
 export const RCODE = {
@@ -647,7 +648,39 @@ export class PrimaryHandler {
       );
       return { rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: 'transfers must be signed with the transfer key (TSIG_KEY)' } };
     }
-    return undefined;
+    return this.otherSetRefusal(client, zone, remote, qtype);
+  }
+
+  /**
+   * Nameserver sets (docs/transfers.md): an address that is a secondary of some set transfers only its sets'
+   * catalogs and zones (and a zone its set is leaving, until the move completes), so each fleet sees its own
+   * catalog alone. Addresses of no set (an operator's tools in TRANSFER_ALLOW) read every zone, as before.
+   */
+  private async otherSetRefusal(client: Sql, zone: ZoneRef, remote: string, qtype: string): Promise<Reply | undefined> {
+    const address = plainAddress(remote);
+    const sets = (await listNameserverSets(client)).filter((set) =>
+      (set.secondaries?.map(parseHostPort) ?? this.settings.secondaries).some((server) => server?.host === address),
+    );
+    if (!sets.length) return undefined;
+    const zoneSets = [zone.setId];
+    if (zone.kind === 'zone') {
+      const state = await zoneSetState(client, zone.id);
+      if (state?.leaving) zoneSets.push(state.leaving);
+    }
+    if (sets.some((set) => zoneSets.includes(set.id))) return undefined;
+    const names = sets.map((set) => set.name).join(', ');
+    this.refusals.warn(
+      `transfer-set ${remote}`,
+      { remote, zone: zone.name, qtype },
+      'transfer refused: a secondary of another nameserver set',
+    );
+    return {
+      rcode: RCODE.REFUSED,
+      ede: {
+        code: EDE.PROHIBITED,
+        text: `transfers of ${zone.name} to ${remote} are not allowed (a secondary of nameserver set ${names})`,
+      },
+    };
   }
 
   /**

@@ -18,11 +18,11 @@ import type { Sql } from '../db/pool';
  * waited, but never the caller's own (committed before it asked); those others are admitted by their own
  * callers' turns.
  */
-export async function takeAdmissionTurn(sql: Sql, catalog: string): Promise<boolean> {
+export async function takeAdmissionTurn(sql: Sql, catalog: string, setId: number): Promise<boolean> {
   const [row] = await sql.rows<{ waiting: boolean }>(
     `select pg_advisory_xact_lock(hashtext('zonekeeper catalog admission ' || $1)) is not null
-        and exists (select 1 from domains where catalog_serial is null) as waiting`,
-    [catalog],
+        and exists (select 1 from domains where catalog_serial is null and nameserver_set = $2) as waiting`,
+    [catalog, setId],
   );
   return row.waiting;
 }
@@ -45,13 +45,13 @@ export async function lockCatalog(sql: Sql, catalog: string): Promise<number> {
  * lock and writes the journal row with `writeCatalogChange` in the same transaction); returns them.
  * Only committed zones wait here: a member's zone is always there to be transferred.
  */
-export async function admitWaitingMembers(sql: Sql, serial: number, limit: number): Promise<{ id: number; name: string }[]> {
+export async function admitWaitingMembers(sql: Sql, setId: number, serial: number, limit: number): Promise<{ id: number; name: string }[]> {
   const rows = await sql.rows<{ id: string; name: string }>(
     `update domains set catalog_serial = $1
-      where id in (select id from domains where catalog_serial is null order by id limit $2)
-        and catalog_serial is null
+      where id in (select id from domains where catalog_serial is null and nameserver_set = $3 order by id limit $2)
+        and catalog_serial is null and nameserver_set = $3
       returning id, name`,
-    [serial, limit],
+    [serial, limit, setId],
   );
   return rows.map((r) => ({ id: Number(r.id), name: r.name })).sort((a, b) => a.id - b.id);
 }
@@ -60,6 +60,24 @@ export async function admitWaitingMembers(sql: Sql, serial: number, limit: numbe
 export async function hasWaitingMembers(sql: Sql): Promise<boolean> {
   const rows = await sql.rows('select 1 from domains where catalog_serial is null limit 1');
   return rows.length > 0;
+}
+
+/** the nameserver sets some zone waits to join the catalog of (docs/transfers.md, «Nameserver sets»), with their catalogs' names (null: CATALOG_ZONE) */
+export async function setsWithWaitingMembers(sql: Sql): Promise<{ setId: number; catalogZone: string | null }[]> {
+  const rows = await sql.rows<{ id: string; catalog_zone: string | null }>(
+    `select n.id, n.catalog_zone from nameserver_sets n
+      where exists (select 1 from domains d where d.catalog_serial is null and d.nameserver_set = n.id) order by n.id`,
+  );
+  return rows.map((r) => ({ setId: Number(r.id), catalogZone: r.catalog_zone }));
+}
+
+/** the catalogs' names of some sets (null: the default set's, CATALOG_ZONE) */
+export async function catalogZonesOf(sql: Sql, setIds: number[]): Promise<Map<number, string | null>> {
+  const rows = await sql.rows<{ id: string; catalog_zone: string | null }>(
+    'select id, catalog_zone from nameserver_sets where id = any($1::bigint[])',
+    [setIds],
+  );
+  return new Map(rows.map((r) => [Number(r.id), r.catalog_zone]));
 }
 
 /** Raises the catalog serial and writes its journal row (IXFR, the worker's NOTIFY), with the lock held. */

@@ -32,12 +32,18 @@ export interface ZoneRef {
   serial: number;
   /** the zone's user (a transfer asked with a user's TSIG key is judged by it); absent for the catalog */
   userId?: number;
+  /** the nameserver set the zone is in, or whose catalog this is (docs/transfers.md, «Nameserver sets») */
+  setId: number;
 }
 /**
- * the catalog's members (RFC 9432 §4.1): the zones that joined it (repositories/catalog.ts); a zone just
- * created waits outside until the catalog's serial rises with it
+ * the catalog's members (RFC 9432 §4.1): the zones of its nameserver set that joined it (repositories/catalog.ts);
+ * a zone just created waits outside until the catalog's serial rises with it. A zone moved to another set
+ * stays listed in the old set's catalog while it departs (`catalog_departures`), read beside them.
  */
-const CATALOG_MEMBER = 'catalog_serial is not null';
+const CATALOG_MEMBER = 'catalog_serial is not null and nameserver_set = $SET';
+const member = (param: number) => CATALOG_MEMBER.replace('$SET', `$${param}`);
+const DEPARTING = 'id in (select domain_id from catalog_departures where nameserver_set = $SET)';
+const departing = (param: number) => DEPARTING.replace('$SET', `$${param}`);
 
 export interface JournalRow {
   id: number;
@@ -58,27 +64,47 @@ export function inSnapshot<T>(db: Database, work: (sql: Sql) => Promise<T>): Pro
 export async function findZone(sql: Sql, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
   const labels = qname === '' ? [] : qname.split('.');
   const candidates = labels.map((_, i) => labels.slice(i).join('.'));
-  const askCatalog = candidates.includes(catalogZone);
+  // every nameserver set's catalog is a candidate (the default set's is CATALOG_ZONE): the longest one that
+  // contains qname, in the same statement (a handful of rows, docs/transfers.md «Nameserver sets»)
   const rows = await sql.rows<{
     id: string | null;
     name: string | null;
     serial: string | null;
     user_id: string | null;
+    nameserver_set: string | null;
+    catalog_set: string | null;
+    catalog_name: string | null;
     catalog_serial: string | null;
   }>(
-    `select d.id, d.name, d.serial, d.user_id, case when $2::boolean then (select serial from catalog_state where name = $3) end as catalog_serial
+    `select d.id, d.name, d.serial, d.user_id, d.nameserver_set, c.id as catalog_set, c.name as catalog_name,
+            (select serial from catalog_state where name = c.name) as catalog_serial
        from (select 1) as one
-       left join lateral (select id, name, serial, user_id from domains where name = any($1::text[]) and serving order by length(name) desc limit 1) as d on true`,
-    [candidates, askCatalog, catalogZone],
+       left join lateral (select id, name, serial, user_id, nameserver_set from domains where name = any($1::text[]) and serving order by length(name) desc limit 1) as d on true
+       left join lateral (select id, coalesce(catalog_zone, $2) as name from nameserver_sets
+                           where coalesce(catalog_zone, $2) = any($1::text[]) order by length(coalesce(catalog_zone, $2)) desc limit 1) as c on true`,
+    [candidates, catalogZone],
   );
   const row = rows[0];
   const zone =
     row.id !== null
-      ? { kind: 'zone' as const, id: Number(row.id), name: row.name!, serial: Number(row.serial), userId: Number(row.user_id) }
+      ? {
+          kind: 'zone' as const,
+          id: Number(row.id),
+          name: row.name!,
+          serial: Number(row.serial),
+          userId: Number(row.user_id),
+          setId: Number(row.nameserver_set),
+        }
       : undefined;
-  if (askCatalog && (!zone || catalogZone.length > zone.name.length)) {
-    // no zone was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
-    return { kind: 'catalog', id: 0, name: catalogZone, serial: row.catalog_serial === null ? 0 : Number(row.catalog_serial) };
+  if (row.catalog_name !== null && (!zone || row.catalog_name.length > zone.name.length)) {
+    // no zone of the set was ever created: the catalog is empty, serial 0; its first change raises it (nextSerial)
+    return {
+      kind: 'catalog',
+      id: 0,
+      name: row.catalog_name,
+      serial: row.catalog_serial === null ? 0 : Number(row.catalog_serial),
+      setId: Number(row.catalog_set),
+    };
   }
   return zone;
 }
@@ -121,8 +147,8 @@ async function catalogRecordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Prom
   const ids = memberIds(owners);
   if (ids.length) {
     const rows = await sql.rows<{ id: string; name: string }>(
-      `select id, name from domains where id = any($1::bigint[]) and ${CATALOG_MEMBER} order by id`,
-      [ids],
+      `select id, name from domains where id = any($1::bigint[]) and (${member(2)} or ${departing(2)}) order by id`,
+      [ids, zone.setId],
     );
     for (const row of rows) found.push(catalogMemberRecord(Number(row.id), row.name));
   }
@@ -159,7 +185,10 @@ export async function hasDescendants(sql: Sql, zone: ZoneRef, owner: string): Pr
     // member PTRs (`z<id>.zones`) are the only names below the apex's children; `zones` has them while the
     // catalog has a member
     if (owner !== MEMBERS_PARENT) return false;
-    const rows = await sql.rows(`select 1 from domains where ${CATALOG_MEMBER} limit 1`);
+    const rows = await sql.rows(
+      `select 1 from domains where ${member(1)} union all select 1 from catalog_departures where nameserver_set = $1 limit 1`,
+      [zone.setId],
+    );
     return rows.length > 0;
   }
   // the owners ending with `.<owner>` are, reversed, the names in [reverse(suffix), that with its last '.'
@@ -180,14 +209,21 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
     let afterId = 0;
     for (;;) {
       const rows = await sql.rows<{ id: string; name: string }>(
-        `select id, name from domains where id > $1 and ${CATALOG_MEMBER} order by id limit $2`,
-        [afterId, pageSize],
+        `select id, name from domains where id > $1 and ${member(3)} order by id limit $2`,
+        [afterId, pageSize, zone.setId],
       );
-      if (!rows.length) return;
-      afterId = Number(rows[rows.length - 1].id);
-      yield rows.map((r) => catalogMemberRecord(Number(r.id), r.name));
-      if (rows.length < pageSize) return;
+      if (rows.length) {
+        afterId = Number(rows[rows.length - 1].id);
+        yield rows.map((r) => catalogMemberRecord(Number(r.id), r.name));
+      }
+      if (rows.length < pageSize) break;
     }
+    // the zones moved away that it still lists (few: a move's departure lasts until the new set serves them)
+    const leaving = await sql.rows<{ id: string; name: string }>(`select id, name from domains where ${departing(1)} order by id`, [
+      zone.setId,
+    ]);
+    if (leaving.length) yield leaving.map((r) => catalogMemberRecord(Number(r.id), r.name));
+    return;
   }
   let after = 0;
   for (;;) {

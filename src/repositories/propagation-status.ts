@@ -9,9 +9,18 @@ export interface ServerStatusRow {
   updatedAt: Date | null;
 }
 
-/** a zone's serial and its status rows, by server name; undefined when there is no such zone */
-export async function readPropagationRows(sql: Sql, domainId: number): Promise<{ serial: number; rows: ServerStatusRow[] } | undefined> {
-  const [domain] = await sql.rows<{ serial: string }>('select serial from domains where id = $1', [domainId]);
+/**
+ * a zone's serial, its nameserver set (its name, and its secondaries: null for the default set, whose are
+ * SECONDARIES) and its status rows, by server name; undefined when there is no such zone
+ */
+export async function readPropagationRows(
+  sql: Sql,
+  domainId: number,
+): Promise<{ serial: number; set: { name: string; secondaries: string[] | null }; rows: ServerStatusRow[] } | undefined> {
+  const [domain] = await sql.rows<{ serial: string; set_name: string; secondaries: string[] | null }>(
+    'select d.serial, n.name as set_name, n.secondaries from domains d join nameserver_sets n on n.id = d.nameserver_set where d.id = $1',
+    [domainId],
+  );
   if (!domain) return undefined;
   const rows = await sql.rows<{
     server: string;
@@ -22,6 +31,7 @@ export async function readPropagationRows(sql: Sql, domainId: number): Promise<{
   }>('select server, served_serial, state, error, updated_at from zone_server_status where domain_id = $1 order by server', [domainId]);
   return {
     serial: Number(domain.serial),
+    set: { name: domain.set_name, secondaries: domain.secondaries },
     rows: rows.map((r) => ({
       server: r.server,
       servedSerial: r.served_serial === null ? null : Number(r.served_serial),

@@ -62,7 +62,8 @@ export class PropagationRepository {
                -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
                insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
                select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
-                 from domains d cross join unnest($2::text[]) as s(server)
+                 from domains d join nameserver_sets n on n.id = d.nameserver_set
+                      cross join unnest(coalesce(n.secondaries, $2::text[])) as s(server)
                 where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
                on conflict (domain_id, server) do update
                  set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
@@ -108,13 +109,15 @@ export class PropagationRepository {
   }
 
   /**
-   * Deletes up to `batch` status rows of servers not in `servers` (no longer in SECONDARIES); returns how
-   * many. Every worker is meant to run with the same SECONDARIES: a worker with another list would delete
-   * what the first keeps.
+   * Deletes up to `batch` status rows of servers not in their zone's nameserver set (for the default set: no
+   * longer in SECONDARIES, `servers`); returns how many. Every worker is meant to run with the same
+   * SECONDARIES: a worker with another list would delete what the first keeps.
    */
   async forgetServersOtherThan(servers: string[], batch: number): Promise<number> {
     const rowCount = await this.sql.affected(
-      `delete from zone_server_status where id in (select id from zone_server_status where server <> all($1::text[]) limit $2)`,
+      `delete from zone_server_status where id in (
+         select s.id from zone_server_status s join domains d on d.id = s.domain_id join nameserver_sets n on n.id = d.nameserver_set
+          where s.server <> all(coalesce(n.secondaries, $1::text[])) limit $2)`,
       [servers, batch],
     );
     return rowCount;
@@ -122,7 +125,7 @@ export class PropagationRepository {
 
   /**
    * Gives the zones with ids above `afterId` (up to `batch` of them, in id order) a status row for every
-   * server in `servers` they lack: pending, first checked within `spreadMs` (spread so that a new secondary's
+   * server of their nameserver set they lack (`servers`: the default set's, SECONDARIES): pending, first checked within `spreadMs` (spread so that a new secondary's
    * 100,000 zones are not asked at once). The check then learns what the server already serves. Returns the
    * last zone id looked at (undefined when there are no more zones).
    */
@@ -132,7 +135,8 @@ export class PropagationRepository {
              adopted as (
                insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
                select z.id, s.server, 'pending', null, 0, now() + make_interval(secs => random() * $4::float8 / 1000), now()
-                 from zones z cross join unnest($1::text[]) as s(server)
+                 from zones z join domains d on d.id = z.id join nameserver_sets n on n.id = d.nameserver_set
+                      cross join unnest(coalesce(n.secondaries, $1::text[])) as s(server)
                on conflict (domain_id, server) do nothing)
        select max(id) as last_id from zones`,
       [servers, afterId, batch, spreadMs],

@@ -1,5 +1,6 @@
 import type { ZoneKind } from '../entities/domain.entity';
 import type { ChangeKind, JournalRecord } from '../entities/change.entity';
+import { DEFAULT_SET_ID } from './nameserver-sets';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-refresh';
@@ -322,13 +323,6 @@ export function needsTransaction(write: Pick<ZoneWrite, 'deleteIds' | 'inserts' 
   return write.inserts.some((record) => removed.has(identityOf(record)));
 }
 
-/** Creates the catalog's serial row once (serial 0); concurrent callers then lock the one row. */
-export async function catalogMembersAmong(sql: Sql, ids: number[]): Promise<number[]> {
-  if (!ids.length) return [];
-  const rows = await sql.rows<{ id: string }>('select id from domains where id = any($1::bigint[]) and catalog_serial is not null', [ids]);
-  return rows.map((r) => Number(r.id));
-}
-
 export async function admitToCatalog(sql: Sql, ids: number[], serial: number): Promise<void> {
   if (ids.length) await sql.rows('update domains set catalog_serial = $1 where id = any($2::bigint[])', [serial, ids]);
 }
@@ -425,6 +419,8 @@ export async function insertZone(
     defaultMaxZones: number | undefined;
     /** a secondary zone is not served until its first transfer (docs/transfers.md); default primary */
     kind?: ZoneKind;
+    /** its nameserver set (docs/transfers.md, «Nameserver sets»); the default set when omitted */
+    nameserverSet?: number;
   },
 ): Promise<
   | { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date; kind: ZoneKind } }
@@ -447,8 +443,8 @@ export async function insertZone(
           and ($6::int is null or coalesce(max_zones, $6::int) = 0 or zone_count < coalesce(max_zones, $6::int))
        returning id),
      dom as (
-       insert into domains (user_id, name, serial, record_count, kind, serving)
-       select id, $2, $3, json_array_length($4::json), $7, $7 = 'primary' from usr
+       insert into domains (user_id, name, serial, record_count, kind, serving, nameserver_set)
+       select id, $2, $3, json_array_length($4::json), $7, $7 = 'primary', $8 from usr
        returning id, user_id, name, serial, created_at, kind),
      rec as (
        insert into records (domain_id, owner, type, rdata, ttl)
@@ -475,6 +471,7 @@ export async function insertZone(
       zone.onlyWithoutHistory,
       zone.defaultMaxZones ?? null,
       zone.kind ?? 'primary',
+      zone.nameserverSet ?? DEFAULT_SET_ID,
     ],
   );
   if (row.id === null) {

@@ -9,6 +9,8 @@ const UNIQUE_CONSTRAINTS: Record<string, { code: ErrorCode; field: string }> = {
   records_identity_unique: { code: 'DUPLICATE_RECORD', field: 'rdata' },
   tsig_keys_active_name_unique: { code: 'DUPLICATE_TSIG_KEY', field: 'name' },
   record_templates_owner_name_unique: { code: 'DUPLICATE_TEMPLATE', field: 'name' },
+  nameserver_sets_name_unique: { code: 'DUPLICATE_NAMESERVER_SET', field: 'name' },
+  nameserver_sets_catalog_zone_unique: { code: 'DUPLICATE_NAMESERVER_SET', field: 'catalogZone' },
 };
 
 const FOREIGN_KEYS: Record<string, { code: 'USER_NOT_FOUND' | 'ZONE_NOT_FOUND'; field: string }> = {

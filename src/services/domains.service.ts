@@ -1,5 +1,7 @@
 import type { Settings } from '../config/settings';
-import { canSeeUser, scopeUserId } from '../auth/principal';
+import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
+import { nameserverSetByName } from '../repositories/nameserver-sets';
+import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-sets.service';
 import { readRulesOf, requireFlag, seesZone } from '../auth/policy';
 import { parseOwner, parseZoneName, parseZoneNamePrefix } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
@@ -126,6 +128,8 @@ export class DomainsService {
       /** secondary: taken by transfer from `primaries` (docs/transfers.md); default primary */
       kind?: ZoneKind;
       primaries?: { address: string; port?: number | null; tsigKeyName?: string | null }[];
+      /** the nameserver set it is served by (docs/transfers.md); the admin's choice, `default` when omitted */
+      nameserverSet?: string | null;
     },
   ): Promise<DomainRow> {
     const name = normaliseZoneName(input.zone);
@@ -171,6 +175,7 @@ export class DomainsService {
       );
     if (input.records && input.template)
       throw DomainError.invalid('template', 'template: a zone created with its records takes no template', 'TEMPLATE_WITH_RECORDS');
+    const nsSet = await this.nameserverSetFor(ctx, input.nameserverSet);
     const primaries = secondary ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', { keyRequired: false }) : [];
     const templateAt =
       secondary || input.records
@@ -183,7 +188,7 @@ export class DomainsService {
       // and RETRY are how soon its primaries are asked again while none answers (worker/secondary-zones.ts)
       if (secondary) return [journalRecord(this.defaultSoa(serial, { refresh: 60, retry: 10 }))];
       if (input.records) return [this.defaultSoa(serial), ...input.records].map(journalRecord);
-      return templateAt!(serial).map(journalRecord);
+      return withSetNs(templateAt!(serial), this.settings.defaultNs, nsSet.nsNames).map(journalRecord);
     };
     return writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'create-zone',
@@ -201,6 +206,7 @@ export class DomainsService {
           onlyWithoutHistory: true,
           defaultMaxZones,
           kind: input.kind,
+          nameserverSet: nsSet.id,
         });
         if ('history' in result) {
           const serial = this.firstSerial(initial, result.history);
@@ -212,6 +218,7 @@ export class DomainsService {
             onlyWithoutHistory: false,
             defaultMaxZones,
             kind: input.kind,
+            nameserverSet: nsSet.id,
           });
         }
         if ('quota' in result) throw quotaExceeded('maxZones', result.quota, 'zones');
@@ -220,6 +227,15 @@ export class DomainsService {
         return result.zone;
       },
     });
+  }
+
+  /** the nameserver set a new zone goes in: `default` unless the admin names another (docs/transfers.md) */
+  private async nameserverSetFor(ctx: RequestContext, name: string | null | undefined): Promise<NameserverSetView> {
+    const wanted = (name ?? DEFAULT_SET_NAME).trim().toLowerCase();
+    if (wanted !== DEFAULT_SET_NAME) requireAdmin(ctx.principal);
+    const row = await nameserverSetByName(ctx.db, wanted);
+    if (!row) throw DomainError.notFound('NAMESERVER_SET_NOT_FOUND', 'nameserverSet');
+    return effectiveSet(row, this.settings);
   }
 
   /** the SOA a new zone starts with (DEFAULT_SOA_MNAME, DEFAULT_SOA_RNAME) at `serial` */
@@ -292,4 +308,21 @@ export class DomainsService {
       },
     });
   }
+}
+
+/**
+ * A template's records with its apex NS replaced by a nameserver set's names when they are exactly the
+ * default ones (DEFAULT_NS): a zone created in another set is delegated to that set's servers. NS a template
+ * names on purpose stay.
+ */
+function withSetNs(records: CanonicalRecord[], defaultNs: string[], setNs: string[]): CanonicalRecord[] {
+  const apexNs = records.filter((r) => r.owner === '@' && r.type === 'NS');
+  const names = apexNs.map((r) => r.rdata.toLowerCase()).sort();
+  const defaults = [...defaultNs].sort();
+  if (names.length !== defaults.length || names.some((n, i) => n !== defaults[i]) || setNs.join() === defaultNs.join()) return records;
+  const ttl = apexNs[0].ttl;
+  return [
+    ...records.filter((r) => !(r.owner === '@' && r.type === 'NS')),
+    ...setNs.map((ns) => ({ owner: '@', type: 'NS', rdata: ns, ttl })),
+  ];
 }

@@ -23,6 +23,7 @@ import { SessionsService } from './sessions.service';
 import { OidcSignInService } from './oidc-sign-in.service';
 import { PasskeysService } from './passkeys.service';
 import { RecordTemplatesService } from './record-templates.service';
+import { NameserverSetsService } from './nameserver-sets.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -58,6 +59,8 @@ export interface Services {
   aliases: AliasStatusService;
   /** zones moved between accounts: offers, acceptance, the admin's move (docs/people.md) */
   zoneTransfers: ZoneTransfersService;
+  /** nameserver sets: fleets of secondaries with their NS names and catalogs, a zone's moves (docs/transfers.md) */
+  nameserverSets: NameserverSetsService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -96,5 +99,6 @@ export function createServices(settings: Settings): Services {
     recordTemplates,
     aliases: new AliasStatusService(),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
+    nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
   };
 }

@@ -35,7 +35,9 @@ export class PropagationStatusService {
   async ofZone(db: Database, domainId: number): Promise<PropagationStatus | undefined> {
     const read = await readPropagationRows(db, domainId);
     if (!read) return undefined;
-    return this.status(read.serial, read.rows);
+    // the zone's nameserver set's secondaries (docs/transfers.md); the default set's are SECONDARIES
+    if (read.set.secondaries === null) return this.status(read.serial, read.rows);
+    return this.status(read.serial, read.rows, read.set.secondaries, `no secondaries in nameserver set ${read.set.name}`);
   }
 
   /** the status of a zone that has gone meanwhile: nothing left to propagate */
@@ -43,11 +45,15 @@ export class PropagationStatusService {
     return this.status(serial, []);
   }
 
-  private status(serial: number, rows: ServerStatusRow[]): PropagationStatus {
-    if (!this.configured.length)
-      return { serial, state: 'no_secondaries', message: 'no secondaries configured (SECONDARIES is empty)', servers: [] };
+  private status(
+    serial: number,
+    rows: ServerStatusRow[],
+    configured = this.configured,
+    none = 'no secondaries configured (SECONDARIES is empty)',
+  ): PropagationStatus {
+    if (!configured.length) return { serial, state: 'no_secondaries', message: none, servers: [] };
     const byServer = new Map(rows.map((row) => [row.server, row]));
-    const servers = this.configured.map(
+    const servers = configured.map(
       (server) => byServer.get(server) ?? { server, servedSerial: null, state: 'pending' as const, error: null, updatedAt: null },
     );
     const state: PropagationState = servers.some((s) => s.state === 'error')

@@ -69,9 +69,15 @@ export class Notifier {
     private readonly log: Logger,
   ) {}
 
-  /** asks for a NOTIFY of `zone` to every secondary */
-  notifyAll(zone: string): void {
-    for (const server of this.settings.secondaries) this.request(zone, server);
+  /**
+   * the catalogs of the nameserver sets other than the default's (CATALOG_ZONE), kept by the worker: their
+   * SOA is made, not stored (docs/transfers.md, «Nameserver sets»)
+   */
+  otherCatalogs = new Set<string>();
+
+  /** asks for a NOTIFY of `zone` to every secondary (of the default set), or to `servers` (a set's) */
+  notifyAll(zone: string, servers: readonly HostPort[] = this.settings.secondaries): void {
+    for (const server of servers) this.request(zone, server);
   }
 
   /** how many zone-and-server entries are held (bounded by the NOTIFYs under way, not by the zones) */
@@ -102,7 +108,7 @@ export class Notifier {
   }
 
   private async currentSoa(zone: string): Promise<SoaData | undefined> {
-    if (zone === this.settings.catalogZone) {
+    if (zone === this.settings.catalogZone || this.otherCatalogs.has(zone)) {
       const soa = catalogApexRecords(await this.repository.catalogSerial(zone))[0];
       return soaData(soa.rdata, soa.ttl);
     }

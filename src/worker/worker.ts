@@ -35,6 +35,9 @@ import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
 import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
+import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
+import { effectiveSet, NameserverSetView } from '../services/nameserver-sets.service';
+import { endServedDepartures } from '../services/write-engine';
 
 const POLL_MS = 1000;
 /** how often due ALIAS/ANAME records are looked for (their refresh is ALIAS_MIN_TTL..ALIAS_MAX_TTL seconds) */
@@ -99,7 +102,11 @@ export class PropagationWorker {
   readonly notifier: Notifier;
   /** secondary zones' refresh from their primaries (secondary-zones.ts) */
   readonly secondaryZones: SecondaryZonesWorker;
-  private readonly servers: Map<string, HostPort>;
+  /** every nameserver set's secondaries, by name (docs/transfers.md, «Nameserver sets»); refreshed each poll */
+  private servers: Map<string, HostPort>;
+  /** the nameserver sets as last read (the default one from the settings) */
+  private sets: NameserverSetView[] = [];
+  private departing = false;
 
   private readonly repository: PropagationRepository;
   private admitting = false;
@@ -120,10 +127,14 @@ export class PropagationWorker {
 
   async start(): Promise<void> {
     await this.listen();
+    await this.refreshSets();
     this.pollTimer = setInterval(() => {
-      this.wake('poll');
-      void this.admitWaitingZones();
-      void this.reconcileServers();
+      void this.refreshSets().then(() => {
+        this.wake('poll');
+        void this.admitWaitingZones();
+        void this.reconcileServers();
+        void this.endDepartures();
+      });
     }, POLL_MS);
     this.statusTimer = setInterval(() => void this.checkDue(), STATUS_TICK_MS);
     this.pruneTimer = setInterval(() => void this.pruneJournal(), PRUNE_EVERY_MS);
@@ -135,8 +146,8 @@ export class PropagationWorker {
     const signatureTick = Math.min(60_000, Math.max(1000, (shortest * 1000) / 4));
     this.signatureTimer = setInterval(() => void this.refreshSignatures(), signatureTick);
     if (this.settings.aliasResolvers.length) this.aliasTimer = setInterval(() => void this.refreshAliases(), ALIAS_TICK_MS);
-    // after a restart: the catalog may have changed while no worker ran, and pending zones need a NOTIFY
-    this.notifier.notifyAll(this.settings.catalogZone);
+    // after a restart: the catalogs may have changed while no worker ran, and pending zones need a NOTIFY
+    for (const set of this.sets) this.notifier.notifyAll(set.catalogZone, set.servers);
     await this.admitWaitingZones();
     await this.renotifyPending();
     await this.reconcileServers();
@@ -155,7 +166,7 @@ export class PropagationWorker {
     if (this.stopped || this.reconciling || this.adoptAfter === undefined) return;
     this.reconciling = true;
     try {
-      const servers = [...this.servers.keys()];
+      const servers = this.settings.secondaries.map(serverName);
       if (this.adoptAfter === 0) {
         let forgotten = 0;
         for (let deleted = FORGET_BATCH; deleted === FORGET_BATCH && !this.stopped;) {
@@ -164,7 +175,7 @@ export class PropagationWorker {
         }
         if (forgotten) this.log.info(`propagation worker: forgot ${forgotten} status rows of servers no longer in SECONDARIES`);
       }
-      if (!servers.length) {
+      if (!this.servers.size) {
         this.adoptAfter = undefined;
         return;
       }
@@ -176,6 +187,43 @@ export class PropagationWorker {
         this.log.error({ err: error }, 'propagation worker: adopting zones for SECONDARIES failed; it runs again at the next poll');
     } finally {
       this.reconciling = false;
+    }
+  }
+
+  /**
+   * Reads the nameserver sets (an admin may add one or change its secondaries at any time, in another process):
+   * whose servers get which NOTIFYs and status checks. A failed read keeps the last ones.
+   */
+  private async refreshSets(): Promise<void> {
+    try {
+      this.sets = (await listNameserverSets(this.db)).map((row) => effectiveSet(row, this.settings));
+      this.servers = new Map(this.sets.flatMap((set) => set.servers.map((s) => [serverName(s), s] as const)));
+      this.notifier.otherCatalogs = new Set(this.sets.filter((set) => !set.isDefault).map((set) => set.catalogZone));
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker'))
+        this.log.warn({ err: error }, 'propagation worker: reading the nameserver sets failed; the last ones read stay');
+    }
+  }
+
+  /**
+   * Moved zones leave their old set's catalog once every secondary of their new set serves them (their status
+   * rows hold a served serial): until then both sets list them, so some set serves them throughout a move.
+   */
+  private async endDepartures(): Promise<void> {
+    if (this.stopped || this.departing) return;
+    this.departing = true;
+    try {
+      const ended = await endServedDepartures(
+        (work) => this.db.transaction(work),
+        this.settings,
+        this.settings.secondaries.map(serverName),
+      );
+      if (ended) this.log.info(`propagation worker: ${ended} moved zones left their previous nameserver set's catalog`);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker'))
+        this.log.error({ err: error }, "propagation worker: ending moved zones' departures failed; it runs again at the next poll");
+    } finally {
+      this.departing = false;
     }
   }
 
@@ -242,24 +290,55 @@ export class PropagationWorker {
    * returns how many.
    */
   async claimBatch(): Promise<number> {
-    const claimed = await this.repository.claimChanges(CLAIM_BATCH, [...this.servers.keys()], FAST_CHECK_MS);
+    const claimed = await this.repository.claimChanges(CLAIM_BATCH, this.settings.secondaries.map(serverName), FAST_CHECK_MS);
     this.publish(claimed);
     return claimed.length;
   }
 
-  /** after commit: NOTIFY the changed zones (not deleted ones: the catalog tells that) and the catalog */
+  /**
+   * after commit: NOTIFY the changed zones (not deleted ones: the catalog tells that) and the changed catalogs,
+   * each to its nameserver set's secondaries (a moved zone's also to the set it leaves, which still serves it)
+   */
   private publish(claimed: ClaimedChange[]): void {
     const zones = new Set<string>();
+    const catalogs = new Set<string>();
     for (const change of claimed) {
-      if (change.domainId === 0 || change.zone === this.settings.catalogZone) zones.add(this.settings.catalogZone);
+      if (change.domainId === 0 || change.zone === this.settings.catalogZone) catalogs.add(change.zone);
       else if (change.kind !== 'zone-deleted') zones.add(change.zone);
     }
-    // the catalog first: a new member zone must be known before its NOTIFY makes sense
-    if (zones.delete(this.settings.catalogZone)) this.notifier.notifyAll(this.settings.catalogZone);
-    for (const zone of zones) this.notifier.notifyAll(zone);
-    if (zones.size) {
+    // the catalogs first: a new member zone must be known before its NOTIFY makes sense
+    const unknown = [...catalogs].filter((catalog) => !this.notifyCatalog(catalog));
+    // a set created since the last poll: read the sets, then tell its secondaries
+    if (unknown.length) void this.refreshSets().then(() => unknown.forEach((catalog) => this.notifyCatalog(catalog)));
+    if (this.sets.length <= 1) for (const zone of zones) this.notifier.notifyAll(zone);
+    else void this.notifyBySet([...zones]);
+    if (zones.size || catalogs.size) {
       this.scheduleCheck(FAST_CHECK_MS + 5);
       void this.notifyExtraSecondaries([...zones]);
+    }
+  }
+
+  /** NOTIFY a catalog to its set's secondaries; false when no set read so far has it */
+  private notifyCatalog(catalog: string): boolean {
+    const set = this.sets.find((s) => s.catalogZone === catalog);
+    if (!set && catalog !== this.settings.catalogZone) return false;
+    this.notifier.notifyAll(catalog, set ? set.servers : this.settings.secondaries);
+    return true;
+  }
+
+  /** NOTIFY each zone to its set's secondaries, and to the set it leaves while a move is under way */
+  private async notifyBySet(zones: string[]): Promise<void> {
+    try {
+      const byZone = await setsOfZones(this.db, zones);
+      for (const [zone, setIds] of byZone) {
+        const servers = new Map<string, HostPort>();
+        for (const set of this.sets.filter((s) => setIds.includes(s.id)))
+          for (const server of set.servers) servers.set(serverName(server), server);
+        this.notifier.notifyAll(zone, [...servers.values()]);
+      }
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'propagation worker'))
+        this.log.warn({ err: error }, "propagation worker: reading zones' nameserver sets failed; status checks NOTIFY again");
     }
   }
 
@@ -437,7 +516,7 @@ export class PropagationWorker {
     this.notifier.stop();
     await this.secondaryZones.stop();
     await this.drains.stop();
-    while (this.checking || this.admitting || this.pruning || this.reconciling || this.refreshing || this.flattening)
+    while (this.departing || this.checking || this.admitting || this.pruning || this.reconciling || this.refreshing || this.flattening)
       await new Promise((resolve) => setTimeout(resolve, 20));
     this.unlisten?.();
   }

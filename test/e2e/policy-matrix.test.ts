@@ -1653,6 +1653,42 @@ const OPS: Op[] = [
     ],
   ]),
 
+  // ---- nameserver sets (docs/transfers.md): the admin's; a zone's readers see its set (Domain.nameserverSet) ----
+  adminOnlyOp('Query.nameserverSets', (key) => [['every set', 'FORBIDDEN', () => gql(key, `{ nameserverSets { name } }`)]]),
+  adminOnlyOp('Query.nameserverSet', (key) => [
+    ['the default set', 'FORBIDDEN', () => gql(key, `{ nameserverSet(name: "default") { name } }`)],
+  ]),
+  adminOnlyOp('Mutation.createNameserverSet', (key) => [
+    [
+      'a new set',
+      'FORBIDDEN',
+      () =>
+        gql(key, `mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { id } }`, {
+          i: { name: 'pm-set', secondaries: ['192.0.2.1:53'], nsNames: ['ns1.pm.test.'], catalogZone: 'catalog.pm.test' },
+        }),
+    ],
+  ]),
+  adminOnlyOp('Mutation.updateNameserverSet', (key) => [
+    [
+      'the default set',
+      'FORBIDDEN',
+      () =>
+        gql(key, `mutation($i: NameserverSetUpdateInput!) { updateNameserverSet(name: "default", input: $i) { id } }`, {
+          i: { secondaries: [], nsNames: ['ns1.pm.test.'] },
+        }),
+    ],
+  ]),
+  adminOnlyOp('Mutation.deleteNameserverSet', (key) => [
+    ['the default set', 'FORBIDDEN', () => gql(key, `mutation { deleteNameserverSet(name: "default") }`)],
+  ]),
+  adminOnlyOp('Mutation.moveZoneToNameserverSet', (key) => [
+    [
+      'a zone of its own',
+      'FORBIDDEN',
+      () => gql(key, `mutation($z: String!) { moveZoneToNameserverSet(zone: $z, nameserverSet: "default") { name } }`, { z: A }),
+    ],
+  ]),
+
   // ---- GraphQL subscriptions ----
   subscriptionOp('dnssecKeyChanged'),
   subscriptionOp('propagationChanged'),

@@ -375,3 +375,36 @@ test('templates: saved from a JSON file, listed, and a zone added with --templat
   expect(unknown.code).toBe(1);
   expect(unknown.err).toContain('TEMPLATE_NOT_FOUND');
 });
+
+test('nameserver sets: added, listed, a zone added in one and moved to another, the set then deleted once empty', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'ns-sets@cli.example'])).out).id;
+  const added = await cli([
+    '--json',
+    'nameserver-set',
+    'add',
+    'gold',
+    'catalog.gold.cli.example',
+    '--secondary',
+    '192.0.2.53',
+    '--ns',
+    'ns1.gold.cli.example',
+  ]);
+  expect(added.code).toBe(0);
+  expect(JSON.parse(added.out)).toMatchObject({ name: 'gold', secondaries: ['192.0.2.53:53'], nsNames: ['ns1.gold.cli.example.'] });
+  expect((await cli(['nameserver-set', 'list'])).out).toMatch(
+    /\ngold\s+192\.0\.2\.53:53\s+ns1\.gold\.cli\.example\.\s+catalog\.gold\.cli\.example\s+0\n/,
+  );
+  expect((await cli(['zone', 'add', userId, 'gold.cli.example', '--nameserver-set', 'gold'])).code).toBe(0);
+  const ns = JSON.parse((await cli(['--json', 'record', 'list', 'gold.cli.example'])).out).filter((r: any) => r.type === 'NS');
+  expect(ns.map((r: any) => r.rdata)).toEqual(['ns1.gold.cli.example.']);
+  const inUse = await cli(['nameserver-set', 'delete', 'gold']);
+  expect(inUse.code).toBe(1);
+  expect(inUse.err).toContain('NAMESERVER_SET_IN_USE');
+  const moved = await cli(['--json', 'nameserver-set', 'move', 'gold.cli.example', 'default']);
+  expect(moved.code).toBe(0);
+  expect(JSON.parse(moved.out)).toMatchObject({ zone: 'gold.cli.example', nameserverSet: 'default' });
+  // it still leaves gold's catalog (no secondary of the default set serves it yet): the set is still in use
+  expect((await cli(['nameserver-set', 'delete', 'gold'])).err).toContain('NAMESERVER_SET_IN_USE');
+  expect((await cli(['zone', 'delete', 'gold.cli.example', '--yes'])).code).toBe(0);
+  expect((await cli(['nameserver-set', 'delete', 'gold'])).code).toBe(0);
+});

@@ -99,6 +99,11 @@ export interface KnotOptions {
   morePrimaryPorts?: number[];
   tsig: { name: string; secret: string };
   port?: number;
+  /**
+   * the loopback address it listens on and transfers from (default 127.0.0.1): the primary tells secondaries
+   * apart by their address (nameserver sets, docs/transfers.md)
+   */
+  address?: string;
 }
 
 function nobody(): { uid: number; gid: number } | undefined {
@@ -130,12 +135,13 @@ function chownTree(dir: string, owner: { uid: number; gid: number }): void {
 export async function startKnot(options: KnotOptions): Promise<Knot> {
   const knotd = findBinary('knotd');
   const port = options.port ?? (await freePort());
+  const address = options.address ?? '127.0.0.1';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-knot-'));
   for (const sub of ['run', 'db', 'zones']) mkdirSync(path.join(dir, sub));
   const config = `
 server:
     rundir: "${dir}/run"
-    listen: 127.0.0.1@${port}
+    listen: ${address}@${port}
     udp-workers: 2
     tcp-workers: 2
     background-workers: 2
@@ -151,7 +157,12 @@ key:
 remote:
   - id: zonekeeper
     address: [${[options.primaryPort, ...(options.morePrimaryPorts ?? [])].map((port) => `127.0.0.1@${port}`).join(', ')}]
-    key: ${options.tsig.name}
+    key: ${options.tsig.name}${
+      options.address
+        ? `
+    via: ${address}`
+        : ''
+    }
     # a leaf secondary, configured as docs/propagation.md advises: without it, a NOTIFY for a zone that
     # changed less than a second ago can wait up to a second in Knot's scheduler
     block-notify-after-transfer: on
@@ -208,7 +219,7 @@ zone:
     'knotd to listen',
     async () => {
       if (exited) throw new Error(`knotd exited: ${output}`);
-      const result = await dig(['@127.0.0.1', '-p', String(port), '+norec', 'version.server', 'CH', 'TXT']).catch(() => undefined);
+      const result = await dig([`@${address}`, '-p', String(port), '+norec', 'version.server', 'CH', 'TXT']).catch(() => undefined);
       return result?.status ? true : undefined;
     },
     15_000,

@@ -92,6 +92,8 @@ export type CreateApiKeyInput = {
 export type CreateDomainInput = {
   /** PRIMARY (default): written here; SECONDARY: taken by transfer from `primaries` (docs/transfers.md). */
   kind?: ZoneKind | null | undefined;
+  /** The nameserver set that serves the zone (nameserverSets; the admin’s choice): its catalog lists the zone, and the default records’ NS are its NS names. Omitted: `default`. */
+  nameserverSet?: string | null | undefined;
   /** A SECONDARY zone’s primaries, tried in this order (address, port, optional TSIG key of the zone’s user). */
   primaries?: Array<ServerInput> | null | undefined;
   /** The record template the zone starts with (recordTemplates: the user’s, else an admin-wide one); omitted: `default`. */

@@ -31,4 +31,12 @@ export class CreateDomainInput {
   })
   @MaxLength(63, { message: 'template must be at most 63 characters' })
   template?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The nameserver set that serves the zone (nameserverSets; the admin’s choice): its catalog lists the zone, and the default records’ NS are its NS names. Omitted: `default`.',
+  })
+  @MaxLength(63, { message: 'nameserverSet must be at most 63 characters' })
+  nameserverSet?: string | null;
 }

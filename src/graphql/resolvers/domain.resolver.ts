@@ -47,6 +47,7 @@ export class DomainResolver {
       template: input.template,
       kind: input.kind ?? undefined,
       primaries: input.primaries ?? undefined,
+      nameserverSet: input.nameserverSet,
     });
   }
 

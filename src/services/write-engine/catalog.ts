@@ -1,6 +1,13 @@
-import { catalogMembersAmong } from '../../repositories/zone-writes';
 import type { Database, Sql } from '../../db/pool';
-import { admitWaitingMembers, lockCatalog, takeAdmissionTurn, writeCatalogChange } from '../../repositories/catalog';
+import {
+  admitWaitingMembers,
+  catalogZonesOf,
+  lockCatalog,
+  setsWithWaitingMembers,
+  takeAdmissionTurn,
+  writeCatalogChange,
+} from '../../repositories/catalog';
+import { catalogsListing, completedDepartures, endDeparture, moveZoneRow } from '../../repositories/nameserver-sets';
 import type { Settings } from '../../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../../dns/catalog-zone';
 import { nextSerial } from '../../dns/serial';
@@ -41,30 +48,107 @@ export interface CatalogStep {
 }
 
 /**
- * Removes zones from the catalog in the caller's transaction (their deletion's): the catalog's serial rises
- * once for all of them. A zone that had not joined the catalog yet (`publishWaitingMembers` had not run)
- * changes nothing in it.
+ * Removes zones from every catalog that lists them (their set's, and the one a moved zone still leaves: docs/
+ * transfers.md, «Nameserver sets») in the caller's transaction (their deletion's): each catalog's serial rises
+ * once for all of them. A zone that had not joined its catalog yet (`publishWaitingMembers` had not run)
+ * changes nothing in it. The catalogs are locked in name order (as a move locks them); a move that committed
+ * between the look-up and the locks shows in the look-up again under them, and its catalog is locked too.
  */
 export async function removeFromCatalog(sql: Sql, settings: Settings, zones: { id: number; name: string }[]): Promise<void> {
-  const name = settings.catalogZone;
-  // the catalog's row, created once and locked: catalog changes queue here for the catalog serial only
-  const before = await lockCatalog(sql, name);
-  // read under the lock: membership only changes with it held
-  const members = new Set(
-    await catalogMembersAmong(
-      sql,
-      zones.map((d) => d.id),
-    ),
-  );
-  const removed = zones.filter((d) => members.has(d.id));
-  if (!removed.length) return;
-  const step = catalogStep(settings, before);
-  await writeCatalogChange(sql, {
-    catalog: name,
-    serialBefore: step.serialBefore,
-    serialAfter: step.serialAfter,
-    ...step.journal({ removed }),
-  });
+  const ids = zones.map((d) => d.id);
+  const locked = new Map<string, number>();
+  let listing = await catalogsListing(sql, ids);
+  for (;;) {
+    const names = await catalogNamesOf(sql, settings, [...new Set(listing.map((l) => l.setId))]);
+    const missing = [...new Set(names.values())].filter((name) => !locked.has(name)).sort();
+    if (!missing.length) {
+      for (const [setId, name] of names) {
+        const removedIds = new Set(listing.filter((l) => l.setId === setId && l.member).map((l) => l.domainId));
+        const removed = zones.filter((d) => removedIds.has(d.id));
+        if (!removed.length) continue;
+        const step = catalogStep(settings, locked.get(name)!);
+        await writeCatalogChange(sql, {
+          catalog: name,
+          serialBefore: step.serialBefore,
+          serialAfter: step.serialAfter,
+          ...step.journal({ removed }),
+        });
+        locked.set(name, step.serialAfter);
+      }
+      return;
+    }
+    // the catalog's row, created once and locked: catalog changes queue here for the catalog serial only
+    for (const name of missing) locked.set(name, await lockCatalog(sql, name));
+    // read under the locks: membership only changes with them held
+    listing = await catalogsListing(sql, ids);
+  }
+}
+
+/** each set's catalog name: its own, or CATALOG_ZONE for the default set */
+async function catalogNamesOf(sql: Sql, settings: Settings, setIds: number[]): Promise<Map<number, string>> {
+  const names = await catalogZonesOf(sql, setIds);
+  return new Map(setIds.map((id) => [id, names.get(id) ?? settings.catalogZone]));
+}
+
+/**
+ * Moves a zone to another nameserver set (docs/transfers.md, «Nameserver sets»), in one transaction: it joins
+ * the new set's catalog now (that catalog's serial rises, its journal row adds the PTR) and stays in the old
+ * one's (a departure row) until the new set's secondaries serve it (`endServedDepartures`): no moment where no
+ * set lists it. A zone still waiting to join a catalog just changes set; its admission puts it in the new one.
+ * Both catalogs are locked in name order, then the zone row (the order admission takes them in).
+ * Answers false when the zone was not in `from` any more (moved or deleted meanwhile).
+ */
+export async function moveToSet(
+  sql: Sql,
+  settings: Settings,
+  move: { domainId: number; name: string; from: number; to: number; servers: string[] },
+): Promise<boolean> {
+  const names = await catalogNamesOf(sql, settings, [move.from, move.to]);
+  const serials = new Map<string, number>();
+  for (const name of [...new Set(names.values())].sort()) serials.set(name, await lockCatalog(sql, name));
+  const moved = await moveZoneRow(sql, move);
+  if (!moved) return false;
+  if (moved.member) {
+    const name = names.get(move.to)!;
+    const step = catalogStep(settings, serials.get(name)!);
+    await writeCatalogChange(sql, {
+      catalog: name,
+      serialBefore: step.serialBefore,
+      serialAfter: step.serialAfter,
+      ...step.journal({ added: [{ id: move.domainId, name: moved.name }] }),
+    });
+  }
+  return true;
+}
+
+/**
+ * Ends the departures whose zone the new set's secondaries all serve: the zone leaves its old set's catalog
+ * (one catalog step each, in its own transaction). Run by the worker on every poll; returns how many ended.
+ */
+export async function endServedDepartures(
+  transaction: <T>(work: (sql: Sql) => Promise<T>) => Promise<T>,
+  settings: Settings,
+  defaultServers: string[],
+): Promise<number> {
+  const due = await transaction((sql) => completedDepartures(sql, defaultServers));
+  let ended = 0;
+  for (const departure of due) {
+    const done = await transaction(async (sql) => {
+      const name = (await catalogNamesOf(sql, settings, [departure.setId])).get(departure.setId)!;
+      const before = await lockCatalog(sql, name);
+      if (!(await endDeparture(sql, departure.domainId, departure.setId))) return false;
+      const step = catalogStep(settings, before);
+      await writeCatalogChange(sql, {
+        catalog: name,
+        serialBefore: step.serialBefore,
+        serialAfter: step.serialAfter,
+        ...step.journal({ removed: [{ id: departure.domainId, name: departure.name }] }),
+      });
+      return true;
+    });
+    if (done) ended += 1;
+  }
+  return ended;
 }
 
 /** zones admitted to the catalog per transaction (and per journal row) */
@@ -83,15 +167,28 @@ export async function publishWaitingMembers(
   settings: Settings,
 ): Promise<number> {
   let total = 0;
+  // each nameserver set's zones join that set's catalog (docs/transfers.md, «Nameserver sets»)
+  for (const waiting of await transaction((sql) => setsWithWaitingMembers(sql)))
+    total += await admitToSetCatalog(transaction, settings, waiting.setId, waiting.catalogZone ?? settings.catalogZone);
+  return total;
+}
+
+async function admitToSetCatalog(
+  transaction: <T>(work: (sql: Sql) => Promise<T>) => Promise<T>,
+  settings: Settings,
+  setId: number,
+  catalog: string,
+): Promise<number> {
+  let total = 0;
   for (;;) {
     const admitted = await transaction(async (sql) => {
-      if (!(await takeAdmissionTurn(sql, settings.catalogZone))) return 0;
-      const before = await lockCatalog(sql, settings.catalogZone);
+      if (!(await takeAdmissionTurn(sql, catalog, setId))) return 0;
+      const before = await lockCatalog(sql, catalog);
       const step = catalogStep(settings, before);
-      const members = await admitWaitingMembers(sql, step.serialAfter, ADMIT_BATCH);
+      const members = await admitWaitingMembers(sql, setId, step.serialAfter, ADMIT_BATCH);
       if (!members.length) return 0;
       await writeCatalogChange(sql, {
-        catalog: settings.catalogZone,
+        catalog,
         serialBefore: step.serialBefore,
         serialAfter: step.serialAfter,
         ...step.journal({ added: members }),

@@ -109,6 +109,6 @@ export function watchZoneQueues(db: Database, watch: (run: QueueRun) => void): (
 export type { QueueRun } from './zone-queue';
 export { journalRecord, ZoneChange } from './staging';
 export type { ZoneChangeRequest } from './staging';
-export { publishWaitingMembers } from './catalog';
+export { publishWaitingMembers, moveToSet, endServedDepartures } from './catalog';
 export { journalWholeZone } from './whole-zone';
 export type { SigningStep } from './signing';

@@ -1,0 +1,53 @@
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { DomainType } from '../types/domain.type';
+import { NameserverSetInput, NameserverSetType, NameserverSetUpdateInput } from '../types/nameserver-set.type';
+
+/**
+ * Nameserver sets (docs/transfers.md, «Nameserver sets»): the admin manages them and moves zones between
+ * them; whoever reads a zone sees its set.
+ */
+@Resolver(() => DomainType)
+export class NameserverSetResolver {
+  @Query(() => [NameserverSetType], { description: 'Every nameserver set, `default` first (the admin).' })
+  nameserverSets(@Ctx() ctx: GraphQLContext) {
+    return ctx.services.nameserverSets.list(ctx);
+  }
+
+  @Query(() => NameserverSetType, { description: 'One nameserver set by name (the admin).' })
+  nameserverSet(@Arg('name') name: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.nameserverSets.get(ctx, name);
+  }
+
+  @Mutation(() => NameserverSetType, { description: 'Creates a nameserver set (the admin): its secondaries, NS names and catalog zone.' })
+  createNameserverSet(@Arg('input') input: NameserverSetInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.nameserverSets.create(ctx, input);
+  }
+
+  @Mutation(() => NameserverSetType, {
+    description: 'Replaces a nameserver set’s secondaries and NS names (the admin); `default` is changed in the settings.',
+  })
+  updateNameserverSet(@Arg('name') name: string, @Arg('input') input: NameserverSetUpdateInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.nameserverSets.update(ctx, name, input);
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a nameserver set no zone is in (the admin): NAMESERVER_SET_IN_USE otherwise.' })
+  deleteNameserverSet(@Arg('name') name: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.nameserverSets.delete(ctx, name);
+  }
+
+  @Mutation(() => DomainType, {
+    description:
+      'Moves a zone to another nameserver set (the admin): it joins the new set’s catalog now and leaves the old one’s once the new set’s secondaries serve it. Its apex NS follow when they were the old set’s NS names (else a NS_KEPT_ON_MOVE warning).',
+  })
+  async moveZoneToNameserverSet(@Arg('zone') zone: string, @Arg('nameserverSet') nameserverSet: string, @Ctx() ctx: GraphQLContext) {
+    await ctx.services.nameserverSets.moveZone(ctx, zone, nameserverSet);
+    return ctx.services.domains.get(ctx, { name: zone });
+  }
+
+  @FieldResolver(() => NameserverSetType, { name: 'nameserverSet', description: 'The nameserver set that serves the zone.' })
+  async zoneNameserverSet(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    const set = await ctx.services.nameserverSets.ofZone(ctx, domain);
+    return { ...set, zoneCount: 0 };
+  }
+}
