@@ -2,6 +2,7 @@ import { startRegistration } from '@simplewebauthn/browser';
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { postAuth } from './client';
+import { ListState } from './list-state';
 import { describeError } from './errors';
 import { EndSessionsDocument, MyPasskeysDocument, MySessionsDocument, RemovePasskeyDocument } from './generated/graphql';
 import { useIdentity, when } from './identity';
@@ -41,59 +42,51 @@ function Sessions({ onSignedOutEverywhere }: { onSignedOutEverywhere: () => void
           {note.text}
         </p>
       )}
-      {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
-      ) : !list.data ? (
-        <p aria-live="polite">Loading sessions…</p>
-      ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="sessions-title">
-          <table className="sessions">
-            <thead>
-              <tr>
-                <th scope="col">Browser</th>
-                <th scope="col">From</th>
-                <th scope="col">Signed in</th>
-                <th scope="col">Last active</th>
-                <th scope="col">Actions</th>
+      <ListState error={list.error} loaded={!!list.data} what="sessions" labelledBy="sessions-title">
+        <table className="sessions">
+          <thead>
+            <tr>
+              <th scope="col">Browser</th>
+              <th scope="col">From</th>
+              <th scope="col">Signed in</th>
+              <th scope="col">Last active</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.map((s) => (
+              <tr key={s.id}>
+                <td title={s.userAgent ?? undefined}>
+                  {browserOf(s.userAgent)}
+                  {s.current && <strong> (this browser)</strong>}
+                </td>
+                <td>{s.sourceAddress ?? 'Unknown'}</td>
+                <td>{when(s.createdAt)}</td>
+                <td>{when(s.lastSeenAt)}</td>
+                <td>
+                  {!s.current && (
+                    <button
+                      type="button"
+                      className="small"
+                      aria-label={`End the session of ${browserOf(s.userAgent)} from ${s.sourceAddress ?? 'an unknown address'}, signed in ${when(s.createdAt)}`}
+                      onClick={async () => {
+                        const result = await end({ id: s.id });
+                        setNote(
+                          result.error ? { ok: false, text: describeError(result.error) } : { ok: true, text: 'That session was ended.' },
+                        );
+                        refetch({ requestPolicy: 'network-only' });
+                        everywhereButton.current?.focus();
+                      }}
+                    >
+                      End
+                    </button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {sessions.map((s) => (
-                <tr key={s.id}>
-                  <td title={s.userAgent ?? undefined}>
-                    {browserOf(s.userAgent)}
-                    {s.current && <strong> (this browser)</strong>}
-                  </td>
-                  <td>{s.sourceAddress ?? 'Unknown'}</td>
-                  <td>{when(s.createdAt)}</td>
-                  <td>{when(s.lastSeenAt)}</td>
-                  <td>
-                    {!s.current && (
-                      <button
-                        type="button"
-                        className="small"
-                        aria-label={`End the session of ${browserOf(s.userAgent)} from ${s.sourceAddress ?? 'an unknown address'}, signed in ${when(s.createdAt)}`}
-                        onClick={async () => {
-                          const result = await end({ id: s.id });
-                          setNote(
-                            result.error ? { ok: false, text: describeError(result.error) } : { ok: true, text: 'That session was ended.' },
-                          );
-                          refetch({ requestPolicy: 'network-only' });
-                          everywhereButton.current?.focus();
-                        }}
-                      >
-                        End
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </tbody>
+        </table>
+      </ListState>
       <div className="actions">
         <button
           type="button"
@@ -166,71 +159,65 @@ function Passkeys() {
           {note.text}
         </p>
       )}
-      {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
-      ) : !list.data ? (
-        <p aria-live="polite">Loading passkeys…</p>
-      ) : passkeys.length === 0 ? (
-        <p className="empty">No passkey yet.</p>
-      ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="passkeys-title">
-          <table className="passkeys">
-            <thead>
-              <tr>
-                <th scope="col">Passkey</th>
-                <th scope="col">Added</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {passkeys.map((k, i) => {
-                const label = `Passkey ${i + 1}${k.transports?.length ? ` (${k.transports.join(', ')})` : ''}`;
-                return (
-                  <tr key={k.id}>
-                    <td>{label}</td>
-                    <td>{when(k.createdAt)}</td>
-                    <td>{k.lastUsedAt ? when(k.lastUsedAt) : 'Never'}</td>
-                    <td>
-                      {confirming === k.id ? (
-                        <>
-                          <button
-                            type="button"
-                            className="small danger"
-                            autoFocus
-                            onClick={async () => {
-                              const result = await remove({ id: k.id });
-                              setConfirming(null);
-                              setNote(
-                                result.error
-                                  ? { ok: false, text: describeError(result.error) }
-                                  : { ok: true, text: `${label} was removed.` },
-                              );
-                              refetch({ requestPolicy: 'network-only' });
-                              addButton.current?.focus();
-                            }}
-                          >
-                            Confirm removing {label}
-                          </button>{' '}
-                          <button type="button" className="small secondary" onClick={() => setConfirming(null)}>
-                            Cancel
-                          </button>
-                        </>
-                      ) : (
-                        <button type="button" className="small" aria-label={`Remove ${label}`} onClick={() => setConfirming(k.id)}>
-                          Remove
+      <ListState
+        error={list.error}
+        loaded={!!list.data}
+        what="passkeys"
+        empty={passkeys.length === 0 && 'No passkey yet.'}
+        labelledBy="passkeys-title"
+      >
+        <table className="passkeys">
+          <thead>
+            <tr>
+              <th scope="col">Passkey</th>
+              <th scope="col">Added</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {passkeys.map((k, i) => {
+              const label = `Passkey ${i + 1}${k.transports?.length ? ` (${k.transports.join(', ')})` : ''}`;
+              return (
+                <tr key={k.id}>
+                  <td>{label}</td>
+                  <td>{when(k.createdAt)}</td>
+                  <td>{k.lastUsedAt ? when(k.lastUsedAt) : 'Never'}</td>
+                  <td>
+                    {confirming === k.id ? (
+                      <>
+                        <button
+                          type="button"
+                          className="small danger"
+                          autoFocus
+                          onClick={async () => {
+                            const result = await remove({ id: k.id });
+                            setConfirming(null);
+                            setNote(
+                              result.error ? { ok: false, text: describeError(result.error) } : { ok: true, text: `${label} was removed.` },
+                            );
+                            refetch({ requestPolicy: 'network-only' });
+                            addButton.current?.focus();
+                          }}
+                        >
+                          Confirm removing {label}
+                        </button>{' '}
+                        <button type="button" className="small secondary" onClick={() => setConfirming(null)}>
+                          Cancel
                         </button>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+                      </>
+                    ) : (
+                      <button type="button" className="small" aria-label={`Remove ${label}`} onClick={() => setConfirming(k.id)}>
+                        Remove
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </ListState>
       <div className="actions">
         <button type="button" ref={addButton} disabled={busy} onClick={register}>
           Add a passkey

@@ -1,5 +1,6 @@
 import { FormEvent, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { ListState } from './list-state';
 import { describeError, errorDetails, leafField } from './errors';
 import {
   ApiKeysDocument,
@@ -408,66 +409,62 @@ function ApiKeys() {
   return (
     <section aria-labelledby="api-keys-title">
       <h2 id="api-keys-title">API keys</h2>
-      {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
-      ) : !list.data ? (
-        <p aria-live="polite">Loading keys…</p>
-      ) : keys.length === 0 ? (
-        <p className="empty">No API key yet.</p>
-      ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="api-keys-title">
-          <table className="keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">What it may do</th>
-                <th scope="col">Account</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td>
-                    <PolicySummary policy={k.policy} />
-                  </td>
-                  <td>
-                    {k.userId === null
-                      ? 'Admin'
-                      : (identity.memberships.find((m) => m.userId === k.userId)?.accountEmail ?? `Account ${k.userId}`)}
-                  </td>
-                  <td>{k.lastUsedAt ? when(k.lastUsedAt) : 'Never'}</td>
-                  <td>
-                    {k.revokedAt ? (
-                      `revoked ${when(k.revokedAt)}`
-                    ) : k.userId === null ? (
-                      k.origin === 'GENERATED_AT_FIRST_START' ? (
-                        'active (generated at the first start)'
-                      ) : (
-                        'active (set by API_KEY)'
-                      )
+      <ListState
+        error={list.error}
+        loaded={!!list.data}
+        what="keys"
+        empty={keys.length === 0 && 'No API key yet.'}
+        labelledBy="api-keys-title"
+      >
+        <table className="keys">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">What it may do</th>
+              <th scope="col">Account</th>
+              <th scope="col">Last used</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id}>
+                <td>{k.name}</td>
+                <td>
+                  <PolicySummary policy={k.policy} />
+                </td>
+                <td>
+                  {k.userId === null
+                    ? 'Admin'
+                    : (identity.memberships.find((m) => m.userId === k.userId)?.accountEmail ?? `Account ${k.userId}`)}
+                </td>
+                <td>{k.lastUsedAt ? when(k.lastUsedAt) : 'Never'}</td>
+                <td>
+                  {k.revokedAt ? (
+                    `revoked ${when(k.revokedAt)}`
+                  ) : k.userId === null ? (
+                    k.origin === 'GENERATED_AT_FIRST_START' ? (
+                      'active (generated at the first start)'
                     ) : (
-                      <RevokeButton
-                        label={k.name}
-                        onRevoke={async () => {
-                          const result = await revoke({ id: k.id });
-                          setNote(result.error ? describeError(result.error) : `Revoked the API key ${k.name}.`);
-                          refetch({ requestPolicy: 'network-only' });
-                          nameField.current?.focus();
-                        }}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+                      'active (set by API_KEY)'
+                    )
+                  ) : (
+                    <RevokeButton
+                      label={k.name}
+                      onRevoke={async () => {
+                        const result = await revoke({ id: k.id });
+                        setNote(result.error ? describeError(result.error) : `Revoked the API key ${k.name}.`);
+                        refetch({ requestPolicy: 'network-only' });
+                        nameField.current?.focus();
+                      }}
+                    />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ListState>
       {note && <p role="status">{note}</p>}
       {secret ? (
         <SecretOnce
@@ -578,60 +575,56 @@ function TsigKeys() {
   return (
     <section aria-labelledby="tsig-keys-title">
       <h2 id="tsig-keys-title">TSIG keys (DNS UPDATE)</h2>
-      {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
-      ) : !list.data ? (
-        <p aria-live="polite">Loading keys…</p>
-      ) : keys.length === 0 ? (
-        <p className="empty">No TSIG key yet: create one to update zones with nsupdate, certbot or lego (RFC 2136).</p>
-      ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="tsig-keys-title">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Algorithm</th>
-                <th scope="col">What it may do</th>
-                <th scope="col">Account</th>
-                <th scope="col">State</th>
+      <ListState
+        error={list.error}
+        loaded={!!list.data}
+        what="keys"
+        empty={keys.length === 0 && 'No TSIG key yet: create one to update zones with nsupdate, certbot or lego (RFC 2136).'}
+        labelledBy="tsig-keys-title"
+      >
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Algorithm</th>
+              <th scope="col">What it may do</th>
+              <th scope="col">Account</th>
+              <th scope="col">State</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr key={k.id}>
+                <td className="mono">{k.name}</td>
+                <td>{k.algorithm}</td>
+                <td>
+                  <PolicySummary policy={k.policy} />
+                </td>
+                <td>
+                  {k.userId === null
+                    ? 'Admin (any zone)'
+                    : (identity.memberships.find((m) => m.userId === k.userId)?.accountEmail ?? `Account ${k.userId}`)}
+                </td>
+                <td>
+                  {k.revokedAt ? (
+                    `revoked ${new Date(k.revokedAt).toLocaleString('en')}`
+                  ) : (
+                    <RevokeButton
+                      label={k.name}
+                      onRevoke={async () => {
+                        const result = await revoke({ id: k.id });
+                        setNote(result.error ? describeError(result.error) : `Revoked the TSIG key ${k.name}.`);
+                        refetch({ requestPolicy: 'network-only' });
+                        nameField.current?.focus();
+                      }}
+                    />
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <td className="mono">{k.name}</td>
-                  <td>{k.algorithm}</td>
-                  <td>
-                    <PolicySummary policy={k.policy} />
-                  </td>
-                  <td>
-                    {k.userId === null
-                      ? 'Admin (any zone)'
-                      : (identity.memberships.find((m) => m.userId === k.userId)?.accountEmail ?? `Account ${k.userId}`)}
-                  </td>
-                  <td>
-                    {k.revokedAt ? (
-                      `revoked ${new Date(k.revokedAt).toLocaleString('en')}`
-                    ) : (
-                      <RevokeButton
-                        label={k.name}
-                        onRevoke={async () => {
-                          const result = await revoke({ id: k.id });
-                          setNote(result.error ? describeError(result.error) : `Revoked the TSIG key ${k.name}.`);
-                          refetch({ requestPolicy: 'network-only' });
-                          nameField.current?.focus();
-                        }}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </tbody>
+        </table>
+      </ListState>
       {note && <p role="status">{note}</p>}
       {created ? (
         <>

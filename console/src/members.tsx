@@ -1,5 +1,6 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
+import { ListState } from './list-state';
 import { describeError, errorDetails, leafField } from './errors';
 import {
   AcceptInvitationDocument,
@@ -157,41 +158,37 @@ function MemberList({ userId }: { userId: string }) {
       <p aria-live="polite" role={note && !note.ok ? 'alert' : 'status'} className={note ? (note.ok ? 'ok-box' : 'error-box') : undefined}>
         {note?.text}
       </p>
-      {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
-      ) : !list.data ? (
-        <p aria-live="polite">Loading members…</p>
-      ) : members.length === 0 ? (
-        <p className="empty">No member yet.</p>
-      ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="members-title">
-          <table className="members">
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Zones</th>
-                <th scope="col">Member since</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <MemberRow
-                  key={m.personId}
-                  member={m}
-                  manage={manage}
-                  self={identity.email === m.email}
-                  onNote={setNote}
-                  onChanged={() => refetch({ requestPolicy: 'network-only' })}
-                />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListState
+        error={list.error}
+        loaded={!!list.data}
+        what="members"
+        empty={members.length === 0 && 'No member yet.'}
+        labelledBy="members-title"
+      >
+        <table className="members">
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Role</th>
+              <th scope="col">Zones</th>
+              <th scope="col">Member since</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <MemberRow
+                key={m.personId}
+                member={m}
+                manage={manage}
+                self={identity.email === m.email}
+                onNote={setNote}
+                onChanged={() => refetch({ requestPolicy: 'network-only' })}
+              />
+            ))}
+          </tbody>
+        </table>
+      </ListState>
     </section>
   );
 }
@@ -239,55 +236,51 @@ function Invitations({ userId }: { userId: string }) {
     <section aria-labelledby="invitations-title">
       <h2 id="invitations-title">Invitations</h2>
       {note && <p role="status">{note}</p>}
-      {list.error ? (
-        <p role="alert" className="error-box">
-          {describeError(list.error)}
-        </p>
-      ) : !list.data ? (
-        <p aria-live="polite">Loading invitations…</p>
-      ) : invitations.length === 0 ? (
-        <p className="empty">No open invitation.</p>
-      ) : (
-        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="invitations-title">
-          <table className="invitations">
-            <thead>
-              <tr>
-                <th scope="col">E-mail</th>
-                <th scope="col">Role</th>
-                <th scope="col">Good until</th>
-                <th scope="col">Actions</th>
+      <ListState
+        error={list.error}
+        loaded={!!list.data}
+        what="invitations"
+        empty={invitations.length === 0 && 'No open invitation.'}
+        labelledBy="invitations-title"
+      >
+        <table className="invitations">
+          <thead>
+            <tr>
+              <th scope="col">E-mail</th>
+              <th scope="col">Role</th>
+              <th scope="col">Good until</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {invitations.map((i) => (
+              <tr key={i.id}>
+                <td>{i.email}</td>
+                <td>
+                  {roleWords(i.role)}
+                  {i.zones?.length ? ` (${i.zones.join(', ')})` : ''}
+                </td>
+                <td>{when(i.expiresAt)}</td>
+                <td>
+                  <button
+                    type="button"
+                    className="small"
+                    aria-label={`Revoke the invitation of ${i.email}`}
+                    onClick={async () => {
+                      const result = await revoke({ id: i.id });
+                      setNote(result.error ? describeError(result.error) : `The invitation of ${i.email} was revoked.`);
+                      refetch({ requestPolicy: 'network-only' });
+                      emailField.current?.focus();
+                    }}
+                  >
+                    Revoke
+                  </button>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {invitations.map((i) => (
-                <tr key={i.id}>
-                  <td>{i.email}</td>
-                  <td>
-                    {roleWords(i.role)}
-                    {i.zones?.length ? ` (${i.zones.join(', ')})` : ''}
-                  </td>
-                  <td>{when(i.expiresAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="small"
-                      aria-label={`Revoke the invitation of ${i.email}`}
-                      onClick={async () => {
-                        const result = await revoke({ id: i.id });
-                        setNote(result.error ? describeError(result.error) : `The invitation of ${i.email} was revoked.`);
-                        refetch({ requestPolicy: 'network-only' });
-                        emailField.current?.focus();
-                      }}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </tbody>
+        </table>
+      </ListState>
       {link && (
         <div className="panel" role="status">
           <h3>Invitation link for {link.email}</h3>
