@@ -156,8 +156,9 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json({ status: 'unavailable', reason: 'database unreachable' });
     }
   });
-  // the secondaries' lag, read from the shared status rows at each scrape (one aggregate over the rows not in
-  // sync); while the database is away the gauges are left out and the process's own metrics still answered
+  // the secondaries' lag, every nameserver set's, read from the shared status rows at each scrape (one aggregate
+  // over the rows not in sync); while the database is away the gauges are left out and the process's own
+  // metrics still answered
   const secondaries = settings.secondaries.map(hostPortName);
   observeSecondaryLag(() =>
     readSecondaryLag(db, secondaries).catch((error) => {

@@ -51,11 +51,16 @@ export interface SecondaryLag {
 }
 
 /**
- * Per configured server: the zones it does not serve at their serial, the largest serial difference among
+ * Per configured server, of every nameserver set (the default set's are `defaultSetServers`, SECONDARIES; every
+ * other set's are in its row): the zones it does not serve at their serial, the largest serial difference among
  * them (where it answered at all), and the age of the oldest change it lacks (the journal row that made the
  * zone's current serial). Reads only the rows not in sync (the partial index zone_server_status_due_index).
  */
-export async function readSecondaryLag(sql: Sql, servers: string[]): Promise<SecondaryLag[]> {
+export async function readSecondaryLag(sql: Sql, defaultSetServers: string[]): Promise<SecondaryLag[]> {
+  const sets = await sql.rows<{ server: string }>(
+    'select distinct unnest(secondaries) as server from nameserver_sets where secondaries is not null',
+  );
+  const servers = [...new Set([...defaultSetServers, ...sets.map((row) => row.server)])];
   if (!servers.length) return [];
   const rows = await sql.rows<{ server: string; behind: string; serials: string | null; seconds: number | null }>(
     `select s.server, count(*) as behind,

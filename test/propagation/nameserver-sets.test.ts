@@ -166,6 +166,12 @@ test('each secondary takes its own set’s zones from its own catalog, and is re
   );
   expect(status.k.propagation.servers.map((s: any) => s.server)).toEqual([`${KNOT_ADDRESS}:${knot.port}`]);
   expect(status.b.propagation.servers.map((s: any) => s.server)).toEqual([`${BIND_ADDRESS}:${bindPort}`]);
+  // and /metrics has the lag of every set's secondaries (SECONDARIES, the default set's, is empty here)
+  const metrics = (await app.http.get('/metrics')).text;
+  for (const server of [`${KNOT_ADDRESS}:${knot.port}`, `${BIND_ADDRESS}:${bindPort}`]) {
+    expect(metrics).toContain(`zonekeeper_secondary_zones_behind{server="${server}"} 0`);
+    expect(metrics).toContain(`zonekeeper_secondary_lag_seconds{server="${server}"} 0`);
+  }
 }, 90_000);
 
 test('a zone moved from the Knot set to the BIND set: BIND takes it, Knot drops it, and one of them serves it at every poll', async () => {
