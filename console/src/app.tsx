@@ -14,6 +14,7 @@ const Account = lazy(() => import('./account').then((m) => ({ default: m.Account
 const Members = lazy(() => import('./members').then((m) => ({ default: m.Members })));
 const AcceptInvitation = lazy(() => import('./members').then((m) => ({ default: m.AcceptInvitation })));
 const Keys = lazy(() => import('./keys').then((m) => ({ default: m.Keys })));
+const NameserverSets = lazy(() => import('./nameserver-sets').then((m) => ({ default: m.NameserverSets })));
 
 /** The key is kept for this tab only (sessionStorage): closing the tab signs out. */
 const KEY_STORAGE = 'zonekeeper-console-key';
@@ -23,14 +24,19 @@ const INVITATION_STORAGE = 'zonekeeper-console-invitation';
 type Route =
   | { screen: 'zones' }
   | { screen: 'keys' }
+  | { screen: 'sets' }
   | { screen: 'members' }
   | { screen: 'account' }
   | { screen: 'invitation'; token: string }
   | { screen: 'zone'; zone: string; tab: string };
 
-/** The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/members, #/account, #/invitation/<token>. */
+/**
+ * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/nameserver-sets, #/members, #/account,
+ * #/invitation/<token>.
+ */
 function parseRoute(hash: string): Route {
   if (hash === '#/keys') return { screen: 'keys' };
+  if (hash === '#/nameserver-sets') return { screen: 'sets' };
   if (hash === '#/members') return { screen: 'members' };
   if (hash === '#/account') return { screen: 'account' };
   const invitation = /^#\/invitation\/([^/]+)$/.exec(hash);
@@ -272,7 +278,13 @@ function Shell({
   useEffect(() => {
     if (check.data) setAccepted(true);
   }, [check.data]);
-  const titles: Record<string, string> = { keys: 'Keys', members: 'Members', account: 'Your sign-in', invitation: 'Invitation' };
+  const titles: Record<string, string> = {
+    keys: 'Keys',
+    sets: 'Nameserver sets',
+    members: 'Members',
+    account: 'Your sign-in',
+    invitation: 'Invitation',
+  };
   useEffect(() => {
     document.title = route.screen === 'zone' ? `${route.zone} · Zonekeeper` : `${titles[route.screen] ?? 'Zones'} · Zonekeeper`;
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -294,6 +306,11 @@ function Shell({
           {managesMembers(identity) && (
             <a href="#/keys" aria-current={current('keys')}>
               Keys
+            </a>
+          )}
+          {identity.admin && (
+            <a href="#/nameserver-sets" aria-current={current('sets')}>
+              Nameserver sets
             </a>
           )}
           {identity.accountId && (
@@ -339,6 +356,8 @@ function Shell({
             <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>
           ) : route.screen === 'keys' ? (
             <Keys />
+          ) : route.screen === 'sets' ? (
+            <NameserverSets />
           ) : route.screen === 'members' ? (
             <Members />
           ) : route.screen === 'account' ? (

@@ -10,6 +10,7 @@ import { LiveChange, Records } from './records';
 import { ZoneFile } from './zone-file';
 import { ZoneTransferPanel } from './transfers';
 import { unicodeName } from './names';
+import { ZoneNameserverSet } from './zone-set';
 
 const TABS = [
   ['records', 'Records'],
@@ -147,6 +148,7 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         )}{' '}
         <DeleteZone zone={zone} />
       </div>
+      <ZoneNameserverSet zone={zone} set={result.data?.domain.nameserverSet} onMoved={refresh} />
       <nav className="tabs" aria-label="Zone views">
         {TABS.map(([id, label]) => (
           <a key={id} href={`#/zone/${encodeURIComponent(zone)}/${id}`} aria-current={tab === id ? 'page' : undefined}>

@@ -330,6 +330,24 @@ export type NsDataInput = {
   nsdname: string;
 };
 
+export type NameserverSetInput = {
+  /** Its catalog zone’s name (unique; not CATALOG_ZONE). Fixed once created: its secondaries are configured with it. */
+  catalogZone: string;
+  /** Lower-case letters, digits and inner hyphens; `default` is the settings’. */
+  name: string;
+  /** NS names of its zones, 1 to 13 host names. */
+  nsNames: Array<string>;
+  /** Secondaries as address:port (or an address: port 53). */
+  secondaries: Array<string>;
+};
+
+export type NameserverSetUpdateInput = {
+  /** NS names of its zones, 1 to 13 host names (existing zones keep theirs). */
+  nsNames: Array<string>;
+  /** Secondaries as address:port (or an address: port 53); its zones’ status rows follow. */
+  secondaries: Array<string>;
+};
+
 /** OPENPGPKEY RDATA (RFC 7929 §2). */
 export type OpenpgpkeyDataInput = {
   /** the OpenPGP public key, base64 (RFC 7929 §2.3) */
@@ -616,7 +634,15 @@ export type ZoneQueryVariables = Exact<{
   name: string;
 }>;
 
-export type ZoneQuery = { domain: { id: string; name: string; serial: number; changes: { nodes: Array<{ id: string }> } } };
+export type ZoneQuery = {
+  domain: {
+    id: string;
+    name: string;
+    serial: number;
+    nameserverSet: { id: string; name: string; nsNames: Array<string> };
+    changes: { nodes: Array<{ id: string }> };
+  };
+};
 
 export type RecordTypesQueryVariables = Exact<{ [key: string]: never }>;
 
@@ -1568,6 +1594,78 @@ export type CancelZoneTransferMutation = {
   };
 };
 
+export type NameserverSetFieldsFragment = {
+  id: string;
+  name: string;
+  secondaries: Array<string>;
+  nsNames: Array<string>;
+  catalogZone: string;
+  isDefault: boolean;
+  zoneCount: number;
+};
+
+export type NameserverSetsQueryVariables = Exact<{ [key: string]: never }>;
+
+export type NameserverSetsQuery = {
+  nameserverSets: Array<{
+    id: string;
+    name: string;
+    secondaries: Array<string>;
+    nsNames: Array<string>;
+    catalogZone: string;
+    isDefault: boolean;
+    zoneCount: number;
+  }>;
+};
+
+export type CreateNameserverSetMutationVariables = Exact<{
+  input: NameserverSetInput;
+}>;
+
+export type CreateNameserverSetMutation = {
+  createNameserverSet: {
+    id: string;
+    name: string;
+    secondaries: Array<string>;
+    nsNames: Array<string>;
+    catalogZone: string;
+    isDefault: boolean;
+    zoneCount: number;
+  };
+};
+
+export type UpdateNameserverSetMutationVariables = Exact<{
+  name: string;
+  input: NameserverSetUpdateInput;
+}>;
+
+export type UpdateNameserverSetMutation = {
+  updateNameserverSet: {
+    id: string;
+    name: string;
+    secondaries: Array<string>;
+    nsNames: Array<string>;
+    catalogZone: string;
+    isDefault: boolean;
+    zoneCount: number;
+  };
+};
+
+export type DeleteNameserverSetMutationVariables = Exact<{
+  name: string;
+}>;
+
+export type DeleteNameserverSetMutation = { deleteNameserverSet: boolean };
+
+export type MoveZoneToNameserverSetMutationVariables = Exact<{
+  zone: string;
+  nameserverSet: string;
+}>;
+
+export type MoveZoneToNameserverSetMutation = {
+  moveZoneToNameserverSet: { id: string; nameserverSet: { id: string; name: string; nsNames: Array<string> } };
+};
+
 export const ChangedRecordFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -1867,6 +1965,28 @@ export const ZoneTransferFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<ZoneTransferFieldsFragment, unknown>;
+export const NameserverSetFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'NameserverSetFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'NameserverSet' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'secondaries' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsNames' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'catalogZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'isDefault' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zoneCount' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<NameserverSetFieldsFragment, unknown>;
 export const WhoAmIDocument = {
   kind: 'Document',
   definitions: [
@@ -2014,6 +2134,18 @@ export const ZoneDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'id' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'nameserverSet' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'nsNames' } },
+                    ],
+                  },
+                },
                 {
                   kind: 'Field',
                   name: { kind: 'Name', value: 'changes' },
@@ -5216,3 +5348,255 @@ export const CancelZoneTransferDocument = {
     },
   ],
 } as unknown as DocumentNode<CancelZoneTransferMutation, CancelZoneTransferMutationVariables>;
+export const NameserverSetsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'NameserverSets' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'nameserverSets' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'NameserverSetFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'NameserverSetFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'NameserverSet' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'secondaries' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsNames' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'catalogZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'isDefault' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zoneCount' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<NameserverSetsQuery, NameserverSetsQueryVariables>;
+export const CreateNameserverSetDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateNameserverSet' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'NameserverSetInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createNameserverSet' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'NameserverSetFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'NameserverSetFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'NameserverSet' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'secondaries' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsNames' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'catalogZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'isDefault' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zoneCount' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateNameserverSetMutation, CreateNameserverSetMutationVariables>;
+export const UpdateNameserverSetDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'UpdateNameserverSet' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'NameserverSetUpdateInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'updateNameserverSet' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'NameserverSetFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'NameserverSetFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'NameserverSet' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'secondaries' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsNames' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'catalogZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'isDefault' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zoneCount' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<UpdateNameserverSetMutation, UpdateNameserverSetMutationVariables>;
+export const DeleteNameserverSetDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteNameserverSet' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteNameserverSet' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'name' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteNameserverSetMutation, DeleteNameserverSetMutationVariables>;
+export const MoveZoneToNameserverSetDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'MoveZoneToNameserverSet' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'nameserverSet' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'moveZoneToNameserverSet' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'nameserverSet' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'nameserverSet' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'nameserverSet' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'nsNames' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<MoveZoneToNameserverSetMutation, MoveZoneToNameserverSetMutationVariables>;
