@@ -156,7 +156,8 @@ export function App() {
   if (!session || !credentials) {
     return (
       <SignIn
-        notice={notice ?? (route.screen === 'invitation' ? 'Sign in to accept the invitation.' : null)}
+        // an invitation link says why a sign-in is asked for, whatever an earlier sign-out in the tab said
+        notice={route.screen === 'invitation' ? 'Sign in to accept the invitation.' : notice}
         secondFactor={secondFactor}
         onSignIn={(newKey) => {
           sessionStorage.setItem(KEY_STORAGE, newKey);

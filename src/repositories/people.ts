@@ -162,6 +162,15 @@ export async function takeInvitation(sql: Sql, tokenHash: string, personId: numb
   return row ? toInvitation(row) : undefined;
 }
 
+/** the invitation of a token that this person took already (by signing in: every sign-in takes them) */
+export async function invitationTakenBy(sql: Sql, tokenHash: string, personId: number): Promise<InvitationRow | undefined> {
+  const [row] = await sql.rows(`select ${INVITATION_COLUMNS} from invitations where token_hash = $1 and accepted_by = $2`, [
+    tokenHash,
+    personId,
+  ]);
+  return row ? toInvitation(row) : undefined;
+}
+
 /** the open invitations of an e-mail address (first sign-in of an invited address links the person) */
 export async function openInvitationsOf(sql: Sql, email: string): Promise<InvitationRow[]> {
   const rows = await sql.rows(

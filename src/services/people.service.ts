@@ -19,6 +19,7 @@ import {
   membershipsOfPerson,
   openInvitationsOf,
   PersonRow,
+  invitationTakenBy,
   takeInvitation,
   upsertMembership,
 } from '../repositories/people';
@@ -155,11 +156,21 @@ export class PeopleService {
     });
   }
 
-  /** the person signed in takes the invitation of the token (once, before it expires, for the person's own address) */
+  /**
+   * The person signed in takes the invitation of the token (once, before it expires, for the person's own
+   * address). One the same person took already answers with the membership it gave: every sign-in takes the
+   * address's open invitations, so the link opened signed out is taken by the sign-in it asks for.
+   */
   async accept(ctx: RequestContext, token: string): Promise<MembershipRow> {
     const person = personOf(ctx.principal);
     return inTransaction(ctx.db, async (sql) => {
-      const invitation = await takeInvitation(sql, hashToken(token.trim()), person.id);
+      const tokenHash = hashToken(token.trim());
+      const invitation = await takeInvitation(sql, tokenHash, person.id);
+      const taken = invitation ? undefined : await invitationTakenBy(sql, tokenHash, person.id);
+      if (taken) {
+        const joined = await membership(sql, person.id, taken.userId);
+        if (joined) return joined;
+      }
       if (!invitation)
         throw new DomainError('INVITATION_NOT_FOUND', undefined, [
           { field: 'token', code: 'INVITATION_NOT_FOUND', message: 'the invitation is unknown, used or expired' },

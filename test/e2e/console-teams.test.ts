@@ -301,29 +301,69 @@ test('a zone offered to the other account from its page, and accepted there', as
   expect(moved.domain.user.id).toBe(customerId);
 }, 60_000);
 
-test('a passkey removed; sign out everywhere ends every session of the person', async () => {
-  // a second session of Ana's elsewhere (begun as a passkey sign-in would: a passkey sign-in awaits no factor)
+test('an invitation link opened signed out: the sign-in says why, and after it the invitation is accepted', async () => {
+  const thirdId = await createUser(app, 'third@example.org');
+  const created = await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
+    i: { userId: thirdId, email: PERSON, role: 'viewer' },
+  });
+  await page.goto(`${origin}/console/#/account`);
+  await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+  await page.getByRole('alert').filter({ hasText: 'Signed out.' }).waitFor();
+  // the link, as the inviter passed it on, opened in this (signed-out) tab
+  await page.goto(`${origin}/console/#/invitation/${encodeURIComponent(created.inviteMember.token)}`);
+  await page.getByText('Sign in to accept the invitation.').waitFor();
+  await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+  await page.getByRole('heading', { name: 'An invitation' }).waitFor();
+  await expectAccessible('invitation');
+  await page.getByRole('button', { name: 'Accept the invitation' }).click();
+  await page.getByRole('status').filter({ hasText: 'You are now viewer of the account third@example.org.' }).waitFor();
+  // the API's own word: Ana is a viewer of the third account (the sign-in took the invitation; the page's
+  // accept answered with that membership), and the invitation is no longer open
+  const members = await admin(`query($u: ID!) { members(userId: $u) { email role } invitations(userId: $u) { id } }`, { u: thirdId });
+  expect(members.members).toEqual([{ email: PERSON, role: 'viewer' }]);
+  expect(members.invitations).toEqual([]);
+}, 60_000);
+
+test('a passkey removed; one other session ended; sign out everywhere ends every session of the person', async () => {
+  // two more sessions of Ana's elsewhere (begun as a passkey sign-in would: a passkey sign-in awaits no factor)
+  const ended = await app.service.services.sessions.start(app.service.database.db, PERSON, { method: 'passkey' });
   const elsewhere = await app.service.services.sessions.start(app.service.database.db, PERSON, { method: 'passkey' });
+  const live = async () =>
+    (
+      await db.query(
+        `select count(*)::int as live from sessions where person_id = (select id from people where email = $1) and ended_at is null`,
+        [PERSON],
+      )
+    ).rows[0].live as number;
+  const answers = async (token: string) =>
+    (
+      await app.http
+        .post('/graphql')
+        .set({ cookie: `zk_session=${token}`, 'x-requested-with': 'test' })
+        .send({ query: '{ me { email } }' })
+    ).status;
   await page.goto(`${origin}/console/#/account`);
   await page.getByRole('heading', { name: 'Passkeys' }).waitFor();
   await page.getByRole('button', { name: /^Remove Passkey 1/ }).click();
   await page.getByRole('button', { name: /Confirm removing Passkey 1/ }).click();
   await page.getByText('No passkey yet.').waitFor();
   expect((await fromPage(`{ myPasskeys { id } }`)).data.myPasskeys).toEqual([]);
-  expect(await page.locator('table.sessions tbody tr').count()).toBe(2);
+  expect(await page.locator('table.sessions tbody tr').count()).toBe(3);
+
+  // "End" on one other session: that one ends, this browser's and the third stay (the API's list says so)
+  const endButtons = page.getByRole('button', { name: /^End the session of / });
+  expect(await endButtons.count()).toBe(2);
+  await endButtons.first().click();
+  await page.getByRole('status').filter({ hasText: 'That session was ended.' }).waitFor();
+  await page.locator('table.sessions tbody tr').nth(2).waitFor({ state: 'detached' });
+  expect(await live()).toBe(2);
+  expect([await answers(ended.token), await answers(elsewhere.token)].sort()).toEqual([200, 401]);
+  const listed = (await fromPage(`{ mySessions { current } }`)).data.mySessions;
+  expect(listed.map((s: { current: boolean }) => s.current).sort()).toEqual([false, true]);
 
   await page.getByRole('button', { name: 'Sign out everywhere' }).click();
   await page.getByRole('alert').filter({ hasText: 'Signed out on every device.' }).waitFor();
-  const { rows } = await db.query(
-    `select count(*)::int as live from sessions where person_id = (select id from people where email = $1) and ended_at is null`,
-    [PERSON],
-  );
-  expect(rows[0].live).toBe(0);
-  const other = await app.http
-    .post('/graphql')
-    .set({ cookie: `zk_session=${elsewhere.token}`, 'x-requested-with': 'test' })
-    .send({
-      query: '{ me { email } }',
-    });
-  expect(other.status).toBe(401);
+  expect(await live()).toBe(0);
+  expect(await answers(ended.token)).toBe(401);
+  expect(await answers(elsewhere.token)).toBe(401);
 }, 60_000);
