@@ -55,6 +55,11 @@ export const AUDIT_EVENT_KINDS = [
   'zone-transfer-accepted',
   'zone-transfer-cancelled',
   'zone-moved-by-admin',
+  // nameserver sets (docs/transfers.md)
+  'nameserver-set-created',
+  'nameserver-set-changed',
+  'nameserver-set-deleted',
+  'zone-moved-to-nameserver-set',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 

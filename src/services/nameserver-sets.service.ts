@@ -16,6 +16,7 @@ import {
 } from '../repositories/nameserver-sets';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
+import { recordAuditEvent } from './audit-log';
 import type { DomainsService } from './domains.service';
 import type { ZoneChangesService } from './zone-changes.service';
 import { moveToSet } from './write-engine';
@@ -126,7 +127,16 @@ export class NameserverSetsService {
         },
       ]);
     const fields = this.checked(input);
-    const row = await inTransaction(ctx.db, (sql) => insertNameserverSet(sql, { name, catalogZone, ...fields }));
+    const row = await inTransaction(ctx.db, async (sql) => {
+      const created = await insertNameserverSet(sql, { name, catalogZone, ...fields });
+      await recordAuditEvent(sql, {
+        kind: 'nameserver-set-created',
+        actor: ctx.principal,
+        subject: `nameserver-set:${name}`,
+        detail: { catalogZone, ...fields },
+      });
+      return created;
+    });
     return effectiveSet(row, this.settings);
   }
 
@@ -137,7 +147,15 @@ export class NameserverSetsService {
     const fields = this.checked(input);
     const row = await inTransaction(ctx.db, async (sql) => {
       const updated = await updateNameserverSet(sql, set.id, fields);
-      if (updated) await reconcileSetStatusRows(sql, set.id, fields.secondaries);
+      if (updated) {
+        await reconcileSetStatusRows(sql, set.id, fields.secondaries);
+        await recordAuditEvent(sql, {
+          kind: 'nameserver-set-changed',
+          actor: ctx.principal,
+          subject: `nameserver-set:${set.name}`,
+          detail: fields,
+        });
+      }
       return updated;
     });
     if (!row) throw DomainError.notFound('NAMESERVER_SET_NOT_FOUND', 'name');
@@ -148,7 +166,12 @@ export class NameserverSetsService {
   async delete(ctx: RequestContext, name: string): Promise<boolean> {
     const set = await this.get(ctx, name);
     if (set.isDefault) throw this.fromSettings();
-    const outcome = await inTransaction(ctx.db, (sql) => deleteNameserverSet(sql, set.id));
+    const outcome = await inTransaction(ctx.db, async (sql) => {
+      const deleted = await deleteNameserverSet(sql, set.id);
+      if (deleted === 'deleted')
+        await recordAuditEvent(sql, { kind: 'nameserver-set-deleted', actor: ctx.principal, subject: `nameserver-set:${set.name}` });
+      return deleted;
+    });
     if (outcome === 'in-use')
       throw new DomainError('NAMESERVER_SET_IN_USE', undefined, [
         { field: 'name', code: 'NAMESERVER_SET_IN_USE', message: `name: nameserver set ${set.name} has zones` },
@@ -172,9 +195,23 @@ export class NameserverSetsService {
     if (state.setId === target.id) return target;
     if (state.leaving !== null) throw new DomainError('ZONE_MOVE_IN_PROGRESS');
     const source = effectiveSet((await nameserverSetById(ctx.db, state.setId))!, this.settings);
-    const moved = await inTransaction(ctx.db, (sql) =>
-      moveToSet(sql, this.settings, { domainId: zone.id, name: zone.name, from: source.id, to: target.id, servers: target.secondaries }),
-    );
+    const moved = await inTransaction(ctx.db, async (sql) => {
+      const done = await moveToSet(sql, this.settings, {
+        domainId: zone.id,
+        name: zone.name,
+        from: source.id,
+        to: target.id,
+        servers: target.secondaries,
+      });
+      if (done)
+        await recordAuditEvent(sql, {
+          kind: 'zone-moved-to-nameserver-set',
+          actor: ctx.principal,
+          subject: `zone:${zone.name}`,
+          detail: { from: source.name, to: target.name },
+        });
+      return done;
+    });
     if (!moved) throw new DomainError('ZONE_MOVE_IN_PROGRESS', 'The zone changed nameserver set meanwhile; read it again');
     // a secondary zone's NS are its primary's, taken by transfer (docs/transfers.md)
     if (zone.kind !== 'secondary') await this.followNs(ctx, zone.name, source, target);

@@ -195,4 +195,20 @@ test('delete: refused while zones use the set (and by the database too), then ta
   const removed = await app.gql(`mutation { deleteNameserverSet(name: "empty") }`);
   expect(removed.errors).toBeUndefined();
   expect(errorCode(await app.gql(`{ nameserverSet(name: "empty") { id } }`))).toBe('NAMESERVER_SET_NOT_FOUND');
+
+  // each of them in the audit log, by the admin key, the refused delete not
+  const { rows } = await db.query(
+    `select kind, subject, actor_admin, detail from audit_events where kind like 'nameserver-set-%' or kind = 'zone-moved-to-nameserver-set' order by id`,
+  );
+  expect(rows.every((r) => r.actor_admin)).toBe(true);
+  expect(rows.filter((r) => r.subject === 'nameserver-set:empty').map((r) => r.kind)).toEqual([
+    'nameserver-set-created',
+    'nameserver-set-changed',
+    'nameserver-set-deleted',
+  ]);
+  expect(rows.filter((r) => r.subject === 'nameserver-set:premium').map((r) => r.kind)).toEqual(['nameserver-set-created']);
+  expect(rows.find((r) => r.subject === 'zone:mover.ns-sets.test')).toMatchObject({
+    kind: 'zone-moved-to-nameserver-set',
+    detail: { from: 'default', to: 'premium' },
+  });
 });
