@@ -11,7 +11,7 @@ import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, severeAccessibilityViolations } from '../support/console';
+import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, expectAccessibleAtBothWidths } from '../support/console';
 import { createUser, createUserKey, createZone } from '../support/fixtures';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
@@ -24,20 +24,8 @@ let context: BrowserContext;
 let page: Page;
 let userKey: string;
 
-/** axe-core on the screen at 1280 px and at 390 px (nothing sticking out sideways), with screenshots */
-async function expectAccessible(screen: string) {
-  expect({ screen, severe: await severeAccessibilityViolations(page) }).toEqual({ screen, severe: [] });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${screen}-1280.png`), fullPage: true });
-  const size = page.viewportSize()!;
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(100);
-  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-  expect({ screen, overflow }).toEqual({ screen, overflow: 0 });
-  expect({ screen, severe: await severeAccessibilityViolations(page) }).toEqual({ screen, severe: [] });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${screen}-390.png`), fullPage: true });
-  await page.setViewportSize(size);
-  await page.bringToFront();
-}
+/** axe at both widths, no sideways overflow, screenshots (test/support/console.ts) */
+const expectAccessible = (screen: string) => expectAccessibleAtBothWidths(page, ARTIFACTS, screen);
 
 /** the API's answer as the admin key sees it */
 async function admin(query: string, variables: Record<string, unknown> = {}) {

@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, severeAccessibilityViolations } from '../support/console';
+import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, expectAccessibleAtBothWidths } from '../support/console';
 import { createUser, createZone } from '../support/fixtures';
 import { signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -37,21 +37,8 @@ let origin: string;
 let agencyId: string;
 let customerId: string;
 
-/** axe-core on the screen at 1280 px and at 390 px (one column, nothing sticking out sideways), with screenshots */
-async function expectAccessible(screen: string) {
-  expect({ screen, severe: await severeAccessibilityViolations(page) }).toEqual({ screen, severe: [] });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${screen}-1280.png`), fullPage: true });
-  const size = page.viewportSize()!;
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.waitForTimeout(100);
-  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-  expect({ screen, overflow }).toEqual({ screen, overflow: 0 });
-  expect({ screen, severe: await severeAccessibilityViolations(page) }).toEqual({ screen, severe: [] });
-  await page.screenshot({ path: path.join(ARTIFACTS, `${screen}-390.png`), fullPage: true });
-  await page.setViewportSize(size);
-  // as console.test.ts: after the viewport's changes, ask headless Chromium to show the page again
-  await page.bringToFront();
-}
+/** axe at both widths, no sideways overflow, screenshots (test/support/console.ts) */
+const expectAccessible = (screen: string) => expectAccessibleAtBothWidths(page, ARTIFACTS, screen);
 
 /** the API's answer as the admin key sees it */
 async function admin(query: string, variables: Record<string, unknown> = {}) {

@@ -50,3 +50,24 @@ export async function severeAccessibilityViolations(page: Page): Promise<{ id: s
       result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 3) })))`);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/**
+ * The console's screen checked as people meet it: axe (0 serious or critical) at 1280 px and at 390 px, nothing
+ * sticking out sideways at 390 px, a screenshot of each in `artifacts`; the viewport put back after
+ */
+export async function expectAccessibleAtBothWidths(page: Page, artifacts: string, screen: string): Promise<void> {
+  const severe = async () => ({ screen, severe: await severeAccessibilityViolations(page) });
+  if ((await severe()).severe.length) throw new Error(`axe at 1280 px: ${JSON.stringify(await severe())}`);
+  await page.screenshot({ path: path.join(artifacts, `${screen}-1280.png`), fullPage: true });
+  const size = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(100);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  if (overflow !== 0) throw new Error(`${screen} sticks out ${overflow} px sideways at 390 px`);
+  const narrow = await severe();
+  if (narrow.severe.length) throw new Error(`axe at 390 px: ${JSON.stringify(narrow)}`);
+  await page.screenshot({ path: path.join(artifacts, `${screen}-390.png`), fullPage: true });
+  await page.setViewportSize(size);
+  // after the viewport's changes, ask headless Chromium to show the page again (as console.test.ts does)
+  await page.bringToFront();
+}
