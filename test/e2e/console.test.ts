@@ -187,7 +187,11 @@ test('zones: server-side search by name prefix, and paging', async () => {
   await page.getByRole('button', { name: 'Zone', exact: true }).click();
   expect(await page.locator('table.zones th[aria-sort="descending"]').textContent()).toContain('Zone');
   // the header turns at once; the rows follow once the server answers the new order
-  await page.locator('table.zones tbody tr').first().getByText(byName[byName.length - 1], { exact: true }).waitFor();
+  await page
+    .locator('table.zones tbody tr')
+    .first()
+    .getByText(byName[byName.length - 1], { exact: true })
+    .waitFor();
   expect(await page.locator('table.zones tbody tr td:first-child').allTextContents()).toEqual(byName.slice().reverse());
   await page.getByRole('button', { name: 'Zone', exact: true }).click();
   // the whole name, with a final dot: that zone alone (page10… do not start with `page1.`)
