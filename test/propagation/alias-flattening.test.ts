@@ -4,11 +4,12 @@
  * all the worker asks); the worker publishes the target's A and AAAA at the ALIAS owner as derived records;
  * our primary's AXFR, a Knot secondary (catalog), and a BIND and a PowerDNS secondary (the zone configured, as
  * a plain secondary has it, nothing about ALIAS) serve them, and the new ones after the target changes, within the derived TTL. The
- * history shows each refresh as the service's own change. A target gone NXDOMAIN or silent keeps the last
+ * history shows each refresh as the service's own change. A target gone NXDOMAIN, SERVFAIL or silent keeps the last
  * addresses served and the status says why; the derived records are read-only; with no ALIAS_RESOLVERS an ALIAS
  * is refused.
  */
 import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 import { PowerDnsServer, startPowerDnsSecondary } from '../support/powerdns-server';
 import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
+import { encodeMessage, FLAG, readWireMessage } from '../../src/dns/wire';
 
 const ZONE = 'flat.zk-alias.test';
 const TARGET_ZONE = 'cdn.zk-target.test';
@@ -224,7 +226,19 @@ test('an ALIAS moved to another owner takes its addresses along, and back', asyn
   );
 });
 
-test('a target gone NXDOMAIN, then silent: the last addresses stay served and the status says why', async () => {
+/** the resolver's port answering every question SERVFAIL (RCODE 2, RFC 1035 §4.1.1), as a resolver does when the target's servers fail */
+async function answerServfail(port: number): Promise<dgram.Socket> {
+  const socket = dgram.createSocket('udp4');
+  socket.on('message', (raw, from) => {
+    const question = readWireMessage(raw);
+    const reply = encodeMessage({ id: question.id, flags: FLAG.QR | FLAG.RD | FLAG.RA | 2, questions: question.questions });
+    socket.send(reply, from.port, from.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(port, '127.0.0.1', () => resolve()));
+  return socket;
+}
+
+test('a target gone NXDOMAIN, then SERVFAIL, then silent: the last addresses stay served and the status says why', async () => {
   const last = ['A 198.51.100.7 2'];
   writeTarget(undefined);
   await target.reload();
@@ -236,6 +250,17 @@ test('a target gone NXDOMAIN, then silent: the last addresses stay served and th
   expect(await apexAddresses(dnsPort, 'axfr')).toEqual(last);
 
   await target.stop();
+  const servfail = await answerServfail(target.port);
+  try {
+    await waitFor('the status to tell SERVFAIL', async () => {
+      const [alias] = (await status()).aliasStatus;
+      return alias.state === 'stale' && /SERVFAIL/.test(alias.reason) ? alias : undefined;
+    });
+    expect(await apexAddresses(dnsPort, 'axfr')).toEqual(last);
+  } finally {
+    servfail.close();
+  }
+
   await waitFor('the status to tell no answer', async () => {
     const [alias] = (await status()).aliasStatus;
     return alias.state === 'stale' && !/NXDOMAIN/.test(alias.reason) ? alias : undefined;
@@ -244,7 +269,7 @@ test('a target gone NXDOMAIN, then silent: the last addresses stay served and th
   expect(await apexAddresses(secondary.port, 'query')).toEqual(last);
   expect(await apexAddresses(bind.port, 'query')).toEqual(last);
   expect(await apexAddresses(powerdns.dnsPort, 'query')).toEqual(last);
-}, 30_000);
+}, 45_000);
 
 test('a deleted ALIAS: the worker removes its derived addresses in a change of its own, and forgets its schedule', async () => {
   const alias = (await status()).records.find((r: any) => r.type === 'ALIAS');
