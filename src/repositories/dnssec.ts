@@ -724,6 +724,19 @@ export async function maxTtlOfZone(sql: Sql | Database, domainId: number): Promi
   return Number(row.ttl);
 }
 
+/**
+ * How long resolvers may cache a child's DS RRset at its parent: the RRset's TTL, or for a new one the parent's
+ * SOA TTL, which is what the signer gives a DS it writes there (writeParentDs in key-rollover.ts)
+ */
+export async function dsTtlAtParent(sql: Sql | Database, parentId: number, owner: string): Promise<number> {
+  const [row] = await sql.rows<{ ttl: number | string }>(
+    `select coalesce((select max(ttl) from records where domain_id = $1 and owner = $2 and type = 'DS'),
+                     (select ttl from records where domain_id = $1 and owner = '@' and type = 'SOA' limit 1), 0) as ttl`,
+    [parentId, owner],
+  );
+  return Number(row.ttl);
+}
+
 /** the DS RDATA a zone holds at an owner (a child's delegation) */
 export async function dsAtParent(sql: Sql | Database, parentId: number, owner: string): Promise<string[]> {
   const rows = await sql.rows<{ rdata: string }>(`select rdata from records where domain_id = $1 and owner = $2 and type = 'DS'`, [

@@ -22,7 +22,7 @@
  */
 import type { Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
-import type { Database } from '../../db/pool';
+import type { Database, Sql } from '../../db/pool';
 import { DNSSEC_ALGORITHMS, algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { DNSKEY } from '../../dns/record-types/dnskey';
@@ -31,6 +31,7 @@ import {
   allSignerRecords,
   deleteSigning,
   dsAtParent,
+  dsTtlAtParent,
   insertKey,
   keysOfZone,
   maxTtlOfZone,
@@ -299,11 +300,12 @@ async function beginRoll(
   // double-DS: the new DS goes to the parent first; the key joins the DNSKEY RRset at the swap
   const key = await insertKey(sql, { ...base, state: 'generated' });
   const parent = await parentZoneOf(sql, change.zone.name);
-  const dsTtl = soaTtl;
   await planKey(
     sql,
     key,
-    parent ? { event: 'swap', at: after(dsTtl + settings.dnssecPropagationDelay) } : { event: 'await-ds', at: after(10 * 366 * 86400) },
+    parent
+      ? { event: 'swap', at: after((await swapWaitTtl(sql, change.zone.name, soaTtl, parent)) + settings.dnssecPropagationDelay) }
+      : { event: 'await-ds', at: after(10 * 366 * 86400) },
   );
   // a parent outside Zonekeeper: its servers are asked for the new DS (parent-ds.ts), when they are set
   if (!parent && settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, now);
@@ -346,7 +348,8 @@ async function nextStep(
         const owner = zone.slice(0, -(parent.name.length + 1));
         const [wanted] = dsRecordsOf(zone, due);
         if (!(await dsAtParent(sql, parent.id, owner)).includes(wanted)) {
-          await planKey(sql, due, { event: 'swap', at: after(soaTtl + settings.dnssecPropagationDelay) });
+          const wait = await swapWaitTtl(sql, zone, soaTtl, parent);
+          await planKey(sql, due, { event: 'swap', at: after(wait + settings.dnssecPropagationDelay) });
           return { child: zone, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone, k)[0]) };
         }
       }
@@ -411,6 +414,16 @@ async function writeParentDs(
     if (change.added.length || change.removed.length) await change.commit();
     return { ttl };
   });
+}
+
+/**
+ * A double-DS roll's swap with a Zonekeeper parent (RFC 7583 §3.3.2): the new key may sign the DNSKEY RRset
+ * once no resolver holds the parent's DS RRset from before the new DS: the DS TTL at the parent, which is the
+ * parent's (its DS RRset's, or its SOA's for a new one), not the child's. The child's SOA TTL stays the floor.
+ */
+async function swapWaitTtl(sql: Sql, zone: string, soaTtl: number, parent: { id: number; name: string }): Promise<number> {
+  const owner = zone.slice(0, -(parent.name.length + 1));
+  return Math.max(soaTtl, await dsTtlAtParent(sql, parent.id, owner));
 }
 
 const current0Ttl = (records: readonly { owner: string; type: string; ttl: number }[], owner: string): number | undefined =>
