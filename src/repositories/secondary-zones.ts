@@ -126,8 +126,10 @@ export async function recordRefreshed(
 }
 
 /**
- * A refresh that failed at every primary: retried after `retry`; past the expiry the zone is `expired` and no
- * longer served (RFC 1035 §3.3.13); never loaded, it stays `pending`. Returns the state.
+ * A refresh that failed at every primary: retried after `retry`, or at the expiry if that comes first (a RETRY
+ * longer than what is left of the EXPIRE must not keep an expired zone served); past the expiry the zone is
+ * `expired` and no longer served (RFC 1035 §3.3.13), and retried after `retry`; never loaded, it stays
+ * `pending`. Returns the state.
  */
 export async function recordRefreshFailed(sql: Sql, domainId: number, error: string, retry: number): Promise<SecondaryState | undefined> {
   const rows = await sql.rows<{ state: SecondaryState }>(
@@ -135,7 +137,10 @@ export async function recordRefreshFailed(sql: Sql, domainId: number, error: str
        update secondary_zone_state
           set state = case when last_success_at is null then 'pending'
                            when expires_at <= now() then 'expired' else 'retrying' end,
-              last_error = $2, lease_until = null, next_refresh_at = now() + make_interval(secs => $3::int)
+              last_error = $2, lease_until = null,
+              -- expires_at: the row's before this update (null until the first transfer)
+              next_refresh_at = case when expires_at > now() then least(now() + make_interval(secs => $3::int), expires_at)
+                                     else now() + make_interval(secs => $3::int) end
         where domain_id = $1 returning domain_id, state),
      d as (update domains set serving = false where id in (select domain_id from s where state = 'expired') and serving returning id)
      select state from s`,
