@@ -1,6 +1,7 @@
 import { ownerToFqdn } from '../dns/name';
 import { algorithmByNumber } from '../dns/dnssec/algorithms';
 import type { DomainRow, RecordRow } from '../repositories/read-model';
+import type { RrsetComments } from '../repositories/rrset-comments';
 import type { DnssecKeyInfo, DnssecStatus } from '../services/dnssec/dnssec.service';
 import type { TsigKeyRow } from '../services/tsig-keys.service';
 
@@ -77,30 +78,50 @@ export function presentZone(zone: DomainRow, facts: ZoneFacts) {
   };
 }
 
+export interface PowerDnsComment {
+  content: string;
+  account: string;
+  modified_at: number;
+}
+
 export interface PowerDnsRrset {
   name: string;
   type: string;
   ttl: number;
   records: { content: string; disabled: boolean }[];
-  comments: unknown[];
+  comments: PowerDnsComment[];
 }
 
 /**
  * A zone's records as PowerDNS's rrsets: one per owner and type, sorted by name then type as PowerDNS sorts
  * them (by name, then type, then content). The RRset's TTL is the lowest of its records' (RFC 2181 §5.2 wants
- * one TTL per RRset; PowerDNS shows the lowest too). Comments are not kept (docs/powerdns-api.md).
+ * one TTL per RRset; PowerDNS shows the lowest too). Each RRset carries its comments, in their order; an RRset
+ * with comments and no records is shown with `records: []` and a TTL of 0, as PowerDNS shows it.
  */
-export function presentRrsets(zone: string, records: Iterable<RecordRow>): PowerDnsRrset[] {
+export function presentRrsets(zone: string, records: Iterable<RecordRow>, comments: readonly RrsetComments[] = []): PowerDnsRrset[] {
   const sets = new Map<string, PowerDnsRrset>();
-  for (const record of records) {
-    const key = `${record.owner}\u0000${record.type}`;
+  const setOf = (owner: string, type: string, ttl: number) => {
+    const key = `${owner}\u0000${type}`;
     let set = sets.get(key);
     if (!set) {
-      set = { name: ownerToFqdn(record.owner, zone), type: record.type, ttl: record.ttl, records: [], comments: [] };
+      set = { name: ownerToFqdn(owner, zone), type, ttl, records: [], comments: [] };
       sets.set(key, set);
     }
+    return set;
+  };
+  for (const record of records) {
+    const set = setOf(record.owner, record.type, record.ttl);
     set.ttl = Math.min(set.ttl, record.ttl);
     set.records.push({ content: record.rdata, disabled: false });
+  }
+  for (const commented of comments) {
+    setOf(commented.owner, commented.type, 0).comments.push(
+      ...commented.comments.map((c) => ({
+        content: c.content,
+        account: c.account,
+        modified_at: Math.floor(c.modifiedAt.getTime() / 1000),
+      })),
+    );
   }
   const byName = (a: PowerDnsRrset, b: PowerDnsRrset) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0;

@@ -16,6 +16,12 @@ export interface PowerDnsDeps {
   heavy: HeavyRequests;
 }
 
+/** the rrset each change and each comments entry of a change set came from, to name it in an error */
+interface RrsetLabels {
+  changes: readonly string[];
+  comments: readonly string[];
+}
+
 /** what PowerDNS answers 409 (a zone or TSIG key that exists); a change that breaks a zone rule is its 422 */
 const CONFLICTS = new Set<ErrorCode>(['DUPLICATE_ZONE', 'ZONE_OWNED_BY_ANOTHER_USER', 'DUPLICATE_TSIG_KEY']);
 
@@ -25,15 +31,15 @@ const CONFLICTS = new Set<ErrorCode>(['DUPLICATE_ZONE', 'ZONE_OWNED_BY_ANOTHER_U
  * names the rrset it came from (`RRset www.example.com. IN A: …`), as PowerDNS's messages do. Other codes keep
  * their status (404 zone not found, 409 duplicate zone, 403 policy or quota, 429 rate, 503 database).
  */
-function fromDomainError(error: DomainError, rrsetLabels: readonly string[]): PowerDnsError {
+function fromDomainError(error: DomainError, rrsetLabels: RrsetLabels): PowerDnsError {
   const catalogued = ERROR_CATALOGUE[error.code].status;
   const status = catalogued === 400 || (catalogued === 409 && !CONFLICTS.has(error.code)) ? 422 : catalogued;
   const [first] = error.details;
   let message = status === 422 && first ? first.message : error.message;
   // a change's problem names its rrset, not its place in the change set
-  const change = /^changes\[(\d+)\][^:\s]*:\s*/.exec(message);
+  const change = /^(changes|comments)\[(\d+)\][^:\s]*:\s*/.exec(message);
   if (change) {
-    const label = rrsetLabels[Number(change[1])];
+    const label = (change[1] === 'changes' ? rrsetLabels.changes : rrsetLabels.comments)[Number(change[2])];
     message = (label ? `${label}: ` : '') + message.slice(change[0].length);
   }
   const more = error.details.length > 1 ? ` (and ${error.details.length - 1} more problems)` : '';
@@ -59,7 +65,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
     else if ('body' in result) res.status(result.status).json(result.body);
     else res.status(result.status).end();
   };
-  const fail = (res: Response, error: unknown, rrsetLabels: readonly string[] = []) => {
+  const fail = (res: Response, error: unknown, rrsetLabels: RrsetLabels = { changes: [], comments: [] }) => {
     const refused = error instanceof DomainError ? fromDomainError(error, rrsetLabels) : error;
     if (refused instanceof PowerDnsError) {
       if (refused.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
@@ -80,6 +86,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
     api[route.method](route.path, authenticated, heavyBodies(heavy), json, wholeBody, async (req: Request, res: Response) => {
       const ctx: RequestContext = { db, principal: principalOf(req)!, warnings: [] };
       const labels: string[] = [];
+      const commentLabels: string[] = [];
       try {
         send(
           res,
@@ -90,11 +97,12 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
             services,
             ctx,
             labels,
+            commentLabels,
           }),
         );
       } catch (error) {
         if (error instanceof DomainError) services.audit.refusals.note(db, ctx.principal, error);
-        fail(res, error, labels);
+        fail(res, error, { changes: labels, comments: commentLabels });
       }
     });
   }

@@ -7,6 +7,7 @@ import type { RequestContext } from '../services/context';
 import { normaliseZoneName } from '../services/domains.service';
 import type { DomainRow } from '../repositories/read-model';
 import type { ZoneChangeOptions, ZoneChangeSpec } from '../services/zone-changes.service';
+import type { RrsetCommentsInput } from '../services/rrset-comments.service';
 import {
   absoluteName,
   POWERDNS_VERSION,
@@ -46,6 +47,8 @@ export interface PowerDnsInputs {
   ctx: RequestContext;
   /** filled by a route that sends a change set: the label of each change (`RRset www.example.com. IN A`), for its errors */
   labels: string[];
+  /** likewise, the label of each RRset whose comments the set replaces */
+  commentLabels: string[];
 }
 
 export interface PowerDnsRoute {
@@ -112,7 +115,8 @@ async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: {
   const [presented] = await presentZones(inputs, [zone]);
   const records = [];
   for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter }, 10_000)) records.push(...page);
-  return { ...presented, rrsets: presentRrsets(zone.name, records) };
+  const comments = await inputs.services.rrsetComments.list(inputs.ctx, zone, filter);
+  return { ...presented, rrsets: presentRrsets(zone.name, records, comments) };
 }
 
 const flag = (value: unknown, name: string, fallback: boolean): boolean => {
@@ -150,16 +154,41 @@ const CHANGE_KINDS: Record<string, ZoneChangeSpec['kind']> = {
 };
 
 /**
+ * An rrset's `comments` as PowerDNS reads them (ws-auth.cc gatherComments): each with its `content` and
+ * `account`, and `modified_at` (seconds since 1970) or now.
+ */
+function commentsOf(rrset: Record<string, unknown>, label: string): RrsetCommentsInput['comments'] {
+  return (rrset.comments as unknown[]).map((item: unknown) => {
+    const comment = item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+    for (const field of ['content', 'account'])
+      if (typeof comment[field] !== 'string') throw refuse(`${label}: a comment's ${field} is not specified or not a string`);
+    const modifiedAt = comment.modified_at;
+    if (modifiedAt !== undefined && (typeof modifiedAt !== 'number' || !Number.isInteger(modifiedAt) || modifiedAt < 0))
+      throw refuse(`${label}: a comment's modified_at is not a whole number of seconds`);
+    return {
+      content: comment.content as string,
+      account: comment.account as string,
+      modifiedAt: modifiedAt === undefined ? undefined : new Date(modifiedAt * 1000),
+    };
+  });
+}
+
+/**
  * A PATCH's rrsets as one change set: REPLACE (an empty `records` list deletes the RRset), DELETE, and
  * PowerDNS 4.9's EXTEND and PRUNE (one record each). Fields the change does not need (lego's `kind`,
- * Terraform's `set-ptr`) are ignored; `comments` are accepted and not kept. A REPLACE with only comments
- * changes nothing.
+ * Terraform's `set-ptr`) are ignored. As in PowerDNS, a REPLACE with `comments` replaces the RRset's comments
+ * (with only `comments`, its records stay), one without leaves them, and a DELETE deletes them too.
  */
-function changesOfPatch(body: Record<string, unknown>, labels: string[]): ZoneChangeSpec[] {
+function changesOfPatch(
+  body: Record<string, unknown>,
+  labels: string[],
+  commentLabels: string[],
+): { changes: ZoneChangeSpec[]; comments: RrsetCommentsInput[] } {
   const rrsets = body.rrsets;
   if (!Array.isArray(rrsets) || rrsets.length === 0) throw refuse('No rrsets given in update request');
   const seen = new Set<string>();
   const changes: ZoneChangeSpec[] = [];
+  const comments: RrsetCommentsInput[] = [];
   for (const item of rrsets) {
     const rrset = item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
     const name = canonicalName(rrset.name);
@@ -173,6 +202,11 @@ function changesOfPatch(body: Record<string, unknown>, labels: string[]): ZoneCh
       const key = `${name.toLowerCase()} ${type} ${changetype === 'DELETE' ? 'REPLACE' : changetype}`;
       if (seen.has(key)) throw refuse(`Duplicate RRset ${name} IN ${type} with changetype: ${changetype}`);
       seen.add(key);
+    }
+    // PowerDNS replaces the records or the comments of a REPLACE that gives them as a list (ws-auth.cc patchZone)
+    if (changetype === 'DELETE' || (changetype === 'REPLACE' && Array.isArray(rrset.comments))) {
+      commentLabels.push(label);
+      comments.push({ owner: name, type, comments: changetype === 'DELETE' ? [] : commentsOf(rrset, label) });
     }
     if (changetype === 'REPLACE' && !Array.isArray(rrset.records)) {
       if (Array.isArray(rrset.comments)) continue;
@@ -189,7 +223,7 @@ function changesOfPatch(body: Record<string, unknown>, labels: string[]): ZoneCh
     labels.push(label);
     changes.push({ kind, owner: name, type, ttl, rdatas });
   }
-  return changes;
+  return { changes, comments };
 }
 
 /**
@@ -261,6 +295,21 @@ function initialChanges(services: Services, zone: string, body: Record<string, u
     changes.push({ kind: 'ADD', owner: `${zone}.`, type: 'NS', ttl: 3600, rdata: ns });
   }
   return changes;
+}
+
+/** the comments of a new zone's `rrsets`, those that have any, with their labels */
+function commentsOfNewZone(body: Record<string, unknown>, commentLabels: string[]): RrsetCommentsInput[] {
+  const comments: RrsetCommentsInput[] = [];
+  for (const item of Array.isArray(body.rrsets) ? body.rrsets : []) {
+    const rrset = item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+    if (!Array.isArray(rrset.comments) || rrset.comments.length === 0) continue;
+    const name = canonicalName(rrset.name);
+    const type = typeof rrset.type === 'string' ? rrset.type.toUpperCase() : '';
+    const label = `RRset ${name} IN ${type}`;
+    commentLabels.push(label);
+    comments.push({ owner: name, type, comments: commentsOf(rrset, label) });
+  }
+  return comments;
 }
 
 /**
@@ -362,8 +411,12 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         initialChanges(services, zone, body, labels),
         CONTENT_AS_POWERDNS,
       );
+      // the rrsets' comments, checked before the zone is written and kept right after it (a second step, as `dnssec`)
+      const comments = commentsOfNewZone(body, inputs.commentLabels);
+      services.rrsetComments.requireValid(zone, comments);
       if (body.dnssec === true) services.dnssec.requireControl(ctx, zone);
       const created = await services.domains.create(ctx, { userId, zone, records });
+      if (comments.length) await services.zoneChanges.apply(ctx, { zone, changes: [], comments }, CONTENT_AS_POWERDNS);
       if (body.dnssec === true) await services.dnssec.enable(ctx, { zone });
       return { status: 201, body: await zoneWithRrsets(inputs, await services.domains.get(ctx, { id: created.id })) };
     },
@@ -417,11 +470,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     method: 'patch',
     path: ZONE,
     async handle(inputs) {
-      const changes = changesOfPatch(objectBody(inputs.body), inputs.labels);
-      if (!changes.length) {
-        await zoneOf(inputs);
-        return { status: 204 };
-      }
+      const { changes, comments } = changesOfPatch(objectBody(inputs.body), inputs.labels, inputs.commentLabels);
       // one change set: one serial step, one journal row naming the key, NOTIFY and IXFR (none if nothing
       // changed). The set reads the zone itself (a zone the key cannot see is not found there): no read before it
       let zone: string;
@@ -431,7 +480,11 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         throw notFound(inputs);
       }
       try {
-        await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes }, { ...CONTENT_AS_POWERDNS, skipWhenUnchanged: true });
+        await inputs.services.zoneChanges.apply(
+          inputs.ctx,
+          { zone, changes, comments },
+          { ...CONTENT_AS_POWERDNS, skipWhenUnchanged: true },
+        );
       } catch (error) {
         if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
         throw error;

@@ -5,6 +5,7 @@ import { RecordsService } from './records.service';
 import { UsersService } from './users.service';
 import { ZoneFilesService } from './zone-files.service';
 import { ZoneChangesService } from './zone-changes.service';
+import { RrsetCommentsService } from './rrset-comments.service';
 import { HistoryService } from './history.service';
 import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
@@ -36,6 +37,7 @@ export interface Services {
   apiKeys: ApiKeysService;
   zoneFiles: ZoneFilesService;
   zoneChanges: ZoneChangesService;
+  rrsetComments: RrsetCommentsService;
   history: HistoryService;
   liveUpdates: LiveUpdates;
   tsigKeys: TsigKeysService;
@@ -82,6 +84,7 @@ export function createServices(settings: Settings): Services {
     apiKeys,
     zoneFiles: new ZoneFilesService(settings),
     zoneChanges,
+    rrsetComments: new RrsetCommentsService(),
     history: new HistoryService(zoneChanges),
     liveUpdates: new LiveUpdates(domains),
     tsigKeys,

@@ -11,8 +11,10 @@ import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
-import { changeZone } from './write-engine';
+import { changeZone, type ZoneChange } from './write-engine';
 import { decide, isRestricted, readsRecord } from '../auth/policy';
+import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';
+import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
 
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
@@ -79,21 +81,29 @@ export interface PlannedChanges {
  * per owner plus the apex's SOA and NS, so a set costs time in proportion to itself, not to the zone.
  */
 export class ZoneChangesService {
+  private readonly comments = new RrsetCommentsService();
+
   constructor(private readonly settings: Settings) {}
 
+  /**
+   * `comments`: RRsets whose comments become those given (docs/powerdns-api.md), written in the set's
+   * transaction; a set of comments alone changes no record and steps no serial.
+   */
   async apply(
     ctx: RequestContext,
-    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number },
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number; comments?: readonly RrsetCommentsInput[] },
     options: ZoneChangeOptions = {},
   ): Promise<ZoneChangesResult & { changed: boolean }> {
     const zone = normaliseZoneName(input.zone);
-    if (input.changes.length === 0)
+    const commentsGiven = input.comments ?? [];
+    if (input.changes.length === 0 && commentsGiven.length === 0)
       throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
-    this.checkSize(input.changes.length);
+    this.checkSize(input.changes.length + commentsGiven.length);
     // what can be decided without the zone: every record's own validity; its problems are reported with the
     // ones the zone's rules find in the valid changes (every problem of the set at once), after the zone is
     // read, so a zone the caller cannot see is ZONE_NOT_FOUND whatever the changes hold
-    const invalid: ErrorDetail[] = [];
+    const { sets: comments, problems: commentProblems } = this.comments.check(zone, commentsGiven);
+    const invalid: ErrorDetail[] = [...commentProblems];
     const readingWarnings: ErrorDetail[] = [];
     const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid, options, readingWarnings));
     // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
@@ -106,7 +116,13 @@ export class ZoneChangesService {
     const result = await this.run(
       ctx,
       zone,
-      { expectSerial: input.expectSerial, skipWhenUnchanged: options.skipWhenUnchanged, touching: { owners, recordIds } },
+      {
+        expectSerial: input.expectSerial,
+        // comments alone are no change of the zone's records: nothing to journal
+        skipWhenUnchanged: options.skipWhenUnchanged || input.changes.length === 0,
+        touching: { owners, recordIds },
+        comments,
+      },
       () => ({ parsed, invalid }),
     );
     // what reading the records' text changed (a long TXT split, a name outside the host-name rule), beside the
@@ -186,159 +202,183 @@ export class ZoneChangesService {
   private run(
     ctx: RequestContext,
     zone: string,
-    options: { expectSerial?: number; skipWhenUnchanged?: boolean; touching: { owners: string[]; recordIds: number[] } },
+    options: {
+      expectSerial?: number;
+      skipWhenUnchanged?: boolean;
+      touching: { owners: string[]; recordIds: number[] };
+      comments?: readonly RrsetComments[];
+    },
     prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
   ): Promise<ZoneChangesResult & { changed: boolean }> {
     // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
     const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
+    const comments = options.comments ?? [];
     return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
-      if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
-        throw new DomainError(
-          'SERIAL_MISMATCH',
-          `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`,
-          [
-            {
-              field: 'expectSerial',
-              code: 'SERIAL_MISMATCH',
-              message: `expectSerial: the zone's serial is ${change.zone.serial}`,
-              current: change.zone.serial,
-            },
-          ],
-        );
+      // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing)
+      if (comments.length) {
+        change.requireLock();
+        this.comments.requireWritable(zone, ctx.principal.policy, comments);
       }
-      // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
-      const current = change.zone.sameOwner;
-      const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
-      const problems: ErrorDetail[] = [...(invalid ?? [])];
-      const byId = new Map(current.map((r) => [r.id, r]));
-      const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
-      const removed = new Map<number, StoredRow>();
-      const removedBy = new Map<number, number>();
-      const policy = ctx.principal.policy;
-      // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
-      const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(policy, zone, row.owner, row.type) ? row : undefined);
-      const rrsets: { owner: string; type: string; index: number }[] = [];
-      const additions: { record: CanonicalRecord; index: number }[] = [];
-      const refuse = (index: number, field: string, code: string, message: string) =>
-        problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
-      const remove = (row: StoredRow, index: number) => {
-        if (row.type === 'SOA')
+      const result = await this.decideRecords(ctx, zone, options, prepare, change);
+      if (comments.length) await replaceRrsetComments(change.connection, change.zone.id, comments);
+      return result;
+    });
+  }
+
+  /** the rules over a change set on the zone as read, and its staging and commit (see `run`) */
+  private async decideRecords(
+    ctx: RequestContext,
+    zone: string,
+    options: { expectSerial?: number; skipWhenUnchanged?: boolean },
+    prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
+    change: ZoneChange,
+  ): Promise<ZoneChangesResult & { changed: boolean }> {
+    if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
+      throw new DomainError(
+        'SERIAL_MISMATCH',
+        `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`,
+        [
+          {
+            field: 'expectSerial',
+            code: 'SERIAL_MISMATCH',
+            message: `expectSerial: the zone's serial is ${change.zone.serial}`,
+            current: change.zone.serial,
+          },
+        ],
+      );
+    }
+    // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
+    const current = change.zone.sameOwner;
+    const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
+    const problems: ErrorDetail[] = [...(invalid ?? [])];
+    const byId = new Map(current.map((r) => [r.id, r]));
+    const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
+    const removed = new Map<number, StoredRow>();
+    const removedBy = new Map<number, number>();
+    const policy = ctx.principal.policy;
+    // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
+    const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(policy, zone, row.owner, row.type) ? row : undefined);
+    const rrsets: { owner: string; type: string; index: number }[] = [];
+    const additions: { record: CanonicalRecord; index: number }[] = [];
+    const refuse = (index: number, field: string, code: string, message: string) =>
+      problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
+    const remove = (row: StoredRow, index: number) => {
+      if (row.type === 'SOA')
+        refuse(
+          index,
+          'type',
+          'SOA_IN_CHANGE_SET',
+          'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
+        );
+      else {
+        removed.set(row.id, row);
+        removedBy.set(row.id, index);
+      }
+    };
+
+    parsed.forEach((p, index) => {
+      if (!p) return;
+      if (p.kind === 'ADD') additions.push(...p.records.map((record) => ({ record, index })));
+      else if (p.kind === 'REPLACE_RRSET') {
+        rrsets.push({ owner: p.owner, type: p.type, index });
+        for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
+        additions.push(...p.records.map((record) => ({ record, index })));
+      } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
+        rrsets.push({ owner: p.owner, type: p.type, index });
+        for (const record of p.records) {
+          const present = byIdentity.get(recordIdentity(record));
+          if (p.kind === 'EXTEND_RRSET' && (!present || removed.has(present.id))) additions.push({ record, index });
+          else if (p.kind === 'PRUNE_RRSET' && present && !removed.has(present.id)) remove(present, index);
+        }
+      } else {
+        const target = visibleToKey(p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!)));
+        if (!target) {
           refuse(
             index,
-            'type',
-            'SOA_IN_CHANGE_SET',
-            'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
+            p.id !== undefined ? 'id' : 'rdata',
+            'RECORD_NOT_FOUND',
+            p.id !== undefined ? `id: record ${p.id} is not in zone ${zone}` : `rdata: zone ${zone} has no such record`,
           );
-        else {
-          removed.set(row.id, row);
-          removedBy.set(row.id, index);
+          return;
         }
-      };
-
-      parsed.forEach((p, index) => {
-        if (!p) return;
-        if (p.kind === 'ADD') additions.push(...p.records.map((record) => ({ record, index })));
-        else if (p.kind === 'REPLACE_RRSET') {
-          rrsets.push({ owner: p.owner, type: p.type, index });
-          for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
-          additions.push(...p.records.map((record) => ({ record, index })));
-        } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
-          rrsets.push({ owner: p.owner, type: p.type, index });
-          for (const record of p.records) {
-            const present = byIdentity.get(recordIdentity(record));
-            if (p.kind === 'EXTEND_RRSET' && (!present || removed.has(present.id))) additions.push({ record, index });
-            else if (p.kind === 'PRUNE_RRSET' && present && !removed.has(present.id)) remove(present, index);
-          }
-        } else {
-          const target = visibleToKey(p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!)));
-          if (!target) {
-            refuse(
-              index,
-              p.id !== undefined ? 'id' : 'rdata',
-              'RECORD_NOT_FOUND',
-              p.id !== undefined ? `id: record ${p.id} is not in zone ${zone}` : `rdata: zone ${zone} has no such record`,
-            );
-            return;
-          }
-          if (removed.has(target.id))
-            refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
-          remove(target, index);
-          if (p.kind === 'REPLACE') additions.push(...p.records.map((record) => ({ record, index })));
-        }
-      });
-      if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
-        throw new DomainError(
-          'RECORD_NOT_FOUND',
-          problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`,
-          problems,
-        );
+        if (removed.has(target.id))
+          refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
+        remove(target, index);
+        if (p.kind === 'REPLACE') additions.push(...p.records.map((record) => ({ record, index })));
       }
-      // changes that name records the zone lacks stop here (the rules would speak of a zone that cannot be)
-      if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
-        throw errorFromProblems(problems);
-      // the key's policy over every change: what it removes and what it adds, each named by its index
-      if (isRestricted(policy)) {
-        const refused: ErrorDetail[] = [];
-        const check = (owner: string, type: string, index: number) => {
-          const decision = decide(policy, { zone, owner, type, access: 'write' });
-          const field = `changes[${index}]`;
-          if (!decision.allowed && !refused.some((r) => r.field === field))
-            refused.push({ field, code: 'FORBIDDEN_BY_POLICY', message: `${field}: ${decision.missing}` });
-        };
-        for (const set of rrsets) check(set.owner, set.type, set.index);
-        for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
-        for (const addition of additions) check(addition.record.owner, addition.record.type, addition.index);
-        if (refused.length) {
-          refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true }));
-          const message = refused.length === 1 ? refused[0].message : `${refused[0].message} (and ${refused.length - 1} more refused)`;
-          throw new DomainError('FORBIDDEN_BY_POLICY', message, refused);
-        }
-      }
-
-      // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
-      const kept = current.filter((r) => !removed.has(r.id));
-      const desired: CanonicalRecord[] = [...kept, ...additions.map((a) => a.record)];
-      for (const found of checkZoneIndexed(zone, desired)) {
-        const addition = found.index !== undefined && found.index >= kept.length ? additions[found.index - kept.length] : undefined;
-        problems.push(
-          addition
-            ? {
-                ...found.problem,
-                field: `changes[${addition.index}].${found.problem.field}`,
-                message: `changes[${addition.index}].${found.problem.message}`,
-              }
-            : found.problem,
-        );
-      }
-      if (problems.length) throw errorFromProblems(problems);
-
-      // a record removed and added back unchanged is no change at all
-      const keptBack = new Map(additions.map((a) => [recordIdentity(a.record), a.record]));
-      for (const row of removed.values()) {
-        const back = keptBack.get(recordIdentity(row));
-        if (back && back.ttl === row.ttl) {
-          keptBack.delete(recordIdentity(row));
-          continue;
-        }
-        change.remove(row);
-      }
-      for (const record of keptBack.values()) change.insert(record);
-      const serialBefore = change.zone.serial;
-      if (options.skipWhenUnchanged && !soa && !change.added.length && !change.removed.length) {
-        return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: false };
-      }
-      await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : {});
-      warnAbout(ctx, zone, desired, [...keptBack.values()]);
-      const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
-      return {
-        zone,
-        serialBefore,
-        serial: change.serialAfter!,
-        added: visible(change.added),
-        removed: visible(change.removed),
-        changed: true,
-      };
     });
+    if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
+      throw new DomainError(
+        'RECORD_NOT_FOUND',
+        problems.length === 1 ? problems[0].message : `${problems.length} records of the set are not in zone ${zone}`,
+        problems,
+      );
+    }
+    // changes that name records the zone lacks stop here (the rules would speak of a zone that cannot be)
+    if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
+      throw errorFromProblems(problems);
+    // the key's policy over every change: what it removes and what it adds, each named by its index
+    if (isRestricted(policy)) {
+      const refused: ErrorDetail[] = [];
+      const check = (owner: string, type: string, index: number) => {
+        const decision = decide(policy, { zone, owner, type, access: 'write' });
+        const field = `changes[${index}]`;
+        if (!decision.allowed && !refused.some((r) => r.field === field))
+          refused.push({ field, code: 'FORBIDDEN_BY_POLICY', message: `${field}: ${decision.missing}` });
+      };
+      for (const set of rrsets) check(set.owner, set.type, set.index);
+      for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
+      for (const addition of additions) check(addition.record.owner, addition.record.type, addition.index);
+      if (refused.length) {
+        refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true }));
+        const message = refused.length === 1 ? refused[0].message : `${refused[0].message} (and ${refused.length - 1} more refused)`;
+        throw new DomainError('FORBIDDEN_BY_POLICY', message, refused);
+      }
+    }
+
+    // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
+    const kept = current.filter((r) => !removed.has(r.id));
+    const desired: CanonicalRecord[] = [...kept, ...additions.map((a) => a.record)];
+    for (const found of checkZoneIndexed(zone, desired)) {
+      const addition = found.index !== undefined && found.index >= kept.length ? additions[found.index - kept.length] : undefined;
+      problems.push(
+        addition
+          ? {
+              ...found.problem,
+              field: `changes[${addition.index}].${found.problem.field}`,
+              message: `changes[${addition.index}].${found.problem.message}`,
+            }
+          : found.problem,
+      );
+    }
+    if (problems.length) throw errorFromProblems(problems);
+
+    // a record removed and added back unchanged is no change at all
+    const keptBack = new Map(additions.map((a) => [recordIdentity(a.record), a.record]));
+    for (const row of removed.values()) {
+      const back = keptBack.get(recordIdentity(row));
+      if (back && back.ttl === row.ttl) {
+        keptBack.delete(recordIdentity(row));
+        continue;
+      }
+      change.remove(row);
+    }
+    for (const record of keptBack.values()) change.insert(record);
+    const serialBefore = change.zone.serial;
+    if (options.skipWhenUnchanged && !soa && !change.added.length && !change.removed.length) {
+      return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: false };
+    }
+    await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : {});
+    warnAbout(ctx, zone, desired, [...keptBack.values()]);
+    const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
+    return {
+      zone,
+      serialBefore,
+      serial: change.serialAfter!,
+      added: visible(change.added),
+      removed: visible(change.removed),
+      changed: true,
+    };
   }
 
   /** one change, checked on its own; its problems are added to `problems` with the change's index */

@@ -508,3 +508,169 @@ describe('cryptokeys, metadata, TSIG keys, search', () => {
     expect((await get('/api/v1/servers/localhost/search-data?q=')).status).toBe(422);
   });
 });
+
+describe('comments (PowerDNS-Admin)', () => {
+  const COMMENTED = 'pdns-comments.test';
+  const name = `build.${COMMENTED}.`;
+  const commentsOf = async (owner: string, type: string, key = userKey) => {
+    const res = await get(`${ZONES}/${COMMENTED}.`, key);
+    expect(res.status).toBe(200);
+    return res.body.rrsets.find((r: any) => r.name === owner && r.type === type);
+  };
+
+  beforeAll(async () => {
+    const created = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({
+        name: `${COMMENTED}.`,
+        kind: 'Native',
+        rrsets: [
+          {
+            name: `www.${COMMENTED}.`,
+            type: 'A',
+            ttl: 300,
+            records: [{ content: '192.0.2.1', disabled: false }],
+            comments: [{ content: 'the web server', account: 'ops', modified_at: 1700000000 }],
+          },
+        ],
+      });
+    expect(created.status).toBe(201);
+    expect(created.body.rrsets.find((r: any) => r.name === `www.${COMMENTED}.`).comments).toEqual([
+      { content: 'the web server', account: 'ops', modified_at: 1700000000 },
+    ]);
+  });
+
+  it('keeps the comments PowerDNS-Admin sends with its records and shows them back, one per record, in order', async () => {
+    const before = (await history(COMMENTED)).serial;
+    // PowerDNS-Admin's record editor: the comment typed beside each record, an empty one for a record without
+    const res = await patch(COMMENTED, [
+      {
+        name,
+        type: 'A',
+        ttl: 300,
+        changetype: 'REPLACE',
+        records: [
+          { content: '192.0.2.10', disabled: false },
+          { content: '192.0.2.11', disabled: false },
+        ],
+        comments: [
+          { content: 'the build server', account: '' },
+          { content: '', account: '' },
+        ],
+      },
+    ]);
+    expect(res.status).toBe(204);
+    const set = await commentsOf(name, 'A');
+    expect(set.records.map((r: any) => r.content)).toEqual(['192.0.2.10', '192.0.2.11']);
+    expect(set.comments.map((c: any) => [c.content, c.account])).toEqual([
+      ['the build server', ''],
+      ['', ''],
+    ]);
+    // modified_at: now, in seconds, when the client gives none (PowerDNS's gatherComments)
+    expect(Math.abs(set.comments[0].modified_at - Date.now() / 1000)).toBeLessThan(120);
+    // the records' change is one serial step; the comments ride along in it
+    const after = await history(COMMENTED);
+    expect(after.serial).not.toBe(before);
+    expect(after.changes.nodes[0].serialBefore).toBe(before);
+  });
+
+  it('a REPLACE with only comments changes them and no record (no serial step); one without comments keeps them', async () => {
+    const before = (await history(COMMENTED)).serial;
+    expect(
+      (await patch(COMMENTED, [{ name, type: 'A', changetype: 'REPLACE', comments: [{ content: 'moved to rack 4', account: 'ops' }] }]))
+        .status,
+    ).toBe(204);
+    const set = await commentsOf(name, 'A');
+    expect(set.comments.map((c: any) => c.content)).toEqual(['moved to rack 4']);
+    expect(set.records).toHaveLength(2);
+    expect((await history(COMMENTED)).serial).toBe(before);
+    // records replaced without `comments`: the comments stay (PowerDNS replaces only what is given)
+    expect(
+      (await patch(COMMENTED, [{ name, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.12' }] }])).status,
+    ).toBe(204);
+    expect((await commentsOf(name, 'A')).comments.map((c: any) => c.content)).toEqual(['moved to rack 4']);
+  });
+
+  it('an RRset with comments and no records is shown with records [] and TTL 0; DELETE removes records and comments', async () => {
+    const note = `reserved.${COMMENTED}.`;
+    expect(
+      (await patch(COMMENTED, [{ name: note, type: 'TXT', changetype: 'REPLACE', comments: [{ content: 'keep free', account: 'ops' }] }]))
+        .status,
+    ).toBe(204);
+    const shown = await commentsOf(note, 'TXT');
+    expect(shown).toMatchObject({ name: note, type: 'TXT', ttl: 0, records: [] });
+    expect(shown.comments.map((c: any) => c.content)).toEqual(['keep free']);
+    expect(
+      (
+        await patch(COMMENTED, [
+          { name: note, type: 'TXT', changetype: 'DELETE' },
+          { name, type: 'A', changetype: 'DELETE' },
+        ])
+      ).status,
+    ).toBe(204);
+    expect(await commentsOf(note, 'TXT')).toBeUndefined();
+    expect(await commentsOf(name, 'A')).toBeUndefined();
+  });
+
+  it('refuses a wrong comment with 422 naming the rrset, and writes nothing of the PATCH', async () => {
+    const before = await rrsets(COMMENTED);
+    const serial = (await history(COMMENTED)).serial;
+    const good = { name: `new.${COMMENTED}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.50' }] };
+    const noAccount = await patch(COMMENTED, [
+      good,
+      { name: `www.${COMMENTED}.`, type: 'A', changetype: 'REPLACE', comments: [{ content: 'x' }] },
+    ]);
+    expect(noAccount.status).toBe(422);
+    expect(noAccount.body.error).toBe(`RRset www.${COMMENTED}. IN A: a comment's account is not specified or not a string`);
+    const tooLong = await patch(COMMENTED, [
+      good,
+      { name: `www.${COMMENTED}.`, type: 'A', changetype: 'REPLACE', comments: [{ content: 'x'.repeat(65_536), account: '' }] },
+    ]);
+    expect(tooLong.status).toBe(422);
+    expect(tooLong.body.error).toContain(`RRset www.${COMMENTED}. IN A: `);
+    expect(tooLong.body.error).toContain('65535 characters');
+    const outside = await patch(COMMENTED, [good, { name: 'www.elsewhere.test.', type: 'A', changetype: 'REPLACE', comments: [] }]);
+    expect(outside.status).toBe(422);
+    expect(outside.body.error).toContain('RRset www.elsewhere.test. IN A');
+    // nothing of the three PATCHes was written: not the good rrset, not a serial step, not a comment
+    expect(await rrsets(COMMENTED)).toEqual(before);
+    expect((await history(COMMENTED)).serial).toBe(serial);
+    expect((await commentsOf(`www.${COMMENTED}.`, 'A')).comments.map((c: any) => c.content)).toEqual(['the web server']);
+  });
+
+  it('comments follow the key: written where it may write, read where it may read, gone with the zone', async () => {
+    const acme = await makeKey({ preset: 'ACME', zone: COMMENTED });
+    const challenge = `_acme-challenge.${COMMENTED}.`;
+    const noted = {
+      name: challenge,
+      type: 'TXT',
+      ttl: 120,
+      changetype: 'REPLACE',
+      records: [{ content: '"t"' }],
+      comments: [{ content: 'lego', account: '' }],
+    };
+    expect((await patch(COMMENTED, [noted], acme)).status).toBe(204);
+    const refused = await patch(
+      COMMENTED,
+      [{ name: `www.${COMMENTED}.`, type: 'A', changetype: 'REPLACE', comments: [{ content: 'no', account: '' }] }],
+      acme,
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toContain(`RRset www.${COMMENTED}. IN A`);
+    expect((await commentsOf(`www.${COMMENTED}.`, 'A')).comments.map((c: any) => c.content)).toEqual(['the web server']);
+    // the ACME key reads its challenge's comment; a key for another zone does not see this one
+    expect((await commentsOf(challenge, 'TXT', acme)).comments.map((c: any) => c.content)).toEqual(['lego']);
+    const otherZoneKey = await makeKey({ preset: 'ONE_ZONE', zone: ZONE });
+    expect((await patch(COMMENTED, [{ name: challenge, type: 'TXT', changetype: 'REPLACE', comments: [] }], otherZoneKey)).status).toBe(
+      404,
+    );
+    expect((await app.http.delete(`${ZONES}/${COMMENTED}.`).set('X-API-Key', userKey)).status).toBe(204);
+    const again = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({ name: `${COMMENTED}.`, kind: 'Native' });
+    expect(again.status).toBe(201);
+    expect(again.body.rrsets.flatMap((r: any) => r.comments)).toEqual([]);
+  });
+});

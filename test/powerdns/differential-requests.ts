@@ -296,6 +296,27 @@ export const REQUESTS: ApiRequest[] = [
     comments: [{ content: 'the build server', account: 'admin', modified_at: 1700000000 }],
   }),
   get('PowerDNS-Admin: the zone with the comment', `${ZONES}/delta.test.`),
+  patch('delta.test.', 'PowerDNS-Admin: the comment changed, records left as they are', {
+    name: 'commented.delta.test.',
+    type: 'A',
+    changetype: 'REPLACE',
+    comments: [{ content: 'moved to rack 4', account: 'admin', modified_at: 1700000100 }],
+  }),
+  patch('delta.test.', 'a comment on an rrset that has no records', {
+    name: 'reserved.delta.test.',
+    type: 'TXT',
+    changetype: 'REPLACE',
+    comments: [{ content: 'keep this name free', account: 'ops', modified_at: 1700000200 }],
+  }),
+  get('the zone with an rrset of comments only', `${ZONES}/delta.test.`),
+  patch('delta.test.', 'a comment without its account', {
+    name: 'commented.delta.test.',
+    type: 'A',
+    changetype: 'REPLACE',
+    comments: [{ content: 'no account' }],
+  }),
+  patch('delta.test.', 'DELETE of the rrset of comments only', { name: 'reserved.delta.test.', type: 'TXT', changetype: 'DELETE' }),
+  get('the zone without it', `${ZONES}/delta.test.`),
   patch('delta.test.', 'PowerDNS-Admin: the comment removed', {
     name: 'commented.delta.test.',
     type: 'A',
