@@ -2,12 +2,17 @@
  * A secondary zone's SOA timers (RFC 1035 §3.3.13, docs/transfers.md), each with a customer's BIND as the
  * primary (test/support/bind-primary.ts) and the zone served by our own primary's DNS edge:
  *
+ * - REFRESH alone: BIND's NOTIFYs go to a socket of the test's, never to us; a change on BIND is taken at the
+ *   zone's next REFRESH all the same
+ * - RETRY: BIND stopped after a transfer, before the EXPIRE: the status says RETRYING and the zone is still
+ *   served; BIND back on its port, the zone is IN_SYNC again
  * - EXPIRE much shorter than RETRY: BIND stopped, the zone is EXPIRED and no longer served within moments of its
  *   expiry, not at the next RETRY (an hour later)
  */
+import dgram from 'node:dgram';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createTsigKey, createUser } from '../support/fixtures';
-import { KeyArg } from '../support/update-clients';
+import { KeyArg, nsupdate } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
 import { dig, freePort, records } from './knot';
@@ -82,6 +87,61 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const bind of primaries) await bind.stop();
   await app?.close();
+});
+
+test('a change on the primary is taken on the REFRESH timer alone, with no NOTIFY to us', async () => {
+  const zone = 'refresh-only.zk.test';
+  // BIND's NOTIFYs (at its start, after the change) go to this socket, never to our DNS edge
+  const sink = dgram.createSocket('udp4');
+  let notifies = 0;
+  sink.on('message', () => notifies++);
+  await new Promise<void>((resolve) => sink.bind(0, '127.0.0.1', () => resolve()));
+  try {
+    const bind = await bindPrimary(zone, { refresh: 2, retry: 1, expire: 3600 }, { notifyPort: sink.address().port });
+    await secondaryOf(zone, bind);
+    const update = await nsupdate(bind.port, key, [`zone ${zone}`, `update add new.${zone} 300 A 192.0.2.2`, 'send']);
+    expect(update.code).toBe(0);
+    await waitFor(`new.${zone} served`, async () => ((await served(`new.${zone}`)).includes('192.0.2.2') ? true : undefined));
+    expect((await status(zone)).serial).toBe(2);
+    // BIND did notify, only elsewhere: the change came by the timer
+    await waitFor('BIND to have sent a NOTIFY to the sink', () => (notifies > 0 ? true : undefined));
+    const history = await app.gql(
+      `query($z: String) { domain(name: $z) { changes(first: 1) { nodes { serialAfter author { keyName } } } } }`,
+      { z: zone },
+    );
+    expect(history.data.domain.changes.nodes[0]).toMatchObject({
+      serialAfter: 2,
+      author: { keyName: `transfer from 127.0.0.1#${bind.port} (IXFR)` },
+    });
+  } finally {
+    sink.close();
+  }
+});
+
+test('the primary unreachable before the EXPIRE: RETRYING and still served; the primary back: IN_SYNC', async () => {
+  const zone = 'retrying.zk.test';
+  const timers = { refresh: 2, retry: 1, expire: 3600 };
+  const bind = await bindPrimary(zone, timers);
+  await secondaryOf(zone, bind);
+  await bind.stop();
+  const retrying = await reaches(zone, 'RETRYING');
+  expect(retrying.secondary.lastError).toMatch(new RegExp(`127\\.0\\.0\\.1.*${bind.port}`));
+  expect(Date.parse(retrying.secondary.expiresAt)).toBeGreaterThan(Date.now() + 3000_000);
+  expect(await served(`www.${zone}`)).toEqual(['192.0.2.1']);
+  // still retrying (and served) after more RETRYs
+  const attempts = Date.parse(retrying.secondary.nextRefreshAt);
+  await waitFor('another retry', async () => {
+    const current = await status(zone);
+    return Date.parse(current.secondary.nextRefreshAt) > attempts ? current : undefined;
+  });
+  expect((await status(zone)).secondary.state).toBe('RETRYING');
+  expect(await served(`www.${zone}`)).toEqual(['192.0.2.1']);
+
+  await bindPrimary(zone, timers, { port: bind.port });
+  const back = await reaches(zone, 'IN_SYNC');
+  expect(back.secondary.lastError).toBeNull();
+  expect(back.serial).toBe(1);
+  expect(await served(`www.${zone}`)).toEqual(['192.0.2.1']);
 });
 
 test('an EXPIRE much shorter than the RETRY: the zone is EXPIRED and not served at its expiry, not a RETRY later', async () => {
