@@ -114,7 +114,14 @@ async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
 async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: { owner?: string; type?: string } = {}) {
   const [presented] = await presentZones(inputs, [zone]);
   const records = [];
-  for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter }, 10_000)) records.push(...page);
+  for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter }, 10_000)) {
+    // PowerDNS shows an ALIAS, not what it resolves to: the A/AAAA derived from it stay out (as in the export)
+    const derived = await inputs.services.aliases.derivedAmong(
+      inputs.ctx.db,
+      page.filter((r) => r.type === 'A' || r.type === 'AAAA').map((r) => r.id),
+    );
+    records.push(...page.filter((r) => !derived.has(r.id)));
+  }
   const comments = await inputs.services.rrsetComments.list(inputs.ctx, zone, filter);
   return { ...presented, rrsets: presentRrsets(zone.name, records, comments) };
 }
