@@ -5,10 +5,14 @@
  * - due zones (`secondary_zone_state.next_refresh_at` passed) are claimed with SKIP LOCKED and leased, so any
  *   number of workers share them; a NOTIFY from a primary (the primary's edge, noteNotify) makes the zone due
  *   now and wakes the workers on SECONDARY_CHANNEL; a poll every POLL_MS is the fallback
- * - the primaries are asked in their order: the SOA first; a serial greater than ours (RFC 1982), or a zone
- *   never transferred, is taken whole by AXFR and written through the write engine as one change
- * - success: next refresh after the SOA's REFRESH, expiry after its EXPIRE; failure at every primary: again
- *   after its RETRY, and past the expiry the zone is `expired` and no longer served
+ * - the primaries are asked in their order: the SOA first; a zone never transferred is taken whole by AXFR
+ *   (RFC 5936); a serial greater than ours (RFC 1982) by IXFR from our serial (RFC 1995: the differences
+ *   applied, applyIncremental), or whole when the primary answers IXFR in AXFR form, refuses IXFR, or sends
+ *   differences that do not fit our copy (then AXFR); either way written through the write engine as one change
+ * - up to CLAIM_BATCH zones are refreshed at once per worker, each transfer bounded by DEFAULT_TRANSFER_LIMITS
+ * - success: next refresh after the SOA's REFRESH (or its EXPIRE, if shorter), expiry after its EXPIRE; failure
+ *   at every primary: again after its RETRY or at the expiry, whichever comes first, and past the expiry the
+ *   zone is `expired` and no longer served
  */
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
