@@ -109,6 +109,10 @@ export const ERROR_CATALOGUE = {
   MEMBER_NOT_FOUND: { status: 404, message: 'Member Not Found' },
   INVITATION_NOT_FOUND: { status: 404, message: 'The invitation is unknown, used or expired' },
   INVITATION_FOR_ANOTHER_ADDRESS: { status: 403, message: 'The invitation is for another e-mail address' },
+  INVITATION_NEEDS_SIGN_IN: {
+    status: 409,
+    message: 'The invited address has a way to sign in already: sign in with it, then open the invitation link',
+  },
   LAST_OWNER: { status: 409, message: 'The last owner of an account cannot leave it or stop being its owner' },
   SESSION_NOT_FOUND: { status: 404, message: 'Session Not Found' },
   PASSKEY_NOT_FOUND: { status: 404, message: 'The passkey is unknown or not yours' },

@@ -7,7 +7,7 @@ import { sameSiteRequest, sessionCookieOf } from './request-gates';
 import { contextFor } from '../graphql/context';
 import { sourceAddressOf } from '../services/audit-log';
 import { SignInRefused } from '../services/oidc-sign-in.service';
-import { DomainError } from '../errors/catalogue';
+import { DomainError, statusOf } from '../errors/catalogue';
 
 /** the cookie that ties the browser to its OIDC sign-in under way (the flow's id; its hash is stored) */
 const FLOW_COOKIE = 'zk_oidc_flow';
@@ -126,6 +126,40 @@ export function signInRoutes(db: Database, services: Services): Router {
       res.json({ email });
     } catch (error) {
       refused(res, error);
+    }
+  });
+  /**
+   * A person's first passkey from an invitation link, with no session (docs/people.md): `{token}` gives the
+   * registration's options, `{token, response}` verifies it and answers as a sign-in (the session cookie). A bad
+   * token: the catalogue's 4xx naming `token` (INVITATION_NOT_FOUND, INVITATION_NEEDS_SIGN_IN), nothing written.
+   */
+  const invitationRefused = (res: Response, error: unknown) => {
+    if (error instanceof DomainError) return res.status(statusOf(error.code)).json(errorBody(error.code, error.message, error.details));
+    return refused(res, error);
+  };
+  passkeys.post('/invitation/options', async (req: Request, res: Response) => {
+    try {
+      const { options, ceremony } = await services.passkeys.invitationOptions(db, relyingParty(req), req.body?.token);
+      ceremonyCookie(req, res, ceremony);
+      res.json(options);
+    } catch (error) {
+      invitationRefused(res, error);
+    }
+  });
+  passkeys.post('/invitation', async (req: Request, res: Response) => {
+    try {
+      const joined = await services.passkeys.registerFromInvitation(
+        db,
+        relyingParty(req),
+        req.body?.token,
+        cookieOf(req, CEREMONY_COOKIE),
+        req.body?.response,
+        { sourceAddress: sourceAddressOf(req.ip ?? req.socket.remoteAddress), userAgent: req.get('user-agent') },
+      );
+      setSessionCookie(req, res, joined.token);
+      res.status(201).json({ email: joined.email, accountId: joined.accountId, role: joined.role });
+    } catch (error) {
+      invitationRefused(res, error);
     }
   });
   /** after an OIDC sign-in of a person with a passkey: the session waits for it (docs/people.md) */

@@ -92,6 +92,15 @@ export async function personByEmail(sql: Sql, email: string, create: boolean): P
   return row ? toPerson(row) : undefined;
 }
 
+/** has the person a way to sign in already: a passkey, or a session ever begun (an OIDC sign-in) */
+export async function personHasSignedIn(sql: Sql, personId: number): Promise<boolean> {
+  const [row] = await sql.rows(
+    `select exists (select 1 from passkeys where person_id = $1) or exists (select 1 from sessions where person_id = $1) as signed_in`,
+    [personId],
+  );
+  return row?.signed_in === true;
+}
+
 export async function personById(sql: Sql, id: number): Promise<PersonRow | undefined> {
   const [row] = await sql.rows('select id, email, created_at from people where id = $1', [id]);
   return row ? toPerson(row) : undefined;
@@ -158,6 +167,15 @@ export async function takeInvitation(sql: Sql, tokenHash: string, personId: numb
     `update invitations set accepted_at = now(), accepted_by = $2
       where token_hash = $1 and accepted_at is null and expires_at > now() returning ${INVITATION_COLUMNS}`,
     [tokenHash, personId],
+  );
+  return row ? toInvitation(row) : undefined;
+}
+
+/** the invitation of the token if it is open: not taken and not expired (nothing is written) */
+export async function openInvitationByToken(sql: Sql, tokenHash: string): Promise<InvitationRow | undefined> {
+  const [row] = await sql.rows(
+    `select ${INVITATION_COLUMNS} from invitations where token_hash = $1 and accepted_at is null and expires_at > now()`,
+    [tokenHash],
   );
   return row ? toInvitation(row) : undefined;
 }

@@ -98,7 +98,7 @@ export function createServices(settings: Settings): Services {
     people,
     sessions,
     oidc: new OidcSignInService(settings, sessions),
-    passkeys: new PasskeysService(sessions),
+    passkeys: new PasskeysService(sessions, people),
     recordTemplates,
     aliases: new AliasStatusService(),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),

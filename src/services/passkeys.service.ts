@@ -13,6 +13,7 @@ import {
   deletePasskey,
   insertChallenge,
   insertPasskey,
+  insertSession,
   passkeyByCredential,
   passkeyListOfPerson,
   passkeysOfPerson,
@@ -25,9 +26,13 @@ import { recordAuditEvent } from './audit-log';
 import { inTransaction } from './db-errors';
 import { DomainError } from '../errors/catalogue';
 import { SignInRefused } from './oidc-sign-in.service';
-import { hashToken, newToken, personOf } from './people.service';
+import { hashToken, newToken, PeopleService, personOf } from './people.service';
 import type { RequestContext } from './context';
+import type { Principal } from '../auth/principal';
 import type { SessionsService } from './sessions.service';
+
+/** the stored id of an invitation's ceremony: its id and the invitation's token together (neither alone takes it) */
+const invitationCeremonyHash = (ceremony: string, token: string) => hashToken(`${ceremony}\n${hashToken(token.trim())}`);
 
 /** how long a ceremony may take (seconds); its challenge is taken once */
 const CEREMONY_SECONDS = 300;
@@ -45,7 +50,10 @@ const rpIdOf = (rp: RelyingParty) => new URL(rp.origin).hostname;
  * another origin (a phishing page) and one whose signature counter did not grow (a cloned authenticator).
  */
 export class PasskeysService {
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly people: PeopleService,
+  ) {}
 
   async registrationOptions(ctx: RequestContext, rp: RelyingParty) {
     const person = personOf(ctx.principal);
@@ -93,6 +101,111 @@ export class PasskeysService {
       });
       await recordAuditEvent(sql, { kind: 'passkey-added', actor: ctx.principal, subject: `passkey:${id}` });
       return id;
+    });
+  }
+
+  /**
+   * A person's first passkey from an invitation link, with no session (docs/people.md, «Passkeys»): the token
+   * stands for the invited address. The options name the address; the ceremony's challenge is stored under the
+   * hash of its id together with the token, so it is taken only with the same token. A token unknown, taken or
+   * expired, or of an address that can sign in already, is refused before anything is written.
+   */
+  async invitationOptions(db: Database, rp: RelyingParty, token: unknown) {
+    const invitation = await this.people.invitationForNewPerson(db, token);
+    const options = await generateRegistrationOptions({
+      rpName: 'Zonekeeper',
+      rpID: rpIdOf(rp),
+      userName: invitation.email,
+      // the person has no id yet: the authenticator's user handle names the invitation (sign-in looks the
+      // passkey up by its credential id, never by this)
+      userID: new TextEncoder().encode(`invitation:${invitation.id}`),
+      attestationType: 'none',
+      authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    });
+    const { token: ceremony } = newToken('zk_ceremony');
+    await insertChallenge(db, invitationCeremonyHash(ceremony, token as string), options.challenge, null);
+    return { options, ceremony };
+  }
+
+  /**
+   * The registration of invitationOptions verified, then in one transaction: the person of the invited address
+   * (made, or found if it never signed in), the invitation taken (a membership with its role and zones; taken
+   * once), the passkey stored (audited passkey-added), a session begun in the invitation's account (audited
+   * signed-in, method passkey). Returns the session cookie's token, once. A bad token changes nothing (not even
+   * the ceremony's challenge); a registration that does not verify is SignInRefused, audited sign-in-failed.
+   */
+  async registerFromInvitation(
+    db: Database,
+    rp: RelyingParty,
+    token: unknown,
+    ceremony: string | undefined,
+    response: RegistrationResponseJSON,
+    how: { sourceAddress?: string; userAgent?: string },
+  ): Promise<{ token: string; email: string; accountId: number; role: string }> {
+    const invitation = await this.people.invitationForNewPerson(db, token);
+    let credential;
+    try {
+      const taken = ceremony ? await takeChallenge(db, invitationCeremonyHash(ceremony, token as string), CEREMONY_SECONDS) : undefined;
+      if (!taken) throw new SignInRefused('no passkey registration under way for this invitation in this browser');
+      let verification;
+      try {
+        verification = await verifyRegistrationResponse({
+          response,
+          expectedChallenge: taken.challenge,
+          expectedOrigin: rp.origin,
+          expectedRPID: rpIdOf(rp),
+          requireUserVerification: false,
+        });
+      } catch (error) {
+        throw new SignInRefused(error instanceof Error ? error.message : 'the passkey could not be verified');
+      }
+      if (!verification.verified || !verification.registrationInfo) throw new SignInRefused('the passkey could not be verified');
+      credential = verification.registrationInfo.credential;
+    } catch (error) {
+      if (error instanceof SignInRefused) await this.sessions.refused(db, 'passkey', error.reason, how.sourceAddress);
+      throw error;
+    }
+    const verified = credential;
+    const { token: sessionToken, hash } = newToken('zk_session');
+    return inTransaction(db, async (sql) => {
+      const { person, membership } = await this.people.joinAsNewPerson(sql, token as string);
+      const passkeyId = await insertPasskey(sql, {
+        personId: person.id,
+        credentialId: verified.id,
+        publicKey: verified.publicKey,
+        counter: verified.counter,
+        transports: verified.transports ?? null,
+      });
+      // as SessionsService.start begins one, here in the same transaction, in the account of the invitation
+      const sessionId = await insertSession(sql, {
+        personId: person.id,
+        tokenHash: hash,
+        accountId: membership.userId,
+        sourceAddress: how.sourceAddress,
+        userAgent: how.userAgent?.slice(0, 300),
+      });
+      const asMember: Principal = {
+        kind: 'user',
+        via: 'session',
+        keyId: sessionId,
+        keyName: person.email,
+        userId: membership.userId,
+        person: { id: person.id, email: person.email, role: membership.role },
+      };
+      await recordAuditEvent(sql, {
+        kind: 'passkey-added',
+        actor: asMember,
+        subject: `passkey:${passkeyId}`,
+        detail: { invitation: invitation.id },
+      });
+      await recordAuditEvent(sql, {
+        kind: 'signed-in',
+        actor: asMember,
+        subject: `session:${sessionId}`,
+        detail: { method: 'passkey', invitation: invitation.id },
+        sourceAddress: how.sourceAddress,
+      });
+      return { token: sessionToken, email: person.email, accountId: membership.userId, role: membership.role };
     });
   }
 

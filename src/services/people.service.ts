@@ -17,7 +17,10 @@ import {
   membership,
   MembershipRow,
   membershipsOfPerson,
+  openInvitationByToken,
   openInvitationsOf,
+  personByEmail,
+  personHasSignedIn,
   PersonRow,
   invitationTakenBy,
   takeInvitation,
@@ -171,13 +174,52 @@ export class PeopleService {
         const joined = await membership(sql, person.id, taken.userId);
         if (joined) return joined;
       }
-      if (!invitation)
-        throw new DomainError('INVITATION_NOT_FOUND', undefined, [
-          { field: 'token', code: 'INVITATION_NOT_FOUND', message: 'the invitation is unknown, used or expired' },
-        ]);
+      if (!invitation) throw invitationNotFound();
       if (invitation.email.toLowerCase() !== person.email.toLowerCase()) throw new DomainError('INVITATION_FOR_ANOTHER_ADDRESS');
       return this.join(sql, ctx.principal, person.id, invitation);
     });
+  }
+
+  /**
+   * The open invitation of a link opened with no session, for a person's first passkey: the token stands for
+   * the invited address. Unknown, taken or expired: INVITATION_NOT_FOUND; an address whose person can sign in
+   * already (a passkey, or an earlier sign-in): INVITATION_NEEDS_SIGN_IN, so that the link's holder never gains
+   * a way into the accounts of an existing person. Writes nothing.
+   */
+  async invitationForNewPerson(sql: Sql, token: unknown): Promise<InvitationRow> {
+    if (typeof token !== 'string' || !token.trim()) throw DomainError.invalid('token', 'the invitation token is missing');
+    const invitation = await openInvitationByToken(sql, hashToken(token.trim()));
+    if (!invitation) throw invitationNotFound();
+    const person = await personByEmail(sql, invitation.email, false);
+    if (person && (await personHasSignedIn(sql, person.id))) throw invitationNeedsSignIn();
+    return invitation;
+  }
+
+  /**
+   * In the caller's transaction: the person of the invited address (made on first sight) takes the invitation of
+   * the token (once, unexpired) and the address's other open invitations, as a first sign-in does. Refused as
+   * invitationForNewPerson refuses, checked again once the person's row is there (two links of one address taken
+   * at once: the second waits for the first's person, then sees its passkey). Returns who joined what.
+   */
+  async joinAsNewPerson(sql: Sql, token: string): Promise<{ person: PersonRow; membership: MembershipRow }> {
+    const tokenHash = hashToken(token.trim());
+    const open = await openInvitationByToken(sql, tokenHash);
+    if (!open) throw invitationNotFound();
+    const person = (await personByEmail(sql, open.email, true))!;
+    if (await personHasSignedIn(sql, person.id)) throw invitationNeedsSignIn();
+    const invitation = await takeInvitation(sql, tokenHash, person.id);
+    if (!invitation) throw invitationNotFound();
+    const actor: Principal = {
+      kind: 'user',
+      keyId: 0,
+      userId: 0,
+      via: 'session',
+      keyName: person.email,
+      person: { id: person.id, email: person.email, role: null },
+    };
+    const joined = await this.join(sql, actor, person.id, invitation);
+    await this.linkInvitations(sql, person, actor);
+    return { person, membership: joined };
   }
 
   /** first sign-in of an invited address: its open invitations become memberships (the caller's transaction) */
@@ -247,6 +289,22 @@ export class PeopleService {
       return before;
     });
   }
+}
+
+function invitationNotFound(): DomainError {
+  return new DomainError('INVITATION_NOT_FOUND', undefined, [
+    { field: 'token', code: 'INVITATION_NOT_FOUND', message: 'the invitation is unknown, used or expired' },
+  ]);
+}
+
+function invitationNeedsSignIn(): DomainError {
+  return new DomainError('INVITATION_NEEDS_SIGN_IN', undefined, [
+    {
+      field: 'token',
+      code: 'INVITATION_NEEDS_SIGN_IN',
+      message: 'the invited address can sign in already: sign in, then open the link (the sign-in takes the invitation)',
+    },
+  ]);
 }
 
 function memberNotFound(): DomainError {
