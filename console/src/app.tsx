@@ -159,6 +159,15 @@ export function App() {
         // an invitation link says why a sign-in is asked for, whatever an earlier sign-out in the tab said
         notice={route.screen === 'invitation' ? 'Sign in to accept the invitation.' : notice}
         secondFactor={secondFactor}
+        invitation={route.screen === 'invitation' ? route.token : undefined}
+        onJoined={() => {
+          // the invitation is taken: the session is the new member's, in the account invited to (the header says
+          // which, and the role); the zones are the first screen
+          sessionStorage.removeItem(INVITATION_STORAGE);
+          location.hash = '#/';
+          setNotice(null);
+          setCredentials(undefined);
+        }}
         onSignIn={(newKey) => {
           sessionStorage.setItem(KEY_STORAGE, newKey);
           setNotice(null);

@@ -1,4 +1,4 @@
-import { startAuthentication } from '@simplewebauthn/browser';
+import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { FormEvent, useEffect, useState } from 'react';
 import { postAuth } from './client';
 
@@ -36,21 +36,59 @@ export async function passkeyCeremony(optionsPath: string, path: string): Promis
   return null;
 }
 
+/** what POST /auth/passkey/invitation answers: the person signed in, a member of the account with this role */
+export interface Joined {
+  email: string;
+  accountId: number;
+  role: string;
+}
+
+/**
+ * A person's first passkey from an invitation link, with no session (docs/people.md): the token stands for the
+ * invited address. The service's registration options, the authenticator's new passkey, and the service's
+ * verification, which makes the person a member and signs them in (the session cookie). A refusal in words.
+ */
+export async function joinWithPasskey(token: string): Promise<{ joined: Joined } | { problem: string }> {
+  const options = await postAuth('/auth/passkey/invitation/options', { token });
+  if (options.status !== 200) return { problem: options.body?.message ?? `The service refused to start (HTTP ${options.status}).` };
+  let response;
+  try {
+    response = await startRegistration({ optionsJSON: options.body });
+  } catch (error) {
+    const name = (error as { name?: string } | null)?.name;
+    return {
+      problem:
+        name === 'NotAllowedError'
+          ? 'No passkey was made (cancelled, or the device refused).'
+          : `No passkey was made: ${(error as Error)?.message}`,
+    };
+  }
+  const answer = await postAuth('/auth/passkey/invitation', { token, response });
+  if (answer.status !== 201) return { problem: answer.body?.message ?? `The passkey was refused (HTTP ${answer.status}).` };
+  return { joined: answer.body as Joined };
+}
+
 /**
  * Sign-in: with OpenID Connect when the service has a provider, with a passkey, or with an API key (for
  * automation; kept by this tab only). A person's sign-in ends in the session cookie, which the console then uses.
+ * Opened from an invitation link, it also offers the invited person's first passkey (joining the account).
  */
 export function SignIn({
   notice,
   secondFactor,
+  invitation,
   onSignIn,
   onSession,
+  onJoined,
 }: {
   notice: string | null;
   /** an OpenID Connect sign-in waits for the person's passkey */
   secondFactor: boolean;
+  /** the token of the invitation link opened, if any */
+  invitation?: string;
   onSignIn: (key: string) => void;
   onSession: () => void;
+  onJoined?: (joined: Joined) => void;
 }) {
   const [key, setKey] = useState('');
   const [empty, setEmpty] = useState(false);
@@ -66,6 +104,15 @@ export function SignIn({
     event.preventDefault();
     if (!key.trim()) return setEmpty(true);
     onSignIn(key.trim());
+  };
+  const [joinProblem, setJoinProblem] = useState<string | null>(null);
+  const join = async (token: string) => {
+    setBusy(true);
+    setJoinProblem(null);
+    const outcome = await joinWithPasskey(token);
+    setBusy(false);
+    if ('problem' in outcome) setJoinProblem(outcome.problem);
+    else onJoined?.(outcome.joined);
   };
   const passkey = async (optionsPath: string, path: string) => {
     setBusy(true);
@@ -108,6 +155,23 @@ export function SignIn({
         <p role="alert" className="error-box" id="sign-in-notice">
           {notice}
         </p>
+      )}
+      {invitation && (
+        <section className="panel" aria-labelledby="join-title">
+          <h2 id="join-title">New here? Join with a passkey</h2>
+          <p>
+            The invitation link stands for the address you were invited with: make a passkey on this device, and you are a member of the
+            account, signed in. Signed in to Zonekeeper before? Sign in below instead: that takes the invitation.
+          </p>
+          {joinProblem && (
+            <p role="alert" className="error-box">
+              {joinProblem}
+            </p>
+          )}
+          <button type="button" disabled={busy} onClick={() => join(invitation)}>
+            Create a passkey and join
+          </button>
+        </section>
       )}
       <section className="panel" aria-labelledby="sign-in-person-title">
         <h2 id="sign-in-person-title">Sign in</h2>
