@@ -106,10 +106,11 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
         res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code: 'CSRF_REFUSED' } }] });
         return;
       }
+      const address = sourceAddressOf(req.ip ?? req.socket.remoteAddress);
       const principal =
         sessionToken !== undefined
-          ? await services.sessions.authenticate(db, sessionToken)
-          : await services.apiKeys.authenticate(db, apiKey, sourceAddressOf(req.ip ?? req.socket.remoteAddress));
+          ? await services.sessions.authenticate(db, sessionToken, address)
+          : await services.apiKeys.authenticate(db, apiKey, address);
       if (principal) {
         // then the principal's rate (rate-limits.ts): every answer tells the client where it stands
         // (draft-ietf-httpapi-ratelimit-headers), a refusal also when to come back (RFC 9110 §10.2.3)

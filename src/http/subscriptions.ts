@@ -73,7 +73,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
   /** each socket's credential: its API key, or a person's session (SessionCredential) */
   const keys = new Map<WebSocket, string | SessionCredential>();
   const authenticate = (key: string | SessionCredential | undefined, address: string | undefined) =>
-    typeof key === 'object' ? services.sessions.authenticate(db, key.session) : services.apiKeys.authenticate(db, key, address);
+    typeof key === 'object' ? services.sessions.authenticate(db, key.session, address) : services.apiKeys.authenticate(db, key, address);
   const addresses = new Map<WebSocket, string | undefined>();
   /** the socket an operation's context came from, and what to do when it closes (turns still waiting leave the queue) */
   const socketOf = new WeakMap<object, WebSocket>();

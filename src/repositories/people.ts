@@ -271,19 +271,65 @@ export async function liveSessionByHash(
   return row ? toSession(row) : undefined;
 }
 
-export async function sessionsOfPerson(sql: Sql, personId: number): Promise<SessionRow[]> {
+/** why a session ended by itself: no request for SESSION_IDLE_TIMEOUT, or SESSION_ABSOLUTE_TIMEOUT since the sign-in */
+export type SessionTimeout = 'idle-timeout' | 'absolute-timeout';
+
+/**
+ * Ends the session of a token that timed out (idle or absolute) and is not marked ended yet, and returns it
+ * with the timeout that ended it first; undefined when there is none (no such token, ended already, still
+ * live). One UPDATE decides: of two requests presenting the same expired token at once, the second waits on
+ * the row's lock, finds `ended_at` set and gets nothing, so the end is recorded once. `ended_at` is the
+ * moment the session timed out, not the moment it was found so.
+ */
+export async function endTimedOutSession(
+  sql: Sql,
+  tokenHash: string,
+  idleSeconds: number,
+  absoluteSeconds: number,
+): Promise<(SessionRow & { reason: SessionTimeout }) | undefined> {
+  const [row] = await sql.rows(
+    `with ended as (
+       update sessions s
+          set ended_at = least(s.last_seen_at + make_interval(secs => $2), s.created_at + make_interval(secs => $3))
+        where s.token_hash = $1 and s.ended_at is null
+          and (s.last_seen_at <= now() - make_interval(secs => $2) or s.created_at <= now() - make_interval(secs => $3))
+        returning s.*,
+          case when s.last_seen_at + make_interval(secs => $2) < s.created_at + make_interval(secs => $3)
+               then 'idle-timeout' else 'absolute-timeout' end as reason)
+     select ${SESSION_COLUMNS}, s.reason from ended s join people p on p.id = s.person_id`,
+    [tokenHash, idleSeconds, absoluteSeconds],
+  );
+  return row ? { ...toSession(row), reason: row.reason as SessionTimeout } : undefined;
+}
+
+/** the person's live sessions: not ended, and not timed out either (a session is marked ended only when presented) */
+export async function sessionsOfPerson(sql: Sql, personId: number, idleSeconds: number, absoluteSeconds: number): Promise<SessionRow[]> {
   const rows = await sql.rows(
-    `select ${SESSION_COLUMNS} from sessions s join people p on p.id = s.person_id where s.person_id = $1 and s.ended_at is null order by s.id`,
-    [personId],
+    `select ${SESSION_COLUMNS} from sessions s join people p on p.id = s.person_id
+      where s.person_id = $1 and s.ended_at is null
+        and s.last_seen_at > now() - make_interval(secs => $2) and s.created_at > now() - make_interval(secs => $3)
+      order by s.id`,
+    [personId, idleSeconds, absoluteSeconds],
   );
   return rows.map(toSession);
 }
 
-/** ends the person's sessions (all, or the one `id`); the ids ended */
-export async function endSessions(sql: Sql, personId: number, id?: number): Promise<number[]> {
+/**
+ * Ends the person's live sessions (all, or the one `id`); the ids ended. One that timed out already is left to
+ * endTimedOutSession (its end was the timeout, not this sign-out).
+ */
+export async function endSessions(
+  sql: Sql,
+  personId: number,
+  limits: { idleSeconds: number; absoluteSeconds: number },
+  id?: number,
+): Promise<number[]> {
   const rows = await sql.rows(
-    `update sessions set ended_at = now() where person_id = $1 and ($2::bigint is null or id = $2) and ended_at is null returning id`,
-    [personId, id ?? null],
+    `update sessions set ended_at = now()
+      where person_id = $1 and ($2::bigint is null or id = $2) and ended_at is null
+        and last_seen_at > now() - make_interval(secs => $3) and created_at > now() - make_interval(secs => $4)
+      returning id`,
+    [personId, id ?? null, limits.idleSeconds, limits.absoluteSeconds],
   );
   return rows.map((r) => Number(r.id));
 }

@@ -5,6 +5,7 @@ import { rolePolicy } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import {
   endSessions,
+  endTimedOutSession,
   insertSession,
   liveSessionByHash,
   membership,
@@ -90,21 +91,54 @@ export class SessionsService {
     await recordAuditEvent(db, { kind: 'sign-in-failed', detail: { method, reason }, sourceAddress });
   }
 
-  /** the principal of a session cookie's token, or null: no such live session */
-  async authenticate(db: Database, token: string | undefined): Promise<Principal | null> {
-    if (!token) return null;
-    const { idleSeconds, absoluteSeconds } = this.settings.sessions;
-    const session = await liveSessionByHash(db, hashToken(token), idleSeconds, absoluteSeconds);
+  /**
+   * The principal of a session cookie's token, or null: no such live session. A session found timed out
+   * (idle or absolute) is ended and audited here, once (`sourceAddress`: who presented it).
+   */
+  async authenticate(db: Database, token: string | undefined, sourceAddress?: string): Promise<Principal | null> {
+    const session = await this.live(db, token, sourceAddress);
     if (!session || session.awaitingSecondFactor) return null;
     return this.principalOf(db, session);
   }
 
   /** the live session of a token that waits for its second factor, or undefined */
-  async awaitingSecondFactor(db: Database, token: string | undefined): Promise<SessionRow | undefined> {
+  async awaitingSecondFactor(db: Database, token: string | undefined, sourceAddress?: string): Promise<SessionRow | undefined> {
+    const session = await this.live(db, token, sourceAddress);
+    return session?.awaitingSecondFactor ? session : undefined;
+  }
+
+  /**
+   * The live session of a token. Not live: if it timed out and was not marked ended yet, it is now, with a
+   * `session-ended` event (detail `reason`: `idle-timeout` or `absolute-timeout`). The one UPDATE that marks it
+   * decides who writes the event (endTimedOutSession), so two requests presenting it at once, in one process
+   * or in several, record it once; a token presented again after that finds nothing to end.
+   */
+  private async live(db: Database, token: string | undefined, sourceAddress?: string): Promise<SessionRow | undefined> {
     if (!token) return undefined;
     const { idleSeconds, absoluteSeconds } = this.settings.sessions;
-    const session = await liveSessionByHash(db, hashToken(token), idleSeconds, absoluteSeconds);
-    return session?.awaitingSecondFactor ? session : undefined;
+    const hash = hashToken(token);
+    const session = await liveSessionByHash(db, hash, idleSeconds, absoluteSeconds);
+    if (session) return session;
+    await inTransaction(db, async (sql) => {
+      const ended = await endTimedOutSession(sql, hash, idleSeconds, absoluteSeconds);
+      if (!ended) return;
+      await recordAuditEvent(sql, {
+        kind: 'session-ended',
+        // the session itself, as a key refused for its expiry is the actor of its key-expired
+        actor: {
+          kind: 'user',
+          via: 'session',
+          keyId: ended.id,
+          keyName: ended.email,
+          userId: ended.accountId ?? 0,
+          person: { id: ended.personId, email: ended.email, role: null },
+        },
+        subject: `session:${ended.id}`,
+        detail: { reason: ended.reason },
+        sourceAddress,
+      });
+    });
+    return undefined;
   }
 
   private async principalOf(db: Database, session: SessionRow): Promise<Principal> {
@@ -121,16 +155,17 @@ export class SessionsService {
     };
   }
 
-  /** the person's live sessions */
+  /** the person's live sessions (one that timed out is not listed, though not marked ended until presented) */
   list(ctx: RequestContext): Promise<SessionRow[]> {
-    return sessionsOfPerson(ctx.db, personOf(ctx.principal).id);
+    const { idleSeconds, absoluteSeconds } = this.settings.sessions;
+    return sessionsOfPerson(ctx.db, personOf(ctx.principal).id, idleSeconds, absoluteSeconds);
   }
 
   /** ends one of the person's sessions (`id`), or all of them (sign-out everywhere); the ids ended */
   async end(ctx: RequestContext, id?: number): Promise<number[]> {
     const person = personOf(ctx.principal);
     return inTransaction(ctx.db, async (sql) => {
-      const ended = await endSessions(sql, person.id, id);
+      const ended = await endSessions(sql, person.id, this.settings.sessions, id);
       if (id !== undefined && !ended.length)
         throw new DomainError('SESSION_NOT_FOUND', undefined, [
           { field: 'id', code: 'SESSION_NOT_FOUND', message: 'no live session of yours with that id' },
