@@ -1,20 +1,24 @@
 /**
  * A real OpenID provider for the tests (oidc-provider, an OpenID-certified implementation), run as its own
- * process by test/support/oidc.ts: `node oidc-provider.mjs <port> <redirect-uri>`. Its development login
+ * process by test/support/oidc.ts: `node oidc-provider.mjs <port> <redirect-uri>[,<redirect-uri>…]`. Its development login
  * form takes any login; the login is the account, whose e-mail is the login itself, verified unless it starts
  * with `unverified`. Two clients: `zonekeeper` (the service's) and `other-client` (for a code of another
  * client). GET /test/code-ttl?seconds=N sets the life of the authorization codes issued from then on.
+ * POST /test/next-token-response (a JSON body) makes the next token request answered with that body instead
+ * (a token response of another client handed to the service: its audience check is what refuses it).
  */
 import Provider from 'oidc-provider';
 
 const [port, redirectUri] = process.argv.slice(2);
 let codeSeconds = 60;
+/** the body the next token request gets instead of its own (POST /test/next-token-response), once */
+let nextTokenResponse;
 
 const provider = new Provider(`http://127.0.0.1:${port}`, {
   clients: ['zonekeeper', 'other-client'].map((id) => ({
     client_id: id,
     client_secret: `${id}-secret-0123456789abcdef0123456789abcdef`,
-    redirect_uris: [redirectUri],
+    redirect_uris: redirectUri.split(','),
     grant_types: ['authorization_code'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_post',
@@ -39,6 +43,19 @@ provider.use(async (ctx, next) => {
   if (ctx.path === '/test/code-ttl') {
     codeSeconds = Number(ctx.query.seconds);
     ctx.body = 'ok';
+    return;
+  }
+  if (ctx.path === '/test/next-token-response' && ctx.method === 'POST') {
+    let text = '';
+    for await (const chunk of ctx.req) text += chunk;
+    nextTokenResponse = JSON.parse(text);
+    ctx.body = 'ok';
+    return;
+  }
+  if (ctx.path === '/token' && nextTokenResponse !== undefined) {
+    ctx.set('cache-control', 'no-store');
+    ctx.body = nextTokenResponse;
+    nextTokenResponse = undefined;
     return;
   }
   await next();
