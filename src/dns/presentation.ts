@@ -172,14 +172,21 @@ function hasUnescapedQuote(text: string): boolean {
   return false;
 }
 
-/** Presentation of octets inside double quotes: `"` and `\` escaped, bytes outside printable ASCII as `\DDD`. */
+/**
+ * Presentation of octets inside double quotes: `"` and `\` escaped, bytes outside printable ASCII as `\DDD`.
+ * Built as character codes and made into one flat string: appending a character at a time makes a chain of one
+ * V8 string object per octet, which a held record keeps (a transfer in holds up to 200,000: docs/transfers.md).
+ */
 export function escapeOctets(bytes: Uint8Array): string {
-  let out = '';
+  const codes: number[] = [];
   for (const b of bytes) {
-    if (b === 0x22 || b === 0x5c) out += '\\' + String.fromCharCode(b);
-    else if (b >= 0x20 && b <= 0x7e) out += String.fromCharCode(b);
-    else out += '\\' + String(b).padStart(3, '0');
+    if (b === 0x22 || b === 0x5c) codes.push(0x5c, b);
+    else if (b >= 0x20 && b <= 0x7e) codes.push(b);
+    else codes.push(0x5c, 0x30 + Math.floor(b / 100), 0x30 + (Math.floor(b / 10) % 10), 0x30 + (b % 10));
   }
+  let out = '';
+  // String.fromCharCode takes its codes as arguments: a chunk at a time, far below any engine's argument limit
+  for (let at = 0; at < codes.length; at += 8192) out += String.fromCharCode(...codes.slice(at, at + 8192));
   return out;
 }
 
