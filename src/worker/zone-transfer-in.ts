@@ -4,8 +4,10 @@
  * model's wire code (src/dns/wire) and every RDATA by its record type's reader; a request signed with a TSIG key
  * needs every answer signed with it, the messages of a transfer chained (RFC 8945 §5.3.1).
  *
- * Bounded: a transfer stops with an error past `maxRecords` records or `maxOctets` octets, after `idleMs` without
- * data and after `timeoutMs` in all; what it read is then dropped, and nothing is written.
+ * Bounded: a transfer stops with an error past `maxRecords` records, `maxOctets` octets on the wire or `maxText`
+ * characters of text held (the records' owners, types and RDATA in presentation form, which can be several times
+ * their wire size), after `idleMs` without data and after `timeoutMs` in all; what it read is then dropped, and
+ * nothing is written.
  */
 import { randomInt } from 'node:crypto';
 import net from 'node:net';
@@ -111,6 +113,13 @@ function relativeOwner(name: string, zone: string): string | undefined {
 export interface TransferLimits {
   maxRecords: number;
   maxOctets: number;
+  /**
+   * the most characters of text a transfer holds: each record's owner, type and RDATA as presented. The wire
+   * bound alone does not bound memory: a TXT string of octets outside printable ASCII is presented as 4
+   * characters an octet (\DDD), base64 as 4 per 3, and each record's text is held twice (the record, and the key
+   * that drops duplicates). Measured in docs/transfers.md «Bounds»
+   */
+  maxText: number;
   idleMs: number;
   timeoutMs: number;
 }
@@ -118,6 +127,7 @@ export interface TransferLimits {
 export const DEFAULT_TRANSFER_LIMITS: TransferLimits = {
   maxRecords: 200_000,
   maxOctets: 256 * 1024 * 1024,
+  maxText: 32 * 1024 * 1024,
   idleMs: 10_000,
   timeoutMs: 120_000,
 };
@@ -250,18 +260,30 @@ function transferStream(
 
 export type TransferredSoa = TransferredRecord & { value: SOAValue };
 
+/** the characters of text a record holds (TransferLimits.maxText) */
+const textOf = (record: TransferredRecord) => record.owner.length + record.type.length + record.rdata.length;
+
+const textBound = (from: string, limits: TransferLimits, what: string) =>
+  new TransferError(
+    `${what} at ${from} has more than ${limits.maxText} characters of records as text (the most a transfer in holds in memory)`,
+  );
+
 /** collects a whole zone's records (the SOA aside), each once (RFC 5936 §3.2: a duplicate RR is dropped), bounded */
 class ZoneCollector {
   readonly records = new Map<string, TransferredRecord>();
+  private text = 0;
   constructor(
     private readonly limits: TransferLimits,
     private readonly from: string,
   ) {}
   add(record: StreamRecord): void {
     const { soa: _soa, ...plain } = record;
+    const before = this.records.size;
     this.records.set(recordIdentity(plain), plain);
     if (this.records.size > this.limits.maxRecords)
       throw new TransferError(`the zone at ${this.from} has more than ${this.limits.maxRecords} records (the most a transfer in takes)`);
+    if (this.records.size > before && (this.text += textOf(plain)) > this.limits.maxText)
+      throw textBound(this.from, this.limits, 'the zone');
   }
 }
 
@@ -318,7 +340,7 @@ export type IxfrResult =
 /**
  * IXFR (RFC 1995) from our serial, over TCP: our SOA in the authority section; the answer is the single SOA (we
  * are current), difference sequences (old SOA, deletions, new SOA, additions; the current SOA to end), or the
- * whole zone in AXFR form. The differences' records count against `maxRecords` as a zone's would.
+ * whole zone in AXFR form. The differences' records count against `maxRecords` and `maxText` as a zone's would.
  */
 export async function ixfr(
   source: TransferSource,
@@ -330,6 +352,7 @@ export async function ixfr(
   let first: TransferredSoa | undefined;
   let form: 'unknown' | 'incremental' | 'whole' = 'unknown';
   let count = 0;
+  let text = 0;
   const whole = new ZoneCollector(limits, from);
   const steps: IxfrStep[] = [];
   /** in a difference sequence: deleting (after its old SOA) or adding (after its new SOA) */
@@ -369,6 +392,7 @@ export async function ixfr(
           return false;
         }
         const { soa: _soa, ...plain } = record;
+        if ((text += textOf(plain)) > limits.maxText) throw textBound(from, limits, 'the IXFR');
         const step = steps[steps.length - 1];
         (phase === 'deleting' ? step.removed : step.added).push(plain);
         return false;

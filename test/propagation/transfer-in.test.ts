@@ -84,3 +84,39 @@ test('garbage, a record outside the zone, and a transfer not starting with the S
   );
   expect(noSoa.message).toMatch(/does not begin with the SOA/);
 });
+
+test('records whose text is far larger than their wire form stop the transfer at the text bound (maxText)', async () => {
+  // TXT strings of octets outside printable ASCII: 4 characters an octet as text (\DDD)
+  const octets = Array.from({ length: 200 }, (_, i) => `\\${String(128 + (i % 100)).padStart(3, '0')}`).join('');
+  const server = await hostileServer((id, write) => {
+    write(answerWith(id, [SOA]));
+    for (let from = 0; from < 200; from += 20)
+      write(
+        answerWith(
+          id,
+          Array.from({ length: 20 }, (_, i) => ({ owner: `t${from + i}`, type: 'TXT', rdata: `"${octets}"`, ttl: 300 })),
+        ),
+      );
+    write(answerWith(id, [SOA]));
+  });
+  const { port } = source(server);
+  // 200 records of ~210 octets on the wire (~42 KB), ~810 characters each as text (~160,000): under every bound but maxText
+  try {
+    await axfr(source(server), ZONE, { ...limits, maxText: 100_000 });
+    throw new Error('the transfer was taken');
+  } catch (error) {
+    expect(error).toBeInstanceOf(TransferError);
+    expect((error as Error).message).toBe(
+      `the zone at 127.0.0.1:${port} has more than 100000 characters of records as text (the most a transfer in holds in memory)`,
+    );
+  } finally {
+    server.close();
+  }
+  // the same zone under a larger bound is taken whole, each TXT as its \\DDD text
+  const again = await hostileServer((id, write) => {
+    write(answerWith(id, [SOA, { owner: 't0', type: 'TXT', rdata: `"${octets}"`, ttl: 300 }, SOA]));
+  });
+  const taken = await axfr(source(again), ZONE, { ...limits, maxText: 100_000 });
+  again.close();
+  expect(taken.records).toEqual([{ owner: 't0', type: 'TXT', ttl: 300, rdata: `"${octets}"` }]);
+});
