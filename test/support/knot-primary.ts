@@ -27,7 +27,15 @@ export interface KnotPrimary {
   stop(): Promise<void>;
 }
 
-export async function startKnotPrimary(zones: ServedZone[]): Promise<KnotPrimary> {
+export async function startKnotPrimary(
+  zones: ServedZone[],
+  /**
+   * allowTransfer: AXFR and IXFR allowed from loopback (an ACL); none by default. Knot's tcp-io-timeout is then
+   * 10 s, not 500 ms: on a loaded machine a reader of a large transfer can stall longer than that, and Knot cuts
+   * the transfer ("closed the connection before the transfer's last SOA")
+   */
+  options: { allowTransfer?: boolean } = {},
+): Promise<KnotPrimary> {
   const knotd = findBinary('knotd');
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-knot-primary-'));
@@ -38,18 +46,18 @@ export async function startKnotPrimary(zones: ServedZone[]): Promise<KnotPrimary
     udp-workers: 1
     tcp-workers: 1
     background-workers: 1
-database:
+${options.allowTransfer ? '    tcp-io-timeout: 10000\n' : ''}database:
     storage: "${dir}/db"
 log:
   - target: stderr
     any: info
-template:
+${options.allowTransfer ? 'acl:\n  - id: loopback-transfer\n    address: 127.0.0.0/8\n    action: transfer\n' : ''}template:
   - id: default
     dnssec-signing: off
     zonefile-load: whole
     zonefile-sync: -1
     journal-content: none
-zone:
+${options.allowTransfer ? '    acl: loopback-transfer\n' : ''}zone:
 ${zones.map((z) => `  - domain: ${z.zone}.\n    file: "${z.file}"`).join('\n')}
 `;
   const configFile = path.join(dir, 'knot.conf');
