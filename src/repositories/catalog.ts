@@ -7,7 +7,15 @@ import type { Sql } from '../db/pool';
  * content at its serial (`catalog_state`) is the zones whose `catalog_serial` is set: the DNS primary reads
  * both in one snapshot (dns-zone-data.ts), and every statement here that changes the membership raises the
  * serial and writes the journal row in the same transaction, so one serial always means one content.
+ *
+ * A zone waits to join while `catalog_serial` is null, except an expired secondary zone (docs/transfers.md,
+ * «Secondary zones»): it is not served, so it left its catalog (`unlistMembers`) and joins again only once it
+ * is served again (a refresh that works, or its promotion).
  */
+
+/** the zones that wait to join their set's catalog (`d`: the name `domains` goes by in the statement) */
+const waiting = (d: string) =>
+  `${d}.catalog_serial is null and (${d}.serving or not exists (select 1 from secondary_zone_state x where x.domain_id = ${d}.id and x.state = 'expired'))`;
 
 /**
  * Waits for this catalog's admission turn (a transaction-scoped advisory lock: admissions run one at a
@@ -21,7 +29,7 @@ import type { Sql } from '../db/pool';
 export async function takeAdmissionTurn(sql: Sql, catalog: string, setId: number): Promise<boolean> {
   const [row] = await sql.rows<{ waiting: boolean }>(
     `select pg_advisory_xact_lock(hashtext('zonekeeper catalog admission ' || $1)) is not null
-        and exists (select 1 from domains where catalog_serial is null and nameserver_set = $2) as waiting`,
+        and exists (select 1 from domains d where ${waiting('d')} and d.nameserver_set = $2) as waiting`,
     [catalog, setId],
   );
   return row.waiting;
@@ -48,17 +56,39 @@ export async function lockCatalog(sql: Sql, catalog: string): Promise<number> {
 export async function admitWaitingMembers(sql: Sql, setId: number, serial: number, limit: number): Promise<{ id: number; name: string }[]> {
   const rows = await sql.rows<{ id: string; name: string }>(
     `update domains set catalog_serial = $1
-      where id in (select id from domains where catalog_serial is null and nameserver_set = $3 order by id limit $2)
-        and catalog_serial is null and nameserver_set = $3
+      where id in (select d.id from domains d where ${waiting('d')} and d.nameserver_set = $3 order by d.id limit $2)
+        and ${waiting('domains')} and nameserver_set = $3
       returning id, name`,
     [serial, limit, setId],
   );
   return rows.map((r) => ({ id: Number(r.id), name: r.name })).sort((a, b) => a.id - b.id);
 }
 
+/**
+ * Makes one zone a member at `serial` if it waits to join (the caller holds its set's catalog lock and writes
+ * the journal row); returns its name, or undefined when it does not wait (a member already, or expired).
+ */
+export async function admitMember(sql: Sql, domainId: number, serial: number): Promise<{ id: number; name: string } | undefined> {
+  const [row] = await sql.rows<{ name: string }>(
+    `update domains set catalog_serial = $2 where id = $1 and ${waiting('domains')} returning name`,
+    [domainId, serial],
+  );
+  return row ? { id: domainId, name: row.name } : undefined;
+}
+
+/**
+ * Takes zones out of every catalog's membership: not members of their set's catalog (`catalog_serial` null;
+ * they do not wait to join while expired) and no longer listed by a catalog they were leaving (a move's
+ * departure). The caller holds those catalogs' locks and writes their journal rows.
+ */
+export async function unlistMembers(sql: Sql, ids: number[]): Promise<void> {
+  await sql.rows('update domains set catalog_serial = null where id = any($1::bigint[]) and catalog_serial is not null', [ids]);
+  await sql.rows('delete from catalog_departures where domain_id = any($1::bigint[])', [ids]);
+}
+
 /** whether some zone waits to join the catalog (the partial index domains_catalog_waiting_index) */
 export async function hasWaitingMembers(sql: Sql): Promise<boolean> {
-  const rows = await sql.rows('select 1 from domains where catalog_serial is null limit 1');
+  const rows = await sql.rows(`select 1 from domains d where ${waiting('d')} limit 1`);
   return rows.length > 0;
 }
 
@@ -66,7 +96,7 @@ export async function hasWaitingMembers(sql: Sql): Promise<boolean> {
 export async function setsWithWaitingMembers(sql: Sql): Promise<{ setId: number; catalogZone: string | null }[]> {
   const rows = await sql.rows<{ id: string; catalog_zone: string | null }>(
     `select n.id, n.catalog_zone from nameserver_sets n
-      where exists (select 1 from domains d where d.catalog_serial is null and d.nameserver_set = n.id) order by n.id`,
+      where exists (select 1 from domains d where ${waiting('d')} and d.nameserver_set = n.id) order by n.id`,
   );
   return rows.map((r) => ({ setId: Number(r.id), catalogZone: r.catalog_zone }));
 }

@@ -106,23 +106,52 @@ export async function claimDueSecondaries(sql: Sql, batch: number, leaseSeconds:
   }));
 }
 
-/** a refresh that found the zone current, or took it: next refresh after `refresh` (or `expire`, if sooner), expiry `expire` from now */
+/**
+ * Whether the zone is `expired` now (a refresh that works serves it again, and it rejoins its catalog: the
+ * caller locks the catalog first). A plain read: only the zone's refresh, which the caller holds the lease of,
+ * changes the state (a promotion deletes the row).
+ */
+export async function isExpired(sql: Sql, domainId: number): Promise<boolean> {
+  const rows = await sql.rows(`select 1 from secondary_zone_state where domain_id = $1 and state = 'expired'`, [domainId]);
+  return rows.length > 0;
+}
+
+/**
+ * Whether a refresh that fails now leaves the zone `expired` while a catalog still lists it (then the caller
+ * locks the catalogs first, and the zone leaves them). A plain read, as `isExpired`: `expires_at` changes only
+ * with a refresh that works, and `now()` is the transaction's, the same in `recordRefreshFailed`.
+ */
+export async function failureExpiresListedZone(sql: Sql, domainId: number): Promise<boolean> {
+  const rows = await sql.rows(
+    `select 1 from secondary_zone_state s join domains d on d.id = s.domain_id
+      where s.domain_id = $1 and s.last_success_at is not null and s.expires_at <= now()
+        and (d.catalog_serial is not null or exists (select 1 from catalog_departures x where x.domain_id = d.id))`,
+    [domainId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * a refresh that found the zone current, or took it: next refresh after `refresh` (or `expire`, if sooner), expiry
+ * `expire` from now; answers whether the zone is served again (it was not: never taken, or expired)
+ */
 export async function recordRefreshed(
   sql: Sql,
   domainId: number,
   timers: { refresh: number; expire: number },
   transferred: boolean,
-): Promise<void> {
-  await sql.rows(
+): Promise<boolean> {
+  const rows = await sql.rows(
     `with s as (
        update secondary_zone_state set state = 'in_sync', last_success_at = now(), last_error = null, lease_until = null,
               -- an EXPIRE shorter than REFRESH is checked at the EXPIRE (a secondary must not serve past it)
               next_refresh_at = now() + make_interval(secs => least($2::int, $3::int)), expires_at = now() + make_interval(secs => $3::int),
               transfers = transfers + $4::int
         where domain_id = $1 returning domain_id)
-     update domains set serving = true where id in (select domain_id from s) and kind = 'secondary' and not serving`,
+     update domains set serving = true where id in (select domain_id from s) and kind = 'secondary' and not serving returning id`,
     [domainId, timers.refresh, timers.expire, transferred ? 1 : 0],
   );
+  return rows.length > 0;
 }
 
 /**

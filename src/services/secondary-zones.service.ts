@@ -5,20 +5,13 @@ import { requireAllowed } from '../auth/policy';
 import { recordIdentity } from '../dns/record';
 import { DomainError } from '../errors/catalogue';
 import type { DomainRow } from '../repositories/read-model';
-import {
-  promoteSecondary,
-  secondaryStatus,
-  SecondaryStatusRow,
-  transferKey,
-  zonePrimaries,
-  ZonePrimaryRow,
-} from '../repositories/secondary-zones';
+import { secondaryStatus, SecondaryStatusRow, transferKey, zonePrimaries, ZonePrimaryRow } from '../repositories/secondary-zones';
 import type { StoredRow } from '../repositories/zone-writes';
 import { axfr, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
-import { changeZone, ZoneChange } from './write-engine';
+import { changeZone, promoteToPrimary, ZoneChange } from './write-engine';
 import { serverEntries } from './zone-secondaries.service';
 
 export type SecondaryStatus = SecondaryStatusRow & { primaries: ZonePrimaryRow[] };
@@ -146,8 +139,9 @@ export class SecondaryZonesService {
     if (zone.kind !== 'secondary') throw zoneStateError('ZONE_NOT_SECONDARY', zone.name);
     const state = await secondaryStatus(ctx.db, zone.id);
     if (!state?.lastSuccessAt) throw zoneStateError('ZONE_NOT_TRANSFERRED', zone.name);
-    // the update waits for the zone row's lock: a transfer under way commits first, one after sees a primary zone
-    await inTransaction(ctx.db, (sql) => promoteSecondary(sql, zone.id));
+    // the update waits for the zone row's lock: a transfer under way commits first, one after sees a primary zone;
+    // an expired zone is served again and rejoins its catalog in the same transaction (its lock taken first)
+    await inTransaction(ctx.db, (sql) => promoteToPrimary(sql, this.settings, zone));
     return this.domains.get(ctx, { id: zone.id });
   }
 

@@ -12,22 +12,17 @@
  * - up to CLAIM_BATCH zones are refreshed at once per worker, each transfer bounded by DEFAULT_TRANSFER_LIMITS
  * - success: next refresh after the SOA's REFRESH (or its EXPIRE, if shorter), expiry after its EXPIRE; failure
  *   at every primary: again after its RETRY or at the expiry, whichever comes first, and past the expiry the
- *   zone is `expired` and no longer served
+ *   zone is `expired` and no longer served: it leaves its catalog in the same transaction, so our fleet drops
+ *   it too, and rejoins it with the refresh that serves it again (write-engine/catalog.ts)
  */
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
-import {
-  claimDueSecondaries,
-  DueSecondary,
-  recordRefreshed,
-  recordRefreshFailed,
-  SECONDARY_CHANNEL,
-  zonePrimaries,
-} from '../repositories/secondary-zones';
+import { claimDueSecondaries, DueSecondary, SECONDARY_CHANNEL, zonePrimaries } from '../repositories/secondary-zones';
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
+import { recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
 import { axfr, ixfr, primarySoa, TransferError, TransferSource } from './zone-transfer-in';
 
@@ -104,11 +99,11 @@ export class SecondaryZonesWorker {
       try {
         const soa = await primarySoa(source, zone.name);
         if (zone.loaded && !serialGreaterThan(soa.serial, zone.serial)) {
-          await recordRefreshed(this.db, zone.id, { refresh: atLeast(soa.refresh), expire: atLeast(soa.expire) }, false);
+          await this.recordWorking(zone, { refresh: atLeast(soa.refresh), expire: atLeast(soa.expire) }, false);
           return;
         }
         const soaTaken = (zone.loaded && (await this.incremental(zone, source, from))) || (await this.whole(zone, source, from));
-        await recordRefreshed(this.db, zone.id, timersOf(soaTaken), true);
+        await this.recordWorking(zone, timersOf(soaTaken), true);
         this.stats.transfers++;
         return;
       } catch (error) {
@@ -118,8 +113,14 @@ export class SecondaryZonesWorker {
     }
     this.stats.failures++;
     const reason = problems.join('; ') || 'the zone has no primaries';
-    const state = await recordRefreshFailed(this.db, zone.id, reason, timersOf(zone.soa).retry);
+    // an expired zone leaves its catalog in the same transaction: the fleet stops serving it with us
+    const state = await this.db.transaction((sql) => recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry));
     this.log.warn({ zone: zone.name, state, reason }, 'secondary zone: refresh failed at every primary');
+  }
+
+  /** a refresh that worked; an expired zone, served again, rejoins its catalog in the same transaction */
+  private recordWorking(zone: DueSecondary, timers: { refresh: number; expire: number }, transferred: boolean): Promise<void> {
+    return this.db.transaction((sql) => recordWorkingRefresh(sql, this.settings, zone, timers, transferred));
   }
 
   /**

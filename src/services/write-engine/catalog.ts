@@ -1,13 +1,23 @@
 import type { Database, Sql } from '../../db/pool';
 import {
+  admitMember,
   admitWaitingMembers,
   catalogZonesOf,
   lockCatalog,
   setsWithWaitingMembers,
   takeAdmissionTurn,
+  unlistMembers,
   writeCatalogChange,
 } from '../../repositories/catalog';
-import { catalogsListing, completedDepartures, endDeparture, moveZoneRow } from '../../repositories/nameserver-sets';
+import { catalogsListing, completedDepartures, endDeparture, moveZoneRow, zoneSetState } from '../../repositories/nameserver-sets';
+import {
+  failureExpiresListedZone,
+  isExpired,
+  promoteSecondary,
+  recordRefreshed,
+  recordRefreshFailed,
+  SecondaryState,
+} from '../../repositories/secondary-zones';
 import type { Settings } from '../../config/settings';
 import { catalogApexRecords, catalogMemberRecord } from '../../dns/catalog-zone';
 import { nextSerial } from '../../dns/serial';
@@ -15,10 +25,11 @@ import type { JournalRecord } from '../../entities/change.entity';
 import { logger } from '../../logger';
 
 /**
- * The catalog zone's membership (RFC 9432), written once: a zone joins the catalog only by admission
- * (`publishWaitingMembers`, after its create committed) and leaves it only by `removeFromCatalog` (in its
- * deletion's transaction). Both step the catalog's serial with `catalogStep`, the one place its serial and
- * journal records are decided.
+ * The catalog zone's membership (RFC 9432), written once: a zone joins the catalog by admission
+ * (`publishWaitingMembers`, after its create committed) and leaves it by `removeFromCatalog` (in its
+ * deletion's transaction); a secondary zone also leaves it when it expires and joins it again when it is served
+ * again (`withServedMembership`, in the transaction of that state change). All step the catalog's serial with
+ * `catalogStep`, the one place its serial and journal records are decided.
  */
 
 /**
@@ -51,37 +62,139 @@ export interface CatalogStep {
  * Removes zones from every catalog that lists them (their set's, and the one a moved zone still leaves: docs/
  * transfers.md, «Nameserver sets») in the caller's transaction (their deletion's): each catalog's serial rises
  * once for all of them. A zone that had not joined its catalog yet (`publishWaitingMembers` had not run)
- * changes nothing in it. The catalogs are locked in name order (as a move locks them); a move that committed
- * between the look-up and the locks shows in the look-up again under them, and its catalog is locked too.
+ * changes nothing in it.
  */
 export async function removeFromCatalog(sql: Sql, settings: Settings, zones: { id: number; name: string }[]): Promise<void> {
   const ids = zones.map((d) => d.id);
-  const locked = new Map<string, number>();
+  const locked = await lockCatalogsOf(sql, settings, ids);
+  await writeRemovals(sql, settings, locked, zones);
+}
+
+/** the catalogs of some zones, locked: their serials, each set's catalog name, and the listing read under the locks */
+interface LockedCatalogs {
+  serials: Map<string, number>;
+  names: Map<number, string>;
+  listing: { domainId: number; setId: number; member: boolean }[];
+}
+
+/**
+ * Locks every catalog that lists the zones or that they would join (their sets'), in name order (as a move
+ * locks them), and reads the listing under the locks: membership only changes with them held. A move that
+ * committed between the look-up and the locks shows in the look-up again under them, and its catalog is locked too.
+ */
+async function lockCatalogsOf(sql: Sql, settings: Settings, ids: number[]): Promise<LockedCatalogs> {
+  const serials = new Map<string, number>();
   let listing = await catalogsListing(sql, ids);
   for (;;) {
     const names = await catalogNamesOf(sql, settings, [...new Set(listing.map((l) => l.setId))]);
-    const missing = [...new Set(names.values())].filter((name) => !locked.has(name)).sort();
-    if (!missing.length) {
-      for (const [setId, name] of names) {
-        const removedIds = new Set(listing.filter((l) => l.setId === setId && l.member).map((l) => l.domainId));
-        const removed = zones.filter((d) => removedIds.has(d.id));
-        if (!removed.length) continue;
-        const step = catalogStep(settings, locked.get(name)!);
-        await writeCatalogChange(sql, {
-          catalog: name,
-          serialBefore: step.serialBefore,
-          serialAfter: step.serialAfter,
-          ...step.journal({ removed }),
-        });
-        locked.set(name, step.serialAfter);
-      }
-      return;
-    }
+    const missing = [...new Set(names.values())].filter((name) => !serials.has(name)).sort();
+    if (!missing.length) return { serials, names, listing };
     // the catalog's row, created once and locked: catalog changes queue here for the catalog serial only
-    for (const name of missing) locked.set(name, await lockCatalog(sql, name));
-    // read under the locks: membership only changes with them held
+    for (const name of missing) serials.set(name, await lockCatalog(sql, name));
     listing = await catalogsListing(sql, ids);
   }
+}
+
+/** the zones leave every locked catalog that lists them: one catalog step each */
+async function writeRemovals(sql: Sql, settings: Settings, locked: LockedCatalogs, zones: { id: number; name: string }[]): Promise<void> {
+  for (const [setId, name] of locked.names) {
+    const removedIds = new Set(locked.listing.filter((l) => l.setId === setId && l.member).map((l) => l.domainId));
+    const removed = zones.filter((d) => removedIds.has(d.id));
+    if (!removed.length) continue;
+    const step = catalogStep(settings, locked.serials.get(name)!);
+    await writeCatalogChange(sql, {
+      catalog: name,
+      serialBefore: step.serialBefore,
+      serialAfter: step.serialAfter,
+      ...step.journal({ removed }),
+    });
+    locked.serials.set(name, step.serialAfter);
+  }
+}
+
+/**
+ * A change of a secondary zone's state that may stop or resume serving it (docs/transfers.md, «Secondary
+ * zones»), with its catalog membership following in the same transaction (the caller's), so that the fleet
+ * serves what the primary serves: `change` runs with the catalogs that list the zone, or that it would join,
+ * locked first (then it takes the zone's rows: the order admission, moves and deletions take), and then
+ * - an expired zone that a catalog lists leaves every catalog that lists it (one catalog step each; RFC 9432
+ *   §5.3: each catalog consumer removes the member and stops serving it); a move under way ends with it
+ * - a zone served again that is not a member (it had expired) joins its set's catalog (one catalog step)
+ * A pending zone (never taken) keeps its membership: the catalog lists it, as after its create.
+ */
+async function withServedMembership<T>(
+  sql: Sql,
+  settings: Settings,
+  zone: { id: number; name: string },
+  change: () => Promise<T>,
+): Promise<T> {
+  const locked = await lockCatalogsOf(sql, settings, [zone.id]);
+  const result = await change();
+  if (await isExpired(sql, zone.id)) {
+    if (!locked.listing.some((l) => l.member)) return result;
+    await unlistMembers(sql, [zone.id]);
+    await writeRemovals(sql, settings, locked, [zone]);
+    return result;
+  }
+  const current = await zoneSetState(sql, zone.id);
+  if (!current) return result;
+  const name = locked.names.get(current.setId)!;
+  const step = catalogStep(settings, locked.serials.get(name)!);
+  const joined = await admitMember(sql, zone.id, step.serialAfter);
+  if (joined) {
+    await writeCatalogChange(sql, {
+      catalog: name,
+      serialBefore: step.serialBefore,
+      serialAfter: step.serialAfter,
+      ...step.journal({ added: [joined] }),
+    });
+    locked.serials.set(name, step.serialAfter);
+  }
+  return result;
+}
+
+/**
+ * A secondary zone's refresh that failed at every primary (`recordRefreshFailed`), in the caller's transaction;
+ * one that leaves the zone expired takes it out of the catalogs that list it in that transaction
+ * (`withServedMembership`). Only then are the catalogs locked: an ordinary failure takes no catalog lock.
+ */
+export async function recordFailedRefresh(
+  sql: Sql,
+  settings: Settings,
+  zone: { id: number; name: string },
+  error: string,
+  retry: number,
+): Promise<SecondaryState | undefined> {
+  if (!(await failureExpiresListedZone(sql, zone.id))) return recordRefreshFailed(sql, zone.id, error, retry);
+  return withServedMembership(sql, settings, zone, () => recordRefreshFailed(sql, zone.id, error, retry));
+}
+
+/**
+ * A secondary zone's refresh that worked (`recordRefreshed`), in the caller's transaction; an expired zone,
+ * served again, rejoins its catalog in that transaction (`withServedMembership`). Only then are the catalogs
+ * locked: an ordinary refresh takes no catalog lock.
+ */
+export async function recordWorkingRefresh(
+  sql: Sql,
+  settings: Settings,
+  zone: { id: number; name: string },
+  timers: { refresh: number; expire: number },
+  transferred: boolean,
+): Promise<void> {
+  if (!(await isExpired(sql, zone.id))) {
+    await recordRefreshed(sql, zone.id, timers, transferred);
+    return;
+  }
+  await withServedMembership(sql, settings, zone, () => recordRefreshed(sql, zone.id, timers, transferred));
+}
+
+/**
+ * A secondary zone's promotion to a primary zone of ours (`promoteSecondary`), in the caller's transaction: an
+ * expired zone is served again and rejoins its catalog in it (`withServedMembership`). False when it is not a
+ * secondary zone.
+ */
+export function promoteToPrimary(sql: Sql, settings: Settings, zone: { id: number; name: string }): Promise<boolean> {
+  return withServedMembership(sql, settings, zone, () => promoteSecondary(sql, zone.id));
 }
 
 /** each set's catalog name: its own, or CATALOG_ZONE for the default set */

@@ -21,7 +21,8 @@ import { zoneChangeLimits } from '../rate-limits';
  *   by id or by one of its records is one queue;
  * - the staging object (staging.ts): what `decide` sees (`ZoneChange`) and how it writes one serial step
  *   with its journal row (docs/decisions.md §3: the serial rises exactly once per change);
- * - the catalog's membership (catalog.ts), written once: admission after a create, removal in a deletion;
+ * - the catalog's membership (catalog.ts), written once: admission after a create, removal in a deletion, and
+ *   a secondary zone's leaving when it expires and joining again when it is served again;
  * - the seam for the signing steps to come (signing.ts).
  */
 export type ZoneWrite<T> =
@@ -109,6 +110,13 @@ export function watchZoneQueues(db: Database, watch: (run: QueueRun) => void): (
 export type { QueueRun } from './zone-queue';
 export { journalRecord, ZoneChange } from './staging';
 export type { ZoneChangeRequest } from './staging';
-export { publishWaitingMembers, moveToSet, endServedDepartures } from './catalog';
+export {
+  publishWaitingMembers,
+  moveToSet,
+  endServedDepartures,
+  recordFailedRefresh,
+  recordWorkingRefresh,
+  promoteToPrimary,
+} from './catalog';
 export { journalWholeZone } from './whole-zone';
 export type { SigningStep } from './signing';
