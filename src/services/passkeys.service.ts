@@ -13,7 +13,6 @@ import {
   deletePasskey,
   insertChallenge,
   insertPasskey,
-  insertSession,
   passkeyByCredential,
   passkeyListOfPerson,
   passkeysOfPerson,
@@ -166,7 +165,6 @@ export class PasskeysService {
       throw error;
     }
     const verified = credential;
-    const { token: sessionToken, hash } = newToken('zk_session');
     return inTransaction(db, async (sql) => {
       const { person, membership } = await this.people.joinAsNewPerson(sql, token as string);
       const passkeyId = await insertPasskey(sql, {
@@ -176,13 +174,9 @@ export class PasskeysService {
         counter: verified.counter,
         transports: verified.transports ?? null,
       });
-      // as SessionsService.start begins one, here in the same transaction, in the account of the invitation
-      const sessionId = await insertSession(sql, {
-        personId: person.id,
-        tokenHash: hash,
-        accountId: membership.userId,
-        sourceAddress: how.sourceAddress,
-        userAgent: how.userAgent?.slice(0, 300),
+      const account = { accountId: membership.userId, role: membership.role };
+      const { token: sessionToken, sessionId } = await this.sessions.beginIn(sql, person, account, how, {
+        detail: { method: 'passkey', invitation: invitation.id },
       });
       const asMember: Principal = {
         kind: 'user',
@@ -197,13 +191,6 @@ export class PasskeysService {
         actor: asMember,
         subject: `passkey:${passkeyId}`,
         detail: { invitation: invitation.id },
-      });
-      await recordAuditEvent(sql, {
-        kind: 'signed-in',
-        actor: asMember,
-        subject: `session:${sessionId}`,
-        detail: { method: 'passkey', invitation: invitation.id },
-        sourceAddress: how.sourceAddress,
       });
       return { token: sessionToken, email: person.email, accountId: membership.userId, role: membership.role };
     });

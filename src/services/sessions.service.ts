@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings';
-import type { Database } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import type { Principal } from '../auth/principal';
-import { rolePolicy } from '../auth/roles';
+import { rolePolicy, type Role } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import {
   endSessions,
@@ -12,6 +12,7 @@ import {
   membershipsOfPerson,
   passkeysOfPerson,
   personByEmail,
+  PersonRow,
   SessionRow,
   sessionsOfPerson,
   setSessionAccount,
@@ -51,7 +52,6 @@ export class SessionsService {
     email: string,
     how: { method: SignInMethod; sourceAddress?: string; userAgent?: string },
   ): Promise<{ token: string; sessionId: number }> {
-    const { token, hash } = newToken('zk_session');
     return inTransaction(db, async (sql) => {
       const person = (await personByEmail(sql, email, true))!;
       const actor: Principal = {
@@ -67,23 +67,49 @@ export class SessionsService {
       // a person who has a passkey proves it too after an OIDC sign-in (a second factor): until then the
       // session allows nothing but presenting it (PasskeysService.secondFactor)
       const awaitingSecondFactor = how.method === 'oidc' && (await passkeysOfPerson(sql, person.id)).length > 0;
-      const sessionId = await insertSession(sql, {
-        personId: person.id,
-        tokenHash: hash,
-        accountId: first?.userId ?? null,
-        sourceAddress: how.sourceAddress,
-        userAgent: how.userAgent?.slice(0, 300),
+      return this.beginIn(sql, person, { accountId: first?.userId ?? null, role: null }, how, {
         awaitingSecondFactor,
-      });
-      await recordAuditEvent(sql, {
-        kind: 'signed-in',
-        actor: { ...actor, keyId: sessionId, userId: first?.userId ?? 0 },
-        subject: `session:${sessionId}`,
         detail: awaitingSecondFactor ? { method: how.method, secondFactor: 'awaited' } : { method: how.method },
-        sourceAddress: how.sourceAddress,
       });
-      return { token, sessionId };
     });
+  }
+
+  /**
+   * In the caller's transaction: a session of `person` in `account`, audited `signed-in` with `detail`. Returns
+   * the cookie's token, once. `start` begins one after a sign-in; a first passkey from an invitation begins one
+   * in the transaction that makes the person (PasskeysService.registerFromInvitation).
+   */
+  async beginIn(
+    sql: Sql,
+    person: PersonRow,
+    account: { accountId: number | null; role: Role | null },
+    how: { sourceAddress?: string; userAgent?: string },
+    options: { awaitingSecondFactor?: boolean; detail: Record<string, unknown> },
+  ): Promise<{ token: string; sessionId: number }> {
+    const { token, hash } = newToken('zk_session');
+    const sessionId = await insertSession(sql, {
+      personId: person.id,
+      tokenHash: hash,
+      accountId: account.accountId,
+      sourceAddress: how.sourceAddress,
+      userAgent: how.userAgent?.slice(0, 300),
+      awaitingSecondFactor: options.awaitingSecondFactor ?? false,
+    });
+    await recordAuditEvent(sql, {
+      kind: 'signed-in',
+      actor: {
+        kind: 'user',
+        via: 'session',
+        keyId: sessionId,
+        keyName: person.email,
+        userId: account.accountId ?? 0,
+        person: { id: person.id, email: person.email, role: account.role },
+      },
+      subject: `session:${sessionId}`,
+      detail: options.detail,
+      sourceAddress: how.sourceAddress,
+    });
+    return { token, sessionId };
   }
 
   /** a sign-in refused (a wrong state or nonce, an unverified address, …): recorded, nothing else */

@@ -184,14 +184,14 @@ test('a new person opens the link with no session, creates a passkey and joins; 
   );
   expect(members.invitations).toEqual([]);
   expect((await fromPage(first.page, `{ myPasskeys { id } }`)).data.myPasskeys).toHaveLength(1);
-  // the audit log names the person by e-mail: she joined, added her passkey and signed in with it
+  // the audit log names the person by e-mail: she joined, her session began, and (as that session) she added her passkey
   const { rows: audit } = await db.query(
     `select kind, actor_key_type, detail from audit_events where actor_email = $1 and kind in ('member-joined', 'passkey-added', 'signed-in') order by id`,
     [NEWCOMER],
   );
-  expect(audit.map((r: any) => r.kind)).toEqual(['member-joined', 'passkey-added', 'signed-in']);
+  expect(audit.map((r: any) => r.kind)).toEqual(['member-joined', 'signed-in', 'passkey-added']);
   expect(audit.every((r: any) => r.actor_key_type === 'session')).toBe(true);
-  expect(audit[2].detail).toMatchObject({ method: 'passkey' });
+  expect(audit[1].detail).toMatchObject({ method: 'passkey' });
 
   // the same link again, in another browser: refused with the API's words, nothing written
   const again = await freshBrowser();
