@@ -154,8 +154,20 @@ const PROFILES: Profile[] = [
     deleteZones: true,
   },
   // people signed in, by role (docs/people.md): the role's rules in the same engine. An owner's rules are an
-  // admin's (they differ only in managing owners, people.test.ts): one row of the two keeps the run short
+  // admin's; they differ in managing owners (inviteMember) and in zone transfers (the ownerOnly rows)
+  { ...EVERYTHING, name: 'person: owner', sees: [A, B, SPARE], readsWhole: [A, B, SPARE], person: { role: 'owner' } },
   { ...EVERYTHING, name: 'person: admin', sees: [A, B, SPARE], readsWhole: [A, B, SPARE], person: { role: 'admin' } },
+  {
+    // an editor without named zones: the records of every zone of the account, no zone made or deleted, no keys
+    name: 'person: editor of every zone',
+    input: {},
+    person: { role: 'editor' },
+    sees: [A, B, SPARE],
+    readsWhole: [A, B, SPARE],
+    read: (zone) => zone !== C,
+    write: (zone) => zone !== C,
+    ...NO_FLAGS,
+  },
   {
     name: 'person: editor of A',
     input: {},
@@ -472,7 +484,7 @@ interface Op {
   id: string;
   /** only the admin key may: no user key has an allowed target */
   adminOnly?: true;
-  /** only an account's owner (or the admin key) may: no profile here is an owner (zone-transfer.test.ts has them) */
+  /** only an account's owner (or the admin key) may: of the profiles here, the owner row (zone-transfer.test.ts has more) */
   ownerOnly?: true;
   /** a list: what the key may not read is left out of it and of its counts, never refused */
   list?: true;
