@@ -7,7 +7,7 @@ import { DomainError } from '../errors/catalogue';
 import type { DomainRow } from '../repositories/read-model';
 import { secondaryStatus, SecondaryStatusRow, transferKey, zonePrimaries, ZonePrimaryRow } from '../repositories/secondary-zones';
 import type { StoredRow } from '../repositories/zone-writes';
-import { axfr, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
+import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
@@ -161,18 +161,23 @@ export class SecondaryZonesService {
     const [server] = await serverEntries(ctx.db, zone.userId, [from], 'from', { keyRequired: false });
     const key = server.tsigKeyId === null ? undefined : await transferKey(ctx.db, server.tsigKeyId);
     const source: TransferSource = { host: server.address, port: server.port, key };
-    let transferred;
-    try {
-      transferred = await axfr(source, zone.name);
-    } catch (error) {
-      if (!(error instanceof TransferError)) throw error;
-      const message = `from: ${error.message}`;
-      throw new DomainError('INVALID_INPUT', message, [{ field: 'from', code: 'TRANSFER_FAILED', message }]);
-    }
-    await changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: zone.id }, allRecords: true }, async (change) => {
-      stageReplacement(change, transferred.records);
-      await change.commit();
+    // the transfer and its write in one of the process's turns, as the worker's (zone-transfer-in.ts)
+    const records = await inTransferTurn(async () => {
+      let transferred;
+      try {
+        transferred = await axfr(source, zone.name);
+      } catch (error) {
+        if (!(error instanceof TransferError)) throw error;
+        const message = `from: ${error.message}`;
+        throw new DomainError('INVALID_INPUT', message, [{ field: 'from', code: 'TRANSFER_FAILED', message }]);
+      }
+      const taken = transferred.records;
+      await changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: zone.id }, allRecords: true }, async (change) => {
+        stageReplacement(change, taken);
+        await change.commit();
+      });
+      return taken.length;
     });
-    return { zone: await this.domains.get(ctx, { id: zone.id }), records: transferred.records.length };
+    return { zone: await this.domains.get(ctx, { id: zone.id }), records };
   }
 }

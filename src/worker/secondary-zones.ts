@@ -24,7 +24,7 @@ import { claimDueSecondaries, DueSecondary, SECONDARY_CHANNEL, zonePrimaries } f
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
 import { recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
-import { axfr, ixfr, primarySoa, TransferError, TransferSource } from './zone-transfer-in';
+import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource } from './zone-transfer-in';
 
 const POLL_MS = 1000;
 const CLAIM_BATCH = 10;
@@ -130,12 +130,15 @@ export class SecondaryZonesWorker {
    */
   private async incremental(zone: DueSecondary, source: TransferSource, from: string): Promise<string | undefined> {
     try {
-      const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
-      if (result.kind === 'up-to-date') return result.soa.rdata;
-      if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
-      else await applyIncremental(this.db, this.settings, zone, `${from} (IXFR)`, result);
-      this.log.info({ zone: zone.name, from, serial: result.soa.value.serial, kind: result.kind }, 'secondary zone transferred (IXFR)');
-      return result.soa.rdata;
+      // the transfer and its write in one of the process's turns: what they hold is bounded (zone-transfer-in.ts)
+      return await inTransferTurn(async () => {
+        const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
+        if (result.kind === 'up-to-date') return result.soa.rdata;
+        if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
+        else await applyIncremental(this.db, this.settings, zone, `${from} (IXFR)`, result);
+        this.log.info({ zone: zone.name, from, serial: result.soa.value.serial, kind: result.kind }, 'secondary zone transferred (IXFR)');
+        return result.soa.rdata;
+      });
     } catch (error) {
       if (!(error instanceof TransferError)) throw error;
       this.log.info({ zone: zone.name, from, reason: error.message }, 'secondary zone: IXFR not taken, transferring whole (AXFR)');
@@ -145,8 +148,11 @@ export class SecondaryZonesWorker {
 
   /** AXFR (RFC 5936): the whole zone; returns the SOA taken */
   private async whole(zone: DueSecondary, source: TransferSource, from: string): Promise<string> {
-    const transferred = await axfr(source, zone.name);
-    await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, transferred);
+    const transferred = await inTransferTurn(async () => {
+      const taken = await axfr(source, zone.name);
+      await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, taken);
+      return taken;
+    });
     this.log.info(
       { zone: zone.name, from, serial: transferred.soa.value.serial, records: transferred.records.length },
       'secondary zone transferred (AXFR)',

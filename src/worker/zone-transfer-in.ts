@@ -132,6 +132,40 @@ export const DEFAULT_TRANSFER_LIMITS: TransferLimits = {
   timeoutMs: 120_000,
 };
 
+/**
+ * How many transfers in a process runs at once, secondary zones' refreshes and one-shot imports alike: a
+ * transfer and the write of what it took hold the zone's records in memory (one is bounded by
+ * DEFAULT_TRANSFER_LIMITS; ten of the worst accepted at once ran a 512 MB heap out of memory, docs/transfers.md
+ * «Bounds»). The others wait their turn; asking a primary's SOA takes none.
+ */
+export const TRANSFERS_AT_ONCE = 2;
+
+/** turns of a fixed number, taken in order of asking */
+export class Turns {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(readonly size: number) {}
+
+  /** runs `task` when a turn is free, and frees it when the task settles */
+  async take<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      // the turn passes straight to the next in line, or is freed
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+const transferTurns = new Turns(TRANSFERS_AT_ONCE);
+
+/** runs a transfer in and the write of what it took in one of the process's turns (TRANSFERS_AT_ONCE) */
+export const inTransferTurn = <T>(task: () => Promise<T>): Promise<T> => transferTurns.take(task);
+
 /** a record of a transfer as read: the SOA's fields too when it is the zone's SOA */
 type StreamRecord = TransferredRecord & { soa?: SOAValue };
 
