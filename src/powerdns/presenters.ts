@@ -44,6 +44,14 @@ export interface ZoneFacts {
   /** the owner's e-mail: the zone's `account` (PowerDNS's account is free text; ours is the user owning it) */
   account: string;
   dnssec: boolean;
+  /** a secondary zone's primaries, in order */
+  primaries?: readonly { address: string; port: number }[];
+}
+
+/** a primary as PowerDNS writes one of a zone's `masters`: the address, with `:port` unless it is 53, IPv6 in brackets */
+export function presentPrimary(primary: { address: string; port: number }): string {
+  if (primary.port === 53) return primary.address;
+  return primary.address.includes(':') ? `[${primary.address}]:${primary.port}` : `${primary.address}:${primary.port}`;
 }
 
 /**
@@ -62,7 +70,7 @@ export function presentZone(zone: DomainRow, facts: ZoneFacts) {
     serial: zone.serial,
     notified_serial: zone.serial,
     edited_serial: zone.serial,
-    masters: [] as string[],
+    masters: (facts.primaries ?? []).map(presentPrimary),
     dnssec: facts.dnssec,
     nsec3param: '',
     nsec3narrow: false,

@@ -102,12 +102,15 @@ async function zoneOf(inputs: PowerDnsInputs): Promise<DomainRow> {
 /** each zone's `account` (its owner's e-mail) and `dnssec`, two statements for the whole list */
 async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
   const { services, ctx } = inputs;
-  const [users, signed] = await Promise.all([
+  const [users, signed, primaries] = await Promise.all([
     services.zoneReads.usersByIds(ctx, [...new Set(zones.map((zone) => zone.userId))]),
     services.dnssec.signedAmong(ctx, zones),
+    services.secondaryZones.primariesOf(ctx, zones),
   ]);
   const emails = new Map(users.map((user) => [user.id, user.email]));
-  return zones.map((zone) => presentZone(zone, { account: emails.get(zone.userId) ?? '', dnssec: signed.has(zone.id) }));
+  return zones.map((zone) =>
+    presentZone(zone, { account: emails.get(zone.userId) ?? '', dnssec: signed.has(zone.id), primaries: primaries.get(zone.id) }),
+  );
 }
 
 /** a zone with its rrsets (those the key may read), as the zone's GET and its creation answer */
@@ -265,6 +268,8 @@ const ALGORITHMS: Record<string, DnssecAlgorithmName> = {
 
 /** PowerDNS kinds Zonekeeper's zones are: every zone is a primary that NOTIFYs its secondaries */
 const PRIMARY_KINDS = ['native', 'master', 'primary'];
+/** PowerDNS's names of a secondary zone's kind (taken from its primaries, docs/transfers.md) */
+const SECONDARY_KINDS = ['slave', 'secondary'];
 function checkKind(kind: unknown): void {
   if (kind === undefined || kind === null) return;
   if (typeof kind !== 'string' || !PRIMARY_KINDS.includes(kind.toLowerCase()))
@@ -448,14 +453,20 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     },
   },
   {
-    // the zone's own settings: DNSSEC on or off follows `dnssec`; `kind` must stay a primary kind; the others
-    // (account, soa_edit_api, nsec3param, api_rectify) are Zonekeeper's own business and are ignored
+    // the zone's own settings: DNSSEC on or off follows `dnssec`; `kind`: a primary zone stays one, a secondary
+    // zone made `Master`/`Native` is promoted (it keeps its records and stops taking them from its primaries, as
+    // PowerDNS's kind change does: promoteZone); the others (account, soa_edit_api, nsec3param, api_rectify) are
+    // Zonekeeper's own business and are ignored
     method: 'put',
     path: ZONE,
     async handle(inputs) {
-      const zone = await zoneOf(inputs);
+      let zone = await zoneOf(inputs);
       const body = objectBody(inputs.body);
-      checkKind(body.kind);
+      const kind = typeof body.kind === 'string' ? body.kind.toLowerCase() : undefined;
+      if (zone.kind === 'secondary' && kind !== undefined && !SECONDARY_KINDS.includes(kind)) {
+        checkKind(body.kind);
+        zone = await inputs.services.secondaryZones.promote(inputs.ctx, zone.name);
+      } else if (zone.kind !== 'secondary') checkKind(body.kind);
       if (typeof body.dnssec === 'boolean') {
         const [signed] = await inputs.services.dnssec.signedAmong(inputs.ctx, [zone]).then((ids) => [ids.has(zone.id)]);
         if (body.dnssec && !signed) await inputs.services.dnssec.enable(inputs.ctx, { zone: zone.name });

@@ -67,6 +67,24 @@ export async function zonePrimaries(sql: Sql, domainId: number): Promise<ZonePri
   }));
 }
 
+/** the primaries' addresses and ports of each of these zones, in their order (no keys: for showing them) */
+export async function primaryAddressesOf(
+  sql: Sql,
+  domainIds: readonly number[],
+): Promise<Map<number, { address: string; port: number }[]>> {
+  const byZone = new Map<number, { address: string; port: number }[]>();
+  if (!domainIds.length) return byZone;
+  const rows = await sql.rows<{ domain_id: string; address: string; port: number }>(
+    `select domain_id, host(address) as address, port from zone_primaries where domain_id = any($1::bigint[]) order by domain_id, position`,
+    [domainIds],
+  );
+  for (const row of rows) {
+    const id = Number(row.domain_id);
+    byZone.set(id, [...(byZone.get(id) ?? []), { address: row.address, port: row.port }]);
+  }
+  return byZone;
+}
+
 export interface DueSecondary {
   id: number;
   name: string;

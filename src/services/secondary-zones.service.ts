@@ -5,7 +5,14 @@ import { requireAllowed } from '../auth/policy';
 import { recordIdentity } from '../dns/record';
 import { DomainError } from '../errors/catalogue';
 import type { DomainRow } from '../repositories/read-model';
-import { secondaryStatus, SecondaryStatusRow, transferKey, zonePrimaries, ZonePrimaryRow } from '../repositories/secondary-zones';
+import {
+  primaryAddressesOf,
+  secondaryStatus,
+  SecondaryStatusRow,
+  transferKey,
+  zonePrimaries,
+  ZonePrimaryRow,
+} from '../repositories/secondary-zones';
 import type { StoredRow } from '../repositories/zone-writes';
 import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
 import type { RequestContext } from './context';
@@ -120,6 +127,14 @@ export class SecondaryZonesService {
     private readonly settings: Settings,
     private readonly domains: DomainsService,
   ) {}
+
+  /** the primaries (address and port, in order) of the secondary zones among `zones`, one statement for them all */
+  primariesOf(ctx: RequestContext, zones: readonly DomainRow[]): Promise<Map<number, { address: string; port: number }[]>> {
+    return primaryAddressesOf(
+      ctx.db,
+      zones.filter((zone) => zone.kind === 'secondary').map((zone) => zone.id),
+    );
+  }
 
   /** the state of a secondary zone and its primaries; null for a primary zone */
   async status(ctx: RequestContext, zone: DomainRow): Promise<SecondaryStatus | null> {

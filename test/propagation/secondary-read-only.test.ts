@@ -26,6 +26,8 @@ let bind: BindPrimary | undefined;
 let userKey: string;
 let key: KeyArg;
 let dir: string;
+/** the zone's serial as it should be after each test: BIND's, until a test writes the zone itself */
+let servedSerial = 7;
 
 /** the zone's records as `owner type rdata` lines (the SOA left out), and the www A record's id */
 async function zoneRecords(): Promise<{ lines: string[]; wwwId: string; serial: number }> {
@@ -95,7 +97,7 @@ afterAll(async () => {
 /** after each refusal: nothing written, the zone as BIND serves it */
 afterEach(async () => {
   const now = await zoneRecords();
-  expect(now.serial).toBe(7);
+  expect(now.serial).toBe(servedSerial);
   expect(now.lines).toEqual(['@ NS ns1.read-only-sec.zk.test.', 'ns1 A 192.0.2.53', 'www A 192.0.2.1']);
 });
 
@@ -167,4 +169,33 @@ test('CLI: record add, edit and delete, zone apply and zone import exit 1 with Z
     expect(run.err).toMatch(/^error: ZONE_IS_SECONDARY: /);
     expect(run.err).toMatch(NAMES_THE_KIND);
   }
+});
+
+test('PowerDNS API: a secondary zone shows its primaries as masters; PUT kind Master promotes it (PowerDNS’s kind change), and then PATCHes are taken', async () => {
+  const pdns = `/api/v1/servers/localhost/zones/${ZONE}.`;
+  const before = await app.http.get(pdns).set('X-API-Key', userKey);
+  expect(before.body).toMatchObject({ kind: 'Slave', masters: [`127.0.0.1:${bind!.port}`] });
+  const listed = await app.http.get(`/api/v1/servers/localhost/zones?zone=${ZONE}.`).set('X-API-Key', userKey);
+  expect(listed.body).toEqual([expect.objectContaining({ kind: 'Slave', masters: [`127.0.0.1:${bind!.port}`] })]);
+  // Slave again changes nothing; Master is the way off the primary (promoteZone): records and serial stay
+  expect((await app.http.put(pdns).set('X-API-Key', userKey).send({ kind: 'Slave' })).status).toBe(204);
+  expect((await app.http.get(pdns).set('X-API-Key', userKey)).body.kind).toBe('Slave');
+  expect((await app.http.put(pdns).set('X-API-Key', userKey).send({ kind: 'Master' })).status).toBe(204);
+  const after = await app.http.get(pdns).set('X-API-Key', userKey);
+  expect(after.body).toMatchObject({ kind: 'Master', masters: [] });
+  // a primary zone cannot be made a secondary one here (a secondary zone names its primaries: GraphQL or the CLI)
+  const back = await app.http.put(pdns).set('X-API-Key', userKey).send({ kind: 'Slave' });
+  expect(back.status).toBe(422);
+  expect(back.body.error).toMatch(/primary zones only/);
+  // written here from now on; the record goes again, so the zone reads as its primary served it (afterEach)
+  const patch = (rrsets: unknown[]) =>
+    app.http.patch(pdns).set('X-API-Key', userKey).set('content-type', 'application/json').send({ rrsets });
+  expect(
+    (await patch([{ name: `mine.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.9' }] }])).status,
+  ).toBe(204);
+  expect((await zoneRecords()).lines).toContain('mine A 192.0.2.9');
+  expect((await patch([{ name: `mine.${ZONE}.`, type: 'A', changetype: 'DELETE' }])).status).toBe(204);
+  // two changes of ours: two serial steps past BIND's
+  servedSerial = (await zoneRecords()).serial;
+  expect(servedSerial).toBeGreaterThan(7);
 });
