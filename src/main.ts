@@ -90,7 +90,8 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
       // subscriptions first: their connections would hold the HTTP server open
-      const subscriptions = await startSubscriptions(server, app.schema, database.db, services, logger);
+      // the same `trust proxy` as HTTP requests: a cookie's socket behind a TLS proxy is compared with the https origin
+      const subscriptions = await startSubscriptions(server, app.schema, database.db, services, logger, app.express.get('trust proxy fn'));
       stops.push({ name: 'subscriptions (WebSocket connections close)', stop: () => subscriptions.stop() });
       stops.push({
         name: 'HTTP API (in-flight requests finish)',

@@ -25,17 +25,35 @@ const RECHECK_KEYS_MS = 2_000;
  * same-origin policy and a page cannot add headers to it, so the Origin the browser sends with the upgrade is
  * what tells a page of another site (cross-site WebSocket hijacking): it must be this service's own.
  */
-function sessionOfUpgrade(request: IncomingMessage, publicOrigin: string | undefined): SessionCredential | undefined {
+function sessionOfUpgrade(
+  request: IncomingMessage,
+  publicOrigin: string | undefined,
+  trustProxy: TrustProxy | undefined,
+): SessionCredential | undefined {
   const cookies = request.headers.cookie;
   if (!cookies) return undefined;
   const token = cookies
     .split(';')
     .map((pair) => pair.trim().split('='))
     .find(([name]) => name === SESSION_COOKIE)?.[1];
-  const secure = (request.socket as { encrypted?: boolean }).encrypted === true;
-  const own = publicOrigin ?? `${secure ? 'https' : 'http'}://${request.headers.host ?? ''}`;
+  const own = publicOrigin ?? `${protocolOf(request, trustProxy)}://${request.headers.host ?? ''}`;
   if (!token || request.headers.origin !== own) return undefined;
   return { session: token };
+}
+
+/** Express's `trust proxy` as compiled (`app.get('trust proxy fn')`): is the peer at `address` a proxy to trust */
+export type TrustProxy = (address: string, hop: number) => boolean;
+
+/**
+ * The upgrade request's protocol as Express's `req.protocol` reads an HTTP request's (sameSiteRequest compares
+ * the same origin): the socket's, or behind a proxy TRUST_PROXY trusts, the first X-Forwarded-Proto.
+ */
+function protocolOf(request: IncomingMessage, trustProxy: TrustProxy | undefined): string {
+  const own = (request.socket as { encrypted?: boolean }).encrypted === true ? 'https' : 'http';
+  if (!trustProxy || !trustProxy(request.socket.remoteAddress ?? '', 0)) return own;
+  const forwarded = request.headers['x-forwarded-proto'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0].trim();
+  return first || own;
 }
 
 function keyOf(payload: Record<string, unknown> | undefined): string | undefined {
@@ -50,7 +68,14 @@ function keyOf(payload: Record<string, unknown> | undefined): string | undefined
  * that, plus the key cache's 5 s in other processes. Events come from this process's change feed (the
  * journal, woken by LISTEN/NOTIFY: changes committed by any process arrive).
  */
-export async function startSubscriptions(server: Server, schema: GraphQLSchema, db: Database, services: Services, log: Logger) {
+export async function startSubscriptions(
+  server: Server,
+  schema: GraphQLSchema,
+  db: Database,
+  services: Services,
+  log: Logger,
+  trustProxy?: TrustProxy,
+) {
   const feed = new ChangeFeed(
     db,
     log,
@@ -120,7 +145,7 @@ export async function startSubscriptions(server: Server, schema: GraphQLSchema, 
       schema,
       execute: executeInTurn,
       async onConnect(ctx) {
-        const key = keyOf(ctx.connectionParams) ?? sessionOfUpgrade(ctx.extra.request, services.settings.sessions.publicOrigin);
+        const key = keyOf(ctx.connectionParams) ?? sessionOfUpgrade(ctx.extra.request, services.settings.sessions.publicOrigin, trustProxy);
         const address = sourceAddressOf(ctx.extra.request.socket.remoteAddress);
         const principal = await authenticate(key, address).catch(() => null);
         if (!principal || !key) return false;

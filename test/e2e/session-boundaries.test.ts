@@ -408,8 +408,13 @@ describe('the GraphQL WebSocket', () => {
    * A graphql-ws connection as a browser page would open it (the cookie, an Origin), asking `query`: what
    * arrived before the server closed it (or 3 s passed).
    */
-  async function overSocket(headers: Record<string, string>, payload: Record<string, unknown> = {}, query = `{ me { email } }`) {
-    const socket = new WebSocket(`${plain.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers });
+  async function overSocket(
+    headers: Record<string, string>,
+    payload: Record<string, unknown> = {},
+    query = `{ me { email } }`,
+    base = plain.baseUrl,
+  ) {
+    const socket = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers });
     const messages: any[] = [];
     let closeCode: number | undefined;
     await new Promise<void>((resolve) => {
@@ -450,6 +455,30 @@ describe('the GraphQL WebSocket', () => {
     expect((await overSocket({ cookie: `zk_session=${token}` })).closeCode).toBe(4403);
     // the session still works (a refused socket ends nothing)
     expect((await personGql(plain, token, ME)).status).toBe(200);
+  });
+
+  it('behind a TLS proxy that TRUST_PROXY trusts, the cookie with the https origin is taken; without TRUST_PROXY a forged X-Forwarded-Proto is not', async () => {
+    // as the proxy passes the upgrade on: the browser's Host and Origin, X-Forwarded-Proto https, from the loopback
+    const token = await signIn(short, 'tls-socket@example.org');
+    const https = short.baseUrl.replace('http:', 'https:');
+    const behind = await overSocket(
+      { cookie: `zk_session=${token}`, origin: https, 'x-forwarded-proto': 'https' },
+      {},
+      undefined,
+      short.baseUrl,
+    );
+    expect(behind.types).toEqual(['connection_ack', 'next', 'complete']);
+    expect(behind.data).toEqual({ me: { email: 'tls-socket@example.org' } });
+    // the same service, the https Origin without the proxy's header: another origin than its own
+    expect((await overSocket({ cookie: `zk_session=${token}`, origin: https }, {}, undefined, short.baseUrl)).closeCode).toBe(4403);
+    // default settings trust no proxy: the header changes nothing
+    const plainToken = await signIn(plain, 'forged-socket@example.org');
+    const forged = await overSocket({
+      cookie: `zk_session=${plainToken}`,
+      origin: plain.baseUrl.replace('http:', 'https:'),
+      'x-forwarded-proto': 'https',
+    });
+    expect(forged.closeCode).toBe(4403);
   });
 
   it('a tool with an API key and no Origin is let in as before', async () => {
