@@ -44,7 +44,7 @@ export async function buildContext(
   try {
     principal =
       typeof apiKey === 'object'
-        ? await services.sessions.authenticate(db, apiKey.session)
+        ? await services.sessions.authenticate(db, apiKey.session, address)
         : await services.apiKeys.authenticate(db, apiKey, address);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'FORBIDDEN_BY_POLICY')

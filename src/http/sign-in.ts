@@ -50,7 +50,7 @@ export function signInRoutes(db: Database, services: Services): Router {
       res.status(403).json(errorBody('CSRF_REFUSED'));
       return;
     }
-    const principal = await services.sessions.authenticate(db, token);
+    const principal = await services.sessions.authenticate(db, token, sourceAddressOf(req.ip ?? req.socket.remoteAddress));
     if (principal) await services.sessions.end(contextFor(db, services, principal), principal.keyId);
     clearSessionCookie(req, res);
     res.status(204).end();
@@ -80,7 +80,7 @@ export function signInRoutes(db: Database, services: Services): Router {
     });
   /** the person signed in (the cookie), or an answer already sent */
   const signedIn = async (req: Request, res: Response) => {
-    const principal = await services.sessions.authenticate(db, sessionCookieOf(req));
+    const principal = await services.sessions.authenticate(db, sessionCookieOf(req), sourceAddressOf(req.ip ?? req.socket.remoteAddress));
     if (!principal) res.status(401).json(errorBody('UNAUTHENTICATED'));
     return principal ? contextFor(db, services, principal) : undefined;
   };
@@ -164,7 +164,11 @@ export function signInRoutes(db: Database, services: Services): Router {
   });
   /** after an OIDC sign-in of a person with a passkey: the session waits for it (docs/people.md) */
   const awaiting = async (req: Request, res: Response) => {
-    const session = await services.sessions.awaitingSecondFactor(db, sessionCookieOf(req));
+    const session = await services.sessions.awaitingSecondFactor(
+      db,
+      sessionCookieOf(req),
+      sourceAddressOf(req.ip ?? req.socket.remoteAddress),
+    );
     if (!session) res.status(401).json(errorBody('UNAUTHENTICATED'));
     return session;
   };

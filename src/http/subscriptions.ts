@@ -97,8 +97,14 @@ export async function startSubscriptions(
   const wss = new WebSocketServer({ server, path: '/graphql' });
   /** each socket's credential: its API key, or a person's session (SessionCredential) */
   const keys = new Map<WebSocket, string | SessionCredential>();
-  const authenticate = (key: string | SessionCredential | undefined, address: string | undefined) =>
-    typeof key === 'object' ? services.sessions.authenticate(db, key.session, address) : services.apiKeys.authenticate(db, key, address);
+  const authenticate = (
+    key: string | SessionCredential | undefined,
+    address: string | undefined,
+    activity: 'request' | 'check' = 'request',
+  ) =>
+    typeof key === 'object'
+      ? services.sessions.authenticate(db, key.session, address, activity)
+      : services.apiKeys.authenticate(db, key, address);
   const addresses = new Map<WebSocket, string | undefined>();
   /** the socket an operation's context came from, and what to do when it closes (turns still waiting leave the queue) */
   const socketOf = new WeakMap<object, WebSocket>();
@@ -197,7 +203,8 @@ export async function startSubscriptions(
   );
   const recheck = setInterval(() => {
     for (const [socket, key] of keys) {
-      authenticate(key, addresses.get(socket)).then(
+      // the service's own check, not the person's activity: an open console tab does not keep its session alive
+      authenticate(key, addresses.get(socket), 'check').then(
         (principal) => {
           if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
         },

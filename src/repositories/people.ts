@@ -250,23 +250,25 @@ export async function insertSession(
 }
 
 /**
- * The live session of a token: not ended, seen within `idleSeconds` and begun within `absoluteSeconds`; its
- * `last_seen_at` moves to now (at most once a minute: a busy session costs one UPDATE a minute).
+ * The live session of a token: not ended, seen within `idleSeconds` and begun within `absoluteSeconds`; with
+ * `seen` (a person's request), its `last_seen_at` moves to now (at most once a minute: a busy session costs one
+ * UPDATE a minute).
  */
 export async function liveSessionByHash(
   sql: Sql,
   tokenHash: string,
   idleSeconds: number,
   absoluteSeconds: number,
+  seen = true,
 ): Promise<SessionRow | undefined> {
   const [row] = await sql.rows(
     `with live as (
        select s.id from sessions s
         where s.token_hash = $1 and s.ended_at is null
           and s.last_seen_at > now() - make_interval(secs => $2) and s.created_at > now() - make_interval(secs => $3)),
-     seen as (update sessions set last_seen_at = now() where id = (select id from live) and last_seen_at < now() - interval '1 minute')
+     seen as (update sessions set last_seen_at = now() where $4 and id = (select id from live) and last_seen_at < now() - interval '1 minute')
      select ${SESSION_COLUMNS} from sessions s join people p on p.id = s.person_id where s.id = (select id from live)`,
-    [tokenHash, idleSeconds, absoluteSeconds],
+    [tokenHash, idleSeconds, absoluteSeconds, seen],
   );
   return row ? toSession(row) : undefined;
 }

@@ -121,8 +121,13 @@ export class SessionsService {
    * The principal of a session cookie's token, or null: no such live session. A session found timed out
    * (idle or absolute) is ended and audited here, once (`sourceAddress`: who presented it).
    */
-  async authenticate(db: Database, token: string | undefined, sourceAddress?: string): Promise<Principal | null> {
-    const session = await this.live(db, token, sourceAddress);
+  async authenticate(
+    db: Database,
+    token: string | undefined,
+    sourceAddress?: string,
+    activity: 'request' | 'check' = 'request',
+  ): Promise<Principal | null> {
+    const session = await this.live(db, token, sourceAddress, activity);
     if (!session || session.awaitingSecondFactor) return null;
     return this.principalOf(db, session);
   }
@@ -139,11 +144,18 @@ export class SessionsService {
    * decides who writes the event (endTimedOutSession), so two requests presenting it at once, in one process
    * or in several, record it once; a token presented again after that finds nothing to end.
    */
-  private async live(db: Database, token: string | undefined, sourceAddress?: string): Promise<SessionRow | undefined> {
+  private async live(
+    db: Database,
+    token: string | undefined,
+    sourceAddress?: string,
+    activity: 'request' | 'check' = 'request',
+  ): Promise<SessionRow | undefined> {
     if (!token) return undefined;
     const { idleSeconds, absoluteSeconds } = this.settings.sessions;
     const hash = hashToken(token);
-    const session = await liveSessionByHash(db, hash, idleSeconds, absoluteSeconds);
+    // a check the service makes by itself (an open WebSocket's, every few seconds) is no activity of the person's:
+    // it does not keep the session from going idle
+    const session = await liveSessionByHash(db, hash, idleSeconds, absoluteSeconds, activity === 'request');
     if (session) return session;
     await inTransaction(db, async (sql) => {
       const ended = await endTimedOutSession(sql, hash, idleSeconds, absoluteSeconds);

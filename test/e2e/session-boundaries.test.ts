@@ -481,6 +481,31 @@ describe('the GraphQL WebSocket', () => {
     expect(forged.closeCode).toBe(4403);
   });
 
+  it('an open WebSocket does not keep its session from going idle: its checks are the service’s, not the person’s activity', async () => {
+    const token = await signIn(plain, 'open-tab@example.org');
+    const id = await sessionIdOf(plainDb, token);
+    const lastSeen = async () =>
+      (await plainDb.query(`select extract(epoch from now() - last_seen_at)::int as idle from sessions where id = $1`, [id])).rows[0]
+        .idle as number;
+    const socket = new WebSocket(`${plain.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+      headers: { cookie: `zk_session=${token}`, origin: plain.baseUrl },
+    });
+    const acked = new Promise<void>((resolve) =>
+      socket.on('message', (data) => JSON.parse(String(data)).type === 'connection_ack' && resolve()),
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+    await acked;
+    // opening it was the person's doing; then nothing for 10 minutes but the tab's socket, open through a few of
+    // the service's checks (every 2 s)
+    await plainDb.query(`update sessions set last_seen_at = now() - interval '10 minutes' where id = $1`, [id]);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(await lastSeen()).toBeGreaterThanOrEqual(600);
+    socket.close();
+    // a request of the person's is activity: it moves last_seen_at
+    expect((await personGql(plain, token, ME)).status).toBe(200);
+    expect(await lastSeen()).toBeLessThan(5);
+  });
+
   it('a tool with an API key and no Origin is let in as before', async () => {
     const tool = await overSocket({}, { 'X-API-Key': ADMIN_KEY }, `{ __typename }`);
     expect(tool).toEqual({ types: ['connection_ack', 'next', 'complete'], data: { __typename: 'Query' }, closeCode: undefined });
