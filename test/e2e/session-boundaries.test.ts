@@ -491,7 +491,7 @@ describe('the GraphQL WebSocket', () => {
       headers: { cookie: `zk_session=${token}`, origin: plain.baseUrl },
     });
     const acked = new Promise<void>((resolve) =>
-      socket.on('message', (data) => JSON.parse(String(data)).type === 'connection_ack' && resolve()),
+      socket.on('message', (data) => JSON.parse((data as Buffer).toString('utf8')).type === 'connection_ack' && resolve()),
     );
     socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
     await acked;
