@@ -24,7 +24,7 @@ import { claimDueSecondaries, DueSecondary, SECONDARY_CHANNEL, zonePrimaries } f
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
 import { recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
-import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource } from './zone-transfer-in';
+import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from './zone-transfer-in';
 
 const POLL_MS = 1000;
 const CLAIM_BATCH = 10;
@@ -140,7 +140,8 @@ export class SecondaryZonesWorker {
         return result.soa.rdata;
       });
     } catch (error) {
-      if (!(error instanceof TransferError)) throw error;
+      // a zone the IXFR sent whole and past the bounds would stop the same way by AXFR: not asked again
+      if (!(error instanceof TransferError) || error instanceof ZoneTooLarge) throw error;
       this.log.info({ zone: zone.name, from, reason: error.message }, 'secondary zone: IXFR not taken, transferring whole (AXFR)');
       return undefined;
     }

@@ -49,6 +49,9 @@ export interface TransferredRecord {
 /** why a transfer or an SOA query failed, in words for the zone's status */
 export class TransferError extends Error {}
 
+/** a whole zone past the bounds (records, text held): taking it again whole, by AXFR after an IXFR, stops the same way */
+export class ZoneTooLarge extends TransferError {}
+
 /** RFC 1035 §3.2.3, RFC 1995 §3 */
 const AXFR_CODE = 252;
 const IXFR_CODE = 251;
@@ -315,9 +318,9 @@ class ZoneCollector {
     const before = this.records.size;
     this.records.set(recordIdentity(plain), plain);
     if (this.records.size > this.limits.maxRecords)
-      throw new TransferError(`the zone at ${this.from} has more than ${this.limits.maxRecords} records (the most a transfer in takes)`);
+      throw new ZoneTooLarge(`the zone at ${this.from} has more than ${this.limits.maxRecords} records (the most a transfer in takes)`);
     if (this.records.size > before && (this.text += textOf(plain)) > this.limits.maxText)
-      throw textBound(this.from, this.limits, 'the zone');
+      throw new ZoneTooLarge(textBound(this.from, this.limits, 'the zone').message);
   }
 }
 
