@@ -349,11 +349,14 @@ function PolicyFields({
   );
 }
 
-/** the service's problems by the form's field (policy.rules[2].zone → rules; the rest by their leaf) */
+/**
+ * the service's problems by the form's field (policy.rules[2].zone → rules; policy.allowedNetworks[1] →
+ * allowedNetworks, one field for the list; the rest by their leaf)
+ */
 function problemsOf(error: Parameters<typeof errorDetails>[0]): Record<string, string> {
   const found: Record<string, string> = {};
   for (const d of errorDetails(error)) {
-    const key = /rules/.test(d.field) ? 'rules' : leafField(d.field);
+    const key = /rules/.test(d.field) ? 'rules' : leafField(d.field.replace(/\[\d+\]$/, ''));
     found[key] = found[key] ? `${found[key]} ${d.message}` : d.message;
   }
   return Object.keys(found).length ? found : { form: describeError(error!) };
