@@ -5,7 +5,10 @@
  * derived from what the key's policy says (each profile below states, in plain predicates, what its rules
  * grant), never from what the service answered; every refused call is checked to have changed nothing (the
  * zones, records, keys, users and DNSSEC rows read straight from the database before and after). A route or
- * field added without a row here fails the completeness tests at the end.
+ * field added without a row here fails the completeness tests at the end. The PowerDNS API's routes that its
+ * clients use to list, read, write, create and delete zones (docs/powerdns-api.md) have rows too, each with the
+ * expectation of the REST or GraphQL operation it amounts to; its errors carry no code, so they are told apart
+ * by status (404 not there for the key, 401/403 refused).
  *
  * One service and one database for the whole file; rows are set up once, a write that succeeds is undone with
  * the admin key.
@@ -15,6 +18,7 @@ import { Client } from 'pg';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { ROUTES } from '../../src/rest/routes';
+import { POWERDNS_ROUTES } from '../../src/powerdns/routes';
 import { waitUntil } from '../support/wait-for';
 import { startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone } from '../support/fixtures';
@@ -386,7 +390,7 @@ async function adminAwaitNewDs(zone: string): Promise<void> {
 // ---- calls and their checks ----
 
 interface Answer {
-  via: 'rest' | 'graphql';
+  via: 'rest' | 'graphql' | 'powerdns';
   status: number;
   code?: string;
   body: any;
@@ -406,6 +410,39 @@ async function rest(
   return { via: 'rest', status: res.status, code: ok ? undefined : res.body?.error, body: res.body ?? res.text, data: res.body };
 }
 
+/** the PowerDNS API's server (docs/powerdns-api.md) */
+const PDNS = '/api/v1/servers/localhost';
+
+/**
+ * A call to the PowerDNS API with the key (X-API-Key) or the person's session (the cookie, with the CSRF gate's
+ * X-Requested-With: the same gate as REST, src/http/request-gates.ts). Its error bodies are `{"error": "…"}`
+ * without a code: `code` is the status, and expectOutcome compares statuses.
+ */
+async function pdns(
+  key: string,
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete',
+  path: string,
+  body?: Record<string, unknown>,
+): Promise<Answer> {
+  const req = app.http[method](`${PDNS}${path}`).set(isSession(key) ? sessionHeaders(key) : { 'X-API-Key': key });
+  const res = body ? await req.send(body) : await req;
+  const ok = res.status >= 200 && res.status < 300;
+  const data = res.type === 'text/plain' ? res.text : res.body;
+  return { via: 'powerdns', status: res.status, code: ok ? undefined : `HTTP ${res.status}`, body: res.body ?? res.text, data };
+}
+
+/** what the PowerDNS API answers for an outcome: 2xx, 404 for what is not there for the key, 401/403 refused */
+const powerDnsAnswer = (outcome: Outcome) =>
+  outcome === 'ok' ? 'ok' : outcome.endsWith('_NOT_FOUND') ? 'not found (404)' : 'refused (401/403)';
+const powerDnsAnswerOf = (status: number) =>
+  status >= 200 && status < 300
+    ? 'ok'
+    : status === 404
+      ? 'not found (404)'
+      : status === 401 || status === 403
+        ? 'refused (401/403)'
+        : `HTTP ${status}`;
+
 /** a person's credential is a session token (sent as the cookie), a key's its secret (X-API-Key) */
 const isSession = (key: string) => key.startsWith('zk_session_');
 
@@ -420,9 +457,15 @@ const coverage = new Map<string, { profiles: Set<string>; allowed: number; refus
 let current: { op: string; profile: string } | undefined;
 
 function expectOutcome(answer: Answer, expected: Outcome, label: string): void {
-  const ok = answer.via === 'rest' ? answer.status >= 200 && answer.status < 300 : !answer.body?.errors && answer.data !== undefined;
-  const got = ok ? 'ok' : (answer.code ?? 'error');
-  expect({ label, got, body: got === expected ? undefined : answer.body }).toEqual({ label, got: expected, body: undefined });
+  if (answer.via === 'powerdns') {
+    const got = powerDnsAnswerOf(answer.status);
+    const want = powerDnsAnswer(expected);
+    expect({ label, got, body: got === want ? undefined : answer.body }).toEqual({ label, got: want, body: undefined });
+  } else {
+    const ok = answer.via === 'rest' ? answer.status >= 200 && answer.status < 300 : !answer.body?.errors && answer.data !== undefined;
+    const got = ok ? 'ok' : (answer.code ?? 'error');
+    expect({ label, got, body: got === expected ? undefined : answer.body }).toEqual({ label, got: expected, body: undefined });
+  }
   if (answer.via === 'rest') {
     const status = expected === 'ok' ? [200, 201, 204] : expected.endsWith('_NOT_FOUND') ? [404] : [403];
     if (!status.includes(answer.status)) expect({ label, status: answer.status }).toEqual({ label, status: status[0] });
@@ -1006,6 +1049,142 @@ function subscriptionOp(field: 'zoneChanged' | 'propagationChanged' | 'dnssecKey
   };
 }
 
+// ---- the PowerDNS API's rows (docs/powerdns-api.md) ----
+
+/** a row of the PowerDNS API: `PowerDNS <METHOD> <path of src/powerdns/routes.ts>` */
+const pdnsRow = (method: string, path: string) => `PowerDNS ${method} /servers/localhost${path}`;
+const fqdn = (t: Point) => `${t.owner}.${t.zone}.`;
+
+/** the rdatas at a point, as the database holds them */
+async function rdatasAt(t: Point): Promise<string[]> {
+  const { rows } = await db.query(
+    `select r.rdata from records r join domains d on d.id = r.domain_id where d.name = $1 and r.owner = $2 and r.type = $3 order by r.rdata`,
+    [t.zone, t.owner, t.type],
+  );
+  return rows.map((r: any) => r.rdata as string);
+}
+
+/** a PowerDNS zone object's rrsets as `owner type` of each record, owners relative to the zone as the database holds them */
+function rrsetRecords(zone: string, rrsets: any[]): string[] {
+  const owner = (name: string) => (name.toLowerCase() === `${zone}.` ? '@' : name.slice(0, -`.${zone}.`.length));
+  return rrsets.flatMap((set) => set.records.map(() => `${owner(set.name)} ${set.type}`)).sort();
+}
+
+const PDNS_OPS: Op[] = [
+  {
+    // every zone the key sees, as GET /domain/list and Query.domains; `?zone=` an exact lookup, empty for a zone it does not see
+    id: pdnsRow('GET', '/zones'),
+    list: true,
+    async run(p, key) {
+      const answer = await attempt('PowerDNS zone list', 'ok', () => pdns(key, 'get', '/zones'), { reads: true });
+      expect(answer.data.map((z: any) => z.name.replace(/\.$/, '')).sort()).toEqual(await visibleZones(p));
+      // the list's zones come without their rrsets
+      expect(answer.data.filter((z: any) => z.rrsets !== undefined)).toEqual([]);
+      for (const zone of [A, C]) {
+        const one = await attempt(`PowerDNS zone list ?zone=${zone}.`, 'ok', () => pdns(key, 'get', `/zones?zone=${zone}.`), {
+          reads: true,
+        });
+        expect({ zone, names: one.data.map((z: any) => z.name) }).toEqual({ zone, names: sees(p, zone) ? [`${zone}.`] : [] });
+      }
+    },
+  },
+  {
+    // a zone with the rrsets the key may read, as Query.domain and GET /domain/list/zone
+    id: pdnsRow('GET', '/zones/:zone'),
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const expected = readZone(p, zone);
+        const answer = await attempt(`PowerDNS GET zone ${zone}`, expected, () => pdns(key, 'get', `/zones/${zone}.`), { reads: true });
+        if (expected !== 'ok') continue;
+        const readable = (await readableRecords(p, [zone])).map((r) => `${r.owner} ${r.type}`).sort();
+        expect({ zone, rrsets: rrsetRecords(zone, answer.data.rrsets) }).toEqual({ zone, rrsets: readable });
+      }
+    },
+  },
+  {
+    // a REPLACE of the rrset at each point (each holds a record): a new record there, as a change set's ADD
+    id: pdnsRow('PATCH', '/zones/:zone'),
+    async run(p, key) {
+      for (const t of POINTS) {
+        const before = await rdatasAt(t);
+        expect(before.length).toBeGreaterThan(0);
+        const rdata = rdataFor(t.type);
+        const expected = writeNew(p, t);
+        await attempt(`PowerDNS REPLACE ${label(t)}`, expected, () =>
+          pdns(key, 'patch', `/zones/${t.zone}.`, {
+            rrsets: [{ name: fqdn(t), type: t.type, ttl: 300, changetype: 'REPLACE', records: [{ content: rdata, disabled: false }] }],
+          }),
+        );
+        expect({ t, rdatas: await rdatasAt(t) }).toEqual({ t, rdatas: expected === 'ok' ? [rdata] : before });
+        if (expected === 'ok') {
+          // back as it was: the records the REPLACE took away
+          await adminDeleteIfThere(await findRecord(t, rdata));
+          for (const old of before) await adminAdd(t, old);
+        }
+      }
+    },
+  },
+  {
+    // a new zone, as POST /domain/add and Mutation.createDomain: a user's key makes it for its own user, whatever `account` says
+    id: pdnsRow('POST', '/zones'),
+    async run(p, key) {
+      for (const [what, account] of [
+        ['without account', undefined],
+        ["naming another user's account", 'pm-other@example.org'],
+      ] as [string, string | undefined][]) {
+        const expected = flag(p.createZones);
+        await attempt(`PowerDNS create ${SPARE} ${what}`, expected, () =>
+          pdns(key, 'post', '/zones', {
+            name: `${SPARE}.`,
+            kind: 'Native',
+            nameservers: ['ns1.example.net.'],
+            ...(account ? { account } : {}),
+          }),
+        );
+        const { rows } = await db.query(`select user_id from domains where name = $1`, [SPARE]);
+        expect({ what, owners: rows.map((r: any) => String(r.user_id)) }).toEqual({ what, owners: expected === 'ok' ? [userId] : [] });
+        await adminDeleteSpare();
+      }
+    },
+  },
+  deleteZoneOp(pdnsRow('DELETE', '/zones/:zone'), (key, zone) => pdns(key, 'delete', `/zones/${zone}.`)),
+  // the notify changes nothing (every change is NOTIFYed by the worker): answered for a zone the key sees, as an
+  // ACME key's client sends it (docs/powerdns-api.md, «Keys»)
+  zoneOp(pdnsRow('PUT', '/zones/:zone/notify'), readZone, (key, zone) => pdns(key, 'put', `/zones/${zone}./notify`)),
+  zoneOp(pdnsRow('GET', '/zones/:zone/export'), readWholeZone, (key, zone) => pdns(key, 'get', `/zones/${zone}./export`)),
+  {
+    // the zone's DNSSEC keys, as GET /domain/dnssec/:zone (the same service call); A signed, so that it has some
+    id: pdnsRow('GET', '/zones/:zone/cryptokeys'),
+    async run(p, key) {
+      await adminEnableDnssec(A);
+      try {
+        for (const zone of ZONES) {
+          const expected = readZone(p, zone);
+          const answer = await attempt(`PowerDNS cryptokeys ${zone}`, expected, () => pdns(key, 'get', `/zones/${zone}./cryptokeys`), {
+            reads: true,
+          });
+          if (expected === 'ok') expect({ zone, keys: answer.data.length > 0 }).toEqual({ zone, keys: zone === A });
+        }
+      } finally {
+        await adminDisableDnssec(A);
+      }
+    },
+  },
+  {
+    // the TSIG keys of its user, as GET /tsigkey/list and Query.tsigKeys
+    id: pdnsRow('GET', '/tsigkeys'),
+    async run(p, key) {
+      const made = [await adminMakeKey('tsig', userId, WITHIN), await adminMakeKey('tsig', otherUserId, WITHIN)];
+      const answer = await attempt('PowerDNS TSIG key list', flag(p.manageKeys), () => pdns(key, 'get', '/tsigkeys'), { reads: true });
+      if (answer.code === undefined) {
+        const { rows } = await db.query(`select name from tsig_keys where user_id = $1 and revoked_at is null`, [userId]);
+        expect(answer.data.map((k: any) => k.name.replace(/\.$/, '')).sort()).toEqual(rows.map((r: any) => r.name).sort());
+      }
+      for (const id of made) await admin(`mutation($id: ID!) { revokeTsigKey(id: $id) { id } }`, { id });
+    },
+  },
+];
+
 const OPS: Op[] = [
   // ---- REST: records ----
   {
@@ -1134,6 +1313,9 @@ const OPS: Op[] = [
     rest(key, 'post', `/domain/dnssec/${zone}/roll`, { body: { role: 'ZSK' } }),
   ),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
+
+  // ---- the PowerDNS API (docs/powerdns-api.md) ----
+  ...PDNS_OPS,
 
   // ---- GraphQL queries ----
   keyListOp('Query.apiKeys', (key) => gql(key, `{ apiKeys { id userId } }`)),
@@ -1799,6 +1981,11 @@ describe('the matrix is complete', () => {
     expect(rows).toEqual(fields);
   });
 
+  it('has PowerDNS rows only for routes of the PowerDNS table', () => {
+    const routes = new Set(POWERDNS_ROUTES.map((r) => `PowerDNS ${r.method.toUpperCase()} ${r.path}`));
+    expect(PDNS_OPS.map((op) => op.id).filter((id) => !routes.has(id))).toEqual([]);
+  });
+
   it('ran every row with every key, each on a target some key may touch and one it may not', () => {
     const incomplete = OPS.filter((op) => coverage.get(op.id)!.profiles.size !== PROFILES.length).map((op) => op.id);
     expect(incomplete).toEqual([]);
@@ -1809,7 +1996,8 @@ describe('the matrix is complete', () => {
     expect(oneSided).toEqual([]);
     // the counts the report quotes
     process.stdout.write(
-      `policy matrix: ${ROUTES.length} REST routes and ${OPS.length - ROUTES.length} GraphQL fields × ${PROFILES.length} keys; ` +
+      `policy matrix: ${ROUTES.length} REST routes, ${PDNS_OPS.length} PowerDNS API routes and ` +
+        `${OPS.length - ROUTES.length - PDNS_OPS.length} GraphQL fields × ${PROFILES.length} keys; ` +
         `${tally.calls} calls, ${tally.allowed} allowed, ${tally.refused} refused\n`,
     );
   });
