@@ -103,7 +103,15 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
       // a person signed in by cookie (docs/people.md): only a request a cross-site page cannot make (CSRF)
       if (sessionToken !== undefined && !sameSiteRequest(req, services.settings.sessions.publicOrigin)) {
         const body = errorBody('CSRF_REFUSED');
-        res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code: 'CSRF_REFUSED' } }] });
+        res
+          .status(body.code)
+          .json(
+            shape === 'rest'
+              ? body
+              : shape === 'powerdns'
+                ? { error: body.message }
+                : { errors: [{ message: body.message, extensions: { code: 'CSRF_REFUSED' } }] },
+          );
         return;
       }
       const address = sourceAddressOf(req.ip ?? req.socket.remoteAddress);

@@ -300,6 +300,19 @@ describe('the cookie', () => {
   });
 });
 
+describe('the PowerDNS API with a cookie', () => {
+  it('a request without the CSRF gate’s header is refused in PowerDNS’s shape ({"error"}), one with it is answered', async () => {
+    const token = await signIn(plain, 'pdns-cookie@example.org');
+    const crossSite = await plain.http.get('/api/v1/servers/localhost/zones').set('cookie', `zk_session=${token}`);
+    expect(crossSite.status).toBe(403);
+    expect(Object.keys(crossSite.body)).toEqual(['error']);
+    expect(typeof crossSite.body.error).toBe('string');
+    const sameSite = await plain.http.get('/api/v1/servers/localhost/zones').set(sessionHeaders(token));
+    expect(sameSite.status).toBe(200);
+    expect(Array.isArray(sameSite.body)).toBe(true);
+  });
+});
+
 describe('OpenID Connect', () => {
   let context: BrowserContext;
   let page: Page;
