@@ -8,6 +8,9 @@
 //   - Zonekeeper's PATCH /api/v1/servers/localhost/zones/<zone>,
 //   - Zonekeeper's GraphQL applyZoneChanges with the same change set (REPLACE_RRSET per rrset).
 // Targets: Zonekeeper's edge ≥ 5× PowerDNS's throughput; the edge within 10 % of GraphQL.
+// Beside them, the write floor (bench/lib/write-floor.js): a plain node `http` server running only the service's
+// own two write statements (readZone, writeZoneChange) for the same change set, with nothing above them: what
+// any edge on this data layer can reach on this machine, each request one durable commit.
 // Written to bench/RESULTS-powerdns-api.md with the machine and the date. BENCH_QUICK=1: shorter cases.
 const fs = require('node:fs');
 const path = require('node:path');
@@ -18,6 +21,7 @@ const { machineInfo } = require('./lib/machine');
 const { startPdnsOnDatabase, startPdnsOnSqlite, pdnsVersion } = require('./lib/pdns');
 const { request } = require('./lib/proc');
 const { startService, ROOT } = require('./lib/service');
+const { startWriteFloor } = require('./lib/write-floor');
 
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const PDNS_KEY = 'pdns-bench-key';
@@ -31,6 +35,7 @@ const CASES = [
 const NS = ['ns1.example.net.', 'ns2.example.net.'];
 const EDGE = 'Zonekeeper PowerDNS API';
 const GRAPHQL = 'Zonekeeper GraphQL applyZoneChanges';
+const FLOOR = 'write floor';
 const TMP = path.join(__dirname, '.tmp');
 const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 const ip = (n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
@@ -164,7 +169,19 @@ async function zonekeeperTargets(databaseUrl) {
       request('POST', `${svc.base}/graphql`, { headers: svc.headers, body: graphqlBody(zoneName(c), 500_000_000 + from, count), agent }),
     ok: (res) => res.status === 200 && !res.json?.errors,
   };
-  return [edge, graphql];
+  // the floor writes the same change sets on the same database, on names neither edge writes
+  const floorServer = await startWriteFloor(databaseUrl);
+  const floor = {
+    label: FLOOR,
+    stop: () => floorServer.stop(),
+    send: (c, from, count) =>
+      request('POST', `${floorServer.base}/floor`, {
+        body: { zone: zoneName(c), records: names(1_000_000_000 + from, count).map((n) => ({ owner: n.owner, rtype: 'A', rdata: n.rdata, ttl: 3600 })) },
+        agent,
+      }),
+    ok: (res) => res.status === 201,
+  };
+  return [edge, graphql, floor];
 }
 
 function table(rows) {
@@ -207,7 +224,7 @@ async function main() {
         return {
           sqlite: results[targets[0].label],
           pgsql: results[targets[1].label],
-          zk: { edge: results[EDGE], graphql: results[GRAPHQL] },
+          zk: { edge: results[EDGE], graphql: results[GRAPHQL], floor: results[FLOOR] },
         };
       } finally {
         for (const target of targets) await target.stop();
@@ -222,16 +239,20 @@ async function main() {
       label: `${c.rrsets} rrset${c.rrsets > 1 ? 's' : ''} c${c.connections}`,
       vsPowerDns: zk.edge[i].rps / best,
       vsGraphql: zk.edge[i].rps / zk.graphql[i].rps,
+      floorVsPowerDns: zk.floor[i].rps / best,
+      edgeVsFloor: zk.edge[i].rps / zk.floor[i].rps,
     };
   });
   const verdict = (ok) => (ok ? 'met' : '**MISSED**');
   const ratioRows = ratios
     .map(
       (r) =>
-        `| ${r.label} | ${r.vsPowerDns.toFixed(1)}× (${verdict(r.vsPowerDns >= 5)}) | ${(r.vsGraphql * 100).toFixed(0)} % (${verdict(r.vsGraphql >= 0.9)}) |`,
+        `| ${r.label} | ${r.vsPowerDns.toFixed(1)}× (${verdict(r.vsPowerDns >= 5)}) | ${(r.vsGraphql * 100).toFixed(0)} % (${verdict(r.vsGraphql >= 0.9)}) | ${r.floorVsPowerDns.toFixed(1)}× | ${(r.edgeVsFloor * 100).toFixed(0)} % |`,
     )
     .join('\n');
-  for (const r of ratios) log(`${r.label}: edge/PowerDNS ${r.vsPowerDns.toFixed(2)}×, edge/GraphQL ${(r.vsGraphql * 100).toFixed(0)} %`);
+  for (const r of ratios) {
+    log(`${r.label}: edge/PowerDNS ${r.vsPowerDns.toFixed(2)}×, edge/GraphQL ${(r.vsGraphql * 100).toFixed(0)} %, floor/PowerDNS ${r.floorVsPowerDns.toFixed(2)}×`);
+  }
 
   fs.writeFileSync(
     path.join(__dirname, 'RESULTS-powerdns-api.md'),
@@ -243,13 +264,17 @@ Load average (1 min) before the run ${loadBefore[0].toFixed(1)}, after ${loadAft
 
 PATCH of 1 and of 1,000 rrsets (REPLACE of an A rrset at a new name each: every request a real change), closed
 loop for ${SECONDS} s a case at 1 and 16 connections, each connection on a zone of its own; after one request of
-warm-up per connection. All four servers run at once; within each case they take their turn one after another. Zonekeeper on its default settings with the rate limits off (as every benchmark);
+warm-up per connection. All five servers run at once; within each case they take their turn one after another. Zonekeeper on its default settings with the rate limits off (as every benchmark);
 GraphQL sends the same change set (\`applyZoneChanges\`, one \`REPLACE_RRSET\` per rrset) on the same service.
 PowerDNS's web server closes each connection after its answer, so its client opens one per request (as its
 clients do); Zonekeeper's keep theirs open. Throughput counts right answers only (204, or GraphQL without
 errors); a case's wrong answers are shown as "bad" (PowerDNS on gsqlite3 answers 500 to some writes at 16
 connections: SQLite takes one writer at a time and PowerDNS gives up on the lock).
 Targets: the edge ≥ 5× PowerDNS's throughput (the better of its two backends); the edge within 10 % of GraphQL.
+The write floor (bench/lib/write-floor.js) is no target: a plain node \`http\` server and \`pg\` pool that runs
+only the service's two write statements (readZone, writeZoneChange) for the same change set on the same database,
+without express, authentication, validation or rules; each request is one durable commit, as each of ours is.
+Floor ÷ PowerDNS is the most any edge on this data layer could show on this machine.
 
 Requests per second and latency percentiles (ms):
 
@@ -258,10 +283,11 @@ ${table([
   [`PowerDNS gpgsql`, pgsql],
   ['Zonekeeper `PATCH …/zones/<zone>`', zk.edge],
   ['Zonekeeper GraphQL `applyZoneChanges`', zk.graphql],
+  ['write floor (the two statements alone)', zk.floor],
 ])}
 
-| case | edge ÷ best PowerDNS (≥ 5×) | edge ÷ GraphQL (≥ 90 %) |
-| --- | ---: | ---: |
+| case | edge ÷ best PowerDNS (≥ 5×) | edge ÷ GraphQL (≥ 90 %) | floor ÷ best PowerDNS | edge ÷ floor |
+| --- | ---: | ---: | ---: | ---: |
 ${ratioRows}
 `,
   );

@@ -1,5 +1,5 @@
 'use strict';
-// `node bench/profile.js write|list|graphql|pdns-patch` (after `npm run build`): the service under `node --cpu-prof`, one
+// `node bench/profile.js write|list|graphql|pdns-patch|pdns-patch-1000` (after `npm run build`): the service under `node --cpu-prof`, one
 // scenario of the benchmark, then the profile summed by package and by function (self time). The
 // .cpuprofile stays in bench/.tmp/prof-<scenario>/ (open it in Chrome DevTools for the call tree).
 const fs = require('node:fs');
@@ -43,7 +43,7 @@ function summarise(file, top = 25) {
 }
 
 async function main() {
-  if (!['write', 'list', 'graphql', 'pdns-patch'].includes(scenario)) throw new Error('usage: node bench/profile.js write|list|graphql|pdns-patch');
+  if (!['write', 'list', 'graphql', 'pdns-patch', 'pdns-patch-1000'].includes(scenario)) throw new Error('usage: node bench/profile.js write|list|graphql|pdns-patch|pdns-patch-1000');
   fs.mkdirSync(TMP, { recursive: true });
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -83,22 +83,28 @@ async function main() {
       const r = await wrk({ url: `${svc.base}/api/record/add`, kind: 'zk-record', method: 'POST', headers: { ...svc.headers, 'content-type': 'application/json' },
         zones: zones.map((z) => z.name), expect: 201, tmpDir: TMP, connections: 16, seconds: 15, offset: 0 });
       console.log(`write: ${r.rps.toFixed(1)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`);
-    } else if (scenario === 'pdns-patch') {
-      // bench/powerdns-api.js's case "1 rrset c1": PATCHes of one new A rrset through the PowerDNS API, one at a time
+    } else if (scenario.startsWith('pdns-patch')) {
+      // bench/powerdns-api.js's cases "1 rrset c1" and "1000 rrsets c1": PATCHes of new A rrsets through the
+      // PowerDNS API, one request at a time
+      const count = scenario === 'pdns-patch-1000' ? 1000 : 1;
       const http = require('node:http');
       const agent = new http.Agent({ keepAlive: true });
       const deadline = Date.now() + 15_000;
       const times = [];
       for (let i = 0; Date.now() < deadline; i++) {
         const zone = zones[i % zones.length].name;
-        const body = { rrsets: [{ name: `h${i}.${zone}.`, type: 'A', ttl: 3600, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }] }] };
+        const body = {
+          rrsets: Array.from({ length: count }, (_, j) => ({
+            name: `h${i}-${j}.${zone}.`, type: 'A', ttl: 3600, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }],
+          })),
+        };
         const t0 = Date.now();
         const res = await request('PATCH', `${svc.base}/api/v1/servers/localhost/zones/${zone}.`, { headers: svc.headers, body, agent });
         if (res.status !== 204) throw new Error(`PATCH → ${res.status} ${res.text.slice(0, 200)}`);
         times.push(Date.now() - t0);
       }
       times.sort((a, b) => a - b);
-      console.log(`pdns-patch: ${(times.length / 15).toFixed(1)} req/s, p50 ${times[times.length >> 1]} ms`);
+      console.log(`${scenario}: ${(times.length / 15).toFixed(1)} req/s, p50 ${times[times.length >> 1]} ms`);
     } else if (scenario === 'list') {
       for (let i = 0; i < 3; i++) {
         const t = await streamTimed(`${svc.base}/api/record/list`, svc.headers);

@@ -4,6 +4,8 @@
 // built repositories (dist/src/repositories/zone-writes.js), as named prepared statements — with nothing
 // else: no express, no GraphQL, no authentication, no DNS validation, no rules. What the service does above
 // this floor is its framework and its checks; the bench reports Zonekeeper ÷ floor from the same run.
+// The body is one record `{ zone, owner, rtype, rdata, ttl }` (bench/run.js's wrk script), or a set of new
+// records `{ zone, records: [{ owner, rtype, rdata, ttl }] }` written as one change set (bench/powerdns-api.js).
 const http = require('node:http');
 const path = require('node:path');
 const { Pool } = require('pg');
@@ -17,7 +19,8 @@ async function startWriteFloor(databaseUrl) {
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
 
   const handle = async (body) => {
-    const record = JSON.parse(body);
+    const parsed = JSON.parse(body);
+    const records = parsed.records ?? [parsed];
     const client = await pool.connect();
     try {
       const sql = {
@@ -25,26 +28,32 @@ async function startWriteFloor(databaseUrl) {
         // the floor wakes no journal reader (the service signals after its commits: src/db/journal-signal.ts)
         journalWritten: () => undefined,
       };
-      const zone = await readZone(sql, { zone: { name: record.zone }, owner: record.owner }, false);
+      const zone = await readZone(
+        sql,
+        parsed.records
+          ? { zone: { name: parsed.zone }, touching: { owners: records.map((r) => r.owner), recordIds: [] } }
+          : { zone: { name: parsed.zone }, owner: parsed.owner },
+        false,
+      );
       if (!zone) return { status: 404 };
       const after = zone.serial + 1;
       // RFC 1035 §3.3.13: the serial is the third field of the SOA's RDATA
       const soaRdata = zone.soa.rdata.replace(/^(\S+ \S+ )\d+/, `$1${after}`);
-      const inserted = { owner: record.owner, type: record.rtype, rdata: record.rdata, ttl: record.ttl };
+      const inserted = records.map((r) => ({ owner: r.owner, type: r.rtype, rdata: r.rdata, ttl: r.ttl }));
       const ids = await writeZoneChange(sql, {
         domainId: zone.id,
         zone: zone.name,
         serialBefore: zone.serial,
         serialAfter: after,
-        inserts: [inserted],
+        inserts: inserted,
         deleteIds: [],
         soa: { id: zone.soa.id, rdata: soaRdata, ttl: zone.soa.ttl },
         removed: [{ owner: '@', type: 'SOA', ttl: zone.soa.ttl, rdata: zone.soa.rdata }],
-        added: [inserted, { owner: '@', type: 'SOA', ttl: zone.soa.ttl, rdata: soaRdata }],
+        added: [...inserted, { owner: '@', type: 'SOA', ttl: zone.soa.ttl, rdata: soaRdata }],
       });
       // another write to the zone came in between: the service decides again; the floor answers 409
-      if (!ids) return { status: 409 };
-      return { status: 201, json: { id: String(ids[0]), ...inserted } };
+      if (!Array.isArray(ids)) return { status: 409 };
+      return { status: 201, json: parsed.records ? { ids: ids.map(String) } : { id: String(ids[0]), ...inserted[0] } };
     } finally {
       client.release();
     }
