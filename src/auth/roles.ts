@@ -40,8 +40,11 @@ export function roleZones(role: Role, zones: readonly string[] | null | undefine
 export function rolePolicy(role: Role | null, zones: readonly string[] | null): KeyPolicy {
   switch (role) {
     case 'owner':
-    case 'admin':
       return UNRESTRICTED;
+    case 'admin':
+      // every zone and every flag, but as a rule, not unrestricted: a key an admin makes is then restricted too
+      // (exceedsCreator), so it acts as an admin (PeopleService.roleIn), never as the account's owner
+      return { ...UNRESTRICTED, rules: [{ zone: null, owner: null, types: null, access: 'write' }] };
     case 'editor':
       return {
         ...UNRESTRICTED,

@@ -237,6 +237,11 @@ const flag = (has: boolean): Outcome => (has ? 'ok' : 'FORBIDDEN_BY_POLICY');
 /** an owner or admin has no rules: nothing is beyond its rights within its account */
 const unrestricted = (p: Profile) => p.person?.role === 'owner' || p.person?.role === 'admin';
 const beyond = (p: Profile): Outcome => (unrestricted(p) ? 'ok' : 'FORBIDDEN_BY_POLICY');
+/**
+ * an unrestricted key (made, changed or revoked): the owner's alone. An admin's rights are a rule over every
+ * zone, so what an admin makes is restricted and acts as an admin, never as the account's owner (roles.ts)
+ */
+const unrestrictedKey = (p: Profile): Outcome => (p.person?.role === 'owner' ? 'ok' : 'FORBIDDEN_BY_POLICY');
 /** managing members: a person by role (owner, admin), a key by mayManageKeys (docs/people.md) */
 const managesMembers = (p: Profile): Outcome => (p.person ? (unrestricted(p) ? 'ok' : 'FORBIDDEN_BY_ROLE') : flag(p.manageKeys));
 const signedIn = (p: Profile): Outcome => (p.person ? 'ok' : 'NOT_SIGNED_IN');
@@ -714,6 +719,7 @@ function keyCreateOp(id: string, call: (key: string, user: string, extra: Record
       for (const [what, user, extra, expected] of [
         ['within its rights', userId, WITHIN, flag(p.manageKeys)],
         ['beyond its rights', userId, BEYOND, beyond(p)],
+        ['unrestricted', userId, {}, unrestrictedKey(p)],
         ['for another user', otherUserId, WITHIN, 'USER_NOT_FOUND'],
       ] as [string, string, Record<string, unknown>, Outcome][]) {
         const answer = await attempt(`${id} ${what}`, expected, () => call(key, user, extra));
@@ -746,7 +752,7 @@ function keyRevokeOp(id: string, kind: 'api' | 'tsig', call: (key: string, targe
     async run(p, key) {
       for (const [what, user, extra, expected] of [
         ['a key within its rights', userId, WITHIN, flag(p.manageKeys)],
-        ['an unrestricted key of its user', userId, {}, beyond(p)],
+        ['an unrestricted key of its user', userId, {}, unrestrictedKey(p)],
         ["another user's key", otherUserId, WITHIN, p.manageKeys ? notFound : 'FORBIDDEN_BY_POLICY'],
       ] as [string, string, Record<string, unknown>, Outcome][]) {
         const target = await adminMakeKey(kind, user, extra);
@@ -782,13 +788,13 @@ function keyUpdateOp(
       const cases: [string, string, Record<string, unknown>, Record<string, unknown>, Outcome][] = [
         ['narrowing a key within its rights', userId, WITHIN, NARROWER, flag(p.manageKeys)],
         ['widening a key within its rights beyond its own', userId, WITHIN, BEYOND, beyond(p)],
-        ['narrowing an unrestricted key of its user', userId, {}, NARROWER, beyond(p)],
+        ['narrowing an unrestricted key of its user', userId, {}, NARROWER, unrestrictedKey(p)],
         ["narrowing another user's key", otherUserId, WITHIN, NARROWER, p.manageKeys ? notFound : 'FORBIDDEN_BY_POLICY'],
       ];
       if (kind === 'api')
         cases.push(
           ['renaming a key within its rights', userId, WITHIN, { name: `pm-renamed-${next()}` }, flag(p.manageKeys)],
-          ['renaming an unrestricted key of its user', userId, {}, { name: `pm-renamed-${next()}` }, beyond(p)],
+          ['renaming an unrestricted key of its user', userId, {}, { name: `pm-renamed-${next()}` }, unrestrictedKey(p)],
         );
       for (const [what, user, extra, input, expected] of cases) {
         const target = await adminMakeKey(kind, user, extra);
