@@ -50,8 +50,10 @@ export function signInRoutes(db: Database, services: Services): Router {
       res.status(403).json(errorBody('CSRF_REFUSED'));
       return;
     }
-    const principal = await services.sessions.authenticate(db, token, sourceAddressOf(req.ip ?? req.socket.remoteAddress));
+    const address = sourceAddressOf(req.ip ?? req.socket.remoteAddress);
+    const principal = await services.sessions.authenticate(db, token, address);
     if (principal) await services.sessions.end(contextFor(db, services, principal), principal.keyId);
+    else await services.sessions.endAwaitingSecondFactor(db, token, address);
     clearSessionCookie(req, res);
     res.status(204).end();
   });

@@ -248,6 +248,7 @@ export class PasskeysService {
       if (passkey.personId !== session.personId) throw new SignInRefused('the passkey is another person’s');
       await inTransaction(db, async (sql) => {
         await passSecondFactor(sql, session.id);
+        await this.sessions.secondFactorPassedIn(sql, session);
         await recordAuditEvent(sql, {
           kind: 'second-factor-passed',
           actor: {

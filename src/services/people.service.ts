@@ -161,8 +161,8 @@ export class PeopleService {
 
   /**
    * The person signed in takes the invitation of the token (once, before it expires, for the person's own
-   * address). One the same person took already answers with the membership it gave: every sign-in takes the
-   * address's open invitations, so the link opened signed out is taken by the sign-in it asks for.
+   * address). One the same person took already answers with the membership it gave: an OIDC sign-in takes the
+   * address's open invitations, so the link opened signed out may be taken by the sign-in it asks for.
    */
   async accept(ctx: RequestContext, token: string): Promise<MembershipRow> {
     const person = personOf(ctx.principal);
@@ -197,7 +197,8 @@ export class PeopleService {
 
   /**
    * In the caller's transaction: the person of the invited address (made on first sight) takes the invitation of
-   * the token (once, unexpired) and the address's other open invitations, as a first sign-in does. Refused as
+   * the token (once, unexpired), and that one only: the token proves the link, not the address, so the
+   * address's other invitations wait for their own links or an OIDC sign-in (SessionsService.start). Refused as
    * invitationForNewPerson refuses, checked again once the person's row is there (two links of one address taken
    * at once: the second waits for the first's person, then sees its passkey). Returns who joined what.
    */
@@ -218,12 +219,14 @@ export class PeopleService {
       person: { id: person.id, email: person.email, role: null },
     };
     const joined = await this.join(sql, actor, person.id, invitation);
-    await this.linkInvitations(sql, person, actor);
     return { person, membership: joined };
   }
 
-  /** first sign-in of an invited address: its open invitations become memberships (the caller's transaction) */
-  async linkInvitations(sql: Sql, person: PersonRow, actor: Principal): Promise<void> {
+  /**
+   * a sign-in that proved the address (OIDC, its second factor passed): the address's open invitations become
+   * memberships (the caller's transaction)
+   */
+  async linkInvitations(sql: Sql, person: Pick<PersonRow, 'id' | 'email'>, actor: Principal): Promise<void> {
     for (const invitation of await openInvitationsOf(sql, person.email)) {
       if (await acceptInvitationById(sql, invitation.id, person.id)) await this.join(sql, actor, person.id, invitation);
     }

@@ -24,6 +24,16 @@ import { hashToken, newToken, PeopleService, personOf } from './people.service';
 
 export type { SessionRow } from '../repositories/people';
 
+/** a session as the actor of what happened to it by itself or before it was whole (a timeout, a sign-out awaiting its second factor) */
+const sessionActor = (session: SessionRow): Principal => ({
+  kind: 'user',
+  via: 'session',
+  keyId: session.id,
+  keyName: session.email,
+  userId: session.accountId ?? 0,
+  person: { id: session.personId, email: session.email, role: null },
+});
+
 /** the session cookie's name (HttpOnly, SameSite=Lax; Secure behind TLS): docs/people.md */
 export const SESSION_COOKIE = 'zk_session';
 
@@ -44,8 +54,11 @@ export class SessionsService {
 
   /**
    * A person proven by a sign-in method (an e-mail address the identity provider verified, or a passkey's
-   * owner): the person is made on first sight, the address's open invitations become memberships, and a
-   * session begins (in the first account of the person). Returns the cookie's token, once.
+   * owner): the person is made on first sight, and a session begins (in the first account of the person).
+   * Only a proven address takes up the address's open invitations (`linkInvitations`): an OIDC sign-in, once
+   * its second factor is passed where one is awaited (PasskeysService.secondFactor). A passkey proves its
+   * owner, not the address: a person made from one invitation link (the link's holder) takes the others only
+   * by their own tokens (`acceptInvitation`). Returns the cookie's token, once.
    */
   async start(
     db: Database,
@@ -62,11 +75,11 @@ export class SessionsService {
         keyName: person.email,
         person: { id: person.id, email: person.email, role: null },
       };
-      await this.people.linkInvitations(sql, person, actor);
-      const [first] = await membershipsOfPerson(sql, person.id);
       // a person who has a passkey proves it too after an OIDC sign-in (a second factor): until then the
       // session allows nothing but presenting it (PasskeysService.secondFactor)
       const awaitingSecondFactor = how.method === 'oidc' && (await passkeysOfPerson(sql, person.id)).length > 0;
+      if (how.method === 'oidc' && !awaitingSecondFactor) await this.people.linkInvitations(sql, person, actor);
+      const [first] = await membershipsOfPerson(sql, person.id);
       return this.beginIn(sql, person, { accountId: first?.userId ?? null, role: null }, how, {
         awaitingSecondFactor,
         detail: awaitingSecondFactor ? { method: how.method, secondFactor: 'awaited' } : { method: how.method },
@@ -110,6 +123,18 @@ export class SessionsService {
       sourceAddress: how.sourceAddress,
     });
     return { token, sessionId };
+  }
+
+  /**
+   * In the caller's transaction: an OIDC session's second factor passed, so its address is proven as a sign-in
+   * without one proves it (`start`): the address's open invitations become memberships, and a session that had
+   * no account acts in the first one it now has.
+   */
+  async secondFactorPassedIn(sql: Sql, session: SessionRow): Promise<void> {
+    await this.people.linkInvitations(sql, { id: session.personId, email: session.email }, sessionActor(session));
+    if (session.accountId !== null) return;
+    const [first] = await membershipsOfPerson(sql, session.personId);
+    if (first) await setSessionAccount(sql, session.id, first.userId);
   }
 
   /** a sign-in refused (a wrong state or nonce, an unverified address, …): recorded, nothing else */
@@ -163,14 +188,7 @@ export class SessionsService {
       await recordAuditEvent(sql, {
         kind: 'session-ended',
         // the session itself, as a key refused for its expiry is the actor of its key-expired
-        actor: {
-          kind: 'user',
-          via: 'session',
-          keyId: ended.id,
-          keyName: ended.email,
-          userId: ended.accountId ?? 0,
-          person: { id: ended.personId, email: ended.email, role: null },
-        },
+        actor: sessionActor(ended),
         subject: `session:${ended.id}`,
         detail: { reason: ended.reason },
         sourceAddress,
@@ -216,6 +234,25 @@ export class SessionsService {
           detail: { everywhere: id === undefined },
         });
       return ended;
+    });
+  }
+
+  /**
+   * Sign-out of a session that still waits for its second factor (`authenticate` gives it no principal, so
+   * `end` cannot be asked): it ends all the same, audited with the session as its actor.
+   */
+  async endAwaitingSecondFactor(db: Database, token: string | undefined, sourceAddress?: string): Promise<void> {
+    const session = await this.awaitingSecondFactor(db, token, sourceAddress);
+    if (!session) return;
+    await inTransaction(db, async (sql) => {
+      for (const sessionId of await endSessions(sql, session.personId, this.settings.sessions, session.id))
+        await recordAuditEvent(sql, {
+          kind: 'session-ended',
+          actor: sessionActor(session),
+          subject: `session:${sessionId}`,
+          detail: { everywhere: false, secondFactor: 'awaited' },
+          sourceAddress,
+        });
     });
   }
 

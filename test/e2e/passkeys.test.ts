@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/console';
+import { createUser } from '../support/fixtures';
 import { signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
 import { atProviderLogin, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, OidcProvider, providerPort, startOidcProvider } from '../support/oidc';
@@ -163,4 +164,86 @@ it('asks a person with a passkey for it after an OIDC sign-in (a second factor)'
     { kind: 'second-factor-passed', detail: { method: 'passkey' } },
     { kind: 'signed-in', detail: { method: 'oidc', secondFactor: 'awaited' } },
   ]);
+});
+
+it('a passkey joining from an invitation link takes that invitation alone; the address’s others wait for an OIDC sign-in and its second factor', async () => {
+  // the link's holder proves the link, not the address: a leaked viewer link must not hand over an owner invitation
+  const email = 'lee@example.org';
+  const viewerOf = await createUser(app, 'lee-viewer-account@example.org');
+  const ownerOf = await createUser(app, 'lee-owner-account@example.org');
+  const invite = async (userId: string, role: string): Promise<string> => {
+    const made = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, { i: { userId, email, role } });
+    expect(made.errors).toBeUndefined();
+    return made.data.inviteMember.token;
+  };
+  const viewerLink = await invite(viewerOf, 'viewer');
+  await invite(ownerOf, 'owner');
+  const memberships = async () =>
+    (
+      await db.query(
+        `select m.user_id::text as account, m.role from memberships m join people p on p.id = m.person_id where p.email = $1 order by m.user_id`,
+        [email],
+      )
+    ).rows;
+  const viewerOnly = [{ account: viewerOf, role: 'viewer' }];
+
+  // a browser of its own, with an authenticator of its own (one passkey in it: the sign-ins below are hers)
+  const own = await browser.newContext();
+  try {
+    const at = await own.newPage();
+    const cdp = await own.newCDPSession(at);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+    });
+    await openAt(at, `${origin}/health`);
+    const options = await post(at, '/auth/passkey/invitation/options', { token: viewerLink });
+    expect(options.status).toBe(200);
+    const response = await at.evaluate(`SimpleWebAuthnBrowser.startRegistration({ optionsJSON: ${JSON.stringify(options.body)} })`);
+    const joined = await post(at, '/auth/passkey/invitation', { token: viewerLink, response });
+    expect(joined.status).toBe(201);
+    expect(await memberships()).toEqual(viewerOnly);
+
+    // a passkey sign-in proves the passkey's owner, not the address: still the one account
+    await own.clearCookies();
+    const signInOptions = await post(at, '/auth/passkey/sign-in/options', {});
+    const signedIn = await post(at, '/auth/passkey/sign-in', { response: await assertion(at, signInOptions.body) });
+    expect(signedIn).toEqual({ status: 200, body: { email } });
+    expect(await memberships()).toEqual(viewerOnly);
+
+    // OIDC proves the address, but a person with a passkey presents it first: until then nothing is taken, and
+    // a sign-out meanwhile ends that session (audited), as it ends a whole one
+    const oidcSignIn = async () => {
+      await own.clearCookies();
+      await at.goto(`${origin}/auth/oidc/start`);
+      await atProviderLogin(at, email);
+      await at.waitForURL(`${origin}/console/`);
+      await openAt(at, `${origin}/health`);
+    };
+    await oidcSignIn();
+    expect(await memberships()).toEqual(viewerOnly);
+    const live = async () =>
+      (
+        await db.query(
+          `select s.id from sessions s join people p on p.id = s.person_id where p.email = $1 and s.ended_at is null and s.awaiting_second_factor`,
+          [email],
+        )
+      ).rows;
+    const [waiting] = await live();
+    expect(waiting).toBeDefined();
+    expect((await post(at, '/auth/sign-out', {})).status).toBe(204);
+    expect(await live()).toEqual([]);
+    const ended = await db.query(`select detail from audit_events where kind = 'session-ended' and subject = $1`, [
+      `session:${waiting.id}`,
+    ]);
+    expect(ended.rows).toEqual([{ detail: { everywhere: false, secondFactor: 'awaited' } }]);
+
+    await oidcSignIn();
+    const factorOptions = await post(at, '/auth/passkey/second-factor/options', {});
+    const passed = await post(at, '/auth/passkey/second-factor', { response: await assertion(at, factorOptions.body) });
+    expect(passed).toEqual({ status: 200, body: { email } });
+    expect(await memberships()).toEqual([...viewerOnly, { account: ownerOf, role: 'owner' }]);
+  } finally {
+    await own.close();
+  }
 });
