@@ -251,8 +251,9 @@ export async function insertSession(
 
 /**
  * The live session of a token: not ended, seen within `idleSeconds` and begun within `absoluteSeconds`; with
- * `seen` (a person's request), its `last_seen_at` moves to now (at most once a minute: a busy session costs one
- * UPDATE a minute).
+ * `seen` (a person's request), its `last_seen_at` moves to now, at most once a minute (a busy session costs one
+ * UPDATE a minute) or a quarter of the idle timeout when that is shorter, so that activity always keeps a
+ * session alive, and its idle timeout counts from a request at most that much older than the last.
  */
 export async function liveSessionByHash(
   sql: Sql,
@@ -266,7 +267,7 @@ export async function liveSessionByHash(
        select s.id from sessions s
         where s.token_hash = $1 and s.ended_at is null
           and s.last_seen_at > now() - make_interval(secs => $2) and s.created_at > now() - make_interval(secs => $3)),
-     seen as (update sessions set last_seen_at = now() where $4 and id = (select id from live) and last_seen_at < now() - interval '1 minute')
+     seen as (update sessions set last_seen_at = now() where $4 and id = (select id from live) and last_seen_at < now() - make_interval(secs => least(60, $2::float8 / 4)))
      select ${SESSION_COLUMNS} from sessions s join people p on p.id = s.person_id where s.id = (select id from live)`,
     [tokenHash, idleSeconds, absoluteSeconds, seen],
   );
