@@ -181,7 +181,13 @@ describe('timeouts', () => {
     const id = await sessionIdOf(shortDb, token);
     await shortDb.query(`update sessions set last_seen_at = now() - interval '59 seconds' where id = $1`, [id]);
     expect((await personGql(short, token, ME)).status).toBe(200);
-    // that request moved last_seen_at to now; 61 s without one: past SESSION_IDLE_TIMEOUT=60
+    // that request moved last_seen_at to now (seen 59 s ago, past a quarter of SESSION_IDLE_TIMEOUT=60: activity
+    // keeps the session alive even at the shortest idle setting)
+    const idle = async () =>
+      (await shortDb.query(`select extract(epoch from now() - last_seen_at)::float8 as idle from sessions where id = $1`, [id])).rows[0]
+        .idle;
+    expect(await idle()).toBeLessThan(5);
+    // 61 s without one: past SESSION_IDLE_TIMEOUT=60
     await shortDb.query(`update sessions set last_seen_at = now() - interval '61 seconds' where id = $1`, [id]);
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) =>
