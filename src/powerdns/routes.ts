@@ -277,7 +277,12 @@ function checkKind(kind: unknown): void {
 }
 
 /** the zone's records at creation (PowerDNS's `rrsets` and `nameservers`), one change each, with its label */
-function initialChanges(services: Services, zone: string, body: Record<string, unknown>, labels: string[]): ZoneChangeSpec[] {
+function initialChanges(
+  services: Services,
+  zone: string,
+  body: Record<string, unknown>,
+  labels: string[],
+): { records: ZoneChangeSpec[]; nameservers: ZoneChangeSpec[] } {
   const changes: ZoneChangeSpec[] = [];
   if (body.rrsets !== undefined && !Array.isArray(body.rrsets)) throw refuse('rrsets is not a list');
   let apexNs = false;
@@ -300,13 +305,14 @@ function initialChanges(services: Services, zone: string, body: Record<string, u
   if (nameservers.length && apexNs) throw refuse('Nameservers list MUST NOT be mixed with zone-level NS in rrsets');
   // a zone needs its apex NS (RFC 1034 §4.2.1): without any, the service's DEFAULT_NS
   const servers = nameservers.length || apexNs ? nameservers : services.settings.defaultNs;
+  const nsChanges: ZoneChangeSpec[] = [];
   for (const ns of servers) {
     if (typeof ns !== 'string' || ns === '') throw refuse('Nameservers must be non-empty strings');
     if (!ns.endsWith('.')) throw refuse(`Nameserver is not canonical: '${ns}'`);
     labels.push(`RRset ${zone}. IN NS`);
-    changes.push({ kind: 'ADD', owner: `${zone}.`, type: 'NS', ttl: 3600, rdata: ns });
+    nsChanges.push({ kind: 'ADD', owner: `${zone}.`, type: 'NS', ttl: 3600, rdata: ns });
   }
-  return changes;
+  return { records: changes, nameservers: nsChanges };
 }
 
 /** the comments of a new zone's `rrsets`, those that have any, with their labels */
@@ -418,6 +424,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const zone = normaliseZoneName(name, 'name');
       const userId = await ownerOfNewZone(inputs, body.account);
       const records = services.zoneChanges.parseInitialRecords(
+        ctx,
         zone,
         services.domains.defaultSoa(0),
         initialChanges(services, zone, body, labels),

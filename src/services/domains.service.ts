@@ -7,6 +7,7 @@ import { parseOwner, parseZoneName, parseZoneNamePrefix } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
+import { userLimits } from '../repositories/accounts';
 import { lockZoneNames, zoneOfAnotherUserNests } from '../repositories/zone-names';
 import { isPublicSuffix, selfAndAncestors } from '../dns/public-suffix';
 import {
@@ -175,6 +176,14 @@ export class DomainsService {
       );
     if (input.records && input.template)
       throw DomainError.invalid('template', 'template: a zone created with its records takes no template', 'TEMPLATE_WITH_RECORDS');
+    // the records it is created with (the SOA with them) count against the user's record quota as a change
+    // set's would (README "Quotas"); the admin creates zones for anyone. Nobody else writes a zone not yet made
+    if (input.records && ctx.principal.kind === 'user') {
+      const limits = await userLimits(ctx.db, input.userId);
+      const limit = limits?.maxRecordsPerZone ?? this.settings.quotas.maxRecordsPerZone;
+      if (limit !== 0 && input.records.length + 1 > limit)
+        throw quotaExceeded('maxRecordsPerZone', { limit, current: 0 }, `records in zone ${name}`);
+    }
     const nsSet = await this.nameserverSetFor(ctx, input.nameserverSet);
     const primaries = secondary ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', { keyRequired: false }) : [];
     const templateAt =

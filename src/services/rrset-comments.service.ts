@@ -8,6 +8,8 @@ import type { RequestContext } from './context';
 /** PowerDNS's own bounds (its SQL schemas' `comments.content` and `comments.account` columns) */
 export const MAX_COMMENT_CONTENT = 65_535;
 export const MAX_COMMENT_ACCOUNT = 40;
+/** the latest `modified_at`: PowerDNS keeps it as a signed 32-bit count of seconds (its schemas' INT column) */
+export const MAX_COMMENT_MODIFIED_AT = new Date((2 ** 31 - 1) * 1000);
 /** comments one RRset may carry: one per record is what PowerDNS-Admin writes */
 export const MAX_COMMENTS_PER_RRSET = 1_000;
 
@@ -48,6 +50,13 @@ export class RrsetCommentsService {
           refuse(`.comments[${i}].content`, 'COMMENT_TOO_LONG', `a comment holds at most ${MAX_COMMENT_CONTENT} characters`);
         if (comment.account.length > MAX_COMMENT_ACCOUNT)
           refuse(`.comments[${i}].account`, 'COMMENT_TOO_LONG', `a comment's account holds at most ${MAX_COMMENT_ACCOUNT} characters`);
+        const at = comment.modifiedAt?.getTime();
+        if (at !== undefined && !(at >= 0 && at <= MAX_COMMENT_MODIFIED_AT.getTime()))
+          refuse(
+            `.comments[${i}].modifiedAt`,
+            'COMMENT_DATE_OUT_OF_RANGE',
+            `a comment's modified_at is at most 2^31 - 1 seconds since 1970`,
+          );
       });
       sets.push({
         owner: owner.name,

@@ -69,6 +69,12 @@ export interface PlannedChanges {
   soa?: CanonicalRecord;
 }
 
+/** the changes of a set the key's policy refuses, each named by its index, the first in the message */
+function refusedByPolicy(refused: ErrorDetail[]): DomainError {
+  const message = refused.length === 1 ? refused[0].message : `${refused[0].message} (and ${refused.length - 1} more refused)`;
+  return new DomainError('FORBIDDEN_BY_POLICY', message, refused);
+}
+
 /**
  * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
  * once; one journal row, so a secondary takes one IXFR). All or nothing: every change is validated by the DNS
@@ -136,11 +142,34 @@ export class ZoneChangesService {
    * named `changes[i]`), with the zone rules over them and the apex SOA the zone will have: a zone created with
    * records (PowerDNS's zone creation) is refused whole, before anything is written.
    */
-  parseInitialRecords(zone: string, soa: CanonicalRecord, changes: ZoneChangeSpec[], options: ZoneChangeOptions = {}): CanonicalRecord[] {
+  parseInitialRecords(
+    ctx: RequestContext,
+    zone: string,
+    soa: CanonicalRecord,
+    given: { records: ZoneChangeSpec[]; nameservers: ZoneChangeSpec[] },
+    options: ZoneChangeOptions = {},
+  ): CanonicalRecord[] {
+    // `nameservers`: the apex NS the zone is created with (named with it, or the defaults), as a template's are:
+    // the zone's skeleton, which creating a zone gives whatever the key's rules (they come after `records`)
+    const changes = [...given.records, ...given.nameservers];
     this.checkSize(changes.length);
     const invalid: ErrorDetail[] = [];
     const parsed = changes.map((change, index) => this.parseChange(zone, { ...change, kind: 'ADD' }, index, invalid, options));
     if (invalid.length) throw errorFromProblems(invalid);
+    // the key's policy over every record it creates the zone with, as over a change set's additions: a key that
+    // may create zones writes in them only what its rules allow (docs/least-privilege.md)
+    const policy = ctx.principal.policy;
+    if (isRestricted(policy)) {
+      const refused: ErrorDetail[] = [];
+      parsed.slice(0, given.records.length).forEach((p, index) => {
+        const record = p?.records[0];
+        if (!record) return;
+        const decision = decide(policy, { zone, owner: record.owner, type: record.type, access: 'write' });
+        if (!decision.allowed)
+          refused.push({ field: `changes[${index}]`, code: 'FORBIDDEN_BY_POLICY', message: `changes[${index}]: ${decision.missing}` });
+      });
+      if (refused.length) throw refusedByPolicy(refused);
+    }
     const records = parsed.flatMap((p) => p?.records ?? []);
     const unique = [...new Map(records.map((r) => [recordIdentity(r), r])).values()];
     const problems: ErrorDetail[] = [];
@@ -329,11 +358,7 @@ export class ZoneChangesService {
       for (const set of rrsets) check(set.owner, set.type, set.index);
       for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
       for (const addition of additions) check(addition.record.owner, addition.record.type, addition.index);
-      if (refused.length) {
-        refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true }));
-        const message = refused.length === 1 ? refused[0].message : `${refused[0].message} (and ${refused.length - 1} more refused)`;
-        throw new DomainError('FORBIDDEN_BY_POLICY', message, refused);
-      }
+      if (refused.length) throw refusedByPolicy(refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true })));
     }
 
     // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change

@@ -392,6 +392,28 @@ describe('keys', () => {
     expect((await app.http.post(ZONES).set('X-API-Key', key).send({ name: 'unsigned-pdns.test.', kind: 'Native' })).status).toBe(201);
   });
 
+  it('a key that may create zones creates one only with the records its rules allow (403 naming the rrset, nothing written)', async () => {
+    const key = await makeKey({ policy: { mayCreateZones: true, rules: [{ types: ['A', 'TXT'], access: 'WRITE' }] } });
+    const zone = 'rules-at-creation.test';
+    const rrsetsGiven = [
+      { name: `www.${zone}.`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1' }] },
+      { name: `${zone}.`, type: 'MX', ttl: 300, records: [{ content: `10 mail.${zone}.` }] },
+    ];
+    const refused = await app.http
+      .post(ZONES)
+      .set('X-API-Key', key)
+      .send({ name: `${zone}.`, kind: 'Native', rrsets: rrsetsGiven });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatch(new RegExp(`^RRset ${zone}\\. IN MX: `));
+    expect((await get(`${ZONES}/${zone}.`, ADMIN_KEY)).status).toBe(404);
+    // what its rules allow, it creates
+    const created = await app.http
+      .post(ZONES)
+      .set('X-API-Key', key)
+      .send({ name: `${zone}.`, kind: 'Native', rrsets: [rrsetsGiven[0]] });
+    expect(created.status).toBe(201);
+  });
+
   it('a read-only key reads and cannot write', async () => {
     const key = await makeKey({ preset: 'READ_ONLY' });
     expect((await get(`${ZONES}/${ZONE}.`, key)).status).toBe(200);
@@ -441,6 +463,30 @@ describe('quotas', () => {
     expect(many.status).toBe(403);
     expect(typeof many.body.error).toBe('string');
     expect(await rrsets(zone, key)).toEqual(before);
+    // the records a zone is created with count too (its SOA and NS with them): 4 allowed, 5 refused, nothing written
+    await app.http.delete(`${ZONES}/${zone}.`).set('X-API-Key', key).expect(204);
+    const rrsetsOf = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        name: `h${i}.${zone}.`,
+        type: 'A',
+        ttl: 300,
+        records: [{ content: `192.0.2.${i + 1}` }],
+      }));
+    const tooMany = await app.http
+      .post(ZONES)
+      .set('X-API-Key', key)
+      .send({ name: `${zone}.`, kind: 'Native', nameservers: ['ns1.pdns.test.'], rrsets: rrsetsOf(3) });
+    expect(tooMany.status).toBe(403);
+    expect(tooMany.body.error).toContain('maxRecordsPerZone');
+    expect((await get(`${ZONES}/${zone}.`, ADMIN_KEY)).status).toBe(404);
+    expect(
+      (
+        await app.http
+          .post(ZONES)
+          .set('X-API-Key', key)
+          .send({ name: `${zone}.`, kind: 'Native', nameservers: ['ns1.pdns.test.'], rrsets: rrsetsOf(2) })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -630,6 +676,14 @@ describe('comments (PowerDNS-Admin)', () => {
     expect(tooLong.status).toBe(422);
     expect(tooLong.body.error).toContain(`RRset www.${COMMENTED}. IN A: `);
     expect(tooLong.body.error).toContain('65535 characters');
+    // PowerDNS keeps modified_at in a 32-bit column: a later one is refused (a date past JavaScript's own was a 500)
+    for (const modifiedAt of [2 ** 31, 9e15]) {
+      const late = await patch(COMMENTED, [
+        good,
+        { name: `www.${COMMENTED}.`, type: 'A', changetype: 'REPLACE', comments: [{ content: 'x', account: '', modified_at: modifiedAt }] },
+      ]);
+      expect([late.status, late.body.error]).toEqual([422, expect.stringContaining(`RRset www.${COMMENTED}. IN A: `)]);
+    }
     const outside = await patch(COMMENTED, [good, { name: 'www.elsewhere.test.', type: 'A', changetype: 'REPLACE', comments: [] }]);
     expect(outside.status).toBe(422);
     expect(outside.body.error).toContain('RRset www.elsewhere.test. IN A');
