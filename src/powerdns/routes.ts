@@ -330,34 +330,6 @@ function commentsOfNewZone(body: Record<string, unknown>, commentLabels: string[
   return comments;
 }
 
-/**
- * Whether `text` matches `pattern`, where `*` is any run of characters and `?` one (PowerDNS's search-data).
- * Two pointers, going back only to the last `*`: time in proportion to their lengths' product at worst, where a
- * regular expression made of the pattern (`*a*a*a…`) can backtrack exponentially on a client's input.
- */
-function wildcardMatches(pattern: string, text: string): boolean {
-  let p = 0;
-  let t = 0;
-  let star = -1;
-  let resume = 0;
-  while (t < text.length) {
-    if (p < pattern.length && (pattern[p] === '?' || pattern[p] === text[t])) {
-      p += 1;
-      t += 1;
-    } else if (p < pattern.length && pattern[p] === '*') {
-      star = p;
-      resume = t;
-      p += 1;
-    } else if (star >= 0) {
-      p = star + 1;
-      resume += 1;
-      t = resume;
-    } else return false;
-  }
-  while (p < pattern.length && pattern[p] === '*') p += 1;
-  return p === pattern.length;
-}
-
 const SERVER = `/servers/${SERVER_ID}`;
 const ZONE = `${SERVER}/zones/:zone`;
 
@@ -690,8 +662,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
   },
   {
     /**
-     * PowerDNS-Admin's search: zones whose name matches `q` (`*` any run, `?` one character), found by the
-     * part before the first wildcard (a prefix lookup) and matched whole here; records are not searched
+     * PowerDNS-Admin's search: zones whose name matches `q` (`*` any run, `?` one character), matched whole by
+     * the zone list (DomainsService, `nameMatches`), up to `max`; records are not searched
      * (docs/powerdns-api.md)
      */
     method: 'get',
@@ -706,15 +678,18 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         throw refuse('object_type must be one of the following options: all, zone, record, comment');
       if (objectType === 'record' || objectType === 'comment') return { status: 200, body: [] };
       if (q.length > 255) throw refuse('q: at most 255 characters');
-      const pattern = q.toLowerCase().replace(/\.$/, '');
+      // the part before the first wildcard is a prefix (one range of the names' index); the match is the service's
       const prefix = q.toLowerCase().split(/[*?]/)[0].replace(/\.$/, '');
-      let zones: DomainRow[] = [];
+      let found: DomainRow[] = [];
       try {
-        zones = await services.domains.list(ctx, { nameStartsWith: prefix }, { first: Math.min(max * 10, services.settings.maxPageSize) });
+        found = await services.domains.list(
+          ctx,
+          { nameStartsWith: prefix, nameMatches: q },
+          { first: Math.min(max, services.settings.maxPageSize) },
+        );
       } catch (error) {
         if (!isInputError(error)) throw error;
       }
-      const found = zones.filter((zone) => wildcardMatches(pattern, zone.name)).slice(0, max);
       return {
         status: 200,
         body: found.map((zone) => ({ object_type: 'zone', name: absoluteName(zone.name), zone_id: absoluteName(zone.name) })),

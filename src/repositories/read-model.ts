@@ -55,6 +55,8 @@ export interface DomainFilter {
   name?: string;
   /** only the zones whose name starts with this (normalised, lower case, no final dot); '' or absent: all */
   nameStartsWith?: string;
+  /** only the zones whose whole name matches this glob: `*` any run of characters, `?` one (lower case, no final dot) */
+  nameMatches?: string;
 }
 export interface RecordFilter {
   scopeUserId?: number;
@@ -225,7 +227,16 @@ function domainConditions(p: Params, filter: DomainFilter): string[] {
   if (filter.userId !== undefined) conditions.push(`d.user_id = ${p.add(filter.userId)}`);
   if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
   if (filter.nameStartsWith) conditions.push(namePrefixCondition(p, filter.nameStartsWith, 'd.name'));
+  if (filter.nameMatches !== undefined) conditions.push(`d.name like ${p.add(likePattern(filter.nameMatches))}`);
   return conditions;
+}
+
+/** a glob (`*` any run, `?` one character) as a LIKE pattern: LIKE's own `%`, `_` and escape `\` taken literally */
+function likePattern(glob: string): string {
+  return glob
+    .replace(/[\\%_]/g, (c) => `\\${c}`)
+    .replace(/\*/g, '%')
+    .replace(/\?/g, '_');
 }
 
 /**

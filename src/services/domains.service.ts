@@ -49,6 +49,13 @@ export function normaliseZoneNamePrefix(input: string, field = 'nameStartsWith')
   return parsed.name;
 }
 
+/** a glob over zone names (`*` any run, `?` one character: PowerDNS's search): lower case, no final dot, at most 255 */
+export function normaliseZoneNameGlob(input: string, field = 'nameMatches'): string {
+  const glob = input.trim().toLowerCase().replace(/\.$/, '');
+  if (glob.length > 255) throw DomainError.invalid(field, `${field}: at most 255 characters`);
+  return glob;
+}
+
 function zoneNameRefused(
   code: 'ZONE_IS_PUBLIC_SUFFIX' | 'ZONE_IS_SINGLE_LABEL' | 'ZONE_OWNED_BY_ANOTHER_USER',
   message: string,
@@ -98,7 +105,15 @@ export class DomainsService {
   private scoped(ctx: RequestContext, filter: Omit<DomainFilter, 'scopeUserId'>): DomainFilter {
     const name = filter.name === undefined ? undefined : normaliseZoneName(filter.name);
     const nameStartsWith = filter.nameStartsWith === undefined ? undefined : normaliseZoneNamePrefix(filter.nameStartsWith);
-    return { ...filter, name, nameStartsWith, scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) };
+    const nameMatches = filter.nameMatches === undefined ? undefined : normaliseZoneNameGlob(filter.nameMatches);
+    return {
+      ...filter,
+      name,
+      nameStartsWith,
+      nameMatches,
+      scopeUserId: scopeUserId(ctx.principal),
+      readRules: readRulesOf(ctx.principal.policy),
+    };
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {

@@ -552,6 +552,26 @@ describe('cryptokeys, metadata, TSIG keys, search', () => {
     // a pattern that would make a regular expression backtrack for ever is matched in linear passes
     expect((await get(`/api/v1/servers/localhost/search-data?q=${'*p'.repeat(40)}*x`)).body).toEqual([]);
     expect((await get('/api/v1/servers/localhost/search-data?q=')).status).toBe(422);
+    // `_` and `%` are characters of the pattern, not LIKE's wildcards
+    expect((await get('/api/v1/servers/localhost/search-data?q=pdns_one.test')).body).toEqual([]);
+    expect((await get('/api/v1/servers/localhost/search-data?q=pdns%25')).body).toEqual([]);
+  });
+
+  it('a leading wildcard searches every zone, not the first ones listed (PowerDNS-Admin sends *q*)', async () => {
+    for (let i = 0; i < 12; i++)
+      expect(
+        (
+          await app.http
+            .post(ZONES)
+            .set('X-API-Key', userKey)
+            .send({ name: `filler-${i}.search.test.`, kind: 'Native' })
+        ).status,
+      ).toBe(201);
+    expect((await app.http.post(ZONES).set('X-API-Key', userKey).send({ name: 'late-match.search.test.', kind: 'Native' })).status).toBe(
+      201,
+    );
+    const found = await get('/api/v1/servers/localhost/search-data?q=*late-match*&max=1');
+    expect(found.body).toEqual([{ object_type: 'zone', name: 'late-match.search.test.', zone_id: 'late-match.search.test.' }]);
   });
 });
 
