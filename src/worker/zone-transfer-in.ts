@@ -14,6 +14,8 @@ import net from 'node:net';
 import type { HostPort, TsigKey } from '../config/settings';
 import { SOA, SOAValue } from '../dns/record-types/soa';
 import { recordIdentity } from '../dns/record';
+import { serialGreaterThan } from '../dns/serial';
+import { soaSerial } from '../dns/zone-rules';
 import {
   CLASS,
   encodeMessage,
@@ -386,6 +388,7 @@ export async function ixfr(
   limits: TransferLimits = DEFAULT_TRANSFER_LIMITS,
 ): Promise<IxfrResult> {
   const from = where(source);
+  const ourSerial = soaSerial(ours.rdata);
   let first: TransferredSoa | undefined;
   let form: 'unknown' | 'incremental' | 'whole' = 'unknown';
   let count = 0;
@@ -434,8 +437,10 @@ export async function ixfr(
         (phase === 'deleting' ? step.removed : step.added).push(plain);
         return false;
       },
-      // a single SOA in the whole answer: we are current (§4)
-      messageEnd: () => form === 'unknown' && first !== undefined,
+      // a single SOA in the whole answer: we are current (§4). A message of the SOA alone is the whole answer
+      // only if the SOA is not newer than ours: a server falling back to AXFR form may send the SOA in a message
+      // of its own first (PowerDNS does), and then the zone follows (RFC 5936 §2.2 puts no record count on a message)
+      messageEnd: () => form === 'unknown' && first !== undefined && !serialGreaterThan(first.value.serial, ourSerial),
     },
   );
   if (form === 'unknown') return { kind: 'up-to-date', soa: first! };
