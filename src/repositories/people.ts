@@ -305,6 +305,37 @@ export async function endTimedOutSession(
   return row ? { ...toSession(row), reason: row.reason as SessionTimeout } : undefined;
 }
 
+/**
+ * Ends up to `limit` sessions that timed out (idle or absolute) and are not marked ended yet, whoever presents
+ * them or not, and returns each with the timeout that ended it first: the worker's sweep, so that a session
+ * never presented again is ended and audited too. The same UPDATE as endTimedOutSession, so a session is
+ * ended once whichever comes first; `skip locked` leaves one being ended by a request to that request.
+ */
+export async function endTimedOutSessions(
+  sql: Sql,
+  idleSeconds: number,
+  absoluteSeconds: number,
+  limit: number,
+): Promise<(SessionRow & { reason: SessionTimeout })[]> {
+  const rows = await sql.rows(
+    `with due as (
+       select id from sessions
+        where ended_at is null
+          and (last_seen_at <= now() - make_interval(secs => $1) or created_at <= now() - make_interval(secs => $2))
+        limit $3 for update skip locked),
+     ended as (
+       update sessions s
+          set ended_at = least(s.last_seen_at + make_interval(secs => $1), s.created_at + make_interval(secs => $2))
+        where s.id in (select id from due)
+        returning s.*,
+          case when s.last_seen_at + make_interval(secs => $1) < s.created_at + make_interval(secs => $2)
+               then 'idle-timeout' else 'absolute-timeout' end as reason)
+     select ${SESSION_COLUMNS}, s.reason from ended s join people p on p.id = s.person_id order by s.id`,
+    [idleSeconds, absoluteSeconds, limit],
+  );
+  return rows.map((row) => ({ ...toSession(row), reason: row.reason as SessionTimeout }));
+}
+
 /** the person's live sessions: not ended, and not timed out either (a session is marked ended only when presented) */
 export async function sessionsOfPerson(sql: Sql, personId: number, idleSeconds: number, absoluteSeconds: number): Promise<SessionRow[]> {
   const rows = await sql.rows(

@@ -6,6 +6,7 @@ import { DomainError } from '../errors/catalogue';
 import {
   endSessions,
   endTimedOutSession,
+  endTimedOutSessions,
   insertSession,
   liveSessionByHash,
   membership,
@@ -14,6 +15,7 @@ import {
   personByEmail,
   PersonRow,
   SessionRow,
+  SessionTimeout,
   sessionsOfPerson,
   setSessionAccount,
 } from '../repositories/people';
@@ -33,6 +35,38 @@ const sessionActor = (session: SessionRow): Principal => ({
   userId: session.accountId ?? 0,
   person: { id: session.personId, email: session.email, role: null },
 });
+
+/** a session ended by its timeout, in the audit log: the session itself is the actor, as a key refused for its expiry is of its key-expired */
+function auditTimedOut(sql: Sql, ended: SessionRow & { reason: SessionTimeout }, sourceAddress?: string): Promise<void> {
+  return recordAuditEvent(sql, {
+    kind: 'session-ended',
+    actor: sessionActor(ended),
+    subject: `session:${ended.id}`,
+    detail: { reason: ended.reason },
+    sourceAddress,
+  });
+}
+
+/** sessions the worker's sweep ends at once: a batch, then the next, until none is left */
+const SWEEP_BATCH = 500;
+
+/**
+ * The worker's sweep (every few minutes): every session that timed out and was not presented since is ended and
+ * audited now (`session-ended`, detail `reason`), its `ended_at` the moment it timed out, as one presented would
+ * be (`SessionsService.live`). Returns how many it ended.
+ */
+export async function endTimedOutSessionsNow(db: Database, limits: { idleSeconds: number; absoluteSeconds: number }): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const ended = await inTransaction(db, async (sql) => {
+      const rows = await endTimedOutSessions(sql, limits.idleSeconds, limits.absoluteSeconds, SWEEP_BATCH);
+      for (const row of rows) await auditTimedOut(sql, row);
+      return rows.length;
+    });
+    total += ended;
+    if (ended < SWEEP_BATCH) return total;
+  }
+}
 
 /** the session cookie's name (HttpOnly, SameSite=Lax; Secure behind TLS): docs/people.md */
 export const SESSION_COOKIE = 'zk_session';
@@ -184,15 +218,7 @@ export class SessionsService {
     if (session) return session;
     await inTransaction(db, async (sql) => {
       const ended = await endTimedOutSession(sql, hash, idleSeconds, absoluteSeconds);
-      if (!ended) return;
-      await recordAuditEvent(sql, {
-        kind: 'session-ended',
-        // the session itself, as a key refused for its expiry is the actor of its key-expired
-        actor: sessionActor(ended),
-        subject: `session:${ended.id}`,
-        detail: { reason: ended.reason },
-        sourceAddress,
-      });
+      if (ended) await auditTimedOut(sql, ended, sourceAddress);
     });
     return undefined;
   }

@@ -21,6 +21,7 @@ import { checkParentDs } from '../services/dnssec/parent-ds';
 import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
+import { endTimedOutSessionsNow } from '../services/sessions.service';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
 import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../repositories/propagation';
@@ -442,7 +443,7 @@ export class PropagationWorker {
   /**
    * the journal's retention (HISTORY_KEEP_DAYS, HISTORY_KEEP_ROWS), and the audit log's and the DNSSEC key
    * events', which are kept as long as the history (HISTORY_KEEP_DAYS; the per-zone row count does not apply);
-   * one pass at a time, any worker may run it
+   * and the sweep of sessions that timed out unseen; one pass at a time, any worker may run it
    */
   async pruneJournal(): Promise<number> {
     if (this.pruning || this.stopped) return 0;
@@ -457,6 +458,9 @@ export class PropagationWorker {
       if (audit > 0) this.log.info(`audit log: pruned ${audit} events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
       const keyEvents = await pruneKeyEvents(this.db, this.settings.historyKeepDays);
       if (keyEvents > 0) this.log.info(`dnssec: pruned ${keyEvents} key events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
+      // sessions that timed out and were never presented again: ended and audited now, not never
+      const sessions = await endTimedOutSessionsNow(this.db, this.settings.sessions);
+      if (sessions > 0) this.log.info(`sessions: ended ${sessions} that timed out (SESSION_IDLE_TIMEOUT / SESSION_ABSOLUTE_TIMEOUT)`);
       return pruned;
     } catch (error) {
       if (!noteDatabaseFailure(error, 'journal pruning')) this.log.warn({ err: error }, 'journal: pruning failed; it runs again later');

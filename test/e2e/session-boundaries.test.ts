@@ -32,6 +32,7 @@ import {
   providerPort,
   startOidcProvider,
 } from '../support/oidc';
+import { endTimedOutSessionsNow } from '../../src/services/sessions.service';
 import { personGql, sessionHeaders, signIn } from '../support/people';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait-for';
@@ -206,6 +207,30 @@ describe('timeouts', () => {
     // the person's other session goes on, and no longer lists the one that timed out
     const list = await personGql(short, other, `{ mySessions { id current } }`);
     expect(list.data.mySessions).toEqual([{ id: String(await sessionIdOf(shortDb, other)), current: true }]);
+  });
+
+  it('a session that timed out and is never presented again is ended and audited by the sweep (the worker’s), once', async () => {
+    const idleToken = await signIn(short, 'unseen@example.org');
+    const oldToken = await signIn(short, 'unseen@example.org');
+    const liveToken = await signIn(short, 'unseen@example.org');
+    const [idle, old, live] = [
+      await sessionIdOf(shortDb, idleToken),
+      await sessionIdOf(shortDb, oldToken),
+      await sessionIdOf(shortDb, liveToken),
+    ];
+    await shortDb.query(`update sessions set last_seen_at = now() - interval '2 minutes' where id = $1`, [idle]);
+    await shortDb.query(`update sessions set created_at = now() - interval '6 minutes', last_seen_at = now() where id = $1`, [old]);
+    expect(await endTimedOutSessionsNow(short.service.database.db, short.settings.sessions)).toBeGreaterThanOrEqual(2);
+    const ended = async (id: number) =>
+      (await shortDb.query(`select ended_at is not null as ended from sessions where id = $1`, [id])).rows[0].ended;
+    expect([await ended(idle), await ended(old), await ended(live)]).toEqual([true, true, false]);
+    expect((await endedEvents(shortDb, idle)).map((e) => e.detail)).toEqual([{ reason: 'idle-timeout' }]);
+    expect((await endedEvents(shortDb, old)).map((e) => e.detail)).toEqual([{ reason: 'absolute-timeout' }]);
+    // swept once: neither a second sweep nor the token presented afterwards records it again
+    await endTimedOutSessionsNow(short.service.database.db, short.settings.sessions);
+    expect((await personGql(short, idleToken, ME)).status).toBe(401);
+    expect(await endedEvents(shortDb, idle)).toHaveLength(1);
+    expect((await personGql(short, liveToken, ME)).status).toBe(200);
   });
 
   it('on the default settings (idle 30 min, absolute 12 h) the same ages are no timeout; past them, the earlier end is the reason', async () => {
