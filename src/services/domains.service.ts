@@ -200,7 +200,9 @@ export class DomainsService {
         throw quotaExceeded('maxRecordsPerZone', { limit, current: 0 }, `records in zone ${name}`);
     }
     const nsSet = await this.nameserverSetFor(ctx, input.nameserverSet);
-    const primaries = secondary ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', { keyRequired: false }) : [];
+    const primaries = secondary
+      ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', { keyRequired: false, readFrom: ctx.principal })
+      : [];
     const templateAt =
       secondary || input.records
         ? undefined

@@ -173,7 +173,11 @@ export class SecondaryZonesService {
   ): Promise<{ zone: DomainRow; records: number }> {
     const zone = await this.domains.get(ctx, { name: zoneName });
     requireAllowed(ctx.principal.policy, { zone: zone.name, access: 'write' }, 'zone');
-    const [server] = await serverEntries(ctx.db, zone.userId, [from], 'from', { keyRequired: false });
+    const [server] = await serverEntries(ctx.db, zone.userId, [from], 'from', {
+      keyRequired: false,
+      readFrom: ctx.principal,
+      single: true,
+    });
     const key = server.tsigKeyId === null ? undefined : await transferKey(ctx.db, server.tsigKeyId);
     const source: TransferSource = { host: server.address, port: server.port, key };
     // the transfer and its write in one of the process's turns, as the worker's (zone-transfer-in.ts)
