@@ -364,15 +364,18 @@ export class ZoneChangesService {
     // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
     const kept = current.filter((r) => !removed.has(r.id));
     const desired: CanonicalRecord[] = [...kept, ...additions.map((a) => a.record)];
+    // a zone-wide rule a removal broke (the apex left without NS, RFC 1034 §4.2.1) names the first change that
+    // removed an apex NS, as one an addition broke names that addition
+    const apexNsRemovedBy = Math.min(
+      ...[...removed.values()].filter((r) => r.owner === '@' && r.type === 'NS').map((r) => removedBy.get(r.id)!),
+    );
     for (const found of checkZoneIndexed(zone, desired)) {
       const addition = found.index !== undefined && found.index >= kept.length ? additions[found.index - kept.length] : undefined;
+      const by =
+        addition?.index ?? (found.problem.code === 'APEX_NS_MISSING' && Number.isFinite(apexNsRemovedBy) ? apexNsRemovedBy : undefined);
       problems.push(
-        addition
-          ? {
-              ...found.problem,
-              field: `changes[${addition.index}].${found.problem.field}`,
-              message: `changes[${addition.index}].${found.problem.message}`,
-            }
+        by !== undefined
+          ? { ...found.problem, field: `changes[${by}].${found.problem.field}`, message: `changes[${by}].${found.problem.message}` }
           : found.problem,
       );
     }

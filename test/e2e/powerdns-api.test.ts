@@ -312,6 +312,14 @@ describe('PATCH of rrsets', () => {
         ],
         `Duplicate RRset D.${ZONE}. IN A`,
       ],
+      [
+        // a removal that breaks a zone rule names its rrset too: the apex left without NS (RFC 1034 §4.2.1)
+        [
+          { name: `ok.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] },
+          { name: `${ZONE}.`, type: 'NS', changetype: 'DELETE' },
+        ],
+        `RRset ${ZONE}. IN NS: `,
+      ],
     ];
     for (const [body, message] of cases) {
       const res = await patch(ZONE, body);
