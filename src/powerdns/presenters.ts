@@ -142,7 +142,10 @@ export function presentRrsets(zone: string, records: Iterable<RecordRow>, commen
 const KEY_TYPES: Record<DnssecKeyInfo['role'], string> = { KSK: 'ksk', ZSK: 'zsk', CSK: 'csk' };
 
 /**
- * A DNSSEC key as a PowerDNS cryptokey. `published`: its DNSKEY is in the zone; `active`: it signs. The DS
+ * A DNSSEC key as a PowerDNS cryptokey. `published`: its DNSKEY is in the zone; `active`: it signs, and goes on
+ * signing: a zone whose signing is being turned off (`disabling`, until the parent's DS is gone) shows its keys
+ * inactive, so a client that turns DNSSEC off by deleting the active keys (DNSControl's AUTODNSSEC) sees it done
+ * and does not send the delete again at every run. The DS
  * (and so `ds`) is given for the keys that sign the DNSKEY RRset (KSK, CSK), as PowerDNS does.
  */
 export function presentCryptokey(key: DnssecKeyInfo, status: DnssecStatus) {
@@ -154,7 +157,7 @@ export function presentCryptokey(key: DnssecKeyInfo, status: DnssecStatus) {
     type: 'Cryptokey',
     id: key.id,
     keytype: KEY_TYPES[key.role],
-    active: key.state === 'active',
+    active: key.state === 'active' && status.state !== 'disabling',
     published: key.state !== 'generated' && key.state !== 'removed',
     dnskey: key.dnskey,
     flags: Number(flags),

@@ -14,11 +14,20 @@
  * - DNSControl (providers/powerdns): POST with `kind: Native` and `soa_edit_api`, REPLACE/DELETE, cryptokeys;
  * - Terraform's pan-net/powerdns: POST with `account` and `masters`, REPLACE with `set-ptr` in each record,
  *   PUT of the zone's kind/account, DELETE of the zone;
- * - PowerDNS-Admin: the config, zones with rrsets, `comments` and `disabled`, search-data, the zone's export.
+ * - PowerDNS-Admin: the config, zones with rrsets, `comments` and `disabled`, search-data, the zone's export,
+ *   the SOA edited as a record;
+ * - the Ansible collection (kpfleming.powerdns_auth): a zone created with its SOA and NS in `rrsets`, their TTLs
+ *   as strings (`"ttl": str(props["ttl"])` in its zone module); TSIG keys created, then found by name in the
+ *   list and deleted by the list's `id` (its tsigkey module).
  *
- * `axfr` names the zone both servers' AXFRs are compared on after the request (every write). A request
- * PowerDNS 4.7 cannot take (EXTEND and PRUNE came in 4.9) has `powerDns`: what 4.7 gets instead to reach the
- * same zone, with the reason; Zonekeeper gets the request as written.
+ * `axfr` names the zone both servers' AXFRs are compared on after the request: every request that is not a
+ * GET and names a zone (…/zones…) has one, the zone deleted or never made included (then both must refuse its
+ * transfer). A write that concerns no zone (a TSIG key) has `noAxfr` instead, the reason there is none; the test
+ * checks both rules. A request PowerDNS 4.7 cannot take (EXTEND and PRUNE came in 4.9) has `powerDns`: what 4.7
+ * gets instead to reach the same zone, with the reason; Zonekeeper gets the request as written. A path with
+ * `{id}` names something each server numbers itself (a cryptokey, a TSIG key): `idFrom` says where each server's
+ * id is read, as the clients read it (DNSControl the active key of the cryptokey list, Ansible the TSIG key of
+ * its name in the key list).
  */
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -33,6 +42,10 @@ export interface ApiRequest {
   body?: unknown;
   /** the zone whose AXFRs are compared after the request */
   axfr?: string;
+  /** a write without `axfr`: why no zone is compared after it */
+  noAxfr?: string;
+  /** `{id}` in `path`, on each server: the `id` of the first entry of the list at `list` whose fields are `match`'s */
+  idFrom?: { list: string; match: Record<string, unknown> };
   /** what PowerDNS 4.7 is sent instead (same resulting zone), and why */
   powerDns?: { body: unknown; reason: string };
 }
@@ -70,9 +83,25 @@ function get(what: string, path: string): ApiRequest {
  */
 export const ACCOUNT = 'differential@zonekeeper.test';
 
+/** the zone a name makes, with its final dot (a relative name's too: what either server made of it is compared) */
+const zoneName = (name: string) => (name.endsWith('.') ? name : `${name}.`).toLowerCase();
+
 function createZone(what: string, body: Record<string, unknown>): ApiRequest {
-  const name = String(body.name).toLowerCase();
-  return { what, method: 'POST', path: ZONES, body: { account: ACCOUNT, ...body }, axfr: name.endsWith('.') ? name : undefined };
+  return { what, method: 'POST', path: ZONES, body: { account: ACCOUNT, ...body }, axfr: zoneName(String(body.name)) };
+}
+/** a zone's setting changed by PUT (Terraform's kind, the `dnssec` switch) */
+function putZone(zone: string, what: string, body: object): ApiRequest {
+  return { what, method: 'PUT', path: `${ZONES}/${zone}`, body, axfr: zone };
+}
+
+/** the SOA content both servers give a new zone (test/support/powerdns-server.ts COMPARABLE_SOA), serial aside */
+const soa = (serial: number, refresh = 3600) => `ns1.example.net. hostmaster.example.net. ${serial} ${refresh} 1800 604800 86400`;
+/** the TSIG keys; the Ansible collection's tsigkey module finds a key's id in this list by its name */
+const TSIG_KEYS = `${SERVER}/tsigkeys`;
+/** why a TSIG key's write has no AXFR after it */
+const NO_ZONE = 'a TSIG key belongs to no zone: nothing to transfer';
+function tsigKeyOf(name: string): ApiRequest['idFrom'] {
+  return { list: TSIG_KEYS, match: { name } };
 }
 
 /** lego puts the zone kind into each rrset */
@@ -131,6 +160,7 @@ export const REQUESTS: ApiRequest[] = [
     method: 'POST',
     path: ZONES,
     body: { name: 'ownerless.test.', kind: 'Native', nameservers: NS },
+    axfr: 'ownerless.test.',
   },
   createZone('a mixed-case zone name (stored lower-case)', { name: 'Epsilon.TEST.', kind: 'Native', nameservers: NS }),
   createZone('a zone for the refusals', { name: 'zeta.test.', kind: 'Native', nameservers: NS }),
@@ -144,7 +174,7 @@ export const REQUESTS: ApiRequest[] = [
     rrsets: [{ name: 'www.broken.test.', type: 'A', ttl: 300, records: [{ content: 'not-an-address', disabled: false }] }],
   }),
   get('the zone that was refused is not there', `${ZONES}/broken.test.`),
-  { what: 'malformed JSON', method: 'POST', path: ZONES, body: '{"name": "bad.test.", "kind": ' },
+  { what: 'malformed JSON', method: 'POST', path: ZONES, body: '{"name": "bad.test.", "kind": ', axfr: 'bad.test.' },
   get('the zone list, six zones', ZONES),
   get('acme.sh: the list filtered to one zone', `${ZONES}?zone=alpha.test.`),
   get('acme.sh: a candidate that is no zone', `${ZONES}?zone=_acme-challenge.www.alpha.test.`),
@@ -156,7 +186,7 @@ export const REQUESTS: ApiRequest[] = [
   // lego (default TTL 120: the nearest allowed TTL on Zonekeeper)
   get('lego: the zone before its challenge', `${ZONES}/alpha.test.`),
   patch('alpha.test.', 'lego: its challenge, TTL 120', replace('_acme-challenge.alpha.test.', 'TXT', 120, ['"lego-token-1"'], LEGO)),
-  { what: 'lego: NOTIFY after its change (a Master zone)', method: 'PUT', path: `${ZONES}/alpha.test./notify` },
+  { what: 'lego: NOTIFY after its change (a Master zone)', method: 'PUT', path: `${ZONES}/alpha.test./notify`, axfr: 'alpha.test.' },
   patch(
     'alpha.test.',
     'lego: a second challenge for the same name (wildcard + apex) by REPLACE of both',
@@ -164,7 +194,7 @@ export const REQUESTS: ApiRequest[] = [
   ),
   patch('alpha.test.', 'lego: clean-up keeps what remains', replace('_acme-challenge.alpha.test.', 'TXT', 120, ['"lego-token-2"'], LEGO)),
   patch('alpha.test.', 'lego: clean-up of the last one', remove('_acme-challenge.alpha.test.', 'TXT')),
-  { what: 'NOTIFY of a missing zone', method: 'PUT', path: `${ZONES}/missing.test./notify` },
+  { what: 'NOTIFY of a missing zone', method: 'PUT', path: `${ZONES}/missing.test./notify`, axfr: 'missing.test.' },
 
   // acme.sh (TTL 60)
   patch('alpha.test.', 'acme.sh: its challenge, TTL 60', replace('_acme-challenge.www.alpha.test.', 'TXT', 60, ['"acme-sh-token"'])),
@@ -249,6 +279,8 @@ export const REQUESTS: ApiRequest[] = [
     replace('gamma.test.', 'NS', 3600, [...NS, 'ns3.example.net.']),
   ),
   patch('gamma.test.', 'the apex NS back to two', replace('gamma.test.', 'NS', 3600, NS)),
+  patch('gamma.test.', 'a DELETE of the apex NS rrset (a zone left without NS)', remove('gamma.test.', 'NS')),
+  patch('gamma.test.', 'the apex NS given back after its DELETE', replace('gamma.test.', 'NS', 3600, NS)),
 
   // DNSControl
   patch(
@@ -281,10 +313,10 @@ export const REQUESTS: ApiRequest[] = [
     records: [{ content: '192.0.2.80', disabled: false, 'set-ptr': false }],
   }),
   get('Terraform: the zone', `${ZONES}/gamma.test.`),
-  { what: 'Terraform: the zone kind changes', method: 'PUT', path: `${ZONES}/gamma.test.`, body: { kind: 'Master' }, axfr: 'gamma.test.' },
+  putZone('gamma.test.', 'Terraform: the zone kind changes', { kind: 'Master' }),
   get('the zone after its PUT', `${ZONES}/gamma.test.`),
-  { what: 'a PUT of a missing zone', method: 'PUT', path: `${ZONES}/missing.test.`, body: { kind: 'Master' } },
-  { what: 'Terraform: the zone kind back', method: 'PUT', path: `${ZONES}/gamma.test.`, body: { kind: 'Native' }, axfr: 'gamma.test.' },
+  putZone('missing.test.', 'a PUT of a missing zone', { kind: 'Master' }),
+  putZone('gamma.test.', 'Terraform: the zone kind back', { kind: 'Native' }),
 
   // PowerDNS-Admin: comments, the export, search-data
   patch('delta.test.', 'PowerDNS-Admin: an rrset with a comment', {
@@ -338,6 +370,14 @@ export const REQUESTS: ApiRequest[] = [
   get('PowerDNS-Admin: the zone with the disabled record', `${ZONES}/delta.test.`),
   patch('delta.test.', 'clean-up: the rrset the request before may have left', remove('half.delta.test.', 'A')),
   patch('delta.test.', 'PowerDNS-Admin: the www changes', replace('www.delta.test.', 'A', 300, ['192.0.2.11'])),
+  // PowerDNS-Admin (SOA among the types its settings let users edit) sends an edited SOA as any rrset; the
+  // second puts back what the zone had, so that both compare again
+  patch(
+    'delta.test.',
+    'PowerDNS-Admin: the SOA edited as a record (its refresh)',
+    replace('delta.test.', 'SOA', 3600, [soa(2024010101, 7200)]),
+  ),
+  patch('delta.test.', 'PowerDNS-Admin: the SOA edited back', replace('delta.test.', 'SOA', 3600, [soa(2024010102)])),
   get('PowerDNS-Admin: the export', `${ZONES}/delta.test./export`),
   get('the export of a missing zone', `${ZONES}/missing.test./export`),
   get('PowerDNS-Admin: search-data for a name', `${SERVER}/search-data?q=mail.delta*&max=10`),
@@ -391,12 +431,7 @@ export const REQUESTS: ApiRequest[] = [
   ),
   { what: 'a PATCH without rrsets', method: 'PATCH', path: `${ZONES}/zeta.test.`, body: {}, axfr: 'zeta.test.' },
   { what: 'a PATCH of malformed JSON', method: 'PATCH', path: `${ZONES}/zeta.test.`, body: '{"rrsets": [', axfr: 'zeta.test.' },
-  {
-    what: 'a PATCH to a missing zone',
-    method: 'PATCH',
-    path: `${ZONES}/missing.test.`,
-    body: { rrsets: [replace('www.missing.test.', 'A', 300, ['192.0.2.1'])] },
-  },
+  patch('missing.test.', 'a PATCH to a missing zone', replace('www.missing.test.', 'A', 300, ['192.0.2.1'])),
 
   // CNAME beside other data (RFC 1034 §3.6.2), and atomicity: one bad rrset refuses the whole PATCH
   patch('zeta.test.', 'an A to stand beside', replace('www.zeta.test.', 'A', 300, ['192.0.2.1'])),
@@ -493,10 +528,10 @@ export const REQUESTS: ApiRequest[] = [
   get('the zone list filtered to a missing zone', `${ZONES}?zone=missing.test.`),
   get('the list filtered by a mixed-case name', `${ZONES}?zone=Delta.Test.`),
 
-  // zone deletion
-  { what: 'Terraform: the zone deleted', method: 'DELETE', path: `${ZONES}/eta.test.` },
+  // zone deletion: after it, both servers refuse the zone's transfer
+  { what: 'Terraform: the zone deleted', method: 'DELETE', path: `${ZONES}/eta.test.`, axfr: 'eta.test.' },
   get('the deleted zone is gone', `${ZONES}/eta.test.`),
-  { what: 'a DELETE of a missing zone', method: 'DELETE', path: `${ZONES}/eta.test.` },
+  { what: 'a DELETE of a missing zone', method: 'DELETE', path: `${ZONES}/eta.test.`, axfr: 'eta.test.' },
   patch('eta.test.', 'a PATCH to the deleted zone', replace('www.eta.test.', 'A', 300, ['192.0.2.1'])),
   createZone('the deleted zone made again', { name: 'eta.test.', kind: 'Native', nameservers: NS }),
   patch('eta.test.', 'a record in the new zone', replace('www.eta.test.', 'A', 300, ['192.0.2.1'])),
@@ -513,6 +548,144 @@ export const REQUESTS: ApiRequest[] = [
   get('PowerDNS-Admin: the signed zone (dnssec true)', `${ZONES}/signed.test.`),
   patch('signed.test.', 'a record in the signed zone', replace('www.signed.test.', 'A', 300, ['192.0.2.120'])),
   get('the cryptokeys of a missing zone', `${ZONES}/missing.test./cryptokeys`),
+  // DNSControl's AUTODNSSEC off: the DELETE of the key its list shows active and published
+  {
+    what: 'DNSControl AUTODNSSEC off: the active key deleted',
+    method: 'DELETE',
+    path: `${ZONES}/signed.test./cryptokeys/{id}`,
+    idFrom: { list: `${ZONES}/signed.test./cryptokeys`, match: { active: true, published: true } },
+    axfr: 'signed.test.',
+  },
+  get('DNSControl: the cryptokeys after the delete', `${ZONES}/signed.test./cryptokeys`),
+  get('the zone after its key was deleted', `${ZONES}/signed.test.`),
+  {
+    what: 'a DELETE of a cryptokey that is not there',
+    method: 'DELETE',
+    path: `${ZONES}/signed.test./cryptokeys/987654`,
+    axfr: 'signed.test.',
+  },
+  patch('signed.test.', 'a record in the zone after its key was deleted', replace('www.signed.test.', 'A', 300, ['192.0.2.121'])),
+
+  // the zone's `dnssec` switched by PUT (a field of PowerDNS's Zone, which 4.7's PUT takes: keys made or dropped)
+  createZone('a zone to sign by its PUT', { name: 'theta.test.', kind: 'Native', nameservers: NS }),
+  putZone('theta.test.', 'the zone signed by PUT dnssec: true', { dnssec: true }),
+  get('the cryptokeys made by the PUT', `${ZONES}/theta.test./cryptokeys`),
+  get('the zone signed by its PUT (dnssec true)', `${ZONES}/theta.test.`),
+  patch('theta.test.', 'a record in the zone signed by its PUT', replace('www.theta.test.', 'A', 300, ['192.0.2.130'])),
+  putZone('theta.test.', 'PUT dnssec: true of a signed zone (nothing to do)', { dnssec: true }),
+  putZone('theta.test.', 'PUT dnssec: false (PowerDNS drops the keys, Zonekeeper starts unsigning)', { dnssec: false }),
+  putZone('missing.test.', 'PUT dnssec of a missing zone', { dnssec: true }),
+  createZone('DNSControl dnssec_on_create: a zone created signed', {
+    name: 'kappa.test.',
+    type: 'Zone',
+    kind: 'Native',
+    nameservers: NS,
+    soa_edit_api: 'DEFAULT',
+    dnssec: true,
+  }),
+  get('the zone created signed (dnssec true)', `${ZONES}/kappa.test.`),
+
+  // TSIG keys as the Ansible collection manages them: created without a secret, found by name, deleted by id
+  get('Ansible: the TSIG keys before', TSIG_KEYS),
+  {
+    what: 'Ansible: a TSIG key created (hmac-sha256, the secret made by the server)',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'ansible-key.', algorithm: 'hmac-sha256' },
+    noAxfr: NO_ZONE,
+  },
+  get('Ansible: the TSIG keys with the new one (its secret left out)', TSIG_KEYS),
+  { what: 'Ansible: the TSIG key by its id', method: 'GET', path: `${TSIG_KEYS}/{id}`, idFrom: tsigKeyOf('ansible-key.') },
+  {
+    what: 'a TSIG key of a name that exists',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'ansible-key.', algorithm: 'hmac-sha256' },
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'Ansible: the TSIG key deleted by its id',
+    method: 'DELETE',
+    path: `${TSIG_KEYS}/{id}`,
+    idFrom: tsigKeyOf('ansible-key.'),
+    noAxfr: NO_ZONE,
+  },
+  get('the TSIG keys after the delete', TSIG_KEYS),
+  { what: 'a DELETE of a TSIG key that is not there', method: 'DELETE', path: `${TSIG_KEYS}/ansible-key.`, noAxfr: NO_ZONE },
+  {
+    what: "Ansible: a TSIG key of the module's default algorithm, hmac-md5",
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'ansible-md5.', algorithm: 'hmac-md5' },
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'clean-up: the hmac-md5 key, if it was made',
+    method: 'DELETE',
+    path: `${TSIG_KEYS}/ansible-md5.`,
+    noAxfr: NO_ZONE,
+  },
+
+  // zones created as the Ansible collection creates them, and a comment's time past 2038
+  createZone('Ansible: a zone with its SOA and NS in rrsets, TTLs as strings', {
+    name: 'ansible.test.',
+    kind: 'Native',
+    nameservers: [],
+    soa_edit_api: 'DEFAULT',
+    rrsets: [
+      {
+        name: 'ansible.test.',
+        type: 'SOA',
+        ttl: '86400',
+        records: [{ disabled: false, content: 'ns1.example.net. hostmaster.example.net. 1 86400 7200 3600000 172800' }],
+      },
+      { name: 'ansible.test.', type: 'NS', ttl: '86400', records: NS.map((content) => ({ disabled: false, content })) },
+    ],
+  }),
+  createZone("a zone whose NS rrset's TTL is a string (Ansible's TTL without its SOA)", {
+    name: 'ansible-ns.test.',
+    kind: 'Native',
+    nameservers: [],
+    rrsets: [{ name: 'ansible-ns.test.', type: 'NS', ttl: '86400', records: NS.map((content) => ({ disabled: false, content })) }],
+  }),
+  createZone('a zone whose SOA is in rrsets (TTLs as numbers)', {
+    name: 'ansible-soa.test.',
+    kind: 'Native',
+    nameservers: [],
+    rrsets: [
+      { name: 'ansible-soa.test.', type: 'SOA', ttl: 86400, records: [{ disabled: false, content: soa(1) }] },
+      { name: 'ansible-soa.test.', type: 'NS', ttl: 86400, records: NS.map((content) => ({ disabled: false, content })) },
+    ],
+  }),
+  createZone('a new zone whose rrset comment has a modified_at after 2038 (over 2^31 - 1)', {
+    name: 'iota.test.',
+    kind: 'Native',
+    nameservers: NS,
+    rrsets: [
+      {
+        name: 'www.iota.test.',
+        type: 'A',
+        ttl: 300,
+        records: [{ content: '192.0.2.140', disabled: false }],
+        comments: [{ content: 'kept until 2100', account: 'admin', modified_at: 4102444800 }],
+      },
+    ],
+  }),
+  createZone('a new zone whose comment has the last modified_at a 32-bit count holds (2^31 - 1)', {
+    name: 'iota2.test.',
+    kind: 'Native',
+    nameservers: NS,
+    rrsets: [
+      {
+        name: 'www.iota2.test.',
+        type: 'A',
+        ttl: 300,
+        records: [{ content: '192.0.2.141', disabled: false }],
+        comments: [{ content: 'kept until 2038', account: 'admin', modified_at: 2 ** 31 - 1 }],
+      },
+    ],
+  }),
+  get('the zone with the comment of 2038', `${ZONES}/iota2.test.`),
   get('the zone list at the end', ZONES),
   get('the last zone', `${ZONES}/eta.test.`),
 ];
