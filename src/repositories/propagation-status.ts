@@ -10,15 +10,32 @@ export interface ServerStatusRow {
 }
 
 /**
- * a zone's serial, its nameserver set (its name, and its secondaries: null for the default set, whose are
- * SECONDARIES) and its status rows, by server name; undefined when there is no such zone
+ * Why a zone is not served (`domains.serving` false: docs/transfers.md, «Secondary zones»): a secondary zone
+ * never transferred (`pending`) or past its EXPIRE (`expired`); null for a served zone.
+ */
+export type NotServed = 'pending' | 'expired' | null;
+
+/**
+ * a zone's serial, whether it is served (`notServed`), its nameserver set (its name, and its secondaries: null
+ * for the default set, whose are SECONDARIES) and its status rows, by server name; undefined when there is no
+ * such zone
  */
 export async function readPropagationRows(
   sql: Sql,
   domainId: number,
-): Promise<{ serial: number; set: { name: string; secondaries: string[] | null }; rows: ServerStatusRow[] } | undefined> {
-  const [domain] = await sql.rows<{ serial: string; set_name: string; secondaries: string[] | null }>(
-    'select d.serial, n.name as set_name, n.secondaries from domains d join nameserver_sets n on n.id = d.nameserver_set where d.id = $1',
+): Promise<
+  { serial: number; notServed: NotServed; set: { name: string; secondaries: string[] | null }; rows: ServerStatusRow[] } | undefined
+> {
+  const [domain] = await sql.rows<{
+    serial: string;
+    serving: boolean;
+    secondary_state: string | null;
+    set_name: string;
+    secondaries: string[] | null;
+  }>(
+    `select d.serial, d.serving, s.state as secondary_state, n.name as set_name, n.secondaries
+       from domains d join nameserver_sets n on n.id = d.nameserver_set left join secondary_zone_state s on s.domain_id = d.id
+      where d.id = $1`,
     [domainId],
   );
   if (!domain) return undefined;
@@ -31,6 +48,7 @@ export async function readPropagationRows(
   }>('select server, served_serial, state, error, updated_at from zone_server_status where domain_id = $1 order by server', [domainId]);
   return {
     serial: Number(domain.serial),
+    notServed: domain.serving ? null : domain.secondary_state === 'expired' ? 'expired' : 'pending',
     set: { name: domain.set_name, secondaries: domain.secondaries },
     rows: rows.map((r) => ({
       server: r.server,
@@ -55,6 +73,8 @@ export interface SecondaryLag {
  * other set's are in its row): the zones it does not serve at their serial, the largest serial difference among
  * them (where it answered at all), and the age of the oldest change it lacks (the journal row that made the
  * zone's current serial). Reads only the rows not in sync (the partial index zone_server_status_due_index).
+ * Zones not served (a secondary zone never transferred, or expired: docs/transfers.md) are left out: no secondary
+ * is meant to serve them, so they are not behind (they used to count as behind for as long as they were not served).
  */
 export async function readSecondaryLag(sql: Sql, defaultSetServers: string[]): Promise<SecondaryLag[]> {
   const sets = await sql.rows<{ server: string }>(
@@ -69,7 +89,7 @@ export async function readSecondaryLag(sql: Sql, defaultSetServers: string[]): P
        from zone_server_status s
        join domains d on d.id = s.domain_id
        left join lateral (select created_at from changes where zone = d.name and serial_after = d.serial order by id desc limit 1) c on true
-      where s.state <> 'in_sync' and s.server = any($1::text[])
+      where s.state <> 'in_sync' and s.server = any($1::text[]) and d.serving
       group by s.server`,
     [servers],
   );

@@ -126,8 +126,10 @@ export async function claimDueSecondaries(sql: Sql, batch: number, leaseSeconds:
 
 /**
  * Whether the zone is `expired` now (a refresh that works serves it again, and it rejoins its catalog: the
- * caller locks the catalog first). A plain read: only the zone's refresh, which the caller holds the lease of,
- * changes the state (a promotion deletes the row).
+ * caller locks the catalog first). A plain read: besides the zone's refresh, which the caller holds the lease
+ * of, only the expiry at its EXPIRE changes the state (`recordExpired`; a promotion deletes the row). Should that
+ * expiry commit between this read and a refresh that works, the zone is served again without having rejoined
+ * its catalog: it then waits to join it (catalog.ts, `waiting`) and the worker's admission, every poll, lists it.
  */
 export async function isExpired(sql: Sql, domainId: number): Promise<boolean> {
   const rows = await sql.rows(`select 1 from secondary_zone_state where domain_id = $1 and state = 'expired'`, [domainId]);
@@ -194,6 +196,45 @@ export async function recordRefreshFailed(sql: Sql, domainId: number, error: str
     [domainId, error, retry],
   );
   return rows[0]?.state;
+}
+
+/**
+ * The served secondary zones whose EXPIRE has passed (`expires_at`), whatever their lease: a refresh may be under
+ * way (its SOA queries and transfers can take minutes, docs/transfers.md) or not started yet; up to `batch`, the
+ * longest expired first. A served zone's next refresh is never later than its expiry (`recordRefreshed`,
+ * `recordRefreshFailed`; a NOTIFY and a claim only bring it nearer), so these are among the due rows: the
+ * `next_refresh_at` condition lets the statement read them through `secondary_zone_state_due_index`.
+ */
+export async function overdueSecondaries(sql: Sql, batch: number): Promise<{ id: number; name: string }[]> {
+  const rows = await sql.rows<{ id: string; name: string }>(
+    `select d.id, d.name from secondary_zone_state s join domains d on d.id = s.domain_id
+      where s.next_refresh_at <= now() and s.expires_at <= now() and s.state in ('in_sync', 'retrying') and d.kind = 'secondary'
+      order by s.expires_at limit $1`,
+    [batch],
+  );
+  return rows.map((r) => ({ id: Number(r.id), name: r.name }));
+}
+
+/**
+ * A served zone past its EXPIRE before any refresh worked (RFC 1035 §3.3.13): `expired` and no longer served,
+ * at once, with the refresh under way, if any, left to record its outcome (its lease and next refresh are left
+ * alone: a failure keeps it `expired`, a refresh that works serves it again). The last failure's reason is kept
+ * (none: the zone was `in_sync` when its refresh started). Answers whether it expired now: false when a refresh
+ * that worked, or another worker, came first (the update waits for their row lock, then finds the row changed).
+ */
+export async function recordExpired(sql: Sql, domainId: number): Promise<boolean> {
+  const rows = await sql.rows(
+    `with s as (
+       update secondary_zone_state
+          set state = 'expired',
+              last_error = coalesce(last_error, 'no refresh worked before the SOA EXPIRE passed (a refresh was under way or due)')
+        where domain_id = $1 and state in ('in_sync', 'retrying') and expires_at <= now()
+        returning domain_id),
+     d as (update domains set serving = false where id in (select domain_id from s) and serving returning id)
+     select domain_id from s`,
+    [domainId],
+  );
+  return rows.length > 0;
 }
 
 /** the secondary zone's state, undefined for a zone that is not one */

@@ -1,10 +1,11 @@
 import type { Database } from '../db/pool';
 import { hostPortName, Settings } from '../config/settings';
-import { readPropagationRows, ServerStatusRow } from '../repositories/propagation-status';
+import { NotServed, readPropagationRows, ServerStatusRow } from '../repositories/propagation-status';
 
 /**
- * pending: a change is not yet served; in_sync: every configured secondary serves the current serial;
- * error: one keeps failing; no_secondaries: SECONDARIES is empty, so there is nothing to propagate to.
+ * pending: a change is not yet served (also: the zone is not served at all, see `NOT_SERVED`); in_sync: every
+ * configured secondary serves the current serial; error: one keeps failing; no_secondaries: SECONDARIES is
+ * empty, so there is nothing to propagate to.
  */
 export type PropagationState = 'pending' | 'in_sync' | 'error' | 'no_secondaries';
 
@@ -17,6 +18,26 @@ export interface PropagationStatus {
   message: string | null;
   servers: ServerPropagation[];
 }
+
+/**
+ * A zone that is not served (docs/transfers.md, «Secondary zones»): its secondaries do not serve it either (a
+ * pending zone is refused them; an expired one left their catalog), whatever its status rows last found (an
+ * expired zone's say `in_sync` at the serial served before). Its status is `pending`, each server `pending` with
+ * this reason as its error, and the reason is the message: no state of its own (the GraphQL and REST enums and
+ * the console stay as they are).
+ */
+const NOT_SERVED: Record<Exclude<NotServed, null>, { message: string; server: string }> = {
+  pending: {
+    message:
+      'not served: a secondary zone not transferred from its primaries yet (PENDING, see secondary.lastError); its secondaries serve it once it is',
+    server: 'the zone is not served (a secondary zone not transferred yet)',
+  },
+  expired: {
+    message:
+      'not served: the secondary zone EXPIRED (no primary answered within its SOA EXPIRE, see secondary.lastError); it left its catalog and its secondaries answer REFUSED until a refresh works',
+    server: 'the zone is not served (an expired secondary zone)',
+  },
+};
 
 /**
  * The propagation of a zone as the API shows it (GraphQL `Domain.propagation`, REST status, subscriptions).
@@ -36,8 +57,18 @@ export class PropagationStatusService {
     const read = await readPropagationRows(db, domainId);
     if (!read) return undefined;
     // the zone's nameserver set's secondaries (docs/transfers.md); the default set's are SECONDARIES
-    if (read.set.secondaries === null) return this.status(read.serial, read.rows);
-    return this.status(read.serial, read.rows, read.set.secondaries, `no secondaries in nameserver set ${read.set.name}`);
+    const status =
+      read.set.secondaries === null
+        ? this.status(read.serial, read.rows)
+        : this.status(read.serial, read.rows, read.set.secondaries, `no secondaries in nameserver set ${read.set.name}`);
+    if (!read.notServed || status.state === 'no_secondaries') return status;
+    const why = NOT_SERVED[read.notServed];
+    return {
+      ...status,
+      state: 'pending',
+      message: why.message,
+      servers: status.servers.map((server) => ({ ...server, state: 'pending' as const, error: why.server })),
+    };
   }
 
   /** the status of a zone that has gone meanwhile: nothing left to propagate */

@@ -14,20 +14,27 @@
  *   at every primary: again after its RETRY or at the expiry, whichever comes first, and past the expiry the
  *   zone is `expired` and no longer served: it leaves its catalog in the same transaction, so our fleet drops
  *   it too, and rejoins it with the refresh that serves it again (write-engine/catalog.ts)
+ * - the expiry does not wait for a refresh to fail: every POLL_MS, apart from the refreshes (which can take
+ *   minutes: several primaries, SOA then IXFR then AXFR, each transfer up to its timeout, after a wait for a
+ *   transfer turn), any served zone whose EXPIRE has passed is made `expired` and leaves its catalog the same
+ *   way, whatever its lease (`expireOverdue`); the refresh under way records its outcome after (one that works
+ *   serves it again and it rejoins)
  */
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
-import { claimDueSecondaries, DueSecondary, SECONDARY_CHANNEL, zonePrimaries } from '../repositories/secondary-zones';
+import { claimDueSecondaries, DueSecondary, overdueSecondaries, SECONDARY_CHANNEL, zonePrimaries } from '../repositories/secondary-zones';
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
-import { recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
+import { expireOverdueSecondary, recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
 import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from './zone-transfer-in';
 
 const POLL_MS = 1000;
 const CLAIM_BATCH = 10;
+/** zones past their EXPIRE read at once by `expireOverdue` (each then expires in a transaction of its own) */
+const EXPIRE_BATCH = 100;
 /** longer than a transfer may take (DEFAULT_TRANSFER_LIMITS.timeoutMs) */
 const LEASE_SECONDS = 150;
 /** the shortest wait between two refreshes, whatever the SOA says (a REFRESH or RETRY of 0 would loop) */
@@ -41,14 +48,21 @@ function timersOf(soaRdata: string): { refresh: number; retry: number; expire: n
   return { refresh: atLeast(fields[3]), retry: atLeast(fields[4]), expire: atLeast(fields[5]) };
 }
 
+/** what a refresh took: the SOA (its timers set the next refresh) and whether records were taken (a transfer) */
+interface Taken {
+  soa: string;
+  transferred: boolean;
+}
+
 export class SecondaryZonesWorker {
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
   private running = false;
   private again = false;
+  private expiring = false;
   private stopped = false;
-  /** counters, for tests */
-  readonly stats = { transfers: 0, failures: 0 };
+  /** counters, for tests: transfers that took something (not a refresh that found the zone current), failed refreshes, expiries */
+  readonly stats = { transfers: 0, failures: 0, expiries: 0 };
 
   constructor(
     private readonly settings: Settings,
@@ -58,8 +72,38 @@ export class SecondaryZonesWorker {
 
   async start(): Promise<void> {
     this.unlisten = await this.db.notifications.subscribe(SECONDARY_CHANNEL, () => void this.run());
-    this.timer = setInterval(() => void this.run(), POLL_MS);
+    this.timer = setInterval(() => {
+      void this.run();
+      void this.expireOverdue();
+    }, POLL_MS);
     void this.run();
+    void this.expireOverdue();
+  }
+
+  /**
+   * The served zones whose EXPIRE has passed stop being served now (RFC 1035 §3.3.13), each leaving its catalog
+   * in its own transaction (`expireOverdueSecondary`), whatever their lease: not after the refresh under way, which
+   * can take minutes, nor after the one this process has not started yet. Runs apart from `run` (which waits for
+   * the refreshes), every POLL_MS: a zone stops being served within a poll of its expiry.
+   */
+  async expireOverdue(): Promise<void> {
+    if (this.stopped || this.expiring) return;
+    this.expiring = true;
+    try {
+      for (let found = EXPIRE_BATCH; found === EXPIRE_BATCH && !this.stopped;) {
+        const overdue = await overdueSecondaries(this.db, EXPIRE_BATCH);
+        found = overdue.length;
+        for (const zone of overdue) {
+          if (!(await this.db.transaction((sql) => expireOverdueSecondary(sql, this.settings, zone)))) continue;
+          this.stats.expiries++;
+          this.log.warn({ zone: zone.name }, 'secondary zone: EXPIRE passed before a refresh worked: expired, no longer served');
+        }
+      }
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: expiring zones failed');
+    } finally {
+      this.expiring = false;
+    }
   }
 
   /** refreshes the due zones, batch after batch; a wake-up meanwhile runs it once more */
@@ -102,9 +146,10 @@ export class SecondaryZonesWorker {
           await this.recordWorking(zone, { refresh: atLeast(soa.refresh), expire: atLeast(soa.expire) }, false);
           return;
         }
-        const soaTaken = (zone.loaded && (await this.incremental(zone, source, from))) || (await this.whole(zone, source, from));
-        await this.recordWorking(zone, timersOf(soaTaken), true);
-        this.stats.transfers++;
+        const taken = (zone.loaded && (await this.incremental(zone, source, from))) || (await this.whole(zone, source, from));
+        // an IXFR that found us current took nothing: not a transfer
+        await this.recordWorking(zone, timersOf(taken.soa), taken.transferred);
+        if (taken.transferred) this.stats.transfers++;
         return;
       } catch (error) {
         if (noteDatabaseFailure(error, 'secondary zones')) throw error;
@@ -126,18 +171,19 @@ export class SecondaryZonesWorker {
   /**
    * IXFR from our serial (RFC 1995): the differences applied, or the whole zone when the primary answers in AXFR
    * form; undefined when it cannot be done incrementally (the primary refuses IXFR, the differences do not fit our
-   * copy): the caller then takes the zone whole. Returns the SOA taken.
+   * copy): the caller then takes the zone whole. Returns the SOA taken, and whether anything was (not when the
+   * primary answered that we are current).
    */
-  private async incremental(zone: DueSecondary, source: TransferSource, from: string): Promise<string | undefined> {
+  private async incremental(zone: DueSecondary, source: TransferSource, from: string): Promise<Taken | undefined> {
     try {
       // the transfer and its write in one of the process's turns: what they hold is bounded (zone-transfer-in.ts)
       return await inTransferTurn(async () => {
         const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
-        if (result.kind === 'up-to-date') return result.soa.rdata;
+        if (result.kind === 'up-to-date') return { soa: result.soa.rdata, transferred: false };
         if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
         else await applyIncremental(this.db, this.settings, zone, `${from} (IXFR)`, result);
         this.log.info({ zone: zone.name, from, serial: result.soa.value.serial, kind: result.kind }, 'secondary zone transferred (IXFR)');
-        return result.soa.rdata;
+        return { soa: result.soa.rdata, transferred: true };
       });
     } catch (error) {
       // a zone the IXFR sent whole and past the bounds would stop the same way by AXFR: not asked again
@@ -148,7 +194,7 @@ export class SecondaryZonesWorker {
   }
 
   /** AXFR (RFC 5936): the whole zone; returns the SOA taken */
-  private async whole(zone: DueSecondary, source: TransferSource, from: string): Promise<string> {
+  private async whole(zone: DueSecondary, source: TransferSource, from: string): Promise<Taken> {
     const transferred = await inTransferTurn(async () => {
       const taken = await axfr(source, zone.name);
       await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, taken);
@@ -158,13 +204,13 @@ export class SecondaryZonesWorker {
       { zone: zone.name, from, serial: transferred.soa.value.serial, records: transferred.records.length },
       'secondary zone transferred (AXFR)',
     );
-    return transferred.soa.rdata;
+    return { soa: transferred.soa.rdata, transferred: true };
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.unlisten?.();
-    while (this.running) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.running || this.expiring) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

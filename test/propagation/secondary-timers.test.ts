@@ -152,13 +152,16 @@ test('an EXPIRE much shorter than the RETRY: the zone is EXPIRED and not served 
   await bind.stop();
   const expired = await reaches(zone, 'EXPIRED');
   const seenAt = Date.now();
-  expect(expired.secondary.lastError).toMatch(/127\.0\.0\.1/);
-  // noticed at the expiry: a poll (1 s) and a failed SOA query (2 s at most) after it, with room for a busy machine
+  // expired at the expiry: within a poll (1 s) of it, whatever the refresh due then does, with room for a busy machine
   expect(seenAt - Date.parse(expired.secondary.expiresAt)).toBeLessThan(5000);
   const refused = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', `www.${zone}`, 'A']);
   expect(refused.status).toBe('REFUSED');
-  // and it stays so: the next attempt is a RETRY away, not a poll away
-  const later = await status(zone);
+  // and it stays so: once the refresh due at the expiry has failed (it may still be under way when the zone
+  // expires), the next attempt is a RETRY away, not a poll away
+  const later = await waitFor('the refresh due at the expiry to have failed', async () => {
+    const current = await status(zone);
+    return Date.parse(current.secondary.nextRefreshAt) > Date.now() + 3000_000 ? current : undefined;
+  });
   expect(later.secondary.state).toBe('EXPIRED');
-  expect(Date.parse(later.secondary.nextRefreshAt)).toBeGreaterThan(Date.now() + 3000_000);
+  expect(later.secondary.lastError).toMatch(/127\.0\.0\.1/);
 });

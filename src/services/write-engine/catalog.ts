@@ -14,6 +14,7 @@ import {
   failureExpiresListedZone,
   isExpired,
   promoteSecondary,
+  recordExpired,
   recordRefreshed,
   recordRefreshFailed,
   SecondaryState,
@@ -167,6 +168,16 @@ export async function recordFailedRefresh(
 ): Promise<SecondaryState | undefined> {
   if (!(await failureExpiresListedZone(sql, zone.id))) return recordRefreshFailed(sql, zone.id, error, retry);
   return withServedMembership(sql, settings, zone, () => recordRefreshFailed(sql, zone.id, error, retry));
+}
+
+/**
+ * A served secondary zone past its EXPIRE (`recordExpired`), whether or not a refresh of it is under way, in the
+ * caller's transaction: it is no longer served and leaves the catalogs that list it in that transaction
+ * (`withServedMembership`, catalogs locked first, as for a failed refresh that expires it). Answers whether it
+ * expired now (false: a refresh that worked or another worker came first; then nothing changes).
+ */
+export function expireOverdueSecondary(sql: Sql, settings: Settings, zone: { id: number; name: string }): Promise<boolean> {
+  return withServedMembership(sql, settings, zone, () => recordExpired(sql, zone.id));
 }
 
 /**

@@ -116,6 +116,7 @@ export {
   endServedDepartures,
   recordFailedRefresh,
   recordWorkingRefresh,
+  expireOverdueSecondary,
   promoteToPrimary,
 } from './catalog';
 export { journalWholeZone } from './whole-zone';
