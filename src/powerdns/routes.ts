@@ -624,8 +624,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     },
   },
   {
-    // a key of the caller's user (the admin key: a server-wide key, as PowerDNS's are); its secret is made here
-    // and shown once
+    // a key of the caller's user (the admin key: a server-wide key, as PowerDNS's are), able to do what the caller
+    // can; its secret is made here and shown once
     method: 'post',
     path: `${SERVER}/tsigkeys`,
     async handle({ services, ctx, body }) {
@@ -638,6 +638,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         userId,
         name: fields.name,
         algorithm: typeof fields.algorithm === 'string' ? fields.algorithm : undefined,
+        // PowerDNS's keys carry no policy: the new key can do what the caller can (an admin's, an ONE_ZONE key's)
+        asCreator: true,
       });
       return { status: 201, body: presentTsigKey(created.tsigKey, created.secret) };
     },

@@ -11,6 +11,7 @@ import {
   requireFlag,
   Unusable,
   unusable,
+  UNRESTRICTED,
 } from '../auth/policy';
 import { checkLimitValues } from './quotas';
 import {
@@ -45,6 +46,11 @@ export interface KeyPolicyRequest {
   policy?: PolicyInput | null;
   preset?: string | null;
   zone?: string | null;
+  /**
+   * no policy given, the creator's own: a client that names none (the PowerDNS API's TSIG keys) gets a key that
+   * can do what its creator can, no more (unrestricted only from an unrestricted creator)
+   */
+  asCreator?: boolean;
 }
 
 /**
@@ -123,6 +129,8 @@ export async function auditKeyRefusal(
 
 export function newKeyPolicy(creator: Principal, requested: KeyPolicyRequest) {
   requireFlag(creator.policy, 'mayManageKeys');
+  const given = requested.policy !== undefined && requested.policy !== null;
+  if (requested.asCreator && !given && !requested.preset) return { ...(creator.policy ?? UNRESTRICTED), preset: null };
   const policy = buildPolicy(requested);
   const exceeds = exceedsCreator(policy, creator.policy);
   if (exceeds) throw forbidden(exceeds, 'policy');
