@@ -49,7 +49,7 @@ export const outboxRowsPublished = new Counter({
 /** requests and changes refused by a rate limit (src/services/rate-limits.ts), by the bucket that was empty */
 export const rateLimited = new Counter({
   name: 'zonekeeper_rate_limited_total',
-  help: 'Requests (HTTP and DNS UPDATE) and zone changes refused by a rate limit, by limit (user, key, zone)',
+  help: 'Requests (HTTP and DNS UPDATE) and zone changes refused by a rate limit, by limit (user, key, zone, sign-in)',
   labelNames: ['limit'] as const,
   registers: [metrics],
 });

@@ -8,6 +8,7 @@ import { contextFor } from '../graphql/context';
 import { sourceAddressOf } from '../services/audit-log';
 import { SignInRefused } from '../services/oidc-sign-in.service';
 import { DomainError, statusOf } from '../errors/catalogue';
+import { SignInLimits } from '../services/rate-limits';
 
 /** the cookie that ties the browser to its OIDC sign-in under way (the flow's id; its hash is stored) */
 const FLOW_COOKIE = 'zk_oidc_flow';
@@ -62,6 +63,19 @@ export function signInRoutes(db: Database, services: Services): Router {
     res.json({ oidc: services.oidc.configured, oidcProvider: services.settings.oidc?.providerName ?? null, passkey: true });
   });
 
+  // the routes that need no credential, limited per client address (SignInLimits): 429 with Retry-After
+  const limits = new SignInLimits();
+  const byAddress = (req: Request, res: Response, next: () => void) => {
+    try {
+      limits.take(sourceAddressOf(req.ip ?? req.socket.remoteAddress));
+      next();
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      res.set('Retry-After', String(error.details[0]?.retryAfter ?? 1));
+      res.status(429).json(errorBody(error.code, error.message, error.details));
+    }
+  };
+
   // ---- passkeys (services/passkeys.service.ts): POSTs with X-Requested-With and this origin, as every cookie request ----
   const passkeys = express.Router();
   passkeys.use(express.json({ limit: 64 * 1024 }), (req: Request, res: Response, next) => {
@@ -113,12 +127,12 @@ export function signInRoutes(db: Database, services: Services): Router {
       refused(res, error);
     }
   });
-  passkeys.post('/sign-in/options', async (req: Request, res: Response) => {
+  passkeys.post('/sign-in/options', byAddress, async (req: Request, res: Response) => {
     const { options, ceremony } = await services.passkeys.signInOptions(db, relyingParty(req));
     ceremonyCookie(req, res, ceremony);
     res.json(options);
   });
-  passkeys.post('/sign-in', async (req: Request, res: Response) => {
+  passkeys.post('/sign-in', byAddress, async (req: Request, res: Response) => {
     try {
       const { token, email } = await services.passkeys.signIn(db, relyingParty(req), cookieOf(req, CEREMONY_COOKIE), req.body?.response, {
         sourceAddress: sourceAddressOf(req.ip ?? req.socket.remoteAddress),
@@ -139,7 +153,7 @@ export function signInRoutes(db: Database, services: Services): Router {
     if (error instanceof DomainError) return res.status(statusOf(error.code)).json(errorBody(error.code, error.message, error.details));
     return refused(res, error);
   };
-  passkeys.post('/invitation/options', async (req: Request, res: Response) => {
+  passkeys.post('/invitation/options', byAddress, async (req: Request, res: Response) => {
     try {
       const { options, ceremony } = await services.passkeys.invitationOptions(db, relyingParty(req), req.body?.token);
       ceremonyCookie(req, res, ceremony);
@@ -148,7 +162,7 @@ export function signInRoutes(db: Database, services: Services): Router {
       invitationRefused(res, error);
     }
   });
-  passkeys.post('/invitation', async (req: Request, res: Response) => {
+  passkeys.post('/invitation', byAddress, async (req: Request, res: Response) => {
     try {
       const joined = await services.passkeys.registerFromInvitation(
         db,
@@ -195,7 +209,7 @@ export function signInRoutes(db: Database, services: Services): Router {
   router.use('/passkey', passkeys);
 
   /** OpenID Connect: off to the provider, with PKCE, state and nonce (services/oidc-sign-in.service.ts) */
-  router.get('/oidc/start', async (req: Request, res: Response) => {
+  router.get('/oidc/start', byAddress, async (req: Request, res: Response) => {
     if (!services.oidc.configured) {
       res.status(404).json(errorBody('SIGN_IN_NOT_CONFIGURED'));
       return;
@@ -207,7 +221,7 @@ export function signInRoutes(db: Database, services: Services): Router {
   });
 
   /** the provider's redirect back: a session and its cookie, then the console; a refusal answers 401 (audited) */
-  router.get('/oidc/callback', async (req: Request, res: Response) => {
+  router.get('/oidc/callback', byAddress, async (req: Request, res: Response) => {
     res.clearCookie(FLOW_COOKIE, { httpOnly: true, sameSite: 'lax', secure: req.secure, path: '/auth/oidc' });
     try {
       const url = new URL(req.originalUrl, originOf(req, services.settings.sessions.publicOrigin));

@@ -276,6 +276,27 @@ class ZoneChangeLimits {
   }
 }
 
+/**
+ * The sign-in routes' requests per client address (per process): they need no credential, and each start writes
+ * a row (an OIDC flow, a WebAuthn challenge) that waits up to its expiry, so one address could otherwise fill the
+ * tables. A person signs in a few times a day; a burst of SIGN_IN_LIMIT.burst, then one a second, leaves any
+ * person and any office behind one address room, and a flood of starts a second's worth at a time.
+ */
+export const SIGN_IN_LIMIT: RateLimit = { perSecond: 1, burst: 30 };
+export class SignInLimits {
+  private readonly buckets = new Buckets();
+
+  /** takes one sign-in request of the address, or throws RATE_LIMITED (field `address`) */
+  take(address: string): void {
+    const bucket = this.buckets.bucket(`sign-in:${address}`, SIGN_IN_LIMIT);
+    if (bucket.tryRemoveTokens(1)) return;
+    rateLimited.inc({ limit: 'sign-in' });
+    const retryAfter = Math.max(1, Math.ceil(bucket.getWaitTime(1) / 1000));
+    const message = `too many sign-in requests from this address; try again in ${retryAfter} s`;
+    throw new DomainError('RATE_LIMITED', message, [{ field: 'address', code: 'RATE_LIMITED', message, retryAfter }]);
+  }
+}
+
 const zoneLimitsByDb = new WeakMap<object, ZoneChangeLimits>();
 export function zoneChangeLimits(db: Database, settings: Settings): ZoneChangeLimits {
   let limits = zoneLimitsByDb.get(db);
