@@ -137,7 +137,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
     }
     if (settings.roles.includes('worker')) {
       const worker = await startWorker(settings, database.db, logger);
-      stops.push({ name: 'propagation worker (the claimed batch finishes)', stop: () => worker.stop() });
+      stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop() });
     }
   } catch (error) {
     // a role that cannot start (a port in use, say) stops the ones already started: no half-running service

@@ -125,6 +125,20 @@ export async function claimDueSecondaries(sql: Sql, batch: number, leaseSeconds:
 }
 
 /**
+ * Renews the lease of these zones, whose refreshes the caller has under way, for `leaseSeconds` from now: no
+ * other worker claims them while they last. A zone whose refresh has already recorded its outcome (its lease
+ * cleared) is left alone: a renewal then would keep it from its next refresh, or a NOTIFY's, for the lease.
+ */
+export async function renewSecondaryLeases(sql: Sql, domainIds: readonly number[], leaseSeconds: number): Promise<void> {
+  if (!domainIds.length) return;
+  await sql.rows(
+    `update secondary_zone_state set lease_until = now() + make_interval(secs => $2::int)
+      where domain_id = any($1::bigint[]) and lease_until is not null`,
+    [domainIds, leaseSeconds],
+  );
+}
+
+/**
  * Whether the zone is `expired` now (a refresh that works serves it again, and it rejoins its catalog: the
  * caller locks the catalog first). A plain read: besides the zone's refresh, which the caller holds the lease
  * of, only the expiry at its EXPIRE changes the state (`recordExpired`; a promotion deletes the row). Should that

@@ -9,7 +9,12 @@
  *   (RFC 5936); a serial greater than ours (RFC 1982) by IXFR from our serial (RFC 1995: the differences
  *   applied, applyIncremental), or whole when the primary answers IXFR in AXFR form, refuses IXFR, or sends
  *   differences that do not fit our copy (then AXFR); either way written through the write engine as one change
- * - up to CLAIM_BATCH zones are refreshed at once per worker, each transfer bounded by DEFAULT_TRANSFER_LIMITS
+ * - up to CLAIM_BATCH zones are refreshed at once per worker, each transfer bounded by DEFAULT_TRANSFER_LIMITS, and
+ *   claimed as slots free: whenever a refresh ends (or a NOTIFY wakes the worker, or the poll ticks) the worker
+ *   claims as many due zones as it has free slots, so a primary that stalls holds one slot, not the worker; the
+ *   leases of the refreshes under way are renewed every RENEW_MS, so no other worker claims a zone being
+ *   refreshed however long it takes (a worker that dies stops renewing: its zones are claimed after the lease);
+ *   a refresh stops at its next step past REFRESH_DEADLINE_MS and is recorded as failed
  * - success: next refresh after the SOA's REFRESH (or its EXPIRE, if shorter), expiry after its EXPIRE; failure
  *   at every primary: again after its RETRY or at the expiry, whichever comes first, and past the expiry the
  *   zone is `expired` and no longer served: it leaves its catalog in the same transaction, so our fleet drops
@@ -25,18 +30,43 @@ import type { Database } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
-import { claimDueSecondaries, DueSecondary, overdueSecondaries, SECONDARY_CHANNEL, zonePrimaries } from '../repositories/secondary-zones';
+import {
+  claimDueSecondaries,
+  DueSecondary,
+  overdueSecondaries,
+  renewSecondaryLeases,
+  SECONDARY_CHANNEL,
+  zonePrimaries,
+} from '../repositories/secondary-zones';
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
 import { expireOverdueSecondary, recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
 import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from './zone-transfer-in';
 
 const POLL_MS = 1000;
+/** the refreshes a worker has under way at most (each holding a slot from its claim to its outcome) */
 const CLAIM_BATCH = 10;
 /** zones past their EXPIRE read at once by `expireOverdue` (each then expires in a transaction of its own) */
 const EXPIRE_BATCH = 100;
-/** longer than a transfer may take (DEFAULT_TRANSFER_LIMITS.timeoutMs) */
+/**
+ * a claimed zone's lease, renewed every RENEW_MS while its refresh is under way (a refresh can take longer: several
+ * primaries, each an SOA query, an IXFR and an AXFR of up to DEFAULT_TRANSFER_LIMITS.timeoutMs, after a wait for a
+ * transfer turn); what a worker that died holds is claimed again this long after its last renewal
+ */
 const LEASE_SECONDS = 150;
+/**
+ * how often the leases of the refreshes under way are renewed (one statement for them all): well inside
+ * LEASE_SECONDS, so that renewals failing for a while (a database failover) do not let the leases lapse
+ */
+const RENEW_MS = 10_000;
+/**
+ * A refresh's whole time: past it, it stops at its next step (before the next primary, SOA query or transfer, and
+ * when a transfer turn comes), and is recorded as failed with what its primaries did so far. Without it, one
+ * zone's refresh could hold its slot for most of an hour (up to 10 primaries, each 2 s for the SOA and 120 s for
+ * the IXFR and for the AXFR, plus the waits for a transfer turn). The step under way is not cut (the transfers
+ * have their own limits, DEFAULT_TRANSFER_LIMITS): the refresh ends at most one such step past it.
+ */
+const REFRESH_DEADLINE_MS = 10 * 60_000;
 /** the shortest wait between two refreshes, whatever the SOA says (a REFRESH or RETRY of 0 would loop) */
 const MIN_TIMER_SECONDS = 1;
 
@@ -48,6 +78,9 @@ function timersOf(soaRdata: string): { refresh: number; retry: number; expire: n
   return { refresh: atLeast(fields[3]), retry: atLeast(fields[4]), expire: atLeast(fields[5]) };
 }
 
+/** a refresh past REFRESH_DEADLINE_MS: it stops at its next step */
+class PastDeadline extends Error {}
+
 /** what a refresh took: the SOA (its timers set the next refresh) and whether records were taken (a transfer) */
 interface Taken {
   soa: string;
@@ -56,9 +89,13 @@ interface Taken {
 
 export class SecondaryZonesWorker {
   private timer: NodeJS.Timeout | undefined;
+  private renewer: NodeJS.Timeout | undefined;
   private unlisten: (() => void) | undefined;
-  private running = false;
+  /** the refreshes under way (each holding a slot until it ends), with their zones' ids */
+  private readonly inFlight = new Map<Promise<void>, number>();
+  private claiming = false;
   private again = false;
+  private renewing = false;
   private expiring = false;
   private stopped = false;
   /** counters, for tests: transfers that took something (not a refresh that found the zone current), failed refreshes, expiries */
@@ -76,6 +113,7 @@ export class SecondaryZonesWorker {
       void this.run();
       void this.expireOverdue();
     }, POLL_MS);
+    this.renewer = setInterval(() => void this.renewLeases(), RENEW_MS);
     void this.run();
     void this.expireOverdue();
   }
@@ -83,8 +121,8 @@ export class SecondaryZonesWorker {
   /**
    * The served zones whose EXPIRE has passed stop being served now (RFC 1035 §3.3.13), each leaving its catalog
    * in its own transaction (`expireOverdueSecondary`), whatever their lease: not after the refresh under way, which
-   * can take minutes, nor after the one this process has not started yet. Runs apart from `run` (which waits for
-   * the refreshes), every POLL_MS: a zone stops being served within a poll of its expiry.
+   * can take minutes, nor after the one this process has not started yet. Runs apart from the refreshes, every
+   * POLL_MS: a zone stops being served within a poll of its expiry.
    */
   async expireOverdue(): Promise<void> {
     if (this.stopped || this.expiring) return;
@@ -106,32 +144,69 @@ export class SecondaryZonesWorker {
     }
   }
 
-  /** refreshes the due zones, batch after batch; a wake-up meanwhile runs it once more */
+  /**
+   * Claims as many due zones as there are free slots (CLAIM_BATCH less the refreshes under way) and starts their
+   * refreshes, without waiting for them: each frees its slot when it ends and claims again. A wake-up while
+   * claiming claims once more.
+   */
   async run(): Promise<void> {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.claiming) {
       this.again = true;
       return;
     }
-    this.running = true;
+    this.claiming = true;
     try {
       do {
         this.again = false;
-        for (let claimed = CLAIM_BATCH; claimed === CLAIM_BATCH && !this.stopped;) {
-          const due = await claimDueSecondaries(this.db, CLAIM_BATCH, LEASE_SECONDS);
-          claimed = due.length;
-          await Promise.all(due.map((zone) => this.refresh(zone)));
+        for (let free = CLAIM_BATCH - this.inFlight.size; free > 0 && !this.stopped; free = CLAIM_BATCH - this.inFlight.size) {
+          const due = await claimDueSecondaries(this.db, free, LEASE_SECONDS);
+          for (const zone of due) this.begin(zone);
+          if (due.length < free) break;
         }
       } while (this.again && !this.stopped);
     } catch (error) {
-      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: refresh round failed');
+      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: claiming due zones failed');
     } finally {
-      this.running = false;
+      this.claiming = false;
     }
   }
 
-  /** one zone: its primaries in order until one answers; the outcome recorded */
+  /** the zone's refresh, in a slot of its own until it ends; then the worker claims again */
+  private begin(zone: DueSecondary): void {
+    const refresh: Promise<void> = this.refresh(zone)
+      .catch((error: unknown) => {
+        // its lease stays, unrenewed: the zone is claimed again when it lapses, as a dead worker's
+        if (!noteDatabaseFailure(error, 'secondary zones'))
+          this.log.error({ err: error, zone: zone.name }, 'secondary zone: refresh failed');
+      })
+      .finally(() => {
+        this.inFlight.delete(refresh);
+        void this.run();
+      });
+    this.inFlight.set(refresh, zone.id);
+  }
+
+  /** renews the leases of the refreshes under way, in one statement (renewSecondaryLeases) */
+  private async renewLeases(): Promise<void> {
+    if (this.renewing || !this.inFlight.size) return;
+    this.renewing = true;
+    try {
+      await renewSecondaryLeases(this.db, [...this.inFlight.values()], LEASE_SECONDS);
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: renewing leases failed');
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** one zone: its primaries in order until one answers, or REFRESH_DEADLINE_MS passes; the outcome recorded */
   private async refresh(zone: DueSecondary): Promise<void> {
+    const deadline = Date.now() + REFRESH_DEADLINE_MS;
+    const inTime = (step: string) => {
+      if (Date.now() > deadline)
+        throw new PastDeadline(`the refresh took longer than ${REFRESH_DEADLINE_MS / 60_000} minutes (stopped before ${step})`);
+    };
     const problems: string[] = [];
     for (const primary of await zonePrimaries(this.db, zone.id)) {
       const source = { host: primary.address, port: primary.port, key: primary.key };
@@ -141,12 +216,15 @@ export class SecondaryZonesWorker {
         continue;
       }
       try {
+        inTime(`the SOA query to ${from}`);
         const soa = await primarySoa(source, zone.name);
         if (zone.loaded && !serialGreaterThan(soa.serial, zone.serial)) {
           await this.recordWorking(zone, { refresh: atLeast(soa.refresh), expire: atLeast(soa.expire) }, false);
           return;
         }
-        const taken = (zone.loaded && (await this.incremental(zone, source, from))) || (await this.whole(zone, source, from));
+        // the transfers check the deadline when their turn comes (the wait for it is the step that can be long)
+        const taken =
+          (zone.loaded && (await this.incremental(zone, source, from, inTime))) || (await this.whole(zone, source, from, inTime));
         // an IXFR that found us current took nothing: not a transfer
         await this.recordWorking(zone, timersOf(taken.soa), taken.transferred);
         if (taken.transferred) this.stats.transfers++;
@@ -154,6 +232,7 @@ export class SecondaryZonesWorker {
       } catch (error) {
         if (noteDatabaseFailure(error, 'secondary zones')) throw error;
         problems.push((error as Error).message);
+        if (error instanceof PastDeadline) break;
       }
     }
     this.stats.failures++;
@@ -174,10 +253,17 @@ export class SecondaryZonesWorker {
    * copy): the caller then takes the zone whole. Returns the SOA taken, and whether anything was (not when the
    * primary answered that we are current).
    */
-  private async incremental(zone: DueSecondary, source: TransferSource, from: string): Promise<Taken | undefined> {
+  private async incremental(
+    zone: DueSecondary,
+    source: TransferSource,
+    from: string,
+    inTime: (step: string) => void,
+  ): Promise<Taken | undefined> {
     try {
       // the transfer and its write in one of the process's turns: what they hold is bounded (zone-transfer-in.ts)
       return await inTransferTurn(async () => {
+        // the turn may come past the deadline: then passed on at once
+        inTime(`the IXFR from ${from}`);
         const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
         if (result.kind === 'up-to-date') return { soa: result.soa.rdata, transferred: false };
         if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
@@ -194,8 +280,9 @@ export class SecondaryZonesWorker {
   }
 
   /** AXFR (RFC 5936): the whole zone; returns the SOA taken */
-  private async whole(zone: DueSecondary, source: TransferSource, from: string): Promise<Taken> {
+  private async whole(zone: DueSecondary, source: TransferSource, from: string, inTime: (step: string) => void): Promise<Taken> {
     const transferred = await inTransferTurn(async () => {
+      inTime(`the AXFR from ${from}`);
       const taken = await axfr(source, zone.name);
       await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, taken);
       return taken;
@@ -207,10 +294,13 @@ export class SecondaryZonesWorker {
     return { soa: transferred.soa.rdata, transferred: true };
   }
 
+  /** claims no more; waits for the refreshes under way (their leases renewed meanwhile) and the expiries */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.unlisten?.();
-    while (this.running || this.expiring) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.claiming || this.expiring || this.inFlight.size) await new Promise((resolve) => setTimeout(resolve, 20));
+    if (this.renewer) clearInterval(this.renewer);
+    while (this.renewing) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
