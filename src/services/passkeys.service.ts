@@ -28,7 +28,7 @@ import { SignInRefused } from './oidc-sign-in.service';
 import { hashToken, newToken, PeopleService, personOf } from './people.service';
 import type { RequestContext } from './context';
 import type { Principal } from '../auth/principal';
-import type { SessionsService } from './sessions.service';
+import { sessionActor, type SessionsService } from './sessions.service';
 
 /** the stored id of an invitation's ceremony: its id and the invitation's token together (neither alone takes it) */
 const invitationCeremonyHash = (ceremony: string, token: string) => hashToken(`${ceremony}\n${hashToken(token.trim())}`);
@@ -251,14 +251,7 @@ export class PasskeysService {
         await this.sessions.secondFactorPassedIn(sql, session);
         await recordAuditEvent(sql, {
           kind: 'second-factor-passed',
-          actor: {
-            kind: 'user',
-            via: 'session',
-            keyId: session.id,
-            keyName: session.email,
-            userId: session.accountId ?? 0,
-            person: { id: session.personId, email: session.email, role: null },
-          },
+          actor: sessionActor(session),
           subject: `session:${session.id}`,
           detail: { method: 'passkey' },
           sourceAddress,

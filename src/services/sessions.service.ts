@@ -26,8 +26,8 @@ import { hashToken, newToken, PeopleService, personOf } from './people.service';
 
 export type { SessionRow } from '../repositories/people';
 
-/** a session as the actor of what happened to it by itself or before it was whole (a timeout, a sign-out awaiting its second factor) */
-const sessionActor = (session: SessionRow): Principal => ({
+/** a session as the actor of what happened to it by itself or before it was whole (a timeout, a sign-out or a second factor awaited) */
+export const sessionActor = (session: Pick<SessionRow, 'id' | 'email' | 'accountId' | 'personId'>): Principal => ({
   kind: 'user',
   via: 'session',
   keyId: session.id,
