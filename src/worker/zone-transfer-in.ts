@@ -236,6 +236,10 @@ function transferStream(
         throw new TransferError(`${from} sent a malformed message: ${(error as Error).message}`);
       }
       if (framed.id !== id) throw new TransferError(`${from} answered with another message ID`);
+      // RFC 5936 §2.2.1: the first message copies the query's question, later ones may leave it out; one that names
+      // another zone is the answer to another query
+      const asked = framed.questions.find((q) => q.name.toLowerCase().replace(/\.$/, '') !== zone.toLowerCase().replace(/\.$/, ''));
+      if (asked) throw new TransferError(`${from} answered a question for ${asked.name}, not ${zone}`);
       if ((raw.readUInt16BE(2) & 0xf) !== 0) throw new TransferError(`${from} answered ${refusal(raw, framed)} to ${kind} ${zone}`);
       if (source.key) {
         const found = findTsig(raw, framed);
