@@ -47,7 +47,9 @@ export function signInRoutes(db: Database, services: Services): Router {
   /** ends this session (CSRF: as every cookie request) and clears the cookie; audited as session-ended */
   router.post('/sign-out', async (req: Request, res: Response) => {
     const token = sessionCookieOf(req);
-    if (token !== undefined && !sameSiteRequest(req, services.settings.sessions.publicOrigin)) {
+    // with the cookie or without: a cross-site form sends none (SameSite=Lax), and its answer's cleared cookie
+    // would still sign the browser out
+    if (!sameSiteRequest(req, services.settings.sessions.publicOrigin)) {
       res.status(403).json(errorBody('CSRF_REFUSED'));
       return;
     }
