@@ -48,6 +48,24 @@ const rpIdOf = (rp: RelyingParty) => new URL(rp.origin).hostname;
  * and is taken once: an assertion replayed, or one made for another challenge, is refused; so is one made on
  * another origin (a phishing page) and one whose signature counter did not grow (a cloned authenticator).
  */
+/** the new credential of a registration ceremony for `challenge` on this relying party, or SignInRefused */
+async function registeredCredential(rp: RelyingParty, challenge: string, response: RegistrationResponseJSON) {
+  let verification;
+  try {
+    verification = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rpIdOf(rp),
+      requireUserVerification: false,
+    });
+  } catch (error) {
+    throw new SignInRefused(error instanceof Error ? error.message : 'the passkey could not be verified');
+  }
+  if (!verification.verified || !verification.registrationInfo) throw new SignInRefused('the passkey could not be verified');
+  return verification.registrationInfo.credential;
+}
+
 export class PasskeysService {
   constructor(
     private readonly sessions: SessionsService,
@@ -76,20 +94,7 @@ export class PasskeysService {
     const person = personOf(ctx.principal);
     const taken = ceremony ? await takeChallenge(ctx.db, hashToken(ceremony), CEREMONY_SECONDS) : undefined;
     if (!taken || taken.personId !== person.id) throw new SignInRefused('no passkey registration under way for this person');
-    let verification;
-    try {
-      verification = await verifyRegistrationResponse({
-        response,
-        expectedChallenge: taken.challenge,
-        expectedOrigin: rp.origin,
-        expectedRPID: rpIdOf(rp),
-        requireUserVerification: false,
-      });
-    } catch (error) {
-      throw new SignInRefused(error instanceof Error ? error.message : 'the passkey could not be verified');
-    }
-    if (!verification.verified || !verification.registrationInfo) throw new SignInRefused('the passkey could not be verified');
-    const { credential } = verification.registrationInfo;
+    const credential = await registeredCredential(rp, taken.challenge, response);
     return inTransaction(ctx.db, async (sql) => {
       const id = await insertPasskey(sql, {
         personId: person.id,
@@ -146,20 +151,7 @@ export class PasskeysService {
     try {
       const taken = ceremony ? await takeChallenge(db, invitationCeremonyHash(ceremony, token as string), CEREMONY_SECONDS) : undefined;
       if (!taken) throw new SignInRefused('no passkey registration under way for this invitation in this browser');
-      let verification;
-      try {
-        verification = await verifyRegistrationResponse({
-          response,
-          expectedChallenge: taken.challenge,
-          expectedOrigin: rp.origin,
-          expectedRPID: rpIdOf(rp),
-          requireUserVerification: false,
-        });
-      } catch (error) {
-        throw new SignInRefused(error instanceof Error ? error.message : 'the passkey could not be verified');
-      }
-      if (!verification.verified || !verification.registrationInfo) throw new SignInRefused('the passkey could not be verified');
-      credential = verification.registrationInfo.credential;
+      credential = await registeredCredential(rp, taken.challenge, response);
     } catch (error) {
       if (error instanceof SignInRefused) await this.sessions.refused(db, 'passkey', error.reason, how.sourceAddress);
       throw error;
