@@ -1,6 +1,6 @@
 /**
  * Secondary zones' refreshes are claimed as slots free (docs/transfers.md, «At once»), with primaries of the
- * test's own (a UDP and TCP server writing messages with the wire module, so that it can trickle a transfer):
+ * test's own (test/support/fake-primary.ts, so that it can trickle a transfer):
  *
  * - one customer's primary that trickles its transfers (its SOA says there is a newer serial, then its IXFR sends
  *   a byte a second: never idle long enough to be cut, up to the transfer's 120 s) holds one of the worker's
@@ -10,134 +10,33 @@
  *   under way), so no other worker claims the zone and refreshes it a second time at once (before: the lease
  *   set at the claim, 150 s, whatever the refresh's length)
  */
-import dgram from 'node:dgram';
-import net from 'node:net';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../support/fixtures';
-import { encodeMessage, FLAG, OPCODE, outgoingRecord, readWireMessage } from '../../src/dns/wire';
+import { FakePrimary, startFakePrimary } from '../support/fake-primary';
 import { freePort, waitFor } from './knot';
-
-const AXFR = 252;
-const IXFR = 251;
 
 let app: TestApp;
 let dnsPort: number;
 let userId: string;
-const primaries: FakePrimary[] = [];
+const primaries: FakePrimary<'trickle'>[] = [];
 
 /**
- * A primary of one zone, no TSIG. `soaSerial` is what its SOA answers (UDP) say, `zoneSerial` what its transfers
- * hold (www A 192.0.2.<zoneSerial>); `mode`: `serve` answers AXFR and IXFR with the whole zone (IXFR in AXFR form),
- * `trickle` takes a transfer's request and sends a byte of it a second (the connection stays open: `stalled`).
+ * A primary of one zone (test/support/fake-primary.ts) with a mode beside `serve`: `trickle` takes a transfer's
+ * request and sends a byte of it a second (the connection stays open: `stalled`).
  */
-interface FakePrimary {
-  zone: string;
-  port: number;
-  soaSerial: number;
-  zoneSerial: number;
-  mode: 'serve' | 'trickle';
-  /** the transfers asked, in order ('AXFR', 'IXFR') */
-  asked: string[];
-  stalled: Set<net.Socket>;
-  /** sends a NOTIFY for the zone to our DNS edge from 127.0.0.1 (one of the zone's primaries); answers its RCODE */
-  notify(): Promise<number>;
-  close(): Promise<void>;
-}
-
-async function fakePrimary(zone: string, timers: { refresh: number; retry: number; expire: number }): Promise<FakePrimary> {
-  const port = await freePort();
-  const soa = (serial: number) => ({
-    owner: '@',
-    type: 'SOA',
-    ttl: 300,
-    rdata: `ns1.${zone}. hostmaster.${zone}. ${serial} ${timers.refresh} ${timers.retry} ${timers.expire} 300`,
-  });
-  const zoneRecords = (serial: number) => [
-    { owner: '@', type: 'NS', ttl: 300, rdata: `ns1.${zone}.` },
-    { owner: 'ns1', type: 'A', ttl: 300, rdata: '192.0.2.53' },
-    { owner: 'www', type: 'A', ttl: 300, rdata: `192.0.2.${serial}` },
-  ];
-  const answer = (id: number, type: number, answers: { owner: string; type: string; ttl: number; rdata: string }[]) =>
-    encodeMessage({
-      id,
-      flags: FLAG.QR | FLAG.AA,
-      questions: [{ name: zone, type, klass: 1 }],
-      answers: answers.map((r) => outgoingRecord(zone, r)),
-    });
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (message, peer) => {
-    const request = readWireMessage(message);
-    if (request.flags & FLAG.QR) return; // the answer to our NOTIFY: see notify()
-    udp.send(answer(request.id, 6, [soa(primary.soaSerial)]), peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', () => resolve()));
-  const trickles = new Set<NodeJS.Timeout>();
-  const tcp = net.createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.on('close', () => primary.stalled.delete(socket));
-    let buffered = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (buffered.length < 2 || buffered.length < 2 + buffered.readUInt16BE(0)) return;
-      const request = readWireMessage(buffered.subarray(2, 2 + buffered.readUInt16BE(0)));
-      const type = request.questions[0].type;
-      primary.asked.push(type === IXFR ? 'IXFR' : type === AXFR ? 'AXFR' : String(type));
-      if (primary.mode === 'trickle') {
-        // a message of 65,535 octets announced, and a byte of it a second: under the transfer's 10 s idle limit
-        primary.stalled.add(socket);
-        socket.write(Buffer.from([0xff, 0xff]));
-        const trickle = setInterval(() => (socket.destroyed ? clearInterval(trickle) : socket.write(Buffer.alloc(1))), 1000);
-        trickles.add(trickle);
-        socket.on('close', () => {
-          clearInterval(trickle);
-          trickles.delete(trickle);
-        });
-        return;
-      }
-      const serial = primary.zoneSerial;
-      const message = answer(request.id, type, [soa(serial), ...zoneRecords(serial), soa(serial)]);
-      const length = Buffer.alloc(2);
-      length.writeUInt16BE(message.length);
-      socket.end(Buffer.concat([length, message]));
-    });
-  });
-  await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', () => resolve()));
-  const primary: FakePrimary = {
+async function fakePrimary(zone: string, timers: { refresh: number; retry: number; expire: number }): Promise<FakePrimary<'trickle'>> {
+  const primary = await startFakePrimary<'trickle'>({
     zone,
-    port,
-    soaSerial: 1,
-    zoneSerial: 1,
-    mode: 'serve',
-    asked: [],
-    stalled: new Set(),
-    async notify() {
-      const socket = dgram.createSocket('udp4');
-      try {
-        await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-        const id = Math.floor(Math.random() * 65536);
-        const message = encodeMessage({
-          id,
-          flags: (OPCODE.NOTIFY << 11) | FLAG.AA,
-          questions: [{ name: zone, type: 6, klass: 1 }],
-          answers: [outgoingRecord(zone, soa(primary.soaSerial))],
-        });
-        let rcode: number | undefined;
-        socket.on('message', (raw) => {
-          if (readWireMessage(raw).id === id) rcode = raw.readUInt16BE(2) & 0xf;
-        });
-        socket.send(message, dnsPort, '127.0.0.1');
-        return await waitFor(`the answer to the NOTIFY for ${zone}`, () => rcode, 5000);
-      } finally {
-        socket.close();
-      }
+    timers,
+    answer: (transfer) => {
+      // a message of 65,535 octets announced, and a byte of it a second: under the transfer's 10 s idle limit
+      const { socket } = transfer;
+      transfer.stall();
+      socket.write(Buffer.from([0xff, 0xff]));
+      const trickle = setInterval(() => (socket.destroyed ? clearInterval(trickle) : socket.write(Buffer.alloc(1))), 1000);
+      socket.on('close', () => clearInterval(trickle));
     },
-    async close() {
-      for (const trickle of trickles) clearInterval(trickle);
-      for (const socket of primary.stalled) socket.destroy();
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
-    },
-  };
+  });
   primaries.push(primary);
   return primary;
 }
@@ -204,7 +103,7 @@ test("a primary trickling its transfers holds one slot: another zone's NOTIFY is
     b.soaSerial = 2;
     b.zoneSerial = 2;
     const notifiedAt = Date.now();
-    expect(await b.notify()).toBe(0); // NOERROR: taken, the zone due now
+    expect(await b.notify(dnsPort)).toBe(0); // NOERROR: taken, the zone due now
     await waitFor("B's change to be taken after its NOTIFY", async () => ((await status(b.zone)).serial === 2 ? true : undefined), 20_000);
     const taken = Date.now() - notifiedAt;
     console.log(`B's change taken ${taken} ms after its NOTIFY, with A's refresh stuck: ${a.stalled.size > 0}`);

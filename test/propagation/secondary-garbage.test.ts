@@ -1,8 +1,8 @@
 /**
  * A LOADED secondary zone whose primary starts answering garbage in its transfers (issue #41, «Bad input: a
  * secondary zone's primary that answers garbage ...: a clear status, nothing lost, no 5xx"; docs/transfers.md,
- * «Secondary zones»). The primary is the test's own (a UDP and TCP server writing messages with the wire module,
- * as in secondary-not-served.test.ts), with REFRESH and RETRY of 1 s so that refreshes come fast.
+ * «Secondary zones»). The primary is the test's own (test/support/fake-primary.ts, as in
+ * secondary-not-served.test.ts), with REFRESH and RETRY of 1 s so that refreshes come fast.
  *
  * The zone takes serial 1 and is IN_SYNC; then the primary's SOA says serial 2 while its transfers (the IXFR, and
  * the AXFR the worker falls back to) send:
@@ -17,140 +17,67 @@
  * (Garbage on UDP for a zone never loaded: secondary-zones.test.ts; garbage mid-AXFR on axfr() alone:
  * transfer-in.test.ts.)
  */
-import dgram from 'node:dgram';
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../support/fixtures';
-import { encodeMessage, FLAG, outgoingRecord, readWireMessage } from '../../src/dns/wire';
+import { defaultRecords, FakePrimary, frame, startFakePrimary } from '../support/fake-primary';
 import { dig, freePort, records, waitFor } from './knot';
 
 const ZONE = 'garbage-loaded.zk-garbage.test';
 const OTHER_ZONE = 'someone-else.zk-other.test';
-const AXFR = 252;
-const IXFR = 251;
 
-type Mode = 'serve' | 'random-octets' | 'truncated' | 'wrong-id' | 'other-question' | 'other-zone';
+/** how the primary's transfers (AXFR and IXFR alike) are answered beside `serve`: the garbage of the header comment */
+type Mode = 'random-octets' | 'truncated' | 'wrong-id' | 'other-question' | 'other-zone';
 
 let app: TestApp;
 let dnsPort: number;
 let userId: string;
-let primary: FakePrimary;
+let primary: FakePrimary<Mode>;
 
 /**
- * A primary of one zone, no TSIG. `soaSerial` is what its SOA answers (UDP) say, `zoneSerial` what its transfers
- * hold (www A 192.0.2.<zoneSerial>); `mode` how its transfers (AXFR and IXFR alike, IXFR answered in AXFR form)
- * are answered: `serve` properly, the others with the garbage of the header comment.
+ * The primary (test/support/fake-primary.ts): REFRESH 1 s, RETRY 1 s, EXPIRE an hour (refreshes, and their
+ * retries, come every second, the zone never expires); the zone holds an MX and a TXT beside its NS and A records.
  */
-interface FakePrimary {
-  port: number;
-  soaSerial: number;
-  zoneSerial: number;
-  mode: Mode;
-  /** the transfers asked, with the mode they were answered in */
-  asked: { type: string; mode: Mode }[];
-  close(): Promise<void>;
-}
-
-type Rr = { owner: string; type: string; ttl: number; rdata: string };
-
-async function fakePrimary(zone: string): Promise<FakePrimary> {
-  const port = await freePort();
-  const soa = (name: string, serial: number): Rr => ({
-    owner: '@',
-    type: 'SOA',
-    ttl: 300,
-    // REFRESH 1 s, RETRY 1 s, EXPIRE an hour: refreshes (and their retries) come every second, the zone never expires
-    rdata: `ns1.${name}. hostmaster.${name}. ${serial} 1 1 3600 300`,
-  });
-  const zoneRecords = (name: string, serial: number): Rr[] => [
-    { owner: '@', type: 'NS', ttl: 300, rdata: `ns1.${name}.` },
-    { owner: 'ns1', type: 'A', ttl: 300, rdata: '192.0.2.53' },
-    { owner: 'www', type: 'A', ttl: 300, rdata: `192.0.2.${serial}` },
-    { owner: 'mail', type: 'MX', ttl: 300, rdata: `10 mx${serial}.${name}.` },
-    { owner: 'txt', type: 'TXT', ttl: 300, rdata: `"serial ${serial}"` },
-  ];
-  const answer = (id: number, type: number, name: string, answers: Rr[], question = name) =>
-    encodeMessage({
-      id,
-      flags: FLAG.QR | FLAG.AA,
-      questions: [{ name: question, type, klass: 1 }],
-      answers: answers.map((r) => outgoingRecord(name, r)),
-    });
-  const framed = (message: Buffer) => {
-    const length = Buffer.alloc(2);
-    length.writeUInt16BE(message.length);
-    return Buffer.concat([length, message]);
-  };
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (message, peer) => {
-    const request = readWireMessage(message);
-    udp.send(answer(request.id, 6, zone, [soa(zone, primary.soaSerial)]), peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', () => resolve()));
-  const tcp = net.createServer((socket) => {
-    socket.on('error', () => undefined);
-    let buffered = Buffer.alloc(0);
-    let answered = false;
-    socket.on('data', (chunk) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (answered || buffered.length < 2 || buffered.length < 2 + buffered.readUInt16BE(0)) return;
-      answered = true;
-      const request = readWireMessage(buffered.subarray(2, 2 + buffered.readUInt16BE(0)));
-      const type = request.questions[0].type;
-      const mode = primary.mode;
-      primary.asked.push({ type: type === IXFR ? 'IXFR' : type === AXFR ? 'AXFR' : String(type), mode });
-      const serial = primary.zoneSerial;
-      const whole = (id: number, name: string) =>
-        answer(id, type, name, [soa(name, serial), ...zoneRecords(name, serial), soa(name, serial)]);
+function fakePrimary(zone: string): Promise<FakePrimary<Mode>> {
+  return startFakePrimary<Mode>({
+    zone,
+    timers: { refresh: 1, retry: 1, expire: 3600 },
+    records: (serial, name) => [
+      ...defaultRecords(serial, name),
+      { owner: 'mail', type: 'MX', ttl: 300, rdata: `10 mx${serial}.${name}.` },
+      { owner: 'txt', type: 'TXT', ttl: 300, rdata: `"serial ${serial}"` },
+    ],
+    answer: (transfer, mode) => {
       switch (mode) {
-        case 'serve':
-          socket.end(framed(whole(request.id, zone)));
-          return;
         case 'random-octets': {
           // a length prefix and that many random octets; its header's QDCOUNT made 65535 so that it never reads
           // as a message by chance (52 octets cannot hold 65535 questions)
           const octets = randomBytes(64);
           octets.writeUInt16BE(0xffff, 4);
-          socket.end(framed(octets));
+          transfer.socket.end(frame(octets));
           return;
         }
         case 'truncated': {
           // a valid first message (the SOA and the records, not the last SOA), then a message whose prefix
           // announces more than is sent, and the connection closed
-          const first = answer(request.id, type, zone, [soa(zone, serial), ...zoneRecords(zone, serial)]);
-          const second = framed(answer(request.id, type, zone, [soa(zone, serial)]));
-          socket.end(Buffer.concat([framed(first), second.subarray(0, 2 + 7)]));
+          const first = transfer.answer([transfer.soa(), ...transfer.records()]);
+          const second = frame(transfer.answer([transfer.soa()]));
+          transfer.socket.end(Buffer.concat([frame(first), second.subarray(0, 2 + 7)]));
           return;
         }
         case 'wrong-id':
-          socket.end(framed(whole((request.id + 1) % 65536, zone)));
+          transfer.send(transfer.answer(transfer.whole(), { id: (transfer.request.id + 1) % 65536 }));
           return;
         case 'other-question':
           // our zone's records under the question of another zone: the answer to another query (RFC 5936 §2.2.1)
-          socket.end(
-            framed(answer(request.id, type, zone, [soa(zone, serial), ...zoneRecords(zone, serial), soa(zone, serial)], OTHER_ZONE)),
-          );
+          transfer.send(transfer.answer(transfer.whole(), { question: OTHER_ZONE }));
           return;
         case 'other-zone':
-          socket.end(framed(whole(request.id, OTHER_ZONE)));
+          transfer.send(transfer.answer(transfer.whole(OTHER_ZONE), { question: OTHER_ZONE }));
           return;
       }
-    });
-  });
-  await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', () => resolve()));
-  const primary: FakePrimary = {
-    port,
-    soaSerial: 1,
-    zoneSerial: 1,
-    mode: 'serve',
-    asked: [],
-    async close() {
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
     },
-  };
-  return primary;
+  });
 }
 
 const STATUS = `query($z: String) { domain(name: $z) {

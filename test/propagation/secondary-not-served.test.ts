@@ -1,7 +1,7 @@
 /**
  * Secondary zones that are not served (docs/transfers.md, «Secondary zones»; docs/propagation.md, «Status»), with
- * a primary of the test's own (a UDP and TCP server writing messages with the wire module, so that it can hold a
- * transfer open or answer an IXFR with our own serial) and our Knot secondary taking the zones through the
+ * a primary of the test's own (test/support/fake-primary.ts, so that it can hold a transfer open or answer an
+ * IXFR with our own serial) and our Knot secondary taking the zones through the
  * catalog (RFC 9432):
  *
  * - EXPIRE passing while a refresh is still under way (the primary's SOA says there is a newer serial, then its
@@ -13,106 +13,38 @@
  *   counted for as long as it was not served)
  * - a refresh whose IXFR finds us current (the SOA query said otherwise) is not a transfer: `transfers` stays
  */
-import dgram from 'node:dgram';
-import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../support/fixtures';
-import { encodeMessage, FLAG, outgoingRecord, readWireMessage } from '../../src/dns/wire';
+import { FakePrimary, startFakePrimary } from '../support/fake-primary';
 import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-not-served.test';
 const FLEET_KEY = { name: 'zk-not-served', secret: randomBytes(32).toString('base64') };
-const AXFR = 252;
-const IXFR = 251;
 
 let app: TestApp;
 let knot: Knot;
 let dnsPort: number;
 let userId: string;
-const primaries: FakePrimary[] = [];
+const primaries: FakePrimary<Mode>[] = [];
 
 /**
- * A primary of one zone, no TSIG. `soaSerial` is what its SOA answers (UDP) say, `zoneSerial` what its transfers
- * hold (www A 192.0.2.<zoneSerial>); `mode`: `serve` answers AXFR and IXFR with the whole zone (IXFR in AXFR form),
- * `stall` takes a transfer's request and sends nothing (the connection stays open: `stalled`), `ixfr-current`
- * answers IXFR with the single SOA at `zoneSerial` (RFC 1995 §4: "you are current") and AXFR as `serve`.
+ * The primary's modes beside `serve` (test/support/fake-primary.ts): `stall` takes a transfer's request and sends
+ * nothing (the connection stays open: `stalled`), `ixfr-current` answers IXFR with the single SOA at `zoneSerial`
+ * (RFC 1995 §4: "you are current") and AXFR as `serve`.
  */
-interface FakePrimary {
-  port: number;
-  soaSerial: number;
-  zoneSerial: number;
-  mode: 'serve' | 'stall' | 'ixfr-current';
-  /** the transfers asked, in order ('AXFR', 'IXFR') */
-  asked: string[];
-  stalled: Set<net.Socket>;
-  close(): Promise<void>;
-}
+type Mode = 'stall' | 'ixfr-current';
 
-async function fakePrimary(zone: string, timers: { refresh: number; retry: number; expire: number }): Promise<FakePrimary> {
-  const port = await freePort();
-  const soa = (serial: number) => ({
-    owner: '@',
-    type: 'SOA',
-    ttl: 300,
-    rdata: `ns1.${zone}. hostmaster.${zone}. ${serial} ${timers.refresh} ${timers.retry} ${timers.expire} 300`,
-  });
-  const zoneRecords = (serial: number) => [
-    { owner: '@', type: 'NS', ttl: 300, rdata: `ns1.${zone}.` },
-    { owner: 'ns1', type: 'A', ttl: 300, rdata: '192.0.2.53' },
-    { owner: 'www', type: 'A', ttl: 300, rdata: `192.0.2.${serial}` },
-  ];
-  const answer = (id: number, type: number, answers: { owner: string; type: string; ttl: number; rdata: string }[]) =>
-    encodeMessage({
-      id,
-      flags: FLAG.QR | FLAG.AA,
-      questions: [{ name: zone, type, klass: 1 }],
-      answers: answers.map((r) => outgoingRecord(zone, r)),
-    });
-  const udp = dgram.createSocket('udp4');
-  udp.on('message', (message, peer) => {
-    const request = readWireMessage(message);
-    udp.send(answer(request.id, 6, [soa(primary.soaSerial)]), peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => udp.bind(port, '127.0.0.1', () => resolve()));
-  const tcp = net.createServer((socket) => {
-    socket.on('error', () => undefined);
-    socket.on('close', () => primary.stalled.delete(socket));
-    let buffered = Buffer.alloc(0);
-    socket.on('data', (chunk) => {
-      buffered = Buffer.concat([buffered, chunk]);
-      if (buffered.length < 2 || buffered.length < 2 + buffered.readUInt16BE(0)) return;
-      const request = readWireMessage(buffered.subarray(2, 2 + buffered.readUInt16BE(0)));
-      const type = request.questions[0].type;
-      primary.asked.push(type === IXFR ? 'IXFR' : type === AXFR ? 'AXFR' : String(type));
-      if (primary.mode === 'stall') {
-        primary.stalled.add(socket);
-        return;
-      }
-      const serial = primary.zoneSerial;
-      const message =
-        type === IXFR && primary.mode === 'ixfr-current'
-          ? answer(request.id, type, [soa(serial)])
-          : answer(request.id, type, [soa(serial), ...zoneRecords(serial), soa(serial)]);
-      const length = Buffer.alloc(2);
-      length.writeUInt16BE(message.length);
-      socket.end(Buffer.concat([length, message]));
-    });
-  });
-  await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', () => resolve()));
-  const primary: FakePrimary = {
-    port,
-    soaSerial: 1,
-    zoneSerial: 1,
-    mode: 'serve',
-    asked: [],
-    stalled: new Set(),
-    async close() {
-      for (const socket of primary.stalled) socket.destroy();
-      await new Promise<void>((resolve) => tcp.close(() => resolve()));
-      await new Promise<void>((resolve) => udp.close(() => resolve()));
+async function fakePrimary(zone: string, timers: { refresh: number; retry: number; expire: number }): Promise<FakePrimary<Mode>> {
+  const primary = await startFakePrimary<Mode>({
+    zone,
+    timers,
+    answer: (transfer, mode) => {
+      if (mode === 'stall') transfer.stall();
+      else if (transfer.type === 'IXFR') transfer.send(transfer.answer([transfer.soa()]));
+      else transfer.serve();
     },
-  };
+  });
   primaries.push(primary);
   return primary;
 }
@@ -287,11 +219,11 @@ test('a refresh whose IXFR finds us current is not a transfer: transfers stays',
   const asked = primary.asked.length;
   await waitFor('two refreshes that asked IXFR and found the zone current', async () => {
     const current = await status(zone);
-    const ixfrs = primary.asked.slice(asked).filter((a) => a === 'IXFR').length;
+    const ixfrs = primary.asked.slice(asked).filter((a) => a.type === 'IXFR').length;
     return ixfrs >= 2 && Date.parse(current.secondary.lastSuccessAt) > since && current.secondary.state === 'IN_SYNC' ? current : undefined;
   });
   const after = await status(zone);
-  expect(primary.asked.slice(asked)).not.toContain('AXFR');
+  expect(primary.asked.slice(asked).map((a) => a.type)).not.toContain('AXFR');
   expect(after.serial).toBe(1);
   expect(after.secondary.transfers).toBe(1);
 }, 60_000);
