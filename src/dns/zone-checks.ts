@@ -70,8 +70,10 @@ export function targetOwner(zone: string, record: ZoneRecord): string | undefine
 /** every ancestor of an owner inside the zone, nearest first, the apex last ('a.b' → 'b', '@') */
 export function ancestorsOf(owner: string): string[] {
   if (owner === '@') return [];
-  const labels = owner.split('.');
-  return [...labels.slice(1).map((_, i) => labels.slice(i + 1).join('.')), '@'];
+  const ancestors: string[] = [];
+  for (let dot = owner.indexOf('.'); dot !== -1; dot = owner.indexOf('.', dot + 1)) ancestors.push(owner.slice(dot + 1));
+  ancestors.push('@');
+  return ancestors;
 }
 
 /**

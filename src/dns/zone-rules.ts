@@ -27,6 +27,8 @@ function sameRecord(a: StoredRecord, b: StoredRecord): boolean {
 }
 
 const isNullMx = (r: CanonicalRecord) => r.type === 'MX' && r.rdata === '0 .';
+/** the data a CNAME excludes at its owner: all but the DNSSEC types and DNAME (reported as DNAME_CONFLICT) */
+const isOrdinary = (type: string) => !DNSSEC_TYPES.has(type) && type !== 'DNAME';
 
 /**
  * Problems caused by putting `next` (a create, or an edit replacing `previous`) beside `sameOwner`: all the
@@ -93,7 +95,6 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
 
   // RFC 1034 §3.6.2, RFC 2181 §10.1: a CNAME owner has no other data (DNSSEC types aside), one CNAME at most.
   // DNAME beside CNAME is reported as DNAME_CONFLICT below.
-  const isOrdinary = (type: string) => !DNSSEC_TYPES.has(type) && type !== 'DNAME';
   if (next.type === 'CNAME') {
     const blocking = others.filter((r) => isOrdinary(r.type) && !(r.type === 'CNAME' && r.rdata === next.rdata));
     if (blocking.length > 0) {
@@ -157,7 +158,8 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
   problems.push(...checkFlattenedPlacement(zone, sameOwner, others, next, where));
 
   // RFC 2181 §5.2: all records of an RRset have the same TTL
-  const rrsetTtls = new Set(others.filter((r) => r.type === next.type && r.rdata !== next.rdata).map((r) => r.ttl));
+  const rrsetTtls = new Set<number>();
+  for (const r of others) if (r.type === next.type && r.rdata !== next.rdata) rrsetTtls.add(r.ttl);
   if (rrsetTtls.size > 0 && !rrsetTtls.has(next.ttl)) {
     problems.push(
       problem(

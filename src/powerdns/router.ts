@@ -84,7 +84,8 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
   const api = Router({ strict: false, caseSensitive: false });
   for (const route of POWERDNS_ROUTES) {
     api[route.method](route.path, authenticated, heavyBodies(heavy), json, wholeBody, async (req: Request, res: Response) => {
-      const ctx: RequestContext = { db, principal: principalOf(req)!, warnings: [] };
+      // no `warnings`: PowerDNS's answers have no place for them (docs/powerdns-api.md), so none are worked out
+      const ctx: RequestContext = { db, principal: principalOf(req)! };
       const labels: string[] = [];
       const commentLabels: string[] = [];
       try {

@@ -113,12 +113,16 @@ export class ZoneChangesService {
     const readingWarnings: ErrorDetail[] = [];
     const parsed = input.changes.map((change, index) => this.parseChange(zone, change, index, invalid, options, readingWarnings));
     // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
-    const owners = parsed.flatMap((p) => [
-      ...ownersToCheck(zone, p?.records ?? []),
-      ...(p && 'owner' in p && p.owner ? [p.owner] : []),
-      ...(p && 'match' in p && p.match ? [p.match.owner] : []),
-    ]);
-    const recordIds = parsed.flatMap((p) => (p && 'id' in p && p.id !== undefined && p.id !== null ? [p.id] : []));
+    const owners = ownersToCheck(
+      zone,
+      parsed.flatMap((p) => p?.records ?? []),
+    );
+    const recordIds: number[] = [];
+    for (const p of parsed) {
+      if (p && 'owner' in p && p.owner) owners.push(p.owner);
+      if (p && 'match' in p && p.match) owners.push(p.match.owner);
+      if (p && 'id' in p && p.id !== undefined && p.id !== null) recordIds.push(p.id);
+    }
     const result = await this.run(
       ctx,
       zone,
@@ -282,6 +286,14 @@ export class ZoneChangesService {
     const problems: ErrorDetail[] = [...(invalid ?? [])];
     const byId = new Map(current.map((r) => [r.id, r]));
     const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
+    // the records of each RRset read: a set of 1,000 REPLACEs looks up its RRsets, not the whole read per change
+    const byRrset = new Map<string, StoredRow[]>();
+    for (const row of current) {
+      const key = `${row.owner} ${row.type}`;
+      const rows = byRrset.get(key);
+      if (rows) rows.push(row);
+      else byRrset.set(key, [row]);
+    }
     const removed = new Map<number, StoredRow>();
     const removedBy = new Map<number, number>();
     const policy = ctx.principal.policy;
@@ -310,7 +322,7 @@ export class ZoneChangesService {
       if (p.kind === 'ADD') additions.push(...p.records.map((record) => ({ record, index })));
       else if (p.kind === 'REPLACE_RRSET') {
         rrsets.push({ owner: p.owner, type: p.type, index });
-        for (const row of current) if (row.owner === p.owner && row.type === p.type) remove(row, index);
+        for (const row of byRrset.get(`${p.owner} ${p.type}`) ?? []) remove(row, index);
         additions.push(...p.records.map((record) => ({ record, index })));
       } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
         rrsets.push({ owner: p.owner, type: p.type, index });
@@ -422,6 +434,7 @@ export class ZoneChangesService {
       found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` }));
     const at = (found: ErrorDetail[]) => problems.push(...ofChange(found));
     const missing = (fields: (keyof ZoneChangeSpec)[]) => {
+      if (fields.every((f) => change[f] !== undefined && change[f] !== null)) return false;
       const absent = fields.filter((f) => change[f] === undefined || change[f] === null);
       at(absent.map((f) => ({ field: f, code: 'REQUIRED', message: `${f}: a ${change.kind} change needs ${f}` })));
       return absent.length > 0;

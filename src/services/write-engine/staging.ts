@@ -296,7 +296,7 @@ export class ZoneChange {
       defaultMaxRecords: this.principal.kind === 'user' && !this.request.signatureOnly ? this.settings.quotas.maxRecordsPerZone : undefined,
     });
     if (Array.isArray(inserted)) {
-      this.insertedRows = this.inserts.map((record, i) => ({ ...journalRecord(record), id: inserted[i] }));
+      this.insertedRows = this.inserts.map((r, i) => ({ owner: r.owner, type: r.type, ttl: r.ttl, rdata: r.rdata, id: inserted[i] }));
       this.soaWritten = soa;
       return inserted;
     }
