@@ -61,7 +61,7 @@ export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: Al
  */
 export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, allowedTtls));
-  return result.ok ? { ...result, warnings } : result;
+  return result.ok && warnings.length ? { ...result, warnings } : result;
 }
 
 /**

@@ -319,11 +319,11 @@ export class ZoneChangesService {
 
     parsed.forEach((p, index) => {
       if (!p) return;
-      if (p.kind === 'ADD') additions.push(...p.records.map((record) => ({ record, index })));
+      if (p.kind === 'ADD') for (const record of p.records) additions.push({ record, index });
       else if (p.kind === 'REPLACE_RRSET') {
         rrsets.push({ owner: p.owner, type: p.type, index });
         for (const row of byRrset.get(`${p.owner} ${p.type}`) ?? []) remove(row, index);
-        additions.push(...p.records.map((record) => ({ record, index })));
+        for (const record of p.records) additions.push({ record, index });
       } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
         rrsets.push({ owner: p.owner, type: p.type, index });
         for (const record of p.records) {
@@ -394,7 +394,8 @@ export class ZoneChangesService {
     if (problems.length) throw errorFromProblems(problems);
 
     // a record removed and added back unchanged is no change at all
-    const keptBack = new Map(additions.map((a) => [recordIdentity(a.record), a.record]));
+    const keptBack = new Map<string, CanonicalRecord>();
+    for (const { record } of additions) keptBack.set(recordIdentity(record), record);
     for (const row of removed.values()) {
       const back = keptBack.get(recordIdentity(row));
       if (back && back.ttl === row.ttl) {
@@ -455,7 +456,7 @@ export class ZoneChangesService {
         at(parsed.problems);
         return undefined;
       }
-      warnings.push(...ofChange(parsed.warnings));
+      if (parsed.warnings.length) warnings.push(...ofChange(parsed.warnings));
       return parsed.record;
     };
     switch (change.kind) {
