@@ -17,6 +17,13 @@ async function startWriteFloor(databaseUrl) {
   const { readZone, writeZoneChange } = require(path.join(ROOT, 'dist', 'src', 'repositories', 'zone-writes.js'));
   const { statementName } = require(path.join(ROOT, 'dist', 'src', 'db', 'prepared-statements.js'));
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  // a connection the server ends is an 'error' event of the pool; unheard, it ends the whole benchmark (pg's
+  // documentation: always listen on a pool's errors). After `stop`, a backend still closing when the run drops
+  // its database (`with (force)`) is ended so: expected, and not worth a line
+  let stopping = false;
+  pool.on('error', (error) => {
+    if (!stopping) console.error(`write floor: a pooled connection ended: ${error.message}`);
+  });
 
   const handle = async (body) => {
     const parsed = JSON.parse(body);
@@ -80,6 +87,7 @@ async function startWriteFloor(databaseUrl) {
   return {
     base: `http://127.0.0.1:${server.address().port}`,
     async stop() {
+      stopping = true;
       await new Promise((resolve) => server.close(resolve));
       await pool.end();
     },
