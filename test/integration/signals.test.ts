@@ -21,7 +21,20 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+/**
+ * Starts the service on ports that were free a moment ago. A port can be taken in between (the DNS port's UDP
+ * side by another test's resolver, whose queries go out from random ports): the service then says so and
+ * exits, and it is started again on other ports, up to three times.
+ */
 async function start(command: string[], dataDir: string): Promise<Started> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await startOnce(command, dataDir);
+    if ('port' in started) return started;
+    if (attempt === 3 || !started.output.includes('already in use')) throw new Error(`the service did not start:\n${started.output}`);
+  }
+}
+
+async function startOnce(command: string[], dataDir: string): Promise<Started | { output: string }> {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -44,8 +57,15 @@ async function start(command: string[], dataDir: string): Promise<Started> {
   });
   // 'close' comes after the process's streams ended: the output is whole when `exited` resolves
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
-    if (waited > 60_000 || child.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
+  // started when every role listens: the DNS primary starts after the HTTP API, and a DNS port it cannot take
+  // stops the HTTP API again (main.ts: no half-running service), so the HTTP line alone is not a started service
+  const started = () => output.includes('HTTP API listening') && output.includes('DNS primary listening');
+  for (let waited = 0; !started(); waited += 100) {
+    if (child.exitCode !== null) {
+      await exited;
+      return { output };
+    }
+    if (waited > 60_000) throw new Error(`the service did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { child, port, output: () => output, exited };
