@@ -42,12 +42,6 @@ export interface RelyingParty {
 }
 const rpIdOf = (rp: RelyingParty) => new URL(rp.origin).hostname;
 
-/**
- * Passkeys (WebAuthn, docs/people.md), with @simplewebauthn/server: a person signed in registers one; anyone
- * signs in with one. Each ceremony's challenge waits in PostgreSQL under the hash of an id a cookie carries,
- * and is taken once: an assertion replayed, or one made for another challenge, is refused; so is one made on
- * another origin (a phishing page) and one whose signature counter did not grow (a cloned authenticator).
- */
 /** the new credential of a registration ceremony for `challenge` on this relying party, or SignInRefused */
 async function registeredCredential(rp: RelyingParty, challenge: string, response: RegistrationResponseJSON) {
   let verification;
@@ -66,6 +60,12 @@ async function registeredCredential(rp: RelyingParty, challenge: string, respons
   return verification.registrationInfo.credential;
 }
 
+/**
+ * Passkeys (WebAuthn, docs/people.md), with @simplewebauthn/server: a person signed in registers one; anyone
+ * signs in with one. Each ceremony's challenge waits in PostgreSQL under the hash of an id a cookie carries,
+ * and is taken once: an assertion replayed, or one made for another challenge, is refused; so is one made on
+ * another origin (a phishing page) and one whose signature counter did not grow (a cloned authenticator).
+ */
 export class PasskeysService {
   constructor(
     private readonly sessions: SessionsService,
