@@ -22,7 +22,7 @@ export interface TestApp {
 
 /** The real service (HTTP server, migrations, services) on a database of its own, as a user would start it. */
 export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ migrated: true });
   const settings = loadSettings({
     DATABASE_URL: database.url,
     API_KEY: ADMIN_KEY,
