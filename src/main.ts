@@ -3,6 +3,7 @@ import { sourceAddressOf } from './services/audit-log';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';
+import { noteStopping } from './db/availability';
 import { openDatabase, OpenDatabase } from './db/database';
 import { EmbeddedPostgresError } from './db/embedded-postgres';
 import { ListenError } from './listen-error';
@@ -48,6 +49,7 @@ export interface RunningService {
 export async function startService(settings: Settings): Promise<RunningService> {
   setLogLevel(settings.logLevel);
   usePreparedStatements(settings.preparedStatements === 'on');
+  noteStopping(false);
   const database = await openDatabase(settings, (line) => logger.info(line));
   const services = createServices(settings);
   const generated = await services.apiKeys.ensureAdminKey(database.db, settings.apiKey);
@@ -59,6 +61,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   // finish), the DNS primary, the worker (finishes the batch it claimed), then the pools and PostgreSQL
   const stops: { name: string; stop: () => Promise<void> }[] = [];
   const stopAll = async () => {
+    noteStopping();
     for (const { name, stop } of stops) {
       logger.info(`stopping ${name}`);
       await stop();

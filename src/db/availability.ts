@@ -103,9 +103,21 @@ function probeLater(): void {
   probeTimer.unref();
 }
 
+let stopping = false;
+
+/**
+ * The service is stopping: its pools close and the embedded PostgreSQL stops on purpose, so what still fails
+ * to reach them (a request finishing, a duty's last tick) is no outage, and the log says nothing of one. A
+ * start clears it (tests start and stop services one after another in one process).
+ */
+export function noteStopping(value = true): void {
+  stopping = value;
+}
+
 /** records a failure; logs once when the database goes from reachable to unreachable. Returns whether it was an outage. */
 export function noteDatabaseFailure(error: unknown, where: string): boolean {
   if (!isDatabaseUnavailable(error)) return false;
+  if (stopping) return true;
   if (reachable) {
     reachable = false;
     logger.warn(`database unreachable (${where}): ${(error as Error)?.message ?? String(error)}; answering 503 until it is back`);
