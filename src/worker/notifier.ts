@@ -23,6 +23,8 @@ export const WINDOW_MS = 100;
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 const MAX_ATTEMPTS = 12;
+/** at most one line a server this often about its failed NOTIFYs; the line counts those it stood for */
+const FAILURE_LOG_INTERVAL_MS = 60_000;
 
 interface Entry {
   zone: string;
@@ -62,6 +64,8 @@ export class Notifier {
   private stopped = false;
   /** counters, for tests and metrics */
   readonly stats = { sent: 0, answered: 0, failed: 0 };
+  /** per server: when its last failure was logged, and the failures since that the log has not told */
+  private readonly failureLog = new Map<string, { loggedAt: number; untold: number }>();
 
   constructor(
     private readonly settings: Settings,
@@ -169,21 +173,38 @@ export class Notifier {
     }
     this.stats.failed += 1;
     notifies.inc({ server: serverName(entry.server), outcome: 'failed' });
-    if (this.stopped || generation !== entry.generation || attempt >= MAX_ATTEMPTS) {
-      if (attempt >= MAX_ATTEMPTS)
-        this.log.warn(
-          { zone: entry.zone, server: serverName(entry.server), reason: result.reason },
-          'NOTIFY not answered, giving up for now',
-        );
-      return;
-    }
+    const givingUp = attempt >= MAX_ATTEMPTS;
+    this.logFailure(entry, result.reason, attempt, givingUp);
+    if (this.stopped || generation !== entry.generation || givingUp) return;
     const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (attempt - 1));
-    this.log.debug({ zone: entry.zone, server: serverName(entry.server), reason: result.reason, delay }, 'NOTIFY failed, retrying');
     entry.retry = setTimeout(() => {
       entry.retry = undefined;
       if (generation === entry.generation) void this.send(entry, attempt + 1);
       else this.releaseWhenIdle(entry);
     }, delay);
+  }
+
+  /**
+   * Says which server failed a NOTIFY and why (the metric counts them, the log names them), once a
+   * FAILURE_LOG_INTERVAL_MS per server: a secondary that is down for an hour under a stream of changes gets a
+   * line a minute, each with the number of failures it stands for, not a line per zone and retry.
+   */
+  private logFailure(entry: Entry, reason: string, attempt: number, givingUp: boolean): void {
+    const server = serverName(entry.server);
+    const now = Date.now();
+    const state = this.failureLog.get(server);
+    if (state && now - state.loggedAt < FAILURE_LOG_INTERVAL_MS) {
+      state.untold += 1;
+      return;
+    }
+    const failures = (state?.untold ?? 0) + 1;
+    this.failureLog.set(server, { loggedAt: now, untold: 0 });
+    this.log.warn(
+      { zone: entry.zone, server, reason, attempt, failures },
+      givingUp
+        ? 'NOTIFY not answered, giving up for now (the status checker sends another while the server lags)'
+        : 'NOTIFY failed, retrying',
+    );
   }
 
   stop(): void {

@@ -5,9 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Database } from '../../src/db/pool';
+import pino from 'pino';
 import { logger } from '../../src/logger';
 import { PropagationRepository } from '../../src/repositories/propagation';
 import { Notifier } from '../../src/worker/notifier';
+import { createUser, createZone } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
 import { freePort, Knot, startKnot, waitFor } from './knot';
 
@@ -55,6 +57,27 @@ test('entries go once their NOTIFY is answered or has nothing to announce', asyn
     notifier.notifyAll(CATALOG);
     await waitFor('a third NOTIFY to be answered', async () => (notifier.stats.answered >= 3 ? true : undefined));
     await waitFor('the notifier to forget it again', async () => (notifier.size === 0 ? true : undefined));
+  } finally {
+    notifier.stop();
+  }
+}, 60_000);
+
+test('a failed NOTIFY is logged with its server and reason, once a minute per server with the failures it stands for', async () => {
+  const userId = await createUser(app, 'notify-log@example.org');
+  const zones = ['one.zk-notify-log.test', 'two.zk-notify-log.test'];
+  for (const zone of zones) await createZone(app, userId, zone);
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+  // nothing listens there: each NOTIFY fails, and is retried
+  const silent = { host: '127.0.0.1', port: await freePort() };
+  const notifier = new Notifier({ ...app.settings, secondaries: [silent] }, new PropagationRepository(db), log);
+  try {
+    for (const zone of zones) notifier.notifyAll(zone);
+    await waitFor('the NOTIFYs to fail and be retried', async () => (notifier.stats.failed >= 4 ? true : undefined));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ msg: 'NOTIFY failed, retrying', server: `127.0.0.1:${silent.port}`, failures: 1 });
+    expect(zones).toContain(lines[0].zone);
+    expect(lines[0].reason).toMatch(/^NOTIFY: /);
   } finally {
     notifier.stop();
   }
