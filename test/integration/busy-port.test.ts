@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import net from 'node:net';
 import path from 'node:path';
+import { buildOnce } from '../support/build';
 import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-db';
 
@@ -14,7 +15,7 @@ const root = path.resolve(__dirname, '..', '..');
 let database: { url: string; drop(): Promise<void> };
 
 beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  buildOnce();
   database = await createTestDatabase();
 }, 120_000);
 

@@ -1,7 +1,8 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildOnce } from '../support/build';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
@@ -9,7 +10,7 @@ const root = path.resolve(__dirname, '..', '..');
 let app: TestApp;
 
 beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  buildOnce();
   app = await startTestApp();
 }, 120_000);
 afterAll(async () => app?.close());

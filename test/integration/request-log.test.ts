@@ -1,6 +1,7 @@
 import { waitFor } from '../support/wait-for';
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { buildOnce } from '../support/build';
 import { logger, requestLogger } from '../../src/logger';
 import { freePort } from '../support/free-port';
 import { startTestApp } from '../support/test-app';
@@ -70,7 +71,7 @@ async function stop(started: Started): Promise<string> {
 
 let database: { url: string; drop(): Promise<void> };
 beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  buildOnce();
   database = await createTestDatabase();
 }, 120_000);
 afterAll(async () => database?.drop());

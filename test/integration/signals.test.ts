@@ -1,8 +1,9 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { buildOnce } from '../support/build';
 import { freePort } from '../support/free-port';
 import { waitUntil } from '../support/wait-for';
 
@@ -103,7 +104,7 @@ describe('signals', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-signals-'));
 
   beforeAll(() => {
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+    buildOnce();
   }, 120_000);
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 

@@ -1,22 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
+import { buildOnce } from './build';
 
 /** Test support for the web console (docs/console.md): its build, Debian's Chromium, and axe-core. */
 export const ROOT = path.join(__dirname, '..', '..');
 export const CONSOLE_ARTIFACTS = path.join(ROOT, 'test-artifacts', 'console');
 
-/** the console as `npm run build` builds it (dist/console), from the sources of this checkout */
+/** the console as `npm run build` builds it (dist/console), from the sources of this checkout (one build a run) */
 export function buildConsole(): void {
-  execFileSync(
-    process.execPath,
-    [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'console/vite.config.mjs'],
-    {
-      cwd: ROOT,
-      stdio: 'pipe',
-    },
-  );
+  buildOnce();
 }
 
 /** Debian's Chromium, headless; the machine has no internet: no background networking or component updates */

@@ -3,8 +3,9 @@
  * asks for at most MAX_PAGE_SIZE items; and GraphQL refuses a larger page by name (PAGE_TOO_LARGE), which a
  * first just above the limit reaches (a huge first is refused earlier, as too costly).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { buildOnce } from '../../support/build';
 import { ADMIN_KEY, startTestApp, TestApp } from '../../support/test-app';
 import { createUser, createZone } from '../../support/fixtures';
 
@@ -14,7 +15,7 @@ let app: TestApp;
 const key = { 'X-API-Key': ADMIN_KEY };
 
 beforeAll(async () => {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
+  buildOnce();
   app = await startTestApp({ MAX_PAGE_SIZE: String(MAX) });
   const owner = await createUser(app, 'owner@small-pages.test');
   for (let i = 0; i < MAX + 5; i++) await createUser(app, `u${i}@small-pages.test`);
