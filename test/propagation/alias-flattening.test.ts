@@ -266,9 +266,16 @@ test('a target gone NXDOMAIN, then SERVFAIL, then silent: the last addresses sta
     return alias.state === 'stale' && !/NXDOMAIN|SERVFAIL/.test(alias.reason) ? alias : undefined;
   });
   expect(await apexAddresses(dnsPort, 'axfr')).toEqual(last);
-  expect(await apexAddresses(secondary.port, 'query')).toEqual(last);
-  expect(await apexAddresses(bind.port, 'query')).toEqual(last);
-  expect(await apexAddresses(powerdns.dnsPort, 'query')).toEqual(last);
+  // the secondaries serve them too, once they have taken the primary's last serial (the owner's move and back
+  // above waited for the primary alone, and a busy machine may hold a secondary's IXFR for a moment)
+  for (const [name, port] of [
+    ['Knot', secondary.port],
+    ['BIND', bind.port],
+    ['PowerDNS', powerdns.dnsPort],
+  ] as const)
+    await waitFor(`the ${name} secondary to serve the last addresses`, async () =>
+      JSON.stringify(await apexAddresses(port, 'query')) === JSON.stringify(last) ? true : undefined,
+    );
 }, 45_000);
 
 test('a deleted ALIAS: the worker removes its derived addresses in a change of its own, and forgets its schedule', async () => {
