@@ -5,7 +5,7 @@ import { Client, ClientConfig } from 'pg';
  * DATABASE_URL with several hosts, as libpq takes it (PostgreSQL's documentation, «Connection Strings»,
  * 34.1.1.3 «Specifying Multiple Hosts»): a URL `postgresql://user@a:5432,b:5433/db?target_session_attrs=read-write`
  * or keyword/value pairs `host=a,b port=5432,5433 dbname=db target_session_attrs=read-write`. node-postgres takes
- * one host (its issue #1470), so the host is chosen here, as libpq chooses it: the hosts in order, each
+ * one host (a connection string with a host list fails there), so the host is chosen here, as libpq chooses it: the hosts in order, each
  * connection checked (target_session_attrs), the first that fits taken. Every pool, the LISTEN connection and
  * the migrator connect to the host found (DatabaseHosts.primary); a connection that finds itself on a standby
  * or a read-only server, or loses its server, makes the next connection look again (DatabaseHosts.lost).

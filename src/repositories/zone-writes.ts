@@ -114,7 +114,7 @@ const PROBED_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl, r.de
  * every element of a parameter array, one by one (only a constant array is hashed), so a 1,000-owner set
  * cost 1,000 comparisons per record of the zone. As the zone grew by 1,000 records a set, that read went
  * from milliseconds to more than a second, on the connections that had kept that plan and not on the others:
- * the bimodal latency of bench/RESULTS-powerdns-api.md (bench/FINDINGS.md, «Issue 40: the 1,000-rrset
+ * the bimodal latency of bench/RESULTS-powerdns-api.md (bench/FINDINGS.md, «The PowerDNS API: the 1,000-rrset
  * stall»). A record found both by owner and by id is one row (`union`).
  */
 function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[] }): string {

@@ -1,7 +1,7 @@
 /**
  * A signed zone's apex DNSKEY, CDS and CDNSKEY asked of the primary itself (a parent's CDS scanner, an operator
  * checking the keys with dig): answered as its AXFR holds them, with their RRSIGs when the query sets DO, as
- * every other RRset of the zone is; NODATA before (issue #39).
+ * every other RRset of the zone is; NODATA before.
  */
 import { dig, records } from '../propagation/knot';
 import { freePort } from '../support/free-port';

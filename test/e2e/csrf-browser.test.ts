@@ -1,5 +1,5 @@
 /**
- * CSRF as a person meets it (issue #42, docs/people.md «CSRF»), in Debian's Chromium: a person signed in to
+ * CSRF as a person meets it (docs/people.md «CSRF»), in Debian's Chromium: a person signed in to
  * the service at http://localhost:<port> (the session cookie as the service sets it: HttpOnly, SameSite=Lax)
  * opens a page of another site that posts forms and runs fetches at the service. Nothing changes: no zone, no
  * record, the session still live. Two attackers:

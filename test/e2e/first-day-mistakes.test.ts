@@ -1,5 +1,5 @@
 /**
- * The first day, again (issue #39): each mistake a new user made is explained once, at the right place. A
+ * The first day, again: each mistake a new user made is explained once, at the right place. A
  * `$TTL` outside ALLOWED_TTLS is one error with its lines and the remedy; REST writes carry the warnings
  * GraphQL gives (X-Zonekeeper-Warnings); unquoted long TXT text is split; a CNAME at the apex says so; an
  * import into a zone the key cannot see is ZONE_NOT_FOUND alone; a user cannot create a single-label zone;

@@ -4,7 +4,7 @@ import { waitUntil } from '../support/wait-for';
 import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 
 /**
- * What a new operator meets on the first day (issue #39): /metrics kept to loopback unless the admin key comes,
+ * What a new operator meets on the first day: /metrics kept to loopback unless the admin key comes,
  * the admin key's origin told truly, a frontend's natural nested query within the cost ceiling, the signer's
  * types refused with one code, and an import's warnings as the OpenAPI document describes them.
  */

@@ -12,7 +12,7 @@ import { waitFor, waitUntil } from '../support/wait-for';
 import { dig, Knot, records, servedSerial, startKnot } from '../propagation/knot';
 
 /**
- * The combined run of issue #44: two Zonekeeper processes of every role (each ROLES=api,dns,worker: two HTTP
+ * The combined run: two Zonekeeper processes of every role (each ROLES=api,dns,worker: two HTTP
  * APIs, two DNS primaries, two workers; real processes) on a pg_auto_failover formation, under write load
  * from REST, GraphQL and DNS UPDATE on both, with DNSSEC key rolls in progress. Then kill -9 of the primary's
  * postmaster and kill -9 of one Zonekeeper process at the same moment. What must hold: no acknowledged write

@@ -6,7 +6,7 @@
  * and the plan kept is the generic one, made without the values. That plan must probe the zone once per owner
  * and per id, and never read the zone's other records: the plan kept with `owner = any($1) or id = any($2)`
  * scanned the zone and compared every record with every owner of the set, so a 1,000-rrset PATCH grew slower
- * with each set it added (bench/FINDINGS.md, «Issue 40: the 1,000-rrset stall»).
+ * with each set it added (bench/FINDINGS.md, «The PowerDNS API: the 1,000-rrset stall»).
  *
  * A set that replaces an RRset's values (the ACME clients' TXT, a PATCH REPLACE) is two statements, the read
  * and the write, as one that only adds; only a set that removes a record and adds one of the same identity (a

@@ -1,6 +1,6 @@
 /**
- * The PowerDNS HTTP API edge (docs/powerdns-api.md) writes through the same write engine as GraphQL and REST
- * (issue #40): on the real service with its default settings (but for what a Knot secondary needs: the DNS
+ * The PowerDNS HTTP API edge (docs/powerdns-api.md) writes through the same write engine as GraphQL and REST:
+ * on the real service with its default settings (but for what a Knot secondary needs: the DNS
  * primary, the worker, the secondary, the fleet's TSIG key, a catalog), a PATCH of several rrsets is one
  * serial step and one journal row naming the key; Knot takes it on our NOTIFY, by IXFR; on a signed zone the
  * PATCH is signed in its step (the three verifiers the project uses pass, the new RRset has its RRSIG); a

@@ -1,5 +1,5 @@
 /**
- * ALIAS in signed zones (docs/templates-and-alias.md, issue #43), with real parts: a local Knot serves the
+ * ALIAS in signed zones (docs/templates-and-alias.md), with real parts: a local Knot serves the
  * target and is the ALIAS_RESOLVERS; two zones signed by the service (NSEC, and NSEC3) hold an apex ALIAS (there
  * before DNSSEC was enabled) and an ALIAS added once signed at a name that holds nothing else. After the first
  * flattening and after the target's A and AAAA change, the zone as our primary transfers it passes BIND's

@@ -1,5 +1,5 @@
 /**
- * A LOADED secondary zone whose primary starts answering garbage in its transfers (issue #41, «Bad input: a
+ * A LOADED secondary zone whose primary starts answering garbage in its transfers («Bad input: a
  * secondary zone's primary that answers garbage ...: a clear status, nothing lost, no 5xx"; docs/transfers.md,
  * «Secondary zones»). The primary is the test's own (test/support/fake-primary.ts, as in
  * secondary-not-served.test.ts), with REFRESH and RETRY of 1 s so that refreshes come fast.

@@ -1,5 +1,5 @@
 /**
- * A secondary zone whose primary grows to 1,000,000 records (issue #41, «Bad input»), with real parts and the
+ * A secondary zone whose primary grows to 1,000,000 records («Bad input»), with real parts and the
  * default limits (DEFAULT_TRANSFER_LIMITS): Knot (Debian's knotd) serves the zone from a file, first at 3
  * records (taken, so there is a copy to lose), then at 1M; a NOTIFY makes our worker refresh it. The worker runs
  * as production runs it: a process of its own (ROLES=worker) with `npm run serve`'s heap options, so its memory

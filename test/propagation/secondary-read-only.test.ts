@@ -1,5 +1,5 @@
 /**
- * A secondary zone is read-only through every write API (docs/transfers.md, issue 41): only its transfers from
+ * A secondary zone is read-only through every write API (docs/transfers.md): only its transfers from
  * its primaries write it. GraphQL and DNS UPDATE are asserted in secondary-zones.test.ts; here the REST API
  * (/api/record/*, /api/domain/changes, /api/domain/import), the PowerDNS API (PATCH of a zone's rrsets) and the
  * `zonekeeper` CLI (record add/edit/delete, zone apply/import), each with the zone's own user's key: every one
