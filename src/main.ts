@@ -92,6 +92,11 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpServer = server;
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
+      // where a person opens the console: at `localhost` on a loopback address, where passkeys work (src/http/console.ts)
+      const consoleOrigin =
+        settings.sessions.publicOrigin ??
+        `http://${/^(127\.|::1$|localhost$)/.test(settings.host) ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${httpPort}`;
+      logger.info(`web console: ${consoleOrigin}/console/`);
       // subscriptions first: their connections would hold the HTTP server open
       // the same `trust proxy` as HTTP requests: a cookie's socket behind a TLS proxy is compared with the https origin
       const subscriptions = await startSubscriptions(server, app.schema, database.db, services, logger, app.express.get('trust proxy fn'));

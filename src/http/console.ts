@@ -30,9 +30,28 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export function webConsole(): Router {
+/**
+ * The console's page asked for at a loopback address (`http://127.0.0.1:3000/`, where the service listens by
+ * default): the same page at `localhost`, as a passkey (WebAuthn) is made and used only for a domain, and an IP
+ * address is none (WebAuthn Level 2 §5.1.3: the RP ID must be a registrable domain suffix of the origin's
+ * effective domain; browsers say "127.0.0.1 is an invalid domain"). Only for a browser on this machine, while
+ * PUBLIC_ORIGIN does not name the origin (behind a proxy it does); the fragment (an invitation's) stays with the
+ * browser across the redirect.
+ */
+function atLocalhost(req: Request, publicOrigin: string | undefined, path = req.originalUrl): string | undefined {
+  if (publicOrigin) return undefined;
+  // a browser on this machine, not a proxy in front of the service (it says whom it forwards for)
+  if (!/^(127\.|::1$|::ffff:127\.)/.test(req.socket.remoteAddress ?? '')) return undefined;
+  if (req.get('forwarded') || req.get('x-forwarded-for') || req.get('x-forwarded-host')) return undefined;
+  const host = req.get('host') ?? '';
+  const loopback = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])(:\d+)?$/.exec(host);
+  if (!loopback) return undefined;
+  return `${req.protocol}://localhost${loopback[2] ?? ''}${path}`;
+}
+
+export function webConsole(publicOrigin: string | undefined): Router {
   const router = Router();
-  router.get('/', (_req: Request, res: Response) => res.redirect(302, '/console/'));
+  router.get('/', (req: Request, res: Response) => res.redirect(302, atLocalhost(req, publicOrigin, '/console/') ?? '/console/'));
   router.use('/console', (req: Request, res: Response, next) => {
     res.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     res.set('X-Content-Type-Options', 'nosniff');
@@ -43,6 +62,8 @@ export function webConsole(): Router {
   router.use('/console/assets', express.static(path.join(CONSOLE_DIR, 'assets'), { immutable: true, maxAge: '365d', index: false }));
   router.get(['/console', '/console/'], (req: Request, res: Response) => {
     if (req.path === '/console') return res.redirect(301, '/console/');
+    const local = atLocalhost(req, publicOrigin);
+    if (local) return res.redirect(302, local);
     const index = path.join(CONSOLE_DIR, 'index.html');
     if (!existsSync(index)) {
       return res.status(503).type('text').send('The console is not built: run `npm run build` (it builds the service and the console).\n');

@@ -27,7 +27,7 @@ let app: TestApp;
 let db: Client;
 let browser: Browser;
 let accountId: string;
-/** WebAuthn needs a secure context and a domain for the RP ID: localhost, not 127.0.0.1 */
+/** WebAuthn needs a secure context and a domain for the RP ID: localhost, not 127.0.0.1 (the console leads there) */
 let origin: string;
 
 /** the API's answer as the admin key sees it */
@@ -100,6 +100,22 @@ afterAll(async () => {
   await app?.close();
 });
 
+test('at a loopback address the console and / lead to localhost, the path kept; at localhost the console is served', async () => {
+  const port = new URL(app.baseUrl).port;
+  for (const [host, path, location] of [
+    [`127.0.0.1:${port}`, '/', `http://localhost:${port}/console/`],
+    [`127.0.0.1:${port}`, '/console/', `http://localhost:${port}/console/`],
+    [`127.0.0.1:${port}`, '/console/?from=mail', `http://localhost:${port}/console/?from=mail`],
+    [`[::1]:${port}`, '/console/', `http://localhost:${port}/console/`],
+    [`localhost:${port}`, '/', '/console/'],
+  ]) {
+    const res = await app.http.get(path).set('host', host).redirects(0);
+    expect({ host, path, status: res.status, location: res.headers.location }).toEqual({ host, path, status: 302, location });
+  }
+  const served = await app.http.get('/console/').set('host', `localhost:${port}`).redirects(0);
+  expect([served.status, served.headers['content-type']]).toEqual([200, expect.stringMatching(/^text\/html/)]);
+});
+
 describe('the API refuses a bad token with the catalogue’s code naming `token`, and writes nothing', () => {
   test('a missing, unknown or expired token', async () => {
     const expired = await invite('late@example.org', 'viewer');
@@ -157,8 +173,11 @@ test('a new person opens the link with no session, creates a passkey and joins; 
 
   const first = await freshBrowser();
   expect(await first.context.cookies(origin)).toEqual([]);
-  await first.page.goto(`${origin}/console/#/invitation/${encodeURIComponent(token)}`);
+  // the link opened where the service listens by default (127.0.0.1, as the README gives it): the console leads
+  // to localhost, where a passkey can be made, the invitation's fragment kept
+  await first.page.goto(`${app.baseUrl}${link.slice(link.indexOf('/console/'))}`);
   await first.page.getByText('Sign in to accept the invitation.').waitFor();
+  expect(first.page.url()).toBe(`${origin}/console/#/invitation/${encodeURIComponent(token)}`);
   await first.page.getByRole('heading', { name: 'New here? Join with a passkey' }).waitFor();
   await expectAccessibleAtBothWidths(first.page, ARTIFACTS, 'invitation-join');
   await first.page.getByRole('button', { name: 'Create a passkey and join' }).click();
