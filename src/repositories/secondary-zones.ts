@@ -280,15 +280,14 @@ export async function secondaryStatus(sql: Sql, domainId: number): Promise<Secon
 }
 
 /**
- * The primary's serial of the copy a secondary zone holds (its zone serial when none was noted: a zone transferred
- * before the column), read in the transfer's transaction, which holds the zone row's lock
+ * The primary's serial noted at a secondary zone's last transfer (`notePrimarySerial`); null before its first (and
+ * for a zone transferred before the column, whose serial is the primary's). Read in the transfer's transaction.
  */
-export async function primarySerialOf(sql: Sql, domainId: number): Promise<number> {
-  const [row] = await sql.rows(
-    `select coalesce(s.primary_serial, d.serial) as serial from domains d left join secondary_zone_state s on s.domain_id = d.id where d.id = $1`,
-    [domainId],
-  );
-  return Number(row.serial);
+export async function notedPrimarySerial(sql: Sql, domainId: number): Promise<number | null> {
+  const [row] = await sql.rows<{ primary_serial: string | null }>('select primary_serial from secondary_zone_state where domain_id = $1', [
+    domainId,
+  ]);
+  return row?.primary_serial == null ? null : Number(row.primary_serial);
 }
 
 /** notes the primary's serial a transfer took (in the transfer's transaction) */

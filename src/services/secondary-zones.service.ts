@@ -7,9 +7,9 @@ import { serialAdd, serialGreaterThan } from '../dns/serial';
 import { DomainError } from '../errors/catalogue';
 import type { DomainRow } from '../repositories/read-model';
 import {
+  notedPrimarySerial,
   notePrimarySerial,
   primaryAddressesOf,
-  primarySerialOf,
   secondaryStatus,
   SecondaryStatusRow,
   transferKey,
@@ -97,14 +97,16 @@ export async function applyTransfer(
 
 /**
  * Commits a transfer at the primary's serial, noted as the serial of the primary's copy held. The zone's serial is
- * the primary's unless the service's flattening of an ALIAS stepped it past it (the derived addresses are a change
- * of ours, which the fleet takes by IXFR): then it steps by one from ours, and runs ahead of the primary's.
+ * the primary's (its first transfer takes it whatever it is: nothing was served before), unless the service's
+ * flattening of an ALIAS stepped ours past it (the derived addresses are a change of ours, which the fleet takes by
+ * IXFR): then it steps by one from ours, and runs ahead of the primary's.
  */
 async function commitTransfer(change: ZoneChange, domainId: number, soa: TransferredRecord & { value: { serial: number } }): Promise<void> {
   const serial = soa.value.serial;
   const ours = change.zone.serial;
+  const first = (await notedPrimarySerial(change.connection, domainId)) === null;
   await change.commit({
-    serialSetByCaller: serialGreaterThan(serial, ours) ? serial : serialAdd(ours, 1),
+    serialSetByCaller: first || serialGreaterThan(serial, ours) ? serial : serialAdd(ours, 1),
     soaRdata: soa.rdata,
     soaTtl: soa.ttl,
   });
@@ -130,7 +132,7 @@ export async function applyIncremental(
     if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
     change.requireLock();
     // our copy of the primary's data is at the primary's serial (the zone's own may be ahead: an ALIAS flattened)
-    const held = await primarySerialOf(change.connection, zone.id);
+    const held = (await notedPrimarySerial(change.connection, zone.id)) ?? change.zone.serial;
     if (transfer.steps[0]?.serialBefore !== held)
       throw new TransferError(`the IXFR starts at serial ${transfer.steps[0]?.serialBefore}, our copy is at ${held}`);
     const working = new Map<string, TransferredRecord>();
