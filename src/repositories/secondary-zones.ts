@@ -259,7 +259,16 @@ export async function recordExpired(sql: Sql, domainId: number): Promise<boolean
 
 /** the secondary zone's state, undefined for a zone that is not one */
 export async function secondaryStatus(sql: Sql, domainId: number): Promise<SecondaryStatusRow | undefined> {
-  const [row] = await sql.rows(
+  const [row] = await sql.rows<{
+    state: SecondaryState;
+    next_refresh_at: string;
+    last_attempt_at: string | null;
+    last_success_at: string | null;
+    expires_at: string | null;
+    last_error: string | null;
+    transfers: number;
+    primary_serial: string | null;
+  }>(
     `select s.state, s.next_refresh_at, s.last_attempt_at, s.last_success_at, s.expires_at, s.last_error, s.transfers,
             case when s.last_success_at is null then null else coalesce(s.primary_serial, d.serial) end as primary_serial
        from secondary_zone_state s join domains d on d.id = s.domain_id where s.domain_id = $1`,
