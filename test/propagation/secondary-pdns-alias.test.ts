@@ -7,8 +7,9 @@
  * ALIAS's target, a record added) is taken by transfer; the derived addresses follow the new target and are never
  * taken for the primary's data. A second service without ALIAS_RESOLVERS takes the same zone: served, the apex
  * without an address, its status saying why. Before, the derived addresses were refused in a secondary zone
- * (ZONE_IS_SECONDARY: the apex NXDOMAIN-free but empty until promotion and the lease's 60 s after it), and without
- * ALIAS_RESOLVERS the transfer itself was refused (the zone PENDING, unserved).
+ * (ZONE_IS_SECONDARY: the ALIAS's owner had no address, NXDOMAIN for an owner with nothing else, until the zone's
+ * promotion and the refresh's 60 s lease after it), and without ALIAS_RESOLVERS the transfer itself was refused
+ * (the zone PENDING, not served).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
