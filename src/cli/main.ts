@@ -665,10 +665,10 @@ export function buildProgram(): Command {
     });
   zone
     .command('transfers <zone>')
-    .description("a SECONDARY zone's transfers from its primaries: state, last error, timers (docs/transfers.md)")
+    .description("a SECONDARY zone's transfers from its primaries: state, last error, timers, warnings (docs/transfers.md)")
     .action(async (name: string) => {
       const found = await gql(
-        `query($z: String) { domain(name: $z) { name kind serial secondary { state lastError lastSuccessAt expiresAt nextRefreshAt transfers } } }`,
+        `query($z: String) { domain(name: $z) { name kind serial secondary { state lastError lastSuccessAt expiresAt nextRefreshAt transfers primarySerial warnings } } }`,
         { z: name },
       );
       const { secondary, ...domain } = found.domain;

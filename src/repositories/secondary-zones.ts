@@ -19,6 +19,8 @@ export interface ZonePrimaryRow {
 
 export interface SecondaryStatusRow {
   state: SecondaryState;
+  /** the primary's serial of the copy held; null before the first transfer */
+  primarySerial: number | null;
   nextRefreshAt: Date;
   lastAttemptAt: Date | null;
   lastSuccessAt: Date | null;
@@ -88,6 +90,10 @@ export async function primaryAddressesOf(
 export interface DueSecondary {
   id: number;
   name: string;
+  /**
+   * the primary's serial of the copy held (`primary_serial`): the zone's own serial runs ahead of it once the
+   * service flattens an ALIAS in the zone (docs/transfers.md, «ALIAS in secondary zones»)
+   */
   serial: number;
   /** false until its first transfer */
   loaded: boolean;
@@ -109,7 +115,7 @@ export async function claimDueSecondaries(sql: Sql, batch: number, leaseSeconds:
      update secondary_zone_state s set lease_until = now() + make_interval(secs => $2::int), last_attempt_at = now()
        from domains d
       where s.domain_id in (select domain_id from due) and d.id = s.domain_id and d.kind = 'secondary'
-     returning d.id, d.name, d.serial, s.last_success_at is not null as loaded,
+     returning d.id, d.name, coalesce(s.primary_serial, d.serial) as serial, s.last_success_at is not null as loaded,
                (select r.rdata from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
                (select r.ttl from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa_ttl`,
     [batch, leaseSeconds],
@@ -253,15 +259,26 @@ export async function recordExpired(sql: Sql, domainId: number): Promise<boolean
 
 /** the secondary zone's state, undefined for a zone that is not one */
 export async function secondaryStatus(sql: Sql, domainId: number): Promise<SecondaryStatusRow | undefined> {
-  const [row] = await sql.rows(
-    `select state, next_refresh_at, last_attempt_at, last_success_at, expires_at, last_error, transfers
-       from secondary_zone_state where domain_id = $1`,
+  const [row] = await sql.rows<{
+    state: SecondaryState;
+    next_refresh_at: string;
+    last_attempt_at: string | null;
+    last_success_at: string | null;
+    expires_at: string | null;
+    last_error: string | null;
+    transfers: number;
+    primary_serial: string | null;
+  }>(
+    `select s.state, s.next_refresh_at, s.last_attempt_at, s.last_success_at, s.expires_at, s.last_error, s.transfers,
+            case when s.last_success_at is null then null else coalesce(s.primary_serial, d.serial) end as primary_serial
+       from secondary_zone_state s join domains d on d.id = s.domain_id where s.domain_id = $1`,
     [domainId],
   );
   if (!row) return undefined;
   const date = (value: unknown) => (value === null ? null : new Date(value as string));
   return {
     state: row.state,
+    primarySerial: row.primary_serial === null ? null : Number(row.primary_serial),
     nextRefreshAt: new Date(row.next_refresh_at),
     lastAttemptAt: date(row.last_attempt_at),
     lastSuccessAt: date(row.last_success_at),
@@ -269,6 +286,22 @@ export async function secondaryStatus(sql: Sql, domainId: number): Promise<Secon
     lastError: row.last_error,
     transfers: Number(row.transfers),
   };
+}
+
+/**
+ * The primary's serial noted at a secondary zone's last transfer (`notePrimarySerial`); null before its first (and
+ * for a zone transferred before the column, whose serial is the primary's). Read in the transfer's transaction.
+ */
+export async function notedPrimarySerial(sql: Sql, domainId: number): Promise<number | null> {
+  const [row] = await sql.rows<{ primary_serial: string | null }>('select primary_serial from secondary_zone_state where domain_id = $1', [
+    domainId,
+  ]);
+  return row?.primary_serial == null ? null : Number(row.primary_serial);
+}
+
+/** notes the primary's serial a transfer took (in the transfer's transaction) */
+export async function notePrimarySerial(sql: Sql, domainId: number, serial: number): Promise<void> {
+  await sql.affected('update secondary_zone_state set primary_serial = $2 where domain_id = $1', [domainId, serial]);
 }
 
 /** the channel a NOTIFY taken wakes the workers on */

@@ -6,7 +6,9 @@
  * answer set is written only when it differs; the next refresh comes after the answers' smallest TTL, clamped
  * to ALIAS_MIN_TTL..ALIAS_MAX_TTL, which is also the derived records' TTL. A target that answers NXDOMAIN or
  * SERVFAIL, has no address, or does not answer keeps the last addresses; the schedule row says why.
- * Derived rows whose ALIAS is gone are removed the same way.
+ * Derived rows whose ALIAS is gone are removed the same way. A secondary zone's ALIAS is flattened too: the
+ * derived rows are the service's, not the primary's data, so the change is one a secondary zone takes (the
+ * engine's `derived`) and its transfers leave them alone (docs/transfers.md, «ALIAS in secondary zones»).
  */
 import type { Principal } from '../auth/principal';
 import type { Settings } from '../config/settings';
@@ -71,7 +73,7 @@ export async function refreshAlias(db: Database, settings: Settings, alias: DueA
     db,
     settings,
     SERVICE,
-    { zone: { id: alias.domainId }, owner: alias.owner, serviceNote: `${alias.type} refresh of ${owner} → ${alias.target}` },
+    { zone: { id: alias.domainId }, owner: alias.owner, derived: true, serviceNote: `${alias.type} refresh of ${owner} → ${alias.target}` },
     async (change) => {
       // two statements (the rows, then their marker): a transaction holding the zone row's lock
       change.requireLock();
@@ -129,7 +131,7 @@ async function removeOrphans(db: Database, settings: Settings, orphan: { domainI
     db,
     settings,
     SERVICE,
-    { zone: { id: orphan.domainId }, owner: '@', serviceNote: 'ALIAS removed: its derived addresses go' },
+    { zone: { id: orphan.domainId }, owner: '@', derived: true, serviceNote: 'ALIAS removed: its derived addresses go' },
     async (change) => {
       const rows = await derivedRowsOf(change.connection, orphan.aliasId);
       if (!rows.length) return false;

@@ -1,3 +1,4 @@
+import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import { DomainError } from '../errors/catalogue';
 import { aliasStatusOfZone, AliasStatusRow, derivedAmong } from '../repositories/alias-refresh';
@@ -7,8 +8,16 @@ import { aliasStatusOfZone, AliasStatusRow, derivedAmong } from '../repositories
  * (`Domain.aliasStatus`) and which records are derived from one (`Record.derived`).
  */
 export class AliasStatusService {
-  ofZone(db: Database, domainId: number): Promise<AliasStatusRow[]> {
-    return aliasStatusOfZone(db, domainId);
+  constructor(private readonly settings: Pick<Settings, 'aliasResolvers'>) {}
+
+  /**
+   * each ALIAS/ANAME's last refresh; with ALIAS_RESOLVERS empty (only a secondary zone's transfer brings one in
+   * then: every other write refuses it) `unresolvable`, saying why its owner serves no address
+   */
+  async ofZone(db: Database, domainId: number): Promise<AliasStatusRow[]> {
+    const rows = await aliasStatusOfZone(db, domainId);
+    if (this.settings.aliasResolvers.length) return rows;
+    return rows.map((row) => ({ ...row, state: 'unresolvable', reason: aliasResolversUnsetReason(row.type) }));
   }
 
   /** the ids among `ids` that are derived rows, in one statement */
@@ -16,6 +25,10 @@ export class AliasStatusService {
     return new Set(await derivedAmong(db, [...ids]));
   }
 }
+
+/** why an ALIAS/ANAME is not flattened while ALIAS_RESOLVERS is empty */
+export const aliasResolversUnsetReason = (type: string): string =>
+  `ALIAS_RESOLVERS is not set: nothing flattens the ${type}, its owner serves no address`;
 
 /** an ALIAS/ANAME refused because ALIAS_RESOLVERS is empty: nothing could flatten it, so it would never be served */
 export function aliasResolversUnset(type: string, field: string, at?: string): DomainError {

@@ -100,7 +100,7 @@ export function createServices(settings: Settings): Services {
     oidc: new OidcSignInService(settings, sessions),
     passkeys: new PasskeysService(sessions, people),
     recordTemplates,
-    aliases: new AliasStatusService(),
+    aliases: new AliasStatusService(settings),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
   };

@@ -3,9 +3,12 @@ import type { Database } from '../db/pool';
 import type { Principal } from '../auth/principal';
 import { requireAllowed } from '../auth/policy';
 import { recordIdentity } from '../dns/record';
+import { serialAdd, serialGreaterThan } from '../dns/serial';
 import { DomainError } from '../errors/catalogue';
 import type { DomainRow } from '../repositories/read-model';
 import {
+  notedPrimarySerial,
+  notePrimarySerial,
   primaryAddressesOf,
   secondaryStatus,
   SecondaryStatusRow,
@@ -20,8 +23,12 @@ import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
 import { changeZone, promoteToPrimary, ZoneChange } from './write-engine';
 import { serverEntries } from './zone-secondaries.service';
+import { aliasStatusOfZone } from '../repositories/alias-refresh';
+import { aliasResolversUnsetReason } from './alias-status.service';
+import { ownerName } from '../auth/policy';
 
-export type SecondaryStatus = SecondaryStatusRow & { primaries: ZonePrimaryRow[] };
+/** `warnings`: what the zone holds that the service does not serve as its primary does (an ALIAS it cannot flatten) */
+export type SecondaryStatus = SecondaryStatusRow & { primaries: ZonePrimaryRow[]; warnings: string[] };
 
 /** a promotion the zone's state does not allow, naming the zone */
 function zoneStateError(code: 'ZONE_NOT_SECONDARY' | 'ZONE_NOT_TRANSFERRED', zone: string): DomainError {
@@ -42,7 +49,10 @@ export const serverName = (server: { host: string; port: number }) =>
  */
 function stageReplacement(change: ZoneChange, records: TransferredRecord[]): number {
   const current = new Map<string, StoredRow>();
-  for (const row of change.zone.sameOwner) if (!(row.type === 'SOA' && row.owner === '@')) current.set(recordIdentity(row), row);
+  // the addresses flattened from an ALIAS are the service's, not the primary's data: a transfer leaves them alone
+  // (the ALIAS's schedule brings them along: a removed ALIAS takes them, a changed one is refreshed)
+  for (const row of change.zone.sameOwner)
+    if (!(row.type === 'SOA' && row.owner === '@') && !row.derived) current.set(recordIdentity(row), row);
   let staged = 0;
   for (const record of records) {
     if (record.type === 'SOA') continue;
@@ -78,9 +88,29 @@ export async function applyTransfer(
 ): Promise<void> {
   await changeZone(db, settings, transferPrincipal(from), { zone: { id: zone.id }, allRecords: true, transfer: true }, async (change) => {
     if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
+    // two statements (the change, then the primary's serial): a transaction holding the zone row's lock
+    change.requireLock();
     stageReplacement(change, transferred.records);
-    await change.commit({ serialSetByCaller: transferred.soa.value.serial, soaRdata: transferred.soa.rdata, soaTtl: transferred.soa.ttl });
+    await commitTransfer(change, zone.id, transferred.soa);
   });
+}
+
+/**
+ * Commits a transfer at the primary's serial, noted as the serial of the primary's copy held. The zone's serial is
+ * the primary's (its first transfer takes it whatever it is: nothing was served before), unless the service's
+ * flattening of an ALIAS stepped ours past it (the derived addresses are a change of ours, which the fleet takes by
+ * IXFR): then it steps by one from ours, and runs ahead of the primary's.
+ */
+async function commitTransfer(change: ZoneChange, domainId: number, soa: TransferredRecord & { value: { serial: number } }): Promise<void> {
+  const serial = soa.value.serial;
+  const ours = change.zone.serial;
+  const first = (await notedPrimarySerial(change.connection, domainId)) === null;
+  await change.commit({
+    serialSetByCaller: first || serialGreaterThan(serial, ours) ? serial : serialAdd(ours, 1),
+    soaRdata: soa.rdata,
+    soaTtl: soa.ttl,
+  });
+  await notePrimarySerial(change.connection, domainId, serial);
 }
 
 /**
@@ -100,11 +130,14 @@ export async function applyIncremental(
   const request = { zone: { id: zone.id }, touching: { owners, recordIds: [] }, transfer: true };
   await changeZone(db, settings, transferPrincipal(from), request, async (change) => {
     if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
-    if (transfer.steps[0]?.serialBefore !== change.zone.serial)
-      throw new TransferError(`the IXFR starts at serial ${transfer.steps[0]?.serialBefore}, our copy is at ${change.zone.serial}`);
+    change.requireLock();
+    // our copy of the primary's data is at the primary's serial (the zone's own may be ahead: an ALIAS flattened)
+    const held = (await notedPrimarySerial(change.connection, zone.id)) ?? change.zone.serial;
+    if (transfer.steps[0]?.serialBefore !== held)
+      throw new TransferError(`the IXFR starts at serial ${transfer.steps[0]?.serialBefore}, our copy is at ${held}`);
     const working = new Map<string, TransferredRecord>();
     for (const row of change.zone.sameOwner)
-      if (!(row.type === 'SOA' && row.owner === '@'))
+      if (!(row.type === 'SOA' && row.owner === '@') && !row.derived)
         working.set(recordIdentity(row), { owner: row.owner, type: row.type, ttl: row.ttl, rdata: row.rdata });
     for (const step of transfer.steps) {
       for (const gone of step.removed)
@@ -113,7 +146,7 @@ export async function applyIncremental(
       for (const added of step.added) working.set(recordIdentity(added), added);
     }
     stageReplacement(change, [...working.values()]);
-    await change.commit({ serialSetByCaller: transfer.soa.value.serial, soaRdata: transfer.soa.rdata, soaTtl: transfer.soa.ttl });
+    await commitTransfer(change, zone.id, transfer.soa);
   });
 }
 
@@ -141,7 +174,13 @@ export class SecondaryZonesService {
     if (zone.kind !== 'secondary') return null;
     const state = await secondaryStatus(ctx.db, zone.id);
     if (!state) return null;
-    return { ...state, primaries: await zonePrimaries(ctx.db, zone.id) };
+    // an ALIAS taken from the primary while ALIAS_RESOLVERS is empty: the zone is served, its owner empty; said here
+    const warnings = this.settings.aliasResolvers.length
+      ? []
+      : (await aliasStatusOfZone(ctx.db, zone.id)).map(
+          (alias) => `${alias.type} at ${ownerName(zone.name, alias.owner)} → ${alias.target}: ${aliasResolversUnsetReason(alias.type)}`,
+        );
+    return { ...state, primaries: await zonePrimaries(ctx.db, zone.id), warnings };
   }
 
   /**

@@ -20,11 +20,14 @@ class AliasStatusType {
 
   @Field({
     description:
-      'pending: not asked yet; ok: the addresses are the last answer; stale: the last ask failed (see reason), the last addresses stay served.',
+      'pending: not asked yet; ok: the addresses are the last answer; stale: the last ask failed (see reason), the last addresses stay served; unresolvable: ALIAS_RESOLVERS is not set (a SECONDARY zone took the ALIAS by transfer), its owner serves no address.',
   })
   state!: string;
 
-  @Field(() => String, { nullable: true, description: 'Why the state is stale: NXDOMAIN, SERVFAIL, no answer, no address.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Why the state is stale (NXDOMAIN, SERVFAIL, no answer, no address) or unresolvable.',
+  })
   reason!: string | null;
 
   @Field(() => [String], { description: 'The addresses served at the owner.' })

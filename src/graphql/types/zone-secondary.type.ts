@@ -1,4 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { SerialScalar } from '../scalars/serial';
 
 @ObjectType('ZoneSecondary', {
   simpleResolvers: true,
@@ -95,4 +96,17 @@ export class SecondaryZoneStatusType {
 
   @Field(() => Int, { description: 'Transfers taken so far.' })
   transfers!: number;
+
+  @Field(() => SerialScalar, {
+    nullable: true,
+    description:
+      'The primary’s serial of the copy held (null before the first transfer). The zone’s serial runs ahead of it once the service flattens an ALIAS of the zone (docs/transfers.md).',
+  })
+  primarySerial!: number | null;
+
+  @Field(() => [String], {
+    description:
+      'What the zone holds that is not served as its primary serves it: an ALIAS or ANAME while ALIAS_RESOLVERS is not set (the zone is served, the ALIAS’s owner answers no address).',
+  })
+  warnings!: string[];
 }

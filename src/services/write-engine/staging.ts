@@ -1,7 +1,7 @@
 import { LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../../repositories/zone-writes';
 import type { Sql } from '../../db/pool';
 import type { Settings } from '../../config/settings';
-import { nextSerial } from '../../dns/serial';
+import { nextSerial, serialAdd } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';
 import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
@@ -43,6 +43,13 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
    * secondary takes; every other is refused (ZONE_IS_SECONDARY).
    */
   transfer?: boolean;
+  /**
+   * A change of the A/AAAA flattened from ALIAS/ANAME records alone (alias-flattening.ts): the service's own
+   * records, not the zone's data, so a secondary zone takes it too (its data stays the primary's: the next
+   * transfer leaves these rows alone, services/secondary-zones.service.ts). In a secondary zone the serial steps
+   * by one, keeping it as near the primary's as it can be (docs/transfers.md, «ALIAS in secondary zones»).
+   */
+  derived?: boolean;
   /**
    * A change the service makes on its own (an ALIAS refresh, docs/templates-and-alias.md): a change of the
    * zone's records like a person's, with no person as its author; the history shows this note instead.
@@ -244,11 +251,21 @@ export class ZoneChange {
         (options.soaTtl !== undefined && options.soaTtl !== this.zone.soa.ttl);
       if (soaFieldsChange) requireAllowed(this.principal.policy, { zone: this.zone.name, owner: '@', type: 'SOA', access: 'write' });
     }
-    // an ALIAS/ANAME nothing could flatten would be stored and never served: refused whichever path brought it
-    const flattened = this.settings.aliasResolvers.length ? undefined : this.added.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
+    // an ALIAS/ANAME nothing could flatten would be stored and never served: refused whichever path brought it,
+    // but a secondary zone's transfer: the primary's data is taken as it is, and the zone served with the ALIAS's
+    // owner empty, its status saying why (docs/transfers.md, «ALIAS in secondary zones»)
+    const flattened =
+      this.settings.aliasResolvers.length || this.request.transfer ? undefined : this.added.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
     if (flattened) throw aliasResolversUnset(flattened.type, 'type', ownerName(this.zone.name, flattened.owner));
+    if (this.zone.kind === 'secondary' && this.request.derived) {
+      // the one write to a secondary zone that is not its primary's: the flattened addresses, nothing else
+      const other = [...this.removed, ...this.added].find((r) => r.type !== 'A' && r.type !== 'AAAA');
+      if (other) throw new Error(`zone ${this.zone.name}: a change of derived records staged ${other.type} at ${other.owner}`);
+    }
     const before = this.zone.serial;
-    const after = options.serialSetByCaller ?? nextSerial(before, this.settings.serialPolicy, new Date());
+    const after =
+      options.serialSetByCaller ??
+      (this.zone.kind === 'secondary' ? serialAdd(before, 1) : nextSerial(before, this.settings.serialPolicy, new Date()));
     this.serialAfter = after;
     const soaEdited = this.update?.id === this.zone.soa.id;
     let soa: { id: number; rdata: string; ttl: number } | undefined;
@@ -307,9 +324,12 @@ export class ZoneChange {
   }
 }
 
-/** a secondary zone is read-only through every edge (API, DNS UPDATE, the signer): only its transfers write it */
+/**
+ * a secondary zone is read-only through every edge (API, DNS UPDATE, the signer): only its transfers write it,
+ * and the service's flattening of its ALIAS/ANAME records (`derived`)
+ */
 function refuseSecondary(zone: LockedZone, request: ZoneChangeRequest): void {
-  if (zone.kind === 'secondary' && !request.transfer) {
+  if (zone.kind === 'secondary' && !request.transfer && !request.derived) {
     const { message } = new DomainError('ZONE_IS_SECONDARY');
     throw new DomainError('ZONE_IS_SECONDARY', `zone ${zone.name}: ${message}`, [
       { field: 'zone', code: 'ZONE_IS_SECONDARY', message: `zone ${zone.name}: ${message}` },
