@@ -1,7 +1,7 @@
 import { SIGNER_OWNED_TYPES } from '../dns/dnssec/signer-records';
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
-import { decide, forbidden, ownerName, readRulesOf, requireAllowed } from '../auth/policy';
+import { decide, ownerName, readRulesOf, requireAllowed } from '../auth/policy';
 import { CanonicalRecord, recordIdentity } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { ownerToFqdn } from '../dns/name';
@@ -120,15 +120,12 @@ export class ZoneFilesService {
           field: source.field,
           code: 'FORBIDDEN_BY_POLICY',
           ...(source.line === undefined ? {} : { line: source.line }),
-          message: `${source.field}: ${source.line === undefined ? '' : `line ${source.line}: `}${decision.missing} (${what} ${ownerName(zone, record.owner)} ${record.type})`,
+          message: `${source.line === undefined ? '' : `line ${source.line}: `}${source.field}: ${decision.missing} (${what} ${ownerName(zone, record.owner)} ${record.type})`,
         });
     };
     for (const record of removed) check(record, { field: `removed[${record.id}]` }, 'removes');
     for (const record of added) check(record, sourceOf(record), 'adds');
-    if (refused.length) {
-      const [first] = refused;
-      throw forbidden(first.message.replace(/^[^:]*: /, ''), first.field, refused.slice(1));
-    }
+    if (refused.length) throw new DomainError('FORBIDDEN_BY_POLICY', refused[0].message, refused);
   }
 
   /**
