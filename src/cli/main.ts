@@ -53,6 +53,9 @@ async function gql<T = any>(query: string, variables: Record<string, unknown> = 
     data?: T;
     errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[];
     extensions?: { warnings?: { message: string }[] };
+    /** the error body of an answer given before GraphQL ran (docs/decisions.md §1) */
+    error?: string;
+    message?: string;
   };
   // what the service took but thinks worth a look (zone checks, unusual names): said, never a failure
   for (const warning of body.extensions?.warnings ?? []) process.stderr.write(`warning: ${warning.message}\n`);
@@ -61,6 +64,7 @@ async function gql<T = any>(query: string, variables: Record<string, unknown> = 
     const details = first.extensions?.details?.map((d) => `  - ${d.message}`).join('\n');
     throw new ApiError(first.extensions?.code ?? 'ERROR', `${first.message}${details ? `\n${details}` : ''}`);
   }
+  if (!res.ok && typeof body.error === 'string') throw new ApiError(body.error, body.message ?? `the service answered ${res.status}`);
   if (!res.ok || !body.data) throw new ApiError(`HTTP_${res.status}`, `the service answered ${res.status}`);
   return body.data;
 }

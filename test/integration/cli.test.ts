@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { largeZoneFile } from '../support/large-zone';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
 const root = path.resolve(__dirname, '..', '..');
@@ -243,6 +244,24 @@ test("TTLs: add and edit take BIND's units, edit keeps the record's TTL without 
   expect(listed.out).not.toContain('192.0.2.5');
   expect(listed.out).not.toContain('192.0.2.6');
 });
+
+test('zone import of a 5 MB zone (71,819 records, under the record quota) on the default settings', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'big@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'big.example'])).code).toBe(0);
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'big.zone');
+  const text = largeZoneFile('big.example', 71_819);
+  expect(text.length).toBeGreaterThan(5_000_000);
+  writeFileSync(file, text);
+  const imported = await cli(['--json', 'zone', 'import', 'big.example', file]);
+  expect(imported.err).toBe('');
+  expect(imported.code).toBe(0);
+  expect(JSON.parse(imported.out)).toMatchObject({ zone: 'big.example', added: 71_819, dryRun: false });
+  const exported = await cli(['zone', 'export', 'big.example']);
+  expect(exported.code).toBe(0);
+  // the SOA, the two NS and every record of the file
+  expect(exported.out.split('\n').filter((line) => / IN /.test(line))).toHaveLength(71_819 + 3);
+  expect(exported.out).toContain('host-071818 300 IN A 198.51.24.138\n');
+}, 120_000);
 
 test('least-privilege keys from the CLI: a preset, rules, and the key refused beyond them', async () => {
   const userId = JSON.parse((await cli(['--json', 'user', 'add', 'lp-cli@example.org'])).out).id;
