@@ -20,7 +20,7 @@ import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
 import { metricsAccess, principalOf, requireApiKey } from './http/request-gates';
 import { heavyBodies, HeavyRequests } from './http/heavy-requests';
-import { BodyTooLarge, graphqlBody, importBodyLimit, largeBodyTurn } from './http/body-limits';
+import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
 import { httpRequestDuration, metrics, observeSecondaryLag } from './metrics';
@@ -194,7 +194,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
     conditionalGet(db, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
     // within BODY_LIMIT; an importZone's body within IMPORT_BODY_LIMIT
-    graphqlBody(settings, { small: express.json({ limit }), large: express.json({ limit: importBodyLimit(settings) }) }),
+    graphqlBody(settings),
     expressMiddleware(apollo, {
       // the principal requireApiKey found: a request is authenticated once
       context: async ({ req, res }) => {

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Kind, OperationTypeNode, parse } from 'graphql';
 import { DomainError } from '../errors/catalogue';
 import type { Settings } from '../config/settings';
@@ -65,15 +65,21 @@ export function largeBodyTurn(turns: HeavyRequests, bodyLimit: number): RequestH
  * once read, naming BODY_LIMIT. The operation is known only from the body, so a large body is read (in the
  * one turn of `largeBodyTurn`) before it can be refused.
  */
-export function graphqlBody(settings: Settings, parsers: { small: RequestHandler; large: RequestHandler }): RequestHandler {
+export function graphqlBody(settings: Settings): RequestHandler {
   const { bodyLimit } = settings;
+  const small = limitedBy('BODY_LIMIT', bodyLimit, express.json({ limit: bodyLimit }));
+  // a chunked body says its length only once read: the parser tells it
+  const sizes = new WeakMap<Request, number>();
+  const large = limitedBy(
+    'IMPORT_BODY_LIMIT',
+    importBodyLimit(settings),
+    express.json({ limit: importBodyLimit(settings), verify: (req, _res, bytes) => sizes.set(req as Request, bytes.length) }),
+  );
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!bodyOver(req, bodyLimit)) return limitedBy('BODY_LIMIT', bodyLimit, parsers.small)(req, res, next);
-    limitedBy('IMPORT_BODY_LIMIT', importBodyLimit(settings), parsers.large)(req, res, (error?: unknown) => {
+    if (!bodyOver(req, bodyLimit)) return small(req, res, next);
+    large(req, res, (error?: unknown) => {
       if (error) return next(error);
-      const length = Number(req.get('content-length') ?? Infinity);
-      // a chunked body within BODY_LIMIT after all is any request's
-      if (Number.isFinite(length) && length <= bodyLimit) return next();
+      if ((sizes.get(req) ?? 0) <= bodyLimit) return next();
       next(onlyImports(req.body) ? undefined : new BodyTooLarge('BODY_LIMIT', bodyLimit));
     });
   };

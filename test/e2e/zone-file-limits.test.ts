@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { largeZoneFile } from '../support/large-zone';
@@ -112,6 +113,22 @@ describe('each bound refuses with a 413 naming itself and its setting', () => {
     expect(rest.status).toBe(413);
     expect(rest.body).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', details: [{ field: 'body', limit: small.settings.bodyLimit }] });
     expect(rest.body.message).toContain(`over BODY_LIMIT (${small.settings.bodyLimit} bytes)`);
+    // a body of unsaid length (chunked) is taken as its length turns out: a small one as any request
+    const chunked = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(`${small.baseUrl}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': ADMIN_KEY, 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.write('{"query": "{ __typename }"');
+      req.end('}');
+    });
+    expect(chunked).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
     // nothing of them was done
     const users = await small.gql(`{ users(first: 100) { nodes { email } } }`);
     expect(users.data.users.nodes.map((u: { email: string }) => u.email)).not.toContain('pad@example.org');
