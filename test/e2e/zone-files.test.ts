@@ -239,6 +239,25 @@ test('a dry run decides as the import does: an ALIAS without ALIAS_RESOLVERS, a 
   expect(await stateOf('dry.test')).toEqual([...before, 'a 3600 A 192.0.2.1', 'b 3600 A 192.0.2.2'].sort());
 });
 
+test('an owner without its final dot that repeats the zone has the warning a target has, with its line', async () => {
+  const res = await app.http
+    .post('/api/domain/import/files.test')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({
+      text: 'ok 3600 IN A 192.0.2.98\nwww.files.test 3600 IN A 192.0.2.99\nmx2 3600 IN MX 10 mail.files.test\n',
+      mode: 'MERGE',
+      dry_run: 'true',
+    });
+  expect(res.status).toBe(200);
+  expect(res.body.added_records).toContain('www.files.test.files.test. 3600 IN A 192.0.2.99');
+  const repeats = res.body.warnings.filter((w: { code: string }) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
+  expect(repeats.map((w: { line: number; field: string }) => [w.line, w.field])).toEqual([
+    [2, 'owner'],
+    [3, 'rdata'],
+  ]);
+  expect(repeats[0].message).toContain('did you mean "www.files.test."?');
+});
+
 test('a refused import names the first problem and the count, each problem with its line', async () => {
   await createZone(app, userId, 'bad.test');
   const text =
