@@ -240,14 +240,11 @@ test('a dry run decides as the import does: an ALIAS without ALIAS_RESOLVERS, a 
 });
 
 test('an owner without its final dot that repeats the zone has the warning a target has, with its line', async () => {
-  const res = await app.http
-    .post('/api/domain/import/files.test')
-    .set('X-API-Key', ADMIN_KEY)
-    .send({
-      text: 'ok 3600 IN A 192.0.2.98\nwww.files.test 3600 IN A 192.0.2.99\nmx2 3600 IN MX 10 mail.files.test\n',
-      mode: 'MERGE',
-      dry_run: 'true',
-    });
+  const res = await app.http.post('/api/domain/import/files.test').set('X-API-Key', ADMIN_KEY).send({
+    text: 'ok 3600 IN A 192.0.2.98\nwww.files.test 3600 IN A 192.0.2.99\nmx2 3600 IN MX 10 mail.files.test\n',
+    mode: 'MERGE',
+    dry_run: 'true',
+  });
   expect(res.status).toBe(200);
   expect(res.body.added_records).toContain('www.files.test.files.test. 3600 IN A 192.0.2.99');
   const repeats = res.body.warnings.filter((w: { code: string }) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
