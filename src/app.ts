@@ -20,6 +20,7 @@ import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
 import { metricsAccess, principalOf, requireApiKey } from './http/request-gates';
 import { heavyBodies, HeavyRequests } from './http/heavy-requests';
+import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
 import { httpRequestDuration, metrics, observeSecondaryLag } from './metrics';
@@ -45,10 +46,18 @@ function trustProxyValue(text: string): boolean | number | string {
 }
 
 /** Body-parser failures are client mistakes: a clear 4xx, never a 500. */
-function bodyErrors(error: unknown, _req: Request, res: Response, next: NextFunction) {
+function bodyErrors(error: unknown, req: Request, res: Response, next: NextFunction) {
   const status = (error as { status?: number; type?: string }).status;
   const type = (error as { type?: string }).type;
   if (res.headersSent) return next(error);
+  if (error instanceof BodyTooLarge) {
+    // the limit and its setting named, in the edge's shape: /graphql answers as GraphQL, the rest as REST
+    const body = errorBody(error.code, error.message, error.details);
+    const graphql = req.originalUrl.startsWith('/graphql');
+    return res
+      .status(413)
+      .json(graphql ? { errors: [{ message: error.message, extensions: { code: error.code, details: error.details } }] } : body);
+  }
   if (status === 413 || type === 'entity.too.large') {
     return res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
   }
@@ -83,6 +92,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   const { settings } = services;
   const schema = await getSchema(settings.fastPaths);
   const heavy = new HeavyRequests(settings.heavyRequestsAtOnce);
+  // a body over BODY_LIMIT (a zone file's) is read one at a time in the process (src/http/body-limits.ts)
+  const largeBodies = new HeavyRequests(1);
   const apollo = new ApolloServer<GraphQLContext>({
     // operations run compiled (graphql-jit) on this schema
     // parsed documents by query text, bounded by their JSON size (Apollo's default is 30 MiB, which a stream
@@ -177,11 +188,13 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),
+    largeBodyTurn(largeBodies, limit),
     heavyBodies(heavy),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
     // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
     conditionalGet(db, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
-    express.json({ limit }),
+    // within BODY_LIMIT; an importZone's body within IMPORT_BODY_LIMIT
+    graphqlBody(settings),
     expressMiddleware(apollo, {
       // the principal requireApiKey found: a request is authenticated once
       context: async ({ req, res }) => {
@@ -196,7 +209,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   const powerDns = createPowerDnsRouter({ db, services, heavy });
   app.use('/api/v1', powerDns.api);
   app.get('/api', ...powerDns.discovery);
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy }));
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy, largeBodies }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
   });

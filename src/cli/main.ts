@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
+import { MAX_TTL, parseDuration } from '../dns/ttl';
 
 /**
  * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
@@ -52,6 +53,9 @@ async function gql<T = any>(query: string, variables: Record<string, unknown> = 
     data?: T;
     errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[];
     extensions?: { warnings?: { message: string }[] };
+    /** the error body of an answer given before GraphQL ran (docs/decisions.md §1) */
+    error?: string;
+    message?: string;
   };
   // what the service took but thinks worth a look (zone checks, unusual names): said, never a failure
   for (const warning of body.extensions?.warnings ?? []) process.stderr.write(`warning: ${warning.message}\n`);
@@ -60,6 +64,7 @@ async function gql<T = any>(query: string, variables: Record<string, unknown> = 
     const details = first.extensions?.details?.map((d) => `  - ${d.message}`).join('\n');
     throw new ApiError(first.extensions?.code ?? 'ERROR', `${first.message}${details ? `\n${details}` : ''}`);
   }
+  if (!res.ok && typeof body.error === 'string') throw new ApiError(body.error, body.message ?? `the service answered ${res.status}`);
   if (!res.ok || !body.data) throw new ApiError(`HTTP_${res.status}`, `the service answered ${res.status}`);
   return body.data;
 }
@@ -145,6 +150,18 @@ async function requireZone(name: string): Promise<void> {
       throw new ApiError('ZONE_NOT_FOUND', `no zone ${name} (it does not exist, or this key cannot see it)`);
     throw error;
   }
+}
+
+/**
+ * --ttl's value: seconds, or BIND's units as a zone file takes them (`300`, `1h`, `1d`, `1w`, `1h30m`), read by
+ * the DNS model's own reader of master-file TTLs; the service then holds it to ALLOWED_TTLS
+ */
+function ttlOf(text: string): number {
+  const seconds = parseDuration(text.trim());
+  // RFC 2181 §8: a TTL is 0..2^31-1
+  if (seconds === undefined || seconds > MAX_TTL)
+    throw new UsageError(`--ttl takes seconds or BIND's units: 300, 30m, 1h, 1h30m, 1d, 1w (at most ${MAX_TTL} s; got "${text}")`);
+  return seconds;
 }
 
 /** --limit's value: a whole number above 0 */
@@ -850,13 +867,14 @@ export function buildProgram(): Command {
   record
     .command('add <zone> <owner> <type> <rdata>')
     .description('add a record')
-    .option('--ttl <seconds>', 'TTL', '3600')
+    .option('--ttl <ttl>', 'TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w)', '3600')
     .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
+      const ttl = ttlOf(options.ttl);
       print(
         program,
         (
           await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, {
-            i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) },
+            i: { zone: zoneName, owner, type, rdata, ttl },
           })
         ).createRecord,
       );
@@ -864,14 +882,19 @@ export function buildProgram(): Command {
   record
     .command('edit <id> <zone> <owner> <type> <rdata>')
     .description('replace a record (an SOA edit must raise the serial)')
-    .option('--ttl <seconds>', 'TTL', '3600')
-    .action(async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
+    .option('--ttl <ttl>', "TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w); without it, the record's own")
+    .action(async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl?: string }) => {
+      // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
+      const ttl =
+        options.ttl !== undefined
+          ? ttlOf(options.ttl)
+          : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
       print(
         program,
         (
           await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
             id,
-            i: { zone: zoneName, owner, type, rdata, ttl: Number(options.ttl) },
+            i: { zone: zoneName, owner, type, rdata, ttl },
           })
         ).updateRecord,
       );

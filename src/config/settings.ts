@@ -70,8 +70,13 @@ export interface Settings {
   tsigKey: TsigKey | undefined;
   roles: Role[];
   logLevel: LogLevel;
-  /** largest request body, in bytes (REST and GraphQL) */
+  /** largest request body, in bytes (REST and GraphQL), a zone-file import's aside */
   bodyLimit: number;
+  /**
+   * largest body of a zone-file import (`importZone`, POST /api/domain/import/:zone), in bytes: sized for a zone
+   * of the record quota; never below bodyLimit (src/http/body-limits.ts)
+   */
+  importBodyLimit: number;
   /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */
   shutdownGraceMs: number;
   /**
@@ -379,6 +384,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     roles,
     logLevel: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimit: integer('BODY_LIMIT', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    // 100,000 records (MAX_RECORDS_PER_ZONE's default) are some 7 MB of zone file as an export writes them; 32 MiB
+    // leaves room for comments, long TXT (DKIM keys) and a JSON body's escapes
+    importBodyLimit: integer('IMPORT_BODY_LIMIT', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     heavyRequestsAtOnce: integer('HEAVY_REQUESTS_AT_ONCE', 4, 0, 10_000),
     graphqlMaxComplexity: integer('GRAPHQL_MAX_COMPLEXITY', 200_000, 10, 100_000_000),

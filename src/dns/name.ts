@@ -483,26 +483,49 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
   const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
   const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
-  const n = originLabels.length;
-  if (
-    !parsed.absolute &&
-    n > 0 &&
-    parsed.labels.length > n &&
-    warningSink &&
-    originLabels.every((l, i) => l.equals(parsed.labels[parsed.labels.length - n + i]))
-  ) {
-    // RFC 1035 §5.1 completes a relative name with the origin, so `mx.example.com` in example.com is
-    // mx.example.com.example.com.: correct, and almost never meant. The API refuses it, an import warns.
-    warningSink.push(
-      problem(
-        field,
-        'RELATIVE_NAME_REPEATS_ZONE',
-        `${field}: the relative name ${shorten(text)} already ends with ${z}, so it means ${labels.map(labelText).join('.')}.; did you mean "${text}."?`,
-      ),
-    );
+  if (!parsed.absolute && warningSink) {
+    const repeats = repeatsOrigin(field, text, parsed.labels, originLabels, z);
+    if (repeats) warningSink.push(repeats);
   }
   const problems = checkOctetLabels(labels, rules);
   return problems.length ? { ok: false, problems } : { ok: true, name: labels.map(labelText).join('.') + '.' };
+}
+
+/**
+ * RFC 1035 §5.1 completes a relative name with the origin, so `mx.example.com` in example.com is
+ * mx.example.com.example.com.: correct, and almost never meant. The one warning for it, an owner's or a
+ * target's (RELATIVE_NAME_REPEATS_ZONE): the API refuses such a target, an import warns. `relative` are the
+ * labels as written, `origin` the origin's.
+ */
+function repeatsOrigin(field: string, text: string, relative: Label[], origin: Label[], originName: string): Problem | undefined {
+  const n = origin.length;
+  if (n === 0 || relative.length <= n || !origin.every((l, i) => l.equals(relative[relative.length - n + i]))) return undefined;
+  const meant = [...relative, ...origin].map(labelText).join('.');
+  return problem(
+    field,
+    'RELATIVE_NAME_REPEATS_ZONE',
+    `${field}: the relative name ${shorten(text)} already ends with ${originName}, so it means ${meant}.; did you mean "${text}."?`,
+  );
+}
+
+/**
+ * A zone file's relative owner (`www.example.com` under the origin example.com, without its final dot) that
+ * repeats the origin: the same warning as a target's. Undefined for any other owner; a malformed one is the
+ * owner parser's to report.
+ */
+export function relativeOwnerRepeatsOrigin(owner: string, origin: string, field = 'owner'): Problem | undefined {
+  const o = bareZone(origin);
+  // most owners do not end with the origin's text: no labels to read (a zone file has one owner per line)
+  if (o === '' || !owner.toLowerCase().endsWith(`.${o}`)) return undefined;
+  const parsed = presentationLabels(owner.trim(), { field, wildcard: true, what: 'the owner' });
+  if (parsed.problems.length || parsed.absolute) return undefined;
+  return repeatsOrigin(
+    field,
+    owner.trim(),
+    parsed.labels,
+    o.split('.').map((l) => Buffer.from(l, 'ascii')),
+    o,
+  );
 }
 
 function shorten(text: string): string {

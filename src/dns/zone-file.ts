@@ -6,7 +6,7 @@
  *   are understood; `$INCLUDE` is refused (DIRECTIVE_NOT_SUPPORTED): an API import cannot read other files.
  * - Identical records are merged with a warning (DUPLICATE_RECORD_MERGED), as BIND merges them; the signer's
  *   records (RRSIG, NSEC, NSEC3, NSEC3PARAM) are dropped and counted; name warnings (NAME_NOT_HOSTNAME,
- *   RELATIVE_NAME_REPEATS_ZONE) and clamped TTLs (ttlPolicy CLAMP) come back as warnings with their line.
+ *   RELATIVE_NAME_REPEATS_ZONE, for a relative owner as for a relative target) and clamped TTLs (ttlPolicy CLAMP) come back as warnings with their line.
  * - A record without TTL takes the `$TTL` value (RFC 2308 §4); without `$TTL`, the last TTL written explicitly
  *   on an earlier record (RFC 1035 §5.1); with neither, it is a TTL_MISSING problem. TTLs may use units (1h).
  * - Class IN is optional; other classes are refused. TTL and class may come in either order (RFC 1035 §5.1).
@@ -14,7 +14,7 @@
  * - Every record is validated with parseRecord (so the TTL allow-list applies), then the whole zone with
  *   checkZone. Problems carry the 1-based line where their record starts.
  */
-import { ownerToFqdn, parseDomainNameInRdata } from './name';
+import { ownerToFqdn, parseDomainNameInRdata, relativeOwnerRepeatsOrigin } from './name';
 import { SIGNER_TYPE_CODES } from './record-types/generic';
 import { parseGenerateRange, substitute } from './generate';
 import { Field, splitFields } from './presentation';
@@ -298,8 +298,12 @@ export function parseZoneFile(
     } else {
       const raw = fields[index++].raw;
       const originFqdn = origin === '' ? '.' : `${origin}.`;
-      ownerAbsolute = raw === '@' ? originFqdn : isAbsoluteText(raw) ? raw : `${raw}.${originFqdn === '.' ? '' : originFqdn}`;
+      const relative = raw !== '@' && !isAbsoluteText(raw);
+      ownerAbsolute = raw === '@' ? originFqdn : relative ? `${raw}.${originFqdn === '.' ? '' : originFqdn}` : raw;
       previousOwner = ownerAbsolute;
+      // `www.example.com A …` in example.com is www.example.com.example.com.: warned as the same slip in a target is
+      const repeats = relative ? relativeOwnerRepeatsOrigin(raw, origin) : undefined;
+      if (repeats) warn(entry.line, [repeats]);
     }
 
     let ttl: number | undefined;

@@ -4,6 +4,7 @@ import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { Principal } from '../auth/principal';
 import type { Services } from '../services';
 import { errorBody } from './error-body';
+import { BodyLimitSetting, BodyTooLarge } from './body-limits';
 import { DomainError } from '../errors/catalogue';
 import { sourceAddressOf } from '../services/audit-log';
 import { rateLimitError, rateLimitFields } from '../services/rate-limits';
@@ -157,7 +158,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
  * acted on: a body that turns out malformed or cut off ends the request without the action having run
  * (a 400 must never follow a delete that happened).
  */
-export function wholeBodyFirst(limit: number): RequestHandler {
+export function wholeBodyFirst(limit: number, setting: BodyLimitSetting = 'BODY_LIMIT'): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.complete) return next();
     let size = 0;
@@ -184,7 +185,8 @@ export function wholeBodyFirst(limit: number): RequestHandler {
       if (size > limit && !done) {
         done = true;
         req.removeListener('data', onData);
-        res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
+        const tooLarge = new BodyTooLarge(setting, limit);
+        res.status(413).json(errorBody(tooLarge.code, tooLarge.message, tooLarge.details));
         req.resume();
       }
     };

@@ -2,6 +2,7 @@ import express, { Request, RequestHandler, Response, Router } from 'express';
 import type { Database } from '../db/pool';
 import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { DomainError, ERROR_CATALOGUE, ErrorCode } from '../errors/catalogue';
+import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { logger } from '../logger';
@@ -114,12 +115,14 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
   for (const [path, methods] of methodsByPath)
     api.all(path, authenticated, (_req, res) => res.set('Allow', methods.join(', ')).status(405).json({ error: 'Method Not Allowed' }));
   api.use(authenticated, (_req, res) => res.status(404).json({ error: 'Not Found' }));
-  // a body that is not JSON (PowerDNS: 400 Bad Request, webserver.cc HttpRequest::json); too large: 413
+  // a body that is not JSON (PowerDNS: 400 Bad Request, webserver.cc HttpRequest::json); too large: 413,
+  // naming the limit and its setting
+  const tooLarge = new BodyTooLarge('BODY_LIMIT', bodyLimit);
   api.use((error: { status?: number; type?: string }, _req: Request, res: Response, next: (error?: unknown) => void) => {
     if (res.headersSent || typeof error?.status !== 'number') return next(error);
     res
       .status(error.status === 413 ? 413 : 400)
-      .json({ error: error.status === 413 ? 'Payload Too Large' : 'Bad Request: the body is not valid JSON' });
+      .json({ error: error.status === 413 ? tooLarge.message : 'Bad Request: the body is not valid JSON' });
   });
 
   // GET /api: the API versions (PowerDNS's discovery), with the key like every API path

@@ -246,7 +246,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   const quota = p.add(write.defaultMaxRecords ?? null);
   const serialBefore = p.add(write.serialBefore);
   const parts = [
-    `lim as (select coalesce(u.max_records_per_zone, ${quota}::int) as max from domains d join users u on u.id = d.user_id where d.id = ${domainId})`,
+    `lim as (${recordLimitSql(domainId, quota)})`,
     `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
       where id = ${domainId} and serial = ${serialBefore}
         and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))
@@ -294,9 +294,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-       (select json_build_object('limit', lim.max, 'current', d.record_count) from domains d, lim
-         where d.id = ${domainId} and d.serial = ${serialBefore} and ${quota}::int is not null and ${delta}::int > 0
-           and lim.max <> 0 and d.record_count + ${delta}::int > lim.max) as quota`,
+       (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
     p.values,
   );
   if (!row.written) {
@@ -307,6 +305,33 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   }
   sql.journalWritten();
   return (row.inserted as (string | number)[]).map(Number);
+}
+
+/** the record quota of a zone: its user's own, else the default given (`$quota`; 0: none) */
+const recordLimitSql = (domainId: string, quota: string) =>
+  `select coalesce(u.max_records_per_zone, ${quota}::int) as max from domains d join users u on u.id = d.user_id where d.id = ${domainId}`;
+
+/** the quota and the zone's count, when adding `delta` records to the zone at `serialBefore` passes it; else no row */
+const quotaPassedSql = (domainId: string, serialBefore: string, delta: string, quota: string) =>
+  `select json_build_object('limit', lim.max, 'current', d.record_count) from domains d, (${recordLimitSql(domainId, quota)}) lim
+     where d.id = ${domainId} and d.serial = ${serialBefore} and ${quota}::int is not null and ${delta}::int > 0
+       and lim.max <> 0 and d.record_count + ${delta}::int > lim.max`;
+
+/**
+ * Whether a change of `delta` records would pass the zone's record quota, as `writeZoneChange`'s statement
+ * would find it (the same condition), read and not written: a dry run's answer. Undefined: within it.
+ */
+export async function recordQuotaExceeded(
+  sql: Sql,
+  change: { domainId: number; serialBefore: number; delta: number; defaultMaxRecords: number },
+): Promise<{ limit: number; current: number } | undefined> {
+  const [row] = await sql.rows(`select (${quotaPassedSql('$1', '$2', '$3', '$4')}) as quota`, [
+    change.domainId,
+    change.serialBefore,
+    change.delta,
+    change.defaultMaxRecords,
+  ]);
+  return row?.quota ? { limit: Number(row.quota.limit), current: Number(row.quota.current) } : undefined;
 }
 
 /** a record's identity as the unique index `records_identity_unique` has it (within the zone) */

@@ -9,6 +9,7 @@ import { errorBody } from '../http/error-body';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
+import { BodyLimitSetting, BodyTooLarge, importBodyLimit, largeBodyTurn, limitedBy } from '../http/body-limits';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
@@ -24,6 +25,8 @@ export interface RestDeps {
   services: Services;
   /** the process's turns for heavy requests: large bodies, and the operations of HEAVY_OPERATIONS */
   heavy: HeavyRequests;
+  /** the process's one turn for a body over BODY_LIMIT (a zone file's: src/http/body-limits.ts) */
+  largeBodies: HeavyRequests;
 }
 
 /** the REST layer's operations whose answer holds a zone whole, or which parse a zone file: a heavy turn each */
@@ -171,57 +174,69 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
  * The documented /api paths (docs/decisions.md §1), each turned into GraphQL operations on the same schema
  * compiled once (`serviceOperations`), with the caller's X-API-Key; success and error bodies as docs/decisions.md §1 says.
  */
-export function createRestRouter({ runOperation, db, services, heavy }: RestDeps): Router {
+export function createRestRouter({ runOperation, db, services, heavy, largeBodies }: RestDeps): Router {
   const router = Router({ strict: false });
   const { bodyLimit, restEnvelope, maxPageSize } = services.settings;
+  const zoneFileLimit = importBodyLimit(services.settings);
   // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
   const propagationVariant = `secondaries ${services.settings.secondaries.map(hostPortName).join(',')}`;
-  // BODY_LIMIT bounds the whole multipart body, not each field: the body is read (at most the limit, 413 past
-  // it) before busboy parses it from memory. With multer's per-field limit alone, 50 fields of 1 MB each made
-  // one 50 MB request, and 16 of them in flight took the process past 1 GB (bench/RESULTS-hostile.md).
-  const multipartBytes = express.raw({ limit: bodyLimit, type: 'multipart/form-data' });
-  // a file part (`curl -F text=@example.com.zone`, the usual way to send a zone file) is read like a text
-  // field of its name: its bytes are already within BODY_LIMIT, held in memory as the fields are
-  const multipart = multer({
-    storage: multer.memoryStorage(),
-    limits: { fieldSize: bodyLimit, fileSize: bodyLimit, fields: 50, files: 5, parts: 50 },
-    streamHandler: (req: Request, busboy: { end(bytes?: Buffer): void }) => busboy.end(MULTIPART_BYTES.get(req)),
-  } as MulterOptionsWithStreamHandler).any();
-  const bodyParsers = [
-    express.json({ limit: bodyLimit, type: ['application/json', 'application/*+json'] }),
-    express.urlencoded({ limit: bodyLimit, extended: false, parameterLimit: 50 }),
-    multipartBytes,
-    (req: Request, res: Response, next: NextFunction) => {
-      if (!req.is('multipart/form-data')) return next();
-      // multer sets req.body to the parsed fields; the raw bytes it parses are handed over beside the request
-      MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      multipart(req, res, (error?: unknown) => {
-        MULTIPART_BYTES.delete(req);
-        if (!error) {
-          for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
-            // a text field of the same name wins: a form never needs both
-            if (req.body[file.fieldname] === undefined) req.body[file.fieldname] = file.buffer.toString('utf8');
+  /**
+   * The body parsers of a route, within `limit` (the `setting` a refusal names). The whole multipart body is
+   * bounded, not each field: the body is read (at most the limit, 413 past it) before busboy parses it from
+   * memory. With multer's per-field limit alone, 50 fields of 1 MB each made one 50 MB request, and 16 of them
+   * in flight took the process past 1 GB (bench/RESULTS-hostile.md).
+   */
+  const bodyParsers = (setting: BodyLimitSetting, limit: number) => {
+    const multipartBytes = express.raw({ limit, type: 'multipart/form-data' });
+    // a file part (`curl -F text=@example.com.zone`, the usual way to send a zone file) is read like a text
+    // field of its name: its bytes are already within the limit, held in memory as the fields are
+    const multipart = multer({
+      storage: multer.memoryStorage(),
+      limits: { fieldSize: limit, fileSize: limit, fields: 50, files: 5, parts: 50 },
+      streamHandler: (req: Request, busboy: { end(bytes?: Buffer): void }) => busboy.end(MULTIPART_BYTES.get(req)),
+    } as MulterOptionsWithStreamHandler).any();
+    return [
+      limitedBy(setting, limit, express.json({ limit, type: ['application/json', 'application/*+json'] })),
+      limitedBy(setting, limit, express.urlencoded({ limit, extended: false, parameterLimit: 50 })),
+      limitedBy(setting, limit, multipartBytes),
+      (req: Request, res: Response, next: NextFunction) => {
+        if (!req.is('multipart/form-data')) return next();
+        // multer sets req.body to the parsed fields; the raw bytes it parses are handed over beside the request
+        MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+        multipart(req, res, (error?: unknown) => {
+          MULTIPART_BYTES.delete(req);
+          if (!error) {
+            for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
+              // a text field of the same name wins: a form never needs both
+              if (req.body[file.fieldname] === undefined) req.body[file.fieldname] = file.buffer.toString('utf8');
+            }
+            req.files = undefined;
+            return next();
           }
-          req.files = undefined;
-          return next();
-        }
-        // multer/busboy refusals are client mistakes: too large, or not a well-formed form
-        const code = (error as { code?: string }).code ?? '';
-        if (code.startsWith('LIMIT_')) res.status(413).json(errorBody('PAYLOAD_TOO_LARGE'));
-        else
-          res
-            .status(400)
-            .json(
-              errorBody('BAD_REQUEST', 'Malformed multipart body', [
-                { field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' },
-              ]),
-            );
-      });
-    },
-  ];
+          // multer/busboy refusals are client mistakes: too large, or not a well-formed form
+          const code = (error as { code?: string }).code ?? '';
+          if (code.startsWith('LIMIT_')) {
+            const tooLarge = new BodyTooLarge(setting, limit);
+            res.status(413).json(errorBody(tooLarge.code, tooLarge.message, tooLarge.details));
+          } else
+            res
+              .status(400)
+              .json(
+                errorBody('BAD_REQUEST', 'Malformed multipart body', [
+                  { field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' },
+                ]),
+              );
+        });
+      },
+    ];
+  };
+  const parsers = bodyParsers('BODY_LIMIT', bodyLimit);
+  const zoneFileParsers = bodyParsers('IMPORT_BODY_LIMIT', zoneFileLimit);
 
   const authenticated = requireApiKey(db, services, 'rest');
   const wholeBody = wholeBodyFirst(bodyLimit);
+  const wholeZoneFileBody = wholeBodyFirst(zoneFileLimit, 'IMPORT_BODY_LIMIT');
+  const largeBody = largeBodyTurn(largeBodies, bodyLimit);
 
   /** a runner for one request; the warnings of the operations it ran gather in `warnings` */
   const runnerFor = (principal: Principal, res: Response): Runner & { warnings: Warning[] } => {
@@ -339,8 +354,10 @@ export function createRestRouter({ runOperation, db, services, heavy }: RestDeps
             }),
           ]
         : []),
-      ...(route.body ? [heavyBodies(heavy), ...bodyParsers] : []),
-      wholeBody,
+      // a zone file's body may pass BODY_LIMIT, up to IMPORT_BODY_LIMIT, one such body at a time
+      ...(route.body && route.zoneFileBody ? [largeBody, heavyBodies(heavy), ...zoneFileParsers] : []),
+      ...(route.body && !route.zoneFileBody ? [heavyBodies(heavy), ...parsers] : []),
+      route.zoneFileBody ? wholeZoneFileBody : wholeBody,
       async (req: Request, res: Response) => {
         try {
           const runner = runnerFor(principalOf(req)!, res);

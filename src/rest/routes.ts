@@ -113,6 +113,8 @@ export interface RouteSpec {
   names?: 'zone' | 'record' | 'user';
   /** a GET that shows only the zone this path parameter names: its ETag follows that zone alone */
   readsZone?: string;
+  /** the body is a zone file: bounded by IMPORT_BODY_LIMIT instead of BODY_LIMIT (src/http/body-limits.ts) */
+  zoneFileBody?: true;
   /** OpenAPI schema of the success body */
   response?: object;
   handle(inputs: Inputs, runner: Runner): Promise<RouteResult>;
@@ -654,6 +656,7 @@ export const ROUTES: RouteSpec[] = [
     method: 'post',
     path: '/domain/import/:zone',
     operationId: 'importDomain',
+    zoneFileBody: true,
     tag: 'domains',
     summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)',
     names: 'zone',

@@ -1,7 +1,7 @@
 import { SIGNER_OWNED_TYPES } from '../dns/dnssec/signer-records';
 import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
-import { decide, forbidden, ownerName, readRulesOf, requireAllowed } from '../auth/policy';
+import { decide, ownerName, readRulesOf, requireAllowed } from '../auth/policy';
 import { CanonicalRecord, recordIdentity } from '../dns/record';
 import { nextSerial, serialGreaterThan } from '../dns/serial';
 import { ownerToFqdn } from '../dns/name';
@@ -17,6 +17,7 @@ import type { RequestContext } from './context';
 import { normaliseZoneName } from './domains.service';
 import type { StoredRow } from '../repositories/zone-writes';
 import { changeZone } from './write-engine';
+import type { RecordSource } from './write-engine/staging';
 import { ZoneFileParser } from './zone-file-parser';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
@@ -99,35 +100,32 @@ export class ZoneFilesService {
 
   /**
    * A restricted key's import: every record it removes or adds (the SOA's serial step aside) must be one its
-   * rules let it write; a refusal names each record (an added one by its index among the file's records) and
-   * nothing is written, dry run or not.
+   * rules let it write; a refusal names each record (an added one by its index among the file's records and its
+   * line) and nothing is written, dry run or not.
    */
   private checkPolicy(
     ctx: RequestContext,
     zone: string,
     removed: StoredRow[],
     added: CanonicalRecord[],
-    fileRecords: CanonicalRecord[],
+    sourceOf: (record: CanonicalRecord) => RecordSource,
   ): void {
     const policy = ctx.principal.policy;
     if (!policy?.rules) return;
-    const position = new Map(fileRecords.map((r, i) => [recordIdentity(r), i]));
     const refused: ErrorDetail[] = [];
-    const check = (record: CanonicalRecord, field: string, what: string) => {
+    const check = (record: CanonicalRecord, source: RecordSource, what: string) => {
       const decision = decide(policy, { zone, owner: record.owner, type: record.type, access: 'write' });
       if (!decision.allowed)
         refused.push({
-          field,
+          field: source.field,
           code: 'FORBIDDEN_BY_POLICY',
-          message: `${field}: ${decision.missing} (${what} ${ownerName(zone, record.owner)} ${record.type})`,
+          ...(source.line === undefined ? {} : { line: source.line }),
+          message: `${source.line === undefined ? '' : `line ${source.line}: `}${source.field}: ${decision.missing} (${what} ${ownerName(zone, record.owner)} ${record.type})`,
         });
     };
-    for (const record of removed) check(record, `removed[${record.id}]`, 'removes');
-    for (const record of added) check(record, `records[${position.get(recordIdentity(record)) ?? '?'}]`, 'adds');
-    if (refused.length) {
-      const [first] = refused;
-      throw forbidden(first.message.replace(/^[^:]*: /, ''), first.field, refused.slice(1));
-    }
+    for (const record of removed) check(record, { field: `removed[${record.id}]` }, 'removes');
+    for (const record of added) check(record, sourceOf(record), 'adds');
+    if (refused.length) throw new DomainError('FORBIDDEN_BY_POLICY', refused[0].message, refused);
   }
 
   /**
@@ -212,9 +210,21 @@ export class ZoneFilesService {
         removed += 1;
       }
       await yieldToEventLoop();
-      this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], parsed.records);
+      // where each of the file's records is (its index among them, its line): every refusal about one names it
+      const position = new Map(parsed.records.map((r, i) => [recordIdentity(r), i]));
+      const sourceOf = (record: CanonicalRecord): RecordSource => {
+        const index = position.get(recordIdentity(record));
+        return index === undefined ? { field: 'records[?]' } : { field: `records[${index}]`, line: parsed.lines[index] };
+      };
+      this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], sourceOf);
       // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
       const warnings = [...parsed.warnings, ...checkZoneRecords(zone, desired).map(warningDetail)];
+      // staged alike for a dry run and an import: from here to the commit, one path
+      for (const record of removedRecords)
+        if (record.derived) change.removeDerived(record);
+        else change.remove(record);
+      for (const record of wanted.values()) change.insert(record, sourceOf(record));
+      const commit = { serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
       const result: ImportResult = {
         zone,
         added: wanted.size,
@@ -225,8 +235,10 @@ export class ZoneFilesService {
         warnings,
       };
       if (dryRun) {
-        // octoDNS-style plan: the diff, and nothing written (commit is never called, so no statement runs);
-        // the SOA's change too (its serial always, its other fields when the file has an SOA)
+        // octoDNS-style plan: the diff, and nothing written. `check` refuses what `commit` would (an ALIAS
+        // without ALIAS_RESOLVERS, the record quota, the policy, the signer) and writes nothing; the SOA's
+        // change is listed too (its serial always, its other fields when the file has an SOA)
+        await change.check(commit);
         const line = (r: CanonicalRecord) => `${ownerToFqdn(r.owner, zone)} ${r.ttl} IN ${r.type} ${r.rdata}`;
         const soaBefore = change.zone.soa;
         const soaAfter = { ...soaBefore, rdata: withSerial(desiredSoa.rdata, serial), ttl: desiredSoa.ttl };
@@ -236,11 +248,7 @@ export class ZoneFilesService {
           removedRecords: [line(soaBefore), ...removedRecords.map(line)],
         };
       }
-      for (const record of removedRecords)
-        if (record.derived) change.removeDerived(record);
-        else change.remove(record);
-      for (const record of wanted.values()) change.insert(record);
-      await change.commit({ serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl });
+      await change.commit(commit);
       return result;
     });
   }

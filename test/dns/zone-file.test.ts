@@ -182,6 +182,31 @@ describe('parseZoneFile: what real zones hold', () => {
     ]);
   });
 
+  it('warns of an owner without its final dot that repeats the origin, as of such a target: one warning, one wording', () => {
+    const parsed = ok(
+      `${HEAD}www.example.com A 192.0.2.1\n@ MX 10 mail.example.com\nwww.example.com. A 192.0.2.2\nexample.com.sub A 192.0.2.3\n$ORIGIN sub.example.com.\nhost.sub.example.com AAAA 2001:db8::1\n`,
+    );
+    expect(lines(parsed.records)).toEqual([
+      'www.example.com 3600 A 192.0.2.1',
+      '@ 3600 MX 10 mail.example.com.example.com.',
+      'www 3600 A 192.0.2.2',
+      'example.com.sub 3600 A 192.0.2.3',
+      'host.sub.example.com.sub 3600 AAAA 2001:db8::1',
+    ]);
+    expect(parsed.warnings.map((w) => [w.line, w.field, w.code])).toEqual([
+      [4, 'owner', 'RELATIVE_NAME_REPEATS_ZONE'],
+      [5, 'rdata', 'RELATIVE_NAME_REPEATS_ZONE'],
+      [9, 'owner', 'RELATIVE_NAME_REPEATS_ZONE'],
+    ]);
+    expect(parsed.warnings[0].message).toBe(
+      'line 4: owner: the relative name "www.example.com" already ends with example.com, so it means www.example.com.example.com.; did you mean "www.example.com."?',
+    );
+    // the target's warning says the same thing in the same words
+    expect(parsed.warnings[1].message).toMatch(
+      /: the relative name "mail\.example\.com" already ends with example\.com, so it means mail\.example\.com\.example\.com\.; did you mean "mail\.example\.com\."\?$/,
+    );
+  });
+
   it('clamps TTLs outside the policy with ttlPolicy CLAMP, and says so', () => {
     const parsed = parseZoneFile(ZONE, `${HEAD}a 61 A 192.0.2.1\nb 100000 A 192.0.2.2\n`, [[300, 86400]], { ttlPolicy: 'CLAMP' });
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));

@@ -1,5 +1,5 @@
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createUser, createZone, errorCode } from '../support/fixtures';
+import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 import { renderZoneFile } from '../../src/dns/zone-file';
 
 /** Zone files: export any zone (GraphQL and REST), import one all-or-nothing with line numbers. */
@@ -195,6 +195,64 @@ test('an import answers warnings and dropped DNSSEC records; a dry run answers t
   expect(after.some((r: string) => / (RRSIG|NSEC) /.test(r))).toBe(false);
   const exported: string = (await app.gql(`{ exportZone(zone: "real.test") }`)).data.exportZone;
   expect(exported).toMatch(/^@ 3600 IN SOA ns1\.example\.net\. \. /m);
+});
+
+test('a dry run decides as the import does: an ALIAS without ALIAS_RESOLVERS, a file past the record quota, each refused alike, with its line', async () => {
+  const owner = await createUser(app, 'dry@example.org');
+  await createZone(app, owner, 'dry.test');
+  const key = await createUserKey(app, owner);
+  const TRY = `mutation($zone: String!, $text: String!, $dryRun: Boolean) { importZone(zone: $zone, text: $text, mode: MERGE, dryRun: $dryRun) { added dryRun } }`;
+  const before = await stateOf('dry.test');
+  // ALIAS_RESOLVERS is not set here: an ALIAS would never be served
+  const alias = 'a 3600 IN A 192.0.2.1\n; a comment\ncdn 3600 IN ALIAS cdn.example.net.\nwww2 3600 IN ANAME cdn.example.net.\n';
+  const aliasAnswers = [];
+  for (const dryRun of [true, false]) {
+    const res = await app.gql(TRY, { zone: 'dry.test', text: alias, dryRun }, key);
+    expect({ dryRun, code: errorCode(res) }).toEqual({ dryRun, code: 'ALIAS_RESOLVERS_UNSET' });
+    aliasAnswers.push(res.errors![0]);
+  }
+  expect(aliasAnswers[0]).toEqual(aliasAnswers[1]);
+  expect(aliasAnswers[0].message).toMatch(/^line 3: records\[1\]: ALIAS records need the ALIAS_RESOLVERS setting.*\(and 1 more\)$/);
+  expect(aliasAnswers[0].extensions.details.map((d: any) => [d.line, d.field, d.code])).toEqual([
+    [3, 'records[1]', 'ALIAS_RESOLVERS_UNSET'],
+    [4, 'records[2]', 'ALIAS_RESOLVERS_UNSET'],
+  ]);
+  // the record quota (the user's own: 6 records a zone; the zone holds SOA, two NS and www): the file's three pass it
+  const limits = await app.gql(`mutation($id: ID!) { setUserLimits(id: $id, input: { maxRecordsPerZone: 6 }) { maxRecordsPerZone } }`, {
+    id: owner,
+  });
+  expect(limits.errors).toBeUndefined();
+  const three = 'a 3600 IN A 192.0.2.1\nb 3600 IN A 192.0.2.2\nc 3600 IN A 192.0.2.3\n';
+  const quotaAnswers = [];
+  for (const dryRun of [true, false]) {
+    const res = await app.gql(TRY, { zone: 'dry.test', text: three, dryRun }, key);
+    expect({ dryRun, code: errorCode(res) }).toEqual({ dryRun, code: 'QUOTA_EXCEEDED' });
+    quotaAnswers.push(res.errors![0]);
+  }
+  expect(quotaAnswers[0]).toEqual(quotaAnswers[1]);
+  expect(quotaAnswers[0].extensions.details[0]).toMatchObject({ field: 'maxRecordsPerZone', limit: 6, current: 4 });
+  // within it, both answer: the dry run with the plan, the import with the records
+  const two = 'a 3600 IN A 192.0.2.1\nb 3600 IN A 192.0.2.2\n';
+  expect((await app.gql(TRY, { zone: 'dry.test', text: two, dryRun: true }, key)).data.importZone).toEqual({ added: 2, dryRun: true });
+  expect(await stateOf('dry.test')).toEqual(before);
+  expect((await app.gql(TRY, { zone: 'dry.test', text: two, dryRun: false }, key)).data.importZone).toEqual({ added: 2, dryRun: false });
+  expect(await stateOf('dry.test')).toEqual([...before, 'a 3600 A 192.0.2.1', 'b 3600 A 192.0.2.2'].sort());
+});
+
+test('an owner without its final dot that repeats the zone has the warning a target has, with its line', async () => {
+  const res = await app.http.post('/api/domain/import/files.test').set('X-API-Key', ADMIN_KEY).send({
+    text: 'ok 3600 IN A 192.0.2.98\nwww.files.test 3600 IN A 192.0.2.99\nmx2 3600 IN MX 10 mail.files.test\n',
+    mode: 'MERGE',
+    dry_run: 'true',
+  });
+  expect(res.status).toBe(200);
+  expect(res.body.added_records).toContain('www.files.test.files.test. 3600 IN A 192.0.2.99');
+  const repeats = res.body.warnings.filter((w: { code: string }) => w.code === 'RELATIVE_NAME_REPEATS_ZONE');
+  expect(repeats.map((w: { line: number; field: string }) => [w.line, w.field])).toEqual([
+    [2, 'owner'],
+    [3, 'rdata'],
+  ]);
+  expect(repeats[0].message).toContain('did you mean "www.files.test."?');
 });
 
 test('a refused import names the first problem and the count, each problem with its line', async () => {

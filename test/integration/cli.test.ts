@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { largeZoneFile } from '../support/large-zone';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
 const root = path.resolve(__dirname, '..', '..');
@@ -207,6 +208,61 @@ test('the rest of the API: record edit, change sets from a file, diff, revert, k
   expect((await cli(['user', 'delete', userId, '--yes'])).code).toBe(0);
   expect((await cli(['zone', 'export', 'more.example'])).code).toBe(1);
 });
+
+test("TTLs: add and edit take BIND's units, edit keeps the record's TTL without --ttl, a bad TTL is a usage mistake", async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'ttl@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'ttl.example'])).code).toBe(0);
+  const added = JSON.parse((await cli(['--json', 'record', 'add', 'ttl.example', 'host', 'A', '192.0.2.1', '--ttl', '1d'])).out);
+  expect(added).toMatchObject({ ttl: 86400 });
+  // an edit without --ttl keeps the record's TTL (not 3600)
+  const kept = await cli(['--json', 'record', 'edit', String(added.id), 'ttl.example', 'host', 'A', '192.0.2.2']);
+  expect(kept.code).toBe(0);
+  expect(JSON.parse(kept.out)).toMatchObject({ rdata: '192.0.2.2', ttl: 86400 });
+  const edited = await cli(['--json', 'record', 'edit', String(added.id), 'ttl.example', 'host', 'A', '192.0.2.2', '--ttl', '30m']);
+  expect(JSON.parse(edited.out)).toMatchObject({ ttl: 1800 });
+  expect(JSON.parse((await cli(['--json', 'record', 'add', 'ttl.example', 'two', 'A', '192.0.2.3', '--ttl', '2H'])).out)).toMatchObject({
+    ttl: 7200,
+  });
+  // units that add up: 1h30m is 5400 s, read by the CLI and then refused by the service's ALLOWED_TTLS (exit 1, not 2)
+  const mixed = await cli(['record', 'add', 'ttl.example', 'three', 'A', '192.0.2.4', '--ttl', '1h30m']);
+  expect(mixed.code).toBe(1);
+  expect(mixed.err).toContain('INVALID_TTL');
+  expect(mixed.err).toContain('ttl: 5400 is not one of the allowed values');
+  // a TTL that is not one: a usage mistake, said by the CLI, nothing sent
+  for (const bad of ['1x', 'h', '5y', '1.5h', '99999999999']) {
+    for (const args of [
+      ['record', 'add', 'ttl.example', 'four', 'A', '192.0.2.5', '--ttl', bad],
+      ['record', 'edit', String(added.id), 'ttl.example', 'host', 'A', '192.0.2.6', '--ttl', bad],
+    ]) {
+      const refused = await cli(args);
+      expect({ bad, code: refused.code }).toEqual({ bad, code: 2 });
+      expect(refused.err).toContain(`--ttl takes seconds or BIND's units`);
+      expect(refused.err).not.toContain('GraphQL');
+    }
+  }
+  const listed = await cli(['record', 'list', 'ttl.example']);
+  expect(listed.out).toMatch(/host\s+1800\s+A\s+192\.0\.2\.2/);
+  expect(listed.out).not.toContain('192.0.2.5');
+  expect(listed.out).not.toContain('192.0.2.6');
+});
+
+test('zone import of a 5 MB zone (71,819 records, under the record quota) on the default settings', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'big@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'big.example'])).code).toBe(0);
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'big.zone');
+  const text = largeZoneFile('big.example', 71_819);
+  expect(text.length).toBeGreaterThan(5_000_000);
+  writeFileSync(file, text);
+  const imported = await cli(['--json', 'zone', 'import', 'big.example', file]);
+  expect(imported.err).toBe('');
+  expect(imported.code).toBe(0);
+  expect(JSON.parse(imported.out)).toMatchObject({ zone: 'big.example', added: 71_819, dryRun: false });
+  const exported = await cli(['zone', 'export', 'big.example']);
+  expect(exported.code).toBe(0);
+  // the SOA, the two NS and every record of the file
+  expect(exported.out.split('\n').filter((line) => / IN /.test(line))).toHaveLength(71_819 + 3);
+  expect(exported.out).toContain('host-071818 300 IN A 198.51.24.138\n');
+}, 120_000);
 
 test('least-privilege keys from the CLI: a preset, rules, and the key refused beyond them', async () => {
   const userId = JSON.parse((await cli(['--json', 'user', 'add', 'lp-cli@example.org'])).out).id;

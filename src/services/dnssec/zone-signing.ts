@@ -374,9 +374,7 @@ export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>
 export class ZoneSigningStep {
   constructor(private readonly settings: Settings) {}
 
-  async afterDecide(change: ZoneChange): Promise<void> {
-    const plan = change.signingPlan!;
-    const zone = change.zone;
+  refuse(change: ZoneChange): void {
     // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
     // consistent with the keys)
     const managed = [...change.added, ...change.removed].find((r) => SIGNER_OWNED_TYPES.has(r.type));
@@ -384,6 +382,13 @@ export class ZoneSigningStep {
       const message = `type: the signer keeps ${managed.type} records in a signed zone`;
       throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
     }
+    // the keys cannot be unsealed: nothing could be signed (the operator's log says why)
+    vaultOf(this.settings);
+  }
+
+  async afterDecide(change: ZoneChange): Promise<void> {
+    const plan = change.signingPlan!;
+    const zone = change.zone;
     // ALIAS and ANAME pass: the signer leaves them out of its RRsets and chain (zone-signer.ts), and their
     // derived A/AAAA are signed like any change (docs/templates-and-alias.md)
     const sql = change.connection;

@@ -17,6 +17,8 @@ import type { SigningMode, ZoneChange } from './staging';
  * (`ZoneChangeRequest.signatureOnly`): they name no author and the history skips them.
  */
 export interface SigningStep {
+  /** what the step refuses in the change as staged, before anything is signed (a dry run asks this alone) */
+  refuse?(change: ZoneChange): void;
   afterDecide(change: ZoneChange): Promise<void>;
 }
 

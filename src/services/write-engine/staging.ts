@@ -1,4 +1,12 @@
-import { LockedZone, LockRequest, needsTransaction, readZone, StoredRow, writeZoneChange } from '../../repositories/zone-writes';
+import {
+  LockedZone,
+  LockRequest,
+  needsTransaction,
+  readZone,
+  recordQuotaExceeded,
+  StoredRow,
+  writeZoneChange,
+} from '../../repositories/zone-writes';
 import type { Sql } from '../../db/pool';
 import type { Settings } from '../../config/settings';
 import { nextSerial, serialAdd } from '../../dns/serial';
@@ -70,6 +78,19 @@ export class DecideAgain extends Error {
   }
 }
 
+/** where a staged record came from, for the refusals that name it: a zone file's line, a change set's item */
+export interface RecordSource {
+  field: string;
+  line?: number;
+}
+
+/** what `commit` (and `check`) take beside the staged records: the serial and SOA fields a caller sets */
+export interface CommitOptions {
+  serialSetByCaller?: number;
+  soaRdata?: string;
+  soaTtl?: number;
+}
+
 /** what a committed change wrote: for a batch's copy of the zone (zone-queue.ts) */
 export interface WrittenChange {
   serialAfter: number;
@@ -87,6 +108,8 @@ export class ZoneChange {
   readonly signerRemoved: SignerRow[] = [];
   readonly signerAdded: SignerRow[] = [];
   private readonly inserts: JournalRecord[] = [];
+  /** where the caller had the records it inserted (`insert`'s `source`) */
+  private readonly sources = new Map<JournalRecord, RecordSource>();
   private readonly deleteIds: number[] = [];
   private update?: StoredRow;
   /** the zone's serial once the change is committed */
@@ -151,9 +174,14 @@ export class ZoneChange {
     };
   }
 
-  insert(record: JournalRecord): void {
+  /**
+   * Stages a record to add; `source` says where the caller had it (a zone file's line, a change set's item), so
+   * that a refusal about it names that place.
+   */
+  insert(record: JournalRecord, source?: RecordSource): void {
     this.inserts.push(record);
     this.added.push(journalRecord(record));
+    if (source) this.sources.set(record, source);
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
@@ -236,13 +264,36 @@ export class ZoneChange {
   }
 
   /**
-   * Writes the change. The serial rises by the zone's policy, or becomes `serialSetByCaller` (an SOA edit or
-   * a zone file that raised it); `soaRdata`/`soaTtl` replace the SOA's other fields (zone-file import).
-   * Returns the ids of the inserted records.
+   * What `commit` would refuse, without writing anything: a dry run's last step where a change commits, so that
+   * it decides exactly as the change would. The checks of `refuseBeforeWrite`, then the record quota as the
+   * write's statement would find it now (read, not written: the statement itself holds it under concurrency).
    */
-  async commit(options: { serialSetByCaller?: number; soaRdata?: string; soaTtl?: number } = {}): Promise<number[]> {
+  async check(options: CommitOptions = {}): Promise<void> {
+    this.refuseBeforeWrite(options);
+    const defaultMaxRecords = this.recordQuota();
+    if (defaultMaxRecords === undefined) return;
+    const quota = await recordQuotaExceeded(this.sql, {
+      domainId: this.zone.id,
+      serialBefore: this.zone.serial,
+      delta: this.inserts.length - this.deleteIds.length,
+      defaultMaxRecords,
+    });
+    if (quota) throw quotaExceeded('maxRecordsPerZone', quota, `records in zone ${this.zone.name}`);
+  }
+
+  /** a user's quota binds the user's keys; the admin and the signer are not held to it */
+  private recordQuota(): number | undefined {
+    return this.principal.kind === 'user' && !this.request.signatureOnly ? this.settings.quotas.maxRecordsPerZone : undefined;
+  }
+
+  /**
+   * The refusals `commit` makes before it writes, on the change as staged (`check` makes them too): the
+   * policy's last word, an ALIAS nothing could flatten, the signing step's own. Each names the record it is
+   * about, by the place the caller had it when it said (`insert`'s `source`: a zone file's line).
+   */
+  private refuseBeforeWrite(options: CommitOptions): void {
     // the policy's last word over what was staged, whichever service staged it (the services check first,
-    // naming the change; this catches a path that did not): the SOA's own serial step below is not the caller's
+    // naming the change; this catches a path that did not): the SOA's own serial step is not the caller's
     if (isRestricted(this.principal.policy)) {
       for (const record of [...this.removed, ...this.added])
         requireAllowed(this.principal.policy, { zone: this.zone.name, owner: record.owner, type: record.type, access: 'write' });
@@ -253,15 +304,39 @@ export class ZoneChange {
     }
     // an ALIAS/ANAME nothing could flatten would be stored and never served: refused whichever path brought it,
     // but a secondary zone's transfer: the primary's data is taken as it is, and the zone served with the ALIAS's
-    // owner empty, its status saying why (docs/transfers.md, «ALIAS in secondary zones»)
-    const flattened =
-      this.settings.aliasResolvers.length || this.request.transfer ? undefined : this.added.find((r) => FLATTENED_TYPE_NAMES.has(r.type));
-    if (flattened) throw aliasResolversUnset(flattened.type, 'type', ownerName(this.zone.name, flattened.owner));
+    // owner empty, its status saying why (docs/transfers.md, «ALIAS in secondary zones»); each one named
+    if (!this.settings.aliasResolvers.length && !this.request.transfer) {
+      const staged = this.update ? [...this.inserts, this.update] : this.inserts;
+      const refused = staged
+        .filter((r) => FLATTENED_TYPE_NAMES.has(r.type))
+        .map((r) => {
+          const source = this.sources.get(r);
+          return aliasResolversUnset(r.type, source?.field ?? 'type', ownerName(this.zone.name, r.owner), source?.line);
+        });
+      if (refused.length) {
+        const [first] = refused;
+        throw new DomainError(
+          first.code,
+          refused.length > 1 ? `${first.message} (and ${refused.length - 1} more)` : first.message,
+          refused.flatMap((e) => e.details),
+        );
+      }
+    }
     if (this.zone.kind === 'secondary' && this.request.derived) {
       // the one write to a secondary zone that is not its primary's: the flattened addresses, nothing else
       const other = [...this.removed, ...this.added].find((r) => r.type !== 'A' && r.type !== 'AAAA');
       if (other) throw new Error(`zone ${this.zone.name}: a change of derived records staged ${other.type} at ${other.owner}`);
     }
+    for (const step of signingStepsFor(this.signingPlan, this.settings)) step.refuse?.(this);
+  }
+
+  /**
+   * Writes the change. The serial rises by the zone's policy, or becomes `serialSetByCaller` (an SOA edit or
+   * a zone file that raised it); `soaRdata`/`soaTtl` replace the SOA's other fields (zone-file import).
+   * Returns the ids of the inserted records.
+   */
+  async commit(options: CommitOptions = {}): Promise<number[]> {
+    this.refuseBeforeWrite(options);
     const before = this.zone.serial;
     const after =
       options.serialSetByCaller ??
@@ -309,8 +384,7 @@ export class ZoneChange {
               userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
               email: this.principal.kind === 'user' ? this.principal.person?.email : undefined,
             },
-      // a user's quota binds the user's keys; the admin and the signer are not held to it
-      defaultMaxRecords: this.principal.kind === 'user' && !this.request.signatureOnly ? this.settings.quotas.maxRecordsPerZone : undefined,
+      defaultMaxRecords: this.recordQuota(),
     });
     if (Array.isArray(inserted)) {
       this.insertedRows = this.inserts.map((r, i) => ({ owner: r.owner, type: r.type, ttl: r.ttl, rdata: r.rdata, id: inserted[i] }));
