@@ -255,11 +255,9 @@ function changesOfPatch(
   return { changes, comments };
 }
 
-/** a zone's `account`: free text in PowerDNS (`""` for none), kept as given; absent, null */
+/** a zone's `account`: free text in PowerDNS (`""` for none), kept as given; absent or not text, none (PowerDNS 4.7 ignores it too) */
 function accountOf(account: unknown): string | null {
-  if (account === undefined || account === null) return null;
-  if (typeof account !== 'string') throw refuse('account is not a string');
-  return account;
+  return typeof account === 'string' ? account : null;
 }
 
 /**
@@ -491,7 +489,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         kind = primaryKind(body.kind, false);
         zone = await inputs.services.secondaryZones.promote(inputs.ctx, zone.name);
       } else if (zone.kind !== 'secondary') kind = primaryKind(body.kind, false);
-      const account = body.account === undefined ? undefined : accountOf(body.account);
+      const account = typeof body.account === 'string' ? body.account : undefined;
       if (kind !== undefined || account !== undefined)
         await inputs.services.domains.setApiLabels(inputs.ctx, zone, { kind, ...(account === undefined ? {} : { account }) });
       if (typeof body.dnssec === 'boolean') {

@@ -432,6 +432,8 @@ export const REQUESTS: ApiRequest[] = [
   patch('zeta.test.', 'a TXT of two quoted strings', replace('two.zeta.test.', 'TXT', 300, ['"a" "b"'])),
   patch('zeta.test.', 'a TXT of two quoted strings two spaces apart', replace('two.zeta.test.', 'TXT', 300, ['"a"  "c"'])),
   patch('zeta.test.', 'clean-up: the TXT of two strings', remove('two.zeta.test.', 'TXT')),
+  patch('zeta.test.', 'an MX whose fields are two spaces apart', replace('mx2.zeta.test.', 'MX', 300, ['10  mail.example.net.'])),
+  patch('zeta.test.', 'clean-up: the MX the request before may have left', remove('mx2.zeta.test.', 'MX')),
   patch('zeta.test.', 'a CAA value without quotes', replace('zeta.test.', 'CAA', 300, ['0 issue letsencrypt.org'])),
   patch('zeta.test.', 'a CNAME target without the trailing dot', replace('c.zeta.test.', 'CNAME', 300, ['target.example.net'])),
   patch('zeta.test.', 'a CNAME to a relative name', replace('c.zeta.test.', 'CNAME', 300, ['www'])),
