@@ -471,6 +471,19 @@ describe('keys', () => {
     ).toBe(204);
     expect((await get(`${ZONES}/pdns-orphan3.test.`, ADMIN_KEY)).body).toMatchObject({ account: 'x', kind: 'Native' });
     expect(await owner('pdns-orphan3.test')).toBe('operator@localhost.localdomain');
+    // several creates at once make one operator's user
+    const many = await Promise.all(['pdns-op1.test.', 'pdns-op2.test.', 'pdns-op3.test.'].map((name) => create({ name })));
+    expect(many.map((res) => res.status)).toEqual([201, 201, 201]);
+    const operators = await app.gql(`{ users(email: "OPERATOR@localhost.localdomain") { totalCount } }`);
+    if (operators.errors) throw new Error(JSON.stringify(operators.errors));
+    expect(operators.data.users.totalCount).toBe(1);
+    // a user's key creates for its user; the account it gives is read back as given
+    const mine = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({ name: 'labelled-mine.test.', kind: 'Native', account: 'team-red' });
+    expect(mine.body).toMatchObject({ account: 'team-red', kind: 'Native' });
+    expect(await owner('labelled-mine.test')).toBe('pdns@example.org');
     // a create without kind is 422, as PowerDNS answers it
     const noKind = await app.http.post(ZONES).set('X-API-Key', ADMIN_KEY).send({ name: 'pdns-nokind.test.' });
     expect(noKind.status).toBe(422);
