@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isIP } from 'node:net';
 import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
 import { parseDatabaseUrl } from '../db/database-hosts';
+import { isEmail } from 'class-validator';
 
 /**
  * Every setting of the service, read from the environment once, validated as a whole: a wrong value stops
@@ -44,6 +45,11 @@ export interface Settings {
   defaultSoaMname: string;
   defaultSoaRname: string;
   defaultNs: string[];
+  /**
+   * OPERATOR_ACCOUNT: the e-mail of the user owning the zones the admin key creates through the PowerDNS API
+   * without naming a user in `account` (docs/powerdns-api.md); made on first need
+   */
+  operatorAccount: string;
   /** DEFAULT_WWW_CNAME: whether a new zone also gets `www CNAME <zone>.` (RESTKnot's default records) */
   defaultWwwCname: boolean;
   serialPolicy: SerialPolicy;
@@ -288,6 +294,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     return names;
   })();
 
+  const operatorAccount = (read('OPERATOR_ACCOUNT') ?? 'operator@localhost.localdomain').trim();
+  // the same rule as a user's e-mail (GraphQL's UserInput): the operator is a user like any other
+  if (!isEmail(operatorAccount) || operatorAccount.length > 254)
+    problems.push(`OPERATOR_ACCOUNT must be an e-mail address (got "${operatorAccount}")`);
+
   const dnsListen = (() => {
     const raw = env.DNS_LISTEN === undefined ? '127.0.0.1:5353' : env.DNS_LISTEN.trim();
     if (raw === '') return undefined;
@@ -369,6 +380,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     defaultSoaMname: hostName('DEFAULT_SOA_MNAME', 'ns1.example.net.'),
     defaultSoaRname: hostName('DEFAULT_SOA_RNAME', 'hostmaster.example.net.'),
     defaultNs,
+    operatorAccount,
     defaultWwwCname: oneOf('DEFAULT_WWW_CNAME', ['on', 'off'] as const, 'on') === 'on',
     serialPolicy: oneOf('SERIAL_POLICY', ['date', 'increment', 'unixtime'] as const, 'date'),
     restEnvelope: oneOf('REST_ENVELOPE', ['none', 'restknot'] as const, 'none'),

@@ -24,6 +24,27 @@ export type NameResult = { ok: true; name: string } | { ok: false; problems: Pro
  */
 let warningSink: Problem[] | undefined;
 
+/**
+ * Set while record content is read whose names must be written out whole (`withFullyQualifiedNames`): the
+ * PowerDNS API's content has no origin, so `www` or `@` in it is refused rather than completed with one.
+ */
+let fullyQualifiedOnly = false;
+
+/**
+ * Runs `work` with names inside RDATA required to be fully qualified, ending with the root's dot (`mail.example.`,
+ * or `.` where the root is allowed): a relative name or `@` is refused (NAME_NOT_FULLY_QUALIFIED) instead of
+ * being completed with an origin (RFC 1035 §5.1 completes only in a zone file, which has one).
+ */
+export function withFullyQualifiedNames<T>(work: () => T): T {
+  const outer = fullyQualifiedOnly;
+  fullyQualifiedOnly = true;
+  try {
+    return work();
+  } finally {
+    fullyQualifiedOnly = outer;
+  }
+}
+
 export function collectNameWarnings<T>(work: () => T): { result: T; warnings: Problem[] } {
   const outer = warningSink;
   const warnings: Problem[] = [];
@@ -469,6 +490,7 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   if (text === '') {
     return { ok: false, problems: [problem(field, 'NAME_EMPTY', `${field}: a domain name is missing`)] };
   }
+  if (text === '@' && fullyQualifiedOnly) return notFullyQualified(text, field, what);
   if (text === '@') return { ok: true, name: z === '' ? '.' : `${z}.` };
   if (text === '.') {
     if (options.allowRoot) return { ok: true, name: '.' };
@@ -481,6 +503,7 @@ export function parseDomainNameInRdata(input: string, zone: string, field: strin
   const rules: LabelRules = { field, wildcard: options.allowWildcard ?? false, what };
   const parsed = presentationLabels(text, rules);
   if (parsed.problems.length) return { ok: false, problems: parsed.problems };
+  if (!parsed.absolute && fullyQualifiedOnly) return notFullyQualified(text, field, what);
   const originLabels = z === '' ? [] : z.split('.').map((l) => Buffer.from(l, 'ascii'));
   const labels = parsed.absolute ? parsed.labels : [...parsed.labels, ...originLabels];
   if (!parsed.absolute && warningSink) {
@@ -526,6 +549,13 @@ export function relativeOwnerRepeatsOrigin(owner: string, origin: string, field 
     o.split('.').map((l) => Buffer.from(l, 'ascii')),
     o,
   );
+}
+
+/** a relative name (or `@`) where content has no origin (`withFullyQualifiedNames`) */
+function notFullyQualified(text: string, field: string, what: string): NameResult {
+  const meant = text === '@' ? '' : `; did you mean "${text}."?`;
+  const message = `${field}: ${what} is not in expected format: a name in record content is fully qualified, ending with the root's dot${meant}`;
+  return { ok: false, problems: [problem(field, 'NAME_NOT_FULLY_QUALIFIED', message)] };
 }
 
 function shorten(text: string): string {

@@ -116,6 +116,25 @@ export function decodeEscapes(text: string, field: string, what: string): BytesR
   return { ok: true, bytes: Buffer.from(out) };
 }
 
+/** set while content is read whose character-strings must be quoted (`withQuotedCharacterStrings`) */
+let quotedOnly = false;
+
+/**
+ * Runs `work` with every character-string required in double quotes (`"v=spf1 mx -all"`): a bare word is
+ * refused (UNQUOTED_STRING) instead of being taken as a string of its own, as a zone file would (RFC 1035 §5.1).
+ * Text whose words would each become a string (`v=spf1 mx -all`, three strings that SPF reads joined without
+ * spaces, RFC 7208 §3.3) is then never published other than as meant.
+ */
+export function withQuotedCharacterStrings<T>(work: () => T): T {
+  const outer = quotedOnly;
+  quotedOnly = true;
+  try {
+    return work();
+  } finally {
+    quotedOnly = outer;
+  }
+}
+
 /**
  * Reads one <character-string> (RFC 1035 §3.3, §5.1): quoted ("two words") or a single unquoted word, with
  * escapes. Longer than 255 octets is refused: it cannot be encoded, and splitting silently would change data.
@@ -124,6 +143,17 @@ export function parseCharacterString(raw: string, field: string, what: string, m
   let inner = raw;
   if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') && !isEscapedAt(raw, raw.length - 1)) {
     inner = raw.slice(1, -1);
+  } else if (quotedOnly) {
+    return {
+      ok: false,
+      problems: [
+        problem(
+          field,
+          'UNQUOTED_STRING',
+          `${field}: ${what} ${shorten(raw)} is not quoted: a character-string starts and ends with a double quote`,
+        ),
+      ],
+    };
   }
   if (hasUnescapedQuote(inner)) {
     return {

@@ -1,5 +1,6 @@
 /** One record as a whole: owner, type, RDATA and TTL validated together. */
-import { collectNameWarnings, parseOwner } from './name';
+import { collectNameWarnings, parseOwner, withFullyQualifiedNames } from './name';
+import { withQuotedCharacterStrings } from './presentation';
 import { Problem, problem } from './problem';
 import { getRecordType, listRecordTypes } from './record-types';
 import { SIGNER_TYPE_CODES } from './record-types/generic';
@@ -62,6 +63,16 @@ export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: Al
 export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
   const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, allowedTtls));
   return result.ok && warnings.length ? { ...result, warnings } : result;
+}
+
+/**
+ * As parseRecord, for content that stands alone, without an origin (the PowerDNS API's records): every name in
+ * RDATA is written out whole, ending with the root's dot, and every character-string is quoted. `www` or
+ * `10 mail` would need an origin to mean anything, and `v=spf1 mx -all` would be three strings; each is refused
+ * naming its field, as PowerDNS refuses them, rather than read one way and published another.
+ */
+export function parseStandaloneRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
+  return withFullyQualifiedNames(() => withQuotedCharacterStrings(() => parseRecordWithOrigin(zone, '', input, allowedTtls)));
 }
 
 /**

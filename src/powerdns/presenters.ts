@@ -28,6 +28,7 @@ export function presentServer() {
     url: SERVER_URL,
     config_url: `${SERVER_URL}/config{/config_setting}`,
     zones_url: `${SERVER_URL}/zones{/zone}`,
+    autoprimaries_url: `${SERVER_URL}/autoprimaries{/autoprimary}`,
   };
 }
 
@@ -43,6 +44,8 @@ export const zoneId = (zone: string) => absoluteName(zone);
 export interface ZoneFacts {
   /** the owner's e-mail: the zone's `account` (PowerDNS's account is free text; ours is the user owning it) */
   account: string;
+  /** a primary zone's kind as the API was told it (`Native` or `Master`); unset: `Master` */
+  kind?: string;
   dnssec: boolean;
   /** a secondary zone's primaries, in order */
   primaries?: readonly { address: string; port: number }[];
@@ -56,8 +59,10 @@ export function presentPrimary(primary: { address: string; port: number }): stri
 
 /**
  * A zone as the list and the zone answers give it. A zone written here is a primary whose secondaries are
- * NOTIFYed on each change: `Master`, which lego needs to send its notify (PowerDNS 4.7 still writes it so); a
- * secondary zone (taken by transfer, docs/transfers.md) is `Slave`, as PowerDNS 4.7 names it.
+ * NOTIFYed on each change, whatever its kind reads: the kind it was created or set with through this API
+ * (`Native`, or `Master` for `Master` and `Primary`: Terraform compares it at every plan), else `Master`, which
+ * lego needs to send its notify (PowerDNS 4.7 still writes it so); a secondary zone (taken by transfer,
+ * docs/transfers.md) is `Slave`, as PowerDNS 4.7 names it.
  * `notified_serial` and `edited_serial` are the serial: every committed serial is the one served and notified.
  */
 export function presentZone(zone: DomainRow, facts: ZoneFacts) {
@@ -66,7 +71,7 @@ export function presentZone(zone: DomainRow, facts: ZoneFacts) {
     name: absoluteName(zone.name),
     type: 'Zone',
     url: `${SERVER_URL}/zones/${zoneId(zone.name)}`,
-    kind: zone.kind === 'secondary' ? 'Slave' : 'Master',
+    kind: zone.kind === 'secondary' ? 'Slave' : (facts.kind ?? 'Master'),
     serial: zone.serial,
     notified_serial: zone.serial,
     edited_serial: zone.serial,

@@ -100,6 +100,8 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
             ctx,
             labels,
             commentLabels,
+            // PowerDNS's web server answers JSON where the client's Accept names it (the export's `{"zone": …}`)
+            accepts: /application\/json/i.test(req.get('accept') ?? '') ? 'json' : 'text',
           }),
         );
       } catch (error) {

@@ -49,6 +49,8 @@ export interface PowerDnsInputs {
   labels: string[];
   /** likewise, the label of each RRset whose comments the set replaces */
   commentLabels: string[];
+  /** what the client's Accept prefers of the two PowerDNS answers in: `json` or `text` (the export) */
+  accepts: 'json' | 'text';
 }
 
 export interface PowerDnsRoute {
@@ -57,8 +59,12 @@ export interface PowerDnsRoute {
   handle(inputs: PowerDnsInputs): PowerDnsResult | Promise<PowerDnsResult>;
 }
 
-/** PowerDNS reads record content as it reads a zone file's, names from the root; ACME clients' TTLs (60, 120) take the nearest allowed */
-const CONTENT_AS_POWERDNS: ZoneChangeOptions = { rdataNames: 'absolute', ttls: 'nearest' };
+/**
+ * Record content as PowerDNS takes it: standing alone, names fully qualified and character-strings quoted; an
+ * apex SOA gives its fields, its serial Zonekeeper's (PowerDNS's SOA-EDIT-API); ACME clients' TTLs (60, 120)
+ * take the nearest allowed
+ */
+const CONTENT_AS_POWERDNS: ZoneChangeOptions = { rdataNames: 'fullyQualified', ttls: 'nearest', soa: 'fields' };
 
 /** a name or field the services refused as malformed (400 or 422) */
 const isInputError = (error: unknown) => error instanceof DomainError && [400, 422].includes(ERROR_CATALOGUE[error.code].status);
@@ -99,18 +105,28 @@ async function zoneOf(inputs: PowerDnsInputs): Promise<DomainRow> {
   }
 }
 
-/** each zone's `account` (its owner's e-mail) and `dnssec`, two statements for the whole list */
+/**
+ * Each zone's `account` (the text it was given, else its owner's e-mail), `kind` (as it was given), `dnssec`:
+ * a few statements for the whole list
+ */
 async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
   const { services, ctx } = inputs;
-  const [users, signed, primaries] = await Promise.all([
+  const [users, signed, primaries, labels] = await Promise.all([
     services.zoneReads.usersByIds(ctx, [...new Set(zones.map((zone) => zone.userId))]),
     services.dnssec.signedAmong(ctx, zones),
     services.secondaryZones.primariesOf(ctx, zones),
+    services.domains.apiLabels(ctx, zones),
   ]);
   const emails = new Map(users.map((user) => [user.id, user.email]));
-  return zones.map((zone) =>
-    presentZone(zone, { account: emails.get(zone.userId) ?? '', dnssec: signed.has(zone.id), primaries: primaries.get(zone.id) }),
-  );
+  return zones.map((zone) => {
+    const label = labels.get(zone.id);
+    return presentZone(zone, {
+      account: label?.account ?? emails.get(zone.userId) ?? '',
+      kind: label?.kind ?? undefined,
+      dnssec: signed.has(zone.id),
+      primaries: primaries.get(zone.id),
+    });
+  });
 }
 
 /** a zone with its rrsets (those the key may read), as the zone's GET and its creation answer */
@@ -149,9 +165,12 @@ function contentsOf(rrset: Record<string, unknown>, label: string): string[] {
   });
 }
 
-/** an rrset's TTL: a whole number of seconds, needed when it brings records */
+/**
+ * An rrset's TTL: a whole number of seconds, needed when it brings records. PowerDNS 4.7 takes it written as
+ * digits in a string too (the Ansible collection sends `"ttl": "86400"`), and so does this edge.
+ */
 function ttlOf(rrset: Record<string, unknown>, label: string): number {
-  const ttl = rrset.ttl;
+  const ttl = typeof rrset.ttl === 'string' && /^[0-9]{1,10}$/.test(rrset.ttl) ? Number(rrset.ttl) : rrset.ttl;
   if (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl < 0) throw refuse(`${label}: ttl is not specified or not a whole number`);
   return ttl;
 }
@@ -195,7 +214,7 @@ function changesOfPatch(
   commentLabels: string[],
 ): { changes: ZoneChangeSpec[]; comments: RrsetCommentsInput[] } {
   const rrsets = body.rrsets;
-  if (!Array.isArray(rrsets) || rrsets.length === 0) throw refuse('No rrsets given in update request');
+  if (!Array.isArray(rrsets)) throw refuse('No rrsets given in update request');
   const seen = new Set<string>();
   const changes: ZoneChangeSpec[] = [];
   const comments: RrsetCommentsInput[] = [];
@@ -236,23 +255,31 @@ function changesOfPatch(
   return { changes, comments };
 }
 
+/** a zone's `account`: free text in PowerDNS (`""` for none), kept as given; absent or not text, none (PowerDNS 4.7 ignores it too) */
+function accountOf(account: unknown): string | null {
+  return typeof account === 'string' ? account : null;
+}
+
 /**
- * The user a zone is created for: a user's key creates for its user (`account` is then only shown back);
- * the admin key names the user in `account`, by e-mail or id (PowerDNS's account is free text; a Zonekeeper
- * zone always belongs to a user).
+ * The user a zone is created for: a user's key creates for its user (`account` is then a label, shown back as
+ * given). The admin key's `account` names a user by e-mail or id; PowerDNS's account is free text and most
+ * clients send none or `""` (octoDNS, DNSControl, Terraform, external-dns, PowerDNS-Admin), so a zone whose
+ * account names no user belongs to the operator's user (OPERATOR_ACCOUNT, made on first need), as a
+ * Zonekeeper zone always belongs to a user.
  */
-async function ownerOfNewZone(inputs: PowerDnsInputs, account: unknown): Promise<number> {
+async function ownerOfNewZone(inputs: PowerDnsInputs, account: string | null): Promise<number> {
   const { ctx, services } = inputs;
   if (ctx.principal.kind === 'user') return ctx.principal.userId;
-  if (typeof account !== 'string' || account.trim() === '')
-    throw refuse("account: the admin key creates a zone for a user; give the user's e-mail (or id) in account");
-  const by = /^\d+$/.test(account.trim()) ? { id: Number(account.trim()) } : { email: account.trim() };
-  try {
-    return (await services.users.get(ctx, by)).id;
-  } catch (error) {
-    if (error instanceof DomainError && error.code === 'USER_NOT_FOUND') throw refuse(`account: no user ${JSON.stringify(account)}`);
-    throw error;
+  const text = account?.trim() ?? '';
+  if (text !== '') {
+    const by = /^\d+$/.test(text) ? { id: Number(text) } : { email: text };
+    try {
+      return (await services.users.get(ctx, by)).id;
+    } catch (error) {
+      if (!(error instanceof DomainError && (error.code === 'USER_NOT_FOUND' || isInputError(error)))) throw error;
+    }
   }
+  return (await services.users.operator(ctx)).id;
 }
 
 /** PowerDNS's algorithm names and numbers (RFC 8624 mnemonics) for the algorithms Zonekeeper signs with */
@@ -266,14 +293,21 @@ const ALGORITHMS: Record<string, DnssecAlgorithmName> = {
   '8': 'RSASHA256',
 };
 
-/** PowerDNS kinds Zonekeeper's zones are: every zone is a primary that NOTIFYs its secondaries */
-const PRIMARY_KINDS = ['native', 'master', 'primary'];
+/**
+ * PowerDNS kinds Zonekeeper's zones are, and the kind each reads back as: every zone written here is a primary
+ * that NOTIFYs its secondaries, `Native` (PowerDNS's zone replicated by other means) shown as asked (Terraform
+ * compares `kind` at every plan), `Master` and `Primary` as `Master` (PowerDNS 4.7's name)
+ */
+const PRIMARY_KINDS: Record<string, 'Native' | 'Master'> = { native: 'Native', master: 'Master', primary: 'Master' };
 /** PowerDNS's names of a secondary zone's kind (taken from its primaries, docs/transfers.md) */
 const SECONDARY_KINDS = ['slave', 'secondary'];
-function checkKind(kind: unknown): void {
-  if (kind === undefined || kind === null) return;
-  if (typeof kind !== 'string' || !PRIMARY_KINDS.includes(kind.toLowerCase()))
-    throw refuse(`kind: Zonekeeper holds primary zones only (Native, Master); ${JSON.stringify(kind)} is not one`);
+/** a primary kind as it is kept and read back, or 422; `required`: a new zone names its kind, as PowerDNS wants */
+function primaryKind(kind: unknown, required: boolean): 'Native' | 'Master' | undefined {
+  if ((kind === undefined || kind === null) && !required) return undefined;
+  if (typeof kind !== 'string') throw refuse("Key 'kind' not present or not a String");
+  const found = PRIMARY_KINDS[kind.toLowerCase()];
+  if (!found) throw refuse(`kind: Zonekeeper holds primary zones only (Native, Master); ${JSON.stringify(kind)} is not one`);
+  return found;
 }
 
 /** the zone's records at creation (PowerDNS's `rrsets` and `nameservers`), one change each, with its label */
@@ -291,7 +325,6 @@ function initialChanges(
     const name = canonicalName(rrset.name);
     const type = typeof rrset.type === 'string' ? rrset.type.toUpperCase() : '';
     const label = `RRset ${name} IN ${type}`;
-    if (type === 'SOA') throw refuse(`${label}: Zonekeeper writes the zone's SOA itself (its serial rises with every change)`);
     if (type === 'NS' && name.toLowerCase() === `${zone}.`) apexNs = true;
     const contents = contentsOf(rrset, label);
     const ttl = contents.length ? ttlOf(rrset, label) : 0;
@@ -334,6 +367,8 @@ const SERVER = `/servers/${SERVER_ID}`;
 const ZONE = `${SERVER}/zones/:zone`;
 
 export const POWERDNS_ROUTES: PowerDnsRoute[] = [
+  // the API's root: its features (none of PowerDNS's optional ones) and where its servers are, as PowerDNS answers
+  { method: 'get', path: '/', handle: () => ({ status: 200, body: [{ api_features: [], server_url: '/api/v1/servers{/server}' }] }) },
   { method: 'get', path: '/servers', handle: () => ({ status: 200, body: [presentServer()] }) },
   { method: 'get', path: SERVER, handle: () => ({ status: 200, body: presentServer() }) },
   {
@@ -356,6 +391,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     }),
   },
   { method: 'get', path: `${SERVER}/statistics`, handle: () => ({ status: 200, body: [] }) },
+  // no autoprimaries: Zonekeeper is the primary, not a secondary that provisions zones from a primary's NOTIFY
+  { method: 'get', path: `${SERVER}/autoprimaries`, handle: () => ({ status: 200, body: [] }) },
   {
     // `?zone=` is an exact lookup (acme.sh asks for each candidate name), never a scan of every zone
     method: 'get',
@@ -363,9 +400,11 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     async handle(inputs) {
       const { query, services, ctx } = inputs;
       if (query.zone !== undefined) {
+        // a name as PowerDNS takes it: with its final dot (`?zone=example.com` is 422, "not canonical")
+        const name = canonicalName(query.zone);
         let zones: DomainRow[];
         try {
-          zones = await services.domains.list(ctx, { name: shown(query.zone) }, { first: 1 });
+          zones = await services.domains.list(ctx, { name }, { first: 1 });
         } catch (error) {
           // a name that cannot be a zone is a zone PowerDNS does not have
           if (isInputError(error)) zones = [];
@@ -391,11 +430,12 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const { services, ctx, labels } = inputs;
       const body = objectBody(inputs.body);
       const name = canonicalName(body.name, 'Zone Name');
-      checkKind(body.kind);
+      const kind = primaryKind(body.kind, true);
       if (Array.isArray(body.masters) && body.masters.length) throw refuse('masters: Zonekeeper holds primary zones only');
       const zone = normaliseZoneName(name, 'name');
-      const userId = await ownerOfNewZone(inputs, body.account);
-      const records = services.zoneChanges.parseInitialRecords(
+      const account = accountOf(body.account);
+      // the SOA given in rrsets gives its fields (its serial is Zonekeeper's), as PowerDNS's SOA-EDIT-API does
+      const { records, soa } = services.zoneChanges.parseInitialRecords(
         ctx,
         zone,
         services.domains.defaultSoa(0),
@@ -406,7 +446,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const comments = commentsOfNewZone(body, inputs.commentLabels);
       services.rrsetComments.requireValid(zone, comments);
       if (body.dnssec === true) services.dnssec.requireControl(ctx, zone);
-      const created = await services.domains.create(ctx, { userId, zone, records });
+      const userId = await ownerOfNewZone(inputs, account);
+      const created = await services.domains.create(ctx, { userId, zone, records, soa, apiLabels: { account, kind } });
       if (comments.length) await services.zoneChanges.apply(ctx, { zone, changes: [], comments }, CONTENT_AS_POWERDNS);
       if (body.dnssec === true) await services.dnssec.enable(ctx, { zone });
       return { status: 201, body: await zoneWithRrsets(inputs, await services.domains.get(ctx, { id: created.id })) };
@@ -432,20 +473,25 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     },
   },
   {
-    // the zone's own settings: DNSSEC on or off follows `dnssec`; `kind`: a primary zone stays one, a secondary
-    // zone made `Master`/`Native` is promoted (it keeps its records and stops taking them from its primaries, as
-    // PowerDNS's kind change does: promoteZone); the others (account, soa_edit_api, nsec3param, api_rectify) are
-    // Zonekeeper's own business and are ignored
+    // the zone's own settings: DNSSEC on or off follows `dnssec`; `kind`: a primary zone stays one (`Native` or
+    // `Master`, read back as set), a secondary zone made `Master`/`Native` is promoted (it keeps its records and
+    // stops taking them from its primaries, as PowerDNS's kind change does: promoteZone); `account` is kept as
+    // the zone's label (its owner stays); the others (soa_edit_api, nsec3param, api_rectify) are Zonekeeper's own
+    // business and are ignored
     method: 'put',
     path: ZONE,
     async handle(inputs) {
       let zone = await zoneOf(inputs);
       const body = objectBody(inputs.body);
-      const kind = typeof body.kind === 'string' ? body.kind.toLowerCase() : undefined;
-      if (zone.kind === 'secondary' && kind !== undefined && !SECONDARY_KINDS.includes(kind)) {
-        checkKind(body.kind);
+      const kindText = typeof body.kind === 'string' ? body.kind.toLowerCase() : undefined;
+      let kind: 'Native' | 'Master' | undefined;
+      if (zone.kind === 'secondary' && kindText !== undefined && !SECONDARY_KINDS.includes(kindText)) {
+        kind = primaryKind(body.kind, false);
         zone = await inputs.services.secondaryZones.promote(inputs.ctx, zone.name);
-      } else if (zone.kind !== 'secondary') checkKind(body.kind);
+      } else if (zone.kind !== 'secondary') kind = primaryKind(body.kind, false);
+      const account = typeof body.account === 'string' ? body.account : undefined;
+      if (kind !== undefined || account !== undefined)
+        await inputs.services.domains.setApiLabels(inputs.ctx, zone, { kind, ...(account === undefined ? {} : { account }) });
       if (typeof body.dnssec === 'boolean') {
         const [signed] = await inputs.services.dnssec.signedAmong(inputs.ctx, [zone]).then((ids) => [ids.has(zone.id)]);
         if (body.dnssec && !signed) await inputs.services.dnssec.enable(inputs.ctx, { zone: zone.name });
@@ -468,6 +514,11 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     path: ZONE,
     async handle(inputs) {
       const { changes, comments } = changesOfPatch(objectBody(inputs.body), inputs.labels, inputs.commentLabels);
+      // `"rrsets": []` changes nothing: 204 for a zone the key can see, as PowerDNS answers it
+      if (changes.length === 0 && comments.length === 0) {
+        await zoneOf(inputs);
+        return { status: 204 };
+      }
       // one change set: one serial step, one journal row naming the key, NOTIFY and IXFR (none if nothing
       // changed). The set reads the zone itself (a zone the key cannot see is not found there): no read before it
       let zone: string;
@@ -513,7 +564,10 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     path: `${ZONE}/export`,
     async handle(inputs) {
       const zone = await zoneOf(inputs);
-      return { status: 200, text: await inputs.services.zoneFiles.export(inputs.ctx, { id: zone.id }), contentType: 'text/plain' };
+      const text = await inputs.services.zoneFiles.export(inputs.ctx, { id: zone.id });
+      // PowerDNS answers the zone file in JSON, `{"zone": "…"}`, to a client that accepts JSON
+      if (inputs.accepts === 'json') return { status: 200, body: { zone: text } };
+      return { status: 200, text, contentType: 'text/plain' };
     },
   },
   {

@@ -37,6 +37,20 @@ export async function insertUser(sql: Sql, email: string): Promise<UserRow> {
   return toUser(row);
 }
 
+/**
+ * The user of this e-mail (any letter case), inserted if there is none: concurrent calls make one user (the
+ * unique index on lower(email) decides). `created`: this call inserted it.
+ */
+export async function userOfEmailMade(sql: Sql, email: string): Promise<{ user: UserRow; created: boolean }> {
+  const [inserted] = await sql.rows(
+    'insert into users (email) values ($1) on conflict (lower(email)) do nothing returning id, email, created_at',
+    [email],
+  );
+  if (inserted) return { user: toUser(inserted), created: true };
+  const [row] = await sql.rows('select id, email, created_at from users where lower(email) = lower($1)', [email]);
+  return { user: toUser(row), created: false };
+}
+
 /** the user's new e-mail; undefined when there is no such user */
 export async function updateUserEmail(sql: Sql, id: number, email: string): Promise<UserRow | undefined> {
   const [row] = await sql.rows('update users set email = $2 where id = $1 returning id, email, created_at', [id, email]);

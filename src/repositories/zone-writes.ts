@@ -419,6 +419,34 @@ export async function deleteZone(sql: Sql, id: number): Promise<void> {
 }
 
 /**
+ * What the PowerDNS API was told of a zone, kept to be read back as told (docs/powerdns-api.md): the `account`
+ * text (Terraform compares it at every plan) and the `kind` (`Native` or `Master`). Null: never told.
+ */
+export interface ZoneApiLabels {
+  account?: string | null;
+  kind?: string | null;
+}
+
+/** each zone's labels, by zone id (zones without any are left out) */
+export async function zoneApiLabels(sql: Sql, ids: readonly number[]): Promise<Map<number, ZoneApiLabels>> {
+  if (ids.length === 0) return new Map();
+  const rows = await sql.rows(
+    `select id, api_account, api_kind from domains where id = any($1::bigint[]) and (api_account is not null or api_kind is not null)`,
+    [ids],
+  );
+  return new Map(rows.map((row: any) => [Number(row.id), { account: row.api_account, kind: row.api_kind }]));
+}
+
+/** sets the labels given (a field left undefined stays as it is) */
+export async function setZoneApiLabels(sql: Sql, id: number, labels: ZoneApiLabels): Promise<void> {
+  await sql.rows(
+    `update domains set api_account = case when $2 then $3 else api_account end, api_kind = case when $4 then $5 else api_kind end
+      where id = $1`,
+    [id, labels.account !== undefined, labels.account ?? null, labels.kind !== undefined, labels.kind ?? null],
+  );
+}
+
+/**
  * Creates a zone with its records and its `zone-created` journal row in one statement (autocommit: all or
  * nothing), for a user that exists. The zone's unique name decides between concurrent creates (23505 on
  * domains_name_unique). The zone waits to join the catalog (`domains.catalog_serial` null) until
@@ -446,6 +474,8 @@ export async function insertZone(
     kind?: ZoneKind;
     /** its nameserver set (docs/transfers.md, «Nameserver sets»); the default set when omitted */
     nameserverSet?: number;
+    /** what the PowerDNS API was told of it, read back as told (docs/powerdns-api.md): `account`, `kind` */
+    apiLabels?: ZoneApiLabels;
   },
 ): Promise<
   | { zone: { id: number; userId: number; name: string; serial: number; createdAt: Date; kind: ZoneKind } }
@@ -468,8 +498,8 @@ export async function insertZone(
           and ($6::int is null or coalesce(max_zones, $6::int) = 0 or zone_count < coalesce(max_zones, $6::int))
        returning id),
      dom as (
-       insert into domains (user_id, name, serial, record_count, kind, serving, nameserver_set)
-       select id, $2, $3, json_array_length($4::json), $7, $7 = 'primary', $8 from usr
+       insert into domains (user_id, name, serial, record_count, kind, serving, nameserver_set, api_account, api_kind)
+       select id, $2, $3, json_array_length($4::json), $7, $7 = 'primary', $8, $9, $10 from usr
        returning id, user_id, name, serial, created_at, kind),
      rec as (
        insert into records (domain_id, owner, type, rdata, ttl)
@@ -497,6 +527,8 @@ export async function insertZone(
       zone.defaultMaxZones ?? null,
       zone.kind ?? 'primary',
       zone.nameserverSet ?? DEFAULT_SET_ID,
+      zone.apiLabels?.account ?? null,
+      zone.apiLabels?.kind ?? null,
     ],
   );
   if (row.id === null) {

@@ -2,11 +2,12 @@ import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { nameserverSetByName } from '../repositories/nameserver-sets';
 import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-sets.service';
-import { readRulesOf, requireFlag, seesZone } from '../auth/policy';
+import { readRulesOf, requireAllowed, requireFlag, seesZone } from '../auth/policy';
 import { parseOwner, parseZoneName, parseZoneNamePrefix } from '../dns/name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
-import { findZoneRow, insertZone, zoneRecords } from '../repositories/zone-writes';
+import { findZoneRow, insertZone, setZoneApiLabels, ZoneApiLabels, zoneApiLabels, zoneRecords } from '../repositories/zone-writes';
+import { withSerial } from '../dns/zone-rules';
 import { userLimits } from '../repositories/accounts';
 import { lockZoneNames, zoneOfAnotherUserNests } from '../repositories/zone-names';
 import { isPublicSuffix, selfAndAncestors } from '../dns/public-suffix';
@@ -123,6 +124,23 @@ export class DomainsService {
     return domain;
   }
 
+  /** what the PowerDNS API was told of these zones (already read by the caller), by zone id: docs/powerdns-api.md */
+  apiLabels(ctx: RequestContext, zones: readonly { id: number }[]): Promise<Map<number, ZoneApiLabels>> {
+    return zoneApiLabels(
+      ctx.db,
+      zones.map((zone) => zone.id),
+    );
+  }
+
+  /**
+   * Keeps what the PowerDNS API was told of a zone the caller can see (its `account` text, its `kind`), to read
+   * it back as told. Labels, not the zone's data or owner: a key that may write the zone's apex SOA sets them.
+   */
+  async setApiLabels(ctx: RequestContext, zone: DomainRow, labels: ZoneApiLabels): Promise<void> {
+    requireAllowed(ctx.principal.policy, { zone: zone.name, owner: '@', type: 'SOA', access: 'write' }, 'zone');
+    await setZoneApiLabels(ctx.db, zone.id, labels);
+  }
+
   /**
    * Creates a zone with the records of a template (docs/templates-and-alias.md): `template` names the zone
    * owner's template or an admin-wide one; without it (or `default`) the settings' default records: SOA at
@@ -146,6 +164,10 @@ export class DomainsService {
       primaries?: { address: string; port?: number | null; tsigKeyName?: string | null }[];
       /** the nameserver set it is served by (docs/transfers.md); the admin's choice, `default` when omitted */
       nameserverSet?: string | null;
+      /** what the PowerDNS API was told of it (`account`, `kind`), read back as told (docs/powerdns-api.md) */
+      apiLabels?: ZoneApiLabels;
+      /** the SOA's fields other than its serial (which is the zone's), instead of `defaultSoa`'s; with `records` */
+      soa?: CanonicalRecord;
     },
   ): Promise<DomainRow> {
     const name = normaliseZoneName(input.zone);
@@ -213,7 +235,10 @@ export class DomainsService {
       // a secondary zone starts with an SOA alone, not served until its first transfer replaces it: its REFRESH
       // and RETRY are how soon its primaries are asked again while none answers (worker/secondary-zones.ts)
       if (secondary) return [journalRecord(this.defaultSoa(serial, { refresh: 60, retry: 10 }))];
-      if (input.records) return [this.defaultSoa(serial), ...input.records].map(journalRecord);
+      if (input.records)
+        return [input.soa ? { ...input.soa, rdata: withSerial(input.soa.rdata, serial) } : this.defaultSoa(serial), ...input.records].map(
+          journalRecord,
+        );
       return withSetNs(templateAt!(serial), this.settings.defaultNs, nsSet.nsNames).map(journalRecord);
     };
     return writeZone(ctx.db, this.settings, ctx.principal, {
@@ -233,6 +258,7 @@ export class DomainsService {
           defaultMaxZones,
           kind: input.kind,
           nameserverSet: nsSet.id,
+          apiLabels: input.apiLabels,
         });
         if ('history' in result) {
           const serial = this.firstSerial(initial, result.history);
@@ -245,6 +271,7 @@ export class DomainsService {
             defaultMaxZones,
             kind: input.kind,
             nameserverSet: nsSet.id,
+            apiLabels: input.apiLabels,
           });
         }
         if ('quota' in result) throw quotaExceeded('maxZones', result.quota, 'zones');

@@ -9,6 +9,7 @@ import type { RequestContext } from './context';
 import {
   deleteUser,
   insertUser,
+  userOfEmailMade,
   lockUser,
   setUserLimits,
   updateUserEmail,
@@ -98,6 +99,20 @@ export class UsersService {
       const user = await insertUser(sql, input.email.trim());
       // the e-mail address stays out of the event: its line goes to the log, which holds no e-mail addresses
       await recordAuditEvent(sql, { kind: 'user-created', actor: ctx.principal, subject: `user:${user.id}` });
+      return user;
+    });
+  }
+
+  /**
+   * The operator's user (OPERATOR_ACCOUNT), made on first need (admin key only): the owner of the zones the admin
+   * key creates through the PowerDNS API without naming a user (docs/powerdns-api.md). Idempotent: every call,
+   * however many at once, finds the one user.
+   */
+  async operator(ctx: RequestContext): Promise<UserRow> {
+    requireAdmin(ctx.principal);
+    return inTransaction(ctx.db, async (sql) => {
+      const { user, created } = await userOfEmailMade(sql, this.settings.operatorAccount);
+      if (created) await recordAuditEvent(sql, { kind: 'user-created', actor: ctx.principal, subject: `user:${user.id}` });
       return user;
     });
   }

@@ -1,12 +1,12 @@
 import type { Settings } from '../config/settings';
 import type { JournalRecord } from '../entities/change.entity';
 import { parseOwner } from '../dns/name';
-import { CanonicalRecord, parseApiRecord, parseRecordWithOrigin, recordIdentity, unsupportedTypeProblem } from '../dns/record';
+import { CanonicalRecord, parseApiRecord, parseStandaloneRecord, recordIdentity, unsupportedTypeProblem } from '../dns/record';
 import { clampTtl, MAX_TTL } from '../dns/ttl';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 import { getRecordType } from '../dns/record-types';
-import { checkZoneIndexed, soaSerial } from '../dns/zone-rules';
+import { checkZoneIndexed, soaSerial, withSerial } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
@@ -26,17 +26,22 @@ import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.
 export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET';
 
 /**
- * How a set's text is read. `rdataNames: 'absolute'`: a name inside RDATA is taken from the root as written
- * (`mail` is `mail.`) and character-strings as a zone file has them (TXT content quoted), as PowerDNS reads
- * record content; otherwise relative names are completed with the zone and an unquoted TXT is one string (the
- * record API). `ttls: 'nearest'`: a TTL outside ALLOWED_TTLS takes the nearest allowed one, as DNS UPDATE does
- * (the ACME clients' 60 and 120), instead of being refused. `skipWhenUnchanged`: a set that changes nothing
- * writes nothing (no serial step).
+ * How a set's text is read. `rdataNames: 'fullyQualified'`: the content stands alone, without an origin
+ * (PowerDNS's record content): a name inside RDATA must end with the root's dot (`mail` is refused) and every
+ * character-string must be quoted (`v=spf1 mx -all` is refused), as PowerDNS requires (parseStandaloneRecord);
+ * otherwise relative names are completed with the zone and an unquoted TXT is one string (the record API).
+ * `ttls: 'nearest'`: a TTL outside ALLOWED_TTLS takes the nearest allowed one, as DNS UPDATE does (the ACME
+ * clients' 60 and 120), instead of being refused. `skipWhenUnchanged`: a set that changes nothing writes nothing
+ * (no serial step). `soa: 'fields'`: a REPLACE of the apex SOA with one record gives the SOA its other fields
+ * (MNAME, RNAME, the timers) and its TTL, while its serial stays the zone's and steps with the set as every
+ * set's does (the given serial is not read; a serial never goes back), as the zone-file import gives an SOA:
+ * PowerDNS's SOA-EDIT-API. Without it, and for any SOA DELETE, an SOA in a set is refused.
  */
 export interface ZoneChangeOptions {
-  rdataNames?: 'absolute' | 'zone';
+  rdataNames?: 'fullyQualified' | 'zone';
   ttls?: 'refuse' | 'nearest';
   skipWhenUnchanged?: boolean;
+  soa?: 'refuse' | 'fields';
 }
 export interface ZoneChangeSpec {
   kind: ZoneChangeKind;
@@ -132,6 +137,7 @@ export class ZoneChangesService {
         skipWhenUnchanged: options.skipWhenUnchanged || input.changes.length === 0,
         touching: { owners, recordIds },
         comments,
+        soa: options.soa,
       },
       () => ({ parsed, invalid }),
     );
@@ -144,7 +150,9 @@ export class ZoneChangesService {
   /**
    * The records of a zone about to be created, read and checked as a change set's ADDs would be (each problem
    * named `changes[i]`), with the zone rules over them and the apex SOA the zone will have: a zone created with
-   * records (PowerDNS's zone creation) is refused whole, before anything is written.
+   * records (PowerDNS's zone creation) is refused whole, before anything is written. With `soa: 'fields'`, an
+   * apex SOA among them is the zone's SOA instead of `soa` (its serial is the zone's: DomainsService.create's
+   * `soa`), returned apart from the records.
    */
   parseInitialRecords(
     ctx: RequestContext,
@@ -152,7 +160,7 @@ export class ZoneChangesService {
     soa: CanonicalRecord,
     given: { records: ZoneChangeSpec[]; nameservers: ZoneChangeSpec[] },
     options: ZoneChangeOptions = {},
-  ): CanonicalRecord[] {
+  ): { records: CanonicalRecord[]; soa?: CanonicalRecord } {
     // `nameservers`: the apex NS the zone is created with (named with it, or the defaults), as a template's are:
     // the zone's skeleton, which creating a zone gives whatever the key's rules (they come after `records`)
     const changes = [...given.records, ...given.nameservers];
@@ -174,10 +182,26 @@ export class ZoneChangesService {
       });
       if (refused.length) throw refusedByPolicy(refused);
     }
-    const records = parsed.flatMap((p) => p?.records ?? []);
+    // `soa: 'fields'`: an apex SOA among them gives the zone's SOA its fields (its serial is the zone's)
+    const soaIndexes = parsed.flatMap((p, index) =>
+      options.soa === 'fields' && p?.records.some((r) => r.type === 'SOA' && r.owner === '@') ? [index] : [],
+    );
+    if (soaIndexes.length > 1 || (soaIndexes.length === 1 && parsed[soaIndexes[0]]!.records.length > 1)) {
+      const at = soaIndexes[soaIndexes.length > 1 ? 1 : 0];
+      throw errorFromProblems([
+        {
+          field: `changes[${at}].rdata`,
+          code: 'SOA_IN_CHANGE_SET',
+          message: `changes[${at}].rdata: a zone has one SOA record (RFC 1035 §5.2); give one`,
+        },
+      ]);
+    }
+    const givenSoa = soaIndexes.length ? parsed[soaIndexes[0]]!.records[0] : undefined;
+    const zoneSoa = givenSoa ?? soa;
+    const records = parsed.flatMap((p) => (p?.records ?? []).filter((r) => r !== givenSoa));
     const unique = [...new Map(records.map((r) => [recordIdentity(r), r])).values()];
     const problems: ErrorDetail[] = [];
-    for (const found of checkZoneIndexed(zone, [soa, ...unique])) {
+    for (const found of checkZoneIndexed(zone, [zoneSoa, ...unique])) {
       const index = found.index !== undefined && found.index > 0 ? records.indexOf(unique[found.index - 1]) : -1;
       problems.push(
         index >= 0
@@ -186,7 +210,7 @@ export class ZoneChangesService {
       );
     }
     if (problems.length) throw errorFromProblems(problems);
-    return unique;
+    return { records: unique, soa: givenSoa };
   }
 
   /**
@@ -240,6 +264,7 @@ export class ZoneChangesService {
       skipWhenUnchanged?: boolean;
       touching: { owners: string[]; recordIds: number[] };
       comments?: readonly RrsetComments[];
+      soa?: ZoneChangeOptions['soa'];
     },
     prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
   ): Promise<ZoneChangesResult & { changed: boolean }> {
@@ -262,7 +287,7 @@ export class ZoneChangesService {
   private async decideRecords(
     ctx: RequestContext,
     zone: string,
-    options: { expectSerial?: number; skipWhenUnchanged?: boolean },
+    options: { expectSerial?: number; skipWhenUnchanged?: boolean; soa?: ZoneChangeOptions['soa'] },
     prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
     change: ZoneChange,
   ): Promise<ZoneChangesResult & { changed: boolean }> {
@@ -300,6 +325,7 @@ export class ZoneChangesService {
     // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
     const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(policy, zone, row.owner, row.type) ? row : undefined);
     const rrsets: { owner: string; type: string; index: number }[] = [];
+    let soaFields: CanonicalRecord | undefined;
     const additions: { record: CanonicalRecord; index: number }[] = [];
     const refuse = (index: number, field: string, code: string, message: string) =>
       problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
@@ -309,7 +335,9 @@ export class ZoneChangesService {
           index,
           'type',
           'SOA_IN_CHANGE_SET',
-          'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
+          options.soa === 'fields'
+            ? 'type: a zone keeps its SOA (RFC 1035 §5.2): it is not deleted; a REPLACE with one SOA record changes its fields'
+            : 'type: the SOA is not changed by a change set (its serial rises with every set; edit it with updateRecord)',
         );
       else {
         removed.set(row.id, row);
@@ -320,7 +348,12 @@ export class ZoneChangesService {
     parsed.forEach((p, index) => {
       if (!p) return;
       if (p.kind === 'ADD') for (const record of p.records) additions.push({ record, index });
-      else if (p.kind === 'REPLACE_RRSET') {
+      else if (p.kind === 'REPLACE_RRSET' && p.type === 'SOA' && p.owner === '@' && p.records.length && options.soa === 'fields') {
+        // the apex SOA's fields, its serial the zone's (`soa: 'fields'`); one SOA per zone (RFC 1035 §5.2)
+        rrsets.push({ owner: p.owner, type: p.type, index });
+        if (p.records.length > 1) refuse(index, 'rdata', 'SOA_IN_CHANGE_SET', 'rdata: a zone has one SOA record (RFC 1035 §5.2); give one');
+        else soaFields = p.records[0];
+      } else if (p.kind === 'REPLACE_RRSET') {
         rrsets.push({ owner: p.owner, type: p.type, index });
         for (const row of byRrset.get(`${p.owner} ${p.type}`) ?? []) remove(row, index);
         for (const record of p.records) additions.push({ record, index });
@@ -406,10 +439,16 @@ export class ZoneChangesService {
     }
     for (const record of keptBack.values()) change.insert(record);
     const serialBefore = change.zone.serial;
-    if (options.skipWhenUnchanged && !soa && !change.added.length && !change.removed.length) {
+    // the SOA's fields as given, where they differ from the zone's (its serial is the set's own step)
+    const soaNow = current.find((r) => r.owner === '@' && r.type === 'SOA');
+    const soaEdit =
+      soaFields && (!soaNow || withSerial(soaFields.rdata, 0) !== withSerial(soaNow.rdata, 0) || soaFields.ttl !== soaNow.ttl)
+        ? { soaRdata: soaFields.rdata, soaTtl: soaFields.ttl }
+        : undefined;
+    if (options.skipWhenUnchanged && !soa && !soaEdit && !change.added.length && !change.removed.length) {
       return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: false };
     }
-    await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : {});
+    await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : (soaEdit ?? {}));
     warnAbout(ctx, zone, desired, [...keptBack.values()]);
     const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
     return {
@@ -451,7 +490,9 @@ export class ZoneChangesService {
       const input = { owner: change.owner!, type: change.type!, rdata, ttl: matchOnly ? 0 : ttl };
       const allowedTtls = matchOnly ? [] : this.settings.allowedTtls;
       const parsed =
-        options.rdataNames === 'absolute' ? parseRecordWithOrigin(zone, '', input, allowedTtls) : parseApiRecord(zone, input, allowedTtls);
+        options.rdataNames === 'fullyQualified'
+          ? parseStandaloneRecord(zone, input, allowedTtls)
+          : parseApiRecord(zone, input, allowedTtls);
       if (!parsed.ok) {
         at(parsed.problems);
         return undefined;

@@ -1,6 +1,6 @@
 import * as dnsPacket from 'dns-packet';
 import { encodeMessage, FLAG, outgoingRecord, rdataToWire } from '../../src/dns/wire';
-import { CanonicalRecord, parseRecord } from '../../src/dns/record';
+import { CanonicalRecord, parseRecord, parseStandaloneRecord } from '../../src/dns/record';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { errorFromProblems } from '../../src/errors/catalogue';
 import {
@@ -50,6 +50,55 @@ describe('parseRecord', () => {
       ['type', 'UNKNOWN_TYPE'],
       ['ttl', 'TTL_NOT_ALLOWED'],
     ]);
+  });
+});
+
+describe('parseStandaloneRecord (content without an origin: the PowerDNS API)', () => {
+  const read = (type: string, rdata: string, owner = 'www') =>
+    parseStandaloneRecord(ZONE, { owner, type, rdata, ttl: 3600 }, DEFAULT_ALLOWED_TTLS);
+  const codes = (type: string, rdata: string) => {
+    const result = read(type, rdata);
+    return result.ok ? [] : result.problems.map((p) => p.code);
+  };
+
+  it('takes names written out whole and quoted character-strings, as PowerDNS writes them', () => {
+    expect(read('CNAME', 'Target.Example.NET.')).toMatchObject({ ok: true, record: { rdata: 'target.example.net.' } });
+    expect(read('MX', '10 mail.example.com.')).toMatchObject({ ok: true, record: { rdata: '10 mail.example.com.' } });
+    expect(read('MX', '0 .')).toMatchObject({ ok: true, record: { rdata: '0 .' } });
+    expect(read('SRV', '10 5 5060 .', '_sip._tcp')).toMatchObject({ ok: true, record: { rdata: '10 5 5060 .' } });
+    expect(read('SOA', 'ns1.example.net. hostmaster.example.net. 1 3600 1800 604800 86400', '@').ok).toBe(true);
+    expect(read('TXT', '"v=spf1 mx -all"')).toMatchObject({ ok: true, record: { rdata: '"v=spf1 mx -all"' } });
+    expect(read('TXT', '"a" "b"')).toMatchObject({ ok: true, record: { rdata: '"a" "b"' } });
+    expect(read('TXT', '"say \\"hi\\""').ok).toBe(true);
+    expect(read('CAA', '0 issue "letsencrypt.org"').ok).toBe(true);
+  });
+
+  it('refuses a name that needs an origin and a bare word where a character-string goes', () => {
+    for (const [type, rdata] of [
+      ['CNAME', 'www'],
+      ['CNAME', 'target.example.net'],
+      ['CNAME', '@'],
+      ['MX', '10 mail'],
+      ['NS', 'ns1.example.net'],
+      ['PTR', 'host'],
+      ['SRV', '10 5 5060 sip.example.net'],
+      ['DNAME', 'x'],
+      ['SOA', 'ns1.example.net hostmaster.example.net. 1 3600 1800 604800 86400'],
+    ])
+      expect([type, rdata, codes(type, rdata)]).toEqual([type, rdata, ['NAME_NOT_FULLY_QUALIFIED']]);
+    expect(codes('TXT', 'v=spf1 mx -all')).toEqual(['UNQUOTED_STRING', 'UNQUOTED_STRING', 'UNQUOTED_STRING']);
+    expect(codes('TXT', '"a" b')).toEqual(['UNQUOTED_STRING']);
+    expect(codes('SPF', 'v=spf1 -all')).toContain('UNQUOTED_STRING');
+    expect(codes('CAA', '0 issue letsencrypt.org')).toEqual(['UNQUOTED_STRING']);
+    // the zone file's reading is untouched: relative names complete with the origin, words are strings
+    expect(parseRecord(ZONE, { owner: 'www', type: 'CNAME', rdata: 'web', ttl: 3600 }, DEFAULT_ALLOWED_TTLS)).toMatchObject({
+      ok: true,
+      record: { rdata: 'web.example.com.' },
+    });
+    expect(parseRecord(ZONE, { owner: 'www', type: 'TXT', rdata: 'a b', ttl: 3600 }, DEFAULT_ALLOWED_TTLS)).toMatchObject({
+      ok: true,
+      record: { rdata: '"a" "b"' },
+    });
   });
 });
 

@@ -58,6 +58,9 @@ describe('servers and discovery', () => {
     const discovery = await get('/api');
     expect(discovery.status).toBe(200);
     expect(discovery.body).toEqual([{ url: '/api/v1', version: 1 }]);
+    const root = await get('/api/v1');
+    expect(root.status).toBe(200);
+    expect(root.body).toEqual([{ api_features: [], server_url: '/api/v1/servers{/server}' }]);
     const servers = await get('/api/v1/servers');
     expect(servers.body).toEqual([
       expect.objectContaining({ id: 'localhost', daemon_type: 'authoritative', url: '/api/v1/servers/localhost' }),
@@ -105,7 +108,8 @@ describe('zones', () => {
         rrsets: [{ name: `WWW.${ZONE}.`, type: 'A', ttl: 300, records: [{ content: '192.0.2.1', disabled: false }], comments: [] }],
       });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ id: `${ZONE}.`, name: `${ZONE}.`, kind: 'Master', dnssec: false, account: 'pdns@example.org' });
+    // `kind` reads back as given (Terraform compares it at every plan); no `account`: the owner's e-mail
+    expect(res.body).toMatchObject({ id: `${ZONE}.`, name: `${ZONE}.`, kind: 'Native', dnssec: false, account: 'pdns@example.org' });
     expect(res.body.url).toBe(`${ZONES}/${ZONE}.`);
     for (const field of ['serial', 'notified_serial', 'edited_serial']) expect(typeof res.body[field]).toBe('number');
     expect(res.body.masters).toEqual([]);
@@ -148,6 +152,38 @@ describe('zones', () => {
     expect(typeof missing.body.error).toBe('string');
     // without the final dot, as some clients send it
     expect((await get(`${ZONES}/${ZONE}`)).status).toBe(200);
+    // `?zone=` takes the name as PowerDNS does, with its final dot
+    const relative = await get(`${ZONES}?zone=${ZONE}`);
+    expect(relative.status).toBe(422);
+    expect(relative.body).toEqual({ error: `DNS Name '${ZONE}' is not canonical` });
+  });
+
+  it("creates a zone with its SOA in rrsets (Terraform, Ansible): the SOA's fields as given, the serial Zonekeeper's", async () => {
+    const res = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({
+        name: 'soa-edit.test.',
+        kind: 'Native',
+        nameservers: [],
+        rrsets: [
+          {
+            name: 'soa-edit.test.',
+            type: 'SOA',
+            ttl: '86400',
+            records: [{ content: 'ns9.example.org. admin.example.org. 5 7200 900 1209600 300', disabled: false }],
+          },
+          { name: 'soa-edit.test.', type: 'NS', ttl: '86400', records: [{ content: 'ns1.pdns.test.', disabled: false }] },
+        ],
+      });
+    expect(res.status).toBe(201);
+    const serial = (await history('soa-edit.test')).serial;
+    expect(serial).not.toBe(5);
+    const lines = res.body.rrsets.map((r: any) => `${r.name} ${r.type} ${r.ttl} ${r.records.map((x: any) => x.content).join('|')}`);
+    expect(lines).toEqual([
+      'soa-edit.test. NS 86400 ns1.pdns.test.',
+      `soa-edit.test. SOA 86400 ns9.example.org. admin.example.org. ${serial} 7200 900 1209600 300`,
+    ]);
   });
 
   it('PUTs (204), notifies (200), exports the zone file, deletes (204)', async () => {
@@ -161,6 +197,10 @@ describe('zones', () => {
     const exported = await get(`${ZONES}/pdns-gone.test./export`);
     expect(exported.status).toBe(200);
     expect(exported.text).toMatch(/SOA/);
+    // to a client that accepts JSON, PowerDNS answers the zone file as `{"zone": "…"}`
+    const asJson = await get(`${ZONES}/pdns-gone.test./export`).set('Accept', 'application/json');
+    expect(asJson.status).toBe(200);
+    expect(asJson.body).toEqual({ zone: exported.text });
     expect((await app.http.delete(`${ZONES}/pdns-gone.test.`).set('X-API-Key', userKey)).status).toBe(204);
     expect((await get(`${ZONES}/pdns-gone.test.`)).status).toBe(404);
   });
@@ -224,7 +264,7 @@ describe('PATCH of rrsets', () => {
     expect(noSoa(after.changes.nodes[0].added)).toHaveLength(4);
   });
 
-  it('takes TXT content quoted as PowerDNS wants it, names from the root, and ignores unknown fields', async () => {
+  it('takes TXT content quoted as PowerDNS wants it, names fully qualified, and ignores unknown fields', async () => {
     const res = await patch(ZONE, [
       {
         name: `_acme-challenge.${ZONE}.`,
@@ -236,13 +276,15 @@ describe('PATCH of rrsets', () => {
         records: [{ content: '"token with spaces"', disabled: false, 'set-ptr': false }],
         comments: [],
       },
-      { name: `alias.${ZONE}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: 'target.example.net' }] },
+      { name: `alias.${ZONE}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: 'target.example.net.' }] },
+      // a TTL written as digits in a string, as the Ansible collection sends it and PowerDNS 4.7 takes it
+      { name: `strings.${ZONE}.`, type: 'TXT', ttl: '300', changetype: 'REPLACE', records: [{ content: '"a" "b"' }] },
     ]);
     expect(res.status).toBe(204);
     const lines = await rrsets(ZONE);
     expect(lines).toContain(`_acme-challenge.${ZONE}. TXT 300 "token with spaces"`);
-    // `target.example.net` without its dot is from the root, as PowerDNS reads content
     expect(lines).toContain(`alias.${ZONE}. CNAME 300 target.example.net.`);
+    expect(lines).toContain(`strings.${ZONE}. TXT 300 "a" "b"`);
     // one RRset by name and type (PowerDNS 4.8's rrset_name, rrset_type), in any letter case
     const one = await get(`${ZONES}/${ZONE}.?rrset_name=_ACME-challenge.${ZONE}.&rrset_type=TXT`);
     expect(one.body.rrsets).toEqual([
@@ -295,9 +337,45 @@ describe('PATCH of rrsets', () => {
         [{ name: `x.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: true }] }],
         'disabled',
       ],
-      [[], 'No rrsets given'],
+      // content as PowerDNS 4.7 refuses it: unquoted character-strings, names without their final dot
       [
-        [{ name: `${ZONE}.`, type: 'SOA', ttl: 300, changetype: 'REPLACE', records: [{ content: 'a. b. 1 2 3 4 5' }] }],
+        [{ name: `spf.${ZONE}.`, type: 'TXT', ttl: 300, changetype: 'REPLACE', records: [{ content: 'v=spf1 mx -all' }] }],
+        `RRset spf.${ZONE}. IN TXT: TXT string 1 "v=spf1" is not quoted`,
+      ],
+      [
+        [{ name: `spf.${ZONE}.`, type: 'TXT', ttl: 300, changetype: 'REPLACE', records: [{ content: '"a" b' }] }],
+        `RRset spf.${ZONE}. IN TXT: TXT string 2 "b" is not quoted`,
+      ],
+      [
+        [{ name: `${ZONE}.`, type: 'CAA', ttl: 300, changetype: 'REPLACE', records: [{ content: '0 issue letsencrypt.org' }] }],
+        `RRset ${ZONE}. IN CAA: CAA value "letsencrypt.org" is not quoted`,
+      ],
+      [
+        [{ name: `c.${ZONE}.`, type: 'CNAME', ttl: 300, changetype: 'REPLACE', records: [{ content: 'www' }] }],
+        `RRset c.${ZONE}. IN CNAME: the name "www" is not in expected format`,
+      ],
+      [[{ name: `${ZONE}.`, type: 'MX', ttl: 300, changetype: 'REPLACE', records: [{ content: '10 mail' }] }], `RRset ${ZONE}. IN MX: `],
+      [
+        [{ name: `_sip._tcp.${ZONE}.`, type: 'SRV', ttl: 300, changetype: 'REPLACE', records: [{ content: '10 5 5060 sip.example.net' }] }],
+        'did you mean "sip.example.net."?',
+      ],
+      [[{ name: `x.${ZONE}.`, type: 'A', ttl: '3x', changetype: 'REPLACE', records: [{ content: '192.0.2.1' }] }], 'ttl'],
+      // the SOA's fields change by REPLACE (below); a zone keeps its SOA
+      [[{ name: `${ZONE}.`, type: 'SOA', changetype: 'DELETE' }], `RRset ${ZONE}. IN SOA: a zone keeps its SOA`],
+      [
+        [
+          {
+            name: `${ZONE}.`,
+            type: 'SOA',
+            ttl: 300,
+            changetype: 'REPLACE',
+            records: [{ content: 'a. b. 1 2 3 4 5' }, { content: 'c. d. 1 2 3 4 5' }],
+          },
+        ],
+        `RRset ${ZONE}. IN SOA`,
+      ],
+      [
+        [{ name: `${ZONE}.`, type: 'SOA', ttl: 300, changetype: 'REPLACE', records: [{ content: 'a b. 1 2 3 4 5' }] }],
         `RRset ${ZONE}. IN SOA`,
       ],
       [
@@ -327,10 +405,29 @@ describe('PATCH of rrsets', () => {
       expect(Object.keys(res.body)).toEqual(['error']);
       expect(res.body.error).toContain(message);
     }
+    // `"rrsets": []` changes nothing, as PowerDNS answers it (204)
+    expect((await patch(ZONE, [])).status).toBe(204);
     const after = await history(ZONE);
     expect(after.serial).toBe(before.serial);
     expect(after.changes.totalCount).toBe(before.changes.totalCount);
     expect((await patch(OTHER, [{ name: `x.${OTHER}.`, type: 'A', changetype: 'DELETE' }])).status).toBe(404);
+  });
+
+  it("changes the SOA's fields by REPLACE (PowerDNS-Admin's SOA editor): its serial stays the zone's and steps", async () => {
+    const before = await history(ZONE);
+    const soa = (serial: number) => `ns9.example.org. admin.example.org. ${serial} 7200 900 1209600 300`;
+    expect(
+      (await patch(ZONE, [{ name: `${ZONE}.`, type: 'SOA', ttl: 3600, changetype: 'REPLACE', records: [{ content: soa(1) }] }])).status,
+    ).toBe(204);
+    const after = await history(ZONE);
+    expect(after.serial).toBeGreaterThan(before.serial);
+    expect(after.changes.totalCount).toBe(before.changes.totalCount + 1);
+    expect(await rrsets(ZONE)).toContain(`${ZONE}. SOA 3600 ${soa(after.serial)}`);
+    // the same fields again: nothing to change, no serial step
+    expect(
+      (await patch(ZONE, [{ name: `${ZONE}.`, type: 'SOA', ttl: 3600, changetype: 'REPLACE', records: [{ content: soa(7) }] }])).status,
+    ).toBe(204);
+    expect((await history(ZONE)).serial).toBe(after.serial);
   });
 });
 
@@ -343,10 +440,54 @@ describe('keys', () => {
     expect(created.status).toBe(201);
   });
 
-  it('the admin key names the user in account, sees every zone', async () => {
-    const refused = await app.http.post(ZONES).set('X-API-Key', ADMIN_KEY).send({ name: 'pdns-orphan.test.', kind: 'Native' });
-    expect(refused.status).toBe(422);
-    expect(refused.body.error).toContain('account');
+  it("the admin key names the user in account, or the zone is the operator's; account and kind read back as given", async () => {
+    const owner = async (zone: string) => {
+      const res = await app.gql(`query($z: String!) { domain(name: $z) { user { email } } }`, { z: zone });
+      if (res.errors) throw new Error(JSON.stringify(res.errors));
+      return res.data.domain.user.email as string;
+    };
+    const create = (body: Record<string, unknown>) =>
+      app.http
+        .post(ZONES)
+        .set('X-API-Key', ADMIN_KEY)
+        .send({ kind: 'Native', ...body });
+    // octoDNS, DNSControl, Terraform, external-dns send no account; PowerDNS-Admin sends ""
+    const none = await create({ name: 'pdns-orphan.test.' });
+    expect(none.status).toBe(201);
+    expect(none.body).toMatchObject({ account: 'operator@localhost.localdomain', kind: 'Native' });
+    expect(await owner('pdns-orphan.test')).toBe('operator@localhost.localdomain');
+    const empty = await create({ name: 'pdns-orphan2.test.', account: '', kind: 'Master' });
+    expect(empty.status).toBe(201);
+    expect(empty.body).toMatchObject({ account: '', kind: 'Master' });
+    expect(await owner('pdns-orphan2.test')).toBe('operator@localhost.localdomain');
+    // an account text that names no user: the operator's zone, the text read back as given
+    const label = await create({ name: 'pdns-orphan3.test.', account: 'team-blue', kind: 'Primary' });
+    expect(label.body).toMatchObject({ account: 'team-blue', kind: 'Master' });
+    expect(await owner('pdns-orphan3.test')).toBe('operator@localhost.localdomain');
+    expect((await get(`${ZONES}/pdns-orphan3.test.`, ADMIN_KEY)).body).toMatchObject({ account: 'team-blue', kind: 'Master' });
+    // a PUT sets kind and account as PowerDNS does (the owner stays)
+    expect(
+      (await app.http.put(`${ZONES}/pdns-orphan3.test.`).set('X-API-Key', ADMIN_KEY).send({ kind: 'Native', account: 'x' })).status,
+    ).toBe(204);
+    expect((await get(`${ZONES}/pdns-orphan3.test.`, ADMIN_KEY)).body).toMatchObject({ account: 'x', kind: 'Native' });
+    expect(await owner('pdns-orphan3.test')).toBe('operator@localhost.localdomain');
+    // several creates at once make one operator's user
+    const many = await Promise.all(['pdns-op1.test.', 'pdns-op2.test.', 'pdns-op3.test.'].map((name) => create({ name })));
+    expect(many.map((res) => res.status)).toEqual([201, 201, 201]);
+    const operators = await app.gql(`{ users(email: "OPERATOR@localhost.localdomain") { totalCount } }`);
+    if (operators.errors) throw new Error(JSON.stringify(operators.errors));
+    expect(operators.data.users.totalCount).toBe(1);
+    // a user's key creates for its user; the account it gives is read back as given
+    const mine = await app.http
+      .post(ZONES)
+      .set('X-API-Key', userKey)
+      .send({ name: 'labelled-mine.test.', kind: 'Native', account: 'team-red' });
+    expect(mine.body).toMatchObject({ account: 'team-red', kind: 'Native' });
+    expect(await owner('labelled-mine.test')).toBe('pdns@example.org');
+    // a create without kind is 422, as PowerDNS answers it
+    const noKind = await app.http.post(ZONES).set('X-API-Key', ADMIN_KEY).send({ name: 'pdns-nokind.test.' });
+    expect(noKind.status).toBe(422);
+    expect(noKind.body.error).toBe("Key 'kind' not present or not a String");
     const list = await get(ZONES, ADMIN_KEY);
     expect(list.body.map((z: any) => z.name)).toEqual(expect.arrayContaining([`${ZONE}.`, `${OTHER}.`]));
   });

@@ -48,6 +48,8 @@ export interface ApiRequest {
   idFrom?: { list: string; match: Record<string, unknown> };
   /** what PowerDNS 4.7 is sent instead (same resulting zone), and why */
   powerDns?: { body: unknown; reason: string };
+  /** request headers besides the key (the export's `Accept: application/json`) */
+  headers?: Record<string, string>;
 }
 
 const SERVER = '/api/v1/servers/localhost';
@@ -78,16 +80,18 @@ function get(what: string, path: string): ApiRequest {
   return { what, method: 'GET', path };
 }
 /**
- * The user the zones are made for. The admin key names the zone's owner in `account` (as Terraform and
- * PowerDNS-Admin send it); PowerDNS keeps it as a label. A user's own key needs none (lego.test.ts).
+ * A user some zones are made for: the admin key may name a zone's owner in `account` (Terraform's `account`);
+ * PowerDNS keeps it as a label. Most tools send no account (octoDNS, DNSControl, external-dns) or `""`
+ * (PowerDNS-Admin): the zone is then the operator's (OPERATOR_ACCOUNT). A user's own key needs none.
  */
 export const ACCOUNT = 'differential@zonekeeper.test';
 
 /** the zone a name makes, with its final dot (a relative name's too: what either server made of it is compared) */
 const zoneName = (name: string) => (name.endsWith('.') ? name : `${name}.`).toLowerCase();
 
+/** a zone created as the tool sends it (with or without `account`) */
 function createZone(what: string, body: Record<string, unknown>): ApiRequest {
-  return { what, method: 'POST', path: ZONES, body: { account: ACCOUNT, ...body }, axfr: zoneName(String(body.name)) };
+  return { what, method: 'POST', path: ZONES, body, axfr: zoneName(String(body.name)) };
 }
 /** a zone's setting changed by PUT (Terraform's kind, the `dnssec` switch) */
 function putZone(zone: string, what: string, body: object): ApiRequest {
@@ -123,6 +127,7 @@ const SSHFP = '1 1 0123456789abcdef0123456789abcdef01234567';
 export const REQUESTS: ApiRequest[] = [
   // discovery: what octoDNS, PowerDNS-Admin and lego probe before anything else
   get('PowerDNS-Admin: the API versions', '/api'),
+  get('the API root', '/api/v1'),
   get('PowerDNS-Admin: the servers', '/api/v1/servers'),
   get('octoDNS, lego: the server and its version', SERVER),
   get('octoDNS, PowerDNS-Admin: the configuration', `${SERVER}/config`),
@@ -140,13 +145,15 @@ export const REQUESTS: ApiRequest[] = [
   createZone('Terraform: account and (empty) masters', {
     name: 'gamma.test.',
     kind: 'Native',
+    account: ACCOUNT,
     nameservers: NS,
     masters: [],
     soa_edit_api: 'DEFAULT',
   }),
-  createZone('PowerDNS-Admin: a zone with rrsets', {
+  createZone('PowerDNS-Admin: a zone with rrsets (and `account: ""`)', {
     name: 'delta.test.',
     kind: 'Native',
+    account: '',
     nameservers: NS,
     rrsets: [
       { name: 'www.delta.test.', type: 'A', ttl: 300, records: [{ content: '192.0.2.10', disabled: false }] },
@@ -155,13 +162,34 @@ export const REQUESTS: ApiRequest[] = [
       { name: 'delta.test.', type: 'TXT', ttl: 3600, records: [{ content: '"v=spf1 mx -all"', disabled: false }] },
     ],
   }),
-  {
-    what: 'the admin key creating a zone without an account (PowerDNS has no owners)',
-    method: 'POST',
-    path: ZONES,
-    body: { name: 'ownerless.test.', kind: 'Native', nameservers: NS },
-    axfr: 'ownerless.test.',
-  },
+  createZone('octoDNS, DNSControl, external-dns: the admin key creating a zone without an account', {
+    name: 'ownerless.test.',
+    kind: 'Native',
+    nameservers: NS,
+  }),
+  get('the zone without an account (the kind Native read back)', `${ZONES}/ownerless.test.`),
+  createZone('a zone created without kind (PowerDNS: 422)', { name: 'kindless.test.', nameservers: NS }),
+  createZone('a zone of a kind PowerDNS does not know', { name: 'oddkind.test.', kind: 'Mastr', nameservers: NS }),
+  createZone('Terraform: a Native zone with its SOA in rrsets and no nameservers', {
+    name: 'tfsoa.test.',
+    kind: 'Native',
+    nameservers: [],
+    rrsets: [
+      {
+        name: 'tfsoa.test.',
+        type: 'SOA',
+        ttl: 3600,
+        records: [{ content: 'ns9.example.org. admin.example.org. 1 7200 900 1209600 300', disabled: false }],
+      },
+      { name: 'tfsoa.test.', type: 'NS', ttl: 3600, records: NS.map((content) => ({ content, disabled: false })) },
+    ],
+  }),
+  patch(
+    'tfsoa.test.',
+    "Terraform: the SOA managed as a record (REPLACE, a serial lower than the zone's)",
+    replace('tfsoa.test.', 'SOA', 3600, ['ns8.example.org. admin.example.org. 2 3600 900 1209600 300']),
+  ),
+  patch('tfsoa.test.', 'a DELETE of the SOA rrset', remove('tfsoa.test.', 'SOA')),
   createZone('a mixed-case zone name (stored lower-case)', { name: 'Epsilon.TEST.', kind: 'Native', nameservers: NS }),
   createZone('a zone for the refusals', { name: 'zeta.test.', kind: 'Native', nameservers: NS }),
   createZone('conflict: the zone exists already', { name: 'alpha.test.', kind: 'Native', nameservers: NS }),
@@ -179,6 +207,7 @@ export const REQUESTS: ApiRequest[] = [
   get('acme.sh: the list filtered to one zone', `${ZONES}?zone=alpha.test.`),
   get('acme.sh: a candidate that is no zone', `${ZONES}?zone=_acme-challenge.www.alpha.test.`),
   get('acme.sh: the parent of the candidate', `${ZONES}?zone=www.alpha.test.`),
+  get('the list filtered by a name without its final dot (PowerDNS: 422)', `${ZONES}?zone=alpha.test`),
   get('octoDNS: the zone', `${ZONES}/alpha.test.`),
   get('the zone named without the trailing dot', `${ZONES}/alpha.test`),
   get('a missing zone', `${ZONES}/missing.test.`),
@@ -379,6 +408,7 @@ export const REQUESTS: ApiRequest[] = [
   ),
   patch('delta.test.', 'PowerDNS-Admin: the SOA edited back', replace('delta.test.', 'SOA', 3600, [soa(2024010102)])),
   get('PowerDNS-Admin: the export', `${ZONES}/delta.test./export`),
+  { ...get('the export as JSON (Accept: application/json)', `${ZONES}/delta.test./export`), headers: { Accept: 'application/json' } },
   get('the export of a missing zone', `${ZONES}/missing.test./export`),
   get('PowerDNS-Admin: search-data for a name', `${SERVER}/search-data?q=mail.delta*&max=10`),
   get('PowerDNS-Admin: search-data for zones', `${SERVER}/search-data?q=delt*&max=10&object_type=zone`),
@@ -395,8 +425,23 @@ export const REQUESTS: ApiRequest[] = [
   patch('zeta.test.', 'a TXT with an open quote', replace('t.zeta.test.', 'TXT', 300, ['"unterminated'])),
   patch('zeta.test.', 'a TXT string over 255 octets', replace('t.zeta.test.', 'TXT', 300, [`"${'x'.repeat(256)}"`])),
   patch('zeta.test.', 'clean-up: the TXT the three requests before may have left', remove('t.zeta.test.', 'TXT')),
+  patch('zeta.test.', 'an SPF text without quotes', replace('spf.zeta.test.', 'TXT', 300, ['v=spf1 mx -all'])),
+  patch('zeta.test.', 'a TXT of a quoted string and a bare word', replace('spf.zeta.test.', 'TXT', 300, ['"a" b'])),
+  patch('zeta.test.', 'a TXT of a quoted string and text right after it', replace('spf.zeta.test.', 'TXT', 300, ['"a"b'])),
+  patch('zeta.test.', 'an SPF record without quotes', replace('spf.zeta.test.', 'SPF', 300, ['v=spf1 -all'])),
+  patch('zeta.test.', 'a TXT of two quoted strings', replace('two.zeta.test.', 'TXT', 300, ['"a" "b"'])),
+  patch('zeta.test.', 'a TXT of two quoted strings two spaces apart', replace('two.zeta.test.', 'TXT', 300, ['"a"  "c"'])),
+  patch('zeta.test.', 'clean-up: the TXT of two strings', remove('two.zeta.test.', 'TXT')),
+  patch('zeta.test.', 'an MX whose fields are two spaces apart', replace('mx2.zeta.test.', 'MX', 300, ['10  mail.example.net.'])),
+  patch('zeta.test.', 'clean-up: the MX the request before may have left', remove('mx2.zeta.test.', 'MX')),
+  patch('zeta.test.', 'a CAA value without quotes', replace('zeta.test.', 'CAA', 300, ['0 issue letsencrypt.org'])),
   patch('zeta.test.', 'a CNAME target without the trailing dot', replace('c.zeta.test.', 'CNAME', 300, ['target.example.net'])),
-  patch('zeta.test.', 'clean-up: the CNAME the request before may have left', remove('c.zeta.test.', 'CNAME')),
+  patch('zeta.test.', 'a CNAME to a relative name', replace('c.zeta.test.', 'CNAME', 300, ['www'])),
+  patch('zeta.test.', 'an MX to a relative name', replace('zeta.test.', 'MX', 300, ['10 mail'])),
+  patch('zeta.test.', 'an SRV target without the trailing dot', replace('_sip._tcp.zeta.test.', 'SRV', 300, ['10 5 5060 sip.zeta.test'])),
+  patch('zeta.test.', 'a delegation to a name server without the trailing dot', replace('sub.zeta.test.', 'NS', 300, ['ns1.example.net'])),
+  patch('zeta.test.', 'a PTR without the trailing dot', replace('p.zeta.test.', 'PTR', 300, ['host.example.net'])),
+  patch('zeta.test.', 'an empty rrsets list (nothing to change)'),
   patch('zeta.test.', 'an SRV with too few fields', replace('_x._tcp.zeta.test.', 'SRV', 300, ['10 5 target.zeta.test.'])),
   patch('zeta.test.', 'a CAA with an unknown tag form', replace('zeta.test.', 'CAA', 300, ['0 issue'])),
   patch('zeta.test.', 'an unknown type', replace('u.zeta.test.', 'FOO', 300, ['1'])),
