@@ -14,7 +14,7 @@ import {
   ZonePrimaryRow,
 } from '../repositories/secondary-zones';
 import type { StoredRow } from '../repositories/zone-writes';
-import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
+import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../dns-client/zone-transfer-in';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';

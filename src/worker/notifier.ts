@@ -16,7 +16,7 @@ import { catalogApexRecords } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import type { PropagationRepository } from '../repositories/propagation';
-import { sendNotify, serverName, SoaData } from './dns-client';
+import { sendNotify, serverName, SoaData } from '../dns-client/dns-client';
 import { notifies } from '../metrics';
 
 export const WINDOW_MS = 100;

@@ -28,7 +28,7 @@ import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
-import { querySoaSerial, serverName } from './dns-client';
+import { querySoaSerial, serverName } from '../dns-client/dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
 import { outboxDrains, outboxRowsPublished } from '../metrics';
