@@ -1,7 +1,7 @@
 import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { nameserverSetByName } from '../repositories/nameserver-sets';
-import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-sets.service';
+import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-set-view';
 import { readRulesOf, requireFlag, seesZone } from '../auth/policy';
 import { parseOwner, parseZoneNamePrefix } from '../dns/name';
 import { normaliseZoneName } from '../dns/zone-name';

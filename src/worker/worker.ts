@@ -37,7 +37,7 @@ import { publishWaitingMembers } from '../services/write-engine';
 import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
-import { effectiveSet, NameserverSetView } from '../services/nameserver-sets.service';
+import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
 import { endServedDepartures } from '../services/write-engine';
 
 const POLL_MS = 1000;
