@@ -29,7 +29,7 @@ import { quotaExceeded } from './quotas';
 import type { CanonicalRecord } from '../dns/record';
 import type { ZoneKind } from '../entities/domain.entity';
 import { insertSecondary } from '../repositories/secondary-zones';
-import { serverEntries } from './zone-secondaries.service';
+import { serverEntries } from './server-entries';
 import { DEFAULT_TEMPLATE_NAME, DEFAULT_WWW_OWNER, RecordTemplatesService } from './record-templates.service';
 
 const DEFAULT_RECORD_TTL = 3600;

@@ -19,7 +19,7 @@ import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
 import { changeZone, promoteToPrimary, ZoneChange } from './write-engine';
-import { serverEntries } from './zone-secondaries.service';
+import { serverEntries } from './server-entries';
 
 export type SecondaryStatus = SecondaryStatusRow & { primaries: ZonePrimaryRow[] };
 
