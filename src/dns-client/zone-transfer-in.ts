@@ -11,7 +11,8 @@
  */
 import { randomInt } from 'node:crypto';
 import net from 'node:net';
-import type { HostPort, TsigKey } from '../config/settings';
+import type { HostPort } from '../config/settings';
+import type { TsigKey } from '../dns/wire/tsig';
 import { SOA, SOAValue } from '../dns/record-types/soa';
 import { recordIdentity } from '../dns/record';
 import { serialGreaterThan } from '../dns/serial';
