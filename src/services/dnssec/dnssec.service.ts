@@ -10,15 +10,13 @@ import {
   insertKey,
   insertPolicy,
   keysOfZone,
-  KeyState,
   parentZoneOf,
   policyOf,
   StoredDnssecKey,
-  StoredKeyRole,
   userRecordsOfTypes,
   signedDomainIds,
 } from '../../repositories/dnssec';
-import { countZoneKeyEvents, KeyEvent, zoneKeyEvents } from '../../repositories/dnssec-key-events';
+import { countZoneKeyEvents, KeyEvent, KeyState, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
 import { DomainsService } from '../domains.service';
