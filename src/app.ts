@@ -24,7 +24,6 @@ import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
 import { httpRequestDuration, metrics, observeSecondaryLag } from './metrics';
-import { readSecondaryLag } from './repositories/propagation-status';
 import { createRestRouter } from './rest/router';
 import { createPowerDnsRouter } from './powerdns/router';
 import { signInRoutes } from './http/sign-in';
@@ -170,9 +169,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   // the secondaries' lag, every nameserver set's, read from the shared status rows at each scrape (one aggregate
   // over the rows not in sync); while the database is away the gauges are left out and the process's own
   // metrics still answered
-  const secondaries = settings.secondaries.map(hostPortName);
   observeSecondaryLag(() =>
-    readSecondaryLag(db, secondaries).catch((error) => {
+    services.propagation.secondaryLag(db).catch((error) => {
       if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, "metrics: the secondaries' lag could not be read");
       return [];
     }),

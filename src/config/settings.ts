@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
 import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
+import type { TsigKey } from '../dns/wire/tsig';
 import { parseDatabaseUrl } from '../db/database-hosts';
 import { isEmail } from 'class-validator';
 
@@ -19,14 +20,6 @@ export interface HostPort {
 /** a server as SECONDARIES names it and status rows store it: `address:port`, `[v6]:port` */
 export const hostPortName = (server: HostPort) =>
   server.host.includes(':') ? `[${server.host}]:${server.port}` : `${server.host}:${server.port}`;
-/** TSIG algorithms we sign and verify with (RFC 8945 §6: HMAC-SHA256 mandatory; SHA-384/512 optional) */
-export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] as const;
-export type TsigAlgorithm = (typeof TSIG_ALGORITHMS)[number];
-export interface TsigKey {
-  name: string;
-  algorithm: TsigAlgorithm;
-  secret: Buffer;
-}
 
 export interface Settings {
   port: number;

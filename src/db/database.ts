@@ -1,7 +1,6 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import path from 'node:path';
-import type { Settings } from '../config/settings';
 import { watchDatabase } from './availability';
 import { startEmbeddedPostgres, RunningPostgres } from './embedded-postgres';
 import { makeOrmConfig } from './orm-config';
@@ -36,12 +35,23 @@ export interface OpenDatabase {
 }
 
 /**
+ * What opening the database takes of the settings (src/config/settings.ts: DATABASE_URL, DATA_DIR,
+ * DATABASE_POOL_SIZE, DATABASE_FAILOVER_WAIT_MS): the database stands below the settings, which read its URL.
+ */
+export interface DatabaseSettings {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  databasePoolSize: number;
+  databaseFailoverWaitMs: number;
+}
+
+/**
  * Opens the service's database: DATABASE_URL when given, otherwise an embedded PostgreSQL whose data lives in
  * DATA_DIR and survives restarts. Pending migrations run before anything else, through MikroORM (its
  * Migrator, on connections of its own, closed once they are applied: the running process has one
  * pool, the Database's).
  */
-export async function openDatabase(settings: Settings, log: (line: string) => void): Promise<OpenDatabase> {
+export async function openDatabase(settings: DatabaseSettings, log: (line: string) => void): Promise<OpenDatabase> {
   let embedded: RunningPostgres | undefined;
   let clientUrl = settings.databaseUrl;
   if (!clientUrl) {

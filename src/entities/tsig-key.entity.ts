@@ -1,5 +1,5 @@
 import { BigIntType, BlobType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
-import type { TsigAlgorithm } from '../config/settings';
+import type { TsigAlgorithm } from '../dns/wire/tsig';
 import { User } from './user.entity';
 
 /**

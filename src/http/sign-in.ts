@@ -4,7 +4,7 @@ import type { Services } from '../services';
 import { SESSION_COOKIE } from '../services/sessions.service';
 import { errorBody } from './error-body';
 import { sameSiteRequest, sessionCookieOf } from './request-gates';
-import { contextFor } from '../graphql/context';
+import type { RequestContext } from '../services/context';
 import { sourceAddressOf } from '../services/audit-log';
 import { SignInRefused } from '../services/oidc-sign-in.service';
 import { DomainError, statusOf } from '../errors/catalogue';
@@ -55,7 +55,7 @@ export function signInRoutes(db: Database, services: Services): Router {
     }
     const address = sourceAddressOf(req.ip ?? req.socket.remoteAddress);
     const principal = await services.sessions.authenticate(db, token, address);
-    if (principal) await services.sessions.end(contextFor(db, services, principal), principal.keyId);
+    if (principal) await services.sessions.end({ db, principal, warnings: [] }, principal.keyId);
     else await services.sessions.endAwaitingSecondFactor(db, token, address);
     clearSessionCookie(req, res);
     res.status(204).end();
@@ -97,10 +97,10 @@ export function signInRoutes(db: Database, services: Services): Router {
       maxAge: 300_000,
     });
   /** the person signed in (the cookie), or an answer already sent */
-  const signedIn = async (req: Request, res: Response) => {
+  const signedIn = async (req: Request, res: Response): Promise<RequestContext | undefined> => {
     const principal = await services.sessions.authenticate(db, sessionCookieOf(req), sourceAddressOf(req.ip ?? req.socket.remoteAddress));
     if (!principal) res.status(401).json(errorBody('UNAUTHENTICATED'));
-    return principal ? contextFor(db, services, principal) : undefined;
+    return principal ? { db, principal, warnings: [] } : undefined;
   };
   const refused = (res: Response, error: unknown) => {
     if (error instanceof SignInRefused)

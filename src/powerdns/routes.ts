@@ -4,7 +4,7 @@ import { parseOwner } from '../dns/name';
 import type { DnssecAlgorithmName } from '../dns/dnssec/algorithms';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
-import { normaliseZoneName } from '../services/domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 import type { DomainRow } from '../repositories/read-model';
 import type { ZoneChangeOptions, ZoneChangeSpec } from '../services/zone-changes.service';
 import type { RrsetCommentsInput } from '../services/rrset-comments.service';

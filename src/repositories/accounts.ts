@@ -1,5 +1,5 @@
 import type { Sql } from '../db/pool';
-import type { TsigAlgorithm } from '../config/settings';
+import type { TsigAlgorithm } from '../dns/wire/tsig';
 import type { UserRow } from './read-model';
 import { KeyPolicy, policyFromRow } from '../auth/policy';
 

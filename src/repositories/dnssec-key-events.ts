@@ -4,7 +4,9 @@
  * own transaction, so an event exists exactly when its step committed.
  */
 import type { Database, Sql } from '../db/pool';
-import type { KeyState, StoredKeyRole } from './dnssec';
+
+export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
+export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
 
 /**
  * Why a key moved: DNSSEC enabled or disabled, a roll started by hand or at the end of the key's lifetime, a

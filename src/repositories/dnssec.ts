@@ -5,12 +5,10 @@
  */
 import type { Database, Sql } from '../db/pool';
 import type { JournalRecord } from '../entities/change.entity';
-import { KeyEventReason, recordKeyEvent, recordRemovalOfAllKeys } from './dnssec-key-events';
+import { KeyEventReason, KeyState, recordKeyEvent, recordRemovalOfAllKeys, StoredKeyRole } from './dnssec-key-events';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 
 export type DenialKind = 'nsec' | 'nsec3';
-export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
-export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
 
 /** a signed zone's policy as `readZone` returns it (undefined: the zone is not signed) */
 export interface DnssecPolicy {

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/pool';
-import type { TsigAlgorithm } from '../config/settings';
+import type { TsigAlgorithm } from '../dns/wire/tsig';
 
 /**
  * Secondary zones (docs/transfers.md): their primaries, the refresh timers the worker keeps (RFC 1035 §3.3.13,

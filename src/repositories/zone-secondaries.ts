@@ -1,5 +1,5 @@
 import type { Sql } from '../db/pool';
-import type { TsigAlgorithm } from '../config/settings';
+import type { TsigAlgorithm } from '../dns/wire/tsig';
 
 /**
  * A zone's extra secondaries (docs/transfers.md): the servers of the zone's user, besides the fleet, that get its

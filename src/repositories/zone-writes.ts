@@ -3,7 +3,7 @@ import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import { DEFAULT_SET_ID } from './nameserver-sets';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
-import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-refresh';
+import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-schedule';
 import {
   DNSSEC_POLICY_JSON,
   DnssecPolicy,
@@ -265,7 +265,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     const u = write.update;
     parts.push(`upd as (update records set owner = ${p.add(u.owner)}, type = ${p.add(u.type)}, rdata = ${p.add(u.rdata)}, ttl = ${p.add(u.ttl)},
       updated_at = now() where domain_id = (select id from dom) and id = ${p.add(u.id)})`);
-    // an ALIAS/ANAME edited is scheduled (alias-refresh.ts); its RDATA is a parameter only then (an unused
+    // an ALIAS/ANAME edited is scheduled (alias-schedule.ts); its RDATA is a parameter only then (an unused
     // parameter has no type PostgreSQL can determine)
     const flattened = FLATTENED_TYPE_NAMES.has(u.type);
     const aliasSchedule = scheduleUpdatedSql(flattened, p.add(u.id), flattened ? p.add(u.rdata) : '', '(select id from dom)', WRITTEN);
@@ -276,7 +276,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
       select dom.id, x.owner, x.type, x.rdata, x.ttl
         from dom, rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
       order by x.n returning id${flattenedInserts ? ', type, rdata' : ''})`);
-  // the schedule of an ALIAS/ANAME inserted, in the same statement (alias-refresh.ts)
+  // the schedule of an ALIAS/ANAME inserted, in the same statement (alias-schedule.ts)
   if (flattenedInserts) parts.push(`ains as (${scheduleInsertedSql('ins', '(select id from dom)')})`);
   if (write.soa) {
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
@@ -487,7 +487,7 @@ export async function insertZone(
   // creates of one user wait for each other's row lock and each checks the count the one before left
   // (READ COMMITTED re-evaluates the condition on the row as committed), so no quota is passed however many
   // come at once; a zone that is then not inserted (a duplicate name) fails the statement, count included
-  // a template's ALIAS/ANAME gets its schedule row in the same statement (alias-refresh.ts)
+  // a template's ALIAS/ANAME gets its schedule row in the same statement (alias-schedule.ts)
   const scheduled = zone.records.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
   const [row] = await sql.rows(
     `with prior as (

@@ -22,7 +22,7 @@ import {
   markDerived,
   saveAliasOutcome,
 } from '../repositories/alias-refresh';
-import { resolveAddresses } from '../worker/dns-client';
+import { resolveAddresses } from '../dns-client/dns-client';
 import { changeZone } from './write-engine';
 import type { JournalRecord } from '../entities/change.entity';
 

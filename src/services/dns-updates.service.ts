@@ -6,7 +6,7 @@ import { serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
-import { normaliseZoneName } from './domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 import { decide, forbidden, isRestricted, KeyPolicy, seesZone } from '../auth/policy';
 import type { PlannedChanges, PlanView, ZoneChangeSpec, ZoneChangesService } from './zone-changes.service';
 

@@ -1,9 +1,10 @@
 import type { Settings } from '../config/settings';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { nameserverSetByName } from '../repositories/nameserver-sets';
-import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-sets.service';
+import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-set-view';
 import { readRulesOf, requireAllowed, requireFlag, seesZone } from '../auth/policy';
-import { parseOwner, parseZoneName, parseZoneNamePrefix } from '../dns/name';
+import { parseOwner, parseZoneNamePrefix } from '../dns/name';
+import { normaliseZoneName } from '../dns/zone-name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, setZoneApiLabels, ZoneApiLabels, zoneApiLabels, zoneRecords } from '../repositories/zone-writes';
@@ -29,19 +30,12 @@ import { quotaExceeded } from './quotas';
 import type { CanonicalRecord } from '../dns/record';
 import type { ZoneKind } from '../entities/domain.entity';
 import { insertSecondary } from '../repositories/secondary-zones';
-import { serverEntries } from './zone-secondaries.service';
+import { serverEntries } from './server-entries';
 import { DEFAULT_TEMPLATE_NAME, DEFAULT_WWW_OWNER, RecordTemplatesService } from './record-templates.service';
 
 const DEFAULT_RECORD_TTL = 3600;
 /** a secondary zone's primaries: tried in order, so a few */
 const MAX_PRIMARIES = 10;
-
-/** A zone name from a client, normalised (lower-case, no trailing dot, punycode) or refused with the reasons. */
-export function normaliseZoneName(input: string, field = 'zone'): string {
-  const parsed = parseZoneName(input, field);
-  if (!parsed.ok) throw errorFromProblems(parsed.problems);
-  return parsed.name;
-}
 
 /** a zone-name prefix for the search (parseZoneNamePrefix), or the request's 400 naming the field */
 export function normaliseZoneNamePrefix(input: string, field = 'nameStartsWith'): string {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { requireAdmin } from '../auth/principal';
-import { hostPortName, HostPort, isHostName, parseHostPort, Settings } from '../config/settings';
+import { hostPortName, isHostName, parseHostPort, Settings } from '../config/settings';
 import { DomainError } from '../errors/catalogue';
 import {
   DEFAULT_SET_ID,
@@ -9,7 +9,6 @@ import {
   listNameserverSets,
   nameserverSetById,
   nameserverSetByName,
-  NameserverSetRow,
   reconcileSetStatusRows,
   updateNameserverSet,
   zoneSetState,
@@ -19,6 +18,7 @@ import { inTransaction } from './db-errors';
 import { recordAuditEvent } from './audit-log';
 import type { DomainsService } from './domains.service';
 import type { ZoneChangesService } from './zone-changes.service';
+import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-set-view';
 import { moveToSet } from './write-engine';
 
 /** more would be a fleet for its own install; RFC 1996 NOTIFYs go to each, per change */
@@ -26,43 +26,6 @@ const MAX_SET_SECONDARIES = 50;
 /** a referral with more NS than this hardly fits a 512-octet answer (RFC 1035 §4.2.1) */
 const MAX_NS_NAMES = 13;
 const SET_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
-export const DEFAULT_SET_NAME = 'default';
-
-/**
- * A nameserver set as the service uses it (docs/transfers.md, «Nameserver sets»): the `default` set's
- * secondaries, NS names and catalog are the settings' (SECONDARIES, DEFAULT_NS, CATALOG_ZONE), the others'
- * their row's.
- */
-export interface NameserverSetView {
-  id: number;
-  name: string;
-  isDefault: boolean;
-  /** `address:port`, as SECONDARIES and the status rows name servers */
-  secondaries: string[];
-  servers: HostPort[];
-  nsNames: string[];
-  catalogZone: string;
-  zoneCount: number;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export function effectiveSet(row: NameserverSetRow, settings: Settings): NameserverSetView {
-  const isDefault = row.id === DEFAULT_SET_ID;
-  const servers = isDefault ? settings.secondaries : (row.secondaries ?? []).flatMap((s) => parseHostPort(s) ?? []);
-  return {
-    id: row.id,
-    name: row.name,
-    isDefault,
-    secondaries: servers.map(hostPortName),
-    servers,
-    nsNames: isDefault ? settings.defaultNs : (row.nsNames ?? []),
-    catalogZone: isDefault ? settings.catalogZone : row.catalogZone!,
-    zoneCount: row.zoneCount,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-  };
-}
 
 export interface NameserverSetInput {
   name: string;

@@ -1,6 +1,6 @@
 import type { Database } from '../db/pool';
 import { hostPortName, Settings } from '../config/settings';
-import { NotServed, readPropagationRows, ServerStatusRow } from '../repositories/propagation-status';
+import { NotServed, readPropagationRows, readSecondaryLag, SecondaryLag, ServerStatusRow } from '../repositories/propagation-status';
 
 /**
  * pending: a change is not yet served (also: the zone is not served at all, see `NOT_SERVED`); in_sync: every
@@ -74,6 +74,11 @@ export class PropagationStatusService {
   /** the status of a zone that has gone meanwhile: nothing left to propagate */
   gone(serial: number): PropagationStatus {
     return this.status(serial, []);
+  }
+
+  /** how far each secondary is behind, over all zones, every nameserver set's (the metrics' gauges) */
+  secondaryLag(db: Database): Promise<SecondaryLag[]> {
+    return readSecondaryLag(db, this.configured);
   }
 
   private status(

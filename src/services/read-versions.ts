@@ -1,7 +1,7 @@
 import type { Database } from '../db/pool';
 import { Principal, scopeUserId } from '../auth/principal';
 import { dataVersion } from '../repositories/data-version';
-import { normaliseZoneName } from './domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 
 /**
  * The version of everything `principal` can read (its user's data, or all of it for the admin), for

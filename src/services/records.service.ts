@@ -9,7 +9,7 @@ import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSer
 import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue';
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { normaliseZoneName } from './domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 import { changeZone } from './write-engine';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';

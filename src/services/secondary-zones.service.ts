@@ -17,12 +17,12 @@ import {
   ZonePrimaryRow,
 } from '../repositories/secondary-zones';
 import type { StoredRow } from '../repositories/zone-writes';
-import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../worker/zone-transfer-in';
+import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, TransferSource } from '../dns-client/zone-transfer-in';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
 import { changeZone, promoteToPrimary, ZoneChange } from './write-engine';
-import { serverEntries } from './zone-secondaries.service';
+import { serverEntries } from './server-entries';
 import { aliasStatusOfZone } from '../repositories/alias-refresh';
 import { aliasResolversUnsetReason } from './alias-status.service';
 import { ownerName } from '../auth/policy';

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/pool';
 import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
-import { Settings, TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../config/settings';
+import { Settings } from '../config/settings';
+import { TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../dns/wire/tsig';
 import { parseZoneName } from '../dns/name';
 import {
   activeTsigKeyByName,

@@ -10,7 +10,7 @@ import { checkZoneIndexed, soaSerial, withSerial } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
-import { normaliseZoneName } from './domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 import { changeZone, type ZoneChange } from './write-engine';
 import { decide, isRestricted, readsRecord } from '../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';

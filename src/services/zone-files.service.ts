@@ -14,7 +14,7 @@ import { warningDetail } from './zone-warnings';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import { listDomains } from '../repositories/read-model';
 import type { RequestContext } from './context';
-import { normaliseZoneName } from './domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 import type { StoredRow } from '../repositories/zone-writes';
 import { changeZone } from './write-engine';
 import type { RecordSource } from './write-engine/staging';

@@ -20,7 +20,8 @@ import {
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import { recordAuditEvent } from './audit-log';
-import { DomainsService, normaliseZoneName } from './domains.service';
+import { DomainsService } from './domains.service';
+import { normaliseZoneName } from '../dns/zone-name';
 import { PeopleService } from './people.service';
 import { quotaExceeded } from './quotas';
 

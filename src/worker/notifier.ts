@@ -11,12 +11,13 @@
  * answered (or given up) and its window has closed. A worker of a provider with 100,000 zones holds entries
  * for the zones changing now, not for every zone it ever notified (bench/RESULTS-scale.md).
  */
-import type { HostPort, Settings, TsigKey } from '../config/settings';
+import type { HostPort, Settings } from '../config/settings';
+import type { TsigKey } from '../dns/wire/tsig';
 import { catalogApexRecords } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import type { Logger } from '../logger';
 import type { PropagationRepository } from '../repositories/propagation';
-import { sendNotify, serverName, SoaData } from './dns-client';
+import { sendNotify, serverName, SoaData } from '../dns-client/dns-client';
 import { notifies } from '../metrics';
 
 export const WINDOW_MS = 100;

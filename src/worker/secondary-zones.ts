@@ -41,7 +41,7 @@ import {
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
 import { expireOverdueSecondary, recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
-import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from './zone-transfer-in';
+import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from '../dns-client/zone-transfer-in';
 
 const POLL_MS = 1000;
 /** the refreshes a worker has under way at most (each holding a slot from its claim to its outcome) */

@@ -28,7 +28,7 @@ import { ClaimedChange, DueCheck, PropagationRepository, ServerState } from '../
 import type { HostPort, Settings } from '../config/settings';
 import { serialGreaterThan } from '../dns/serial';
 import type { Logger } from '../logger';
-import { querySoaSerial, serverName } from './dns-client';
+import { querySoaSerial, serverName } from '../dns-client/dns-client';
 import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
 import { outboxDrains, outboxRowsPublished } from '../metrics';
@@ -37,7 +37,7 @@ import { publishWaitingMembers } from '../services/write-engine';
 import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
-import { effectiveSet, NameserverSetView } from '../services/nameserver-sets.service';
+import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
 import { endServedDepartures } from '../services/write-engine';
 
 const POLL_MS = 1000;

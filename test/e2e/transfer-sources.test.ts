@@ -2,7 +2,7 @@
  * Servers a user's key may have the service transfer a zone from (a secondary zone's primaries, a one-shot
  * import's source): not the service's own host nor the link (loopback, unspecified, link-local where cloud
  * metadata answers, multicast), which a tenant could otherwise probe through the transfer's error
- * (src/services/zone-secondaries.service.ts, HOST_ONLY_NETWORKS; docs/transfers.md). 422 naming the field,
+ * (src/services/server-entries.ts, HOST_ONLY_NETWORKS; docs/transfers.md). 422 naming the field,
  * nothing written; a private or public address is taken; the admin key names any server.
  */
 import 'reflect-metadata';

@@ -1,12 +1,12 @@
 /**
- * Transfers in against hostile primaries (src/worker/zone-transfer-in.ts): a zone bigger than the bound stops the
+ * Transfers in against hostile primaries (src/dns-client/zone-transfer-in.ts): a zone bigger than the bound stops the
  * transfer with the reason, however much the server would send; a server that answers garbage over TCP, or a
  * record outside the zone, or a transfer that does not start with the SOA, is a TransferError naming what it did.
  * The servers here are plain TCP sockets writing messages made with the wire module.
  */
 import net from 'node:net';
 import { encodeMessage, FLAG, outgoingRecord } from '../../src/dns/wire';
-import { axfr, DEFAULT_TRANSFER_LIMITS, TransferError } from '../../src/worker/zone-transfer-in';
+import { axfr, DEFAULT_TRANSFER_LIMITS, TransferError } from '../../src/dns-client/zone-transfer-in';
 
 const ZONE = 'hostile.zk.test';
 const SOA = { owner: '@', type: 'SOA', rdata: `ns1.${ZONE}. hostmaster.${ZONE}. 7 3600 600 86400 300`, ttl: 300 };

@@ -8,7 +8,8 @@
 import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
 import { dnskeyOf, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { DNSKEY } from '../../src/dns/record-types/dnskey';
-import type { KeyState, StoredDnssecKey, StoredKeyRole } from '../../src/repositories/dnssec';
+import type { StoredDnssecKey } from '../../src/repositories/dnssec';
+import type { KeyState, StoredKeyRole } from '../../src/repositories/dnssec-key-events';
 import { CDNSKEY_DELETE, dsRecordsOf, isPublished, publishedCds } from '../../src/services/dnssec/zone-signing';
 
 const ZONE = 'cds.example';

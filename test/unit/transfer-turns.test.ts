@@ -1,8 +1,8 @@
 /**
- * The process's turns for transfers in (src/worker/zone-transfer-in.ts): at most TRANSFERS_AT_ONCE run at once,
+ * The process's turns for transfers in (src/dns-client/zone-transfer-in.ts): at most TRANSFERS_AT_ONCE run at once,
  * the others wait in the order they asked, and a task that fails frees its turn.
  */
-import { Turns, TRANSFERS_AT_ONCE } from '../../src/worker/zone-transfer-in';
+import { Turns, TRANSFERS_AT_ONCE } from '../../src/dns-client/zone-transfer-in';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -16,12 +16,20 @@
  *   Other Data (§5.2.3). A truncated MAC shorter than our policy (the full 32 octets) → BADTRUNC (§5.2.2.1).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { TsigAlgorithm, TsigKey } from '../../config/settings';
 import { WireFormatError } from './errors';
 import { readWireMessage, WireMessage } from './message';
 import { canonicalNameWire } from './name';
 import { RdataReader } from './reader';
 import { WireWriter } from './writer';
+
+/** TSIG algorithms we sign and verify with (RFC 8945 §6: HMAC-SHA256 mandatory; SHA-384/512 optional) */
+export const TSIG_ALGORITHMS = ['hmac-sha256', 'hmac-sha384', 'hmac-sha512'] as const;
+export type TsigAlgorithm = (typeof TSIG_ALGORITHMS)[number];
+export interface TsigKey {
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: Buffer;
+}
 
 export const TSIG_TYPE = 250;
 export const CLASS_ANY = 255;

@@ -10,18 +10,17 @@ import {
   insertKey,
   insertPolicy,
   keysOfZone,
-  KeyState,
   parentZoneOf,
   policyOf,
   StoredDnssecKey,
-  StoredKeyRole,
   userRecordsOfTypes,
   signedDomainIds,
 } from '../../repositories/dnssec';
-import { countZoneKeyEvents, KeyEvent, zoneKeyEvents } from '../../repositories/dnssec-key-events';
+import { countZoneKeyEvents, KeyEvent, KeyState, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
-import { DomainsService, normaliseZoneName } from '../domains.service';
+import { DomainsService } from '../domains.service';
+import { normaliseZoneName } from '../../dns/zone-name';
 import { changeZone } from '../write-engine';
 import { dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
 import {

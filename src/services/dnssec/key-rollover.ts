@@ -44,10 +44,9 @@ import {
   setDisabling,
   setDsSeen,
   StoredDnssecKey,
-  StoredKeyRole,
   zonesWithKeyWork,
 } from '../../repositories/dnssec';
-import type { KeyEventReason } from '../../repositories/dnssec-key-events';
+import type { KeyEventReason, StoredKeyRole } from '../../repositories/dnssec-key-events';
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';

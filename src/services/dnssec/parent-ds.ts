@@ -13,7 +13,7 @@ import { DS } from '../../dns/record-types/ds';
 import { FLAG, readRdata } from '../../dns/wire';
 import { logger } from '../../logger';
 import { keysOfZone, leaseZonesDueForDsCheck, policyOf, recordDsCheck, StoredDnssecKey } from '../../repositories/dnssec';
-import { query, RCODE_NAMES } from '../../worker/dns-client';
+import { query, RCODE_NAMES } from '../../dns-client/dns-client';
 import { confirmDsPublished, confirmDsRemoved, SIGNER } from './key-rollover';
 import { dsRecordsOf, inParentDs } from './zone-signing';
 

@@ -6,7 +6,8 @@
 import { randomInt } from 'node:crypto';
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { hostPortName, type HostPort, type TsigKey } from '../config/settings';
+import { hostPortName, type HostPort } from '../config/settings';
+import type { TsigKey } from '../dns/wire/tsig';
 import { SOA } from '../dns/record-types/soa';
 import { A } from '../dns/record-types/a';
 import { AAAA } from '../dns/record-types/aaaa';

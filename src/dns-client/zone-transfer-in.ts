@@ -1,6 +1,6 @@
 /**
  * Transfers in: the SOA of a zone at one of its primaries, and the whole zone by AXFR (RFC 5936) over TCP, for
- * secondary zones (secondary-zones.ts) and one-shot imports (docs/transfers.md). Every message is read by the DNS
+ * secondary zones (src/worker/secondary-zones.ts) and one-shot imports (docs/transfers.md). Every message is read by the DNS
  * model's wire code (src/dns/wire) and every RDATA by its record type's reader; a request signed with a TSIG key
  * needs every answer signed with it, the messages of a transfer chained (RFC 8945 §5.3.1).
  *
@@ -11,7 +11,8 @@
  */
 import { randomInt } from 'node:crypto';
 import net from 'node:net';
-import type { HostPort, TsigKey } from '../config/settings';
+import type { HostPort } from '../config/settings';
+import type { TsigKey } from '../dns/wire/tsig';
 import { SOA, SOAValue } from '../dns/record-types/soa';
 import { recordIdentity } from '../dns/record';
 import { serialGreaterThan } from '../dns/serial';
