@@ -21,6 +21,25 @@ export interface ActingPerson {
   /** the role in the account acted in; null: no account (only the person's own things: invitations, sessions) */
   role: Role | null;
 }
+/**
+ * A signed-in person's principal: `sessionId` the session's id (0: before the session begins), `accountId` the
+ * account acted in (absent or null: none, which sees nothing), `role` the person's role there and `policy` its
+ * rules (given by the caller that decides requests; absent, the principal only names the actor).
+ */
+export function personPrincipal(
+  person: { id: number; email: string },
+  acting: { sessionId?: number; accountId?: number | null; role?: Role | null; policy?: KeyPolicy } = {},
+): Principal {
+  return {
+    kind: 'user',
+    via: 'session',
+    keyId: acting.sessionId ?? 0,
+    keyName: person.email,
+    userId: acting.accountId ?? 0,
+    ...('policy' in acting ? { policy: acting.policy } : {}),
+    person: { id: person.id, email: person.email, role: acting.role ?? null },
+  };
+}
 /*
  * `policy`: the key's least-privilege policy (src/auth/policy.ts); absent or without rules, the key is
  * unrestricted within its scope (every zone of its user, or everything for an admin key).

@@ -1,5 +1,6 @@
-import { BigIntType, BlobType, Entity, ManyToOne, OptionalProps, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
+import { BigIntType, BlobType, Entity, ManyToOne, PrimaryKey, Property, type Ref } from '@mikro-orm/core';
 import type { TsigAlgorithm } from '../dns/wire/tsig';
+import { KeyPolicyColumns } from './key-policy-columns';
 import { User } from './user.entity';
 
 /**
@@ -7,23 +8,7 @@ import { User } from './user.entity';
  * zone. The secret is kept as is (an HMAC needs it to verify) and shown to the API only when created.
  */
 @Entity({ tableName: 'tsig_keys' })
-export class TsigKeyEntity {
-  [OptionalProps]?:
-    | 'createdAt'
-    | 'revokedAt'
-    | 'rules'
-    | 'preset'
-    | 'mayCreateZones'
-    | 'mayDeleteZones'
-    | 'mayManageKeys'
-    | 'expiresAt'
-    | 'idleDays'
-    | 'allowedNetworks'
-    | 'lastUsedAt'
-    | 'firstUsedAt'
-    | 'expiryAuditedAt'
-    | 'idleAuditedAt';
-
+export class TsigKeyEntity extends KeyPolicyColumns {
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
 
@@ -39,47 +24,4 @@ export class TsigKeyEntity {
 
   @Property({ type: BlobType, lazy: true })
   secret!: Buffer;
-
-  @Property({ type: 'timestamptz', defaultRaw: 'now()' })
-  createdAt: Date = new Date();
-
-  @Property({ type: 'timestamptz', nullable: true })
-  revokedAt?: Date | null = null;
-
-  /** least-privilege rules (src/auth/policy.ts, Migration20261124150100_key_policies); null: unrestricted */
-  @Property({ type: 'jsonb', nullable: true })
-  rules?: unknown[] | null = null;
-
-  @Property({ type: 'text', nullable: true })
-  preset?: string | null = null;
-
-  @Property({ type: 'boolean', default: false })
-  mayCreateZones: boolean = false;
-
-  @Property({ type: 'boolean', default: false })
-  mayDeleteZones: boolean = false;
-
-  @Property({ type: 'boolean', default: false })
-  mayManageKeys: boolean = false;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  expiresAt?: Date | null = null;
-
-  @Property({ type: 'integer', nullable: true })
-  idleDays?: number | null = null;
-
-  @Property({ type: 'text[]', nullable: true })
-  allowedNetworks?: string[] | null = null;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  lastUsedAt?: Date | null = null;
-  /** when the key was first used (the audit log's `*-key-first-used`) */
-  @Property({ type: 'timestamptz', nullable: true })
-  firstUsedAt?: Date | null = null;
-  /** when the audit log recorded the key refused as expired / idle (`key-expired`, `key-idle`: once each) */
-  @Property({ type: 'timestamptz', nullable: true })
-  expiryAuditedAt?: Date | null = null;
-
-  @Property({ type: 'timestamptz', nullable: true })
-  idleAuditedAt?: Date | null = null;
 }

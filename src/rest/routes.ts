@@ -187,6 +187,27 @@ const recordInput = (inputs: Inputs) => ({
   ttl: inputs.ttl,
 });
 
+/**
+ * The operator's word about the parent's DS (docs/dnssec.md): POST /domain/dnssec/:zone/<what> runs the
+ * GraphQL mutation of the same name as the operation and answers the zone's DNSSEC state.
+ */
+function dnssecConfirmation(what: string, operationId: 'confirmDnssecDsPublished' | 'confirmDnssecDsRemoved', summary: string): RouteSpec {
+  return {
+    method: 'post',
+    path: `/domain/dnssec/:zone/${what}`,
+    operationId,
+    tag: 'dnssec',
+    status: 200,
+    summary,
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<Record<string, GqlDnssec>>(operationId, { zone: inputs.zone });
+      return { body: presentDnssec(data[operationId]) };
+    },
+  };
+}
+
 const PAGE = 2000;
 
 export const ROUTES: RouteSpec[] = [
@@ -870,36 +891,16 @@ export const ROUTES: RouteSpec[] = [
       return { body: presentDnssec(data.rollDnssecKey) };
     },
   },
-  {
-    method: 'post',
-    path: '/domain/dnssec/:zone/ds-published',
-    operationId: 'confirmDnssecDsPublished',
-    tag: 'dnssec',
-    status: 200,
-    summary:
-      "The operator's word that the parent (outside Zonekeeper) serves the zone's DS: after enabling, or a KSK roll's new DS (the keys swap once the DS TTL has passed, RFC 7583 §3.3.2); 409 DNSSEC_NOTHING_TO_CONFIRM when no DS is awaited",
-    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
-    response: ref('Dnssec'),
-    async handle(inputs, runner) {
-      const data = await runner.run<{ confirmDnssecDsPublished: GqlDnssec }>('confirmDnssecDsPublished', { zone: inputs.zone });
-      return { body: presentDnssec(data.confirmDnssecDsPublished) };
-    },
-  },
-  {
-    method: 'post',
-    path: '/domain/dnssec/:zone/ds-removed',
-    operationId: 'confirmDnssecDsRemoved',
-    tag: 'dnssec',
-    status: 200,
-    summary:
-      "The operator's word that the parent (outside Zonekeeper) no longer serves the DS of a zone disabling (RFC 8078 §4): it goes unsigned once the DS TTL and DNSSEC_PROPAGATION_DELAY have passed; 409 DNSSEC_NOTHING_TO_CONFIRM when the zone is not disabling",
-    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
-    response: ref('Dnssec'),
-    async handle(inputs, runner) {
-      const data = await runner.run<{ confirmDnssecDsRemoved: GqlDnssec }>('confirmDnssecDsRemoved', { zone: inputs.zone });
-      return { body: presentDnssec(data.confirmDnssecDsRemoved) };
-    },
-  },
+  dnssecConfirmation(
+    'ds-published',
+    'confirmDnssecDsPublished',
+    "The operator's word that the parent (outside Zonekeeper) serves the zone's DS: after enabling, or a KSK roll's new DS (the keys swap once the DS TTL has passed, RFC 7583 §3.3.2); 409 DNSSEC_NOTHING_TO_CONFIRM when no DS is awaited",
+  ),
+  dnssecConfirmation(
+    'ds-removed',
+    'confirmDnssecDsRemoved',
+    "The operator's word that the parent (outside Zonekeeper) no longer serves the DS of a zone disabling (RFC 8078 §4): it goes unsigned once the DS TTL and DNSSEC_PROPAGATION_DELAY have passed; 409 DNSSEC_NOTHING_TO_CONFIRM when the zone is not disabling",
+  ),
   {
     method: 'get',
     path: '/domain/status/:zone',

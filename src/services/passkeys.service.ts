@@ -27,7 +27,7 @@ import { DomainError } from '../errors/catalogue';
 import { SignInRefused } from './oidc-sign-in.service';
 import { hashToken, newToken, PeopleService, personOf } from './people.service';
 import type { RequestContext } from './context';
-import type { Principal } from '../auth/principal';
+import { personPrincipal } from '../auth/principal';
 import { sessionActor, type SessionsService } from './sessions.service';
 
 /** the stored id of an invitation's ceremony: its id and the invitation's token together (neither alone takes it) */
@@ -170,14 +170,7 @@ export class PasskeysService {
       const { token: sessionToken, sessionId } = await this.sessions.beginIn(sql, person, account, how, {
         detail: { method: 'passkey', invitation: invitation.id },
       });
-      const asMember: Principal = {
-        kind: 'user',
-        via: 'session',
-        keyId: sessionId,
-        keyName: person.email,
-        userId: membership.userId,
-        person: { id: person.id, email: person.email, role: membership.role },
-      };
+      const asMember = personPrincipal(person, { sessionId, accountId: membership.userId, role: membership.role });
       await recordAuditEvent(sql, {
         kind: 'passkey-added',
         actor: asMember,

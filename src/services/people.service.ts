@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Settings } from '../config/settings';
-import type { ActingPerson, Principal } from '../auth/principal';
+import { personPrincipal, type ActingPerson, type Principal } from '../auth/principal';
 import { isRestricted, requireFlag } from '../auth/policy';
 import { managesRole, parseRole, Role, roleZones } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
@@ -210,15 +210,7 @@ export class PeopleService {
     if (await personHasSignedIn(sql, person.id)) throw invitationNeedsSignIn();
     const invitation = await takeInvitation(sql, tokenHash, person.id);
     if (!invitation) throw invitationNotFound();
-    const actor: Principal = {
-      kind: 'user',
-      keyId: 0,
-      userId: 0,
-      via: 'session',
-      keyName: person.email,
-      person: { id: person.id, email: person.email, role: null },
-    };
-    const joined = await this.join(sql, actor, person.id, invitation);
+    const joined = await this.join(sql, personPrincipal(person), person.id, invitation);
     return { person, membership: joined };
   }
 

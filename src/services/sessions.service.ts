@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import type { Database, Sql } from '../db/pool';
-import type { Principal } from '../auth/principal';
+import { personPrincipal, type Principal } from '../auth/principal';
 import { rolePolicy, type Role } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import {
@@ -27,14 +27,8 @@ import { hashToken, newToken, PeopleService, personOf } from './people.service';
 export type { SessionRow } from '../repositories/people';
 
 /** a session as the actor of what happened to it by itself or before it was whole (a timeout, a sign-out or a second factor awaited) */
-export const sessionActor = (session: Pick<SessionRow, 'id' | 'email' | 'accountId' | 'personId'>): Principal => ({
-  kind: 'user',
-  via: 'session',
-  keyId: session.id,
-  keyName: session.email,
-  userId: session.accountId ?? 0,
-  person: { id: session.personId, email: session.email, role: null },
-});
+export const sessionActor = (session: Pick<SessionRow, 'id' | 'email' | 'accountId' | 'personId'>): Principal =>
+  personPrincipal({ id: session.personId, email: session.email }, { sessionId: session.id, accountId: session.accountId });
 
 /** a session ended by its timeout, in the audit log: the session itself is the actor, as a key refused for its expiry is of its key-expired */
 function auditTimedOut(sql: Sql, ended: SessionRow & { reason: SessionTimeout }, sourceAddress?: string): Promise<void> {
@@ -101,14 +95,7 @@ export class SessionsService {
   ): Promise<{ token: string; sessionId: number }> {
     return inTransaction(db, async (sql) => {
       const person = (await personByEmail(sql, email, true))!;
-      const actor: Principal = {
-        kind: 'user',
-        keyId: 0,
-        userId: 0,
-        via: 'session',
-        keyName: person.email,
-        person: { id: person.id, email: person.email, role: null },
-      };
+      const actor = personPrincipal(person);
       // a person who has a passkey proves it too after an OIDC sign-in (a second factor): until then the
       // session allows nothing but presenting it (PasskeysService.secondFactor)
       const awaitingSecondFactor = how.method === 'oidc' && (await passkeysOfPerson(sql, person.id)).length > 0;
@@ -144,14 +131,7 @@ export class SessionsService {
     });
     await recordAuditEvent(sql, {
       kind: 'signed-in',
-      actor: {
-        kind: 'user',
-        via: 'session',
-        keyId: sessionId,
-        keyName: person.email,
-        userId: account.accountId ?? 0,
-        person: { id: person.id, email: person.email, role: account.role },
-      },
+      actor: personPrincipal(person, { sessionId, accountId: account.accountId, role: account.role }),
       subject: `session:${sessionId}`,
       detail: options.detail,
       sourceAddress: how.sourceAddress,
@@ -226,15 +206,10 @@ export class SessionsService {
   private async principalOf(db: Database, session: SessionRow): Promise<Principal> {
     const member = session.accountId === null ? undefined : await membership(db, session.personId, session.accountId);
     const role = member?.role ?? null;
-    return {
-      kind: 'user',
-      via: 'session',
-      keyId: session.id,
-      keyName: session.email,
-      userId: member ? member.userId : 0,
-      policy: rolePolicy(role, member?.zones ?? null),
-      person: { id: session.personId, email: session.email, role },
-    };
+    return personPrincipal(
+      { id: session.personId, email: session.email },
+      { sessionId: session.id, accountId: member?.userId, role, policy: rolePolicy(role, member?.zones ?? null) },
+    );
   }
 
   /** the person's live sessions (one that timed out is not listed, though not marked ended until presented) */

@@ -7,6 +7,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { DnssecAlgorithm } from './algorithms';
 import { canonicalRRsetOrder } from '../wire';
+import type { RRSIGValue } from '../record-types/signer-types';
 
 /** one RR of an RRset in canonical wire form: owner and RDATA already canonical (the wire module makes them) */
 export interface CanonicalRr {
@@ -18,16 +19,8 @@ export interface CanonicalRr {
 
 export const CLASS_IN = 1;
 
-export interface RrsigFields {
-  typeCovered: number;
-  algorithm: number;
-  /** RFC 4034 §3.1.3: labels of the owner, not counting the root nor a leading wildcard label */
-  labels: number;
-  originalTtl: number;
-  /** seconds since the epoch, written modulo 2^32 (RFC 4034 §3.1.5: serial number arithmetic) */
-  expiration: number;
-  inception: number;
-  keyTag: number;
+/** the RRSIG RDATA the signer writes before its Signature field: the record type's fields, the signer in wire form */
+export interface RrsigFields extends Omit<RRSIGValue, 'signer' | 'signature'> {
   /** the zone's apex in canonical wire form */
   signer: Buffer;
 }

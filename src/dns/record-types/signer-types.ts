@@ -10,11 +10,14 @@ import { base32hex, fromBase32hex } from '../dnssec/nsec3-hash';
 import { typeBitmap, typesOfBitmap } from '../dnssec/type-bitmap';
 import { finish, ParseResult, RecordTypeDefinition } from './record-type';
 
+/** RRSIG's RDATA (RFC 4034 §3.1), the Signer's Name in presentation form */
 export interface RRSIGValue {
   typeCovered: number;
   algorithm: number;
+  /** RFC 4034 §3.1.3: labels of the owner, not counting the root nor a leading wildcard label */
   labels: number;
   originalTtl: number;
+  /** seconds since the epoch, written modulo 2^32 (RFC 4034 §3.1.5: serial number arithmetic) */
   expiration: number;
   inception: number;
   keyTag: number;

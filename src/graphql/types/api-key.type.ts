@@ -1,5 +1,5 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
-import type { KeyPolicy } from '../../auth/policy';
+import { KeyFieldsType } from './key-policy.type';
 
 export enum ApiKeyOriginEnum {
   CREATED = 'CREATED',
@@ -13,27 +13,13 @@ registerEnumType(ApiKeyOriginEnum, {
 });
 
 @ObjectType('ApiKey', { simpleResolvers: true, description: 'An API key; its secret is shown only once, when it is created.' })
-export class ApiKeyType {
-  @Field(() => ID)
-  id!: number;
-
+export class ApiKeyType extends KeyFieldsType {
   @Field(() => ID, { nullable: true, description: 'The user it acts for; null for the admin key.' })
   userId!: number | null;
 
   @Field()
   name!: string;
 
-  @Field()
-  createdAt!: Date;
-
-  @Field(() => Date, { nullable: true })
-  revokedAt!: Date | null;
-
-  /** shown as `policy` (KeyPolicyType) by the key's resolver */
-  policy!: KeyPolicy;
-
-  @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
-  lastUsedAt!: Date | null;
   @Field(() => Date, { nullable: true, description: 'When the key first authenticated a request; null while unused.' })
   firstUsedAt!: Date | null;
 }

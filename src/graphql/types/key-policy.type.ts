@@ -1,4 +1,4 @@
-import { Field, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { KeyPolicy, MAX_RULES } from '../../auth/policy';
 
 /**
@@ -68,6 +68,47 @@ export class KeyPolicyInput {
   allowedNetworks?: string[] | null;
 }
 
+/**
+ * A new key's policy, the same for an API key and a TSIG key: given whole, or a preset (policyRequest reads
+ * it). Each key's create input extends it; not a type of the schema by itself.
+ */
+@InputType()
+export class NewKeyPolicyInput {
+  @Field(() => KeyPolicyInput, {
+    nullable: true,
+    description: 'Rules, flags and limits (docs/least-privilege.md); omitted: an unrestricted key.',
+  })
+  policy?: KeyPolicyInput | null;
+
+  @Field(() => KeyPresetEnum, {
+    nullable: true,
+    description: 'A ready-made policy (with `zone` for ONE_ZONE, optionally for READ_ONLY and ACME).',
+  })
+  preset?: KeyPresetEnum | null;
+
+  @Field(() => String, { nullable: true, description: 'The zone of the preset.' })
+  zone?: string | null;
+}
+
+/**
+ * A key's new policy, replacing the whole of it, the same for an API key and a TSIG key. Each key's update
+ * input extends it; not a type of the schema by itself.
+ */
+@InputType()
+export class KeyPolicyChangeInput {
+  @Field(() => KeyPolicyInput, {
+    nullable: true,
+    description: 'The key’s new policy, replacing its whole policy (docs/least-privilege.md).',
+  })
+  policy?: KeyPolicyInput | null;
+
+  @Field(() => KeyPresetEnum, { nullable: true, description: 'A ready-made policy replacing the key’s (with `zone` for ONE_ZONE).' })
+  preset?: KeyPresetEnum | null;
+
+  @Field(() => String, { nullable: true, description: 'The zone of the preset.' })
+  zone?: string | null;
+}
+
 @ObjectType('PolicyRule', { simpleResolvers: true })
 export class PolicyRuleType {
   @Field(() => String, { nullable: true, description: 'null: every zone of the key’s user' })
@@ -111,6 +152,28 @@ export class KeyPolicyType {
 
   @Field(() => [String], { nullable: true })
   allowedNetworks!: string[] | null;
+}
+
+/**
+ * What an API key and a TSIG key show alike: its id, when it was made, revoked and last used, and its policy.
+ * The ApiKey and TsigKey types extend it; not a type of the schema by itself.
+ */
+@ObjectType({ simpleResolvers: true })
+export abstract class KeyFieldsType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  revokedAt!: Date | null;
+
+  /** shown as `policy` (KeyPolicyType) by the key's resolver */
+  policy!: KeyPolicy;
+
+  @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
+  lastUsedAt!: Date | null;
 }
 
 /** a stored policy as the KeyPolicy type shows it */

@@ -1,14 +1,11 @@
 import { Field, ID, ObjectType } from 'type-graphql';
-import type { KeyPolicy } from '../../auth/policy';
+import { KeyFieldsType } from './key-policy.type';
 
 @ObjectType('TsigKey', {
   simpleResolvers: true,
   description: 'A TSIG key (RFC 8945) for DNS UPDATE (RFC 2136) on the primary; its secret is shown only once, when it is created.',
 })
-export class TsigKeyType {
-  @Field(() => ID)
-  id!: number;
-
+export class TsigKeyType extends KeyFieldsType {
   @Field(() => ID, { nullable: true, description: 'The user whose zones it updates; null for an admin key (any zone).' })
   userId!: number | null;
 
@@ -18,17 +15,6 @@ export class TsigKeyType {
   @Field({ description: 'hmac-sha256, hmac-sha384 or hmac-sha512.' })
   algorithm!: string;
 
-  @Field()
-  createdAt!: Date;
-
-  @Field(() => Date, { nullable: true })
-  revokedAt!: Date | null;
-
-  /** shown as `policy` (KeyPolicyType) by the key's resolver */
-  policy!: KeyPolicy;
-
-  @Field(() => Date, { nullable: true, description: 'When the key was last used (written at most once a minute); null: never.' })
-  lastUsedAt!: Date | null;
   @Field(() => Date, { nullable: true, description: 'When a request signed with the key first verified; null while unused.' })
   firstUsedAt!: Date | null;
 }

@@ -48,22 +48,13 @@ export interface EnableDnssecInput {
   keyLayout?: KeyLayout;
 }
 
-export interface DnssecKeyInfo {
-  id: number;
-  keyTag: number;
-  role: StoredKeyRole;
+/**
+ * a key as the API shows it: the stored row less its zone, its sealed private part and the planned event's
+ * reason, the algorithm by its mnemonic
+ */
+export type DnssecKeyInfo = Omit<StoredDnssecKey, 'algorithm' | 'domainId' | 'sealedPrivateKey' | 'nextEventReason'> & {
   algorithm: string;
-  state: KeyState;
-  dnskey: string;
-  createdAt: Date;
-  publishedAt: Date | null;
-  readyAt: Date | null;
-  activeAt: Date | null;
-  retiredAt: Date | null;
-  removedAt: Date | null;
-  nextEvent: string | null;
-  nextEventAt: Date | null;
-}
+};
 
 export interface DnssecStatus {
   zone: string;
