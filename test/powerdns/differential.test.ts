@@ -95,12 +95,6 @@ export const KEPT_DIFFERENCES: KeptDifference[] = [
       'Zonekeeper reads names in PowerDNS content from the root, with or without the final dot (content has no origin); PowerDNS 4.7 requires the dot',
   },
   {
-    request: 'PowerDNS-Admin: a disabled record beside an enabled one',
-    difference:
-      /^(status: PowerDNS 204 .* vs Zonekeeper 422 .*disabled records are not kept|axfr delta\.test\.: only PowerDNS has half\.delta\.test\. 300 A 192\.0\.2\.92)/,
-    reason: 'Zonekeeper serves every record it holds: a disabled record is refused with a clear error (naming the rrset), not stored',
-  },
-  {
     request: 'a TTL that is a string',
     difference:
       /^(status: PowerDNS 204 .* vs Zonekeeper 422 .*ttl|axfr zeta\.test\.: only PowerDNS has strttl\.zeta\.test\. 300 A 192\.0\.2\.1)/,

@@ -144,9 +144,10 @@ export class ZoneChange {
     };
   }
 
-  insert(record: JournalRecord): void {
+  /** `toggled`: the record is enabled (it was kept disabled), which the journal says (JournalRecord.toggled) */
+  insert(record: JournalRecord, toggled = false): void {
     this.inserts.push(record);
-    this.added.push(journalRecord(record));
+    this.added.push(toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
@@ -156,10 +157,11 @@ export class ZoneChange {
     this.added.push(journalRecord(next));
   }
 
-  remove(record: StoredRow): void {
+  /** `toggled`: the record is disabled (kept, not served), which the journal says (JournalRecord.toggled) */
+  remove(record: StoredRow, toggled = false): void {
     this.refuseDerived(record);
     this.deleteIds.push(record.id);
-    this.removed.push(journalRecord(record));
+    this.removed.push(toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
   }
 
   /** a derived row that goes with its ALIAS/ANAME (a zone-file REPLACE that drops the ALIAS) */
