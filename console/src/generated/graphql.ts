@@ -567,6 +567,10 @@ export type ZonemdDataInput = {
 };
 
 export type ZoneChangeInput = {
+  /** ADD, EXTEND_RRSET: the records come disabled (kept, not served). */
+  disabled?: boolean | null | undefined;
+  /** REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are. */
+  disabledRdatas?: Array<string> | null | undefined;
   /** The record, for REMOVE by id and REPLACE. */
   id?: string | number | null | undefined;
   kind: ZoneChangeKind;
@@ -585,9 +589,13 @@ export type ZoneChangeInput = {
 export type ZoneChangeKind =
   /** Add a record: owner, type, rdata, ttl. */
   | 'ADD'
+  /** Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled. */
+  | 'DISABLE'
+  /** Enable a disabled record (by owner, type and rdata): it is served again with its TTL. */
+  | 'ENABLE'
   /** Those of `rdatas` (with `ttl`) the RRset of owner and type lacks are added; the rest stays (PowerDNS EXTEND). */
   | 'EXTEND_RRSET'
-  /** Those of `rdatas` the RRset of owner and type holds are removed; the rest stays (PowerDNS PRUNE). */
+  /** Those of `rdatas` the RRset of owner and type holds, served or disabled, are removed; the rest stays (PowerDNS PRUNE). */
   | 'PRUNE_RRSET'
   /** Remove a record: by id, or by owner, type and rdata. */
   | 'REMOVE'
