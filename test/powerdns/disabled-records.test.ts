@@ -195,3 +195,84 @@ test('a record disabled through the PowerDNS API is kept and shown, and not serv
   expect(await powerDnsWww()).toBeUndefined();
   expect((await graphqlView()).disabled).toEqual([]);
 }, 60_000);
+
+test('a zone created with a disabled record keeps it; EXTEND, PRUNE, ADD and REMOVE meet disabled records as documented', async () => {
+  const zone = 'disabled-sets.zk.test';
+  const sets = (rrsets: unknown[]) => app.http.patch(`${ZONES}/${zone}.`).set('X-API-Key', key).send({ rrsets });
+  const rrset = (changetype: string, content: string, disabled: boolean) => ({
+    name: `a.${zone}.`,
+    type: 'A',
+    ttl: 300,
+    changetype,
+    records: [{ content, disabled }],
+  });
+  const shown = async () => {
+    const read = await app.http.get(`${ZONES}/${zone}.`).set('X-API-Key', key);
+    expect(read.status).toBe(200);
+    return read.body.rrsets.find((r: any) => r.name === `a.${zone}.` && r.type === 'A')?.records ?? [];
+  };
+  const served = async () =>
+    records(await dig([...at(), `a.${zone}`, 'A']))
+      .filter((r) => r.type === 'A')
+      .map((r) => r.rdata)
+      .sort();
+
+  const created = await app.http
+    .post(ZONES)
+    .set('X-API-Key', key)
+    .send({ name: `${zone}.`, kind: 'Native', nameservers: [`ns1.${zone}.`], rrsets: [rrset('REPLACE', '192.0.2.1', true)] });
+  expect(created.status).toBe(201);
+  expect(await shown()).toEqual([{ content: '192.0.2.1', disabled: true }]);
+  expect(await served()).toEqual([]);
+
+  // EXTEND leaves a record it holds as it is (served or not) and adds what the rrset lacks in the state given
+  expect((await sets([rrset('EXTEND', '192.0.2.1', false)])).status).toBe(204);
+  expect((await sets([rrset('EXTEND', '192.0.2.2', true)])).status).toBe(204);
+  expect((await sets([rrset('EXTEND', '192.0.2.3', false)])).status).toBe(204);
+  expect(await shown()).toEqual([
+    { content: '192.0.2.1', disabled: true },
+    { content: '192.0.2.2', disabled: true },
+    { content: '192.0.2.3', disabled: false },
+  ]);
+  expect(await served()).toEqual(['192.0.2.3']);
+
+  // PRUNE takes a record in either state
+  expect((await sets([rrset('PRUNE', '192.0.2.2', false)])).status).toBe(204);
+  expect((await shown()).map((r: any) => r.content)).toEqual(['192.0.2.1', '192.0.2.3']);
+
+  // the same content served and disabled in one set is refused, naming the rrset
+  const both = await sets([
+    {
+      name: `a.${zone}.`,
+      type: 'A',
+      ttl: 300,
+      changetype: 'REPLACE',
+      records: [{ content: '192.0.2.1', disabled: true }, { content: '192.0.2.1' }],
+    },
+  ]);
+  expect(both.status).toBe(422);
+  expect(both.body.error).toMatch(/^RRset a\.disabled-sets\.zk\.test\. IN A: .*both served and disabled/);
+
+  // through GraphQL: an ADD of a disabled record enables it, a REMOVE by content deletes a disabled one
+  const apply = (changes: unknown[]) =>
+    gqlOk(
+      `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { added { rdata toggled } removed { rdata toggled } } }`,
+      {
+        z: zone,
+        c: changes,
+      },
+    );
+  const enabled = await apply([{ kind: 'ADD', owner: 'a', type: 'A', ttl: 300, rdata: '192.0.2.1' }]);
+  expect(enabled.applyZoneChanges.added).toEqual([{ rdata: '192.0.2.1', toggled: true }]);
+  expect(await served()).toEqual(['192.0.2.1', '192.0.2.3']);
+  await apply([{ kind: 'ADD', owner: 'a', type: 'A', ttl: 300, rdata: '192.0.2.4', disabled: true }]);
+  await apply([{ kind: 'REMOVE', owner: 'a', type: 'A', rdata: '192.0.2.4' }]);
+  expect((await shown()).map((r: any) => `${r.content} ${r.disabled}`)).toEqual(['192.0.2.1 false', '192.0.2.3 false']);
+
+  // ENABLE of a record the zone does not keep is refused
+  const missing = await app.gql(
+    `mutation($z: String!) { applyZoneChanges(zone: $z, changes: [{kind: ENABLE, owner: "a", type: "A", rdata: "192.0.2.9"}]) { serial } }`,
+    { z: zone },
+  );
+  expect(missing.errors?.[0].extensions?.code).toBe('RECORD_NOT_FOUND');
+}, 60_000);
