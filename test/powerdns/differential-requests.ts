@@ -406,6 +406,14 @@ export const REQUESTS: ApiRequest[] = [
     replace('half.delta.test.', 'CNAME', 300, ['target.example.net.']),
   ),
   patch('delta.test.', 'clean-up: the CNAME', remove('half.delta.test.', 'CNAME')),
+  patch('delta.test.', 'a disabled CNAME beside an A', {
+    name: 'www.delta.test.',
+    type: 'CNAME',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: 'target.example.net.', disabled: true }],
+  }),
+  patch('delta.test.', 'clean-up: the disabled CNAME', remove('www.delta.test.', 'CNAME')),
   patch('delta.test.', 'the same content served and disabled in one rrset', {
     name: 'half.delta.test.',
     type: 'A',
