@@ -51,3 +51,9 @@ export async function writeDisabledRecords(
       [domainId, added.map((r) => r.owner), added.map((r) => r.type), added.map((r) => r.rdata), added.map((r) => r.ttl)],
     );
 }
+
+/** how many records a zone keeps disabled */
+export async function countDisabled(sql: Sql, domainId: number): Promise<number> {
+  const [row] = await sql.rows<{ count: string }>(`select count(*) as count from disabled_records where domain_id = $1`, [domainId]);
+  return Number(row.count);
+}

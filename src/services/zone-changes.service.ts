@@ -15,7 +15,8 @@ import { changeZone, type ZoneChange } from './write-engine';
 import { decide, isRestricted, readsRecord } from '../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
-import { disabledOfZone, writeDisabledRecords, type DisabledRecord } from '../repositories/disabled-records';
+import { countDisabled, disabledOfZone, writeDisabledRecords, type DisabledRecord } from '../repositories/disabled-records';
+import { quotaExceeded } from './quotas';
 
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
@@ -485,6 +486,13 @@ export class ZoneChangesService {
     if (disabledChange.removed.length || disabledChange.added.length) {
       change.requireLock();
       await writeDisabledRecords(change.connection, change.zone.id, disabledChange);
+      // a user's disabled records are held to MAX_RECORDS_PER_ZONE apart from the served ones (0: no limit), so
+      // that what is kept and not served cannot grow without bound either; the transaction undoes the write
+      const limit = this.settings.quotas.maxRecordsPerZone;
+      if (ctx.principal.kind === 'user' && limit > 0 && disabledChange.added.length) {
+        const current = await countDisabled(change.connection, change.zone.id);
+        if (current > limit) throw quotaExceeded('maxRecordsPerZone', { limit, current }, `disabled records in zone ${zone}`);
+      }
     }
     // a set that changes only what is kept disabled serves nothing new: no serial step, as a set of comments alone
     const disabledOnly = disabledChange.removed.length + disabledChange.added.length > 0;

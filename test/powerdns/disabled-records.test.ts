@@ -4,7 +4,8 @@
  * `disabled: true`, GraphQL's Domain.disabledRecords) and is in nothing the primary serves: not in its answers,
  * its AXFR or its IXFR, and not signed (the zone as transferred passes dnssec-verify, whose RRSIGs would not
  * match an RRset that held it). Enabled through GraphQL it is served again; the history shows both toggles, and
- * an undo of the enabling disables it again.
+ * an undo of the enabling disables it again. Then how the change kinds meet disabled records (a zone created
+ * with one, EXTEND, PRUNE, ADD, REMOVE, DISABLE, ENABLE, createRecord), and the quota that bounds them.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -269,10 +270,58 @@ test('a zone created with a disabled record keeps it; EXTEND, PRUNE, ADD and REM
   await apply([{ kind: 'REMOVE', owner: 'a', type: 'A', rdata: '192.0.2.4' }]);
   expect((await shown()).map((r: any) => `${r.content} ${r.disabled}`)).toEqual(['192.0.2.1 false', '192.0.2.3 false']);
 
+  // createRecord of a record kept disabled serves it and keeps it no longer (a record is served or disabled)
+  await apply([{ kind: 'DISABLE', owner: 'a', type: 'A', rdata: '192.0.2.3' }]);
+  expect(await served()).toEqual(['192.0.2.1']);
+  await gqlOk(`mutation($z: String!) { createRecord(input: {zone: $z, owner: "a", type: "A", rdata: "192.0.2.3", ttl: 300}) { id } }`, {
+    z: zone,
+  });
+  expect(await served()).toEqual(['192.0.2.1', '192.0.2.3']);
+  expect(await shown()).toEqual([
+    { content: '192.0.2.1', disabled: false },
+    { content: '192.0.2.3', disabled: false },
+  ]);
+
   // ENABLE of a record the zone does not keep is refused
   const missing = await app.gql(
     `mutation($z: String!) { applyZoneChanges(zone: $z, changes: [{kind: ENABLE, owner: "a", type: "A", rdata: "192.0.2.9"}]) { serial } }`,
     { z: zone },
   );
   expect(missing.errors?.[0].extensions?.code).toBe('RECORD_NOT_FOUND');
+}, 60_000);
+
+test("a user's disabled records are held to MAX_RECORDS_PER_ZONE apart from the served ones", async () => {
+  const small = await startTestApp({ MAX_RECORDS_PER_ZONE: '4' });
+  try {
+    const own = await createUserKey(small, await createUser(small, 'quota@disabled.zk.test'));
+    const zone = 'disabled-quota.zk.test';
+    const created = await small.http
+      .post(ZONES)
+      .set('X-API-Key', own)
+      .send({ name: `${zone}.`, kind: 'Native', nameservers: [`ns1.${zone}.`] });
+    expect(created.status).toBe(201);
+    const disabledSet = (count: number) =>
+      small.http
+        .patch(`${ZONES}/${zone}.`)
+        .set('X-API-Key', own)
+        .send({
+          rrsets: [
+            {
+              name: `off.${zone}.`,
+              type: 'A',
+              ttl: 300,
+              changetype: 'REPLACE',
+              records: Array.from({ length: count }, (_, i) => ({ content: `192.0.2.${i + 1}`, disabled: true })),
+            },
+          ],
+        });
+    const over = await disabledSet(5);
+    expect(over.status).toBe(403);
+    expect(over.body.error).toMatch(/maxRecordsPerZone: the quota of 4 disabled records in zone disabled-quota\.zk\.test/);
+    expect((await disabledSet(4)).status).toBe(204);
+    const read = await small.http.get(`${ZONES}/${zone}.`).set('X-API-Key', own);
+    expect(read.body.rrsets.find((r: any) => r.name === `off.${zone}.`).records).toHaveLength(4);
+  } finally {
+    await small.close();
+  }
 }, 60_000);
