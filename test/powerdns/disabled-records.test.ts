@@ -26,13 +26,15 @@ const SECRET = randomBytes(32).toString('base64');
 let app: TestApp;
 let dnsPort: number;
 let key: string;
+let userId: string;
 let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-disabled-'));
   dnsPort = await freePort();
   app = await startTestApp({ ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${dnsPort}`, TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}` });
-  key = await createUserKey(app, await createUser(app, 'owner@disabled.zk.test'));
+  userId = await createUser(app, 'owner@disabled.zk.test');
+  key = await createUserKey(app, userId);
 }, 60_000);
 
 afterAll(async () => {
@@ -281,6 +283,26 @@ test('a zone created with a disabled record keeps it; EXTEND, PRUNE, ADD and REM
     { content: '192.0.2.1', disabled: false },
     { content: '192.0.2.3', disabled: false },
   ]);
+
+  // an ACME key reads and writes its challenge TXT only: disabling another record is refused and changes nothing
+  const acme = await app.gql(`mutation($i: CreateApiKeyInput!) { createApiKey(input: $i) { secret } }`, {
+    i: { userId, name: 'acme', preset: 'ACME', zone },
+  });
+  const acmeKey: string = acme.data.createApiKey.secret;
+  const refused = await app.http
+    .patch(`${ZONES}/${zone}.`)
+    .set('X-API-Key', acmeKey)
+    .send({ rrsets: [rrset('REPLACE', '192.0.2.1', true)] });
+  expect(refused.status).toBe(403);
+  expect(refused.body.error).toContain(`RRset a.${zone}. IN A`);
+  const byGraphql = await app.gql(
+    `mutation($z: String!) { applyZoneChanges(zone: $z, changes: [{kind: DISABLE, owner: "a", type: "A", rdata: "192.0.2.1"}]) { serial } }`,
+    { z: zone },
+    acmeKey,
+  );
+  // a record the key may not read is not in the zone for it (docs/least-privilege.md)
+  expect(byGraphql.errors?.[0].extensions?.code).toBe('RECORD_NOT_FOUND');
+  expect(await served()).toEqual(['192.0.2.1', '192.0.2.3']);
 
   // ENABLE of a record the zone does not keep is refused
   const missing = await app.gql(
