@@ -28,6 +28,7 @@ export function RecordLines({ records, sign }: { records: ChangedRecordFieldsFra
           <span className="mono">
             {r.owner} {r.ttl} {r.type} {r.rdata}
           </span>
+          {r.toggled && <span className="toggled"> ({sign === '+' ? 'enabled' : 'disabled'})</span>}
         </li>
       ))}
     </>

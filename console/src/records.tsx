@@ -3,7 +3,15 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { CombinedError, useClient, useMutation } from 'urql';
 import type { StagedChange } from './change-set';
 import { describeError } from './errors';
-import { ChangeEntryFieldsFragment, DeleteRecordDocument, ZoneRecordsDocument, ZoneRecordsQuery } from './generated/graphql';
+import {
+  ApplyZoneChangesDocument,
+  ChangeEntryFieldsFragment,
+  DeleteRecordDocument,
+  ZoneChangeInput,
+  ZoneDisabledRecordsDocument,
+  ZoneRecordsDocument,
+  ZoneRecordsQuery,
+} from './generated/graphql';
 import { RecordForm } from './record-form';
 import type { RecordTypeInfo } from './rdata';
 
@@ -64,6 +72,13 @@ export function Records(props: {
   const [message, setMessage] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
   const [, deleteRecord] = useMutation(DeleteRecordDocument);
+  const [, applyChanges] = useMutation(ApplyZoneChangesDocument);
+  /** DISABLE or ENABLE of one record: one change set, said in the status line like a save */
+  const toggle = async (change: ZoneChangeInput, note: string) => {
+    const result = await applyChanges({ zone, changes: [change] });
+    if (result.error) setMessage(describeError(result.error));
+    else done(note);
+  };
 
   const loadingNow = useRef(true);
   useEffect(() => {
@@ -318,6 +333,15 @@ export function Records(props: {
                           </button>
                           <button
                             type="button"
+                            className="small"
+                            aria-label={`Disable ${r.owner} ${r.type} ${r.rdata}`}
+                            title="Keep the record without serving it"
+                            onClick={() => void toggle({ kind: 'DISABLE', id: r.id }, `Disabled ${r.owner} ${r.type} ${r.rdata}.`)}
+                          >
+                            Disable
+                          </button>
+                          <button
+                            type="button"
                             className="small danger"
                             aria-label={`Delete ${r.owner} ${r.type} ${r.rdata}`}
                             onClick={() => setEditing({ mode: 'delete', record: r })}
@@ -339,7 +363,56 @@ export function Records(props: {
           )}
         </>
       )}
+      <DisabledRecords
+        zone={zone}
+        generation={`${reload} ${liveChange?.seq ?? 0} ${message ?? ''}`}
+        onEnable={(r) =>
+          void toggle({ kind: 'ENABLE', owner: r.owner, type: r.type, rdata: r.rdata }, `Enabled ${r.owner} ${r.type} ${r.rdata}.`)
+        }
+      />
     </div>
+  );
+}
+
+type DisabledRow = { owner: string; type: string; ttl: number; rdata: string };
+
+/**
+ * The records the zone keeps disabled (`domain.disabledRecords`: not served, not in the table above), each with
+ * "Enable"; read again whenever the zone changes (`generation`). Shown only when there are some.
+ */
+function DisabledRecords(props: { zone: string; generation: string; onEnable: (record: DisabledRow) => void }) {
+  const client = useClient();
+  const [rows, setRows] = useState<DisabledRow[]>([]);
+  useEffect(() => {
+    let cancelled = false;
+    void client
+      .query(ZoneDisabledRecordsDocument, { zone: props.zone }, { requestPolicy: 'network-only' })
+      .toPromise()
+      .then((result) => {
+        if (!cancelled && result.data) setRows(result.data.domain.disabledRecords);
+      });
+    return () => {
+      cancelled = true;
+    };
+  }, [client, props.zone, props.generation]);
+  if (rows.length === 0) return null;
+  return (
+    <section className="panel disabled-records" aria-labelledby="disabled-title">
+      <h2 id="disabled-title">Disabled records</h2>
+      <p>Kept, not served: not in DNS answers, transfers or signatures.</p>
+      <ul>
+        {rows.map((r) => (
+          <li key={`${r.owner} ${r.type} ${r.rdata}`}>
+            <span className="mono">
+              {r.owner} {r.ttl} {r.type} {r.rdata}
+            </span>{' '}
+            <button type="button" className="small" aria-label={`Enable ${r.owner} ${r.type} ${r.rdata}`} onClick={() => props.onEnable(r)}>
+              Enable
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 

@@ -5,6 +5,11 @@ export interface JournalRecord {
   type: string;
   ttl: number;
   rdata: string;
+  /**
+   * the record was not deleted or created but toggled (docs/history.md): in `removed`, disabled (kept, not
+   * served); in `added`, enabled (served again). IXFR serves it as any removal or addition.
+   */
+  toggled?: true;
 }
 export type ChangeKind = 'zone-created' | 'zone-changed' | 'zone-deleted';
 

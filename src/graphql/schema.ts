@@ -21,6 +21,7 @@ import { PeopleResolver } from './resolvers/people.resolver';
 import { ZoneTransferResolver } from './resolvers/zone-transfer.resolver';
 import { RecordTemplateResolver } from './resolvers/record-template.resolver';
 import { AliasDomainResolver, AliasRecordResolver } from './resolvers/alias.resolver';
+import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolvers/disabled-record.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -44,6 +45,8 @@ export const RESOLVERS = [
   RecordTemplateResolver,
   AliasDomainResolver,
   AliasRecordResolver,
+  DisabledRecordsDomainResolver,
+  ChangedRecordResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

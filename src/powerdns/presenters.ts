@@ -2,6 +2,7 @@ import { ownerToFqdn } from '../dns/name';
 import { algorithmByNumber } from '../dns/dnssec/algorithms';
 import type { DomainRow, RecordRow } from '../repositories/read-model';
 import type { RrsetComments } from '../repositories/rrset-comments';
+import type { DisabledRecord } from '../repositories/disabled-records';
 import type { DnssecKeyInfo, DnssecStatus } from '../services/dnssec/dnssec.service';
 import type { TsigKeyRow } from '../services/tsig-keys.service';
 
@@ -111,7 +112,12 @@ export interface PowerDnsRrset {
  * one TTL per RRset; PowerDNS shows the lowest too). Each RRset carries its comments, in their order; an RRset
  * with comments and no records is shown with `records: []` and a TTL of 0, as PowerDNS shows it.
  */
-export function presentRrsets(zone: string, records: Iterable<RecordRow>, comments: readonly RrsetComments[] = []): PowerDnsRrset[] {
+export function presentRrsets(
+  zone: string,
+  records: Iterable<RecordRow>,
+  comments: readonly RrsetComments[] = [],
+  disabled: readonly DisabledRecord[] = [],
+): PowerDnsRrset[] {
   const sets = new Map<string, PowerDnsRrset>();
   const setOf = (owner: string, type: string, ttl: number) => {
     const key = `${owner}\u0000${type}`;
@@ -126,6 +132,12 @@ export function presentRrsets(zone: string, records: Iterable<RecordRow>, commen
     const set = setOf(record.owner, record.type, record.ttl);
     set.ttl = Math.min(set.ttl, record.ttl);
     set.records.push({ content: record.rdata, disabled: false });
+  }
+  // a disabled record is shown in its rrset; an rrset of disabled records only, with their TTL (as PowerDNS)
+  for (const record of disabled) {
+    const set = setOf(record.owner, record.type, record.ttl);
+    if (set.records.every((r) => r.disabled)) set.ttl = Math.min(set.ttl, record.ttl);
+    set.records.push({ content: record.rdata, disabled: true });
   }
   for (const commented of comments) {
     setOf(commented.owner, commented.type, 0).comments.push(

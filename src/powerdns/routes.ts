@@ -142,7 +142,8 @@ async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: {
     records.push(...page.filter((r) => !derived.has(r.id)));
   }
   const comments = await inputs.services.rrsetComments.list(inputs.ctx, zone, filter);
-  return { ...presented, rrsets: presentRrsets(zone.name, records, comments) };
+  const disabled = await inputs.services.disabledRecords.list(inputs.ctx, zone, filter);
+  return { ...presented, rrsets: presentRrsets(zone.name, records, comments, disabled) };
 }
 
 const flag = (value: unknown, name: string, fallback: boolean): boolean => {
@@ -152,16 +153,15 @@ const flag = (value: unknown, name: string, fallback: boolean): boolean => {
   throw refuse(`'${name}' request parameter value '${shown(value)}' is not supported`);
 };
 
-/** an rrset's records' contents; `disabled: true` is refused (Zonekeeper serves every record it holds) */
-function contentsOf(rrset: Record<string, unknown>, label: string): string[] {
+/** an rrset's records: each one's content, and `disabled` (kept, not served; absent is false, as in PowerDNS) */
+function contentsOf(rrset: Record<string, unknown>, label: string): { content: string; disabled: boolean }[] {
   const records = rrset.records;
   if (!Array.isArray(records)) throw refuse(`${label}: records is not an array`);
   return records.map((record: unknown) => {
     const r = record && typeof record === 'object' ? (record as Record<string, unknown>) : {};
     if (typeof r.content !== 'string') throw refuse(`${label}: a record's content is not specified or not a string`);
-    if (r.disabled === true)
-      throw refuse(`${label}: disabled records are not kept by Zonekeeper (every record it holds is served); leave the record out instead`);
-    return r.content;
+    if (r.disabled !== undefined && typeof r.disabled !== 'boolean') throw refuse(`${label}: a record's disabled is not a boolean`);
+    return { content: r.content, disabled: r.disabled === true };
   });
 }
 
@@ -241,16 +241,21 @@ function changesOfPatch(
       if (Array.isArray(rrset.comments)) continue;
       throw refuse(`No change for ${label}`);
     }
-    const rdatas = changetype === 'DELETE' ? [] : contentsOf(rrset, label);
-    if ((changetype === 'EXTEND' || changetype === 'PRUNE') && rdatas.length !== 1)
+    const records = changetype === 'DELETE' ? [] : contentsOf(rrset, label);
+    if ((changetype === 'EXTEND' || changetype === 'PRUNE') && records.length !== 1)
       throw refuse(
-        rdatas.length
+        records.length
           ? 'Exactly one record should be provided for PRUNE or EXTEND operation'
           : 'No record provided for PRUNE or EXTEND operation',
       );
-    const ttl = rdatas.length ? ttlOf(rrset, label) : undefined;
+    const ttl = records.length ? ttlOf(rrset, label) : undefined;
     labels.push(label);
-    changes.push({ kind, owner: name, type, ttl, rdatas });
+    // a REPLACE (or DELETE) replaces the rrset's disabled records too; EXTEND brings its record in the state given
+    // (PRUNE takes it in either state)
+    if (kind === 'REPLACE_RRSET') {
+      const [served, disabled] = [records.filter((r) => !r.disabled), records.filter((r) => r.disabled)];
+      changes.push({ kind, owner: name, type, ttl, rdatas: served.map((r) => r.content), disabledRdatas: disabled.map((r) => r.content) });
+    } else changes.push({ kind, owner: name, type, ttl, rdatas: records.map((r) => r.content), disabled: records[0].disabled });
   }
   return { changes, comments };
 }
@@ -328,9 +333,9 @@ function initialChanges(
     if (type === 'NS' && name.toLowerCase() === `${zone}.`) apexNs = true;
     const contents = contentsOf(rrset, label);
     const ttl = contents.length ? ttlOf(rrset, label) : 0;
-    for (const rdata of contents) {
+    for (const { content: rdata, disabled } of contents) {
       labels.push(label);
-      changes.push({ kind: 'ADD', owner: name, type, ttl, rdata });
+      changes.push({ kind: 'ADD', owner: name, type, ttl, rdata, disabled });
     }
   }
   if (body.nameservers !== undefined && !Array.isArray(body.nameservers)) throw refuse('Nameservers is not a list');
@@ -435,11 +440,12 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const zone = normaliseZoneName(name, 'name');
       const account = accountOf(body.account);
       // the SOA given in rrsets gives its fields (its serial is Zonekeeper's), as PowerDNS's SOA-EDIT-API does
+      const initial = initialChanges(services, zone, body, labels);
       const { records, soa } = services.zoneChanges.parseInitialRecords(
         ctx,
         zone,
         services.domains.defaultSoa(0),
-        initialChanges(services, zone, body, labels),
+        initial,
         CONTENT_AS_POWERDNS,
       );
       // the rrsets' comments, checked before the zone is written and kept right after it (a second step, as `dnssec`)
@@ -448,7 +454,11 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       if (body.dnssec === true) services.dnssec.requireControl(ctx, zone);
       const userId = await ownerOfNewZone(inputs, account);
       const created = await services.domains.create(ctx, { userId, zone, records, soa, apiLabels: { account, kind } });
-      if (comments.length) await services.zoneChanges.apply(ctx, { zone, changes: [], comments }, CONTENT_AS_POWERDNS);
+      // disabled records (checked with the rest, not created with them) are kept right after, with the comments
+      const disabled = initial.records.filter((change) => change.disabled);
+      labels.splice(0, labels.length, ...initial.records.flatMap((change, i) => (change.disabled ? [labels[i]] : [])));
+      if (comments.length || disabled.length)
+        await services.zoneChanges.apply(ctx, { zone, changes: disabled, comments }, CONTENT_AS_POWERDNS);
       if (body.dnssec === true) await services.dnssec.enable(ctx, { zone });
       return { status: 201, body: await zoneWithRrsets(inputs, await services.domains.get(ctx, { id: created.id })) };
     },

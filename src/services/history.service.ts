@@ -70,7 +70,11 @@ export class HistoryService {
     });
   }
 
-  /** Brings the zone back to its records at `toSerial`: a new change set (rules checked, the serial rises). */
+  /**
+   * Brings the zone back to its records at `toSerial`: a new change set (rules checked, the serial rises). A
+   * record enabled since is disabled again (kept, as it was), not deleted; one disabled since is served again
+   * (an addition of a kept record enables it).
+   */
   async revert(
     ctx: RequestContext,
     zone: { id: number; name: string; serial: number },
@@ -85,7 +89,12 @@ export class HistoryService {
       zone: zone.name,
       expectSerial: expectSerial ?? zone.serial,
       changes: [
-        ...back.removed.map((r) => ({ kind: 'REMOVE' as const, owner: r.owner, type: r.type, rdata: r.rdata })),
+        ...back.removed.map((r) => ({
+          kind: r.toggled ? ('DISABLE' as const) : ('REMOVE' as const),
+          owner: r.owner,
+          type: r.type,
+          rdata: r.rdata,
+        })),
         ...back.added.map((r) => ({ kind: 'ADD' as const, owner: r.owner, type: r.type, rdata: r.rdata, ttl: r.ttl })),
       ],
     });

@@ -6,6 +6,7 @@ import { UsersService } from './users.service';
 import { ZoneFilesService } from './zone-files.service';
 import { ZoneChangesService } from './zone-changes.service';
 import { RrsetCommentsService } from './rrset-comments.service';
+import { DisabledRecordsService } from './disabled-records.service';
 import { HistoryService } from './history.service';
 import { LiveUpdates } from './live-updates';
 import { TsigKeysService } from './tsig-keys.service';
@@ -38,6 +39,7 @@ export interface Services {
   zoneFiles: ZoneFilesService;
   zoneChanges: ZoneChangesService;
   rrsetComments: RrsetCommentsService;
+  disabledRecords: DisabledRecordsService;
   history: HistoryService;
   liveUpdates: LiveUpdates;
   tsigKeys: TsigKeysService;
@@ -85,6 +87,7 @@ export function createServices(settings: Settings): Services {
     zoneFiles: new ZoneFilesService(settings),
     zoneChanges,
     rrsetComments: new RrsetCommentsService(),
+    disabledRecords: new DisabledRecordsService(),
     history: new HistoryService(zoneChanges),
     liveUpdates: new LiveUpdates(domains),
     tsigKeys,

@@ -2,7 +2,7 @@ import type { Settings } from '../config/settings';
 import { scopeUserId } from '../auth/principal';
 import { readsRecord, requireAllowed, seesZone } from '../auth/policy';
 import { readRulesOf } from '../auth/policy';
-import { parseApiRecord, RecordInput } from '../dns/record';
+import { parseApiRecord, RecordInput, type CanonicalRecord } from '../dns/record';
 import { rdataFromFields, typedRdataMember } from '../dns/rdata-fields';
 import { getRecordType } from '../dns/record-types';
 import { checkRecordDeletion, checkRecordPlacement, checkSoaSerialRaised, soaSerial } from '../dns/zone-rules';
@@ -10,7 +10,8 @@ import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from '../dns/zone-name';
-import { changeZone } from './write-engine';
+import { changeZone, type ZoneChange } from './write-engine';
+import { disabledOfZone, writeDisabledRecords } from '../repositories/disabled-records';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 
@@ -76,7 +77,7 @@ export class RecordsService {
       requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
       const problems = checkRecordPlacement(zone, change.zone.sameOwner, record);
       if (problems.length) throw errorFromProblems(problems, record.type);
-      change.insert(record);
+      change.insert(record, { toggled: await takeKeptDisabled(change, record) });
       const [id] = await change.commit();
       warnAbout(ctx, zone, [...change.zone.sameOwner, record], [record]);
       return { ...record, id, domainId: change.zone.id, zone };
@@ -103,6 +104,8 @@ export class RecordsService {
       const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
       if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
       if (problems.length) throw errorFromProblems(problems, next.type);
+      // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
+      await takeKeptDisabled(change, next);
       change.replace(current, next);
       await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
       warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
@@ -170,4 +173,17 @@ export class RecordsService {
     ctx.warnings?.push(...parsed.warnings);
     return parsed.record;
   }
+}
+
+/**
+ * A record is served or disabled, never both (ZoneChangesService): a record written that the zone keeps disabled
+ * is enabled, taken out of the disabled records in the change's transaction (which then holds the zone row's
+ * lock). Answers whether it was, for the journal's mark (JournalRecord.toggled).
+ */
+async function takeKeptDisabled(change: ZoneChange, record: CanonicalRecord): Promise<boolean> {
+  const kept = await disabledOfZone(change.connection, change.zone.id, { owner: record.owner, type: record.type });
+  if (!kept.some((row) => row.rdata === record.rdata)) return false;
+  change.requireLock();
+  await writeDisabledRecords(change.connection, change.zone.id, { removed: [record], added: [] });
+  return true;
 }

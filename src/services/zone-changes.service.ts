@@ -15,6 +15,8 @@ import { changeZone, type ZoneChange } from './write-engine';
 import { decide, isRestricted, readsRecord } from '../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
+import { countDisabled, disabledOfZone, writeDisabledRecords, type DisabledRecord } from '../repositories/disabled-records';
+import { quotaExceeded } from './quotas';
 
 /**
  * One change of a change set. ADD a record; REMOVE one (by id, or by owner + type + rdata); REPLACE one (by id)
@@ -22,8 +24,16 @@ import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.
  * PowerDNS's `changetype: REPLACE`. EXTEND_RRSET adds those of `rdatas` the RRset lacks and PRUNE_RRSET removes
  * those it holds, each leaving the rest of the RRset as it is and doing nothing where there is nothing to do
  * (PowerDNS's `EXTEND` and `PRUNE`).
+ *
+ * Disabled records are kept and not served (PowerDNS's `disabled: true`, PowerDNS-Admin's toggle): DISABLE a
+ * served record (by id, or by owner + type + rdata) and it leaves the served zone (a removal, journalled as a
+ * toggle) and is kept; ENABLE one (by owner + type + rdata) and it is served again with its TTL. `disabled` on
+ * an ADD or an EXTEND_RRSET brings records disabled; `disabledRdatas` on a REPLACE_RRSET: the RRset's disabled
+ * records become those (absent: they stay). A record is served or disabled, never both: a served addition of a
+ * disabled record enables it, a disabled addition of a served one disables it. REMOVE by content and
+ * PRUNE_RRSET take a disabled record away as well as a served one.
  */
-export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET';
+export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'EXTEND_RRSET' | 'PRUNE_RRSET' | 'DISABLE' | 'ENABLE';
 
 /**
  * How a set's text is read. `rdataNames: 'fullyQualified'`: the content stands alone, without an origin
@@ -51,6 +61,10 @@ export interface ZoneChangeSpec {
   rdata?: string;
   ttl?: number;
   rdatas?: string[];
+  /** ADD, EXTEND_RRSET: the records come disabled (kept, not served) */
+  disabled?: boolean;
+  /** REPLACE_RRSET: the RRset's disabled records become these (none: none stays); absent, they stay as they are */
+  disabledRdatas?: string[];
 }
 
 export interface ZoneChangesResult {
@@ -124,6 +138,7 @@ export class ZoneChangesService {
     );
     const recordIds: number[] = [];
     for (const p of parsed) {
+      if (p && 'disabledRecords' in p) for (const r of p.disabledRecords ?? []) owners.push(r.owner);
       if (p && 'owner' in p && p.owner) owners.push(p.owner);
       if (p && 'match' in p && p.match) owners.push(p.match.owner);
       if (p && 'id' in p && p.id !== undefined && p.id !== null) recordIds.push(p.id);
@@ -308,6 +323,7 @@ export class ZoneChangesService {
     // decided afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
     const current = change.zone.sameOwner;
     const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
+    const disabled = await this.disabledTouched(change, parsed);
     const problems: ErrorDetail[] = [...(invalid ?? [])];
     const byId = new Map(current.map((r) => [r.id, r]));
     const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
@@ -345,10 +361,26 @@ export class ZoneChangesService {
       }
     };
 
+    // disabled records: those the set takes away and those it keeps (docs/powerdns-api.md), each with its change
+    const disabledGone = new Map<string, { record: DisabledRecord; index: number }>();
+    const disabledCome = new Map<string, { record: DisabledRecord; index: number }>();
+    const keptDisabled = (record: { owner: string; type: string; rdata: string }) => {
+      const key = recordIdentity(record);
+      return disabledGone.has(key) ? undefined : visibleToKey(disabled.byIdentity.get(key) as StoredRow | undefined);
+    };
+    const takeDisabled = (record: DisabledRecord, index: number) => disabledGone.set(recordIdentity(record), { record, index });
+    const keepDisabled = (record: DisabledRecord, index: number) => disabledCome.set(recordIdentity(record), { record, index });
+    const servedNow = (record: CanonicalRecord) => {
+      const present = byIdentity.get(recordIdentity(record));
+      return present && !removed.has(present.id) ? present : undefined;
+    };
+
     parsed.forEach((p, index) => {
       if (!p) return;
-      if (p.kind === 'ADD') for (const record of p.records) additions.push({ record, index });
-      else if (p.kind === 'REPLACE_RRSET' && p.type === 'SOA' && p.owner === '@' && p.records.length && options.soa === 'fields') {
+      if (p.kind === 'ADD') {
+        for (const record of p.records) additions.push({ record, index });
+        for (const record of p.disabledRecords ?? []) keepDisabled(record, index);
+      } else if (p.kind === 'REPLACE_RRSET' && p.type === 'SOA' && p.owner === '@' && p.records.length && options.soa === 'fields') {
         // the apex SOA's fields, its serial the zone's (`soa: 'fields'`); one SOA per zone (RFC 1035 §5.2)
         rrsets.push({ owner: p.owner, type: p.type, index });
         if (p.records.length > 1) refuse(index, 'rdata', 'SOA_IN_CHANGE_SET', 'rdata: a zone has one SOA record (RFC 1035 §5.2); give one');
@@ -357,13 +389,31 @@ export class ZoneChangesService {
         rrsets.push({ owner: p.owner, type: p.type, index });
         for (const row of byRrset.get(`${p.owner} ${p.type}`) ?? []) remove(row, index);
         for (const record of p.records) additions.push({ record, index });
+        if (p.disabledRecords) {
+          for (const row of disabled.byRrset.get(`${p.owner} ${p.type}`) ?? []) takeDisabled(row, index);
+          for (const record of p.disabledRecords) keepDisabled(record, index);
+        }
       } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
         rrsets.push({ owner: p.owner, type: p.type, index });
+        // EXTEND adds what the RRset lacks in either state, and leaves a record it holds as it is (served or not)
         for (const record of p.records) {
-          const present = byIdentity.get(recordIdentity(record));
-          if (p.kind === 'EXTEND_RRSET' && (!present || removed.has(present.id))) additions.push({ record, index });
-          else if (p.kind === 'PRUNE_RRSET' && present && !removed.has(present.id)) remove(present, index);
+          const present = servedNow(record);
+          if (p.kind === 'EXTEND_RRSET' && !present && !keptDisabled(record)) additions.push({ record, index });
+          else if (p.kind === 'PRUNE_RRSET' && present) remove(present, index);
+          if (p.kind === 'PRUNE_RRSET' && keptDisabled(record)) takeDisabled(keptDisabled(record)!, index);
         }
+        for (const record of p.disabledRecords ?? [])
+          if (!servedNow(record) && !keptDisabled(record) && !disabledCome.has(recordIdentity(record))) keepDisabled(record, index);
+      } else if (
+        p.kind === 'ENABLE' ||
+        ((p.kind === 'REMOVE' || p.kind === 'DISABLE') && p.match && !visibleToKey(byIdentity.get(recordIdentity(p.match))))
+      ) {
+        // a record kept disabled: ENABLE serves it again with its TTL, REMOVE deletes it, DISABLE leaves it as it is
+        const kept = keptDisabled(p.match);
+        if (kept && p.kind !== 'DISABLE') takeDisabled(kept, index);
+        if (kept && p.kind === 'ENABLE') additions.push({ record: { ...p.match, ttl: kept.ttl }, index });
+        if (!kept && !(p.kind === 'ENABLE' && visibleToKey(servedNow(p.match))))
+          refuse(index, 'rdata', 'RECORD_NOT_FOUND', `rdata: zone ${zone} has no such ${p.kind === 'ENABLE' ? 'disabled ' : ''}record`);
       } else {
         const target = visibleToKey(p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!)));
         if (!target) {
@@ -379,8 +429,24 @@ export class ZoneChangesService {
           refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
         remove(target, index);
         if (p.kind === 'REPLACE') additions.push(...p.records.map((record) => ({ record, index })));
+        if (p.kind === 'DISABLE') keepDisabled(target, index);
       }
     });
+    // a record is served or disabled, never both: a served addition takes a kept one away (it is enabled), a
+    // disabled one takes the served one away (it is disabled); one set asking both is refused (PowerDNS: a
+    // duplicate record in the RRset)
+    for (const { record, index } of additions) {
+      const key = recordIdentity(record);
+      if (disabledCome.has(key))
+        refuse(index, 'rdata', 'DUPLICATE_RECORD', `rdata: ${record.owner} ${record.type} ${record.rdata} is both served and disabled`);
+      const kept = keptDisabled(record);
+      if (kept) takeDisabled(kept, index);
+    }
+    for (const { record, index } of disabledCome.values()) {
+      const present = servedNow(record);
+      if (present) remove(present, index);
+      disabledGone.delete(recordIdentity(record));
+    }
     if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
       throw new DomainError(
         'RECORD_NOT_FOUND',
@@ -403,6 +469,7 @@ export class ZoneChangesService {
       for (const set of rrsets) check(set.owner, set.type, set.index);
       for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
       for (const addition of additions) check(addition.record.owner, addition.record.type, addition.index);
+      for (const { record, index } of [...disabledGone.values(), ...disabledCome.values()]) check(record.owner, record.type, index);
       if (refused.length) throw refusedByPolicy(refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true })));
     }
 
@@ -435,9 +502,9 @@ export class ZoneChangesService {
         keptBack.delete(recordIdentity(row));
         continue;
       }
-      change.remove(row);
+      change.remove(row, disabledCome.has(recordIdentity(row)));
     }
-    for (const record of keptBack.values()) change.insert(record);
+    for (const record of keptBack.values()) change.insert(record, { toggled: disabledGone.has(recordIdentity(record)) });
     const serialBefore = change.zone.serial;
     // the SOA's fields as given, where they differ from the zone's (its serial is the set's own step)
     const soaNow = current.find((r) => r.owner === '@' && r.type === 'SOA');
@@ -445,8 +512,31 @@ export class ZoneChangesService {
       soaFields && (!soaNow || withSerial(soaFields.rdata, 0) !== withSerial(soaNow.rdata, 0) || soaFields.ttl !== soaNow.ttl)
         ? { soaRdata: soaFields.rdata, soaTtl: soaFields.ttl }
         : undefined;
-    if (options.skipWhenUnchanged && !soa && !soaEdit && !change.added.length && !change.removed.length) {
-      return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: false };
+    // what is kept disabled changes beside the served records, in this transaction (the zone row's lock is held)
+    const disabledChange = {
+      removed: [...disabledGone.values()].map((d) => d.record),
+      added: [...disabledCome.values()].map((d) => ({
+        owner: d.record.owner,
+        type: d.record.type,
+        ttl: d.record.ttl,
+        rdata: d.record.rdata,
+      })),
+    };
+    if (disabledChange.removed.length || disabledChange.added.length) {
+      change.requireLock();
+      await writeDisabledRecords(change.connection, change.zone.id, disabledChange);
+      // a user's disabled records are held to MAX_RECORDS_PER_ZONE apart from the served ones (0: no limit), so
+      // that what is kept and not served cannot grow without bound either; the transaction undoes the write
+      const limit = this.settings.quotas.maxRecordsPerZone;
+      if (ctx.principal.kind === 'user' && limit > 0 && disabledChange.added.length) {
+        const held = await countDisabled(change.connection, change.zone.id);
+        if (held > limit) throw quotaExceeded('maxRecordsPerZone', { limit, current: held }, `disabled records in zone ${zone}`);
+      }
+    }
+    // a set that changes only what is kept disabled serves nothing new: no serial step, as a set of comments alone
+    const disabledOnly = disabledChange.removed.length + disabledChange.added.length > 0;
+    if ((options.skipWhenUnchanged || disabledOnly) && !soa && !soaEdit && !change.added.length && !change.removed.length) {
+      return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: disabledOnly };
     }
     await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : (soaEdit ?? {}));
     warnAbout(ctx, zone, desired, [...keptBack.values()]);
@@ -459,6 +549,35 @@ export class ZoneChangesService {
       removed: visible(change.removed),
       changed: true,
     };
+  }
+
+  /**
+   * The disabled records at the owners a set names (DISABLE by id: the record's owner), by identity and by
+   * RRset. A set that names disabled records, or meets some, is decided in the transaction holding the zone
+   * row's lock: what is kept disabled changes beside the served records, all or nothing.
+   */
+  private async disabledTouched(change: ZoneChange, parsed: ReturnType<ZoneChangesService['parseChanges']>) {
+    const owners = new Set<string>();
+    let names = false;
+    for (const p of parsed) {
+      if (!p) continue;
+      if ('owner' in p && p.owner) owners.add(p.owner);
+      if ('match' in p && p.match) owners.add(p.match.owner);
+      if ('id' in p && p.id !== undefined && p.id !== null) {
+        const row = change.zone.sameOwner.find((r) => r.id === p.id);
+        if (row) owners.add(row.owner);
+      }
+      for (const r of p.records) owners.add(r.owner);
+      for (const r of ('disabledRecords' in p && p.disabledRecords) || []) owners.add(r.owner);
+      if (p.kind === 'DISABLE' || p.kind === 'ENABLE' || ('disabledRecords' in p && p.disabledRecords)) names = true;
+    }
+    if (names) change.requireLock();
+    const rows = owners.size ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
+    if (rows.length) change.requireLock();
+    const byIdentity = new Map(rows.map((r) => [recordIdentity(r), r]));
+    const byRrset = new Map<string, DisabledRecord[]>();
+    for (const row of rows) byRrset.set(`${row.owner} ${row.type}`, [...(byRrset.get(`${row.owner} ${row.type}`) ?? []), row]);
+    return { byIdentity, byRrset };
   }
 
   /** one change, checked on its own; its problems are added to `problems` with the change's index */
@@ -506,10 +625,14 @@ export class ZoneChangesService {
         if (missing(change.kind === 'REPLACE' ? ['id', 'owner', 'type', 'rdata', 'ttl'] : ['owner', 'type', 'rdata', 'ttl']))
           return undefined;
         const next = record(change.rdata!);
+        if (next && change.kind === 'ADD' && change.disabled) return { kind: change.kind, records: [], disabledRecords: [next] };
         return next && { kind: change.kind, id: change.id, records: [next] };
       }
-      case 'REMOVE': {
-        if (change.id !== undefined && change.id !== null) return { kind: change.kind, id: change.id, records: [] };
+      case 'REMOVE':
+      case 'DISABLE':
+      case 'ENABLE': {
+        if (change.kind !== 'ENABLE' && change.id !== undefined && change.id !== null)
+          return { kind: change.kind, id: change.id, records: [] };
         if (missing(['owner', 'type', 'rdata'])) return undefined;
         // matched by canonical form, whatever the TTL
         const parsed = parseApiRecord(zone, { owner: change.owner!, type: change.type!, rdata: change.rdata!, ttl: 0 }, []);
@@ -523,22 +646,28 @@ export class ZoneChangesService {
       case 'EXTEND_RRSET':
       case 'PRUNE_RRSET': {
         if (missing(['owner', 'type', 'rdatas'])) return undefined;
-        if (change.rdatas!.length > 0 && !matchOnly && missing(['ttl'])) return undefined;
+        const disabledRdatas = change.kind === 'REPLACE_RRSET' ? change.disabledRdatas : undefined;
+        if (change.rdatas!.length + (disabledRdatas?.length ?? 0) > 0 && !matchOnly && missing(['ttl'])) return undefined;
         // the RRset's owner and type in canonical form, also when the new set is empty
         const owner = parseOwner(change.owner!, zone, 'owner');
         const definition = getRecordType(String(change.type).trim());
         if (!owner.ok) at(owner.problems);
         if (!definition) at([unsupportedTypeProblem(String(change.type), 'type')]);
         const records = change.rdatas!.map(record);
-        if (!owner.ok || !definition || records.some((r) => !r)) return undefined;
-        return { kind: change.kind, owner: owner.name, type: definition.type, records: records as CanonicalRecord[] };
+        const disabled = disabledRdatas?.map(record);
+        if (!owner.ok || !definition || records.some((r) => !r) || disabled?.some((r) => !r)) return undefined;
+        const rrset = { kind: change.kind, owner: owner.name, type: definition.type };
+        // EXTEND_RRSET's records come disabled; a PRUNE_RRSET matches its records in either state
+        if (change.kind === 'EXTEND_RRSET' && change.disabled)
+          return { ...rrset, records: [], disabledRecords: records as CanonicalRecord[] };
+        return { ...rrset, records: records as CanonicalRecord[], disabledRecords: disabled as CanonicalRecord[] | undefined };
       }
       default:
         at([
           {
             field: 'kind',
             code: 'UNKNOWN_CHANGE_KIND',
-            message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE, REPLACE_RRSET, EXTEND_RRSET or PRUNE_RRSET`,
+            message: `kind: ${JSON.stringify(change.kind)} is not ADD, REMOVE, REPLACE, REPLACE_RRSET, EXTEND_RRSET, PRUNE_RRSET, DISABLE or ENABLE`,
           },
         ]);
         return undefined;

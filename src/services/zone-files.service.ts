@@ -223,7 +223,7 @@ export class ZoneFilesService {
       for (const record of removedRecords)
         if (record.derived) change.removeDerived(record);
         else change.remove(record);
-      for (const record of wanted.values()) change.insert(record, sourceOf(record));
+      for (const record of wanted.values()) change.insert(record, { source: sourceOf(record) });
       const commit = { serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
       const result: ImportResult = {
         zone,

@@ -669,6 +669,32 @@ test(`a ${BIG_RECORDS.toLocaleString('en')}-record zone loads page by page and s
   expect(await page.locator('.grid-scroll').evaluate((el) => el.scrollTop)).toBe(scrollBefore);
 }, 120_000);
 
+test('a record disabled in the console leaves the served records for the Disabled records panel, is enabled there, and the history says so', async () => {
+  await page.evaluate(`location.hash = '#/'`);
+  await page.evaluate(`location.hash = '#/zone/${ZONE}/records'`);
+  await page.getByRole('heading', { name: ZONE }).waitFor();
+  const name = 'Disable other A 198.51.100.7';
+  await page.getByRole('button', { name }).click();
+  await page.getByRole('status').filter({ hasText: 'Disabled other A 198.51.100.7.' }).waitFor();
+  const panel = page.locator('section.disabled-records');
+  await panel.getByText('other 3600 A 198.51.100.7').waitFor();
+  expect(await recordsOf(ZONE)).not.toContain('other A 198.51.100.7');
+  await keepScreenshots('disabled-records');
+  await expectAccessible(page, 'disabled records');
+
+  await panel.getByRole('button', { name: 'Enable other A 198.51.100.7' }).click();
+  await page.getByRole('status').filter({ hasText: 'Enabled other A 198.51.100.7.' }).waitFor();
+  await panel.waitFor({ state: 'detached' });
+  expect(await recordsOf(ZONE)).toContain('other A 198.51.100.7');
+
+  await page.getByRole('link', { name: 'History' }).click();
+  const [enabled, disabled] = [page.locator('ol.timeline > li').nth(0), page.locator('ol.timeline > li').nth(1)];
+  await enabled.locator('summary').click();
+  expect(await enabled.textContent()).toContain('other 3600 A 198.51.100.7 (enabled)');
+  await disabled.locator('summary').click();
+  expect(await disabled.textContent()).toContain('other 3600 A 198.51.100.7 (disabled)');
+}, 60_000);
+
 test('a revoked key signs the tab out with a clear message', async () => {
   const keys = await app.gql(`query($u: ID) { apiKeys(userId: $u) { id name } }`, { u: userId });
   // the zone's subscriptions are open: the service closes them (4403) once the key is revoked, and the tab

@@ -334,8 +334,8 @@ describe('PATCH of rrsets', () => {
       ],
       [[{ name: `x.${ZONE}.`, type: 'A', ttl: 300, changetype: 'UPSERT', records: [] }], "Changetype 'UPSERT' is not a valid value"],
       [
-        [{ name: `x.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: true }] }],
-        'disabled',
+        [{ name: `x.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: 'yes' }] }],
+        `RRset x.${ZONE}. IN A: a record's disabled is not a boolean`,
       ],
       // content as PowerDNS 4.7 refuses it: unquoted character-strings, names without their final dot
       [

@@ -397,7 +397,80 @@ export const REQUESTS: ApiRequest[] = [
     ],
   }),
   get('PowerDNS-Admin: the zone with the disabled record', `${ZONES}/delta.test.`),
-  patch('delta.test.', 'clean-up: the rrset the request before may have left', remove('half.delta.test.', 'A')),
+  // PowerDNS-Admin's toggle sends the whole rrset again (REPLACE), each record with its `disabled`
+  patch('delta.test.', 'PowerDNS-Admin: the disabled record enabled', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [
+      { content: '192.0.2.91', disabled: false },
+      { content: '192.0.2.92', disabled: false },
+    ],
+  }),
+  patch('delta.test.', 'PowerDNS-Admin: the other record disabled', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [
+      { content: '192.0.2.91', disabled: false },
+      { content: '192.0.2.92', disabled: true },
+    ],
+  }),
+  patch('delta.test.', 'PowerDNS-Admin: every record of the rrset disabled', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [
+      { content: '192.0.2.91', disabled: true },
+      { content: '192.0.2.92', disabled: true },
+    ],
+  }),
+  get('PowerDNS-Admin: the zone with an rrset of disabled records only', `${ZONES}/delta.test.`),
+  patch(
+    'delta.test.',
+    'a CNAME where only disabled records are (PowerDNS counts served records only)',
+    replace('half.delta.test.', 'CNAME', 300, ['target.example.net.']),
+  ),
+  patch('delta.test.', 'clean-up: the CNAME', remove('half.delta.test.', 'CNAME')),
+  patch('delta.test.', 'a disabled CNAME beside an A', {
+    name: 'www.delta.test.',
+    type: 'CNAME',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: 'target.example.net.', disabled: true }],
+  }),
+  patch('delta.test.', 'clean-up: the disabled CNAME', remove('www.delta.test.', 'CNAME')),
+  patch('delta.test.', 'the same content served and disabled in one rrset', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [
+      { content: '192.0.2.93', disabled: true },
+      { content: '192.0.2.93', disabled: false },
+    ],
+  }),
+  patch('delta.test.', 'disabled that is not a boolean', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [{ content: '192.0.2.94', disabled: 'yes' }],
+  }),
+  patch('delta.test.', 'PowerDNS-Admin: both records enabled again', {
+    name: 'half.delta.test.',
+    type: 'A',
+    ttl: 300,
+    changetype: 'REPLACE',
+    records: [
+      { content: '192.0.2.91', disabled: false },
+      { content: '192.0.2.92', disabled: false },
+    ],
+  }),
+  patch('delta.test.', 'clean-up: the rrset the requests before left', remove('half.delta.test.', 'A')),
   patch('delta.test.', 'PowerDNS-Admin: the www changes', replace('www.delta.test.', 'A', 300, ['192.0.2.11'])),
   // PowerDNS-Admin (SOA among the types its settings let users edit) sends an edited SOA as any rrset; the
   // second puts back what the zone had, so that both compare again

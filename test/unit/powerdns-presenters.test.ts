@@ -33,6 +33,37 @@ describe('presentRrsets', () => {
     const [set] = presentRrsets('example.com', [row(1, 'mx', 'TXT', '"a"', 3600), row(2, 'mx', 'TXT', '"b"', 300)]);
     expect(set.ttl).toBe(300);
   });
+
+  it('shows disabled records in their RRset with disabled: true; an RRset of disabled records only keeps their TTL', () => {
+    const sets = presentRrsets(
+      'example.com',
+      [row(1, 'www', 'A', '192.0.2.2', 300)],
+      [],
+      [
+        { owner: 'www', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+        { owner: 'off', type: 'TXT', rdata: '"b"', ttl: 900 },
+        { owner: 'off', type: 'TXT', rdata: '"a"', ttl: 1800 },
+      ],
+    );
+    expect(sets.map((s) => ({ name: s.name, ttl: s.ttl, records: s.records }))).toEqual([
+      {
+        name: 'off.example.com.',
+        ttl: 900,
+        records: [
+          { content: '"a"', disabled: true },
+          { content: '"b"', disabled: true },
+        ],
+      },
+      {
+        name: 'www.example.com.',
+        ttl: 300,
+        records: [
+          { content: '192.0.2.1', disabled: true },
+          { content: '192.0.2.2', disabled: false },
+        ],
+      },
+    ]);
+  });
 });
 
 describe('presentZone', () => {

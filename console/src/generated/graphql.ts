@@ -567,6 +567,10 @@ export type ZonemdDataInput = {
 };
 
 export type ZoneChangeInput = {
+  /** ADD, EXTEND_RRSET: the records come disabled (kept, not served). */
+  disabled?: boolean | null | undefined;
+  /** REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are. */
+  disabledRdatas?: Array<string> | null | undefined;
   /** The record, for REMOVE by id and REPLACE. */
   id?: string | number | null | undefined;
   kind: ZoneChangeKind;
@@ -585,9 +589,13 @@ export type ZoneChangeInput = {
 export type ZoneChangeKind =
   /** Add a record: owner, type, rdata, ttl. */
   | 'ADD'
+  /** Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled. */
+  | 'DISABLE'
+  /** Enable a disabled record (by owner, type and rdata): it is served again with its TTL. */
+  | 'ENABLE'
   /** Those of `rdatas` (with `ttl`) the RRset of owner and type lacks are added; the rest stays (PowerDNS EXTEND). */
   | 'EXTEND_RRSET'
-  /** Those of `rdatas` the RRset of owner and type holds are removed; the rest stays (PowerDNS PRUNE). */
+  /** Those of `rdatas` the RRset of owner and type holds, served or disabled, are removed; the rest stays (PowerDNS PRUNE). */
   | 'PRUNE_RRSET'
   /** Remove a record: by id, or by owner, type and rdata. */
   | 'REMOVE'
@@ -689,7 +697,15 @@ export type DeleteRecordMutationVariables = Exact<{
 
 export type DeleteRecordMutation = { deleteRecord: boolean };
 
-export type ChangedRecordFieldsFragment = { owner: string; type: string; ttl: number; rdata: string };
+export type ChangedRecordFieldsFragment = { owner: string; type: string; ttl: number; rdata: string; toggled: boolean };
+
+export type ZoneDisabledRecordsQueryVariables = Exact<{
+  zone: string;
+}>;
+
+export type ZoneDisabledRecordsQuery = {
+  domain: { id: string; disabledRecords: Array<{ owner: string; type: string; ttl: number; rdata: string }> };
+};
 
 export type ApplyZoneChangesMutationVariables = Exact<{
   zone: string;
@@ -702,8 +718,8 @@ export type ApplyZoneChangesMutation = {
     zone: string;
     serial: number;
     serialBefore: number;
-    added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
-    removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
+    added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+    removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
   };
 };
 
@@ -719,8 +735,8 @@ export type ZoneDiffQuery = {
     diff: {
       fromSerial: number;
       toSerial: number;
-      added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
-      removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
+      added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
     };
   };
 };
@@ -739,8 +755,8 @@ export type ChangeEntryFieldsFragment = {
     tsigKeyId: string | null;
     userId: string | null;
   } | null;
-  added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
-  removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
+  added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+  removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
 };
 
 export type ZoneHistoryQueryVariables = Exact<{
@@ -770,8 +786,8 @@ export type ZoneHistoryQuery = {
           tsigKeyId: string | null;
           userId: string | null;
         } | null;
-        added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
-        removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
+        added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+        removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
       }>;
     };
   };
@@ -859,8 +875,8 @@ export type ZoneChangedSubscription = {
         tsigKeyId: string | null;
         userId: string | null;
       } | null;
-      added: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
-      removed: Array<{ owner: string; type: string; ttl: number; rdata: string }>;
+      added: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
+      removed: Array<{ owner: string; type: string; ttl: number; rdata: string; toggled: boolean }>;
     };
   };
 };
@@ -1680,6 +1696,7 @@ export const ChangedRecordFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'type' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
         ],
       },
     },
@@ -1745,6 +1762,7 @@ export const ChangeEntryFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'type' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
         ],
       },
     },
@@ -2467,6 +2485,58 @@ export const DeleteRecordDocument = {
     },
   ],
 } as unknown as DocumentNode<DeleteRecordMutation, DeleteRecordMutationVariables>;
+export const ZoneDisabledRecordsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneDisabledRecords' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'domain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'disabledRecords' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneDisabledRecordsQuery, ZoneDisabledRecordsQueryVariables>;
 export const ApplyZoneChangesDocument = {
   kind: 'Document',
   definitions: [
@@ -2559,6 +2629,7 @@ export const ApplyZoneChangesDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'type' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
         ],
       },
     },
@@ -2652,6 +2723,7 @@ export const ZoneDiffDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'type' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
         ],
       },
     },
@@ -2757,6 +2829,7 @@ export const ZoneHistoryDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'type' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
         ],
       },
     },
@@ -3084,6 +3157,7 @@ export const ZoneChangedDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'type' } },
           { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
           { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'toggled' } },
         ],
       },
     },

@@ -11,6 +11,8 @@ enum ZoneChangeKindEnum {
   REPLACE_RRSET = 'REPLACE_RRSET',
   EXTEND_RRSET = 'EXTEND_RRSET',
   PRUNE_RRSET = 'PRUNE_RRSET',
+  DISABLE = 'DISABLE',
+  ENABLE = 'ENABLE',
 }
 registerEnumType(ZoneChangeKindEnum, {
   name: 'ZoneChangeKind',
@@ -22,7 +24,14 @@ registerEnumType(ZoneChangeKindEnum, {
     EXTEND_RRSET: {
       description: 'Those of `rdatas` (with `ttl`) the RRset of owner and type lacks are added; the rest stays (PowerDNS EXTEND).',
     },
-    PRUNE_RRSET: { description: 'Those of `rdatas` the RRset of owner and type holds are removed; the rest stays (PowerDNS PRUNE).' },
+    PRUNE_RRSET: {
+      description: 'Those of `rdatas` the RRset of owner and type holds, served or disabled, are removed; the rest stays (PowerDNS PRUNE).',
+    },
+    DISABLE: {
+      description:
+        'Disable a served record (by id, or by owner, type and rdata): it is no longer served and is kept (Domain.disabledRecords); the history shows it toggled.',
+    },
+    ENABLE: { description: 'Enable a disabled record (by owner, type and rdata): it is served again with its TTL.' },
   },
 });
 
@@ -49,6 +58,15 @@ export class ZoneChangeInput {
 
   @Field(() => [String], { nullable: true, description: 'The RRset’s RDATA (REPLACE_RRSET, EXTEND_RRSET, PRUNE_RRSET).' })
   rdatas?: string[] | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'ADD, EXTEND_RRSET: the records come disabled (kept, not served).' })
+  disabled?: boolean | null;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: 'REPLACE_RRSET: the RRset’s disabled records become these (with `ttl`); without it, they stay as they are.',
+  })
+  disabledRdatas?: string[] | null;
 }
 
 @ObjectType('ChangedRecord', { description: 'A record a change added or removed, in presentation form.' })
@@ -108,6 +126,8 @@ export class ZoneChangesResolver {
         rdata: change.rdata ?? undefined,
         ttl: change.ttl ?? undefined,
         rdatas: change.rdatas ?? undefined,
+        disabled: change.disabled ?? undefined,
+        disabledRdatas: change.disabledRdatas ?? undefined,
       })),
     });
   }

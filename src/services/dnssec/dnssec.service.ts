@@ -16,7 +16,7 @@ import {
   userRecordsOfTypes,
   signedDomainIds,
 } from '../../repositories/dnssec';
-import { countZoneKeyEvents, KeyEvent, KeyState, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
+import { countZoneKeyEvents, KeyEvent, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
 import { DomainsService } from '../domains.service';

@@ -176,12 +176,13 @@ export class ZoneChange {
 
   /**
    * Stages a record to add; `source` says where the caller had it (a zone file's line, a change set's item), so
-   * that a refusal about it names that place.
+   * that a refusal about it names that place; `toggled`: the record is enabled (it was kept disabled), which the
+   * journal says (JournalRecord.toggled).
    */
-  insert(record: JournalRecord, source?: RecordSource): void {
+  insert(record: JournalRecord, options: { source?: RecordSource; toggled?: boolean } = {}): void {
     this.inserts.push(record);
-    this.added.push(journalRecord(record));
-    if (source) this.sources.set(record, source);
+    this.added.push(options.toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
+    if (options.source) this.sources.set(record, options.source);
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
@@ -191,10 +192,11 @@ export class ZoneChange {
     this.added.push(journalRecord(next));
   }
 
-  remove(record: StoredRow): void {
+  /** `toggled`: the record is disabled (kept, not served), which the journal says (JournalRecord.toggled) */
+  remove(record: StoredRow, toggled = false): void {
     this.refuseDerived(record);
     this.deleteIds.push(record.id);
-    this.removed.push(journalRecord(record));
+    this.removed.push(toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
   }
 
   /** a derived row that goes with its ALIAS/ANAME (a zone-file REPLACE that drops the ALIAS) */
