@@ -3,6 +3,9 @@ import { Problem, problem } from './problem';
 /** RFC 2181 §8: a TTL is an unsigned 32-bit number whose top bit is clear, i.e. 0..2^31-1 */
 export const MAX_TTL = 2147483647;
 
+/** the TTL of a record the service writes by itself, with none given: a new zone's SOA and default NS, a template's */
+export const DEFAULT_RECORD_TTL = 3600;
+
 /** the preserved TTL values of RESTKnot, our default allow-list (docs/decisions.md §3) */
 export const DEFAULT_ALLOWED_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
 

@@ -1,6 +1,7 @@
 import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
 import { hostPortName } from '../config/settings';
 import { parseOwner } from '../dns/name';
+import { DEFAULT_RECORD_TTL } from '../dns/ttl';
 import type { DnssecAlgorithmName } from '../dns/dnssec/algorithms';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
@@ -133,14 +134,9 @@ async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
 async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: { owner?: string; type?: string } = {}) {
   const [presented] = await presentZones(inputs, [zone]);
   const records = [];
-  for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter }, 10_000)) {
-    // PowerDNS shows an ALIAS, not what it resolves to: the A/AAAA derived from it stay out (as in the export)
-    const derived = await inputs.services.aliases.derivedAmong(
-      inputs.ctx.db,
-      page.filter((r) => r.type === 'A' || r.type === 'AAAA').map((r) => r.id),
-    );
-    records.push(...page.filter((r) => !derived.has(r.id)));
-  }
+  // PowerDNS shows an ALIAS, not what it resolves to: the records as written, as the export writes them
+  for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter, asWritten: true }, 10_000))
+    records.push(...page);
   const comments = await inputs.services.rrsetComments.list(inputs.ctx, zone, filter);
   const disabled = await inputs.services.disabledRecords.list(inputs.ctx, zone, filter);
   return { ...presented, rrsets: presentRrsets(zone.name, records, comments, disabled) };
@@ -341,14 +337,15 @@ function initialChanges(
   if (body.nameservers !== undefined && !Array.isArray(body.nameservers)) throw refuse('Nameservers is not a list');
   const nameservers = (body.nameservers as unknown[] | undefined) ?? [];
   if (nameservers.length && apexNs) throw refuse('Nameservers list MUST NOT be mixed with zone-level NS in rrsets');
-  // a zone needs its apex NS (RFC 1034 §4.2.1): without any, the service's DEFAULT_NS
-  const servers = nameservers.length || apexNs ? nameservers : services.settings.defaultNs;
-  const nsChanges: ZoneChangeSpec[] = [];
-  for (const ns of servers) {
+  for (const ns of nameservers) {
     if (typeof ns !== 'string' || ns === '') throw refuse('Nameservers must be non-empty strings');
     if (!ns.endsWith('.')) throw refuse(`Nameserver is not canonical: '${ns}'`);
+  }
+  // the apex NS named in `nameservers`, or the service's defaults when neither they nor `rrsets` name any
+  const nsChanges: ZoneChangeSpec[] = [];
+  for (const { rdata, ttl } of apexNs ? [] : services.domains.apexNameservers(nameservers as string[])) {
     labels.push(`RRset ${zone}. IN NS`);
-    nsChanges.push({ kind: 'ADD', owner: `${zone}.`, type: 'NS', ttl: 3600, rdata: ns });
+    nsChanges.push({ kind: 'ADD', owner: `${zone}.`, type: 'NS', ttl, rdata });
   }
   return { records: changes, nameservers: nsChanges };
 }
@@ -386,7 +383,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         ['api', 'yes'],
         ['daemon', 'no'],
         ['default-soa-edit', ''],
-        ['default-ttl', '3600'],
+        ['default-ttl', String(DEFAULT_RECORD_TTL)],
         ['dnssec', 'yes'],
         ['primary', 'yes'],
         ['secondary', 'no'],

@@ -67,6 +67,8 @@ export interface RecordFilter {
   zone?: string;
   owner?: string;
   type?: string;
+  /** the records as written: without the A/AAAA the service derives from an ALIAS/ANAME (as a zone file writes it) */
+  asWritten?: boolean;
 }
 
 /** timestamps as text, parsed when read (see ReadUserRow) */
@@ -450,6 +452,7 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
   if (filter.zone !== undefined) conditions.push(`d.name = ${p.add(filter.zone)}`);
   if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
   if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
+  if (filter.asWritten) conditions.push('r.derived_from is null');
   return conditions;
 }
 

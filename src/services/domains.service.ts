@@ -6,6 +6,7 @@ import { readRulesOf, requireAllowed, requireFlag, seesZone } from '../auth/poli
 import { parseOwner, parseZoneNamePrefix } from '../dns/name';
 import { normaliseZoneName } from '../dns/zone-name';
 import { initialSerial, nextSerial, serialGreaterThan } from '../dns/serial';
+import { DEFAULT_RECORD_TTL } from '../dns/ttl';
 import { DomainError, errorFromProblems } from '../errors/catalogue';
 import { findZoneRow, insertZone, setZoneApiLabels, ZoneApiLabels, zoneApiLabels, zoneRecords } from '../repositories/zone-writes';
 import { withSerial } from '../dns/zone-rules';
@@ -33,7 +34,6 @@ import { insertSecondary } from '../repositories/secondary-zones';
 import { serverEntries } from './server-entries';
 import { DEFAULT_TEMPLATE_NAME, DEFAULT_WWW_OWNER, RecordTemplatesService } from './record-templates.service';
 
-const DEFAULT_RECORD_TTL = 3600;
 /** a secondary zone's primaries: tried in order, so a few */
 const MAX_PRIMARIES = 10;
 
@@ -283,6 +283,15 @@ export class DomainsService {
     const row = await nameserverSetByName(ctx.db, wanted);
     if (!row) throw DomainError.notFound('NAMESERVER_SET_NOT_FOUND', 'nameserverSet');
     return effectiveSet(row, this.settings);
+  }
+
+  /**
+   * The apex NS a new zone is made with when its creator names them apart from its records (the PowerDNS API's
+   * `nameservers`): those, or DEFAULT_NS when none are named, as a zone needs NS at its apex (RFC 1034 §4.2.1);
+   * at DEFAULT_RECORD_TTL.
+   */
+  apexNameservers(named: readonly string[]): { rdata: string; ttl: number }[] {
+    return (named.length ? named : this.settings.defaultNs).map((rdata) => ({ rdata, ttl: DEFAULT_RECORD_TTL }));
   }
 
   /** the SOA a new zone starts with (DEFAULT_SOA_MNAME, DEFAULT_SOA_RNAME) at `serial` */

@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings';
+import { DEFAULT_RECORD_TTL } from '../dns/ttl';
 import { canSeeUser, requireAdmin, scopeUserId } from '../auth/principal';
 import { requireFlag } from '../auth/policy';
 import { CanonicalRecord } from '../dns/record';
@@ -25,8 +26,6 @@ export type { RecordTemplateRow, TemplateRecord } from '../repositories/record-t
 
 /** the name of the template the settings' DEFAULT_* make; a zone created without a template gets it */
 export const DEFAULT_TEMPLATE_NAME = 'default';
-/** the TTL of the default template's records, and of a template record saved without one */
-export const DEFAULT_RECORD_TTL = 3600;
 /** the owner of the default CNAME to the apex (RESTKnot's default records; DEFAULT_WWW_CNAME turns it off) */
 export const DEFAULT_WWW_OWNER = 'www';
 const MAX_TEMPLATE_RECORDS = 1000;
