@@ -47,6 +47,9 @@ export interface LockedZone {
   sameOwner: StoredRow[];
   /** the record asked for by id, if it is in this zone */
   target?: StoredRow;
+  /** whether the zone keeps any disabled record (repositories/disabled-records.ts): read with the zone, so that a
+   * change set of a zone without any asks no more */
+  hasDisabled: boolean;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
   /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
@@ -157,6 +160,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from ${sameOwnerRows} where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
+        exists (select 1 from disabled_records x where x.domain_id = d.id) as has_disabled,
         ${DNSSEC_POLICY_JSON} as dnssec${
           signer
             ? `,
@@ -176,6 +180,7 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
     soa: toRow(row.soa),
     sameOwner: (row.same_owner as any[]).map(toRow),
     target: row.target ? toRow(row.target) : undefined,
+    hasDisabled: row.has_disabled === true,
     dnssec: policyFromJson(row.dnssec),
     signer: signer && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
   };

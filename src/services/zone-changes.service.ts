@@ -569,10 +569,15 @@ export class ZoneChangesService {
       }
       for (const r of p.records) owners.add(r.owner);
       for (const r of ('disabledRecords' in p && p.disabledRecords) || []) owners.add(r.owner);
-      if (p.kind === 'DISABLE' || p.kind === 'ENABLE' || ('disabledRecords' in p && p.disabledRecords)) names = true;
+      // a set that names disabled records writes them, under the zone row's lock; a REPLACE that keeps none (the
+      // PowerDNS API's, every time) takes that lock only if it meets some below, so a plain REPLACE stays on the
+      // optimistic path
+      if (p.kind === 'DISABLE' || p.kind === 'ENABLE' || ('disabledRecords' in p && p.disabledRecords?.length)) names = true;
     }
     if (names) change.requireLock();
-    const rows = owners.size ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
+    // a zone that keeps no disabled record (read with the zone) has none at these owners: no statement more
+    const rows =
+      owners.size && change.zone.hasDisabled ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
     if (rows.length) change.requireLock();
     const byIdentity = new Map(rows.map((r) => [recordIdentity(r), r]));
     const byRrset = new Map<string, DisabledRecord[]>();
