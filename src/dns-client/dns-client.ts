@@ -8,7 +8,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { hostPortName, type HostPort } from '../config/settings';
 import type { TsigKey } from '../dns/wire/tsig';
-import { SOA } from '../dns/record-types/soa';
+import { SOA, type SOAValue } from '../dns/record-types/soa';
 import { A } from '../dns/record-types/a';
 import { AAAA } from '../dns/record-types/aaaa';
 import {
@@ -163,16 +163,8 @@ export async function querySoaSerial(server: HostPort, zone: string, timeoutMs =
   }
 }
 
-export interface SoaData {
-  mname: string;
-  rname: string;
-  serial: number;
-  refresh: number;
-  retry: number;
-  expire: number;
-  minimum: number;
-  ttl: number;
-}
+/** an SOA's fields (the record type's) with the TTL it is served at, as NOTIFY carries it (RFC 1996 §3.7) */
+export type SoaData = SOAValue & { ttl: number };
 
 /** RFC 1996 §3: NOTIFY, opcode 4, AA, the zone's SOA in the question and (as a hint, §3.7) in the answer */
 export async function sendNotify(
