@@ -179,42 +179,63 @@ function presentationLabels(input: string, rules: LabelRules, lower = true): { l
   return { labels, absolute, problems };
 }
 
+/**
+ * The checks a label takes whatever its form (octets read from presentation form, or an A-label): an empty label,
+ * and a wildcard out of place (RFC 4592 §2.1.1: the asterisk label is a wildcard only as the left-most label of
+ * an owner name). True when the label is either, and so needs no further check.
+ */
+function emptyOrWildcard(text: string, index: number, rules: LabelRules, problems: Problem[]): boolean {
+  const { field, what } = rules;
+  if (text.length === 0) {
+    problems.push(problem(field, 'NAME_EMPTY_LABEL', `${field}: ${what} has an empty label (two dots in a row, or a leading dot)`));
+    return true;
+  }
+  if (text !== '*') return false;
+  if (!rules.wildcard || index !== 0) {
+    problems.push(
+      problem(
+        field,
+        'NAME_WILDCARD_POSITION',
+        rules.wildcard
+          ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
+          : `${field}: '*' (wildcard) is not allowed in ${what}`,
+      ),
+    );
+  }
+  return true;
+}
+
+/** RFC 1035 §2.3.4: labels are 63 octets or less */
+function labelLength(text: string, octets: number, rules: LabelRules, problems: Problem[]): void {
+  if (octets <= MAX_LABEL_OCTETS) return;
+  const { field, what } = rules;
+  problems.push(
+    problem(
+      field,
+      'NAME_LABEL_TOO_LONG',
+      `${field}: the label ${JSON.stringify(text.slice(0, 20) + '…')} of ${what} is ${octets} octets; the limit is ${MAX_LABEL_OCTETS}`,
+      MAX_LABEL_OCTETS,
+    ),
+  );
+}
+
+/** RFC 1035 §2.3.4: names are 255 octets or less (wire form) */
+function nameLength(total: number, rules: LabelRules, problems: Problem[]): void {
+  if (total <= MAX_NAME_OCTETS) return;
+  const { field, what } = rules;
+  problems.push(
+    problem(field, 'NAME_TOO_LONG', `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`, MAX_NAME_OCTETS),
+  );
+}
+
 /** Checks labels of octets (no root): empty labels, wildcards, lengths; non-host-name labels are warnings. */
 function checkOctetLabels(labels: Label[], rules: LabelRules, fullLabels: Label[] = labels): Problem[] {
   const problems: Problem[] = [];
   const { field, what } = rules;
   labels.forEach((label, index) => {
     const text = labelText(label);
-    if (label.length === 0) {
-      problems.push(problem(field, 'NAME_EMPTY_LABEL', `${field}: ${what} has an empty label (two dots in a row, or a leading dot)`));
-      return;
-    }
-    if (text === '*') {
-      // RFC 4592 §2.1.1: the asterisk label is a wildcard only as the left-most label of an owner name
-      if (!rules.wildcard || index !== 0) {
-        problems.push(
-          problem(
-            field,
-            'NAME_WILDCARD_POSITION',
-            rules.wildcard
-              ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
-              : `${field}: '*' (wildcard) is not allowed in ${what}`,
-          ),
-        );
-      }
-      return;
-    }
-    if (label.length > MAX_LABEL_OCTETS) {
-      // RFC 1035 §2.3.4: labels are 63 octets or less
-      problems.push(
-        problem(
-          field,
-          'NAME_LABEL_TOO_LONG',
-          `${field}: the label ${JSON.stringify(text.slice(0, 20) + '…')} of ${what} is ${label.length} octets; the limit is ${MAX_LABEL_OCTETS}`,
-          MAX_LABEL_OCTETS,
-        ),
-      );
-    }
+    if (emptyOrWildcard(text, index, rules, problems)) return;
+    labelLength(text, label.length, rules, problems);
     if (!LABEL_CHARACTERS.test(text) && warningSink) {
       const bad = [...label].find((b) => !/[a-z0-9_-]/.test(String.fromCharCode(b)))!;
       warningSink.push(
@@ -226,18 +247,11 @@ function checkOctetLabels(labels: Label[], rules: LabelRules, fullLabels: Label[
       );
     }
   });
-  const total = fullLabels.reduce((sum, l) => sum + l.length + 1, 1);
-  if (total > MAX_NAME_OCTETS) {
-    // RFC 1035 §2.3.4: names are 255 octets or less (wire form)
-    problems.push(
-      problem(
-        field,
-        'NAME_TOO_LONG',
-        `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`,
-        MAX_NAME_OCTETS,
-      ),
-    );
-  }
+  nameLength(
+    fullLabels.reduce((sum, l) => sum + l.length + 1, 1),
+    rules,
+    problems,
+  );
   return problems;
 }
 
@@ -300,25 +314,7 @@ function checkLabels(labels: string[], rules: LabelRules, fullLabels: string[] =
   const problems: Problem[] = [];
   const { field, what } = rules;
   labels.forEach((label, index) => {
-    if (label.length === 0) {
-      problems.push(problem(field, 'NAME_EMPTY_LABEL', `${field}: ${what} has an empty label (two dots in a row, or a leading dot)`));
-      return;
-    }
-    if (label === '*') {
-      // RFC 4592 §2.1.1: the asterisk label is a wildcard only as the left-most label of an owner name
-      if (!rules.wildcard || index !== 0) {
-        problems.push(
-          problem(
-            field,
-            'NAME_WILDCARD_POSITION',
-            rules.wildcard
-              ? `${field}: '*' is allowed only as the whole left-most label of ${what}`
-              : `${field}: '*' (wildcard) is not allowed in ${what}`,
-          ),
-        );
-      }
-      return;
-    }
+    if (emptyOrWildcard(label, index, rules, problems)) return;
     if (!LABEL_CHARACTERS.test(label)) {
       const bad = [...label].find((c) => !/[a-z0-9_-]/.test(c)) ?? '?';
       problems.push(
@@ -329,31 +325,9 @@ function checkLabels(labels: string[], rules: LabelRules, fullLabels: string[] =
         ),
       );
     }
-    const octets = Buffer.byteLength(label);
-    if (octets > MAX_LABEL_OCTETS) {
-      // RFC 1035 §2.3.4: labels are 63 octets or less
-      problems.push(
-        problem(
-          field,
-          'NAME_LABEL_TOO_LONG',
-          `${field}: the label ${JSON.stringify(label.slice(0, 20) + '…')} of ${what} is ${octets} octets; the limit is ${MAX_LABEL_OCTETS}`,
-          MAX_LABEL_OCTETS,
-        ),
-      );
-    }
+    labelLength(label, Buffer.byteLength(label), rules, problems);
   });
-  const total = wireLength(fullLabels);
-  if (total > MAX_NAME_OCTETS) {
-    // RFC 1035 §2.3.4: names are 255 octets or less (wire form)
-    problems.push(
-      problem(
-        field,
-        'NAME_TOO_LONG',
-        `${field}: ${what} is ${total} octets in wire form; the limit is ${MAX_NAME_OCTETS}`,
-        MAX_NAME_OCTETS,
-      ),
-    );
-  }
+  nameLength(wireLength(fullLabels), rules, problems);
   return problems;
 }
 
