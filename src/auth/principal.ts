@@ -26,6 +26,14 @@ export interface ActingPerson {
  * account acted in (absent or null: none, which sees nothing), `role` the person's role there and `policy` its
  * rules (given by the caller that decides requests; absent, the principal only names the actor).
  */
+/**
+ * The principal of a change the service makes on its own (a transfer in, an ALIAS refresh, a signer's step): it
+ * passes the write engine's scope checks as the admin, and `name` is what the history shows as its author.
+ */
+export function servicePrincipal(name: string): Principal {
+  return { kind: 'admin', keyId: 0, keyName: name };
+}
+
 export function personPrincipal(
   person: { id: number; email: string },
   acting: { sessionId?: number; accountId?: number | null; role?: Role | null; policy?: KeyPolicy } = {},

@@ -10,7 +10,7 @@
  * derived rows are the service's, not the primary's data, so the change is one a secondary zone takes (the
  * engine's `derived`) and its transfers leave them alone (docs/transfers.md, «ALIAS in secondary zones»).
  */
-import type { Principal } from '../auth/principal';
+import { servicePrincipal } from '../auth/principal';
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import {
@@ -32,7 +32,7 @@ const LEASE_SECONDS = 60;
 const REFRESH_BATCH = 20;
 
 /** the service's own changes pass the engine's scope checks as the admin; the history names no person */
-const SERVICE: Principal = { kind: 'admin', keyId: 0, keyName: 'alias flattening' };
+const SERVICE = servicePrincipal('alias flattening');
 
 type Resolved = { ok: true; addresses: JournalRecord[]; ttl: number; authenticated: boolean } | { ok: false; reason: string };
 

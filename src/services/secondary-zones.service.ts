@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
-import type { Principal } from '../auth/principal';
+import { servicePrincipal, type Principal } from '../auth/principal';
 import { requireAllowed } from '../auth/policy';
 import { recordIdentity } from '../dns/record';
 import { serialAdd, serialGreaterThan } from '../dns/serial';
@@ -37,7 +37,7 @@ function zoneStateError(code: 'ZONE_NOT_SECONDARY' | 'ZONE_NOT_TRANSFERRED', zon
 }
 
 /** a transfer's author in the zone's history: the service itself, naming where the zone came from */
-const transferPrincipal = (from: string): Principal => ({ kind: 'admin', keyId: 0, keyName: `transfer from ${from}` });
+const transferPrincipal = (from: string): Principal => servicePrincipal(`transfer from ${from}`);
 
 export const serverName = (server: { host: string; port: number }) =>
   server.host.includes(':') ? `[${server.host}]#${server.port}` : `${server.host}#${server.port}`;

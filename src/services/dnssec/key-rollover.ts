@@ -20,7 +20,7 @@
  * not change, which it reads from the stored signatures, and the zone whole when they did (a ZSK activated, a
  * CSK swapped; docs/dnssec.md, «What a key step re-signs»).
  */
-import type { Principal } from '../../auth/principal';
+import { servicePrincipal, type Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
 import type { Database, Sql } from '../../db/pool';
 import { DNSSEC_ALGORITHMS, algorithmByNumber } from '../../dns/dnssec/algorithms';
@@ -52,7 +52,7 @@ import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
-export const SIGNER: Principal = { kind: 'admin', keyId: 0, keyName: 'dnssec signer' };
+export const SIGNER = servicePrincipal('dnssec signer');
 
 export type RollRole = 'ZSK' | 'KSK';
 

@@ -6,7 +6,6 @@
  * validity (`signatureWindow`) spreads the zones and their RRsets over time, so 100,000 zones signed the same
  * day do not fall due in the same minute.
  */
-import type { Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
 import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
@@ -23,15 +22,13 @@ import {
   signerRecordsAt,
 } from '../../repositories/dnssec';
 import { changeZone } from '../write-engine';
+import { SIGNER } from './key-rollover';
 import { signatureWindow, signerRemovals, signerRows, vaultOf, zoneKeysOf } from './zone-signing';
 
 /** the most signatures re-made in one step: one step stays a small IXFR and a short transaction */
 const REFRESH_BATCH = 2000;
 /** a zone being refreshed is leased this long; a worker that dies leaves it to another after that */
 const LEASE_SECONDS = 300;
-
-/** the signer's own steps name no author; this principal only passes the engine's scope checks */
-const SIGNER: Principal = { kind: 'admin', keyId: 0, keyName: 'dnssec signer' };
 
 /** Refreshes the zones that are due (at most `limit`); answers how many signatures were re-made. */
 export async function refreshDueZones(db: Database, settings: Settings, limit = 20): Promise<number> {
