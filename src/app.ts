@@ -182,7 +182,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   const limit = settings.bodyLimit;
   app.use(graphiql());
   // the web console (static files; it uses /graphql like any client) and / leading to it
-  app.use(webConsole(services.settings.sessions.publicOrigin));
+  app.use(webConsole(!services.settings.sessions.publicOrigin && !services.settings.oidc));
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),

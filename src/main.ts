@@ -92,10 +92,10 @@ export async function startService(settings: Settings): Promise<RunningService> 
       httpServer = server;
       httpPort = typeof address === 'object' && address ? address.port : settings.port;
       logger.info(`HTTP API listening on ${settings.host}:${httpPort} (GraphQL /graphql, REST /api)`);
-      // where a person opens the console: at `localhost` on a loopback address, where passkeys work (src/http/console.ts)
+      // where a person opens the console: at `localhost` on a loopback address where passkeys are the way in (src/http/console.ts)
       const consoleOrigin =
         settings.sessions.publicOrigin ??
-        `http://${/^(127\.|::1$|localhost$)/.test(settings.host) ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${httpPort}`;
+        `http://${/^(127\.|::1$|localhost$)/.test(settings.host) && !settings.oidc ? 'localhost' : settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${httpPort}`;
       logger.info(`web console: ${consoleOrigin}/console/`);
       // subscriptions first: their connections would hold the HTTP server open
       // the same `trust proxy` as HTTP requests: a cookie's socket behind a TLS proxy is compared with the https origin

@@ -34,12 +34,13 @@ const CONTENT_SECURITY_POLICY = [
  * The console's page asked for at a loopback address (`http://127.0.0.1:3000/`, where the service listens by
  * default): the same page at `localhost`, as a passkey (WebAuthn) is made and used only for a domain, and an IP
  * address is none (WebAuthn Level 2 §5.1.3: the RP ID must be a registrable domain suffix of the origin's
- * effective domain; browsers say "127.0.0.1 is an invalid domain"). Only for a browser on this machine, while
- * PUBLIC_ORIGIN does not name the origin (behind a proxy it does); the fragment (an invitation's) stays with the
- * browser across the redirect.
+ * effective domain; browsers say "127.0.0.1 is an invalid domain"). Only where a passkey is the way in (no
+ * PUBLIC_ORIGIN names the origin, behind a proxy it does; no OpenID Connect provider, whose registered redirect
+ * names the address its operator chose), and only for a browser on this machine; the fragment (an invitation's)
+ * stays with the browser across the redirect.
  */
-function atLocalhost(req: Request, publicOrigin: string | undefined, path = req.originalUrl): string | undefined {
-  if (publicOrigin) return undefined;
+function atLocalhost(req: Request, leadToLocalhost: boolean, path = req.originalUrl): string | undefined {
+  if (!leadToLocalhost) return undefined;
   // a browser on this machine, not a proxy in front of the service (it says whom it forwards for)
   if (!/^(127\.|::1$|::ffff:127\.)/.test(req.socket.remoteAddress ?? '')) return undefined;
   if (req.get('forwarded') || req.get('x-forwarded-for') || req.get('x-forwarded-host')) return undefined;
@@ -49,9 +50,10 @@ function atLocalhost(req: Request, publicOrigin: string | undefined, path = req.
   return `${req.protocol}://localhost${loopback[2] ?? ''}${path}`;
 }
 
-export function webConsole(publicOrigin: string | undefined): Router {
+/** `leadToLocalhost`: a passkey is the default way in (settings: no PUBLIC_ORIGIN, no OIDC_ISSUER) */
+export function webConsole(leadToLocalhost: boolean): Router {
   const router = Router();
-  router.get('/', (req: Request, res: Response) => res.redirect(302, atLocalhost(req, publicOrigin, '/console/') ?? '/console/'));
+  router.get('/', (req: Request, res: Response) => res.redirect(302, atLocalhost(req, leadToLocalhost, '/console/') ?? '/console/'));
   router.use('/console', (req: Request, res: Response, next) => {
     res.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     res.set('X-Content-Type-Options', 'nosniff');
@@ -62,7 +64,7 @@ export function webConsole(publicOrigin: string | undefined): Router {
   router.use('/console/assets', express.static(path.join(CONSOLE_DIR, 'assets'), { immutable: true, maxAge: '365d', index: false }));
   router.get(['/console', '/console/'], (req: Request, res: Response) => {
     if (req.path === '/console') return res.redirect(301, '/console/');
-    const local = atLocalhost(req, publicOrigin);
+    const local = atLocalhost(req, leadToLocalhost);
     if (local) return res.redirect(302, local);
     const index = path.join(CONSOLE_DIR, 'index.html');
     if (!existsSync(index)) {
