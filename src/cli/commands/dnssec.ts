@@ -1,0 +1,133 @@
+import { Command, Option } from 'commander';
+import { gql, print, listUpTo, limitOf, confirm } from '../shared';
+
+/** `zonekeeper dnssec`: signing zones */
+export function registerDnssecCommands(program: Command): void {
+  const DNSSEC_FIELDS = `zone enabled state denial ds disableAt keys { keyTag role algorithm state activeAt nextEvent nextEventAt }
+    parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want confirmed servers { server ok ds error } } }`;
+  const printDnssec = (status: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: string | null;
+    ds: string[];
+    disableAt: string | null;
+    keys: Record<string, unknown>[];
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      lastCheck: { at: string; confirmed: boolean; servers: { server: string; ok: boolean; ds: string[]; error: string | null }[] } | null;
+    } | null;
+  }) => {
+    if (program.opts().json) return print(program, status);
+    process.stdout.write(`zone ${status.zone}: ${status.state}${status.denial ? ` (${status.denial})` : ''}\n`);
+    if (status.disableAt) process.stdout.write(`unsigned at ${status.disableAt}\n`);
+    if (status.keys.length) print(program, status.keys, ['keyTag', 'role', 'algorithm', 'state', 'activeAt', 'nextEvent', 'nextEventAt']);
+    for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
+    const parent = status.parentDs;
+    if (parent && parent.waitingFor !== 'NOTHING')
+      process.stdout.write(
+        `waiting for the parent: ${parent.waitingFor === 'DS_REMOVAL' ? 'the DS to be removed' : 'the DS to be published'}\n`,
+      );
+    for (const answer of parent?.lastCheck?.servers ?? [])
+      process.stdout.write(
+        `checked ${parent!.lastCheck!.at} at ${answer.server}: ${answer.ok ? (answer.ds.length ? answer.ds.join(', ') : 'no DS') : answer.error}\n`,
+      );
+  };
+  const dnssec = program.command('dnssec').description('signing zones (DNSSEC): keys, and the DS to give the parent');
+  dnssec
+    .command('status <zone>')
+    .description("the zone's DNSSEC state, keys and DS records")
+    .action(async (name: string) => {
+      printDnssec((await gql(`query($z: String) { domain(name: $z) { dnssec { ${DNSSEC_FIELDS} } } }`, { z: name })).domain.dnssec);
+    });
+  dnssec
+    .command('enable <zone>')
+    .description('sign the zone; then give its parent one of the DS records printed')
+    .option('--algorithm <name>', 'ECDSAP256SHA256, ED25519 or RSASHA256', 'ECDSAP256SHA256')
+    .option('--nsec3', 'NSEC3 (no salt, no extra iterations: RFC 9276) instead of NSEC')
+    .option('--opt-out', 'NSEC3 opt-out: insecure delegations left out of the chain')
+    .option('--csk', 'one combined signing key instead of a KSK and a ZSK')
+    .action(async (name: string, options: { algorithm: string; nsec3?: boolean; optOut?: boolean; csk?: boolean }) => {
+      const input = {
+        zone: name,
+        algorithm: options.algorithm,
+        denial: options.nsec3 || options.optOut ? 'NSEC3' : 'NSEC',
+        nsec3OptOut: !!options.optOut,
+        keyLayout: options.csk ? 'CSK' : 'KSK_ZSK',
+      };
+      printDnssec(
+        (await gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { ${DNSSEC_FIELDS} } }`, { i: input })).enableDnssec,
+      );
+    });
+  dnssec
+    .command('disable <zone>')
+    .description(
+      "stop signing the zone (RFC 8078): DS-delete CDS/CDNSKEY published, signed until the parent's DS is gone, then unsigned and its keys destroyed",
+    )
+    .option('--force', "unsign now, without waiting for the parent's DS to go (a DS left there makes the zone bogus)")
+    .option('--yes', 'do not ask')
+    .action(async (name: string, options: { yes?: boolean; force?: boolean }) => {
+      await confirm(options, options.force ? `stop signing ${name} now and destroy its keys` : `start unsigning ${name}`, name);
+      printDnssec(
+        (
+          await gql(`mutation($z: String!, $f: Boolean!) { disableDnssec(zone: $z, force: $f) { ${DNSSEC_FIELDS} } }`, {
+            z: name,
+            f: !!options.force,
+          })
+        ).disableDnssec,
+      );
+    });
+  dnssec
+    .command('roll <zone>')
+    .description('start a roll of a key now (RFC 7583); the worker runs its steps as the TTLs allow')
+    .addOption(
+      new Option('--role <role>', 'zsk (pre-publication) or ksk (double-DS; the CSK of a zone signed with --csk)')
+        .choices(['zsk', 'ksk'])
+        .makeOptionMandatory(),
+    )
+    .action(async (name: string, options: { role: 'zsk' | 'ksk' }) => {
+      printDnssec(
+        (
+          await gql(`mutation($z: String!, $r: DnssecRollRole!) { rollDnssecKey(zone: $z, role: $r) { ${DNSSEC_FIELDS} } }`, {
+            z: name,
+            r: options.role.toUpperCase(),
+          })
+        ).rollDnssecKey,
+      );
+    });
+  dnssec
+    .command('confirm-ds <zone>')
+    .description("say that the parent serves the zone's DS (after enable, or a KSK roll's new DS)")
+    .action(async (name: string) => {
+      printDnssec(
+        (await gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name }))
+          .confirmDnssecDsPublished,
+      );
+    });
+  dnssec
+    .command('confirm-ds-removed <zone>')
+    .description('say that the parent no longer serves the DS of a zone being unsigned')
+    .action(async (name: string) => {
+      printDnssec(
+        (await gql(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).confirmDnssecDsRemoved,
+      );
+    });
+  dnssec
+    .command('events <zone>')
+    .description("the zone's key events, newest first: each step of each key (made, published, active, retired, removed) and why")
+    .option('--limit <n>', 'at most this many', '1000')
+    .action(async (name: string, options: { limit: string }) => {
+      const events = await listUpTo(
+        `query($z: String!, $first: Int!, $after: String) { domain(name: $z) { dnssecEvents(first: $first, after: $after) {
+          nodes { id at keyId keyTag role algorithm fromState toState reason } pageInfo { hasNextPage endCursor } } } }`,
+        (d: { domain: { dnssecEvents: { nodes: unknown[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } }) =>
+          d.domain.dnssecEvents,
+        { z: name },
+        limitOf(options.limit),
+        'events',
+      );
+      print(program, events, ['id', 'at', 'keyTag', 'role', 'algorithm', 'fromState', 'toState', 'reason']);
+    });
+}

@@ -1,0 +1,76 @@
+import { Command } from 'commander';
+import {
+  UsageError,
+  gql,
+  print,
+  userIdOf,
+  confirm,
+  limitOptions,
+  limitValues,
+  PolicyOptions,
+  withPolicyOptions,
+  policyInputFrom,
+} from '../shared';
+
+/** `zonekeeper key`: API keys of a user */
+export function registerKeyCommands(program: Command): void {
+  const key = program.command('key').description('API keys of a user');
+  withPolicyOptions(
+    key
+      .command('create <user> <name>')
+      .description('create an API key (its secret is shown once); with --preset or --rule a least-privilege key (docs/least-privilege.md)'),
+  ).action(async (user: string, name: string, options: PolicyOptions) => {
+    const userId = await userIdOf(user);
+    const created = (
+      await gql(
+        `mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret apiKey { id name policy { restricted preset } } } }`,
+        { input: { userId, name, ...policyInputFrom(options) } },
+      )
+    ).createApiKey;
+    print(program, {
+      id: created.apiKey.id,
+      name: created.apiKey.name,
+      restricted: created.apiKey.policy.restricted,
+      preset: created.apiKey.policy.preset,
+      secret: created.secret,
+    });
+  });
+  key
+    .command('list')
+    .description('list API keys (no secrets)')
+    .option('--user <userId>', 'only this user’s')
+    .action(async (options: { user?: string }) => {
+      print(
+        program,
+        (await gql(`query($u: ID) { apiKeys(userId: $u) { id userId name createdAt revokedAt } }`, { u: options.user })).apiKeys,
+        ['id', 'userId', 'name', 'createdAt', 'revokedAt'],
+      );
+    });
+  key
+    .command('revoke <keyId>')
+    .description('revoke an API key')
+    .option('--yes', 'do not ask')
+    .action(async (keyId: string, options: { yes?: boolean }) => {
+      await confirm(options, `revoke API key ${keyId}`, keyId);
+      print(program, (await gql(`mutation($id: ID!) { revokeApiKey(id: $id) { id name revokedAt } }`, { id: keyId })).revokeApiKey);
+    });
+
+  const KEY_RATE_FIELDS: [string, string][] = [
+    ['rate-per-second', 'requests per second the key’s own bucket refills'],
+    ['rate-burst', 'requests the key’s own bucket holds'],
+  ];
+  limitOptions(
+    key.command('rate <keyId>').description('set an API key’s own rate limit, besides its user’s (admin key)'),
+    KEY_RATE_FIELDS,
+  ).action(async (keyId: string, options: Record<string, string | undefined>) => {
+    const input = limitValues(options, KEY_RATE_FIELDS);
+    if (!Object.keys(input).length) throw new UsageError('give --rate-per-second and/or --rate-burst');
+    const rate = (
+      await gql(`mutation($id: ID!, $input: ApiKeyRateInput!) { setApiKeyRate(id: $id, input: $input) { ratePerSecond rateBurst } }`, {
+        id: keyId,
+        input,
+      })
+    ).setApiKeyRate;
+    print(program, { keyId, ...rate });
+  });
+}

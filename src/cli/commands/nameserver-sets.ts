@@ -1,0 +1,61 @@
+import { Command } from 'commander';
+import { gql, print } from '../shared';
+
+/** `zonekeeper nameserver-set`: nameserver sets */
+export function registerNameserverSetCommands(program: Command): void {
+  const nsSet = program
+    .command('nameserver-set')
+    .description('nameserver sets: fleets of secondaries with their NS names and catalog zone (admin key; docs/transfers.md)');
+  const NS_SET_FIELDS = 'name isDefault secondaries nsNames catalogZone zoneCount';
+  const nsSetRow = (set: { secondaries: string[]; nsNames: string[] } & Record<string, unknown>) =>
+    program.opts().json ? set : { ...set, secondaries: set.secondaries.join(',') || '-', nsNames: set.nsNames.join(',') };
+  const NS_SET_COLUMNS = ['name', 'secondaries', 'nsNames', 'catalogZone', 'zoneCount'];
+  nsSet
+    .command('list')
+    .description('every set, `default` (the settings) first')
+    .action(async () => {
+      const sets = (await gql(`{ nameserverSets { ${NS_SET_FIELDS} } }`)).nameserverSets;
+      print(program, sets.map(nsSetRow), NS_SET_COLUMNS);
+    });
+  nsSet
+    .command('add <name> <catalogZone>')
+    .description('create a set: its catalog zone, --secondary ADDRESS[:PORT] and --ns NAME (repeat each)')
+    .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .action(async (name: string, catalogZone: string, options: { secondary?: string[]; ns?: string[] }) => {
+      const made = await gql(`mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { ${NS_SET_FIELDS} } }`, {
+        i: { name, catalogZone, secondaries: options.secondary ?? [], nsNames: options.ns ?? [] },
+      });
+      print(program, nsSetRow(made.createNameserverSet), NS_SET_COLUMNS);
+    });
+  nsSet
+    .command('update <name>')
+    .description("replace a set's secondaries and NS names (--secondary, --ns; repeat each)")
+    .option('--secondary <server>', 'a secondary, ADDRESS[:PORT]; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .option('--ns <name>', 'an NS name of its zones; repeat for more', (value: string, all: string[] = []) => [...all, value])
+    .action(async (name: string, options: { secondary?: string[]; ns?: string[] }) => {
+      const updated = await gql(
+        `mutation($n: String!, $i: NameserverSetUpdateInput!) { updateNameserverSet(name: $n, input: $i) { ${NS_SET_FIELDS} } }`,
+        { n: name, i: { secondaries: options.secondary ?? [], nsNames: options.ns ?? [] } },
+      );
+      print(program, nsSetRow(updated.updateNameserverSet), NS_SET_COLUMNS);
+    });
+  nsSet
+    .command('delete <name>')
+    .description('delete a set no zone is in')
+    .action(async (name: string) => {
+      await gql(`mutation($n: String!) { deleteNameserverSet(name: $n) }`, { n: name });
+      print(program, { name, deleted: true });
+    });
+  nsSet
+    .command('move <zone> <name>')
+    .description("move a zone to a set: its NS follow when they were the old set's; it leaves the old catalog once the new set serves it")
+    .action(async (zoneName: string, name: string) => {
+      const moved = await gql(
+        `mutation($z: String!, $n: String!) { moveZoneToNameserverSet(zone: $z, nameserverSet: $n) { name serial nameserverSet { name } } }`,
+        { z: zoneName, n: name },
+      );
+      const zone = moved.moveZoneToNameserverSet;
+      print(program, { zone: zone.name, serial: zone.serial, nameserverSet: zone.nameserverSet.name });
+    });
+}

@@ -1,0 +1,66 @@
+import { Command } from 'commander';
+import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm } from '../shared';
+
+/** `zonekeeper record`: records of a zone */
+export function registerRecordCommands(program: Command): void {
+  const record = program.command('record').description('records of a zone');
+  record
+    .command('add <zone> <owner> <type> <rdata>')
+    .description('add a record')
+    .option('--ttl <ttl>', 'TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w)', '3600')
+    .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
+      const ttl = ttlOf(options.ttl);
+      print(
+        program,
+        (
+          await gql(`mutation($i: RecordInput!) { createRecord(input: $i) { id owner type rdata ttl } }`, {
+            i: { zone: zoneName, owner, type, rdata, ttl },
+          })
+        ).createRecord,
+      );
+    });
+  record
+    .command('edit <id> <zone> <owner> <type> <rdata>')
+    .description('replace a record (an SOA edit must raise the serial)')
+    .option('--ttl <ttl>', "TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w); without it, the record's own")
+    .action(async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl?: string }) => {
+      // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
+      const ttl =
+        options.ttl !== undefined
+          ? ttlOf(options.ttl)
+          : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
+      print(
+        program,
+        (
+          await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
+            id,
+            i: { zone: zoneName, owner, type, rdata, ttl },
+          })
+        ).updateRecord,
+      );
+    });
+  record
+    .command('list <zone>')
+    .description("list a zone's records")
+    .option('--limit <n>', 'at most this many', '10000')
+    .action(async (zoneName: string, options: { limit: string }) => {
+      await requireZone(zoneName);
+      const records = await listUpTo(
+        `query($z: String!, $first: Int!, $after: String) { records(zone: $z, first: $first, after: $after) { nodes { id owner type rdata ttl } pageInfo { hasNextPage endCursor } } }`,
+        (d) => d.records,
+        { z: zoneName },
+        limitOf(options.limit),
+        'records',
+      );
+      print(program, records, ['id', 'owner', 'ttl', 'type', 'rdata']);
+    });
+  record
+    .command('delete <id>')
+    .description('delete a record')
+    .option('--yes', 'do not ask')
+    .action(async (id: string, options: { yes?: boolean }) => {
+      await confirm(options, `delete record ${id}`, id);
+      await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
+      print(program, { id, deleted: true });
+    });
+}

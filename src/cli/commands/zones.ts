@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { UsageError, serverSpec, gql, print, listUpTo, userIdOf, limitOf, confirm } from '../shared';
+
+/** `zonekeeper zone`: zones, their transfers, imports, changes and checks */
+export function registerZoneCommands(program: Command): void {
+  const zone = program.command('zone').description('zones (domains)');
+  zone
+    .command('add <user> <zone>')
+    .description(
+      'create a zone for a user given by id or e-mail: its default records, those of a template, or with --primary a SECONDARY zone taken from those servers',
+    )
+    .option('--template <name>', "the record template it starts with (the user's, else an admin-wide one); default: the settings'")
+    .option('--nameserver-set <name>', 'the nameserver set that serves it (admin key); default: `default`')
+    .option(
+      '--primary <server>',
+      'a primary of a SECONDARY zone, ADDRESS[#PORT][=TSIG_KEY_NAME]; repeat for more (tried in order)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .action(async (user: string, name: string, options: { primary?: string[]; template?: string; nameserverSet?: string }) => {
+      const primaries = options.primary?.map((spec) => serverSpec(spec, false));
+      const userId = await userIdOf(user);
+      print(
+        program,
+        (
+          await gql(
+            `mutation($u: ID!, $z: String!, $k: ZoneKind, $p: [ServerInput!], $t: String, $s: String) {
+              createDomain(input: {userId: $u, zone: $z, kind: $k, primaries: $p, template: $t, nameserverSet: $s}) { id name serial kind } }`,
+            {
+              u: userId,
+              z: name,
+              k: primaries ? 'SECONDARY' : 'PRIMARY',
+              p: primaries ?? null,
+              t: options.template ?? null,
+              s: options.nameserverSet ?? null,
+            },
+          )
+        ).createDomain,
+      );
+    });
+  zone
+    .command('transfers <zone>')
+    .description("a SECONDARY zone's transfers from its primaries: state, last error, timers, warnings (docs/transfers.md)")
+    .action(async (name: string) => {
+      const found = await gql(
+        `query($z: String) { domain(name: $z) { name kind serial secondary { state lastError lastSuccessAt expiresAt nextRefreshAt transfers primarySerial warnings } } }`,
+        { z: name },
+      );
+      const { secondary, ...domain } = found.domain;
+      print(program, { ...domain, ...(secondary ?? {}) });
+    });
+  zone
+    .command('promote <zone>')
+    .description('turn a SECONDARY zone into a PRIMARY zone written here (the way off another provider)')
+    .action(async (name: string) => {
+      print(program, (await gql(`mutation($z: String!) { promoteZone(zone: $z) { id name serial kind } }`, { z: name })).promoteZone);
+    });
+  zone
+    .command('import-axfr <zone> <server>')
+    .description("replace a zone's records (the SOA aside) with one AXFR from ADDRESS[#PORT][=TSIG_KEY_NAME]")
+    .action(async (name: string, server: string) => {
+      const imported = await gql(
+        `mutation($z: String!, $f: ServerInput!) { importZoneByTransfer(zone: $z, from: $f) { records zone { name serial } } }`,
+        { z: name, f: serverSpec(server, false) },
+      );
+      print(program, { ...imported.importZoneByTransfer.zone, records: imported.importZoneByTransfer.records });
+    });
+  zone
+    .command('list')
+    .description('list zones')
+    .option('--limit <n>', 'at most this many', '1000')
+    .action(async (options: { limit: string }) => {
+      const zones = await listUpTo(
+        `query($first: Int!, $after: String) { domains(first: $first, after: $after) { nodes { id name serial } pageInfo { hasNextPage endCursor } } }`,
+        (d) => d.domains,
+        {},
+        limitOf(options.limit),
+        'zones',
+      );
+      print(program, zones, ['id', 'name', 'serial']);
+    });
+  zone
+    .command('delete <zone>')
+    .description('delete a zone and all its records')
+    .option('--yes', 'do not ask')
+    .action(async (name: string, options: { yes?: boolean }) => {
+      await confirm(options, `delete zone ${name} and all its records`, name);
+      await gql(`mutation($z: String!) { deleteDomain(zone: $z) }`, { z: name });
+      print(program, { zone: name, deleted: true });
+    });
+  zone
+    .command('export <zone>')
+    .description('print the zone as an RFC 1035 master file')
+    .action(async (name: string) => {
+      const text = (await gql(`query($z: String!) { exportZone(zone: $z) }`, { z: name })).exportZone as string;
+      if (program.opts().json) print(program, { zone: name, text });
+      else process.stdout.write(text);
+    });
+  zone
+    .command('import <zone> <file>')
+    .description('import a master file, all or nothing')
+    .option('--merge', 'add the file to the zone instead of replacing the zone with it')
+    .option('--dry-run', 'show what would change and write nothing')
+    .option('--clamp-ttls', 'give a TTL outside ALLOWED_TTLS the nearest allowed one (with a warning) instead of refusing the file')
+    .action(async (name: string, file: string, options: { merge?: boolean; dryRun?: boolean; clampTtls?: boolean }) => {
+      const text = readFileSync(file, 'utf8');
+      const result = (
+        await gql(
+          `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
+        importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
+          {
+            z: name,
+            t: text,
+            m: options.merge ? 'MERGE' : 'REPLACE',
+            d: options.dryRun ?? false,
+            p: options.clampTtls ? 'CLAMP' : 'REFUSE',
+          },
+        )
+      ).importZone;
+      if (program.opts().json) return print(program, result);
+      print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
+      for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
+      for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
+      for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
+    });
+  zone
+    .command('apply <zone> <file>')
+    .description(
+      'apply a change set from a JSON file: an array of {kind, id, owner, type, rdata, rdatas, ttl} (kind ADD, REMOVE, REPLACE, REPLACE_RRSET), all or nothing',
+    )
+    .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
+    .action(async (name: string, file: string, options: { expectSerial?: string }) => {
+      let changes: unknown;
+      try {
+        changes = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
+        throw new UsageError(`${file} is not JSON: ${(error as Error).message}`);
+      }
+      if (changes && !Array.isArray(changes) && Array.isArray((changes as { changes?: unknown }).changes))
+        changes = (changes as { changes: unknown[] }).changes;
+      if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
+      const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
+      const result = (
+        await gql(
+          `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
+        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+          { z: name, c: changes, e: expect },
+        )
+      ).applyZoneChanges;
+      if (program.opts().json) return print(program, result);
+      process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
+      for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+      for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    });
+  zone
+    .command('diff <zone> <fromSerial> [toSerial]')
+    .description('the records removed and added between two serials (default: to the current one)')
+    .action(async (name: string, from: string, to: string | undefined) => {
+      const diff = (
+        await gql(
+          `query($z: String!, $f: Serial!, $t: Serial) { domain(name: $z) { diff(fromSerial: $f, toSerial: $t) { fromSerial toSerial added { owner type rdata ttl } removed { owner type rdata ttl } } } }`,
+          { z: name, f: Number(from), t: to === undefined ? undefined : Number(to) },
+        )
+      ).domain.diff;
+      if (program.opts().json) return print(program, diff);
+      process.stdout.write(`zone ${name}: ${diff.fromSerial} → ${diff.toSerial}\n`);
+      for (const r of diff.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+      for (const r of diff.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    });
+  zone
+    .command('revert <zone> <toSerial>')
+    .description('bring the zone back to the records it had at a serial, as a new change (the serial rises)')
+    .option('--yes', 'do not ask')
+    .action(async (name: string, toSerial: string, options: { yes?: boolean }) => {
+      await confirm(options, `revert zone ${name} to the records of serial ${toSerial}`, name);
+      const result = (
+        await gql(
+          `mutation($z: String!, $t: Serial!) { revertZone(zone: $z, toSerial: $t) { zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+          { z: name, t: Number(toSerial) },
+        )
+      ).revertZone;
+      if (program.opts().json) return print(program, result);
+      process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
+      for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+      for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+    });
+  zone
+    .command('check <zone>')
+    .description("the zone checks (as named-checkzone's): warnings about the whole zone; exit 0 either way")
+    .action(async (name: string) => {
+      const result = (
+        await gql(`query($z: String!) { checkZone(zone: $z) { zone serial warnings { owner type code message } } }`, { z: name })
+      ).checkZone;
+      if (program.opts().json) return print(program, result);
+      process.stdout.write(
+        `zone ${result.zone} serial ${result.serial}: ${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'}\n`,
+      );
+      if (result.warnings.length) print(program, result.warnings, ['owner', 'type', 'code', 'message']);
+    });
+  zone
+    .command('changes <zone>')
+    .description("the zone's committed changes, newest first")
+    .option('--first <n>', 'how many', '20')
+    .action(async (name: string, options: { first: string }) => {
+      const data = await gql(
+        `query($z: String!, $f: Int) { domain(name: $z) { changes(first: $f) { nodes { id serialAfter createdAt author { keyName admin } added { owner type rdata } removed { owner type rdata } } } } }`,
+        { z: name, f: Number(options.first) },
+      );
+      const nodes = data.domain.changes.nodes as any[];
+      if (program.opts().json) return print(program, nodes);
+      print(
+        program,
+        nodes.map((n) => ({
+          serial: n.serialAfter,
+          at: n.createdAt,
+          by: n.author ? (n.author.admin ? `admin (${n.author.keyName ?? ''})` : n.author.keyName) : 'service',
+          added: n.added.filter((r: any) => r.type !== 'SOA').length,
+          removed: n.removed.filter((r: any) => r.type !== 'SOA').length,
+        })),
+      );
+    });
+}

@@ -1,0 +1,254 @@
+import { Command } from 'commander';
+import { MAX_TTL, parseDuration } from '../dns/ttl';
+
+/** what the command groups of the CLI (src/cli/commands) share: the API call, the printing, the option readers, the exit codes */
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3 } as const;
+
+/** a mistake in the command's words that commander cannot see (a value out of range): exit 2 */
+export class UsageError extends Error {}
+
+/**
+ * A server given on the command line, ADDRESS[#PORT][=TSIG_KEY_NAME] ('#' for the port, as Unbound and dnsdist write
+ * it: an IPv6 address has colons of its own), as the GraphQL ServerInput; `keyRequired`: the key part must be there.
+ */
+export function serverSpec(spec: string, keyRequired: boolean): { address: string; port: number | null; tsigKeyName: string | null } {
+  const match = /^([^#=]+)(?:#(\d{1,5}))?(?:=(.+))?$/.exec(spec);
+  if (!match || (keyRequired && !match[3]))
+    throw new UsageError(`a server is ADDRESS[#PORT]${keyRequired ? '' : '['}=TSIG_KEY_NAME${keyRequired ? '' : ']'} (got "${spec}")`);
+  return { address: match[1], port: match[2] === undefined ? null : Number(match[2]), tsigKeyName: match[3] ?? null };
+}
+
+export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
+  const key = process.env.ZONEKEEPER_API_KEY;
+  if (!key) throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service');
+  let res: Response;
+  try {
+    res = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ query, variables }),
+    });
+  } catch (error) {
+    throw Object.assign(new Error(`cannot reach ${base}: ${(error as Error).cause ?? (error as Error).message}`), { unreachable: true });
+  }
+  const body = (await res.json().catch(() => ({}))) as {
+    data?: T;
+    errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[];
+    extensions?: { warnings?: { message: string }[] };
+    /** the error body of an answer given before GraphQL ran (docs/decisions.md §1) */
+    error?: string;
+    message?: string;
+  };
+  // what the service took but thinks worth a look (zone checks, unusual names): said, never a failure
+  for (const warning of body.extensions?.warnings ?? []) process.stderr.write(`warning: ${warning.message}\n`);
+  if (body.errors?.length) {
+    const [first] = body.errors;
+    const details = first.extensions?.details?.map((d) => `  - ${d.message}`).join('\n');
+    throw new ApiError(first.extensions?.code ?? 'ERROR', `${first.message}${details ? `\n${details}` : ''}`);
+  }
+  if (!res.ok && typeof body.error === 'string') throw new ApiError(body.error, body.message ?? `the service answered ${res.status}`);
+  if (!res.ok || !body.data) throw new ApiError(`HTTP_${res.status}`, `the service answered ${res.status}`);
+  return body.data;
+}
+
+/** rows as an aligned table, or as JSON with --json */
+export function print(program: Command, rows: Record<string, unknown>[] | Record<string, unknown>, columns?: string[]): void {
+  if (program.opts().json) {
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    return;
+  }
+  const list = Array.isArray(rows) ? rows : [rows];
+  if (!list.length) {
+    process.stdout.write('(none)\n');
+    return;
+  }
+  const cols = columns ?? Object.keys(list[0]);
+  const text = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...list.map((r) => text(r[c]).length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  process.stdout.write(`${[line(cols.map((c) => c.toUpperCase())), ...list.map((r) => line(cols.map((c) => text(r[c]))))].join('\n')}\n`);
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** items per request when a list is read page by page: under any MAX_PAGE_SIZE an operator is likely to set */
+const PAGE = 100;
+
+/**
+ * A list read page by page (cursors) up to `limit` items; when more exist, stderr says so, so that a list
+ * is never cut without a word.
+ */
+export async function listUpTo(
+  query: string,
+  pick: (data: any) => { nodes: any[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } },
+  variables: Record<string, unknown>,
+  limit: number,
+  what: string,
+): Promise<any[]> {
+  const items: any[] = [];
+  let after: string | undefined;
+  let pageSize = PAGE;
+  for (;;) {
+    let data: any;
+    try {
+      data = await gql(query, { ...variables, first: Math.min(pageSize, limit - items.length), after });
+    } catch (error) {
+      // a service with a smaller MAX_PAGE_SIZE says its limit: ask again in pages of that size
+      const smaller = error instanceof ApiError && /first must be at most (\d+)/.exec(error.message);
+      if (!smaller || Number(smaller[1]) >= pageSize) throw error;
+      pageSize = Number(smaller[1]);
+      continue;
+    }
+    const page = pick(data);
+    items.push(...page.nodes);
+    if (!page.pageInfo.hasNextPage || !page.pageInfo.endCursor) return items;
+    if (items.length >= limit) {
+      process.stderr.write(`showing the first ${items.length} ${what}; there are more (--limit N shows more)\n`);
+      return items;
+    }
+    after = page.pageInfo.endCursor;
+  }
+}
+
+/** a user named by id or by e-mail (`ops@example.org`), as its id: people remember the e-mail */
+export async function userIdOf(user: string): Promise<string> {
+  if (/^\d+$/.test(user)) return user;
+  return (await gql<{ user: { id: string } }>(`query($e: String!) { user(email: $e) { id } }`, { e: user })).user.id;
+}
+
+/**
+ * Stops with ZONE_NOT_FOUND (exit 1) when the zone does not exist or the key cannot see it: a listing filtered
+ * by a zone that is not there is empty, and "(none)" would say the zone is
+ */
+export async function requireZone(name: string): Promise<void> {
+  try {
+    await gql(`query($z: String!) { domain(name: $z) { id } }`, { z: name });
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'ZONE_NOT_FOUND')
+      throw new ApiError('ZONE_NOT_FOUND', `no zone ${name} (it does not exist, or this key cannot see it)`);
+    throw error;
+  }
+}
+
+/**
+ * --ttl's value: seconds, or BIND's units as a zone file takes them (`300`, `1h`, `1d`, `1w`, `1h30m`), read by
+ * the DNS model's own reader of master-file TTLs; the service then holds it to ALLOWED_TTLS
+ */
+export function ttlOf(text: string): number {
+  const seconds = parseDuration(text.trim());
+  // RFC 2181 §8: a TTL is 0..2^31-1
+  if (seconds === undefined || seconds > MAX_TTL)
+    throw new UsageError(`--ttl takes seconds or BIND's units: 300, 30m, 1h, 1h30m, 1d, 1w (at most ${MAX_TTL} s; got "${text}")`);
+  return seconds;
+}
+
+/** --limit's value: a whole number above 0 */
+export function limitOf(text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--limit takes a whole number above 0 (got "${text}")`);
+  return Number(text);
+}
+
+/**
+ * A destructive command goes ahead with --yes, or when the person at the terminal types what it names; without
+ * a terminal and without --yes it stops (exit 2): a script must say --yes.
+ */
+export async function confirm(options: { yes?: boolean }, what: string, answer: string): Promise<void> {
+  if (options.yes) return;
+  if (!process.stdin.isTTY) throw new UsageError(`${what}: this cannot be undone; add --yes to confirm (no terminal to ask)`);
+  const { createInterface } = await import('node:readline/promises');
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    const typed = (await prompt.question(`${what}: this cannot be undone. Type ${JSON.stringify(answer)} to confirm: `)).trim();
+    if (typed !== answer) throw new UsageError('not confirmed; nothing was done');
+  } finally {
+    prompt.close();
+  }
+}
+
+export const limitOptions = (command: Command, fields: [string, string][]) =>
+  fields.reduce((c, [flag, what]) => c.option(`--${flag} <n>`, `${what}: a whole number (0: no limit), or "default"`), command);
+/** the options given as the GraphQL input: a number, or null for "default"; an option not given is left out */
+export const limitValues = (options: Record<string, string | undefined>, fields: [string, string][]) => {
+  const input: Record<string, number | null> = {};
+  for (const [flag] of fields) {
+    const name = flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+    const raw = options[name];
+    if (raw === undefined) continue;
+    if (raw === 'default') input[name] = null;
+    else if (/^\d{1,10}$/.test(raw)) input[name] = Number(raw);
+    else throw new UsageError(`--${flag} must be a whole number or "default" (got "${raw}")`);
+  }
+  return input;
+};
+
+/** the least-privilege options of `key create` and `tsig add` (docs/least-privilege.md) */
+export interface PolicyOptions {
+  preset?: string;
+  zone?: string;
+  rule?: string[];
+  mayCreateZones?: boolean;
+  mayDeleteZones?: boolean;
+  mayManageKeys?: boolean;
+  expires?: string;
+  idleDays?: string;
+  network?: string[];
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function withPolicyOptions(command: Command): Command {
+  return command
+    .option('--preset <preset>', 'read-only, one-zone or acme')
+    .option('--zone <zone>', 'the zone of the preset (one-zone: required)')
+    .option(
+      '--rule <rule>',
+      'a rule, access:zone:owner:types (`-` for every zone, any owner, every type), e.g. write:example.com:_acme-challenge.*:TXT; repeatable',
+      collect,
+    )
+    .option('--may-create-zones', 'a restricted key that may create zones')
+    .option('--may-delete-zones', 'a restricted key that may delete zones')
+    .option('--may-manage-keys', 'a restricted key that may manage keys (never making one with more rights)')
+    .option('--expires <dateTime>', 'refused from then on (RFC 3339, e.g. 2027-01-01T00:00:00Z)')
+    .option('--idle-days <days>', 'refused once unused for that many days')
+    .option('--network <cidr>', 'a network the key may be used from; repeatable', collect);
+}
+
+export function policyInputFrom(options: PolicyOptions): Record<string, unknown> {
+  const any = (part: string | undefined) => (part === undefined || part === '' || part === '-' ? null : part);
+  const rules = options.rule?.map((text) => {
+    const [access, zone, owner, types] = text.split(':');
+    return { access: String(access).toUpperCase(), zone: any(zone), owner: any(owner), types: any(types)?.split(',') ?? null };
+  });
+  const flags = options.mayCreateZones || options.mayDeleteZones || options.mayManageKeys;
+  const policy = {
+    ...(rules ? { rules } : {}),
+    ...(options.mayCreateZones ? { mayCreateZones: true } : {}),
+    ...(options.mayDeleteZones ? { mayDeleteZones: true } : {}),
+    ...(options.mayManageKeys ? { mayManageKeys: true } : {}),
+    ...(options.expires ? { expiresAt: options.expires } : {}),
+    ...(options.idleDays ? { idleDays: Number(options.idleDays) } : {}),
+    ...(options.network ? { allowedNetworks: options.network } : {}),
+  };
+  return {
+    ...(rules || flags || options.expires || options.idleDays || options.network ? { policy } : {}),
+    ...(options.preset ? { preset: options.preset.toUpperCase().replace(/-/g, '_') } : {}),
+    ...(options.zone ? { zone: options.zone } : {}),
+  };
+}
