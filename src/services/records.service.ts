@@ -181,6 +181,8 @@ export class RecordsService {
  * lock). Answers whether it was, for the journal's mark (JournalRecord.toggled).
  */
 async function takeKeptDisabled(change: ZoneChange, record: CanonicalRecord): Promise<boolean> {
+  // a zone that keeps no disabled record (read with the zone) asks no statement more
+  if (!change.zone.hasDisabled) return false;
   const kept = await disabledOfZone(change.connection, change.zone.id, { owner: record.owner, type: record.type });
   if (!kept.some((row) => row.rdata === record.rdata)) return false;
   change.requireLock();

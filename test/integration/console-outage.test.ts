@@ -26,6 +26,8 @@ let service: RunningService;
 let browser: Browser;
 let page: Page;
 let baseUrl: string;
+/** where a person opens the console: localhost, where the loopback address leads (src/http/console.ts) */
+let consoleUrl: string;
 
 beforeAll(async () => {
   buildConsole();
@@ -45,6 +47,7 @@ beforeAll(async () => {
     }),
   );
   baseUrl = `http://127.0.0.1:${service.httpPort}`;
+  consoleUrl = `http://localhost:${service.httpPort}`;
   const gql = (query: string) => request(baseUrl).post('/graphql').set('X-API-Key', ADMIN_KEY).send({ query });
   const user = await gql('mutation { createUser(input: {email: "outage@example.org"}) { id } }');
   await gql(`mutation { createDomain(input: {userId: "${user.body.data.createUser.id}", zone: "outage.example"}) { id } }`);
@@ -61,7 +64,7 @@ afterAll(async () => {
 });
 
 test('the database down: a clear 503 message, still signed in, and Try again serves once it is back', async () => {
-  await page.goto(`${baseUrl}/console/`);
+  await page.goto(`${consoleUrl}/console/`);
   await page.fill('#api-key', ADMIN_KEY);
   await page.keyboard.press('Enter');
   await page.getByRole('link', { name: 'outage.example' }).waitFor();
@@ -82,9 +85,9 @@ test('the database down: a clear 503 message, still signed in, and Try again ser
   // a browser with a person's session cookie, opened while the database is away: whether the session is live
   // cannot be known, so the console says so (with Try again) rather than asking for a sign-in
   const other = await browser.newContext();
-  await other.addCookies([{ name: 'zk_session', value: 'zk_session_opened_during_the_outage', url: baseUrl }]);
+  await other.addCookies([{ name: 'zk_session', value: 'zk_session_opened_during_the_outage', url: consoleUrl }]);
   const second = await other.newPage();
-  await second.goto(`${baseUrl}/console/`);
+  await second.goto(`${consoleUrl}/console/`);
   await second.getByRole('alert').filter({ hasText: 'cannot reach its database' }).waitFor();
   expect(await second.locator('#api-key').count()).toBe(0);
   expect(await second.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
