@@ -450,7 +450,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       services.rrsetComments.requireValid(zone, comments);
       if (body.dnssec === true) services.dnssec.requireControl(ctx, zone);
       const userId = await ownerOfNewZone(inputs, account);
-      const created = await services.domains.create(ctx, { userId, zone, records, soa, apiLabels: { account, kind } });
+      const created = await services.domains.create(ctx, { userId, zone, records, soa, apiLabels: { account: account ?? '', kind } });
       // disabled records (checked with the rest, not created with them) are kept right after, with the comments
       const disabled = initial.records.filter((change) => change.disabled);
       labels.splice(0, labels.length, ...initial.records.flatMap((change, i) => (change.disabled ? [labels[i]] : [])));
