@@ -1,4 +1,4 @@
-import type { FieldSpec, RouteSpec } from './routes';
+import type { FieldSpec, RouteSpec } from './route-spec';
 import { MAX_HEADER_WARNINGS, WARNINGS_HEADER } from './warnings-header';
 
 const ERROR_STATUSES: Record<string, string> = {

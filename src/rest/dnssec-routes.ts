@@ -1,0 +1,160 @@
+import { GqlDnssec, GqlDnssecKeyEvent, presentDnssec, presentDnssecKeyEvent } from './presenters';
+import { arrayOf, ref, RouteSpec } from './route-spec';
+
+/** A zone's DNSSEC REST routes: /domain/dnssec/:zone… (docs/dnssec.md). */
+/**
+ * The operator's word about the parent's DS (docs/dnssec.md): POST /domain/dnssec/:zone/<what> runs the
+ * GraphQL mutation of the same name as the operation and answers the zone's DNSSEC state.
+ */
+function dnssecConfirmation(what: string, operationId: 'confirmDnssecDsPublished' | 'confirmDnssecDsRemoved', summary: string): RouteSpec {
+  return {
+    method: 'post',
+    path: `/domain/dnssec/:zone/${what}`,
+    operationId,
+    tag: 'dnssec',
+    status: 200,
+    summary,
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<Record<string, GqlDnssec>>(operationId, { zone: inputs.zone });
+      return { body: presentDnssec(data[operationId]) };
+    },
+  };
+}
+
+export const DNSSEC_ROUTES: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/domain/dnssec/:zone',
+    operationId: 'getDnssec',
+    tag: 'dnssec',
+    readsZone: 'zone',
+    status: 200,
+    summary: "A zone's DNSSEC: signed or not, its keys with their states, the DS records to give the parent",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { dnssec: GqlDnssec } }>('getDnssec', { name: inputs.zone });
+      return { body: presentDnssec(data.domain.dnssec) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/dnssec/:zone/events',
+    operationId: 'listDnssecEvents',
+    tag: 'dnssec',
+    // every key event comes with a serial step of the zone (its signer's journal row): the zone's ETag follows them
+    readsZone: 'zone',
+    status: 200,
+    summary:
+      "A zone's DNSSEC key events, newest first: each step of each key (made, published, active, retired, removed) and why; needs read access to the zone's DNSKEY",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      first: { kind: 'int', description: 'at most this many events (default 100)', max: 1000 },
+      after: { kind: 'string', description: 'the id of the last event of the previous page' },
+    },
+    response: arrayOf('DnssecKeyEvent'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { dnssecEvents: { nodes: GqlDnssecKeyEvent[] } } }>('dnssecEvents', {
+        zone: inputs.zone,
+        first: inputs.first ?? 100,
+        after: inputs.after,
+      });
+      return { body: data.domain.dnssecEvents.nodes.map(presentDnssecKeyEvent) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone',
+    operationId: 'enableDnssec',
+    tag: 'dnssec',
+    status: 200,
+    summary: 'Sign the zone: its keys are made and every RRset signed in one serial step; give the parent one of the DS records answered',
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      algorithm: { kind: 'string', description: 'ECDSAP256SHA256 (default), ED25519 or RSASHA256' },
+      denial: { kind: 'string', description: 'NSEC (default) or NSEC3 (no salt, no extra iterations: RFC 9276)' },
+      nsec3_opt_out: {
+        kind: 'string',
+        choices: ['true', 'false'],
+        description: '"true": NSEC3 opt-out (RFC 5155 §6); "false" (the default): none',
+      },
+      key_layout: { kind: 'string', description: 'KSK_ZSK (default) or CSK' },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const input = {
+        zone: inputs.zone,
+        algorithm: inputs.algorithm,
+        denial: inputs.denial,
+        // the router took only "true" or "false": a misspelt opt-out is refused, not read as false
+        nsec3OptOut: inputs.nsec3_opt_out === undefined ? undefined : inputs.nsec3_opt_out === 'true',
+        keyLayout: inputs.key_layout,
+      };
+      const data = await runner.run<{ enableDnssec: GqlDnssec }>('enableDnssec', { input });
+      return { body: presentDnssec(data.enableDnssec) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/domain/dnssec/:zone',
+    operationId: 'disableDnssec',
+    tag: 'dnssec',
+    status: 200,
+    // a bad force on a zone the caller cannot see is that zone's 404, not a 422
+    names: 'zone',
+    summary:
+      "Stop signing the zone (RFC 8078): DS-delete CDS/CDNSKEY published, state disabling until the parent's DS is gone, then unsigned and its keys destroyed; force=true: unsigned now",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      force: {
+        kind: 'string',
+        choices: ['true', 'false'],
+        description: '"true": unsign now, without waiting for the parent to remove the DS; "false" (the default): wait for it',
+      },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      // the router took only "true" or "false": a misspelt force is refused, not read as false
+      const force = inputs.force === 'true';
+      const data = await runner.run<{ disableDnssec: GqlDnssec }>('disableDnssec', { zone: inputs.zone, force });
+      return { body: presentDnssec(data.disableDnssec) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone/roll',
+    operationId: 'rollDnssecKey',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "Start a roll of the zone's ZSK (pre-publication) or KSK/CSK (double-DS) now (RFC 7583); the worker runs its steps with the TTLs and DNSSEC_PROPAGATION_DELAY honoured; 409 DNSSEC_ROLL_IN_PROGRESS when a roll of that key runs already",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      role: {
+        kind: 'string',
+        required: true,
+        // the GraphQL enum DnssecRollRole, spelt as it is
+        choices: ['ZSK', 'KSK'],
+        description: 'ZSK: the zone-signing key; KSK: the key-signing key, or the combined key of a zone signed with a CSK',
+      },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ rollDnssecKey: GqlDnssec }>('rollDnssecKey', { zone: inputs.zone, role: inputs.role });
+      return { body: presentDnssec(data.rollDnssecKey) };
+    },
+  },
+  dnssecConfirmation(
+    'ds-published',
+    'confirmDnssecDsPublished',
+    "The operator's word that the parent (outside Zonekeeper) serves the zone's DS: after enabling, or a KSK roll's new DS (the keys swap once the DS TTL has passed, RFC 7583 §3.3.2); 409 DNSSEC_NOTHING_TO_CONFIRM when no DS is awaited",
+  ),
+  dnssecConfirmation(
+    'ds-removed',
+    'confirmDnssecDsRemoved',
+    "The operator's word that the parent (outside Zonekeeper) no longer serves the DS of a zone disabling (RFC 8078 §4): it goes unsigned once the DS TTL and DNSSEC_PROPAGATION_DELAY have passed; 409 DNSSEC_NOTHING_TO_CONFIRM when the zone is not disabling",
+  ),
+];

@@ -1,0 +1,333 @@
+import { parseId } from '../graphql/inputs/ids';
+import { DomainError } from '../errors/catalogue';
+import { GqlDomain, presentDomain } from './presenters';
+import { arrayOf, FieldSpec, Inputs, mapPages, ref, RouteResult, RouteSpec, Runner, zoneSelector } from './route-spec';
+
+/** The domains' (zones') REST routes: /domain/… but DNSSEC's (dnssec-routes.ts). */
+const ZONE_QUERY: Record<string, FieldSpec> = {
+  id: { kind: 'int', description: 'zone id' },
+  name: { kind: 'string', description: 'zone name' },
+};
+
+interface GqlImportResult {
+  zone: string;
+  added: number;
+  removed: number;
+  serial: number;
+  dryRun: boolean;
+  dropped: { type: string; count: number }[];
+  warnings: { line: number | null; field: string; code: string; message: string }[];
+  addedRecords: string[] | null;
+  removedRecords: string[] | null;
+}
+
+interface GqlPropagation {
+  serial: number;
+  state: string;
+  message: string | null;
+  servers: { server: string; servedSerial: number | null; state: string; error: string | null; updatedAt: string | null }[];
+}
+
+async function getDomain(inputs: Inputs, runner: Runner): Promise<RouteResult> {
+  // the path segment is a zone id when it is all digits, a zone name otherwise
+  const selector =
+    inputs.zoneid !== undefined
+      ? zoneSelector(String(inputs.zoneid))
+      : { id: inputs.id === undefined ? undefined : String(inputs.id), name: inputs.name as string | undefined };
+  const data = await runner.run<{ domain: GqlDomain }>('getDomain', selector);
+  return { body: presentDomain(data.domain) };
+}
+
+export const DOMAIN_ROUTES: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/domain/list',
+    operationId: 'listDomains',
+    tag: 'domains',
+    summary: 'List all domains with their records',
+    status: 200,
+    query: {
+      name_prefix: {
+        kind: 'string',
+        description: 'only the domains whose name starts with this (lower case, no final dot, IDN as A-labels; GraphQL nameStartsWith)',
+      },
+    },
+    response: arrayOf('Domain'),
+    async handle(inputs, runner) {
+      const pages = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, nameStartsWith: inputs.name_prefix });
+      return { itemPages: mapPages(pages, presentDomain) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/list/zone/:zoneid',
+    operationId: 'getDomainByZoneId',
+    tag: 'domains',
+    summary: 'Get one domain by zone id (or name)',
+    readsZone: 'zoneid',
+    status: 200,
+    params: { zoneid: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
+    query: ZONE_QUERY,
+    response: ref('Domain'),
+    handle: getDomain,
+  },
+  {
+    method: 'get',
+    path: '/domain/list/zone',
+    operationId: 'getDomain',
+    tag: 'domains',
+    summary: 'Get one domain by ?id= or ?name=',
+    status: 200,
+    query: ZONE_QUERY,
+    response: ref('Domain'),
+    handle: getDomain,
+  },
+  {
+    method: 'get',
+    path: '/domain/list/user/:userid',
+    operationId: 'listUserDomains',
+    tag: 'domains',
+    summary: "List one user's domains",
+    status: 200,
+    params: { userid: { kind: 'int', required: true, description: 'user id' } },
+    response: arrayOf('Domain'),
+    async handle(inputs, runner) {
+      await runner.run('getUserForDomains', { id: String(inputs.userid) }); // 404 for an unknown user
+      const pages = runner.pages<GqlDomain>('listDomains', 'domains', { first: 200, userId: String(inputs.userid) });
+      return { itemPages: mapPages(pages, presentDomain) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/add',
+    operationId: 'addDomain',
+    tag: 'domains',
+    summary: 'Create a domain with its default records',
+    status: 201,
+    body: {
+      user_id: { kind: 'int', required: true, description: 'id of the owning user' },
+      zone: { kind: 'string', required: true, description: 'zone name' },
+      template: { kind: 'string', description: 'the record template the zone starts with (docs/templates-and-alias.md); omitted: default' },
+    },
+    response: { type: 'object', properties: { id: { type: 'integer' }, zone: { type: 'string' } }, required: ['id', 'zone'] },
+    async handle(inputs, runner) {
+      const data = await runner.run<{ createDomain: { id: string; name: string } }>('createDomain', {
+        input: { userId: String(inputs.user_id), zone: inputs.zone, template: inputs.template },
+      });
+      return { body: { id: Number(data.createDomain.id), zone: data.createDomain.name } };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/domain/delete',
+    operationId: 'deleteDomain',
+    tag: 'domains',
+    summary: 'Delete a domain (zone in the body or query) and all its records',
+    status: 204,
+    body: { zone: { kind: 'string', description: 'zone name' } },
+    query: { zone: { kind: 'string', description: 'zone name' } },
+    async handle(inputs, runner) {
+      await runner.run('deleteDomain', { zone: inputs.zone });
+      return { empty: true };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/changes/:zone',
+    operationId: 'applyZoneChanges',
+    tag: 'domains',
+    names: 'zone',
+    status: 200,
+    summary: 'Apply a change set to a zone, all or nothing, one serial step (JSON body; expectSerial for optimistic concurrency)',
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      changes: { kind: 'list', required: true, description: 'the changes, applied together', items: ref('ZoneChange') },
+      expectSerial: {
+        kind: 'int',
+        description: 'apply only if the zone is still at this serial (else 409 SERIAL_MISMATCH)',
+        max: 4_294_967_295,
+      },
+    },
+    response: ref('ZoneChangesResult'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ applyZoneChanges: unknown }>('applyZoneChanges', {
+        zone: inputs.zone,
+        changes: inputs.changes,
+        expectSerial: inputs.expectSerial,
+      });
+      return { body: data.applyZoneChanges };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/changes/:zone',
+    operationId: 'listZoneChanges',
+    tag: 'domains',
+    readsZone: 'zone',
+    status: 200,
+    summary: "A zone's committed changes, newest first: serials, time, author, records added and removed",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      first: { kind: 'int', description: 'at most this many changes (default 100)', max: 1000 },
+      after: { kind: 'string', description: 'the id of the last change of the previous page' },
+    },
+    response: arrayOf('ZoneChangeEntry'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { changes: { nodes: unknown[] } } }>('zoneChanges', {
+        zone: inputs.zone,
+        first: inputs.first ?? 100,
+        after: inputs.after,
+      });
+      return { body: data.domain.changes.nodes };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/export/:zone',
+    operationId: 'exportDomain',
+    tag: 'domains',
+    summary: 'A zone as an RFC 1035 master file (zone id or name)',
+    readsZone: 'zone',
+    status: 200,
+    params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
+    responseType: 'text/dns',
+    async handle(inputs, runner) {
+      const selector = zoneSelector(String(inputs.zone));
+      // the same check of an id as every GraphQL argument's (an id past 2^53 never reaches the database)
+      const by = selector.id !== undefined ? { id: parseId(selector.id, 'zone') } : { name: selector.name };
+      // the service behind GraphQL's `Domain.zoneFile`, in the chunks it is made of
+      const chunks = await runner.stream((services, context) => services.zoneFiles.exportChunks(context, by));
+      return { chunks, contentType: 'text/dns; charset=utf-8' };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/import/:zone',
+    operationId: 'importDomain',
+    zoneFileBody: true,
+    tag: 'domains',
+    summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)',
+    names: 'zone',
+    status: 200,
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      text: { kind: 'string', required: true, description: 'the master file' },
+      mode: { kind: 'string', description: 'REPLACE (default: the zone becomes the file) or MERGE' },
+      dry_run: { kind: 'string', description: 'true: answer the diff and write nothing (default false)' },
+      ttl_policy: { kind: 'string', description: 'REFUSE (default) or CLAMP a TTL outside ALLOWED_TTLS' },
+    },
+    response: {
+      type: 'object',
+      properties: {
+        zone: { type: 'string' },
+        added: { type: 'integer' },
+        removed: { type: 'integer' },
+        serial: { type: 'integer' },
+        dry_run: { type: 'boolean' },
+        dropped: { type: 'array', items: { type: 'object', properties: { type: { type: 'string' }, count: { type: 'integer' } } } },
+        warnings: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              // the file's own warnings name their line; the zone checks' (over the zone as the import leaves it) have none
+              line: { type: ['integer', 'null'], description: 'the line of the file; null for a warning about the zone as a whole' },
+              field: { type: 'string' },
+              code: { type: 'string' },
+              message: { type: 'string' },
+            },
+          },
+        },
+        added_records: { type: 'array', items: { type: 'string' } },
+        removed_records: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['zone', 'added', 'removed', 'serial', 'dry_run', 'dropped', 'warnings'],
+    },
+    async handle(inputs, runner) {
+      // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
+      const pick = (name: string, value: unknown, allowed: string[]) => {
+        const text = String(value).toUpperCase();
+        if (!allowed.includes(text))
+          throw DomainError.invalid(
+            name,
+            `${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))})`,
+            'INVALID_CHOICE',
+          );
+        return text;
+      };
+      const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {
+        zone: inputs.zone,
+        text: inputs.text,
+        mode: pick('mode', inputs.mode ?? 'REPLACE', ['REPLACE', 'MERGE']),
+        dryRun: ['TRUE', '1'].includes(pick('dry_run', inputs.dry_run ?? 'false', ['TRUE', 'FALSE', '1', '0'])),
+        ttlPolicy: pick('ttl_policy', inputs.ttl_policy ?? 'REFUSE', ['REFUSE', 'CLAMP']),
+      });
+      const r = data.importZone;
+      const body: Record<string, unknown> = {
+        zone: r.zone,
+        added: r.added,
+        removed: r.removed,
+        serial: r.serial,
+        dry_run: r.dryRun,
+        dropped: r.dropped,
+        warnings: r.warnings,
+      };
+      if (r.addedRecords) body.added_records = r.addedRecords;
+      if (r.removedRecords) body.removed_records = r.removedRecords;
+      return { body };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/check/:zone',
+    operationId: 'checkDomain',
+    tag: 'domains',
+    readsZone: 'zone',
+    status: 200,
+    summary:
+      "The zone checks over a whole zone (as named-checkzone's): aliases and missing addresses behind MX, NS and SRV, missing glue, data hidden by a delegation; warnings, not refusals",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('ZoneCheck'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ checkZone: { zone: string; serial: number; warnings: unknown[] } }>('checkZone', {
+        zone: inputs.zone,
+      });
+      return { body: data.checkZone };
+    },
+  },
+  {
+    method: 'get',
+    path: '/domain/status/:zone',
+    operationId: 'getDomainStatus',
+    tag: 'domains',
+    summary: 'Propagation of a zone: serial, and what each secondary serves',
+    readsZone: 'zone',
+    status: 200,
+    readsPropagation: true,
+    params: { zone: { kind: 'string', required: true, description: 'zone id (digits) or zone name' } },
+    response: ref('ZoneStatus'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ domain: { id: string; name: string; propagation: GqlPropagation } }>(
+        'domainStatus',
+        zoneSelector(String(inputs.zone)),
+      );
+      const { propagation } = data.domain;
+      return {
+        body: {
+          zone_id: Number(data.domain.id),
+          zone: data.domain.name,
+          serial: propagation.serial,
+          state: propagation.state,
+          message: propagation.message,
+          servers: propagation.servers.map((s) => ({
+            server: s.server,
+            served_serial: s.servedSerial,
+            state: s.state,
+            error: s.error,
+            updated_at: s.updatedAt,
+          })),
+        },
+      };
+    },
+  },
+];

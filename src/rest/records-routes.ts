@@ -1,0 +1,93 @@
+import { GqlRecord, presentRecord } from './presenters';
+import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
+
+/** The records' REST routes: /record/… */
+const RECORD_BODY: Record<string, FieldSpec> = {
+  zone: { kind: 'string', required: true, description: 'zone name' },
+  owner: { kind: 'string', required: true, description: "owner of the record ('@' = apex)" },
+  rtype: { kind: 'string', required: true, description: 'record type' },
+  rdata: { kind: 'string', required: true, description: 'record RDATA' },
+  ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values', max: 2_147_483_647 },
+};
+
+const recordInput = (inputs: Inputs) => ({
+  zone: inputs.zone,
+  owner: inputs.owner,
+  type: inputs.rtype,
+  rdata: inputs.rdata,
+  ttl: inputs.ttl,
+});
+
+export const RECORD_ROUTES: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/record/list',
+    operationId: 'listRecords',
+    tag: 'records',
+    summary: 'List all records',
+    status: 200,
+    response: arrayOf('Record'),
+    async handle(_inputs, runner) {
+      // the records GraphQL's `records` lists, by the same service method's scope and rules, in pages of 10,000
+      const rows = await runner.stream((services, context) => services.records.pages(context, {}, PAGE * 5));
+      return { itemPages: mapPages(rows, presentRecord) };
+    },
+  },
+  {
+    method: 'get',
+    path: '/record/list/:id',
+    operationId: 'getRecord',
+    tag: 'records',
+    summary: 'Get one record',
+    status: 200,
+    params: ID_PARAM,
+    response: ref('Record'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ record: GqlRecord }>('getRecord', { id: String(inputs.id) });
+      return { body: presentRecord(data.record) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/record/add',
+    operationId: 'addRecord',
+    tag: 'records',
+    summary: 'Create a record',
+    status: 201,
+    body: RECORD_BODY,
+    response: ref('Record'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ createRecord: GqlRecord }>('createRecord', { input: recordInput(inputs) });
+      return { body: presentRecord(data.createRecord) };
+    },
+  },
+  {
+    method: 'put',
+    path: '/record/edit/:id',
+    operationId: 'editRecord',
+    tag: 'records',
+    summary: 'Edit a record (an SOA edit must raise the serial)',
+    names: 'record',
+    status: 200,
+    params: ID_PARAM,
+    body: RECORD_BODY,
+    response: ref('Record'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ updateRecord: GqlRecord }>('updateRecord', { id: String(inputs.id), input: recordInput(inputs) });
+      return { body: presentRecord(data.updateRecord) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/record/delete/:id',
+    operationId: 'deleteRecord',
+    tag: 'records',
+    summary: 'Delete a record',
+    status: 204,
+    params: ID_PARAM,
+    async handle(inputs, runner) {
+      await runner.run('deleteRecord', { id: String(inputs.id) });
+      return { empty: true };
+    },
+  },
+];
