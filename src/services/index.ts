@@ -14,6 +14,8 @@ import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
 import { AliasStatusService } from './alias-status.service';
 import { DnssecService } from './dnssec/dnssec.service';
+import { dnssecZoneSigner } from './dnssec/zone-signing';
+import { useZoneSigner } from './write-engine';
 import { AuditLogService } from './audit-log';
 import { RateLimits } from './rate-limits';
 import { ZoneReadsService } from './zone-reads.service';
@@ -68,6 +70,8 @@ export interface Services {
 }
 
 export function createServices(settings: Settings): Services {
+  // the write engine signs a signed zone's changes through its port; DNSSEC is what signs them
+  useZoneSigner(dnssecZoneSigner);
   const audit = new AuditLogService();
   const rateLimits = new RateLimits(settings);
   const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());

@@ -1,8 +1,9 @@
 /**
- * Signing in the write engine (RFC 4033–4035): the signing step that every change of a signed zone runs, in
- * its serial step and transaction (write-engine/signing.ts), and the parts that enabling, refreshing and
- * rolling keys share: the zone's keys opened from the vault, the denial of existence of its policy, the
- * signature window of the settings, and the signed-zone view the incremental signer reads.
+ * Signing in the write engine (RFC 4033–4035): the engine's zone signer (`dnssecZoneSigner`, filling the port
+ * of write-engine/signing.ts), which signs every change of a signed zone in its serial step and transaction,
+ * and the parts that enabling, refreshing and rolling keys share: the zone's keys opened from the vault, the
+ * denial of existence of its policy, the signature window of the settings, and the signed-zone view the
+ * incremental signer reads.
  */
 import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
@@ -48,8 +49,8 @@ import {
   StoredDnssecKey,
   zoneRecordsAt,
 } from '../../repositories/dnssec';
-import type { ZoneChange, ZoneChangeRequest } from '../write-engine/staging';
-import type { LockedZone } from '../../repositories/zone-writes';
+import type { ChangeToSign, ZoneSigner } from '../write-engine/signing';
+import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
 import { KeyVault } from './key-vault';
 
 /** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
@@ -345,7 +346,7 @@ const signedById = new Map<number, { name: string; denial: Denial }>();
  * as stored at the read, as the change's decision does: the write happens only if the serial is still that
  * of the read.
  */
-export function signerForecast(request: Pick<ZoneChangeRequest, 'zone' | 'owner' | 'touching'>): ViewQuestions | undefined {
+export function signerForecast(request: Pick<LockRequest, 'zone' | 'owner' | 'touching'>): ViewQuestions | undefined {
   const zone = request.zone;
   const known = 'name' in zone ? signedByName.get(zone.name) : 'id' in zone ? signedById.get(zone.id) : undefined;
   if (!known) return undefined;
@@ -370,62 +371,67 @@ export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>
   signedById.set(zone.id, known);
 }
 
-/** The signing step of a signed zone's changes (write-engine/signing.ts). */
-export class ZoneSigningStep {
-  constructor(private readonly settings: Settings) {}
+/** The write engine's signer of a signed zone's changes (its port: write-engine/signing.ts). */
+export const dnssecZoneSigner: ZoneSigner = {
+  forecast: signerForecast,
+  zoneRead: rememberSigning,
+  refuse: refuseUnsignable,
+  sign: signChangeOfZone,
+};
 
-  refuse(change: ZoneChange): void {
-    // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
-    // consistent with the keys)
-    const managed = [...change.added, ...change.removed].find((r) => SIGNER_OWNED_TYPES.has(r.type));
-    if (managed) {
-      const message = `type: the signer keeps ${managed.type} records in a signed zone`;
-      throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
-    }
-    // the keys cannot be unsealed: nothing could be signed (the operator's log says why)
-    vaultOf(this.settings);
+/** what no signed change may be: one that writes the signer's own records, or one whose keys cannot be opened */
+function refuseUnsignable(change: ChangeToSign, settings: Settings): void {
+  // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
+  // consistent with the keys)
+  const managed = [...change.added, ...change.removed].find((r) => SIGNER_OWNED_TYPES.has(r.type));
+  if (managed) {
+    const message = `type: the signer keeps ${managed.type} records in a signed zone`;
+    throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
   }
+  // the keys cannot be unsealed: nothing could be signed (the operator's log says why)
+  vaultOf(settings);
+}
 
-  async afterDecide(change: ZoneChange): Promise<void> {
-    const plan = change.signingPlan!;
-    const zone = change.zone;
-    // ALIAS and ANAME pass: the signer leaves them out of its RRsets and chain (zone-signer.ts), and their
-    // derived A/AAAA are signed like any change (docs/templates-and-alias.md)
-    const sql = change.connection;
-    // the next change of the zone can ask its questions with its read (a zone just enabled included)
-    rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
-    const denial = denialOf(plan.policy);
-    const window = signatureWindow(this.settings);
-    const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
-    const cdsOf = (stored: readonly SigningKeyRow[]) => publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling');
-    let stored: SigningKeyRow[];
-    let diff: SignerDiff | 'full' = 'full';
-    if (plan.mode === 'keys') {
-      // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
-      stored = await keysOfZone(sql, zone.id);
-      const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
-      const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
-      const stepChange = keyStepChange(change, keyRecords);
-      const view = new StoredSignedZone(sql, zone.id, stepChange);
-      const questions = questionsOf(zone.name, stepChange, denial);
-      if (questions !== 'full') {
-        await view.answer(questions);
-        diff = await signKeyStep(zone.name, stepChange, keyRecords, view, keys, denial, window, canonicalRdata);
-      }
-      if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
-    } else {
-      // an incremental change has its questions answered and the keys read in one statement, or none when its
-      // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
-      const questions = plan.mode === 'whole' ? 'full' : questionsOf(zone.name, change, denial);
-      const view = new StoredSignedZone(sql, zone.id, change);
-      const early = change.zone.signer;
-      if (questions === 'full') stored = await keysOfZone(sql, zone.id);
-      else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
-      else stored = await view.answer(questions);
-      const keys = zoneKeysOf(zone.name, stored, vaultOf(this.settings));
-      if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
-      if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
+/** stages the signer's records that a signed change brings: incrementally where it can, the zone whole otherwise */
+async function signChangeOfZone(change: ChangeToSign, settings: Settings): Promise<void> {
+  const plan = change.signingPlan!;
+  const zone = change.zone;
+  // ALIAS and ANAME pass: the signer leaves them out of its RRsets and chain (zone-signer.ts), and their
+  // derived A/AAAA are signed like any change (docs/templates-and-alias.md)
+  const sql = change.connection;
+  // the next change of the zone can ask its questions with its read (a zone just enabled included)
+  rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
+  const denial = denialOf(plan.policy);
+  const window = signatureWindow(settings);
+  const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
+  const cdsOf = (stored: readonly SigningKeyRow[]) => publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling');
+  let stored: SigningKeyRow[];
+  let diff: SignerDiff | 'full' = 'full';
+  if (plan.mode === 'keys') {
+    // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
+    stored = await keysOfZone(sql, zone.id);
+    const keys = zoneKeysOf(zone.name, stored, vaultOf(settings));
+    const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
+    const stepChange = keyStepChange(change, keyRecords);
+    const view = new StoredSignedZone(sql, zone.id, stepChange);
+    const questions = questionsOf(zone.name, stepChange, denial);
+    if (questions !== 'full') {
+      await view.answer(questions);
+      diff = await signKeyStep(zone.name, stepChange, keyRecords, view, keys, denial, window, canonicalRdata);
     }
-    change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
+    if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
+  } else {
+    // an incremental change has its questions answered and the keys read in one statement, or none when its
+    // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
+    const questions = plan.mode === 'whole' ? 'full' : questionsOf(zone.name, change, denial);
+    const view = new StoredSignedZone(sql, zone.id, change);
+    const early = change.zone.signer;
+    if (questions === 'full') stored = await keysOfZone(sql, zone.id);
+    else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
+    else stored = await view.answer(questions);
+    const keys = zoneKeysOf(zone.name, stored, vaultOf(settings));
+    if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
+    if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
   }
+  change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
 }

@@ -23,7 +23,8 @@ import { zoneChangeLimits } from '../rate-limits';
  *   with its journal row (docs/decisions.md §3: the serial rises exactly once per change);
  * - the catalog's membership (catalog.ts), written once: admission after a create, removal in a deletion, and
  *   a secondary zone's leaving when it expires and joining again when it is served again;
- * - the seam for the signing steps to come (signing.ts).
+ * - the signing port (signing.ts): what a signed zone's change asks of its signer, in its serial step; DNSSEC
+ *   implements it (services/dnssec/zone-signing.ts), wired where the services are made (services/index.ts).
  */
 export type ZoneWrite<T> =
   /** a change of a zone's records: `decide` checks the rules on the zone as read and stages the change */
@@ -120,4 +121,5 @@ export {
   promoteToPrimary,
 } from './catalog';
 export { journalWholeZone } from './whole-zone';
-export type { SigningStep } from './signing';
+export { useZoneSigner } from './signing';
+export type { ChangeToSign, ZoneSigner } from './signing';

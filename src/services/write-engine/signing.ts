@@ -1,14 +1,17 @@
 import type { Settings } from '../../config/settings';
-import type { DnssecPolicy } from '../../repositories/dnssec';
-import { ZoneSigningStep } from '../dnssec/zone-signing';
-import type { SigningMode, ZoneChange } from './staging';
+import type { Sql } from '../../db/pool';
+import type { JournalRecord } from '../../entities/change.entity';
+import type { DnssecPolicy, SignerQuestions, SignerRow } from '../../repositories/dnssec';
+import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
 
 /**
- * The signing steps (DNSSEC, RFC 4033–4035).
+ * The signing of a signed zone's changes (DNSSEC, RFC 4033–4035), as the write engine asks for it: a port the
+ * engine defines and DNSSEC implements (services/dnssec/zone-signing.ts), wired where the services are made
+ * (services/index.ts), so that the engine knows what a change needs of a signer and nothing of how it signs.
  *
  * A signed zone must never be served with a change that lacks its signatures: the RRSIGs over the RRsets a
  * change touched, and the NSEC/NSEC3 chain around the owners it added or emptied (RFC 4035 §2.2, §2.3), belong
- * in the same serial step as the change, so an IXFR (RFC 1995) never hands a secondary half of it. So a step
+ * in the same serial step as the change, so an IXFR (RFC 1995) never hands a secondary half of it. So `sign`
  * runs inside `ZoneChange.commit`, after `decide` staged the change and the new serial and SOA are known
  * (the SOA's own RRSIG covers the new serial), before the write: it stages the signer's records with
  * `change.stageSigner`, which are written to `dnssec_records` and journalled with the rest.
@@ -16,15 +19,58 @@ import type { SigningMode, ZoneChange } from './staging';
  * Steps of the signer's own (a refresh, a key step) are changes of kind `zone-signed`
  * (`ZoneChangeRequest.signatureOnly`): they name no author and the history skips them.
  */
-export interface SigningStep {
-  /** what the step refuses in the change as staged, before anything is signed (a dry run asks this alone) */
-  refuse?(change: ZoneChange): void;
-  afterDecide(change: ZoneChange): Promise<void>;
+export interface ZoneSigner {
+  /**
+   * The signer's questions of a change, told before its zone is read so that the read asks them too (the
+   * answers come back as `LockedZone.signer`); undefined: none to ask early. A guess the signer may ignore.
+   */
+  forecast(request: Pick<LockRequest, 'zone' | 'owner' | 'touching'>): SignerQuestions | undefined;
+  /** what a read of a zone told of its signing (signed or not, and how), for the next `forecast` */
+  zoneRead(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>): void;
+  /** what the signer refuses in a signed change as staged, before anything is signed (a dry run asks this alone) */
+  refuse(change: ChangeToSign, settings: Settings): void;
+  /** signs a signed change: stages its signer records (`change.stageSigner`) in its serial step */
+  sign(change: ChangeToSign, settings: Settings): Promise<void>;
 }
 
-/** the signing steps of a change: one when it is signed (services/dnssec/zone-signing.ts), none otherwise */
-export function signingStepsFor(plan: { mode: SigningMode; policy: DnssecPolicy } | undefined, settings: Settings): readonly SigningStep[] {
-  return plan ? [new ZoneSigningStep(settings)] : NO_STEPS;
+/** how a signed zone's change is signed: incremental (a record change), whole (DNSSEC enabled), keys (a key step) */
+export type SigningMode = 'incremental' | 'whole' | 'keys';
+
+/** What the signer sees of a change (staging.ts's `ZoneChange`): the zone as read, the change as staged. */
+export interface ChangeToSign {
+  readonly zone: LockedZone;
+  readonly removed: readonly JournalRecord[];
+  readonly added: readonly JournalRecord[];
+  /** the policy the change is signed under, and how; undefined: not signed */
+  readonly signingPlan: { mode: SigningMode; policy: DnssecPolicy } | undefined;
+  /** the connection the change reads and writes on (the signer reads the signed zone through it) */
+  readonly connection: Sql;
+  stageSigner(removed: readonly SignerRow[], added: readonly SignerRow[]): void;
 }
 
-const NO_STEPS: readonly SigningStep[] = Object.freeze([]);
+/**
+ * Before the services are made nothing is signed: a signed zone's change is then a fault of the composition,
+ * said as such, never a change written without its signatures.
+ */
+const UNWIRED: ZoneSigner = {
+  forecast: () => undefined,
+  zoneRead: () => undefined,
+  refuse() {
+    throw new Error('a signed zone changed before a zone signer was wired (services/index.ts)');
+  },
+  sign() {
+    return Promise.reject(new Error('a signed zone changed before a zone signer was wired (services/index.ts)'));
+  },
+};
+
+let wired: ZoneSigner = UNWIRED;
+
+/** the signer of every signed change of this process (services/index.ts wires DNSSEC's) */
+export function useZoneSigner(signer: ZoneSigner): void {
+  wired = signer;
+}
+
+/** the signer wired (`useZoneSigner`) */
+export function zoneSigner(): ZoneSigner {
+  return wired;
+}

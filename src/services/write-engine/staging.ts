@@ -15,8 +15,7 @@ import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
-import { signingStepsFor } from './signing';
-import { rememberSigning, signerForecast } from '../dnssec/zone-signing';
+import { ChangeToSign, SigningMode, zoneSigner } from './signing';
 import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
 import { quotaExceeded } from '../quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
@@ -65,9 +64,6 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   serviceNote?: string;
 };
 
-/** how a signed zone's change is signed: incremental (a record change), whole (DNSSEC enabled), keys (a key step) */
-export type SigningMode = 'incremental' | 'whole' | 'keys';
-
 /**
  * Raised inside an optimistic zone change that must be decided again: the zone changed meanwhile (try again),
  * or the change needs two writing statements (`lockNow`: only a transaction with the zone row locked will do).
@@ -101,7 +97,7 @@ export interface WrittenChange {
 }
 
 /** One change of one zone, staged by the rules' caller and written by `commit`; see `changeZone`. */
-export class ZoneChange {
+export class ZoneChange implements ChangeToSign {
   readonly removed: JournalRecord[] = [];
   readonly added: JournalRecord[] = [];
   /** the signer's records this step removes and adds (a signed zone: signing.ts) */
@@ -138,10 +134,11 @@ export class ZoneChange {
     lock: boolean | 'held',
   ): Promise<ZoneChange> {
     // 'held': this transaction locked the zone row already (a batch of queued changes), so only read
-    // a signed zone's change asks the signer's questions with the read when it can tell them (zone-signing.ts)
+    // a signed zone's change asks the signer's questions with the read when it can tell them (signing.ts)
     const scopeUserId = principal.kind === 'user' ? principal.userId : undefined;
-    const zone = await readZone(sql, { ...request, scopeUserId }, lock === true, signerForecast(request));
-    if (zone) rememberSigning(zone);
+    const signer = zoneSigner();
+    const zone = await readZone(sql, { ...request, scopeUserId }, lock === true, signer.forecast(request));
+    if (zone) signer.zoneRead(zone);
     // a zone no rule of a restricted key names is not there for it (docs/least-privilege.md)
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     refuseSecondary(zone, request);
@@ -329,7 +326,7 @@ export class ZoneChange {
       const other = [...this.removed, ...this.added].find((r) => r.type !== 'A' && r.type !== 'AAAA');
       if (other) throw new Error(`zone ${this.zone.name}: a change of derived records staged ${other.type} at ${other.owner}`);
     }
-    for (const step of signingStepsFor(this.signingPlan, this.settings)) step.refuse?.(this);
+    if (this.signingPlan) zoneSigner().refuse(this, this.settings);
   }
 
   /**
@@ -352,9 +349,9 @@ export class ZoneChange {
       this.removed.push(journalRecord(current));
       this.added.push(journalRecord({ ...current, ...soa }));
     }
-    // the signing steps: after the decision and the serial step, before the write (signing.ts); a step of
-    // the signer's own runs them too (the SOA's serial moved, so its RRSIG must follow)
-    for (const step of signingStepsFor(this.signingPlan, this.settings)) await step.afterDecide(this);
+    // the signing: after the decision and the serial step, before the write (signing.ts); a step of the
+    // signer's own is signed too (the SOA's serial moved, so its RRSIG must follow)
+    if (this.signingPlan) await zoneSigner().sign(this, this.settings);
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts, removed: this.removed }))
       throw new DecideAgain(true);
     const inserted = await writeZoneChange(this.sql, {
