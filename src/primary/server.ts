@@ -27,20 +27,14 @@ import {
   FLAG,
   findTsig,
   isTsigAlgorithm,
-  MessageWriter,
   OutgoingRecord,
-  RCODE_FORMERR,
-  RCODE_NOTAUTH,
   readRdata,
-  readWireMessage,
   signMessage,
   TSIG_ERROR,
-  TYPE_OPT,
   outgoingRecord,
   typeMnemonic,
   verifyMessage,
   WireFormatError,
-  WireMessage,
   WireQuestion,
 } from '../dns/wire';
 import { SOA } from '../dns/record-types/soa';
@@ -48,9 +42,21 @@ import type { Principal } from '../auth/principal';
 import { decide, forbidden, plainAddress } from '../auth/policy';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
-import { dnsQueries, dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';
-import { EDE, ExtendedError, extendedErrorOption } from '../dns/extended-error';
+import { dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';
+import { EDE } from '../dns/extended-error';
 import { RefusalLog } from './refusal-log';
+import {
+  Exchange,
+  formerrHeader,
+  OPCODE_NOTIFY,
+  OPCODE_QUERY,
+  OPCODE_UPDATE,
+  RCODE,
+  rcodeName,
+  readRequest,
+  Reply,
+  Signer,
+} from './exchange';
 import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
 import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } from '../repositories/dns-zone-data';
@@ -58,33 +64,18 @@ import { isZoneSecondary } from '../repositories/zone-secondaries';
 import { listNameserverSets, zoneSetState } from '../repositories/nameserver-sets';
 import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
 
-export const RCODE = {
-  NOERROR: 0,
-  FORMERR: RCODE_FORMERR,
-  SERVFAIL: 2,
-  NXDOMAIN: 3,
-  NOTIMP: 4,
-  REFUSED: 5,
-  NOTAUTH: RCODE_NOTAUTH,
-} as const;
-const OPCODE_QUERY = 0;
-/** RFC 2136 §1 */
-const OPCODE_UPDATE = 5;
+export { RCODE } from './exchange';
 /**
  * the most a DNS UPDATE waits for a writable primary (DATABASE_FAILOVER_WAIT_MS, db/pool.ts): its client
  * resends over UDP after 2–3 s (nsupdate: 3 s), and an answer after that is lost on it
  */
 const UPDATE_FAILOVER_WAIT_MS = 1000;
-/** RFC 1996 §3 */
-const OPCODE_NOTIFY = 4;
-const { QR: FLAG_QR, AA: FLAG_AA, TC: FLAG_TC, RD: FLAG_RD } = FLAG;
+const { QR: FLAG_QR, AA: FLAG_AA } = FLAG;
 /** transfer messages are cut at about this many octets (a TCP message may hold 65535) */
 const TRANSFER_MESSAGE_OCTETS = 32000;
 /** RFC 1035 §3.2.3 (AXFR), RFC 1995 §2 (IXFR) */
 const AXFR_CODE = 252;
 const IXFR_CODE = 251;
-const UDP_DEFAULT = 512;
-const UDP_MAX = 1232;
 
 /**
  * What the primary needs for DNS UPDATE (RFC 2136) and for requests signed with a user's TSIG key: the key of
@@ -116,22 +107,15 @@ export interface PrimaryServer {
   stop(): Promise<void>;
 }
 
-/** the DO bit of an OPT record's flags (RFC 3225 §3, RFC 6891 §6.1.4) */
-const EDNS_DO = 0x8000;
-
-interface Reply {
-  rcode: number;
-  flags?: number;
-  answers?: OutgoingRecord[];
-  authorities?: OutgoingRecord[];
-  /** the additional section's records (addresses of targets, glue), before the OPT */
-  additionals?: OutgoingRecord[];
-  /** the additionals are glue a referral needs: if they do not fit, truncate rather than leave them out (RFC 9471 §3) */
-  glueRequired?: boolean;
-  /** TSIG error to report (NOTAUTH answers) */
-  tsigError?: number;
-  /** why the answer is an error, in words (RFC 8914) */
-  ede?: ExtendedError;
+/** a request's TSIG as verified (`verifyTsig`): its answers' signer, and the user's key that signed it */
+interface VerifiedTsig {
+  signer: Signer;
+  /** signed, and the MAC matched a key (the transfer key or a user's) */
+  verified: boolean;
+  keyName?: string;
+  /** the principal a user's (or an admin's) TSIG key acts as */
+  principal?: Principal;
+  userKey?: { principal: Principal; lastUsedAt?: Date };
 }
 
 const TSIG_ERROR_NAMES: Record<number, string> = { 16: 'BADSIG', 17: 'BADKEY', 18: 'BADTIME', 22: 'BADTRUNC' };
@@ -151,43 +135,6 @@ function tsigFailure(error: number, keyName: string, algorithm: string, known: b
       return `TSIG BADTRUNC: truncated MACs are not accepted (key ${keyName})`;
     default:
       return `TSIG error ${error} (key ${keyName})`;
-  }
-}
-
-/** the question type as a metric label: a mnemonic the model knows, else OTHER (a bounded set of labels) */
-const qtypeLabel = (qtype: string) => (/^[A-Z][A-Z0-9]{0,9}$/.test(qtype) && !/^TYPE[0-9]+$/.test(qtype) ? qtype : 'OTHER');
-const RCODE_NAMES = [
-  'NOERROR',
-  'FORMERR',
-  'SERVFAIL',
-  'NXDOMAIN',
-  'NOTIMP',
-  'REFUSED',
-  'YXDOMAIN',
-  'YXRRSET',
-  'NXRRSET',
-  'NOTAUTH',
-  'NOTZONE',
-];
-const rcodeName = (rcode: number) => RCODE_NAMES[rcode] ?? String(rcode);
-
-/** Signs a sequence of messages: the first with the request MAC, the next ones chained (RFC 8945 §5.3.1) */
-class Signer {
-  private prior: Buffer | undefined;
-  constructor(
-    private readonly key: TsigKey | undefined,
-    private readonly requestMac: Buffer | undefined,
-  ) {}
-  get active(): boolean {
-    return Boolean(this.key && this.requestMac);
-  }
-  sign(message: Buffer): Buffer {
-    if (!this.key || !this.requestMac) return message;
-    const signed = this.prior
-      ? signMessage(message, this.key, { priorMac: this.prior })
-      : signMessage(message, this.key, { requestMac: this.requestMac });
-    this.prior = signed.mac;
-    return signed.message;
   }
 }
 
@@ -311,90 +258,68 @@ export class PrimaryHandler {
     );
   }
 
+  /**
+   * One request: read (exchange.ts), its TSIG verified, then answered by its kind: an UPDATE (`update`), a
+   * NOTIFY (`notify`), a QUERY (`query`: a look-up, or a transfer); any other opcode NOTIMP.
+   */
   private async handleMessage(
     raw: Buffer,
     remote: string,
     transport: 'udp' | 'tcp',
     send: (message: Buffer) => Promise<void>,
   ): Promise<void> {
-    const id = raw.readUInt16BE(0);
-    const flags = raw.readUInt16BE(2);
-    if (flags & FLAG_QR) return;
-    const opcode = (flags >> 11) & 0xf;
-    const headerOnly = (rcode: number) => send(encodeHeader(id, flags, rcode));
-    let framed: WireMessage | undefined;
-    try {
-      framed = readWireMessage(raw);
-    } catch {
-      framed = undefined;
-    }
-    let question: WireQuestion | undefined;
-    let update: ReturnType<typeof readUpdate> | undefined;
-    if (opcode === OPCODE_UPDATE) {
-      // UPDATE's records of CLASS ANY/NONE have empty RDATA (RFC 2136 §2.5.2): update.ts reads them by section
-      update = readUpdate(raw);
-      question = update.ok ? update.message.questions[0] : undefined;
-    } else {
-      if (!framed) return headerOnly(RCODE.FORMERR);
-      question = framed.questions[0];
-    }
-    const requestOpt = framed?.additionals.find((r) => r.type === TYPE_OPT);
-    // DO (RFC 3225 §3): the requestor takes DNSSEC records; answers then carry RRSIGs, and the bit is copied back
-    const dnssecOk = opcode === OPCODE_QUERY && Boolean(requestOpt && requestOpt.ttl & EDNS_DO);
-    const hasOpt = Boolean(requestOpt) && (opcode !== OPCODE_UPDATE || Boolean(update?.ok));
-    // the OPT's CLASS is the requestor's UDP payload size (RFC 6891 §6.2.3), held between 512 and our maximum
-    const udpLimit = opcode !== OPCODE_UPDATE && requestOpt ? Math.min(Math.max(requestOpt.klass, UDP_DEFAULT), UDP_MAX) : UDP_DEFAULT;
-    /**
-     * An answer with an error carries an Extended DNS Error (RFC 8914) saying why. RFC 6891 §7 would leave the
-     * OPT out when the request had none, but the clients that send UPDATEs (nsupdate, dnspython under certbot,
-     * miekg/dns under lego) send none, and would then get a bare REFUSED; they all read an OPT in any answer,
-     * so error answers carry one regardless (docs/dns-known-differences.md).
-     */
-    let counted = false;
-    /** a response's header and question; its records follow, then `endMessage` */
-    const startMessage = (reply: Reply, withQuestion = true): MessageWriter => {
-      // one count per query, whatever the number of messages its answer takes (a transfer, a retry with TC)
-      if (opcode === OPCODE_QUERY && question && !counted) {
-        counted = true;
-        dnsQueries.inc({ qtype: qtypeLabel(typeMnemonic(question.type)), rcode: rcodeName(reply.rcode) });
-      }
-      const writer = new MessageWriter({
-        id,
-        flags: FLAG_QR | (opcode << 11) | (reply.flags ?? 0) | (flags & FLAG_RD) | (reply.rcode & 0xf),
-      });
-      if (withQuestion && question) writer.question(question);
-      return writer;
-    };
-    /** the additional section and the OPT (RFC 6891 §6.1.1: the requestor's, or an EDE to carry) */
-    const endMessage = (writer: MessageWriter, reply: Reply): Buffer => {
-      for (const record of reply.additionals ?? []) writer.record('additional', record);
-      const options = reply.ede && reply.rcode !== RCODE.NOERROR ? [extendedErrorOption(reply.ede)] : [];
-      if (hasOpt || options.length)
-        writer.edns({ udpPayloadSize: UDP_MAX, extendedRcode: 0, version: 0, flags: dnssecOk ? EDNS_DO : 0, options });
-      return writer.finish();
-    };
-    const build = (reply: Reply, withQuestion = true): Buffer => {
-      const writer = startMessage(reply, withQuestion);
-      for (const record of reply.answers ?? []) writer.record('answer', record);
-      for (const record of reply.authorities ?? []) writer.record('authority', record);
-      return endMessage(writer, reply);
-    };
+    if (raw.readUInt16BE(2) & FLAG_QR) return;
+    const request = readRequest(raw);
+    if (!request) return send(formerrHeader(raw));
+    const exchange = new Exchange(raw, request, remote, transport, send);
     // RFC 2136 §3.8 leaves who may update to policy: an address outside UPDATE_ALLOW is refused before anything
-    if (opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) {
-      dnsUpdates.inc({ rcode: 'REFUSED', reason: 'address' });
-      this.refusals.warn(`update-address ${remote}`, { remote }, 'DNS UPDATE refused: address not in UPDATE_ALLOW');
-      return send(
-        build({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `updates from ${remote} are not allowed (UPDATE_ALLOW)` } }),
-      );
-    }
+    if (request.opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) return this.refuseUpdateAddress(exchange);
+    const tsig = await this.verifyTsig(exchange);
+    if (!tsig) return;
+    exchange.signWith(tsig.signer);
+    if (!(await this.admitKeyUse(exchange, tsig))) return;
+    if (request.update) return this.update(request.update, remote, tsig.verified ? tsig.principal : undefined, exchange.reply);
+    if (request.opcode === OPCODE_NOTIFY) return this.notify(request.question, remote, exchange.reply);
+    if (request.opcode !== OPCODE_QUERY)
+      return exchange.reply({
+        rcode: RCODE.NOTIMP,
+        ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${request.opcode} is not supported (QUERY and UPDATE are)` },
+      });
+    return this.query(exchange, tsig);
+  }
+
+  /** an UPDATE from an address outside UPDATE_ALLOW: REFUSED, unsigned (its key is not even looked at) */
+  private refuseUpdateAddress(exchange: Exchange): Promise<void> {
+    const { remote } = exchange;
+    dnsUpdates.inc({ rcode: 'REFUSED', reason: 'address' });
+    this.refusals.warn(`update-address ${remote}`, { remote }, 'DNS UPDATE refused: address not in UPDATE_ALLOW');
+    return exchange.unsigned({
+      rcode: RCODE.REFUSED,
+      ede: { code: EDE.PROHIBITED, text: `updates from ${remote} are not allowed (UPDATE_ALLOW)` },
+    });
+  }
+
+  /**
+   * The request's TSIG (RFC 8945), verified against the transfer key or a user's key of that name: the signer
+   * of its answers and whose key it was; undefined when the TSIG failed, and that was answered (FORMERR for a
+   * malformed one, NOTAUTH with the TSIG error, SERVFAIL when the key could not be looked up). A request without
+   * TSIG verifies as unsigned.
+   */
+  private async verifyTsig(exchange: Exchange): Promise<VerifiedTsig | undefined> {
+    const { raw, request, remote } = exchange;
+    const { opcode, question } = request;
     const transferKey = this.settings.tsigKey;
     let found: ReturnType<typeof findTsig>;
     try {
-      found = findTsig(raw, framed);
+      found = findTsig(raw, request.framed);
     } catch (error) {
       tsigFailures.inc({ error: 'FORMERR' });
       this.refusals.warn(`tsig-formerr ${remote}`, { remote, reason: (error as Error).message }, 'TSIG record malformed: FORMERR');
-      return send(build({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${(error as Error).message}` } }));
+      await exchange.unsigned({
+        rcode: RCODE.FORMERR,
+        ede: { code: EDE.OTHER, text: `malformed TSIG record: ${(error as Error).message}` },
+      });
+      return undefined;
     }
     // a name other than the transfer key's is a user's TSIG key (RFC 2136 updates; certbot signs its SOA query
     // too), looked up for UPDATE_ALLOW addresses and for transfers (a customer's own secondary may be anywhere:
@@ -403,42 +328,27 @@ export class PrimaryHandler {
     const asksTransfer =
       (opcode === OPCODE_QUERY && (question?.type === AXFR_CODE || question?.type === IXFR_CODE)) || opcode === OPCODE_NOTIFY;
     let key = transferKey;
-    let keyPrincipal: Principal | undefined;
-    let userKeyFound: { principal: Principal; lastUsedAt?: Date } | undefined;
+    let principal: Principal | undefined;
+    let userKey: { principal: Principal; lastUsedAt?: Date } | undefined;
     if (found && found.tsig.keyName !== transferKey?.name && this.updates && (asksTransfer || isAllowed(this.updateAllow, remote))) {
       try {
-        const userKey = await this.updates.findKey(found.tsig.keyName);
-        key = userKey?.key;
-        keyPrincipal = userKey?.principal;
-        userKeyFound = userKey;
+        const stored = await this.updates.findKey(found.tsig.keyName);
+        key = stored?.key;
+        principal = stored?.principal;
+        userKey = stored;
       } catch (error) {
         const outage = noteDatabaseFailure(error, 'DNS primary');
         if (!outage) this.log.error({ err: error }, 'TSIG key look-up failed');
-        return send(
-          build({
-            rcode: RCODE.SERVFAIL,
-            ede: outage
-              ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' }
-              : { code: EDE.OTHER, text: 'internal error (logged)' },
-          }),
-        );
+        await exchange.unsigned({
+          rcode: RCODE.SERVFAIL,
+          ede: outage
+            ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' }
+            : { code: EDE.OTHER, text: 'internal error (logged)' },
+        });
+        return undefined;
       }
     }
     const verified = verifyMessage(raw, key, { found });
-    const signer = new Signer(key, verified.status === 'ok' ? verified.tsig.mac : undefined);
-
-    const reply = async (r: Reply) => {
-      let message = signer.sign(build(r));
-      if (transport === 'udp' && message.length > udpLimit && r.additionals?.length && !r.glueRequired) {
-        // addresses of targets are a courtesy (RFC 2181 §9: no TC for the additional section)
-        message = signer.sign(build({ ...r, additionals: [] }));
-      }
-      if (transport === 'udp' && message.length > udpLimit) {
-        message = signer.sign(build({ rcode: r.rcode, flags: (r.flags ?? 0) | FLAG_TC }));
-      }
-      await send(message);
-    };
-
     if (verified.status === 'formerr') {
       tsigFailures.inc({ error: 'FORMERR' });
       this.refusals.warn(
@@ -446,79 +356,105 @@ export class PrimaryHandler {
         { remote, key: found?.tsig.keyName, reason: verified.reason },
         'TSIG record malformed: FORMERR',
       );
-      return send(build({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${verified.reason}` } }));
+      await exchange.unsigned({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `malformed TSIG record: ${verified.reason}` } });
+      return undefined;
     }
     if (verified.status === 'error') {
-      // RFC 8945 §5.2: NOTAUTH with the TSIG error; BADSIG/BADKEY unsigned (MAC size 0), BADTIME signed
-      const errorName = TSIG_ERROR_NAMES[verified.error] ?? String(verified.error);
-      const reason = tsigFailure(
-        verified.error,
-        verified.tsig.keyName,
-        verified.tsig.algorithm,
-        Boolean(key && key.name === verified.tsig.keyName),
-      );
-      tsigFailures.inc({ error: errorName });
-      this.updates?.authenticationFailed?.(remote);
-      this.refusals.warn(
-        `tsig ${errorName} ${verified.tsig.keyName} ${remote}`,
-        { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName },
-        reason,
-      );
-      const message = build({ rcode: RCODE.NOTAUTH, ede: { code: EDE.PROHIBITED, text: reason } });
-      if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'NOTAUTH', reason: 'tsig' });
-      const algorithm = key?.algorithm ?? (isTsigAlgorithm(verified.tsig.algorithm) ? verified.tsig.algorithm : 'hmac-sha256');
-      const badTime = verified.error === TSIG_ERROR.BADTIME;
-      const signed = signMessage(
-        message,
-        { name: verified.tsig.keyName, algorithm, secret: key?.secret ?? Buffer.alloc(32) },
-        {
-          requestMac: badTime ? verified.tsig.mac : undefined,
-          error: verified.error,
-          noMac: !badTime,
-          time: badTime ? undefined : verified.tsig.timeSigned,
-          other: badTime ? badTimeOther() : undefined,
-          // the TSIG of the answer names the request's algorithm (RFC 8945 §5.3.2), whatever the key's is:
-          // a client told another algorithm reports "tsig verify failure" instead of the error
-          algorithmName: verified.tsig.algorithm,
-        },
-      );
-      return send(signed.message);
+      await this.answerTsigError(exchange, verified, key);
+      return undefined;
     }
-    // a user's key that verified but may not be used now (expired, idle, outside its networks): refused for
-    // updates and transfers, which are what such keys are for (a signed plain query is answered as any query)
+    return {
+      signer: new Signer(key, verified.status === 'ok' ? verified.tsig.mac : undefined),
+      verified: verified.status === 'ok',
+      keyName: found?.tsig.keyName,
+      principal,
+      userKey,
+    };
+  }
+
+  /** RFC 8945 §5.2: NOTAUTH with the TSIG error; BADSIG/BADKEY unsigned (MAC size 0), BADTIME signed */
+  private async answerTsigError(
+    exchange: Exchange,
+    verified: Extract<ReturnType<typeof verifyMessage>, { status: 'error' }>,
+    key: TsigKey | undefined,
+  ): Promise<void> {
+    const { remote } = exchange;
+    const errorName = TSIG_ERROR_NAMES[verified.error] ?? String(verified.error);
+    const reason = tsigFailure(
+      verified.error,
+      verified.tsig.keyName,
+      verified.tsig.algorithm,
+      Boolean(key && key.name === verified.tsig.keyName),
+    );
+    tsigFailures.inc({ error: errorName });
+    this.updates?.authenticationFailed?.(remote);
+    this.refusals.warn(
+      `tsig ${errorName} ${verified.tsig.keyName} ${remote}`,
+      { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName },
+      reason,
+    );
+    const message = exchange.build({ rcode: RCODE.NOTAUTH, ede: { code: EDE.PROHIBITED, text: reason } });
+    if (exchange.request.opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'NOTAUTH', reason: 'tsig' });
+    const algorithm = key?.algorithm ?? (isTsigAlgorithm(verified.tsig.algorithm) ? verified.tsig.algorithm : 'hmac-sha256');
+    const badTime = verified.error === TSIG_ERROR.BADTIME;
+    const signed = signMessage(
+      message,
+      { name: verified.tsig.keyName, algorithm, secret: key?.secret ?? Buffer.alloc(32) },
+      {
+        requestMac: badTime ? verified.tsig.mac : undefined,
+        error: verified.error,
+        noMac: !badTime,
+        time: badTime ? undefined : verified.tsig.timeSigned,
+        other: badTime ? badTimeOther() : undefined,
+        // the TSIG of the answer names the request's algorithm (RFC 8945 §5.3.2), whatever the key's is:
+        // a client told another algorithm reports "tsig verify failure" instead of the error
+        algorithmName: verified.tsig.algorithm,
+      },
+    );
+    return exchange.sendAsIs(signed.message);
+  }
+
+  /**
+   * A user's key that verified but may not be used now (expired, idle, outside its networks): refused (and
+   * false) for updates and transfers, which are what such keys are for (a signed plain query is answered as any
+   * query); a key that may is noted as used (the audit log's first use).
+   */
+  private async admitKeyUse(exchange: Exchange, tsig: VerifiedTsig): Promise<boolean> {
+    const { request, remote } = exchange;
     const keyRefusal =
-      verified.status === 'ok' &&
-      userKeyFound &&
+      tsig.verified &&
+      tsig.userKey &&
       this.updates?.admitUse &&
-      (opcode === OPCODE_UPDATE || question?.type === AXFR_CODE || question?.type === IXFR_CODE)
-        ? await this.updates.admitUse(userKeyFound, remote)
+      (request.opcode === OPCODE_UPDATE || request.question?.type === AXFR_CODE || request.question?.type === IXFR_CODE)
+        ? await this.updates.admitUse(tsig.userKey, remote)
         : undefined;
     if (keyRefusal) {
-      if (opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'REFUSED', reason: 'policy' });
-      this.refusals.warn(
-        `key-unusable ${found?.tsig.keyName} ${remote}`,
-        { remote, key: found?.tsig.keyName },
-        `TSIG key refused: ${keyRefusal}`,
-      );
-      return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `key ${found?.tsig.keyName}: ${keyRefusal}` } });
+      if (request.opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'REFUSED', reason: 'policy' });
+      this.refusals.warn(`key-unusable ${tsig.keyName} ${remote}`, { remote, key: tsig.keyName }, `TSIG key refused: ${keyRefusal}`);
+      await exchange.reply({ rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: `key ${tsig.keyName}: ${keyRefusal}` } });
+      return false;
     }
-    if (verified.status === 'ok' && keyPrincipal && this.updates?.keyUsed) {
+    if (tsig.verified && tsig.principal && this.updates?.keyUsed) {
       // the audit log's record of a first use must not fail the request it was seen in
       await this.updates
-        .keyUsed(keyPrincipal, remote)
+        .keyUsed(tsig.principal, remote)
         .catch((error: unknown) => this.log.warn({ err: error }, 'audit: a TSIG key use could not be recorded'));
     }
-    if (opcode === OPCODE_UPDATE && update) return this.update(update, remote, verified.status === 'ok' ? keyPrincipal : undefined, reply);
-    if (opcode === OPCODE_NOTIFY) return this.notify(question, remote, reply);
-    if (opcode !== OPCODE_QUERY)
-      return reply({
-        rcode: RCODE.NOTIMP,
-        ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${opcode} is not supported (QUERY and UPDATE are)` },
-      });
-    if (framed!.questions.length !== 1 || !question)
-      return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
+    return true;
+  }
+
+  /**
+   * A QUERY (RFC 1035 §4.1.2): one question, of class IN (or ANY), about a zone served here; a transfer (AXFR,
+   * IXFR) or a look-up, read in one snapshot. REFUSED for a name in no zone of ours; SERVFAIL when the database
+   * fails.
+   */
+  private async query(exchange: Exchange, tsig: VerifiedTsig): Promise<void> {
+    const { request, remote } = exchange;
+    const question = request.question;
+    if (request.framed!.questions.length !== 1 || !question)
+      return exchange.reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a query must hold exactly one question' } });
     if (question.klass !== CLASS.IN && question.klass !== CLASS.ANY)
-      return reply({
+      return exchange.reply({
         rcode: RCODE.REFUSED,
         ede: { code: EDE.NOT_AUTHORITATIVE, text: `class ${classMnemonic(question.klass)} is not served (only IN)` },
       });
@@ -529,56 +465,12 @@ export class PrimaryHandler {
       await inSnapshot(this.db, async (client) => {
         const zone = await findZone(client, this.settings.catalogZone, qname);
         if (!zone)
-          return reply({ rcode: RCODE.REFUSED, ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` } });
-        if (qtype === 'AXFR' || qtype === 'IXFR') {
-          if (qname !== zone.name)
-            return reply({
-              rcode: RCODE.NOTAUTH,
-              ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qtype} is asked at a zone's apex: ${qname} is inside ${zone.name}` },
-            });
-          const refused = await this.transferRefused(client, zone, remote, qtype, keyPrincipal, verified.status === 'ok');
-          if (refused) return reply(refused);
-          const soa = await soaOf(client, zone);
-          if (qtype === 'AXFR' && transport === 'udp')
-            return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
-          if (qtype === 'IXFR') {
-            const clientSoa = framed!.authorities.find((r) => r.type === SOA.code);
-            if (!clientSoa)
-              return reply({
-                rcode: RCODE.FORMERR,
-                ede: { code: EDE.OTHER, text: "IXFR needs the client's SOA in the authority section (RFC 1995 §3)" },
-              });
-            let clientSerial: number;
-            try {
-              clientSerial = readRdata(raw, clientSoa, SOA).serial;
-            } catch (error) {
-              if (!(error instanceof WireFormatError)) throw error;
-              return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `the client's SOA is malformed: ${error.message}` } });
-            }
-            // RFC 1995 §2: a client as new as we are (or newer) gets just the SOA; over UDP, SOA = "use TCP"
-            if (transport === 'udp' || !serialGreaterThan(zone.serial, clientSerial)) {
-              dnsTransfers.inc({ kind: 'IXFR_UPTODATE', client: remote });
-              return reply({ rcode: RCODE.NOERROR, flags: FLAG_AA, answers: [toAnswer(zone.name, soa)] });
-            }
-            const journal = await journalFrom(client, zone, clientSerial);
-            if (journal) {
-              dnsTransfers.inc({ kind: 'IXFR', client: remote });
-              return this.streamIxfr(zone, soa, journal, { start: startMessage, end: endMessage }, signer, send);
-            }
-          }
-          dnsTransfers.inc({ kind: 'AXFR', client: remote });
-          return this.streamAxfr(client, zone, soa, { start: startMessage, end: endMessage }, signer, send);
-        }
-        const found = await lookup(client, zone, qname, qtype);
-        const result = dnssecOk ? await withSignatures(client, zone, found) : found;
-        return reply({
-          rcode: result.rcode,
-          flags: result.authoritative ? FLAG_AA : 0,
-          answers: result.answers.map((r) => toAnswer(zone.name, r)),
-          authorities: result.authorities.map((r) => toAnswer(zone.name, r)),
-          additionals: result.additionals.map((r) => toAnswer(zone.name, r)),
-          glueRequired: result.referral,
-        });
+          return exchange.reply({
+            rcode: RCODE.REFUSED,
+            ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qname || '.'} is in no zone served here` },
+          });
+        if (qtype === 'AXFR' || qtype === 'IXFR') return this.transfer(client, exchange, tsig, zone, qname, qtype);
+        return this.lookUp(client, exchange, zone, qname, qtype);
       });
     } catch (error) {
       // an outage is logged once (availability.ts), not per query; SERVFAIL tells the resolver to try later
@@ -587,8 +479,85 @@ export class PrimaryHandler {
       const ede = outage
         ? { code: EDE.NETWORK_ERROR, text: 'the database is unreachable; try again' }
         : { code: EDE.OTHER, text: 'internal error (logged)' };
-      await reply({ rcode: RCODE.SERVFAIL, ede }).catch(() => undefined);
+      await exchange.reply({ rcode: RCODE.SERVFAIL, ede }).catch(() => undefined);
     }
+  }
+
+  /** an ordinary query's answer from the zone's data (lookup.ts), with RRSIGs when the requestor set DO */
+  private async lookUp(client: Sql, exchange: Exchange, zone: ZoneRef, qname: string, qtype: string): Promise<void> {
+    const found = await lookup(client, zone, qname, qtype);
+    const result = exchange.request.dnssecOk ? await withSignatures(client, zone, found) : found;
+    return exchange.reply({
+      rcode: result.rcode,
+      flags: result.authoritative ? FLAG_AA : 0,
+      answers: result.answers.map((r) => toAnswer(zone.name, r)),
+      authorities: result.authorities.map((r) => toAnswer(zone.name, r)),
+      additionals: result.additionals.map((r) => toAnswer(zone.name, r)),
+      glueRequired: result.referral,
+    });
+  }
+
+  /**
+   * AXFR (RFC 5936) or IXFR (RFC 1995), asked at a zone's apex by one who may transfer it (`transferRefused`):
+   * an AXFR over TCP only; an IXFR the journal can answer as such, else the whole zone in IXFR form (RFC 1995 §4).
+   */
+  private async transfer(
+    client: Sql,
+    exchange: Exchange,
+    tsig: VerifiedTsig,
+    zone: ZoneRef,
+    qname: string,
+    qtype: 'AXFR' | 'IXFR',
+  ): Promise<void> {
+    const { remote } = exchange;
+    if (qname !== zone.name)
+      return exchange.reply({
+        rcode: RCODE.NOTAUTH,
+        ede: { code: EDE.NOT_AUTHORITATIVE, text: `${qtype} is asked at a zone's apex: ${qname} is inside ${zone.name}` },
+      });
+    const refused = await this.transferRefused(client, zone, remote, qtype, tsig.principal, tsig.verified);
+    if (refused) return exchange.reply(refused);
+    const soa = await soaOf(client, zone);
+    if (qtype === 'AXFR' && exchange.transport === 'udp')
+      return exchange.reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
+    if (qtype === 'IXFR' && (await this.incrementalTransfer(client, exchange, zone, soa)) === 'answered') return;
+    dnsTransfers.inc({ kind: 'AXFR', client: remote });
+    return this.streamAxfr(client, zone, soa, exchange);
+  }
+
+  /**
+   * An IXFR (RFC 1995) from the client's serial (its SOA in the authority section): just the SOA when the
+   * client is as new as we are, or over UDP (§2: "use TCP"); the journal's changes from that serial when it
+   * holds them all; 'whole' otherwise, for the whole zone in IXFR form (§4).
+   */
+  private async incrementalTransfer(client: Sql, exchange: Exchange, zone: ZoneRef, soa: Rr): Promise<'answered' | 'whole'> {
+    const { raw, request, remote } = exchange;
+    const clientSoa = request.framed!.authorities.find((r) => r.type === SOA.code);
+    if (!clientSoa) {
+      await exchange.reply({
+        rcode: RCODE.FORMERR,
+        ede: { code: EDE.OTHER, text: "IXFR needs the client's SOA in the authority section (RFC 1995 §3)" },
+      });
+      return 'answered';
+    }
+    let clientSerial: number;
+    try {
+      clientSerial = readRdata(raw, clientSoa, SOA).serial;
+    } catch (error) {
+      if (!(error instanceof WireFormatError)) throw error;
+      await exchange.reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: `the client's SOA is malformed: ${error.message}` } });
+      return 'answered';
+    }
+    if (exchange.transport === 'udp' || !serialGreaterThan(zone.serial, clientSerial)) {
+      dnsTransfers.inc({ kind: 'IXFR_UPTODATE', client: remote });
+      await exchange.reply({ rcode: RCODE.NOERROR, flags: FLAG_AA, answers: [toAnswer(zone.name, soa)] });
+      return 'answered';
+    }
+    const journal = await journalFrom(client, zone, clientSerial);
+    if (!journal) return 'whole';
+    dnsTransfers.inc({ kind: 'IXFR', client: remote });
+    await this.streamIxfr(zone, soa, journal, exchange);
+    return 'answered';
   }
 
   /**
@@ -777,18 +746,13 @@ export class PrimaryHandler {
    * A transfer's records in messages of about TRANSFER_MESSAGE_OCTETS: a record that takes a message over it
    * is taken back and starts the next one (a message holds at least one record).
    */
-  private async sendChunked(
-    answers: AsyncIterable<OutgoingRecord[]> | Iterable<OutgoingRecord[]>,
-    messages: TransferMessages,
-    signer: Signer,
-    send: (m: Buffer) => Promise<void>,
-  ) {
+  private async sendChunked(answers: AsyncIterable<OutgoingRecord[]> | Iterable<OutgoingRecord[]>, exchange: Exchange) {
     const reply: Reply = { rcode: 0, flags: FLAG_AA };
-    let writer = messages.start(reply, true);
+    let writer = exchange.start(reply, true);
     let inMessage = 0;
     const flush = async () => {
-      await send(signer.sign(messages.end(writer, reply)));
-      writer = messages.start(reply, false);
+      await exchange.sendSigned(exchange.end(writer, reply));
+      writer = exchange.start(reply, false);
       inMessage = 0;
     };
     for await (const group of answers) {
@@ -803,29 +767,22 @@ export class PrimaryHandler {
         inMessage++;
       }
     }
-    await send(signer.sign(messages.end(writer, reply)));
+    await exchange.sendSigned(exchange.end(writer, reply));
   }
 
   /** RFC 5936 §2.2: SOA, every other record, SOA again */
-  private streamAxfr(client: any, zone: ZoneRef, soa: Rr, messages: TransferMessages, signer: Signer, send: (m: Buffer) => Promise<void>) {
+  private streamAxfr(client: Sql, zone: ZoneRef, soa: Rr, exchange: Exchange) {
     const soaAnswer = toAnswer(zone.name, soa);
     async function* answers() {
       yield [soaAnswer];
       for await (const page of allRecords(client, zone)) yield page.map((r) => toAnswer(zone.name, r));
       yield [soaAnswer];
     }
-    return this.sendChunked(answers(), messages, signer, send);
+    return this.sendChunked(answers(), exchange);
   }
 
   /** RFC 1995 §4: current SOA, then per change (old SOA, deleted RRs, new SOA, added RRs), current SOA */
-  private streamIxfr(
-    zone: ZoneRef,
-    soa: Rr,
-    journal: Awaited<ReturnType<typeof journalFrom>> & object,
-    messages: TransferMessages,
-    signer: Signer,
-    send: (m: Buffer) => Promise<void>,
-  ) {
+  private streamIxfr(zone: ZoneRef, soa: Rr, journal: Awaited<ReturnType<typeof journalFrom>> & object, exchange: Exchange) {
     const isApexSoa = (r: Rr) => r.type === 'SOA' && r.owner === '@';
     // the SOA of each step at its serial: the journal's own SOA if the row has one, else the current one's fields
     const soaWith = (serial: number, from?: Rr): Rr => ({ ...(from ?? soa), rdata: withSerial((from ?? soa).rdata, serial) });
@@ -840,21 +797,8 @@ export class PrimaryHandler {
       }
       yield [soaAnswer];
     }
-    return this.sendChunked(answers(), messages, signer, send);
+    return this.sendChunked(answers(), exchange);
   }
-}
-
-/** how a transfer's messages begin (header, question on the first) and end (OPT) */
-interface TransferMessages {
-  start(reply: Reply, withQuestion: boolean): MessageWriter;
-  end(writer: MessageWriter, reply: Reply): Buffer;
-}
-
-function encodeHeader(id: number, requestFlags: number, rcode: number): Buffer {
-  const b = Buffer.alloc(12);
-  b.writeUInt16BE(id, 0);
-  b.writeUInt16BE(FLAG_QR | (requestFlags & 0x7900) | (rcode & 0xf), 2);
-  return b;
 }
 
 /** Starts the primary on settings.dnsListen (UDP and TCP on the same port; port 0 picks a free one). */
