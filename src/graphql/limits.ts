@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from './context';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { CostContext, nestedListComplexity } from './resolvers/paging';
+import { CostContext, listComplexity, nestedItems, nestedListComplexity, pageItems } from './resolvers/paging';
 import { ERROR_CATALOGUE } from '../errors/catalogue';
 import { ApolloServerErrorCode } from '@apollo/server/errors';
 import {
@@ -39,11 +39,29 @@ const ZONE_FILE_FIELDS = new Set(['importZone', 'exportZone', 'zoneFile', 'check
  * 3,000 records or more, a few MB as objects and then as JSON
  */
 const HEAVY_COST = 20_000;
+/** the setting that raises the cost ceiling, named where an operation is refused for its cost */
+const COST_SETTING = 'GRAPHQL_MAX_COMPLEXITY';
+/** the most lists the refusal's message names (its extensions name them all) */
+const LISTS_NAMED = 8;
+
+/**
+ * A list the operation asks for, as it was costed: `list` is the field (`domains` at the root, `Type.field`
+ * below: `Domain.records`), `items` what it was counted as per parent, `first` whether the operation gave it
+ * one (without, a page counts as its default of 100 and a nested list as all a parent holds).
+ */
+interface CostedList {
+  list: string;
+  items: number;
+  first: boolean;
+  /** a nested list (User.domains, Domain.records): without `first`, all a parent holds */
+  nested: boolean;
+}
 
 class OperationMeasure {
   private readonly fragmentFigures = new Map<string, { depth: number; cost: number }>();
-  /** the nested lists (`Type.field`) the operation asks for without `first` */
-  readonly listsWithoutFirst = new Set<string>();
+  private readonly seen = new Set<string>();
+  /** the lists the operation asks for, outer lists first, each once per way it was costed */
+  readonly lists: CostedList[] = [];
   /** whether the operation parses, prints or signs a whole zone (ZONE_FILE_FIELDS) */
   zoneFile = false;
 
@@ -65,10 +83,8 @@ class OperationMeasure {
         if (name.startsWith('__')) continue; // introspection is not data
         if (ZONE_FILE_FIELDS.has(name)) this.zoneFile = true;
         const field = parentType && 'getFields' in parentType ? (parentType as GraphQLObjectType).getFields()[name] : undefined;
-        // a nested list without `first` returns all a parent holds (up to MAX_PAGE_SIZE): named, outer lists
-        // first, if the operation is refused
-        if (field?.extensions?.complexity === nestedListComplexity && getArgumentValues(field, selection, this.variables).first == null)
-          this.listsWithoutFirst.add(`${parentType!.name}.${name}`);
+        // each list multiplies what its items ask for: named, outer lists first, if the operation is refused
+        if (field) this.noteList(parentType!, field, selection);
         const child = this.measure(selection.selectionSet, field ? getNamedType(field.type) : undefined);
         depth = Math.max(depth, 1 + child.depth);
         cost += this.fieldCost(parentType, field, selection, child.cost);
@@ -84,6 +100,31 @@ class OperationMeasure {
       }
     }
     return { depth, cost };
+  }
+
+  private noteList(parentType: GraphQLNamedType, field: GraphQLField<unknown, unknown>, node: FieldNode): void {
+    const complexity = field.extensions?.complexity;
+    if (complexity !== listComplexity && complexity !== nestedListComplexity) return;
+    const args = getArgumentValues(field, node, this.variables);
+    const typed = `${parentType.name}.${field.name}`;
+    const atRoot = parentType === this.schema.getQueryType() || parentType === this.schema.getMutationType();
+    const asked = node.arguments?.find((argument) => argument.name.value === 'first')?.value;
+    const nested = complexity === nestedListComplexity;
+    const costed: CostedList = {
+      list: atRoot ? field.name : typed,
+      items: nested ? nestedItems(args, this.costContext, typed) : pageItems(args),
+      nested,
+      // `first: null`, or a variable left out without a default, is no `first`: the list counts as without one
+      first:
+        asked !== undefined &&
+        asked.kind !== Kind.NULL &&
+        (asked.kind !== Kind.VARIABLE || this.variables[asked.name.value] !== undefined) &&
+        args.first != null,
+    };
+    const key = `${costed.list}\u0000${costed.items}\u0000${costed.first}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    this.lists.push(costed);
   }
 
   private fragment(name: string): { depth: number; cost: number } {
@@ -128,6 +169,55 @@ class OperationMeasure {
     if (getDirectiveValues(GraphQLIncludeDirective, node, this.variables)?.if === false) return false;
     return true;
   }
+}
+
+/**
+ * The refusal of an operation over the cost ceiling, saying what drives its cost: each list it asks for, with
+ * what it was counted as per parent (its `first`, or without one its default or all a parent holds), outer
+ * lists first; how to bring the cost down (`first` on the lists without one, a smaller `first` on the others);
+ * and the setting that raises the ceiling.
+ */
+function costRefusal(cost: number, limit: number, lists: readonly CostedList[]): GraphQLError {
+  const counted = ({ list, items, first }: CostedList) => (first ? `${list} (first: ${items})` : `${list} (no first: counted as ${items})`);
+  const named = lists.slice(0, LISTS_NAMED).map(counted);
+  if (lists.length > LISTS_NAMED) named.push(`and ${lists.length - LISTS_NAMED} more`);
+  const unpaged = [...new Set(lists.filter((list) => !list.first).map((list) => list.list))];
+  const remedy = unpaged.length
+    ? `give ${unpaged.join(', ')} \`first\`${unpaged.length < lists.length ? ', or the others a smaller one' : ''}`
+    : 'give them a smaller `first`';
+  const drivers = lists.length ? `. Its lists, counted per parent: ${named.join(', ')}; ${remedy} (and page with their connections)` : '';
+  return new GraphQLError(`Query costs ${cost}; the limit is ${limit} (${COST_SETTING}, which the operator raises)${drivers}`, {
+    extensions: {
+      code: 'QUERY_TOO_COMPLEX',
+      http: { status: 400 },
+      // every list in `details` too, as the message names them (format-error.ts lets code and details leave)
+      details: [
+        {
+          field: 'query',
+          code: 'MAX_COMPLEXITY',
+          message: `cost ${cost} exceeds ${limit} (${COST_SETTING})`,
+          limit,
+        },
+        ...lists.map(({ list, items, first }) =>
+          first
+            ? {
+                field: 'query',
+                code: 'LIST_PAGE',
+                message: `${list} has \`first: ${items}\`: costed as ${items} items a parent; a smaller \`first\` costs less (page with its connection)`,
+                list,
+                items,
+              }
+            : {
+                field: 'query',
+                code: 'LIST_WITHOUT_FIRST',
+                message: `${list} has no \`first\`: costed as ${items} items a parent; give it \`first\` (and page with its connection)`,
+                list,
+                items,
+              },
+        ),
+      ],
+    },
+  });
 }
 
 /**
@@ -179,9 +269,8 @@ export function operationLimits(
               .map((d) => [d.name.value, d]),
           );
           let measured: { depth: number; cost: number };
-          let listsWithoutFirst: string[] = [];
+          let lists: CostedList[] = [];
           let zoneFile = false;
-          let bounds: Record<string, number> | undefined;
           try {
             const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
             // the variables as execution will see them, their defaults filled in (`$first: Int = 2` costs 2, not
@@ -191,18 +280,20 @@ export function operationLimits(
             const measure = (context: CostContext) => {
               const measuring = new OperationMeasure(schema, fragments, variables, context);
               const figures = measuring.measure(operation.selectionSet, root ?? undefined);
-              listsWithoutFirst = [...measuring.listsWithoutFirst];
+              lists = measuring.lists;
               zoneFile = measuring.zoneFile;
               return figures;
             };
             measured = measure(costContext);
-            if (measured.cost > maxComplexity && listsWithoutFirst.length && contextValue?.services) {
+            if (measured.cost > maxComplexity && lists.some((list) => list.nested && !list.first) && contextValue?.services) {
               // refused at MAX_PAGE_SIZE a parent: costed again at what the key's parents hold today, at most
               // (one read, only for such operations); `users(first: 10) { nodes { domains { records { … } } } }`
               // of a tenant with ordinary zones then runs
               const held = await contextValue.services.domains.nestedListBounds(contextValue);
-              bounds = { 'User.domains': held.zonesPerUser, 'Domain.records': held.recordsPerZone };
-              measured = measure({ ...costContext, nestedBounds: bounds });
+              measured = measure({
+                ...costContext,
+                nestedBounds: { 'User.domains': held.zonesPerUser, 'Domain.records': held.recordsPerZone },
+              });
             }
           } catch (error) {
             // the cost is computed with the variables' values: a value of the wrong type is the client's mistake
@@ -221,29 +312,7 @@ export function operationLimits(
               },
             });
           }
-          if (complexity > maxComplexity) {
-            // each list without `first` named, with what it was costed as, and the remedy
-            const perParent = (list: string) => Math.min(maxPageSize, bounds?.[list] ?? maxPageSize);
-            const unpaged = listsWithoutFirst.map((list) => ({
-              field: 'query',
-              code: 'LIST_WITHOUT_FIRST',
-              message: `${list} has no \`first\`: costed as ${perParent(list)} items a parent; give it \`first\` (and page with its connection)`,
-              list,
-            }));
-            const hint = unpaged.length
-              ? `. Lists without \`first\` (${listsWithoutFirst.join(', ')}) count as all a parent holds: give them \`first\``
-              : '';
-            throw new GraphQLError(`Query costs ${complexity}; the limit is ${maxComplexity}${hint}`, {
-              extensions: {
-                code: 'QUERY_TOO_COMPLEX',
-                http: { status: 400 },
-                details: [
-                  { field: 'query', code: 'MAX_COMPLEXITY', message: `cost ${complexity} exceeds ${maxComplexity}`, limit: maxComplexity },
-                  ...unpaged,
-                ],
-              },
-            });
-          }
+          if (complexity > maxComplexity) throw costRefusal(complexity, maxComplexity, lists);
           // what the answer or the zone file will hold: one of the process's heavy turns, waited for here (the
           // document is parsed, nothing has run)
           if ((complexity > HEAVY_COST || zoneFile) && contextValue?.heavyTurn && !(await contextValue.heavyTurn())) {

@@ -84,8 +84,11 @@ describe('GraphQL cost of nested lists without `first`', () => {
     const res = await app.gql(NATURAL.replace('users(first: 10)', 'users(first: 10000)'), {}, userKey);
     expect(res.status).toBe(400);
     expect(errorCode(res)).toBe('QUERY_TOO_COMPLEX');
-    expect(res.errors![0].message).toMatch(/Lists without `first` \(User\.domains, Domain\.records\) .*give them `first`/);
+    expect(res.errors![0].message).toMatch(
+      /Its lists, counted per parent: users \(first: 10000\), User\.domains \(no first: counted as \d+\), Domain\.records \(no first: counted as \d+\); give User\.domains, Domain\.records `first`/,
+    );
     expect(res.errors![0].extensions.details.slice(1)).toEqual([
+      expect.objectContaining({ code: 'LIST_PAGE', list: 'users', items: 10000 }),
       expect.objectContaining({ code: 'LIST_WITHOUT_FIRST', list: 'User.domains' }),
       expect.objectContaining({ code: 'LIST_WITHOUT_FIRST', list: 'Domain.records' }),
     ]);

@@ -38,6 +38,18 @@ test('fragments count towards depth and cost as if expanded', async () => {
   const expensive = await app.gql(costly);
   expect(expensive.status).toBe(400);
   expect(expensive.errors![0].extensions.details[0].code).toBe('MAX_COMPLEXITY');
+  // every list of the fragment named with its page, the remedy, and the setting that raises the ceiling
+  const costs = 1 + 10000 * (1 + 10000 * 10000);
+  expect(expensive.errors![0].message).toBe(
+    `Query costs ${costs}; the limit is 200000 (GRAPHQL_MAX_COMPLEXITY, which the operator raises). Its lists, counted per parent: users (first: 10000), User.domains (first: 10000), Domain.records (first: 10000); give them a smaller \`first\` (and page with their connections)`,
+  );
+  expect(
+    expensive.errors![0].extensions.details.slice(1).map((d: { code: string; list: string; items: number }) => [d.code, d.list, d.items]),
+  ).toEqual([
+    ['LIST_PAGE', 'users', 10000],
+    ['LIST_PAGE', 'User.domains', 10000],
+    ['LIST_PAGE', 'Domain.records', 10000],
+  ]);
 });
 
 test('a token flood is refused before it is walked', async () => {
@@ -124,13 +136,38 @@ describe('nested lists under small limits (MAX_PAGE_SIZE 30, cost ceiling 2,000)
     expect(res.errors![0].extensions.details[0]).toMatchObject({ code: 'MAX_COMPLEXITY', limit: BUDGET });
     // each zone holds more than MAX_PAGE_SIZE records: costed at MAX_PAGE_SIZE a zone, and the list named
     expect(res.errors![0].message).toBe(
-      `Query costs ${1 + 100 * (1 + MAX_PAGE)}; the limit is ${BUDGET}. Lists without \`first\` (Domain.records) count as all a parent holds: give them \`first\``,
+      `Query costs ${1 + 100 * (1 + MAX_PAGE)}; the limit is ${BUDGET} (GRAPHQL_MAX_COMPLEXITY, which the operator raises). Its lists, counted per parent: domains (first: 100), Domain.records (no first: counted as ${MAX_PAGE}); give Domain.records \`first\`, or the others a smaller one (and page with their connections)`,
     );
-    expect(res.errors![0].extensions.details[1]).toMatchObject({ code: 'LIST_WITHOUT_FIRST', list: 'Domain.records' });
+    expect(res.errors![0].extensions.details[1]).toMatchObject({ code: 'LIST_PAGE', list: 'domains', items: 100 });
+    expect(res.errors![0].extensions.details[2]).toMatchObject({ code: 'LIST_WITHOUT_FIRST', list: 'Domain.records', items: MAX_PAGE });
     // a user's zones without `first` cost what the users hold (2 zones here), not MAX_PAGE_SIZE: it runs
     const zones = await twice('{ users(first: 30) { nodes { domains { id } } } }');
     expect(zones.errors).toBeUndefined();
     expect(zones.data.users.nodes.flatMap((u: { domains: unknown[] }) => u.domains)).toHaveLength(2);
+  });
+
+  test('a query whose lists have no `first` is refused naming each, what it was counted as, and the setting', async () => {
+    // neither `domains` (a page: its default of 100) nor `records` (a nested list: MAX_PAGE_SIZE a zone, and
+    // the zones here hold more) has `first`: cost 1 + 100 × (1 + 30), over the ceiling of 2,000
+    const res = await twice('{ domains { nodes { name records { id } } } }');
+    expect(res.status).toBe(400);
+    expect(errorCode(res)).toBe('QUERY_TOO_COMPLEX');
+    expect(res.errors![0].message).toBe(
+      `Query costs ${1 + 100 * (2 + MAX_PAGE)}; the limit is ${BUDGET} (GRAPHQL_MAX_COMPLEXITY, which the operator raises). Its lists, counted per parent: domains (no first: counted as 100), Domain.records (no first: counted as ${MAX_PAGE}); give domains, Domain.records \`first\` (and page with their connections)`,
+    );
+    expect(res.errors![0].extensions.details).toEqual([
+      expect.objectContaining({
+        code: 'MAX_COMPLEXITY',
+        limit: BUDGET,
+        message: `cost ${1 + 100 * (2 + MAX_PAGE)} exceeds ${BUDGET} (GRAPHQL_MAX_COMPLEXITY)`,
+      }),
+      expect.objectContaining({ code: 'LIST_WITHOUT_FIRST', list: 'domains', items: 100 }),
+      expect.objectContaining({ code: 'LIST_WITHOUT_FIRST', list: 'Domain.records', items: MAX_PAGE }),
+    ]);
+    // given `first`, as the message says, the same question runs
+    const paged = await twice('{ domains(first: 10) { nodes { name records(first: 10) { id } } } }');
+    expect(paged.errors).toBeUndefined();
+    expect(paged.data.domains.nodes).toHaveLength(ZONES.length);
   });
 
   test('a nested list without `first` that fits the ceiling returns at most MAX_PAGE_SIZE items per parent, the first by id', async () => {

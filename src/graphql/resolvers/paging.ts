@@ -13,10 +13,23 @@ export interface CostContext {
   nestedBounds?: Readonly<Record<string, number>>;
 }
 
+/** the items a page (a top-level list, a nested connection) is costed as: its `first`, or its default of 100 */
+export function pageItems(args: Record<string, unknown>): number {
+  return typeof args.first === 'number' ? args.first : 100;
+}
+
 /** A page costs its size times what each item asks for. */
 export function listComplexity({ args, childComplexity }: ComplexityEstimatorArgs): number {
-  const first = typeof args.first === 'number' ? args.first : 100;
-  return 1 + first * Math.max(childComplexity, 1);
+  return 1 + pageItems(args) * Math.max(childComplexity, 1);
+}
+
+/**
+ * the items a nested list (`list`: `User.domains`, `Domain.records`) is costed as per parent: its `first`, or
+ * without one MAX_PAGE_SIZE, or what its parents hold today when the CostContext knows that is less
+ */
+export function nestedItems(args: Record<string, unknown>, cost: CostContext, list: string): number {
+  const bound = cost.nestedBounds?.[list];
+  return typeof args.first === 'number' ? args.first : Math.min(cost.maxPageSize, bound ?? cost.maxPageSize);
 }
 
 /**
@@ -30,9 +43,7 @@ export function listComplexity({ args, childComplexity }: ComplexityEstimatorArg
 export function nestedListComplexity({ args, childComplexity, context, type, field }: ComplexityEstimatorArgs): number {
   const cost = context as CostContext | undefined;
   if (cost === undefined) throw new Error('nestedListComplexity needs the CostContext (MAX_PAGE_SIZE)');
-  const bound = cost.nestedBounds?.[`${type?.name}.${field?.name}`];
-  const first = typeof args.first === 'number' ? args.first : Math.min(cost.maxPageSize, bound ?? cost.maxPageSize);
-  return first * Math.max(childComplexity, 1);
+  return nestedItems(args, cost, `${type?.name}.${field?.name}`) * Math.max(childComplexity, 1);
 }
 
 export function firstOf(args: { first: number }, ctx: GraphQLContext): number {
