@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/console';
+import { buildConsole, launchChromium } from '../support/console';
 import { createUser, createUserKey, errorCode } from '../support/fixtures';
 import { personGql, signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -69,6 +69,7 @@ async function recover(at: Page, token: string): Promise<{ status: number; body:
 }
 
 beforeAll(async () => {
+  buildConsole();
   app = await startTestApp({ RATE_LIMIT_PER_SECOND: '0', KEY_RATE_LIMIT_PER_SECOND: '0' });
   origin = app.baseUrl.replace('127.0.0.1', 'localhost');
   db = new Client({ connectionString: app.settings.databaseUrl! });
@@ -76,7 +77,7 @@ beforeAll(async () => {
   account = await createUser(app, 'rl-account@example.org');
   otherAccount = await createUser(app, 'rl-other@example.org');
   browser = await launchChromium();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -214,4 +215,35 @@ it('is made only by those who manage the member here and in every other account 
   expect((await personGql(app, admin.token, RECOVER, { u: account, p: editor.id })).errors).toBeUndefined();
   expect((await app.gql(RECOVER, { u: account, p: both.id })).errors).toBeUndefined();
   expect(await count()).toBe(before + 2);
+});
+
+it('in the console: an owner’s "Recovery link" on the Members screen, and its page making the new passkey', async () => {
+  const owner = await member('rl-console-owner@example.org', 'OWNER');
+  const lost = await member('rl-console-viewer@example.org', 'VIEWER');
+  const ownerContext = await browser.newContext();
+  const { context, page } = await newLaptop();
+  try {
+    await ownerContext.addCookies([{ name: 'zk_session', value: owner.token, url: origin }]);
+    const console = await ownerContext.newPage();
+    await console.goto(`${origin}/console/#/members`);
+    await console.getByRole('button', { name: 'Make a recovery link for rl-console-viewer@example.org' }).click();
+    const field = console.locator('#recovery-link');
+    await field.waitFor();
+    // the field has the focus, to copy the link; the link is whole, at the console's origin
+    expect(await field.evaluate('(el) => el === document.activeElement')).toBe(true);
+    const link = await field.inputValue();
+    expect(link).toMatch(new RegExp(`^${origin}/console/#/recovery/zk_recover_`));
+    // no recovery link for oneself (a person signed in registers a passkey under "Your sign-in")
+    expect(await console.getByRole('button', { name: 'Make a recovery link for rl-console-owner@example.org' }).count()).toBe(0);
+
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Create a new passkey' }).click();
+    await page.waitForURL(`${origin}/console/#/`);
+    const me = await post(page, '/graphql', { query: '{ me { email role } }' });
+    expect(me.body).toEqual({ data: { me: { email: 'rl-console-viewer@example.org', role: 'VIEWER' } } });
+    expect((await personGql(app, lost.token, `{ me { email } }`)).status).toBe(401);
+  } finally {
+    await ownerContext.close();
+    await context.close();
+  }
 });
