@@ -28,11 +28,12 @@ type Route =
   | { screen: 'members' }
   | { screen: 'account' }
   | { screen: 'invitation'; token: string }
+  | { screen: 'recovery'; token: string }
   | { screen: 'zone'; zone: string; tab: string };
 
 /**
  * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/nameserver-sets, #/members, #/account,
- * #/invitation/<token>.
+ * #/invitation/<token>, #/recovery/<token>.
  */
 function parseRoute(hash: string): Route {
   if (hash === '#/keys') return { screen: 'keys' };
@@ -41,6 +42,8 @@ function parseRoute(hash: string): Route {
   if (hash === '#/account') return { screen: 'account' };
   const invitation = /^#\/invitation\/([^/]+)$/.exec(hash);
   if (invitation) return { screen: 'invitation', token: decodeURIComponent(invitation[1]) };
+  const recovery = /^#\/recovery\/([^/]+)$/.exec(hash);
+  if (recovery) return { screen: 'recovery', token: decodeURIComponent(recovery[1]) };
   const match = /^#\/zone\/([^/]+)(?:\/([a-z]+))?/.exec(hash);
   if (match) return { screen: 'zone', zone: decodeURIComponent(match[1]), tab: match[2] ?? 'records' };
   return { screen: 'zones' };
@@ -153,13 +156,15 @@ export function App() {
       </main>
     );
   }
-  if (!session || !credentials) {
+  // a recovery link is followed signed in or not: its new passkey's session replaces every other of the person
+  if (!session || !credentials || route.screen === 'recovery') {
     return (
       <SignIn
         // an invitation link says why a sign-in is asked for, whatever an earlier sign-out in the tab said
         notice={route.screen === 'invitation' ? 'Sign in to accept the invitation.' : notice}
         secondFactor={secondFactor}
         invitation={route.screen === 'invitation' ? route.token : undefined}
+        recovery={route.screen === 'recovery' ? route.token : undefined}
         onJoined={() => {
           // the invitation is taken: the session is the new member's, in the account invited to (the header says
           // which, and the role); the zones are the first screen

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { MembershipFieldsFragment } from './generated/graphql';
+import type { MemberRole, MembershipFieldsFragment } from './generated/graphql';
 
 /**
  * Who the console acts as, for the screens that need an account's id (members, keys, transfers): a person signed
@@ -11,7 +11,7 @@ export interface Identity {
   /** the account acted in; null: the admin key, or a person who is no member of any account yet */
   accountId: string | null;
   /** the person's role in that account (a key: null) */
-  role: string | null;
+  role: MemberRole | null;
   /** the person's e-mail address (a key: null) */
   email: string | null;
   memberships: MembershipFieldsFragment[];
@@ -31,17 +31,18 @@ export const IdentityContext = createContext<Identity>({
 export const useIdentity = () => useContext(IdentityContext);
 
 /** Owners and admins manage members and keys (docs/people.md, «Roles»); keys are answered by the API itself. */
-export const managesMembers = (identity: Identity) => identity.kind === 'key' || identity.role === 'owner' || identity.role === 'admin';
+export const managesMembers = (identity: Identity) => identity.kind === 'key' || identity.role === 'OWNER' || identity.role === 'ADMIN';
 
-/** The console's words for a role (the API's value is lower-case). */
-export const ROLE_WORDS: Record<string, string> = {
-  owner: 'Owner',
-  admin: 'Admin',
-  editor: 'Editor',
-  viewer: 'Viewer',
+/** The console's words for a role (the API's MemberRole). */
+export const ROLE_WORDS: Record<MemberRole, string> = {
+  OWNER: 'Owner',
+  ADMIN: 'Admin',
+  EDITOR: 'Editor',
+  VIEWER: 'Viewer',
 };
 
-export const roleWords = (role: string | null | undefined) => (role ? (ROLE_WORDS[role] ?? role) : '');
+/** a role's words; the sign-in routes answer the stored lower-case value, GraphQL the enum's */
+export const roleWords = (role: string | null | undefined) => (role ? (ROLE_WORDS[role.toUpperCase() as MemberRole] ?? role) : '');
 
 /** a date and time as people read it in this console */
 export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString('en') : '');

@@ -4,8 +4,10 @@ import { ListState } from './list-state';
 import { describeError, errorDetails, leafField } from './errors';
 import {
   AcceptInvitationDocument,
+  CreateRecoveryLinkDocument,
   InvitationsDocument,
   InviteMemberDocument,
+  MemberRole,
   MembersDocument,
   MembershipFieldsFragment,
   RemoveMemberDocument,
@@ -14,7 +16,7 @@ import {
 } from './generated/graphql';
 import { managesMembers, ROLE_WORDS, roleWords, useIdentity, when } from './identity';
 
-const ROLES = Object.keys(ROLE_WORDS);
+const ROLES = Object.keys(ROLE_WORDS) as MemberRole[];
 
 /** an editor's zones as typed: names separated by commas or spaces; empty: every zone */
 const zoneList = (text: string) => {
@@ -28,7 +30,8 @@ const zoneList = (text: string) => {
 /**
  * The members of the account acted in and its open invitations (docs/people.md): roles changed, members removed
  * (the last owner cannot leave: the API's LAST_OWNER message is shown), invitations made (the one-time link the
- * API returns is shown to be passed on: Zonekeeper sends nothing) and revoked.
+ * API returns is shown to be passed on: Zonekeeper sends nothing) and revoked, a recovery link made for a member
+ * who lost their passkeys (shown as an invitation's is).
  */
 export function Members() {
   const identity = useIdentity();
@@ -48,14 +51,17 @@ function MemberRow({
   self,
   onChanged,
   onNote,
+  onRecoveryLink,
 }: {
   member: MembershipFieldsFragment;
   manage: boolean;
   self: boolean;
   onChanged: () => void;
   onNote: (note: { ok: boolean; text: string }) => void;
+  onRecoveryLink: (link: { email: string; link: string; expiresAt: string }) => void;
 }) {
   const [role, setRole] = useState(member.role);
+  const [, createRecoveryLink] = useMutation(CreateRecoveryLinkDocument);
   const [confirming, setConfirming] = useState(false);
   const [, setMemberRole] = useMutation(SetMemberRoleDocument);
   const [, removeMember] = useMutation(RemoveMemberDocument);
@@ -65,7 +71,7 @@ function MemberRow({
 
   const save = async () => {
     const result = await setMemberRole({
-      input: { userId: member.userId, personId: member.personId, role, zones: role === 'editor' ? member.zones : null },
+      input: { userId: member.userId, personId: member.personId, role, zones: role === 'EDITOR' ? member.zones : null },
     });
     if (result.error) {
       setRole(member.role);
@@ -76,6 +82,17 @@ function MemberRow({
     }
     // after saving, the focus stays with the role it changed
     roleSelect.current?.focus();
+  };
+  const recover = async () => {
+    const result = await createRecoveryLink({ userId: member.userId, personId: member.personId });
+    if (result.error) return onNote({ ok: false, text: describeError(result.error) });
+    const made = result.data!.createRecoveryLink;
+    // without PUBLIC_ORIGIN the API's link is a path: the console makes it whole with its own origin
+    onRecoveryLink({
+      email: made.recoveryLink.email,
+      link: new URL(made.link, location.origin).href,
+      expiresAt: made.recoveryLink.expiresAt,
+    });
   };
   const remove = async () => {
     const result = await removeMember({ userId: member.userId, personId: member.personId });
@@ -100,7 +117,7 @@ function MemberRow({
             <label className="sr-only" htmlFor={`role-${member.personId}`}>
               Role of {member.email}
             </label>
-            <select id={`role-${member.personId}`} ref={roleSelect} value={role} onChange={(e) => setRole(e.target.value)}>
+            <select id={`role-${member.personId}`} ref={roleSelect} value={role} onChange={(e) => setRole(e.target.value as MemberRole)}>
               {ROLES.map((r) => (
                 <option key={r} value={r}>
                   {ROLE_WORDS[r]}
@@ -120,6 +137,13 @@ function MemberRow({
       <td>{member.zones?.length ? member.zones.join(', ') : 'Every zone'}</td>
       <td>{when(member.createdAt)}</td>
       <td>
+        {manage && !self && (
+          <>
+            <button type="button" className="small secondary" aria-label={`Make a recovery link for ${member.email}`} onClick={recover}>
+              Recovery link
+            </button>{' '}
+          </>
+        )}
         {(manage || self) &&
           (confirming ? (
             <>
@@ -150,6 +174,11 @@ function MemberList({ userId }: { userId: string }) {
   const identity = useIdentity();
   const [list, refetch] = useQuery({ query: MembersDocument, variables: { userId }, requestPolicy: 'cache-and-network' });
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const [recovery, setRecovery] = useState<{ email: string; link: string; expiresAt: string } | null>(null);
+  const recoveryField = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (recovery) recoveryField.current?.focus();
+  }, [recovery]);
   const members = list.data?.members ?? [];
   const manage = managesMembers(identity);
   return (
@@ -183,12 +212,39 @@ function MemberList({ userId }: { userId: string }) {
                 manage={manage}
                 self={identity.email === m.email}
                 onNote={setNote}
+                onRecoveryLink={(link) => {
+                  setNote(null);
+                  setRecovery(link);
+                }}
                 onChanged={() => refetch({ requestPolicy: 'network-only' })}
               />
             ))}
           </tbody>
         </table>
       </ListState>
+      {recovery && (
+        <div className="panel" role="status">
+          <h3>Recovery link for {recovery.email}</h3>
+          <p>
+            Pass this link on to {recovery.email} yourself: Zonekeeper sends no e-mail. It lets them register a new passkey, works once,
+            until {when(recovery.expiresAt)}, and is not shown again; following it ends their other sessions.
+          </p>
+          <label htmlFor="recovery-link">Recovery link</label>
+          <input
+            id="recovery-link"
+            ref={recoveryField}
+            className="mono secret"
+            readOnly
+            value={recovery.link}
+            onFocus={(e) => e.target.select()}
+          />
+          <div className="actions">
+            <button type="button" className="secondary" onClick={() => setRecovery(null)}>
+              Done
+            </button>
+          </div>
+        </div>
+      )}
     </section>
   );
 }
@@ -198,7 +254,7 @@ function Invitations({ userId }: { userId: string }) {
   const [{ fetching }, invite] = useMutation(InviteMemberDocument);
   const [, revoke] = useMutation(RevokeInvitationDocument);
   const [email, setEmail] = useState('');
-  const [role, setRole] = useState('viewer');
+  const [role, setRole] = useState<MemberRole>('VIEWER');
   const [zones, setZones] = useState('');
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [link, setLink] = useState<{ email: string; link: string } | null>(null);
@@ -213,7 +269,7 @@ function Invitations({ userId }: { userId: string }) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const result = await invite({
-      input: { userId, email: email.trim(), role, zones: role === 'editor' ? zoneList(zones) : null },
+      input: { userId, email: email.trim(), role, zones: role === 'EDITOR' ? zoneList(zones) : null },
     });
     if (result.error) {
       const found: Record<string, string> = {};
@@ -338,7 +394,7 @@ function Invitations({ userId }: { userId: string }) {
           </div>
           <div className="field">
             <label htmlFor="invite-role">Role</label>
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value)}>
+            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as MemberRole)}>
               {ROLES.map((r) => (
                 <option key={r} value={r}>
                   {ROLE_WORDS[r]}
@@ -346,7 +402,7 @@ function Invitations({ userId }: { userId: string }) {
               ))}
             </select>
           </div>
-          {role === 'editor' && (
+          {role === 'EDITOR' && (
             <div className="field">
               <label htmlFor="invite-zones">Zones the editor may change</label>
               <input

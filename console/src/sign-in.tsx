@@ -36,7 +36,7 @@ export async function passkeyCeremony(optionsPath: string, path: string): Promis
   return null;
 }
 
-/** what POST /auth/passkey/invitation answers: the person signed in, a member of the account with this role */
+/** what POST /auth/passkey/invitation (and /recovery) answers: the person signed in, a member of the account with this role */
 export interface Joined {
   email: string;
   accountId: number;
@@ -44,12 +44,17 @@ export interface Joined {
 }
 
 /**
- * A person's first passkey from an invitation link, with no session (docs/people.md): the token stands for the
- * invited address. The service's registration options, the authenticator's new passkey, and the service's
- * verification, which makes the person a member and signs them in (the session cookie). A refusal in words.
+ * A passkey from a link, with no session (docs/people.md): an invitation's (a person's first; the token stands
+ * for the invited address) or a recovery link's (a member who lost theirs; the token stands for the person).
+ * The service's registration options, the authenticator's new passkey, and the service's verification, which
+ * makes the person a member (an invitation) or ends their other sessions (a recovery link) and signs them in
+ * (the session cookie). A refusal in words.
  */
-export async function joinWithPasskey(token: string): Promise<{ joined: Joined } | { problem: string }> {
-  const options = await postAuth('/auth/passkey/invitation/options', { token });
+export async function joinWithPasskey(
+  token: string,
+  link: 'invitation' | 'recovery' = 'invitation',
+): Promise<{ joined: Joined } | { problem: string }> {
+  const options = await postAuth(`/auth/passkey/${link}/options`, { token });
   if (options.status !== 200) return { problem: options.body?.message ?? `The service refused to start (HTTP ${options.status}).` };
   let response;
   try {
@@ -63,7 +68,7 @@ export async function joinWithPasskey(token: string): Promise<{ joined: Joined }
           : `No passkey was made: ${(error as Error)?.message}`,
     };
   }
-  const answer = await postAuth('/auth/passkey/invitation', { token, response });
+  const answer = await postAuth(`/auth/passkey/${link}`, { token, response });
   if (answer.status !== 201) return { problem: answer.body?.message ?? `The passkey was refused (HTTP ${answer.status}).` };
   return { joined: answer.body as Joined };
 }
@@ -71,12 +76,14 @@ export async function joinWithPasskey(token: string): Promise<{ joined: Joined }
 /**
  * Sign-in: with OpenID Connect when the service has a provider, with a passkey, or with an API key (for
  * automation; kept by this tab only). A person's sign-in ends in the session cookie, which the console then uses.
- * Opened from an invitation link, it also offers the invited person's first passkey (joining the account).
+ * Opened from an invitation link, it also offers the invited person's first passkey (joining the account); from
+ * a recovery link, a member's new passkey.
  */
 export function SignIn({
   notice,
   secondFactor,
   invitation,
+  recovery,
   onSignIn,
   onSession,
   onJoined,
@@ -86,6 +93,8 @@ export function SignIn({
   secondFactor: boolean;
   /** the token of the invitation link opened, if any */
   invitation?: string;
+  /** the token of the recovery link opened, if any */
+  recovery?: string;
   onSignIn: (key: string) => void;
   onSession: () => void;
   onJoined?: (joined: Joined) => void;
@@ -106,10 +115,10 @@ export function SignIn({
     onSignIn(key.trim());
   };
   const [joinProblem, setJoinProblem] = useState<string | null>(null);
-  const join = async (token: string) => {
+  const join = async (token: string, link: 'invitation' | 'recovery' = 'invitation') => {
     setBusy(true);
     setJoinProblem(null);
-    const outcome = await joinWithPasskey(token);
+    const outcome = await joinWithPasskey(token, link);
     setBusy(false);
     if ('problem' in outcome) setJoinProblem(outcome.problem);
     else onJoined?.(outcome.joined);
@@ -155,6 +164,23 @@ export function SignIn({
         <p role="alert" className="error-box" id="sign-in-notice">
           {notice}
         </p>
+      )}
+      {recovery && (
+        <section className="panel" aria-labelledby="recovery-title">
+          <h2 id="recovery-title">Make a new passkey</h2>
+          <p>
+            This recovery link stands for you, in the account that made it: make a passkey on this device, and you are signed in with it.
+            Your other sessions end; remove the lost passkey under Account once you are in.
+          </p>
+          {joinProblem && (
+            <p role="alert" className="error-box">
+              {joinProblem}
+            </p>
+          )}
+          <button type="button" disabled={busy} onClick={() => join(recovery, 'recovery')}>
+            Create a new passkey
+          </button>
+        </section>
       )}
       {invitation && (
         <section className="panel" aria-labelledby="join-title">

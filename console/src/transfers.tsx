@@ -119,7 +119,7 @@ export function ZoneTransferPanel({ zone }: { zone: string }) {
 /** On the zone list: the zones other accounts offer to the account acted in, for its owner to accept or decline. */
 export function IncomingTransfers({ onAccepted }: { onAccepted: (zone: string) => void }) {
   const identity = useIdentity();
-  const owner = identity.kind === 'session' ? identity.role === 'owner' : !!identity.accountId;
+  const owner = identity.kind === 'session' ? identity.role === 'OWNER' : !!identity.accountId;
   const [list, refetch] = useQuery({ query: ZoneTransfersDocument, requestPolicy: 'network-only', pause: !owner });
   const [, accept] = useMutation(AcceptZoneTransferDocument);
   const [, cancel] = useMutation(CancelZoneTransferDocument);

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerAuditCommands } from './commands/audit';
 import { registerDnssecCommands } from './commands/dnssec';
 import { registerKeyCommands } from './commands/keys';
+import { registerMemberCommands } from './commands/members';
 import { registerNameserverSetCommands } from './commands/nameserver-sets';
 import { registerRecordCommands } from './commands/records';
 import { registerSecondaryCommands } from './commands/secondaries';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
 
   // the order here is the order `--help` lists the groups in
   registerUserCommands(program);
+  registerMemberCommands(program);
   registerKeyCommands(program);
   registerTsigCommands(program);
   registerSecondaryCommands(program);

@@ -155,7 +155,8 @@ export interface Settings {
   quotas: { maxZones: number; maxRecordsPerZone: number };
   /**
    * People's sessions (docs/people.md): SESSION_IDLE_TIMEOUT and SESSION_ABSOLUTE_TIMEOUT in seconds,
-   * INVITATION_TTL (seconds an invitation link stays good), TRUST_PROXY (Express's `trust proxy`: behind a TLS
+   * INVITATION_TTL (seconds an invitation link stays good), RECOVERY_LINK_TTL (seconds a recovery link stays
+   * good), TRUST_PROXY (Express's `trust proxy`: behind a TLS
    * proxy the cookie is `Secure` when the proxy says https), PUBLIC_ORIGIN (the console's origin, for the CSRF
    * Origin check; unset: the request's own host)
    */
@@ -163,6 +164,7 @@ export interface Settings {
     idleSeconds: number;
     absoluteSeconds: number;
     invitationSeconds: number;
+    recoverySeconds: number;
     trustProxy: string | undefined;
     publicOrigin: string | undefined;
   };
@@ -449,6 +451,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       idleSeconds: integer('SESSION_IDLE_TIMEOUT', 1800, 60, 30 * 86400),
       absoluteSeconds: integer('SESSION_ABSOLUTE_TIMEOUT', 12 * 3600, 300, 365 * 86400),
       invitationSeconds: integer('INVITATION_TTL', 7 * 86400, 60, 90 * 86400),
+      // shorter than an invitation's: the link hands over a person who has accounts already
+      recoverySeconds: integer('RECOVERY_LINK_TTL', 86400, 60, 30 * 86400),
       trustProxy: read('TRUST_PROXY'),
       publicOrigin: read('PUBLIC_ORIGIN')?.replace(/\/+$/, ''),
     },

@@ -113,6 +113,7 @@ export const ERROR_CATALOGUE = {
     status: 409,
     message: 'The invited address has a way to sign in already: sign in with it, then open the invitation link',
   },
+  RECOVERY_LINK_NOT_FOUND: { status: 404, message: 'The recovery link is unknown, used or expired' },
   LAST_OWNER: { status: 409, message: 'The last owner of an account cannot leave it or stop being its owner' },
   SESSION_NOT_FOUND: { status: 404, message: 'Session Not Found' },
   PASSKEY_NOT_FOUND: { status: 404, message: 'The passkey is unknown or not yours' },

@@ -147,39 +147,44 @@ export function signInRoutes(db: Database, services: Services): Router {
     }
   });
   /**
-   * A person's first passkey from an invitation link, with no session (docs/people.md): `{token}` gives the
-   * registration's options, `{token, response}` verifies it and answers as a sign-in (the session cookie). A bad
-   * token: the catalogue's 4xx naming `token` (INVITATION_NOT_FOUND, INVITATION_NEEDS_SIGN_IN), nothing written.
+   * A passkey registered from a link, with no session (docs/people.md): an invitation's (a person's first) at
+   * /invitation, a recovery link's (a member who lost theirs) at /recovery. `{token}` gives the registration's
+   * options, `{token, response}` verifies it and answers as a sign-in (the session cookie). A bad token: the
+   * catalogue's 4xx naming `token` (INVITATION_NOT_FOUND, INVITATION_NEEDS_SIGN_IN, RECOVERY_LINK_NOT_FOUND),
+   * nothing written.
    */
-  const invitationRefused = (res: Response, error: unknown) => {
+  const linkRefused = (res: Response, error: unknown) => {
     if (error instanceof DomainError) return res.status(statusOf(error.code)).json(errorBody(error.code, error.message, error.details));
     return refused(res, error);
   };
-  passkeys.post('/invitation/options', byAddress, async (req: Request, res: Response) => {
-    try {
-      const { options, ceremony } = await services.passkeys.invitationOptions(db, relyingParty(req), req.body?.token);
-      ceremonyCookie(req, res, ceremony);
-      res.json(options);
-    } catch (error) {
-      invitationRefused(res, error);
-    }
-  });
-  passkeys.post('/invitation', byAddress, async (req: Request, res: Response) => {
-    try {
-      const joined = await services.passkeys.registerFromInvitation(
-        db,
-        relyingParty(req),
-        req.body?.token,
-        cookieOf(req, CEREMONY_COOKIE),
-        req.body?.response,
-        { sourceAddress: sourceAddressOf(req.ip ?? req.socket.remoteAddress), userAgent: req.get('user-agent') },
-      );
-      setSessionCookie(req, res, joined.token);
-      res.status(201).json({ email: joined.email, accountId: joined.accountId, role: joined.role });
-    } catch (error) {
-      invitationRefused(res, error);
-    }
-  });
+  for (const kind of ['invitation', 'recovery'] as const) {
+    passkeys.post(`/${kind}/options`, byAddress, async (req: Request, res: Response) => {
+      try {
+        const { options, ceremony } = await services.passkeys.linkOptions(db, relyingParty(req), kind, req.body?.token);
+        ceremonyCookie(req, res, ceremony);
+        res.json(options);
+      } catch (error) {
+        linkRefused(res, error);
+      }
+    });
+    passkeys.post(`/${kind}`, byAddress, async (req: Request, res: Response) => {
+      try {
+        const joined = await services.passkeys.registerFromLink(
+          db,
+          relyingParty(req),
+          kind,
+          req.body?.token,
+          cookieOf(req, CEREMONY_COOKIE),
+          req.body?.response,
+          { sourceAddress: sourceAddressOf(req.ip ?? req.socket.remoteAddress), userAgent: req.get('user-agent') },
+        );
+        setSessionCookie(req, res, joined.token);
+        res.status(201).json({ email: joined.email, accountId: joined.accountId, role: joined.role });
+      } catch (error) {
+        linkRefused(res, error);
+      }
+    });
+  }
   /** after an OIDC sign-in of a person with a passkey: the session waits for it (docs/people.md) */
   const awaiting = async (req: Request, res: Response) => {
     const session = await services.sessions.awaitingSecondFactor(

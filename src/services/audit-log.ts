@@ -48,6 +48,8 @@ export const AUDIT_EVENT_KINDS = [
   'member-role-changed',
   'member-removed',
   'passkey-added',
+  'recovery-link-made',
+  'recovery-link-used',
   'passkey-removed',
   'second-factor-passed',
   // zone transfers between accounts (docs/people.md)

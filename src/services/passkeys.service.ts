@@ -7,7 +7,7 @@ import {
   type AuthenticatorTransport,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Database } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import {
   advancePasskeyCounter,
   deletePasskey,
@@ -16,8 +16,10 @@ import {
   passkeyByCredential,
   passkeyListOfPerson,
   passkeysOfPerson,
+  MembershipRow,
   passSecondFactor,
   PasskeyRow,
+  PersonRow,
   SessionRow,
   takeChallenge,
 } from '../repositories/people';
@@ -30,8 +32,11 @@ import type { RequestContext } from './context';
 import { personPrincipal } from '../auth/principal';
 import { sessionActor, type SessionsService } from './sessions.service';
 
-/** the stored id of an invitation's ceremony: its id and the invitation's token together (neither alone takes it) */
-const invitationCeremonyHash = (ceremony: string, token: string) => hashToken(`${ceremony}\n${hashToken(token.trim())}`);
+/** the links that register a passkey with no session: an invitation's, a recovery link */
+export type PasskeyLinkKind = 'invitation' | 'recovery';
+
+/** the stored id of a link's ceremony: its id and the link's token together (neither alone takes it) */
+const linkCeremonyHash = (ceremony: string, token: string) => hashToken(`${ceremony}\n${hashToken(token.trim())}`);
 
 /** how long a ceremony may take (seconds); its challenge is taken once */
 const CEREMONY_SECONDS = 300;
@@ -109,56 +114,90 @@ export class PasskeysService {
   }
 
   /**
-   * A person's first passkey from an invitation link, with no session (docs/people.md, «Passkeys»): the token
-   * stands for the invited address. The options name the address; the ceremony's challenge is stored under the
-   * hash of its id together with the token, so it is taken only with the same token. A token unknown, taken or
-   * expired, or of an address that can sign in already, is refused before anything is written.
+   * What a link that registers a passkey with no session stands for (docs/people.md, «Passkeys», «Recovery»):
+   * an invitation a new person's first passkey (the token stands for the invited address), a recovery link a
+   * member's new one (the token stands for the person). `check` refuses a bad token and writes nothing; `take`,
+   * in the registration's transaction, takes the token once and says whose passkey it is and where the session
+   * it begins acts.
    */
-  async invitationOptions(db: Database, rp: RelyingParty, token: unknown) {
-    const invitation = await this.people.invitationForNewPerson(db, token);
+  private readonly links: Record<
+    PasskeyLinkKind,
+    {
+      check(db: Database, token: unknown): Promise<{ id: number; email: string; userHandle: string; personId: number | null }>;
+      take(sql: Sql, token: string): Promise<{ person: PersonRow; membership: MembershipRow }>;
+    }
+  > = {
+    invitation: {
+      check: async (db, token) => {
+        const invitation = await this.people.invitationForNewPerson(db, token);
+        // the person has no id yet: the authenticator's user handle names the invitation (sign-in looks the
+        // passkey up by its credential id, never by this)
+        return { id: invitation.id, email: invitation.email, userHandle: `invitation:${invitation.id}`, personId: null };
+      },
+      take: (sql, token) => this.people.joinAsNewPerson(sql, token),
+    },
+    recovery: {
+      check: async (db, token) => {
+        const link = await this.people.recoveryLinkOf(db, token);
+        return { id: link.id, email: link.email, userHandle: `person:${link.personId}`, personId: link.personId };
+      },
+      take: (sql, token) => this.people.recoverIn(sql, token),
+    },
+  };
+
+  /**
+   * The registration options of a link (`kind`): they name the link's address; the ceremony's challenge is
+   * stored under the hash of its id together with the token, so it is taken only with the same token. A token
+   * the link refuses is refused before anything is written.
+   */
+  async linkOptions(db: Database, rp: RelyingParty, kind: PasskeyLinkKind, token: unknown) {
+    const link = await this.links[kind].check(db, token);
+    const existing = link.personId === null ? [] : await passkeysOfPerson(db, link.personId);
     const options = await generateRegistrationOptions({
       rpName: 'Zonekeeper',
       rpID: rpIdOf(rp),
-      userName: invitation.email,
-      // the person has no id yet: the authenticator's user handle names the invitation (sign-in looks the
-      // passkey up by its credential id, never by this)
-      userID: new TextEncoder().encode(`invitation:${invitation.id}`),
+      userName: link.email,
+      userID: new TextEncoder().encode(link.userHandle),
       attestationType: 'none',
+      excludeCredentials: existing.map((k) => ({ id: k.credentialId, transports: k.transports ?? undefined })),
       authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
     });
     const { token: ceremony } = newToken('zk_ceremony');
-    await insertChallenge(db, invitationCeremonyHash(ceremony, token as string), options.challenge, null);
+    await insertChallenge(db, linkCeremonyHash(ceremony, token as string), options.challenge, null);
     return { options, ceremony };
   }
 
   /**
-   * The registration of invitationOptions verified, then in one transaction: the person of the invited address
-   * (made, or found if it never signed in), the invitation taken (a membership with its role and zones; taken
-   * once), the passkey stored (audited passkey-added), a session begun in the invitation's account (audited
-   * signed-in, method passkey). Returns the session cookie's token, once. A bad token changes nothing (not even
-   * the ceremony's challenge); a registration that does not verify is SignInRefused, audited sign-in-failed.
+   * The registration of linkOptions verified, then in one transaction: the link taken (an invitation: the
+   * person made, or found if it never signed in, and the membership with its role and zones; a recovery link:
+   * the person's live sessions ended), the passkey stored (audited passkey-added), a session begun in the link's
+   * account (audited signed-in, method passkey). Returns the session cookie's token, once. A bad token changes
+   * nothing (not even the ceremony's challenge); a registration that does not verify is SignInRefused, audited
+   * sign-in-failed.
    */
-  async registerFromInvitation(
+  async registerFromLink(
     db: Database,
     rp: RelyingParty,
+    kind: PasskeyLinkKind,
     token: unknown,
     ceremony: string | undefined,
     response: RegistrationResponseJSON,
     how: { sourceAddress?: string; userAgent?: string },
   ): Promise<{ token: string; email: string; accountId: number; role: string }> {
-    const invitation = await this.people.invitationForNewPerson(db, token);
+    const link = await this.links[kind].check(db, token);
     let credential;
     try {
-      const taken = ceremony ? await takeChallenge(db, invitationCeremonyHash(ceremony, token as string), CEREMONY_SECONDS) : undefined;
-      if (!taken) throw new SignInRefused('no passkey registration under way for this invitation in this browser');
+      const taken = ceremony ? await takeChallenge(db, linkCeremonyHash(ceremony, token as string), CEREMONY_SECONDS) : undefined;
+      if (!taken) throw new SignInRefused(`no passkey registration under way for this ${kind} link in this browser`);
       credential = await registeredCredential(rp, taken.challenge, response);
     } catch (error) {
       if (error instanceof SignInRefused) await this.sessions.refused(db, 'passkey', error.reason, how.sourceAddress);
       throw error;
     }
     const verified = credential;
+    const linkDetail = kind === 'invitation' ? { invitation: link.id } : { recoveryLink: link.id };
     return inTransaction(db, async (sql) => {
-      const { person, membership } = await this.people.joinAsNewPerson(sql, token as string);
+      const { person, membership } = await this.links[kind].take(sql, token as string);
       const passkeyId = await insertPasskey(sql, {
         personId: person.id,
         credentialId: verified.id,
@@ -168,15 +207,10 @@ export class PasskeysService {
       });
       const account = { accountId: membership.userId, role: membership.role };
       const { token: sessionToken, sessionId } = await this.sessions.beginIn(sql, person, account, how, {
-        detail: { method: 'passkey', invitation: invitation.id },
+        detail: { method: 'passkey', ...linkDetail },
       });
       const asMember = personPrincipal(person, { sessionId, accountId: membership.userId, role: membership.role });
-      await recordAuditEvent(sql, {
-        kind: 'passkey-added',
-        actor: asMember,
-        subject: `passkey:${passkeyId}`,
-        detail: { invitation: invitation.id },
-      });
+      await recordAuditEvent(sql, { kind: 'passkey-added', actor: asMember, subject: `passkey:${passkeyId}`, detail: linkDetail });
       return { token: sessionToken, email: person.email, accountId: membership.userId, role: membership.role };
     });
   }

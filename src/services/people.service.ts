@@ -9,6 +9,8 @@ import {
   acceptInvitationById,
   deleteInvitation,
   deleteMembership,
+  endSessions,
+  insertRecoveryLink,
   insertInvitation,
   InvitationRow,
   invitationsOfAccount,
@@ -19,18 +21,22 @@ import {
   membershipsOfPerson,
   openInvitationByToken,
   openInvitationsOf,
+  openRecoveryLinkByToken,
+  RecoveryLinkRow,
   personByEmail,
+  personById,
   personHasSignedIn,
   PersonRow,
   invitationTakenBy,
   takeInvitation,
+  takeRecoveryLink,
   upsertMembership,
 } from '../repositories/people';
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import { recordAuditEvent } from './audit-log';
 
-export type { InvitationRow, MembershipRow, PersonRow } from '../repositories/people';
+export type { InvitationRow, MembershipRow, PersonRow, RecoveryLinkRow } from '../repositories/people';
 
 /** a one-time secret (an invitation's, a session's): 32 random bytes, stored as its SHA-256 only */
 export function newToken(prefix: string): { token: string; hash: string } {
@@ -44,6 +50,14 @@ export interface CreatedInvitation {
   /** the one-time token, returned once (sent nowhere: the inviter passes it on) */
   token: string;
   /** the console's page that accepts it */
+  link: string;
+}
+
+export interface CreatedRecoveryLink {
+  recoveryLink: RecoveryLinkRow;
+  /** the one-time token, returned once (sent nowhere) */
+  token: string;
+  /** the console's page that takes it */
   link: string;
 }
 
@@ -136,8 +150,84 @@ export class PeopleService {
       });
       return row;
     });
-    const origin = this.settings.sessions.publicOrigin ?? '';
-    return { invitation, token, link: `${origin}/console/#/invitation/${encodeURIComponent(token)}` };
+    return { invitation, token, link: this.consoleLink('invitation', token) };
+  }
+
+  /** the console's page of a one-time token: PUBLIC_ORIGIN's, or the path alone for the giver to complete */
+  private consoleLink(page: 'invitation' | 'recovery', token: string): string {
+    return `${this.settings.sessions.publicOrigin ?? ''}/console/#/${page}/${encodeURIComponent(token)}`;
+  }
+
+  /**
+   * A recovery link for a member who lost every passkey (docs/people.md, «Recovery»): one-time, good for
+   * RECOVERY_LINK_TTL, stored hashed, returned and sent nowhere, as an invitation is. Its holder registers a new
+   * passkey as the person, so whoever makes it manages the person's role in the account and in every other
+   * account the person is a member of (the admin key manages them all): an admin of one account never hands
+   * over a person's place in another. A new link withdraws the person's earlier one.
+   */
+  async recoveryLink(ctx: RequestContext, input: { userId: number; personId: number }): Promise<CreatedRecoveryLink> {
+    const { token, hash } = newToken('zk_recover');
+    const recoveryLink = await inTransaction(ctx.db, async (sql) => {
+      const member = await membership(sql, input.personId, input.userId);
+      if (!member) {
+        if ((await this.roleIn(sql, ctx.principal, input.userId)) === null) throw DomainError.notFound('USER_NOT_FOUND', 'userId');
+        throw memberNotFound();
+      }
+      await this.requireManages(sql, ctx.principal, input.userId, member.role);
+      for (const other of await membershipsOfPerson(sql, input.personId)) {
+        if (other.userId === input.userId) continue;
+        if (!managesRole(await this.roleIn(sql, ctx.principal, other.userId), other.role))
+          throw new DomainError(
+            'FORBIDDEN_BY_ROLE',
+            'the person is a member of another account, where you do not manage them: its owner or the operator makes the link',
+            [{ field: 'personId', code: 'FORBIDDEN_BY_ROLE', message: 'the person is a member of an account you do not manage them in' }],
+          );
+      }
+      const row = await insertRecoveryLink(sql, {
+        personId: input.personId,
+        userId: input.userId,
+        tokenHash: hash,
+        expiresAt: new Date(Date.now() + this.settings.sessions.recoverySeconds * 1000),
+      });
+      await recordAuditEvent(sql, {
+        kind: 'recovery-link-made',
+        actor: ctx.principal,
+        subject: `user:${input.userId}`,
+        detail: { person: input.personId, recoveryLink: row.id },
+      });
+      return row;
+    });
+    return { recoveryLink, token, link: this.consoleLink('recovery', token) };
+  }
+
+  /** the good recovery link of a token (unused, unexpired, its person still a member), or RECOVERY_LINK_NOT_FOUND; writes nothing */
+  async recoveryLinkOf(sql: Sql, token: unknown): Promise<RecoveryLinkRow> {
+    if (typeof token !== 'string' || !token.trim()) throw DomainError.invalid('token', 'the recovery token is missing');
+    const link = await openRecoveryLinkByToken(sql, hashToken(token.trim()));
+    if (!link) throw recoveryLinkNotFound();
+    return link;
+  }
+
+  /**
+   * In the caller's transaction: the recovery link of the token taken (once), and every live session of its
+   * person ended (audited session-ended, reason recovery): the lost device's sessions end with it, and whoever
+   * holds it keeps no way in but a passkey, which the person removes (myPasskeys, removePasskey). Returns the
+   * person and the membership the new session acts in; audited recovery-link-used.
+   */
+  async recoverIn(sql: Sql, token: string): Promise<{ person: PersonRow; membership: MembershipRow; link: RecoveryLinkRow }> {
+    const link = await takeRecoveryLink(sql, hashToken(token.trim()));
+    if (!link) throw recoveryLinkNotFound();
+    const person = (await personById(sql, link.personId))!;
+    const actor = personPrincipal(person, { accountId: link.userId });
+    for (const sessionId of await endSessions(sql, person.id, this.settings.sessions))
+      await recordAuditEvent(sql, { kind: 'session-ended', actor, subject: `session:${sessionId}`, detail: { reason: 'recovery' } });
+    await recordAuditEvent(sql, {
+      kind: 'recovery-link-used',
+      actor,
+      subject: `user:${link.userId}`,
+      detail: { person: person.id, recoveryLink: link.id },
+    });
+    return { person, membership: (await membership(sql, person.id, link.userId))!, link };
   }
 
   async revokeInvitation(ctx: RequestContext, id: number): Promise<InvitationRow> {
@@ -289,6 +379,12 @@ export class PeopleService {
 function invitationNotFound(): DomainError {
   return new DomainError('INVITATION_NOT_FOUND', undefined, [
     { field: 'token', code: 'INVITATION_NOT_FOUND', message: 'the invitation is unknown, used or expired' },
+  ]);
+}
+
+function recoveryLinkNotFound(): DomainError {
+  return new DomainError('RECOVERY_LINK_NOT_FOUND', undefined, [
+    { field: 'token', code: 'RECOVERY_LINK_NOT_FOUND', message: 'the recovery link is unknown, used or expired' },
   ]);
 }
 

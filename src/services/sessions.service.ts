@@ -111,7 +111,7 @@ export class SessionsService {
   /**
    * In the caller's transaction: a session of `person` in `account`, audited `signed-in` with `detail`. Returns
    * the cookie's token, once. `start` begins one after a sign-in; a first passkey from an invitation begins one
-   * in the transaction that makes the person (PasskeysService.registerFromInvitation).
+   * in the transaction that makes the person (PasskeysService.registerFromLink).
    */
   async beginIn(
     sql: Sql,

@@ -88,7 +88,7 @@ beforeAll(async () => {
   accountId = await createUser(app, ACCOUNT);
   await createZone(app, accountId, ZONE);
   // the account's owner, a person (signed in as a sign-in method would begin it): she takes her invitation
-  await invite(OWNER, 'owner');
+  await invite(OWNER, 'OWNER');
   await signIn(app, OWNER);
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -118,7 +118,7 @@ test('at a loopback address the console and / lead to localhost, the path kept; 
 
 describe('the API refuses a bad token with the catalogue’s code naming `token`, and writes nothing', () => {
   test('a missing, unknown or expired token', async () => {
-    const expired = await invite('late@example.org', 'viewer');
+    const expired = await invite('late@example.org', 'VIEWER');
     await db.query(`update invitations set expires_at = now() - interval '1 second' where id = $1`, [expired.id]);
     const before = await written();
     for (const route of ['invitation/options', 'invitation']) {
@@ -135,7 +135,7 @@ describe('the API refuses a bad token with the catalogue’s code naming `token`
   });
 
   test('an address that can sign in already: sign in instead (the link’s holder gains no way into that person)', async () => {
-    const forOwner = await invite(OWNER, 'viewer');
+    const forOwner = await invite(OWNER, 'VIEWER');
     const before = await written();
     for (const route of ['invitation/options', 'invitation']) {
       const res = await post(route, { token: forOwner.token });
@@ -146,7 +146,7 @@ describe('the API refuses a bad token with the catalogue’s code naming `token`
   });
 
   test('without the CSRF header, or with no ceremony under way: refused, the invitation stays open', async () => {
-    const open = await invite('someone@example.org', 'viewer');
+    const open = await invite('someone@example.org', 'VIEWER');
     const before = await written();
     const crossSite = await app.http
       .post('/auth/passkey/invitation/options')
@@ -165,7 +165,7 @@ test('a new person opens the link with no session, creates a passkey and joins; 
   // the owner invites, as a person (her session), an editor of the one zone
   const owner = await signIn(app, OWNER);
   const made = await personGql(app, owner, `mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token link } }`, {
-    i: { userId: accountId, email: NEWCOMER, role: 'editor', zones: [ZONE] },
+    i: { userId: accountId, email: NEWCOMER, role: 'EDITOR', zones: [ZONE] },
   });
   expect(made.errors).toBeUndefined();
   const { token, link } = made.data.inviteMember;
@@ -189,8 +189,8 @@ test('a new person opens the link with no session, creates a passkey and joins; 
   expect(me.data.me).toEqual({
     email: NEWCOMER,
     accountId,
-    role: 'editor',
-    memberships: [{ userId: accountId, role: 'editor', zones: [ZONE] }],
+    role: 'EDITOR',
+    memberships: [{ userId: accountId, role: 'EDITOR', zones: [ZONE] }],
   });
   const cookie = (await first.context.cookies(origin)).find((c) => c.name === 'zk_session');
   expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
@@ -199,7 +199,7 @@ test('a new person opens the link with no session, creates a passkey and joins; 
     u: accountId,
   });
   expect(members.members).toEqual(
-    expect.arrayContaining([{ email: NEWCOMER, role: 'editor', zones: [ZONE] }, expect.objectContaining({ email: OWNER, role: 'owner' })]),
+    expect.arrayContaining([{ email: NEWCOMER, role: 'EDITOR', zones: [ZONE] }, expect.objectContaining({ email: OWNER, role: 'OWNER' })]),
   );
   expect(members.invitations).toEqual([]);
   expect((await fromPage(first.page, `{ myPasskeys { id } }`)).data.myPasskeys).toHaveLength(1);
@@ -233,7 +233,7 @@ test('a new person opens the link with no session, creates a passkey and joins; 
   await second.page.goto(`${origin}/console/`);
   await second.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await second.page.getByText(`${ACCOUNT} · Editor`).waitFor();
-  expect((await fromPage(second.page, `{ me { email role } }`)).data.me).toEqual({ email: NEWCOMER, role: 'editor' });
+  expect((await fromPage(second.page, `{ me { email role } }`)).data.me).toEqual({ email: NEWCOMER, role: 'EDITOR' });
   expect((await app.http.get('/auth/methods')).body).toEqual({ oidc: false, oidcProvider: null, passkey: true });
   await second.context.close();
 }, 120_000);

@@ -39,7 +39,7 @@ beforeAll(async () => {
   account = await createUser(app, 'oidc-team@example.org');
   await createZone(app, account, ZONE);
   const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-    i: { userId: account, email: PERSON, role: 'editor' },
+    i: { userId: account, email: PERSON, role: 'EDITOR' },
   });
   expect(invited.errors).toBeUndefined();
   browser = await launchChromium();
@@ -107,5 +107,5 @@ test('with a passkey, the next OpenID Connect sign-in asks for it before anythin
     `fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'test' },
        body: JSON.stringify({ query: '{ me { email role } }' }) }).then((r) => r.json())`,
   );
-  expect(me).toEqual({ data: { me: { email: PERSON, role: 'editor' } } });
+  expect(me).toEqual({ data: { me: { email: PERSON, role: 'EDITOR' } } });
 }, 90_000);

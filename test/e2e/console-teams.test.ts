@@ -71,8 +71,8 @@ beforeAll(async () => {
   await createZone(app, agencyId, MOVED_ZONE);
   await createZone(app, customerId, CUSTOMER_ZONE);
   // Ana owns both accounts (an agency and its customer): her first sign-in takes up both invitations
-  await invite(agencyId, PERSON, 'owner');
-  await invite(customerId, PERSON, 'owner');
+  await invite(agencyId, PERSON, 'OWNER');
+  await invite(customerId, PERSON, 'OWNER');
   browser = await launchChromium();
   // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
@@ -141,7 +141,7 @@ test('the account switcher: the zones are those of the account chosen', async ()
   await page.selectOption('#account-switcher', customerId);
   await page.getByRole('link', { name: CUSTOMER_ZONE }).waitFor();
   expect(await page.getByRole('link', { name: AGENCY_ZONE }).count()).toBe(0);
-  expect((await fromPage(`{ me { accountId role } }`)).data.me).toEqual({ accountId: customerId, role: 'owner' });
+  expect((await fromPage(`{ me { accountId role } }`)).data.me).toEqual({ accountId: customerId, role: 'OWNER' });
   await page.getByText(`Now acting in the account ${CUSTOMER}.`).waitFor({ state: 'attached' });
   await expectAccessible('zones-switched');
   await page.selectOption('#account-switcher', agencyId);
@@ -153,7 +153,7 @@ test('members: an invitation shows its one-time link; a role changed; the last o
   await page.getByRole('heading', { name: 'People in this account' }).waitFor();
   await page.getByRole('cell', { name: `${PERSON} (you)` }).waitFor();
   await page.fill('#invite-email', 'bob@example.org');
-  await page.selectOption('#invite-role', 'editor');
+  await page.selectOption('#invite-role', 'EDITOR');
   await page.fill('#invite-zones', AGENCY_ZONE);
   await page.getByRole('button', { name: 'Create invitation' }).click();
   const link = await page.locator('#invitation-link').inputValue();
@@ -161,7 +161,7 @@ test('members: an invitation shows its one-time link; a role changed; the last o
   // the focus is on the link, to copy it
   expect(await page.evaluate<string>('document.activeElement.id')).toBe('invitation-link');
   const open = await admin(`query($u: ID!) { invitations(userId: $u) { email role zones } }`, { u: agencyId });
-  expect(open.invitations).toEqual([{ email: 'bob@example.org', role: 'editor', zones: [AGENCY_ZONE] }]);
+  expect(open.invitations).toEqual([{ email: 'bob@example.org', role: 'EDITOR', zones: [AGENCY_ZONE] }]);
   await page.getByRole('cell', { name: 'bob@example.org', exact: true }).waitFor();
   await expectAccessible('members');
   await page.getByRole('button', { name: 'Done' }).click();
@@ -170,12 +170,12 @@ test('members: an invitation shows its one-time link; a role changed; the last o
   await signIn(app, 'bob@example.org');
   await page.reload();
   await page.getByRole('combobox', { name: 'Role of bob@example.org' }).waitFor();
-  expect(await page.locator('#role-' + (await personId('bob@example.org'))).inputValue()).toBe('editor');
-  await page.selectOption(`#role-${await personId('bob@example.org')}`, 'viewer');
+  expect(await page.locator('#role-' + (await personId('bob@example.org'))).inputValue()).toBe('EDITOR');
+  await page.selectOption(`#role-${await personId('bob@example.org')}`, 'VIEWER');
   await page.getByRole('button', { name: 'Save role' }).click();
   await page.getByText('bob@example.org is now viewer.').waitFor();
   const members = await admin(`query($u: ID!) { members(userId: $u) { email role } }`, { u: agencyId });
-  expect(members.members).toContainEqual({ email: 'bob@example.org', role: 'viewer' });
+  expect(members.members).toContainEqual({ email: 'bob@example.org', role: 'VIEWER' });
   expect(await page.evaluate<string>('document.activeElement.id')).toBe(`role-${await personId('bob@example.org')}`);
 
   // the last owner leaving: the API's refusal (LAST_OWNER), in its words
@@ -184,7 +184,7 @@ test('members: an invitation shows its one-time link; a role changed; the last o
   await page.getByRole('alert').filter({ hasText: 'The last owner of an account cannot leave it' }).waitFor();
   expect((await admin(`query($u: ID!) { members(userId: $u) { email role } }`, { u: agencyId })).members).toContainEqual({
     email: PERSON,
-    role: 'owner',
+    role: 'OWNER',
   });
 }, 60_000);
 
@@ -291,7 +291,7 @@ test('a zone offered to the other account from its page, and accepted there', as
 test('an invitation link opened signed out: the sign-in says why, and after it the invitation is accepted', async () => {
   const thirdId = await createUser(app, 'third@example.org');
   const created = await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-    i: { userId: thirdId, email: PERSON, role: 'viewer' },
+    i: { userId: thirdId, email: PERSON, role: 'VIEWER' },
   });
   await page.goto(`${origin}/console/#/account`);
   await page.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -307,7 +307,7 @@ test('an invitation link opened signed out: the sign-in says why, and after it t
   // the API's own word: Ana is a viewer of the third account (the sign-in took the invitation; the page's
   // accept answered with that membership), and the invitation is no longer open
   const members = await admin(`query($u: ID!) { members(userId: $u) { email role } invitations(userId: $u) { id } }`, { u: thirdId });
-  expect(members.members).toEqual([{ email: PERSON, role: 'viewer' }]);
+  expect(members.members).toEqual([{ email: PERSON, role: 'VIEWER' }]);
   expect(members.invitations).toEqual([]);
 }, 60_000);
 

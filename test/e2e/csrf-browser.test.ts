@@ -226,7 +226,7 @@ beforeAll(async () => {
   await createZone(app, account, VICTIM_ZONE);
   // the admin key invites the account's owner; the first sign-in of the address takes the invitation up
   const invited = await app.gql(`mutation($input: InviteMemberInput!) { inviteMember(input: $input) { token } }`, {
-    input: { userId: account, email: PERSON, role: 'owner' },
+    input: { userId: account, email: PERSON, role: 'OWNER' },
   });
   expect(invited.errors).toBeUndefined();
   token = await signIn(app, PERSON);

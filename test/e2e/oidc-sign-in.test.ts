@@ -94,7 +94,7 @@ beforeAll(async () => {
   await db.connect();
   account = await createUser(app, 'oidc-account@example.org');
   const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-    i: { userId: account, email: 'alice@example.org', role: 'editor' },
+    i: { userId: account, email: 'alice@example.org', role: 'EDITOR' },
   });
   expect(invited.errors).toBeUndefined();
   browser = await launchChromium();
@@ -124,7 +124,7 @@ it('signs an invited address in end to end: an HttpOnly SameSite cookie, the rol
   const me =
     await page.evaluate(`fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'console' },
       body: JSON.stringify({ query: '{ me { email role accountId } }' }) }).then((r) => r.json())`);
-  expect(me).toEqual({ data: { me: { email: 'alice@example.org', role: 'editor', accountId: account } } });
+  expect(me).toEqual({ data: { me: { email: 'alice@example.org', role: 'EDITOR', accountId: account } } });
   const { rows } = await db.query(
     `select detail from audit_events where kind = 'signed-in' and actor_email = 'alice@example.org' order by id desc limit 1`,
   );

@@ -176,8 +176,8 @@ it('a passkey joining from an invitation link takes that invitation alone; the a
     expect(made.errors).toBeUndefined();
     return made.data.inviteMember.token;
   };
-  const viewerLink = await invite(viewerOf, 'viewer');
-  await invite(ownerOf, 'owner');
+  const viewerLink = await invite(viewerOf, 'VIEWER');
+  await invite(ownerOf, 'OWNER');
   const memberships = async () =>
     (
       await db.query(

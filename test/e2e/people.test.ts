@@ -44,7 +44,7 @@ beforeAll(async () => {
   await createZone(app, account, ZONE);
   await createZone(app, other, 'people-c.test');
   // the admin key makes the first owner: an invitation that the first sign-in of the address takes up
-  const made = await invite(null, { email: 'Owner@Example.org', role: 'owner' });
+  const made = await invite(null, { email: 'Owner@Example.org', role: 'OWNER' });
   expect(made.errors).toBeUndefined();
   ownerToken = await signIn(app, 'owner@example.org');
 }, 60_000);
@@ -60,10 +60,10 @@ describe('invitations', () => {
     expect(me.data.me).toMatchObject({
       email: 'owner@example.org',
       accountId: account,
-      role: 'owner',
-      memberships: [{ userId: account, role: 'owner' }],
+      role: 'OWNER',
+      memberships: [{ userId: account, role: 'OWNER' }],
     });
-    const made = await invite(ownerToken, { email: 'viewer@example.org', role: 'viewer' });
+    const made = await invite(ownerToken, { email: 'viewer@example.org', role: 'VIEWER' });
     expect(made.data.inviteMember.link).toContain(encodeURIComponent(made.data.inviteMember.token));
     const { rows } = await db.query(`select token_hash from invitations where id = $1`, [made.data.inviteMember.invitation.id]);
     expect(rows[0].token_hash).not.toContain(made.data.inviteMember.token);
@@ -76,22 +76,22 @@ describe('invitations', () => {
     // a person without an account sees no zone
     const zones = await personGql(app, bob, `{ domains { totalCount } }`);
     expect(zones.data.domains.totalCount).toBe(0);
-    const forBob = (await invite(ownerToken, { email: 'bob@example.org', role: 'editor', zones: [ZONE] })).data.inviteMember;
-    const forCarol = (await invite(ownerToken, { email: 'carol@example.org', role: 'viewer' })).data.inviteMember;
+    const forBob = (await invite(ownerToken, { email: 'bob@example.org', role: 'EDITOR', zones: [ZONE] })).data.inviteMember;
+    const forCarol = (await invite(ownerToken, { email: 'carol@example.org', role: 'VIEWER' })).data.inviteMember;
     const accept = `mutation($t: String!) { acceptInvitation(token: $t) { userId role zones } }`;
     expect(errorCode(await personGql(app, bob, accept, { t: forCarol.token }))).toBe('INVITATION_FOR_ANOTHER_ADDRESS');
     const ok = await personGql(app, bob, accept, { t: forBob.token });
-    expect(ok.data.acceptInvitation).toEqual({ userId: account, role: 'editor', zones: [ZONE] });
+    expect(ok.data.acceptInvitation).toEqual({ userId: account, role: 'EDITOR', zones: [ZONE] });
     // the same person again: the membership it gave (every sign-in takes the address's invitations, so a link
     // opened signed out was taken by the sign-in before its page asks); anyone else: used
     expect((await personGql(app, bob, accept, { t: forBob.token })).data.acceptInvitation).toEqual({
       userId: account,
-      role: 'editor',
+      role: 'EDITOR',
       zones: [ZONE],
     });
     const erin = await signIn(app, 'erin@example.org');
     expect(errorCode(await personGql(app, erin, accept, { t: forBob.token }))).toBe('INVITATION_NOT_FOUND');
-    const late = (await invite(ownerToken, { email: 'bob@example.org', role: 'admin' })).data.inviteMember;
+    const late = (await invite(ownerToken, { email: 'bob@example.org', role: 'ADMIN' })).data.inviteMember;
     await db.query(`update invitations set expires_at = now() - interval '1 second' where id = $1`, [late.invitation.id]);
     expect(errorCode(await personGql(app, bob, accept, { t: late.token }))).toBe('INVITATION_NOT_FOUND');
     // a key acts for an account, not for a person
@@ -99,28 +99,54 @@ describe('invitations', () => {
   });
 
   it('refuses an unknown role, an editor-only zone list on another role, and an outsider', async () => {
-    expect(errorCode(await invite(ownerToken, { email: 'x@example.org', role: 'superuser' }))).toBe('INVALID_INPUT');
-    expect(errorCode(await invite(ownerToken, { email: 'x@example.org', role: 'viewer', zones: [ZONE] }))).toBe('INVALID_INPUT');
+    expect(errorCode(await invite(ownerToken, { email: 'x@example.org', role: 'superuser' }))).toBe('BAD_USER_INPUT');
+    expect(errorCode(await invite(ownerToken, { email: 'x@example.org', role: 'VIEWER', zones: [ZONE] }))).toBe('INVALID_INPUT');
     const outsider = await signIn(app, 'outsider@example.org');
-    expect(errorCode(await invite(outsider, { email: 'x@example.org', role: 'viewer' }))).toBe('USER_NOT_FOUND');
+    expect(errorCode(await invite(outsider, { email: 'x@example.org', role: 'VIEWER' }))).toBe('USER_NOT_FOUND');
     expect(errorCode(await personGql(app, outsider, `query($u: ID!) { members(userId: $u) { email } }`, { u: account }))).toBe(
       'USER_NOT_FOUND',
     );
+  });
+
+  it('takes a role as the MemberRole enum: a literal EDITOR validates, a lower-case string does not', async () => {
+    const literal = await personGql(
+      app,
+      ownerToken,
+      `mutation($u: ID!) { inviteMember(input: {userId: $u, email: "enum@example.org", role: EDITOR}) { invitation { id role } } }`,
+      { u: account },
+    );
+    expect(literal.errors).toBeUndefined();
+    expect(literal.data.inviteMember.invitation.role).toBe('EDITOR');
+    const { rows } = await db.query(`select role from invitations where id = $1`, [literal.data.inviteMember.invitation.id]);
+    expect(rows).toEqual([{ role: 'editor' }]);
+    const text = await personGql(
+      app,
+      ownerToken,
+      `mutation($u: ID!) { inviteMember(input: {userId: $u, email: "enum@example.org", role: "editor"}) { invitation { id } } }`,
+      { u: account },
+    );
+    expect(text.status).toBe(400);
+    expect(text.errors![0].message).toMatch(/MemberRole/);
+    const schema = await personGql(app, ownerToken, `{ __type(name: "MemberRole") { kind enumValues { name } } }`);
+    expect(schema.data.__type).toEqual({
+      kind: 'ENUM',
+      enumValues: [{ name: 'OWNER' }, { name: 'ADMIN' }, { name: 'EDITOR' }, { name: 'VIEWER' }],
+    });
   });
 });
 
 describe('roles', () => {
   it('an admin manages members below owner; only an owner makes an owner; the last owner stays', async () => {
-    await invite(ownerToken, { email: 'admin@example.org', role: 'admin' });
+    await invite(ownerToken, { email: 'admin@example.org', role: 'ADMIN' });
     const admin = await signIn(app, 'admin@example.org');
-    expect(errorCode(await invite(admin, { email: 'o2@example.org', role: 'owner' }))).toBe('FORBIDDEN_BY_ROLE');
-    expect((await invite(admin, { email: 'v2@example.org', role: 'viewer' })).errors).toBeUndefined();
+    expect(errorCode(await invite(admin, { email: 'o2@example.org', role: 'OWNER' }))).toBe('FORBIDDEN_BY_ROLE');
+    expect((await invite(admin, { email: 'v2@example.org', role: 'VIEWER' })).errors).toBeUndefined();
     const ownerId = await personId(ownerToken);
     const setRole = `mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { role } }`;
-    expect(errorCode(await personGql(app, admin, setRole, { i: { userId: account, personId: ownerId, role: 'viewer' } }))).toBe(
+    expect(errorCode(await personGql(app, admin, setRole, { i: { userId: account, personId: ownerId, role: 'VIEWER' } }))).toBe(
       'FORBIDDEN_BY_ROLE',
     );
-    expect(errorCode(await personGql(app, ownerToken, setRole, { i: { userId: account, personId: ownerId, role: 'admin' } }))).toBe(
+    expect(errorCode(await personGql(app, ownerToken, setRole, { i: { userId: account, personId: ownerId, role: 'ADMIN' } }))).toBe(
       'LAST_OWNER',
     );
     const leave = `mutation($u: ID!, $p: ID!) { removeMember(userId: $u, personId: $p) { role } }`;
@@ -129,13 +155,13 @@ describe('roles', () => {
     expect(rows).toEqual([{ role: 'owner' }]);
     // an admin leaves; its next request acts in no account
     const adminId = await personId(admin);
-    expect((await personGql(app, admin, leave, { u: account, p: adminId })).data.removeMember.role).toBe('admin');
+    expect((await personGql(app, admin, leave, { u: account, p: adminId })).data.removeMember.role).toBe('ADMIN');
     expect((await personGql(app, admin, `{ domains { totalCount } }`)).data.domains.totalCount).toBe(0);
   });
 
   it('a viewer reads and changes nothing; an editor of named zones writes records there and names itself in the history', async () => {
     const viewer = await signIn(app, 'carol@example.org');
-    expect((await personGql(app, viewer, ME)).data.me.role).toBe('viewer');
+    expect((await personGql(app, viewer, ME)).data.me.role).toBe('VIEWER');
     expect((await personGql(app, viewer, `{ domains { nodes { name } } }`)).data.domains.nodes).toEqual([{ name: ZONE }]);
     const before = await recordCount();
     const record = { zone: ZONE, owner: 'app', type: 'A', rdata: '192.0.2.7', ttl: 300 };

@@ -59,6 +59,8 @@ interface Profile {
   deleteZones: boolean;
 }
 
+/** a role as the API names it (the MemberRole enum) */
+const apiRole = (role: string) => role.toUpperCase();
 const underLabel = (label: string) => (owner: string) => owner === label || owner.startsWith(`${label}.`);
 const underAcme = underLabel('_acme-challenge');
 const underApp = underLabel('app');
@@ -1856,7 +1858,7 @@ const OPS: Op[] = [
     id: 'Query.me',
     async run(p, key) {
       const answer = await attempt('me', signedIn(p), () => gql(key, `{ me { email role accountId } }`), { reads: true });
-      if (p.person) expect(answer.data.me).toEqual({ email: keys.get(p.name)!.email, role: p.person.role, accountId: userId });
+      if (p.person) expect(answer.data.me).toEqual({ email: keys.get(p.name)!.email, role: apiRole(p.person.role), accountId: userId });
     },
   },
   {
@@ -1902,7 +1904,7 @@ const OPS: Op[] = [
       ] as [string, string, string, Outcome][]) {
         const answer = await attempt(`invite ${what}`, expected, () =>
           gql(key, `mutation($i: InviteMemberInput!) { inviteMember(input: $i) { invitation { id } } }`, {
-            i: { userId: user, email: `pm-invited-${next()}@example.org`, role },
+            i: { userId: user, email: `pm-invited-${next()}@example.org`, role: apiRole(role) },
           }),
         );
         if (expected === 'ok')
@@ -1918,7 +1920,7 @@ const OPS: Op[] = [
         ['of another account', otherUserId, 'USER_NOT_FOUND'],
       ] as [string, string, Outcome][]) {
         const made = await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { invitation { id } } }`, {
-          i: { userId: user, email: `pm-invited-${next()}@example.org`, role: 'viewer' },
+          i: { userId: user, email: `pm-invited-${next()}@example.org`, role: 'VIEWER' },
         });
         const id = made.inviteMember.invitation.id;
         await attempt(`revoke an invitation ${what}`, expected, () =>
@@ -1939,7 +1941,7 @@ const OPS: Op[] = [
         ["another address's", `pm-someone-${next()}@example.org`, p.person ? 'INVITATION_FOR_ANOTHER_ADDRESS' : 'NOT_SIGNED_IN'],
       ] as [string, string, Outcome][]) {
         const made = await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token invitation { id } } }`, {
-          i: { userId, email, role: p.person?.role ?? 'viewer', zones: p.person?.zones },
+          i: { userId, email, role: apiRole(p.person?.role ?? 'viewer'), zones: p.person?.zones },
         });
         await attempt(`accept ${what} invitation`, expected, () =>
           gql(key, `mutation($t: String!) { acceptInvitation(token: $t) { role } }`, { t: made.inviteMember.token }),
@@ -1954,13 +1956,13 @@ const OPS: Op[] = [
     async run(p, key) {
       const mutation = `mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { role } }`;
       await attempt('a viewer of its account made editor', managesMembers(p), () =>
-        gql(key, mutation, { i: { userId, personId: targetId, role: 'editor' } }),
+        gql(key, mutation, { i: { userId, personId: targetId, role: 'EDITOR' } }),
       );
       const { rows } = await db.query(`select role from memberships where person_id = $1 and user_id = $2`, [targetId, userId]);
       expect(rows[0].role).toBe(managesMembers(p) === 'ok' ? 'editor' : 'viewer');
-      await admin(mutation, { i: { userId, personId: targetId, role: 'viewer' } });
+      await admin(mutation, { i: { userId, personId: targetId, role: 'VIEWER' } });
       await attempt('a member of another account', 'USER_NOT_FOUND', () =>
-        gql(key, mutation, { i: { userId: otherUserId, personId: otherMemberId, role: 'editor' } }),
+        gql(key, mutation, { i: { userId: otherUserId, personId: otherMemberId, role: 'EDITOR' } }),
       );
     },
   },
@@ -1973,11 +1975,26 @@ const OPS: Op[] = [
       if (expected === 'ok') {
         // back as it was: invited again, and accepted by the person
         const made = await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-          i: { userId, email: targetEmail, role: 'viewer' },
+          i: { userId, email: targetEmail, role: 'VIEWER' },
         });
         await personGql(app, targetToken, `mutation($t: String!) { acceptInvitation(token: $t) { role } }`, { t: made.inviteMember.token });
       }
       await attempt('a member of another account', 'USER_NOT_FOUND', () => gql(key, mutation, { u: otherUserId, p: otherMemberId }));
+    },
+  },
+  {
+    // a recovery link hands over the person: made by those who manage the member (docs/people.md, «Recovery»)
+    id: 'Mutation.createRecoveryLink',
+    async run(p, key) {
+      const mutation = `mutation($u: ID!, $p: ID!) { createRecoveryLink(userId: $u, personId: $p) { recoveryLink { id } } }`;
+      const links = async () =>
+        Number((await db.query(`select count(*) from recovery_links where person_id = $1`, [targetId])).rows[0].count);
+      const before = await links();
+      const expected = managesMembers(p);
+      await attempt('for a viewer of its account', expected, () => gql(key, mutation, { u: userId, p: targetId }));
+      expect(await links()).toBe(expected === 'ok' ? 1 : before);
+      await attempt('for a member of another account', 'USER_NOT_FOUND', () => gql(key, mutation, { u: otherUserId, p: otherMemberId }));
+      expect(Number((await db.query(`select count(*) from recovery_links where person_id = $1`, [otherMemberId])).rows[0].count)).toBe(0);
     },
   },
   {
@@ -2161,7 +2178,7 @@ beforeAll(async () => {
     [otherUserId, 'pm-other-member@example.org'],
   ]) {
     await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-      i: { userId: account, email, role: 'viewer' },
+      i: { userId: account, email, role: 'VIEWER' },
     });
     const token = await signIn(app, email);
     const id = (await personGql(app, token, `{ me { personId } }`)).data.me.personId;
@@ -2172,7 +2189,7 @@ beforeAll(async () => {
     if (p.person) {
       const email = `pm-${p.person.role}-${next()}@example.org`;
       await admin(`mutation($input: InviteMemberInput!) { inviteMember(input: $input) { token } }`, {
-        input: { userId, email, role: p.person.role, zones: p.person.zones },
+        input: { userId, email, role: apiRole(p.person.role), zones: p.person.zones },
       });
       // the first sign-in of the invited address makes the person a member
       const token = await signIn(app, email);

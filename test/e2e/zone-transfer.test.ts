@@ -84,9 +84,9 @@ beforeAll(async () => {
   bobKey = await createUserKey(app, bob);
   aliceOneZoneKey = await oneZoneKey('zt-roles.test');
   aliceKeysZoneKey = await oneZoneKey('zt-keys.test');
-  bobOwner = await invite(bob, 'zt-bob-owner@example.org', 'owner');
-  aliceViewer = await invite(alice, 'zt-alice-viewer@example.org', 'viewer');
-  aliceEditor = await invite(alice, 'zt-alice-editor@example.org', 'editor');
+  bobOwner = await invite(bob, 'zt-bob-owner@example.org', 'OWNER');
+  aliceViewer = await invite(alice, 'zt-alice-viewer@example.org', 'VIEWER');
+  aliceEditor = await invite(alice, 'zt-alice-editor@example.org', 'EDITOR');
 }, 60_000);
 
 afterAll(async () => {

@@ -110,6 +110,9 @@ describe('signals', () => {
 
   it('Ctrl-C to the process group of npm run serve: orderly stop, exit 0, in-flight request answered', async () => {
     const service = await start(['npm', 'run', 'serve', '--silent'], dataDir);
+    // where it sends a person: the console at localhost (a passkey needs a domain name; a browser refuses one at
+    // 127.0.0.1), on the loopback address it listens on by default
+    expect(service.output()).toContain(`web console: http://localhost:${service.port}/console/`);
     const created = await post(service.port, 'mutation { createUser(input: {email: "kept@example.org"}) { id } }');
     expect(created.errors).toBeUndefined();
 

@@ -229,8 +229,7 @@ export type IpseckeyDataInput = {
 
 export type InviteMemberInput = {
   email: string;
-  /** owner, admin, editor or viewer. */
-  role: string;
+  role: MemberRole;
   userId: string | number;
   /** An editor’s zones (named zones only); absent: every zone. */
   zones?: Array<string> | null | undefined;
@@ -299,6 +298,17 @@ export type MxDataInput = {
   /** 0–65535, lower is preferred */
   preference: number;
 };
+
+/** A person’s role in an account (docs/people.md). */
+export type MemberRole =
+  /** Members (not owners), keys, every zone. */
+  | 'ADMIN'
+  /** The records of every zone, or of the named zones only; no zone created or deleted, no keys. */
+  | 'EDITOR'
+  /** Everything of the account: its owners, zone transfers, the account itself. */
+  | 'OWNER'
+  /** Reads every zone, changes nothing. */
+  | 'VIEWER';
 
 /** NAPTR RDATA (RFC 3403 §4, RFC 3402 §3.2). */
 export type NaptrDataInput = {
@@ -521,7 +531,7 @@ export type ServerInput = {
 
 export type SetMemberRoleInput = {
   personId: string | number;
-  role: string;
+  role: MemberRole;
   userId: string | number;
   zones?: Array<string> | null | undefined;
 };
@@ -1367,7 +1377,7 @@ export type MembershipFieldsFragment = {
   personId: string;
   email: string;
   accountEmail: string;
-  role: string;
+  role: MemberRole;
   zones: Array<string> | null;
   createdAt: string;
 };
@@ -1379,13 +1389,13 @@ export type MeQuery = {
     personId: string;
     email: string;
     accountId: string | null;
-    role: string | null;
+    role: MemberRole | null;
     memberships: Array<{
       userId: string;
       personId: string;
       email: string;
       accountEmail: string;
-      role: string;
+      role: MemberRole;
       zones: Array<string> | null;
       createdAt: string;
     }>;
@@ -1408,7 +1418,7 @@ export type MembersQuery = {
     personId: string;
     email: string;
     accountEmail: string;
-    role: string;
+    role: MemberRole;
     zones: Array<string> | null;
     createdAt: string;
   }>;
@@ -1424,7 +1434,7 @@ export type SetMemberRoleMutation = {
     personId: string;
     email: string;
     accountEmail: string;
-    role: string;
+    role: MemberRole;
     zones: Array<string> | null;
     createdAt: string;
   };
@@ -1441,7 +1451,7 @@ export type InvitationFieldsFragment = {
   id: string;
   userId: string;
   email: string;
-  role: string;
+  role: MemberRole;
   zones: Array<string> | null;
   createdAt: string;
   expiresAt: string;
@@ -1456,7 +1466,7 @@ export type InvitationsQuery = {
     id: string;
     userId: string;
     email: string;
-    role: string;
+    role: MemberRole;
     zones: Array<string> | null;
     createdAt: string;
     expiresAt: string;
@@ -1474,7 +1484,7 @@ export type InviteMemberMutation = {
       id: string;
       userId: string;
       email: string;
-      role: string;
+      role: MemberRole;
       zones: Array<string> | null;
       createdAt: string;
       expiresAt: string;
@@ -1488,6 +1498,15 @@ export type RevokeInvitationMutationVariables = Exact<{
 
 export type RevokeInvitationMutation = { revokeInvitation: { id: string } };
 
+export type CreateRecoveryLinkMutationVariables = Exact<{
+  userId: string | number;
+  personId: string | number;
+}>;
+
+export type CreateRecoveryLinkMutation = {
+  createRecoveryLink: { link: string; recoveryLink: { id: string; email: string; expiresAt: string } };
+};
+
 export type AcceptInvitationMutationVariables = Exact<{
   token: string;
 }>;
@@ -1498,7 +1517,7 @@ export type AcceptInvitationMutation = {
     personId: string;
     email: string;
     accountEmail: string;
-    role: string;
+    role: MemberRole;
     zones: Array<string> | null;
     createdAt: string;
   };
@@ -5037,6 +5056,67 @@ export const RevokeInvitationDocument = {
     },
   ],
 } as unknown as DocumentNode<RevokeInvitationMutation, RevokeInvitationMutationVariables>;
+export const CreateRecoveryLinkDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateRecoveryLink' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'personId' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createRecoveryLink' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'personId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'personId' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'link' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'recoveryLink' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateRecoveryLinkMutation, CreateRecoveryLinkMutationVariables>;
 export const AcceptInvitationDocument = {
   kind: 'Document',
   definitions: [

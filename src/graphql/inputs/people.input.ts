@@ -1,5 +1,7 @@
 import { ArrayMaxSize, IsEmail, MaxLength } from 'class-validator';
 import { Field, ID, InputType } from 'type-graphql';
+import type { Role } from '../../auth/roles';
+import { MemberRoleEnum } from '../types/people.type';
 
 @InputType()
 export class InviteMemberInput {
@@ -11,8 +13,8 @@ export class InviteMemberInput {
   @IsEmail({}, { message: 'email must be an e-mail address' })
   email!: string;
 
-  @Field({ description: 'owner, admin, editor or viewer.' })
-  role!: string;
+  @Field(() => MemberRoleEnum)
+  role!: Role;
 
   @Field(() => [String], { nullable: true, description: 'An editor’s zones (named zones only); absent: every zone.' })
   @ArrayMaxSize(100, { message: 'zones: at most 100 zones' })
@@ -27,8 +29,8 @@ export class SetMemberRoleInput {
   @Field(() => ID)
   personId!: string;
 
-  @Field()
-  role!: string;
+  @Field(() => MemberRoleEnum)
+  role!: Role;
 
   @Field(() => [String], { nullable: true })
   @ArrayMaxSize(100, { message: 'zones: at most 100 zones' })

@@ -2,7 +2,15 @@ import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { InviteMemberInput, SetMemberRoleInput } from '../inputs/people.input';
-import { CreatedInvitationType, InvitationType, MeType, MembershipType, PasskeyType, SessionType } from '../types/people.type';
+import {
+  CreatedInvitationType,
+  CreatedRecoveryLinkType,
+  InvitationType,
+  MeType,
+  MembershipType,
+  PasskeyType,
+  SessionType,
+} from '../types/people.type';
 import { personOf } from '../../services/people.service';
 
 /** People, members, invitations and sessions (docs/people.md; PeopleService, SessionsService). */
@@ -40,6 +48,14 @@ export class PeopleResolver {
   @Mutation(() => InvitationType, { description: 'Withdraws an open invitation.' })
   revokeInvitation(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.people.revokeInvitation(ctx, parseId(id, 'id'));
+  }
+
+  @Mutation(() => CreatedRecoveryLinkType, {
+    description:
+      'A one-time link for a member who lost their passkeys to register a new one (their other sessions end); returns it, sent nowhere. A new one withdraws the member’s earlier one.',
+  })
+  createRecoveryLink(@Arg('userId', () => ID) userId: string, @Arg('personId', () => ID) personId: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.people.recoveryLink(ctx, { userId: parseId(userId, 'userId'), personId: parseId(personId, 'personId') });
   }
 
   @Mutation(() => MembershipType, { description: 'The person signed in accepts an invitation (its token), once, before it expires.' })

@@ -1,4 +1,23 @@
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import type { Role } from '../../auth/roles';
+
+/** the GraphQL names of a member's roles (src/auth/roles.ts; the stored values are lower case) */
+export enum MemberRoleEnum {
+  OWNER = 'owner',
+  ADMIN = 'admin',
+  EDITOR = 'editor',
+  VIEWER = 'viewer',
+}
+registerEnumType(MemberRoleEnum, {
+  name: 'MemberRole',
+  description: 'A person’s role in an account (docs/people.md).',
+  valuesConfig: {
+    OWNER: { description: 'Everything of the account: its owners, zone transfers, the account itself.' },
+    ADMIN: { description: 'Members (not owners), keys, every zone.' },
+    EDITOR: { description: 'The records of every zone, or of the named zones only; no zone created or deleted, no keys.' },
+    VIEWER: { description: 'Reads every zone, changes nothing.' },
+  },
+});
 
 @ObjectType('Membership', { simpleResolvers: true, description: 'A person’s membership of an account, with a role (docs/people.md).' })
 export class MembershipType {
@@ -14,8 +33,8 @@ export class MembershipType {
   @Field({ description: 'The account’s e-mail address.' })
   accountEmail!: string;
 
-  @Field({ description: 'owner, admin, editor or viewer.' })
-  role!: string;
+  @Field(() => MemberRoleEnum)
+  role!: Role;
 
   @Field(() => [String], { nullable: true, description: 'An editor’s named zones; null: every zone of the account.' })
   zones!: string[] | null;
@@ -35,8 +54,8 @@ export class InvitationType {
   @Field()
   email!: string;
 
-  @Field()
-  role!: string;
+  @Field(() => MemberRoleEnum)
+  role!: Role;
 
   @Field(() => [String], { nullable: true })
   zones!: string[] | null;
@@ -57,6 +76,41 @@ export class CreatedInvitationType {
   token!: string;
 
   @Field({ description: 'The console’s page that accepts it; Zonekeeper sends it nowhere.' })
+  link!: string;
+}
+
+@ObjectType('RecoveryLink', { simpleResolvers: true, description: 'A member’s one-time link to register a new passkey.' })
+export class RecoveryLinkType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field(() => ID, { description: 'The person it is for.' })
+  personId!: number;
+
+  @Field({ description: 'The person’s e-mail address.' })
+  email!: string;
+
+  @Field(() => ID, { description: 'The account it was made in: the session it begins acts there.' })
+  userId!: number;
+
+  @Field({ description: 'When it stops being good (RECOVERY_LINK_TTL after it was made).' })
+  expiresAt!: Date;
+
+  @Field()
+  createdAt!: Date;
+}
+
+@ObjectType('CreatedRecoveryLink', { simpleResolvers: true })
+export class CreatedRecoveryLinkType {
+  @Field(() => RecoveryLinkType)
+  recoveryLink!: RecoveryLinkType;
+
+  @Field({ description: 'The one-time token (not stored; shown once).' })
+  token!: string;
+
+  @Field({
+    description: 'The console’s page that takes it (a new passkey; the person’s other sessions end); Zonekeeper sends it nowhere.',
+  })
   link!: string;
 }
 
@@ -110,8 +164,8 @@ export class MeType {
   @Field(() => ID, { nullable: true, description: 'The account acted in; null: none yet.' })
   accountId!: number | null;
 
-  @Field(() => String, { nullable: true, description: 'The role there.' })
-  role!: string | null;
+  @Field(() => MemberRoleEnum, { nullable: true, description: 'The role there.' })
+  role!: Role | null;
 
   @Field(() => [MembershipType])
   memberships!: MembershipType[];
