@@ -56,10 +56,12 @@ export function Records(props: {
   zone: string;
   types: RecordTypeInfo[];
   liveChange: LiveChange | null;
+  /** Domain.permissions.editRecords: some record may be added or changed (each row: its own permissions) */
+  canEdit: boolean;
   onChanged: () => void;
   onStage: (change: StagedChange) => void;
 }) {
-  const { zone, types, liveChange, onChanged, onStage } = props;
+  const { zone, types, liveChange, canEdit, onChanged, onStage } = props;
   const client = useClient();
   const [typeFilter, setTypeFilter] = useState('');
   const [text, setText] = useState('');
@@ -213,16 +215,18 @@ export function Records(props: {
         </select>
         <label htmlFor="record-text-filter">Filter</label>
         <input id="record-text-filter" type="search" value={text} placeholder="name or value" onChange={(e) => setText(e.target.value)} />
-        <button
-          type="button"
-          ref={addButton}
-          onClick={() => {
-            setMessage(null);
-            setEditing({ mode: 'add' });
-          }}
-        >
-          Add record
-        </button>
+        {canEdit && (
+          <button
+            type="button"
+            ref={addButton}
+            onClick={() => {
+              setMessage(null);
+              setEditing({ mode: 'add' });
+            }}
+          >
+            Add record
+          </button>
+        )}
       </div>
       {/* always in the page, so that screen readers announce what is written into it (a live region added with its
           text already in it is often not read) */}
@@ -322,32 +326,38 @@ export function Records(props: {
                           {r.rdata}
                         </td>
                         <td className="col-actions">
-                          <button
-                            type="button"
-                            className="small"
-                            aria-label={`Edit ${r.owner} ${r.type} ${r.rdata}`}
-                            data-edit={r.id}
-                            onClick={() => setEditing({ mode: 'edit', record: r })}
-                          >
-                            Edit
-                          </button>
-                          <button
-                            type="button"
-                            className="small"
-                            aria-label={`Disable ${r.owner} ${r.type} ${r.rdata}`}
-                            title="Keep the record without serving it"
-                            onClick={() => void toggle({ kind: 'DISABLE', id: r.id }, `Disabled ${r.owner} ${r.type} ${r.rdata}.`)}
-                          >
-                            Disable
-                          </button>
-                          <button
-                            type="button"
-                            className="small danger"
-                            aria-label={`Delete ${r.owner} ${r.type} ${r.rdata}`}
-                            onClick={() => setEditing({ mode: 'delete', record: r })}
-                          >
-                            Delete
-                          </button>
+                          {r.permissions.edit && (
+                            <>
+                              <button
+                                type="button"
+                                className="small"
+                                aria-label={`Edit ${r.owner} ${r.type} ${r.rdata}`}
+                                data-edit={r.id}
+                                onClick={() => setEditing({ mode: 'edit', record: r })}
+                              >
+                                Edit
+                              </button>
+                              <button
+                                type="button"
+                                className="small"
+                                aria-label={`Disable ${r.owner} ${r.type} ${r.rdata}`}
+                                title="Keep the record without serving it"
+                                onClick={() => void toggle({ kind: 'DISABLE', id: r.id }, `Disabled ${r.owner} ${r.type} ${r.rdata}.`)}
+                              >
+                                Disable
+                              </button>
+                            </>
+                          )}
+                          {r.permissions.delete && (
+                            <button
+                              type="button"
+                              className="small danger"
+                              aria-label={`Delete ${r.owner} ${r.type} ${r.rdata}`}
+                              onClick={() => setEditing({ mode: 'delete', record: r })}
+                            >
+                              Delete
+                            </button>
+                          )}
                         </td>
                       </tr>
                     );
@@ -365,6 +375,7 @@ export function Records(props: {
       )}
       <DisabledRecords
         zone={zone}
+        canEnable={canEdit}
         generation={`${reload} ${liveChange?.seq ?? 0} ${message ?? ''}`}
         onEnable={(r) =>
           void toggle({ kind: 'ENABLE', owner: r.owner, type: r.type, rdata: r.rdata }, `Enabled ${r.owner} ${r.type} ${r.rdata}.`)
@@ -380,7 +391,7 @@ type DisabledRow = { owner: string; type: string; ttl: number; rdata: string };
  * The records the zone keeps disabled (`domain.disabledRecords`: not served, not in the table above), each with
  * "Enable"; read again whenever the zone changes (`generation`). Shown only when there are some.
  */
-function DisabledRecords(props: { zone: string; generation: string; onEnable: (record: DisabledRow) => void }) {
+function DisabledRecords(props: { zone: string; generation: string; canEnable: boolean; onEnable: (record: DisabledRow) => void }) {
   const client = useClient();
   const [rows, setRows] = useState<DisabledRow[]>([]);
   useEffect(() => {
@@ -406,9 +417,16 @@ function DisabledRecords(props: { zone: string; generation: string; onEnable: (r
             <span className="mono">
               {r.owner} {r.ttl} {r.type} {r.rdata}
             </span>{' '}
-            <button type="button" className="small" aria-label={`Enable ${r.owner} ${r.type} ${r.rdata}`} onClick={() => props.onEnable(r)}>
-              Enable
-            </button>
+            {props.canEnable && (
+              <button
+                type="button"
+                className="small"
+                aria-label={`Enable ${r.owner} ${r.type} ${r.rdata}`}
+                onClick={() => props.onEnable(r)}
+              >
+                Enable
+              </button>
+            )}
           </li>
         ))}
       </ul>

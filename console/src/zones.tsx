@@ -1,7 +1,14 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useClient, useMutation, useQuery } from 'urql';
 import { describeError, errorDetails, leafField, wordsForCode } from './errors';
-import { CreateZoneDocument, type DomainOrder, ZoneOwnersDocument, ZonesDocument, ZoneTemplatesDocument } from './generated/graphql';
+import {
+  CreateZoneDocument,
+  type DomainOrder,
+  ViewerDocument,
+  ZoneOwnersDocument,
+  ZonesDocument,
+  ZoneTemplatesDocument,
+} from './generated/graphql';
 import { unicodeName } from './names';
 import { IncomingTransfers } from './transfers';
 
@@ -218,6 +225,9 @@ export function ZoneList() {
     requestPolicy: 'cache-and-network',
   });
   const connection = result.data?.domains;
+  // what the caller may do, as the API decides it: no "New zone…" for a role or key that may not create one
+  const [viewer] = useQuery({ query: ViewerDocument });
+  const can = viewer.data?.viewer.can;
   const shown = connection ? connection.nodes : [];
 
   const submit = (event: FormEvent) => {
@@ -239,7 +249,7 @@ export function ZoneList() {
           Deleted the zone {deleted}.
         </p>
       )}
-      <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />
+      {can?.createZone && <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />}
       <IncomingTransfers onAccepted={() => refetch({ requestPolicy: 'network-only' })} />
       <form className="toolbar" role="search" onSubmit={submit}>
         <label htmlFor="zone-search">Zone name starts with</label>
@@ -270,7 +280,7 @@ export function ZoneList() {
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
         <p className="empty" role="status">
-          {prefix ? `No zone name starts with ${prefix}.` : 'No zones yet: “New zone…” creates one.'}
+          {prefix ? `No zone name starts with ${prefix}.` : can?.createZone ? 'No zones yet: “New zone…” creates one.' : 'No zones yet.'}
         </p>
       ) : (
         <>
