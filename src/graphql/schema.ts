@@ -23,6 +23,7 @@ import { RecordTemplateResolver } from './resolvers/record-template.resolver';
 import { AliasDomainResolver, AliasRecordResolver } from './resolvers/alias.resolver';
 import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolvers/disabled-record.resolver';
 import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
+import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -51,6 +52,7 @@ export const RESOLVERS = [
   ViewerResolver,
   DomainPermissionsResolver,
   RecordPermissionsResolver,
+  ZoneListingResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

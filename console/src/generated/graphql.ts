@@ -631,13 +631,25 @@ export type ZonesQueryVariables = Exact<{
   after?: string | null | undefined;
   nameStartsWith?: string | null | undefined;
   orderBy?: DomainOrder | null | undefined;
+  kind?: ZoneKind | null | undefined;
+  userId?: string | number | null | undefined;
 }>;
 
 export type ZonesQuery = {
   domains: {
     totalCount: number;
     pageInfo: { endCursor: string | null; hasNextPage: boolean };
-    nodes: Array<{ id: string; name: string; serial: number; createdAt: string }>;
+    nodes: Array<{
+      id: string;
+      name: string;
+      serial: number;
+      createdAt: string;
+      kind: ZoneKind;
+      recordCount: number;
+      dnssecState: string;
+      user: { id: string; email: string };
+      propagation: { state: PropagationState };
+    }>;
   };
 };
 
@@ -2175,6 +2187,16 @@ export const ZonesDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
           type: { kind: 'NamedType', name: { kind: 'Name', value: 'DomainOrder' } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'kind' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneKind' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -2203,6 +2225,16 @@ export const ZonesDocument = {
                 name: { kind: 'Name', value: 'orderBy' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
               },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'kind' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'kind' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
             ],
             selectionSet: {
               kind: 'SelectionSet',
@@ -2229,6 +2261,25 @@ export const ZonesDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'user' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+                          ],
+                        },
+                      },
+                      { kind: 'Field', name: { kind: 'Name', value: 'recordCount' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'dnssecState' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'propagation' },
+                        selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'state' } }] },
+                      },
                     ],
                   },
                 },
