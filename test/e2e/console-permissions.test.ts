@@ -189,7 +189,9 @@ for (const role of ROLES) {
       expect(await page.getByTestId('zone-kind').textContent()).toBe('Primary');
       if (role === 'viewer') await expectAccessibleAtBothWidths(page, ARTIFACTS, `zone-${role}`);
 
-      // the DNSSEC tab: a viewer sees the state and no control
+      // the DNSSEC tab and the history, for the two roles that differ there (an owner and an admin have what an
+      // editor has): a viewer sees the state and no control
+      if (role !== 'editor' && role !== 'viewer') return;
       await page.getByRole('link', { name: 'DNSSEC' }).click();
       await page.getByTestId('dnssec-state').waitFor();
       expect(await page.getByRole('button', { name: 'Enable DNSSEC' }).count()).toBe(mayWrite ? 1 : 0);
