@@ -153,6 +153,45 @@ test('each answer is the API’s own: what is false is refused, what is true is 
   expect((await app.gql(`query($z: String!) { domain(name: $z) { name } }`, { z: ZONE })).data.domain.name).toBe(ZONE);
 });
 
+test('a key’s rules decide as a role’s do: an ACME key may add its challenge TXT, and nothing else is offered', async () => {
+  const made = await app.gql(
+    `mutation($u: ID!, $z: String!) { createApiKey(input: { userId: $u, name: "acme", preset: ACME, zone: $z }) { secret } }`,
+    { u: accountId, z: ZONE },
+  );
+  expect(made.errors).toBeUndefined();
+  const key = made.data.createApiKey.secret as string;
+  const res = await app.gql(PERMISSIONS, { z: ZONE }, key);
+  expect(res.errors).toBeUndefined();
+  expect(res.data.viewer.can).toEqual({ createZone: false, deleteZones: false, manageKeys: false, manageNameserverSets: false });
+  expect(res.data.domain.permissions).toMatchObject({
+    editRecords: true,
+    editSoa: false,
+    deleteZone: false,
+    manageDnssec: false,
+    moveZone: false,
+  });
+  // the key reads only what it may write: its records, none of which it is refused
+  expect(res.data.records.nodes.every((r: any) => r.permissions.edit)).toBe(true);
+  // what is offered is done; the SOA it is not offered is refused
+  const added = await app.gql(
+    `mutation($i: RecordInput!) { createRecord(input: $i) { id permissions { edit delete } } }`,
+    {
+      i: { zone: ZONE, owner: '_acme-challenge', type: 'TXT', rdata: '"token"', ttl: 300 },
+    },
+    key,
+  );
+  expect(added.errors).toBeUndefined();
+  expect(added.data.createRecord.permissions).toEqual({ edit: true, delete: true });
+  const refused = await app.gql(
+    `mutation($i: RecordInput!) { createRecord(input: $i) { id } }`,
+    {
+      i: { zone: ZONE, owner: 'www2', type: 'A', rdata: '192.0.2.7', ttl: 300 },
+    },
+    key,
+  );
+  expect(errorCode(refused)).toBe('FORBIDDEN_BY_POLICY');
+});
+
 /** a page signed in as the person of `role` (the session's cookie, as a sign-in leaves it) */
 async function pageAs(role: Role): Promise<{ context: BrowserContext; page: Page }> {
   // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
