@@ -2,7 +2,14 @@ import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react
 import { Provider, useMutation, useQuery } from 'urql';
 import { createConsoleClient, Credentials, CSRF_HEADERS, postAuth } from './client';
 import { describeError } from './errors';
-import { MeDocument, SwitchAccountDocument, WhoAmIDocument, ZoneOwnersDocument, ApiKeysDocument } from './generated/graphql';
+import {
+  MeDocument,
+  SwitchAccountDocument,
+  WhoAmIDocument,
+  ZoneOwnersDocument,
+  ApiKeysDocument,
+  ViewerDocument,
+} from './generated/graphql';
 import { Identity, IdentityContext, managesMembers, roleWords } from './identity';
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
@@ -284,6 +291,8 @@ function Shell({
 }) {
   const route = useRoute();
   const { identity, refetchMe } = useIdentityOf(kind);
+  // what the caller may do, as the API decides it (a key without mayManageKeys is offered no Keys screen)
+  const [viewer] = useQuery({ query: ViewerDocument });
   const [switched, setSwitched] = useState<string | null>(null);
   // the key is checked once at sign-in; a refused key signs out (client.ts), an outage is shown here
   const [check, retry] = useQuery({ query: WhoAmIDocument, requestPolicy: 'network-only' });
@@ -318,7 +327,7 @@ function Shell({
           <a href="#/" aria-current={current('zones')}>
             Zones
           </a>
-          {managesMembers(identity) && (
+          {managesMembers(identity) && viewer.data?.viewer.can.manageKeys && (
             <a href="#/keys" aria-current={current('keys')}>
               Keys
             </a>

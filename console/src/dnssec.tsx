@@ -63,7 +63,18 @@ function describeSigning(d: DnssecFieldsFragment): string {
  * disableDnssec): whether and how it is signed, its keys with their RFC 7583 steps, and the DS records for the
  * parent, each with a copy button.
  */
-export function DnssecPanel({ zone, generation, onChanged }: { zone: string; generation: number; onChanged: () => void }) {
+export function DnssecPanel({
+  zone,
+  generation,
+  manage,
+  onChanged,
+}: {
+  zone: string;
+  generation: number;
+  /** Domain.permissions.manageDnssec: without it the state, keys and DS are shown, and no control */
+  manage: boolean;
+  onChanged: () => void;
+}) {
   const [result, refetch] = useQuery({ query: ZoneDnssecDocument, variables: { name: zone }, requestPolicy: 'cache-and-network' });
   // a change of the zone (a roll step of the worker is one) asks again
   useEffect(() => {
@@ -107,10 +118,14 @@ export function DnssecPanel({ zone, generation, onChanged }: { zone: string; gen
           <p data-testid="dnssec-state">
             <strong>Not signed.</strong> Resolvers that validate treat the zone as insecure: its answers carry no signature.
           </p>
-          <EnableForm zone={zone} onDone={done} onError={failed} />
+          {manage ? (
+            <EnableForm zone={zone} onDone={done} onError={failed} />
+          ) : (
+            <p className="hint">Signing the zone takes write access to its apex DNSKEY, which you do not have here.</p>
+          )}
         </>
       ) : (
-        <Signed zone={zone} dnssec={dnssec} onDone={done} onError={failed} />
+        <Signed zone={zone} dnssec={dnssec} manage={manage} onDone={done} onError={failed} />
       )}
     </section>
   );
@@ -181,11 +196,13 @@ function EnableForm({ zone, onDone, onError }: { zone: string; onDone: (text: st
 function Signed({
   zone,
   dnssec,
+  manage,
   onDone,
   onError,
 }: {
   zone: string;
   dnssec: DnssecFieldsFragment;
+  manage: boolean;
   onDone: (text: string) => void;
   onError: (e: CombinedError) => void;
 }) {
@@ -246,32 +263,34 @@ function Signed({
                   .join('; ')}.`
               : 'No parent servers are configured to check (DNSSEC_PARENT_DS_SERVERS): confirm it here once done.'}
           </p>
-          <div className="actions">
-            {parent.waitingFor === 'DS_REMOVAL' ? (
-              <button
-                type="button"
-                disabled={busy}
-                onClick={() =>
-                  act(
-                    () => confirmRemoved({ zone }),
-                    'Noted: the parent no longer serves the DS; the zone goes unsigned once its TTL has passed.',
-                  )
-                }
-              >
-                The parent no longer serves the DS
-              </button>
-            ) : (
-              !awaitingDs && (
-                <button type="button" disabled={busy} onClick={() => act(() => confirmDs({ zone }), 'Noted: the parent serves the DS.')}>
-                  The parent serves the DS
+          {manage && (
+            <div className="actions">
+              {parent.waitingFor === 'DS_REMOVAL' ? (
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() =>
+                    act(
+                      () => confirmRemoved({ zone }),
+                      'Noted: the parent no longer serves the DS; the zone goes unsigned once its TTL has passed.',
+                    )
+                  }
+                >
+                  The parent no longer serves the DS
                 </button>
-              )
-            )}
-          </div>
+              ) : (
+                !awaitingDs && (
+                  <button type="button" disabled={busy} onClick={() => act(() => confirmDs({ zone }), 'Noted: the parent serves the DS.')}>
+                    The parent serves the DS
+                  </button>
+                )
+              )}
+            </div>
+          )}
         </div>
       )}
       {dnssec.disableAt && <p data-testid="dnssec-disable-at">The zone goes unsigned at {when(dnssec.disableAt)}.</p>}
-      {dnssec.state === 'disabling' && (
+      {manage && dnssec.state === 'disabling' && (
         <div className="actions">
           <button
             type="button"
@@ -347,7 +366,7 @@ function Signed({
         </table>
       </div>
 
-      {dnssec.state === 'signed' && (
+      {manage && dnssec.state === 'signed' && (
         <div className="panel" aria-labelledby="dnssec-actions-title">
           <h3 id="dnssec-actions-title">Key rolls (RFC 7583)</h3>
           <p className="hint">
@@ -391,7 +410,8 @@ function Signed({
         </div>
       )}
 
-      {dnssec.state === 'signed' &&
+      {manage &&
+        dnssec.state === 'signed' &&
         (confirmingDisable ? (
           <div className="panel danger-zone" role="group" aria-labelledby="dnssec-disable-title">
             <h3 id="dnssec-disable-title" ref={confirmHeading} tabIndex={-1}>

@@ -20,7 +20,18 @@ function authorOf(entry: ChangeEntryFieldsFragment): string {
 }
 
 /** The zone's history, newest first, each change with its author and diff; revert brings back a serial in one action. */
-export function History({ zone, generation, onReverted }: { zone: string; generation: number; onReverted: () => void }) {
+export function History({
+  zone,
+  generation,
+  canRevert,
+  onReverted,
+}: {
+  zone: string;
+  generation: number;
+  /** Domain.permissions.editRecords: a revert writes the zone's records */
+  canRevert: boolean;
+  onReverted: () => void;
+}) {
   const [cursors, setCursors] = useState<(string | null)[]>([]);
   const after = cursors.length ? cursors[cursors.length - 1] : null;
   const [result, refetch] = useQuery({
@@ -92,7 +103,7 @@ export function History({ zone, generation, onReverted }: { zone: string; genera
                     </ul>
                   </details>
                 )}
-                {entry.serialBefore !== null && entry.kind === 'zone-changed' && (
+                {canRevert && entry.serialBefore !== null && entry.kind === 'zone-changed' && (
                   <div className="actions">
                     {confirming === entry.id ? (
                       <>

@@ -56,10 +56,12 @@ export function Records(props: {
   zone: string;
   types: RecordTypeInfo[];
   liveChange: LiveChange | null;
+  /** Domain.permissions.editRecords: some record may be added or changed (each row: its own permissions) */
+  canEdit: boolean;
   onChanged: () => void;
   onStage: (change: StagedChange) => void;
 }) {
-  const { zone, types, liveChange, onChanged, onStage } = props;
+  const { zone, types, liveChange, canEdit, onChanged, onStage } = props;
   const client = useClient();
   const [typeFilter, setTypeFilter] = useState('');
   const [text, setText] = useState('');
@@ -71,6 +73,9 @@ export function Records(props: {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  // the records picked for a bulk change (by id), and whether the table shows records or RRsets
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [view, setView] = useState<'records' | 'rrsets'>('records');
   const [, deleteRecord] = useMutation(DeleteRecordDocument);
   const [, applyChanges] = useMutation(ApplyZoneChangesDocument);
   /** DISABLE or ENABLE of one record: one change set, said in the status line like a save */
@@ -167,6 +172,31 @@ export function Records(props: {
     return list.sort((a, b) => compare(a, b, sort.key) * sort.direction || compare(a, b, 'type') || compare(a, b, 'rdata'));
   }, [rows, text, sort]);
 
+  // a selection holds only records still there and still deletable (a change elsewhere may take them)
+  const selectedRows = useMemo(() => (rows ?? []).filter((r) => selected.has(r.id) && r.permissions.delete), [rows, selected]);
+  useEffect(() => setSelected(new Set()), [zone, typeFilter]);
+  const toggleSelected = (ids: string[], on: boolean) =>
+    setSelected((current) => {
+      const next = new Set(current);
+      for (const id of ids)
+        if (on) next.add(id);
+        else next.delete(id);
+      return next;
+    });
+  const selectable = visible.filter((r) => r.permissions.delete);
+  const allShownSelected = selectable.length > 0 && selectable.every((r) => selected.has(r.id));
+  /** a bulk change: one applyZoneChanges, so one change set (one serial, one history entry) */
+  const applyBulk = async (changes: ZoneChangeInput[], note: string) => {
+    const result = await applyChanges({ zone, changes });
+    if (result.error) {
+      setMessage(describeError(result.error));
+      return false;
+    }
+    setSelected(new Set());
+    done(`${note} Serial ${result.data!.applyZoneChanges.serial}.`);
+    return true;
+  };
+
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
     count: visible.length,
@@ -213,22 +243,32 @@ export function Records(props: {
         </select>
         <label htmlFor="record-text-filter">Filter</label>
         <input id="record-text-filter" type="search" value={text} placeholder="name or value" onChange={(e) => setText(e.target.value)} />
-        <button
-          type="button"
-          ref={addButton}
-          onClick={() => {
-            setMessage(null);
-            setEditing({ mode: 'add' });
-          }}
-        >
-          Add record
-        </button>
+        <label htmlFor="record-view">Show</label>
+        <select id="record-view" value={view} onChange={(e) => setView(e.target.value as 'records' | 'rrsets')}>
+          <option value="records">Records</option>
+          <option value="rrsets">RRsets (by name and type)</option>
+        </select>
+        {canEdit && (
+          <button
+            type="button"
+            ref={addButton}
+            onClick={() => {
+              setMessage(null);
+              setEditing({ mode: 'add' });
+            }}
+          >
+            Add record
+          </button>
+        )}
       </div>
       {/* always in the page, so that screen readers announce what is written into it (a live region added with its
           text already in it is often not read) */}
       <p role="status" aria-live="polite" className={message ? 'ok-box' : 'status-idle'}>
         {message}
       </p>
+      {selectedRows.length > 0 && (
+        <BulkPanel rows={selectedRows} all={rows ?? []} onClear={() => setSelected(new Set())} onApply={applyBulk} />
+      )}
       {editing?.mode === 'add' || editing?.mode === 'edit' ? (
         <RecordForm
           key={editing.mode === 'edit' ? editing.record.id : 'add'}
@@ -278,11 +318,28 @@ export function Records(props: {
           </p>
           {visible.length === 0 && !loading ? (
             <p className="empty">{rows.length === 0 ? 'This zone has no records of this type yet.' : 'No record matches the filter.'}</p>
+          ) : view === 'rrsets' ? (
+            <RrsetTable rows={visible} selected={selected} onToggle={toggleSelected} />
           ) : (
             <div className="grid-scroll" ref={scroller} tabIndex={0} role="region" aria-label="Records table">
               <table className="records" aria-rowcount={visible.length + 1}>
                 <thead>
                   <tr aria-rowindex={1}>
+                    <th scope="col" className="col-select">
+                      {selectable.length > 0 && (
+                        <input
+                          type="checkbox"
+                          aria-label="Select every record shown"
+                          checked={allShownSelected}
+                          onChange={(e) =>
+                            toggleSelected(
+                              selectable.map((r) => r.id),
+                              e.target.checked,
+                            )
+                          }
+                        />
+                      )}
+                    </th>
                     {COLUMNS.map(([key, label]) => (
                       <th
                         key={key}
@@ -308,13 +365,23 @@ export function Records(props: {
                 <tbody>
                   {padTop > 0 && (
                     <tr aria-hidden="true" style={{ height: padTop }}>
-                      <td colSpan={5} />
+                      <td colSpan={6} />
                     </tr>
                   )}
                   {items.map((item) => {
                     const r = visible[item.index];
                     return (
                       <tr key={r.id} aria-rowindex={item.index + 2} style={{ height: ROW_HEIGHT }}>
+                        <td className="col-select">
+                          {r.permissions.delete && (
+                            <input
+                              type="checkbox"
+                              aria-label={`Select ${r.owner} ${r.type} ${r.rdata}`}
+                              checked={selected.has(r.id)}
+                              onChange={(e) => toggleSelected([r.id], e.target.checked)}
+                            />
+                          )}
+                        </td>
                         <td className="col-owner">{r.owner}</td>
                         <td className="col-type">{r.type}</td>
                         <td className="col-ttl num">{r.ttl}</td>
@@ -322,39 +389,45 @@ export function Records(props: {
                           {r.rdata}
                         </td>
                         <td className="col-actions">
-                          <button
-                            type="button"
-                            className="small"
-                            aria-label={`Edit ${r.owner} ${r.type} ${r.rdata}`}
-                            data-edit={r.id}
-                            onClick={() => setEditing({ mode: 'edit', record: r })}
-                          >
-                            Edit
-                          </button>
-                          <button
-                            type="button"
-                            className="small"
-                            aria-label={`Disable ${r.owner} ${r.type} ${r.rdata}`}
-                            title="Keep the record without serving it"
-                            onClick={() => void toggle({ kind: 'DISABLE', id: r.id }, `Disabled ${r.owner} ${r.type} ${r.rdata}.`)}
-                          >
-                            Disable
-                          </button>
-                          <button
-                            type="button"
-                            className="small danger"
-                            aria-label={`Delete ${r.owner} ${r.type} ${r.rdata}`}
-                            onClick={() => setEditing({ mode: 'delete', record: r })}
-                          >
-                            Delete
-                          </button>
+                          {r.permissions.edit && (
+                            <>
+                              <button
+                                type="button"
+                                className="small"
+                                aria-label={`Edit ${r.owner} ${r.type} ${r.rdata}`}
+                                data-edit={r.id}
+                                onClick={() => setEditing({ mode: 'edit', record: r })}
+                              >
+                                Edit
+                              </button>
+                              <button
+                                type="button"
+                                className="small"
+                                aria-label={`Disable ${r.owner} ${r.type} ${r.rdata}`}
+                                title="Keep the record without serving it"
+                                onClick={() => void toggle({ kind: 'DISABLE', id: r.id }, `Disabled ${r.owner} ${r.type} ${r.rdata}.`)}
+                              >
+                                Disable
+                              </button>
+                            </>
+                          )}
+                          {r.permissions.delete && (
+                            <button
+                              type="button"
+                              className="small danger"
+                              aria-label={`Delete ${r.owner} ${r.type} ${r.rdata}`}
+                              onClick={() => setEditing({ mode: 'delete', record: r })}
+                            >
+                              Delete
+                            </button>
+                          )}
                         </td>
                       </tr>
                     );
                   })}
                   {padBottom > 0 && (
                     <tr aria-hidden="true" style={{ height: padBottom }}>
-                      <td colSpan={5} />
+                      <td colSpan={6} />
                     </tr>
                   )}
                 </tbody>
@@ -365,6 +438,7 @@ export function Records(props: {
       )}
       <DisabledRecords
         zone={zone}
+        canEnable={canEdit}
         generation={`${reload} ${liveChange?.seq ?? 0} ${message ?? ''}`}
         onEnable={(r) =>
           void toggle({ kind: 'ENABLE', owner: r.owner, type: r.type, rdata: r.rdata }, `Enabled ${r.owner} ${r.type} ${r.rdata}.`)
@@ -380,7 +454,7 @@ type DisabledRow = { owner: string; type: string; ttl: number; rdata: string };
  * The records the zone keeps disabled (`domain.disabledRecords`: not served, not in the table above), each with
  * "Enable"; read again whenever the zone changes (`generation`). Shown only when there are some.
  */
-function DisabledRecords(props: { zone: string; generation: string; onEnable: (record: DisabledRow) => void }) {
+function DisabledRecords(props: { zone: string; generation: string; canEnable: boolean; onEnable: (record: DisabledRow) => void }) {
   const client = useClient();
   const [rows, setRows] = useState<DisabledRow[]>([]);
   useEffect(() => {
@@ -406,9 +480,16 @@ function DisabledRecords(props: { zone: string; generation: string; onEnable: (r
             <span className="mono">
               {r.owner} {r.ttl} {r.type} {r.rdata}
             </span>{' '}
-            <button type="button" className="small" aria-label={`Enable ${r.owner} ${r.type} ${r.rdata}`} onClick={() => props.onEnable(r)}>
-              Enable
-            </button>
+            {props.canEnable && (
+              <button
+                type="button"
+                className="small"
+                aria-label={`Enable ${r.owner} ${r.type} ${r.rdata}`}
+                onClick={() => props.onEnable(r)}
+              >
+                Enable
+              </button>
+            )}
           </li>
         ))}
       </ul>
@@ -440,5 +521,184 @@ function DeletePanel(props: { record: RecordRow; onDelete: () => void; onStage: 
         </button>
       </div>
     </section>
+  );
+}
+
+/** the RRset of a record: owner and type (RFC 2181 §5: the unit a TTL belongs to) */
+const rrsetKey = (r: { owner: string; type: string }) => `${r.owner}\u0000${r.type}`;
+
+/**
+ * The records picked (each deletable: `Record.permissions.delete`) deleted, or given a TTL, in one change set
+ * (applyZoneChanges: one serial, one entry in the history). A TTL is the RRset's (RFC 2181 §5.2): each picked
+ * record's whole RRset takes it, its served records as loaded (REPLACE_RRSET keeps its disabled ones).
+ */
+function BulkPanel(props: {
+  rows: RecordRow[];
+  all: RecordRow[];
+  onClear: () => void;
+  onApply: (changes: ZoneChangeInput[], note: string) => Promise<boolean>;
+}) {
+  const { rows, all } = props;
+  const [ttl, setTtl] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | null>(null);
+  const count = `${rows.length} record${rows.length === 1 ? '' : 's'}`;
+  const rrsets = [...new Set(rows.map(rrsetKey))];
+  const run = async (changes: ZoneChangeInput[], note: string) => {
+    setBusy(true);
+    await props.onApply(changes, note);
+    setBusy(false);
+    setConfirming(false);
+  };
+  const setTtlOfSelected = () => {
+    const value = Number(ttl);
+    if (!/^\d+$/.test(ttl.trim()) || !Number.isSafeInteger(value)) {
+      setProblem('A TTL is a whole number of seconds.');
+      return;
+    }
+    setProblem(null);
+    const changes: ZoneChangeInput[] = rrsets.map((key) => {
+      const members = all.filter((r) => rrsetKey(r) === key);
+      return { kind: 'REPLACE_RRSET', owner: members[0].owner, type: members[0].type, rdatas: members.map((r) => r.rdata), ttl: value };
+    });
+    void run(changes, `Set the TTL of ${rrsets.length} RRset${rrsets.length === 1 ? '' : 's'} to ${value} in one change set.`);
+  };
+  return (
+    <section className="panel bulk" aria-labelledby="bulk-title">
+      <h2 id="bulk-title">
+        {count} selected ({rrsets.length} RRset{rrsets.length === 1 ? '' : 's'})
+      </h2>
+      <p className="hint">Each action below is one change set: one new serial, one entry in the history.</p>
+      {confirming ? (
+        <div className="actions">
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() =>
+              void run(
+                rows.map((r) => ({ kind: 'REMOVE', id: r.id })),
+                `Deleted ${count} in one change set.`,
+              )
+            }
+          >
+            Delete {count} now
+          </button>
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <div className="actions">
+          <button type="button" className="danger" disabled={busy} onClick={() => setConfirming(true)}>
+            Delete selected…
+          </button>
+          <button type="button" className="secondary" onClick={props.onClear}>
+            Clear selection
+          </button>
+        </div>
+      )}
+      <div className="toolbar">
+        <label htmlFor="bulk-ttl">New TTL for their RRsets</label>
+        <input
+          id="bulk-ttl"
+          inputMode="numeric"
+          value={ttl}
+          aria-invalid={!!problem || undefined}
+          aria-describedby={problem ? 'bulk-ttl-error' : undefined}
+          onChange={(e) => setTtl(e.target.value)}
+        />
+        <button type="button" disabled={busy || !ttl.trim()} onClick={setTtlOfSelected}>
+          Set TTL
+        </button>
+      </div>
+      {problem && (
+        <p id="bulk-ttl-error" className="field-error">
+          {problem}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** at most this many RRsets are drawn at once (the filter narrows them); the records view is virtualised */
+const MAX_RRSETS_SHOWN = 500;
+
+/** the records grouped by name and type (the RRsets the DNS serves), each with its TTL and values */
+function RrsetTable(props: { rows: RecordRow[]; selected: ReadonlySet<string>; onToggle: (ids: string[], on: boolean) => void }) {
+  const groups = useMemo(() => {
+    const byKey = new Map<string, RecordRow[]>();
+    for (const r of props.rows) {
+      const list = byKey.get(rrsetKey(r));
+      if (list) list.push(r);
+      else byKey.set(rrsetKey(r), [r]);
+    }
+    return [...byKey.values()];
+  }, [props.rows]);
+  const shown = groups.slice(0, MAX_RRSETS_SHOWN);
+  return (
+    <>
+      <p role="status" data-testid="rrset-count">
+        {groups.length.toLocaleString('en')} RRset{groups.length === 1 ? '' : 's'}
+        {groups.length > shown.length ? `; the first ${shown.length} are shown: filter to narrow them` : ''}
+      </p>
+      <div className="grid-scroll" tabIndex={0} role="region" aria-label="RRsets table">
+        <table className="records rrsets">
+          <thead>
+            <tr>
+              <th scope="col" className="col-select">
+                <span className="sr-only">Select</span>
+              </th>
+              <th scope="col" className="col-owner">
+                Name
+              </th>
+              <th scope="col" className="col-type">
+                Type
+              </th>
+              <th scope="col" className="col-ttl">
+                TTL
+              </th>
+              <th scope="col" className="col-rdata">
+                Values
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((members) => {
+              const [first] = members;
+              const deletable = members.filter((r) => r.permissions.delete).map((r) => r.id);
+              const all = deletable.length > 0 && deletable.every((id) => props.selected.has(id));
+              return (
+                <tr key={rrsetKey(first)} data-testid="rrset">
+                  <td className="col-select">
+                    {deletable.length > 0 && (
+                      <input
+                        type="checkbox"
+                        aria-label={`Select the RRset ${first.owner} ${first.type}`}
+                        checked={all}
+                        onChange={(e) => props.onToggle(deletable, e.target.checked)}
+                      />
+                    )}
+                  </td>
+                  <td className="col-owner">{first.owner}</td>
+                  <td className="col-type">{first.type}</td>
+                  <td className="col-ttl num">{first.ttl}</td>
+                  <td className="col-rdata">
+                    <ul className="plain">
+                      {members.map((r) => (
+                        <li key={r.id} title={r.rdata}>
+                          {r.rdata}
+                        </li>
+                      ))}
+                    </ul>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }

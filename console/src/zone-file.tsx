@@ -9,7 +9,7 @@ type ImportResult = ImportZoneMutation['importZone'];
  * Export (`exportZone`: the RFC 1035 master file) and import (`importZone`): a dry run first shows the records
  * the file would add and remove, then the same file is applied. Problems come with their line numbers.
  */
-export function ZoneFile({ zone, onImported }: { zone: string; onImported: () => void }) {
+export function ZoneFile({ zone, canImport, onImported }: { zone: string; canImport: boolean; onImported: () => void }) {
   const client = useClient();
   const [exported, setExported] = useState<string | null>(null);
   const [exportError, setExportError] = useState<string | null>(null);
@@ -84,108 +84,110 @@ export function ZoneFile({ zone, onImported }: { zone: string; onImported: () =>
           </pre>
         )}
       </section>
-      <section aria-labelledby="import-title">
-        <h2 id="import-title">Import</h2>
-        <form onSubmit={submit} noValidate>
-          <div className="field">
-            <label htmlFor="import-text">Zone file (RFC 1035 master file)</label>
-            <textarea
-              id="import-text"
-              className="mono"
-              rows={10}
-              value={text}
-              aria-invalid={problems.length > 0 || undefined}
-              aria-describedby={problems.length ? 'import-problems' : undefined}
-              onChange={(e) => {
-                setText(e.target.value);
-                setPreview(null);
-              }}
-            />
-          </div>
-          <div className="form-grid">
+      {canImport && (
+        <section aria-labelledby="import-title">
+          <h2 id="import-title">Import</h2>
+          <form onSubmit={submit} noValidate>
             <div className="field">
-              <label htmlFor="import-mode">Mode</label>
-              <select id="import-mode" value={mode} onChange={(e) => (setMode(e.target.value as ZoneImportMode), setPreview(null))}>
-                <option value="MERGE">Merge: add the file's records to the zone</option>
-                <option value="REPLACE">Replace: the zone becomes exactly the file</option>
-              </select>
+              <label htmlFor="import-text">Zone file (RFC 1035 master file)</label>
+              <textarea
+                id="import-text"
+                className="mono"
+                rows={10}
+                value={text}
+                aria-invalid={problems.length > 0 || undefined}
+                aria-describedby={problems.length ? 'import-problems' : undefined}
+                onChange={(e) => {
+                  setText(e.target.value);
+                  setPreview(null);
+                }}
+              />
             </div>
-            <div className="field">
-              <label htmlFor="import-ttl">TTLs outside the allowed ones</label>
-              <select
-                id="import-ttl"
-                value={ttlPolicy}
-                onChange={(e) => (setTtlPolicy(e.target.value as ZoneImportTtlPolicy), setPreview(null))}
-              >
-                <option value="REFUSE">Refuse the file</option>
-                <option value="CLAMP">Clamp to the nearest allowed TTL</option>
-              </select>
+            <div className="form-grid">
+              <div className="field">
+                <label htmlFor="import-mode">Mode</label>
+                <select id="import-mode" value={mode} onChange={(e) => (setMode(e.target.value as ZoneImportMode), setPreview(null))}>
+                  <option value="MERGE">Merge: add the file's records to the zone</option>
+                  <option value="REPLACE">Replace: the zone becomes exactly the file</option>
+                </select>
+              </div>
+              <div className="field">
+                <label htmlFor="import-ttl">TTLs outside the allowed ones</label>
+                <select
+                  id="import-ttl"
+                  value={ttlPolicy}
+                  onChange={(e) => (setTtlPolicy(e.target.value as ZoneImportTtlPolicy), setPreview(null))}
+                >
+                  <option value="REFUSE">Refuse the file</option>
+                  <option value="CLAMP">Clamp to the nearest allowed TTL</option>
+                </select>
+              </div>
             </div>
-          </div>
-          {problems.length > 0 && (
-            <ul id="import-problems" role="alert" className="error-box">
-              {problems.map((p, i) => (
-                <li key={i}>{p}</li>
-              ))}
-            </ul>
-          )}
-          <div className="actions">
-            <button type="submit" disabled={busy || !text.trim()}>
-              Preview (dry run)
-            </button>
-          </div>
-        </form>
-        {preview && (
-          <div className="panel" aria-labelledby="preview-title">
-            <h3 id="preview-title">
-              The import would add {preview.added} and remove {preview.removed} record{preview.removed === 1 ? '' : 's'} (serial{' '}
-              {preview.serial})
-            </h3>
-            <ul className="diff" aria-label="Records the import would change">
-              {(preview.removedRecords ?? []).map((r, i) => (
-                <li key={`r${i}`} className="removed">
-                  <span aria-hidden="true">− </span>
-                  <span className="sr-only">removed: </span>
-                  <span className="mono">{r}</span>
-                </li>
-              ))}
-              {(preview.addedRecords ?? []).map((r, i) => (
-                <li key={`a${i}`} className="added">
-                  <span aria-hidden="true">+ </span>
-                  <span className="sr-only">added: </span>
-                  <span className="mono">{r}</span>
-                </li>
-              ))}
-            </ul>
-            {preview.warnings.length > 0 && (
-              <ul aria-label="Warnings">
-                {preview.warnings.map((w, i) => (
-                  <li key={i}>
-                    {w.line ? `line ${w.line}: ` : ''}
-                    {w.message}
-                  </li>
+            {problems.length > 0 && (
+              <ul id="import-problems" role="alert" className="error-box">
+                {problems.map((p, i) => (
+                  <li key={i}>{p}</li>
                 ))}
               </ul>
             )}
-            {preview.dropped.length > 0 && (
-              <p>Dropped (a signer writes them): {preview.dropped.map((d) => `${d.count} ${d.type}`).join(', ')}</p>
-            )}
             <div className="actions">
-              <button type="button" disabled={busy} onClick={() => run(false)}>
-                Apply the import
-              </button>
-              <button type="button" className="secondary" onClick={() => setPreview(null)}>
-                Cancel
+              <button type="submit" disabled={busy || !text.trim()}>
+                Preview (dry run)
               </button>
             </div>
-          </div>
-        )}
-        {done && (
-          <p role="status" className="ok-box">
-            Imported: {done.added} added, {done.removed} removed; the zone is now at serial {done.serial}.
-          </p>
-        )}
-      </section>
+          </form>
+          {preview && (
+            <div className="panel" aria-labelledby="preview-title">
+              <h3 id="preview-title">
+                The import would add {preview.added} and remove {preview.removed} record{preview.removed === 1 ? '' : 's'} (serial{' '}
+                {preview.serial})
+              </h3>
+              <ul className="diff" aria-label="Records the import would change">
+                {(preview.removedRecords ?? []).map((r, i) => (
+                  <li key={`r${i}`} className="removed">
+                    <span aria-hidden="true">− </span>
+                    <span className="sr-only">removed: </span>
+                    <span className="mono">{r}</span>
+                  </li>
+                ))}
+                {(preview.addedRecords ?? []).map((r, i) => (
+                  <li key={`a${i}`} className="added">
+                    <span aria-hidden="true">+ </span>
+                    <span className="sr-only">added: </span>
+                    <span className="mono">{r}</span>
+                  </li>
+                ))}
+              </ul>
+              {preview.warnings.length > 0 && (
+                <ul aria-label="Warnings">
+                  {preview.warnings.map((w, i) => (
+                    <li key={i}>
+                      {w.line ? `line ${w.line}: ` : ''}
+                      {w.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+              {preview.dropped.length > 0 && (
+                <p>Dropped (a signer writes them): {preview.dropped.map((d) => `${d.count} ${d.type}`).join(', ')}</p>
+              )}
+              <div className="actions">
+                <button type="button" disabled={busy} onClick={() => run(false)}>
+                  Apply the import
+                </button>
+                <button type="button" className="secondary" onClick={() => setPreview(null)}>
+                  Cancel
+                </button>
+              </div>
+            </div>
+          )}
+          {done && (
+            <p role="status" className="ok-box">
+              Imported: {done.added} added, {done.removed} removed; the zone is now at serial {done.serial}.
+            </p>
+          )}
+        </section>
+      )}
     </>
   );
 }

@@ -3,7 +3,13 @@ import { useMutation, useQuery, useSubscription } from 'urql';
 import { ChangeSet, StagedChange } from './change-set';
 import { DnssecPanel } from './dnssec';
 import { describeError, errorCode } from './errors';
-import { DeleteZoneDocument, RecordTypesDocument, ZoneChangedDocument, ZoneDocument } from './generated/graphql';
+import {
+  DeleteZoneDocument,
+  RecordTypesDocument,
+  ZoneChangedDocument,
+  ZoneDocument,
+  ZonePermissionsFieldsFragment,
+} from './generated/graphql';
 import { History } from './history';
 import { PropagationView } from './propagation';
 import { LiveChange, Records } from './records';
@@ -11,16 +17,30 @@ import { ZoneFile } from './zone-file';
 import { ZoneTransferPanel } from './transfers';
 import { unicodeName } from './names';
 import { ZoneNameserverSet } from './zone-set';
+import { SecondaryPanel } from './secondary';
 
-const TABS = [
-  ['records', 'Records'],
-  ['changes', 'Change set'],
-  ['history', 'History'],
-  ['propagation', 'Propagation'],
-  ['file', 'Zone file'],
-  ['dnssec', 'DNSSEC'],
-  ['transfer', 'Move to another account'],
-] as const;
+/** the tabs, each with the permission it needs (Domain.permissions; none: every reader) */
+const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragment | null])[] = [
+  ['records', 'Records', null],
+  ['changes', 'Change set', 'editRecords'],
+  ['history', 'History', null],
+  ['propagation', 'Propagation', null],
+  ['file', 'Zone file', null],
+  ['dnssec', 'DNSSEC', null],
+  ['transfer', 'Move to another account', 'moveZone'],
+];
+
+/** nothing is offered before the zone's permissions are known */
+const NOTHING: ZonePermissionsFieldsFragment = {
+  editRecords: false,
+  editSoa: false,
+  deleteZone: false,
+  manageDnssec: false,
+  promote: false,
+  manageExtraSecondaries: false,
+  moveZone: false,
+  undeletableTypes: [],
+};
 
 /** Deleting a zone takes two steps: the button, then a confirmation that names what goes with it. */
 function DeleteZone({ zone }: { zone: string }) {
@@ -105,6 +125,11 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
     },
   );
   const serial = result.data?.domain.serial;
+  const can = result.data?.domain.permissions ?? NOTHING;
+  const secondary = result.data?.domain.kind === 'SECONDARY';
+  // a tab the caller may not use is not offered; its address shows the records instead
+  const tabs = TABS.filter(([, , needs]) => needs === null || can[needs] === true);
+  const shownTab = tabs.some(([id]) => id === tab) ? tab : 'records';
 
   const stage = useCallback(
     (change: StagedChange) => {
@@ -139,6 +164,9 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         </p>
       )}
       <div className="zone-meta">
+        <span className={`kind-badge ${secondary ? 'kind-secondary' : 'kind-primary'}`} data-testid="zone-kind">
+          {secondary ? 'Secondary' : 'Primary'}
+        </span>{' '}
         Serial <strong data-testid="zone-serial">{serial ?? '…'}</strong>
         {live.data && (
           <span className="live" role="status">
@@ -146,12 +174,13 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
             · last change seen live: serial {live.data.zoneChanged.change.serialAfter}
           </span>
         )}{' '}
-        <DeleteZone zone={zone} />
+        {can.deleteZone && <DeleteZone zone={zone} />}
       </div>
+      {secondary && <SecondaryPanel zone={zone} status={result.data?.domain.secondary} canPromote={can.promote} onPromoted={refresh} />}
       <ZoneNameserverSet zone={zone} set={result.data?.domain.nameserverSet} onMoved={refresh} />
       <nav className="tabs" aria-label="Zone views">
-        {TABS.map(([id, label]) => (
-          <a key={id} href={`#/zone/${encodeURIComponent(zone)}/${id}`} aria-current={tab === id ? 'page' : undefined}>
+        {tabs.map(([id, label]) => (
+          <a key={id} href={`#/zone/${encodeURIComponent(zone)}/${id}`} aria-current={shownTab === id ? 'page' : undefined}>
             {label}
             {id === 'changes' && staged.length > 0 ? ` (${staged.length})` : ''}
           </a>
@@ -162,7 +191,7 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
           {describeError(types.error)}
         </p>
       )}
-      {tab === 'changes' ? (
+      {shownTab === 'changes' ? (
         <ChangeSet
           zone={zone}
           staged={staged}
@@ -174,18 +203,25 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
           }}
           onApplied={refresh}
         />
-      ) : tab === 'history' ? (
-        <History zone={zone} generation={generation} onReverted={refresh} />
-      ) : tab === 'propagation' ? (
+      ) : shownTab === 'history' ? (
+        <History zone={zone} generation={generation} canRevert={can.editRecords} onReverted={refresh} />
+      ) : shownTab === 'propagation' ? (
         <PropagationView zone={zone} />
-      ) : tab === 'file' ? (
-        <ZoneFile zone={zone} onImported={refresh} />
-      ) : tab === 'dnssec' ? (
-        <DnssecPanel zone={zone} generation={generation} onChanged={refresh} />
-      ) : tab === 'transfer' ? (
+      ) : shownTab === 'file' ? (
+        <ZoneFile zone={zone} canImport={can.editRecords} onImported={refresh} />
+      ) : shownTab === 'dnssec' ? (
+        <DnssecPanel zone={zone} generation={generation} manage={can.manageDnssec} onChanged={refresh} />
+      ) : shownTab === 'transfer' ? (
         <ZoneTransferPanel zone={zone} />
       ) : (
-        <Records zone={zone} types={types.data?.recordTypes ?? []} liveChange={liveChange} onChanged={refresh} onStage={stage} />
+        <Records
+          zone={zone}
+          types={types.data?.recordTypes ?? []}
+          liveChange={liveChange}
+          canEdit={can.editRecords}
+          onChanged={refresh}
+          onStage={stage}
+        />
       )}
     </section>
   );

@@ -1,7 +1,15 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useClient, useMutation, useQuery } from 'urql';
 import { describeError, errorDetails, leafField, wordsForCode } from './errors';
-import { CreateZoneDocument, type DomainOrder, ZoneOwnersDocument, ZonesDocument, ZoneTemplatesDocument } from './generated/graphql';
+import {
+  CreateZoneDocument,
+  type DomainOrder,
+  type ZoneKind,
+  ViewerDocument,
+  ZoneOwnersDocument,
+  ZonesDocument,
+  ZoneTemplatesDocument,
+} from './generated/graphql';
 import { unicodeName } from './names';
 import { IncomingTransfers } from './transfers';
 
@@ -197,8 +205,22 @@ function NewZone({ onCreated }: { onCreated: (zone: string) => void }) {
  * The search finds the zones whose name starts with what was typed (the API's `nameStartsWith`, normalised by the
  * server); the pages and the total count are those of the search.
  */
+/** a zone's propagation state in the console's words (Propagation.state) */
+const PROPAGATION_WORDS: Record<string, string> = {
+  in_sync: 'In sync',
+  pending: 'Pending',
+  error: 'Failing',
+  no_secondaries: 'No secondaries',
+};
+
 export function ZoneList() {
   const [search, setSearch] = useState('');
+  // filters the server applies (pages and total follow them): the zones' kind, and their owner (the admin key)
+  const [kind, setKind] = useState<ZoneKind | ''>('');
+  const [ownerFilter, setOwnerFilter] = useState('');
+  const [owners] = useQuery({ query: ZoneOwnersDocument, variables: { first: OWNER_CHOICES } });
+  const ownerChoices =
+    owners.data && owners.data.users.totalCount > 1 && owners.data.users.totalCount <= OWNER_CHOICES ? owners.data.users.nodes : null;
   const [prefix, setPrefix] = useState<string | undefined>(undefined);
   // the cursors of the pages before this one: Previous pops, Next pushes
   const [cursors, setCursors] = useState<(string | null)[]>([]);
@@ -213,11 +235,14 @@ export function ZoneList() {
   };
   const [result, refetch] = useQuery({
     query: ZonesDocument,
-    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix, orderBy },
+    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix, orderBy, kind: kind || null, userId: ownerFilter || null },
     // the cached page shows at once, and is asked again: zones come and go from other clients
     requestPolicy: 'cache-and-network',
   });
   const connection = result.data?.domains;
+  // what the caller may do, as the API decides it: no "New zone…" for a role or key that may not create one
+  const [viewer] = useQuery({ query: ViewerDocument });
+  const can = viewer.data?.viewer.can;
   const shown = connection ? connection.nodes : [];
 
   const submit = (event: FormEvent) => {
@@ -239,12 +264,45 @@ export function ZoneList() {
           Deleted the zone {deleted}.
         </p>
       )}
-      <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />
+      {can?.createZone && <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />}
       <IncomingTransfers onAccepted={() => refetch({ requestPolicy: 'network-only' })} />
       <form className="toolbar" role="search" onSubmit={submit}>
         <label htmlFor="zone-search">Zone name starts with</label>
         <input id="zone-search" type="search" value={search} placeholder="example" onChange={(e) => setSearch(e.target.value)} />
         <button type="submit">Find</button>
+        <label htmlFor="zone-kind-filter">Kind</label>
+        <select
+          id="zone-kind-filter"
+          value={kind}
+          onChange={(e) => {
+            setKind(e.target.value as ZoneKind | '');
+            setCursors([]);
+          }}
+        >
+          <option value="">Every kind</option>
+          <option value="PRIMARY">Primary</option>
+          <option value="SECONDARY">Secondary</option>
+        </select>
+        {ownerChoices && (
+          <>
+            <label htmlFor="zone-owner-filter">Owner</label>
+            <select
+              id="zone-owner-filter"
+              value={ownerFilter}
+              onChange={(e) => {
+                setOwnerFilter(e.target.value);
+                setCursors([]);
+              }}
+            >
+              <option value="">Every owner</option>
+              {ownerChoices.map((u) => (
+                <option key={u.id} value={u.id}>
+                  {u.email}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         {prefix && (
           <button
             type="button"
@@ -270,42 +328,54 @@ export function ZoneList() {
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
         <p className="empty" role="status">
-          {prefix ? `No zone name starts with ${prefix}.` : 'No zones yet: “New zone…” creates one.'}
+          {prefix ? `No zone name starts with ${prefix}.` : can?.createZone ? 'No zones yet: “New zone…” creates one.' : 'No zones yet.'}
         </p>
       ) : (
         <>
           <p role="status">
             {connection.totalCount.toLocaleString('en')} zone{connection.totalCount === 1 ? '' : 's'} · page {page} of {pages}
           </p>
-          <table className="zones">
-            <thead>
-              <tr>
-                <th scope="col" aria-sort={nameOrder === 1 ? 'ascending' : nameOrder === -1 ? 'descending' : 'none'}>
-                  <button type="button" className="sort" onClick={() => sortBy(nameOrder === 1 ? -1 : 1)}>
-                    Zone<span aria-hidden="true">{nameOrder === 1 ? ' ▲' : nameOrder === -1 ? ' ▼' : ''}</span>
-                  </button>
-                </th>
-                <th scope="col">Serial</th>
-                <th scope="col" aria-sort={nameOrder === 0 ? 'ascending' : 'none'}>
-                  <button type="button" className="sort" onClick={() => sortBy(0)}>
-                    Created<span aria-hidden="true">{nameOrder === 0 ? ' ▲' : ''}</span>
-                  </button>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((zone) => (
-                <tr key={zone.id}>
-                  <td>
-                    <a href={`#/zone/${encodeURIComponent(zone.name)}`}>{unicodeName(zone.name)}</a>
-                    {unicodeName(zone.name) !== zone.name && <span className="a-label mono">{zone.name}</span>}
-                  </td>
-                  <td className="num">{zone.serial}</td>
-                  <td>{new Date(zone.createdAt).toLocaleString('en')}</td>
+          <div className="table-scroll" role="region" aria-label="Zones table" tabIndex={0}>
+            <table className="zones">
+              <thead>
+                <tr>
+                  <th scope="col" aria-sort={nameOrder === 1 ? 'ascending' : nameOrder === -1 ? 'descending' : 'none'}>
+                    <button type="button" className="sort" onClick={() => sortBy(nameOrder === 1 ? -1 : 1)}>
+                      Zone<span aria-hidden="true">{nameOrder === 1 ? ' ▲' : nameOrder === -1 ? ' ▼' : ''}</span>
+                    </button>
+                  </th>
+                  <th scope="col">Owner</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">DNSSEC</th>
+                  <th scope="col">Records</th>
+                  <th scope="col">Propagation</th>
+                  <th scope="col">Serial</th>
+                  <th scope="col" aria-sort={nameOrder === 0 ? 'ascending' : 'none'}>
+                    <button type="button" className="sort" onClick={() => sortBy(0)}>
+                      Created<span aria-hidden="true">{nameOrder === 0 ? ' ▲' : ''}</span>
+                    </button>
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {shown.map((zone) => (
+                  <tr key={zone.id}>
+                    <td>
+                      <a href={`#/zone/${encodeURIComponent(zone.name)}`}>{unicodeName(zone.name)}</a>
+                      {unicodeName(zone.name) !== zone.name && <span className="a-label mono">{zone.name}</span>}
+                    </td>
+                    <td>{zone.user.email}</td>
+                    <td>{zone.kind === 'SECONDARY' ? 'Secondary' : 'Primary'}</td>
+                    <td>{zone.dnssecState === 'unsigned' ? 'Unsigned' : zone.dnssecState === 'signed' ? 'Signed' : 'Being unsigned'}</td>
+                    <td className="num">{zone.recordCount.toLocaleString('en')}</td>
+                    <td>{PROPAGATION_WORDS[zone.propagation.state] ?? zone.propagation.state}</td>
+                    <td className="num">{zone.serial}</td>
+                    <td>{new Date(zone.createdAt).toLocaleString('en')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           <nav className="pager" aria-label="Zone pages">
             <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
               Previous

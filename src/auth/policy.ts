@@ -170,6 +170,17 @@ function coversRegion(rules: readonly PolicyRule[], region: Omit<PolicyRule, 'ac
   return representatives(rules, region).every(([zone, owner, type]) => grants(accessAt(rules, zone, owner, type), access));
 }
 
+/**
+ * may the key write anything in the zone (some owner, some type)? What a screen asks before it offers to add or
+ * change records at all: each record is then decided on its own (decide), and a write is still decided there.
+ */
+export function writesSomewhere(policy: KeyPolicy | undefined, zone: string): boolean {
+  if (!isRestricted(policy)) return true;
+  return representatives(policy.rules, { zone, owner: null, types: null }).some(([z, owner, type]) =>
+    grants(accessAt(policy.rules, z, owner, type), 'write'),
+  );
+}
+
 /** may the key see the zone at all (a rule names it, or every zone)? Every rule grants at least read. */
 export function seesZone(policy: KeyPolicy | undefined, zone: string): boolean {
   if (!isRestricted(policy)) return true;

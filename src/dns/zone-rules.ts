@@ -265,9 +265,15 @@ function flattenedLoops(zone: string, records: CanonicalRecord[]): { index: numb
   return [...found].map(([index, p]) => ({ index, problem: p }));
 }
 
+/**
+ * the record types never deleted on their own, whatever else the zone holds: the SOA (docs/decisions.md §3: a
+ * zone always has its SOA, RFC 1035 §5.2); what the console asks before it offers a Delete
+ */
+export const UNDELETABLE_TYPES: readonly string[] = ['SOA'];
+
 /** Problems caused by deleting `target` from the records at its owner. */
 export function checkRecordDeletion(sameOwner: StoredRecord[], target: StoredRecord): Problem[] {
-  if (target.type === 'SOA') {
+  if (UNDELETABLE_TYPES.includes(target.type)) {
     // docs/decisions.md §3: a zone always has its SOA (RFC 1035 §5.2)
     return [problem('type', 'SOA_UNDELETABLE', "type: the SOA record can't be deleted; delete the zone instead")];
   }

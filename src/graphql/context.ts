@@ -74,7 +74,7 @@ export function contextFor(db: Database, services: Services, principal: Principa
     db,
     warnings: [],
     get loaders() {
-      return (loaders ??= createLoaders(context, services.zoneReads));
+      return (loaders ??= createLoaders(context, services.zoneReads, services.propagation));
     },
   };
   return context;

@@ -7,9 +7,11 @@ import type {
   PerParentPage,
   RecordRow,
   UserRow,
+  ZoneListFacts,
   ZoneReadsService,
   ZoneRef,
 } from '../services/zone-reads.service';
+import type { PropagationStatus, PropagationStatusService } from '../services/propagation-status.service';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();
@@ -71,8 +73,18 @@ const countsOf = (count: (parentIds: readonly number[]) => Promise<Map<number, n
  * The loaders only batch: the parents of one level go to one method of the zone reads service (one statement),
  * which decides what the caller may read (a restricted key's read rules, docs/least-privilege.md).
  */
-export function createLoaders(ctx: RequestContext, reads: ZoneReadsService) {
+export function createLoaders(ctx: RequestContext, reads: ZoneReadsService, propagation: PropagationStatusService) {
   return {
+    /** a zone list's facts of each zone (Domain.recordCount, Domain.dnssecState): one statement per level */
+    zoneFactsById: new DataLoader<number, ZoneListFacts | undefined>(async (ids) => {
+      const facts = await reads.listFactsOf(ctx, ids);
+      return ids.map((id) => facts.get(id));
+    }),
+    /** Domain.propagation over the zones of one level: two statements, not two per zone */
+    propagationById: new DataLoader<number, PropagationStatus | undefined>(async (ids) => {
+      const statuses = await propagation.ofZones(ctx.db, ids);
+      return ids.map((id) => statuses.get(id));
+    }),
     userById: new DataLoader<number, UserRow | undefined>(async (ids) => {
       const byId = new Map((await reads.usersByIds(ctx, ids)).map((u) => [u.id, u]));
       return ids.map((id) => byId.get(id));

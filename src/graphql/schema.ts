@@ -22,6 +22,8 @@ import { ZoneTransferResolver } from './resolvers/zone-transfer.resolver';
 import { RecordTemplateResolver } from './resolvers/record-template.resolver';
 import { AliasDomainResolver, AliasRecordResolver } from './resolvers/alias.resolver';
 import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolvers/disabled-record.resolver';
+import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
+import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -47,6 +49,10 @@ export const RESOLVERS = [
   AliasRecordResolver,
   DisabledRecordsDomainResolver,
   ChangedRecordResolver,
+  ViewerResolver,
+  DomainPermissionsResolver,
+  RecordPermissionsResolver,
+  ZoneListingResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

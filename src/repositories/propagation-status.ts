@@ -20,44 +20,62 @@ export type NotServed = 'pending' | 'expired' | null;
  * for the default set, whose are SECONDARIES) and its status rows, by server name; undefined when there is no
  * such zone
  */
-export async function readPropagationRows(
-  sql: Sql,
-  domainId: number,
-): Promise<
-  { serial: number; notServed: NotServed; set: { name: string; secondaries: string[] | null }; rows: ServerStatusRow[] } | undefined
-> {
-  const [domain] = await sql.rows<{
+export interface PropagationRead {
+  serial: number;
+  notServed: NotServed;
+  set: { name: string; secondaries: string[] | null };
+  rows: ServerStatusRow[];
+}
+
+export async function readPropagationRows(sql: Sql, domainId: number): Promise<PropagationRead | undefined> {
+  return (await readPropagationRowsOf(sql, [domainId])).get(domainId);
+}
+
+/** readPropagationRows for many zones in two statements (a list of zones shows each one's state), by zone id */
+export async function readPropagationRowsOf(sql: Sql, domainIds: readonly number[]): Promise<Map<number, PropagationRead>> {
+  const ids = domainIds.map(String);
+  const domains = await sql.rows<{
+    id: string;
     serial: string;
     serving: boolean;
     secondary_state: string | null;
     set_name: string;
     secondaries: string[] | null;
   }>(
-    `select d.serial, d.serving, s.state as secondary_state, n.name as set_name, n.secondaries
+    `select d.id, d.serial, d.serving, s.state as secondary_state, n.name as set_name, n.secondaries
        from domains d join nameserver_sets n on n.id = d.nameserver_set left join secondary_zone_state s on s.domain_id = d.id
-      where d.id = $1`,
-    [domainId],
+      where d.id = any($1::bigint[])`,
+    [ids],
   );
-  if (!domain) return undefined;
+  const found = new Map<number, PropagationRead>();
+  if (!domains.length) return found;
+  for (const domain of domains)
+    found.set(Number(domain.id), {
+      serial: Number(domain.serial),
+      notServed: domain.serving ? null : domain.secondary_state === 'expired' ? 'expired' : 'pending',
+      set: { name: domain.set_name, secondaries: domain.secondaries },
+      rows: [],
+    });
   const rows = await sql.rows<{
+    domain_id: string;
     server: string;
     served_serial: string | null;
     state: ServerStatusRow['state'];
     error: string | null;
     updated_at: Date;
-  }>('select server, served_serial, state, error, updated_at from zone_server_status where domain_id = $1 order by server', [domainId]);
-  return {
-    serial: Number(domain.serial),
-    notServed: domain.serving ? null : domain.secondary_state === 'expired' ? 'expired' : 'pending',
-    set: { name: domain.set_name, secondaries: domain.secondaries },
-    rows: rows.map((r) => ({
+  }>(
+    'select domain_id, server, served_serial, state, error, updated_at from zone_server_status where domain_id = any($1::bigint[]) order by domain_id, server',
+    [ids],
+  );
+  for (const r of rows)
+    found.get(Number(r.domain_id))?.rows.push({
       server: r.server,
       servedSerial: r.served_serial === null ? null : Number(r.served_serial),
       state: r.state,
       error: r.error,
       updatedAt: r.updated_at ? new Date(r.updated_at) : null,
-    })),
-  };
+    });
+  return found;
 }
 
 /** how far one secondary is behind, over all zones (see readSecondaryLag) */

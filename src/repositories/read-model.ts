@@ -57,6 +57,8 @@ export interface DomainFilter {
   nameStartsWith?: string;
   /** only the zones whose whole name matches this glob: `*` any run of characters, `?` one (lower case, no final dot) */
   nameMatches?: string;
+  /** only the zones of this kind */
+  kind?: ZoneKind;
 }
 export interface RecordFilter {
   scopeUserId?: number;
@@ -230,6 +232,7 @@ function domainConditions(p: Params, filter: DomainFilter): string[] {
   if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
   if (filter.nameStartsWith) conditions.push(namePrefixCondition(p, filter.nameStartsWith, 'd.name'));
   if (filter.nameMatches !== undefined) conditions.push(`d.name like ${p.add(likePattern(filter.nameMatches))}`);
+  if (filter.kind !== undefined) conditions.push(`d.kind = ${p.add(filter.kind)}`);
   return conditions;
 }
 
@@ -316,6 +319,23 @@ export async function nestedListBounds(sql: Sql, userId: number | undefined): Pr
           [userId],
         );
   return { zonesPerUser: Number(row.zones), recordsPerZone: Number(row.records) };
+}
+
+/** what a list of zones shows of each beside its row: its record count (kept by every change) and DNSSEC state */
+export interface ZoneListFacts {
+  recordCount: number;
+  /** unsigned, or the signing policy's state (signed, disabling) */
+  dnssecState: string;
+}
+
+/** ZoneListFacts of many zones in one statement (index probes by id), by zone id; an id with no zone is left out */
+export async function zoneListFacts(sql: Sql, ids: readonly number[]): Promise<Map<number, ZoneListFacts>> {
+  const rows = await sql.rows<{ id: string; record_count: number; dnssec_state: string | null }>(
+    `select d.id, d.record_count, z.state as dnssec_state
+       from domains d left join dnssec_zones z on z.domain_id = d.id where d.id = any($1::bigint[])`,
+    [idArray(ids)],
+  );
+  return new Map(rows.map((r) => [Number(r.id), { recordCount: Number(r.record_count), dnssecState: r.dnssec_state ?? 'unsigned' }]));
 }
 
 export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<DomainRow[]> {

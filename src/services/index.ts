@@ -28,6 +28,7 @@ import { OidcSignInService } from './oidc-sign-in.service';
 import { PasskeysService } from './passkeys.service';
 import { RecordTemplatesService } from './record-templates.service';
 import { NameserverSetsService } from './nameserver-sets.service';
+import { PermissionsService } from './permissions.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -67,6 +68,8 @@ export interface Services {
   zoneTransfers: ZoneTransfersService;
   /** nameserver sets: fleets of secondaries with their NS names and catalogs, a zone's moves (docs/transfers.md) */
   nameserverSets: NameserverSetsService;
+  /** what the caller may do, asked before a screen offers it (the policy engine's answers) */
+  permissions: PermissionsService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -110,5 +113,6 @@ export function createServices(settings: Settings): Services {
     aliases: new AliasStatusService(settings),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
+    permissions: new PermissionsService(people),
   };
 }

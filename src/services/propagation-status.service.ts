@@ -1,6 +1,14 @@
 import type { Database } from '../db/pool';
 import { hostPortName, Settings } from '../config/settings';
-import { NotServed, readPropagationRows, readSecondaryLag, SecondaryLag, ServerStatusRow } from '../repositories/propagation-status';
+import {
+  NotServed,
+  PropagationRead,
+  readPropagationRows,
+  readPropagationRowsOf,
+  readSecondaryLag,
+  SecondaryLag,
+  ServerStatusRow,
+} from '../repositories/propagation-status';
 
 /**
  * pending: a change is not yet served (also: the zone is not served at all, see `NOT_SERVED`); in_sync: every
@@ -55,7 +63,16 @@ export class PropagationStatusService {
   /** the status of a zone by id; undefined when there is no such zone (deleted since it was read) */
   async ofZone(db: Database, domainId: number): Promise<PropagationStatus | undefined> {
     const read = await readPropagationRows(db, domainId);
-    if (!read) return undefined;
+    return read && this.statusOf(read);
+  }
+
+  /** the status of many zones (a page of a zone list) in two statements, by zone id; a zone gone is left out */
+  async ofZones(db: Database, domainIds: readonly number[]): Promise<Map<number, PropagationStatus>> {
+    const reads = await readPropagationRowsOf(db, domainIds);
+    return new Map([...reads].map(([id, read]) => [id, this.statusOf(read)]));
+  }
+
+  private statusOf(read: PropagationRead): PropagationStatus {
     // the zone's nameserver set's secondaries (docs/transfers.md); the default set's are SECONDARIES
     const status =
       read.set.secondaries === null

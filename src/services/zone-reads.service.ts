@@ -13,11 +13,13 @@ import {
   recordsGroupedByDomain,
   UserRow,
   usersByIds,
+  ZoneListFacts,
+  zoneListFacts,
   ZoneRef,
 } from '../repositories/read-model';
 import type { RequestContext } from './context';
 
-export type { DomainRow, PerParentPage, RecordRow, UserRow, ZoneRef };
+export type { DomainRow, PerParentPage, RecordRow, UserRow, ZoneListFacts, ZoneRef };
 /** a nested record list's filter as its field gives it: the caller's read rules are the service's to add */
 export type NestedRecordArgs = Omit<NestedRecordFilter, 'readRules'>;
 
@@ -34,6 +36,14 @@ export class ZoneReadsService {
   /** users by id, in no particular order; an id with no user is left out */
   usersByIds(ctx: RequestContext, ids: readonly number[]): Promise<UserRow[]> {
     return usersByIds(ctx.db, ids);
+  }
+
+  /**
+   * what a zone list shows of each zone (record count, DNSSEC state), for zones the caller has already read (the
+   * list's own rows), in one statement
+   */
+  listFactsOf(ctx: RequestContext, ids: readonly number[]): Promise<Map<number, ZoneListFacts>> {
+    return zoneListFacts(ctx.db, ids);
   }
 
   /** zones by id, in no particular order; an id with no zone is left out */

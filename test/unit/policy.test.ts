@@ -1,4 +1,14 @@
-import { buildPolicy, decide, exceedsCreator, KeyPolicy, presetRules, readsRecord, seesZone, unusableReason } from '../../src/auth/policy';
+import {
+  buildPolicy,
+  decide,
+  exceedsCreator,
+  KeyPolicy,
+  presetRules,
+  readsRecord,
+  seesZone,
+  unusableReason,
+  writesSomewhere,
+} from '../../src/auth/policy';
 
 const policyOf = (rules: KeyPolicy['rules'], extra: Partial<KeyPolicy> = {}): KeyPolicy => ({
   ...buildPolicy({ policy: { rules: [] } }),
@@ -21,6 +31,27 @@ describe('the policy engine', () => {
     // a whole zone (a transfer) or a whole name (DNS UPDATE "delete a name") is more than the preset
     expect(decide(acme, { zone: 'example.com', access: 'read' }).allowed).toBe(false);
     expect(decide(acme, { zone: 'example.com', owner: '_acme-challenge', access: 'write' }).allowed).toBe(false);
+  });
+
+  it('writesSomewhere: some point of the zone may be written (what a screen asks before it offers to add records)', () => {
+    expect(writesSomewhere(undefined, 'example.com')).toBe(true);
+    expect(writesSomewhere(acme, 'example.com')).toBe(true);
+    expect(writesSomewhere(policyOf(presetRules('READ_ONLY').rules), 'example.com')).toBe(false);
+    expect(writesSomewhere(policyOf(presetRules('ONE_ZONE', 'example.com').rules), 'example.com')).toBe(true);
+    expect(writesSomewhere(policyOf(presetRules('ONE_ZONE', 'example.com').rules), 'example.org')).toBe(false);
+    // a write rule every more specific read rule covers writes nothing there: the most specific rule decides
+    const shadowed = policyOf([
+      { zone: 'example.com', owner: null, types: null, access: 'read' },
+      { zone: null, owner: null, types: null, access: 'write' },
+    ]);
+    expect(writesSomewhere(shadowed, 'example.com')).toBe(false);
+    expect(writesSomewhere(shadowed, 'example.org')).toBe(true);
+    // one writable owner under a zone read otherwise is somewhere
+    const oneOwner = policyOf([
+      { zone: 'example.com', owner: null, types: null, access: 'read' },
+      { zone: 'example.com', owner: 'dyn', types: ['A'], access: 'write' },
+    ]);
+    expect(writesSomewhere(oneOwner, 'example.com')).toBe(true);
   });
 
   it('the most specific rule wins: zone, then owner (exact > wildcard > any), then types', () => {

@@ -519,6 +519,9 @@ export type SvcbDataInput = {
   target: string;
 };
 
+/** PENDING: not transferred yet (not served); IN_SYNC: as its primary serves it; RETRYING: the last refresh failed, served until it expires; EXPIRED: no primary answered past the SOA’s EXPIRE: not served. */
+export type SecondaryState = 'EXPIRED' | 'IN_SYNC' | 'PENDING' | 'RETRYING';
+
 /** A DNS server of the customer’s: address, port (53 unless given), and the TSIG key of the zone’s user it uses. */
 export type ServerInput = {
   /** The server’s IP address. */
@@ -638,15 +641,63 @@ export type ZonesQueryVariables = Exact<{
   after?: string | null | undefined;
   nameStartsWith?: string | null | undefined;
   orderBy?: DomainOrder | null | undefined;
+  kind?: ZoneKind | null | undefined;
+  userId?: string | number | null | undefined;
 }>;
 
 export type ZonesQuery = {
   domains: {
     totalCount: number;
     pageInfo: { endCursor: string | null; hasNextPage: boolean };
-    nodes: Array<{ id: string; name: string; serial: number; createdAt: string }>;
+    nodes: Array<{
+      id: string;
+      name: string;
+      serial: number;
+      createdAt: string;
+      kind: ZoneKind;
+      recordCount: number;
+      dnssecState: string;
+      user: { id: string; email: string };
+      propagation: { state: PropagationState };
+    }>;
   };
 };
+
+export type ViewerQueryVariables = Exact<{ [key: string]: never }>;
+
+export type ViewerQuery = {
+  viewer: { can: { createZone: boolean; deleteZones: boolean; manageKeys: boolean; manageNameserverSets: boolean } };
+};
+
+export type ZonePermissionsFieldsFragment = {
+  editRecords: boolean;
+  editSoa: boolean;
+  deleteZone: boolean;
+  manageDnssec: boolean;
+  promote: boolean;
+  manageExtraSecondaries: boolean;
+  moveZone: boolean;
+  undeletableTypes: Array<string>;
+};
+
+export type SecondaryStatusFieldsFragment = {
+  state: SecondaryState;
+  primarySerial: number | null;
+  transfers: number;
+  lastAttemptAt: string | null;
+  lastSuccessAt: string | null;
+  nextRefreshAt: string;
+  expiresAt: string | null;
+  lastError: string | null;
+  warnings: Array<string>;
+  primaries: Array<{ address: string; port: number; tsigKeyName: string | null }>;
+};
+
+export type PromoteZoneMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type PromoteZoneMutation = { promoteZone: { id: string; name: string; kind: ZoneKind } };
 
 export type ZoneQueryVariables = Exact<{
   name: string;
@@ -657,6 +708,29 @@ export type ZoneQuery = {
     id: string;
     name: string;
     serial: number;
+    kind: ZoneKind;
+    permissions: {
+      editRecords: boolean;
+      editSoa: boolean;
+      deleteZone: boolean;
+      manageDnssec: boolean;
+      promote: boolean;
+      manageExtraSecondaries: boolean;
+      moveZone: boolean;
+      undeletableTypes: Array<string>;
+    };
+    secondary: {
+      state: SecondaryState;
+      primarySerial: number | null;
+      transfers: number;
+      lastAttemptAt: string | null;
+      lastSuccessAt: string | null;
+      nextRefreshAt: string;
+      expiresAt: string | null;
+      lastError: string | null;
+      warnings: Array<string>;
+      primaries: Array<{ address: string; port: number; tsigKeyName: string | null }>;
+    } | null;
     nameserverSet: { id: string; name: string; nsNames: Array<string> };
     changes: { nodes: Array<{ id: string }> };
   };
@@ -684,7 +758,7 @@ export type ZoneRecordsQuery = {
   records: {
     totalCount: number;
     pageInfo: { endCursor: string | null; hasNextPage: boolean };
-    nodes: Array<{ id: string; owner: string; type: string; ttl: number; rdata: string }>;
+    nodes: Array<{ id: string; owner: string; type: string; ttl: number; rdata: string; permissions: { edit: boolean; delete: boolean } }>;
   };
 };
 
@@ -1701,6 +1775,65 @@ export type MoveZoneToNameserverSetMutation = {
   moveZoneToNameserverSet: { id: string; nameserverSet: { id: string; name: string; nsNames: Array<string> } };
 };
 
+export const ZonePermissionsFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZonePermissionsFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZonePermissions' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'editRecords' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'editSoa' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'deleteZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'manageDnssec' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'promote' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'manageExtraSecondaries' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'moveZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'undeletableTypes' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZonePermissionsFieldsFragment, unknown>;
+export const SecondaryStatusFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SecondaryStatusFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SecondaryZoneStatus' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'primaries' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'address' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'port' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'tsigKeyName' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'primarySerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'transfers' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastAttemptAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastSuccessAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nextRefreshAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'warnings' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<SecondaryStatusFieldsFragment, unknown>;
 export const ChangedRecordFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -2073,6 +2206,16 @@ export const ZonesDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
           type: { kind: 'NamedType', name: { kind: 'Name', value: 'DomainOrder' } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'kind' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneKind' } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -2101,6 +2244,16 @@ export const ZonesDocument = {
                 name: { kind: 'Name', value: 'orderBy' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'orderBy' } },
               },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'kind' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'kind' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'userId' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
             ],
             selectionSet: {
               kind: 'SelectionSet',
@@ -2127,6 +2280,25 @@ export const ZonesDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'user' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+                          ],
+                        },
+                      },
+                      { kind: 'Field', name: { kind: 'Name', value: 'recordCount' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'dnssecState' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'propagation' },
+                        selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'state' } }] },
+                      },
                     ],
                   },
                 },
@@ -2138,6 +2310,84 @@ export const ZonesDocument = {
     },
   ],
 } as unknown as DocumentNode<ZonesQuery, ZonesQueryVariables>;
+export const ViewerDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Viewer' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'viewer' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'can' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'createZone' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'deleteZones' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'manageKeys' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'manageNameserverSets' } },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ViewerQuery, ViewerQueryVariables>;
+export const PromoteZoneDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'PromoteZone' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'promoteZone' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<PromoteZoneMutation, PromoteZoneMutationVariables>;
 export const ZoneDocument = {
   kind: 'Document',
   definitions: [
@@ -2171,6 +2421,23 @@ export const ZoneDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'id' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'name' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'serial' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'permissions' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZonePermissionsFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'secondary' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'SecondaryStatusFields' } }],
+                  },
+                },
                 {
                   kind: 'Field',
                   name: { kind: 'Name', value: 'nameserverSet' },
@@ -2201,6 +2468,55 @@ export const ZoneDocument = {
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZonePermissionsFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZonePermissions' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'editRecords' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'editSoa' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'deleteZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'manageDnssec' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'promote' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'manageExtraSecondaries' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'moveZone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'undeletableTypes' } },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'SecondaryStatusFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'SecondaryZoneStatus' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'primaries' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'address' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'port' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'tsigKeyName' } },
+              ],
+            },
+          },
+          { kind: 'Field', name: { kind: 'Name', value: 'primarySerial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'transfers' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastAttemptAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastSuccessAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nextRefreshAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'expiresAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'warnings' } },
         ],
       },
     },
@@ -2372,6 +2688,17 @@ export const ZoneRecordsDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'type' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'rdata' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'permissions' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'edit' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'delete' } },
+                          ],
+                        },
+                      },
                     ],
                   },
                 },

@@ -1,3 +1,4 @@
+import { ZoneKindEnum } from '../types/domain.type';
 import { IsOptional, Matches, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, Int, registerEnumType } from 'type-graphql';
 import { RecordTypeEnum } from '../types/record-type.enum';
@@ -54,6 +55,12 @@ export class DomainsArgs extends PageArgs {
       "Only the zones whose name starts with this (normalised like `name`: lower case, no final dot, IDN labels as A-labels); '' matches every zone. Pages and totalCount follow the search.",
   })
   nameStartsWith?: string;
+
+  @Field(() => ZoneKindEnum, {
+    nullable: true,
+    description: 'Only the zones of this kind (PRIMARY or SECONDARY). Pages and totalCount follow.',
+  })
+  kind?: ZoneKindEnum;
 }
 
 @ArgsType()

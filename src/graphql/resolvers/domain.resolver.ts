@@ -19,6 +19,7 @@ export class DomainResolver {
       userId: parseOptionalId(args.userId, 'userId'),
       name: args.name ?? undefined,
       nameStartsWith: args.nameStartsWith ?? undefined,
+      kind: args.kind ?? undefined,
     };
     const first = firstOf(args, ctx);
     return connection(

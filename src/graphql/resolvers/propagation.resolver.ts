@@ -11,7 +11,8 @@ export class PropagationResolver {
     complexity: 5,
   })
   async propagation(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<PropagationType> {
-    const status = await ctx.services.propagation.ofZone(ctx.db, domain.id);
+    // batched over the zones of the answer (a zone list shows each one's state)
+    const status = await ctx.loaders.propagationById.load(domain.id);
     // the zone was visible to this request a moment ago; deleted since: nothing left to propagate
     return (status ?? ctx.services.propagation.gone(domain.serial)) as PropagationType;
   }

@@ -1,0 +1,24 @@
+import { Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { DomainType } from '../types/domain.type';
+
+/**
+ * What a list of zones shows of each (docs/console.md, «Zones»): batched over the zones of one answer (one
+ * statement for a page of 50, or of 10,000), where `dnssec` and `recordsConnection` are a zone's whole story
+ */
+@Resolver(() => DomainType)
+export class ZoneListingResolver {
+  @FieldResolver(() => Int, {
+    description: 'How many records the zone holds (its SOA and disabled records included), as its quota counts them.',
+  })
+  async recordCount(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<number> {
+    return (await ctx.loaders.zoneFactsById.load(domain.id))?.recordCount ?? 0;
+  }
+
+  @FieldResolver(() => String, {
+    description: 'unsigned, signed or disabling: Domain.dnssec.state, without its keys (cheap in a list of zones).',
+  })
+  async dnssecState(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<string> {
+    return (await ctx.loaders.zoneFactsById.load(domain.id))?.dnssecState ?? 'unsigned';
+  }
+}

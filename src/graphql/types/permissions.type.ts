@@ -1,0 +1,65 @@
+import { Field, ObjectType } from 'type-graphql';
+
+@ObjectType('ViewerPermissions', {
+  simpleResolvers: true,
+  description: 'What the caller may do beyond one zone, as the API decides it (its key’s policy, or the person’s role).',
+})
+export class ViewerPermissionsType {
+  @Field({ description: 'createDomain is allowed (mayCreateZones).' })
+  createZone!: boolean;
+
+  @Field({ description: 'deleteDomain is allowed for the zones the caller may see (mayDeleteZones).' })
+  deleteZones!: boolean;
+
+  @Field({ description: 'API keys and TSIG keys may be made and revoked (mayManageKeys).' })
+  manageKeys!: boolean;
+
+  @Field({ description: 'Nameserver sets may be made, changed and zones moved between them (the admin key).' })
+  manageNameserverSets!: boolean;
+}
+
+@ObjectType('Viewer', { simpleResolvers: true, description: 'The caller (a key or a person signed in) and what it may do.' })
+export class ViewerType {
+  @Field(() => ViewerPermissionsType)
+  can!: ViewerPermissionsType;
+}
+
+@ObjectType('ZonePermissions', {
+  simpleResolvers: true,
+  description:
+    'What the caller may do with one zone, as the services decide it (the policy engine, and the rules of the zone: a SECONDARY zone is written only by its transfers). A screen offers what is true here; each write is still decided when it is made.',
+})
+export class ZonePermissionsType {
+  @Field({ description: 'Some records of the zone may be added, changed or removed (each record: Record.permissions).' })
+  editRecords!: boolean;
+
+  @Field({ description: 'The apex SOA’s fields may be changed.' })
+  editSoa!: boolean;
+
+  @Field({ description: 'The zone may be deleted.' })
+  deleteZone!: boolean;
+
+  @Field({ description: 'DNSSEC may be enabled, rolled and disabled (write access to the apex DNSKEY; a PRIMARY zone).' })
+  manageDnssec!: boolean;
+
+  @Field({ description: 'promoteZone is allowed (a SECONDARY zone, write access to all of it).' })
+  promote!: boolean;
+
+  @Field({ description: 'setZoneSecondaries is allowed (write access to all of the zone).' })
+  manageExtraSecondaries!: boolean;
+
+  @Field({ description: 'The zone may be offered to another account (the owner of its account).' })
+  moveZone!: boolean;
+
+  @Field(() => [String], { description: 'Record types never deleted on their own (the SOA: delete the zone instead).' })
+  undeletableTypes!: string[];
+}
+
+@ObjectType('RecordPermissions', { simpleResolvers: true, description: 'What the caller may do with one record.' })
+export class RecordPermissionsType {
+  @Field({ description: 'The record may be changed (and disabled): the zone is a PRIMARY and the caller may write at its owner and type.' })
+  edit!: boolean;
+
+  @Field({ description: 'The record may be deleted: as `edit`, and its type is not one never deleted on its own (the SOA).' })
+  delete!: boolean;
+}

@@ -1,0 +1,144 @@
+/**
+ * Bulk work in the console (docs/console.md, «Bulk changes and RRsets»), as an editor signed in, in Debian's
+ * Chromium: records picked in the table are deleted together, and the RRsets picked in the RRset view (records
+ * grouped by name and type) get a new TTL together, each as ONE change set (one applyZoneChanges: one serial
+ * step, one entry in the zone's history, holding exactly those records); the SOA is never offered for either.
+ * What the page shows is checked against what the API answers; axe-core on the new screens.
+ */
+import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
+import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
+import { signIn } from '../support/people';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const ARTIFACTS = path.join(CONSOLE_ARTIFACTS, 'bulk');
+const ACCOUNT = 'team@bulk.example';
+const EDITOR = 'editor@bulk.example';
+const ZONE = 'bulk.example';
+
+let app: TestApp;
+let browser: Browser;
+let page: Page;
+
+interface Change {
+  serialBefore: number;
+  serialAfter: number;
+  added: { owner: string; type: string; ttl: number; rdata: string }[];
+  removed: { owner: string; type: string; ttl: number; rdata: string }[];
+}
+
+/** the zone's records (SOA aside) as `owner ttl type rdata`, its change count and its newest change */
+async function zoneNow(): Promise<{ records: string[]; changes: number; newest: Change }> {
+  const res = await app.gql(
+    `query($z: String!) {
+      records(zone: $z, first: 100) { nodes { owner type ttl rdata } }
+      domain(name: $z) { changes(first: 1) { totalCount nodes { serialBefore serialAfter added { owner type ttl rdata } removed { owner type ttl rdata } } } }
+    }`,
+    { z: ZONE },
+  );
+  expect(res.errors).toBeUndefined();
+  return {
+    records: res.data.records.nodes
+      .filter((r: any) => r.type !== 'SOA')
+      .map((r: any) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`)
+      .sort(),
+    changes: res.data.domain.changes.totalCount,
+    newest: res.data.domain.changes.nodes[0],
+  };
+}
+
+/** a change's records as lines, the SOA's serial step aside */
+const lines = (list: Change['added']) =>
+  list
+    .filter((r) => r.type !== 'SOA')
+    .map((r) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`)
+    .sort();
+
+beforeAll(async () => {
+  buildConsole();
+  app = await startTestApp();
+  const origin = app.baseUrl.replace('127.0.0.1', 'localhost');
+  const accountId = await createUser(app, ACCOUNT);
+  await createZone(app, accountId, ZONE);
+  for (const [owner, type, rdata] of [
+    ['a', 'A', '192.0.2.1'],
+    ['a', 'A', '192.0.2.2'],
+    ['a', 'A', '192.0.2.3'],
+    ['b', 'TXT', '"bee"'],
+    ['c', 'TXT', '"sea"'],
+    ['d', 'A', '192.0.2.4'],
+  ]) {
+    const res = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner, type, rdata, ttl: 300 } });
+    expect(res.errors).toBeUndefined();
+  }
+  const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
+    i: { userId: accountId, email: EDITOR, role: 'editor' },
+  });
+  expect(invited.errors).toBeUndefined();
+  const token = await signIn(app, EDITOR);
+  browser = await launchChromium();
+  // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  await context.addCookies([{ name: 'zk_session', value: token, url: origin }]);
+  page = await context.newPage();
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.goto(`${origin}/console/#/zone/${ZONE}`);
+  await page.getByRole('checkbox', { name: 'Select d A 192.0.2.4' }).waitFor();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+test('records picked in the table are deleted in one change set; the SOA is never offered', async () => {
+  expect(await page.getByRole('checkbox', { name: /^Select @ SOA/ }).count()).toBe(0);
+  const before = await zoneNow();
+  for (const name of ['Select a A 192.0.2.1', 'Select b TXT "bee"', 'Select c TXT "sea"'])
+    await page.getByRole('checkbox', { name, exact: true }).check();
+  await page.getByRole('heading', { name: '3 records selected (3 RRsets)' }).waitFor();
+  await expectAccessibleAtBothWidths(page, ARTIFACTS, 'bulk-selected');
+  await page.getByRole('button', { name: 'Delete selected…' }).click();
+  await page.getByRole('button', { name: 'Delete 3 records now' }).click();
+  await page.getByRole('status').filter({ hasText: 'Deleted 3 records in one change set.' }).waitFor();
+
+  const after = await zoneNow();
+  expect(after.changes).toBe(before.changes + 1);
+  expect(lines(after.newest.added)).toEqual([]);
+  expect(lines(after.newest.removed)).toEqual(['a 300 A 192.0.2.1', 'b 300 TXT "bee"', 'c 300 TXT "sea"']);
+  expect(after.records.filter((r) => /^[abcd] /.test(r))).toEqual(['a 300 A 192.0.2.2', 'a 300 A 192.0.2.3', 'd 300 A 192.0.2.4']);
+  // the table is the API's: the rows are gone, the selection with them
+  await page.waitForFunction(`!document.body.innerText.includes('"bee"')`);
+  expect(await page.getByRole('heading', { name: /selected/ }).count()).toBe(0);
+}, 45_000);
+
+test('RRsets picked in the RRset view get a new TTL in one change set', async () => {
+  await page.getByLabel('Show', { exact: true }).selectOption('rrsets');
+  await page.getByRole('checkbox', { name: 'Select the RRset a A' }).waitFor();
+  // the RRset of a holds its two records in one row
+  const row = page.getByTestId('rrset').filter({ hasText: '192.0.2.2' });
+  expect(await row.textContent()).toContain('192.0.2.3');
+  await expectAccessibleAtBothWidths(page, ARTIFACTS, 'rrsets');
+  const before = await zoneNow();
+  await page.getByRole('checkbox', { name: 'Select the RRset a A' }).check();
+  await page.getByRole('checkbox', { name: 'Select the RRset d A' }).check();
+  await page.getByRole('heading', { name: '3 records selected (2 RRsets)' }).waitFor();
+  // a TTL that is no number is refused at its field, and nothing is sent
+  await page.getByLabel('New TTL for their RRsets').fill('soon');
+  await page.getByRole('button', { name: 'Set TTL' }).click();
+  await page.getByText('A TTL is a whole number of seconds.').waitFor();
+  expect((await zoneNow()).changes).toBe(before.changes);
+  await page.getByLabel('New TTL for their RRsets').fill('900');
+  await page.getByRole('button', { name: 'Set TTL' }).click();
+  await page.getByRole('status').filter({ hasText: 'Set the TTL of 2 RRsets to 900 in one change set.' }).waitFor();
+
+  const after = await zoneNow();
+  expect(after.changes).toBe(before.changes + 1);
+  expect(lines(after.newest.removed)).toEqual(['a 300 A 192.0.2.2', 'a 300 A 192.0.2.3', 'd 300 A 192.0.2.4']);
+  expect(lines(after.newest.added)).toEqual(['a 900 A 192.0.2.2', 'a 900 A 192.0.2.3', 'd 900 A 192.0.2.4']);
+  expect(after.records.filter((r) => /^[ad] /.test(r))).toEqual(['a 900 A 192.0.2.2', 'a 900 A 192.0.2.3', 'd 900 A 192.0.2.4']);
+  await page.waitForFunction(`[...document.querySelectorAll('[data-testid=rrset]')].some((r) => r.textContent.includes('900'))`);
+}, 45_000);
