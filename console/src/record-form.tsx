@@ -2,9 +2,11 @@ import { FormEvent, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import type { StagedChange } from './change-set';
 import { describeError, errorDetails, leafField } from './errors';
-import { CreateRecordDocument, ServerSettingsDocument, UpdateRecordDocument } from './generated/graphql';
+import { CreateRecordDocument, ServerSettingsDocument, UpdateRecordDocument, ZoneRecordsQuery } from './generated/graphql';
 import { fieldsFromRdata, rdataFromFields, RecordTypeInfo } from './rdata';
-import type { RecordRow } from './records';
+
+/** the record the form edits: the fields it shows and sends (a row of the records list, records.tsx, is one) */
+export type EditedRecord = Pick<ZoneRecordsQuery['records']['nodes'][number], 'id' | 'owner' | 'type' | 'ttl' | 'rdata'>;
 
 const DEFAULT_TTL = 3600;
 /** the TTLs offered within a range of ALLOWED_TTLS (or when any TTL is allowed): the usual steps, 1 min to 2 days */
@@ -59,7 +61,7 @@ function humanLabel(name: string): string {
 export function RecordForm(props: {
   zone: string;
   types: RecordTypeInfo[];
-  record?: RecordRow;
+  record?: EditedRecord;
   /** savedId: the record edited (its row takes the focus back); absent for a new record */
   onSaved: (note: string, savedId?: string) => void;
   onStage: (change: StagedChange) => void;

@@ -1,5 +1,6 @@
 import { Problem } from '../problem';
-import type { RdataReader, WireWriter } from '../wire';
+import type { RdataReader } from '../wire/reader';
+import type { WireWriter } from '../wire/writer';
 
 export type ParseResult<V> = { ok: true; value: V; canonical: string } | { ok: false; problems: Problem[] };
 
