@@ -36,6 +36,8 @@ export const ERROR_CATALOGUE = {
   TEMPLATE_NOT_FOUND: { status: 404, message: 'Template Not Found' },
   /** a nameserver set (docs/transfers.md, «Nameserver sets») by that name */
   NAMESERVER_SET_NOT_FOUND: { status: 404, message: 'Nameserver Set Not Found' },
+  /** a webhook subscription (docs/events.md) of the caller's */
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook Not Found' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
@@ -181,7 +183,8 @@ export class DomainError extends Error {
       | 'API_KEY_NOT_FOUND'
       | 'TSIG_KEY_NOT_FOUND'
       | 'TEMPLATE_NOT_FOUND'
-      | 'NAMESERVER_SET_NOT_FOUND',
+      | 'NAMESERVER_SET_NOT_FOUND'
+      | 'WEBHOOK_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

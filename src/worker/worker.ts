@@ -37,6 +37,7 @@ import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
 import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
+import { WebhookDeliveryDuty } from './webhook-delivery';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
 import { endServedDepartures } from '../services/write-engine';
@@ -540,5 +541,14 @@ export async function startWorker(
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
   const worker = new PropagationWorker(settings, db, log);
   await worker.start();
-  return { worker, stop: () => worker.stop() };
+  // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation
+  const webhooks = new WebhookDeliveryDuty(settings, db, log);
+  await webhooks.start();
+  return {
+    worker,
+    stop: async () => {
+      await webhooks.stop();
+      await worker.stop();
+    },
+  };
 }
