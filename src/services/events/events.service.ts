@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { Settings } from '../../config/settings';
 import type { RequestContext } from '../context';
 import type { Principal } from '../../auth/principal';
-import { KeyPolicy, ReadRules, readRulesOf, readsRecord, seesZone, UNRESTRICTED } from '../../auth/policy';
+import { forbidden, KeyPolicy, ReadRules, readRulesOf, readsRecord, seesZone, UNRESTRICTED } from '../../auth/policy';
 import { DomainError } from '../../errors/catalogue';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { EVENT_TYPES, formatCursor, parseCursor, readFeed, StoredEvent } from '../../repositories/events';
@@ -250,8 +250,7 @@ export class EventsService {
     const zones = [...new Set(items.map((item) => item.trim()).filter(Boolean))].map((zone, i) => normaliseZoneName(zone, `zones[${i}]`));
     if (!zones.length) return null;
     for (const [i, zone] of zones.entries())
-      if (!seesZone(principal.policy, zone))
-        throw DomainError.invalid(`zones[${i}]`, `zones[${i}]: this key may not read ${zone}`, 'FORBIDDEN_BY_POLICY');
+      if (!seesZone(principal.policy, zone)) throw forbidden(`no rule lets this key read ${zone}`, `zones[${i}]`);
     return zones;
   }
 }
