@@ -90,6 +90,8 @@ export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },
   INVALID_ZONE_FILE: { status: 422, message: 'Bad zone file' },
+  /** a webhook's endpoint at an address the service does not connect to for a client (WEBHOOK_ALLOW, docs/events.md) */
+  ADDRESS_NOT_ALLOWED: { status: 422, message: 'The service does not connect to that address' },
   INVALID_RDATA: { status: 422, message: 'Bad RDATA' },
   INVALID_OWNER: { status: 422, message: 'Bad OWNER' },
   INVALID_ZONE_NAME: { status: 422, message: 'Bad Domain Name' },

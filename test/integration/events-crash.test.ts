@@ -33,8 +33,8 @@ async function startService(): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn('node', ['dist/src/main.js'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   for (let waited = 0; !output.includes('HTTP API listening'); waited += 100) {
     if (child.exitCode !== null || waited > 60_000) throw new Error(`the service did not start:\n${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -234,12 +234,10 @@ export class EventsService {
     }
     for (const address of addresses) {
       const refused = refusedDestination(address, this.settings.webhooks.allow);
-      if (refused)
-        throw DomainError.invalid(
-          'url',
-          `url: ${host}: ${refused}; the WEBHOOK_ALLOW setting lets the operator allow it`,
-          'ADDRESS_NOT_ALLOWED',
-        );
+      if (refused) {
+        const message = `url: ${host}: ${refused}; the WEBHOOK_ALLOW setting lets the operator allow it`;
+        throw new DomainError('ADDRESS_NOT_ALLOWED', message, [{ field: 'url', code: 'ADDRESS_NOT_ALLOWED', message }]);
+      }
     }
     return url.toString();
   }
