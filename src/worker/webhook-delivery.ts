@@ -292,8 +292,10 @@ export class WebhookDeliveryDuty {
     if (this.timer) clearInterval(this.timer);
     this.unlisten?.();
     await this.run.stop({ runPending: false });
-    await Promise.allSettled([...this.inFlight]);
+    // the deliveries under way end now (their sockets closed), not at their endpoints' timeouts: a dead endpoint does
+    // not hold the stop; each is recorded as an attempt that failed, and retried by whichever worker runs next
     this.agents.http.destroy();
     this.agents.https.destroy();
+    await Promise.allSettled([...this.inFlight]);
   }
 }
