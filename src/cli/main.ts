@@ -10,6 +10,7 @@ import { registerSecondaryCommands } from './commands/secondaries';
 import { registerStatusCommand } from './commands/status';
 import { registerTemplateCommands } from './commands/templates';
 import { registerTsigCommands } from './commands/tsig';
+import { registerWebhookCommands } from './commands/webhooks';
 import { registerUserCommands } from './commands/users';
 import { registerZoneCommands } from './commands/zones';
 import { ApiError, EXIT, UsageError } from './shared';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerMemberCommands(program);
   registerKeyCommands(program);
   registerTsigCommands(program);
+  registerWebhookCommands(program);
   registerSecondaryCommands(program);
   registerDnssecCommands(program);
   registerAuditCommands(program);

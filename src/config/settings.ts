@@ -169,6 +169,25 @@ export interface Settings {
     publicOrigin: string | undefined;
   };
   /**
+   * Webhooks (docs/events.md): WEBHOOK_ALLOW (CIDR blocks an endpoint may be in although not public: loopback,
+   * private…; empty: public addresses only), WEBHOOK_CONNECT_TIMEOUT_MS and WEBHOOK_TIMEOUT_MS (a delivery's
+   * connect and total time), WEBHOOK_RETRY_BASE_MS (the first retry's delay, doubling), WEBHOOK_RETRY_MAX_SECONDS
+   * (the longest delay), WEBHOOK_RETRY_HOURS (how long a delivery is retried before it is failed),
+   * WEBHOOK_DISABLE_AFTER_DAYS (an endpoint failing that long is disabled), WEBHOOK_CONCURRENCY (deliveries under
+   * way at once per endpoint), WEBHOOK_SECRET_OVERLAP_HOURS (how long a rotated secret still signs)
+   */
+  webhooks: {
+    allow: string[];
+    connectTimeoutMs: number;
+    timeoutMs: number;
+    retryBaseMs: number;
+    retryMaxSeconds: number;
+    retryHours: number;
+    disableAfterDays: number;
+    concurrency: number;
+    secretOverlapHours: number;
+  };
+  /**
    * OpenID Connect sign-in (docs/people.md): OIDC_ISSUER (the provider's issuer URL, discovered), OIDC_CLIENT_ID,
    * OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL (unset: <origin>/auth/oidc/callback), OIDC_PROVIDER_NAME (the words of
    * the console's "Sign in with …"); undefined: no OIDC sign-in
@@ -316,6 +335,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   for (const item of metricsAllow) {
     if (!isAddressOrCidr(item)) problems.push(`METRICS_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
+  const webhookAllow = list(read('WEBHOOK_ALLOW') ?? '');
+  for (const item of webhookAllow) {
+    if (!isAddressOrCidr(item)) problems.push(`WEBHOOK_ALLOW must list addresses or CIDR blocks (got "${item}")`);
+  }
   const updateAllow = list(read('UPDATE_ALLOW') ?? '127.0.0.0/8,::1/128');
   for (const item of updateAllow) {
     if (!isAddressOrCidr(item)) problems.push(`UPDATE_ALLOW must list addresses or CIDR blocks (got "${item}")`);
@@ -455,6 +478,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       recoverySeconds: integer('RECOVERY_LINK_TTL', 86400, 60, 30 * 86400),
       trustProxy: read('TRUST_PROXY'),
       publicOrigin: read('PUBLIC_ORIGIN')?.replace(/\/+$/, ''),
+    },
+    webhooks: {
+      allow: webhookAllow,
+      connectTimeoutMs: integer('WEBHOOK_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+      timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 15_000, 100, 600_000),
+      retryBaseMs: integer('WEBHOOK_RETRY_BASE_MS', 1000, 10, 3_600_000),
+      retryMaxSeconds: integer('WEBHOOK_RETRY_MAX_SECONDS', 3600, 1, 86_400),
+      retryHours: integer('WEBHOOK_RETRY_HOURS', 24, 0, 24 * 30),
+      disableAfterDays: integer('WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365),
+      concurrency: integer('WEBHOOK_CONCURRENCY', 4, 1, 1000),
+      secretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
     },
     oidc: (() => {
       const issuer = read('OIDC_ISSUER');

@@ -36,6 +36,8 @@ export const ERROR_CATALOGUE = {
   TEMPLATE_NOT_FOUND: { status: 404, message: 'Template Not Found' },
   /** a nameserver set (docs/transfers.md, «Nameserver sets») by that name */
   NAMESERVER_SET_NOT_FOUND: { status: 404, message: 'Nameserver Set Not Found' },
+  /** a webhook subscription (docs/events.md) of the caller's */
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook Not Found' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
@@ -88,6 +90,8 @@ export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },
   INVALID_ZONE_FILE: { status: 422, message: 'Bad zone file' },
+  /** a webhook's endpoint at an address the service does not connect to for a client (WEBHOOK_ALLOW, docs/events.md) */
+  ADDRESS_NOT_ALLOWED: { status: 422, message: 'The service does not connect to that address' },
   INVALID_RDATA: { status: 422, message: 'Bad RDATA' },
   INVALID_OWNER: { status: 422, message: 'Bad OWNER' },
   INVALID_ZONE_NAME: { status: 422, message: 'Bad Domain Name' },
@@ -182,7 +186,8 @@ export class DomainError extends Error {
       | 'API_KEY_NOT_FOUND'
       | 'TSIG_KEY_NOT_FOUND'
       | 'TEMPLATE_NOT_FOUND'
-      | 'NAMESERVER_SET_NOT_FOUND',
+      | 'NAMESERVER_SET_NOT_FOUND'
+      | 'WEBHOOK_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

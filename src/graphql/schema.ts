@@ -3,6 +3,7 @@ import path from 'node:path';
 import { buildSchema } from 'type-graphql';
 import { GraphQLSchema, GraphQLUnionType } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
+import { EventsResolver } from './resolvers/events.resolver';
 import { TsigKeyResolver } from './resolvers/tsig-key.resolver';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
@@ -40,6 +41,7 @@ export const RESOLVERS = [
   TsigKeyResolver,
   DnssecResolver,
   AuditResolver,
+  EventsResolver,
   ZoneSecondariesResolver,
   NameserverSetResolver,
   PeopleResolver,

@@ -4,6 +4,7 @@
  * own transaction, so an event exists exactly when its step committed.
  */
 import type { Database, Sql } from '../db/pool';
+import { insertEventsSql } from './events';
 
 export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
 export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
@@ -77,6 +78,22 @@ const toEvent = (r: EventRow): KeyEvent => ({
  * change feed reads new key events when it reads the journal): a key step is a `zone-signed` journal row
  * almost always, but a step that commits without one must still reach the subscribers.
  */
+/**
+ * The events (repositories/events.ts) of the key steps in `steps` (rows of dnssec_key_events), in their statement:
+ * a KSK or CSK that enters the zone needs its DS at the parent (`dnssec.ds_required`); one that leaves it lets its
+ * DS go (`dnssec.ds_removable`); a key that becomes active after a wait of its own is a roll
+ * (`dnssec.key_rolled`; the keys a zone is signed with at first are active at once, and are no roll).
+ */
+function keyStepEventsSql(steps: string): string {
+  const type = `case when s.role in ('KSK', 'CSK') and s.from_state is null then 'dnssec.ds_required'
+      when s.role in ('KSK', 'CSK') and s.to_state = 'removed' then 'dnssec.ds_removable'
+      when s.to_state = 'active' and s.from_state is not null then 'dnssec.key_rolled' end`;
+  return insertEventsSql(`select t.type, d.id, d.name, d.user_id, null, jsonb_build_object('zone', d.name, 'keyTag', s.key_tag,
+        'role', s.role, 'algorithm', s.algorithm, 'from', s.from_state, 'to', s.to_state, 'reason', s.reason, 'at', s.at)
+      from ${steps} s join domains d on d.id = s.domain_id cross join lateral (select ${type} as type) t
+     where t.type is not null order by s.id`);
+}
+
 export async function recordKeyEvent(
   sql: Sql,
   domainId: number,
@@ -84,8 +101,10 @@ export async function recordKeyEvent(
   step: { from: KeyState | null; to: KeyState; reason: KeyEventReason; at: Date },
 ): Promise<void> {
   await sql.rows(
-    `insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    `with k as (
+       insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *)
+     ${keyStepEventsSql('k')}`,
     [domainId, key.id, key.keyTag, key.role, key.algorithm, step.from, step.to, step.reason, step.at],
   );
   sql.journalWritten();
@@ -97,9 +116,11 @@ export async function recordKeyEvent(
  */
 export async function recordRemovalOfAllKeys(sql: Sql, domainId: number, reason: KeyEventReason, at: Date): Promise<void> {
   await sql.rows(
-    `insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
-     select domain_id, id, key_tag, role, algorithm, state, 'removed', $2, $3 from dnssec_keys
-      where domain_id = $1 and state <> 'removed' order by id`,
+    `with k as (
+       insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
+       select domain_id, id, key_tag, role, algorithm, state, 'removed', $2, $3 from dnssec_keys
+        where domain_id = $1 and state <> 'removed' order by id returning *)
+     ${keyStepEventsSql('k')}`,
     [domainId, reason, at],
   );
   sql.journalWritten();

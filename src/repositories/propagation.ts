@@ -1,4 +1,5 @@
 import type { Sql } from '../db/pool';
+import { insertEventsSql } from './events';
 
 /**
  * The propagation worker's SQL (worker.ts, notifier.ts): the outbox claim, the per-secondary status rows and
@@ -176,6 +177,28 @@ export class PropagationRepository {
               updated_at = now()
          from domains d where s.id = $1 and d.id = s.domain_id`,
       [check.id, check.served, check.state, check.error, check.checkedSerial, check.attempts, check.nextInMs],
+    );
+  }
+
+  /**
+   * The `zone.propagated` event (repositories/events.ts) of the zone of the status row `id`, once every server of
+   * its set serves its serial, once per serial (`domains.propagated_serial`). A statement of its own, after the
+   * check's own committed: of two servers found in sync at the same time, each statement sees the other's row
+   * committed or the other's announcement made, so the event is neither lost nor said twice (the update of the
+   * zone row checks `propagated_serial` again once it holds the row).
+   */
+  async announcePropagated(id: number): Promise<void> {
+    await this.sql.affected(
+      `with z as (
+         update domains d set propagated_serial = d.serial
+          where d.id = (select domain_id from zone_server_status where id = $1) and d.propagated_serial is distinct from d.serial
+            and not exists (select 1 from zone_server_status o
+                             where o.domain_id = d.id and (o.state <> 'in_sync' or o.served_serial is distinct from d.serial))
+          returning d.id, d.name, d.user_id, d.serial)
+       ${insertEventsSql(`select 'zone.propagated', z.id, z.name, z.user_id, null, jsonb_build_object('zone', z.name, 'serial', z.serial,
+           'servers', (select coalesce(jsonb_agg(o.server order by o.server), '[]'::jsonb) from zone_server_status o where o.domain_id = z.id))
+         from z`)}`,
+      [id],
     );
   }
 

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/pool';
+import { insertEventsSql } from './events';
 import type { TsigAlgorithm } from '../dns/wire/tsig';
 
 /**
@@ -211,7 +212,11 @@ export async function recordRefreshFailed(sql: Sql, domainId: number, error: str
               next_refresh_at = case when expires_at > now() then least(now() + make_interval(secs => $3::int), expires_at)
                                      else now() + make_interval(secs => $3::int) end
         where domain_id = $1 returning domain_id, state),
-     d as (update domains set serving = false where id in (select domain_id from s where state = 'expired') and serving returning id)
+     d as (update domains set serving = false where id in (select domain_id from s where state = 'expired') and serving returning id),
+     -- its events (repositories/events.ts): the failure, and the expiry when this failure ends the zone's service
+     ev as (${insertEventsSql(`select t.type, z.id, z.name, z.user_id, null, jsonb_build_object('zone', z.name, 'serial', z.serial, 'error', $2::text)
+         from s join domains z on z.id = s.domain_id
+              cross join lateral (select 'zone.transfer_failed' as type union all select 'zone.expired' where exists (select 1 from d)) t`)})
      select state from s`,
     [domainId, error, retry],
   );
@@ -250,7 +255,9 @@ export async function recordExpired(sql: Sql, domainId: number): Promise<boolean
               last_error = coalesce(last_error, 'no refresh worked before the SOA EXPIRE passed (a refresh was under way or due)')
         where domain_id = $1 and state in ('in_sync', 'retrying') and expires_at <= now()
         returning domain_id),
-     d as (update domains set serving = false where id in (select domain_id from s) and serving returning id)
+     d as (update domains set serving = false where id in (select domain_id from s) and serving returning id),
+     ev as (${insertEventsSql(`select 'zone.expired', z.id, z.name, z.user_id, null, jsonb_build_object('zone', z.name, 'serial', z.serial)
+         from s join domains z on z.id = s.domain_id`)})
      select domain_id from s`,
     [domainId],
   );

@@ -3,6 +3,7 @@ import type { ChangeKind, JournalRecord } from '../entities/change.entity';
 import { DEFAULT_SET_ID } from './nameserver-sets';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
+import { insertEventsSql } from './events';
 import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-schedule';
 import {
   DNSSEC_POLICY_JSON,
@@ -255,7 +256,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
       where id = ${domainId} and serial = ${serialBefore}
         and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))
-      returning id, serial)`,
+      returning id, serial, user_id)`,
   ];
   if (write.deleteIds.length && !needsTransaction(write)) {
     // by primary key, one probe per id (`idRows`): with `id = any($n)` beside the zone, the plan kept for the
@@ -295,7 +296,16 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email)
       select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
-        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb, ${p.add(write.author?.email ?? null)}::text from dom)`);
+        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb, ${p.add(write.author?.email ?? null)}::text from dom returning id)`);
+  // a change of the zone's data is an event (repositories/events.ts), in this statement; its records and author
+  // are read from the journal row when the event is; a step of the signer alone is none (its key steps are)
+  if ((write.kind ?? 'zone-changed') === 'zone-changed') {
+    const zone = p.add(write.zone);
+    parts.push(
+      `ev as (${insertEventsSql(`select 'zone.changed', dom.id, ${zone}::text, dom.user_id, chg.id,
+        jsonb_build_object('zone', ${zone}::text, 'serial', dom.serial, 'serialBefore', ${serialBefore}::bigint) from dom, chg`)})`,
+    );
+  }
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
@@ -416,8 +426,10 @@ export async function lockZoneOwner(sql: Sql, zoneId: number): Promise<void> {
 
 /** deletes a zone; its records go with it (foreign key cascade), and its user's zone count falls by one */
 export async function deleteZone(sql: Sql, id: number): Promise<void> {
+  // its `zone.deleted` event in the same statement (repositories/events.ts)
   await sql.rows(
-    `with gone as (delete from domains where id = $1 returning user_id)
+    `with gone as (delete from domains where id = $1 returning id, user_id, name, serial),
+       ev as (${insertEventsSql(`select 'zone.deleted', id, name, user_id, null, jsonb_build_object('zone', name, 'serial', serial) from gone`)})
      update users set zone_count = zone_count - 1 from gone where users.id = gone.user_id`,
     [id],
   );
@@ -519,7 +531,9 @@ export async function insertZone(
         }),
      chg as (
        insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added)
-       select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom)
+       select dom.id, dom.name, 'zone-created', null, dom.serial, '[]'::jsonb, $4::jsonb from dom),
+     ev as (${insertEventsSql(`select 'zone.created', dom.id, dom.name, dom.user_id, null,
+         jsonb_build_object('zone', dom.name, 'serial', dom.serial, 'kind', dom.kind) from dom`)})
      select dom.id, dom.user_id, dom.name, dom.serial, dom.created_at, dom.kind, (select serial_after from prior) as prior,
             (select json_build_object('limit', coalesce(max_zones, $6::int), 'current', zone_count) from users where id = $1) as quota
        from (select 1) as one left join dom on true`,

@@ -15,7 +15,9 @@ const ERROR_STATUSES: Record<string, string> = {
 
 const schemaOf = (spec: FieldSpec) =>
   spec.kind === 'list'
-    ? { type: 'array', description: spec.description, items: spec.items ?? {} }
+    ? spec.commaText
+      ? { description: spec.description, oneOf: [{ type: 'array', items: spec.items ?? {} }, { type: 'string' }] }
+      : { type: 'array', description: spec.description, items: spec.items ?? {} }
     : spec.kind === 'object'
       ? { description: spec.description, ...(spec.items ?? { type: 'object' }) }
       : {
@@ -146,6 +148,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
       { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE (RFC 2136) on the primary' },
       { name: 'dnssec', description: 'Signing zones (DNSSEC, RFC 4033–4035): keys, DS for the parent' },
       { name: 'audit', description: 'The audit log (admin key only)' },
+      { name: 'events', description: 'Events out: the event feed and webhook subscriptions (docs/events.md)' },
     ],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },

@@ -14,7 +14,19 @@ const USER_LIMITS =
   'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
+const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason previousSecretUntil createdAt';
+
 export const OPERATIONS = {
+  listEvents: `query ListEvents($after: String, $limit: Int, $types: [String!]) { events(after: $after, limit: $limit, types: $types) { events { id type timestamp zone data } next } }`,
+  listWebhooks: `query ListWebhooks { webhooks { ${WEBHOOK} } }`,
+  webhookDeliveries: `query WebhookDeliveries($id: ID!, $first: Int, $before: ID) {
+    webhookDeliveries(id: $id, first: $first, before: $before) { id eventId type zone status attempts responseCode lastError nextAttemptAt deliveredAt createdAt } }`,
+  createWebhook: `mutation CreateWebhook($url: String!, $events: [String!], $zones: [String!]) {
+    createWebhook(url: $url, events: $events, zones: $zones) { webhook { ${WEBHOOK} } secret } }`,
+  deleteWebhook: `mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }`,
+  rotateWebhookSecret: `mutation RotateWebhookSecret($id: ID!) { rotateWebhookSecret(id: $id) { webhook { ${WEBHOOK} } secret } }`,
+  redeliverWebhook: `mutation RedeliverWebhook($id: ID!, $events: [ID!]) { redeliverWebhook(id: $id, events: $events) }`,
+
   getRecord: `query GetRecord($id: ID!) { record(id: $id) { ${RECORD} } }`,
   createRecord: `mutation CreateRecord($input: RecordInput!) { createRecord(input: $input) { ${RECORD} } }`,
   updateRecord: `mutation UpdateRecord($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { ${RECORD} } }`,

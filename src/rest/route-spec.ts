@@ -22,6 +22,8 @@ export interface FieldSpec {
   items?: object;
   /** the field may be sent as JSON null (a limit returned to its default) */
   nullable?: boolean;
+  /** a `list` may also come as one text of comma-separated items (a form's field) */
+  commaText?: true;
   /**
    * a text field taking one of these values only, exactly as written (a GraphQL enum's values, a flag's
    * `true`/`false`): anything else is a 422 INVALID_CHOICE naming the field, never a silent default
@@ -66,7 +68,7 @@ export interface RouteSpec {
   /** a success body that is not JSON (the zone file: text/dns) */
   responseType?: 'text/dns';
   summary: string;
-  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec' | 'audit';
+  tag: 'records' | 'users' | 'domains' | 'tsigkeys' | 'dnssec' | 'audit' | 'events';
   params?: Record<string, FieldSpec>;
   query?: Record<string, FieldSpec>;
   body?: Record<string, FieldSpec>;
@@ -78,6 +80,8 @@ export interface RouteSpec {
    * request's body is said, so a 422 never tells that another user's zone exists
    */
   names?: 'zone' | 'record' | 'user';
+  /** a GET whose answer does not follow the zones' data version (the event feed, deliveries): no ETag */
+  uncached?: true;
   /** a GET that shows only the zone this path parameter names: its ETag follows that zone alone */
   readsZone?: string;
   /** the body is a zone file: bounded by IMPORT_BODY_LIMIT instead of BODY_LIMIT (src/http/body-limits.ts) */

@@ -110,6 +110,13 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
         continue;
       }
       if (spec.kind === 'list') {
+        if (typeof raw === 'string' && spec.commaText) {
+          inputs[name] = raw
+            .split(',')
+            .map((item) => item.trim())
+            .filter(Boolean);
+          continue;
+        }
         if (!Array.isArray(raw)) {
           problems.push({ field: name, code: 'NOT_A_LIST', message: `${name} must be a JSON array (send the body as application/json)` });
           continue;
@@ -346,7 +353,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get'
+      ...(route.method === 'get' && !route.uncached
         ? [
             conditionalGet(db, {
               withPropagation: route.readsPropagation === true,

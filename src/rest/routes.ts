@@ -1,6 +1,7 @@
 import { AUDIT_ROUTES } from './audit-routes';
 import { DNSSEC_ROUTES } from './dnssec-routes';
 import { DOMAIN_ROUTES } from './domains-routes';
+import { EVENT_ROUTES } from './events-routes';
 import { RECORD_ROUTES } from './records-routes';
 import type { RouteSpec } from './route-spec';
 import { TSIG_KEY_ROUTES } from './tsigkeys-routes';
@@ -15,6 +16,7 @@ export type { FieldKind, FieldSpec, Inputs, RouteResult, RouteSpec, Runner } fro
  * (`<group>-routes.ts`), named here.
  */
 export const ROUTES: RouteSpec[] = [
+  ...EVENT_ROUTES,
   ...RECORD_ROUTES,
   ...USER_ROUTES,
   ...TSIG_KEY_ROUTES,

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { inNetworks, plainAddress } from '../auth/policy';
+import { HOST_ONLY_NETWORKS } from './outbound-addresses';
 import type { Principal } from '../auth/principal';
 import { DomainError } from '../errors/catalogue';
 import { activeTsigKeyByName } from '../repositories/accounts';
@@ -16,13 +17,10 @@ export interface ServerEntry {
 }
 
 /**
- * Addresses a user's key may not have the service transfer a zone from (a secondary zone's primaries, an import's
- * source): the service's own host (loopback, unspecified) and the link (link-local, where cloud metadata
- * services answer), and multicast. The service connects there and tells what it met, so a tenant could otherwise
- * probe the ports of the service's host (its database among them) through `lastError`. Private ranges stay
- * open: a customer's primary behind a VPN is one. The admin key names any server (an operator's own).
+ * A user's key may not have the service transfer a zone from its own host or the link (HOST_ONLY_NETWORKS,
+ * outbound-addresses.ts): the service connects there and tells what it met. Private ranges stay open: a
+ * customer's primary behind a VPN is one. The admin key names any server (an operator's own).
  */
-const HOST_ONLY_NETWORKS = ['127.0.0.0/8', '0.0.0.0/8', '169.254.0.0/16', '224.0.0.0/4', '::1/128', '::/128', 'fe80::/10', 'ff00::/8'];
 
 /**
  * Servers given by a client (a zone's extra secondaries, a secondary zone's primaries, an import's source),

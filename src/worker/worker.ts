@@ -21,6 +21,7 @@ import { checkParentDs } from '../services/dnssec/parent-ds';
 import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
+import { pruneEvents } from '../repositories/events';
 import { endTimedOutSessionsNow } from '../services/sessions.service';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
@@ -36,6 +37,7 @@ import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
 import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
+import { WebhookDeliveryDuty } from './webhook-delivery';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
 import { endServedDepartures } from '../services/write-engine';
@@ -437,6 +439,8 @@ export class PropagationWorker {
       if (attempts >= 2 && isBackoffTurn(attempts)) this.notifier.request(row.zone, server);
     }
     await this.repository.recordCheck({ id: row.id, served, state, error, checkedSerial: row.serial, attempts, nextInMs: delayMs });
+    // after its own statement committed: of two servers found in sync at once, the later's sees both (propagation.ts)
+    if (state === 'in_sync') await this.repository.announcePropagated(row.id);
     if (state !== 'in_sync') this.scheduleCheck(delayMs);
   }
 
@@ -458,6 +462,9 @@ export class PropagationWorker {
       if (audit > 0) this.log.info(`audit log: pruned ${audit} events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
       const keyEvents = await pruneKeyEvents(this.db, this.settings.historyKeepDays);
       if (keyEvents > 0) this.log.info(`dnssec: pruned ${keyEvents} key events past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
+      // events (and their webhook deliveries) are kept as long as the history (docs/events.md)
+      const events = await pruneEvents(this.db, this.settings.historyKeepDays);
+      if (events > 0) this.log.info(`events: pruned ${events} past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
       // sessions that timed out and were never presented again: ended and audited now, not never
       const sessions = await endTimedOutSessionsNow(this.db, this.settings.sessions);
       if (sessions > 0) this.log.info(`sessions: ended ${sessions} that timed out (SESSION_IDLE_TIMEOUT / SESSION_ABSOLUTE_TIMEOUT)`);
@@ -534,5 +541,14 @@ export async function startWorker(
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
   const worker = new PropagationWorker(settings, db, log);
   await worker.start();
-  return { worker, stop: () => worker.stop() };
+  // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation
+  const webhooks = new WebhookDeliveryDuty(settings, db, log);
+  await webhooks.start();
+  return {
+    worker,
+    stop: async () => {
+      await webhooks.stop();
+      await worker.stop();
+    },
+  };
 }

@@ -294,6 +294,19 @@ it('rolls the KSK by double-DS: both DS at the parent, the swap, then the old DS
     { keyTag: generated.keyTag, fromState: 'generated', toState: 'active', reason: 'ds-seen' },
     { keyTag: before.keyTag, fromState: 'retired', toState: 'removed', reason: 'scheduled' },
   ]);
+  // the same steps as events out (docs/events.md): the new DS needed, the roll, the old DS removable; and the zone
+  // propagated to the Knot secondary
+  const feed = await app.http.get('/api/events').query({ limit: 1000 }).set('X-API-Key', app.settings.apiKey!);
+  expect(feed.status).toBe(200);
+  const ofChild: { type: string; data: any }[] = feed.body.events.filter((e: { zone: string }) => e.zone === CHILD);
+  expect(ofChild.filter((e) => e.type.startsWith('dnssec.')).map((e) => [e.type, e.data.keyTag])).toEqual(
+    expect.arrayContaining([
+      ['dnssec.ds_required', generated.keyTag],
+      ['dnssec.key_rolled', generated.keyTag],
+      ['dnssec.ds_removable', before.keyTag],
+    ]),
+  );
+  expect(ofChild.filter((e) => e.type === 'zone.propagated').length).toBeGreaterThan(0);
   const parent = await transfer(PARENT);
   const file = join(dir, `${PARENT}-after.zone`);
   writeFileSync(file, parent.text);

@@ -1435,7 +1435,109 @@ const PDNS_OPS: Op[] = [
   keyRevokeOp(pdnsRow('DELETE', '/tsigkeys/:id'), 'tsig', async (key, id) => pdns(key, 'delete', `/tsigkeys/${await tsigKeyName(id)}.`)),
 ];
 
+// ---- events out (docs/events.md): every key reads the feed and keeps webhooks, seeing only what it may read ----
+
+/** the feed: every event shown is of a zone the key sees, and every record in it one the key may read */
+function eventFeedOp(id: string, call: (key: string) => Promise<Answer>): Op {
+  return {
+    id,
+    list: true,
+    async run(p, key) {
+      const answer = await attempt(id, 'ok', () => call(key), { reads: true });
+      const events: { zone: string | null }[] = answer.via === 'rest' ? answer.data.events : answer.data.events.events;
+      const unseen = events.filter((e) => e.zone !== null && !sees(p, e.zone)).map((e) => e.zone);
+      expect({ id, unseen }).toEqual({ id, unseen: [] });
+      expectOnlyReadable(p, id, events);
+    },
+  };
+}
+
+/** a webhook of `user`, made in the database (its secret is never read by these rows) */
+async function insertWebhook(user: string): Promise<string> {
+  const { rows } = await db.query(
+    `insert into webhook_subscriptions (user_id, url, secret) values ($1, 'https://93.184.216.34/pm', '\\x01'::bytea) returning id`,
+    [user],
+  );
+  return String(rows[0].id);
+}
+
+/** the webhook list: its user's only */
+function webhookListOp(id: string, call: (key: string) => Promise<Answer>): Op {
+  return {
+    id,
+    list: true,
+    async run(_p, key) {
+      const made = [await insertWebhook(userId), await insertWebhook(otherUserId)];
+      const answer = await attempt(id, 'ok', () => call(key), { reads: true });
+      const list: any[] = answer.via === 'rest' ? answer.data : answer.data.webhooks;
+      expect(list.map((w) => String(w.id))).toContain(made[0]);
+      expect(new Set(list.map((w) => String(w.userId ?? w.user_id)))).toEqual(new Set([userId]));
+      await db.query('delete from webhook_subscriptions where id = any($1::bigint[])', [made]);
+    },
+  };
+}
+
+/** a subscription to the events of one zone: a zone the key may not read is refused */
+function webhookCreateOp(id: string, call: (key: string, zone: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of [A, B]) {
+        const answer = await attempt(`${id} ${zone}`, sees(p, zone) ? 'ok' : 'FORBIDDEN_BY_POLICY', () => call(key, zone));
+        if (answer.code === undefined) {
+          const made = answer.via === 'rest' ? answer.data : answer.data.createWebhook;
+          expect(JSON.stringify(made)).toContain('whsec_');
+          await db.query('delete from webhook_subscriptions where user_id = $1', [userId]);
+        }
+      }
+    },
+  };
+}
+
+/** an operation on one webhook by id: its user's is there for the key, another user's is not */
+function webhookOp(id: string, call: (key: string, webhook: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(_p, key) {
+      for (const [what, user, expected] of [
+        ["its user's webhook", userId, 'ok'],
+        ["another user's webhook", otherUserId, 'WEBHOOK_NOT_FOUND'],
+      ] as [string, string, Outcome][]) {
+        const webhook = await insertWebhook(user);
+        await attempt(`${id} ${what}`, expected, () => call(key, webhook));
+        await db.query('delete from webhook_subscriptions where id = $1', [webhook]);
+      }
+    },
+  };
+}
+
+const EVENT_OPS: Op[] = [
+  eventFeedOp('GET /events', (key) => rest(key, 'get', '/events', { query: { limit: 1000 } })),
+  eventFeedOp('Query.events', (key) => gql(key, `{ events(limit: 1000) { events { id type zone data } next } }`)),
+  webhookListOp('GET /webhook/list', (key) => rest(key, 'get', '/webhook/list')),
+  webhookListOp('Query.webhooks', (key) => gql(key, `{ webhooks { id userId } }`)),
+  webhookCreateOp('POST /webhook/add', (key, zone) =>
+    rest(key, 'post', '/webhook/add', { body: { url: 'https://93.184.216.34/pm', events: '*', zones: zone } }),
+  ),
+  webhookCreateOp('Mutation.createWebhook', (key, zone) =>
+    gql(key, `mutation($z: [String!]) { createWebhook(url: "https://93.184.216.34/pm", zones: $z) { webhook { id } secret } }`, {
+      z: [zone],
+    }),
+  ),
+  webhookOp('DELETE /webhook/delete/:id', (key, id) => rest(key, 'delete', `/webhook/delete/${id}`)),
+  webhookOp('Mutation.deleteWebhook', (key, id) => gql(key, `mutation($id: ID!) { deleteWebhook(id: $id) }`, { id })),
+  webhookOp('GET /webhook/deliveries/:id', (key, id) => rest(key, 'get', `/webhook/deliveries/${id}`)),
+  webhookOp('Query.webhookDeliveries', (key, id) => gql(key, `query($id: ID!) { webhookDeliveries(id: $id) { id status } }`, { id })),
+  webhookOp('POST /webhook/rotate/:id', (key, id) => rest(key, 'post', `/webhook/rotate/${id}`)),
+  webhookOp('Mutation.rotateWebhookSecret', (key, id) =>
+    gql(key, `mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret } }`, { id }),
+  ),
+  webhookOp('POST /webhook/redeliver/:id', (key, id) => rest(key, 'post', `/webhook/redeliver/${id}`)),
+  webhookOp('Mutation.redeliverWebhook', (key, id) => gql(key, `mutation($id: ID!) { redeliverWebhook(id: $id) }`, { id })),
+];
+
 const OPS: Op[] = [
+  ...EVENT_OPS,
   // ---- REST: records ----
   {
     id: 'GET /record/list',

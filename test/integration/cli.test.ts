@@ -465,3 +465,23 @@ test('nameserver sets: added, listed, a zone added in one and moved to another, 
   expect((await cli(['zone', 'delete', 'gold.cli.example', '--yes'])).code).toBe(0);
   expect((await cli(['nameserver-set', 'delete', 'gold'])).code).toBe(0);
 });
+
+test('webhooks: added with its secret shown once, listed without it, a bad address refused, deleted', async () => {
+  const user = JSON.parse((await cli(['--json', 'user', 'add', 'webhook-cli@example.org'])).out);
+  const key = JSON.parse((await cli(['--json', 'key', 'create', String(user.id), 'webhook-cli'])).out);
+  const asUser = { ZONEKEEPER_API_KEY: key.secret };
+  const added = await cli(['--json', 'webhook', 'add', 'https://93.184.216.34/hooks', '--events', 'zone.changed,zone.deleted'], asUser);
+  expect(added.code).toBe(0);
+  const made = JSON.parse(added.out);
+  expect(made).toEqual(expect.objectContaining({ url: 'https://93.184.216.34/hooks', eventTypes: ['zone.changed', 'zone.deleted'] }));
+  expect(made.secret).toMatch(/^whsec_/);
+  const listed = await cli(['webhook', 'list'], asUser);
+  expect(listed.code).toBe(0);
+  expect(listed.out).toContain('https://93.184.216.34/hooks');
+  expect(listed.out).not.toContain('whsec_');
+  const refused = await cli(['webhook', 'add', 'http://169.254.169.254/latest'], asUser);
+  expect(refused.code).toBe(1);
+  expect(refused.err).toContain('ADDRESS_NOT_ALLOWED');
+  expect((await cli(['webhook', 'delete', String(made.id), '--yes'], asUser)).code).toBe(0);
+  expect(JSON.parse((await cli(['--json', 'webhook', 'list'], asUser)).out)).toEqual([]);
+});

@@ -164,4 +164,10 @@ test('an EXPIRE much shorter than the RETRY: the zone is EXPIRED and not served 
   });
   expect(later.secondary.state).toBe('EXPIRED');
   expect(later.secondary.lastError).toMatch(/127\.0\.0\.1/);
+  // events out (docs/events.md): the zone's creation, its expiry once, and the failed transfers
+  const feed = await app.http.get('/api/events').query({ limit: 1000 }).set('X-API-Key', app.settings.apiKey!);
+  const types: string[] = feed.body.events.filter((e: { zone: string }) => e.zone === zone).map((e: { type: string }) => e.type);
+  expect(types[0]).toBe('zone.created');
+  expect(types.filter((t) => t === 'zone.expired')).toHaveLength(1);
+  expect(types).toContain('zone.transfer_failed');
 });

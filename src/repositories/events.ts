@@ -1,0 +1,157 @@
+import type { Sql } from '../db/pool';
+
+/**
+ * Events (docs/events.md): the journal's second reader. A row of `events` is written in the transaction of what
+ * it describes, most often as one more part of the statement that writes it (the zone change's CTEs, the
+ * create's, the deletion's, a key step's), so that an event exists exactly when its cause committed, and the
+ * write path asks no statement more.
+ *
+ * The feed's order, and why no reader ever passes over an event: an event's id is taken from a sequence when
+ * its row is inserted, but the row is seen only when its transaction commits, and transactions commit in any
+ * order; a reader that had passed id 7 would never see an id 6 committed after it. So the feed is ordered by
+ * `(xid, id)`, `xid` being the writing transaction's id (xid8, pg_current_xact_id(), which never wraps), and
+ * serves only the rows of transactions older than the oldest one still running
+ * (`xid < pg_snapshot_xmin(pg_current_snapshot())`): every transaction that commits later has an xid at or
+ * above that bound (it is running, or not yet begun), so whatever commits later sorts after whatever was served.
+ * A cursor is the pair `(xid, id)` of the last event served. The price: an event waits for every transaction
+ * older than its own to end (milliseconds; a transaction left open holds the feed, which the database's
+ * idle_in_transaction_session_timeout bounds).
+ *
+ * A zone's events come in the order their transactions took their xids, which is the order of their commits:
+ * a zone's writes are serialised by its row's lock, and a writing transaction takes its xid at its first write,
+ * for the write engine that lock or the compare-and-set on the zone's serial. The exception: two transactions
+ * that reach the row in the same instant, the later to commit having taken its xid just before it waited (a
+ * statement takes its xid before it waits for a row lock). A `zone.changed` event carries the serial, which rises
+ * with every change, so a consumer can tell.
+ */
+export const EVENT_TYPES = [
+  'zone.created',
+  'zone.changed',
+  'zone.deleted',
+  'zone.propagated',
+  'zone.transfer_failed',
+  'zone.expired',
+  'dnssec.ds_required',
+  'dnssec.ds_removable',
+  'dnssec.key_rolled',
+  'health.changed',
+  'webhook.disabled',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** the columns of an event's INSERT, in the order the SELECT of `insertEventsSql` gives them */
+const EVENT_COLUMNS = 'type, domain_id, zone, user_id, change_id, data';
+
+/**
+ * An INSERT of events from `select`, to be one part (a CTE) of the statement that writes what they describe;
+ * `select` yields (type, domain_id, zone, user_id, change_id, data) per event.
+ */
+export const insertEventsSql = (select: string): string => `insert into events (${EVENT_COLUMNS}) ${select}`;
+
+/**
+ * Appends one event in the caller's unit of work (its transaction): what a statement of its own describes, such
+ * as a health finding that changed (the health checker's duty calls this in the transaction that stores the
+ * finding). `domainId` alone names the zone: its name and user are read from it. Its readers (the webhook
+ * fan-out) are woken after the commit, as the journal's are.
+ */
+export async function appendEvent(
+  sql: Sql,
+  event: { type: EventType; domainId?: number | null; zone?: string | null; userId?: number | null; data: Record<string, unknown> },
+): Promise<void> {
+  await sql.rows(
+    insertEventsSql(
+      `select $1, $2::bigint, coalesce($3::text, d.name), coalesce($4::bigint, d.user_id), null, $5::jsonb
+         from (select 1) one left join domains d on d.id = $2::bigint`,
+    ),
+    [event.type, event.domainId ?? null, event.zone ?? null, event.userId ?? null, JSON.stringify(event.data)],
+  );
+  sql.journalWritten();
+}
+
+/** where a reader is in the feed: the last event it was given (0, 0: the start) */
+export interface FeedCursor {
+  xid: string;
+  id: number;
+}
+export const FEED_START: FeedCursor = { xid: '0', id: 0 };
+
+export const formatCursor = (cursor: FeedCursor): string => `${cursor.xid}-${cursor.id}`;
+export function parseCursor(text: string): FeedCursor | undefined {
+  if (text === '' || text === '0') return FEED_START;
+  const match = /^(\d{1,20})-(\d{1,19})$/.exec(text);
+  return match ? { xid: match[1], id: Number(match[2]) } : undefined;
+}
+
+export interface StoredEvent {
+  id: number;
+  xid: string;
+  type: EventType;
+  domainId: number | null;
+  zone: string | null;
+  userId: number | null;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+/** a `zone.changed` event lists its records when they are at most this many; beyond, it names the journal row */
+export const INLINE_RECORDS = 100;
+
+/**
+ * An event's data as delivered: a `zone.changed` event's records and author come from its journal row (stored
+ * once, in `changes`), inline when few, else as the journal row's id and its counts (the history reads it).
+ */
+const EVENT_DATA_SQL = `case when e.change_id is null then e.data
+  when c.id is null then e.data || jsonb_build_object('changeId', e.change_id)
+  else e.data || jsonb_build_object('changeId', c.id, 'author', jsonb_strip_nulls(jsonb_build_object(
+      'keyId', c.author_key_id, 'keyName', c.author_key_name, 'userId', c.author_user_id, 'tsigKeyId', c.author_tsig_key_id, 'email', c.author_email)))
+    || case when jsonb_array_length(c.added) + jsonb_array_length(c.removed) <= ${INLINE_RECORDS}
+         then jsonb_build_object('added', c.added, 'removed', c.removed)
+         else jsonb_build_object('addedCount', jsonb_array_length(c.added), 'removedCount', jsonb_array_length(c.removed), 'truncated', true) end
+  end`;
+
+/** the select list that reads events `e` as delivered (joined to `changes c` on the event's journal row) */
+export const EVENT_SELECT = `e.id, e.xid::text as xid, e.type, e.domain_id, e.zone, e.user_id, e.created_at, ${EVENT_DATA_SQL} as data`;
+export const EVENT_FROM = 'events e left join changes c on c.id = e.change_id';
+
+export const toStoredEvent = (row: any): StoredEvent => ({
+  id: Number(row.id),
+  xid: String(row.xid),
+  type: row.type,
+  domainId: row.domain_id === null ? null : Number(row.domain_id),
+  zone: row.zone,
+  userId: row.user_id === null ? null : Number(row.user_id),
+  createdAt: new Date(row.created_at),
+  data: row.data,
+});
+
+/** the bound below which every transaction has ended: only events under it are read (see above) */
+export const SETTLED_SQL = 'e.xid < pg_snapshot_xmin(pg_current_snapshot())';
+
+/**
+ * The feed after `after`, in order, up to `limit` events: of the user `userId` (undefined: every user's and the
+ * operator's own), of the zones `zones` when given (a key whose rules name zones), of the types `types` when given.
+ */
+export async function readFeed(
+  sql: Sql,
+  query: { after: FeedCursor; limit: number; userId?: number; zones?: readonly string[]; types?: readonly string[] },
+): Promise<StoredEvent[]> {
+  const rows = await sql.rows(
+    `select ${EVENT_SELECT} from ${EVENT_FROM}
+      where (e.xid, e.id) > ($1::xid8, $2::bigint) and ${SETTLED_SQL}
+        and ($3::bigint is null or e.user_id = $3) and ($4::text[] is null or e.zone = any($4)) and ($5::text[] is null or e.type = any($5))
+      order by e.xid, e.id limit $6`,
+    [query.after.xid, query.after.id, query.userId ?? null, query.zones ?? null, query.types ?? null, query.limit],
+  );
+  return rows.map(toStoredEvent);
+}
+
+/** the feed's end as a reader now sees it: where a reader that wants only what comes next starts */
+export async function feedHead(sql: Sql): Promise<FeedCursor> {
+  const [row] = await sql.rows(`select e.xid::text as xid, e.id from events e where ${SETTLED_SQL} order by e.xid desc, e.id desc limit 1`);
+  return row ? { xid: row.xid, id: Number(row.id) } : FEED_START;
+}
+
+/** events older than `keepDays` (the journal's retention, HISTORY_KEEP_DAYS); their deliveries go with them */
+export function pruneEvents(sql: Sql, keepDays: number): Promise<number> {
+  return sql.affected(`delete from events where created_at < now() - make_interval(days => $1::int)`, [keepDays]);
+}

@@ -1,0 +1,348 @@
+import type { Sql } from '../db/pool';
+import type { ReadRules } from '../auth/policy';
+import { EVENT_FROM, EVENT_SELECT, FeedCursor, SETTLED_SQL, StoredEvent, toStoredEvent } from './events';
+
+/**
+ * Webhook subscriptions and their deliveries (docs/events.md): the SQL of services/events/webhooks.service.ts
+ * and of the worker's delivery duty (worker/webhook-delivery.ts).
+ */
+export interface SubscriptionRow {
+  id: number;
+  /** null: the operator's (the admin key's), which may receive every event */
+  userId: number | null;
+  /** its creator's read rules (a restricted key's); null: every zone of its user */
+  readRules: ReadRules | null;
+  url: string;
+  /** null: every type */
+  eventTypes: string[] | null;
+  /** null: every zone */
+  zones: string[] | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  createdAt: Date;
+  /** until when the previous secret still signs (a rotation's overlap), or null */
+  previousSecretUntil: Date | null;
+}
+
+export interface SealedSecrets {
+  secret: Buffer;
+  previous: Buffer | null;
+}
+
+const SUBSCRIPTION_COLUMNS =
+  'id, user_id, read_rules, url, event_types, zones, enabled, disabled_reason, created_at, case when previous_secret_until > now() then previous_secret_until end as previous_secret_until';
+
+const toSubscription = (row: any): SubscriptionRow => ({
+  id: Number(row.id),
+  userId: row.user_id === null ? null : Number(row.user_id),
+  readRules: row.read_rules,
+  url: row.url,
+  eventTypes: row.event_types,
+  zones: row.zones,
+  enabled: row.enabled,
+  disabledReason: row.disabled_reason,
+  createdAt: new Date(row.created_at),
+  previousSecretUntil: row.previous_secret_until === null ? null : new Date(row.previous_secret_until),
+});
+
+/** a new subscription; `seal` seals its secret for the row's id (the secret's associated data names the row) */
+export async function insertSubscription(
+  sql: Sql,
+  row: {
+    userId: number | null;
+    keyId: number | null;
+    readRules: ReadRules | null;
+    url: string;
+    eventTypes: string[] | null;
+    zones: string[] | null;
+  },
+  seal: (id: number) => Buffer,
+): Promise<SubscriptionRow> {
+  const [{ id }] = await sql.rows(`select nextval('webhook_subscriptions_id_seq') as id`);
+  const [inserted] = await sql.rows(
+    `insert into webhook_subscriptions (id, user_id, created_by_key_id, read_rules, url, event_types, zones, secret)
+     values ($1, $2, $3, $4::jsonb, $5, $6::text[], $7::text[], $8) returning ${SUBSCRIPTION_COLUMNS}`,
+    [
+      id,
+      row.userId,
+      row.keyId,
+      row.readRules === null ? null : JSON.stringify(row.readRules),
+      row.url,
+      row.eventTypes,
+      row.zones,
+      seal(Number(id)),
+    ],
+  );
+  return toSubscription(inserted);
+}
+
+/** the subscriptions of `userId` (undefined: every one, the operator's view), in id order */
+export async function listSubscriptions(sql: Sql, userId: number | undefined): Promise<SubscriptionRow[]> {
+  const rows = await sql.rows(
+    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions where ($1::bigint is null or user_id = $1) order by id`,
+    [userId ?? null],
+  );
+  return rows.map(toSubscription);
+}
+
+/** one subscription, if `userId`'s (undefined: anyone's) */
+export async function subscriptionOf(sql: Sql, id: number, userId: number | undefined): Promise<SubscriptionRow | undefined> {
+  const [row] = await sql.rows(
+    `select ${SUBSCRIPTION_COLUMNS} from webhook_subscriptions where id = $1 and ($2::bigint is null or user_id = $2)`,
+    [id, userId ?? null],
+  );
+  return row ? toSubscription(row) : undefined;
+}
+
+export async function deleteSubscription(sql: Sql, id: number, userId: number | undefined): Promise<boolean> {
+  return (
+    (await sql.affected('delete from webhook_subscriptions where id = $1 and ($2::bigint is null or user_id = $2)', [id, userId ?? null])) >
+    0
+  );
+}
+
+/** a new secret; the one it replaces still signs for `overlapHours` (both signatures are sent meanwhile) */
+export async function rotateSecret(
+  sql: Sql,
+  id: number,
+  userId: number | undefined,
+  sealed: Buffer,
+  overlapHours: number,
+): Promise<boolean> {
+  const changed = await sql.affected(
+    `update webhook_subscriptions set previous_secret = secret, secret = $3,
+            previous_secret_until = now() + make_interval(hours => $4::int)
+      where id = $1 and ($2::bigint is null or user_id = $2)`,
+    [id, userId ?? null, sealed, overlapHours],
+  );
+  return changed > 0;
+}
+
+export interface DeliveryRow {
+  id: number;
+  eventId: number;
+  type: string;
+  zone: string | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  responseCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+/** a subscription's deliveries, newest first, before `beforeId` */
+export async function deliveriesOf(sql: Sql, subscriptionId: number, page: { first: number; beforeId?: number }): Promise<DeliveryRow[]> {
+  const rows = await sql.rows(
+    `select w.id, w.event_id, e.type, e.zone, w.status, w.attempts, w.response_code, w.last_error, w.next_attempt_at, w.delivered_at, w.created_at
+       from webhook_deliveries w join events e on e.id = w.event_id
+      where w.subscription_id = $1 and ($2::bigint is null or w.id < $2) order by w.id desc limit $3`,
+    [subscriptionId, page.beforeId ?? null, page.first],
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    eventId: Number(r.event_id),
+    type: r.type,
+    zone: r.zone,
+    status: r.status,
+    attempts: r.attempts,
+    responseCode: r.response_code,
+    lastError: r.last_error,
+    nextAttemptAt: r.status === 'pending' ? new Date(r.next_attempt_at) : null,
+    deliveredAt: r.delivered_at === null ? null : new Date(r.delivered_at),
+    createdAt: new Date(r.created_at),
+  }));
+}
+
+/**
+ * Delivers again, from now, the subscription's deliveries of `eventIds` (null: every failed one), with a new retry
+ * window; answers how many. A disabled subscription is enabled again: redelivering is asking for it.
+ */
+export async function redeliver(sql: Sql, subscriptionId: number, eventIds: number[] | null): Promise<number> {
+  const [row] = await sql.rows(
+    `with again as (
+       update webhook_deliveries set status = 'pending', attempts = 0, first_attempt_at = null, next_attempt_at = now(),
+              lease_until = null, last_error = null, delivered_at = null
+        where subscription_id = $1 and (case when $2::bigint[] is null then status = 'failed' else event_id = any($2) end)
+        returning id),
+     sub as (update webhook_subscriptions set enabled = true, disabled_reason = null, failing_since = null
+              where id = $1 and not enabled and exists (select 1 from again))
+     select count(*)::int as n from again`,
+    [subscriptionId, eventIds],
+  );
+  return row.n;
+}
+
+// ---- the fan-out: events to deliveries ----
+
+/** a subscription as the fan-out matches events against it */
+export interface FanoutSubscription {
+  id: number;
+  userId: number | null;
+  readRules: ReadRules | null;
+  eventTypes: string[] | null;
+  zones: string[] | null;
+  createdAt: Date;
+}
+
+/**
+ * One step of the fan-out, in the caller's transaction: takes the fan-out's place in the feed (its row locked,
+ * SKIP LOCKED: one process at a time; undefined when another has it), the settled events after it (up to
+ * `batch`) and the enabled subscriptions.
+ */
+export async function beginFanout(
+  sql: Sql,
+  batch: number,
+): Promise<{ cursor: FeedCursor; events: StoredEvent[]; subscriptions: FanoutSubscription[] } | undefined> {
+  const [place] = await sql.rows(`select xid::text as xid, event_id from webhook_fanout where id = 1 for update skip locked`);
+  if (!place) return undefined;
+  const cursor = { xid: place.xid, id: Number(place.event_id) };
+  const events = await sql.rows(
+    `select ${EVENT_SELECT} from ${EVENT_FROM} where (e.xid, e.id) > ($1::xid8, $2::bigint) and ${SETTLED_SQL} order by e.xid, e.id limit $3`,
+    [cursor.xid, cursor.id, batch],
+  );
+  if (!events.length) return { cursor, events: [], subscriptions: [] };
+  const subscriptions = await sql.rows(
+    `select id, user_id, read_rules, event_types, zones, created_at from webhook_subscriptions where enabled order by id`,
+  );
+  return {
+    cursor,
+    events: events.map(toStoredEvent),
+    subscriptions: subscriptions.map((r) => ({
+      id: Number(r.id),
+      userId: r.user_id === null ? null : Number(r.user_id),
+      readRules: r.read_rules,
+      eventTypes: r.event_types,
+      zones: r.zones,
+      createdAt: new Date(r.created_at),
+    })),
+  };
+}
+
+/** the deliveries the fan-out decided, and its new place in the feed, in the caller's transaction */
+export async function endFanout(
+  sql: Sql,
+  deliveries: { subscriptionId: number; eventId: number; xid: string; zoneKey: string }[],
+  cursor: FeedCursor,
+): Promise<void> {
+  await sql.rows(
+    `with ins as (
+       insert into webhook_deliveries (subscription_id, event_id, xid, zone_key)
+       select x.subscription_id, x.event_id, x.xid::xid8, x.zone_key
+         from json_to_recordset($1::json) as x(subscription_id bigint, event_id bigint, xid text, zone_key text)
+       on conflict (subscription_id, event_id) do nothing)
+     update webhook_fanout set xid = $2::xid8, event_id = $3 where id = 1`,
+    [
+      JSON.stringify(deliveries.map((d) => ({ subscription_id: d.subscriptionId, event_id: d.eventId, xid: d.xid, zone_key: d.zoneKey }))),
+      cursor.xid,
+      cursor.id,
+    ],
+  );
+}
+
+// ---- the deliveries ----
+
+export interface ClaimedDelivery {
+  id: number;
+  subscriptionId: number;
+  url: string;
+  readRules: ReadRules | null;
+  secrets: SealedSecrets;
+  attempts: number;
+  firstAttemptAt: Date;
+  event: StoredEvent;
+}
+
+/**
+ * Claims up to `batch` deliveries that are due, leased for `leaseSeconds` (SKIP LOCKED: several workers share
+ * the duty): only the first pending delivery of each (subscription, zone) queue (a zone's next event waits until
+ * the one before it is delivered or failed), and per subscription no more than `perEndpoint` under way, counting
+ * those other leases hold.
+ */
+export async function claimDeliveries(sql: Sql, batch: number, perEndpoint: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  const rows = await sql.rows(
+    `with heads as (
+       select distinct on (w.subscription_id, w.zone_key) w.id, w.subscription_id, w.next_attempt_at, w.lease_until, w.xid, w.event_id
+         from webhook_deliveries w where w.status = 'pending'
+        order by w.subscription_id, w.zone_key, w.xid, w.event_id),
+     busy as (
+       select h.subscription_id, count(*) filter (where h.lease_until > now()) as n from heads h group by h.subscription_id),
+     ready as (
+       select h.id, row_number() over (partition by h.subscription_id order by h.xid, h.event_id) + coalesce(b.n, 0) as place, h.next_attempt_at
+         from heads h left join busy b on b.subscription_id = h.subscription_id
+        where h.next_attempt_at <= now() and (h.lease_until is null or h.lease_until <= now())),
+     picked as (
+       select w.id from webhook_deliveries w
+        where w.id in (select id from ready where place <= $2 order by next_attempt_at limit $1)
+          and w.status = 'pending' and (w.lease_until is null or w.lease_until <= now())
+        for update of w skip locked),
+     claimed as (
+       update webhook_deliveries w set lease_until = now() + make_interval(secs => $3::float8),
+              first_attempt_at = coalesce(w.first_attempt_at, now())
+         from picked where w.id = picked.id
+       returning w.id, w.subscription_id, w.event_id, w.attempts, w.first_attempt_at)
+     select k.id as delivery_id, k.subscription_id, k.attempts, k.first_attempt_at, s.url, s.read_rules, s.secret,
+            case when s.previous_secret_until > now() then s.previous_secret end as previous_secret, ${EVENT_SELECT}
+       from claimed k join webhook_subscriptions s on s.id = k.subscription_id join events e on e.id = k.event_id left join changes c on c.id = e.change_id
+      where s.enabled`,
+    [batch, perEndpoint, leaseSeconds],
+  );
+  return rows.map((r) => ({
+    id: Number(r.delivery_id),
+    subscriptionId: Number(r.subscription_id),
+    url: r.url,
+    readRules: r.read_rules,
+    secrets: { secret: r.secret, previous: r.previous_secret },
+    attempts: r.attempts,
+    firstAttemptAt: new Date(r.first_attempt_at),
+    event: toStoredEvent(r),
+  }));
+}
+
+/** a delivery the endpoint took (2xx): done, and its endpoint is no longer failing */
+export async function recordDelivered(sql: Sql, id: number, responseCode: number): Promise<void> {
+  await sql.rows(
+    `with d as (
+       update webhook_deliveries set status = 'delivered', attempts = attempts + 1, response_code = $2, last_error = null,
+              delivered_at = now(), lease_until = null
+        where id = $1 returning subscription_id)
+     update webhook_subscriptions s set failing_since = null from d where s.id = d.subscription_id and s.failing_since is not null`,
+    [id, responseCode],
+  );
+}
+
+/**
+ * An attempt that failed: tried again after `retryMs`, unless its first attempt is more than `retryHours` ago
+ * (then `failed`). Its endpoint is failing since its first failure; failing for `disableAfterDays`, it is disabled
+ * (answered: the owner is told, by the caller's event). Answers the delivery's status and whether this disabled
+ * the endpoint (with its user).
+ */
+export async function recordAttemptFailed(
+  sql: Sql,
+  failure: { id: number; responseCode: number | null; error: string; retryMs: number; retryHours: number; disableAfterDays: number },
+): Promise<{ status: 'pending' | 'failed'; disabled?: { subscriptionId: number; userId: number | null; url: string } }> {
+  const [row] = await sql.rows(
+    `with d as (
+       update webhook_deliveries set attempts = attempts + 1, response_code = $2, last_error = $3, lease_until = null,
+              status = case when first_attempt_at < now() - make_interval(hours => $5::int) then 'failed' else 'pending' end,
+              next_attempt_at = now() + make_interval(secs => $4::float8 / 1000)
+        where id = $1 returning subscription_id, status),
+     s as (
+       update webhook_subscriptions s set failing_since = coalesce(s.failing_since, now()),
+              enabled = not coalesce(s.failing_since < now() - make_interval(days => $6::int), false),
+              disabled_reason = case when s.failing_since < now() - make_interval(days => $6::int)
+                                     then 'failing since ' || s.failing_since::text else s.disabled_reason end
+         from d where s.id = d.subscription_id and s.enabled
+       returning s.id, s.user_id, s.url, s.enabled, coalesce(s.failing_since < now() - make_interval(days => $6::int), false) as disabled_now)
+     select d.status, s.id as subscription_id, s.user_id, s.url, s.disabled_now from d left join s on true`,
+    [failure.id, failure.responseCode, failure.error.slice(0, 500), failure.retryMs, failure.retryHours, failure.disableAfterDays],
+  );
+  if (!row) return { status: 'failed' };
+  return {
+    status: row.status,
+    disabled: row.disabled_now
+      ? { subscriptionId: Number(row.subscription_id), userId: row.user_id === null ? null : Number(row.user_id), url: row.url }
+      : undefined,
+  };
+}

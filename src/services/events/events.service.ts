@@ -1,0 +1,259 @@
+import dns from 'node:dns/promises';
+import net from 'node:net';
+import type { Settings } from '../../config/settings';
+import type { RequestContext } from '../context';
+import type { Principal } from '../../auth/principal';
+import { forbidden, KeyPolicy, ReadRules, readRulesOf, readsRecord, seesZone, UNRESTRICTED } from '../../auth/policy';
+import { DomainError } from '../../errors/catalogue';
+import { normaliseZoneName } from '../../dns/zone-name';
+import { EVENT_TYPES, formatCursor, parseCursor, readFeed, StoredEvent } from '../../repositories/events';
+import {
+  deleteSubscription,
+  deliveriesOf,
+  DeliveryRow,
+  insertSubscription,
+  listSubscriptions,
+  redeliver,
+  rotateSecret,
+  subscriptionOf,
+  SubscriptionRow,
+} from '../../repositories/webhooks';
+import { refusedDestination } from '../outbound-addresses';
+import { newSecret, sealSecret } from './webhook-secrets';
+import type { JournalRecord } from '../../entities/change.entity';
+
+/** an event as a reader gets it, in the feed and in a webhook's body */
+export interface EventView {
+  id: number;
+  type: string;
+  /** when its transaction wrote it */
+  timestamp: string;
+  zone: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Who may read which events: the policies of keys (src/auth/policy.ts), as for the zones themselves. The admin
+ * sees every event; a user's key or session the events of its user's zones (and its user's own, such as a
+ * disabled webhook); a key whose rules name zones only those, and of a zone's changes only the records it may read.
+ */
+export interface ReaderScope {
+  /** undefined: every user's (the operator) */
+  userId?: number;
+  /** the key's read rules; undefined: unrestricted within its user */
+  readRules?: ReadRules;
+}
+
+export function scopeOf(principal: Principal): ReaderScope {
+  return { userId: principal.kind === 'user' ? principal.userId : undefined, readRules: readRulesOf(principal.policy) };
+}
+
+const policyOfRules = (rules: ReadRules): KeyPolicy => ({
+  ...UNRESTRICTED,
+  rules: rules.map((rule) => ({ ...rule, access: 'read' as const })),
+});
+
+/** the zones a scope is limited to by its rules, or undefined: every zone of its user */
+function zonesOf(scope: ReaderScope): string[] | undefined {
+  if (!scope.readRules || scope.readRules.some((rule) => rule.zone === null)) return undefined;
+  return scope.readRules.map((rule) => rule.zone as string);
+}
+
+/** does the scope see the event (the fan-out asks this of every subscription, the feed asks it in SQL too)? */
+export function scopeSees(scope: ReaderScope, event: Pick<StoredEvent, 'userId' | 'zone'>): boolean {
+  if (scope.userId !== undefined && event.userId !== scope.userId) return false;
+  if (scope.readRules && event.zone !== null && !seesZone(policyOfRules(scope.readRules), event.zone)) return false;
+  if (scope.readRules && event.zone === null && zonesOf(scope)) return false;
+  return true;
+}
+
+/** the event as the scope may read it: a zone change's records the key's rules do not let it read are left out */
+export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
+  let data = event.data;
+  if (scope.readRules && event.type === 'zone.changed' && event.zone !== null && Array.isArray(data.added)) {
+    const policy = policyOfRules(scope.readRules);
+    const zone = event.zone;
+    const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
+    data = { ...data, added: readable(data.added), removed: readable(data.removed) };
+  }
+  return { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), zone: event.zone, data };
+}
+
+/** types given as a JSON list or a comma-separated text; `*` (or none): every type, null */
+export function parseEventTypes(input: unknown, field = 'events'): string[] | null {
+  const items = Array.isArray(input) ? input.map(String) : typeof input === 'string' ? input.split(',') : [];
+  const types = [...new Set(items.map((item) => item.trim()).filter(Boolean))];
+  if (!types.length || types.includes('*')) return null;
+  for (const type of types)
+    if (!(EVENT_TYPES as readonly string[]).includes(type))
+      throw DomainError.invalid(
+        field,
+        `${field}: ${JSON.stringify(type)} is not an event type (${EVENT_TYPES.join(', ')}, or *)`,
+        'INVALID_CHOICE',
+      );
+  return types;
+}
+
+export const MAX_FEED_PAGE = 1000;
+
+export interface SubscriptionView extends Omit<SubscriptionRow, 'readRules' | 'userId'> {
+  userId: number | null;
+}
+
+/**
+ * Events out (docs/events.md): the pull feed, and the webhook subscriptions the worker delivers to
+ * (worker/webhook-delivery.ts). Every edge (GraphQL, REST through it, the CLI) calls these.
+ */
+export class EventsService {
+  constructor(private readonly settings: Settings) {}
+
+  /**
+   * The feed after the cursor `after` (empty: from the start of what is kept), in order, up to `limit` events
+   * the caller may read; `next` is the cursor to ask from next (the one given when nothing new is there).
+   */
+  async feed(
+    ctx: RequestContext,
+    args: { after?: string | null; limit?: number | null; types?: unknown },
+  ): Promise<{ events: EventView[]; next: string }> {
+    const after = parseCursor(String(args.after ?? '').trim());
+    if (!after)
+      throw DomainError.invalid('after', 'after: not a cursor of the event feed (the `next` of an earlier answer)', 'INVALID_CURSOR');
+    const limit = args.limit ?? 100;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_FEED_PAGE)
+      throw DomainError.invalid('limit', `limit: from 1 to ${MAX_FEED_PAGE} events (got ${limit})`, 'INVALID_LIMIT');
+    const types = args.types === undefined || args.types === null ? null : parseEventTypes(args.types, 'types');
+    const scope = scopeOf(ctx.principal);
+    const events = await readFeed(ctx.db, { after, limit, userId: scope.userId, zones: zonesOf(scope), types: types ?? undefined });
+    // the SQL's scope is the user and the named zones; the rules' finer reading (records) is applied here
+    const last = events.at(-1);
+    return {
+      events: events.filter((event) => scopeSees(scope, event)).map((event) => eventView(event, scope)),
+      next: last ? formatCursor({ xid: last.xid, id: last.id }) : formatCursor(after),
+    };
+  }
+
+  // ---- webhook subscriptions ----
+
+  /**
+   * A new subscription of the caller's user (the operator's for the admin key): `url` (http or https, to an
+   * address the service may reach: WEBHOOK_ALLOW), `events` (types, or every one), `zones` (names, or every zone
+   * the caller may read). It delivers only what the caller may read, as its rules are now. Answers the secret,
+   * once.
+   */
+  async add(
+    ctx: RequestContext,
+    input: { url: string; events?: unknown; zones?: unknown },
+  ): Promise<{ subscription: SubscriptionView; secret: string }> {
+    const { principal } = ctx;
+    if (principal.kind === 'user' && principal.userId === 0) throw new DomainError('FORBIDDEN_BY_ROLE');
+    const url = await this.checkUrl(input.url);
+    const eventTypes = parseEventTypes(input.events ?? '*');
+    const zones = this.parseZones(principal, input.zones);
+    const secret = newSecret();
+    const row = await insertSubscription(
+      ctx.db,
+      {
+        userId: principal.kind === 'user' ? principal.userId : null,
+        keyId: principal.via === undefined ? principal.keyId || null : null,
+        readRules: readRulesOf(principal.policy) ?? null,
+        url,
+        eventTypes,
+        zones,
+      },
+      (id) => sealSecret(this.settings, id, secret.bytes),
+    );
+    return { subscription: view(row), secret: secret.text };
+  }
+
+  async list(ctx: RequestContext): Promise<SubscriptionView[]> {
+    return (await listSubscriptions(ctx.db, scopeOf(ctx.principal).userId)).map(view);
+  }
+
+  async get(ctx: RequestContext, id: number): Promise<SubscriptionView> {
+    return view(await this.own(ctx, id));
+  }
+
+  async remove(ctx: RequestContext, id: number): Promise<void> {
+    if (!(await deleteSubscription(ctx.db, id, scopeOf(ctx.principal).userId))) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
+  }
+
+  /** a new secret, answered once; the previous one signs too for WEBHOOK_SECRET_OVERLAP_HOURS */
+  async rotate(ctx: RequestContext, id: number): Promise<{ subscription: SubscriptionView; secret: string }> {
+    await this.own(ctx, id);
+    const secret = newSecret();
+    const hours = this.settings.webhooks.secretOverlapHours;
+    if (!(await rotateSecret(ctx.db, id, scopeOf(ctx.principal).userId, sealSecret(this.settings, id, secret.bytes), hours)))
+      throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
+    return { subscription: view(await this.own(ctx, id)), secret: secret.text };
+  }
+
+  async deliveries(ctx: RequestContext, id: number, page: { first: number; beforeId?: number }): Promise<DeliveryRow[]> {
+    await this.own(ctx, id);
+    return deliveriesOf(ctx.db, id, page);
+  }
+
+  /** delivers again the events given (their deliveries to this endpoint), or every failed one; answers how many */
+  async redeliver(ctx: RequestContext, id: number, eventIds?: number[] | null): Promise<number> {
+    await this.own(ctx, id);
+    if (eventIds && eventIds.some((e) => !Number.isSafeInteger(e) || e < 1))
+      throw DomainError.invalid('events', 'events: event ids (whole numbers)', 'INVALID_VALUE');
+    return redeliver(ctx.db, id, eventIds && eventIds.length ? eventIds : null);
+  }
+
+  private async own(ctx: RequestContext, id: number): Promise<SubscriptionRow> {
+    const row = await subscriptionOf(ctx.db, id, scopeOf(ctx.principal).userId);
+    if (!row) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
+    return row;
+  }
+
+  /**
+   * The endpoint's URL, checked: http or https, no credentials in it, and a host whose every address the service
+   * may reach (refusedDestination, WEBHOOK_ALLOW). Each delivery checks the address again as it connects (the
+   * name may point elsewhere by then: webhook-delivery.ts); this check answers the mistake at once.
+   */
+  private async checkUrl(input: unknown): Promise<string> {
+    const text = String(input ?? '').trim();
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw DomainError.invalid('url', `url: ${JSON.stringify(text)} is not a URL`, 'INVALID_URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw DomainError.invalid('url', 'url: an http or https URL', 'INVALID_URL');
+    if (url.username || url.password) throw DomainError.invalid('url', 'url: no user name or password in the URL', 'INVALID_URL');
+    if (text.length > 2000) throw DomainError.invalid('url', 'url: at most 2000 characters', 'INVALID_URL');
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    let addresses: string[];
+    if (net.isIP(host)) addresses = [host];
+    else {
+      try {
+        addresses = (await dns.lookup(host, { all: true })).map((a) => a.address);
+      } catch {
+        throw DomainError.invalid('url', `url: the host ${host} does not resolve`, 'HOST_NOT_FOUND');
+      }
+    }
+    for (const address of addresses) {
+      const refused = refusedDestination(address, this.settings.webhooks.allow);
+      if (refused) {
+        const message = `url: ${host}: ${refused}; the WEBHOOK_ALLOW setting lets the operator allow it`;
+        throw new DomainError('ADDRESS_NOT_ALLOWED', message, [{ field: 'url', code: 'ADDRESS_NOT_ALLOWED', message }]);
+      }
+    }
+    return url.toString();
+  }
+
+  /** zone names, checked, each one the caller may read; none: every zone */
+  private parseZones(principal: Principal, input: unknown): string[] | null {
+    const items = Array.isArray(input) ? input.map(String) : typeof input === 'string' ? input.split(',') : [];
+    const zones = [...new Set(items.map((item) => item.trim()).filter(Boolean))].map((zone, i) => normaliseZoneName(zone, `zones[${i}]`));
+    if (!zones.length) return null;
+    for (const [i, zone] of zones.entries())
+      if (!seesZone(principal.policy, zone)) throw forbidden(`no rule lets this key read ${zone}`, `zones[${i}]`);
+    return zones;
+  }
+}
+
+const view = (row: SubscriptionRow): SubscriptionView => {
+  const { readRules: _rules, ...rest } = row;
+  return rest;
+};

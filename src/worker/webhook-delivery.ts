@@ -1,0 +1,301 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import type { LookupFunction } from 'node:net';
+import type { Settings } from '../config/settings';
+import type { Database } from '../db/pool';
+import type { Logger } from '../logger';
+import { JOURNAL_CHANNEL } from '../db/journal-signal';
+import { noteDatabaseFailure } from '../db/availability';
+import { PacedRun } from '../paced-run';
+import { appendEvent } from '../repositories/events';
+import { beginFanout, ClaimedDelivery, claimDeliveries, endFanout, recordAttemptFailed, recordDelivered } from '../repositories/webhooks';
+import { eventView, scopeSees } from '../services/events/events.service';
+import { openSecret, signatureHeader } from '../services/events/webhook-secrets';
+import { refusedDestination } from '../services/outbound-addresses';
+
+/**
+ * The webhook delivery duty (docs/events.md), in every worker process:
+ *
+ * 1. The fan-out reads the settled events after its place in the feed (repositories/events.ts says why they come
+ *    in an order no later commit can break), matches each against the enabled subscriptions (their user, types,
+ *    zones, and their creator's read rules) and writes a delivery row per match, moving its place, in one
+ *    transaction; the place's row is locked SKIP LOCKED, so one process does it at a time and a process that
+ *    dies mid-way leaves nothing half done.
+ * 2. Deliveries are claimed in batches (SKIP LOCKED, leased): only the first pending delivery of each (endpoint,
+ *    zone) queue, so that a zone's events reach an endpoint in order, each waiting for the one before it to be
+ *    delivered or failed; at most WEBHOOK_CONCURRENCY under way per endpoint across every process.
+ * 3. Each is POSTed on its own (nothing awaits another endpoint): keep-alive agents, a connect and a total timeout,
+ *    no redirect followed, a little of the answer read. A 2xx delivers it; anything else retries it after a delay
+ *    that doubles from WEBHOOK_RETRY_BASE_MS up to WEBHOOK_RETRY_MAX_SECONDS, with jitter, until
+ *    WEBHOOK_RETRY_HOURS after its first attempt, when it is failed (visible, redeliverable). An endpoint failing
+ *    for WEBHOOK_DISABLE_AFTER_DAYS is disabled, and its owner gets a `webhook.disabled` event.
+ *
+ * At least once: a delivery is marked only after its answer; a process that dies before leaves its lease to expire
+ * and the delivery to be sent again (a receiver dedupes by webhook-id).
+ */
+const TICK_MS = 250;
+const FANOUT_BATCH = 500;
+const CLAIM_BATCH = 200;
+/** deliveries under way in one process at most, whatever the endpoints */
+const MAX_IN_FLIGHT = 512;
+/** the most of an answer's body read (its status is what counts) */
+const MAX_BODY_BYTES = 4096;
+
+/** the headers and body of a delivery (Standard Webhooks) */
+export function webhookMessage(
+  settings: Settings,
+  delivery: Pick<ClaimedDelivery, 'subscriptionId' | 'secrets' | 'event' | 'readRules'>,
+  now = new Date(),
+): { body: string; headers: Record<string, string> } {
+  const view = eventView(delivery.event, { readRules: delivery.readRules ?? undefined });
+  const body = JSON.stringify({ type: view.type, timestamp: view.timestamp, data: view.data });
+  const id = `evt_${delivery.event.id}`;
+  const timestamp = Math.floor(now.getTime() / 1000);
+  const secrets = [delivery.secrets.secret, ...(delivery.secrets.previous ? [delivery.secrets.previous] : [])].map((sealed) =>
+    openSecret(settings, delivery.subscriptionId, sealed),
+  );
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Zonekeeper-Webhooks',
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, id, timestamp, body),
+    },
+  };
+}
+
+/**
+ * The address check at connect time: the name is resolved here and every address it gives is checked
+ * (refusedDestination, WEBHOOK_ALLOW) before the socket connects to it, so a name that resolved to a public address
+ * when the subscription was made and to a private one now (DNS rebinding) is refused.
+ */
+export function guardedLookup(allow: readonly string[]): LookupFunction {
+  return ((hostname: string, options: dns.LookupOptions, callback: (...args: any[]) => void) => {
+    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      const list = addresses as dns.LookupAddress[];
+      const refusal = list.map((a) => refusedDestination(a.address, allow)).find(Boolean);
+      if (refusal) return callback(Object.assign(new Error(`refused: ${refusal} (WEBHOOK_ALLOW)`), { code: 'EADDRNOTALLOWED' }));
+      if (options.all) return callback(null, list);
+      return callback(null, list[0].address, list[0].family);
+    });
+  }) as LookupFunction;
+}
+
+export interface PostResult {
+  status: number | null;
+  error?: string;
+}
+
+/** one POST as the duty sends it: checked address, timeouts, no redirects, a bounded read of the answer */
+export function postMessage(
+  settings: Settings,
+  agents: { http: http.Agent; https: https.Agent },
+  target: string,
+  message: { body: string; headers: Record<string, string> },
+): Promise<PostResult> {
+  return new Promise((resolve) => {
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return resolve({ status: null, error: 'not a URL' });
+    }
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    // an address in the URL is not looked up (Node connects to it as it is): checked here
+    if (net.isIP(host)) {
+      const refused = refusedDestination(host, settings.webhooks.allow);
+      if (refused) return resolve({ status: null, error: `refused: ${refused} (WEBHOOK_ALLOW)` });
+    }
+    const secure = url.protocol === 'https:';
+    let settled = false;
+    const done = (result: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(total);
+      resolve(result);
+    };
+    const request = (secure ? https : http).request(url, {
+      method: 'POST',
+      agent: secure ? agents.https : agents.http,
+      headers: { ...message.headers, 'content-length': String(Buffer.byteLength(message.body)) },
+      lookup: guardedLookup(settings.webhooks.allow),
+    });
+    const total = setTimeout(() => {
+      request.destroy(new Error(`no answer within WEBHOOK_TIMEOUT_MS=${settings.webhooks.timeoutMs}`));
+    }, settings.webhooks.timeoutMs);
+    request.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      const connect = setTimeout(
+        () => request.destroy(new Error(`not connected within WEBHOOK_CONNECT_TIMEOUT_MS=${settings.webhooks.connectTimeoutMs}`)),
+        settings.webhooks.connectTimeoutMs,
+      );
+      socket.once('connect', () => clearTimeout(connect));
+      socket.once('secureConnect', () => clearTimeout(connect));
+      socket.once('close', () => clearTimeout(connect));
+    });
+    request.on('response', (response) => {
+      const status = response.statusCode ?? 0;
+      // a little of the body is read so that the connection can be kept; a long one is cut (its status is known)
+      let read = 0;
+      response.on('data', (chunk: Buffer) => {
+        read += chunk.length;
+        if (read > MAX_BODY_BYTES) response.destroy();
+      });
+      response.on('end', () => done({ status }));
+      response.on('close', () => done({ status }));
+      response.on('error', () => done({ status }));
+    });
+    request.on('error', (error) => done({ status: null, error: error.message }));
+    request.end(message.body);
+  });
+}
+
+/** the delay before attempt `attempts + 1`: doubling from the base, at most the maximum, with jitter (half to whole) */
+export function retryDelayMs(settings: Settings, attempts: number): number {
+  const ceiling = Math.min(settings.webhooks.retryMaxSeconds * 1000, settings.webhooks.retryBaseMs * 2 ** Math.min(attempts - 1, 30));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+export class WebhookDeliveryDuty {
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+  };
+  private readonly run: PacedRun;
+  private timer?: NodeJS.Timeout;
+  private unlisten?: () => void;
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly db: Database,
+    private readonly log: Logger,
+  ) {
+    this.run = new PacedRun(20, () => this.step());
+  }
+
+  async start(): Promise<void> {
+    this.unlisten = await this.db.notifications.subscribe(
+      JOURNAL_CHANNEL,
+      () => this.wake(),
+      () => this.wake(),
+    );
+    this.timer = setInterval(() => this.wake(), TICK_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  wake(): void {
+    if (!this.stopped) this.run.request();
+  }
+
+  /** one pass: the fan-out (until it has caught up), then claims while there is room */
+  private async step(): Promise<void> {
+    try {
+      while (!this.stopped && (await this.fanOut()) === FANOUT_BATCH);
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (this.stopped || room <= 0) return;
+      const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
+      const claimed = await claimDeliveries(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds);
+      for (const delivery of claimed) {
+        const sending = this.deliver(delivery).finally(() => {
+          this.inFlight.delete(sending);
+          // its (endpoint, zone) queue's next delivery may be due now
+          this.wake();
+        });
+        this.inFlight.add(sending);
+      }
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'webhook delivery'))
+        this.log.warn({ err: error }, 'webhooks: a delivery pass failed; the next runs shortly');
+    }
+  }
+
+  /** one step of the fan-out; answers how many events it read */
+  async fanOut(): Promise<number> {
+    return this.db.transaction(async (sql) => {
+      const step = await beginFanout(sql, FANOUT_BATCH);
+      if (!step || !step.events.length) return 0;
+      const deliveries = step.events.flatMap((event) =>
+        step.subscriptions
+          .filter(
+            (s) =>
+              event.createdAt >= s.createdAt &&
+              (s.eventTypes === null || s.eventTypes.includes(event.type)) &&
+              (s.zones === null || (event.zone !== null && s.zones.includes(event.zone))) &&
+              scopeSees({ userId: s.userId ?? undefined, readRules: s.readRules ?? undefined }, event) &&
+              // an endpoint disabled is told through its owner's other endpoints, not itself
+              !(event.type === 'webhook.disabled' && event.data.webhookId === s.id),
+          )
+          .map((s) => ({ subscriptionId: s.id, eventId: event.id, xid: event.xid, zoneKey: event.zone ?? '' })),
+      );
+      const last = step.events.at(-1)!;
+      await endFanout(sql, deliveries, { xid: last.xid, id: last.id });
+      return step.events.length;
+    });
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    let result: PostResult;
+    try {
+      result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.settings, delivery));
+    } catch (error) {
+      result = { status: null, error: error instanceof Error ? error.message : String(error) };
+    }
+    try {
+      if (result.status !== null && result.status >= 200 && result.status < 300) {
+        await recordDelivered(this.db, delivery.id, result.status);
+        return;
+      }
+      const error = result.error ?? `the endpoint answered ${result.status}`;
+      const outcome = await recordAttemptFailed(this.db, {
+        id: delivery.id,
+        responseCode: result.status,
+        error,
+        retryMs: retryDelayMs(this.settings, delivery.attempts + 1),
+        retryHours: this.settings.webhooks.retryHours,
+        disableAfterDays: this.settings.webhooks.disableAfterDays,
+      });
+      if (outcome.disabled) {
+        const { subscriptionId, userId, url } = outcome.disabled;
+        this.log.warn(
+          { webhook: subscriptionId },
+          `webhooks: endpoint ${subscriptionId} disabled after failing for WEBHOOK_DISABLE_AFTER_DAYS`,
+        );
+        await this.db.connection((sql) =>
+          appendEvent(sql, {
+            type: 'webhook.disabled',
+            userId,
+            data: {
+              webhookId: subscriptionId,
+              url,
+              reason: `failing for ${this.settings.webhooks.disableAfterDays} days`,
+              lastError: error,
+            },
+          }),
+        );
+      }
+    } catch (error) {
+      // the lease runs out and the delivery is sent again: at least once
+      if (!noteDatabaseFailure(error, 'webhook delivery')) this.log.warn({ err: error }, 'webhooks: a delivery outcome was not stored');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unlisten?.();
+    await this.run.stop({ runPending: false });
+    // the deliveries under way end now (their sockets closed), not at their endpoints' timeouts: a dead endpoint does
+    // not hold the stop; each is recorded as an attempt that failed, and retried by whichever worker runs next
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+    await Promise.allSettled([...this.inFlight]);
+  }
+}

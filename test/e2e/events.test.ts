@@ -1,0 +1,334 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
+import { waitFor, waitUntil } from '../support/wait-for';
+import { guardedLookup, postMessage } from '../../src/worker/webhook-delivery';
+import { refusedDestination } from '../../src/services/outbound-addresses';
+
+/**
+ * Events out (docs/events.md), end to end: the service with its worker, a real receiver on 127.0.0.1 (allowed by
+ * WEBHOOK_ALLOW in this file) that verifies every delivery's signature with the Standard Webhooks library, the
+ * pull feed, and the outbound address checks.
+ */
+
+interface Received {
+  id: string;
+  type: string;
+  zone: string | undefined;
+  data: any;
+  at: number;
+}
+
+/** an HTTP endpoint that verifies every request with `standardwebhooks` and answers as `answer` says */
+class Receiver {
+  readonly received: Received[] = [];
+  readonly unverified: string[] = [];
+  secrets: string[] = [];
+  answer: (req: http.IncomingMessage) => number | 'hang' = () => 200;
+  private server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const how = this.answer(req);
+      if (how === 'hang') return; // never answers
+      const body = Buffer.concat(chunks).toString('utf8');
+      if (how >= 200 && how < 300) {
+        let verified: any;
+        for (const secret of this.secrets) {
+          try {
+            verified = new Webhook(secret).verify(body, req.headers as Record<string, string>);
+            break;
+          } catch {
+            // another secret may verify it
+          }
+        }
+        if (!verified) this.unverified.push(body);
+        else
+          this.received.push({
+            id: String(req.headers['webhook-id']),
+            type: verified.type,
+            zone: verified.data?.zone,
+            data: verified.data,
+            at: Date.now(),
+          });
+      }
+      res.statusCode = how;
+      res.end('ok');
+    });
+  });
+  url = '';
+  async start(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+  typesOf(zone: string): string[] {
+    return this.received.filter((r) => r.zone === zone).map((r) => r.type);
+  }
+}
+
+let app: TestApp;
+let userId: string;
+let userKey: string;
+let otherId: string;
+const receivers: Receiver[] = [];
+
+async function receiver(): Promise<Receiver> {
+  const r = new Receiver();
+  await r.start();
+  receivers.push(r);
+  return r;
+}
+
+async function subscribe(key: string, url: string, body: Record<string, unknown> = {}): Promise<{ id: number; secret: string }> {
+  const res = await app.http
+    .post('/api/webhook/add')
+    .set('X-API-Key', key)
+    .send({ url, ...body });
+  if (res.status !== 201) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+async function addRecord(zone: string, owner: string, rdata: string, key = ADMIN_KEY): Promise<void> {
+  const res = await app.gql(CREATE_RECORD, { input: { zone, owner, type: 'A', rdata, ttl: 3600 } }, key);
+  if (res.errors) throw new Error(JSON.stringify(res.errors));
+}
+
+async function feed(key: string, after = '', limit = 1000): Promise<{ events: any[]; next: string }> {
+  const res = await app.http.get('/api/events').query({ after, limit }).set('X-API-Key', key);
+  if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+beforeAll(async () => {
+  app = await startTestApp({
+    ROLES: 'api,worker',
+    WEBHOOK_ALLOW: '127.0.0.0/8',
+    WEBHOOK_RETRY_BASE_MS: '100',
+    WEBHOOK_RETRY_MAX_SECONDS: '1',
+    WEBHOOK_TIMEOUT_MS: '8000',
+    WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
+  });
+  userId = await createUser(app, 'events-user@example.org');
+  userKey = await createUserKey(app, userId);
+  otherId = await createUser(app, 'events-other@example.org');
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  for (const r of receivers) await r.stop();
+});
+
+describe('webhooks', () => {
+  it("delivers a user's zone events, signed, in order per zone, and never another user's", async () => {
+    const rx = await receiver();
+    const sub = await subscribe(userKey, rx.url, { events: '*' });
+    expect(sub.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
+    rx.secrets = [sub.secret];
+
+    await createZone(app, userId, 'ev-one.test');
+    await createZone(app, otherId, 'ev-other.test');
+    for (let i = 1; i <= 5; i++) await addRecord('ev-one.test', `h${i}`, `192.0.2.${i}`);
+    await addRecord('ev-other.test', 'x', '192.0.2.99');
+    const del = await app.gql(`mutation { deleteDomain(zone: "ev-one.test") }`);
+    expect(del.errors).toBeUndefined();
+
+    await waitUntil('zone.deleted of ev-one.test delivered', () => rx.typesOf('ev-one.test').includes('zone.deleted'));
+    expect(rx.unverified).toEqual([]);
+    expect(rx.typesOf('ev-one.test')).toEqual(['zone.created', ...Array(5).fill('zone.changed'), 'zone.deleted']);
+    const changes = rx.received.filter((r) => r.type === 'zone.changed');
+    // serials rise in delivery order, and each names its records and author
+    const serials = changes.map((c) => c.data.serial);
+    expect([...serials].sort((a, b) => a - b)).toEqual(serials);
+    expect(changes[0].data.added).toEqual(
+      expect.arrayContaining([expect.objectContaining({ owner: 'h1', type: 'A', rdata: '192.0.2.1' })]),
+    );
+    expect(changes[0].data.author).toEqual(expect.objectContaining({ keyName: expect.any(String) }));
+    expect(rx.received.some((r) => r.zone === 'ev-other.test')).toBe(false);
+
+    const list = await app.http.get('/api/webhook/list').set('X-API-Key', userKey);
+    expect(list.status).toBe(200);
+    expect(list.body).toEqual([expect.objectContaining({ id: sub.id, url: rx.url, events: ['*'] })]);
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+    const deliveries = await app.http.get(`/api/webhook/deliveries/${sub.id}`).set('X-API-Key', userKey);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.length).toBe(7);
+    expect(deliveries.body[0]).toEqual(
+      expect.objectContaining({ type: 'zone.deleted', status: 'delivered', attempts: 1, response_code: 200 }),
+    );
+    // another user's key does not see it
+    const otherKey = await createUserKey(app, otherId);
+    expect((await app.http.get(`/api/webhook/deliveries/${sub.id}`).set('X-API-Key', otherKey)).status).toBe(404);
+    expect((await app.http.delete(`/api/webhook/delete/${sub.id}`).set('X-API-Key', userKey)).status).toBe(204);
+  }, 60_000);
+
+  it('delivers the backlog of an endpoint that answered 500 for a while, then 200', async () => {
+    const rx = await receiver();
+    let failing = true;
+    let refused = 0;
+    rx.answer = () => (failing ? (refused++, 500) : 200);
+    const sub = await subscribe(userKey, rx.url, { events: ['zone.created', 'zone.changed'] });
+    rx.secrets = [sub.secret];
+    await createZone(app, userId, 'ev-backlog.test');
+    for (let i = 1; i <= 4; i++) await addRecord('ev-backlog.test', `b${i}`, `192.0.2.${i}`);
+    await waitUntil('a few refused attempts', () => refused >= 3);
+    const pending = await app.http.get(`/api/webhook/deliveries/${sub.id}`).set('X-API-Key', userKey);
+    expect(pending.body.some((d: any) => d.status === 'pending' && d.response_code === 500)).toBe(true);
+    failing = false;
+    await waitUntil('the backlog delivered', () => rx.typesOf('ev-backlog.test').length === 5, 30_000);
+    expect(rx.typesOf('ev-backlog.test')).toEqual(['zone.created', 'zone.changed', 'zone.changed', 'zone.changed', 'zone.changed']);
+    await app.http.delete(`/api/webhook/delete/${sub.id}`).set('X-API-Key', userKey);
+  }, 60_000);
+
+  it('a hanging endpoint does not delay a healthy one', async () => {
+    const stuck = await receiver();
+    stuck.answer = () => 'hang';
+    const healthy = await receiver();
+    const a = await subscribe(userKey, stuck.url, { zones: 'ev-hang.test' });
+    const b = await subscribe(userKey, healthy.url, { zones: ['ev-hang.test'] });
+    healthy.secrets = [b.secret];
+    await createZone(app, userId, 'ev-hang.test');
+    const started = Date.now();
+    for (let i = 1; i <= 3; i++) await addRecord('ev-hang.test', `k${i}`, `192.0.2.${i}`);
+    await waitUntil('the healthy endpoint has every event', () => healthy.typesOf('ev-hang.test').length === 4, 20_000);
+    // within one of the hanging endpoint's WEBHOOK_TIMEOUT_MS (8 s), where waiting behind it would take four
+    expect(Date.now() - started).toBeLessThan(7000);
+    await app.http.delete(`/api/webhook/delete/${a.id}`).set('X-API-Key', userKey);
+    await app.http.delete(`/api/webhook/delete/${b.id}`).set('X-API-Key', userKey);
+  }, 60_000);
+
+  it('rotates a secret: both sign during the overlap; redelivers by hand', async () => {
+    const rx = await receiver();
+    const sub = await subscribe(userKey, rx.url, { zones: 'ev-rotate.test' });
+    const rotated = await app.http.post(`/api/webhook/rotate/${sub.id}`).set('X-API-Key', userKey);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).not.toBe(sub.secret);
+    // a receiver that knows only the old secret still verifies, and so does one that knows only the new
+    rx.secrets = [sub.secret];
+    await createZone(app, userId, 'ev-rotate.test');
+    await waitUntil('delivered under the old secret', () => rx.received.length === 1);
+    rx.secrets = [rotated.body.secret];
+    const again = await app.http
+      .post(`/api/webhook/redeliver/${sub.id}`)
+      .set('X-API-Key', userKey)
+      .send({ events: [rx.received[0].id.slice(4)] });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ redelivered: 1 });
+    await waitUntil('redelivered, verified under the new secret', () => rx.received.length === 2);
+    expect(rx.received[1].id).toBe(rx.received[0].id);
+    expect(rx.unverified).toEqual([]);
+  }, 30_000);
+
+  it('refuses endpoints at non-public addresses, at subscription and at connect time', async () => {
+    for (const url of ['http://169.254.169.254/latest', 'http://10.0.0.1/x', 'http://[::1]:8080/', 'https://100.64.0.1/']) {
+      const res = await app.http.post('/api/webhook/add').set('X-API-Key', userKey).send({ url });
+      expect(res.status).toBe(422);
+      expect(JSON.stringify(res.body)).toContain('ADDRESS_NOT_ALLOWED');
+    }
+    const bad = await app.http.post('/api/webhook/add').set('X-API-Key', userKey).send({ url: 'ftp://example.org/' });
+    expect(bad.status).toBe(422);
+    const badType = await app.http
+      .post('/api/webhook/add')
+      .set('X-API-Key', userKey)
+      .send({ url: 'http://127.0.0.1/', events: 'zone.exploded' });
+    expect(badType.status).toBe(422);
+    expect(JSON.stringify(badType.body)).toContain('INVALID_CHOICE');
+
+    // without WEBHOOK_ALLOW, loopback is refused too, and at connect time a name that resolves to it (rebinding)
+    expect(refusedDestination('127.0.0.1', [])).toBeDefined();
+    expect(refusedDestination('169.254.169.254', [])).toBeDefined();
+    expect(refusedDestination('10.0.0.1', [])).toBeDefined();
+    expect(refusedDestination('::ffff:127.0.0.1', [])).toBeDefined();
+    expect(refusedDestination('93.184.216.34', [])).toBeUndefined();
+    const rx = await receiver();
+    const settings = { ...app.settings, webhooks: { ...app.settings.webhooks, allow: [] } };
+    const agents = { http: new http.Agent(), https: new https.Agent() };
+    const message = { body: '{}', headers: { 'content-type': 'application/json' } };
+    const direct = await postMessage(settings, agents, rx.url, message);
+    expect(direct).toEqual({ status: null, error: expect.stringContaining('refused') });
+    const byName = await postMessage(settings, agents, rx.url.replace('127.0.0.1', 'localhost'), message);
+    expect(byName.status).toBeNull();
+    expect(byName.error).toContain('refused');
+    expect(rx.received.length + rx.unverified.length).toBe(0);
+    agents.http.destroy();
+    agents.https.destroy();
+    await new Promise<void>((resolve, reject) =>
+      guardedLookup([])('localhost', {}, (error) => (error ? resolve() : reject(new Error('localhost was not refused')))),
+    );
+  }, 30_000);
+});
+
+describe('the pull feed', () => {
+  it('serves events in order from any cursor, each key seeing only its own zones', async () => {
+    await createZone(app, userId, 'ev-feed.test');
+    await createZone(app, otherId, 'ev-feed-other.test');
+    for (let i = 1; i <= 3; i++) await addRecord('ev-feed.test', `f${i}`, `192.0.2.${i}`, userKey);
+
+    const all = await waitFor('the feed to hold the new zone changes', async () => {
+      const page = await feed(ADMIN_KEY);
+      return page.events.filter((e) => e.zone === 'ev-feed.test').length === 4 ? page : undefined;
+    });
+    expect(all.events.some((e) => e.zone === 'ev-feed-other.test')).toBe(true);
+    for (const e of all.events) expect(Object.keys(e).sort()).toEqual(['data', 'id', 'timestamp', 'type', 'zone']);
+
+    const mine = await feed(userKey);
+    expect(mine.events.length).toBeGreaterThan(0);
+    expect(mine.events.every((e) => !String(e.zone).startsWith('ev-other') && e.zone !== 'ev-feed-other.test')).toBe(true);
+    expect(mine.events.filter((e) => e.zone === 'ev-feed.test').map((e) => e.type)).toEqual([
+      'zone.created',
+      'zone.changed',
+      'zone.changed',
+      'zone.changed',
+    ]);
+
+    // page by page from any cursor: the same events in the same order
+    const paged: any[] = [];
+    let cursor = '';
+    for (;;) {
+      const page = await feed(ADMIN_KEY, cursor, 3);
+      if (!page.events.length) break;
+      paged.push(...page.events);
+      cursor = page.next;
+    }
+    expect(paged.map((e) => e.id)).toEqual(all.events.map((e) => e.id));
+    // from a cursor in the middle: the rest
+    const middle = await feed(ADMIN_KEY, '', 2);
+    const rest = await feed(ADMIN_KEY, middle.next);
+    expect([...middle.events, ...rest.events].map((e) => e.id)).toEqual(all.events.map((e) => e.id));
+
+    const gql = await app.gql(`{ events(limit: 2) { events { id type zone data } next } }`, {}, userKey);
+    expect(gql.errors).toBeUndefined();
+    expect(gql.data.events.events.map((e: any) => Number(e.id))).toEqual(mine.events.slice(0, 2).map((e) => e.id));
+
+    const badCursor = await app.http.get('/api/events').query({ after: 'nonsense' }).set('X-API-Key', userKey);
+    expect(badCursor.status).toBe(422);
+    expect(JSON.stringify(badCursor.body)).toContain('INVALID_CURSOR');
+    expect((await app.http.get('/api/events')).status).toBe(401);
+  }, 60_000);
+
+  it('a key whose rules name one zone sees only that zone, and only the records it may read', async () => {
+    await createZone(app, userId, 'ev-scope-a.test');
+    await createZone(app, userId, 'ev-scope-b.test');
+    const res = await app.gql(`mutation($input: CreateApiKeyInput!) { createApiKey(input: $input) { secret } }`, {
+      input: { userId, name: 'scoped', policy: { rules: [{ zone: 'ev-scope-a.test', owner: 'web', access: 'READ' }] } },
+    });
+    expect(res.errors).toBeUndefined();
+    const scoped = res.data.createApiKey.secret;
+    await addRecord('ev-scope-a.test', 'web', '192.0.2.10');
+    await addRecord('ev-scope-a.test', 'mail', '192.0.2.11');
+    await addRecord('ev-scope-b.test', 'web', '192.0.2.12');
+    const page = await waitFor('the scoped feed', async () => {
+      const p = await feed(scoped);
+      return p.events.filter((e) => e.type === 'zone.changed').length === 2 ? p : undefined;
+    });
+    expect(new Set(page.events.map((e) => e.zone))).toEqual(new Set(['ev-scope-a.test']));
+    const owners = page.events.filter((e) => e.type === 'zone.changed').flatMap((e) => e.data.added.map((r: any) => r.owner));
+    expect(owners).toEqual(['web']);
+  }, 30_000);
+});
