@@ -26,6 +26,7 @@ import { OidcSignInService } from './oidc-sign-in.service';
 import { PasskeysService } from './passkeys.service';
 import { RecordTemplatesService } from './record-templates.service';
 import { NameserverSetsService } from './nameserver-sets.service';
+import { HealthService } from './health.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -65,6 +66,8 @@ export interface Services {
   zoneTransfers: ZoneTransfersService;
   /** nameserver sets: fleets of secondaries with their NS names and catalogs, a zone's moves (docs/transfers.md) */
   nameserverSets: NameserverSetsService;
+  /** zone health: findings of the checks from where resolvers stand (docs/health.md) */
+  health: HealthService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -106,5 +109,6 @@ export function createServices(settings: Settings): Services {
     aliases: new AliasStatusService(settings),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
+    health: new HealthService(settings, domains),
   };
 }
