@@ -7,6 +7,7 @@ import { registerNameserverSetCommands } from './commands/nameserver-sets';
 import { registerRecordCommands } from './commands/records';
 import { registerSecondaryCommands } from './commands/secondaries';
 import { registerStatusCommand } from './commands/status';
+import { registerHealthCommand } from './commands/health';
 import { registerTemplateCommands } from './commands/templates';
 import { registerTsigCommands } from './commands/tsig';
 import { registerUserCommands } from './commands/users';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerZoneCommands(program);
   registerRecordCommands(program);
   registerStatusCommand(program);
+  registerHealthCommand(program);
   return program;
 }
 

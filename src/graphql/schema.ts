@@ -7,6 +7,7 @@ import { TsigKeyResolver } from './resolvers/tsig-key.resolver';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
 import { PropagationResolver } from './resolvers/propagation.resolver';
+import { HealthResolver } from './resolvers/health.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
 import { RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
@@ -31,6 +32,7 @@ export const RESOLVERS = [
   ApiKeyResolver,
   RecordTypeResolver,
   PropagationResolver,
+  HealthResolver,
   ZoneFileResolver,
   ZoneChangesResolver,
   HistoryResolver,

@@ -345,7 +345,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   for (const route of ROUTES) {
     const handlers = [
       authenticated,
-      ...(route.method === 'get'
+      ...(route.method === 'get' && !route.unversioned
         ? [
             conditionalGet(db, {
               withPropagation: route.readsPropagation === true,

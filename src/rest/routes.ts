@@ -22,6 +22,7 @@ import {
   GqlUserLimits,
   presentUserLimits,
 } from './presenters';
+import { HEALTH_ROUTES } from './health-routes';
 
 /**
  * The REST compatibility layer as a table (docs/decisions.md §1): each documented
@@ -113,6 +114,8 @@ export interface RouteSpec {
   names?: 'zone' | 'record' | 'user';
   /** a GET that shows only the zone this path parameter names: its ETag follows that zone alone */
   readsZone?: string;
+  /** a GET whose answer changes apart from the zones' data (zone health): no ETag, every GET answered whole */
+  unversioned?: true;
   /** the body is a zone file: bounded by IMPORT_BODY_LIMIT instead of BODY_LIMIT (src/http/body-limits.ts) */
   zoneFileBody?: true;
   /** OpenAPI schema of the success body */
@@ -936,6 +939,7 @@ export const ROUTES: RouteSpec[] = [
       };
     },
   },
+  ...HEALTH_ROUTES,
 ];
 
 interface GqlPropagation {

@@ -1,0 +1,24 @@
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import { DomainType } from '../types/domain.type';
+import { ZoneHealthType } from '../types/health.type';
+
+/** `Domain.health` and `checkHealth`: zone health, read and checked through HealthService (docs/health.md). */
+@Resolver(() => DomainType)
+export class HealthResolver {
+  @FieldResolver(() => ZoneHealthType, {
+    description: 'The zone as resolvers meet it: the last health check’s state and findings (HEALTH_CHECK_INTERVAL).',
+    complexity: 5,
+  })
+  health(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<ZoneHealthType> {
+    return ctx.services.health.ofZone(ctx.db, domain) as Promise<ZoneHealthType>;
+  }
+
+  @Mutation(() => ZoneHealthType, {
+    description:
+      'Checks a zone now (a check round of its own: its parent and nameservers asked from the root down) and answers its health. Needs read access to the zone.',
+  })
+  checkHealth(@Arg('zone', () => String) zone: string, @Ctx() ctx: GraphQLContext): Promise<ZoneHealthType> {
+    return ctx.services.health.checkNow(ctx, zone) as Promise<ZoneHealthType>;
+  }
+}
