@@ -75,6 +75,11 @@ type Step =
 /** the resolution of a name through its servers' names goes this deep at most (a loop of NS names ends here) */
 const MAX_DEPTH = 6;
 const DEFAULT_PER_SERVER = 4;
+/**
+ * the servers of one zone cut asked in turn for one name at most: past them the cut counts as unreachable (a
+ * check whose root hints are all dead waits this many timeouts, not thirteen)
+ */
+const MAX_TRIES = 5;
 
 /** a name as compared: lower case, no trailing dot ('' the root) */
 export const bareName = (name: string): string => name.toLowerCase().replace(/\.$/, '');
@@ -181,7 +186,7 @@ export class IterativeResolver {
     const name = bareName(zone);
     let cut: Cut = { name: '', servers: this.options.rootHints.map((h) => ({ host: h.host, port: h.port })) };
     for (const label of lineOf(name)) {
-      const step = await this.step(cut, label, 0);
+      const step = await this.step(cut, label);
       if (step.kind === 'unreachable') return { kind: 'unreachable', parent: cut.name, reason: step.reason };
       if (step.kind === 'nxdomain')
         return {
@@ -235,7 +240,7 @@ export class IterativeResolver {
     if (depth > MAX_DEPTH) return { ok: false, reason: `${host}: resolving its servers' names went ${MAX_DEPTH} names deep` };
     let cut: Cut = { name: '', servers: this.options.rootHints.map((h) => ({ host: h.host, port: h.port })) };
     for (const label of lineOf(host)) {
-      const step = await this.step(cut, label, depth);
+      const step = await this.step(cut, label);
       if (step.kind === 'unreachable') return { ok: false, reason: `${host}: ${step.reason}` };
       if (step.kind === 'nxdomain') return { ok: true, addresses: [] };
       if (step.kind === 'inside') continue;
@@ -248,7 +253,7 @@ export class IterativeResolver {
     for (const definition of types) {
       const reasons: string[] = [];
       let answered = false;
-      for (const server of rotated(cut.servers, host)) {
+      for (const server of rotated(cut.servers, host).slice(0, MAX_TRIES)) {
         const asked = await this.ask(server, host, definition.code);
         if (!asked.ok) {
           reasons.push(`${serverLabel(server)}: ${asked.reason}`);
@@ -286,19 +291,19 @@ export class IterativeResolver {
   }
 
   /** asks a cut's servers for `name`'s NS, once per round for each cut and name */
-  private step(cut: Cut, name: string, depth: number): Promise<Step> {
+  private step(cut: Cut, name: string): Promise<Step> {
     const key = `${cut.name} ${name}`;
     let step = this.steps.get(key);
     if (!step) {
-      step = this.askCut(cut, name, depth);
+      step = this.askCut(cut, name);
       this.steps.set(key, step);
     }
     return step;
   }
 
-  private async askCut(cut: Cut, name: string, _depth: number): Promise<Step> {
+  private async askCut(cut: Cut, name: string): Promise<Step> {
     const reasons: string[] = [];
-    for (const server of rotated(cut.servers, name)) {
+    for (const server of rotated(cut.servers, name).slice(0, MAX_TRIES)) {
       const asked = await this.ask(server, name, NS.code);
       if (!asked.ok) {
         reasons.push(`${serverLabel(server)}: ${asked.reason}`);

@@ -118,7 +118,7 @@ async function finding(zone: string, code: string, server?: string, gone = false
       100,
     );
   } catch (error) {
-    throw new Error(`${(error as Error).message}; last health: ${JSON.stringify(last, null, 1)}`);
+    throw new Error(`${(error as Error).message}; last health: ${JSON.stringify(last, null, 1)}`, { cause: error });
   }
 }
 
@@ -228,7 +228,7 @@ test('every zone is checked from the root down and is ok; each fault is found wi
   for (const zone of ['alpha.test', 'beta.test', 'sub.alpha.test'])
     await waitFor(`${zone} to be ok`, async () => ((await health(zone)).state === 'ok' ? true : undefined), 10_000, 100).catch(
       async (error) => {
-        throw new Error(`${(error as Error).message}: ${JSON.stringify(await health(zone))}`);
+        throw new Error(`${(error as Error).message}: ${JSON.stringify(await health(zone))}`, { cause: error });
       },
     );
 
