@@ -6,7 +6,7 @@
  *
  * One resolver is one check round: every answer is kept for the round (the root's referral to a TLD and the
  * TLD's own servers are asked once however many zones below it are checked), a server that did not answer is
- * not asked again in the round (a dead server costs one timeout, not one per zone), and no server has more than
+ * not asked again in the round (a dead server costs two timeouts, its question sent twice, not two per zone), and no server has more than
  * `perServer` questions in flight (one busy server waits its turn without holding the others, which go on).
  * Addresses learned from the DNS are asked only when `mayAsk` lets them (the operator's rule for addresses a
  * zone's owner can choose: docs/health.md, «What the checker asks, and whom»).
@@ -75,6 +75,8 @@ type Step =
 /** the resolution of a name through its servers' names goes this deep at most (a loop of NS names ends here) */
 const MAX_DEPTH = 6;
 const DEFAULT_PER_SERVER = 4;
+/** times a question is sent to a server that does not answer (over UDP a datagram can be lost) */
+const ATTEMPTS = 2;
 /**
  * the servers of one zone cut asked in turn for one name at most: past them the cut counts as unreachable (a
  * check whose root hints are all dead waits this many timeouts, not thirteen)
@@ -148,11 +150,17 @@ export class IterativeResolver {
     try {
       const again = this.silent.get(where);
       if (again) return { ok: false, reason: `${again} (earlier in this check round)` };
-      this.queries++;
-      const answer = await query({ host: server.host, port: server.port }, absolute(name), type, this.options.timeoutMs, { dnssec });
-      return { ok: true, answer };
-    } catch (error) {
-      const reason = (error as Error).message;
+      // a question is sent twice before the server counts as silent: one lost datagram does not make a finding
+      let reason = '';
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        try {
+          this.queries++;
+          const answer = await query({ host: server.host, port: server.port }, absolute(name), type, this.options.timeoutMs, { dnssec });
+          return { ok: true, answer };
+        } catch (error) {
+          reason = (error as Error).message;
+        }
+      }
       this.silent.set(where, reason);
       return { ok: false, reason };
     } finally {

@@ -9,7 +9,7 @@
  *   (HEALTH_ZONES_AT_ONCE), and leased LEASE_SECONDS; each check ends with its next one an interval later, so
  *   checks stay spread over the interval as the zones' first checks were
  * - the zones claimed within one round (ROUND_MS) share one resolver: what the root and the TLDs answer is
- *   asked once per round, a dead server costs one timeout per round, and no server has more than a few
+ *   asked once per round, a dead server costs two timeouts per round, and no server has more than a few
  *   questions in flight (dns-client/iterative-resolver.ts)
  */
 import type { Settings } from '../config/settings';

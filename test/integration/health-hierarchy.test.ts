@@ -175,13 +175,13 @@ beforeAll(async () => {
     HEALTH_ALLOW_NETWORKS: '127.0.53.0/24',
     HEALTH_SERIAL_GRACE: '2',
     HEALTH_QUERY_TIMEOUT_MS: '400',
-    // signatures valid 60 s, refreshed when fewer than 57 s are left (every ~3 s): a secondary that stops taking
-    // the zone serves signatures under 50 s left within some 10 s
+    // signatures valid 60 s, refreshed when fewer than 50 s are left (every ~10 s: a secondary that follows
+    // serves 49 s or more); a secondary that stops taking the zone serves signatures under 45 s left within 15 s
     DNSSEC_SIGNATURE_VALIDITY: '60',
-    DNSSEC_SIGNATURE_REFRESH: '57',
+    DNSSEC_SIGNATURE_REFRESH: '50',
     DNSSEC_SIGNATURE_JITTER: '0',
     DNSSEC_PROPAGATION_DELAY: '1',
-    HEALTH_SIGNATURE_THRESHOLD: '50',
+    HEALTH_SIGNATURE_THRESHOLD: '45',
   });
   await Promise.all([secondary(NS1).then((k) => (ns1 = k)), secondary(NS2).then((k) => (ns2 = k))]);
   const users = await gql(
@@ -272,12 +272,13 @@ test('every zone is checked from the root down and is ok; each fault is found wi
   await finding('alpha.test', 'GLUE_MISMATCH', undefined, true);
   await finding('alpha.test', 'LAME_DELEGATION', undefined, true);
 
-  // a secondary frozen: it falls behind the serial (the signatures are refreshed every few seconds) and serves
-  // signatures that age; thawed, it catches up
+  // a secondary frozen: it falls behind the serial (a change now) and serves signatures that age; thawed, it
+  // catches up
   await knotc(ns1, 'zone-freeze', 'alpha.test.');
-  const behind = await finding('alpha.test', 'SERIAL_BEHIND', `ns1.alpha.test (${NS1})`, false, 10_000);
+  await gql(`mutation { createRecord(input: {zone: "alpha.test", owner: "frozen", type: "TXT", rdata: "\\"behind\\"", ttl: 300}) { id } }`);
+  const behind = await finding('alpha.test', 'SERIAL_BEHIND', `ns1.alpha.test (${NS1})`, false, WITHIN_MS + 2000);
   expect(has(behind, 'SERIAL_BEHIND', `ns2.alpha.test (${NS2})`)).toBe(false);
-  const aging = await finding('alpha.test', 'SIGNATURES_EXPIRING', `ns1.alpha.test (${NS1})`, false, 15_000);
+  const aging = await finding('alpha.test', 'SIGNATURES_EXPIRING', `ns1.alpha.test (${NS1})`, false, 20_000);
   expect(aging.findings.find((f) => f.code === 'SIGNATURES_EXPIRING')!.message).toMatch(/RRSIG over (SOA|DNSKEY)/);
   await knotc(ns1, 'zone-thaw', 'alpha.test.');
   await knotc(ns1, 'zone-refresh', 'alpha.test.');
