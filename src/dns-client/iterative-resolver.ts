@@ -118,6 +118,7 @@ export class IterativeResolver {
   /** questions sent in this round (the cost of a round, for the logs and the bench) */
   queries = 0;
   readonly startedAt = Date.now();
+  stopped = false;
 
   constructor(private readonly options: ResolverOptions) {
     this.perServer = options.perServer ?? DEFAULT_PER_SERVER;
@@ -143,7 +144,16 @@ export class IterativeResolver {
     return asked;
   }
 
+  /**
+   * Ends the round at once (the process stops): every question not yet sent fails, those in flight end within
+   * their timeout; what a check found from then on is not to be kept (`stopped`).
+   */
+  stop(): void {
+    this.stopped = true;
+  }
+
   private async send(server: HostPort, where: string, name: string, type: number, dnssec: boolean): Promise<Asked> {
+    if (this.stopped) return { ok: false, reason: 'the check stopped' };
     const gone = this.silent.get(where);
     if (gone) return { ok: false, reason: `${gone} (earlier in this check round)` };
     await this.turn(where);
@@ -152,7 +162,7 @@ export class IterativeResolver {
       if (again) return { ok: false, reason: `${again} (earlier in this check round)` };
       // a question is sent twice before the server counts as silent: one lost datagram does not make a finding
       let reason = '';
-      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      for (let attempt = 0; attempt < ATTEMPTS && !this.stopped; attempt++) {
         try {
           this.queries++;
           const answer = await query({ host: server.host, port: server.port }, absolute(name), type, this.options.timeoutMs, { dnssec });

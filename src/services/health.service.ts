@@ -55,6 +55,8 @@ export async function checkAndRecord(
   zone: DueZone,
 ): Promise<HealthState | undefined> {
   const findings = await checkZone(db, resolver, health, zone);
+  // the process stops: what the check met since is not the zone's doing (its lease brings it back)
+  if (resolver.stopped) return undefined;
   const state = stateOf(findings);
   return db.transaction(async (sql) => {
     const outcome = await recordCheck(sql, zone.id, findings, state, health.interval || 3600);

@@ -41,6 +41,8 @@ export class HealthWorker {
   private adoptAfter = 0;
   private sweptAt = Date.now();
   private round: IterativeResolver | undefined;
+  /** the rounds with checks under way, and how many each: stopped together when the worker stops */
+  private readonly busyRounds = new Map<IterativeResolver, number>();
   /** counters, for tests and logs */
   readonly stats = { checks: 0, failures: 0 };
 
@@ -107,6 +109,7 @@ export class HealthWorker {
 
   private async check(resolver: IterativeResolver, zone: DueZone, claimedAll: boolean): Promise<void> {
     this.inFlight++;
+    this.busyRounds.set(resolver, (this.busyRounds.get(resolver) ?? 0) + 1);
     try {
       await checkAndRecord(this.db, this.settings.health, resolver, zone);
       this.stats.checks++;
@@ -117,6 +120,9 @@ export class HealthWorker {
         this.log.warn({ err: error, zone: zone.name }, `health: checking ${zone.name} failed; it is checked again after its lease`);
     } finally {
       this.inFlight--;
+      const left = (this.busyRounds.get(resolver) ?? 1) - 1;
+      if (left) this.busyRounds.set(resolver, left);
+      else this.busyRounds.delete(resolver);
     }
     // the claim took every free slot: more zones may be due than were claimed
     if (claimedAll) void this.tick();
@@ -125,6 +131,9 @@ export class HealthWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    // the checks under way end within a query's timeout, and keep nothing
+    this.round?.stop();
+    for (const round of this.busyRounds.keys()) round.stop();
     while (this.ticking || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
