@@ -23,7 +23,7 @@ import { heavyBodies, HeavyRequests } from './http/heavy-requests';
 import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
-import { httpRequestDuration, metrics, observeSecondaryLag } from './metrics';
+import { httpRequestDuration, metrics, observeSecondaryLag, observeZoneHealth } from './metrics';
 import { createRestRouter } from './rest/router';
 import { createPowerDnsRouter } from './powerdns/router';
 import { signInRoutes } from './http/sign-in';
@@ -173,6 +173,13 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     services.propagation.secondaryLag(db).catch((error) => {
       if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, "metrics: the secondaries' lag could not be read");
       return [];
+    }),
+  );
+  // zones by health state and findings by code (docs/health.md), likewise from the shared rows
+  observeZoneHealth(() =>
+    services.health.counts(db).catch((error) => {
+      if (!noteDatabaseFailure(error, 'metrics')) logger.warn({ err: error }, 'metrics: zone health could not be read');
+      return undefined;
     }),
   );
   app.get('/metrics', metricsAccess(db, services), async (_req, res) => {

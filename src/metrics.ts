@@ -148,3 +148,43 @@ export function observeSecondaryLag(read: () => Promise<SecondaryLag[]>): () => 
     }
   };
 }
+
+/**
+ * Zone health (docs/health.md), read from the shared rows when /metrics is scraped (at most once per 5 s: two
+ * aggregates over every zone): zones by state (unknown: not checked yet), and findings by code and severity.
+ */
+const zonesByHealth = new Gauge({
+  name: 'zonekeeper_zones_health',
+  help: 'Zones by health state (ok, warning, critical, unknown: not checked yet)',
+  labelNames: ['state'] as const,
+  registers: [metrics],
+});
+const healthFindings = new Gauge({
+  name: 'zonekeeper_health_findings',
+  help: 'Health findings of the last checks, by code and severity',
+  labelNames: ['code', 'severity'] as const,
+  registers: [metrics],
+});
+
+export function observeZoneHealth(read: () => Promise<{ states: Map<string, number>; findings: Map<string, number> } | undefined>): void {
+  let last: { at: number; figures: ReturnType<typeof read> } | undefined;
+  const figures = () => {
+    if (!last || Date.now() - last.at > 5000) last = { at: Date.now(), figures: read() };
+    return last.figures;
+  };
+  (zonesByHealth as unknown as { collect?: () => Promise<void> }).collect = async () => {
+    const read = await figures();
+    zonesByHealth.reset();
+    if (!read) return;
+    for (const state of ['ok', 'warning', 'critical', 'unknown']) zonesByHealth.set({ state }, read.states.get(state) ?? 0);
+  };
+  (healthFindings as unknown as { collect?: () => Promise<void> }).collect = async () => {
+    const read = await figures();
+    healthFindings.reset();
+    if (!read) return;
+    for (const [key, count] of read.findings) {
+      const [code, severity] = key.split(' ');
+      healthFindings.set({ code, severity }, count);
+    }
+  };
+}

@@ -8,6 +8,7 @@ import { registerNameserverSetCommands } from './commands/nameserver-sets';
 import { registerRecordCommands } from './commands/records';
 import { registerSecondaryCommands } from './commands/secondaries';
 import { registerStatusCommand } from './commands/status';
+import { registerHealthCommand } from './commands/health';
 import { registerTemplateCommands } from './commands/templates';
 import { registerTsigCommands } from './commands/tsig';
 import { registerWebhookCommands } from './commands/webhooks';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerZoneCommands(program);
   registerRecordCommands(program);
   registerStatusCommand(program);
+  registerHealthCommand(program);
   return program;
 }
 

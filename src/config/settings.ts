@@ -133,6 +133,25 @@ export interface Settings {
   aliasMinTtl: number;
   aliasMaxTtl: number;
   /**
+   * Zone health (docs/health.md): every zone's delegation, DS and signatures checked from where resolvers stand,
+   * by iterative resolution from these root servers. `interval` seconds between two checks of a zone (0: no
+   * checks, not even on demand); `serialGrace` seconds a nameserver may serve an older serial than the one
+   * committed before it is a finding; `signatureThreshold` seconds: a served RRSIG expiring sooner is one;
+   * `allowNetworks`: CIDRs the checker may query although they are loopback, private or link-local (addresses
+   * learned from the DNS, which a zone's owner chooses); `queryTimeoutMs` per query; `zonesAtOnce` zones checked
+   * at once by a worker; `ipv6`: AAAA addresses of nameservers are asked too
+   */
+  health: {
+    interval: number;
+    rootHints: HostPort[];
+    serialGrace: number;
+    signatureThreshold: number;
+    allowNetworks: string[];
+    queryTimeoutMs: number;
+    zonesAtOnce: number;
+    ipv6: boolean;
+  };
+  /**
    * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
    * one per user (RATE_LIMIT_*) shared by all of its keys, and one per key (KEY_RATE_LIMIT_*) besides; the
    * admin sets other values per user and per key. 0 = no limit. Counted in each API process on its own.
@@ -213,6 +232,23 @@ export class SettingsError extends Error {
     super(`invalid settings: ${problems.join('; ')}`);
   }
 }
+
+/** the IPv4 addresses of the thirteen root servers (a.root-servers.net … m.root-servers.net, root hints of 2023) */
+export const ROOT_SERVERS_V4 = [
+  '198.41.0.4',
+  '170.247.170.2',
+  '192.33.4.12',
+  '199.7.91.13',
+  '192.203.230.10',
+  '192.5.5.241',
+  '192.112.36.4',
+  '198.97.190.53',
+  '192.36.148.17',
+  '192.58.128.30',
+  '193.0.14.129',
+  '199.7.83.42',
+  '202.12.27.33',
+];
 
 const DEFAULT_TTLS = [86400, 43200, 28800, 14400, 7200, 3600, 1800, 900, 300];
 
@@ -456,6 +492,23 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     }),
     aliasMinTtl: integer('ALIAS_MIN_TTL', 60, 1, 86400),
     aliasMaxTtl: integer('ALIAS_MAX_TTL', 3600, 1, 7 * 86400),
+    health: {
+      interval: integer('HEALTH_CHECK_INTERVAL', 3600, 0, 7 * 86400),
+      rootHints: list(read('HEALTH_ROOT_HINTS') ?? ROOT_SERVERS_V4.join(',')).flatMap((item) => {
+        const parsed = parseServerAddress(item);
+        if (!parsed) problems.push(`HEALTH_ROOT_HINTS must list IP addresses, each with :port or not (port 53) (got "${item}")`);
+        return parsed ? [parsed] : [];
+      }),
+      serialGrace: integer('HEALTH_SERIAL_GRACE', 60, 0, 7 * 86400),
+      signatureThreshold: integer('HEALTH_SIGNATURE_THRESHOLD', 3 * 86400, 0, 366 * 86400),
+      allowNetworks: list(read('HEALTH_ALLOW_NETWORKS') ?? '').filter((item) => {
+        if (!isAddressOrCidr(item)) problems.push(`HEALTH_ALLOW_NETWORKS must list addresses or CIDR blocks (got "${item}")`);
+        return isAddressOrCidr(item);
+      }),
+      queryTimeoutMs: integer('HEALTH_QUERY_TIMEOUT_MS', 2000, 100, 30_000),
+      zonesAtOnce: integer('HEALTH_ZONES_AT_ONCE', 50, 1, 10_000),
+      ipv6: oneOf('HEALTH_IPV6', ['on', 'off'] as const, 'off') === 'on',
+    },
     rateLimit: { user: userRate, key: keyRate },
     rateLimitRefusalDelayMs: integer('RATE_LIMIT_REFUSAL_DELAY_MS', 1000, 0, 10_000),
     rateLimitConcurrency: {

@@ -130,15 +130,21 @@ export function exchangeTcp(
 
 /**
  * One question (no recursion asked: the servers are the zone's authorities), over UDP; a truncated answer
- * (TC) is asked again over TCP (RFC 7766 §5). Each exchange within `timeoutMs`.
+ * (TC) is asked again over TCP (RFC 7766 §5). Each exchange within `timeoutMs`. `dnssec`: with EDNS and the DO
+ * bit (RFC 3225 §3), so that the server adds the RRSIGs of what it answers (RFC 4035 §3.1.1).
  */
 export async function query(
   server: HostPort,
   name: string,
   type: number,
   timeoutMs = 2000,
+  options: { dnssec?: boolean } = {},
 ): Promise<DnsAnswer & { transport: 'udp' | 'tcp' }> {
-  const request = { flags: OPCODE.QUERY << 11, questions: [{ name, type, klass: CLASS.IN }] };
+  const request = {
+    flags: OPCODE.QUERY << 11,
+    questions: [{ name, type, klass: CLASS.IN }],
+    ...(options.dnssec ? { edns: { udpPayloadSize: 1232, extendedRcode: 0, version: 0, flags: EDNS_DO, options: [] } } : {}),
+  };
   const answer = await exchange(server, request, { timeoutMs });
   if (!(answer.message.flags & FLAG.TC)) return { ...answer, transport: 'udp' };
   return { ...(await exchangeTcp(server, request, { timeoutMs })), transport: 'tcp' };

@@ -8,6 +8,7 @@ import { TsigKeyResolver } from './resolvers/tsig-key.resolver';
 import { AuditResolver } from './resolvers/audit.resolver';
 import { DomainResolver } from './resolvers/domain.resolver';
 import { PropagationResolver } from './resolvers/propagation.resolver';
+import { HealthResolver } from './resolvers/health.resolver';
 import { RecordTypeResolver } from './resolvers/record-type.resolver';
 import { RecordResolver } from './resolvers/record.resolver';
 import { UserResolver } from './resolvers/user.resolver';
@@ -34,6 +35,7 @@ export const RESOLVERS = [
   ApiKeyResolver,
   RecordTypeResolver,
   PropagationResolver,
+  HealthResolver,
   ZoneFileResolver,
   ZoneChangesResolver,
   HistoryResolver,

@@ -12,6 +12,7 @@ const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys
     lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }`;
 const USER_LIMITS =
   'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
+const HEALTH = 'zone checkedAt state findings { code severity server message since }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
 const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason previousSecretUntil createdAt';
@@ -81,6 +82,8 @@ export const OPERATIONS = {
     domain(name: $zone) { dnssecEvents(first: $first, after: $after) {
       nodes { id keyId keyTag role algorithm fromState toState reason at } } } }`,
   checkZone: `query CheckZone($zone: String!) { checkZone(zone: $zone) { zone serial warnings { owner type code message } } }`,
+  domainHealth: `query DomainHealth($name: String) { domain(name: $name) { health { ${HEALTH} } } }`,
+  checkHealth: `mutation CheckHealth($zone: String!) { checkHealth(zone: $zone) { ${HEALTH} } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
 } as const;

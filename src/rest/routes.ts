@@ -2,13 +2,11 @@ import { AUDIT_ROUTES } from './audit-routes';
 import { DNSSEC_ROUTES } from './dnssec-routes';
 import { DOMAIN_ROUTES } from './domains-routes';
 import { EVENT_ROUTES } from './events-routes';
+import { HEALTH_ROUTES } from './health-routes';
 import { RECORD_ROUTES } from './records-routes';
 import type { RouteSpec } from './route-spec';
 import { TSIG_KEY_ROUTES } from './tsigkeys-routes';
 import { USER_ROUTES } from './users-routes';
-
-// the table's types live in route-spec.ts; named here too for a route file written against this one
-export type { FieldKind, FieldSpec, Inputs, RouteResult, RouteSpec, Runner } from './route-spec';
 
 /**
  * Every route of the REST compatibility layer (docs/decisions.md §1), a file per group of paths: the router
@@ -23,4 +21,5 @@ export const ROUTES: RouteSpec[] = [
   ...AUDIT_ROUTES,
   ...DOMAIN_ROUTES,
   ...DNSSEC_ROUTES,
+  ...HEALTH_ROUTES,
 ];

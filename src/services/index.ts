@@ -30,6 +30,7 @@ import { RecordTemplatesService } from './record-templates.service';
 import { NameserverSetsService } from './nameserver-sets.service';
 import { PermissionsService } from './permissions.service';
 import { EventsService } from './events/events.service';
+import { HealthService } from './health.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -73,6 +74,8 @@ export interface Services {
   permissions: PermissionsService;
   /** events out: the pull feed and webhook subscriptions (docs/events.md) */
   events: EventsService;
+  /** zone health: findings of the checks from where resolvers stand (docs/health.md) */
+  health: HealthService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -118,5 +121,6 @@ export function createServices(settings: Settings): Services {
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
     permissions: new PermissionsService(people),
     events: new EventsService(settings),
+    health: new HealthService(settings, domains),
   };
 }

@@ -38,6 +38,7 @@ import { publishWaitingMembers } from '../services/write-engine';
 import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
 import { WebhookDeliveryDuty } from './webhook-delivery';
+import { HealthWorker } from './health';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
 import { endServedDepartures } from '../services/write-engine';
@@ -105,6 +106,8 @@ export class PropagationWorker {
   readonly notifier: Notifier;
   /** secondary zones' refresh from their primaries (secondary-zones.ts) */
   readonly secondaryZones: SecondaryZonesWorker;
+  /** every zone's health, checked from where resolvers stand (health.ts) */
+  readonly health: HealthWorker;
   /** every nameserver set's secondaries, by name (docs/transfers.md, «Nameserver sets»); refreshed each poll */
   private servers: Map<string, HostPort>;
   /** the nameserver sets as last read (the default one from the settings) */
@@ -125,6 +128,7 @@ export class PropagationWorker {
     this.repository = new PropagationRepository(db);
     this.notifier = new Notifier(settings, this.repository, log);
     this.secondaryZones = new SecondaryZonesWorker(settings, db, log);
+    this.health = new HealthWorker(settings, db, log);
     this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
   }
 
@@ -156,6 +160,7 @@ export class PropagationWorker {
     await this.reconcileServers();
     this.wake('start');
     await this.secondaryZones.start();
+    this.health.start();
   }
 
   /**
@@ -526,6 +531,7 @@ export class PropagationWorker {
     if (this.kickTimer) clearTimeout(this.kickTimer);
     this.notifier.stop();
     await this.secondaryZones.stop();
+    await this.health.stop();
     await this.drains.stop();
     while (this.departing || this.checking || this.admitting || this.pruning || this.reconciling || this.refreshing || this.flattening)
       await new Promise((resolve) => setTimeout(resolve, 20));

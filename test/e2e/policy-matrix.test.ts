@@ -1665,6 +1665,9 @@ const OPS: Op[] = [
     rest(key, 'post', `/domain/dnssec/${zone}/roll`, { body: { role: 'ZSK' } }),
   ),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
+  // zone health (docs/health.md): read, and checked now, by whoever may read the zone
+  zoneOp('GET /domain/health/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/health/${zone}`)),
+  zoneOp('POST /domain/health/:zone', readZone, (key, zone) => rest(key, 'post', `/domain/health/${zone}`)),
 
   // ---- the PowerDNS API (docs/powerdns-api.md) ----
   ...PDNS_OPS,
@@ -1806,6 +1809,9 @@ const OPS: Op[] = [
       z: zone,
       c: changes,
     }),
+  ),
+  zoneOp('Mutation.checkHealth', readZone, (key, zone) =>
+    gql(key, `mutation($z: String!) { checkHealth(zone: $z) { zone state } }`, { z: zone }),
   ),
   dnssecOp('Mutation.confirmDnssecDsRemoved', adminStartDisable, (key, zone) =>
     gql(key, `mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { state } }`, { z: zone }),
@@ -2265,7 +2271,13 @@ function keyIdOf(secret: string): string {
 }
 
 beforeAll(async () => {
-  app = await startTestApp({ RATE_LIMIT_PER_SECOND: '0', KEY_RATE_LIMIT_PER_SECOND: '0' });
+  app = await startTestApp({
+    RATE_LIMIT_PER_SECOND: '0',
+    KEY_RATE_LIMIT_PER_SECOND: '0',
+    // health checks asked for (checkHealth) meet no root server at once: the matrix is about who may ask
+    HEALTH_ROOT_HINTS: '127.0.53.20',
+    HEALTH_QUERY_TIMEOUT_MS: '100',
+  });
   db = new Client({ connectionString: app.settings.databaseUrl! });
   await db.connect();
   userId = await createUser(app, 'pm@example.org');

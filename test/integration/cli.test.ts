@@ -12,7 +12,8 @@ let app: TestApp;
 
 beforeAll(async () => {
   buildOnce();
-  app = await startTestApp();
+  // a health check asked for meets no root server (nothing listens there) at once
+  app = await startTestApp({ HEALTH_ROOT_HINTS: '127.0.53.20', HEALTH_QUERY_TIMEOUT_MS: '100' });
 }, 120_000);
 afterAll(async () => app?.close());
 
@@ -485,3 +486,20 @@ test('webhooks: added with its secret shown once, listed without it, a bad addre
   expect((await cli(['webhook', 'delete', String(made.id), '--yes'], asUser)).code).toBe(0);
   expect(JSON.parse((await cli(['--json', 'webhook', 'list'], asUser)).out)).toEqual([]);
 });
+
+test('health: a zone not checked yet is unknown; --check checks it now and shows what was found', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'health-cli@example.org'])).out).id;
+  expect((await cli(['zone', 'add', userId, 'health-cli.example'])).code).toBe(0);
+  const before = await cli(['health', 'health-cli.example']);
+  expect(before.code).toBe(0);
+  expect(before.out).toContain('zone health-cli.example: unknown (not checked yet)');
+  const checked = await cli(['--json', 'health', 'health-cli.example', '--check']);
+  expect(checked.code).toBe(0);
+  const health = JSON.parse(checked.out);
+  expect(health).toMatchObject({ zone: 'health-cli.example', state: 'critical' });
+  expect(health.findings.map((f: { code: string }) => f.code)).toContain('PARENT_UNREACHABLE');
+  const table = await cli(['health', 'health-cli.example']);
+  expect(table.out).toMatch(/zone health-cli\.example: critical \(checked /);
+  expect(table.out).toMatch(/critical\s+PARENT_UNREACHABLE/);
+  expect((await cli(['health', 'no-such-zone.example'])).code).toBe(1);
+}, 60_000);

@@ -141,7 +141,13 @@ export async function startKnot(options: KnotOptions): Promise<Knot> {
   const config = `
 server:
     rundir: "${dir}/run"
-    listen: ${address}@${port}
+    listen: ${address}@${port}${
+      port < 1024 && nobody()
+        ? `
+    # a privileged port: knotd starts as root, binds, then runs as nobody
+    user: nobody:nogroup`
+        : ''
+    }
     udp-workers: 2
     tcp-workers: 2
     background-workers: 2
@@ -209,7 +215,7 @@ zone:
   let output = '';
   const child: ChildProcess = spawn(knotd, ['-c', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(owner ? { uid: owner.uid, gid: owner.gid } : {}),
+    ...(owner && port >= 1024 ? { uid: owner.uid, gid: owner.gid } : {}),
   });
   child.stdout?.on('data', (d) => (output += d));
   child.stderr?.on('data', (d) => (output += d));

@@ -27,6 +27,9 @@ export interface KnotPrimary {
   stop(): Promise<void>;
 }
 
+/** a zone's name with its trailing dot (the root: '.') */
+const fqdn = (zone: string) => (zone.endsWith('.') ? zone : `${zone}.`);
+
 export async function startKnotPrimary(
   zones: ServedZone[],
   /**
@@ -34,15 +37,17 @@ export async function startKnotPrimary(
    * 10 s, not 500 ms: on a loaded machine a reader of a large transfer can stall longer than that, and Knot cuts
    * the transfer ("closed the connection before the transfer's last SOA")
    */
-  options: { allowTransfer?: boolean } = {},
+  options: { allowTransfer?: boolean; address?: string; port?: number } = {},
 ): Promise<KnotPrimary> {
   const knotd = findBinary('knotd');
-  const port = await freePort();
+  // a given address and port (a DNS hierarchy on loopback addresses at port 53: test/integration/health-hierarchy.test.ts)
+  const address = options.address ?? '127.0.0.1';
+  const port = options.port ?? (await freePort());
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-knot-primary-'));
   for (const sub of ['run', 'db']) mkdirSync(path.join(dir, sub));
   const config = `server:
     rundir: "${dir}/run"
-    listen: 127.0.0.1@${port}
+    listen: ${address}@${port}
     udp-workers: 1
     tcp-workers: 1
     background-workers: 1
@@ -58,7 +63,7 @@ ${options.allowTransfer ? 'acl:\n  - id: loopback-transfer\n    address: 127.0.0
     zonefile-sync: -1
     journal-content: none
 ${options.allowTransfer ? '    acl: loopback-transfer\n' : ''}zone:
-${zones.map((z) => `  - domain: ${z.zone}.\n    file: "${z.file}"`).join('\n')}
+${zones.map((z) => `  - domain: ${fqdn(z.zone)}\n    file: "${z.file}"`).join('\n')}
 `;
   const configFile = path.join(dir, 'knot.conf');
   writeFileSync(configFile, config);
@@ -74,7 +79,7 @@ ${zones.map((z) => `  - domain: ${z.zone}.\n    file: "${z.file}"`).join('\n')}
       `knotd to serve ${zone}`,
       async () => {
         if (exited) throw new Error(`knotd exited: ${output}`);
-        const result = await dig(['@127.0.0.1', '-p', String(port), '+norec', `${zone}.`, 'SOA']).catch(() => undefined);
+        const result = await dig([`@${address}`, '-p', String(port), '+norec', fqdn(zone), 'SOA']).catch(() => undefined);
         return result?.status === 'NOERROR' && /flags:[^;]* aa/.test(result.stdout) ? true : undefined;
       },
       15_000,

@@ -31,6 +31,9 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     DNS_LISTEN: '',
     ROLES: 'api',
     LOG_LEVEL: 'silent',
+    // no health checks against the real root servers from a test (test/integration/health-hierarchy.test.ts
+    // sets its own hierarchy)
+    HEALTH_CHECK_INTERVAL: '0',
     // CI runs the e2e suite once more with the fast paths off (FAST_PATHS=off in its environment)
     ...(process.env.FAST_PATHS ? { FAST_PATHS: process.env.FAST_PATHS } : {}),
     ...env,

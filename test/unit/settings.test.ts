@@ -102,6 +102,27 @@ describe('settings', () => {
     expect(() => loadSettings({ ALIAS_RESOLVERS: 'resolver.example' })).toThrow(/ALIAS_RESOLVERS/);
   });
 
+  it('reads the health checker’s settings (docs/health.md), the real root servers by default', () => {
+    const defaults = loadSettings({}).health;
+    expect(defaults).toMatchObject({ interval: 3600, serialGrace: 60, signatureThreshold: 259200, allowNetworks: [], ipv6: false });
+    expect(defaults.rootHints).toHaveLength(13);
+    expect(defaults.rootHints[0]).toEqual({ host: '198.41.0.4', port: 53 });
+    const set = loadSettings({
+      HEALTH_CHECK_INTERVAL: '0',
+      HEALTH_ROOT_HINTS: '127.0.53.1, [::1]:5300',
+      HEALTH_ALLOW_NETWORKS: '127.0.53.0/24',
+      HEALTH_IPV6: 'on',
+    }).health;
+    expect(set).toMatchObject({ interval: 0, allowNetworks: ['127.0.53.0/24'], ipv6: true });
+    expect(set.rootHints).toEqual([
+      { host: '127.0.53.1', port: 53 },
+      { host: '::1', port: 5300 },
+    ]);
+    expect(() => loadSettings({ HEALTH_ROOT_HINTS: 'a.root-servers.net' })).toThrow(/HEALTH_ROOT_HINTS/);
+    expect(() => loadSettings({ HEALTH_ALLOW_NETWORKS: '10.0.0.0/33' })).toThrow(/HEALTH_ALLOW_NETWORKS/);
+    expect(() => loadSettings({ HEALTH_CHECK_INTERVAL: '-1' })).toThrow(/HEALTH_CHECK_INTERVAL/);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['ALLOWED_TTLS', '3600,abc'],

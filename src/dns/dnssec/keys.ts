@@ -2,7 +2,7 @@
  * A zone's signing key as the DNS sees it: the DNSKEY RDATA (RFC 4034 §2.1) built from the private key, its
  * key tag and the DS records that point at it.
  */
-import type { KeyObject } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { DnssecAlgorithm } from './algorithms';
 import { dsDigest, DsDigestType, DsValue } from './ds';
 import { keyTag } from './key-tag';
@@ -44,4 +44,23 @@ export const dnskeyTag = (value: DnskeyValue): number => keyTag(dnskeyRdata(valu
 export function dsOf(apexCanonicalWire: Buffer, value: DnskeyValue, digestType: DsDigestType): DsValue {
   const rdata = dnskeyRdata(value);
   return { keyTag: keyTag(rdata), algorithm: value.algorithm, digestType, digest: dsDigest(apexCanonicalWire, rdata, digestType) };
+}
+
+/** the digests a DS may carry that a validator still checks: SHA-1 as well (RFC 8624 §3.3: MUST validate) */
+const DS_CHECKED_DIGESTS: Record<number, string> = { 1: 'sha1', 2: 'sha256', 4: 'sha384' };
+
+/**
+ * Whether a DS published at the parent points at this DNSKEY (RFC 4034 §5.1: key tag, algorithm, and the digest
+ * of owner | DNSKEY RDATA); a DS of a digest type validators do not know points at nothing (RFC 4035 §5.2).
+ */
+export function dsMatchesKey(
+  apexCanonicalWire: Buffer,
+  value: DnskeyValue,
+  ds: { keyTag: number; algorithm: number; digestType: number; digest: Buffer },
+): boolean {
+  const digest = DS_CHECKED_DIGESTS[ds.digestType];
+  if (!digest) return false;
+  const rdata = dnskeyRdata(value);
+  if (keyTag(rdata) !== ds.keyTag || value.algorithm !== ds.algorithm) return false;
+  return createHash(digest).update(apexCanonicalWire).update(rdata).digest().equals(ds.digest);
 }

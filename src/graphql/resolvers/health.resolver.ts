@@ -1,0 +1,37 @@
+import DataLoader from 'dataloader';
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import type { ZoneHealth } from '../../services/health.service';
+import { DomainType } from '../types/domain.type';
+import { ZoneHealthType } from '../types/health.type';
+
+/** per request: the health of every zone of a list read at once */
+const loaders = new WeakMap<GraphQLContext, DataLoader<DomainType, ZoneHealth>>();
+function healthLoader(ctx: GraphQLContext): DataLoader<DomainType, ZoneHealth> {
+  let loader = loaders.get(ctx);
+  if (!loader) {
+    loader = new DataLoader((zones: readonly DomainType[]) => ctx.services.health.ofZones(ctx.db, zones), { cache: false });
+    loaders.set(ctx, loader);
+  }
+  return loader;
+}
+
+/** `Domain.health` and `checkHealth`: zone health, read and checked through HealthService (docs/health.md). */
+@Resolver(() => DomainType)
+export class HealthResolver {
+  @FieldResolver(() => ZoneHealthType, {
+    description: 'The zone as resolvers meet it: the last health check’s state and findings (HEALTH_CHECK_INTERVAL).',
+    complexity: 5,
+  })
+  health(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext): Promise<ZoneHealthType> {
+    return healthLoader(ctx).load(domain) as Promise<ZoneHealthType>;
+  }
+
+  @Mutation(() => ZoneHealthType, {
+    description:
+      'Checks a zone now (a check round of its own: its parent and nameservers asked from the root down) and answers its health. Needs read access to the zone.',
+  })
+  checkHealth(@Arg('zone', () => String) zone: string, @Ctx() ctx: GraphQLContext): Promise<ZoneHealthType> {
+    return ctx.services.health.checkNow(ctx, zone) as Promise<ZoneHealthType>;
+  }
+}

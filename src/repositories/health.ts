@@ -1,0 +1,230 @@
+/**
+ * Zone health's rows (Migration20261201010000_zone_health, docs/health.md): the worker's schedule of checks
+ * (`zone_health`, claimed with FOR UPDATE SKIP LOCKED and leased), the findings of each zone's last check, and
+ * the reads behind the API and the metrics.
+ */
+import type { Database, Sql } from '../db/pool';
+
+export type HealthState = 'unknown' | 'ok' | 'warning' | 'critical';
+export type Severity = 'critical' | 'warning' | 'info';
+
+export interface StoredFinding {
+  code: string;
+  severity: Severity;
+  /** the server the finding is about, null when it names none */
+  server: string | null;
+  message: string;
+  since: Date;
+}
+
+export interface StoredHealth {
+  domainId: number;
+  state: HealthState;
+  checkedAt: Date | null;
+  findings: StoredFinding[];
+}
+
+/** a zone claimed for a check */
+export interface DueZone {
+  id: number;
+  name: string;
+  serial: number;
+}
+
+/**
+ * Gives zones with an id above `afterId` (up to `limit`, in id order) their schedule row, their first check
+ * somewhere in the next `spreadSeconds` (so that zones adopted together are not checked together). Answers
+ * the last id looked at (undefined when there was none: every zone has its row).
+ */
+export async function adoptZones(db: Database, afterId: number, limit: number, spreadSeconds: number): Promise<number | undefined> {
+  const [row] = await db.rows(
+    `with picked as (select id from domains where id > $1 order by id limit $2),
+          adopted as (insert into zone_health (domain_id, next_check_at)
+                      select id, now() + random() * make_interval(secs => $3::double precision) from picked
+                      on conflict (domain_id) do nothing)
+     select max(id) as last from picked`,
+    [afterId, limit, spreadSeconds],
+  );
+  return row?.last === null || row?.last === undefined ? undefined : Number(row.last);
+}
+
+/**
+ * Claims up to `limit` zones whose check is due (SKIP LOCKED: several workers each take others) and moves their
+ * next check `leaseSeconds` ahead: the lease; the check's outcome sets the next check after the interval.
+ */
+export async function claimDueZones(db: Database, limit: number, leaseSeconds: number): Promise<DueZone[]> {
+  const rows = await db.rows(
+    `with due as (select domain_id from zone_health where next_check_at <= now()
+                   order by next_check_at limit $1 for update skip locked)
+     update zone_health h set next_check_at = now() + make_interval(secs => $2::int)
+       from domains d
+      where h.domain_id in (select domain_id from due) and d.id = h.domain_id
+     returning d.id, d.name, d.serial`,
+    [limit, leaseSeconds],
+  );
+  return rows.map((r) => ({ id: Number(r.id), name: r.name, serial: Number(r.serial) }));
+}
+
+/** the apex NS targets of a zone (absolute names as stored) */
+export async function apexNsOf(db: Sql, domainId: number): Promise<string[]> {
+  const rows = await db.rows(`select rdata from records where domain_id = $1 and owner = '@' and type = 'NS'`, [domainId]);
+  return rows.map((r) => r.rdata as string);
+}
+
+/** the A and AAAA records at these owners of a zone (owners relative, '@' the apex), by owner */
+export async function addressesAt(db: Sql, domainId: number, owners: readonly string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(owners.map((owner) => [owner, []]));
+  if (!owners.length) return found;
+  const rows = await db.rows(
+    `select owner, rdata from records where domain_id = $1 and owner = any($2::text[]) and type in ('A', 'AAAA')`,
+    [domainId, [...owners]],
+  );
+  for (const row of rows) found.get(row.owner)?.push(row.rdata);
+  return found;
+}
+
+/** the NS and glue of a delegation as a parent zone held here stores it (`child` relative to the parent) */
+export async function storedDelegation(
+  db: Sql,
+  parentName: string,
+  child: string,
+): Promise<{ ns: string[]; addresses: { owner: string; rdata: string }[] } | undefined> {
+  const [parent] = await db.rows(`select id from domains where name = $1`, [parentName]);
+  if (!parent) return undefined;
+  const rows = await db.rows(
+    `select owner, type, rdata from records where domain_id = $1 and (owner = $2 or owner like '%.' || $2) and type in ('NS', 'A', 'AAAA')`,
+    [parent.id, child],
+  );
+  return {
+    ns: rows.filter((r) => r.owner === child && r.type === 'NS').map((r) => r.rdata),
+    addresses: rows.filter((r) => r.type !== 'NS').map((r) => ({ owner: r.owner, rdata: r.rdata })),
+  };
+}
+
+/** a zone's DNSSEC: its state (undefined: unsigned) and the DNSKEY RDATA of its KSKs and CSKs still in the zone */
+export async function signingOf(db: Sql, domainId: number): Promise<{ state: string | undefined; ksks: string[] }> {
+  const [zone] = await db.rows(`select state from dnssec_zones where domain_id = $1`, [domainId]);
+  if (!zone) return { state: undefined, ksks: [] };
+  const keys = await db.rows(`select dnskey from dnssec_keys where domain_id = $1 and role <> 'ZSK' and state <> 'removed'`, [domainId]);
+  return { state: zone.state, ksks: keys.map((k) => k.dnskey) };
+}
+
+/** when the zone's current serial was committed (its journal row), if the journal still holds it */
+export async function serialCommittedAt(db: Sql, zone: string, serial: number): Promise<Date | undefined> {
+  const [row] = await db.rows(`select created_at from changes where zone = $1 and serial_after = $2 order by id desc limit 1`, [
+    zone,
+    serial,
+  ]);
+  return row?.created_at ?? undefined;
+}
+
+/** a finding as a check makes it (before it is stored: no `since` yet) */
+/** what a check changed: the zone's state, and the findings it raised and cleared */
+export interface CheckOutcome {
+  before: HealthState;
+  after: HealthState;
+  raised: { code: string; server: string | null }[];
+  cleared: { code: string; server: string | null }[];
+}
+
+export interface NewFinding {
+  code: string;
+  severity: Severity;
+  server: string | null;
+  message: string;
+}
+
+/**
+ * Stores a check's outcome in the caller's transaction: the zone's row locked (two checks of one zone, the
+ * worker's and one asked for, write one after the other), the findings no longer seen deleted, the others kept
+ * with their `since` (their severity and message as seen now), new ones added; the state and the next check set.
+ * Answers the state before and after, and the findings raised and cleared by this check.
+ */
+export async function recordCheck(
+  sql: Sql,
+  domainId: number,
+  findings: readonly NewFinding[],
+  state: Exclude<HealthState, 'unknown'>,
+  nextInSeconds: number,
+): Promise<CheckOutcome | undefined> {
+  // a zone checked before the worker adopted it (a check asked for at once) gets its row here
+  await sql.rows(`insert into zone_health (domain_id) select id from domains where id = $1 on conflict (domain_id) do nothing`, [domainId]);
+  const [row] = await sql.rows(`select state from zone_health where domain_id = $1 for update`, [domainId]);
+  // the zone was deleted meanwhile: nothing to keep
+  if (!row) return undefined;
+  const codes = findings.map((f) => f.code);
+  const servers = findings.map((f) => f.server ?? '');
+  const cleared = await sql.rows(
+    `delete from zone_health_findings f where f.domain_id = $1
+        and not exists (select 1 from unnest($2::text[], $3::text[]) n(code, server) where n.code = f.code and n.server = f.server)
+     returning f.code, f.server`,
+    [domainId, codes, servers],
+  );
+  // xmax = 0: the row was inserted by this statement, not updated (a finding new at this check)
+  const kept = findings.length
+    ? await sql.rows(
+        `insert into zone_health_findings (domain_id, code, server, severity, message)
+         select $1, code, server, severity, message from unnest($2::text[], $3::text[], $4::text[], $5::text[]) n(code, server, severity, message)
+         on conflict (domain_id, code, server) do update set severity = excluded.severity, message = excluded.message
+         returning code, server, (xmax = 0) as raised`,
+        [domainId, codes, servers, findings.map((f) => f.severity), findings.map((f) => f.message)],
+      )
+    : [];
+  await sql.rows(
+    `update zone_health set state = $2, checked_at = now(), next_check_at = now() + make_interval(secs => $3::int) where domain_id = $1`,
+    [domainId, state, nextInSeconds],
+  );
+  const named = (r: { code: string; server: string }) => ({ code: r.code, server: r.server === '' ? null : r.server });
+  return {
+    before: row.state as HealthState,
+    after: state,
+    raised: kept.filter((r) => r.raised).map(named),
+    cleared: cleared.map(named),
+  };
+}
+
+/** the stored health of these zones (a zone never checked: unknown, no findings) */
+export async function healthOfZones(db: Sql, domainIds: readonly number[]): Promise<Map<number, StoredHealth>> {
+  const result = new Map<number, StoredHealth>(
+    domainIds.map((id) => [id, { domainId: id, state: 'unknown' as HealthState, checkedAt: null, findings: [] }]),
+  );
+  if (!domainIds.length) return result;
+  const ids = [...new Set(domainIds)];
+  const [states, findings] = await Promise.all([
+    db.rows(`select domain_id, state, checked_at from zone_health where domain_id = any($1::bigint[])`, [ids]),
+    db.rows(
+      `select domain_id, code, severity, server, message, since from zone_health_findings where domain_id = any($1::bigint[])
+        order by domain_id, case severity when 'critical' then 0 when 'warning' then 1 else 2 end, code, server`,
+      [ids],
+    ),
+  ]);
+  for (const row of states) {
+    const health = result.get(Number(row.domain_id))!;
+    health.state = row.state;
+    health.checkedAt = row.checked_at;
+  }
+  for (const row of findings)
+    result.get(Number(row.domain_id))?.findings.push({
+      code: row.code,
+      severity: row.severity,
+      server: row.server === '' ? null : row.server,
+      message: row.message,
+      since: row.since,
+    });
+  return result;
+}
+
+/** zones by health state (zones without a row yet: unknown) and findings by code, over every zone (the metrics) */
+export async function healthCounts(db: Database): Promise<{ states: Map<HealthState, number>; findings: Map<string, number> }> {
+  const [states, findings] = await Promise.all([
+    db.rows(
+      `select coalesce(h.state, 'unknown') as state, count(*)::int as n from domains d left join zone_health h on h.domain_id = d.id
+        group by 1`,
+    ),
+    db.rows(`select code, severity, count(*)::int as n from zone_health_findings group by code, severity`),
+  ]);
+  return {
+    states: new Map(states.map((r) => [r.state as HealthState, Number(r.n)])),
+    findings: new Map(findings.map((r) => [`${r.code} ${r.severity}`, Number(r.n)])),
+  };
+}

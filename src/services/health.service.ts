@@ -1,0 +1,150 @@
+/**
+ * Zone health (docs/health.md): what the health checker found of each zone, read by every edge (REST, GraphQL,
+ * the CLI through them, the metrics), and the check itself, which the worker runs on its schedule
+ * (worker/health.ts) and a caller asks for at once (`checkNow`). The findings are rows; a key sees the health of
+ * the zones it may read, and nothing else.
+ */
+import type { Settings } from '../config/settings';
+import type { Database, Sql } from '../db/pool';
+import { logger } from '../logger';
+import { IterativeResolver } from '../dns-client/iterative-resolver';
+import {
+  healthCounts,
+  healthOfZones,
+  recordCheck,
+  type CheckOutcome,
+  type DueZone,
+  type HealthState,
+  type NewFinding,
+  type StoredFinding,
+} from '../repositories/health';
+import { appendEvent } from '../repositories/events';
+import { checkZone, mayAskAddress, stateOf } from './health-checks';
+import type { RequestContext } from './context';
+import type { DomainsService } from './domains.service';
+
+export type { HealthState, Severity } from '../repositories/health';
+export { FINDING_CODES, type FindingCode } from './health-checks';
+
+/** a zone's health as the API shows it */
+export interface ZoneHealth {
+  zone: string;
+  /** when the last check ended; null: never checked (state unknown) */
+  checkedAt: Date | null;
+  state: HealthState;
+  /** the last check's findings, the most severe first */
+  findings: StoredFinding[];
+}
+
+/** a resolver for one check round, with the operator's root hints and rule for addresses (HEALTH_*) */
+export function healthResolver(health: Settings['health']): IterativeResolver {
+  return new IterativeResolver({
+    rootHints: health.rootHints,
+    timeoutMs: health.queryTimeoutMs,
+    mayAsk: mayAskAddress(health),
+    ipv6: health.ipv6,
+  });
+}
+
+/**
+ * Checks one zone with the round's resolver and stores what it found, in one transaction; answers the state.
+ * The next check comes HEALTH_CHECK_INTERVAL after this one (an hour when the duty is off: only asked checks run).
+ */
+export async function checkAndRecord(
+  db: Database,
+  health: Settings['health'],
+  resolver: IterativeResolver,
+  zone: DueZone,
+): Promise<HealthState | undefined> {
+  const findings = await checkZone(db, resolver, health, zone);
+  // the process stops: what the check met since is not the zone's doing (its lease brings it back)
+  if (resolver.stopped) return undefined;
+  const state = stateOf(findings);
+  return db.transaction(async (sql) => {
+    const outcome = await recordCheck(sql, zone.id, findings, state, health.interval || 3600);
+    if (!outcome) return undefined;
+    if (outcome.before !== outcome.after || outcome.raised.length || outcome.cleared.length)
+      await healthChanged(sql, zone, outcome, findings);
+    return outcome.after;
+  });
+}
+
+/**
+ * The one place a zone's health changes (its state, or a finding raised or cleared), in the transaction that
+ * stores the check: the health.changed event commits with the findings it tells of (docs/events.md).
+ */
+async function healthChanged(sql: Sql, zone: DueZone, outcome: CheckOutcome, findings: readonly NewFinding[]): Promise<void> {
+  if (outcome.before !== outcome.after) {
+    const log = outcome.after === 'critical' ? logger.warn.bind(logger) : logger.info.bind(logger);
+    log(
+      {
+        zone: zone.name,
+        before: outcome.before,
+        after: outcome.after,
+        findings: findings.map((f) => ({ code: f.code, server: f.server })),
+      },
+      `health: ${zone.name} went from ${outcome.before} to ${outcome.after}`,
+    );
+  }
+  await appendEvent(sql, {
+    type: 'health.changed',
+    domainId: zone.id,
+    data: {
+      zone: zone.name,
+      state: outcome.after,
+      previous_state: outcome.before,
+      raised: outcome.raised,
+      cleared: outcome.cleared,
+      findings: findings.map((f) => ({ code: f.code, severity: f.severity, server: f.server, message: f.message })),
+    },
+  });
+}
+
+export class HealthService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly domains: DomainsService,
+  ) {}
+
+  /** the health of a zone the caller has already read */
+  async ofZone(db: Sql, zone: { id: number; name: string }): Promise<ZoneHealth> {
+    return (await this.ofZones(db, [zone]))[0];
+  }
+
+  /** the health of zones the caller has already read (GraphQL `Domain.health` of a list: two statements for them all) */
+  async ofZones(db: Sql, zones: readonly { id: number; name: string }[]): Promise<ZoneHealth[]> {
+    const stored = await healthOfZones(
+      db,
+      zones.map((zone) => zone.id),
+    );
+    return zones.map((zone) => {
+      const health = stored.get(zone.id)!;
+      return { zone: zone.name, checkedAt: health.checkedAt, state: health.state, findings: health.findings };
+    });
+  }
+
+  /** the health of a zone by name, as the caller may read it (ZONE_NOT_FOUND for a zone it may not) */
+  async get(ctx: RequestContext, zone: string): Promise<ZoneHealth> {
+    const domain = await this.domains.get(ctx, { name: zone });
+    return this.ofZone(ctx.db, domain);
+  }
+
+  /**
+   * Checks a zone the caller may read now, with a round of its own, and answers its health as stored. The check
+   * asks only DNS servers (queries, no change anywhere), so reading the zone is enough to ask for one.
+   */
+  async checkNow(ctx: RequestContext, zone: string): Promise<ZoneHealth> {
+    const domain = await this.domains.get(ctx, { name: zone });
+    await checkAndRecord(ctx.db, this.settings.health, healthResolver(this.settings.health), {
+      id: domain.id,
+      name: domain.name,
+      serial: Number(domain.serial),
+    });
+    return this.ofZone(ctx.db, domain);
+  }
+
+  /** zones by state and findings by code and severity, over every zone (the metrics) */
+  counts(db: Database) {
+    return healthCounts(db);
+  }
+}

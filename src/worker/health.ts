@@ -1,0 +1,139 @@
+/**
+ * Zone health's duty (docs/health.md): every zone checked from where resolvers stand every
+ * HEALTH_CHECK_INTERVAL seconds (0: the duty does not run), by any number of workers.
+ *
+ * - every zone gets a schedule row (`zone_health`), its first check within a minute (or the interval, if
+ *   shorter); zones made later get theirs at the next tick (a cursor over zone ids; a whole sweep every
+ *   SWEEP_MS catches ids committed out of order)
+ * - due rows are claimed with FOR UPDATE SKIP LOCKED, as many as the worker has free slots
+ *   (HEALTH_ZONES_AT_ONCE), and leased LEASE_SECONDS; each check ends with its next one an interval later, so
+ *   checks stay spread over the interval as the zones' first checks were
+ * - the zones claimed within one round (ROUND_MS) share one resolver: what the root and the TLDs answer is
+ *   asked once per round, a dead server costs two timeouts per round, and no server has more than a few
+ *   questions in flight (dns-client/iterative-resolver.ts)
+ */
+import type { Settings } from '../config/settings';
+import type { Database } from '../db/pool';
+import { noteDatabaseFailure } from '../db/availability';
+import type { Logger } from '../logger';
+import type { IterativeResolver } from '../dns-client/iterative-resolver';
+import { adoptZones, claimDueZones, type DueZone } from '../repositories/health';
+import { checkAndRecord, healthResolver } from '../services/health.service';
+
+const TICK_MS = 1000;
+/** a claimed check may take this long before another worker takes the zone again (a check ends well within it) */
+const LEASE_SECONDS = 120;
+/** zones given their schedule row per statement */
+const ADOPT_BATCH = 5000;
+/** the first check of a zone adopted comes within this (or the interval, if shorter) */
+const FIRST_CHECK_WITHIN_SECONDS = 60;
+/** how often adoption starts again from the lowest zone id */
+const SWEEP_MS = 10 * 60_000;
+/** the longest a resolver (a check round: its cache, the servers found dead) is kept */
+const ROUND_MS = 30_000;
+
+export class HealthWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+  private again = false;
+  private stopped = false;
+  private inFlight = 0;
+  private adoptAfter = 0;
+  private sweptAt = Date.now();
+  private round: IterativeResolver | undefined;
+  /** the rounds with checks under way, and how many each: stopped together when the worker stops */
+  private readonly busyRounds = new Map<IterativeResolver, number>();
+  /** counters, for tests and logs */
+  readonly stats = { checks: 0, failures: 0 };
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly db: Database,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    const interval = this.settings.health.interval;
+    if (!interval) return;
+    this.timer = setInterval(() => void this.tick(), Math.min(TICK_MS, (interval * 1000) / 2));
+    void this.tick();
+  }
+
+  /** adopts new zones, then claims as many due zones as there are free slots and starts their checks */
+  async tick(): Promise<void> {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    this.again = false;
+    try {
+      await this.adopt();
+      const free = this.settings.health.zonesAtOnce - this.inFlight;
+      if (free > 0) {
+        const due = await claimDueZones(this.db, free, LEASE_SECONDS);
+        if (due.length) {
+          const resolver = this.resolver();
+          for (const zone of due) void this.check(resolver, zone, due.length === free);
+        }
+      }
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'health checks'))
+        this.log.error({ err: error }, 'health: claiming due zones failed; it runs again at the next tick');
+    } finally {
+      this.ticking = false;
+    }
+    if (this.again) void this.tick();
+  }
+
+  private async adopt(): Promise<void> {
+    if (Date.now() - this.sweptAt > SWEEP_MS) {
+      this.adoptAfter = 0;
+      this.sweptAt = Date.now();
+    }
+    const spread = Math.min(FIRST_CHECK_WITHIN_SECONDS, this.settings.health.interval);
+    for (let rounds = 0; rounds < 20 && !this.stopped; rounds++) {
+      const last = await adoptZones(this.db, this.adoptAfter, ADOPT_BATCH, spread);
+      if (last === undefined) return;
+      this.adoptAfter = last;
+    }
+  }
+
+  /** the round's resolver: a new one when the last is older than ROUND_MS (or half the interval) */
+  private resolver(): IterativeResolver {
+    const age = Math.min(ROUND_MS, (this.settings.health.interval * 1000) / 2);
+    if (!this.round || Date.now() - this.round.startedAt > age) this.round = healthResolver(this.settings.health);
+    return this.round;
+  }
+
+  private async check(resolver: IterativeResolver, zone: DueZone, claimedAll: boolean): Promise<void> {
+    this.inFlight++;
+    this.busyRounds.set(resolver, (this.busyRounds.get(resolver) ?? 0) + 1);
+    try {
+      await checkAndRecord(this.db, this.settings.health, resolver, zone);
+      this.stats.checks++;
+    } catch (error) {
+      this.stats.failures++;
+      // the lease brings the zone back
+      if (!noteDatabaseFailure(error, 'health checks'))
+        this.log.warn({ err: error, zone: zone.name }, `health: checking ${zone.name} failed; it is checked again after its lease`);
+    } finally {
+      this.inFlight--;
+      const left = (this.busyRounds.get(resolver) ?? 1) - 1;
+      if (left) this.busyRounds.set(resolver, left);
+      else this.busyRounds.delete(resolver);
+    }
+    // the claim took every free slot: more zones may be due than were claimed
+    if (claimedAll) void this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    // the checks under way end within a query's timeout, and keep nothing
+    this.round?.stop();
+    for (const round of this.busyRounds.keys()) round.stop();
+    while (this.ticking || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
