@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createTsigKey, createUser } from '../support/fixtures';
+import { createSecondary, createTsigKey, createUser } from '../support/fixtures';
 import { KeyArg } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
@@ -79,9 +79,6 @@ async function bindPrimary(port?: number): Promise<BindPrimary> {
   return bind;
 }
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-
 beforeAll(async () => {
   dnsPort = await freePort();
   knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
@@ -104,13 +101,7 @@ afterAll(async () => {
 
 test('an expired secondary zone leaves the catalog and the fleet stops serving it; BIND back, the fleet serves it again', async () => {
   const bind = await bindPrimary();
-  const created = await app.gql(CREATE_SECONDARY, {
-    u: userId,
-    z: ZONE,
-    p: [{ address: '127.0.0.1', port: bind.port, tsigKeyName: key.name }],
-  });
-  expect(created.errors).toBeUndefined();
-  const id: string = created.data.createDomain.id;
+  const id = await createSecondary(app, userId, ZONE, [{ address: '127.0.0.1', port: bind.port, tsigKeyName: key.name }]);
   await reaches('IN_SYNC');
   await waitFor('Knot to serve the zone', async () =>
     (await answer(knot.port, `www.${ZONE}`)).a.includes('192.0.2.1') ? true : undefined,

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { createUser } from '../support/fixtures';
+import { createSecondary, createUser } from '../support/fixtures';
 import { FakePrimary, startFakePrimary } from '../support/fake-primary';
 import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
 
@@ -86,14 +86,6 @@ const reaches = (zone: string, state: string, timeoutMs?: number) =>
     timeoutMs,
   );
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-async function createSecondary(zone: string, port: number): Promise<string> {
-  const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: [{ address: '127.0.0.1', port }] });
-  expect(created.errors).toBeUndefined();
-  return created.data.createDomain.id;
-}
-
 /** `zonekeeper_secondary_zones_behind` for our Knot, as /metrics says it */
 async function zonesBehind(): Promise<number> {
   const res = await app.http.get('/metrics').set('X-API-Key', ADMIN_KEY);
@@ -126,7 +118,7 @@ test('EXPIRE passing while a refresh is under way: EXPIRED, REFUSED and out of t
   const zone = 'stalled-refresh.zk-not-served.test';
   // REFRESH 1 s: a refresh starts within a second of the primary stalling, well before the EXPIRE (4 s)
   const primary = await fakePrimary(zone, { refresh: 1, retry: 1, expire: 4 });
-  const id = await createSecondary(zone, primary.port);
+  const id = await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: primary.port }]);
   await reaches(zone, 'IN_SYNC');
   await waitFor('Knot to serve the zone', async () =>
     (await answerOf(knot.port, `www.${zone}`)).a.includes('192.0.2.1') ? true : undefined,
@@ -184,7 +176,7 @@ test('a zone never transferred (its primary dead) is not counted behind, and its
   const zone = 'never-taken.zk-not-served.test';
   // nothing listens there: every refresh fails, the zone stays PENDING
   const dead = await freePort();
-  const id = await createSecondary(zone, dead);
+  const id = await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: dead }]);
   const pending = await waitFor(`${zone} to have failed a refresh`, async () => {
     const current = await status(zone);
     return current.secondary.lastError ? current : undefined;
@@ -209,7 +201,7 @@ test('a zone never transferred (its primary dead) is not counted behind, and its
 test('a refresh whose IXFR finds us current is not a transfer: transfers stays', async () => {
   const zone = 'ixfr-current.zk-not-served.test';
   const primary = await fakePrimary(zone, { refresh: 1, retry: 1, expire: 3600 });
-  await createSecondary(zone, primary.port);
+  await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: primary.port }]);
   const first = await reaches(zone, 'IN_SYNC');
   expect(first.secondary.transfers).toBe(1);
   // the SOA query says serial 2, the IXFR answers the single SOA at ours (1): nothing to take

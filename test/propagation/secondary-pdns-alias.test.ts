@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createUser } from '../support/fixtures';
+import { createSecondary, createUser } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { PowerDnsServer, startPowerDns } from '../support/powerdns-server';
 import { waitFor } from '../support/wait-for';
@@ -103,9 +103,6 @@ const powerDnsNotified = () =>
     return zone.notified_serial === zone.serial ? (zone.serial as number) : undefined;
   });
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { kind } }`;
-
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-sec-alias-'));
   const lines = [
@@ -156,8 +153,7 @@ afterAll(async () => {
 
 test('without ALIAS_RESOLVERS the zone is taken and served, the ALIAS owner without an address, its status saying why', async () => {
   const user = await createUser(bare, 'customer@zk-sec-alias-bare.test');
-  const created = await bare.gql(CREATE_SECONDARY, { u: user, z: ZONE, p: [{ address: '127.0.0.1', port: powerdns.dnsPort }] });
-  expect(created.errors).toBeUndefined();
+  await createSecondary(bare, user, ZONE, [{ address: '127.0.0.1', port: powerdns.dnsPort }]);
   await answers(bareDnsPort, `ns1.${ZONE}`, ['A 192.0.2.53'], 'the service without ALIAS_RESOLVERS');
   const served = await status(bare);
   expect(served.secondary).toMatchObject({ state: 'IN_SYNC', lastError: null, transfers: 1 });
@@ -177,8 +173,7 @@ test('without ALIAS_RESOLVERS the zone is taken and served, the ALIAS owner with
 test('an apex ALIAS taken from PowerDNS is served flattened at our primary and our Knot, across a transfer and a promotion', async () => {
   const first = await powerDnsNotified();
   const user = await createUser(app, 'customer@zk-sec-alias.test');
-  const created = await app.gql(CREATE_SECONDARY, { u: user, z: ZONE, p: [{ address: '127.0.0.1', port: powerdns.dnsPort }] });
-  expect(created.errors).toBeUndefined();
+  await createSecondary(app, user, ZONE, [{ address: '127.0.0.1', port: powerdns.dnsPort }]);
 
   // before any promotion: the secondary zone's apex answers the target's addresses, here and at Knot
   await answers(dnsPort, ZONE, FIRST, 'our primary');

@@ -9,7 +9,7 @@
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
+import { CREATE_RECORD, CREATE_SECONDARY, createSecondary, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
 import { KeyArg, nsupdate, python } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
@@ -52,9 +52,6 @@ async function status(zone = ZONE): Promise<any> {
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   return res.data.domain;
 }
-
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
 
 /** dnspython: a NOTIFY for the zone from `source`, printing the answer's RCODE and EDE text */
 const DNSPYTHON_NOTIFY = `
@@ -201,8 +198,7 @@ test('a primary that answers garbage: a clear status, the zone pending and not s
   await new Promise<void>((resolve) => garbage.bind(0, '127.0.0.1', () => resolve()));
   try {
     const zone = 'garbage-sec.zk.test';
-    const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: [{ address: '127.0.0.1', port: garbage.address().port }] });
-    expect(created.errors).toBeUndefined();
+    await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: garbage.address().port }]);
     const state = await waitFor('the garbage to be noted', async () => {
       const current = (await status(zone)).secondary;
       return current.lastError ? current : undefined;
