@@ -18,7 +18,7 @@ import path from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createSecondary, createUser } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
-import { PowerDnsServer, startPowerDns } from '../support/powerdns-server';
+import { PowerDnsServer, powerDnsNotified, powerDnsRrset, powerDnsZonesApi, startPowerDnsPrimary } from '../support/powerdns-server';
 import { waitFor } from '../support/wait-for';
 import { dig, freePort, Knot, records, servedSerial, startKnot } from './knot';
 
@@ -79,30 +79,6 @@ const rowsOf = (zone: any, derived: boolean) =>
     .map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)
     .sort();
 
-/** PowerDNS's HTTP API, for the zone */
-async function powerDnsApi(method: string, pathname: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${powerdns.baseUrl}/api/v1/servers/localhost/zones${pathname}`, {
-    method,
-    headers: { 'X-API-Key': powerdns.apiKey, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`PowerDNS ${method} ${pathname}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
-const rrset = (name: string, type: string, contents: string[]) => ({
-  name: `${name}.`,
-  type,
-  ttl: 300,
-  changetype: 'REPLACE',
-  records: contents.map((content) => ({ content, disabled: false })),
-});
-/** PowerDNS's zone once its primary loop has NOTIFYed its serial (a change made before can be refused: see secondary-pdns-primary) */
-const powerDnsNotified = () =>
-  waitFor('PowerDNS to have NOTIFYed its serial', async () => {
-    const zone = await powerDnsApi('GET', `/${ZONE}.`);
-    return zone.notified_serial === zone.serial ? (zone.serial as number) : undefined;
-  });
-
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-sec-alias-'));
   const lines = [
@@ -128,16 +104,14 @@ beforeAll(async () => {
   });
   bareDnsPort = await freePort();
   bare = await startTestApp({ ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${bareDnsPort}` });
-  powerdns = await startPowerDns(['primary=yes', `also-notify=127.0.0.1:${dnsPort}`, 'xfr-cycle-interval=1']);
-  await powerDnsApi('POST', '', {
-    name: `${ZONE}.`,
-    kind: 'Master',
-    soa_edit_api: 'INCREASE',
+  powerdns = await startPowerDnsPrimary({
+    notifyPort: dnsPort,
+    zone: ZONE,
     rrsets: [
-      rrset(ZONE, 'SOA', [SOA]),
-      rrset(ZONE, 'NS', [`ns1.${ZONE}.`]),
-      rrset(ZONE, 'ALIAS', [`www.${TARGET_ZONE}.`]),
-      rrset(`ns1.${ZONE}`, 'A', ['192.0.2.53']),
+      powerDnsRrset(ZONE, 'SOA', [SOA]),
+      powerDnsRrset(ZONE, 'NS', [`ns1.${ZONE}.`]),
+      powerDnsRrset(ZONE, 'ALIAS', [`www.${TARGET_ZONE}.`]),
+      powerDnsRrset(`ns1.${ZONE}`, 'A', ['192.0.2.53']),
     ],
   });
 }, 90_000);
@@ -171,7 +145,7 @@ test('without ALIAS_RESOLVERS the zone is taken and served, the ALIAS owner with
 });
 
 test('an apex ALIAS taken from PowerDNS is served flattened at our primary and our Knot, across a transfer and a promotion', async () => {
-  const first = await powerDnsNotified();
+  const first = await powerDnsNotified(powerdns, ZONE);
   const user = await createUser(app, 'customer@zk-sec-alias.test');
   await createSecondary(app, user, ZONE, [{ address: '127.0.0.1', port: powerdns.dnsPort }]);
 
@@ -192,8 +166,8 @@ test('an apex ALIAS taken from PowerDNS is served flattened at our primary and o
   expect(await servedSerial(knot.port, ZONE)).toBe(first + 1);
 
   // a change on PowerDNS: the ALIAS's target and a new record; taken after its NOTIFY (REFRESH is an hour)
-  await powerDnsApi('PATCH', `/${ZONE}.`, {
-    rrsets: [rrset(ZONE, 'ALIAS', [`edge.${TARGET_ZONE}.`]), rrset(`new.${ZONE}`, 'A', ['192.0.2.9'])],
+  await powerDnsZonesApi(powerdns, 'PATCH', `/${ZONE}.`, {
+    rrsets: [powerDnsRrset(ZONE, 'ALIAS', [`edge.${TARGET_ZONE}.`]), powerDnsRrset(`new.${ZONE}`, 'A', ['192.0.2.9'])],
   });
   const second = await waitFor('PowerDNS to serve a new serial', async () => {
     const serial = await servedSerial(powerdns.dnsPort, ZONE);
