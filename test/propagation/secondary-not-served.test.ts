@@ -13,14 +13,13 @@
  *   counted for as long as it was not served)
  * - a refresh whose IXFR finds us current (the SOA query said otherwise) is not a transfer: `transfers` stays
  */
-import { randomBytes } from 'node:crypto';
-import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY, TestApp } from '../support/test-app';
+import { startWithKnotFleet } from '../support/knot-fleet';
 import { createSecondary, createUser } from '../support/fixtures';
 import { FakePrimary, startFakePrimary } from '../support/fake-primary';
-import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
+import { dig, freePort, Knot, records, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-not-served.test';
-const FLEET_KEY = { name: 'zk-not-served', secret: randomBytes(32).toString('base64') };
 
 let app: TestApp;
 let knot: Knot;
@@ -96,15 +95,7 @@ async function zonesBehind(): Promise<number> {
 }
 
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-not-served'));
   userId = await createUser(app, 'customer@zk-not-served.test');
 }, 60_000);
 

@@ -11,21 +11,20 @@
  * promotion and the refresh's 60 s lease after it), and without ALIAS_RESOLVERS the transfer itself was refused
  * (the zone PENDING, not served).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
+import { startWithKnotFleet } from '../support/knot-fleet';
 import { createSecondary, createUser } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { PowerDnsServer, powerDnsNotified, powerDnsRrset, powerDnsZonesApi, startPowerDnsPrimary } from '../support/powerdns-server';
 import { waitFor } from '../support/wait-for';
-import { dig, freePort, Knot, records, servedSerial, startKnot } from './knot';
+import { dig, freePort, Knot, records, servedSerial } from './knot';
 
 const ZONE = 'pdns-alias-secondary.zk.test';
 const TARGET_ZONE = 'cdn.alias-target.test';
 const CATALOG = 'catalog.zk-sec-alias.test';
-const FLEET_KEY = { name: 'zk-sec-alias-fleet', secret: randomBytes(32).toString('base64') };
 /** an hour's REFRESH and RETRY: a change taken within the test came by NOTIFY */
 const SOA = `ns1.${ZONE}. hostmaster.${ZONE}. 1 3600 3600 604800 300`;
 const FIRST = ['A 192.0.2.44', 'AAAA 2001:db8::44'];
@@ -92,16 +91,7 @@ beforeAll(async () => {
   ];
   writeFileSync(path.join(dir, 'target.zone'), `${lines.join('\n')}\n`);
   target = await startKnotPrimary([{ zone: TARGET_ZONE, file: path.join(dir, 'target.zone') }]);
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-    ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-sec-alias-fleet', { ALIAS_RESOLVERS: `127.0.0.1:${target.port}` }));
   bareDnsPort = await freePort();
   bare = await startTestApp({ ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${bareDnsPort}` });
   powerdns = await startPowerDnsPrimary({

@@ -8,16 +8,16 @@
  */
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { startTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { startWithKnotFleet } from '../support/knot-fleet';
 import { CREATE_RECORD, CREATE_SECONDARY, createSecondary, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
 import { KeyArg, nsupdate, python } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
-import { dig, freePort, Knot, records, startKnot } from './knot';
+import { dig, Knot, records } from './knot';
 
 const ZONE = 'customer-sec.zk.test';
 const CATALOG = 'catalog.zk-sec.test';
-const FLEET_KEY = { name: 'zk-sec-fleet', secret: randomBytes(32).toString('base64') };
 
 let app: TestApp;
 let knot: Knot;
@@ -65,15 +65,7 @@ print(dns.rcode.to_text(r.rcode()), *[o.text for o in (r.options or []) if o.oty
 `;
 
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-sec-fleet'));
   userId = await createUser(app, 'customer@zk-sec.test');
   key = await createTsigKey(app, userId, 'customer-sec-key');
   bind = await startBindPrimary({
