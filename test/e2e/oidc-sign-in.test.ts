@@ -11,6 +11,7 @@ import { launchChromium } from '../support/console';
 import { createUser } from '../support/fixtures';
 import {
   atProviderLogin,
+  holdOidcCallbacks,
   OIDC_CLIENT_ID,
   OIDC_CLIENT_SECRET,
   OidcProvider,
@@ -34,27 +35,8 @@ const callback = () => `${app.baseUrl}/auth/oidc/callback`;
 /** the provider's login and consent in this test's page */
 const atProvider = (login: string) => atProviderLogin(page, login);
 
-/**
- * Holds the browser's requests to the service's callback (Chromium's Fetch domain over CDP: the provider's
- * redirect back is the last hop of a redirect chain, which Playwright's routes do not see); `onCallback`
- * decides each: a URL to continue to (changed or not), or undefined to answer it in the browser and stop.
- */
-async function holdCallbacks(onCallback: (url: URL) => Promise<URL | undefined>): Promise<void> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `${callback()}*`, requestStage: 'Request' }] });
-  cdp.on('Fetch.requestPaused', (event) => {
-    void (async () => {
-      const url = await onCallback(new URL(event.request.url));
-      if (url) await cdp.send('Fetch.continueRequest', { requestId: event.requestId, url: url.href });
-      else
-        await cdp.send('Fetch.fulfillRequest', {
-          requestId: event.requestId,
-          responseCode: 200,
-          body: Buffer.from('held').toString('base64'),
-        });
-    })();
-  });
-}
+/** holds the browser's requests to the service's callback (holdOidcCallbacks); `onCallback` decides each */
+const holdCallbacks = (onCallback: (url: URL) => Promise<URL | undefined>) => holdOidcCallbacks(context, page, callback(), onCallback);
 
 /**
  * Signs in through the browser as `login`; `onCallback` may change the provider's redirect back before the

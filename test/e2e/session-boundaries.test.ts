@@ -25,6 +25,7 @@ import WebSocket from 'ws';
 import { launchChromium } from '../support/console';
 import {
   atProviderLogin,
+  holdOidcCallbacks,
   OIDC_CLIENT_ID,
   OIDC_CLIENT_SECRET,
   OidcProvider,
@@ -352,23 +353,8 @@ describe('OpenID Connect', () => {
   });
   const callback = () => `${plain.baseUrl}/auth/oidc/callback`;
 
-  /** holds the browser's requests to the callback (CDP Fetch, as oidc-sign-in.test.ts); `onCallback` decides each */
-  async function holdCallbacks(onCallback: (url: URL) => Promise<URL | undefined>): Promise<void> {
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `${callback()}*`, requestStage: 'Request' }] });
-    cdp.on('Fetch.requestPaused', (event) => {
-      void (async () => {
-        const url = await onCallback(new URL(event.request.url));
-        if (url) await cdp.send('Fetch.continueRequest', { requestId: event.requestId, url: url.href });
-        else
-          await cdp.send('Fetch.fulfillRequest', {
-            requestId: event.requestId,
-            responseCode: 200,
-            body: Buffer.from('held').toString('base64'),
-          });
-      })();
-    });
-  }
+  /** holds the browser's requests to the callback (holdOidcCallbacks); `onCallback` decides each */
+  const holdCallbacks = (onCallback: (url: URL) => Promise<URL | undefined>) => holdOidcCallbacks(context, page, callback(), onCallback);
 
   it('refuses an ID token issued to another client (its audience), signed by the provider with the right nonce; audited', async () => {
     // 1. the other client's sign-in of the same person at the same provider: a code, redeemed by that client

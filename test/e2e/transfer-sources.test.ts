@@ -6,15 +6,12 @@
  * nothing written; a private or public address is taken; the admin key names any server.
  */
 import 'reflect-metadata';
-import { createUser, createUserKey } from '../support/fixtures';
+import { CREATE_SECONDARY, createUser, createUserKey } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
 
 let app: TestApp;
 let userId: string;
 let userKey: string;
-
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
 
 beforeAll(async () => {
   app = await startTestApp();

@@ -6,17 +6,16 @@
  * (its EXPIRE timer runs from its last refresh from us, and we kept answering while RETRYING). BIND back: the
  * zone is IN_SYNC, rejoins the catalog, and Knot serves it again.
  */
-import { randomBytes } from 'node:crypto';
-import { startTestApp, TestApp } from '../support/test-app';
-import { createTsigKey, createUser } from '../support/fixtures';
+import { TestApp } from '../support/test-app';
+import { startWithKnotFleet } from '../support/knot-fleet';
+import { createSecondary, createTsigKey, createUser } from '../support/fixtures';
 import { KeyArg } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
-import { dig, freePort, Knot, records, startKnot } from './knot';
+import { dig, Knot, records } from './knot';
 
 const ZONE = 'expiring-sec.zk-fleet.test';
 const CATALOG = 'catalog.zk-fleet.test';
-const FLEET_KEY = { name: 'zk-fleet-expiry', secret: randomBytes(32).toString('base64') };
 /**
  * EXPIRE long enough to tell the catalog's removal from Knot's own expiry: Knot refreshes from us every 2 s
  * (REFRESH) and we answer until we expire, so its own EXPIRE would end at least EXPIRE − 2 s after ours
@@ -79,19 +78,8 @@ async function bindPrimary(port?: number): Promise<BindPrimary> {
   return bind;
 }
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-fleet-expiry'));
   userId = await createUser(app, 'customer@zk-fleet.test');
   key = await createTsigKey(app, userId, 'customer-fleet-key');
 }, 60_000);
@@ -104,13 +92,7 @@ afterAll(async () => {
 
 test('an expired secondary zone leaves the catalog and the fleet stops serving it; BIND back, the fleet serves it again', async () => {
   const bind = await bindPrimary();
-  const created = await app.gql(CREATE_SECONDARY, {
-    u: userId,
-    z: ZONE,
-    p: [{ address: '127.0.0.1', port: bind.port, tsigKeyName: key.name }],
-  });
-  expect(created.errors).toBeUndefined();
-  const id: string = created.data.createDomain.id;
+  const id = await createSecondary(app, userId, ZONE, [{ address: '127.0.0.1', port: bind.port, tsigKeyName: key.name }]);
   await reaches('IN_SYNC');
   await waitFor('Knot to serve the zone', async () =>
     (await answer(knot.port, `www.${ZONE}`)).a.includes('192.0.2.1') ? true : undefined,

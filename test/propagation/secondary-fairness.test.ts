@@ -11,7 +11,7 @@
  *   set at the claim, 150 s, whatever the refresh's length)
  */
 import { startTestApp, TestApp } from '../support/test-app';
-import { createUser } from '../support/fixtures';
+import { createSecondary, createUser } from '../support/fixtures';
 import { FakePrimary, startFakePrimary } from '../support/fake-primary';
 import { freePort, waitFor } from './knot';
 
@@ -48,14 +48,6 @@ async function status(zone: string): Promise<any> {
   return res.data.domain;
 }
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-async function createSecondary(zone: string, port: number): Promise<string> {
-  const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: [{ address: '127.0.0.1', port }] });
-  expect(created.errors).toBeUndefined();
-  return created.data.createDomain.id;
-}
-
 /** the zone's lease as the database holds it (null: not claimed) */
 async function leaseOf(id: string): Promise<Date | null> {
   const [row] = await app.service.database.db.rows<{ lease_until: Date | null }>(
@@ -81,8 +73,8 @@ test("a primary trickling its transfers holds one slot: another zone's NOTIFY is
   const a = await fakePrimary('trickling.zk-fairness.test', { refresh: 1, retry: 1, expire: 3600 });
   // B: an hour's REFRESH: only the NOTIFY brings its change
   const b = await fakePrimary('notified.zk-fairness.test', { refresh: 3600, retry: 3600, expire: 86400 });
-  const aId = await createSecondary(a.zone, a.port);
-  await createSecondary(b.zone, b.port);
+  const aId = await createSecondary(app, userId, a.zone, [{ address: '127.0.0.1', port: a.port }]);
+  await createSecondary(app, userId, b.zone, [{ address: '127.0.0.1', port: b.port }]);
   for (const zone of [a.zone, b.zone])
     await waitFor(`${zone} IN_SYNC at serial 1`, async () => {
       const current = await status(zone);

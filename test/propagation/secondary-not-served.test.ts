@@ -13,14 +13,13 @@
  *   counted for as long as it was not served)
  * - a refresh whose IXFR finds us current (the SOA query said otherwise) is not a transfer: `transfers` stays
  */
-import { randomBytes } from 'node:crypto';
-import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { createUser } from '../support/fixtures';
+import { ADMIN_KEY, TestApp } from '../support/test-app';
+import { startWithKnotFleet } from '../support/knot-fleet';
+import { createSecondary, createUser } from '../support/fixtures';
 import { FakePrimary, startFakePrimary } from '../support/fake-primary';
-import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
+import { dig, freePort, Knot, records, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-not-served.test';
-const FLEET_KEY = { name: 'zk-not-served', secret: randomBytes(32).toString('base64') };
 
 let app: TestApp;
 let knot: Knot;
@@ -86,14 +85,6 @@ const reaches = (zone: string, state: string, timeoutMs?: number) =>
     timeoutMs,
   );
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-async function createSecondary(zone: string, port: number): Promise<string> {
-  const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: [{ address: '127.0.0.1', port }] });
-  expect(created.errors).toBeUndefined();
-  return created.data.createDomain.id;
-}
-
 /** `zonekeeper_secondary_zones_behind` for our Knot, as /metrics says it */
 async function zonesBehind(): Promise<number> {
   const res = await app.http.get('/metrics').set('X-API-Key', ADMIN_KEY);
@@ -104,15 +95,7 @@ async function zonesBehind(): Promise<number> {
 }
 
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-not-served'));
   userId = await createUser(app, 'customer@zk-not-served.test');
 }, 60_000);
 
@@ -126,7 +109,7 @@ test('EXPIRE passing while a refresh is under way: EXPIRED, REFUSED and out of t
   const zone = 'stalled-refresh.zk-not-served.test';
   // REFRESH 1 s: a refresh starts within a second of the primary stalling, well before the EXPIRE (4 s)
   const primary = await fakePrimary(zone, { refresh: 1, retry: 1, expire: 4 });
-  const id = await createSecondary(zone, primary.port);
+  const id = await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: primary.port }]);
   await reaches(zone, 'IN_SYNC');
   await waitFor('Knot to serve the zone', async () =>
     (await answerOf(knot.port, `www.${zone}`)).a.includes('192.0.2.1') ? true : undefined,
@@ -184,7 +167,7 @@ test('a zone never transferred (its primary dead) is not counted behind, and its
   const zone = 'never-taken.zk-not-served.test';
   // nothing listens there: every refresh fails, the zone stays PENDING
   const dead = await freePort();
-  const id = await createSecondary(zone, dead);
+  const id = await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: dead }]);
   const pending = await waitFor(`${zone} to have failed a refresh`, async () => {
     const current = await status(zone);
     return current.secondary.lastError ? current : undefined;
@@ -209,7 +192,7 @@ test('a zone never transferred (its primary dead) is not counted behind, and its
 test('a refresh whose IXFR finds us current is not a transfer: transfers stays', async () => {
   const zone = 'ixfr-current.zk-not-served.test';
   const primary = await fakePrimary(zone, { refresh: 1, retry: 1, expire: 3600 });
-  await createSecondary(zone, primary.port);
+  await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: primary.port }]);
   const first = await reaches(zone, 'IN_SYNC');
   expect(first.secondary.transfers).toBe(1);
   // the SOA query says serial 2, the IXFR answers the single SOA at ours (1): nothing to take

@@ -11,21 +11,20 @@
  * promotion and the refresh's 60 s lease after it), and without ALIAS_RESOLVERS the transfer itself was refused
  * (the zone PENDING, not served).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createUser } from '../support/fixtures';
+import { startWithKnotFleet } from '../support/knot-fleet';
+import { createSecondary, createUser } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
-import { PowerDnsServer, startPowerDns } from '../support/powerdns-server';
+import { PowerDnsServer, powerDnsNotified, powerDnsRrset, powerDnsZonesApi, startPowerDnsPrimary } from '../support/powerdns-server';
 import { waitFor } from '../support/wait-for';
-import { dig, freePort, Knot, records, servedSerial, startKnot } from './knot';
+import { dig, freePort, Knot, records, servedSerial } from './knot';
 
 const ZONE = 'pdns-alias-secondary.zk.test';
 const TARGET_ZONE = 'cdn.alias-target.test';
 const CATALOG = 'catalog.zk-sec-alias.test';
-const FLEET_KEY = { name: 'zk-sec-alias-fleet', secret: randomBytes(32).toString('base64') };
 /** an hour's REFRESH and RETRY: a change taken within the test came by NOTIFY */
 const SOA = `ns1.${ZONE}. hostmaster.${ZONE}. 1 3600 3600 604800 300`;
 const FIRST = ['A 192.0.2.44', 'AAAA 2001:db8::44'];
@@ -79,33 +78,6 @@ const rowsOf = (zone: any, derived: boolean) =>
     .map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)
     .sort();
 
-/** PowerDNS's HTTP API, for the zone */
-async function powerDnsApi(method: string, pathname: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${powerdns.baseUrl}/api/v1/servers/localhost/zones${pathname}`, {
-    method,
-    headers: { 'X-API-Key': powerdns.apiKey, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`PowerDNS ${method} ${pathname}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
-const rrset = (name: string, type: string, contents: string[]) => ({
-  name: `${name}.`,
-  type,
-  ttl: 300,
-  changetype: 'REPLACE',
-  records: contents.map((content) => ({ content, disabled: false })),
-});
-/** PowerDNS's zone once its primary loop has NOTIFYed its serial (a change made before can be refused: see secondary-pdns-primary) */
-const powerDnsNotified = () =>
-  waitFor('PowerDNS to have NOTIFYed its serial', async () => {
-    const zone = await powerDnsApi('GET', `/${ZONE}.`);
-    return zone.notified_serial === zone.serial ? (zone.serial as number) : undefined;
-  });
-
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { kind } }`;
-
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-sec-alias-'));
   const lines = [
@@ -119,28 +91,17 @@ beforeAll(async () => {
   ];
   writeFileSync(path.join(dir, 'target.zone'), `${lines.join('\n')}\n`);
   target = await startKnotPrimary([{ zone: TARGET_ZONE, file: path.join(dir, 'target.zone') }]);
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-    ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-sec-alias-fleet', { ALIAS_RESOLVERS: `127.0.0.1:${target.port}` }));
   bareDnsPort = await freePort();
   bare = await startTestApp({ ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${bareDnsPort}` });
-  powerdns = await startPowerDns(['primary=yes', `also-notify=127.0.0.1:${dnsPort}`, 'xfr-cycle-interval=1']);
-  await powerDnsApi('POST', '', {
-    name: `${ZONE}.`,
-    kind: 'Master',
-    soa_edit_api: 'INCREASE',
+  powerdns = await startPowerDnsPrimary({
+    notifyPort: dnsPort,
+    zone: ZONE,
     rrsets: [
-      rrset(ZONE, 'SOA', [SOA]),
-      rrset(ZONE, 'NS', [`ns1.${ZONE}.`]),
-      rrset(ZONE, 'ALIAS', [`www.${TARGET_ZONE}.`]),
-      rrset(`ns1.${ZONE}`, 'A', ['192.0.2.53']),
+      powerDnsRrset(ZONE, 'SOA', [SOA]),
+      powerDnsRrset(ZONE, 'NS', [`ns1.${ZONE}.`]),
+      powerDnsRrset(ZONE, 'ALIAS', [`www.${TARGET_ZONE}.`]),
+      powerDnsRrset(`ns1.${ZONE}`, 'A', ['192.0.2.53']),
     ],
   });
 }, 90_000);
@@ -156,8 +117,7 @@ afterAll(async () => {
 
 test('without ALIAS_RESOLVERS the zone is taken and served, the ALIAS owner without an address, its status saying why', async () => {
   const user = await createUser(bare, 'customer@zk-sec-alias-bare.test');
-  const created = await bare.gql(CREATE_SECONDARY, { u: user, z: ZONE, p: [{ address: '127.0.0.1', port: powerdns.dnsPort }] });
-  expect(created.errors).toBeUndefined();
+  await createSecondary(bare, user, ZONE, [{ address: '127.0.0.1', port: powerdns.dnsPort }]);
   await answers(bareDnsPort, `ns1.${ZONE}`, ['A 192.0.2.53'], 'the service without ALIAS_RESOLVERS');
   const served = await status(bare);
   expect(served.secondary).toMatchObject({ state: 'IN_SYNC', lastError: null, transfers: 1 });
@@ -175,10 +135,9 @@ test('without ALIAS_RESOLVERS the zone is taken and served, the ALIAS owner with
 });
 
 test('an apex ALIAS taken from PowerDNS is served flattened at our primary and our Knot, across a transfer and a promotion', async () => {
-  const first = await powerDnsNotified();
+  const first = await powerDnsNotified(powerdns, ZONE);
   const user = await createUser(app, 'customer@zk-sec-alias.test');
-  const created = await app.gql(CREATE_SECONDARY, { u: user, z: ZONE, p: [{ address: '127.0.0.1', port: powerdns.dnsPort }] });
-  expect(created.errors).toBeUndefined();
+  await createSecondary(app, user, ZONE, [{ address: '127.0.0.1', port: powerdns.dnsPort }]);
 
   // before any promotion: the secondary zone's apex answers the target's addresses, here and at Knot
   await answers(dnsPort, ZONE, FIRST, 'our primary');
@@ -197,8 +156,8 @@ test('an apex ALIAS taken from PowerDNS is served flattened at our primary and o
   expect(await servedSerial(knot.port, ZONE)).toBe(first + 1);
 
   // a change on PowerDNS: the ALIAS's target and a new record; taken after its NOTIFY (REFRESH is an hour)
-  await powerDnsApi('PATCH', `/${ZONE}.`, {
-    rrsets: [rrset(ZONE, 'ALIAS', [`edge.${TARGET_ZONE}.`]), rrset(`new.${ZONE}`, 'A', ['192.0.2.9'])],
+  await powerDnsZonesApi(powerdns, 'PATCH', `/${ZONE}.`, {
+    rrsets: [powerDnsRrset(ZONE, 'ALIAS', [`edge.${TARGET_ZONE}.`]), powerDnsRrset(`new.${ZONE}`, 'A', ['192.0.2.9'])],
   });
   const second = await waitFor('PowerDNS to serve a new serial', async () => {
     const serial = await servedSerial(powerdns.dnsPort, ZONE);

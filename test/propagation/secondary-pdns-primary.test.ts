@@ -9,7 +9,7 @@
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../support/fixtures';
 import { python } from '../support/update-clients';
-import { PowerDnsServer, startPowerDns } from '../support/powerdns-server';
+import { PowerDnsServer, powerDnsNotified, powerDnsRrset, powerDnsZonesApi, startPowerDnsPrimary } from '../support/powerdns-server';
 import { waitFor } from '../support/wait-for';
 import { dig, freePort, records, servedSerial } from './knot';
 
@@ -51,36 +51,6 @@ async function lastChangeAuthor(): Promise<{ serialAfter: number; keyName: strin
   const last = res.data.domain.changes.nodes[0];
   return { serialAfter: last.serialAfter, keyName: last.author.keyName };
 }
-
-/** PowerDNS's HTTP API, for the zone */
-async function powerDnsApi(method: string, pathname: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${powerdns.baseUrl}/api/v1/servers/localhost/zones${pathname}`, {
-    method,
-    headers: { 'X-API-Key': powerdns.apiKey, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`PowerDNS ${method} ${pathname}: ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
-
-/**
- * PowerDNS's zone once its primary loop has NOTIFYed its serial (notified_serial = serial). A change is made only
- * then: when the loop's write of notified_serial lands inside an API change's transaction, PowerDNS answers the
- * change 500 (its log: `GSQLBackend unable to delete RRSet …: database is locked (5)`; 7 of 1,500 PATCHes made back
- * to back on fresh zones, and once in this test before it waited)
- */
-const powerDnsNotified = () =>
-  waitFor('PowerDNS to have NOTIFYed its serial', async () => {
-    const zone = await powerDnsApi('GET', `/${ZONE}.`);
-    return zone.notified_serial === zone.serial ? (zone.serial as number) : undefined;
-  });
-const rrset = (name: string, type: string, contents: string[]) => ({
-  name: `${name}.`,
-  type,
-  ttl: 300,
-  changetype: contents.length ? 'REPLACE' : 'DELETE',
-  records: contents.map((content) => ({ content, disabled: false })),
-});
 
 /**
  * dnspython: an IXFR from `serial` to PowerDNS over TCP, its answer read message by message (until the closing SOA
@@ -141,22 +111,14 @@ beforeAll(async () => {
   dnsPort = await freePort();
   app = await startTestApp({ ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   userId = await createUser(app, 'customer@zk-pdns-primary.test');
-  powerdns = await startPowerDns([
-    // a primary: it NOTIFYs its Master zones' changes to our DNS edge (only-notify stays empty: not to the NS)
-    'primary=yes',
-    `also-notify=127.0.0.1:${dnsPort}`,
-    // its check of its Master zones' serials, that sends the NOTIFYs: every second
-    'xfr-cycle-interval=1',
-  ]);
-  await powerDnsApi('POST', '', {
-    name: `${ZONE}.`,
-    kind: 'Master',
-    soa_edit_api: 'INCREASE',
+  powerdns = await startPowerDnsPrimary({
+    notifyPort: dnsPort,
+    zone: ZONE,
     rrsets: [
-      rrset(ZONE, 'SOA', [SOA]),
-      rrset(ZONE, 'NS', [`ns1.${ZONE}.`]),
-      rrset(`ns1.${ZONE}`, 'A', ['192.0.2.53']),
-      rrset(`www.${ZONE}`, 'A', ['192.0.2.1']),
+      powerDnsRrset(ZONE, 'SOA', [SOA]),
+      powerDnsRrset(ZONE, 'NS', [`ns1.${ZONE}.`]),
+      powerDnsRrset(`ns1.${ZONE}`, 'A', ['192.0.2.53']),
+      powerDnsRrset(`www.${ZONE}`, 'A', ['192.0.2.1']),
     ],
   });
 }, 60_000);
@@ -180,9 +142,9 @@ test('a secondary zone follows every change on its PowerDNS primary (IXFR answer
   expect(await lastChangeAuthor()).toEqual({ serialAfter: first, keyName: `transfer from 127.0.0.1#${powerdns.dnsPort} (AXFR)` });
 
   // a change on PowerDNS: www replaced, a record added; its serial rises (soa_edit_api), and it NOTIFYs us
-  expect(await powerDnsNotified()).toBe(first);
-  await powerDnsApi('PATCH', `/${ZONE}.`, {
-    rrsets: [rrset(`www.${ZONE}`, 'A', ['192.0.2.2']), rrset(`new.${ZONE}`, 'A', ['192.0.2.3'])],
+  expect(await powerDnsNotified(powerdns, ZONE)).toBe(first);
+  await powerDnsZonesApi(powerdns, 'PATCH', `/${ZONE}.`, {
+    rrsets: [powerDnsRrset(`www.${ZONE}`, 'A', ['192.0.2.2']), powerDnsRrset(`new.${ZONE}`, 'A', ['192.0.2.3'])],
   });
   const second = await powerDnsSerialAfter(first);
   expect(second).toBeGreaterThan(first);
@@ -198,8 +160,8 @@ test('a secondary zone follows every change on its PowerDNS primary (IXFR answer
   expect(await lastChangeAuthor()).toEqual({ serialAfter: second, keyName: `transfer from 127.0.0.1#${powerdns.dnsPort} (IXFR, whole)` });
 
   // and the next change too: a deletion
-  expect(await powerDnsNotified()).toBe(second);
-  await powerDnsApi('PATCH', `/${ZONE}.`, { rrsets: [rrset(`new.${ZONE}`, 'A', [])] });
+  expect(await powerDnsNotified(powerdns, ZONE)).toBe(second);
+  await powerDnsZonesApi(powerdns, 'PATCH', `/${ZONE}.`, { rrsets: [powerDnsRrset(`new.${ZONE}`, 'A', [])] });
   const third = await powerDnsSerialAfter(second);
   const deleted = await taken(`new.${ZONE}`, [], third);
   expect(deleted.secondary).toMatchObject({ state: 'IN_SYNC', lastError: null, transfers: 3 });

@@ -11,7 +11,7 @@
  */
 import dgram from 'node:dgram';
 import { startTestApp, TestApp } from '../support/test-app';
-import { createTsigKey, createUser } from '../support/fixtures';
+import { createSecondary, createTsigKey, createUser } from '../support/fixtures';
 import { KeyArg, nsupdate } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
@@ -44,9 +44,6 @@ const reaches = (zone: string, state: string) =>
     return current.secondary.state === state ? current : undefined;
   });
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-
 /** a BIND primary of `zone` with the given timers, its NOTIFYs sent to `notifyPort` (ours unless given) */
 async function bindPrimary(
   zone: string,
@@ -67,12 +64,7 @@ async function bindPrimary(
 
 /** the secondary zone created with `bind` as its primary, once it is transferred and served */
 async function secondaryOf(zone: string, bind: BindPrimary): Promise<void> {
-  const created = await app.gql(CREATE_SECONDARY, {
-    u: userId,
-    z: zone,
-    p: [{ address: '127.0.0.1', port: bind.port, tsigKeyName: key.name }],
-  });
-  expect(created.errors).toBeUndefined();
+  await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: bind.port, tsigKeyName: key.name }]);
   await reaches(zone, 'IN_SYNC');
   await waitFor(`www.${zone} served`, async () => ((await served(`www.${zone}`)).includes('192.0.2.1') ? true : undefined));
 }

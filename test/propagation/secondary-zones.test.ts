@@ -8,16 +8,16 @@
  */
 import dgram from 'node:dgram';
 import { randomBytes } from 'node:crypto';
-import { startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
+import { TestApp } from '../support/test-app';
+import { startWithKnotFleet } from '../support/knot-fleet';
+import { CREATE_RECORD, CREATE_SECONDARY, createSecondary, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
 import { KeyArg, nsupdate, python } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
 import { waitFor } from '../support/wait-for';
-import { dig, freePort, Knot, records, startKnot } from './knot';
+import { dig, Knot, records } from './knot';
 
 const ZONE = 'customer-sec.zk.test';
 const CATALOG = 'catalog.zk-sec.test';
-const FLEET_KEY = { name: 'zk-sec-fleet', secret: randomBytes(32).toString('base64') };
 
 let app: TestApp;
 let knot: Knot;
@@ -53,9 +53,6 @@ async function status(zone = ZONE): Promise<any> {
   return res.data.domain;
 }
 
-const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
-  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
-
 /** dnspython: a NOTIFY for the zone from `source`, printing the answer's RCODE and EDE text */
 const DNSPYTHON_NOTIFY = `
 import sys, dns.message, dns.query, dns.opcode, dns.rcode, dns.flags
@@ -68,15 +65,7 @@ print(dns.rcode.to_text(r.rcode()), *[o.text for o in (r.options or []) if o.oty
 `;
 
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: FLEET_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${FLEET_KEY.name}:hmac-sha256:${FLEET_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  ({ app, knot, dnsPort } = await startWithKnotFleet(CATALOG, 'zk-sec-fleet'));
   userId = await createUser(app, 'customer@zk-sec.test');
   key = await createTsigKey(app, userId, 'customer-sec-key');
   bind = await startBindPrimary({
@@ -201,8 +190,7 @@ test('a primary that answers garbage: a clear status, the zone pending and not s
   await new Promise<void>((resolve) => garbage.bind(0, '127.0.0.1', () => resolve()));
   try {
     const zone = 'garbage-sec.zk.test';
-    const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: [{ address: '127.0.0.1', port: garbage.address().port }] });
-    expect(created.errors).toBeUndefined();
+    await createSecondary(app, userId, zone, [{ address: '127.0.0.1', port: garbage.address().port }]);
     const state = await waitFor('the garbage to be noted', async () => {
       const current = (await status(zone)).secondary;
       return current.lastError ? current : undefined;

@@ -47,3 +47,20 @@ export async function createTsigKey(
   if (res.errors) throw new Error(JSON.stringify(res.errors));
   return { id: res.data.createTsigKey.tsigKey.id, name, algorithm, secret: res.data.createTsigKey.secret };
 }
+
+/** the mutation that makes a secondary zone taken from `$p` (each a ServerInput: address, port, tsigKeyName) */
+export const CREATE_SECONDARY = `mutation($u: ID!, $z: String!, $p: [ServerInput!]) {
+  createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: $p }) { id kind } }`;
+
+/** a secondary zone of the user, taken from `primaries` (the test fails on an error); its id */
+export async function createSecondary(
+  app: TestApp,
+  userId: string,
+  zone: string,
+  primaries: { address: string; port?: number; tsigKeyName?: string }[],
+  key?: string,
+): Promise<string> {
+  const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: primaries }, key);
+  expect(created.errors).toBeUndefined();
+  return created.data.createDomain.id;
+}

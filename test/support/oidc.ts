@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import path from 'node:path';
 import { freePort } from './free-port';
 import { waitFor } from './wait-for';
@@ -55,4 +55,32 @@ export async function atProviderLogin(page: Page, login: string): Promise<void> 
   await page.waitForLoadState();
   const consent = page.locator('button.login-submit', { hasText: 'Continue' });
   if (await consent.isVisible().catch(() => false)) await consent.click();
+}
+
+/**
+ * Holds the page's requests to the service's OIDC callback `callbackUrl` (Chromium's Fetch domain over CDP: the
+ * provider's redirect back is the last hop of a redirect chain, which Playwright's routes do not see);
+ * `onCallback` decides each: a URL to continue to (changed or not), or undefined to answer it in the browser and
+ * stop.
+ */
+export async function holdOidcCallbacks(
+  context: BrowserContext,
+  page: Page,
+  callbackUrl: string,
+  onCallback: (url: URL) => Promise<URL | undefined>,
+): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Fetch.enable', { patterns: [{ urlPattern: `${callbackUrl}*`, requestStage: 'Request' }] });
+  cdp.on('Fetch.requestPaused', (event) => {
+    void (async () => {
+      const url = await onCallback(new URL(event.request.url));
+      if (url) await cdp.send('Fetch.continueRequest', { requestId: event.requestId, url: url.href });
+      else
+        await cdp.send('Fetch.fulfillRequest', {
+          requestId: event.requestId,
+          responseCode: 200,
+          body: Buffer.from('held').toString('base64'),
+        });
+    })();
+  });
 }
