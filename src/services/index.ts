@@ -29,6 +29,7 @@ import { PasskeysService } from './passkeys.service';
 import { RecordTemplatesService } from './record-templates.service';
 import { NameserverSetsService } from './nameserver-sets.service';
 import { PermissionsService } from './permissions.service';
+import { AttentionService } from './attention.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -70,6 +71,7 @@ export interface Services {
   nameserverSets: NameserverSetsService;
   /** what the caller may do, asked before a screen offers it (the policy engine's answers) */
   permissions: PermissionsService;
+  attention: AttentionService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -114,5 +116,6 @@ export function createServices(settings: Settings): Services {
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
     permissions: new PermissionsService(people),
+    attention: new AttentionService(settings, domains),
   };
 }
