@@ -21,21 +21,31 @@ export type AttentionScope = Pick<DomainFilter, 'scopeUserId' | 'readRules'>;
 /**
  * Each list is one statement over the rows that are already out of the ordinary (status rows not in sync, the
  * partial index zone_server_status_due_index; secondary zones failing; signed zones waiting for their parent),
- * joined to the zones the caller may see, with the whole count beside a bounded page (`count(*) over ()`): no
+ * joined to the zones the caller may see, with the whole count beside a bounded page: no
  * statement per zone, so 100,000 zones cost what their few problems cost.
  */
-async function listOf(sql: Sql, scope: AttentionScope, first: number, build: (p: Params, visible: string) => string): Promise<AttentionList> {
+async function listOf(
+  sql: Sql,
+  scope: AttentionScope,
+  first: number,
+  build: (p: Params, visible: string) => string,
+): Promise<AttentionList> {
   const p = new Params();
   const conditions = domainConditions(p, scope);
   const visible = conditions.length ? conditions.join(' and ') : 'true';
   const statement = build(p, visible);
-  const rows = await sql.rows<{ zone_id: string; zone: string; since: Date | null; detail: string; total: string }>(
-    `select q.*, count(*) over () as total from (${statement}) q order by q.since nulls first, q.zone limit ${p.add(first)}`,
+  const rows = await sql.rows<{ zone_id: string | null; zone: string; since: Date | null; detail: string; total: string }>(
+    // the count always comes back (one row of nulls beside it when the page is empty or `first` is 0)
+    `with q as (${statement}),
+          page as (select * from q order by since nulls first, zone limit ${p.add(first)})
+     select page.*, t.total from (select count(*) as total from q) t left join page on true order by page.since nulls first, page.zone`,
     p.values,
   );
   return {
     totalCount: rows.length ? Number(rows[0].total) : 0,
-    items: rows.map((r) => ({ zoneId: Number(r.zone_id), zone: r.zone, since: r.since ? new Date(r.since) : null, detail: r.detail })),
+    items: rows
+      .filter((r) => r.zone_id !== null)
+      .map((r) => ({ zoneId: Number(r.zone_id), zone: r.zone, since: r.since ? new Date(r.since) : null, detail: r.detail })),
   };
 }
 

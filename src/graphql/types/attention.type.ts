@@ -31,7 +31,10 @@ export class AttentionItemType {
   detail!: string;
 }
 
-@ObjectType('AttentionList', { simpleResolvers: true, description: 'The zones of one kind of attention: the first ones (oldest first) and how many in all.' })
+@ObjectType('AttentionList', {
+  simpleResolvers: true,
+  description: 'The zones of one kind of attention: the first ones (oldest first) and how many in all.',
+})
 export class AttentionListType {
   @Field(() => Int, { description: 'How many zones the caller may see are in this list, beyond the items returned too.' })
   totalCount!: number;
