@@ -50,10 +50,7 @@ async function attentionOf(key: string, first = 20): Promise<Answer> {
 const names = (list: List) => list.items.map((item) => item.zone.name);
 
 beforeAll(async () => {
-  const t0 = Date.now();
-  const mark = (what: string) => process.stderr.write(`HOME ${what} ${Date.now() - t0}\n`);
   buildConsole();
-  mark('built');
   // a DNS server that refuses everything (RFC 1035 §4.1.1, RCODE 5): a secondary that does not serve the zone,
   // and a primary that refuses its transfer
   refuserPort = await freePort();
@@ -68,7 +65,6 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => refuser.bind(refuserPort, '127.0.0.1', resolve));
 
   app = await startTestApp({ ROLES: 'api,worker' });
-  mark('app');
   aliceId = await createUser(app, 'alice@home.example');
   const bobId = await createUser(app, 'bob@home.example');
   aliceKey = await createUserKey(app, aliceId);
@@ -76,7 +72,6 @@ beforeAll(async () => {
   for (const zone of [BEHIND, SIGNED, CALM]) await createZone(app, aliceId, zone);
   await createZone(app, bobId, BOBS);
 
-  mark('zones');
   // BEHIND: in a nameserver set whose one secondary refuses it
   const set = await app.gql(`mutation($i: NameserverSetInput!) { createNameserverSet(input: $i) { id } }`, {
     i: {
@@ -91,11 +86,9 @@ beforeAll(async () => {
     z: BEHIND,
   });
   expect(moved.errors).toBeUndefined();
-  mark('set');
   // SIGNED: signed, its parent (outside the service) not yet serving its DS
   const signed = await app.gql(`mutation($z: String!) { enableDnssec(input: { zone: $z }) { state } }`, { z: SIGNED }, aliceKey);
   expect(signed.errors).toBeUndefined();
-  mark('signed');
   // SECONDARY: taken from a primary that refuses it (the admin key may name a loopback primary)
   const secondary = await app.gql(
     `mutation($u: ID!, $z: String!, $p: Int!) { createDomain(input: { userId: $u, zone: $z, kind: SECONDARY, primaries: [{ address: "127.0.0.1", port: $p }] }) { id } }`,
@@ -103,7 +96,6 @@ beforeAll(async () => {
   );
   expect(secondary.errors).toBeUndefined();
 
-  mark('secondary');
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 60_000);
