@@ -12,6 +12,7 @@ import {
 } from './generated/graphql';
 import { unicodeName } from './names';
 import { IncomingTransfers } from './transfers';
+import { Attention } from './attention';
 
 const PAGE_SIZE = 50;
 /** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
@@ -264,6 +265,8 @@ export function ZoneList() {
           Deleted the zone {deleted}.
         </p>
       )}
+      {/* the landing screen's first question: what needs attention (docs/console.md, «Home») */}
+      <Attention />
       {can?.createZone && <NewZone onCreated={(zone) => (location.hash = `#/zone/${encodeURIComponent(zone)}`)} />}
       <IncomingTransfers onAccepted={() => refetch({ requestPolicy: 'network-only' })} />
       <form className="toolbar" role="search" onSubmit={submit}>

@@ -26,10 +26,12 @@ import { AliasDomainResolver, AliasRecordResolver } from './resolvers/alias.reso
 import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolvers/disabled-record.resolver';
 import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
+import { AttentionResolver } from './resolvers/attention.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
   UserResolver,
+  AttentionResolver,
   DomainResolver,
   RecordResolver,
   ApiKeyResolver,

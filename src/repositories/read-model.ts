@@ -138,7 +138,7 @@ function recordsWithZones(rows: any[]): RecordRow[] {
 }
 
 /** Statement text and its parameters, built together: `add` gives a value its `$n`. */
-class Params {
+export class Params {
   readonly values: unknown[] = [];
   add(value: unknown): string {
     this.values.push(value);
@@ -222,7 +222,7 @@ function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (z
   return `(${each.join(' or ')})`;
 }
 
-function domainConditions(p: Params, filter: DomainFilter): string[] {
+export function domainConditions(p: Params, filter: DomainFilter): string[] {
   const conditions: string[] = [];
   const visible = zoneRuleCondition(p, filter.readRules, 'd.name');
   if (visible) conditions.push(visible);

@@ -106,9 +106,13 @@ export class DomainsService {
       name,
       nameStartsWith,
       nameMatches,
-      scopeUserId: scopeUserId(ctx.principal),
-      readRules: readRulesOf(ctx.principal.policy),
+      ...this.reach(ctx),
     };
+  }
+
+  /** the zones the caller may see (its user's, or every user's for the admin; a restricted key's rules' zones) */
+  reach(ctx: RequestContext): Pick<DomainFilter, 'scopeUserId' | 'readRules'> {
+    return { scopeUserId: scopeUserId(ctx.principal), readRules: readRulesOf(ctx.principal.policy) };
   }
 
   async get(ctx: RequestContext, by: { id?: number; name?: string }): Promise<DomainRow> {

@@ -31,6 +31,7 @@ import { NameserverSetsService } from './nameserver-sets.service';
 import { PermissionsService } from './permissions.service';
 import { EventsService } from './events/events.service';
 import { HealthService } from './health.service';
+import { AttentionService } from './attention.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -76,6 +77,8 @@ export interface Services {
   events: EventsService;
   /** zone health: findings of the checks from where resolvers stand (docs/health.md) */
   health: HealthService;
+  /** what needs attention across the zones the caller may read: the console's home (docs/console.md) */
+  attention: AttentionService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -122,5 +125,6 @@ export function createServices(settings: Settings): Services {
     permissions: new PermissionsService(people),
     events: new EventsService(settings),
     health: new HealthService(settings, domains),
+    attention: new AttentionService(settings, domains),
   };
 }

@@ -84,7 +84,7 @@ async function oneByOne(zone: string) {
 
 test('each row shows the owner, kind, DNSSEC state, record count and propagation the API gives for the zone', async () => {
   await page.goto(`${app.baseUrl}/console/#/`);
-  await page.getByRole('link', { name: SIGNED }).waitFor();
+  await page.locator('table.zones').getByRole('link', { name: SIGNED }).waitFor();
   const words: Record<string, string> = { PRIMARY: 'Primary', SECONDARY: 'Secondary', unsigned: 'Unsigned', signed: 'Signed' };
   const propagationWords: Record<string, string> = {
     in_sync: 'In sync',

@@ -25,6 +25,9 @@ export type AplDataInput = {
 /** CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY. */
 export type ApiKeyOrigin = 'API_KEY_SETTING' | 'CREATED' | 'GENERATED_AT_FIRST_START';
 
+/** Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec). */
+export type AttentionKind = 'DS_AT_PARENT' | 'SECONDARIES_BEHIND' | 'TRANSFER_FAILED';
+
 /** CAA RDATA (RFC 8659 §4.1). */
 export type CaaDataInput = {
   /** 0–255; 128 = issuer critical */
@@ -1775,6 +1778,32 @@ export type MoveZoneToNameserverSetMutation = {
   moveZoneToNameserverSet: { id: string; nameserverSet: { id: string; name: string; nsNames: Array<string> } };
 };
 
+export type AttentionListFieldsFragment = {
+  totalCount: number;
+  items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
+};
+
+export type AttentionQueryVariables = Exact<{
+  first: number;
+}>;
+
+export type AttentionQuery = {
+  attention: {
+    secondariesBehind: {
+      totalCount: number;
+      items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
+    };
+    failedTransfers: {
+      totalCount: number;
+      items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
+    };
+    dsAtParent: {
+      totalCount: number;
+      items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
+    };
+  };
+};
+
 export const ZonePermissionsFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -2157,6 +2186,45 @@ export const NameserverSetFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<NameserverSetFieldsFragment, unknown>;
+export const AttentionListFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AttentionListFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'AttentionList' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'items' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'zone' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'detail' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AttentionListFieldsFragment, unknown>;
 export const WhoAmIDocument = {
   kind: 'Document',
   definitions: [
@@ -6081,3 +6149,99 @@ export const MoveZoneToNameserverSetDocument = {
     },
   ],
 } as unknown as DocumentNode<MoveZoneToNameserverSetMutation, MoveZoneToNameserverSetMutationVariables>;
+export const AttentionDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Attention' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'attention' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'secondariesBehind' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'failedTransfers' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'dsAtParent' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'AttentionListFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'AttentionList' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'totalCount' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'items' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'zone' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                    ],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'kind' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'detail' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AttentionQuery, AttentionQueryVariables>;
