@@ -8,8 +8,7 @@ import { unicodeName } from './names';
 const ITEMS = 20;
 
 /**
- * The kinds, in the order shown: the title, the zone's view that shows the matter (its tab), and what to do. A
- * zone health checker's findings would be one more entry here (and one more list of the Attention query).
+ * The kinds, in the order shown: the title, the zone's view that shows the matter (its tab), and what to do.
  */
 const KINDS: readonly {
   key: keyof Omit<AttentionQuery['attention'], '__typename'>;
@@ -34,6 +33,12 @@ const KINDS: readonly {
     title: 'DS to publish at the parent',
     tab: 'dnssec',
     hint: 'A signed zone waits for its DS at the parent (or for it to be removed): see the zone’s DNSSEC.',
+  },
+  {
+    key: 'health',
+    title: 'Health findings',
+    tab: 'records',
+    hint: 'Seen from where resolvers stand: the parent’s delegation, its DS, a nameserver lame, behind or serving old signatures (docs/health.md).',
   },
 ];
 

@@ -132,3 +132,24 @@ export function dsAtParent(sql: Sql, scope: AttentionScope, first: number): Prom
      where z.state = 'signed' and z.ds_seen_at is not null and ${visible}`,
   );
 }
+
+/**
+ * Zones whose last health check found something (docs/health.md): state warning or critical, each with its
+ * findings' codes and servers, the most severe first. Since: the oldest finding still seen.
+ */
+export function healthFindings(sql: Sql, scope: AttentionScope, first: number): Promise<AttentionList> {
+  return listOf(
+    sql,
+    scope,
+    first,
+    (_p, visible) => `
+    select d.id as zone_id, d.name as zone, min(f.since) as since,
+           h.state || ': ' || string_agg(f.code || case when f.server = '' then '' else ' at ' || f.server end, '; '
+             order by f.severity = 'critical' desc, f.code, f.server) as detail
+      from zone_health h
+      join domains d on d.id = h.domain_id
+      join zone_health_findings f on f.domain_id = h.domain_id
+     where h.state in ('warning', 'critical') and ${visible}
+     group by d.id, d.name, h.state`,
+  );
+}

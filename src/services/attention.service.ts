@@ -1,6 +1,6 @@
 import type { Settings } from '../config/settings';
 import { hostPortName } from '../config/settings';
-import { dsAtParent, failedTransfers, secondariesBehind, type AttentionList } from '../repositories/attention';
+import { dsAtParent, failedTransfers, healthFindings, secondariesBehind, type AttentionList } from '../repositories/attention';
 import { DomainError } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
@@ -12,6 +12,8 @@ export interface Attention {
   secondariesBehind: AttentionList;
   failedTransfers: AttentionList;
   dsAtParent: AttentionList;
+  /** zones whose last health check found something (docs/health.md) */
+  health: AttentionList;
 }
 
 /** the most items a list returns: the counts say how many more there are */
@@ -25,7 +27,7 @@ export const MAX_ATTENTION_ITEMS = 100;
 const LAG_SECONDS = 15 * 60;
 
 /**
- * The home screen's question, answered in three statements whatever the number of zones (src/repositories/
+ * The home screen's question, answered in four statements whatever the number of zones (src/repositories/
  * attention.ts), under the caller's reach as the zone list has it (DomainsService.reach): a key sees only the
  * zones it may read.
  */
@@ -47,6 +49,7 @@ export class AttentionService {
       secondariesBehind: await secondariesBehind(ctx.db, scope, first, this.defaultSetServers, LAG_SECONDS),
       failedTransfers: await failedTransfers(ctx.db, scope, first),
       dsAtParent: await dsAtParent(ctx.db, scope, first),
+      health: await healthFindings(ctx.db, scope, first),
     };
   }
 }

@@ -21,6 +21,7 @@ const BEHIND = 'behind.home.example';
 const SIGNED = 'signed.home.example';
 const SECONDARY = 'refused.home.example';
 const CALM = 'calm.home.example';
+const UNHEALTHY = 'unhealthy.home.example';
 const BOBS = 'bobs.home.example';
 
 let app: TestApp;
@@ -35,11 +36,12 @@ const ATTENTION = `query($first: Int!) { attention(first: $first) {
   secondariesBehind { totalCount items { zone { name } kind since detail } }
   failedTransfers { totalCount items { zone { name } kind since detail } }
   dsAtParent { totalCount items { zone { name } kind since detail } }
+  health { totalCount items { zone { name } kind since detail } }
 } }`;
 
 type Item = { zone: { name: string }; kind: string; since: string | null; detail: string };
 type List = { totalCount: number; items: Item[] };
-type Answer = { secondariesBehind: List; failedTransfers: List; dsAtParent: List };
+type Answer = { secondariesBehind: List; failedTransfers: List; dsAtParent: List; health: List };
 
 async function attentionOf(key: string, first = 20): Promise<Answer> {
   const res = await app.gql(ATTENTION, { first }, key);
@@ -52,7 +54,7 @@ const names = (list: List) => list.items.map((item) => item.zone.name);
 beforeAll(async () => {
   buildConsole();
   // a DNS server that refuses everything (RFC 1035 §4.1.1, RCODE 5): a secondary that does not serve the zone,
-  // and a primary that refuses its transfer
+  // a primary that refuses its transfer, and the root servers of the health checker (docs/health.md)
   refuserPort = await freePort();
   refuser = createSocket('udp4');
   refuser.on('message', (query, peer) => {
@@ -64,12 +66,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => refuser.bind(refuserPort, '127.0.0.1', resolve));
 
-  app = await startTestApp({ ROLES: 'api,worker' });
+  app = await startTestApp({ ROLES: 'api,worker', HEALTH_ROOT_HINTS: `127.0.0.1:${refuserPort}` });
   aliceId = await createUser(app, 'alice@home.example');
   const bobId = await createUser(app, 'bob@home.example');
   aliceKey = await createUserKey(app, aliceId);
   bobKey = await createUserKey(app, bobId);
-  for (const zone of [BEHIND, SIGNED, CALM]) await createZone(app, aliceId, zone);
+  for (const zone of [BEHIND, SIGNED, CALM, UNHEALTHY]) await createZone(app, aliceId, zone);
   await createZone(app, bobId, BOBS);
 
   // BEHIND: in a nameserver set whose one secondary refuses it
@@ -95,6 +97,11 @@ beforeAll(async () => {
     { u: aliceId, z: SECONDARY, p: refuserPort },
   );
   expect(secondary.errors).toBeUndefined();
+  // UNHEALTHY: checked now, its parent not found (the only root refuses); the others are never checked (the
+  // test app's HEALTH_CHECK_INTERVAL is 0) and stay unknown
+  const checked = await app.gql(`mutation($z: String!) { checkHealth(zone: $z) { state findings { code } } }`, { z: UNHEALTHY }, aliceKey);
+  expect(checked.errors).toBeUndefined();
+  expect(checked.data.checkHealth.state).toBe('critical');
 
   browser = await launchChromium();
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -143,9 +150,17 @@ test('one query lists each zone that needs attention, once its trouble is there,
   expect(alice.dsAtParent.items[0]).toMatchObject({ kind: 'DS_AT_PARENT' });
   expect(alice.dsAtParent.items[0].detail).toContain('DS to publish at the parent');
 
+  expect(names(alice.health)).toEqual([UNHEALTHY]);
+  expect(alice.health.items[0]).toMatchObject({ kind: 'HEALTH' });
+  expect(alice.health.items[0].detail).toMatch(/^critical: .*PARENT_UNREACHABLE/);
+  expect(alice.health.items[0].since).not.toBeNull();
+
   // the admin sees the same (every zone); bounded lists keep their counts
   const admin = await attentionOf(ADMIN_KEY, 0);
-  expect([admin.secondariesBehind, admin.failedTransfers, admin.dsAtParent].map((l) => [l.totalCount, l.items.length])).toEqual([
+  expect(
+    [admin.secondariesBehind, admin.failedTransfers, admin.dsAtParent, admin.health].map((l) => [l.totalCount, l.items.length]),
+  ).toEqual([
+    [1, 0],
     [1, 0],
     [1, 0],
     [1, 0],
@@ -157,7 +172,8 @@ test('one query lists each zone that needs attention, once its trouble is there,
 
 test('another user’s key sees none of them; a key restricted to one zone sees only that zone’s', async () => {
   const bob = await attentionOf(bobKey);
-  expect([bob.secondariesBehind, bob.failedTransfers, bob.dsAtParent].map((l) => [l.totalCount, names(l)])).toEqual([
+  expect([bob.secondariesBehind, bob.failedTransfers, bob.dsAtParent, bob.health].map((l) => [l.totalCount, names(l)])).toEqual([
+    [0, []],
     [0, []],
     [0, []],
     [0, []],
@@ -167,11 +183,9 @@ test('another user’s key sees none of them; a key restricted to one zone sees 
   });
   expect(made.errors).toBeUndefined();
   const restricted = await attentionOf(made.data.createApiKey.secret);
-  expect([restricted.secondariesBehind, restricted.failedTransfers, restricted.dsAtParent].map((l) => names(l))).toEqual([
-    [],
-    [],
-    [SIGNED],
-  ]);
+  expect([restricted.secondariesBehind, restricted.failedTransfers, restricted.dsAtParent, restricted.health].map((l) => names(l))).toEqual(
+    [[], [], [SIGNED], []],
+  );
 }, 20_000);
 
 test('the landing screen shows the counts and the zones, each a link to its view; bob is told nothing needs attention', async () => {
@@ -183,11 +197,13 @@ test('the landing screen shows the counts and the zones, each a link to its view
     'Secondaries behind: 1',
     'Failed transfers: 1',
     'DS to publish at the parent: 1',
+    'Health findings: 1',
   ]);
   for (const [title, zone] of [
     ['Secondaries behind', BEHIND],
     ['Failed transfers', SECONDARY],
     ['DS to publish at the parent', SIGNED],
+    ['Health findings', UNHEALTHY],
   ]) {
     await region.getByRole('heading', { name: `${title} (1)`, level: 3 }).waitFor();
     const list = region.getByRole('list', { name: `${title} (1)` });

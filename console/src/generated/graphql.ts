@@ -25,8 +25,8 @@ export type AplDataInput = {
 /** CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY. */
 export type ApiKeyOrigin = 'API_KEY_SETTING' | 'CREATED' | 'GENERATED_AT_FIRST_START';
 
-/** Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec). */
-export type AttentionKind = 'DS_AT_PARENT' | 'SECONDARIES_BEHIND' | 'TRANSFER_FAILED';
+/** Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health). */
+export type AttentionKind = 'DS_AT_PARENT' | 'HEALTH' | 'SECONDARIES_BEHIND' | 'TRANSFER_FAILED';
 
 /** CAA RDATA (RFC 8659 §4.1). */
 export type CaaDataInput = {
@@ -1798,6 +1798,10 @@ export type AttentionQuery = {
       items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
     };
     dsAtParent: {
+      totalCount: number;
+      items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
+    };
+    health: {
       totalCount: number;
       items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
     };
@@ -6198,6 +6202,14 @@ export const AttentionDocument = {
                 {
                   kind: 'Field',
                   name: { kind: 'Name', value: 'dsAtParent' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],
+                  },
+                },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'health' },
                   selectionSet: {
                     kind: 'SelectionSet',
                     selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'AttentionListFields' } }],

@@ -30,6 +30,7 @@ export class AttentionResolver {
       secondariesBehind: await list(found.secondariesBehind, AttentionKind.SECONDARIES_BEHIND),
       failedTransfers: await list(found.failedTransfers, AttentionKind.TRANSFER_FAILED),
       dsAtParent: await list(found.dsAtParent, AttentionKind.DS_AT_PARENT),
+      health: await list(found.health, AttentionKind.HEALTH),
     };
   }
 }

@@ -5,11 +5,12 @@ export enum AttentionKind {
   SECONDARIES_BEHIND = 'SECONDARIES_BEHIND',
   TRANSFER_FAILED = 'TRANSFER_FAILED',
   DS_AT_PARENT = 'DS_AT_PARENT',
+  HEALTH = 'HEALTH',
 }
 registerEnumType(AttentionKind, {
   name: 'AttentionKind',
   description:
-    'Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec).',
+    'Why a zone needs attention: SECONDARIES_BEHIND, its nameserver set’s secondaries fail or lag (Domain.propagation); TRANSFER_FAILED, a SECONDARY zone’s refresh from its primaries fails or it expired (Domain.secondary); DS_AT_PARENT, a signed zone waits for its DS to be published (or removed) at the parent (Domain.dnssec); HEALTH, the last health check found something (Domain.health).',
 });
 
 @ObjectType('AttentionItem', { simpleResolvers: true, description: 'One zone that needs attention, and why.' })
@@ -23,7 +24,7 @@ export class AttentionItemType {
   @Field(() => Date, {
     nullable: true,
     description:
-      'Since when, as far as the service knows: the oldest failing status check; the last transfer that worked (or the zone’s creation); the signing or the new key.',
+      'Since when, as far as the service knows: the oldest failing status check; the last transfer that worked (or the zone’s creation); the signing or the new key; the oldest health finding still seen.',
   })
   since!: Date | null;
 
@@ -56,4 +57,7 @@ export class AttentionType {
 
   @Field(() => AttentionListType, { description: 'Signed zones waiting for their parent’s DS (published, or removed when made unsigned).' })
   dsAtParent!: AttentionListType;
+
+  @Field(() => AttentionListType, { description: 'Zones whose last health check found something (warning or critical; Domain.health).' })
+  health!: AttentionListType;
 }
