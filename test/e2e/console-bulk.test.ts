@@ -75,7 +75,7 @@ beforeAll(async () => {
     expect(res.errors).toBeUndefined();
   }
   const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-    i: { userId: accountId, email: EDITOR, role: 'editor' },
+    i: { userId: accountId, email: EDITOR, role: 'EDITOR' },
   });
   expect(invited.errors).toBeUndefined();
   const token = await signIn(app, EDITOR);

@@ -51,7 +51,7 @@ beforeAll(async () => {
   // one person per role, each taking up the invitation at the first sign-in
   for (const role of ROLES) {
     const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
-      i: { userId: accountId, email: person(role), role },
+      i: { userId: accountId, email: person(role), role: role.toUpperCase() },
     });
     expect(invited.errors).toBeUndefined();
     tokens[role] = await signIn(app, person(role));

@@ -1536,8 +1536,45 @@ const EVENT_OPS: Op[] = [
   webhookOp('Mutation.redeliverWebhook', (key, id) => gql(key, `mutation($id: ID!) { redeliverWebhook(id: $id) }`, { id })),
 ];
 
+/** what the console asks before it offers a control, and its home screen: both only what the key may */
+const CONSOLE_OPS: Op[] = [
+  {
+    id: 'Query.viewer',
+    list: true,
+    async run(p, key) {
+      const answer = await attempt('viewer', 'ok', () => gql(key, `{ viewer { can { createZone manageKeys } } }`), { reads: true });
+      // the flags the key's policy grants, as the API decides them (docs/least-privilege.md)
+      expect({ key: p.name, can: answer.data.viewer.can }).toEqual({
+        key: p.name,
+        can: { createZone: p.createZones, manageKeys: p.manageKeys },
+      });
+    },
+  },
+  {
+    id: 'Query.attention',
+    list: true,
+    async run(p, key) {
+      const answer = await attempt(
+        'attention',
+        'ok',
+        () =>
+          gql(
+            key,
+            `{ attention { secondariesBehind { items { zone { name } } } failedTransfers { items { zone { name } } }
+               dsAtParent { items { zone { name } } } health { items { zone { name } } } } }`,
+          ),
+        { reads: true },
+      );
+      const lists = Object.values(answer.data.attention) as { items: { zone: { name: string } }[] }[];
+      const unseen = lists.flatMap((list) => list.items.map((item) => item.zone.name)).filter((zone) => !sees(p, zone));
+      expect({ key: p.name, unseen }).toEqual({ key: p.name, unseen: [] });
+    },
+  },
+];
+
 const OPS: Op[] = [
   ...EVENT_OPS,
+  ...CONSOLE_OPS,
   // ---- REST: records ----
   {
     id: 'GET /record/list',

@@ -179,6 +179,32 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
   }),
+  listEvents: () => ({
+    good: { method: 'get', path: '/api/events', query: { limit: '10' } },
+    bad: { method: 'get', path: '/api/events', query: { after: 'not-a-cursor' } },
+  }),
+  createWebhook: () => ({
+    good: { method: 'post', path: '/api/webhook/add', body: { url: 'https://93.184.216.34/conformance', events: '*' } },
+    bad: { method: 'post', path: '/api/webhook/add', body: { url: 'http://169.254.169.254/latest', events: '*' } },
+  }),
+  // the list takes no input: its "bad" call is the same list, asked with an empty query
+  listWebhooks: () => ({
+    good: { method: 'get', path: '/api/webhook/list' },
+    bad: { method: 'get', path: '/api/webhook/list', query: {} },
+  }),
+  // the good calls run on a webhook made just before: see the loop
+  webhookDeliveries: () => ({ good: { method: 'get', path: 'LATER' }, bad: { method: 'get', path: '/api/webhook/deliveries/999999' } }),
+  rotateWebhookSecret: () => ({ good: { method: 'post', path: 'LATER' }, bad: { method: 'post', path: '/api/webhook/rotate/999999' } }),
+  redeliverWebhook: () => ({ good: { method: 'post', path: 'LATER' }, bad: { method: 'post', path: '/api/webhook/redeliver/999999' } }),
+  deleteWebhook: () => ({ good: { method: 'delete', path: 'LATER' }, bad: { method: 'delete', path: '/api/webhook/delete/999999' } }),
+  getDomainHealth: (f) => ({
+    good: { method: 'get', path: `/api/domain/health/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/health/missing.example' },
+  }),
+  checkDomainHealth: (f) => ({
+    good: { method: 'post', path: `/api/domain/health/${f.zone}` },
+    bad: { method: 'post', path: '/api/domain/health/missing.example' },
+  }),
 };
 
 describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {
@@ -188,7 +214,8 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
   const ajv = new Ajv2020({ strict: false, allErrors: true });
 
   beforeAll(async () => {
-    app = await startTestApp({ REST_ENVELOPE: envelope });
+    // the health check's root server: a loopback port where nothing answers, each question given up quickly
+    app = await startTestApp({ REST_ENVELOPE: envelope, HEALTH_ROOT_HINTS: '127.0.0.1:9', HEALTH_QUERY_TIMEOUT_MS: '100' });
     document = (await app.http.get('/api/openapi.json').set('X-API-Key', ADMIN_KEY)).body;
     ajv.addSchema({ $id: 'openapi', components: document.components }, 'openapi');
     const unwrap = (body: any) => (envelope === 'restknot' && body?.data !== undefined ? body.data : body);
@@ -285,6 +312,20 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
           ];
           call.path = `/api/domain/dnssec/${zone}/${action}`;
         }
+        if (['webhookDeliveries', 'rotateWebhookSecret', 'redeliverWebhook', 'deleteWebhook'].includes(op.operationId) && kind === 'good') {
+          const created = await app.http
+            .post('/api/webhook/add')
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ url: 'https://93.184.216.34/conformance', events: '*' });
+          const id = envelope === 'restknot' ? created.body.data.id : created.body.id;
+          const action = {
+            webhookDeliveries: 'deliveries',
+            rotateWebhookSecret: 'rotate',
+            redeliverWebhook: 'redeliver',
+            deleteWebhook: 'delete',
+          }[op.operationId as string];
+          call.path = `/api/webhook/${action}/${id}`;
+        }
         if (op.operationId === 'deleteDomain' && kind === 'good') {
           const zone = `doomed-${envelope}.example`;
           await app.http
@@ -308,7 +349,8 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
         if (res.status !== 204 && !validate(body))
           mismatches.push(`${label}: ${ajv.errorsText((validate as any).errors)} in ${res.text.slice(0, 200)}`);
         if (kind === 'good' && res.status >= 300) mismatches.push(`${label}: the good call failed: ${res.text.slice(0, 200)}`);
-        if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains'].includes(op.operationId))
+        // the lists that take no input have no bad call: theirs is the same list again
+        if (kind === 'bad' && res.status < 400 && !['listRecords', 'listDomains', 'listWebhooks'].includes(op.operationId))
           mismatches.push(`${label}: the bad call succeeded`);
       }
     }
