@@ -1,13 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
-import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { runCli } from '../support/cli';
+import { startTestApp, TestApp } from '../support/test-app';
 import { largeZoneFile } from '../support/large-zone';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
-const root = path.resolve(__dirname, '..', '..');
 let app: TestApp;
 
 beforeAll(async () => {
@@ -17,23 +16,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => app?.close());
 
-/** runs the CLI as a child process (asynchronously: the service answers from this very process) */
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(root, 'dist', 'src', 'cli', 'main.js'), ...args], {
-      env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY, ...env },
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      err += chunk;
-    });
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = (args: string[], env: Record<string, string | undefined> = {}) => runCli(app.baseUrl, args, env);
 
 test('users, keys, zones and records: tables for people, JSON for scripts', async () => {
   const user = await cli(['--json', 'user', 'add', 'cli@example.org']);

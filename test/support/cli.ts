@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { ADMIN_KEY } from './test-app';
+
+/** what a run of the CLI gave: its exit code and both streams */
+export interface CliRun {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+const CLI = path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+
+/**
+ * Runs the built `zonekeeper` CLI (buildOnce first) as a child process against the service at `baseUrl`, with
+ * the admin key unless `env` gives another; asynchronously, since the service answers from the test's own
+ * process.
+ */
+export function runCli(baseUrl: string, args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH, ZONEKEEPER_URL: baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY, ...env },
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
