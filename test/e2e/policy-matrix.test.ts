@@ -1565,7 +1565,7 @@ const CONSOLE_OPS: Op[] = [
           ),
         { reads: true },
       );
-      const lists = Object.values(answer.data.attention) as { items: { zone: { name: string } }[] }[];
+      const lists: { items: { zone: { name: string } }[] }[] = Object.values(answer.data.attention);
       const unseen = lists.flatMap((list) => list.items.map((item) => item.zone.name)).filter((zone) => !sees(p, zone));
       expect({ key: p.name, unseen }).toEqual({ key: p.name, unseen: [] });
     },
