@@ -6,7 +6,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../propagation/knot';
+import { freePort, servedSerial } from '../propagation/knot';
+import { waitFor } from './wait-for';
 import { namedOptions, startNamed } from './bind-secondary';
 
 export interface BindPrimary {
@@ -51,5 +52,19 @@ zone "${options.zone}" {
   also-notify { 127.0.0.1 port ${options.notifyPort} key "${options.tsig.name}"; };
 };
 `;
-  return { port, ...(await startNamed(dir, config)) };
+  const named = await startNamed(dir, config);
+  // "running" is logged once named listens; the zone is asked for until it is served at the file's serial, so
+  // that a transfer asked at once meets the zone and not a server still loading it (SERVFAIL)
+  try {
+    await waitFor(
+      `BIND to serve ${options.zone} at serial ${serial}`,
+      async () => ((await servedSerial(port, options.zone)) === serial ? true : undefined),
+      10_000,
+      50,
+    );
+  } catch (error) {
+    await named.stop();
+    throw new Error(`${(error as Error).message}:\n${named.log()}`, { cause: error });
+  }
+  return { port, ...named };
 }
