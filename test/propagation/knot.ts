@@ -4,10 +4,9 @@
  */
 import { ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { accessSync, chmodSync, chownSync, constants, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import dgram from 'node:dgram';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../support/free-port';
 import { sleep, waitFor } from '../support/wait-for';
 
 export function findBinary(name: string): string {
@@ -24,26 +23,8 @@ export function findBinary(name: string): string {
   throw new Error(`${name} not found: install the Debian packages knot and bind9-dnsutils (apt-get install -y knot bind9-dnsutils)`);
 }
 
-/** a port free for both UDP and TCP on 127.0.0.1 */
-export async function freePort(): Promise<number> {
-  for (let i = 0; i < 20; i++) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const p = (server.address() as net.AddressInfo).port;
-        server.close(() => resolve(p));
-      });
-    });
-    const udpFree = await new Promise<boolean>((resolve) => {
-      const socket = dgram.createSocket('udp4');
-      socket.once('error', () => resolve(false));
-      socket.bind(port, '127.0.0.1', () => socket.close(() => resolve(true)));
-    });
-    if (udpFree) return port;
-  }
-  throw new Error('no free port');
-}
+// one port picker for every test (test/support/free-port.ts)
+export { freePort };
 
 // the polling helpers live in test/support/wait-for.ts; the propagation tests import them from here too
 export { sleep, waitFor };
