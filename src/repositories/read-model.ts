@@ -74,7 +74,7 @@ export interface RecordFilter {
 }
 
 /** timestamps as text, parsed when read (see ReadUserRow) */
-const LAZY_TIMES: RowOptions = { timestamps: 'text' };
+export const LAZY_TIMES: RowOptions = { timestamps: 'text' };
 
 /** a timestamp as pg hands it over (a Date), or as text (`2026-11-22 02:57:39.346+00`, LAZY_TIMES) */
 function toDate(value: Date | string): Date {
@@ -117,7 +117,7 @@ const toDomain = (row: any): DomainRow =>
  * Record rows with their zone as the same statement saw it. The records of one zone share one zone row: a list
  * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000.
  */
-function recordsWithZones(rows: any[]): RecordRow[] {
+export function recordsWithZones(rows: any[]): RecordRow[] {
   const zones = new Map<number, DomainRow>();
   return rows.map((row): RecordRow => {
     const domainId = Number(row.domain_id);
@@ -206,7 +206,7 @@ function zoneRuleCondition(p: Params, rules: ReadRules | undefined, nameColumn: 
  * names under it, compared with starts_with so that `_` is no LIKE wildcard) and types, or-ed over its rules.
  * `zoneOf(zone)` gives the condition for a rule's zone (a join's `d.name`, or the ids of the zones in hand).
  */
-function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (zone: string) => string): string | undefined {
+export function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (zone: string) => string): string | undefined {
   if (!rules) return undefined;
   if (rules.length === 0) return 'false';
   const each = rules.map((rule) => {
@@ -237,7 +237,7 @@ export function domainConditions(p: Params, filter: DomainFilter): string[] {
 }
 
 /** a glob (`*` any run, `?` one character) as a LIKE pattern: LIKE's own `%`, `_` and escape `\` taken literally */
-function likePattern(glob: string): string {
+export function likePattern(glob: string): string {
   return glob
     .replace(/[\\%_]/g, (c) => `\\${c}`)
     .replace(/\*/g, '%')
@@ -476,7 +476,7 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
   return conditions;
 }
 
-const RECORD_COLUMNS =
+export const RECORD_COLUMNS =
   'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at, d.kind as zone_kind';
 
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {

@@ -88,6 +88,15 @@ export class RecordsArgs extends PageArgs {
  * the rest of the field (docs/performance.md, «GraphQL, always on»); `nestedFirst` checks the one rule.
  */
 @ArgsType()
+export class SearchRecordsArgs extends PageArgs {
+  @Field(() => String, {
+    description:
+      "Text found anywhere in a record's absolute name (no final dot) or its content, in any letter case, taken literally (1 to 255 characters).",
+  })
+  query!: string;
+}
+
+@ArgsType()
 export class NestedListArgs {
   @Field(() => Int, { nullable: true, description: 'At most this many items per parent, 1 to MAX_PAGE_SIZE (default: MAX_PAGE_SIZE).' })
   first?: number | null;
