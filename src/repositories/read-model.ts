@@ -38,8 +38,22 @@ export interface PageRequest {
   after?: number;
 }
 
-/** the order of a zone list: creation (id), or name in byte order (A-labels: alphabetical) either way; keyset-paged */
-export type DomainOrder = 'created' | 'name' | 'name_desc';
+/**
+ * the order of a zone list: creation (id), name in byte order (A-labels: alphabetical), record count, serial,
+ * kind or DNSSEC state, each either way but creation; keyset-paged
+ */
+export type DomainOrder =
+  | 'created'
+  | 'name'
+  | 'name_desc'
+  | 'records'
+  | 'records_desc'
+  | 'serial'
+  | 'serial_desc'
+  | 'kind'
+  | 'kind_desc'
+  | 'dnssec'
+  | 'dnssec_desc';
 
 export interface UserFilter {
   scopeUserId?: number;
@@ -263,14 +277,54 @@ export async function listDomains(
   order: DomainOrder = 'created',
 ): Promise<DomainRow[]> {
   const p = new Params();
+  const conditions = domainConditions(p, filter);
+  const column = ORDER_COLUMNS[order.replace(/_desc$/, '')];
   const rows = await sql.rows(
-    order !== 'created'
-      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, domainConditions(p, filter), request, order === 'name_desc')}`
-      : `select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`,
+    order === 'name' || order === 'name_desc'
+      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, conditions, request, order === 'name_desc')}`
+      : column
+        ? `select ${DOMAIN_COLUMNS} from domains d ${pageByColumn(p, conditions, request, column, order.endsWith('_desc'))}`
+        : `select ${DOMAIN_COLUMNS} from domains d ${page(p, conditions, 'd.id', request)}`,
     p.values,
     LAZY_TIMES,
   );
   return rows.map(toDomain);
+}
+
+/**
+ * The zone list's sortable facts as SQL over `d` (or `c`, the cursor's zone): the record count and serial the
+ * zone row keeps, its kind, its DNSSEC state (a signed zone has a dnssec_zones row; unsigned has none)
+ */
+const ORDER_COLUMNS: Record<string, ((alias: string) => string) | undefined> = {
+  records: (a) => `${a}.record_count`,
+  serial: (a) => `${a}.serial`,
+  kind: (a) => `${a}.kind`,
+  dnssec: (a) => `coalesce((select z.state from dnssec_zones z where z.domain_id = ${a}.id), 'unsigned')`,
+};
+
+/**
+ * An order by a fact many zones share (a record count, a kind), keyset-paged with the same cursor (a zone's id):
+ * ties are broken by id, and the page after the cursor starts past the cursor zone's (fact, id) pair, read
+ * from that zone as it is now
+ */
+function pageByColumn(
+  p: Params,
+  conditions: string[],
+  request: PageRequest | undefined,
+  column: (alias: string) => string,
+  descending: boolean,
+): string {
+  const direction = descending ? ' desc' : '';
+  const order = `order by ${column('d')}${direction}, d.id${direction}`;
+  if (!request) return `${whereOf(conditions)} ${order}`;
+  const all =
+    request.after === undefined
+      ? conditions
+      : [
+          ...conditions,
+          `(${column('d')}, d.id) ${descending ? '<' : '>'} (select ${column('c')}, c.id from domains c where c.id = ${p.add(request.after)})`,
+        ];
+  return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
 }
 
 /**

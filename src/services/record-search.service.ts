@@ -46,8 +46,10 @@ export class RecordSearchService {
   }
 
   private searchOf(ctx: RequestContext, { query, mode, field = 'query' }: SearchQuery): Omit<RecordSearch, 'first' | 'after'> {
-    // a name's final dot is no part of the stored names: `www.example.com.` finds `www.example.com`
-    const text = query.trim().toLowerCase().replace(/\.$/, '');
+    // a name's final dot is no part of the stored names: `www.example.com.` finds `www.example.com` (a lone `.`
+    // stays: every absolute name holds one, a zone having two labels at least)
+    const trimmed = query.trim().toLowerCase();
+    const text = trimmed.length > 1 ? trimmed.replace(/\.$/, '') : trimmed;
     if (text === '') throw DomainError.invalid(field, `${field}: give a name or a content to search for`);
     if (text.length > MAX_SEARCH_LENGTH) throw DomainError.invalid(field, `${field}: at most ${MAX_SEARCH_LENGTH} characters`);
     const pattern = mode === 'glob' ? likePattern(text) : `%${likePattern(text)}%`;

@@ -140,6 +140,47 @@ it('sorts by name across pages (the console’s zone list), creation order stayi
   expect((await ordered('NAME', 3, 'shop', aliceKey)).flat()).toEqual([...ALICE_SHOPS, 'shop.shop-00.test'].sort());
 });
 
+it('sorts by record count, serial, kind and DNSSEC state either way across pages, ties in creation order', async () => {
+  // the zones differ in record count and serial: a few get records
+  for (const [i, zone] of ['blog-3.test', 'blog-4.test', 'blog-5.test', 'shop-05.test'].entries())
+    for (let n = 0; n <= i; n++) {
+      const res = await app.gql(CREATE_RECORD, { input: { zone, owner: `host${n}`, type: 'A', rdata: `192.0.2.${n + 1}`, ttl: 3600 } });
+      expect(res.errors).toBeUndefined();
+    }
+  const FACTS = `query($o: DomainOrder, $first: Int!, $after: String) {
+    domains(first: $first, after: $after, orderBy: $o) { nodes { id recordCount serial kind dnssecState } pageInfo { hasNextPage endCursor } } }`;
+  const walk = async (o: string) => {
+    const all: { id: string; recordCount: number; serial: number; kind: string; dnssecState: string }[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const res: { errors?: unknown[]; data?: any } = await app.gql(FACTS, { o, first: 4, after });
+      expect(res.errors).toBeUndefined();
+      all.push(...res.data.domains.nodes);
+      if (!res.data.domains.pageInfo.hasNextPage) return all;
+      after = res.data.domains.pageInfo.endCursor;
+    }
+  };
+  const created = await walk('CREATED');
+  const by = (fact: (z: (typeof created)[number]) => number | string, descending: boolean) =>
+    [...created]
+      .sort((a, b) => {
+        const [x, y] = [fact(a), fact(b)];
+        const order = x < y ? -1 : x > y ? 1 : Number(a.id) - Number(b.id);
+        return descending ? -order : order;
+      })
+      .map((z) => z.id);
+  expect(new Set(created.map((z) => z.recordCount)).size).toBeGreaterThan(3);
+  for (const [o, fact] of [
+    ['RECORDS', (z) => z.recordCount],
+    ['SERIAL', (z) => z.serial],
+    ['KIND', (z) => z.kind.toLowerCase()],
+    ['DNSSEC', (z) => z.dnssecState],
+  ] as [string, (z: (typeof created)[number]) => number | string][]) {
+    expect({ o, ids: (await walk(o)).map((z) => z.id) }).toEqual({ o, ids: by(fact, false) });
+    expect({ o, ids: (await walk(`${o}_DESC`)).map((z) => z.id) }).toEqual({ o, ids: by(fact, true) });
+  }
+});
+
 it('a name-ordered page after a deleted zone’s cursor says so, naming the field', async () => {
   const userId = await createUser(app, 'carol@search.example');
   for (const zone of ['zz-a.test', 'zz-b.test', 'zz-c.test']) await createZone(app, userId, zone);

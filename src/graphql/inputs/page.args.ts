@@ -28,11 +28,19 @@ export enum DomainOrderEnum {
   CREATED = 'created',
   NAME = 'name',
   NAME_DESC = 'name_desc',
+  RECORDS = 'records',
+  RECORDS_DESC = 'records_desc',
+  SERIAL = 'serial',
+  SERIAL_DESC = 'serial_desc',
+  KIND = 'kind',
+  KIND_DESC = 'kind_desc',
+  DNSSEC = 'dnssec',
+  DNSSEC_DESC = 'dnssec_desc',
 }
 registerEnumType(DomainOrderEnum, {
   name: 'DomainOrder',
   description:
-    'The order of a zone list: CREATED (oldest first, the default), NAME or NAME_DESC (the stored names, IDN as A-labels, in alphabetical order or its reverse).',
+    'The order of a zone list: CREATED (oldest first, the default), NAME or NAME_DESC (the stored names, IDN as A-labels, in alphabetical order or its reverse), RECORDS, SERIAL (the last change: serials rise with each), KIND, DNSSEC (the state: disabling, signed, unsigned) and their _DESC, ties in creation order (the reverse with _DESC).',
 });
 
 @ArgsType()
