@@ -260,6 +260,13 @@ describe('the search across zones (searchRecords, search-data)', () => {
     expect(await found('shop-1', restricted)).toEqual(['www.shop-10.test CNAME shop-10.test.']);
   });
 
+  it('has its trigram indexes: pg_trgm is there in the embedded PostgreSQL and in Debian’s alike', async () => {
+    const rows = await app.service.database.db.rows<{ indexname: string }>(
+      `select indexname from pg_indexes where indexname like '%trgm_index' order by indexname`,
+    );
+    expect(rows.map((r) => r.indexname)).toEqual(['domains_name_trgm_index', 'records_owner_trgm_index', 'records_rdata_trgm_index']);
+  });
+
   it('refuses an empty or overlong query, naming the field', async () => {
     for (const q of ['  ', 'x'.repeat(256)]) {
       const res = await app.gql(FIND, { q, first: 5 });
