@@ -14,6 +14,7 @@ import { Identity, IdentityContext, managesMembers, roleWords } from './identity
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
+import { SearchBox, SearchResults } from './search';
 
 // the people's screens are fetched when first opened (chunks of the same origin: the CSP allows them), so the
 // first load of the sign-in page and the zones does not carry them
@@ -22,6 +23,8 @@ const Members = lazy(() => import('./members').then((m) => ({ default: m.Members
 const AcceptInvitation = lazy(() => import('./members').then((m) => ({ default: m.AcceptInvitation })));
 const Keys = lazy(() => import('./keys').then((m) => ({ default: m.Keys })));
 const NameserverSets = lazy(() => import('./nameserver-sets').then((m) => ({ default: m.NameserverSets })));
+const Administration = lazy(() => import('./admin').then((m) => ({ default: m.Administration })));
+const AuditLog = lazy(() => import('./admin').then((m) => ({ default: m.AuditLog })));
 
 /** The key is kept for this tab only (sessionStorage): closing the tab signs out. */
 const KEY_STORAGE = 'zonekeeper-console-key';
@@ -34,15 +37,21 @@ type Route =
   | { screen: 'sets' }
   | { screen: 'members' }
   | { screen: 'account' }
+  | { screen: 'search'; query: string }
+  | { screen: 'admin' }
+  | { screen: 'audit' }
   | { screen: 'invitation'; token: string }
   | { screen: 'recovery'; token: string }
   | { screen: 'zone'; zone: string; tab: string };
 
 /**
  * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/nameserver-sets, #/members, #/account,
- * #/invitation/<token>, #/recovery/<token>.
+ * #/search?q=<text>, #/admin, #/audit, #/invitation/<token>, #/recovery/<token>.
  */
 function parseRoute(hash: string): Route {
+  if (hash.startsWith('#/search')) return { screen: 'search', query: new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '' };
+  if (hash === '#/admin') return { screen: 'admin' };
+  if (hash === '#/audit') return { screen: 'audit' };
   if (hash === '#/keys') return { screen: 'keys' };
   if (hash === '#/nameserver-sets') return { screen: 'sets' };
   if (hash === '#/members') return { screen: 'members' };
@@ -308,6 +317,9 @@ function Shell({
     members: 'Members',
     account: 'Your sign-in',
     invitation: 'Invitation',
+    search: 'Search',
+    admin: 'Administration',
+    audit: 'Audit log',
   };
   useEffect(() => {
     document.title = route.screen === 'zone' ? `${route.zone} · Zonekeeper` : `${titles[route.screen] ?? 'Zones'} · Zonekeeper`;
@@ -337,6 +349,17 @@ function Shell({
               Nameserver sets
             </a>
           )}
+          {/* the operator's screens: the API answers them to the admin key alone */}
+          {identity.admin && (
+            <a href="#/admin" aria-current={current('admin')}>
+              Administration
+            </a>
+          )}
+          {identity.admin && (
+            <a href="#/audit" aria-current={current('audit')}>
+              Audit log
+            </a>
+          )}
           {identity.accountId && (
             <a href="#/members" aria-current={current('members')}>
               Members
@@ -349,6 +372,7 @@ function Shell({
           )}
           <a href="/graphql">GraphiQL</a>
         </nav>
+        <SearchBox current={route.screen === 'search' ? route.query : ''} />
         {kind === 'session' && (
           <AccountSwitcher
             identity={identity}
@@ -382,6 +406,12 @@ function Shell({
             <Keys />
           ) : route.screen === 'sets' ? (
             <NameserverSets />
+          ) : route.screen === 'search' ? (
+            <SearchResults query={route.query} />
+          ) : route.screen === 'admin' && identity.admin ? (
+            <Administration />
+          ) : route.screen === 'audit' && identity.admin ? (
+            <AuditLog />
           ) : route.screen === 'members' ? (
             <Members />
           ) : route.screen === 'account' ? (

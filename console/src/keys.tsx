@@ -33,7 +33,7 @@ function SecretOnce({ label, secret, onDone }: { label: string; secret: string; 
   );
 }
 
-function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () => void }) {
+export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () => void }) {
   const [confirming, setConfirming] = useState(false);
   return confirming ? (
     <>

@@ -64,7 +64,8 @@ export function Records(props: {
   const { zone, types, liveChange, canEdit, onChanged, onStage } = props;
   const client = useClient();
   const [typeFilter, setTypeFilter] = useState('');
-  const [text, setText] = useState('');
+  // a search result links here with its owner (#/zone/<zone>/records?owner=<owner>): the list opens filtered to it
+  const [text, setText] = useState(() => new URLSearchParams(location.hash.split('?')[1] ?? '').get('owner') ?? '');
   const [sort, setSort] = useState<{ key: SortKey; direction: 1 | -1 }>({ key: 'owner', direction: 1 });
   const [rows, setRows] = useState<RecordRow[] | null>(null);
   const [total, setTotal] = useState(0);

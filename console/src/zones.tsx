@@ -15,6 +15,8 @@ import { IncomingTransfers } from './transfers';
 import { Attention } from './attention';
 
 const PAGE_SIZE = 50;
+/** the zone list's sortable columns, as the API's orders (each with its _DESC but creation) */
+type SortKey = 'NAME' | 'CREATED' | 'RECORDS' | 'SERIAL' | 'KIND' | 'DNSSEC';
 /** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
 const OWNER_CHOICES = 50;
 
@@ -226,14 +228,22 @@ export function ZoneList() {
   // the cursors of the pages before this one: Previous pops, Next pushes
   const [cursors, setCursors] = useState<(string | null)[]>([]);
   const after = cursors.length ? cursors[cursors.length - 1] : null;
-  // by name either way, or by creation: the server sorts, so the order holds across pages (its names are the
-  // stored A-labels: an IDN zone sorts by its xn-- form)
-  const [nameOrder, setNameOrder] = useState<1 | -1 | 0>(1);
-  const orderBy: DomainOrder = nameOrder === 1 ? 'NAME' : nameOrder === -1 ? 'NAME_DESC' : 'CREATED';
-  const sortBy = (order: 1 | -1 | 0) => {
-    setNameOrder(order);
+  // by a column either way (creation: oldest first): the server sorts, so the order holds across pages (its names
+  // are the stored A-labels: an IDN zone sorts by its xn-- form); a new order starts at the first page
+  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({ key: 'NAME', descending: false });
+  const orderBy = (sort.descending && sort.key !== 'CREATED' ? `${sort.key}_DESC` : sort.key) as DomainOrder;
+  const sortBy = (key: SortKey) => {
+    setSort({ key, descending: sort.key === key && !sort.descending && key !== 'CREATED' });
     setCursors([]);
   };
+  const header = (key: SortKey, label: string) => (
+    <th scope="col" aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none'}>
+      <button type="button" className="sort" onClick={() => sortBy(key)}>
+        {label}
+        <span aria-hidden="true">{sort.key === key ? (sort.descending ? ' ▼' : ' ▲') : ''}</span>
+      </button>
+    </th>
+  );
   const [result, refetch] = useQuery({
     query: ZonesDocument,
     variables: { first: PAGE_SIZE, after, nameStartsWith: prefix, orderBy, kind: kind || null, userId: ownerFilter || null },
@@ -342,22 +352,14 @@ export function ZoneList() {
             <table className="zones">
               <thead>
                 <tr>
-                  <th scope="col" aria-sort={nameOrder === 1 ? 'ascending' : nameOrder === -1 ? 'descending' : 'none'}>
-                    <button type="button" className="sort" onClick={() => sortBy(nameOrder === 1 ? -1 : 1)}>
-                      Zone<span aria-hidden="true">{nameOrder === 1 ? ' ▲' : nameOrder === -1 ? ' ▼' : ''}</span>
-                    </button>
-                  </th>
+                  {header('NAME', 'Zone')}
                   <th scope="col">Owner</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">DNSSEC</th>
-                  <th scope="col">Records</th>
+                  {header('KIND', 'Kind')}
+                  {header('DNSSEC', 'DNSSEC')}
+                  {header('RECORDS', 'Records')}
                   <th scope="col">Propagation</th>
-                  <th scope="col">Serial</th>
-                  <th scope="col" aria-sort={nameOrder === 0 ? 'ascending' : 'none'}>
-                    <button type="button" className="sort" onClick={() => sortBy(0)}>
-                      Created<span aria-hidden="true">{nameOrder === 0 ? ' ▲' : ''}</span>
-                    </button>
-                  </th>
+                  {header('SERIAL', 'Serial')}
+                  {header('CREATED', 'Created')}
                 </tr>
               </thead>
               <tbody>

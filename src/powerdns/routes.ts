@@ -1,6 +1,6 @@
 import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
 import { hostPortName } from '../config/settings';
-import { parseOwner } from '../dns/name';
+import { ownerToFqdn, parseOwner } from '../dns/name';
 import { DEFAULT_RECORD_TTL } from '../dns/ttl';
 import type { DnssecAlgorithmName } from '../dns/dnssec/algorithms';
 import type { Services } from '../services';
@@ -725,9 +725,10 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
   },
   {
     /**
-     * PowerDNS-Admin's search: zones whose name matches `q` (`*` any run, `?` one character), matched whole by
-     * the zone list (DomainsService, `nameMatches`), up to `max`; records are not searched
-     * (docs/powerdns-api.md)
+     * PowerDNS-Admin's search (ws-api.cc apiServerSearchData): `q` (`*` any run, `?` one character) matched whole,
+     * in any letter case, against zone names, then records' names and contents, up to `max` results in all,
+     * zones first. Zones by the zone list (DomainsService, `nameMatches`), records by the search across zones
+     * (RecordSearchService), both over what the key may read (docs/powerdns-api.md)
      */
     method: 'get',
     path: `${SERVER}/search-data`,
@@ -739,24 +740,36 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const objectType = typeof query.object_type === 'string' ? query.object_type : 'all';
       if (!['all', 'zone', 'record', 'comment'].includes(objectType))
         throw refuse('object_type must be one of the following options: all, zone, record, comment');
-      if (objectType === 'record' || objectType === 'comment') return { status: 200, body: [] };
       if (q.length > 255) throw refuse('q: at most 255 characters');
-      // the part before the first wildcard is a prefix (one range of the names' index); the match is the service's
-      const prefix = q.toLowerCase().split(/[*?]/)[0].replace(/\.$/, '');
-      let found: DomainRow[] = [];
-      try {
-        found = await services.domains.list(
-          ctx,
-          { nameStartsWith: prefix, nameMatches: q },
-          { first: Math.min(max, services.settings.maxPageSize) },
-        );
-      } catch (error) {
-        if (!isInputError(error)) throw error;
+      const limit = Math.min(max, services.settings.maxPageSize);
+      const results: Record<string, unknown>[] = [];
+      if (objectType === 'all' || objectType === 'zone') {
+        // the part before the first wildcard is a prefix (one range of the names' index); the match is the service's
+        const prefix = q.toLowerCase().split(/[*?]/)[0].replace(/\.$/, '');
+        let found: DomainRow[] = [];
+        try {
+          found = await services.domains.list(ctx, { nameStartsWith: prefix, nameMatches: q }, { first: limit });
+        } catch (error) {
+          if (!isInputError(error)) throw error;
+        }
+        for (const zone of found) results.push({ object_type: 'zone', name: absoluteName(zone.name), zone_id: absoluteName(zone.name) });
       }
-      return {
-        status: 200,
-        body: found.map((zone) => ({ object_type: 'zone', name: absoluteName(zone.name), zone_id: absoluteName(zone.name) })),
-      };
+      if ((objectType === 'all' || objectType === 'record') && results.length < limit) {
+        const records = await services.search.search(ctx, { query: q, mode: 'glob', field: 'q' }, { first: limit - results.length });
+        for (const record of records)
+          results.push({
+            object_type: 'record',
+            name: ownerToFqdn(record.owner, record.zone),
+            type: record.type,
+            ttl: record.ttl,
+            content: record.rdata,
+            disabled: false,
+            zone: absoluteName(record.zone),
+            zone_id: absoluteName(record.zone),
+          });
+      }
+      // comments (PowerDNS-Admin's rrset comments) are not searched: object_type=comment answers []
+      return { status: 200, body: results };
     },
   },
 ];

@@ -136,6 +136,30 @@ export async function addRefusals(
 export interface AuditEventFilter {
   kind?: string;
   since?: Date;
+  /** only events before this time */
+  until?: Date;
+  /** only events done to this subject (`zone:example.com`) */
+  subject?: string;
+  /** only events whose actor's e-mail or key name holds this (any letter case) */
+  actor?: string;
+}
+
+/** the filter as conditions, the same for a page and its count */
+function auditConditions(filter: AuditEventFilter): { where: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const add = (value: unknown) => `$${values.push(value)}`;
+  const conditions: string[] = [];
+  if (filter.kind !== undefined) conditions.push(`kind = ${add(filter.kind)}`);
+  if (filter.since !== undefined) conditions.push(`at >= ${add(filter.since.toISOString())}::timestamptz`);
+  if (filter.until !== undefined) conditions.push(`at < ${add(filter.until.toISOString())}::timestamptz`);
+  if (filter.subject !== undefined) conditions.push(`subject = ${add(filter.subject)}`);
+  if (filter.actor !== undefined) {
+    const actor = add(filter.actor.toLowerCase());
+    conditions.push(
+      `(strpos(lower(coalesce(actor_email, '')), ${actor}) > 0 or strpos(lower(coalesce(actor_key_name, '')), ${actor}) > 0)`,
+    );
+  }
+  return { where: conditions.length ? conditions.join(' and ') : 'true', values };
 }
 
 /** newest first; `after` is the id of the last row of the previous page */
@@ -144,20 +168,18 @@ export async function listAuditEvents(
   filter: AuditEventFilter,
   page: { first: number; after?: number },
 ): Promise<AuditEventRow[]> {
+  const { where, values } = auditConditions(filter);
+  const after = page.after === undefined ? '' : ` and id < $${values.push(page.after)}`;
   const rows = await sql.rows(
-    `select ${COLUMNS} from audit_events
-      where ($1::text is null or kind = $1) and ($2::timestamptz is null or at >= $2) and ($3::bigint is null or id < $3)
-      order by id desc limit $4`,
-    [filter.kind ?? null, filter.since?.toISOString() ?? null, page.after ?? null, page.first],
+    `select ${COLUMNS} from audit_events where ${where}${after} order by id desc limit $${values.push(page.first)}`,
+    values,
   );
   return rows.map(toRow);
 }
 
 export async function countAuditEvents(sql: Sql, filter: AuditEventFilter): Promise<number> {
-  const [row] = await sql.rows<{ n: string }>(
-    `select count(*) as n from audit_events where ($1::text is null or kind = $1) and ($2::timestamptz is null or at >= $2)`,
-    [filter.kind ?? null, filter.since?.toISOString() ?? null],
-  );
+  const { where, values } = auditConditions(filter);
+  const [row] = await sql.rows<{ n: string }>(`select count(*) as n from audit_events where ${where}`, values);
   return Number(row.n);
 }
 

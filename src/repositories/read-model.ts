@@ -38,8 +38,22 @@ export interface PageRequest {
   after?: number;
 }
 
-/** the order of a zone list: creation (id), or name in byte order (A-labels: alphabetical) either way; keyset-paged */
-export type DomainOrder = 'created' | 'name' | 'name_desc';
+/**
+ * the order of a zone list: creation (id), name in byte order (A-labels: alphabetical), record count, serial,
+ * kind or DNSSEC state, each either way but creation; keyset-paged
+ */
+export type DomainOrder =
+  | 'created'
+  | 'name'
+  | 'name_desc'
+  | 'records'
+  | 'records_desc'
+  | 'serial'
+  | 'serial_desc'
+  | 'kind'
+  | 'kind_desc'
+  | 'dnssec'
+  | 'dnssec_desc';
 
 export interface UserFilter {
   scopeUserId?: number;
@@ -74,7 +88,7 @@ export interface RecordFilter {
 }
 
 /** timestamps as text, parsed when read (see ReadUserRow) */
-const LAZY_TIMES: RowOptions = { timestamps: 'text' };
+export const LAZY_TIMES: RowOptions = { timestamps: 'text' };
 
 /** a timestamp as pg hands it over (a Date), or as text (`2026-11-22 02:57:39.346+00`, LAZY_TIMES) */
 function toDate(value: Date | string): Date {
@@ -117,7 +131,7 @@ const toDomain = (row: any): DomainRow =>
  * Record rows with their zone as the same statement saw it. The records of one zone share one zone row: a list
  * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000.
  */
-function recordsWithZones(rows: any[]): RecordRow[] {
+export function recordsWithZones(rows: any[]): RecordRow[] {
   const zones = new Map<number, DomainRow>();
   return rows.map((row): RecordRow => {
     const domainId = Number(row.domain_id);
@@ -206,7 +220,7 @@ function zoneRuleCondition(p: Params, rules: ReadRules | undefined, nameColumn: 
  * names under it, compared with starts_with so that `_` is no LIKE wildcard) and types, or-ed over its rules.
  * `zoneOf(zone)` gives the condition for a rule's zone (a join's `d.name`, or the ids of the zones in hand).
  */
-function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (zone: string) => string): string | undefined {
+export function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (zone: string) => string): string | undefined {
   if (!rules) return undefined;
   if (rules.length === 0) return 'false';
   const each = rules.map((rule) => {
@@ -237,7 +251,7 @@ export function domainConditions(p: Params, filter: DomainFilter): string[] {
 }
 
 /** a glob (`*` any run, `?` one character) as a LIKE pattern: LIKE's own `%`, `_` and escape `\` taken literally */
-function likePattern(glob: string): string {
+export function likePattern(glob: string): string {
   return glob
     .replace(/[\\%_]/g, (c) => `\\${c}`)
     .replace(/\*/g, '%')
@@ -263,14 +277,54 @@ export async function listDomains(
   order: DomainOrder = 'created',
 ): Promise<DomainRow[]> {
   const p = new Params();
+  const conditions = domainConditions(p, filter);
+  const column = ORDER_COLUMNS[order.replace(/_desc$/, '')];
   const rows = await sql.rows(
-    order !== 'created'
-      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, domainConditions(p, filter), request, order === 'name_desc')}`
-      : `select ${DOMAIN_COLUMNS} from domains d ${page(p, domainConditions(p, filter), 'd.id', request)}`,
+    order === 'name' || order === 'name_desc'
+      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, conditions, request, order === 'name_desc')}`
+      : column
+        ? `select ${DOMAIN_COLUMNS} from domains d ${pageByColumn(p, conditions, request, column, order.endsWith('_desc'))}`
+        : `select ${DOMAIN_COLUMNS} from domains d ${page(p, conditions, 'd.id', request)}`,
     p.values,
     LAZY_TIMES,
   );
   return rows.map(toDomain);
+}
+
+/**
+ * The zone list's sortable facts as SQL over `d` (or `c`, the cursor's zone): the record count and serial the
+ * zone row keeps, its kind, its DNSSEC state (a signed zone has a dnssec_zones row; unsigned has none)
+ */
+const ORDER_COLUMNS: Record<string, ((alias: string) => string) | undefined> = {
+  records: (a) => `${a}.record_count`,
+  serial: (a) => `${a}.serial`,
+  kind: (a) => `${a}.kind`,
+  dnssec: (a) => `coalesce((select z.state from dnssec_zones z where z.domain_id = ${a}.id), 'unsigned')`,
+};
+
+/**
+ * An order by a fact many zones share (a record count, a kind), keyset-paged with the same cursor (a zone's id):
+ * ties are broken by id, and the page after the cursor starts past the cursor zone's (fact, id) pair, read
+ * from that zone as it is now
+ */
+function pageByColumn(
+  p: Params,
+  conditions: string[],
+  request: PageRequest | undefined,
+  column: (alias: string) => string,
+  descending: boolean,
+): string {
+  const direction = descending ? ' desc' : '';
+  const order = `order by ${column('d')}${direction}, d.id${direction}`;
+  if (!request) return `${whereOf(conditions)} ${order}`;
+  const all =
+    request.after === undefined
+      ? conditions
+      : [
+          ...conditions,
+          `(${column('d')}, d.id) ${descending ? '<' : '>'} (select ${column('c')}, c.id from domains c where c.id = ${p.add(request.after)})`,
+        ];
+  return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
 }
 
 /**
@@ -476,7 +530,7 @@ function recordConditions(p: Params, filter: RecordFilter): string[] {
   return conditions;
 }
 
-const RECORD_COLUMNS =
+export const RECORD_COLUMNS =
   'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at, d.kind as zone_kind';
 
 export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {

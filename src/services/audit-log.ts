@@ -14,6 +14,7 @@ import {
   markKeyLimitAudited,
 } from '../repositories/audit-events';
 import { DomainError } from '../errors/catalogue';
+import { normaliseZoneName } from '../dns/zone-name';
 import type { RequestContext } from './context';
 
 export type { AuditEventRow } from '../repositories/audit-events';
@@ -353,18 +354,23 @@ export class AuditLogService {
   readonly refusals = new Refusals();
   readonly keyLimits = new KeyLimitRefusals(this.refusals);
 
-  list(ctx: RequestContext, filter: { kind?: string; since?: Date }, page: { first: number; after?: number }): Promise<AuditEventRow[]> {
+  list(
+    ctx: RequestContext,
+    filter: AuditEventFilter & { zone?: string },
+    page: { first: number; after?: number },
+  ): Promise<AuditEventRow[]> {
     requireAdmin(ctx.principal);
     return listAuditEvents(ctx.db, checkedFilter(filter), page);
   }
 
-  count(ctx: RequestContext, filter: { kind?: string; since?: Date }): Promise<number> {
+  count(ctx: RequestContext, filter: AuditEventFilter & { zone?: string }): Promise<number> {
     requireAdmin(ctx.principal);
     return countAuditEvents(ctx.db, checkedFilter(filter));
   }
 }
 
-function checkedFilter(filter: { kind?: string; since?: Date }): AuditEventFilter {
+/** the filter checked, its zone as the subject events name it (`zone:example.com`) */
+function checkedFilter(filter: AuditEventFilter & { zone?: string }): AuditEventFilter {
   if (filter.kind !== undefined && !(AUDIT_EVENT_KINDS as readonly string[]).includes(filter.kind)) {
     throw DomainError.invalid(
       'kind',
@@ -374,5 +380,9 @@ function checkedFilter(filter: { kind?: string; since?: Date }): AuditEventFilte
   }
   if (filter.since !== undefined && Number.isNaN(filter.since.getTime()))
     throw DomainError.invalid('since', 'since: not a date-time', 'INVALID_DATE');
-  return filter;
+  if (filter.until !== undefined && Number.isNaN(filter.until.getTime()))
+    throw DomainError.invalid('until', 'until: not a date-time', 'INVALID_DATE');
+  if (filter.actor !== undefined && filter.actor.length > 320) throw DomainError.invalid('actor', 'actor: at most 320 characters');
+  const { zone, ...rest } = filter;
+  return zone === undefined || zone.trim() === '' ? rest : { ...rest, subject: `zone:${normaliseZoneName(zone)}` };
 }

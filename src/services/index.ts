@@ -32,6 +32,7 @@ import { PermissionsService } from './permissions.service';
 import { EventsService } from './events/events.service';
 import { HealthService } from './health.service';
 import { AttentionService } from './attention.service';
+import { RecordSearchService } from './record-search.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
@@ -79,6 +80,8 @@ export interface Services {
   health: HealthService;
   /** what needs attention across the zones the caller may read: the console's home (docs/console.md) */
   attention: AttentionService;
+  /** the search across zones: records by a part of their name or content (docs/search.md) */
+  search: RecordSearchService;
 }
 
 export function createServices(settings: Settings): Services {
@@ -126,5 +129,6 @@ export function createServices(settings: Settings): Services {
     events: new EventsService(settings),
     health: new HealthService(settings, domains),
     attention: new AttentionService(settings, domains),
+    search: new RecordSearchService(),
   };
 }

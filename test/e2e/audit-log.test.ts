@@ -209,6 +209,32 @@ describe('reading the log', () => {
     expect(unknown.errors![0].extensions.details[0]).toMatchObject({ field: 'kind' });
   });
 
+  it('filters by zone, actor and a time range (the operator’s audit screen), counts following', async () => {
+    const FILTERED = `query($zone: String, $actor: String, $since: DateTimeISO, $until: DateTimeISO) {
+      auditEvents(zone: $zone, actor: $actor, since: $since, until: $until, first: 100) { totalCount nodes { kind subject actorKeyName } } }`;
+    const byZone = await app.gql(FILTERED, { zone: 'Admin-Delete.TEST.' });
+    expect(byZone.errors).toBeUndefined();
+    expect(byZone.data.auditEvents).toEqual({
+      totalCount: 1,
+      nodes: [{ kind: 'zone-deleted-by-admin', subject: 'zone:admin-delete.test', actorKeyName: expect.any(String) }],
+    });
+    // the key made for keys@example.org is named "test" (fixtures): its events, and no other actor's
+    const byActor = await app.gql(FILTERED, { actor: 'TES' });
+    expect(byActor.errors).toBeUndefined();
+    expect(byActor.data.auditEvents.nodes.length).toBeGreaterThan(0);
+    for (const e of byActor.data.auditEvents.nodes) expect(e.actorKeyName?.toLowerCase()).toContain('tes');
+    expect((await app.gql(FILTERED, { actor: 'nobody-acts-so' })).data.auditEvents).toEqual({ totalCount: 0, nodes: [] });
+    const past = await app.gql(FILTERED, { until: new Date(Date.now() - 3_600_000).toISOString() });
+    expect(past.data.auditEvents.totalCount).toBe(0);
+    const window = await app.gql(FILTERED, {
+      since: new Date(Date.now() - 3_600_000).toISOString(),
+      until: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(window.data.auditEvents.totalCount).toBeGreaterThan(0);
+    const badZone = await app.gql(FILTERED, { zone: 'not a zone' });
+    expect(badZone.errors?.[0].extensions.details[0]).toMatchObject({ field: 'zone' });
+  });
+
   it('a poller of the log (ETag, If-None-Match) sees each new event and each count added to a summary', async () => {
     const failures = async () => (await events('authentication-failed')).reduce((sum, e) => sum + e.count, 0);
     const poll = (etag?: string) => {

@@ -325,6 +325,15 @@ async function allRecords(): Promise<{ id: string; zone: string; owner: string; 
   return rows.map((r: any) => ({ id: String(r.id), zone: r.zone, owner: r.owner, type: r.type }));
 }
 
+/** the records a search finds for a profile: those it may read, as written (not derived from an ALIAS) */
+async function searchableRecords(p: Profile) {
+  const { rows } = await db.query(`select r.id, r.rdata from records r where r.derived_from is null`);
+  const written = new Map(rows.map((r: any) => [String(r.id), r.rdata as string]));
+  return (await readableRecords(p)).filter((r) => written.has(r.id)).map((r) => ({ ...r, rdata: written.get(r.id) as string }));
+}
+
+const ownerFqdn = (r: { zone: string; owner: string }) => (r.owner === '@' ? `${r.zone}.` : `${r.owner}.${r.zone}.`);
+
 /** the records a profile may read among those of the zones named */
 async function readableRecords(p: Profile, zones?: string[]) {
   return (await allRecords()).filter((r) => (zones ?? p.sees).includes(r.zone) && sees(p, r.zone) && p.read(r.zone, r.owner, r.type));
@@ -1292,7 +1301,7 @@ const PDNS_OPS: Op[] = [
   discoveryOp('/servers/localhost/autoprimaries', (data) => expect(data).toEqual([])),
   {
     // PowerDNS-Admin's search: the zones the key sees whose name matches, as GET /domain/list and Query.domains
-    // (the zone list's nameMatches); records are not searched
+    // (the zone list's nameMatches), then the records it may read whose name or content matches, as Query.searchRecords
     id: pdnsRow('GET', '/search-data'),
     list: true,
     async run(p, key) {
@@ -1308,14 +1317,18 @@ const PDNS_OPS: Op[] = [
         ['pm-?.test', (z: string) => /^pm-.\.test$/.test(z)],
         [`${C}.`, (z: string) => z === C],
       ] as [string, (z: string) => boolean][]) {
-        const answer = await search(q);
+        const answer = await search(q, '&object_type=zone');
         expect({ q, names: names(answer) }).toEqual({ q, names: visible.filter(matches) });
         expect({ q, types: [...new Set(answer.data.map((o: any) => o.object_type))] }).toEqual({
           q,
           types: answer.data.length ? ['zone'] : [],
         });
       }
-      expect((await search('pm-*', '&object_type=record')).data).toEqual([]);
+      // every record whose name matches `*` (each one): exactly the records the key may read, as written
+      const records = await search('*', '&object_type=record&max=100000');
+      const found = records.data.map((o: any) => `${o.name} ${o.type} ${o.content}`).sort();
+      expect(found).toEqual((await searchableRecords(p)).map((r) => `${ownerFqdn(r)} ${r.type} ${r.rdata}`).sort());
+      expect((await search('pm-*', '&object_type=comment')).data).toEqual([]);
     },
   },
   {
@@ -1808,6 +1821,19 @@ const OPS: Op[] = [
     async run(_p, key) {
       const answer = await attempt('record templates', 'ok', () => gql(key, `{ recordTemplates { name userId } }`), { reads: true });
       expect(answer.data.recordTemplates.map((t: any) => t.name)).toContain('default');
+    },
+  },
+  {
+    // the search across zones: only what the key may read is found, and counted
+    id: 'Query.searchRecords',
+    list: true,
+    async run(p, key) {
+      const query = `query($q: String!) { searchRecords(query: $q, first: 1000) { totalCount nodes { id zone owner type } } }`;
+      // every absolute name holds a dot: `.` finds every record the key may read
+      const answer = await attempt('search .', 'ok', () => gql(key, query, { q: '.' }), { reads: true });
+      const readable = (await searchableRecords(p)).map((r) => r.id).sort();
+      expect(answer.data.searchRecords.nodes.map((r: any) => String(r.id)).sort()).toEqual(readable);
+      expect(answer.data.searchRecords.totalCount).toBe(readable.length);
     },
   },
   {

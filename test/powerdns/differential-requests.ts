@@ -485,6 +485,8 @@ export const REQUESTS: ApiRequest[] = [
   get('the export of a missing zone', `${ZONES}/missing.test./export`),
   get('PowerDNS-Admin: search-data for a name', `${SERVER}/search-data?q=mail.delta*&max=10`),
   get('PowerDNS-Admin: search-data for zones', `${SERVER}/search-data?q=delt*&max=10&object_type=zone`),
+  get('PowerDNS-Admin: search-data for a content', `${SERVER}/search-data?q=192.0.2.25&max=10&object_type=record`),
+  get('PowerDNS-Admin: search-data for names in any letter case', `${SERVER}/search-data?q=*.DELTA.test&max=100`),
   get('PowerDNS-Admin: search-data for nothing', `${SERVER}/search-data?q=nothing-like-this&max=10`),
   get('PowerDNS-Admin: the TSIG keys', `${SERVER}/tsigkeys`),
   get('PowerDNS-Admin: the zone list with its details', ZONES),

@@ -46,12 +46,6 @@ export const KEPT_DIFFERENCES: KeptDifference[] = [
     reason: 'the zone list carries the same zone object as GET of one zone (PowerDNS 4.7 leaves these out of its list)',
   },
   {
-    request: 'PowerDNS-Admin: search-data for a name',
-    difference:
-      /^shape: only (PowerDNS has \$\[\]\.(content|disabled|name|object_type|ttl|type|zone|zone_id): (string|boolean|number)|Zonekeeper has \$: \[\])$/,
-    reason: 'search-data finds zones by name; records and comments are not searched (docs/powerdns-api.md)',
-  },
-  {
     difference: /^shape: only PowerDNS has \$\.privatekey: string$/,
     reason: 'a new cryptokey comes back without its private key: private keys never leave the key vault',
   },

@@ -28,11 +28,19 @@ export enum DomainOrderEnum {
   CREATED = 'created',
   NAME = 'name',
   NAME_DESC = 'name_desc',
+  RECORDS = 'records',
+  RECORDS_DESC = 'records_desc',
+  SERIAL = 'serial',
+  SERIAL_DESC = 'serial_desc',
+  KIND = 'kind',
+  KIND_DESC = 'kind_desc',
+  DNSSEC = 'dnssec',
+  DNSSEC_DESC = 'dnssec_desc',
 }
 registerEnumType(DomainOrderEnum, {
   name: 'DomainOrder',
   description:
-    'The order of a zone list: CREATED (oldest first, the default), NAME or NAME_DESC (the stored names, IDN as A-labels, in alphabetical order or its reverse).',
+    'The order of a zone list: CREATED (oldest first, the default), NAME or NAME_DESC (the stored names, IDN as A-labels, in alphabetical order or its reverse), RECORDS, SERIAL (the last change: serials rise with each), KIND, DNSSEC (the state: disabling, signed, unsigned) and their _DESC, ties in creation order (the reverse with _DESC).',
 });
 
 @ArgsType()
@@ -87,6 +95,15 @@ export class RecordsArgs extends PageArgs {
  * `validate: false`: these arguments are read once per parent row, and validating them there costs more than
  * the rest of the field (docs/performance.md, «GraphQL, always on»); `nestedFirst` checks the one rule.
  */
+@ArgsType()
+export class SearchRecordsArgs extends PageArgs {
+  @Field(() => String, {
+    description:
+      "Text found anywhere in a record's absolute name (no final dot) or its content, in any letter case, taken literally (1 to 255 characters).",
+  })
+  query!: string;
+}
+
 @ArgsType()
 export class NestedListArgs {
   @Field(() => Int, { nullable: true, description: 'At most this many items per parent, 1 to MAX_PAGE_SIZE (default: MAX_PAGE_SIZE).' })

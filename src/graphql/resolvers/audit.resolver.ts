@@ -13,6 +13,18 @@ export class AuditEventsArgs extends PageArgs {
 
   @Field(() => Date, { nullable: true, description: 'Only events at or after this time.' })
   since?: Date;
+
+  @Field(() => Date, { nullable: true, description: 'Only events before this time.' })
+  until?: Date;
+
+  @Field(() => String, { nullable: true, description: 'Only events done to this zone (subject `zone:<name>`).' })
+  zone?: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "Only events whose actor's e-mail (a person) or key name holds this, in any letter case.",
+  })
+  actor?: string;
 }
 
 @Resolver(() => AuditEventType)
@@ -22,7 +34,13 @@ export class AuditResolver {
     complexity: listComplexity,
   })
   auditEvents(@Args() args: AuditEventsArgs, @Ctx() ctx: GraphQLContext) {
-    const filter = { kind: args.kind ?? undefined, since: args.since ?? undefined };
+    const filter = {
+      kind: args.kind ?? undefined,
+      since: args.since ?? undefined,
+      until: args.until ?? undefined,
+      zone: args.zone ?? undefined,
+      actor: args.actor || undefined,
+    };
     const first = firstOf(args, ctx);
     // the admin check comes before the page is read, and again for the count (the service checks both)
     return connection(

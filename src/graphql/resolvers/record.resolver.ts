@@ -5,7 +5,7 @@ import { connection } from '../types/connection';
 import { RecordConnection } from '../types/connections';
 import { DomainType } from '../types/domain.type';
 import { RecordType } from '../types/record.type';
-import { RecordsArgs } from '../inputs/page.args';
+import { RecordsArgs, SearchRecordsArgs } from '../inputs/page.args';
 import { parseId, parseOptionalId } from '../inputs/ids';
 import { RecordInput } from '../inputs/record.input';
 import { firstOf, listComplexity } from './paging';
@@ -27,6 +27,21 @@ export class RecordResolver {
       first,
       (limit) => ctx.services.records.list(ctx, filter, { first: limit, after: parseOptionalId(args.after, 'after') }),
       () => ctx.services.records.count(ctx, filter),
+    );
+  }
+
+  @Query(() => RecordConnection, {
+    description:
+      "The search across zones (PowerDNS-Admin's): records whose name or content holds `query`, among those the caller may read, in id order. A restricted key finds only the records its rules let it read.",
+    complexity: listComplexity,
+  })
+  searchRecords(@Args() args: SearchRecordsArgs, @Ctx() ctx: GraphQLContext) {
+    const query = { query: args.query, mode: 'substring' as const };
+    const first = firstOf(args, ctx);
+    return connection(
+      first,
+      (limit) => ctx.services.search.search(ctx, query, { first: limit, after: parseOptionalId(args.after, 'after') }),
+      () => ctx.services.search.count(ctx, query),
     );
   }
 

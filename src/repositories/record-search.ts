@@ -1,0 +1,68 @@
+import type { Sql } from '../db/pool';
+import type { ReadRules } from '../auth/policy';
+import { LAZY_TIMES, Params, RECORD_COLUMNS, recordRuleCondition, recordsWithZones, RecordRow } from './read-model';
+
+/** what the search across zones is asked (RecordSearchService): a LIKE pattern over names and contents */
+export interface RecordSearch {
+  /** a LIKE pattern (`\` escapes), lower case, matched whole against a record's absolute name (no final dot) or content */
+  pattern: string;
+  /**
+   * a run of characters every name the pattern matches holds, without a dot (lower case, LIKE-escaped), or ''
+   * when the pattern has none: the index's way in (see searchRecords)
+   */
+  namePiece: string;
+  /** the caller's reach: its user's zones (undefined: every user's), a restricted key's rules */
+  scopeUserId?: number;
+  readRules?: ReadRules;
+  first: number;
+  /** a record id: the page after it */
+  after?: number;
+}
+
+/**
+ * Records whose content or absolute name matches, in id order, `first` after the cursor: the search across zones
+ * (PowerDNS-Admin's, GraphQL's searchRecords, PowerDNS's search-data). Contents are matched through
+ * records_rdata_trgm_index (Migration20261202030000). A record's absolute name is its owner and its zone's
+ * name, in two tables: a name holding the dot-free `namePiece` holds it in its owner or in its zone's name
+ * (a dot-free run cannot straddle the dot between them), so the records whose owner holds it
+ * (records_owner_trgm_index) and the records of the zones whose name holds it (domains_name_trgm_index, then
+ * the records of those zones by records_domain_owner_index) are the only ones whose whole name is compared.
+ * The records the service derives from an ALIAS are left out: the ALIAS is what was written and is found.
+ */
+export async function searchRecords(sql: Sql, search: RecordSearch): Promise<RecordRow[]> {
+  const p = new Params();
+  const conditions = searchConditions(p, search);
+  if (search.after !== undefined) conditions.push(`r.id > ${p.add(search.after)}`);
+  const rows = await sql.rows(
+    `select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id
+      where ${conditions.join(' and ')} order by r.id limit ${p.add(search.first)}`,
+    p.values,
+    LAZY_TIMES,
+  );
+  return recordsWithZones(rows);
+}
+
+/** how many records the search finds over all pages (read only when a client asks for it) */
+export async function countSearchedRecords(sql: Sql, search: Omit<RecordSearch, 'first' | 'after'>): Promise<number> {
+  const p = new Params();
+  const [row] = await sql.rows<{ count: string }>(
+    `select count(*) as count from records r join domains d on d.id = r.domain_id where ${searchConditions(p, search).join(' and ')}`,
+    p.values,
+  );
+  return Number(row.count);
+}
+
+function searchConditions(p: Params, search: Omit<RecordSearch, 'first' | 'after'>): string[] {
+  const pattern = p.add(search.pattern);
+  const absolute = `(case when r.owner = '@' then d.name else lower(r.owner) || '.' || d.name end)`;
+  let byName = `${absolute} like ${pattern}`;
+  if (search.namePiece) {
+    const piece = p.add(`%${search.namePiece}%`);
+    byName = `((lower(r.owner) like ${piece} or r.domain_id = any(array(select z.id from domains z where z.name like ${piece}))) and ${byName})`;
+  }
+  const conditions = ['r.derived_from is null', `(lower(r.rdata) like ${pattern} or ${byName})`];
+  const readable = recordRuleCondition(p, search.readRules, (zone) => `d.name = ${p.add(zone)}`);
+  if (readable) conditions.push(readable);
+  if (search.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(search.scopeUserId)}`);
+  return conditions;
+}
