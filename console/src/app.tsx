@@ -21,6 +21,7 @@ const Account = lazy(() => import('./account').then((m) => ({ default: m.Account
 const Members = lazy(() => import('./members').then((m) => ({ default: m.Members })));
 const AcceptInvitation = lazy(() => import('./members').then((m) => ({ default: m.AcceptInvitation })));
 const Keys = lazy(() => import('./keys').then((m) => ({ default: m.Keys })));
+const Webhooks = lazy(() => import('./webhooks').then((m) => ({ default: m.Webhooks })));
 const NameserverSets = lazy(() => import('./nameserver-sets').then((m) => ({ default: m.NameserverSets })));
 
 /** The key is kept for this tab only (sessionStorage): closing the tab signs out. */
@@ -31,6 +32,7 @@ const INVITATION_STORAGE = 'zonekeeper-console-invitation';
 type Route =
   | { screen: 'zones' }
   | { screen: 'keys' }
+  | { screen: 'webhooks' }
   | { screen: 'sets' }
   | { screen: 'members' }
   | { screen: 'account' }
@@ -39,11 +41,12 @@ type Route =
   | { screen: 'zone'; zone: string; tab: string };
 
 /**
- * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/nameserver-sets, #/members, #/account,
+ * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/webhooks, #/nameserver-sets, #/members, #/account,
  * #/invitation/<token>, #/recovery/<token>.
  */
 function parseRoute(hash: string): Route {
   if (hash === '#/keys') return { screen: 'keys' };
+  if (hash === '#/webhooks') return { screen: 'webhooks' };
   if (hash === '#/nameserver-sets') return { screen: 'sets' };
   if (hash === '#/members') return { screen: 'members' };
   if (hash === '#/account') return { screen: 'account' };
@@ -304,6 +307,7 @@ function Shell({
   }, [check.data]);
   const titles: Record<string, string> = {
     keys: 'Keys',
+    webhooks: 'Webhooks',
     sets: 'Nameserver sets',
     members: 'Members',
     account: 'Your sign-in',
@@ -330,6 +334,12 @@ function Shell({
           {managesMembers(identity) && viewer.data?.viewer.can.manageKeys && (
             <a href="#/keys" aria-current={current('keys')}>
               Keys
+            </a>
+          )}
+          {/* every member and key keeps its account's webhooks (docs/events.md); a sign-in in no account has none */}
+          {(identity.accountId || identity.admin) && (
+            <a href="#/webhooks" aria-current={current('webhooks')}>
+              Webhooks
             </a>
           )}
           {identity.admin && (
@@ -380,6 +390,8 @@ function Shell({
             <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>
           ) : route.screen === 'keys' ? (
             <Keys />
+          ) : route.screen === 'webhooks' ? (
+            <Webhooks />
           ) : route.screen === 'sets' ? (
             <NameserverSets />
           ) : route.screen === 'members' ? (

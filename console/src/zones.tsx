@@ -13,6 +13,7 @@ import {
 import { unicodeName } from './names';
 import { IncomingTransfers } from './transfers';
 import { Attention } from './attention';
+import { HEALTH_WORDS, HealthBadge } from './health';
 
 const PAGE_SIZE = 50;
 /** Up to this many users the owner is picked from a list; beyond, by e-mail (the admin key may see 100,000 users). */
@@ -352,6 +353,7 @@ export function ZoneList() {
                   <th scope="col">DNSSEC</th>
                   <th scope="col">Records</th>
                   <th scope="col">Propagation</th>
+                  <th scope="col">Health</th>
                   <th scope="col">Serial</th>
                   <th scope="col" aria-sort={nameOrder === 0 ? 'ascending' : 'none'}>
                     <button type="button" className="sort" onClick={() => sortBy(0)}>
@@ -372,6 +374,14 @@ export function ZoneList() {
                     <td>{zone.dnssecState === 'unsigned' ? 'Unsigned' : zone.dnssecState === 'signed' ? 'Signed' : 'Being unsigned'}</td>
                     <td className="num">{zone.recordCount.toLocaleString('en')}</td>
                     <td>{PROPAGATION_WORDS[zone.propagation.state] ?? zone.propagation.state}</td>
+                    <td>
+                      <a
+                        href={`#/zone/${encodeURIComponent(zone.name)}/health`}
+                        aria-label={`Health of ${zone.name}: ${HEALTH_WORDS[zone.health.state]}`}
+                      >
+                        <HealthBadge state={zone.health.state} />
+                      </a>
+                    </td>
                     <td className="num">{zone.serial}</td>
                     <td>{new Date(zone.createdAt).toLocaleString('en')}</td>
                   </tr>
