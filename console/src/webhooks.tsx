@@ -182,14 +182,13 @@ function WebhookRow({
           type="button"
           className="small secondary"
           disabled={rotating}
-          aria-label={`Rotate the secret of ${w.url}`}
           onClick={async () => {
             const outcome = await rotate({ id: w.id });
             if (outcome.error) return onNote({ ok: false, text: describeError(outcome.error) });
             onSecret(outcome.data!.rotateWebhookSecret.secret);
           }}
         >
-          Rotate secret
+          Rotate secret<span className="sr-only"> of {w.url}</span>
         </button>{' '}
         {confirming ? (
           <>
@@ -198,7 +197,7 @@ function WebhookRow({
               type="button"
               className="small danger"
               disabled={deleting}
-              aria-label={`Confirm deleting the webhook ${w.url}`}
+              aria-label={`Confirm deleting ${w.url}`}
               onClick={async () => {
                 const outcome = await remove({ id: w.id });
                 setConfirming(false);
@@ -214,8 +213,8 @@ function WebhookRow({
             </button>
           </>
         ) : (
-          <button type="button" className="small" aria-label={`Delete the webhook ${w.url}`} onClick={() => setConfirming(true)}>
-            Delete…
+          <button type="button" className="small" onClick={() => setConfirming(true)}>
+            Delete<span className="sr-only"> {w.url}</span>
           </button>
         )}
       </td>
