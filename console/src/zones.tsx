@@ -4,6 +4,7 @@ import { describeError, errorDetails, leafField, wordsForCode } from './errors';
 import {
   CreateZoneDocument,
   type DomainOrder,
+  type HealthState,
   type ZoneKind,
   ViewerDocument,
   ZoneOwnersDocument,
@@ -219,6 +220,7 @@ export function ZoneList() {
   const [search, setSearch] = useState('');
   // filters the server applies (pages and total follow them): the zones' kind, and their owner (the admin key)
   const [kind, setKind] = useState<ZoneKind | ''>('');
+  const [health, setHealth] = useState<HealthState | ''>('');
   const [ownerFilter, setOwnerFilter] = useState('');
   const [owners] = useQuery({ query: ZoneOwnersDocument, variables: { first: OWNER_CHOICES } });
   const ownerChoices =
@@ -237,7 +239,15 @@ export function ZoneList() {
   };
   const [result, refetch] = useQuery({
     query: ZonesDocument,
-    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix, orderBy, kind: kind || null, userId: ownerFilter || null },
+    variables: {
+      first: PAGE_SIZE,
+      after,
+      nameStartsWith: prefix,
+      orderBy,
+      kind: kind || null,
+      userId: ownerFilter || null,
+      health: health || null,
+    },
     // the cached page shows at once, and is asked again: zones come and go from other clients
     requestPolicy: 'cache-and-network',
   });
@@ -287,6 +297,22 @@ export function ZoneList() {
           <option value="PRIMARY">Primary</option>
           <option value="SECONDARY">Secondary</option>
         </select>
+        <label htmlFor="zone-health-filter">Health</label>
+        <select
+          id="zone-health-filter"
+          value={health}
+          onChange={(e) => {
+            setHealth(e.target.value as HealthState | '');
+            setCursors([]);
+          }}
+        >
+          <option value="">Every state</option>
+          {(['critical', 'warning', 'ok', 'unknown'] as const).map((state) => (
+            <option key={state} value={state}>
+              {HEALTH_WORDS[state]}
+            </option>
+          ))}
+        </select>
         {ownerChoices && (
           <>
             <label htmlFor="zone-owner-filter">Owner</label>
@@ -332,7 +358,13 @@ export function ZoneList() {
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
         <p className="empty" role="status">
-          {prefix ? `No zone name starts with ${prefix}.` : can?.createZone ? 'No zones yet: “New zone…” creates one.' : 'No zones yet.'}
+          {prefix
+            ? `No zone name starts with ${prefix}.`
+            : health
+              ? `No zone’s health is ${HEALTH_WORDS[health]}.`
+              : can?.createZone
+                ? 'No zones yet: “New zone…” creates one.'
+                : 'No zones yet.'}
         </p>
       ) : (
         <>

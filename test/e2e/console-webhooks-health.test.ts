@@ -238,6 +238,10 @@ test('the zone list shows each zone’s health; the Health tab checks now and li
     const badge = page.getByRole('link', { name: `Health of ${ZONE}: Unknown` });
     await badge.waitFor();
     expect(await page.getByRole('columnheader', { name: 'Health' }).count()).toBe(1);
+    // the server filters by health: nothing fails before a check
+    await page.getByLabel('Health', { exact: true }).selectOption({ label: 'Failing' });
+    await page.getByText('No zone’s health is Failing.').waitFor();
+    await page.getByLabel('Health', { exact: true }).selectOption({ label: 'Every state' });
     await badge.click();
     await page.waitForURL(`**/#/zone/${ZONE}/health`);
     await page.getByRole('heading', { name: 'Health', level: 2 }).waitFor();
@@ -271,9 +275,20 @@ test('the zone list shows each zone’s health; the Health tab checks now and li
     }
     await expectAccessibleAtBothWidths(page, ARTIFACTS, 'zone-health');
 
-    // back on the list, the zone's state follows
+    // back on the list, the zone's state follows, and the filter finds it among the failing zones only
     await page.getByRole('link', { name: 'Zones', exact: true }).first().click();
     await page.getByRole('link', { name: `Health of ${ZONE}: Failing` }).waitFor();
+    await page.getByLabel('Health', { exact: true }).selectOption({ label: 'OK' });
+    await page.getByText('No zone’s health is OK.').waitFor();
+    await page.getByLabel('Health', { exact: true }).selectOption({ label: 'Failing' });
+    await page.getByRole('link', { name: `Health of ${ZONE}: Failing` }).waitFor();
+    await page.getByText(/^1 zone · page 1 of 1$/).waitFor();
+    const counts = await app.gql(
+      `{ critical: domains(first: 10, health: critical) { totalCount nodes { name } } unknown: domains(first: 10, health: unknown) { totalCount } }`,
+      {},
+      userKey,
+    );
+    expect(counts.data).toEqual({ critical: { totalCount: 1, nodes: [{ name: ZONE }] }, unknown: { totalCount: 0 } });
   } finally {
     await page.context().close();
   }

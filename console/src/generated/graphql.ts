@@ -671,6 +671,7 @@ export type ZonesQueryVariables = Exact<{
   orderBy?: DomainOrder | null | undefined;
   kind?: ZoneKind | null | undefined;
   userId?: string | number | null | undefined;
+  health?: HealthState | null | undefined;
 }>;
 
 export type ZonesQuery = {
@@ -2507,6 +2508,11 @@ export const ZonesDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
           type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'health' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'HealthState' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -2544,6 +2550,11 @@ export const ZonesDocument = {
                 kind: 'Argument',
                 name: { kind: 'Name', value: 'userId' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'health' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'health' } },
               },
             ],
             selectionSet: {
