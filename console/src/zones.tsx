@@ -407,12 +407,7 @@ export function ZoneList() {
                     <td className="num">{zone.recordCount.toLocaleString('en')}</td>
                     <td>{PROPAGATION_WORDS[zone.propagation.state] ?? zone.propagation.state}</td>
                     <td>
-                      <a
-                        href={`#/zone/${encodeURIComponent(zone.name)}/health`}
-                        aria-label={`Health of ${zone.name}: ${HEALTH_WORDS[zone.health.state]}`}
-                      >
-                        <HealthBadge state={zone.health.state} />
-                      </a>
+                      <HealthBadge state={zone.health.state} />
                     </td>
                     <td className="num">{zone.serial}</td>
                     <td>{new Date(zone.createdAt).toLocaleString('en')}</td>
