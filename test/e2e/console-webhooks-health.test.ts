@@ -70,7 +70,12 @@ const rx = new Receiver();
 
 async function consoleAs(key: string, screen: string): Promise<Page> {
   // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    bypassCSP: true,
+    // the secret's Copy button, read back from the clipboard
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
   const page = await context.newPage();
   await page.addInitScript(`sessionStorage.setItem('zonekeeper-console-key', ${JSON.stringify(key)})`);
   await page.goto(`${app.baseUrl}/console/#/${screen}`);
@@ -137,6 +142,10 @@ test('a webhook added in the console: its secret once, a delivery of a zone chan
     const first = await secretField.inputValue();
     expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/);
     rx.secrets = [first];
+    // copied whole by its button
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first);
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await secretField.waitFor({ state: 'detached' });
     const row = page.locator('table.webhooks tbody tr');
