@@ -22,6 +22,7 @@ const Account = lazy(() => import('./account').then((m) => ({ default: m.Account
 const Members = lazy(() => import('./members').then((m) => ({ default: m.Members })));
 const AcceptInvitation = lazy(() => import('./members').then((m) => ({ default: m.AcceptInvitation })));
 const Keys = lazy(() => import('./keys').then((m) => ({ default: m.Keys })));
+const Webhooks = lazy(() => import('./webhooks').then((m) => ({ default: m.Webhooks })));
 const NameserverSets = lazy(() => import('./nameserver-sets').then((m) => ({ default: m.NameserverSets })));
 const Administration = lazy(() => import('./admin').then((m) => ({ default: m.Administration })));
 const AuditLog = lazy(() => import('./admin').then((m) => ({ default: m.AuditLog })));
@@ -34,6 +35,7 @@ const INVITATION_STORAGE = 'zonekeeper-console-invitation';
 type Route =
   | { screen: 'zones' }
   | { screen: 'keys' }
+  | { screen: 'webhooks' }
   | { screen: 'sets' }
   | { screen: 'members' }
   | { screen: 'account' }
@@ -45,14 +47,15 @@ type Route =
   | { screen: 'zone'; zone: string; tab: string };
 
 /**
- * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/nameserver-sets, #/members, #/account,
- * #/search?q=<text>, #/admin, #/audit, #/invitation/<token>, #/recovery/<token>.
+ * The screen the address names: #/ (zones), #/zone/<name>[/<tab>], #/keys, #/webhooks, #/nameserver-sets, #/members,
+ * #/account, #/search?q=<text>, #/admin, #/audit, #/invitation/<token>, #/recovery/<token>.
  */
 function parseRoute(hash: string): Route {
   if (hash.startsWith('#/search')) return { screen: 'search', query: new URLSearchParams(hash.split('?')[1] ?? '').get('q') ?? '' };
   if (hash === '#/admin') return { screen: 'admin' };
   if (hash === '#/audit') return { screen: 'audit' };
   if (hash === '#/keys') return { screen: 'keys' };
+  if (hash === '#/webhooks') return { screen: 'webhooks' };
   if (hash === '#/nameserver-sets') return { screen: 'sets' };
   if (hash === '#/members') return { screen: 'members' };
   if (hash === '#/account') return { screen: 'account' };
@@ -313,6 +316,7 @@ function Shell({
   }, [check.data]);
   const titles: Record<string, string> = {
     keys: 'Keys',
+    webhooks: 'Webhooks',
     sets: 'Nameserver sets',
     members: 'Members',
     account: 'Your sign-in',
@@ -342,6 +346,12 @@ function Shell({
           {managesMembers(identity) && viewer.data?.viewer.can.manageKeys && (
             <a href="#/keys" aria-current={current('keys')}>
               Keys
+            </a>
+          )}
+          {/* every member and key keeps its account's webhooks (docs/events.md); a sign-in in no account has none */}
+          {(identity.accountId || identity.admin) && (
+            <a href="#/webhooks" aria-current={current('webhooks')}>
+              Webhooks
             </a>
           )}
           {identity.admin && (
@@ -404,6 +414,8 @@ function Shell({
             <p role="status">{kind === 'key' ? 'Checking the key…' : 'Loading…'}</p>
           ) : route.screen === 'keys' ? (
             <Keys />
+          ) : route.screen === 'webhooks' ? (
+            <Webhooks />
           ) : route.screen === 'sets' ? (
             <NameserverSets />
           ) : route.screen === 'search' ? (

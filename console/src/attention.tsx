@@ -37,7 +37,7 @@ const KINDS: readonly {
   {
     key: 'health',
     title: 'Health findings',
-    tab: 'records',
+    tab: 'health',
     hint: 'Seen from where resolvers stand: the parent’s delegation, its DS, a nameserver lame, behind or serving old signatures (docs/health.md).',
   },
 ];

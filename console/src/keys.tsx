@@ -15,23 +15,7 @@ import {
   TsigKeysDocument,
 } from './generated/graphql';
 import { useIdentity, when } from './identity';
-
-/** A secret the service returns once (it keeps only a hash): shown here once, with a field to copy it from. */
-function SecretOnce({ label, secret, onDone }: { label: string; secret: string; onDone: () => void }) {
-  return (
-    <div className="panel" role="status">
-      <h3>{label}</h3>
-      <p>Copy it now: the service keeps no copy, and it cannot be shown again.</p>
-      <label htmlFor="new-secret">Secret</label>
-      <input id="new-secret" className="mono secret" readOnly value={secret} onFocus={(e) => e.target.select()} />
-      <div className="actions">
-        <button type="button" className="secondary" onClick={onDone}>
-          I have stored it
-        </button>
-      </div>
-    </div>
-  );
-}
+import { SecretOnce } from './secret-once';
 
 export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () => void }) {
   const [confirming, setConfirming] = useState(false);

@@ -10,6 +10,7 @@ import {
   ZoneDocument,
   ZonePermissionsFieldsFragment,
 } from './generated/graphql';
+import { HealthPanel } from './health';
 import { History } from './history';
 import { PropagationView } from './propagation';
 import { LiveChange, Records } from './records';
@@ -27,6 +28,7 @@ const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragm
   ['propagation', 'Propagation', null],
   ['file', 'Zone file', null],
   ['dnssec', 'DNSSEC', null],
+  ['health', 'Health', null],
   ['transfer', 'Move to another account', 'moveZone'],
 ];
 
@@ -211,6 +213,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         <ZoneFile zone={zone} canImport={can.editRecords} onImported={refresh} />
       ) : shownTab === 'dnssec' ? (
         <DnssecPanel zone={zone} generation={generation} manage={can.manageDnssec} onChanged={refresh} />
+      ) : shownTab === 'health' ? (
+        <HealthPanel zone={zone} />
       ) : shownTab === 'transfer' ? (
         <ZoneTransferPanel zone={zone} />
       ) : (

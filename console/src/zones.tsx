@@ -4,6 +4,7 @@ import { describeError, errorDetails, leafField, wordsForCode } from './errors';
 import {
   CreateZoneDocument,
   type DomainOrder,
+  type HealthState,
   type ZoneKind,
   ViewerDocument,
   ZoneOwnersDocument,
@@ -13,6 +14,7 @@ import {
 import { unicodeName } from './names';
 import { IncomingTransfers } from './transfers';
 import { Attention } from './attention';
+import { HEALTH_WORDS, HealthBadge } from './health';
 
 const PAGE_SIZE = 50;
 /** the zone list's sortable columns, as the API's orders (each with its _DESC but creation) */
@@ -220,6 +222,7 @@ export function ZoneList() {
   const [search, setSearch] = useState('');
   // filters the server applies (pages and total follow them): the zones' kind, and their owner (the admin key)
   const [kind, setKind] = useState<ZoneKind | ''>('');
+  const [health, setHealth] = useState<HealthState | ''>('');
   const [ownerFilter, setOwnerFilter] = useState('');
   const [owners] = useQuery({ query: ZoneOwnersDocument, variables: { first: OWNER_CHOICES } });
   const ownerChoices =
@@ -246,7 +249,15 @@ export function ZoneList() {
   );
   const [result, refetch] = useQuery({
     query: ZonesDocument,
-    variables: { first: PAGE_SIZE, after, nameStartsWith: prefix, orderBy, kind: kind || null, userId: ownerFilter || null },
+    variables: {
+      first: PAGE_SIZE,
+      after,
+      nameStartsWith: prefix,
+      orderBy,
+      kind: kind || null,
+      userId: ownerFilter || null,
+      health: health || null,
+    },
     // the cached page shows at once, and is asked again: zones come and go from other clients
     requestPolicy: 'cache-and-network',
   });
@@ -296,6 +307,22 @@ export function ZoneList() {
           <option value="PRIMARY">Primary</option>
           <option value="SECONDARY">Secondary</option>
         </select>
+        <label htmlFor="zone-health-filter">Health</label>
+        <select
+          id="zone-health-filter"
+          value={health}
+          onChange={(e) => {
+            setHealth(e.target.value as HealthState | '');
+            setCursors([]);
+          }}
+        >
+          <option value="">Every state</option>
+          {(['critical', 'warning', 'ok', 'unknown'] as const).map((state) => (
+            <option key={state} value={state}>
+              {HEALTH_WORDS[state]}
+            </option>
+          ))}
+        </select>
         {ownerChoices && (
           <>
             <label htmlFor="zone-owner-filter">Owner</label>
@@ -341,7 +368,13 @@ export function ZoneList() {
         <p aria-live="polite">Loading zones…</p>
       ) : connection.nodes.length === 0 ? (
         <p className="empty" role="status">
-          {prefix ? `No zone name starts with ${prefix}.` : can?.createZone ? 'No zones yet: “New zone…” creates one.' : 'No zones yet.'}
+          {prefix
+            ? `No zone name starts with ${prefix}.`
+            : health
+              ? `No zone’s health is ${HEALTH_WORDS[health]}.`
+              : can?.createZone
+                ? 'No zones yet: “New zone…” creates one.'
+                : 'No zones yet.'}
         </p>
       ) : (
         <>
@@ -358,6 +391,7 @@ export function ZoneList() {
                   {header('DNSSEC', 'DNSSEC')}
                   {header('RECORDS', 'Records')}
                   <th scope="col">Propagation</th>
+                  <th scope="col">Health</th>
                   {header('SERIAL', 'Serial')}
                   {header('CREATED', 'Created')}
                 </tr>
@@ -374,6 +408,9 @@ export function ZoneList() {
                     <td>{zone.dnssecState === 'unsigned' ? 'Unsigned' : zone.dnssecState === 'signed' ? 'Signed' : 'Being unsigned'}</td>
                     <td className="num">{zone.recordCount.toLocaleString('en')}</td>
                     <td>{PROPAGATION_WORDS[zone.propagation.state] ?? zone.propagation.state}</td>
+                    <td>
+                      <HealthBadge state={zone.health.state} />
+                    </td>
                     <td className="num">{zone.serial}</td>
                     <td>{new Date(zone.createdAt).toLocaleString('en')}</td>
                   </tr>

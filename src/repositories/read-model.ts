@@ -1,4 +1,5 @@
 import type { ZoneKind } from '../entities/domain.entity';
+import type { HealthState } from './health';
 import type { RowOptions, Sql } from '../db/pool';
 import type { ReadRules } from '../auth/policy';
 
@@ -73,6 +74,8 @@ export interface DomainFilter {
   nameMatches?: string;
   /** only the zones of this kind */
   kind?: ZoneKind;
+  /** only the zones in this health state (zone_health; a zone without its row yet is unknown, docs/health.md) */
+  health?: HealthState;
 }
 export interface RecordFilter {
   scopeUserId?: number;
@@ -247,6 +250,8 @@ export function domainConditions(p: Params, filter: DomainFilter): string[] {
   if (filter.nameStartsWith) conditions.push(namePrefixCondition(p, filter.nameStartsWith, 'd.name'));
   if (filter.nameMatches !== undefined) conditions.push(`d.name like ${p.add(likePattern(filter.nameMatches))}`);
   if (filter.kind !== undefined) conditions.push(`d.kind = ${p.add(filter.kind)}`);
+  if (filter.health !== undefined)
+    conditions.push(`coalesce((select h.state from zone_health h where h.domain_id = d.id), 'unknown') = ${p.add(filter.health)}`);
   return conditions;
 }
 

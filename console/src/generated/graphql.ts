@@ -209,6 +209,9 @@ export type EnableDnssecInput = {
   zone: string;
 };
 
+/** How much a finding matters: critical, warning or info. */
+export type FindingSeverity = 'critical' | 'info' | 'warning';
+
 /** HINFO RDATA (RFC 1035 §3.3.2, RFC 8482 §4.2). */
 export type HinfoDataInput = {
   /** character-string, at most 255 octets */
@@ -226,6 +229,28 @@ export type HttpsDataInput = {
   /** target name; '.' means the owner name (ServiceMode) or no service (AliasMode) */
   target: string;
 };
+
+/** What a health finding is about (docs/health.md lists what to do about each). */
+export type HealthFindingCode =
+  /** the zone is signed and no DS at the parent matches a published KSK or CSK, or the zone is not signed and the parent has DS: validating resolvers fail the zone */
+  | 'DS_MISMATCH'
+  /** the zone is signed and the parent has no DS: validating resolvers treat it as unsigned */
+  | 'DS_MISSING'
+  /** the glue at the parent differs from the addresses of the in-zone NS names */
+  | 'GLUE_MISMATCH'
+  /** a server named by the parent or the apex NS does not answer authoritatively for the zone: no answer, REFUSED, SERVFAIL, no AA, no SOA, no address, or an address the checker may not ask (critical when no server answers) */
+  | 'LAME_DELEGATION'
+  /** the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name, or the parent does not delegate the zone) */
+  | 'PARENT_NS_MISMATCH'
+  /** no server of the parent (or of a zone above it) answered: the delegation and the DS could not be read */
+  | 'PARENT_UNREACHABLE'
+  /** a nameserver serves an older serial than the one committed, for longer than HEALTH_SERIAL_GRACE */
+  | 'SERIAL_BEHIND'
+  /** a nameserver serves an RRSIG over the SOA or DNSKEY that expires within HEALTH_SIGNATURE_THRESHOLD (critical once expired) */
+  | 'SIGNATURES_EXPIRING';
+
+/** unknown: not checked yet; ok: the last check found nothing to act on; warning: a finding to act on; critical: resolvers fail the zone, or may (docs/health.md). */
+export type HealthState = 'critical' | 'ok' | 'unknown' | 'warning';
 
 /** IPSECKEY RDATA (RFC 4025 §2, RFC 4025 §3). */
 export type IpseckeyDataInput = {
@@ -657,6 +682,7 @@ export type ZonesQueryVariables = Exact<{
   orderBy?: DomainOrder | null | undefined;
   kind?: ZoneKind | null | undefined;
   userId?: string | number | null | undefined;
+  health?: HealthState | null | undefined;
 }>;
 
 export type ZonesQuery = {
@@ -673,6 +699,7 @@ export type ZonesQuery = {
       dnssecState: string;
       user: { id: string; email: string };
       propagation: { state: PropagationState };
+      health: { state: HealthState };
     }>;
   };
 };
@@ -1833,6 +1860,29 @@ export type SearchRecordsQuery = {
   };
 };
 
+export type ZoneHealthFieldsFragment = {
+  zone: string;
+  checkedAt: string | null;
+  state: HealthState;
+  findings: Array<{ code: HealthFindingCode; severity: FindingSeverity; server: string | null; message: string; since: string }>;
+};
+
+export type ZoneHealthQueryVariables = Exact<{
+  zone: string;
+}>;
+
+export type ZoneHealthQuery = {
+  domain: {
+    id: string;
+    health: {
+      zone: string;
+      checkedAt: string | null;
+      state: HealthState;
+      findings: Array<{ code: HealthFindingCode; severity: FindingSeverity; server: string | null; message: string; since: string }>;
+    };
+  };
+};
+
 export type AdminUsersQueryVariables = Exact<{
   first: number;
   after?: string | null | undefined;
@@ -1891,6 +1941,121 @@ export type AuditEventsQuery = {
     }>;
   };
 };
+
+export type CheckHealthMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type CheckHealthMutation = {
+  checkHealth: {
+    zone: string;
+    checkedAt: string | null;
+    state: HealthState;
+    findings: Array<{ code: HealthFindingCode; severity: FindingSeverity; server: string | null; message: string; since: string }>;
+  };
+};
+
+export type WebhookFieldsFragment = {
+  id: string;
+  url: string;
+  eventTypes: Array<string> | null;
+  zones: Array<string> | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  previousSecretUntil: string | null;
+  createdAt: string;
+};
+
+export type WebhooksQueryVariables = Exact<{ [key: string]: never }>;
+
+export type WebhooksQuery = {
+  webhooks: Array<{
+    id: string;
+    url: string;
+    eventTypes: Array<string> | null;
+    zones: Array<string> | null;
+    enabled: boolean;
+    disabledReason: string | null;
+    previousSecretUntil: string | null;
+    createdAt: string;
+  }>;
+};
+
+export type WebhookDeliveriesQueryVariables = Exact<{
+  id: string | number;
+  first?: number | null | undefined;
+}>;
+
+export type WebhookDeliveriesQuery = {
+  webhookDeliveries: Array<{
+    id: string;
+    eventId: string;
+    type: string;
+    zone: string | null;
+    status: string;
+    attempts: number;
+    responseCode: number | null;
+    lastError: string | null;
+    nextAttemptAt: string | null;
+    deliveredAt: string | null;
+    createdAt: string;
+  }>;
+};
+
+export type CreateWebhookMutationVariables = Exact<{
+  url: string;
+  events?: Array<string> | string | null | undefined;
+  zones?: Array<string> | string | null | undefined;
+}>;
+
+export type CreateWebhookMutation = {
+  createWebhook: {
+    secret: string;
+    webhook: {
+      id: string;
+      url: string;
+      eventTypes: Array<string> | null;
+      zones: Array<string> | null;
+      enabled: boolean;
+      disabledReason: string | null;
+      previousSecretUntil: string | null;
+      createdAt: string;
+    };
+  };
+};
+
+export type RotateWebhookSecretMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type RotateWebhookSecretMutation = {
+  rotateWebhookSecret: {
+    secret: string;
+    webhook: {
+      id: string;
+      url: string;
+      eventTypes: Array<string> | null;
+      zones: Array<string> | null;
+      enabled: boolean;
+      disabledReason: string | null;
+      previousSecretUntil: string | null;
+      createdAt: string;
+    };
+  };
+};
+
+export type DeleteWebhookMutationVariables = Exact<{
+  id: string | number;
+}>;
+
+export type DeleteWebhookMutation = { deleteWebhook: boolean };
+
+export type RedeliverWebhookMutationVariables = Exact<{
+  id: string | number;
+  events?: Array<string | number> | string | number | null | undefined;
+}>;
+
+export type RedeliverWebhookMutation = { redeliverWebhook: number };
 
 export const ZonePermissionsFieldsFragmentDoc = {
   kind: 'Document',
@@ -2313,6 +2478,61 @@ export const AttentionListFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<AttentionListFieldsFragment, unknown>;
+export const ZoneHealthFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneHealthFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneHealth' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'findings' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneHealthFieldsFragment, unknown>;
+export const WebhookFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WebhookFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Webhook' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'url' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'eventTypes' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<WebhookFieldsFragment, unknown>;
 export const WhoAmIDocument = {
   kind: 'Document',
   definitions: [
@@ -2372,6 +2592,11 @@ export const ZonesDocument = {
           variable: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
           type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } },
         },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'health' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'HealthState' } },
+        },
       ],
       selectionSet: {
         kind: 'SelectionSet',
@@ -2409,6 +2634,11 @@ export const ZonesDocument = {
                 kind: 'Argument',
                 name: { kind: 'Name', value: 'userId' },
                 value: { kind: 'Variable', name: { kind: 'Name', value: 'userId' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'health' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'health' } },
               },
             ],
             selectionSet: {
@@ -2453,6 +2683,11 @@ export const ZonesDocument = {
                       {
                         kind: 'Field',
                         name: { kind: 'Name', value: 'propagation' },
+                        selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'state' } }] },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'health' },
                         selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'state' } }] },
                       },
                     ],
@@ -6426,6 +6661,80 @@ export const SearchRecordsDocument = {
     },
   ],
 } as unknown as DocumentNode<SearchRecordsQuery, SearchRecordsQueryVariables>;
+export const ZoneHealthDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneHealth' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'domain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'health' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZoneHealthFields' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneHealthFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneHealth' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'findings' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneHealthQuery, ZoneHealthQueryVariables>;
 export const AdminUsersDocument = {
   kind: 'Document',
   definitions: [
@@ -6712,3 +7021,373 @@ export const AuditEventsDocument = {
     },
   ],
 } as unknown as DocumentNode<AuditEventsQuery, AuditEventsQueryVariables>;
+export const CheckHealthDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CheckHealth' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'checkHealth' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'ZoneHealthFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'ZoneHealthFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'ZoneHealth' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'findings' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'code' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'severity' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'message' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CheckHealthMutation, CheckHealthMutationVariables>;
+export const WebhooksDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Webhooks' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'webhooks' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'WebhookFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WebhookFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Webhook' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'url' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'eventTypes' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<WebhooksQuery, WebhooksQueryVariables>;
+export const WebhookDeliveriesDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'WebhookDeliveries' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+          type: { kind: 'NamedType', name: { kind: 'Name', value: 'Int' } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'webhookDeliveries' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'first' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'first' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'eventId' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'attempts' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'responseCode' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextAttemptAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'deliveredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<WebhookDeliveriesQuery, WebhookDeliveriesQueryVariables>;
+export const CreateWebhookDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'CreateWebhook' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'url' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'events' } },
+          type: { kind: 'ListType', type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zones' } },
+          type: { kind: 'ListType', type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'createWebhook' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'url' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'url' } } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'events' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'events' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zones' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zones' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'webhook' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'WebhookFields' } }],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'secret' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WebhookFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Webhook' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'url' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'eventTypes' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<CreateWebhookMutation, CreateWebhookMutationVariables>;
+export const RotateWebhookSecretDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RotateWebhookSecret' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rotateWebhookSecret' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'webhook' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'WebhookFields' } }],
+                  },
+                },
+                { kind: 'Field', name: { kind: 'Name', value: 'secret' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'WebhookFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Webhook' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'url' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'eventTypes' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RotateWebhookSecretMutation, RotateWebhookSecretMutationVariables>;
+export const DeleteWebhookDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'DeleteWebhook' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'deleteWebhook' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<DeleteWebhookMutation, DeleteWebhookMutationVariables>;
+export const RedeliverWebhookDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RedeliverWebhook' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'events' } },
+          type: { kind: 'ListType', type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'redeliverWebhook' },
+            arguments: [
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'events' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'events' } },
+              },
+            ],
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RedeliverWebhookMutation, RedeliverWebhookMutationVariables>;

@@ -1,4 +1,5 @@
 import { ZoneKindEnum } from '../types/domain.type';
+import { HealthStateEnum } from '../types/health.type';
 import { IsOptional, Matches, Max, Min } from 'class-validator';
 import { ArgsType, Field, ID, Int, registerEnumType } from 'type-graphql';
 import { RecordTypeEnum } from '../types/record-type.enum';
@@ -69,6 +70,12 @@ export class DomainsArgs extends PageArgs {
     description: 'Only the zones of this kind (PRIMARY or SECONDARY). Pages and totalCount follow.',
   })
   kind?: ZoneKindEnum;
+
+  @Field(() => HealthStateEnum, {
+    nullable: true,
+    description: 'Only the zones in this health state (Domain.health.state; unknown: not checked yet). Pages and totalCount follow.',
+  })
+  health?: HealthStateEnum;
 }
 
 @ArgsType()

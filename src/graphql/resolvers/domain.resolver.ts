@@ -20,6 +20,7 @@ export class DomainResolver {
       name: args.name ?? undefined,
       nameStartsWith: args.nameStartsWith ?? undefined,
       kind: args.kind ?? undefined,
+      health: args.health ?? undefined,
     };
     const first = firstOf(args, ctx);
     return connection(
