@@ -125,6 +125,12 @@ export interface Settings {
   dnssecParentDsServers: HostPort[];
   dnssecParentDsCheckInterval: number;
   /**
+   * Seconds between two sweeps of the RFC 9615 signalling records (services/dnssec/bootstrap-signals.ts): a
+   * key step updates its zone's signals at once; the sweep catches what no key step tells (NS edited, a
+   * signalling zone signed later, a zone deleted).
+   */
+  dnssecBootstrapSweepInterval: number;
+  /**
    * ALIAS/ANAME flattening (docs/templates-and-alias.md): the resolvers asked for a target's A and AAAA (empty:
    * no ALIAS is taken, since nothing could serve it), and the floor and cap, in seconds, of the refresh
    * interval and of the derived records' TTL (the answers' smallest TTL, clamped)
@@ -485,6 +491,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       return parsed ? [parsed] : [];
     }),
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
+    dnssecBootstrapSweepInterval: integer('DNSSEC_BOOTSTRAP_SWEEP_INTERVAL', 300, 1, 86400),
     aliasResolvers: list(read('ALIAS_RESOLVERS') ?? '').flatMap((item) => {
       const parsed = parseServerAddress(item);
       if (!parsed) problems.push(`ALIAS_RESOLVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);

@@ -50,6 +50,7 @@ import type { KeyEventReason, StoredKeyRole } from '../../repositories/dnssec-ke
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
+import { syncBootstrapSignals } from './bootstrap-signals';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
 export const SIGNER = servicePrincipal('dnssec signer');
@@ -87,9 +88,11 @@ export async function startRoll(
       const message = `role: a ${role} roll of ${change.zone.name} is under way`;
       throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'role', code: 'DNSSEC_ROLL_IN_PROGRESS', message }]);
     }
-    return work;
+    return { work, zone: { id: change.zone.id, name: change.zone.name } };
   });
-  await writeParentDs(db, settings, parentWork);
+  await writeParentDs(db, settings, parentWork.work);
+  // the roll's first step changed the CDS/CDNSKEY (a KSK roll withdraws them): the signals follow
+  await syncBootstrapSignals(db, settings, [parentWork.zone]);
 }
 
 const notSigned = () =>
@@ -192,6 +195,8 @@ export async function beginDisable(
     return true;
   });
   if (!started) return;
+  // the DS-delete CDS is no bootstrap: the signals of the zone go (bootstrap-signals.ts)
+  await syncBootstrapSignals(db, settings, [zone]);
   const removed = await writeParentDs(db, settings, { child: zone.name, ds: [] });
   if (removed) {
     // a Zonekeeper parent no longer serves the DS: resolvers may hold it for its TTL
@@ -219,6 +224,8 @@ export async function finishDisable(change: ZoneChange): Promise<void> {
  */
 export async function afterEnable(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
   await syncParentDs(db, settings, zone);
+  // RFC 9615: its CDS/CDNSKEY signalled under its nameservers held here, for a parent that bootstraps from them
+  await syncBootstrapSignals(db, settings, [zone]);
   if (await parentZoneOf(db, zone.name)) await setDsSeen(db, zone.id, new Date());
   else if (settings.dnssecParentDsServers.length) await scheduleDsCheck(db, zone.id, new Date());
 }
@@ -228,7 +235,9 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
   const zones = await zonesWithKeyWork(db, { zsk: settings.dnssecZskLifetime, ksk: settings.dnssecKskLifetime }, limit);
   let steps = 0;
   for (const zoneId of zones) {
+    let zoneName = '';
     const parentWork = await changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
+      zoneName = change.zone.name;
       if (!change.zone.dnssec) return undefined;
       change.requireLock();
       const now = new Date();
@@ -248,6 +257,8 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
     });
     if (parentWork !== undefined) steps++;
     await writeParentDs(db, settings, parentWork);
+    // a step may change the CDS/CDNSKEY (or unsign the zone): its RFC 9615 signals follow
+    if (parentWork !== undefined) await syncBootstrapSignals(db, settings, [{ id: zoneId, name: zoneName }]);
   }
   return steps;
 }

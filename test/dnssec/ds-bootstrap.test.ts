@@ -1,0 +1,167 @@
+/**
+ * The DS reaches the parent without a person (docs/dnssec.md, «DS without a person»).
+ *
+ * RFC 9615 signals: a signed child whose nameserver ns1 lies in a signed zone held here gets its CDS/CDNSKEY
+ * copied to `_dsboot.<child>._signal.ns1.<ops>` in that zone, served by the primary with their RRSIGs, the
+ * signalling zone's transfer passing dnssec-verify and ldns-verify-zone; none under its in-domain nameserver.
+ * The copies follow a KSK roll (gone while the child publishes no CDS mid-roll, the new key's after it) and
+ * leave when the child starts going unsigned.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, TestApp } from '../support/test-app';
+import { dig, freePort, records, waitFor } from '../propagation/knot';
+
+const run = promisify(execFile);
+const OPS = 'zk-dsboot-ops.test';
+const CHILD = 'zk-dsboot-child.test';
+const SIGNAL = `_dsboot.${CHILD}._signal.ns1.${OPS}`;
+const KEY_NAME = 'zk-dsboot-key';
+const SECRET = randomBytes(32).toString('base64');
+
+let app: TestApp;
+let dnsPort: number;
+let dir: string;
+
+const zoneFile = (zone: string, extra: string) =>
+  `$ORIGIN ${zone}.\n@ 2 IN SOA ns1.${OPS}. hostmaster.${zone}. 1 7200 3600 1209600 2\n${extra}`;
+
+async function gqlOk<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+  const res = await app.gql<T>(query, variables);
+  expect(res.errors).toBeUndefined();
+  return res.data as T;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'zk-dsboot-'));
+  dnsPort = await freePort();
+  app = await startTestApp({
+    ROLES: 'api,dns,worker',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    ALLOWED_TTLS: 'any',
+    DNSSEC_PROPAGATION_DELAY: '1',
+  });
+  const user = await gqlOk(`mutation { createUser(input: {email: "dsboot@example.com"}) { id } }`);
+  for (const [zone, extra] of [
+    [OPS, `@ 2 IN NS ns1.${OPS}.\nns1 2 IN A 192.0.2.53\n`],
+    // ns1 in the operator's zone, ns3 in the child itself (in-domain: no signal)
+    [CHILD, `@ 2 IN NS ns1.${OPS}.\n@ 2 IN NS ns3.${CHILD}.\nns3 2 IN A 192.0.2.54\nwww 2 IN A 192.0.2.80\n`],
+  ]) {
+    await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+      u: user.createUser.id,
+      z: zone,
+    });
+    await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, { z: zone, t: zoneFile(zone, extra) });
+  }
+  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: OPS });
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** an RRset as the primary answers it with DO set: the records of `type` and the types their RRSIGs cover */
+async function ask(name: string, type: string): Promise<{ rdata: string[]; signed: string[] }> {
+  const answer = await dig(['@127.0.0.1', '-p', String(dnsPort), name, type, '+dnssec', '+norec', '+noall', '+answer']);
+  const rows = records(answer);
+  return {
+    // dig splits a long digest or key into groups: joined, so two answers compare by content
+    rdata: rows
+      .filter((r) => r.type === type)
+      .map((r) => r.rdata.replace(/\s+/g, ' '))
+      .sort(),
+    signed: rows.filter((r) => r.type === 'RRSIG').map((r) => `${r.rdata.split(/\s+/)[0]} ${r.rdata.split(/\s+/)[7]}`),
+  };
+}
+
+/** the signalling zone as the primary transfers it, through BIND's and ldns's verifiers */
+async function verifyOps(): Promise<string> {
+  const axfr = await dig([
+    '-y',
+    `hmac-sha256:${KEY_NAME}:${SECRET}`,
+    '@127.0.0.1',
+    '-p',
+    String(dnsPort),
+    OPS,
+    'AXFR',
+    '+nocomments',
+    '+nostats',
+  ]);
+  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
+  const text = `${lines.join('\n')}\n`;
+  const file = join(dir, `${OPS}.zone`);
+  writeFileSync(file, text);
+  await run('dnssec-verify', ['-o', OPS, file]);
+  const ldns = await run('ldns-verify-zone', [file]).catch((error) => error);
+  expect(`${ldns.stdout}${ldns.stderr}`).toMatch(/Zone is verified and complete/);
+  return text;
+}
+
+const keysOf = async (zone: string) =>
+  (await gqlOk(`query($z: String) { domain(name: $z) { dnssec { keys { keyTag role state } } } }`, { z: zone })).domain.dnssec.keys as {
+    keyTag: number;
+    role: string;
+    state: string;
+  }[];
+
+test("RFC 9615: the child's CDS/CDNSKEY are signalled under its nameserver in the signed operator zone, and follow its KSK roll", async () => {
+  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: CHILD });
+  const apexCds = await ask(CHILD, 'CDS');
+  const apexCdnskey = await ask(CHILD, 'CDNSKEY');
+  expect(apexCds.rdata).toHaveLength(1);
+  // the copies, each RRset signed by the operator zone's keys (RRSIG's signer field)
+  const signalCds = await ask(SIGNAL, 'CDS');
+  const signalCdnskey = await ask(SIGNAL, 'CDNSKEY');
+  expect(signalCds.rdata).toEqual(apexCds.rdata);
+  expect(signalCdnskey.rdata).toEqual(apexCdnskey.rdata);
+  expect(signalCds.signed).toEqual([`CDS ${OPS}.`]);
+  expect(signalCdnskey.signed).toEqual([`CDNSKEY ${OPS}.`]);
+  // none under the in-domain nameserver
+  expect((await ask(`_dsboot.${CHILD}._signal.ns3.${CHILD}`, 'CDS')).rdata).toEqual([]);
+  const text = await verifyOps();
+  expect(text).toMatch(
+    new RegExp(`^_dsboot\\.${CHILD.replace(/\./g, '\\.')}\\._signal\\.ns1\\.${OPS.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+CDS\\s`, 'm'),
+  );
+
+  // a KSK roll (double-DS): the child publishes no CDS until the old DS may go, nor do the signals
+  const before = (await keysOf(CHILD)).find((k) => k.role === 'KSK')!.keyTag;
+  await gqlOk(`mutation($z: String!) { rollDnssecKey(zone: $z, role: KSK) { enabled } }`, { z: CHILD });
+  expect((await ask(CHILD, 'CDS')).rdata).toEqual([]);
+  expect((await ask(SIGNAL, 'CDS')).rdata).toEqual([]);
+  // the parent is elsewhere: the operator's word that the new DS is there, then the worker swaps and withdraws
+  await gqlOk(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { enabled } }`, { z: CHILD });
+  const after = await waitFor(
+    'the roll to end with the new key alone',
+    async () => {
+      const ksks = (await keysOf(CHILD)).filter((k) => k.role === 'KSK' && k.state !== 'removed');
+      return ksks.length === 1 && ksks[0].keyTag !== before && ksks[0].state === 'active' ? ksks[0].keyTag : undefined;
+    },
+    30_000,
+    250,
+  );
+  const rolled = await waitFor(
+    'the signals to name the new key',
+    async () => {
+      const signal = await ask(SIGNAL, 'CDS');
+      return signal.rdata.length === 1 && signal.rdata[0].startsWith(`${after} `) ? signal : undefined;
+    },
+    10_000,
+    250,
+  );
+  expect(rolled.rdata).toEqual((await ask(CHILD, 'CDS')).rdata);
+  expect((await ask(SIGNAL, 'CDNSKEY')).rdata).toEqual((await ask(CHILD, 'CDNSKEY')).rdata);
+  await verifyOps();
+
+  // going unsigned: the child's CDS asks for deletion (RFC 8078 §4), which is no bootstrap; the signals leave
+  await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: CHILD });
+  expect((await ask(CHILD, 'CDS')).rdata).toEqual(['0 0 0 00']);
+  expect((await ask(SIGNAL, 'CDS')).rdata).toEqual([]);
+  expect((await ask(SIGNAL, 'CDNSKEY')).rdata).toEqual([]);
+  await verifyOps();
+}, 60_000);
