@@ -6,6 +6,11 @@
  * signalling zone's transfer passing dnssec-verify and ldns-verify-zone; none under its in-domain nameserver.
  * The copies follow a KSK roll (gone while the child publishes no CDS mid-roll, the new key's after it) and
  * leave when the child starts going unsigned.
+ *
+ * A parent held here: the child's DS RRset there is the child's CDS as the primary serves it (signed by the
+ * child's keys, which dnssec-verify checks over the child's transfer), written in one serial step of the parent
+ * with a `dnssec.ds_updated` event naming that serial; the child going unsigned (its CDS the DS-delete, RFC 8078
+ * §4) takes the DS away the same way.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +25,8 @@ const run = promisify(execFile);
 const OPS = 'zk-dsboot-ops.test';
 const CHILD = 'zk-dsboot-child.test';
 const SIGNAL = `_dsboot.${CHILD}._signal.ns1.${OPS}`;
+const PARENT = 'zk-dsboot-parent.test';
+const KID = `kid.${PARENT}`;
 const KEY_NAME = 'zk-dsboot-key';
 const SECRET = randomBytes(32).toString('base64');
 
@@ -51,6 +58,9 @@ beforeAll(async () => {
     [OPS, `@ 2 IN NS ns1.${OPS}.\nns1 2 IN A 192.0.2.53\n`],
     // ns1 in the operator's zone, ns3 in the child itself (in-domain: no signal)
     [CHILD, `@ 2 IN NS ns1.${OPS}.\n@ 2 IN NS ns3.${CHILD}.\nns3 2 IN A 192.0.2.54\nwww 2 IN A 192.0.2.80\n`],
+    // a parent held here, signed, delegating kid to the operator's nameserver
+    [PARENT, `@ 2 IN NS ns1.${OPS}.\nkid 2 IN NS ns1.${OPS}.\n`],
+    [KID, `@ 2 IN NS ns1.${OPS}.\nwww 2 IN A 192.0.2.81\n`],
   ]) {
     await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
       u: user.createUser.id,
@@ -58,7 +68,7 @@ beforeAll(async () => {
     });
     await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, { z: zone, t: zoneFile(zone, extra) });
   }
-  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: OPS });
+  for (const zone of [OPS, PARENT]) await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone });
 }, 60_000);
 
 afterAll(async () => {
@@ -165,3 +175,81 @@ test("RFC 9615: the child's CDS/CDNSKEY are signalled under its nameserver in th
   expect((await ask(SIGNAL, 'CDNSKEY')).rdata).toEqual([]);
   await verifyOps();
 }, 60_000);
+
+/** a zone as the primary transfers it, through BIND's verifier */
+async function verifyZone(zone: string): Promise<string> {
+  const axfr = await dig([
+    '-y',
+    `hmac-sha256:${KEY_NAME}:${SECRET}`,
+    '@127.0.0.1',
+    '-p',
+    String(dnsPort),
+    zone,
+    'AXFR',
+    '+nocomments',
+    '+nostats',
+  ]);
+  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
+  const file = join(dir, `${zone}.zone`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  await run('dnssec-verify', ['-o', zone, file]);
+  return `${lines.join('\n')}\n`;
+}
+
+/** the RRset of `type` at `owner` in a transferred zone, and the types its RRSIGs there cover */
+function rrsetIn(text: string, owner: string, type: string): { rdata: string[]; signed: string[] } {
+  const rows = text
+    .split('\n')
+    .map((line) => line.split(/\s+/))
+    .filter((f) => f[0] === `${owner}.`);
+  return {
+    rdata: rows
+      .filter((f) => f[3] === type)
+      .map((f) => f.slice(4).join(' '))
+      .sort(),
+    signed: rows.filter((f) => f[3] === 'RRSIG' && f[4] === type).map((f) => `${f[4]} ${f[11]}`),
+  };
+}
+
+const serialOf = async (zone: string) =>
+  Number((await gqlOk(`query($z: String) { domain(name: $z) { serial } }`, { z: zone })).domain.serial);
+
+async function dsEvents(): Promise<{ zone: string; data: any }[]> {
+  const page = await gqlOk(`query { events(limit: 1000, types: ["dnssec.ds_updated"]) { events { zone data } } }`);
+  return page.events.events.filter((e: { zone: string }) => e.zone === KID);
+}
+
+test("a parent held here takes the child's CDS as its DS in one serial step, with a dnssec.ds_updated event; the DS-delete CDS takes it away", async () => {
+  const before = await serialOf(PARENT);
+  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: KID });
+  const cds = await ask(KID, 'CDS');
+  expect(cds.rdata).toHaveLength(1);
+  // the CDS is the child's, signed by its keys (RFC 7344 §4.1: the parent acts on a CDS that validates)
+  expect(cds.signed).toEqual([`CDS ${KID}.`]);
+  await verifyZone(KID);
+  // the parent serves that DS, signed by the parent, one serial later (its transfer: the primary answers a query
+  // for kid's DS from kid's own zone)
+  const ds = rrsetIn(await verifyZone(PARENT), KID, 'DS');
+  expect(ds.rdata.map(e2eDigest)).toEqual(cds.rdata.map(e2eDigest));
+  expect(ds.signed).toEqual([`DS ${PARENT}.`]);
+  const after = await serialOf(PARENT);
+  expect(after).toBe(before + 1);
+  const events = await waitFor('the DS event', async () => ((await dsEvents()).length ? await dsEvents() : undefined), 5000, 100);
+  expect(events.map((e) => [e.data.parent, e.data.parentSerial, e.data.ds.length, e.data.removed.length])).toEqual([[PARENT, after, 1, 0]]);
+  expect(e2eDigest(events[0].data.ds[0])).toBe(e2eDigest(cds.rdata[0]));
+
+  // going unsigned: the CDS asks for deletion (RFC 8078 §4) and the DS leaves the parent in one step
+  await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: KID });
+  expect((await ask(KID, 'CDS')).rdata).toEqual(['0 0 0 00']);
+  expect(rrsetIn(await verifyZone(PARENT), KID, 'DS').rdata).toEqual([]);
+  expect(await serialOf(PARENT)).toBe(after + 1);
+  const gone = await waitFor('the removal event', async () => ((await dsEvents()).length === 2 ? await dsEvents() : undefined), 5000, 100);
+  expect(gone[1].data).toMatchObject({ parent: PARENT, parentSerial: after + 1, ds: [], added: [] });
+  expect(gone[1].data.removed).toEqual(events[0].data.ds);
+}, 30_000);
+
+/** a DS's RDATA with its digest in one piece and upper case (dig groups it) */
+const e2eDigest = (rdata: string) => {
+  const [tag, algorithm, type, ...digest] = rdata.split(/\s+/);
+  return `${tag} ${algorithm} ${type} ${digest.join('').toUpperCase()}`;
+};

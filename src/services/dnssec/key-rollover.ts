@@ -51,6 +51,8 @@ import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
 import { syncBootstrapSignals } from './bootstrap-signals';
+import { appendEvent } from '../../repositories/events';
+import { zonesByName } from '../../repositories/dnssec-signals';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
 export const SIGNER = servicePrincipal('dnssec signer');
@@ -413,15 +415,35 @@ async function writeParentDs(
   const parent = await parentZoneOf(db, work.child);
   if (!parent) return undefined;
   const owner = work.child.slice(0, -(parent.name.length + 1));
+  const [child] = await zonesByName(db, [work.child]);
   // answers the DS RRset's TTL (the parent's SOA TTL for a new one): how long resolvers may cache it
   return changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
     const ttl = current0Ttl(change.zone.sameOwner, owner) ?? change.zone.soa.ttl;
     const current = change.zone.sameOwner.filter((r) => r.owner === owner && r.type === 'DS');
     const wanted = new Set(work.ds);
-    for (const row of current) if (!wanted.has(row.rdata)) change.remove(row);
+    const removed = current.filter((row) => !wanted.has(row.rdata));
     const have = new Set(current.map((r) => r.rdata));
-    for (const rdata of work.ds) if (!have.has(rdata)) change.insert({ owner, type: 'DS', ttl, rdata });
-    if (change.added.length || change.removed.length) await change.commit();
+    const added = work.ds.filter((rdata) => !have.has(rdata));
+    if (!removed.length && !added.length) return { ttl };
+    // the event is written in the parent's change's transaction (docs/events.md): it exists exactly when the DS did change
+    change.requireLock();
+    for (const row of removed) change.remove(row);
+    for (const rdata of added) change.insert({ owner, type: 'DS', ttl, rdata });
+    await change.commit();
+    await appendEvent(change.connection, {
+      type: 'dnssec.ds_updated',
+      domainId: child?.id ?? null,
+      zone: work.child,
+      data: {
+        zone: work.child,
+        parent: parent.name,
+        parentSerial: change.serialAfter,
+        ds: work.ds,
+        added,
+        removed: removed.map((r) => r.rdata),
+        ttl,
+      },
+    });
     return { ttl };
   });
 }
