@@ -18,8 +18,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import dgram from 'node:dgram';
 import { startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, records, waitFor } from '../propagation/knot';
+import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
+import { DSYNC } from '../../src/dns/record-types/dsync';
+import { rdataToWire, readWireMessage } from '../../src/dns/wire';
 
 const run = promisify(execFile);
 const OPS = 'zk-dsboot-ops.test';
@@ -30,9 +34,16 @@ const KID = `kid.${PARENT}`;
 const KEY_NAME = 'zk-dsboot-key';
 const SECRET = randomBytes(32).toString('base64');
 
+const ELSEWHERE = 'zk-dsync-parent.test';
+const NOTIFIED = `kid.${ELSEWHERE}`;
+
 let app: TestApp;
 let dnsPort: number;
 let dir: string;
+let knot: KnotPrimary;
+let listener: dgram.Socket;
+/** the NOTIFY messages the parent's endpoint received: opcode, question name and type */
+const heard: { opcode: number; name: string; type: number }[] = [];
 
 const zoneFile = (zone: string, extra: string) =>
   `$ORIGIN ${zone}.\n@ 2 IN SOA ns1.${OPS}. hostmaster.${zone}. 1 7200 3600 1209600 2\n${extra}`;
@@ -46,7 +57,33 @@ async function gqlOk<T = any>(query: string, variables?: Record<string, unknown>
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-dsboot-'));
   dnsPort = await freePort();
+  // the parent's NOTIFY(CDS) endpoint: Debian's Knot (3.2) and BIND (9.18) take no NOTIFY of type CDS, so a UDP
+  // listener here records what arrives and answers as RFC 1996 §4.7 says (the request echoed, QR set)
+  listener = dgram.createSocket('udp4');
+  listener.on('message', (message, from) => {
+    const read = readWireMessage(message);
+    heard.push({ opcode: (read.flags >> 11) & 0xf, name: read.questions[0]?.name.toLowerCase(), type: read.questions[0]?.type });
+    const answer = Buffer.from(message);
+    answer[2] |= 0x80;
+    listener.send(answer, from.port, from.address);
+  });
+  await new Promise<void>((resolve) => listener.bind(0, '127.0.0.1', resolve));
+  // a parent elsewhere (Knot), publishing DSYNC for all its children at _dsync.<parent> (RFC 9859 §4.1), in
+  // RFC 3597's generic form, which Knot 3.2 serves without knowing the type
+  const dsyncValue = DSYNC.parse(`CDS 1 ${listener.address().port} notify.${ELSEWHERE}.`, ELSEWHERE);
+  if (!dsyncValue.ok) throw new Error('the DSYNC sample does not parse');
+  const dsync = rdataToWire(DSYNC, dsyncValue.value);
+  const parentFile = join(dir, `${ELSEWHERE}.zone`);
+  writeFileSync(
+    parentFile,
+    `$ORIGIN ${ELSEWHERE}.\n@ 60 IN SOA ns.${ELSEWHERE}. hostmaster.${ELSEWHERE}. 1 7200 3600 1209600 60\n@ 60 IN NS ns.${ELSEWHERE}.\n` +
+      `ns 60 IN A 127.0.0.1\nnotify 60 IN A 127.0.0.1\nkid 60 IN NS ns1.${OPS}.\n` +
+      `_dsync 60 IN TYPE66 \\# ${dsync.length} ${dsync.toString('hex')}\n`,
+  );
+  knot = await startKnotPrimary([{ zone: ELSEWHERE, file: parentFile }]);
   app = await startTestApp({
+    DNSSEC_PARENT_DS_SERVERS: `127.0.0.1:${knot.port}`,
+    DNSSEC_CDS_NOTIFY_ALLOW: '127.0.0.1/32',
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
@@ -61,6 +98,7 @@ beforeAll(async () => {
     // a parent held here, signed, delegating kid to the operator's nameserver
     [PARENT, `@ 2 IN NS ns1.${OPS}.\nkid 2 IN NS ns1.${OPS}.\n`],
     [KID, `@ 2 IN NS ns1.${OPS}.\nwww 2 IN A 192.0.2.81\n`],
+    [NOTIFIED, `@ 2 IN NS ns1.${OPS}.\n`],
   ]) {
     await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
       u: user.createUser.id,
@@ -73,6 +111,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await knot?.stop();
+  listener?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -253,3 +293,30 @@ const e2eDigest = (rdata: string) => {
   const [tag, algorithm, type, ...digest] = rdata.split(/\s+/);
   return `${tag} ${algorithm} ${type} ${digest.join('').toUpperCase()}`;
 };
+
+test('RFC 9859: a parent elsewhere that publishes DSYNC (CDS, NOTIFY) at _dsync.<parent> is sent NOTIFY(CDS) when the CDS changes', async () => {
+  // the record type reads and writes its RDATA (RFC 9859 §2.1): the mnemonic scheme taken, the number kept
+  const parsed = DSYNC.parse(`CDS NOTIFY 5359 notify.${ELSEWHERE}.`, ELSEWHERE);
+  expect(parsed.ok && parsed.canonical).toBe(`CDS 1 5359 notify.${ELSEWHERE}.`);
+  expect(DSYNC.parse('CDS 1 70000 x.example.', ELSEWHERE).ok).toBe(false);
+  // Knot serves it as the parent would
+  expect((await dig(['@127.0.0.1', '-p', String(knot.port), `_dsync.${ELSEWHERE}`, 'TYPE66', '+short'])).lines).toHaveLength(1);
+
+  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: NOTIFIED });
+  const first = await waitFor(
+    'the NOTIFY(CDS)',
+    () => (heard.some((h) => h.name === `${NOTIFIED}.`) ? heard.slice() : undefined),
+    10_000,
+    50,
+  );
+  // opcode NOTIFY (4), the child's name, type CDS (59)
+  expect(first.filter((h) => h.name === `${NOTIFIED}.`)).toEqual([{ opcode: 4, name: `${NOTIFIED}.`, type: 59 }]);
+  // going unsigned changes the CDS to the DS-delete one (RFC 8078 §4): the parent hears of it again
+  await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: NOTIFIED });
+  await waitFor(
+    'the second NOTIFY(CDS)',
+    () => (heard.filter((h) => h.name === `${NOTIFIED}.`).length === 2 ? true : undefined),
+    10_000,
+    50,
+  );
+}, 30_000);

@@ -26,6 +26,7 @@ import { publishedSignals, signalSources, SignalSource, zonesByName } from '../.
 import { changeZone } from '../write-engine';
 import { SIGNER } from './key-rollover';
 import { CDNSKEY_DELETE } from './zone-signing';
+import { cdsChanged } from './cds-notify';
 
 /** one signalling zone's wanted records, by owner */
 interface SignalZone {
@@ -126,6 +127,16 @@ export async function syncBootstrapSignals(
   for (const { domainId, owner } of published) (owners.get(domainId) ?? owners.set(domainId, new Set()).get(domainId)!).add(owner);
   for (const zone of plan.zones.values())
     for (const r of zone.records) (owners.get(zone.id) ?? owners.set(zone.id, new Set()).get(zone.id)!).add(r.owner);
+  // RFC 9859: a parent elsewhere that publishes a DSYNC endpoint hears of each child's changed CDS (cds-notify.ts)
+  if (children)
+    for (const source of sources)
+      if (source.state)
+        cdsChanged(
+          db,
+          settings,
+          source,
+          source.cds.map((r) => `${r.type} ${r.rdata}`),
+        );
   let changed = 0;
   for (const [zoneId, touched] of owners) {
     try {
