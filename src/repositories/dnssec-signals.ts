@@ -11,6 +11,7 @@ import type { JournalRecord } from '../entities/change.entity';
 export interface SignalSource {
   id: number;
   name: string;
+  userId: number;
   /** the zone's signing state; null: not signed */
   state: 'signed' | 'disabling' | null;
   nameservers: string[];
@@ -23,7 +24,7 @@ export interface SignalSource {
  */
 export async function signalSources(sql: Sql | Database, ids?: readonly number[]): Promise<SignalSource[]> {
   const rows = await sql.rows(
-    `select d.id, d.name, z.state,
+    `select d.id, d.name, d.user_id, z.state,
             coalesce((select json_agg(r.rdata) from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'NS'), '[]') as ns,
             coalesce((select json_agg(json_build_object('owner', c.owner, 'type', c.type, 'rdata', c.rdata, 'ttl', c.ttl))
                         from dnssec_records c where c.domain_id = d.id and c.owner = '@' and c.type in ('CDS', 'CDNSKEY')), '[]') as cds
@@ -34,6 +35,7 @@ export async function signalSources(sql: Sql | Database, ids?: readonly number[]
   return rows.map((row) => ({
     id: Number(row.id),
     name: row.name,
+    userId: Number(row.user_id),
     state: row.state ?? null,
     nameservers: row.ns as string[],
     cds: (row.cds as JournalRecord[]).map((r) => ({ ...r, ttl: Number(r.ttl) })),
@@ -41,14 +43,17 @@ export async function signalSources(sql: Sql | Database, ids?: readonly number[]
 }
 
 /** the zones of these names, with whether they are signed (and not being unsigned) */
-export async function zonesByName(sql: Sql | Database, names: readonly string[]): Promise<{ id: number; name: string; signed: boolean }[]> {
+export async function zonesByName(
+  sql: Sql | Database,
+  names: readonly string[],
+): Promise<{ id: number; name: string; userId: number; signed: boolean }[]> {
   if (!names.length) return [];
   const rows = await sql.rows(
-    `select d.id, d.name, z.state = 'signed' as signed from domains d left join dnssec_zones z on z.domain_id = d.id
+    `select d.id, d.name, d.user_id, z.state = 'signed' as signed from domains d left join dnssec_zones z on z.domain_id = d.id
       where d.name = any($1::text[])`,
     [[...names]],
   );
-  return rows.map((row) => ({ id: Number(row.id), name: row.name, signed: row.signed === true }));
+  return rows.map((row) => ({ id: Number(row.id), name: row.name, userId: Number(row.user_id), signed: row.signed === true }));
 }
 
 /**
@@ -64,4 +69,10 @@ export async function publishedSignals(sql: Sql | Database, children?: readonly 
     [children ? [...children] : null],
   );
   return rows.map((row) => ({ domainId: Number(row.domain_id), owner: row.owner }));
+}
+
+/** the nameserver names of the nameserver sets (without the default set's, which is DEFAULT_NS) */
+export async function nameserverSetNames(sql: Sql | Database): Promise<string[]> {
+  const rows = await sql.rows<{ name: string }>('select distinct unnest(ns_names) as name from nameserver_sets where ns_names is not null');
+  return rows.map((row) => row.name);
 }

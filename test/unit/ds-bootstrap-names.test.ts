@@ -1,8 +1,8 @@
 /**
  * RFC 9615's signalling names (dns/dnssec/bootstrap-signal.ts) against the RFC's own example (§4.1.1), the name
  * length limit (§4.4), and which signals a set of zones asks for (services/dnssec/bootstrap-signals.ts,
- * `planSignals`): in-domain nameservers, nameservers in zones not hosted or not signed, and a child that
- * publishes no CDS or the DS-delete one carry none.
+ * `planSignals`): in-domain nameservers, nameservers in zones not hosted or not signed, in another account's zone
+ * and not the service's own, and a child that publishes no CDS or the DS-delete one carry none.
  */
 import { childOfSignalOwner, isSignalRecord, nameserverInChild, ownerInZone, signalingName } from '../../src/dns/dnssec/bootstrap-signal';
 import { CDS_DELETE } from '../../src/dns/record-types/cds';
@@ -43,18 +43,29 @@ const cdnskey = (rdata: string) => ({ owner: '@', type: 'CDNSKEY', ttl: 300, rda
 
 test('the plan: a signal in the signed zone holding each nameserver, none in-domain, unhosted, unsigned or for a DS-delete', () => {
   const hosting = [
-    { id: 1, name: 'example.net', signed: true },
-    { id: 2, name: 'sub.example.net', signed: true },
-    { id: 3, name: 'example.org', signed: false },
+    { id: 1, name: 'example.net', userId: 1, signed: true },
+    { id: 2, name: 'sub.example.net', userId: 2, signed: true },
+    { id: 3, name: 'example.org', userId: 1, signed: false },
+    { id: 4, name: 'other.test', userId: 3, signed: true },
   ];
+  // ns1.example.net is one of the service's own nameservers; ns.sub.example.net is the child's account's
+  const service = new Set(['ns1.example.net']);
   const child = {
     id: 10,
     name: 'example.co.uk',
+    userId: 2,
     state: 'signed' as const,
-    nameservers: ['ns1.example.net.', 'ns.sub.example.net.', 'ns2.example.org.', 'ns3.example.co.uk.', 'ns.elsewhere.test.'],
+    nameservers: [
+      'ns1.example.net.',
+      'ns.sub.example.net.',
+      'ns2.example.org.',
+      'ns3.example.co.uk.',
+      'ns.elsewhere.test.',
+      'ns.other.test.',
+    ],
     cds: [cds('12345 13 2 AABB'), cdnskey('257 3 13 AAAA')],
   };
-  const plan = planSignals([child], hosting);
+  const plan = planSignals([child], hosting, service);
   expect([...plan.zones.keys()].sort()).toEqual([1, 2]);
   expect(plan.zones.get(1)!.records).toEqual([
     { owner: '_dsboot.example.co.uk._signal.ns1', type: 'CDS', ttl: 300, rdata: '12345 13 2 AABB' },
@@ -66,14 +77,16 @@ test('the plan: a signal in the signed zone holding each nameserver, none in-dom
     ['ns2.example.org', 'unsigned'],
     ['ns3.example.co.uk', 'in-domain'],
     ['ns.elsewhere.test', 'not-hosted'],
+    // another account's zone, under a nameserver that is not the service's: no write into it (RFC 9615 §5: consent)
+    ['ns.other.test', 'other-account'],
   ]);
   // a child going unsigned (the DS-delete pair) or publishing none mid-roll signals nothing
-  expect(planSignals([{ ...child, cds: [cds(CDS_DELETE), cdnskey(CDNSKEY_DELETE)] }], hosting).zones.size).toBe(0);
-  expect(planSignals([{ ...child, cds: [] }], hosting).zones.size).toBe(0);
-  expect(planSignals([{ ...child, state: 'disabling' }], hosting).zones.size).toBe(0);
+  expect(planSignals([{ ...child, cds: [cds(CDS_DELETE), cdnskey(CDNSKEY_DELETE)] }], hosting, service).zones.size).toBe(0);
+  expect(planSignals([{ ...child, cds: [] }], hosting, service).zones.size).toBe(0);
+  expect(planSignals([{ ...child, state: 'disabling' }], hosting, service).zones.size).toBe(0);
   // a child whose name makes the signalling name too long is skipped and said
   const long = `${'a'.repeat(63)}.${'a'.repeat(63)}.${'a'.repeat(63)}.${'a'.repeat(40)}`;
-  const tooLong = planSignals([{ ...child, name: long, nameservers: ['ns1.example.net.'] }], hosting);
+  const tooLong = planSignals([{ ...child, name: long, nameservers: ['ns1.example.net.'] }], hosting, service);
   expect(tooLong.zones.size).toBe(0);
   expect(tooLong.skipped).toEqual([{ child: long, nameserver: 'ns1.example.net', why: 'name-too-long' }]);
 });

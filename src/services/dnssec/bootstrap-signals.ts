@@ -12,9 +12,11 @@
  * signal at DNSSEC_BOOTSTRAP_SWEEP_INTERVAL: it catches what no key step tells (Z's NS edited, S signed later,
  * Z deleted).
  *
- * Not published: for N inside Z itself (in-domain, §4.1), for N in a zone not hosted here or not signed (S
- * unsigned, or being unsigned: the signal would not validate), and when the signalling name would be over 255
- * octets (§4.4), which is logged: the operator learns why that zone cannot be bootstrapped through N.
+ * Not published: for N inside Z itself (in-domain, §4.1), for N in another account's zone unless N is one of
+ * the service's own nameserver names (DEFAULT_NS, the nameserver sets: RFC 9615 §5, consent), for N in a zone
+ * not hosted here or not signed (S unsigned, or being unsigned: the signal would not validate), and when the
+ * signalling name would be over 255 octets (§4.4), which is logged: the operator learns why that zone cannot be
+ * bootstrapped through N.
  */
 import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
@@ -22,7 +24,7 @@ import type { JournalRecord } from '../../entities/change.entity';
 import { nameserverInChild, ownerInZone, signalingName, SIGNAL_TYPES } from '../../dns/dnssec/bootstrap-signal';
 import { CDS_DELETE } from '../../dns/record-types/cds';
 import { logger } from '../../logger';
-import { publishedSignals, signalSources, SignalSource, zonesByName } from '../../repositories/dnssec-signals';
+import { nameserverSetNames, publishedSignals, signalSources, SignalSource, zonesByName } from '../../repositories/dnssec-signals';
 import { changeZone } from '../write-engine';
 import { SIGNER } from './key-rollover';
 import { CDNSKEY_DELETE } from './zone-signing';
@@ -36,7 +38,7 @@ interface SignalZone {
 }
 
 /** why a nameserver of a signed zone carries no signal (the sweep logs these; the docs list them) */
-export type SignalSkip = 'in-domain' | 'not-hosted' | 'unsigned' | 'name-too-long';
+export type SignalSkip = 'in-domain' | 'not-hosted' | 'unsigned' | 'other-account' | 'name-too-long';
 
 export interface SignalPlan {
   /** per signalling zone id: the records it should hold for these children */
@@ -51,7 +53,8 @@ export interface SignalPlan {
  */
 export function planSignals(
   sources: readonly SignalSource[],
-  hosting: readonly { id: number; name: string; signed: boolean }[],
+  hosting: readonly { id: number; name: string; userId: number; signed: boolean }[],
+  serviceNameservers: ReadonlySet<string>,
 ): SignalPlan {
   const zones = new Map<number, SignalZone>();
   const skipped: SignalPlan['skipped'] = [];
@@ -74,6 +77,13 @@ export function planSignals(
       }
       if (!zone.signed) {
         skip('unsigned');
+        continue;
+      }
+      // a signal vouches for the child's keys (RFC 9615 §5: not without consent): the service's own nameservers
+      // (DEFAULT_NS, the nameserver sets) vouch as the DNS operator of every zone here; another nameserver only
+      // for the zones of the account that holds it, never into another account's zone
+      if (!serviceNameservers.has(nameserver) && zone.userId !== child.userId) {
+        skip('other-account');
         continue;
       }
       const name = signalingName(child.name, nameserver);
@@ -112,7 +122,8 @@ export async function syncBootstrapSignals(
     children?.map((c) => c.id),
   );
   const names = new Set(sources.flatMap((s) => s.nameservers.flatMap(suffixes)));
-  const plan = planSignals(sources, await zonesByName(db, [...names]));
+  const serviceNameservers = new Set([...settings.defaultNs, ...(await nameserverSetNames(db))].map(bare));
+  const plan = planSignals(sources, await zonesByName(db, [...names]), serviceNameservers);
   for (const skip of plan.skipped.filter((s) => s.why === 'name-too-long'))
     logger.warn(
       { zone: skip.child, nameserver: skip.nameserver },
