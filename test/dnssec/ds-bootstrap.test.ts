@@ -3,7 +3,8 @@
  *
  * RFC 9615 signals: a signed child whose nameserver ns1 lies in a signed zone held here gets its CDS/CDNSKEY
  * copied to `_dsboot.<child>._signal.ns1.<ops>` in that zone, served by the primary with their RRSIGs, the
- * signalling zone's transfer passing dnssec-verify and ldns-verify-zone; none under its in-domain nameserver.
+ * signalling zone's transfer passing dnssec-verify and ldns-verify-zone; none under its in-domain nameserver;
+ * the API refuses a person's CDS there, and a zone file replacing the operator zone keeps them.
  * The copies follow a KSK roll (gone while the child publishes no CDS mid-roll, the new key's after it) and
  * leave when the child starts going unsigned.
  *
@@ -174,6 +175,18 @@ test("RFC 9615: the child's CDS/CDNSKEY are signalled under its nameserver in th
   expect(signalCdnskey.signed).toEqual([`CDNSKEY ${OPS}.`]);
   // none under the in-domain nameserver
   expect((await ask(`_dsboot.${CHILD}._signal.ns3.${CHILD}`, 'CDS')).rdata).toEqual([]);
+  // the signer's records: a person may not write one (a CDS in a signed zone is the signer's), and a zone file
+  // that replaces the operator zone keeps them
+  const refused = await app.gql(
+    `mutation($z: String!, $o: String!, $r: String!) { createRecord(input: {zone: $z, owner: $o, type: "CDS", ttl: 2, rdata: $r}) { id } }`,
+    { z: OPS, o: `_dsboot.${CHILD}._signal.ns1`, r: `12345 13 2 ${'AB'.repeat(32)}` },
+  );
+  expect(refused.errors?.[0].extensions?.code).toBe('DNSSEC_RECORD_MANAGED');
+  await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, {
+    z: OPS,
+    t: zoneFile(OPS, `@ 2 IN NS ns1.${OPS}.\nns1 2 IN A 192.0.2.53\nns2 2 IN A 192.0.2.55\n`),
+  });
+  expect((await ask(SIGNAL, 'CDS')).rdata).toEqual(apexCds.rdata);
   const text = await verifyOps();
   expect(text).toMatch(
     new RegExp(`^_dsboot\\.${CHILD.replace(/\./g, '\\.')}\\._signal\\.ns1\\.${OPS.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+CDS\\s`, 'm'),
