@@ -58,7 +58,7 @@ async function gqlOk<T = any>(query: string, variables?: Record<string, unknown>
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-dsboot-'));
   dnsPort = await freePort();
-  // the parent's NOTIFY(CDS) endpoint: Debian's Knot (3.2) and BIND (9.18) take no NOTIFY of type CDS, so a UDP
+  // the parent's NOTIFY(CDS) endpoint: Debian's Knot (3.2) and BIND (9.18) do not act on NOTIFY of type CDS, so a UDP
   // listener here records what arrives and answers as RFC 1996 §4.7 says (the request echoed, QR set)
   listener = dgram.createSocket('udp4');
   listener.on('message', (message, from) => {
