@@ -125,6 +125,18 @@ export interface Settings {
   dnssecParentDsServers: HostPort[];
   dnssecParentDsCheckInterval: number;
   /**
+   * Seconds between two sweeps of the RFC 9615 signalling records (services/dnssec/bootstrap-signals.ts): a
+   * key step updates its zone's signals at once; the sweep catches what no key step tells (NS edited, a
+   * signalling zone signed later, a zone deleted).
+   */
+  dnssecBootstrapSweepInterval: number;
+  /**
+   * DNSSEC_CDS_NOTIFY_ALLOW: CIDR blocks a parent's NOTIFY(CDS) endpoint (its DSYNC record, RFC 9859) may be in
+   * although not public (loopback, private); the parent's DNS data names the endpoint, so the service's own
+   * host and private networks are refused otherwise (services/outbound-addresses.ts)
+   */
+  dnssecCdsNotifyAllow: string[];
+  /**
    * ALIAS/ANAME flattening (docs/templates-and-alias.md): the resolvers asked for a target's A and AAAA (empty:
    * no ALIAS is taken, since nothing could serve it), and the floor and cap, in seconds, of the refresh
    * interval and of the derived records' TTL (the answers' smallest TTL, clamped)
@@ -372,6 +384,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     if (!isAddressOrCidr(item)) problems.push(`METRICS_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
   const webhookAllow = list(read('WEBHOOK_ALLOW') ?? '');
+  const cdsNotifyAllow = list(read('DNSSEC_CDS_NOTIFY_ALLOW') ?? '');
+  for (const item of cdsNotifyAllow)
+    if (!isAddressOrCidr(item)) problems.push(`DNSSEC_CDS_NOTIFY_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   for (const item of webhookAllow) {
     if (!isAddressOrCidr(item)) problems.push(`WEBHOOK_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
@@ -485,6 +500,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       return parsed ? [parsed] : [];
     }),
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
+    dnssecBootstrapSweepInterval: integer('DNSSEC_BOOTSTRAP_SWEEP_INTERVAL', 300, 1, 86400),
+    dnssecCdsNotifyAllow: cdsNotifyAllow,
     aliasResolvers: list(read('ALIAS_RESOLVERS') ?? '').flatMap((item) => {
       const parsed = parseServerAddress(item);
       if (!parsed) problems.push(`ALIAS_RESOLVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);

@@ -11,6 +11,7 @@ import type { TsigKey } from '../dns/wire/tsig';
 import { SOA, type SOAValue } from '../dns/record-types/soa';
 import { A } from '../dns/record-types/a';
 import { AAAA } from '../dns/record-types/aaaa';
+import type { RecordTypeDefinition } from '../dns/record-types/record-type';
 import {
   CLASS,
   EDNS_DO,
@@ -233,5 +234,52 @@ export async function resolveAddresses(server: HostPort, name: string, type: 'A'
     return { ok: true, addresses: [...new Set(addresses)].sort(), ttl, authenticated: (answer.message.flags & FLAG.AD) !== 0 };
   } catch (error) {
     return { ok: false, reason: `${type} ${name}: ${hostPortName(server)}: ${(error as Error).message}` };
+  }
+}
+
+/**
+ * RFC 9859 §4.2: a generalised NOTIFY, telling a parent's endpoint that the child's CDS (and CDNSKEY) changed:
+ * opcode NOTIFY, the question the child's name with type CDS, nothing else. The endpoint answers NOERROR with
+ * the question echoed (RFC 1996 §4.7); anything else is its refusal, said with its RCODE.
+ */
+export async function sendCdsNotify(
+  server: HostPort,
+  zone: string,
+  timeoutMs = 1000,
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  try {
+    const answer = await exchange(
+      server,
+      { flags: OPCODE.NOTIFY << 11, questions: [{ name: `${zone.replace(/\.$/, '')}.`, type: CDS_TYPE_CODE, klass: CLASS.IN }] },
+      { timeoutMs },
+    );
+    if (answer.rcode !== 0) return { ok: false, reason: `NOTIFY(CDS) answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}` };
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, reason: `NOTIFY(CDS): ${(error as Error).message}` };
+  }
+}
+
+/** CDS (RFC 7344 §3.1): the type a NOTIFY for the child's key changes names (RFC 9859 §4.2: it covers CDNSKEY) */
+const CDS_TYPE_CODE = 59;
+
+/** the records of `type` at `name` a server answers with authority, RDATA read by `definition`; why not, else */
+export async function authoritativeRecords<V>(
+  server: HostPort,
+  name: string,
+  definition: RecordTypeDefinition<V>,
+  timeoutMs = 2000,
+): Promise<{ ok: true; values: V[]; soaOwner?: string } | { ok: false; reason: string }> {
+  try {
+    const answer = await query(server, `${name.replace(/\.$/, '')}.`, definition.code, timeoutMs);
+    if (answer.rcode !== 0 && answer.rcode !== 3)
+      return { ok: false, reason: `${hostPortName(server)} answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}` };
+    if (!(answer.message.flags & FLAG.AA)) return { ok: false, reason: `${hostPortName(server)} answered without authority` };
+    const values = answer.message.answers.filter((r) => r.type === definition.code).map((r) => readRdata(answer.raw, r, definition));
+    // the zone the answer came from: the owner of its SOA (in the answer to an SOA query, in the authority section of a negative one)
+    const soa = [...answer.message.answers, ...answer.message.authorities].find((r) => r.type === SOA.code);
+    return { ok: true, values, ...(soa ? { soaOwner: soa.name.toLowerCase().replace(/\.$/, '') } : {}) };
+  } catch (error) {
+    return { ok: false, reason: `${hostPortName(server)}: ${(error as Error).message}` };
   }
 }

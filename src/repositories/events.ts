@@ -34,6 +34,7 @@ export const EVENT_TYPES = [
   'dnssec.ds_required',
   'dnssec.ds_removable',
   'dnssec.key_rolled',
+  'dnssec.ds_updated',
   'health.changed',
   'webhook.disabled',
 ] as const;

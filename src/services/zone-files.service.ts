@@ -170,7 +170,13 @@ export class ZoneFilesService {
       // the A/AAAA derived from an ALIAS/ANAME are the service's (docs/templates-and-alias.md): a REPLACE keeps
       // those of the owners where the file keeps an ALIAS/ANAME, and takes the others with their ALIAS
       const aliasOwners = new Set(fileRecords.filter((r) => FLATTENED_TYPE_NAMES.has(r.type)).map((r) => r.owner));
-      const keptDerived = new Set(input.mode === 'REPLACE' ? current.filter((r) => r.derived && aliasOwners.has(r.owner)) : []);
+      // and a signed zone keeps the signer's RFC 9615 signalling records (CDS/CDNSKEY under `_signal`), as it keeps
+      // its apex's: the file's are left out above
+      const keptDerived = new Set(
+        input.mode === 'REPLACE'
+          ? current.filter((r) => (r.derived && aliasOwners.has(r.owner)) || (change.zone.dnssec && SIGNER_OWNED_TYPES.has(r.type)))
+          : [],
+      );
       const desired: CanonicalRecord[] =
         input.mode === 'REPLACE'
           ? [...fileRecords, ...keptDerived]

@@ -18,6 +18,7 @@ import { refreshDueZones } from '../services/dnssec/signature-refresh';
 import { refreshDueAliases } from '../services/alias-flattening';
 import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { checkParentDs } from '../services/dnssec/parent-ds';
+import { syncBootstrapSignals } from '../services/dnssec/bootstrap-signals';
 import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
@@ -102,6 +103,8 @@ export class PropagationWorker {
   private pruning = false;
   private signatureTimer: NodeJS.Timeout | undefined;
   private refreshing = false;
+  /** when the next sweep of the RFC 9615 signalling records is due (services/dnssec/bootstrap-signals.ts) */
+  private signalSweepAt = 0;
   private kickAt = Infinity;
   readonly notifier: Notifier;
   /** secondary zones' refresh from their primaries (secondary-zones.ts) */
@@ -494,6 +497,12 @@ export class PropagationWorker {
       if (steps > 0) this.log.info(`dnssec: ${steps} key roll steps taken`);
       const remade = await refreshDueZones(this.db, this.settings);
       if (remade > 0) this.log.info(`dnssec: refreshed ${remade} signatures nearing expiry`);
+      // RFC 9615's signalling records, all of them now and then (a key step updates its zone's at once)
+      if (Date.now() >= this.signalSweepAt) {
+        this.signalSweepAt = Date.now() + this.settings.dnssecBootstrapSweepInterval * 1000;
+        const signalled = await syncBootstrapSignals(this.db, this.settings);
+        if (signalled > 0) this.log.info(`dnssec: the RFC 9615 signalling records of ${signalled} zones brought up to date`);
+      }
       return remade;
     } catch (error) {
       if (!noteDatabaseFailure(error, 'signature refresh'))

@@ -132,9 +132,11 @@ export class SigningPool {
     const signer = signerNameOf(zone);
     /** the indexes in `pooledKeys` of the keys that sign a type, by type */
     const signersByType = new Map<string, number[]>();
-    const signersOfType = (type: string) => {
-      let found = signersByType.get(type);
-      if (!found) signersByType.set(type, (found = signersOf(type, pooledKeys).map((key) => pooledKeys.indexOf(key))));
+    const signersOfType = (type: string, owner: string) => {
+      // the apex's key RRsets are the KSK's, the same types below it the ZSK's (signersOf)
+      const cacheKey = owner === '@' ? `@${type}` : type;
+      let found = signersByType.get(cacheKey);
+      if (!found) signersByType.set(cacheKey, (found = signersOf(type, pooledKeys, owner).map((key) => pooledKeys.indexOf(key))));
       return found;
     };
     /** each RRset sent: its chunk and its index there */
@@ -302,7 +304,7 @@ function packChunk(
   zone: string,
   rrsets: readonly Rrset[],
   window: SignatureWindow,
-  signersOfType: (type: string) => number[],
+  signersOfType: (type: string, owner: string) => number[],
   signerWire: Buffer,
 ): { data: SharedArrayBuffer; signers: number[][]; labels: number[]; expirations: number[] } {
   const signers: number[][] = [];
@@ -312,7 +314,7 @@ function packChunk(
   const rdatas: Buffer[][] = [];
   let size = 0;
   for (const rrset of rrsets) {
-    const keys = signersOfType(rrset.type);
+    const keys = signersOfType(rrset.type, rrset.owner);
     signers.push(keys);
     if (!keys.length) {
       labels.push(0);

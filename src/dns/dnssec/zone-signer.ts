@@ -264,9 +264,13 @@ export function dnskeyRecords(keys: readonly Pick<ZoneKey, 'published' | 'dnskey
 /** what signing needs of a key: a pool's thread gets these, not the key's DNSKEY */
 export type SigningKey = Pick<ZoneKey, 'role' | 'algorithm' | 'privateKey' | 'tag' | 'signing'>;
 
-/** the keys that sign an RRset of a type: a KSK the DNSKEY RRset (and CDS, CDNSKEY), a ZSK the rest, a CSK both */
-export function signersOf<K extends Pick<SigningKey, 'role' | 'signing'>>(type: string, keys: readonly K[]): K[] {
-  const byKsk = SIGNED_BY_KSK.has(type);
+/**
+ * The keys that sign an RRset of a type: a KSK the apex's DNSKEY RRset (and CDS, CDNSKEY), a ZSK the rest, a
+ * CSK both. A CDS or CDNSKEY below the apex (RFC 9615's signalling records, dnssec/bootstrap-signals.ts) is data
+ * like any other, signed by the ZSK: a KSK roll of the zone re-signs the apex's key RRsets alone.
+ */
+export function signersOf<K extends Pick<SigningKey, 'role' | 'signing'>>(type: string, keys: readonly K[], owner = '@'): K[] {
+  const byKsk = owner === '@' && SIGNED_BY_KSK.has(type);
   return keys.filter((key) => key.signing && (key.role === 'CSK' || (byKsk ? key.role === 'KSK' : key.role === 'ZSK')));
 }
 
@@ -299,7 +303,7 @@ export function signatures(
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
 ): CanonicalRecord[] {
-  const signers = signersOf(rrset.type, keys);
+  const signers = signersOf(rrset.type, keys, rrset.owner);
   if (!signers.length) return [];
   // RFC 4034 §6.2: the owner in canonical form, lower-cased and uncompressed; built once per RRset
   const ownerWire = canonicalNameWire(ownerToFqdn(rrset.owner, zone));

@@ -48,7 +48,11 @@ export function useTypeNames(names: { mnemonic: (code: number) => string; code: 
   codeOf = names.code;
 }
 
-function typeCode(text: string, problems: Problem[]): number | undefined {
+/** a type's mnemonic as the model names it (RFC 3597's TYPEnnn for another): for RDATA that names a type (DSYNC) */
+export const typeMnemonicOf = (code: number): string => mnemonicOf(code);
+
+/** a type named in RDATA (a mnemonic, or TYPEnnn), with a problem when it is none */
+export function typeCode(text: string, problems: Problem[]): number | undefined {
   const upper = text.toUpperCase();
   const m = /^TYPE([0-9]{1,5})$/.exec(upper);
   const code = m ? Number(m[1]) : codeOf(upper);

@@ -34,6 +34,7 @@ import {
   syncParentDs,
 } from './key-rollover';
 import { awaitedOfParent, DsCheck } from './parent-ds';
+import { syncBootstrapSignals } from './bootstrap-signals';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -220,6 +221,8 @@ export class DnssecService {
         return { id: change.zone.id, name: change.zone.name };
       },
     );
+    // unsigned: its RFC 9615 signals go (bootstrap-signals.ts)
+    await syncBootstrapSignals(ctx.db, this.settings, [zone]);
     return this.statusOf(ctx.db, zone);
   }
 

@@ -50,6 +50,9 @@ import type { KeyEventReason, StoredKeyRole } from '../../repositories/dnssec-ke
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
+import { syncBootstrapSignals } from './bootstrap-signals';
+import { appendEvent } from '../../repositories/events';
+import { zonesByName } from '../../repositories/dnssec-signals';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
 export const SIGNER = servicePrincipal('dnssec signer');
@@ -87,9 +90,11 @@ export async function startRoll(
       const message = `role: a ${role} roll of ${change.zone.name} is under way`;
       throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'role', code: 'DNSSEC_ROLL_IN_PROGRESS', message }]);
     }
-    return work;
+    return { work, zone: { id: change.zone.id, name: change.zone.name } };
   });
-  await writeParentDs(db, settings, parentWork);
+  await writeParentDs(db, settings, parentWork.work);
+  // the roll's first step changed the CDS/CDNSKEY (a KSK roll withdraws them): the signals follow
+  await syncBootstrapSignals(db, settings, [parentWork.zone]);
 }
 
 const notSigned = () =>
@@ -192,6 +197,8 @@ export async function beginDisable(
     return true;
   });
   if (!started) return;
+  // the DS-delete CDS is no bootstrap: the signals of the zone go (bootstrap-signals.ts)
+  await syncBootstrapSignals(db, settings, [zone]);
   const removed = await writeParentDs(db, settings, { child: zone.name, ds: [] });
   if (removed) {
     // a Zonekeeper parent no longer serves the DS: resolvers may hold it for its TTL
@@ -219,6 +226,8 @@ export async function finishDisable(change: ZoneChange): Promise<void> {
  */
 export async function afterEnable(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
   await syncParentDs(db, settings, zone);
+  // RFC 9615: its CDS/CDNSKEY signalled under its nameservers held here, for a parent that bootstraps from them
+  await syncBootstrapSignals(db, settings, [zone]);
   if (await parentZoneOf(db, zone.name)) await setDsSeen(db, zone.id, new Date());
   else if (settings.dnssecParentDsServers.length) await scheduleDsCheck(db, zone.id, new Date());
 }
@@ -228,7 +237,9 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
   const zones = await zonesWithKeyWork(db, { zsk: settings.dnssecZskLifetime, ksk: settings.dnssecKskLifetime }, limit);
   let steps = 0;
   for (const zoneId of zones) {
+    let zoneName = '';
     const parentWork = await changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
+      zoneName = change.zone.name;
       if (!change.zone.dnssec) return undefined;
       change.requireLock();
       const now = new Date();
@@ -248,6 +259,8 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
     });
     if (parentWork !== undefined) steps++;
     await writeParentDs(db, settings, parentWork);
+    // a step may change the CDS/CDNSKEY (or unsign the zone): its RFC 9615 signals follow
+    if (parentWork !== undefined) await syncBootstrapSignals(db, settings, [{ id: zoneId, name: zoneName }]);
   }
   return steps;
 }
@@ -402,15 +415,35 @@ async function writeParentDs(
   const parent = await parentZoneOf(db, work.child);
   if (!parent) return undefined;
   const owner = work.child.slice(0, -(parent.name.length + 1));
+  const [child] = await zonesByName(db, [work.child]);
   // answers the DS RRset's TTL (the parent's SOA TTL for a new one): how long resolvers may cache it
   return changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
     const ttl = current0Ttl(change.zone.sameOwner, owner) ?? change.zone.soa.ttl;
     const current = change.zone.sameOwner.filter((r) => r.owner === owner && r.type === 'DS');
     const wanted = new Set(work.ds);
-    for (const row of current) if (!wanted.has(row.rdata)) change.remove(row);
+    const removed = current.filter((row) => !wanted.has(row.rdata));
     const have = new Set(current.map((r) => r.rdata));
-    for (const rdata of work.ds) if (!have.has(rdata)) change.insert({ owner, type: 'DS', ttl, rdata });
-    if (change.added.length || change.removed.length) await change.commit();
+    const added = work.ds.filter((rdata) => !have.has(rdata));
+    if (!removed.length && !added.length) return { ttl };
+    // the event is written in the parent's change's transaction (docs/events.md): it exists exactly when the DS did change
+    change.requireLock();
+    for (const row of removed) change.remove(row);
+    for (const rdata of added) change.insert({ owner, type: 'DS', ttl, rdata });
+    await change.commit();
+    await appendEvent(change.connection, {
+      type: 'dnssec.ds_updated',
+      domainId: child?.id ?? null,
+      zone: work.child,
+      data: {
+        zone: work.child,
+        parent: parent.name,
+        parentSerial: change.serialAfter,
+        ds: work.ds,
+        added,
+        removed: removed.map((r) => r.rdata),
+        ttl,
+      },
+    });
     return { ttl };
   });
 }

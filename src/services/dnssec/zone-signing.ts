@@ -52,6 +52,7 @@ import {
 import type { ChangeToSign, ZoneSigner } from '../write-engine/signing';
 import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
 import { KeyVault } from './key-vault';
+import { isSignalRecord } from '../../dns/dnssec/bootstrap-signal';
 
 /** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
 const INCEPTION_BACKDATE_SECONDS = 3600;
@@ -383,7 +384,10 @@ export const dnssecZoneSigner: ZoneSigner = {
 function refuseUnsignable(change: ChangeToSign, settings: Settings): void {
   // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
   // consistent with the keys)
-  const managed = [...change.added, ...change.removed].find((r) => SIGNER_OWNED_TYPES.has(r.type));
+  // (but the signalling records the signer itself publishes below `_signal`, RFC 9615: bootstrap-signals.ts)
+  const managed = [...change.added, ...change.removed].find(
+    (r) => SIGNER_OWNED_TYPES.has(r.type) && !(change.bootstrapSignals && isSignalRecord(r)),
+  );
   if (managed) {
     const message = `type: the signer keeps ${managed.type} records in a signed zone`;
     throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);

@@ -45,6 +45,8 @@ export interface ChangeToSign {
   readonly signingPlan: { mode: SigningMode; policy: DnssecPolicy } | undefined;
   /** the connection the change reads and writes on (the signer reads the signed zone through it) */
   readonly connection: Sql;
+  /** a change of the signer's RFC 9615 signalling records (`ZoneChangeRequest.bootstrapSignals`) */
+  readonly bootstrapSignals: boolean;
   stageSigner(removed: readonly SignerRow[], added: readonly SignerRow[]): void;
 }
 

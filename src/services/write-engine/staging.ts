@@ -62,6 +62,12 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
    * zone's records like a person's, with no person as its author; the history shows this note instead.
    */
   serviceNote?: string;
+  /**
+   * A change of the signalling records (CDS/CDNSKEY below `_signal`) that the signer publishes in this zone for
+   * the signed zones whose nameservers it names (RFC 9615; dnssec/bootstrap-signals.ts): the signer's own
+   * records in another zone, which it alone may write, as it alone writes the apex's CDS/CDNSKEY.
+   */
+  bootstrapSignals?: boolean;
 };
 
 /**
@@ -121,6 +127,11 @@ export class ZoneChange implements ChangeToSign {
     private readonly principal: Principal,
     private readonly request: ZoneChangeRequest,
   ) {}
+
+  /** the signer's RFC 9615 signalling records, written by the signer (`ZoneChangeRequest.bootstrapSignals`) */
+  get bootstrapSignals(): boolean {
+    return !!this.request.bootstrapSignals;
+  }
 
   /**
    * Reads (with `lock`, also locks) a zone the principal may see, with its records at `owner` (or all of
