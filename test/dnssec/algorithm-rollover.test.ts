@@ -305,10 +305,20 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
   }
 
   const dsSeen: string[][] = [];
-  const watched = await watchRoll(CHILD, false, initial, async () => {
+  // a user's write at each step is signed incrementally by every key that signs then (verified with the rest)
+  const written = new Set<string>();
+  const watched = await watchRoll(CHILD, false, initial, async (status) => {
     const ds = (await parentDs()).map((d) => d.split(' ')[0]);
     if (JSON.stringify(dsSeen[dsSeen.length - 1]) !== JSON.stringify(ds)) dsSeen.push(ds);
+    const step = status.algorithmRoll?.step;
+    if (step && !written.has(step)) {
+      written.add(step);
+      await gqlOk(`mutation($i: RecordInput!) { createRecord(input: $i) { id } }`, {
+        i: { zone: CHILD, owner: `w-${step.toLowerCase().replace(/_/g, '-')}`, type: 'A', ttl: 2, rdata: '192.0.2.9' },
+      });
+    }
   });
+  expect(written.size).toBe(4);
   await secondaryCaughtUp();
   // the resolver asks past the last step (its cache holds 2 s at most)
   await new Promise((resolve) => setTimeout(resolve, 3000));

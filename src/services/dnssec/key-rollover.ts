@@ -85,7 +85,9 @@ export async function startRoll(
     const work = await beginRoll(change, settings, keys, role, new Date(), 'rolled-by-hand');
     // undefined: a roll of that kind runs already (false: the step needs nothing of the parent)
     if (work === undefined) {
-      const message = `role: a ${role} roll of ${change.zone.name} is under way`;
+      const message = algorithmRollOf(keys)
+        ? `role: an algorithm roll of ${change.zone.name} is under way; one roll at a time`
+        : `role: a ${role} roll of ${change.zone.name} is under way`;
       throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'role', code: 'DNSSEC_ROLL_IN_PROGRESS', message }]);
     }
     return work;
