@@ -10,18 +10,16 @@
  * one answer may be SERVFAIL or lack AD. The other pairs of the algorithms the service signs with roll on zones
  * whose parent is elsewhere (the new DS confirmed by hand), a CSK among them, verified at each serial.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
 import { startUnbound, Unbound } from '../support/unbound';
+import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
 
-const run = promisify(execFile);
 const PARENT = 'algo.zk-signed.test';
 const CHILD = `child.${PARENT}`;
 const KEY_NAME = 'zk-algo-key';
@@ -105,49 +103,7 @@ async function parentDs(): Promise<string[]> {
   return res.domain.records.filter((r: any) => r.type === 'DS').map((r: any) => r.rdata);
 }
 
-async function transfer(zone: string): Promise<{ text: string; serial: number }> {
-  const axfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    zone,
-    'AXFR',
-    '+nocomments',
-    '+nostats',
-  ]);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
-  return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]) };
-}
-
-/**
- * BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck over one served copy, side by side.
- *
- * Knot's zone check (3.2) takes a DNSKEY RRset of SEP keys alone as a combined key only when there is one:
- * with two (a CSK roll's middle steps, two algorithms' CSKs published) it wants a ZSK's signature below the
- * apex and finds none. A zone BIND's dnssec-signzone signs with two CSKs, of one algorithm or two, fails it the
- * same way; so for those serials the two other verifiers speak alone.
- */
-async function verifyAll(zone: string, file: string, text: string, csk: boolean): Promise<void> {
-  const tool = async (name: string, args: string[]) =>
-    run(name, args).catch((error) => {
-      throw new Error(`${name}: ${error.stdout}${error.stderr}`);
-    });
-  const flags = text
-    .split('\n')
-    .map((line) => line.split(/\s+/))
-    .filter((f) => f[0] === `${zone}.` && f[3] === 'DNSKEY')
-    .map((f) => f[4]);
-  const twoCsks = flags.length > 1 && flags.every((f) => f === '257');
-  // -z: a CSK (KSK flag) signs the data too
-  const [, ldns] = await Promise.all([
-    tool('dnssec-verify', [...(csk ? ['-z'] : []), '-o', zone, file]),
-    tool('ldns-verify-zone', [file]),
-    twoCsks ? undefined : tool('kzonecheck', ['--dnssec', 'on', '-o', zone, file]),
-  ]);
-  if (!/Zone is verified and complete/.test(ldns.stdout + ldns.stderr)) throw new Error(`ldns-verify-zone: ${ldns.stdout}${ldns.stderr}`);
-}
+const transfer = (zone: string) => transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, zone);
 
 /** the algorithms of the apex's DNSKEY RRset and of the SOA's signatures in a zone's text, and the CDS's key tags */
 function apexOf(zone: string, text: string): { dnskey: number[]; soaSigs: number[]; cds: number[] } {
@@ -191,7 +147,7 @@ async function watchRoll(
         watched.serials.push({ serial: served.serial, ...apexOf(zone, served.text) });
         const file = join(dir, `${zone}-${served.serial}.zone`);
         writeFileSync(file, served.text);
-        await verifyAll(zone, file, served.text, csk).catch((error: Error) => problems.push(`serial ${served.serial}: ${error.message}`));
+        await verifySignedZone(zone, file, { csk }).catch((error: Error) => problems.push(`serial ${served.serial}: ${error.message}`));
       }
       const step = status.algorithmRoll?.step;
       if (step && watched.steps[watched.steps.length - 1] !== step) watched.steps.push(step);
@@ -215,30 +171,6 @@ async function secondaryCaughtUp(): Promise<void> {
       30_000,
     );
   }
-}
-
-/** asks the validating resolver for the child's data every 100 ms until stopped; every answer must be NOERROR with AD */
-function pollResolver(): { stop(): Promise<{ asked: number; failures: string[] }> } {
-  let running = true;
-  let asked = 0;
-  const failures: string[] = [];
-  const loop = (async () => {
-    while (running) {
-      const started = Date.now();
-      const answer = await unbound!.query(`www.${CHILD}`, 'A');
-      asked++;
-      if (answer.rcode !== 'NOERROR' || !answer.ad) failures.push(`${new Date().toISOString()} ${answer.rcode} ad=${answer.ad}`);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      if (failures.length) failures.push(unbound!.log().split('\n').slice(-20).join('\n'));
-      return { asked, failures };
-    },
-  };
 }
 
 /** the conservative order, as the served apex shows it: signatures before keys, keys gone before signatures */
@@ -285,7 +217,7 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
   });
   const first = await unbound.query(`www.${CHILD}`, 'A');
   expect({ rcode: first.rcode, ad: first.ad }).toEqual({ rcode: 'NOERROR', ad: true });
-  const poller = pollResolver();
+  const poller = pollValidator(unbound, `www.${CHILD}`);
   const initial = await transfer(CHILD);
 
   // one call starts it: the new keys sign, their DNSKEYs not yet published
