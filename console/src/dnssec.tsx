@@ -11,6 +11,7 @@ import {
   DnssecFieldsFragment,
   DnssecKeyLayout,
   EnableDnssecDocument,
+  RollDnssecAlgorithmDocument,
   RollDnssecKeyDocument,
   ZoneDnssecDocument,
 } from './generated/graphql';
@@ -35,7 +36,19 @@ const EVENTS: Record<string, string> = {
   swap: 'takes over from the old key',
   'withdraw-ds': 'its DS can leave the parent',
   remove: 'is removed',
+  publish: 'its DNSKEY is published',
+  'submit-ds': 'its DS goes to the parent',
 };
+
+/** An algorithm roll's step, in words (src/services/dnssec/algorithm-rollover.ts; RFC 6781 §4.1.4) */
+const ROLL_STEPS: Record<string, string> = {
+  NEW_SIGNATURES: 'the new keys sign beside the old ones, their DNSKEYs not yet published',
+  NEW_DNSKEYS: 'the new DNSKEYs are published beside the old ones',
+  NEW_DS: "the parent's DS moves to the new KSK",
+  OLD_DNSKEYS_REMOVED: 'the old DNSKEYs are gone; their signatures stay until no resolver holds them',
+};
+
+const ALGORITHMS: DnssecAlgorithm[] = ['ECDSAP256SHA256', 'ED25519', 'RSASHA256'];
 
 function describeEvent(event: string): string {
   return EVENTS[event] ?? event;
@@ -207,6 +220,11 @@ function Signed({
   onError: (e: CombinedError) => void;
 }) {
   const [, roll] = useMutation(RollDnssecKeyDocument);
+  const [, rollAlgorithm] = useMutation(RollDnssecAlgorithmDocument);
+  const current = dnssec.keys.find((k) => k.state === 'active')?.algorithm;
+  const [picked, setTarget] = useState<DnssecAlgorithm | null>(null);
+  // the zone's own algorithm is no target (after a roll, the one picked before may be it)
+  const target = picked && picked !== current ? picked : (ALGORITHMS.find((a) => a !== current) ?? 'ED25519');
   const [, confirmDs] = useMutation(ConfirmDnssecDsPublishedDocument);
   const [, disable] = useMutation(DisableDnssecDocument);
   const [, confirmRemoved] = useMutation(ConfirmDnssecDsRemovedDocument);
@@ -288,6 +306,15 @@ function Signed({
             </div>
           )}
         </div>
+      )}
+      {dnssec.algorithmRoll && (
+        <p data-testid="dnssec-algorithm-roll">
+          <strong>
+            Algorithm roll {dnssec.algorithmRoll.from} → {dnssec.algorithmRoll.to}:
+          </strong>{' '}
+          {ROLL_STEPS[dnssec.algorithmRoll.step] ?? dnssec.algorithmRoll.step}
+          {dnssec.algorithmRoll.nextStepAt ? `; next step ${when(dnssec.algorithmRoll.nextStepAt)}.` : '.'}
+        </p>
       )}
       {dnssec.disableAt && <p data-testid="dnssec-disable-at">The zone goes unsigned at {when(dnssec.disableAt)}.</p>}
       {manage && dnssec.state === 'disabling' && (
@@ -395,6 +422,32 @@ function Signed({
             >
               Start a {hasCsk ? 'CSK' : 'KSK'} roll
             </button>
+            {!dnssec.algorithmRoll && (
+              <>
+                <label>
+                  Algorithm{' '}
+                  <select value={target} onChange={(e) => setTarget(e.target.value as DnssecAlgorithm)} disabled={busy}>
+                    {ALGORITHMS.filter((a) => a !== current).map((a) => (
+                      <option key={a} value={a}>
+                        {a}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() =>
+                    act(
+                      () => rollAlgorithm({ zone, algorithm: target }),
+                      `Started a roll to ${target}: the new keys sign first; each step follows when its TTL has passed.`,
+                    )
+                  }
+                >
+                  Roll to {target}
+                </button>
+              </>
+            )}
             {awaitingDs && (
               <button
                 type="button"

@@ -75,6 +75,7 @@ export const ERROR_CATALOGUE = {
   DNSSEC_ALREADY_ENABLED: { status: 409, message: 'The zone is signed already' },
   DNSSEC_NOT_ENABLED: { status: 409, message: 'The zone is not signed' },
   DNSSEC_ROLL_IN_PROGRESS: { status: 409, message: 'A roll of that key is under way' },
+  DNSSEC_ALGORITHM_UNCHANGED: { status: 409, message: 'The zone is signed with that algorithm already' },
   DNSSEC_NOTHING_TO_CONFIRM: { status: 409, message: 'Nothing of the zone waits for that at the parent' },
   DNSSEC_DISABLING: { status: 409, message: 'The zone is being unsigned (its DS-delete CDS/CDNSKEY are published)' },
   /** ALIAS and ANAME in a signed zone: not yet (docs/templates-and-alias.md) */

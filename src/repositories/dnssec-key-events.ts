@@ -6,16 +6,19 @@
 import type { Database, Sql } from '../db/pool';
 import { insertEventsSql } from './events';
 
-export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed';
+/** RFC 7583 §3.1's states, and an algorithm roll's `signing` and `withdrawn` (Migration20261202000000) */
+export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed' | 'signing' | 'withdrawn';
 export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
 
 /**
  * Why a key moved: DNSSEC enabled or disabled, a roll started by hand or at the end of the key's lifetime, a
  * planned wait of the roll over (`scheduled`: RFC 7583's TTL plus propagation delay), the KSK swap once the new
  * DS was observed served by the parent (`ds-seen`: a Zonekeeper parent, or the parent's servers the worker asks
- * at DNSSEC_PARENT_DS_SERVERS) or an operator confirmed it (`ds-confirmed`: confirmDnssecDsPublished).
+ * at DNSSEC_PARENT_DS_SERVERS) or an operator confirmed it (`ds-confirmed`: confirmDnssecDsPublished), the
+ * new keys of an algorithm roll (`algorithm-roll`: rollDnssecAlgorithm).
  */
-export type KeyEventReason = 'enabled' | 'rolled-by-hand' | 'lifetime' | 'scheduled' | 'ds-seen' | 'ds-confirmed' | 'disabled';
+export type KeyEventReason =
+  'enabled' | 'rolled-by-hand' | 'lifetime' | 'scheduled' | 'ds-seen' | 'ds-confirmed' | 'disabled' | 'algorithm-roll';
 
 /** the key an event is about, as it was */
 export interface KeyOfEvent {
@@ -85,8 +88,13 @@ const toEvent = (r: EventRow): KeyEvent => ({
  * (`dnssec.key_rolled`; the keys a zone is signed with at first are active at once, and are no roll).
  */
 function keyStepEventsSql(steps: string): string {
-  const type = `case when s.role in ('KSK', 'CSK') and s.from_state is null then 'dnssec.ds_required'
-      when s.role in ('KSK', 'CSK') and s.to_state = 'removed' then 'dnssec.ds_removable'
+  // an algorithm roll's KSK needs its DS when it goes from `published` to `active`, not when it is made
+  // (`signing`), and the old one's DS may go when it leaves `active` for `published` (its later steps are not)
+  const type = `case when s.role in ('KSK', 'CSK') and s.from_state is null and s.to_state <> 'signing' then 'dnssec.ds_required'
+      when s.role in ('KSK', 'CSK') and s.from_state = 'published' and s.to_state = 'active' then 'dnssec.ds_required'
+      when s.role in ('KSK', 'CSK') and s.to_state = 'removed' and coalesce(s.from_state, '') not in ('signing', 'published', 'withdrawn')
+        then 'dnssec.ds_removable'
+      when s.role in ('KSK', 'CSK') and s.from_state = 'active' and s.to_state = 'published' then 'dnssec.ds_removable'
       when s.to_state = 'active' and s.from_state is not null then 'dnssec.key_rolled' end`;
   return insertEventsSql(`select t.type, d.id, d.name, d.user_id, null, jsonb_build_object('zone', d.name, 'keyTag', s.key_tag,
         'role', s.role, 'algorithm', s.algorithm, 'from', s.from_state, 'to', s.to_state, 'reason', s.reason, 'at', s.at)

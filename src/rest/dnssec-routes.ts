@@ -147,6 +147,34 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
       return { body: presentDnssec(data.rollDnssecKey) };
     },
   },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone/algorithm-roll',
+    operationId: 'rollDnssecAlgorithm',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "Start a roll of the zone to another signing algorithm now (RFC 6781 §4.1.4, RFC 7583 §3.4, conservative): the new keys sign, then are published, then the parent's DS moves to the new KSK, then the old DNSKEYs and last their signatures go; 409 DNSSEC_ROLL_IN_PROGRESS while any roll runs, 409 DNSSEC_ALGORITHM_UNCHANGED for the zone's own algorithm",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      algorithm: {
+        kind: 'string',
+        required: true,
+        // the GraphQL enum DnssecAlgorithm, spelt as it is
+        choices: ['ECDSAP256SHA256', 'ED25519', 'RSASHA256'],
+        description: 'the algorithm to sign with from the end of the roll',
+      },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ rollDnssecAlgorithm: GqlDnssec }>('rollDnssecAlgorithm', {
+        zone: inputs.zone,
+        algorithm: inputs.algorithm,
+      });
+      return { body: presentDnssec(data.rollDnssecAlgorithm) };
+    },
+  },
   dnssecConfirmation(
     'ds-published',
     'confirmDnssecDsPublished',

@@ -9,7 +9,8 @@ const TSIG_KEY =
 const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys disableAt
   keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }
   parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt
-    lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }`;
+    lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }
+  algorithmRoll { from to step nextStepAt }`;
 const USER_LIMITS =
   'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
 const HEALTH = 'zone checkedAt state findings { code severity server message since }';
@@ -76,6 +77,7 @@ export const OPERATIONS = {
   enableDnssec: `mutation EnableDnssec($input: EnableDnssecInput!) { enableDnssec(input: $input) { ${DNSSEC} } }`,
   disableDnssec: `mutation DisableDnssec($zone: String!, $force: Boolean!) { disableDnssec(zone: $zone, force: $force) { ${DNSSEC} } }`,
   rollDnssecKey: `mutation RollDnssecKey($zone: String!, $role: DnssecRollRole!) { rollDnssecKey(zone: $zone, role: $role) { ${DNSSEC} } }`,
+  rollDnssecAlgorithm: `mutation RollDnssecAlgorithm($zone: String!, $algorithm: DnssecAlgorithm!) { rollDnssecAlgorithm(zone: $zone, algorithm: $algorithm) { ${DNSSEC} } }`,
   confirmDnssecDsPublished: `mutation ConfirmDnssecDsPublished($zone: String!) { confirmDnssecDsPublished(zone: $zone) { ${DNSSEC} } }`,
   confirmDnssecDsRemoved: `mutation ConfirmDnssecDsRemoved($zone: String!) { confirmDnssecDsRemoved(zone: $zone) { ${DNSSEC} } }`,
   dnssecEvents: `query DnssecEvents($zone: String!, $first: Int!, $after: String) {

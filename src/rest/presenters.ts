@@ -135,6 +135,7 @@ export interface GqlDnssec {
       servers: { server: string; ok: boolean; ds: string[]; ttl: number | null; transport: string | null; error: string | null }[];
     } | null;
   } | null;
+  algorithmRoll: { from: string; to: string; step: string; nextStepAt: string | null } | null;
   keys: {
     id: string;
     keyTag: number;
@@ -188,6 +189,12 @@ export function presentDnssec(d: GqlDnssec) {
       checked_at: d.parentDs.checkedAt,
       next_check_at: d.parentDs.nextCheckAt,
       last_check: d.parentDs.lastCheck,
+    },
+    algorithm_roll: d.algorithmRoll && {
+      from: d.algorithmRoll.from,
+      to: d.algorithmRoll.to,
+      step: d.algorithmRoll.step,
+      next_step_at: d.algorithmRoll.nextStepAt,
     },
   };
 }

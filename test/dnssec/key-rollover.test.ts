@@ -14,9 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
 import { startUnbound, Unbound } from '../support/unbound';
+import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
 
 const run = promisify(execFile);
 const PARENT = 'roll.zk-signed.test';
@@ -94,32 +95,18 @@ async function parentDs(): Promise<string[]> {
   return res.data.domain.records.filter((r: any) => r.type === 'DS').map((r: any) => r.rdata);
 }
 
-async function transfer(zone: string): Promise<{ text: string; serial: number }> {
-  const axfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    zone,
-    'AXFR',
-    '+nocomments',
-    '+nostats',
-  ]);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
-  return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]) };
-}
+const transfer = (zone: string) => transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, zone);
 
 /**
  * Watches the child while `done` is not yet true: each new serial is verified by dnssec-verify,
- * ldns-verify-zone and kzonecheck (`verifyAll`), and the parent's DS RRset must name a key tag of the child's
+ * ldns-verify-zone and kzonecheck (`verifySignedZone`), and the parent's DS RRset must name a key tag of the child's
  * published KSKs at every look. A failed check is kept, not retried (waitFor retries what throws), and the
  * watch fails with every one at its end. Answers the serials seen, with the apex's CDS key tags at each.
  */
 async function watchRoll(done: (keys: Key[]) => boolean): Promise<{ serial: number; cds: number[] }[]> {
   const serials: { serial: number; cds: number[] }[] = [];
   const problems: string[] = [];
-  const poller = pollResolver();
+  const poller = pollValidator(unbound!, `www.${CHILD}`);
   await waitFor(
     'the roll to finish',
     async () => {
@@ -129,7 +116,7 @@ async function watchRoll(done: (keys: Key[]) => boolean): Promise<{ serial: numb
         serials.push({ serial: zone.serial, cds: apexTags(zone.text, 'CDS') });
         const file = join(dir, `${CHILD}-${zone.serial}.zone`);
         writeFileSync(file, zone.text);
-        await verifyAll(file).catch((error: Error) => problems.push(`serial ${zone.serial}: ${error.message}`));
+        await verifySignedZone(CHILD, file).catch((error: Error) => problems.push(`serial ${zone.serial}: ${error.message}`));
       }
       const ds = await parentDs();
       const publishedKsks = state.keys
@@ -162,21 +149,6 @@ function apexTags(text: string, type: string): number[] {
     .sort((a, b) => a - b);
 }
 
-/**
- * A served copy of the child through BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck, whose
- * semantic check also holds the CDS/CDNSKEY against the DNSKEY RRset (docs/dnssec.md, «CDS and CDNSKEY»)
- */
-async function verifyAll(file: string): Promise<void> {
-  const tool = async (name: string, args: string[]) =>
-    run(name, args).catch((error) => {
-      throw new Error(`${name}: ${error.stdout}${error.stderr}`);
-    });
-  await tool('dnssec-verify', ['-o', CHILD, file]);
-  const ldns = await tool('ldns-verify-zone', [file]);
-  if (!/Zone is verified and complete/.test(ldns.stdout + ldns.stderr)) throw new Error(`ldns-verify-zone: ${ldns.stdout}${ldns.stderr}`);
-  await tool('kzonecheck', ['--dnssec', 'on', '-o', CHILD, file]);
-}
-
 /** the serial a zone has now at the primary */
 async function primarySerial(zone: string): Promise<number> {
   const res = await app.gql(`query($z: String) { domain(name: $z) { serial } }`, { z: zone });
@@ -193,33 +165,6 @@ async function secondaryCaughtUp(): Promise<void> {
       30_000,
     );
   }
-}
-
-/**
- * Asks the validating resolver for the child's data every 100 ms until stopped; every answer must be NOERROR
- * with AD (a SERVFAIL or an unauthenticated answer means the chain of trust broke for a moment).
- */
-function pollResolver(): { stop(): Promise<{ asked: number; failures: string[] }> } {
-  let running = true;
-  let asked = 0;
-  const failures: string[] = [];
-  const loop = (async () => {
-    while (running) {
-      const started = Date.now();
-      const answer = await unbound!.query(`www.${CHILD}`, 'A');
-      asked++;
-      if (answer.rcode !== 'NOERROR' || !answer.ad) failures.push(`${new Date().toISOString()} ${answer.rcode} ad=${answer.ad}`);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      if (failures.length) failures.push(unbound!.log().split('\n').slice(-20).join('\n'));
-      return { asked, failures };
-    },
-  };
 }
 
 it('enabling the child puts its DS in the parent, with no human step', async () => {

@@ -547,6 +547,9 @@ test('a zone created in the browser for the key’s own user; DNSSEC enabled the
   const refused = page.getByRole('alert').filter({ hasText: 'DNSSEC_ROLL_IN_PROGRESS' });
   await refused.waitFor();
   expect(await refused.textContent()).toContain(`ZSK roll of ${SIGNED} is under way`);
+  // an algorithm roll is one roll too: refused while the ZSK's runs (src/services/dnssec/algorithm-rollover.ts)
+  await page.getByRole('button', { name: 'Roll to ED25519' }).click();
+  await page.getByRole('alert').filter({ hasText: 'one at a time' }).waitFor();
 
   // disabling asks first, and says the zone stays signed until the parent's DS is gone (RFC 8078)
   await page.getByRole('button', { name: 'Disable DNSSEC…' }).click();

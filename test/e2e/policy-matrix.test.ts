@@ -1714,6 +1714,9 @@ const OPS: Op[] = [
   dnssecOp('POST /domain/dnssec/:zone/roll', adminEnableDnssec, (key, zone) =>
     rest(key, 'post', `/domain/dnssec/${zone}/roll`, { body: { role: 'ZSK' } }),
   ),
+  dnssecOp('POST /domain/dnssec/:zone/algorithm-roll', adminEnableDnssec, (key, zone) =>
+    rest(key, 'post', `/domain/dnssec/${zone}/algorithm-roll`, { body: { algorithm: 'ED25519' } }),
+  ),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
   // zone health (docs/health.md): read, and checked now, by whoever may read the zone
   zoneOp('GET /domain/health/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/health/${zone}`)),
@@ -1957,6 +1960,9 @@ const OPS: Op[] = [
   keyRevokeOp('Mutation.revokeTsigKey', 'tsig', (key, id) => gql(key, `mutation($id: ID!) { revokeTsigKey(id: $id) { id } }`, { id })),
   dnssecOp('Mutation.rollDnssecKey', adminEnableDnssec, (key, zone) =>
     gql(key, `mutation($z: String!) { rollDnssecKey(zone: $z, role: ZSK) { enabled } }`, { z: zone }),
+  ),
+  dnssecOp('Mutation.rollDnssecAlgorithm', adminEnableDnssec, (key, zone) =>
+    gql(key, `mutation($z: String!) { rollDnssecAlgorithm(zone: $z, algorithm: ED25519) { enabled } }`, { z: zone }),
   ),
   adminOnlyOp('Mutation.setApiKeyRate', (key) => [
     [

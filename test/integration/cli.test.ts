@@ -74,6 +74,13 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const badRole = await cli(['dnssec', 'roll', 'cli.example', '--role', 'dsk'], asUser);
   expect(badRole.code).not.toBe(0);
   expect(badRole.err).toContain('Allowed choices are zsk, ksk');
+  // an algorithm roll is a roll too: one at a time; an algorithm the service does not sign with is refused by name
+  const algorithmRoll = await cli(['dnssec', 'roll-algorithm', 'cli.example', '--algorithm', 'ED25519'], asUser);
+  expect(algorithmRoll.code).not.toBe(0);
+  expect(algorithmRoll.err).toContain('DNSSEC_ROLL_IN_PROGRESS');
+  expect((await cli(['dnssec', 'roll-algorithm', 'cli.example', '--algorithm', 'DSA'], asUser)).err).toContain(
+    'Allowed choices are ECDSAP256SHA256, ED25519, RSASHA256',
+  );
   // unforced, the zone stays signed until its parent's DS is gone (RFC 8078); --force unsigns it at once
   const disabling = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
   expect(disabling.code).toBe(0);

@@ -45,6 +45,11 @@ export interface UnboundOptions {
   /** the upper bound on any cached TTL, positive and negative, in seconds (default 2) */
   cacheMaxTtl?: number;
   port?: number;
+  /**
+   * harden-algo-downgrade: a zone must be signed with every algorithm its DS RRset names, not just one the
+   * validator supports (the strict validator an algorithm rollover must not break, RFC 6781 §4.1.4)
+   */
+  hardenAlgoDowngrade?: boolean;
 }
 
 export interface ResolverRecord {
@@ -161,6 +166,7 @@ export async function startUnbound(options: UnboundOptions): Promise<Unbound> {
     do-not-query-localhost: no
     # RFC 4035 §4.3: data below an anchor that comes without signatures is bogus, not insecure
     harden-dnssec-stripped: yes
+    harden-algo-downgrade: ${options.hardenAlgoDowngrade ? 'yes' : 'no'}
     # validation from the configured anchors only: no RFC 5011 root key file, no root-key-sentinel, no DLV
     trust-anchor-signaling: no
     root-key-sentinel: no

@@ -161,6 +161,9 @@ export type DsDataInput = {
 /** ECDSAP256SHA256 (13, the default, RFC 6605), ED25519 (15, RFC 8080), RSASHA256 (8, RFC 5702): what RFC 8624 says to sign with. */
 export type DnssecAlgorithm = 'ECDSAP256SHA256' | 'ED25519' | 'RSASHA256';
 
+/** An algorithm roll’s step (RFC 6781 §4.1.4): NEW_SIGNATURES (the new keys sign, their DNSKEYs not yet published; waits the zone’s largest TTL), NEW_DNSKEYS (the new DNSKEYs published; waits the DNSKEY TTL), NEW_DS (the parent’s DS is to name the new KSK; waits for it to be served, then the DS TTL), OLD_DNSKEYS_REMOVED (the old DNSKEYs gone, their signatures kept; waits the DNSKEY TTL, then the old keys and signatures go). */
+export type DnssecAlgorithmRollStep = 'NEW_DNSKEYS' | 'NEW_DS' | 'NEW_SIGNATURES' | 'OLD_DNSKEYS_REMOVED';
+
 /** Authenticated denial of existence: NSEC (RFC 4034, the default) or NSEC3 (RFC 5155) with 0 extra iterations and no salt (RFC 9276). */
 export type DnssecDenial = 'NSEC' | 'NSEC3';
 
@@ -1228,6 +1231,7 @@ export type DnssecFieldsFragment = {
     nextEvent: string | null;
     nextEventAt: string | null;
   }>;
+  algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
 };
 
 export type ZoneDnssecQueryVariables = Exact<{
@@ -1271,6 +1275,7 @@ export type ZoneDnssecQuery = {
         nextEvent: string | null;
         nextEventAt: string | null;
       }>;
+      algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
     };
   };
 };
@@ -1314,6 +1319,7 @@ export type EnableDnssecMutation = {
       nextEvent: string | null;
       nextEventAt: string | null;
     }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
   };
 };
 
@@ -1357,6 +1363,7 @@ export type DisableDnssecMutation = {
       nextEvent: string | null;
       nextEventAt: string | null;
     }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
   };
 };
 
@@ -1399,6 +1406,7 @@ export type ConfirmDnssecDsRemovedMutation = {
       nextEvent: string | null;
       nextEventAt: string | null;
     }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
   };
 };
 
@@ -1442,6 +1450,51 @@ export type RollDnssecKeyMutation = {
       nextEvent: string | null;
       nextEventAt: string | null;
     }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+  };
+};
+
+export type RollDnssecAlgorithmMutationVariables = Exact<{
+  zone: string;
+  algorithm: DnssecAlgorithm;
+}>;
+
+export type RollDnssecAlgorithmMutation = {
+  rollDnssecAlgorithm: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
   };
 };
 
@@ -1484,6 +1537,7 @@ export type ConfirmDnssecDsPublishedMutation = {
       nextEvent: string | null;
       nextEventAt: string | null;
     }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
   };
 };
 
@@ -2343,6 +2397,19 @@ export const DnssecFieldsFragmentDoc = {
                 { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
               ],
             },
           },
@@ -4807,6 +4874,19 @@ export const ZoneDnssecDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -4914,6 +4994,19 @@ export const EnableDnssecDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
               ],
             },
           },
@@ -5037,6 +5130,19 @@ export const DisableDnssecDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -5144,6 +5250,19 @@ export const ConfirmDnssecDsRemovedDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
               ],
             },
           },
@@ -5267,11 +5386,157 @@ export const RollDnssecKeyDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
         ],
       },
     },
   ],
 } as unknown as DocumentNode<RollDnssecKeyMutation, RollDnssecKeyMutationVariables>;
+export const RollDnssecAlgorithmDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RollDnssecAlgorithm' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'algorithm' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'DnssecAlgorithm' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'rollDnssecAlgorithm' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'algorithm' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'algorithm' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RollDnssecAlgorithmMutation, RollDnssecAlgorithmMutationVariables>;
 export const ConfirmDnssecDsPublishedDocument = {
   kind: 'Document',
   definitions: [
@@ -5374,6 +5639,19 @@ export const ConfirmDnssecDsPublishedDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
               ],
             },
           },

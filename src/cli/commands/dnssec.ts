@@ -4,7 +4,8 @@ import { gql, print, listUpTo, limitOf, confirm } from '../shared';
 /** `zonekeeper dnssec`: signing zones */
 export function registerDnssecCommands(program: Command): void {
   const DNSSEC_FIELDS = `zone enabled state denial ds disableAt keys { keyTag role algorithm state activeAt nextEvent nextEventAt }
-    parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want confirmed servers { server ok ds error } } }`;
+    parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt lastCheck { at want confirmed servers { server ok ds error } } }
+    algorithmRoll { from to step nextStepAt }`;
   const printDnssec = (status: {
     zone: string;
     enabled: boolean;
@@ -19,10 +20,16 @@ export function registerDnssecCommands(program: Command): void {
       seenAt: string | null;
       lastCheck: { at: string; confirmed: boolean; servers: { server: string; ok: boolean; ds: string[]; error: string | null }[] } | null;
     } | null;
+    algorithmRoll: { from: string; to: string; step: string; nextStepAt: string | null } | null;
   }) => {
     if (program.opts().json) return print(program, status);
     process.stdout.write(`zone ${status.zone}: ${status.state}${status.denial ? ` (${status.denial})` : ''}\n`);
     if (status.disableAt) process.stdout.write(`unsigned at ${status.disableAt}\n`);
+    const roll = status.algorithmRoll;
+    if (roll)
+      process.stdout.write(
+        `algorithm roll ${roll.from} -> ${roll.to}: ${roll.step}${roll.nextStepAt ? `, next step at ${roll.nextStepAt}` : ", waiting for the parent's DS"}\n`,
+      );
     if (status.keys.length) print(program, status.keys, ['keyTag', 'role', 'algorithm', 'state', 'activeAt', 'nextEvent', 'nextEventAt']);
     for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
     const parent = status.parentDs;
@@ -95,6 +102,26 @@ export function registerDnssecCommands(program: Command): void {
             r: options.role.toUpperCase(),
           })
         ).rollDnssecKey,
+      );
+    });
+  dnssec
+    .command('roll-algorithm <zone>')
+    .description(
+      'start a roll to another algorithm now (RFC 6781 §4.1.4): new signatures, new DNSKEYs, the new DS, the old DNSKEYs gone, then the old signatures',
+    )
+    .addOption(
+      new Option('--algorithm <name>', 'the algorithm to sign with from the end of the roll')
+        .choices(['ECDSAP256SHA256', 'ED25519', 'RSASHA256'])
+        .makeOptionMandatory(),
+    )
+    .action(async (name: string, options: { algorithm: string }) => {
+      printDnssec(
+        (
+          await gql(`mutation($z: String!, $a: DnssecAlgorithm!) { rollDnssecAlgorithm(zone: $z, algorithm: $a) { ${DNSSEC_FIELDS} } }`, {
+            z: name,
+            a: options.algorithm,
+          })
+        ).rollDnssecAlgorithm,
       );
     });
   dnssec

@@ -2,7 +2,7 @@ import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, ObjectTy
 import { Max, Min } from 'class-validator';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
-import { DnssecKeyEventType, DnssecRollRoleEnum, DnssecType, EnableDnssecInput } from '../types/dnssec.type';
+import { DnssecAlgorithmEnum, DnssecKeyEventType, DnssecRollRoleEnum, DnssecType, EnableDnssecInput } from '../types/dnssec.type';
 import { Connection, ConnectionValue } from '../types/connection';
 import { parseOptionalId } from '../inputs/ids';
 import { listComplexity } from './paging';
@@ -70,6 +70,18 @@ export class DnssecResolver {
   })
   rollDnssecKey(@Arg('zone') zone: string, @Arg('role', () => DnssecRollRoleEnum) role: DnssecRollRoleEnum, @Ctx() ctx: GraphQLContext) {
     return ctx.services.dnssec.roll(ctx, zone, role);
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'Starts a roll of the zone to another signing algorithm now (RFC 6781 §4.1.4, RFC 7583 §3.4, conservative): the new keys sign, then are published, then the parent’s DS moves to the new KSK, then the old DNSKEYs and last their signatures go; the worker runs each step after its TTL plus DNSSEC_PROPAGATION_DELAY. One roll at a time (DNSSEC_ROLL_IN_PROGRESS).',
+  })
+  rollDnssecAlgorithm(
+    @Arg('zone') zone: string,
+    @Arg('algorithm', () => DnssecAlgorithmEnum) algorithm: DnssecAlgorithmEnum,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.dnssec.rollAlgorithm(ctx, zone, algorithm);
   }
 
   @Mutation(() => DnssecType, {

@@ -74,7 +74,10 @@ export class DnssecKeyType {
   @Field({ description: 'The algorithm mnemonic.' })
   algorithm!: string;
 
-  @Field({ description: 'generated (its DS goes to the parent first), published, ready, active, retired or removed (RFC 7583 §3.1).' })
+  @Field({
+    description:
+      'generated (its DS goes to the parent first), published, ready, active, retired or removed (RFC 7583 §3.1); in an algorithm roll also signing (signs, its DNSKEY not yet published) and withdrawn (signs, its DNSKEY gone).',
+  })
   state!: string;
 
   @Field({ description: 'The DNSKEY RDATA, presentation form.' })
@@ -168,6 +171,36 @@ export class DnssecParentDsType {
   lastCheck!: DnssecParentDsCheckType | null;
 }
 
+export enum DnssecAlgorithmRollStepEnum {
+  NEW_SIGNATURES = 'NEW_SIGNATURES',
+  NEW_DNSKEYS = 'NEW_DNSKEYS',
+  NEW_DS = 'NEW_DS',
+  OLD_DNSKEYS_REMOVED = 'OLD_DNSKEYS_REMOVED',
+}
+registerEnumType(DnssecAlgorithmRollStepEnum, {
+  name: 'DnssecAlgorithmRollStep',
+  description:
+    'An algorithm roll’s step (RFC 6781 §4.1.4): NEW_SIGNATURES (the new keys sign, their DNSKEYs not yet published; waits the zone’s largest TTL), NEW_DNSKEYS (the new DNSKEYs published; waits the DNSKEY TTL), NEW_DS (the parent’s DS is to name the new KSK; waits for it to be served, then the DS TTL), OLD_DNSKEYS_REMOVED (the old DNSKEYs gone, their signatures kept; waits the DNSKEY TTL, then the old keys and signatures go).',
+});
+
+@ObjectType('DnssecAlgorithmRoll', { simpleResolvers: true, description: 'An algorithm roll under way (rollDnssecAlgorithm).' })
+export class DnssecAlgorithmRollType {
+  @Field(() => DnssecAlgorithmEnum)
+  from!: DnssecAlgorithmEnum;
+
+  @Field(() => DnssecAlgorithmEnum)
+  to!: DnssecAlgorithmEnum;
+
+  @Field(() => DnssecAlgorithmRollStepEnum)
+  step!: DnssecAlgorithmRollStepEnum;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the next step is due (each wait plus DNSSEC_PROPAGATION_DELAY); null: it waits for the parent’s DS.',
+  })
+  nextStepAt!: Date | null;
+}
+
 @ObjectType('Dnssec', {
   simpleResolvers: true,
   description: "A zone's DNSSEC: whether it is signed, how, its keys and what to give the parent.",
@@ -213,6 +246,9 @@ export class DnssecType {
 
   @Field(() => DnssecParentDsType, { nullable: true, description: 'What the zone waits for of its parent (null: not signed).' })
   parentDs!: DnssecParentDsType | null;
+
+  @Field(() => DnssecAlgorithmRollType, { nullable: true, description: 'The algorithm roll under way (null: none).' })
+  algorithmRoll!: DnssecAlgorithmRollType | null;
 }
 
 @ObjectType('DnssecKeyEvent', {
@@ -239,12 +275,12 @@ export class DnssecKeyEventType {
   @Field(() => String, { nullable: true, description: 'The state before the step; null when the step made the key.' })
   fromState!: string | null;
 
-  @Field({ description: 'generated, published, ready, active, retired or removed.' })
+  @Field({ description: 'generated, published, ready, active, retired, removed, signing or withdrawn.' })
   toState!: string;
 
   @Field({
     description:
-      'enabled (DNSSEC enabled), rolled-by-hand (rollDnssecKey), lifetime (DNSSEC_ZSK_LIFETIME / DNSSEC_KSK_LIFETIME over), scheduled (the roll’s wait of a TTL plus DNSSEC_PROPAGATION_DELAY passed), ds-seen (the new DS observed served by the parent: a Zonekeeper parent, or the servers of DNSSEC_PARENT_DS_SERVERS asked by the worker), ds-confirmed (an operator’s confirmDnssecDsPublished) or disabled (disableDnssec).',
+      'enabled (DNSSEC enabled), rolled-by-hand (rollDnssecKey), lifetime (DNSSEC_ZSK_LIFETIME / DNSSEC_KSK_LIFETIME over), scheduled (the roll’s wait of a TTL plus DNSSEC_PROPAGATION_DELAY passed), ds-seen (the new DS observed served by the parent: a Zonekeeper parent, or the servers of DNSSEC_PARENT_DS_SERVERS asked by the worker), ds-confirmed (an operator’s confirmDnssecDsPublished), disabled (disableDnssec) or algorithm-roll (the new keys of rollDnssecAlgorithm).',
   })
   reason!: string;
 

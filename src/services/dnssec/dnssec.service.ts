@@ -1,6 +1,6 @@
 import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
-import { algorithmByNumber, DNSSEC_ALGORITHMS, DnssecAlgorithmName } from '../../dns/dnssec/algorithms';
+import { algorithmByNumber, DNSSEC_ALGORITHMS, DnssecAlgorithmName, isDnssecAlgorithmName } from '../../dns/dnssec/algorithms';
 import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DNSKEY } from '../../dns/record-types/dnskey';
@@ -35,6 +35,7 @@ import {
 } from './key-rollover';
 import { awaitedOfParent, DsCheck } from './parent-ds';
 import { syncBootstrapSignals } from './bootstrap-signals';
+import { algorithmRollOf, AlgorithmRollStep, startAlgorithmRoll } from './algorithm-rollover';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -73,6 +74,16 @@ export interface DnssecStatus {
   disableAt: Date | null;
   /** what the zone waits for of its parent, and the last look at the parent's servers */
   parentDs: ParentDsStatus | null;
+  /** the algorithm roll under way (rollDnssecAlgorithm), null when none */
+  algorithmRoll: AlgorithmRollStatus | null;
+}
+
+export interface AlgorithmRollStatus {
+  from: DnssecAlgorithmName;
+  to: DnssecAlgorithmName;
+  step: AlgorithmRollStep;
+  /** when the next step is due; null: it waits for the parent's DS */
+  nextStepAt: Date | null;
 }
 
 export interface ParentDsStatus {
@@ -242,6 +253,19 @@ export class DnssecService {
     return this.statusOf(ctx.db, domain);
   }
 
+  /**
+   * Starts a roll of the zone to another algorithm now (algorithm-rollover.ts; RFC 6781 §4.1.4, RFC 7583 §3.4):
+   * the new keys sign first, are published next, then the DS moves, and the old keys go last.
+   */
+  async rollAlgorithm(ctx: RequestContext, zoneName: string, algorithmName: string): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
+    if (!isDnssecAlgorithmName(algorithmName))
+      throw DomainError.invalid('algorithm', `algorithm: one of ${Object.keys(DNSSEC_ALGORITHMS).join(', ')}`);
+    await startAlgorithmRoll(ctx.db, this.settings, ctx.principal, { id: domain.id }, DNSSEC_ALGORITHMS[algorithmName]);
+    return this.statusOf(ctx.db, domain);
+  }
+
   /** the operator's word that the parent (outside Zonekeeper) serves the zone's DS (enabled, or a KSK roll's new DS) */
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
@@ -281,6 +305,7 @@ export class DnssecService {
     const live = keys.filter(isPublished);
     const ds = keys.filter(inParentDs).flatMap((k) => dsRecordsOf(zone.name, k));
     const awaited = policy ? awaitedOfParent(policy, keys) : undefined;
+    const roll = algorithmRollOf(keys);
     return {
       zone: zone.name,
       enabled: !!policy,
@@ -303,6 +328,7 @@ export class DnssecService {
             lastCheck: policy.dsCheck ? { ...(policy.dsCheck as DsCheck), at: new Date((policy.dsCheck as DsCheck).at) } : null,
           }
         : null,
+      algorithmRoll: roll ? { from: roll.from.name, to: roll.to.name, step: roll.step, nextStepAt: roll.nextStepAt } : null,
     };
   }
 }

@@ -53,6 +53,7 @@ import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { appendEvent } from '../../repositories/events';
 import { zonesByName } from '../../repositories/dnssec-signals';
+import { algorithmRollOf, algorithmRollStep } from './algorithm-rollover';
 
 /** the signer's own steps name no author; this principal only passes the engine's scope checks */
 export const SIGNER = servicePrincipal('dnssec signer');
@@ -87,7 +88,9 @@ export async function startRoll(
     const work = await beginRoll(change, settings, keys, role, new Date(), 'rolled-by-hand');
     // undefined: a roll of that kind runs already (false: the step needs nothing of the parent)
     if (work === undefined) {
-      const message = `role: a ${role} roll of ${change.zone.name} is under way`;
+      const message = algorithmRollOf(keys)
+        ? `role: an algorithm roll of ${change.zone.name} is under way; one roll at a time`
+        : `role: a ${role} roll of ${change.zone.name} is under way`;
       throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'role', code: 'DNSSEC_ROLL_IN_PROGRESS', message }]);
     }
     return { work, zone: { id: change.zone.id, name: change.zone.name } };
@@ -188,7 +191,8 @@ export async function beginDisable(
     const sql = change.connection;
     const now = new Date();
     for (const key of await keysOfZone(sql, change.zone.id)) {
-      if (key.state === 'generated') await moveKey(sql, key, 'removed', now, 'disabled');
+      // a key whose DS never reached the parent and that is not in the DNSKEY RRset is never needed again
+      if (key.state === 'generated' || key.state === 'signing') await moveKey(sql, key, 'removed', now, 'disabled');
       else if (key.nextEvent) await planKey(sql, key);
     }
     await setDisabling(sql, change.zone.id, null);
@@ -253,7 +257,10 @@ export async function advanceKeyRolls(db: Database, settings: Settings, limit = 
       const keys = await keysOfZone(change.connection, zoneId);
       const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
       if (due) return nextStep(change, settings, keys, due, now);
-      const expired = keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
+      // no key roll by lifetime while an algorithm roll runs (its new keys' lifetime counts from its end)
+      const expired = algorithmRollOf(keys)
+        ? undefined
+        : keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
       if (expired) return beginRoll(change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now, 'lifetime');
       return undefined;
     });
@@ -285,6 +292,8 @@ async function beginRoll(
   const rolling = role === 'ZSK' ? keys.filter((k) => k.role === 'ZSK') : keys.filter((k) => k.role !== 'ZSK');
   const current = rolling.find((k) => k.state === 'active');
   if (!current || rolling.some((k) => k.state !== 'active' && k.state !== 'removed')) return undefined;
+  // one roll at a time: none of a key while the algorithm rolls
+  if (algorithmRollOf(keys)) return undefined;
   const algorithm = algorithmByNumber(current.algorithm) ?? DNSSEC_ALGORITHMS.ECDSAP256SHA256;
   const privateKey = algorithm.generate();
   const dnskey = dnskeyOf(privateKey, algorithm, current.role !== 'ZSK');
@@ -337,6 +346,15 @@ async function nextStep(
   const sql = change.connection;
   const soaTtl = change.zone.soa.ttl;
   const zone = change.zone.name;
+  const swapWait = async () => {
+    const parent = await parentZoneOf(sql, zone);
+    return parent ? swapWaitTtl(sql, zone, soaTtl, parent) : soaTtl;
+  };
+  // an algorithm roll's steps (algorithm-rollover.ts); its swap, once the parent is known to serve the new DS
+  if (due.nextEvent !== 'swap') {
+    const step = await algorithmRollStep(change, settings, keys, due, now, { swapWait });
+    if (step !== undefined) return step;
+  }
   switch (due.nextEvent) {
     case 'activate': {
       // ZSK: the new key signs, the old one retires and stays published until its signatures are gone
@@ -367,6 +385,8 @@ async function nextStep(
       }
       // a Zonekeeper parent's DS was just read here; a parent elsewhere, the plan says who knew it served
       // (its servers seen by the worker, or the operator's word); a plan from before it said so, the operator's
+      const algorithmStep = await algorithmRollStep(change, settings, keys, due, now, { swapWait });
+      if (algorithmStep !== undefined) return algorithmStep;
       const reason: KeyEventReason = parent ? 'ds-seen' : (due.nextEventReason ?? 'ds-confirmed');
       // KSK/CSK: the DNSKEY RRset swaps the keys; the old DS stays at the parent until no cache holds the old RRset
       for (const old of keys.filter((k) => k.role === due.role && k.state === 'active' && k.id !== due.id)) {

@@ -114,7 +114,7 @@ export function zoneKeysOf(zone: string, stored: readonly SigningKeyRow[], vault
         dnskey,
         tag: key.keyTag,
         published: isPublished(key),
-        signing: key.state === 'active',
+        signing: isSigning(key),
       };
     });
 }
@@ -136,9 +136,21 @@ function parsedDnskey(zone: string, rdata: string): DnskeyValue | undefined {
 export const isPublished = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
   key.state === 'published' || key.state === 'ready' || key.state === 'active' || (key.state === 'retired' && key.role === 'ZSK');
 
-/** the keys whose DS the parent should hold: a KSK or CSK from its generation (double-DS) until its removal */
+/**
+ * The keys that sign: active ones, and in an algorithm roll (RFC 6781 §4.1.4) the new algorithm's keys before
+ * their DNSKEY is published (`signing`), the old algorithm's after it left (`withdrawn`), and a KSK or CSK in the
+ * DNSKEY RRset whose DS is not at the parent (`published`: the new one before its DS, the old one after). A
+ * ZSK `published` is a pre-published ZSK (§3.2.1), which does not sign yet.
+ */
+export const isSigning = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
+  key.state === 'active' || key.state === 'signing' || key.state === 'withdrawn' || (key.state === 'published' && key.role !== 'ZSK');
+
+/**
+ * the keys whose DS the parent should hold: a KSK or CSK from its generation (double-DS) until its removal; in
+ * an algorithm roll, not one of the new algorithm before its DS goes up, nor one of the old after it came down
+ */
 export const inParentDs = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
-  key.role !== 'ZSK' && key.state !== 'removed' && key.state !== 'published';
+  key.role !== 'ZSK' && !['removed', 'published', 'signing', 'withdrawn'].includes(key.state);
 
 /** signer records as the data layer keeps them: with their chain key and expiration */
 export function signerRows(zone: string, records: readonly (CanonicalRecord & { id?: number })[]): SignerRow[] {

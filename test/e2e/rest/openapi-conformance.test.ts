@@ -175,6 +175,10 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: 'LATER', body: { role: 'ZSK' } },
     bad: { method: 'post', path: '/api/domain/dnssec/missing.example/roll', body: { role: 'ZSK' } },
   }),
+  rollDnssecAlgorithm: () => ({
+    good: { method: 'post', path: 'LATER', body: { algorithm: 'ED25519' } },
+    bad: { method: 'post', path: '/api/domain/dnssec/missing.example/algorithm-roll', body: { algorithm: 'ED25519' } },
+  }),
   disableDnssec: (f) => ({
     good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
@@ -297,7 +301,10 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .send({ name: `edited-${kind}-${envelope}.example`, user_id: Number(fixture.userId) });
           call.path = `/api/tsigkey/edit/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
-        if (['confirmDnssecDsPublished', 'confirmDnssecDsRemoved', 'rollDnssecKey'].includes(op.operationId) && kind === 'good') {
+        if (
+          ['confirmDnssecDsPublished', 'confirmDnssecDsRemoved', 'rollDnssecKey', 'rollDnssecAlgorithm'].includes(op.operationId) &&
+          kind === 'good'
+        ) {
           // a zone signed under a parent outside Zonekeeper waits for its DS; disabled (without force), for its
           // removal; a roll needs a zone signed (the fixture's zone is disabled by then)
           const zone = `${op.operationId.toLowerCase()}-${envelope}.example`;
@@ -307,9 +314,12 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             .send({ user_id: Number(fixture.userId), zone });
           await app.http.post(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY).send({});
           if (op.operationId === 'confirmDnssecDsRemoved') await app.http.delete(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY);
-          const action = { confirmDnssecDsRemoved: 'ds-removed', confirmDnssecDsPublished: 'ds-published', rollDnssecKey: 'roll' }[
-            op.operationId as string
-          ];
+          const action = {
+            confirmDnssecDsRemoved: 'ds-removed',
+            confirmDnssecDsPublished: 'ds-published',
+            rollDnssecKey: 'roll',
+            rollDnssecAlgorithm: 'algorithm-roll',
+          }[op.operationId as string];
           call.path = `/api/domain/dnssec/${zone}/${action}`;
         }
         if (['webhookDeliveries', 'rotateWebhookSecret', 'redeliverWebhook', 'deleteWebhook'].includes(op.operationId) && kind === 'good') {
