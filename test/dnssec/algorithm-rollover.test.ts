@@ -297,16 +297,24 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
     ev(oldKsk, 'RSASHA256', 'withdrawn', 'removed', 'scheduled'),
     ev(oldZsk, 'RSASHA256', 'withdrawn', 'removed', 'scheduled'),
   ]);
-  // as events out (docs/events.md): the new DS needed when it goes to the parent, the old one removable then
+  // as events out (docs/events.md): the new DS needed when it goes to the parent, the old one removable then;
+  // and the parent held here, its DS RRset written by the service each time (the key tag and algorithm of each
+  // DS it holds after)
   const feed = await app.http.get('/api/events').query({ limit: 1000 }).set('X-API-Key', app.settings.apiKey!);
   expect(feed.status).toBe(200);
   const dnssecOut = feed.body.events
     .filter((e: { zone: string; type: string }) => e.zone === CHILD && e.type.startsWith('dnssec.ds_'))
-    .map((e: { type: string; data: any }) => [e.type, e.data.keyTag, e.data.algorithm]);
+    .map((e: { type: string; data: any }) =>
+      e.type === 'dnssec.ds_updated'
+        ? [e.type, e.data.parent, (e.data.ds as string[]).map((ds) => ds.split(/\s+/).slice(0, 2).map(Number))]
+        : [e.type, e.data.keyTag, e.data.algorithm],
+    );
   expect(dnssecOut).toEqual([
     ['dnssec.ds_required', oldKsk.keyTag, 8],
+    ['dnssec.ds_updated', PARENT, [[oldKsk.keyTag, 8]]],
     ['dnssec.ds_removable', oldKsk.keyTag, 8],
     ['dnssec.ds_required', newKsk.keyTag, 13],
+    ['dnssec.ds_updated', PARENT, [[newKsk.keyTag, 13]]],
   ]);
 }, 90_000);
 
