@@ -26,7 +26,7 @@ import { CDS_DELETE } from '../../dns/record-types/cds';
 import { logger } from '../../logger';
 import { nameserverSetNames, publishedSignals, signalSources, SignalSource, zonesByName } from '../../repositories/dnssec-signals';
 import { changeZone } from '../write-engine';
-import { SIGNER } from './key-rollover';
+import { SIGNER } from './signer-principal';
 import { CDNSKEY_DELETE } from './zone-signing';
 import { cdsChanged } from './cds-notify';
 

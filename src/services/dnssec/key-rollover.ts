@@ -20,7 +20,7 @@
  * not change, which it reads from the stored signatures, and the zone whole when they did (a ZSK activated, a
  * CSK swapped; docs/dnssec.md, «What a key step re-signs»).
  */
-import { servicePrincipal, type Principal } from '../../auth/principal';
+import type { Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
 import type { Database, Sql } from '../../db/pool';
 import { DNSSEC_ALGORITHMS, algorithmByNumber } from '../../dns/dnssec/algorithms';
@@ -51,12 +51,10 @@ import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
 import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
 import { syncBootstrapSignals } from './bootstrap-signals';
+import { SIGNER } from './signer-principal';
 import { appendEvent } from '../../repositories/events';
 import { zonesByName } from '../../repositories/dnssec-signals';
 import { algorithmRollOf, algorithmRollStep } from './algorithm-rollover';
-
-/** the signer's own steps name no author; this principal only passes the engine's scope checks */
-export const SIGNER = servicePrincipal('dnssec signer');
 
 export type RollRole = 'ZSK' | 'KSK';
 

@@ -14,7 +14,8 @@ import { FLAG, readRdata } from '../../dns/wire';
 import { logger } from '../../logger';
 import { keysOfZone, leaseZonesDueForDsCheck, policyOf, recordDsCheck, StoredDnssecKey } from '../../repositories/dnssec';
 import { query, RCODE_NAMES } from '../../dns-client/dns-client';
-import { confirmDsPublished, confirmDsRemoved, SIGNER } from './key-rollover';
+import { confirmDsPublished, confirmDsRemoved } from './key-rollover';
+import { SIGNER } from './signer-principal';
 import { dsRecordsOf, inParentDs } from './zone-signing';
 
 /** what one server answered for the zone's DS */

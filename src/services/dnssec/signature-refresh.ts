@@ -22,7 +22,7 @@ import {
   signerRecordsAt,
 } from '../../repositories/dnssec';
 import { changeZone } from '../write-engine';
-import { SIGNER } from './key-rollover';
+import { SIGNER } from './signer-principal';
 import { signatureWindow, signerRemovals, signerRows, vaultOf, zoneKeysOf } from './zone-signing';
 
 /** the most signatures re-made in one step: one step stays a small IXFR and a short transaction */
