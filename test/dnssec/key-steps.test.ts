@@ -1,5 +1,5 @@
 /**
- * What a key step re-signs (docs/dnssec.md, «Key rollovers»; RFC 7583): in a zone of 3,000 names, the steps
+ * What a key step re-signs (docs/dnssec.md, «Key rollovers»; RFC 7583): in a zone of 1,000 names, the steps
  * that leave the zone's data signed by the same keys (a ZSK published or removed, §3.2.1; every step of a KSK
  * double-DS roll, §3.3.2; the DS-delete pair of a zone being unsigned) change only a handful of signer records:
  * the apex DNSKEY, CDS and CDNSKEY RRsets, their RRSIGs and the SOA's, and the apex's NSEC/NSEC3 when the CDS
@@ -20,7 +20,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
 
 const run = promisify(execFile);
-const NAMES = 3000;
+const NAMES = 1000;
 
 let app: TestApp;
 let db: PgClient;
