@@ -142,9 +142,15 @@ test('the columns are batched: as many statements for 40 zones as for 3', async 
       ).length,
     };
   };
-  const small = await count();
+  // the process's duties (the worker's polls) may send a statement of their own while the query runs: the fewest
+  // of three answers is the query's
+  const fewest = async () => {
+    const counts = [await count(), await count(), await count()];
+    return counts.reduce((a, b) => (b.selects < a.selects ? b : a));
+  };
+  const small = await fewest();
   for (let i = 0; i < 37; i++) await createZone(app, bobId, `many-${i}.list.example`);
-  const large = await count();
+  const large = await fewest();
   expect(small.zones).toBe(3);
   expect(large.zones).toBe(40);
   expect(large.selects).toBe(small.selects);
