@@ -54,6 +54,16 @@ export function gqlFromPage(page: Page, query: string, variables: Record<string,
   );
 }
 
+/** a REST request from the page, as the console makes it (same origin, its session cookie, X-Requested-With) */
+export function requestFromPage(page: Page, method: string, to: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const payload = body === undefined ? '' : `, body: ${JSON.stringify(JSON.stringify(body))}`;
+  return page.evaluate(
+    `fetch(${JSON.stringify(to)}, { method: ${JSON.stringify(method)},
+       headers: { 'content-type': 'application/json', 'x-requested-with': 'zonekeeper-console' }${payload} })
+       .then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }))`,
+  );
+}
+
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
