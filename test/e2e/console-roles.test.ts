@@ -90,7 +90,7 @@ test('the owner invites one person per role on the Members screen and is shown e
 });
 
 for (const role of ROLES) {
-  test(`the ${role} joins by the link with a passkey, signs in with it, and is offered what an ${role} may, no more`, async () => {
+  test(`the ${role} joins by the link with a passkey, signs in with it, and is offered what the role allows, no more`, async () => {
     const offers = OFFERS[role];
     const { context, page } = await passkeyBrowser(browser);
     try {
