@@ -7,6 +7,7 @@ import {
   DeleteWebhookDocument,
   RedeliverWebhookDocument,
   RotateWebhookSecretDocument,
+  ViewerDocument,
   WebhookDeliveriesDocument,
   type WebhookFieldsFragment,
   WebhooksDocument,
@@ -45,8 +46,9 @@ const zoneList = (text: string) => {
  * The account's webhook subscriptions (docs/events.md): listed with their URL, event types and state; one added
  * (its signing secret shown once), its secret rotated (the new one shown once; the previous one signs too for a
  * while), one deleted after a confirmation, and each one's recent deliveries, each redelivered on demand. Every
- * member of an account, and every key, keeps the webhooks of its account (the API answers only those, and only the
- * events the caller may read); a sign-in that acts in no account has none.
+ * member of an account, and every key, sees the webhooks of its account (the API answers only those, and only the
+ * events the caller may read); a sign-in that acts in no account has none. Adding, rotating, deleting and
+ * redelivering are offered as `viewer { can { manageWebhooks } }` says: a viewer changes nothing, so keeps none.
  */
 export function Webhooks() {
   const identity = useIdentity();
@@ -57,6 +59,9 @@ export function Webhooks() {
 
 function WebhookScreen() {
   const [list, refetch] = useQuery({ query: WebhooksDocument, requestPolicy: 'cache-and-network' });
+  // what the API allows this caller (the shell asked it already: the cache answers)
+  const [viewer] = useQuery({ query: ViewerDocument });
+  const manages = viewer.data?.viewer.can.manageWebhooks === true;
   const [secret, setSecret] = useState<{ label: string; secret: string } | null>(null);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   const [shown, setShown] = useState<string | null>(null);
@@ -96,6 +101,7 @@ function WebhookScreen() {
                 <WebhookRow
                   key={w.id}
                   webhook={w}
+                  manages={manages}
                   deliveriesShown={shown === w.id}
                   onToggleDeliveries={() => setShown(shown === w.id ? null : w.id)}
                   onSecret={(s) => setSecret({ label: `The new signing secret of ${w.url}`, secret: s })}
@@ -116,8 +122,10 @@ function WebhookScreen() {
           </p>
         )}
       </section>
-      {selected && <Deliveries webhook={selected} onNote={setNote} onRedelivered={reload} />}
-      {secret ? (
+      {selected && <Deliveries webhook={selected} manages={manages} onNote={setNote} onRedelivered={reload} />}
+      {!manages ? (
+        viewer.data && <p className="hint">Your role in this account lets you see its webhooks, not add or change them.</p>
+      ) : secret ? (
         <SecretOnce
           label={secret.label}
           secret={secret.secret}
@@ -143,6 +151,7 @@ function WebhookScreen() {
 
 function WebhookRow({
   webhook,
+  manages,
   deliveriesShown,
   onToggleDeliveries,
   onSecret,
@@ -150,6 +159,7 @@ function WebhookRow({
   onDeleted,
 }: {
   webhook: WebhookFieldsFragment;
+  manages: boolean;
   deliveriesShown: boolean;
   onToggleDeliveries: () => void;
   onSecret: (secret: string) => void;
@@ -178,44 +188,48 @@ function WebhookRow({
           {deliveriesShown ? 'Hide deliveries' : 'Deliveries'}
           <span className="sr-only"> of {w.url}</span>
         </button>{' '}
-        <button
-          type="button"
-          className="small secondary"
-          disabled={rotating}
-          onClick={async () => {
-            const outcome = await rotate({ id: w.id });
-            if (outcome.error) return onNote({ ok: false, text: describeError(outcome.error) });
-            onSecret(outcome.data!.rotateWebhookSecret.secret);
-          }}
-        >
-          Rotate secret<span className="sr-only"> of {w.url}</span>
-        </button>{' '}
-        {confirming ? (
+        {manages && (
           <>
             <button
-              ref={confirm}
               type="button"
-              className="small danger"
-              disabled={deleting}
-              aria-label={`Confirm deleting ${w.url}`}
+              className="small secondary"
+              disabled={rotating}
               onClick={async () => {
-                const outcome = await remove({ id: w.id });
-                setConfirming(false);
+                const outcome = await rotate({ id: w.id });
                 if (outcome.error) return onNote({ ok: false, text: describeError(outcome.error) });
-                onNote({ ok: true, text: `Deleted the webhook ${w.url} and its deliveries.` });
-                onDeleted();
+                onSecret(outcome.data!.rotateWebhookSecret.secret);
               }}
             >
-              Confirm deleting
+              Rotate secret<span className="sr-only"> of {w.url}</span>
             </button>{' '}
-            <button type="button" className="small secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
+            {confirming ? (
+              <>
+                <button
+                  ref={confirm}
+                  type="button"
+                  className="small danger"
+                  disabled={deleting}
+                  aria-label={`Confirm deleting ${w.url}`}
+                  onClick={async () => {
+                    const outcome = await remove({ id: w.id });
+                    setConfirming(false);
+                    if (outcome.error) return onNote({ ok: false, text: describeError(outcome.error) });
+                    onNote({ ok: true, text: `Deleted the webhook ${w.url} and its deliveries.` });
+                    onDeleted();
+                  }}
+                >
+                  Confirm deleting
+                </button>{' '}
+                <button type="button" className="small secondary" onClick={() => setConfirming(false)}>
+                  Cancel
+                </button>
+              </>
+            ) : (
+              <button type="button" className="small" onClick={() => setConfirming(true)}>
+                Delete<span className="sr-only"> {w.url}</span>
+              </button>
+            )}
           </>
-        ) : (
-          <button type="button" className="small" onClick={() => setConfirming(true)}>
-            Delete<span className="sr-only"> {w.url}</span>
-          </button>
         )}
       </td>
     </tr>
@@ -227,10 +241,12 @@ const STATUS_WORDS: Record<string, string> = { pending: 'Pending', delivered: 'D
 /** a subscription's recent deliveries, newest first, read again while shown; each one redelivered on demand */
 function Deliveries({
   webhook,
+  manages,
   onNote,
   onRedelivered,
 }: {
   webhook: WebhookFieldsFragment;
+  manages: boolean;
   onNote: (note: { ok: boolean; text: string }) => void;
   onRedelivered: () => void;
 }) {
@@ -261,14 +277,16 @@ function Deliveries({
         <button type="button" className="small secondary" onClick={() => refetch({ requestPolicy: 'network-only' })}>
           Refresh deliveries
         </button>
-        <button
-          type="button"
-          className="small secondary"
-          disabled={redelivering || !deliveries.some((d) => d.status === 'failed')}
-          onClick={() => again(null, 'every failed delivery')}
-        >
-          Redeliver every failed one
-        </button>
+        {manages && (
+          <button
+            type="button"
+            className="small secondary"
+            disabled={redelivering || !deliveries.some((d) => d.status === 'failed')}
+            onClick={() => again(null, 'every failed delivery')}
+          >
+            Redeliver every failed one
+          </button>
+        )}
       </div>
       <ListState
         error={result.error}
@@ -305,15 +323,17 @@ function Deliveries({
                 <td className="num">{d.responseCode ?? '—'}</td>
                 <td>{when(d.deliveredAt ?? d.createdAt)}</td>
                 <td>
-                  <button
-                    type="button"
-                    className="small secondary"
-                    disabled={redelivering}
-                    aria-label={`Redeliver ${d.type} event ${d.eventId}`}
-                    onClick={() => again([d.eventId], `the ${d.type} event ${d.eventId}`)}
-                  >
-                    Redeliver
-                  </button>
+                  {manages && (
+                    <button
+                      type="button"
+                      className="small secondary"
+                      disabled={redelivering}
+                      aria-label={`Redeliver ${d.type} event ${d.eventId}`}
+                      onClick={() => again([d.eventId], `the ${d.type} event ${d.eventId}`)}
+                    >
+                      Redeliver
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}

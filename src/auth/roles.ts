@@ -1,5 +1,6 @@
 import { DomainError } from '../errors/catalogue';
 import { buildPolicy, KeyPolicy, UNRESTRICTED } from './policy';
+import type { Principal } from './principal';
 
 /**
  * A person's role in an account (docs/people.md), as rules of the one policy engine (src/auth/policy.ts), so
@@ -7,7 +8,7 @@ import { buildPolicy, KeyPolicy, UNRESTRICTED } from './policy';
  * - owner: everything of the account; also its owners, zone transfers, the account itself;
  * - admin: members (not owners), keys, every zone (create, delete, records);
  * - editor: the records of every zone, or of the named zones only (`zones`); no zone created or deleted, no keys;
- * - viewer: reads every zone, changes nothing.
+ * - viewer: reads every zone, changes nothing: no webhook either (managesWebhooks).
  */
 export const ROLES = ['owner', 'admin', 'editor', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -26,6 +27,32 @@ export function parseRole(text: string, field = 'role'): Role {
 export function managesRole(actor: Role | null, target: Role): boolean {
   if (actor === 'owner') return true;
   return actor === 'admin' && RANK[target] < RANK.owner;
+}
+
+/**
+ * does a person of `role` keep (add, remove, rotate, redeliver) the account's webhooks? A webhook carries the
+ * account's events out to an address of the maker's choosing, so it is a change: a viewer, who changes nothing,
+ * keeps none (reading the list and the deliveries stays open to every member, as the feed does)
+ */
+export function managesWebhooks(role: Role | null): boolean {
+  return role !== null && role !== 'viewer';
+}
+
+/** may this principal keep webhooks? a person by role (managesWebhooks); a key's webhooks are its rules' */
+export function keepsWebhooks(principal: Principal): boolean {
+  return principal.kind !== 'user' || !principal.person || managesWebhooks(principal.person.role);
+}
+
+/**
+ * throws FORBIDDEN_BY_ROLE (field `role`) when the principal is a person whose role keeps no webhook; a key's
+ * webhooks carry only what the key may read (EventsService), a person's are their role's
+ */
+export function requireWebhookManager(principal: Principal): void {
+  if (keepsWebhooks(principal) || principal.kind !== 'user') return;
+  const role = principal.person?.role ?? 'person acting in no account';
+  throw new DomainError('FORBIDDEN_BY_ROLE', `a ${role} may not add or change the account's webhooks`, [
+    { field: 'role', code: 'FORBIDDEN_BY_ROLE', message: `a ${role} may not keep webhooks` },
+  ]);
 }
 
 /** the named zones of an editor, canonical (the policy engine's zone names); null: every zone */

@@ -1,5 +1,5 @@
 import { decide, isRestricted, writesSomewhere } from '../auth/policy';
-import type { Role } from '../auth/roles';
+import { keepsWebhooks, Role } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import { UNDELETABLE_TYPES } from '../dns/zone-rules';
 import type { DomainRow } from '../repositories/read-model';
@@ -12,6 +12,7 @@ export interface ViewerPermissions {
   deleteZones: boolean;
   manageKeys: boolean;
   manageNameserverSets: boolean;
+  manageWebhooks: boolean;
 }
 
 /** what the caller may do with one zone */
@@ -56,6 +57,8 @@ export class PermissionsService {
       manageKeys: flag('mayManageKeys'),
       // NameserverSetsService: the admin key's
       manageNameserverSets: ctx.principal.kind === 'admin',
+      // EventsService (requireWebhookManager): a person by role, a viewer none; every key keeps its own
+      manageWebhooks: keepsWebhooks(ctx.principal),
     };
   }
 

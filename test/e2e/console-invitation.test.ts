@@ -11,8 +11,15 @@ import 'reflect-metadata';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
+import type { Browser } from 'playwright-core';
+import {
+  buildConsole,
+  CONSOLE_ARTIFACTS,
+  expectAccessibleAtBothWidths,
+  gqlFromPage,
+  launchChromium,
+  passkeyBrowser,
+} from '../support/console';
 import { createUser, createZone } from '../support/fixtures';
 import { personGql, signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -59,25 +66,8 @@ const post = (route: string, body: object) =>
   app.http.post(`/auth/passkey/${route}`).set({ 'x-requested-with': 'zonekeeper-console', 'content-type': 'application/json' }).send(body);
 
 /** a browser context of its own (no cookie) with a virtual authenticator on its page */
-async function freshBrowser(): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string }> {
-  // axe-core is injected as an inline script, which the console's own CSP (rightly) refuses
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-  });
-  return { context, page, cdp, authenticatorId };
-}
-
-/** a GraphQL request from the page, with its session cookie and the CSRF header, as the console makes it */
-function fromPage(page: Page, query: string): Promise<any> {
-  return page.evaluate(
-    `fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'zonekeeper-console' },
-       body: ${JSON.stringify(JSON.stringify({ query }))} }).then((r) => r.json())`,
-  );
-}
+const freshBrowser = () => passkeyBrowser(browser);
+const fromPage = gqlFromPage;
 
 beforeAll(async () => {
   buildConsole();

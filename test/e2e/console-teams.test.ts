@@ -14,7 +14,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, expectAccessibleAtBothWidths } from '../support/console';
+import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, expectAccessibleAtBothWidths, gqlFromPage } from '../support/console';
 import { createUser, createZone } from '../support/fixtures';
 import { signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -47,13 +47,8 @@ async function admin(query: string, variables: Record<string, unknown> = {}) {
   return res.data;
 }
 
-/** a GraphQL request from the page, with its session cookie and the CSRF header, as the console makes it */
-function fromPage(query: string, variables: Record<string, unknown> = {}): Promise<any> {
-  return page.evaluate(
-    `fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'zonekeeper-console' },
-       body: ${JSON.stringify(JSON.stringify({ query, variables }))} }).then((r) => r.json())`,
-  );
-}
+/** a GraphQL request from the page, with its session cookie and the CSRF header (test/support/console.ts) */
+const fromPage = (query: string, variables: Record<string, unknown> = {}) => gqlFromPage(page, query, variables);
 
 async function invite(userId: string, email: string, role: string) {
   await admin(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, { i: { userId, email, role } });

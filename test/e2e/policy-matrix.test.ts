@@ -1476,7 +1476,8 @@ const PDNS_OPS: Op[] = [
   keyRevokeOp(pdnsRow('DELETE', '/tsigkeys/:id'), 'tsig', async (key, id) => pdns(key, 'delete', `/tsigkeys/${await tsigKeyName(id)}.`)),
 ];
 
-// ---- events out (docs/events.md): every key reads the feed and keeps webhooks, seeing only what it may read ----
+// ---- events out (docs/events.md): every key reads the feed and keeps webhooks, seeing only what it may read; a
+// viewer reads the feed and the webhooks, and keeps none ----
 
 /** the feed: every event shown is of a zone the key sees, and every record in it one the key may read */
 function eventFeedOp(id: string, call: (key: string) => Promise<Answer>): Op {
@@ -1518,34 +1519,54 @@ function webhookListOp(id: string, call: (key: string) => Promise<Answer>): Op {
   };
 }
 
+/**
+ * keeping webhooks (add, delete, rotate, redeliver): every key, a person by role: a viewer changes nothing, so keeps
+ * none (docs/people.md, «Roles»; docs/events.md), refused before the webhook or the zone is looked at
+ */
+const keepsWebhooks = (p: Profile) => p.person?.role !== 'viewer';
+
 /** a subscription to the events of one zone: a zone the key may not read is refused */
 function webhookCreateOp(id: string, call: (key: string, zone: string) => Promise<Answer>): Op {
   return {
     id,
     async run(p, key) {
       for (const zone of [A, B]) {
-        const answer = await attempt(`${id} ${zone}`, sees(p, zone) ? 'ok' : 'FORBIDDEN_BY_POLICY', () => call(key, zone));
+        const expected = !keepsWebhooks(p) ? 'FORBIDDEN_BY_ROLE' : sees(p, zone) ? 'ok' : 'FORBIDDEN_BY_POLICY';
+        const answer = await attempt(`${id} ${zone}`, expected, () => call(key, zone));
         if (answer.code === undefined) {
           const made = answer.via === 'rest' ? answer.data : answer.data.createWebhook;
           expect(JSON.stringify(made)).toContain('whsec_');
           await db.query('delete from webhook_subscriptions where user_id = $1', [userId]);
+        } else {
+          // refused: no subscription was made
+          const { rows } = await db.query('select count(*)::int as n from webhook_subscriptions where user_id = $1', [userId]);
+          expect({ id, zone, made: rows[0].n }).toEqual({ id, zone, made: 0 });
         }
       }
     },
   };
 }
 
-/** an operation on one webhook by id: its user's is there for the key, another user's is not */
-function webhookOp(id: string, call: (key: string, webhook: string) => Promise<Answer>): Op {
+/**
+ * an operation on one webhook by id: its user's is there for the key, another user's is not; a change (`writes`)
+ * is refused a viewer whichever it names
+ */
+function webhookOp(id: string, call: (key: string, webhook: string) => Promise<Answer>, writes = true): Op {
   return {
     id,
-    async run(_p, key) {
+    async run(p, key) {
+      const refused = writes && !keepsWebhooks(p);
       for (const [what, user, expected] of [
-        ["its user's webhook", userId, 'ok'],
-        ["another user's webhook", otherUserId, 'WEBHOOK_NOT_FOUND'],
+        ["its user's webhook", userId, refused ? 'FORBIDDEN_BY_ROLE' : 'ok'],
+        ["another user's webhook", otherUserId, refused ? 'FORBIDDEN_BY_ROLE' : 'WEBHOOK_NOT_FOUND'],
       ] as [string, string, Outcome][]) {
         const webhook = await insertWebhook(user);
         await attempt(`${id} ${what}`, expected, () => call(key, webhook));
+        if (refused) {
+          // the refused change wrote nothing: the webhook is there, its secret the one it had
+          const { rows } = await db.query(`select encode(secret, 'hex') as secret from webhook_subscriptions where id = $1`, [webhook]);
+          expect({ id, what, rows }).toEqual({ id, what, rows: [{ secret: '01' }] });
+        }
         await db.query('delete from webhook_subscriptions where id = $1', [webhook]);
       }
     },
@@ -1567,8 +1588,12 @@ const EVENT_OPS: Op[] = [
   ),
   webhookOp('DELETE /webhook/delete/:id', (key, id) => rest(key, 'delete', `/webhook/delete/${id}`)),
   webhookOp('Mutation.deleteWebhook', (key, id) => gql(key, `mutation($id: ID!) { deleteWebhook(id: $id) }`, { id })),
-  webhookOp('GET /webhook/deliveries/:id', (key, id) => rest(key, 'get', `/webhook/deliveries/${id}`)),
-  webhookOp('Query.webhookDeliveries', (key, id) => gql(key, `query($id: ID!) { webhookDeliveries(id: $id) { id status } }`, { id })),
+  webhookOp('GET /webhook/deliveries/:id', (key, id) => rest(key, 'get', `/webhook/deliveries/${id}`), false),
+  webhookOp(
+    'Query.webhookDeliveries',
+    (key, id) => gql(key, `query($id: ID!) { webhookDeliveries(id: $id) { id status } }`, { id }),
+    false,
+  ),
   webhookOp('POST /webhook/rotate/:id', (key, id) => rest(key, 'post', `/webhook/rotate/${id}`)),
   webhookOp('Mutation.rotateWebhookSecret', (key, id) =>
     gql(key, `mutation($id: ID!) { rotateWebhookSecret(id: $id) { secret } }`, { id }),
@@ -1583,11 +1608,13 @@ const CONSOLE_OPS: Op[] = [
     id: 'Query.viewer',
     list: true,
     async run(p, key) {
-      const answer = await attempt('viewer', 'ok', () => gql(key, `{ viewer { can { createZone manageKeys } } }`), { reads: true });
+      const answer = await attempt('viewer', 'ok', () => gql(key, `{ viewer { can { createZone manageKeys manageWebhooks } } }`), {
+        reads: true,
+      });
       // the flags the key's policy grants, as the API decides them (docs/least-privilege.md)
       expect({ key: p.name, can: answer.data.viewer.can }).toEqual({
         key: p.name,
-        can: { createZone: p.createZones, manageKeys: p.manageKeys },
+        can: { createZone: p.createZones, manageKeys: p.manageKeys, manageWebhooks: keepsWebhooks(p) },
       });
     },
   },

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, launchChromium } from '../support/console';
+import { buildConsole, launchChromium, requestFromPage } from '../support/console';
 import { createUser, createUserKey, errorCode } from '../support/fixtures';
 import { personGql, signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -52,13 +52,8 @@ async function newLaptop(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page };
 }
 
-/** a POST from the page, as the console makes it (same origin, X-Requested-With) */
-function post(at: Page, to: string, body: unknown): Promise<{ status: number; body: any }> {
-  return at.evaluate(
-    `fetch(${JSON.stringify(to)}, { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'console' },
-       body: ${JSON.stringify(JSON.stringify(body))} }).then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }))`,
-  );
-}
+/** a POST from the page, as the console makes it (same origin, X-Requested-With: test/support/console.ts) */
+const post = (at: Page, to: string, body: unknown) => requestFromPage(at, 'POST', to, body);
 
 /** the recovery ceremony in the page: options, the authenticator's new passkey, the registration */
 async function recover(at: Page, token: string): Promise<{ status: number; body: any }> {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import { Browser, BrowserContext, CDPSession, chromium, Page } from 'playwright-core';
 import { buildOnce } from './build';
 
 /** Test support for the web console (docs/console.md): its build, Debian's Chromium, and axe-core. */
@@ -26,6 +26,42 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * A browser context of its own (no cookie) with a virtual authenticator on its page (CDP WebAuthn domain: a
+ * resident key, user verification), as a person's new device; bypassCSP: axe-core is injected as an inline script,
+ * which the console's own CSP (rightly) refuses
+ */
+export async function passkeyBrowser(
+  browser: Browser,
+): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; authenticatorId: string }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+  });
+  return { context, page, cdp, authenticatorId };
+}
+
+/** a GraphQL request from the page, with its session cookie and the CSRF header, as the console makes it */
+export function gqlFromPage(page: Page, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+  return page.evaluate(
+    `fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'zonekeeper-console' },
+       body: ${JSON.stringify(JSON.stringify({ query, variables }))} }).then((r) => r.json())`,
+  );
+}
+
+/** a REST request from the page, as the console makes it (same origin, its session cookie, X-Requested-With) */
+export function requestFromPage(page: Page, method: string, to: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const payload = body === undefined ? '' : `, body: ${JSON.stringify(JSON.stringify(body))}`;
+  return page.evaluate(
+    `fetch(${JSON.stringify(to)}, { method: ${JSON.stringify(method)},
+       headers: { 'content-type': 'application/json', 'x-requested-with': 'zonekeeper-console' }${payload} })
+       .then(async (r) => ({ status: r.status, body: await r.json().catch(() => null) }))`,
+  );
 }
 
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

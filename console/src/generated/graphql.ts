@@ -710,7 +710,9 @@ export type ZonesQuery = {
 export type ViewerQueryVariables = Exact<{ [key: string]: never }>;
 
 export type ViewerQuery = {
-  viewer: { can: { createZone: boolean; deleteZones: boolean; manageKeys: boolean; manageNameserverSets: boolean } };
+  viewer: {
+    can: { createZone: boolean; deleteZones: boolean; manageKeys: boolean; manageNameserverSets: boolean; manageWebhooks: boolean };
+  };
 };
 
 export type ZonePermissionsFieldsFragment = {
@@ -2794,6 +2796,7 @@ export const ViewerDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'deleteZones' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageKeys' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageNameserverSets' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'manageWebhooks' } },
                     ],
                   },
                 },

@@ -16,6 +16,12 @@ export class ViewerPermissionsType {
 
   @Field({ description: 'Nameserver sets may be made, changed and zones moved between them (the admin key).' })
   manageNameserverSets!: boolean;
+
+  @Field({
+    description:
+      'Webhooks may be made, deleted, rotated and redelivered (every key; a person by role: not a viewer, FORBIDDEN_BY_ROLE). The list and the deliveries are read by every member.',
+  })
+  manageWebhooks!: boolean;
 }
 
 @ObjectType('Viewer', { simpleResolvers: true, description: 'The caller (a key or a person signed in) and what it may do.' })

@@ -3,6 +3,7 @@ import net from 'node:net';
 import type { Settings } from '../../config/settings';
 import type { RequestContext } from '../context';
 import type { Principal } from '../../auth/principal';
+import { requireWebhookManager } from '../../auth/roles';
 import { forbidden, KeyPolicy, ReadRules, readRulesOf, readsRecord, seesZone, UNRESTRICTED } from '../../auth/policy';
 import { DomainError } from '../../errors/catalogue';
 import { normaliseZoneName } from '../../dns/zone-name';
@@ -146,6 +147,7 @@ export class EventsService {
   ): Promise<{ subscription: SubscriptionView; secret: string }> {
     const { principal } = ctx;
     if (principal.kind === 'user' && principal.userId === 0) throw new DomainError('FORBIDDEN_BY_ROLE');
+    requireWebhookManager(principal);
     const url = await this.checkUrl(input.url);
     const eventTypes = parseEventTypes(input.events ?? '*');
     const zones = this.parseZones(principal, input.zones);
@@ -174,11 +176,13 @@ export class EventsService {
   }
 
   async remove(ctx: RequestContext, id: number): Promise<void> {
+    requireWebhookManager(ctx.principal);
     if (!(await deleteSubscription(ctx.db, id, scopeOf(ctx.principal).userId))) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
   }
 
   /** a new secret, answered once; the previous one signs too for WEBHOOK_SECRET_OVERLAP_HOURS */
   async rotate(ctx: RequestContext, id: number): Promise<{ subscription: SubscriptionView; secret: string }> {
+    requireWebhookManager(ctx.principal);
     await this.own(ctx, id);
     const secret = newSecret();
     const hours = this.settings.webhooks.secretOverlapHours;
@@ -194,6 +198,7 @@ export class EventsService {
 
   /** delivers again the events given (their deliveries to this endpoint), or every failed one; answers how many */
   async redeliver(ctx: RequestContext, id: number, eventIds?: number[] | null): Promise<number> {
+    requireWebhookManager(ctx.principal);
     await this.own(ctx, id);
     if (eventIds && eventIds.some((e) => !Number.isSafeInteger(e) || e < 1))
       throw DomainError.invalid('events', 'events: event ids (whole numbers)', 'INVALID_VALUE');
