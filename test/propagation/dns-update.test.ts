@@ -441,7 +441,7 @@ test('TSIG keys through GraphQL and REST: a user key manages its own, the secret
   const list = () => app.http.get('/api/tsigkey/list').set('X-API-Key', userApiKey);
   const settled = await waitFor('a settled ETag of the list', async () => {
     const [first, second] = [await list(), await list()];
-    return first.headers.etag === second.headers.etag ? (first.headers.etag as string) : undefined;
+    return first.headers.etag === second.headers.etag ? first.headers.etag : undefined;
   });
   expect((await list().set('If-None-Match', settled)).status).toBe(304);
   const revoked = await app.http.post(`/api/tsigkey/revoke/${own.body.id}`).set('X-API-Key', userApiKey);
