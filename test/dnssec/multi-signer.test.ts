@@ -31,10 +31,10 @@ const KEY_NAME = 'zk-ms-key';
 const SECRET = randomBytes(32).toString('base64');
 
 const zoneText = (serial: number) => `$ORIGIN ${ZONE}.
-@ 60 IN SOA ns1 hostmaster ${serial} 7200 3600 1209600 60
-@ 60 IN NS ns1
-ns1 60 IN A 192.0.2.1
-www 60 IN A 192.0.2.2
+@ 300 IN SOA ns1 hostmaster ${serial} 7200 3600 1209600 300
+@ 300 IN NS ns1
+ns1 300 IN A 192.0.2.1
+www 300 IN A 192.0.2.2
 `;
 
 let app: TestApp;
@@ -198,7 +198,7 @@ beforeAll(async () => {
   for (const [zone, text] of [
     [
       PARENT,
-      `$ORIGIN ${PARENT}.\n@ 60 IN SOA ns1 hostmaster 1 7200 3600 1209600 60\n@ 60 IN NS ns1\nns1 60 IN A 192.0.2.9\nmoving 60 IN NS ns1.moving\nns1.moving 60 IN A 192.0.2.1\n`,
+      `$ORIGIN ${PARENT}.\n@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n@ 300 IN NS ns1\nns1 300 IN A 192.0.2.9\nmoving 300 IN NS ns1.moving\nns1.moving 300 IN A 192.0.2.1\n`,
     ],
     [ZONE, zoneText(1)],
   ]) {
