@@ -116,7 +116,10 @@ export async function fetchForeignDnskeys(settings: Settings, zone: string, addr
     const message = `fetchFrom: ${refused}; the DNSSEC_FOREIGN_KEYS_FETCH_ALLOW setting lets the operator allow it`;
     throw new DomainError('ADDRESS_NOT_ALLOWED', message, [{ field: 'fetchFrom', code: 'ADDRESS_NOT_ALLOWED', message }]);
   }
-  const found = await authoritativeRecords(server, zone, DNSKEY, 3000);
+  // over TCP: what is read here goes into the zone's DNSKEY RRset and its KSKs into the CDS a parent may follow
+  // (RFC 8078), so a UDP answer forged off the path must not be taken; the caller compares the key tags with
+  // what the other provider shows (docs/dnssec.md)
+  const found = await authoritativeRecords(server, zone, DNSKEY, 3000, { tcp: true });
   const unreadable = (why: string) => {
     const message = `fetchFrom: ${why}`;
     return new DomainError('DNSSEC_FOREIGN_KEYS_UNREADABLE', message, [
