@@ -3,6 +3,7 @@ import type { CombinedError } from 'urql';
 import { useMutation, useQuery } from 'urql';
 import { describeError, errorCode } from './errors';
 import {
+  AddForeignDnskeysDocument,
   ConfirmDnssecDsPublishedDocument,
   ConfirmDnssecDsRemovedDocument,
   DisableDnssecDocument,
@@ -11,6 +12,7 @@ import {
   DnssecFieldsFragment,
   DnssecKeyLayout,
   EnableDnssecDocument,
+  RemoveForeignDnskeyDocument,
   RollDnssecAlgorithmDocument,
   RollDnssecKeyDocument,
   ZoneDnssecDocument,
@@ -393,6 +395,8 @@ function Signed({
         </table>
       </div>
 
+      <MultiSigner zone={zone} dnssec={dnssec} manage={manage} onDone={onDone} onError={onError} />
+
       {manage && dnssec.state === 'signed' && (
         <div className="panel" aria-labelledby="dnssec-actions-title">
           <h3 id="dnssec-actions-title">Key rolls (RFC 7583)</h3>
@@ -507,5 +511,159 @@ function Signed({
           </div>
         ))}
     </>
+  );
+}
+
+/**
+ * Multi-signer (RFC 8901 model 2), to move a signed zone in or out without an insecure moment
+ * (docs/dnssec.md): our DNSKEYs to give the other signer, and the other signer's, published here beside ours.
+ */
+function MultiSigner({
+  zone,
+  dnssec,
+  manage,
+  onDone,
+  onError,
+}: {
+  zone: string;
+  dnssec: DnssecFieldsFragment;
+  manage: boolean;
+  onDone: (text: string) => void;
+  onError: (e: CombinedError) => void;
+}) {
+  const [, add] = useMutation(AddForeignDnskeysDocument);
+  const [, remove] = useMutation(RemoveForeignDnskeyDocument);
+  const [keysText, setKeysText] = useState('');
+  const [server, setServer] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [copied, setCopied] = useState<string | null>(null);
+  const theirs = dnssec.foreignKeys;
+
+  const act = async (run: () => Promise<{ error?: CombinedError }>, text: string) => {
+    setBusy(true);
+    const outcome = await run();
+    setBusy(false);
+    if (outcome.error) onError(outcome.error);
+    else onDone(text);
+    return !outcome.error;
+  };
+  const copyOurs = async () => {
+    const text = dnssec.dnskeys.map((key) => `${zone}. IN DNSKEY ${key}`).join('\n');
+    try {
+      await navigator.clipboard.writeText(text);
+      setCopied('Copied our DNSKEY records.');
+    } catch {
+      setCopied('The browser refused the clipboard: select the records and copy them.');
+    }
+  };
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const dnskeys = keysText
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith(';'));
+    const input = server.trim() ? { zone, fetchFrom: server.trim() } : { zone, dnskeys };
+    const ok = await act(() => add({ input }), 'The other signer’s keys are published in the DNSKEY set; the CDS names both KSKs.');
+    if (ok) {
+      setKeysText('');
+      setServer('');
+    }
+  };
+
+  return (
+    <div className="panel" role="group" aria-labelledby="dnssec-multi-signer-title">
+      <h3 id="dnssec-multi-signer-title">Multi-signer</h3>
+      <p className="hint">
+        To move a signed zone to or from another provider without an insecure moment (RFC 8901): each provider signs with its own keys and
+        publishes the other’s; the parent holds the DS of both KSKs for the move.
+      </p>
+      <h4 id="dnssec-ours-title">Ours, for the other signer to publish</h4>
+      <ul className="ds-list" aria-labelledby="dnssec-ours-title">
+        {dnssec.dnskeys.map((key) => (
+          <li key={key}>
+            <code className="mono ds" data-testid="our-dnskey">
+              {key}
+            </code>
+          </li>
+        ))}
+      </ul>
+      <div className="actions">
+        <button type="button" className="small secondary" onClick={copyOurs}>
+          Copy our DNSKEY records
+        </button>
+      </div>
+      {copied && <p role="status">{copied}</p>}
+      <h4 id="dnssec-theirs-title">Theirs, published here</h4>
+      {theirs.length === 0 ? (
+        <p className="empty">None: only this zone’s own keys are in its DNSKEY set.</p>
+      ) : (
+        <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="dnssec-theirs-title">
+          <table className="dnssec-keys" aria-labelledby="dnssec-theirs-title">
+            <thead>
+              <tr>
+                <th scope="col">Tag</th>
+                <th scope="col">Role</th>
+                <th scope="col">Algorithm</th>
+                <th scope="col">From</th>
+                <th scope="col">DS for the parent</th>
+                {manage && <th scope="col">Remove</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {theirs.map((k) => (
+                <tr key={k.id} data-testid="foreign-key">
+                  <td className="num">{k.keyTag}</td>
+                  <td>{k.role}</td>
+                  <td>{k.algorithm}</td>
+                  <td>{k.fetchedFrom ?? 'given'}</td>
+                  <td>
+                    <code className="mono">{k.ds.join(' ') || '—'}</code>
+                  </td>
+                  {manage && (
+                    <td>
+                      <button
+                        type="button"
+                        className="small secondary"
+                        disabled={busy}
+                        aria-label={`Remove the other signer’s ${k.role} ${k.keyTag}`}
+                        onClick={() =>
+                          act(() => remove({ zone, id: k.id }), `Removed the other signer’s ${k.role} ${k.keyTag} from the DNSKEY set.`)
+                        }
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {manage && dnssec.state === 'signed' && (
+        <form onSubmit={submit} aria-labelledby="dnssec-multi-signer-title">
+          <label>
+            Their DNSKEY records, one a line
+            <textarea
+              className="mono"
+              rows={3}
+              value={keysText}
+              onChange={(e) => setKeysText(e.target.value)}
+              placeholder={`${zone}. 3600 IN DNSKEY 257 3 13 …`}
+              disabled={busy || !!server.trim()}
+            />
+          </label>
+          <label>
+            or ask their server (IP address)
+            <input value={server} onChange={(e) => setServer(e.target.value)} placeholder="192.0.2.53" disabled={busy} />
+          </label>
+          <div className="actions">
+            <button type="submit" disabled={busy || (!keysText.trim() && !server.trim())}>
+              Publish their keys
+            </button>
+          </div>
+        </form>
+      )}
+    </div>
   );
 }

@@ -137,6 +137,12 @@ export interface Settings {
    */
   dnssecCdsNotifyAllow: string[];
   /**
+   * DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: CIDR blocks the other signer's server (multi-signer, RFC 8901; the address
+   * a caller gives `addForeignDnskeys` to read its DNSKEY RRset from) may be in although not public (loopback,
+   * private); the caller names the address, so the service's own host and private networks are refused otherwise
+   */
+  dnssecForeignKeysFetchAllow: string[];
+  /**
    * ALIAS/ANAME flattening (docs/templates-and-alias.md): the resolvers asked for a target's A and AAAA (empty:
    * no ALIAS is taken, since nothing could serve it), and the floor and cap, in seconds, of the refresh
    * interval and of the derived records' TTL (the answers' smallest TTL, clamped)
@@ -279,7 +285,7 @@ export function parseHostPort(value: string): HostPort | undefined {
 }
 
 /** an IP address with its port (`192.0.2.1:5300`, `[2001:db8::1]:5300`) or without (port 53: `2001:db8::1`) */
-function parseServerAddress(value: string): HostPort | undefined {
+export function parseServerAddress(value: string): HostPort | undefined {
   const item = value.trim();
   const colons = (item.match(/:/g) ?? []).length;
   const parsed =
@@ -387,6 +393,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   const cdsNotifyAllow = list(read('DNSSEC_CDS_NOTIFY_ALLOW') ?? '');
   for (const item of cdsNotifyAllow)
     if (!isAddressOrCidr(item)) problems.push(`DNSSEC_CDS_NOTIFY_ALLOW must list addresses or CIDR blocks (got "${item}")`);
+  const foreignKeysFetchAllow = list(read('DNSSEC_FOREIGN_KEYS_FETCH_ALLOW') ?? '');
+  for (const item of foreignKeysFetchAllow)
+    if (!isAddressOrCidr(item)) problems.push(`DNSSEC_FOREIGN_KEYS_FETCH_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   for (const item of webhookAllow) {
     if (!isAddressOrCidr(item)) problems.push(`WEBHOOK_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
@@ -502,6 +511,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
     dnssecBootstrapSweepInterval: integer('DNSSEC_BOOTSTRAP_SWEEP_INTERVAL', 300, 1, 86400),
     dnssecCdsNotifyAllow: cdsNotifyAllow,
+    dnssecForeignKeysFetchAllow: foreignKeysFetchAllow,
     aliasResolvers: list(read('ALIAS_RESOLVERS') ?? '').flatMap((item) => {
       const parsed = parseServerAddress(item);
       if (!parsed) problems.push(`ALIAS_RESOLVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);

@@ -139,13 +139,15 @@ export async function query(
   name: string,
   type: number,
   timeoutMs = 2000,
-  options: { dnssec?: boolean } = {},
+  options: { dnssec?: boolean; tcp?: boolean } = {},
 ): Promise<DnsAnswer & { transport: 'udp' | 'tcp' }> {
   const request = {
     flags: OPCODE.QUERY << 11,
     questions: [{ name, type, klass: CLASS.IN }],
     ...(options.dnssec ? { edns: { udpPayloadSize: 1232, extendedRcode: 0, version: 0, flags: EDNS_DO, options: [] } } : {}),
   };
+  // `tcp`: over TCP from the start, where an answer forged by someone off the path must not be taken (RFC 7766 §1)
+  if (options.tcp) return { ...(await exchangeTcp(server, request, { timeoutMs })), transport: 'tcp' };
   const answer = await exchange(server, request, { timeoutMs });
   if (!(answer.message.flags & FLAG.TC)) return { ...answer, transport: 'udp' };
   return { ...(await exchangeTcp(server, request, { timeoutMs })), transport: 'tcp' };
@@ -269,9 +271,10 @@ export async function authoritativeRecords<V>(
   name: string,
   definition: RecordTypeDefinition<V>,
   timeoutMs = 2000,
+  options: { tcp?: boolean } = {},
 ): Promise<{ ok: true; values: V[]; soaOwner?: string } | { ok: false; reason: string }> {
   try {
-    const answer = await query(server, `${name.replace(/\.$/, '')}.`, definition.code, timeoutMs);
+    const answer = await query(server, `${name.replace(/\.$/, '')}.`, definition.code, timeoutMs, options);
     if (answer.rcode !== 0 && answer.rcode !== 3)
       return { ok: false, reason: `${hostPortName(server)} answered ${RCODE_NAMES[answer.rcode] ?? `RCODE ${answer.rcode}`}` };
     if (!(answer.message.flags & FLAG.AA)) return { ok: false, reason: `${hostPortName(server)} answered without authority` };

@@ -78,6 +78,10 @@ export const ERROR_CATALOGUE = {
   DNSSEC_ALGORITHM_UNCHANGED: { status: 409, message: 'The zone is signed with that algorithm already' },
   DNSSEC_NOTHING_TO_CONFIRM: { status: 409, message: 'Nothing of the zone waits for that at the parent' },
   DNSSEC_DISABLING: { status: 409, message: 'The zone is being unsigned (its DS-delete CDS/CDNSKEY are published)' },
+  /** multi-signer (RFC 8901): no foreign DNSKEY of that id in the zone */
+  DNSSEC_FOREIGN_KEY_NOT_FOUND: { status: 404, message: 'The zone holds no such foreign DNSKEY' },
+  /** multi-signer (RFC 8901): the other signer's server gave no DNSKEY RRset with authority */
+  DNSSEC_FOREIGN_KEYS_UNREADABLE: { status: 422, message: "The other signer's server did not answer its DNSKEY RRset" },
   /** ALIAS and ANAME in a signed zone: not yet (docs/templates-and-alias.md) */
   /** ALIAS flattening (docs/templates-and-alias.md): no resolver to flatten with, and the derived addresses */
   ALIAS_RESOLVERS_UNSET: { status: 422, message: 'ALIAS and ANAME records need the ALIAS_RESOLVERS setting' },
@@ -188,7 +192,8 @@ export class DomainError extends Error {
       | 'TSIG_KEY_NOT_FOUND'
       | 'TEMPLATE_NOT_FOUND'
       | 'NAMESERVER_SET_NOT_FOUND'
-      | 'WEBHOOK_NOT_FOUND',
+      | 'WEBHOOK_NOT_FOUND'
+      | 'DNSSEC_FOREIGN_KEY_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

@@ -35,6 +35,7 @@ export const EVENT_TYPES = [
   'dnssec.ds_removable',
   'dnssec.key_rolled',
   'dnssec.ds_updated',
+  'dnssec.foreign_keys_changed',
   'health.changed',
   'webhook.disabled',
 ] as const;

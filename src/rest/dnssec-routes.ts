@@ -175,6 +175,57 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
       return { body: presentDnssec(data.rollDnssecAlgorithm) };
     },
   },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone/foreign-keys',
+    operationId: 'addForeignDnskeys',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "Multi-signer (RFC 8901 model 2): publish the other signer's DNSKEYs (its ZSK and KSK) in the zone's DNSKEY RRset, signed by this zone's KSK, so a signed zone moves in or out without an insecure moment; the CDS/CDNSKEY then name both KSKs. Exactly one of dnskeys (by value) and fetch_from (the other signer's server, asked for its DNSKEY RRset)",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    body: {
+      dnskeys: {
+        kind: 'list',
+        description: 'DNSKEYs in presentation form: RDATA (257 3 13 base64…) or whole records; flags 256 or 257, the zone’s algorithm',
+        items: { type: 'string' },
+      },
+      fetch_from: {
+        kind: 'string',
+        description:
+          "the IP address (port 53 unless given) of the other signer's server; loopback and private addresses need DNSSEC_FOREIGN_KEYS_FETCH_ALLOW",
+      },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const input = { zone: inputs.zone, dnskeys: inputs.dnskeys, fetchFrom: inputs.fetch_from };
+      const data = await runner.run<{ addForeignDnskeys: GqlDnssec }>('addForeignDnskeys', { input });
+      return { body: presentDnssec(data.addForeignDnskeys) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/domain/dnssec/:zone/foreign-keys/:id',
+    operationId: 'removeForeignDnskey',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "Multi-signer (RFC 8901): take one of the other signer's DNSKEYs (its foreign_key_id) out of the zone's DNSKEY RRset and CDS/CDNSKEY, once the move is over; 404 DNSSEC_FOREIGN_KEY_NOT_FOUND",
+    params: {
+      zone: { kind: 'string', required: true, description: 'zone name' },
+      id: { kind: 'int', required: true, description: 'the foreign key (foreign_key_id)' },
+    },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ removeForeignDnskey: GqlDnssec }>('removeForeignDnskey', {
+        zone: inputs.zone,
+        id: String(inputs.id),
+      });
+      return { body: presentDnssec(data.removeForeignDnskey) };
+    },
+  },
   dnssecConfirmation(
     'ds-published',
     'confirmDnssecDsPublished',

@@ -322,7 +322,30 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
               items: { type: 'string' },
               description: 'DS records for the parent: key tag, algorithm, digest type, digest',
             },
-            dnskeys: { type: 'array', items: { type: 'string' } },
+            dnskeys: {
+              type: 'array',
+              items: { type: 'string' },
+              description: "the zone's own published DNSKEYs (for the other signer of a multi-signer zone, RFC 8901, to publish)",
+            },
+            foreign_keys: {
+              type: 'array',
+              description: "the other signer's DNSKEYs (multi-signer, RFC 8901 model 2): published in the DNSKEY RRset, named by the CDS",
+              items: {
+                type: 'object',
+                properties: {
+                  foreign_key_id: { type: 'integer' },
+                  role: { enum: ['KSK', 'ZSK'] },
+                  key_tag: { type: 'integer' },
+                  algorithm: { type: 'string' },
+                  dnskey: { type: 'string' },
+                  ds: { type: 'array', items: { type: 'string' }, description: "a KSK's DS (SHA-256) for the parent; empty for a ZSK" },
+                  source: { enum: ['value', 'fetched'] },
+                  fetched_from: { type: ['string', 'null'] },
+                  created_at: { type: 'string', format: 'date-time' },
+                },
+                required: ['foreign_key_id', 'role', 'key_tag', 'algorithm', 'dnskey', 'ds', 'source', 'created_at'],
+              },
+            },
             keys: {
               type: 'array',
               items: {

@@ -10,7 +10,8 @@ const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys
   keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }
   parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt
     lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }
-  algorithmRoll { from to step nextStepAt }`;
+  algorithmRoll { from to step nextStepAt }
+  foreignKeys { id role keyTag algorithm dnskey ds source fetchedFrom createdAt }`;
 const USER_LIMITS =
   'ratePerSecond rateBurst maxZones maxRecordsPerZone zoneCount effective { ratePerSecond rateBurst maxZones maxRecordsPerZone }';
 const HEALTH = 'zone checkedAt state findings { code severity server message since }';
@@ -78,6 +79,8 @@ export const OPERATIONS = {
   disableDnssec: `mutation DisableDnssec($zone: String!, $force: Boolean!) { disableDnssec(zone: $zone, force: $force) { ${DNSSEC} } }`,
   rollDnssecKey: `mutation RollDnssecKey($zone: String!, $role: DnssecRollRole!) { rollDnssecKey(zone: $zone, role: $role) { ${DNSSEC} } }`,
   rollDnssecAlgorithm: `mutation RollDnssecAlgorithm($zone: String!, $algorithm: DnssecAlgorithm!) { rollDnssecAlgorithm(zone: $zone, algorithm: $algorithm) { ${DNSSEC} } }`,
+  addForeignDnskeys: `mutation AddForeignDnskeys($input: AddForeignDnskeysInput!) { addForeignDnskeys(input: $input) { ${DNSSEC} } }`,
+  removeForeignDnskey: `mutation RemoveForeignDnskey($zone: String!, $id: ID!) { removeForeignDnskey(zone: $zone, id: $id) { ${DNSSEC} } }`,
   confirmDnssecDsPublished: `mutation ConfirmDnssecDsPublished($zone: String!) { confirmDnssecDsPublished(zone: $zone) { ${DNSSEC} } }`,
   confirmDnssecDsRemoved: `mutation ConfirmDnssecDsRemoved($zone: String!) { confirmDnssecDsRemoved(zone: $zone) { ${DNSSEC} } }`,
   dnssecEvents: `query DnssecEvents($zone: String!, $first: Int!, $after: String) {

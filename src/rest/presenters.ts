@@ -136,6 +136,17 @@ export interface GqlDnssec {
     } | null;
   } | null;
   algorithmRoll: { from: string; to: string; step: string; nextStepAt: string | null } | null;
+  foreignKeys: {
+    id: string;
+    role: string;
+    keyTag: number;
+    algorithm: string;
+    dnskey: string;
+    ds: string[];
+    source: string;
+    fetchedFrom: string | null;
+    createdAt: string;
+  }[];
   keys: {
     id: string;
     keyTag: number;
@@ -165,6 +176,17 @@ export function presentDnssec(d: GqlDnssec) {
     nsec3_opt_out: d.nsec3OptOut,
     ds: d.ds,
     dnskeys: d.dnskeys,
+    foreign_keys: d.foreignKeys.map((k) => ({
+      foreign_key_id: Number(k.id),
+      role: k.role,
+      key_tag: k.keyTag,
+      algorithm: k.algorithm,
+      dnskey: k.dnskey,
+      ds: k.ds,
+      source: k.source,
+      fetched_from: k.fetchedFrom,
+      created_at: k.createdAt,
+    })),
     keys: d.keys.map((k) => ({
       key_id: Number(k.id),
       key_tag: k.keyTag,

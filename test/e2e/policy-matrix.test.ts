@@ -358,6 +358,7 @@ const WATCHED_TABLES = [
   'dnssec_keys',
   'dnssec_records',
   'dnssec_key_events',
+  'dnssec_foreign_keys',
   'memberships',
   'invitations',
   'record_templates',
@@ -416,6 +417,20 @@ async function dnssecEnabled(zone: string): Promise<boolean> {
 async function adminEnableDnssec(zone: string): Promise<void> {
   if ((await dnssecState(zone)) === 'disabling') await adminDisableDnssec(zone);
   if (!(await dnssecEnabled(zone))) await admin(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: zone });
+}
+/** another signer's KSK (multi-signer, RFC 8901): any 64 octets pass as an ECDSA P-256 DNSKEY here */
+const FOREIGN_DNSKEY = `257 3 13 ${Buffer.alloc(64, 7).toString('base64')}`;
+/** signed, with the other signer's KSK published (multi-signer) */
+async function adminAddForeignKey(zone: string): Promise<void> {
+  await adminEnableDnssec(zone);
+  await admin(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { enabled } }`, {
+    i: { zone, dnskeys: [FOREIGN_DNSKEY] },
+  });
+}
+/** the id of the zone's first foreign key (0: none; a caller refused earlier gets no further) */
+async function foreignKeyId(zone: string): Promise<string> {
+  const data = await admin(`query($z: String) { domain(name: $z) { dnssec { foreignKeys { id } } } }`, { z: zone });
+  return data.domain.dnssec.foreignKeys[0]?.id ?? '0';
 }
 /** unsigned now, whatever the parent holds (force) */
 async function adminDisableDnssec(zone: string): Promise<void> {
@@ -1772,6 +1787,12 @@ const OPS: Op[] = [
   dnssecOp('POST /domain/dnssec/:zone/algorithm-roll', adminEnableDnssec, (key, zone) =>
     rest(key, 'post', `/domain/dnssec/${zone}/algorithm-roll`, { body: { algorithm: 'ED25519' } }),
   ),
+  dnssecOp('POST /domain/dnssec/:zone/foreign-keys', adminEnableDnssec, (key, zone) =>
+    rest(key, 'post', `/domain/dnssec/${zone}/foreign-keys`, { body: { dnskeys: [FOREIGN_DNSKEY] } }),
+  ),
+  dnssecOp('DELETE /domain/dnssec/:zone/foreign-keys/:id', adminAddForeignKey, async (key, zone) =>
+    rest(key, 'delete', `/domain/dnssec/${zone}/foreign-keys/${await foreignKeyId(zone)}`),
+  ),
   zoneOp('GET /domain/status/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/status/${zone}`)),
   // zone health (docs/health.md): read, and checked now, by whoever may read the zone
   zoneOp('GET /domain/health/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/health/${zone}`)),
@@ -2015,6 +2036,17 @@ const OPS: Op[] = [
   keyRevokeOp('Mutation.revokeTsigKey', 'tsig', (key, id) => gql(key, `mutation($id: ID!) { revokeTsigKey(id: $id) { id } }`, { id })),
   dnssecOp('Mutation.rollDnssecKey', adminEnableDnssec, (key, zone) =>
     gql(key, `mutation($z: String!) { rollDnssecKey(zone: $z, role: ZSK) { enabled } }`, { z: zone }),
+  ),
+  dnssecOp('Mutation.addForeignDnskeys', adminEnableDnssec, (key, zone) =>
+    gql(key, `mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { enabled } }`, {
+      i: { zone, dnskeys: [FOREIGN_DNSKEY] },
+    }),
+  ),
+  dnssecOp('Mutation.removeForeignDnskey', adminAddForeignKey, async (key, zone) =>
+    gql(key, `mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { enabled } }`, {
+      z: zone,
+      id: await foreignKeyId(zone),
+    }),
   ),
   dnssecOp('Mutation.rollDnssecAlgorithm', adminEnableDnssec, (key, zone) =>
     gql(key, `mutation($z: String!) { rollDnssecAlgorithm(zone: $z, algorithm: ED25519) { enabled } }`, { z: zone }),

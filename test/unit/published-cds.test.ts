@@ -123,3 +123,22 @@ it('the check above can fail: the former publication, both keys while the new on
     ),
   ).toEqual(['CDS not match CDNSKEY']);
 });
+
+it('multi-signer (RFC 8901 §8): the other signer’s KSK beside ours, not its ZSK; none mid-roll; the DS-delete pair alone when disabling', () => {
+  const ksk = key(1, 'KSK', 'active');
+  const zsk = key(2, 'ZSK', 'active');
+  const theirKsk = key(3, 'KSK', 'active');
+  const theirZsk = key(4, 'ZSK', 'active');
+  const foreign = [theirKsk, theirZsk].map((k) => ({ dnskey: k.dnskey, flags: k.role === 'KSK' ? 257 : 256 }));
+  const records = publishedCds(ZONE, [ksk, zsk], 3600, false, foreign);
+  expect(tags(records, 'CDS')).toEqual([ksk.keyTag, theirKsk.keyTag]);
+  const all = [ksk, zsk, theirKsk, theirZsk];
+  expect(cdnskeyTags(all, records)).toEqual([ksk.keyTag, theirKsk.keyTag]);
+  // their keys are in our DNSKEY RRset, so the CDNSKEY names keys of it (RFC 9975 §3.1)
+  expect(knotSubmissionErrors(all, records)).toEqual([]);
+  // without their keys in the DNSKEY RRset the same CDS would break Knot's rule
+  expect(knotSubmissionErrors([ksk, zsk], records)).toEqual(['CDNSKEY not match DNSKEY']);
+  // our double-DS roll publishes none, theirs included
+  expect(publishedCds(ZONE, [ksk, zsk, key(5, 'KSK', 'generated')], 3600, false, foreign)).toEqual([]);
+  expect(publishedCds(ZONE, [ksk, zsk], 3600, true, foreign).map((r) => r.rdata)).toEqual(['0 0 0 00', CDNSKEY_DELETE]);
+});

@@ -22,6 +22,16 @@ export type AplDataInput = {
   items?: string | null | undefined;
 };
 
+/** The other signer’s DNSKEYs (multi-signer, RFC 8901 model 2): by value, or read from its server. Exactly one of dnskeys and fetchFrom. */
+export type AddForeignDnskeysInput = {
+  /** DNSKEYs in presentation form: the RDATA (`257 3 13 base64…`) or the whole record (`example.com. 3600 IN DNSKEY 257 3 13 base64…`); flags 256 (ZSK) or 257 (KSK), the zone’s algorithm. */
+  dnskeys?: Array<string> | null | undefined;
+  /** The IP address (port 53 unless given: 192.0.2.1:5300, [2001:db8::1]:53) of the other signer’s server to ask for its DNSKEY RRset; our own keys in its answer are passed over. Loopback and private addresses need DNSSEC_FOREIGN_KEYS_FETCH_ALLOW. */
+  fetchFrom?: string | null | undefined;
+  /** The zone, by name. */
+  zone: string;
+};
+
 /** CREATED: made through the API for a user; API_KEY_SETTING: the admin key the API_KEY setting sets at each start; GENERATED_AT_FIRST_START: the admin key generated (and printed once) at the first start without API_KEY. */
 export type ApiKeyOrigin = 'API_KEY_SETTING' | 'CREATED' | 'GENERATED_AT_FIRST_START';
 
@@ -1234,6 +1244,16 @@ export type DnssecFieldsFragment = {
     nextEventAt: string | null;
   }>;
   algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+  foreignKeys: Array<{
+    id: string;
+    role: string;
+    keyTag: number;
+    algorithm: string;
+    dnskey: string;
+    ds: Array<string>;
+    source: string;
+    fetchedFrom: string | null;
+  }>;
 };
 
 export type ZoneDnssecQueryVariables = Exact<{
@@ -1278,6 +1298,16 @@ export type ZoneDnssecQuery = {
         nextEventAt: string | null;
       }>;
       algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+      foreignKeys: Array<{
+        id: string;
+        role: string;
+        keyTag: number;
+        algorithm: string;
+        dnskey: string;
+        ds: Array<string>;
+        source: string;
+        fetchedFrom: string | null;
+      }>;
     };
   };
 };
@@ -1322,6 +1352,16 @@ export type EnableDnssecMutation = {
       nextEventAt: string | null;
     }>;
     algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
   };
 };
 
@@ -1366,6 +1406,16 @@ export type DisableDnssecMutation = {
       nextEventAt: string | null;
     }>;
     algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
   };
 };
 
@@ -1409,6 +1459,16 @@ export type ConfirmDnssecDsRemovedMutation = {
       nextEventAt: string | null;
     }>;
     algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
   };
 };
 
@@ -1453,6 +1513,16 @@ export type RollDnssecKeyMutation = {
       nextEventAt: string | null;
     }>;
     algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
   };
 };
 
@@ -1497,6 +1567,123 @@ export type RollDnssecAlgorithmMutation = {
       nextEventAt: string | null;
     }>;
     algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
+  };
+};
+
+export type AddForeignDnskeysMutationVariables = Exact<{
+  input: AddForeignDnskeysInput;
+}>;
+
+export type AddForeignDnskeysMutation = {
+  addForeignDnskeys: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
+  };
+};
+
+export type RemoveForeignDnskeyMutationVariables = Exact<{
+  zone: string;
+  id: string | number;
+}>;
+
+export type RemoveForeignDnskeyMutation = {
+  removeForeignDnskey: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    disableAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
   };
 };
 
@@ -1540,6 +1727,16 @@ export type ConfirmDnssecDsPublishedMutation = {
       nextEventAt: string | null;
     }>;
     algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
   };
 };
 
@@ -2412,6 +2609,23 @@ export const DnssecFieldsFragmentDoc = {
                 { kind: 'Field', name: { kind: 'Name', value: 'to' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'step' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
               ],
             },
           },
@@ -4890,6 +5104,23 @@ export const ZoneDnssecDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -5010,6 +5241,23 @@ export const EnableDnssecDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'to' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'step' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
               ],
             },
           },
@@ -5146,6 +5394,23 @@ export const DisableDnssecDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -5266,6 +5531,23 @@ export const ConfirmDnssecDsRemovedDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'to' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'step' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
               ],
             },
           },
@@ -5402,6 +5684,23 @@ export const RollDnssecKeyDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
         ],
       },
     },
@@ -5535,11 +5834,314 @@ export const RollDnssecAlgorithmDocument = {
               ],
             },
           },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
         ],
       },
     },
   ],
 } as unknown as DocumentNode<RollDnssecAlgorithmMutation, RollDnssecAlgorithmMutationVariables>;
+export const AddForeignDnskeysDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'AddForeignDnskeys' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'AddForeignDnskeysInput' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'addForeignDnskeys' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'input' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'input' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<AddForeignDnskeysMutation, AddForeignDnskeysMutationVariables>;
+export const RemoveForeignDnskeyDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RemoveForeignDnskey' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'id' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'ID' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'removeForeignDnskey' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+              { kind: 'Argument', name: { kind: 'Name', value: 'id' }, value: { kind: 'Variable', name: { kind: 'Name', value: 'id' } } },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RemoveForeignDnskeyMutation, RemoveForeignDnskeyMutationVariables>;
 export const ConfirmDnssecDsPublishedDocument = {
   kind: 'Document',
   definitions: [
@@ -5655,6 +6257,23 @@ export const ConfirmDnssecDsPublishedDocument = {
                 { kind: 'Field', name: { kind: 'Name', value: 'to' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'step' } },
                 { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
               ],
             },
           },

@@ -141,6 +141,51 @@ export function registerDnssecCommands(program: Command): void {
         (await gql(`mutation($z: String!) { confirmDnssecDsRemoved(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: name })).confirmDnssecDsRemoved,
       );
     });
+  // multi-signer (RFC 8901 model 2): the other signer's DNSKEYs, to move a signed zone in or out (docs/dnssec.md)
+  const FOREIGN_FIELDS = 'zone dnskeys ds foreignKeys { id role keyTag algorithm dnskey ds source fetchedFrom createdAt }';
+  const printForeign = (status: {
+    zone: string;
+    dnskeys: string[];
+    ds: string[];
+    foreignKeys: { id: string; role: string; keyTag: number; algorithm: string; dnskey: string; ds: string[]; source: string }[];
+  }) => {
+    if (program.opts().json) return print(program, status);
+    process.stdout.write(`ours (publish these at the other signer):\n`);
+    for (const dnskey of status.dnskeys) process.stdout.write(`${status.zone}. IN DNSKEY ${dnskey}\n`);
+    for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
+    process.stdout.write(`theirs (published here):\n`);
+    if (status.foreignKeys.length) print(program, status.foreignKeys, ['id', 'keyTag', 'role', 'algorithm', 'source', 'dnskey']);
+    for (const ds of status.foreignKeys.flatMap((k) => k.ds)) process.stdout.write(`DS ${ds}\n`);
+  };
+  const foreign = dnssec
+    .command('foreign-keys')
+    .description("multi-signer (RFC 8901): the other signer's DNSKEYs, published in the zone's DNSKEY RRset beside its own");
+  foreign
+    .command('list <zone>')
+    .description("the zone's own DNSKEYs (for the other signer) and the other signer's, with the DS of each KSK")
+    .action(async (name: string) => {
+      printForeign((await gql(`query($z: String) { domain(name: $z) { dnssec { ${FOREIGN_FIELDS} } } }`, { z: name })).domain.dnssec);
+    });
+  foreign
+    .command('add <zone> [dnskeys...]')
+    .description("publish the other signer's DNSKEYs (each quoted: '257 3 13 base64…'), or those its server answers (--from)")
+    .option('--from <address>', "the other signer's server (IP address, port 53 unless given) to ask for its DNSKEY RRset")
+    .action(async (name: string, dnskeys: string[], options: { from?: string }) => {
+      const input = { zone: name, ...(options.from ? { fetchFrom: options.from } : { dnskeys }) };
+      printForeign(
+        (await gql(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${FOREIGN_FIELDS} } }`, { i: input }))
+          .addForeignDnskeys,
+      );
+    });
+  foreign
+    .command('remove <zone> <id>')
+    .description("take one of the other signer's DNSKEYs (its id in `list`) out of the zone's DNSKEY RRset and CDS")
+    .action(async (name: string, id: string) => {
+      printForeign(
+        (await gql(`mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { ${FOREIGN_FIELDS} } }`, { z: name, id }))
+          .removeForeignDnskey,
+      );
+    });
   dnssec
     .command('events <zone>')
     .description("the zone's key events, newest first: each step of each key (made, published, active, retired, removed) and why")

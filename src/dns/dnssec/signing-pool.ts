@@ -126,7 +126,7 @@ export class SigningPool {
     window: SignatureWindow,
   ): Promise<CanonicalRecord[]> {
     const pooledKeys: PooledKey[] = keys
-      .filter((key) => key.signing)
+      .filter((key): key is ZoneKey & { privateKey: KeyObject } => key.signing && !!key.privateKey)
       .map((key) => ({ role: key.role, algorithm: key.algorithm.name, privateKey: key.privateKey, tag: key.tag, signing: true }));
     const algorithmNumbers = keys.filter((key) => key.signing).map((key) => key.algorithm.number);
     const signer = signerNameOf(zone);

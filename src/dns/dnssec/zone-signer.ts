@@ -30,7 +30,8 @@ export type KeyRole = 'KSK' | 'ZSK' | 'CSK';
 export interface ZoneKey {
   role: KeyRole;
   algorithm: DnssecAlgorithm;
-  privateKey: KeyObject;
+  /** undefined: another signer's key (RFC 8901 model 2), published in the DNSKEY RRset and never signing here */
+  privateKey: KeyObject | undefined;
   dnskey: DnskeyValue;
   tag: number;
   /** in the DNSKEY RRset (RFC 7583: published, ready, active, retired) */
@@ -322,6 +323,7 @@ export function signatures(
       keyTag: key.tag,
       signer: signer.wire,
     };
+    if (!key.privateKey) throw new Error(`key ${key.tag} of ${zone} has no private part here: it cannot sign`);
     const signature = key.algorithm.sign(signingInputOf(fields, ownerWire, rrset.code, rdatas), key.privateKey);
     const record: CanonicalRecord = {
       owner: rrset.owner,

@@ -1,8 +1,16 @@
-import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import { Max, Min } from 'class-validator';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
-import { DnssecAlgorithmEnum, DnssecKeyEventType, DnssecRollRoleEnum, DnssecType, EnableDnssecInput } from '../types/dnssec.type';
+import {
+  AddForeignDnskeysInput,
+  DnssecAlgorithmEnum,
+  DnssecKeyEventType,
+  DnssecRollRoleEnum,
+  DnssecType,
+  EnableDnssecInput,
+} from '../types/dnssec.type';
+import { parseId } from '../inputs/ids';
 import { Connection, ConnectionValue } from '../types/connection';
 import { parseOptionalId } from '../inputs/ids';
 import { listComplexity } from './paging';
@@ -98,6 +106,26 @@ export class DnssecResolver {
   })
   confirmDnssecDsRemoved(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.dnssec.confirmDsRemoved(ctx, zone);
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'Multi-signer (RFC 8901 model 2), to move a signed zone in or out without an insecure moment: publishes the other signer’s DNSKEYs (its ZSK and KSK) in the zone’s DNSKEY RRset, signed by this zone’s KSK; the CDS/CDNSKEY then name both KSKs (and a parent held here gets both DS). Given by value, or read from the other signer’s server (fetchFrom). Keys held already are passed over.',
+  })
+  addForeignDnskeys(@Arg('input') input: AddForeignDnskeysInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.addForeignDnskeys(ctx, {
+      zone: input.zone,
+      dnskeys: input.dnskeys ?? undefined,
+      fetchFrom: input.fetchFrom ?? undefined,
+    });
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'Takes one of the other signer’s DNSKEYs (`DnssecForeignKey.id`) out of the zone’s DNSKEY RRset and CDS/CDNSKEY: when the move is over (docs/dnssec.md, «Moving a signed zone in / out»).',
+  })
+  removeForeignDnskey(@Arg('zone') zone: string, @Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.removeForeignDnskey(ctx, zone, parseId(id, 'id'));
   }
 
   @Mutation(() => DnssecType, {

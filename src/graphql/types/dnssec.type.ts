@@ -57,6 +57,63 @@ export class EnableDnssecInput {
   keyLayout?: DnssecKeyLayoutEnum | null;
 }
 
+@InputType('AddForeignDnskeysInput', {
+  description:
+    'The other signer’s DNSKEYs (multi-signer, RFC 8901 model 2): by value, or read from its server. Exactly one of dnskeys and fetchFrom.',
+})
+export class AddForeignDnskeysInput {
+  @Field({ description: 'The zone, by name.' })
+  zone!: string;
+
+  @Field(() => [String], {
+    nullable: true,
+    description:
+      'DNSKEYs in presentation form: the RDATA (`257 3 13 base64…`) or the whole record (`example.com. 3600 IN DNSKEY 257 3 13 base64…`); flags 256 (ZSK) or 257 (KSK), the zone’s algorithm.',
+  })
+  dnskeys?: string[] | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The IP address (port 53 unless given: 192.0.2.1:5300, [2001:db8::1]:53) of the other signer’s server to ask for its DNSKEY RRset; our own keys in its answer are passed over. Loopback and private addresses need DNSSEC_FOREIGN_KEYS_FETCH_ALLOW.',
+  })
+  fetchFrom?: string | null;
+}
+
+@ObjectType('DnssecForeignKey', {
+  simpleResolvers: true,
+  description:
+    'A DNSKEY of the zone’s other signer (multi-signer, RFC 8901 model 2): published in the zone’s DNSKEY RRset beside its own keys and signed by its KSK; it never signs here.',
+})
+export class DnssecForeignKeyType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field({ description: 'KSK (flags 257) or ZSK (flags 256).' })
+  role!: string;
+
+  @Field(() => Int, { description: 'The key tag (RFC 4034 Appendix B).' })
+  keyTag!: number;
+
+  @Field({ description: 'The algorithm mnemonic.' })
+  algorithm!: string;
+
+  @Field({ description: 'The DNSKEY RDATA, presentation form.' })
+  dnskey!: string;
+
+  @Field(() => [String], { description: 'A KSK’s DS (SHA-256) for the parent, which the zone’s CDS names too; empty for a ZSK.' })
+  ds!: string[];
+
+  @Field({ description: 'value (given) or fetched (read from the other signer’s server).' })
+  source!: string;
+
+  @Field(() => String, { nullable: true, description: 'The server it was read from (address:port).' })
+  fetchedFrom!: string | null;
+
+  @Field()
+  createdAt!: Date;
+}
+
 @ObjectType('DnssecKey', {
   simpleResolvers: true,
   description: 'A signing key of a zone (its private part never leaves the service). Times of each RFC 7583 step.',
@@ -235,8 +292,17 @@ export class DnssecType {
   })
   ds!: string[];
 
-  @Field(() => [String], { description: 'The DNSKEY RRset, presentation form (for a parent that takes DNSKEY).' })
+  @Field(() => [String], {
+    description:
+      'This zone’s own published DNSKEYs (ZSK and KSK), presentation form: for a parent that takes DNSKEY, and for the other signer of a multi-signer zone (RFC 8901) to publish. The served DNSKEY RRset holds foreignKeys too.',
+  })
   dnskeys!: string[];
+
+  @Field(() => [DnssecForeignKeyType], {
+    description:
+      'The other signer’s DNSKEYs (multi-signer, RFC 8901 model 2), oldest first: in the served DNSKEY RRset; its KSKs’ DS belong at the parent beside `ds`, and the CDS/CDNSKEY name them.',
+  })
+  foreignKeys!: DnssecForeignKeyType[];
 
   @Field(() => Date, {
     nullable: true,

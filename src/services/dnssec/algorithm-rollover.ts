@@ -22,6 +22,7 @@
  * One roll at a time: no algorithm roll while a key roll runs, and no key roll (by hand or by lifetime) while
  * an algorithm roll does.
  */
+import { foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 import type { Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
@@ -117,6 +118,12 @@ export async function startAlgorithmRoll(
     if (rollUnderWay(keys)) {
       const message = `algorithm: a key or algorithm roll of ${change.zone.name} is under way; one at a time`;
       throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'algorithm', code: 'DNSSEC_ROLL_IN_PROGRESS', message }]);
+    }
+    // multi-signer (RFC 8901 §4): both providers sign with one algorithm, and the other signer's keys would stay
+    // in the DNSKEY RRset under an algorithm no longer signing here; the move ends first, then the roll
+    if ((await foreignKeysOfZone(sql, change.zone.id)).length) {
+      const message = `algorithm: ${change.zone.name} publishes another signer's keys (multi-signer); remove them first (removeForeignDnskey)`;
+      throw new DomainError('DNSSEC_ROLL_IN_PROGRESS', message, [{ field: 'algorithm', code: 'DNSSEC_MULTI_SIGNER', message }]);
     }
     const current = live(keys);
     if (current.every((k) => k.algorithm === algorithm.number)) {

@@ -36,6 +36,16 @@ import {
 import { awaitedOfParent, DsCheck } from './parent-ds';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { algorithmRollOf, AlgorithmRollStep, startAlgorithmRoll } from './algorithm-rollover';
+import {
+  addForeignKeys,
+  fetchForeignDnskeys,
+  ForeignKeyInfo,
+  foreignKeyInfo,
+  MAX_FOREIGN_KEYS,
+  parseForeignDnskey,
+  removeForeignKey,
+} from './foreign-keys';
+import { foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 
 export type DenialChoice = 'NSEC' | 'NSEC3';
 /** KSK + ZSK (the default: the ZSK rolls without the parent), or one combined signing key (CSK) */
@@ -76,6 +86,18 @@ export interface DnssecStatus {
   parentDs: ParentDsStatus | null;
   /** the algorithm roll under way (rollDnssecAlgorithm), null when none */
   algorithmRoll: AlgorithmRollStatus | null;
+  /**
+   * the other signer's DNSKEYs (multi-signer, RFC 8901 model 2: foreign-keys.ts), published in the DNSKEY RRset
+   * beside `dnskeys`; its KSKs' DS belong at the parent beside `ds`, and the CDS/CDNSKEY name them
+   */
+  foreignKeys: ForeignKeyInfo[];
+}
+
+/** what adds the other signer's keys: their DNSKEYs by value, or the address of its server to ask */
+export interface AddForeignDnskeysInput {
+  zone: string;
+  dnskeys?: string[];
+  fetchFrom?: string;
 }
 
 export interface AlgorithmRollStatus {
@@ -266,6 +288,38 @@ export class DnssecService {
     return this.statusOf(ctx.db, domain);
   }
 
+  /**
+   * Publishes the other signer's DNSKEYs in the zone's DNSKEY RRset (multi-signer, RFC 8901 model 2;
+   * foreign-keys.ts): given by value, or read from its server (`fetchFrom`). Exactly one of the two.
+   */
+  async addForeignDnskeys(ctx: RequestContext, input: AddForeignDnskeysInput): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: input.zone });
+    requireDnssecControl(ctx, domain.name);
+    const byValue = input.dnskeys !== undefined && input.dnskeys !== null;
+    const byServer = input.fetchFrom !== undefined && input.fetchFrom !== null;
+    if (byValue === byServer)
+      throw DomainError.invalid(
+        'dnskeys',
+        'dnskeys: give the DNSKEYs, or fetchFrom: the address of the other signer’s server (one of the two)',
+      );
+    if (byValue && !input.dnskeys!.length) throw DomainError.invalid('dnskeys', 'dnskeys: at least one DNSKEY');
+    if (byValue && input.dnskeys!.length > MAX_FOREIGN_KEYS)
+      throw DomainError.invalid('dnskeys', `dnskeys: at most ${MAX_FOREIGN_KEYS} DNSKEYs`);
+    const keys = byValue
+      ? input.dnskeys!.map((text, i) => parseForeignDnskey(domain.name, text, `dnskeys[${i}]`))
+      : await fetchForeignDnskeys(this.settings, domain.name, input.fetchFrom!);
+    await addForeignKeys(ctx.db, this.settings, ctx.principal, domain, keys, byServer);
+    return this.statusOf(ctx.db, domain);
+  }
+
+  /** takes one of the other signer's DNSKEYs out of the zone's DNSKEY RRset (the move is over) */
+  async removeForeignDnskey(ctx: RequestContext, zoneName: string, id: number): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
+    await removeForeignKey(ctx.db, this.settings, ctx.principal, domain, id);
+    return this.statusOf(ctx.db, domain);
+  }
+
   /** the operator's word that the parent (outside Zonekeeper) serves the zone's DS (enabled, or a KSK roll's new DS) */
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
@@ -306,6 +360,7 @@ export class DnssecService {
     const ds = keys.filter(inParentDs).flatMap((k) => dsRecordsOf(zone.name, k));
     const awaited = policy ? awaitedOfParent(policy, keys) : undefined;
     const roll = algorithmRollOf(keys);
+    const foreign = policy ? await foreignKeysOfZone(sql, zone.id) : [];
     return {
       zone: zone.name,
       enabled: !!policy,
@@ -329,6 +384,7 @@ export class DnssecService {
           }
         : null,
       algorithmRoll: roll ? { from: roll.from.name, to: roll.to.name, step: roll.step, nextStepAt: roll.nextStepAt } : null,
+      foreignKeys: foreign.map((key) => foreignKeyInfo(zone.name, key)),
     };
   }
 }

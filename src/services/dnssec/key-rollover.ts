@@ -24,7 +24,7 @@ import type { Principal } from '../../auth/principal';
 import type { Settings } from '../../config/settings';
 import type { Database, Sql } from '../../db/pool';
 import { DNSSEC_ALGORITHMS, algorithmByNumber } from '../../dns/dnssec/algorithms';
-import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
+import { DNSKEY_FLAG_SEP, dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
 import {
@@ -53,6 +53,7 @@ import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { SIGNER } from './signer-principal';
 import { appendEvent } from '../../repositories/events';
+import { deleteForeignKeysOfZone, foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 import { zonesByName } from '../../repositories/dnssec-signals';
 import { algorithmRollOf, algorithmRollStep } from './algorithm-rollover';
 
@@ -218,6 +219,8 @@ export async function finishDisable(change: ZoneChange): Promise<void> {
   const sql = change.connection;
   change.stageSigner(signerRemovals(await allSignerRecords(sql, change.zone.id)), []);
   await deleteSigning(sql, change.zone.id, new Date());
+  // an unsigned zone publishes no DNSKEY: the other signer's keys (RFC 8901) go with ours
+  await deleteForeignKeysOfZone(sql, change.zone.id);
   change.skipSigning();
   await change.commit();
 }
@@ -434,14 +437,21 @@ async function writeParentDs(
   if (!parent) return undefined;
   const owner = work.child.slice(0, -(parent.name.length + 1));
   const [child] = await zonesByName(db, [work.child]);
+  // multi-signer (RFC 8901 §8): the parent holds the other signer's KSKs' DS beside ours, as our CDS names them,
+  // for as long as the zone is signed here (an empty set takes the zone's DS away: the zone goes unsigned)
+  const theirs =
+    child && work.ds.length
+      ? (await foreignKeysOfZone(db, child.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP).map((k) => dsRecordsOf(work.child, k)[0])
+      : [];
+  const ds = [...work.ds, ...theirs.filter((rdata) => !work.ds.includes(rdata))];
   // answers the DS RRset's TTL (the parent's SOA TTL for a new one): how long resolvers may cache it
   return changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
     const ttl = current0Ttl(change.zone.sameOwner, owner) ?? change.zone.soa.ttl;
     const current = change.zone.sameOwner.filter((r) => r.owner === owner && r.type === 'DS');
-    const wanted = new Set(work.ds);
+    const wanted = new Set(ds);
     const removed = current.filter((row) => !wanted.has(row.rdata));
     const have = new Set(current.map((r) => r.rdata));
-    const added = work.ds.filter((rdata) => !have.has(rdata));
+    const added = ds.filter((rdata) => !have.has(rdata));
     if (!removed.length && !added.length) return { ttl };
     // the event is written in the parent's change's transaction (docs/events.md): it exists exactly when the DS did change
     change.requireLock();
@@ -456,7 +466,7 @@ async function writeParentDs(
         zone: work.child,
         parent: parent.name,
         parentSerial: change.serialAfter,
-        ds: work.ds,
+        ds,
         added,
         removed: removed.map((r) => r.rdata),
         ttl,

@@ -27,7 +27,8 @@ import { signingPool } from '../../dns/dnssec/signing-pool';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { CDS_DELETE } from '../../dns/record-types/cds';
-import { DnskeyValue, dsOf } from '../../dns/dnssec/keys';
+import { DNSKEY_FLAG_SEP, DnskeyValue, dsOf } from '../../dns/dnssec/keys';
+import { ForeignDnskey, foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 import { formatDs } from '../../dns/dnssec/ds';
 import { canonicalNameWire } from '../../dns/wire/name';
 import { DomainError } from '../../errors/catalogue';
@@ -100,8 +101,13 @@ export function denialOf(policy: DnssecPolicy): Denial {
  * there) is not in the DNSKEY RRset: that is the double-DS roll (§3.3.2). A private key is opened here,
  * only to sign.
  */
-export function zoneKeysOf(zone: string, stored: readonly SigningKeyRow[], vault: KeyVault): ZoneKey[] {
-  return stored
+export function zoneKeysOf(
+  zone: string,
+  stored: readonly SigningKeyRow[],
+  vault: KeyVault,
+  foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'keyTag' | 'flags'>[] = [],
+): ZoneKey[] {
+  const own = stored
     .filter((key) => key.state !== 'removed')
     .map((key) => {
       const algorithm = algorithmByNumber(key.algorithm);
@@ -117,6 +123,29 @@ export function zoneKeysOf(zone: string, stored: readonly SigningKeyRow[], vault
         signing: isSigning(key),
       };
     });
+  return [...own, ...foreignZoneKeys(zone, foreign)];
+}
+
+/**
+ * The other signer's keys as the signer sees them (RFC 8901 §2.1.2, model 2): in the DNSKEY RRset, so that the
+ * signatures the other provider serves validate with the RRset we serve (its ZSK) and so that the CDS/CDNSKEY
+ * name both KSKs (RFC 8901 §8); signed over by our KSK, never signing (no private part here).
+ */
+export function foreignZoneKeys(zone: string, foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'keyTag' | 'flags'>[]): ZoneKey[] {
+  return foreign.map((key) => {
+    const dnskey = parsedDnskey(zone, key.dnskey);
+    const algorithm = dnskey && algorithmByNumber(dnskey.algorithm);
+    if (!dnskey || !algorithm) throw new Error(`a foreign DNSKEY of ${zone} does not parse`);
+    return {
+      role: key.flags & DNSKEY_FLAG_SEP ? 'KSK' : 'ZSK',
+      algorithm,
+      privateKey: undefined,
+      dnskey,
+      tag: key.keyTag,
+      published: true,
+      signing: false,
+    };
+  });
 }
 
 /** the zones' DNSKEY RDATA as parsed, by zone and text: every signed write reads the keys, few keys change */
@@ -317,7 +346,13 @@ export async function wholeZoneDiff(
  * A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS `0 0 0 00`, CDNSKEY `0 3 0 AA==`),
  * alone in their RRsets.
  */
-export function publishedCds(zone: string, keys: readonly SigningKeyRow[], ttl: number, disabling = false): CanonicalRecord[] {
+export function publishedCds(
+  zone: string,
+  keys: readonly SigningKeyRow[],
+  ttl: number,
+  disabling = false,
+  foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'flags'>[] = [],
+): CanonicalRecord[] {
   if (disabling)
     return [
       { owner: '@', type: 'CDS', ttl, rdata: CDS_DELETE },
@@ -325,7 +360,11 @@ export function publishedCds(zone: string, keys: readonly SigningKeyRow[], ttl: 
     ];
   const atParent = keys.filter(inParentDs);
   if (atParent.some((key) => !isPublished(key))) return [];
-  return atParent.flatMap((key) => [
+  // RFC 8901 §8: in a multi-signer zone the CDS/CDNSKEY name every provider's KSK, so a parent that follows
+  // them keeps both DS; the other signer's KSKs are in our DNSKEY RRset, as RFC 9975 §3.1 asks
+  const theirs = foreign.filter((key) => key.flags & DNSKEY_FLAG_SEP);
+  if (!atParent.length) return [];
+  return [...atParent, ...theirs].flatMap((key) => [
     { owner: '@', type: 'CDS', ttl, rdata: dsRecordsOf(zone, key)[0] },
     { owner: '@', type: 'CDNSKEY', ttl, rdata: key.dnskey },
   ]);
@@ -420,13 +459,17 @@ async function signChangeOfZone(change: ChangeToSign, settings: Settings): Promi
   const denial = denialOf(plan.policy);
   const window = signatureWindow(settings);
   const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
-  const cdsOf = (stored: readonly SigningKeyRow[]) => publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling');
+  // the other signer's keys (RFC 8901): read where the DNSKEY RRset and the CDS/CDNSKEY are made, a key step or
+  // the zone signed whole; an incremental change leaves those RRsets alone and asks nothing more
+  let foreign: ForeignDnskey[] = [];
+  const cdsOf = (stored: readonly SigningKeyRow[]) => publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling', foreign);
   let stored: SigningKeyRow[];
   let diff: SignerDiff | 'full' = 'full';
   if (plan.mode === 'keys') {
     // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
     stored = await keysOfZone(sql, zone.id);
-    const keys = zoneKeysOf(zone.name, stored, vaultOf(settings));
+    foreign = await foreignKeysOfZone(sql, zone.id);
+    const keys = zoneKeysOf(zone.name, stored, vaultOf(settings), foreign);
     const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
     const stepChange = keyStepChange(change, keyRecords);
     const view = new StoredSignedZone(sql, zone.id, stepChange);
@@ -447,7 +490,11 @@ async function signChangeOfZone(change: ChangeToSign, settings: Settings): Promi
     else stored = await view.answer(questions);
     const keys = zoneKeysOf(zone.name, stored, vaultOf(settings));
     if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
-    if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
+    if (diff === 'full') {
+      foreign = await foreignKeysOfZone(sql, zone.id);
+      const withForeign = [...keys, ...foreignZoneKeys(zone.name, foreign)];
+      diff = await wholeZoneDiff(sql, zone, change, withForeign, denial, window, cdsOf(stored));
+    }
   }
   change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
 }

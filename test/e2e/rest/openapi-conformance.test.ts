@@ -16,6 +16,9 @@ interface Fixture {
 }
 
 /** a good call and a failing one for every operationId */
+/** another signer's KSK (multi-signer, RFC 8901): any 64 octets pass as an ECDSA P-256 DNSKEY here */
+const FOREIGN_DNSKEY = `257 3 13 ${Buffer.alloc(64, 7).toString('base64')}`;
+
 const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
   listRecords: () => ({ good: { method: 'get', path: '/api/record/list' }, bad: { method: 'get', path: '/api/record/list', query: {} } }),
   getRecord: (f) => ({
@@ -179,6 +182,14 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: 'LATER', body: { algorithm: 'ED25519' } },
     bad: { method: 'post', path: '/api/domain/dnssec/missing.example/algorithm-roll', body: { algorithm: 'ED25519' } },
   }),
+  addForeignDnskeys: () => ({
+    good: { method: 'post', path: 'LATER', body: { dnskeys: [FOREIGN_DNSKEY] } },
+    bad: { method: 'post', path: '/api/domain/dnssec/missing.example/foreign-keys', body: { dnskeys: [FOREIGN_DNSKEY] } },
+  }),
+  removeForeignDnskey: () => ({
+    good: { method: 'delete', path: 'LATER' },
+    bad: { method: 'delete', path: '/api/domain/dnssec/missing.example/foreign-keys/1' },
+  }),
   disableDnssec: (f) => ({
     good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
@@ -302,7 +313,14 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
           call.path = `/api/tsigkey/edit/${envelope === 'restknot' ? created.body.data.id : created.body.id}`;
         }
         if (
-          ['confirmDnssecDsPublished', 'confirmDnssecDsRemoved', 'rollDnssecKey', 'rollDnssecAlgorithm'].includes(op.operationId) &&
+          [
+            'confirmDnssecDsPublished',
+            'confirmDnssecDsRemoved',
+            'rollDnssecKey',
+            'rollDnssecAlgorithm',
+            'addForeignDnskeys',
+            'removeForeignDnskey',
+          ].includes(op.operationId) &&
           kind === 'good'
         ) {
           // a zone signed under a parent outside Zonekeeper waits for its DS; disabled (without force), for its
@@ -319,8 +337,19 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             confirmDnssecDsPublished: 'ds-published',
             rollDnssecKey: 'roll',
             rollDnssecAlgorithm: 'algorithm-roll',
+            addForeignDnskeys: 'foreign-keys',
+            removeForeignDnskey: 'foreign-keys',
           }[op.operationId as string];
           call.path = `/api/domain/dnssec/${zone}/${action}`;
+          if (op.operationId === 'removeForeignDnskey') {
+            // a foreign key to remove: added first, its id read back
+            const added = await app.http
+              .post(`/api/domain/dnssec/${zone}/foreign-keys`)
+              .set('X-API-Key', ADMIN_KEY)
+              .send({ dnskeys: [FOREIGN_DNSKEY] });
+            const body = envelope === 'restknot' ? added.body.data : added.body;
+            call.path = `/api/domain/dnssec/${zone}/foreign-keys/${body.foreign_keys[0].foreign_key_id}`;
+          }
         }
         if (['webhookDeliveries', 'rotateWebhookSecret', 'redeliverWebhook', 'deleteWebhook'].includes(op.operationId) && kind === 'good') {
           const created = await app.http

@@ -1,0 +1,266 @@
+/**
+ * Multi-signer DNSSEC, RFC 8901 model 2 (§2.1.2): the zone is served by two providers, each signing with its
+ * own KSK and ZSK. Each publishes the other's ZSK in its DNSKEY RRset, so that a resolver which cached the
+ * DNSKEY RRset of one provider validates the signatures the other serves (§3); the parent holds the DS of
+ * both KSKs, and the CDS/CDNSKEY name both (§8). That is how a signed zone moves between providers without an
+ * insecure moment (docs/dnssec.md, «Moving a signed zone in / out»).
+ *
+ * The other signer's DNSKEYs are given by value or read from its server (a DNSKEY query to an address the
+ * caller names, through the dns-client and the outbound-address guard, DNSSEC_FOREIGN_KEYS_FETCH_ALLOW). They
+ * join our DNSKEY RRset (its KSKs too, so that our CDS/CDNSKEY may name them: RFC 9975 §3.1 wants every
+ * CDNSKEY in the DNSKEY RRset) and are signed over by our KSK; they never sign here. Adding and removing one is
+ * a key step of the signer through the write engine (the DNSKEY, CDS and CDNSKEY RRsets and their signatures
+ * change in one serial step), with a `dnssec.foreign_keys_changed` event in the same transaction.
+ */
+import type { Principal } from '../../auth/principal';
+import { parseServerAddress, type Settings } from '../../config/settings';
+import type { Database } from '../../db/pool';
+import { algorithmByNumber } from '../../dns/dnssec/algorithms';
+import { DNSKEY_FLAG_SEP, DNSKEY_FLAG_ZONE, dnskeyTag } from '../../dns/dnssec/keys';
+import { DNSKEY } from '../../dns/record-types/dnskey';
+import { authoritativeRecords, serverName } from '../../dns-client/dns-client';
+import { DomainError } from '../../errors/catalogue';
+import { keysOfZone } from '../../repositories/dnssec';
+import { deleteForeignKey, ForeignDnskey, foreignKeysOfZone, insertForeignKeys } from '../../repositories/dnssec-foreign-keys';
+import { appendEvent } from '../../repositories/events';
+import { refusedDestination } from '../outbound-addresses';
+import { changeZone } from '../write-engine';
+import { syncBootstrapSignals } from './bootstrap-signals';
+import { syncParentDs } from './key-rollover';
+import { dsRecordsOf } from './zone-signing';
+
+/** the most foreign DNSKEYs a zone holds: two providers' KSK and ZSK, each with a roll under way, and room */
+export const MAX_FOREIGN_KEYS = 8;
+
+/** a foreign key as the API shows it */
+export interface ForeignKeyInfo {
+  id: number;
+  /** KSK: flags 257 (Secure Entry Point); ZSK: 256 */
+  role: 'KSK' | 'ZSK';
+  keyTag: number;
+  algorithm: string;
+  dnskey: string;
+  /** a KSK's DS for the parent (SHA-256), which our CDS names too; none for a ZSK */
+  ds: string[];
+  source: 'value' | 'fetched';
+  fetchedFrom: string | null;
+  createdAt: Date;
+}
+
+export function foreignKeyInfo(zone: string, key: ForeignDnskey): ForeignKeyInfo {
+  const ksk = (key.flags & DNSKEY_FLAG_SEP) !== 0;
+  return {
+    id: key.id,
+    role: ksk ? 'KSK' : 'ZSK',
+    keyTag: key.keyTag,
+    algorithm: algorithmByNumber(key.algorithm)?.name ?? String(key.algorithm),
+    dnskey: key.dnskey,
+    ds: ksk ? [dsRecordsOf(zone, key)[0]] : [],
+    source: key.source,
+    fetchedFrom: key.fetchedFrom,
+    createdAt: key.createdAt,
+  };
+}
+
+/** a foreign key before it is stored */
+type NewForeignKey = Pick<ForeignDnskey, 'flags' | 'algorithm' | 'keyTag' | 'dnskey' | 'source' | 'fetchedFrom'>;
+
+const invalid = (field: string, code: string, message: string) => new DomainError('INVALID_INPUT', message, [{ field, code, message }]);
+
+/**
+ * A DNSKEY as the other provider shows it: its RDATA (`257 3 13 base64…`) or a whole record in presentation
+ * form (`example.com. 3600 IN DNSKEY 257 3 13 base64…`, as `dig`, `keymgr` or a provider's console print it);
+ * a comment after `;` is dropped.
+ */
+export function parseForeignDnskey(zone: string, text: string, field: string): NewForeignKey {
+  const plain = text.replace(/;.*$/s, '').trim();
+  const at = plain.search(/(^|\s)DNSKEY\s/i);
+  const rdata =
+    at >= 0
+      ? plain
+          .slice(at)
+          .trim()
+          .replace(/^DNSKEY\s+/i, '')
+      : plain;
+  const parsed = DNSKEY.parse(rdata, zone);
+  if (!parsed.ok) throw invalid(field, 'DNSSEC_FOREIGN_KEY_INVALID', `${field}: not a DNSKEY: ${parsed.problems[0]?.message ?? rdata}`);
+  const value = parsed.value;
+  // a zone key, with or without the Secure Entry Point bit; a revoked key (RFC 5011) or a non-zone key is not one
+  if (value.flags !== DNSKEY_FLAG_ZONE && value.flags !== (DNSKEY_FLAG_ZONE | DNSKEY_FLAG_SEP))
+    throw invalid(field, 'DNSSEC_FOREIGN_KEY_INVALID', `${field}: flags must be 256 (ZSK) or 257 (KSK), got ${value.flags}`);
+  return {
+    flags: value.flags,
+    algorithm: value.algorithm,
+    keyTag: dnskeyTag(value),
+    dnskey: DNSKEY.format(value),
+    source: 'value',
+    fetchedFrom: null,
+  };
+}
+
+/**
+ * The other signer's DNSKEY RRset, asked of its server at `address` (an IP address, port 53 unless given),
+ * with authority. The caller names the address: the outbound guard refuses loopback, private and the service's
+ * own addresses unless DNSSEC_FOREIGN_KEYS_FETCH_ALLOW opens them.
+ */
+export async function fetchForeignDnskeys(settings: Settings, zone: string, address: string): Promise<NewForeignKey[]> {
+  const server = parseServerAddress(address);
+  if (!server)
+    throw invalid(
+      'fetchFrom',
+      'INVALID_ADDRESS',
+      'fetchFrom: an IP address, with a port if not 53 (192.0.2.1, 192.0.2.1:5300, [2001:db8::1]:53)',
+    );
+  const refused = refusedDestination(server.host, settings.dnssecForeignKeysFetchAllow);
+  if (refused) {
+    const message = `fetchFrom: ${refused}; the DNSSEC_FOREIGN_KEYS_FETCH_ALLOW setting lets the operator allow it`;
+    throw new DomainError('ADDRESS_NOT_ALLOWED', message, [{ field: 'fetchFrom', code: 'ADDRESS_NOT_ALLOWED', message }]);
+  }
+  // over TCP: what is read here goes into the zone's DNSKEY RRset and its KSKs into the CDS a parent may follow
+  // (RFC 8078), so a UDP answer forged off the path must not be taken; the caller compares the key tags with
+  // what the other provider shows (docs/dnssec.md)
+  const found = await authoritativeRecords(server, zone, DNSKEY, 3000, { tcp: true });
+  const unreadable = (why: string) => {
+    const message = `fetchFrom: ${why}`;
+    return new DomainError('DNSSEC_FOREIGN_KEYS_UNREADABLE', message, [
+      { field: 'fetchFrom', code: 'DNSSEC_FOREIGN_KEYS_UNREADABLE', message },
+    ]);
+  };
+  if (!found.ok) throw unreadable(found.reason);
+  const keys = found.values.filter((v) => v.flags === DNSKEY_FLAG_ZONE || v.flags === (DNSKEY_FLAG_ZONE | DNSKEY_FLAG_SEP));
+  if (!keys.length) throw unreadable(`${serverName(server)} answered no DNSKEY of ${zone}`);
+  return keys.map((value) => ({
+    flags: value.flags,
+    algorithm: value.algorithm,
+    keyTag: dnskeyTag(value),
+    dnskey: DNSKEY.format(value),
+    source: 'fetched' as const,
+    fetchedFrom: serverName(server),
+  }));
+}
+
+const notSigned = () =>
+  new DomainError('DNSSEC_NOT_ENABLED', undefined, [
+    { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
+  ]);
+const disabling = () => {
+  const message = 'zone: the zone is being unsigned; it publishes no other signer’s keys';
+  return new DomainError('DNSSEC_DISABLING', message, [{ field: 'zone', code: 'DNSSEC_DISABLING', message }]);
+};
+
+/**
+ * Adds the other signer's keys to the zone (those it holds already, and our own keys the other signer
+ * publishes back, are passed over): one key step, the event in its transaction; then the parent's DS (a
+ * Zonekeeper parent) and the RFC 9615 signals follow the CDS. `fromServer`: the keys were read from the other
+ * signer's server, so ours among them are expected, not an error. Answers the keys added.
+ */
+export async function addForeignKeys(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { id: number; name: string },
+  keys: readonly NewForeignKey[],
+  fromServer: boolean,
+): Promise<ForeignDnskey[]> {
+  const added = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    const policy = change.zone.dnssec;
+    if (!policy) throw notSigned();
+    if (policy.state === 'disabling') throw disabling();
+    change.requireLock();
+    const sql = change.connection;
+    const own = await keysOfZone(sql, change.zone.id);
+    const ownDnskeys = new Set(own.map((k) => k.dnskey));
+    // RFC 8901 §4 and RFC 4035 §2.2: every algorithm of the DNSKEY RRset signs every RRset of each provider's
+    // copy, so both providers use the same algorithm: a key of another cannot be published here
+    const algorithms = new Set(own.map((k) => k.algorithm));
+    const wanted: NewForeignKey[] = [];
+    keys.forEach((key, i) => {
+      const field = fromServer ? 'fetchFrom' : `dnskeys[${i}]`;
+      if (ownDnskeys.has(key.dnskey)) {
+        if (fromServer) return;
+        throw invalid(field, 'DNSSEC_FOREIGN_KEY_OWN', `${field}: key ${key.keyTag} is one of this zone's own keys`);
+      }
+      if (!algorithms.has(key.algorithm)) {
+        const ours = [...algorithms].map((a) => algorithmByNumber(a)?.name ?? String(a)).join(', ');
+        throw invalid(
+          field,
+          'DNSSEC_FOREIGN_KEY_ALGORITHM',
+          `${field}: key ${key.keyTag} is of algorithm ${algorithmByNumber(key.algorithm)?.name ?? key.algorithm}; both signers must use the zone's (${ours}) (RFC 8901 §4)`,
+        );
+      }
+      wanted.push(key);
+    });
+    const held = await foreignKeysOfZone(sql, change.zone.id);
+    const heldDnskeys = new Set(held.map((k) => k.dnskey));
+    const fresh = wanted.filter((k, i) => !heldDnskeys.has(k.dnskey) && wanted.findIndex((w) => w.dnskey === k.dnskey) === i);
+    if (held.length + fresh.length > MAX_FOREIGN_KEYS) {
+      const message = `${fromServer ? 'fetchFrom' : 'dnskeys'}: a zone holds at most ${MAX_FOREIGN_KEYS} foreign DNSKEYs (it holds ${held.length})`;
+      throw new DomainError('INVALID_INPUT', message, [
+        { field: fromServer ? 'fetchFrom' : 'dnskeys', code: 'TOO_MANY_FOREIGN_KEYS', message, limit: MAX_FOREIGN_KEYS },
+      ]);
+    }
+    if (!fresh.length) return [];
+    const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
+    change.signKeys();
+    await change.commit();
+    await appendEvent(sql, {
+      type: 'dnssec.foreign_keys_changed',
+      domainId: change.zone.id,
+      data: foreignEvent(change.zone.name, change.serialAfter, [...held, ...inserted], inserted, []),
+    });
+    return inserted;
+  });
+  if (added.length) await afterForeignChange(db, settings, zone);
+  return added;
+}
+
+/** removes one of the zone's foreign keys (the move is over, or a key given by mistake): one key step */
+export async function removeForeignKey(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { id: number; name: string },
+  id: number,
+): Promise<ForeignDnskey> {
+  const removed = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    if (!change.zone.dnssec) throw notSigned();
+    change.requireLock();
+    const sql = change.connection;
+    const key = await deleteForeignKey(sql, change.zone.id, id);
+    if (!key) throw DomainError.notFound('DNSSEC_FOREIGN_KEY_NOT_FOUND', 'id');
+    change.signKeys();
+    await change.commit();
+    await appendEvent(sql, {
+      type: 'dnssec.foreign_keys_changed',
+      domainId: change.zone.id,
+      data: foreignEvent(change.zone.name, change.serialAfter, await foreignKeysOfZone(sql, change.zone.id), [], [key]),
+    });
+    return key;
+  });
+  await afterForeignChange(db, settings, zone);
+  return removed;
+}
+
+/** the CDS changed: a Zonekeeper parent's DS follows it, and so do the RFC 9615 signals that copy it */
+async function afterForeignChange(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
+  await syncParentDs(db, settings, zone);
+  await syncBootstrapSignals(db, settings, [zone]);
+}
+
+const eventKey = (zone: string, key: ForeignDnskey) => ({
+  keyTag: key.keyTag,
+  role: key.flags & DNSKEY_FLAG_SEP ? 'KSK' : 'ZSK',
+  algorithm: algorithmByNumber(key.algorithm)?.name ?? String(key.algorithm),
+  dnskey: key.dnskey,
+  ...(key.flags & DNSKEY_FLAG_SEP ? { ds: dsRecordsOf(zone, key)[0] } : {}),
+});
+
+function foreignEvent(zone: string, serial: number | undefined, keys: ForeignDnskey[], added: ForeignDnskey[], removed: ForeignDnskey[]) {
+  return {
+    zone,
+    serial: serial ?? null,
+    keys: keys.map((k) => eventKey(zone, k)),
+    added: added.map((k) => eventKey(zone, k)),
+    removed: removed.map((k) => eventKey(zone, k)),
+  };
+}

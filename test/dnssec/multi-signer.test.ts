@@ -1,0 +1,340 @@
+/**
+ * Multi-signer DNSSEC (RFC 8901 model 2), the way a signed zone moves between providers: a Knot signer is the
+ * other provider (its own KSK and ZSK made by keymgr, automatic signing, and our ZSK and KSK imported as
+ * public-only keys with `keymgr import-pub`, which Knot 3.2 publishes in its DNSKEY RRset); our zone reads the
+ * other signer's keys by asking its server (`addForeignDnskeys(fetchFrom)`). Both copies pass dnssec-verify,
+ * ldns-verify-zone and kzonecheck; the parent held here gets both KSKs' DS, as our CDS names both. A
+ * validating Unbound whose trust anchor is that DS set asks one provider, then the other, with the DNSKEY RRset
+ * of the first still in its cache: each answer is proven (AD), signed by the ZSK of the provider that gave it.
+ * Removing the other signer's keys takes them out of the DNSKEY RRset, the CDS and the parent's DS, with a
+ * `dnssec.foreign_keys_changed` event each time.
+ */
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestApp, TestApp } from '../support/test-app';
+import { dig, findBinary, freePort, waitFor } from '../propagation/knot';
+import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
+import { startUnbound, Unbound } from '../support/unbound';
+import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
+import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
+import { dnskeyOf } from '../../src/dns/dnssec/keys';
+import { DNSKEY } from '../../src/dns/record-types/dnskey';
+
+const run = promisify(execFile);
+const PARENT = 'zk-ms.test';
+const ZONE = `moving.${PARENT}`;
+const KEY_NAME = 'zk-ms-key';
+const SECRET = randomBytes(32).toString('base64');
+
+const zoneText = (serial: number) => `$ORIGIN ${ZONE}.
+@ 300 IN SOA ns1 hostmaster ${serial} 7200 3600 1209600 300
+@ 300 IN NS ns1
+ns1 300 IN A 192.0.2.1
+www 300 IN A 192.0.2.2
+`;
+
+let app: TestApp;
+let dnsPort: number;
+let dir: string;
+let signer: { port: number; tags: number[]; stop(): Promise<void>; log(): string } | undefined;
+let ours: KnotPrimary | undefined;
+let unbound: Unbound | undefined;
+
+async function gqlOk<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+  const res = await app.gql<T>(query, variables);
+  expect(res.errors).toBeUndefined();
+  return res.data as T;
+}
+
+const STATUS = `ds dnskeys foreignKeys { id role keyTag dnskey ds source fetchedFrom }`;
+
+interface Status {
+  ds: string[];
+  dnskeys: string[];
+  foreignKeys: { id: string; role: string; keyTag: number; dnskey: string; ds: string[]; source: string; fetchedFrom: string | null }[];
+}
+
+const statusOf = async (): Promise<Status> =>
+  (await gqlOk(`query($z: String) { domain(name: $z) { dnssec { ${STATUS} } } }`, { z: ZONE })).domain.dnssec;
+
+/** the zone's DS RRset as the parent held here holds it */
+async function parentDs(): Promise<string[]> {
+  const data = await gqlOk(`query($z: String) { domain(name: $z) { records(owner: "moving") { type rdata } } }`, { z: PARENT });
+  return data.domain.records
+    .filter((r: any) => r.type === 'DS')
+    .map((r: any) => r.rdata)
+    .sort();
+}
+
+/** the key tags of an apex RRset of a zone file's text (DNSKEY: computed from the RDATA; CDS: its first field) */
+function apexTags(text: string, type: 'DNSKEY' | 'CDS'): number[] {
+  return text
+    .split('\n')
+    .map((line) => line.split(/\s+/))
+    .filter((f) => f[0] === `${ZONE}.` && f[3] === type)
+    .map((f) => {
+      if (type === 'CDS') return Number(f[4]);
+      const parsed = DNSKEY.parse(f.slice(4).join(' '), ZONE);
+      if (!parsed.ok) throw new Error(`DNSKEY does not parse: ${f.join(' ')}`);
+      return tagOf(parsed.value);
+    })
+    .sort((a, b) => a - b);
+}
+
+function tagOf(value: { flags: number; protocol: number; algorithm: number; key: Buffer }): number {
+  const rdata = Buffer.concat([Buffer.from([value.flags >> 8, value.flags & 0xff, value.protocol, value.algorithm]), value.key]);
+  let sum = 0;
+  for (let i = 0; i < rdata.length; i++) sum += i & 1 ? rdata[i] : rdata[i] << 8;
+  return (sum + ((sum >> 16) & 0xffff)) & 0xffff;
+}
+
+/**
+ * The other provider: knotd signing the zone itself (RFC 8901 model 2) with its keys made by keymgr, and our
+ * DNSKEYs imported public-only (keymgr import-pub, Knot 3.2), which it publishes and never signs with.
+ */
+async function startKnotSigner(ourDnskeys: string[]): Promise<{ port: number; tags: number[]; stop(): Promise<void>; log(): string }> {
+  const home = join(dir, 'knot-signer');
+  for (const sub of ['run', 'db', 'keys', 'pub']) mkdirSync(join(home, sub), { recursive: true });
+  const port = await freePort();
+  const file = join(home, 'zone');
+  writeFileSync(file, zoneText(100));
+  const config = join(home, 'knot.conf');
+  writeFileSync(
+    config,
+    `server:
+    rundir: "${home}/run"
+    listen: 127.0.0.1@${port}
+    udp-workers: 1
+    tcp-workers: 1
+    background-workers: 1
+database:
+    storage: "${home}/db"
+log:
+  - target: stderr
+    any: info
+keystore:
+  - id: files
+    config: "${home}/keys"
+policy:
+  - id: multi-signer
+    algorithm: ecdsap256sha256
+    manual: on
+    keystore: files
+    cds-cdnskey-publish: none
+acl:
+  - id: loopback-transfer
+    address: 127.0.0.0/8
+    action: transfer
+zone:
+  - domain: ${ZONE}.
+    file: "${file}"
+    dnssec-signing: on
+    dnssec-policy: multi-signer
+    zonefile-load: whole
+    zonefile-sync: -1
+    journal-content: none
+    acl: loopback-transfer
+`,
+  );
+  const keymgr = (args: string[]) => run(findBinary('keymgr'), ['-c', config, `${ZONE}.`, ...args]);
+  await keymgr(['generate', 'algorithm=13', 'ksk=yes']);
+  await keymgr(['generate', 'algorithm=13', 'ksk=no']);
+  for (const [i, rdata] of ourDnskeys.entries()) {
+    const pub = join(home, 'pub', `ours-${i}.key`);
+    writeFileSync(pub, `${ZONE}. 3600 IN DNSKEY ${rdata}\n`);
+    await keymgr(['import-pub', pub]);
+  }
+  const listed = (await keymgr(['list'])).stdout;
+  // its own keys: those with a private part (the imported ones are listed "public-only")
+  const tags = listed
+    .split('\n')
+    .filter((line) => line.trim() && !line.includes('public-only'))
+    .map((line) => Number(line.trim().split(/\s+/)[1]))
+    .sort((a, b) => a - b);
+  let output = '';
+  const child: ChildProcess = spawn(findBinary('knotd'), ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  await waitFor(
+    'the Knot signer to serve the zone signed',
+    async () => {
+      if (exited) throw new Error(`knotd exited: ${output}`);
+      const answer = await dig(['@127.0.0.1', '-p', String(port), '+norec', '+dnssec', `${ZONE}.`, 'DNSKEY']).catch(() => undefined);
+      return answer?.status === 'NOERROR' && /\sRRSIG\s+DNSKEY\s/.test(answer.stdout) ? true : undefined;
+    },
+    15_000,
+    100,
+  );
+  return {
+    port,
+    tags,
+    log: () => output,
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        await waitFor('knotd to exit', async () => (exited ? true : undefined), 10_000, 50).catch(() => child.kill('SIGKILL'));
+      }
+    },
+  };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'zk-multi-signer-'));
+  dnsPort = await freePort();
+  app = await startTestApp({
+    ROLES: 'api,dns',
+    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    // the other signer's server is on loopback in this test
+    DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: '127.0.0.0/8',
+  });
+  const user = await gqlOk(`mutation { createUser(input: {email: "multi-signer@example.com"}) { id } }`);
+  for (const [zone, text] of [
+    [
+      PARENT,
+      `$ORIGIN ${PARENT}.\n@ 300 IN SOA ns1 hostmaster 1 7200 3600 1209600 300\n@ 300 IN NS ns1\nns1 300 IN A 192.0.2.9\nmoving 300 IN NS ns1.moving\nns1.moving 300 IN A 192.0.2.1\n`,
+    ],
+    [ZONE, zoneText(1)],
+  ]) {
+    await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
+      u: user.createUser.id,
+      z: zone,
+    });
+    await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, { z: zone, t: text });
+  }
+  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: ZONE });
+}, 60_000);
+
+afterAll(async () => {
+  await unbound?.stop();
+  await ours?.stop();
+  await signer?.stop();
+  await app?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('a DNSKEY given by value must be a zone key of the zone’s algorithm; a server to ask must be an allowed address', async () => {
+  const ed25519 = DNSSEC_ALGORITHMS.ED25519;
+  const otherAlgorithm = DNSKEY.format(dnskeyOf(ed25519.generate(), ed25519, false));
+  const add = (input: Record<string, unknown>) =>
+    app.gql(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { zone } }`, { i: { zone: ZONE, ...input } });
+  const wrongAlgorithm = await add({ dnskeys: [otherAlgorithm] });
+  expect(wrongAlgorithm.errors?.[0].extensions?.details).toEqual([
+    expect.objectContaining({ field: 'dnskeys[0]', code: 'DNSSEC_FOREIGN_KEY_ALGORITHM' }),
+  ]);
+  const revoked = await add({ dnskeys: [`385 3 13 ${Buffer.alloc(64, 1).toString('base64')}`] });
+  expect(revoked.errors?.[0].extensions?.details).toEqual([
+    expect.objectContaining({ field: 'dnskeys[0]', code: 'DNSSEC_FOREIGN_KEY_INVALID' }),
+  ]);
+  const own = await add({ dnskeys: [(await statusOf()).dnskeys[0]] });
+  expect(own.errors?.[0].extensions?.details).toEqual([expect.objectContaining({ code: 'DNSSEC_FOREIGN_KEY_OWN' })]);
+  const privateAddress = await add({ fetchFrom: '10.1.2.3' });
+  expect(privateAddress.errors?.[0].extensions?.code).toBe('ADDRESS_NOT_ALLOWED');
+  const both = await add({ fetchFrom: '127.0.0.1', dnskeys: [otherAlgorithm] });
+  expect(both.errors?.[0].extensions?.code).toBe('INVALID_INPUT');
+  expect((await statusOf()).foreignKeys).toEqual([]);
+});
+
+test('moving a signed zone with another signer: both copies verify, the parent holds both DS, a validator switching providers never fails', async () => {
+  const before = await statusOf();
+  expect(before.dnskeys).toHaveLength(2);
+  // 1. the other signer publishes our ZSK and KSK beside its own keys
+  signer = await startKnotSigner(before.dnskeys);
+  expect(signer.tags).toHaveLength(2);
+
+  // 2. we read the other signer's keys from its server; ours in its answer are passed over
+  const added = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
+    i: { zone: ZONE, fetchFrom: `127.0.0.1:${signer.port}` },
+  });
+  const status: Status = added.addForeignDnskeys;
+  expect(status.foreignKeys.map((k) => k.keyTag).sort((a, b) => a - b)).toEqual(signer.tags);
+  expect(status.foreignKeys.map((k) => k.role).sort()).toEqual(['KSK', 'ZSK']);
+  expect(status.foreignKeys.every((k) => k.source === 'fetched' && k.fetchedFrom === `127.0.0.1:${signer!.port}`)).toBe(true);
+  const theirKsk = status.foreignKeys.find((k) => k.role === 'KSK')!;
+  expect(theirKsk.ds).toHaveLength(1);
+  // asking again adds nothing: the keys are held already
+  const again = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { foreignKeys { id } } }`, {
+    i: { zone: ZONE, fetchFrom: `127.0.0.1:${signer.port}` },
+  });
+  expect(again.addForeignDnskeys.foreignKeys).toHaveLength(2);
+
+  // 3. our copy: four DNSKEYs, CDS naming both KSKs; the parent held here holds both DS
+  const ourTags = (await gqlOk(`query($z: String) { domain(name: $z) { dnssec { keys { keyTag role } } } }`, { z: ZONE })).domain.dnssec
+    .keys as { keyTag: number; role: string }[];
+  const ourKsk = ourTags.find((k) => k.role === 'KSK')!.keyTag;
+  const ourCopy = await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, ZONE);
+  expect(apexTags(ourCopy.text, 'DNSKEY')).toEqual([...ourTags.map((k) => k.keyTag), ...signer.tags].sort((a, b) => a - b));
+  expect(apexTags(ourCopy.text, 'CDS')).toEqual([ourKsk, Number(theirKsk.ds[0].split(' ')[0])].sort((a, b) => a - b));
+  const ourDs = status.ds.filter((ds) => ds.split(' ')[2] === '2');
+  expect(await parentDs()).toEqual([...ourDs, theirKsk.ds[0]].sort());
+
+  // 4. both copies pass the three verifiers
+  const ourFile = join(dir, 'ours.zone');
+  writeFileSync(ourFile, ourCopy.text);
+  const theirs = await dig(['@127.0.0.1', '-p', String(signer.port), `${ZONE}.`, 'AXFR', '+nocomments', '+nostats']);
+  const theirFile = join(dir, 'theirs.zone');
+  writeFileSync(theirFile, `${theirs.lines.slice(0, -1).join('\n')}\n`);
+  expect(apexTags(`${theirs.lines.join('\n')}\n`, 'DNSKEY')).toEqual(apexTags(ourCopy.text, 'DNSKEY'));
+  await verifySignedZone(ZONE, ourFile);
+  await verifySignedZone(ZONE, theirFile);
+
+  // 5. a validator anchored at the parent's DS set asks one provider, then the other, keeping the first's DNSKEY
+  ours = await startKnotPrimary([{ zone: ZONE, file: ourFile }]);
+  unbound = await startUnbound({
+    trustAnchors: [{ zone: ZONE, ds: [ourDs[0], theirKsk.ds[0]] }],
+    stubs: [{ zone: ZONE, port: ours.port }],
+    cacheMaxTtl: 60,
+  });
+  const control = (args: string[]) => run(findBinary('unbound-control'), ['-c', join(unbound!.dir, 'unbound.conf'), ...args]);
+  const switchTo = async (port: number) => {
+    await control(['stub_remove', `${ZONE}.`]);
+    await control(['stub_add', `${ZONE}.`, `127.0.0.1@${port}`]);
+    // the data again from the new provider; the DNSKEY RRset stays cached from the last
+    await control(['flush', `www.${ZONE}.`]);
+    await control(['flush_infra', 'all']);
+  };
+  const theirZsk = status.foreignKeys.find((k) => k.role === 'ZSK')!.keyTag;
+  const ourZsk = ourTags.find((k) => k.role === 'ZSK')!.keyTag;
+  const proven = async (expectedSigner: number) => {
+    const answer = await unbound!.query(`www.${ZONE}`, 'A');
+    const why = `${answer.text}\n${unbound!.log().slice(-3000)}`;
+    expect({ rcode: answer.rcode, ad: answer.ad, why: answer.ad ? '' : why }).toEqual({ rcode: 'NOERROR', ad: true, why: '' });
+    const rrsig = answer.answer.find((r) => r.type === 'RRSIG' && r.rdata.startsWith('A '));
+    expect(Number(rrsig?.rdata.split(' ')[6])).toBe(expectedSigner);
+  };
+  await proven(ourZsk);
+  await switchTo(signer.port);
+  // the other provider's signature, validated with our DNSKEY RRset (it holds their ZSK: RFC 8901 §3)
+  await proven(theirZsk);
+  await unbound.flush(ZONE);
+  await proven(theirZsk);
+  await switchTo(ours.port);
+  // and ours, validated with theirs (it holds our ZSK)
+  await proven(ourZsk);
+  expect(unbound.log()).not.toMatch(/validation failure/);
+
+  // 6. the move is over: their keys go, from the DNSKEY RRset, the CDS and the parent's DS, with an event each
+  for (const key of status.foreignKeys)
+    await gqlOk(`mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { zone } }`, { z: ZONE, id: key.id });
+  expect((await statusOf()).foreignKeys).toEqual([]);
+  const after = await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, ZONE);
+  expect(apexTags(after.text, 'DNSKEY')).toEqual(ourTags.map((k) => k.keyTag).sort((a, b) => a - b));
+  expect(apexTags(after.text, 'CDS')).toEqual([ourKsk]);
+  expect(await parentDs()).toEqual(ourDs);
+  const afterFile = join(dir, 'after.zone');
+  writeFileSync(afterFile, after.text);
+  await verifySignedZone(ZONE, afterFile);
+  const events = await gqlOk(`query { events(limit: 100, types: ["dnssec.foreign_keys_changed"]) { events { zone data } } }`);
+  const mine = events.events.events.filter((e: { zone: string }) => e.zone === ZONE);
+  expect(mine.map((e: any) => [e.data.added.length, e.data.removed.length, e.data.keys.length])).toEqual([
+    [2, 0, 2],
+    [0, 1, 1],
+    [0, 1, 0],
+  ]);
+}, 60_000);
