@@ -316,7 +316,8 @@ export async function recordDelivered(sql: Sql, id: number, responseCode: number
  * An attempt that failed: tried again after `retryMs`, unless its first attempt is more than `retryHours` ago
  * (then `failed`). Its endpoint is failing since its first failure; failing for `disableAfterDays`, it is disabled
  * (answered: the owner is told, by the caller's event). Answers the delivery's status and whether this disabled
- * the endpoint (with its user).
+ * the endpoint (with its user). A delivery already delivered (its attempt's failure stored late, after another
+ * attempt's success) stays delivered.
  */
 export async function recordAttemptFailed(
   sql: Sql,
@@ -327,7 +328,7 @@ export async function recordAttemptFailed(
        update webhook_deliveries set attempts = attempts + 1, response_code = $2, last_error = $3, lease_until = null,
               status = case when first_attempt_at < now() - make_interval(hours => $5::int) then 'failed' else 'pending' end,
               next_attempt_at = now() + make_interval(secs => $4::float8 / 1000)
-        where id = $1 returning subscription_id, status),
+        where id = $1 and status = 'pending' returning subscription_id, status),
      s as (
        update webhook_subscriptions s set failing_since = coalesce(s.failing_since, now()),
               enabled = not coalesce(s.failing_since < now() - make_interval(days => $6::int), false),

@@ -40,6 +40,8 @@ const FANOUT_BATCH = 500;
 const CLAIM_BATCH = 200;
 /** deliveries under way in one process at most, whatever the endpoints */
 const MAX_IN_FLIGHT = 512;
+/** outcomes held while the database is away, at most (beyond, their deliveries are sent again at their lease's end) */
+const MAX_HELD = 10_000;
 /** the most of an answer's body read (its status is what counts) */
 const MAX_BODY_BYTES = 4096;
 
@@ -161,6 +163,14 @@ export function retryDelayMs(settings: Settings, attempts: number): number {
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
+/** what a delivery's attempt came to, as stored (or held until the database answers again) */
+type Outcome = {
+  id: number;
+  status: number | null;
+  /** when the claim's lease runs out: after that, a failed attempt need not be stored (it is sent again) */
+  leaseEnds: number;
+} & ({ delivered: true } | { delivered: false; error: string; attempts: number });
+
 export class WebhookDeliveryDuty {
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
@@ -170,6 +180,8 @@ export class WebhookDeliveryDuty {
   private timer?: NodeJS.Timeout;
   private unlisten?: () => void;
   private readonly inFlight = new Set<Promise<void>>();
+  /** outcomes of deliveries that could not be stored (the database away), stored by the next pass */
+  private readonly held: Outcome[] = [];
   private stopped = false;
 
   constructor(
@@ -198,13 +210,15 @@ export class WebhookDeliveryDuty {
   /** one pass: the fan-out (until it has caught up), then claims while there is room */
   private async step(): Promise<void> {
     try {
+      await this.storeHeld();
       while (!this.stopped && (await this.fanOut()) === FANOUT_BATCH);
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (this.stopped || room <= 0) return;
       const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
       const claimed = await claimDeliveries(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds);
+      const leaseEnds = Date.now() + leaseSeconds * 1000;
       for (const delivery of claimed) {
-        const sending = this.deliver(delivery).finally(() => {
+        const sending = this.deliver(delivery, leaseEnds).finally(() => {
           this.inFlight.delete(sending);
           // its (endpoint, zone) queue's next delivery may be due now
           this.wake();
@@ -241,49 +255,79 @@ export class WebhookDeliveryDuty {
     });
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+  private async deliver(delivery: ClaimedDelivery, leaseEnds: number): Promise<void> {
     let result: PostResult;
     try {
       result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.settings, delivery));
     } catch (error) {
       result = { status: null, error: error instanceof Error ? error.message : String(error) };
     }
+    const outcome: Outcome =
+      result.status !== null && result.status >= 200 && result.status < 300
+        ? { id: delivery.id, delivered: true, status: result.status, leaseEnds }
+        : {
+            id: delivery.id,
+            delivered: false,
+            status: result.status,
+            error: result.error ?? `the endpoint answered ${result.status}`,
+            attempts: delivery.attempts,
+            leaseEnds,
+          };
     try {
-      if (result.status !== null && result.status >= 200 && result.status < 300) {
-        await recordDelivered(this.db, delivery.id, result.status);
-        return;
-      }
-      const error = result.error ?? `the endpoint answered ${result.status}`;
-      const outcome = await recordAttemptFailed(this.db, {
-        id: delivery.id,
-        responseCode: result.status,
-        error,
-        retryMs: retryDelayMs(this.settings, delivery.attempts + 1),
-        retryHours: this.settings.webhooks.retryHours,
-        disableAfterDays: this.settings.webhooks.disableAfterDays,
-      });
-      if (outcome.disabled) {
-        const { subscriptionId, userId, url } = outcome.disabled;
-        this.log.warn(
-          { webhook: subscriptionId },
-          `webhooks: endpoint ${subscriptionId} disabled after failing for WEBHOOK_DISABLE_AFTER_DAYS`,
-        );
-        await this.db.connection((sql) =>
-          appendEvent(sql, {
-            type: 'webhook.disabled',
-            userId,
-            data: {
-              webhookId: subscriptionId,
-              url,
-              reason: `failing for ${this.settings.webhooks.disableAfterDays} days`,
-              lastError: error,
-            },
-          }),
-        );
-      }
+      await this.store(outcome);
     } catch (error) {
-      // the lease runs out and the delivery is sent again: at least once
+      // kept, and stored by the next pass once the database answers again (storeHeld): a delivery whose answer was
+      // not stored is otherwise sent again only when its lease runs out, its zone's queue held behind it meanwhile
+      if (this.held.length < MAX_HELD) this.held.push(outcome);
       if (!noteDatabaseFailure(error, 'webhook delivery')) this.log.warn({ err: error }, 'webhooks: a delivery outcome was not stored');
+    }
+  }
+
+  /**
+   * Stores the outcomes a database outage held back, oldest first, before anything else is claimed. A failed
+   * attempt's whose lease has run out is dropped: the delivery is sent again anyway (at least once). A delivery's
+   * success is stored whenever it can be: it spares the endpoint a duplicate.
+   */
+  private async storeHeld(): Promise<void> {
+    while (this.held.length) {
+      const outcome = this.held[0];
+      if (outcome.delivered || outcome.leaseEnds > Date.now()) await this.store(outcome);
+      this.held.shift();
+    }
+  }
+
+  private async store(outcome: Outcome): Promise<void> {
+    if (outcome.delivered) {
+      await recordDelivered(this.db, outcome.id, outcome.status!);
+      return;
+    }
+    const { error } = outcome;
+    const stored = await recordAttemptFailed(this.db, {
+      id: outcome.id,
+      responseCode: outcome.status,
+      error,
+      retryMs: retryDelayMs(this.settings, outcome.attempts + 1),
+      retryHours: this.settings.webhooks.retryHours,
+      disableAfterDays: this.settings.webhooks.disableAfterDays,
+    });
+    if (stored.disabled) {
+      const { subscriptionId, userId, url } = stored.disabled;
+      this.log.warn(
+        { webhook: subscriptionId },
+        `webhooks: endpoint ${subscriptionId} disabled after failing for WEBHOOK_DISABLE_AFTER_DAYS`,
+      );
+      await this.db.connection((sql) =>
+        appendEvent(sql, {
+          type: 'webhook.disabled',
+          userId,
+          data: {
+            webhookId: subscriptionId,
+            url,
+            reason: `failing for ${this.settings.webhooks.disableAfterDays} days`,
+            lastError: error,
+          },
+        }),
+      );
     }
   }
 
