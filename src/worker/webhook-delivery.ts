@@ -180,8 +180,9 @@ export class WebhookDeliveryDuty {
   private timer?: NodeJS.Timeout;
   private unlisten?: () => void;
   private readonly inFlight = new Set<Promise<void>>();
-  /** outcomes of deliveries that could not be stored (the database away), stored by the next pass */
-  private readonly held: Outcome[] = [];
+  /** outcomes of deliveries not stored yet: being stored, or held while the database is away */
+  private readonly outcomes: Outcome[] = [];
+  private storing?: Promise<void>;
   private stopped = false;
 
   constructor(
@@ -210,7 +211,7 @@ export class WebhookDeliveryDuty {
   /** one pass: the fan-out (until it has caught up), then claims while there is room */
   private async step(): Promise<void> {
     try {
-      await this.storeHeld();
+      await this.storeOutcomes();
       while (!this.stopped && (await this.fanOut()) === FANOUT_BATCH);
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (this.stopped || room <= 0) return;
@@ -273,34 +274,59 @@ export class WebhookDeliveryDuty {
             attempts: delivery.attempts,
             leaseEnds,
           };
+    this.outcomes.push(outcome);
     try {
-      await this.store(outcome);
+      await this.storeOutcomes();
     } catch (error) {
-      // kept, and stored by the next pass once the database answers again (storeHeld): a delivery whose answer was
-      // not stored is otherwise sent again only when its lease runs out, its zone's queue held behind it meanwhile
-      if (this.held.length < MAX_HELD) this.held.push(outcome);
+      // kept, and stored by the next pass once the database answers again: a delivery whose answer is not stored is
+      // otherwise sent again only when its lease runs out, its zone's queue held behind it meanwhile
       if (!noteDatabaseFailure(error, 'webhook delivery')) this.log.warn({ err: error }, 'webhooks: a delivery outcome was not stored');
     }
   }
 
   /**
-   * Stores the outcomes a database outage held back, oldest first, before anything else is claimed. A failed
-   * attempt's whose lease has run out is dropped: the delivery is sent again anyway (at least once). A delivery's
-   * success is stored whenever it can be: it spares the endpoint a duplicate.
+   * Stores the outcomes waiting, one run at a time: the successes answered since the last run in one statement,
+   * each failure in its own (its retry delay and its endpoint's state are its own). Under load the successes of
+   * many deliveries share a round trip; alone, one is stored at once. What a database outage keeps from being
+   * stored waits here for the next pass (at most MAX_HELD); a failed attempt whose lease has run out meanwhile is
+   * dropped: the delivery is sent again anyway (at least once). A success is stored whenever it can be: it spares
+   * the endpoint a duplicate.
    */
-  private async storeHeld(): Promise<void> {
-    while (this.held.length) {
-      const outcome = this.held[0];
-      if (outcome.delivered || outcome.leaseEnds > Date.now()) await this.store(outcome);
-      this.held.shift();
+  private storeOutcomes(): Promise<void> {
+    if (!this.storing && this.outcomes.length) this.storing = this.storeWaiting();
+    return this.storing ?? Promise.resolve();
+  }
+
+  private async storeWaiting(): Promise<void> {
+    try {
+      while (this.outcomes.length) {
+        const now = Date.now();
+        const batch = this.outcomes.splice(0).filter((o) => o.delivered || o.leaseEnds > now);
+        const delivered = batch.filter((o) => o.delivered);
+        const failed = batch.filter((o) => !o.delivered);
+        try {
+          await recordDelivered(
+            this.db,
+            delivered.map((o) => ({ id: o.id, responseCode: o.status! })),
+          );
+          delivered.length = 0;
+          while (failed.length) {
+            await this.storeFailure(failed[0]);
+            failed.shift();
+          }
+        } catch (error) {
+          this.outcomes.unshift(...[...delivered, ...failed, ...this.outcomes.splice(0)].slice(0, MAX_HELD));
+          throw error;
+        }
+      }
+    } finally {
+      // cleared in the same turn as the last look at the queue: an outcome pushed after it starts a run of its own
+      this.storing = undefined;
     }
   }
 
-  private async store(outcome: Outcome): Promise<void> {
-    if (outcome.delivered) {
-      await recordDelivered(this.db, outcome.id, outcome.status!);
-      return;
-    }
+  private async storeFailure(outcome: Outcome): Promise<void> {
+    if (outcome.delivered) return;
     const { error } = outcome;
     const stored = await recordAttemptFailed(this.db, {
       id: outcome.id,
@@ -341,5 +367,7 @@ export class WebhookDeliveryDuty {
     this.agents.http.destroy();
     this.agents.https.destroy();
     await Promise.allSettled([...this.inFlight]);
+    // what was answered is stored if the database lets it (else those deliveries are sent again after their lease)
+    await this.storeOutcomes().catch(() => undefined);
   }
 }
