@@ -259,13 +259,26 @@ export interface ClaimedDelivery {
  * the duty): only the first pending delivery of each (subscription, zone) queue (a zone's next event waits until
  * the one before it is delivered or failed), and per subscription no more than `perEndpoint` under way, counting
  * those other leases hold.
+ *
+ * The queues' heads are found by a skip scan of the pending deliveries' index (subscription, zone, feed order):
+ * one probe for each queue and one for its head, whatever the backlog, where reading every pending delivery to
+ * keep the first of each queue cost a claim time in proportion to the backlog (bench/webhooks.js).
  */
 export async function claimDeliveries(sql: Sql, batch: number, perEndpoint: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
   const rows = await sql.rows(
-    `with heads as (
-       select distinct on (w.subscription_id, w.zone_key) w.id, w.subscription_id, w.next_attempt_at, w.lease_until, w.xid, w.event_id
-         from webhook_deliveries w where w.status = 'pending'
-        order by w.subscription_id, w.zone_key, w.xid, w.event_id),
+    `with recursive queues as (
+       (select w.subscription_id, w.zone_key from webhook_deliveries w where w.status = 'pending'
+         order by w.subscription_id, w.zone_key limit 1)
+       union all
+       select n.subscription_id, n.zone_key from queues q cross join lateral (
+         select w.subscription_id, w.zone_key from webhook_deliveries w
+          where w.status = 'pending' and (w.subscription_id, w.zone_key) > (q.subscription_id, q.zone_key)
+          order by w.subscription_id, w.zone_key limit 1) n),
+     heads as (
+       select h.* from queues q cross join lateral (
+         select w.id, w.subscription_id, w.next_attempt_at, w.lease_until, w.xid, w.event_id from webhook_deliveries w
+          where w.status = 'pending' and w.subscription_id = q.subscription_id and w.zone_key = q.zone_key
+          order by w.xid, w.event_id limit 1) h),
      busy as (
        select h.subscription_id, count(*) filter (where h.lease_until > now()) as n from heads h group by h.subscription_id),
      ready as (
@@ -300,15 +313,21 @@ export async function claimDeliveries(sql: Sql, batch: number, perEndpoint: numb
   }));
 }
 
-/** a delivery the endpoint took (2xx): done, and its endpoint is no longer failing */
-export async function recordDelivered(sql: Sql, id: number, responseCode: number): Promise<void> {
+/**
+ * Deliveries their endpoints took (2xx), in one statement: done, and their endpoints no longer failing. The duty
+ * stores its successes together (one round trip for all those answered since its last), not one by one.
+ */
+export async function recordDelivered(sql: Sql, delivered: readonly { id: number; responseCode: number }[]): Promise<void> {
+  if (!delivered.length) return;
   await sql.rows(
-    `with d as (
-       update webhook_deliveries set status = 'delivered', attempts = attempts + 1, response_code = $2, last_error = null,
+    `with x as (select * from unnest($1::bigint[], $2::int[]) as x(id, code)),
+     d as (
+       update webhook_deliveries w set status = 'delivered', attempts = w.attempts + 1, response_code = x.code, last_error = null,
               delivered_at = now(), lease_until = null
-        where id = $1 returning subscription_id)
-     update webhook_subscriptions s set failing_since = null from d where s.id = d.subscription_id and s.failing_since is not null`,
-    [id, responseCode],
+         from x where w.id = x.id returning w.subscription_id)
+     update webhook_subscriptions s set failing_since = null
+      where s.id in (select subscription_id from d) and s.failing_since is not null`,
+    [delivered.map((d) => d.id), delivered.map((d) => d.responseCode)],
   );
 }
 
@@ -316,7 +335,8 @@ export async function recordDelivered(sql: Sql, id: number, responseCode: number
  * An attempt that failed: tried again after `retryMs`, unless its first attempt is more than `retryHours` ago
  * (then `failed`). Its endpoint is failing since its first failure; failing for `disableAfterDays`, it is disabled
  * (answered: the owner is told, by the caller's event). Answers the delivery's status and whether this disabled
- * the endpoint (with its user).
+ * the endpoint (with its user). A delivery already delivered (its attempt's failure stored late, after another
+ * attempt's success) stays delivered.
  */
 export async function recordAttemptFailed(
   sql: Sql,
@@ -327,7 +347,7 @@ export async function recordAttemptFailed(
        update webhook_deliveries set attempts = attempts + 1, response_code = $2, last_error = $3, lease_until = null,
               status = case when first_attempt_at < now() - make_interval(hours => $5::int) then 'failed' else 'pending' end,
               next_attempt_at = now() + make_interval(secs => $4::float8 / 1000)
-        where id = $1 returning subscription_id, status),
+        where id = $1 and status = 'pending' returning subscription_id, status),
      s as (
        update webhook_subscriptions s set failing_since = coalesce(s.failing_since, now()),
               enabled = not coalesce(s.failing_since < now() - make_interval(days => $6::int), false),

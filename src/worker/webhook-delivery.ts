@@ -40,6 +40,8 @@ const FANOUT_BATCH = 500;
 const CLAIM_BATCH = 200;
 /** deliveries under way in one process at most, whatever the endpoints */
 const MAX_IN_FLIGHT = 512;
+/** outcomes held while the database is away, at most (beyond, their deliveries are sent again at their lease's end) */
+const MAX_HELD = 10_000;
 /** the most of an answer's body read (its status is what counts) */
 const MAX_BODY_BYTES = 4096;
 
@@ -161,6 +163,14 @@ export function retryDelayMs(settings: Settings, attempts: number): number {
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
+/** what a delivery's attempt came to, as stored (or held until the database answers again) */
+type Outcome = {
+  id: number;
+  status: number | null;
+  /** when the claim's lease runs out: after that, a failed attempt need not be stored (it is sent again) */
+  leaseEnds: number;
+} & ({ delivered: true } | { delivered: false; error: string; attempts: number });
+
 export class WebhookDeliveryDuty {
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
@@ -170,6 +180,9 @@ export class WebhookDeliveryDuty {
   private timer?: NodeJS.Timeout;
   private unlisten?: () => void;
   private readonly inFlight = new Set<Promise<void>>();
+  /** outcomes of deliveries not stored yet: being stored, or held while the database is away */
+  private readonly outcomes: Outcome[] = [];
+  private storing?: Promise<void>;
   private stopped = false;
 
   constructor(
@@ -198,13 +211,15 @@ export class WebhookDeliveryDuty {
   /** one pass: the fan-out (until it has caught up), then claims while there is room */
   private async step(): Promise<void> {
     try {
+      await this.storeOutcomes();
       while (!this.stopped && (await this.fanOut()) === FANOUT_BATCH);
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (this.stopped || room <= 0) return;
       const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
       const claimed = await claimDeliveries(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds);
+      const leaseEnds = Date.now() + leaseSeconds * 1000;
       for (const delivery of claimed) {
-        const sending = this.deliver(delivery).finally(() => {
+        const sending = this.deliver(delivery, leaseEnds).finally(() => {
           this.inFlight.delete(sending);
           // its (endpoint, zone) queue's next delivery may be due now
           this.wake();
@@ -241,49 +256,104 @@ export class WebhookDeliveryDuty {
     });
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+  private async deliver(delivery: ClaimedDelivery, leaseEnds: number): Promise<void> {
     let result: PostResult;
     try {
       result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.settings, delivery));
     } catch (error) {
       result = { status: null, error: error instanceof Error ? error.message : String(error) };
     }
+    const outcome: Outcome =
+      result.status !== null && result.status >= 200 && result.status < 300
+        ? { id: delivery.id, delivered: true, status: result.status, leaseEnds }
+        : {
+            id: delivery.id,
+            delivered: false,
+            status: result.status,
+            error: result.error ?? `the endpoint answered ${result.status}`,
+            attempts: delivery.attempts,
+            leaseEnds,
+          };
+    this.outcomes.push(outcome);
     try {
-      if (result.status !== null && result.status >= 200 && result.status < 300) {
-        await recordDelivered(this.db, delivery.id, result.status);
-        return;
-      }
-      const error = result.error ?? `the endpoint answered ${result.status}`;
-      const outcome = await recordAttemptFailed(this.db, {
-        id: delivery.id,
-        responseCode: result.status,
-        error,
-        retryMs: retryDelayMs(this.settings, delivery.attempts + 1),
-        retryHours: this.settings.webhooks.retryHours,
-        disableAfterDays: this.settings.webhooks.disableAfterDays,
-      });
-      if (outcome.disabled) {
-        const { subscriptionId, userId, url } = outcome.disabled;
-        this.log.warn(
-          { webhook: subscriptionId },
-          `webhooks: endpoint ${subscriptionId} disabled after failing for WEBHOOK_DISABLE_AFTER_DAYS`,
-        );
-        await this.db.connection((sql) =>
-          appendEvent(sql, {
-            type: 'webhook.disabled',
-            userId,
-            data: {
-              webhookId: subscriptionId,
-              url,
-              reason: `failing for ${this.settings.webhooks.disableAfterDays} days`,
-              lastError: error,
-            },
-          }),
-        );
-      }
+      await this.storeOutcomes();
     } catch (error) {
-      // the lease runs out and the delivery is sent again: at least once
+      // kept, and stored by the next pass once the database answers again: a delivery whose answer is not stored is
+      // otherwise sent again only when its lease runs out, its zone's queue held behind it meanwhile
       if (!noteDatabaseFailure(error, 'webhook delivery')) this.log.warn({ err: error }, 'webhooks: a delivery outcome was not stored');
+    }
+  }
+
+  /**
+   * Stores the outcomes waiting, one run at a time: the successes answered since the last run in one statement,
+   * each failure in its own (its retry delay and its endpoint's state are its own). Under load the successes of
+   * many deliveries share a round trip; alone, one is stored at once. What a database outage keeps from being
+   * stored waits here for the next pass (at most MAX_HELD); a failed attempt whose lease has run out meanwhile is
+   * dropped: the delivery is sent again anyway (at least once). A success is stored whenever it can be: it spares
+   * the endpoint a duplicate.
+   */
+  private storeOutcomes(): Promise<void> {
+    if (!this.storing && this.outcomes.length) this.storing = this.storeWaiting();
+    return this.storing ?? Promise.resolve();
+  }
+
+  private async storeWaiting(): Promise<void> {
+    try {
+      while (this.outcomes.length) {
+        const now = Date.now();
+        const batch = this.outcomes.splice(0).filter((o) => o.delivered || o.leaseEnds > now);
+        const delivered = batch.filter((o) => o.delivered);
+        const failed = batch.filter((o) => !o.delivered);
+        try {
+          await recordDelivered(
+            this.db,
+            delivered.map((o) => ({ id: o.id, responseCode: o.status! })),
+          );
+          delivered.length = 0;
+          while (failed.length) {
+            await this.storeFailure(failed[0]);
+            failed.shift();
+          }
+        } catch (error) {
+          this.outcomes.unshift(...[...delivered, ...failed, ...this.outcomes.splice(0)].slice(0, MAX_HELD));
+          throw error;
+        }
+      }
+    } finally {
+      // cleared in the same turn as the last look at the queue: an outcome pushed after it starts a run of its own
+      this.storing = undefined;
+    }
+  }
+
+  private async storeFailure(outcome: Outcome): Promise<void> {
+    if (outcome.delivered) return;
+    const { error } = outcome;
+    const stored = await recordAttemptFailed(this.db, {
+      id: outcome.id,
+      responseCode: outcome.status,
+      error,
+      retryMs: retryDelayMs(this.settings, outcome.attempts + 1),
+      retryHours: this.settings.webhooks.retryHours,
+      disableAfterDays: this.settings.webhooks.disableAfterDays,
+    });
+    if (stored.disabled) {
+      const { subscriptionId, userId, url } = stored.disabled;
+      this.log.warn(
+        { webhook: subscriptionId },
+        `webhooks: endpoint ${subscriptionId} disabled after failing for WEBHOOK_DISABLE_AFTER_DAYS`,
+      );
+      await this.db.connection((sql) =>
+        appendEvent(sql, {
+          type: 'webhook.disabled',
+          userId,
+          data: {
+            webhookId: subscriptionId,
+            url,
+            reason: `failing for ${this.settings.webhooks.disableAfterDays} days`,
+            lastError: error,
+          },
+        }),
+      );
     }
   }
 
@@ -297,5 +367,7 @@ export class WebhookDeliveryDuty {
     this.agents.http.destroy();
     this.agents.https.destroy();
     await Promise.allSettled([...this.inFlight]);
+    // what was answered is stored if the database lets it (else those deliveries are sent again after their lease)
+    await this.storeOutcomes().catch(() => undefined);
   }
 }
