@@ -87,9 +87,9 @@ export async function appendEvents(
   await sql.rows(
     insertEventsSql(
       `select n.type, n.domain_id, coalesce(n.zone, d.name), coalesce(n.user_id, d.user_id), null, n.data
-         from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::jsonb[]) with ordinality n(type, domain_id, zone, user_id, data, position)
+         from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::jsonb[]) with ordinality n(type, domain_id, zone, user_id, data, ord)
          left join domains d on d.id = n.domain_id
-        order by n.position`,
+        order by n.ord`,
     ),
     [
       events.map((e) => e.type),
