@@ -148,13 +148,17 @@ template:
     zonefile-sync: -1
     journal-content: none
     semantic-checks: off
-  - id: transferred
+${
+  transferred.length
+    ? `  - id: transferred
     master: zonekeeper
     storage: "${dir}/transferred"
     zonefile-load: none
     zonefile-sync: -1
     journal-content: changes
-zone:
+`
+    : ''
+}zone:
 ${files.map(([zone, file]) => `  - domain: ${zone}.\n    file: "${file}"`).join('\n')}
 ${transferred.map((zone) => `  - domain: ${zone}.\n    template: transferred`).join('\n')}
 `;
