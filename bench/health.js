@@ -297,6 +297,12 @@ async function main() {
           const signed = await svc.graphql('mutation($z: String!) { enableDnssec(input: {zone: $z}) { ds } }', { z: zone });
           ds.push(...signed.enableDnssec.ds.map((d) => `${zone}. 3600 IN DS ${d}`));
         }
+        // no check before the tree is up: the signed zones' first checks (adopted within a tick) put a day out
+        await waitFor('the signed zones to be adopted', async () => {
+          const [{ n }] = (await db.query(`select count(*)::int as n from zone_health`)).rows;
+          return n >= SIGNED;
+        });
+        await db.query(`update zone_health set next_check_at = now() + interval '1 day'`);
         const t0 = Date.now();
         await seed(db, Number(createUser.id), ZONES);
         log(`${SIGNED} signed zones through the API, ${ZONES} zones seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -345,12 +351,14 @@ async function main() {
             await waitFor(`${address} to serve ${zone}`, () => answers(address, zone, 'SOA'), 300_000);
         log(`Knot serves the tree (${ZONES + SIGNED} zones at each secondary)`);
 
-        // the worker idle (every zone's check a day out), then a quiet measure of the API
+        // the worker idle (every zone's check a day out), then a quiet measure of the API; the drain starts more than
+        // a check round (30 s) after the last check that may have run before the tree was up (a round remembers the
+        // servers that did not answer)
         await db.query(`update zone_health set next_check_at = now() + interval '1 day'`);
         await sleep(3000);
         const readZone = seededZones[Math.floor(ZONES / 2)];
         const warm = reader(svc, readZone);
-        await sleep(3000);
+        await sleep(10_000);
         await warm.stop();
         log(`quiet: reading ${readZone} for ${QUIET_S} s`);
         let reads = reader(svc, readZone);
@@ -459,6 +467,10 @@ docs/health.md, «Cost».
 | commit | \`${m.commit.slice(0, 12)}\` (${m.commitSubject})${m.dirty ? `, ${m.dirty} changed files` : ''} |
 | machine | ${m.cpuModel}, ${m.nproc} CPUs, ${m.memoryGiB.toFixed(1)} GiB, kernel ${m.kernel}, Node ${m.node} |
 | other work on the machine | before the run: ${procs(busyAtStart)} |
+| run | \`${['HEALTH_ZONES', 'HEALTH_SIGNED', 'HEALTH_ZONES_AT_ONCE', 'HEALTH_QUERY_TIMEOUT_MS', 'BENCH_PROFILE']
+    .filter((k) => process.env[k])
+    .map((k) => `${k}=${process.env[k]} `)
+    .join('')}node bench/health.js\` |
 | load average (1 / 5 / 15 min) | ${load(loadStart)} at the start; ${load(r.loadBefore)} when the checks began; ${load(r.loadAfter)} when they ended |
 
 The tree: Knot as the root (${ROOT_ADDRESS}) and the TLD \`${TLD}.\` (${TLD_ADDRESS}), two Knot secondaries (${SECONDARIES.join(', ')}) serving
