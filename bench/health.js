@@ -18,7 +18,7 @@
  * - DNS questions are counted by the servers themselves (Knot's mod-stats), CPU from /proc
  * Writes bench/RESULTS-health.md with the machine, the date and the load average (the machine is shared).
  * HEALTH_ZONES, HEALTH_SIGNED, HEALTH_ZONES_AT_ONCE, HEALTH_MAX_DRAIN_S, HEALTH_QUIET_S change the run; BENCH_PROFILE=1
- * profiles the service (--cpu-prof into bench/.tmp); BENCH_MAIN=<path of main.js> runs another build.
+ * profiles the service (--cpu-prof into bench/.tmp).
  * Needs root (port 53), knotd, PostgreSQL on BENCH_ADMIN_URL (default postgresql://postgres@127.0.0.1:5432/postgres).
  */
 'use strict';
@@ -266,8 +266,6 @@ async function main() {
         logFile: path.join(TMP, 'health.log'),
         // BENCH_PROFILE=1: the service under --cpu-prof, its profile in bench/.tmp (the whole run, set-up included)
         nodeArgs: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${TMP}`] : [],
-        // BENCH_MAIN: another build's dist/src/main.js (an earlier commit's, to compare)
-        ...(process.env.BENCH_MAIN ? { main: path.resolve(process.env.BENCH_MAIN) } : {}),
         env: {
           LOG_LEVEL: 'warn',
           ROLES: 'api,dns,worker',
