@@ -70,6 +70,39 @@ export async function appendEvent(
   sql.journalWritten();
 }
 
+/**
+ * Appends events in the caller's unit of work in one statement, in the order given (`appendEvent` for each, as the
+ * health duty's batch of checks stores them).
+ */
+export async function appendEvents(
+  sql: Sql,
+  events: readonly {
+    type: EventType;
+    domainId?: number | null;
+    zone?: string | null;
+    userId?: number | null;
+    data: Record<string, unknown>;
+  }[],
+): Promise<void> {
+  if (!events.length) return;
+  await sql.rows(
+    insertEventsSql(
+      `select n.type, n.domain_id, coalesce(n.zone, d.name), coalesce(n.user_id, d.user_id), null, n.data
+         from unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::jsonb[]) with ordinality n(type, domain_id, zone, user_id, data, ord)
+         left join domains d on d.id = n.domain_id
+        order by n.ord`,
+    ),
+    [
+      events.map((e) => e.type),
+      events.map((e) => e.domainId ?? null),
+      events.map((e) => e.zone ?? null),
+      events.map((e) => e.userId ?? null),
+      events.map((e) => JSON.stringify(e.data)),
+    ],
+  );
+  sql.journalWritten();
+}
+
 /** where a reader is in the feed: the last event it was given (0, 0: the start) */
 export interface FeedCursor {
   xid: string;

@@ -29,6 +29,8 @@ export interface DueZone {
   id: number;
   name: string;
   serial: number;
+  /** when its check was due (the worker's claims); absent for a check asked for at once */
+  dueAt?: Date;
 }
 
 /**
@@ -50,19 +52,20 @@ export async function adoptZones(db: Database, afterId: number, limit: number, s
 
 /**
  * Claims up to `limit` zones whose check is due (SKIP LOCKED: several workers each take others) and moves their
- * next check `leaseSeconds` ahead: the lease; the check's outcome sets the next check after the interval.
+ * next check `leaseSeconds` ahead: the lease; the check's outcome sets the next check after the interval. Each
+ * zone comes with when it was due, from which its next check is counted (`recordCheck`).
  */
 export async function claimDueZones(db: Database, limit: number, leaseSeconds: number): Promise<DueZone[]> {
   const rows = await db.rows(
-    `with due as (select domain_id from zone_health where next_check_at <= now()
+    `with due as (select domain_id, next_check_at from zone_health where next_check_at <= now()
                    order by next_check_at limit $1 for update skip locked)
      update zone_health h set next_check_at = now() + make_interval(secs => $2::int)
-       from domains d
-      where h.domain_id in (select domain_id from due) and d.id = h.domain_id
-     returning d.id, d.name, d.serial`,
+       from domains d, due
+      where h.domain_id = due.domain_id and d.id = h.domain_id
+     returning d.id, d.name, d.serial, due.next_check_at as due_at`,
     [limit, leaseSeconds],
   );
-  return rows.map((r) => ({ id: Number(r.id), name: r.name, serial: Number(r.serial) }));
+  return rows.map((r) => ({ id: Number(r.id), name: r.name, serial: Number(r.serial), dueAt: r.due_at }));
 }
 
 /** the apex NS targets of a zone (absolute names as stored) */
@@ -134,53 +137,89 @@ export interface NewFinding {
   message: string;
 }
 
+/** one zone's check to store: its findings, the state they make, and when the check was due (a worker's claim) */
+export interface CheckToRecord {
+  domainId: number;
+  findings: readonly NewFinding[];
+  state: Exclude<HealthState, 'unknown'>;
+  dueAt?: Date;
+}
+
 /**
- * Stores a check's outcome in the caller's transaction: the zone's row locked (two checks of one zone, the
- * worker's and one asked for, write one after the other), the findings no longer seen deleted, the others kept
- * with their `since` (their severity and message as seen now), new ones added; the state and the next check set.
- * Answers the state before and after, and the findings raised and cleared by this check.
+ * Stores the outcomes of checks of several zones in the caller's transaction, in five statements whatever their
+ * number (the worker stores its checks in batches: docs/health.md, «Cost»): the zones' rows locked in id order
+ * (two checks of one zone, the worker's and one asked for, write one after the other), the findings no longer seen
+ * deleted, the others kept with their `since` (their severity and message as seen now), new ones added; the
+ * states and the next checks set. Answers, for each zone still there, the state before and after, and the
+ * findings raised and cleared by its check.
+ *
+ * The next check: `intervalSeconds` after the time the check was due (`dueAt`, a worker's claim), so a zone keeps
+ * its place in the interval however long its checks wait or take; after a zone's first check, and when that place
+ * has already passed (the workers were stopped longer than an interval), a random place within the next interval.
+ * Zones adopted together (a first start over 100,000 zones: all due within a minute) are so spread over the
+ * interval from their second check on, rather than coming back together every interval. A check asked for at once
+ * (no `dueAt`): an interval after now.
  */
-export async function recordCheck(
+export async function recordChecks(
   sql: Sql,
-  domainId: number,
-  findings: readonly NewFinding[],
-  state: Exclude<HealthState, 'unknown'>,
-  nextInSeconds: number,
-): Promise<CheckOutcome | undefined> {
+  checks: readonly CheckToRecord[],
+  intervalSeconds: number,
+): Promise<Map<number, CheckOutcome>> {
+  const outcomes = new Map<number, CheckOutcome>();
+  if (!checks.length) return outcomes;
+  const ids = checks.map((c) => c.domainId);
   // a zone checked before the worker adopted it (a check asked for at once) gets its row here
-  await sql.rows(`insert into zone_health (domain_id) select id from domains where id = $1 on conflict (domain_id) do nothing`, [domainId]);
-  const [row] = await sql.rows(`select state from zone_health where domain_id = $1 for update`, [domainId]);
-  // the zone was deleted meanwhile: nothing to keep
-  if (!row) return undefined;
-  const codes = findings.map((f) => f.code);
-  const servers = findings.map((f) => f.server ?? '');
+  await sql.rows(
+    `insert into zone_health (domain_id) select id from domains where id = any($1::bigint[]) on conflict (domain_id) do nothing`,
+    [ids],
+  );
+  const locked = await sql.rows(
+    `select domain_id, state from zone_health where domain_id = any($1::bigint[]) order by domain_id for update`,
+    [ids],
+  );
+  const before = new Map(locked.map((r) => [Number(r.domain_id), r.state as HealthState]));
+  // the zones deleted meanwhile: nothing to keep
+  const kept = checks.filter((c) => before.has(c.domainId));
+  if (!kept.length) return outcomes;
+  const keptIds = kept.map((c) => c.domainId);
+  const all = kept.flatMap((c) => c.findings.map((f) => ({ id: c.domainId, ...f })));
+  const codes = all.map((f) => f.code);
+  const servers = all.map((f) => f.server ?? '');
   const cleared = await sql.rows(
-    `delete from zone_health_findings f where f.domain_id = $1
-        and not exists (select 1 from unnest($2::text[], $3::text[]) n(code, server) where n.code = f.code and n.server = f.server)
-     returning f.code, f.server`,
-    [domainId, codes, servers],
+    `delete from zone_health_findings f where f.domain_id = any($1::bigint[])
+        and not exists (select 1 from unnest($2::bigint[], $3::text[], $4::text[]) n(domain_id, code, server)
+                         where n.domain_id = f.domain_id and n.code = f.code and n.server = f.server)
+     returning f.domain_id, f.code, f.server`,
+    [keptIds, all.map((f) => f.id), codes, servers],
   );
   // xmax = 0: the row was inserted by this statement, not updated (a finding new at this check)
-  const kept = findings.length
+  const written = all.length
     ? await sql.rows(
         `insert into zone_health_findings (domain_id, code, server, severity, message)
-         select $1, code, server, severity, message from unnest($2::text[], $3::text[], $4::text[], $5::text[]) n(code, server, severity, message)
+         select domain_id, code, server, severity, message
+           from unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[]) n(domain_id, code, server, severity, message)
          on conflict (domain_id, code, server) do update set severity = excluded.severity, message = excluded.message
-         returning code, server, (xmax = 0) as raised`,
-        [domainId, codes, servers, findings.map((f) => f.severity), findings.map((f) => f.message)],
+         returning domain_id, code, server, (xmax = 0) as raised`,
+        [all.map((f) => f.id), codes, servers, all.map((f) => f.severity), all.map((f) => f.message)],
       )
     : [];
+  // h.checked_at on the right of SET is the row's value before this check (null: the zone's first check)
   await sql.rows(
-    `update zone_health set state = $2, checked_at = now(), next_check_at = now() + make_interval(secs => $3::int) where domain_id = $1`,
-    [domainId, state, nextInSeconds],
+    `update zone_health h set state = n.state, checked_at = now(),
+            next_check_at = case
+              when n.due_at is null then now() + make_interval(secs => $4::int)
+              when h.checked_at is not null and n.due_at + make_interval(secs => $4::int) > now() then n.due_at + make_interval(secs => $4::int)
+              else now() + random() * make_interval(secs => $4::int) end
+       from unnest($1::bigint[], $2::text[], $3::timestamptz[]) n(domain_id, state, due_at)
+      where h.domain_id = n.domain_id`,
+    [keptIds, kept.map((c) => c.state), kept.map((c) => c.dueAt ?? null), intervalSeconds],
   );
+  for (const check of kept)
+    outcomes.set(check.domainId, { before: before.get(check.domainId)!, after: check.state, raised: [], cleared: [] });
   const named = (r: { code: string; server: string }) => ({ code: r.code, server: r.server === '' ? null : r.server });
-  return {
-    before: row.state as HealthState,
-    after: state,
-    raised: kept.filter((r) => r.raised).map(named),
-    cleared: cleared.map(named),
-  };
+  for (const row of written) if (row.raised) outcomes.get(Number(row.domain_id))?.raised.push(named(row));
+  for (const row of cleared) outcomes.get(Number(row.domain_id))?.cleared.push(named(row));
+  return outcomes;
 }
 
 /** the stored health of these zones (a zone never checked: unknown, no findings) */

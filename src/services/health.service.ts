@@ -11,14 +11,14 @@ import { IterativeResolver } from '../dns-client/iterative-resolver';
 import {
   healthCounts,
   healthOfZones,
-  recordCheck,
+  recordChecks,
   type CheckOutcome,
   type DueZone,
   type HealthState,
   type NewFinding,
   type StoredFinding,
 } from '../repositories/health';
-import { appendEvent } from '../repositories/events';
+import { appendEvents } from '../repositories/events';
 import { checkZone, mayAskAddress, stateOf } from './health-checks';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
@@ -59,21 +59,50 @@ export async function checkAndRecord(
   const findings = await checkZone(db, resolver, health, zone);
   // the process stops: what the check met since is not the zone's doing (its lease brings it back)
   if (resolver.stopped) return undefined;
-  const state = stateOf(findings);
-  return db.transaction(async (sql) => {
-    const outcome = await recordCheck(sql, zone.id, findings, state, health.interval || 3600);
-    if (!outcome) return undefined;
-    if (outcome.before !== outcome.after || outcome.raised.length || outcome.cleared.length)
-      await healthChanged(sql, zone, outcome, findings);
-    return outcome.after;
-  });
+  return (await recordChecked(db, health, [{ zone, findings }])).get(zone.id);
+}
+
+/** a zone checked, and what its check found */
+export interface CheckedZone {
+  zone: DueZone;
+  findings: NewFinding[];
 }
 
 /**
- * The one place a zone's health changes (its state, or a finding raised or cleared), in the transaction that
- * stores the check: the health.changed event commits with the findings it tells of (docs/events.md).
+ * Stores the checks of several zones in one transaction of a few statements whatever their number (the worker
+ * stores its checks in batches); answers each zone's state (none for a zone deleted meanwhile). The next check of
+ * a zone the worker claimed counts from when it was due (`recordChecks`).
  */
-async function healthChanged(sql: Sql, zone: DueZone, outcome: CheckOutcome, findings: readonly NewFinding[]): Promise<void> {
+export async function recordChecked(
+  db: Database,
+  health: Settings['health'],
+  checked: readonly CheckedZone[],
+): Promise<Map<number, HealthState>> {
+  return db.transaction(async (sql) => {
+    const outcomes = await recordChecks(
+      sql,
+      checked.map(({ zone, findings }) => ({ domainId: zone.id, findings, state: stateOf(findings), dueAt: zone.dueAt })),
+      health.interval || 3600,
+    );
+    const events: HealthEvent[] = [];
+    for (const { zone, findings } of checked) {
+      const outcome = outcomes.get(zone.id);
+      if (outcome && (outcome.before !== outcome.after || outcome.raised.length || outcome.cleared.length))
+        events.push(healthChanged(zone, outcome, findings));
+    }
+    await appendEvents(sql, events);
+    return new Map([...outcomes].map(([id, outcome]) => [id, outcome.after]));
+  });
+}
+
+type HealthEvent = Parameters<typeof appendEvents>[1][number];
+
+/**
+ * The one place a zone's health changes (its state, or a finding raised or cleared): the health.changed event,
+ * appended in the transaction that stores the check, so that it commits with the findings it tells of
+ * (docs/events.md).
+ */
+function healthChanged(zone: DueZone, outcome: CheckOutcome, findings: readonly NewFinding[]): HealthEvent {
   if (outcome.before !== outcome.after) {
     const log = outcome.after === 'critical' ? logger.warn.bind(logger) : logger.info.bind(logger);
     log(
@@ -86,7 +115,7 @@ async function healthChanged(sql: Sql, zone: DueZone, outcome: CheckOutcome, fin
       `health: ${zone.name} went from ${outcome.before} to ${outcome.after}`,
     );
   }
-  await appendEvent(sql, {
+  return {
     type: 'health.changed',
     domainId: zone.id,
     data: {
@@ -97,7 +126,7 @@ async function healthChanged(sql: Sql, zone: DueZone, outcome: CheckOutcome, fin
       cleared: outcome.cleared,
       findings: findings.map((f) => ({ code: f.code, severity: f.severity, server: f.server, message: f.message })),
     },
-  });
+  };
 }
 
 export class HealthService {

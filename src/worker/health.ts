@@ -6,8 +6,10 @@
  *   shorter); zones made later get theirs at the next tick (a cursor over zone ids; a whole sweep every
  *   SWEEP_MS catches ids committed out of order)
  * - due rows are claimed with FOR UPDATE SKIP LOCKED, as many as the worker has free slots
- *   (HEALTH_ZONES_AT_ONCE), and leased LEASE_SECONDS; each check ends with its next one an interval later, so
- *   checks stay spread over the interval as the zones' first checks were
+ *   (HEALTH_ZONES_AT_ONCE), and leased LEASE_SECONDS; a zone's next check comes an interval after its check was
+ *   due (a random place in the interval after its first check: zones adopted together spread out)
+ * - the checks done are stored in batches (up to RECORD_BATCH zones, waiting RECORD_WAIT_MS at most), a few
+ *   statements per batch: the database's share of a check is a fraction of a statement (docs/health.md, «Cost»)
  * - the zones claimed within one round (ROUND_MS) share one resolver: what the root and the TLDs answer is
  *   asked once per round, a dead server costs two timeouts per round, and no server has more than a few
  *   questions in flight (dns-client/iterative-resolver.ts)
@@ -18,7 +20,8 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Logger } from '../logger';
 import type { IterativeResolver } from '../dns-client/iterative-resolver';
 import { adoptZones, claimDueZones, type DueZone } from '../repositories/health';
-import { checkAndRecord, healthResolver } from '../services/health.service';
+import { healthResolver, recordChecked, type CheckedZone } from '../services/health.service';
+import { checkZone } from '../services/health-checks';
 
 const TICK_MS = 1000;
 /** a claimed check may take this long before another worker takes the zone again (a check ends well within it) */
@@ -27,6 +30,15 @@ const LEASE_SECONDS = 120;
 const ADOPT_BATCH = 5000;
 /** the first check of a zone adopted comes within this (or the interval, if shorter) */
 const FIRST_CHECK_WITHIN_SECONDS = 60;
+/**
+ * a check that ends claims more zones only once this share of HEALTH_ZONES_AT_ONCE is free: with a backlog, one
+ * claim statement per batch of zones rather than one per zone (the tick every TICK_MS claims whatever is free)
+ */
+const CLAIM_WHEN_FREE = 0.25;
+/** checks stored per transaction at most (a few statements for them all: repositories/health.ts, recordChecks) */
+const RECORD_BATCH = 50;
+/** a check waits this long at most for others to be stored with */
+const RECORD_WAIT_MS = 200;
 /** how often adoption starts again from the lowest zone id */
 const SWEEP_MS = 10 * 60_000;
 /** the longest a resolver (a check round: its cache, the servers found dead) is kept */
@@ -39,10 +51,15 @@ export class HealthWorker {
   private stopped = false;
   private inFlight = 0;
   private adoptAfter = 0;
+  private adoptedAt = 0;
   private sweptAt = Date.now();
   private round: IterativeResolver | undefined;
   /** the rounds with checks under way, and how many each: stopped together when the worker stops */
   private readonly busyRounds = new Map<IterativeResolver, number>();
+  /** checks done, waiting to be stored (a batch, one transaction) */
+  private toRecord: CheckedZone[] = [];
+  private recordTimer: NodeJS.Timeout | undefined;
+  private recording = false;
   /** counters, for tests and logs */
   readonly stats = { checks: 0, failures: 0 };
 
@@ -71,7 +88,8 @@ export class HealthWorker {
     try {
       await this.adopt();
       const free = this.settings.health.zonesAtOnce - this.inFlight;
-      if (free > 0) {
+      // checks done faster than the database stores them: no more until it has caught up
+      if (free > 0 && this.toRecord.length < 4 * RECORD_BATCH) {
         const due = await claimDueZones(this.db, free, LEASE_SECONDS);
         if (due.length) {
           const resolver = this.resolver();
@@ -88,6 +106,9 @@ export class HealthWorker {
   }
 
   private async adopt(): Promise<void> {
+    // once a tick: the ticks that checks ending start (many a second with a backlog) only claim
+    if (Date.now() - this.adoptedAt < TICK_MS / 2) return;
+    this.adoptedAt = Date.now();
     if (Date.now() - this.sweptAt > SWEEP_MS) {
       this.adoptAfter = 0;
       this.sweptAt = Date.now();
@@ -111,8 +132,9 @@ export class HealthWorker {
     this.inFlight++;
     this.busyRounds.set(resolver, (this.busyRounds.get(resolver) ?? 0) + 1);
     try {
-      await checkAndRecord(this.db, this.settings.health, resolver, zone);
-      this.stats.checks++;
+      const findings = await checkZone(this.db, resolver, this.settings.health, zone);
+      // the process stops: what the check met since is not the zone's doing (its lease brings it back)
+      if (!resolver.stopped) this.record({ zone, findings });
     } catch (error) {
       this.stats.failures++;
       // the lease brings the zone back
@@ -124,8 +146,49 @@ export class HealthWorker {
       if (left) this.busyRounds.set(resolver, left);
       else this.busyRounds.delete(resolver);
     }
-    // the claim took every free slot: more zones may be due than were claimed
-    if (claimedAll) void this.tick();
+    // the claim took every free slot: more zones may be due than were claimed; claimed once enough slots are free
+    if (
+      claimedAll &&
+      this.settings.health.zonesAtOnce - this.inFlight >= Math.max(1, Math.floor(this.settings.health.zonesAtOnce * CLAIM_WHEN_FREE))
+    )
+      void this.tick();
+  }
+
+  /** a check done: stored with others, once RECORD_BATCH are waiting or the first has waited RECORD_WAIT_MS */
+  private record(checked: CheckedZone): void {
+    this.toRecord.push(checked);
+    if (this.toRecord.length >= RECORD_BATCH) void this.storeChecks();
+    else this.recordTimer ??= setTimeout(() => void this.storeChecks(), RECORD_WAIT_MS);
+  }
+
+  /** stores the checks waiting, a batch per transaction, one transaction at a time */
+  private async storeChecks(): Promise<void> {
+    if (this.recording) return;
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    this.recording = true;
+    try {
+      while (this.toRecord.length) {
+        const batch = this.toRecord.splice(0, RECORD_BATCH);
+        try {
+          await recordChecked(this.db, this.settings.health, batch);
+          this.stats.checks += batch.length;
+        } catch (error) {
+          this.stats.failures += batch.length;
+          // the leases bring the zones back
+          if (!noteDatabaseFailure(error, 'health checks'))
+            this.log.warn(
+              { err: error, zones: batch.map((c) => c.zone.name) },
+              `health: storing the checks of ${batch.length} zones failed; they are checked again after their lease`,
+            );
+        }
+        // fewer than a batch left: they wait for more, as the first of them did
+        if (this.toRecord.length < RECORD_BATCH && !this.stopped) break;
+      }
+    } finally {
+      this.recording = false;
+    }
+    if (this.toRecord.length) this.recordTimer ??= setTimeout(() => void this.storeChecks(), this.stopped ? 0 : RECORD_WAIT_MS);
   }
 
   async stop(): Promise<void> {
@@ -135,5 +198,10 @@ export class HealthWorker {
     this.round?.stop();
     for (const round of this.busyRounds.keys()) round.stop();
     while (this.ticking || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // the checks done before the stop are stored
+    while (this.recording) await new Promise((resolve) => setTimeout(resolve, 20));
+    clearTimeout(this.recordTimer);
+    this.recordTimer = undefined;
+    await this.storeChecks();
   }
 }
