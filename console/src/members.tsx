@@ -15,17 +15,9 @@ import {
   SetMemberRoleDocument,
 } from './generated/graphql';
 import { managesMembers, ROLE_WORDS, roleWords, useIdentity, when } from './identity';
+import { zoneList } from './names';
 
 const ROLES = Object.keys(ROLE_WORDS) as MemberRole[];
-
-/** an editor's zones as typed: names separated by commas or spaces; empty: every zone */
-const zoneList = (text: string) => {
-  const zones = text
-    .split(/[\s,]+/)
-    .map((z) => z.trim())
-    .filter(Boolean);
-  return zones.length ? zones : null;
-};
 
 /**
  * The members of the account acted in and its open invitations (docs/people.md): roles changed, members removed

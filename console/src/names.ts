@@ -12,3 +12,12 @@ export function unicodeName(name: string): string {
     return name;
   }
 }
+
+/** zone names as typed: separated by commas or blanks; none typed: null (every zone) */
+export function zoneList(text: string): string[] | null {
+  const zones = text
+    .split(/[\s,]+/)
+    .map((z) => z.trim())
+    .filter(Boolean);
+  return zones.length ? zones : null;
+}

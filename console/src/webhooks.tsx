@@ -14,6 +14,7 @@ import {
 } from './generated/graphql';
 import { useIdentity, when } from './identity';
 import { SecretOnce } from './secret-once';
+import { zoneList } from './names';
 
 /** the event types a subscription may name (docs/events.md, «Event types»); none picked: every type */
 const EVENT_TYPES = [
@@ -32,15 +33,6 @@ const EVENT_TYPES = [
 
 /** how often an open list of deliveries is read again: they move on their own (the worker's attempts) */
 const DELIVERIES_POLL_MS = 5000;
-
-/** names typed with commas or blanks between them; none: null (every zone) */
-const zoneList = (text: string) => {
-  const zones = text
-    .split(/[\s,]+/)
-    .map((z) => z.trim())
-    .filter(Boolean);
-  return zones.length ? zones : null;
-};
 
 /**
  * The account's webhook subscriptions (docs/events.md): listed with their URL, event types and state; one added
