@@ -135,6 +135,11 @@ for (const role of ROLES) {
       // the zone: its record controls, Delete zone, Move, and the DNSSEC tab's
       await page.goto(`${origin}/console/#/zone/${ZONE}`);
       await page.waitForFunction(`document.querySelectorAll('table.records tbody tr').length > 2`);
+      // the controls come with the zone's permissions, a query of their own: what the role is offered is awaited
+      // before anything is counted
+      if (offers.write) await page.getByRole('button', { name: 'Add record', exact: true }).waitFor();
+      if (offers.createZone) await page.getByRole('button', { name: 'Delete zone…', exact: true }).waitFor();
+      if (offers.move) await page.getByRole('link', { name: 'Move to another account', exact: true }).waitFor();
       expect({
         role,
         addRecord: await count('Add record'),
@@ -154,12 +159,14 @@ for (const role of ROLES) {
       });
       await page.getByRole('link', { name: 'DNSSEC' }).click();
       await page.getByTestId('dnssec-state').waitFor();
+      if (offers.write) await page.getByRole('button', { name: 'Enable DNSSEC', exact: true }).waitFor();
       expect({ role, enable: await count('Enable DNSSEC') }).toEqual({ role, enable: +offers.write });
 
       // Members: every member sees the people; only who manages them is offered an invitation
       await page.getByRole('link', { name: 'Members' }).click();
       await page.getByRole('heading', { name: 'People in this account' }).waitFor();
       await page.getByRole('cell', { name: `${person(role)} (you)` }).waitFor();
+      if (offers.invite) await page.getByRole('heading', { name: 'Invite someone', exact: true }).waitFor();
       expect({ role, invite: await count('Invite someone', 'heading') }).toEqual({ role, invite: +offers.invite });
 
       // Webhooks: every member sees the list; a viewer is offered no New webhook and is told why
@@ -167,6 +174,7 @@ for (const role of ROLES) {
       await page.getByRole('heading', { name: 'Subscriptions' }).waitFor();
       await page.getByText('No webhook yet.').waitFor();
       if (!offers.webhooks) await page.getByText('Your role in this account lets you see its webhooks, not add or change them.').waitFor();
+      else await page.getByRole('heading', { name: 'New webhook', exact: true }).waitFor();
       expect({ role, newWebhook: await count('New webhook', 'heading') }).toEqual({ role, newWebhook: +offers.webhooks });
 
       // what is offered is done: a webhook added and deleted by this person, through the REST API
