@@ -19,7 +19,8 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { randomBytes } from 'node:crypto';
-import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { transferZone } from '../support/signed-zone-checks';
 import { startUnbound, Unbound } from '../support/unbound';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { sleep, waitFor } from '../support/wait-for';
@@ -141,19 +142,7 @@ async function parentDs(): Promise<string[]> {
 
 /** the zone as the primary serves it by AXFR */
 async function transfer(zone: string): Promise<string> {
-  const axfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    zone,
-    'AXFR',
-    '+nocomments',
-    '+nostats',
-  ]);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
-  return `${lines.join('\n')}\n`;
+  return (await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, zone)).text;
 }
 
 /**

@@ -23,6 +23,7 @@ import dgram from 'node:dgram';
 import { startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, records, waitFor } from '../propagation/knot';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
+import { transferZone } from '../support/signed-zone-checks';
 import { DSYNC } from '../../src/dns/record-types/dsync';
 import { rdataToWire, readWireMessage } from '../../src/dns/wire';
 
@@ -133,23 +134,8 @@ async function ask(name: string, type: string): Promise<{ rdata: string[]; signe
 
 /** the signalling zone as the primary transfers it, through BIND's and ldns's verifiers */
 async function verifyOps(): Promise<string> {
-  const axfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    OPS,
-    'AXFR',
-    '+nocomments',
-    '+nostats',
-  ]);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
-  const text = `${lines.join('\n')}\n`;
-  const file = join(dir, `${OPS}.zone`);
-  writeFileSync(file, text);
-  await run('dnssec-verify', ['-o', OPS, file]);
-  const ldns = await run('ldns-verify-zone', [file]).catch((error) => error);
+  const text = await verifyZone(OPS);
+  const ldns = await run('ldns-verify-zone', [join(dir, `${OPS}.zone`)]).catch((error) => error);
   expect(`${ldns.stdout}${ldns.stderr}`).toMatch(/Zone is verified and complete/);
   return text;
 }
@@ -231,22 +217,11 @@ test("RFC 9615: the child's CDS/CDNSKEY are signalled under its nameserver in th
 
 /** a zone as the primary transfers it, through BIND's verifier */
 async function verifyZone(zone: string): Promise<string> {
-  const axfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    zone,
-    'AXFR',
-    '+nocomments',
-    '+nostats',
-  ]);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
+  const { text } = await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, zone);
   const file = join(dir, `${zone}.zone`);
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  writeFileSync(file, text);
   await run('dnssec-verify', ['-o', zone, file]);
-  return `${lines.join('\n')}\n`;
+  return text;
 }
 
 /** the RRset of `type` at `owner` in a transferred zone, and the types its RRSIGs there cover */
