@@ -13,6 +13,12 @@ export interface OrmConfigOptions {
   poolMax?: number;
   debug?: boolean;
   logger?: (message: string) => void;
+  /**
+   * write the schema snapshot (src/migrations/.snapshot-zonekeeper.json) after migrating: only for
+   * `migration:create`, which diffs the entities against it; a start or a test that applied the migrations would
+   * otherwise rewrite the committed file with its own database's schema
+   */
+  keepSnapshot?: boolean;
 }
 
 const projectRoot = path.resolve(__dirname, '..', '..', __dirname.includes(`${path.sep}dist${path.sep}`) ? '..' : '');
@@ -60,7 +66,7 @@ export function makeOrmConfig(options: OrmConfigOptions) {
       glob: '!(*.d).{js,ts}',
       transactional: true,
       allOrNothing: true,
-      snapshot: true,
+      snapshot: options.keepSnapshot ?? false,
       snapshotName: '.snapshot-zonekeeper',
       emit: 'ts',
     },
