@@ -280,7 +280,13 @@ export interface ClaimedQueue {
  * deleted meanwhile is left out rather than failing the claim. (Two claims at the same instant may each count the
  * other's leases as free, as before: the limit is exact per worker, and across workers up to a claim's race.)
  */
-export async function claimQueues(sql: Sql, batch: number, perEndpoint: number, leaseSeconds: number, run: number): Promise<ClaimedQueue[]> {
+export async function claimQueues(
+  sql: Sql,
+  batch: number,
+  perEndpoint: number,
+  leaseSeconds: number,
+  run: number,
+): Promise<ClaimedQueue[]> {
   const rows = await sql.rows(
     `with recursive free as (
        select s.id, $2::int - (select count(*) from webhook_queue_leases l where l.subscription_id = s.id and l.lease_until > now())::int as slots
