@@ -355,6 +355,14 @@ export async function claimQueues(
   return [...queues.values()];
 }
 
+/**
+ * Queue leases that ran out a day ago or more: a worker that died holding a queue left its row, taken over by the
+ * queue's next claim, or by nothing if the queue never fills again (its zone gone). Answers how many went.
+ */
+export function pruneQueueLeases(sql: Sql): Promise<number> {
+  return sql.affected(`delete from webhook_queue_leases where lease_until < now() - interval '1 day'`);
+}
+
 /** the statement part that releases `leases` ($n: subscription ids, $n+1: zone keys, $n+2: lease tokens), if still theirs */
 const releaseSql = (n: number) =>
   `delete from webhook_queue_leases l using unnest($${n}::bigint[], $${n + 1}::text[], $${n + 2}::timestamptz[]) as q(subscription_id, zone_key, lease_until)

@@ -37,8 +37,8 @@ import { refusedDestination } from '../services/outbound-addresses';
  *    before it is delivered, so that a zone's events reach an endpoint in order; a failure ends the run (the
  *    delivery waits for its retry, the rest behind it). At most WEBHOOK_CONCURRENCY queues (so deliveries under
  *    way) per endpoint across every process; a queue whose run ends is released, and the next pass claims again.
- * 3. Each queue sends on its own (nothing awaits another queue or endpoint): keep-alive agents, a connect and a total timeout,
- *    no redirect followed, a little of the answer read. A 2xx delivers it; anything else retries it after a delay
+ * 3. Each queue sends on its own (nothing awaits another queue or endpoint): keep-alive agents, a connect and a
+ *    total timeout, no redirect followed, a little of the answer read. A 2xx delivers it; anything else retries it after a delay
  *    that doubles from WEBHOOK_RETRY_BASE_MS up to WEBHOOK_RETRY_MAX_SECONDS, with jitter, until
  *    WEBHOOK_RETRY_HOURS after its first attempt, when it is failed (visible, redeliverable). An endpoint failing
  *    for WEBHOOK_DISABLE_AFTER_DAYS is disabled, and its owner gets a `webhook.disabled` event.
