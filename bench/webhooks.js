@@ -32,6 +32,7 @@ const log = (line) => process.stdout.write(`[bench ${new Date().toISOString().sl
 function startReceiver() {
   const seen = new Map();
   let requests = 0;
+  let connections = 0;
   const server = http.createServer({ keepAlive: true }, (req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
@@ -45,15 +46,19 @@ function startReceiver() {
       res.end('ok');
     });
   });
+  // connections opened: the duty's keep-alive agent should open a handful, not one per delivery
+  server.on('connection', () => (connections += 1));
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({
         url: `http://127.0.0.1:${server.address().port}`,
         seen,
         requests: () => requests,
+        connections: () => connections,
         reset() {
           seen.clear();
           requests = 0;
+          connections = 0;
         },
         close: () => new Promise((done) => { server.closeAllConnections(); server.close(done); }),
       }),
@@ -110,6 +115,7 @@ async function runCase(svc, db, receiver, zones, subscriptions) {
     expected,
     delivered: receiver.seen.size,
     requests: receiver.requests(),
+    connections: receiver.connections(),
     writtenMs: written,
     seconds,
     rate: receiver.seen.size / seconds,
@@ -164,7 +170,7 @@ async function main() {
   const table = results
     .map(
       (r) =>
-        `| ${r.events.toLocaleString('en')} × ${r.subscriptions} | ${r.delivered.toLocaleString('en')} of ${r.expected.toLocaleString('en')} | ${r.requests.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | **${r.rate.toFixed(0)}** ${r.rate >= TARGET ? '(met)' : '(MISSED)'} | ${r.p50} | ${r.p99} | ${r.serviceCpuMsPerDelivery.toFixed(2)} / ${r.postgresCpuMsPerDelivery.toFixed(2)} | ${r.cpu.busy.toFixed(0)}% / ${r.cpu.steal.toFixed(0)}% |`,
+        `| ${r.events.toLocaleString('en')} × ${r.subscriptions} | ${r.delivered.toLocaleString('en')} of ${r.expected.toLocaleString('en')} | ${r.requests.toLocaleString('en')} | ${r.connections.toLocaleString('en')} | ${r.seconds.toFixed(1)} s | **${r.rate.toFixed(0)}** ${r.rate >= TARGET ? '(met)' : '(MISSED)'} | ${r.p50} | ${r.p99} | ${r.serviceCpuMsPerDelivery.toFixed(2)} / ${r.postgresCpuMsPerDelivery.toFixed(2)} | ${r.cpu.busy.toFixed(0)}% / ${r.cpu.steal.toFixed(0)}% |`,
     )
     .join('\n');
   fs.writeFileSync(
@@ -185,8 +191,8 @@ deliveries taken by the receiver from the first event's write to the last delive
 ${MAX_SECONDS} s). Latency: the receiver's clock at first receipt minus the event's timestamp: with a backlog, mostly
 time in the queue. Target: ${TARGET.toLocaleString('en')} deliveries/s.
 
-| events × subscriptions | delivered | requests | time | deliveries/s | p50 ms | p99 ms | CPU ms per delivery, service / PostgreSQL | machine busy / steal |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| events × subscriptions | delivered | requests | connections | time | deliveries/s | p50 ms | p99 ms | CPU ms per delivery, service / PostgreSQL | machine busy / steal |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${table}
 `,
   );

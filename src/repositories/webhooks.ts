@@ -250,104 +250,185 @@ export interface ClaimedDelivery {
   readRules: ReadRules | null;
   secrets: SealedSecrets;
   attempts: number;
-  firstAttemptAt: Date;
   event: StoredEvent;
 }
 
-/**
- * Claims up to `batch` deliveries that are due, leased for `leaseSeconds` (SKIP LOCKED: several workers share
- * the duty): only the first pending delivery of each (subscription, zone) queue (a zone's next event waits until
- * the one before it is delivered or failed), and per subscription no more than `perEndpoint` under way, counting
- * those other leases hold.
- *
- * The queues' heads are found by a skip scan of the pending deliveries' index (subscription, zone, feed order):
- * one probe for each queue and one for its head, whatever the backlog, where reading every pending delivery to
- * keep the first of each queue cost a claim time in proportion to the backlog (bench/webhooks.js).
- */
-export async function claimDeliveries(sql: Sql, batch: number, perEndpoint: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
-  const rows = await sql.rows(
-    `with recursive queues as (
-       (select w.subscription_id, w.zone_key from webhook_deliveries w where w.status = 'pending'
-         order by w.subscription_id, w.zone_key limit 1)
-       union all
-       select n.subscription_id, n.zone_key from queues q cross join lateral (
-         select w.subscription_id, w.zone_key from webhook_deliveries w
-          where w.status = 'pending' and (w.subscription_id, w.zone_key) > (q.subscription_id, q.zone_key)
-          order by w.subscription_id, w.zone_key limit 1) n),
-     heads as (
-       select h.* from queues q cross join lateral (
-         select w.id, w.subscription_id, w.next_attempt_at, w.lease_until, w.xid, w.event_id from webhook_deliveries w
-          where w.status = 'pending' and w.subscription_id = q.subscription_id and w.zone_key = q.zone_key
-          order by w.xid, w.event_id limit 1) h),
-     busy as (
-       select h.subscription_id, count(*) filter (where h.lease_until > now()) as n from heads h group by h.subscription_id),
-     ready as (
-       select h.id, row_number() over (partition by h.subscription_id order by h.xid, h.event_id) + coalesce(b.n, 0) as place, h.next_attempt_at
-         from heads h left join busy b on b.subscription_id = h.subscription_id
-        where h.next_attempt_at <= now() and (h.lease_until is null or h.lease_until <= now())),
-     picked as (
-       select w.id from webhook_deliveries w
-        where w.id in (select id from ready where place <= $2 order by next_attempt_at limit $1)
-          and w.status = 'pending' and (w.lease_until is null or w.lease_until <= now())
-        for update of w skip locked),
-     claimed as (
-       update webhook_deliveries w set lease_until = now() + make_interval(secs => $3::float8),
-              first_attempt_at = coalesce(w.first_attempt_at, now())
-         from picked where w.id = picked.id
-       returning w.id, w.subscription_id, w.event_id, w.attempts, w.first_attempt_at)
-     select k.id as delivery_id, k.subscription_id, k.attempts, k.first_attempt_at, s.url, s.read_rules, s.secret,
-            case when s.previous_secret_until > now() then s.previous_secret end as previous_secret, ${EVENT_SELECT}
-       from claimed k join webhook_subscriptions s on s.id = k.subscription_id join events e on e.id = k.event_id left join changes c on c.id = e.change_id
-      where s.enabled`,
-    [batch, perEndpoint, leaseSeconds],
-  );
-  return rows.map((r) => ({
-    id: Number(r.delivery_id),
-    subscriptionId: Number(r.subscription_id),
-    url: r.url,
-    readRules: r.read_rules,
-    secrets: { secret: r.secret, previous: r.previous_secret },
-    attempts: r.attempts,
-    firstAttemptAt: new Date(r.first_attempt_at),
-    event: toStoredEvent(r),
-  }));
+/** an (endpoint, zone) queue's lease: `until` as PostgreSQL wrote it, which is also the holder's token */
+export interface QueueLease {
+  subscriptionId: number;
+  zoneKey: string;
+  until: string;
+}
+
+/** a queue claimed: its lease, and the run of its pending deliveries to send in this order, one at a time */
+export interface ClaimedQueue {
+  lease: QueueLease;
+  deliveries: ClaimedDelivery[];
 }
 
 /**
- * Deliveries their endpoints took (2xx), in one statement: done, and their endpoints no longer failing. The duty
- * stores its successes together (one round trip for all those answered since its last), not one by one.
+ * Claims up to `batch` (endpoint, zone) queues whose first pending delivery is due, each leased for `leaseSeconds`
+ * by a row of webhook_queue_leases, and answers for each the run of its first `run` pending deliveries (up to the
+ * first one not due yet), to be sent in this order, the next only once the one before it is delivered: a zone's
+ * events reach an endpoint in order. An endpoint has at most `perEndpoint` queues leased at once (each sends one
+ * delivery at a time), counting every worker's leases; endpoints with no lease free are not looked at.
+ *
+ * The queues of the endpoints with room are found by a skip scan of the pending deliveries' index (subscription,
+ * zone, feed order): one probe for each queue and one for its head, whatever the backlog. Two workers cannot hold
+ * one queue: a lease is taken (insert, or update of an expired one) only where none runs, and the row's lock
+ * makes the second wait and then see the first's lease; the chosen subscriptions are locked (key share) so that one
+ * deleted meanwhile is left out rather than failing the claim. (Two claims at the same instant may each count the
+ * other's leases as free, as before: the limit is exact per worker, and across workers up to a claim's race.)
  */
-export async function recordDelivered(sql: Sql, delivered: readonly { id: number; responseCode: number }[]): Promise<void> {
-  if (!delivered.length) return;
+export async function claimQueues(
+  sql: Sql,
+  batch: number,
+  perEndpoint: number,
+  leaseSeconds: number,
+  run: number,
+): Promise<ClaimedQueue[]> {
+  const rows = await sql.rows(
+    `with recursive free as (
+       select s.id, $2::int - (select count(*) from webhook_queue_leases l where l.subscription_id = s.id and l.lease_until > now())::int as slots
+         from webhook_subscriptions s where s.enabled),
+     queues as (
+       (select f.id as subscription_id, f.slots, n.zone_key from free f cross join lateral (
+          select w.zone_key from webhook_deliveries w where w.status = 'pending' and w.subscription_id = f.id
+           order by w.zone_key limit 1) n
+         where f.slots > 0)
+       union all
+       select q.subscription_id, q.slots, n.zone_key from queues q cross join lateral (
+         select w.zone_key from webhook_deliveries w
+          where w.status = 'pending' and w.subscription_id = q.subscription_id and w.zone_key > q.zone_key
+          order by w.zone_key limit 1) n),
+     heads as (
+       select q.subscription_id, q.zone_key, q.slots, h.next_attempt_at, h.xid, h.event_id from queues q cross join lateral (
+         select w.next_attempt_at, w.lease_until, w.xid, w.event_id from webhook_deliveries w
+          where w.status = 'pending' and w.subscription_id = q.subscription_id and w.zone_key = q.zone_key
+          order by w.xid, w.event_id limit 1) h
+        where h.next_attempt_at <= now() and (h.lease_until is null or h.lease_until <= now())
+          and not exists (select 1 from webhook_queue_leases l
+                           where l.subscription_id = q.subscription_id and l.zone_key = q.zone_key and l.lease_until > now())),
+     chosen as (
+       select r.subscription_id, r.zone_key from (
+         select h.*, row_number() over (partition by h.subscription_id order by h.next_attempt_at, h.xid, h.event_id) as place from heads h) r
+        where r.place <= r.slots order by r.next_attempt_at, r.xid, r.event_id limit $1),
+     kept as (
+       select s.id from webhook_subscriptions s where s.id in (select subscription_id from chosen) and s.enabled for key share of s),
+     leased as (
+       insert into webhook_queue_leases as l (subscription_id, zone_key, lease_until)
+       select subscription_id, zone_key, now() + make_interval(secs => $3::float8) from chosen where subscription_id in (select id from kept)
+       on conflict (subscription_id, zone_key) do update set lease_until = excluded.lease_until where l.lease_until <= now()
+       returning l.subscription_id, l.zone_key, l.lease_until),
+     runs as (
+       select r.* from leased l cross join lateral (
+         select w.id, w.event_id, w.attempts, w.xid, l.subscription_id, l.zone_key, l.lease_until,
+                bool_and(w.next_attempt_at <= now()) over (order by w.xid, w.event_id) as due
+           from (select * from webhook_deliveries w
+                  where w.status = 'pending' and w.subscription_id = l.subscription_id and w.zone_key = l.zone_key
+                  order by w.xid, w.event_id limit $4) w) r
+        where r.due)
+     select r.id as delivery_id, r.subscription_id, r.zone_key, r.lease_until::text as lease_until, r.attempts, s.url, s.read_rules, s.secret,
+            case when s.previous_secret_until > now() then s.previous_secret end as previous_secret, ${EVENT_SELECT}
+       from runs r join webhook_subscriptions s on s.id = r.subscription_id join events e on e.id = r.event_id left join changes c on c.id = e.change_id
+      order by r.subscription_id, r.zone_key, r.xid, r.event_id`,
+    [batch, perEndpoint, leaseSeconds, run],
+  );
+  const queues = new Map<string, ClaimedQueue>();
+  for (const r of rows) {
+    const key = `${r.subscription_id} ${r.zone_key}`;
+    let queue = queues.get(key);
+    if (!queue) {
+      queue = { lease: { subscriptionId: Number(r.subscription_id), zoneKey: r.zone_key, until: r.lease_until }, deliveries: [] };
+      queues.set(key, queue);
+    }
+    queue.deliveries.push({
+      id: Number(r.delivery_id),
+      subscriptionId: Number(r.subscription_id),
+      url: r.url,
+      readRules: r.read_rules,
+      secrets: { secret: r.secret, previous: r.previous_secret },
+      attempts: r.attempts,
+      event: toStoredEvent(r),
+    });
+  }
+  return [...queues.values()];
+}
+
+/**
+ * Queue leases that ran out a day ago or more: a worker that died holding a queue left its row, taken over by the
+ * queue's next claim, or by nothing if the queue never fills again (its zone gone). Answers how many went.
+ */
+export function pruneQueueLeases(sql: Sql): Promise<number> {
+  return sql.affected(`delete from webhook_queue_leases where lease_until < now() - interval '1 day'`);
+}
+
+/** the statement part that releases `leases` ($n: subscription ids, $n+1: zone keys, $n+2: lease tokens), if still theirs */
+const releaseSql = (n: number) =>
+  `delete from webhook_queue_leases l using unnest($${n}::bigint[], $${n + 1}::text[], $${n + 2}::timestamptz[]) as q(subscription_id, zone_key, lease_until)
+    where l.subscription_id = q.subscription_id and l.zone_key = q.zone_key and l.lease_until = q.lease_until`;
+
+/**
+ * Deliveries their endpoints took (2xx), in one statement: done (each row written once, leased by its queue), and
+ * their endpoints no longer failing; and the queue leases whose runs ended, released (if still the holder's) in the
+ * same statement, after their deliveries. The duty stores its successes together (one round trip for all those
+ * answered since its last), not one by one.
+ */
+export async function recordDelivered(
+  sql: Sql,
+  delivered: readonly { id: number; responseCode: number }[],
+  released: readonly QueueLease[] = [],
+): Promise<void> {
+  if (!delivered.length && !released.length) return;
   await sql.rows(
     `with x as (select * from unnest($1::bigint[], $2::int[]) as x(id, code)),
      d as (
        update webhook_deliveries w set status = 'delivered', attempts = w.attempts + 1, response_code = x.code, last_error = null,
-              delivered_at = now(), lease_until = null
-         from x where w.id = x.id returning w.subscription_id)
-     update webhook_subscriptions s set failing_since = null
-      where s.id in (select subscription_id from d) and s.failing_since is not null`,
-    [delivered.map((d) => d.id), delivered.map((d) => d.responseCode)],
+              delivered_at = now(), lease_until = null, first_attempt_at = coalesce(w.first_attempt_at, now())
+         from x where w.id = x.id returning w.subscription_id),
+     r as (${releaseSql(3)}),
+     s as (update webhook_subscriptions s set failing_since = null
+            where s.id in (select subscription_id from d) and s.failing_since is not null)
+     select 1`,
+    [
+      delivered.map((d) => d.id),
+      delivered.map((d) => d.responseCode),
+      released.map((l) => l.subscriptionId),
+      released.map((l) => l.zoneKey),
+      released.map((l) => l.until),
+    ],
   );
 }
 
 /**
  * An attempt that failed: tried again after `retryMs`, unless its first attempt is more than `retryHours` ago
  * (then `failed`). Its endpoint is failing since its first failure; failing for `disableAfterDays`, it is disabled
- * (answered: the owner is told, by the caller's event). Answers the delivery's status and whether this disabled
- * the endpoint (with its user). A delivery already delivered (its attempt's failure stored late, after another
- * attempt's success) stays delivered.
+ * (answered: the owner is told, by the caller's event). Its queue's lease, when given, is released in the same
+ * statement: the queue's next claim sees the delivery's retry time. Answers the delivery's status and whether this
+ * disabled the endpoint (with its user). A delivery already delivered (its attempt's failure stored late, after
+ * another attempt's success) stays delivered.
  */
 export async function recordAttemptFailed(
   sql: Sql,
-  failure: { id: number; responseCode: number | null; error: string; retryMs: number; retryHours: number; disableAfterDays: number },
+  failure: {
+    id: number;
+    responseCode: number | null;
+    error: string;
+    retryMs: number;
+    retryHours: number;
+    disableAfterDays: number;
+    release?: QueueLease;
+  },
 ): Promise<{ status: 'pending' | 'failed'; disabled?: { subscriptionId: number; userId: number | null; url: string } }> {
+  const release = failure.release ? [failure.release] : [];
   const [row] = await sql.rows(
     `with d as (
        update webhook_deliveries set attempts = attempts + 1, response_code = $2, last_error = $3, lease_until = null,
+              first_attempt_at = coalesce(first_attempt_at, now()),
               status = case when first_attempt_at < now() - make_interval(hours => $5::int) then 'failed' else 'pending' end,
               next_attempt_at = now() + make_interval(secs => $4::float8 / 1000)
         where id = $1 and status = 'pending' returning subscription_id, status),
+     r as (${releaseSql(7)}),
      s as (
        update webhook_subscriptions s set failing_since = coalesce(s.failing_since, now()),
               enabled = not coalesce(s.failing_since < now() - make_interval(days => $6::int), false),
@@ -356,7 +437,17 @@ export async function recordAttemptFailed(
          from d where s.id = d.subscription_id and s.enabled
        returning s.id, s.user_id, s.url, s.enabled, coalesce(s.failing_since < now() - make_interval(days => $6::int), false) as disabled_now)
      select d.status, s.id as subscription_id, s.user_id, s.url, s.disabled_now from d left join s on true`,
-    [failure.id, failure.responseCode, failure.error.slice(0, 500), failure.retryMs, failure.retryHours, failure.disableAfterDays],
+    [
+      failure.id,
+      failure.responseCode,
+      failure.error.slice(0, 500),
+      failure.retryMs,
+      failure.retryHours,
+      failure.disableAfterDays,
+      release.map((l) => l.subscriptionId),
+      release.map((l) => l.zoneKey),
+      release.map((l) => l.until),
+    ],
   );
   if (!row) return { status: 'failed' };
   return {

@@ -10,7 +10,16 @@ import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import { noteDatabaseFailure } from '../db/availability';
 import { PacedRun } from '../paced-run';
 import { appendEvent } from '../repositories/events';
-import { beginFanout, ClaimedDelivery, claimDeliveries, endFanout, recordAttemptFailed, recordDelivered } from '../repositories/webhooks';
+import {
+  beginFanout,
+  ClaimedDelivery,
+  ClaimedQueue,
+  claimQueues,
+  endFanout,
+  QueueLease,
+  recordAttemptFailed,
+  recordDelivered,
+} from '../repositories/webhooks';
 import { eventView, scopeSees } from '../services/events/events.service';
 import { openSecret, signatureHeader } from '../services/events/webhook-secrets';
 import { refusedDestination } from '../services/outbound-addresses';
@@ -23,11 +32,13 @@ import { refusedDestination } from '../services/outbound-addresses';
  *    zones, and their creator's read rules) and writes a delivery row per match, moving its place, in one
  *    transaction; the place's row is locked SKIP LOCKED, so one process does it at a time and a process that
  *    dies mid-way leaves nothing half done.
- * 2. Deliveries are claimed in batches (SKIP LOCKED, leased): only the first pending delivery of each (endpoint,
- *    zone) queue, so that a zone's events reach an endpoint in order, each waiting for the one before it to be
- *    delivered or failed; at most WEBHOOK_CONCURRENCY under way per endpoint across every process.
- * 3. Each is POSTed on its own (nothing awaits another endpoint): keep-alive agents, a connect and a total timeout,
- *    no redirect followed, a little of the answer read. A 2xx delivers it; anything else retries it after a delay
+ * 2. (Endpoint, zone) queues are claimed in batches, each leased as a whole (webhook_queue_leases), with a run of its
+ *    first pending deliveries (QUEUE_RUN): a queue sends its run in order, one at a time, the next only once the one
+ *    before it is delivered, so that a zone's events reach an endpoint in order; a failure ends the run (the
+ *    delivery waits for its retry, the rest behind it). At most WEBHOOK_CONCURRENCY queues (so deliveries under
+ *    way) per endpoint across every process; a queue whose run ends is released, and the next pass claims again.
+ * 3. Each queue sends on its own (nothing awaits another queue or endpoint): keep-alive agents, a connect and a
+ *    total timeout, no redirect followed, a little of the answer read. A 2xx delivers it; anything else retries it after a delay
  *    that doubles from WEBHOOK_RETRY_BASE_MS up to WEBHOOK_RETRY_MAX_SECONDS, with jitter, until
  *    WEBHOOK_RETRY_HOURS after its first attempt, when it is failed (visible, redeliverable). An endpoint failing
  *    for WEBHOOK_DISABLE_AFTER_DAYS is disabled, and its owner gets a `webhook.disabled` event.
@@ -37,8 +48,14 @@ import { refusedDestination } from '../services/outbound-addresses';
  */
 const TICK_MS = 250;
 const FANOUT_BATCH = 500;
+/** queues claimed by one pass at most */
 const CLAIM_BATCH = 200;
-/** deliveries under way in one process at most, whatever the endpoints */
+/**
+ * the deliveries of a queue one claim leases at most: sent in order under one lease, the queue's next claim only
+ * when they are done (a claim visits every queue of the endpoints with room; fewer claims, less of that)
+ */
+const QUEUE_RUN = 50;
+/** queues sending in one process at most (each one delivery at a time), whatever the endpoints */
 const MAX_IN_FLIGHT = 512;
 /** outcomes held while the database is away, at most (beyond, their deliveries are sent again at their lease's end) */
 const MAX_HELD = 10_000;
@@ -163,13 +180,19 @@ export function retryDelayMs(settings: Settings, attempts: number): number {
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
-/** what a delivery's attempt came to, as stored (or held until the database answers again) */
+/**
+ * What a delivery's attempt came to, as stored (or held until the database answers again); a queue's lease to
+ * release goes with its run's last outcome, or alone when its run ended without sending.
+ */
 type Outcome = {
-  id: number;
-  status: number | null;
-  /** when the claim's lease runs out: after that, a failed attempt need not be stored (it is sent again) */
+  /** when the claim's lease runs out: after that, a failed attempt or a release need not be stored */
   leaseEnds: number;
-} & ({ delivered: true } | { delivered: false; error: string; attempts: number });
+  release?: QueueLease;
+} & (
+  | { kind: 'delivered'; id: number; status: number }
+  | { kind: 'failed'; id: number; status: number | null; error: string; attempts: number }
+  | { kind: 'released' }
+);
 
 export class WebhookDeliveryDuty {
   private readonly agents = {
@@ -216,12 +239,13 @@ export class WebhookDeliveryDuty {
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (this.stopped || room <= 0) return;
       const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
-      const claimed = await claimDeliveries(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds);
+      // counted from before the claim: the process's idea of the lease ends no later than the database's
       const leaseEnds = Date.now() + leaseSeconds * 1000;
-      for (const delivery of claimed) {
-        const sending = this.deliver(delivery, leaseEnds).finally(() => {
+      const claimed = await claimQueues(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds, QUEUE_RUN);
+      for (const queue of claimed) {
+        const sending = this.sendQueue(queue, leaseEnds).finally(() => {
           this.inFlight.delete(sending);
-          // its (endpoint, zone) queue's next delivery may be due now
+          // its endpoint has a queue free: another of its queues (or this one's next run) may be claimed
           this.wake();
         });
         this.inFlight.add(sending);
@@ -256,32 +280,50 @@ export class WebhookDeliveryDuty {
     });
   }
 
-  private async deliver(delivery: ClaimedDelivery, leaseEnds: number): Promise<void> {
+  /**
+   * Sends a claimed queue's run in order, one delivery at a time, while each is delivered; ends at a failure, at
+   * the stop, or when the lease has no longer room for a whole attempt (another worker may take the queue at its
+   * end). The lease is released with the last outcome, so that the queue's next claim sees it.
+   */
+  private async sendQueue(queue: ClaimedQueue, leaseEnds: number): Promise<void> {
+    const attemptMs = this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs;
+    let last: Outcome | undefined;
+    for (const delivery of queue.deliveries) {
+      if (this.stopped || Date.now() + attemptMs > leaseEnds) break;
+      if (last) this.record(last);
+      last = await this.attempt(delivery, leaseEnds);
+      if (last.kind !== 'delivered') break;
+    }
+    this.record(last ? { ...last, release: queue.lease } : { kind: 'released', leaseEnds, release: queue.lease });
+  }
+
+  private async attempt(delivery: ClaimedDelivery, leaseEnds: number): Promise<Outcome> {
     let result: PostResult;
     try {
       result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.settings, delivery));
     } catch (error) {
       result = { status: null, error: error instanceof Error ? error.message : String(error) };
     }
-    const outcome: Outcome =
-      result.status !== null && result.status >= 200 && result.status < 300
-        ? { id: delivery.id, delivered: true, status: result.status, leaseEnds }
-        : {
-            id: delivery.id,
-            delivered: false,
-            status: result.status,
-            error: result.error ?? `the endpoint answered ${result.status}`,
-            attempts: delivery.attempts,
-            leaseEnds,
-          };
+    return result.status !== null && result.status >= 200 && result.status < 300
+      ? { kind: 'delivered', id: delivery.id, status: result.status, leaseEnds }
+      : {
+          kind: 'failed',
+          id: delivery.id,
+          status: result.status,
+          error: result.error ?? `the endpoint answered ${result.status}`,
+          attempts: delivery.attempts,
+          leaseEnds,
+        };
+  }
+
+  /** an outcome to store: stored with those waiting, or held until the database answers again */
+  private record(outcome: Outcome): void {
     this.outcomes.push(outcome);
-    try {
-      await this.storeOutcomes();
-    } catch (error) {
+    this.storeOutcomes().catch((error) => {
       // kept, and stored by the next pass once the database answers again: a delivery whose answer is not stored is
       // otherwise sent again only when its lease runs out, its zone's queue held behind it meanwhile
       if (!noteDatabaseFailure(error, 'webhook delivery')) this.log.warn({ err: error }, 'webhooks: a delivery outcome was not stored');
-    }
+    });
   }
 
   /**
@@ -301,21 +343,24 @@ export class WebhookDeliveryDuty {
     try {
       while (this.outcomes.length) {
         const now = Date.now();
-        const batch = this.outcomes.splice(0).filter((o) => o.delivered || o.leaseEnds > now);
-        const delivered = batch.filter((o) => o.delivered);
-        const failed = batch.filter((o) => !o.delivered);
+        const batch = this.outcomes.splice(0).filter((o) => o.kind === 'delivered' || o.leaseEnds > now);
+        // the successes and the leases released after them in one statement; each failure (and its lease) after it
+        const together = batch.filter((o) => o.kind !== 'failed');
+        const failed = batch.filter((o) => o.kind === 'failed');
         try {
           await recordDelivered(
             this.db,
-            delivered.map((o) => ({ id: o.id, responseCode: o.status! })),
+            together.flatMap((o) => (o.kind === 'delivered' ? [{ id: o.id, responseCode: o.status }] : [])),
+            // a lease past its end is not released: it may be another worker's now (the token says so too)
+            together.flatMap((o) => (o.release && o.leaseEnds > now ? [o.release] : [])),
           );
-          delivered.length = 0;
+          together.length = 0;
           while (failed.length) {
             await this.storeFailure(failed[0]);
             failed.shift();
           }
         } catch (error) {
-          this.outcomes.unshift(...[...delivered, ...failed, ...this.outcomes.splice(0)].slice(0, MAX_HELD));
+          this.outcomes.unshift(...[...together, ...failed, ...this.outcomes.splice(0)].slice(0, MAX_HELD));
           throw error;
         }
       }
@@ -326,7 +371,7 @@ export class WebhookDeliveryDuty {
   }
 
   private async storeFailure(outcome: Outcome): Promise<void> {
-    if (outcome.delivered) return;
+    if (outcome.kind !== 'failed') return;
     const { error } = outcome;
     const stored = await recordAttemptFailed(this.db, {
       id: outcome.id,
@@ -335,6 +380,7 @@ export class WebhookDeliveryDuty {
       retryMs: retryDelayMs(this.settings, outcome.attempts + 1),
       retryHours: this.settings.webhooks.retryHours,
       disableAfterDays: this.settings.webhooks.disableAfterDays,
+      release: outcome.release,
     });
     if (stored.disabled) {
       const { subscriptionId, userId, url } = stored.disabled;

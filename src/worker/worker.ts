@@ -23,6 +23,7 @@ import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
 import { pruneEvents } from '../repositories/events';
+import { pruneQueueLeases } from '../repositories/webhooks';
 import { endTimedOutSessionsNow } from '../services/sessions.service';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
@@ -473,6 +474,7 @@ export class PropagationWorker {
       // events (and their webhook deliveries) are kept as long as the history (docs/events.md)
       const events = await pruneEvents(this.db, this.settings.historyKeepDays);
       if (events > 0) this.log.info(`events: pruned ${events} past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
+      await pruneQueueLeases(this.db);
       // sessions that timed out and were never presented again: ended and audited now, not never
       const sessions = await endTimedOutSessionsNow(this.db, this.settings.sessions);
       if (sessions > 0) this.log.info(`sessions: ended ${sessions} that timed out (SESSION_IDLE_TIMEOUT / SESSION_ABSOLUTE_TIMEOUT)`);

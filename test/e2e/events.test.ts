@@ -203,6 +203,68 @@ describe('webhooks', () => {
     await app.http.delete(`/api/webhook/delete/${b.id}`).set('X-API-Key', userKey);
   }, 60_000);
 
+  it('a slow endpoint: at most WEBHOOK_CONCURRENCY (4) under way, its zones in parallel, each in order through a failed attempt', async () => {
+    // a receiver that answers after 60 ms: 503 until every change is written (each zone's queue then holds its four
+    // events, sent as a run), then 500 to the first attempt of every third event: a queue's run ends at the failure,
+    // and the zone's next events wait for the retry's success
+    let open = false;
+    let underWay = 0;
+    let most = 0;
+    let failedOnce = 0;
+    const seen = new Set<string>();
+    const taken = new Map<string, number[]>();
+    const server = http.createServer((req, res) => {
+      underWay += 1;
+      most = Math.max(most, underWay);
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () =>
+        setTimeout(() => {
+          underWay -= 1;
+          if (!open) {
+            res.statusCode = 503;
+            return res.end('closed');
+          }
+          const id = String(req.headers['webhook-id']);
+          const first = !seen.has(id);
+          seen.add(id);
+          if (first && seen.size % 3 === 0) {
+            failedOnce += 1;
+            res.statusCode = 500;
+            return res.end('later');
+          }
+          const { data } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          taken.set(data.zone, [...(taken.get(data.zone) ?? []), data.serial]);
+          res.end('ok');
+        }, 60),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const zones = Array.from({ length: 6 }, (_, i) => `ev-slow${i}.test`);
+      const sub = await subscribe(userKey, `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`, {
+        zones,
+        events: ['zone.created', 'zone.changed'],
+      });
+      for (const zone of zones) await createZone(app, userId, zone);
+      for (let i = 1; i <= 3; i++) for (const zone of zones) await addRecord(zone, `s${i}`, `192.0.2.${i}`);
+      open = true;
+      await waitUntil('every zone has its 4 events', () => zones.every((z) => (taken.get(z) ?? []).length >= 4), 30_000);
+      expect(most).toBeLessThanOrEqual(4);
+      expect(most).toBeGreaterThan(1);
+      expect(failedOnce).toBeGreaterThan(0);
+      for (const zone of zones) {
+        const serials = taken.get(zone)!;
+        expect([...serials].sort((a, b) => a - b)).toEqual(serials);
+        expect(new Set(serials).size).toBe(4);
+      }
+      await app.http.delete(`/api/webhook/delete/${sub.id}`).set('X-API-Key', userKey);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+
   it('rotates a secret: both sign during the overlap; redelivers by hand', async () => {
     const rx = await receiver();
     const sub = await subscribe(userKey, rx.url, { zones: 'ev-rotate.test' });
