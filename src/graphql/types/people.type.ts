@@ -208,7 +208,9 @@ registerEnumType(OperatorGrantEnum, {
   name: 'OperatorGrant',
   description: 'How a person became an operator (docs/people.md, «The operator»).',
   valuesConfig: {
-    HAND: { description: 'Granted by the admin key or another operator (grantOperator, `zonekeeper operator grant`); only a revoke removes it.' },
+    HAND: {
+      description: 'Granted by the admin key or another operator (grantOperator, `zonekeeper operator grant`); only a revoke removes it.',
+    },
     OIDC: { description: 'Granted by an OpenID Connect sign-in whose claim held an operator value; a sign-in without it removes it.' },
   },
 });
