@@ -16,7 +16,7 @@ import { ListState } from './list-state';
 const PAGE_SIZE = 50;
 
 /**
- * The operator's administration (the admin key; docs/console.md, «Administration»): every account (user) with
+ * The operator's administration (the admin key, or an operator person; docs/console.md, «Administration»): every account (user) with
  * its zones and quotas; one account opened shows its members and roles, its API keys (revoked here) and moves a
  * zone into it (moveZone, audited). The API refuses all of it to anyone else: the screen is not offered to them.
  */

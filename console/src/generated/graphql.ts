@@ -721,7 +721,14 @@ export type ViewerQueryVariables = Exact<{ [key: string]: never }>;
 
 export type ViewerQuery = {
   viewer: {
-    can: { createZone: boolean; deleteZones: boolean; manageKeys: boolean; manageNameserverSets: boolean; manageWebhooks: boolean };
+    can: {
+      createZone: boolean;
+      deleteZones: boolean;
+      manageKeys: boolean;
+      manageNameserverSets: boolean;
+      manageWebhooks: boolean;
+      administer: boolean;
+    };
   };
 };
 
@@ -3011,6 +3018,7 @@ export const ViewerDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'manageKeys' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageNameserverSets' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageWebhooks' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'administer' } },
                     ],
                   },
                 },
