@@ -3,10 +3,12 @@
  * `zonekeeper` against the running service); a non-operator (a member, even an owner, and an account's key) is
  * refused the operator's operations with FORBIDDEN and sees none of the other accounts; an operator person's
  * session lists every account, reads another account's audit log, moves a zone and grants another operator, each
- * audited under the person's address; a revoke counts from the next request. Real service, real PostgreSQL.
+ * audited under the person's address; a revoke counts from the next request, and closes the person's GraphQL
+ * WebSocket (its subscriptions were begun with the operator's rights). Real service, real PostgreSQL.
  */
 import 'reflect-metadata';
 import { Client } from 'pg';
+import WebSocket from 'ws';
 import { ERROR_CATALOGUE } from '../../src/errors/catalogue';
 import { buildOnce } from '../support/build';
 import { runCli } from '../support/cli';
@@ -197,3 +199,39 @@ test('an operator person grants another by GraphQL; an operator may revoke thems
   expect((await personGql(app, olga, `{ me { email } }`)).data.me.email).toBe('olga@ops.example');
   expect(await json(['operator', 'list'])).toEqual([]);
 }, 60_000);
+
+test('a revoke closes an operator person’s GraphQL WebSocket within the service’s check (its subscriptions had every account)', async () => {
+  const token = await signIn(app, 'wanda@ops.example');
+  expect((await app.gql(GRANT, { p: 'wanda@ops.example' })).errors).toBeUndefined();
+  const socket = new WebSocket(`${app.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+    headers: { cookie: `zk_session=${token}`, origin: app.baseUrl },
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
+  );
+  const types: string[] = [];
+  const acked = new Promise<void>((resolve) =>
+    socket.on('message', (data) => {
+      const type = JSON.parse((data as Buffer).toString('utf8')).type as string;
+      types.push(type);
+      if (type === 'connection_ack') resolve();
+    }),
+  );
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+  await acked;
+  // a subscription to another account's zone, as the operator may
+  socket.send(
+    JSON.stringify({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: `subscription { propagationChanged(zone: "beta.ops.test") { zone } }` },
+    }),
+  );
+  // open through a few of the service's checks (every 2 s) while the grant holds
+  const early = await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))]);
+  expect(early).toBe('open');
+  // taken: no error, no end
+  expect(types.filter((type) => type === 'error' || type === 'complete')).toEqual([]);
+  expect((await app.gql(REVOKE, { p: 'wanda@ops.example' })).errors).toBeUndefined();
+  expect(await closed).toEqual({ code: 4403, reason: 'Forbidden: the person is no operator any more' });
+}, 30_000);
