@@ -184,6 +184,13 @@ test('a person signed in with a passkey is offered the operator’s screens once
     expect(await accounts.locator('td:first-child').allTextContents()).toEqual(
       expect.arrayContaining(['alice@admin.example', 'bob@admin.example']),
     );
+    // the operators: the person, by hand; an address the service knows no person of is refused with the API's word
+    const operators = person.locator('table.operators tbody tr');
+    await operators.filter({ hasText: 'oscar@admin.example' }).waitFor();
+    expect((await operators.locator('td').allTextContents()).slice(0, 2)).toEqual(['oscar@admin.example', 'by hand']);
+    await person.getByLabel('Person’s e-mail address').fill('nobody@admin.example');
+    await person.getByRole('button', { name: 'Make operator' }).click();
+    await person.locator('#operator-grant-error', { hasText: 'Person Not Found' }).waitFor();
     // a zone of another account moved into alice's, from the person's session
     await accounts.filter({ hasText: 'alice@admin.example' }).getByRole('button', { name: 'alice@admin.example' }).click();
     await person.getByRole('heading', { name: 'alice@admin.example', level: 2 }).waitFor();
@@ -203,9 +210,13 @@ test('a person signed in with a passkey is offered the operator’s screens once
     const cells = await person.locator('table.audit-events tbody tr td').allTextContents();
     expect(cells).toEqual(expect.arrayContaining(['zone-moved-by-admin', 'oscar@admin.example']));
 
-    // revoked: the next request of the same session is refused, and a fresh load offers none of the screens
-    const revoked = await app.gql(`mutation { revokeOperator(person: "oscar@admin.example") { grant } }`);
-    expect(revoked.data).toEqual({ revokeOperator: { grant: null } });
+    // the person revokes themselves on the Administration (the admin key remains): the next request of the same
+    // session is refused, and a fresh load offers none of the screens
+    await person.getByRole('link', { name: 'Administration' }).click();
+    await person.getByRole('button', { name: 'Revoke oscar@admin.example' }).click();
+    await person.getByRole('button', { name: 'Confirm revoking oscar@admin.example' }).click();
+    await person.getByText('oscar@admin.example is no operator any more.').waitFor();
+    expect((await app.gql(`{ operators { email } }`)).data).toEqual({ operators: [] });
     const refused = await gqlFromPage(person, `{ auditEvents(first: 1) { totalCount } }`);
     expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
     // a hash change alone keeps the page (and what it was told): the console loaded afresh
