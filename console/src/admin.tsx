@@ -5,9 +5,12 @@ import {
   AdminUsersDocument,
   ApiKeysDocument,
   AuditEventsDocument,
+  GrantOperatorDocument,
   MembersDocument,
   MoveZoneDocument,
+  OperatorsDocument,
   RevokeApiKeyDocument,
+  RevokeOperatorDocument,
 } from './generated/graphql';
 import { roleWords, when } from './identity';
 import { RevokeButton } from './keys';
@@ -16,9 +19,10 @@ import { ListState } from './list-state';
 const PAGE_SIZE = 50;
 
 /**
- * The operator's administration (the admin key; docs/console.md, «Administration»): every account (user) with
+ * The operator's administration (the admin key, or an operator person; docs/console.md, «Administration»): every account (user) with
  * its zones and quotas; one account opened shows its members and roles, its API keys (revoked here) and moves a
- * zone into it (moveZone, audited). The API refuses all of it to anyone else: the screen is not offered to them.
+ * zone into it (moveZone, audited); and the operator persons, granted and revoked here. The API refuses all of it
+ * to anyone else: the screen is not offered to them.
  */
 export function Administration() {
   const [cursors, setCursors] = useState<(string | null)[]>([]);
@@ -116,6 +120,115 @@ export function Administration() {
         </nav>
       )}
       {opened && <AccountDetail key={opened.id} userId={opened.id} email={opened.email} />}
+      <Operators />
+    </section>
+  );
+}
+
+/**
+ * The operator persons (docs/people.md, «The operator»): each with how they became one (by hand, or by their
+ * OpenID Connect sign-in's claim) and since when; one made an operator by e-mail address, one revoked (oneself
+ * too: the admin key always remains). Counts from the person's next request.
+ */
+function Operators() {
+  const [list, refetch] = useQuery({ query: OperatorsDocument, requestPolicy: 'cache-and-network' });
+  const [{ fetching: granting }, grant] = useMutation(GrantOperatorDocument);
+  const [, revoke] = useMutation(RevokeOperatorDocument);
+  const [person, setPerson] = useState('');
+  const [note, setNote] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const operators = list.data?.operators ?? [];
+  const reload = () => refetch({ requestPolicy: 'network-only' });
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await grant({ person: person.trim() });
+    if (result.error) {
+      setProblem(describeError(result.error));
+      return;
+    }
+    setProblem(null);
+    setPerson('');
+    setNote(`${result.data!.grantOperator.email} is an operator.`);
+    reload();
+  };
+  return (
+    <section className="panel" aria-labelledby="operators-title">
+      <h2 id="operators-title">Operators</h2>
+      <p className="hint">
+        People who administer every account from the console, as the admin key does. A change counts from their next request.
+      </p>
+      {note && (
+        <p role="status" className="ok-box">
+          {note}
+        </p>
+      )}
+      <ListState
+        error={list.error}
+        loaded={!!list.data}
+        what="operators"
+        empty={operators.length === 0 && 'No operator person: the admin key alone.'}
+        labelledBy="operators-title"
+      >
+        <table className="operators">
+          <thead>
+            <tr>
+              <th scope="col">Person</th>
+              <th scope="col">Granted</th>
+              <th scope="col">Since</th>
+              <th scope="col">
+                <span className="sr-only">Revoke</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {operators.map((o) => (
+              <tr key={o.personId}>
+                <td>{o.email}</td>
+                <td>{o.grant === 'OIDC' ? 'by their sign-in (OpenID Connect)' : 'by hand'}</td>
+                <td>{when(o.since)}</td>
+                <td>
+                  <RevokeButton
+                    label={o.email}
+                    onRevoke={async () => {
+                      const result = await revoke({ person: o.personId });
+                      setNote(result.error ? describeError(result.error) : `${o.email} is no operator any more.`);
+                      reload();
+                    }}
+                  />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ListState>
+      <form onSubmit={submit} noValidate aria-labelledby="operator-grant-title">
+        <h3 id="operator-grant-title">Make a person an operator</h3>
+        <div className="field">
+          <label htmlFor="operator-grant-person">Person’s e-mail address</label>
+          <input
+            id="operator-grant-person"
+            type="email"
+            value={person}
+            autoComplete="off"
+            aria-invalid={!!problem || undefined}
+            aria-describedby={problem ? 'operator-grant-error' : 'operator-grant-hint'}
+            onChange={(e) => setPerson(e.target.value)}
+          />
+          <p id="operator-grant-hint" className="hint">
+            Someone who has signed in once, or joined an account by an invitation.
+          </p>
+          {problem && (
+            <p id="operator-grant-error" className="field-error">
+              {problem}
+            </p>
+          )}
+        </div>
+        <div className="actions">
+          <button type="submit" disabled={granting || !person.trim()}>
+            Make operator
+          </button>
+        </div>
+      </form>
     </section>
   );
 }

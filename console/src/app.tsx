@@ -239,11 +239,12 @@ function useIdentityOf(kind: 'key' | 'session') {
       email: m?.email ?? null,
       memberships: m?.memberships ?? [],
       admin: false,
+      operator: false,
     };
   } else {
     const admin = !!keys.data?.apiKeys.some((k) => k.userId === null);
     const only = users.data?.users.totalCount === 1 ? users.data.users.nodes[0] : undefined;
-    identity = { kind, accountId: !admin && only ? only.id : null, role: null, email: null, memberships: [], admin };
+    identity = { kind, accountId: !admin && only ? only.id : null, role: null, email: null, memberships: [], admin, operator: admin };
   }
   return { identity, refetchMe };
 }
@@ -302,9 +303,11 @@ function Shell({
   onSwitched: () => void;
 }) {
   const route = useRoute();
-  const { identity, refetchMe } = useIdentityOf(kind);
+  const { identity: who, refetchMe } = useIdentityOf(kind);
   // what the caller may do, as the API decides it (a key without mayManageKeys is offered no Keys screen)
   const [viewer] = useQuery({ query: ViewerDocument });
+  // the operator's screens, for the admin key and an operator person alike: the API's word (viewer.can.administer)
+  const identity: Identity = { ...who, operator: who.admin || !!viewer.data?.viewer.can.administer };
   const [switched, setSwitched] = useState<string | null>(null);
   // the key is checked once at sign-in; a refused key signs out (client.ts), an outage is shown here
   const [check, retry] = useQuery({ query: WhoAmIDocument, requestPolicy: 'network-only' });
@@ -354,18 +357,18 @@ function Shell({
               Webhooks
             </a>
           )}
-          {identity.admin && (
+          {identity.operator && (
             <a href="#/nameserver-sets" aria-current={current('sets')}>
               Nameserver sets
             </a>
           )}
-          {/* the operator's screens: the API answers them to the admin key alone */}
-          {identity.admin && (
+          {/* the operator's screens: the API answers them to the operator alone (the admin key, an operator person) */}
+          {identity.operator && (
             <a href="#/admin" aria-current={current('admin')}>
               Administration
             </a>
           )}
-          {identity.admin && (
+          {identity.operator && (
             <a href="#/audit" aria-current={current('audit')}>
               Audit log
             </a>
@@ -420,9 +423,9 @@ function Shell({
             <NameserverSets />
           ) : route.screen === 'search' ? (
             <SearchResults query={route.query} />
-          ) : route.screen === 'admin' && identity.admin ? (
+          ) : route.screen === 'admin' && identity.operator ? (
             <Administration />
-          ) : route.screen === 'audit' && identity.admin ? (
+          ) : route.screen === 'audit' && identity.operator ? (
             <AuditLog />
           ) : route.screen === 'members' ? (
             <Members />

@@ -17,6 +17,11 @@ export interface Identity {
   memberships: MembershipFieldsFragment[];
   /** the admin key: every account, keys without a user */
   admin: boolean;
+  /**
+   * the operator: the admin key, or a person the service made an operator (docs/people.md, «The operator»), as
+   * the API says it (`viewer { can { administer } }`): the Administration, the audit log, the nameserver sets
+   */
+  operator: boolean;
 }
 
 export const IdentityContext = createContext<Identity>({
@@ -26,6 +31,7 @@ export const IdentityContext = createContext<Identity>({
   email: null,
   memberships: [],
   admin: false,
+  operator: false,
 });
 
 export const useIdentity = () => useContext(IdentityContext);

@@ -72,16 +72,16 @@ function Field(props: {
 
 /**
  * The nameserver sets (docs/transfers.md, «Nameserver sets»): fleets of secondaries with their NS names and their
- * own catalog zone. Only the admin key manages them (the API answers FORBIDDEN to anyone else); `default` is the
+ * own catalog zone. Only the operator (the admin key, an operator person) manages them (the API answers FORBIDDEN to anyone else); `default` is the
  * settings' and shown read-only.
  */
 export function NameserverSets() {
   const identity = useIdentity();
-  const [list, refetch] = useQuery({ query: NameserverSetsDocument, pause: !identity.admin, requestPolicy: 'cache-and-network' });
+  const [list, refetch] = useQuery({ query: NameserverSetsDocument, pause: !identity.operator, requestPolicy: 'cache-and-network' });
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const reload = () => refetch({ requestPolicy: 'network-only' });
-  if (!identity.admin) return <p className="empty">Only the admin key manages nameserver sets.</p>;
+  if (!identity.operator) return <p className="empty">Only the operator manages nameserver sets.</p>;
   const sets = list.data?.nameserverSets ?? [];
   return (
     <>

@@ -27,7 +27,7 @@ export function ZoneNameserverSet({
       <p>
         Nameserver set <strong data-testid="zone-nameserver-set">{set?.name ?? '…'}</strong>
         {set && set.nsNames.length > 0 && <span className="hint"> (NS {set.nsNames.join(', ')})</span>}{' '}
-        {identity.admin && !open && (
+        {identity.operator && !open && (
           <button type="button" ref={openButton} className="small secondary" onClick={() => setOpen(true)}>
             Move to another set…
           </button>
@@ -38,7 +38,7 @@ export function ZoneNameserverSet({
           {note.text}
         </p>
       )}
-      {identity.admin && open && (
+      {identity.operator && open && (
         <MoveForm
           zone={zone}
           current={set?.name}

@@ -5,21 +5,29 @@ import type { Role } from './roles';
 /**
  * Who is calling: the admin key sees everything; a user key sees only that user's zones and records. `keyId`
  * is an API key's id, or with `via: 'tsig'` a TSIG key's (a DNS UPDATE, RFC 2136), so history names either.
+ * A session of an operator person (docs/people.md, «The operator») is of kind `admin` too, with `via: 'session'`
+ * and its `person`: it acts with the admin key's rights, decided here once (personPrincipal), so that every
+ * service and edge that asks what the admin may do answers the operator person alike.
  */
 export type Principal =
-  | { kind: 'admin'; keyId: number; keyName?: string; via?: 'tsig'; policy?: KeyPolicy }
+  | { kind: 'admin'; keyId: number; keyName?: string; via?: 'tsig' | 'session'; policy?: KeyPolicy; person?: ActingPerson }
   | { kind: 'user'; keyId: number; keyName?: string; userId: number; via?: 'tsig' | 'session'; policy?: KeyPolicy; person?: ActingPerson };
 
 /**
  * A person signed in (docs/people.md): with `via: 'session'` the principal's `keyId` is the session's id, its
  * `userId` the account the person acts in (0: none yet, which sees nothing) and its `policy` the rules of the
- * person's role there (src/auth/roles.ts), so that every edge decides as for a key.
+ * person's role there (src/auth/roles.ts), so that every edge decides as for a key. An operator person's
+ * principal is the admin's (no `userId`, no policy): `accountId` keeps the account the session acts in.
  */
 export interface ActingPerson {
   id: number;
   email: string;
   /** the role in the account acted in; null: no account (only the person's own things: invitations, sessions) */
   role: Role | null;
+  /** the account the session acts in; null: none */
+  accountId: number | null;
+  /** an operator person: the principal is of kind `admin` */
+  operator: boolean;
 }
 /**
  * A signed-in person's principal: `sessionId` the session's id (0: before the session begins), `accountId` the
@@ -36,8 +44,18 @@ export function servicePrincipal(name: string): Principal {
 
 export function personPrincipal(
   person: { id: number; email: string },
-  acting: { sessionId?: number; accountId?: number | null; role?: Role | null; policy?: KeyPolicy } = {},
+  acting: { sessionId?: number; accountId?: number | null; role?: Role | null; policy?: KeyPolicy; operator?: boolean } = {},
 ): Principal {
+  const actingPerson: ActingPerson = {
+    id: person.id,
+    email: person.email,
+    role: acting.role ?? null,
+    accountId: acting.accountId || null,
+    operator: acting.operator === true,
+  };
+  // an operator person acts as the admin key does, in every account, with no rule (docs/people.md, «The operator»)
+  if (actingPerson.operator)
+    return { kind: 'admin', via: 'session', keyId: acting.sessionId ?? 0, keyName: person.email, person: actingPerson };
   return {
     kind: 'user',
     via: 'session',
@@ -45,16 +63,28 @@ export function personPrincipal(
     keyName: person.email,
     userId: acting.accountId ?? 0,
     ...('policy' in acting ? { policy: acting.policy } : {}),
-    person: { id: person.id, email: person.email, role: acting.role ?? null },
+    person: actingPerson,
   };
 }
+
+/** does the principal act with the operator's rights (the admin key, or a session of an operator person)? */
+export function isOperator(principal: Principal): boolean {
+  return principal.kind === 'admin';
+}
+
+/** the account a person's session acts in (null: none, or a key) */
+export function actingAccountId(principal: Principal): number | null {
+  return principal.via === 'session' ? (principal.person?.accountId ?? null) : null;
+}
+
 /*
  * `policy`: the key's least-privilege policy (src/auth/policy.ts); absent or without rules, the key is
  * unrestricted within its scope (every zone of its user, or everything for an admin key).
  */
 
+/** refuses (403 FORBIDDEN) a principal without the operator's rights: the admin key's, or an operator person's */
 export function requireAdmin(principal: Principal): void {
-  if (principal.kind !== 'admin') throw new DomainError('FORBIDDEN');
+  if (!isOperator(principal)) throw new DomainError('FORBIDDEN');
 }
 
 /** The user whose data this principal may see, or undefined for the admin (all users). */

@@ -96,3 +96,20 @@ export function rolePolicy(role: Role | null, zones: readonly string[] | null): 
       return { ...UNRESTRICTED, rules: [], mayCreateZones: false, mayDeleteZones: false, mayManageKeys: false };
   }
 }
+
+/** OIDC_OPERATOR_CLAIM and OIDC_OPERATOR_VALUES (docs/people.md, «The operator») */
+export interface OperatorClaim {
+  claim: string;
+  values: readonly string[];
+}
+
+/**
+ * Does an OpenID Connect sign-in make the person an operator? When the ID token's claim (a string, or an array
+ * of them: `groups`, `roles`) holds one of the values, exactly (case and all: a provider's group names are its
+ * own); anything else (no such claim, a number, an object) does not.
+ */
+export function claimGrantsOperator(claims: Record<string, unknown> | undefined, mapping: OperatorClaim): boolean {
+  const value = claims?.[mapping.claim];
+  const given = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+  return given.some((v) => mapping.values.includes(v));
+}

@@ -5,6 +5,7 @@ import { registerDnssecCommands } from './commands/dnssec';
 import { registerKeyCommands } from './commands/keys';
 import { registerMemberCommands } from './commands/members';
 import { registerNameserverSetCommands } from './commands/nameserver-sets';
+import { registerOperatorCommands } from './commands/operators';
 import { registerRecordCommands } from './commands/records';
 import { registerSecondaryCommands } from './commands/secondaries';
 import { registerStatusCommand } from './commands/status';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   // the order here is the order `--help` lists the groups in
   registerUserCommands(program);
   registerMemberCommands(program);
+  registerOperatorCommands(program);
   registerKeyCommands(program);
   registerTsigCommands(program);
   registerWebhookCommands(program);

@@ -227,7 +227,9 @@ export interface Settings {
   /**
    * OpenID Connect sign-in (docs/people.md): OIDC_ISSUER (the provider's issuer URL, discovered), OIDC_CLIENT_ID,
    * OIDC_CLIENT_SECRET, OIDC_REDIRECT_URL (unset: <origin>/auth/oidc/callback), OIDC_PROVIDER_NAME (the words of
-   * the console's "Sign in with …"); undefined: no OIDC sign-in
+   * the console's "Sign in with …"), OIDC_SCOPES (scopes asked beyond `openid email`), OIDC_OPERATOR_CLAIM and
+   * OIDC_OPERATOR_VALUES (both or neither: the claim whose value, or one of whose values, makes the person an
+   * operator; docs/people.md, «The operator»); undefined: no OIDC sign-in
    */
   oidc:
     | {
@@ -236,6 +238,10 @@ export interface Settings {
         clientSecret: string | undefined;
         redirectUrl: string | undefined;
         providerName: string | undefined;
+        /** scopes asked beyond `openid email` (a provider that releases the operator claim under a scope of its own) */
+        scopes: string[];
+        /** the operator mapping; undefined: sign-ins grant and remove no operator */
+        operator: { claim: string; values: string[] } | undefined;
       }
     | undefined;
 }
@@ -578,12 +584,22 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
         problems.push('OIDC_ISSUER (a URL) and OIDC_CLIENT_ID are set together');
         return undefined;
       }
+      const claim = read('OIDC_OPERATOR_CLAIM');
+      // commas only: a group's name may hold a space
+      const values = (read('OIDC_OPERATOR_VALUES') ?? '')
+        .split(',')
+        .map((value) => value.trim())
+        .filter(Boolean);
+      if ((claim === undefined) !== (values.length === 0))
+        problems.push('OIDC_OPERATOR_CLAIM (a claim name) and OIDC_OPERATOR_VALUES (comma-separated values) are set together');
       return {
         issuer,
         clientId,
         clientSecret: read('OIDC_CLIENT_SECRET'),
         redirectUrl: read('OIDC_REDIRECT_URL'),
         providerName: read('OIDC_PROVIDER_NAME'),
+        scopes: list(read('OIDC_SCOPES') ?? '').filter((scope) => scope !== 'openid' && scope !== 'email'),
+        operator: claim !== undefined && values.length ? { claim, values } : undefined,
       };
     })(),
   };

@@ -24,7 +24,7 @@ interface CatalogueEntry {
 
 export const ERROR_CATALOGUE = {
   UNAUTHENTICATED: { status: 401, message: 'Access denied' },
-  FORBIDDEN: { status: 403, message: 'This operation needs the admin key' },
+  FORBIDDEN: { status: 403, message: 'This operation needs the operator (the admin key, or an operator person signed in)' },
   /** a key's least-privilege policy (docs/least-privilege.md) refuses it; the message names the missing rule */
   FORBIDDEN_BY_POLICY: { status: 403, message: "The key's policy does not allow this" },
   USER_NOT_FOUND: { status: 404, message: 'User Not Found' },
@@ -116,6 +116,8 @@ export const ERROR_CATALOGUE = {
   NOT_SIGNED_IN: { status: 403, message: 'This needs a person signed in, not a key' },
   FORBIDDEN_BY_ROLE: { status: 403, message: 'Your role in this account does not allow this' },
   MEMBER_NOT_FOUND: { status: 404, message: 'Member Not Found' },
+  /** a person (by e-mail address or person id) the service knows: one who signed in, or was invited and joined */
+  PERSON_NOT_FOUND: { status: 404, message: 'Person Not Found' },
   INVITATION_NOT_FOUND: { status: 404, message: 'The invitation is unknown, used or expired' },
   INVITATION_FOR_ANOTHER_ADDRESS: { status: 403, message: 'The invitation is for another e-mail address' },
   INVITATION_NEEDS_SIGN_IN: {
@@ -193,7 +195,8 @@ export class DomainError extends Error {
       | 'TEMPLATE_NOT_FOUND'
       | 'NAMESERVER_SET_NOT_FOUND'
       | 'WEBHOOK_NOT_FOUND'
-      | 'DNSSEC_FOREIGN_KEY_NOT_FOUND',
+      | 'DNSSEC_FOREIGN_KEY_NOT_FOUND'
+      | 'PERSON_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

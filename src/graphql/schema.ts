@@ -20,6 +20,7 @@ import { DnssecResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
 import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
 import { PeopleResolver } from './resolvers/people.resolver';
+import { OperatorResolver } from './resolvers/operator.resolver';
 import { ZoneTransferResolver } from './resolvers/zone-transfer.resolver';
 import { RecordTemplateResolver } from './resolvers/record-template.resolver';
 import { AliasDomainResolver, AliasRecordResolver } from './resolvers/alias.resolver';
@@ -49,6 +50,7 @@ export const RESOLVERS = [
   ZoneSecondariesResolver,
   NameserverSetResolver,
   PeopleResolver,
+  OperatorResolver,
   ZoneTransferResolver,
   RecordTemplateResolver,
   AliasDomainResolver,

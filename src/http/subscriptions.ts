@@ -7,6 +7,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext, type GraphQLContext } from '../graphql/context';
 import { DomainError } from '../errors/catalogue';
+import { isOperator } from '../auth/principal';
 import { sourceAddressOf } from '../services/audit-log';
 import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
@@ -106,6 +107,8 @@ export async function startSubscriptions(
       ? services.sessions.authenticate(db, key.session, address, activity)
       : services.apiKeys.authenticate(db, key, address);
   const addresses = new Map<WebSocket, string | undefined>();
+  /** the sockets of an operator person's session (docs/people.md, «The operator»): closed once the grant is revoked */
+  const operatorSessions = new Set<WebSocket>();
   /** the socket an operation's context came from, and what to do when it closes (turns still waiting leave the queue) */
   const socketOf = new WeakMap<object, WebSocket>();
   const onSocketClose = new Map<WebSocket, Set<() => void>>();
@@ -157,6 +160,7 @@ export async function startSubscriptions(
         if (!principal || !key) return false;
         keys.set(ctx.extra.socket, key);
         addresses.set(ctx.extra.socket, address);
+        if (typeof key === 'object' && isOperator(principal)) operatorSessions.add(ctx.extra.socket);
         return true;
       },
       // each operation over the socket takes from the key's and the user's buckets, as an HTTP request does
@@ -188,6 +192,7 @@ export async function startSubscriptions(
       onClose(ctx) {
         keys.delete(ctx.extra.socket);
         addresses.delete(ctx.extra.socket);
+        operatorSessions.delete(ctx.extra.socket);
         for (const gone of onSocketClose.get(ctx.extra.socket) ?? []) gone();
         onSocketClose.delete(ctx.extra.socket);
       },
@@ -207,6 +212,9 @@ export async function startSubscriptions(
       authenticate(key, addresses.get(socket), 'check').then(
         (principal) => {
           if (!principal) socket.close(CLOSE_FORBIDDEN, 'Forbidden: the API key is no longer valid');
+          // its subscriptions were begun with the operator's rights (every account's zones): not one more event
+          else if (operatorSessions.has(socket) && !isOperator(principal))
+            socket.close(CLOSE_FORBIDDEN, 'Forbidden: the person is no operator any more');
         },
         (error) => {
           // a key that expired or went idle meanwhile (policy.ts); otherwise the database is away: checked again later

@@ -42,6 +42,17 @@ export interface SessionRow {
   userAgent: string | null;
   /** signed in with OIDC by a person who has a passkey: nothing is allowed until the passkey is presented */
   awaitingSecondFactor: boolean;
+  /** the person is an operator (docs/people.md, «The operator»), as the person's row says now */
+  operator: boolean;
+}
+/** how a person became an operator: by hand (the CLI, GraphQL) or by an OpenID Connect sign-in's claim */
+export type OperatorGrant = 'hand' | 'oidc';
+export interface OperatorRow {
+  personId: number;
+  email: string;
+  /** null: no operator (any more) */
+  grant: OperatorGrant | null;
+  since: Date | null;
 }
 
 const date = (value: unknown) => new Date(value as string);
@@ -67,7 +78,7 @@ const toInvitation = (r: any): InvitationRow => ({
   acceptedAt: r.accepted_at === null ? null : date(r.accepted_at),
 });
 const SESSION_COLUMNS =
-  's.id, s.person_id, p.email, s.account_id, s.created_at, s.last_seen_at, s.ended_at, s.source_address, s.user_agent, s.awaiting_second_factor';
+  's.id, s.person_id, p.email, s.account_id, s.created_at, s.last_seen_at, s.ended_at, s.source_address, s.user_agent, s.awaiting_second_factor, p.operator_grant';
 const toSession = (r: any): SessionRow => ({
   id: Number(r.id),
   personId: Number(r.person_id),
@@ -79,6 +90,7 @@ const toSession = (r: any): SessionRow => ({
   sourceAddress: r.source_address,
   userAgent: r.user_agent,
   awaitingSecondFactor: r.awaiting_second_factor === true,
+  operator: r.operator_grant !== null && r.operator_grant !== undefined,
 });
 
 // ---- people ----
@@ -104,6 +116,41 @@ export async function personHasSignedIn(sql: Sql, personId: number): Promise<boo
 export async function personById(sql: Sql, id: number): Promise<PersonRow | undefined> {
   const [row] = await sql.rows('select id, email, created_at from people where id = $1', [id]);
   return row ? toPerson(row) : undefined;
+}
+
+// ---- operators ----
+
+const OPERATOR_SELECT = 'select id as person_id, email, operator_grant, operator_since from people';
+const toOperator = (r: any): OperatorRow => ({
+  personId: Number(r.person_id),
+  email: r.email,
+  grant: r.operator_grant ?? null,
+  since: r.operator_since === null ? null : date(r.operator_since),
+});
+
+/** the operator persons, in the order they became operators */
+export async function operatorsList(sql: Sql): Promise<OperatorRow[]> {
+  return (await sql.rows(`${OPERATOR_SELECT} where operator_grant is not null order by operator_since, id`)).map(toOperator);
+}
+
+/** the person's operator grant, its row locked (FOR UPDATE) until the caller's transaction ends; null: none */
+export async function lockOperatorGrant(sql: Sql, personId: number): Promise<{ grant: OperatorGrant | null } | undefined> {
+  const [row] = await sql.rows('select operator_grant from people where id = $1 for update', [personId]);
+  return row ? { grant: row.operator_grant ?? null } : undefined;
+}
+
+/**
+ * Sets the person's operator grant (null: none); `operator_since` is kept while the person stays an operator
+ * (a grant by hand over one by OIDC), set when they become one, cleared when they stop. The row as it is after.
+ */
+export async function setOperatorGrant(sql: Sql, personId: number, grant: OperatorGrant | null): Promise<OperatorRow | undefined> {
+  const [row] = await sql.rows(
+    `update people set operator_grant = $2::text,
+            operator_since = case when $2::text is null then null else coalesce(operator_since, now()) end
+      where id = $1 returning id as person_id, email, operator_grant, operator_since`,
+    [personId, grant],
+  );
+  return row ? toOperator(row) : undefined;
 }
 
 // ---- memberships ----

@@ -53,6 +53,9 @@ export const AUDIT_EVENT_KINDS = [
   'recovery-link-used',
   'passkey-removed',
   'second-factor-passed',
+  // the operator as a person (docs/people.md, «The operator»)
+  'operator-granted',
+  'operator-revoked',
   // zone transfers between accounts (docs/people.md)
   'zone-transfer-offered',
   'zone-transfer-accepted',
@@ -87,7 +90,8 @@ function rowOf(event: AuditEvent): AuditEventInsert {
     actorKeyName: actor?.keyName ?? null,
     actorUserId: actor?.kind === 'user' ? actor.userId : null,
     actorAdmin: actor?.kind === 'admin',
-    actorEmail: actor?.kind === 'user' ? (actor.person?.email ?? null) : null,
+    // a person by e-mail: an operator person's session too (of kind admin: actorAdmin)
+    actorEmail: actor?.via === 'session' ? (actor.person?.email ?? null) : null,
     subject: event.subject ?? null,
     detail: event.detail ?? {},
     sourceAddress: event.sourceAddress ?? null,

@@ -22,6 +22,7 @@ import { ZoneReadsService } from './zone-reads.service';
 import { ZoneSecondariesService } from './zone-secondaries.service';
 import { SecondaryZonesService } from './secondary-zones.service';
 import { PeopleService } from './people.service';
+import { OperatorsService } from './operators.service';
 import { ZoneTransfersService } from './zone-transfers.service';
 import { SessionsService } from './sessions.service';
 import { OidcSignInService } from './oidc-sign-in.service';
@@ -61,6 +62,8 @@ export interface Services {
   secondaryZones: SecondaryZonesService;
   /** people, their memberships and invitations, and their sessions (docs/people.md) */
   people: PeopleService;
+  /** the operator persons: who besides the admin key administers every account (docs/people.md, «The operator») */
+  operators: OperatorsService;
   sessions: SessionsService;
   oidc: OidcSignInService;
   passkeys: PasskeysService;
@@ -118,6 +121,7 @@ export function createServices(settings: Settings): Services {
     zoneSecondaries: new ZoneSecondariesService(domains),
     secondaryZones: new SecondaryZonesService(settings, domains),
     people,
+    operators: new OperatorsService(),
     sessions,
     oidc: new OidcSignInService(settings, sessions),
     passkeys: new PasskeysService(sessions, people),

@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import { DomainError } from '../errors/catalogue';
+import { claimGrantsOperator } from '../auth/roles';
 import { insertSignInFlow, takeSignInFlow } from '../repositories/people';
 import { logger } from '../logger';
 import { hashToken, newToken } from './people.service';
@@ -24,7 +25,8 @@ export class SignInRefused extends Error {
  * nonce (OIDC Core §3.1.2.1, §3.1.3.7), by `openid-client` (an OpenID-certified relying party) against the
  * provider of OIDC_ISSUER (discovered). The code verifier, state and nonce wait in PostgreSQL under the hash of
  * an id that a short-lived cookie carries (any process may take the callback), and are taken once. A person is
- * the provider's verified e-mail address (`email_verified` true): an unverified address could be anyone's.
+ * the provider's verified e-mail address (`email_verified` true): an unverified address could be anyone's. With
+ * OIDC_OPERATOR_CLAIM, the ID token's claim also says whether the person is an operator (src/auth/roles.ts).
  */
 export class OidcSignInService {
   private config?: Promise<{ client: OpenIdClient; config: Configuration }>;
@@ -73,7 +75,7 @@ export class OidcSignInService {
     await insertSignInFlow(db, hash, { codeVerifier, state, nonce, redirectUri });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
-      scope: 'openid email',
+      scope: ['openid', 'email', ...this.settings.oidc!.scopes].join(' '),
       code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
       code_challenge_method: 'S256',
       state,
@@ -116,7 +118,9 @@ export class OidcSignInService {
       const email = typeof claims?.email === 'string' ? claims.email.trim() : '';
       if (!email) throw new SignInRefused('the provider gave no e-mail address (scope email)');
       if (claims?.email_verified !== true) throw new SignInRefused('the provider has not verified the e-mail address');
-      const { token } = await this.sessions.start(db, email, { method: 'oidc', ...how });
+      const mapping = this.settings.oidc!.operator;
+      const operator = mapping && { claim: mapping.claim, granted: claimGrantsOperator(claims, mapping) };
+      const { token } = await this.sessions.start(db, email, { method: 'oidc', ...how, operator });
       return { token, email };
     } catch (error) {
       if (!(error instanceof SignInRefused)) {

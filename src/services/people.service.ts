@@ -63,7 +63,7 @@ export interface CreatedRecoveryLink {
 
 /** the signed-in person of the principal, or NOT_SIGNED_IN (a key acts for an account, not for a person) */
 export function personOf(principal: Principal): ActingPerson {
-  if (principal.kind !== 'user' || principal.via !== 'session' || !principal.person) throw new DomainError('NOT_SIGNED_IN');
+  if (principal.via !== 'session' || !principal.person) throw new DomainError('NOT_SIGNED_IN');
   return principal.person;
 }
 
@@ -360,7 +360,7 @@ export class PeopleService {
     return inTransaction(ctx.db, async (sql) => {
       const owners = await lockOwners(sql, input.userId);
       const before = await membership(sql, input.personId, input.userId);
-      const self = ctx.principal.kind === 'user' && ctx.principal.person?.id === input.personId;
+      const self = ctx.principal.via === 'session' && ctx.principal.person?.id === input.personId;
       if (!before) throw memberNotFound();
       if (!self) await this.requireManages(sql, ctx.principal, input.userId, before.role);
       if (before.role === 'owner' && owners.length === 1) throw new DomainError('LAST_OWNER');

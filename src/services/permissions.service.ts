@@ -1,4 +1,5 @@
 import { decide, isRestricted, writesSomewhere } from '../auth/policy';
+import { isOperator } from '../auth/principal';
 import { keepsWebhooks, Role } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import { UNDELETABLE_TYPES } from '../dns/zone-rules';
@@ -13,6 +14,7 @@ export interface ViewerPermissions {
   manageKeys: boolean;
   manageNameserverSets: boolean;
   manageWebhooks: boolean;
+  administer: boolean;
 }
 
 /** what the caller may do with one zone */
@@ -55,10 +57,12 @@ export class PermissionsService {
       createZone: flag('mayCreateZones'),
       deleteZones: flag('mayDeleteZones'),
       manageKeys: flag('mayManageKeys'),
-      // NameserverSetsService: the admin key's
-      manageNameserverSets: ctx.principal.kind === 'admin',
+      // NameserverSetsService: the operator's (requireAdmin)
+      manageNameserverSets: isOperator(ctx.principal),
       // EventsService (requireWebhookManager): a person by role, a viewer none; every key keeps its own
       manageWebhooks: keepsWebhooks(ctx.principal),
+      // UsersService, AuditLogService, ZoneTransfersService.move, OperatorsService (requireAdmin): the operator
+      administer: isOperator(ctx.principal),
     };
   }
 

@@ -23,6 +23,7 @@ import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import { recordAuditEvent } from './audit-log';
 import { hashToken, newToken, PeopleService, personOf } from './people.service';
+import { operatorAtSignIn } from './operators.service';
 
 export type { SessionRow } from '../repositories/people';
 
@@ -86,15 +87,18 @@ export class SessionsService {
    * Only a proven address takes up the address's open invitations (`linkInvitations`): an OIDC sign-in, once
    * its second factor is passed where one is awaited (PasskeysService.secondFactor). A passkey proves its
    * owner, not the address: a person made from one invitation link (the link's holder) takes the others only
-   * by their own tokens (`acceptInvitation`). Returns the cookie's token, once.
+   * by their own tokens (`acceptInvitation`). `operator`: what an OIDC sign-in's claim says of the person being
+   * an operator (docs/people.md, «The operator»), stored before the session begins. Returns the cookie's token, once.
    */
   async start(
     db: Database,
     email: string,
-    how: { method: SignInMethod; sourceAddress?: string; userAgent?: string },
+    how: { method: SignInMethod; sourceAddress?: string; userAgent?: string; operator?: { claim: string; granted: boolean } },
   ): Promise<{ token: string; sessionId: number }> {
     return inTransaction(db, async (sql) => {
       const person = (await personByEmail(sql, email, true))!;
+      // an OIDC sign-in under OIDC_OPERATOR_CLAIM: the claim grants or takes back an operator grant of its own
+      if (how.operator) await operatorAtSignIn(sql, person, how.operator.granted, how.operator.claim);
       const actor = personPrincipal(person);
       // a person who has a passkey proves it too after an OIDC sign-in (a second factor): until then the
       // session allows nothing but presenting it (PasskeysService.secondFactor)
@@ -206,9 +210,16 @@ export class SessionsService {
   private async principalOf(db: Database, session: SessionRow): Promise<Principal> {
     const member = session.accountId === null ? undefined : await membership(db, session.personId, session.accountId);
     const role = member?.role ?? null;
+    // an operator person acts with the admin key's rights (personPrincipal); the role stays what `me` tells
     return personPrincipal(
       { id: session.personId, email: session.email },
-      { sessionId: session.id, accountId: member?.userId, role, policy: rolePolicy(role, member?.zones ?? null) },
+      {
+        sessionId: session.id,
+        accountId: member?.userId,
+        role,
+        policy: rolePolicy(role, member?.zones ?? null),
+        operator: session.operator,
+      },
     );
   }
 

@@ -190,12 +190,12 @@ function authorOf(principal: Principal): { keyId?: number; keyName?: string; use
     ...(principal.via === 'session' || principal.via === 'tsig' ? {} : { keyId: principal.keyId }),
     keyName: principal.keyName,
     userId: principal.kind === 'user' ? principal.userId : undefined,
-    email: principal.kind === 'user' ? principal.person?.email : undefined,
+    email: principal.via === 'session' ? principal.person?.email : undefined,
   };
 }
 
 /** the offer's author as the list shows it: a person's e-mail, else the key's name */
 function actorName(principal: Principal): string | null {
-  if (principal.kind === 'user' && principal.person) return principal.person.email;
+  if (principal.via === 'session' && principal.person) return principal.person.email;
   return principal.keyName ?? (principal.kind === 'admin' ? 'admin' : `key ${principal.keyId}`);
 }

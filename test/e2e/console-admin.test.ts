@@ -3,12 +3,21 @@
  * «Audit log»): the top bar's search finds a record across every zone and leads to it; the zone list sorts by a
  * column on the server; the operator (the admin key) lists the accounts with their quotas, members and keys,
  * revokes a key, moves a zone into an account, and filters the audit log; a user's key is offered none of the
- * operator's screens. In Debian's Chromium, one browser for every case; axe-core on the new screens.
+ * operator's screens; a person signed in with a passkey is offered them once made an operator (docs/people.md,
+ * «The operator») and uses them, and no longer once revoked. In Debian's Chromium, one browser for every case;
+ * axe-core on the new screens.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
+import {
+  buildConsole,
+  CONSOLE_ARTIFACTS,
+  expectAccessibleAtBothWidths,
+  gqlFromPage,
+  launchChromium,
+  passkeyBrowser,
+} from '../support/console';
 import { createUser, createUserKey, createZone, CREATE_RECORD } from '../support/fixtures';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
@@ -18,13 +27,14 @@ let app: TestApp;
 let browser: Browser;
 let page: Page;
 let aliceId: string;
+let bobId: string;
 let aliceKey: string;
 
 beforeAll(async () => {
   buildConsole();
   app = await startTestApp();
   aliceId = await createUser(app, 'alice@admin.example');
-  const bobId = await createUser(app, 'bob@admin.example');
+  bobId = await createUser(app, 'bob@admin.example');
   await createZone(app, aliceId, 'small.admin.example');
   await createZone(app, bobId, 'large.admin.example');
   await createZone(app, bobId, 'moving.admin.example');
@@ -142,3 +152,81 @@ test("a user's key is offered none of the operator's screens", async () => {
   expect(await userPage.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
   await userPage.close();
 }, 20_000);
+
+test('a person signed in with a passkey is offered the operator’s screens once an operator, uses them, and not once revoked', async () => {
+  // WebAuthn needs a secure context and a domain for the RP ID: localhost, not 127.0.0.1
+  const origin = app.baseUrl.replace('127.0.0.1', 'localhost');
+  await createZone(app, bobId, 'by-person.admin.example');
+  const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { link } }`, {
+    i: { userId: aliceId, email: 'oscar@admin.example', role: 'VIEWER' },
+  });
+  expect(invited.errors).toBeUndefined();
+  const { context, page: person } = await passkeyBrowser(browser);
+  try {
+    // joined by the link with a passkey: a viewer of alice's account, no operator
+    await person.goto(`${origin}${invited.data.inviteMember.link}`);
+    await person.getByRole('button', { name: 'Create a passkey and join' }).click();
+    await person.getByText('alice@admin.example · Viewer').waitFor();
+    await person.getByRole('link', { name: 'Members' }).waitFor();
+    expect(await person.getByRole('link', { name: 'Administration' }).count()).toBe(0);
+    expect(await person.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+
+    // made an operator by the admin key; signed in again with the passkey alone
+    const granted = await app.gql(`mutation { grantOperator(person: "oscar@admin.example") { grant } }`);
+    expect(granted.data).toEqual({ grantOperator: { grant: 'HAND' } });
+    await person.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await person.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    await person.getByText('alice@admin.example · Viewer').waitFor();
+    await person.getByRole('link', { name: 'Administration' }).click();
+    await person.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+    const accounts = person.locator('table.admin-users tbody tr');
+    await accounts.first().waitFor();
+    expect(await accounts.locator('td:first-child').allTextContents()).toEqual(
+      expect.arrayContaining(['alice@admin.example', 'bob@admin.example']),
+    );
+    // the operators: the person, by hand; an address the service knows no person of is refused with the API's word
+    const operators = person.locator('table.operators tbody tr');
+    await operators.filter({ hasText: 'oscar@admin.example' }).waitFor();
+    expect((await operators.locator('td').allTextContents()).slice(0, 2)).toEqual(['oscar@admin.example', 'by hand']);
+    await person.getByLabel('Person’s e-mail address').fill('nobody@admin.example');
+    await person.getByRole('button', { name: 'Make operator' }).click();
+    await person.locator('#operator-grant-error', { hasText: 'Person Not Found' }).waitFor();
+    // a zone of another account moved into alice's, from the person's session
+    await accounts.filter({ hasText: 'alice@admin.example' }).getByRole('button', { name: 'alice@admin.example' }).click();
+    await person.getByRole('heading', { name: 'alice@admin.example', level: 2 }).waitFor();
+    await person.getByLabel('Zone name').fill('by-person.admin.example');
+    await person.getByRole('button', { name: 'Move the zone' }).click();
+    await person.getByText('Moved the zone by-person.admin.example to alice@admin.example.').waitFor();
+    const moved = await app.gql(`{ domain(name: "by-person.admin.example") { user { email } } }`);
+    expect(moved.data.domain.user.email).toBe('alice@admin.example');
+    await expectAccessibleAtBothWidths(person, ARTIFACTS, 'administration-by-person');
+
+    // the audit log names the person as the move's actor
+    await person.getByRole('link', { name: 'Audit log' }).click();
+    await person.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    await person.getByLabel('Zone').fill('by-person.admin.example');
+    await person.getByRole('button', { name: 'Filter' }).click();
+    await person.getByText('1 event', { exact: true }).waitFor();
+    const cells = await person.locator('table.audit-events tbody tr td').allTextContents();
+    expect(cells).toEqual(expect.arrayContaining(['zone-moved-by-admin', 'oscar@admin.example']));
+
+    // the person revokes themselves on the Administration (the admin key remains): the next request of the same
+    // session is refused, and a fresh load offers none of the screens
+    await person.getByRole('link', { name: 'Administration' }).click();
+    await person.getByRole('button', { name: 'Revoke oscar@admin.example' }).click();
+    await person.getByRole('button', { name: 'Confirm revoking oscar@admin.example' }).click();
+    await person.getByText('oscar@admin.example is no operator any more.').waitFor();
+    expect((await app.gql(`{ operators { email } }`)).data).toEqual({ operators: [] });
+    const refused = await gqlFromPage(person, `{ auditEvents(first: 1) { totalCount } }`);
+    expect(refused.errors[0].extensions.code).toBe('FORBIDDEN');
+    // a hash change alone keeps the page (and what it was told): the console loaded afresh
+    await person.goto(`${origin}/console/#/admin`);
+    await person.reload();
+    await person.getByRole('heading', { name: 'Zones', level: 1 }).waitFor();
+    await person.getByRole('link', { name: 'Members' }).waitFor();
+    expect(await person.getByRole('link', { name: 'Administration' }).count()).toBe(0);
+    expect(await person.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+  } finally {
+    await context.close();
+  }
+}, 90_000);

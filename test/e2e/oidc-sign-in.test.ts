@@ -1,7 +1,9 @@
 /**
  * Sign-in with OpenID Connect through Chromium, against a real OpenID provider (oidc-provider) in a process of
  * its own (docs/people.md): the invited address signs in end to end; a wrong state, a wrong nonce, an expired
- * code, a code of another client and an unverified address are refused and audited.
+ * code, a code of another client and an unverified address are refused and audited. The ID token's `groups`
+ * claim makes a person an operator (OIDC_OPERATOR_CLAIM, OIDC_OPERATOR_VALUES) and a sign-in without it takes
+ * that back, never a grant by hand.
  */
 import 'reflect-metadata';
 import { createHash, randomBytes } from 'node:crypto';
@@ -70,6 +72,10 @@ beforeAll(async () => {
     OIDC_CLIENT_ID,
     OIDC_CLIENT_SECRET,
     RATE_LIMIT_PER_SECOND: '0',
+    // the operator mapping (docs/people.md, «The operator»): the provider releases `groups` under its own scope
+    OIDC_SCOPES: 'groups',
+    OIDC_OPERATOR_CLAIM: 'groups',
+    OIDC_OPERATOR_VALUES: 'zonekeeper-operators, dns admins',
   });
   provider = await startOidcProvider(port, callback());
   db = new Client({ connectionString: app.settings.databaseUrl! });
@@ -190,3 +196,91 @@ it('refuses an address the provider has not verified, and makes no person of it'
   const { rows } = await db.query(`select 1 from people where email = 'unverified@example.org'`);
   expect(rows).toEqual([]);
 });
+
+/** what the page's session may do, as the console asks it */
+async function administers(): Promise<boolean> {
+  const answer: any =
+    await page.evaluate(`fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json', 'x-requested-with': 'console' },
+      body: JSON.stringify({ query: '{ viewer { can { administer } } }' }) }).then((r) => r.json())`);
+  return answer.data.viewer.can.administer;
+}
+
+async function operatorGrant(email: string): Promise<string | null> {
+  const { rows } = await db.query(`select operator_grant from people where email = $1`, [email]);
+  return rows[0]?.operator_grant ?? null;
+}
+
+async function operatorEvents(email: string): Promise<{ kind: string; actor_email: string | null; detail: any }[]> {
+  const { rows } = await db.query(
+    `select kind, actor_email, detail from audit_events
+      where kind in ('operator-granted', 'operator-revoked') and subject = (select 'person:' || id from people where email = $1) order by id`,
+    [email],
+  );
+  return rows;
+}
+
+it('a sign-in whose groups claim holds an operator value makes the person an operator; one without it takes that back', async () => {
+  const login = 'olga@example.org';
+  await provider.setGroups(login, ['staff', 'zonekeeper-operators']);
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorGrant(login)).toBe('oidc');
+  expect(await administers()).toBe(true);
+  const { rows } = await db.query(`select id from people where email = $1`, [login]);
+  const personId = Number(rows[0].id);
+  expect(await operatorEvents(login)).toEqual([
+    { kind: 'operator-granted', actor_email: login, detail: { personId, grant: 'oidc', claim: 'groups' } },
+  ]);
+  // signed in again with the claim: nothing changes, nothing more audited
+  await context.clearCookies();
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorEvents(login)).toHaveLength(1);
+
+  // the provider no longer names the group: the next sign-in takes the grant back (a session begun before keeps
+  // the person's grant as it is now: none)
+  await provider.setGroups(login, ['staff']);
+  await context.clearCookies();
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorGrant(login)).toBeNull();
+  expect(await administers()).toBe(false);
+  expect((await operatorEvents(login)).at(-1)).toEqual({
+    kind: 'operator-revoked',
+    actor_email: login,
+    detail: { personId, grant: 'oidc', claim: 'groups' },
+  });
+
+  // a claim of one string, with a space in the value (OIDC_OPERATOR_VALUES is split at commas only)
+  await provider.setGroups(login, 'dns admins');
+  await context.clearCookies();
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorGrant(login)).toBe('oidc');
+  // neither a value of another case nor a part of one counts
+  for (const groups of [['Zonekeeper-Operators'], 'dns', null]) {
+    await provider.setGroups(login, groups);
+    await context.clearCookies();
+    expect((await signInAs(login)).status).toBe(303);
+    expect({ groups, grant: await operatorGrant(login) }).toEqual({ groups, grant: null });
+    await provider.setGroups(login, 'dns admins');
+    await context.clearCookies();
+    expect((await signInAs(login)).status).toBe(303);
+  }
+}, 90_000);
+
+it('a grant by hand is not taken back by a sign-in without the claim, nor turned into one by OIDC with it', async () => {
+  const login = 'hana@example.org';
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorGrant(login)).toBeNull();
+  const granted = await app.gql(`mutation($p: String!) { grantOperator(person: $p) { grant } }`, { p: login });
+  expect(granted.data).toEqual({ grantOperator: { grant: 'HAND' } });
+  await context.clearCookies();
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorGrant(login)).toBe('hand');
+  expect(await administers()).toBe(true);
+  await provider.setGroups(login, ['zonekeeper-operators']);
+  await context.clearCookies();
+  expect((await signInAs(login)).status).toBe(303);
+  expect(await operatorGrant(login)).toBe('hand');
+  // one event: the admin key's grant
+  expect(await operatorEvents(login)).toEqual([
+    { kind: 'operator-granted', actor_email: null, detail: { personId: expect.any(Number), grant: 'hand' } },
+  ]);
+}, 90_000);

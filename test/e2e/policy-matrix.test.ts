@@ -340,7 +340,7 @@ async function readableRecords(p: Profile, zones?: string[]) {
 }
 
 /**
- * Everything a call could change: zones, records, keys, users and DNSSEC state (its key events included), whole
+ * Everything a call could change: zones, records, keys, users, people and DNSSEC state (its key events included), whole
  * rows (a key's first and last use, and the marks of its expiry and idleness being audited, left out: using a key
  * writes them, docs/least-privilege.md, docs/audit-log.md). A trigger on each of these tables, in the matrix's
  * own database, logs every row inserted, deleted or changed (an update that leaves the row as it was, but for
@@ -362,6 +362,8 @@ const WATCHED_TABLES = [
   'memberships',
   'invitations',
   'record_templates',
+  // a person's operator grant (docs/people.md, «The operator»)
+  'people',
 ];
 const USE_MARKS = ['last_used_at', 'first_used_at', 'expiry_audited_at', 'idle_audited_at'];
 
@@ -1623,13 +1625,23 @@ const CONSOLE_OPS: Op[] = [
     id: 'Query.viewer',
     list: true,
     async run(p, key) {
-      const answer = await attempt('viewer', 'ok', () => gql(key, `{ viewer { can { createZone manageKeys manageWebhooks } } }`), {
-        reads: true,
-      });
-      // the flags the key's policy grants, as the API decides them (docs/least-privilege.md)
+      const answer = await attempt(
+        'viewer',
+        'ok',
+        () => gql(key, `{ viewer { can { createZone manageKeys manageWebhooks administer manageNameserverSets } } }`),
+        { reads: true },
+      );
+      // the flags the key's policy grants, as the API decides them (docs/least-privilege.md); no key of an account
+      // and no member is the operator (docs/people.md, «The operator»)
       expect({ key: p.name, can: answer.data.viewer.can }).toEqual({
         key: p.name,
-        can: { createZone: p.createZones, manageKeys: p.manageKeys, manageWebhooks: keepsWebhooks(p) },
+        can: {
+          createZone: p.createZones,
+          manageKeys: p.manageKeys,
+          manageWebhooks: keepsWebhooks(p),
+          administer: false,
+          manageNameserverSets: false,
+        },
       });
     },
   },
@@ -2373,6 +2385,28 @@ const OPS: Op[] = [
       'a zone of its account to another',
       'FORBIDDEN',
       () => gql(key, `mutation($z: String!, $u: ID!) { moveZone(zone: $z, toUserId: $u) }`, { z: A, u: otherUserId }),
+    ],
+  ]),
+
+  // ---- the operator persons (docs/people.md, «The operator»): the operator's alone ----
+  adminOnlyOp('Query.operators', (key) => [['every operator', 'FORBIDDEN', () => gql(key, `{ operators { email } }`)]]),
+  adminOnlyOp('Mutation.grantOperator', (key) => [
+    [
+      'a member of its account',
+      'FORBIDDEN',
+      () => gql(key, `mutation($p: String!) { grantOperator(person: $p) { grant } }`, { p: targetEmail }),
+    ],
+    [
+      "a member of another user's account, by id",
+      'FORBIDDEN',
+      () => gql(key, `mutation($p: String!) { grantOperator(person: $p) { grant } }`, { p: otherMemberId }),
+    ],
+  ]),
+  adminOnlyOp('Mutation.revokeOperator', (key) => [
+    [
+      'a member of its account',
+      'FORBIDDEN',
+      () => gql(key, `mutation($p: String!) { revokeOperator(person: $p) { grant } }`, { p: targetEmail }),
     ],
   ]),
 

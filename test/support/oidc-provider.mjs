@@ -6,6 +6,8 @@
  * client). GET /test/code-ttl?seconds=N sets the life of the authorization codes issued from then on.
  * POST /test/next-token-response (a JSON body) makes the next token request answered with that body instead
  * (a token response of another client handed to the service: its audience check is what refuses it).
+ * POST /test/groups (a JSON body `{login, groups}`) sets the `groups` claim of that login (released under the
+ * `groups` scope, in the ID token): an array, a string, or null for none.
  */
 import Provider from 'oidc-provider';
 
@@ -13,6 +15,8 @@ const [port, redirectUri] = process.argv.slice(2);
 let codeSeconds = 60;
 /** the body the next token request gets instead of its own (POST /test/next-token-response), once */
 let nextTokenResponse;
+/** the `groups` claim per login (POST /test/groups); a login not named has none */
+const groups = new Map();
 
 const provider = new Provider(`http://127.0.0.1:${port}`, {
   clients: ['zonekeeper', 'other-client'].map((id) => ({
@@ -23,7 +27,7 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_post',
   })),
-  claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'] },
   // the ID token carries the e-mail claims (the service reads them there, not from userinfo)
   conformIdTokenClaims: false,
   features: { devInteractions: { enabled: true } },
@@ -33,7 +37,12 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
     return {
       accountId: sub,
       async claims() {
-        return { sub, email: sub, email_verified: !sub.startsWith('unverified') };
+        return {
+          sub,
+          email: sub,
+          email_verified: !sub.startsWith('unverified'),
+          ...(groups.get(sub) === undefined || groups.get(sub) === null ? {} : { groups: groups.get(sub) }),
+        };
       },
     };
   },
@@ -49,6 +58,14 @@ provider.use(async (ctx, next) => {
     let text = '';
     for await (const chunk of ctx.req) text += chunk;
     nextTokenResponse = JSON.parse(text);
+    ctx.body = 'ok';
+    return;
+  }
+  if (ctx.path === '/test/groups' && ctx.method === 'POST') {
+    let text = '';
+    for await (const chunk of ctx.req) text += chunk;
+    const { login, groups: value } = JSON.parse(text);
+    groups.set(login, value);
     ctx.body = 'ok';
     return;
   }

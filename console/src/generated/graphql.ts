@@ -416,6 +416,13 @@ export type OpenpgpkeyDataInput = {
   data: string;
 };
 
+/** How a person became an operator (docs/people.md, «The operator»). */
+export type OperatorGrant =
+  /** Granted by the admin key or another operator (grantOperator, `zonekeeper operator grant`); only a revoke removes it. */
+  | 'HAND'
+  /** Granted by an OpenID Connect sign-in whose claim held an operator value; a sign-in without it removes it. */
+  | 'OIDC';
+
 /** PTR RDATA (RFC 1035 §3.3.12). */
 export type PtrDataInput = {
   /** the name this owner points to */
@@ -721,7 +728,14 @@ export type ViewerQueryVariables = Exact<{ [key: string]: never }>;
 
 export type ViewerQuery = {
   viewer: {
-    can: { createZone: boolean; deleteZones: boolean; manageKeys: boolean; manageNameserverSets: boolean; manageWebhooks: boolean };
+    can: {
+      createZone: boolean;
+      deleteZones: boolean;
+      manageKeys: boolean;
+      manageNameserverSets: boolean;
+      manageWebhooks: boolean;
+      administer: boolean;
+    };
   };
 };
 
@@ -2160,6 +2174,28 @@ export type AdminUsersQuery = {
   };
 };
 
+export type OperatorFieldsFragment = { personId: string; email: string; grant: OperatorGrant | null; since: string | null };
+
+export type OperatorsQueryVariables = Exact<{ [key: string]: never }>;
+
+export type OperatorsQuery = { operators: Array<{ personId: string; email: string; grant: OperatorGrant | null; since: string | null }> };
+
+export type GrantOperatorMutationVariables = Exact<{
+  person: string;
+}>;
+
+export type GrantOperatorMutation = {
+  grantOperator: { personId: string; email: string; grant: OperatorGrant | null; since: string | null };
+};
+
+export type RevokeOperatorMutationVariables = Exact<{
+  person: string;
+}>;
+
+export type RevokeOperatorMutation = {
+  revokeOperator: { personId: string; email: string; grant: OperatorGrant | null; since: string | null };
+};
+
 export type MoveZoneMutationVariables = Exact<{
   zone: string;
   toUserId: string | number;
@@ -2793,6 +2829,25 @@ export const ZoneHealthFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<ZoneHealthFieldsFragment, unknown>;
+export const OperatorFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'OperatorFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Operator' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'grant' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<OperatorFieldsFragment, unknown>;
 export const WebhookFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -3011,6 +3066,7 @@ export const ViewerDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'manageKeys' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageNameserverSets' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageWebhooks' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'administer' } },
                     ],
                   },
                 },
@@ -7750,6 +7806,145 @@ export const AdminUsersDocument = {
     },
   ],
 } as unknown as DocumentNode<AdminUsersQuery, AdminUsersQueryVariables>;
+export const OperatorsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'Operators' },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'operators' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'OperatorFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'OperatorFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Operator' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'grant' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<OperatorsQuery, OperatorsQueryVariables>;
+export const GrantOperatorDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'GrantOperator' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'person' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'grantOperator' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'person' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'person' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'OperatorFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'OperatorFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Operator' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'grant' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<GrantOperatorMutation, GrantOperatorMutationVariables>;
+export const RevokeOperatorDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RevokeOperator' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'person' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'revokeOperator' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'person' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'person' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'OperatorFields' } }],
+            },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'OperatorFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Operator' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'personId' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'email' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'grant' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RevokeOperatorMutation, RevokeOperatorMutationVariables>;
 export const MoveZoneDocument = {
   kind: 'Document',
   definitions: [

@@ -12,6 +12,7 @@ import {
   SessionType,
 } from '../types/people.type';
 import { personOf } from '../../services/people.service';
+import { actingAccountId } from '../../auth/principal';
 
 /** People, members, invitations and sessions (docs/people.md; PeopleService, SessionsService). */
 @Resolver()
@@ -22,7 +23,7 @@ export class PeopleResolver {
     return {
       personId: person.id,
       email: person.email,
-      accountId: ctx.principal.kind === 'user' && ctx.principal.userId !== 0 ? ctx.principal.userId : null,
+      accountId: actingAccountId(ctx.principal),
       role: person.role,
       memberships: await ctx.services.people.memberships(ctx),
     };

@@ -1,5 +1,6 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import type { Role } from '../../auth/roles';
+import type { OperatorGrant } from '../../services/operators.service';
 
 /** the GraphQL names of a member's roles (src/auth/roles.ts; the stored values are lower case) */
 export enum MemberRoleEnum {
@@ -196,4 +197,38 @@ export class ZoneTransferType {
 
   @Field()
   createdAt!: Date;
+}
+
+/** how a person became an operator (docs/people.md, «The operator»; stored lower case) */
+export enum OperatorGrantEnum {
+  HAND = 'hand',
+  OIDC = 'oidc',
+}
+registerEnumType(OperatorGrantEnum, {
+  name: 'OperatorGrant',
+  description: 'How a person became an operator (docs/people.md, «The operator»).',
+  valuesConfig: {
+    HAND: {
+      description: 'Granted by the admin key or another operator (grantOperator, `zonekeeper operator grant`); only a revoke removes it.',
+    },
+    OIDC: { description: 'Granted by an OpenID Connect sign-in whose claim held an operator value; a sign-in without it removes it.' },
+  },
+});
+
+@ObjectType('Operator', {
+  simpleResolvers: true,
+  description: 'A person and their operator grant: an operator acts with the admin key’s rights in every account.',
+})
+export class OperatorType {
+  @Field(() => ID)
+  personId!: number;
+
+  @Field({ description: 'The person’s e-mail address.' })
+  email!: string;
+
+  @Field(() => OperatorGrantEnum, { nullable: true, description: 'How the person became an operator; null: no operator (revoked).' })
+  grant!: OperatorGrant | null;
+
+  @Field(() => Date, { nullable: true, description: 'Since when the person is an operator; null: no operator.' })
+  since!: Date | null;
 }

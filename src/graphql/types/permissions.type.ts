@@ -14,8 +14,14 @@ export class ViewerPermissionsType {
   @Field({ description: 'API keys and TSIG keys may be made and revoked (mayManageKeys).' })
   manageKeys!: boolean;
 
-  @Field({ description: 'Nameserver sets may be made, changed and zones moved between them (the admin key).' })
+  @Field({ description: 'Nameserver sets may be made, changed and zones moved between them (the operator).' })
   manageNameserverSets!: boolean;
+
+  @Field({
+    description:
+      'The operator’s administration: every account and its quotas, moving zones between accounts, the audit log, the operators (the admin key, or an operator person signed in; docs/people.md, «The operator»).',
+  })
+  administer!: boolean;
 
   @Field({
     description:

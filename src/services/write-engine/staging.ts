@@ -392,7 +392,7 @@ export class ZoneChange implements ChangeToSign {
                   : { keyId: this.principal.keyId }),
               keyName: this.principal.keyName,
               userId: this.principal.kind === 'user' ? this.principal.userId : undefined,
-              email: this.principal.kind === 'user' ? this.principal.person?.email : undefined,
+              email: this.principal.via === 'session' ? this.principal.person?.email : undefined,
             },
       defaultMaxRecords: this.recordQuota(),
     });

@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import { gql, print } from '../shared';
+
+const OPERATOR_FIELDS = 'personId email grant since';
+
+/** an operator as the API answers it */
+interface Operator {
+  [field: string]: unknown;
+  personId: string;
+  email: string;
+  grant: string | null;
+  since: string | null;
+}
+
+/** a row of the API as people read it: the grant lower case, as the docs name it (`hand`, `oidc`) */
+const readable = <T extends { grant: string | null }>(row: T): T => ({ ...row, grant: row.grant?.toLowerCase() ?? null });
+
+/**
+ * `zonekeeper operator` (also `operators`): the operator persons (docs/people.md, «The operator»), who act in the
+ * console with the admin key's rights in every account. With the admin key, or the key of no one else: the API
+ * answers the operator alone (FORBIDDEN). A person by e-mail address or person id.
+ */
+export function registerOperatorCommands(program: Command): void {
+  const operator = program
+    .command('operator')
+    .alias('operators')
+    .description('the operator persons: who administers every account besides the admin key');
+  operator
+    .command('list')
+    .description('list the operator persons (grant: hand, or oidc from a sign-in claim)')
+    .action(async () => {
+      const { operators } = await gql<{ operators: Operator[] }>(`{ operators { ${OPERATOR_FIELDS} } }`);
+      print(program, operators.map(readable), ['personId', 'email', 'grant', 'since']);
+    });
+  operator
+    .command('grant <person>')
+    .description('make a person (e-mail address or person id) an operator, by hand (a sign-in does not take it back)')
+    .action(async (person: string) => {
+      const { grantOperator } = await gql<{ grantOperator: Operator }>(
+        `mutation($p: String!) { grantOperator(person: $p) { ${OPERATOR_FIELDS} } }`,
+        { p: person },
+      );
+      print(program, readable(grantOperator));
+    });
+  operator
+    .command('revoke <person>')
+    .description('the person (e-mail address or person id) is no operator from their next request')
+    .action(async (person: string) => {
+      const { revokeOperator } = await gql<{ revokeOperator: Operator }>(
+        `mutation($p: String!) { revokeOperator(person: $p) { ${OPERATOR_FIELDS} } }`,
+        { p: person },
+      );
+      print(program, { ...readable(revokeOperator), revoked: true });
+    });
+}
