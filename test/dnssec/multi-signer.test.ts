@@ -413,7 +413,7 @@ test('moving a signed zone with another signer: both copies verify, the parent h
 
   // 4. both copies, as each provider's secondary serves it, pass the three verifiers, with the same four keys
   await Promise.all([oursCaughtUp(), theirsCaughtUp()]);
-  const [ourServed, theirServed] = await Promise.all([verifiedCopy(ours.port, 'ours'), verifiedCopy(theirs!.port, 'theirs')]);
+  const [ourServed, theirServed] = await Promise.all([verifiedCopy(ours.port, 'ours'), verifiedCopy(theirs.port, 'theirs')]);
   expect(apexTags(ourServed, 'DNSKEY')).toEqual(apexTags(ourCopy.text, 'DNSKEY'));
   expect(apexTags(theirServed, 'DNSKEY')).toEqual(apexTags(ourCopy.text, 'DNSKEY'));
 
@@ -441,7 +441,7 @@ test('moving a signed zone with another signer: both copies verify, the parent h
     expect(Number(rrsig?.rdata.split(' ')[6])).toBe(expectedSigner);
   };
   await proven(ourZsk);
-  await switchTo(theirs!.port);
+  await switchTo(theirs.port);
   // the other provider's signature, validated with our DNSKEY RRset (it holds their ZSK: RFC 8901 §3)
   await proven(theirZsk);
   await unbound.flush(ZONE);
@@ -451,7 +451,7 @@ test('moving a signed zone with another signer: both copies verify, the parent h
   await proven(ourZsk);
   // then in turn, as a resolver does while the NS RRset lists both: three answers from each, six times over
   for (let round = 0; round < 6; round++) {
-    const [port, zsk] = round % 2 ? [ours.port, ourZsk] : [theirs!.port, theirZsk];
+    const [port, zsk] = round % 2 ? [ours.port, ourZsk] : [theirs.port, theirZsk];
     await switchTo(port);
     for (let i = 0; i < 3; i++) await proven(zsk);
   }
