@@ -327,6 +327,8 @@ beforeAll(async () => {
     CATALOG_ZONE: CATALOG,
     // the other signer's server is on loopback in this test
     DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: '127.0.0.0/8',
+    // the other signer's keys read again every second: its ZSK roll is followed within the roll's test
+    DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: '1',
   });
   const user = await gqlOk(`mutation { createUser(input: {email: "multi-signer@example.com"}) { id } }`);
   for (const [zone, text] of [
@@ -480,6 +482,127 @@ test('moving a signed zone with another signer: both copies verify, the parent h
   ]);
 }, 60_000);
 
+test('the other signer rolls its ZSK: its pre-published key is in our DNSKEY RRset before it signs, and its old one leaves with it', async () => {
+  expect(moveOut).toBeDefined();
+  const oldZsk = moveOut!.theirZsk;
+  // their keys here again (they were removed at the end of the move in), read from their secondary this time:
+  // keys removed by hand come back only when asked for
+  const added = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
+    i: { zone: ZONE, fetchFrom: `127.0.0.1:${theirs!.port}` },
+  });
+  expect(added.addForeignDnskeys.foreignKeys.map((k: { keyTag: number }) => k.keyTag).sort((a: number, b: number) => a - b)).toEqual(
+    signer!.tags,
+  );
+  await oursCaughtUp();
+  // a resolver of its own, caching 2 s at most (the other signer pre-publishes for 10 s), anchored at both DS
+  const resolver = await startUnbound({
+    trustAnchors: [{ zone: ZONE, ds: [moveOut!.ourDs, moveOut!.theirDs] }],
+    stubs: [{ zone: ZONE, port: ours.port }],
+  });
+  try {
+    const control = (args: string[]) => run(findBinary('unbound-control'), ['-c', join(resolver.dir, 'unbound.conf'), ...args]);
+    const eventsBefore = (await gqlOk(`query { events(limit: 1000, types: ["dnssec.foreign_keys_changed"]) { events { id } } }`)).events
+      .events.length;
+
+    // keymgr: a new ZSK published now and signing in 10 s, the old one signing until then and published until 20 s
+    const listed = async () => (await signer!.keymgr(['list'])).stdout;
+    const tagsBefore = new Set(
+      (await listed())
+        .split('\n')
+        .filter((line) => line.trim())
+        .map((line) => Number(line.trim().split(/\s+/)[1])),
+    );
+    await signer!.keymgr(['generate', 'algorithm=13', 'ksk=no', 'publish=+0', 'active=+10']);
+    await signer!.keymgr(['set', String(oldZsk), 'retire=+10', 'remove=+20']);
+    const newZsk = (await listed())
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => Number(line.trim().split(/\s+/)[1]))
+      .find((tag) => !tagsBefore.has(tag))!;
+    expect(newZsk).toBeGreaterThan(0);
+    await signer!.knotc(['zone-keys-load', `${ZONE}.`]);
+
+    // until the roll is over at both: the resolver asks each provider in turn (five answers each), every 100 ms
+    const dnskeyTags = async (port: number) =>
+      apexTags((await dig(['@127.0.0.1', '-p', String(port), '+norec', `${ZONE}.`, 'DNSKEY'])).stdout, 'DNSKEY');
+    const signerOfWww = async (port: number) => {
+      const answer = await dig(['@127.0.0.1', '-p', String(port), '+norec', '+dnssec', `www.${ZONE}.`, 'A']);
+      const rrsig = answer.stdout.split('\n').find((line) => /\sRRSIG\s+A\s/.test(line));
+      return Number(rrsig?.split(/\s+/)[10]);
+    };
+    const seen: { oursHasNew?: number; theirsSignNew?: number; oursWithoutOld?: number } = {};
+    const failures: string[] = [];
+    let asked = 0;
+    const verified: string[] = [];
+    await waitFor(
+      'the other signer’s ZSK roll, followed here',
+      async () => {
+        const now = Date.now();
+        const [ourTags, theirSigner] = await Promise.all([dnskeyTags(ours.port), signerOfWww(theirs!.port)]);
+        if (seen.oursHasNew === undefined && ourTags.includes(newZsk)) {
+          seen.oursHasNew = now;
+          // our copy with their new key, before it signs: through the three verifiers
+          verified.push(await verifiedCopy(ours.port, 'roll-ours-prepublished'));
+        }
+        if (seen.theirsSignNew === undefined && theirSigner === newZsk) {
+          seen.theirsSignNew = now;
+          await theirsCaughtUp();
+          verified.push(await verifiedCopy(theirs!.port, 'roll-theirs-new'));
+        }
+        if (seen.oursWithoutOld === undefined && seen.theirsSignNew !== undefined && !ourTags.includes(oldZsk)) seen.oursWithoutOld = now;
+        const port = Math.floor(asked / 5) % 2 ? theirs!.port : ours.port;
+        if (asked % 5 === 0) {
+          await control(['stub_remove', `${ZONE}.`]);
+          await control(['stub_add', `${ZONE}.`, `127.0.0.1@${port}`]);
+          await control(['flush', `www.${ZONE}.`]);
+          await control(['flush_infra', 'all']);
+        }
+        const answer = await resolver.query(`www.${ZONE}`, 'A');
+        asked++;
+        if (answer.rcode !== 'NOERROR' || !answer.ad)
+          failures.push(`${new Date().toISOString()} port ${port}: ${answer.rcode} ad=${answer.ad}`);
+        return seen.oursWithoutOld !== undefined ? true : undefined;
+      },
+      60_000,
+      100,
+    );
+    expect(failures).toEqual([]);
+    expect(asked).toBeGreaterThan(50);
+    // published here before the other signer used it
+    expect(seen.oursHasNew).toBeLessThan(seen.theirsSignNew!);
+    expect(verified).toHaveLength(2);
+    await oursCaughtUp();
+    const finalCopy = await verifiedCopy(ours.port, 'roll-ours-after');
+    const expected = [...signer!.tags.filter((t) => t !== oldZsk), newZsk].sort((a, b) => a - b);
+    expect(apexTags(finalCopy, 'DNSKEY')).toEqual([...moveOut!.ourTags, ...expected].sort((a, b) => a - b));
+    expect(resolver.log()).not.toMatch(/validation failure/);
+
+    // one event when the new key joined, one when the old one left, each naming the server read
+    const events = (await gqlOk(`query { events(limit: 1000, types: ["dnssec.foreign_keys_changed"]) { events { zone data } } }`)).events
+      .events;
+    const followed = events
+      .slice(eventsBefore)
+      .filter((e: { zone: string; data: any }) => e.zone === ZONE && e.data.refreshedFrom)
+      .map((e: { data: any }) => ({
+        from: e.data.refreshedFrom,
+        added: e.data.added.map((k: { keyTag: number }) => k.keyTag),
+        removed: e.data.removed.map((k: { keyTag: number }) => k.keyTag),
+      }));
+    const from = `127.0.0.1:${theirs!.port}`;
+    expect(followed).toEqual([
+      { from, added: [newZsk], removed: [] },
+      { from, added: [], removed: [oldZsk] },
+    ]);
+    const status = await statusOf();
+    expect(status.foreignKeys.map((k) => k.keyTag).sort((a, b) => a - b)).toEqual(expected);
+    expect(status.foreignKeys.every((k) => k.source === 'fetched' && k.fetchedFrom === from)).toBe(true);
+    signer!.tags = expected;
+    moveOut!.theirZsk = newZsk;
+  } finally {
+    await resolver.stop();
+  }
+}, 90_000);
+
 test('moving the signed zone out to the other signer: both DS, their server alone, our DS gone, our keys deleted there, the zone unsigned here', async () => {
   expect(moveOut).toBeDefined();
   const { ourDs, theirDs, ourTags, theirZsk } = moveOut!;
@@ -501,6 +624,9 @@ test('moving the signed zone out to the other signer: both DS, their server alon
     expect(Number(rrsig?.rdata.split(' ')[6])).toBe(expectedSigner);
   };
   const sorted = (tags: number[]) => [...tags].sort((a, b) => a - b);
+  // the move-in's resolver caches up to 60 s: what it holds predates the other signer's ZSK roll (pre-published
+  // 10 s, for resolvers caching 2 s, as the roll's test says), so it starts this walk empty
+  await unbound!.flush();
 
   // 1. (moving out, steps 2 and 3 of the table) their keys here again, read from their server; ours are still at theirs
   const added = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
