@@ -596,6 +596,18 @@ test('the other signer rolls its ZSK: its pre-published key is in our DNSKEY RRs
     const status = await statusOf();
     expect(status.foreignKeys.map((k) => k.keyTag).sort((a, b) => a - b)).toEqual(expected);
     expect(status.foreignKeys.every((k) => k.source === 'fetched' && k.fetchedFrom === from)).toBe(true);
+
+    // a key removed by hand is declined: the readings of the next seconds do not add it back; asked for, it comes back
+    const newKey = status.foreignKeys.find((k) => k.keyTag === newZsk)!;
+    await gqlOk(`mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { zone } }`, { z: ZONE, id: newKey.id });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await statusOf()).foreignKeys.map((k) => k.keyTag).sort((a, b) => a - b)).toEqual(expected.filter((t) => t !== newZsk));
+    const back = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
+      i: { zone: ZONE, fetchFrom: from },
+    });
+    expect(back.addForeignDnskeys.foreignKeys.map((k: { keyTag: number }) => k.keyTag).sort((a: number, b: number) => a - b)).toEqual(
+      expected,
+    );
     signer!.tags = expected;
     moveOut!.theirZsk = newZsk;
   } finally {
