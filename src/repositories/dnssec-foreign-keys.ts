@@ -55,7 +55,10 @@ export async function declinedForeignKeys(sql: Pick<Sql | Database, 'rows'>, dom
 /** forgets declined keys (their server publishes them no more) */
 export async function forgetDeclinedForeignKeys(sql: Sql, domainId: number, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
-  await sql.rows(`delete from dnssec_foreign_keys where domain_id = $1 and id = any($2::bigint[]) and removed_at is not null`, [domainId, ids]);
+  await sql.rows(`delete from dnssec_foreign_keys where domain_id = $1 and id = any($2::bigint[]) and removed_at is not null`, [
+    domainId,
+    ids,
+  ]);
 }
 
 /** adds the keys the zone does not hold yet (a declined one taken back); returns those added */
