@@ -143,6 +143,12 @@ export interface Settings {
    */
   dnssecForeignKeysFetchAllow: string[];
   /**
+   * DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: seconds between two readings of the other signers' DNSKEY RRsets at
+   * the servers their keys were read from (services/dnssec/foreign-keys.ts, refreshForeignKeys): their key rolls
+   * followed. 0: never (their new keys are added by hand)
+   */
+  dnssecForeignKeysRefreshInterval: number;
+  /**
    * ALIAS/ANAME flattening (docs/templates-and-alias.md): the resolvers asked for a target's A and AAAA (empty:
    * no ALIAS is taken, since nothing could serve it), and the floor and cap, in seconds, of the refresh
    * interval and of the derived records' TTL (the answers' smallest TTL, clamped)
@@ -518,6 +524,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecBootstrapSweepInterval: integer('DNSSEC_BOOTSTRAP_SWEEP_INTERVAL', 300, 1, 86400),
     dnssecCdsNotifyAllow: cdsNotifyAllow,
     dnssecForeignKeysFetchAllow: foreignKeysFetchAllow,
+    dnssecForeignKeysRefreshInterval: integer('DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL', 300, 0, 86400),
     aliasResolvers: list(read('ALIAS_RESOLVERS') ?? '').flatMap((item) => {
       const parsed = parseServerAddress(item);
       if (!parsed) problems.push(`ALIAS_RESOLVERS must list IP addresses, each with :port or not (port 53) (got "${item}")`);

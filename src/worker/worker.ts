@@ -19,6 +19,7 @@ import { refreshDueAliases } from '../services/alias-flattening';
 import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { checkParentDs } from '../services/dnssec/parent-ds';
 import { syncBootstrapSignals } from '../services/dnssec/bootstrap-signals';
+import { refreshForeignKeys } from '../services/dnssec/foreign-keys';
 import { noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
@@ -104,6 +105,9 @@ export class PropagationWorker {
   private pruning = false;
   private signatureTimer: NodeJS.Timeout | undefined;
   private refreshing = false;
+  /** the other signers' keys read again (services/dnssec/foreign-keys.ts) */
+  private foreignKeysTimer: NodeJS.Timeout | undefined;
+  private followingForeignKeys = false;
   /** when the next sweep of the RFC 9615 signalling records is due (services/dnssec/bootstrap-signals.ts) */
   private signalSweepAt = 0;
   private kickAt = Infinity;
@@ -156,6 +160,8 @@ export class PropagationWorker {
     const shortest = Math.min(this.settings.dnssecSignatureRefresh, Math.max(1, this.settings.dnssecPropagationDelay));
     const signatureTick = Math.min(60_000, Math.max(1000, (shortest * 1000) / 4));
     this.signatureTimer = setInterval(() => void this.refreshSignatures(), signatureTick);
+    if (this.settings.dnssecForeignKeysRefreshInterval > 0)
+      this.foreignKeysTimer = setInterval(() => void this.followForeignKeys(), this.settings.dnssecForeignKeysRefreshInterval * 1000);
     if (this.settings.aliasResolvers.length) this.aliasTimer = setInterval(() => void this.refreshAliases(), ALIAS_TICK_MS);
     // after a restart: the catalogs may have changed while no worker ran, and pending zones need a NOTIFY
     for (const set of this.sets) this.notifier.notifyAll(set.catalogZone, set.servers);
@@ -515,6 +521,26 @@ export class PropagationWorker {
     }
   }
 
+  /**
+   * multi-signer zones: the other signers' DNSKEY RRsets read again where they were read from, their key rolls
+   * followed (services/dnssec/foreign-keys.ts, refreshForeignKeys)
+   */
+  async followForeignKeys(): Promise<number> {
+    if (this.followingForeignKeys || this.stopped) return 0;
+    this.followingForeignKeys = true;
+    try {
+      const changed = await refreshForeignKeys(this.db, this.settings, this.log);
+      if (changed > 0) this.log.info(`dnssec: the other signer's keys of ${changed} zones followed`);
+      return changed;
+    } catch (error) {
+      if (!noteDatabaseFailure(error, 'foreign keys refresh'))
+        this.log.warn({ err: error }, 'dnssec: reading the other signers’ keys again failed; it runs again later');
+      return 0;
+    } finally {
+      this.followingForeignKeys = false;
+    }
+  }
+
   /** flattens the due ALIAS/ANAME records (services/alias-flattening.ts) */
   async refreshAliases(): Promise<number> {
     if (this.flattening || this.stopped) return 0;
@@ -536,6 +562,7 @@ export class PropagationWorker {
     this.stopped = true;
     if (this.aliasTimer) clearInterval(this.aliasTimer);
     if (this.signatureTimer) clearInterval(this.signatureTimer);
+    if (this.foreignKeysTimer) clearInterval(this.foreignKeysTimer);
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.statusTimer) clearInterval(this.statusTimer);
     if (this.pruneTimer) clearInterval(this.pruneTimer);

@@ -6,8 +6,10 @@
  * serves is transferred and passes dnssec-verify, ldns-verify-zone and kzonecheck; the SOA's signatures and the
  * DNSKEY RRset go through the conservative order (the new algorithm signs before its DNSKEY is published, and
  * signs no longer only after the old DNSKEY has gone); and a validating Unbound anchored at the parent's DS,
- * strict about algorithms (harden-algo-downgrade), asks the child through a Knot secondary every 100 ms: not
- * one answer may be SERVFAIL or lack AD. The other pairs of the algorithms the service signs with roll on zones
+ * strict about algorithms (harden-algo-downgrade), asks the child through a Knot secondary every 100 ms, and a
+ * second one the same through a BIND secondary: not one answer may be SERVFAIL or lack AD. Every serial BIND
+ * serves is transferred from it, is the primary's copy of that serial, passes the three verifiers, and goes
+ * through the same conservative order. The other pairs of the algorithms the service signs with roll on zones
  * whose parent is elsewhere (the new DS confirmed by hand), a CSK among them, verified at each serial.
  */
 import { randomBytes } from 'node:crypto';
@@ -18,6 +20,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
 import { startUnbound, Unbound } from '../support/unbound';
+import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
 
 const PARENT = 'algo.zk-signed.test';
@@ -30,6 +33,8 @@ const NUMBERS: Record<string, number> = { RSASHA256: 8, ECDSAP256SHA256: 13, ED2
 let app: TestApp;
 let knot: Knot;
 let unbound: Unbound | undefined;
+let bind: BindSecondary;
+let unboundBind: Unbound | undefined;
 let dnsPort: number;
 let dir: string;
 let userId: string;
@@ -52,11 +57,13 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-algo-'));
   dnsPort = await freePort();
   knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
+  // BIND takes the two zones of the first roll by name (no catalog), NOTIFYed like Knot
+  bind = await startBindSecondary({ zones: [PARENT, CHILD], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
+    SECONDARIES: `127.0.0.1:${knot.port},127.0.0.1:${bind.port}`,
     CATALOG_ZONE: CATALOG,
     ALLOWED_TTLS: 'any',
     DNSSEC_PROPAGATION_DELAY: '2',
@@ -68,8 +75,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await unbound?.stop();
+  await unboundBind?.stop();
   await app?.close();
   await knot?.stop();
+  await bind?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -124,30 +133,70 @@ interface Watched {
   steps: string[];
   /** each served serial's apex: DNSKEY algorithms, SOA signature algorithms, CDS key tags */
   serials: { serial: number; dnskey: number[]; soaSigs: number[]; cds: number[] }[];
+  /** the same for each serial the BIND secondary served (when watched), and how many were compared with the primary's copy */
+  bindSerials: { serial: number; dnskey: number[]; soaSigs: number[]; cds: number[] }[];
+  bindCompared: number;
 }
+
+/** a zone's text as a sorted list of its lines (the primary's and a secondary's AXFR order their records differently) */
+const sortedLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.trim())
+    .sort();
 
 /**
  * Watches a zone's roll until it is over: each new serial is verified by the three verifiers (a failure kept,
  * not retried), each step the status shows is noted, and `onStep` runs at each look (the operator's part).
+ * With `bind` (its port and its copy from before the roll), each new serial the BIND secondary serves is
+ * transferred from it and verified the same way, and held against the primary's copy of that serial where the
+ * watch transferred it too.
  */
 async function watchRoll(
   zone: string,
   csk: boolean,
   initial: { text: string; serial: number },
   onStep: (status: Status) => Promise<void> = async () => {},
+  bind?: { port: number; initial: { text: string; serial: number } },
 ): Promise<Watched> {
-  const watched: Watched = { steps: [], serials: [{ serial: initial.serial, ...apexOf(zone, initial.text) }] };
+  const watched: Watched = {
+    bindSerials: bind ? [{ serial: bind.initial.serial, ...apexOf(zone, bind.initial.text) }] : [],
+    steps: [],
+    serials: [{ serial: initial.serial, ...apexOf(zone, initial.text) }],
+    bindCompared: 0,
+  };
+  const texts = new Map<number, string>([[initial.serial, initial.text]]);
   const problems: string[] = [];
+  const verify = async (served: { text: string; serial: number }, where: string) => {
+    const file = join(dir, `${zone}-${where}-${served.serial}.zone`);
+    writeFileSync(file, served.text);
+    await verifySignedZone(zone, file, { csk }).catch((error: Error) =>
+      problems.push(`${where} serial ${served.serial}: ${error.message}`),
+    );
+  };
   await waitFor(
     `the algorithm roll of ${zone} to finish`,
     async () => {
       const status = await statusOf(zone);
-      const served = await transfer(zone);
+      const [served, atBind] = await Promise.all([
+        transfer(zone),
+        // a transfer from BIND that fails (dig's 2 s on a loaded machine) is tried again at the next look
+        bind === undefined ? undefined : transferZone(bind.port, { name: KEY_NAME, secret: SECRET }, zone).catch(() => undefined),
+      ]);
       if (!watched.serials.some((s) => s.serial === served.serial)) {
         watched.serials.push({ serial: served.serial, ...apexOf(zone, served.text) });
-        const file = join(dir, `${zone}-${served.serial}.zone`);
-        writeFileSync(file, served.text);
-        await verifySignedZone(zone, file, { csk }).catch((error: Error) => problems.push(`serial ${served.serial}: ${error.message}`));
+        texts.set(served.serial, served.text);
+        await verify(served, 'primary');
+      }
+      if (atBind && !watched.bindSerials.some((s) => s.serial === atBind.serial)) {
+        watched.bindSerials.push({ serial: atBind.serial, ...apexOf(zone, atBind.text) });
+        await verify(atBind, 'bind');
+        const primary = texts.get(atBind.serial);
+        if (primary !== undefined) {
+          watched.bindCompared++;
+          if (JSON.stringify(sortedLines(primary)) !== JSON.stringify(sortedLines(atBind.text)))
+            problems.push(`bind serial ${atBind.serial}: not the primary's copy of that serial`);
+        }
       }
       const step = status.algorithmRoll?.step;
       if (step && watched.steps[watched.steps.length - 1] !== step) watched.steps.push(step);
@@ -161,15 +210,19 @@ async function watchRoll(
   return watched;
 }
 
-/** waits until the Knot secondary serves both zones at the primary's serial */
+/** waits until the Knot and the BIND secondary serve both zones at the primary's serial */
 async function secondaryCaughtUp(): Promise<void> {
   for (const zone of [PARENT, CHILD]) {
     const serial = (await gqlOk(`query($z: String) { domain(name: $z) { serial } }`, { z: zone })).domain.serial;
-    await waitFor(
-      `${zone} at serial ${serial} on the secondary`,
-      async () => ((await servedSerial(knot.port, zone)) === serial ? true : undefined),
-      30_000,
-    );
+    for (const [name, port] of [
+      ['Knot', knot.port],
+      ['BIND', bind.port],
+    ] as const)
+      await waitFor(
+        `${zone} at serial ${serial} on the ${name} secondary`,
+        async () => ((await servedSerial(port, zone)) === serial ? true : undefined),
+        30_000,
+      );
   }
 }
 
@@ -215,10 +268,28 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
     ],
     hardenAlgoDowngrade: true,
   });
-  const first = await unbound.query(`www.${CHILD}`, 'A');
-  expect({ rcode: first.rcode, ad: first.ad }).toEqual({ rcode: 'NOERROR', ad: true });
+  // the same resolver, asking the BIND secondary
+  unboundBind = await startUnbound({
+    trustAnchors: [{ zone: PARENT, ds: [parent.ds[0]] }],
+    stubs: [
+      { zone: PARENT, port: bind.port },
+      { zone: CHILD, port: bind.port },
+    ],
+    hardenAlgoDowngrade: true,
+  });
+  for (const resolver of [unbound, unboundBind]) {
+    const first = await resolver.query(`www.${CHILD}`, 'A');
+    expect({ rcode: first.rcode, ad: first.ad }).toEqual({ rcode: 'NOERROR', ad: true });
+  }
   const poller = pollValidator(unbound, `www.${CHILD}`);
+  const pollerBind = pollValidator(unboundBind, `www.${CHILD}`);
   const initial = await transfer(CHILD);
+  // BIND's copy before the roll (caught up above): the first phase, verified like the rest
+  const bindInitial = await transferZone(bind.port, { name: KEY_NAME, secret: SECRET }, CHILD);
+  expect(bindInitial.serial).toBe(initial.serial);
+  writeFileSync(join(dir, `${CHILD}-bind-${bindInitial.serial}.zone`), bindInitial.text);
+  await verifySignedZone(CHILD, join(dir, `${CHILD}-bind-${bindInitial.serial}.zone`));
+  expect(sortedLines(bindInitial.text)).toEqual(sortedLines(initial.text));
 
   // one call starts it: the new keys sign, their DNSKEYs not yet published
   const started = (await gqlOk(ROLL, { z: CHILD, a: 'ECDSAP256SHA256' })).rollDnssecAlgorithm;
@@ -239,17 +310,23 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
   const dsSeen: string[][] = [];
   // a user's write at each step is signed incrementally by every key that signs then (verified with the rest)
   const written = new Set<string>();
-  const watched = await watchRoll(CHILD, false, initial, async (status) => {
-    const ds = (await parentDs()).map((d) => d.split(' ')[0]);
-    if (JSON.stringify(dsSeen[dsSeen.length - 1]) !== JSON.stringify(ds)) dsSeen.push(ds);
-    const step = status.algorithmRoll?.step;
-    if (step && !written.has(step)) {
-      written.add(step);
-      await gqlOk(`mutation($i: RecordInput!) { createRecord(input: $i) { id } }`, {
-        i: { zone: CHILD, owner: `w-${step.toLowerCase().replace(/_/g, '-')}`, type: 'A', ttl: 2, rdata: '192.0.2.9' },
-      });
-    }
-  });
+  const watched = await watchRoll(
+    CHILD,
+    false,
+    initial,
+    async (status) => {
+      const ds = (await parentDs()).map((d) => d.split(' ')[0]);
+      if (JSON.stringify(dsSeen[dsSeen.length - 1]) !== JSON.stringify(ds)) dsSeen.push(ds);
+      const step = status.algorithmRoll?.step;
+      if (step && !written.has(step)) {
+        written.add(step);
+        await gqlOk(`mutation($i: RecordInput!) { createRecord(input: $i) { id } }`, {
+          i: { zone: CHILD, owner: `w-${step.toLowerCase().replace(/_/g, '-')}`, type: 'A', ttl: 2, rdata: '192.0.2.9' },
+        });
+      }
+    },
+    { port: bind.port, initial: bindInitial },
+  );
   expect(written.size).toBe(4);
   await secondaryCaughtUp();
   // the resolver asks past the last step (its cache holds 2 s at most)
@@ -257,6 +334,13 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
   const { asked, failures } = await poller.stop();
   expect(failures).toEqual([]);
   expect(asked).toBeGreaterThan(50);
+  const atBind = await pollerBind.stop();
+  expect(atBind.failures).toEqual([]);
+  expect(atBind.asked).toBeGreaterThan(50);
+  // BIND went through the same phases, and its copies were the primary's
+  expectConservativeOrder(watched.bindSerials, 8, 13);
+  expect(watched.bindSerials.length).toBeGreaterThanOrEqual(5);
+  expect(watched.bindCompared).toBeGreaterThanOrEqual(5);
 
   expect(watched.steps).toEqual(['NEW_SIGNATURES', 'NEW_DNSKEYS', 'NEW_DS', 'OLD_DNSKEYS_REMOVED']);
   expectConservativeOrder(watched.serials, 8, 13);

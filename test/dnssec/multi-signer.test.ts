@@ -2,12 +2,15 @@
  * Multi-signer DNSSEC (RFC 8901 model 2), the way a signed zone moves between providers: a Knot signer is the
  * other provider (its own KSK and ZSK made by keymgr, automatic signing, and our ZSK and KSK imported as
  * public-only keys with `keymgr import-pub`, which Knot 3.2 publishes in its DNSKEY RRset); our zone reads the
- * other signer's keys by asking its server (`addForeignDnskeys(fetchFrom)`). Both copies pass dnssec-verify,
- * ldns-verify-zone and kzonecheck; the parent held here gets both KSKs' DS, as our CDS names both. A
- * validating Unbound whose trust anchor is that DS set asks one provider, then the other, with the DNSKEY RRset
- * of the first still in its cache: each answer is proven (AD), signed by the ZSK of the provider that gave it.
- * Removing the other signer's keys takes them out of the DNSKEY RRset, the CDS and the parent's DS, with a
- * `dnssec.foreign_keys_changed` event each time.
+ * other signer's keys by asking its server (`addForeignDnskeys(fetchFrom)`). Each provider's copy is served by
+ * its own Knot secondary (ours by catalog from our primary, theirs NOTIFYed by the Knot signer). Both copies pass
+ * dnssec-verify, ldns-verify-zone and kzonecheck; the parent held here gets both KSKs' DS, as our CDS names both.
+ * A validating Unbound whose trust anchor is that DS set asks one provider's server, then the other's, in turn,
+ * with the DNSKEY RRset of the last still in its cache: each answer is proven (AD), signed by the ZSK of the
+ * provider that gave it. Moving in ends by removing the other signer's keys: out of the DNSKEY RRset, the CDS and
+ * the parent's DS, with a `dnssec.foreign_keys_changed` event each time. Moving out is walked too: their keys
+ * here again, both DS, the resolver asking their server alone, our DS gone from its trust anchor, our keys
+ * deleted at the other signer, and the zone unsigned here: it is served, proven, by the other provider alone.
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,9 +20,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
 import { dig, findBinary, freePort, waitFor } from '../propagation/knot';
-import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { startUnbound, Unbound } from '../support/unbound';
-import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
+import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
+import { Knot, servedSerial, startKnot } from '../propagation/knot';
 import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
 import { dnskeyOf } from '../../src/dns/dnssec/keys';
 import { DNSKEY } from '../../src/dns/record-types/dnskey';
@@ -29,6 +32,7 @@ const PARENT = 'zk-ms.test';
 const ZONE = `moving.${PARENT}`;
 const KEY_NAME = 'zk-ms-key';
 const SECRET = randomBytes(32).toString('base64');
+const CATALOG = 'catalog.zk-ms.test';
 
 const zoneText = (serial: number) => `$ORIGIN ${ZONE}.
 @ 300 IN SOA ns1 hostmaster ${serial} 7200 3600 1209600 300
@@ -40,9 +44,25 @@ www 300 IN A 192.0.2.2
 let app: TestApp;
 let dnsPort: number;
 let dir: string;
-let signer: { port: number; tags: number[]; stop(): Promise<void>; log(): string } | undefined;
-let ours: KnotPrimary | undefined;
+let signer: Signer | undefined;
+/** our provider's server: a Knot secondary of our primary */
+let ours: Knot;
+/** the other provider's server: a Knot secondary of the Knot signer */
+let theirs: { port: number; stop(): Promise<void> } | undefined;
 let unbound: Unbound | undefined;
+/** what the move-in test leaves for the move-out test: the DS of each provider's KSK, our key tags, each ZSK's tag */
+let moveOut: { ourDs: string; theirDs: string; ourTags: number[]; ourZsk: number; theirZsk: number } | undefined;
+
+interface Signer {
+  port: number;
+  tags: number[];
+  /** keymgr on the signer's KASP database, for the zone */
+  keymgr(args: string[]): Promise<{ stdout: string }>;
+  /** knotc on the running signer */
+  knotc(args: string[]): Promise<{ stdout: string }>;
+  stop(): Promise<void>;
+  log(): string;
+}
 
 async function gqlOk<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await app.gql<T>(query, variables);
@@ -96,7 +116,7 @@ function tagOf(value: { flags: number; protocol: number; algorithm: number; key:
  * The other provider: knotd signing the zone itself (RFC 8901 model 2) with its keys made by keymgr, and our
  * DNSKEYs imported public-only (keymgr import-pub, Knot 3.2), which it publishes and never signs with.
  */
-async function startKnotSigner(ourDnskeys: string[]): Promise<{ port: number; tags: number[]; stop(): Promise<void>; log(): string }> {
+async function startKnotSigner(ourDnskeys: string[], secondaryPort: number): Promise<Signer> {
   const home = join(dir, 'knot-signer');
   for (const sub of ['run', 'db', 'keys', 'pub']) mkdirSync(join(home, sub), { recursive: true });
   const port = await freePort();
@@ -125,6 +145,9 @@ policy:
     manual: on
     keystore: files
     cds-cdnskey-publish: none
+remote:
+  - id: their-secondary
+    address: 127.0.0.1@${secondaryPort}
 acl:
   - id: loopback-transfer
     address: 127.0.0.0/8
@@ -132,6 +155,7 @@ acl:
 zone:
   - domain: ${ZONE}.
     file: "${file}"
+    notify: their-secondary
     dnssec-signing: on
     dnssec-policy: multi-signer
     zonefile-load: whole
@@ -174,6 +198,8 @@ zone:
   return {
     port,
     tags,
+    keymgr,
+    knotc: (args: string[]) => run(findBinary('knotc'), ['-c', config, ...args]),
     log: () => output,
     async stop() {
       if (!exited) {
@@ -184,15 +210,125 @@ zone:
   };
 }
 
+/** the other provider's own server: knotd as a plain secondary of the signer, NOTIFYed by it, transfers allowed to loopback */
+async function startTheirSecondary(port: number, signerPort: number): Promise<{ port: number; stop(): Promise<void> }> {
+  const home = join(dir, 'their-secondary');
+  for (const sub of ['run', 'db', 'zones']) mkdirSync(join(home, sub), { recursive: true });
+  const config = join(home, 'knot.conf');
+  writeFileSync(
+    config,
+    `server:
+    rundir: "${home}/run"
+    listen: 127.0.0.1@${port}
+    udp-workers: 1
+    tcp-workers: 1
+    background-workers: 1
+database:
+    storage: "${home}/db"
+log:
+  - target: stderr
+    any: info
+remote:
+  - id: signer
+    address: 127.0.0.1@${signerPort}
+acl:
+  - id: from-signer
+    address: 127.0.0.1
+    action: notify
+  - id: to-tests
+    address: 127.0.0.1
+    action: transfer
+zone:
+  - domain: ${ZONE}.
+    storage: "${home}/zones"
+    master: signer
+    acl: [from-signer, to-tests]
+    zonefile-sync: -1
+    zonefile-load: none
+    journal-content: none
+    refresh-min-interval: 2
+    retry-min-interval: 1
+    retry-max-interval: 3
+`,
+  );
+  let output = '';
+  const child: ChildProcess = spawn(findBinary('knotd'), ['-c', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  await waitFor(
+    'the other provider’s secondary to serve the zone',
+    async () => {
+      if (exited) throw new Error(`knotd exited: ${output}`);
+      return (await servedSerial(port, ZONE)) !== undefined ? true : undefined;
+    },
+    15_000,
+    100,
+  );
+  return {
+    port,
+    async stop() {
+      if (!exited) {
+        child.kill('SIGTERM');
+        await waitFor('knotd to exit', async () => (exited ? true : undefined), 10_000, 50).catch(() => child.kill('SIGKILL'));
+      }
+    },
+  };
+}
+
+/** a server's copy of the zone by AXFR (no TSIG: the Knot servers here allow loopback), as zone file text */
+async function axfr(port: number): Promise<string> {
+  const answer = await dig(['@127.0.0.1', '-p', String(port), `${ZONE}.`, 'AXFR', '+nocomments', '+nostats']);
+  return `${answer.lines.slice(0, -1).join('\n')}\n`;
+}
+
+/** a server's copy through the three verifiers, kept as `<name>.zone`; answers its text */
+async function verifiedCopy(port: number, name: string): Promise<string> {
+  const text = await axfr(port);
+  const file = join(dir, `${name}.zone`);
+  writeFileSync(file, text);
+  await verifySignedZone(ZONE, file);
+  return text;
+}
+
+/** waits until our Knot secondary serves the zone at our primary's serial */
+async function oursCaughtUp(): Promise<void> {
+  const serial = (await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, ZONE)).serial;
+  await waitFor(
+    `our secondary at serial ${serial}`,
+    async () => ((await servedSerial(ours.port, ZONE)) === serial ? true : undefined),
+    30_000,
+  );
+}
+
+/** waits until the other provider's secondary serves the signer's serial */
+async function theirsCaughtUp(): Promise<void> {
+  await waitFor(
+    'their secondary at the signer’s serial',
+    async () => {
+      const [atSigner, atSecondary] = await Promise.all([servedSerial(signer!.port, ZONE), servedSerial(theirs!.port, ZONE)]);
+      return atSigner !== undefined && atSigner === atSecondary ? true : undefined;
+    },
+    30_000,
+  );
+}
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-multi-signer-'));
   dnsPort = await freePort();
+  ours = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
-    ROLES: 'api,dns',
+    // the worker NOTIFYs our secondary
+    ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
+    SECONDARIES: `127.0.0.1:${ours.port}`,
+    CATALOG_ZONE: CATALOG,
     // the other signer's server is on loopback in this test
     DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: '127.0.0.0/8',
+    // the other signer's keys read again every second: its ZSK roll is followed within the roll's test
+    DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: '1',
   });
   const user = await gqlOk(`mutation { createUser(input: {email: "multi-signer@example.com"}) { id } }`);
   for (const [zone, text] of [
@@ -214,6 +350,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await unbound?.stop();
   await ours?.stop();
+  await theirs?.stop();
   await signer?.stop();
   await app?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -244,9 +381,11 @@ test('a DNSKEY given by value must be a zone key of the zone’s algorithm; a se
 test('moving a signed zone with another signer: both copies verify, the parent holds both DS, a validator switching providers never fails', async () => {
   const before = await statusOf();
   expect(before.dnskeys).toHaveLength(2);
-  // 1. the other signer publishes our ZSK and KSK beside its own keys
-  signer = await startKnotSigner(before.dnskeys);
+  // 1. the other signer publishes our ZSK and KSK beside its own keys, and its own secondary serves its copy
+  const theirPort = await freePort();
+  signer = await startKnotSigner(before.dnskeys, theirPort);
   expect(signer.tags).toHaveLength(2);
+  theirs = await startTheirSecondary(theirPort, signer.port);
 
   // 2. we read the other signer's keys from its server; ours in its answer are passed over
   const added = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
@@ -274,18 +413,13 @@ test('moving a signed zone with another signer: both copies verify, the parent h
   const ourDs = status.ds.filter((ds) => ds.split(' ')[2] === '2');
   expect(await parentDs()).toEqual([...ourDs, theirKsk.ds[0]].sort());
 
-  // 4. both copies pass the three verifiers
-  const ourFile = join(dir, 'ours.zone');
-  writeFileSync(ourFile, ourCopy.text);
-  const theirs = await dig(['@127.0.0.1', '-p', String(signer.port), `${ZONE}.`, 'AXFR', '+nocomments', '+nostats']);
-  const theirFile = join(dir, 'theirs.zone');
-  writeFileSync(theirFile, `${theirs.lines.slice(0, -1).join('\n')}\n`);
-  expect(apexTags(`${theirs.lines.join('\n')}\n`, 'DNSKEY')).toEqual(apexTags(ourCopy.text, 'DNSKEY'));
-  await verifySignedZone(ZONE, ourFile);
-  await verifySignedZone(ZONE, theirFile);
+  // 4. both copies, as each provider's secondary serves it, pass the three verifiers, with the same four keys
+  await Promise.all([oursCaughtUp(), theirsCaughtUp()]);
+  const [ourServed, theirServed] = await Promise.all([verifiedCopy(ours.port, 'ours'), verifiedCopy(theirs.port, 'theirs')]);
+  expect(apexTags(ourServed, 'DNSKEY')).toEqual(apexTags(ourCopy.text, 'DNSKEY'));
+  expect(apexTags(theirServed, 'DNSKEY')).toEqual(apexTags(ourCopy.text, 'DNSKEY'));
 
-  // 5. a validator anchored at the parent's DS set asks one provider, then the other, keeping the first's DNSKEY
-  ours = await startKnotPrimary([{ zone: ZONE, file: ourFile }]);
+  // 5. a validator anchored at the parent's DS set asks one provider's server, then the other's, keeping the last one's DNSKEY
   unbound = await startUnbound({
     trustAnchors: [{ zone: ZONE, ds: [ourDs[0], theirKsk.ds[0]] }],
     stubs: [{ zone: ZONE, port: ours.port }],
@@ -309,7 +443,7 @@ test('moving a signed zone with another signer: both copies verify, the parent h
     expect(Number(rrsig?.rdata.split(' ')[6])).toBe(expectedSigner);
   };
   await proven(ourZsk);
-  await switchTo(signer.port);
+  await switchTo(theirs.port);
   // the other provider's signature, validated with our DNSKEY RRset (it holds their ZSK: RFC 8901 §3)
   await proven(theirZsk);
   await unbound.flush(ZONE);
@@ -317,7 +451,14 @@ test('moving a signed zone with another signer: both copies verify, the parent h
   await switchTo(ours.port);
   // and ours, validated with theirs (it holds our ZSK)
   await proven(ourZsk);
+  // then in turn, as a resolver does while the NS RRset lists both: three answers from each, six times over
+  for (let round = 0; round < 6; round++) {
+    const [port, zsk] = round % 2 ? [ours.port, ourZsk] : [theirs.port, theirZsk];
+    await switchTo(port);
+    for (let i = 0; i < 3; i++) await proven(zsk);
+  }
   expect(unbound.log()).not.toMatch(/validation failure/);
+  moveOut = { ourDs: ourDs[0], theirDs: theirKsk.ds[0], ourTags: ourTags.map((k) => k.keyTag), ourZsk, theirZsk };
 
   // 6. the move is over: their keys go, from the DNSKEY RRset, the CDS and the parent's DS, with an event each
   for (const key of status.foreignKeys)
@@ -330,6 +471,8 @@ test('moving a signed zone with another signer: both copies verify, the parent h
   const afterFile = join(dir, 'after.zone');
   writeFileSync(afterFile, after.text);
   await verifySignedZone(ZONE, afterFile);
+  await oursCaughtUp();
+  await verifiedCopy(ours.port, 'ours-after');
   const events = await gqlOk(`query { events(limit: 100, types: ["dnssec.foreign_keys_changed"]) { events { zone data } } }`);
   const mine = events.events.events.filter((e: { zone: string }) => e.zone === ZONE);
   expect(mine.map((e: any) => [e.data.added.length, e.data.removed.length, e.data.keys.length])).toEqual([
@@ -337,4 +480,230 @@ test('moving a signed zone with another signer: both copies verify, the parent h
     [0, 1, 1],
     [0, 1, 0],
   ]);
+}, 60_000);
+
+test('the other signer rolls its ZSK: its pre-published key is in our DNSKEY RRset before it signs, and its old one leaves with it', async () => {
+  expect(moveOut).toBeDefined();
+  const oldZsk = moveOut!.theirZsk;
+  // their keys here again (they were removed at the end of the move in), read from their secondary this time:
+  // keys removed by hand come back only when asked for
+  const added = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
+    i: { zone: ZONE, fetchFrom: `127.0.0.1:${theirs!.port}` },
+  });
+  expect(added.addForeignDnskeys.foreignKeys.map((k: { keyTag: number }) => k.keyTag).sort((a: number, b: number) => a - b)).toEqual(
+    signer!.tags,
+  );
+  await oursCaughtUp();
+  // a resolver of its own, caching 2 s at most (the other signer pre-publishes for 10 s), anchored at both DS
+  const resolver = await startUnbound({
+    trustAnchors: [{ zone: ZONE, ds: [moveOut!.ourDs, moveOut!.theirDs] }],
+    stubs: [{ zone: ZONE, port: ours.port }],
+  });
+  try {
+    const control = (args: string[]) => run(findBinary('unbound-control'), ['-c', join(resolver.dir, 'unbound.conf'), ...args]);
+    const eventsBefore = (await gqlOk(`query { events(limit: 1000, types: ["dnssec.foreign_keys_changed"]) { events { id } } }`)).events
+      .events.length;
+
+    // keymgr: a new ZSK published now and signing in 10 s, the old one signing until then and published until 20 s
+    const listed = async () => (await signer!.keymgr(['list'])).stdout;
+    const tagsBefore = new Set(
+      (await listed())
+        .split('\n')
+        .filter((line) => line.trim())
+        .map((line) => Number(line.trim().split(/\s+/)[1])),
+    );
+    await signer!.keymgr(['generate', 'algorithm=13', 'ksk=no', 'publish=+0', 'active=+10']);
+    await signer!.keymgr(['set', String(oldZsk), 'retire=+10', 'remove=+20']);
+    const newZsk = (await listed())
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => Number(line.trim().split(/\s+/)[1]))
+      .find((tag) => !tagsBefore.has(tag))!;
+    expect(newZsk).toBeGreaterThan(0);
+    await signer!.knotc(['zone-keys-load', `${ZONE}.`]);
+
+    // until the roll is over at both: the resolver asks each provider in turn (five answers each), every 100 ms
+    const dnskeyTags = async (port: number) =>
+      apexTags((await dig(['@127.0.0.1', '-p', String(port), '+norec', `${ZONE}.`, 'DNSKEY'])).stdout, 'DNSKEY');
+    const signerOfWww = async (port: number) => {
+      const answer = await dig(['@127.0.0.1', '-p', String(port), '+norec', '+dnssec', `www.${ZONE}.`, 'A']);
+      const rrsig = answer.stdout.split('\n').find((line) => /\sRRSIG\s+A\s/.test(line));
+      return Number(rrsig?.split(/\s+/)[10]);
+    };
+    const seen: { oursHasNew?: number; theirsSignNew?: number; oursWithoutOld?: number } = {};
+    const failures: string[] = [];
+    let asked = 0;
+    const verified: string[] = [];
+    await waitFor(
+      'the other signer’s ZSK roll, followed here',
+      async () => {
+        const now = Date.now();
+        const [ourTags, theirSigner] = await Promise.all([dnskeyTags(ours.port), signerOfWww(theirs!.port)]);
+        if (seen.oursHasNew === undefined && ourTags.includes(newZsk)) {
+          seen.oursHasNew = now;
+          // our copy with their new key, before it signs: through the three verifiers
+          verified.push(await verifiedCopy(ours.port, 'roll-ours-prepublished'));
+        }
+        if (seen.theirsSignNew === undefined && theirSigner === newZsk) {
+          seen.theirsSignNew = now;
+          await theirsCaughtUp();
+          verified.push(await verifiedCopy(theirs!.port, 'roll-theirs-new'));
+        }
+        if (seen.oursWithoutOld === undefined && seen.theirsSignNew !== undefined && !ourTags.includes(oldZsk)) seen.oursWithoutOld = now;
+        const port = Math.floor(asked / 5) % 2 ? theirs!.port : ours.port;
+        if (asked % 5 === 0) {
+          await control(['stub_remove', `${ZONE}.`]);
+          await control(['stub_add', `${ZONE}.`, `127.0.0.1@${port}`]);
+          await control(['flush', `www.${ZONE}.`]);
+          await control(['flush_infra', 'all']);
+        }
+        const answer = await resolver.query(`www.${ZONE}`, 'A');
+        asked++;
+        if (answer.rcode !== 'NOERROR' || !answer.ad)
+          failures.push(`${new Date().toISOString()} port ${port}: ${answer.rcode} ad=${answer.ad}`);
+        return seen.oursWithoutOld !== undefined ? true : undefined;
+      },
+      60_000,
+      100,
+    );
+    expect(failures).toEqual([]);
+    expect(asked).toBeGreaterThan(50);
+    // published here before the other signer used it
+    expect(seen.oursHasNew).toBeLessThan(seen.theirsSignNew!);
+    expect(verified).toHaveLength(2);
+    await oursCaughtUp();
+    const finalCopy = await verifiedCopy(ours.port, 'roll-ours-after');
+    const expected = [...signer!.tags.filter((t) => t !== oldZsk), newZsk].sort((a, b) => a - b);
+    expect(apexTags(finalCopy, 'DNSKEY')).toEqual([...moveOut!.ourTags, ...expected].sort((a, b) => a - b));
+    expect(resolver.log()).not.toMatch(/validation failure/);
+
+    // one event when the new key joined, one when the old one left, each naming the server read
+    const events = (await gqlOk(`query { events(limit: 1000, types: ["dnssec.foreign_keys_changed"]) { events { zone data } } }`)).events
+      .events;
+    const followed = events
+      .slice(eventsBefore)
+      .filter((e: { zone: string; data: any }) => e.zone === ZONE && e.data.refreshedFrom)
+      .map((e: { data: any }) => ({
+        from: e.data.refreshedFrom,
+        added: e.data.added.map((k: { keyTag: number }) => k.keyTag),
+        removed: e.data.removed.map((k: { keyTag: number }) => k.keyTag),
+      }));
+    const from = `127.0.0.1:${theirs!.port}`;
+    expect(followed).toEqual([
+      { from, added: [newZsk], removed: [] },
+      { from, added: [], removed: [oldZsk] },
+    ]);
+    const status = await statusOf();
+    expect(status.foreignKeys.map((k) => k.keyTag).sort((a, b) => a - b)).toEqual(expected);
+    expect(status.foreignKeys.every((k) => k.source === 'fetched' && k.fetchedFrom === from)).toBe(true);
+
+    // a key removed by hand is declined: the readings of the next seconds do not add it back; asked for, it comes back
+    const newKey = status.foreignKeys.find((k) => k.keyTag === newZsk)!;
+    await gqlOk(`mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { zone } }`, { z: ZONE, id: newKey.id });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await statusOf()).foreignKeys.map((k) => k.keyTag).sort((a, b) => a - b)).toEqual(expected.filter((t) => t !== newZsk));
+    const back = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
+      i: { zone: ZONE, fetchFrom: from },
+    });
+    expect(back.addForeignDnskeys.foreignKeys.map((k: { keyTag: number }) => k.keyTag).sort((a: number, b: number) => a - b)).toEqual(
+      expected,
+    );
+    signer!.tags = expected;
+    moveOut!.theirZsk = newZsk;
+  } finally {
+    await resolver.stop();
+  }
+}, 90_000);
+
+test('moving the signed zone out to the other signer: both DS, their server alone, our DS gone, our keys deleted there, the zone unsigned here', async () => {
+  expect(moveOut).toBeDefined();
+  const { ourDs, theirDs, ourTags, theirZsk } = moveOut!;
+  const control = (args: string[]) => run(findBinary('unbound-control'), ['-c', join(unbound!.dir, 'unbound.conf'), ...args]);
+  const switchTo = async (port: number) => {
+    await control(['stub_remove', `${ZONE}.`]);
+    await control(['stub_add', `${ZONE}.`, `127.0.0.1@${port}`]);
+    await control(['flush', `www.${ZONE}.`]);
+    await control(['flush_infra', 'all']);
+  };
+  const proven = async (resolver: Unbound, expectedSigner: number) => {
+    const answer = await resolver.query(`www.${ZONE}`, 'A');
+    expect({ rcode: answer.rcode, ad: answer.ad, why: answer.ad ? '' : `${answer.text}\n${resolver.log().slice(-3000)}` }).toEqual({
+      rcode: 'NOERROR',
+      ad: true,
+      why: '',
+    });
+    const rrsig = answer.answer.find((r) => r.type === 'RRSIG' && r.rdata.startsWith('A '));
+    expect(Number(rrsig?.rdata.split(' ')[6])).toBe(expectedSigner);
+  };
+  const sorted = (tags: number[]) => [...tags].sort((a, b) => a - b);
+  // the move-in's resolver caches up to 60 s: what it holds predates the other signer's ZSK roll (pre-published
+  // 10 s, for resolvers caching 2 s, as the roll's test says), so it starts this walk empty
+  await unbound!.flush();
+
+  // 1. (moving out, steps 2 and 3 of the table) their keys here again, read from their server; ours are still at theirs
+  const added = await gqlOk(`mutation($i: AddForeignDnskeysInput!) { addForeignDnskeys(input: $i) { ${STATUS} } }`, {
+    i: { zone: ZONE, fetchFrom: `127.0.0.1:${theirs!.port}` },
+  });
+  expect(sorted(added.addForeignDnskeys.foreignKeys.map((k: { keyTag: number }) => k.keyTag))).toEqual(signer!.tags);
+  await Promise.all([oursCaughtUp(), theirsCaughtUp()]);
+  const [ourCopy, theirCopy] = await Promise.all([verifiedCopy(ours.port, 'out-ours'), verifiedCopy(theirs!.port, 'out-theirs')]);
+  const all = sorted([...ourTags, ...signer!.tags]);
+  expect(apexTags(ourCopy, 'DNSKEY')).toEqual(all);
+  expect(apexTags(theirCopy, 'DNSKEY')).toEqual(all);
+
+  // 2. (step 4) the parent holds both DS: the resolver's anchor is both (it has been), and it asks both in turn
+  expect(await parentDs()).toEqual([ourDs, theirDs].sort());
+  for (let round = 0; round < 4; round++) {
+    const [port, zsk] = round % 2 ? [ours.port, moveOut!.ourZsk] : [theirs!.port, theirZsk];
+    await switchTo(port);
+    for (let i = 0; i < 3; i++) await proven(unbound!, zsk);
+  }
+
+  // 3. (step 5) the NS moves to them: the resolver asks their server alone, every 100 ms from here on
+  await switchTo(theirs!.port);
+  let poller = pollValidator(unbound!, `www.${ZONE}`);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  let polled = await poller.stop();
+  expect(polled.failures).toEqual([]);
+  await proven(unbound!, theirZsk);
+
+  // 4. (the NS TTL and DS TTL waited) our DS leaves the parent: a resolver whose anchor is their DS alone, asking
+  // their server. The parent held here keeps our DS while the zone is signed here (it is written from our keys);
+  // its DS RRset is the anchor given to the resolver, which is what a parent elsewhere would serve.
+  await unbound!.stop();
+  unbound = await startUnbound({
+    trustAnchors: [{ zone: ZONE, ds: [theirDs] }],
+    stubs: [{ zone: ZONE, port: theirs!.port }],
+    cacheMaxTtl: 60,
+  });
+  await proven(unbound, theirZsk);
+  poller = pollValidator(unbound, `www.${ZONE}`);
+
+  // 5. our keys deleted at the other signer: its DNSKEY RRset is its own keys alone, at its server too
+  for (const tag of ourTags) await signer!.keymgr(['delete', String(tag)]);
+  await signer!.knotc(['zone-keys-load', `${ZONE}.`]);
+  await waitFor(
+    'their server to serve their keys alone',
+    async () => {
+      const dnskey = await dig(['@127.0.0.1', '-p', String(theirs!.port), '+norec', `${ZONE}.`, 'DNSKEY']);
+      const tags = apexTags(dnskey.stdout, 'DNSKEY');
+      return JSON.stringify(tags) === JSON.stringify(signer!.tags) ? true : undefined;
+    },
+    30_000,
+    200,
+  );
+  const finalCopy = await verifiedCopy(theirs!.port, 'out-final');
+  expect(apexTags(finalCopy, 'DNSKEY')).toEqual(signer!.tags);
+
+  // 6. the zone leaves Zonekeeper: unsigned here (their keys go with ours), and still proven at the other provider
+  await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { enabled } }`, { z: ZONE });
+  expect((await statusOf()).foreignKeys).toEqual([]);
+  // the resolver's caches emptied: it reads their DNSKEY RRset of their keys alone, and goes on asking for a second
+  await unbound.flush();
+  await proven(unbound, theirZsk);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  polled = await poller.stop();
+  expect(polled.failures).toEqual([]);
+  expect(polled.asked).toBeGreaterThan(10);
+  expect(unbound.log()).not.toMatch(/validation failure/);
 }, 60_000);

@@ -11,6 +11,10 @@
  * CDNSKEY in the DNSKEY RRset) and are signed over by our KSK; they never sign here. Adding and removing one is
  * a key step of the signer through the write engine (the DNSKEY, CDS and CDNSKEY RRsets and their signatures
  * change in one serial step), with a `dnssec.foreign_keys_changed` event in the same transaction.
+ *
+ * Keys read from a server are read again every DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL seconds by the worker
+ * (`refreshForeignKeys`), so that the other signer's key rolls are followed (RFC 8901 §5): a key it pre-publishes
+ * joins our DNSKEY RRset before it signs, one it has taken out of its RRset leaves ours.
  */
 import type { Principal } from '../../auth/principal';
 import { parseServerAddress, type Settings } from '../../config/settings';
@@ -20,14 +24,23 @@ import { DNSKEY_FLAG_SEP, DNSKEY_FLAG_ZONE, dnskeyTag } from '../../dns/dnssec/k
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { authoritativeRecords, serverName } from '../../dns-client/dns-client';
 import { DomainError } from '../../errors/catalogue';
+import type { Logger } from '../../logger';
 import { keysOfZone } from '../../repositories/dnssec';
-import { deleteForeignKey, ForeignDnskey, foreignKeysOfZone, insertForeignKeys } from '../../repositories/dnssec-foreign-keys';
+import {
+  declinedForeignKeys,
+  deleteForeignKey,
+  ForeignDnskey,
+  foreignKeysOfZone,
+  forgetDeclinedForeignKeys,
+  insertForeignKeys,
+} from '../../repositories/dnssec-foreign-keys';
 import { appendEvent } from '../../repositories/events';
 import { refusedDestination } from '../outbound-addresses';
 import { changeZone } from '../write-engine';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { syncParentDs } from './key-rollover';
 import { dsRecordsOf } from './zone-signing';
+import { SIGNER } from './signer-principal';
 
 /** the most foreign DNSKEYs a zone holds: two providers' KSK and ZSK, each with a roll under way, and room */
 export const MAX_FOREIGN_KEYS = 8;
@@ -226,7 +239,8 @@ export async function removeForeignKey(
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
     const sql = change.connection;
-    const key = await deleteForeignKey(sql, change.zone.id, id);
+    // one read from a server is declined, not forgotten: the worker's next reading must not add it back
+    const key = await deleteForeignKey(sql, change.zone.id, id, true);
     if (!key) throw DomainError.notFound('DNSSEC_FOREIGN_KEY_NOT_FOUND', 'id');
     change.signKeys();
     await change.commit();
@@ -263,4 +277,105 @@ function foreignEvent(zone: string, serial: number | undefined, keys: ForeignDns
     added: added.map((k) => eventKey(zone, k)),
     removed: removed.map((k) => eventKey(zone, k)),
   };
+}
+
+/**
+ * The other signer's key rolls followed (RFC 8901 §5): every server a signed zone's foreign keys were read from
+ * is asked again (over TCP, behind the same guard as `addForeignDnskeys`); the keys it now publishes that the
+ * zone lacks are added, and the keys read from it that it no longer publishes are removed, in one key step with
+ * one `dnssec.foreign_keys_changed` event (`refreshedFrom` names the server). Keys given by value, and keys read
+ * from another server, are left alone. A server that cannot be read, or whose answer holds none of the other
+ * signer's keys, changes nothing (it is logged, and asked again next time): a failed read never empties the
+ * RRset. Keys of another algorithm than the zone's are passed over. Answers how many zones changed.
+ */
+export async function refreshForeignKeys(db: Database, settings: Settings, log?: Logger): Promise<number> {
+  const sources = await db.rows<{ domain_id: string; name: string; fetched_from: string }>(
+    `select distinct f.domain_id, d.name, f.fetched_from
+       from dnssec_foreign_keys f
+       join domains d on d.id = f.domain_id
+       join dnssec_zones z on z.domain_id = f.domain_id
+      where f.source = 'fetched' and f.fetched_from is not null and f.removed_at is null and z.state <> 'disabling'
+      order by f.domain_id, f.fetched_from`,
+  );
+  let changed = 0;
+  for (const source of sources) {
+    const zone = { id: Number(source.domain_id), name: source.name };
+    let published: NewForeignKey[];
+    try {
+      published = await fetchForeignDnskeys(settings, zone.name, source.fetched_from);
+    } catch (error) {
+      log?.warn({ zone: zone.name, server: source.fetched_from, err: error }, 'dnssec: the other signer’s DNSKEYs could not be read again');
+      continue;
+    }
+    try {
+      if (await followForeignKeys(db, settings, zone, source.fetched_from, published, log)) changed++;
+    } catch (error) {
+      log?.warn({ zone: zone.name, server: source.fetched_from, err: error }, 'dnssec: following the other signer’s DNSKEYs failed');
+    }
+  }
+  return changed;
+}
+
+/** one zone's keys from one server brought to what the server publishes now (see refreshForeignKeys) */
+async function followForeignKeys(
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+  server: string,
+  published: readonly NewForeignKey[],
+  log?: Logger,
+): Promise<boolean> {
+  const changed = await changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    const policy = change.zone.dnssec;
+    if (!policy || policy.state === 'disabling') return false;
+    change.requireLock();
+    const sql = change.connection;
+    const own = await keysOfZone(sql, change.zone.id);
+    const ownDnskeys = new Set(own.map((k) => k.dnskey));
+    const algorithms = new Set(own.map((k) => k.algorithm));
+    const theirs = published.filter((k) => !ownDnskeys.has(k.dnskey) && algorithms.has(k.algorithm));
+    if (!theirs.length) {
+      log?.warn({ zone: change.zone.name, server }, 'dnssec: the other signer’s server publishes none of its keys; nothing followed');
+      return false;
+    }
+    const held = await foreignKeysOfZone(sql, change.zone.id);
+    const declined = await declinedForeignKeys(sql, change.zone.id, server);
+    const heldDnskeys = new Set([...held, ...declined].map((k) => k.dnskey));
+    const publishedDnskeys = new Set(theirs.map((k) => k.dnskey));
+    const gone = held.filter((k) => k.source === 'fetched' && k.fetchedFrom === server && !publishedDnskeys.has(k.dnskey));
+    const fresh = theirs.filter((k, i) => !heldDnskeys.has(k.dnskey) && theirs.findIndex((t) => t.dnskey === k.dnskey) === i);
+    // a declined key the server no longer publishes is forgotten (should it come back, it is a key to follow)
+    await forgetDeclinedForeignKeys(
+      sql,
+      change.zone.id,
+      declined.filter((k) => !publishedDnskeys.has(k.dnskey)).map((k) => k.id),
+    );
+    if (!gone.length && !fresh.length) return false;
+    if (held.length - gone.length + fresh.length > MAX_FOREIGN_KEYS) {
+      log?.warn(
+        { zone: change.zone.name, server },
+        `dnssec: the other signer publishes more keys than a zone holds (${MAX_FOREIGN_KEYS}); nothing followed`,
+      );
+      return false;
+    }
+    const removed: ForeignDnskey[] = [];
+    for (const key of gone) {
+      const deleted = await deleteForeignKey(sql, change.zone.id, key.id);
+      if (deleted) removed.push(deleted);
+    }
+    const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
+    change.signKeys();
+    await change.commit();
+    await appendEvent(sql, {
+      type: 'dnssec.foreign_keys_changed',
+      domainId: change.zone.id,
+      data: {
+        ...foreignEvent(change.zone.name, change.serialAfter, await foreignKeysOfZone(sql, change.zone.id), inserted, removed),
+        refreshedFrom: server,
+      },
+    });
+    return true;
+  });
+  if (changed) await afterForeignChange(db, settings, zone);
+  return changed;
 }
