@@ -107,6 +107,10 @@ export async function createApp(db: Database, services: Services): Promise<App> 
         }
       : { schema }),
     formatError,
+    // the answer's JSON as it is: Apollo's default appends a newline, a second string that every large answer then
+    // copies whole into a new one when it is written (0.7 MB for the bench's nested answer, straight into the
+    // old generation: bench/FINDINGS.md, «The nested answer at c1»)
+    stringifyResult: (value) => JSON.stringify(value),
     includeStacktraceInErrorResponses: false,
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
     // raise the signal again
