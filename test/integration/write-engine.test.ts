@@ -125,7 +125,9 @@ async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   } finally {
     stop();
   }
-  return seen.filter((text) => !/pg_notify|from changes|zone_secondaries|catalog_serial is null|secondary_zone_state|alias_refresh/.test(text));
+  return seen.filter(
+    (text) => !/pg_notify|from changes|zone_secondaries|catalog_serial is null|secondary_zone_state|alias_refresh/.test(text),
+  );
 }
 
 const serialOf = async () => Number((await query('select serial from domains where id = $1', [zoneId]))[0].serial);
@@ -139,13 +141,20 @@ test('a change of a zone this process wrote last is decided on its head: one sta
   expect(sql).toHaveLength(1);
   expect(sql[0]).toMatch(/^with lim as .*update domains set serial/);
   expect(await serialOf()).toBe(before + 1);
-  const [journal] = await query(`select serial_before, serial_after, added from changes where domain_id = $1 order by id desc limit 1`, [zoneId]);
+  const [journal] = await query(`select serial_before, serial_after, added from changes where domain_id = $1 order by id desc limit 1`, [
+    zoneId,
+  ]);
   expect([Number(journal.serial_before), Number(journal.serial_after)]).toEqual([before, before + 1]);
-  expect(journal.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual(['head-1 A 192.0.2.11', `@ SOA ${journal.added[1].rdata}`]);
+  expect(journal.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual([
+    'head-1 A 192.0.2.11',
+    `@ SOA ${journal.added[1].rdata}`,
+  ]);
   // the rules see the records the head knows: a CNAME beside the A just written is refused, and a refusal is
   // never the head's alone (the zone may have moved): it is made again on a read, which writes nothing
   let refusal: Promise<unknown> | undefined;
-  const refusedSql = await statementsOf(() => (refusal = records.create(ctx(), cname('head-1', 'elsewhere.example.'))).catch(() => undefined));
+  const refusedSql = await statementsOf(() =>
+    (refusal = records.create(ctx(), cname('head-1', 'elsewhere.example.'))).catch(() => undefined),
+  );
   await expect(refusal).rejects.toMatchObject({ code: 'CNAME_CONFLICT' });
   expect(refusedSql).toHaveLength(1);
   expect(refusedSql[0]).toMatch(/^select d\.id, d\.name, d\.serial/);

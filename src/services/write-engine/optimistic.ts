@@ -109,7 +109,7 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
   try {
     // an attempt decided on the zone's head is not one of the optimistic attempts: one that must be decided
     // again is decided on a read
-    for (let reads = 0; reads < OPTIMISTIC_ATTEMPTS; ) {
+    for (let reads = 0; reads < OPTIMISTIC_ATTEMPTS;) {
       usedHead = false;
       try {
         return await job.db.connection((sql) => attempt(sql, false));
