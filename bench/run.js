@@ -50,14 +50,12 @@ const urlFor = (database) => {
 async function parallel(items, n, fn) {
   const results = new Array(items.length);
   let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(n, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i], i);
-      }
-    }),
-  );
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i], i);
+    }
+  }));
   return results;
 }
 
@@ -83,11 +81,8 @@ const GRAPHQL_QUERY = '{ users(first: 100) { nodes { email domains(first: 10) { 
 
 async function seedGraph(svc, db) {
   log('seeding 100 users × 10 zones (REST API: SOA, 2 NS, www CNAME) × 10 records (+ 6 A records by SQL)');
-  const users = await parallel(
-    Array.from({ length: 100 }, (_, u) => u),
-    4,
-    async (u) => (await svc.api('POST', '/user/add', { email: `user${u}@graph.example` })).id,
-  );
+  const users = await parallel(Array.from({ length: 100 }, (_, u) => u), 4, async (u) =>
+    (await svc.api('POST', '/user/add', { email: `user${u}@graph.example` })).id);
   const zones = [];
   for (let u = 0; u < 100; u++) for (let z = 0; z < 10; z++) zones.push({ user: users[u], zone: `z${z}.u${u}.graph.example` });
   const ids = await parallel(zones, 4, async ({ user, zone }) => (await svc.api('POST', '/domain/add', { user_id: user, zone })).id);
@@ -98,9 +93,7 @@ async function seedGraph(svc, db) {
      from unnest($1::bigint[]) as d(id), generate_series(0, 5) as g`,
     [ids],
   );
-  const {
-    rows: [counts],
-  } = await db.query(
+  const { rows: [counts] } = await db.query(
     `select count(*)::int as records, count(*) filter (where type = 'A')::int as a from records r join domains d on d.id = r.domain_id where d.name like '%.graph.example'`,
   );
   return { users: users.length, zones: ids.length, records: counts.records, aRecords: counts.a };
@@ -143,9 +136,7 @@ async function writeBenchmark(label, spec) {
   const warmup = await wrk({ ...spec, tmpDir: TMP, connections: 16, seconds: SECONDS.writeWarmup, offset: base });
   log(`${label}: concurrency 16 for ${SECONDS.write} s`);
   const run = await wrk({ ...spec, tmpDir: TMP, connections: 16, seconds: SECONDS.write, offset: base + 1_000_000 });
-  log(
-    `  ${run.rps.toFixed(1)} req/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, non-2xx ${run.non2xx}, wrong ${run.bad}, errors ${run.errors}`,
-  );
+  log(`  ${run.rps.toFixed(1)} req/s, p50 ${run.p50.toFixed(1)} ms, p99 ${run.p99.toFixed(1)} ms, non-2xx ${run.non2xx}, wrong ${run.bad}, errors ${run.errors}`);
   return { warmup, run };
 }
 
@@ -170,19 +161,16 @@ async function ourWrites(svc) {
 async function floorWrites({ head }) {
   const floor = await startWriteFloor(urlFor(ZK_DB), { head });
   try {
-    return await writeBenchmark(
-      head ? 'write floor (node http + pg, the write on the zone head)' : 'write floor before zone heads (read + write)',
-      {
-        url: `${floor.base}/api/record/add`,
-        kind: 'zk-record',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        zones: Array.from({ length: 100 }, (_, z) => `w${z}.write.example`),
-        expect: 201,
-        // other owners than the service's run: every record is new
-        offsetBase: head ? 5_000_000 : 7_000_000,
-      },
-    );
+    return await writeBenchmark(head ? 'write floor (node http + pg, the write on the zone head)' : 'write floor before zone heads (read + write)', {
+      url: `${floor.base}/api/record/add`,
+      kind: 'zk-record',
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      zones: Array.from({ length: 100 }, (_, z) => `w${z}.write.example`),
+      expect: 201,
+      // other owners than the service's run: every record is new
+      offsetBase: head ? 5_000_000 : 7_000_000,
+    });
   } finally {
     await floor.stop();
   }
@@ -190,9 +178,7 @@ async function floorWrites({ head }) {
 
 async function pdnsWrites(pdns) {
   const zones = Array.from({ length: 100 }, (_, z) => `w${z}.write.example.`);
-  await parallel(zones, 4, (name) =>
-    pdns.api('POST', '/zones', { name, kind: 'Native', nameservers: ['ns1.example.net.', 'ns2.example.net.'] }),
-  );
+  await parallel(zones, 4, (name) => pdns.api('POST', '/zones', { name, kind: 'Native', nameservers: ['ns1.example.net.', 'ns2.example.net.'] }));
   return writeBenchmark('PowerDNS PATCH /api/v1/servers/localhost/zones/<zone>', {
     url: `${pdns.base}/zones/`,
     kind: 'pdns-rrset',
@@ -223,16 +209,10 @@ async function zoneFetch(label, url, headers, countRecords) {
 async function ourZoneFetch(svc, db) {
   const user = await svc.api('POST', '/user/add', { email: 'fetch@fetch.example' });
   const [id] = await createZones(svc, user.id, ['big.fetch.example']);
-  const {
-    rows: [{ n }],
-  } = await db.query('select count(*)::int as n from records where domain_id = $1', [id]);
+  const { rows: [{ n }] } = await db.query('select count(*)::int as n from records where domain_id = $1', [id]);
   await seedRecords(db, [id], 1000 - n, 'f'); // the zone's default records + A records = 1,000
-  return zoneFetch(
-    'Zonekeeper GET /api/domain/list/zone/:id (1,000 records)',
-    `${svc.base}/api/domain/list/zone/${id}`,
-    svc.headers,
-    (json) => json?.records?.length,
-  );
+  return zoneFetch('Zonekeeper GET /api/domain/list/zone/:id (1,000 records)', `${svc.base}/api/domain/list/zone/${id}`, svc.headers,
+    (json) => json?.records?.length);
 }
 
 async function pdnsZoneFetch(pdns) {
@@ -244,20 +224,11 @@ async function pdnsZoneFetch(pdns) {
     // the same records as ours: SOA, 2 NS, www CNAME to the apex, 996 A
     rrsets: [
       { name: `www.${zone}`, type: 'CNAME', ttl: 3600, records: [{ content: zone, disabled: false }] },
-      ...Array.from({ length: 996 }, (_, g) => ({
-        name: `f${g}.${zone}`,
-        type: 'A',
-        ttl: 3600,
-        records: [{ content: ipv4(g), disabled: false }],
-      })),
+      ...Array.from({ length: 996 }, (_, g) => ({ name: `f${g}.${zone}`, type: 'A', ttl: 3600, records: [{ content: ipv4(g), disabled: false }] })),
     ],
   });
-  return zoneFetch(
-    'PowerDNS GET /api/v1/servers/localhost/zones/<zone> (1,000 records)',
-    `${pdns.base}/zones/${zone}`,
-    pdns.headers,
-    (json) => (json?.rrsets ?? []).reduce((n, rrset) => n + rrset.records.length, 0),
-  );
+  return zoneFetch('PowerDNS GET /api/v1/servers/localhost/zones/<zone> (1,000 records)', `${pdns.base}/zones/${zone}`, pdns.headers,
+    (json) => (json?.rrsets ?? []).reduce((n, rrset) => n + rrset.records.length, 0));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -269,38 +240,23 @@ function itemCounter() {
     onChunk(chunk) {
       const text = tail + chunk.toString('latin1');
       let at = text.indexOf('{"id":');
-      while (at !== -1) {
-        count += 1;
-        at = text.indexOf('{"id":', at + 6);
-      }
+      while (at !== -1) { count += 1; at = text.indexOf('{"id":', at + 6); }
       tail = text.slice(-5);
     },
-    get count() {
-      return count;
-    },
+    get count() { return count; },
   };
 }
 
 async function recordList(svc, db) {
-  const {
-    rows: [{ n: before }],
-  } = await db.query('select count(*)::int as n from records');
+  const { rows: [{ n: before }] } = await db.query('select count(*)::int as n from records');
   const user = await svc.api('POST', '/user/add', { email: 'lister@list.example' });
-  const ids = await createZones(
-    svc,
-    user.id,
-    Array.from({ length: 100 }, (_, z) => `l${z}.list.example`),
-  );
-  const {
-    rows: [{ n: afterZones }],
-  } = await db.query('select count(*)::int as n from records');
+  const ids = await createZones(svc, user.id, Array.from({ length: 100 }, (_, z) => `l${z}.list.example`));
+  const { rows: [{ n: afterZones }] } = await db.query('select count(*)::int as n from records');
   const missing = 100_000 - afterZones;
   log(`seeding ${missing} A records (SQL) into 100 zones: ${before} → 100,000 records in the database`);
   if (missing > 0) await seedRecords(db, ids, missing, 'n');
   await db.query('analyze records');
-  const {
-    rows: [{ n: total }],
-  } = await db.query('select count(*)::int as n from records');
+  const { rows: [{ n: total }] } = await db.query('select count(*)::int as n from records');
   const runs = [];
   await sleep(1000);
   for (let r = 0; r < LIST_RUNS; r++) {
@@ -310,22 +266,10 @@ async function recordList(svc, db) {
     const mem = sampler.stop();
     // VmHWM is the kernel's own peak: when it rose during the request, it is the exact peak
     const peak = Math.max(mem.peakRss, mem.after.hwm > mem.before.hwm ? mem.after.hwm : 0);
-    const run = {
-      ...timing,
-      items: counter.count,
-      rssBefore: mem.before.rss,
-      peak,
-      growth: peak - mem.before.rss,
-      hwmBefore: mem.before.hwm,
-      hwmAfter: mem.after.hwm,
-      samples: mem.samples,
-    };
+    const run = { ...timing, items: counter.count, rssBefore: mem.before.rss, peak, growth: peak - mem.before.rss, hwmBefore: mem.before.hwm, hwmAfter: mem.after.hwm, samples: mem.samples };
     runs.push(run);
-    log(
-      `GET /api/record/list run ${r + 1}: ${run.items} records, ${(run.bytes / 1e6).toFixed(1)} MB, last byte at ${run.totalMs.toFixed(0)} ms, RSS ${(run.rssBefore / 2 ** 20).toFixed(0)} → peak ${(run.peak / 2 ** 20).toFixed(0)} MiB (+${(run.growth / 2 ** 20).toFixed(0)} MiB)`,
-    );
-    if (timing.status !== 200 || counter.count !== total)
-      throw new Error(`GET /api/record/list: status ${timing.status}, ${counter.count} records, expected ${total}`);
+    log(`GET /api/record/list run ${r + 1}: ${run.items} records, ${(run.bytes / 1e6).toFixed(1)} MB, last byte at ${run.totalMs.toFixed(0)} ms, RSS ${(run.rssBefore / 2 ** 20).toFixed(0)} → peak ${(run.peak / 2 ** 20).toFixed(0)} MiB (+${(run.growth / 2 ** 20).toFixed(0)} MiB)`);
+    if (timing.status !== 200 || counter.count !== total) throw new Error(`GET /api/record/list: status ${timing.status}, ${counter.count} records, expected ${total}`);
     await sleep(2000);
   }
   return { total, runs };
@@ -354,25 +298,13 @@ async function countStatements(dumpFile) {
     await admin.query('create extension if not exists pg_stat_statements');
     await admin.query('create database zk_count');
     const url = new URL(cluster.adminUrl);
-    const restore = spawnSync(
-      'psql',
-      ['-q', '-v', 'ON_ERROR_STOP=1', '-h', url.hostname, '-p', url.port, '-U', 'postgres', '-d', 'zk_count', '-f', dumpFile],
-      {
-        env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) },
-        encoding: 'utf8',
-      },
-    );
+    const restore = spawnSync('psql', ['-q', '-v', 'ON_ERROR_STOP=1', '-h', url.hostname, '-p', url.port, '-U', 'postgres', '-d', 'zk_count', '-f', dumpFile], {
+      env: { ...process.env, PGPASSWORD: decodeURIComponent(url.password) }, encoding: 'utf8',
+    });
     if (restore.status !== 0) throw new Error(`restoring the copy failed: ${restore.stderr.slice(0, 500)}`);
     url.pathname = '/zk_count';
-    svc = await startService({
-      databaseUrl: url.toString(),
-      apiKey: API_KEY,
-      logFile: path.join(TMP, `service-count-${STAMP}.log`),
-      env: { ROLES: 'api' },
-    });
-    const {
-      rows: [{ oid }],
-    } = await admin.query(`select oid from pg_database where datname = 'zk_count'`);
+    svc = await startService({ databaseUrl: url.toString(), apiKey: API_KEY, logFile: path.join(TMP, `service-count-${STAMP}.log`), env: { ROLES: 'api' } });
+    const { rows: [{ oid }] } = await admin.query(`select oid from pg_database where datname = 'zk_count'`);
     const headers = { ...svc.headers, 'content-type': 'application/json' };
     const results = [];
     for (const first of [1, 10, 100]) {
@@ -383,33 +315,17 @@ async function countStatements(dumpFile) {
       for (let i = 0; i < COUNT_REPEAT; i++) {
         const res = await request('POST', `${svc.base}/graphql`, { headers, body });
         if (res.status !== 200 || res.json?.errors) throw new Error(`GraphQL (first: ${first}) → ${res.status} ${res.text.slice(0, 200)}`);
-        rows = res.json.data.users.nodes.reduce(
-          (n, u) => n + 1 + u.domains.length + u.domains.reduce((m, d) => m + d.records.length, 0),
-          0,
-        );
+        rows = res.json.data.users.nodes.reduce((n, u) => n + 1 + u.domains.length + u.domains.reduce((m, d) => m + d.records.length, 0), 0);
       }
       const { rows: statements } = await admin.query(
-        `select query, calls::int from pg_stat_statements where dbid = $1 order by calls desc, query`,
-        [oid],
-      );
+        `select query, calls::int from pg_stat_statements where dbid = $1 order by calls desc, query`, [oid]);
       const calls = statements.reduce((n, s) => n + s.calls, 0);
       const keyCalls = statements.filter((s) => /\bapi_keys\b/.test(s.query)).reduce((n, s) => n + s.calls, 0);
       // the answer's own reads; anything else in the database's statistics is the service's background work (a
       // run once saw 3 such calls in the 10 requests' window, which made 3 statements look like 3.3)
-      const dataCalls = statements
-        .filter((s) => !/\bapi_keys\b/.test(s.query) && READS_ANSWER_TABLES.test(s.query))
-        .reduce((n, s) => n + s.calls, 0);
+      const dataCalls = statements.filter((s) => !/\bapi_keys\b/.test(s.query) && READS_ANSWER_TABLES.test(s.query)).reduce((n, s) => n + s.calls, 0);
       const otherStatements = statements.filter((s) => !/\bapi_keys\b/.test(s.query) && !READS_ANSWER_TABLES.test(s.query));
-      results.push({
-        first,
-        rowsPerAnswer: rows,
-        perRequest: calls / COUNT_REPEAT,
-        dataPerRequest: dataCalls / COUNT_REPEAT,
-        keyPerRequest: keyCalls / COUNT_REPEAT,
-        otherPerRequest: (calls - keyCalls - dataCalls) / COUNT_REPEAT,
-        statements,
-        otherStatements,
-      });
+      results.push({ first, rowsPerAnswer: rows, perRequest: calls / COUNT_REPEAT, dataPerRequest: dataCalls / COUNT_REPEAT, keyPerRequest: keyCalls / COUNT_REPEAT, otherPerRequest: (calls - keyCalls - dataCalls) / COUNT_REPEAT, statements, otherStatements });
       log(`GraphQL users(first: ${first}): ${rows} users+zones+records per answer, ${calls / COUNT_REPEAT} SQL statements per request`);
     }
     await admin.end();
@@ -459,25 +375,15 @@ async function main() {
   const tools = spawnSync('bash', [path.join(__dirname, 'ensure-bench-tools.sh')], { stdio: 'inherit' });
   if (tools.status !== 0) throw new Error('could not install the benchmark tools (bench/ensure-bench-tools.sh)');
 
-  const results = {
-    machine: machineInfo(ROOT),
-    settings: { quick: QUICK, seconds: SECONDS, adminUrl: ADMIN_URL.replace(/:[^:@/]*@/, ':***@') },
-    failures: [],
-  };
+  const results = { machine: machineInfo(ROOT), settings: { quick: QUICK, seconds: SECONDS, adminUrl: ADMIN_URL.replace(/:[^:@/]*@/, ':***@') }, failures: [] };
   results.quiet = await waitForQuiet({ maxMs: Number(process.env.BENCH_QUIET_WAIT_S ?? 180) * 1000, log });
-  log(
-    results.quiet.quiet
-      ? `machine quiet (${results.quiet.busyPercent.toFixed(0)}% CPU busy)`
-      : `machine still busy after ${(results.quiet.waitedMs / 1000).toFixed(0)} s; measuring anyway`,
-  );
+  log(results.quiet.quiet ? `machine quiet (${results.quiet.busyPercent.toFixed(0)}% CPU busy)` : `machine still busy after ${(results.quiet.waitedMs / 1000).toFixed(0)} s; measuring anyway`);
   results.loadavgStart = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const cpuStart = cpuStat();
   results.machine.postgres = await serverVersion(ADMIN_URL);
   results.machine.connectMs = await connectionSetupMs(ADMIN_URL);
   results.machine.pdns = pdnsVersion();
-  log(
-    `machine: ${results.machine.nproc} CPUs (${results.machine.cpuModel}), ${results.machine.memoryGiB.toFixed(1)} GiB; commit ${results.machine.commit.slice(0, 12)}`,
-  );
+  log(`machine: ${results.machine.nproc} CPUs (${results.machine.cpuModel}), ${results.machine.memoryGiB.toFixed(1)} GiB; commit ${results.machine.commit.slice(0, 12)}`);
 
   const admin = new Client({ connectionString: ADMIN_URL });
   await admin.connect();
@@ -513,9 +419,7 @@ async function main() {
       const dump = spawnSync('pg_dump', ['--no-owner', '--no-privileges', '-f', dumpFile, urlFor(ZK_DB)], { encoding: 'utf8' });
       dumped = dump.status === 0;
       if (!dumped) results.failures.push(`pg_dump failed: ${dump.stderr}`);
-      results.graphql = await step('GraphQL latency', () =>
-        graphqlLatency(svc, { users: 100, zones: graph.zones, records: graph.records }),
-      );
+      results.graphql = await step('GraphQL latency', () => graphqlLatency(svc, { users: 100, zones: graph.zones, records: graph.records }));
     }
 
     // 1. writes, then 4. PowerDNS side by side
@@ -562,20 +466,9 @@ async function main() {
     }
     await admin.end();
   }
-  for (const [name, r] of [
-    ['Zonekeeper writes', results.writes?.run],
-    ['PowerDNS writes', results.pdnsWrites?.run],
-    ['GraphQL c1', results.graphql?.c1],
-    ['GraphQL c16', results.graphql?.c16],
-    ['Zonekeeper zone fetch c1', results.fetch?.ours.c1],
-    ['Zonekeeper zone fetch c16', results.fetch?.ours.c16],
-    ['PowerDNS zone fetch c1', results.fetch?.pdns.c1],
-    ['PowerDNS zone fetch c16', results.fetch?.pdns.c16],
-  ]) {
-    if (r && (r.non2xx || r.bad || r.errors || r.timeouts))
-      results.failures.push(
-        `${name}: ${r.non2xx} non-2xx, ${r.bad} wrong answers, ${r.errors} errors, ${r.timeouts} timeouts${r.badExample ? ` (e.g. ${r.badExample})` : ''}`,
-      );
+  for (const [name, r] of [['Zonekeeper writes', results.writes?.run], ['PowerDNS writes', results.pdnsWrites?.run], ['GraphQL c1', results.graphql?.c1], ['GraphQL c16', results.graphql?.c16],
+    ['Zonekeeper zone fetch c1', results.fetch?.ours.c1], ['Zonekeeper zone fetch c16', results.fetch?.ours.c16], ['PowerDNS zone fetch c1', results.fetch?.pdns.c1], ['PowerDNS zone fetch c16', results.fetch?.pdns.c16]]) {
+    if (r && (r.non2xx || r.bad || r.errors || r.timeouts)) results.failures.push(`${name}: ${r.non2xx} non-2xx, ${r.bad} wrong answers, ${r.errors} errors, ${r.timeouts} timeouts${r.badExample ? ` (e.g. ${r.badExample})` : ''}`);
   }
   results.wallSeconds = (Date.now() - started) / 1000;
   results.cpuRun = cpuShare(cpuStart, cpuStat());
@@ -585,10 +478,8 @@ async function main() {
     const rps = (r) => r?.run?.rps;
     const file = path.join(TMP, `writes-${STAMP}.json`);
     fs.writeFileSync(file, JSON.stringify(results, null, 2));
-    log(
-      `writes c16: Zonekeeper ${rps(results.writes)?.toFixed(1)}, floor ${rps(results.floorWrites)?.toFixed(1)}, floor before zone heads ${rps(results.floorReadWrites)?.toFixed(1)}, PowerDNS ${rps(results.pdnsWrites)?.toFixed(1)} req/s; ` +
-        `÷ PowerDNS ${(rps(results.writes) / rps(results.pdnsWrites)).toFixed(2)}×, ÷ floor ${(rps(results.writes) / rps(results.floorWrites)).toFixed(2)}; load ${results.loadavgStart} → ${results.loadavgEnd}; ${file}`,
-    );
+    log(`writes c16: Zonekeeper ${rps(results.writes)?.toFixed(1)}, floor ${rps(results.floorWrites)?.toFixed(1)}, floor before zone heads ${rps(results.floorReadWrites)?.toFixed(1)}, PowerDNS ${rps(results.pdnsWrites)?.toFixed(1)} req/s; ` +
+      `÷ PowerDNS ${(rps(results.writes) / rps(results.pdnsWrites)).toFixed(2)}×, ÷ floor ${(rps(results.writes) / rps(results.floorWrites)).toFixed(2)}; load ${results.loadavgStart} → ${results.loadavgEnd}; ${file}`);
     process.exit(results.failures.length ? 1 : 0);
   }
   const file = writeResults(path.join(__dirname, 'RESULTS.md'), results);
