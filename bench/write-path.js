@@ -69,8 +69,12 @@ function dnsConnection(port) {
     socket.once('connect', () =>
       resolve({
         exchange: (message) =>
-          new Promise((res) => {
-            waiting = res;
+          new Promise((res, rej) => {
+            const timer = setTimeout(() => rej(new Error('no answer within 10 s')), 10_000);
+            waiting = (answer) => {
+              clearTimeout(timer);
+              res(answer);
+            };
             const frame = Buffer.alloc(2);
             frame.writeUInt16BE(message.length, 0);
             socket.write(Buffer.concat([frame, message]));
@@ -199,7 +203,8 @@ async function main() {
       apiKey: API_KEY,
       main: path.join(TREE, 'dist', 'src', 'main.js'),
       logFile: path.join(TMP, 'write-path.log'),
-      env: { LOG_LEVEL: 'warn', ROLES: 'api,dns', SECONDARIES: '' },
+      // no record quota: the DNS UPDATE key is a user's, and every case writes the same 16 zones
+      env: { LOG_LEVEL: 'warn', ROLES: 'api,dns', SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
     });
     const floors = [];
     try {
@@ -214,7 +219,8 @@ async function main() {
         const res = await request(method, url, { headers: svc.headers, body, agent });
         return ok(res) ? undefined : `${res.status} ${res.text.slice(0, 200)}`;
       };
-      const dns = await Promise.all(Array.from({ length: ZONES }, () => dnsConnection(svc.dnsPort)));
+      // a DNS client's TCP connections, opened for each case: the server closes idle ones (RFC 7766 §6.2.3)
+      let dns = [];
       const floorHead = await startFloorProcess(url, true);
       floors.push(floorHead);
       const floorRead = await startFloorProcess(url, false);
@@ -290,6 +296,10 @@ async function main() {
         },
         {
           label: 'DNS UPDATE',
+          prepare: async (connections) => {
+            dns = await Promise.all(Array.from({ length: connections }, () => dnsConnection(svc.dnsPort)));
+          },
+          finish: () => dns.forEach((d) => d.close()),
           send: async (c, from, count) => {
             const message = dnsPacket.encode({
               id: from & 0xffff,
@@ -315,6 +325,7 @@ async function main() {
       for (const { changes, connections } of CASES) {
         for (const target of targets) {
           base += 20_000_000;
+          await target.prepare?.(connections);
           // warm-up: a request per connection (the zones' heads, prepared statements, the JIT)
           for (let w = 0; w < 3; w++)
             await Promise.all(
@@ -329,6 +340,7 @@ async function main() {
           });
           const t1 = processTimes();
           const x1 = proxy.counter.trips;
+          target.finish?.();
           const cpu = cpuBetween(t0, t1, target.pid ?? svc.pid);
           const row = {
             changes,
@@ -346,7 +358,6 @@ async function main() {
           );
         }
       }
-      dns.forEach((d) => d.close());
       return out;
     } finally {
       for (const floor of floors) await floor.stop();

@@ -46,7 +46,8 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
   const heads = headsOf(job.db);
   let first = true;
   let onHead = true;
-  let usedHead = false;
+  // whether the last attempt was decided on the zone's head (set by `attempt`)
+  let usedHead: boolean | undefined;
   const attempt = async (sql: Sql, locked: boolean): Promise<T | typeof JOIN_QUEUE> => {
     const view = locked || !onHead ? undefined : heads.take(job.request, job.principal);
     usedHead = view !== undefined;
