@@ -17,6 +17,9 @@ const { startPdnsOnDatabase, pdnsVersion } = require('./lib/pdns');
 const { writeResults } = require('./lib/report');
 
 const QUICK = process.env.BENCH_QUICK === '1'; // shorter runs while working on the bench itself
+// BENCH_WRITES_ONLY=1: the writes alone (Zonekeeper, the two write floors, PowerDNS), logged and written to
+// bench/.tmp/writes-<stamp>.json, not RESULTS.md: for A/B runs of the write path minutes apart
+const WRITES_ONLY = process.env.BENCH_WRITES_ONLY === '1';
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const TMP = path.join(__dirname, '.tmp');
 const STAMP = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
@@ -151,11 +154,14 @@ async function ourWrites(svc) {
   });
 }
 
-/** the same writes on the floor server (bench/lib/write-floor.js), into the zones ourWrites made */
-async function floorWrites() {
-  const floor = await startWriteFloor(urlFor(ZK_DB));
+/**
+ * the same writes on the floor server (bench/lib/write-floor.js), into the zones ourWrites made: `head`, the
+ * write on the zone's head alone (one round trip), or the floor before zone heads (the read, then the write)
+ */
+async function floorWrites({ head }) {
+  const floor = await startWriteFloor(urlFor(ZK_DB), { head });
   try {
-    return await writeBenchmark('write floor (node http + pg, the same statements)', {
+    return await writeBenchmark(head ? 'write floor (node http + pg, the write on the zone head)' : 'write floor before zone heads (read + write)', {
       url: `${floor.base}/api/record/add`,
       kind: 'zk-record',
       method: 'POST',
@@ -163,7 +169,7 @@ async function floorWrites() {
       zones: Array.from({ length: 100 }, (_, z) => `w${z}.write.example`),
       expect: 201,
       // other owners than the service's run: every record is new
-      offsetBase: 5_000_000,
+      offsetBase: head ? 5_000_000 : 7_000_000,
     });
   } finally {
     await floor.stop();
@@ -406,7 +412,7 @@ async function main() {
     };
 
     // 3. GraphQL
-    const graph = await step('GraphQL seeding', () => seedGraph(svc, db));
+    const graph = WRITES_ONLY ? undefined : await step('GraphQL seeding', () => seedGraph(svc, db));
     results.graphSeed = graph;
     let dumped = false;
     if (graph) {
@@ -418,7 +424,8 @@ async function main() {
 
     // 1. writes, then 4. PowerDNS side by side
     results.writes = await step('Zonekeeper writes', () => ourWrites(svc));
-    if (results.writes) results.floorWrites = await step('write floor', () => floorWrites());
+    if (results.writes) results.floorWrites = await step('write floor', () => floorWrites({ head: true }));
+    if (results.writes) results.floorReadWrites = await step('write floor before zone heads', () => floorWrites({ head: false }));
     pdns = await step('PowerDNS start', async () => {
       log('starting PowerDNS (pdns_server, launch=gpgsql)');
       return startPdnsOnDatabase(urlFor(PDNS_DB), {
@@ -427,17 +434,17 @@ async function main() {
         logFile: path.join(TMP, `pdns-${STAMP}.log`),
       });
     });
-    const oursFetch = await step('Zonekeeper zone fetch', () => ourZoneFetch(svc, db));
+    const oursFetch = WRITES_ONLY ? undefined : await step('Zonekeeper zone fetch', () => ourZoneFetch(svc, db));
     if (pdns) {
       results.pdnsWrites = await step('PowerDNS writes', () => pdnsWrites(pdns));
-      const pdnsFetch = await step('PowerDNS zone fetch', () => pdnsZoneFetch(pdns));
+      const pdnsFetch = WRITES_ONLY ? undefined : await step('PowerDNS zone fetch', () => pdnsZoneFetch(pdns));
       if (oursFetch && pdnsFetch) results.fetch = { ours: oursFetch, pdns: pdnsFetch };
       await pdns.stop();
       pdns = undefined;
     }
 
     // 2. the 100,000-record list
-    results.list = await step('record list', () => recordList(svc, db));
+    if (!WRITES_ONLY) results.list = await step('record list', () => recordList(svc, db));
     await db.end();
     db = undefined;
     await svc.stop();
@@ -466,6 +473,15 @@ async function main() {
   results.wallSeconds = (Date.now() - started) / 1000;
   results.cpuRun = cpuShare(cpuStart, cpuStat());
   results.busyAtEnd = await busyProcesses();
+  if (WRITES_ONLY) {
+    results.loadavgEnd = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const rps = (r) => r?.run?.rps;
+    const file = path.join(TMP, `writes-${STAMP}.json`);
+    fs.writeFileSync(file, JSON.stringify(results, null, 2));
+    log(`writes c16: Zonekeeper ${rps(results.writes)?.toFixed(1)}, floor ${rps(results.floorWrites)?.toFixed(1)}, floor before zone heads ${rps(results.floorReadWrites)?.toFixed(1)}, PowerDNS ${rps(results.pdnsWrites)?.toFixed(1)} req/s; ` +
+      `÷ PowerDNS ${(rps(results.writes) / rps(results.pdnsWrites)).toFixed(2)}×, ÷ floor ${(rps(results.writes) / rps(results.floorWrites)).toFixed(2)}; load ${results.loadavgStart} → ${results.loadavgEnd}; ${file}`);
+    process.exit(results.failures.length ? 1 : 0);
+  }
   const file = writeResults(path.join(__dirname, 'RESULTS.md'), results);
   log(`results written to ${path.relative(ROOT, file)} (${results.wallSeconds.toFixed(0)} s)`);
   if (results.failures.length) {

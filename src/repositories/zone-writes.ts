@@ -211,6 +211,13 @@ export interface ZoneWrite {
    * the signer). Only a change that adds records is checked: one that removes some is always taken.
    */
   defaultMaxRecords?: number;
+  /**
+   * The change was decided on the zone as this process last saw it, not on a read (write-engine/zone-heads.ts):
+   * beside the serial, the write then checks what that view assumed: the zone is still primary, the user's
+   * `userId`, unsigned and without disabled records, and no record is at `unknownOwners` (owners the view took
+   * for empty). If any of it fails, nothing is written, as when the serial moved.
+   */
+  expect?: { userId: number; unknownOwners: readonly string[] };
 }
 
 /** why `writeZoneChange` wrote nothing: the zone moved (decide again), or the records would pass the quota */
@@ -255,7 +262,9 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     `lim as (${recordLimitSql(domainId, quota)})`,
     `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
       where id = ${domainId} and serial = ${serialBefore}
-        and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))
+        and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))${
+          write.expect ? expectedSql(domainId, (value) => p.add(value), write.expect) : ''
+        }
       returning id, serial, user_id)`,
   ];
   if (write.deleteIds.length && !needsTransaction(write)) {
@@ -320,6 +329,23 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   }
   sql.journalWritten();
   return (row.inserted as (string | number)[]).map(Number);
+}
+
+/**
+ * The conditions of a change decided on a zone's head (`ZoneWrite.expect`), on `domains` in the serial's update:
+ * each a probe of a primary key or of the records' (domain_id, owner) index, one per owner taken for empty (the
+ * lateral form of `touchedRows`, so that the prepared statement's generic plan probes rather than scans).
+ */
+function expectedSql(domainId: string, add: (value: unknown) => string, expect: NonNullable<ZoneWrite['expect']>): string {
+  const owners = expect.unknownOwners.length
+    ? `
+        and not exists (select 1 from unnest(${add(expect.unknownOwners)}::text[]) as o(owner)
+          cross join lateral (select 1 from records r where r.domain_id = ${domainId} and r.owner = o.owner limit 1) t)`
+    : '';
+  return `
+        and user_id = ${add(expect.userId)} and kind = 'primary'
+        and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})
+        and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})${owners}`;
 }
 
 /** the record quota of a zone: its user's own, else the default given (`$quota`; 0: none) */

@@ -115,3 +115,81 @@ test('an edit of a record the process has not seen learns its zone from its firs
   ]);
   expect(await query(`select rdata from records where id = $1`, [recordId])).toEqual([{ rdata: '192.0.2.9' }]);
 });
+
+/** the statements `work` sends, but the journal's wake-up and its readers' (the worker, the change feed) */
+async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = [];
+  const stop = app.service.database.db.observeStatements((text) => seen.push(text.replace(/\s+/g, ' ').trim()));
+  try {
+    await work();
+  } finally {
+    stop();
+  }
+  return seen.filter(
+    (text) => !/pg_notify|from changes|zone_secondaries|catalog_serial is null|secondary_zone_state|alias_refresh/.test(text),
+  );
+}
+
+const serialOf = async () => Number((await query('select serial from domains where id = $1', [zoneId]))[0].serial);
+const cname = (owner: string, target: string) => ({ zone: ZONE, owner, type: 'CNAME', rdata: target, ttl: 3600 });
+
+test('a change of a zone this process wrote last is decided on its head: one statement, its write, the serial once up and journalled', async () => {
+  const { records } = app.service.services;
+  await records.create(ctx(), a('warm', 10));
+  const before = await serialOf();
+  const sql = await statementsOf(() => records.create(ctx(), a('head-1', 11)));
+  expect(sql).toHaveLength(1);
+  expect(sql[0]).toMatch(/^with lim as .*update domains set serial/);
+  expect(await serialOf()).toBe(before + 1);
+  const [journal] = await query(`select serial_before, serial_after, added from changes where domain_id = $1 order by id desc limit 1`, [
+    zoneId,
+  ]);
+  expect([Number(journal.serial_before), Number(journal.serial_after)]).toEqual([before, before + 1]);
+  expect(journal.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual([
+    'head-1 A 192.0.2.11',
+    `@ SOA ${journal.added[1].rdata}`,
+  ]);
+  // the rules see the records the head knows: a CNAME beside the A just written is refused, and a refusal is
+  // never the head's alone (the zone may have moved): it is made again on a read, which writes nothing
+  let refusal: Promise<unknown> | undefined;
+  const refusedSql = await statementsOf(() =>
+    (refusal = records.create(ctx(), cname('head-1', 'elsewhere.example.'))).catch(() => undefined),
+  );
+  await expect(refusal).rejects.toMatchObject({ code: 'CNAME_CONFLICT' });
+  expect(refusedSql).toHaveLength(1);
+  expect(refusedSql[0]).toMatch(/^select d\.id, d\.name, d\.serial/);
+});
+
+test('a record written behind the process at an owner its head takes for empty: the write does not apply, and the change is decided on a read', async () => {
+  const { records } = app.service.services;
+  await records.create(ctx(), a('warm-2', 12));
+  // behind the engine's back, without even a serial step: only the write's own check on the owner can see it
+  await query(`insert into records (domain_id, owner, type, rdata, ttl) values ($1, 'ghost', 'A', '192.0.2.13', 3600)`, [zoneId]);
+  const before = await serialOf();
+  await expect(records.create(ctx(), cname('ghost', 'elsewhere.example.'))).rejects.toMatchObject({ code: 'CNAME_CONFLICT' });
+  expect(await serialOf()).toBe(before);
+  expect(await query(`select type from records where domain_id = $1 and owner = 'ghost'`, [zoneId])).toEqual([{ type: 'A' }]);
+});
+
+test('a zone changed by another writer (its serial moved): a refusal the head would make is decided again on the zone as it is', async () => {
+  const { records } = app.service.services;
+  await records.create(ctx(), cname('moved', 'elsewhere.example.'));
+  // the head knows a CNAME at `moved`; another process removes it and steps the serial
+  await query(`delete from records where domain_id = $1 and owner = 'moved'`, [zoneId]);
+  await query(`update domains set serial = serial + 1 where id = $1`, [zoneId]);
+  const before = await serialOf();
+  const sql = await statementsOf(() => records.create(ctx(), a('moved', 14)));
+  // no write on the head (it would be refused): the read, then the write
+  expect(sql).toHaveLength(2);
+  expect(sql[0]).toMatch(/^select d\.id, d\.name, d\.serial/);
+  expect(await serialOf()).toBe(before + 1);
+  expect(await query(`select type, rdata from records where domain_id = $1 and owner = 'moved'`, [zoneId])).toEqual([
+    { type: 'A', rdata: '192.0.2.14' },
+  ]);
+  // and a write on a head whose serial moved writes nothing, then reads and writes
+  await query(`update domains set serial = serial + 1 where id = $1`, [zoneId]);
+  const again = await statementsOf(() => records.create(ctx(), a('moved-2', 15)));
+  expect(again.map((text) => text.slice(0, 20))).toEqual([again[0].slice(0, 20), 'select d.id, d.name,', again[0].slice(0, 20)]);
+  expect(again[0]).toMatch(/^with lim as/);
+  expect(await serialOf()).toBe(before + 3);
+});

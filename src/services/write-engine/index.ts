@@ -51,10 +51,19 @@ export async function writeZone<T>(db: Database, settings: Settings, principal: 
       // decision: a change decided again (the zone moved, or it runs on its own after a failed batch) is the same change
       const limits = principal.kind === 'user' && !write.request.signatureOnly ? zoneChangeLimits(db, settings) : undefined;
       let counted = !limits;
+      // a change refused by the limit stays refused when it is decided again (on a read after the zone's head,
+      // optimistic.ts): the limit was taken once, and its refusal does not depend on the zone's records
+      let refused: Error | undefined;
       const decide = async (change: ZoneChange): Promise<T> => {
+        if (refused) throw refused;
         if (!counted) {
           counted = true;
-          limits!.take(change.zone.id);
+          try {
+            limits!.take(change.zone.id);
+          } catch (error) {
+            refused = error instanceof Error ? error : new Error(String(error));
+            throw refused;
+          }
         }
         return write.decide(change);
       };

@@ -4,6 +4,8 @@ import type { Settings } from '../../config/settings';
 import type { Principal } from '../../auth/principal';
 import { mapDatabaseError } from '../db-errors';
 import { DecideAgain, ZoneChange, ZoneChangeRequest } from './staging';
+import { DomainError } from '../../errors/catalogue';
+import { headsOf } from './zone-heads';
 
 /**
  * The optimistic path: read → decide → conditional write, then retries, then the lock.
@@ -14,6 +16,10 @@ import { DecideAgain, ZoneChange, ZoneChangeRequest } from './staging';
  * needs two writing statements, it runs in a transaction holding the zone row's lock. On the API's hot path
  * that is two round trips to PostgreSQL instead of four (docs/performance.md, «Writing zones»). Constraint violations
  * become domain errors.
+ *
+ * When the process holds the zone's head (zone-heads.ts: the zone as its last read or write here left it), the
+ * first attempt decides on it without a read, and its write proves it current: one round trip. A write that did
+ * not apply, a refusal or a decision that wrote nothing is decided again on a read.
  */
 
 /** One change of a zone's records as the engine runs it: who asks, what to read, and the rules' decision. */
@@ -37,22 +43,83 @@ export const JOIN_QUEUE = Symbol('join the zone queue');
  * answers false when the zone is busy, which ends this run with `JOIN_QUEUE` and nothing written.
  */
 export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone: LockedZone) => boolean): Promise<T | typeof JOIN_QUEUE> {
+  const heads = headsOf(job.db);
   let first = true;
+  let onHead = true;
+  // whether the last attempt was decided on the zone's head (set by `attempt`)
+  let usedHead: boolean | undefined;
   const attempt = async (sql: Sql, locked: boolean): Promise<T | typeof JOIN_QUEUE> => {
-    const change = await ZoneChange.read(sql, job.settings, job.principal, job.request, locked);
+    const view = locked || !onHead ? undefined : heads.take(job.request, job.principal);
+    usedHead = view !== undefined;
+    const change = view
+      ? ZoneChange.fromHead(sql, job.settings, job.principal, job.request, view)
+      : await ZoneChange.read(sql, job.settings, job.principal, job.request, locked);
     const firstRead = first;
     first = false;
-    if (firstRead && onFirstRead && !onFirstRead(change.zone)) return JOIN_QUEUE;
-    return job.decide(change);
+    if (firstRead && onFirstRead && !onFirstRead(change.zone)) {
+      if (view) heads.drop(change.zone.id);
+      return JOIN_QUEUE;
+    }
+    // in a transaction the write commits later, or not at all: the zone's head is dropped, not kept
+    if (locked) {
+      heads.forget(change.zone.id);
+      return job.decide(change);
+    }
+    if (view) return decideOnHead(change, view.unknownOwners);
+    try {
+      const value = await job.decide(change);
+      heads.keepRead(change.zone, job.request, change.written());
+      return value;
+    } catch (error) {
+      // a refusal, or a change that must take the lock, ended on the zone as read (and as it wrote, if it did);
+      // a zone that moved since the read, or an error whose write is unknown, leaves no head
+      const stands = error instanceof DomainError || (error instanceof DecideAgain && error.lockNow);
+      if (stands) heads.keepRead(change.zone, job.request, change.written());
+      else heads.forget(change.zone.id);
+      throw error;
+    }
+  };
+  const decideOnHead = async (change: ZoneChange, unknownOwners: readonly string[]): Promise<T> => {
+    let value: T;
+    try {
+      value = await job.decide(change);
+    } catch (error) {
+      const written = change.written();
+      // the write committed and the decision failed after it: that is its outcome, never decided twice
+      if (written) {
+        heads.keepWritten(change.zone.id, unknownOwners, written);
+        throw error;
+      }
+      heads.drop(change.zone.id);
+      // refused, or not written, on the zone as this process saw it: decided again on the zone as it is
+      if (error instanceof DomainError || error instanceof DecideAgain) {
+        onHead = false;
+        throw new DecideAgain(error instanceof DecideAgain && error.lockNow);
+      }
+      throw error;
+    }
+    const written = change.written();
+    if (!written) {
+      heads.drop(change.zone.id);
+      onHead = false;
+      throw new DecideAgain(false);
+    }
+    heads.keepWritten(change.zone.id, unknownOwners, written);
+    return value;
   };
   try {
-    for (let tries = 0; tries < OPTIMISTIC_ATTEMPTS; tries++) {
+    // an attempt decided on the zone's head is not one of the optimistic attempts: one that must be decided
+    // again is decided on a read
+    for (let reads = 0; reads < OPTIMISTIC_ATTEMPTS;) {
+      usedHead = false;
       try {
         return await job.db.connection((sql) => attempt(sql, false));
       } catch (error) {
         if (!(error instanceof DecideAgain)) throw error;
         if (error.lockNow) break;
       }
+      if (!usedHead) reads++;
+      onHead = false;
     }
     return await job.db.transaction((sql) => attempt(sql, true));
   } catch (error) {

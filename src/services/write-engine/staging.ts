@@ -126,7 +126,32 @@ export class ZoneChange implements ChangeToSign {
     readonly zone: LockedZone,
     private readonly principal: Principal,
     private readonly request: ZoneChangeRequest,
+    /** decided on the zone's head, not a read: what the write must find (zone-heads.ts) */
+    private readonly expect?: { userId: number; unknownOwners: readonly string[] },
   ) {}
+
+  /**
+   * A change decided on the zone as this process last saw it (zone-heads.ts), without a read: its write applies
+   * only if the zone is still as the view assumed (`ZoneWrite.expect`), else it is decided again on a read.
+   */
+  static fromHead(
+    sql: Sql,
+    settings: Settings,
+    principal: Principal,
+    request: ZoneChangeRequest,
+    view: { zone: LockedZone; unknownOwners: readonly string[] },
+  ): ZoneChange {
+    if (!seesZone(principal.policy, view.zone.name)) throw notFound(request);
+    return new ZoneChange(sql, settings, false, view.zone, principal, request, {
+      userId: view.zone.userId,
+      unknownOwners: view.unknownOwners,
+    });
+  }
+
+  /** whether the change was decided on the zone's head (zone-heads.ts) rather than on a read */
+  get decidedOnHead(): boolean {
+    return this.expect !== undefined;
+  }
 
   /** the signer's RFC 9615 signalling records, written by the signer (`ZoneChangeRequest.bootstrapSignals`) */
   get bootstrapSignals(): boolean {
@@ -395,6 +420,7 @@ export class ZoneChange implements ChangeToSign {
               email: this.principal.via === 'session' ? this.principal.person?.email : undefined,
             },
       defaultMaxRecords: this.recordQuota(),
+      expect: this.expect,
     });
     if (Array.isArray(inserted)) {
       this.insertedRows = this.inserts.map((r, i) => ({ owner: r.owner, type: r.type, ttl: r.ttl, rdata: r.rdata, id: inserted[i] }));

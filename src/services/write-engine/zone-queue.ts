@@ -5,6 +5,7 @@ import { mapDatabaseError } from '../db-errors';
 import { isDatabaseUnavailable } from '../../db/availability';
 import { changeZoneNow, JOIN_QUEUE, runOptimistically, ZoneJob } from './optimistic';
 import { WrittenChange, ZoneChange, ZoneChangeRequest } from './staging';
+import { headsOf } from './zone-heads';
 
 /**
  * The per-zone queue. Per zone, one change runs at a time in this process. A change that finds its zone idle
@@ -209,6 +210,8 @@ export class ZoneQueues {
   private async runTogether(zoneId: number, batch: (ZoneJob & QueuedJob)[]): Promise<void> {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     let decided = false;
+    // the batch commits in its transaction, later: the zone's head (zone-heads.ts) is not kept through it
+    headsOf(batch[0].db).forget(zoneId);
     try {
       await batch[0].db.transaction(async (sql) => {
         // the data layer runs the transaction again, whole, when it met no writable primary before its commit

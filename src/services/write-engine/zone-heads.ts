@@ -1,0 +1,209 @@
+import type { Database } from '../../db/pool';
+import type { LockedZone, StoredRow } from '../../repositories/zone-writes';
+import type { Principal } from '../../auth/principal';
+import type { WrittenChange, ZoneChangeRequest } from './staging';
+
+/**
+ * The zones' heads this process holds: per zone, what its last read or write here showed (its id, name,
+ * owner, kind, serial and SOA) and the records at the owners it read or wrote, all as of that serial. A change
+ * of a zone whose head is held, at owners the head knows or at owners it takes for empty, is decided on the
+ * head without a read, and its write carries the proof: it applies only if the zone's serial is still the one
+ * held (the serial is the zone's version, RFC 1035 §3.3.13: every change of its records raises it in the same
+ * statement), if the zone is still primary, its user's, unsigned and without disabled records, and if no
+ * record is at the owners taken for empty (`ZoneWrite.expect`). On the API's hot path that is one round trip
+ * to PostgreSQL where the read and the write were two.
+ *
+ * What the proof does not cover is decided again on a read: a write that did not apply (another process, or a
+ * path that does not keep heads, changed the zone), a refusal (a DomainError: it must be a refusal of the zone
+ * as it is, not as it was), and a decision that wrote nothing. So a head never answers alone; it only saves the
+ * read of a change that then proves it right.
+ *
+ * A head is only ever stored from a committed state: a read on its own (autocommit), or a write that committed on
+ * its own (the optimistic path). A change that runs in a transaction (the locked path, a queue's batch) drops
+ * its zone's head: its write is committed only later, and a head holding an uncommitted serial could meet
+ * another change that reached the same serial with other records. A head is taken out while a change uses it,
+ * and put back only after that change's outcome is known; any other outcome drops it. Heads are kept per
+ * generation of the database's hosts (db/database-hosts.ts): after a primary is lost, none is used again.
+ * Signed zones, secondary zones and zones keeping disabled records have no head (their reads carry more).
+ */
+
+/** the most records held per zone (its owners' rows), then its owners are forgotten (the head stays) */
+const ROWS_PER_ZONE = 4096;
+/** the most zones held, then the oldest is forgotten */
+const ZONES = 10_000;
+
+interface Head {
+  zone: Omit<LockedZone, 'sameOwner' | 'target' | 'signer'>;
+  /** the records at each owner known, by owner */
+  owners: Map<string, StoredRow[]>;
+  rows: number;
+  generation: number;
+}
+
+/** a zone as a head shows it, for one request: `decide` sees `zone`; the write expects `unknownOwners` empty */
+export interface HeadView {
+  zone: LockedZone;
+  unknownOwners: string[];
+}
+
+/** the owners a request names (whose records the read would return whole); undefined: it names records by id */
+function ownersOf(request: ZoneChangeRequest): string[] | undefined {
+  if (request.allRecords || request.targetId !== undefined || 'recordId' in request.zone) return undefined;
+  if (request.touching) return request.touching.recordIds.length ? undefined : request.touching.owners;
+  return request.owner !== undefined ? [request.owner] : undefined;
+}
+
+/** the owners whose records a read for `request` returned whole (its rows by id may be at others) */
+function ownersRead(request: ZoneChangeRequest, zone: LockedZone): string[] {
+  if (request.allRecords) return [];
+  if (request.touching) return request.touching.owners;
+  if (request.owner !== undefined) return [request.owner];
+  return zone.target ? [zone.target.owner] : [];
+}
+
+/** whether a zone as read may be held: what a head leaves out must be what the zone has not */
+const holdable = (zone: LockedZone): boolean => zone.kind === 'primary' && !zone.hasDisabled && !zone.dnssec;
+
+export class ZoneHeads {
+  private readonly heads = new Map<number, Head>();
+  private readonly byName = new Map<string, number>();
+  /** heads taken out, until their change's outcome is known */
+  private readonly pending = new Map<number, Head>();
+
+  constructor(private readonly generation: () => number) {}
+
+  /**
+   * The zone as its head shows it for `request`, taken out until `keep` or `keepRead` puts it back; undefined
+   * when there is no head for it, or the request needs what a head does not hold (records by id, the whole zone,
+   * a signer's or a transfer's change) or is outside the caller's scope (its read answers that).
+   */
+  take(request: ZoneChangeRequest, principal: Principal): HeadView | undefined {
+    if (request.signatureOnly || request.transfer || request.bootstrapSignals) return undefined;
+    const owners = ownersOf(request);
+    if (!owners) return undefined;
+    const id = 'id' in request.zone ? request.zone.id : 'name' in request.zone ? this.byName.get(request.zone.name) : undefined;
+    if (id === undefined) return undefined;
+    const head = this.heads.get(id);
+    if (!head) return undefined;
+    if ('name' in request.zone && head.zone.name !== request.zone.name) return undefined;
+    this.heads.delete(id);
+    if (head.generation !== this.generation()) return undefined;
+    if (principal.kind === 'user' && principal.userId !== head.zone.userId) return undefined;
+    const sameOwner: StoredRow[] = [];
+    const unknownOwners: string[] = [];
+    for (const owner of new Set(owners)) {
+      const rows = head.owners.get(owner);
+      if (rows) sameOwner.push(...rows);
+      else unknownOwners.push(owner);
+    }
+    sameOwner.sort((a, b) => a.id - b.id);
+    // the head goes back as it was if the change ends without a write (`keep` with nothing written)
+    this.pending.set(id, head);
+    return { zone: { ...head.zone, sameOwner, target: undefined }, unknownOwners };
+  }
+
+  /**
+   * A change decided on a head committed `written` (its serial step) with no record at `unknownOwners`: the head
+   * moves to the new serial, knowing those owners too.
+   */
+  keepWritten(zoneId: number, unknownOwners: readonly string[], written: WrittenChange): void {
+    const head = this.pending.get(zoneId);
+    this.pending.delete(zoneId);
+    if (!head) return;
+    for (const owner of unknownOwners) head.owners.set(owner, []);
+    this.store(head, written);
+  }
+
+  /** a change decided on a head ended without a committed write: the head is dropped, and the change reads */
+  drop(zoneId: number): void {
+    this.pending.delete(zoneId);
+    this.heads.delete(zoneId);
+  }
+
+  /**
+   * A change read `zone` on its own (autocommit: a committed state) for `request` and then committed `written`
+   * (or nothing, undefined): the zone's head becomes that state, knowing the owners the read returned whole.
+   */
+  keepRead(zone: LockedZone, request: ZoneChangeRequest, written: WrittenChange | undefined): void {
+    this.pending.delete(zone.id);
+    if (!holdable(zone)) {
+      this.heads.delete(zone.id);
+      return;
+    }
+    const owners = new Map<string, StoredRow[]>();
+    for (const owner of ownersRead(request, zone)) owners.set(owner, []);
+    let rows = 0;
+    if (request.allRecords) {
+      // a zone read whole (an import) is held only when small; its owners are then all known
+      if (zone.sameOwner.length <= ROWS_PER_ZONE) for (const row of zone.sameOwner) owners.set(row.owner, []);
+    }
+    for (const row of zone.sameOwner) {
+      const list = owners.get(row.owner);
+      if (list) {
+        list.push(row);
+        rows++;
+      }
+    }
+    const { sameOwner: _s, target: _t, signer: _g, ...head } = zone;
+    this.store({ zone: head, owners, rows, generation: this.generation() }, written);
+  }
+
+  /** the zone's head is dropped (a change in a transaction: its outcome is the transaction's) */
+  forget(zoneId: number): void {
+    this.pending.delete(zoneId);
+    this.heads.delete(zoneId);
+  }
+
+  private store(head: Head, written: WrittenChange | undefined): void {
+    if (written) apply(head, written);
+    if (head.rows > ROWS_PER_ZONE) {
+      head.owners.clear();
+      head.rows = 0;
+    }
+    this.heads.delete(head.zone.id);
+    if (this.heads.size >= ZONES) {
+      const oldest = this.heads.keys().next().value as number;
+      this.heads.delete(oldest);
+    }
+    this.heads.set(head.zone.id, head);
+    if (this.byName.size >= ZONES * 2) this.byName.clear();
+    this.byName.set(head.zone.name, head.zone.id);
+  }
+}
+
+/** what a committed change wrote, on the head (as the queue's batch state applies it: zone-queue.ts) */
+function apply(head: Head, written: WrittenChange): void {
+  const deleted = new Set(written.deletedIds);
+  if (written.updated) deleted.add(written.updated.id);
+  if (deleted.size) {
+    for (const [owner, rows] of head.owners) {
+      const kept = rows.filter((row) => !deleted.has(row.id));
+      head.rows -= rows.length - kept.length;
+      head.owners.set(owner, kept);
+    }
+  }
+  let soa = head.zone.soa;
+  if (written.updated?.id === soa.id) soa = written.updated;
+  if (written.soa) soa = { ...soa, ...written.soa };
+  const added = written.updated && written.updated.id !== soa.id ? [...written.inserted, written.updated] : written.inserted;
+  for (const row of added) {
+    // a row at an owner not known leaves that owner unknown (a later change takes it for empty, and its write says)
+    const rows = head.owners.get(row.owner);
+    if (rows) {
+      rows.push(row);
+      head.rows++;
+    }
+  }
+  // the apex's records include the SOA: it must read as it now is (its serial, an edit)
+  const apex = head.owners.get(soa.owner);
+  if (apex) head.owners.set(soa.owner, [...apex.filter((row) => row.id !== soa.id), soa]);
+  head.zone = { ...head.zone, serial: written.serialAfter, soa };
+}
+
+/** the heads of one database (its pool), as the zone queues are kept (zone-queue.ts) */
+const headsByPool = new WeakMap<object, ZoneHeads>();
+export function headsOf(db: Database): ZoneHeads {
+  let heads = headsByPool.get(db);
+  if (!heads) headsByPool.set(db, (heads = new ZoneHeads(() => db.hosts.generation)));
+  return heads;
+}
