@@ -32,6 +32,11 @@ const READ_LIMIT = 5000;
 export class ChangeFeed {
   private readonly unsubscribe: (() => void)[] = [];
   private cursor = 0;
+  /**
+   * whether `cursor` is the newest id read: with no subscriber the feed reads nothing at all (not even the
+   * newest id: under a write load every commit wakes it, and that read was a round trip per commit's wake-up)
+   */
+  private cursorKnown = true;
   private readonly delivered = new Set<number>();
   private reading?: Promise<void>;
   private readAgain = false;
@@ -115,14 +120,22 @@ export class ChangeFeed {
    * Reads what subscribers wait for, cheaply: the ids of the rows of subscribed zones in the window (an index
    * scan of ids, no row bodies), then the whole rows of the ones not delivered yet. With no subscriber it only
    * moves the cursor: under a write load every commit wakes the feed, and re-reading the window's rows with
-   * their records each time halved the write throughput (docs/performance.md, «The journal's readers»).
+   * their records each time halved the write throughput (docs/performance.md, «The journal's readers»); now it
+   * reads nothing, and learns where the journal stands at the first wake-up that finds a subscriber.
    */
   private async readRows(): Promise<void> {
     const zones = this.subscribedZones();
     if (zones.length === 0) {
-      this.cursor = Math.max(this.cursor, await this.latestId());
+      this.cursorKnown = false;
       this.delivered.clear();
       return;
+    }
+    // the first read with subscribers again starts at the newest id now, and its window below covers what
+    // committed since they subscribed (each subscription reads its own past after registering, and takes only
+    // what comes after its start: live-updates.ts)
+    if (!this.cursorKnown) {
+      this.cursor = Math.max(this.cursor, await this.latestId());
+      this.cursorKnown = true;
     }
     const ids = await this.db.rows(
       `select id, domain_id from changes where id > $1 and kind <> 'zone-signed' order by id limit ${READ_LIMIT}`,
