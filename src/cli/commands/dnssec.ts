@@ -194,9 +194,7 @@ export function registerDnssecCommands(program: Command): void {
       "moving a multi-signer zone out: withdraw the zone's own DS from the parent while it still signs (its CDS names the other signer's KSKs alone; a parent held here follows at once)",
     )
     .action(async (name: string) => {
-      printForeign(
-        (await gql(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { ${FOREIGN_FIELDS} } }`, { z: name })).withdrawDnssecDs,
-      );
+      printForeign((await gql(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { ${FOREIGN_FIELDS} } }`, { z: name })).withdrawDnssecDs);
     });
   dnssec
     .command('restore-ds <zone>')

@@ -431,7 +431,10 @@ export async function setOwnDsWithdrawn(
         );
       const own = await keysOfZone(sql, change.zone.id);
       if (own.some((k) => k.role !== 'ZSK' && k.state !== 'active' && k.state !== 'removed'))
-        throw dsWithdrawnRefused('DNSSEC_ROLL_IN_PROGRESS', `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`);
+        throw dsWithdrawnRefused(
+          'DNSSEC_ROLL_IN_PROGRESS',
+          `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`,
+        );
       await setDsWithdrawn(sql, change.zone.id, new Date());
     } else {
       await setDsWithdrawn(sql, change.zone.id, null);

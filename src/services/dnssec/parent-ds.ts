@@ -119,8 +119,7 @@ async function checkZone(db: Database, settings: Settings, zone: { id: number; n
   const answers = await Promise.all(servers.map((server) => askDs(server, zone.name, 2000)));
   // gone: no DS at all; a zone that withdrew its own DS (multi-signer), none of ours (the other signer's stays)
   const ours = new Set(keys.filter((k) => k.role !== 'ZSK').flatMap((k) => dsRecordsOf(zone.name, k).map((d) => d.toUpperCase())));
-  const gone = (served: readonly string[]) =>
-    policy.dsWithdrawnAt ? !served.some((d) => ours.has(d.toUpperCase())) : served.length === 0;
+  const gone = (served: readonly string[]) => (policy.dsWithdrawnAt ? !served.some((d) => ours.has(d.toUpperCase())) : served.length === 0);
   const confirmed = answers.every((a) => a.ok && (want === 'present' ? dsPresent(zone.name, expectedKeys, a.ds) : gone(a.ds)));
   const check: DsCheck = {
     at: new Date().toISOString(),

@@ -354,7 +354,10 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
           }[op.operationId as string];
           if (op.operationId === 'withdrawDnssecDs' || op.operationId === 'restoreDnssecDs') {
             // the other signer's KSK first: without one the DS may not be withdrawn (DNSSEC_NO_FOREIGN_KSK)
-            await app.http.post(`/api/domain/dnssec/${zone}/foreign-keys`).set('X-API-Key', ADMIN_KEY).send({ dnskeys: [FOREIGN_DNSKEY] });
+            await app.http
+              .post(`/api/domain/dnssec/${zone}/foreign-keys`)
+              .set('X-API-Key', ADMIN_KEY)
+              .send({ dnskeys: [FOREIGN_DNSKEY] });
             if (op.operationId === 'restoreDnssecDs')
               await app.http.post(`/api/domain/dnssec/${zone}/ds-withdrawn`).set('X-API-Key', ADMIN_KEY).send({});
           }
