@@ -916,7 +916,8 @@ function dnssecEventsOp(id: string, call: (key: string, zone: string) => Promise
         if (expected === 'ok') {
           const stored = await keyEventIds(zone);
           expect(stored.length).toBeGreaterThan(0);
-          expect({ zone, events: ids(answer) }).toEqual({ zone, events: stored });
+          // one page of the newest 1000 (the matrix signs and unsigns the zones often enough to hold more)
+          expect({ zone, events: ids(answer) }).toEqual({ zone, events: stored.slice(0, 1000) });
         }
       }
       for (const zone of ZONES) await adminDisableDnssec(zone);
@@ -1861,7 +1862,8 @@ const OPS: Op[] = [
         expect({ zone, totalCount: events.totalCount, ids: events.nodes.map((e: any) => String(e.id)) }).toEqual({
           zone,
           totalCount: stored.length,
-          ids: stored,
+          // the first page: the newest 1000
+          ids: stored.slice(0, 1000),
         });
       }
     },
