@@ -13,6 +13,8 @@ import {
   DnssecKeyLayout,
   EnableDnssecDocument,
   RemoveForeignDnskeyDocument,
+  RestoreDnssecDsDocument,
+  WithdrawDnssecDsDocument,
   RollDnssecAlgorithmDocument,
   RollDnssecKeyDocument,
   ZoneDnssecDocument,
@@ -533,6 +535,8 @@ function MultiSigner({
 }) {
   const [, add] = useMutation(AddForeignDnskeysDocument);
   const [, remove] = useMutation(RemoveForeignDnskeyDocument);
+  const [, withdraw] = useMutation(WithdrawDnssecDsDocument);
+  const [, restore] = useMutation(RestoreDnssecDsDocument);
   const [keysText, setKeysText] = useState('');
   const [server, setServer] = useState('');
   const [busy, setBusy] = useState(false);
@@ -638,6 +642,37 @@ function MultiSigner({
               ))}
             </tbody>
           </table>
+        </div>
+      )}
+      {dnssec.dsWithdrawnAt && (
+        <p role="note" data-testid="ds-withdrawn">
+          Our DS is withdrawn from the parent (since {when(dnssec.dsWithdrawnAt)}): the CDS names the other signer’s KSK alone, and a parent
+          held here holds their DS alone. Our keys still sign.
+        </p>
+      )}
+      {manage && dnssec.state === 'signed' && theirs.some((k) => k.role === 'KSK') && (
+        <div className="actions">
+          {dnssec.dsWithdrawnAt ? (
+            <button
+              type="button"
+              className="small secondary"
+              disabled={busy}
+              onClick={() => act(() => restore({ zone }), 'Our DS is wanted at the parent again, beside theirs.')}
+            >
+              Restore our DS at the parent
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="small secondary"
+              disabled={busy}
+              onClick={() =>
+                act(() => withdraw({ zone }), 'Our DS leaves the parent; the zone stays signed, proven through the other signer’s DS.')
+              }
+            >
+              Withdraw our DS from the parent (moving out)
+            </button>
+          )}
         </div>
       )}
       {manage && dnssec.state === 'signed' && (

@@ -82,6 +82,13 @@ export const ERROR_CATALOGUE = {
   DNSSEC_FOREIGN_KEY_NOT_FOUND: { status: 404, message: 'The zone holds no such foreign DNSKEY' },
   /** multi-signer (RFC 8901): the other signer's server gave no DNSKEY RRset with authority */
   DNSSEC_FOREIGN_KEYS_UNREADABLE: { status: 422, message: "The other signer's server did not answer its DNSKEY RRset" },
+  /** multi-signer (RFC 8901): withdrawing the zone's DS would leave the parent none (docs/dnssec.md «Moving a signed zone in / out») */
+  DNSSEC_NO_FOREIGN_KSK: {
+    status: 409,
+    message: "The zone holds no other signer's KSK: withdrawing its DS would leave the parent no DS (insecure)",
+  },
+  /** multi-signer (RFC 8901): the zone's DS is withdrawn (withdrawDnssecDs): its KSK does not roll until it is restored */
+  DNSSEC_DS_WITHDRAWN: { status: 409, message: "The zone's DS is withdrawn from the parent (restoreDnssecDs brings it back)" },
   /** ALIAS and ANAME in a signed zone: not yet (docs/templates-and-alias.md) */
   /** ALIAS flattening (docs/templates-and-alias.md): no resolver to flatten with, and the derived addresses */
   ALIAS_RESOLVERS_UNSET: { status: 422, message: 'ALIAS and ANAME records need the ALIAS_RESOLVERS setting' },

@@ -620,7 +620,8 @@ export function zonesWithKeyWorkQuery(lifetimes: { zsk: number; ksk: number }, l
         and k.active_at <= now() - make_interval(secs => $${params.length}::int)`);
   };
   if (lifetimes.zsk > 0) lifetime(`= 'ZSK'`, lifetimes.zsk);
-  if (lifetimes.ksk > 0) lifetime(`<> 'ZSK'`, lifetimes.ksk);
+  // a zone that withdrew its DS (multi-signer, moving out) puts its KSK's roll off until the DS is restored
+  if (lifetimes.ksk > 0) lifetime(`<> 'ZSK' and z.ds_withdrawn_at is null`, lifetimes.ksk);
   branches.push(`select domain_id from dnssec_zones where disable_at <= now()`);
   return { text: `${branches.map((b) => `(${b})`).join('\n union\n')}\n limit $1`, params };
 }
@@ -639,6 +640,8 @@ export interface ParentDsRow {
   dsCheckedAt: Date | null;
   dsCheck: unknown;
   disableAt: Date | null;
+  /** multi-signer: the zone withdrew its own DS (withdrawDnssecDs); its CDS and a parent here name the other signer's KSKs alone */
+  dsWithdrawnAt: Date | null;
 }
 
 /** a zone's policy and parent-DS state as the status shows them (undefined: not signed) */
@@ -647,7 +650,8 @@ export async function policyOf(
   domainId: number,
 ): Promise<(ParentDsRow & { denial: DenialKind; nsec3Iterations: number; nsec3OptOut: boolean }) | undefined> {
   const [row] = await sql.rows(
-    `select state, denial, nsec3_iterations, nsec3_opt_out, ds_seen_at, ds_check_due_at, ds_checked_at, ds_check, disable_at
+    `select state, denial, nsec3_iterations, nsec3_opt_out, ds_seen_at, ds_check_due_at, ds_checked_at, ds_check, disable_at,
+            ds_withdrawn_at
        from dnssec_zones where domain_id = $1`,
     [domainId],
   );
@@ -662,7 +666,22 @@ export async function policyOf(
     dsCheckedAt: row.ds_checked_at,
     dsCheck: row.ds_check,
     disableAt: row.disable_at,
+    dsWithdrawnAt: row.ds_withdrawn_at ?? null,
   };
+}
+
+/**
+ * Multi-signer (RFC 8901): the zone withdrew its own DS from the parent at `at` (null: its DS is wanted there),
+ * while it still signs (docs/dnssec.md «Moving a signed zone in / out»)
+ */
+export async function setDsWithdrawn(sql: Sql | Database, domainId: number, at: Date | null): Promise<void> {
+  await sql.rows('update dnssec_zones set ds_withdrawn_at = $2 where domain_id = $1', [domainId, at]);
+}
+
+/** the zone withdrew its own DS (setDsWithdrawn); false for a zone not signed */
+export async function dsWithdrawnOf(sql: Pick<Sql, 'rows'>, domainId: number): Promise<boolean> {
+  const [row] = await sql.rows('select ds_withdrawn_at is not null as withdrawn from dnssec_zones where domain_id = $1', [domainId]);
+  return !!row?.withdrawn;
 }
 
 /** the parent was seen (or said) to serve the zone's DS at `at`; null: the zone waits for it */

@@ -226,6 +226,38 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
       return { body: presentDnssec(data.removeForeignDnskey) };
     },
   },
+  {
+    method: 'post',
+    path: '/domain/dnssec/:zone/ds-withdrawn',
+    operationId: 'withdrawDnssecDs',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "Multi-signer, moving out (RFC 8901): the zone withdraws its own DS from the parent while it still signs; its CDS/CDNSKEY name the other signer's KSKs alone (RFC 7344, RFC 8078), its DNSKEYs and signatures stay, and a parent held here holds the other signer's DS alone at once (and keeps it when the zone is then unsigned here); 409 DNSSEC_NO_FOREIGN_KSK when the zone holds no KSK of the other signer (the parent would be left with no DS)",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ withdrawDnssecDs: GqlDnssec }>('withdrawDnssecDs', { zone: inputs.zone });
+      return { body: presentDnssec(data.withdrawDnssecDs) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/domain/dnssec/:zone/ds-withdrawn',
+    operationId: 'restoreDnssecDs',
+    tag: 'dnssec',
+    status: 200,
+    names: 'zone',
+    summary:
+      "The reverse of POST …/ds-withdrawn: the zone's DS is wanted at the parent again, beside the other signer's (the CDS/CDNSKEY name both; a parent held here holds both DS)",
+    params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    response: ref('Dnssec'),
+    async handle(inputs, runner) {
+      const data = await runner.run<{ restoreDnssecDs: GqlDnssec }>('restoreDnssecDs', { zone: inputs.zone });
+      return { body: presentDnssec(data.restoreDnssecDs) };
+    },
+  },
   dnssecConfirmation(
     'ds-published',
     'confirmDnssecDsPublished',

@@ -369,6 +369,12 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
                 required: ['key_id', 'key_tag', 'role', 'algorithm', 'state', 'dnskey', 'created_at'],
               },
             },
+            ds_withdrawn_at: {
+              type: ['string', 'null'],
+              format: 'date-time',
+              description:
+                "multi-signer, moving out: when the zone withdrew its own DS (POST …/ds-withdrawn); null: it wants it at the parent. While set, the CDS/CDNSKEY name the other signer's KSKs alone and ds is empty",
+            },
             disable_at: {
               type: ['string', 'null'],
               format: 'date-time',

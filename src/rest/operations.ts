@@ -6,7 +6,7 @@ const RECORD = 'id zone owner type rdata ttl';
 const USER = 'id email createdAt';
 const TSIG_KEY =
   'id userId name algorithm createdAt revokedAt lastUsedAt policy { restricted preset rules { zone owner types access } mayCreateZones mayDeleteZones mayManageKeys expiresAt idleDays allowedNetworks }';
-const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys disableAt
+const DNSSEC = `zone enabled state denial nsec3Iterations nsec3OptOut ds dnskeys disableAt dsWithdrawnAt
   keys { id keyTag role algorithm state dnskey createdAt publishedAt readyAt activeAt retiredAt removedAt nextEvent nextEventAt }
   parentDs { inZonekeeper waitingFor seenAt checkedAt nextCheckAt
     lastCheck { at want expected confirmed servers { server ok ds ttl transport error } } }
@@ -81,6 +81,8 @@ export const OPERATIONS = {
   rollDnssecAlgorithm: `mutation RollDnssecAlgorithm($zone: String!, $algorithm: DnssecAlgorithm!) { rollDnssecAlgorithm(zone: $zone, algorithm: $algorithm) { ${DNSSEC} } }`,
   addForeignDnskeys: `mutation AddForeignDnskeys($input: AddForeignDnskeysInput!) { addForeignDnskeys(input: $input) { ${DNSSEC} } }`,
   removeForeignDnskey: `mutation RemoveForeignDnskey($zone: String!, $id: ID!) { removeForeignDnskey(zone: $zone, id: $id) { ${DNSSEC} } }`,
+  withdrawDnssecDs: `mutation WithdrawDnssecDs($zone: String!) { withdrawDnssecDs(zone: $zone) { ${DNSSEC} } }`,
+  restoreDnssecDs: `mutation RestoreDnssecDs($zone: String!) { restoreDnssecDs(zone: $zone) { ${DNSSEC} } }`,
   confirmDnssecDsPublished: `mutation ConfirmDnssecDsPublished($zone: String!) { confirmDnssecDsPublished(zone: $zone) { ${DNSSEC} } }`,
   confirmDnssecDsRemoved: `mutation ConfirmDnssecDsRemoved($zone: String!) { confirmDnssecDsRemoved(zone: $zone) { ${DNSSEC} } }`,
   dnssecEvents: `query DnssecEvents($zone: String!, $first: Int!, $after: String) {

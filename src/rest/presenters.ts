@@ -121,6 +121,7 @@ export interface GqlDnssec {
   ds: string[];
   dnskeys: string[];
   disableAt: string | null;
+  dsWithdrawnAt: string | null;
   parentDs: {
     inZonekeeper: boolean;
     waitingFor: string;
@@ -204,6 +205,7 @@ export function presentDnssec(d: GqlDnssec) {
       next_event_at: k.nextEventAt,
     })),
     disable_at: d.disableAt,
+    ds_withdrawn_at: d.dsWithdrawnAt,
     parent_ds: d.parentDs && {
       in_zonekeeper: d.parentDs.inZonekeeper,
       waiting_for: d.parentDs.waitingFor,

@@ -9,8 +9,9 @@
  * with the DNSKEY RRset of the last still in its cache: each answer is proven (AD), signed by the ZSK of the
  * provider that gave it. Moving in ends by removing the other signer's keys: out of the DNSKEY RRset, the CDS and
  * the parent's DS, with a `dnssec.foreign_keys_changed` event each time. Moving out is walked too: their keys
- * here again, both DS, the resolver asking their server alone, our DS gone from its trust anchor, our keys
- * deleted at the other signer, and the zone unsigned here: it is served, proven, by the other provider alone.
+ * here again, both DS, the resolver asking their server alone, our DS withdrawn (`withdrawDnssecDs`: the parent
+ * held here, signed, serves their DS alone), our keys deleted at the other signer, and the zone unsigned here (the
+ * parent keeps their DS): a resolver anchored at the parent's DS proves every answer of the other provider.
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -19,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
-import { dig, findBinary, freePort, waitFor } from '../propagation/knot';
+import { dig, findBinary, freePort, records, waitFor } from '../propagation/knot';
 import { startUnbound, Unbound } from '../support/unbound';
 import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
 import { Knot, servedSerial, startKnot } from '../propagation/knot';
@@ -292,14 +293,29 @@ async function verifiedCopy(port: number, name: string): Promise<string> {
   return text;
 }
 
-/** waits until our Knot secondary serves the zone at our primary's serial */
-async function oursCaughtUp(): Promise<void> {
-  const serial = (await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, ZONE)).serial;
+/** waits until our Knot secondary serves the zone (or the parent) at our primary's serial */
+async function oursCaughtUp(zone = ZONE): Promise<void> {
+  const serial = (await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, zone)).serial;
   await waitFor(
-    `our secondary at serial ${serial}`,
-    async () => ((await servedSerial(ours.port, ZONE)) === serial ? true : undefined),
+    `our secondary at serial ${serial} of ${zone}`,
+    async () => ((await servedSerial(ours.port, zone)) === serial ? true : undefined),
     30_000,
   );
+}
+
+/** a DS RDATA as one string: tag, algorithm, digest type, the digest in upper case without dig's spaces */
+const dsText = (rdata: string) => {
+  const f = rdata.trim().split(/\s+/);
+  return `${f[0]} ${f[1]} ${f[2]} ${f.slice(3).join('').toUpperCase()}`;
+};
+
+/** the zone's DS RRset as the parent's server (our Knot secondary, which serves the parent) answers it */
+async function servedParentDs(): Promise<string[]> {
+  const answer = await dig(['@127.0.0.1', '-p', String(ours.port), '+norec', `${ZONE}.`, 'DS']);
+  return records(answer)
+    .filter((r) => r.type === 'DS')
+    .map((r) => dsText(r.rdata))
+    .sort();
 }
 
 /** waits until the other provider's secondary serves the signer's serial */
@@ -376,6 +392,10 @@ test('a DNSKEY given by value must be a zone key of the zone’s algorithm; a se
   const both = await add({ fetchFrom: '127.0.0.1', dnskeys: [otherAlgorithm] });
   expect(both.errors?.[0].extensions?.code).toBe('INVALID_INPUT');
   expect((await statusOf()).foreignKeys).toEqual([]);
+  // our DS may not leave the parent without a KSK of another signer's there: the zone would be insecure
+  const alone = await app.gql(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { zone } }`, { z: ZONE });
+  expect(alone.errors?.[0].extensions?.code).toBe('DNSSEC_NO_FOREIGN_KSK');
+  expect(alone.errors?.[0].extensions?.details).toEqual([expect.objectContaining({ field: 'zone', code: 'DNSSEC_NO_FOREIGN_KSK' })]);
 });
 
 test('moving a signed zone with another signer: both copies verify, the parent holds both DS, a validator switching providers never fails', async () => {
@@ -615,7 +635,7 @@ test('the other signer rolls its ZSK: its pre-published key is in our DNSKEY RRs
   }
 }, 90_000);
 
-test('moving the signed zone out to the other signer: both DS, their server alone, our DS gone, our keys deleted there, the zone unsigned here', async () => {
+test('moving the signed zone out to the other signer: both DS, their server alone, our DS withdrawn from the parent held here, our keys deleted there, the zone unsigned here', async () => {
   expect(moveOut).toBeDefined();
   const { ourDs, theirDs, ourTags, theirZsk } = moveOut!;
   const control = (args: string[]) => run(findBinary('unbound-control'), ['-c', join(unbound!.dir, 'unbound.conf'), ...args]);
@@ -667,17 +687,63 @@ test('moving the signed zone out to the other signer: both DS, their server alon
   expect(polled.failures).toEqual([]);
   await proven(unbound!, theirZsk);
 
-  // 4. (the NS TTL and DS TTL waited) our DS leaves the parent: a resolver whose anchor is their DS alone, asking
-  // their server. The parent held here keeps our DS while the zone is signed here (it is written from our keys);
-  // its DS RRset is the anchor given to the resolver, which is what a parent elsewhere would serve.
+  // 4. (the NS TTL and DS TTL waited) our DS leaves the parent, while the zone is still signed here: the parent
+  // held here (signed from now on, served by our secondary) holds their DS alone at once, and our CDS names their
+  // KSK alone. A validating resolver anchored at the PARENT's DS (not the child's) asks their server every 100 ms
+  // from before the call to the end; it reaches the zone through the DS the parent serves.
+  await gqlOk(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: PARENT });
+  const parentAnchor = (await gqlOk(`query($z: String) { domain(name: $z) { dnssec { ds } } }`, { z: PARENT })).domain.dnssec.ds.find(
+    (ds: string) => ds.split(' ')[2] === '2',
+  );
+  await oursCaughtUp(PARENT);
+  expect(await servedParentDs()).toEqual([ourDs, theirDs].map(dsText).sort());
   await unbound!.stop();
   unbound = await startUnbound({
-    trustAnchors: [{ zone: ZONE, ds: [theirDs] }],
-    stubs: [{ zone: ZONE, port: theirs!.port }],
-    cacheMaxTtl: 60,
+    trustAnchors: [{ zone: PARENT, ds: [parentAnchor] }],
+    stubs: [
+      { zone: PARENT, port: ours.port },
+      { zone: ZONE, port: theirs!.port },
+    ],
   });
   await proven(unbound, theirZsk);
   poller = pollValidator(unbound, `www.${ZONE}`);
+  // without a KSK of the other signer the call is refused (the parent would be left with no DS); here it has one
+  const dsEvents = async () =>
+    (await gqlOk(`query { events(limit: 1000, types: ["dnssec.ds_updated"]) { events { zone data } } }`)).events.events.filter(
+      (e: { zone: string }) => e.zone === ZONE,
+    );
+  const eventsBefore = (await dsEvents()).length;
+  const withdrawn = (await gqlOk(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { ds dsWithdrawnAt } }`, { z: ZONE }))
+    .withdrawDnssecDs;
+  expect(withdrawn.ds).toEqual([]);
+  expect(withdrawn.dsWithdrawnAt).not.toBeNull();
+  expect(await parentDs()).toEqual([theirDs]);
+  // (the feed shows an event once every older transaction has ended: waited for)
+  const ds = await waitFor(
+    'the dnssec.ds_updated event',
+    async () => {
+      const fresh = (await dsEvents()).slice(eventsBefore);
+      return fresh.length ? fresh : undefined;
+    },
+    10_000,
+    100,
+  );
+  expect(ds.map((e: any) => ({ ds: e.data.ds, removed: e.data.removed, added: e.data.added }))).toEqual([
+    { ds: [theirDs], removed: [ourDs], added: [] },
+  ]);
+  const withdrawnCopy = await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, ZONE);
+  expect(apexTags(withdrawnCopy.text, 'CDS')).toEqual([Number(theirDs.split(' ')[0])]);
+  // our keys and signatures stay: a resolver still holding our DS keeps validating our copy
+  expect(apexTags(withdrawnCopy.text, 'DNSKEY')).toEqual(all);
+  // its reverse brings our DS back beside theirs; withdrawn again
+  const restored = (await gqlOk(`mutation($z: String!) { restoreDnssecDs(zone: $z) { ds dsWithdrawnAt } }`, { z: ZONE })).restoreDnssecDs;
+  expect(restored.dsWithdrawnAt).toBeNull();
+  expect(await parentDs()).toEqual([ourDs, theirDs].sort());
+  await gqlOk(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { zone } }`, { z: ZONE });
+  expect(await parentDs()).toEqual([theirDs]);
+  await Promise.all([oursCaughtUp(), oursCaughtUp(PARENT)]);
+  expect(await servedParentDs()).toEqual([dsText(theirDs)]);
+  await verifiedCopy(ours.port, 'out-withdrawn');
 
   // 5. our keys deleted at the other signer: its DNSKEY RRset is its own keys alone, at its server too
   for (const tag of ourTags) await signer!.keymgr(['delete', String(tag)]);
@@ -695,10 +761,14 @@ test('moving the signed zone out to the other signer: both DS, their server alon
   const finalCopy = await verifiedCopy(theirs!.port, 'out-final');
   expect(apexTags(finalCopy, 'DNSKEY')).toEqual(signer!.tags);
 
-  // 6. the zone leaves Zonekeeper: unsigned here (their keys go with ours), and still proven at the other provider
+  // 6. the zone leaves Zonekeeper: unsigned here (their keys go with ours); the parent here keeps their DS (our DS
+  // was withdrawn, theirs remains), and the zone is still proven through the parent at the other provider
   await gqlOk(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { enabled } }`, { z: ZONE });
   expect((await statusOf()).foreignKeys).toEqual([]);
-  // the resolver's caches emptied: it reads their DNSKEY RRset of their keys alone, and goes on asking for a second
+  expect(await parentDs()).toEqual([theirDs]);
+  await oursCaughtUp(PARENT);
+  expect(await servedParentDs()).toEqual([dsText(theirDs)]);
+  // the resolver's caches emptied: it reads the parent's DS and their DNSKEY RRset again, and goes on asking for a second
   await unbound.flush();
   await proven(unbound, theirZsk);
   await new Promise((resolve) => setTimeout(resolve, 1000));

@@ -142,3 +142,20 @@ it('multi-signer (RFC 8901 §8): the other signer’s KSK beside ours, not its Z
   expect(publishedCds(ZONE, [ksk, zsk, key(5, 'KSK', 'generated')], 3600, false, foreign)).toEqual([]);
   expect(publishedCds(ZONE, [ksk, zsk], 3600, true, foreign).map((r) => r.rdata)).toEqual(['0 0 0 00', CDNSKEY_DELETE]);
 });
+
+it('multi-signer, our DS withdrawn (moving out): the other signer’s KSKs alone, signed or disabling; ours again without one of theirs', () => {
+  const ksk = key(1, 'KSK', 'active');
+  const zsk = key(2, 'ZSK', 'active');
+  const theirKsk = key(3, 'KSK', 'active');
+  const theirZsk = key(4, 'ZSK', 'active');
+  const foreign = [theirKsk, theirZsk].map((k) => ({ dnskey: k.dnskey, flags: k.role === 'KSK' ? 257 : 256 }));
+  const records = publishedCds(ZONE, [ksk, zsk], 3600, false, foreign, true);
+  expect(tags(records, 'CDS')).toEqual([theirKsk.keyTag]);
+  const all = [ksk, zsk, theirKsk, theirZsk];
+  expect(cdnskeyTags(all, records)).toEqual([theirKsk.keyTag]);
+  expect(knotSubmissionErrors(all, records)).toEqual([]);
+  // unsigned here next: their DS stays wanted, no DS-delete (RFC 8078 §4 would take theirs away too)
+  expect(publishedCds(ZONE, [ksk, zsk], 3600, true, foreign, true)).toEqual(records);
+  // without a KSK of theirs the flag asks nothing of the parent: ours, as before
+  expect(tags(publishedCds(ZONE, [ksk, zsk], 3600, false, foreign.slice(1), true), 'CDS')).toEqual([ksk.keyTag]);
+});

@@ -1233,6 +1233,7 @@ export type DnssecFieldsFragment = {
   ds: Array<string>;
   dnskeys: Array<string>;
   disableAt: string | null;
+  dsWithdrawnAt: string | null;
   parentDs: {
     inZonekeeper: boolean;
     waitingFor: string;
@@ -1287,6 +1288,7 @@ export type ZoneDnssecQuery = {
       ds: Array<string>;
       dnskeys: Array<string>;
       disableAt: string | null;
+      dsWithdrawnAt: string | null;
       parentDs: {
         inZonekeeper: boolean;
         waitingFor: string;
@@ -1341,6 +1343,7 @@ export type EnableDnssecMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1395,6 +1398,7 @@ export type DisableDnssecMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1448,6 +1452,7 @@ export type ConfirmDnssecDsRemovedMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1502,6 +1507,7 @@ export type RollDnssecKeyMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1556,6 +1562,7 @@ export type RollDnssecAlgorithmMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1609,6 +1616,7 @@ export type AddForeignDnskeysMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1663,6 +1671,115 @@ export type RemoveForeignDnskeyMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
+  };
+};
+
+export type WithdrawDnssecDsMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type WithdrawDnssecDsMutation = {
+  withdrawDnssecDs: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    disableAt: string | null;
+    dsWithdrawnAt: string | null;
+    parentDs: {
+      inZonekeeper: boolean;
+      waitingFor: string;
+      seenAt: string | null;
+      checkedAt: string | null;
+      lastCheck: {
+        at: string;
+        confirmed: boolean;
+        servers: Array<{ server: string; ok: boolean; ds: Array<string>; error: string | null }>;
+      } | null;
+    } | null;
+    keys: Array<{
+      id: string;
+      keyTag: number;
+      role: string;
+      algorithm: string;
+      state: string;
+      createdAt: string;
+      activeAt: string | null;
+      retiredAt: string | null;
+      removedAt: string | null;
+      nextEvent: string | null;
+      nextEventAt: string | null;
+    }>;
+    algorithmRoll: { from: DnssecAlgorithm; to: DnssecAlgorithm; step: DnssecAlgorithmRollStep; nextStepAt: string | null } | null;
+    foreignKeys: Array<{
+      id: string;
+      role: string;
+      keyTag: number;
+      algorithm: string;
+      dnskey: string;
+      ds: Array<string>;
+      source: string;
+      fetchedFrom: string | null;
+    }>;
+  };
+};
+
+export type RestoreDnssecDsMutationVariables = Exact<{
+  zone: string;
+}>;
+
+export type RestoreDnssecDsMutation = {
+  restoreDnssecDs: {
+    zone: string;
+    enabled: boolean;
+    state: string;
+    denial: DnssecDenial | null;
+    nsec3Iterations: number | null;
+    nsec3OptOut: boolean | null;
+    ds: Array<string>;
+    dnskeys: Array<string>;
+    disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -1716,6 +1833,7 @@ export type ConfirmDnssecDsPublishedMutation = {
     ds: Array<string>;
     dnskeys: Array<string>;
     disableAt: string | null;
+    dsWithdrawnAt: string | null;
     parentDs: {
       inZonekeeper: boolean;
       waitingFor: string;
@@ -2578,6 +2696,7 @@ export const DnssecFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5090,6 +5209,7 @@ export const ZoneDnssecDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5230,6 +5350,7 @@ export const EnableDnssecDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5380,6 +5501,7 @@ export const DisableDnssecDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5520,6 +5642,7 @@ export const ConfirmDnssecDsRemovedDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5670,6 +5793,7 @@ export const RollDnssecKeyDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5820,6 +5944,7 @@ export const RollDnssecAlgorithmDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -5960,6 +6085,7 @@ export const AddForeignDnskeysDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -6106,6 +6232,7 @@ export const RemoveForeignDnskeyDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },
@@ -6198,6 +6325,288 @@ export const RemoveForeignDnskeyDocument = {
     },
   ],
 } as unknown as DocumentNode<RemoveForeignDnskeyMutation, RemoveForeignDnskeyMutationVariables>;
+export const WithdrawDnssecDsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'WithdrawDnssecDs' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'withdrawDnssecDs' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<WithdrawDnssecDsMutation, WithdrawDnssecDsMutationVariables>;
+export const RestoreDnssecDsDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'mutation',
+      name: { kind: 'Name', value: 'RestoreDnssecDs' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'restoreDnssecDs' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'zone' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'DnssecFields' } }] },
+          },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'DnssecFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'Dnssec' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'zone' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'denial' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3Iterations' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'nsec3OptOut' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'parentDs' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'inZonekeeper' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'waitingFor' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'seenAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'lastCheck' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'confirmed' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'servers' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'server' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ok' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'error' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'keys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'state' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'activeAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'retiredAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'removedAt' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEvent' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextEventAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'algorithmRoll' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'from' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'to' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'step' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'nextStepAt' } },
+              ],
+            },
+          },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'foreignKeys' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'role' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'keyTag' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'algorithm' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'dnskey' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                { kind: 'Field', name: { kind: 'Name', value: 'fetchedFrom' } },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<RestoreDnssecDsMutation, RestoreDnssecDsMutationVariables>;
 export const ConfirmDnssecDsPublishedDocument = {
   kind: 'Document',
   definitions: [
@@ -6246,6 +6655,7 @@ export const ConfirmDnssecDsPublishedDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'ds' } },
           { kind: 'Field', name: { kind: 'Name', value: 'dnskeys' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disableAt' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'dsWithdrawnAt' } },
           {
             kind: 'Field',
             name: { kind: 'Name', value: 'parentDs' },

@@ -142,17 +142,19 @@ export function registerDnssecCommands(program: Command): void {
       );
     });
   // multi-signer (RFC 8901 model 2): the other signer's DNSKEYs, to move a signed zone in or out (docs/dnssec.md)
-  const FOREIGN_FIELDS = 'zone dnskeys ds foreignKeys { id role keyTag algorithm dnskey ds source fetchedFrom createdAt }';
+  const FOREIGN_FIELDS = 'zone dnskeys ds dsWithdrawnAt foreignKeys { id role keyTag algorithm dnskey ds source fetchedFrom createdAt }';
   const printForeign = (status: {
     zone: string;
     dnskeys: string[];
     ds: string[];
+    dsWithdrawnAt: string | null;
     foreignKeys: { id: string; role: string; keyTag: number; algorithm: string; dnskey: string; ds: string[]; source: string }[];
   }) => {
     if (program.opts().json) return print(program, status);
     process.stdout.write(`ours (publish these at the other signer):\n`);
     for (const dnskey of status.dnskeys) process.stdout.write(`${status.zone}. IN DNSKEY ${dnskey}\n`);
     for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
+    if (status.dsWithdrawnAt) process.stdout.write(`our DS withdrawn from the parent since ${status.dsWithdrawnAt}\n`);
     process.stdout.write(`theirs (published here):\n`);
     if (status.foreignKeys.length) print(program, status.foreignKeys, ['id', 'keyTag', 'role', 'algorithm', 'source', 'dnskey']);
     for (const ds of status.foreignKeys.flatMap((k) => k.ds)) process.stdout.write(`DS ${ds}\n`);
@@ -185,6 +187,20 @@ export function registerDnssecCommands(program: Command): void {
         (await gql(`mutation($z: String!, $id: ID!) { removeForeignDnskey(zone: $z, id: $id) { ${FOREIGN_FIELDS} } }`, { z: name, id }))
           .removeForeignDnskey,
       );
+    });
+  dnssec
+    .command('withdraw-ds <zone>')
+    .description(
+      "moving a multi-signer zone out: withdraw the zone's own DS from the parent while it still signs (its CDS names the other signer's KSKs alone; a parent held here follows at once)",
+    )
+    .action(async (name: string) => {
+      printForeign((await gql(`mutation($z: String!) { withdrawDnssecDs(zone: $z) { ${FOREIGN_FIELDS} } }`, { z: name })).withdrawDnssecDs);
+    });
+  dnssec
+    .command('restore-ds <zone>')
+    .description("the reverse of withdraw-ds: the zone's DS is wanted at the parent again, beside the other signer's")
+    .action(async (name: string) => {
+      printForeign((await gql(`mutation($z: String!) { restoreDnssecDs(zone: $z) { ${FOREIGN_FIELDS} } }`, { z: name })).restoreDnssecDs);
     });
   dnssec
     .command('events <zone>')

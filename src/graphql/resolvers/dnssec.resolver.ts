@@ -130,6 +130,22 @@ export class DnssecResolver {
 
   @Mutation(() => DnssecType, {
     description:
+      'Multi-signer, moving out (docs/dnssec.md, «Moving a signed zone in / out», step 4): the zone withdraws its own DS while it still signs. Its CDS/CDNSKEY name the other signer’s KSKs alone (RFC 7344, RFC 8078); its DNSKEYs and signatures stay, so resolvers still holding its DS keep validating; a parent held here holds the other signer’s DS alone at once (dnssec.ds_updated), and keeps it when the zone is then unsigned here. Refused (409 DNSSEC_NO_FOREIGN_KSK) when the zone holds no KSK of the other signer: the parent would be left with no DS.',
+  })
+  withdrawDnssecDs(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.withdrawDs(ctx, zone);
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
+      'The reverse of withdrawDnssecDs: the zone’s DS is wanted at the parent again, beside the other signer’s (CDS/CDNSKEY name both; a parent held here holds both DS).',
+  })
+  restoreDnssecDs(@Arg('zone') zone: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.dnssec.restoreDs(ctx, zone);
+  }
+
+  @Mutation(() => DnssecType, {
+    description:
       'Stops signing the zone (RFC 8078): it publishes the DS-delete CDS/CDNSKEY and stays signed (state disabling) until the parent’s DS is gone (removed here when the parent is a Zonekeeper zone; otherwise seen gone at DNSSEC_PARENT_DS_SERVERS, or confirmDnssecDsRemoved), then every signer record leaves in one serial step and the keys are destroyed. force: that last step now; a parent that still holds the DS then makes the zone bogus.',
   })
   disableDnssec(

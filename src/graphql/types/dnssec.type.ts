@@ -306,6 +306,13 @@ export class DnssecType {
 
   @Field(() => Date, {
     nullable: true,
+    description:
+      'Multi-signer, moving out: when the zone withdrew its own DS from the parent (withdrawDnssecDs); null: it wants it there. While set, the CDS/CDNSKEY name the other signer’s KSKs alone, a parent held here holds their DS alone, and `ds` is empty.',
+  })
+  dsWithdrawnAt!: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
     description: 'Disabling: when the zone goes unsigned (null while the parent still serves its DS).',
   })
   disableAt!: Date | null;

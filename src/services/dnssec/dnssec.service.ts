@@ -44,6 +44,7 @@ import {
   MAX_FOREIGN_KEYS,
   parseForeignDnskey,
   removeForeignKey,
+  setOwnDsWithdrawn,
 } from './foreign-keys';
 import { foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
 
@@ -91,6 +92,11 @@ export interface DnssecStatus {
    * beside `dnskeys`; its KSKs' DS belong at the parent beside `ds`, and the CDS/CDNSKEY name them
    */
   foreignKeys: ForeignKeyInfo[];
+  /**
+   * multi-signer, moving out: when the zone withdrew its own DS (withdrawDnssecDs; null: it wants it at the
+   * parent). Its CDS/CDNSKEY then name the other signer's KSKs alone, and `ds` is empty
+   */
+  dsWithdrawnAt: Date | null;
 }
 
 /** what adds the other signer's keys: their DNSKEYs by value, or the address of its server to ask */
@@ -320,6 +326,26 @@ export class DnssecService {
     return this.statusOf(ctx.db, domain);
   }
 
+  /**
+   * Moving a multi-signer zone out (foreign-keys.ts, setOwnDsWithdrawn): the zone's own DS leaves the parent
+   * while it still signs; its CDS/CDNSKEY name the other signer's KSKs alone, and a parent held here holds
+   * their DS alone. Refused without a KSK of the other signer (DNSSEC_NO_FOREIGN_KSK).
+   */
+  async withdrawDs(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
+    await setOwnDsWithdrawn(ctx.db, this.settings, ctx.principal, domain, true);
+    return this.statusOf(ctx.db, domain);
+  }
+
+  /** the reverse of `withdrawDs`: the zone's DS is wanted at the parent again, beside the other signer's */
+  async restoreDs(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
+    const domain = await this.domains.get(ctx, { name: zoneName });
+    requireDnssecControl(ctx, domain.name);
+    await setOwnDsWithdrawn(ctx.db, this.settings, ctx.principal, domain, false);
+    return this.statusOf(ctx.db, domain);
+  }
+
   /** the operator's word that the parent (outside Zonekeeper) serves the zone's DS (enabled, or a KSK roll's new DS) */
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
@@ -369,8 +395,9 @@ export class DnssecService {
       nsec3Iterations: policy?.denial === 'nsec3' ? policy.nsec3Iterations : null,
       nsec3OptOut: policy?.denial === 'nsec3' ? policy.nsec3OptOut : null,
       keys: keys.map(keyInfo),
-      // a zone disabling asks the parent for no DS (its CDS says delete)
-      ds: policy?.state === 'disabling' ? [] : ds,
+      // a zone disabling asks the parent for no DS (its CDS says delete), nor one that withdrew its DS (its CDS
+      // names the other signer's KSKs alone)
+      ds: policy?.state === 'disabling' || policy?.dsWithdrawnAt ? [] : ds,
       dnskeys: live.map((k) => k.dnskey),
       disableAt: policy?.disableAt ?? null,
       parentDs: policy
@@ -385,6 +412,7 @@ export class DnssecService {
         : null,
       algorithmRoll: roll ? { from: roll.from.name, to: roll.to.name, step: roll.step, nextStepAt: roll.nextStepAt } : null,
       foreignKeys: foreign.map((key) => foreignKeyInfo(zone.name, key)),
+      dsWithdrawnAt: policy?.dsWithdrawnAt ?? null,
     };
   }
 }

@@ -18,14 +18,14 @@
  */
 import type { Principal } from '../../auth/principal';
 import { parseServerAddress, type Settings } from '../../config/settings';
-import type { Database } from '../../db/pool';
+import type { Database, Sql } from '../../db/pool';
 import { algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { DNSKEY_FLAG_SEP, DNSKEY_FLAG_ZONE, dnskeyTag } from '../../dns/dnssec/keys';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { authoritativeRecords, serverName } from '../../dns-client/dns-client';
 import { DomainError } from '../../errors/catalogue';
 import type { Logger } from '../../logger';
-import { keysOfZone } from '../../repositories/dnssec';
+import { dsWithdrawnOf, keysOfZone, parentZoneOf, scheduleDsCheck, setDsSeen, setDsWithdrawn } from '../../repositories/dnssec';
 import {
   declinedForeignKeys,
   deleteForeignKey,
@@ -242,6 +242,7 @@ export async function removeForeignKey(
     // one read from a server is declined, not forgotten: the worker's next reading must not add it back
     const key = await deleteForeignKey(sql, change.zone.id, id, true);
     if (!key) throw DomainError.notFound('DNSSEC_FOREIGN_KEY_NOT_FOUND', 'id');
+    await keepOwnDsIfAlone(sql, change.zone.id);
     change.signKeys();
     await change.commit();
     await appendEvent(sql, {
@@ -364,6 +365,7 @@ async function followForeignKeys(
       if (deleted) removed.push(deleted);
     }
     const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
+    await keepOwnDsIfAlone(sql, change.zone.id);
     change.signKeys();
     await change.commit();
     await appendEvent(sql, {
@@ -374,6 +376,76 @@ async function followForeignKeys(
         refreshedFrom: server,
       },
     });
+    return true;
+  });
+  if (changed) await afterForeignChange(db, settings, zone);
+  return changed;
+}
+
+/**
+ * A zone that withdrew its own DS keeps that only while it holds a KSK of the other signer: with the last one
+ * gone, its DS is wanted at the parent again (the CDS names our KSK; a parent here gets our DS back), so the
+ * parent is never left with no DS (insecure).
+ */
+async function keepOwnDsIfAlone(sql: Sql, domainId: number): Promise<void> {
+  if (!(await dsWithdrawnOf(sql, domainId))) return;
+  if ((await foreignKeysOfZone(sql, domainId)).some((k) => k.flags & DNSKEY_FLAG_SEP)) return;
+  await setDsWithdrawn(sql, domainId, null);
+}
+
+const dsWithdrawnRefused = (code: 'DNSSEC_NO_FOREIGN_KSK' | 'DNSSEC_ROLL_IN_PROGRESS', message: string) =>
+  new DomainError(code, message, [{ field: 'zone', code, message }]);
+
+/**
+ * Moving a multi-signer zone out (docs/dnssec.md «Moving a signed zone in / out», step 4): the zone withdraws
+ * its own DS while it still signs. `withdraw`: its CDS/CDNSKEY name the other signer's KSKs alone (RFC 7344 §4.1,
+ * RFC 8078: the DS RRset the parent should hold), our DNSKEYs and signatures stay (a resolver still holding our
+ * DS keeps validating), and a parent held here follows at once: its DS RRset is theirs alone (`dnssec.ds_updated`).
+ * Refused (DNSSEC_NO_FOREIGN_KSK) when the zone holds no KSK of the other signer: the parent would be left with no
+ * DS, the zone insecure; and while a roll of our KSK or of the algorithm runs (its DS is the parent's business
+ * then). `restore`: the reverse; the CDS names both again and a parent here holds both DS; a parent elsewhere is
+ * awaited (DS_PUBLICATION). One key step (the apex's CDS/CDNSKEY and their RRSIGs); nothing when the zone is so
+ * already. Answers whether it changed.
+ */
+export async function setOwnDsWithdrawn(
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { id: number; name: string },
+  withdraw: boolean,
+): Promise<boolean> {
+  const changed = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    const policy = change.zone.dnssec;
+    if (!policy) throw notSigned();
+    if (policy.state === 'disabling') throw disabling();
+    change.requireLock();
+    const sql = change.connection;
+    if ((await dsWithdrawnOf(sql, change.zone.id)) === withdraw) return false;
+    const parentHere = !!(await parentZoneOf(sql, change.zone.name));
+    if (withdraw) {
+      const theirs = (await foreignKeysOfZone(sql, change.zone.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP);
+      if (!theirs.length)
+        throw dsWithdrawnRefused(
+          'DNSSEC_NO_FOREIGN_KSK',
+          `zone: ${change.zone.name} holds no KSK of another signer (addForeignDnskeys): withdrawing its DS would leave the parent none, the zone insecure`,
+        );
+      const own = await keysOfZone(sql, change.zone.id);
+      if (own.some((k) => k.role !== 'ZSK' && k.state !== 'active' && k.state !== 'removed'))
+        throw dsWithdrawnRefused(
+          'DNSSEC_ROLL_IN_PROGRESS',
+          `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`,
+        );
+      await setDsWithdrawn(sql, change.zone.id, new Date());
+    } else {
+      await setDsWithdrawn(sql, change.zone.id, null);
+      // a parent elsewhere must be given our DS again: the zone waits for it (its servers asked, when set)
+      if (!parentHere) {
+        await setDsSeen(sql, change.zone.id, null);
+        if (settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, new Date());
+      }
+    }
+    change.signKeys();
+    await change.commit();
     return true;
   });
   if (changed) await afterForeignChange(db, settings, zone);

@@ -32,6 +32,7 @@ import {
   deleteSigning,
   dsAtParent,
   dsTtlAtParent,
+  dsWithdrawnOf,
   insertKey,
   keysOfZone,
   maxTtlOfZone,
@@ -83,6 +84,11 @@ export async function startRoll(
       ]);
     if (change.zone.dnssec.state === 'disabling') throw disablingError();
     change.requireLock();
+    // a zone that withdrew its DS (multi-signer, moving out) has no DS of ours at the parent to roll
+    if (role === 'KSK' && (await dsWithdrawnOf(change.connection, change.zone.id))) {
+      const message = `role: ${change.zone.name} withdrew its DS from the parent (withdrawDnssecDs); restoreDnssecDs before rolling its KSK`;
+      throw new DomainError('DNSSEC_DS_WITHDRAWN', message, [{ field: 'role', code: 'DNSSEC_DS_WITHDRAWN', message }]);
+    }
     const keys = await keysOfZone(change.connection, change.zone.id);
     const work = await beginRoll(change, settings, keys, role, new Date(), 'rolled-by-hand');
     // undefined: a roll of that kind runs already (false: the step needs nothing of the parent)
@@ -438,12 +444,14 @@ async function writeParentDs(
   const owner = work.child.slice(0, -(parent.name.length + 1));
   const [child] = await zonesByName(db, [work.child]);
   // multi-signer (RFC 8901 §8): the parent holds the other signer's KSKs' DS beside ours, as our CDS names them,
-  // for as long as the zone is signed here (an empty set takes the zone's DS away: the zone goes unsigned)
-  const theirs =
-    child && work.ds.length
-      ? (await foreignKeysOfZone(db, child.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP).map((k) => dsRecordsOf(work.child, k)[0])
-      : [];
-  const ds = [...work.ds, ...theirs.filter((rdata) => !work.ds.includes(rdata))];
+  // for as long as the zone is signed here (an empty set takes the zone's DS away: the zone goes unsigned). A
+  // zone that withdrew its own DS (withdrawDnssecDs: moving out) leaves the parent theirs alone, as its CDS
+  // says, and keeps them there when it is unsigned (only our DS goes): the zone stays secure by their chain.
+  const foreignKsks = child ? (await foreignKeysOfZone(db, child.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP) : [];
+  const withdrawn = !!child && foreignKsks.length > 0 && (await dsWithdrawnOf(db, child.id));
+  const theirs = work.ds.length || withdrawn ? foreignKsks.map((k) => dsRecordsOf(work.child, k)[0]) : [];
+  const ours = withdrawn ? [] : work.ds;
+  const ds = [...ours, ...theirs.filter((rdata) => !ours.includes(rdata))];
   // answers the DS RRset's TTL (the parent's SOA TTL for a new one): how long resolvers may cache it
   return changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
     const ttl = current0Ttl(change.zone.sameOwner, owner) ?? change.zone.soa.ttl;

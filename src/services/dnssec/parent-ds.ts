@@ -71,12 +71,16 @@ export function dsPresent(zone: string, keys: readonly Pick<StoredDnssecKey, 'dn
   return keys.length > 0 && keys.every((key) => dsRecordsOf(zone, key).some((d) => have.has(d.toUpperCase())));
 }
 
-/** what a signed zone waits for of its parent now, if anything */
+/**
+ * what a signed zone waits for of its parent now, if anything. A zone that withdrew its own DS (multi-signer,
+ * withdrawDnssecDs) waits for none of it to appear; disabling, for ours to be gone (the other signer's stays).
+ */
 export function awaitedOfParent(
-  policy: { state: 'signed' | 'disabling'; dsSeenAt: Date | null; disableAt: Date | null },
+  policy: { state: 'signed' | 'disabling'; dsSeenAt: Date | null; disableAt: Date | null; dsWithdrawnAt?: Date | null },
   keys: readonly StoredDnssecKey[],
 ): 'present' | 'absent' | undefined {
   if (policy.state === 'disabling') return policy.disableAt ? undefined : 'absent';
+  if (policy.dsWithdrawnAt) return undefined;
   if (!policy.dsSeenAt || keys.some((k) => k.nextEvent === 'await-ds')) return 'present';
   return undefined;
 }
@@ -113,7 +117,10 @@ async function checkZone(db: Database, settings: Settings, zone: { id: number; n
   }
   const expectedKeys = want === 'present' ? keys.filter(inParentDs) : [];
   const answers = await Promise.all(servers.map((server) => askDs(server, zone.name, 2000)));
-  const confirmed = answers.every((a) => a.ok && (want === 'present' ? dsPresent(zone.name, expectedKeys, a.ds) : a.ds.length === 0));
+  // gone: no DS at all; a zone that withdrew its own DS (multi-signer), none of ours (the other signer's stays)
+  const ours = new Set(keys.filter((k) => k.role !== 'ZSK').flatMap((k) => dsRecordsOf(zone.name, k).map((d) => d.toUpperCase())));
+  const gone = (served: readonly string[]) => (policy.dsWithdrawnAt ? !served.some((d) => ours.has(d.toUpperCase())) : served.length === 0);
+  const confirmed = answers.every((a) => a.ok && (want === 'present' ? dsPresent(zone.name, expectedKeys, a.ds) : gone(a.ds)));
   const check: DsCheck = {
     at: new Date().toISOString(),
     want,

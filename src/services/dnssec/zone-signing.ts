@@ -40,6 +40,7 @@ import {
   chainNeighbour,
   ChainNeighbours,
   DnssecPolicy,
+  dsWithdrawnOf,
   keysOfZone,
   recordsBelow,
   signerAnswers,
@@ -345,6 +346,11 @@ export async function wholeZoneDiff(
  *
  * A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS `0 0 0 00`, CDNSKEY `0 3 0 AA==`),
  * alone in their RRsets.
+ *
+ * A multi-signer zone that withdrew its own DS (`withdrawn`, withdrawDnssecDs: moving out) names the other
+ * signer's KSKs alone, signed or disabling: the DS RRset a parent following it (RFC 7344 §4.1, RFC 8078) should
+ * hold is theirs, so the zone stays secure through the other signer's chain; a DS-delete would take theirs away
+ * too. Our DNSKEYs stay in the DNSKEY RRset, so a resolver still holding our DS keeps validating.
  */
 export function publishedCds(
   zone: string,
@@ -352,7 +358,10 @@ export function publishedCds(
   ttl: number,
   disabling = false,
   foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'flags'>[] = [],
+  withdrawn = false,
 ): CanonicalRecord[] {
+  const theirs = foreign.filter((key) => key.flags & DNSKEY_FLAG_SEP);
+  if (withdrawn && theirs.length) return cdsOfKeys(zone, theirs, ttl);
   if (disabling)
     return [
       { owner: '@', type: 'CDS', ttl, rdata: CDS_DELETE },
@@ -362,13 +371,16 @@ export function publishedCds(
   if (atParent.some((key) => !isPublished(key))) return [];
   // RFC 8901 §8: in a multi-signer zone the CDS/CDNSKEY name every provider's KSK, so a parent that follows
   // them keeps both DS; the other signer's KSKs are in our DNSKEY RRset, as RFC 9975 §3.1 asks
-  const theirs = foreign.filter((key) => key.flags & DNSKEY_FLAG_SEP);
   if (!atParent.length) return [];
-  return [...atParent, ...theirs].flatMap((key) => [
+  return cdsOfKeys(zone, [...atParent, ...theirs], ttl);
+}
+
+/** one CDS (SHA-256) and one CDNSKEY for each key */
+const cdsOfKeys = (zone: string, keys: readonly Pick<StoredDnssecKey, 'dnskey'>[], ttl: number): CanonicalRecord[] =>
+  keys.flatMap((key) => [
     { owner: '@', type: 'CDS', ttl, rdata: dsRecordsOf(zone, key)[0] },
     { owner: '@', type: 'CDNSKEY', ttl, rdata: key.dnskey },
   ]);
-}
 
 /** RFC 8078 §4: the CDNSKEY that asks the parent to delete the DS RRset */
 export const CDNSKEY_DELETE = '0 3 0 AA==';
@@ -462,13 +474,17 @@ async function signChangeOfZone(change: ChangeToSign, settings: Settings): Promi
   // the other signer's keys (RFC 8901): read where the DNSKEY RRset and the CDS/CDNSKEY are made, a key step or
   // the zone signed whole; an incremental change leaves those RRsets alone and asks nothing more
   let foreign: ForeignDnskey[] = [];
-  const cdsOf = (stored: readonly SigningKeyRow[]) => publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling', foreign);
+  // and whether the zone withdrew its own DS (withdrawDnssecDs), read with them
+  let withdrawn = false;
+  const cdsOf = (stored: readonly SigningKeyRow[]) =>
+    publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling', foreign, withdrawn);
   let stored: SigningKeyRow[];
   let diff: SignerDiff | 'full' = 'full';
   if (plan.mode === 'keys') {
     // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
     stored = await keysOfZone(sql, zone.id);
     foreign = await foreignKeysOfZone(sql, zone.id);
+    withdrawn = foreign.length > 0 && (await dsWithdrawnOf(sql, zone.id));
     const keys = zoneKeysOf(zone.name, stored, vaultOf(settings), foreign);
     const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
     const stepChange = keyStepChange(change, keyRecords);
@@ -492,6 +508,7 @@ async function signChangeOfZone(change: ChangeToSign, settings: Settings): Promi
     if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
     if (diff === 'full') {
       foreign = await foreignKeysOfZone(sql, zone.id);
+      withdrawn = foreign.length > 0 && (await dsWithdrawnOf(sql, zone.id));
       const withForeign = [...keys, ...foreignZoneKeys(zone.name, foreign)];
       diff = await wholeZoneDiff(sql, zone, change, withForeign, denial, window, cdsOf(stored));
     }

@@ -190,6 +190,14 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'delete', path: 'LATER' },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example/foreign-keys/1' },
   }),
+  withdrawDnssecDs: () => ({
+    good: { method: 'post', path: 'LATER' },
+    bad: { method: 'post', path: '/api/domain/dnssec/missing.example/ds-withdrawn' },
+  }),
+  restoreDnssecDs: () => ({
+    good: { method: 'delete', path: 'LATER' },
+    bad: { method: 'delete', path: '/api/domain/dnssec/missing.example/ds-withdrawn' },
+  }),
   disableDnssec: (f) => ({
     good: { method: 'delete', path: `/api/domain/dnssec/${f.zone}` },
     bad: { method: 'delete', path: '/api/domain/dnssec/missing.example' },
@@ -320,6 +328,8 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             'rollDnssecAlgorithm',
             'addForeignDnskeys',
             'removeForeignDnskey',
+            'withdrawDnssecDs',
+            'restoreDnssecDs',
           ].includes(op.operationId) &&
           kind === 'good'
         ) {
@@ -339,7 +349,18 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             rollDnssecAlgorithm: 'algorithm-roll',
             addForeignDnskeys: 'foreign-keys',
             removeForeignDnskey: 'foreign-keys',
+            withdrawDnssecDs: 'ds-withdrawn',
+            restoreDnssecDs: 'ds-withdrawn',
           }[op.operationId as string];
+          if (op.operationId === 'withdrawDnssecDs' || op.operationId === 'restoreDnssecDs') {
+            // the other signer's KSK first: without one the DS may not be withdrawn (DNSSEC_NO_FOREIGN_KSK)
+            await app.http
+              .post(`/api/domain/dnssec/${zone}/foreign-keys`)
+              .set('X-API-Key', ADMIN_KEY)
+              .send({ dnskeys: [FOREIGN_DNSKEY] });
+            if (op.operationId === 'restoreDnssecDs')
+              await app.http.post(`/api/domain/dnssec/${zone}/ds-withdrawn`).set('X-API-Key', ADMIN_KEY).send({});
+          }
           call.path = `/api/domain/dnssec/${zone}/${action}`;
           if (op.operationId === 'removeForeignDnskey') {
             // a foreign key to remove: added first, its id read back
