@@ -6,10 +6,11 @@
 //   node bench/experiments/dnssec-write-cpu.js --other <checkout>  (A/B: that checkout's build, alternating)
 //   options: --rounds N (3), --seconds S (8), --warmup S (2; 20 for steady state: V8 compiles the signed write's
 //   code for longer), --prof (a .cpuprofile per run, summed by function: self and inclusive time per write;
-//   wall-clock samples), --perf (`perf record -e cpu-clock` of the service: CPU-time samples, in bench/.tmp), --cases unsigned,nsec,nsec3, --same-database (every run on the seeded database
-//   itself, as before: each run then finds the dead rows of the runs before it)
+//   wall-clock samples), --perf (`perf record -e cpu-clock` of the service: CPU-time samples, in bench/.tmp),
+//   --cases unsigned,nsec,nsec3, --same-database (every run on the seeded database itself, as before: each run
+//   then finds the dead rows of the runs before it)
 // Seeds a fresh database once (with this checkout's build), then per round and build starts the service
-// (`ROLES=api`, as the bench) on a copy of it (CREATE DATABASE … TEMPLATE), warms it up for 2 s per case, loads
+// (`ROLES=api`, as the bench) on a copy of it (CREATE DATABASE … TEMPLATE), warms it up for --warmup seconds per case, loads
 // each case for S seconds (8 connections over 8 zones) and reads the CPU of the service process and of
 // PostgreSQL's processes from /proc/<pid>/stat. Each run on its own copy finds the same rows, dead rows and
 // statistics: on a server without autovacuum (CI's) every run on one database would leave the next more dead
