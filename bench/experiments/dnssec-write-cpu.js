@@ -4,11 +4,13 @@
 // zones preloaded with 1,000 records), measured as CPU time rather than writes/s, since the machine is shared:
 //   node bench/experiments/dnssec-write-cpu.js                    (after `npm run build`)
 //   node bench/experiments/dnssec-write-cpu.js --other <checkout>  (A/B: that checkout's build, alternating)
-//   options: --rounds N (3), --seconds S (8), --prof (a .cpuprofile per run, summed by function: self and
-//   inclusive time per write), --cases unsigned,nsec,nsec3, --same-database (every run on the seeded database
-//   itself, as before: each run then finds the dead rows of the runs before it)
+//   options: --rounds N (3), --seconds S (8), --warmup S (2; 20 for steady state: V8 compiles the signed write's
+//   code for longer), --prof (a .cpuprofile per run, summed by function: self and inclusive time per write;
+//   wall-clock samples), --perf (`perf record -e cpu-clock` of the service: CPU-time samples, in bench/.tmp),
+//   --cases unsigned,nsec,nsec3, --same-database (every run on the seeded database itself, as before: each run
+//   then finds the dead rows of the runs before it)
 // Seeds a fresh database once (with this checkout's build), then per round and build starts the service
-// (`ROLES=api`, as the bench) on a copy of it (CREATE DATABASE … TEMPLATE), warms it up for 2 s per case, loads
+// (`ROLES=api`, as the bench) on a copy of it (CREATE DATABASE … TEMPLATE), warms it up for --warmup seconds per case, loads
 // each case for S seconds (8 connections over 8 zones) and reads the CPU of the service process and of
 // PostgreSQL's processes from /proc/<pid>/stat. Each run on its own copy finds the same rows, dead rows and
 // statistics: on a server without autovacuum (CI's) every run on one database would leave the next more dead
@@ -31,7 +33,13 @@ const arg = (name, fallback) => {
 };
 const ROUNDS = Number(arg('rounds', 3));
 const SECONDS = Number(arg('seconds', 8));
+// the warm-up before the measured seconds: long enough for V8 to have compiled the write's code (a signed write
+// has more of it, and at half the writes per second takes twice as long to get there)
+const WARMUP = Number(arg('warmup', 2));
 const PROF = process.argv.includes('--prof');
+// --perf: `perf record -e cpu-clock` of the service during the measured seconds (CPU time only: a process
+// descheduled is not sampled, where --prof's wall-clock samples pile up in writev on a loaded machine)
+const PERF = process.argv.includes('--perf');
 const OTHER = arg('other', undefined);
 const SAME_DATABASE = process.argv.includes('--same-database');
 const CASES = arg('cases', 'unsigned,nsec').split(',');
@@ -75,6 +83,14 @@ function summarise(file, writes, top = 30) {
   };
   show('self', self);
   show('inclusive', inclusive);
+}
+
+/** CPU seconds of the PostgreSQL backends connected to `database` (their command line names it) */
+function cpuOfBackends(before, after, database) {
+  let used = 0;
+  const named = new RegExp(`^postgres: (\\S+: )?\\S+ ${database} `);
+  for (const [pid, { cpu, command }] of after) if (named.test(command)) used += cpu - (before.get(pid)?.cpu ?? 0);
+  return used;
 }
 
 async function seed(svc) {
@@ -128,7 +144,11 @@ async function main() {
             logFile,
             main: path.join(build.root, 'dist', 'src', 'main.js'),
             env: { LOG_LEVEL: 'warn', ROLES: 'api' },
-            nodeArgs: PROF ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
+            nodeArgs: PROF
+              ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`]
+              : PERF
+                ? ['--perf-basic-prof', '--interpreted-frames-native-stack']
+                : [],
           });
           const run = (seconds) => {
             const tag = `r${++serial}x`;
@@ -152,10 +172,29 @@ async function main() {
               check: (status) => status === 201,
             });
           };
-          await run(2);
+          await run(WARMUP);
+          const perfFile = path.join(TMP, `perf-${build.name}-${c}-${round}.data`);
+          const perf = PERF
+            ? require('node:child_process').spawn(
+                'perf',
+                ['record', '-e', 'cpu-clock', '-F', '1999', '-g', '-o', perfFile, '-p', String(svc.pid)],
+                {
+                  stdio: 'ignore',
+                },
+              )
+            : undefined;
           const before = processTimes();
           const r = await run(SECONDS);
-          const cpu = cpuBetween(before, processTimes(), svc.pid);
+          if (perf) {
+            perf.kill('SIGINT');
+            await new Promise((resolve) => perf.once('exit', resolve));
+          }
+          const after = processTimes();
+          const cpu = cpuBetween(before, after, svc.pid);
+          // the backends of this run's database alone: the machine's other PostgreSQL work (other helpers'
+          // benchmarks and tests on the same server) is not this write's; the server's shared processes (WAL
+          // writer, checkpointer) are left out with it
+          const ownBackends = cpuOfBackends(before, after, runDb);
           if (r.bad || r.errors) throw new Error(`${c}: ${r.bad} bad answers (${r.badExample ?? 'connection errors'})`);
           const line = {
             build: build.name,
@@ -163,12 +202,13 @@ async function main() {
             round,
             rps: r.rps,
             service: (1000 * cpu.service) / r.requests,
-            postgres: (1000 * cpu.postgres) / r.requests,
+            postgres: (1000 * ownBackends) / r.requests,
+            postgresAll: (1000 * cpu.postgres) / r.requests,
             requests: r.requests,
           };
           results.push(line);
           console.log(
-            `${build.name.padEnd(5)} ${c.padEnd(8)} round ${round}: ${r.rps.toFixed(0)} writes/s, CPU per write: service ${line.service.toFixed(3)} ms, PostgreSQL ${line.postgres.toFixed(3)} ms`,
+            `${build.name.padEnd(5)} ${c.padEnd(8)} round ${round}: ${r.rps.toFixed(0)} writes/s, CPU per write: service ${line.service.toFixed(3)} ms, PostgreSQL ${line.postgres.toFixed(3)} ms (every PostgreSQL process: ${line.postgresAll.toFixed(3)} ms)`,
           );
           await svc.stop();
           svc = undefined;
@@ -193,7 +233,7 @@ async function main() {
       const rs = results.filter((r) => r.build === build.name && r.case === c);
       const mean = (k) => rs.reduce((s, r) => s + r[k], 0) / rs.length;
       console.log(
-        `${build.name.padEnd(5)} ${c.padEnd(8)} service ${mean('service').toFixed(3)}  PostgreSQL ${mean('postgres').toFixed(3)}  (${rs.map((r) => r.service.toFixed(3)).join(', ')})`,
+        `${build.name.padEnd(5)} ${c.padEnd(8)} service ${mean('service').toFixed(3)}  PostgreSQL ${mean('postgres').toFixed(3)} (every PostgreSQL process ${mean('postgresAll').toFixed(3)})  (${rs.map((r) => r.service.toFixed(3)).join(', ')})`,
       );
     }
 }

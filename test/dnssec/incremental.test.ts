@@ -30,7 +30,9 @@ import { fromBase32hex } from '../../src/dns/dnssec/nsec3-hash';
 import { Denial, dnskeyRecords, signZone, ZoneKey } from '../../src/dns/dnssec/zone-signer';
 import { nameLabels, ownerToFqdn } from '../../src/dns/name';
 import { CanonicalRecord } from '../../src/dns/record';
-import { RRSIG } from '../../src/dns/record-types/signer-types';
+import { RRSIG, rrsigTextHead, rrsigTextHeadOnce } from '../../src/dns/record-types/signer-types';
+import { getServedRecordType } from '../../src/dns/record-types';
+import { rdataToWire } from '../../src/dns/wire';
 import { renderZoneFile } from '../../src/dns/zone-file';
 
 const run = promisify(execFile);
@@ -378,4 +380,40 @@ describe.each<[string, Denial]>([
     await run('dnssec-verify', ['-o', ZONE, file]);
     expect((await run('ldns-verify-zone', [file])).stdout).toMatch(/Zone is verified and complete/);
   });
+});
+
+it("the SOA's canonical RDATA, kept per zone without its serial, is the one its text parses to", () => {
+  const soa = getServedRecordType('SOA')!;
+  const texts = [
+    ['Ex.COM', 'NS1.Ex.COM. HostMaster.ex.com. 1 7200 3600 1209600 300'],
+    ['ex.com', 'ns1 hostmaster 4294967295 1 2 3 4'],
+    ['ex.com', 'ns1.ex.com. h\\.m.ex.com. 2026112601 7200 3600 1209600 300'],
+    ['ex.com', 'ns1.ex.com. h.ex.com. 5 1h 3600 1209600 300'],
+  ];
+  for (const [zone, text] of texts)
+    for (const serial of [0, 1, 2026112602, 4294967295]) {
+      const rdata = text.replace(/^(\S+ \S+ )\d+/, `$1${serial}`);
+      const parsed = soa.parse(rdata, zone);
+      if (!parsed.ok) throw new Error(`${rdata} does not parse`);
+      const expected = rdataToWire(soa, parsed.value, { canonical: true });
+      // twice: the second from the kept form
+      for (let i = 0; i < 2; i++) expect(canonicalRdata(zone, { owner: '@', type: 'SOA', ttl: 300, rdata }).equals(expected)).toBe(true);
+    }
+});
+
+it("a signed write's RRSIG text, made for it alone, is the one the shared heads give", () => {
+  for (const expiration of [0, 1_700_000_000, 4_294_967_295])
+    for (const typeCovered of [1, 6, 47, 50]) {
+      const fields = {
+        typeCovered,
+        algorithm: 13,
+        labels: 3,
+        originalTtl: 3600,
+        expiration,
+        inception: 1_700_000_000 - 3600,
+        keyTag: 12345,
+        signer: 'ex.com.',
+      };
+      expect(rrsigTextHeadOnce(fields)).toBe(rrsigTextHead(fields));
+    }
 });

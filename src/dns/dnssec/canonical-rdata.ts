@@ -24,9 +24,46 @@ function addressWire(record: CanonicalRecord): Buffer | undefined {
   return undefined;
 }
 
+/**
+ * The SOA (RFC 1035 §3.3.13) of a signed zone changes with every write, and only in its serial: its canonical
+ * RDATA (the two names lower-cased, RFC 4034 §6.2, then five 32-bit numbers) is kept per zone and text with the
+ * serial left out, and the serial written into a copy. A text in another form than the service writes (single
+ * spaces, the numbers in digits) takes the general way.
+ */
+const SOA_TEXT = /^(\S+ \S+ )(\d{1,10})( \d{1,10} \d{1,10} \d{1,10} \d{1,10})$/;
+/** the serial's offset from the end of the SOA RDATA: serial, refresh, retry, expire, minimum (4 octets each) */
+const SOA_SERIAL_FROM_END = 20;
+const soaTemplates = new Map<string, Buffer>();
+const SOA_TEMPLATES_KEPT = 4096;
+
+function soaWire(zone: string, record: CanonicalRecord): Buffer | undefined {
+  const match = SOA_TEXT.exec(record.rdata);
+  if (!match) return undefined;
+  const serial = Number(match[2]);
+  if (serial > 0xffffffff) return undefined;
+  const key = `${zone}\u0000${match[1]}${match[3]}`;
+  let template = soaTemplates.get(key);
+  if (!template) {
+    template = generalWire(zone, { ...record, rdata: `${match[1]}0${match[3]}` });
+    if (soaTemplates.size >= SOA_TEMPLATES_KEPT) soaTemplates.clear();
+    soaTemplates.set(key, template);
+  }
+  const wire = Buffer.from(template);
+  wire.writeUInt32BE(serial, wire.length - SOA_SERIAL_FROM_END);
+  return wire;
+}
+
 export function canonicalRdata(zone: string, record: CanonicalRecord): Buffer {
   const address = addressWire(record);
   if (address) return address;
+  if (record.type === 'SOA') {
+    const soa = soaWire(zone, record);
+    if (soa) return soa;
+  }
+  return generalWire(zone, record);
+}
+
+function generalWire(zone: string, record: CanonicalRecord): Buffer {
   const definition = getServedRecordType(record.type);
   if (!definition) throw new Error(`unsupported record type ${record.type}`);
   const parsed = definition.parse(record.rdata, zone);

@@ -194,7 +194,7 @@ export async function signChange(
     const at = await stateOf(owner);
     const rrset = at.rrsets.find((s) => s.type === type);
     if (rrset && !at.occluded && !(type === 'NS' && at.delegation))
-      diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata));
+      diff.added.push(...signatures(zone, rrset, keys, window, canonicalRdata, false));
   }
 
   // 2. the denial chain around the owners whose existence or types changed
@@ -242,7 +242,7 @@ export async function signChange(
     const rdataOf: CanonicalRdata = nsec
       ? (z, r) => (r === record ? nsecCanonicalRdata(z, r, nsec, canonicalRdata) : canonicalRdata(z, r))
       : canonicalRdata;
-    diff.added.push(...signatures(zone, rrset, keys, window, rdataOf));
+    diff.added.push(...signatures(zone, rrset, keys, window, rdataOf, false));
   }
   return dedupe(diff);
 }

@@ -21,7 +21,15 @@ import { DnssecAlgorithm } from './algorithms';
 import { DnskeyValue } from './keys';
 import { base32hex, nsec3Hash, NSEC3_HASH_SHA1 } from './nsec3-hash';
 import { RrsigFields, signingInputOf } from './rrsig';
-import { NSEC, NSEC3, NSEC3PARAM, nsec3ChainFormatter, nsec3ChainWire, rrsigTextHead } from '../record-types/signer-types';
+import {
+  NSEC,
+  NSEC3,
+  NSEC3PARAM,
+  nsec3ChainFormatter,
+  nsec3ChainWire,
+  rrsigTextHead,
+  rrsigTextHeadOnce,
+} from '../record-types/signer-types';
 import { DNSKEY } from '../record-types/dnskey';
 import { FLATTENED_TYPE_NAMES, getServedRecordType, RecordTypeDefinition } from '../record-types';
 
@@ -303,6 +311,8 @@ export function signatures(
   keys: readonly SigningKey[],
   window: SignatureWindow,
   canonicalRdata: CanonicalRdata,
+  /** false: the RRSIGs' texts are made for this RRset alone (a signed write), not shared through `rrsigHeadOf`'s cache */
+  shareTexts = true,
 ): CanonicalRecord[] {
   const signers = signersOf(rrset.type, keys, rrset.owner);
   if (!signers.length) return [];
@@ -329,7 +339,9 @@ export function signatures(
       owner: rrset.owner,
       type: 'RRSIG',
       ttl: rrset.ttl,
-      rdata: rrsigHeadOf(fields, signer.name) + signature.toString('base64'),
+      rdata:
+        (shareTexts ? rrsigHeadOf(fields, signer.name) : rrsigTextHeadOnce({ ...fields, signer: signer.name })) +
+        signature.toString('base64'),
     };
     rememberCoverage(record, rrset.code, expiration);
     return record;

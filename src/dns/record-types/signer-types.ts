@@ -183,6 +183,14 @@ const typeList = (types: number[]) => {
 export const rrsigTextHead = (v: Omit<RRSIGValue, 'signature'>): string =>
   `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${formatSignatureTime(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
 
+/**
+ * `rrsigTextHead` without keeping its expiration's text: a signed write's few RRSIGs each expire at a second of
+ * their own (the jitter's), which no later RRSIG shares, so keeping them only fills the cache with text that
+ * lives long enough to be promoted and then dies old (a collection of the old generation's doing)
+ */
+export const rrsigTextHeadOnce = (v: Omit<RRSIGValue, 'signature'>): string =>
+  `${mnemonicOf(v.typeCovered)} ${v.algorithm} ${v.labels} ${v.originalTtl} ${timeText(v.expiration)} ${formatSignatureTime(v.inception)} ${v.keyTag} ${v.signer} `;
+
 /** RRSIG (RFC 4034 §3) */
 export const RRSIG: RecordTypeDefinition<RRSIGValue> = {
   type: 'RRSIG',
