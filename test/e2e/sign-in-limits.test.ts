@@ -31,13 +31,23 @@ const start = () =>
 
 it('takes a burst of sign-in starts from one address, then answers 429 with Retry-After and writes nothing', async () => {
   const before = await challenges();
+  const began = Date.now();
   const statuses: number[] = [];
   for (let i = 0; i < SIGN_IN_LIMIT.burst; i++) statuses.push((await start()).status);
   expect(statuses).toEqual(Array(SIGN_IN_LIMIT.burst).fill(200));
-  const written = await challenges();
-  expect(written - before).toBe(SIGN_IN_LIMIT.burst);
-  const refused = await start();
+  // the bucket refills one a second while the burst is sent: on a busy machine the burst takes more than a
+  // second, and as many more starts as whole seconds went by are taken before the refusal
+  let refused = await start();
+  let refilled = 0;
+  while (refused.status === 200 && refilled < 10) {
+    refilled++;
+    refused = await start();
+  }
+  const seconds = (Date.now() - began) / 1000;
+  expect(refilled).toBeLessThanOrEqual(Math.floor(seconds * SIGN_IN_LIMIT.perSecond));
   expect(refused.status).toBe(429);
+  const written = await challenges();
+  expect(written - before).toBe(SIGN_IN_LIMIT.burst + refilled);
   expect(refused.body).toMatchObject({ error: 'RATE_LIMITED', details: [{ field: 'address', code: 'RATE_LIMITED' }] });
   expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   // the OIDC start and the invitation's routes share the address's bucket
