@@ -36,7 +36,7 @@ import {
 } from '../../repositories/dnssec-foreign-keys';
 import { appendEvent } from '../../repositories/events';
 import { refusedDestination } from '../outbound-addresses';
-import { changeZone } from '../write-engine';
+import { changeZone, type ZoneChange } from '../write-engine';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { syncParentDs } from './key-rollover';
 import { dsRecordsOf } from './zone-signing';
@@ -214,13 +214,7 @@ export async function addForeignKeys(
     }
     if (!fresh.length) return [];
     const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
-    change.signKeys();
-    await change.commit();
-    await appendEvent(sql, {
-      type: 'dnssec.foreign_keys_changed',
-      domainId: change.zone.id,
-      data: foreignEvent(change.zone.name, change.serialAfter, [...held, ...inserted], inserted, []),
-    });
+    await commitForeignChange(change, { keys: [...held, ...inserted], added: inserted, removed: [] });
     return inserted;
   });
   if (added.length) await afterForeignChange(db, settings, zone);
@@ -243,13 +237,7 @@ export async function removeForeignKey(
     const key = await deleteForeignKey(sql, change.zone.id, id, true);
     if (!key) throw DomainError.notFound('DNSSEC_FOREIGN_KEY_NOT_FOUND', 'id');
     await keepOwnDsIfAlone(sql, change.zone.id);
-    change.signKeys();
-    await change.commit();
-    await appendEvent(sql, {
-      type: 'dnssec.foreign_keys_changed',
-      domainId: change.zone.id,
-      data: foreignEvent(change.zone.name, change.serialAfter, await foreignKeysOfZone(sql, change.zone.id), [], [key]),
-    });
+    await commitForeignChange(change, { added: [], removed: [key] });
     return key;
   });
   await afterForeignChange(db, settings, zone);
@@ -270,14 +258,33 @@ const eventKey = (zone: string, key: ForeignDnskey) => ({
   ...(key.flags & DNSKEY_FLAG_SEP ? { ds: dsRecordsOf(zone, key)[0] } : {}),
 });
 
-function foreignEvent(zone: string, serial: number | undefined, keys: ForeignDnskey[], added: ForeignDnskey[], removed: ForeignDnskey[]) {
-  return {
-    zone,
-    serial: serial ?? null,
-    keys: keys.map((k) => eventKey(zone, k)),
-    added: added.map((k) => eventKey(zone, k)),
-    removed: removed.map((k) => eventKey(zone, k)),
-  };
+/**
+ * A change of the zone's foreign keys ends the same way wherever it comes from (added, removed by hand, read
+ * again from their server): the DNSKEY RRset re-signed in the key step, committed, and one
+ * `dnssec.foreign_keys_changed` event in the same transaction naming the keys held after it (`keys`: read again
+ * unless the caller knows them) and what moved.
+ */
+async function commitForeignChange(
+  change: ZoneChange,
+  moved: { keys?: ForeignDnskey[]; added: ForeignDnskey[]; removed: ForeignDnskey[]; refreshedFrom?: string },
+): Promise<void> {
+  const sql = change.connection;
+  change.signKeys();
+  await change.commit();
+  const zone = change.zone.name;
+  const keys = moved.keys ?? (await foreignKeysOfZone(sql, change.zone.id));
+  await appendEvent(sql, {
+    type: 'dnssec.foreign_keys_changed',
+    domainId: change.zone.id,
+    data: {
+      zone,
+      serial: change.serialAfter ?? null,
+      keys: keys.map((k) => eventKey(zone, k)),
+      added: moved.added.map((k) => eventKey(zone, k)),
+      removed: moved.removed.map((k) => eventKey(zone, k)),
+      ...(moved.refreshedFrom === undefined ? {} : { refreshedFrom: moved.refreshedFrom }),
+    },
+  });
 }
 
 /**
@@ -366,16 +373,7 @@ async function followForeignKeys(
     }
     const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
     await keepOwnDsIfAlone(sql, change.zone.id);
-    change.signKeys();
-    await change.commit();
-    await appendEvent(sql, {
-      type: 'dnssec.foreign_keys_changed',
-      domainId: change.zone.id,
-      data: {
-        ...foreignEvent(change.zone.name, change.serialAfter, await foreignKeysOfZone(sql, change.zone.id), inserted, removed),
-        refreshedFrom: server,
-      },
-    });
+    await commitForeignChange(change, { added: inserted, removed, refreshedFrom: server });
     return true;
   });
   if (changed) await afterForeignChange(db, settings, zone);
