@@ -7,7 +7,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { buildContext, type GraphQLContext } from '../graphql/context';
 import { DomainError } from '../errors/catalogue';
-import { isOperator } from '../auth/principal';
+import { isOperator, type Principal } from '../auth/principal';
 import { sourceAddressOf } from '../services/audit-log';
 import { formatError } from '../graphql/format-error';
 import type { Logger } from '../logger';
@@ -17,6 +17,23 @@ import { rateLimitError } from '../services/rate-limits';
 
 /** the close code for a key that is wrong, revoked, or whose user is gone (graphql-ws's Forbidden) */
 const CLOSE_FORBIDDEN = 4403;
+/**
+ * The connection's rights changed (a member's role, a key's policy) while the key or session stays valid: closed
+ * with RFC 6455's «Try Again Later», which graphql-ws clients retry, so a client connects again and subscribes
+ * with the rights it has now (a zone it may no longer read is then refused). Not 4403: the console signs out on it.
+ */
+const CLOSE_RIGHTS_CHANGED = 1013;
+
+/**
+ * What a connection's subscriptions were begun with: the account acted in, the role there and the rules of the
+ * key or role. Any change (a role, a membership ended, a key's policy, a person switching account) ends the
+ * connection's subscriptions; the client connects again with what it may now.
+ */
+function rightsOf(principal: Principal): string {
+  const person = principal.person;
+  const account = person ? person.accountId : principal.kind === 'user' ? principal.userId : null;
+  return JSON.stringify([principal.kind, account, person?.role ?? null, principal.policy ?? null]);
+}
 /** how often an open connection's key is checked again (a revoked key closes its subscriptions) */
 const RECHECK_KEYS_MS = 2_000;
 
@@ -109,6 +126,8 @@ export async function startSubscriptions(
   const addresses = new Map<WebSocket, string | undefined>();
   /** the sockets of an operator person's session (docs/people.md, «The operator»): closed once the grant is revoked */
   const operatorSessions = new Set<WebSocket>();
+  /** each connection's rights when it began (`rightsOf`) */
+  const rightsAt = new Map<WebSocket, string>();
   /** the socket an operation's context came from, and what to do when it closes (turns still waiting leave the queue) */
   const socketOf = new WeakMap<object, WebSocket>();
   const onSocketClose = new Map<WebSocket, Set<() => void>>();
@@ -161,6 +180,7 @@ export async function startSubscriptions(
         keys.set(ctx.extra.socket, key);
         addresses.set(ctx.extra.socket, address);
         if (typeof key === 'object' && isOperator(principal)) operatorSessions.add(ctx.extra.socket);
+        rightsAt.set(ctx.extra.socket, rightsOf(principal));
         return true;
       },
       // each operation over the socket takes from the key's and the user's buckets, as an HTTP request does
@@ -193,6 +213,7 @@ export async function startSubscriptions(
         keys.delete(ctx.extra.socket);
         addresses.delete(ctx.extra.socket);
         operatorSessions.delete(ctx.extra.socket);
+        rightsAt.delete(ctx.extra.socket);
         for (const gone of onSocketClose.get(ctx.extra.socket) ?? []) gone();
         onSocketClose.delete(ctx.extra.socket);
       },
@@ -215,6 +236,8 @@ export async function startSubscriptions(
           // its subscriptions were begun with the operator's rights (every account's zones): not one more event
           else if (operatorSessions.has(socket) && !isOperator(principal))
             socket.close(CLOSE_FORBIDDEN, 'Forbidden: the person is no operator any more');
+          else if (rightsAt.has(socket) && rightsAt.get(socket) !== rightsOf(principal))
+            socket.close(CLOSE_RIGHTS_CHANGED, 'The rights of this connection changed: connect again');
         },
         (error) => {
           // a key that expired or went idle meanwhile (policy.ts); otherwise the database is away: checked again later

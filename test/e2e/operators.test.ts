@@ -235,3 +235,52 @@ test('a revoke closes an operator person’s GraphQL WebSocket within the servic
   expect((await app.gql(REVOKE, { p: 'wanda@ops.example' })).errors).toBeUndefined();
   expect(await closed).toEqual({ code: 4403, reason: 'Forbidden: the person is no operator any more' });
 }, 30_000);
+
+test('a member whose role changes has their GraphQL WebSocket closed with «Try Again Later» (1013): a client connects again with the rights it has now', async () => {
+  const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
+    i: { userId: alpha, email: 'eddie@ops.example', role: 'EDITOR' },
+  });
+  expect(invited.errors).toBeUndefined();
+  const token = await signIn(app, 'eddie@ops.example');
+  const me = await personGql(app, token, `{ me { personId accountId role } }`);
+  expect(me.data.me).toMatchObject({ accountId: alpha, role: 'EDITOR' });
+  const connect = async () => {
+    const socket = new WebSocket(`${app.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+      headers: { cookie: `zk_session=${token}`, origin: app.baseUrl },
+    });
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
+    );
+    const types: string[] = [];
+    const acked = new Promise<void>((resolve) =>
+      socket.on('message', (data) => {
+        const type = JSON.parse((data as Buffer).toString('utf8')).type as string;
+        types.push(type);
+        if (type === 'connection_ack') resolve();
+      }),
+    );
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+    await acked;
+    socket.send(
+      JSON.stringify({
+        id: '1',
+        type: 'subscribe',
+        payload: { query: `subscription { propagationChanged(zone: "alpha.ops.test") { zone } }` },
+      }),
+    );
+    return { socket, closed, types };
+  };
+  const first = await connect();
+  // open through a few of the service's checks (every 2 s) while the role stays
+  expect(await Promise.race([first.closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))])).toBe('open');
+  expect(first.types.filter((type) => type === 'error' || type === 'complete')).toEqual([]);
+  const changed = await app.gql(`mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { role } }`, {
+    i: { userId: alpha, personId: me.data.me.personId, role: 'VIEWER' },
+  });
+  expect(changed.errors).toBeUndefined();
+  expect(await first.closed).toEqual({ code: 1013, reason: 'The rights of this connection changed: connect again' });
+  // connected again, with the viewer's rights: it stays open
+  const second = await connect();
+  expect(await Promise.race([second.closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))])).toBe('open');
+  second.socket.close();
+}, 30_000);
