@@ -1,6 +1,6 @@
 import { DomainError } from '../errors/catalogue';
 import type { KeyPolicy } from './policy';
-import type { Role } from './roles';
+import { managesWebhooks, type Role } from './roles';
 
 /**
  * Who is calling: the admin key sees everything; a user key sees only that user's zones and records. `keyId`
@@ -94,4 +94,21 @@ export function scopeUserId(principal: Principal): number | undefined {
 
 export function canSeeUser(principal: Principal, userId: number): boolean {
   return principal.kind === 'admin' || principal.userId === userId;
+}
+
+/** may this principal keep webhooks? a person by role (managesWebhooks); a key's webhooks are its rules' */
+export function keepsWebhooks(principal: Principal): boolean {
+  return principal.kind !== 'user' || !principal.person || managesWebhooks(principal.person.role);
+}
+
+/**
+ * throws FORBIDDEN_BY_ROLE (field `role`) when the principal is a person whose role keeps no webhook; a key's
+ * webhooks carry only what the key may read (EventsService), a person's are their role's
+ */
+export function requireWebhookManager(principal: Principal): void {
+  if (keepsWebhooks(principal) || principal.kind !== 'user') return;
+  const role = principal.person?.role ?? 'person acting in no account';
+  throw new DomainError('FORBIDDEN_BY_ROLE', `a ${role} may not add or change the account's webhooks`, [
+    { field: 'role', code: 'FORBIDDEN_BY_ROLE', message: `a ${role} may not keep webhooks` },
+  ]);
 }

@@ -1,6 +1,5 @@
 import { DomainError } from '../errors/catalogue';
 import { buildPolicy, KeyPolicy, UNRESTRICTED } from './policy';
-import type { Principal } from './principal';
 
 /**
  * A person's role in an account (docs/people.md), as rules of the one policy engine (src/auth/policy.ts), so
@@ -36,23 +35,6 @@ export function managesRole(actor: Role | null, target: Role): boolean {
  */
 export function managesWebhooks(role: Role | null): boolean {
   return role !== null && role !== 'viewer';
-}
-
-/** may this principal keep webhooks? a person by role (managesWebhooks); a key's webhooks are its rules' */
-export function keepsWebhooks(principal: Principal): boolean {
-  return principal.kind !== 'user' || !principal.person || managesWebhooks(principal.person.role);
-}
-
-/**
- * throws FORBIDDEN_BY_ROLE (field `role`) when the principal is a person whose role keeps no webhook; a key's
- * webhooks carry only what the key may read (EventsService), a person's are their role's
- */
-export function requireWebhookManager(principal: Principal): void {
-  if (keepsWebhooks(principal) || principal.kind !== 'user') return;
-  const role = principal.person?.role ?? 'person acting in no account';
-  throw new DomainError('FORBIDDEN_BY_ROLE', `a ${role} may not add or change the account's webhooks`, [
-    { field: 'role', code: 'FORBIDDEN_BY_ROLE', message: `a ${role} may not keep webhooks` },
-  ]);
 }
 
 /** the named zones of an editor, canonical (the policy engine's zone names); null: every zone */

@@ -1,6 +1,7 @@
 import { decide, isRestricted, writesSomewhere } from '../auth/policy';
 import { isOperator } from '../auth/principal';
-import { keepsWebhooks, Role } from '../auth/roles';
+import { keepsWebhooks } from '../auth/principal';
+import type { Role } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import { UNDELETABLE_TYPES } from '../dns/zone-rules';
 import type { DomainRow } from '../repositories/read-model';

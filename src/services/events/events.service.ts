@@ -3,7 +3,7 @@ import net from 'node:net';
 import type { Settings } from '../../config/settings';
 import type { RequestContext } from '../context';
 import type { Principal } from '../../auth/principal';
-import { requireWebhookManager } from '../../auth/roles';
+import { requireWebhookManager } from '../../auth/principal';
 import { forbidden, KeyPolicy, ReadRules, readRulesOf, readsRecord, seesZone, UNRESTRICTED } from '../../auth/policy';
 import { DomainError } from '../../errors/catalogue';
 import { normaliseZoneName } from '../../dns/zone-name';
