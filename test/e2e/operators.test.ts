@@ -71,6 +71,36 @@ afterAll(async () => {
   await app?.close();
 });
 
+/**
+ * A person's GraphQL WebSocket (the session cookie, same origin), acknowledged, with one subscription to the
+ * zone's propagation; `closed` resolves with the service's close code and reason, `types` the messages' types.
+ */
+async function subscribedSocket(token: string, zone: string) {
+  const socket = new WebSocket(`${app.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+    headers: { cookie: `zk_session=${token}`, origin: app.baseUrl },
+  });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
+  );
+  const types: string[] = [];
+  const acked = new Promise<void>((resolve) =>
+    socket.on('message', (data) => {
+      const type = JSON.parse((data as Buffer).toString('utf8')).type as string;
+      types.push(type);
+      if (type === 'connection_ack') resolve();
+    }),
+  );
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+  await acked;
+  socket.send(
+    JSON.stringify({ id: '1', type: 'subscribe', payload: { query: `subscription { propagationChanged(zone: "${zone}") { zone } }` } }),
+  );
+  return { socket, closed, types };
+}
+
+/** what the socket did within 4.5 s: through two of the service's checks (every 2 s) */
+const stillOpen = (closed: Promise<unknown>) => Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))]);
+
 test('a person who is no operator, even an owner, and an account’s key are refused the operator’s operations', async () => {
   expect(ERROR_CATALOGUE.FORBIDDEN.status).toBe(403);
   for (const token of [nina, olga]) {
@@ -203,33 +233,10 @@ test('an operator person grants another by GraphQL; an operator may revoke thems
 test('a revoke closes an operator person’s GraphQL WebSocket within the service’s check (its subscriptions had every account)', async () => {
   const token = await signIn(app, 'wanda@ops.example');
   expect((await app.gql(GRANT, { p: 'wanda@ops.example' })).errors).toBeUndefined();
-  const socket = new WebSocket(`${app.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
-    headers: { cookie: `zk_session=${token}`, origin: app.baseUrl },
-  });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
-  );
-  const types: string[] = [];
-  const acked = new Promise<void>((resolve) =>
-    socket.on('message', (data) => {
-      const type = JSON.parse((data as Buffer).toString('utf8')).type as string;
-      types.push(type);
-      if (type === 'connection_ack') resolve();
-    }),
-  );
-  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-  await acked;
   // a subscription to another account's zone, as the operator may
-  socket.send(
-    JSON.stringify({
-      id: '1',
-      type: 'subscribe',
-      payload: { query: `subscription { propagationChanged(zone: "beta.ops.test") { zone } }` },
-    }),
-  );
-  // open through a few of the service's checks (every 2 s) while the grant holds
-  const early = await Promise.race([closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))]);
-  expect(early).toBe('open');
+  const { closed, types } = await subscribedSocket(token, 'beta.ops.test');
+  // open through a few of the service's checks while the grant holds
+  expect(await stillOpen(closed)).toBe('open');
   // taken: no error, no end
   expect(types.filter((type) => type === 'error' || type === 'complete')).toEqual([]);
   expect((await app.gql(REVOKE, { p: 'wanda@ops.example' })).errors).toBeUndefined();
@@ -244,35 +251,9 @@ test('a member whose role changes has their GraphQL WebSocket closed with «Try 
   const token = await signIn(app, 'eddie@ops.example');
   const me = await personGql(app, token, `{ me { personId accountId role } }`);
   expect(me.data.me).toMatchObject({ accountId: alpha, role: 'EDITOR' });
-  const connect = async () => {
-    const socket = new WebSocket(`${app.baseUrl.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
-      headers: { cookie: `zk_session=${token}`, origin: app.baseUrl },
-    });
-    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-      socket.on('close', (code, reason) => resolve({ code, reason: reason.toString('utf8') })),
-    );
-    const types: string[] = [];
-    const acked = new Promise<void>((resolve) =>
-      socket.on('message', (data) => {
-        const type = JSON.parse((data as Buffer).toString('utf8')).type as string;
-        types.push(type);
-        if (type === 'connection_ack') resolve();
-      }),
-    );
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
-    await acked;
-    socket.send(
-      JSON.stringify({
-        id: '1',
-        type: 'subscribe',
-        payload: { query: `subscription { propagationChanged(zone: "alpha.ops.test") { zone } }` },
-      }),
-    );
-    return { socket, closed, types };
-  };
-  const first = await connect();
-  // open through a few of the service's checks (every 2 s) while the role stays
-  expect(await Promise.race([first.closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))])).toBe('open');
+  const first = await subscribedSocket(token, 'alpha.ops.test');
+  // open through a few of the service's checks while the role stays
+  expect(await stillOpen(first.closed)).toBe('open');
   expect(first.types.filter((type) => type === 'error' || type === 'complete')).toEqual([]);
   const changed = await app.gql(`mutation($i: SetMemberRoleInput!) { setMemberRole(input: $i) { role } }`, {
     i: { userId: alpha, personId: me.data.me.personId, role: 'VIEWER' },
@@ -280,7 +261,7 @@ test('a member whose role changes has their GraphQL WebSocket closed with «Try 
   expect(changed.errors).toBeUndefined();
   expect(await first.closed).toEqual({ code: 1013, reason: 'The rights of this connection changed: connect again' });
   // connected again, with the viewer's rights: it stays open
-  const second = await connect();
-  expect(await Promise.race([second.closed, new Promise((resolve) => setTimeout(() => resolve('open'), 4_500))])).toBe('open');
+  const second = await subscribedSocket(token, 'alpha.ops.test');
+  expect(await stillOpen(second.closed)).toBe('open');
   second.socket.close();
 }, 30_000);
