@@ -31,6 +31,14 @@ import type { WrittenChange, ZoneChangeRequest } from './staging';
 const ROWS_PER_ZONE = 4096;
 /** the most zones held, then the oldest is forgotten */
 const ZONES = 10_000;
+/**
+ * the most rows and owners held in all zones together, then the oldest heads are forgotten: ZONES × ROWS_PER_ZONE
+ * alone would allow tens of millions of rows (an import of thousands of large zones), past the process's heap
+ */
+const HELD_IN_ALL = 200_000;
+
+/** what a head holds, against HELD_IN_ALL: its rows, and its owners (an owner known empty is an entry too) */
+const weightOf = (head: Head): number => head.rows + head.owners.size;
 
 interface Head {
   zone: Omit<LockedZone, 'sameOwner' | 'target' | 'signer'>;
@@ -69,6 +77,8 @@ export class ZoneHeads {
   private readonly byName = new Map<string, number>();
   /** heads taken out, until their change's outcome is known */
   private readonly pending = new Map<number, Head>();
+  /** the weight of the heads held (`weightOf`), kept at most HELD_IN_ALL */
+  private held = 0;
 
   constructor(private readonly generation: () => number) {}
 
@@ -86,7 +96,7 @@ export class ZoneHeads {
     const head = this.heads.get(id);
     if (!head) return undefined;
     if ('name' in request.zone && head.zone.name !== request.zone.name) return undefined;
-    this.heads.delete(id);
+    this.remove(id);
     if (head.generation !== this.generation()) return undefined;
     if (principal.kind === 'user' && principal.userId !== head.zone.userId) return undefined;
     const sameOwner: StoredRow[] = [];
@@ -117,7 +127,7 @@ export class ZoneHeads {
   /** a change decided on a head ended without a committed write: the head is dropped, and the change reads */
   drop(zoneId: number): void {
     this.pending.delete(zoneId);
-    this.heads.delete(zoneId);
+    this.remove(zoneId);
   }
 
   /**
@@ -127,7 +137,7 @@ export class ZoneHeads {
   keepRead(zone: LockedZone, request: ZoneChangeRequest, written: WrittenChange | undefined): void {
     this.pending.delete(zone.id);
     if (!holdable(zone)) {
-      this.heads.delete(zone.id);
+      this.remove(zone.id);
       return;
     }
     const owners = new Map<string, StoredRow[]>();
@@ -151,6 +161,13 @@ export class ZoneHeads {
   /** the zone's head is dropped (a change in a transaction: its outcome is the transaction's) */
   forget(zoneId: number): void {
     this.pending.delete(zoneId);
+    this.remove(zoneId);
+  }
+
+  private remove(zoneId: number): void {
+    const head = this.heads.get(zoneId);
+    if (!head) return;
+    this.held -= weightOf(head);
     this.heads.delete(zoneId);
   }
 
@@ -160,12 +177,12 @@ export class ZoneHeads {
       head.owners.clear();
       head.rows = 0;
     }
-    this.heads.delete(head.zone.id);
-    if (this.heads.size >= ZONES) {
-      const oldest = this.heads.keys().next().value as number;
-      this.heads.delete(oldest);
-    }
+    this.remove(head.zone.id);
+    const weight = weightOf(head);
+    while (this.heads.size && (this.heads.size >= ZONES || this.held + weight > HELD_IN_ALL))
+      this.remove(this.heads.keys().next().value as number);
     this.heads.set(head.zone.id, head);
+    this.held += weight;
     if (this.byName.size >= ZONES * 2) this.byName.clear();
     this.byName.set(head.zone.name, head.zone.id);
   }
