@@ -1,0 +1,284 @@
+import {
+  astFromValue,
+  DocumentNode,
+  extendSchema,
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLError,
+  GraphQLFieldResolver,
+  getNamedType,
+  GraphQLNamedType,
+  GraphQLObjectType,
+  GraphQLSchema,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  OperationDefinitionNode,
+  OperationTypeNode,
+  parse,
+  print,
+  SelectionSetNode,
+  visit,
+} from 'graphql';
+import { PackedField, PackedRecords } from '../repositories/read-model';
+import type { GraphQLContext } from './context';
+
+/**
+ * A value already written as JSON text, put into an answer's data as it is by `stringifyAnswer`. Anything else
+ * that serialises it (JSON.stringify) gets the value the text spells.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+
+  toJSON(): unknown {
+    if (collected) {
+      collected.push(this.text);
+      return MARKER;
+    }
+    return JSON.parse(this.text);
+  }
+}
+
+/** the raw texts met by the JSON.stringify running in stringifyAnswer (synchronous: one at a time) */
+let collected: string[] | undefined;
+/** what a RawJson stands as in the first stringify: a string no answer of this service holds (NUL bytes) */
+const MARKER = '\u0000raw json\u0000';
+const MARKER_JSON = JSON.stringify(MARKER);
+
+/**
+ * An answer as JSON text (Apollo's `stringifyResult`), with each RawJson's text where the RawJson stands. The
+ * answer is stringified with a marker for each RawJson, then the texts are put in the markers' places. A string
+ * of the answer that spelled the marker would leave more markers than texts: that answer is stringified again
+ * with the RawJsons parsed, so it is exact either way.
+ */
+export function stringifyAnswer(value: unknown): string {
+  const texts: string[] = [];
+  collected = texts;
+  let json: string;
+  try {
+    json = JSON.stringify(value);
+  } finally {
+    collected = undefined;
+  }
+  if (texts.length === 0) return json;
+  const around = json.split(MARKER_JSON);
+  if (around.length !== texts.length + 1) return JSON.stringify(value);
+  const parts = new Array<string>(around.length + texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    parts[2 * i] = around[i];
+    parts[2 * i + 1] = texts[i];
+  }
+  parts[parts.length - 1] = around[around.length - 1];
+  return parts.join('');
+}
+
+/** the field that answers a plain `Domain.records` list in the executed document (never in the public schema) */
+const RAW_RECORDS = '_rawRecords';
+/** its argument naming the objects' members and fields (JSON: [[member, field], …]) */
+const SHAPE = '_shape';
+
+/** the most selections walked in one operation (fragments expanded): a larger one runs as written */
+const WALK_BUDGET = 20_000;
+
+/** the Record fields a raw list is written with, by name; the shape's `__typename` is a constant */
+const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
+  id: 'id',
+  zone: 'zone',
+  owner: 'owner',
+  type: 'type',
+  rdata: 'rdata',
+  ttl: 'ttl',
+  __typename: { json: '"Record"' },
+};
+
+/**
+ * A `Domain.records` list that asks only for plain fields of its records (`records(first: 10) { owner type
+ * rdata ttl }`) is written as JSON from the zone's packed text (PackedRecords.json) instead of a record object
+ * and a result object per record, each field resolved on its own. In the nested answer of the bench (100 users ×
+ * 10 zones × 10 records) those were most of the 11 MB an answer allocated, and its tail is the garbage
+ * collections they bring (bench/FINDINGS.md, «The nested answer as JSON»).
+ *
+ * The operation is rewritten for graphql-jit: each such list becomes `_rawRecords` under the same response key,
+ * with the same arguments and location, and its selection as `_shape`. `_rawRecords` exists only in an
+ * extension of the schema used to run these documents (`rawRecordsSchema`); it calls Domain.records's own
+ * resolver (the same loader, read rules and page) and writes its records as one RawJson. Everything else of
+ * the operation (users, zones, aliases, fragments, directives, errors, null propagation) is graphql-jit's as
+ * before, and the cost and depth checks ran on the document as sent.
+ *
+ * A list is left as it is when its selection has anything else: a field with arguments or its own selection
+ * (`data`, `domain`, `recordType`), a directive, a fragment on another type. So is a list whose response key
+ * shares its place in the answer with another node (GraphQL merges the fields of one key in one object; the
+ * rewrite would not), and an operation that introspects (it would see the extension) or is not a query. Returns undefined when nothing is
+ * rewritten.
+ */
+export function rawRecordLists(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+): { schema: GraphQLSchema; document: DocumentNode } | undefined {
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName
+    ? operations.find((o) => o.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
+  if (operation?.operation !== OperationTypeNode.QUERY) return undefined;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+
+  // each Domain.records node of the operation, with the paths of response keys it answers at (a fragment spread
+  // in several places puts its nodes at several)
+  const paths = new Map<FieldNode, Set<string>>();
+  const atPath = new Map<string, Set<FieldNode>>();
+  let budget = WALK_BUDGET;
+  let refused = false;
+  const walk = (selectionSet: SelectionSetNode, parent: GraphQLNamedType | undefined, path: string, spreads: string[]): void => {
+    for (const selection of selectionSet.selections) {
+      if (refused || --budget < 0) return void (refused = true);
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name === '__schema' || name === '__type') return void (refused = true);
+        const here = `${path}.${(selection.alias ?? selection.name).value}`;
+        if (parent?.name === 'Domain' && name === 'records') {
+          if (!paths.has(selection)) paths.set(selection, new Set());
+          paths.get(selection)!.add(here);
+          if (!atPath.has(here)) atPath.set(here, new Set());
+          atPath.get(here)!.add(selection);
+        } else if (selection.selectionSet && (isObjectType(parent) || isInterfaceType(parent))) {
+          const field = parent.getFields()[name];
+          if (field) walk(selection.selectionSet, getNamedType(field.type), here, spreads);
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent, path, spreads);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || spreads.includes(fragment.name.value)) continue;
+        walk(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), path, [...spreads, fragment.name.value]);
+      }
+    }
+  };
+  walk(operation.selectionSet, schema.getQueryType() ?? undefined, '', []);
+  if (refused) return undefined;
+
+  const rewritten = new Map<FieldNode, FieldNode>();
+  for (const [list, at] of paths) {
+    // GraphQL merges the fields of one response key in one object: a list that shares its place with another
+    // node stays as it is
+    if (![...at].every((here) => atPath.get(here)!.size === 1)) continue;
+    const key = (list.alias ?? list.name).value;
+    const shape = list.selectionSet ? shapeOf(list.selectionSet, fragments) : undefined;
+    if (!shape) continue;
+    rewritten.set(list, {
+      ...list,
+      name: { kind: Kind.NAME, value: RAW_RECORDS },
+      alias: { kind: Kind.NAME, value: key },
+      arguments: [
+        ...(list.arguments ?? []),
+        {
+          kind: Kind.ARGUMENT,
+          name: { kind: Kind.NAME, value: SHAPE },
+          value: { kind: Kind.STRING, value: JSON.stringify(shape) },
+        },
+      ],
+      selectionSet: undefined,
+    });
+  }
+  if (rewritten.size === 0) return undefined;
+  return { schema: rawRecordsSchema(schema), document: visit(document, { Field: (node) => rewritten.get(node) }) };
+}
+
+/**
+ * The members of each record of a list and their fields, in GraphQL's order (a response key where it first
+ * appears, fragments expanded in place), or undefined if the selection asks for anything else than plain fields.
+ */
+function shapeOf(
+  selectionSet: SelectionSetNode,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  shape = new Map<string, string>(),
+  spread = new Set<string>(),
+): [string, string][] | undefined {
+  for (const selection of selectionSet.selections) {
+    if (selection.directives?.length) return undefined;
+    if (selection.kind === Kind.FIELD) {
+      const name = selection.name.value;
+      if (!(name in RECORD_FIELDS) || selection.arguments?.length || selection.selectionSet) return undefined;
+      const key = (selection.alias ?? selection.name).value;
+      if (!shape.has(key)) shape.set(key, name);
+    } else {
+      const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+      if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== 'Record') || fragment.directives?.length)
+        return undefined;
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        if (spread.has(selection.name.value)) continue;
+        spread.add(selection.name.value);
+      }
+      if (!shapeOf(fragment.selectionSet, fragments, shape, spread)) return undefined;
+    }
+  }
+  return [...shape];
+}
+
+/** Thrown by `_rawRecords` for a zone whose records did not come packed: the operation runs again as written. */
+export class RawListUnavailable extends Error {
+  constructor() {
+    super('a record list could not be written from packed text');
+  }
+}
+
+/** whether a result of a rewritten operation must be run again as written (a zone's records were not packed) */
+export function needsPlainRun(errors: readonly GraphQLError[] | undefined): boolean {
+  return errors?.some((error) => error.originalError instanceof RawListUnavailable) ?? false;
+}
+
+const extended = new WeakMap<GraphQLSchema, GraphQLSchema>();
+
+/**
+ * The schema with `Domain._rawRecords` (Domain.records's arguments, and `_shape`) and its scalar, for running
+ * rewritten documents only: the public schema, its introspection and schema.graphql do not have them.
+ */
+function rawRecordsSchema(schema: GraphQLSchema): GraphQLSchema {
+  const existing = extended.get(schema);
+  if (existing) return existing;
+  const records = (schema.getType('Domain') as GraphQLObjectType).getFields().records;
+  const args = records.args.map((arg) => {
+    const defaultValue = arg.defaultValue === undefined ? undefined : astFromValue(arg.defaultValue, arg.type);
+    return `${arg.name}: ${String(arg.type)}${defaultValue ? ` = ${print(defaultValue)}` : ''}`;
+  });
+  const sdl = `scalar RawJsonList
+    extend type Domain { ${RAW_RECORDS}(${[...args, `${SHAPE}: String!`].join(', ')}): RawJsonList! }`;
+  const withRaw = extendSchema(schema, parse(sdl), { assumeValidSDL: true });
+  const domain = withRaw.getType('Domain') as GraphQLObjectType;
+  const listOf = domain.getFields().records.resolve!;
+  domain.getFields()[RAW_RECORDS].resolve = rawRecordsResolver(listOf);
+  extended.set(schema, withRaw);
+  return withRaw;
+}
+
+/** the shapes of the documents run, parsed once each (a bounded map: documents come and go with their cache) */
+const shapes = new Map<string, { keys: string[]; fields: PackedField[] }>();
+const SHAPES_KEPT = 1000;
+
+function parsedShape(text: string): { keys: string[]; fields: PackedField[] } {
+  let shape = shapes.get(text);
+  if (!shape) {
+    const members = JSON.parse(text) as [string, string][];
+    shape = { keys: members.map(([key]) => JSON.stringify(key)), fields: members.map(([, field]) => RECORD_FIELDS[field]) };
+    if (shapes.size >= SHAPES_KEPT) shapes.clear();
+    shapes.set(text, shape);
+  }
+  return shape;
+}
+
+/** `_rawRecords`: Domain.records's resolver, its records written as one RawJson */
+function rawRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
+  return (domain, args, ctx, info) => {
+    const { [SHAPE]: shapeText, ...recordArgs } = args as Record<string, unknown>;
+    const shape = parsedShape(shapeText as string);
+    return Promise.resolve(listOf(domain, recordArgs, ctx, info)).then((records: unknown) => {
+      const json = records instanceof PackedRecords ? records.json(shape.keys, shape.fields) : undefined;
+      if (json !== undefined) return new RawJson(json);
+      if (Array.isArray(records) && records.length === 0) return new RawJson('[]');
+      throw new RawListUnavailable();
+    });
+  };
+}
