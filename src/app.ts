@@ -6,7 +6,6 @@ import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution, serviceOperations } from './graphql/compiled-execution';
-import { stringifyAnswer } from './graphql/raw-record-lists';
 import { conditionalGet } from './http/conditional-get';
 import { webConsole } from './http/console';
 import { graphiql } from './http/graphiql';
@@ -111,8 +110,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     // the answer's JSON as it is: Apollo's default appends a newline, a second string that every large answer then
     // copies whole into a new one when it is written (0.7 MB for the bench's nested answer, straight into the
     // old generation: bench/FINDINGS.md, «The nested answer at c1»)
-    // (and the record lists written as JSON text put in as they are: src/graphql/raw-record-lists.ts)
-    stringifyResult: stringifyAnswer,
+    stringifyResult: (value) => JSON.stringify(value),
     includeStacktraceInErrorResponses: false,
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
     // raise the signal again

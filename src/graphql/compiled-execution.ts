@@ -16,21 +16,10 @@ import { LRUCache } from 'lru-cache';
 import { graphqlExecutions } from '../metrics';
 import type { GraphQLContext } from './context';
 import { formatError } from './format-error';
-import { needsPlainRun, rawRecordLists } from './raw-record-lists';
+import { plainRecordLists } from './plain-record-lists';
 import { textInputError, variableTextProblems } from './text-input';
 
-/**
- * An operation whose plain record lists are written as JSON (raw-record-lists.ts): compiled so, and as written
- * for the rare answer that cannot be (compiled when first needed).
- */
-interface WithRawLists {
-  raw: CompiledQuery;
-  plain: () => CompiledQuery | ExecutionResult | 'graphql-js';
-  document: DocumentNode;
-  operationName: string | undefined;
-}
-
-type Compiled = CompiledQuery | ExecutionResult | 'graphql-js' | WithRawLists;
+type Compiled = CompiledQuery | ExecutionResult | 'graphql-js';
 
 /**
  * How many documents keep their compiled operations. A compiled operation is a generated function (tens of
@@ -66,19 +55,13 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
   const runs = new WeakMap<DocumentNode, number>();
   const compiled = new LRUCache<DocumentNode, Map<string, Compiled>>({ max: COMPILED_DOCUMENTS_KEPT });
 
-  const compilePlain = (document: DocumentNode, operationName: string | undefined): CompiledQuery | ExecutionResult | 'graphql-js' => {
+  const compile = (document: DocumentNode, operationName: string | undefined): Compiled => {
     try {
-      return compileQuery(schema, document, operationName);
+      return compiledWithPlainLists(schema, document, operationName) ?? compileQuery(schema, document, operationName);
     } catch (error) {
       onCompileFailure(error);
       return 'graphql-js';
     }
-  };
-  const compile = (document: DocumentNode, operationName: string | undefined): Compiled => {
-    const raw = compiledWithRawLists(schema, document, operationName);
-    if (!raw) return compilePlain(document, operationName);
-    let plain: ReturnType<typeof compilePlain> | undefined;
-    return { raw, plain: () => (plain ??= compilePlain(document, operationName)), document, operationName };
   };
 
   /** the compiled operation for this run, or 'graphql-js' while the document is new */
@@ -108,32 +91,10 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
       graphqlExecutions.inc({ engine: 'graphql-js' });
       return execute({ schema, document, operationName, contextValue: context, variableValues: request.variables });
     }
-    const result = await run(query, context, request.variables ?? {});
-    return result.errors ? { ...result, errors: result.errors.map(withExtensions) } : result;
-  };
-
-  const run = async (
-    query: CompiledQuery | ExecutionResult | WithRawLists,
-    context: unknown,
-    variables: Record<string, unknown>,
-  ): Promise<ExecutionResult> => {
-    if ('raw' in query) {
-      graphqlExecutions.inc({ engine: 'graphql-jit' });
-      const result = await query.raw.query(undefined, context, variables);
-      if (!needsPlainRun(result.errors)) return result;
-      const plain = query.plain();
-      if (plain !== 'graphql-js') return run(plain, context, variables);
-      return execute({
-        schema,
-        document: query.document,
-        operationName: query.operationName,
-        contextValue: context,
-        variableValues: variables,
-      });
-    }
     if (!isCompiledQuery(query)) return query; // the operation cannot run (graphql-jit's own refusal, as errors)
     graphqlExecutions.inc({ engine: 'graphql-jit' });
-    return query.query(undefined, context, variables);
+    const result = await query.query(undefined, context, request.variables ?? {});
+    return result.errors ? { ...result, errors: result.errors.map(withExtensions) } : result;
   };
 
   return {
@@ -202,11 +163,15 @@ export function serviceOperations(schema: GraphQLSchema, compiled = true): Servi
 }
 
 /**
- * The operation compiled with its plain record lists written as JSON (raw-record-lists.ts), or undefined when
- * it has none or graphql-jit refuses the rewritten document (it then runs as written).
+ * The operation compiled with its plain record lists answered as one value each (plain-record-lists.ts), or
+ * undefined when it has none or graphql-jit refuses the rewritten document (it then runs as written).
  */
-function compiledWithRawLists(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): CompiledQuery | undefined {
-  const rewritten = rawRecordLists(schema, document, operationName);
+function compiledWithPlainLists(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+): CompiledQuery | undefined {
+  const rewritten = plainRecordLists(schema, document, operationName);
   if (!rewritten) return undefined;
   try {
     const query = compileQuery(rewritten.schema, rewritten.document, operationName);

@@ -754,38 +754,33 @@ export class PackedRecords implements Iterable<RecordRow> {
   }
 
   /**
-   * The records as a JSON array of objects, written from the packed text without a record object: each object
-   * has the member named by `keys[i]` (its JSON text, `"owner"`) for `fields[i]`, in that order; `id` as a
-   * string (GraphQL's ID), `ttl` as a number, `{ json }` as that JSON text, the others as strings. The nested
-   * GraphQL answer writes its plain record lists so (src/graphql/raw-record-lists.ts): 10,000 records and their
-   * result objects were most of what a nested answer allocated, and the garbage collections those bring are its
-   * tail (bench/FINDINGS.md, «The nested answer as JSON»).
-   *
-   * The text becomes JSON in one regular-expression replacement (V8's own loop, no call per record): each
-   * record's five fields are captured and the replacement template puts them in place. Quotes and backslashes
-   * are escaped beforehand, as JSON.stringify escapes them; a zone whose text holds another character
-   * JSON.stringify would escape (a control character, a surrogate) gives undefined, as does any text the
-   * expression does not consume whole: the caller then answers as before.
+   * The records as plain objects of the members named `keys[i]` for `fields[i]`, in that order: `id` as a string
+   * (GraphQL's ID), `ttl` as a number, `{ value }` that value, the others as strings. This is the nested GraphQL
+   * answer's plain record lists as they are answered (src/graphql/plain-record-lists.ts): one small object per
+   * record instead of a record, a result object and a call per field. Those were most of what a nested answer
+   * allocated, and the garbage collections they bring are its tail (bench/FINDINGS.md, «The nested answer»).
    */
-  json(keys: readonly string[], fields: readonly PackedField[]): string | undefined {
-    if (this.length === 0) return '[]';
-    if (NOT_COPIED_AS_IS.test(this.packed)) return undefined;
-    const text = ESCAPED.test(this.packed) ? this.packed.replace(ESCAPED_ALL, '\\$&') : this.packed;
-    let template = '';
-    for (let k = 0; k < fields.length; k++) {
-      const field = fields[k];
-      // a constant's `$` is written `$$` in a replacement template
-      const value =
-        typeof field !== 'string'
-          ? field.json.replaceAll('$', '$$$$')
-          : field === 'zone'
-            ? JSON.stringify(this.zone).replaceAll('$', '$$$$')
-            : PACKED_GROUP[field];
-      template += (k === 0 ? '{' : ',') + keys[k] + ':' + value;
+  objects(keys: readonly string[], fields: readonly PackedField[]): Record<string, unknown>[] {
+    const { packed, zone, length } = this;
+    const list = new Array<Record<string, unknown>>(length);
+    let at = 0;
+    for (let i = 0; i < length; i++) {
+      const { f1, f2, f3, f4, end } = fieldsAt(packed, at, i === length - 1)!;
+      const record: Record<string, unknown> = {};
+      for (let k = 0; k < fields.length; k++) {
+        const field = fields[k];
+        if (field === 'id') record[keys[k]] = packed.slice(at, f1);
+        else if (field === 'owner') record[keys[k]] = packed.slice(f1 + 1, f2);
+        else if (field === 'type') record[keys[k]] = packed.slice(f2 + 1, f3);
+        else if (field === 'rdata') record[keys[k]] = packed.slice(f3 + 1, f4);
+        else if (field === 'ttl') record[keys[k]] = decimal(packed, f4 + 1, end);
+        else if (field === 'zone') record[keys[k]] = zone;
+        else record[keys[k]] = field.value;
+      }
+      list[i] = record;
+      at = end + 1;
     }
-    const objects = text.replace(PACKED_RECORDS, template + '},');
-    if (objects.includes(FIELD_SEPARATOR) || objects.includes(RECORD_SEPARATOR)) return undefined;
-    return '[' + objects.slice(0, -1) + ']';
+    return list;
   }
 
   *[Symbol.iterator](): Iterator<RecordRow> {
@@ -807,24 +802,8 @@ export class PackedRecords implements Iterable<RecordRow> {
   }
 }
 
-/** a field of a record that a JSON list can be written with straight from the packed text (PackedRecords.json) */
-export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { json: string };
-
-/** a character JSON.stringify escapes other than `"` and `\\` (a control character but the separators), or a surrogate */
-const NOT_COPIED_AS_IS = /[\u0000-\u001d\ud800-\udfff]/;
-/** what JSON.stringify escapes with a backslash before it */
-const ESCAPED = /["\\]/;
-const ESCAPED_ALL = /["\\]/g;
-/** one packed record (id, owner, type, rdata, ttl) and the separator after it */
-const PACKED_RECORDS = /(\d+)\x1f([^\x1f\x1e]*)\x1f([^\x1f\x1e]*)\x1f([^\x1f\x1e]*)\x1f(\d+)(?:\x1e|$)/g;
-/** each field's value in the replacement template of PACKED_RECORDS */
-const PACKED_GROUP: Readonly<Record<Exclude<PackedField, { json: string } | 'zone'>, string>> = {
-  id: '"$1"',
-  owner: '"$2"',
-  type: '"$3"',
-  rdata: '"$4"',
-  ttl: '$5',
-};
+/** a member of the plain records PackedRecords.objects makes: a field of the record, or a constant */
+export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { value: string };
 
 /**
  * Where the record starting at `at` has its four field separators and its end, or undefined unless it has

@@ -20,67 +20,18 @@ import {
   SelectionSetNode,
   visit,
 } from 'graphql';
-import { PackedField, PackedRecords } from '../repositories/read-model';
+import { PackedField, PackedRecords, RecordRow } from '../repositories/read-model';
 import type { GraphQLContext } from './context';
 
-/**
- * A value already written as JSON text, put into an answer's data as it is by `stringifyAnswer`. Anything else
- * that serialises it (JSON.stringify) gets the value the text spells.
- */
-export class RawJson {
-  constructor(readonly text: string) {}
-
-  toJSON(): unknown {
-    if (collected) {
-      collected.push(this.text);
-      return MARKER;
-    }
-    return JSON.parse(this.text);
-  }
-}
-
-/** the raw texts met by the JSON.stringify running in stringifyAnswer (synchronous: one at a time) */
-let collected: string[] | undefined;
-/** what a RawJson stands as in the first stringify: a string no answer of this service holds (NUL bytes) */
-const MARKER = '\u0000raw json\u0000';
-const MARKER_JSON = JSON.stringify(MARKER);
-
-/**
- * An answer as JSON text (Apollo's `stringifyResult`), with each RawJson's text where the RawJson stands. The
- * answer is stringified with a marker for each RawJson, then the texts are put in the markers' places. A string
- * of the answer that spelled the marker would leave more markers than texts: that answer is stringified again
- * with the RawJsons parsed, so it is exact either way.
- */
-export function stringifyAnswer(value: unknown): string {
-  const texts: string[] = [];
-  collected = texts;
-  let json: string;
-  try {
-    json = JSON.stringify(value);
-  } finally {
-    collected = undefined;
-  }
-  if (texts.length === 0) return json;
-  const around = json.split(MARKER_JSON);
-  if (around.length !== texts.length + 1) return JSON.stringify(value);
-  const parts = new Array<string>(around.length + texts.length);
-  for (let i = 0; i < texts.length; i++) {
-    parts[2 * i] = around[i];
-    parts[2 * i + 1] = texts[i];
-  }
-  parts[parts.length - 1] = around[around.length - 1];
-  return parts.join('');
-}
-
 /** the field that answers a plain `Domain.records` list in the executed document (never in the public schema) */
-const RAW_RECORDS = '_rawRecords';
+const PLAIN_RECORDS = '_plainRecords';
 /** its argument naming the objects' members and fields (JSON: [[member, field], …]) */
 const SHAPE = '_shape';
 
 /** the most selections walked in one operation (fragments expanded): a larger one runs as written */
 const WALK_BUDGET = 20_000;
 
-/** the Record fields a raw list is written with, by name; the shape's `__typename` is a constant */
+/** the Record fields a plain list is made of, by name; `__typename` is a constant */
 const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
   id: 'id',
   zone: 'zone',
@@ -88,30 +39,34 @@ const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
   type: 'type',
   rdata: 'rdata',
   ttl: 'ttl',
-  __typename: { json: '"Record"' },
+  __typename: { value: 'Record' },
 };
 
 /**
  * A `Domain.records` list that asks only for plain fields of its records (`records(first: 10) { owner type
- * rdata ttl }`) is written as JSON from the zone's packed text (PackedRecords.json) instead of a record object
- * and a result object per record, each field resolved on its own. In the nested answer of the bench (100 users ×
- * 10 zones × 10 records) those were most of the 11 MB an answer allocated, and its tail is the garbage
- * collections they bring (bench/FINDINGS.md, «The nested answer as JSON»).
+ * rdata ttl }`) is answered as one value: the plain objects of those members, made from the zone's packed text
+ * (PackedRecords.objects), which JSON.stringify writes as they are. Before, each record was a record object,
+ * then a result object that graphql-jit filled field by field (a call, a serializer with its path and
+ * locations per field). In the nested answer of the bench (100 users × 10 zones × 10 records) those were most
+ * of the 11 MB an answer allocated, and its tail is the garbage collections they bring (bench/FINDINGS.md,
+ * «The nested answer's record lists»).
  *
- * The operation is rewritten for graphql-jit: each such list becomes `_rawRecords` under the same response key,
- * with the same arguments and location, and its selection as `_shape`. `_rawRecords` exists only in an
- * extension of the schema used to run these documents (`rawRecordsSchema`); it calls Domain.records's own
- * resolver (the same loader, read rules and page) and writes its records as one RawJson. Everything else of
- * the operation (users, zones, aliases, fragments, directives, errors, null propagation) is graphql-jit's as
- * before, and the cost and depth checks ran on the document as sent.
+ * The operation is rewritten for graphql-jit: each such list becomes `_plainRecords` under the same response
+ * key, with the same arguments and location, and its selection as `_shape`. `_plainRecords` exists only in an
+ * extension of the schema used to run these documents (`plainRecordsSchema`); it calls Domain.records's own
+ * resolver (the same loader, read rules, page and errors) and hands its records over as a scalar's value, so
+ * graphql-jit does not walk them. Everything else of the operation (users, zones, aliases, fragments,
+ * directives, errors, null propagation) is graphql-jit's as before, and the cost and depth checks ran on the
+ * document as sent. The values are those the fields' scalars give: `id` a string (ID), `ttl` a number (Int),
+ * the others strings.
  *
  * A list is left as it is when its selection has anything else: a field with arguments or its own selection
- * (`data`, `domain`, `recordType`), a directive, a fragment on another type. So is a list whose response key
- * shares its place in the answer with another node (GraphQL merges the fields of one key in one object; the
- * rewrite would not), and an operation that introspects (it would see the extension) or is not a query. Returns undefined when nothing is
- * rewritten.
+ * (`data`, `domain`, `recordType`), a directive, a fragment on another type. So is a list that shares its
+ * place in the answer with another node of its response key (GraphQL merges them in one object; the rewrite
+ * would not), and an operation that introspects (it would see the extension) or is not a query. Returns
+ * undefined when nothing is rewritten.
  */
-export function rawRecordLists(
+export function plainRecordLists(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | undefined,
@@ -170,7 +125,7 @@ export function rawRecordLists(
     if (!shape) continue;
     rewritten.set(list, {
       ...list,
-      name: { kind: Kind.NAME, value: RAW_RECORDS },
+      name: { kind: Kind.NAME, value: PLAIN_RECORDS },
       alias: { kind: Kind.NAME, value: key },
       arguments: [
         ...(list.arguments ?? []),
@@ -184,7 +139,7 @@ export function rawRecordLists(
     });
   }
   if (rewritten.size === 0) return undefined;
-  return { schema: rawRecordsSchema(schema), document: visit(document, { Field: (node) => rewritten.get(node) }) };
+  return { schema: plainRecordsSchema(schema), document: visit(document, { Field: (node) => rewritten.get(node) }) };
 }
 
 /**
@@ -218,25 +173,13 @@ function shapeOf(
   return [...shape];
 }
 
-/** Thrown by `_rawRecords` for a zone whose records did not come packed: the operation runs again as written. */
-export class RawListUnavailable extends Error {
-  constructor() {
-    super('a record list could not be written from packed text');
-  }
-}
-
-/** whether a result of a rewritten operation must be run again as written (a zone's records were not packed) */
-export function needsPlainRun(errors: readonly GraphQLError[] | undefined): boolean {
-  return errors?.some((error) => error.originalError instanceof RawListUnavailable) ?? false;
-}
-
 const extended = new WeakMap<GraphQLSchema, GraphQLSchema>();
 
 /**
- * The schema with `Domain._rawRecords` (Domain.records's arguments, and `_shape`) and its scalar, for running
+ * The schema with `Domain._plainRecords` (Domain.records's arguments, and `_shape`) and its scalar, for running
  * rewritten documents only: the public schema, its introspection and schema.graphql do not have them.
  */
-function rawRecordsSchema(schema: GraphQLSchema): GraphQLSchema {
+function plainRecordsSchema(schema: GraphQLSchema): GraphQLSchema {
   const existing = extended.get(schema);
   if (existing) return existing;
   const records = (schema.getType('Domain') as GraphQLObjectType).getFields().records;
@@ -244,14 +187,14 @@ function rawRecordsSchema(schema: GraphQLSchema): GraphQLSchema {
     const defaultValue = arg.defaultValue === undefined ? undefined : astFromValue(arg.defaultValue, arg.type);
     return `${arg.name}: ${String(arg.type)}${defaultValue ? ` = ${print(defaultValue)}` : ''}`;
   });
-  const sdl = `scalar RawJsonList
-    extend type Domain { ${RAW_RECORDS}(${[...args, `${SHAPE}: String!`].join(', ')}): RawJsonList! }`;
-  const withRaw = extendSchema(schema, parse(sdl), { assumeValidSDL: true });
-  const domain = withRaw.getType('Domain') as GraphQLObjectType;
+  const sdl = `scalar PlainRecordList
+    extend type Domain { ${PLAIN_RECORDS}(${[...args, `${SHAPE}: String!`].join(', ')}): PlainRecordList! }`;
+  const withPlain = extendSchema(schema, parse(sdl), { assumeValidSDL: true });
+  const domain = withPlain.getType('Domain') as GraphQLObjectType;
   const listOf = domain.getFields().records.resolve!;
-  domain.getFields()[RAW_RECORDS].resolve = rawRecordsResolver(listOf);
-  extended.set(schema, withRaw);
-  return withRaw;
+  domain.getFields()[PLAIN_RECORDS].resolve = plainRecordsResolver(listOf);
+  extended.set(schema, withPlain);
+  return withPlain;
 }
 
 /** the shapes of the documents run, parsed once each (a bounded map: documents come and go with their cache) */
@@ -262,23 +205,29 @@ function parsedShape(text: string): { keys: string[]; fields: PackedField[] } {
   let shape = shapes.get(text);
   if (!shape) {
     const members = JSON.parse(text) as [string, string][];
-    shape = { keys: members.map(([key]) => JSON.stringify(key)), fields: members.map(([, field]) => RECORD_FIELDS[field]) };
+    shape = { keys: members.map(([key]) => key), fields: members.map(([, field]) => RECORD_FIELDS[field]) };
     if (shapes.size >= SHAPES_KEPT) shapes.clear();
     shapes.set(text, shape);
   }
   return shape;
 }
 
-/** `_rawRecords`: Domain.records's resolver, its records written as one RawJson */
-function rawRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
+/** `_plainRecords`: Domain.records's resolver, its records as the plain objects the operation asks for */
+function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
   return (domain, args, ctx, info) => {
     const { [SHAPE]: shapeText, ...recordArgs } = args as Record<string, unknown>;
-    const shape = parsedShape(shapeText as string);
+    const { keys, fields } = parsedShape(shapeText as string);
     return Promise.resolve(listOf(domain, recordArgs, ctx, info)).then((records: unknown) => {
-      const json = records instanceof PackedRecords ? records.json(shape.keys, shape.fields) : undefined;
-      if (json !== undefined) return new RawJson(json);
-      if (Array.isArray(records) && records.length === 0) return new RawJson('[]');
-      throw new RawListUnavailable();
+      if (records instanceof PackedRecords) return records.objects(keys, fields);
+      // a zone read row by row (recordsGroupedByDomain), or without records
+      return [...(records as Iterable<RecordRow>)].map((record) => {
+        const plain: Record<string, unknown> = {};
+        for (let k = 0; k < fields.length; k++) {
+          const field = fields[k];
+          plain[keys[k]] = typeof field !== 'string' ? field.value : field === 'id' ? String(record.id) : record[field];
+        }
+        return plain;
+      });
     });
   };
 }

@@ -1,7 +1,7 @@
 import { execute, parse } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { buildContext } from '../../src/graphql/context';
-import { rawRecordLists } from '../../src/graphql/raw-record-lists';
+import { plainRecordLists } from '../../src/graphql/plain-record-lists';
 import { getSchema } from '../../src/graphql/schema';
 import { createServices } from '../../src/services';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -9,7 +9,7 @@ import { CREATE_RECORD, createUser, createZone } from '../support/fixtures';
 
 /**
  * A `Domain.records` list of plain fields is written as JSON from the zone's packed text once a document runs
- * compiled (src/graphql/raw-record-lists.ts). Each operation here runs on /graphql three times (the first on
+ * compiled (src/graphql/plain-record-lists.ts). Each operation here runs on /graphql three times (the first on
  * graphql-js, the others compiled) and by graphql-js itself on the same schema, data and key: every answer,
  * errors included, must be graphql-js's. The operations cover aliases, named and inline fragments, repeated
  * members, partial selections, filters by variables, pages of the nested connections beside the lists, lists
@@ -75,7 +75,7 @@ interface Case {
   name: string;
   query: string;
   variables?: Record<string, unknown>;
-  /** whether some list of the document is written as JSON */
+  /** whether some list of the document is answered as one value */
   rewritten: boolean;
   key?: () => string;
 }
@@ -152,10 +152,10 @@ const CASES: Case[] = [
 ];
 
 test.each(CASES)("$name: every answer is graphql-js's", async ({ query, variables = {}, rewritten, key = () => ADMIN_KEY }) => {
-  const raw = rawRecordLists(await getSchema(), parse(query), undefined);
-  expect(raw !== undefined).toBe(rewritten);
+  const plan = plainRecordLists(await getSchema(), parse(query), undefined);
+  expect(plan !== undefined).toBe(rewritten);
   // what /graphql runs from the second time on: graphql-jit compiles the rewritten document
-  if (raw) expect(isCompiledQuery(compileQuery(raw.schema, raw.document))).toBe(true);
+  if (plan) expect(isCompiledQuery(compileQuery(plan.schema, plan.document))).toBe(true);
   const expected = await byGraphQLJs(query, variables, key());
   expect(expected.errors).toBeUndefined();
   for (let run = 0; run < 3; run++) {
@@ -185,7 +185,7 @@ test('the escaped values (quotes, backslashes) come out as stored', async () => 
 
 test("a list's error keeps its message, path and locations, and nulls the answer as graphql-js does", async () => {
   const query = `{ domains(first: 2) { nodes { name records(first: 0) { owner } } } }`;
-  expect(rawRecordLists(await getSchema(), parse(query), undefined)).toBeDefined();
+  expect(plainRecordLists(await getSchema(), parse(query), undefined)).toBeDefined();
   const expected = await byGraphQLJs(query, {}, ADMIN_KEY);
   expect(expected.errors?.length).toBeGreaterThan(0);
   for (let run = 0; run < 3; run++) {
@@ -200,12 +200,12 @@ test("a list's error keeps its message, path and locations, and nulls the answer
 test('introspection and mutations are never rewritten (the extension stays unseen)', async () => {
   const schema = await getSchema();
   expect(
-    rawRecordLists(schema, parse(`{ __schema { types { name } } domains(first: 1) { nodes { records { id } } } }`), undefined),
+    plainRecordLists(schema, parse(`{ __schema { types { name } } domains(first: 1) { nodes { records { id } } } }`), undefined),
   ).toBeUndefined();
   expect(
-    rawRecordLists(schema, parse(`mutation { createDomain(input: { userId: "1", zone: "x.raw.test" }) { records { id } } }`), undefined),
+    plainRecordLists(schema, parse(`mutation { createDomain(input: { userId: "1", zone: "x.raw.test" }) { records { id } } }`), undefined),
   ).toBeUndefined();
   const type = await overHttp(`{ __type(name: "Domain") { fields { name } } }`, {}, ADMIN_KEY);
-  expect(type.body.data.__type.fields.map((f: any) => f.name)).not.toContain('_rawRecords');
-  expect((await overHttp(`{ __type(name: "RawJsonList") { name } }`, {}, ADMIN_KEY)).body.data.__type).toBeNull();
+  expect(type.body.data.__type.fields.map((f: any) => f.name)).not.toContain('_plainRecords');
+  expect((await overHttp(`{ __type(name: "PlainRecordList") { name } }`, {}, ADMIN_KEY)).body.data.__type).toBeNull();
 });
