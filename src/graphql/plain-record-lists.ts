@@ -4,7 +4,6 @@ import {
   extendSchema,
   FieldNode,
   FragmentDefinitionNode,
-  GraphQLError,
   GraphQLFieldResolver,
   getNamedType,
   GraphQLNamedType,
