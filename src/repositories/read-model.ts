@@ -758,7 +758,8 @@ export class PackedRecords implements Iterable<RecordRow> {
    * (GraphQL's ID), `ttl` as a number, `{ value }` that value, the others as strings. This is the nested GraphQL
    * answer's plain record lists as they are answered (src/graphql/plain-record-lists.ts): one small object per
    * record instead of a record, a result object and a call per field. Those were most of what a nested answer
-   * allocated, and the garbage collections they bring are its tail (bench/FINDINGS.md, «The nested answer»).
+   * allocated, and the garbage collections they bring are its tail (bench/FINDINGS.md, «The nested answer's
+   * record lists as plain values»).
    */
   objects(keys: readonly string[], fields: readonly PackedField[]): Record<string, unknown>[] {
     const { packed, zone, length } = this;
