@@ -36,8 +36,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 // BENCH_ROLES: the service's roles (default api,dns: the worker's own statements left out; `api,dns,worker` is
 // what `npm start` runs). BENCH_CASES (e.g. `1x1,1x16`: changes x connections) and BENCH_EDGES (labels' first
 // words, e.g. `write,REST`) run a part. BENCH_STATEMENTS=1 prints each case's statements by their text's start
-// (the round trips' causes).
+// (the round trips' causes). BENCH_LOG_LEVEL: the service's LOG_LEVEL (default warn; the service's own is info).
 const ROLES = process.env.BENCH_ROLES ?? 'api,dns';
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const ONLY_EDGES = process.env.BENCH_EDGES?.split(',');
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
@@ -228,7 +229,7 @@ async function main() {
       main: path.join(TREE, 'dist', 'src', 'main.js'),
       logFile: path.join(TMP, 'write-path.log'),
       // no record quota: the DNS UPDATE key is a user's, and every case writes the same 16 zones
-      env: { LOG_LEVEL: 'warn', ROLES, SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
+      env: { LOG_LEVEL, ROLES, SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
     });
     const floors = [];
     try {
@@ -413,7 +414,7 @@ async function main() {
       .filter(([name]) => name !== 'write floor')
       .map(([name, rows]) => `| ${name} | ${rows.map((r, i) => `${((100 * r.rps) / floor[i].rps).toFixed(0)} %`).join(' | ')} |`),
   ].join('\n');
-  if (TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns') {
+  if (TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns' && LOG_LEVEL === 'warn') {
     fs.writeFileSync(
       path.join(__dirname, 'RESULTS-write-path.md'),
       `# The write path beside its floor (\`npm run bench:write-path\`)
