@@ -230,6 +230,8 @@ async function main() {
       logFile: path.join(TMP, 'write-path.log'),
       // no record quota: the DNS UPDATE key is a user's, and every case writes the same 16 zones
       env: { LOG_LEVEL, ROLES, SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
+      // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=bench/.tmp/prof-write-path' (with BENCH_EDGES: one edge's profile)
+      nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ') ?? [],
     });
     const floors = [];
     try {
