@@ -405,6 +405,8 @@ async function main() {
   const cell = (r) =>
     `${r.rps.toFixed(1)}/s, p50 ${r.p50.toFixed(1)} ms<br>${r.tripsPerRequest.toFixed(2)} trips, node ${r.serviceMsPerRequest.toFixed(2)} ms, pg ${r.postgresMsPerRequest.toFixed(2)} ms${r.bad ? `<br>**${r.bad} bad**` : ''}`;
   const floor = results['write floor'];
+  // the whole run only (BENCH_CASES, BENCH_EDGES run a part; the log above has every figure)
+  if (!(TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns' && LOG_LEVEL === 'warn')) return;
   const table = [
     `| | ${CASES.map(label).join(' | ')} |`,
     `| --- |${CASES.map(() => ' ---: |').join('')}`,
@@ -416,7 +418,7 @@ async function main() {
       .filter(([name]) => name !== 'write floor')
       .map(([name, rows]) => `| ${name} | ${rows.map((r, i) => `${((100 * r.rps) / floor[i].rps).toFixed(0)} %`).join(' | ')} |`),
   ].join('\n');
-  if (TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns' && LOG_LEVEL === 'warn') {
+  {
     fs.writeFileSync(
       path.join(__dirname, 'RESULTS-write-path.md'),
       `# The write path beside its floor (\`npm run bench:write-path\`)
