@@ -228,7 +228,7 @@ export async function beginFanout(
  * undefined when another process holds the place (SKIP LOCKED, as beginFanout).
  */
 export async function passFanoutUnsubscribed(sql: Sql, batch: number): Promise<{ events: number; subscribed: boolean } | undefined> {
-  const [row] = await sql.rows(
+  const [row] = await sql.rows<{ placed: boolean; subscribed: boolean; events: number }>(
     `with place as (select xid, event_id from webhook_fanout where id = 1 for update skip locked),
           subscribed as (select exists (select 1 from webhook_subscriptions where enabled) as yes),
           passed as (
