@@ -16,35 +16,31 @@ const LINES_HELD_MS = 20;
  * destination is a system call in libuv's thread pool and a wake-up of the event loop when it is done: alone, a
  * request's line cost ~0.1 ms of the process's CPU (bench/FINDINGS.md, «Edges: the work around the write»),
  * as much as a third of a write's own; a request every 2 ms never overlapped the last line's write, which is
- * when the destination gathers lines by itself. A line leaves at most LINES_HELD_MS late; what is held when
- * the process exits is written out before the destination's own last write (`prependListener`: before
- * pino's handler, which writes the destination out synchronously).
+ * when the destination gathers lines by itself. A line leaves at most LINES_HELD_MS late. Nothing is lost at
+ * the end: the timer holds the event loop until the lines are handed over, and at `process.exit` pino writes
+ * the destination out synchronously (its `flushSync`), which first takes what is held here.
  */
 class HeldLines {
   private held = '';
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly destination: pino.DestinationStream & { flushSync(): void; flush(cb?: () => void): void }) {
-    process.prependListener('exit', () => this.handOver());
+    const flushSync = destination.flushSync.bind(destination);
+    destination.flushSync = () => {
+      this.handOver();
+      flushSync();
+    };
   }
 
   write(line: string): void {
     this.held += line;
-    if (!this.timer) {
-      this.timer = setTimeout(() => this.handOver(), LINES_HELD_MS);
-      this.timer.unref();
-    }
+    this.timer ??= setTimeout(() => this.handOver(), LINES_HELD_MS);
   }
 
   /** pino's `logger.flush()`: what is held goes now */
   flush(cb?: () => void): void {
     this.handOver();
     this.destination.flush(cb);
-  }
-
-  flushSync(): void {
-    this.handOver();
-    this.destination.flushSync();
   }
 
   private handOver(): void {
