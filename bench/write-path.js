@@ -33,6 +33,15 @@ const { startService, ROOT } = require('./lib/service');
 const TREE = path.resolve(process.argv[2] ?? ROOT);
 const { signMessage } = require(path.join(ROOT, 'dist', 'src', 'dns', 'wire', 'tsig.js'));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+// BENCH_ROLES: the service's roles (default api,dns: the worker's own statements left out; `api,dns,worker` is
+// what `npm start` runs). BENCH_CASES (e.g. `1x1,1x16`: changes x connections) and BENCH_EDGES (labels' first
+// words, e.g. `write,REST`) run a part. BENCH_STATEMENTS=1 prints each case's statements by their text's start
+// (the round trips' causes). BENCH_LOG_LEVEL: the service's LOG_LEVEL (default warn; the service's own is info).
+const ROLES = process.env.BENCH_ROLES ?? 'api,dns';
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const ONLY_CASES = process.env.BENCH_CASES?.split(',');
+const ONLY_EDGES = process.env.BENCH_EDGES?.split(',');
+const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const TMP = path.join(__dirname, '.tmp');
 const ZONES = 16;
@@ -46,7 +55,7 @@ const CASES = [
   { changes: 1, connections: 16 },
   { changes: 1000, connections: 1 },
   { changes: 1000, connections: 16 },
-];
+].filter((c) => !ONLY_CASES || ONLY_CASES.includes(`${c.changes}x${c.connections}`));
 
 /** one TCP connection to a DNS server (RFC 1035 §4.2.2 framing), one exchange at a time */
 function dnsConnection(port) {
@@ -116,7 +125,11 @@ function startFloorProcess(databaseUrl, head) {
  * connections are plain).
  */
 async function startCountingProxy(target) {
-  const counter = { trips: 0 };
+  const counter = { trips: 0, statements: new Map() };
+  const noteStatement = (text) => {
+    const key = text.replace(/\s+/g, ' ').trim().slice(0, 90);
+    counter.statements.set(key, (counter.statements.get(key) ?? 0) + 1);
+  };
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
     client.setNoDelay(true);
@@ -124,6 +137,7 @@ async function startCountingProxy(target) {
     upstream.pipe(client);
     let startup = true;
     let pending = Buffer.alloc(0);
+    const parsed = new Map();
     client.on('data', (chunk) => {
       upstream.write(chunk);
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
@@ -142,6 +156,17 @@ async function startCountingProxy(target) {
         if (pending.length < length + 1) break;
         const type = pending[0];
         if (type === 0x53 || type === 0x51) counter.trips++;
+        if (STATEMENTS && type === 0x51) noteStatement(pending.toString('utf8', 5, length));
+        // Parse: the statement's name, then its text; Bind: the portal's name, then the statement's (each
+        // NUL-terminated). Each Bind is one execution, of a statement parsed now or prepared before.
+        if (STATEMENTS && type === 0x50) {
+          const nameEnd = pending.indexOf(0, 5);
+          parsed.set(pending.toString('utf8', 5, nameEnd), pending.toString('utf8', nameEnd + 1, pending.indexOf(0, nameEnd + 1)));
+        }
+        if (STATEMENTS && type === 0x42) {
+          const portalEnd = pending.indexOf(0, 5);
+          noteStatement(parsed.get(pending.toString('utf8', portalEnd + 1, pending.indexOf(0, portalEnd + 1))) ?? '(unknown)');
+        }
         pending = pending.subarray(length + 1);
       }
     });
@@ -204,7 +229,9 @@ async function main() {
       main: path.join(TREE, 'dist', 'src', 'main.js'),
       logFile: path.join(TMP, 'write-path.log'),
       // no record quota: the DNS UPDATE key is a user's, and every case writes the same 16 zones
-      env: { LOG_LEVEL: 'warn', ROLES: 'api,dns', SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
+      env: { LOG_LEVEL, ROLES, SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
+      // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=bench/.tmp/prof-write-path' (with BENCH_EDGES: one edge's profile)
+      nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ') ?? [],
     });
     const floors = [];
     try {
@@ -320,10 +347,11 @@ async function main() {
           },
         },
       ];
-      const out = Object.fromEntries(targets.map((t) => [t.label, []]));
+      const chosen = targets.filter((t) => !ONLY_EDGES || ONLY_EDGES.some((word) => t.label.startsWith(word)));
+      const out = Object.fromEntries(chosen.map((t) => [t.label, []]));
       let base = 0;
       for (const { changes, connections } of CASES) {
-        for (const target of targets) {
+        for (const target of chosen) {
           base += 20_000_000;
           await target.prepare?.(connections);
           // warm-up: a request per connection (the zones' heads, prepared statements, the JIT)
@@ -332,6 +360,7 @@ async function main() {
               Array.from({ length: connections }, (_, c) => target.send(c, base + 17_000_000 + (w * 16 + c) * 1000, changes)),
             );
           const x0 = proxy.counter.trips;
+          proxy.counter.statements.clear();
           const t0 = processTimes();
           const result = await closedLoop({
             connections,
@@ -356,6 +385,9 @@ async function main() {
               `${row.tripsPerRequest.toFixed(2)} round trips, node ${row.serviceMsPerRequest.toFixed(2)} ms, PostgreSQL ${row.postgresMsPerRequest.toFixed(2)} ms CPU a request` +
               `${row.bad ? `; ${row.bad} BAD (${row.badExample})` : ''}`,
           );
+          if (STATEMENTS)
+            for (const [text, count] of [...proxy.counter.statements].sort((a, b) => b[1] - a[1]).slice(0, 12))
+              log(`    ${(count / result.requests).toFixed(3)} a request: ${text}`);
         }
       }
       return out;
@@ -373,6 +405,8 @@ async function main() {
   const cell = (r) =>
     `${r.rps.toFixed(1)}/s, p50 ${r.p50.toFixed(1)} ms<br>${r.tripsPerRequest.toFixed(2)} trips, node ${r.serviceMsPerRequest.toFixed(2)} ms, pg ${r.postgresMsPerRequest.toFixed(2)} ms${r.bad ? `<br>**${r.bad} bad**` : ''}`;
   const floor = results['write floor'];
+  // the whole run only (BENCH_CASES, BENCH_EDGES run a part; the log above has every figure)
+  if (!(TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns' && LOG_LEVEL === 'warn')) return;
   const table = [
     `| | ${CASES.map(label).join(' | ')} |`,
     `| --- |${CASES.map(() => ' ---: |').join('')}`,
@@ -384,7 +418,7 @@ async function main() {
       .filter(([name]) => name !== 'write floor')
       .map(([name, rows]) => `| ${name} | ${rows.map((r, i) => `${((100 * r.rps) / floor[i].rps).toFixed(0)} %`).join(' | ')} |`),
   ].join('\n');
-  if (TREE === ROOT) {
+  {
     fs.writeFileSync(
       path.join(__dirname, 'RESULTS-write-path.md'),
       `# The write path beside its floor (\`npm run bench:write-path\`)

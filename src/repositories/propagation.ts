@@ -1,5 +1,6 @@
 import type { Sql } from '../db/pool';
 import { insertEventsSql } from './events';
+import { SecondaryToNotify, secondariesOf, secondariesToNotifySql } from './zone-secondaries';
 
 /**
  * The propagation worker's SQL (worker.ts, notifier.ts): the outbox claim, the per-secondary status rows and
@@ -12,6 +13,8 @@ export interface ClaimedChange {
   zone: string;
   kind: string;
   serialAfter: number;
+  /** the zone's extra secondaries to NOTIFY (docs/transfers.md); none for a deleted zone */
+  extraSecondaries: SecondaryToNotify[];
 }
 export interface DueCheck {
   id: number;
@@ -28,7 +31,8 @@ export class PropagationRepository {
   /**
    * Claims and publishes up to `batch` journal rows in one statement: the rows are locked (SKIP LOCKED:
    * another worker takes others), marked published, and their zones' status rows set to `pending` for every
-   * server, first check after `firstCheckMs`, all or nothing. Four round trips per drain (BEGIN, claim,
+   * server, first check after `firstCheckMs`, all or nothing; each row comes with its zone's extra secondaries
+   * (the notifier's other addressees). Four round trips per drain (BEGIN, claim,
    * update, COMMIT) were as many PostgreSQL statements as the API's own writes
    * (docs/performance.md, «The journal's readers»).
    */
@@ -54,7 +58,14 @@ export class PropagationRepository {
   }
 
   async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
-    const rows = await this.sql.rows<{ id: string; domain_id: string; zone: string; kind: string; serial_after: string }>(
+    const rows = await this.sql.rows<{
+      id: string;
+      domain_id: string;
+      zone: string;
+      kind: string;
+      serial_after: string;
+      extra: Parameters<typeof secondariesOf>[1];
+    }>(
       `with claimed as (
                update changes set published_at = now()
                 where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
@@ -68,7 +79,9 @@ export class PropagationRepository {
                 where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
                on conflict (domain_id, server) do update
                  set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
-             select id, domain_id, zone, kind, serial_after from claimed order by id`,
+             select id, domain_id, zone, kind, serial_after,
+                    case when kind <> 'zone-deleted' then ${secondariesToNotifySql('claimed.domain_id')} end as extra
+               from claimed order by id`,
       [batch, servers, firstCheckMs],
     );
     return rows.map((r) => ({
@@ -77,6 +90,7 @@ export class PropagationRepository {
       zone: r.zone,
       kind: r.kind,
       serialAfter: Number(r.serial_after),
+      extraSecondaries: secondariesOf(r.zone, r.extra),
     }));
   }
 

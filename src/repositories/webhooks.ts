@@ -220,6 +220,34 @@ export async function beginFanout(
   };
 }
 
+/**
+ * A step of the fan-out while no subscription is enabled, in one statement: no event can match, so the place
+ * moves past the settled events after it (up to `batch`) with nothing written, as beginFanout and endFanout in a
+ * transaction would (four round trips and BEGIN/COMMIT, under a write load every 20 ms). Answers how many events
+ * it passed and whether a subscription was enabled (then it moved nothing: the caller takes the transaction);
+ * undefined when another process holds the place (SKIP LOCKED, as beginFanout).
+ */
+export async function passFanoutUnsubscribed(sql: Sql, batch: number): Promise<{ events: number; subscribed: boolean } | undefined> {
+  const [row] = await sql.rows<{ placed: boolean; subscribed: boolean; events: number }>(
+    `with place as (select xid, event_id from webhook_fanout where id = 1 for update skip locked),
+          subscribed as (select exists (select 1 from webhook_subscriptions where enabled) as yes),
+          passed as (
+            select e.xid, e.id from events e
+             where (e.xid, e.id) > ((select xid from place), (select event_id from place)) and ${SETTLED_SQL}
+               and not (select yes from subscribed)
+             order by e.xid, e.id limit $1),
+          moved as (
+            update webhook_fanout f set xid = last.xid, event_id = last.id
+              from (select xid, id from passed order by xid desc, id desc limit 1) last
+             where f.id = 1
+            returning 1)
+     select exists (select 1 from place) as placed, (select yes from subscribed) as subscribed,
+            (select count(*) from passed)::int as events, (select count(*) from moved)::int as moved`,
+    [batch],
+  );
+  return row.placed ? { events: row.events, subscribed: row.subscribed } : undefined;
+}
+
 /** the deliveries the fan-out decided, and its new place in the feed, in the caller's transaction */
 export async function endFanout(
   sql: Sql,

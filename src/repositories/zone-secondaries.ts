@@ -70,21 +70,26 @@ export async function isZoneSecondary(sql: Sql, domainId: number, address: strin
   return rows.length > 0;
 }
 
-/** the extra secondaries of these zones (by name) with their active keys, for the notifier */
-export async function secondariesToNotify(sql: Sql, zones: string[]): Promise<SecondaryToNotify[]> {
-  if (!zones.length) return [];
-  const rows = await sql.rows<{ zone: string; address: string; port: number; key_name: string; algorithm: TsigAlgorithm; secret: Buffer }>(
-    `select d.name as zone, host(s.address) as address, s.port, k.name as key_name, k.algorithm, k.secret
-       from zone_secondaries s
-       join domains d on d.id = s.domain_id
-       join tsig_keys k on k.id = s.tsig_key_id and k.revoked_at is null
-      where d.name = any($1::text[])`,
-    [zones],
-  );
-  return rows.map((row) => ({
-    zone: row.zone,
+/**
+ * The extra secondaries of the zone `domainIdSql` names (an SQL expression), with their active keys, as one json
+ * value (null: none): the outbox claim reads them in its own statement (PropagationRepository.claimChanges), so a
+ * drain is one round trip whether or not a zone has any. Read with `secondariesOf`.
+ */
+export const secondariesToNotifySql = (domainIdSql: string): string =>
+  `(select json_agg(json_build_object('address', host(s.address), 'port', s.port, 'key_name', k.name, 'algorithm', k.algorithm,
+                                      'secret', encode(k.secret, 'base64')))
+      from zone_secondaries s join tsig_keys k on k.id = s.tsig_key_id and k.revoked_at is null
+     where s.domain_id = ${domainIdSql})`;
+
+/** the value `secondariesToNotifySql` read, for the zone named `zone` */
+export function secondariesOf(
+  zone: string,
+  json: { address: string; port: number; key_name: string; algorithm: TsigAlgorithm; secret: string }[] | null,
+): SecondaryToNotify[] {
+  return (json ?? []).map((row) => ({
+    zone,
     address: row.address,
     port: row.port,
-    key: { name: row.key_name, algorithm: row.algorithm, secret: row.secret },
+    key: { name: row.key_name, algorithm: row.algorithm, secret: Buffer.from(row.secret, 'base64') },
   }));
 }

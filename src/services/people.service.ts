@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Settings } from '../config/settings';
 import { personPrincipal, type ActingPerson, type Principal } from '../auth/principal';
 import { isRestricted, requireFlag } from '../auth/policy';
@@ -43,7 +43,8 @@ export function newToken(prefix: string): { token: string; hash: string } {
   const token = `${prefix}_${randomBytes(32).toString('base64url')}`;
   return { token, hash: hashToken(token) };
 }
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');
+// a session's token is hashed on every request it carries: the one-shot digest, as API keys' (hashKey)
+export const hashToken = (token: string): string => hash('sha256', token, 'hex');
 
 export interface CreatedInvitation {
   invitation: InvitationRow;

@@ -16,6 +16,7 @@ import {
   ClaimedQueue,
   claimQueues,
   endFanout,
+  passFanoutUnsubscribed,
   QueueLease,
   recordAttemptFailed,
   recordDelivered,
@@ -207,6 +208,11 @@ export class WebhookDeliveryDuty {
   private readonly outcomes: Outcome[] = [];
   private storing?: Promise<void>;
   private stopped = false;
+  /**
+   * whether the last fan-out step saw an enabled subscription: while none is, a step is one statement
+   * (passFanoutUnsubscribed) and no queue is claimed (a claim looks at enabled subscriptions' queues only)
+   */
+  private subscribed = false;
 
   constructor(
     private readonly settings: Settings,
@@ -237,7 +243,7 @@ export class WebhookDeliveryDuty {
       await this.storeOutcomes();
       while (!this.stopped && (await this.fanOut()) === FANOUT_BATCH);
       const room = MAX_IN_FLIGHT - this.inFlight.size;
-      if (this.stopped || room <= 0) return;
+      if (this.stopped || room <= 0 || !this.subscribed) return;
       const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
       // counted from before the claim: the process's idea of the lease ends no later than the database's
       const leaseEnds = Date.now() + leaseSeconds * 1000;
@@ -258,9 +264,16 @@ export class WebhookDeliveryDuty {
 
   /** one step of the fan-out; answers how many events it read */
   async fanOut(): Promise<number> {
+    if (!this.subscribed) {
+      const pass = await passFanoutUnsubscribed(this.db, FANOUT_BATCH);
+      this.subscribed = pass?.subscribed ?? true;
+      if (pass && !pass.subscribed) return pass.events;
+      // another process holds the place, or a subscription is enabled: the step as a transaction
+    }
     return this.db.transaction(async (sql) => {
       const step = await beginFanout(sql, FANOUT_BATCH);
       if (!step || !step.events.length) return 0;
+      this.subscribed = step.subscriptions.length > 0;
       const deliveries = step.events.flatMap((event) =>
         step.subscriptions
           .filter(

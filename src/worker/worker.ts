@@ -38,7 +38,6 @@ import { PacedRun } from '../paced-run';
 import { outboxDrains, outboxRowsPublished } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
-import { secondariesToNotify } from '../repositories/zone-secondaries';
 import { SecondaryZonesWorker } from './secondary-zones';
 import { WebhookDeliveryDuty } from './webhook-delivery';
 import { HealthWorker } from './health';
@@ -330,9 +329,16 @@ export class PropagationWorker {
     if (unknown.length) void this.refreshSets().then(() => unknown.forEach((catalog) => this.notifyCatalog(catalog)));
     if (this.sets.length <= 1) for (const zone of zones) this.notifier.notifyAll(zone);
     else void this.notifyBySet([...zones]);
-    if (zones.size || catalogs.size) {
-      this.scheduleCheck(FAST_CHECK_MS + 5);
-      void this.notifyExtraSecondaries([...zones]);
+    if (zones.size || catalogs.size) this.scheduleCheck(FAST_CHECK_MS + 5);
+    // NOTIFY (RFC 1996) to the changed zones' extra secondaries (a customer's own servers, docs/transfers.md),
+    // each signed with its own TSIG key, read with the claim. They are not the fleet: no status rows, the
+    // notifier's retries and their own refresh timers bring them along.
+    const extraNotified = new Set<string>();
+    for (const change of claimed) {
+      if (!zones.has(change.zone) || extraNotified.has(change.zone)) continue;
+      extraNotified.add(change.zone);
+      for (const target of change.extraSecondaries)
+        this.notifier.request(target.zone, { host: target.address, port: target.port }, target.key);
     }
   }
 
@@ -357,21 +363,6 @@ export class PropagationWorker {
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker'))
         this.log.warn({ err: error }, "propagation worker: reading zones' nameserver sets failed; status checks NOTIFY again");
-    }
-  }
-
-  /**
-   * NOTIFY (RFC 1996) to the changed zones' extra secondaries (a customer's own servers, docs/transfers.md), each
-   * signed with its own TSIG key. They are not the fleet: no status rows, the notifier's retries and their own
-   * refresh timers bring them along.
-   */
-  private async notifyExtraSecondaries(zones: string[]): Promise<void> {
-    try {
-      for (const target of await secondariesToNotify(this.db, zones))
-        this.notifier.request(target.zone, { host: target.address, port: target.port }, target.key);
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'propagation worker'))
-        this.log.warn({ err: error }, "propagation worker: reading zones' extra secondaries failed; their refresh timers bring them along");
     }
   }
 
