@@ -18,6 +18,14 @@ import { Migration } from '@mikro-orm/migrations';
 export class Migration20261204010000_records_zone_check extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table "records" drop constraint "records_domain_id_foreign";`);
+    // the foreign key's own error, as PostgreSQL words it
+    this.addSql(`create function records_zone_missing(missing bigint) returns void language plpgsql as $$
+      begin
+        raise foreign_key_violation using
+          message = 'insert or update on table "records" violates foreign key constraint "records_domain_id_foreign"',
+          detail = format('Key (domain_id)=(%s) is not present in table "domains".', missing),
+          constraint = 'records_domain_id_foreign', table = 'records', schema = current_schema();
+      end $$;`);
     this.addSql(`create function records_zone_exists() returns trigger language plpgsql as $$
       declare
         missing bigint;
@@ -28,42 +36,37 @@ export class Migration20261204010000_records_zone_check extends Migration {
          where d.id is null
          limit 1;
         if missing is not null then
-          raise foreign_key_violation using
-            message = 'insert or update on table "records" violates foreign key constraint "records_domain_id_foreign"',
-            detail = format('Key (domain_id)=(%s) is not present in table "domains".', missing),
-            constraint = 'records_domain_id_foreign', table = 'records', schema = tg_table_schema;
+          perform records_zone_missing(missing);
         end if;
         return null;
       end $$;`);
-    this.addSql(`create trigger "records_zone_exists" after insert on "records"
-      referencing new table as records_written for each statement execute function records_zone_exists();`);
     // a transition table cannot go with a column list (UPDATE OF): an update is checked row by row, and only
     // one that changes the zone is
     this.addSql(`create function records_zone_moved() returns trigger language plpgsql as $$
       begin
         perform 1 from domains d where d.id = new.domain_id for key share;
         if not found then
-          raise foreign_key_violation using
-            message = 'insert or update on table "records" violates foreign key constraint "records_domain_id_foreign"',
-            detail = format('Key (domain_id)=(%s) is not present in table "domains".', new.domain_id),
-            constraint = 'records_domain_id_foreign', table = 'records', schema = tg_table_schema;
+          perform records_zone_missing(new.domain_id);
         end if;
         return null;
       end $$;`);
-    this.addSql(`create trigger "records_zone_moved" after update of "domain_id" on "records"
-      for each row when (old.domain_id is distinct from new.domain_id) execute function records_zone_moved();`);
     this.addSql(`create function domains_records_deleted() returns trigger language plpgsql as $$
       begin
         delete from records r using domains_deleted d where r.domain_id = d.id;
         return null;
       end $$;`);
-    this.addSql(`create trigger "domains_records_deleted" after delete on "domains"
-      referencing old table as domains_deleted for each statement execute function domains_records_deleted();`);
     this.addSql(`create function domains_records_renumbered() returns trigger language plpgsql as $$
       begin
         update records set domain_id = new.id where domain_id = old.id;
         return null;
       end $$;`);
+    // each part by its trigger, once the functions are there
+    this.addSql(`create trigger "records_zone_exists" after insert on "records"
+      referencing new table as records_written for each statement execute function records_zone_exists();`);
+    this.addSql(`create trigger "records_zone_moved" after update of "domain_id" on "records"
+      for each row when (old.domain_id is distinct from new.domain_id) execute function records_zone_moved();`);
+    this.addSql(`create trigger "domains_records_deleted" after delete on "domains"
+      referencing old table as domains_deleted for each statement execute function domains_records_deleted();`);
     this.addSql(`create trigger "domains_records_renumbered" after update of "id" on "domains"
       for each row when (old.id is distinct from new.id) execute function domains_records_renumbered();`);
   }
@@ -77,6 +80,7 @@ export class Migration20261204010000_records_zone_check extends Migration {
     this.addSql(`drop function records_zone_moved();`);
     this.addSql(`drop trigger "records_zone_exists" on "records";`);
     this.addSql(`drop function records_zone_exists();`);
+    this.addSql(`drop function records_zone_missing(bigint);`);
     this.addSql(
       `alter table "records" add constraint "records_domain_id_foreign" foreign key ("domain_id") references "domains" ("id") on update cascade on delete cascade;`,
     );
