@@ -27,7 +27,9 @@ export class Record {
   @PrimaryKey({ type: new BigIntType('number'), autoincrement: true })
   id!: number;
 
-  @ManyToOne(() => Domain, { ref: true, deleteRule: 'cascade' })
+  // the zone is checked and its deletion cascades by triggers, once per statement rather than per row as a
+  // foreign key would (Migration20261204010000_records_zone_check)
+  @ManyToOne(() => Domain, { ref: true, deleteRule: 'cascade', createForeignKeyConstraint: false })
   domain!: Ref<Domain>;
 
   @Property({ type: 'text' })

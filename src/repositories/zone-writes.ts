@@ -287,9 +287,17 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     parts.push(`aupd as (${aliasSchedule})`);
   }
   const flattenedInserts = write.inserts.some((r) => FLATTENED_TYPE_NAMES.has(r.type));
+  // the inserted records lead the journal's additions when the change staged them so (staging.ts journals each
+  // insert as it stages it: a set of 1,000 new records is those and the SOA's new serial): then they are sent
+  // once, as the journal's `added`, and inserted from its first elements; otherwise each is sent apart
+  const added = p.add(JSON.stringify(write.added));
+  const rows = insertsLeadAdded(write)
+    ? `rows from (jsonb_to_recordset(${added}::jsonb) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
+        where x.n <= ${p.add(write.inserts.length)}::bigint`
+    : `rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)`;
   parts.push(`ins as (insert into records (domain_id, owner, type, rdata, ttl)
       select dom.id, x.owner, x.type, x.rdata, x.ttl
-        from dom, rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
+        from dom, ${rows}
       order by x.n returning id${flattenedInserts ? ', type, rdata' : ''})`);
   // the schedule of an ALIAS/ANAME inserted, in the same statement (alias-schedule.ts)
   if (flattenedInserts) parts.push(`ains as (${scheduleInsertedSql('ins', '(select id from dom)')})`);
@@ -303,7 +311,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   const signerJournal = (rows: readonly SignerRow[]) =>
     rows.length ? JSON.stringify(rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }))) : null;
   parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email)
-      select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${p.add(JSON.stringify(write.added))}::jsonb,
+      select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${added}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
         ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb, ${p.add(write.author?.email ?? null)}::text from dom returning id)`);
   // a change of the zone's data is an event (repositories/events.ts), in this statement; its records and author
@@ -329,6 +337,19 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   }
   sql.journalWritten();
   return (row.inserted as (string | number)[]).map(Number);
+}
+
+/**
+ * Whether the journal's additions begin with the inserted records, each as it is inserted (owner, type, TTL and
+ * RDATA; not toggled, which the journal says of a record enabled again): their JSON is then the inserts'.
+ */
+function insertsLeadAdded(write: ZoneWrite): boolean {
+  const { inserts, added } = write;
+  if (inserts.length === 0 || added.length < inserts.length) return false;
+  return inserts.every((r, i) => {
+    const a = added[i];
+    return a.toggled === undefined && a.owner === r.owner && a.type === r.type && a.ttl === r.ttl && a.rdata === r.rdata;
+  });
 }
 
 /**

@@ -559,8 +559,16 @@ export class ZoneChangesService {
   private async disabledTouched(change: ZoneChange, parsed: ReturnType<ZoneChangesService['parseChanges']>) {
     const owners = new Set<string>();
     let names = false;
+    // a zone that keeps no disabled record (read with the zone) has none at these owners: they are not gathered
+    // (a set of 1,000 REPLACEs gathered 1,000 owners for nothing) and no statement reads them
+    const keepsDisabled = change.zone.hasDisabled;
     for (const p of parsed) {
       if (!p) continue;
+      // a set that names disabled records writes them, under the zone row's lock; a REPLACE that keeps none (the
+      // PowerDNS API's, every time) takes that lock only if it meets some below, so a plain REPLACE stays on the
+      // optimistic path
+      if (p.kind === 'DISABLE' || p.kind === 'ENABLE' || ('disabledRecords' in p && p.disabledRecords?.length)) names = true;
+      if (!keepsDisabled) continue;
       if ('owner' in p && p.owner) owners.add(p.owner);
       if ('match' in p && p.match) owners.add(p.match.owner);
       if ('id' in p && p.id !== undefined && p.id !== null) {
@@ -569,15 +577,9 @@ export class ZoneChangesService {
       }
       for (const r of p.records) owners.add(r.owner);
       for (const r of ('disabledRecords' in p && p.disabledRecords) || []) owners.add(r.owner);
-      // a set that names disabled records writes them, under the zone row's lock; a REPLACE that keeps none (the
-      // PowerDNS API's, every time) takes that lock only if it meets some below, so a plain REPLACE stays on the
-      // optimistic path
-      if (p.kind === 'DISABLE' || p.kind === 'ENABLE' || ('disabledRecords' in p && p.disabledRecords?.length)) names = true;
     }
     if (names) change.requireLock();
-    // a zone that keeps no disabled record (read with the zone) has none at these owners: no statement more
-    const rows =
-      owners.size && change.zone.hasDisabled ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
+    const rows = owners.size ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
     if (rows.length) change.requireLock();
     const byIdentity = new Map(rows.map((r) => [recordIdentity(r), r]));
     const byRrset = new Map<string, DisabledRecord[]>();

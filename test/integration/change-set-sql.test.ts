@@ -160,3 +160,31 @@ test('a REPLACE that keeps a value with a new TTL deletes first, in a transactio
   expect(sql).toContain('begin');
   expect(await rrset('ttl')).toEqual([{ type: 'A', rdata: '192.0.2.80', ttl: 900 }]);
 });
+
+test('a set of new records sends them once: the journal’s additions are the inserts’ parameter and the SOA', async () => {
+  const { zoneChanges } = app.service.services;
+  const names = Array.from({ length: 200 }, (_, i) => `once${i}`);
+  const sent: unknown[][] = [];
+  const stop = app.service.database.db.observeStatements((text, params) => {
+    if (/^with lim as/.test(text.trim())) sent.push([...params]);
+  });
+  try {
+    await zoneChanges.apply(ctx(), {
+      zone: ZONE,
+      changes: names.map((owner, i) => ({ kind: 'REPLACE_RRSET', owner, type: 'A', ttl: 300, rdatas: [`198.51.100.${i % 250}`] })),
+    });
+  } finally {
+    stop();
+  }
+  expect(sent).toHaveLength(1);
+  // one parameter names the records' RDATA, not two
+  const holding = sent[0].filter((value) => typeof value === 'string' && value.includes('"rdata":"198.51.100.199"'));
+  expect(holding).toHaveLength(1);
+  const [journal] = await app.service.database.db.rows(`select added, removed from changes where zone = $1 order by id desc limit 1`, [
+    ZONE,
+  ]);
+  expect(journal.added).toHaveLength(201);
+  expect(journal.added.slice(0, 200)).toEqual(names.map((owner, i) => ({ owner, type: 'A', ttl: 300, rdata: `198.51.100.${i % 250}` })));
+  expect(journal.added[200]).toMatchObject({ owner: '@', type: 'SOA' });
+  expect(journal.removed).toEqual([expect.objectContaining({ owner: '@', type: 'SOA' })]);
+});
