@@ -50,10 +50,15 @@ export class SignedHead {
   /** the chain's members by key, in order */
   private readonly chain: Member[] = [];
 
+  /** the keys as the proof states them (`keysProofOf`): they change only in a locked change, which drops the head */
+  private readonly keysProof: string;
+
   private constructor(
     private readonly policy: DnssecPolicy,
-    private readonly keys: readonly SigningKeyRow[],
-  ) {}
+    private readonly keys: SigningKeyRow[],
+  ) {
+    this.keysProof = keysProofOf(keys);
+  }
 
   /** the head of a signed zone read whole in one statement (`readZone`'s 'whole') */
   static of(policy: DnssecPolicy, whole: WholeSigner): SignedHead | undefined {
@@ -118,15 +123,15 @@ export class SignedHead {
     return {
       answers: {
         records: answered,
-        signer: signer.map(({ id, owner, type, rdata, ttl }) => ({ id, owner, type, rdata, ttl })),
+        signer,
         signerOwners: [...signerOwners],
         neighbours,
         below,
-        keys: [...this.keys],
+        keys: this.keys,
       },
       proof: {
         policy: this.policy,
-        keys: keysProofOf(this.keys),
+        keys: this.keysProof,
         signerOwners: [...signerOwners],
         signerIds: signer.map((r) => r.id),
         ranges,
