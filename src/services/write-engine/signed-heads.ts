@@ -169,9 +169,10 @@ export class SignedHead {
 
   private delete(row: HeldSignerRow): void {
     this.byId.delete(row.id);
-    const rows = this.byOwner.get(row.owner)!.filter((r) => r !== row);
-    if (rows.length) this.byOwner.set(row.owner, rows);
-    else this.byOwner.delete(row.owner);
+    // in place: the head lives in the old generation, where every array replaced is garbage for a full collection
+    const rows = this.byOwner.get(row.owner)!;
+    rows.splice(rows.indexOf(row), 1);
+    if (!rows.length) this.byOwner.delete(row.owner);
     if (row.chainKey === undefined) return;
     const { index, found } = this.find(row.chainKey);
     if (found) this.chain.splice(index, 1);
