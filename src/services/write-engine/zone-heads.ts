@@ -23,9 +23,10 @@ import { logger } from '../../logger';
  * read of a change that then proves it right.
  *
  * A head is only ever stored from a committed state: a read on its own (autocommit), or a write that committed on
- * its own (the optimistic path). A change that runs in a transaction (the locked path, a queue's batch) drops
- * its zone's head: its write is committed only later, and a head holding an uncommitted serial could meet
- * another change that reached the same serial with other records. A head is taken out while a change uses it,
+ * its own (the optimistic path). A change that runs in the locked path drops its zone's head: its write is
+ * committed only later, and a head holding an uncommitted serial could meet another change that reached the same
+ * serial with other records; a queue's batch takes the head out and moves it through its writes only once they
+ * committed, if it read the zone at the head's serial (`suspend`, `resume`). A head is taken out while a change uses it,
  * and put back only after that change's outcome is known; any other outcome drops it. Heads are kept per
  * generation of the database's hosts (db/database-hosts.ts): after a primary is lost, none is used again.
  * Secondary zones and zones keeping disabled records have no head (their reads carry more).
