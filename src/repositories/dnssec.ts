@@ -371,10 +371,90 @@ export function signerAnswersSql(domain: string, add: (value: unknown) => string
         from ${below}
         cross join lateral (select r.owner, r.type, r.rdata, r.ttl from records r where r.domain_id = ${domain}
             and reverse(r.owner) collate "C" >= q.lo and reverse(r.owner) collate "C" < q.hi and ${SERVED_DATA} limit q.lim) b),
-      'keys', (select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'keyTag', k.key_tag, 'dnskey', k.dnskey,
-          'sealed', encode(k.sealed_private_key, 'base64'), 'state', k.state) order by k.id), '[]'::json)
-        from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')
+      'keys', ${signingKeysJson(domain)}
     ))`;
+}
+
+/** the zone's keys but those removed, as `SigningKeyRow`s in JSON (`signingKeysFromJson`): an SQL expression on `domain` */
+const signingKeysJson = (domain: string): string =>
+  `(select coalesce(json_agg(json_build_object('id', k.id, 'role', k.role, 'algorithm', k.algorithm, 'keyTag', k.key_tag, 'dnskey', k.dnskey,
+          'sealed', encode(k.sealed_private_key, 'base64'), 'state', k.state) order by k.id), '[]'::json)
+        from dnssec_keys k where k.domain_id = ${domain} and k.state <> 'removed')`;
+
+// PostgreSQL's base64 breaks lines every 76 characters; Node's decoder skips the line breaks
+const signingKeysFromJson = (keys: AnswersJson['keys']): SigningKeyRow[] =>
+  keys.map(({ sealed, ...k }) => ({
+    ...k,
+    id: Number(k.id),
+    algorithm: Number(k.algorithm),
+    keyTag: Number(k.keyTag),
+    sealedPrivateKey: Buffer.from(sealed, 'base64'),
+  }));
+
+/** a signer record as a zone's head holds it (write-engine/zone-heads.ts): its row id, and its chain key (hex) if it has one */
+export type HeldSignerRow = StoredSignerRecord & { chainKey?: string };
+
+/** a signed zone's signing state whole: every signer record and the keys (a zone's head holds them) */
+export interface WholeSigner {
+  rows: HeldSignerRow[];
+  keys: SigningKeyRow[];
+}
+
+/** `WholeSigner` as one JSON value, a scalar subquery on the zone `domain` (an SQL expression), for `readZone` */
+export const wholeSignerSql = (domain: string): string =>
+  `json_build_object('rows', (select coalesce(json_agg(json_build_object('id', s.id, 'owner', s.owner, 'type', s.type, 'rdata', s.rdata,
+      'ttl', s.ttl, 'chainKey', encode(s.chain_key, 'hex'))), '[]'::json) from dnssec_records s where s.domain_id = ${domain}),
+    'keys', ${signingKeysJson(domain)})`;
+
+export function wholeSignerFromJson(json: { rows: any[]; keys: AnswersJson['keys'] }): WholeSigner {
+  return {
+    rows: json.rows.map((r) => ({ ...toStoredSigner(r), ...(r.chainKey ? { chainKey: r.chainKey as string } : {}) })),
+    keys: signingKeysFromJson(json.keys),
+  };
+}
+
+/**
+ * What a signed change decided on its zone's head assumed of the signing state beyond the serial
+ * (write-engine/zone-heads.ts), checked by its write (`signedProofSql`): the zone's policy, its keys (ids and
+ * states), the signer records at the owners the signer read (by count and by id), and the chain's members around
+ * the keys it moved (`ranges`: how many members lie strictly between each `lo` and `hi`).
+ */
+export interface SignedProof {
+  policy: DnssecPolicy;
+  /** `id:state` of each key but those removed, by id, comma-separated */
+  keys: string;
+  signerOwners: string[];
+  signerIds: number[];
+  ranges: { lo: Buffer; hi: Buffer; members: number }[];
+}
+
+/** `SignedProof.keys` of some keys */
+export const keysProofOf = (keys: readonly Pick<SigningKeyRow, 'id' | 'state'>[]): string =>
+  [...keys]
+    .sort((a, b) => a.id - b.id)
+    .map((k) => `${k.id}:${k.state}`)
+    .join(',');
+
+/**
+ * The conditions of `proof` on the zone `domain` (an SQL expression), for the serial's update of a change decided
+ * on its zone's head (zone-writes.ts `expectedSql`): each an index probe (the policy's and keys' rows by zone,
+ * the signer records by (domain, owner) and by id, the chain by (domain, chain_key)).
+ */
+export function signedProofSql(domain: string, add: (value: unknown) => string, proof: SignedProof): string {
+  const p = proof.policy;
+  return `
+        and exists (select 1 from dnssec_zones z where z.domain_id = ${domain} and z.state = ${add(p.state)} and z.denial = ${add(p.denial)}
+          and z.nsec3_iterations = ${add(p.nsec3Iterations)} and z.nsec3_salt = ${add(p.nsec3Salt)}::bytea and z.nsec3_opt_out = ${add(p.nsec3OptOut)})
+        and (select coalesce(string_agg(k.id || ':' || k.state, ',' order by k.id), '') from dnssec_keys k
+          where k.domain_id = ${domain} and k.state <> 'removed') = ${add(proof.keys)}
+        and (select count(*) from unnest(${add(proof.signerOwners)}::text[]) as o(owner) cross join lateral (select 1 from dnssec_records s
+          where s.domain_id = ${domain} and s.owner = o.owner and s.type in ('RRSIG', 'NSEC', 'NSEC3') offset 0) t) = ${add(proof.signerIds.length)}
+        and (select count(*) from unnest(${add(proof.signerIds)}::bigint[]) as x(id) cross join lateral (select 1 from dnssec_records s
+          where s.id = x.id and s.domain_id = ${domain} offset 0) t) = ${add(proof.signerIds.length)}
+        and not exists (select 1 from unnest(${add(proof.ranges.map((r) => r.lo))}::bytea[], ${add(proof.ranges.map((r) => r.hi))}::bytea[],
+            ${add(proof.ranges.map((r) => r.members))}::int[]) as g(lo, hi, members)
+          where (select count(*) from (select 1 from dnssec_records s where s.domain_id = ${domain} and s.chain_key > g.lo and s.chain_key < g.hi
+            limit 2) m) <> g.members)`;
 }
 
 /**
@@ -425,14 +505,7 @@ export function signerAnswersFromJson(json: AnswersJson, questions: SignerQuesti
       };
     }),
     below,
-    // PostgreSQL's base64 breaks lines every 76 characters; Node's decoder skips the line breaks
-    keys: json.keys.map(({ sealed, ...k }) => ({
-      ...k,
-      id: Number(k.id),
-      algorithm: Number(k.algorithm),
-      keyTag: Number(k.keyTag),
-      sealedPrivateKey: Buffer.from(sealed, 'base64'),
-    })),
+    keys: signingKeysFromJson(json.keys),
   };
 }
 
@@ -501,6 +574,10 @@ export function idRows(add: (value: unknown) => string, ids: readonly number[]):
   return `(values ${rows.join(', ')}) as x(id)`;
 }
 
+/** the ids of the signer records `signerWriteCtes` inserted, in the order given (an SQL expression of the statement) */
+export const signerInsertedSql = (added: readonly SignerRow[]): string =>
+  added.length ? `(select coalesce(json_agg(id order by id), '[]'::json) from sins)` : `'[]'::json`;
+
 /** The CTE parts that write a change's signer records, hung on the serial update `dom` (zone-writes.ts writeZoneChange). */
 export function signerWriteCtes(add: (value: unknown) => string, removed: readonly SignerRow[], added: readonly SignerRow[]): string[] {
   const parts: string[] = [];
@@ -521,9 +598,12 @@ export function signerWriteCtes(add: (value: unknown) => string, removed: readon
         and s.owner = x.owner and s.type = x.type and s.rdata = x.rdata)`);
   }
   if (added.length) {
+    // in the order given, their ids returned (`SIGNER_INSERTED`): a zone's head keeps them (write-engine/zone-heads.ts)
     parts.push(`sins as (insert into dnssec_records (domain_id, owner, type, rdata, ttl, chain_key, expires_at)
       select dom.id, x.owner, x.type, x.rdata, x.ttl, decode(x."chainKey", 'hex'), to_timestamp(x."expiresAt")
-        from dom, json_to_recordset(${add(JSON.stringify(added))}::json) as x(owner text, type text, rdata text, ttl int, "chainKey" text, "expiresAt" bigint))`);
+        from dom, rows from (json_to_recordset(${add(JSON.stringify(added))}::json) as (owner text, type text, rdata text, ttl int, "chainKey" text, "expiresAt" bigint))
+          with ordinality as x(owner, type, rdata, ttl, "chainKey", "expiresAt", n)
+      order by x.n returning id)`);
   }
   return parts;
 }

@@ -16,6 +16,12 @@ import {
   SignerRow,
   idRows,
   signerWriteCtes,
+  signerInsertedSql,
+  SignedProof,
+  signedProofSql,
+  WholeSigner,
+  wholeSignerFromJson,
+  wholeSignerSql,
 } from './dnssec';
 
 /**
@@ -55,6 +61,8 @@ export interface LockedZone {
   dnssec?: DnssecPolicy;
   /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
   signer?: { questions: SignerQuestions; answers: SignerAnswers };
+  /** a signed zone's signer records and keys whole, read with it (`readZone`'s `signer` 'whole': a zone's head) */
+  wholeSigner?: WholeSigner;
 }
 
 export interface LockRequest {
@@ -131,9 +139,15 @@ function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[
 
 /**
  * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
- * (FOR UPDATE) until the caller's transaction ends.
+ * (FOR UPDATE) until the caller's transaction ends. `signer`: the signer's questions, answered from the same
+ * snapshot; 'whole': a signed zone's signer records and keys all (with `allRecords`, the zone's head).
  */
-export async function readZone(sql: Sql, request: LockRequest, lock: boolean, signer?: SignerQuestions): Promise<LockedZone | undefined> {
+export async function readZone(
+  sql: Sql,
+  request: LockRequest,
+  lock: boolean,
+  signer?: SignerQuestions | 'whole',
+): Promise<LockedZone | undefined> {
   if (lock) {
     // lock first, read after, in two statements: READ COMMITTED takes one snapshot per statement, so a
     // statement that waited for the lock would still see the records as they were before the holder's commit
@@ -163,10 +177,13 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
         exists (select 1 from disabled_records x where x.domain_id = d.id) as has_disabled,
         ${DNSSEC_POLICY_JSON} as dnssec${
-          signer
+          signer === 'whole'
             ? `,
+        case when exists (select 1 from dnssec_zones z where z.domain_id = d.id) then ${wholeSignerSql('d.id')} end as whole_signer`
+            : signer
+              ? `,
         ${signerAnswersSql('d.id', (value) => p.add(value), signer)} as signer`
-            : ''
+              : ''
         }
        from domains d where ${where}`,
     p.values,
@@ -183,7 +200,9 @@ export async function readZone(sql: Sql, request: LockRequest, lock: boolean, si
     target: row.target ? toRow(row.target) : undefined,
     hasDisabled: row.has_disabled === true,
     dnssec: policyFromJson(row.dnssec),
-    signer: signer && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
+    signer:
+      signer && signer !== 'whole' && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
+    wholeSigner: row.whole_signer ? wholeSignerFromJson(row.whole_signer) : undefined,
   };
 }
 
@@ -214,14 +233,21 @@ export interface ZoneWrite {
   /**
    * The change was decided on the zone as this process last saw it, not on a read (write-engine/zone-heads.ts):
    * beside the serial, the write then checks what that view assumed: the zone is still primary, the user's
-   * `userId`, unsigned and without disabled records, and no record is at `unknownOwners` (owners the view took
-   * for empty). If any of it fails, nothing is written, as when the serial moved.
+   * `userId`, unsigned (or, `signed`, signed as the view held it: repositories/dnssec.ts `SignedProof`) and
+   * without disabled records, and no record is at `unknownOwners` (owners the view took for empty). If any of it
+   * fails, nothing is written, as when the serial moved.
    */
-  expect?: { userId: number; unknownOwners: readonly string[] };
+  expect?: { userId: number; unknownOwners: readonly string[]; signed?: SignedProof };
 }
 
 /** why `writeZoneChange` wrote nothing: the zone moved (decide again), or the records would pass the quota */
 export type NotWritten = { moved: true } | { quota: { limit: number; current: number } };
+
+/** what `writeZoneChange` wrote: the ids of the records and of the signer records it inserted, in order */
+export interface Written {
+  inserted: number[];
+  signerInserted: number[];
+}
 
 /**
  * Writes a zone change and its journal row (the outbox) in one statement of data-modifying CTEs, on the
@@ -239,7 +265,7 @@ export type NotWritten = { moved: true } | { quota: { limit: number; current: nu
 /** the condition of every part of a zone change's statement: its compare-and-set on the serial passed */
 const WRITTEN = 'exists (select 1 from dom)';
 
-export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<number[] | NotWritten> {
+export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Written | NotWritten> {
   if (needsTransaction(write)) {
     const p = new Params();
     const domainId = p.add(write.domainId);
@@ -326,7 +352,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-       (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
+       ${signerInsertedSql(signerAdded)} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
     p.values,
   );
   if (!row.written) {
@@ -336,7 +362,10 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<numbe
     return { moved: true };
   }
   sql.journalWritten();
-  return (row.inserted as (string | number)[]).map(Number);
+  return {
+    inserted: (row.inserted as (string | number)[]).map(Number),
+    signerInserted: (row.signer_inserted as (string | number)[]).map(Number),
+  };
 }
 
 /**
@@ -363,10 +392,13 @@ function expectedSql(domainId: string, add: (value: unknown) => string, expect: 
         and not exists (select 1 from unnest(${add(expect.unknownOwners)}::text[]) as o(owner)
           cross join lateral (select 1 from records r where r.domain_id = ${domainId} and r.owner = o.owner limit 1) t)`
     : '';
+  const signing = expect.signed
+    ? signedProofSql(domainId, add, expect.signed)
+    : `
+        and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})`;
   return `
         and user_id = ${add(expect.userId)} and kind = 'primary'
-        and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})
-        and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})${owners}`;
+        and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})${signing}${owners}`;
 }
 
 /** the record quota of a zone: its user's own, else the default given (`$quota`; 0: none) */

@@ -49,13 +49,18 @@ describe.each(['NSEC', 'NSEC3'])('%s', (denial) => {
       .send({ zone, owner, rtype: 'A', ttl: '3600', rdata: '192.0.2.7' })
       .expect(201);
 
-  it('adds a record, signed, in two statements: the read with the signer’s questions, and the write', async () => {
+  it('adds a record, signed: first the read with the signer’s questions and the write, then on the zone’s head, one statement', async () => {
     const sql = await zoneStatements(() => add('host1'));
-    expect(sql).toHaveLength(2);
+    expect(sql).toHaveLength(3);
     expect(sql[0]).toMatch(/^select d\.id, d\.name, d\.serial.* as signer from domains d/);
     expect(sql[1]).toMatch(/^with lim as .*insert into dnssec_records/);
+    // the zone read whole, once, for its head (write-engine/zone-heads.ts)
+    expect(sql[2]).toMatch(/as whole_signer from domains d/);
+    const onHead = await zoneStatements(() => add('host2'));
+    expect(onHead).toHaveLength(1);
+    expect(onHead[0]).toMatch(/^with lim as .*exists \(select 1 from dnssec_zones z .*insert into dnssec_records/);
     // deeper names too (NSEC3: their empty non-terminals join the chain)
-    expect(await zoneStatements(() => add('a.b.deep'))).toHaveLength(2);
+    expect(await zoneStatements(() => add('a.b.deep'))).toHaveLength(1);
   });
 
   it('deletes a record by id in three: its owner is known after the read, so the signer asks once on its own', async () => {

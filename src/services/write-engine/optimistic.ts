@@ -69,6 +69,8 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
     try {
       const value = await job.decide(change);
       heads.keepRead(change.zone, job.request, change.written());
+      // a signed zone without a head is read whole once its change committed, still in the zone's turn
+      if (change.written() && heads.wantsWhole(change.zone)) await heads.readWhole(sql, change.zone.id);
       return value;
     } catch (error) {
       // a refusal, or a change that must take the lock, ended on the zone as read (and as it wrote, if it did);

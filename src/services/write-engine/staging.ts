@@ -16,7 +16,7 @@ import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
 import { ChangeToSign, SigningMode, zoneSigner } from './signing';
-import type { DnssecPolicy, SignerRow } from '../../repositories/dnssec';
+import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../repositories/dnssec';
 import { quotaExceeded } from '../quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from '../alias-status.service';
@@ -100,6 +100,9 @@ export interface WrittenChange {
   deletedIds: number[];
   updated?: StoredRow;
   soa?: { id: number; rdata: string; ttl: number };
+  /** the signer records removed (by id when they were read with one) and added, with their new ids */
+  signerRemoved: readonly SignerRow[];
+  signerAdded: readonly HeldSignerRow[];
 }
 
 /** One change of one zone, staged by the rules' caller and written by `commit`; see `changeZone`. */
@@ -117,6 +120,7 @@ export class ZoneChange implements ChangeToSign {
   /** the zone's serial once the change is committed */
   serialAfter?: number;
   private insertedRows?: StoredRow[];
+  private signerInserted?: HeldSignerRow[];
   private soaWritten?: { id: number; rdata: string; ttl: number };
 
   private constructor(
@@ -127,7 +131,7 @@ export class ZoneChange implements ChangeToSign {
     private readonly principal: Principal,
     private readonly request: ZoneChangeRequest,
     /** decided on the zone's head, not a read: what the write must find (zone-heads.ts) */
-    private readonly expect?: { userId: number; unknownOwners: readonly string[] },
+    private readonly expect?: { userId: number; unknownOwners: readonly string[]; signed?: SignedProof },
   ) {}
 
   /**
@@ -139,12 +143,13 @@ export class ZoneChange implements ChangeToSign {
     settings: Settings,
     principal: Principal,
     request: ZoneChangeRequest,
-    view: { zone: LockedZone; unknownOwners: readonly string[] },
+    view: { zone: LockedZone; unknownOwners: readonly string[]; signed?: SignedProof },
   ): ZoneChange {
     if (!seesZone(principal.policy, view.zone.name)) throw notFound(request);
     return new ZoneChange(sql, settings, false, view.zone, principal, request, {
       userId: view.zone.userId,
       unknownOwners: view.unknownOwners,
+      signed: view.signed,
     });
   }
 
@@ -204,6 +209,8 @@ export class ZoneChange implements ChangeToSign {
       deletedIds: this.deleteIds,
       updated: this.update,
       soa: this.soaWritten,
+      signerRemoved: this.signerRemoved,
+      signerAdded: this.signerInserted ?? [],
     };
   }
 
@@ -390,7 +397,7 @@ export class ZoneChange implements ChangeToSign {
     if (this.signingPlan) await zoneSigner().sign(this, this.settings);
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts, removed: this.removed }))
       throw new DecideAgain(true);
-    const inserted = await writeZoneChange(this.sql, {
+    const outcome = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
       zone: this.zone.name,
       serialBefore: before,
@@ -422,12 +429,21 @@ export class ZoneChange implements ChangeToSign {
       defaultMaxRecords: this.recordQuota(),
       expect: this.expect,
     });
-    if (Array.isArray(inserted)) {
+    if ('inserted' in outcome) {
+      const { inserted, signerInserted } = outcome;
       this.insertedRows = this.inserts.map((r, i) => ({ owner: r.owner, type: r.type, ttl: r.ttl, rdata: r.rdata, id: inserted[i] }));
+      this.signerInserted = this.signerAdded.map(({ owner, type, ttl, rdata, chainKey }, i) => ({
+        owner,
+        type,
+        ttl,
+        rdata,
+        id: signerInserted[i],
+        ...(chainKey ? { chainKey } : {}),
+      }));
       this.soaWritten = soa;
       return inserted;
     }
-    if ('quota' in inserted) throw quotaExceeded('maxRecordsPerZone', inserted.quota, `records in zone ${this.zone.name}`);
+    if ('quota' in outcome) throw quotaExceeded('maxRecordsPerZone', outcome.quota, `records in zone ${this.zone.name}`);
     // another change raised the serial since the read; with the row locked, nothing can
     if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
     throw new DecideAgain(false);

@@ -1,7 +1,11 @@
-import type { Database } from '../../db/pool';
-import type { LockedZone, StoredRow } from '../../repositories/zone-writes';
+import type { Database, Sql } from '../../db/pool';
+import { LockedZone, readZone, StoredRow } from '../../repositories/zone-writes';
+import type { SignedProof } from '../../repositories/dnssec';
 import type { Principal } from '../../auth/principal';
 import type { WrittenChange, ZoneChangeRequest } from './staging';
+import { SignedHead } from './signed-heads';
+import { zoneSigner } from './signing';
+import { logger } from '../../logger';
 
 /**
  * The zones' heads this process holds: per zone, what its last read or write here showed (its id, name,
@@ -19,12 +23,20 @@ import type { WrittenChange, ZoneChangeRequest } from './staging';
  * read of a change that then proves it right.
  *
  * A head is only ever stored from a committed state: a read on its own (autocommit), or a write that committed on
- * its own (the optimistic path). A change that runs in a transaction (the locked path, a queue's batch) drops
- * its zone's head: its write is committed only later, and a head holding an uncommitted serial could meet
- * another change that reached the same serial with other records. A head is taken out while a change uses it,
+ * its own (the optimistic path). A change that runs in the locked path drops its zone's head: its write is
+ * committed only later, and a head holding an uncommitted serial could meet another change that reached the same
+ * serial with other records; a queue's batch takes the head out and moves it through its writes only once they
+ * committed, if it read the zone at the head's serial (`suspend`, `resume`). A head is taken out while a change uses it,
  * and put back only after that change's outcome is known; any other outcome drops it. Heads are kept per
  * generation of the database's hosts (db/database-hosts.ts): after a primary is lost, none is used again.
- * Signed zones, secondary zones and zones keeping disabled records have no head (their reads carry more).
+ * Secondary zones and zones keeping disabled records have no head (their reads carry more).
+ *
+ * A signed zone's head holds the zone whole, its records and its signer's (signed-heads.ts), read in one statement
+ * after a change of it was decided on a read: the denial chain's neighbours of a new owner can be anywhere in it. A
+ * signed change on the head has the signer's questions answered there, and its write proves, beside the above,
+ * the signing state those answers assumed (repositories/dnssec.ts `SignedProof`); a change that was decided on a
+ * read of the zone at the head's serial moves the head with it, as does a batch of the zone's queue that read it
+ * there (its writes committed together), so the zone is read whole again only when its head was lost.
  */
 
 /** the most records held per zone (its owners' rows), then its owners are forgotten (the head stays) */
@@ -36,22 +48,35 @@ const ZONES = 10_000;
  * alone would allow tens of millions of rows (an import of thousands of large zones), past the process's heap
  */
 const HELD_IN_ALL = 200_000;
+/** the most rows (records and signer records) and owners of a signed zone held whole, else it has no head */
+const SIGNED_PER_ZONE = 32_768;
+/** the most zones remembered as too large to hold whole (not read whole again), then forgotten at once */
+const TOO_LARGE_ZONES = 10_000;
 
-/** what a head holds, against HELD_IN_ALL: its rows, and its owners (an owner known empty is an entry too) */
-const weightOf = (head: Head): number => head.rows + head.owners.size;
+/** what a head holds, against HELD_IN_ALL: its rows, its owners (an owner known empty is an entry too), its signer records */
+const weightOf = (head: Head): number => head.rows + head.owners.size + (head.signed?.rows ?? 0);
 
 interface Head {
-  zone: Omit<LockedZone, 'sameOwner' | 'target' | 'signer'>;
-  /** the records at each owner known, by owner */
+  zone: Omit<LockedZone, 'sameOwner' | 'target' | 'signer' | 'wholeSigner'>;
+  /** the records at each owner known, by owner (a signed zone's: every owner with a record) */
   owners: Map<string, StoredRow[]>;
   rows: number;
   generation: number;
+  /** a signed zone's signing state, whole */
+  signed?: SignedHead;
 }
 
-/** a zone as a head shows it, for one request: `decide` sees `zone`; the write expects `unknownOwners` empty */
+/** a zone's head out of the heads while a batch of its queue runs (`suspend`, `resume`) */
+export type SuspendedHead = Head;
+
+/**
+ * a zone as a head shows it, for one request: `decide` sees `zone`; the write expects `unknownOwners` empty and,
+ * in a signed zone, the signing state `signed` says
+ */
 export interface HeadView {
   zone: LockedZone;
   unknownOwners: string[];
+  signed?: SignedProof;
 }
 
 /** the owners a request names (whose records the read would return whole); undefined: it names records by id */
@@ -70,7 +95,7 @@ function ownersRead(request: ZoneChangeRequest, zone: LockedZone): string[] {
 }
 
 /** whether a zone as read may be held: what a head leaves out must be what the zone has not */
-const holdable = (zone: LockedZone): boolean => zone.kind === 'primary' && !zone.hasDisabled && !zone.dnssec;
+const holdable = (zone: LockedZone): boolean => zone.kind === 'primary' && !zone.hasDisabled;
 
 export class ZoneHeads {
   private readonly heads = new Map<number, Head>();
@@ -79,6 +104,8 @@ export class ZoneHeads {
   private readonly pending = new Map<number, Head>();
   /** the weight of the heads held (`weightOf`), kept at most HELD_IN_ALL */
   private held = 0;
+  /** signed zones found too large to hold whole, by id: not read whole again */
+  private readonly tooLarge = new Set<number>();
 
   constructor(private readonly generation: () => number) {}
 
@@ -96,20 +123,37 @@ export class ZoneHeads {
     const head = this.heads.get(id);
     if (!head) return undefined;
     if ('name' in request.zone && head.zone.name !== request.zone.name) return undefined;
+    // a signed change on the head needs the signer's questions told before its decision (signing.ts `forecast`);
+    // without them it reads, and the head stays for the changes that have them (`keepRead` moves it)
+    const questions = head.signed && zoneSigner().forecast(request);
+    if (head.signed && !questions) return undefined;
     this.remove(id);
     if (head.generation !== this.generation()) return undefined;
     if (principal.kind === 'user' && principal.userId !== head.zone.userId) return undefined;
     const sameOwner: StoredRow[] = [];
-    const unknownOwners: string[] = [];
+    const unknownOwners = new Set<string>();
     for (const owner of new Set(owners)) {
       const rows = head.owners.get(owner);
       if (rows) sameOwner.push(...rows);
-      else unknownOwners.push(owner);
+      // a signed zone's head knows every owner with a record: one it has none at is proven empty by the write
+      if (!rows || (head.signed && !rows.length)) unknownOwners.add(owner);
     }
     sameOwner.sort((a, b) => a.id - b.id);
+    let signer: LockedZone['signer'];
+    let signed: SignedProof | undefined;
+    if (head.signed && questions) {
+      const answered = head.signed.answer(questions, head.owners);
+      if (!answered) {
+        this.store(head, undefined);
+        return undefined;
+      }
+      signer = { questions, answers: answered.answers };
+      signed = answered.proof;
+      for (const owner of answered.emptyOwners) unknownOwners.add(owner);
+    }
     // the head goes back as it was if the change ends without a write (`keep` with nothing written)
     this.pending.set(id, head);
-    return { zone: { ...head.zone, sameOwner, target: undefined }, unknownOwners };
+    return { zone: { ...head.zone, sameOwner, target: undefined, signer }, unknownOwners: [...unknownOwners], signed };
   }
 
   /**
@@ -140,6 +184,15 @@ export class ZoneHeads {
       this.remove(zone.id);
       return;
     }
+    if (zone.dnssec) {
+      // a signed zone's head moves with a change read at its serial (the read found the zone as the head holds
+      // it); any other is dropped, and the zone read whole (`readWhole`)
+      const head = this.heads.get(zone.id);
+      if (head?.signed && head.zone.serial === zone.serial && head.generation === this.generation()) {
+        if (written) this.store(head, written);
+      } else this.remove(zone.id);
+      return;
+    }
     const owners = new Map<string, StoredRow[]>();
     for (const owner of ownersRead(request, zone)) owners.set(owner, []);
     let rows = 0;
@@ -164,6 +217,60 @@ export class ZoneHeads {
     this.remove(zoneId);
   }
 
+  /** whether a signed zone read by a change should now be read whole for its head (it has none, and is not too large) */
+  wantsWhole(zone: LockedZone): boolean {
+    return !!zone.dnssec && holdable(zone) && !this.heads.has(zone.id) && !this.tooLarge.has(zone.id);
+  }
+
+  /**
+   * Reads a signed zone whole, in one statement on its own (a committed state), as its head: after a change of it
+   * committed on a read, in its zone's turn. A failure costs the head only, never the change.
+   */
+  async readWhole(sql: Sql, zoneId: number): Promise<void> {
+    try {
+      const zone = await readZone(sql, { zone: { id: zoneId }, allRecords: true }, false, 'whole');
+      if (!zone?.dnssec || !zone.wholeSigner || !holdable(zone) || this.heads.has(zoneId)) return;
+      const signed = SignedHead.of(zone.dnssec, zone.wholeSigner);
+      const owners = new Map<string, StoredRow[]>();
+      for (const row of zone.sameOwner) {
+        let rows = owners.get(row.owner);
+        if (!rows) owners.set(row.owner, (rows = []));
+        rows.push(row);
+      }
+      const { sameOwner: _s, target: _t, signer: _g, wholeSigner: _w, ...rest } = zone;
+      const head: Head = { zone: rest, owners, rows: zone.sameOwner.length, generation: this.generation(), signed };
+      if (!signed || weightOf(head) > SIGNED_PER_ZONE) {
+        if (this.tooLarge.size >= TOO_LARGE_ZONES) this.tooLarge.clear();
+        this.tooLarge.add(zoneId);
+        return;
+      }
+      this.store(head, undefined);
+    } catch (error) {
+      logger.warn(
+        { zoneId, error: error instanceof Error ? error.message : String(error) },
+        'write engine: a signed zone was not read whole',
+      );
+    }
+  }
+
+  /** the zone's head taken out while a batch of its queue writes it in one transaction (`resume` after its commit) */
+  suspend(zoneId: number): SuspendedHead | undefined {
+    this.pending.delete(zoneId);
+    const head = this.heads.get(zoneId);
+    this.remove(zoneId);
+    return head;
+  }
+
+  /**
+   * A batch committed `written`, in order, on the zone as read at `readSerial`: a head suspended at that serial
+   * moves through them (the batch's read found the zone as the head held it); any other stays dropped.
+   */
+  resume(head: SuspendedHead | undefined, readSerial: number | undefined, written: readonly WrittenChange[]): void {
+    if (!head || head.zone.serial !== readSerial || head.generation !== this.generation() || this.heads.has(head.zone.id)) return;
+    for (const change of written) if (!apply(head, change)) return;
+    this.store(head, undefined);
+  }
+
   private remove(zoneId: number): void {
     const head = this.heads.get(zoneId);
     if (!head) return;
@@ -172,12 +279,13 @@ export class ZoneHeads {
   }
 
   private store(head: Head, written: WrittenChange | undefined): void {
-    if (written) apply(head, written);
-    if (head.rows > ROWS_PER_ZONE) {
+    this.remove(head.zone.id);
+    if (written && !apply(head, written)) return;
+    if (head.signed && weightOf(head) > SIGNED_PER_ZONE) return;
+    if (!head.signed && head.rows > ROWS_PER_ZONE) {
       head.owners.clear();
       head.rows = 0;
     }
-    this.remove(head.zone.id);
     const weight = weightOf(head);
     while (this.heads.size && (this.heads.size >= ZONES || this.held + weight > HELD_IN_ALL))
       this.remove(this.heads.keys().next().value as number);
@@ -188,8 +296,12 @@ export class ZoneHeads {
   }
 }
 
-/** what a committed change wrote, on the head (as the queue's batch state applies it: zone-queue.ts) */
-function apply(head: Head, written: WrittenChange): void {
+/**
+ * what a committed change wrote, on the head (as the queue's batch state applies it: zone-queue.ts); false: a
+ * signed zone's signer records that are not the head's (the head is then dropped)
+ */
+function apply(head: Head, written: WrittenChange): boolean {
+  if (head.signed && !head.signed.apply(written.signerRemoved, written.signerAdded)) return false;
   const deleted = new Set(written.deletedIds);
   if (written.updated) deleted.add(written.updated.id);
   if (deleted.size) {
@@ -204,8 +316,10 @@ function apply(head: Head, written: WrittenChange): void {
   if (written.soa) soa = { ...soa, ...written.soa };
   const added = written.updated && written.updated.id !== soa.id ? [...written.inserted, written.updated] : written.inserted;
   for (const row of added) {
-    // a row at an owner not known leaves that owner unknown (a later change takes it for empty, and its write says)
-    const rows = head.owners.get(row.owner);
+    // a row at an owner not known leaves that owner unknown (a later change takes it for empty, and its write
+    // says); a signed zone's head knows every owner
+    let rows = head.owners.get(row.owner);
+    if (!rows && head.signed) head.owners.set(row.owner, (rows = []));
     if (rows) {
       rows.push(row);
       head.rows++;
@@ -215,6 +329,7 @@ function apply(head: Head, written: WrittenChange): void {
   const apex = head.owners.get(soa.owner);
   if (apex) head.owners.set(soa.owner, [...apex.filter((row) => row.id !== soa.id), soa]);
   head.zone = { ...head.zone, serial: written.serialAfter, soa };
+  return true;
 }
 
 /** the heads of one database (its pool), as the zone queues are kept (zone-queue.ts) */

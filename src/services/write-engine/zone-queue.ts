@@ -210,14 +210,20 @@ export class ZoneQueues {
   private async runTogether(zoneId: number, batch: (ZoneJob & QueuedJob)[]): Promise<void> {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     let decided = false;
-    // the batch commits in its transaction, later: the zone's head (zone-heads.ts) is not kept through it
-    headsOf(batch[0].db).forget(zoneId);
+    // the batch commits in its transaction, later: the zone's head (zone-heads.ts) is out until the commit, and
+    // moves through the batch's writes if the batch read the zone at its serial
+    const heads = headsOf(batch[0].db);
+    const head = heads.suspend(zoneId);
+    const written: WrittenChange[] = [];
+    let readSerial: number | undefined;
     try {
       await batch[0].db.transaction(async (sql) => {
         // the data layer runs the transaction again, whole, when it met no writable primary before its commit
         // (DATABASE_FAILOVER_WAIT_MS, db/pool.ts): each run decides every change anew
         outcomes.length = 0;
+        written.length = 0;
         const state = await readBatchState(sql, zoneId, batch);
+        readSerial = state?.readSerial;
         for (const job of batch) {
           try {
             const scope = job.principal.kind === 'user' ? job.principal.userId : undefined;
@@ -226,13 +232,15 @@ export class ZoneQueues {
               : await ZoneChange.read(sql, job.settings, job.principal, job.request, true);
             this.learn(change.zone);
             const value = await job.decide(change);
-            const written = change.written();
-            if (written) {
+            const wrote = change.written();
+            if (wrote) {
               this.keys.learnRecords(
                 change.zone.id,
-                written.inserted.map((row) => row.id),
+                wrote.inserted.map((row) => row.id),
               );
-              if (change.zone.id === state?.zoneId) state.apply(written);
+              if (change.zone.id === state?.zoneId) state.apply(wrote);
+              if (change.zone.id === zoneId) written.push(wrote);
+              else readSerial = undefined;
             }
             outcomes.push({ ok: true, value });
           } catch (error) {
@@ -252,6 +260,7 @@ export class ZoneQueues {
       for (const job of batch) await this.runAlone(job);
       return;
     }
+    heads.resume(head, readSerial, written);
     batch.forEach((job, i) => {
       const outcome = outcomes[i];
       if (outcome.ok) job.resolve(outcome.value);
@@ -290,6 +299,11 @@ class BatchZoneState {
 
   get zoneId(): number {
     return this.zone.id;
+  }
+
+  /** the zone's serial as the batch read it */
+  get readSerial(): number {
+    return this.zone.serial;
   }
 
   /**
