@@ -81,7 +81,7 @@ async function startWriteFloor(databaseUrl, options = {}) {
     // RFC 1035 §3.3.13: the serial is the third field of the SOA's RDATA
     const soaRdata = zone.soa.rdata.replace(/^(\S+ \S+ )\d+/, `$1${after}`);
     const inserted = records.map((r) => ({ owner: r.owner, type: r.rtype, rdata: r.rdata, ttl: r.ttl }));
-    const ids = await writeZoneChange(sql, {
+    const written = await writeZoneChange(sql, {
       domainId: zone.id,
       zone: zone.name,
       serialBefore: zone.serial,
@@ -93,7 +93,9 @@ async function startWriteFloor(databaseUrl, options = {}) {
       added: [...inserted, { owner: '@', type: 'SOA', ttl: zone.soa.ttl, rdata: soaRdata }],
       expect,
     });
-    if (Array.isArray(ids) && options.head) {
+    // `{ inserted, signerInserted }` when written; `{ moved }` or `{ quota }` when not
+    const ids = written.inserted;
+    if (ids && options.head) {
       heads.set(zone.name, { id: zone.id, name: zone.name, userId: zone.userId, serial: after, soa: { ...zone.soa, rdata: soaRdata } });
     }
     return ids;
