@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { waitUntil } from '../support/wait-for';
 import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
 
 /**
@@ -14,6 +16,19 @@ beforeAll(async () => {
   userId = await createUser(app, 'poller@example.org');
   await createZone(app, userId, 'poll.example');
   userKey = await createUserKey(app, userId);
+  // a key's first use writes its last_used_at (api-keys.service.ts, UsageClock) after the answer, which moves
+  // the version of every list showing the key; the tests below compare ETags of a key already in use
+  expect((await app.http.get('/api/domain/list').set('X-API-Key', userKey)).status).toBe(200);
+  const db = new Client({ connectionString: app.settings.databaseUrl! });
+  await db.connect();
+  try {
+    await waitUntil('the user key marked used', async () => {
+      const { rows } = await db.query('select last_used_at from api_keys where user_id = $1', [userId]);
+      return rows.length === 1 && rows[0].last_used_at !== null;
+    });
+  } finally {
+    await db.end();
+  }
 });
 afterAll(async () => app.close());
 
