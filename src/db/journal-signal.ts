@@ -23,18 +23,26 @@ export const SIGNAL_INTERVAL_MS = 10;
  *
  * Here the commits of one process are announced by at most one notification per SIGNAL_INTERVAL_MS: the
  * first commit after a quiet interval at once (a lone change loses no time), the ones that come during an
- * interval or while a notification is on its way by one notification after it. A notification that is lost
+ * interval or while a notification is on its way by one notification after it (one that falls due while a
+ * statement of the process is on its way goes after that statement, SIGNAL_INTERVAL_MS later at most). A notification that is lost
  * (the process stops, the database is away) loses nothing: the rows are in the journal, and the worker polls
  * it every second and reads it again when its LISTEN connection comes back.
  */
 export class JournalSignal {
   private readonly run: PacedRun;
 
-  constructor(notify: () => Promise<unknown>) {
-    this.run = new PacedRun(SIGNAL_INTERVAL_MS, () =>
-      notify().catch((error: unknown) => {
-        if (!noteDatabaseFailure(error, 'journal signal')) logger.warn({ err: error }, 'journal signal: NOTIFY failed; the readers poll');
-      }),
+  /**
+   * `writing`: whether a statement of the process is on its way. A notification that falls due meanwhile waits
+   * for its commit (at most SIGNAL_INTERVAL_MS more), so that it goes between two writes, not beside one.
+   */
+  constructor(notify: () => Promise<unknown>, writing?: () => boolean) {
+    this.run = new PacedRun(
+      SIGNAL_INTERVAL_MS,
+      () =>
+        notify().catch((error: unknown) => {
+          if (!noteDatabaseFailure(error, 'journal signal')) logger.warn({ err: error }, 'journal signal: NOTIFY failed; the readers poll');
+        }),
+      writing,
     );
   }
 

@@ -157,7 +157,10 @@ export class Database implements Sql {
       });
     });
     this.notifications = new Notifications(this.hosts);
-    this.journalSignal = new JournalSignal(() => this.rows(`select pg_notify('${JOURNAL_CHANNEL}', '')`));
+    this.journalSignal = new JournalSignal(
+      () => this.rows(`select pg_notify('${JOURNAL_CHANNEL}', '')`),
+      () => this.pool.totalCount > this.pool.idleCount,
+    );
   }
 
   /** calls `observer` with the text and values of every statement the process sends from now on; returns the stop */
