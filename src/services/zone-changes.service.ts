@@ -1,7 +1,14 @@
 import type { Settings } from '../config/settings';
 import type { JournalRecord } from '../entities/change.entity';
 import { collectNameWarnings, parseOwner } from '../dns/name';
-import { CanonicalRecord, type KnownRrset, parseApiRecord, parseStandaloneRecord, recordIdentity, unsupportedTypeProblem } from '../dns/record';
+import {
+  CanonicalRecord,
+  type KnownRrset,
+  parseApiRecord,
+  parseStandaloneRecord,
+  recordIdentity,
+  unsupportedTypeProblem,
+} from '../dns/record';
 import { clampTtl, MAX_TTL } from '../dns/ttl';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
@@ -674,7 +681,13 @@ export class ZoneChangesService {
         const type = definition.type;
         if (kind === 'EXTEND_RRSET' && change.disabled)
           return { kind, owner: name, type, records: [], disabledRecords: records as CanonicalRecord[] };
-        return { kind, owner: name, type, records: records as CanonicalRecord[], disabledRecords: disabled as CanonicalRecord[] | undefined };
+        return {
+          kind,
+          owner: name,
+          type,
+          records: records as CanonicalRecord[],
+          disabledRecords: disabled as CanonicalRecord[] | undefined,
+        };
       }
       default:
         at([
