@@ -2,7 +2,7 @@
 import { collectNameWarnings, parseOwner, withFullyQualifiedNames } from './name';
 import { withQuotedCharacterStrings } from './presentation';
 import { Problem, problem } from './problem';
-import { getRecordType, listRecordTypes } from './record-types';
+import { getRecordType, listRecordTypes, type RecordTypeDefinition } from './record-types';
 import { SIGNER_TYPE_CODES } from './record-types/generic';
 import { AllowedTtls, checkTtl } from './ttl';
 
@@ -40,19 +40,30 @@ export function recordIdentity(
   return options.withTtl ? `${identity}\u0000${record.ttl}` : identity;
 }
 
+/**
+ * An RRset's owner and type read once for all its records (a change set's REPLACE of 1,000 RRsets read each
+ * owner once per record and once more for the RRset): the owner as parseOwner gives it for `input.owner`, read
+ * with no problem and no warning, and the definition getRecordType gives for `input.type`. A record read with
+ * it is the record read without it, problems and warnings alike.
+ */
+export interface KnownRrset {
+  owner: string;
+  definition: RecordTypeDefinition;
+}
+
 /** validates owner, type, rdata and ttl together, collecting every problem (not only the first) */
-export function parseRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
-  return parseRecordWithOrigin(zone, zone, input, allowedTtls);
+export function parseRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls, rrset?: KnownRrset): RecordResult {
+  return parseRecordWithOrigin(zone, zone, input, allowedTtls, rrset);
 }
 
 /**
  * As parseRecord, for text typed into the record API: each type's `apiText` reading applies first (an unquoted
  * TXT with spaces is one string, see txt.ts). Zone files and DNS UPDATE use parseRecord.
  */
-export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
-  const definition = getRecordType(String(input.type ?? '').trim());
+export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls, rrset?: KnownRrset): RecordResult {
+  const definition = rrset ? rrset.definition : getRecordType(String(input.type ?? '').trim());
   const read = definition?.apiText && typeof input.rdata === 'string' ? definition.apiText(input.rdata) : undefined;
-  const result = parseRecord(zone, { ...input, rdata: read ? read.rdata : input.rdata }, allowedTtls);
+  const result = parseRecord(zone, read ? { ...input, rdata: read.rdata } : input, allowedTtls, rrset);
   return result.ok && read?.warnings.length ? { ...result, warnings: [...read.warnings, ...result.warnings] } : result;
 }
 
@@ -60,8 +71,14 @@ export function parseApiRecord(zone: string, input: RecordInput, allowedTtls: Al
  * As parseRecord, but relative names inside RDATA are completed with `origin` rather than the zone: a zone file
  * may change its origin with $ORIGIN (RFC 1035 §5.1). The owner must already be absolute or relative to the zone.
  */
-export function parseRecordWithOrigin(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
-  const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, allowedTtls));
+export function parseRecordWithOrigin(
+  zone: string,
+  origin: string,
+  input: RecordInput,
+  allowedTtls: AllowedTtls,
+  rrset?: KnownRrset,
+): RecordResult {
+  const { result, warnings } = collectNameWarnings(() => parseRecordFields(zone, origin, input, allowedTtls, rrset));
   return result.ok && warnings.length ? { ...result, warnings } : result;
 }
 
@@ -71,8 +88,8 @@ export function parseRecordWithOrigin(zone: string, origin: string, input: Recor
  * `10 mail` would need an origin to mean anything, and `v=spf1 mx -all` would be three strings; each is refused
  * naming its field, as PowerDNS refuses them, rather than read one way and published another.
  */
-export function parseStandaloneRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
-  return withFullyQualifiedNames(() => withQuotedCharacterStrings(() => parseRecordWithOrigin(zone, '', input, allowedTtls)));
+export function parseStandaloneRecord(zone: string, input: RecordInput, allowedTtls: AllowedTtls, rrset?: KnownRrset): RecordResult {
+  return withFullyQualifiedNames(() => withQuotedCharacterStrings(() => parseRecordWithOrigin(zone, '', input, allowedTtls, rrset)));
 }
 
 /**
@@ -96,15 +113,14 @@ export function unsupportedTypeProblem(typeText: string, field: string): Problem
   return problem(field, 'UNKNOWN_TYPE', `${field}: ${JSON.stringify(typeText)} is not a supported record type (supported: ${known})`);
 }
 
-function parseRecordFields(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls): RecordResult {
+function parseRecordFields(zone: string, origin: string, input: RecordInput, allowedTtls: AllowedTtls, rrset?: KnownRrset): RecordResult {
   const problems: Problem[] = [];
-  const owner = parseOwner(input.owner ?? '', zone, 'owner');
+  const owner = rrset ? { ok: true as const, name: rrset.owner } : parseOwner(input.owner ?? '', zone, 'owner');
   if (!owner.ok) problems.push(...owner.problems);
-  const typeText = String(input.type ?? '').trim();
-  const definition = getRecordType(typeText);
+  const definition = rrset ? rrset.definition : getRecordType(String(input.type ?? '').trim());
   let rdata: string | undefined;
   if (!definition) {
-    problems.push(unsupportedTypeProblem(typeText, 'type'));
+    problems.push(unsupportedTypeProblem(String(input.type ?? '').trim(), 'type'));
   } else if (typeof input.rdata !== 'string') {
     problems.push(problem('rdata', 'RDATA_FIELD_COUNT', `rdata: ${definition.type} RDATA is missing`));
   } else {

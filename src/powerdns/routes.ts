@@ -249,8 +249,9 @@ function changesOfPatch(
     // a REPLACE (or DELETE) replaces the rrset's disabled records too; EXTEND brings its record in the state given
     // (PRUNE takes it in either state)
     if (kind === 'REPLACE_RRSET') {
-      const [served, disabled] = [records.filter((r) => !r.disabled), records.filter((r) => r.disabled)];
-      changes.push({ kind, owner: name, type, ttl, rdatas: served.map((r) => r.content), disabledRdatas: disabled.map((r) => r.content) });
+      const [served, disabled]: string[][] = [[], []];
+      for (const r of records) (r.disabled ? disabled : served).push(r.content);
+      changes.push({ kind, owner: name, type, ttl, rdatas: served, disabledRdatas: disabled });
     } else changes.push({ kind, owner: name, type, ttl, rdatas: records.map((r) => r.content), disabled: records[0].disabled });
   }
   return { changes, comments };

@@ -1,6 +1,8 @@
 import * as dnsPacket from 'dns-packet';
 import { encodeMessage, FLAG, outgoingRecord, rdataToWire } from '../../src/dns/wire';
-import { CanonicalRecord, parseRecord, parseStandaloneRecord } from '../../src/dns/record';
+import { CanonicalRecord, parseApiRecord, parseRecord, parseStandaloneRecord } from '../../src/dns/record';
+import { parseOwner } from '../../src/dns/name';
+import { getRecordType } from '../../src/dns/record-types';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { errorFromProblems } from '../../src/errors/catalogue';
 import {
@@ -99,6 +101,40 @@ describe('parseStandaloneRecord (content without an origin: the PowerDNS API)', 
       ok: true,
       record: { rdata: '"a" "b"' },
     });
+  });
+});
+
+describe('an RRset read once for its records (KnownRrset)', () => {
+  it('reads each record as it reads it alone: the record, its problems and its warnings', () => {
+    const cases: [string, string, string, number][] = [
+      ['www.example.com.', 'A', '192.0.2.1', 3600],
+      ['Www', 'mx', '10 mail.example.com.', 3600],
+      ['www', 'TXT', 'v=spf1 mx -all', 3600],
+      ['www', 'TXT', '"v=spf1 mx -all"', 61],
+      ['*.w', 'NS', 'ns1.example.net.', 3600],
+      ['www', 'CNAME', 'target', 3600],
+      ['www', 'A', '999.0.2.1', -1],
+      ['_sip._tcp', 'SRV', '10 5 5060 sip.example.net.', 3600],
+    ];
+    for (const [owner, type, rdata, ttl] of cases) {
+      const parsedOwner = parseOwner(owner, ZONE, 'owner');
+      const definition = getRecordType(type)!;
+      if (!parsedOwner.ok) throw new Error(owner);
+      const rrset = { owner: parsedOwner.name, definition };
+      const input = { owner, type, rdata, ttl };
+      expect([owner, type, rdata, parseStandaloneRecord(ZONE, input, DEFAULT_ALLOWED_TTLS, rrset)]).toEqual([
+        owner,
+        type,
+        rdata,
+        parseStandaloneRecord(ZONE, input, DEFAULT_ALLOWED_TTLS),
+      ]);
+      expect([owner, type, rdata, parseApiRecord(ZONE, input, DEFAULT_ALLOWED_TTLS, rrset)]).toEqual([
+        owner,
+        type,
+        rdata,
+        parseApiRecord(ZONE, input, DEFAULT_ALLOWED_TTLS),
+      ]);
+    }
   });
 });
 

@@ -227,3 +227,24 @@ test('REST: POST /api/domain/changes/:zone with a JSON body, the same rules', as
   expect(notList.status).toBe(422);
   expect(notList.body.details[0].code).toBe('NOT_A_LIST');
 });
+
+test("REPLACE_RRSET: the RRset's owner read once for its records still warns for each record (and not at a plain owner)", async () => {
+  await createZone(app, userId, 'warn-rrset.example');
+  const res = await app.gql(APPLY, {
+    zone: 'warn-rrset.example',
+    changes: [
+      { kind: 'REPLACE_RRSET', owner: 'plain', type: 'A', ttl: 3600, rdatas: ['192.0.2.1'] },
+      { kind: 'REPLACE_RRSET', owner: 'odd#name', type: 'A', ttl: 3600, rdatas: ['192.0.2.2', '192.0.2.3'] },
+    ],
+  });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.applyZoneChanges.added.map((r: any) => `${r.owner} ${r.rdata}`).sort()).toEqual([
+    'odd\\035name 192.0.2.2',
+    'odd\\035name 192.0.2.3',
+    'plain 192.0.2.1',
+  ]);
+  expect(res.body.extensions.warnings).toEqual([
+    { field: 'changes[1].owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') },
+    { field: 'changes[1].owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') },
+  ]);
+});
