@@ -43,7 +43,8 @@ afterAll(async () => {
 async function zoneStatements(work: () => Promise<unknown>): Promise<string[]> {
   statements.length = 0;
   await work();
-  return statements.filter((text) => !/pg_notify|from changes/.test(text));
+  // the key's lookup is the request's authentication, read again when its cache lapses (a slow run): not the zone's
+  return statements.filter((text) => !/pg_notify|from changes|api_keys/.test(text));
 }
 
 const query = (text: string, params: unknown[] = []) => app.service.database.db.rows(text, params);
