@@ -784,6 +784,71 @@ export class PackedRecords implements Iterable<RecordRow> {
     return list;
   }
 
+  /**
+   * The records as the JSON text of `objects(keys, fields)` (what JSON.stringify writes of them, byte for byte),
+   * written as UTF-8 into `out` from `at`: the end, or -1 when `out` has too little room from `at` (the caller
+   * grows it; `jsonBytesAtMost` says how much is enough). The packed text's bytes are copied as they are,
+   * escaped as JSON.stringify escapes them (`"`, `\`, control characters), with the members' names between:
+   * no object, string or slice per record. The nested answer of the bench allocated 9 MB, its 10,000 plain
+   * records and their JSON text the largest part (bench/FINDINGS.md, «The nested answer written as bytes»).
+   */
+  writeJson(out: Buffer, at: number, shape: JsonRecordShape): number {
+    const { packed, length } = this;
+    const bytes = packedBytes(packed);
+    const n = bytes.length;
+    if (at + this.jsonBytesAtMost(shape, n) > out.length) return -1;
+    const { names, fields, constants } = shape;
+    const zone = shape.zoneJson(this.zone);
+    let o = at;
+    out[o++] = 0x5b; // [
+    let p = 0;
+    for (let i = 0; i < length; i++) {
+      if (i > 0) out[o++] = 0x2c; // ,
+      // the five fields' starts and ends (checked when the zone was read: PackedRecords.of)
+      const f = FIELD_BOUNDS;
+      for (let k = 0; k < 5; k++) {
+        f[2 * k] = p;
+        while (p < n && bytes[p] !== 0x1f && bytes[p] !== 0x1e) p++;
+        f[2 * k + 1] = p++;
+      }
+      if (fields.length === 0) out[o++] = 0x7b; // {
+      for (let k = 0; k < fields.length; k++) {
+        const name = names[k];
+        for (let j = 0; j < name.length; j++) out[o++] = name[j];
+        const field = fields[k];
+        if (typeof field !== 'string') {
+          const value = constants[k];
+          for (let j = 0; j < value.length; j++) out[o++] = value[j];
+        } else if (field === 'zone') {
+          for (let j = 0; j < zone.length; j++) out[o++] = zone[j];
+        } else {
+          const index = PACKED_INDEX[field];
+          const from = f[2 * index];
+          const to = f[2 * index + 1];
+          if (field === 'ttl') {
+            for (let j = from; j < to; j++) out[o++] = bytes[j];
+          } else {
+            out[o++] = 0x22; // "
+            for (let j = from; j < to; j++) {
+              const b = bytes[j];
+              if (b >= 0x20 && b !== 0x22 && b !== 0x5c) out[o++] = b;
+              else o = writeEscaped(out, o, b);
+            }
+            out[o++] = 0x22;
+          }
+        }
+      }
+      out[o++] = 0x7d; // }
+    }
+    out[o++] = 0x5d; // ]
+    return o;
+  }
+
+  /** the most bytes writeJson writes for this zone (every value byte escaped as \u00XX): `n` its packed bytes */
+  jsonBytesAtMost(shape: JsonRecordShape, n = Buffer.byteLength(this.packed)): number {
+    return 2 + this.length * (shape.perRecord + shape.zoneMembers * shape.zoneJson(this.zone).length) + 6 * n;
+  }
+
   *[Symbol.iterator](): Iterator<RecordRow> {
     const { packed, domainId, zone, length } = this;
     let at = 0;
@@ -805,6 +870,73 @@ export class PackedRecords implements Iterable<RecordRow> {
 
 /** a member of the plain records PackedRecords.objects makes: a field of the record, or a constant */
 export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { value: string };
+
+/** the position of each field in a packed record */
+const PACKED_INDEX = { id: 0, owner: 1, type: 2, rdata: 3, ttl: 4 } as const;
+/** the start and end of a packed record's five fields, in the record writeJson writes (one at a time) */
+const FIELD_BOUNDS = new Int32Array(10);
+/** a process-wide buffer for the packed text's UTF-8 bytes while one zone is written (synchronously) */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** the packed text as UTF-8 bytes, in `scratch` (valid until the next call) */
+function packedBytes(packed: string): Buffer {
+  if (packed.length * 3 > scratch.length) scratch = Buffer.allocUnsafe(Math.max(packed.length * 3, 2 * scratch.length));
+  return scratch.subarray(0, scratch.write(packed, 0));
+}
+
+/** JSON.stringify's escape of a byte below 0x20, `"` or `\` (RFC 8259 §7) written at `o`: the end */
+function writeEscaped(out: Buffer, o: number, b: number): number {
+  out[o++] = 0x5c; // \
+  const short =
+    b === 0x22 ? 0x22 : b === 0x5c ? 0x5c : b === 8 ? 0x62 : b === 9 ? 0x74 : b === 10 ? 0x6e : b === 12 ? 0x66 : b === 13 ? 0x72 : 0;
+  if (short) {
+    out[o++] = short;
+    return o;
+  }
+  const hex = '0123456789abcdef';
+  out[o++] = 0x75; // u
+  out[o++] = 0x30;
+  out[o++] = 0x30;
+  out[o++] = hex.charCodeAt(b >> 4);
+  out[o++] = hex.charCodeAt(b & 15);
+  return o;
+}
+
+/**
+ * What PackedRecords.writeJson writes of each record: `names[i]` (`{"key":` for the first member, `,"key":` for
+ * the next) then `fields[i]`'s value; a constant's JSON in `constants[i]`. `perRecord`: the most bytes of one
+ * record beside its values and zone names (names, constants, quotes, braces and the comma before it).
+ */
+export class JsonRecordShape {
+  readonly names: Uint8Array[];
+  readonly constants: Uint8Array[];
+  readonly perRecord: number;
+  /** how many members are the zone's name */
+  readonly zoneMembers: number;
+  private lastZone = '';
+  private lastZoneJson = Buffer.from('""');
+
+  constructor(
+    keys: readonly string[],
+    readonly fields: readonly PackedField[],
+  ) {
+    this.names = keys.map((key, i) => Buffer.from(`${i ? ',' : '{'}${JSON.stringify(key)}:`));
+    this.constants = fields.map((field) => Buffer.from(typeof field === 'string' ? '' : JSON.stringify(field.value)));
+    let perRecord = 3;
+    for (let i = 0; i < fields.length; i++) perRecord += this.names[i].length + this.constants[i].length + 2;
+    this.perRecord = perRecord;
+    this.zoneMembers = fields.filter((field) => field === 'zone').length;
+  }
+
+  /** the zone's name as JSON (the last one kept: a list's records share it) */
+  zoneJson(zone: string): Uint8Array {
+    if (zone !== this.lastZone) {
+      this.lastZone = zone;
+      this.lastZoneJson = Buffer.from(JSON.stringify(zone));
+    }
+    return this.lastZoneJson;
+  }
+}
 
 /**
  * Where the record starting at `at` has its four field separators and its end, or undefined unless it has
