@@ -221,9 +221,10 @@ function parsedShape(text: string): { keys: string[]; fields: PackedField[]; jso
  */
 function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
   return (domain, args, ctx, info) => {
-    const { [SHAPE]: shapeText, ...recordArgs } = args as Record<string, unknown>;
-    const { keys, fields, json } = parsedShape(shapeText as string);
-    return Promise.resolve(listOf(domain, recordArgs, ctx, info)).then((records: unknown) => {
+    const { keys, fields, json } = parsedShape((args as Record<string, unknown>)[SHAPE] as string);
+    // Domain.records reads its own arguments by name: `_shape` beside them is not copied away (a copy of the
+    // arguments per zone was 0.3 MB of the nested answer's garbage)
+    return Promise.resolve(listOf(domain, args, ctx, info)).then((records: unknown) => {
       if (records instanceof PackedRecords)
         return ctx.answerBodyWritten ? new PlainRecordList(records, keys, fields, json) : records.objects(keys, fields);
       // a zone read row by row (recordsGroupedByDomain), or without records

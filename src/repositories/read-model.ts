@@ -168,7 +168,7 @@ export class Params {
  * the batch's size, where `in ($1 … $1000)` made PostgreSQL parse, bind and plan a thousand parameters per
  * batch.
  */
-const idArray = (ids: readonly number[]): number[] => ids.map((id) => Math.trunc(Number(id)));
+const idArray = (ids: readonly number[]): string => `{${ids.map((id) => Math.trunc(Number(id))).join(',')}}`;
 
 /** `where …` of the conditions (`true` when there are none) */
 const whereOf = (conditions: string[]): string => `where ${conditions.length ? conditions.join(' and ') : 'true'}`;
@@ -742,13 +742,13 @@ export class PackedRecords implements Iterable<RecordRow> {
     if (count === 0) return packed === '' ? new PackedRecords(domainId, zone, packed, 0) : undefined;
     let at = 0;
     let previousId = -1;
+    const b = BOUNDS;
     for (let i = 0; i < count; i++) {
-      const fields = fieldsAt(packed, at, i === count - 1);
-      if (!fields) return undefined;
-      const id = decimal(packed, at, fields.f1);
-      if (id <= previousId || decimal(packed, fields.f4 + 1, fields.end) < 0) return undefined;
+      if (!fieldsAt(packed, at, i === count - 1)) return undefined;
+      const id = decimal(packed, at, b[0]);
+      if (id <= previousId || decimal(packed, b[3] + 1, b[4]) < 0) return undefined;
       previousId = id;
-      at = fields.end + 1;
+      at = b[4] + 1;
     }
     return new PackedRecords(domainId, zone, packed, count);
   }
@@ -766,7 +766,8 @@ export class PackedRecords implements Iterable<RecordRow> {
     const list = new Array<Record<string, unknown>>(length);
     let at = 0;
     for (let i = 0; i < length; i++) {
-      const { f1, f2, f3, f4, end } = fieldsAt(packed, at, i === length - 1)!;
+      fieldsAt(packed, at, i === length - 1);
+      const [f1, f2, f3, f4, end] = BOUNDS;
       const record: Record<string, unknown> = {};
       for (let k = 0; k < fields.length; k++) {
         const field = fields[k];
@@ -794,11 +795,11 @@ export class PackedRecords implements Iterable<RecordRow> {
    */
   writeJson(out: Buffer, at: number, shape: JsonRecordShape): number {
     const { packed, length } = this;
-    const bytes = packedBytes(packed);
-    const n = bytes.length;
+    const n = packedBytes(packed);
+    const bytes = scratch;
     if (at + this.jsonBytesAtMost(shape, n) > out.length) return -1;
     const { names, fields, constants } = shape;
-    const zone = shape.zoneJson(this.zone);
+    const zone = shape.zoneMembers ? shape.zoneJson(this.zone) : NO_BYTES;
     let o = at;
     out[o++] = 0x5b; // [
     let p = 0;
@@ -844,16 +845,19 @@ export class PackedRecords implements Iterable<RecordRow> {
     return o;
   }
 
-  /** the most bytes writeJson writes for this zone (every value byte escaped as \u00XX): `n` its packed bytes */
+  /** the most bytes writeJson writes for this zone: `n` its packed bytes */
   jsonBytesAtMost(shape: JsonRecordShape, n = Buffer.byteLength(this.packed)): number {
-    return 2 + this.length * (shape.perRecord + shape.zoneMembers * shape.zoneJson(this.zone).length) + 6 * n;
+    const zone = shape.zoneMembers ? shape.zoneMembers * shape.zoneJson(this.zone).length : 0;
+    // a byte JSON escapes takes 6 at most (\u00XX); a zone without any takes its own bytes at most
+    return 2 + this.length * (shape.perRecord + zone) + (ESCAPED.test(this.packed) ? 6 : 1) * n;
   }
 
   *[Symbol.iterator](): Iterator<RecordRow> {
     const { packed, domainId, zone, length } = this;
     let at = 0;
     for (let i = 0; i < length; i++) {
-      const { f1, f2, f3, f4, end } = fieldsAt(packed, at, i === length - 1)!;
+      fieldsAt(packed, at, i === length - 1);
+      const [f1, f2, f3, f4, end] = BOUNDS;
       yield {
         id: decimal(packed, at, f1),
         domainId,
@@ -878,10 +882,14 @@ const FIELD_BOUNDS = new Int32Array(10);
 /** a process-wide buffer for the packed text's UTF-8 bytes while one zone is written (synchronously) */
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
-/** the packed text as UTF-8 bytes, in `scratch` (valid until the next call) */
-function packedBytes(packed: string): Buffer {
+const NO_BYTES = new Uint8Array(0);
+/** a character JSON.stringify escapes (RFC 8259 §7), the separators aside */
+const ESCAPED = /["\\\x00-\x1d]/;
+
+/** the packed text as UTF-8 bytes at the start of `scratch` (until the next call): how many */
+function packedBytes(packed: string): number {
   if (packed.length * 3 > scratch.length) scratch = Buffer.allocUnsafe(Math.max(packed.length * 3, 2 * scratch.length));
-  return scratch.subarray(0, scratch.write(packed, 0));
+  return scratch.write(packed, 0);
 }
 
 /** JSON.stringify's escape of a byte below 0x20, `"` or `\` (RFC 8259 §7) written at `o`: the end */
@@ -938,22 +946,31 @@ export class JsonRecordShape {
   }
 }
 
+/** where fieldsAt found the last record's four field separators and its end (f1, f2, f3, f4, end) */
+const BOUNDS = new Int32Array(5);
+
 /**
- * Where the record starting at `at` has its four field separators and its end, or undefined unless it has
- * exactly five fields and ends where a record must: at a record separator, or (the last) at the text's end.
+ * Whether the record starting at `at` has exactly five fields and ends where a record must: at a record
+ * separator, or (the last) at the text's end. Its four field separators and its end are left in BOUNDS (an
+ * object per record was 0.5 MB of the nested answer's garbage).
  */
-function fieldsAt(packed: string, at: number, last: boolean): { f1: number; f2: number; f3: number; f4: number; end: number } | undefined {
+function fieldsAt(packed: string, at: number, last: boolean): boolean {
   const next = packed.indexOf(RECORD_SEPARATOR, at);
-  if (last ? next !== -1 : next === -1) return undefined;
+  if (last ? next !== -1 : next === -1) return false;
   const end = last ? packed.length : next;
   const f1 = packed.indexOf(FIELD_SEPARATOR, at);
   const f2 = packed.indexOf(FIELD_SEPARATOR, f1 + 1);
   const f3 = packed.indexOf(FIELD_SEPARATOR, f2 + 1);
   const f4 = packed.indexOf(FIELD_SEPARATOR, f3 + 1);
-  if (f1 < at || f2 <= f1 || f3 <= f2 || f4 <= f3 || f4 >= end) return undefined;
+  if (f1 < at || f2 <= f1 || f3 <= f2 || f4 <= f3 || f4 >= end) return false;
   const f5 = packed.indexOf(FIELD_SEPARATOR, f4 + 1);
-  if (f5 !== -1 && f5 < end) return undefined;
-  return { f1, f2, f3, f4, end };
+  if (f5 !== -1 && f5 < end) return false;
+  BOUNDS[0] = f1;
+  BOUNDS[1] = f2;
+  BOUNDS[2] = f3;
+  BOUNDS[3] = f4;
+  BOUNDS[4] = end;
+  return true;
 }
 
 /** the decimal number text[from, to) spells, or -1 when it is empty or not all digits */
