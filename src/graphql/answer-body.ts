@@ -31,9 +31,9 @@ export class PlainRecordList {
     return MARKER;
   }
 
-  /** the most bytes write writes */
-  bytesAtMost(): number {
-    return this.records.jsonBytesAtMost(this.shape);
+  /** about the bytes write writes (exactly, for ASCII text that JSON does not escape) */
+  bytesExpected(): number {
+    return this.records.jsonBytesExpected(this.shape);
   }
 
   /** writes the list's JSON into `out` from `at`: the end, or -1 when it does not fit */
@@ -50,8 +50,7 @@ export class PlainRecordList {
  * objects, without them, and without the answer's text as one large string that express then copies into a
  * Buffer (0.7 MB each in the nested answer of the bench: bench/FINDINGS.md, «The nested answer written as
  * bytes»). Apollo hands the body to express's `res.send` as it is, which sends a Buffer with the Content-Type
- * Apollo set. If anything does not fit (a marker missing, a list larger than its bound), the answer is
- * stringified again with the plain objects.
+ * Apollo set. Should a marker be missing, the answer is stringified again with the plain objects.
  */
 export function answerBody(value: unknown): string | Buffer {
   const lists: PlainRecordList[] = [];
@@ -64,18 +63,35 @@ export function answerBody(value: unknown): string | Buffer {
   }
   if (lists.length === 0) return text;
   let size = Buffer.byteLength(text);
-  for (const list of lists) size += list.bytesAtMost();
-  const out = Buffer.allocUnsafe(size);
+  for (const list of lists) size += list.bytesExpected();
+  let out: Buffer = Buffer.allocUnsafe(size);
   let o = 0;
   let from = 0;
   for (const list of lists) {
     const at = text.indexOf(MARKER_JSON, from);
     if (at < 0) return JSON.stringify(value);
-    o += out.write(text.slice(from, at), o);
-    o = list.write(out, o);
-    if (o < 0) return JSON.stringify(value);
+    const before = text.slice(from, at);
+    // room for the text before the list (its bytes: UTF-8 takes 3 at most per UTF-16 unit)
+    if (o + 3 * before.length > out.length) out = grown(out, o, 3 * before.length);
+    o += out.write(before, o);
+    let end = list.write(out, o);
+    // a list with more bytes than expected (escapes, non-ASCII text): the bytes so far in a larger buffer
+    while (end < 0) {
+      out = grown(out, o, list.bytesExpected());
+      end = list.write(out, o);
+    }
+    o = end;
     from = at + MARKER_JSON.length;
   }
-  o += out.write(text.slice(from), o);
+  const rest = text.slice(from);
+  if (o + 3 * rest.length > out.length) out = grown(out, o, 3 * rest.length);
+  o += out.write(rest, o);
   return out.subarray(0, o);
+}
+
+/** a buffer twice as large or with `more` bytes beyond `used` (the larger), the first `used` bytes copied */
+function grown(out: Buffer, used: number, more: number): Buffer {
+  const larger = Buffer.allocUnsafe(Math.max(2 * out.length, used + more));
+  out.copy(larger, 0, 0, used);
+  return larger;
 }

@@ -797,46 +797,48 @@ export class PackedRecords implements Iterable<RecordRow> {
     const { packed, length } = this;
     const n = packedBytes(packed);
     const bytes = scratch;
-    if (at + this.jsonBytesAtMost(shape, n) > out.length) return -1;
-    const { names, fields, constants } = shape;
+    const { names, codes, constants, perRecord } = shape;
+    const members = codes.length;
     const zone = shape.zoneMembers ? shape.zoneJson(this.zone) : NO_BYTES;
+    const beside = perRecord + shape.zoneMembers * zone.length;
+    const f = FIELD_BOUNDS;
     let o = at;
+    if (o + 2 > out.length) return -1;
     out[o++] = 0x5b; // [
     let p = 0;
     for (let i = 0; i < length; i++) {
-      if (i > 0) out[o++] = 0x2c; // ,
       // the five fields' starts and ends (checked when the zone was read: PackedRecords.of)
-      const f = FIELD_BOUNDS;
+      const start = p;
       for (let k = 0; k < 5; k++) {
         f[2 * k] = p;
         while (p < n && bytes[p] !== 0x1f && bytes[p] !== 0x1e) p++;
         f[2 * k + 1] = p++;
       }
-      if (fields.length === 0) out[o++] = 0x7b; // {
-      for (let k = 0; k < fields.length; k++) {
+      // room for the record as it is (each value byte once, its names, quotes and braces) and the list's end; an
+      // escape (below) asks for room for the rest of the record at worst
+      if (o + beside + (p - start) + 1 > out.length) return -1;
+      if (i > 0) out[o++] = 0x2c; // ,
+      if (members === 0) out[o++] = 0x7b; // {
+      for (let k = 0; k < members; k++) {
         const name = names[k];
         for (let j = 0; j < name.length; j++) out[o++] = name[j];
-        const field = fields[k];
-        if (typeof field !== 'string') {
+        const code = codes[k];
+        if (code === CONSTANT) {
           const value = constants[k];
           for (let j = 0; j < value.length; j++) out[o++] = value[j];
-        } else if (field === 'zone') {
+        } else if (code === ZONE) {
           for (let j = 0; j < zone.length; j++) out[o++] = zone[j];
+        } else if (code === TTL) {
+          for (let j = f[8]; j < f[9]; j++) out[o++] = bytes[j];
         } else {
-          const index = PACKED_INDEX[field];
-          const from = f[2 * index];
-          const to = f[2 * index + 1];
-          if (field === 'ttl') {
-            for (let j = from; j < to; j++) out[o++] = bytes[j];
-          } else {
-            out[o++] = 0x22; // "
-            for (let j = from; j < to; j++) {
-              const b = bytes[j];
-              if (b >= 0x20 && b !== 0x22 && b !== 0x5c) out[o++] = b;
-              else o = writeEscaped(out, o, b);
-            }
-            out[o++] = 0x22;
+          out[o++] = 0x22; // "
+          for (let j = f[2 * code], to = f[2 * code + 1]; j < to; j++) {
+            const b = bytes[j];
+            if (b >= 0x20 && b !== 0x22 && b !== 0x5c) out[o++] = b;
+            else if (o + beside + 6 * (p - j) + 1 > out.length) return -1;
+            else o = writeEscaped(out, o, b);
           }
+          out[o++] = 0x22;
         }
       }
       out[o++] = 0x7d; // }
@@ -845,11 +847,10 @@ export class PackedRecords implements Iterable<RecordRow> {
     return o;
   }
 
-  /** the most bytes writeJson writes for this zone: `n` its packed bytes */
-  jsonBytesAtMost(shape: JsonRecordShape, n = Buffer.byteLength(this.packed)): number {
+  /** about the bytes writeJson writes for this zone (exactly, for ASCII text that JSON does not escape) */
+  jsonBytesExpected(shape: JsonRecordShape): number {
     const zone = shape.zoneMembers ? shape.zoneMembers * shape.zoneJson(this.zone).length : 0;
-    // a byte JSON escapes takes 6 at most (\u00XX); a zone without any takes its own bytes at most
-    return 2 + this.length * (shape.perRecord + zone) + (ESCAPED.test(this.packed) ? 6 : 1) * n;
+    return 2 + this.length * (shape.perRecord + zone) + this.packed.length;
   }
 
   *[Symbol.iterator](): Iterator<RecordRow> {
@@ -875,16 +876,18 @@ export class PackedRecords implements Iterable<RecordRow> {
 /** a member of the plain records PackedRecords.objects makes: a field of the record, or a constant */
 export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { value: string };
 
-/** the position of each field in a packed record */
+/** what a member of JsonRecordShape is: a packed field by its position (id 0, owner 1, type 2, rdata 3, ttl 4) */
 const PACKED_INDEX = { id: 0, owner: 1, type: 2, rdata: 3, ttl: 4 } as const;
+const TTL = PACKED_INDEX.ttl;
+/** … or the zone's name, or a constant */
+const ZONE = 5;
+const CONSTANT = 6;
 /** the start and end of a packed record's five fields, in the record writeJson writes (one at a time) */
 const FIELD_BOUNDS = new Int32Array(10);
 /** a process-wide buffer for the packed text's UTF-8 bytes while one zone is written (synchronously) */
 let scratch = Buffer.allocUnsafe(64 * 1024);
 
 const NO_BYTES = new Uint8Array(0);
-/** a character JSON.stringify escapes (RFC 8259 §7), the separators aside */
-const ESCAPED = /["\\\x00-\x1d]/;
 
 /** the packed text as UTF-8 bytes at the start of `scratch` (until the next call): how many */
 function packedBytes(packed: string): number {
@@ -917,6 +920,8 @@ function writeEscaped(out: Buffer, o: number, b: number): number {
  */
 export class JsonRecordShape {
   readonly names: Uint8Array[];
+  /** each member's field: PACKED_INDEX, ZONE or CONSTANT */
+  readonly codes: Int8Array;
   readonly constants: Uint8Array[];
   readonly perRecord: number;
   /** how many members are the zone's name */
@@ -929,6 +934,7 @@ export class JsonRecordShape {
     readonly fields: readonly PackedField[],
   ) {
     this.names = keys.map((key, i) => Buffer.from(`${i ? ',' : '{'}${JSON.stringify(key)}:`));
+    this.codes = Int8Array.from(fields, (field) => (typeof field !== 'string' ? CONSTANT : field === 'zone' ? ZONE : PACKED_INDEX[field]));
     this.constants = fields.map((field) => Buffer.from(typeof field === 'string' ? '' : JSON.stringify(field.value)));
     let perRecord = 3;
     for (let i = 0; i < fields.length; i++) perRecord += this.names[i].length + this.constants[i].length + 2;
