@@ -664,7 +664,7 @@ export async function recordsGroupedByDomain(
 ): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const query = nestedRecordsQuery(new Params(), names, filter);
-  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain), query.p.values);
+  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain), query.p.values, LAZY_TIMES);
   const groups = new Map<number, Iterable<RecordRow>>();
   const unpackable: ZoneRef[] = [];
   for (const row of packed) {
