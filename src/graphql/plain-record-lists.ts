@@ -51,6 +51,9 @@ const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
  * largest part of the 14 MB an answer allocated (9 MB now), and its tail is the garbage collections they bring
  * (bench/FINDINGS.md, «The nested answer's record lists as plain values»).
  *
+ * Over HTTP the list is not even made of objects: the resolver hands over the zone's packed records, which
+ * the answer's body writes as those objects' JSON bytes (answer-body.ts, PackedRecords.writeJson).
+ *
  * The operation is rewritten for graphql-jit: each such list becomes `_plainRecords` under the same response
  * key, with the same arguments and location, and its selection as `_shape`. `_plainRecords` exists only in an
  * extension of the schema used to run these documents (`plainRecordsSchema`); it calls Domain.records's own
