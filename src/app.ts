@@ -6,6 +6,7 @@ import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
 import { compiledExecution, serviceOperations } from './graphql/compiled-execution';
+import { answerBody } from './graphql/answer-body';
 import { conditionalGet } from './http/conditional-get';
 import { webConsole } from './http/console';
 import { graphiql } from './http/graphiql';
@@ -109,8 +110,10 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     formatError,
     // the answer's JSON as it is: Apollo's default appends a newline, a second string that every large answer then
     // copies whole into a new one when it is written (0.7 MB for the bench's nested answer, straight into the
-    // old generation: bench/FINDINGS.md, «The nested answer at c1»)
-    stringifyResult: (value) => JSON.stringify(value),
+    // old generation: bench/FINDINGS.md, «The nested answer at c1»). An answer with plain record lists is its
+    // JSON's bytes (answer-body.ts): Apollo passes the body on untouched and express's res.send sends a Buffer
+    // as it is, with the Content-Type Apollo set
+    stringifyResult: (value) => answerBody(value) as string,
     includeStacktraceInErrorResponses: false,
     // the service stops Apollo itself, in order (main.ts); Apollo's own handlers would stop it at the signal and
     // raise the signal again
@@ -209,7 +212,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       context: async ({ req, res }) => {
         const principal = principalOf(req);
         const context = principal ? contextFor(db, services, principal) : await buildContext(db, services, req.get('x-api-key'));
-        return Object.assign(context, { heavyTurn: () => heavy.take(res) });
+        return Object.assign(context, { heavyTurn: () => heavy.take(res), answerBodyWritten: true });
       },
     }),
   );

@@ -21,6 +21,11 @@ export interface GraphQLContext extends RequestContext {
    * until its answer is sent; false when too many wait. Absent outside HTTP (WebSocket, the REST layer's runs)
    */
   heavyTurn?: () => Promise<boolean>;
+  /**
+   * the answer's body is written by answerBody (src/graphql/answer-body.ts: /graphql over HTTP), so a plain record
+   * list may stay packed until then. Absent elsewhere (WebSocket, the REST layer's runs): its plain objects
+   */
+  answerBodyWritten?: boolean;
   /** a subscription's connection (WebSocket): closes it with a close code, e.g. for a subscriber too slow */
   dropConnection?: (code: number, reason: string) => void;
 }

@@ -19,7 +19,8 @@ import {
   SelectionSetNode,
   visit,
 } from 'graphql';
-import { PackedField, PackedRecords, RecordRow } from '../repositories/read-model';
+import { JsonRecordShape, PackedField, PackedRecords, RecordRow } from '../repositories/read-model';
+import { PlainRecordList } from './answer-body';
 import type { GraphQLContext } from './context';
 
 /** the field that answers a plain `Domain.records` list in the executed document (never in the public schema) */
@@ -49,6 +50,9 @@ const RECORD_FIELDS: Readonly<Record<string, PackedField>> = {
  * locations per field). In the nested answer of the bench (100 users × 10 zones × 10 records) those were the
  * largest part of the 14 MB an answer allocated (9 MB now), and its tail is the garbage collections they bring
  * (bench/FINDINGS.md, «The nested answer's record lists as plain values»).
+ *
+ * Over HTTP the list is not even made of objects: the resolver hands over the zone's packed records, which
+ * the answer's body writes as those objects' JSON bytes (answer-body.ts, PackedRecords.writeJson).
  *
  * The operation is rewritten for graphql-jit: each such list becomes `_plainRecords` under the same response
  * key, with the same arguments and location, and its selection as `_shape`. `_plainRecords` exists only in an
@@ -197,27 +201,35 @@ function plainRecordsSchema(schema: GraphQLSchema): GraphQLSchema {
 }
 
 /** the shapes of the documents run, parsed once each (a bounded map: documents come and go with their cache) */
-const shapes = new Map<string, { keys: string[]; fields: PackedField[] }>();
+const shapes = new Map<string, { keys: string[]; fields: PackedField[]; json: JsonRecordShape }>();
 const SHAPES_KEPT = 1000;
 
-function parsedShape(text: string): { keys: string[]; fields: PackedField[] } {
+function parsedShape(text: string): { keys: string[]; fields: PackedField[]; json: JsonRecordShape } {
   let shape = shapes.get(text);
   if (!shape) {
     const members = JSON.parse(text) as [string, string][];
-    shape = { keys: members.map(([key]) => key), fields: members.map(([, field]) => RECORD_FIELDS[field]) };
+    const keys = members.map(([key]) => key);
+    const fields = members.map(([, field]) => RECORD_FIELDS[field]);
+    shape = { keys, fields, json: new JsonRecordShape(keys, fields) };
     if (shapes.size >= SHAPES_KEPT) shapes.clear();
     shapes.set(text, shape);
   }
   return shape;
 }
 
-/** `_plainRecords`: Domain.records's resolver, its records as the plain objects the operation asks for */
+/**
+ * `_plainRecords`: Domain.records's resolver, its records as the plain objects the operation asks for; in an
+ * answer written by answerBody (/graphql over HTTP), the packed records themselves, written as those objects'
+ * JSON when the answer is (answer-body.ts)
+ */
 function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLContext>): GraphQLFieldResolver<unknown, GraphQLContext> {
   return (domain, args, ctx, info) => {
-    const { [SHAPE]: shapeText, ...recordArgs } = args as Record<string, unknown>;
-    const { keys, fields } = parsedShape(shapeText as string);
-    return Promise.resolve(listOf(domain, recordArgs, ctx, info)).then((records: unknown) => {
-      if (records instanceof PackedRecords) return records.objects(keys, fields);
+    const { keys, fields, json } = parsedShape((args as Record<string, unknown>)[SHAPE] as string);
+    // Domain.records reads its own arguments by name: `_shape` beside them is not copied away (a copy of the
+    // arguments per zone was 0.3 MB of the nested answer's garbage)
+    return Promise.resolve(listOf(domain, args, ctx, info)).then((records: unknown) => {
+      if (records instanceof PackedRecords)
+        return ctx.answerBodyWritten ? new PlainRecordList(records, keys, fields, json) : records.objects(keys, fields);
       // a zone read row by row (recordsGroupedByDomain), or without records
       return [...(records as Iterable<RecordRow>)].map((record) => {
         const plain: Record<string, unknown> = {};

@@ -168,7 +168,7 @@ export class Params {
  * the batch's size, where `in ($1 … $1000)` made PostgreSQL parse, bind and plan a thousand parameters per
  * batch.
  */
-const idArray = (ids: readonly number[]): number[] => ids.map((id) => Math.trunc(Number(id)));
+const idArray = (ids: readonly number[]): string => `{${ids.map((id) => Math.trunc(Number(id))).join(',')}}`;
 
 /** `where …` of the conditions (`true` when there are none) */
 const whereOf = (conditions: string[]): string => `where ${conditions.length ? conditions.join(' and ') : 'true'}`;
@@ -664,7 +664,7 @@ export async function recordsGroupedByDomain(
 ): Promise<Map<number, Iterable<RecordRow>>> {
   const names = new Map(domains.map((d) => [d.id, d.name]));
   const query = nestedRecordsQuery(new Params(), names, filter);
-  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain), query.p.values);
+  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain), query.p.values, LAZY_TIMES);
   const groups = new Map<number, Iterable<RecordRow>>();
   const unpackable: ZoneRef[] = [];
   for (const row of packed) {
@@ -742,13 +742,13 @@ export class PackedRecords implements Iterable<RecordRow> {
     if (count === 0) return packed === '' ? new PackedRecords(domainId, zone, packed, 0) : undefined;
     let at = 0;
     let previousId = -1;
+    const b = BOUNDS;
     for (let i = 0; i < count; i++) {
-      const fields = fieldsAt(packed, at, i === count - 1);
-      if (!fields) return undefined;
-      const id = decimal(packed, at, fields.f1);
-      if (id <= previousId || decimal(packed, fields.f4 + 1, fields.end) < 0) return undefined;
+      if (!fieldsAt(packed, at, i === count - 1)) return undefined;
+      const id = decimal(packed, at, b[0]);
+      if (id <= previousId || decimal(packed, b[3] + 1, b[4]) < 0) return undefined;
       previousId = id;
-      at = fields.end + 1;
+      at = b[4] + 1;
     }
     return new PackedRecords(domainId, zone, packed, count);
   }
@@ -766,7 +766,8 @@ export class PackedRecords implements Iterable<RecordRow> {
     const list = new Array<Record<string, unknown>>(length);
     let at = 0;
     for (let i = 0; i < length; i++) {
-      const { f1, f2, f3, f4, end } = fieldsAt(packed, at, i === length - 1)!;
+      fieldsAt(packed, at, i === length - 1);
+      const [f1, f2, f3, f4, end] = BOUNDS;
       const record: Record<string, unknown> = {};
       for (let k = 0; k < fields.length; k++) {
         const field = fields[k];
@@ -784,11 +785,80 @@ export class PackedRecords implements Iterable<RecordRow> {
     return list;
   }
 
+  /**
+   * The records as the JSON text of `objects(keys, fields)` (what JSON.stringify writes of them, byte for byte),
+   * written as UTF-8 into `out` from `at`: the end, or -1 when `out` has too little room from `at` (the caller
+   * grows it; `jsonBytesAtMost` says how much is enough). The packed text's bytes are copied as they are,
+   * escaped as JSON.stringify escapes them (`"`, `\`, control characters), with the members' names between:
+   * no object, string or slice per record. The nested answer of the bench allocated 9 MB, its 10,000 plain
+   * records and their JSON text the largest part (bench/FINDINGS.md, «The nested answer written as bytes»).
+   */
+  writeJson(out: Buffer, at: number, shape: JsonRecordShape): number {
+    const { packed, length } = this;
+    const n = packedBytes(packed);
+    const bytes = scratch;
+    const { names, codes, constants, perRecord } = shape;
+    const members = codes.length;
+    const zone = shape.zoneMembers ? shape.zoneJson(this.zone) : NO_BYTES;
+    const beside = perRecord + shape.zoneMembers * zone.length;
+    const f = FIELD_BOUNDS;
+    let o = at;
+    if (o + 2 > out.length) return -1;
+    out[o++] = 0x5b; // [
+    let p = 0;
+    for (let i = 0; i < length; i++) {
+      // the five fields' starts and ends (checked when the zone was read: PackedRecords.of)
+      const start = p;
+      for (let k = 0; k < 5; k++) {
+        f[2 * k] = p;
+        while (p < n && bytes[p] !== 0x1f && bytes[p] !== 0x1e) p++;
+        f[2 * k + 1] = p++;
+      }
+      // room for the record as it is (each value byte once, its names, quotes and braces) and the list's end; an
+      // escape (below) asks for room for the rest of the record at worst
+      if (o + beside + (p - start) + 1 > out.length) return -1;
+      if (i > 0) out[o++] = 0x2c; // ,
+      if (members === 0) out[o++] = 0x7b; // {
+      for (let k = 0; k < members; k++) {
+        const name = names[k];
+        for (let j = 0; j < name.length; j++) out[o++] = name[j];
+        const code = codes[k];
+        if (code === CONSTANT) {
+          const value = constants[k];
+          for (let j = 0; j < value.length; j++) out[o++] = value[j];
+        } else if (code === ZONE) {
+          for (let j = 0; j < zone.length; j++) out[o++] = zone[j];
+        } else if (code === TTL) {
+          for (let j = f[8]; j < f[9]; j++) out[o++] = bytes[j];
+        } else {
+          out[o++] = 0x22; // "
+          for (let j = f[2 * code], to = f[2 * code + 1]; j < to; j++) {
+            const b = bytes[j];
+            if (b >= 0x20 && b !== 0x22 && b !== 0x5c) out[o++] = b;
+            else if (o + beside + 6 * (p - j) + 1 > out.length) return -1;
+            else o = writeEscaped(out, o, b);
+          }
+          out[o++] = 0x22;
+        }
+      }
+      out[o++] = 0x7d; // }
+    }
+    out[o++] = 0x5d; // ]
+    return o;
+  }
+
+  /** about the bytes writeJson writes for this zone (exactly, for ASCII text that JSON does not escape) */
+  jsonBytesExpected(shape: JsonRecordShape): number {
+    const zone = shape.zoneMembers ? shape.zoneMembers * shape.zoneJson(this.zone).length : 0;
+    return 2 + this.length * (shape.perRecord + zone) + this.packed.length;
+  }
+
   *[Symbol.iterator](): Iterator<RecordRow> {
     const { packed, domainId, zone, length } = this;
     let at = 0;
     for (let i = 0; i < length; i++) {
-      const { f1, f2, f3, f4, end } = fieldsAt(packed, at, i === length - 1)!;
+      fieldsAt(packed, at, i === length - 1);
+      const [f1, f2, f3, f4, end] = BOUNDS;
       yield {
         id: decimal(packed, at, f1),
         domainId,
@@ -806,22 +876,107 @@ export class PackedRecords implements Iterable<RecordRow> {
 /** a member of the plain records PackedRecords.objects makes: a field of the record, or a constant */
 export type PackedField = 'id' | 'zone' | 'owner' | 'type' | 'rdata' | 'ttl' | { value: string };
 
+/** what a member of JsonRecordShape is: a packed field by its position (id 0, owner 1, type 2, rdata 3, ttl 4) */
+const PACKED_INDEX = { id: 0, owner: 1, type: 2, rdata: 3, ttl: 4 } as const;
+const TTL = PACKED_INDEX.ttl;
+/** … or the zone's name, or a constant */
+const ZONE = 5;
+const CONSTANT = 6;
+/** the start and end of a packed record's five fields, in the record writeJson writes (one at a time) */
+const FIELD_BOUNDS = new Int32Array(10);
+/** a process-wide buffer for the packed text's UTF-8 bytes while one zone is written (synchronously) */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+const NO_BYTES = new Uint8Array(0);
+
+/** the packed text as UTF-8 bytes at the start of `scratch` (until the next call): how many */
+function packedBytes(packed: string): number {
+  if (packed.length * 3 > scratch.length) scratch = Buffer.allocUnsafe(Math.max(packed.length * 3, 2 * scratch.length));
+  return scratch.write(packed, 0);
+}
+
+/** JSON.stringify's escape of a byte below 0x20, `"` or `\` (RFC 8259 §7) written at `o`: the end */
+function writeEscaped(out: Buffer, o: number, b: number): number {
+  out[o++] = 0x5c; // \
+  const short =
+    b === 0x22 ? 0x22 : b === 0x5c ? 0x5c : b === 8 ? 0x62 : b === 9 ? 0x74 : b === 10 ? 0x6e : b === 12 ? 0x66 : b === 13 ? 0x72 : 0;
+  if (short) {
+    out[o++] = short;
+    return o;
+  }
+  const hex = '0123456789abcdef';
+  out[o++] = 0x75; // u
+  out[o++] = 0x30;
+  out[o++] = 0x30;
+  out[o++] = hex.charCodeAt(b >> 4);
+  out[o++] = hex.charCodeAt(b & 15);
+  return o;
+}
+
 /**
- * Where the record starting at `at` has its four field separators and its end, or undefined unless it has
- * exactly five fields and ends where a record must: at a record separator, or (the last) at the text's end.
+ * What PackedRecords.writeJson writes of each record: `names[i]` (`{"key":` for the first member, `,"key":` for
+ * the next) then `fields[i]`'s value; a constant's JSON in `constants[i]`. `perRecord`: the most bytes of one
+ * record beside its values and zone names (names, constants, quotes, braces and the comma before it).
  */
-function fieldsAt(packed: string, at: number, last: boolean): { f1: number; f2: number; f3: number; f4: number; end: number } | undefined {
+export class JsonRecordShape {
+  readonly names: Uint8Array[];
+  /** each member's field: PACKED_INDEX, ZONE or CONSTANT */
+  readonly codes: Int8Array;
+  readonly constants: Uint8Array[];
+  readonly perRecord: number;
+  /** how many members are the zone's name */
+  readonly zoneMembers: number;
+  private lastZone = '';
+  private lastZoneJson = Buffer.from('""');
+
+  constructor(
+    keys: readonly string[],
+    readonly fields: readonly PackedField[],
+  ) {
+    this.names = keys.map((key, i) => Buffer.from(`${i ? ',' : '{'}${JSON.stringify(key)}:`));
+    this.codes = Int8Array.from(fields, (field) => (typeof field !== 'string' ? CONSTANT : field === 'zone' ? ZONE : PACKED_INDEX[field]));
+    this.constants = fields.map((field) => Buffer.from(typeof field === 'string' ? '' : JSON.stringify(field.value)));
+    let perRecord = 3;
+    for (let i = 0; i < fields.length; i++) perRecord += this.names[i].length + this.constants[i].length + 2;
+    this.perRecord = perRecord;
+    this.zoneMembers = fields.filter((field) => field === 'zone').length;
+  }
+
+  /** the zone's name as JSON (the last one kept: a list's records share it) */
+  zoneJson(zone: string): Uint8Array {
+    if (zone !== this.lastZone) {
+      this.lastZone = zone;
+      this.lastZoneJson = Buffer.from(JSON.stringify(zone));
+    }
+    return this.lastZoneJson;
+  }
+}
+
+/** where fieldsAt found the last record's four field separators and its end (f1, f2, f3, f4, end) */
+const BOUNDS = new Int32Array(5);
+
+/**
+ * Whether the record starting at `at` has exactly five fields and ends where a record must: at a record
+ * separator, or (the last) at the text's end. Its four field separators and its end are left in BOUNDS (an
+ * object per record was 0.5 MB of the nested answer's garbage).
+ */
+function fieldsAt(packed: string, at: number, last: boolean): boolean {
   const next = packed.indexOf(RECORD_SEPARATOR, at);
-  if (last ? next !== -1 : next === -1) return undefined;
+  if (last ? next !== -1 : next === -1) return false;
   const end = last ? packed.length : next;
   const f1 = packed.indexOf(FIELD_SEPARATOR, at);
   const f2 = packed.indexOf(FIELD_SEPARATOR, f1 + 1);
   const f3 = packed.indexOf(FIELD_SEPARATOR, f2 + 1);
   const f4 = packed.indexOf(FIELD_SEPARATOR, f3 + 1);
-  if (f1 < at || f2 <= f1 || f3 <= f2 || f4 <= f3 || f4 >= end) return undefined;
+  if (f1 < at || f2 <= f1 || f3 <= f2 || f4 <= f3 || f4 >= end) return false;
   const f5 = packed.indexOf(FIELD_SEPARATOR, f4 + 1);
-  if (f5 !== -1 && f5 < end) return undefined;
-  return { f1, f2, f3, f4, end };
+  if (f5 !== -1 && f5 < end) return false;
+  BOUNDS[0] = f1;
+  BOUNDS[1] = f2;
+  BOUNDS[2] = f3;
+  BOUNDS[3] = f4;
+  BOUNDS[4] = end;
+  return true;
 }
 
 /** the decimal number text[from, to) spells, or -1 when it is empty or not all digits */

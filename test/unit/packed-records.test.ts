@@ -4,7 +4,8 @@
  * count that differs, ids out of order, an id or TTL that is not a decimal number) must be refused, so that
  * the zone is read row by row; the e2e test nested-records-packed.test.ts forges the separators in the table.
  */
-import { PackedRecords } from '../../src/repositories/read-model';
+import { JsonRecordShape, PackedField, PackedRecords } from '../../src/repositories/read-model';
+import { answerBody, PlainRecordList } from '../../src/graphql/answer-body';
 
 const F = '\x1f';
 const R = '\x1e';
@@ -46,5 +47,102 @@ describe('PackedRecords', () => {
     ['a negative TTL', pack([5, 'a', 'A', '192.0.2.1', -1]), 1],
   ])('refuses %s', (_what, text, count) => {
     expect(PackedRecords.of(4, 'example.com', text, count)).toBeUndefined();
+  });
+
+  describe('as JSON bytes (writeJson, answerBody)', () => {
+    // every character JSON.stringify escapes (controls, quote, backslash) and some it does not (DEL, U+2028,
+    // non-ASCII, an astral character), the separators aside
+    const controls = Array.from({ length: 0x1e }, (_, c) => String.fromCharCode(c)).join('');
+    const awkward = `${controls}"\\\x7f\u2028é漢😀 \\"`;
+    const text = pack(
+      [7, 'www', 'A', '192.0.2.1', 300],
+      [9, `o${awkward}`, 'TXT', `"${awkward}"`, 0],
+      [1234567890123, 'mail', 'MX', '10 mx.example.net.', 2147483647],
+    );
+    const records = PackedRecords.of(4, 'ex"ample\\.com', text, 3)!;
+    const shapes: [string[], PackedField[]][] = [
+      [
+        ['owner', 'type', 'rdata', 'ttl'],
+        ['owner', 'type', 'rdata', 'ttl'],
+      ],
+      [
+        ['id', 'zone', 'z2', 'o', 'kind', 'ttl', 'rdata'],
+        ['id', 'zone', 'zone', 'owner', { value: 'Record' }, 'ttl', 'rdata'],
+      ],
+      [['t'], ['type']],
+    ];
+
+    it.each(shapes)('writes what JSON.stringify writes of the plain objects (%j)', (keys, fields) => {
+      const shape = new JsonRecordShape(keys, fields);
+      const expected = Buffer.from(JSON.stringify(records.objects(keys, fields)));
+      // more bytes than expected (escapes, non-ASCII): refused with too little room, written with enough
+      if (expected.length > records.jsonBytesExpected(shape))
+        expect(records.writeJson(Buffer.alloc(records.jsonBytesExpected(shape) + 3), 3, shape)).toBe(-1);
+      for (let room = 0; room < expected.length; room++) expect(records.writeJson(Buffer.alloc(room), 0, shape)).toBe(-1);
+      const out = Buffer.alloc(6 * expected.length, 0xff);
+      const end = records.writeJson(out, 3, shape);
+      expect(out.subarray(3, end).toString()).toBe(expected.toString());
+      expect(out.subarray(3, end).equals(expected)).toBe(true);
+    });
+
+    it('expects the bytes exactly for ASCII text that JSON does not escape', () => {
+      const plainText = PackedRecords.of(4, 'e.com', pack([1, 'www', 'A', '192.0.2.1', 60], [2, '@', 'MX', '10 mx.e.com.', 3600]), 2)!;
+      for (const [keys, fields] of shapes) {
+        const shape = new JsonRecordShape(keys, fields);
+        const out = Buffer.alloc(plainText.jsonBytesExpected(shape));
+        const end = plainText.writeJson(out, 0, shape);
+        expect(out.subarray(0, end).toString()).toBe(JSON.stringify(plainText.objects(keys, fields)));
+        expect(end).toBeLessThanOrEqual(plainText.jsonBytesExpected(shape));
+      }
+    });
+
+    it('writes an empty zone as an empty list', () => {
+      const shape = new JsonRecordShape(['owner'], ['owner']);
+      const out = Buffer.alloc(16);
+      expect(out.subarray(0, PackedRecords.of(4, 'e.com', '', 0)!.writeJson(out, 0, shape)).toString()).toBe('[]');
+    });
+
+    it('gives an answer whose bytes are JSON.stringify of the plain objects, and the text itself without lists', () => {
+      const [keys, fields] = shapes[1];
+      const shape = new JsonRecordShape(keys, fields);
+      const list = () => new PlainRecordList(records, keys, fields, shape);
+      const answer = {
+        data: {
+          users: {
+            nodes: [
+              {
+                email: 'a"\\@b',
+                domains: [
+                  { name: 'x', records: list() },
+                  { name: 'y', records: list() },
+                ],
+              },
+            ],
+          },
+        },
+      };
+      const plain = JSON.stringify(answer); // the lists' toJSON outside answerBody: their plain objects
+      expect(plain).toBe(
+        JSON.stringify({
+          data: {
+            users: {
+              nodes: [
+                {
+                  email: 'a"\\@b',
+                  domains: [
+                    { name: 'x', records: records.objects(keys, fields) },
+                    { name: 'y', records: records.objects(keys, fields) },
+                  ],
+                },
+              ],
+            },
+          },
+        }),
+      );
+      const body = answerBody(answer);
+      expect(Buffer.isBuffer(body)).toBe(true);
+      expect((body as Buffer).equals(Buffer.from(plain))).toBe(true);
+      expect(answerBody({ data: { a: '\u0000x' } })).toBe(JSON.stringify({ data: { a: '\u0000x' } }));
+    });
   });
 });
