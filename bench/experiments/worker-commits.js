@@ -90,7 +90,11 @@ async function main() {
   let n = 0;
   const patch = async (svc, zone) => {
     const i = n++;
-    const body = { rrsets: [{ name: `h${i}.${zone}.`, type: 'A', ttl: 3600, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }] }] };
+    const body = {
+      rrsets: [
+        { name: `h${i}.${zone}.`, type: 'A', ttl: 3600, changetype: 'REPLACE', records: [{ content: '192.0.2.1', disabled: false }] },
+      ],
+    };
     const res = await request('PATCH', `${svc.base}/api/v1/servers/localhost/zones/${zone}.`, { headers: svc.headers, body, agent });
     if (res.status !== 204) throw new Error(`PATCH → ${res.status} ${res.text.slice(0, 200)}`);
   };
