@@ -323,26 +323,29 @@ export class PropagationWorker {
     const servers = this.settings.secondaries.map(serverName);
     const duty = this.webhooks;
     if (duty) {
+      let done: { claimed: ClaimedChange[]; events: number; more: boolean } | undefined;
       try {
-        const [claimed, fanoutMore] = duty.passesUnsubscribed
+        done = duty.passesUnsubscribed
           ? await this.repository
               .claimChangesPassingFanout(CLAIM_BATCH, servers, FAST_CHECK_MS, FANOUT_BATCH)
-              .then(({ claimed, fanout }) => [claimed, duty.passed(fanout)] as const)
-          : await this.db.transaction(
-              async (sql) =>
-                [
-                  await new PropagationRepository(sql).claimChanges(CLAIM_BATCH, servers, FAST_CHECK_MS),
-                  (await duty.fanOutIn(sql)) === FANOUT_BATCH,
-                ] as const,
-            );
-        duty.fannedOut();
-        this.publish(claimed);
-        return { claimed: claimed.length, fanoutMore };
+              .then(({ claimed, fanout }) => ({ claimed, events: fanout?.events ?? 0, more: duty.passed(fanout) }))
+          : await this.db.transaction(async (sql) => {
+              const claimed = await new PropagationRepository(sql).claimChanges(CLAIM_BATCH, servers, FAST_CHECK_MS);
+              const events = await duty.fanOutIn(sql);
+              return { claimed, events, more: events === FANOUT_BATCH };
+            });
       } catch (error) {
         // the database away: the claim alone would fail as well (the drain's caller reports it)
         if (isDatabaseUnavailable(error)) throw error;
         this.log.warn({ err: error }, 'propagation worker: the claim with the webhook fan-out failed; the claim goes alone');
         duty.wake();
+      }
+      // committed: published (and the deliveries written claimed) outside the try, so that nothing here makes the
+      // claim run again with its rows already taken
+      if (done) {
+        if (done.events) duty.fannedOut();
+        this.publish(done.claimed);
+        return { claimed: done.claimed.length, fanoutMore: done.more };
       }
     }
     const claimed = await this.repository.claimChanges(CLAIM_BATCH, servers, FAST_CHECK_MS);
