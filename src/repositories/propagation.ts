@@ -1,5 +1,6 @@
 import type { Sql } from '../db/pool';
 import { insertEventsSql } from './events';
+import { FanoutPass, fanoutPassOf, fanoutPassSql } from './webhooks';
 import { SecondaryToNotify, secondariesOf, secondariesToNotifySql } from './zone-secondaries';
 
 /**
@@ -24,6 +25,48 @@ export interface DueCheck {
   attempts: number;
 }
 export type ServerState = 'pending' | 'in_sync' | 'error';
+
+/**
+ * The outbox claim (PropagationRepository.claimChanges), as the WITH part of a statement: up to $1 journal rows
+ * locked (SKIP LOCKED) and marked published, and their zones' status rows set to pending for every server of
+ * their nameserver set ($2: the default set's), first checked after $3 ms.
+ */
+const CLAIM_CTES = `claimed as (
+               update changes set published_at = now()
+                where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
+               returning id, domain_id, zone, kind, serial_after),
+             pending as (
+               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
+               insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
+               select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
+                 from domains d join nameserver_sets n on n.id = d.nameserver_set
+                      cross join unnest(coalesce(n.secondaries, $2::text[])) as s(server)
+                where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
+               on conflict (domain_id, server) do update
+                 set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())`;
+
+/** the claimed rows, each with its zone's extra secondaries (none for a deleted zone) */
+const CLAIMED_SELECT = `select id, domain_id, zone, kind, serial_after,
+                    case when kind <> 'zone-deleted' then ${secondariesToNotifySql('claimed.domain_id')} end as extra
+               from claimed order by id`;
+
+interface ClaimedRow {
+  id: string | number;
+  domain_id: string | number;
+  zone: string;
+  kind: string;
+  serial_after: string | number;
+  extra: Parameters<typeof secondariesOf>[1];
+}
+
+const claimedChangeOf = (r: ClaimedRow): ClaimedChange => ({
+  id: Number(r.id),
+  domainId: Number(r.domain_id),
+  zone: r.zone,
+  kind: r.kind,
+  serialAfter: Number(r.serial_after),
+  extraSecondaries: secondariesOf(r.zone, r.extra),
+});
 
 export class PropagationRepository {
   constructor(private readonly sql: Sql) {}
@@ -58,40 +101,30 @@ export class PropagationRepository {
   }
 
   async claimChanges(batch: number, servers: string[], firstCheckMs: number): Promise<ClaimedChange[]> {
-    const rows = await this.sql.rows<{
-      id: string;
-      domain_id: string;
-      zone: string;
-      kind: string;
-      serial_after: string;
-      extra: Parameters<typeof secondariesOf>[1];
-    }>(
-      `with claimed as (
-               update changes set published_at = now()
-                where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
-               returning id, domain_id, zone, kind, serial_after),
-             pending as (
-               -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)
-               insert into zone_server_status (domain_id, server, state, error, attempts, next_check_at, updated_at)
-               select d.id, s.server, 'pending', null, 0, now() + make_interval(secs => $3::float8 / 1000), now()
-                 from domains d join nameserver_sets n on n.id = d.nameserver_set
-                      cross join unnest(coalesce(n.secondaries, $2::text[])) as s(server)
-                where d.id in (select domain_id from claimed where domain_id <> 0 and kind <> 'zone-deleted')
-               on conflict (domain_id, server) do update
-                 set state = 'pending', error = null, attempts = 0, next_check_at = excluded.next_check_at, updated_at = now())
-             select id, domain_id, zone, kind, serial_after,
-                    case when kind <> 'zone-deleted' then ${secondariesToNotifySql('claimed.domain_id')} end as extra
-               from claimed order by id`,
-      [batch, servers, firstCheckMs],
+    const rows = await this.sql.rows<ClaimedRow>(`with ${CLAIM_CTES} ${CLAIMED_SELECT}`, [batch, servers, firstCheckMs]);
+    return rows.map(claimedChangeOf);
+  }
+
+  /**
+   * claimChanges and the webhook fan-out's step while no subscription is enabled (fanoutPassSql, up to
+   * `fanoutBatch` events) in one statement: what the worker does after a write, one commit and one WAL flush
+   * where the two statements were two, each beside the next write at concurrency 1 (bench/FINDINGS.md, «The
+   * worker's work after a write in one commit»). Either both or neither commit; the fan-out's answer is
+   * fanoutPassOf's (undefined: another process holds its place).
+   */
+  async claimChangesPassingFanout(
+    batch: number,
+    servers: string[],
+    firstCheckMs: number,
+    fanoutBatch: number,
+  ): Promise<{ claimed: ClaimedChange[]; fanout: FanoutPass | undefined }> {
+    const pass = fanoutPassSql('$4');
+    const [row] = await this.sql.rows<{ claimed: ClaimedRow[] | null } & Parameters<typeof fanoutPassOf>[0]>(
+      `with ${CLAIM_CTES}, ${pass.ctes}
+       select (select json_agg(c order by c.id) from (${CLAIMED_SELECT}) c) as claimed, ${pass.columns}`,
+      [batch, servers, firstCheckMs, fanoutBatch],
     );
-    return rows.map((r) => ({
-      id: Number(r.id),
-      domainId: Number(r.domain_id),
-      zone: r.zone,
-      kind: r.kind,
-      serialAfter: Number(r.serial_after),
-      extraSecondaries: secondariesOf(r.zone, r.extra),
-    }));
+    return { claimed: (row.claimed ?? []).map(claimedChangeOf), fanout: fanoutPassOf(row) };
   }
 
   /** the zones and servers not known to be in sync (after a restart, they get a NOTIFY) */

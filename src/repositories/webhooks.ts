@@ -187,15 +187,27 @@ export interface FanoutSubscription {
 }
 
 /**
+ * Whether settled events wait after the fan-out's place (read without a lock): the fan-out's steps lock the place
+ * only then. A row lock is a WAL record, and the commit of a transaction that wrote one waits for a WAL flush: a
+ * step with nothing to pass (the duty's tick, four a second, and the steps that find a write's event already
+ * passed) then costs no flush.
+ */
+const FANOUT_WAITING_SQL = `exists (select 1 from webhook_fanout w, events e
+   where w.id = 1 and (e.xid, e.id) > (w.xid, w.event_id) and ${SETTLED_SQL})`;
+
+/**
  * One step of the fan-out, in the caller's transaction: takes the fan-out's place in the feed (its row locked,
- * SKIP LOCKED: one process at a time; undefined when another has it), the settled events after it (up to
- * `batch`) and the enabled subscriptions.
+ * SKIP LOCKED: one process at a time), the settled events after it (up to `batch`) and the enabled
+ * subscriptions; undefined when another process has the place or no settled event waits after it (then nothing
+ * is locked, see FANOUT_WAITING_SQL).
  */
 export async function beginFanout(
   sql: Sql,
   batch: number,
 ): Promise<{ cursor: FeedCursor; events: StoredEvent[]; subscriptions: FanoutSubscription[] } | undefined> {
-  const [place] = await sql.rows(`select xid::text as xid, event_id from webhook_fanout where id = 1 for update skip locked`);
+  const [place] = await sql.rows(
+    `select xid::text as xid, event_id from webhook_fanout where id = 1 and ${FANOUT_WAITING_SQL} for update skip locked`,
+  );
   if (!place) return undefined;
   const cursor = { xid: place.xid, id: Number(place.event_id) };
   const events = await sql.rows(
@@ -221,31 +233,66 @@ export async function beginFanout(
 }
 
 /**
- * A step of the fan-out while no subscription is enabled, in one statement: no event can match, so the place
- * moves past the settled events after it (up to `batch`) with nothing written, as beginFanout and endFanout in a
- * transaction would (four round trips and BEGIN/COMMIT, under a write load every 20 ms). Answers how many events
- * it passed and whether a subscription was enabled (then it moved nothing: the caller takes the transaction);
- * undefined when another process holds the place (SKIP LOCKED, as beginFanout).
+ * What a step of the fan-out while no subscription is enabled came to: how many events it passed, and whether a
+ * subscription was enabled (then it passed none: the step takes a transaction, beginFanout and endFanout).
  */
-export async function passFanoutUnsubscribed(sql: Sql, batch: number): Promise<{ events: number; subscribed: boolean } | undefined> {
-  const [row] = await sql.rows<{ placed: boolean; subscribed: boolean; events: number }>(
-    `with place as (select xid, event_id from webhook_fanout where id = 1 for update skip locked),
-          subscribed as (select exists (select 1 from webhook_subscriptions where enabled) as yes),
-          passed as (
+export interface FanoutPass {
+  events: number;
+  subscribed: boolean;
+}
+
+/**
+ * The step of the fan-out while no subscription is enabled, as parts of one statement (passFanoutUnsubscribed,
+ * and the outbox claim's statement, which takes it along: PropagationRepository.claimChanges): no event can
+ * match, so the place moves past the settled events after it (up to the parameter `batchParam`) with nothing
+ * written, as beginFanout and endFanout in a transaction would (four round trips and BEGIN/COMMIT). The place is
+ * locked (SKIP LOCKED, as beginFanout) only when no subscription is enabled and settled events wait after it: a
+ * step with nothing to do writes nothing. `ctes` go in the statement's WITH, `columns` in its one row's select
+ * list, read back by fanoutPassOf.
+ */
+export const fanoutPassSql = (batchParam: string): { ctes: string; columns: string } => ({
+  ctes: `fanout_subscribed as (select exists (select 1 from webhook_subscriptions where enabled) as yes),
+          fanout_waiting as (select ${FANOUT_WAITING_SQL} as yes),
+          fanout_place as (
+            select xid, event_id from webhook_fanout
+             where id = 1 and (select yes from fanout_waiting) and not (select yes from fanout_subscribed)
+             for update skip locked),
+          fanout_passed as (
             select e.xid, e.id from events e
-             where (e.xid, e.id) > ((select xid from place), (select event_id from place)) and ${SETTLED_SQL}
-               and not (select yes from subscribed)
-             order by e.xid, e.id limit $1),
-          moved as (
+             where (e.xid, e.id) > ((select xid from fanout_place), (select event_id from fanout_place)) and ${SETTLED_SQL}
+             order by e.xid, e.id limit ${batchParam}),
+          fanout_moved as (
             update webhook_fanout f set xid = last.xid, event_id = last.id
-              from (select xid, id from passed order by xid desc, id desc limit 1) last
+              from (select xid, id from fanout_passed order by xid desc, id desc limit 1) last
              where f.id = 1
-            returning 1)
-     select exists (select 1 from place) as placed, (select yes from subscribed) as subscribed,
-            (select count(*) from passed)::int as events, (select count(*) from moved)::int as moved`,
-    [batch],
-  );
-  return row.placed ? { events: row.events, subscribed: row.subscribed } : undefined;
+            returning 1)`,
+  columns: `exists (select 1 from fanout_place) as fanout_placed, (select yes from fanout_subscribed) as fanout_subscribed,
+            (select yes from fanout_waiting) as fanout_waiting, (select count(*) from fanout_passed)::int as fanout_events,
+            (select count(*) from fanout_moved)::int as fanout_moved`,
+});
+
+/** the pass's answer in a row of `fanoutPassSql`'s columns; undefined when another process holds the place */
+export function fanoutPassOf(row: {
+  fanout_placed: boolean;
+  fanout_subscribed: boolean;
+  fanout_waiting: boolean;
+  fanout_events: number;
+}): FanoutPass | undefined {
+  if (row.fanout_placed) return { events: row.fanout_events, subscribed: false };
+  if (row.fanout_subscribed) return { events: 0, subscribed: true };
+  // nothing locked with no subscription enabled: nothing waited, or another process holds the place
+  return row.fanout_waiting ? undefined : { events: 0, subscribed: false };
+}
+
+/**
+ * A step of the fan-out while no subscription is enabled, in one statement of its own (fanoutPassSql). Answers
+ * how many events it passed and whether a subscription was enabled; undefined when another process holds the
+ * place (SKIP LOCKED, as beginFanout).
+ */
+export async function passFanoutUnsubscribed(sql: Sql, batch: number): Promise<FanoutPass | undefined> {
+  const pass = fanoutPassSql('$1');
+  const [row] = await sql.rows(`with ${pass.ctes} select ${pass.columns}`, [batch]);
+  return fanoutPassOf(row);
 }
 
 /** the deliveries the fan-out decided, and its new place in the feed, in the caller's transaction */

@@ -4,7 +4,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { Settings } from '../config/settings';
-import type { Database } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import type { Logger } from '../logger';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import { noteDatabaseFailure } from '../db/availability';
@@ -16,6 +16,7 @@ import {
   ClaimedQueue,
   claimQueues,
   endFanout,
+  FanoutPass,
   passFanoutUnsubscribed,
   QueueLease,
   recordAttemptFailed,
@@ -48,7 +49,8 @@ import { refusedDestination } from '../services/outbound-addresses';
  * and the delivery to be sent again (a receiver dedupes by webhook-id).
  */
 const TICK_MS = 250;
-const FANOUT_BATCH = 500;
+/** events read by one step of the fan-out at most */
+export const FANOUT_BATCH = 500;
 /** queues claimed by one pass at most */
 const CLAIM_BATCH = 200;
 /**
@@ -213,35 +215,72 @@ export class WebhookDeliveryDuty {
    * (passFanoutUnsubscribed) and no queue is claimed (a claim looks at enabled subscriptions' queues only)
    */
   private subscribed = false;
+  /** whether the next pass runs the fan-out: not when only the outbox drain woke it, having just run it (fannedOut) */
+  private fanoutDue = true;
 
+  /**
+   * `withClaim`: the process's outbox drain takes the fan-out along with its claim, on the journal's
+   * notifications (worker.ts, PropagationWorker.claimBatch): the duty then does not listen itself, and its own
+   * fan-out runs on its tick and after its sends (an event written by no journal writer's unit of work, whose
+   * NOTIFY may not come, is fanned out within TICK_MS).
+   */
   constructor(
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
+    private readonly withClaim = false,
   ) {
     this.run = new PacedRun(20, () => this.step());
   }
 
   async start(): Promise<void> {
-    this.unlisten = await this.db.notifications.subscribe(
-      JOURNAL_CHANNEL,
-      () => this.wake(),
-      () => this.wake(),
-    );
+    if (!this.withClaim)
+      this.unlisten = await this.db.notifications.subscribe(
+        JOURNAL_CHANNEL,
+        () => this.wake(),
+        () => this.wake(),
+      );
     this.timer = setInterval(() => this.wake(), TICK_MS);
     this.timer.unref();
     this.wake();
   }
 
   wake(): void {
-    if (!this.stopped) this.run.request();
+    if (this.stopped) return;
+    this.fanoutDue = true;
+    this.run.request();
+  }
+
+  /** whether the fan-out's step is the one-statement pass (no subscription enabled when it last looked) */
+  get passesUnsubscribed(): boolean {
+    return !this.subscribed;
+  }
+
+  /**
+   * The outbox drain ran the fan-out's pass in its claim's statement (fanoutPassSql): what it came to. Answers
+   * whether a step remains to be taken at once: a full batch passed, or the step must be a transaction (a
+   * subscription is enabled, or another process held the place: fanOutIn, as the duty's own step).
+   */
+  passed(pass: FanoutPass | undefined): boolean {
+    this.subscribed = pass?.subscribed ?? true;
+    return !pass || pass.subscribed || pass.events === FANOUT_BATCH;
+  }
+
+  /**
+   * The outbox drain ran the fan-out's step (passed, or fanOutIn in its claim's transaction): the deliveries it
+   * wrote are claimed by a pass that does not run the fan-out again.
+   */
+  fannedOut(): void {
+    if (!this.stopped && this.subscribed) this.run.request();
   }
 
   /** one pass: the fan-out (until it has caught up), then claims while there is room */
   private async step(): Promise<void> {
     try {
       await this.storeOutcomes();
-      while (!this.stopped && (await this.fanOut()) === FANOUT_BATCH);
+      const fanout = this.fanoutDue;
+      this.fanoutDue = false;
+      while (fanout && !this.stopped && (await this.fanOut()) === FANOUT_BATCH);
       const room = MAX_IN_FLIGHT - this.inFlight.size;
       if (this.stopped || room <= 0 || !this.subscribed) return;
       const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
@@ -270,27 +309,34 @@ export class WebhookDeliveryDuty {
       if (pass && !pass.subscribed) return pass.events;
       // another process holds the place, or a subscription is enabled: the step as a transaction
     }
-    return this.db.transaction(async (sql) => {
-      const step = await beginFanout(sql, FANOUT_BATCH);
-      if (!step || !step.events.length) return 0;
-      this.subscribed = step.subscriptions.length > 0;
-      const deliveries = step.events.flatMap((event) =>
-        step.subscriptions
-          .filter(
-            (s) =>
-              event.createdAt >= s.createdAt &&
-              (s.eventTypes === null || s.eventTypes.includes(event.type)) &&
-              (s.zones === null || (event.zone !== null && s.zones.includes(event.zone))) &&
-              scopeSees({ userId: s.userId ?? undefined, readRules: s.readRules ?? undefined }, event) &&
-              // an endpoint disabled is told through its owner's other endpoints, not itself
-              !(event.type === 'webhook.disabled' && event.data.webhookId === s.id),
-          )
-          .map((s) => ({ subscriptionId: s.id, eventId: event.id, xid: event.xid, zoneKey: event.zone ?? '' })),
-      );
-      const last = step.events.at(-1)!;
-      await endFanout(sql, deliveries, { xid: last.xid, id: last.id });
-      return step.events.length;
-    });
+    return this.db.transaction((sql) => this.fanOutIn(sql));
+  }
+
+  /**
+   * The fan-out's step as a transaction's part (the duty's own, or the outbox drain's with its claim): the
+   * events after the place matched against the enabled subscriptions, a delivery written per match and the place
+   * moved; answers how many events it read (0 when another process holds the place or none waits).
+   */
+  async fanOutIn(sql: Sql): Promise<number> {
+    const step = await beginFanout(sql, FANOUT_BATCH);
+    if (!step || !step.events.length) return 0;
+    this.subscribed = step.subscriptions.length > 0;
+    const deliveries = step.events.flatMap((event) =>
+      step.subscriptions
+        .filter(
+          (s) =>
+            event.createdAt >= s.createdAt &&
+            (s.eventTypes === null || s.eventTypes.includes(event.type)) &&
+            (s.zones === null || (event.zone !== null && s.zones.includes(event.zone))) &&
+            scopeSees({ userId: s.userId ?? undefined, readRules: s.readRules ?? undefined }, event) &&
+            // an endpoint disabled is told through its owner's other endpoints, not itself
+            !(event.type === 'webhook.disabled' && event.data.webhookId === s.id),
+        )
+        .map((s) => ({ subscriptionId: s.id, eventId: event.id, xid: event.xid, zoneKey: event.zone ?? '' })),
+    );
+    const last = step.events.at(-1)!;
+    await endFanout(sql, deliveries, { xid: last.xid, id: last.id });
+    return step.events.length;
   }
 
   /**

@@ -20,7 +20,7 @@ import { advanceKeyRolls } from '../services/dnssec/key-rollover';
 import { checkParentDs } from '../services/dnssec/parent-ds';
 import { syncBootstrapSignals } from '../services/dnssec/bootstrap-signals';
 import { refreshForeignKeys } from '../services/dnssec/foreign-keys';
-import { noteDatabaseFailure } from '../db/availability';
+import { isDatabaseUnavailable, noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
 import { pruneEvents } from '../repositories/events';
@@ -39,7 +39,7 @@ import { outboxDrains, outboxRowsPublished } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
 import { publishWaitingMembers } from '../services/write-engine';
 import { SecondaryZonesWorker } from './secondary-zones';
-import { WebhookDeliveryDuty } from './webhook-delivery';
+import { FANOUT_BATCH, WebhookDeliveryDuty } from './webhook-delivery';
 import { HealthWorker } from './health';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
@@ -126,6 +126,8 @@ export class PropagationWorker {
   /** the next zone id to adopt from (see reconcileServers); undefined once every zone has its rows */
   private adoptAfter: number | undefined = 0;
   private reconciling = false;
+  /** the process's webhook delivery duty, whose fan-out the drain takes along (claimBatch); set by startWorker */
+  webhooks: WebhookDeliveryDuty | undefined;
 
   constructor(
     private readonly settings: Settings,
@@ -286,16 +288,20 @@ export class PropagationWorker {
     this.drains.request();
   }
 
-  /** claims batches until the outbox is empty; a notification that comes meanwhile runs it once more */
+  /**
+   * claims batches until the outbox is empty (and the webhook fan-out taken along has caught up); a notification
+   * that comes meanwhile runs it once more
+   */
   private async drain(): Promise<void> {
     // a drain asked for by a notification and a poll alike counts as woken by the notification
     const wokenBy = this.wokenBy.has('notification') ? 'notification' : ([...this.wokenBy][0] ?? 'poll');
     this.wokenBy.clear();
     outboxDrains.inc({ woken_by: wokenBy });
     try {
-      for (let claimed = CLAIM_BATCH; !this.stopped && claimed === CLAIM_BATCH;) {
-        claimed = await this.claimBatch();
-        if (claimed) outboxRowsPublished.inc({ woken_by: wokenBy }, claimed);
+      for (let more = true; !this.stopped && more;) {
+        const batch = await this.claimBatch();
+        if (batch.claimed) outboxRowsPublished.inc({ woken_by: wokenBy }, batch.claimed);
+        more = batch.claimed === CLAIM_BATCH || batch.fanoutMore;
       }
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: outbox drain failed');
@@ -303,13 +309,48 @@ export class PropagationWorker {
   }
 
   /**
-   * Claims and publishes one batch of journal rows (one statement: PropagationRepository.claimChanges);
-   * returns how many.
+   * Claims and publishes one batch of journal rows (one statement: PropagationRepository.claimChanges); returns
+   * how many, and whether the webhook fan-out taken along has more to do at once.
+   *
+   * With the process's webhook delivery duty attached (startWorker), its fan-out goes in the same commit: what
+   * the worker does after a write (publish its journal row, pass its event to the deliveries) is one WAL flush,
+   * not two, and one statement while no subscription is enabled (claimChangesPassingFanout), else one
+   * transaction (the claim, then the duty's step). Both durable, all or nothing, as each was alone. Should the
+   * two together fail, the claim goes alone (propagation does not wait on the fan-out) and the duty's own pass
+   * runs the fan-out.
    */
-  async claimBatch(): Promise<number> {
-    const claimed = await this.repository.claimChanges(CLAIM_BATCH, this.settings.secondaries.map(serverName), FAST_CHECK_MS);
+  async claimBatch(): Promise<{ claimed: number; fanoutMore: boolean }> {
+    const servers = this.settings.secondaries.map(serverName);
+    const duty = this.webhooks;
+    if (duty) {
+      let done: { claimed: ClaimedChange[]; events: number; more: boolean } | undefined;
+      try {
+        done = duty.passesUnsubscribed
+          ? await this.repository
+              .claimChangesPassingFanout(CLAIM_BATCH, servers, FAST_CHECK_MS, FANOUT_BATCH)
+              .then(({ claimed, fanout }) => ({ claimed, events: fanout?.events ?? 0, more: duty.passed(fanout) }))
+          : await this.db.transaction(async (sql) => {
+              const claimed = await new PropagationRepository(sql).claimChanges(CLAIM_BATCH, servers, FAST_CHECK_MS);
+              const events = await duty.fanOutIn(sql);
+              return { claimed, events, more: events === FANOUT_BATCH };
+            });
+      } catch (error) {
+        // the database away: the claim alone would fail as well (the drain's caller reports it)
+        if (isDatabaseUnavailable(error)) throw error;
+        this.log.warn({ err: error }, 'propagation worker: the claim with the webhook fan-out failed; the claim goes alone');
+        duty.wake();
+      }
+      // committed: published (and the deliveries written claimed) outside the try, so that nothing here makes the
+      // claim run again with its rows already taken
+      if (done) {
+        if (done.events) duty.fannedOut();
+        this.publish(done.claimed);
+        return { claimed: done.claimed.length, fanoutMore: done.more };
+      }
+    }
+    const claimed = await this.repository.claimChanges(CLAIM_BATCH, servers, FAST_CHECK_MS);
     this.publish(claimed);
-    return claimed.length;
+    return { claimed: claimed.length, fanoutMore: false };
   }
 
   /**
@@ -575,9 +616,11 @@ export async function startWorker(
   log: Logger,
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
   const worker = new PropagationWorker(settings, db, log);
+  // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation; its
+  // fan-out goes with the outbox claim, in one commit (PropagationWorker.claimBatch)
+  const webhooks = new WebhookDeliveryDuty(settings, db, log, true);
+  worker.webhooks = webhooks;
   await worker.start();
-  // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation
-  const webhooks = new WebhookDeliveryDuty(settings, db, log);
   await webhooks.start();
   return {
     worker,

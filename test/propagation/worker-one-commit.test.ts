@@ -1,0 +1,119 @@
+/**
+ * What the worker does after a write, in one commit (worker.ts, PropagationWorker.claimBatch): the outbox claim
+ * that publishes the write's journal row and the webhook fan-out's step that passes its event (or writes its
+ * deliveries) are one transaction, one WAL flush, where they were two. Seen in the rows themselves: a row's
+ * `xmin` is the transaction that wrote its version, so the journal row's (published_at set), the fan-out's
+ * place's (moved past the event) and the delivery's are one transaction's. And a fan-out step with nothing to
+ * pass writes nothing: the place's row is not locked (a lock sets its `xmax`, and costs a WAL flush).
+ *
+ * The worker and its webhook duty are made here and not started (the service runs ROLES=api): each step is
+ * taken by the test, once the write's event is settled (events.ts: no older transaction still running, which
+ * on a database shared with other work may take a while), so what each step does is certain.
+ */
+import { Client } from 'pg';
+import { Database } from '../../src/db/pool';
+import { logger } from '../../src/logger';
+import { PropagationWorker } from '../../src/worker/worker';
+import { WebhookDeliveryDuty } from '../../src/worker/webhook-delivery';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { CREATE_RECORD, createUser, createZone } from '../support/fixtures';
+import { waitUntil } from '../support/wait-for';
+
+const ZONE = 'one-commit.zk-worker.test';
+let app: TestApp;
+let db: Client;
+let database: Database;
+let worker: PropagationWorker;
+let duty: WebhookDeliveryDuty;
+
+beforeAll(async () => {
+  app = await startTestApp({ ROLES: 'api', WEBHOOK_ALLOW: '127.0.0.0/8' });
+  db = new Client({ connectionString: app.settings.databaseUrl! });
+  await db.connect();
+  database = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 2 });
+  worker = new PropagationWorker(app.settings, database, logger);
+  duty = new WebhookDeliveryDuty(app.settings, database, logger, true);
+  worker.webhooks = duty;
+  await createZone(app, await createUser(app, 'one-commit@example.com'), ZONE);
+}, 60_000);
+
+afterAll(async () => {
+  await database?.close();
+  await db?.end();
+  await app?.close();
+});
+
+/** a write, once its event is settled; its journal row's id and its event's */
+async function write(owner: string): Promise<{ changeId: number; eventId: number }> {
+  const res = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner, type: 'A', rdata: '192.0.2.1', ttl: 300 } });
+  expect(res.errors).toBeUndefined();
+  const { rows } = await db.query(
+    `select c.id as change_id, e.id as event_id from changes c join events e on e.change_id = c.id
+      where c.id = (select max(id) from changes where zone = $1)`,
+    [ZONE],
+  );
+  const ids = { changeId: Number(rows[0].change_id), eventId: Number(rows[0].event_id) };
+  await waitUntil(
+    `${owner}'s event settled`,
+    async () =>
+      (await db.query(`select xid < pg_snapshot_xmin(pg_current_snapshot()) as settled from events where id = $1`, [ids.eventId])).rows[0]
+        .settled,
+    20_000,
+  );
+  return ids;
+}
+
+const fanoutRow = async () =>
+  (await db.query(`select xmin::text as xmin, xmax::text as xmax, event_id from webhook_fanout where id = 1`)).rows[0] as {
+    xmin: string;
+    xmax: string;
+    event_id: string;
+  };
+const changeXmin = async (id: number) =>
+  (await db.query(`select xmin::text as xmin from changes where id = $1`, [id])).rows[0].xmin as string;
+
+test("no subscription: a write's journal row is published and its event passed in one statement", async () => {
+  // the zone's creation: its journal row and events, out of the way
+  while ((await worker.claimBatch()).fanoutMore);
+  for (let i = 0; i < 3; i++) {
+    const { changeId, eventId } = await write(`alone${i}`);
+    expect(await worker.claimBatch()).toEqual({ claimed: 1, fanoutMore: false });
+    const place = await fanoutRow();
+    expect(Number(place.event_id)).toBe(eventId);
+    expect(await changeXmin(changeId)).toBe(place.xmin);
+    expect(duty.passesUnsubscribed).toBe(true);
+  }
+}, 60_000);
+
+test('a fan-out step with nothing to pass locks nothing', async () => {
+  const before = await fanoutRow();
+  // the drain's (claim and pass in one statement) and the duty's own
+  expect(await worker.claimBatch()).toEqual({ claimed: 0, fanoutMore: false });
+  expect(await duty.fanOut()).toBe(0);
+  expect(await fanoutRow()).toEqual(before);
+}, 30_000);
+
+test("with a subscription: a write's journal row is published and its delivery written in one transaction", async () => {
+  const res = await app.http.post('/api/webhook/add').set('X-API-Key', ADMIN_KEY).send({ url: 'http://127.0.0.1:9/hook' });
+  expect(res.status).toBe(201);
+  // the first write after the subscription: the pass finds it enabled and passes nothing; the drain's next step
+  // is the transaction, which writes the delivery
+  const first = await write('first');
+  expect(await worker.claimBatch()).toEqual({ claimed: 1, fanoutMore: true });
+  expect(duty.passesUnsubscribed).toBe(false);
+  expect(await worker.claimBatch()).toEqual({ claimed: 0, fanoutMore: false });
+  expect((await db.query(`select 1 from webhook_deliveries where event_id = $1`, [first.eventId])).rowCount).toBe(1);
+  for (let i = 0; i < 2; i++) {
+    const { changeId, eventId } = await write(`subscribed${i}`);
+    expect(await worker.claimBatch()).toEqual({ claimed: 1, fanoutMore: false });
+    const { rows } = await db.query(`select xmin::text as xmin from webhook_deliveries where event_id = $1`, [eventId]);
+    expect(rows).toHaveLength(1);
+    const published = await changeXmin(changeId);
+    expect(rows[0].xmin).toBe(published);
+    expect((await fanoutRow()).xmin).toBe(published);
+  }
+  // nothing more to pass: the transaction's step locks nothing either
+  const before = await fanoutRow();
+  expect(await worker.claimBatch()).toEqual({ claimed: 0, fanoutMore: false });
+  expect(await fanoutRow()).toEqual(before);
+}, 60_000);
