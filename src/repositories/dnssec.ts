@@ -406,9 +406,23 @@ export const wholeSignerSql = (domain: string): string =>
       'ttl', s.ttl, 'chainKey', encode(s.chain_key, 'hex'))), '[]'::json) from dnssec_records s where s.domain_id = ${domain}),
     'keys', ${signingKeysJson(domain)})`;
 
+/**
+ * a signer record as a head holds it, always built in this one shape (the same properties in the same order):
+ * the head's rows go through the same functions as the signer's (their types read, their identities made), and
+ * rows of several shapes made those property reads megamorphic
+ */
+export const heldSignerRow = (id: number, owner: string, type: string, rdata: string, ttl: number, chainKey?: string): HeldSignerRow => ({
+  id,
+  owner,
+  type,
+  rdata,
+  ttl,
+  chainKey,
+});
+
 export function wholeSignerFromJson(json: { rows: any[]; keys: AnswersJson['keys'] }): WholeSigner {
   return {
-    rows: json.rows.map((r) => ({ ...toStoredSigner(r), ...(r.chainKey ? { chainKey: r.chainKey as string } : {}) })),
+    rows: json.rows.map((r) => heldSignerRow(Number(r.id), r.owner, r.type, r.rdata, Number(r.ttl), r.chainKey || undefined)),
     keys: signingKeysFromJson(json.keys),
   };
 }
