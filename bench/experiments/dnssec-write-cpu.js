@@ -36,6 +36,14 @@ const SECONDS = Number(arg('seconds', 8));
 // the warm-up before the measured seconds: long enough for V8 to have compiled the write's code (a signed write
 // has more of it, and at half the writes per second takes twice as long to get there)
 const WARMUP = Number(arg('warmup', 2));
+// --warmup-writes N: the warm-up as a count of writes rather than seconds (a loaded machine runs a few dozen
+// writes a second, too few for V8 to have compiled the signed write's code in a warm-up of seconds);
+// --rate R with --writes N: N writes paced at R a second, the same rate for every build and case, so that the
+// work the process does per second whatever it writes (timers, the journal's wake-up) weighs the same per write;
+// the process's CPU over as many idle seconds is measured too and taken off
+const WARMUP_WRITES = Number(arg('warmup-writes', 0));
+const RATE = Number(arg('rate', 0));
+const WRITES = Number(arg('writes', 0));
 const PROF = process.argv.includes('--prof');
 // --perf: `perf record -e cpu-clock` of the service during the measured seconds (CPU time only: a process
 // descheduled is not sampled, where --prof's wall-clock samples pile up in writev on a loaded machine)
@@ -150,14 +158,14 @@ async function main() {
                 ? ['--perf-basic-prof', '--interpreted-frames-native-stack']
                 : [],
           });
-          const run = (seconds) => {
+          const run = (seconds, amount, overallRate) => {
             const tag = `r${++serial}x`;
             let n = 0;
             return load({
               url: `${svc.base}/api/record/add`,
               method: 'POST',
               connections: CONNECTIONS,
-              duration: seconds,
+              ...(amount ? { amount, ...(overallRate ? { overallRate } : {}) } : { duration: seconds }),
               headers: { 'x-api-key': API_KEY, 'content-type': 'application/json' },
               next: () => {
                 n++;
@@ -172,7 +180,14 @@ async function main() {
               check: (status) => status === 201,
             });
           };
-          await run(WARMUP);
+          await run(WARMUP, WARMUP_WRITES);
+          // the process's CPU over idle seconds (paced runs take it off: what it spends per second writing nothing)
+          let idlePerSecond = 0;
+          if (RATE) {
+            const idleBefore = processTimes();
+            await new Promise((resolve) => setTimeout(resolve, 3000));
+            idlePerSecond = cpuBetween(idleBefore, processTimes(), svc.pid).service / 3;
+          }
           const perfFile = path.join(TMP, `perf-${build.name}-${c}-${round}.data`);
           const perf = PERF
             ? require('node:child_process').spawn(
@@ -184,13 +199,16 @@ async function main() {
               )
             : undefined;
           const before = processTimes();
-          const r = await run(SECONDS);
+          const started = Date.now();
+          const r = await run(SECONDS, RATE ? WRITES : 0, RATE);
+          const elapsed = (Date.now() - started) / 1000;
           if (perf) {
             perf.kill('SIGINT');
             await new Promise((resolve) => perf.once('exit', resolve));
           }
           const after = processTimes();
           const cpu = cpuBetween(before, after, svc.pid);
+          cpu.service = Math.max(0, cpu.service - idlePerSecond * elapsed);
           // the backends of this run's database alone: the machine's other PostgreSQL work (other helpers'
           // benchmarks and tests on the same server) is not this write's; the server's shared processes (WAL
           // writer, checkpointer) are left out with it

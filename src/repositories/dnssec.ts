@@ -406,9 +406,23 @@ export const wholeSignerSql = (domain: string): string =>
       'ttl', s.ttl, 'chainKey', encode(s.chain_key, 'hex'))), '[]'::json) from dnssec_records s where s.domain_id = ${domain}),
     'keys', ${signingKeysJson(domain)})`;
 
+/**
+ * a signer record as a head holds it, always built in this one shape (the same properties in the same order):
+ * the head's rows go through the same functions as the signer's (their types read, their identities made), and
+ * rows of several shapes made those property reads megamorphic
+ */
+export const heldSignerRow = (id: number, owner: string, type: string, rdata: string, ttl: number, chainKey?: string): HeldSignerRow => ({
+  id,
+  owner,
+  type,
+  rdata,
+  ttl,
+  chainKey,
+});
+
 export function wholeSignerFromJson(json: { rows: any[]; keys: AnswersJson['keys'] }): WholeSigner {
   return {
-    rows: json.rows.map((r) => ({ ...toStoredSigner(r), ...(r.chainKey ? { chainKey: r.chainKey as string } : {}) })),
+    rows: json.rows.map((r) => heldSignerRow(Number(r.id), r.owner, r.type, r.rdata, Number(r.ttl), r.chainKey || undefined)),
     keys: signingKeysFromJson(json.keys),
   };
 }
@@ -438,7 +452,8 @@ export const keysProofOf = (keys: readonly Pick<SigningKeyRow, 'id' | 'state'>[]
 /**
  * The conditions of `proof` on the zone `domain` (an SQL expression), for the serial's update of a change decided
  * on its zone's head (zone-writes.ts `expectedSql`): each an index probe (the policy's and keys' rows by zone,
- * the signer records by (domain, owner) and by id, the chain by (domain, chain_key)).
+ * the signer records by (domain, owner), their ids compared with those held as one sorted array, the chain by
+ * (domain, chain_key)).
  */
 export function signedProofSql(domain: string, add: (value: unknown) => string, proof: SignedProof): string {
   const p = proof.policy;
@@ -447,15 +462,16 @@ export function signedProofSql(domain: string, add: (value: unknown) => string, 
           and z.nsec3_iterations = ${add(p.nsec3Iterations)} and z.nsec3_salt = ${add(p.nsec3Salt)}::bytea and z.nsec3_opt_out = ${add(p.nsec3OptOut)})
         and (select coalesce(string_agg(k.id || ':' || k.state, ',' order by k.id), '') from dnssec_keys k
           where k.domain_id = ${domain} and k.state <> 'removed') = ${add(proof.keys)}
-        and (select count(*) from unnest(${add(proof.signerOwners)}::text[]) as o(owner) cross join lateral (select 1 from dnssec_records s
-          where s.domain_id = ${domain} and s.owner = o.owner and s.type in ('RRSIG', 'NSEC', 'NSEC3') offset 0) t) = ${add(proof.signerIds.length)}
-        and (select count(*) from unnest(${add(proof.signerIds)}::bigint[]) as x(id) cross join lateral (select 1 from dnssec_records s
-          where s.id = x.id and s.domain_id = ${domain} offset 0) t) = ${add(proof.signerIds.length)}
+        and (select coalesce(array_agg(t.id order by t.id), '{}') from unnest(${add(proof.signerOwners)}::text[]) as o(owner)
+          cross join lateral (select s.id from dnssec_records s
+            where s.domain_id = ${domain} and s.owner = o.owner and s.type in ('RRSIG', 'NSEC', 'NSEC3') offset 0) t) = ${add(ascending(proof.signerIds))}::bigint[]
         and not exists (select 1 from unnest(${add(proof.ranges.map((r) => r.lo))}::bytea[], ${add(proof.ranges.map((r) => r.hi))}::bytea[],
             ${add(proof.ranges.map((r) => r.members))}::int[]) as g(lo, hi, members)
           where (select count(*) from (select 1 from dnssec_records s where s.domain_id = ${domain} and s.chain_key > g.lo and s.chain_key < g.hi
             limit 2) m) <> g.members)`;
 }
+
+const ascending = (ids: readonly number[]): number[] => [...ids].sort((a, b) => a - b);
 
 /**
  * `rows` as a relation `alias` (`name(columns)`) of VALUES, each value a parameter cast to its column's type;
@@ -578,8 +594,15 @@ export function idRows(add: (value: unknown) => string, ids: readonly number[]):
 export const signerInsertedSql = (added: readonly SignerRow[]): string =>
   added.length ? `(select coalesce(json_agg(id order by id), '[]'::json) from sins)` : `'[]'::json`;
 
-/** The CTE parts that write a change's signer records, hung on the serial update `dom` (zone-writes.ts writeZoneChange). */
-export function signerWriteCtes(add: (value: unknown) => string, removed: readonly SignerRow[], added: readonly SignerRow[]): string[] {
+/**
+ * The CTE parts that write a change's signer records, hung on the serial update `dom` (zone-writes.ts
+ * writeZoneChange), and the journal's `signer_added` as an SQL expression of them (null: none added).
+ */
+export function signerWriteCtes(
+  add: (value: unknown) => string,
+  removed: readonly SignerRow[],
+  added: readonly SignerRow[],
+): { parts: string[]; journalAdded: string } {
   const parts: string[] = [];
   // a removal read from the table carries its row id: deleted by primary key (a join on the record's text
   // would read every signer row of the zone)
@@ -597,15 +620,21 @@ export function signerWriteCtes(add: (value: unknown) => string, removed: readon
       where s.domain_id = (select id from dom) and s.owner = any(${add([...new Set(rows.map((r) => r.owner))])}::text[])
         and s.owner = x.owner and s.type = x.type and s.rdata = x.rdata)`);
   }
-  if (added.length) {
-    // in the order given, their ids returned (`SIGNER_INSERTED`): a zone's head keeps them (write-engine/zone-heads.ts)
-    parts.push(`sins as (insert into dnssec_records (domain_id, owner, type, rdata, ttl, chain_key, expires_at)
+  if (!added.length) return { parts, journalAdded: 'null::jsonb' };
+  // sent once: the rows to insert and the journal's additions (owner, type, TTL and RDATA of each, in order) are
+  // both read from this one parameter, where they were two JSON texts of the same records
+  parts.push(`sadd as (select x.owner, x.type, x.rdata, x.ttl, x."chainKey", x."expiresAt", x.n
+      from rows from (jsonb_to_recordset(${add(JSON.stringify(added))}::jsonb) as (owner text, type text, rdata text, ttl int, "chainKey" text, "expiresAt" bigint))
+        with ordinality as x(owner, type, rdata, ttl, "chainKey", "expiresAt", n))`);
+  // in the order given, their ids returned (`SIGNER_INSERTED`): a zone's head keeps them (write-engine/zone-heads.ts)
+  parts.push(`sins as (insert into dnssec_records (domain_id, owner, type, rdata, ttl, chain_key, expires_at)
       select dom.id, x.owner, x.type, x.rdata, x.ttl, decode(x."chainKey", 'hex'), to_timestamp(x."expiresAt")
-        from dom, rows from (json_to_recordset(${add(JSON.stringify(added))}::json) as (owner text, type text, rdata text, ttl int, "chainKey" text, "expiresAt" bigint))
-          with ordinality as x(owner, type, rdata, ttl, "chainKey", "expiresAt", n)
+        from dom, sadd x
       order by x.n returning id)`);
-  }
-  return parts;
+  return {
+    parts,
+    journalAdded: `(select jsonb_agg(jsonb_build_object('owner', x.owner, 'type', x.type, 'ttl', x.ttl, 'rdata', x.rdata) order by x.n) from sadd x)`,
+  };
 }
 
 /** a zone's own records of some types (at most a few: enabling DNSSEC refuses when there is one) */

@@ -333,13 +333,14 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   }
   const signerRemoved = write.signerRemoved ?? [];
   const signerAdded = write.signerAdded ?? [];
-  parts.push(...signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded));
+  const signer = signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded);
+  parts.push(...signer.parts);
   const signerJournal = (rows: readonly SignerRow[]) =>
     rows.length ? JSON.stringify(rows.map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }))) : null;
   parts.push(`chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_tsig_key_id, signer_removed, signer_added, author_email)
       select dom.id, ${p.add(write.zone)}, ${p.add(write.kind ?? 'zone-changed')}, ${p.add(write.serialBefore)}, dom.serial, ${p.add(JSON.stringify(write.removed))}::jsonb, ${added}::jsonb,
         ${p.add(write.author?.keyId ?? null)}::bigint, ${p.add(write.author?.keyName ?? null)}::text, ${p.add(write.author?.userId ?? null)}::bigint,
-        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${p.add(signerJournal(signerAdded))}::jsonb, ${p.add(write.author?.email ?? null)}::text from dom returning id)`);
+        ${p.add(write.author?.tsigKeyId ?? null)}::bigint, ${p.add(signerJournal(signerRemoved))}::jsonb, ${signer.journalAdded}, ${p.add(write.author?.email ?? null)}::text from dom returning id)`);
   // a change of the zone's data is an event (repositories/events.ts), in this statement; its records and author
   // are read from the journal row when the event is; a step of the signer alone is none (its key steps are)
   if ((write.kind ?? 'zone-changed') === 'zone-changed') {

@@ -120,7 +120,7 @@ test('the write removes the signer records it replaces by their ids, without rea
   const add = (value: unknown) => `$${params.push(value)}`;
   const [{ id: domainId }] = await db.rows('select id from domains where name = $1', [zone]);
   const domain = add(domainId);
-  const ctes = signerWriteCtes(
+  const { parts: ctes } = signerWriteCtes(
     add,
     removed.map((r) => ({ id: Number(r.id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) })),
     [],

@@ -52,7 +52,7 @@ export interface ChainMember {
  */
 export interface SignedZoneView {
   /** the zone's records at `owner` after the change (data, DNSKEY, CDS, CDNSKEY; no RRSIG, NSEC, NSEC3) */
-  recordsAt(owner: string): Promise<CanonicalRecord[]>;
+  recordsAt(owner: string): Promise<readonly CanonicalRecord[]>;
   /** whether any record stands strictly below `owner` after the change */
   hasDescendants(owner: string): Promise<boolean>;
   /** the signer's records stored now at an owner: RRSIG, NSEC, NSEC3 (at its hashed owner) */

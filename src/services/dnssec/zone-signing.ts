@@ -108,6 +108,9 @@ export function zoneKeysOf(
   vault: KeyVault,
   foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'keyTag' | 'flags'>[] = [],
 ): ZoneKey[] {
+  // a zone's head hands every change the same array of its keys (write-engine/signed-heads.ts): opened once for it
+  const known = foreign.length ? undefined : openedKeys.get(stored);
+  if (known?.zone === zone && known.vault === vault) return known.keys;
   const own = stored
     .filter((key) => key.state !== 'removed')
     .map((key) => {
@@ -124,8 +127,17 @@ export function zoneKeysOf(
         signing: isSigning(key),
       };
     });
-  return [...own, ...foreignZoneKeys(zone, foreign)];
+  const keys = [...own, ...foreignZoneKeys(zone, foreign)];
+  if (!foreign.length) openedKeys.set(stored, { zone, vault, keys });
+  return keys;
 }
+
+/**
+ * The keys opened for an array of stored keys, by that array: a head's stays the same until its keys change (a
+ * key step drops the head), and each signed change on it would otherwise open them again (the vault's look-up
+ * by the sealed bytes, the DNSKEY's by its text). Weak: the keys go with the array.
+ */
+const openedKeys = new WeakMap<readonly SigningKeyRow[], { zone: string; vault: KeyVault; keys: ZoneKey[] }>();
 
 /**
  * The other signer's keys as the signer sees them (RFC 8901 §2.1.2, model 2): in the DNSKEY RRset, so that the
@@ -214,6 +226,11 @@ export class StoredSignedZone implements SignedZoneView {
   private readonly below = new Map<string, CanonicalRecord[]>();
   private readonly before = new Map<string, ChainMember | undefined>();
   private readonly after = new Map<string, ChainMember | undefined>();
+  /**
+   * the records at each owner after the change, once made: the signer asks the apex's several times a change
+   * (its occlusion, each owner's, the denial TTL), and each answer made anew cost an identity string per record
+   */
+  private readonly afterChange = new Map<string, readonly CanonicalRecord[]>();
 
   constructor(
     private readonly sql: Sql,
@@ -262,12 +279,16 @@ export class StoredSignedZone implements SignedZoneView {
     }
   }
 
-  async recordsAt(owner: string): Promise<CanonicalRecord[]> {
+  async recordsAt(owner: string): Promise<readonly CanonicalRecord[]> {
+    const known = this.afterChange.get(owner);
+    if (known) return known;
     let stored = this.stored.get(owner);
     if (!stored) this.stored.set(owner, (stored = await zoneRecordsAt(this.sql, this.domainId, [owner])));
     const kept = stored.filter((r) => !this.removed.has(recordIdentity(r)));
     const have = new Set(kept.map((r) => recordIdentity(r)));
-    return [...kept, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
+    const records = [...kept, ...this.change.added.filter((r) => r.owner === owner && !have.has(recordIdentity(r)))];
+    this.afterChange.set(owner, records);
+    return records;
   }
 
   async hasDescendants(owner: string): Promise<boolean> {

@@ -16,6 +16,7 @@ import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
 import { ChangeToSign, SigningMode, zoneSigner } from './signing';
+import { heldSignerRow } from '../../repositories/dnssec';
 import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../repositories/dnssec';
 import { quotaExceeded } from '../quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
@@ -432,14 +433,9 @@ export class ZoneChange implements ChangeToSign {
     if ('inserted' in outcome) {
       const { inserted, signerInserted } = outcome;
       this.insertedRows = this.inserts.map((r, i) => ({ owner: r.owner, type: r.type, ttl: r.ttl, rdata: r.rdata, id: inserted[i] }));
-      this.signerInserted = this.signerAdded.map(({ owner, type, ttl, rdata, chainKey }, i) => ({
-        owner,
-        type,
-        ttl,
-        rdata,
-        id: signerInserted[i],
-        ...(chainKey ? { chainKey } : {}),
-      }));
+      this.signerInserted = this.signerAdded.map(({ owner, type, ttl, rdata, chainKey }, i) =>
+        heldSignerRow(signerInserted[i], owner, type, rdata, ttl, chainKey || undefined),
+      );
       this.soaWritten = soa;
       return inserted;
     }
