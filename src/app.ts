@@ -194,6 +194,13 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   });
 
   const limit = settings.bodyLimit;
+  // the PowerDNS HTTP API (docs/powerdns-api.md): /api/v1 and GET /api, beside REST's documented /api paths;
+  // before the routers below, which serve no /api path: a write to the API passes no layer of theirs (each
+  // router entered and each path compared is CPU on every request, bench/FINDINGS.md)
+  const powerDns = createPowerDnsRouter({ db, services, heavy });
+  app.use('/api/v1', powerDns.api);
+  app.get('/api', ...powerDns.discovery);
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy, largeBodies }));
   app.use(graphiql());
   // the web console (static files; it uses /graphql like any client) and / leading to it
   app.use(webConsole(!services.settings.sessions.publicOrigin && !services.settings.oidc));
@@ -217,11 +224,6 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     }),
   );
   app.use('/auth', signInRoutes(db, services));
-  // the PowerDNS HTTP API (docs/powerdns-api.md): /api/v1 and GET /api, beside REST's documented /api paths
-  const powerDns = createPowerDnsRouter({ db, services, heavy });
-  app.use('/api/v1', powerDns.api);
-  app.get('/api', ...powerDns.discovery);
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy, largeBodies }));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));
   });

@@ -1,3 +1,4 @@
+import { RecordInput } from '../graphql/inputs/record.input';
 import { GqlRecord, presentRecord } from './presenters';
 import { arrayOf, FieldSpec, ID_PARAM, Inputs, mapPages, PAGE, ref, RouteSpec } from './route-spec';
 
@@ -10,12 +11,12 @@ const RECORD_BODY: Record<string, FieldSpec> = {
   ttl: { kind: 'int', required: true, description: 'one of the allowed TTL values', max: 2_147_483_647 },
 };
 
-const recordInput = (inputs: Inputs) => ({
-  zone: inputs.zone,
-  owner: inputs.owner,
-  type: inputs.rtype,
-  rdata: inputs.rdata,
-  ttl: inputs.ttl,
+const recordInput = (inputs: Inputs): RecordInput => ({
+  zone: inputs.zone as string,
+  owner: inputs.owner as string,
+  type: inputs.rtype as string,
+  rdata: inputs.rdata as string,
+  ttl: inputs.ttl as number,
 });
 
 export const RECORD_ROUTES: RouteSpec[] = [
@@ -57,8 +58,11 @@ export const RECORD_ROUTES: RouteSpec[] = [
     body: RECORD_BODY,
     response: ref('Record'),
     async handle(inputs, runner) {
-      const data = await runner.run<{ createRecord: GqlRecord }>('createRecord', { input: recordInput(inputs) });
-      return { body: presentRecord(data.createRecord) };
+      // GraphQL's createRecord (its resolver calls the same service method with its argument), run as `call`
+      const record = await runner.call('input', RecordInput, recordInput(inputs), (services, context, input) =>
+        services.records.create(context, input),
+      );
+      return { body: presentRecord(record) };
     },
   },
   {

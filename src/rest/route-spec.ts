@@ -36,6 +36,20 @@ export interface Runner {
   /** runs one GraphQL operation as the caller; a GraphQL error becomes the REST error */
   run<T = any>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T>;
   /**
+   * A write whose operation would only hand one input object to one service method and answer what it returns:
+   * the service called as the caller, without the GraphQL execution around it (graphql-jit, type-graphql's
+   * conversion and checks of the argument, the error formatting: ~10 % of a REST record create's CPU,
+   * bench/FINDINGS.md). What the operation checks first is checked the same way and fails with its error: the
+   * text of every value (src/graphql/text-input.ts) and the input type's class-validator rules (`checkInput`),
+   * `value` named as the operation's `argument`; refusals are audited and warnings kept as `run` does.
+   */
+  call<I extends object, T>(
+    argument: string,
+    type: new () => I,
+    value: I,
+    act: (services: Services, context: RequestContext, input: I) => Promise<T>,
+  ): Promise<T>;
+  /**
    * every node of a paged GraphQL list, page by page (memory stays bounded however long the list). Pages, not
    * nodes, are what is awaited: an await per node of a 100,000-record list cost ~0.2 s (docs/performance.md,
    * «Reading zones»)

@@ -19,6 +19,10 @@ import { ROUTES } from './routes';
 import type { Principal } from '../auth/principal';
 import { hostPortName } from '../config/settings';
 import { Warning, WARNINGS_HEADER, warningsHeaderValue } from './warnings-header';
+import { checkInput } from '../graphql/inputs/check-input';
+import { formatError } from '../graphql/format-error';
+import { textInputError, variableTextProblems } from '../graphql/text-input';
+import type { RequestContext } from '../services/context';
 
 export interface RestDeps {
   runOperation: ServiceOperationRunner;
@@ -266,6 +270,31 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
     return {
       warnings,
       run,
+      async call(argument, type, value, act) {
+        // what the operation would check before its resolver: the text of every value (text-input.ts), then the
+        // input type's own rules, each failing as the operation's error would
+        const problems = variableTextProblems({ [argument]: value });
+        if (problems.length) {
+          const error = textInputError(problems);
+          throw fromGraphQLErrors([formatError(error.toJSON(), error)]);
+        }
+        let input: typeof value;
+        try {
+          input = await checkInput(type, value);
+        } catch (invalid) {
+          throw fromGraphQLErrors([formatError({ message: String((invalid as Error).message) }, invalid)]);
+        }
+        const context: RequestContext = { db, principal, warnings: [] };
+        try {
+          return await act(services, context, input);
+        } catch (error) {
+          // a refusal the audit log keeps (policy, rate, quota), as `run` notes the operation's
+          if (error instanceof DomainError) services.audit.refusals.note(db, principal, error);
+          throw error;
+        } finally {
+          warnings.push(...(context.warnings ?? []));
+        }
+      },
       async *pages<T>(operation: keyof typeof OPERATIONS, field: string, variables: Record<string, unknown>) {
         let after: string | undefined;
         do {
