@@ -417,6 +417,8 @@ export class ZoneChangesService {
     const policy = ctx.principal.policy;
     // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
     const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(policy, zone, row.owner, row.type) ? row : undefined);
+    // the RRsets the set names, for a restricted key's policy alone (a key without rules makes no list of them)
+    const restricted = isRestricted(policy);
     const rrsets: { owner: string; type: string; index: number }[] = [];
     let soaFields: CanonicalRecord | undefined;
     // the records the set adds, and beside each (same position) the index of the change that adds it: one
@@ -465,19 +467,21 @@ export class ZoneChangesService {
         for (const record of p.disabledRecords ?? []) keepDisabled(record, index);
       } else if (p.kind === 'REPLACE_RRSET' && p.type === 'SOA' && p.owner === '@' && p.records.length && options.soa === 'fields') {
         // the apex SOA's fields, its serial the zone's (`soa: 'fields'`); one SOA per zone (RFC 1035 §5.2)
-        rrsets.push({ owner: p.owner, type: p.type, index });
+        if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
         if (p.records.length > 1) refuse(index, 'rdata', 'SOA_IN_CHANGE_SET', 'rdata: a zone has one SOA record (RFC 1035 §5.2); give one');
         else soaFields = p.records[0];
       } else if (p.kind === 'REPLACE_RRSET') {
-        rrsets.push({ owner: p.owner, type: p.type, index });
-        for (const row of byRrset.get(`${p.owner} ${p.type}`) ?? []) remove(row, index);
+        if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
+        // (no key made where the read found no record: a set of new names)
+        const rows = byRrset.size ? byRrset.get(`${p.owner} ${p.type}`) : undefined;
+        if (rows) for (const row of rows) remove(row, index);
         for (const record of p.records) add(record, index);
         if (p.disabledRecords) {
           for (const row of disabled.byRrset.get(`${p.owner} ${p.type}`) ?? []) takeDisabled(row, index);
           for (const record of p.disabledRecords) keepDisabled(record, index);
         }
       } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
-        rrsets.push({ owner: p.owner, type: p.type, index });
+        if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
         // EXTEND adds what the RRset lacks in either state, and leaves a record it holds as it is (served or not)
         for (const record of p.records) {
           const present = servedNow(record);
@@ -547,7 +551,7 @@ export class ZoneChangesService {
     if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
       throw errorFromProblems(problems);
     // the key's policy over every change: what it removes and what it adds, each named by its index
-    if (isRestricted(policy)) {
+    if (restricted) {
       const refused: ErrorDetail[] = [];
       const check = (owner: string, type: string, index: number) => {
         const decision = decide(policy, { zone, owner, type, access: 'write' });
