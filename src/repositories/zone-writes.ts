@@ -130,20 +130,12 @@ const PROBED_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl, r.de
  * stall»). A record found both by owner and by id is one row (`union`).
  */
 function touchedRows(p: Params, touching: { owners: string[]; recordIds: number[] }): string {
-  return `(select t.* from ${ownerList((value) => p.add(value), touching.owners)}
+  return `(select t.* from unnest(${p.add(touching.owners)}::text[]) as o(owner)
           cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.owner = o.owner offset 0) t
         union
         select t.* from unnest(${p.add(touching.recordIds)}::bigint[]) as k(id)
           cross join lateral (select ${PROBED_COLUMNS} from records r where r.domain_id = d.id and r.id = k.id offset 0) t) as r`;
 }
-
-/**
- * A list of owners as a relation `o(owner)`, sent as one JSON text: a change set's 1,000 owners (and their
- * ancestors) as a text[] parameter were quoted and escaped one by one by the driver on every write, where
- * JSON.stringify writes them in one native pass; PostgreSQL reads either form in one pass.
- */
-const ownerList = (add: (value: unknown) => string, owners: readonly string[]): string =>
-  `json_array_elements_text(${add(JSON.stringify(owners))}::json) as o(owner)`;
 
 /**
  * Reads one zone row with the records the rules need, in one statement; `lock` also locks the zone row
@@ -397,7 +389,7 @@ function insertsLeadAdded(write: ZoneWrite): boolean {
 function expectedSql(domainId: string, add: (value: unknown) => string, expect: NonNullable<ZoneWrite['expect']>): string {
   const owners = expect.unknownOwners.length
     ? `
-        and not exists (select 1 from ${ownerList(add, expect.unknownOwners)}
+        and not exists (select 1 from unnest(${add(expect.unknownOwners)}::text[]) as o(owner)
           cross join lateral (select 1 from records r where r.domain_id = ${domainId} and r.owner = o.owner limit 1) t)`
     : '';
   const signing = expect.signed
