@@ -4,7 +4,8 @@
 // The PowerDNS API's PATCH of 1,000 new A rrsets (REPLACE), one request at a time, as bench/powerdns-api.js's
 // "1000 rrsets c1": one seeded database, then rounds alternating A and B (a fresh service each, ROLES=api, 5
 // requests of warm-up), each printing the service's CPU per request and PostgreSQL's (/proc/<pid>/stat), which a
-// loaded machine does not hide as it hides throughput.
+// loaded machine does not hide as it hides throughput. With CPU_PROF_DIR set, B's services run under `node
+// --cpu-prof` and leave their profiles there (one per round).
 const path = require('node:path');
 const http = require('node:http');
 const os = require('node:os');
@@ -28,8 +29,9 @@ async function main() {
   await admin.connect();
   await admin.query(`create database "${DB}"`);
   const logFile = path.join(TMP, 'pdns-patch-cpu.log');
-  const start = (dist) =>
-    startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile, env: { ROLES: 'api' }, main: path.join(dist, 'src', 'main.js') });
+  const profile = process.env.CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.CPU_PROF_DIR)}`] : [];
+  const start = (dist, nodeArgs = []) =>
+    startService({ databaseUrl: urlFor(DB), apiKey: API_KEY, logFile, env: { ROLES: 'api' }, nodeArgs, main: path.join(dist, 'src', 'main.js') });
   const agent = new http.Agent({ keepAlive: true });
   let n = 0;
   const patch = async (svc, zone) => {
@@ -64,7 +66,7 @@ async function main() {
         ['A', distA],
         ['B', distB],
       ]) {
-        svc = await start(dist);
+        svc = await start(dist, label === 'B' ? profile : []);
         for (let w = 0; w < 5; w++) await patch(svc, zones[w % zones.length]);
         const load = os.loadavg()[0];
         const before = processTimes();

@@ -56,6 +56,35 @@ export function collectNameWarnings<T>(work: () => T): { result: T; warnings: Pr
   }
 }
 
+/**
+ * collectNameWarnings for each of `items` in turn, under one collector: `work(item)`'s result, or, when reading
+ * that item raised warnings, `withWarnings(result, its warnings)`. Each item's warnings are its own, as if it
+ * were read alone; an RRset's 1,000 records are read without a closure, a wrapper and an empty list for each.
+ */
+export function collectNameWarningsOfEach<I, T>(
+  items: readonly I[],
+  work: (item: I) => T,
+  withWarnings: (result: T, warnings: Problem[]) => T,
+): T[] {
+  const outer = warningSink;
+  let warnings: Problem[] = [];
+  warningSink = warnings;
+  try {
+    const results = new Array<T>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const result = work(items[i]);
+      if (warnings.length) {
+        results[i] = withWarnings(result, warnings);
+        warnings = [];
+        warningSink = warnings;
+      } else results[i] = result;
+    }
+    return results;
+  } finally {
+    warningSink = outer;
+  }
+}
+
 /** a label is one of: a run of octets (lower-cased ASCII letters) */
 type Label = Buffer;
 

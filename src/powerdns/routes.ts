@@ -151,14 +151,25 @@ const flag = (value: unknown, name: string, fallback: boolean): boolean => {
 
 /** an rrset's records: each one's content, and `disabled` (kept, not served; absent is false, as in PowerDNS) */
 function contentsOf(rrset: Record<string, unknown>, label: string): { content: string; disabled: boolean }[] {
-  const records = rrset.records;
-  if (!Array.isArray(records)) throw refuse(`${label}: records is not an array`);
-  return records.map((record: unknown) => {
-    const r = record && typeof record === 'object' ? (record as Record<string, unknown>) : {};
-    if (typeof r.content !== 'string') throw refuse(`${label}: a record's content is not specified or not a string`);
-    if (r.disabled !== undefined && typeof r.disabled !== 'boolean') throw refuse(`${label}: a record's disabled is not a boolean`);
-    return { content: r.content, disabled: r.disabled === true };
-  });
+  return recordsOf(rrset, label).map((record: unknown) => ({ content: contentOf(record, label), disabled: disabledOf(record, label) }));
+}
+
+/** an rrset's `records`, a list */
+function recordsOf(rrset: Record<string, unknown>, label: string): unknown[] {
+  if (!Array.isArray(rrset.records)) throw refuse(`${label}: records is not an array`);
+  return rrset.records;
+}
+
+/** one record's content; its `disabled` (absent is false) */
+function contentOf(record: unknown, label: string): string {
+  const content = record && typeof record === 'object' ? (record as Record<string, unknown>).content : undefined;
+  if (typeof content !== 'string') throw refuse(`${label}: a record's content is not specified or not a string`);
+  return content;
+}
+function disabledOf(record: unknown, label: string): boolean {
+  const disabled = record && typeof record === 'object' ? (record as Record<string, unknown>).disabled : undefined;
+  if (disabled !== undefined && typeof disabled !== 'boolean') throw refuse(`${label}: a record's disabled is not a boolean`);
+  return disabled === true;
 }
 
 /**
@@ -237,7 +248,15 @@ function changesOfPatch(
       if (Array.isArray(rrset.comments)) continue;
       throw refuse(`No change for ${label}`);
     }
-    const records = changetype === 'DELETE' ? [] : contentsOf(rrset, label);
+    const records = changetype === 'DELETE' ? [] : recordsOf(rrset, label);
+    // each record's content and state, read (and refused) in order as it is put in its list: no object for each
+    // record first
+    const served: string[] = [];
+    const disabled: string[] = [];
+    for (const r of records) {
+      const content = contentOf(r, label);
+      (disabledOf(r, label) ? disabled : served).push(content);
+    }
     if ((changetype === 'EXTEND' || changetype === 'PRUNE') && records.length !== 1)
       throw refuse(
         records.length
@@ -248,11 +267,8 @@ function changesOfPatch(
     labels.push(label);
     // a REPLACE (or DELETE) replaces the rrset's disabled records too; EXTEND brings its record in the state given
     // (PRUNE takes it in either state)
-    if (kind === 'REPLACE_RRSET') {
-      const [served, disabled]: string[][] = [[], []];
-      for (const r of records) (r.disabled ? disabled : served).push(r.content);
-      changes.push({ kind, owner: name, type, ttl, rdatas: served, disabledRdatas: disabled });
-    } else changes.push({ kind, owner: name, type, ttl, rdatas: records.map((r) => r.content), disabled: records[0].disabled });
+    if (kind === 'REPLACE_RRSET') changes.push({ kind, owner: name, type, ttl, rdatas: served, disabledRdatas: disabled });
+    else changes.push({ kind, owner: name, type, ttl, rdatas: disabled.length ? disabled : served, disabled: disabled.length > 0 });
   }
   return { changes, comments };
 }

@@ -6,10 +6,13 @@ import {
   type KnownRrset,
   parseApiRecord,
   parseStandaloneRecord,
+  parseStandaloneRecords,
+  type RecordInput,
+  type RecordResult,
   recordIdentity,
   unsupportedTypeProblem,
 } from '../dns/record';
-import { clampTtl, MAX_TTL } from '../dns/ttl';
+import { type AllowedTtls, clampTtl, MAX_TTL } from '../dns/ttl';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 import { getRecordType } from '../dns/record-types';
@@ -94,6 +97,74 @@ export interface PlannedChanges {
   changes: ZoneChangeSpec[];
   soa?: CanonicalRecord;
 }
+
+/** the fields each kind of change needs (`lacks`) */
+const ADD_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'rdata', 'ttl'];
+const REPLACE_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['id', 'owner', 'type', 'rdata', 'ttl'];
+const MATCH_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'rdata'];
+const RRSET_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'rdatas'];
+const TTL_FIELD: readonly (keyof ZoneChangeSpec)[] = ['ttl'];
+/** no allow-list of TTLs: a record only matched (PRUNE_RRSET), whose TTL is not read */
+const NO_TTL_RULE: AllowedTtls = [];
+
+/** `found` named as change `index`'s own (`changes[3].rdata`) */
+const ofChange = (index: number, found: readonly ErrorDetail[]): ErrorDetail[] =>
+  found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` }));
+
+/** whether `change` lacks one of `fields`; each one it lacks is a REQUIRED problem of change `index` */
+function lacks(change: ZoneChangeSpec, index: number, fields: readonly (keyof ZoneChangeSpec)[], problems: ErrorDetail[]): boolean {
+  let complete = true;
+  for (let i = 0; i < fields.length; i++) if (change[fields[i]] === undefined || change[fields[i]] === null) complete = false;
+  if (complete) return false;
+  const absent = fields.filter((f) => change[f] === undefined || change[f] === null);
+  problems.push(
+    ...ofChange(
+      index,
+      absent.map((f) => ({ field: f, code: 'REQUIRED', message: `${f}: a ${change.kind} change needs ${f}` })),
+    ),
+  );
+  return true;
+}
+
+/** a record read for change `index`: its problems are the change's, else its record, its warnings the change's too */
+function taken(parsed: RecordResult, index: number, problems: ErrorDetail[], warnings: ErrorDetail[]): CanonicalRecord | undefined {
+  if (!parsed.ok) {
+    problems.push(...ofChange(index, parsed.problems));
+    return undefined;
+  }
+  if (parsed.warnings.length) warnings.push(...ofChange(index, parsed.warnings));
+  return parsed.record;
+}
+
+/**
+ * An RRset's records (`input`: its owner, type and TTL) read for change `index`: content that stands alone is
+ * read under one set of the reading's modes, the record API's text one record at a time; each record's result,
+ * problems and warnings its own, in order
+ */
+function readRrset(
+  zone: string,
+  input: Omit<RecordInput, 'rdata'>,
+  rdatas: readonly string[],
+  allowedTtls: AllowedTtls,
+  rrset: KnownRrset | undefined,
+  standalone: boolean,
+  index: number,
+  problems: ErrorDetail[],
+  warnings: ErrorDetail[],
+): (CanonicalRecord | undefined)[] {
+  const records = new Array<CanonicalRecord | undefined>(rdatas.length);
+  if (standalone) {
+    const results = parseStandaloneRecords(zone, input, rdatas, allowedTtls, rrset);
+    for (let i = 0; i < results.length; i++) records[i] = taken(results[i], index, problems, warnings);
+  } else {
+    for (let i = 0; i < rdatas.length; i++)
+      records[i] = taken(parseApiRecord(zone, { ...input, rdata: rdatas[i] }, allowedTtls, rrset), index, problems, warnings);
+  }
+  return records;
+}
+
+/** an insert that serves again a record kept disabled, which the journal says (one object for every such insert) */
+const TOGGLED = { toggled: true } as const;
 
 /** the changes of a set the key's policy refuses, each named by its index, the first in the message */
 function refusedByPolicy(refused: ErrorDetail[]): DomainError {
@@ -346,9 +417,18 @@ export class ZoneChangesService {
     const policy = ctx.principal.policy;
     // a record a restricted key may not read is not in the zone for it (docs/least-privilege.md)
     const visibleToKey = (row: StoredRow | undefined) => (row && readsRecord(policy, zone, row.owner, row.type) ? row : undefined);
+    // the RRsets the set names, for a restricted key's policy alone (a key without rules makes no list of them)
+    const restricted = isRestricted(policy);
     const rrsets: { owner: string; type: string; index: number }[] = [];
     let soaFields: CanonicalRecord | undefined;
-    const additions: { record: CanonicalRecord; index: number }[] = [];
+    // the records the set adds, and beside each (same position) the index of the change that adds it: one
+    // object a record fewer than a pair of them, for a set of 1,000
+    const additions: CanonicalRecord[] = [];
+    const additionBy: number[] = [];
+    const add = (record: CanonicalRecord, index: number) => {
+      additions.push(record);
+      additionBy.push(index);
+    };
     const refuse = (index: number, field: string, code: string, message: string) =>
       problems.push({ field: `changes[${index}].${field}`, code, message: `changes[${index}].${message}` });
     const remove = (row: StoredRow, index: number) => {
@@ -383,27 +463,29 @@ export class ZoneChangesService {
     parsed.forEach((p, index) => {
       if (!p) return;
       if (p.kind === 'ADD') {
-        for (const record of p.records) additions.push({ record, index });
+        for (const record of p.records) add(record, index);
         for (const record of p.disabledRecords ?? []) keepDisabled(record, index);
       } else if (p.kind === 'REPLACE_RRSET' && p.type === 'SOA' && p.owner === '@' && p.records.length && options.soa === 'fields') {
         // the apex SOA's fields, its serial the zone's (`soa: 'fields'`); one SOA per zone (RFC 1035 §5.2)
-        rrsets.push({ owner: p.owner, type: p.type, index });
+        if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
         if (p.records.length > 1) refuse(index, 'rdata', 'SOA_IN_CHANGE_SET', 'rdata: a zone has one SOA record (RFC 1035 §5.2); give one');
         else soaFields = p.records[0];
       } else if (p.kind === 'REPLACE_RRSET') {
-        rrsets.push({ owner: p.owner, type: p.type, index });
-        for (const row of byRrset.get(`${p.owner} ${p.type}`) ?? []) remove(row, index);
-        for (const record of p.records) additions.push({ record, index });
+        if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
+        // (no key made where the read found no record: a set of new names)
+        const rows = byRrset.size ? byRrset.get(`${p.owner} ${p.type}`) : undefined;
+        if (rows) for (const row of rows) remove(row, index);
+        for (const record of p.records) add(record, index);
         if (p.disabledRecords) {
           for (const row of disabled.byRrset.get(`${p.owner} ${p.type}`) ?? []) takeDisabled(row, index);
           for (const record of p.disabledRecords) keepDisabled(record, index);
         }
       } else if (p.kind === 'EXTEND_RRSET' || p.kind === 'PRUNE_RRSET') {
-        rrsets.push({ owner: p.owner, type: p.type, index });
+        if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
         // EXTEND adds what the RRset lacks in either state, and leaves a record it holds as it is (served or not)
         for (const record of p.records) {
           const present = servedNow(record);
-          if (p.kind === 'EXTEND_RRSET' && !present && !keptDisabled(record)) additions.push({ record, index });
+          if (p.kind === 'EXTEND_RRSET' && !present && !keptDisabled(record)) add(record, index);
           else if (p.kind === 'PRUNE_RRSET' && present) remove(present, index);
           if (p.kind === 'PRUNE_RRSET' && keptDisabled(record)) takeDisabled(keptDisabled(record)!, index);
         }
@@ -416,7 +498,7 @@ export class ZoneChangesService {
         // a record kept disabled: ENABLE serves it again with its TTL, REMOVE deletes it, DISABLE leaves it as it is
         const kept = keptDisabled(p.match);
         if (kept && p.kind !== 'DISABLE') takeDisabled(kept, index);
-        if (kept && p.kind === 'ENABLE') additions.push({ record: { ...p.match, ttl: kept.ttl }, index });
+        if (kept && p.kind === 'ENABLE') add({ ...p.match, ttl: kept.ttl }, index);
         if (!kept && !(p.kind === 'ENABLE' && visibleToKey(servedNow(p.match))))
           refuse(index, 'rdata', 'RECORD_NOT_FOUND', `rdata: zone ${zone} has no such ${p.kind === 'ENABLE' ? 'disabled ' : ''}record`);
       } else {
@@ -433,7 +515,7 @@ export class ZoneChangesService {
         if (removed.has(target.id))
           refuse(index, 'id', 'RECORD_CHANGED_TWICE', `id: record ${target.id} is removed or replaced by an earlier change of the set`);
         remove(target, index);
-        if (p.kind === 'REPLACE') additions.push(...p.records.map((record) => ({ record, index })));
+        if (p.kind === 'REPLACE') for (const record of p.records) add(record, index);
         if (p.kind === 'DISABLE') keepDisabled(target, index);
       }
     });
@@ -443,7 +525,9 @@ export class ZoneChangesService {
     // the additions by identity (the last of a repeated one), each identity made once: a removal that adds a
     // record back unchanged is no change at all (below)
     const keptBack = new Map<string, CanonicalRecord>();
-    for (const { record, index } of additions) {
+    for (let i = 0; i < additions.length; i++) {
+      const record = additions[i];
+      const index = additionBy[i];
       const key = recordIdentity(record);
       keptBack.set(key, record);
       if (disabledCome.has(key))
@@ -467,7 +551,7 @@ export class ZoneChangesService {
     if (problems.some((p) => p.code === 'RECORD_NOT_FOUND' || p.code === 'RECORD_CHANGED_TWICE' || p.code === 'SOA_IN_CHANGE_SET'))
       throw errorFromProblems(problems);
     // the key's policy over every change: what it removes and what it adds, each named by its index
-    if (isRestricted(policy)) {
+    if (restricted) {
       const refused: ErrorDetail[] = [];
       const check = (owner: string, type: string, index: number) => {
         const decision = decide(policy, { zone, owner, type, access: 'write' });
@@ -477,7 +561,7 @@ export class ZoneChangesService {
       };
       for (const set of rrsets) check(set.owner, set.type, set.index);
       for (const row of removed.values()) check(row.owner, row.type, removedBy.get(row.id)!);
-      for (const addition of additions) check(addition.record.owner, addition.record.type, addition.index);
+      additions.forEach((record, i) => check(record.owner, record.type, additionBy[i]));
       for (const { record, index } of [...disabledGone.values(), ...disabledCome.values()]) check(record.owner, record.type, index);
       if (refused.length) throw refusedByPolicy(refused.sort((a, b) => a.field.localeCompare(b.field, 'en', { numeric: true })));
     }
@@ -485,16 +569,15 @@ export class ZoneChangesService {
     // the zone as it will be: what stays, then what comes, so that a rule broken by the set names its change
     const kept = current.filter((r) => !removed.has(r.id));
     const desired: CanonicalRecord[] = [...kept];
-    for (const addition of additions) desired.push(addition.record);
+    for (const record of additions) desired.push(record);
     // a zone-wide rule a removal broke (the apex left without NS, RFC 1034 §4.2.1) names the first change that
     // removed an apex NS, as one an addition broke names that addition
     const apexNsRemovedBy = Math.min(
       ...[...removed.values()].filter((r) => r.owner === '@' && r.type === 'NS').map((r) => removedBy.get(r.id)!),
     );
     for (const found of checkZoneIndexed(zone, desired)) {
-      const addition = found.index !== undefined && found.index >= kept.length ? additions[found.index - kept.length] : undefined;
-      const by =
-        addition?.index ?? (found.problem.code === 'APEX_NS_MISSING' && Number.isFinite(apexNsRemovedBy) ? apexNsRemovedBy : undefined);
+      const addedBy = found.index !== undefined && found.index >= kept.length ? additionBy[found.index - kept.length] : undefined;
+      const by = addedBy ?? (found.problem.code === 'APEX_NS_MISSING' && Number.isFinite(apexNsRemovedBy) ? apexNsRemovedBy : undefined);
       problems.push(
         by !== undefined
           ? { ...found.problem, field: `changes[${by}].${found.problem.field}`, message: `changes[${by}].${found.problem.message}` }
@@ -513,7 +596,7 @@ export class ZoneChangesService {
       }
       change.remove(row, disabledCome.has(key));
     }
-    for (const [key, record] of keptBack) change.insert(record, { toggled: disabledGone.has(key) });
+    for (const [key, record] of keptBack) change.insert(record, disabledGone.has(key) ? TOGGLED : undefined);
     const serialBefore = change.zone.serial;
     // the SOA's fields as given, where they differ from the zone's (its serial is the set's own step)
     const soaNow = current.find((r) => r.owner === '@' && r.type === 'SOA');
@@ -596,7 +679,11 @@ export class ZoneChangesService {
     return { byIdentity, byRrset };
   }
 
-  /** one change, checked on its own; its problems are added to `problems` with the change's index */
+  /**
+   * one change, checked on its own; its problems are added to `problems` with the change's index. Its helpers
+   * are functions of the module, not closures made for each change: a set of 1,000 RRsets made a dozen of them
+   * (and their shared scope) for each, its largest allocation
+   */
   private parseChange(
     zone: string,
     change: ZoneChangeSpec,
@@ -605,15 +692,8 @@ export class ZoneChangesService {
     options: ZoneChangeOptions = {},
     warnings: ErrorDetail[] = [],
   ) {
-    const ofChange = (found: ErrorDetail[]) =>
-      found.map((p) => ({ ...p, field: `changes[${index}].${p.field}`, message: `changes[${index}].${p.message}` }));
-    const at = (found: ErrorDetail[]) => problems.push(...ofChange(found));
-    const missing = (fields: (keyof ZoneChangeSpec)[]) => {
-      if (fields.every((f) => change[f] !== undefined && change[f] !== null)) return false;
-      const absent = fields.filter((f) => change[f] === undefined || change[f] === null);
-      at(absent.map((f) => ({ field: f, code: 'REQUIRED', message: `${f}: a ${change.kind} change needs ${f}` })));
-      return absent.length > 0;
-    };
+    const at = (found: ErrorDetail[]) => problems.push(...ofChange(index, found));
+    const missing = (fields: readonly (keyof ZoneChangeSpec)[]) => lacks(change, index, fields, problems);
     // RFC 2181 §8's range is still checked; only the allow-list gives way to the nearest value
     const ttl =
       options.ttls === 'nearest' && Number.isInteger(change.ttl) && change.ttl! >= 0 && change.ttl! <= MAX_TTL
@@ -621,25 +701,18 @@ export class ZoneChangesService {
         : change.ttl!;
     // a record only matched against the zone's (PRUNE_RRSET) is matched by canonical form, whatever the TTL
     const matchOnly = change.kind === 'PRUNE_RRSET';
-    const record = (rdata: string, rrset?: KnownRrset) => {
-      const input = { owner: change.owner!, type: change.type!, rdata, ttl: matchOnly ? 0 : ttl };
-      const allowedTtls = matchOnly ? [] : this.settings.allowedTtls;
-      const parsed =
-        options.rdataNames === 'fullyQualified'
-          ? parseStandaloneRecord(zone, input, allowedTtls, rrset)
-          : parseApiRecord(zone, input, allowedTtls, rrset);
-      if (!parsed.ok) {
-        at(parsed.problems);
-        return undefined;
-      }
-      if (parsed.warnings.length) warnings.push(...ofChange(parsed.warnings));
-      return parsed.record;
+    const allowedTtls = matchOnly ? NO_TTL_RULE : this.settings.allowedTtls;
+    const recordTtl = matchOnly ? 0 : ttl;
+    const standalone = options.rdataNames === 'fullyQualified';
+    const record = (rdata: string) => {
+      const input = { owner: change.owner!, type: change.type!, rdata, ttl: recordTtl };
+      const parsed = standalone ? parseStandaloneRecord(zone, input, allowedTtls) : parseApiRecord(zone, input, allowedTtls);
+      return taken(parsed, index, problems, warnings);
     };
     switch (change.kind) {
       case 'ADD':
       case 'REPLACE': {
-        if (missing(change.kind === 'REPLACE' ? ['id', 'owner', 'type', 'rdata', 'ttl'] : ['owner', 'type', 'rdata', 'ttl']))
-          return undefined;
+        if (missing(change.kind === 'REPLACE' ? REPLACE_FIELDS : ADD_FIELDS)) return undefined;
         const next = record(change.rdata!);
         if (next && change.kind === 'ADD' && change.disabled) return { kind: change.kind, records: [], disabledRecords: [next] };
         return next && { kind: change.kind, id: change.id, records: [next] };
@@ -649,7 +722,7 @@ export class ZoneChangesService {
       case 'ENABLE': {
         if (change.kind !== 'ENABLE' && change.id !== undefined && change.id !== null)
           return { kind: change.kind, id: change.id, records: [] };
-        if (missing(['owner', 'type', 'rdata'])) return undefined;
+        if (missing(MATCH_FIELDS)) return undefined;
         // matched by canonical form, whatever the TTL
         const parsed = parseApiRecord(zone, { owner: change.owner!, type: change.type!, rdata: change.rdata!, ttl: 0 }, []);
         if (!parsed.ok) {
@@ -661,9 +734,9 @@ export class ZoneChangesService {
       case 'REPLACE_RRSET':
       case 'EXTEND_RRSET':
       case 'PRUNE_RRSET': {
-        if (missing(['owner', 'type', 'rdatas'])) return undefined;
+        if (missing(RRSET_FIELDS)) return undefined;
         const disabledRdatas = change.kind === 'REPLACE_RRSET' ? change.disabledRdatas : undefined;
-        if (change.rdatas!.length + (disabledRdatas?.length ?? 0) > 0 && !matchOnly && missing(['ttl'])) return undefined;
+        if (change.rdatas!.length + (disabledRdatas?.length ?? 0) > 0 && !matchOnly && missing(TTL_FIELD)) return undefined;
         // the RRset's owner and type in canonical form, also when the new set is empty; read once for its records
         // where the owner reads with no warning (each record's reading reports the owner's warnings as its own)
         const { result: owner, warnings: ownerWarnings } = collectNameWarnings(() => parseOwner(change.owner!, zone, 'owner'));
@@ -671,9 +744,16 @@ export class ZoneChangesService {
         if (!owner.ok) at(owner.problems);
         if (!definition) at([unsupportedTypeProblem(String(change.type), 'type')]);
         const known = owner.ok && definition && !ownerWarnings.length ? { owner: owner.name, definition } : undefined;
-        const records = change.rdatas!.map((rdata) => record(rdata, known));
-        const disabled = disabledRdatas?.map((rdata) => record(rdata, known));
-        if (!owner.ok || !definition || records.some((r) => !r) || disabled?.some((r) => !r)) return undefined;
+        const input = { owner: change.owner!, type: change.type!, ttl: recordTtl };
+        const records = readRrset(zone, input, change.rdatas!, allowedTtls, known, standalone, index, problems, warnings);
+        // none disabled (the PowerDNS API's REPLACE, every time): no reading at all, and still a list (they go)
+        const disabled =
+          disabledRdatas && disabledRdatas.length
+            ? readRrset(zone, input, disabledRdatas, allowedTtls, known, standalone, index, problems, warnings)
+            : disabledRdatas
+              ? []
+              : undefined;
+        if (!owner.ok || !definition || records.includes(undefined) || disabled?.includes(undefined)) return undefined;
         // EXTEND_RRSET's records come disabled; a PRUNE_RRSET matches its records in either state. Written out, not
         // spread from a common part: the spread made each of a bulk set's 1,000 results slowly (a third of the parse)
         const kind = change.kind;

@@ -1,6 +1,6 @@
 import * as dnsPacket from 'dns-packet';
 import { encodeMessage, FLAG, outgoingRecord, rdataToWire } from '../../src/dns/wire';
-import { CanonicalRecord, parseApiRecord, parseRecord, parseStandaloneRecord } from '../../src/dns/record';
+import { CanonicalRecord, parseApiRecord, parseRecord, parseStandaloneRecord, parseStandaloneRecords } from '../../src/dns/record';
 import { parseOwner } from '../../src/dns/name';
 import { getRecordType } from '../../src/dns/record-types';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
@@ -134,6 +134,35 @@ describe('an RRset read once for its records (KnownRrset)', () => {
         rdata,
         parseApiRecord(ZONE, input, DEFAULT_ALLOWED_TTLS),
       ]);
+    }
+  });
+});
+
+describe("an RRset's records read together (parseStandaloneRecords)", () => {
+  it('reads each as it reads it alone, its warnings its own, with the owner read once or for each record', () => {
+    // a name outside the host-name rule warns (NAME_NOT_HOSTNAME) for the record that holds it, not its neighbours
+    const rdatas = ['10 mail.example.com.', '10 m\\@il.example.com.', '10 mail', '20 mx2.example.com.', '10 o\\@k.example.net.', 'bad'];
+    for (const owner of ['www', 'w\\@w']) {
+      const input = { owner, type: 'MX', ttl: 3600 };
+      const parsedOwner = parseOwner(owner, ZONE, 'owner');
+      if (!parsedOwner.ok) throw new Error(owner);
+      const known = owner === 'www' ? { owner: parsedOwner.name, definition: getRecordType('MX')! } : undefined;
+      const together = parseStandaloneRecords(ZONE, input, rdatas, DEFAULT_ALLOWED_TTLS, known);
+      const alone = rdatas.map((rdata) => parseStandaloneRecord(ZONE, { ...input, rdata }, DEFAULT_ALLOWED_TTLS));
+      expect(together).toEqual(alone);
+      const warned = alone.map((r) => (r.ok ? r.warnings.map((w) => w.code) : 'refused'));
+      expect(warned).toEqual(
+        owner === 'www'
+          ? [[], ['NAME_NOT_HOSTNAME'], 'refused', [], ['NAME_NOT_HOSTNAME'], 'refused']
+          : [
+              ['NAME_NOT_HOSTNAME'],
+              ['NAME_NOT_HOSTNAME', 'NAME_NOT_HOSTNAME'],
+              'refused',
+              ['NAME_NOT_HOSTNAME'],
+              ['NAME_NOT_HOSTNAME', 'NAME_NOT_HOSTNAME'],
+              'refused',
+            ],
+      );
     }
   });
 });

@@ -32,8 +32,9 @@ export const A: RecordTypeDefinition<AValue> = {
         ],
       };
     }
-    const value = { address };
-    return { ok: true, value, canonical: A.format(value) };
+    // the text parseIPv4 takes (four numbers 0–255, no leading zero, dots between) is already the canonical
+    // dotted quad that format writes: it is the canonical form as it is, not written again
+    return { ok: true, value: { address }, canonical: raw };
   },
   format: (value) => formatIPv4(value.address),
   fromWire: (r) => ({ address: [...r.bytes(4)] }),

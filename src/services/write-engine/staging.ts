@@ -220,10 +220,10 @@ export class ZoneChange implements ChangeToSign {
    * that a refusal about it names that place; `toggled`: the record is enabled (it was kept disabled), which the
    * journal says (JournalRecord.toggled).
    */
-  insert(record: JournalRecord, options: { source?: RecordSource; toggled?: boolean } = {}): void {
+  insert(record: JournalRecord, options?: { source?: RecordSource; toggled?: boolean }): void {
     this.inserts.push(record);
-    this.added.push(options.toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
-    if (options.source) this.sources.set(record, options.source);
+    this.added.push(options?.toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
+    if (options?.source) this.sources.set(record, options.source);
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
