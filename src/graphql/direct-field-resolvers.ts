@@ -52,7 +52,7 @@ const records = new RecordResolver();
  * only if that holds for it; any other field keeps type-graphql's wrapper.
  */
 export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
-  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx) => users.domains(args, user, ctx)),
+  direct<UserType, NestedListArgs>('User', 'domains', (user, args, ctx, info) => users.domains(args, user, ctx, info)),
   direct<UserType, NestedDomainPageArgs>('User', 'domainsConnection', (user, args, ctx) => users.domainsConnection(args, user, ctx)),
   direct<DomainType>('Domain', 'user', (domain, _args, ctx) => domains.user(domain, ctx)),
   direct<DomainType, NestedRecordsArgs>('Domain', 'records', (domain, args, ctx) => domains.records(args, domain, ctx)),

@@ -5,6 +5,8 @@ import {
   FieldNode,
   FragmentDefinitionNode,
   GraphQLFieldResolver,
+  GraphQLResolveInfo,
+  getArgumentValues,
   getNamedType,
   GraphQLNamedType,
   GraphQLObjectType,
@@ -227,7 +229,7 @@ function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLConte
     const { keys, fields, json } = parsedShape((args as Record<string, unknown>)[SHAPE] as string);
     // Domain.records reads its own arguments by name: `_shape` beside them is not copied away (a copy of the
     // arguments per zone was 0.3 MB of the nested answer's garbage)
-    return Promise.resolve(listOf(domain, args, ctx, info)).then((records: unknown) => {
+    const plain = (records: unknown): unknown => {
       if (records instanceof PackedRecords)
         return ctx.answerBodyWritten ? new PlainRecordList(records, keys, fields, json) : records.objects(keys, fields);
       // a zone read row by row (recordsGroupedByDomain), or without records
@@ -239,6 +241,29 @@ function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLConte
         }
         return plain;
       });
-    });
+    };
+    // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
+    const records = listOf(domain, args, ctx, info);
+    return typeof (records as PromiseLike<unknown> | undefined)?.then === 'function' ? Promise.resolve(records).then(plain) : plain(records);
   };
+}
+
+/**
+ * The arguments of each plain `Domain.records` list (`_plainRecords`) asked for right below a list of zones (the
+ * field `info` resolves: `User.domains { … records(first: 10) { owner type rdata ttl } }`), as its resolver will
+ * get them, so that the zones' loader can read those records with the zones (loaders.ts,
+ * recordsReadWithZones). A list under a directive, or inside a fragment, is left to its own resolver.
+ */
+export function plainRecordListsBelow(info: GraphQLResolveInfo): Record<string, unknown>[] {
+  const domain = getNamedType(info.returnType);
+  const field = isObjectType(domain) ? domain.getFields()[PLAIN_RECORDS] : undefined;
+  if (!field) return [];
+  const lists: Record<string, unknown>[] = [];
+  for (const node of info.fieldNodes) {
+    for (const selection of node.selectionSet?.selections ?? []) {
+      if (selection.kind !== Kind.FIELD || selection.name.value !== PLAIN_RECORDS || selection.directives?.length) continue;
+      lists.push(getArgumentValues(field, selection, info.variableValues));
+    }
+  }
+  return lists;
 }

@@ -9,7 +9,20 @@ import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { typeFilter } from '../types/record-type.enum';
 import { parseId, parseOptionalId } from '../inputs/ids';
+import type { NestedRecordArgs } from '../../services/zone-reads.service';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
+
+/**
+ * A nested `Domain.records` list's filter as its loaders key it: the same arguments give the same filter, and the
+ * same JSON, wherever it is made (Domain.records, and User.domains reading the records with the zones)
+ */
+export function nestedRecordsFilter(args: NestedRecordsArgs, ctx: GraphQLContext): NestedRecordArgs {
+  return {
+    owner: args.owner?.toLowerCase() ?? undefined,
+    type: typeFilter(args.type, args.recordType),
+    perDomain: nestedFirst(args.first, ctx),
+  };
+}
 
 @Resolver(() => DomainType)
 export class DomainResolver {
@@ -74,13 +87,12 @@ export class DomainResolver {
     complexity: nestedListComplexity,
   })
   records(@Args({ validate: false }) args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
-    const filter = {
-      owner: args.owner?.toLowerCase() ?? undefined,
-      type: typeFilter(args.type, args.recordType),
-      perDomain: nestedFirst(args.first, ctx),
-    };
+    const filter = nestedRecordsFilter(args, ctx);
     // the records' Record.domain is this zone as this request saw it, even if it is deleted meanwhile
     ctx.loaders.domainById.prime(domain.id, domain);
+    // read with the zone's own list (User.domains, recordsReadWithZones): the list itself, not a promise of it
+    const read = ctx.loaders.recordsReadWithZones(filter).get(domain.id);
+    if (read) return read;
     return ctx.loaders.recordsByDomain(filter).load({ id: domain.id, name: domain.name });
   }
 

@@ -1,4 +1,5 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';
 import { UserConnection } from '../types/connections';
@@ -10,7 +11,35 @@ import { parseId, parseOptionalId } from '../inputs/ids';
 import { UserInput } from '../inputs/user.input';
 import { UserLimitsInput } from '../inputs/limits.input';
 import { UserLimitsType } from '../types/limits.type';
+import { plainRecordListsBelow } from '../plain-record-lists';
+import type { NestedRecordArgs } from '../../services/zone-reads.service';
+import { nestedRecordsFilter } from './domain.resolver';
+import type { NestedRecordsArgs } from '../inputs/page.args';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
+
+/**
+ * The filters of the plain record lists asked for under a User.domains list, distinct, each as Domain.records
+ * makes it: the zones' loader reads those records with the zones. A list whose arguments Domain.records refuses
+ * is not read ahead: its own resolver reports the error where the list is.
+ */
+function recordListsBelow(info: GraphQLResolveInfo, ctx: GraphQLContext): NestedRecordArgs[] {
+  const filters = new Map<string, NestedRecordArgs>();
+  let lists: Record<string, unknown>[];
+  try {
+    lists = plainRecordListsBelow(info);
+  } catch {
+    return [];
+  }
+  for (const args of lists) {
+    try {
+      const filter = nestedRecordsFilter(args as NestedRecordsArgs, ctx);
+      filters.set(JSON.stringify(filter), filter);
+    } catch {
+      continue;
+    }
+  }
+  return [...filters.values()];
+}
 
 @Resolver(() => UserType)
 export class UserResolver {
@@ -64,8 +93,10 @@ export class UserResolver {
     description: "The user's zones, in id order: at most `first`, MAX_PAGE_SIZE without it (domainsConnection pages through more).",
     complexity: nestedListComplexity,
   })
-  domains(@Args({ validate: false }) args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext) {
-    return ctx.loaders.domainsByUserId({ first: nestedFirst(args.first, ctx) }).load(user.id);
+  domains(@Args({ validate: false }) args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext, @Info() info?: GraphQLResolveInfo) {
+    const first = nestedFirst(args.first, ctx);
+    const records = info ? recordListsBelow(info, ctx) : [];
+    return ctx.loaders.domainsByUserId(records.length ? { first, records } : { first }).load(user.id);
   }
 
   @FieldResolver(() => DomainConnection, {
