@@ -144,6 +144,17 @@ const CASES: Case[] = [
     rewritten: true,
   },
   {
+    name: "lists read with their users' zones: several filters by variables, a directive, a fragment, a page",
+    query: `query($o: String, $t: String, $e: RecordType, $f: Int, $yes: Boolean!) { users(first: 10) { nodes { email
+        domains(first: $f) { name byOwner: records(owner: $o) { owner type } byType: records(type: $t, first: $f) { rdata }
+          byEnum: records(recordType: $e) { ttl } again: records(owner: $o) { id } skipped: records @skip(if: $yes) { type }
+          kept: records @include(if: $yes) { rdata } ... on Domain { inFragment: records(first: 1) { owner } }
+          paged: recordsConnection(first: 1) { totalCount nodes { id } } }
+        other: domains { name records { zone ttl } } } } }`,
+    variables: { o: 'mail', t: 'ns', e: 'A', f: 2, yes: true },
+    rewritten: true,
+  },
+  {
     name: 'a key restricted by read rules',
     query: `{ users(first: 10) { nodes { domains { name records { id owner type rdata ttl } } } } domains(first: 10) { nodes { name records { owner } } } }`,
     rewritten: true,
@@ -194,6 +205,22 @@ test("a list's error keeps its message, path and locations, and nulls the answer
     expect(body.errors?.map((e) => [e.message, e.path, e.locations])).toEqual(
       expected.errors.map((e: any) => [e.message, e.path, e.locations]),
     );
+  }
+});
+
+test("a list's error under a user's zones (read with the zones) is graphql-js's: message, path, locations", async () => {
+  for (const list of ['records(first: 0) { owner }', 'records(type: "A", recordType: MX) { owner }']) {
+    const query = `{ users(first: 2) { nodes { email domains { name ${list} ok: records(first: 1) { id } } } } }`;
+    expect(plainRecordLists(await getSchema(), parse(query), undefined)).toBeDefined();
+    const expected = await byGraphQLJs(query, {}, ADMIN_KEY);
+    expect(expected.errors?.length).toBeGreaterThan(0);
+    for (let run = 0; run < 3; run++) {
+      const { body } = await overHttp(query, {}, ADMIN_KEY);
+      expect(body.data).toEqual(expected.data);
+      expect(body.errors?.map((e) => [e.message, e.path, e.locations])).toEqual(
+        expected.errors.map((e: any) => [e.message, e.path, e.locations]),
+      );
+    }
   }
 });
 
