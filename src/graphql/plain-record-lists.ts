@@ -244,7 +244,9 @@ function plainRecordsResolver(listOf: GraphQLFieldResolver<unknown, GraphQLConte
     };
     // records read with the zones come as they are (loaders.ts, recordsReadWithZones): answered without a promise
     const records = listOf(domain, args, ctx, info);
-    return typeof (records as PromiseLike<unknown> | undefined)?.then === 'function' ? Promise.resolve(records).then(plain) : plain(records);
+    return typeof (records as PromiseLike<unknown> | undefined)?.then === 'function'
+      ? Promise.resolve(records).then(plain)
+      : plain(records);
   };
 }
 

@@ -14,7 +14,6 @@ import { UserLimitsType } from '../types/limits.type';
 import { plainRecordListsBelow } from '../plain-record-lists';
 import type { NestedRecordArgs } from '../../services/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
-import type { NestedRecordsArgs } from '../inputs/page.args';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
 /**
@@ -32,7 +31,7 @@ function recordListsBelow(info: GraphQLResolveInfo, ctx: GraphQLContext): Nested
   }
   for (const args of lists) {
     try {
-      const filter = nestedRecordsFilter(args as NestedRecordsArgs, ctx);
+      const filter = nestedRecordsFilter(args, ctx);
       filters.set(JSON.stringify(filter), filter);
     } catch {
       continue;
@@ -93,7 +92,12 @@ export class UserResolver {
     description: "The user's zones, in id order: at most `first`, MAX_PAGE_SIZE without it (domainsConnection pages through more).",
     complexity: nestedListComplexity,
   })
-  domains(@Args({ validate: false }) args: NestedListArgs, @Root() user: UserType, @Ctx() ctx: GraphQLContext, @Info() info?: GraphQLResolveInfo) {
+  domains(
+    @Args({ validate: false }) args: NestedListArgs,
+    @Root() user: UserType,
+    @Ctx() ctx: GraphQLContext,
+    @Info() info?: GraphQLResolveInfo,
+  ) {
     const first = nestedFirst(args.first, ctx);
     const records = info ? recordListsBelow(info, ctx) : [];
     return ctx.loaders.domainsByUserId(records.length ? { first, records } : { first }).load(user.id);
