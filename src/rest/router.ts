@@ -48,6 +48,9 @@ class RestError extends Error {
   }
 }
 
+/** the JSON media types a REST body may have (RFC 6839 §3.1: a `+json` type is JSON) */
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
 /** multer 2.5's `streamHandler` (feeds busboy a body already read), which @types/multer does not list yet */
 type MulterOptionsWithStreamHandler = multer.Options & { streamHandler(req: Request, busboy: { end(bytes?: Buffer): void }): void };
 
@@ -193,13 +196,18 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
   const propagationVariant = `secondaries ${services.settings.secondaries.map(hostPortName).join(',')}`;
   /**
-   * The body parsers of a route, within `limit` (the `setting` a refusal names). The whole multipart body is
-   * bounded, not each field: the body is read (at most the limit, 413 past it) before busboy parses it from
-   * memory. With multer's per-field limit alone, 50 fields of 1 MB each made one 50 MB request, and 16 of them
-   * in flight took the process past 1 GB (bench/RESULTS-hostile.md).
+   * The body parser of a route, within `limit` (the `setting` a refusal names): one layer that picks the parser
+   * of the request's content type (JSON, a urlencoded form, a multipart form), so a request passes one parser,
+   * not each in turn. A request with no body, or of another type, is left unread (`wholeBodyFirst` reads it).
+   * The whole multipart body is bounded, not each field: the body is read (at most the limit, 413 past it)
+   * before busboy parses it from memory. With multer's per-field limit alone, 50 fields of 1 MB each made one
+   * 50 MB request, and 16 of them in flight took the process past 1 GB (bench/RESULTS-hostile.md).
    */
-  const bodyParsers = (setting: BodyLimitSetting, limit: number) => {
-    const multipartBytes = express.raw({ limit, type: 'multipart/form-data' });
+  const bodyParser = (setting: BodyLimitSetting, limit: number) => {
+    // each parser is reached only for its own type (the choice below), so it need not test the type again
+    const json = limitedBy(setting, limit, express.json({ limit, type: () => true }));
+    const urlencoded = limitedBy(setting, limit, express.urlencoded({ limit, extended: false, parameterLimit: 50, type: () => true }));
+    const multipartBytes = limitedBy(setting, limit, express.raw({ limit, type: () => true }));
     // a file part (`curl -F text=@example.com.zone`, the usual way to send a zone file) is read like a text
     // field of its name: its bytes are already within the limit, held in memory as the fields are
     const multipart = multer({
@@ -207,43 +215,47 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
       limits: { fieldSize: limit, fileSize: limit, fields: 50, files: 5, parts: 50 },
       streamHandler: (req: Request, busboy: { end(bytes?: Buffer): void }) => busboy.end(MULTIPART_BYTES.get(req)),
     } as MulterOptionsWithStreamHandler).any();
-    return [
-      limitedBy(setting, limit, express.json({ limit, type: ['application/json', 'application/*+json'] })),
-      limitedBy(setting, limit, express.urlencoded({ limit, extended: false, parameterLimit: 50 })),
-      limitedBy(setting, limit, multipartBytes),
-      (req: Request, res: Response, next: NextFunction) => {
-        if (!req.is('multipart/form-data')) return next();
-        // multer sets req.body to the parsed fields; the raw bytes it parses are handed over beside the request
-        MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-        multipart(req, res, (error?: unknown) => {
-          MULTIPART_BYTES.delete(req);
-          if (!error) {
-            for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
-              // a text field of the same name wins: a form never needs both
-              if (req.body[file.fieldname] === undefined) req.body[file.fieldname] = file.buffer.toString('utf8');
-            }
-            req.files = undefined;
-            return next();
+    const multipartFields = (req: Request, res: Response, next: NextFunction) => {
+      // multer sets req.body to the parsed fields; the raw bytes it parses are handed over beside the request
+      MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
+      multipart(req, res, (error?: unknown) => {
+        MULTIPART_BYTES.delete(req);
+        if (!error) {
+          for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
+            // a text field of the same name wins: a form never needs both
+            if (req.body[file.fieldname] === undefined) req.body[file.fieldname] = file.buffer.toString('utf8');
           }
-          // multer/busboy refusals are client mistakes: too large, or not a well-formed form
-          const code = (error as { code?: string }).code ?? '';
-          if (code.startsWith('LIMIT_')) {
-            const tooLarge = new BodyTooLarge(setting, limit);
-            res.status(413).json(errorBody(tooLarge.code, tooLarge.message, tooLarge.details));
-          } else
-            res
-              .status(400)
-              .json(
-                errorBody('BAD_REQUEST', 'Malformed multipart body', [
-                  { field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' },
-                ]),
-              );
-        });
-      },
-    ];
+          req.files = undefined;
+          return next();
+        }
+        // multer/busboy refusals are client mistakes: too large, or not a well-formed form
+        const code = (error as { code?: string }).code ?? '';
+        if (code.startsWith('LIMIT_')) {
+          const tooLarge = new BodyTooLarge(setting, limit);
+          res.status(413).json(errorBody(tooLarge.code, tooLarge.message, tooLarge.details));
+        } else
+          res
+            .status(400)
+            .json(
+              errorBody('BAD_REQUEST', 'Malformed multipart body', [
+                { field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' },
+              ]),
+            );
+      });
+    };
+    return (req: Request, res: Response, next: NextFunction) => {
+      // `req.is` is null for a request without a body: no parser then, as none would read one
+      if (req.is(JSON_TYPES)) return json(req, res, next);
+      if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, next);
+      if (req.is('multipart/form-data'))
+        return multipartBytes(req, res, (error?: unknown) => (error ? next(error) : multipartFields(req, res, next)));
+      // what the parsers leave on a request none of them took
+      if (!Reflect.has(req, 'body')) req.body = undefined;
+      next();
+    };
   };
-  const parsers = bodyParsers('BODY_LIMIT', bodyLimit);
-  const zoneFileParsers = bodyParsers('IMPORT_BODY_LIMIT', zoneFileLimit);
+  const parser = bodyParser('BODY_LIMIT', bodyLimit);
+  const zoneFileParser = bodyParser('IMPORT_BODY_LIMIT', zoneFileLimit);
 
   const authenticated = requireApiKey(db, services, 'rest');
   const wholeBody = wholeBodyFirst(bodyLimit);
@@ -392,8 +404,8 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           ]
         : []),
       // a zone file's body may pass BODY_LIMIT, up to IMPORT_BODY_LIMIT, one such body at a time
-      ...(route.body && route.zoneFileBody ? [largeBody, heavyBodies(heavy), ...zoneFileParsers] : []),
-      ...(route.body && !route.zoneFileBody ? [heavyBodies(heavy), ...parsers] : []),
+      ...(route.body && route.zoneFileBody ? [largeBody, heavyBodies(heavy), zoneFileParser] : []),
+      ...(route.body && !route.zoneFileBody ? [heavyBodies(heavy), parser] : []),
       route.zoneFileBody ? wholeZoneFileBody : wholeBody,
       async (req: Request, res: Response) => {
         try {
