@@ -215,8 +215,11 @@ export class WebhookDeliveryDuty {
    * (passFanoutUnsubscribed) and no queue is claimed (a claim looks at enabled subscriptions' queues only)
    */
   private subscribed = false;
-  /** whether the next pass runs the fan-out: not when only the outbox drain woke it, having just run it (fannedOut) */
-  private fanoutDue = true;
+  /**
+   * whether the next pass runs the fan-out: not when only the outbox drain woke it, having just run it (fannedOut).
+   * Set by wake (start, the tick, a notification); a duty not started, whose steps its owner takes, runs none itself
+   */
+  private fanoutDue = false;
 
   /**
    * `withClaim`: the process's outbox drain takes the fan-out along with its claim, on the journal's
