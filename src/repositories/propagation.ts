@@ -30,10 +30,19 @@ export type ServerState = 'pending' | 'in_sync' | 'error';
  * The outbox claim (PropagationRepository.claimChanges), as the WITH part of a statement: up to $1 journal rows
  * locked (SKIP LOCKED) and marked published, and their zones' status rows set to pending for every server of
  * their nameserver set ($2: the default set's), first checked after $3 ms.
+ *
+ * The claim commits without waiting for its WAL to reach the disk (synchronous_commit off for this transaction
+ * alone; PostgreSQL's WAL writer flushes it within wal_writer_delay). A claim lost to a crash or a failover is
+ * only undone, never half done: its journal rows are unpublished again and claimed again after the restart, and
+ * the secondaries get one more NOTIFY (RFC 1996 §3.7 lets a secondary be told any number of times). The write
+ * it follows was durable before it was acknowledged; what the claim saves is the second disk flush per write,
+ * which at concurrency 1 waits beside the next write's own (bench/FINDINGS.md, «The worker's claim without its
+ * own flush»).
  */
 const CLAIM_CTES = `claimed as (
                update changes set published_at = now()
                 where id in (select id from changes where published_at is null order by id limit $1 for update skip locked)
+                  and (select set_config('synchronous_commit', 'off', true)) is not null
                returning id, domain_id, zone, kind, serial_after),
              pending as (
                -- zones deleted meanwhile match no domain row (their status rows went with them, FK cascade)

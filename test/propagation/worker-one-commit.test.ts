@@ -13,6 +13,7 @@
 import { Client } from 'pg';
 import { Database } from '../../src/db/pool';
 import { logger } from '../../src/logger';
+import { PropagationRepository } from '../../src/repositories/propagation';
 import { PropagationWorker } from '../../src/worker/worker';
 import { WebhookDeliveryDuty } from '../../src/worker/webhook-delivery';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -119,4 +120,23 @@ test("with a subscription: a write's journal row is published and its delivery w
   const before = await fanoutRow();
   expect(await worker.claimBatch()).toEqual({ claimed: 0, fanoutMore: false });
   expect(await fanoutRow()).toEqual(before);
+}, 60_000);
+
+test("the claim's commit does not wait for the disk, and that setting ends with its transaction", async () => {
+  while ((await worker.claimBatch()).fanoutMore);
+  await write('unhurried');
+  const single = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 1 });
+  try {
+    const inside = await single.transaction(async (sql) => {
+      const claimed = await new PropagationRepository(sql).claimChanges(10, [], 1_000);
+      const [row] = await sql.rows<{ setting: string }>(`select current_setting('synchronous_commit') as setting`);
+      return { claimed: claimed.length, setting: row.setting };
+    });
+    expect(inside).toEqual({ claimed: 1, setting: 'off' });
+    // the pool's one connection, lent again: every other statement on it commits durably
+    const [after] = await single.rows<{ setting: string }>(`select current_setting('synchronous_commit') as setting`);
+    expect(after.setting).toBe('on');
+  } finally {
+    await single.close();
+  }
 }, 60_000);
