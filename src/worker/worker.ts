@@ -128,6 +128,8 @@ export class PropagationWorker {
   private reconciling = false;
   /** the process's webhook delivery duty, whose fan-out the drain takes along (claimBatch); set by startWorker */
   webhooks: WebhookDeliveryDuty | undefined;
+  /** the claim with the fan-out failed at the last drain: told once at warn level until it works again */
+  private fanoutAlongFailing = false;
 
   constructor(
     private readonly settings: Settings,
@@ -337,12 +339,19 @@ export class PropagationWorker {
       } catch (error) {
         // the database away: the claim alone would fail as well (the drain's caller reports it)
         if (isDatabaseUnavailable(error)) throw error;
-        this.log.warn({ err: error }, 'propagation worker: the claim with the webhook fan-out failed; the claim goes alone');
+        // a failure that lasts is told once, not at every drain (up to fifty a second under writes)
+        this.log[this.fanoutAlongFailing ? 'debug' : 'warn'](
+          { err: error },
+          'propagation worker: the claim with the webhook fan-out failed; the claim goes alone until it works again',
+        );
+        this.fanoutAlongFailing = true;
         duty.wake();
       }
       // committed: published (and the deliveries written claimed) outside the try, so that nothing here makes the
       // claim run again with its rows already taken
       if (done) {
+        if (this.fanoutAlongFailing) this.log.info('propagation worker: the claim with the webhook fan-out works again');
+        this.fanoutAlongFailing = false;
         if (done.events) duty.fannedOut();
         this.publish(done.claimed);
         return { claimed: done.claimed.length, fanoutMore: done.more };

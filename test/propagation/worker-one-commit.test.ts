@@ -11,6 +11,7 @@
  * on a database shared with other work may take a while), so what each step does is certain.
  */
 import { Client } from 'pg';
+import pino from 'pino';
 import { Database } from '../../src/db/pool';
 import { logger } from '../../src/logger';
 import { PropagationRepository } from '../../src/repositories/propagation';
@@ -139,4 +140,26 @@ test("the claim's commit does not wait for the disk, and that setting ends with 
   } finally {
     await single.close();
   }
+}, 60_000);
+
+test('a fan-out that keeps failing is told once, and its return once; the claims go on alone meanwhile', async () => {
+  while ((await worker.claimBatch()).fanoutMore);
+  const lines: { level: number; msg: string }[] = [];
+  const captured = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const watched = new PropagationWorker(app.settings, database, captured);
+  watched.webhooks = duty;
+  // a real fault of the fan-out's own statement: its place's table gone for a while
+  await db.query(`alter table webhook_fanout rename to webhook_fanout_away`);
+  try {
+    for (let i = 0; i < 3; i++) {
+      await write(`failing${i}`);
+      expect(await watched.claimBatch()).toEqual({ claimed: 1, fanoutMore: false });
+    }
+  } finally {
+    await db.query(`alter table webhook_fanout_away rename to webhook_fanout`);
+  }
+  await write('back');
+  expect((await watched.claimBatch()).claimed).toBe(1);
+  const told = lines.filter((line) => line.msg.includes('webhook fan-out'));
+  expect(told.map((line) => line.level)).toEqual([40, 20, 20, 30]);
 }, 60_000);
