@@ -24,7 +24,7 @@ type Module = typeof import('../../src/repositories/zone-writes');
 const fresh = (): Module => {
   let loaded: Module | undefined;
   jest.isolateModules(() => {
-    loaded = jest.requireActual('../../src/repositories/zone-writes');
+    loaded = jest.requireActual<Module>('../../src/repositories/zone-writes');
   });
   return loaded!;
 };

@@ -114,8 +114,8 @@ export class ZoneChange implements ChangeToSign {
   readonly signerRemoved: SignerRow[] = [];
   readonly signerAdded: SignerRow[] = [];
   private readonly inserts: JournalRecord[] = [];
-  /** where the caller had the records it inserted (`insert`'s `source`) */
-  private readonly sources = new Map<JournalRecord, RecordSource>();
+  /** where the caller had the records it inserted (`insert`'s `source`); made for the first one given */
+  private sources?: Map<JournalRecord, RecordSource>;
   private readonly deleteIds: number[] = [];
   private update?: StoredRow;
   /** the zone's serial once the change is committed */
@@ -223,7 +223,7 @@ export class ZoneChange implements ChangeToSign {
   insert(record: JournalRecord, options?: { source?: RecordSource; toggled?: boolean }): void {
     this.inserts.push(record);
     this.added.push(options?.toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
-    if (options?.source) this.sources.set(record, options.source);
+    if (options?.source) (this.sources ??= new Map()).set(record, options.source);
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
@@ -353,7 +353,7 @@ export class ZoneChange implements ChangeToSign {
       const refused = staged
         .filter((r) => FLATTENED_TYPE_NAMES.has(r.type))
         .map((r) => {
-          const source = this.sources.get(r);
+          const source = this.sources?.get(r);
           return aliasResolversUnset(r.type, source?.field ?? 'type', ownerName(this.zone.name, r.owner), source?.line);
         });
       if (refused.length) {
