@@ -42,6 +42,8 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const ONLY_EDGES = process.env.BENCH_EDGES?.split(',');
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+// BENCH_ALLOC=1: the service's heap allocation per request too (bench/lib/alloc-probe.js, preloaded)
+const ALLOC = process.env.BENCH_ALLOC === '1';
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const TMP = path.join(__dirname, '.tmp');
 const ZONES = 16;
@@ -56,6 +58,19 @@ const CASES = [
   { changes: 1000, connections: 1 },
   { changes: 1000, connections: 16 },
 ].filter((c) => !ONLY_CASES || ONLY_CASES.includes(`${c.changes}x${c.connections}`));
+
+/** the bytes the service has allocated so far, by its preloaded probe (bench/lib/alloc-probe.js: SIGUSR2) */
+async function allocatedBytes(pid) {
+  const file = path.join(os.tmpdir(), `alloc-${pid}`);
+  const before = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  process.kill(pid, 'SIGUSR2');
+  for (let i = 0; i < 400; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const now = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (now && now !== before) return Number(now.split(' ')[1]);
+  }
+  throw new Error(`no allocation count from ${pid}`);
+}
 
 /** one TCP connection to a DNS server (RFC 1035 §4.2.2 framing), one exchange at a time */
 function dnsConnection(port) {
@@ -231,7 +246,7 @@ async function main() {
       // no record quota: the DNS UPDATE key is a user's, and every case writes the same 16 zones
       env: { LOG_LEVEL, ROLES, SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
       // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=bench/.tmp/prof-write-path' (with BENCH_EDGES: one edge's profile)
-      nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ') ?? [],
+      nodeArgs: [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), ...(ALLOC ? ['-r', path.join(__dirname, 'lib', 'alloc-probe.js')] : [])],
     });
     const floors = [];
     try {
@@ -361,6 +376,7 @@ async function main() {
             );
           const x0 = proxy.counter.trips;
           proxy.counter.statements.clear();
+          const a0 = ALLOC && !target.pid ? await allocatedBytes(svc.pid) : undefined;
           const t0 = processTimes();
           const result = await closedLoop({
             connections,
@@ -368,6 +384,7 @@ async function main() {
             send: (c, i) => target.send(c, base + c * 1_000_000 + i * changes, changes),
           });
           const t1 = processTimes();
+          const a1 = a0 !== undefined ? await allocatedBytes(svc.pid) : undefined;
           const x1 = proxy.counter.trips;
           target.finish?.();
           const cpu = cpuBetween(t0, t1, target.pid ?? svc.pid);
@@ -378,11 +395,13 @@ async function main() {
             tripsPerRequest: (x1 - x0) / result.requests,
             serviceMsPerRequest: (cpu.service * 1000) / result.requests,
             postgresMsPerRequest: (cpu.postgres * 1000) / result.requests,
+            ...(a0 !== undefined ? { kbAllocatedPerRequest: (a1 - a0) / 1024 / result.requests } : {}),
           };
           out[target.label].push(row);
           log(
             `${target.label}: ${changes} change(s) c${connections}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms; ` +
               `${row.tripsPerRequest.toFixed(2)} round trips, node ${row.serviceMsPerRequest.toFixed(2)} ms, PostgreSQL ${row.postgresMsPerRequest.toFixed(2)} ms CPU a request` +
+              `${row.kbAllocatedPerRequest !== undefined ? `; ${row.kbAllocatedPerRequest.toFixed(1)} kB allocated a request` : ''}` +
               `${row.bad ? `; ${row.bad} BAD (${row.badExample})` : ''}`,
           );
           if (STATEMENTS)

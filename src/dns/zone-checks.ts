@@ -112,11 +112,13 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
   const owners = [...byOwner.keys()];
   // a name exists if it has records or something below it (an empty non-terminal, RFC 4592 §2.2.2), or a
   // wildcard of an ancestor answers for it (RFC 4592 §3.3.1, simplified to any ancestor's wildcard)
-  const named = new Set(owners.flatMap((o) => [o, ...ancestorsOf(o)]));
-  const exists = (owner: string) => named.has(owner) || ancestorsOf(owner).some((a) => at(a === '@' ? '*' : `*.${a}`).length > 0);
+  // made when a record with a target first asks (an address record, the usual write, has none)
+  let namedMade: Set<string> | undefined;
+  const named = () => (namedMade ??= new Set(owners.flatMap((o) => [o, ...ancestorsOf(o)])));
+  const exists = (owner: string) => named().has(owner) || ancestorsOf(owner).some((a) => at(a === '@' ? '*' : `*.${a}`).length > 0);
   /** the records that answer for a name: its own, or (a name that is not there) its closest wildcard's */
   const answering = (owner: string) => {
-    if (named.has(owner)) return at(owner);
+    if (named().has(owner)) return at(owner);
     for (const ancestor of ancestorsOf(owner)) {
       const wildcard = at(ancestor === '@' ? '*' : `*.${ancestor}`);
       if (wildcard.length) return wildcard;
@@ -124,7 +126,7 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
     return [];
   };
   const delegations = new Set(owners.filter((o) => o !== '@' && at(o).some((r) => r.type === 'NS')));
-  const cutAbove = (owner: string) => [owner, ...ancestorsOf(owner)].find((o) => delegations.has(o));
+  const cutAbove = (owner: string) => (delegations.size ? [owner, ...ancestorsOf(owner)].find((o) => delegations.has(o)) : undefined);
   /** the glue of a delegation: addresses of its name servers that lie at or below it */
   const glueOf = (cut: string) =>
     new Set(

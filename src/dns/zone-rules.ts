@@ -238,9 +238,12 @@ function checkFlattenedPlacement(
  */
 function flattenedLoops(zone: string, records: CanonicalRecord[]): { index: number; problem: Problem }[] {
   const byOwner = new Map<string, { index: number; target?: string }>();
-  records.forEach((r, index) => {
+  for (let index = 0; index < records.length; index++) {
+    const r = records[index];
     if (FLATTENED_TYPE_NAMES.has(r.type)) byOwner.set(r.owner, { index, target: flattenedTarget(zone, r) });
-  });
+  }
+  // a loop takes two owners at least (one pointing at itself is checkRecordPlacement's): most zones have none
+  if (byOwner.size < 2) return [];
   const found = new Map<number, Problem>();
   for (const [start, first] of byOwner) {
     const members = [first.index];

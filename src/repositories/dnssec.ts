@@ -572,6 +572,14 @@ export async function allZoneRecords(sql: Sql, domainId: number): Promise<Journa
 /** the most row ids bound one parameter each (`idRows`); a longer list is one array parameter */
 const ID_PARAMS = 32;
 
+/** what decides `idRows`' text: one array parameter, or the rows' count padded to a power of two */
+export function idRowsShape(ids: readonly number[]): number | 'array' {
+  if (ids.length > ID_PARAMS) return 'array';
+  let size = 1;
+  while (size < ids.length) size *= 2;
+  return size;
+}
+
 /**
  * Row ids as a relation `x(id)` to delete by, joined on the primary key: a short list as rows of VALUES, one
  * parameter each, padded with nulls (which match nothing) to a power of two so that a few statement texts
@@ -583,9 +591,8 @@ const ID_PARAMS = 32;
  * count, it probes the primary key once per id. A long list (a zone signed whole) is one array, unnested.
  */
 export function idRows(add: (value: unknown) => string, ids: readonly number[]): string {
-  if (ids.length > ID_PARAMS) return `unnest(${add(ids)}::bigint[]) as x(id)`;
-  let size = 1;
-  while (size < ids.length) size *= 2;
+  const size = idRowsShape(ids);
+  if (size === 'array') return `unnest(${add(ids)}::bigint[]) as x(id)`;
   const rows = Array.from({ length: size }, (_, i) => `(${add(ids[i] ?? null)}::bigint)`);
   return `(values ${rows.join(', ')}) as x(id)`;
 }

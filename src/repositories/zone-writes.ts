@@ -15,6 +15,7 @@ import {
   SignerQuestions,
   SignerRow,
   idRows,
+  idRowsShape,
   signerWriteCtes,
   signerInsertedSql,
   SignedProof,
@@ -266,7 +267,8 @@ export interface Written {
 const WRITTEN = 'exists (select 1 from dom)';
 
 export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Written | NotWritten> {
-  if (needsTransaction(write)) {
+  const twoStatements = needsTransaction(write);
+  if (twoStatements) {
     const p = new Params();
     const domainId = p.add(write.domainId);
     await sql.rows(
@@ -293,7 +295,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
         }
       returning id, serial, user_id)`,
   ];
-  if (write.deleteIds.length && !needsTransaction(write)) {
+  if (write.deleteIds.length && !twoStatements) {
     // by primary key, one probe per id (`idRows`): with `id = any($n)` beside the zone, the plan kept for the
     // statement could read every row of the zone and compare it with the array
     parts.push(
@@ -317,7 +319,8 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   // insert as it stages it: a set of 1,000 new records is those and the SOA's new serial): then they are sent
   // once, as the journal's `added`, and inserted from its first elements; otherwise each is sent apart
   const added = p.add(JSON.stringify(write.added));
-  const rows = insertsLeadAdded(write)
+  const insertsLead = insertsLeadAdded(write);
+  const rows = insertsLead
     ? `rows from (jsonb_to_recordset(${added}::jsonb) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)
         where x.n <= ${p.add(write.inserts.length)}::bigint`
     : `rows from (json_to_recordset(${p.add(JSON.stringify(write.inserts))}::json) as (owner text, type text, rdata text, ttl int)) with ordinality as x(owner, type, rdata, ttl, n)`;
@@ -350,12 +353,15 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
         jsonb_build_object('zone', ${zone}::text, 'serial', dom.serial, 'serialBefore', ${serialBefore}::bigint) from dom, chg`)})`,
     );
   }
-  const [row] = await sql.rows(
-    `with ${parts.join(',\n')}
+  const shape = statementShape(write, { twoStatements, flattenedInserts, insertsLead, parameters: p.values.length });
+  let text = shape === undefined ? undefined : statementTexts.get(shape);
+  if (text === undefined) {
+    text = `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-       ${signerInsertedSql(signerAdded)} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
-    p.values,
-  );
+       ${signerInsertedSql(signerAdded)} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`;
+    if (shape !== undefined && statementTexts.size < MAX_SHAPES) statementTexts.set(shape, text);
+  }
+  const [row] = await sql.rows(text, p.values);
   if (!row.written) {
     // over the quota on the zone as this statement saw it at the serial read: refused (the change is ordered
     // before whatever moved the zone since); else the zone moved
@@ -367,6 +373,32 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
     inserted: (row.inserted as (string | number)[]).map(Number),
     signerInserted: (row.signer_inserted as (string | number)[]).map(Number),
   };
+}
+
+/**
+ * The statement texts of unsigned zone changes, by their shape (`statementShape`): the same text object for every
+ * change of a shape. The text is a few kB; a new one each time was joined, then hashed and compared whole to find
+ * its prepared statement's name (db/prepared-statements.ts) and compared whole again by pg against the statement
+ * prepared on the connection. The text is still what the parts above give: the shape names every choice they make.
+ */
+const statementTexts = new Map<string, string>();
+/** shapes are a few dozen in practice (which parts, how many ids deleted by `idRows`' padding); a bound all the same */
+const MAX_SHAPES = 256;
+
+/**
+ * What decides `writeZoneChange`'s text for an unsigned change: every branch its parts take, and the count of
+ * its parameters as a check beside them (`idRows` pads a short list to a power of two; an array is one). Undefined for a change with signer records or a signed
+ * proof, whose parts' text depends on the rows (repositories/dnssec.ts): built every time, as before.
+ */
+function statementShape(
+  write: ZoneWrite,
+  built: { twoStatements: boolean; flattenedInserts: boolean; insertsLead: boolean; parameters: number },
+): string | undefined {
+  if (write.signerRemoved?.length || write.signerAdded?.length || write.expect?.signed) return undefined;
+  const deleted = write.deleteIds.length && !built.twoStatements ? idRowsShape(write.deleteIds) : '-';
+  const update = write.update ? (FLATTENED_TYPE_NAMES.has(write.update.type) ? 'flattened' : 'plain') : '-';
+  const expect = write.expect ? (write.expect.unknownOwners.length ? 'owners' : 'head') : '-';
+  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${built.parameters}`;
 }
 
 /**

@@ -166,6 +166,12 @@ function readRrset(
 /** an insert that serves again a record kept disabled, which the journal says (one object for every such insert) */
 const TOGGLED = { toggled: true } as const;
 
+/** what a set meets kept disabled when it meets none (the usual set): one pair of empty maps, only read */
+const NO_DISABLED: { byIdentity: ReadonlyMap<string, DisabledRecord>; byRrset: ReadonlyMap<string, DisabledRecord[]> } = {
+  byIdentity: new Map(),
+  byRrset: new Map(),
+};
+
 /** the changes of a set the key's policy refuses, each named by its index, the first in the message */
 function refusedByPolicy(refused: ErrorDetail[]): DomainError {
   const message = refused.length === 1 ? refused[0].message : `${refused[0].message} (and ${refused.length - 1} more refused)`;
@@ -402,16 +408,27 @@ export class ZoneChangesService {
     const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
     const disabled = await this.disabledTouched(change, parsed);
     const problems: ErrorDetail[] = [...(invalid ?? [])];
-    const byId = new Map(current.map((r) => [r.id, r]));
-    const byIdentity = new Map(current.map((r) => [recordIdentity(r), r]));
+    // the records read by id, by identity and by RRset, each made when a change first asks (a REPLACE of one
+    // RRset, the PowerDNS API's PATCH, asks only the last; an ADD none)
+    let byIdMade: Map<number, StoredRow> | undefined;
+    const byId = (id: number) => (byIdMade ??= new Map(current.map((r) => [r.id, r]))).get(id);
+    let byIdentityMade: Map<string, StoredRow> | undefined;
+    const byIdentity = (key: string) => (byIdentityMade ??= new Map(current.map((r) => [recordIdentity(r), r]))).get(key);
     // the records of each RRset read: a set of 1,000 REPLACEs looks up its RRsets, not the whole read per change
-    const byRrset = new Map<string, StoredRow[]>();
-    for (const row of current) {
-      const key = `${row.owner} ${row.type}`;
-      const rows = byRrset.get(key);
-      if (rows) rows.push(row);
-      else byRrset.set(key, [row]);
-    }
+    let byRrsetMade: Map<string, StoredRow[]> | undefined;
+    const byRrset = (owner: string, type: string) => {
+      if (!byRrsetMade) {
+        byRrsetMade = new Map();
+        for (const row of current) {
+          const key = `${row.owner} ${row.type}`;
+          const rows = byRrsetMade.get(key);
+          if (rows) rows.push(row);
+          else byRrsetMade.set(key, [row]);
+        }
+      }
+      // (no key made where the read found no record: a set of new names)
+      return byRrsetMade.size ? byRrsetMade.get(`${owner} ${type}`) : undefined;
+    };
     const removed = new Map<number, StoredRow>();
     const removedBy = new Map<number, number>();
     const policy = ctx.principal.policy;
@@ -456,7 +473,7 @@ export class ZoneChangesService {
     const takeDisabled = (record: DisabledRecord, index: number) => disabledGone.set(recordIdentity(record), { record, index });
     const keepDisabled = (record: DisabledRecord, index: number) => disabledCome.set(recordIdentity(record), { record, index });
     const servedNow = (record: CanonicalRecord) => {
-      const present = byIdentity.get(recordIdentity(record));
+      const present = byIdentity(recordIdentity(record));
       return present && !removed.has(present.id) ? present : undefined;
     };
 
@@ -472,8 +489,7 @@ export class ZoneChangesService {
         else soaFields = p.records[0];
       } else if (p.kind === 'REPLACE_RRSET') {
         if (restricted) rrsets.push({ owner: p.owner, type: p.type, index });
-        // (no key made where the read found no record: a set of new names)
-        const rows = byRrset.size ? byRrset.get(`${p.owner} ${p.type}`) : undefined;
+        const rows = byRrset(p.owner, p.type);
         if (rows) for (const row of rows) remove(row, index);
         for (const record of p.records) add(record, index);
         if (p.disabledRecords) {
@@ -493,7 +509,7 @@ export class ZoneChangesService {
           if (!servedNow(record) && !keptDisabled(record) && !disabledCome.has(recordIdentity(record))) keepDisabled(record, index);
       } else if (
         p.kind === 'ENABLE' ||
-        ((p.kind === 'REMOVE' || p.kind === 'DISABLE') && p.match && !visibleToKey(byIdentity.get(recordIdentity(p.match))))
+        ((p.kind === 'REMOVE' || p.kind === 'DISABLE') && p.match && !visibleToKey(byIdentity(recordIdentity(p.match))))
       ) {
         // a record kept disabled: ENABLE serves it again with its TTL, REMOVE deletes it, DISABLE leaves it as it is
         const kept = keptDisabled(p.match);
@@ -502,7 +518,7 @@ export class ZoneChangesService {
         if (!kept && !(p.kind === 'ENABLE' && visibleToKey(servedNow(p.match))))
           refuse(index, 'rdata', 'RECORD_NOT_FOUND', `rdata: zone ${zone} has no such ${p.kind === 'ENABLE' ? 'disabled ' : ''}record`);
       } else {
-        const target = visibleToKey(p.id !== undefined ? byId.get(p.id) : byIdentity.get(recordIdentity(p.match!)));
+        const target = visibleToKey(p.id !== undefined ? byId(p.id) : byIdentity(recordIdentity(p.match!)));
         if (!target) {
           refuse(
             index,
@@ -672,7 +688,8 @@ export class ZoneChangesService {
     }
     if (names) change.requireLock();
     const rows = owners.size ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
-    if (rows.length) change.requireLock();
+    if (!rows.length) return NO_DISABLED;
+    change.requireLock();
     const byIdentity = new Map(rows.map((r) => [recordIdentity(r), r]));
     const byRrset = new Map<string, DisabledRecord[]>();
     for (const row of rows) byRrset.set(`${row.owner} ${row.type}`, [...(byRrset.get(`${row.owner} ${row.type}`) ?? []), row]);

@@ -130,6 +130,7 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
 }
 
 /** `runOptimistically` for a change that already holds its zone's turn in the queue (or needs none) */
-export async function changeZoneNow<T>(job: ZoneJob<T>): Promise<T> {
-  return (await runOptimistically(job)) as T;
+export function changeZoneNow<T>(job: ZoneJob<T>): Promise<T> {
+  // without `onFirstRead` the run never answers JOIN_QUEUE
+  return runOptimistically(job) as Promise<T>;
 }

@@ -71,6 +71,9 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   bootstrapSignals?: boolean;
 };
 
+/** an ALIAS or ANAME: its addresses come from a resolver (alias-flattening.ts) */
+const isFlattened = (record: JournalRecord): boolean => FLATTENED_TYPE_NAMES.has(record.type);
+
 /**
  * Raised inside an optimistic zone change that must be decided again: the zone changed meanwhile (try again),
  * or the change needs two writing statements (`lockNow`: only a transaction with the zone row locked will do).
@@ -114,8 +117,8 @@ export class ZoneChange implements ChangeToSign {
   readonly signerRemoved: SignerRow[] = [];
   readonly signerAdded: SignerRow[] = [];
   private readonly inserts: JournalRecord[] = [];
-  /** where the caller had the records it inserted (`insert`'s `source`) */
-  private readonly sources = new Map<JournalRecord, RecordSource>();
+  /** where the caller had the records it inserted (`insert`'s `source`); made for the first one given */
+  private sources?: Map<JournalRecord, RecordSource>;
   private readonly deleteIds: number[] = [];
   private update?: StoredRow;
   /** the zone's serial once the change is committed */
@@ -223,7 +226,7 @@ export class ZoneChange implements ChangeToSign {
   insert(record: JournalRecord, options?: { source?: RecordSource; toggled?: boolean }): void {
     this.inserts.push(record);
     this.added.push(options?.toggled ? { ...journalRecord(record), toggled: true as const } : journalRecord(record));
-    if (options?.source) this.sources.set(record, options.source);
+    if (options?.source) (this.sources ??= new Map()).set(record, options.source);
   }
 
   replace(current: StoredRow, next: JournalRecord): void {
@@ -348,14 +351,16 @@ export class ZoneChange implements ChangeToSign {
     // an ALIAS/ANAME nothing could flatten would be stored and never served: refused whichever path brought it,
     // but a secondary zone's transfer: the primary's data is taken as it is, and the zone served with the ALIAS's
     // owner empty, its status saying why (docs/transfers.md, «ALIAS in secondary zones»); each one named
-    if (!this.settings.aliasResolvers.length && !this.request.transfer) {
+    if (
+      !this.settings.aliasResolvers.length &&
+      !this.request.transfer &&
+      (this.inserts.some(isFlattened) || (this.update !== undefined && isFlattened(this.update)))
+    ) {
       const staged = this.update ? [...this.inserts, this.update] : this.inserts;
-      const refused = staged
-        .filter((r) => FLATTENED_TYPE_NAMES.has(r.type))
-        .map((r) => {
-          const source = this.sources.get(r);
-          return aliasResolversUnset(r.type, source?.field ?? 'type', ownerName(this.zone.name, r.owner), source?.line);
-        });
+      const refused = staged.filter(isFlattened).map((r) => {
+        const source = this.sources?.get(r);
+        return aliasResolversUnset(r.type, source?.field ?? 'type', ownerName(this.zone.name, r.owner), source?.line);
+      });
       if (refused.length) {
         const [first] = refused;
         throw new DomainError(

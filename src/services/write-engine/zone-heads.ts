@@ -131,12 +131,16 @@ export class ZoneHeads {
     if (head.generation !== this.generation()) return undefined;
     if (principal.kind === 'user' && principal.userId !== head.zone.userId) return undefined;
     const sameOwner: StoredRow[] = [];
-    const unknownOwners = new Set<string>();
-    for (const owner of new Set(owners)) {
+    const unknownOwners: string[] = [];
+    // each owner once: a request names a few (a record's owner, the apex, its target's) without a set made for them
+    const distinct = owners.length > 8 ? [...new Set(owners)] : owners;
+    for (let i = 0; i < distinct.length; i++) {
+      const owner = distinct[i];
+      if (distinct === owners && owners.indexOf(owner) !== i) continue;
       const rows = head.owners.get(owner);
-      if (rows) sameOwner.push(...rows);
+      if (rows) for (const row of rows) sameOwner.push(row);
       // a signed zone's head knows every owner with a record: one it has none at is proven empty by the write
-      if (!rows || (head.signed && !rows.length)) unknownOwners.add(owner);
+      if (!rows || (head.signed && !rows.length)) unknownOwners.push(owner);
     }
     sameOwner.sort((a, b) => a.id - b.id);
     let signer: LockedZone['signer'];
@@ -149,11 +153,16 @@ export class ZoneHeads {
       }
       signer = { questions, answers: answered.answers };
       signed = answered.proof;
-      for (const owner of answered.emptyOwners) unknownOwners.add(owner);
+      const known = new Set(unknownOwners);
+      for (const owner of answered.emptyOwners) {
+        if (known.has(owner)) continue;
+        known.add(owner);
+        unknownOwners.push(owner);
+      }
     }
     // the head goes back as it was if the change ends without a write (`keep` with nothing written)
     this.pending.set(id, head);
-    return { zone: { ...head.zone, sameOwner, target: undefined, signer }, unknownOwners: [...unknownOwners], signed };
+    return { zone: { ...head.zone, sameOwner, target: undefined, signer }, unknownOwners, signed };
   }
 
   /**

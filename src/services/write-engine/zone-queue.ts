@@ -121,7 +121,7 @@ export class ZoneQueues {
       const queue = this.waiting.get(zoneId);
       if (queue) {
         queue.push(queued);
-        this.report({ zoneId, queued: labelOf(job) });
+        if (this.watchers.size) this.report({ zoneId, queued: labelOf(job) });
         return;
       }
       this.waiting.set(zoneId, []);
@@ -142,7 +142,7 @@ export class ZoneQueues {
         }
         this.waiting.set(zone.id, []);
         taken = zone.id;
-        this.report({ zoneId: zone.id, together: false, jobs: [job.request.zone] });
+        if (this.watchers.size) this.report({ zoneId: zone.id, together: false, jobs: [job.request.zone] });
         return true;
       });
       if (outcome === JOIN_QUEUE) return (await this.submit(busy!, job)) as T;
@@ -155,7 +155,8 @@ export class ZoneQueues {
   private async drain(zoneId: number, first: QueuedJob[]): Promise<void> {
     let batch = first;
     while (batch.length) {
-      this.report({ zoneId, together: batch.length > 1, jobs: batch.map(labelOf) });
+      // what is reported is made only for a watcher: a change of the hot path makes none
+      if (this.watchers.size) this.report({ zoneId, together: batch.length > 1, jobs: batch.map(labelOf) });
       if (batch.length === 1) await this.runAlone(batch[0]);
       else await this.runTogether(zoneId, batch as (ZoneJob & QueuedJob)[]);
       batch = this.nextBatch(zoneId);
