@@ -16,7 +16,6 @@ import {
   SignerRow,
   idRows,
   signerWriteCtes,
-  signerInsertedSql,
   SignedProof,
   signedProofSql,
   WholeSigner,
@@ -353,7 +352,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   const [row] = await sql.rows(
     `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-       ${signerInsertedSql(signerAdded)} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
+       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
     p.values,
   );
   if (!row.written) {
@@ -365,7 +364,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   sql.journalWritten();
   return {
     inserted: (row.inserted as (string | number)[]).map(Number),
-    signerInserted: (row.signer_inserted as (string | number)[]).map(Number),
+    signerInserted: signer.idsOf((row.signer_inserted as (string | number)[]).map(Number)),
   };
 }
 
