@@ -132,3 +132,83 @@ test('the write removes the signer records it replaces by their ids, without rea
   expect(indexEntriesRead(plan, 'dnssec_records_domain_owner_index')).toBe(0);
   expect(indexEntriesRead(plan, 'dnssec_records_pkey')).toBeLessThan(10);
 });
+
+describe.each(['NSEC', 'NSEC3'])('%s: signer records written over the rows they replace', (denial) => {
+  const zone = `in-place-${denial.toLowerCase()}.signed-writes.test`;
+  const db = () => app.service.database.db;
+  /** the apex SOA's RRSIG rows and the denial records (NSEC or NSEC3), by id */
+  const signerRows = () =>
+    db().rows<{ id: string; owner: string; type: string; rdata: string }>(
+      `select s.id, s.owner, s.type, s.rdata from dnssec_records s join domains d on d.id = s.domain_id
+        where d.name = $1 and (s.type = $2 or (s.owner = '@' and s.type = 'RRSIG' and s.rdata like 'SOA %')) order by s.id`,
+      [zone, denial],
+    );
+
+  beforeAll(async () => {
+    await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
+    const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, { i: { zone, denial } });
+    expect(enabled.errors).toBeUndefined();
+  });
+
+  const add = (owner: string) =>
+    app.http
+      .post('/api/record/add')
+      .set('x-api-key', ADMIN_KEY)
+      .send({ zone, owner, rtype: 'A', ttl: '3600', rdata: '192.0.2.8' })
+      .expect(201);
+
+  it('keeps the SOA RRSIG’s row and the rewritten NSEC/NSEC3 rows, and journals what they held', async () => {
+    // the first on a read, the next on the zone's head (write-engine/zone-heads.ts): both paths
+    for (const owner of ['m1', 'm2', 'm3']) {
+      const before = await signerRows();
+      const soaSig = before.find((r) => r.type === 'RRSIG')!;
+      await add(owner);
+      const after = await signerRows();
+      const soaSigAfter = after.find((r) => r.type === 'RRSIG')!;
+      // the SOA's RRSIG is new (the serial moved) in the row it had
+      expect(soaSigAfter.id).toBe(soaSig.id);
+      expect(soaSigAfter.rdata).not.toBe(soaSig.rdata);
+      // the denial record whose next owner (or hash) moved is rewritten in its row; one new row joins the chain
+      const rewritten = before.filter((r) => r.type === denial && after.some((a) => a.id === r.id && a.rdata !== r.rdata));
+      expect(rewritten.length).toBeGreaterThanOrEqual(1);
+      expect(after.filter((r) => r.type === denial).length).toBeGreaterThan(before.filter((r) => r.type === denial).length);
+      // the journal (and so IXFR, RFC 1995) still says what the rows held before
+      const [change] = await db().rows<{ signer_removed: { type: string; rdata: string }[] }>(
+        'select c.signer_removed from changes c where c.zone = $1 order by c.id desc limit 1',
+        [zone],
+      );
+      expect(change.signer_removed.map((r) => r.rdata)).toEqual(expect.arrayContaining([soaSig.rdata, ...rewritten.map((r) => r.rdata)]));
+    }
+  });
+});
+
+test('a record written over a removed row that is gone is inserted, not lost', async () => {
+  const zone = 'gone-row.signed-writes.test';
+  const db = await signedZoneOf500(zone);
+  const [{ id: domainId }] = await db.rows('select id from domains where name = $1', [zone]);
+  const [soaSig] = await db.rows(
+    `select s.id, s.owner, s.type, s.rdata, s.ttl, s.expires_at from dnssec_records s
+      where s.domain_id = $1 and s.owner = '@' and s.type = 'RRSIG' and s.rdata like 'SOA %'`,
+    [domainId],
+  );
+  const params: unknown[] = [];
+  const add = (value: unknown) => `$${params.push(value)}`;
+  const domain = add(domainId);
+  const removed = [{ id: Number(soaSig.id), owner: '@', type: 'RRSIG', rdata: soaSig.rdata, ttl: Number(soaSig.ttl) }];
+  const added = [{ owner: '@', type: 'RRSIG', rdata: soaSig.rdata, ttl: 7, expiresAt: 2_000_000_000 }];
+  const { parts, inserted, idsOf } = signerWriteCtes(add, removed, added);
+  const text = `with dom as (select id from domains where id = ${domain}::bigint), ${parts.join(', ')} select ${inserted} as inserted`;
+  await db.connection(async (sql) => {
+    await sql.rows('begin');
+    try {
+      // the row gone (by another hand than a change of the zone's serial)
+      await sql.rows('delete from dnssec_records where id = $1', [soaSig.id]);
+      const [row] = await sql.rows(text, params);
+      expect(idsOf(row.inserted)).toEqual([Number(soaSig.id)]);
+      const rows = await sql.rows('select ttl, rdata from dnssec_records where id = $1', [soaSig.id]);
+      expect(rows).toEqual([{ ttl: 7, rdata: soaSig.rdata }]);
+    } finally {
+      await sql.rows('rollback');
+    }
+  });
+});
