@@ -357,16 +357,10 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   if (text === undefined) {
     text = `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-<<<<<<< HEAD
-       ${signerInsertedSql(signerAdded)} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`;
+       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`;
     if (shape !== undefined && statementTexts.size < MAX_SHAPES) statementTexts.set(shape, text);
   }
   const [row] = await sql.rows(text, p.values);
-=======
-       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`,
-    p.values,
-  );
->>>>>>> signed
   if (!row.written) {
     // over the quota on the zone as this statement saw it at the serial read: refused (the change is ordered
     // before whatever moved the zone since); else the zone moved
