@@ -21,7 +21,6 @@ import { getSchema } from './graphql/schema';
 import { errorBody } from './http/error-body';
 import { metricsAccess, principalOf, requireApiKey } from './http/request-gates';
 import { heavyBodies, HeavyRequests } from './http/heavy-requests';
-import { inTurn } from './http/in-turn';
 import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
@@ -202,27 +201,24 @@ export async function createApp(db: Database, services: Services): Promise<App> 
 
   // before /graphql: a browser's GET /graphql gets GraphiQL, not the API's 401
   app.use(graphiql());
-  // one layer: its handlers in turn (src/http/in-turn.ts)
   app.use(
     '/graphql',
-    inTurn([
-      requireApiKey(db, services, 'graphql'),
-      largeBodyTurn(largeBodies, limit),
-      heavyBodies(heavy),
-      // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
-      // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
-      conditionalGet(db, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
-      // within BODY_LIMIT; an importZone's body within IMPORT_BODY_LIMIT
-      graphqlBody(settings),
-      expressMiddleware(apollo, {
-        // the principal requireApiKey found: a request is authenticated once
-        context: async ({ req, res }) => {
-          const principal = principalOf(req);
-          const context = principal ? contextFor(db, services, principal) : await buildContext(db, services, req.get('x-api-key'));
-          return Object.assign(context, { heavyTurn: () => heavy.take(res), answerBodyWritten: true });
-        },
-      }),
-    ]),
+    requireApiKey(db, services, 'graphql'),
+    largeBodyTurn(largeBodies, limit),
+    heavyBodies(heavy),
+    // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
+    // propagation answers change with SECONDARIES (the servers shown, no_secondaries) even when no row does
+    conditionalGet(db, { withPropagation: true, variant: `graphql secondaries ${settings.secondaries.map(hostPortName).join(',')}` }),
+    // within BODY_LIMIT; an importZone's body within IMPORT_BODY_LIMIT
+    graphqlBody(settings),
+    expressMiddleware(apollo, {
+      // the principal requireApiKey found: a request is authenticated once
+      context: async ({ req, res }) => {
+        const principal = principalOf(req);
+        const context = principal ? contextFor(db, services, principal) : await buildContext(db, services, req.get('x-api-key'));
+        return Object.assign(context, { heavyTurn: () => heavy.take(res), answerBodyWritten: true });
+      },
+    }),
   );
   // the web console (static files; it uses /graphql like any client) and / leading to it; after /graphql, which
   // it serves no path of: an operation passes none of its layers

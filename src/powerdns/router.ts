@@ -4,7 +4,6 @@ import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { DomainError, ERROR_CATALOGUE, ErrorCode } from '../errors/catalogue';
 import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
-import { inTurn } from '../http/in-turn';
 import { sendJson } from '../http/send-json';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { logger } from '../logger';
@@ -86,7 +85,6 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
 
   const api = Router({ strict: false, caseSensitive: false });
   for (const route of POWERDNS_ROUTES) {
-    // one layer: the gates, the body and the answer in turn (src/http/in-turn.ts)
     const answer = async (req: Request, res: Response) => {
       // no `warnings`: PowerDNS's answers have no place for them (docs/powerdns-api.md), so none are worked out
       const ctx: RequestContext = { db, principal: principalOf(req)! };
@@ -115,7 +113,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
         fail(res, error, { changes: labels, comments: commentLabels });
       }
     };
-    api[route.method](route.path, inTurn([authenticated, heavyBodies(heavy), json, wholeBody, answer]));
+    api[route.method](route.path, authenticated, heavyBodies(heavy), json, wholeBody, answer);
   }
   // a path of the API with another method, and a path it does not have: PowerDNS's answers (405, 404)
   const methodsByPath = new Map<string, string[]>();

@@ -9,7 +9,6 @@ import { errorBody } from '../http/error-body';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
-import { inTurn } from '../http/in-turn';
 import { sendJson } from '../http/send-json';
 import { BodyLimitSetting, BodyTooLarge, importBodyLimit, largeBodyTurn, limitedBy } from '../http/body-limits';
 import { logger } from '../logger';
@@ -490,8 +489,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
         }
       },
     ];
-    // one layer: its handlers in turn (src/http/in-turn.ts)
-    router[route.method](route.path, inTurn(handlers));
+    router[route.method](route.path, ...handlers);
   }
 
   const openApi = buildOpenApi(ROUTES, { envelope: restEnvelope });
