@@ -95,10 +95,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
           res,
           await route.handle({
             params: req.params as Record<string, string>,
-            // parsed only by a route that reads it
-            get query() {
-              return req.query;
-            },
+            query: req.query,
             body: req.body,
             services,
             ctx,
