@@ -36,14 +36,21 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 // BENCH_ROLES: the service's roles (default api,dns: the worker's own statements left out; `api,dns,worker` is
 // what `npm start` runs). BENCH_CASES (e.g. `1x1,1x16`: changes x connections) and BENCH_EDGES (labels' first
 // words, e.g. `write,REST`) run a part. BENCH_STATEMENTS=1 prints each case's statements by their text's start
-// (the round trips' causes). BENCH_LOG_LEVEL: the service's LOG_LEVEL (default warn; the service's own is info).
+// (the round trips' causes). BENCH_RATE paces the requests (below). BENCH_LOG_LEVEL: the service's LOG_LEVEL (default warn; the service's own is info).
 const ROLES = process.env.BENCH_ROLES ?? 'api,dns';
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const ONLY_EDGES = process.env.BENCH_EDGES?.split(',');
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
+<<<<<<< HEAD
 // BENCH_ALLOC=1: the service's heap allocation per request too (bench/lib/alloc-probe.js, preloaded)
 const ALLOC = process.env.BENCH_ALLOC === '1';
+=======
+// BENCH_RATE: requests a second over all connections, paced (0: closed loops, as fast as each answer comes). At
+// one rate for two builds, the CPU a request is compared without the rate's own effect on it (the per-interval
+// timers and the batching of the event loop's work, which a closed loop's rate moves with the machine's load)
+const RATE = Number(process.env.BENCH_RATE ?? 0);
+>>>>>>> edges
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const TMP = path.join(__dirname, '.tmp');
 const ZONES = 16;
@@ -203,10 +210,17 @@ async function closedLoop({ connections, seconds, send }) {
   let bad = 0;
   let badExample;
   const started = process.hrtime.bigint();
-  const deadline = Date.now() + seconds * 1000;
+  const startedMs = Date.now();
+  const deadline = startedMs + seconds * 1000;
   await Promise.all(
     Array.from({ length: connections }, async (_, c) => {
       for (let i = 0; Date.now() < deadline; i++) {
+        if (RATE > 0) {
+          // paced: the connection's i-th request no earlier than its slot (a late one goes at once)
+          const slot = startedMs + ((i + c / connections) * connections * 1000) / RATE;
+          if (slot > Date.now()) await new Promise((resolve) => setTimeout(resolve, slot - Date.now()));
+          if (Date.now() >= deadline) break;
+        }
         const t0 = process.hrtime.bigint();
         const problem = await send(c, i);
         latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);

@@ -24,7 +24,7 @@ import { heavyBodies, HeavyRequests } from './http/heavy-requests';
 import { BodyTooLarge, graphqlBody, largeBodyTurn } from './http/body-limits';
 import { logger } from './logger';
 import { hostPortName } from './config/settings';
-import { httpRequestDuration, metrics, observeSecondaryLag, observeZoneHealth } from './metrics';
+import { metrics, observeSecondaryLag, observeZoneHealth } from './metrics';
 import { createRestRouter } from './rest/router';
 import { createPowerDnsRouter } from './powerdns/router';
 import { signInRoutes } from './http/sign-in';
@@ -150,12 +150,18 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   // express's own ETag is a SHA-1 of every body, POST answers included (1.8% of a write's CPU); the answers
   // that pollers revalidate carry a version-derived ETag instead (http/conditional-get.ts)
   app.set('etag', false);
+  // the request's log line and its observation in the request histogram, one layer
   app.use(requestLog);
-  app.use((req, res, next) => {
-    const end = httpRequestDuration.startTimer({ method: req.method });
-    res.on('finish', () => end({ route: req.route?.path ?? req.baseUrl ?? 'unmatched', status: String(res.statusCode) }));
-    next();
-  });
+
+  const limit = settings.bodyLimit;
+  // the PowerDNS HTTP API (docs/powerdns-api.md): /api/v1 and GET /api, beside REST's documented /api paths;
+  // first after the request log: a write to the API passes no layer of the probes' or of the routers below,
+  // none of which serves an /api path (each layer passed and each path compared is CPU on every request,
+  // bench/FINDINGS.md)
+  const powerDns = createPowerDnsRouter({ db, services, heavy });
+  app.use('/api/v1', powerDns.api);
+  app.get('/api', ...powerDns.discovery);
+  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy, largeBodies }));
 
   // liveness: the process answers; a database outage is not a reason to restart it (that is /ready's business)
   app.get('/health', (_req, res) => {
@@ -193,17 +199,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     res.type(metrics.contentType).send(await metrics.metrics());
   });
 
-  const limit = settings.bodyLimit;
-  // the PowerDNS HTTP API (docs/powerdns-api.md): /api/v1 and GET /api, beside REST's documented /api paths;
-  // before the routers below, which serve no /api path: a write to the API passes no layer of theirs (each
-  // router entered and each path compared is CPU on every request, bench/FINDINGS.md)
-  const powerDns = createPowerDnsRouter({ db, services, heavy });
-  app.use('/api/v1', powerDns.api);
-  app.get('/api', ...powerDns.discovery);
-  app.use('/api', createRestRouter({ runOperation: serviceOperations(schema, settings.fastPaths), db, services, heavy, largeBodies }));
+  // before /graphql: a browser's GET /graphql gets GraphiQL, not the API's 401
   app.use(graphiql());
-  // the web console (static files; it uses /graphql like any client) and / leading to it
-  app.use(webConsole(!services.settings.sessions.publicOrigin && !services.settings.oidc));
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),
@@ -223,6 +220,9 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       },
     }),
   );
+  // the web console (static files; it uses /graphql like any client) and / leading to it; after /graphql, which
+  // it serves no path of: an operation passes none of its layers
+  app.use(webConsole(!services.settings.sessions.publicOrigin && !services.settings.oidc));
   app.use('/auth', signInRoutes(db, services));
   app.use((_req: Request, res: Response) => {
     res.status(404).json(errorBody('ROUTE_NOT_FOUND'));

@@ -68,6 +68,10 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
     else res.status(body.code).json(shape === 'rest' ? body : { errors: [{ message: body.message, extensions: { code, details } }] });
   };
   const refusalDelayMs = services.settings.rateLimitRefusalDelayMs;
+  // without TRUST_PROXY, Express's `req.ip` is the peer's address (proxy-addr trusts no hop, so no
+  // X-Forwarded-For is read): taken from the socket, without parsing that header on every request
+  const { trustProxy } = services.settings.sessions;
+  const peerIsClient = trustProxy === undefined || trustProxy === 'false';
   /**
    * A request over a limit is answered 429 after a hold of RATE_LIMIT_REFUSAL_DELAY_MS to 1.5 times that: a
    * client that ignores Retry-After and sends again at once on each of its connections then costs the process
@@ -115,7 +119,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
           );
         return;
       }
-      const address = sourceAddressOf(req.ip ?? req.socket.remoteAddress);
+      const address = sourceAddressOf((peerIsClient ? undefined : req.ip) ?? req.socket.remoteAddress);
       const principal =
         sessionToken !== undefined
           ? await services.sessions.authenticate(db, sessionToken, address)

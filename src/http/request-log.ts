@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { requestLogger } from '../logger';
+import { httpRequestDuration } from '../metrics';
 
 const PROBES = new Set(['/health', '/ready', '/metrics']);
 
@@ -11,10 +12,13 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
  * One log line per HTTP request when its answer is sent: request id, method, path, status and duration (ms),
  * nothing else of the request (no headers, so no key; no body; no query string, whose filters can hold e-mail
  * addresses). The id is the client's X-Request-Id when it sent a usable one, else a new UUID, and is sent back
- * as X-Request-Id so that a client's report can be found.
+ * as X-Request-Id so that a client's report can be found. An answer sent is also observed in the request
+ * histogram (`zonekeeper_http_request_duration_seconds`, probes included), from the same start.
  *
  * Written here rather than with pino-http, whose per-request child logger, serializers and wrapped response cost
- * 0.13 ms of CPU per REST write (docs/performance.md, «Requests and logs»); this line is the same.
+ * 0.13 ms of CPU per REST write (docs/performance.md, «Requests and logs»); this line is the same. The line and
+ * the histogram share one start and one listener per event: a layer, a timer and a listener of their own each
+ * were CPU on every request for nothing more (bench/FINDINGS.md).
  */
 export function requestLog(req: Request, res: Response, next: NextFunction): void {
   const started = performance.now();
@@ -22,21 +26,31 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
   const id = typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : randomUUID();
   res.setHeader('X-Request-Id', id);
   // the path as the client sent it (express shortens req.url inside a mounted router)
-  const path = req.originalUrl.split('?', 1)[0];
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
   // probes (load balancers every second or two) would bury the requests that matter
-  if (PROBES.has(path)) return next();
-  let logged = false;
-  const log = () => {
-    if (logged) return;
-    logged = true;
-    const ms = Math.round(performance.now() - started);
+  const logged = !PROBES.has(path);
+  let done = false;
+  const end = () => {
+    if (done) return;
+    done = true;
+    const elapsed = performance.now() - started;
+    const finished = res.writableFinished;
+    if (finished) {
+      // the route's pattern, not the path: a label per zone would grow the series without bound
+      const route = req.route?.path ?? req.baseUrl ?? 'unmatched';
+      httpRequestDuration.observe({ method: req.method, route, status: String(res.statusCode) }, elapsed / 1000);
+    }
+    if (!logged) return;
+    const ms = Math.round(elapsed);
     const line = { reqId: id, req: { method: req.method, path }, res: { status: res.statusCode }, ms };
-    if (!res.writableFinished) requestLogger.warn(line, `${req.method} ${path} aborted after ${ms} ms`);
+    if (!finished) requestLogger.warn(line, `${req.method} ${path} aborted after ${ms} ms`);
     else if (res.statusCode >= 500) requestLogger.error(line, `${req.method} ${path} ${res.statusCode} ${ms} ms`);
     else requestLogger.info(line, `${req.method} ${path} ${res.statusCode} ${ms} ms`);
   };
-  res.once('finish', log);
-  // a client gone before the answer was sent: the line says so
-  res.once('close', log);
+  // 'close' follows 'finish' on every answer sent, and comes alone when the client went first (the line says so)
+  res.on('finish', end);
+  res.on('close', end);
   next();
 }

@@ -4,6 +4,7 @@ import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { DomainError, ERROR_CATALOGUE, ErrorCode } from '../errors/catalogue';
 import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
+import { sendJson } from '../http/send-json';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { logger } from '../logger';
 import type { Services } from '../services';
@@ -63,7 +64,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
 
   const send = (res: Response, result: PowerDnsResult) => {
     if ('text' in result) res.status(result.status).type(result.contentType).send(result.text);
-    else if ('body' in result) res.status(result.status).json(result.body);
+    else if ('body' in result) sendJson(res, result.status, result.body);
     else res.status(result.status).end();
   };
   const fail = (res: Response, error: unknown, rrsetLabels: RrsetLabels = { changes: [], comments: [] }) => {
@@ -84,7 +85,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
 
   const api = Router({ strict: false, caseSensitive: false });
   for (const route of POWERDNS_ROUTES) {
-    api[route.method](route.path, authenticated, heavyBodies(heavy), json, wholeBody, async (req: Request, res: Response) => {
+    const answer = async (req: Request, res: Response) => {
       // no `warnings`: PowerDNS's answers have no place for them (docs/powerdns-api.md), so none are worked out
       const ctx: RequestContext = { db, principal: principalOf(req)! };
       const labels: string[] = [];
@@ -108,7 +109,8 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
         if (error instanceof DomainError) services.audit.refusals.note(db, ctx.principal, error);
         fail(res, error, { changes: labels, comments: commentLabels });
       }
-    });
+    };
+    api[route.method](route.path, authenticated, heavyBodies(heavy), json, wholeBody, answer);
   }
   // a path of the API with another method, and a path it does not have: PowerDNS's answers (405, 404)
   const methodsByPath = new Map<string, string[]>();

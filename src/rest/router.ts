@@ -9,6 +9,7 @@ import { errorBody } from '../http/error-body';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
+import { sendJson } from '../http/send-json';
 import { BodyLimitSetting, BodyTooLarge, importBodyLimit, largeBodyTurn, limitedBy } from '../http/body-limits';
 import { logger } from '../logger';
 import type { Services } from '../services';
@@ -90,8 +91,28 @@ function fromGraphQLErrors(errors: readonly { message: string; extensions?: Reco
   return new RestError('INTERNAL', ERROR_CATALOGUE.INTERNAL.message);
 }
 
+/** a route's fields as `readInputs` walks them, listed once when the router is made, not on every request */
+interface RouteFields {
+  params: [string, FieldSpec][];
+  body: [string, FieldSpec][];
+  query: [string, FieldSpec][];
+  /** the required fields of the path and the body, in the order their problems are listed */
+  required: string[];
+}
+
+function routeFields(route: RouteSpec): RouteFields {
+  return {
+    params: Object.entries(route.params ?? {}),
+    body: Object.entries(route.body ?? {}),
+    query: Object.entries(route.query ?? {}),
+    required: Object.entries({ ...route.params, ...route.body })
+      .filter(([, spec]) => spec.required)
+      .map(([name]) => name),
+  };
+}
+
 /** Reads and type-checks a route's inputs (path, query, body): numbers sent as text are parsed. */
-function readInputs(route: RouteSpec, req: Request): Inputs {
+function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs {
   const problems: ErrorDetail[] = [];
   const inputs: Inputs = {};
   const body: Record<string, unknown> = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
@@ -107,8 +128,8 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
       });
     }
   }
-  const take = (specs: Record<string, FieldSpec> | undefined, source: Record<string, unknown>) => {
-    for (const [name, spec] of Object.entries(specs ?? {})) {
+  const take = (specs: [string, FieldSpec][], source: Record<string, unknown>) => {
+    for (const [name, spec] of specs) {
       if (inputs[name] !== undefined) continue;
       const raw = source[name];
       if (raw === undefined || raw === '') continue;
@@ -167,11 +188,12 @@ function readInputs(route: RouteSpec, req: Request): Inputs {
       }
     }
   };
-  take(route.params, req.params);
-  take(route.body, body);
-  take(route.query, req.query as Record<string, unknown>);
-  for (const [name, spec] of Object.entries({ ...route.params, ...route.body })) {
-    if (spec.required && inputs[name] === undefined && !problems.some((p) => p.field === name)) {
+  take(fields.params, req.params);
+  take(fields.body, body);
+  // the query string is parsed only for a route that reads it
+  if (fields.query.length) take(fields.query, req.query as Record<string, unknown>);
+  for (const name of fields.required) {
+    if (inputs[name] === undefined && !problems.some((p) => p.field === name)) {
       problems.push({ field: name, code: 'REQUIRED', message: `${name} is required` });
     }
   }
@@ -392,6 +414,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   }
 
   for (const route of ROUTES) {
+    const fields = routeFields(route);
     const handlers = [
       authenticated,
       ...(route.method === 'get' && !route.uncached
@@ -412,7 +435,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           const runner = runnerFor(principalOf(req)!, res);
           let result: RouteResult;
           try {
-            result = await route.handle(readInputs(route, req), runner);
+            result = await route.handle(readInputs(route, fields, req), runner);
           } catch (invalid) {
             // an object the caller cannot see is not found, whatever the body holds (checked only on this
             // error path: a valid request pays nothing for it)
@@ -437,7 +460,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
             await sendChunks(res, route.status, result.contentType, result.chunks);
           } else {
             const count = Array.isArray(result.body) ? result.body.length : 1;
-            res.status(route.status).json(restEnvelope === 'restknot' ? envelope(route.status, count, result.body) : result.body);
+            sendJson(res, route.status, restEnvelope === 'restknot' ? envelope(route.status, count, result.body) : result.body);
           }
         } catch (thrown) {
           // a route's own check of a form field throws a DomainError, as services do

@@ -133,6 +133,8 @@ export async function recordAuditEvent(sql: Sql, event: AuditEvent): Promise<voi
 /** an address as the peer gave it, an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) as the IPv4 one */
 export function sourceAddressOf(address: string | undefined): string {
   if (!address) return 'unknown';
+  // every request's authentication passes here: most addresses are not mapped ones, and need no pattern run
+  if (!address.startsWith('::ffff:')) return address;
   return address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
 }
 
