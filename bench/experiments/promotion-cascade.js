@@ -4,7 +4,8 @@
 // 300 answers at c1 of the nested answer's shape (two statements of 1,000 rows, held until the answer is built and
 // sent), served by <variant>: pg (no HTTP), pg-als (an AsyncLocalStorage entered), http, router, router-proto (each
 // request's and response's prototype changed, as express's app.handle does), express, express-protos (the server's
-// request and response classes with express's prototypes: src/http/server.ts). Compare each scavenge's `promoted`
+// request and response classes with express's prototypes: src/http/server.ts), apollo (that, with Apollo Server
+// over a schema of the answer's shape). Compare each scavenge's `promoted`
 // with the previous one's `new_space_survived`: equal means everything a scavenge copied was promoted at the next.
 // PostgreSQL at BENCH_ADMIN_URL (default: postgres@127.0.0.1:5432); nothing is written.
 const http = require('node:http');
@@ -33,6 +34,32 @@ async function handler(req, res) {
   res.end(body);
 }
 
+/** express (with its prototypes from the start) and Apollo Server over a schema of the answer's shape */
+async function apolloServer() {
+  const { ApolloServer } = require('@apollo/server');
+  const { expressMiddleware } = require('@as-integrations/express5');
+  const apollo = new ApolloServer({
+    typeDefs: 'type Query { zones: [Zone!]! } type Zone { name: String! records: String }',
+    resolvers: { Query: { zones: async () => JSON.parse((await answer()).toString()) } },
+  });
+  await apollo.start();
+  const app = express();
+  app.use('/graphql', express.json(), expressMiddleware(apollo));
+  return withExpressPrototypes(app);
+}
+
+function withExpressPrototypes(app) {
+  function ExpressRequest(socket) {
+    http.IncomingMessage.call(this, socket);
+  }
+  ExpressRequest.prototype = app.request;
+  function ExpressResponse(req, options) {
+    http.ServerResponse.call(this, req, options);
+  }
+  ExpressResponse.prototype = app.response;
+  return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+}
+
 function server() {
   if (variant === 'http') return http.createServer((req, res) => void req.resume().on('end', () => handler(req, res)));
   if (variant === 'router' || variant === 'router-proto') {
@@ -51,15 +78,7 @@ function server() {
   const app = express();
   app.post('/graphql', handler);
   if (variant === 'express') return http.createServer(app);
-  function ExpressRequest(socket) {
-    http.IncomingMessage.call(this, socket);
-  }
-  ExpressRequest.prototype = app.request;
-  function ExpressResponse(req, options) {
-    http.ServerResponse.call(this, req, options);
-  }
-  ExpressResponse.prototype = app.response;
-  return http.createServer({ IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse }, app);
+  return withExpressPrototypes(app);
 }
 
 async function main() {
@@ -68,17 +87,18 @@ async function main() {
     for (let i = 0; i < 300; i++) await answer();
     return pool.end();
   }
-  const listening = server();
+  const listening = variant === 'apollo' ? await apolloServer() : server();
   await new Promise((resolve) => listening.listen(0, '127.0.0.1', resolve));
   const { port } = listening.address();
   const agent = new http.Agent({ keepAlive: true });
   for (let i = 0; i < 300; i++) {
     await new Promise((resolve, reject) => {
-      const req = http.request({ port, host: '127.0.0.1', path: '/graphql', method: 'POST', agent }, (res) =>
-        res.resume().on('end', resolve),
+      const req = http.request(
+        { port, host: '127.0.0.1', path: '/graphql', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (res) => res.resume().on('end', resolve),
       );
       req.on('error', reject);
-      req.end('{}');
+      req.end(variant === 'apollo' ? '{"query":"{ zones { name records } }"}' : '{}');
     });
   }
   agent.destroy();
