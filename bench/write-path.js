@@ -42,15 +42,12 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const ONLY_EDGES = process.env.BENCH_EDGES?.split(',');
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
-<<<<<<< HEAD
 // BENCH_ALLOC=1: the service's heap allocation per request too (bench/lib/alloc-probe.js, preloaded)
 const ALLOC = process.env.BENCH_ALLOC === '1';
-=======
 // BENCH_RATE: requests a second over all connections, paced (0: closed loops, as fast as each answer comes). At
 // one rate for two builds, the CPU a request is compared without the rate's own effect on it (the per-interval
 // timers and the batching of the event loop's work, which a closed loop's rate moves with the machine's load)
 const RATE = Number(process.env.BENCH_RATE ?? 0);
->>>>>>> edges
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const TMP = path.join(__dirname, '.tmp');
 const ZONES = 16;
