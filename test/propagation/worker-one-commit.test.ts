@@ -128,6 +128,8 @@ test("the claim's commit does not wait for the disk, and that setting ends with 
   await write('unhurried');
   const single = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 1 });
   try {
+    // the connection's own setting made durable, whatever the server's default (CI's embedded lane runs with it off)
+    await single.rows(`set synchronous_commit = on`);
     const inside = await single.transaction(async (sql) => {
       const claimed = await new PropagationRepository(sql).claimChanges(10, [], 1_000);
       const [row] = await sql.rows<{ setting: string }>(`select current_setting('synchronous_commit') as setting`);
