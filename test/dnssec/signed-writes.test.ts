@@ -33,21 +33,22 @@ async function zoneStatements(work: () => Promise<unknown>): Promise<string[]> {
   return statements.filter((text) => !/pg_notify|from changes/.test(text));
 }
 
+/** a zone of its own, signed with `denial` (NSEC or NSEC3) */
+async function signedZone(zone: string, denial: string): Promise<void> {
+  await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
+  const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, { i: { zone, denial } });
+  expect(enabled.errors).toBeUndefined();
+}
+
+/** a new A record, as a REST client adds one */
+const addRecord = (zone: string, owner: string, rdata: string) =>
+  app.http.post('/api/record/add').set('x-api-key', ADMIN_KEY).send({ zone, owner, rtype: 'A', ttl: '3600', rdata }).expect(201);
+
 describe.each(['NSEC', 'NSEC3'])('%s', (denial) => {
   const zone = `${denial.toLowerCase()}.signed-writes.test`;
 
-  beforeAll(async () => {
-    await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
-    const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, { i: { zone, denial } });
-    expect(enabled.errors).toBeUndefined();
-  });
-
-  const add = (owner: string) =>
-    app.http
-      .post('/api/record/add')
-      .set('x-api-key', ADMIN_KEY)
-      .send({ zone, owner, rtype: 'A', ttl: '3600', rdata: '192.0.2.7' })
-      .expect(201);
+  beforeAll(() => signedZone(zone, denial));
+  const add = (owner: string) => addRecord(zone, owner, '192.0.2.7');
 
   it('adds a record, signed: first the read with the signer’s questions and the write, then on the zone’s head, one statement', async () => {
     const sql = await zoneStatements(() => add('host1'));
@@ -144,18 +145,8 @@ describe.each(['NSEC', 'NSEC3'])('%s: signer records written over the rows they 
       [zone, denial],
     );
 
-  beforeAll(async () => {
-    await app.http.post('/api/domain/add').set('x-api-key', ADMIN_KEY).send({ user_id: userId, zone }).expect(201);
-    const enabled = await app.gql(`mutation($i: EnableDnssecInput!) { enableDnssec(input: $i) { enabled } }`, { i: { zone, denial } });
-    expect(enabled.errors).toBeUndefined();
-  });
-
-  const add = (owner: string) =>
-    app.http
-      .post('/api/record/add')
-      .set('x-api-key', ADMIN_KEY)
-      .send({ zone, owner, rtype: 'A', ttl: '3600', rdata: '192.0.2.8' })
-      .expect(201);
+  beforeAll(() => signedZone(zone, denial));
+  const add = (owner: string) => addRecord(zone, owner, '192.0.2.8');
 
   it('keeps the SOA RRSIG’s row and the rewritten NSEC/NSEC3 rows, and journals what they held', async () => {
     // the first on a read, the next on the zone's head (write-engine/zone-heads.ts): both paths
