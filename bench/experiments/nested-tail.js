@@ -11,7 +11,7 @@
 // --trace-gc-nvp: what each scavenge promoted); TAIL_SERVICE_ENV (JSON, settings for every service; with
 // TAIL_SNAPSHOT_AFTER=n the probe writes a heap snapshot right after the n-th answer); TAIL_HEAP_PROFILE=1 (a sampling
 // heap profile of the measured answers that keeps what mark-compacts collected and drops what scavenges did: what
-// outlived a scavenge, by allocating function); TAIL_GAP_MS (a pause after each answer).
+// outlived a scavenge, by allocating function); TAIL_GAP_MS (a pause after each answer); TAIL_QUERY (another query).
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
@@ -23,7 +23,7 @@ const { seedNestedGraph } = require('../lib/nested-graph');
 const ROOT = path.resolve(__dirname, '..', '..');
 const TMP = path.join(ROOT, 'bench', '.tmp');
 const API_KEY = 'zk_experiment_admin_key_0123456789';
-const QUERY = '{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }';
+const QUERY = process.env.TAIL_QUERY ?? '{ users(first: 100) { nodes { email domains(first: 10) { name records(first: 10) { owner type rdata ttl } } } } }';
 const ROUNDS = Number(process.env.TAIL_ROUNDS ?? 4);
 const BLOCK = Number(process.env.TAIL_BLOCK ?? 100);
 // TAIL_GAP_MS: a pause after each answer (what lives a given time, against what lives a number of answers)

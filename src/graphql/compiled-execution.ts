@@ -16,6 +16,7 @@ import { LRUCache } from 'lru-cache';
 import { graphqlExecutions } from '../metrics';
 import type { GraphQLContext } from './context';
 import { formatError } from './format-error';
+import { installGatewayRequestContext } from './gateway-request-context';
 import { plainRecordLists } from './plain-record-lists';
 import { textInputError, variableTextProblems } from './text-input';
 
@@ -52,6 +53,8 @@ const RUNS_BEFORE_COMPILING = 1;
  * new `operationName`s gets graphql-jit's refusal each time, compiled again, not a growing map.
  */
 export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (error: unknown) => void): GatewayInterface {
+  // the request context Apollo hands the executor, without an accessor that keeps each answer alive
+  installGatewayRequestContext();
   const runs = new WeakMap<DocumentNode, number>();
   const compiled = new LRUCache<DocumentNode, Map<string, Compiled>>({ max: COMPILED_DOCUMENTS_KEPT });
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { errorBody } from './error-body';
+import { whenClosed } from './response-closed';
 
 /**
  * A request body larger than this is heavy: what it becomes while it runs (a zone file's parsed records, a
@@ -42,7 +43,7 @@ export class HeavyRequests {
     }
     this.running += 1;
     this.holding.add(res);
-    res.once('close', () => {
+    whenClosed(res, () => {
       this.running -= 1;
       this.next();
     });

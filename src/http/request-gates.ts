@@ -10,6 +10,7 @@ import { sourceAddressOf } from '../services/audit-log';
 import { rateLimitError, rateLimitFields } from '../services/rate-limits';
 import { inNetworks } from '../auth/policy';
 import { SESSION_COOKIE } from '../services/sessions.service';
+import { whenClosed } from './response-closed';
 
 /** the session cookie's token (RFC 6265 §5.4: `name=value` pairs separated by `; `), or undefined */
 export function sessionCookieOf(req: Request): string | undefined {
@@ -143,7 +144,7 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
           if (!res.writableEnded && !req.socket.destroyed) next();
         });
         if (!leave) return refuseHeld(req, res, principal, 0, 'user', 'requests at once');
-        res.once('close', leave);
+        whenClosed(res, leave);
         return;
       }
       refuse(res, 'UNAUTHENTICATED');

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { requestLogger } from '../logger';
 import { httpRequestDuration } from '../metrics';
+import { whenClosed } from './response-closed';
 
 const PROBES = new Set(['/health', '/ready', '/metrics']);
 
@@ -31,10 +32,7 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
   const path = query < 0 ? url : url.slice(0, query);
   // probes (load balancers every second or two) would bury the requests that matter
   const logged = !PROBES.has(path);
-  let done = false;
   const end = () => {
-    if (done) return;
-    done = true;
     const elapsed = performance.now() - started;
     const finished = res.writableFinished;
     if (finished) {
@@ -49,8 +47,9 @@ export function requestLog(req: Request, res: Response, next: NextFunction): voi
     else if (res.statusCode >= 500) requestLogger.error(line, `${req.method} ${path} ${res.statusCode} ${ms} ms`);
     else requestLogger.info(line, `${req.method} ${path} ${res.statusCode} ${ms} ms`);
   };
-  // 'close' follows 'finish' on every answer sent, and comes alone when the client went first (the line says so)
-  res.on('finish', end);
-  res.on('close', end);
+  // 'close' follows 'finish' on every answer sent (a tick later), and comes alone when the client went first
+  // (the line says so). Not 'finish' as well: a listener beside Node's own 'finish' listener kept every request
+  // alive through young-generation collections, as a second 'close' listener does (response-closed.ts)
+  whenClosed(res, end);
   next();
 }

@@ -220,7 +220,10 @@ export async function startSubscriptions(
       async context(ctx) {
         const key = keys.get(ctx.extra.socket);
         const context = await buildContext(db, services, key, ctx.extra.request.socket.remoteAddress);
-        const operationContext = { ...context, dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason) };
+        // the context itself, not a copy: a spread would leave its prototype's `loaders` behind (graphql/context.ts)
+        const operationContext = Object.assign(context, {
+          dropConnection: (code: number, reason: string) => ctx.extra.socket.close(code, reason),
+        });
         socketOf.set(operationContext, ctx.extra.socket);
         return operationContext;
       },
