@@ -1,14 +1,14 @@
 'use strict';
-// `node bench/experiments/edge-cpu/profile-parts.js <file.cpuprofile> <node ms CPU a request> [rows]`: a
+// `node bench/experiments/edge-cpu/profile-parts.js <file.cpuprofile> <requests> [rows]`: a
 // `--cpu-prof` profile of the service (write-path.js's BENCH_NODE_ARGS) or of the floor (BENCH_FLOOR_NODE_ARGS)
 // read from its first HTTP request on (start-up left out), its busy samples summed by part (the service's
 // directories, packages, node's own, garbage collection, the socket writes' system calls) and the service's
-// functions bottom-up (self and total), each scaled to µs a request by the CPU a request the bench measured.
-// A sample's time is wall time: a thread taken off the CPU inside a system call (a write that wakes
-// PostgreSQL, on a loaded machine) is counted to that call, so the parts add up to more than the CPU.
+// functions bottom-up (self and total), in µs a request (`requests`: the case's and its warm-up's, from the
+// bench's JSON). A sample's time is wall time: a thread taken off the CPU inside a system call (a write that
+// wakes PostgreSQL, on a loaded machine) is counted to that call, so the parts add up to more than the CPU.
 const fs = require('fs');
 
-const [file, msPerRequest, rows = 20] = process.argv.slice(2);
+const [file, requests, rows = 20] = process.argv.slice(2);
 const profile = JSON.parse(fs.readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parentOf = new Map();
@@ -62,9 +62,9 @@ for (let i = first; i < profile.samples.length; i++) {
     }
   }
 }
-const micros = (time) => ((time / busy) * Number(msPerRequest) * 1000).toFixed(1);
+const micros = (time) => (time / Number(requests)).toFixed(1);
 const share = (time) => `${((100 * time) / busy).toFixed(1)} %`;
-console.log(`busy ${(busy / 1e6).toFixed(2)} s from the first request on`);
+console.log(`busy ${(busy / 1e6).toFixed(2)} s from the first request on: ${micros(busy)} µs a request`);
 console.log('| part | share | µs a request |\n| --- | ---: | ---: |');
 for (const [part, time] of [...parts].sort((a, b) => b[1] - a[1]).slice(0, Number(rows)))
   console.log(`| ${part} | ${share(time)} | ${micros(time)} |`);
