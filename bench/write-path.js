@@ -118,6 +118,8 @@ function startFloorProcess(databaseUrl, head) {
   const child = spawn(
     process.execPath,
     [
+      // e.g. BENCH_FLOOR_NODE_ARGS='--cpu-prof --cpu-prof-dir=bench/.tmp/prof-floor': the floor's own profile
+      ...(process.env.BENCH_FLOOR_NODE_ARGS?.split(' ') ?? []),
       '-e',
       `require(${JSON.stringify(path.join(__dirname, 'lib', 'write-floor.js'))}).startWriteFloor(process.argv[1], { head: process.argv[2] === 'head' })
         .then((f) => { process.stdout.write(f.base + '\\n'); process.on('SIGTERM', () => f.stop().then(() => process.exit(0))); })`,
@@ -257,7 +259,10 @@ async function main() {
       // no record quota: the DNS UPDATE key is a user's, and every case writes the same 16 zones
       env: { LOG_LEVEL, ROLES, SECONDARIES: '', MAX_RECORDS_PER_ZONE: '0' },
       // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=bench/.tmp/prof-write-path' (with BENCH_EDGES: one edge's profile)
-      nodeArgs: [...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []), ...(ALLOC ? ['-r', path.join(__dirname, 'lib', 'alloc-probe.js')] : [])],
+      nodeArgs: [
+        ...(process.env.BENCH_NODE_ARGS?.split(' ') ?? []),
+        ...(ALLOC ? ['-r', path.join(__dirname, 'lib', 'alloc-probe.js')] : []),
+      ],
     });
     const floors = [];
     try {
