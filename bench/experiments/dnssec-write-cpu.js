@@ -230,6 +230,22 @@ async function main() {
           );
           await svc.stop();
           svc = undefined;
+          // the signer's table after the run: how many of its updates were heap-only (no index entry), and its size
+          // (the backends' statistics are flushed when they exit, with the service stopped)
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          const stats = new Client({ connectionString: urlFor(runDb) });
+          await stats.connect();
+          const {
+            rows: [table],
+          } = await stats.query(
+            `select n_tup_ins, n_tup_upd, n_tup_hot_upd, n_tup_del, pg_relation_size('dnssec_records') as bytes,
+                    (select reloptions from pg_class where relname = 'dnssec_records') as options
+               from pg_stat_user_tables where relname = 'dnssec_records'`,
+          );
+          await stats.end();
+          console.log(
+            `      dnssec_records: ${table.n_tup_ins} inserted, ${table.n_tup_upd} updated of which ${table.n_tup_hot_upd} heap-only, ${table.n_tup_del} deleted; ${(table.bytes / 1024).toFixed(0)} kB; options ${JSON.stringify(table.options)}`,
+          );
           if (!SAME_DATABASE) await admin.query(`drop database "${runDb}" with (force)`);
           if (PROF) {
             const [file] = fs.readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile'));
