@@ -76,26 +76,38 @@ Module._load = function (request, parent, isMain) {
 const http = require('node:http');
 let answersSent = 0;
 const emit = http.Server.prototype.emit;
+// each request's start, kept on its response; its time ends when the answer's end() is called. Not a 'finish'
+// listener: a second listener beside Node's own kept every request alive through scavenges (bench/FINDINGS.md,
+// «What kept every request's objects alive through young-generation collections»), which is what this measures
+const STARTED = Symbol('probe: request started');
+const URL_OF = Symbol('probe: request url');
 http.Server.prototype.emit = function (type, req, res) {
   if (type === 'request') {
-    const s = now();
-    const u = req.url;
-    res.on('finish', () => {
-      ev.http.push({ t: s, d: now() - s, u });
-      if (process.env.TAIL_SPACES === '1' && u === '/graphql')
-        (ev.spaces ??= []).push(
-          Object.fromEntries(
-            require('node:v8')
-              .getHeapSpaceStatistics()
-              .map((x) => [x.space_name, x.space_used_size]),
-          ),
-        );
-      // TAIL_SNAPSHOT_AFTER=n: a heap snapshot right after the n-th answer was sent: what keeps an answer's data
-      if (u === '/graphql' && ++answersSent === Number(process.env.TAIL_SNAPSHOT_AFTER))
-        setImmediate(() => require('node:v8').writeHeapSnapshot(`${process.env.TAIL_PROBE_OUT}.heapsnapshot`));
-    });
+    res[STARTED] = now();
+    res[URL_OF] = req.url;
   }
   return emit.apply(this, arguments);
+};
+const end = http.ServerResponse.prototype.end;
+http.ServerResponse.prototype.end = function () {
+  const s = this[STARTED];
+  if (s !== undefined) {
+    this[STARTED] = undefined;
+    const u = this[URL_OF];
+    ev.http.push({ t: s, d: now() - s, u });
+    if (process.env.TAIL_SPACES === '1' && u === '/graphql')
+      (ev.spaces ??= []).push(
+        Object.fromEntries(
+          require('node:v8')
+            .getHeapSpaceStatistics()
+            .map((x) => [x.space_name, x.space_used_size]),
+        ),
+      );
+    // TAIL_SNAPSHOT_AFTER=n: a heap snapshot right after the n-th answer was sent: what keeps an answer's data
+    if (u === '/graphql' && ++answersSent === Number(process.env.TAIL_SNAPSHOT_AFTER))
+      setImmediate(() => require('node:v8').writeHeapSnapshot(`${process.env.TAIL_PROBE_OUT}.heapsnapshot`));
+  }
+  return end.apply(this, arguments);
 };
 process.on('SIGUSR2', () => {
   fs.writeFileSync(process.env.TAIL_PROBE_OUT, JSON.stringify(ev));
