@@ -71,11 +71,10 @@ export async function buildContext(
  * The context of one operation for an authenticated principal. Its loaders (DataLoader batches: their caches
  * live as long as the operation) are made when a resolver first asks for them: a REST write uses none.
  *
- * A class, with `loaders` on its prototype, and not an object literal with a getter: V8 gives each literal
- * whose accessor is a new closure its own property layout, which keeps everything the closure reaches (the
- * operation's loaders and rows) alive through young-generation collections until the next full one; with
- * every answer promoted so, a nested answer met a mark-compact about every twentieth time (bench/FINDINGS.md,
- * «The nested answer's tail: what kept every answer alive»).
+ * A class, with `loaders` on its prototype, and not an object literal with a getter: a getter written in a
+ * literal per operation, closing over the operation, kept everything it reaches (the loaders and their rows)
+ * alive through young-generation collections until the next full one (measured: bench/FINDINGS.md,
+ * «What kept every request's objects alive through young-generation collections»).
  */
 class OperationContext implements GraphQLContext {
   readonly warnings: NonNullable<GraphQLContext['warnings']> = [];

@@ -5,10 +5,9 @@ import path from 'node:path';
  * Apollo Server hands a gateway's executor (compiled-execution.ts) a request context it builds for each
  * operation (`makeGatewayGraphQLRequestContext`), whose `response.http.status` is an accessor written in an
  * object literal, closing over Apollo's whole request context: the operation's context, its loaders and rows,
- * and the answer. V8 gives each literal whose accessor is a new closure its own property layout, which keeps
- * everything the closure reaches alive through young-generation collections until the next full one: every
- * answer was promoted, and a nested answer met a mark-compact about every twentieth time (bench/FINDINGS.md,
- * «The nested answer's tail: what kept every answer alive»).
+ * and the answer. Such an accessor kept everything it reaches alive through young-generation collections until
+ * the next full one (measured: bench/FINDINGS.md, «What kept every request's objects alive through
+ * young-generation collections»).
  *
  * This builds the same context with the accessor on a class's prototype. The executor reads `document`,
  * `operationName`, `request` and `context`; the rest is kept as Apollo gives it. Apollo exports no way to
@@ -132,14 +131,17 @@ function gatewayRequestContext(
 
 let installed: boolean | undefined;
 
+/** the module of Apollo's builder: the package's exports name no internal module, so it is found beside its main file */
+export function apolloBuilderModule(): string {
+  const require = createRequire(__filename);
+  return path.join(path.dirname(require.resolve('@apollo/server')), 'utils', 'makeGatewayGraphQLRequestContext.js');
+}
+
 /** replaces Apollo's builder of a gateway's request context with gatewayRequestContext; true when it did */
 export function installGatewayRequestContext(): boolean {
   if (installed !== undefined) return installed;
-  const require = createRequire(__filename);
-  // the package's exports name no internal module: found beside its main file (dist/cjs/index.js)
-  const file = path.join(path.dirname(require.resolve('@apollo/server')), 'utils', 'makeGatewayGraphQLRequestContext.js');
   try {
-    const builder = require(file) as { makeGatewayGraphQLRequestContext?: unknown };
+    const builder = createRequire(__filename)(apolloBuilderModule()) as { makeGatewayGraphQLRequestContext?: unknown };
     installed = typeof builder.makeGatewayGraphQLRequestContext === 'function';
     if (installed) builder.makeGatewayGraphQLRequestContext = gatewayRequestContext;
   } catch {

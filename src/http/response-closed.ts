@@ -6,11 +6,11 @@ type WithCloseWork = Response & { [ON_CLOSE]?: (() => void)[] };
 
 /**
  * Runs `work` when the response closes ('close': after the answer was sent, or when the client went first), with
- * one listener per response for every layer that asks. A second listener of the same event turns the emitter's
- * listener into an array made where every emitter in the process makes its own, and V8 allocates that site's
- * arrays in the old generation once enough of them live long (allocation-site pretenuring): each request's
- * array then kept its listeners' request and answer alive through young-generation collections until the next
- * full one (bench/FINDINGS.md, «The nested answer's tail: what kept every answer alive»).
+ * one listener per response for every layer that asks. With a second listener of the same event, every request's
+ * objects outlived young-generation collections until the next full one; `--no-allocation-site-pretenuring` ended
+ * it, so V8 pretenures the listener array (made where every emitter in the process makes its own) and each
+ * request's array, old from birth, held its listeners, their request and its answer (measured: bench/FINDINGS.md,
+ * «What kept every request's objects alive through young-generation collections»).
  */
 export function whenClosed(res: Response, work: () => void): void {
   const response = res as WithCloseWork;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { installGatewayRequestContext } from '../../src/graphql/gateway-request-context';
+import { apolloBuilderModule, installGatewayRequestContext } from '../../src/graphql/gateway-request-context';
 import { whenClosed } from '../../src/http/response-closed';
 
 describe('whenClosed', () => {
@@ -34,9 +34,7 @@ describe('installGatewayRequestContext', () => {
   it("replaces Apollo's builder of a gateway's request context, whose status writes through to Apollo's", () => {
     expect(installGatewayRequestContext()).toBe(true);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const path = require('node:path') as typeof import('node:path');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const builder = require(path.join(path.dirname(require.resolve('@apollo/server')), 'utils', 'makeGatewayGraphQLRequestContext.js'));
+    const builder = require(apolloBuilderModule());
     const headers = new Map<string, string>([['x-api-key', 'k']]);
     const apolloContext = {
       request: { query: '{ a }', variables: { v: 1 }, http: { method: 'POST', search: 'x=1', headers } },
