@@ -94,16 +94,17 @@ interface Status {
   ds: string[];
   algorithmRoll: { from: string; to: string; step: string; nextStepAt: string | null } | null;
   parentDs: { waitingFor: string };
+  /** the zone's committed serial when the status was read */
+  serial: number;
 }
 
 async function statusOf(zone: string): Promise<Status> {
-  return (
-    await gqlOk(
-      `query($z: String) { domain(name: $z) { dnssec { keys { keyTag role state algorithm } ds
-         algorithmRoll { from to step nextStepAt } parentDs { waitingFor } } } }`,
-      { z: zone },
-    )
-  ).domain.dnssec;
+  const { domain } = await gqlOk(
+    `query($z: String) { domain(name: $z) { serial dnssec { keys { keyTag role state algorithm } ds
+       algorithmRoll { from to step nextStepAt } parentDs { waitingFor } } } }`,
+    { z: zone },
+  );
+  return { ...domain.dnssec, serial: Number(domain.serial) };
 }
 
 /** the child's DS RRset as the parent holds it */
@@ -201,7 +202,11 @@ async function watchRoll(
       const step = status.algorithmRoll?.step;
       if (step && watched.steps[watched.steps.length - 1] !== step) watched.steps.push(step);
       await onStep(status);
-      return status.algorithmRoll ? undefined : true;
+      // over once the roll has ended and the serial its last step committed is served by the primary and, when
+      // watched, by BIND: the look that first reads the roll ended can still transfer the serial before it
+      // (the DNS role loads a commit moments after it; BIND takes it by IXFR after the NOTIFY)
+      const servedLast = served.serial >= status.serial && (bind === undefined || (atBind?.serial ?? 0) >= status.serial);
+      return status.algorithmRoll || !servedLast ? undefined : true;
     },
     60_000,
     250,
