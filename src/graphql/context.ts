@@ -18,9 +18,10 @@ export interface GraphQLContext extends RequestContext {
   wholeNestedLists?: boolean;
   /**
    * takes one of the process's turns for heavy requests (src/http/heavy-requests.ts) for this HTTP request, held
-   * until its answer is sent; false when too many wait. Absent outside HTTP (WebSocket, the REST layer's runs)
+   * until its answer is sent; false when too many wait; a promise of either only while it waits
+   * (HeavyRequests.take). Absent outside HTTP (WebSocket, the REST layer's runs)
    */
-  heavyTurn?: () => Promise<boolean>;
+  heavyTurn?: () => boolean | Promise<boolean>;
   /**
    * the answer's body is written by answerBody (src/graphql/answer-body.ts: /graphql over HTTP), so a plain record
    * list may stay packed until then. Absent elsewhere (WebSocket, the REST layer's runs): its plain objects

@@ -314,8 +314,9 @@ export function operationLimits(
           }
           if (complexity > maxComplexity) throw costRefusal(complexity, maxComplexity, lists);
           // what the answer or the zone file will hold: one of the process's heavy turns, waited for here (the
-          // document is parsed, nothing has run)
-          if ((complexity > HEAVY_COST || zoneFile) && contextValue?.heavyTurn && !(await contextValue.heavyTurn())) {
+          // document is parsed, nothing has run); a turn free now is not awaited (HeavyRequests.take says why)
+          const turn = (complexity > HEAVY_COST || zoneFile) && contextValue?.heavyTurn ? contextValue.heavyTurn() : true;
+          if (!(typeof turn === 'boolean' ? turn : await turn)) {
             throw new GraphQLError(ERROR_CATALOGUE.SERVER_BUSY.message, {
               extensions: { code: 'SERVER_BUSY', http: { status: 503, headers: new Map([['retry-after', '1']]) } },
             });

@@ -52,7 +52,7 @@ export function bodyOver(req: Request, limit: number): boolean {
 export function largeBodyTurn(turns: HeavyRequests, bodyLimit: number): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!bodyOver(req, bodyLimit)) return next();
-    void turns.take(res).then((turn) => {
+    turns.whenTaken(res, (turn) => {
       if (turn) return next();
       if (!res.destroyed) refuseBusy(res);
     });

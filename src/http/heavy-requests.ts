@@ -27,12 +27,25 @@ export class HeavyRequests {
 
   constructor(private readonly atOnce: number) {}
 
-  /** resolves true once the request holds a turn (given back when its response closes); false: the queue is full */
-  take(res: Response): Promise<boolean> {
-    if (this.atOnce === 0 || this.holding.has(res)) return Promise.resolve(true);
-    if (this.running < this.atOnce) return Promise.resolve(this.hold(res));
-    if (this.waiting.length >= HEAVY_QUEUE) return Promise.resolve(false);
+  /**
+   * true when the request holds a turn (given back when its response closes), false when the queue is full; a
+   * promise of either only while it waits for its turn. A turn free now is given without a promise: awaited in
+   * Apollo's `didResolveOperation` hook (graphql/limits.ts), even an already resolved promise kept every heavy
+   * answer alive through young-generation collections until a mark-compact (bench/FINDINGS.md, «What kept every
+   * request's objects alive through young-generation collections»).
+   */
+  take(res: Response): boolean | Promise<boolean> {
+    if (this.atOnce === 0 || this.holding.has(res)) return true;
+    if (this.running < this.atOnce) return this.hold(res);
+    if (this.waiting.length >= HEAVY_QUEUE) return false;
     return new Promise((resolve) => this.waiting.push(() => resolve(this.hold(res))));
+  }
+
+  /** runs `admitted` with the request's turn: at once when one is free or the queue is full, else when it comes */
+  whenTaken(res: Response, admitted: (turn: boolean) => void): void {
+    const turn = this.take(res);
+    if (typeof turn === 'boolean') admitted(turn);
+    else void turn.then(admitted);
   }
 
   private hold(res: Response): boolean {
@@ -66,7 +79,7 @@ export function heavyBodies(heavy: HeavyRequests): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const length = Number(req.get('content-length') ?? (req.get('transfer-encoding') ? Infinity : 0));
     if (!(length > HEAVY_BODY_BYTES)) return next();
-    void heavy.take(res).then((turn) => {
+    heavy.whenTaken(res, (turn) => {
       if (turn) return next();
       if (!res.destroyed) refuseBusy(res);
     });
