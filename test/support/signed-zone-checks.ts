@@ -73,7 +73,15 @@ export function pollValidator(unbound: Unbound, name: string): { stop(): Promise
   const loop = (async () => {
     while (running) {
       const started = Date.now();
-      const answer = await unbound.query(name, 'A');
+      let answer: Awaited<ReturnType<Unbound['query']>>;
+      try {
+        answer = await unbound.query(name, 'A');
+      } catch (error) {
+        // a question that could not be asked (the resolver gone, e.g. stopped by afterAll after a failed test)
+        // ends the poll as a failure, not as a rejection nobody awaits, which fails whatever suite runs next
+        failures.push(`${new Date().toISOString()} ${(error as Error).message.split('\n')[0]}`);
+        break;
+      }
       asked++;
       if (answer.rcode !== 'NOERROR' || !answer.ad) failures.push(`${new Date().toISOString()} ${answer.rcode} ad=${answer.ad}`);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - (Date.now() - started))));
