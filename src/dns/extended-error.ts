@@ -8,6 +8,8 @@ export const EDE_OPTION_CODE = 15;
 export const EDE = {
   /** §4.1: none of the others fits; the text says what happened */
   OTHER: 0,
+  /** §4.15: the server cannot answer yet (for us: what it would transfer is not yet on the database's standby) */
+  NOT_READY: 14,
   /** §4.19: the request is not allowed (address not in an allow-list, key not allowed, …) */
   PROHIBITED: 18,
   /** §4.21: the name is not in a zone this server serves */

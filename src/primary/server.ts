@@ -63,6 +63,7 @@ import { allRecords, findZone, inSnapshot, journalFrom, Rr, soaOf, ZoneRef } fro
 import { isZoneSecondary } from '../repositories/zone-secondaries';
 import { listNameserverSets, zoneSetState } from '../repositories/nameserver-sets';
 import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
+import { confirmOnSynchronousStandby } from '../repositories/standby-confirmation';
 
 export { RCODE } from './exchange';
 /**
@@ -70,6 +71,12 @@ export { RCODE } from './exchange';
  * resends over UDP after 2–3 s (nsupdate: 3 s), and an answer after that is lost on it
  */
 const UPDATE_FAILOVER_WAIT_MS = 1000;
+/**
+ * the most a zone transfer waits for the database's synchronous standby to have what it would send
+ * (`notYetOnStandby`): the standby has it when its commit was acknowledged, so a wait is a commit's flush at the
+ * standby in the usual case; a second means the standby is gone or far behind, and the secondary asks again
+ */
+const STANDBY_CONFIRMATION_WAIT_MS = 1000;
 const { QR: FLAG_QR, AA: FLAG_AA } = FLAG;
 /** transfer messages are cut at about this many octets (a TCP message may hold 65535) */
 const TRANSFER_MESSAGE_OCTETS = 32000;
@@ -232,6 +239,7 @@ export class PrimaryHandler {
   private readonly allow: net.BlockList;
   private readonly updateAllow: net.BlockList;
   private readonly refusals: RefusalLog;
+  private standbyUnreadableLogged = false;
 
   constructor(
     private readonly settings: Settings,
@@ -518,11 +526,43 @@ export class PrimaryHandler {
     const refused = await this.transferRefused(client, zone, remote, qtype, tsig.principal, tsig.verified);
     if (refused) return exchange.reply(refused);
     const soa = await soaOf(client, zone);
+    const notOnStandby = await this.notYetOnStandby(client, zone, remote, qtype);
+    if (notOnStandby) return exchange.reply(notOnStandby);
     if (qtype === 'AXFR' && exchange.transport === 'udp')
       return exchange.reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'AXFR is served over TCP only (RFC 5936 §4.2)' } });
     if (qtype === 'IXFR' && (await this.incrementalTransfer(client, exchange, zone, soa)) === 'answered') return;
     dnsTransfers.inc({ kind: 'AXFR', client: remote });
     return this.streamAxfr(client, zone, soa, exchange);
+  }
+
+  /**
+   * A transfer hands a secondary what it keeps until the next serial, so it waits until a synchronous standby
+   * has what the snapshot shows (repositories/standby-confirmation.ts): a commit the primary shows but its
+   * standby lacks is lost at a failover, and a secondary that took it would keep that serial's records for good.
+   * SERVFAIL when none has it within STANDBY_CONFIRMATION_WAIT_MS: the secondary asks again on its own timer.
+   * Look-ups are not held back: a resolver keeps an answer for its TTL, not for ever.
+   */
+  private async notYetOnStandby(client: Sql, zone: ZoneRef, remote: string, qtype: string): Promise<Reply | undefined> {
+    const confirmation = await confirmOnSynchronousStandby(client, STANDBY_CONFIRMATION_WAIT_MS);
+    if (confirmation === 'unreadable' && !this.standbyUnreadableLogged) {
+      this.standbyUnreadableLogged = true;
+      this.log.warn(
+        "zone transfers are not held until the synchronous standby has their data: the database role may not read pg_stat_replication's positions (grant it pg_read_all_stats; docs/deployment.md)",
+      );
+    }
+    if (confirmation !== 'unconfirmed') return undefined;
+    this.refusals.warn(
+      `transfer-standby ${zone.name}`,
+      { remote, zone: zone.name, qtype, serial: zone.serial },
+      'transfer answered SERVFAIL: its serial is not yet on the synchronous standby',
+    );
+    return {
+      rcode: RCODE.SERVFAIL,
+      ede: {
+        code: EDE.NOT_READY,
+        text: `serial ${zone.serial} of ${zone.name} is not yet on the database's synchronous standby; try again`,
+      },
+    };
   }
 
   /**

@@ -205,6 +205,22 @@ export class ReplicatedPostgres {
     );
   }
 
+  /** the standby stopped (fast): from now on a commit on the primary waits for it */
+  async stopStandby(): Promise<void> {
+    await runAsPostgres(`${PG_BIN}/pg_ctl`, ['-D', this.standby.dataDir, '-m', 'fast', '-w', 'stop']);
+  }
+
+  /** the stopped standby started again: it takes the WAL it missed and is the synchronous standby again */
+  async startStandby(): Promise<void> {
+    await this.start(this.standby);
+    await waitUntil(
+      'the standby to be synchronous again',
+      async () =>
+        (await this.sql(this.primary, ["select count(*)::int as n from pg_stat_replication where sync_state = 'sync'"]))[0].n === 1,
+      30_000,
+    );
+  }
+
   async stop(): Promise<void> {
     for (const node of [this.primary, this.standby]) {
       if (!node) continue;
