@@ -12,7 +12,7 @@ import type { Sql } from '../db/pool';
  * serial the new history reaches again with other records: it would never transfer that serial again, and
  * every IXFR after it would be applied to the wrong zone. A transfer therefore waits, briefly, until a
  * synchronous standby has flushed the primary's WAL as far as the snapshot could see, and is answered SERVFAIL
- * when none does (a secondary tries again on its own timer, RFC 1996 §4.7).
+ * when none does (a secondary tries again after its SOA RETRY interval, RFC 1035 §4.3.5).
  *
  * Why the WAL's flush position: a zone's data is committed with synchronous_commit on (only the propagation
  * worker's claim commits without waiting: repositories/propagation.ts), and such a commit is flushed before it is
