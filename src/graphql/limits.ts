@@ -16,9 +16,12 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLSkipDirective,
+  isInputObjectType,
   Kind,
+  OperationDefinitionNode,
   SelectionNode,
   SelectionSetNode,
+  typeFromAST,
 } from 'graphql';
 import { getArgumentValues, getDirectiveValues, getVariableValues } from 'graphql/execution/values';
 
@@ -221,6 +224,23 @@ function costRefusal(cost: number, limit: number, lists: readonly CostedList[]):
 }
 
 /**
+ * The variables an operation's cost is measured with, as execution will see the ones it depends on: `first`
+ * and the `@skip`/`@include` conditions are leaves (scalars, enums and lists of them), coerced with their
+ * defaults filled in (`$first: Int = 2` costs 2, not the argument's own default), and so is a variable left
+ * out, whose default the argument takes; an input object sent is taken as sent, as no cost reads inside one.
+ * Coercing those too coerced a change set's thousand changes here once more than execution does. Values that
+ * do not coerce are execution's to refuse.
+ */
+function costVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, sent: Record<string, unknown>): Record<string, unknown> {
+  const measured = (operation.variableDefinitions ?? []).filter(
+    (definition) =>
+      !Object.hasOwn(sent, definition.variable.name.value) || !isInputObjectType(getNamedType(typeFromAST(schema, definition.type))),
+  );
+  const coerced = getVariableValues(schema, measured, sent);
+  return 'coerced' in coerced && coerced.coerced ? { ...sent, ...coerced.coerced } : sent;
+}
+
+/**
  * One operation cannot ask for everything: a nesting ceiling and a cost ceiling (page sizes multiply what
  * each item asks for; a nested list without `first` counts as MAX_PAGE_SIZE items, what it returns at most),
  * both checked before anything runs. The REST layer's own documents do not come this way
@@ -273,10 +293,7 @@ export function operationLimits(
           let zoneFile = false;
           try {
             const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-            // the variables as execution will see them, their defaults filled in (`$first: Int = 2` costs 2, not
-            // the argument's own default); values that do not coerce are execution's to refuse
-            const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
-            const variables = ('coerced' in coerced && coerced.coerced) || request.variables || {};
+            const variables = costVariables(schema, operation, request.variables ?? {});
             const measure = (context: CostContext) => {
               const measuring = new OperationMeasure(schema, fragments, variables, context);
               const figures = measuring.measure(operation.selectionSet, root ?? undefined);

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import path from 'node:path';
 import { buildSchema } from 'type-graphql';
-import { INPUT_VALIDATION } from './inputs/check-input';
+import { checkArgument } from './inputs/check-input';
 import { GraphQLSchema, GraphQLUnionType } from 'graphql';
 import { ApiKeyResolver } from './resolvers/api-key.resolver';
 import { EventsResolver } from './resolvers/events.resolver';
@@ -84,7 +84,8 @@ export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
   if (existing) return existing;
   const schema = buildSchema({
     resolvers: RESOLVERS as unknown as [Function, ...Function[]],
-    validate: INPUT_VALIDATION,
+    // every argument checked by its class's rules as type-graphql's own check would (check-input.ts)
+    validateFn: checkArgument,
     emitSchemaFile: false,
     // every subscription has a subscribe function of its own (LiveUpdates, fed by the journal through
     // LISTEN/NOTIFY); type-graphql's topic pub/sub is not used, and refuses if anything asks it for a topic

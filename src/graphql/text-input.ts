@@ -47,8 +47,16 @@ export function variableTextProblems(variables: Record<string, unknown>): ErrorD
   return problems;
 }
 
+/**
+ * the text problems of each document's string literals, kept with the document: Apollo parses a query text
+ * once and hands every request of it the same DocumentNode, so the walk runs once per query, not per request
+ */
+const LITERAL_PROBLEMS = new WeakMap<DocumentNode, ErrorDetail[]>();
+
 /** the text problems of a document's string literals */
 function literalTextProblems(document: DocumentNode): ErrorDetail[] {
+  const known = LITERAL_PROBLEMS.get(document);
+  if (known) return known;
   const problems: ErrorDetail[] = [];
   visit(document, {
     StringValue(node, _key, _parent, _path, ancestors) {
@@ -59,6 +67,7 @@ function literalTextProblems(document: DocumentNode): ErrorDetail[] {
       }
     },
   });
+  LITERAL_PROBLEMS.set(document, problems);
   return problems;
 }
 

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
-import { validate } from 'class-validator';
-import { ArgumentValidationError } from 'type-graphql';
-import { checkInput, INPUT_VALIDATION } from '../../src/graphql/inputs/check-input';
+import path from 'node:path';
+import { getMetadataStorage as classValidatorRules, validate } from 'class-validator';
+import { ArgumentValidationError, getMetadataStorage as typeGraphqlMetadata } from 'type-graphql';
+import { checkArgument, checkInput, INPUT_VALIDATION } from '../../src/graphql/inputs/check-input';
 import { RecordInput } from '../../src/graphql/inputs/record.input';
+import { getSchema } from '../../src/graphql/schema';
 
 /** what class-validator itself says of a value, as type-graphql runs it on an argument */
 async function classValidatorSays(value: object): Promise<string[]> {
@@ -52,5 +54,70 @@ describe('checkInput', () => {
     expect(outcomes.filter((o) => o.length > 0).length).toBeGreaterThan(3);
     // class-validator counts characters: 9 pairs pass a limit of 16 though they are 18 UTF-16 units
     expect(await classValidatorSays({ ...valid, type: pair.repeat(9) })).toEqual([]);
+  });
+});
+
+// type-graphql's own check of an argument, which the schema's validateFn stands in for (not among the package's
+// exports: read from its file)
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { validateArg } = require(path.join(__dirname, '../../node_modules/type-graphql/build/cjs/resolvers/validate-arg.js')) as {
+  validateArg: (
+    value: unknown,
+    type: unknown,
+    data: unknown,
+    settings: unknown,
+    argSettings: unknown,
+    fn: unknown,
+    argFn: unknown,
+  ) => Promise<unknown>;
+};
+
+/** what an argument check says: nothing, or the failing properties and rules of its ArgumentValidationError */
+async function says(check: () => Promise<unknown>): Promise<string[]> {
+  try {
+    await check();
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ArgumentValidationError);
+    return (error as ArgumentValidationError).extensions.validationErrors.flatMap((e) =>
+      Object.keys(e.constraints ?? {}).map((rule) => `${e.property} ${rule}`),
+    );
+  }
+}
+
+/** the schema's validateFn answers every argument as type-graphql's own validateArg does with the schema's setting */
+describe('checkArgument', () => {
+  const record = (value: object) => Object.assign(new RecordInput(), value);
+  const valid = { zone: 'example.com', owner: 'www', type: 'A', rdata: '192.0.2.1', ttl: 3600 };
+  const cases: [string, unknown][] = [
+    ['a valid input', record(valid)],
+    ['an input that breaks a quick rule', record({ ...valid, owner: '' })],
+    ['an input handed to class-validator', record({ ...valid, owner: 42 })],
+    ['a list with its second item wrong', [record(valid), record({ ...valid, type: 'T'.repeat(17) }), record(valid)]],
+    ['a list of valid inputs', [record(valid), record(valid)]],
+    ['null', null],
+    ['undefined', undefined],
+    ['a scalar', 'text'],
+    ['a plain object (a JSON scalar value)', { owner: '' }],
+  ];
+  test.each(cases)('%s', async (_name, value) => {
+    const expected = await says(() => validateArg(value, Object, {}, INPUT_VALIDATION, undefined, undefined, undefined));
+    expect(await says(() => checkArgument(value))).toEqual(expected);
+  });
+
+  test('the arguments declared `validate: false` have no rules: checkArgument, which type-graphql hands them too, passes them unread', async () => {
+    await getSchema();
+    const unvalidated = typeGraphqlMetadata().params.filter(
+      (param) => (param.kind === 'arg' || param.kind === 'args') && param.validateSettings === false,
+    );
+    expect(unvalidated.length).toBeGreaterThan(3);
+    for (const param of unvalidated) {
+      const type = (param as { getType: () => unknown }).getType();
+      const rules = typeof type === 'function' ? classValidatorRules().getTargetValidationMetadatas(type, '', false, false) : [];
+      expect({ param: `${param.target.name}.${param.methodName}`, rules: rules.map((rule) => rule.propertyName) }).toEqual({
+        param: `${param.target.name}.${param.methodName}`,
+        rules: [],
+      });
+    }
   });
 });

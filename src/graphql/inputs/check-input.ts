@@ -37,6 +37,15 @@ function quickAcceptOf(type: new () => object): QuickAccept | undefined {
 
 const QUICK_ACCEPTS = new WeakMap<object, QuickAccept | undefined>();
 
+/** An input object checked by its own class's rules (class-validator reads them from its constructor). */
+async function checkObject(input: object): Promise<void> {
+  const type = input.constructor as new () => object;
+  if (!QUICK_ACCEPTS.has(type)) QUICK_ACCEPTS.set(type, quickAcceptOf(type));
+  if (QUICK_ACCEPTS.get(type)?.(input as Record<string, unknown>)) return;
+  const errors = await validate(input, { ...INPUT_VALIDATION, skipMissingProperties: true });
+  if (errors.length) throw new ArgumentValidationError(errors);
+}
+
 /**
  * An input object checked by its class's rules exactly as type-graphql checks an operation's argument
  * (`validateArg`: the schema's setting, missing properties skipped), for an edge that hands the input to its
@@ -46,9 +55,22 @@ const QUICK_ACCEPTS = new WeakMap<object, QuickAccept | undefined>();
  */
 export async function checkInput<T extends object>(type: new () => T, value: T): Promise<T> {
   const input = Object.assign(new type(), value);
-  if (!QUICK_ACCEPTS.has(type)) QUICK_ACCEPTS.set(type, quickAcceptOf(type));
-  if (QUICK_ACCEPTS.get(type)?.(input as Record<string, unknown>)) return input;
-  const errors = await validate(input, { ...INPUT_VALIDATION, skipMissingProperties: true });
-  if (errors.length) throw new ArgumentValidationError(errors);
+  await checkObject(input);
   return input;
+}
+
+/**
+ * The schema's check of every operation's arguments (buildSchema's `validateFn`, schema.ts), with what
+ * type-graphql's own `validateArg` decides for INPUT_VALIDATION: a missing or scalar value passes; an object,
+ * or each object of a list, is checked by its class's rules, and the first that fails throws
+ * ArgumentValidationError with its errors. Given to type-graphql as a function because its own path requires
+ * class-validator again for every argument (an `await import`), and as another module loaded it first, Node
+ * resolves its path anew each time: a module search per argument of every operation (bench/FINDINGS.md).
+ * type-graphql hands this function the arguments declared `validate: false` as well: their classes have no
+ * rules (test/unit/check-input.test.ts keeps it so), so they pass at once.
+ */
+export async function checkArgument(value: unknown): Promise<void> {
+  if (value === null || typeof value !== 'object') return;
+  if (!Array.isArray(value)) return checkObject(value);
+  for (const item of value as unknown[]) if (item !== null && typeof item === 'object') await checkObject(item);
 }

@@ -63,6 +63,16 @@ test('GraphQL: NUL and lone surrogates in literals and variables are a 400 with 
     expect(res.errors![0].extensions.code).toMatch(/^INVALID_(INPUT|EMAIL|OWNER|TYPE)$/);
     expect(res.errors![0].extensions.details[0].field).toMatch(/email|owner|type|name|e|o|n/);
   }
+  // a literal's problem is found once per document (text-input.ts keeps it with the parsed document): the same
+  // query again, its document now the one Apollo kept, is refused the same
+  for (const [query, first] of [
+    ['{ users(email: "a\\u0000b") { nodes { id } } }', cases[0]],
+    ['{ records(type: "\\u0000") { nodes { id } } }', cases[3]],
+  ] as const) {
+    const again = await app.gql(query);
+    expect(again.status).toBe(400);
+    expect(again.errors).toEqual(first.errors);
+  }
   expect(await snapshot()).toBe(before);
 });
 
