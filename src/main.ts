@@ -112,20 +112,20 @@ export async function startService(settings: Settings): Promise<RunningService> 
     // the hidden primary and the propagation worker, on the same Database (one pool, one LISTEN connection)
     if (settings.roles.includes('dns') && settings.dnsListen) {
       // UPDATE (RFC 2136) goes through the services, like the API's change sets
-      const { db } = database;
-      const primary = await startDnsRole(settings, db, logger, {
-        findKey: (name) => services.tsigKeys.findActive(db, name),
-        admitUse: (found, address) =>
+      // each call is handed the database the message's work runs on (its failover wait capped: server.ts)
+      const primary = await startDnsRole(settings, database.db, logger, {
+        findKey: (db, name) => services.tsigKeys.findActive(db, name),
+        admitUse: (db, found, address) =>
           services.tsigKeys.admitUse(
             db,
             { principal: found.principal, lastUsedAt: found.lastUsedAt ?? new Date() },
             sourceAddressOf(address),
           ),
-        keyUsed: (principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
-        authenticationFailed: (remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
+        keyUsed: (db, principal, remote) => services.tsigKeys.noteUsed(db, principal, sourceAddressOf(remote)),
+        authenticationFailed: (db, remote) => services.audit.failedAuthentications.note(db, sourceAddressOf(remote)),
         // a transfer refused by the key's policy: summarised with the UPDATEs and HTTP requests it refuses
-        transferRefused: (principal, error, remote) => services.audit.refusals.note(db, principal, error, sourceAddressOf(remote)),
-        apply: async (principal, request) => {
+        transferRefused: (db, principal, error, remote) => services.audit.refusals.note(db, principal, error, sourceAddressOf(remote)),
+        apply: async (db, principal, request) => {
           // a signed UPDATE is limited as the key's user's API requests are (rate-limits.ts): REFUSED with the
           // reason (EDE) when over; and it takes its turn among the user's requests running in this process
           // (RATE_LIMIT_CONCURRENCY), HTTP's and graphql-ws's included

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
 import { isDatabaseUnavailable, noteDatabaseFailure, noteDatabaseReachable } from './availability';
@@ -105,20 +104,6 @@ function markRetry(error: unknown, safe: boolean): void {
 /** read_only_sql_transaction (PostgreSQL, Appendix A): the server refused the statement, so it wrote nothing */
 const isReadOnlyRefusal = (error: unknown): boolean => (error as { code?: unknown } | undefined)?.code === '25006';
 
-/** the shorter wait of the units of work started within `withFailoverWaitAtMost` (see there) */
-const failoverWaitCap = new AsyncLocalStorage<number>();
-
-/**
- * Runs `work` with DATABASE_FAILOVER_WAIT_MS capped at `ms` for the units of work it starts: for a client
- * that gives up sooner than an HTTP client does. A DNS client over UDP resends after 1–3 s (RFC 1035 §4.2.1
- * leaves it to the resolver; nsupdate waits 3 s), and a secondary's SOA query or transfer is better answered
- * SERVFAIL at once, to be tried again on its retry timer (RFC 1034 §4.3.5), than late.
- */
-export function withFailoverWaitAtMost<T>(ms: number, work: () => Promise<T>): Promise<T> {
-  const outer = failoverWaitCap.getStore();
-  return failoverWaitCap.run(outer === undefined ? ms : Math.min(outer, ms), work);
-}
-
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** the first pause before a unit of work runs again, doubled up to FAILOVER_PAUSE_MAX_MS between later tries */
@@ -151,12 +136,18 @@ export class Database implements Sql {
   readonly hosts: DatabaseHosts;
   readonly notifications: Notifications;
   readonly journalSignal: JournalSignal;
+  /**
+   * The Database that owns the pool: this one, or the one a view was made from (`withFailoverWaitAtMost`).
+   * What is kept per pool is kept by it (the zone queues and heads, write-engine/): a view shares them.
+   */
+  readonly base: Database;
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
   private readonly failoverWaitMs: number;
 
   constructor(options: DatabaseOptions) {
     this.failoverWaitMs = options.failoverWaitMs ?? 0;
+    this.base = this;
     this.hosts = options.hosts ?? new DatabaseHosts(options.connectionString);
     this.pool = new Pool({
       connectionString: this.hosts.targets[0].url,
@@ -236,7 +227,7 @@ export class Database implements Sql {
    * never run again: its outcome is unknown, and it answers 503 as before.
    */
   private async failoverWait<T>(attempt: () => Promise<T>, wait = true): Promise<T> {
-    const deadline = Date.now() + (wait ? Math.min(this.failoverWaitMs, failoverWaitCap.getStore() ?? Infinity) : 0);
+    const deadline = Date.now() + (wait ? this.failoverWaitMs : 0);
     for (let pauseMs = FAILOVER_PAUSE_MIN_MS; ; pauseMs = Math.min(pauseMs * 2, FAILOVER_PAUSE_MAX_MS)) {
       try {
         return await attempt();
@@ -277,6 +268,22 @@ export class Database implements Sql {
     if (!isDatabaseUnavailable(error)) return undefined;
     this.hosts.lost(generationOf(client));
     return error instanceof Error ? error : new Error(String(error));
+  }
+
+  /**
+   * This database with DATABASE_FAILOVER_WAIT_MS capped at `ms` for the units of work run through it: for a
+   * client that gives up sooner than an HTTP client does. A DNS client over UDP resends after 1–3 s (RFC 1035
+   * §4.2.1 leaves it to the resolver; nsupdate waits 3 s), and a secondary's SOA query or transfer is better
+   * answered SERVFAIL at once, to be tried again on its retry timer (RFC 1034 §4.3.5), than late. A view of
+   * this one that differs in its wait only (the same pool, hosts, journal signal and observers), handed down
+   * with the work. Not carried by an AsyncLocalStorage, as it was: the first use of one turns Node's promise
+   * hooks on for every promise of the process, so once the DNS role had answered one message each HTTP write
+   * made 7 kB more garbage (bench/FINDINGS.md). Made once per wait by its user (PrimaryHandler), not per
+   * message.
+   */
+  withFailoverWaitAtMost(ms: number): Database {
+    if (ms >= this.failoverWaitMs) return this;
+    return Object.create(this, { failoverWaitMs: { value: ms } }) as Database;
   }
 
   /** a statement here commits on its own: its journal rows are committed when it returns */

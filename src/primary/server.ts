@@ -12,7 +12,7 @@
  */
 import dgram from 'node:dgram';
 import net from 'node:net';
-import { withFailoverWaitAtMost, type Database, type Sql } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import { noteDatabaseFailure } from '../db/availability';
 import { parseHostPort, type Settings } from '../config/settings';
 import type { TsigKey } from '../dns/wire/tsig';
@@ -88,24 +88,29 @@ const IXFR_CODE = 251;
  * What the primary needs for DNS UPDATE (RFC 2136) and for requests signed with a user's TSIG key: the key of
  * a name and the principal it acts as (TsigKeysService.findActive: cached 5 s, a revocation is at once in the
  * process that made it), and the service that applies an update. Absent: the primary answers UPDATE with NOTIMP.
+ * Each is handed the database the message's work runs on (`PrimaryHandler.handle`: its failover wait capped).
  */
 export interface UpdateDesk {
-  findKey(name: string): Promise<{ key: TsigKey; principal: Principal; lastUsedAt?: Date } | undefined>;
+  findKey(db: Database, name: string): Promise<{ key: TsigKey; principal: Principal; lastUsedAt?: Date } | undefined>;
   /**
    * Once a message's TSIG verified: why its key may not be used now from that address (expired, idle, outside
    * its allowedNetworks: src/auth/policy.ts), or undefined, the use then noted (TsigKeysService.admitUse).
    */
-  admitUse?(found: { principal: Principal; lastUsedAt?: Date }, address: string): Promise<string | undefined>;
-  apply(principal: Principal, request: DnsUpdateRequest): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
+  admitUse?(db: Database, found: { principal: Principal; lastUsedAt?: Date }, address: string): Promise<string | undefined>;
+  apply(
+    db: Database,
+    principal: Principal,
+    request: DnsUpdateRequest,
+  ): Promise<{ changed: boolean; serial: number; ttlAdjustments: TtlAdjustment[] }>;
   /** a request signed with the key verified (the audit log records a key's first use) */
-  keyUsed?(principal: Principal, remote: string): Promise<void>;
+  keyUsed?(db: Database, principal: Principal, remote: string): Promise<void>;
   /** a request's TSIG failed (BADKEY, BADSIG, BADTIME, BADTRUNC): a failed authentication, for the audit log's summary */
-  authenticationFailed?(remote: string): void;
+  authenticationFailed?(db: Database, remote: string): void;
   /**
    * a transfer refused by its key's policy (FORBIDDEN_BY_POLICY): for the audit log's summary of refusals, as an
    * UPDATE refused by the policy is (docs/audit-log.md, «Refusals, summarised»)
    */
-  transferRefused?(principal: Principal, error: DomainError, remote: string): void;
+  transferRefused?(db: Database, principal: Principal, error: DomainError, remote: string): void;
 }
 
 export interface PrimaryServer {
@@ -239,6 +244,12 @@ export class PrimaryHandler {
   private readonly allow: net.BlockList;
   private readonly updateAllow: net.BlockList;
   private readonly refusals: RefusalLog;
+  /**
+   * The database as a message's work uses it (db/pool.ts, withFailoverWaitAtMost): an UPDATE waits a little for
+   * a primary during a switchover, within its client's patience; a query or a transfer not at all
+   */
+  private readonly updateDb: Database;
+  private readonly queryDb: Database;
   private standbyUnreadableLogged = false;
 
   constructor(
@@ -250,6 +261,8 @@ export class PrimaryHandler {
     this.allow = allowList(settings.transferAllow);
     this.updateAllow = allowList(settings.updateAllow);
     this.refusals = new RefusalLog(log);
+    this.updateDb = db.withFailoverWaitAtMost(UPDATE_FAILOVER_WAIT_MS);
+    this.queryDb = db.withFailoverWaitAtMost(0);
   }
 
   /**
@@ -261,9 +274,7 @@ export class PrimaryHandler {
     // how long the message's database work may wait for a primary during a switchover (db/pool.ts): an
     // UPDATE a little, within its client's patience; a query or a transfer not at all (SERVFAIL at once)
     const opcode = (raw.readUInt16BE(2) >> 11) & 0xf;
-    return withFailoverWaitAtMost(opcode === OPCODE_UPDATE ? UPDATE_FAILOVER_WAIT_MS : 0, () =>
-      this.handleMessage(raw, remote, transport, send),
-    );
+    return this.handleMessage(raw, remote, transport, send, opcode === OPCODE_UPDATE ? this.updateDb : this.queryDb);
   }
 
   /**
@@ -275,6 +286,7 @@ export class PrimaryHandler {
     remote: string,
     transport: 'udp' | 'tcp',
     send: (message: Buffer) => Promise<void>,
+    db: Database,
   ): Promise<void> {
     if (raw.readUInt16BE(2) & FLAG_QR) return;
     const request = readRequest(raw);
@@ -282,18 +294,18 @@ export class PrimaryHandler {
     const exchange = new Exchange(raw, request, remote, transport, send);
     // RFC 2136 §3.8 leaves who may update to policy: an address outside UPDATE_ALLOW is refused before anything
     if (request.opcode === OPCODE_UPDATE && this.updates && !isAllowed(this.updateAllow, remote)) return this.refuseUpdateAddress(exchange);
-    const tsig = await this.verifyTsig(exchange);
+    const tsig = await this.verifyTsig(exchange, db);
     if (!tsig) return;
     exchange.signWith(tsig.signer);
-    if (!(await this.admitKeyUse(exchange, tsig))) return;
-    if (request.update) return this.update(request.update, remote, tsig.verified ? tsig.principal : undefined, exchange.reply);
-    if (request.opcode === OPCODE_NOTIFY) return this.notify(request.question, remote, exchange.reply);
+    if (!(await this.admitKeyUse(exchange, tsig, db))) return;
+    if (request.update) return this.update(db, request.update, remote, tsig.verified ? tsig.principal : undefined, exchange.reply);
+    if (request.opcode === OPCODE_NOTIFY) return this.notify(db, request.question, remote, exchange.reply);
     if (request.opcode !== OPCODE_QUERY)
       return exchange.reply({
         rcode: RCODE.NOTIMP,
         ede: { code: EDE.NOT_SUPPORTED, text: `opcode ${request.opcode} is not supported (QUERY and UPDATE are)` },
       });
-    return this.query(exchange, tsig);
+    return this.query(exchange, tsig, db);
   }
 
   /** an UPDATE from an address outside UPDATE_ALLOW: REFUSED, unsigned (its key is not even looked at) */
@@ -313,7 +325,7 @@ export class PrimaryHandler {
    * malformed one, NOTAUTH with the TSIG error, SERVFAIL when the key could not be looked up). A request without
    * TSIG verifies as unsigned.
    */
-  private async verifyTsig(exchange: Exchange): Promise<VerifiedTsig | undefined> {
+  private async verifyTsig(exchange: Exchange, db: Database): Promise<VerifiedTsig | undefined> {
     const { raw, request, remote } = exchange;
     const { opcode, question } = request;
     const transferKey = this.settings.tsigKey;
@@ -340,7 +352,7 @@ export class PrimaryHandler {
     let userKey: { principal: Principal; lastUsedAt?: Date } | undefined;
     if (found && found.tsig.keyName !== transferKey?.name && this.updates && (asksTransfer || isAllowed(this.updateAllow, remote))) {
       try {
-        const stored = await this.updates.findKey(found.tsig.keyName);
+        const stored = await this.updates.findKey(db, found.tsig.keyName);
         key = stored?.key;
         principal = stored?.principal;
         userKey = stored;
@@ -368,7 +380,7 @@ export class PrimaryHandler {
       return undefined;
     }
     if (verified.status === 'error') {
-      await this.answerTsigError(exchange, verified, key);
+      await this.answerTsigError(exchange, db, verified, key);
       return undefined;
     }
     return {
@@ -383,6 +395,7 @@ export class PrimaryHandler {
   /** RFC 8945 §5.2: NOTAUTH with the TSIG error; BADSIG/BADKEY unsigned (MAC size 0), BADTIME signed */
   private async answerTsigError(
     exchange: Exchange,
+    db: Database,
     verified: Extract<ReturnType<typeof verifyMessage>, { status: 'error' }>,
     key: TsigKey | undefined,
   ): Promise<void> {
@@ -395,7 +408,7 @@ export class PrimaryHandler {
       Boolean(key && key.name === verified.tsig.keyName),
     );
     tsigFailures.inc({ error: errorName });
-    this.updates?.authenticationFailed?.(remote);
+    this.updates?.authenticationFailed?.(db, remote);
     this.refusals.warn(
       `tsig ${errorName} ${verified.tsig.keyName} ${remote}`,
       { remote, key: verified.tsig.keyName, algorithm: verified.tsig.algorithm, error: errorName },
@@ -427,14 +440,14 @@ export class PrimaryHandler {
    * false) for updates and transfers, which are what such keys are for (a signed plain query is answered as any
    * query); a key that may is noted as used (the audit log's first use).
    */
-  private async admitKeyUse(exchange: Exchange, tsig: VerifiedTsig): Promise<boolean> {
+  private async admitKeyUse(exchange: Exchange, tsig: VerifiedTsig, db: Database): Promise<boolean> {
     const { request, remote } = exchange;
     const keyRefusal =
       tsig.verified &&
       tsig.userKey &&
       this.updates?.admitUse &&
       (request.opcode === OPCODE_UPDATE || request.question?.type === AXFR_CODE || request.question?.type === IXFR_CODE)
-        ? await this.updates.admitUse(tsig.userKey, remote)
+        ? await this.updates.admitUse(db, tsig.userKey, remote)
         : undefined;
     if (keyRefusal) {
       if (request.opcode === OPCODE_UPDATE) dnsUpdates.inc({ rcode: 'REFUSED', reason: 'policy' });
@@ -445,7 +458,7 @@ export class PrimaryHandler {
     if (tsig.verified && tsig.principal && this.updates?.keyUsed) {
       // the audit log's record of a first use must not fail the request it was seen in
       await this.updates
-        .keyUsed(tsig.principal, remote)
+        .keyUsed(db, tsig.principal, remote)
         .catch((error: unknown) => this.log.warn({ err: error }, 'audit: a TSIG key use could not be recorded'));
     }
     return true;
@@ -456,7 +469,7 @@ export class PrimaryHandler {
    * IXFR) or a look-up, read in one snapshot. REFUSED for a name in no zone of ours; SERVFAIL when the database
    * fails.
    */
-  private async query(exchange: Exchange, tsig: VerifiedTsig): Promise<void> {
+  private async query(exchange: Exchange, tsig: VerifiedTsig, db: Database): Promise<void> {
     const { request, remote } = exchange;
     const question = request.question;
     if (request.framed!.questions.length !== 1 || !question)
@@ -470,7 +483,7 @@ export class PrimaryHandler {
     const qtype = typeMnemonic(question.type);
 
     try {
-      await inSnapshot(this.db, async (client) => {
+      await inSnapshot(db, async (client) => {
         const zone = await findZone(client, this.settings.catalogZone, qname);
         if (!zone)
           return exchange.reply({
@@ -621,7 +634,8 @@ export class PrimaryHandler {
       const refusal = transferRefusal(keyPrincipal, zone);
       if (refusal) {
         this.refusals.warn(`transfer-policy ${remote}`, { remote, zone: zone.name, qtype, key: keyPrincipal.keyName }, refusal.text);
-        if (refusal.policy) this.updates?.transferRefused?.(keyPrincipal, refusal.policy, remote);
+        // a note for the audit log's summary, not part of the answer: on the process's database as it is
+        if (refusal.policy) this.updates?.transferRefused?.(this.db, keyPrincipal, refusal.policy, remote);
         return { rcode: RCODE.REFUSED, ede: { code: EDE.PROHIBITED, text: refusal.text } };
       }
       const fromAllowed =
@@ -698,13 +712,18 @@ export class PrimaryHandler {
    * (§3.10: a NOTIFY from elsewhere is refused, and logged); the zone's refresh is then due at once, the workers
    * woken. Answered as §4.7 asks: the question echoed, AA.
    */
-  private async notify(question: WireQuestion | undefined, remote: string, reply: (r: Reply) => Promise<void>): Promise<void> {
+  private async notify(
+    db: Database,
+    question: WireQuestion | undefined,
+    remote: string,
+    reply: (r: Reply) => Promise<void>,
+  ): Promise<void> {
     if (!question || question.type !== SOA.code)
       return reply({ rcode: RCODE.FORMERR, ede: { code: EDE.OTHER, text: 'a NOTIFY names its zone in an SOA question (RFC 1996 §3.7)' } });
     const zone = question.name.toLowerCase().replace(/\.$/, '');
     let outcome: NotifyOutcome;
     try {
-      outcome = await noteNotify(this.db, zone, plainAddress(remote));
+      outcome = await noteNotify(db, zone, plainAddress(remote));
     } catch (error) {
       const outage = noteDatabaseFailure(error, 'DNS primary');
       if (!outage) this.log.error({ err: error, zone, remote }, 'NOTIFY failed');
@@ -735,6 +754,7 @@ export class PrimaryHandler {
    * (REFUSED); the message read into a request (FORMERR when malformed) and applied as one change set.
    */
   private async update(
+    db: Database,
     update: ReturnType<typeof readUpdate>,
     remote: string,
     principal: Principal | undefined,
@@ -755,7 +775,7 @@ export class PrimaryHandler {
       );
     if (!update.ok) return answer(update.rcode, update.rcode === UPDATE_RCODE.FORMERR ? 'malformed' : 'refused_by_rules', update.reason);
     try {
-      const applied = await this.updates.apply(principal, update.request);
+      const applied = await this.updates.apply(db, principal, update.request);
       for (const adjusted of applied.ttlAdjustments) {
         this.log.info(
           { remote, key: principal.keyName, ...adjusted },

@@ -299,8 +299,8 @@ export class SignInLimits {
 
 const zoneLimitsByDb = new WeakMap<object, ZoneChangeLimits>();
 export function zoneChangeLimits(db: Database, settings: Settings): ZoneChangeLimits {
-  let limits = zoneLimitsByDb.get(db);
-  if (!limits) zoneLimitsByDb.set(db, (limits = new ZoneChangeLimits(settings.zoneChangeLimit)));
+  let limits = zoneLimitsByDb.get(db.base);
+  if (!limits) zoneLimitsByDb.set(db.base, (limits = new ZoneChangeLimits(settings.zoneChangeLimit)));
   return limits;
 }
 

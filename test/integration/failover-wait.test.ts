@@ -1,6 +1,8 @@
 import { Client } from 'pg';
 import { isDatabaseUnavailable } from '../../src/db/availability';
-import { Database, withFailoverWaitAtMost } from '../../src/db/pool';
+import { Database } from '../../src/db/pool';
+import { headsOf } from '../../src/services/write-engine/zone-heads';
+import { queuesOf } from '../../src/services/write-engine/zone-queue';
 import { QueueRun, watchZoneQueues } from '../../src/services/write-engine';
 import { createUser, createZone } from '../support/fixtures';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -150,21 +152,38 @@ describe('the data layer waits for the primary and runs again only what cannot h
     expect(await count('never')).toBe(0);
   });
 
-  it('withFailoverWaitAtMost caps the wait for the work it runs (the DNS primary: a query answers SERVFAIL at once)', async () => {
+  it('withFailoverWaitAtMost caps the wait of the work run through it (the DNS primary: a query answers SERVFAIL at once)', async () => {
     const db = database(2000);
     let attempts = 0;
     const startedAt = Date.now();
-    const failure = await withFailoverWaitAtMost(0, () =>
-      db.transaction(async (sql) => {
+    const failure = await db
+      .withFailoverWaitAtMost(0)
+      .transaction(async (sql) => {
         attempts++;
         await sql.rows('set transaction read only');
         await sql.rows("insert into writes (tag) values ('capped')");
-      }),
-    ).catch((error: unknown) => error);
+      })
+      .catch((error: unknown) => error);
     expect((failure as { code?: string }).code).toBe('25006');
     expect(attempts).toBe(1);
     expect(Date.now() - startedAt).toBeLessThan(1000);
     expect(await count('capped')).toBe(0);
+    // a view of the same pool: what is kept per pool (the zone queues and heads) is the same for both
+    const view = db.withFailoverWaitAtMost(0);
+    expect(view.base).toBe(db);
+    expect(queuesOf(view)).toBe(queuesOf(db));
+    expect(headsOf(view)).toBe(headsOf(db));
+    // the view caps its own work only: the database it was made from still waits
+    let laterAttempts = 0;
+    const later = await db
+      .transaction(async (sql) => {
+        laterAttempts++;
+        await sql.rows('set transaction read only');
+        await sql.rows("insert into writes (tag) values ('uncapped')");
+      })
+      .catch((error: unknown) => error);
+    expect((later as { code?: string }).code).toBe('25006');
+    expect(laterAttempts).toBeGreaterThan(1);
   });
 });
 

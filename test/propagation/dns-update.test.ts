@@ -517,8 +517,8 @@ test('UPDATE_ALLOW: an update from an address outside it is REFUSED before its k
   });
   const { services, database } = app.service;
   const primary = await startDnsRole(settings, database.db, logger, {
-    findKey: (name) => services.tsigKeys.findActive(database.db, name),
-    apply: (principal, request) => services.dnsUpdates.apply({ db: database.db, principal }, request),
+    findKey: (db, name) => services.tsigKeys.findActive(db, name),
+    apply: (db, principal, request) => services.dnsUpdates.apply({ db, principal }, request),
   });
   try {
     const before = await zoneState(ALICE);

@@ -362,7 +362,7 @@ class CatalogAdmissions {
 /** the admissions of one database (its pool), as the zone queues */
 const admissionsByPool = new WeakMap<object, CatalogAdmissions>();
 export function admitNewZones(db: Database, settings: Settings): Promise<void> {
-  let admissions = admissionsByPool.get(db);
-  if (!admissions) admissionsByPool.set(db, (admissions = new CatalogAdmissions()));
+  let admissions = admissionsByPool.get(db.base);
+  if (!admissions) admissionsByPool.set(db.base, (admissions = new CatalogAdmissions()));
   return admissions.run(db, settings);
 }

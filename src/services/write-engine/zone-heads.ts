@@ -344,7 +344,8 @@ function apply(head: Head, written: WrittenChange): boolean {
 /** the heads of one database (its pool), as the zone queues are kept (zone-queue.ts) */
 const headsByPool = new WeakMap<object, ZoneHeads>();
 export function headsOf(db: Database): ZoneHeads {
-  let heads = headsByPool.get(db);
-  if (!heads) headsByPool.set(db, (heads = new ZoneHeads(() => db.hosts.generation)));
+  const { base } = db;
+  let heads = headsByPool.get(base);
+  if (!heads) headsByPool.set(base, (heads = new ZoneHeads(() => base.hosts.generation)));
   return heads;
 }

@@ -273,7 +273,7 @@ export class ZoneQueues {
 /** the queues of one database (its pool): a process serving two databases (tests) never mixes their zones */
 const queuesByPool = new WeakMap<object, ZoneQueues>();
 export function queuesOf(db: Database): ZoneQueues {
-  const pool = db;
+  const pool = db.base;
   let queues = queuesByPool.get(pool);
   if (!queues) queuesByPool.set(pool, (queues = new ZoneQueues()));
   return queues;
