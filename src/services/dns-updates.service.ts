@@ -110,11 +110,11 @@ export class DnsUpdatesService {
     checkPrerequisites(zone, view.records, request.prerequisites);
     const soaRow = view.records.find((r) => r.type === 'SOA' && r.owner === '@');
     let soa: ZoneRr | undefined;
-    // the zone as the updates leave it (SOA aside), keyed by owner + type + RDATA
-    const working = new Map<string, ZoneRr>();
-    for (const row of view.records) if (row.type !== 'SOA') working.set(recordIdentity(row), { ...row });
-    const rrset = (owner: string, type: string) => [...working.values()].filter((r) => r.owner === owner && r.type === type);
-    const drop = (records: ZoneRr[]) => records.forEach((r) => working.delete(recordIdentity(r)));
+    // the zone as the updates leave it (SOA aside)
+    const working = new WorkingZone();
+    for (const row of view.records) if (row.type !== 'SOA') working.put({ ...row });
+    const rrset = (owner: string, type: string) => working.rrset(owner, type);
+    const drop = (records: ZoneRr[]) => records.forEach((r) => working.remove(r));
 
     for (const update of request.updates) {
       const owner = ownerOf(zone, update.name);
@@ -133,7 +133,7 @@ export class DnsUpdatesService {
           }
           // §3.4.2.2: a CNAME replaces the CNAME of its owner; an RR equal to one there replaces it (its TTL)
           if (record.type === 'CNAME') drop(rrset(record.owner, 'CNAME'));
-          working.set(recordIdentity(record), { ...record, id: working.get(recordIdentity(record))?.id });
+          working.put({ ...record, id: working.get(record)?.id });
           for (const sibling of rrset(record.owner, record.type)) sibling.ttl = record.ttl;
           break;
         }
@@ -150,10 +150,10 @@ export class DnsUpdatesService {
           // §3.4.2.4: the SOA is never deleted, nor the apex's last NS
           if (update.type === 'SOA') continue;
           const match = canonicalRdata(zone, update.name, update.type, update.rdata);
-          const target = match === undefined ? undefined : working.get(recordIdentity({ owner, type: match.type, rdata: match.rdata }));
+          const target = match === undefined ? undefined : working.get({ owner, type: match.type, rdata: match.rdata });
           if (!target) continue;
           if (owner === '@' && target.type === 'NS' && rrset('@', 'NS').length === 1) continue;
-          working.delete(recordIdentity(target));
+          working.remove(target);
           break;
         }
       }
@@ -172,6 +172,44 @@ export class DnsUpdatesService {
       if (row.type !== 'SOA' && !kept.has(row.id)) changes.unshift({ kind: 'REMOVE', id: row.id });
     }
     return { changes, soa: soa && { owner: '@', type: 'SOA', rdata: soa.rdata, ttl: soa.ttl } };
+  }
+}
+
+/**
+ * The zone as an UPDATE's operations leave it (SOA aside): its RRs by identity (owner, type, RDATA) in the order
+ * they were put, and by RRset, so that an operation finds its RRset without walking the zone: an UPDATE adding
+ * 1,000 RRs had walked every RR of the zone for each of them.
+ */
+class WorkingZone {
+  private readonly rrs = new Map<string, ZoneRr>();
+  private readonly rrsets = new Map<string, Map<string, ZoneRr>>();
+
+  get(rr: { owner: string; type: string; rdata: string }): ZoneRr | undefined {
+    return this.rrs.get(recordIdentity(rr));
+  }
+
+  /** puts `rr` in place of the RR of its identity (which keeps its place in the order), or adds it */
+  put(rr: ZoneRr): void {
+    const identity = recordIdentity(rr);
+    this.rrs.set(identity, rr);
+    const key = `${rr.owner}\u0000${rr.type}`;
+    let rrset = this.rrsets.get(key);
+    if (!rrset) this.rrsets.set(key, (rrset = new Map()));
+    rrset.set(identity, rr);
+  }
+
+  remove(rr: ZoneRr): void {
+    const identity = recordIdentity(rr);
+    this.rrs.delete(identity);
+    this.rrsets.get(`${rr.owner}\u0000${rr.type}`)?.delete(identity);
+  }
+
+  rrset(owner: string, type: string): ZoneRr[] {
+    return [...(this.rrsets.get(`${owner}\u0000${type}`)?.values() ?? [])];
+  }
+
+  values(): IterableIterator<ZoneRr> {
+    return this.rrs.values();
   }
 }
 
