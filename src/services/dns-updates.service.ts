@@ -194,7 +194,7 @@ class WorkingZone {
     this.rrs.set(identity, rr);
     const key = `${rr.owner}\u0000${rr.type}`;
     let rrset = this.rrsets.get(key);
-    if (!rrset) this.rrsets.set(key, (rrset = new Map()));
+    if (!rrset) this.rrsets.set(key, (rrset = new Map<string, ZoneRr>()));
     rrset.set(identity, rr);
   }
 
