@@ -175,6 +175,9 @@ export class DnsUpdatesService {
   }
 }
 
+/** the key of an RRset: its owner and type */
+const rrsetKey = (owner: string, type: string): string => `${owner}\u0000${type}`;
+
 /**
  * The zone as an UPDATE's operations leave it (SOA aside): its RRs by identity (owner, type, RDATA) in the order
  * they were put, and by RRset, so that an operation finds its RRset without walking the zone: an UPDATE adding
@@ -192,7 +195,7 @@ class WorkingZone {
   put(rr: ZoneRr): void {
     const identity = recordIdentity(rr);
     this.rrs.set(identity, rr);
-    const key = `${rr.owner}\u0000${rr.type}`;
+    const key = rrsetKey(rr.owner, rr.type);
     let rrset = this.rrsets.get(key);
     if (!rrset) this.rrsets.set(key, (rrset = new Map<string, ZoneRr>()));
     rrset.set(identity, rr);
@@ -201,11 +204,11 @@ class WorkingZone {
   remove(rr: ZoneRr): void {
     const identity = recordIdentity(rr);
     this.rrs.delete(identity);
-    this.rrsets.get(`${rr.owner}\u0000${rr.type}`)?.delete(identity);
+    this.rrsets.get(rrsetKey(rr.owner, rr.type))?.delete(identity);
   }
 
   rrset(owner: string, type: string): ZoneRr[] {
-    return [...(this.rrsets.get(`${owner}\u0000${type}`)?.values() ?? [])];
+    return [...(this.rrsets.get(rrsetKey(owner, type))?.values() ?? [])];
   }
 
   values(): IterableIterator<ZoneRr> {
@@ -283,7 +286,7 @@ function checkPrerequisites(zone: string, records: readonly StoredRow[], prerequ
         break;
       case 'RRSET_EQUALS': {
         const match = canonicalRdata(zone, prerequisite.name, prerequisite.type, prerequisite.rdata);
-        const key = `${owner}\u0000${match?.type ?? prerequisite.type}`;
+        const key = rrsetKey(owner, match?.type ?? prerequisite.type);
         const entry = expected.get(key) ?? { owner, type: match?.type ?? prerequisite.type, rdatas: new Set<string>(), unreadable: false };
         if (match) entry.rdatas.add(match.rdata);
         else entry.unreadable = true;
