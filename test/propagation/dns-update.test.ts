@@ -437,13 +437,14 @@ test('TSIG keys through GraphQL and REST: a user key manages its own, the secret
   expect(JSON.stringify(badAlgorithm.body)).toContain('algorithm');
   expect(listed.headers.etag).toBeDefined();
   // the version may move where the answer does not (a key's use is written after its answer: src/repositories/
-  // data-version.ts), which costs a full answer; once two lists agree, the same list is a 304
+  // data-version.ts), which costs a full answer, and such a write can land between any two requests: once the
+  // version rests, the list asked again with the ETag it gave is a 304
   const list = () => app.http.get('/api/tsigkey/list').set('X-API-Key', userApiKey);
-  const settled = await waitFor('a settled ETag of the list', async () => {
-    const [first, second] = [await list(), await list()];
-    return first.headers.etag === second.headers.etag ? first.headers.etag : undefined;
+  const revalidated = await waitFor('a 304 for the list asked with the ETag it gave', async () => {
+    const etag = (await list()).headers.etag;
+    return (await list().set('If-None-Match', etag)).status === 304 ? etag : undefined;
   });
-  expect((await list().set('If-None-Match', settled)).status).toBe(304);
+  expect(revalidated).toMatch(/^(W\/)?"/);
   const revoked = await app.http.post(`/api/tsigkey/revoke/${own.body.id}`).set('X-API-Key', userApiKey);
   expect(revoked.status).toBe(200);
   expect(revoked.body.revoked_at).toEqual(expect.any(String));
