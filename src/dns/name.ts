@@ -98,20 +98,28 @@ const PLAIN = /^[A-Za-z0-9_\/-]$/;
 const BIND_ESCAPES = new Set(['.', '"', '(', ')', ';', '\\', '@', '$']);
 /** characters that may not appear unescaped in a name given as text: they end or change a master-file field */
 const RAW_FORBIDDEN = /[\x00-\x20\x7f"();]/;
+/**
+ * Each octet's text in a label, decided once: printable ASCII as is, specials backslash-escaped, other octets
+ * as \DDD. A label was written character by character through a pattern, the most of reading a name off the wire.
+ */
+const OCTET_TEXT: readonly string[] = Array.from({ length: 256 }, (_, b) => {
+  const c = String.fromCharCode(b);
+  if (PLAIN.test(c)) return c;
+  if (BIND_ESCAPES.has(c)) return '\\' + c;
+  return '\\' + String(b).padStart(3, '0');
+});
 
-/** canonical text of one label: printable ASCII as is, specials backslash-escaped, other octets as \DDD */
-export function labelText(label: Label): string {
+/** canonical text of the label held in `octets` from `start` to `end` (a message's, read in place) */
+export function labelTextOf(octets: Uint8Array, start: number, end: number): string {
   // RFC 4592 §2.1.1: a label of one asterisk is the wildcard, written as is
-  if (label.length === 1 && label[0] === 0x2a) return '*';
+  if (end - start === 1 && octets[start] === 0x2a) return '*';
   let out = '';
-  for (const b of label) {
-    const c = String.fromCharCode(b);
-    if (PLAIN.test(c)) out += c;
-    else if (BIND_ESCAPES.has(c)) out += '\\' + c;
-    else out += '\\' + String(b).padStart(3, '0');
-  }
+  for (let i = start; i < end; i++) out += OCTET_TEXT[octets[i]];
   return out;
 }
+
+/** canonical text of one label: printable ASCII as is, specials backslash-escaped, other octets as \DDD */
+export const labelText = (label: Label): string => labelTextOf(label, 0, label.length);
 
 /**
  * Splits a name in presentation form into labels of octets (RFC 1035 §5.1): an unescaped dot ends a label,

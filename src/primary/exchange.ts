@@ -128,7 +128,7 @@ export function readRequest(raw: Buffer): DnsRequest | undefined {
   let update: ReturnType<typeof readUpdate> | undefined;
   if (opcode === OPCODE_UPDATE) {
     // UPDATE's records of CLASS ANY/NONE have empty RDATA (RFC 2136 §2.5.2): update.ts reads them by section
-    update = readUpdate(raw);
+    update = readUpdate(raw, framed);
     question = update.ok ? update.message.questions[0] : undefined;
   } else {
     if (!framed) return undefined;

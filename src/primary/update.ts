@@ -43,11 +43,15 @@ function typeName(code: number): string {
   return getRecordType(`TYPE${code}`)?.type ?? `TYPE${code}`;
 }
 
-/** Reads an UPDATE message; on a malformed one, the RCODE to answer (FORMERR, or REFUSED for a type not taken). */
-export function readUpdate(raw: Buffer): ReadUpdate {
+/**
+ * Reads an UPDATE message; on a malformed one, the RCODE to answer (FORMERR, or REFUSED for a type not taken).
+ * `framed` is the message as the exchange already framed it, when it could: framing is a third of the reading
+ * of 1,000 RRs, and was done twice.
+ */
+export function readUpdate(raw: Buffer, framed?: WireMessage): ReadUpdate {
   let message: WireMessage;
   try {
-    message = readWireMessage(raw);
+    message = framed ?? readWireMessage(raw);
   } catch (error) {
     return refuse(UPDATE_RCODE.FORMERR, (error as Error).message);
   }

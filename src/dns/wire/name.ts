@@ -10,7 +10,7 @@
  *   `wireLabels` and keeps the dictionary of the names already written;
  * - the canonical form (RFC 4034 §6.2): uncompressed, ASCII letters lower-cased.
  */
-import { labelText, MAX_LABEL_OCTETS, MAX_NAME_OCTETS, nameLabels } from '../name';
+import { labelTextOf, MAX_LABEL_OCTETS, MAX_NAME_OCTETS, nameLabels } from '../name';
 import { WireFormatError } from './errors';
 
 /** 'www.example.com.' -> 'www.example.com', '.' and '' -> '' : the labels' text without the root */
@@ -172,7 +172,7 @@ export function readName(message: Buffer, offset: number): { name: string; octet
     if (position + 1 + length > message.length) throw new WireFormatError('a name runs past the message');
     total += length + 1;
     if (total > MAX_NAME_OCTETS) throw new WireFormatError('a name over 255 octets (RFC 1035 §2.3.4)');
-    labels.push(labelText(message.subarray(position + 1, position + 1 + length)));
+    labels.push(labelTextOf(message, position + 1, position + 1 + length));
     position += length + 1;
   }
   return { name: labels.length ? `${labels.join('.')}.` : '.', octets: consumed };
