@@ -1,5 +1,5 @@
 import { parseOwner } from '../dns/name';
-import { parseRecord, recordIdentity } from '../dns/record';
+import { CanonicalRecord, parseRecord, recordIdentity } from '../dns/record';
 import { clampTtl } from '../dns/ttl';
 import { soaSerial } from '../dns/zone-rules';
 import { serialGreaterThan } from '../dns/serial';
@@ -8,7 +8,7 @@ import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from '../dns/zone-name';
 import { decide, forbidden, isRestricted, KeyPolicy, seesZone } from '../auth/policy';
-import type { PlannedChanges, PlanView, ZoneChangeSpec, ZoneChangesService } from './zone-changes.service';
+import type { PlannedChanges, PlanView, ZoneChangesService } from './zone-changes.service';
 
 /**
  * A prerequisite of an UPDATE (RFC 2136 §2.4). Names are absolute, in presentation form; types are mnemonics
@@ -113,8 +113,6 @@ export class DnsUpdatesService {
     // the zone as the updates leave it (SOA aside)
     const working = new WorkingZone();
     for (const row of view.records) if (row.type !== 'SOA') working.put({ ...row });
-    const rrset = (owner: string, type: string) => working.rrset(owner, type);
-    const drop = (records: ZoneRr[]) => records.forEach((r) => working.remove(r));
 
     for (const update of request.updates) {
       const owner = ownerOf(zone, update.name);
@@ -131,20 +129,19 @@ export class DnsUpdatesService {
             if (record.owner === '@' && current && serialGreaterThan(soaSerial(record.rdata), soaSerial(current.rdata))) soa = record;
             continue;
           }
-          // §3.4.2.2: a CNAME replaces the CNAME of its owner; an RR equal to one there replaces it (its TTL)
-          if (record.type === 'CNAME') drop(rrset(record.owner, 'CNAME'));
-          working.put({ ...record, id: working.get(record)?.id });
-          for (const sibling of rrset(record.owner, record.type)) sibling.ttl = record.ttl;
+          // §3.4.2.2: a CNAME replaces the CNAME of its owner
+          if (record.type === 'CNAME') working.removeRrset(record.owner, 'CNAME');
+          working.add(record);
           break;
         }
         case 'DELETE_RRSET':
           // §3.4.2.3: the apex SOA and NS RRsets are never deleted this way
           if (owner === '@' && (update.type === 'SOA' || update.type === 'NS')) continue;
-          drop(rrset(owner, update.type));
+          working.removeRrset(owner, update.type);
           break;
         case 'DELETE_NAME':
           // §3.4.2.3: deleting every RRset of the apex leaves its SOA and NS
-          drop([...working.values()].filter((r) => r.owner === owner && !(owner === '@' && r.type === 'NS')));
+          for (const r of [...working.values()]) if (r.owner === owner && !(owner === '@' && r.type === 'NS')) working.remove(r);
           break;
         case 'DELETE_RR': {
           // §3.4.2.4: the SOA is never deleted, nor the apex's last NS
@@ -152,7 +149,7 @@ export class DnsUpdatesService {
           const match = canonicalRdata(zone, update.name, update.type, update.rdata);
           const target = match === undefined ? undefined : working.get({ owner, type: match.type, rdata: match.rdata });
           if (!target) continue;
-          if (owner === '@' && target.type === 'NS' && rrset('@', 'NS').length === 1) continue;
+          if (owner === '@' && target.type === 'NS' && working.rrsetSize('@', 'NS') === 1) continue;
           working.remove(target);
           break;
         }
@@ -160,18 +157,21 @@ export class DnsUpdatesService {
     }
 
     // the difference to the zone as read: a record whose TTL changed goes and comes back
-    const changes: ZoneChangeSpec[] = [];
+    const additions: CanonicalRecord[] = [];
     const kept = new Set<number>();
     const rowsById = new Map(view.records.map((r) => [r.id, r]));
     for (const record of working.values()) {
       const row = record.id === undefined ? undefined : rowsById.get(record.id);
       if (row && row.ttl === record.ttl) kept.add(row.id);
-      else changes.push({ kind: 'ADD', owner: record.owner, type: record.type, rdata: record.rdata, ttl: record.ttl });
+      else additions.push({ owner: record.owner, type: record.type, rdata: record.rdata, ttl: record.ttl });
     }
-    for (const row of view.records) {
-      if (row.type !== 'SOA' && !kept.has(row.id)) changes.unshift({ kind: 'REMOVE', id: row.id });
+    // the removals last read first, as a change set listing them would be decided
+    const removedIds: number[] = [];
+    for (let i = view.records.length - 1; i >= 0; i--) {
+      const row = view.records[i];
+      if (row.type !== 'SOA' && !kept.has(row.id)) removedIds.push(row.id);
     }
-    return { changes, soa: soa && { owner: '@', type: 'SOA', rdata: soa.rdata, ttl: soa.ttl } };
+    return { removedIds, additions, soa: soa && { owner: '@', type: 'SOA', rdata: soa.rdata, ttl: soa.ttl } };
   }
 }
 
@@ -185,30 +185,44 @@ const rrsetKey = (owner: string, type: string): string => `${owner}\u0000${type}
  */
 class WorkingZone {
   private readonly rrs = new Map<string, ZoneRr>();
-  private readonly rrsets = new Map<string, Map<string, ZoneRr>>();
+  private readonly rrsets = new Map<string, Set<ZoneRr>>();
 
   get(rr: { owner: string; type: string; rdata: string }): ZoneRr | undefined {
     return this.rrs.get(recordIdentity(rr));
   }
 
-  /** puts `rr` in place of the RR of its identity (which keeps its place in the order), or adds it */
+  /** puts `rr`, which no RR of the zone equals */
   put(rr: ZoneRr): void {
-    const identity = recordIdentity(rr);
-    this.rrs.set(identity, rr);
+    this.rrs.set(recordIdentity(rr), rr);
     const key = rrsetKey(rr.owner, rr.type);
-    let rrset = this.rrsets.get(key);
-    if (!rrset) this.rrsets.set(key, (rrset = new Map<string, ZoneRr>()));
-    rrset.set(identity, rr);
+    const rrset = this.rrsets.get(key);
+    if (rrset) rrset.add(rr);
+    else this.rrsets.set(key, new Set([rr]));
+  }
+
+  /**
+   * §3.4.2.2: an RR equal to one there replaces it (which keeps its place, and its id: only its TTL may differ),
+   * or is added; its RRset takes its TTL (RFC 2181 §5.2)
+   */
+  add(rr: ZoneRr): void {
+    const equal = this.get(rr);
+    if (equal) equal.ttl = rr.ttl;
+    else this.put(rr);
+    for (const sibling of this.rrsets.get(rrsetKey(rr.owner, rr.type))!) sibling.ttl = rr.ttl;
   }
 
   remove(rr: ZoneRr): void {
-    const identity = recordIdentity(rr);
-    this.rrs.delete(identity);
-    this.rrsets.get(rrsetKey(rr.owner, rr.type))?.delete(identity);
+    this.rrs.delete(recordIdentity(rr));
+    this.rrsets.get(rrsetKey(rr.owner, rr.type))?.delete(rr);
   }
 
-  rrset(owner: string, type: string): ZoneRr[] {
-    return [...(this.rrsets.get(rrsetKey(owner, type))?.values() ?? [])];
+  removeRrset(owner: string, type: string): void {
+    const rrset = this.rrsets.get(rrsetKey(owner, type));
+    if (rrset) for (const rr of [...rrset]) this.remove(rr);
+  }
+
+  rrsetSize(owner: string, type: string): number {
+    return this.rrsets.get(rrsetKey(owner, type))?.size ?? 0;
   }
 
   values(): IterableIterator<ZoneRr> {

@@ -92,11 +92,14 @@ export interface PlanView {
   serial: number;
   records: readonly StoredRow[];
 }
-/** What a plan returns: the changes, and an SOA to replace the zone's (its serial becomes the zone's). */
-export interface PlannedChanges {
-  changes: ZoneChangeSpec[];
+/**
+ * What a plan returns: the changes, as a change set's to be read, or as records the plan has read itself with the
+ * zone's rules (canonical, their TTLs allowed): the ids of those to remove, then those to add. And an SOA to
+ * replace the zone's (its serial becomes the zone's).
+ */
+export type PlannedChanges = ({ changes: ZoneChangeSpec[] } | { removedIds: number[]; additions: CanonicalRecord[] }) & {
   soa?: CanonicalRecord;
-}
+};
 
 /** the fields each kind of change needs (`lacks`) */
 const ADD_FIELDS: readonly (keyof ZoneChangeSpec)[] = ['owner', 'type', 'rdata', 'ttl'];
@@ -325,8 +328,15 @@ export class ZoneChangesService {
     const zone = normaliseZoneName(input.zone);
     return this.run(ctx, zone, { skipWhenUnchanged: true, touching: { owners: input.owners, recordIds: [] } }, (view) => {
       const planned = input.plan(view);
-      this.checkSize(planned.changes.length);
-      return { parsed: this.parseChanges(zone, planned.changes), soa: planned.soa };
+      if ('changes' in planned) {
+        this.checkSize(planned.changes.length);
+        return { parsed: this.parseChanges(zone, planned.changes), soa: planned.soa };
+      }
+      // records the plan has read: a DNS UPDATE's RRs were read a second time here
+      this.checkSize(planned.removedIds.length + planned.additions.length);
+      const parsed: ReturnType<ZoneChangesService['parseChanges']> = planned.removedIds.map((id) => ({ kind: 'REMOVE', id, records: [] }));
+      for (const record of planned.additions) parsed.push({ kind: 'ADD', id: undefined, records: [record] });
+      return { parsed, soa: planned.soa };
     });
   }
 

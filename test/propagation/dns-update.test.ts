@@ -243,6 +243,48 @@ test('nsupdate: the delete forms (one RR, an RRset, a name) and a CNAME conflict
   expect(await ask(`extra.${ALICE}`, 'A')).toEqual([]);
 });
 
+test('an added RR gives its RRset its TTL, one equal to an RR there replaces it, a CNAME its CNAME; the apex keeps its last NS', async () => {
+  await nsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}`,
+    `update add ttl.${ALICE} 300 A 192.0.2.41`,
+    `update add ttl.${ALICE} 300 A 192.0.2.42`,
+    `update add alias.${ALICE} 300 CNAME first.example.net.`,
+    'send',
+  ]);
+  const at = (lines: string[], owner: string) => lines.filter((line) => line.startsWith(`${owner}.${ALICE}. `));
+  const run = await nsupdate(dnsPort, aliceKey, [
+    `zone ${ALICE}`,
+    // RFC 2181 §5.2: the RRs of an RRset share one TTL; the last added RR's is the RRset's
+    `update add ttl.${ALICE} 900 A 192.0.2.43`,
+    `update add alias.${ALICE} 300 CNAME second.example.net.`,
+    'send',
+  ]);
+  expect(run).toMatchObject({ code: 0 });
+  let lines = await served(ALICE);
+  expect(at(lines, 'ttl')).toEqual([41, 42, 43].map((n) => `ttl.${ALICE}. 900 A 192.0.2.${n}`));
+  expect(at(lines, 'alias')).toEqual([`alias.${ALICE}. 300 CNAME second.example.net.`]);
+  // the RRset's RRs went and came back with the new TTL, the old CNAME went (and the SOA, as with every serial step)
+  const removed = (await zoneState(ALICE)).last.removed as { owner: string; type: string; rdata: string; ttl: number }[];
+  expect(removed.map((r) => `${r.owner} ${r.ttl} ${r.type} ${r.rdata}`).sort()).toEqual(
+    expect.arrayContaining(['alias 300 CNAME first.example.net.', 'ttl 300 A 192.0.2.41', 'ttl 300 A 192.0.2.42']),
+  );
+  expect(removed.filter((r) => r.type !== 'SOA')).toHaveLength(3);
+
+  // an RR equal to one there (RFC 2136 §3.4.2.2): its TTL becomes the RRset's, no RR is added
+  expect(await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add ttl.${ALICE} 1800 A 192.0.2.42`, 'send'])).toMatchObject({
+    code: 0,
+  });
+  lines = await served(ALICE);
+  expect(at(lines, 'ttl')).toEqual([41, 42, 43].map((n) => `ttl.${ALICE}. 1800 A 192.0.2.${n}`));
+
+  // §3.4.2.4: each NS of the apex may go but the last, whatever the update's order
+  const ns = await ask(ALICE, 'NS');
+  expect(
+    await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, ...ns.map((name) => `update delete ${ALICE} NS ${name}`), 'send']),
+  ).toMatchObject({ code: 0 });
+  expect(await ask(ALICE, 'NS')).toEqual([ns[ns.length - 1]]);
+});
+
 test('SOA updates are taken only when the serial rises (RFC 2136 §3.4.2.2)', async () => {
   const { serial } = await zoneState(ALICE);
   const lower = await nsupdate(dnsPort, aliceKey, [
