@@ -193,3 +193,22 @@ test('a zone changed by another writer (its serial moved): a refusal the head wo
   expect(again[0]).toMatch(/^with lim as/);
   expect(await serialOf()).toBe(before + 3);
 });
+
+test('a head that grew past the records it holds forgets its owners but the apex: the next change is still its write alone', async () => {
+  const { records, zoneChanges } = app.service.services;
+  // 5,000 records at new owners: the head then holds more than its 4,096 and forgets the owners it knew
+  const changes = Array.from({ length: 5000 }, (_, i) => ({
+    kind: 'ADD' as const,
+    owner: `bulk-${i}`,
+    type: 'A',
+    rdata: '192.0.2.50',
+    ttl: 3600,
+  }));
+  await zoneChanges.apply(ctx(), { zone: ZONE, changes });
+  const before = await serialOf();
+  const sql = await statementsOf(() => records.create(ctx(), a('after-bulk', 51)));
+  // the apex (SOA, NS) known still: the write's proof holds, no read after it
+  expect(sql).toHaveLength(1);
+  expect(sql[0]).toMatch(/^with lim as .*update domains set serial/);
+  expect(await serialOf()).toBe(before + 1);
+});
