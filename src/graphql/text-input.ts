@@ -18,14 +18,34 @@ function textProblem(value: string): string | undefined {
   return undefined;
 }
 
-function checkValue(value: unknown, field: string, problems: ErrorDetail[]): void {
+/** the field a value's path names: `changes[3].rdata` */
+const fieldOf = (path: readonly (string | number)[]): string =>
+  path.reduce<string>((name, part) => (typeof part === 'number' ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+
+/**
+ * Checks every text in `value`, at `path`. The field's name is made only for a text with a problem: made for
+ * every value, with each object's entries, a set of 1,000 changes made 6,000 names and arrays to find none.
+ */
+function checkValue(value: unknown, path: (string | number)[], problems: ErrorDetail[]): void {
   if (typeof value === 'string') {
     const problem = textProblem(value);
-    if (problem) problems.push({ field, code: 'INVALID_TEXT', message: `${field} ${problem}` });
+    if (problem) {
+      const field = fieldOf(path);
+      problems.push({ field, code: 'INVALID_TEXT', message: `${field} ${problem}` });
+    }
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => checkValue(item, `${field}[${index}]`, problems));
+    for (let index = 0; index < value.length; index++) {
+      path.push(index);
+      checkValue(value[index], path, problems);
+      path.pop();
+    }
   } else if (value && typeof value === 'object') {
-    for (const [key, inner] of Object.entries(value)) checkValue(inner, field ? `${field}.${key}` : key, problems);
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      path.push(key);
+      checkValue((value as Record<string, unknown>)[key], path, problems);
+      path.pop();
+    }
   }
 }
 
@@ -43,7 +63,7 @@ function literalField(ancestors: readonly (ASTNode | readonly ASTNode[])[]): str
 /** the text problems of an operation's variables (the REST layer's operations have no string literals) */
 export function variableTextProblems(variables: Record<string, unknown>): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  checkValue(variables, '', problems);
+  checkValue(variables, [], problems);
   return problems;
 }
 

@@ -5,6 +5,7 @@ import { ArgumentValidationError, getMetadataStorage as typeGraphqlMetadata } fr
 import { checkArgument, checkInput, INPUT_VALIDATION } from '../../src/graphql/inputs/check-input';
 import { RecordInput } from '../../src/graphql/inputs/record.input';
 import { getSchema } from '../../src/graphql/schema';
+import { variableTextProblems } from '../../src/graphql/text-input';
 
 /** what class-validator itself says of a value, as type-graphql runs it on an argument */
 async function classValidatorSays(value: object): Promise<string[]> {
@@ -111,5 +112,26 @@ describe('checkArgument', () => {
         rules: [],
       });
     }
+  });
+});
+
+describe('variableTextProblems', () => {
+  test('names the field of each text it refuses by its path: keys, list positions, nested lists', () => {
+    const problems = variableTextProblems({
+      zone: 'example.com',
+      changes: [
+        { kind: 'ADD', owner: 'www', ttl: 300, disabled: null },
+        { kind: 'ADD', rdata: 'a\u0000b' },
+      ],
+      lists: [['fine', '\uD800']],
+      nested: { deeper: { name: 'x\uDC00' } },
+    });
+    expect(problems.map((p) => [p.field, p.code])).toEqual([
+      ['changes[1].rdata', 'INVALID_TEXT'],
+      ['lists[0][1]', 'INVALID_TEXT'],
+      ['nested.deeper.name', 'INVALID_TEXT'],
+    ]);
+    expect(problems[0].message).toBe('changes[1].rdata contains a NUL character (U+0000), which cannot be stored');
+    expect(variableTextProblems({ changes: [{ owner: 'www', rdatas: ['192.0.2.1'] }], pair: '\uD83D\uDE00' })).toEqual([]);
   });
 });
