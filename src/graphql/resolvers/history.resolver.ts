@@ -10,6 +10,7 @@ import { ChangedRecord, ZoneChangesResult } from './zone-changes.resolver';
 import { listComplexity } from './paging';
 
 @ObjectType('ChangeAuthor', {
+  simpleResolvers: true,
   description: 'Who made a change: the API key or, for a DNS UPDATE, the TSIG key, and its user (none for an admin key).',
 })
 class ChangeAuthor {
@@ -32,7 +33,10 @@ class ChangeAuthor {
   email!: string | null;
 }
 
-@ObjectType('ZoneChangeEntry', { description: 'One committed change of a zone (one serial step), from its journal.' })
+@ObjectType('ZoneChangeEntry', {
+  simpleResolvers: true,
+  description: 'One committed change of a zone (one serial step), from its journal.',
+})
 export class ZoneChangeEntry {
   @Field(() => ID)
   id!: number;
@@ -68,7 +72,7 @@ export class ZoneChangeEntry {
 @ObjectType('ZoneChangeConnection', { simpleResolvers: true })
 class ZoneChangeConnection extends Connection(ZoneChangeEntry) {}
 
-@ObjectType('ZoneDiff', { description: 'The records removed and added between two serials (the SOA aside).' })
+@ObjectType('ZoneDiff', { simpleResolvers: true, description: 'The records removed and added between two serials (the SOA aside).' })
 class ZoneDiff {
   @Field(() => SerialScalar)
   fromSerial!: number;
