@@ -5,7 +5,20 @@
  */
 import 'reflect-metadata';
 import { assertObjectType, execute, GraphQLSchema, parse } from 'graphql';
-import { Args, ArgsType, Ctx, Field, FieldResolver, Int, ObjectType, Query, Resolver, Root, buildSchema } from 'type-graphql';
+import {
+  Args,
+  ArgsType,
+  Ctx,
+  Field,
+  FieldResolver,
+  Int,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+  buildSchema,
+  getMetadataStorage,
+} from 'type-graphql';
 import { DIRECT_FIELD_RESOLVERS, DirectFieldResolver, installDirectFieldResolvers } from '../../src/graphql/direct-field-resolvers';
 import { getSchema } from '../../src/graphql/schema';
 
@@ -90,5 +103,16 @@ describe('direct field resolvers', () => {
       expect(fieldOf(off, entry).resolve).toEqual(expect.any(Function));
       expect(fieldOf(off, entry).resolve).not.toBe(entry.resolve);
     }
+  });
+
+  it("reads every object type's plain fields as properties: type-graphql's per-field wrapper has nothing to run on them", async () => {
+    await getSchema();
+    const metadata = getMetadataStorage();
+    // the wrapper runs middlewares and auth checks; the service declares none, on any field
+    expect(metadata.middlewares).toEqual([]);
+    expect(metadata.authorizedFields).toEqual([]);
+    const ours = metadata.objectTypes.filter((type) => type.target !== Zone);
+    expect(ours.length).toBeGreaterThan(40);
+    expect(ours.filter((type) => type.simpleResolvers !== true).map((type) => type.name)).toEqual([]);
   });
 });

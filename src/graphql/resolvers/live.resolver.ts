@@ -11,7 +11,10 @@ import { parseOptionalId } from '../inputs/ids';
 /** the WebSocket close code for a subscriber that does not keep up (4000–4999: the application's own) */
 export const CLOSE_SLOW_SUBSCRIBER = 4008;
 
-@ObjectType('ZoneChangedEvent', { description: 'A committed change of the zone (one serial step), as its history shows it.' })
+@ObjectType('ZoneChangedEvent', {
+  simpleResolvers: true,
+  description: 'A committed change of the zone (one serial step), as its history shows it.',
+})
 class ZoneChangedEvent {
   @Field()
   zone!: string;
@@ -20,7 +23,7 @@ class ZoneChangedEvent {
   change!: ZoneChangeEntry;
 }
 
-@ObjectType('PropagationChangedEvent', { description: 'A secondary’s state or served serial of the zone changed.' })
+@ObjectType('PropagationChangedEvent', { simpleResolvers: true, description: 'A secondary’s state or served serial of the zone changed.' })
 class PropagationChangedEvent {
   @Field()
   zone!: string;
@@ -29,7 +32,10 @@ class PropagationChangedEvent {
   propagation!: PropagationType;
 }
 
-@ObjectType('DnssecKeyChangedEvent', { description: 'A step of one of the zone’s DNSSEC keys, as `Domain.dnssecEvents` shows it.' })
+@ObjectType('DnssecKeyChangedEvent', {
+  simpleResolvers: true,
+  description: 'A step of one of the zone’s DNSSEC keys, as `Domain.dnssecEvents` shows it.',
+})
 class DnssecKeyChangedEvent {
   @Field()
   zone!: string;

@@ -27,7 +27,10 @@ registerEnumType(ZoneImportTtlPolicy, {
   },
 });
 
-@ObjectType('ZoneImportWarning', { description: 'Something the import took but that is worth a look (the file is not refused for it).' })
+@ObjectType('ZoneImportWarning', {
+  simpleResolvers: true,
+  description: 'Something the import took but that is worth a look (the file is not refused for it).',
+})
 class ZoneImportWarning {
   @Field(() => Int, { nullable: true, description: '1-based line of the zone file.' })
   line?: number;
@@ -42,7 +45,7 @@ class ZoneImportWarning {
   message!: string;
 }
 
-@ObjectType('ZoneImportDropped', { description: 'Records of one type in the file that are not stored.' })
+@ObjectType('ZoneImportDropped', { simpleResolvers: true, description: 'Records of one type in the file that are not stored.' })
 class ZoneImportDropped {
   @Field()
   type!: string;
@@ -51,7 +54,7 @@ class ZoneImportDropped {
   count!: number;
 }
 
-@ObjectType('ZoneImportResult')
+@ObjectType('ZoneImportResult', { simpleResolvers: true })
 class ZoneImportResult {
   @Field()
   zone!: string;
