@@ -109,10 +109,17 @@ const OCTET_TEXT: readonly string[] = Array.from({ length: 256 }, (_, b) => {
   return '\\' + String(b).padStart(3, '0');
 });
 
-/** canonical text of the label held in `octets` from `start` to `end` (a message's, read in place) */
-export function labelTextOf(octets: Uint8Array, start: number, end: number): string {
+/**
+ * canonical text of the label held in `octets` from `start` to `end` (a message's, read in place). A label of
+ * plain octets only (nearly every label) is its octets as text, made at once: written octet by octet, each
+ * label made a string per octet.
+ */
+export function labelTextOf(octets: Buffer, start: number, end: number): string {
   // RFC 4592 §2.1.1: a label of one asterisk is the wildcard, written as is
   if (end - start === 1 && octets[start] === 0x2a) return '*';
+  let plain = true;
+  for (let i = start; i < end && plain; i++) plain = OCTET_TEXT[octets[i]].length === 1;
+  if (plain) return octets.toString('latin1', start, end);
   let out = '';
   for (let i = start; i < end; i++) out += OCTET_TEXT[octets[i]];
   return out;
