@@ -92,7 +92,9 @@ export class DnsUpdatesService {
     }
     checkPolicy(ctx.principal.policy, zone, request);
     // the names the update speaks of are all the plan looks at (with the apex, which is always read)
-    const owners = [...request.prerequisites, ...request.updates].map((item) => ownerOf(zone, item.name));
+    // (each update's owner read once here, for the plan too, however often it is decided)
+    const updateOwners = request.updates.map((update) => ownerOf(zone, update.name));
+    const owners = [...request.prerequisites.map((prerequisite) => ownerOf(zone, prerequisite.name)), ...updateOwners];
     let ttlAdjustments: TtlAdjustment[] = [];
     const result = await this.zoneChanges.applyPlanned(ctx, {
       zone,
@@ -100,13 +102,20 @@ export class DnsUpdatesService {
       plan: (view) => {
         // a plan may be decided again (the zone changed meanwhile): only the last decision's adjustments count
         ttlAdjustments = [];
-        return this.plan(zone, view, request, ttlAdjustments);
+        return this.plan(zone, view, request, updateOwners, ttlAdjustments);
       },
     });
     return { changed: result.changed, serial: result.serial, ttlAdjustments };
   }
 
-  private plan(zone: string, view: PlanView, request: DnsUpdateRequest, ttlAdjustments: TtlAdjustment[]): PlannedChanges {
+  /** `owners`: the stored owner of each update, in order */
+  private plan(
+    zone: string,
+    view: PlanView,
+    request: DnsUpdateRequest,
+    owners: readonly string[],
+    ttlAdjustments: TtlAdjustment[],
+  ): PlannedChanges {
     checkPrerequisites(zone, view.records, request.prerequisites);
     const soaRow = view.records.find((r) => r.type === 'SOA' && r.owner === '@');
     let soa: ZoneRr | undefined;
@@ -114,8 +123,9 @@ export class DnsUpdatesService {
     const working = new WorkingZone();
     for (const row of view.records) if (row.type !== 'SOA') working.put({ ...row });
 
-    for (const update of request.updates) {
-      const owner = ownerOf(zone, update.name);
+    for (let index = 0; index < request.updates.length; index++) {
+      const update = request.updates[index];
+      const owner = owners[index];
       switch (update.kind) {
         case 'ADD': {
           const ttl = clampTtl(update.ttl, this.allowedTtls);
