@@ -70,7 +70,7 @@ export class ZoneChangeInput {
 }
 
 // plain fields read as graphql-jit reads a property (simpleResolvers): type-graphql's wrapper per field made a
-// resolver call and its resolve info for each of 4 fields of 1,000 records in a set's answer, a third of its
+// resolver call and its resolve info for each of 4 fields of 1,000 records in a set's answer, a quarter of its
 // allocation over REST (no middleware or auth check runs on these fields to keep)
 @ObjectType('ChangedRecord', { simpleResolvers: true, description: 'A record a change added or removed, in presentation form.' })
 export class ChangedRecord {
