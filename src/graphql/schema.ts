@@ -76,7 +76,7 @@ const built = new Map<boolean, Promise<GraphQLSchema>>();
 
 /**
  * The schema, built once per process from the resolvers (class-validator checks every input's shape).
- * `fastPaths` (FAST_PATHS, docs/performance.md): the hot nested fields of DIRECT_FIELD_RESOLVERS are called
+ * `fastPaths` (FAST_PATHS, docs/performance.md): the hot fields of DIRECT_FIELD_RESOLVERS are called
  * without type-graphql's per-call wrapper; off, every field goes through type-graphql as written.
  */
 export function getSchema(fastPaths = true): Promise<GraphQLSchema> {
