@@ -411,12 +411,13 @@ async function main() {
             tripsPerRequest: (x1 - x0) / result.requests,
             serviceMsPerRequest: (cpu.service * 1000) / result.requests,
             postgresMsPerRequest: (cpu.postgres * 1000) / result.requests,
+            postgresBackgroundMsPerRequest: (cpu.postgresBackground * 1000) / result.requests,
             ...(a0 !== undefined ? { kbAllocatedPerRequest: (a1 - a0) / 1024 / result.requests } : {}),
           };
           out[target.label].push(row);
           log(
             `${target.label}: ${changes} change(s) c${connections}: ${row.rps.toFixed(1)} req/s, p50 ${row.p50.toFixed(1)} ms, p99 ${row.p99.toFixed(1)} ms; ` +
-              `${row.tripsPerRequest.toFixed(2)} round trips, node ${row.serviceMsPerRequest.toFixed(2)} ms, PostgreSQL ${row.postgresMsPerRequest.toFixed(2)} ms CPU a request` +
+              `${row.tripsPerRequest.toFixed(2)} round trips, node ${row.serviceMsPerRequest.toFixed(2)} ms, PostgreSQL ${row.postgresMsPerRequest.toFixed(2)} ms (background ${row.postgresBackgroundMsPerRequest.toFixed(2)}) CPU a request` +
               `${row.kbAllocatedPerRequest !== undefined ? `; ${row.kbAllocatedPerRequest.toFixed(1)} kB allocated a request` : ''}` +
               `${row.bad ? `; ${row.bad} BAD (${row.badExample})` : ''}`,
           );

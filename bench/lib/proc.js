@@ -178,16 +178,27 @@ function processTimes() {
   return out;
 }
 
-/** CPU seconds of the service (its pid) and of PostgreSQL's processes between two processTimes() snapshots */
+/** PostgreSQL's own processes beside the clients' backends: their work follows the WAL and the tables' growth */
+const POSTGRES_BACKGROUND = /^postgres: .*(checkpointer|walwriter|background writer|autovacuum|logical replication|stats)/;
+
+/**
+ * CPU seconds of the service (its pid) and of PostgreSQL's processes between two processTimes() snapshots;
+ * `postgresBackground`: the part of `postgres` that its background processes took (the checkpointer, the WAL
+ * writer, autovacuum), which lands on whichever case runs when they do
+ */
 function cpuBetween(before, after, servicePid) {
   let service = 0;
   let postgres = 0;
+  let postgresBackground = 0;
   for (const [pid, { cpu, command }] of after) {
     const used = cpu - (before.get(pid)?.cpu ?? 0);
     if (pid === servicePid) service += used;
-    else if (/(^|\/)postgres\b|^postgres:/.test(command)) postgres += used;
+    else if (/(^|\/)postgres\b|^postgres:/.test(command)) {
+      postgres += used;
+      if (POSTGRES_BACKGROUND.test(command)) postgresBackground += used;
+    }
   }
-  return { service, postgres };
+  return { service, postgres, postgresBackground };
 }
 
 /** The processes that used more than `minShare` of one CPU over `ms`, busiest first. */
