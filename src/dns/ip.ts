@@ -6,24 +6,32 @@
  */
 export function parseIPv4(text: string): number[] | undefined {
   // read character by character (a zone's addresses are most of its records): four numbers of 1–3 digits
-  // separated by dots, none above 255, none with a leading zero
-  const octets: number[] = [];
+  // separated by dots, none above 255, none with a leading zero. The numbers are held apart and the list made
+  // once at the end, four long: no list for a text that is no address, none grown by pushes
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  let count = 0;
   let value = 0;
   let digits = 0;
   for (let i = 0; i <= text.length; i++) {
-    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
-    if (c === 0x2e) {
-      if (digits === 0 || value > 255 || octets.length === 4) return undefined;
-      octets.push(value);
+    const code = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (code === 0x2e) {
+      if (digits === 0 || value > 255 || count === 4) return undefined;
+      if (count === 0) a = value;
+      else if (count === 1) b = value;
+      else if (count === 2) c = value;
+      count++;
+      if (count === 4) return i === text.length ? [a, b, c, value] : undefined;
       value = 0;
       digits = 0;
-    } else if (c >= 0x30 && c <= 0x39) {
+    } else if (code >= 0x30 && code <= 0x39) {
       if (digits === 3 || (digits === 1 && value === 0)) return undefined;
-      value = value * 10 + (c - 0x30);
+      value = value * 10 + (code - 0x30);
       digits++;
     } else return undefined;
   }
-  return octets.length === 4 ? octets : undefined;
+  return undefined;
 }
 
 /** the value of 1–4 hex digits, or undefined */

@@ -14,6 +14,10 @@ export const A: RecordTypeDefinition<AValue> = {
   rfcs: ['RFC 1035 §3.4.1'],
   fields: [{ name: 'address', description: 'IPv4 address in dotted-quad form, e.g. 192.0.2.1 (no leading zeros)' }],
   parse(rdata: string): ParseResult<AValue> {
+    // a bare dotted quad, nearly every A record, is its one field as it stands: read at once, without the
+    // field split's list and objects (text with anything else, spaces or a comment or quotes, is split below)
+    const bare = parseIPv4(rdata);
+    if (bare) return { ok: true, value: { address: bare }, canonical: rdata };
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];

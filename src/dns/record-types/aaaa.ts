@@ -14,6 +14,13 @@ export const AAAA: RecordTypeDefinition<AAAAValue> = {
   rfcs: ['RFC 3596 §2', 'RFC 4291 §2.2', 'RFC 5952 §4'],
   fields: [{ name: 'address', description: 'IPv6 address in any RFC 4291 text form; shown in RFC 5952 canonical form' }],
   parse(rdata: string): ParseResult<AAAAValue> {
+    // a bare address (hex digits, colons, dots: nothing the field split reads) is its one field as it stands:
+    // read at once, without the split's list and objects, as A does
+    const bare = parseIPv6(rdata);
+    if (bare) {
+      const value = { address: bare };
+      return { ok: true, value, canonical: AAAA.format(value) };
+    }
     const split = splitFields(rdata);
     if (!split.ok) return split;
     const problems: Problem[] = [];
