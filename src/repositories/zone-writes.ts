@@ -416,12 +416,14 @@ function insertsLeadAdded(write: ZoneWrite): boolean {
 /**
  * The conditions of a change decided on a zone's head (`ZoneWrite.expect`), on `domains` in the serial's update:
  * each a probe of a primary key or of the records' (domain_id, owner) index, one per owner taken for empty (the
- * lateral form of `touchedRows`, so that the prepared statement's generic plan probes rather than scans).
+ * lateral form of `touchedRows`, so that the prepared statement's generic plan probes rather than scans). The
+ * owners go as one JSON text: pg writes a list as an array literal element by element, quoting and escaping each
+ * in JavaScript (a quarter of a megabyte for a set of 1,000 new names), where JSON.stringify is one native call.
  */
 function expectedSql(domainId: string, add: (value: unknown) => string, expect: NonNullable<ZoneWrite['expect']>): string {
   const owners = expect.unknownOwners.length
     ? `
-        and not exists (select 1 from unnest(${add(expect.unknownOwners)}::text[]) as o(owner)
+        and not exists (select 1 from json_array_elements_text(${add(JSON.stringify(expect.unknownOwners))}::json) as o(owner)
           cross join lateral (select 1 from records r where r.domain_id = ${domainId} and r.owner = o.owner limit 1) t)`
     : '';
   const signing = expect.signed
