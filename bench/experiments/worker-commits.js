@@ -3,7 +3,7 @@
 // bench` does not run it):
 //   BENCH_ADMIN_URL=<a PostgreSQL of its own> node bench/experiments/worker-commits.js <dist A> <dist B> [rounds] [seconds]
 // What every role (ROLES=api,dns,worker, as `npm start`) costs PostgreSQL per API write: the PowerDNS API's PATCH
-// of one new A rrset (REPLACE), one request at a time (BENCH_CONNECTIONS: more), against one seeded database, rounds
+// of one new A rrset (REPLACE), one request at a time (BENCH_CONNECTIONS: more), against a database seeded alike for each build, rounds
 // alternating A and B (a fresh service each). Per write: transactions committed in the service's database
 // (pg_stat_database.xact_commit), WAL records, bytes and flushes (pg_stat_wal.wal_sync: the fsyncs a commit waits
 // for), the service's CPU and PostgreSQL's (/proc/<pid>/stat of the postmaster's children).
@@ -23,7 +23,8 @@ const { request, sleep } = require('../lib/proc');
 const ADMIN_URL = process.env.BENCH_ADMIN_URL || 'postgresql://postgres@127.0.0.1:5432/postgres';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 1);
 const TMP = path.join(__dirname, '..', '.tmp');
-const DB = `zk_worker_commits_${process.pid}`;
+// a database for each build, seeded alike: two builds whose migrations differ cannot share one
+const DBS = { A: `zk_worker_commits_${process.pid}_a`, B: `zk_worker_commits_${process.pid}_b` };
 const API_KEY = 'zk_experiment_admin_key_0123456789';
 const [distA, distB] = process.argv.slice(2, 4).map((d) => path.resolve(d));
 const ROUNDS = Number(process.argv[4] ?? 3);
@@ -66,9 +67,9 @@ async function main() {
   await admin.connect();
   const dataDir = (await admin.query('show data_directory')).rows[0].data_directory;
   const postmasterPid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
-  await admin.query(`create database "${DB}"`);
+  for (const db of Object.values(DBS)) await admin.query(`create database "${db}"`);
   if (STATEMENTS) await admin.query('create extension if not exists pg_stat_statements');
-  const counters = async () => {
+  const counters = async (DB) => {
     const { rows } = await admin.query(
       `select (select xact_commit from pg_stat_database where datname = $1)::float8 as commits, wal_records::float8 as records,
               wal_bytes::float8 as bytes, wal_sync::float8 as syncs from pg_stat_wal`,
@@ -78,7 +79,7 @@ async function main() {
   };
   const minus = (a, b) => Object.fromEntries(Object.keys(a).map((k) => [k, a[k] - b[k]]));
   const logFile = path.join(TMP, 'worker-commits.log');
-  const start = (dist) =>
+  const start = (dist, DB) =>
     startService({
       databaseUrl: urlFor(DB),
       apiKey: API_KEY,
@@ -99,27 +100,30 @@ async function main() {
     if (res.status !== 204) throw new Error(`PATCH → ${res.status} ${res.text.slice(0, 200)}`);
   };
   try {
-    let svc = await start(distA);
-    const user = await svc.api('POST', '/user/add', { email: 'commits@experiment.example' });
-    const zones = [];
-    for (let z = 0; z < Math.max(16, CONNECTIONS); z++) {
-      const name = `w${z}.experiment.example`;
-      await svc.api('POST', '/domain/add', { user_id: user.id, zone: name });
-      zones.push(name);
+    let svc;
+    const zones = Array.from({ length: Math.max(16, CONNECTIONS) }, (_, z) => `w${z}.experiment.example`);
+    for (const [label, dist] of [
+      ['A', distA],
+      ['B', distB],
+    ]) {
+      svc = await start(dist, DBS[label]);
+      const user = await svc.api('POST', '/user/add', { email: 'commits@experiment.example' });
+      for (const name of zones) await svc.api('POST', '/domain/add', { user_id: user.id, zone: name });
+      await svc.stop();
     }
-    await svc.stop();
     const figures = { A: [], B: [] };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [label, dist] of [
         ['A', distA],
         ['B', distB],
       ]) {
-        svc = await start(dist);
+        const DB = DBS[label];
+        svc = await start(dist, DB);
         for (let w = 0; w < 50; w++) await patch(svc, zones[w % zones.length]);
         await sleep(QUIET_MS);
-        const quiet = await counters();
+        const quiet = await counters(DB);
         await sleep(IDLE_MS);
-        const idleEnd = await counters();
+        const idleEnd = await counters(DB);
         const idle = minus(idleEnd, quiet);
         if (STATEMENTS) await admin.query('select pg_stat_statements_reset()');
         const load = os.loadavg()[0];
@@ -137,15 +141,18 @@ async function main() {
         const cpu1 = cpuNow(svc.pid, postmasterPid);
         const runMs = SECONDS * 1000;
         await sleep(QUIET_MS);
-        const after = await counters();
+        const after = await counters(DB);
         await svc.stop();
         if (STATEMENTS) {
           const { rows } = await admin.query(
-            `select calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as text from pg_stat_statements s join pg_database d on d.oid = s.dbid
+            `select calls, total_exec_time + total_plan_time as ms, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as text
+               from pg_stat_statements s join pg_database d on d.oid = s.dbid
               where d.datname = $1 order by calls desc limit 14`,
             [DB],
           );
-          for (const r of rows) console.log(`  ${(r.calls / writes).toFixed(2)}  ${r.text}`);
+          for (const r of rows) console.log(
+              `  ${(r.calls / writes).toFixed(2)} calls, ${((1000 * r.ms) / writes).toFixed(0)} µs, ${(r.wal_records / writes).toFixed(1)} WAL records a write  ${r.text}`,
+            );
         }
         const delta = minus(after, idleEnd);
         const per = (k) => (delta[k] - (idle[k] * QUIET_MS) / IDLE_MS) / writes;
@@ -180,7 +187,7 @@ async function main() {
       );
     }
   } finally {
-    await admin.query(`drop database if exists "${DB}" with (force)`);
+    for (const db of Object.values(DBS)) await admin.query(`drop database if exists "${db}" with (force)`);
     await admin.end();
   }
 }
