@@ -2,6 +2,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { changeZone, QueueRun, watchZoneQueues } from '../../src/services/write-engine';
 import type { RequestContext } from '../../src/services/context';
+import { queuesOf } from '../../src/services/write-engine/zone-queue';
 
 /**
  * The write engine's per-zone queue is keyed by the zone's id, whatever the caller named: record edits and
@@ -211,4 +212,33 @@ test('a head that grew past the records it holds forgets its owners but the apex
   expect(sql).toHaveLength(1);
   expect(sql[0]).toMatch(/^with lim as .*update domains set serial/);
   expect(await serialOf()).toBe(before + 1);
+});
+
+test("the zone of the records a change inserted is remembered for a few, not for a bulk set's, whose first edit learns it by its read", async () => {
+  const { records, zoneChanges } = app.service.services;
+  const { keys } = queuesOf(app.service.database.db);
+  const created = await records.create(ctx(), a('remembered', 20));
+  expect(keys.of({ recordId: created.id })).toBe(zoneId);
+  const idsOf = async (prefix: string) =>
+    (await query(`select id from records where domain_id = $1 and owner like $2 order by id`, [zoneId, `${prefix}-%`])).map((row) =>
+      Number(row.id),
+    );
+  const set = (prefix: string, count: number) =>
+    zoneChanges.apply(ctx(), {
+      zone: ZONE,
+      changes: Array.from({ length: count }, (_, i) => ({ kind: 'ADD', ...a(`${prefix}-${i}`, 21) })),
+    });
+  // a set that hands no ids back: up to 16 records are remembered, as a record created alone
+  await set('learn-few', 16);
+  const few = await idsOf('learn-few');
+  expect(few).toHaveLength(16);
+  expect(few.map((id) => keys.of({ recordId: id }))).toEqual(few.map(() => zoneId));
+  await set('learn-bulk', 17);
+  const bulk = await idsOf('learn-bulk');
+  expect(bulk).toHaveLength(17);
+  expect(bulk.map((id) => keys.of({ recordId: id }))).toEqual(bulk.map(() => undefined));
+  // its records are edited by id all the same; the edit's read tells the zone
+  await records.update(ctx(), bulk[3], a('learn-bulk-3', 22));
+  expect(await query(`select rdata from records where id = $1`, [bulk[3]])).toEqual([{ rdata: '192.0.2.22' }]);
+  expect(keys.of({ recordId: bulk[3] })).toBe(zoneId);
 });

@@ -32,6 +32,13 @@ import { headsOf } from './zone-heads';
 const BATCH_LIMIT = 64;
 /** the most zone names and record ids remembered per kind, then forgotten at once (a cache, not a register) */
 const KEYS_LIMIT = 100_000;
+/**
+ * the most records a change may insert for their ids to be remembered: a record created alone hands its id to
+ * its client, which edits it by that id next; a bulk change set's answer names no ids (GraphQL's and REST's
+ * ChangedRecord, the PowerDNS API's 204, DNS UPDATE), so remembering a thousand of them only filled the cache,
+ * and their first edit learns its zone by its first read, at no extra statement
+ */
+const INSERTS_REMEMBERED = 16;
 
 /** a job the queue runs alone, outside any batch: a zone's deletion */
 export interface WholeZoneJob<T = unknown> {
@@ -70,11 +77,15 @@ class ZoneKeys {
     this.byName.set(zone.name, zone.id);
   }
 
-  learnRecords(zoneId: number, recordIds: Iterable<number>): void {
-    for (const id of recordIds) {
-      if (this.byRecord.size >= KEYS_LIMIT) this.byRecord.clear();
-      this.byRecord.set(id, zoneId);
-    }
+  learnRecord(zoneId: number, recordId: number): void {
+    if (this.byRecord.size >= KEYS_LIMIT) this.byRecord.clear();
+    this.byRecord.set(recordId, zoneId);
+  }
+
+  /** the records a change inserted, when few enough (INSERTS_REMEMBERED) */
+  learnInserted(zoneId: number, inserted: readonly { id: number }[] | undefined): void {
+    if (!inserted || inserted.length > INSERTS_REMEMBERED) return;
+    for (const row of inserted) this.learnRecord(zoneId, row.id);
   }
 
   forgetZone(zone: { id: number; name: string }): void {
@@ -111,8 +122,7 @@ export class ZoneQueues {
   /** what a read of a zone told: its id under its name, and as the zone of the record it was asked through */
   learn(zone: LockedZone): void {
     this.keys.learnZone(zone);
-    const ids = zone.target ? [zone.target.id] : [];
-    this.keys.learnRecords(zone.id, ids);
+    if (zone.target) this.keys.learnRecord(zone.id, zone.target.id);
   }
 
   private submit(zoneId: number, job: Job): Promise<unknown> {
@@ -193,7 +203,7 @@ export class ZoneQueues {
         this.learn(change.zone);
         const value = await job.decide(change);
         // the zone of the records a change inserted is known at once: an edit of them queues before it reads
-        this.keys.learnRecords(change.zone.id, change.written()?.inserted.map((row) => row.id) ?? []);
+        this.keys.learnInserted(change.zone.id, change.written()?.inserted);
         return value;
       },
     };
@@ -235,10 +245,7 @@ export class ZoneQueues {
             const value = await job.decide(change);
             const wrote = change.written();
             if (wrote) {
-              this.keys.learnRecords(
-                change.zone.id,
-                wrote.inserted.map((row) => row.id),
-              );
+              this.keys.learnInserted(change.zone.id, wrote.inserted);
               if (change.zone.id === state?.zoneId) state.apply(wrote);
               if (change.zone.id === zoneId) written.push(wrote);
               else readSerial = undefined;
