@@ -3,10 +3,10 @@
 // bench` does not run it):
 //   BENCH_ADMIN_URL=<a PostgreSQL of its own> node bench/experiments/worker-commits.js <dist A> <dist B> [rounds] [seconds]
 // What every role (ROLES=api,dns,worker, as `npm start`) costs PostgreSQL per API write: the PowerDNS API's PATCH
-// of one new A rrset (REPLACE), one request at a time (BENCH_CONNECTIONS: more), against a database seeded alike for each build, rounds
-// alternating A and B (a fresh service each). Per write: transactions committed in the service's database
-// (pg_stat_database.xact_commit), WAL records, bytes and flushes (pg_stat_wal.wal_sync: the fsyncs a commit waits
-// for), the service's CPU and PostgreSQL's (/proc/<pid>/stat of the postmaster's children).
+// of one new A rrset (REPLACE), one request at a time (BENCH_CONNECTIONS: more), against a database seeded alike
+// for each build, rounds alternating A and B (a fresh service each). Per write: transactions committed in the
+// service's database (pg_stat_database.xact_commit), WAL records, bytes and flushes (pg_stat_wal.wal_sync: the
+// fsyncs a commit waits for), the service's CPU and PostgreSQL's (/proc/<pid>/stat of the postmaster's children).
 //
 // pg_stat_wal is the cluster's and PostgreSQL's backends report their counters at most once a second (at once
 // only when they end), so: a cluster of the experiment's own (nothing else writes to it), counters read after
@@ -30,7 +30,8 @@ const [distA, distB] = process.argv.slice(2, 4).map((d) => path.resolve(d));
 const ROUNDS = Number(process.argv[4] ?? 3);
 const SECONDS = Number(process.argv[5] ?? 6);
 const QUIET_MS = 11_000;
-// BENCH_STATEMENTS=1: the statements of the writes' window a write (pg_stat_statements, to be loaded by the cluster)
+// BENCH_STATEMENTS=1: the statements of the writes' window, a write's share of their calls, time (planning and
+// execution) and WAL records (pg_stat_statements, to be loaded by the cluster)
 const STATEMENTS = process.env.BENCH_STATEMENTS === '1';
 const IDLE_MS = 5_000;
 const urlFor = (database) => Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).toString();
@@ -69,19 +70,19 @@ async function main() {
   const postmasterPid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
   for (const db of Object.values(DBS)) await admin.query(`create database "${db}"`);
   if (STATEMENTS) await admin.query('create extension if not exists pg_stat_statements');
-  const counters = async (DB) => {
+  const counters = async (database) => {
     const { rows } = await admin.query(
       `select (select xact_commit from pg_stat_database where datname = $1)::float8 as commits, wal_records::float8 as records,
               wal_bytes::float8 as bytes, wal_sync::float8 as syncs from pg_stat_wal`,
-      [DB],
+      [database],
     );
     return rows[0];
   };
   const minus = (a, b) => Object.fromEntries(Object.keys(a).map((k) => [k, a[k] - b[k]]));
   const logFile = path.join(TMP, 'worker-commits.log');
-  const start = (dist, DB) =>
+  const start = (dist, database) =>
     startService({
-      databaseUrl: urlFor(DB),
+      databaseUrl: urlFor(database),
       apiKey: API_KEY,
       logFile,
       env: { ROLES: 'api,dns,worker' },
@@ -117,13 +118,13 @@ async function main() {
         ['A', distA],
         ['B', distB],
       ]) {
-        const DB = DBS[label];
-        svc = await start(dist, DB);
+        const database = DBS[label];
+        svc = await start(dist, database);
         for (let w = 0; w < 50; w++) await patch(svc, zones[w % zones.length]);
         await sleep(QUIET_MS);
-        const quiet = await counters(DB);
+        const quiet = await counters(database);
         await sleep(IDLE_MS);
-        const idleEnd = await counters(DB);
+        const idleEnd = await counters(database);
         const idle = minus(idleEnd, quiet);
         if (STATEMENTS) await admin.query('select pg_stat_statements_reset()');
         const load = os.loadavg()[0];
@@ -141,18 +142,19 @@ async function main() {
         const cpu1 = cpuNow(svc.pid, postmasterPid);
         const runMs = SECONDS * 1000;
         await sleep(QUIET_MS);
-        const after = await counters(DB);
+        const after = await counters(database);
         await svc.stop();
         if (STATEMENTS) {
           const { rows } = await admin.query(
             `select calls, total_exec_time + total_plan_time as ms, wal_records, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) as text
                from pg_stat_statements s join pg_database d on d.oid = s.dbid
               where d.datname = $1 order by calls desc limit 14`,
-            [DB],
+            [database],
           );
-          for (const r of rows) console.log(
-              `  ${(r.calls / writes).toFixed(2)} calls, ${((1000 * r.ms) / writes).toFixed(0)} µs, ${(r.wal_records / writes).toFixed(1)} WAL records a write  ${r.text}`,
-            );
+          for (const r of rows) {
+            const [calls, us, wal] = [r.calls / writes, (1000 * r.ms) / writes, r.wal_records / writes];
+            console.log(`  ${calls.toFixed(2)} calls, ${us.toFixed(0)} µs, ${wal.toFixed(1)} WAL records a write  ${r.text}`);
+          }
         }
         const delta = minus(after, idleEnd);
         const per = (k) => (delta[k] - (idle[k] * QUIET_MS) / IDLE_MS) / writes;
