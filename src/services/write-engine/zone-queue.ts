@@ -18,9 +18,10 @@ import { headsOf } from './zone-heads';
  *
  * The queue's key is the zone's id, whatever the caller named: a zone by name (change sets, imports, DNS
  * UPDATE, record creates), by id, or as the zone of a record (record edits and deletes). The id is learned,
- * never looked up: every read of a zone tells its id, name and the ids of records read in it, and the queue
- * remembers them (`ZoneKeys`). A change whose key is known queues before it reads. A change whose key is not
- * known yet (the first edit of a record this process has not seen) runs its first optimistic read, which
+ * never looked up: every read of a zone tells its id and name, and the record a change was asked through; a
+ * write tells the records it inserted (up to INSERTS_REMEMBERED of them); the queue remembers them
+ * (`ZoneKeys`). A change whose key is known queues before it reads. A change whose key is not known yet (the
+ * first edit of a record this process has not seen, or one of a bulk set's) runs its first optimistic read, which
  * learns the key, then takes its zone's turn: if the zone is idle it goes on with that read (nothing spent); if
  * a change of the zone is running, it drops its read and joins the queue. So every change of a zone is
  * serialised in the process, at no extra statement; a key learned wrong (a zone deleted and created again by
