@@ -134,6 +134,8 @@ test('the audit log filters by zone and by action', async () => {
   await page.getByLabel('Zone').fill('');
   await page.getByLabel('Action (e.g. api-key-revoked)').fill('api-key-revoked');
   await page.getByRole('button', { name: 'Filter' }).click();
+  // the zone's filter also showed "1 event": wait for the new filter's row, not the count, before reading it
+  await page.getByRole('cell', { name: 'api-key-revoked', exact: true }).waitFor();
   await page.getByText('1 event', { exact: true }).waitFor();
   expect(await page.locator('table.audit-events tbody tr td').nth(2).textContent()).toMatch(/^api-key:\d+$/);
   // a time range before anything happened: nothing
