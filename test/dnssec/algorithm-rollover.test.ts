@@ -202,7 +202,7 @@ async function watchRoll(
       // over once the roll has ended and the serial its last step committed is served by the primary and, when
       // watched, by BIND: the look that first reads the roll ended can still transfer the serial before it
       // (the DNS role loads a commit moments after it; BIND takes it by IXFR after the NOTIFY)
-      // The zone's serial in a status is read by a statement before its keys' (one answer is not one snapshot):
+      // the zone's serial in a status is read by a statement before its keys' (one answer is not one snapshot):
       // a status that shows the roll ended can carry the serial before the last step's, so it is read again
       const lastSerial = status.algorithmRoll ? status.serial : (await statusOf(zone)).serial;
       const servedLast = served.serial >= lastSerial && (bind === undefined || (atBind?.serial ?? 0) >= lastSerial);

@@ -32,9 +32,9 @@ const INTERVAL_S = 1;
 /**
  * two check intervals, and two seconds for what a check adds beside them: the check under way when the fault came
  * (it may have asked before), the tick that claims the next (half an interval), the check's own queries (a dead
- * server's cost a timeout each) and the 200 ms it waits to be stored with others. On this 2-core machine a fault
- * showed within 0.5–1.8 s, and within 2.2 s with five busy processes beside the test; under both of CI's lanes,
- * one run once missed the former window of one second beside the intervals.
+ * server costs a timeout a query) and the 200 ms it waits to be stored with others. On this 2-core machine a fault
+ * showed within 0.5–1.8 s, and within 2.2 s with five busy processes beside the test; one CI run, with both lanes
+ * busy, missed the former window of one second beside the intervals.
  */
 const WITHIN_MS = 2 * INTERVAL_S * 1000 + 2000;
 
