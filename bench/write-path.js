@@ -48,6 +48,11 @@ const ALLOC = process.env.BENCH_ALLOC === '1';
 // one rate for two builds, the CPU a request is compared without the rate's own effect on it (the per-interval
 // timers and the batching of the event loop's work, which a closed loop's rate moves with the machine's load)
 const RATE = Number(process.env.BENCH_RATE ?? 0);
+// BENCH_SYSCALLS=1: the serving process's system calls a request, by call and thread (`perf trace -s` from
+// Debian's linux-perf, attached for the case's closed loop), to compare two edges' or two builds' I/O a request.
+// The tracing slows the process several times over, so that run's rates and CPU are not the service's (and the
+// journal's paced NOTIFY, one per 10 ms, falls on more requests); it writes no RESULTS file
+const SYSCALLS = process.env.BENCH_SYSCALLS === '1';
 const API_KEY = `zk_bench_${Math.random().toString(36).slice(2)}${Math.random().toString(36).slice(2)}`;
 const TMP = path.join(__dirname, '.tmp');
 const ZONES = 16;
@@ -56,6 +61,40 @@ const ip = (n) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 const zoneName = (c) => `c${c}.write-path.example`;
 const names = (from, count) => Array.from({ length: count }, (_, i) => ({ owner: `h${from + i}`, rdata: ip(from + i) }));
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+/**
+ * `perf trace -s -p pid` from now until `stop(requests)`, which answers the process's system calls a request:
+ * its total, then per thread (node's main thread first) the calls of more than 0.05 a request
+ */
+async function startSyscallTrace(pid) {
+  const file = path.join(TMP, `syscalls-${pid}-${Date.now()}.txt`);
+  const perf = spawn('perf', ['trace', '-s', '-o', file, '-p', String(pid)], { stdio: 'ignore' });
+  const exited = new Promise((resolve) => perf.once('exit', resolve));
+  // perf attaches within a few hundred milliseconds; the loop starts after
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return {
+    async stop(requests) {
+      perf.kill('SIGINT');
+      await exited;
+      const threads = [];
+      let thread;
+      for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+        const head = /^ (.+) \((\d+)\), \d+ events/.exec(line);
+        if (head) threads.push((thread = { name: head[1], tid: Number(head[2]), calls: [] }));
+        const row = /^\s+([a-z_0-9]+)\s+(\d+)\s+\d+\s/.exec(line);
+        if (row && thread) thread.calls.push([row[1], Number(row[2]) / requests]);
+      }
+      fs.rmSync(file, { force: true });
+      const total = threads.reduce((sum, t) => sum + t.calls.reduce((s, [, n]) => s + n, 0), 0);
+      threads.sort((a, b) => (b.tid === pid) - (a.tid === pid));
+      const shown = threads
+        .map((t) => [t, t.calls.filter(([, n]) => n > 0.05)])
+        .filter(([, calls]) => calls.length)
+        .map(([t, calls]) => `${t.tid === pid ? 'main' : t.name} ${calls.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', ')}`);
+      return `${total.toFixed(2)} (${shown.join('; ')})`;
+    },
+  };
+}
+
 const CASES = [
   { changes: 1, connections: 1 },
   { changes: 1, connections: 16 },
@@ -393,6 +432,7 @@ async function main() {
           const x0 = proxy.counter.trips;
           proxy.counter.statements.clear();
           const a0 = ALLOC && !target.pid ? await allocatedBytes(svc.pid) : undefined;
+          const trace = SYSCALLS ? await startSyscallTrace(target.pid ?? svc.pid) : undefined;
           const t0 = processTimes();
           const result = await closedLoop({
             connections,
@@ -400,6 +440,7 @@ async function main() {
             send: (c, i) => target.send(c, base + c * 1_000_000 + i * changes, changes),
           });
           const t1 = processTimes();
+          const syscalls = trace ? await trace.stop(result.requests) : undefined;
           const a1 = a0 !== undefined ? await allocatedBytes(svc.pid) : undefined;
           const x1 = proxy.counter.trips;
           target.finish?.();
@@ -421,6 +462,7 @@ async function main() {
               `${row.kbAllocatedPerRequest !== undefined ? `; ${row.kbAllocatedPerRequest.toFixed(1)} kB allocated a request` : ''}` +
               `${row.bad ? `; ${row.bad} BAD (${row.badExample})` : ''}`,
           );
+          if (syscalls) log(`    system calls a request: ${syscalls}`);
           if (STATEMENTS)
             for (const [text, count] of [...proxy.counter.statements].sort((a, b) => b[1] - a[1]).slice(0, 12))
               log(`    ${(count / result.requests).toFixed(3)} a request: ${text}`);
@@ -442,7 +484,7 @@ async function main() {
     `${r.rps.toFixed(1)}/s, p50 ${r.p50.toFixed(1)} ms<br>${r.tripsPerRequest.toFixed(2)} trips, node ${r.serviceMsPerRequest.toFixed(2)} ms, pg ${r.postgresMsPerRequest.toFixed(2)} ms${r.bad ? `<br>**${r.bad} bad**` : ''}`;
   const floor = results['write floor'];
   // the whole run only (BENCH_CASES, BENCH_EDGES run a part; the log above has every figure)
-  if (!(TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns' && LOG_LEVEL === 'warn')) return;
+  if (!(TREE === ROOT && !ONLY_CASES && !ONLY_EDGES && ROLES === 'api,dns' && LOG_LEVEL === 'warn' && !SYSCALLS)) return;
   const table = [
     `| | ${CASES.map(label).join(' | ')} |`,
     `| --- |${CASES.map(() => ' ---: |').join('')}`,
