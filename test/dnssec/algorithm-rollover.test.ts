@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
-import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
 import { startUnbound, Unbound } from '../support/unbound';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
@@ -129,6 +129,48 @@ function apexOf(zone: string, text: string): { dnskey: number[]; soaSigs: number
   };
 }
 
+/**
+ * Every serial the primary committed since `from`, each with its apex, read from one IXFR (RFC 1995 §4: the
+ * changes one at a time, each as the old SOA, the RRs it deleted, the new SOA, the RRs it added). A step the
+ * primary served for less than one look of the watch (a look is seconds on a loaded machine) is there too.
+ */
+async function servedSince(zone: string, from: { text: string; serial: number }): Promise<Watched['serials']> {
+  const ixfr = await dig([
+    '-y',
+    `hmac-sha256:${KEY_NAME}:${SECRET}`,
+    '@127.0.0.1',
+    '-p',
+    String(dnsPort),
+    zone,
+    `IXFR=${from.serial}`,
+    '+tcp',
+    '+nocomments',
+    '+nostats',
+  ]);
+  const rrs = ixfr.lines.map((line) => line.split(/\s+/)).filter((f) => f[3] !== 'TSIG');
+  const isSoa = (i: number) => rrs[i]?.[3] === 'SOA';
+  // the zone's RRs but its SOA, as dig writes them (an AXFR and an IXFR write an RR alike)
+  const zoneRrs = new Set(
+    from.text
+      .split('\n')
+      .map((line) => line.split(/\s+/))
+      .filter((f) => f.length > 3 && f[3] !== 'SOA')
+      .map((f) => f.join(' ')),
+  );
+  const serials: Watched['serials'] = [{ serial: from.serial, ...apexOf(zone, from.text) }];
+  if (!isSoa(0) || !isSoa(1))
+    throw new Error(`IXFR of ${zone} from ${from.serial}: not a sequence of changes (${ixfr.stdout.slice(0, 300)})`);
+  // after the current SOA: changes until the closing current SOA, the last RR
+  for (let i = 1; i < rrs.length - 1;) {
+    if (!isSoa(i)) throw new Error(`IXFR of ${zone}: a change does not start with its old SOA at RR ${i}`);
+    for (i++; !isSoa(i); i++) zoneRrs.delete(rrs[i].join(' '));
+    const serial = Number(rrs[i][6]);
+    for (i++; i < rrs.length - 1 && !isSoa(i); i++) zoneRrs.add(rrs[i].join(' '));
+    serials.push({ serial, ...apexOf(zone, [...zoneRrs].join('\n')) });
+  }
+  return serials;
+}
+
 interface Watched {
   /** the roll's steps as the status showed them, each once, in order */
   steps: string[];
@@ -211,6 +253,11 @@ async function watchRoll(
     90_000,
     250,
   );
+  // the order is read from every serial the primary committed, not only from those a look caught; each caught one
+  // must be among them with the same apex
+  const caught = watched.serials;
+  watched.serials = await servedSince(zone, initial);
+  for (const seen of caught) expect(watched.serials).toContainEqual(seen);
   for (const { served, where } of toVerify) {
     const file = join(dir, `${zone}-${where}-${served.serial}.zone`);
     writeFileSync(file, served.text);
