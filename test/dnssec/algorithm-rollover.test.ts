@@ -163,7 +163,8 @@ async function servedSince(zone: string, from: { text: string; serial: number })
   // after the current SOA: changes until the closing current SOA, the last RR
   for (let i = 1; i < rrs.length - 1;) {
     if (!isSoa(i)) throw new Error(`IXFR of ${zone}: a change does not start with its old SOA at RR ${i}`);
-    for (i++; !isSoa(i); i++) zoneRrs.delete(rrs[i].join(' '));
+    for (i++; i < rrs.length - 1 && !isSoa(i); i++) zoneRrs.delete(rrs[i].join(' '));
+    if (!isSoa(i) || i === rrs.length - 1) throw new Error(`IXFR of ${zone}: a change has no new SOA after RR ${i}`);
     const serial = Number(rrs[i][6]);
     for (i++; i < rrs.length - 1 && !isSoa(i); i++) zoneRrs.add(rrs[i].join(' '));
     serials.push({ serial, ...apexOf(zone, [...zoneRrs].join('\n')) });
