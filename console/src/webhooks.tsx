@@ -21,6 +21,7 @@ const EVENT_TYPES = [
   'zone.created',
   'zone.changed',
   'zone.deleted',
+  'zone.moved',
   'zone.propagated',
   'zone.transfer_failed',
   'zone.expired',

@@ -83,8 +83,8 @@ function keyOf(payload: Record<string, unknown> | undefined): string | undefined
  * GraphQL subscriptions over WebSocket with the graphql-ws protocol (Apollo Client's and urql's), on the HTTP
  * server's port and path (/graphql). The key comes in connection_init and is checked as on HTTP; it is checked
  * again every RECHECK_KEYS_MS, so a revoked key (or a deleted user) closes its connection with 4403 within
- * that, plus the key cache's 5 s in other processes. Events come from this process's change feed (the
- * journal, woken by LISTEN/NOTIFY: changes committed by any process arrive).
+ * that, plus the key cache's 5 s in other processes. Events come from this process's change feed (the event
+ * feed's journal rows, woken by LISTEN/NOTIFY: changes committed by any process arrive).
  */
 export async function startSubscriptions(
   server: Server,
@@ -107,7 +107,9 @@ export async function startSubscriptions(
   );
   await feed.start();
   services.liveUpdates.attachFeed({
-    latestJournalId: () => feed.latestId(),
+    startNow: () => feed.startNow(),
+    join: (head) => feed.join(head),
+    changesPassed: (domainId, upTo, snapshot) => feed.changesPassed(domainId, upTo, snapshot),
     latestKeyEventId: () => feed.latestKeyEventId(),
     changesOfZoneAfter: (zone, afterId, limit) => feed.changesOfZoneAfter(zone, afterId, limit),
     keyEventsOfZoneAfter: (domainId, afterId, limit) => feed.keyEventsOfZoneAfter(domainId, afterId, limit),

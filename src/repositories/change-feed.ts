@@ -4,11 +4,25 @@ import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import { HISTORY_COLUMNS, HistoryRow, toHistoryRow, zoneChangesAfter } from './history';
 import { FeedKeyEvent, keyEventsOfZonesAfter, latestKeyEventId } from './dnssec-key-events';
+import { FeedCursor, feedStartNow, FeedSnapshot, passedLiveJournal, readLiveJournal } from './events';
 
 export interface FeedChange extends HistoryRow {
   domainId: number;
   zone: string;
+  /** the transaction that wrote it (its event's `xid`): a subscription is sent what its snapshot did not see */
+  xid?: string;
 }
+
+/** the journal row's columns as the live reader reads them (`changes c`, beside its event) */
+const LIVE_COLUMNS = `c.domain_id, c.zone, ${HISTORY_COLUMNS.split(', ')
+  .map((column) => `c.${column}`)
+  .join(', ')}`;
+const toFeedChange = (row: any): FeedChange => ({
+  ...toHistoryRow(row),
+  domainId: Number(row.domain_id),
+  zone: row.zone,
+  xid: String(row.feed_xid),
+});
 
 /** the DNSSEC key events the feed reads for the zones someone subscribes to them for (docs/dnssec.md, «Key events») */
 export interface KeyEventReader {
@@ -18,26 +32,29 @@ export interface KeyEventReader {
 }
 
 const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
-/** journal ids are taken at insert, rows become visible at commit: a row may appear below the cursor */
+/** key event ids are taken at insert, rows become visible at commit: a row may appear below the key cursor */
 const LATE_WINDOW = 1000;
 const READ_LIMIT = 5000;
 
 /**
- * The journal as a stream, for this process's live updates: the process's LISTEN connection
- * (db/notifications.ts) wakes it when a change commits (any API process, any worker: the writer notifies after
- * its commit, db/journal-signal.ts), and it reads the new journal rows by id on the process's pool. Rows that
- * commit out of id order are caught by re-reading a window below the cursor; changes that commit while the
- * LISTEN connection is down are read when it is back (the cursor does not move meanwhile).
+ * The journal as a stream, for this process's live updates: the third reader of the event feed
+ * (repositories/events.ts), beside the webhooks' fan-out and the pull feed, in the same exact order. The
+ * process's LISTEN connection (db/notifications.ts) wakes it when a change commits (any API process, any worker:
+ * the writer notifies after its commit, db/journal-signal.ts), and it reads, on the process's pool, the settled
+ * events after its cursor that stand for a journal row of a subscribed zone (a change, a move, a deletion), with
+ * that row. A row that commits late, behind any number of others, sorts after everything read before it, so it
+ * is read when it settles; changes that commit while the LISTEN connection is down are read when it is back (the
+ * cursor does not move meanwhile).
  */
 export class ChangeFeed {
   private readonly unsubscribe: (() => void)[] = [];
-  private cursor = 0;
+  private cursor: FeedCursor = { xid: '0', id: 0 };
   /**
-   * whether `cursor` is the newest id read: with no subscriber the feed reads nothing at all (not even the
-   * newest id: under a write load every commit wakes it, and that read was a round trip per commit's wake-up)
+   * whether `cursor` is where the feed stands: with no subscriber the feed reads nothing at all (not even where
+   * the feed ends: under a write load every commit wakes it, and that read was a round trip per commit's
+   * wake-up); a subscription that starts tells it (`join`)
    */
-  private cursorKnown = true;
-  private readonly delivered = new Set<number>();
+  private cursorKnown = false;
   private reading?: Promise<void>;
   private readAgain = false;
   private stopped = false;
@@ -56,7 +73,6 @@ export class ChangeFeed {
   ) {}
 
   async start(): Promise<void> {
-    this.cursor = await this.latestId();
     // what committed while no connection listened is read when it listens (again)
     this.unsubscribe.push(
       await this.db.notifications.subscribe(
@@ -68,10 +84,32 @@ export class ChangeFeed {
     this.unsubscribe.push(await this.db.notifications.subscribe(PROPAGATION_CHANNEL, (payload) => this.onPropagation(Number(payload))));
   }
 
-  /** the newest journal id now */
-  async latestId(): Promise<number> {
-    const [row] = await this.db.rows<{ id: string }>('select coalesce(max(id), 0) as id from changes');
-    return Number(row.id);
+  /**
+   * Where a subscription starts: a snapshot of what has committed (it is sent what the snapshot did not see), and
+   * the feed's settled end under it.
+   */
+  startNow(): Promise<{ snapshot: FeedSnapshot; head: FeedCursor }> {
+    return feedStartNow(this.db);
+  }
+
+  /**
+   * A subscription joins the feed, called right after it registered its zone: where the feed will stand once
+   * the read in flight (begun before the zone was registered, so without it) has delivered; past that cursor,
+   * every read includes the zone. With no subscriber before, the feed stood nowhere: it starts at `head`, the
+   * settled end under the new subscription's snapshot, after which everything that snapshot did not see sorts.
+   */
+  async join(head: FeedCursor): Promise<FeedCursor> {
+    if (!this.cursorKnown) {
+      this.cursor = head;
+      this.cursorKnown = true;
+    }
+    await this.reading?.catch(() => undefined);
+    return this.cursor;
+  }
+
+  /** one zone's changes the feed passed (up to `upTo`) that `snapshot` did not see: a joining subscription's own */
+  changesPassed(domainId: number, upTo: FeedCursor, snapshot: FeedSnapshot): Promise<FeedChange[]> {
+    return passedLiveJournal(this.db, { domainId, upTo, snapshot, select: LIVE_COLUMNS }, toFeedChange);
   }
 
   /** the newest DNSSEC key event id now */
@@ -117,48 +155,31 @@ export class ChangeFeed {
   }
 
   /**
-   * Reads what subscribers wait for, cheaply: the ids of the rows of subscribed zones in the window (an index
-   * scan of ids, no row bodies), then the whole rows of the ones not delivered yet. With no subscriber it only
-   * moves the cursor: under a write load every commit wakes the feed, and re-reading the window's rows with
-   * their records each time halved the write throughput (docs/performance.md, «The journal's readers»); now it
-   * reads nothing, and learns where the journal stands at the first wake-up that finds a subscriber.
+   * Reads what subscribers wait for: the settled events of subscribed zones after the cursor that stand for a
+   * journal row, with the row, in the feed's order; then moves the cursor to the feed's settled end when the read
+   * was not cut short. With no subscriber it reads nothing and forgets where it stood: under a write load every
+   * commit wakes the feed (docs/performance.md, «The journal's readers»).
    */
   private async readRows(): Promise<void> {
     const zones = this.subscribedZones();
-    if (zones.length === 0) {
+    if (zones.length === 0 || !this.cursorKnown) {
       this.cursorKnown = false;
-      this.delivered.clear();
       return;
     }
-    // the first read with subscribers again starts at the newest id now, and its window below covers what
-    // committed since they subscribed (each subscription reads its own past after registering, and takes only
-    // what comes after its start: live-updates.ts)
-    if (!this.cursorKnown) {
-      this.cursor = Math.max(this.cursor, await this.latestId());
-      this.cursorKnown = true;
-    }
-    const ids = await this.db.rows(
-      `select id, domain_id from changes where id > $1 and kind <> 'zone-signed' order by id limit ${READ_LIMIT}`,
-      [Math.max(0, this.cursor - LATE_WINDOW)],
+    const { rows, head } = await readLiveJournal(
+      this.db,
+      { after: this.cursor, zones, limit: READ_LIMIT, select: LIVE_COLUMNS },
+      toFeedChange,
     );
-    const wanted = new Set(zones);
-    const fresh: number[] = [];
-    for (const row of ids) {
-      const id = Number(row.id);
-      if (id > this.cursor) this.cursor = id;
-      if (this.delivered.has(id)) continue;
-      this.delivered.add(id);
-      if (wanted.has(Number(row.domain_id))) fresh.push(id);
+    // delivered and the cursor moved in one synchronous step: a subscription joining between two reads sees
+    // the cursor of what was delivered (join)
+    for (const row of rows) {
+      const { cursor, ...change } = row;
+      this.cursor = cursor;
+      this.onChange(change);
     }
-    if (fresh.length) {
-      const rows = await this.db.rows(`select domain_id, zone, ${HISTORY_COLUMNS} from changes where id = any($1::bigint[]) order by id`, [
-        fresh,
-      ]);
-      for (const r of rows) this.onChange({ ...toHistoryRow(r), domainId: Number(r.domain_id), zone: r.zone });
-    }
-    // forget what fell out of the window
-    for (const id of this.delivered) if (id <= this.cursor - LATE_WINDOW) this.delivered.delete(id);
-    if (ids.length === READ_LIMIT) this.readAgain = true;
+    if (rows.length === READ_LIMIT) this.readAgain = true;
+    else if (this.cursorKnown && compareCursors(head, this.cursor) > 0) this.cursor = head;
   }
 
   /**
@@ -186,4 +207,11 @@ export class ChangeFeed {
     for (const id of this.keysDelivered) if (id <= floor) this.keysDelivered.delete(id);
     if (events.length === READ_LIMIT) this.readAgain = true;
   }
+}
+
+/** the feed's order: by the writing transaction's xid, then the event's id */
+function compareCursors(a: FeedCursor, b: FeedCursor): number {
+  const ax = BigInt(a.xid);
+  const bx = BigInt(b.xid);
+  return ax === bx ? a.id - b.id : ax < bx ? -1 : 1;
 }

@@ -28,6 +28,7 @@ export const EVENT_TYPES = [
   'zone.created',
   'zone.changed',
   'zone.deleted',
+  'zone.moved',
   'zone.propagated',
   'zone.transfer_failed',
   'zone.expired',
@@ -189,4 +190,92 @@ export async function feedHead(sql: Sql): Promise<FeedCursor> {
 /** events older than `keepDays` (the journal's retention, HISTORY_KEEP_DAYS); their deliveries go with them */
 export function pruneEvents(sql: Sql, keepDays: number): Promise<number> {
   return sql.affected(`delete from events where created_at < now() - make_interval(days => $1::int)`, [keepDays]);
+}
+
+/**
+ * A snapshot as PostgreSQL gives it (`pg_current_snapshot()`, `xmin:xmax:xip,…`): which transactions had committed
+ * when it was taken. A live subscription takes one when it starts, and is sent exactly the events of
+ * transactions this snapshot did not see: what committed after it began, however late and whatever its id.
+ */
+export class FeedSnapshot {
+  private constructor(
+    private readonly xmin: bigint,
+    private readonly xmax: bigint,
+    private readonly running: ReadonlySet<bigint>,
+    readonly text: string,
+  ) {}
+
+  static parse(text: string): FeedSnapshot {
+    const [xmin, xmax, running] = text.split(':');
+    return new FeedSnapshot(BigInt(xmin), BigInt(xmax), new Set(running ? running.split(',').map(BigInt) : []), text);
+  }
+
+  /** whether the transaction `xid` had committed when the snapshot was taken (pg_visible_in_snapshot's rule) */
+  sees(xid: string): boolean {
+    const id = BigInt(xid);
+    return id < this.xmin || (id < this.xmax && !this.running.has(id));
+  }
+}
+
+/** a snapshot to start a live reader from, and the feed's settled end under it (every later commit sorts after it) */
+export async function feedStartNow(sql: Sql): Promise<{ snapshot: FeedSnapshot; head: FeedCursor }> {
+  const [row] = await sql.rows(
+    `select pg_current_snapshot()::text as snapshot, h.xid::text as xid, h.id
+       from (select 1) one left join (select e.xid, e.id from events e where ${SETTLED_SQL} order by e.xid desc, e.id desc limit 1) h on true`,
+  );
+  return { snapshot: FeedSnapshot.parse(row.snapshot), head: row.xid === null ? FEED_START : { xid: row.xid, id: Number(row.id) } };
+}
+
+/**
+ * The events that stand for a journal row a live subscriber is sent (a zone's change, its move, its deletion:
+ * the journal rows the history shows), with that row: `c.*` of `changes c` joined on the event's `change_id`.
+ */
+const LIVE_FROM = `events e join changes c on c.id = e.change_id and c.kind <> 'zone-signed'`;
+
+/**
+ * The live reader's next step: the settled events after `after` of the zones `zones` that stand for journal rows
+ * (`select` reads the journal row's columns from `c`), in the feed's order, at most `limit`; and the feed's settled
+ * end in the same snapshot, where the reader's cursor may move when fewer than `limit` came (no settled event of
+ * these zones lies between).
+ */
+export async function readLiveJournal<T>(
+  sql: Sql,
+  query: { after: FeedCursor; zones: readonly number[]; limit: number; select: string },
+  toRow: (row: any) => T,
+): Promise<{ rows: Array<T & { cursor: FeedCursor }>; head: FeedCursor }> {
+  const rows = await sql.rows(
+    `with head as (select e.xid, e.id from events e where ${SETTLED_SQL} order by e.xid desc, e.id desc limit 1),
+          got as (select e.xid as feed_xid8, e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${LIVE_FROM}
+                   where (e.xid, e.id) > ($1::xid8, $2::bigint) and ${SETTLED_SQL} and e.domain_id = any($3::bigint[])
+                   order by e.xid, e.id limit $4)
+     select h.xid::text as head_xid, h.id as head_id, g.*
+       from (select 1) one left join head h on true left join got g on true order by g.feed_xid8, g.feed_id`,
+    [query.after.xid, query.after.id, query.zones, query.limit],
+  );
+  const head = rows[0]?.head_xid == null ? FEED_START : { xid: String(rows[0].head_xid), id: Number(rows[0].head_id) };
+  return {
+    head,
+    rows: rows
+      .filter((row) => row.feed_id !== null)
+      .map((row) => ({ ...toRow(row), cursor: { xid: String(row.feed_xid), id: Number(row.feed_id) } })),
+  };
+}
+
+/**
+ * One zone's journal-row events that a live reader at `upTo` has passed and `snapshot` did not see: what committed
+ * between a subscription's snapshot and the moment it joined the reader, which the reader read for no one.
+ */
+export async function passedLiveJournal<T>(
+  sql: Sql,
+  query: { domainId: number; upTo: FeedCursor; snapshot: FeedSnapshot; select: string },
+  toRow: (row: any) => T,
+): Promise<Array<T & { cursor: FeedCursor }>> {
+  const rows = await sql.rows(
+    `select e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${LIVE_FROM}
+      where e.domain_id = $1 and (e.xid, e.id) <= ($2::xid8, $3::bigint) and e.xid >= pg_snapshot_xmin($4::pg_snapshot)
+        and not pg_visible_in_snapshot(e.xid, $4::pg_snapshot)
+      order by e.xid, e.id`,
+    [query.domainId, query.upTo.xid, query.upTo.id, query.snapshot.text],
+  );
+  return rows.map((row) => ({ ...toRow(row), cursor: { xid: String(row.feed_xid), id: Number(row.feed_id) } }));
 }

@@ -1,3 +1,4 @@
+import { insertEventsSql } from './events';
 import type { Sql } from '../db/pool';
 
 /**
@@ -127,9 +128,11 @@ export async function moveZoneToUser(
   await sql.rows(
     `with moved as (update domains set user_id = $2 where id = $1 returning id),
        gone as (update users set zone_count = zone_count - 1 where id = $3),
-       came as (update users set zone_count = zone_count + 1 where id = $2)
-     insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_email, published_at)
-       select $1, $4, 'zone-moved', $5, $5, '[]'::jsonb, '[]'::jsonb, $6, $7, $8, $9, now() from moved`,
+       came as (update users set zone_count = zone_count + 1 where id = $2),
+       chg as (
+         insert into changes (domain_id, zone, kind, serial_before, serial_after, removed, added, author_key_id, author_key_name, author_user_id, author_email, published_at)
+         select $1, $4, 'zone-moved', $5, $5, '[]'::jsonb, '[]'::jsonb, $6, $7, $8, $9, now() from moved returning id)
+     ${insertEventsSql(`select 'zone.moved', $1::bigint, $4::text, $2::bigint, chg.id, jsonb_build_object('zone', $4::text, 'serial', $5::bigint) from chg`)}`,
     [
       zone.id,
       toUserId,
@@ -142,4 +145,6 @@ export async function moveZoneToUser(
       author.email ?? null,
     ],
   );
+  // the move's journal row and event reach the live readers as a change's do
+  sql.journalWritten();
 }

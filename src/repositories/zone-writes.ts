@@ -539,10 +539,13 @@ export async function lockZoneOwner(sql: Sql, zoneId: number): Promise<void> {
 
 /** deletes a zone; its records go with it (foreign key cascade), and its user's zone count falls by one */
 export async function deleteZone(sql: Sql, id: number): Promise<void> {
-  // its `zone.deleted` event in the same statement (repositories/events.ts)
+  // its `zone.deleted` event in the same statement (repositories/events.ts), naming the deletion's journal row,
+  // written just before in this transaction (the zone's newest), as a change's event names its own
   await sql.rows(
     `with gone as (delete from domains where id = $1 returning id, user_id, name, serial),
-       ev as (${insertEventsSql(`select 'zone.deleted', id, name, user_id, null, jsonb_build_object('zone', name, 'serial', serial) from gone`)})
+       ev as (${insertEventsSql(`select 'zone.deleted', id, name, user_id,
+           (select max(c.id) from changes c where c.zone = gone.name and c.domain_id = gone.id and c.kind = 'zone-deleted'),
+           jsonb_build_object('zone', name, 'serial', serial) from gone`)})
      update users set zone_count = zone_count - 1 from gone where users.id = gone.user_id`,
     [id],
   );

@@ -1,5 +1,6 @@
 import type { FeedChange } from '../repositories/change-feed';
 import type { FeedKeyEvent } from '../repositories/dnssec-key-events';
+import type { FeedCursor, FeedSnapshot } from '../repositories/events';
 import { isRestricted, readsRecord } from '../auth/policy';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
@@ -17,7 +18,12 @@ export type LiveEvent =
 
 /** where the change feed is now (a subscription gets what comes after), and one zone's events after a point */
 export interface FeedReader {
-  latestJournalId(): Promise<number>;
+  /** what has committed now (a subscription is sent what this did not see), and the feed's settled end under it */
+  startNow(): Promise<{ snapshot: FeedSnapshot; head: FeedCursor }>;
+  /** called right after a subscription registered: the cursor past which every read of the feed includes its zone */
+  join(head: FeedCursor): Promise<FeedCursor>;
+  /** one zone's changes the feed passed, up to `upTo`, that `snapshot` did not see */
+  changesPassed(domainId: number, upTo: FeedCursor, snapshot: FeedSnapshot): Promise<FeedChange[]>;
   latestKeyEventId(): Promise<number>;
   changesOfZoneAfter(zone: { id: number; name: string }, afterId: number, limit: number): Promise<FeedChange[]>;
   keyEventsOfZoneAfter(domainId: number, afterId: number, limit: number): Promise<FeedKeyEvent[]>;
@@ -44,7 +50,10 @@ export class SlowSubscriberError extends Error {
 interface Subscriber {
   domainId: number;
   kinds: LiveEvent['kind'];
+  /** the key event id a key-event subscriber is sent what comes after */
   sinceId: number;
+  /** whether a change is this (change) subscriber's: one its snapshot did not see, or after the change it named */
+  wantsChange?: (change: FeedChange) => boolean;
   push(event: LiveEvent): void;
 }
 
@@ -61,7 +70,9 @@ export class LiveUpdates {
   private readonly subscribers = new Map<number, Set<Subscriber>>();
   /** the newest journal id and key event id now (the change feed's): a subscription gets what comes after */
   private feed: FeedReader = {
-    latestJournalId: () => Promise.resolve(0),
+    startNow: () => Promise.reject(new Error('live updates: no change feed attached')),
+    join: (head) => Promise.resolve(head),
+    changesPassed: () => Promise.resolve([]),
     latestKeyEventId: () => Promise.resolve(0),
     changesOfZoneAfter: () => Promise.resolve([]),
     keyEventsOfZoneAfter: () => Promise.resolve([]),
@@ -77,7 +88,7 @@ export class LiveUpdates {
   /** called by the change feed */
   publishChange(change: FeedChange): void {
     for (const subscriber of this.subscribers.get(change.domainId) ?? []) {
-      if (subscriber.kinds === 'change' && change.id > subscriber.sinceId) subscriber.push({ kind: 'change', zone: change.zone, change });
+      if (subscriber.kinds === 'change' && subscriber.wantsChange?.(change)) subscriber.push({ kind: 'change', zone: change.zone, change });
     }
   }
 
@@ -129,13 +140,16 @@ export class LiveUpdates {
    * The events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends. Key
    * events need the right to read the zone's DNSKEY (FORBIDDEN_BY_POLICY otherwise), as their history does.
    *
-   * `afterId` (a change's or key event's id, as the history shows it) resumes after that event: the ones since
-   * are sent first, then the live ones, none twice and none missed (a client reads the zone, then subscribes
-   * after the newest change it read; or reconnects after the last event it got). Without it the subscription
-   * starts at the newest event when it is made. Either way the zone's events from that point are read once the
-   * subscriber is registered: the change feed may be reading the journal while the subscription is being set
-   * up, and a change it read before the zone had this subscriber would otherwise never reach it. At most
-   * MAX_QUEUED_EVENTS are sent from the past (INVALID_INPUT on `after` beyond that: read the history).
+   * A change subscription is sent every change of the zone whose transaction had not committed when it began
+   * (a snapshot it takes: repositories/events.ts, FeedSnapshot), however late that transaction commits and
+   * whatever its journal id, in the feed's order. `afterId` (a change's or key event's id, as the history
+   * shows it) resumes after that event: the ones since are sent first, then the live ones, none twice and none
+   * missed (a client reads the zone, then subscribes after the newest change it read; or reconnects after the
+   * last event it got). Without it a key-event subscription starts at the newest key event when it is made.
+   * Either way the zone's events from that point are read once the subscriber is registered: the change feed
+   * may be reading while the subscription is being set up, and what it read before the zone had this
+   * subscriber would otherwise never reach it. At most MAX_QUEUED_EVENTS are sent from the past (INVALID_INPUT
+   * on `after` beyond that: read the history).
    */
   async subscribe(
     ctx: RequestContext,
@@ -145,13 +159,13 @@ export class LiveUpdates {
   ): Promise<AsyncIterableIterator<LiveEvent>> {
     const domain = await this.domains.get(ctx, { name: zone });
     if (kinds === 'dnssec-key') requireDnssecRead(ctx, domain.name);
-    const sinceId =
-      afterId ?? (await (kinds === 'dnssec-key' ? this.feed.latestKeyEventId() : kinds === 'change' ? this.feed.latestJournalId() : 0));
+    const start = kinds === 'change' ? await this.feed.startNow() : undefined;
+    const sinceId = afterId ?? (kinds === 'dnssec-key' ? await this.feed.latestKeyEventId() : 0);
     const queue: LiveEvent[] = [];
     let wake: (() => void) | undefined;
     let failure: Error | undefined;
     let done = false;
-    /** live events that came while the past was being read: sent after it, in id order */
+    /** live events that came while the past was being read: sent after it, in the feed's order */
     let arriving: LiveEvent[] | undefined = kinds === 'propagation' ? undefined : [];
     /** the ids the catch-up sent: the change feed may deliver them again */
     const caughtUp = new Set<number>();
@@ -167,11 +181,15 @@ export class LiveUpdates {
       domainId: domain.id,
       kinds,
       sinceId,
+      wantsChange: start
+        ? (change) => (change.xid !== undefined && !start.snapshot.sees(change.xid)) || (afterId !== undefined && change.id > afterId)
+        : undefined,
       push: (event) => (arriving ? arriving.push(event) : enqueue(event)),
     };
     const set = this.subscribers.get(domain.id) ?? new Set<Subscriber>();
     set.add(subscriber);
     this.subscribers.set(domain.id, set);
+    const joined = start ? this.feed.join(start.head) : undefined;
     const end = () => {
       done = true;
       set.delete(subscriber);
@@ -180,7 +198,13 @@ export class LiveUpdates {
     };
     if (arriving && kinds !== 'propagation') {
       try {
-        const past = await this.pastEvents(domain, kinds, sinceId);
+        const past = await this.pastEvents(domain, kinds, afterId ?? sinceId, afterId !== undefined || kinds === 'dnssec-key');
+        if (start && joined) {
+          // what the feed read for others between this subscription's snapshot and its joining: its own
+          const passed = await this.feed.changesPassed(domain.id, await joined, start.snapshot);
+          const sent = new Set(past.map(idOf));
+          for (const change of passed) if (!sent.has(change.id)) past.push({ kind: 'change', zone: domain.name, change });
+        }
         if (past.length > MAX_QUEUED_EVENTS)
           throw DomainError.invalid(
             'after',
@@ -195,7 +219,8 @@ export class LiveUpdates {
         end();
         throw error;
       }
-      const live = arriving.sort((a, b) => idOf(a)! - idOf(b)!);
+      // a key step's events in id order (their feed's); changes as the feed delivered them, in its order
+      const live = kinds === 'dnssec-key' ? arriving.sort((a, b) => idOf(a)! - idOf(b)!) : arriving;
       arriving = undefined;
       for (const event of live) enqueue(event);
     }
@@ -226,8 +251,17 @@ export class LiveUpdates {
     return iterator;
   }
 
-  /** the zone's events after `afterId`, oldest first, one more than MAX_QUEUED_EVENTS at most */
-  private async pastEvents(domain: { id: number; name: string }, kinds: 'change' | 'dnssec-key', afterId: number): Promise<LiveEvent[]> {
+  /**
+   * The zone's events after `afterId`, oldest first, one more than MAX_QUEUED_EVENTS at most; none when `byId` is
+   * false (a change subscription without `after` is sent what its snapshot did not see, from the feed alone)
+   */
+  private async pastEvents(
+    domain: { id: number; name: string },
+    kinds: 'change' | 'dnssec-key',
+    afterId: number,
+    byId: boolean,
+  ): Promise<LiveEvent[]> {
+    if (!byId) return [];
     if (kinds === 'change')
       return (await this.feed.changesOfZoneAfter(domain, afterId, MAX_QUEUED_EVENTS + 1)).map((change) => ({
         kind: 'change',

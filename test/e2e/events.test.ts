@@ -2,6 +2,9 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { Client as PgClient } from 'pg';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
 import { waitFor, waitUntil } from '../support/wait-for';
@@ -393,4 +396,91 @@ describe('the pull feed', () => {
     const owners = page.events.filter((e) => e.type === 'zone.changed').flatMap((e) => e.data.added.map((r: any) => r.owner));
     expect(owners).toEqual(['web']);
   }, 30_000);
+});
+
+describe('one feed, three readers', () => {
+  // a change whose transaction took its journal id and event id early and commits late, behind more than a
+  // thousand others that committed meanwhile (what a slow transaction beside a busy zone does): the webhooks,
+  // the pull feed and a live subscription each deliver it, since each reads the events in the feed's order
+  it('a change committed late behind more than 1,000 others reaches every feed', async () => {
+    const rx = await receiver();
+    rx.secrets = [(await subscribe(userKey, rx.url, { events: ['zone.changed'], zones: ['ev-late.test'] })).secret];
+    await createZone(app, userId, 'ev-late.test');
+    await createZone(app, userId, 'ev-busy.test');
+    const before = await feed(userKey, '', 1);
+    let cursor = before.next;
+    for (let page = await feed(userKey, cursor); page.events.length; page = await feed(userKey, cursor)) cursor = page.next;
+
+    const live: any[] = [];
+    const ws = createClient({
+      url: app.baseUrl.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': userKey },
+      retryAttempts: 0,
+    });
+    const stop = ws.subscribe(
+      { query: `subscription { zoneChanged(zone: "ev-late.test") { change { id added { owner rdata } } } }` },
+      { next: (value) => live.push(value), error: (error) => live.push({ error }), complete: () => undefined },
+    );
+    await waitUntil('the subscription registered', () => app.service.services.liveUpdates.subscriberCount() === 1);
+
+    const late = new PgClient({ connectionString: app.service.settings.databaseUrl });
+    const busy = new PgClient({ connectionString: app.service.settings.databaseUrl });
+    await late.connect();
+    await busy.connect();
+    try {
+      // the late change: its journal row and event, as a change's statement writes them, in a transaction left open
+      await late.query('begin');
+      await late.query(
+        `with chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, added, removed, published_at)
+           select id, name, 'zone-changed', serial, serial + 1, '[{"owner": "late", "type": "A", "ttl": 3600, "rdata": "192.0.2.77"}]', '[]', now()
+             from domains where name = 'ev-late.test' returning id, domain_id, zone, serial_before, serial_after)
+         insert into events (type, domain_id, zone, user_id, change_id, data)
+           select 'zone.changed', chg.domain_id, chg.zone, d.user_id, chg.id,
+                  jsonb_build_object('zone', chg.zone, 'serial', chg.serial_after, 'serialBefore', chg.serial_before)
+             from chg join domains d on d.id = chg.domain_id`,
+      );
+      // 1,001 changes of another zone, each with its event, committed while the late one is open
+      await busy.query(
+        `with chg as (insert into changes (domain_id, zone, kind, serial_before, serial_after, added, removed, published_at)
+           select id, name, 'zone-changed', serial + n - 1, serial + n, '[]', '[]', now()
+             from domains, generate_series(1, 1001) n where name = 'ev-busy.test' returning id, domain_id, zone, serial_after)
+         insert into events (type, domain_id, zone, user_id, change_id, data)
+           select 'zone.changed', chg.domain_id, chg.zone, d.user_id, chg.id, jsonb_build_object('zone', chg.zone, 'serial', chg.serial_after)
+             from chg join domains d on d.id = chg.domain_id order by chg.id`,
+      );
+      await busy.query(`select pg_notify('zonekeeper_changes', '')`);
+      // the readers read what settled meanwhile: nothing of the late change yet
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(live).toEqual([]);
+      await late.query('commit');
+      await late.query(`select pg_notify('zonekeeper_changes', '')`);
+
+      const [{ id: lateId }] = (await late.query(`select max(id) as id from changes where zone = 'ev-late.test'`)).rows;
+      await waitUntil('the late change on the live subscription', () => live.length > 0);
+      expect(live[0].data.zoneChanged.change).toEqual({ id: String(lateId), added: [{ owner: 'late', rdata: '192.0.2.77' }] });
+      const pulled = await waitFor('the late change on the pull feed', async () => {
+        const events: any[] = [];
+        for (
+          let after = cursor, page = await feed(userKey, after);
+          page.events.length;
+          after = page.next, page = await feed(userKey, after)
+        )
+          events.push(...page.events);
+        return events.some((e) => e.zone === 'ev-late.test') ? events : undefined;
+      });
+      expect(pulled.filter((e) => e.zone === 'ev-busy.test')).toHaveLength(1001);
+      // in the feed's order: the late change first, its transaction being the older
+      expect(pulled.filter((e) => e.type === 'zone.changed')[0]).toEqual(
+        expect.objectContaining({ zone: 'ev-late.test', data: expect.objectContaining({ changeId: Number(lateId) }) }),
+      );
+      await waitUntil('the late change delivered to the webhook', () => rx.typesOf('ev-late.test').includes('zone.changed'));
+      expect(rx.received.find((r) => r.zone === 'ev-late.test')?.data).toEqual(expect.objectContaining({ changeId: Number(lateId) }));
+    } finally {
+      stop();
+      await ws.dispose();
+      await late.end();
+      await busy.end();
+    }
+  }, 60_000);
 });

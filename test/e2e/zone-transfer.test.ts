@@ -141,6 +141,13 @@ it('an offer accepted by a person signed in as the receiving account’s owner; 
   expect(await ownerOf('zt-person.test')).toBe(bob);
   const { rows } = await db.query(`select kind, author_email from changes where zone = $1 order by id desc limit 1`, ['zt-person.test']);
   expect(rows[0]).toEqual({ kind: 'zone-moved', author_email: 'zt-bob-owner@example.org' });
+  // the move is an event of the new owner's, naming its journal row (docs/events.md): what live subscribers read
+  const { rows: events } = await db.query(
+    `select e.user_id::text, e.change_id = c.id as names_row from events e join changes c on c.zone = e.zone and c.kind = 'zone-moved'
+      where e.type = 'zone.moved' and e.zone = $1`,
+    ['zt-person.test'],
+  );
+  expect(events).toEqual([{ user_id: bob, names_row: true }]);
 });
 
 it('an editor, a viewer or a restricted key may not offer; none but the receiving owner accepts; either side cancels', async () => {
