@@ -5,8 +5,8 @@ import type { ValidationError } from 'class-validator';
 import { GraphQLError, GraphQLFormattedError } from 'graphql';
 import { ArgumentValidationError } from 'type-graphql';
 import { codeForField, DomainError, ERROR_CATALOGUE, ErrorDetail, isErrorCode } from '../errors/catalogue';
-import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
-import { logger } from '../logger';
+import { RETRY_AFTER_SECONDS } from '../db/availability';
+import { failureOf } from '../request-failure';
 
 /** Client mistakes that graphql-js and Apollo detect themselves; shown as they are. */
 const CLIENT_CODES = new Set<string>([
@@ -38,29 +38,29 @@ function validationDetails(errors: ValidationError[], prefix = ''): ErrorDetail[
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   const base = { message: formatted.message, locations: formatted.locations, path: formatted.path };
-  if (original instanceof DomainError) {
-    return { ...base, message: original.message, extensions: { code: original.code, details: original.details } };
-  }
   if (original instanceof ArgumentValidationError) {
     const details = validationDetails(original.extensions.validationErrors);
     const code = codeForField(details[0]?.field ?? '');
     return { ...base, message: details[0]?.message ?? ERROR_CATALOGUE[code].message, extensions: { code, details } };
   }
-  if (noteDatabaseFailure(original, 'GraphQL')) {
-    // an outage, not a bug: logged once by availability.ts; the status (503) is set by databaseOutageStatus
-    return { ...base, message: ERROR_CATALOGUE.DATABASE_UNAVAILABLE.message, extensions: { code: 'DATABASE_UNAVAILABLE', details: [] } };
+  if (!(original instanceof DomainError)) {
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && (CLIENT_CODES.has(code) || isErrorCode(code))) {
+      return { ...base, extensions: { code, details: (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [] } };
+    }
+    const raisedByGraphQL = original instanceof GraphQLError && (!original.originalError || original.originalError instanceof GraphQLError);
+    if (!formatted.path && raisedByGraphQL) {
+      // a request-level error graphql-js raised itself (syntax, validation, variable values): the client's
+      return { ...base, extensions: { code: ApolloServerErrorCode.BAD_USER_INPUT, details: [] } };
+    }
   }
-  const code = formatted.extensions?.code;
-  if (typeof code === 'string' && (CLIENT_CODES.has(code) || isErrorCode(code))) {
-    return { ...base, extensions: { code, details: (formatted.extensions?.details as ErrorDetail[] | undefined) ?? [] } };
-  }
-  const raisedByGraphQL = original instanceof GraphQLError && (!original.originalError || original.originalError instanceof GraphQLError);
-  if (!formatted.path && raisedByGraphQL) {
-    // a request-level error graphql-js raised itself (syntax, validation, variable values): the client's
-    return { ...base, extensions: { code: ApolloServerErrorCode.BAD_USER_INPUT, details: [] } };
-  }
-  logger.error({ err: original }, 'unexpected error in a GraphQL operation');
-  return { ...base, message: ERROR_CATALOGUE.INTERNAL.message, extensions: { code: 'INTERNAL', details: [] } };
+  // the failure as every edge tells it (request-failure.ts); the HTTP status of an outage or a rate limit is set
+  // by the plugins below, since an operation's errors leave beside its data
+  const failure = failureOf(original, 'GraphQL');
+  if (failure.kind === 'refused')
+    return { ...base, message: failure.error.message, extensions: { code: failure.error.code, details: failure.error.details } };
+  const code = failure.kind === 'unavailable' ? 'DATABASE_UNAVAILABLE' : 'INTERNAL';
+  return { ...base, message: ERROR_CATALOGUE[code].message, extensions: { code, details: [] } };
 }
 
 /**

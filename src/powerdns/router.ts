@@ -1,12 +1,11 @@
 import express, { Request, RequestHandler, Response, Router } from 'express';
 import type { Database } from '../db/pool';
-import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import { DomainError, ERROR_CATALOGUE, ErrorCode } from '../errors/catalogue';
+import { failureOf, startFailureAnswer } from '../request-failure';
 import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { sendJson } from '../http/send-json';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
-import { logger } from '../logger';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { PowerDnsError, POWERDNS_ROUTES, PowerDnsResult } from './routes';
@@ -45,8 +44,7 @@ function fromDomainError(error: DomainError, rrsetLabels: RrsetLabels): PowerDns
     message = (label ? `${label}: ` : '') + message.slice(change[0].length);
   }
   const more = error.details.length > 1 ? ` (and ${error.details.length - 1} more problems)` : '';
-  const retryAfter = error.details.find((detail) => detail.retryAfter !== undefined)?.retryAfter;
-  return new PowerDnsError(status, message + more, retryAfter);
+  return new PowerDnsError(status, message + more);
 }
 
 /**
@@ -68,19 +66,20 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
     else res.status(result.status).end();
   };
   const fail = (res: Response, error: unknown, rrsetLabels: RrsetLabels = { changes: [], comments: [] }) => {
-    const refused = error instanceof DomainError ? fromDomainError(error, rrsetLabels) : error;
-    if (refused instanceof PowerDnsError) {
-      if (refused.status === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      if (refused.retryAfter !== undefined) res.set('Retry-After', String(refused.retryAfter));
-      res.status(refused.status).json({ error: refused.message });
+    // a PowerDnsError is the edge's own answer in PowerDNS's words (its status and message as PowerDNS's)
+    if (error instanceof PowerDnsError) {
+      res.status(error.status).json({ error: error.message });
       return;
     }
-    if (noteDatabaseFailure(error, 'PowerDNS API')) {
-      res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json({ error: ERROR_CATALOGUE.DATABASE_UNAVAILABLE.message });
+    const failure = failureOf(error, 'PowerDNS API');
+    if (failure.kind === 'refused') {
+      const refused = fromDomainError(failure.error, rrsetLabels);
+      startFailureAnswer(res, failure, refused.status).json({ error: refused.message });
       return;
     }
-    logger.error({ err: error }, 'unexpected error in a PowerDNS API request');
-    res.status(500).json({ error: ERROR_CATALOGUE.INTERNAL.message });
+    startFailureAnswer(res, failure).json({
+      error: ERROR_CATALOGUE[failure.kind === 'unavailable' ? 'DATABASE_UNAVAILABLE' : 'INTERNAL'].message,
+    });
   };
 
   const api = Router({ strict: false, caseSensitive: false });

@@ -2,10 +2,10 @@ import type { Database } from '../db/pool';
 import express, { NextFunction, Request, Response, Router } from 'express';
 import multer from 'multer';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
-import { noteDatabaseFailure, RETRY_AFTER_SECONDS } from '../db/availability';
 import type { ServiceOperationRunner } from '../graphql/compiled-execution';
 import { contextFor, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
+import { failureOf, startFailureAnswer } from '../request-failure';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
@@ -39,16 +39,6 @@ export interface RestDeps {
 const HEAVY_OPERATIONS: ReadonlySet<keyof typeof OPERATIONS> = new Set(['getDomain', 'importZone', 'checkZone', 'enableDnssec']);
 
 /** A failure to answer in the documented error body. */
-class RestError extends Error {
-  constructor(
-    readonly code: ErrorCode | 'BAD_REQUEST',
-    message: string,
-    readonly details: ErrorDetail[] = [],
-  ) {
-    super(message);
-  }
-}
-
 /** the JSON media types a REST body may have (RFC 6839 §3.1: a `+json` type is JSON) */
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -66,29 +56,29 @@ const restField = (field: string) => {
   return REST_FIELD_NAMES[bare] ?? bare;
 };
 
-/** A domain error thrown by a service called directly (a stream, a route's own check), in the REST error shape. */
-function fromDomainError(error: DomainError): RestError {
-  return new RestError(
+/** A domain error thrown by a service called directly (a stream, a route's own check), with REST's field names. */
+function withRestFields(error: DomainError): DomainError {
+  return new DomainError(
     error.code,
     error.message,
     error.details.map((detail) => ({ ...detail, field: restField(detail.field) })),
   );
 }
 
-function fromGraphQLErrors(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): RestError {
+function fromGraphQLErrors(errors: readonly { message: string; extensions?: Record<string, unknown> }[]): DomainError {
   const [first] = errors;
   const code = first.extensions?.code;
   const details = errors
     .flatMap((error) => (error.extensions?.details as ErrorDetail[] | undefined) ?? [])
     .map((detail) => ({ ...detail, field: restField(detail.field) }));
-  if (isErrorCode(code)) return new RestError(code, first.message, details);
+  if (isErrorCode(code)) return new DomainError(code, first.message, details);
   // a list handed to the operation as it came (a change set) can fail GraphQL's own coercion of variables:
   // the client's mistake, and GraphQL's message names the item and the field
   if (code === 'BAD_USER_INPUT')
-    return new RestError('INVALID_INPUT', first.message, [{ field: 'body', code: 'INVALID_VALUE', message: first.message }]);
+    return new DomainError('INVALID_INPUT', first.message, [{ field: 'body', code: 'INVALID_VALUE', message: first.message }]);
   // the REST layer sends only well-formed operations; anything else is a bug reported as such
   logger.error({ errors }, 'REST operation failed with an unexpected GraphQL error');
-  return new RestError('INTERNAL', ERROR_CATALOGUE.INTERNAL.message);
+  return new DomainError('INTERNAL', ERROR_CATALOGUE.INTERNAL.message);
 }
 
 /** a route's fields as `readInputs` walks them, listed once when the router is made, not on every request */
@@ -202,7 +192,7 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
   }
   if (problems.length) {
     const code: ErrorCode = problems[0].field === 'body' ? 'BAD_REQUEST' : 'INVALID_INPUT';
-    throw new RestError(code, problems[0].message, problems);
+    throw new DomainError(code, problems[0].message, problems);
   }
   return inputs;
 }
@@ -439,12 +429,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           } catch (invalid) {
             // an object the caller cannot see is not found, whatever the body holds (checked only on this
             // error path: a valid request pays nothing for it)
-            const status =
-              invalid instanceof RestError
-                ? ERROR_CATALOGUE[invalid.code].status
-                : invalid instanceof DomainError
-                  ? ERROR_CATALOGUE[invalid.code].status
-                  : 0;
+            const status = invalid instanceof DomainError ? ERROR_CATALOGUE[invalid.code].status : 0;
             if (route.names && (status === 400 || status === 422))
               await checkNamedObject(route.names, req.params as Record<string, string>, runner);
             throw invalid;
@@ -464,28 +449,17 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           }
         } catch (thrown) {
           // a route's own check of a form field throws a DomainError, as services do
-          const error = thrown instanceof DomainError ? fromDomainError(thrown) : thrown;
           if (res.headersSent) {
-            logger.error({ err: error }, 'REST list failed while streaming');
+            logger.error({ err: thrown }, 'REST list failed while streaming');
             res.destroy();
             return;
           }
-          if (error instanceof RestError) {
-            const code = error.code;
-            if (code === 'DATABASE_UNAVAILABLE') res.set('Retry-After', String(RETRY_AFTER_SECONDS));
-            // a zone's change rate (the request's own rate was checked before it ran, request-gates.ts)
-            const retryAfter = error.details.find((detail) => detail.retryAfter !== undefined)?.retryAfter;
-            if (code === 'RATE_LIMITED' && retryAfter !== undefined) res.set('Retry-After', String(retryAfter));
-            res.status(ERROR_CATALOGUE[code].status).json(errorBody(code, error.message, error.details));
-            return;
-          }
-          if (noteDatabaseFailure(error, 'REST')) {
-            // a service's stream (a bulk list, a zone file) met the outage: logged once by availability.ts
-            res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json(errorBody('DATABASE_UNAVAILABLE'));
-            return;
-          }
-          logger.error({ err: error }, 'unexpected error in a REST request');
-          res.status(500).json(errorBody('INTERNAL'));
+          const failure = failureOf(thrown instanceof DomainError ? withRestFields(thrown) : thrown, 'REST');
+          const body =
+            failure.kind === 'refused'
+              ? errorBody(failure.error.code, failure.error.message, failure.error.details)
+              : errorBody(failure.kind === 'unavailable' ? 'DATABASE_UNAVAILABLE' : 'INTERNAL');
+          startFailureAnswer(res, failure).json(body);
         }
       },
     ];
