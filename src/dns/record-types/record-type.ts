@@ -52,6 +52,21 @@ export interface RecordTypeDefinition<V = any> {
    * file's reading of the same text: absent, the two are the same.
    */
   apiText?(rdata: string): ApiText;
+  /**
+   * PowerDNS's own text for this type, where the PowerDNS API (src/powerdns) reads or answers otherwise than
+   * the model's: what PowerDNS 4.7 takes as content and reads back, measured against it
+   * (test/powerdns/presentation.test.ts). Absent, PowerDNS's text is the model's. Only the PowerDNS edge uses it;
+   * every other edge keeps `format`.
+   */
+  powerDns?: PowerDnsText<V>;
+}
+
+/** a type's text at the PowerDNS API, where it differs from the model's */
+export interface PowerDnsText<V> {
+  /** content as PowerDNS reads it, made text that `parse` reads as the same RDATA (TXT: an over-long string split) */
+  content?: (rdata: string) => string;
+  /** the value as PowerDNS 4.7 reads it back (`"rrsets"`' `content`) */
+  present?: (value: V) => string;
 }
 
 /** text typed into the record API as the zone file's syntax reads it, and what its reading changed (warnings) */
