@@ -183,6 +183,7 @@ export const EVERY_TYPE: [name: string, type: string, content: string][] = [
   ['escaped.', 'TXT', '"v=DKIM1\\; k=rsa"'],
   ['utf8.', 'TXT', '"café"'],
   ['upper.', 'MX', '10 MAIL.Example.COM.'],
+  ['upper.', 'CAA', '0 ISSUE "letsencrypt.org"'],
 ];
 const SSHFP = '1 1 0123456789abcdef0123456789abcdef01234567';
 

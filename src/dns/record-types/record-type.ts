@@ -55,7 +55,7 @@ export interface RecordTypeDefinition<V = any> {
   /**
    * PowerDNS's own text for this type, where the PowerDNS API (src/powerdns) reads or answers otherwise than
    * the model's: what PowerDNS 4.7 takes as content and reads back, measured against it
-   * (test/powerdns/presentation.test.ts). Absent, PowerDNS's text is the model's. Only the PowerDNS edge uses it;
+   * (test/powerdns/differential.test.ts, docs/powerdns-api.md «Record content»). Absent, PowerDNS's text is the model's. Only the PowerDNS edge uses it;
    * every other edge keeps `format`.
    */
   powerDns?: PowerDnsText<V>;
