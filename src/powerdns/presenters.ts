@@ -101,7 +101,7 @@ export function presentZone(zone: DomainRow, facts: ZoneFacts) {
 export function powerDnsContent(zone: string, type: string, rdata: string): string {
   const definition = getRecordType(type);
   const present = definition?.powerDns?.present;
-  if (!present) return rdata;
+  if (!present || definition.powerDns?.differs?.(rdata) === false) return rdata;
   const parsed = definition.parse(rdata, zone);
   return parsed.ok ? present(parsed.value) : rdata;
 }

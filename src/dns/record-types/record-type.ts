@@ -67,6 +67,11 @@ export interface PowerDnsText<V> {
   content?: (rdata: string) => string;
   /** the value as PowerDNS 4.7 reads it back (`"rrsets"`' `content`) */
   present?: (value: V) => string;
+  /**
+   * a quick look at the stored text: false where `present` would give it back unchanged, so that a zone's rrsets
+   * are not all parsed again to be shown (absent: every record of the type is presented)
+   */
+  differs?: (rdata: string) => boolean;
 }
 
 /** text typed into the record API as the zone file's syntax reads it, and what its reading changed (warnings) */

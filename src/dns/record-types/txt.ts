@@ -79,7 +79,12 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
    * without a word. Quoted text keeps the zone file's syntax (several strings, escapes).
    */
   apiText: (rdata) => unquotedApiText(rdata),
-  powerDns: { content: (rdata) => powerDnsContent(rdata), present: (value) => powerDnsPresentation(value) },
+  powerDns: {
+    content: (rdata) => powerDnsContent(rdata),
+    present: (value) => powerDnsPresentation(value),
+    // only a string of 255 octets is read with the next: its text alone, quoted, is longer than 256 characters
+    differs: (rdata) => rdata.length > 2 + MAX_CHARACTER_STRING_OCTETS,
+  },
   fromWire: (r) => {
     const strings: Buffer[] = [];
     while (r.remaining > 0) strings.push(r.characterString());
