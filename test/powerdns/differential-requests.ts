@@ -172,6 +172,7 @@ export const EVERY_TYPE: [name: string, type: string, content: string][] = [
   ['sshfp.', 'SSHFP', '1 1 0123456789ABCDEF0123456789ABCDEF01234567'],
   ['svcb.', 'SVCB', '1 svc.example.net. alpn=h2 port=8443'],
   ['doh.', 'SVCB', '1 doh.example.net. alpn=h2 key7="/dns-query{?dns}"'],
+  ['ohttp.', 'HTTPS', '1 . alpn=h2 key8=""'],
   ['tlsa.', 'TLSA', '3 1 1 ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB'],
   ['txt.', 'TXT', '"hello" "world"'],
   ['dkim.', 'TXT', `"${DKIM}"`],

@@ -359,7 +359,11 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       return { ok: true, value, canonical: definition.format(value) };
     },
     format: (v) => [String(v.priority), v.target, ...v.params.map((p) => formatParam(p))].join(' '),
-    powerDns: { present: (v) => [String(v.priority), v.target, ...v.params.map((p) => formatParam(p, 'powerdns'))].join(' ') },
+    powerDns: {
+      // PowerDNS 4.7 writes a key it does not know with its empty value, `key8=""` (ohttp, which takes none)
+      content: (rdata) => rdata.replace(/(^|\s)key8=""(?=\s|$)/g, '$1key8'),
+      present: (v) => [String(v.priority), v.target, ...v.params.map((p) => formatParam(p, 'powerdns'))].join(' '),
+    },
     // RFC 9460 §2.2: SvcPriority, TargetName (uncompressed), then SvcParams as key, length, value
     fromWire: (r) => {
       const priority = r.u16();
