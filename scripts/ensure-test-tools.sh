@@ -2,7 +2,8 @@
 # Runs before `npm test`: the tests hold the service against real DNS software from Debian's packages
 # (BIND's and Knot's zone checkers, the DNSSEC verifiers dnssec-verify, ldns-verify-zone and kzonecheck, Knot as a secondary, dig; the DNS UPDATE clients nsupdate, knsupdate,
 # dnspython and certbot's dns-rfc2136 plugin; Unbound as a validating resolver; certbot, lego and the pebble ACME server with openssl for its
-# TLS certificate; PowerDNS Authoritative on SQLite, the reference of the PowerDNS API differential, and dns-lexicon, one of its clients), PgBouncer in front of PostgreSQL,
+# TLS certificate; PowerDNS Authoritative on SQLite, the reference of the PowerDNS API differential, and dns-lexicon, one of its clients; python3's venv
+# with octoDNS's dependencies that Debian packages, for the octoDNS test, test/powerdns/octodns.test.ts), PgBouncer in front of PostgreSQL,
 # pg_auto_failover (PostgreSQL 15) for the failover tests, and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
 bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
@@ -14,6 +15,9 @@ bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   pg_autoctl=pg-auto-failover-cli /usr/lib/postgresql/15/lib/pgautofailover.so=postgresql-15-auto-failover \
   pebble=pebble lego=lego certbot=certbot openssl=openssl \
   pdns_server=pdns-server /usr/lib/x86_64-linux-gnu/pdns/libgsqlite3backend.so=pdns-backend-sqlite3 sqlite3=sqlite3 lexicon=lexicon \
+  /usr/share/doc/python3-venv=python3-venv /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml \
+  /usr/lib/python3/dist-packages/requests/__init__.py=python3-requests /usr/lib/python3/dist-packages/natsort/__init__.py=python3-natsort \
+  /usr/lib/python3/dist-packages/dateutil/__init__.py=python3-dateutil \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
 # the knot and bind9 packages may start a system knotd or named; the tests run their own
 (systemctl stop named 2>/dev/null || service named stop 2>/dev/null || true)

@@ -88,7 +88,8 @@ const withNameWarnings = (result: RecordResult, warnings: Problem[]): RecordResu
 
 /**
  * As parseRecord, for content that stands alone, without an origin (the PowerDNS API's records): every name in
- * RDATA is written out whole, ending with the root's dot, and every character-string is quoted. `www` or
+ * RDATA is written out whole, ending with the root's dot, and every character-string is quoted; a type that
+ * PowerDNS reads otherwise says how (`powerDns.content`: TXT's string over 255 octets is cut as PowerDNS cuts it). `www` or
  * `10 mail` would need an origin to mean anything, and `v=spf1 mx -all` would be three strings; each is refused
  * naming its field, as PowerDNS refuses them, rather than read one way and published another.
  */
@@ -109,9 +110,15 @@ export function parseStandaloneRecords(
   allowedTtls: AllowedTtls,
   rrset?: KnownRrset,
 ): RecordResult[] {
+  // content as PowerDNS reads it, where the type says it reads it otherwise (TXT's over-long string)
+  const content = (rrset ? rrset.definition : getRecordType(String(input.type ?? '').trim()))?.powerDns?.content;
   return withFullyQualifiedNames(() =>
     withQuotedCharacterStrings(() =>
-      collectNameWarningsOfEach(rdatas, (rdata) => parseRecordFields(zone, '', input, rdata, allowedTtls, rrset), withNameWarnings),
+      collectNameWarningsOfEach(
+        rdatas,
+        (rdata) => parseRecordFields(zone, '', input, content && typeof rdata === 'string' ? content(rdata) : rdata, allowedTtls, rrset),
+        withNameWarnings,
+      ),
     ),
   );
 }

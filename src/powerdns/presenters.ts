@@ -1,5 +1,6 @@
 import { ownerToFqdn } from '../dns/name';
 import { algorithmByNumber } from '../dns/dnssec/algorithms';
+import { getRecordType } from '../dns/record-types';
 import type { DomainRow, RecordRow } from '../repositories/read-model';
 import type { RrsetComments } from '../repositories/rrset-comments';
 import type { DisabledRecord } from '../repositories/disabled-records';
@@ -92,6 +93,19 @@ export function presentZone(zone: DomainRow, facts: ZoneFacts) {
   };
 }
 
+/**
+ * A record's content as PowerDNS 4.7 reads it back: the type's `powerDns.present` where it has one (digests in
+ * lower case, LOC's `1.00m`, SVCB's `alpn=h2,h3`, a TXT string PowerDNS cut read as one: the record-type files
+ * say), else the stored canonical form, which is PowerDNS's too. Other edges show the canonical form.
+ */
+export function powerDnsContent(zone: string, type: string, rdata: string): string {
+  const definition = getRecordType(type);
+  const present = definition?.powerDns?.present;
+  if (!present || definition.powerDns?.differs?.(rdata) === false) return rdata;
+  const parsed = definition.parse(rdata, zone);
+  return parsed.ok ? present(parsed.value) : rdata;
+}
+
 export interface PowerDnsComment {
   content: string;
   account: string;
@@ -131,13 +145,13 @@ export function presentRrsets(
   for (const record of records) {
     const set = setOf(record.owner, record.type, record.ttl);
     set.ttl = Math.min(set.ttl, record.ttl);
-    set.records.push({ content: record.rdata, disabled: false });
+    set.records.push({ content: powerDnsContent(zone, record.type, record.rdata), disabled: false });
   }
   // a disabled record is shown in its rrset; an rrset of disabled records only, with their TTL (as PowerDNS)
   for (const record of disabled) {
     const set = setOf(record.owner, record.type, record.ttl);
     if (set.records.every((r) => r.disabled)) set.ttl = Math.min(set.ttl, record.ttl);
-    set.records.push({ content: record.rdata, disabled: true });
+    set.records.push({ content: powerDnsContent(zone, record.type, record.rdata), disabled: true });
   }
   for (const commented of comments) {
     setOf(commented.owner, commented.type, 0).comments.push(

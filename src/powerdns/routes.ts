@@ -12,6 +12,7 @@ import type { RrsetCommentsInput } from '../services/rrset-comments.service';
 import {
   absoluteName,
   POWERDNS_VERSION,
+  powerDnsContent,
   presentCryptokey,
   presentRrsets,
   presentServer,
@@ -779,7 +780,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
             name: ownerToFqdn(record.owner, record.zone),
             type: record.type,
             ttl: record.ttl,
-            content: record.rdata,
+            content: powerDnsContent(record.zone, record.type, record.rdata),
             disabled: false,
             zone: absoluteName(record.zone),
             zone_id: absoluteName(record.zone),

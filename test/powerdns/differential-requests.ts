@@ -50,6 +50,8 @@ export interface ApiRequest {
   powerDns?: { body: unknown; reason: string };
   /** request headers besides the key (the export's `Accept: application/json`) */
   headers?: Record<string, string>;
+  /** a zone's GET whose rrsets' contents are compared as read back, text for text (not only the answer's shape) */
+  contents?: boolean;
 }
 
 const SERVER = '/api/v1/servers/localhost';
@@ -122,6 +124,68 @@ function extendOrPrune(what: string, changetype: 'EXTEND' | 'PRUNE', content: st
 }
 
 const NS = ['ns1.example.net.', 'ns2.example.net.'];
+
+/** a 2048-bit DKIM key's record as octoDNS sends it: one string of 410 octets (PowerDNS serves it cut at 255) */
+const DKIM = `v=DKIM1; k=rsa; p=${Buffer.from(Array.from({ length: 294 }, (_, i) => (i * 37) % 256)).toString('base64')}`;
+
+/**
+ * One record of every type the DNS model knows (src/dns/record-types), as PowerDNS 4.7 takes it (its own text:
+ * `1.00m`, `alpn=h2,h3`; hex digests in either case), at `<name>types.test.`: what each server reads back is
+ * compared text for text, so a type whose text PowerDNS writes otherwise fails by name. The last four are the
+ * kept differences of a client's own text (differential.test.ts, KEPT_DIFFERENCES).
+ */
+export const EVERY_TYPE: [name: string, type: string, content: string][] = [
+  ['', 'DNSKEY', '257 3 13 AQIDBA=='],
+  ['', 'ZONEMD', `2018031900 1 1 ${'62E6CF51B02E54B9'.repeat(6)}`],
+  ['a.', 'A', '192.0.2.1'],
+  ['aaaa.', 'AAAA', '2001:db8::1'],
+  ['apl.', 'APL', '1:192.168.32.0/21 !1:192.168.38.0/28 2:2001:db8::/32'],
+  ['caa.', 'CAA', '0 issue "letsencrypt.org"'],
+  ['cdnskey.', 'CDNSKEY', '256 3 8 AQID'],
+  ['cds.', 'CDS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
+  ['cert.', 'CERT', '3 0 254 AQID'],
+  ['cname.', 'CNAME', 'target.example.com.'],
+  ['dhcid.', 'DHCID', 'AAIBY2/AuCccgoJbsaxcQc9TUapptP69lOjxfNuVAA2kjEA='],
+  ['dname.', 'DNAME', 'example.net.'],
+  ['sub.', 'NS', 'ns1.example.net.'],
+  ['sub.', 'DS', '60485 13 2 ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789'],
+  ['eui48.', 'EUI48', '00-00-5e-00-53-2a'],
+  ['eui64.', 'EUI64', '00-00-5e-ef-10-00-00-2a'],
+  ['hinfo.', 'HINFO', '"Generic PC clone" "NetBSD-1.4"'],
+  ['https.', 'HTTPS', '1 . alpn=h2,h3 ipv4hint=192.0.2.1,192.0.2.2 ipv6hint=2001:db8::1'],
+  ['https2.', 'HTTPS', '1 . mandatory=alpn,port alpn=h2 port=8443 key65000="x"'],
+  ['ipseckey.', 'IPSECKEY', '10 1 2 192.0.2.38 AQNRU3mG7TVTO2BkR47usntb102uFJtugbo6BSGvgqt4AQ=='],
+  ['l32.', 'L32', '10 192.0.2.1'],
+  ['l64.', 'L64', '10 2001:0db8:1140:1000'],
+  ['loc.', 'LOC', '51 30 12.748 N 0 7 39.611 W 0.00m 1.00m 10000.00m 10.00m'],
+  ['loc2.', 'LOC', '0 0 0.000 S 0 0 0.000 W -24.00m 30.00m 2.00m 0.05m'],
+  ['lp.', 'LP', '10 l64-subnet1.example.com.'],
+  ['mx.', 'MX', '10 mail.example.com.'],
+  ['naptr.', 'NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:info@example.com!" .'],
+  ['nid.', 'NID', '10 0014:4fff:ff20:ee64'],
+  ['openpgpkey.', 'OPENPGPKEY', 'AQIDBA=='],
+  ['ptr.', 'PTR', 'host.example.com.'],
+  ['rp.', 'RP', 'mbox-dname.example.com. txt-dname.example.net.'],
+  ['smimea.', 'SMIMEA', '3 1 1 A9CDF989B504FE5DCA90C0D2167B6550570734F7C763E09FDF88904E06157065'],
+  ['spf.', 'SPF', '"v=spf1 -all"'],
+  ['srv.', 'SRV', '10 60 5060 sip.example.net.'],
+  ['sshfp.', 'SSHFP', '1 1 0123456789ABCDEF0123456789ABCDEF01234567'],
+  ['svcb.', 'SVCB', '1 svc.example.net. alpn=h2 port=8443'],
+  ['doh.', 'SVCB', '1 doh.example.net. alpn=h2 key7="/dns-query{?dns}"'],
+  ['ohttp.', 'HTTPS', '1 . alpn=h2 key8=""'],
+  ['tlsa.', 'TLSA', '3 1 1 ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB'],
+  ['txt.', 'TXT', '"hello" "world"'],
+  ['dkim.', 'TXT', `"${DKIM}"`],
+  ['long.', 'TXT', `"ab" "${'c'.repeat(600)}"`],
+  ['uri.', 'URI', '10 1 "ftp://ftp1.example.com/public"'],
+  ['generic.', 'TYPE65280', '\\# 4 0A000001'],
+  // a client's own text, which PowerDNS keeps as written and Zonekeeper reads into its data
+  ['cut.', 'TXT', `"${'a'.repeat(255)}" "${'b'.repeat(40)}"`],
+  ['escaped.', 'TXT', '"v=DKIM1\\; k=rsa"'],
+  ['utf8.', 'TXT', '"café"'],
+  ['upper.', 'MX', '10 MAIL.Example.COM.'],
+  ['upper.', 'CAA', '0 ISSUE "letsencrypt.org"'],
+];
 const SSHFP = '1 1 0123456789abcdef0123456789abcdef01234567';
 
 export const REQUESTS: ApiRequest[] = [
@@ -806,6 +870,15 @@ export const REQUESTS: ApiRequest[] = [
     ],
   }),
   get('the zone with the comment of 2038', `${ZONES}/iota2.test.`),
+
+  // every type of the DNS model, written as PowerDNS takes it and read back: the contents compared text for text
+  createZone('a zone for every record type', { name: 'types.test.', kind: 'Native', nameservers: NS }),
+  patch(
+    'types.test.',
+    'a record of every type the DNS model knows',
+    ...EVERY_TYPE.map(([name, type, content]) => replace(`${name}types.test.`, type, 300, [content])),
+  ),
+  { ...get('the zone of every type, read back', `${ZONES}/types.test.`), contents: true },
   get('the zone list at the end', ZONES),
   get('the last zone', `${ZONES}/eta.test.`),
 ];

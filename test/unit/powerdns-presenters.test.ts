@@ -1,5 +1,6 @@
 /** PowerDNS's shapes made from the services' rows (src/powerdns/presenters.ts). */
-import { presentRrsets, presentZone } from '../../src/powerdns/presenters';
+import { parseApiRecord, parseStandaloneRecord } from '../../src/dns/record';
+import { powerDnsContent, presentRrsets, presentZone } from '../../src/powerdns/presenters';
 import type { RecordRow } from '../../src/repositories/read-model';
 
 const row = (id: number, owner: string, type: string, rdata: string, ttl = 300): RecordRow => ({
@@ -92,5 +93,32 @@ describe('presentZone', () => {
       { account: 'ops@example.org', dnssec: false },
     );
     expect(zone.kind).toBe('Slave');
+  });
+});
+
+describe('TXT at the PowerDNS API: a string over 255 octets cut as PowerDNS cuts it, read back as one', () => {
+  const read = (rdata: string) => parseStandaloneRecord('example.com', { owner: 't.example.com.', type: 'TXT', rdata, ttl: 300 }, []);
+  const octets = (rdata: string) => rdata.match(/"[^"]*"/g)!.map((s) => Buffer.byteLength(s.slice(1, -1)));
+
+  it('cuts every 255 octets, each over-long string apart, and reads the cut strings back as the one written', () => {
+    const long = read(`"ab" "${'c'.repeat(600)}"`);
+    expect(long.ok && octets(long.record.rdata)).toEqual([2, 255, 255, 90]);
+    expect(long.ok && powerDnsContent('example.com', 'TXT', long.record.rdata)).toBe(`"ab" "${'c'.repeat(600)}"`);
+  });
+
+  it('cuts inside a UTF-8 character, as PowerDNS 4.7 does (its AXFR: 255 and 145 octets of 200 é)', () => {
+    const utf8 = read(`"${'é'.repeat(200)}"`);
+    expect(utf8.ok && utf8.record.rdata.split('" "').map((s) => s.replace(/"/g, '').split('\\').length - 1)).toEqual([255, 145]);
+  });
+
+  it('reads a string of 255 octets with the next one only where that one is not empty', () => {
+    const exact = `"${'a'.repeat(255)}" ""`;
+    expect(powerDnsContent('example.com', 'TXT', exact)).toBe(exact);
+    expect(powerDnsContent('example.com', 'SPF', `"${'a'.repeat(255)}" "b"`)).toBe(`"${'a'.repeat(255)}b"`);
+  });
+
+  it('leaves the record API strict: a quoted string over 255 octets is refused there (its client chooses its strings)', () => {
+    const strict = parseApiRecord('example.com', { owner: 't', type: 'TXT', rdata: `"${'x'.repeat(256)}"`, ttl: 300 }, []);
+    expect(strict.ok ? 'taken' : strict.problems.map((p) => p.code)).toEqual(['TXT_STRING_TOO_LONG']);
   });
 });

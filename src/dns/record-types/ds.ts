@@ -70,6 +70,8 @@ export const DS: RecordTypeDefinition<DSValue> = {
     return finish(problems, () => ({ keyTag: keyTag!, algorithm: algorithm!, digestType: digestType!, digest: digest! }), DS.format);
   },
   format: (v) => `${v.keyTag} ${v.algorithm} ${v.digestType} ${v.digest.toString('hex').toUpperCase()}`,
+  // PowerDNS 4.7 reads a digest back in lower case (so does CDS, which is DS's)
+  powerDns: { present: (v) => DS.format(v).toLowerCase() },
   fromWire: (r) => ({ keyTag: r.u16(), algorithm: r.u8(), digestType: r.u8(), digest: r.rest() }),
   toWire: (v, w) => {
     w.u16(v.keyTag).u8(v.algorithm).u8(v.digestType).bytes(v.digest);

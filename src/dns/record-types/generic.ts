@@ -73,6 +73,8 @@ export function genericType(code: number): RecordTypeDefinition<GenericValue> {
     },
     // RFC 3597 §5: `\# 0` for empty RDATA; upper-case hex in one block, as DS and TLSA are shown
     format: (v) => (v.data.length ? `\\# ${v.data.length} ${v.data.toString('hex').toUpperCase()}` : '\\# 0'),
+    // PowerDNS 4.7 reads the octets back in lower-case hex, and empty RDATA as `\# 0 ` (with its blank)
+    powerDns: { present: (v) => (v.data.length ? definition.format(v).toLowerCase() : '\\# 0 ') },
     // RFC 3597 §4: an unknown type's RDATA holds no compressed names, so its octets are its value
     fromWire: (r) => ({ data: r.rest() }),
     toWire: (v, w) => {

@@ -36,6 +36,26 @@ function meters(text: string): number | undefined {
 }
 
 /**
+ * The presentation of a LOC value: BIND's (the model's: sizes without decimals where they have none, `1m`; the
+ * equator and the prime meridian as N and E) or PowerDNS 4.7's (`1.00m`; S and W there).
+ */
+function locText(v: LOCValue, style: 'bind' | 'powerdns'): string {
+  const angle = (value: number, hemispheres: string) => {
+    const offset = value - EQUATOR;
+    let a = Math.abs(offset);
+    const d = Math.floor(a / 3600000);
+    a -= d * 3600000;
+    const m = Math.floor(a / 60000);
+    a -= m * 60000;
+    const positive = style === 'bind' ? offset >= 0 : offset > 0;
+    return `${d} ${m} ${(a / 1000).toFixed(3)} ${positive ? hemispheres[0] : hemispheres[1]}`;
+  };
+  const altitude = ((v.altitude - ALTITUDE_BASE) / 100).toFixed(2);
+  const size = style === 'bind' ? precisionText : (octet: number) => `${(((octet >> 4) * 10 ** (octet & 0x0f)) / 100).toFixed(2)}m`;
+  return `${angle(v.latitude, 'NS')} ${angle(v.longitude, 'EW')} ${altitude}m ${size(v.size)} ${size(v.horizontal)} ${size(v.vertical)}`;
+}
+
+/**
  * LOC: a location (RFC 1876): `d [m [s]] N|S d [m [s]] E|W alt[m] [size[m] [hp[m] [vp[m]]]]`, defaults
  * size 1m, horizontal precision 10000m, vertical 10m (§3). Stored in BIND's written form.
  */
@@ -92,19 +112,10 @@ export const LOC: RecordTypeDefinition<LOCValue> = {
     const [size, horizontal, vertical] = defaults.map((d, k) => precision(sizes[k] ?? d));
     return finish(problems, () => ({ size, horizontal, vertical, latitude, longitude, altitude: altitudeCm + ALTITUDE_BASE }), LOC.format);
   },
-  format: (v) => {
-    const angle = (value: number, hemispheres: string) => {
-      const offset = value - EQUATOR;
-      let a = Math.abs(offset);
-      const d = Math.floor(a / 3600000);
-      a -= d * 3600000;
-      const m = Math.floor(a / 60000);
-      a -= m * 60000;
-      return `${d} ${m} ${(a / 1000).toFixed(3)} ${offset >= 0 ? hemispheres[0] : hemispheres[1]}`;
-    };
-    const altitude = ((v.altitude - ALTITUDE_BASE) / 100).toFixed(2);
-    return `${angle(v.latitude, 'NS')} ${angle(v.longitude, 'EW')} ${altitude}m ${precisionText(v.size)} ${precisionText(v.horizontal)} ${precisionText(v.vertical)}`;
-  },
+  format: (v) => locText(v, 'bind'),
+  // PowerDNS 4.7 writes each size and precision with two decimals (`1.00m`) and the equator and the prime
+  // meridian themselves as S and W
+  powerDns: { present: (v) => locText(v, 'powerdns') },
   fromWire: (r) => {
     // RFC 1876 §2: only VERSION 0 is defined
     if (r.u8() !== 0) r.malformed('LOC RDATA of a version other than 0');

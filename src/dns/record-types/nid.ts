@@ -36,6 +36,8 @@ export function locator64Type(type: string, code: number, rfcs: string[], name: 
       return finish(problems, () => ({ preference: preference!, locator: Buffer.from(text.replace(/:/g, ''), 'hex') }), definition.format);
     },
     format: (v) => `${v.preference} ${v.locator.toString('hex').match(/.{4}/g)!.join(':')}`,
+    // PowerDNS 4.7 reads the locator back in upper-case hex (L64's too)
+    powerDns: { present: (v) => definition.format(v).toUpperCase() },
     fromWire: (r) => ({ preference: r.u16(), locator: r.bytes(8) }),
     toWire: (v, w) => {
       w.u16(v.preference).bytes(v.locator);

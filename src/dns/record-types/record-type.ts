@@ -52,6 +52,26 @@ export interface RecordTypeDefinition<V = any> {
    * file's reading of the same text: absent, the two are the same.
    */
   apiText?(rdata: string): ApiText;
+  /**
+   * PowerDNS's own text for this type, where the PowerDNS API (src/powerdns) reads or answers otherwise than
+   * the model's: what PowerDNS 4.7 takes as content and reads back, measured against it
+   * (test/powerdns/differential.test.ts, docs/powerdns-api.md «Record content»). Absent, PowerDNS's text is the model's. Only the PowerDNS edge uses it;
+   * every other edge keeps `format`.
+   */
+  powerDns?: PowerDnsText<V>;
+}
+
+/** a type's text at the PowerDNS API, where it differs from the model's */
+export interface PowerDnsText<V> {
+  /** content as PowerDNS reads it, made text that `parse` reads as the same RDATA (TXT: an over-long string split) */
+  content?: (rdata: string) => string;
+  /** the value as PowerDNS 4.7 reads it back (`"rrsets"`' `content`) */
+  present?: (value: V) => string;
+  /**
+   * a quick look at the stored text: false where `present` would give it back unchanged, so that a zone's rrsets
+   * are not all parsed again to be shown (absent: every record of the type is presented)
+   */
+  differs?: (rdata: string) => boolean;
 }
 
 /** text typed into the record API as the zone file's syntax reads it, and what its reading changed (warnings) */

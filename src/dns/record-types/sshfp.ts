@@ -56,6 +56,8 @@ export const SSHFP: RecordTypeDefinition<SSHFPValue> = {
     return finish(problems, () => ({ algorithm: algorithm!, fingerprintType: fingerprintType!, fingerprint: fingerprint! }), SSHFP.format);
   },
   format: (v) => `${v.algorithm} ${v.fingerprintType} ${v.fingerprint.toString('hex').toUpperCase()}`,
+  // PowerDNS 4.7 reads the fingerprint back in lower-case hex
+  powerDns: { present: (v) => SSHFP.format(v).toLowerCase() },
   fromWire: (r) => ({ algorithm: r.u8(), fingerprintType: r.u8(), fingerprint: r.rest() }),
   toWire: (v, w) => {
     w.u8(v.algorithm).u8(v.fingerprintType).bytes(v.fingerprint);

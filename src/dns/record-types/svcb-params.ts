@@ -171,13 +171,23 @@ function valueToWire(key: number, present: boolean, bytes: Buffer, problems: Pro
   }
 }
 
-/** Presentation form of one parameter from its wire value. */
-function formatParam(param: SvcParam): string {
+/** the keys PowerDNS 4.7 names (RFC 9460's); it writes every later one as keyNNNNN */
+const POWERDNS_KEYS = 7;
+
+/**
+ * Presentation form of one parameter from its wire value: the model's, or PowerDNS 4.7's (`powerdns`), which
+ * writes alpn without quotes unless its text has a blank (`alpn=h2,h3`), names the keys it does not know by
+ * number (dohpath as key7, ohttp as key8) and gives such a key's empty value as `""`.
+ */
+function formatParam(param: SvcParam, style: 'model' | 'powerdns' = 'model'): string {
   const v = param.value;
   switch (param.key) {
     case KEY_MANDATORY: {
       const keys: string[] = [];
-      for (let i = 0; i + 1 < v.length; i += 2) keys.push(keyName(v.readUInt16BE(i)));
+      for (let i = 0; i + 1 < v.length; i += 2) {
+        const key = v.readUInt16BE(i);
+        keys.push(style === 'powerdns' && key >= POWERDNS_KEYS ? `key${key}` : keyName(key));
+      }
       return `mandatory=${keys.join(',')}`;
     }
     case KEY_ALPN: {
@@ -186,7 +196,8 @@ function formatParam(param: SvcParam): string {
         ids.push(v.subarray(i + 1, i + 1 + v[i]));
         i += 1 + v[i];
       }
-      return `alpn="${escapeOctets(joinValueList(ids))}"`;
+      const text = escapeOctets(joinValueList(ids));
+      return style === 'powerdns' && !text.includes(' ') ? `alpn=${text}` : `alpn="${text}"`;
     }
     case KEY_NO_DEFAULT_ALPN:
       return 'no-default-alpn';
@@ -205,6 +216,7 @@ function formatParam(param: SvcParam): string {
       return `ipv6hint=${list.join(',')}`;
     }
     default:
+      if (style === 'powerdns') return `key${param.key}="${escapeOctets(v)}"`;
       return v.length === 0 ? keyName(param.key) : `${keyName(param.key)}="${escapeOctets(v)}"`;
   }
 }
@@ -346,7 +358,12 @@ export function svcbLikeType(spec: { type: string; code: number; rfcs: string[] 
       }
       return { ok: true, value, canonical: definition.format(value) };
     },
-    format: (v) => [String(v.priority), v.target, ...v.params.map(formatParam)].join(' '),
+    format: (v) => [String(v.priority), v.target, ...v.params.map((p) => formatParam(p))].join(' '),
+    powerDns: {
+      // PowerDNS 4.7 writes a key it does not know with its empty value, `key8=""` (ohttp, which takes none)
+      content: (rdata) => rdata.replace(/(^|\s)key8=""(?=\s|$)/g, '$1key8'),
+      present: (v) => [String(v.priority), v.target, ...v.params.map((p) => formatParam(p, 'powerdns'))].join(' '),
+    },
     // RFC 9460 §2.2: SvcPriority, TargetName (uncompressed), then SvcParams as key, length, value
     fromWire: (r) => {
       const priority = r.u16();

@@ -58,6 +58,8 @@ export const TLSA: RecordTypeDefinition<TLSAValue> = {
     return finish(problems, () => ({ usage: usage!, selector: selector!, matchingType: matchingType!, data: data! }), TLSA.format);
   },
   format: (v) => `${v.usage} ${v.selector} ${v.matchingType} ${v.data.toString('hex').toUpperCase()}`,
+  // PowerDNS 4.7 reads the data back in lower-case hex (so does SMIMEA, which is TLSA's)
+  powerDns: { present: (v) => TLSA.format(v).toLowerCase() },
   fromWire: (r) => ({ usage: r.u8(), selector: r.u8(), matchingType: r.u8(), data: r.rest() }),
   toWire: (v, w) => {
     w.u8(v.usage).u8(v.selector).u8(v.matchingType).bytes(v.data);

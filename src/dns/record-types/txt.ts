@@ -79,6 +79,12 @@ export const TXT: RecordTypeDefinition<TXTValue> = {
    * without a word. Quoted text keeps the zone file's syntax (several strings, escapes).
    */
   apiText: (rdata) => unquotedApiText(rdata),
+  powerDns: {
+    content: (rdata) => powerDnsContent(rdata),
+    present: (value) => powerDnsPresentation(value),
+    // only a string of 255 octets is read with the next: its text alone, quoted, is longer than 256 characters
+    differs: (rdata) => rdata.length > 2 + MAX_CHARACTER_STRING_OCTETS,
+  },
   fromWire: (r) => {
     const strings: Buffer[] = [];
     while (r.remaining > 0) strings.push(r.characterString());
@@ -128,6 +134,45 @@ function unquotedApiText(rdata: string): ApiText {
       ),
     ],
   };
+}
+
+/**
+ * TXT content as PowerDNS reads it: a quoted string over 255 octets is several character-strings, its octets cut
+ * every 255 (PowerDNS 4.7 cuts there, inside a UTF-8 character too, and serves those strings). The PowerDNS
+ * tools send a TXT value as one string whatever its length (octoDNS's 2048-bit DKIM key, ~400 octets), as
+ * PowerDNS takes it; SPF, DKIM and DMARC read a record's strings joined (RFC 7208 §3.3, RFC 6376 §3.6.2.2,
+ * RFC 7489 §6.3), so the cut changes nothing they read. Content with no such string is left as it is.
+ */
+function powerDnsContent(rdata: string): string {
+  const split = splitFields(rdata);
+  if (!split.ok) return rdata;
+  let cut = false;
+  const fields = split.fields.map((field) => {
+    const decoded = parseCharacterString(field.raw, 'rdata', 'TXT string', Number.MAX_SAFE_INTEGER);
+    if (!decoded.ok || decoded.bytes.length <= MAX_CHARACTER_STRING_OCTETS) return field.raw;
+    cut = true;
+    const strings: string[] = [];
+    for (let at = 0; at < decoded.bytes.length; at += MAX_CHARACTER_STRING_OCTETS)
+      strings.push(formatCharacterString(decoded.bytes.subarray(at, at + MAX_CHARACTER_STRING_OCTETS)));
+    return strings.join(' ');
+  });
+  return cut ? fields.join(' ') : rdata;
+}
+
+/**
+ * TXT as PowerDNS reads it back: the text its client wrote, so a string it cut (`powerDnsContent`) is one string
+ * again. Each string of exactly 255 octets is read with the non-empty string after it, as PowerDNS cut them; a
+ * client that cut a value there itself reads it back as one string (the same RDATA; docs/powerdns-api.md).
+ */
+function powerDnsPresentation(value: TXTValue): string {
+  const strings: Buffer[][] = [];
+  let previous: Buffer | undefined;
+  for (const s of value.strings) {
+    if (previous?.length === MAX_CHARACTER_STRING_OCTETS && s.length > 0) strings[strings.length - 1].push(s);
+    else strings.push([s]);
+    previous = s;
+  }
+  return strings.map((pieces) => formatCharacterString(Buffer.concat(pieces))).join(' ');
 }
 
 /**

@@ -72,6 +72,8 @@ export const ZONEMD: RecordTypeDefinition<ZONEMDValue> = {
     return finish(problems, () => ({ serial: serial!, scheme: scheme!, algorithm: algorithm!, digest: digest! }), ZONEMD.format);
   },
   format: (v) => `${v.serial} ${v.scheme} ${v.algorithm} ${v.digest.toString('hex').toUpperCase()}`,
+  // PowerDNS 4.7 reads the digest back in lower-case hex
+  powerDns: { present: (v) => ZONEMD.format(v).toLowerCase() },
   // RFC 8976 §2.2: SERIAL (32), SCHEME (8), HASH ALGORITHM (8), DIGEST
   fromWire: (r) => ({ serial: r.u32(), scheme: r.u8(), algorithm: r.u8(), digest: r.rest() }),
   toWire: (v, w) => {

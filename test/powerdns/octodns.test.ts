@@ -1,0 +1,166 @@
+/**
+ * octoDNS (the released octodns 1.22.0 and octodns-powerdns 1.2.0) syncs one YAML zone to Debian's PowerDNS 4.7 and
+ * to Zonekeeper's PowerDNS API (default settings, a user's key as the PowerDNS API key): `octodns-sync --doit`
+ * creates the zone on both, and a second `octodns-sync` plans nothing on either. The zone holds what a migration
+ * carries and what PowerDNS reads back in its own text: a 2048-bit DKIM key (one string of 410 octets, which
+ * PowerDNS cuts at 255), a DS, a TLSA and an SSHFP (digests PowerDNS reads back in lower case), a LOC (`1.00m`)
+ * and an HTTPS with alpn (`alpn=h2,h3`), beside ordinary records. What the two servers read back of it is compared
+ * too, text for text.
+ *
+ * The wheels are the released ones of ../shared/tools/wheels (OCTODNS_WHEELS names another folder), installed in a
+ * venv of Debian's python3 that sees Debian's python3-* packages (scripts/ensure-test-tools.sh installs those
+ * octoDNS needs); fqdn, which Debian does not package, comes from the machine's Python package index. The venv is
+ * kept in the temp folder for the next run.
+ */
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createUser, createUserKey } from '../support/fixtures';
+import { runProcess } from '../support/pebble';
+import { startPowerDns, PowerDnsServer } from '../support/powerdns-server';
+import { startTestApp, TestApp } from '../support/test-app';
+
+const OCTODNS = '1.22.0';
+const OCTODNS_POWERDNS = '1.2.0';
+const WHEELS = process.env.OCTODNS_WHEELS ?? path.resolve(__dirname, '../../../shared/tools/wheels');
+const VENV = path.join(os.tmpdir(), `zonekeeper-octodns-${OCTODNS}-${OCTODNS_POWERDNS}`);
+const ZONE = 'octo.test.';
+
+/** a 2048-bit RSA key's DKIM record as a sender publishes it: 410 octets, `;` escaped as octoDNS wants it in YAML */
+const DKIM = `v=DKIM1\\; k=rsa\\; p=${Buffer.from(Array.from({ length: 294 }, (_, i) => (i * 37) % 256)).toString('base64')}`;
+
+const ZONE_YAML = `---
+'':
+  - type: A
+    values: [192.0.2.1, 192.0.2.2]
+  - type: MX
+    values:
+      - {exchange: mail.octo.test., preference: 10}
+  - type: TXT
+    values: [v=spf1 mx -all]
+www: {type: CNAME, value: octo.test.}
+mail: {type: A, value: 192.0.2.25}
+v6: {type: AAAA, value: '2001:db8::1'}
+default._domainkey: {type: TXT, value: '${DKIM}'}
+sub:
+  - {type: NS, values: [ns1.example.net., ns2.example.net.]}
+  - type: DS
+    value: {key_tag: 60485, algorithm: 13, digest_type: 2, digest: ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789}
+_443._tcp:
+  type: TLSA
+  value: {certificate_usage: 3, selector: 1, matching_type: 1, certificate_association_data: ${'AB'.repeat(32)}}
+host:
+  - type: SSHFP
+    value: {algorithm: 4, fingerprint_type: 2, fingerprint: ${'CD'.repeat(32)}}
+  - type: LOC
+    value: {lat_degrees: 51, lat_minutes: 30, lat_seconds: 12.748, lat_direction: N, long_degrees: 0, long_minutes: 7,
+      long_seconds: 39.611, long_direction: W, altitude: 0, size: 1, precision_horz: 10000, precision_vert: 10}
+svc:
+  type: HTTPS
+  value: {svcpriority: 1, targetname: ., svcparams: {alpn: [h2, h3], port: '443'}}
+_sip._tcp:
+  type: SRV
+  value: {priority: 10, weight: 60, port: 5060, target: sip.octo.test.}
+`;
+
+let powerDns: PowerDnsServer;
+let app: TestApp;
+let work: string;
+let userKey: string;
+
+/** the venv with octoDNS, made once (in a folder of its own, then renamed: a run cut short leaves no half venv) */
+async function octodnsVenv(): Promise<string> {
+  const python = path.join(VENV, 'bin', 'python');
+  if (existsSync(python)) return python;
+  if (!existsSync(WHEELS))
+    throw new Error(`the octoDNS wheels are not at ${WHEELS} (../shared/tools/wheels; OCTODNS_WHEELS names another folder)`);
+  const building = `${VENV}.${process.pid}`;
+  rmSync(building, { recursive: true, force: true });
+  const steps: [string, string[]][] = [
+    // Debian's python3, whose venv sees Debian's python3-yaml, -requests, -dnspython, -natsort, -dateutil
+    ['/usr/bin/python3', ['-m', 'venv', '--system-site-packages', building]],
+    [
+      path.join(building, 'bin', 'pip'),
+      ['install', '--quiet', '--retries', '0', '--find-links', WHEELS, `octodns==${OCTODNS}`, `octodns-powerdns==${OCTODNS_POWERDNS}`],
+    ],
+  ];
+  for (const [bin, args] of steps) {
+    const run = await runProcess(bin, args, {});
+    if (run.code !== 0) throw new Error(`${bin} ${args.join(' ')}: ${run.output.slice(-2000)}`);
+  }
+  try {
+    renameSync(building, VENV);
+  } catch (error) {
+    // another run made it meanwhile: that one serves
+    rmSync(building, { recursive: true, force: true });
+    if (!existsSync(python)) throw error;
+  }
+  return python;
+}
+
+/** `octodns-sync` of the zone to both servers (`--doit` applies the plan), its output (octoDNS logs to stderr) */
+async function sync(doit: boolean): Promise<string> {
+  const python = await octodnsVenv();
+  const run = await runProcess(
+    python,
+    ['-m', 'octodns.cmds.sync', '--config-file', path.join(work, 'config.yaml'), ...(doit ? ['--doit'] : [])],
+    { POWERDNS_KEY: powerDns.apiKey, ZONEKEEPER_KEY: userKey },
+  );
+  if (run.code !== 0) throw new Error(`octodns-sync: ${run.output.slice(-3000)}`);
+  return run.output;
+}
+
+/** a server's rrsets of the zone, `<name> <type> <content>` each, read back through its PowerDNS API */
+async function readBack(baseUrl: string, key: string): Promise<string[]> {
+  const res = await fetch(`${baseUrl}/api/v1/servers/localhost/zones/${ZONE}`, { headers: { 'X-API-Key': key } });
+  expect(res.status).toBe(200);
+  const zone = (await res.json()) as { rrsets: { name: string; type: string; records: { content: string }[] }[] };
+  return (
+    zone.rrsets
+      // the SOA (each server's serial) and the apex NS (PowerDNS makes the zone without NS, Zonekeeper with its defaults)
+      .filter((set) => set.type !== 'SOA' && !(set.type === 'NS' && set.name === ZONE))
+      .flatMap((set) => set.records.map((r) => `${set.name} ${set.type} ${r.content}`))
+      .sort()
+  );
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-octodns-'));
+  [powerDns, app] = await Promise.all([startPowerDns(), startTestApp(), octodnsVenv()]);
+  userKey = await createUserKey(app, await createUser(app, 'octodns@octo.test'));
+  const provider = (baseUrl: string, key: string) => {
+    const url = new URL(baseUrl);
+    return `    class: octodns_powerdns.PowerDnsProvider\n    host: ${url.hostname}\n    port: ${url.port}\n    scheme: http\n    api_key: env/${key}\n`;
+  };
+  mkdirSync(path.join(work, 'zones'));
+  writeFileSync(path.join(work, 'zones', `${ZONE}yaml`), ZONE_YAML);
+  writeFileSync(
+    path.join(work, 'config.yaml'),
+    `providers:\n  config:\n    class: octodns.provider.yaml.YamlProvider\n    directory: ${path.join(work, 'zones')}\n    enforce_order: false\n` +
+      `  powerdns:\n${provider(powerDns.baseUrl, 'POWERDNS_KEY')}  zonekeeper:\n${provider(app.baseUrl, 'ZONEKEEPER_KEY')}` +
+      `zones:\n  ${ZONE}:\n    sources: [config]\n    targets: [powerdns, zonekeeper]\n`,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([powerDns?.stop(), app?.close()]);
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('octoDNS creates the zone on PowerDNS and on Zonekeeper, and its second run plans nothing on either', async () => {
+  const first = await sync(true);
+  // both targets took the whole zone (the zone created by octoDNS's POST, as octodns-powerdns does it)
+  expect(first.match(/Summary: Creates=14, Updates=0, Deletes=0/g)).toHaveLength(2);
+  expect(first).toMatch(/PowerDnsProvider\[zonekeeper\] _apply: {3}creating zone=octo\.test\./);
+
+  const second = await sync(false);
+  expect(second).toMatch(/No changes were planned/);
+  expect(second).not.toMatch(/Summary:|\* {3}(Create|Update|Delete) /);
+
+  // and each reads the zone back in the same text (the DKIM key one string, digests in lower case, `1.00m`, `alpn=h2,h3`)
+  const [fromPowerDns, fromZonekeeper] = await Promise.all([readBack(powerDns.baseUrl, powerDns.apiKey), readBack(app.baseUrl, userKey)]);
+  // PowerDNS keeps octoDNS's `\;` as octoDNS wrote it, Zonekeeper the octets (`;`), which octoDNS escapes again when it
+  // reads them: the one difference of text (docs/powerdns-api.md)
+  expect(fromZonekeeper).toEqual(fromPowerDns.map((line) => line.replace(/\\;/g, ';')));
+  expect(fromZonekeeper).toContain(`default._domainkey.${ZONE} TXT "${DKIM.replace(/\\;/g, ';')}"`);
+}, 120_000);
