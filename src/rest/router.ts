@@ -1,16 +1,17 @@
 import type { Database } from '../db/pool';
-import express, { NextFunction, Request, Response, Router } from 'express';
-import multer from 'multer';
+import { Request, Response, Router } from 'express';
 import { DomainError, ERROR_CATALOGUE, ErrorCode, ErrorDetail, isErrorCode } from '../errors/catalogue';
 import type { ServiceOperationRunner } from '../graphql/compiled-execution';
 import { contextFor, GraphQLContext } from '../graphql/context';
 import { errorBody } from '../http/error-body';
+import { formBodyParser } from '../http/form-bodies';
+import { ArrayWrapping, BARE_ARRAY, sendChunks, sendItems } from '../http/send-stream';
 import { failureOf, startFailureAnswer } from '../request-failure';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { sendJson } from '../http/send-json';
-import { BodyLimitSetting, BodyTooLarge, importBodyLimit, largeBodyTurn, limitedBy } from '../http/body-limits';
+import { importBodyLimit, largeBodyTurn } from '../http/body-limits';
 import { logger } from '../logger';
 import type { Services } from '../services';
 import { buildOpenApi } from './openapi';
@@ -37,16 +38,6 @@ export interface RestDeps {
 
 /** the REST layer's operations whose answer holds a zone whole, or which parse a zone file: a heavy turn each */
 const HEAVY_OPERATIONS: ReadonlySet<keyof typeof OPERATIONS> = new Set(['getDomain', 'importZone', 'checkZone', 'enableDnssec']);
-
-/** A failure to answer in the documented error body. */
-/** the JSON media types a REST body may have (RFC 6839 §3.1: a `+json` type is JSON) */
-const JSON_TYPES = ['application/json', 'application/*+json'];
-
-/** multer 2.5's `streamHandler` (feeds busboy a body already read), which @types/multer does not list yet */
-type MulterOptionsWithStreamHandler = multer.Options & { streamHandler(req: Request, busboy: { end(bytes?: Buffer): void }): void };
-
-/** the raw multipart body of a request, read within BODY_LIMIT, for multer to parse */
-const MULTIPART_BYTES = new WeakMap<object, Buffer>();
 
 /** GraphQL argument names → the REST field names a legacy client sent. */
 const REST_FIELD_NAMES: Record<string, string> = { type: 'rtype', userId: 'user_id' };
@@ -207,67 +198,8 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   const zoneFileLimit = importBodyLimit(services.settings);
   // an answer showing propagation changes with SECONDARIES (the servers shown, no_secondaries) even when no row does
   const propagationVariant = `secondaries ${services.settings.secondaries.map(hostPortName).join(',')}`;
-  /**
-   * The body parser of a route, within `limit` (the `setting` a refusal names): one layer that picks the parser
-   * of the request's content type (JSON, a urlencoded form, a multipart form), so a request passes one parser,
-   * not each in turn. A request with no body, or of another type, is left unread (`wholeBodyFirst` reads it).
-   * The whole multipart body is bounded, not each field: the body is read (at most the limit, 413 past it)
-   * before busboy parses it from memory. With multer's per-field limit alone, 50 fields of 1 MB each made one
-   * 50 MB request, and 16 of them in flight took the process past 1 GB (bench/RESULTS-hostile.md).
-   */
-  const bodyParser = (setting: BodyLimitSetting, limit: number) => {
-    // each parser is reached only for its own type (the choice below), so it need not test the type again
-    const json = limitedBy(setting, limit, express.json({ limit, type: () => true }));
-    const urlencoded = limitedBy(setting, limit, express.urlencoded({ limit, extended: false, parameterLimit: 50, type: () => true }));
-    const multipartBytes = limitedBy(setting, limit, express.raw({ limit, type: () => true }));
-    // a file part (`curl -F text=@example.com.zone`, the usual way to send a zone file) is read like a text
-    // field of its name: its bytes are already within the limit, held in memory as the fields are
-    const multipart = multer({
-      storage: multer.memoryStorage(),
-      limits: { fieldSize: limit, fileSize: limit, fields: 50, files: 5, parts: 50 },
-      streamHandler: (req: Request, busboy: { end(bytes?: Buffer): void }) => busboy.end(MULTIPART_BYTES.get(req)),
-    } as MulterOptionsWithStreamHandler).any();
-    const multipartFields = (req: Request, res: Response, next: NextFunction) => {
-      // multer sets req.body to the parsed fields; the raw bytes it parses are handed over beside the request
-      MULTIPART_BYTES.set(req, Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0));
-      multipart(req, res, (error?: unknown) => {
-        MULTIPART_BYTES.delete(req);
-        if (!error) {
-          for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
-            // a text field of the same name wins: a form never needs both
-            if (req.body[file.fieldname] === undefined) req.body[file.fieldname] = file.buffer.toString('utf8');
-          }
-          req.files = undefined;
-          return next();
-        }
-        // multer/busboy refusals are client mistakes: too large, or not a well-formed form
-        const code = (error as { code?: string }).code ?? '';
-        if (code.startsWith('LIMIT_')) {
-          const tooLarge = new BodyTooLarge(setting, limit);
-          res.status(413).json(errorBody(tooLarge.code, tooLarge.message, tooLarge.details));
-        } else
-          res
-            .status(400)
-            .json(
-              errorBody('BAD_REQUEST', 'Malformed multipart body', [
-                { field: 'body', code: 'MALFORMED_BODY', message: 'the multipart body could not be parsed' },
-              ]),
-            );
-      });
-    };
-    return (req: Request, res: Response, next: NextFunction) => {
-      // `req.is` is null for a request without a body: no parser then, as none would read one
-      if (req.is(JSON_TYPES)) return json(req, res, next);
-      if (req.is('application/x-www-form-urlencoded')) return urlencoded(req, res, next);
-      if (req.is('multipart/form-data'))
-        return multipartBytes(req, res, (error?: unknown) => (error ? next(error) : multipartFields(req, res, next)));
-      // what the parsers leave on a request none of them took
-      if (!Reflect.has(req, 'body')) req.body = undefined;
-      next();
-    };
-  };
-  const parser = bodyParser('BODY_LIMIT', bodyLimit);
-  const zoneFileParser = bodyParser('IMPORT_BODY_LIMIT', zoneFileLimit);
+  const parser = formBodyParser('BODY_LIMIT', bodyLimit);
+  const zoneFileParser = formBodyParser('IMPORT_BODY_LIMIT', zoneFileLimit);
 
   const authenticated = requireApiKey(db, services, 'rest');
   const wholeBody = wholeBodyFirst(bodyLimit);
@@ -342,66 +274,11 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   };
 
   const envelope = (status: number, count: number, data: unknown) => ({ code: status, count, data, status: 'success', message: 'OK' });
-
-  /** Streams a JSON array page by page; the first page is fetched before the status is sent, so errors stay clean. */
-  async function sendItems(res: Response, status: number, pages: AsyncIterable<readonly unknown[]>) {
-    const iterator = pages[Symbol.asyncIterator]();
-    try {
-      let next = await iterator.next();
-      res.status(status).type('application/json');
-      res.write(restEnvelope === 'restknot' ? '{"code":200,"status":"success","message":"OK","data":[' : '[');
-      let count = 0;
-      let buffer = '';
-      while (!next.done) {
-        for (const item of next.value) {
-          buffer += (count ? ',' : '') + JSON.stringify(item);
-          count += 1;
-          if (buffer.length > 64 * 1024) {
-            // a client gone while the socket was full never drains it: waiting for 'drain' alone would hang here
-            if (!res.write(buffer) && !res.destroyed) await drainedOrClosed(res);
-            if (res.destroyed) return;
-            buffer = '';
-          }
-        }
-        next = await iterator.next();
-      }
-      res.end(buffer + (restEnvelope === 'restknot' ? `],"count":${count}}` : ']'));
-    } finally {
-      // a client gone mid-way: no further page is read
-      await iterator.return?.();
-    }
-  }
-
-  /** until the socket takes more, or the client is gone (one listener each, removed again) */
-  function drainedOrClosed(res: Response): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
-  }
-
-  /** Writes text chunks as they come, waiting on the socket; the first chunk is read before the status is sent. */
-  async function sendChunks(res: Response, status: number, contentType: string, chunks: AsyncIterable<string>) {
-    const iterator = chunks[Symbol.asyncIterator]();
-    try {
-      let next = await iterator.next();
-      res.status(status).type(contentType);
-      while (!next.done) {
-        if (!res.write(next.value) && !res.destroyed) await drainedOrClosed(res);
-        if (res.destroyed) return;
-        next = await iterator.next();
-      }
-      res.end();
-    } finally {
-      // a client gone mid-way: the source stops (its cursor is closed, its connection returned)
-      await iterator.return?.();
-    }
-  }
+  /** a streamed list in the RESTKnot envelope (`data`, then `count`), or bare */
+  const itemsWrapping: ArrayWrapping =
+    restEnvelope === 'restknot'
+      ? { open: '{"code":200,"status":"success","message":"OK","data":[', close: (count) => `],"count":${count}}` }
+      : BARE_ARRAY;
 
   for (const route of ROUTES) {
     const fields = routeFields(route);
@@ -440,7 +317,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
           } else if ('empty' in result) {
             res.status(route.status).end();
           } else if ('itemPages' in result) {
-            await sendItems(res, route.status, result.itemPages);
+            await sendItems(res, route.status, result.itemPages, itemsWrapping);
           } else if ('chunks' in result) {
             await sendChunks(res, route.status, result.contentType, result.chunks);
           } else {
