@@ -16,6 +16,7 @@ import { A } from '../dns/record-types/a';
 import { AAAA } from '../dns/record-types/aaaa';
 import { NS } from '../dns/record-types/ns';
 import { FLAG, readRdata, type WireRecord } from '../dns/wire';
+import type { Outbound } from '../outbound/addresses';
 import { query, RCODE_NAMES, type DnsAnswer } from './dns-client';
 
 /** a server to ask: its address and port, and the name it was found under (for the messages) */
@@ -30,8 +31,8 @@ export interface ResolverOptions {
   timeoutMs: number;
   /** questions in flight to one server at most */
   perServer?: number;
-  /** whether an address learned from the DNS (not a root hint) may be asked */
-  mayAsk(address: string): boolean;
+  /** whether an address learned from the DNS (not a root hint) may be asked (the outbound rule), and why not */
+  mayAsk(address: string): Outbound;
   /** AAAA addresses of servers are asked as well as A */
   ipv6: boolean;
 }
@@ -124,8 +125,8 @@ export class IterativeResolver {
     this.perServer = options.perServer ?? DEFAULT_PER_SERVER;
   }
 
-  /** whether an address learned from the DNS may be asked (the operator's rule) */
-  mayAsk(address: string): boolean {
+  /** whether an address learned from the DNS may be asked (the outbound rule, opened by the operator's setting) */
+  mayAsk(address: string): Outbound {
     return this.options.mayAsk(address);
   }
 
@@ -301,7 +302,7 @@ export class IterativeResolver {
         const addresses = given?.length ? given : await this.addressesOf(name, depth + 1).then((r) => (r.ok ? r.addresses : []));
         return addresses
           .filter((address) => this.options.ipv6 || !address.includes(':'))
-          .filter((address) => this.options.mayAsk(address))
+          .filter((address) => this.options.mayAsk(address).ok)
           .map((host) => ({ host, port: 53, name }));
       }),
     );

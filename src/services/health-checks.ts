@@ -8,10 +8,9 @@
  * asked once per check round for all zones below them (the resolver keeps it), and so are the addresses of
  * nameservers named outside the zone.
  */
-import { networkInterfaces } from 'node:os';
 import type { Settings } from '../config/settings';
 import type { Sql } from '../db/pool';
-import { inNetworks } from '../auth/policy';
+import { mayConnect, type Outbound } from '../outbound/addresses';
 import { DS, DSValue } from '../dns/record-types/ds';
 import { DNSKEY } from '../dns/record-types/dnskey';
 import { SOA } from '../dns/record-types/soa';
@@ -50,40 +49,11 @@ export const FINDING_CODES = {
 export type FindingCode = keyof typeof FINDING_CODES;
 
 /**
- * Addresses the checker does not ask unless HEALTH_ALLOW_NETWORKS names them: this host and its link (loopback,
- * unspecified, link-local, where cloud metadata services answer), private and shared ranges (RFC 1918, RFC 6598,
- * RFC 4193), multicast and reserved. A zone's owner chooses its NS names and their addresses; the checker would
- * otherwise send DNS queries into the service's own networks and tell what it met in the finding's message.
+ * The rule for addresses learned from the DNS (a zone's owner chooses its NS names and their addresses): the
+ * outbound rule (src/outbound/addresses.ts), opened by HEALTH_ALLOW_NETWORKS. Answers the refusal's reason.
  */
-const NOT_ASKED_NETWORKS = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.168.0.0/16',
-  '224.0.0.0/4',
-  '240.0.0.0/4',
-  '::/128',
-  '::1/128',
-  'fc00::/7',
-  'fe80::/10',
-  'ff00::/8',
-];
-
-/** the rule for addresses learned from the DNS: allowed unless in NOT_ASKED_NETWORKS or this host's own, or named by HEALTH_ALLOW_NETWORKS */
-export function mayAskAddress(health: Settings['health']): (address: string) => boolean {
-  const own = new Set(
-    Object.values(networkInterfaces())
-      .flat()
-      .map((i) => i?.address)
-      .filter((a): a is string => !!a),
-  );
-  return (address) => {
-    if (health.allowNetworks.length && inNetworks(health.allowNetworks, address)) return true;
-    return !own.has(address) && !inNetworks(NOT_ASKED_NETWORKS, address);
-  };
+export function mayAskAddress(health: Settings['health']): (address: string) => Outbound {
+  return (address) => mayConnect(address, health.allowNetworks);
 }
 
 /** the worst severity among the findings: the zone's state */
@@ -211,11 +181,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
         addresses.map(async (address) => {
           const server: NameServer = { host: address, port: 53, name: ns };
           const label = serverLabel(server);
-          if (!resolver.mayAsk(address))
-            return addLame(
-              label,
-              `${address} is a loopback, private, link-local or own address: not asked (HEALTH_ALLOW_NETWORKS lets the checker ask it)`,
-            );
+          const outbound = resolver.mayAsk(address);
+          if (!outbound.ok) return addLame(label, `not asked: ${outbound.reason} (HEALTH_ALLOW_NETWORKS lets the checker ask it)`);
           const result = await checkServer(resolver, server, name, signed);
           if (!result.ok) return addLame(label, result.reason);
           answered++;
