@@ -118,6 +118,13 @@ export class IterativeResolver {
   private readonly perServer: number;
   /** questions sent in this round (the cost of a round, for the logs and the bench) */
   queries = 0;
+  /**
+   * Whether the root hints answered in this round: true once a root server gave an answer to work from (a referral,
+   * an answer, NXDOMAIN), false when the root was asked and none did (why: `rootReason`), undefined before the
+   * root was asked. A root out of reach is the checker's state, not any zone's fault (docs/health.md).
+   */
+  rootReachable: boolean | undefined;
+  rootReason: string | undefined;
   readonly startedAt = Date.now();
   stopped = false;
 
@@ -321,6 +328,18 @@ export class IterativeResolver {
   }
 
   private async askCut(cut: Cut, name: string): Promise<Step> {
+    const step = await this.askCutServers(cut, name);
+    if (cut.name === '') {
+      if (step.kind !== 'unreachable') this.rootReachable = true;
+      else if (this.rootReachable === undefined) {
+        this.rootReachable = false;
+        this.rootReason = step.reason;
+      }
+    }
+    return step;
+  }
+
+  private async askCutServers(cut: Cut, name: string): Promise<Step> {
     const reasons: string[] = [];
     for (const server of rotated(cut.servers, name).slice(0, MAX_TRIES)) {
       const asked = await this.ask(server, name, NS.code);

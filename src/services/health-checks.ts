@@ -33,8 +33,9 @@ import {
 
 /** every finding's code, its usual severity and what it means (GraphQL's enum and docs/health.md say the same) */
 export const FINDING_CODES = {
-  PARENT_NS_MISMATCH:
-    "the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name, or the parent does not delegate the zone)",
+  PARENT_NS_MISMATCH: "the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name)",
+  NOT_DELEGATED:
+    'the parent does not delegate the zone (yet): nobody reaches it until the registrar is given its nameservers; a warning, as for a zone just made',
   LAME_DELEGATION:
     'a server named by the parent or the apex NS does not answer authoritatively for the zone: no answer, REFUSED, SERVFAIL, no AA, no SOA, no address, or an address the checker may not ask (critical when no server answers)',
   SERIAL_BEHIND: 'a nameserver serves an older serial than the one committed, for longer than HEALTH_SERIAL_GRACE',
@@ -44,7 +45,8 @@ export const FINDING_CODES = {
   SIGNATURES_EXPIRING:
     'a nameserver serves an RRSIG over the SOA or DNSKEY that expires within HEALTH_SIGNATURE_THRESHOLD (critical once expired)',
   GLUE_MISMATCH: 'the glue at the parent differs from the addresses of the in-zone NS names',
-  PARENT_UNREACHABLE: 'no server of the parent (or of a zone above it) answered: the delegation and the DS could not be read',
+  PARENT_UNREACHABLE:
+    'no server of the parent (or of a zone above it, below the root) answered: the delegation and the DS could not be read',
 } as const;
 export type FindingCode = keyof typeof FINDING_CODES;
 
@@ -77,7 +79,12 @@ function duration(seconds: number): string {
   return `${seconds} s`;
 }
 
-/** Checks one zone with the round's resolver; answers its findings. */
+/**
+ * Checks one zone with the round's resolver; answers its findings. When the root hints do not answer
+ * (`resolver.rootReachable` false: the checker's own reach, a fresh install without outside network), what
+ * depends on resolution from the root is not found at all rather than found against every zone: the caller does
+ * not store such a check as the zone's (health.service.ts, `checkAndRecord`).
+ */
 export async function checkZone(db: Sql, resolver: IterativeResolver, health: Settings['health'], zone: DueZone): Promise<NewFinding[]> {
   const findings: NewFinding[] = [];
   const add = (code: FindingCode, severity: Severity, server: string | null, message: string) =>
@@ -91,14 +98,18 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
   const delegation = await resolver.delegationOf(name);
   let parentNs: string[] = [];
   let glue = new Map<string, string[]>();
-  if (delegation.kind === 'unreachable')
-    add('PARENT_UNREACHABLE', 'critical', null, `the delegation of ${name} could not be read: ${delegation.reason}`);
-  else if (delegation.kind === 'not-delegated')
+  const blind = () => resolver.rootReachable === false;
+  if (delegation.kind === 'unreachable') {
+    // the root itself out of reach is the checker's state (blind), not the zone's fault
+    if (delegation.parent !== '' || !blind())
+      add('PARENT_UNREACHABLE', 'critical', null, `the delegation of ${name} could not be read: ${delegation.reason}`);
+  } else if (delegation.kind === 'not-delegated')
+    // a zone made here before its registrar is told: what to do is the next step, not an outage to page for
     add(
-      'PARENT_NS_MISMATCH',
-      'critical',
+      'NOT_DELEGATED',
+      'warning',
       null,
-      `${absolute(delegation.parent)} does not delegate ${name} (${delegation.reason}); the zone's apex NS: ${list(apexNs)}`,
+      `${absolute(delegation.parent)} does not delegate ${name} yet (${delegation.reason}): give the registrar the zone's nameservers, ${list(apexNs)}`,
     );
   else {
     parentNs = delegation.ns;
@@ -160,6 +171,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
   let committedAt: Promise<Date | undefined> | undefined;
   const committed = () => (committedAt ??= serialCommittedAt(db, name, zone.serial));
   let answered = 0;
+  /** servers whose addresses could not be found because the root does not answer: not known to be lame */
+  let unseen = 0;
   const lame: NewFinding[] = [];
   const addLame = (server: string, message: string) => {
     const finding: NewFinding = { code: 'LAME_DELEGATION', severity: 'warning', server, message };
@@ -172,6 +185,10 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
       if (isWithin(ns, name)) addresses = sorted([...(glue.get(ns) ?? []), ...(ours.get(relativeTo(ns, name)) ?? [])]);
       else {
         const resolved = await resolver.addressesOf(ns);
+        if (!resolved.ok && blind()) {
+          unseen++;
+          return;
+        }
         if (!resolved.ok) return addLame(ns, `the addresses of ${ns} could not be resolved: ${resolved.reason}`);
         addresses = resolved.addresses;
       }
@@ -216,8 +233,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
       );
     }),
   );
-  // no server answers for the zone at all: resolvers cannot resolve it
-  if (!answered) for (const finding of lame) finding.severity = 'critical';
+  // no server answers for the zone at all: resolvers cannot resolve it (not known while some could not be looked up)
+  if (!answered && !unseen) for (const finding of lame) finding.severity = 'critical';
   return findings;
 }
 
