@@ -167,7 +167,7 @@ export interface Settings {
   /**
    * Zone health (docs/health.md): every zone's delegation, DS and signatures checked from where resolvers stand,
    * by iterative resolution from these root servers. `interval` seconds between two checks of a zone (0: no
-   * checks, not even on demand); `serialGrace` seconds a nameserver may serve an older serial than the one
+   * scheduled checks; a check asked for, checkHealth, still runs); `serialGrace` seconds a nameserver may serve an older serial than the one
    * committed before it is a finding; `signatureThreshold` seconds: a served RRSIG expiring sooner is one;
    * `allowNetworks`: CIDRs the checker may query although they are loopback, private or link-local (addresses
    * learned from the DNS, which a zone's owner chooses); `queryTimeoutMs` per query; `zonesAtOnce` zones checked
