@@ -8,8 +8,9 @@
  * TLD's own servers are asked once however many zones below it are checked), a server that did not answer is
  * not asked again in the round (a dead server costs two timeouts, its question sent twice, not two per zone), and no server has more than
  * `perServer` questions in flight (one busy server waits its turn without holding the others, which go on).
- * Addresses learned from the DNS are asked only when `mayAsk` lets them (the operator's rule for addresses a
- * zone's owner can choose: docs/health.md, «What the checker asks, and whom»).
+ * Addresses learned from the DNS are asked only when `mayAsk` lets them (the outbound rule, src/outbound/, with
+ * the operator's HEALTH_ALLOW_NETWORKS: a zone's owner chooses them; docs/health.md, «What the checker asks, and
+ * whom»). The round notes whether the root hints answered (`rootReachable`): the checker's own state.
  */
 import { hostPortName, type HostPort } from '../config/settings';
 import { A } from '../dns/record-types/a';

@@ -140,7 +140,8 @@ export async function recordChecked(
 
 /**
  * A zone's apex NS set changed (the write engine, in the change's transaction): the findings about nameservers
- * it no longer names (`removed`) are dropped, its state follows what is left, and it is due for a check now.
+ * it no longer names (`removed`) are dropped and its state follows what is left (a health.changed event says
+ * so); what the last check found of the others stays until the zone's next check.
  */
 export async function nameserversChanged(sql: Sql, zone: { id: number; name: string; serial: number }, removed: readonly string[]) {
   const outcome = await forgetServers(

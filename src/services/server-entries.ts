@@ -17,17 +17,13 @@ export interface ServerEntry {
 }
 
 /**
- * The service connects to these servers (transfers in, NOTIFYs out) and tells what it met: a user's key names
- * only addresses the outbound rule lets it (src/outbound/addresses.ts; TRANSFER_SERVERS_ALLOW opens ranges, a
- * customer's primary behind a VPN). The admin key names any server (an operator's own).
- */
-/**
  * Servers given by a client (a zone's extra secondaries, a secondary zone's primaries, an import's source),
  * checked: an IP address, a port (53 unless given), each address and port once, and a TSIG key named by an
- * active key of the zone's user (another user's key would let that user read, or feed, the zone); with `readFrom`
- * (the principal naming them) and `allow` (TRANSFER_SERVERS_ALLOW), only addresses the outbound rule lets it unless
- * the admin key.
- * Refusals name the field (`<field>[i].address`, `.port`, `.tsigKeyName`).
+ * active key of the zone's user (another user's key would let that user read, or feed, the zone). The service
+ * connects to these servers (transfers in, NOTIFYs out) and tells what it met: a key other than the admin's
+ * (`namedBy`) names only addresses the outbound rule lets it (src/outbound/addresses.ts; `allow`,
+ * TRANSFER_SERVERS_ALLOW, opens ranges: a customer's primary behind a VPN); the admin key names any server (an
+ * operator's own). Refusals name the field (`<field>[i].address`, `.port`, `.tsigKeyName`).
  */
 export async function serverEntries(
   db: Sql,
