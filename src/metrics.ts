@@ -151,7 +151,8 @@ export function observeSecondaryLag(read: () => Promise<SecondaryLag[]>): () => 
 
 /**
  * Zone health (docs/health.md), read from the shared rows when /metrics is scraped (at most once per 5 s: two
- * aggregates over every zone): zones by state (unknown: not checked yet), and findings by code and severity.
+ * aggregates over every zone): zones by state (unknown: not checked yet), findings by code and severity, and
+ * whether the checker reaches the root (its own state: absent until a round asked the root).
  */
 const zonesByHealth = new Gauge({
   name: 'zonekeeper_zones_health',
@@ -166,7 +167,15 @@ const healthFindings = new Gauge({
   registers: [metrics],
 });
 
-export function observeZoneHealth(read: () => Promise<{ states: Map<string, number>; findings: Map<string, number> } | undefined>): void {
+const healthRootReachable = new Gauge({
+  name: 'zonekeeper_health_root_reachable',
+  help: 'Whether the health checker reaches the root servers (HEALTH_ROOT_HINTS): 1 yes, 0 no (zones are then not checked from the root)',
+  registers: [metrics],
+});
+
+export function observeZoneHealth(
+  read: () => Promise<{ states: Map<string, number>; findings: Map<string, number>; rootReachable?: boolean } | undefined>,
+): void {
   let last: { at: number; figures: ReturnType<typeof read> } | undefined;
   const figures = () => {
     if (!last || Date.now() - last.at > 5000) last = { at: Date.now(), figures: read() };
@@ -177,6 +186,11 @@ export function observeZoneHealth(read: () => Promise<{ states: Map<string, numb
     zonesByHealth.reset();
     if (!read) return;
     for (const state of ['ok', 'warning', 'critical', 'unknown']) zonesByHealth.set({ state }, read.states.get(state) ?? 0);
+  };
+  (healthRootReachable as unknown as { collect?: () => Promise<void> }).collect = async () => {
+    const read = await figures();
+    healthRootReachable.reset();
+    if (read?.rootReachable !== undefined) healthRootReachable.set(read.rootReachable ? 1 : 0);
   };
   (healthFindings as unknown as { collect?: () => Promise<void> }).collect = async () => {
     const read = await figures();

@@ -1,6 +1,7 @@
 import { useQuery } from 'urql';
 import { describeError } from './errors';
 import { AttentionDocument, type AttentionListFieldsFragment, type AttentionQuery } from './generated/graphql';
+import { RootBanner } from './health';
 import { when } from './identity';
 import { unicodeName } from './names';
 
@@ -36,7 +37,8 @@ const KINDS: readonly {
   },
   {
     key: 'health',
-    title: 'Health findings',
+    // the list is of zones (each with its findings in words), so is its count
+    title: 'Zones with health findings',
     tab: 'health',
     hint: 'Seen from where resolvers stand: the parent’s delegation, its DS, a nameserver lame, behind or serving old signatures (docs/health.md).',
   },
@@ -74,6 +76,7 @@ export function Attention() {
   return (
     <section className="panel attention" aria-labelledby="attention-title">
       <h2 id="attention-title">Needs attention</h2>
+      <RootBanner checker={result.data?.healthChecker} />
       {result.error ? (
         <p role="alert" className="error-box">
           {describeError(result.error)}

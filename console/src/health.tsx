@@ -1,7 +1,13 @@
 import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { describeError } from './errors';
-import { CheckHealthDocument, type HealthState, ZoneHealthDocument, type ZoneHealthFieldsFragment } from './generated/graphql';
+import {
+  CheckHealthDocument,
+  type HealthCheckerFieldsFragment,
+  type HealthState,
+  ZoneHealthDocument,
+  type ZoneHealthFieldsFragment,
+} from './generated/graphql';
 import { when } from './identity';
 import { ListState } from './list-state';
 
@@ -16,6 +22,37 @@ export const HEALTH_WORDS: Record<HealthState, string> = {
 /** the state as a badge: its words, coloured as the propagation states are (the words carry it, not the colour) */
 export function HealthBadge({ state }: { state: HealthState }) {
   return <span className={`state health-${state}`}>{HEALTH_WORDS[state]}</span>;
+}
+
+/** seconds as the console says an interval: "1 hour", "15 minutes", "30 seconds" */
+function interval(seconds: number): string {
+  const [value, unit] =
+    seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : seconds % 60 === 0 ? [seconds / 60, 'minute'] : [seconds, 'second'];
+  return `${value} ${unit}${value === 1 ? '' : 's'}`;
+}
+
+/**
+ * The checker's own state, once for every zone (HealthChecker): when it reaches no root server, zones are not
+ * checked from the root, which is no zone's fault; shown as a banner, not as every zone's finding.
+ */
+export function RootBanner({ checker }: { checker: HealthCheckerFieldsFragment | undefined }) {
+  if (checker?.rootReachable !== false) return null;
+  return (
+    <p role="status" className="notice-box" data-testid="health-root-banner">
+      The health checker reaches no root server{checker.rootSince ? ` (since ${when(checker.rootSince)})` : ''}: zones are not checked from
+      the root, and keep what their last check found (a zone never checked stays Unknown). Its operator’s settings (HEALTH_ROOT_HINTS) or
+      this host’s network need a look; resolvers elsewhere may well reach the zones.
+      {checker.rootReason ? <span className="hint"> {checker.rootReason}</span> : null}
+    </p>
+  );
+}
+
+/** what the schedule promises: the interval, or that there is none (HEALTH_CHECK_INTERVAL=0) */
+export function scheduleWords(checker: HealthCheckerFieldsFragment | undefined): string {
+  if (!checker) return '';
+  return checker.intervalSeconds > 0
+    ? `The worker checks each zone every ${interval(checker.intervalSeconds)}; “Check now” checks it at once.`
+    : 'Scheduled checks are off (HEALTH_CHECK_INTERVAL is 0): a zone is checked only when asked, with “Check now”.';
 }
 
 const SEVERITY_WORDS: Record<string, string> = { critical: 'Critical', warning: 'Warning', info: 'Info' };
@@ -36,9 +73,10 @@ export function HealthPanel({ zone }: { zone: string }) {
     <section aria-labelledby="health-title">
       <h2 id="health-title">Health</h2>
       <p className="hint">
-        The zone as resolvers meet it: the parent’s delegation and DS, every nameserver asked from the root down. The worker checks each
-        zone regularly; “Check now” checks it at once.
+        The zone as resolvers meet it: the parent’s delegation and DS, every nameserver asked from the root down.{' '}
+        {scheduleWords(result.data?.healthChecker)}
       </p>
+      <RootBanner checker={result.data?.healthChecker} />
       <div className="zone-meta">
         {health ? (
           <>
@@ -56,6 +94,8 @@ export function HealthPanel({ zone }: { zone: string }) {
             if (outcome.error) return setProblem(describeError(outcome.error));
             setProblem(null);
             setChecked(outcome.data!.checkHealth);
+            // the check may have found the root out of reach, or back: the banner follows
+            refetch({ requestPolicy: 'network-only' });
           }}
         >
           {checking ? 'Checking…' : 'Check now'}

@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { inNetworks, parseCidr } from '../dns/ip';
 import { parseZoneName } from '../dns/name';
 import { getRecordType } from '../dns/record-types';
 import { DomainError, ErrorDetail } from '../errors/catalogue';
@@ -218,36 +218,6 @@ export function requireFlag(policy: KeyPolicy | undefined, flag: KeyFlag): void 
 
 // ---- key-level limits: expiry, idleness, networks ----
 
-/** An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, how a dual-stack socket reports IPv4) as IPv4. */
-export function plainAddress(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? mapped[1] : address;
-}
-
-function parseNetwork(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
-  const [address, bits, extra] = text.trim().split('/');
-  if (extra !== undefined) return undefined;
-  const version = net.isIP(address);
-  if (!version) return undefined;
-  const max = version === 4 ? 32 : 128;
-  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) return undefined;
-  const prefix = bits === undefined ? max : Number(bits);
-  if (prefix > max) return undefined;
-  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
-}
-
-export function inNetworks(networks: readonly string[], address: string): boolean {
-  const list = new net.BlockList();
-  for (const text of networks) {
-    const network = parseNetwork(text);
-    if (network) list.addSubnet(network.address, network.prefix, network.family);
-  }
-  const plain = plainAddress(address);
-  const version = net.isIP(plain);
-  if (!version) return false;
-  return list.check(plain, version === 4 ? 'ipv4' : 'ipv6');
-}
-
 export interface KeyUse {
   /** the client's address (HTTP peer, or the DNS message's source) */
   address?: string;
@@ -427,7 +397,7 @@ export function buildPolicy(input: { policy?: PolicyInput | null; preset?: strin
         'EMPTY_NETWORKS',
       );
     allowedNetworks = given.allowedNetworks.map((text, i) => {
-      const network = parseNetwork(String(text));
+      const network = parseCidr(String(text));
       if (!network)
         throw DomainError.invalid(
           `policy.allowedNetworks[${i}]`,
@@ -451,9 +421,9 @@ export function buildPolicy(input: { policy?: PolicyInput | null; preset?: strin
 
 /** is every address of `inner` inside one of `outer`'s networks? */
 function networkWithin(inner: string, outer: readonly string[]): boolean {
-  const network = parseNetwork(inner)!;
+  const network = parseCidr(inner)!;
   return outer.some((text) => {
-    const o = parseNetwork(text)!;
+    const o = parseCidr(text)!;
     return o.family === network.family && o.prefix <= network.prefix && inNetworks([text], network.address);
   });
 }

@@ -15,13 +15,13 @@ import { registerTsigCommands } from './commands/tsig';
 import { registerWebhookCommands } from './commands/webhooks';
 import { registerUserCommands } from './commands/users';
 import { registerZoneCommands } from './commands/zones';
-import { ApiError, EXIT, UsageError } from './shared';
+import { ApiError, EXIT, ExitWith, UsageError } from './shared';
 
 /**
  * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
  * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY. Tables for people,
  * `--json` for scripts. Exit codes: 0 done, 1 the API refused or failed (its code and message on stderr),
- * 2 a usage mistake, 3 the service could not be reached.
+ * 2 a usage mistake, 3 the service could not be reached, 4 `health`: the zone is critical (scripts and monitors).
  */
 
 export function buildProgram(): Command {
@@ -60,6 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       // --help and --version end here too, with exit code 0
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
+    if (error instanceof ExitWith) return error.code;
     if (error instanceof UsageError) {
       process.stderr.write(`error: ${error.message}\n`);
       return EXIT.usage;

@@ -12,7 +12,14 @@ export class ApiError extends Error {
   }
 }
 
-export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3 } as const;
+export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3, critical: 4 } as const;
+
+/** a command that ran and whose answer is an exit code of its own (`health`: the zone is critical), its output printed */
+export class ExitWith extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
 
 /** a mistake in the command's words that commander cannot see (a value out of range): exit 2 */
 export class UsageError extends Error {}

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isIP } from 'node:net';
+import { parseCidr } from '../dns/ip';
 import { AllowedTtls, parseAllowedTtls } from '../dns/ttl';
 import type { TsigKey } from '../dns/wire/tsig';
 import { parseDatabaseUrl } from '../db/database-hosts';
@@ -133,9 +134,16 @@ export interface Settings {
   /**
    * DNSSEC_CDS_NOTIFY_ALLOW: CIDR blocks a parent's NOTIFY(CDS) endpoint (its DSYNC record, RFC 9859) may be in
    * although not public (loopback, private); the parent's DNS data names the endpoint, so the service's own
-   * host and private networks are refused otherwise (services/outbound-addresses.ts)
+   * host and private networks are refused otherwise (src/outbound/addresses.ts)
    */
   dnssecCdsNotifyAllow: string[];
+  /**
+   * TRANSFER_SERVERS_ALLOW: CIDR blocks a user's key may name as a server the service transfers a zone from (a
+   * secondary zone's primaries, an import's source) or sends a zone's NOTIFYs to (its extra secondaries) although
+   * not public (a customer's primary behind a VPN: its private range); the admin key names any server
+   * (src/outbound/addresses.ts)
+   */
+  transferServersAllow: string[];
   /**
    * DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: CIDR blocks the other signer's server (multi-signer, RFC 8901; the address
    * a caller gives `addForeignDnskeys` to read its DNSKEY RRset from) may be in although not public (loopback,
@@ -159,7 +167,7 @@ export interface Settings {
   /**
    * Zone health (docs/health.md): every zone's delegation, DS and signatures checked from where resolvers stand,
    * by iterative resolution from these root servers. `interval` seconds between two checks of a zone (0: no
-   * checks, not even on demand); `serialGrace` seconds a nameserver may serve an older serial than the one
+   * scheduled checks; a check asked for, checkHealth, still runs); `serialGrace` seconds a nameserver may serve an older serial than the one
    * committed before it is a finding; `signatureThreshold` seconds: a served RRSIG expiring sooner is one;
    * `allowNetworks`: CIDRs the checker may query although they are loopback, private or link-local (addresses
    * learned from the DNS, which a zone's owner chooses); `queryTimeoutMs` per query; `zonesAtOnce` zones checked
@@ -315,12 +323,9 @@ export function isHostName(value: string): boolean {
   return /^([a-z0-9_]([a-z0-9-_]{0,61}[a-z0-9_])?\.)+$/i.test(value) && value.length <= 254;
 }
 
+/** an address or a CIDR block, as the allow-list settings hold them (src/dns/ip.ts) */
 function isAddressOrCidr(value: string): boolean {
-  const [address, bits, ...rest] = value.split('/');
-  if (rest.length) return false;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
-  if (v4) return v4.slice(1).every((o) => Number(o) <= 255) && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 32));
-  return /^[0-9a-f:.]+$/i.test(address) && address.includes(':') && (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= 128));
+  return parseCidr(value) !== undefined;
 }
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot = process.cwd()): Settings {
@@ -411,6 +416,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   for (const item of webhookAllow) {
     if (!isAddressOrCidr(item)) problems.push(`WEBHOOK_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   }
+  const transferServersAllow = list(read('TRANSFER_SERVERS_ALLOW') ?? '');
+  for (const item of transferServersAllow)
+    if (!isAddressOrCidr(item)) problems.push(`TRANSFER_SERVERS_ALLOW must list addresses or CIDR blocks (got "${item}")`);
   const updateAllow = list(read('UPDATE_ALLOW') ?? '127.0.0.0/8,::1/128');
   for (const item of updateAllow) {
     if (!isAddressOrCidr(item)) problems.push(`UPDATE_ALLOW must list addresses or CIDR blocks (got "${item}")`);
@@ -523,6 +531,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     dnssecParentDsCheckInterval: integer('DNSSEC_PARENT_DS_CHECK_INTERVAL', 300, 1, 86400),
     dnssecBootstrapSweepInterval: integer('DNSSEC_BOOTSTRAP_SWEEP_INTERVAL', 300, 1, 86400),
     dnssecCdsNotifyAllow: cdsNotifyAllow,
+    transferServersAllow,
     dnssecForeignKeysFetchAllow: foreignKeysFetchAllow,
     dnssecForeignKeysRefreshInterval: integer('DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL', 300, 0, 86400),
     aliasResolvers: list(read('ALIAS_RESOLVERS') ?? '').flatMap((item) => {

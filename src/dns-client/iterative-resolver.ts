@@ -8,14 +8,16 @@
  * TLD's own servers are asked once however many zones below it are checked), a server that did not answer is
  * not asked again in the round (a dead server costs two timeouts, its question sent twice, not two per zone), and no server has more than
  * `perServer` questions in flight (one busy server waits its turn without holding the others, which go on).
- * Addresses learned from the DNS are asked only when `mayAsk` lets them (the operator's rule for addresses a
- * zone's owner can choose: docs/health.md, «What the checker asks, and whom»).
+ * Addresses learned from the DNS are asked only when `mayAsk` lets them (the outbound rule, src/outbound/, with
+ * the operator's HEALTH_ALLOW_NETWORKS: a zone's owner chooses them; docs/health.md, «What the checker asks, and
+ * whom»). The round notes whether the root hints answered (`rootReachable`): the checker's own state.
  */
 import { hostPortName, type HostPort } from '../config/settings';
 import { A } from '../dns/record-types/a';
 import { AAAA } from '../dns/record-types/aaaa';
 import { NS } from '../dns/record-types/ns';
 import { FLAG, readRdata, type WireRecord } from '../dns/wire';
+import type { Outbound } from '../outbound/addresses';
 import { query, RCODE_NAMES, type DnsAnswer } from './dns-client';
 
 /** a server to ask: its address and port, and the name it was found under (for the messages) */
@@ -30,8 +32,8 @@ export interface ResolverOptions {
   timeoutMs: number;
   /** questions in flight to one server at most */
   perServer?: number;
-  /** whether an address learned from the DNS (not a root hint) may be asked */
-  mayAsk(address: string): boolean;
+  /** whether an address learned from the DNS (not a root hint) may be asked (the outbound rule), and why not */
+  mayAsk(address: string): Outbound;
   /** AAAA addresses of servers are asked as well as A */
   ipv6: boolean;
 }
@@ -117,6 +119,13 @@ export class IterativeResolver {
   private readonly perServer: number;
   /** questions sent in this round (the cost of a round, for the logs and the bench) */
   queries = 0;
+  /**
+   * Whether the root hints answered in this round: true once a root server gave an answer to work from (a referral,
+   * an answer, NXDOMAIN), false when the root was asked and none did (why: `rootReason`), undefined before the
+   * root was asked. A root out of reach is the checker's state, not any zone's fault (docs/health.md).
+   */
+  rootReachable: boolean | undefined;
+  rootReason: string | undefined;
   readonly startedAt = Date.now();
   stopped = false;
 
@@ -124,8 +133,8 @@ export class IterativeResolver {
     this.perServer = options.perServer ?? DEFAULT_PER_SERVER;
   }
 
-  /** whether an address learned from the DNS may be asked (the operator's rule) */
-  mayAsk(address: string): boolean {
+  /** whether an address learned from the DNS may be asked (the outbound rule, opened by the operator's setting) */
+  mayAsk(address: string): Outbound {
     return this.options.mayAsk(address);
   }
 
@@ -301,7 +310,7 @@ export class IterativeResolver {
         const addresses = given?.length ? given : await this.addressesOf(name, depth + 1).then((r) => (r.ok ? r.addresses : []));
         return addresses
           .filter((address) => this.options.ipv6 || !address.includes(':'))
-          .filter((address) => this.options.mayAsk(address))
+          .filter((address) => this.options.mayAsk(address).ok)
           .map((host) => ({ host, port: 53, name }));
       }),
     );
@@ -320,6 +329,18 @@ export class IterativeResolver {
   }
 
   private async askCut(cut: Cut, name: string): Promise<Step> {
+    const step = await this.askCutServers(cut, name);
+    if (cut.name === '') {
+      if (step.kind !== 'unreachable') this.rootReachable = true;
+      else if (this.rootReachable === undefined) {
+        this.rootReachable = false;
+        this.rootReason = step.reason;
+      }
+    }
+    return step;
+  }
+
+  private async askCutServers(cut: Cut, name: string): Promise<Step> {
     const reasons: string[] = [];
     for (const server of rotated(cut.servers, name).slice(0, MAX_TRIES)) {
       const asked = await this.ask(server, name, NS.code);

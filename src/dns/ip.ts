@@ -1,4 +1,9 @@
-/** IPv4 and IPv6 address text forms, shared by A, AAAA and the SVCB address hints. */
+/**
+ * IPv4 and IPv6 address text forms, shared by A, AAAA and the SVCB address hints; and CIDR blocks (RFC 4632,
+ * RFC 4291 §2.3) with membership, shared by the policy engine (a key's networks), the edges' allow-lists and the
+ * outbound rule (src/outbound/).
+ */
+import net from 'node:net';
 
 /**
  * IPv4 dotted-quad (RFC 1035 §3.4.1 master-file form): exactly four decimal octets 0–255. Leading zeros are
@@ -124,4 +129,43 @@ export function formatIPv6(bytes: ArrayLike<number>): string {
   const hex = words.map((w) => w.toString(16));
   if (bestLength < 2) return hex.join(':');
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}
+
+/**
+ * An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, how a dual-stack socket reports IPv4; RFC 4291 §2.5.5.2) as
+ * IPv4, whatever its text form (`::ffff:c000:201` is the same address, and a socket connects to the IPv4 one).
+ */
+export function plainAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (!address.includes(':')) return address;
+  const bytes = parseIPv6(address);
+  const isMapped = bytes && bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  return isMapped ? formatIPv4(bytes.slice(12)) : address;
+}
+
+/** a CIDR block (`10.0.0.0/8`, `2001:db8::/32`), or an address alone (its own /32 or /128); undefined when neither */
+export function parseCidr(text: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
+  const [address, bits, extra] = text.trim().split('/');
+  if (extra !== undefined) return undefined;
+  const version = net.isIP(address);
+  if (!version) return undefined;
+  const max = version === 4 ? 32 : 128;
+  if (bits !== undefined && !/^\d{1,3}$/.test(bits)) return undefined;
+  const prefix = bits === undefined ? max : Number(bits);
+  if (prefix > max) return undefined;
+  return { address, prefix, family: version === 4 ? 'ipv4' : 'ipv6' };
+}
+
+/** whether `address` (an IPv4-mapped one as IPv4) is inside one of `networks` (CIDR blocks; others are ignored) */
+export function inNetworks(networks: readonly string[], address: string): boolean {
+  const list = new net.BlockList();
+  for (const text of networks) {
+    const network = parseCidr(text);
+    if (network) list.addSubnet(network.address, network.prefix, network.family);
+  }
+  const plain = plainAddress(address);
+  const version = net.isIP(plain);
+  if (!version) return false;
+  return list.check(plain, version === 4 ? 'ipv4' : 'ipv6');
 }

@@ -8,7 +8,7 @@ import { BodyLimitSetting, BodyTooLarge } from './body-limits';
 import { DomainError } from '../errors/catalogue';
 import { sourceAddressOf } from '../services/audit-log';
 import { rateLimitError, rateLimitFields } from '../services/rate-limits';
-import { inNetworks } from '../auth/policy';
+import { inNetworks } from '../dns/ip';
 import { SESSION_COOKIE } from '../services/sessions.service';
 import { whenClosed } from './response-closed';
 

@@ -39,7 +39,8 @@ import {
 } from '../dns/wire';
 import { SOA } from '../dns/record-types/soa';
 import type { Principal } from '../auth/principal';
-import { decide, forbidden, plainAddress } from '../auth/policy';
+import { decide, forbidden } from '../auth/policy';
+import { plainAddress } from '../dns/ip';
 import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
 import { readUpdate, updateRcodeOf, UPDATE_RCODE } from './update';
 import { dnsTransfers, dnsUpdates, tsigFailures } from '../metrics';

@@ -137,6 +137,16 @@ export interface NewFinding {
   message: string;
 }
 
+/**
+ * When a zone checked (n.due_at: when it was due, null for a check asked for; $4: the interval in seconds) is
+ * checked next (recordChecks). h.checked_at on the right of SET is the row's value before this check (null: the
+ * zone's first check).
+ */
+const NEXT_CHECK = `case
+              when n.due_at is null then now() + make_interval(secs => $4::int)
+              when h.checked_at is not null and n.due_at + make_interval(secs => $4::int) > now() then n.due_at + make_interval(secs => $4::int)
+              else now() + random() * make_interval(secs => $4::int) end`;
+
 /** one zone's check to store: its findings, the state they make, and when the check was due (a worker's claim) */
 export interface CheckToRecord {
   domainId: number;
@@ -203,13 +213,8 @@ export async function recordChecks(
         [all.map((f) => f.id), codes, servers, all.map((f) => f.severity), all.map((f) => f.message)],
       )
     : [];
-  // h.checked_at on the right of SET is the row's value before this check (null: the zone's first check)
   await sql.rows(
-    `update zone_health h set state = n.state, checked_at = now(),
-            next_check_at = case
-              when n.due_at is null then now() + make_interval(secs => $4::int)
-              when h.checked_at is not null and n.due_at + make_interval(secs => $4::int) > now() then n.due_at + make_interval(secs => $4::int)
-              else now() + random() * make_interval(secs => $4::int) end
+    `update zone_health h set state = n.state, checked_at = now(), next_check_at = ${NEXT_CHECK}
        from unnest($1::bigint[], $2::text[], $3::timestamptz[]) n(domain_id, state, due_at)
       where h.domain_id = n.domain_id`,
     [keptIds, kept.map((c) => c.state), kept.map((c) => c.dueAt ?? null), intervalSeconds],
@@ -266,4 +271,84 @@ export async function healthCounts(db: Database): Promise<{ states: Map<HealthSt
     states: new Map(states.map((r) => [r.state as HealthState, Number(r.n)])),
     findings: new Map(findings.map((r) => [`${r.code} ${r.severity}`, Number(r.n)])),
   };
+}
+
+/**
+ * Checks that could not see the zones (the root hints did not answer: the checker's state, not theirs): the zones
+ * keep their state and findings, and their next check comes when it would have (recordChecks' NEXT_CHECK), so a
+ * checker out of reach does not ask again sooner than its interval.
+ */
+export async function postponeChecks(
+  sql: Sql,
+  checks: readonly { domainId: number; dueAt?: Date }[],
+  intervalSeconds: number,
+): Promise<void> {
+  if (!checks.length) return;
+  const ids = checks.map((c) => c.domainId);
+  await sql.rows(
+    `insert into zone_health (domain_id) select id from domains where id = any($1::bigint[]) on conflict (domain_id) do nothing`,
+    [ids],
+  );
+  await sql.rows(
+    `update zone_health h set next_check_at = ${NEXT_CHECK}
+       from unnest($1::bigint[], $2::text[], $3::timestamptz[]) n(domain_id, state, due_at)
+      where h.domain_id = n.domain_id`,
+    [ids, ids.map(() => ''), checks.map((c) => c.dueAt ?? null), intervalSeconds],
+  );
+}
+
+/**
+ * The findings about nameservers a zone no longer names (`hosts`, host names without the trailing dot) dropped,
+ * and the zone's state set from what is left; the rest waits for the zone's next check. In the caller's
+ * transaction; answers what changed (undefined: nothing).
+ */
+export async function forgetServers(sql: Sql, domainId: number, hosts: readonly string[]): Promise<CheckOutcome | undefined> {
+  if (!hosts.length) return undefined;
+  const [row] = await sql.rows(`select state, checked_at from zone_health where domain_id = $1 for update`, [domainId]);
+  if (!row) return undefined;
+  if (row.checked_at === null) return undefined;
+  // a finding's server is the host name, or `name (address)`
+  const cleared = await sql.rows(
+    `delete from zone_health_findings where domain_id = $1 and split_part(server, ' ', 1) = any($2::text[]) returning code, server`,
+    [domainId, hosts],
+  );
+  if (!cleared.length) return undefined;
+  const [after] = await sql.rows(
+    `update zone_health h set state = coalesce((select case min(case severity when 'critical' then 0 when 'warning' then 1 else 2 end)
+                                                        when 0 then 'critical' when 1 then 'warning' else 'ok' end
+                                                   from zone_health_findings f where f.domain_id = h.domain_id), 'ok')
+      where h.domain_id = $1 returning state`,
+    [domainId],
+  );
+  return {
+    before: row.state as HealthState,
+    after: after.state as HealthState,
+    raised: [],
+    cleared: cleared.map((r) => ({ code: r.code, server: r.server })),
+  };
+}
+
+/** the health checker's reach of the root (Migration20261206020000_health_checker); undefined before any round asked it */
+export interface RootReach {
+  reachable: boolean;
+  reason: string | null;
+  since: Date;
+  notedAt: Date;
+}
+
+export async function rootReach(db: Sql): Promise<RootReach | undefined> {
+  const [row] = await db.rows(`select root_reachable, reason, since, noted_at from health_checker`);
+  return row ? { reachable: row.root_reachable, reason: row.reason, since: row.since, notedAt: row.noted_at } : undefined;
+}
+
+/** notes what a round found of the root; answers whether that changed it (the first note is a change) */
+export async function noteRootReach(db: Sql, reachable: boolean, reason: string | null): Promise<boolean> {
+  const [row] = await db.rows(
+    `insert into health_checker (id, root_reachable, reason) values (true, $1, $2)
+     on conflict (id) do update set root_reachable = excluded.root_reachable, reason = excluded.reason, noted_at = now(),
+            since = case when health_checker.root_reachable = excluded.root_reachable then health_checker.since else now() end
+     returning since = noted_at as changed`,
+    [reachable, reason],
+  );
+  return row.changed === true;
 }

@@ -2,6 +2,7 @@
  * Zone health over REST (docs/health.md): the health of a zone and a check asked for now, each the GraphQL
  * operation of the same (`Domain.health`, `checkHealth`), in the REST layer's snake_case.
  */
+import { FINDING_CODES } from '../services/health-checks';
 import type { FieldSpec, Inputs, RouteResult, RouteSpec, Runner } from './route-spec';
 
 interface GqlZoneHealth {
@@ -24,18 +25,7 @@ const ZONE_HEALTH_SCHEMA = {
       items: {
         type: 'object',
         properties: {
-          code: {
-            enum: [
-              'PARENT_NS_MISMATCH',
-              'LAME_DELEGATION',
-              'SERIAL_BEHIND',
-              'DS_MISMATCH',
-              'DS_MISSING',
-              'SIGNATURES_EXPIRING',
-              'GLUE_MISMATCH',
-              'PARENT_UNREACHABLE',
-            ],
-          },
+          code: { enum: Object.keys(FINDING_CODES) },
           severity: { enum: ['critical', 'warning', 'info'] },
           server: { type: ['string', 'null'] },
           message: { type: 'string' },

@@ -221,7 +221,11 @@ export class DomainsService {
     }
     const nsSet = await this.nameserverSetFor(ctx, input.nameserverSet);
     const primaries = secondary
-      ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', { keyRequired: false, readFrom: ctx.principal })
+      ? await serverEntries(ctx.db, input.userId, input.primaries!, 'primaries', {
+          keyRequired: false,
+          namedBy: ctx.principal,
+          allow: this.settings.transferServersAllow,
+        })
       : [];
     const templateAt =
       secondary || input.records

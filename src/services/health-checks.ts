@@ -8,10 +8,9 @@
  * asked once per check round for all zones below them (the resolver keeps it), and so are the addresses of
  * nameservers named outside the zone.
  */
-import { networkInterfaces } from 'node:os';
 import type { Settings } from '../config/settings';
 import type { Sql } from '../db/pool';
-import { inNetworks } from '../auth/policy';
+import { mayConnect, type Outbound } from '../outbound/addresses';
 import { DS, DSValue } from '../dns/record-types/ds';
 import { DNSKEY } from '../dns/record-types/dnskey';
 import { SOA } from '../dns/record-types/soa';
@@ -34,8 +33,9 @@ import {
 
 /** every finding's code, its usual severity and what it means (GraphQL's enum and docs/health.md say the same) */
 export const FINDING_CODES = {
-  PARENT_NS_MISMATCH:
-    "the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name, or the parent does not delegate the zone)",
+  PARENT_NS_MISMATCH: "the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name)",
+  NOT_DELEGATED:
+    'the parent does not delegate the zone (yet): nobody reaches it until the registrar is given its nameservers; a warning, as for a zone just made',
   LAME_DELEGATION:
     'a server named by the parent or the apex NS does not answer authoritatively for the zone: no answer, REFUSED, SERVFAIL, no AA, no SOA, no address, or an address the checker may not ask (critical when no server answers)',
   SERIAL_BEHIND: 'a nameserver serves an older serial than the one committed, for longer than HEALTH_SERIAL_GRACE',
@@ -45,45 +45,17 @@ export const FINDING_CODES = {
   SIGNATURES_EXPIRING:
     'a nameserver serves an RRSIG over the SOA or DNSKEY that expires within HEALTH_SIGNATURE_THRESHOLD (critical once expired)',
   GLUE_MISMATCH: 'the glue at the parent differs from the addresses of the in-zone NS names',
-  PARENT_UNREACHABLE: 'no server of the parent (or of a zone above it) answered: the delegation and the DS could not be read',
+  PARENT_UNREACHABLE:
+    'no server of the parent (or of a zone above it, below the root) answered: the delegation and the DS could not be read',
 } as const;
 export type FindingCode = keyof typeof FINDING_CODES;
 
 /**
- * Addresses the checker does not ask unless HEALTH_ALLOW_NETWORKS names them: this host and its link (loopback,
- * unspecified, link-local, where cloud metadata services answer), private and shared ranges (RFC 1918, RFC 6598,
- * RFC 4193), multicast and reserved. A zone's owner chooses its NS names and their addresses; the checker would
- * otherwise send DNS queries into the service's own networks and tell what it met in the finding's message.
+ * The rule for addresses learned from the DNS (a zone's owner chooses its NS names and their addresses): the
+ * outbound rule (src/outbound/addresses.ts), opened by HEALTH_ALLOW_NETWORKS. Answers the refusal's reason.
  */
-const NOT_ASKED_NETWORKS = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.168.0.0/16',
-  '224.0.0.0/4',
-  '240.0.0.0/4',
-  '::/128',
-  '::1/128',
-  'fc00::/7',
-  'fe80::/10',
-  'ff00::/8',
-];
-
-/** the rule for addresses learned from the DNS: allowed unless in NOT_ASKED_NETWORKS or this host's own, or named by HEALTH_ALLOW_NETWORKS */
-export function mayAskAddress(health: Settings['health']): (address: string) => boolean {
-  const own = new Set(
-    Object.values(networkInterfaces())
-      .flat()
-      .map((i) => i?.address)
-      .filter((a): a is string => !!a),
-  );
-  return (address) => {
-    if (health.allowNetworks.length && inNetworks(health.allowNetworks, address)) return true;
-    return !own.has(address) && !inNetworks(NOT_ASKED_NETWORKS, address);
-  };
+export function mayAskAddress(health: Settings['health']): (address: string) => Outbound {
+  return (address) => mayConnect(address, health.allowNetworks);
 }
 
 /** the worst severity among the findings: the zone's state */
@@ -107,7 +79,12 @@ function duration(seconds: number): string {
   return `${seconds} s`;
 }
 
-/** Checks one zone with the round's resolver; answers its findings. */
+/**
+ * Checks one zone with the round's resolver; answers its findings. When the root hints do not answer
+ * (`resolver.rootReachable` false: the checker's own reach, a fresh install without outside network), what
+ * depends on resolution from the root is not found at all rather than found against every zone: the caller does
+ * not store such a check as the zone's (health.service.ts, `checkAndRecord`).
+ */
 export async function checkZone(db: Sql, resolver: IterativeResolver, health: Settings['health'], zone: DueZone): Promise<NewFinding[]> {
   const findings: NewFinding[] = [];
   const add = (code: FindingCode, severity: Severity, server: string | null, message: string) =>
@@ -121,14 +98,18 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
   const delegation = await resolver.delegationOf(name);
   let parentNs: string[] = [];
   let glue = new Map<string, string[]>();
-  if (delegation.kind === 'unreachable')
-    add('PARENT_UNREACHABLE', 'critical', null, `the delegation of ${name} could not be read: ${delegation.reason}`);
-  else if (delegation.kind === 'not-delegated')
+  const blind = () => resolver.rootReachable === false;
+  if (delegation.kind === 'unreachable') {
+    // the root itself out of reach is the checker's state (blind), not the zone's fault
+    if (delegation.parent !== '' || !blind())
+      add('PARENT_UNREACHABLE', 'critical', null, `the delegation of ${name} could not be read: ${delegation.reason}`);
+  } else if (delegation.kind === 'not-delegated')
+    // a zone made here before its registrar is told: what to do is the next step, not an outage to page for
     add(
-      'PARENT_NS_MISMATCH',
-      'critical',
+      'NOT_DELEGATED',
+      'warning',
       null,
-      `${absolute(delegation.parent)} does not delegate ${name} (${delegation.reason}); the zone's apex NS: ${list(apexNs)}`,
+      `${absolute(delegation.parent)} does not delegate ${name} yet (${delegation.reason}): give the registrar the zone's nameservers, ${list(apexNs)}`,
     );
   else {
     parentNs = delegation.ns;
@@ -190,6 +171,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
   let committedAt: Promise<Date | undefined> | undefined;
   const committed = () => (committedAt ??= serialCommittedAt(db, name, zone.serial));
   let answered = 0;
+  /** servers whose addresses could not be found because the root does not answer: not known to be lame */
+  let unseen = 0;
   const lame: NewFinding[] = [];
   const addLame = (server: string, message: string) => {
     const finding: NewFinding = { code: 'LAME_DELEGATION', severity: 'warning', server, message };
@@ -202,6 +185,10 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
       if (isWithin(ns, name)) addresses = sorted([...(glue.get(ns) ?? []), ...(ours.get(relativeTo(ns, name)) ?? [])]);
       else {
         const resolved = await resolver.addressesOf(ns);
+        if (!resolved.ok && blind()) {
+          unseen++;
+          return;
+        }
         if (!resolved.ok) return addLame(ns, `the addresses of ${ns} could not be resolved: ${resolved.reason}`);
         addresses = resolved.addresses;
       }
@@ -211,11 +198,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
         addresses.map(async (address) => {
           const server: NameServer = { host: address, port: 53, name: ns };
           const label = serverLabel(server);
-          if (!resolver.mayAsk(address))
-            return addLame(
-              label,
-              `${address} is a loopback, private, link-local or own address: not asked (HEALTH_ALLOW_NETWORKS lets the checker ask it)`,
-            );
+          const outbound = resolver.mayAsk(address);
+          if (!outbound.ok) return addLame(label, `not asked: ${outbound.reason} (HEALTH_ALLOW_NETWORKS lets the checker ask it)`);
           const result = await checkServer(resolver, server, name, signed);
           if (!result.ok) return addLame(label, result.reason);
           answered++;
@@ -249,8 +233,8 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
       );
     }),
   );
-  // no server answers for the zone at all: resolvers cannot resolve it
-  if (!answered) for (const finding of lame) finding.severity = 'critical';
+  // no server answers for the zone at all: resolvers cannot resolve it (not known while some could not be looked up)
+  if (!answered && !unseen) for (const finding of lame) finding.severity = 'critical';
   return findings;
 }
 

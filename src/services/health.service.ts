@@ -9,9 +9,13 @@ import type { Database, Sql } from '../db/pool';
 import { logger } from '../logger';
 import { IterativeResolver } from '../dns-client/iterative-resolver';
 import {
+  forgetServers,
   healthCounts,
   healthOfZones,
+  noteRootReach,
+  postponeChecks,
   recordChecks,
+  rootReach,
   type CheckOutcome,
   type DueZone,
   type HealthState,
@@ -59,13 +63,45 @@ export async function checkAndRecord(
   const findings = await checkZone(db, resolver, health, zone);
   // the process stops: what the check met since is not the zone's doing (its lease brings it back)
   if (resolver.stopped) return undefined;
-  return (await recordChecked(db, health, [{ zone, findings }])).get(zone.id);
+  await noteRoot(db, resolver);
+  return (await recordChecked(db, health, [{ zone, findings, blind: resolver.rootReachable === false }])).get(zone.id);
 }
 
 /** a zone checked, and what its check found */
 export interface CheckedZone {
   zone: DueZone;
   findings: NewFinding[];
+  /** the root hints did not answer: the check could not see the zone, and is not stored as its check */
+  blind?: boolean;
+}
+
+/** what this process last noted of the root's reach, and when: noted again when it changes, or a minute on */
+let rootNoted: { reachable: boolean; at: number } | undefined;
+const ROOT_NOTE_MS = 60_000;
+
+/**
+ * Notes what a round found of the root (the checker's state, shared by the processes: repositories/health.ts
+ * `noteRootReach`), at most once a minute unless it changed; the process that notes a change logs it, once (not
+ * once per zone). Never fails a check: a failure to note is logged.
+ */
+export async function noteRoot(db: Database, resolver: IterativeResolver): Promise<void> {
+  const reachable = resolver.rootReachable;
+  if (reachable === undefined) return;
+  if (rootNoted && rootNoted.reachable === reachable && Date.now() - rootNoted.at < ROOT_NOTE_MS) return;
+  rootNoted = { reachable, at: Date.now() };
+  try {
+    const changed = await noteRootReach(db, reachable, reachable ? null : (resolver.rootReason ?? null));
+    if (!changed) return;
+    if (reachable) logger.info('health: the root servers (HEALTH_ROOT_HINTS) answer: zones are checked from the root again');
+    else
+      logger.warn(
+        { reason: resolver.rootReason },
+        'health: no root server (HEALTH_ROOT_HINTS) answers: zone health cannot be checked from the root; zones keep their last findings until it answers again',
+      );
+  } catch (error) {
+    rootNoted = undefined;
+    logger.warn({ err: error }, 'health: noting whether the root servers answer failed');
+  }
 }
 
 /**
@@ -78,14 +114,21 @@ export async function recordChecked(
   health: Settings['health'],
   checked: readonly CheckedZone[],
 ): Promise<Map<number, HealthState>> {
+  const seen = checked.filter((c) => !c.blind);
+  const blind = checked.filter((c) => c.blind);
   return db.transaction(async (sql) => {
+    await postponeChecks(
+      sql,
+      blind.map(({ zone }) => ({ domainId: zone.id, dueAt: zone.dueAt })),
+      health.interval || 3600,
+    );
     const outcomes = await recordChecks(
       sql,
-      checked.map(({ zone, findings }) => ({ domainId: zone.id, findings, state: stateOf(findings), dueAt: zone.dueAt })),
+      seen.map(({ zone, findings }) => ({ domainId: zone.id, findings, state: stateOf(findings), dueAt: zone.dueAt })),
       health.interval || 3600,
     );
     const events: HealthEvent[] = [];
-    for (const { zone, findings } of checked) {
+    for (const { zone, findings } of seen) {
       const outcome = outcomes.get(zone.id);
       if (outcome && (outcome.before !== outcome.after || outcome.raised.length || outcome.cleared.length))
         events.push(healthChanged(zone, outcome, findings));
@@ -93,6 +136,22 @@ export async function recordChecked(
     await appendEvents(sql, events);
     return new Map([...outcomes].map(([id, outcome]) => [id, outcome.after]));
   });
+}
+
+/**
+ * A zone's apex NS set changed (the write engine, in the change's transaction): the findings about nameservers
+ * it no longer names (`removed`) are dropped and its state follows what is left (a health.changed event says
+ * so); what the last check found of the others stays until the zone's next check.
+ */
+export async function nameserversChanged(sql: Sql, zone: { id: number; name: string; serial: number }, removed: readonly string[]) {
+  const outcome = await forgetServers(
+    sql,
+    zone.id,
+    removed.map((host) => host.toLowerCase().replace(/\.$/, '')),
+  );
+  if (!outcome) return;
+  const left = (await healthOfZones(sql, [zone.id])).get(zone.id)!.findings;
+  await appendEvents(sql, [healthChanged(zone, outcome, left)]);
 }
 
 type HealthEvent = Parameters<typeof appendEvents>[1][number];
@@ -127,6 +186,15 @@ function healthChanged(zone: DueZone, outcome: CheckOutcome, findings: readonly 
       findings: findings.map((f) => ({ code: f.code, severity: f.severity, server: f.server, message: f.message })),
     },
   };
+}
+
+export interface HealthChecker {
+  rootReachable: boolean | null;
+  rootReason: string | null;
+  rootSince: Date | null;
+  rootNotedAt: Date | null;
+  /** HEALTH_CHECK_INTERVAL: 0, no scheduled checks (only those asked for) */
+  intervalSeconds: number;
 }
 
 export class HealthService {
@@ -172,8 +240,24 @@ export class HealthService {
     return this.ofZone(ctx.db, domain);
   }
 
-  /** zones by state and findings by code and severity, over every zone (the metrics) */
-  counts(db: Database) {
-    return healthCounts(db);
+  /** zones by state and findings by code and severity, over every zone, and the root's reach (the metrics) */
+  async counts(db: Database) {
+    const [counts, root] = await Promise.all([healthCounts(db), rootReach(db)]);
+    return { ...counts, rootReachable: root?.reachable };
+  }
+
+  /**
+   * The checker itself (GraphQL `healthChecker`, the console's banner): whether the root hints answer (null: no
+   * round asked them yet), why not, since when; and whether zones are checked on a schedule (HEALTH_CHECK_INTERVAL).
+   */
+  async checker(db: Sql): Promise<HealthChecker> {
+    const root = await rootReach(db);
+    return {
+      rootReachable: root?.reachable ?? null,
+      rootReason: root?.reason ?? null,
+      rootSince: root?.since ?? null,
+      rootNotedAt: root?.notedAt ?? null,
+      intervalSeconds: this.settings.health.interval,
+    };
   }
 }

@@ -118,7 +118,7 @@ export function createServices(settings: Settings): Services {
     dnssec: new DnssecService(settings, domains),
     audit,
     rateLimits,
-    zoneSecondaries: new ZoneSecondariesService(domains),
+    zoneSecondaries: new ZoneSecondariesService(settings, domains),
     secondaryZones: new SecondaryZonesService(settings, domains),
     people,
     operators: new OperatorsService(),

@@ -214,7 +214,8 @@ export class SecondaryZonesService {
     requireAllowed(ctx.principal.policy, { zone: zone.name, access: 'write' }, 'zone');
     const [server] = await serverEntries(ctx.db, zone.userId, [from], 'from', {
       keyRequired: false,
-      readFrom: ctx.principal,
+      namedBy: ctx.principal,
+      allow: this.settings.transferServersAllow,
       single: true,
     });
     const key = server.tsigKeyId === null ? undefined : await transferKey(ctx.db, server.tsigKeyId);

@@ -1,6 +1,6 @@
 import net from 'node:net';
-import { inNetworks, plainAddress } from '../auth/policy';
-import { HOST_ONLY_NETWORKS } from './outbound-addresses';
+import { plainAddress } from '../dns/ip';
+import { mayConnect } from '../outbound/addresses';
 import type { Principal } from '../auth/principal';
 import { DomainError } from '../errors/catalogue';
 import { activeTsigKeyByName } from '../repositories/accounts';
@@ -17,24 +17,20 @@ export interface ServerEntry {
 }
 
 /**
- * A user's key may not have the service transfer a zone from its own host or the link (HOST_ONLY_NETWORKS,
- * outbound-addresses.ts): the service connects there and tells what it met. Private ranges stay open: a
- * customer's primary behind a VPN is one. The admin key names any server (an operator's own).
- */
-
-/**
  * Servers given by a client (a zone's extra secondaries, a secondary zone's primaries, an import's source),
  * checked: an IP address, a port (53 unless given), each address and port once, and a TSIG key named by an
- * active key of the zone's user (another user's key would let that user read, or feed, the zone); with `readFrom`
- * (servers the service transfers from, for that principal), none of HOST_ONLY_NETWORKS unless the admin key.
- * Refusals name the field (`<field>[i].address`, `.port`, `.tsigKeyName`).
+ * active key of the zone's user (another user's key would let that user read, or feed, the zone). The service
+ * connects to these servers (transfers in, NOTIFYs out) and tells what it met: a key other than the admin's
+ * (`namedBy`) names only addresses the outbound rule lets it (src/outbound/addresses.ts; `allow`,
+ * TRANSFER_SERVERS_ALLOW, opens ranges: a customer's primary behind a VPN); the admin key names any server (an
+ * operator's own). Refusals name the field (`<field>[i].address`, `.port`, `.tsigKeyName`).
  */
 export async function serverEntries(
   db: Sql,
   userId: number,
   entries: { address: string; port?: number | null; tsigKeyName?: string | null }[],
   field: string,
-  options: { keyRequired: boolean; readFrom?: Principal; single?: boolean },
+  options: { keyRequired: boolean; namedBy: Principal; allow: readonly string[]; single?: boolean },
 ): Promise<ServerEntry[]> {
   const seen = new Set<string>();
   const keys = new Map<string, number>();
@@ -45,10 +41,11 @@ export async function serverEntries(
     const address = plainAddress(String(entry.address ?? '').trim());
     if (!net.isIP(address))
       throw DomainError.invalid(`${at}.address`, `${at}.address: ${JSON.stringify(entry.address)} is not an IP address`, 'INVALID_ADDRESS');
-    if (options.readFrom && options.readFrom.kind !== 'admin' && inNetworks(HOST_ONLY_NETWORKS, address))
+    const outbound = options.namedBy.kind === 'admin' ? { ok: true as const } : mayConnect(address, options.allow);
+    if (!outbound.ok)
       throw DomainError.invalid(
         `${at}.address`,
-        `${at}.address: ${address} is this host's own or link-local; only the admin key names such a server to transfer from`,
+        `${at}.address: ${outbound.reason}; the TRANSFER_SERVERS_ALLOW setting lets the operator allow it (the admin key names any server)`,
         'ADDRESS_NOT_ALLOWED',
       );
     const port = entry.port ?? DNS_PORT;

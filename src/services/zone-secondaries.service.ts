@@ -1,4 +1,5 @@
 import { requireAllowed } from '../auth/policy';
+import type { Settings } from '../config/settings';
 import { DomainError } from '../errors/catalogue';
 import { replaceZoneSecondaries, zoneSecondaries, ZoneSecondaryRow } from '../repositories/zone-secondaries';
 import type { RequestContext } from './context';
@@ -23,7 +24,10 @@ export interface ZoneSecondaryInput {
  * zone's own user. Who may set them: whoever may write every record of the zone (a transfer reads all of it).
  */
 export class ZoneSecondariesService {
-  constructor(private readonly domains: DomainsService) {}
+  constructor(
+    private readonly settings: Pick<Settings, 'transferServersAllow'>,
+    private readonly domains: DomainsService,
+  ) {}
 
   async list(ctx: RequestContext, zone: { id: number }): Promise<ZoneSecondaryRow[]> {
     return zoneSecondaries(ctx.db, zone.id);
@@ -35,7 +39,13 @@ export class ZoneSecondariesService {
     requireAllowed(ctx.principal.policy, { zone: zone.name, access: 'write' }, 'zone');
     if (entries.length > MAX_ZONE_SECONDARIES)
       throw DomainError.invalid('secondaries', `secondaries: at most ${MAX_ZONE_SECONDARIES} per zone`, 'TOO_MANY_SECONDARIES');
-    const rows = (await serverEntries(ctx.db, zone.userId, entries, 'secondaries', { keyRequired: true })).map((entry) => ({
+    const rows = (
+      await serverEntries(ctx.db, zone.userId, entries, 'secondaries', {
+        keyRequired: true,
+        namedBy: ctx.principal,
+        allow: this.settings.transferServersAllow,
+      })
+    ).map((entry) => ({
       ...entry,
       tsigKeyId: entry.tsigKeyId!,
     }));

@@ -20,7 +20,7 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Logger } from '../logger';
 import type { IterativeResolver } from '../dns-client/iterative-resolver';
 import { adoptZones, claimDueZones, type DueZone } from '../repositories/health';
-import { healthResolver, recordChecked, type CheckedZone } from '../services/health.service';
+import { healthResolver, noteRoot, recordChecked, type CheckedZone } from '../services/health.service';
 import { checkZone } from '../services/health-checks';
 
 const TICK_MS = 1000;
@@ -134,7 +134,10 @@ export class HealthWorker {
     try {
       const findings = await checkZone(this.db, resolver, this.settings.health, zone);
       // the process stops: what the check met since is not the zone's doing (its lease brings it back)
-      if (!resolver.stopped) this.record({ zone, findings });
+      if (!resolver.stopped) {
+        await noteRoot(this.db, resolver);
+        this.record({ zone, findings, blind: resolver.rootReachable === false });
+      }
     } catch (error) {
       this.stats.failures++;
       // the lease brings the zone back

@@ -24,7 +24,7 @@ import {
 } from '../repositories/webhooks';
 import { eventView, scopeSees } from '../services/events/events.service';
 import { openSecret, signatureHeader } from '../services/events/webhook-secrets';
-import { refusedDestination } from '../services/outbound-addresses';
+import { mayConnect } from '../outbound/addresses';
 
 /**
  * The webhook delivery duty (docs/events.md), in every worker process:
@@ -92,7 +92,7 @@ export function webhookMessage(
 
 /**
  * The address check at connect time: the name is resolved here and every address it gives is checked
- * (refusedDestination, WEBHOOK_ALLOW) before the socket connects to it, so a name that resolved to a public address
+ * (the outbound rule, mayConnect; WEBHOOK_ALLOW) before the socket connects to it, so a name that resolved to a public address
  * when the subscription was made and to a private one now (DNS rebinding) is refused.
  */
 export function guardedLookup(allow: readonly string[]): LookupFunction {
@@ -100,8 +100,9 @@ export function guardedLookup(allow: readonly string[]): LookupFunction {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       const list = addresses as dns.LookupAddress[];
-      const refusal = list.map((a) => refusedDestination(a.address, allow)).find(Boolean);
-      if (refusal) return callback(Object.assign(new Error(`refused: ${refusal} (WEBHOOK_ALLOW)`), { code: 'EADDRNOTALLOWED' }));
+      const refusal = list.map((a) => mayConnect(a.address, allow)).find((outbound) => !outbound.ok);
+      if (refusal && !refusal.ok)
+        return callback(Object.assign(new Error(`refused: ${refusal.reason} (WEBHOOK_ALLOW)`), { code: 'EADDRNOTALLOWED' }));
       if (options.all) return callback(null, list);
       return callback(null, list[0].address, list[0].family);
     });
@@ -130,8 +131,8 @@ export function postMessage(
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
     // an address in the URL is not looked up (Node connects to it as it is): checked here
     if (net.isIP(host)) {
-      const refused = refusedDestination(host, settings.webhooks.allow);
-      if (refused) return resolve({ status: null, error: `refused: ${refused} (WEBHOOK_ALLOW)` });
+      const outbound = mayConnect(host, settings.webhooks.allow);
+      if (!outbound.ok) return resolve({ status: null, error: `refused: ${outbound.reason} (WEBHOOK_ALLOW)` });
     }
     const secure = url.protocol === 'https:';
     let settled = false;

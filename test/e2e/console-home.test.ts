@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
 import { createUser, createUserKey, createZone } from '../support/fixtures';
+import { FakeRoot, startFakeRoot } from '../support/fake-root';
 import { freePort } from '../support/free-port';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { waitFor } from '../support/wait-for';
@@ -27,6 +28,8 @@ const BOBS = 'bobs.home.example';
 let app: TestApp;
 let refuser: Socket;
 let refuserPort: number;
+/** the health checker's root: it answers and delegates nothing (no zone is delegated) */
+let root: FakeRoot;
 let browser: Browser;
 let aliceKey: string;
 let bobKey: string;
@@ -66,7 +69,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => refuser.bind(refuserPort, '127.0.0.1', resolve));
 
-  app = await startTestApp({ ROLES: 'api,worker', HEALTH_ROOT_HINTS: `127.0.0.1:${refuserPort}` });
+  root = await startFakeRoot('empty');
+  app = await startTestApp({ ROLES: 'api,worker', HEALTH_ROOT_HINTS: root.hint });
   aliceId = await createUser(app, 'alice@home.example');
   const bobId = await createUser(app, 'bob@home.example');
   aliceKey = await createUserKey(app, aliceId);
@@ -97,8 +101,8 @@ beforeAll(async () => {
     { u: aliceId, z: SECONDARY, p: refuserPort },
   );
   expect(secondary.errors).toBeUndefined();
-  // UNHEALTHY: checked now, its parent not found (the only root refuses); the others are never checked (the
-  // test app's HEALTH_CHECK_INTERVAL is 0) and stay unknown
+  // UNHEALTHY: checked now, not delegated and its nameservers' names without addresses (the root delegates
+  // nothing); the others are never checked (the test app's HEALTH_CHECK_INTERVAL is 0) and stay unknown
   const checked = await app.gql(`mutation($z: String!) { checkHealth(zone: $z) { state findings { code } } }`, { z: UNHEALTHY }, aliceKey);
   expect(checked.errors).toBeUndefined();
   expect(checked.data.checkHealth.state).toBe('critical');
@@ -111,6 +115,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
   refuser?.close();
+  await root?.stop();
 });
 
 async function consoleAs(key: string): Promise<Page> {
@@ -152,7 +157,7 @@ test('one query lists each zone that needs attention, once its trouble is there,
 
   expect(names(alice.health)).toEqual([UNHEALTHY]);
   expect(alice.health.items[0]).toMatchObject({ kind: 'HEALTH' });
-  expect(alice.health.items[0].detail).toMatch(/^critical: .*PARENT_UNREACHABLE/);
+  expect(alice.health.items[0].detail).toMatch(/^critical: LAME_DELEGATION at .*; NOT_DELEGATED$/);
   expect(alice.health.items[0].since).not.toBeNull();
 
   // the admin sees the same (every zone); bounded lists keep their counts
@@ -197,13 +202,13 @@ test('the landing screen shows the counts and the zones, each a link to its view
     'Secondaries behind: 1',
     'Failed transfers: 1',
     'DS to publish at the parent: 1',
-    'Health findings: 1',
+    'Zones with health findings: 1',
   ]);
   for (const [title, zone] of [
     ['Secondaries behind', BEHIND],
     ['Failed transfers', SECONDARY],
     ['DS to publish at the parent', SIGNED],
-    ['Health findings', UNHEALTHY],
+    ['Zones with health findings', UNHEALTHY],
   ]) {
     await region.getByRole('heading', { name: `${title} (1)`, level: 3 }).waitFor();
     const list = region.getByRole('list', { name: `${title} (1)` });

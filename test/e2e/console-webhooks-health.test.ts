@@ -5,20 +5,22 @@
  * delivered and seen among its deliveries; redelivered after its secret is rotated (the receiver then knows only the
  * new secret the screen showed); deleted after a confirmation. A sign-in that acts in no account is offered no
  * Webhooks, which the API refuses it too. The zone list's health column and the zone's Health tab: unknown until
- * "Check now", then failing with its finding (the health checker's only root server refuses every query: the
- * zone's parent cannot be found, PARENT_UNREACHABLE). axe-core with no serious violation on both screens.
+ * "Check now"; while the health checker's only root server refuses every query, a check leaves the zone unknown and
+ * the banner says the checker reaches no root server (on the tab and the home screen); once the root answers (and
+ * delegates nothing), "Check now" finds the zone failing (not delegated, its nameservers' names without
+ * addresses) and the banner is gone. The tab says scheduled checks are off (HEALTH_CHECK_INTERVAL=0 in the test
+ * app). axe-core with no serious violation on both screens.
  */
 import 'reflect-metadata';
 import http from 'node:http';
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { createSocket, Socket } from 'node:dgram';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { buildConsole, CONSOLE_ARTIFACTS, expectAccessibleAtBothWidths, launchChromium } from '../support/console';
 import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
-import { freePort } from '../support/free-port';
+import { FakeRoot, startFakeRoot } from '../support/fake-root';
 import { personGql, signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
 import { waitFor, waitUntil } from '../support/wait-for';
@@ -64,7 +66,7 @@ class Receiver {
 
 let app: TestApp;
 let browser: Browser;
-let refuser: Socket;
+let root: FakeRoot;
 let userKey: string;
 const rx = new Receiver();
 
@@ -84,25 +86,15 @@ async function consoleAs(key: string, screen: string): Promise<Page> {
 
 beforeAll(async () => {
   buildConsole();
-  // the health checker's only root server: it refuses everything (RFC 1035 §4.1.1, RCODE 5), so no zone's parent
-  // is found and a check finds PARENT_UNREACHABLE at once (no timeout waited for)
-  const rootPort = await freePort();
-  refuser = createSocket('udp4');
-  refuser.on('message', (query, peer) => {
-    if (query.length < 12) return;
-    const answer = Buffer.from(query);
-    answer[2] |= 0x80; // QR
-    answer[3] = (answer[3] & 0xf0) | 5; // REFUSED
-    refuser.send(answer, peer.port, peer.address);
-  });
-  await new Promise<void>((resolve) => refuser.bind(rootPort, '127.0.0.1', resolve));
+  // the health checker's only root server: it refuses everything at first (the checker reaches no root)
+  root = await startFakeRoot('refuse');
   await rx.start();
   app = await startTestApp({
     ROLES: 'api,worker',
     WEBHOOK_ALLOW: '127.0.0.0/8',
     WEBHOOK_RETRY_BASE_MS: '100',
     WEBHOOK_RETRY_MAX_SECONDS: '1',
-    HEALTH_ROOT_HINTS: `127.0.0.1:${rootPort}`,
+    HEALTH_ROOT_HINTS: root.hint,
   });
   const userId = await createUser(app, 'hooks@webhooks.example');
   userKey = await createUserKey(app, userId);
@@ -115,7 +107,7 @@ afterAll(async () => {
   await browser?.close();
   await app?.close();
   await rx.stop();
-  refuser?.close();
+  await root?.stop();
 });
 
 test('a webhook added in the console: its secret once, a delivery of a zone change, redelivered under a rotated secret, deleted', async () => {
@@ -264,7 +256,27 @@ test('the zone list shows each zone’s health; the Health tab checks now and li
     expect(await page.getByRole('link', { name: 'Health', exact: true }).getAttribute('aria-current')).toBe('page');
     await page.getByText('Not checked yet: “Check now” checks it.').waitFor();
     expect(await page.getByTestId('health-state').textContent()).toBe('Unknown');
+    // no promise of a schedule the settings turned off
+    await page.getByText('Scheduled checks are off (HEALTH_CHECK_INTERVAL is 0)', { exact: false }).waitFor();
+    expect(await page.getByText('checks each zone every').count()).toBe(0);
 
+    // the root refuses: the check finds nothing of the zone, the banner says why, once for every zone
+    await page.getByRole('button', { name: 'Check now' }).click();
+    const banner = page.getByTestId('health-root-banner');
+    await banner.waitFor();
+    expect(await banner.textContent()).toMatch(/^The health checker reaches no root server/);
+    expect(await page.getByTestId('health-state').textContent()).toBe('Unknown');
+    expect(await page.locator('table.health-findings tbody tr').count()).toBe(0);
+    const home = await consoleAs(userKey, '');
+    try {
+      await home.getByRole('heading', { name: 'Needs attention' }).waitFor();
+      await home.getByTestId('health-root-banner').waitFor();
+    } finally {
+      await home.context().close();
+    }
+
+    // the root answers (and delegates nothing): the zone is seen, and found failing
+    root.mode = 'empty';
     await page.getByRole('button', { name: 'Check now' }).click();
     const finding = page.locator('table.health-findings tbody tr');
     await finding.first().waitFor();
@@ -279,7 +291,8 @@ test('the zone list shows each zone’s health; the Health tab checks now and li
     );
     const { state, findings } = stored.data.domain.health;
     expect(state).toBe('critical');
-    expect(findings.map((f: { code: string }) => f.code)).toContain('LAME_DELEGATION');
+    expect(findings.map((f: { code: string }) => f.code)).toEqual(expect.arrayContaining(['LAME_DELEGATION', 'NOT_DELEGATED']));
+    await waitUntil('the banner to go', async () => (await banner.count()) === 0);
     const rows: string[][] = [];
     for (let i = 0; i < (await finding.count()); i++) rows.push(await finding.nth(i).locator('td').allTextContents());
     expect(rows.map((r) => r.slice(0, 2))).toEqual(

@@ -1909,6 +1909,17 @@ const OPS: Op[] = [
     },
   },
   {
+    // the health checker's own state (docs/health.md): names no zone, every key may read it
+    id: 'Query.healthChecker',
+    list: true,
+    async run(_p, key) {
+      const answer = await attempt('health checker', 'ok', () => gql(key, `{ healthChecker { rootReachable intervalSeconds } }`), {
+        reads: true,
+      });
+      expect(answer.data.healthChecker.intervalSeconds).toEqual(expect.any(Number));
+    },
+  },
+  {
     // the allowed TTLs (ALLOWED_TTLS), for forms: settings every key may read, like recordTypes
     id: 'Query.serverSettings',
     list: true,

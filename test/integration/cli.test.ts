@@ -477,19 +477,29 @@ test('webhooks: added with its secret shown once, listed without it, a bad addre
   expect(JSON.parse((await cli(['--json', 'webhook', 'list'], asUser)).out)).toEqual([]);
 });
 
-test('health: a zone not checked yet is unknown; --check checks it now and shows what was found', async () => {
+test('health: a zone not checked yet is unknown; with the root out of reach a check says so once, as the checker’s state, not as the zone’s findings', async () => {
   const userId = JSON.parse((await cli(['--json', 'user', 'add', 'health-cli@example.org'])).out).id;
   expect((await cli(['zone', 'add', userId, 'health-cli.example'])).code).toBe(0);
+  expect((await cli(['zone', 'add', userId, 'health-cli-2.example'])).code).toBe(0);
   const before = await cli(['health', 'health-cli.example']);
   expect(before.code).toBe(0);
   expect(before.out).toContain('zone health-cli.example: unknown (not checked yet)');
+  // HEALTH_ROOT_HINTS answers nothing (a fresh install without outside network): no finding for the zone, which
+  // stays unknown; the checker's state says why
   const checked = await cli(['--json', 'health', 'health-cli.example', '--check']);
   expect(checked.code).toBe(0);
   const health = JSON.parse(checked.out);
-  expect(health).toMatchObject({ zone: 'health-cli.example', state: 'critical' });
-  expect(health.findings.map((f: { code: string }) => f.code)).toContain('PARENT_UNREACHABLE');
-  const table = await cli(['health', 'health-cli.example']);
-  expect(table.out).toMatch(/zone health-cli\.example: critical \(checked /);
-  expect(table.out).toMatch(/critical\s+PARENT_UNREACHABLE/);
+  expect(health).toMatchObject({ zone: 'health-cli.example', state: 'unknown', findings: [], checker: { rootReachable: false } });
+  expect(health.checker.rootReason).toMatch(/127\.0\.53\.20/);
+  const table = await cli(['health', 'health-cli-2.example', '--check']);
+  expect(table.code).toBe(0);
+  expect(table.out).toMatch(/^the health checker reaches no root server \(since .*\): zones are not checked from the root$/m);
+  expect(table.out).toContain('zone health-cli-2.example: unknown (not checked yet)');
+  // once, not per zone: the state noted by the first check is the one the second found (the same since)
+  const { data } = await app.gql(`{ healthChecker { rootReachable rootSince intervalSeconds } }`);
+  expect(data.healthChecker).toEqual({ rootReachable: false, rootSince: health.checker.rootSince, intervalSeconds: 0 });
+  const metrics = (await app.http.get('/metrics')).text;
+  expect(metrics).toMatch(/^zonekeeper_health_root_reachable 0$/m);
+  expect(metrics).not.toMatch(/zonekeeper_health_findings\{/);
   expect((await cli(['health', 'no-such-zone.example'])).code).toBe(1);
 }, 60_000);

@@ -8,13 +8,19 @@
  * the TLD's NS set changed (PARENT_NS_MISMATCH), a secondary stopped (LAME_DELEGATION), a DS of another key at
  * the TLD (DS_MISMATCH) then none (DS_MISSING), a secondary frozen while the signatures age
  * (SERIAL_BEHIND, SIGNATURES_EXPIRING), the glue changed (GLUE_MISMATCH). A user's key reads its own zones'
- * health only.
+ * health only. Zones the TLD does not delegate: NOT_DELEGATED, a warning; nameservers at addresses the outbound
+ * rule refuses (src/outbound/addresses.ts) are not asked, one HEALTH_ALLOW_NETWORKS names is; the findings about
+ * nameservers a zone drops from its NS set go with them; `zonekeeper health` exits 4 for a critical zone.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
+import { buildOnce } from '../support/build';
+import { runCli } from '../support/cli';
+import { REFUSED_ADDRESSES } from '../support/outbound-table';
 import { startTestApp, TestApp } from '../support/test-app';
 import { startKnotPrimary, KnotPrimary } from '../support/knot-primary';
 import { dig, findBinary, freePort, Knot, records, startKnot, waitFor } from '../propagation/knot';
@@ -49,6 +55,7 @@ let keyA: string;
 let keyB: string;
 let tldSerial = 1;
 let goodDs = '';
+let userA = '';
 
 interface Finding {
   code: string;
@@ -147,6 +154,9 @@ async function servedAt(address: string, zone: string): Promise<number | undefin
   return result.status === 'NOERROR' && /flags: qr aa/.test(result.stdout) && soa ? Number(soa.rdata.split(/\s+/)[2]) : undefined;
 }
 
+// the CLI's build (shared by the run: scripts/build-once.cjs), apart from the hierarchy's set-up and its time
+beforeAll(() => buildOnce(), 300_000);
+
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-health-'));
   dnsPort = await freePort();
@@ -181,6 +191,8 @@ beforeAll(async () => {
     HEALTH_ALLOW_NETWORKS: '127.0.53.0/24',
     HEALTH_SERIAL_GRACE: '2',
     HEALTH_QUERY_TIMEOUT_MS: '400',
+    // the nameservers' AAAA addresses too: the outbound rule's IPv6 ranges are asked of the checker as well
+    HEALTH_IPV6: 'on',
     // signatures valid 60 s, refreshed when fewer than 50 s are left (every ~10 s: a secondary that follows
     // serves 49 s or more); a secondary that stops taking the zone serves signatures under 45 s left within 15 s
     DNSSEC_SIGNATURE_VALIDITY: '60',
@@ -196,6 +208,7 @@ beforeAll(async () => {
   const key = async (userId: string) =>
     (await gql(`mutation($u: ID!) { createApiKey(input: {userId: $u, name: "own"}) { secret } }`, { u: userId })).createApiKey.secret;
   [keyA, keyB] = await Promise.all([key(users.a.id), key(users.b.id)]);
+  userA = users.a.id;
   for (const [zone, user] of [
     ['alpha.test', users.a.id],
     ['beta.test', users.b.id],
@@ -323,4 +336,107 @@ test("a user's key reads and checks the health of its own zones only; the metric
   expect(viaGraphql.domain.health).toEqual({ zone: 'beta.test', state: 'ok', findings: [] });
   const metrics = (await app.http.get('/metrics')).text;
   expect(metrics).toMatch(/zonekeeper_zones_health\{state="ok"\} [1-9]/);
+  // the root answers: the checker says so, once for all zones
+  expect(metrics).toMatch(/^zonekeeper_health_root_reachable 1$/m);
+  expect((await gql(`{ healthChecker { rootReachable rootReason } }`, {}, keyB)).healthChecker).toEqual({
+    rootReachable: true,
+    rootReason: null,
+  });
 });
+
+test('a zone not delegated yet is a warning that says so; nameservers at non-public addresses are not asked, one the allow-list names is', async () => {
+  // gamma.test: the TLD does not delegate it; the fleet serves it
+  await gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "gamma.test"}) { id } }`, { u: userA });
+  const gamma = await waitFor(
+    'gamma.test to be a warning',
+    async () => {
+      const h = await health('gamma.test');
+      return h.state === 'warning' && has(h, 'NOT_DELEGATED') ? h : undefined;
+    },
+    10_000,
+    100,
+  );
+  expect(gamma.findings).toEqual([
+    expect.objectContaining({
+      code: 'NOT_DELEGATED',
+      severity: 'warning',
+      message: expect.stringMatching(/does not delegate gamma\.test yet/),
+    }),
+  ]);
+
+  // delta.test: the fleet's two nameservers, one per address of the table, and one at 127.0.53.13 (HEALTH_ALLOW_NETWORKS)
+  await gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "delta.test"}) { id } }`, { u: userA });
+  const named = REFUSED_ADDRESSES.map(([address], i) => ({ host: `ns-${i}.delta.test`, address }));
+  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "delta.test", changes: $c) { serial } }`, {
+    c: [
+      ...[...named, { host: 'ns-open.delta.test', address: NOWHERE }].flatMap(({ host, address }) => [
+        { kind: 'ADD', owner: '@', type: 'NS', rdata: `${host}.`, ttl: 3600 },
+        { kind: 'ADD', owner: host.replace('.delta.test', ''), type: address.includes(':') ? 'AAAA' : 'A', rdata: address, ttl: 300 },
+      ]),
+    ],
+  });
+  const delta = await waitFor(
+    'delta.test to be checked with its new nameservers',
+    async () => {
+      const h = await health('delta.test');
+      return h.findings.some((f) => f.server?.startsWith('ns-open.delta.test')) ? h : undefined;
+    },
+    10_000,
+    100,
+  );
+  const lame = (host: string) => delta.findings.find((f) => f.code === 'LAME_DELEGATION' && f.server?.startsWith(`${host} (`));
+  expect(named.map(({ host }) => ({ host, message: lame(host)?.message }))).toEqual(
+    named.map(({ host }) => ({ host, message: expect.stringMatching(/^not asked: .* non-public address \(HEALTH_ALLOW_NETWORKS/) })),
+  );
+  // named by HEALTH_ALLOW_NETWORKS: asked (nothing answers there)
+  expect(lame('ns-open.delta.test')?.message).toMatch(/^no answer for delta\.test SOA/);
+  // the fleet answers for it: the lame ones are warnings
+  expect(delta.state).toBe('warning');
+
+  // the NS set changes: what was found of the servers it no longer names goes at once, the others' stays until the
+  // next check (held off here, so that only the change can have dropped them)
+  const db = new Client({ connectionString: app.settings.databaseUrl });
+  await db.connect();
+  try {
+    await db.query(
+      `update zone_health set next_check_at = now() + interval '1 hour' where domain_id = (select id from domains where name = 'delta.test')`,
+    );
+    const dropped = named.slice(0, 6);
+    const checkedAt = (await health('delta.test')).checked_at;
+    await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "delta.test", changes: $c) { serial } }`, {
+      c: dropped.map(({ host }) => ({ kind: 'REMOVE', owner: '@', type: 'NS', rdata: `${host}.` })),
+    });
+    const after = await health('delta.test');
+    expect(after.checked_at).toBe(checkedAt);
+    const servers = after.findings.map((f) => f.server?.split(' ')[0]);
+    for (const { host } of dropped) expect({ host, kept: servers.includes(host) }).toEqual({ host, kept: false });
+    for (const { host } of named.slice(6)) expect({ host, kept: servers.includes(host) }).toEqual({ host, kept: true });
+  } finally {
+    await db.end();
+  }
+}, 60_000);
+
+test('`zonekeeper health` exits 4 for a critical zone, 0 otherwise', async () => {
+  // epsilon.test: its one nameserver at a private address, not asked: no server answers for it
+  await gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "epsilon.test"}) { id } }`, { u: userA });
+  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "epsilon.test", changes: $c) { serial } }`, {
+    c: [
+      { kind: 'REPLACE_RRSET', owner: '@', type: 'NS', ttl: 300, rdatas: ['ns.epsilon.test.'] },
+      { kind: 'ADD', owner: 'ns', type: 'A', rdata: '10.0.0.1', ttl: 300 },
+    ],
+  });
+  await waitFor(
+    'epsilon.test to be critical',
+    async () => ((await health('epsilon.test')).state === 'critical' ? true : undefined),
+    10_000,
+    100,
+  );
+  const critical = await runCli(app.baseUrl, ['health', 'epsilon.test']);
+  expect({ code: critical.code, err: critical.err }).toEqual({ code: 4, err: '' });
+  expect(critical.out).toMatch(/zone epsilon\.test: critical/);
+  const json = await runCli(app.baseUrl, ['--json', 'health', 'epsilon.test']);
+  expect(json.code).toBe(4);
+  expect(JSON.parse(json.out)).toMatchObject({ state: 'critical', checker: { rootReachable: true } });
+  const warning = await runCli(app.baseUrl, ['health', 'gamma.test']);
+  expect(warning.code).toBe(0);
+}, 60_000);

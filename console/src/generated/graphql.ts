@@ -253,9 +253,11 @@ export type HealthFindingCode =
   | 'GLUE_MISMATCH'
   /** a server named by the parent or the apex NS does not answer authoritatively for the zone: no answer, REFUSED, SERVFAIL, no AA, no SOA, no address, or an address the checker may not ask (critical when no server answers) */
   | 'LAME_DELEGATION'
-  /** the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name, or the parent does not delegate the zone) */
+  /** the parent does not delegate the zone (yet): nobody reaches it until the registrar is given its nameservers; a warning, as for a zone just made */
+  | 'NOT_DELEGATED'
+  /** the parent's NS set for the zone differs from the zone's apex NS (critical when they share no name) */
   | 'PARENT_NS_MISMATCH'
-  /** no server of the parent (or of a zone above it) answered: the delegation and the DS could not be read */
+  /** no server of the parent (or of a zone above it, below the root) answered: the delegation and the DS could not be read */
   | 'PARENT_UNREACHABLE'
   /** a nameserver serves an older serial than the one committed, for longer than HEALTH_SERIAL_GRACE */
   | 'SERIAL_BEHIND'
@@ -2206,11 +2208,19 @@ export type AttentionListFieldsFragment = {
   items: Array<{ kind: AttentionKind; since: string | null; detail: string; zone: { id: string; name: string } }>;
 };
 
+export type HealthCheckerFieldsFragment = {
+  rootReachable: boolean | null;
+  rootReason: string | null;
+  rootSince: string | null;
+  intervalSeconds: number;
+};
+
 export type AttentionQueryVariables = Exact<{
   first: number;
 }>;
 
 export type AttentionQuery = {
+  healthChecker: { rootReachable: boolean | null; rootReason: string | null; rootSince: string | null; intervalSeconds: number };
   attention: {
     secondariesBehind: {
       totalCount: number;
@@ -2257,6 +2267,7 @@ export type ZoneHealthQueryVariables = Exact<{
 }>;
 
 export type ZoneHealthQuery = {
+  healthChecker: { rootReachable: boolean | null; rootReason: string | null; rootSince: string | null; intervalSeconds: number };
   domain: {
     id: string;
     health: {
@@ -2916,6 +2927,25 @@ export const AttentionListFieldsFragmentDoc = {
     },
   ],
 } as unknown as DocumentNode<AttentionListFieldsFragment, unknown>;
+export const HealthCheckerFieldsFragmentDoc = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HealthCheckerFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'HealthChecker' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'rootReachable' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rootReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rootSince' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'intervalSeconds' } },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<HealthCheckerFieldsFragment, unknown>;
 export const ZoneHealthFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -7857,6 +7887,14 @@ export const AttentionDocument = {
         selections: [
           {
             kind: 'Field',
+            name: { kind: 'Name', value: 'healthChecker' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'HealthCheckerFields' } }],
+            },
+          },
+          {
+            kind: 'Field',
             name: { kind: 'Name', value: 'attention' },
             arguments: [
               {
@@ -7903,6 +7941,20 @@ export const AttentionDocument = {
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HealthCheckerFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'HealthChecker' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'rootReachable' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rootReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rootSince' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'intervalSeconds' } },
         ],
       },
     },
@@ -8046,6 +8098,14 @@ export const ZoneHealthDocument = {
         selections: [
           {
             kind: 'Field',
+            name: { kind: 'Name', value: 'healthChecker' },
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [{ kind: 'FragmentSpread', name: { kind: 'Name', value: 'HealthCheckerFields' } }],
+            },
+          },
+          {
+            kind: 'Field',
             name: { kind: 'Name', value: 'domain' },
             arguments: [
               {
@@ -8069,6 +8129,20 @@ export const ZoneHealthDocument = {
               ],
             },
           },
+        ],
+      },
+    },
+    {
+      kind: 'FragmentDefinition',
+      name: { kind: 'Name', value: 'HealthCheckerFields' },
+      typeCondition: { kind: 'NamedType', name: { kind: 'Name', value: 'HealthChecker' } },
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          { kind: 'Field', name: { kind: 'Name', value: 'rootReachable' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rootReason' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'rootSince' } },
+          { kind: 'Field', name: { kind: 'Name', value: 'intervalSeconds' } },
         ],
       },
     },

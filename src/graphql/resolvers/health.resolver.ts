@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
-import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import type { ZoneHealth } from '../../services/health.service';
 import { DomainType } from '../types/domain.type';
-import { ZoneHealthType } from '../types/health.type';
+import { HealthCheckerType, ZoneHealthType } from '../types/health.type';
 
 /** per request: the health of every zone of a list read at once */
 const loaders = new WeakMap<GraphQLContext, DataLoader<DomainType, ZoneHealth>>();
@@ -33,5 +33,13 @@ export class HealthResolver {
   })
   checkHealth(@Arg('zone', () => String) zone: string, @Ctx() ctx: GraphQLContext): Promise<ZoneHealthType> {
     return ctx.services.health.checkNow(ctx, zone) as Promise<ZoneHealthType>;
+  }
+
+  @Query(() => HealthCheckerType, {
+    description:
+      'The health checker’s own state (docs/health.md): whether it reaches the root servers, whether zones are checked on a schedule. Any key; it names no zone.',
+  })
+  healthChecker(@Ctx() ctx: GraphQLContext): Promise<HealthCheckerType> {
+    return ctx.services.health.checker(ctx.db);
   }
 }

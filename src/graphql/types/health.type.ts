@@ -1,4 +1,4 @@
-import { Field, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { FINDING_CODES } from '../../services/health-checks';
 
 export enum HealthStateEnum {
@@ -67,4 +67,33 @@ export class ZoneHealthType {
 
   @Field(() => [HealthFindingType], { description: 'The last check’s findings, the most severe first.' })
   findings!: HealthFindingType[];
+}
+
+@ObjectType('HealthChecker', {
+  simpleResolvers: true,
+  description:
+    'The health checker itself, not any zone: whether it reaches the root servers it resolves from, and whether zones are checked on a schedule (docs/health.md).',
+})
+export class HealthCheckerType {
+  @Field(() => Boolean, {
+    nullable: true,
+    description:
+      'Whether the root servers (HEALTH_ROOT_HINTS) answered the last check round that asked them; null: no round asked them yet. While false, zones are not checked from the root: they keep their last findings (a zone never checked stays unknown).',
+  })
+  rootReachable!: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'Why the root is out of reach, as the last round met it; null while it answers.' })
+  rootReason!: string | null;
+
+  @Field(() => Date, { nullable: true, description: 'Since when rootReachable has been what it is.' })
+  rootSince!: Date | null;
+
+  @Field(() => Date, { nullable: true, description: 'When a check round last asked the root.' })
+  rootNotedAt!: Date | null;
+
+  @Field(() => Int, {
+    description:
+      'Seconds between two scheduled checks of a zone (HEALTH_CHECK_INTERVAL); 0: no scheduled checks, only those asked for (checkHealth).',
+  })
+  intervalSeconds!: number;
 }

@@ -4,7 +4,7 @@
  * (type 66): at `<child labels>._dsync.<parent>`, else `_dsync.<parent>` for all its children (§4.1), of type
  * CDS and scheme NOTIFY. Both are asked of DNSSEC_PARENT_DS_SERVERS (the parent's own servers, as for its DS:
  * parent-ds.ts), and so are the target's addresses; each address passes the outbound guard
- * (outbound-addresses.ts; DNSSEC_CDS_NOTIFY_ALLOW opens ranges) before the NOTIFY goes, through the dns-client.
+ * (src/outbound/addresses.ts; DNSSEC_CDS_NOTIFY_ALLOW opens ranges) before the NOTIFY goes, through the dns-client.
  *
  * Nothing is sent for a parent held here (the service writes the DS itself: key-rollover.ts), nor without
  * DNSSEC_PARENT_DS_SERVERS. The outcome is logged; the zone's DS still waits for the parent as before (its
@@ -21,7 +21,7 @@ import { SOA } from '../../dns/record-types/soa';
 import { authoritativeRecords, sendCdsNotify } from '../../dns-client/dns-client';
 import { logger } from '../../logger';
 import { parentZoneOf } from '../../repositories/dnssec';
-import { refusedDestination } from '../outbound-addresses';
+import { mayConnect } from '../../outbound/addresses';
 
 const CDS_CODE = 59;
 
@@ -64,9 +64,9 @@ export async function notifyParentOfCds(db: Database, settings: Settings, zone: 
       for (const address of await addressesOf(servers, endpoint.target)) {
         const target: HostPort = { host: address, port: endpoint.port };
         // the parent's DNS data names this address: the guard of what the service connects to on another's word
-        const refused = refusedDestination(address, settings.dnssecCdsNotifyAllow);
-        if (refused) {
-          outcome.sent.push({ server: hostPortName(target), ok: false, reason: `refused: ${refused}` });
+        const outbound = mayConnect(address, settings.dnssecCdsNotifyAllow);
+        if (!outbound.ok) {
+          outcome.sent.push({ server: hostPortName(target), ok: false, reason: `refused: ${outbound.reason} (DNSSEC_CDS_NOTIFY_ALLOW)` });
           continue;
         }
         const sent = await sendCdsNotify(target, zone.name);

@@ -35,7 +35,7 @@ import {
   insertForeignKeys,
 } from '../../repositories/dnssec-foreign-keys';
 import { appendEvent } from '../../repositories/events';
-import { refusedDestination } from '../outbound-addresses';
+import { mayConnect } from '../../outbound/addresses';
 import { changeZone, type ZoneChange } from '../write-engine';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { syncParentDs } from './key-rollover';
@@ -124,9 +124,9 @@ export async function fetchForeignDnskeys(settings: Settings, zone: string, addr
       'INVALID_ADDRESS',
       'fetchFrom: an IP address, with a port if not 53 (192.0.2.1, 192.0.2.1:5300, [2001:db8::1]:53)',
     );
-  const refused = refusedDestination(server.host, settings.dnssecForeignKeysFetchAllow);
-  if (refused) {
-    const message = `fetchFrom: ${refused}; the DNSSEC_FOREIGN_KEYS_FETCH_ALLOW setting lets the operator allow it`;
+  const outbound = mayConnect(server.host, settings.dnssecForeignKeysFetchAllow);
+  if (!outbound.ok) {
+    const message = `fetchFrom: ${outbound.reason}; the DNSSEC_FOREIGN_KEYS_FETCH_ALLOW setting lets the operator allow it`;
     throw new DomainError('ADDRESS_NOT_ALLOWED', message, [{ field: 'fetchFrom', code: 'ADDRESS_NOT_ALLOWED', message }]);
   }
   // over TCP: what is read here goes into the zone's DNSKEY RRset and its KSKs into the CDS a parent may follow

@@ -19,7 +19,7 @@ import {
   subscriptionOf,
   SubscriptionRow,
 } from '../../repositories/webhooks';
-import { refusedDestination } from '../outbound-addresses';
+import { mayConnect } from '../../outbound/addresses';
 import { newSecret, sealSecret } from './webhook-secrets';
 import type { JournalRecord } from '../../entities/change.entity';
 
@@ -213,7 +213,7 @@ export class EventsService {
 
   /**
    * The endpoint's URL, checked: http or https, no credentials in it, and a host whose every address the service
-   * may reach (refusedDestination, WEBHOOK_ALLOW). Each delivery checks the address again as it connects (the
+   * may reach (the outbound rule, mayConnect; WEBHOOK_ALLOW). Each delivery checks the address again as it connects (the
    * name may point elsewhere by then: webhook-delivery.ts); this check answers the mistake at once.
    */
   private async checkUrl(input: unknown): Promise<string> {
@@ -238,9 +238,9 @@ export class EventsService {
       }
     }
     for (const address of addresses) {
-      const refused = refusedDestination(address, this.settings.webhooks.allow);
-      if (refused) {
-        const message = `url: ${host}: ${refused}; the WEBHOOK_ALLOW setting lets the operator allow it`;
+      const outbound = mayConnect(address, this.settings.webhooks.allow);
+      if (!outbound.ok) {
+        const message = `url: ${host}: ${outbound.reason}; the WEBHOOK_ALLOW setting lets the operator allow it`;
         throw new DomainError('ADDRESS_NOT_ALLOWED', message, [{ field: 'url', code: 'ADDRESS_NOT_ALLOWED', message }]);
       }
     }

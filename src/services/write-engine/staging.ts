@@ -21,6 +21,7 @@ import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../
 import { quotaExceeded } from '../quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from '../alias-status.service';
+import { nameserversChanged } from '../health.service';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -383,6 +384,16 @@ export class ZoneChange implements ChangeToSign {
    * a zone file that raised it); `soaRdata`/`soaTtl` replace the SOA's other fields (zone-file import).
    * Returns the ids of the inserted records.
    */
+  /**
+   * The zone's apex NS set changed in this write: what the last health check said of the nameservers it no longer
+   * names goes with them, in this transaction (health.service.ts, `nameserversChanged`).
+   */
+  private async apexNsChanged(serial: number): Promise<void> {
+    const added = apexNsTargets(this.added);
+    const gone = [...apexNsTargets(this.removed)].filter((host) => !added.has(host));
+    if (gone.length) await nameserversChanged(this.sql, { id: this.zone.id, name: this.zone.name, serial }, gone);
+  }
+
   async commit(options: CommitOptions = {}): Promise<number[]> {
     this.refuseBeforeWrite(options);
     const before = this.zone.serial;
@@ -442,6 +453,7 @@ export class ZoneChange implements ChangeToSign {
         heldSignerRow(signerInserted[i], owner, type, rdata, ttl, chainKey || undefined),
       );
       this.soaWritten = soa;
+      await this.apexNsChanged(after);
       return inserted;
     }
     if ('quota' in outcome) throw quotaExceeded('maxRecordsPerZone', outcome.quota, `records in zone ${this.zone.name}`);
@@ -450,6 +462,10 @@ export class ZoneChange implements ChangeToSign {
     throw new DecideAgain(false);
   }
 }
+
+/** the targets of the apex NS records among `records`, as compared (lower case, no trailing dot) */
+const apexNsTargets = (records: readonly JournalRecord[]) =>
+  new Set(records.filter((r) => r.owner === '@' && r.type === 'NS').map((r) => r.rdata.toLowerCase().replace(/\.$/, '')));
 
 /**
  * a secondary zone is read-only through every edge (API, DNS UPDATE, the signer): only its transfers write it,
