@@ -2369,8 +2369,8 @@ export type WebhookFieldsFragment = {
   zones: Array<string> | null;
   enabled: boolean;
   disabledReason: string | null;
-  previousSecretUntil: string | null;
   createdAt: string;
+  previousSecrets: Array<{ until: string }>;
 };
 
 export type WebhooksQueryVariables = Exact<{ [key: string]: never }>;
@@ -2383,8 +2383,8 @@ export type WebhooksQuery = {
     zones: Array<string> | null;
     enabled: boolean;
     disabledReason: string | null;
-    previousSecretUntil: string | null;
     createdAt: string;
+    previousSecrets: Array<{ until: string }>;
   }>;
 };
 
@@ -2425,8 +2425,8 @@ export type CreateWebhookMutation = {
       zones: Array<string> | null;
       enabled: boolean;
       disabledReason: string | null;
-      previousSecretUntil: string | null;
       createdAt: string;
+      previousSecrets: Array<{ until: string }>;
     };
   };
 };
@@ -2445,8 +2445,8 @@ export type RotateWebhookSecretMutation = {
       zones: Array<string> | null;
       enabled: boolean;
       disabledReason: string | null;
-      previousSecretUntil: string | null;
       createdAt: string;
+      previousSecrets: Array<{ until: string }>;
     };
   };
 };
@@ -2983,7 +2983,11 @@ export const WebhookFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
@@ -8624,7 +8628,11 @@ export const WebhooksDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
@@ -8760,7 +8768,11 @@ export const CreateWebhookDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
@@ -8821,7 +8833,11 @@ export const RotateWebhookSecretDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
