@@ -458,7 +458,7 @@ export async function claimQueues(
            from (select * from webhook_deliveries w
                   where w.status = 'pending' and w.subscription_id = l.subscription_id and w.zone_key = l.zone_key
                   order by w.xid, w.event_id limit $4) w) r
-        where r.due)
+        where r.due),
      previous as (
        select p.subscription_id, array_agg(p.secret order by p.until desc, p.id desc) as secrets from webhook_previous_secrets p
         where p.subscription_id in (select subscription_id from leased) and p.until > now() group by p.subscription_id)
