@@ -199,14 +199,16 @@ export class EventsService {
     input: { secret?: string | null } = {},
   ): Promise<{ subscription: SubscriptionView; secret: string }> {
     requireWebhookManager(ctx.principal);
-    const secret = input.secret === undefined || input.secret === null ? newSecret() : parseSecret(input.secret);
+    const given = input.secret !== undefined && input.secret !== null;
+    const secret = given ? parseSecret(input.secret!) : newSecret();
     const { secretOverlapHours: hours, maxSecrets } = this.settings.webhooks;
     const userId = scopeOf(ctx.principal).userId;
     await ctx.db.transaction(async (sql) => {
       const current = await lockSecrets(sql, id, userId);
       if (!current) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
-      const signing = [current.sealed.secret, ...current.sealed.previous].map((sealed) => openSecret(this.settings, id, sealed));
-      if (signing.some((bytes) => bytes.length === secret.bytes.length && timingSafeEqual(bytes, secret.bytes)))
+      // a secret the caller chose may be one signing now (a random one is not): no rotation, then
+      const signing = [current.sealed.secret, ...current.sealed.previous];
+      if (given && signing.some((sealed) => sameBytes(openSecret(this.settings, id, sealed), secret.bytes)))
         throw DomainError.invalid('secret', 'secret: it is one this webhook signs with now; a rotation needs a new one', 'SECRET_IN_USE');
       // after the rotation: the new secret, the retired one (unless the overlap is none), the previous ones
       const after = 1 + (hours > 0 ? 1 : 0) + current.sealed.previous.length;
@@ -346,6 +348,8 @@ export class EventsService {
     return [...new Set(zones.map((zone) => zone.name))];
   }
 }
+
+const sameBytes = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
 
 const view = (row: SubscriptionRow): SubscriptionView => {
   const { readRules: _rules, ...rest } = row;
