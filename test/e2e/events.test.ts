@@ -347,6 +347,13 @@ describe('webhooks', () => {
       (await app.http.get('/api/webhook/list').set('X-API-Key', userKey)).body.find((w: any) => w.id === sub.id).previous_secrets;
     // none of these rotated anything
     expect(await listed()).toEqual([]);
+    // another user's webhook is not found, whatever the body holds
+    const otherKey = await createUserKey(app, otherId);
+    const notTheirs = await app.http
+      .post(`/api/webhook/rotate/${sub.id}`)
+      .set('X-API-Key', otherKey)
+      .send({ secret: secretOf(8) });
+    expect({ status: notTheirs.status, error: notTheirs.body.error }).toEqual({ status: 404, error: 'WEBHOOK_NOT_FOUND' });
 
     // 24 and 64 bytes are taken; WEBHOOK_MAX_SECRETS (4 in this file) sign at once, and a rotation past them is
     // refused, naming the setting, before anything is written

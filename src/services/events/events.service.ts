@@ -200,12 +200,13 @@ export class EventsService {
   ): Promise<{ subscription: SubscriptionView; secret: string }> {
     requireWebhookManager(ctx.principal);
     const given = input.secret !== undefined && input.secret !== null;
-    const secret = given ? parseSecret(input.secret!) : newSecret();
     const { secretOverlapHours: hours, maxSecrets } = this.settings.webhooks;
     const userId = scopeOf(ctx.principal).userId;
-    await ctx.db.transaction(async (sql) => {
+    const secret = await ctx.db.transaction(async (sql) => {
       const current = await lockSecrets(sql, id, userId);
+      // another user's webhook is not found, whatever the body holds
       if (!current) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
+      const secret = given ? parseSecret(input.secret!) : newSecret();
       // a secret the caller chose may be one signing now (a random one is not): no rotation, then
       const signing = [current.sealed.secret, ...current.sealed.previous];
       if (given && signing.some((sealed) => sameBytes(openSecret(this.settings, id, sealed), secret.bytes)))
@@ -219,6 +220,7 @@ export class EventsService {
         ]);
       }
       await rotateSecret(sql, id, sealSecret(this.settings, id, secret.bytes), hours);
+      return secret;
     });
     return { subscription: view(await this.own(ctx, id)), secret: secret.text };
   }
