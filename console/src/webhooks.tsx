@@ -37,7 +37,7 @@ const DELIVERIES_POLL_MS = 5000;
 
 /**
  * The account's webhook subscriptions (docs/events.md): listed with their URL, event types and state; one added
- * (its signing secret shown once), its secret rotated (the new one shown once; the previous one signs too for a
+ * (its signing secret shown once), its secret rotated (the new one shown once; each previous one signs too for a
  * while), one deleted after a confirmation, and each one's recent deliveries, each redelivered on demand. Every
  * member of an account, and every key, sees the webhooks of its account (the API answers only those, and only the
  * events the caller may read); a sign-in that acts in no account has none. Adding, rotating, deleting and
@@ -174,7 +174,15 @@ function WebhookRow({
       <td>{w.zones?.length ? w.zones.join(', ') : 'Every zone'}</td>
       <td>
         {w.enabled ? 'Enabled' : `Disabled${w.disabledReason ? `: ${w.disabledReason}` : ''}`}
-        {w.previousSecretUntil && <span className="hint"> · the previous secret signs too until {when(w.previousSecretUntil)}</span>}
+        {w.previousSecrets.length === 1 && (
+          <span className="hint"> · the previous secret signs too until {when(w.previousSecrets[0].until)}</span>
+        )}
+        {w.previousSecrets.length > 1 && (
+          <span className="hint">
+            {' '}
+            · {w.previousSecrets.length} previous secrets sign too, until {w.previousSecrets.map((p) => when(p.until)).join(', ')}
+          </span>
+        )}
       </td>
       <td className="col-actions">
         <button type="button" className="small secondary" aria-expanded={deliveriesShown} onClick={onToggleDeliveries}>

@@ -225,7 +225,9 @@ export interface Settings {
    * connect and total time), WEBHOOK_RETRY_BASE_MS (the first retry's delay, doubling), WEBHOOK_RETRY_MAX_SECONDS
    * (the longest delay), WEBHOOK_RETRY_HOURS (how long a delivery is retried before it is failed),
    * WEBHOOK_DISABLE_AFTER_DAYS (an endpoint failing that long is disabled), WEBHOOK_CONCURRENCY (deliveries under
-   * way at once per endpoint), WEBHOOK_SECRET_OVERLAP_HOURS (how long a rotated secret still signs)
+   * way at once per endpoint), WEBHOOK_SECRET_OVERLAP_HOURS (how long a rotated secret still signs, counted from
+   * the rotation that retired it; a decimal number of hours), WEBHOOK_MAX_SECRETS (the secrets that may sign an
+   * endpoint's deliveries at once, the current one included: a rotation that would make more is refused)
    */
   webhooks: {
     allow: string[];
@@ -237,6 +239,7 @@ export interface Settings {
     disableAfterDays: number;
     concurrency: number;
     secretOverlapHours: number;
+    maxSecrets: number;
   };
   /**
    * OpenID Connect sign-in (docs/people.md): OIDC_ISSUER (the provider's issuer URL, discovered), OIDC_CLIENT_ID,
@@ -590,7 +593,17 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       retryHours: integer('WEBHOOK_RETRY_HOURS', 24, 0, 24 * 30),
       disableAfterDays: integer('WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365),
       concurrency: integer('WEBHOOK_CONCURRENCY', 4, 1, 1000),
-      secretOverlapHours: integer('WEBHOOK_SECRET_OVERLAP_HOURS', 24, 0, 24 * 30),
+      secretOverlapHours: (() => {
+        // hours, and a part of one (0.5: half an hour), from 0 (a rotated secret stops at once) to 30 days
+        const raw = read('WEBHOOK_SECRET_OVERLAP_HOURS');
+        if (raw === undefined) return 24;
+        if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) > 24 * 30) {
+          problems.push(`WEBHOOK_SECRET_OVERLAP_HOURS must be a number of hours from 0 to ${24 * 30} (got "${raw}")`);
+          return 24;
+        }
+        return Number(raw);
+      })(),
+      maxSecrets: integer('WEBHOOK_MAX_SECRETS', 10, 2, 100),
     },
     oidc: (() => {
       const issuer = read('OIDC_ISSUER');

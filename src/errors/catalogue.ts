@@ -38,6 +38,8 @@ export const ERROR_CATALOGUE = {
   NAMESERVER_SET_NOT_FOUND: { status: 404, message: 'Nameserver Set Not Found' },
   /** a webhook subscription (docs/events.md) of the caller's */
   WEBHOOK_NOT_FOUND: { status: 404, message: 'Webhook Not Found' },
+  /** an event a webhook was asked to redeliver that it never had a delivery of (none such, or not its) */
+  EVENT_NOT_FOUND: { status: 404, message: 'Event Not Found' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Not Found' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method Not Allowed' },
   DUPLICATE_EMAIL: { status: 409, message: 'Duplicate Email' },
@@ -48,6 +50,11 @@ export const ERROR_CATALOGUE = {
   DUPLICATE_TEMPLATE: { status: 409, message: 'A template with that name exists' },
   DUPLICATE_NAMESERVER_SET: { status: 409, message: 'A nameserver set with that name or catalog zone exists' },
   /** a set some zone is in, or still leaves (a move under way), is not deleted */
+  /** a rotation past WEBHOOK_MAX_SECRETS secrets signing at once (docs/events.md, «Rotating a secret») */
+  TOO_MANY_WEBHOOK_SECRETS: {
+    status: 409,
+    message: 'The webhook has as many secrets signing as WEBHOOK_MAX_SECRETS allows; rotate again once the first previous one ends',
+  },
   NAMESERVER_SET_IN_USE: { status: 409, message: 'The nameserver set has zones; move them first' },
   /** the `default` set is the settings' (SECONDARIES, DEFAULT_NS, CATALOG_ZONE): changed there, never deleted */
   NAMESERVER_SET_FROM_SETTINGS: { status: 409, message: 'The default nameserver set comes from the settings' },

@@ -20,17 +20,29 @@ export interface SubscriptionRow {
   enabled: boolean;
   disabledReason: string | null;
   createdAt: Date;
-  /** until when the previous secret still signs (a rotation's overlap), or null */
-  previousSecretUntil: Date | null;
+  /** the previous secrets still signing (each in its own overlap), the first to stop first */
+  previousSecrets: PreviousSecret[];
 }
 
+/** a secret a rotation retired, still signing until its own overlap ends */
+export interface PreviousSecret {
+  /** the rotation that retired it */
+  retiredAt: Date;
+  /** when it stops signing: the rotation's time plus WEBHOOK_SECRET_OVERLAP_HOURS then */
+  until: Date;
+}
+
+/** the secrets that sign an endpoint's deliveries, sealed: the current one, then the previous ones, newest first */
 export interface SealedSecrets {
   secret: Buffer;
-  previous: Buffer | null;
+  previous: Buffer[];
 }
 
-const SUBSCRIPTION_COLUMNS =
-  'id, user_id, read_rules, url, event_types, zones, enabled, disabled_reason, created_at, case when previous_secret_until > now() then previous_secret_until end as previous_secret_until';
+/** a subscription's previous secrets still signing, as JSON (in a select or a RETURNING of webhook_subscriptions) */
+const PREVIOUS_SECRETS_SQL = `(select coalesce(json_agg(json_build_object('retired_at', p.retired_at, 'until', p.until) order by p.until, p.id), '[]')
+     from webhook_previous_secrets p where p.subscription_id = webhook_subscriptions.id and p.until > now()) as previous_secrets`;
+
+const SUBSCRIPTION_COLUMNS = `id, user_id, read_rules, url, event_types, zones, enabled, disabled_reason, created_at, ${PREVIOUS_SECRETS_SQL}`;
 
 const toSubscription = (row: any): SubscriptionRow => ({
   id: Number(row.id),
@@ -42,7 +54,10 @@ const toSubscription = (row: any): SubscriptionRow => ({
   enabled: row.enabled,
   disabledReason: row.disabled_reason,
   createdAt: new Date(row.created_at),
-  previousSecretUntil: row.previous_secret_until === null ? null : new Date(row.previous_secret_until),
+  previousSecrets: (row.previous_secrets as { retired_at: string; until: string }[]).map((p) => ({
+    retiredAt: new Date(p.retired_at),
+    until: new Date(p.until),
+  })),
 });
 
 /** a new subscription; `seal` seals its secret for the row's id (the secret's associated data names the row) */
@@ -94,6 +109,15 @@ export async function subscriptionOf(sql: Sql, id: number, userId: number | unde
   return row ? toSubscription(row) : undefined;
 }
 
+/** of `names`, those that are zones of `userId` (undefined: of anyone, the operator's view) */
+export async function zonesOfUser(sql: Sql, names: readonly string[], userId: number | undefined): Promise<Set<string>> {
+  const rows = await sql.rows(`select name from domains where name = any($1::text[]) and ($2::bigint is null or user_id = $2)`, [
+    names,
+    userId ?? null,
+  ]);
+  return new Set(rows.map((row) => row.name as string));
+}
+
 export async function deleteSubscription(sql: Sql, id: number, userId: number | undefined): Promise<boolean> {
   return (
     (await sql.affected('delete from webhook_subscriptions where id = $1 and ($2::bigint is null or user_id = $2)', [id, userId ?? null])) >
@@ -101,21 +125,43 @@ export async function deleteSubscription(sql: Sql, id: number, userId: number | 
   );
 }
 
-/** a new secret; the one it replaces still signs for `overlapHours` (both signatures are sent meanwhile) */
-export async function rotateSecret(
-  sql: Sql,
-  id: number,
-  userId: number | undefined,
-  sealed: Buffer,
-  overlapHours: number,
-): Promise<boolean> {
-  const changed = await sql.affected(
-    `update webhook_subscriptions set previous_secret = secret, secret = $3,
-            previous_secret_until = now() + make_interval(hours => $4::int)
-      where id = $1 and ($2::bigint is null or user_id = $2)`,
-    [id, userId ?? null, sealed, overlapHours],
+/** a subscription's secrets as a rotation finds them (its row locked until the caller's transaction ends) */
+export interface SecretsForRotation {
+  sealed: SealedSecrets;
+  /** when the first of the previous secrets stops signing; null: none signs */
+  firstEnds: Date | null;
+}
+
+/**
+ * The secrets of `userId`'s (undefined: anyone's) subscription, its row locked for the rotation that follows in
+ * the caller's transaction (two rotations at once take turns: the second retires the first's new secret).
+ */
+export async function lockSecrets(sql: Sql, id: number, userId: number | undefined): Promise<SecretsForRotation | undefined> {
+  const [row] = await sql.rows(
+    `select s.secret,
+            array(select p.secret from webhook_previous_secrets p where p.subscription_id = s.id and p.until > now() order by p.until desc, p.id desc) as previous,
+            (select min(p.until) from webhook_previous_secrets p where p.subscription_id = s.id and p.until > now()) as first_ends
+       from webhook_subscriptions s where s.id = $1 and ($2::bigint is null or s.user_id = $2) for update of s`,
+    [id, userId ?? null],
   );
-  return changed > 0;
+  if (!row) return undefined;
+  return { sealed: { secret: row.secret, previous: row.previous }, firstEnds: row.first_ends === null ? null : new Date(row.first_ends) };
+}
+
+/**
+ * A new secret, in the transaction of lockSecrets: the current one is retired, signing for `overlapHours` from
+ * now (none when 0), and every previous secret keeps its own end; those whose overlap is over go.
+ */
+export async function rotateSecret(sql: Sql, id: number, sealed: Buffer, overlapHours: number): Promise<void> {
+  await sql.rows(
+    `with gone as (delete from webhook_previous_secrets where subscription_id = $1 and until <= now()),
+     retired as (
+       insert into webhook_previous_secrets (subscription_id, secret, retired_at, until)
+       select id, secret, now(), now() + make_interval(secs => $3::float8 * 3600) from webhook_subscriptions
+        where id = $1 and $3::float8 > 0)
+     update webhook_subscriptions set secret = $2 where id = $1`,
+    [id, sealed, overlapHours],
+  );
 }
 
 export interface DeliveryRow {
@@ -157,21 +203,31 @@ export async function deliveriesOf(sql: Sql, subscriptionId: number, page: { fir
 
 /**
  * Delivers again, from now, the subscription's deliveries of `eventIds` (null: every failed one), with a new retry
- * window; answers how many. A disabled subscription is enabled again: redelivering is asking for it.
+ * window; answers how many, or, when some of `eventIds` have no delivery to this subscription (no such event, or
+ * not one it received), those ids and nothing changed (one statement: all or none). A disabled subscription is
+ * enabled again: redelivering is asking for it.
  */
-export async function redeliver(sql: Sql, subscriptionId: number, eventIds: number[] | null): Promise<number> {
+export async function redeliver(
+  sql: Sql,
+  subscriptionId: number,
+  eventIds: number[] | null,
+): Promise<{ redelivered: number; missing: number[] }> {
   const [row] = await sql.rows(
-    `with again as (
+    `with missing as (
+       select x.id from unnest($2::bigint[]) with ordinality as x(id, n)
+        where not exists (select 1 from webhook_deliveries w where w.subscription_id = $1 and w.event_id = x.id) order by x.n),
+     again as (
        update webhook_deliveries set status = 'pending', attempts = 0, first_attempt_at = null, next_attempt_at = now(),
               lease_until = null, last_error = null, delivered_at = null
         where subscription_id = $1 and (case when $2::bigint[] is null then status = 'failed' else event_id = any($2) end)
+          and not exists (select 1 from missing)
         returning id),
      sub as (update webhook_subscriptions set enabled = true, disabled_reason = null, failing_since = null
               where id = $1 and not enabled and exists (select 1 from again))
-     select count(*)::int as n from again`,
+     select (select count(*)::int from again) as n, array(select id from missing) as missing`,
     [subscriptionId, eventIds],
   );
-  return row.n;
+  return { redelivered: row.n, missing: (row.missing as string[]).map(Number) };
 }
 
 // ---- the fan-out: events to deliveries ----
@@ -402,10 +458,14 @@ export async function claimQueues(
            from (select * from webhook_deliveries w
                   where w.status = 'pending' and w.subscription_id = l.subscription_id and w.zone_key = l.zone_key
                   order by w.xid, w.event_id limit $4) w) r
-        where r.due)
+        where r.due),
+     previous as (
+       select p.subscription_id, array_agg(p.secret order by p.until desc, p.id desc) as secrets from webhook_previous_secrets p
+        where p.subscription_id in (select subscription_id from leased) and p.until > now() group by p.subscription_id)
      select r.id as delivery_id, r.subscription_id, r.zone_key, r.lease_until::text as lease_until, r.attempts, s.url, s.read_rules, s.secret,
-            case when s.previous_secret_until > now() then s.previous_secret end as previous_secret, ${EVENT_SELECT}
+            coalesce(pv.secrets, '{}') as previous_secrets, ${EVENT_SELECT}
        from runs r join webhook_subscriptions s on s.id = r.subscription_id join events e on e.id = r.event_id left join changes c on c.id = e.change_id
+            left join previous pv on pv.subscription_id = r.subscription_id
       order by r.subscription_id, r.zone_key, r.xid, r.event_id`,
     [batch, perEndpoint, leaseSeconds, run],
   );
@@ -422,7 +482,7 @@ export async function claimQueues(
       subscriptionId: Number(r.subscription_id),
       url: r.url,
       readRules: r.read_rules,
-      secrets: { secret: r.secret, previous: r.previous_secret },
+      secrets: { secret: r.secret, previous: r.previous_secrets },
       attempts: r.attempts,
       event: toStoredEvent(r),
     });
@@ -436,6 +496,14 @@ export async function claimQueues(
  */
 export function pruneQueueLeases(sql: Sql): Promise<number> {
   return sql.affected(`delete from webhook_queue_leases where lease_until < now() - interval '1 day'`);
+}
+
+/**
+ * Previous secrets whose overlap is over: no delivery signs with them any more, and a secret kept at rest no longer
+ * than it signs is one less to leak (a rotation also drops its subscription's). Answers how many went.
+ */
+export function pruneRetiredSecrets(sql: Sql): Promise<number> {
+  return sql.affected(`delete from webhook_previous_secrets where until <= now()`);
 }
 
 /** the statement part that releases `leases` ($n: subscription ids, $n+1: zone keys, $n+2: lease tokens), if still theirs */

@@ -14,6 +14,7 @@ interface GqlWebhook {
   enabled: boolean;
   disabledReason: string | null;
   previousSecretUntil: string | null;
+  previousSecrets: { retiredAt: string; until: string }[];
   createdAt: string;
 }
 interface GqlDelivery {
@@ -40,6 +41,7 @@ const presentWebhook = (w: GqlWebhook) => ({
   enabled: w.enabled,
   disabled_reason: w.disabledReason,
   previous_secret_until: w.previousSecretUntil,
+  previous_secrets: w.previousSecrets.map((p) => ({ retired_at: p.retiredAt, until: p.until })),
   created_at: w.createdAt,
 });
 
@@ -69,7 +71,16 @@ const WEBHOOK_SCHEMA = {
     zones: { type: ['array', 'null'], items: STRINGS, description: 'null: every zone its creator may read' },
     enabled: { type: 'boolean' },
     disabled_reason: { type: ['string', 'null'] },
-    previous_secret_until: { type: ['string', 'null'], format: 'date-time' },
+    previous_secret_until: { type: ['string', 'null'], format: 'date-time', description: 'the last of previous_secrets to end' },
+    previous_secrets: {
+      type: 'array',
+      description: 'the previous secrets still signing too, each until its own overlap ends (the first to end first)',
+      items: {
+        type: 'object',
+        properties: { retired_at: { type: 'string', format: 'date-time' }, until: { type: 'string', format: 'date-time' } },
+        required: ['retired_at', 'until'],
+      },
+    },
     created_at: { type: 'string', format: 'date-time' },
   },
   required: ['id', 'url', 'events', 'enabled'],
@@ -228,13 +239,22 @@ export const EVENT_ROUTES: RouteSpec[] = [
     path: '/webhook/rotate/:id',
     operationId: 'rotateWebhookSecret',
     tag: 'events',
-    summary: 'A new signing secret, answered once; the previous one signs too during the overlap (WEBHOOK_SECRET_OVERLAP_HOURS)',
+    summary:
+      'A new signing secret, answered once; the current one signs too for WEBHOOK_SECRET_OVERLAP_HOURS, each previous one until its own overlap ends',
     status: 200,
     params: ID_PARAM,
+    body: {
+      secret: {
+        kind: 'string',
+        description:
+          'the new secret, when the receiver has one already: whsec_ and the base64 of 24 to 64 random bytes; none: a random one',
+      },
+    },
     response: WITH_SECRET,
     async handle(inputs, runner) {
       const data = await runner.run<{ rotateWebhookSecret: { webhook: GqlWebhook; secret: string } }>('rotateWebhookSecret', {
         id: String(inputs.id),
+        secret: inputs.secret,
       });
       return { body: { ...presentWebhook(data.rotateWebhookSecret.webhook), secret: data.rotateWebhookSecret.secret } };
     },

@@ -18,7 +18,7 @@ const USER_LIMITS =
 const HEALTH = 'zone checkedAt state findings { code severity server message since }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
-const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason previousSecretUntil createdAt';
+const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason previousSecretUntil previousSecrets { retiredAt until } createdAt';
 
 export const OPERATIONS = {
   listEvents: `query ListEvents($after: String, $limit: Int, $types: [String!]) { events(after: $after, limit: $limit, types: $types) { events { id type timestamp zone data } next } }`,
@@ -28,7 +28,7 @@ export const OPERATIONS = {
   createWebhook: `mutation CreateWebhook($url: String!, $events: [String!], $zones: [String!]) {
     createWebhook(url: $url, events: $events, zones: $zones) { webhook { ${WEBHOOK} } secret } }`,
   deleteWebhook: `mutation DeleteWebhook($id: ID!) { deleteWebhook(id: $id) }`,
-  rotateWebhookSecret: `mutation RotateWebhookSecret($id: ID!) { rotateWebhookSecret(id: $id) { webhook { ${WEBHOOK} } secret } }`,
+  rotateWebhookSecret: `mutation RotateWebhookSecret($id: ID!, $secret: String) { rotateWebhookSecret(id: $id, secret: $secret) { webhook { ${WEBHOOK} } secret } }`,
   redeliverWebhook: `mutation RedeliverWebhook($id: ID!, $events: [ID!]) { redeliverWebhook(id: $id, events: $events) }`,
 
   getRecord: `query GetRecord($id: ID!) { record(id: $id) { ${RECORD} } }`,

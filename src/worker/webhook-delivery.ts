@@ -75,7 +75,8 @@ export function webhookMessage(
   const body = JSON.stringify({ type: view.type, timestamp: view.timestamp, data: view.data });
   const id = `evt_${delivery.event.id}`;
   const timestamp = Math.floor(now.getTime() / 1000);
-  const secrets = [delivery.secrets.secret, ...(delivery.secrets.previous ? [delivery.secrets.previous] : [])].map((sealed) =>
+  // the current secret and every previous one still in its own overlap: one signature each (Standard Webhooks)
+  const secrets = [delivery.secrets.secret, ...delivery.secrets.previous].map((sealed) =>
     openSecret(settings, delivery.subscriptionId, sealed),
   );
   return {

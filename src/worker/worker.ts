@@ -24,7 +24,7 @@ import { isDatabaseUnavailable, noteDatabaseFailure } from '../db/availability';
 import { pruneAuditEvents } from '../repositories/audit-events';
 import { pruneKeyEvents } from '../repositories/dnssec-key-events';
 import { pruneEvents } from '../repositories/events';
-import { pruneQueueLeases } from '../repositories/webhooks';
+import { pruneQueueLeases, pruneRetiredSecrets } from '../repositories/webhooks';
 import { endTimedOutSessionsNow } from '../services/sessions.service';
 import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import type { Database } from '../db/pool';
@@ -522,6 +522,7 @@ export class PropagationWorker {
       const events = await pruneEvents(this.db, this.settings.historyKeepDays);
       if (events > 0) this.log.info(`events: pruned ${events} past HISTORY_KEEP_DAYS=${this.settings.historyKeepDays}`);
       await pruneQueueLeases(this.db);
+      await pruneRetiredSecrets(this.db);
       // sessions that timed out and were never presented again: ended and audited now, not never
       const sessions = await endTimedOutSessionsNow(this.db, this.settings.sessions);
       if (sessions > 0) this.log.info(`sessions: ended ${sessions} that timed out (SESSION_IDLE_TIMEOUT / SESSION_ABSOLUTE_TIMEOUT)`);

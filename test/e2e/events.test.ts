@@ -1,13 +1,14 @@
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { Webhook } from 'standardwebhooks';
 import { Client as PgClient } from 'pg';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
-import { waitFor, waitUntil } from '../support/wait-for';
+import { sleep, waitFor, waitUntil } from '../support/wait-for';
+import { WebhookReceiver } from '../support/webhook-receiver';
 import { guardedLookup, postMessage } from '../../src/worker/webhook-delivery';
 import { mayConnect } from '../../src/outbound/addresses';
 
@@ -17,74 +18,14 @@ import { mayConnect } from '../../src/outbound/addresses';
  * pull feed, and the outbound address checks.
  */
 
-interface Received {
-  id: string;
-  type: string;
-  zone: string | undefined;
-  data: any;
-  at: number;
-}
-
-/** an HTTP endpoint that verifies every request with `standardwebhooks` and answers as `answer` says */
-class Receiver {
-  readonly received: Received[] = [];
-  readonly unverified: string[] = [];
-  secrets: string[] = [];
-  answer: (req: http.IncomingMessage) => number | 'hang' = () => 200;
-  private server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const how = this.answer(req);
-      if (how === 'hang') return; // never answers
-      const body = Buffer.concat(chunks).toString('utf8');
-      if (how >= 200 && how < 300) {
-        let verified: any;
-        for (const secret of this.secrets) {
-          try {
-            verified = new Webhook(secret).verify(body, req.headers as Record<string, string>);
-            break;
-          } catch {
-            // another secret may verify it
-          }
-        }
-        if (!verified) this.unverified.push(body);
-        else
-          this.received.push({
-            id: String(req.headers['webhook-id']),
-            type: verified.type,
-            zone: verified.data?.zone,
-            data: verified.data,
-            at: Date.now(),
-          });
-      }
-      res.statusCode = how;
-      res.end('ok');
-    });
-  });
-  url = '';
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-  typesOf(zone: string): string[] {
-    return this.received.filter((r) => r.zone === zone).map((r) => r.type);
-  }
-}
-
 let app: TestApp;
 let userId: string;
 let userKey: string;
 let otherId: string;
-const receivers: Receiver[] = [];
+const receivers: WebhookReceiver[] = [];
 
-async function receiver(): Promise<Receiver> {
-  const r = new Receiver();
-  await r.start();
+async function receiver(): Promise<WebhookReceiver> {
+  const r = await new WebhookReceiver().start();
   receivers.push(r);
   return r;
 }
@@ -117,6 +58,9 @@ beforeAll(async () => {
     WEBHOOK_RETRY_MAX_SECONDS: '1',
     WEBHOOK_TIMEOUT_MS: '8000',
     WEBHOOK_CONNECT_TIMEOUT_MS: '1000',
+    // a retired secret signs for 7.2 s: the rotation test waits for two overlaps to end
+    WEBHOOK_SECRET_OVERLAP_HOURS: '0.002',
+    WEBHOOK_MAX_SECRETS: '4',
   });
   userId = await createUser(app, 'events-user@example.org');
   userKey = await createUserKey(app, userId);
@@ -193,12 +137,13 @@ describe('webhooks', () => {
     const stuck = await receiver();
     stuck.answer = () => 'hang';
     const healthy = await receiver();
+    // a subscription names zones that exist
+    await createZone(app, userId, 'ev-hang.test');
     const a = await subscribe(userKey, stuck.url, { zones: 'ev-hang.test' });
     const b = await subscribe(userKey, healthy.url, { zones: ['ev-hang.test'] });
     healthy.secrets = [b.secret];
-    await createZone(app, userId, 'ev-hang.test');
     const started = Date.now();
-    for (let i = 1; i <= 3; i++) await addRecord('ev-hang.test', `k${i}`, `192.0.2.${i}`);
+    for (let i = 1; i <= 4; i++) await addRecord('ev-hang.test', `k${i}`, `192.0.2.${i}`);
     await waitUntil('the healthy endpoint has every event', () => healthy.typesOf('ev-hang.test').length === 4, 20_000);
     // within one of the hanging endpoint's WEBHOOK_TIMEOUT_MS (8 s), where waiting behind it would take four
     expect(Date.now() - started).toBeLessThan(7000);
@@ -245,12 +190,12 @@ describe('webhooks', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const zones = Array.from({ length: 6 }, (_, i) => `ev-slow${i}.test`);
+      for (const zone of zones) await createZone(app, userId, zone);
       const sub = await subscribe(userKey, `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`, {
         zones,
-        events: ['zone.created', 'zone.changed'],
+        events: ['zone.changed'],
       });
-      for (const zone of zones) await createZone(app, userId, zone);
-      for (let i = 1; i <= 3; i++) for (const zone of zones) await addRecord(zone, `s${i}`, `192.0.2.${i}`);
+      for (let i = 1; i <= 4; i++) for (const zone of zones) await addRecord(zone, `s${i}`, `192.0.2.${i}`);
       open = true;
       await waitUntil('every zone has its 4 events', () => zones.every((z) => (taken.get(z) ?? []).length >= 4), 30_000);
       expect(most).toBeLessThanOrEqual(4);
@@ -268,26 +213,218 @@ describe('webhooks', () => {
     }
   }, 60_000);
 
-  it('rotates a secret: both sign during the overlap; redelivers by hand', async () => {
-    const rx = await receiver();
-    const sub = await subscribe(userKey, rx.url, { zones: 'ev-rotate.test' });
-    const rotated = await app.http.post(`/api/webhook/rotate/${sub.id}`).set('X-API-Key', userKey);
-    expect(rotated.status).toBe(200);
-    expect(rotated.body.secret).not.toBe(sub.secret);
-    // a receiver that knows only the old secret still verifies, and so does one that knows only the new
-    rx.secrets = [sub.secret];
+  it('rotated twice within the overlap: each retired secret signs until its own overlap ends, then not; redelivered by hand', async () => {
+    // WEBHOOK_SECRET_OVERLAP_HOURS is 0.002 in this file: a retired secret signs for 7.2 s from its rotation
     await createZone(app, userId, 'ev-rotate.test');
-    await waitUntil('delivered under the old secret', () => rx.received.length === 1);
-    rx.secrets = [rotated.body.secret];
+    const rx = await receiver();
+    const sub = await subscribe(userKey, rx.url, { zones: 'ev-rotate.test', events: 'zone.changed' });
+    const rotate = async (body: Record<string, unknown> = {}) => {
+      const res = await app.http.post(`/api/webhook/rotate/${sub.id}`).set('X-API-Key', userKey).send(body);
+      if (res.status !== 200) throw new Error(`${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as {
+        secret: string;
+        previous_secret_until: string | null;
+        previous_secrets: { retired_at: string; until: string }[];
+      };
+    };
+    const first = await rotate();
+    await sleep(3000);
+    // the second rotation to a secret the receiver has already (one of its own making)
+    const own = `whsec_${randomBytes(32).toString('base64')}`;
+    const second = await rotate({ secret: own });
+    expect(second.secret).toBe(own);
+    const [original, firstRotated] = [sub.secret, first.secret];
+    rx.secrets = [original, firstRotated, own];
+
+    // the original secret still ends at the first rotation's end (the second did not move it), the first
+    // rotation's secret 7.2 s after the second rotation
+    expect(second.previous_secrets).toEqual([first.previous_secrets[0], expect.objectContaining({ until: expect.any(String) })]);
+    const [originalEnds, firstEnds] = second.previous_secrets.map((p) => Date.parse(p.until));
+    expect(originalEnds - Date.parse(first.previous_secrets[0].retired_at)).toBe(7200);
+    expect(firstEnds - Date.parse(second.previous_secrets[1].retired_at)).toBe(7200);
+    expect(firstEnds - originalEnds).toBeGreaterThanOrEqual(2900);
+    expect(second.previous_secret_until).toBe(second.previous_secrets[1].until);
+
+    /** a change of the zone, and which of the receiver's secrets verify its delivery */
+    const change = async (owner: string) => {
+      const before = rx.requests.length;
+      await addRecord('ev-rotate.test', owner, '192.0.2.1');
+      await waitUntil(`the change of ${owner} delivered`, () => rx.requests.length > before);
+      const request = rx.requests[before];
+      return { id: request.id, verifiedBy: request.verifiedBy, at: request.at };
+    };
+    const named = (secrets: string[]) =>
+      secrets.map((secret) => ({ [original]: 'original', [firstRotated]: 'first', [own]: 'own' })[secret]);
+
+    // within both overlaps: the three secrets sign, each verifies on its own
+    const both = await change('r1');
+    expect({ verifiedBy: named(both.verifiedBy), beforeOriginalEnds: both.at < originalEnds }).toEqual({
+      verifiedBy: ['original', 'first', 'own'],
+      beforeOriginalEnds: true,
+    });
+    // the original secret's overlap is over, the first rotation's is not: a receiver on the original fails now
+    await sleep(originalEnds - Date.now() + 300);
+    const one = await change('r2');
+    expect({ verifiedBy: named(one.verifiedBy), beforeFirstEnds: one.at < firstEnds }).toEqual({
+      verifiedBy: ['first', 'own'],
+      beforeFirstEnds: true,
+    });
+    // both overlaps over: the current secret alone
+    await sleep(firstEnds - Date.now() + 300);
+    const none = await change('r3');
+    expect(named(none.verifiedBy)).toEqual(['own']);
+    const [listed] = (await app.http.get('/api/webhook/list').set('X-API-Key', userKey)).body.filter((w: any) => w.id === sub.id);
+    expect(listed).toEqual(expect.objectContaining({ previous_secrets: [], previous_secret_until: null }));
+
+    // redelivered by hand: the same webhook-id, signed with the secrets of now
     const again = await app.http
       .post(`/api/webhook/redeliver/${sub.id}`)
       .set('X-API-Key', userKey)
-      .send({ events: [rx.received[0].id.slice(4)] });
+      .send({ events: [both.id.slice(4)] });
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ redelivered: 1 });
-    await waitUntil('redelivered, verified under the new secret', () => rx.received.length === 2);
-    expect(rx.received[1].id).toBe(rx.received[0].id);
+    await waitUntil('redelivered', () => rx.requests.filter((r) => r.id === both.id).length === 2);
+    expect(named(rx.requests.filter((r) => r.id === both.id)[1].verifiedBy)).toEqual(['own']);
+
+    // events it never had are refused, each named, and nothing is redelivered
+    const count = rx.requests.length;
+    const unknown = await app.http
+      .post(`/api/webhook/redeliver/${sub.id}`)
+      .set('X-API-Key', userKey)
+      .send({ events: [one.id.slice(4), 999999999] });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual(
+      expect.objectContaining({
+        error: 'EVENT_NOT_FOUND',
+        details: [expect.objectContaining({ field: 'events[1]', code: 'EVENT_NOT_FOUND', message: expect.stringContaining('999999999') })],
+      }),
+    );
+    const viaGraphql = await app.gql(
+      `mutation($id: ID!, $events: [ID!]) { redeliverWebhook(id: $id, events: $events) }`,
+      { id: String(sub.id), events: ['999999998'] },
+      userKey,
+    );
+    expect(viaGraphql.errors?.[0].extensions).toEqual(
+      expect.objectContaining({ code: 'EVENT_NOT_FOUND', details: [expect.objectContaining({ field: 'events[0]' })] }),
+    );
+    const deliveries = (await app.http.get(`/api/webhook/deliveries/${sub.id}`).set('X-API-Key', userKey)).body;
+    expect(deliveries.find((d: any) => d.event_id === Number(one.id.slice(4)))).toEqual(expect.objectContaining({ status: 'delivered' }));
+    await sleep(500);
+    expect(rx.requests.length).toBe(count);
     expect(rx.unverified).toEqual([]);
+  }, 60_000);
+
+  it("refuses a rotation's unknown fields and bad secrets by name, and a rotation past WEBHOOK_MAX_SECRETS", async () => {
+    await createZone(app, userId, 'ev-refuse.test');
+    const sub = await subscribe(userKey, 'http://127.0.0.1:9/never', { zones: 'ev-refuse.test', events: 'zone.deleted' });
+    const rotate = (body: Record<string, unknown>) => app.http.post(`/api/webhook/rotate/${sub.id}`).set('X-API-Key', userKey).send(body);
+    const secretOf = (bytes: number) => `whsec_${randomBytes(bytes).toString('base64')}`;
+    const refusals: [Record<string, unknown>, string, string][] = [
+      [{ secret: secretOf(32), sekret: secretOf(32) }, 'sekret', 'UNKNOWN_FIELD'],
+      [{ secret: randomBytes(32).toString('base64') }, 'secret', 'INVALID_SECRET'],
+      [{ secret: `whsec_${randomBytes(32).toString('hex')}!` }, 'secret', 'INVALID_SECRET'],
+      [{ secret: `whsec_${randomBytes(32).toString('base64url')}` }, 'secret', 'INVALID_SECRET'],
+      [{ secret: secretOf(23) }, 'secret', 'SECRET_TOO_SHORT'],
+      [{ secret: secretOf(65) }, 'secret', 'SECRET_TOO_LONG'],
+      [{ secret: sub.secret }, 'secret', 'SECRET_IN_USE'],
+    ];
+    const answers = [];
+    for (const [body] of refusals) {
+      const res = await rotate(body);
+      answers.push({ status: res.status, field: res.body.details?.[0]?.field, code: res.body.details?.[0]?.code });
+      expect(JSON.stringify(res.body)).not.toContain(String(body.secret));
+    }
+    expect(answers).toEqual(refusals.map(([, field, code]) => ({ status: 422, field, code })));
+    const viaGraphql = await app.gql(
+      `mutation($id: ID!, $secret: String) { rotateWebhookSecret(id: $id, secret: $secret) { secret } }`,
+      { id: String(sub.id), secret: secretOf(8) },
+      userKey,
+    );
+    expect(viaGraphql.errors?.[0].extensions).toEqual(
+      expect.objectContaining({
+        code: 'INVALID_INPUT',
+        details: [expect.objectContaining({ field: 'secret', code: 'SECRET_TOO_SHORT', limit: 24 })],
+      }),
+    );
+    const listed = async () =>
+      (await app.http.get('/api/webhook/list').set('X-API-Key', userKey)).body.find((w: any) => w.id === sub.id).previous_secrets;
+    // none of these rotated anything
+    expect(await listed()).toEqual([]);
+    // another user's webhook is not found, whatever the body holds
+    const otherKey = await createUserKey(app, otherId);
+    const notTheirs = await app.http
+      .post(`/api/webhook/rotate/${sub.id}`)
+      .set('X-API-Key', otherKey)
+      .send({ secret: secretOf(8) });
+    expect({ status: notTheirs.status, error: notTheirs.body.error }).toEqual({ status: 404, error: 'WEBHOOK_NOT_FOUND' });
+
+    // 24 and 64 bytes are taken; WEBHOOK_MAX_SECRETS (4 in this file) sign at once, and a rotation past them is
+    // refused, naming the setting, before anything is written
+    for (const body of [{ secret: secretOf(24) }, { secret: secretOf(64) }, {}]) expect((await rotate(body)).status).toBe(200);
+    expect(await listed()).toHaveLength(3);
+    const past = await rotate({});
+    expect(past.status).toBe(409);
+    expect(past.body).toEqual(
+      expect.objectContaining({ error: 'TOO_MANY_WEBHOOK_SECRETS', message: expect.stringContaining('WEBHOOK_MAX_SECRETS=4') }),
+    );
+    expect(past.body.details).toEqual([expect.objectContaining({ code: 'TOO_MANY_WEBHOOK_SECRETS', limit: 4 })]);
+    expect(await listed()).toHaveLength(3);
+    await app.http.delete(`/api/webhook/delete/${sub.id}`).set('X-API-Key', userKey);
+  }, 30_000);
+
+  it("a subscription's zones that are no zone of the key's are refused naming each; a bad zone name is named once", async () => {
+    await createZone(app, userId, 'ev-mine.test');
+    await createZone(app, otherId, 'ev-theirs.test');
+    const before = (await app.http.get('/api/webhook/list').set('X-API-Key', userKey)).body.length;
+    const unknown = await app.http
+      .post('/api/webhook/add')
+      .set('X-API-Key', userKey)
+      .send({ url: 'http://127.0.0.1:9/never', zones: ['ev-mine.test', 'ev-none.test', 'ev-theirs.test'] });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual(
+      expect.objectContaining({
+        error: 'ZONE_NOT_FOUND',
+        message: expect.stringMatching(/ev-none\.test.*ev-theirs\.test/),
+        details: [
+          expect.objectContaining({ field: 'zones[1]', code: 'ZONE_NOT_FOUND', message: expect.stringContaining('ev-none.test') }),
+          expect.objectContaining({ field: 'zones[2]', code: 'ZONE_NOT_FOUND', message: expect.stringContaining('ev-theirs.test') }),
+        ],
+      }),
+    );
+    const viaGraphql = await app.gql(
+      `mutation($zones: [String!]) { createWebhook(url: "http://127.0.0.1:9/never", zones: $zones) { secret } }`,
+      { zones: ['ev-none.test'] },
+      userKey,
+    );
+    expect(viaGraphql.errors?.[0].extensions).toEqual(
+      expect.objectContaining({ code: 'ZONE_NOT_FOUND', details: [expect.objectContaining({ field: 'zones[0]' })] }),
+    );
+
+    // a name wrong in three labels is named once, and every wrong name is named
+    const bad = await app.http
+      .post('/api/webhook/add')
+      .set('X-API-Key', userKey)
+      .send({ url: 'http://127.0.0.1:9/never', zones: ['a b.c d.e f.test', 'ev-mine.test', 'x..y.test'] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.details).toEqual([
+      expect.objectContaining({ field: 'zones[0]', code: 'NAME_INVALID_CHARACTER' }),
+      expect.objectContaining({ field: 'zones[2]', code: 'NAME_EMPTY_LABEL' }),
+    ]);
+    // none was made
+    expect((await app.http.get('/api/webhook/list').set('X-API-Key', userKey)).body.length).toBe(before);
+    // the admin key's subscription may name any user's zone, not one that does not exist
+    expect(
+      (
+        await app.http
+          .post('/api/webhook/add')
+          .set('X-API-Key', ADMIN_KEY)
+          .send({ url: 'http://127.0.0.1:9/never', zones: 'ev-theirs.test' })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await app.http.post('/api/webhook/add').set('X-API-Key', ADMIN_KEY).send({ url: 'http://127.0.0.1:9/never', zones: 'ev-none.test' }))
+        .status,
+    ).toBe(404);
   }, 30_000);
 
   it('refuses endpoints at non-public addresses, at subscription and at connect time', async () => {
@@ -400,10 +537,10 @@ describe('one feed, three readers', () => {
   // thousand others that committed meanwhile (what a slow transaction beside a busy zone does): the webhooks,
   // the pull feed and a live subscription each deliver it, since each reads the events in the feed's order
   it('a change committed late behind more than 1,000 others reaches every feed', async () => {
-    const rx = await receiver();
-    rx.secrets = [(await subscribe(userKey, rx.url, { events: ['zone.changed'], zones: ['ev-late.test'] })).secret];
     await createZone(app, userId, 'ev-late.test');
     await createZone(app, userId, 'ev-busy.test');
+    const rx = await receiver();
+    rx.secrets = [(await subscribe(userKey, rx.url, { events: ['zone.changed'], zones: ['ev-late.test'] })).secret];
     const before = await feed(userKey, '', 1);
     let cursor = before.next;
     for (let page = await feed(userKey, cursor); page.events.length; page = await feed(userKey, cursor)) cursor = page.next;

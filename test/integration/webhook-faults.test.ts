@@ -1,11 +1,8 @@
 import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
-import { Webhook } from 'standardwebhooks';
 import { loadSettings } from '../../src/config/settings';
 import { ensureDatabase } from '../../src/db/database';
 import { RunningPostgres, startEmbeddedPostgres } from '../../src/db/embedded-postgres';
@@ -13,6 +10,7 @@ import { RunningService, startService } from '../../src/main';
 import { ADMIN_KEY } from '../support/test-app';
 import { freePort } from '../support/free-port';
 import { sleep, waitFor, waitUntil } from '../support/wait-for';
+import { Answer, WebhookReceiver } from '../support/webhook-receiver';
 
 /**
  * Events out under faults (docs/events.md, «Guarantees»): a burst of record creations over REST in eight zones, 16 at a time,
@@ -28,68 +26,31 @@ const WRITES = 300;
 const AT_ONCE = 16;
 const TIMEOUT_MS = 800;
 
-/** one request the receiver got, whatever it answered */
-interface Attempt {
-  id: string;
-  body: string;
-  answered: number | 'hang' | 'late';
-}
-
 /**
- * The endpoint. Of its first `faultyRequests` requests, one is answered 500 (a third), never (a sixth: the service's
- * WEBHOOK_TIMEOUT_MS ends it), or with a 200 after that timeout (a sixth: the receiver took it, the service saw a
- * failure and sends it again: the duplicate a receiver dedupes by webhook-id); else 200 at once. What a 2xx (or
- * the late 200) took is what the receiver acted on.
+ * The endpoint's answers: of its first `faulty.requests` requests, one is answered 500 (a third), never (a sixth: the
+ * service's WEBHOOK_TIMEOUT_MS ends it), or with a 200 after that timeout (a sixth: the receiver took it, the service
+ * saw a failure and sends it again: the duplicate a receiver dedupes by webhook-id); else 200 at once. What a 2xx
+ * (or the late 200) took is what the receiver acted on.
  */
-class Receiver {
-  readonly attempts: Attempt[] = [];
-  /** webhook-id → the verified message, in the order first taken */
-  readonly taken = new Map<string, { type: string; data: any }>();
-  readonly unverified: string[] = [];
-  /** the receiver's first so many requests are answered as above (the rest at once) */
-  faultyRequests = 0;
-  secret = '';
-  url = '';
-  private readonly server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      const id = String(req.headers['webhook-id']);
-      const roll = Math.random();
-      const faulty = this.attempts.length < this.faultyRequests;
-      const how: Attempt['answered'] = !faulty || roll >= 2 / 3 ? 200 : roll < 1 / 3 ? 500 : roll < 1 / 2 ? 'hang' : 'late';
-      this.attempts.push({ id, body, answered: how });
-      if (how === 'hang') return;
-      if (how === 200 || how === 'late') {
-        try {
-          const verified = new Webhook(this.secret).verify(body, req.headers as Record<string, string>) as { type: string; data: any };
-          if (!this.taken.has(id)) this.taken.set(id, verified);
-        } catch {
-          this.unverified.push(body);
-        }
-      }
-      const answer = () => {
-        res.statusCode = how === 500 ? 500 : 200;
-        res.end('ok');
-      };
-      if (how === 'late') setTimeout(answer, TIMEOUT_MS + 400);
-      else answer();
-    });
-  });
-  async start(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-  }
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
+const faulty = { requests: 0 };
+const faultyAnswer = (_req: unknown, index: number): Answer => {
+  const roll = Math.random();
+  if (index >= faulty.requests || roll >= 2 / 3) return 200;
+  return roll < 1 / 3 ? 500 : roll < 1 / 2 ? 'hang' : { status: 200, afterMs: TIMEOUT_MS + 400 };
+};
+const late = (answered: Answer) => typeof answered === 'object';
+
+/** webhook-id → the verified message, in the order first taken */
+function takenBy(receiver: WebhookReceiver): Map<string, { type: string; data: any }> {
+  const taken = new Map<string, { type: string; data: any }>();
+  for (const message of receiver.received) if (!taken.has(message.id)) taken.set(message.id, message);
+  return taken;
 }
 
 describe('webhooks through a PostgreSQL restart and a failing receiver', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-webhook-faults-pg-'));
-  const receiver = new Receiver();
+  const receiver = new WebhookReceiver();
+  receiver.answer = faultyAnswer;
   let port: number;
   let cluster: RunningPostgres | undefined;
   let service: RunningService;
@@ -142,7 +103,7 @@ describe('webhooks through a PostgreSQL restart and a failing receiver', () => {
       .set('X-API-Key', ADMIN_KEY)
       .send({ url: receiver.url, events: ['zone.changed'], zones: ZONES });
     expect(sub.status).toBe(201);
-    receiver.secret = sub.body.secret;
+    receiver.secrets = [sub.body.secret];
   }, 60_000);
 
   afterAll(async () => {
@@ -175,7 +136,7 @@ describe('webhooks through a PostgreSQL restart and a failing receiver', () => {
     };
     // a zone's queue waits on each of its failures (a timeout, a retry's delay): enough of them to retry, spread over
     // eight zones, not so many that the queues take a minute
-    receiver.faultyRequests = 80;
+    faulty.requests = 80;
     const writers = Array.from({ length: AT_ONCE }, writer);
     await waitUntil('writes acknowledged before the outage', () => acknowledged.size >= 80, 30_000);
     await stopCluster();
@@ -218,7 +179,14 @@ describe('webhooks through a PostgreSQL restart and a failing receiver', () => {
     for (const event of events) expect(event.data.zone).toBe(acknowledged.get(event.data.added.find((r: any) => r.type === 'A').owner));
 
     // the receiver: every event taken at least once, verified, each webhook-id the event's on every attempt
-    await waitUntil('every event delivered', () => events.every((e) => receiver.taken.has(`evt_${e.id}`)), 45_000);
+    await waitUntil(
+      'every event delivered',
+      () => {
+        const taken = takenBy(receiver);
+        return events.every((e) => taken.has(`evt_${e.id}`));
+      },
+      45_000,
+    );
     // what the outage kept from being stored (deliveries the receiver took, failures) was stored on the database's
     // return, not left to the deliveries' leases (WEBHOOK_CONNECT_TIMEOUT_MS + WEBHOOK_TIMEOUT_MS + 30 s = 32 s here),
     // their zones' queues held until then
@@ -226,28 +194,28 @@ describe('webhooks through a PostgreSQL restart and a failing receiver', () => {
     expect(deliveredAfterReturnMs).toBeLessThan(25_000);
     expect(receiver.unverified).toEqual([]);
     const byId = new Map(events.map((e) => [`evt_${e.id}`, e]));
-    for (const attempt of receiver.attempts) {
+    for (const attempt of receiver.requests) {
       const event = byId.get(attempt.id);
       expect(event).toBeDefined();
       const sent = JSON.parse(attempt.body);
       expect({ zone: sent.data.zone, serial: sent.data.serial }).toEqual({ zone: event.zone, serial: event.data.serial });
     }
     const attemptsOf = new Map<string, number>();
-    for (const attempt of receiver.attempts) attemptsOf.set(attempt.id, (attemptsOf.get(attempt.id) ?? 0) + 1);
+    for (const attempt of receiver.requests) attemptsOf.set(attempt.id, (attemptsOf.get(attempt.id) ?? 0) + 1);
     const retried = [...attemptsOf.values()].filter((n) => n > 1).length;
     expect(retried).toBeGreaterThan(0);
-    expect(receiver.attempts.some((a) => a.answered === 'late')).toBe(true);
+    expect(receiver.requests.some((a) => late(a.answered))).toBe(true);
 
     // in order per zone: the serials of a zone's events in the order the receiver first took them rise
     for (const zone of ZONES) {
-      const serials = [...receiver.taken.values()].filter((m) => m.data.zone === zone).map((m) => m.data.serial as number);
+      const serials = [...takenBy(receiver).values()].filter((m) => m.data.zone === zone).map((m) => m.data.serial as number);
       expect(serials.length).toBe(events.filter((e) => e.zone === zone).length);
       expect(serials).toEqual([...serials].sort((a, b) => a - b));
     }
-    const duplicates = receiver.attempts.filter((a) => a.answered === 200 || a.answered === 'late').length - receiver.taken.size;
+    const duplicates = receiver.requests.filter((a) => a.answered === 200 || late(a.answered)).length - takenBy(receiver).size;
     console.log(
       `webhook faults: ${acknowledged.size} writes acknowledged, ${refused.size} refused, burst ${burstMs} ms; ` +
-        `${receiver.attempts.length} delivery attempts for ${events.length} events (${retried} retried, ${duplicates} taken twice), ` +
+        `${receiver.requests.length} delivery attempts for ${events.length} events (${retried} retried, ${duplicates} taken twice), ` +
         `all delivered ${Date.now() - started} ms after the burst began, ${deliveredAfterReturnMs} ms after the database's return`,
     );
   }, 120_000);

@@ -147,6 +147,18 @@ describe('settings', () => {
     expect(problems[0]).toContain(name);
   });
 
+  it("reads a webhook secret's overlap in hours, a part of one too, and the secrets that may sign at once (docs/events.md)", () => {
+    expect(loadSettings({}).webhooks).toMatchObject({ secretOverlapHours: 24, maxSecrets: 10 });
+    expect(loadSettings({ WEBHOOK_SECRET_OVERLAP_HOURS: '0.5', WEBHOOK_MAX_SECRETS: '2' }).webhooks).toMatchObject({
+      secretOverlapHours: 0.5,
+      maxSecrets: 2,
+    });
+    expect(loadSettings({ WEBHOOK_SECRET_OVERLAP_HOURS: '0' }).webhooks.secretOverlapHours).toBe(0);
+    for (const bad of ['-1', '1e3', '.5', 'x', '721'])
+      expect(problemsOf({ WEBHOOK_SECRET_OVERLAP_HOURS: bad })).toEqual([expect.stringContaining('WEBHOOK_SECRET_OVERLAP_HOURS')]);
+    expect(problemsOf({ WEBHOOK_MAX_SECRETS: '1' })).toEqual([expect.stringContaining('WEBHOOK_MAX_SECRETS')]);
+  });
+
   it('lists every wrong setting at once and never echoes a secret', () => {
     const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQ=';
     const problems = problemsOf({ PORT: '-1', SERIAL_POLICY: 'x', TSIG_KEY: `k:hmac-md5:${secret}` });

@@ -2380,8 +2380,8 @@ export type WebhookFieldsFragment = {
   zones: Array<string> | null;
   enabled: boolean;
   disabledReason: string | null;
-  previousSecretUntil: string | null;
   createdAt: string;
+  previousSecrets: Array<{ until: string }>;
 };
 
 export type WebhooksQueryVariables = Exact<{ [key: string]: never }>;
@@ -2394,8 +2394,8 @@ export type WebhooksQuery = {
     zones: Array<string> | null;
     enabled: boolean;
     disabledReason: string | null;
-    previousSecretUntil: string | null;
     createdAt: string;
+    previousSecrets: Array<{ until: string }>;
   }>;
 };
 
@@ -2436,8 +2436,8 @@ export type CreateWebhookMutation = {
       zones: Array<string> | null;
       enabled: boolean;
       disabledReason: string | null;
-      previousSecretUntil: string | null;
       createdAt: string;
+      previousSecrets: Array<{ until: string }>;
     };
   };
 };
@@ -2456,8 +2456,8 @@ export type RotateWebhookSecretMutation = {
       zones: Array<string> | null;
       enabled: boolean;
       disabledReason: string | null;
-      previousSecretUntil: string | null;
       createdAt: string;
+      previousSecrets: Array<{ until: string }>;
     };
   };
 };
@@ -3013,7 +3013,11 @@ export const WebhookFieldsFragmentDoc = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
@@ -8698,7 +8702,11 @@ export const WebhooksDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
@@ -8834,7 +8842,11 @@ export const CreateWebhookDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },
@@ -8895,7 +8907,11 @@ export const RotateWebhookSecretDocument = {
           { kind: 'Field', name: { kind: 'Name', value: 'zones' } },
           { kind: 'Field', name: { kind: 'Name', value: 'enabled' } },
           { kind: 'Field', name: { kind: 'Name', value: 'disabledReason' } },
-          { kind: 'Field', name: { kind: 'Name', value: 'previousSecretUntil' } },
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'previousSecrets' },
+            selectionSet: { kind: 'SelectionSet', selections: [{ kind: 'Field', name: { kind: 'Name', value: 'until' } }] },
+          },
           { kind: 'Field', name: { kind: 'Name', value: 'createdAt' } },
         ],
       },

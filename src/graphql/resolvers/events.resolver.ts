@@ -58,10 +58,19 @@ export class EventsResolver {
   }
 
   @Mutation(() => CreatedWebhookType, {
-    description: 'A new signing secret, answered once; the previous one signs too for WEBHOOK_SECRET_OVERLAP_HOURS.',
+    description:
+      'A new signing secret, answered once (`secret`, or a random one). The current secret signs too for WEBHOOK_SECRET_OVERLAP_HOURS from now, and each previous one until its own overlap ends; at most WEBHOOK_MAX_SECRETS sign at once.',
   })
-  async rotateWebhookSecret(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
-    const rotated = await ctx.services.events.rotate(ctx, parseId(id, 'id'));
+  async rotateWebhookSecret(
+    @Arg('id', () => ID) id: string,
+    @Arg('secret', () => String, {
+      nullable: true,
+      description: 'The new secret, when the receiver has one already: whsec_ and the base64 of 24 to 64 random bytes.',
+    })
+    secret: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    const rotated = await ctx.services.events.rotate(ctx, parseId(id, 'id'), { secret });
     return { webhook: rotated.subscription, secret: rotated.secret };
   }
 

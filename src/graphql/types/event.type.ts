@@ -35,6 +35,18 @@ export class EventPageType {
   next!: string;
 }
 
+@ObjectType('WebhookPreviousSecret', {
+  simpleResolvers: true,
+  description: 'A secret a rotation retired, still signing until its overlap ends.',
+})
+export class WebhookPreviousSecretType {
+  @Field({ description: 'The rotation that retired it.' })
+  retiredAt!: Date;
+
+  @Field({ description: 'When it stops signing: the rotation plus WEBHOOK_SECRET_OVERLAP_HOURS.' })
+  until!: Date;
+}
+
 @ObjectType('Webhook', { simpleResolvers: true, description: 'A webhook subscription (docs/events.md). Its secret is never shown again.' })
 export class WebhookType {
   @Field(() => ID)
@@ -58,7 +70,15 @@ export class WebhookType {
   @Field(() => String, { nullable: true })
   disabledReason!: string | null;
 
-  @Field(() => Date, { nullable: true, description: 'Until when the previous secret still signs too (a rotation).' })
+  @Field(() => [WebhookPreviousSecretType], {
+    description: 'The previous secrets still signing too, each until its own overlap ends (the first to end first).',
+  })
+  previousSecrets!: WebhookPreviousSecretType[];
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Until when a previous secret still signs too (the last of `previousSecrets` to end).',
+  })
   previousSecretUntil!: Date | null;
 
   @Field()

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import type { Settings } from '../../config/settings';
@@ -5,8 +6,8 @@ import type { RequestContext } from '../context';
 import type { Principal } from '../../auth/principal';
 import { requireWebhookManager } from '../../auth/principal';
 import { forbidden, KeyPolicy, ReadRules, readRulesOf, readsRecord, seesZone, UNRESTRICTED } from '../../auth/policy';
-import { DomainError } from '../../errors/catalogue';
-import { normaliseZoneName } from '../../dns/zone-name';
+import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
+import { parseZoneName } from '../../dns/name';
 import { EVENT_TYPES, formatCursor, parseCursor, readFeed, StoredEvent } from '../../repositories/events';
 import {
   deleteSubscription,
@@ -14,13 +15,15 @@ import {
   DeliveryRow,
   insertSubscription,
   listSubscriptions,
+  zonesOfUser,
+  lockSecrets,
   redeliver,
   rotateSecret,
   subscriptionOf,
   SubscriptionRow,
 } from '../../repositories/webhooks';
 import { mayConnect } from '../../outbound/addresses';
-import { newSecret, sealSecret } from './webhook-secrets';
+import { newSecret, openSecret, parseSecret, sealSecret } from './webhook-secrets';
 import type { JournalRecord } from '../../entities/change.entity';
 
 /** an event as a reader gets it, in the feed and in a webhook's body */
@@ -99,6 +102,8 @@ export const MAX_FEED_PAGE = 1000;
 
 export interface SubscriptionView extends Omit<SubscriptionRow, 'readRules' | 'userId'> {
   userId: number | null;
+  /** until when a previous secret still signs (the last of `previousSecrets` to end), or null */
+  previousSecretUntil: Date | null;
 }
 
 /**
@@ -150,7 +155,7 @@ export class EventsService {
     requireWebhookManager(principal);
     const url = await this.checkUrl(input.url);
     const eventTypes = parseEventTypes(input.events ?? '*');
-    const zones = this.parseZones(principal, input.zones);
+    const zones = await this.parseZones(ctx, input.zones);
     const secret = newSecret();
     const row = await insertSubscription(
       ctx.db,
@@ -180,14 +185,43 @@ export class EventsService {
     if (!(await deleteSubscription(ctx.db, id, scopeOf(ctx.principal).userId))) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
   }
 
-  /** a new secret, answered once; the previous one signs too for WEBHOOK_SECRET_OVERLAP_HOURS */
-  async rotate(ctx: RequestContext, id: number): Promise<{ subscription: SubscriptionView; secret: string }> {
+  /**
+   * A new secret, answered once: `secret` when the caller gives one (parseSecret's rule; never one of the
+   * secrets signing now), else a random one. The current secret is retired: it signs too for
+   * WEBHOOK_SECRET_OVERLAP_HOURS from now, and every previous secret still in its overlap keeps signing until its
+   * own ends, so a receiver on any of them keeps verifying however many rotations come meanwhile. At most
+   * WEBHOOK_MAX_SECRETS sign at once: a rotation past it is refused (TOO_MANY_WEBHOOK_SECRETS, naming when the
+   * first previous one ends), before anything is written.
+   */
+  async rotate(
+    ctx: RequestContext,
+    id: number,
+    input: { secret?: string | null } = {},
+  ): Promise<{ subscription: SubscriptionView; secret: string }> {
     requireWebhookManager(ctx.principal);
-    await this.own(ctx, id);
-    const secret = newSecret();
-    const hours = this.settings.webhooks.secretOverlapHours;
-    if (!(await rotateSecret(ctx.db, id, scopeOf(ctx.principal).userId, sealSecret(this.settings, id, secret.bytes), hours)))
-      throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
+    const given = input.secret !== undefined && input.secret !== null;
+    const { secretOverlapHours: hours, maxSecrets } = this.settings.webhooks;
+    const userId = scopeOf(ctx.principal).userId;
+    const secret = await ctx.db.transaction(async (sql) => {
+      const current = await lockSecrets(sql, id, userId);
+      // another user's webhook is not found, whatever the body holds
+      if (!current) throw DomainError.notFound('WEBHOOK_NOT_FOUND', 'id');
+      const secret = given ? parseSecret(input.secret!) : newSecret();
+      // a secret the caller chose may be one signing now (a random one is not): no rotation, then
+      const signing = [current.sealed.secret, ...current.sealed.previous];
+      if (given && signing.some((sealed) => sameBytes(openSecret(this.settings, id, sealed), secret.bytes)))
+        throw DomainError.invalid('secret', 'secret: it is one this webhook signs with now; a rotation needs a new one', 'SECRET_IN_USE');
+      // after the rotation: the new secret, the retired one (unless the overlap is none), the previous ones
+      const after = 1 + (hours > 0 ? 1 : 0) + current.sealed.previous.length;
+      if (after > maxSecrets) {
+        const message = `${signing.length} secrets sign this webhook's deliveries, and WEBHOOK_MAX_SECRETS=${maxSecrets} allows no more; the first previous one ends at ${current.firstEnds?.toISOString()} (or the operator raises WEBHOOK_MAX_SECRETS)`;
+        throw new DomainError('TOO_MANY_WEBHOOK_SECRETS', message, [
+          { field: 'id', code: 'TOO_MANY_WEBHOOK_SECRETS', message, limit: maxSecrets },
+        ]);
+      }
+      await rotateSecret(sql, id, sealSecret(this.settings, id, secret.bytes), hours);
+      return secret;
+    });
     return { subscription: view(await this.own(ctx, id)), secret: secret.text };
   }
 
@@ -196,13 +230,31 @@ export class EventsService {
     return deliveriesOf(ctx.db, id, page);
   }
 
-  /** delivers again the events given (their deliveries to this endpoint), or every failed one; answers how many */
+  /**
+   * Delivers again the events given (their deliveries to this endpoint), or every failed one; answers how many.
+   * An event this endpoint never had a delivery of (no such event, or not one it received) is refused
+   * (EVENT_NOT_FOUND naming each such id), and then nothing is redelivered.
+   */
   async redeliver(ctx: RequestContext, id: number, eventIds?: number[] | null): Promise<number> {
     requireWebhookManager(ctx.principal);
     await this.own(ctx, id);
     if (eventIds && eventIds.some((e) => !Number.isSafeInteger(e) || e < 1))
       throw DomainError.invalid('events', 'events: event ids (whole numbers)', 'INVALID_VALUE');
-    return redeliver(ctx.db, id, eventIds && eventIds.length ? eventIds : null);
+    const ids = eventIds?.length ? [...new Set(eventIds)] : null;
+    const { redelivered, missing } = await redeliver(ctx.db, id, ids);
+    if (missing.length) {
+      const message = `events: this webhook has no delivery of the event${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (no such event, or not one it received)`;
+      throw new DomainError(
+        'EVENT_NOT_FOUND',
+        message,
+        missing.map((event) => ({
+          field: `events[${eventIds!.indexOf(event)}]`,
+          code: 'EVENT_NOT_FOUND',
+          message: `events[${eventIds!.indexOf(event)}]: this webhook has no delivery of the event ${event}`,
+        })),
+      );
+    }
+    return redelivered;
   }
 
   private async own(ctx: RequestContext, id: number): Promise<SubscriptionRow> {
@@ -247,18 +299,61 @@ export class EventsService {
     return url.toString();
   }
 
-  /** zone names, checked, each one the caller may read; none: every zone */
-  private parseZones(principal: Principal, input: unknown): string[] | null {
+  /**
+   * Zone names, checked, each a zone the caller may read; none: every zone. Every name that is wrong is named, each
+   * once (its first problem: the DNS model lists one per label): first the names that are not zone names (422),
+   * then those the key's rules do not let it read (403 FORBIDDEN_BY_POLICY), then those that are no zone of the
+   * caller's (404 ZONE_NOT_FOUND: none by that name, or another user's, which is not told apart).
+   */
+  private async parseZones(ctx: RequestContext, input: unknown): Promise<string[] | null> {
+    const { principal } = ctx;
     const items = Array.isArray(input) ? input.map(String) : typeof input === 'string' ? input.split(',') : [];
-    const zones = [...new Set(items.map((item) => item.trim()).filter(Boolean))].map((zone, i) => normaliseZoneName(zone, `zones[${i}]`));
-    if (!zones.length) return null;
-    for (const [i, zone] of zones.entries())
-      if (!seesZone(principal.policy, zone)) throw forbidden(`no rule lets this key read ${zone}`, `zones[${i}]`);
-    return zones;
+    const given = [...new Set(items.map((item) => item.trim()).filter(Boolean))];
+    if (!given.length) return null;
+    const invalid: ErrorDetail[] = [];
+    const zones: { field: string; name: string }[] = [];
+    for (const [i, text] of given.entries()) {
+      const parsed = parseZoneName(text, `zones[${i}]`);
+      if (parsed.ok) zones.push({ field: `zones[${i}]`, name: parsed.name });
+      else invalid.push(parsed.problems[0]);
+    }
+    if (invalid.length) throw errorFromProblems(invalid);
+    const unseen = zones.filter((zone) => !seesZone(principal.policy, zone.name));
+    if (unseen.length)
+      throw forbidden(
+        `no rule lets this key read ${unseen.map((zone) => zone.name).join(', ')}`,
+        unseen[0].field,
+        unseen.slice(1).map((zone) => ({
+          field: zone.field,
+          code: 'FORBIDDEN_BY_POLICY',
+          message: `${zone.field}: no rule lets this key read ${zone.name}`,
+        })),
+      );
+    const known = await zonesOfUser(
+      ctx.db,
+      zones.map((zone) => zone.name),
+      scopeOf(principal).userId,
+    );
+    const unknown = zones.filter((zone) => !known.has(zone.name));
+    if (unknown.length) {
+      const names = unknown.map((zone) => zone.name).join(', ');
+      throw new DomainError(
+        'ZONE_NOT_FOUND',
+        `zones: no zone ${names} that this key may read`,
+        unknown.map((zone) => ({
+          field: zone.field,
+          code: 'ZONE_NOT_FOUND',
+          message: `${zone.field}: no zone ${zone.name} that this key may read`,
+        })),
+      );
+    }
+    return [...new Set(zones.map((zone) => zone.name))];
   }
 }
 
+const sameBytes = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
+
 const view = (row: SubscriptionRow): SubscriptionView => {
   const { readRules: _rules, ...rest } = row;
-  return rest;
+  return { ...rest, previousSecretUntil: row.previousSecrets.at(-1)?.until ?? null };
 };
