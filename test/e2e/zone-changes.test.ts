@@ -101,6 +101,51 @@ test('EXTEND_RRSET adds what the RRset lacks and PRUNE_RRSET removes what it hol
   expect(records.filter((r) => r.startsWith('ns A'))).toEqual(['ns A 192.0.2.1', 'ns A 192.0.2.2']);
 });
 
+test('a set that changes nothing writes nothing: no serial step, no journal row or history entry, no event (GraphQL and REST)', async () => {
+  await createZone(app, userId, 'set-same.example');
+  const made = await app.gql(CREATE_RECORD, { input: { zone: 'set-same.example', owner: 'ns', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
+  expect(made.errors).toBeUndefined();
+  const HISTORY = `query($z: String!) { domain(name: $z) { serial changes(first: 100) { totalCount } } }`;
+  const EVENTS = `query($after: String) { events(after: $after, limit: 100) { events { type zone data } next } }`;
+  const before = (await app.gql(HISTORY, { z: 'set-same.example' })).data.domain;
+  const journal = await journalRows('set-same.example');
+  const cursor = (await app.gql(EVENTS, {})).data.events.next;
+  const sets = [
+    [{ kind: 'EXTEND_RRSET', owner: 'ns', type: 'A', ttl: 3600, rdatas: ['192.0.2.1'] }],
+    [{ kind: 'REPLACE_RRSET', owner: 'ns', type: 'A', ttl: 3600, rdatas: ['192.0.2.1'] }],
+    [
+      { kind: 'REMOVE', owner: 'ns', type: 'A', rdata: '192.0.2.1' },
+      { kind: 'ADD', owner: 'ns', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+    ],
+    [{ kind: 'PRUNE_RRSET', owner: 'absent', type: 'A', rdatas: ['192.0.2.9'] }],
+  ];
+  for (const changes of sets) {
+    const res = await app.gql(APPLY, { zone: 'set-same.example', changes });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.applyZoneChanges).toEqual({
+      zone: 'set-same.example',
+      serialBefore: before.serial,
+      serial: before.serial,
+      added: [],
+      removed: [],
+    });
+  }
+  const rest = await app.http.post('/api/domain/changes/set-same.example').set('X-API-Key', ADMIN_KEY).send({ changes: sets[1] });
+  expect(rest.status).toBe(200);
+  expect(rest.body).toMatchObject({ serialBefore: before.serial, serial: before.serial, added: [], removed: [] });
+  expect((await app.gql(HISTORY, { z: 'set-same.example' })).data.domain).toEqual(before);
+  expect(await journalRows('set-same.example')).toBe(journal);
+  // the feed shows what does change the zone (the TTL here), and nothing of the sets above
+  const changed = await app.gql(APPLY, {
+    zone: 'set-same.example',
+    changes: [{ kind: 'REPLACE_RRSET', owner: 'ns', type: 'A', ttl: 7200, rdatas: ['192.0.2.1'] }],
+  });
+  expect(changed.data.applyZoneChanges.serial).toBeGreaterThan(before.serial);
+  const events = (await app.gql(EVENTS, { after: cursor })).data.events.events.filter((e: any) => e.zone === 'set-same.example');
+  expect(events.map((e: any) => [e.type, e.data.serial])).toEqual([['zone.changed', changed.data.applyZoneChanges.serial]]);
+  expect(await journalRows('set-same.example')).toBe(journal + 1);
+});
+
 test('REMOVE by id and by content, REPLACE by id', async () => {
   await createZone(app, userId, 'set3.example');
   const a = await app.gql(CREATE_RECORD, { input: { zone: 'set3.example', owner: 'a', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
