@@ -462,7 +462,7 @@ test('a file whose RRsets mix TTLs is loaded as BIND loads it: the TTL named-che
   }
 });
 
-test("MERGE: a record joining an RRset of the zone takes the zone's TTL, with a warning; a write of a record keeps refusing another TTL", async () => {
+test("MERGE: a record joining an RRset of the zone takes the zone's TTL, with a warning; a client's own write (a record, a change set, a PowerDNS PATCH) keeps refusing another TTL", async () => {
   await createZone(app, userId, 'mixed-merge.test');
   const made = await app.gql(CREATE_RECORD, {
     input: { zone: 'mixed-merge.test', owner: 'api', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
@@ -494,6 +494,20 @@ test("MERGE: a record joining an RRset of the zone takes the zone's TTL, with a 
     input: { zone: 'mixed-merge.test', owner: 'api', type: 'A', rdata: '192.0.2.5', ttl: 300 },
   });
   expect(errorCode(other)).toBe('RRSET_TTL_MISMATCH');
+  const set = await app.gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "mixed-merge.test", changes: $c) { serial } }`, {
+    c: [{ kind: 'ADD', owner: 'api', type: 'A', rdata: '192.0.2.5', ttl: 300 }],
+  });
+  expect(errorCode(set)).toBe('RRSET_TTL_MISMATCH');
+  const patch = await app.http
+    .patch('/api/v1/servers/localhost/zones/mixed-merge.test.')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({
+      rrsets: [
+        { name: 'api.mixed-merge.test.', type: 'A', ttl: 300, changetype: 'EXTEND', records: [{ content: '192.0.2.5', disabled: false }] },
+      ],
+    });
+  expect(patch.status).toBe(422);
+  expect(patch.body.error).toMatch(/share one TTL/);
 });
 
 const CHANGES = `query($z: String!) { domain(name: $z) { serial changes(first: 100) { totalCount } } }`;
