@@ -205,10 +205,16 @@ export type ZoneFileResult =
 
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 
-/** one RRset's TTLs in a file: the one BIND would hold it at so far, and each TTL its lines gave, with its first line */
+/**
+ * One RRset's TTLs in a file: the one BIND would hold it at so far, the first TTL its lines gave with its line,
+ * and each other TTL with its first line (made only for an RRset that has one: most have none, and a file of
+ * 100,000 RRsets would make as many maps for nothing)
+ */
 interface RrsetTtl {
   ttl: number;
-  found: Map<number, number>;
+  firstTtl: number;
+  firstLine: number;
+  others?: Map<number, number>;
 }
 
 /**
@@ -239,8 +245,8 @@ class RrsetTtls {
   record(record: CanonicalRecord, line: number, generated: boolean): void {
     const key = `${record.owner} ${record.type}`;
     let rrset = this.rrsets.get(key);
-    if (!rrset) this.rrsets.set(key, (rrset = { ttl: record.ttl, found: new Map() }));
-    if (!rrset.found.has(record.ttl)) rrset.found.set(record.ttl, line);
+    if (!rrset) this.rrsets.set(key, (rrset = { ttl: record.ttl, firstTtl: record.ttl, firstLine: line }));
+    else if (record.ttl !== rrset.firstTtl && !rrset.others?.has(record.ttl)) (rrset.others ??= new Map()).set(record.ttl, line);
     if (generated) rrset.ttl = record.ttl;
     else if (!this.run.has(key)) this.run.set(key, record.ttl);
   }
@@ -253,7 +259,7 @@ class RrsetTtls {
     this.flush();
     const warnings: Problem[] = [];
     const mixed = new Map<string, RrsetTtl>();
-    for (const [key, rrset] of this.rrsets) if (rrset.found.size > 1) mixed.set(key, rrset);
+    for (const [key, rrset] of this.rrsets) if (rrset.others) mixed.set(key, rrset);
     if (!mixed.size) return warnings;
     for (const record of records) {
       const rrset = mixed.get(`${record.owner} ${record.type}`);
@@ -261,7 +267,7 @@ class RrsetTtls {
     }
     for (const [key, rrset] of mixed) {
       const [owner, type] = key.split(' ');
-      const found = [...rrset.found].sort((a, b) => a[1] - b[1]);
+      const found = [[rrset.firstTtl, rrset.firstLine], ...rrset.others!].sort((a, b) => a[1] - b[1]);
       const line = Math.min(...found.filter(([ttl]) => ttl !== rrset.ttl).map(([, at]) => at));
       const list = found.map(([ttl, at]) => `${ttl} (line ${at})`).join(', ');
       warnings.push({
