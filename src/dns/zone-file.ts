@@ -9,6 +9,8 @@
  *   RELATIVE_NAME_REPEATS_ZONE, for a relative owner as for a relative target) and clamped TTLs (ttlPolicy CLAMP) come back as warnings with their line.
  * - A record without TTL takes the `$TTL` value (RFC 2308 §4); without `$TTL`, the last TTL written explicitly
  *   on an earlier record (RFC 1035 §5.1); with neither, it is a TTL_MISSING problem. TTLs may use units (1h).
+ * - The records of one RRset whose TTLs differ take one TTL (RFC 2181 §5.2), the one BIND loads them with
+ *   (`RrsetTtls` below), with an RRSET_TTLS_DIFFER warning naming the TTLs found and the one kept.
  * - Class IN is optional; other classes are refused. TTL and class may come in either order (RFC 1035 §5.1).
  * - A line starting with a blank has the previous owner (RFC 1035 §5.1).
  * - Every record is validated with parseRecord (so the TTL allow-list applies), then the whole zone with
@@ -82,6 +84,8 @@ interface LogicalLine {
   blankOwner: boolean;
   /** the entry with comments removed and parentheses replaced by blanks */
   text: string;
+  /** a line a `$GENERATE` made: it gives no owner to the blank-owner lines after it, as in BIND */
+  generated?: boolean;
 }
 
 /** the characters that end a run of plain text, inside and outside a quoted string */
@@ -202,6 +206,90 @@ export type ZoneFileResult =
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 
 /**
+ * One RRset's TTLs in a file: the one BIND would hold it at so far, the first TTL its lines gave with its line,
+ * and each other TTL with its first line (made only for an RRset that has one: most have none, and a file of
+ * 100,000 RRsets would make as many maps for nothing)
+ */
+interface RrsetTtl {
+  ttl: number;
+  firstTtl: number;
+  firstLine: number;
+  others?: Map<number, number>;
+}
+
+/**
+ * The TTL of each RRset of a file as BIND loads it (RFC 2181 §5.2: an RRset has one TTL). Checked against BIND
+ * 9.18's named-checkzone (test/e2e/zone-files.test.ts):
+ * - BIND's loader gathers consecutive lines of one owner (written the same way: case counts; comments, `$TTL`
+ *   and `$ORIGIN` between them do not end the run) and gives each RRset among them the first record's TTL
+ *   ("TTL set to prior TTL");
+ * - it adds such a run to the zone when a line of another owner comes, or at the end of the file, and each
+ *   `$GENERATE` record at once, as it is made; a record added to an RRset the zone holds gives the RRset its TTL
+ *   (the last added wins, without a word).
+ * A file whose RRsets' records all share their TTL is loaded unchanged.
+ */
+class RrsetTtls {
+  private readonly rrsets = new Map<string, RrsetTtl>();
+  /** the run being read: its owner as written (absolute) and the TTL each of its RRsets took first */
+  private runOwner: string | undefined;
+  private readonly run = new Map<string, number>();
+
+  /** a line of `owner` (absolute, as written) starts: a line of another owner ends the run */
+  owner(owner: string): void {
+    if (owner === this.runOwner) return;
+    this.flush();
+    this.runOwner = owner;
+  }
+
+  /** a record of the file, read on `line`: where it comes in a run, it takes the run's TTL for its RRset */
+  record(record: CanonicalRecord, line: number, generated: boolean): void {
+    const key = `${record.owner} ${record.type}`;
+    let rrset = this.rrsets.get(key);
+    if (!rrset) this.rrsets.set(key, (rrset = { ttl: record.ttl, firstTtl: record.ttl, firstLine: line }));
+    else if (record.ttl !== rrset.firstTtl && !rrset.others?.has(record.ttl)) (rrset.others ??= new Map()).set(record.ttl, line);
+    if (generated) rrset.ttl = record.ttl;
+    else if (!this.run.has(key)) this.run.set(key, record.ttl);
+  }
+
+  /**
+   * At the end of the file: gives every record of an RRset whose lines gave several TTLs the RRset's one, and
+   * answers a warning for each such RRset, at the first line whose TTL was not kept
+   */
+  settle(records: CanonicalRecord[]): Problem[] {
+    this.flush();
+    const warnings: Problem[] = [];
+    const mixed = new Map<string, RrsetTtl>();
+    for (const [key, rrset] of this.rrsets) if (rrset.others) mixed.set(key, rrset);
+    if (!mixed.size) return warnings;
+    for (const record of records) {
+      const rrset = mixed.get(`${record.owner} ${record.type}`);
+      if (rrset) record.ttl = rrset.ttl;
+    }
+    for (const [key, rrset] of mixed) {
+      const [owner, type] = key.split(' ');
+      const found = [[rrset.firstTtl, rrset.firstLine], ...rrset.others!].sort((a, b) => a[1] - b[1]);
+      const line = Math.min(...found.filter(([ttl]) => ttl !== rrset.ttl).map(([, at]) => at));
+      const list = found.map(([ttl, at]) => `${ttl} (line ${at})`).join(', ');
+      warnings.push({
+        ...problem(
+          'ttl',
+          'RRSET_TTLS_DIFFER',
+          `line ${line}: the ${type} records at ${owner} have TTLs ${list}; an RRset has one TTL (RFC 2181 §5.2): ${rrset.ttl} is kept for all, as BIND loads the file`,
+        ),
+        line,
+      });
+    }
+    return warnings;
+  }
+
+  /** the run ends: the zone takes its RRsets' TTLs (BIND adds the run) */
+  private flush(): void {
+    for (const [key, ttl] of this.run) this.rrsets.get(key)!.ttl = ttl;
+    this.run.clear();
+  }
+}
+
+/**
  * Parses a master file for `zone` (without trailing dot). Every problem found is returned, each with the line
  * of its record.
  */
@@ -219,6 +307,7 @@ export function parseZoneFile(
   const warnings: Problem[] = [];
   const dropped = new Map<string, number>();
   const seen = new Map<string, number>();
+  const rrsetTtls = new RrsetTtls();
   const z = zone.replace(/\.$/, '').toLowerCase();
   let origin = z;
   let defaultTtl: number | undefined;
@@ -300,11 +389,12 @@ export function parseZoneFile(
       const originFqdn = origin === '' ? '.' : `${origin}.`;
       const relative = raw !== '@' && !isAbsoluteText(raw);
       ownerAbsolute = raw === '@' ? originFqdn : relative ? `${raw}.${originFqdn === '.' ? '' : originFqdn}` : raw;
-      previousOwner = ownerAbsolute;
+      if (!entry.generated) previousOwner = ownerAbsolute;
       // `www.example.com A …` in example.com is www.example.com.example.com.: warned as the same slip in a target is
       const repeats = relative ? relativeOwnerRepeatsOrigin(raw, origin) : undefined;
       if (repeats) warn(entry.line, [repeats]);
     }
+    if (!entry.generated) rrsetTtls.owner(ownerAbsolute);
 
     let ttl: number | undefined;
     let klass: string | undefined;
@@ -367,6 +457,8 @@ export function parseZoneFile(
       }
       // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
       // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
+      // its TTL counts towards its RRset's, a repeat's too (BIND loads both); RRSET_TTLS_DIFFER says which is kept
+      rrsetTtls.record(parsed.record, entry.line, entry.generated === true);
       const key = recordIdentity(parsed.record);
       const first = seen.get(key);
       if (first !== undefined) {
@@ -375,7 +467,7 @@ export function parseZoneFile(
           ...problem(
             'rdata',
             'DUPLICATE_RECORD_MERGED',
-            `line ${entry.line}: the ${kept.type} record at ${kept.owner} repeats line ${recordLines[first]}; merged into one${kept.ttl !== parsed.record.ttl ? ` (TTL ${kept.ttl} of line ${recordLines[first]} kept)` : ''}`,
+            `line ${entry.line}: the ${kept.type} record at ${kept.owner} repeats line ${recordLines[first]}; merged into one`,
           ),
           line: entry.line,
         });
@@ -418,10 +510,11 @@ export function parseZoneFile(
         at(entry.line, [...(owner.ok ? [] : owner.problems), ...(data.ok ? [] : data.problems)]);
         return;
       }
-      handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}` });
+      handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}`, generated: true });
     }
   };
   for (const entry of logicalLines(text, problems)) handle(entry);
+  warnings.push(...rrsetTtls.settle(records));
 
   const recordsFailed = problems.length > 0;
   for (const found of checkZoneIndexed(z, records)) {

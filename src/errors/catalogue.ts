@@ -163,6 +163,8 @@ export const WARNING_CATALOGUE = {
   RELATIVE_NAME_REPEATS_ZONE: 'a relative name in a zone file already ends with the zone (refused through the API)',
   TTL_CLAMPED: 'a TTL outside ALLOWED_TTLS took the nearest allowed one (an import with the CLAMP policy)',
   DUPLICATE_RECORD_MERGED: 'a zone file repeats a record; the two are one',
+  RRSET_TTLS_DIFFER:
+    'the records of one RRset in a zone file have different TTLs; the RRset takes one, the one BIND loads it with (RFC 2181 §5.2)',
   TARGET_IS_CNAME: 'an MX, NS or SRV target is an alias (RFC 2181 §10.3)',
   TARGET_MISSING: 'a CNAME, MX, NS or SRV target in the zone does not exist',
   TARGET_NO_ADDRESS: 'an MX, NS or SRV target in the zone has no A or AAAA',

@@ -553,11 +553,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         throw notFound(inputs);
       }
       try {
-        await inputs.services.zoneChanges.apply(
-          inputs.ctx,
-          { zone, changes, comments },
-          { ...CONTENT_AS_POWERDNS, skipWhenUnchanged: true },
-        );
+        await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS);
       } catch (error) {
         if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
         throw error;

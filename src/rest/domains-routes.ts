@@ -138,7 +138,8 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     tag: 'domains',
     names: 'zone',
     status: 200,
-    summary: 'Apply a change set to a zone, all or nothing, one serial step (JSON body; expectSerial for optimistic concurrency)',
+    summary:
+      'Apply a change set to a zone, all or nothing, one serial step (none for a set that changes nothing) (JSON body; expectSerial for optimistic concurrency)',
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
       changes: { kind: 'list', required: true, description: 'the changes, applied together', items: ref('ZoneChange') },
@@ -206,7 +207,8 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     operationId: 'importDomain',
     zoneFileBody: true,
     tag: 'domains',
-    summary: 'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer)',
+    summary:
+      'Import an RFC 1035 master file into a zone, all or nothing (warnings and dropped DNSSEC records in the answer); a file that changes nothing writes nothing (added 0, removed 0, the same serial)',
     names: 'zone',
     status: 200,
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },

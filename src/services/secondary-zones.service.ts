@@ -203,7 +203,7 @@ export class SecondaryZonesService {
    * One AXFR (RFC 5936) from any server that allows it into a primary zone of ours: its records (the SOA aside:
    * the serial steps by our policy) replace the zone's, as one change of the caller's. The server is checked as
    * a primary is (`from.address`, `from.port`, `from.tsigKeyName` of the zone's user, optional); a failed transfer
-   * writes nothing and says why (TRANSFER_FAILED naming `from`).
+   * writes nothing and says why (TRANSFER_FAILED naming `from`), as does one that changes nothing.
    */
   async importByTransfer(
     ctx: RequestContext,
@@ -233,7 +233,8 @@ export class SecondaryZonesService {
       const taken = transferred.records;
       await changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: zone.id }, allRecords: true }, async (change) => {
         stageReplacement(change, taken);
-        await change.commit();
+        // the same records again (an import run twice) write nothing, as a zone file's do
+        if (!change.changesNothing()) await change.commit();
       });
       return taken.length;
     });

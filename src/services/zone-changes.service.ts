@@ -16,12 +16,13 @@ import { type AllowedTtls, clampTtl, MAX_TTL } from '../dns/ttl';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
 import { getRecordType } from '../dns/record-types';
-import { checkZoneIndexed, soaSerial, withSerial } from '../dns/zone-rules';
+import { checkZoneIndexed, soaSerial } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import type { StoredRow } from '../repositories/zone-writes';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from '../dns/zone-name';
 import { changeZone, type ZoneChange } from './write-engine';
+import type { CommitOptions } from './write-engine/staging';
 import { decide, isRestricted, readsRecord } from '../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
@@ -51,16 +52,15 @@ export type ZoneChangeKind = 'ADD' | 'REMOVE' | 'REPLACE' | 'REPLACE_RRSET' | 'E
  * character-string must be quoted (`v=spf1 mx -all` is refused), as PowerDNS requires (parseStandaloneRecord);
  * otherwise relative names are completed with the zone and an unquoted TXT is one string (the record API).
  * `ttls: 'nearest'`: a TTL outside ALLOWED_TTLS takes the nearest allowed one, as DNS UPDATE does (the ACME
- * clients' 60 and 120), instead of being refused. `skipWhenUnchanged`: a set that changes nothing writes nothing
- * (no serial step). `soa: 'fields'`: a REPLACE of the apex SOA with one record gives the SOA its other fields
- * (MNAME, RNAME, the timers) and its TTL, while its serial stays the zone's and steps with the set as every
- * set's does (the given serial is not read; a serial never goes back), as the zone-file import gives an SOA:
- * PowerDNS's SOA-EDIT-API. Without it, and for any SOA DELETE, an SOA in a set is refused.
+ * clients' 60 and 120), instead of being refused. `soa: 'fields'`: a REPLACE of the apex SOA with one record
+ * gives the SOA its other fields (MNAME, RNAME, the timers) and its TTL, while its serial stays the zone's and
+ * steps with the set as every set's does (the given serial is not read; a serial never goes back), as the
+ * zone-file import gives an SOA: PowerDNS's SOA-EDIT-API. Without it, and for any SOA DELETE, an SOA in a set is
+ * refused. Whatever the options, a set that changes nothing writes nothing (ZoneChange.changesNothing).
  */
 export interface ZoneChangeOptions {
   rdataNames?: 'fullyQualified' | 'zone';
   ttls?: 'refuse' | 'nearest';
-  skipWhenUnchanged?: boolean;
   soa?: 'refuse' | 'fields';
 }
 export interface ZoneChangeSpec {
@@ -183,7 +183,7 @@ function refusedByPolicy(refused: ErrorDetail[]): DomainError {
 
 /**
  * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
- * once; one journal row, so a secondary takes one IXFR). All or nothing: every change is validated by the DNS
+ * once; one journal row, so a secondary takes one IXFR; a set that changes nothing, none). All or nothing: every change is validated by the DNS
  * model and the zone rules are checked on the zone as it will be after the whole set (a CNAME may replace the
  * A records of its owner in one set); every problem comes back at once, each naming its change
  * (`changes[3].rdata`). With `expectSerial`, the set applies only if the zone is still at that serial
@@ -234,8 +234,6 @@ export class ZoneChangesService {
       zone,
       {
         expectSerial: input.expectSerial,
-        // comments alone are no change of the zone's records: nothing to journal
-        skipWhenUnchanged: options.skipWhenUnchanged || input.changes.length === 0,
         touching: { owners, recordIds },
         comments,
         soa: options.soa,
@@ -326,7 +324,7 @@ export class ZoneChangesService {
     input: { zone: string; owners: string[]; plan: (zone: PlanView) => PlannedChanges },
   ): Promise<ZoneChangesResult & { changed: boolean }> {
     const zone = normaliseZoneName(input.zone);
-    return this.run(ctx, zone, { skipWhenUnchanged: true, touching: { owners: input.owners, recordIds: [] } }, (view) => {
+    return this.run(ctx, zone, { touching: { owners: input.owners, recordIds: [] } }, (view) => {
       const planned = input.plan(view);
       if ('changes' in planned) {
         this.checkSize(planned.changes.length);
@@ -369,7 +367,6 @@ export class ZoneChangesService {
     zone: string,
     options: {
       expectSerial?: number;
-      skipWhenUnchanged?: boolean;
       touching: { owners: string[]; recordIds: number[] };
       comments?: readonly RrsetComments[];
       soa?: ZoneChangeOptions['soa'];
@@ -395,7 +392,7 @@ export class ZoneChangesService {
   private async decideRecords(
     ctx: RequestContext,
     zone: string,
-    options: { expectSerial?: number; skipWhenUnchanged?: boolean; soa?: ZoneChangeOptions['soa'] },
+    options: { expectSerial?: number; soa?: ZoneChangeOptions['soa'] },
     prepare: (view: PlanView) => { parsed: ReturnType<ZoneChangesService['parseChanges']>; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
     change: ZoneChange,
   ): Promise<ZoneChangesResult & { changed: boolean }> {
@@ -624,12 +621,13 @@ export class ZoneChangesService {
     }
     for (const [key, record] of keptBack) change.insert(record, disabledGone.has(key) ? TOGGLED : undefined);
     const serialBefore = change.zone.serial;
-    // the SOA's fields as given, where they differ from the zone's (its serial is the set's own step)
-    const soaNow = current.find((r) => r.owner === '@' && r.type === 'SOA');
-    const soaEdit =
-      soaFields && (!soaNow || withSerial(soaFields.rdata, 0) !== withSerial(soaNow.rdata, 0) || soaFields.ttl !== soaNow.ttl)
+    // a plan's SOA (DNS UPDATE: a serial that rises) is the zone's new SOA; `soa: 'fields'` gives the SOA its
+    // fields as given (its serial is the set's own step): the engine tells whether they differ from the zone's
+    const commit: CommitOptions = soa
+      ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl }
+      : soaFields
         ? { soaRdata: soaFields.rdata, soaTtl: soaFields.ttl }
-        : undefined;
+        : {};
     // what is kept disabled changes beside the served records, in this transaction (the zone row's lock is held)
     const disabledChange = {
       removed: [...disabledGone.values()].map((d) => d.record),
@@ -651,12 +649,14 @@ export class ZoneChangesService {
         if (held > limit) throw quotaExceeded('maxRecordsPerZone', { limit, current: held }, `disabled records in zone ${zone}`);
       }
     }
-    // a set that changes only what is kept disabled serves nothing new: no serial step, as a set of comments alone
-    const disabledOnly = disabledChange.removed.length + disabledChange.added.length > 0;
-    if ((options.skipWhenUnchanged || disabledOnly) && !soa && !soaEdit && !change.added.length && !change.removed.length) {
+    // a set that changes nothing served writes nothing (no serial step, journal row, event or NOTIFY), whichever
+    // edge sent it (the engine's one rule: ZoneChange.changesNothing); one that changes only what is kept disabled
+    // serves nothing new either, and says it changed something
+    if (change.changesNothing(commit)) {
+      const disabledOnly = disabledChange.removed.length + disabledChange.added.length > 0;
       return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed: disabledOnly };
     }
-    await change.commit(soa ? { serialSetByCaller: soaSerial(soa.rdata), soaRdata: soa.rdata, soaTtl: soa.ttl } : (soaEdit ?? {}));
+    await change.commit(commit);
     warnAbout(ctx, zone, desired, [...keptBack.values()]);
     const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
     return {

@@ -177,25 +177,35 @@ export class ZoneFilesService {
           ? current.filter((r) => (r.derived && aliasOwners.has(r.owner)) || (change.zone.dnssec && SIGNER_OWNED_TYPES.has(r.type)))
           : [],
       );
-      const desired: CanonicalRecord[] =
-        input.mode === 'REPLACE'
-          ? [...fileRecords, ...keptDerived]
-          : [
-              ...current.filter((r) => r.type !== 'SOA' || !fileSoa),
-              ...fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
-              ...(fileSoa ? [fileSoa] : []),
-            ];
+      // MERGE keeps what the zone holds: a file's record that joins an RRset of the zone takes its TTL (RFC 2181
+      // §5.2: one TTL per RRset), with a warning, as a repeated record keeps the zone's
+      const merged =
+        input.mode === 'MERGE'
+          ? mergedIntoZone(
+              current,
+              fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
+              parsed.records,
+              parsed.lines,
+            )
+          : undefined;
+      const desired: CanonicalRecord[] = merged
+        ? [...current.filter((r) => r.type !== 'SOA' || !fileSoa), ...merged.records, ...(fileSoa ? [fileSoa] : [])]
+        : [...fileRecords, ...keptDerived];
       // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
       // between them, so that /health and other requests are not held for their sum
       await yieldToEventLoop();
       const problems = checkZoneIndexed(zone, desired);
-      if (problems.length) throw errorFromProblems(withFileLines(problems, desired, parsed.records, parsed.lines));
+      const lineOf = merged?.lineOf ?? fileLines(parsed.records, parsed.lines);
+      if (problems.length) throw errorFromProblems(withFileLines(problems, desired, lineOf));
       await yieldToEventLoop();
 
-      // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982)
+      // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982). A
+      // file whose serial is ahead of the zone's asks for a step even where its records change nothing, as BIND
+      // serves a reloaded file's serial; one at or behind it asks nothing of the serial
       const automatic = nextSerial(change.zone.serial, this.settings.serialPolicy, new Date());
       const fromFile = fileSoa ? soaSerial(fileSoa.rdata) : undefined;
       const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
+      const fileRaisesSerial = fromFile !== undefined && serialGreaterThan(fromFile, change.zone.serial);
       const desiredSoa = desired.find((r) => r.type === 'SOA')!;
 
       const wanted = new Map(
@@ -224,13 +234,27 @@ export class ZoneFilesService {
       };
       this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], sourceOf);
       // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
-      const warnings = [...parsed.warnings, ...checkZoneRecords(zone, desired).map(warningDetail)];
+      const warnings = [...parsed.warnings, ...(merged?.warnings ?? []), ...checkZoneRecords(zone, desired).map(warningDetail)];
       // staged alike for a dry run and an import: from here to the commit, one path
       for (const record of removedRecords)
         if (record.derived) change.removeDerived(record);
         else change.remove(record);
       for (const record of wanted.values()) change.insert(record, { source: sourceOf(record) });
-      const commit = { serialSetByCaller: serial, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
+      const commit = { serialSetByCaller: fileRaisesSerial ? serial : undefined, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
+      // a file that changes nothing (the same file imported again) writes nothing: no serial step, journal row,
+      // event or NOTIFY, and its answer says so (nothing added or removed, the zone's serial); a dry run alike
+      if (change.changesNothing(commit)) {
+        return {
+          zone,
+          added: 0,
+          removed: 0,
+          serial: change.zone.serial,
+          dryRun,
+          dropped,
+          warnings,
+          ...(dryRun ? { addedRecords: [], removedRecords: [] } : {}),
+        };
+      }
       const result: ImportResult = {
         zone,
         added: wanted.size,
@@ -255,10 +279,56 @@ export class ZoneFilesService {
         };
       }
       await change.commit(commit);
-      return result;
+      return { ...result, serial: change.serialAfter! };
     });
   }
 }
+
+/**
+ * A MERGE's records from the file that the zone lacks, each joining an RRset of the zone at its TTL (RFC 2181
+ * §5.2: one TTL per RRset; a merge leaves what the zone holds as it is), with a warning for each such RRset at
+ * the file's first line of it; and the line of each of the file's records, the copies made here included.
+ */
+function mergedIntoZone(
+  current: readonly StoredRow[],
+  added: readonly CanonicalRecord[],
+  fileRecords: readonly CanonicalRecord[],
+  lines: readonly number[],
+): { records: CanonicalRecord[]; warnings: ImportWarning[]; lineOf: Map<CanonicalRecord, number> } {
+  const lineOf = fileLines(fileRecords, lines);
+  const zoneTtl = new Map<string, number>();
+  for (const r of current) if (r.type !== 'SOA') zoneTtl.set(`${r.owner} ${r.type}`, r.ttl);
+  const differ = new Map<string, { ttls: Set<number>; line?: number }>();
+  const records = added.map((record) => {
+    const key = `${record.owner} ${record.type}`;
+    const ttl = zoneTtl.get(key);
+    if (ttl === undefined || ttl === record.ttl) return record;
+    const line = lineOf.get(record);
+    const seen = differ.get(key) ?? { ttls: new Set<number>(), line };
+    seen.ttls.add(record.ttl);
+    differ.set(key, seen);
+    const copy = { ...record, ttl };
+    if (line !== undefined) lineOf.set(copy, line);
+    return copy;
+  });
+  const warnings: ImportWarning[] = [];
+  for (const [key, { ttls, line }] of differ) {
+    const [owner, type] = key.split(' ');
+    const kept = zoneTtl.get(key)!;
+    const message = `the ${type} records at ${owner} have TTL ${kept} in the zone and ${[...ttls].join(', ')} in the file; an RRset has one TTL (RFC 2181 §5.2): the zone's ${kept} is kept for all, as MERGE keeps what the zone holds`;
+    warnings.push({
+      ...(line === undefined ? {} : { line }),
+      field: 'ttl',
+      code: 'RRSET_TTLS_DIFFER',
+      message: line === undefined ? message : `line ${line}: ${message}`,
+    });
+  }
+  return { records, warnings, lineOf };
+}
+
+/** the line of each of a file's records */
+const fileLines = (records: readonly CanonicalRecord[], lines: readonly number[]) =>
+  new Map<CanonicalRecord, number>(records.map((r, i) => [r, lines[i]]));
 
 /** how each client takes the nearest allowed TTL instead of a refusal: what a TTL_NOT_ALLOWED in a file says */
 const TTL_REMEDY =
@@ -320,10 +390,8 @@ async function visibleZone(ctx: RequestContext, by: { id?: number; name?: string
 function withFileLines(
   found: { index?: number; problem: ErrorDetail }[],
   desired: readonly CanonicalRecord[],
-  fileRecords: readonly CanonicalRecord[],
-  lines: readonly number[],
+  lineOf: ReadonlyMap<CanonicalRecord, number>,
 ): ErrorDetail[] {
-  const lineOf = new Map<CanonicalRecord, number>(fileRecords.map((r, i) => [r, lines[i]]));
   return found.map(({ index, problem }) => {
     const line = index === undefined ? undefined : lineOf.get(desired[index]);
     return line === undefined ? problem : { ...problem, line, message: `line ${line}: ${problem.message}` };

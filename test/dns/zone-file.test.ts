@@ -167,6 +167,37 @@ describe('parseZoneFile: what real zones hold', () => {
     ]);
   });
 
+  it("gives an RRset whose records differ in TTL the one BIND loads it with, with a warning naming them (the TTLs are named-checkzone -D's)", () => {
+    // lines 4-5: one run of `www` (its first TTL); 6-9: `v` in two runs, the later one's TTL (line 9 repeats
+    // line 6: merged, its TTL one of the run's); 10-11: one TTL, left as it is; 12-13: a $GENERATE record is added
+    // at once, before the run that was being read, which BIND adds when the file ends (h's 300 comes last)
+    const text = `${HEAD}www 300 A 192.0.2.1\nwww 86400 A 192.0.2.2\nv 7200 A 192.0.2.1\nx 300 A 192.0.2.9\nv 600 A 192.0.2.2\n  900 A 192.0.2.1\nt 300 TXT "t"\nt 300 TXT "u"\nh 300 A 192.0.2.1\n$GENERATE 2-3 h 1800 A 192.0.2.$\n`;
+    const parsed = ok(text);
+    expect(lines(parsed.records)).toEqual([
+      'www 300 A 192.0.2.1',
+      'www 300 A 192.0.2.2',
+      'v 600 A 192.0.2.1',
+      'x 300 A 192.0.2.9',
+      'v 600 A 192.0.2.2',
+      't 300 TXT "t"',
+      't 300 TXT "u"',
+      'h 300 A 192.0.2.1',
+      'h 300 A 192.0.2.2',
+      'h 300 A 192.0.2.3',
+    ]);
+    expect(parsed.warnings.map((w) => [w.line, w.code])).toEqual([
+      [5, 'RRSET_TTLS_DIFFER'],
+      [6, 'RRSET_TTLS_DIFFER'],
+      [9, 'DUPLICATE_RECORD_MERGED'],
+      [13, 'RRSET_TTLS_DIFFER'],
+    ]);
+    expect(parsed.warnings[1].message).toBe(
+      'line 6: the A records at v have TTLs 7200 (line 6), 600 (line 8), 900 (line 9); an RRset has one TTL (RFC 2181 §5.2): 600 is kept for all, as BIND loads the file',
+    );
+    // the same RRsets with one TTL each: read as they are, no warning
+    expect(ok(`${HEAD}www 300 A 192.0.2.1\nx 300 A 192.0.2.9\nwww 300 A 192.0.2.2\n`).warnings).toEqual([]);
+  });
+
   it("takes escaped names, canonical, with host-name warnings; drops and counts the signer's records", () => {
     const parsed = ok(
       `${HEAD}\\100og A 192.0.2.1\n#x A 192.0.2.2\na\\.b TXT "x"\n@ RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 example.com. AAAA\nTYPE46 TYPE46 \\# 0\n@ NSEC3PARAM 1 0 0 -\n`,

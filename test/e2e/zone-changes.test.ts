@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
+import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode, zoneEventsUntil } from '../support/fixtures';
 
 /**
  * Change sets. All or nothing, the rules checked on the zone as it will be, one serial step
@@ -99,6 +99,50 @@ test('EXTEND_RRSET adds what the RRset lacks and PRUNE_RRSET removes what it hol
   expect(res.data.applyZoneChanges.removed.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual(['www CNAME set-extend.example.']);
   const records = (await zoneRecords('set-extend.example')).records.map((r) => `${r.owner} ${r.type} ${r.rdata}`);
   expect(records.filter((r) => r.startsWith('ns A'))).toEqual(['ns A 192.0.2.1', 'ns A 192.0.2.2']);
+});
+
+test('a set that changes nothing writes nothing: no serial step, no journal row or history entry, no event (GraphQL and REST)', async () => {
+  await createZone(app, userId, 'set-same.example');
+  const made = await app.gql(CREATE_RECORD, { input: { zone: 'set-same.example', owner: 'ns', type: 'A', rdata: '192.0.2.1', ttl: 3600 } });
+  expect(made.errors).toBeUndefined();
+  const HISTORY = `query($z: String!) { domain(name: $z) { serial changes(first: 100) { totalCount } } }`;
+  const before = (await app.gql(HISTORY, { z: 'set-same.example' })).data.domain;
+  const journal = await journalRows('set-same.example');
+  const cursor = (await zoneEventsUntil(app, 'set-same.example', before.serial)).next;
+  const sets = [
+    [{ kind: 'EXTEND_RRSET', owner: 'ns', type: 'A', ttl: 3600, rdatas: ['192.0.2.1'] }],
+    [{ kind: 'REPLACE_RRSET', owner: 'ns', type: 'A', ttl: 3600, rdatas: ['192.0.2.1'] }],
+    [
+      { kind: 'REMOVE', owner: 'ns', type: 'A', rdata: '192.0.2.1' },
+      { kind: 'ADD', owner: 'ns', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+    ],
+    [{ kind: 'PRUNE_RRSET', owner: 'absent', type: 'A', rdatas: ['192.0.2.9'] }],
+  ];
+  for (const changes of sets) {
+    const res = await app.gql(APPLY, { zone: 'set-same.example', changes });
+    expect(res.errors).toBeUndefined();
+    expect(res.data.applyZoneChanges).toEqual({
+      zone: 'set-same.example',
+      serialBefore: before.serial,
+      serial: before.serial,
+      added: [],
+      removed: [],
+    });
+  }
+  const rest = await app.http.post('/api/domain/changes/set-same.example').set('X-API-Key', ADMIN_KEY).send({ changes: sets[1] });
+  expect(rest.status).toBe(200);
+  expect(rest.body).toMatchObject({ serialBefore: before.serial, serial: before.serial, added: [], removed: [] });
+  expect((await app.gql(HISTORY, { z: 'set-same.example' })).data.domain).toEqual(before);
+  expect(await journalRows('set-same.example')).toBe(journal);
+  // the feed shows what does change the zone (the TTL here), and nothing of the sets above
+  const changed = await app.gql(APPLY, {
+    zone: 'set-same.example',
+    changes: [{ kind: 'REPLACE_RRSET', owner: 'ns', type: 'A', ttl: 7200, rdatas: ['192.0.2.1'] }],
+  });
+  expect(changed.data.applyZoneChanges.serial).toBeGreaterThan(before.serial);
+  const { events } = await zoneEventsUntil(app, 'set-same.example', changed.data.applyZoneChanges.serial, cursor);
+  expect(events.map((e) => [e.type, e.data.serial])).toEqual([['zone.changed', changed.data.applyZoneChanges.serial]]);
+  expect(await journalRows('set-same.example')).toBe(journal + 1);
 });
 
 test('REMOVE by id and by content, REPLACE by id', async () => {

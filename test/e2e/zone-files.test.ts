@@ -1,13 +1,21 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
+import { CREATE_RECORD, createUser, createUserKey, createZone, errorCode, zoneEventsUntil } from '../support/fixtures';
+import { freePort } from '../support/free-port';
 import { renderZoneFile } from '../../src/dns/zone-file';
 
 /** Zone files: export any zone (GraphQL and REST), import one all-or-nothing with line numbers. */
 let app: TestApp;
 let userId: string;
+let dnsPort: number;
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // the primary too: what an import leaves is read back by AXFR
+  dnsPort = await freePort();
+  app = await startTestApp({ ROLES: 'api,dns', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
   userId = await createUser(app, 'files@example.org');
   await createZone(app, userId, 'files.test');
   for (const [owner, type, rdata] of [
@@ -58,7 +66,7 @@ test('export → import (REPLACE) into another zone gives the same records, and 
   expect(res.data.importZone.serial).toBeGreaterThan(before);
   const expected = (await stateOf('files.test')).map((line: string) => line.replace(/files\.test\./g, 'copy.test.'));
   expect(await stateOf('copy.test')).toEqual(expected);
-  // importing the same file again changes only the SOA
+  // importing the same file again changes nothing (its serial neither: below)
   const again = await app.gql(IMPORT, {
     zone: 'copy.test',
     text: (await app.gql(`{ exportZone(zone: "copy.test") }`)).data.exportZone,
@@ -364,4 +372,184 @@ test('the streamed export is in RFC 4034 canonical order, the same as the model 
   expect(res.text.split('\n').filter(Boolean)).toHaveLength(all.length + 2);
   // and GraphQL's whole answer is the same text
   expect((await app.gql(`{ exportZone(zone: "order.test") }`)).data.exportZone).toBe(res.text);
+});
+
+/** a program's exit code and both streams */
+const run = (command: string, args: string[]) =>
+  new Promise<{ code: number; out: string; err: string }>((resolve) =>
+    execFile(command, args, (error, out, err) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, out, err }),
+    ),
+  );
+
+/** master-file lines (dig's, named-checkzone -D's) as `owner type rdata` → TTL, owners lower-cased, the SOA aside */
+function ttlsOf(text: string): Map<string, number> {
+  const ttls = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.trim() || line.startsWith(';')) continue;
+    const [owner, ttl, , type, ...rdata] = line.trim().split(/\s+/);
+    if (type !== 'SOA') ttls.set(`${owner.toLowerCase()} ${type} ${rdata.join(' ')}`, Number(ttl));
+  }
+  return ttls;
+}
+
+/** the zone the primary sends by AXFR, read by BIND's dig */
+const axfrTtls = async (zone: string) => {
+  const axfr = await run('dig', ['@127.0.0.1', '-p', String(dnsPort), '+nocmd', '+nostats', '+nocomments', zone, 'AXFR']);
+  expect(axfr.out).not.toMatch(/Transfer failed|communications error|connection refused/i);
+  return ttlsOf(axfr.out);
+};
+
+// an RRset's records with different TTLs, as BIND loads them (named-checkzone): a run of one owner's lines takes
+// its first TTL (www), an RRset in two runs the later run's (v), a $GENERATE record comes before the run being
+// read (h), a repeated record counts (v's line 9), owners written in another case are another run (mx/MX)
+const MIXED_TTLS = (zone: string) =>
+  [
+    `$ORIGIN ${zone}.`,
+    '$TTL 3600',
+    '@ SOA ns1.example.net. hostmaster.example.net. 2025010100 3600 1800 604800 86400',
+    '@ NS ns1.example.net.',
+    'www 300 A 192.0.2.1', // line 5
+    'www 86400 A 192.0.2.2',
+    'v 7200 A 192.0.2.1',
+    'x 300 A 192.0.2.9',
+    'v 900 A 192.0.2.2',
+    '  1800 A 192.0.2.1',
+    'h 300 A 192.0.2.1',
+    '$GENERATE 2-3 h 1800 A 192.0.2.$',
+    'mx 900 MX 10 mail.example.net.',
+    'MX 1800 MX 20 mail2.example.net.',
+    '',
+  ].join('\n');
+
+test('a file whose RRsets mix TTLs is loaded as BIND loads it: the TTL named-checkzone keeps, served by AXFR, each RRset named in a warning', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zk-mixed-ttls-'));
+  try {
+    for (const [zone, edge] of [
+      ['mixed-gql.test', 'GraphQL'],
+      ['mixed-rest.test', 'REST'],
+    ]) {
+      await createZone(app, userId, zone);
+      const text = MIXED_TTLS(zone);
+      const file = path.join(dir, `${zone}.zone`);
+      writeFileSync(file, text);
+      const bind = await run('named-checkzone', ['-D', zone, file]);
+      expect(bind.code).toBe(0);
+      expect(bind.err).toContain('TTL set to prior TTL');
+      const kept = ttlsOf(bind.out);
+      expect(new Set(kept.values()).size).toBeGreaterThan(1);
+
+      let warnings: { line: number; code: string; message: string }[];
+      if (edge === 'GraphQL') {
+        const res = await app.gql(IMPORT_FULL, { zone, text, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
+        expect(res.errors).toBeUndefined();
+        warnings = res.data.importZone.warnings;
+      } else {
+        const res = await app.http.post(`/api/domain/import/${zone}`).set('X-API-Key', ADMIN_KEY).send({ text, mode: 'REPLACE' });
+        expect(res.status).toBe(200);
+        warnings = res.body.warnings;
+      }
+      // every record at the TTL BIND keeps for its RRset, as the primary serves it
+      expect({ edge, served: Object.fromEntries(await axfrTtls(zone)) }).toEqual({ edge, served: Object.fromEntries(kept) });
+      const differ = warnings.filter((w) => w.code === 'RRSET_TTLS_DIFFER');
+      expect(differ.map((w) => w.line)).toEqual([6, 7, 12, 13]);
+      expect(differ[1].message).toBe(
+        'line 7: the A records at v have TTLs 7200 (line 7), 900 (line 9), 1800 (line 10); an RRset has one TTL (RFC 2181 §5.2): 900 is kept for all, as BIND loads the file',
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("MERGE: a record joining an RRset of the zone takes the zone's TTL, with a warning; a client's own write (a record, a change set, a PowerDNS PATCH) keeps refusing another TTL", async () => {
+  await createZone(app, userId, 'mixed-merge.test');
+  const made = await app.gql(CREATE_RECORD, {
+    input: { zone: 'mixed-merge.test', owner: 'api', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+  });
+  expect(made.errors).toBeUndefined();
+  const res = await app.gql(IMPORT_FULL, {
+    zone: 'mixed-merge.test',
+    text: 'api 300 IN A 192.0.2.2\napi 300 IN A 192.0.2.3\nnew 300 IN A 192.0.2.4\n',
+    mode: 'MERGE',
+    dryRun: false,
+    ttlPolicy: 'REFUSE',
+  });
+  expect(res.errors).toBeUndefined();
+  expect(res.data.importZone).toMatchObject({ added: 3, removed: 0 });
+  expect(res.data.importZone.warnings.filter((w: { code: string }) => w.code === 'RRSET_TTLS_DIFFER')).toEqual([
+    {
+      line: 1,
+      field: 'ttl',
+      code: 'RRSET_TTLS_DIFFER',
+      message:
+        "line 1: the A records at api have TTL 3600 in the zone and 300 in the file; an RRset has one TTL (RFC 2181 §5.2): the zone's 3600 is kept for all, as MERGE keeps what the zone holds",
+    },
+  ]);
+  expect(await stateOf('mixed-merge.test')).toEqual(
+    expect.arrayContaining(['api 3600 A 192.0.2.1', 'api 3600 A 192.0.2.2', 'api 3600 A 192.0.2.3', 'new 300 A 192.0.2.4']),
+  );
+  // a client's explicit write is held to the rule: a record of another TTL than its RRset's is refused
+  const other = await app.gql(CREATE_RECORD, {
+    input: { zone: 'mixed-merge.test', owner: 'api', type: 'A', rdata: '192.0.2.5', ttl: 300 },
+  });
+  expect(errorCode(other)).toBe('RRSET_TTL_MISMATCH');
+  const set = await app.gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "mixed-merge.test", changes: $c) { serial } }`, {
+    c: [{ kind: 'ADD', owner: 'api', type: 'A', rdata: '192.0.2.5', ttl: 300 }],
+  });
+  expect(errorCode(set)).toBe('RRSET_TTL_MISMATCH');
+  const patch = await app.http
+    .patch('/api/v1/servers/localhost/zones/mixed-merge.test.')
+    .set('X-API-Key', ADMIN_KEY)
+    .send({
+      rrsets: [
+        { name: 'api.mixed-merge.test.', type: 'A', ttl: 300, changetype: 'EXTEND', records: [{ content: '192.0.2.5', disabled: false }] },
+      ],
+    });
+  expect(patch.status).toBe(422);
+  expect(patch.body.error).toMatch(/share one TTL/);
+});
+
+const CHANGES = `query($z: String!) { domain(name: $z) { serial changes(first: 100) { totalCount } } }`;
+
+test('the same file imported again writes nothing: the same serial, no history entry, no event; a file that changes something still does', async () => {
+  await createZone(app, userId, 'again.test');
+  const text = (await app.gql(`{ exportZone(zone: "files.test") }`)).data.exportZone.replace(/files\.test\./g, 'again.test.');
+  const first = await app.gql(IMPORT_FULL, { zone: 'again.test', text, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
+  expect(first.errors).toBeUndefined();
+  const before = (await app.gql(CHANGES, { z: 'again.test' })).data.domain;
+  expect(before.serial).toBe(first.data.importZone.serial);
+  const cursor = (await zoneEventsUntil(app, 'again.test', before.serial)).next;
+
+  // a dry run of it plans nothing, the import does nothing; the MERGE of it, nothing either
+  const plan = await app.gql(IMPORT_FULL, { zone: 'again.test', text, mode: 'REPLACE', dryRun: true, ttlPolicy: 'REFUSE' });
+  expect(plan.data.importZone).toMatchObject({ added: 0, removed: 0, serial: before.serial, addedRecords: [], removedRecords: [] });
+  const again = await app.gql(IMPORT_FULL, { zone: 'again.test', text, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
+  expect(again.errors).toBeUndefined();
+  expect(again.data.importZone).toMatchObject({ added: 0, removed: 0, serial: before.serial });
+  const merged = await app.http.post('/api/domain/import/again.test').set('X-API-Key', ADMIN_KEY).send({ text, mode: 'MERGE' });
+  expect(merged.status).toBe(200);
+  expect(merged.body).toMatchObject({ added: 0, removed: 0, serial: before.serial });
+  expect((await app.gql(CHANGES, { z: 'again.test' })).data.domain).toEqual(before);
+
+  // what does change something writes one step, as before: an SOA field (its TTL), then a serial ahead of the zone's
+  const soaTtl = text.replace(/^@ 3600 IN SOA /m, '@ 7200 IN SOA ');
+  expect(soaTtl).not.toBe(text);
+  const changed = await app.gql(IMPORT_FULL, { zone: 'again.test', text: soaTtl, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
+  expect(changed.data.importZone).toMatchObject({ added: 0, removed: 0 });
+  expect(changed.data.importZone.serial).toBeGreaterThan(before.serial);
+  const ahead = changed.data.importZone.serial + 10;
+  const raised = soaTtl.replace(/^(@ 7200 IN SOA \S+ \S+ )\d+/m, `$1${ahead}`);
+  const stepped = await app.gql(IMPORT_FULL, { zone: 'again.test', text: raised, mode: 'REPLACE', dryRun: false, ttlPolicy: 'REFUSE' });
+  expect(stepped.data.importZone).toMatchObject({ added: 0, removed: 0, serial: ahead });
+  expect((await app.gql(CHANGES, { z: 'again.test' })).data.domain).toEqual({
+    serial: ahead,
+    changes: { totalCount: before.changes.totalCount + 2 },
+  });
+  // the feed holds the two steps, and nothing of the imports that changed nothing
+  const { events } = await zoneEventsUntil(app, 'again.test', ahead, cursor);
+  expect(events.map((e) => [e.type, e.data.serial])).toEqual([
+    ['zone.changed', changed.data.importZone.serial],
+    ['zone.changed', ahead],
+  ]);
 });

@@ -53,6 +53,24 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const clamped = await cli(['zone', 'import', 'cli.example', odd, '--merge', '--clamp-ttls'], asUser);
   expect(clamped.code).toBe(0);
   expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toMatch(/odd\s+300\s+A\s+192\.0\.2\.26/);
+  // an RRset whose lines give two TTLs: the one BIND keeps (the first of one owner's lines), said on stderr;
+  // the same file again changes nothing
+  const mixed = path.join(path.dirname(file), 'mixed.zone');
+  writeFileSync(mixed, 'multi 300 IN A 192.0.2.31\nmulti 3600 IN A 192.0.2.32\n');
+  const loaded = await cli(['--json', 'zone', 'import', 'cli.example', mixed, '--merge'], asUser);
+  expect(loaded.code).toBe(0);
+  expect(JSON.parse(loaded.out).warnings).toEqual([expect.objectContaining({ line: 2, code: 'RRSET_TTLS_DIFFER' })]);
+  const told = await cli(['zone', 'import', 'cli.example', mixed, '--merge'], asUser);
+  expect(told.code).toBe(0);
+  expect(told.err).toContain(
+    'warning: line 2: the A records at multi have TTLs 300 (line 1), 3600 (line 2); an RRset has one TTL (RFC 2181 §5.2): 300 is kept for all, as BIND loads the file',
+  );
+  expect(JSON.parse((await cli(['--json', 'zone', 'import', 'cli.example', mixed, '--merge'], asUser)).out)).toMatchObject({
+    added: 0,
+    removed: 0,
+    serial: JSON.parse(loaded.out).serial,
+  });
+  expect((await cli(['record', 'list', 'cli.example'], asUser)).out).toMatch(/multi\s+300\s+A\s+192\.0\.2\.32/);
   // the zone checks: an MX at the default www CNAME is one warning
   const mx = await cli(['record', 'add', 'cli.example', '@', 'MX', '10 www.cli.example.', '--ttl', '3600'], asUser);
   expect(mx.code).toBe(0);

@@ -94,6 +94,15 @@ test('a one-shot import by AXFR replaces a primary zone’s records with the ser
   const rows = imported.data.importZoneByTransfer.zone.records.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`);
   expect(rows).toEqual(expect.arrayContaining(['www A 192.0.2.1', `@ NS ns1.${ZONE}.`]));
   expect(rows.filter((r: string) => !r.includes('SOA'))).toHaveLength(3);
+  // the same records again change nothing: the serial stays, no history entry
+  const HISTORY = `query($z: String!) { domain(name: $z) { serial changes(first: 100) { totalCount } } }`;
+  const before = (await app.gql(HISTORY, { z: ZONE })).data.domain;
+  const again = await app.gql(`mutation($z: String!, $f: ServerInput!) { importZoneByTransfer(zone: $z, from: $f) { records } }`, {
+    z: ZONE,
+    f: { address: '127.0.0.1', port: bind!.port, tsigKeyName: key.name },
+  });
+  expect(again.data.importZoneByTransfer.records).toBe(3);
+  expect((await app.gql(HISTORY, { z: ZONE })).data.domain).toEqual(before);
   // a server that refuses the transfer (no key): a clear error naming `from`, nothing written
   const refused = await app.gql(`mutation($z: String!, $f: ServerInput!) { importZoneByTransfer(zone: $z, from: $f) { records } }`, {
     z: ZONE,

@@ -1,4 +1,5 @@
 import type { TestApp } from './test-app';
+import { waitFor } from './wait-for';
 
 /** Builders over the public API: tests set up data the way a client would. */
 export async function createUser(app: TestApp, email: string, key?: string): Promise<string> {
@@ -63,4 +64,37 @@ export async function createSecondary(
   const created = await app.gql(CREATE_SECONDARY, { u: userId, z: zone, p: primaries }, key);
   expect(created.errors).toBeUndefined();
   return created.data.createDomain.id;
+}
+
+/** the events feed (GraphQL `events`) from `after` (its start when undefined) to its end: its events, and the cursor past them */
+export async function feedFrom(
+  app: TestApp,
+  after?: string,
+): Promise<{ events: { type: string; zone: string; data: { serial: number } }[]; next: string }> {
+  const events = [];
+  for (;;) {
+    const page = (
+      await app.gql(`query($after: String) { events(after: $after, limit: 500) { events { type zone data } next } }`, { after })
+    ).data.events;
+    events.push(...page.events);
+    if (!page.events.length) return { events, next: page.next };
+    after = page.next;
+  }
+}
+
+/**
+ * `zone`'s events in the feed from `after` once it shows the one at `serial` (the feed serves an event when every
+ * older transaction has ended: waited for, bounded), and the cursor past them
+ */
+export async function zoneEventsUntil(
+  app: TestApp,
+  zone: string,
+  serial: number,
+  after?: string,
+): Promise<{ events: { type: string; zone: string; data: { serial: number } }[]; next: string }> {
+  return waitFor(`the event of ${zone} at serial ${serial}`, async () => {
+    const feed = await feedFrom(app, after);
+    const events = feed.events.filter((e) => e.zone === zone);
+    return events.some((e) => e.data.serial === serial) ? { events, next: feed.next } : undefined;
+  });
 }

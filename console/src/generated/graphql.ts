@@ -679,7 +679,7 @@ export type ZoneChangeKind =
   | 'REPLACE_RRSET';
 
 export type ZoneImportMode =
-  /** The file’s records are added to the zone; the file’s SOA fields are taken. */
+  /** The file’s records are added to the zone (at the TTL of an RRset they join); the file’s SOA fields are taken. */
   | 'MERGE'
   /** The zone becomes exactly the file. */
   | 'REPLACE';

@@ -95,7 +95,9 @@ export class ZoneChangesResult {
   @Field(() => SerialScalar, { description: 'The serial the set was applied to.' })
   serialBefore!: number;
 
-  @Field(() => SerialScalar, { description: 'The zone’s serial after the set (it rose once).' })
+  @Field(() => SerialScalar, {
+    description: 'The zone’s serial after the set: it rose once, or stayed where the set changed nothing (nothing added or removed).',
+  })
   serial!: number;
 
   @Field(() => [ChangedRecord], { description: 'Records added (the SOA aside).' })
@@ -110,7 +112,7 @@ export class ZoneChangesResult {
 export class ZoneChangesResolver {
   @Mutation(() => ZoneChangesResult, {
     description:
-      'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
+      'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
   })
   applyZoneChanges(
     @Arg('zone') zone: string,

@@ -11,7 +11,9 @@ registerEnumType(ZoneImportMode, {
   name: 'ZoneImportMode',
   valuesConfig: {
     REPLACE: { description: 'The zone becomes exactly the file.' },
-    MERGE: { description: 'The file’s records are added to the zone; the file’s SOA fields are taken.' },
+    MERGE: {
+      description: 'The file’s records are added to the zone (at the TTL of an RRset they join); the file’s SOA fields are taken.',
+    },
   },
 });
 
@@ -38,7 +40,9 @@ class ZoneImportWarning {
   @Field({ description: 'owner, type, rdata or ttl.' })
   field!: string;
 
-  @Field({ description: 'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED.' })
+  @Field({
+    description: 'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RRSET_TTLS_DIFFER, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED.',
+  })
   code!: string;
 
   @Field()
@@ -65,7 +69,9 @@ class ZoneImportResult {
   @Field(() => Int, { description: 'Records removed (REPLACE), including records whose TTL changed.' })
   removed!: number;
 
-  @Field(() => SerialScalar, { description: 'The zone’s new SOA serial (a dry run: the serial it would get).' })
+  @Field(() => SerialScalar, {
+    description: 'The zone’s new SOA serial (a dry run: the serial it would get); the zone’s own when the file changes nothing.',
+  })
   serial!: number;
 
   @Field({ description: 'Whether this was a dry run (nothing written).' })
@@ -143,7 +149,7 @@ export class ZoneFileResolver {
 
   @Mutation(() => ZoneImportResult, {
     description:
-      'Imports a master file into an existing zone, all or nothing; problems come with their line numbers, warnings and dropped DNSSEC records in the result.',
+      'Imports a master file into an existing zone, all or nothing; problems come with their line numbers, warnings and dropped DNSSEC records in the result. A file that changes nothing (the same file again) writes nothing: added 0, removed 0, the zone’s serial.',
   })
   importZone(
     @Arg('zone') zone: string,

@@ -20,7 +20,8 @@ import { zoneChangeLimits } from '../rate-limits';
  *   that queued meanwhile written in one transaction; the id is learned from reads, so a zone named by name,
  *   by id or by one of its records is one queue;
  * - the staging object (staging.ts): what `decide` sees (`ZoneChange`) and how it writes one serial step
- *   with its journal row (docs/decisions.md §3: the serial rises exactly once per change);
+ *   with its journal row (docs/decisions.md §3: the serial rises exactly once per change), and whether a
+ *   change changes nothing (`changesNothing`), which its caller then does not commit: no step, no journal row;
  * - the catalog's membership (catalog.ts), written once: admission after a create, removal in a deletion, and
  *   a secondary zone's leaving when it expires and joining again when it is served again;
  * - the signing port (signing.ts): what a signed zone's change asks of its signer, in its serial step; DNSSEC

@@ -9,7 +9,7 @@ import {
 } from '../../repositories/zone-writes';
 import type { Sql } from '../../db/pool';
 import type { Settings } from '../../config/settings';
-import { nextSerial, serialAdd } from '../../dns/serial';
+import { nextSerial, serialAdd, serialGreaterThan } from '../../dns/serial';
 import { withSerial } from '../../dns/zone-rules';
 import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
@@ -344,10 +344,8 @@ export class ZoneChange implements ChangeToSign {
     if (isRestricted(this.principal.policy)) {
       for (const record of [...this.removed, ...this.added])
         requireAllowed(this.principal.policy, { zone: this.zone.name, owner: record.owner, type: record.type, access: 'write' });
-      const soaFieldsChange =
-        (options.soaRdata !== undefined && withSerial(options.soaRdata, 0) !== withSerial(this.zone.soa.rdata, 0)) ||
-        (options.soaTtl !== undefined && options.soaTtl !== this.zone.soa.ttl);
-      if (soaFieldsChange) requireAllowed(this.principal.policy, { zone: this.zone.name, owner: '@', type: 'SOA', access: 'write' });
+      if (this.editsSoaFields(options))
+        requireAllowed(this.principal.policy, { zone: this.zone.name, owner: '@', type: 'SOA', access: 'write' });
     }
     // an ALIAS/ANAME nothing could flatten would be stored and never served: refused whichever path brought it,
     // but a secondary zone's transfer: the primary's data is taken as it is, and the zone served with the ALIAS's
@@ -377,6 +375,35 @@ export class ZoneChange implements ChangeToSign {
       if (other) throw new Error(`zone ${this.zone.name}: a change of derived records staged ${other.type} at ${other.owner}`);
     }
     if (this.signingPlan) zoneSigner().refuse(this, this.settings);
+  }
+
+  /**
+   * Whether committing with `options` would change nothing the zone serves: no record staged in or out or
+   * edited, no signer record staged and no signing step but the incremental one, no SOA field but the serial
+   * other than the zone's, and no serial asked beyond the zone's (a zone file or a DNS UPDATE that raises it).
+   * Such a change writes nothing: no serial step, no journal row (so no history entry, no `zone.changed` event,
+   * no NOTIFY, no IXFR). The one rule of every caller that may stage nothing (change sets, PowerDNS PATCH, DNS
+   * UPDATE, zone-file imports), asked before `commit`, which always writes a step.
+   */
+  changesNothing(options: CommitOptions = {}): boolean {
+    return (
+      this.inserts.length === 0 &&
+      this.deleteIds.length === 0 &&
+      this.update === undefined &&
+      this.signerAdded.length === 0 &&
+      this.signerRemoved.length === 0 &&
+      this.signing.mode === 'incremental' &&
+      !this.editsSoaFields(options) &&
+      (options.serialSetByCaller === undefined || !serialGreaterThan(options.serialSetByCaller, this.zone.serial))
+    );
+  }
+
+  /** whether `options` give the SOA a field (its serial aside) or a TTL other than the zone's */
+  private editsSoaFields(options: CommitOptions): boolean {
+    return (
+      (options.soaRdata !== undefined && withSerial(options.soaRdata, 0) !== withSerial(this.zone.soa.rdata, 0)) ||
+      (options.soaTtl !== undefined && options.soaTtl !== this.zone.soa.ttl)
+    );
   }
 
   /**
