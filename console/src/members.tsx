@@ -36,7 +36,11 @@ export function Members() {
       {roles.length > 0 ? (
         <Invitations userId={identity.accountId} roles={roles} />
       ) : (
-        <p className="hint">Your role in this account lets you see its members, not invite or change them: its owners and admins do.</p>
+        <p className="hint">
+          {identity.kind === 'session'
+            ? 'Your role in this account lets you see its members, not invite or change them: its owners and admins do.'
+            : 'This API key may not invite or change members (it was made without “may manage keys”).'}
+        </p>
       )}
     </>
   );
