@@ -1,4 +1,5 @@
 import { startRegistration } from '@simplewebauthn/browser';
+import { passkeyProblem } from './passkey-words';
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { postAuth } from './client';
@@ -129,14 +130,7 @@ function Passkeys() {
       try {
         response = await startRegistration({ optionsJSON: options.body });
       } catch (error) {
-        const name = (error as { name?: string })?.name;
-        return setNote({
-          ok: false,
-          text:
-            name === 'NotAllowedError'
-              ? 'No passkey was made (cancelled, or the device refused).'
-              : `No passkey was made: ${(error as Error).message}`,
-        });
+        return setNote({ ok: false, text: passkeyProblem(error, true) });
       }
       const saved = await postAuth('/auth/passkey/register', { response });
       if (saved.status !== 201) return setNote({ ok: false, text: saved.body?.message ?? `Refused (HTTP ${saved.status}).` });

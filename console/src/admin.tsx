@@ -405,7 +405,7 @@ export function AuditLog() {
       >
         <div className="form-grid">
           {field('zone', 'Zone')}
-          {field('actor', 'Actor (e-mail or key name)')}
+          {field('actor', 'Actor (e-mail, or an API or TSIG key’s name)')}
           {field('kind', 'Action (e.g. api-key-revoked)')}
           {field('since', 'From', 'datetime-local')}
           {field('until', 'Until', 'datetime-local')}

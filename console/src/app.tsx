@@ -10,7 +10,7 @@ import {
   ApiKeysDocument,
   ViewerDocument,
 } from './generated/graphql';
-import { Identity, IdentityContext, managesMembers, roleWords } from './identity';
+import { Identity, IdentityContext, roleWords } from './identity';
 import { SignIn } from './sign-in';
 import { ZonePage } from './zone';
 import { ZoneList } from './zones';
@@ -318,7 +318,7 @@ function Shell({
     if (check.data) setAccepted(true);
   }, [check.data]);
   const titles: Record<string, string> = {
-    keys: 'Keys',
+    keys: 'API and TSIG keys',
     webhooks: 'Webhooks',
     sets: 'Nameserver sets',
     members: 'Members',
@@ -346,9 +346,10 @@ function Shell({
           <a href="#/" aria-current={current('zones')}>
             Zones
           </a>
-          {managesMembers(identity) && viewer.data?.viewer.can.manageKeys && (
+          {/* API keys and TSIG keys (a zone's DNSSEC keys are on its DNSSEC tab): for who may manage them */}
+          {viewer.data?.viewer.can.manageKeys && (
             <a href="#/keys" aria-current={current('keys')}>
-              Keys
+              API &amp; TSIG keys
             </a>
           )}
           {/* every member and key keeps its account's webhooks (docs/events.md); a sign-in in no account has none */}

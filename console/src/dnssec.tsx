@@ -177,7 +177,7 @@ function EnableForm({ zone, onDone, onError }: { zone: string; onDone: (text: st
           </select>
         </div>
         <div className="field">
-          <label htmlFor="dnssec-layout">Keys</label>
+          <label htmlFor="dnssec-layout">Signing keys</label>
           <select id="dnssec-layout" value={layout} onChange={(e) => setLayout(e.target.value as DnssecKeyLayout)}>
             <option value={'KSK_ZSK'}>A KSK and a ZSK</option>
             <option value={'CSK'}>One combined key (CSK)</option>
@@ -366,7 +366,7 @@ function Signed({
         </ul>
       </details>
 
-      <h3 id="dnssec-keys-title">Keys</h3>
+      <h3 id="dnssec-keys-title">DNSSEC signing keys</h3>
       {/* the box scrolls sideways at 390 px: focusable, so a keyboard can scroll it too */}
       <div className="table-scroll" tabIndex={0} role="region" aria-labelledby="dnssec-keys-title">
         <table className="dnssec-keys" aria-labelledby="dnssec-keys-title">

@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
-import type { MemberRole, MembershipFieldsFragment } from './generated/graphql';
+import { useQuery } from 'urql';
+import { ViewerDocument, type MemberRole, type MembershipFieldsFragment, type ViewerQuery } from './generated/graphql';
 
 /**
  * Who the console acts as, for the screens that need an account's id (members, keys, transfers): a person signed
@@ -36,8 +37,14 @@ export const IdentityContext = createContext<Identity>({
 
 export const useIdentity = () => useContext(IdentityContext);
 
-/** Owners and admins manage members and keys (docs/people.md, «Roles»); keys are answered by the API itself. */
-export const managesMembers = (identity: Identity) => identity.kind === 'key' || identity.role === 'OWNER' || identity.role === 'ADMIN';
+/**
+ * What the caller may do beyond one zone, as the API decides it (`viewer { can }`: the key's policy or the
+ * person's role); undefined until it is known, when nothing is offered. One query, shared by every screen (the cache).
+ */
+export function useViewerCan(): ViewerQuery['viewer']['can'] | undefined {
+  const [viewer] = useQuery({ query: ViewerDocument });
+  return viewer.data?.viewer.can;
+}
 
 /** The console's words for a role (the API's MemberRole). */
 export const ROLE_WORDS: Record<MemberRole, string> = {

@@ -14,7 +14,7 @@ import {
   RevokeTsigKeyDocument,
   TsigKeysDocument,
 } from './generated/graphql';
-import { useIdentity, when } from './identity';
+import { useIdentity, useViewerCan, when } from './identity';
 import { SecretOnce } from './secret-once';
 
 export function RevokeButton({ label, onRevoke }: { label: string; onRevoke: () => void }) {
@@ -61,7 +61,7 @@ export function PolicySummary({ policy }: { policy: KeyPolicyFieldsFragment }) {
     const flags = [
       policy.mayCreateZones && 'create zones',
       policy.mayDeleteZones && 'delete zones',
-      policy.mayManageKeys && 'manage keys',
+      policy.mayManageKeys && 'manage API and TSIG keys',
     ].filter(Boolean);
     if (flags.length) lines.push(`May ${flags.join(', ')}`);
   }
@@ -96,6 +96,26 @@ interface PolicyDraft {
   idleDays: string;
   networks: string;
 }
+
+/**
+ * What the caller may give a new key, as the API answers it (`viewer.can`): a key without rules only from an
+ * unrestricted caller, each flag only from one that has it (newKeyPolicy refuses more: FORBIDDEN_BY_POLICY).
+ */
+interface Grantable {
+  unrestricted: boolean;
+  mayCreateZones: boolean;
+  mayDeleteZones: boolean;
+  mayManageKeys: boolean;
+}
+
+/** a key that may do everything its account may: a restricted caller never revokes one (requireWithin) */
+const UNRESTRICTED_NOT_YOURS = 'active (the account’s owner revokes it)';
+
+/** a new key's form as it starts: everything the account may do where the caller may give that, else rules */
+const emptyPolicy = (grantable: Grantable): PolicyDraft => ({
+  ...EMPTY_POLICY,
+  kind: grantable.unrestricted ? 'UNRESTRICTED' : 'RULES',
+});
 
 const EMPTY_POLICY: PolicyDraft = {
   kind: 'UNRESTRICTED',
@@ -148,11 +168,13 @@ function PolicyFields({
   draft,
   onChange,
   problems,
+  grantable,
 }: {
   idPrefix: string;
   draft: PolicyDraft;
   onChange: (draft: PolicyDraft) => void;
   problems: Record<string, string>;
+  grantable: Grantable;
 }) {
   const set = (patch: Partial<PolicyDraft>) => onChange({ ...draft, ...patch });
   const setRule = (i: number, patch: Partial<RuleDraft>) => set({ rules: draft.rules.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
@@ -181,7 +203,7 @@ function PolicyFields({
           'access',
           'What it may do',
           <select id={`${idPrefix}-access`} value={draft.kind} onChange={(e) => set({ kind: e.target.value as PolicyDraft['kind'] })}>
-            <option value="UNRESTRICTED">Everything its account may do</option>
+            {grantable.unrestricted && <option value="UNRESTRICTED">Everything its account may do</option>}
             <option value="READ_ONLY">{PRESET_WORDS.READ_ONLY}</option>
             <option value="ONE_ZONE">{PRESET_WORDS.ONE_ZONE}</option>
             <option value="ACME">{PRESET_WORDS.ACME}</option>
@@ -274,18 +296,24 @@ function PolicyFields({
             </button>
           </div>
           <div className="checks">
-            <label className="inline">
-              <input type="checkbox" checked={draft.mayCreateZones} onChange={(e) => set({ mayCreateZones: e.target.checked })} /> May
-              create zones
-            </label>
-            <label className="inline">
-              <input type="checkbox" checked={draft.mayDeleteZones} onChange={(e) => set({ mayDeleteZones: e.target.checked })} /> May
-              delete zones
-            </label>
-            <label className="inline">
-              <input type="checkbox" checked={draft.mayManageKeys} onChange={(e) => set({ mayManageKeys: e.target.checked })} /> May manage
-              keys
-            </label>
+            {grantable.mayCreateZones && (
+              <label className="inline">
+                <input type="checkbox" checked={draft.mayCreateZones} onChange={(e) => set({ mayCreateZones: e.target.checked })} /> May
+                create zones
+              </label>
+            )}
+            {grantable.mayDeleteZones && (
+              <label className="inline">
+                <input type="checkbox" checked={draft.mayDeleteZones} onChange={(e) => set({ mayDeleteZones: e.target.checked })} /> May
+                delete zones
+              </label>
+            )}
+            {grantable.mayManageKeys && (
+              <label className="inline">
+                <input type="checkbox" checked={draft.mayManageKeys} onChange={(e) => set({ mayManageKeys: e.target.checked })} /> May
+                manage API and TSIG keys
+              </label>
+            )}
           </div>
         </fieldset>
       )}
@@ -346,18 +374,45 @@ function problemsOf(error: Parameters<typeof errorDetails>[0]): Record<string, s
   return Object.keys(found).length ? found : { form: describeError(error!) };
 }
 
-/** API keys and TSIG keys (DNS UPDATE, RFC 2136) the signed-in key or person may manage: create (secret shown once), revoke. */
+/**
+ * API keys and TSIG keys (DNS UPDATE, RFC 2136) the signed-in key or person may manage: create (secret shown once),
+ * revoke. Offered to who may manage them (`viewer.can.manageKeys`); anyone else who opens the address is told so,
+ * and shown no form. A zone's DNSSEC keys are another thing, on its DNSSEC tab: the page says so.
+ */
 export function Keys() {
+  const can = useViewerCan();
+  const identity = useIdentity();
+  if (!can) return <p role="status">Loading…</p>;
+  const grantable: Grantable = {
+    unrestricted: can.manageUnrestrictedKeys,
+    mayCreateZones: can.createZone,
+    mayDeleteZones: can.deleteZones,
+    mayManageKeys: can.manageKeys,
+  };
   return (
     <>
-      <h1>Keys</h1>
-      <ApiKeys />
-      <TsigKeys />
+      <h1>API keys and TSIG keys</h1>
+      <p className="hint">
+        API keys let programs use the GraphQL, REST and PowerDNS APIs; TSIG keys sign DNS UPDATEs and zone transfers (nsupdate, certbot,
+        lego). A zone’s DNSSEC signing keys are on its DNSSEC tab.
+      </p>
+      {can.manageKeys ? (
+        <>
+          <ApiKeys grantable={grantable} />
+          <TsigKeys grantable={grantable} />
+        </>
+      ) : (
+        <p className="empty">
+          {identity.kind === 'session'
+            ? 'Your role in this account does not let you see or make its API keys and TSIG keys: its owners and admins do.'
+            : 'This API key may not see or make API keys and TSIG keys (it was made without “may manage keys”).'}
+        </p>
+      )}
     </>
   );
 }
 
-function ApiKeys() {
+function ApiKeys({ grantable }: { grantable: Grantable }) {
   const identity = useIdentity();
   // a person lists the keys of the account acted in; a key, those it may manage
   const [list, refetch] = useQuery({
@@ -369,7 +424,7 @@ function ApiKeys() {
   const [, revoke] = useMutation(RevokeApiKeyDocument);
   const [name, setName] = useState('');
   const [userId, setUserId] = useState('');
-  const [draft, setDraft] = useState<PolicyDraft>(EMPTY_POLICY);
+  const [draft, setDraft] = useState<PolicyDraft>(() => emptyPolicy(grantable));
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState<string | null>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -388,7 +443,7 @@ function ApiKeys() {
     }
     setProblems({});
     setName('');
-    setDraft(EMPTY_POLICY);
+    setDraft(emptyPolicy(grantable));
     setSecret(result.data!.createApiKey.secret);
     refetch({ requestPolicy: 'network-only' });
   };
@@ -435,6 +490,8 @@ function ApiKeys() {
                     ) : (
                       'active (set by API_KEY)'
                     )
+                  ) : !k.policy.restricted && !grantable.unrestricted ? (
+                    UNRESTRICTED_NOT_YOURS
                   ) : (
                     <RevokeButton
                       label={k.name}
@@ -507,7 +564,7 @@ function ApiKeys() {
               </div>
             )}
           </div>
-          <PolicyFields idPrefix="api-key" draft={draft} onChange={setDraft} problems={problems} />
+          <PolicyFields idPrefix="api-key" draft={draft} onChange={setDraft} problems={problems} grantable={grantable} />
           <div className="actions">
             <button type="submit" disabled={fetching}>
               Create API key
@@ -519,7 +576,7 @@ function ApiKeys() {
   );
 }
 
-function TsigKeys() {
+function TsigKeys({ grantable }: { grantable: Grantable }) {
   const identity = useIdentity();
   const [list, refetch] = useQuery({
     query: TsigKeysDocument,
@@ -531,7 +588,7 @@ function TsigKeys() {
   const [name, setName] = useState('');
   const [algorithm, setAlgorithm] = useState('hmac-sha256');
   const [userId, setUserId] = useState('');
-  const [draft, setDraft] = useState<PolicyDraft>(EMPTY_POLICY);
+  const [draft, setDraft] = useState<PolicyDraft>(() => emptyPolicy(grantable));
   const nameField = useRef<HTMLInputElement>(null);
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [created, setCreated] = useState<{ secret: string; name: string; algorithm: string } | null>(null);
@@ -553,7 +610,7 @@ function TsigKeys() {
     }
     setProblems({});
     setName('');
-    setDraft(EMPTY_POLICY);
+    setDraft(emptyPolicy(grantable));
     const made = result.data!.createTsigKey;
     setCreated({ secret: made.secret, name: made.tsigKey.name, algorithm: made.tsigKey.algorithm });
     refetch({ requestPolicy: 'network-only' });
@@ -595,6 +652,8 @@ function TsigKeys() {
                 <td>
                   {k.revokedAt ? (
                     `revoked ${new Date(k.revokedAt).toLocaleString('en')}`
+                  ) : !k.policy.restricted && !grantable.unrestricted ? (
+                    UNRESTRICTED_NOT_YOURS
                   ) : (
                     <RevokeButton
                       label={k.name}
@@ -679,7 +738,7 @@ function TsigKeys() {
               </div>
             )}
           </div>
-          <PolicyFields idPrefix="tsig-key" draft={draft} onChange={setDraft} problems={problems} />
+          <PolicyFields idPrefix="tsig-key" draft={draft} onChange={setDraft} problems={problems} grantable={grantable} />
           <div className="actions">
             <button type="submit">Create TSIG key</button>
           </div>

@@ -14,10 +14,8 @@ import {
   RevokeInvitationDocument,
   SetMemberRoleDocument,
 } from './generated/graphql';
-import { managesMembers, ROLE_WORDS, roleWords, useIdentity, when } from './identity';
+import { ROLE_WORDS, roleWords, useIdentity, useViewerCan, when } from './identity';
 import { zoneList } from './names';
-
-const ROLES = Object.keys(ROLE_WORDS) as MemberRole[];
 
 /**
  * The members of the account acted in and its open invitations (docs/people.md): roles changed, members removed
@@ -27,12 +25,23 @@ const ROLES = Object.keys(ROLE_WORDS) as MemberRole[];
  */
 export function Members() {
   const identity = useIdentity();
+  // the roles whose members the caller manages here, as the API decides (`viewer.can.memberRoles`): an owner every
+  // one, an admin all but owners, an editor or a viewer none; nothing is offered before it is known
+  const roles = useViewerCan()?.memberRoles ?? [];
   if (!identity.accountId) return <p className="empty">This sign-in acts in no account: there are no members to show.</p>;
   return (
     <>
       <h1>Members</h1>
-      <MemberList userId={identity.accountId} />
-      {managesMembers(identity) && <Invitations userId={identity.accountId} />}
+      <MemberList userId={identity.accountId} roles={roles} />
+      {roles.length > 0 ? (
+        <Invitations userId={identity.accountId} roles={roles} />
+      ) : (
+        <p className="hint">
+          {identity.kind === 'session'
+            ? 'Your role in this account lets you see its members, not invite or change them: its owners and admins do.'
+            : 'This API key may not invite or change members (it was made without “may manage keys”).'}
+        </p>
+      )}
     </>
   );
 }
@@ -40,13 +49,16 @@ export function Members() {
 function MemberRow({
   member,
   manage,
+  roles,
   self,
   onChanged,
   onNote,
   onRecoveryLink,
 }: {
   member: MembershipFieldsFragment;
+  /** the caller manages this member's role (and so may give them one of `roles`, remove them, make a recovery link) */
   manage: boolean;
+  roles: MemberRole[];
   self: boolean;
   onChanged: () => void;
   onNote: (note: { ok: boolean; text: string }) => void;
@@ -110,7 +122,7 @@ function MemberRow({
               Role of {member.email}
             </label>
             <select id={`role-${member.personId}`} ref={roleSelect} value={role} onChange={(e) => setRole(e.target.value as MemberRole)}>
-              {ROLES.map((r) => (
+              {roles.map((r) => (
                 <option key={r} value={r}>
                   {ROLE_WORDS[r]}
                 </option>
@@ -162,7 +174,7 @@ function MemberRow({
   );
 }
 
-function MemberList({ userId }: { userId: string }) {
+function MemberList({ userId, roles }: { userId: string; roles: MemberRole[] }) {
   const identity = useIdentity();
   const [list, refetch] = useQuery({ query: MembersDocument, variables: { userId }, requestPolicy: 'cache-and-network' });
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
@@ -172,7 +184,6 @@ function MemberList({ userId }: { userId: string }) {
     if (recovery) recoveryField.current?.focus();
   }, [recovery]);
   const members = list.data?.members ?? [];
-  const manage = managesMembers(identity);
   return (
     <section aria-labelledby="members-title">
       <h2 id="members-title">People in this account</h2>
@@ -201,7 +212,8 @@ function MemberList({ userId }: { userId: string }) {
               <MemberRow
                 key={m.personId}
                 member={m}
-                manage={manage}
+                manage={roles.includes(m.role)}
+                roles={roles}
                 self={identity.email === m.email}
                 onNote={setNote}
                 onRecoveryLink={(link) => {
@@ -241,7 +253,7 @@ function MemberList({ userId }: { userId: string }) {
   );
 }
 
-function Invitations({ userId }: { userId: string }) {
+function Invitations({ userId, roles }: { userId: string; roles: MemberRole[] }) {
   const [list, refetch] = useQuery({ query: InvitationsDocument, variables: { userId }, requestPolicy: 'cache-and-network' });
   const [{ fetching }, invite] = useMutation(InviteMemberDocument);
   const [, revoke] = useMutation(RevokeInvitationDocument);
@@ -386,13 +398,23 @@ function Invitations({ userId }: { userId: string }) {
           </div>
           <div className="field">
             <label htmlFor="invite-role">Role</label>
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as MemberRole)}>
-              {ROLES.map((r) => (
+            <select
+              id="invite-role"
+              value={role}
+              aria-describedby={roles.includes('OWNER') ? undefined : 'invite-role-hint'}
+              onChange={(e) => setRole(e.target.value as MemberRole)}
+            >
+              {roles.map((r) => (
                 <option key={r} value={r}>
                   {ROLE_WORDS[r]}
                 </option>
               ))}
             </select>
+            {!roles.includes('OWNER') && (
+              <p id="invite-role-hint" className="hint">
+                An owner invites owners.
+              </p>
+            )}
           </div>
           {role === 'EDITOR' && (
             <div className="field">

@@ -1,6 +1,7 @@
 import { startAuthentication, startRegistration } from '@simplewebauthn/browser';
 import { FormEvent, useEffect, useState } from 'react';
 import { postAuth } from './client';
+import { passkeyProblem } from './passkey-words';
 
 /** what GET /auth/methods says this service offers (src/http/sign-in.ts) */
 interface Methods {
@@ -8,13 +9,6 @@ interface Methods {
   /** the provider's name (OIDC_PROVIDER_NAME), for "Sign in with …"; null: none set */
   oidcProvider?: string | null;
   passkey: boolean;
-}
-
-/** a WebAuthn ceremony's failure in words: the person cancelled, or the browser or the service refused */
-function passkeyProblem(error: unknown): string {
-  const name = (error as { name?: string } | null)?.name;
-  if (name === 'NotAllowedError') return 'The passkey was not used (cancelled, or no passkey for this site on this device).';
-  return `The passkey could not be used: ${(error as Error)?.message ?? String(error)}`;
 }
 
 /**
@@ -29,7 +23,7 @@ export async function passkeyCeremony(optionsPath: string, path: string): Promis
   try {
     response = await startAuthentication({ optionsJSON: options.body });
   } catch (error) {
-    return passkeyProblem(error);
+    return passkeyProblem(error, false);
   }
   const answer = await postAuth(path, { response });
   if (answer.status !== 200) return answer.body?.message ?? `The passkey was refused (HTTP ${answer.status}).`;
@@ -60,13 +54,7 @@ export async function joinWithPasskey(
   try {
     response = await startRegistration({ optionsJSON: options.body });
   } catch (error) {
-    const name = (error as { name?: string } | null)?.name;
-    return {
-      problem:
-        name === 'NotAllowedError'
-          ? 'No passkey was made (cancelled, or the device refused).'
-          : `No passkey was made: ${(error as Error)?.message}`,
-    };
+    return { problem: passkeyProblem(error, true) };
   }
   const answer = await postAuth(`/auth/passkey/${link}`, { token, response });
   if (answer.status !== 201) return { problem: answer.body?.message ?? `The passkey was refused (HTTP ${answer.status}).` };

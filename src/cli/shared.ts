@@ -143,12 +143,28 @@ export async function userIdOf(user: string): Promise<string> {
  * by a zone that is not there is empty, and "(none)" would say the zone is
  */
 export async function requireZone(name: string): Promise<void> {
+  if (!(await zoneExists(name))) throw new ApiError('ZONE_NOT_FOUND', `no zone ${name} (it does not exist, or this key cannot see it)`);
+}
+
+/** does the zone exist for this key (ZONE_NOT_FOUND: it does not, or the key cannot see it)? */
+export async function zoneExists(name: string): Promise<boolean> {
   try {
     await gql(`query($z: String!) { domain(name: $z) { id } }`, { z: name });
+    return true;
   } catch (error) {
-    if (error instanceof ApiError && error.code === 'ZONE_NOT_FOUND')
-      throw new ApiError('ZONE_NOT_FOUND', `no zone ${name} (it does not exist, or this key cannot see it)`);
+    if (error instanceof ApiError && error.code === 'ZONE_NOT_FOUND') return false;
     throw error;
+  }
+}
+
+/** a yes-or-no question at the terminal (on stderr, so that stdout stays the command's answer); yes only when typed */
+export async function askYesNo(question: string): Promise<boolean> {
+  const { createInterface } = await import('node:readline/promises');
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+  } finally {
+    prompt.close();
   }
 }
 

@@ -1,7 +1,7 @@
 import { decide, isRestricted, writesSomewhere } from '../auth/policy';
-import { isOperator } from '../auth/principal';
+import { isOperator, scopeUserId } from '../auth/principal';
 import { keepsWebhooks } from '../auth/principal';
-import type { Role } from '../auth/roles';
+import { managesRole, ROLES, type Role } from '../auth/roles';
 import { DomainError } from '../errors/catalogue';
 import { UNDELETABLE_TYPES } from '../dns/zone-rules';
 import type { DomainRow } from '../repositories/read-model';
@@ -13,6 +13,7 @@ export interface ViewerPermissions {
   createZone: boolean;
   deleteZones: boolean;
   manageKeys: boolean;
+  manageUnrestrictedKeys: boolean;
   manageNameserverSets: boolean;
   manageWebhooks: boolean;
   administer: boolean;
@@ -58,6 +59,8 @@ export class PermissionsService {
       createZone: flag('mayCreateZones'),
       deleteZones: flag('mayDeleteZones'),
       manageKeys: flag('mayManageKeys'),
+      // newKeyPolicy and requireWithin (exceedsCreator): a restricted caller (an admin, a key with rules) makes and revokes restricted keys only
+      manageUnrestrictedKeys: flag('mayManageKeys') && !isRestricted(policy),
       // NameserverSetsService: the operator's (requireAdmin)
       manageNameserverSets: isOperator(ctx.principal),
       // EventsService (requireWebhookManager): a person by role, a viewer none; every key keeps its own
@@ -65,6 +68,16 @@ export class PermissionsService {
       // UsersService, AuditLogService, ZoneTransfersService.move, OperatorsService (requireAdmin): the operator
       administer: isOperator(ctx.principal),
     };
+  }
+
+  /**
+   * The roles whose members the caller manages in the account it acts in (invites to, changes to and from,
+   * removes; PeopleService.requireManages): an owner every one, an admin all but owners, anyone else none. The
+   * admin key and an operator person count as an owner of every account.
+   */
+  async memberRoles(ctx: RequestContext): Promise<Role[]> {
+    const role = await this.roleIn(ctx, scopeUserId(ctx.principal) ?? 0);
+    return ROLES.filter((target) => managesRole(role, target));
   }
 
   async zone(ctx: RequestContext, zone: DomainRow): Promise<ZonePermissions> {

@@ -181,6 +181,29 @@ test('a person signed in with a passkey is offered the operator’s screens once
     await person.getByText('alice@admin.example · Viewer').waitFor();
     await person.getByRole('link', { name: 'Administration' }).click();
     await person.getByRole('heading', { name: 'Administration', level: 1 }).waitFor();
+
+    // an operator's every link, at 1400 px: the links on one line, the whole top bar two lines at most
+    await person.setViewportSize({ width: 1400, height: 900 });
+    const bar = await person.evaluate<{ links: string[]; tops: number[]; linkHeight: number; barHeight: number }>(`(() => {
+      const links = [...document.querySelectorAll('header nav[aria-label="Main"] a')];
+      const bar = document.querySelector('header.topbar').getBoundingClientRect();
+      return { links: links.map((a) => a.textContent), tops: [...new Set(links.map((a) => Math.round(a.getBoundingClientRect().top)))],
+        linkHeight: links[0].getBoundingClientRect().height, barHeight: bar.height };
+    })()`);
+    await person.screenshot({ path: path.join(ARTIFACTS, 'operator-nav-1400.png') });
+    expect(bar.links).toEqual([
+      'Zones',
+      'API & TSIG keys',
+      'Webhooks',
+      'Nameserver sets',
+      'Administration',
+      'Audit log',
+      'Members',
+      'Your sign-in',
+      'GraphiQL',
+    ]);
+    expect({ rows: bar.tops.length, twoLinesAtMost: bar.barHeight < 5 * bar.linkHeight }).toEqual({ rows: 1, twoLinesAtMost: true });
+    await person.setViewportSize({ width: 1280, height: 900 });
     const accounts = person.locator('table.admin-users tbody tr');
     await accounts.first().waitFor();
     expect(await accounts.locator('td:first-child').allTextContents()).toEqual(

@@ -101,7 +101,7 @@ test('signed in with a user key, the keys page lists the key and offers the poli
   await page.getByRole('textbox', { name: 'API key', exact: true }).fill(userKey);
   await page.keyboard.press('Enter');
   await page.getByRole('link', { name: ZONE, exact: true }).waitFor();
-  await page.getByRole('link', { name: 'Keys', exact: true }).click();
+  await page.getByRole('link', { name: 'API & TSIG keys', exact: true }).click();
   await page.getByRole('heading', { name: 'API keys', level: 2 }).waitFor();
   await keyRow('test').waitFor();
   expect(await policyLines('test')).toEqual(['Everything its account may do']);

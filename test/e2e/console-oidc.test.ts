@@ -82,7 +82,7 @@ test('an invited address signs in with the provider and sees its account with it
   await page.getByRole('cell', { name: `${PERSON} (you)` }).waitFor();
   expect(await page.getByRole('button', { name: 'Create invitation' }).count()).toBe(0);
   // nor keys: the Keys screen is not offered
-  expect(await page.getByRole('link', { name: 'Keys' }).count()).toBe(0);
+  expect(await page.getByRole('link', { name: 'API & TSIG keys' }).count()).toBe(0);
 }, 90_000);
 
 test('with a passkey, the next OpenID Connect sign-in asks for it before anything else', async () => {

@@ -209,7 +209,7 @@ for (const role of ROLES) {
       await page.goto(`${origin}/console/#/`);
       await page.getByRole('link', { name: ZONE, exact: true }).waitFor();
       expect(await page.getByRole('button', { name: 'New zone…' }).count()).toBe(mayCreate ? 1 : 0);
-      expect(await page.getByRole('link', { name: 'Keys' }).count()).toBe(mayCreate ? 1 : 0);
+      expect(await page.getByRole('link', { name: 'API & TSIG keys', exact: true }).count()).toBe(mayCreate ? 1 : 0);
       if (role === 'editor') await expectAccessibleAtBothWidths(page, ARTIFACTS, `zones-${role}`);
 
       await page.goto(`${origin}/console/#/zone/${ZONE}`);

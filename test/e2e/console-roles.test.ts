@@ -26,11 +26,61 @@ const person = (role: Role) => `${role}@roles.example`;
 const HOOK_URL = 'https://93.184.216.34/role-walk';
 
 /** what each role is offered (docs/people.md, «Roles»): the roles matrix, stated here, never read from the service */
-const OFFERS: Record<Role, { createZone: boolean; keys: boolean; invite: boolean; webhooks: boolean; write: boolean; move: boolean }> = {
-  owner: { createZone: true, keys: true, invite: true, webhooks: true, write: true, move: true },
-  admin: { createZone: true, keys: true, invite: true, webhooks: true, write: true, move: false },
-  editor: { createZone: false, keys: false, invite: false, webhooks: true, write: true, move: false },
-  viewer: { createZone: false, keys: false, invite: false, webhooks: false, write: false, move: false },
+const OFFERS: Record<
+  Role,
+  {
+    createZone: boolean;
+    keys: boolean;
+    /** a key that may do everything the account may (an admin's keys are restricted ones) */
+    unrestrictedKeys: boolean;
+    /** the roles whose members it invites and manages (an admin: not owners) */
+    memberRoles: string[];
+    invite: boolean;
+    webhooks: boolean;
+    write: boolean;
+    move: boolean;
+  }
+> = {
+  owner: {
+    createZone: true,
+    keys: true,
+    unrestrictedKeys: true,
+    memberRoles: ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'],
+    invite: true,
+    webhooks: true,
+    write: true,
+    move: true,
+  },
+  admin: {
+    createZone: true,
+    keys: true,
+    unrestrictedKeys: false,
+    memberRoles: ['ADMIN', 'EDITOR', 'VIEWER'],
+    invite: true,
+    webhooks: true,
+    write: true,
+    move: false,
+  },
+  editor: {
+    createZone: false,
+    keys: false,
+    unrestrictedKeys: false,
+    memberRoles: [],
+    invite: false,
+    webhooks: true,
+    write: true,
+    move: false,
+  },
+  viewer: {
+    createZone: false,
+    keys: false,
+    unrestrictedKeys: false,
+    memberRoles: [],
+    invite: false,
+    webhooks: false,
+    write: false,
+    move: false,
+  },
 };
 
 let app: TestApp;
@@ -104,7 +154,7 @@ for (const role of ROLES) {
       await page.getByText(`${ACCOUNT} · ${WORDS[role]}`).waitFor();
       const me = await gqlFromPage(
         page,
-        `{ me { email role accountId } viewer { can { createZone deleteZones manageKeys manageNameserverSets manageWebhooks } } }`,
+        `{ me { email role accountId } viewer { can { createZone deleteZones manageKeys manageUnrestrictedKeys memberRoles manageNameserverSets manageWebhooks } } }`,
       );
       expect(me.data).toEqual({
         me: { email: person(role), role: role.toUpperCase(), accountId },
@@ -113,6 +163,8 @@ for (const role of ROLES) {
             createZone: offers.createZone,
             deleteZones: offers.createZone,
             manageKeys: offers.keys,
+            manageUnrestrictedKeys: offers.unrestrictedKeys,
+            memberRoles: offers.memberRoles,
             manageNameserverSets: false,
             manageWebhooks: offers.webhooks,
           },
@@ -126,7 +178,7 @@ for (const role of ROLES) {
       expect({
         role,
         newZone: await count('New zone…'),
-        keys: await count('Keys', 'link'),
+        keys: await count('API & TSIG keys', 'link'),
         members: await count('Members', 'link'),
         webhooks: await count('Webhooks', 'link'),
         operator: (await count('Administration', 'link')) + (await count('Nameserver sets', 'link')),
@@ -167,7 +219,42 @@ for (const role of ROLES) {
       await page.getByRole('heading', { name: 'People in this account' }).waitFor();
       await page.getByRole('cell', { name: `${person(role)} (you)` }).waitFor();
       if (offers.invite) await page.getByRole('heading', { name: 'Invite someone', exact: true }).waitFor();
+      else await page.getByText('Your role in this account lets you see its members, not invite or change them').waitFor();
       expect({ role, invite: await count('Invite someone', 'heading') }).toEqual({ role, invite: +offers.invite });
+      // only the roles it manages are offered: an admin invites no owner, and changes or removes none
+      const inviteRoles = offers.invite ? await page.locator('#invite-role option').evaluateAll((os) => os.map((o: any) => o.value)) : [];
+      const ownerRow = page.getByRole('row').filter({ hasText: FIRST_OWNER });
+      expect({
+        role,
+        inviteRoles,
+        ownerRoleSelect: await ownerRow.getByRole('combobox').count(),
+        ownerRemove: await ownerRow.getByRole('button', { name: `Remove ${FIRST_OWNER}` }).count(),
+        ownerRecovery: await ownerRow.getByRole('button', { name: `Make a recovery link for ${FIRST_OWNER}` }).count(),
+      }).toEqual({
+        role,
+        inviteRoles: offers.memberRoles,
+        ownerRoleSelect: +(role === 'owner'),
+        ownerRemove: +(role === 'owner'),
+        ownerRecovery: +(role === 'owner'),
+      });
+
+      // API and TSIG keys, its address opened directly: the forms for who may make keys, and only what they may give
+      await page.goto(`${origin}/console/#/keys`);
+      await page.getByRole('heading', { name: 'API keys and TSIG keys', level: 1 }).waitFor();
+      if (offers.keys) await page.getByRole('heading', { name: 'New API key' }).waitFor();
+      else await page.getByText('Your role in this account does not let you see or make its API keys and TSIG keys').waitFor();
+      expect({
+        role,
+        forms: (await count('New API key', 'heading')) + (await count('New TSIG key', 'heading')),
+        everything: await page.locator('#api-key-access option[value="UNRESTRICTED"]').count(),
+      }).toEqual({ role, forms: offers.keys ? 2 : 0, everything: +offers.unrestrictedKeys });
+      if (role === 'admin') {
+        // the form starts with rules (a key that may do everything is refused an admin), and what it makes is taken
+        expect(await page.locator('#api-key-access').inputValue()).toBe('RULES');
+        await page.fill('#api-key-name', 'made by the admin');
+        await page.getByRole('button', { name: 'Create API key' }).click();
+        await page.getByText('The new API key').first().waitFor();
+      }
 
       // Webhooks: every member sees the list; a viewer is offered no New webhook and is told why
       await page.getByRole('link', { name: 'Webhooks' }).click();

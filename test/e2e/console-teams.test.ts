@@ -14,7 +14,14 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, expectAccessibleAtBothWidths, gqlFromPage } from '../support/console';
+import {
+  buildConsole,
+  CONSOLE_ARTIFACTS,
+  launchChromium,
+  expectAccessibleAtBothWidths,
+  gqlFromPage,
+  passkeyBrowser,
+} from '../support/console';
 import { createUser, createZone } from '../support/fixtures';
 import { signIn } from '../support/people';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -100,6 +107,15 @@ test('a person registers a passkey in the console, signs out, and signs in with 
   expect(listed.data.myPasskeys).toHaveLength(1);
   expect(await page.locator('table.passkeys tbody tr').count()).toBe(1);
   expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Add a passkey');
+  // the same authenticator again: refused by the browser (the service's options exclude it), said in words
+  await page.getByRole('button', { name: 'Add a passkey' }).click();
+  await page
+    .getByText(
+      'No passkey was made. This device or security key already holds a passkey of yours for this site: sign in with it, or add another device instead.',
+    )
+    .waitFor();
+  expect(await page.getByText(/authenticator was previously registered/i).count()).toBe(0);
+  expect((await fromPage(`{ myPasskeys { id } }`)).data.myPasskeys).toHaveLength(1);
   // this browser's session is listed and marked
   await page.getByText('(this browser)').waitFor();
   await expectAccessible('account');
@@ -117,6 +133,17 @@ test('a person registers a passkey in the console, signs out, and signs in with 
   expect(await page.getByRole('link', { name: /Sign in with (?!a passkey)/ }).count()).toBe(0);
   expect((await app.http.get('/auth/methods')).body).toEqual({ oidc: false, oidcProvider: null, passkey: true });
   await expectAccessible('sign-in-people');
+  // a device without her passkey: the browser's refusal (NotAllowedError, as a cancel or a timeout) in words
+  const elsewhere = await passkeyBrowser(browser);
+  try {
+    await elsewhere.page.goto(`${origin}/console/`);
+    await elsewhere.page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    const said = elsewhere.page.getByText('You are not signed in. The request was cancelled or timed out, or this device holds no passkey');
+    await said.waitFor();
+    expect(await said.textContent()).not.toMatch(/w3\.org|operation either timed out/);
+  } finally {
+    await elsewhere.context.close();
+  }
   await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
   await page.getByRole('link', { name: 'Members' }).waitFor();
   await page.getByText(PERSON).first().waitFor();
@@ -189,8 +216,8 @@ async function personId(email: string): Promise<string> {
 }
 
 test('keys: an API key with rules, networks and an expiry shows its rules; a TSIG key is the account’s', async () => {
-  await page.getByRole('link', { name: 'Keys' }).click();
-  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.getByRole('link', { name: 'API & TSIG keys', exact: true }).click();
+  await page.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
   await page.fill('#api-key-name', 'deploy');
   await page.selectOption('#api-key-access', 'RULES');
   await page.selectOption('#api-key-rule-0-access', 'WRITE');

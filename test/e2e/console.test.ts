@@ -451,7 +451,7 @@ test('zone file: export shows the master file; an import is previewed as a dry r
 
 test('keys: a new API key and a new TSIG key show their secret once; a TSIG key is revoked', async () => {
   await page.evaluate("location.hash = '#/keys'");
-  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await page.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
   await page.getByRole('cell', { name: 'test', exact: true }).waitFor();
   await page.fill('#api-key-name', 'made in the console');
   await page.getByRole('button', { name: 'Create API key' }).click();

@@ -58,6 +58,14 @@ test('invites (the link printed), lists members and invitations, changes a role,
   });
   const wrong = await cli(['member', 'role', account, personId, 'superuser']);
   expect([wrong.code, wrong.err]).toEqual([2, 'error: a role is one of owner, admin, editor, viewer (got "superuser")\n']);
+  // an operator grant for someone who has not joined: who, and how they come to be known
+  const unjoined = await cli(['operator', 'grant', 'newcomer@example.org']);
+  expect([unjoined.code, unjoined.out]).toEqual([1, '']);
+  expect(unjoined.err).toBe(
+    'error: PERSON_NOT_FOUND: no person newcomer@example.org is known to the service: a person is known once they have signed in ' +
+      '(OpenID Connect) or joined an account by an invitation. Invite them first (zonekeeper invitation add ACCOUNT newcomer@example.org ' +
+      '--role viewer prints the link to pass on), then run this again once they have joined.\n',
+  );
   const stranger = await cli(['member', 'role', account, 'nobody@example.org', 'viewer']);
   expect([stranger.code, stranger.err]).toEqual([1, 'error: MEMBER_NOT_FOUND: nobody@example.org is no member of the account\n']);
   // the API's refusal, its code on stderr: an owner role for a zone-limited editor

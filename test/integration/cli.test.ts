@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
 import { runCli } from '../support/cli';
-import { startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { largeZoneFile } from '../support/large-zone';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
@@ -388,6 +389,80 @@ test('the first day: zone add takes an e-mail, record list of a missing zone fai
   } finally {
     await withSecondary.close();
   }
+});
+
+/**
+ * the CLI at a terminal: `script` (util-linux) gives it a pseudo-terminal for stdin, whose input is `typed`; what
+ * the command writes to the terminal (its question, on stderr) comes back in `out`
+ */
+function cliAtTerminal(args: string[], typed: string, env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  const command = [process.execPath, path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js'), ...args]
+    .map((word) => `'${word.replace(/'/g, "'\\''")}'`)
+    .join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY, ...env },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      // answered once asked, as a person would (readline moves the cursor after the question)
+      if (/\[y\/N\] /.test(out) && typed) {
+        child.stdin.write(`${typed}\n`);
+        typed = '';
+      }
+    });
+    // never left waiting: a question that never comes ends the run
+    const stop = setTimeout(() => child.kill(), 20_000);
+    child.on('close', (code) => {
+      clearTimeout(stop);
+      resolve({ code, out });
+    });
+  });
+}
+
+test('zone import into a zone that does not exist: a script is told --create; --create makes it; a terminal is asked', async () => {
+  const user = JSON.parse((await cli(['--json', 'user', 'add', 'import-new@example.org'])).out);
+  const asUser = { ZONEKEEPER_API_KEY: JSON.parse((await cli(['--json', 'key', 'create', user.id, 'importer'])).out).secret };
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'zk-cli-')), 'new.zone');
+  writeFileSync(file, '$TTL 300\nweb IN A 192.0.2.40\nmail IN A 192.0.2.41\n');
+  const exists = async (zone: string) => !(await app.gql(`query($z: String!) { domain(name: $z) { id } }`, { z: zone })).errors;
+
+  // no terminal, no --create: the way is said, exit 1, nothing made
+  const told = await cli(['zone', 'import', 'fresh-import.example', file, '--merge'], asUser);
+  expect([told.code, told.out]).toEqual([1, '']);
+  expect(told.err).toBe(
+    `error: ZONE_NOT_FOUND: no zone fresh-import.example (it does not exist, or this key cannot see it): --create creates it and imports ${file} into it (with the admin key, --user USER names its account)\n`,
+  );
+  // a dry run creates nothing, --create or not
+  const dry = await cli(['zone', 'import', 'fresh-import.example', file, '--merge', '--dry-run', '--create'], asUser);
+  expect([dry.code, dry.err]).toEqual([1, expect.stringContaining('a dry run creates nothing')]);
+  expect(await exists('fresh-import.example')).toBe(false);
+
+  // --create with the user's key: made for its own account, then the file imported into it
+  const made = await cli(['--json', 'zone', 'import', 'fresh-import.example', file, '--merge', '--create'], asUser);
+  expect([made.code, made.err]).toEqual([0, `created zone fresh-import.example (account import-new@example.org); importing ${file}\n`]);
+  expect(JSON.parse(made.out)).toMatchObject({ zone: 'fresh-import.example', added: 2, dryRun: false });
+  const stored = await app.gql(
+    `{ domain(name: "fresh-import.example") { user { email } } records(zone: "fresh-import.example", type: "A") { nodes { owner rdata } } }`,
+  );
+  expect(stored.data.domain.user.email).toBe('import-new@example.org');
+  expect(stored.data.records.nodes.map((r: any) => `${r.owner} ${r.rdata}`).sort()).toEqual(['mail 192.0.2.41', 'web 192.0.2.40']);
+  // the admin key acts for every account: it names the new zone's, or is told to
+  const unnamed = await cli(['zone', 'import', 'other-import.example', file, '--create']);
+  expect([unnamed.code, unnamed.err]).toEqual([2, expect.stringContaining('--user USER')]);
+  expect(await exists('other-import.example')).toBe(false);
+
+  // at a terminal the person is asked: no leaves nothing; yes creates and imports
+  const declined = await cliAtTerminal(['zone', 'import', 'asked-import.example', file, '--merge'], 'n', asUser);
+  expect(declined.out).toContain(
+    `There is no zone asked-import.example. Create it (account import-new@example.org) and import ${file} into it? [y/N]`,
+  );
+  expect(declined.code).toBe(2);
+  expect(await exists('asked-import.example')).toBe(false);
+  const accepted = await cliAtTerminal(['zone', 'import', 'asked-import.example', file, '--merge'], 'y', asUser);
+  expect([accepted.code, accepted.out]).toEqual([0, expect.stringContaining('created zone asked-import.example')]);
+  expect(await exists('asked-import.example')).toBe(true);
 });
 
 test("secondaries: a zone's extra secondaries set, listed and removed; a bad server is a usage mistake", async () => {

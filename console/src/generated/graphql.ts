@@ -734,6 +734,8 @@ export type ViewerQuery = {
       createZone: boolean;
       deleteZones: boolean;
       manageKeys: boolean;
+      manageUnrestrictedKeys: boolean;
+      memberRoles: Array<MemberRole>;
       manageNameserverSets: boolean;
       manageWebhooks: boolean;
       administer: boolean;
@@ -3217,6 +3219,8 @@ export const ViewerDocument = {
                       { kind: 'Field', name: { kind: 'Name', value: 'createZone' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'deleteZones' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageKeys' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'manageUnrestrictedKeys' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'memberRoles' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageNameserverSets' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'manageWebhooks' } },
                       { kind: 'Field', name: { kind: 'Name', value: 'administer' } },

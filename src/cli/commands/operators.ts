@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { gql, print } from '../shared';
+import { ApiError, gql, print } from '../shared';
 
 const OPERATOR_FIELDS = 'personId email grant since';
 
@@ -14,6 +14,23 @@ interface Operator {
 
 /** a row of the API as people read it: the grant lower case, as the docs name it (`hand`, `oidc`) */
 const readable = <T extends { grant: string | null }>(row: T): T => ({ ...row, grant: row.grant?.toLowerCase() ?? null });
+
+/**
+ * PERSON_NOT_FOUND in words: who, and what makes a person known to the service (a first sign-in, or an invitation
+ * taken: docs/people.md), with the command that invites them
+ */
+const unknownPerson =
+  (person: string) =>
+  (error: unknown): never => {
+    if (!(error instanceof ApiError) || error.code !== 'PERSON_NOT_FOUND') throw error;
+    const address = person.includes('@') ? person : 'THEIR_EMAIL';
+    throw new ApiError(
+      'PERSON_NOT_FOUND',
+      `no person ${person} is known to the service: a person is known once they have signed in (OpenID Connect) or joined an account ` +
+        `by an invitation. Invite them first (zonekeeper invitation add ACCOUNT ${address} --role viewer prints the link to pass on), ` +
+        `then run this again once they have joined.`,
+    );
+  };
 
 /**
  * `zonekeeper operator` (also `operators`): the operator persons (docs/people.md, «The operator»), who act in the
@@ -39,7 +56,7 @@ export function registerOperatorCommands(program: Command): void {
       const { grantOperator } = await gql<{ grantOperator: Operator }>(
         `mutation($p: String!) { grantOperator(person: $p) { ${OPERATOR_FIELDS} } }`,
         { p: person },
-      );
+      ).catch(unknownPerson(person));
       print(program, readable(grantOperator));
     });
   operator
@@ -49,7 +66,7 @@ export function registerOperatorCommands(program: Command): void {
       const { revokeOperator } = await gql<{ revokeOperator: Operator }>(
         `mutation($p: String!) { revokeOperator(person: $p) { ${OPERATOR_FIELDS} } }`,
         { p: person },
-      );
+      ).catch(unknownPerson(person));
       print(program, { ...readable(revokeOperator), revoked: true });
     });
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { UsageError, serverSpec, gql, print, listUpTo, userIdOf, limitOf, confirm } from '../shared';
+import { ApiError, UsageError, serverSpec, gql, print, listUpTo, userIdOf, limitOf, confirm, zoneExists, askYesNo } from '../shared';
 
 /** `zonekeeper zone`: zones, their transfers, imports, changes and checks */
 export function registerZoneCommands(program: Command): void {
@@ -98,31 +98,40 @@ export function registerZoneCommands(program: Command): void {
     });
   zone
     .command('import <zone> <file>')
-    .description('import a master file, all or nothing')
+    .description('import a master file, all or nothing; into a zone that does not exist with --create (asked at a terminal)')
     .option('--merge', 'add the file to the zone instead of replacing the zone with it')
     .option('--dry-run', 'show what would change and write nothing')
     .option('--clamp-ttls', 'give a TTL outside ALLOWED_TTLS the nearest allowed one (with a warning) instead of refusing the file')
-    .action(async (name: string, file: string, options: { merge?: boolean; dryRun?: boolean; clampTtls?: boolean }) => {
-      const text = readFileSync(file, 'utf8');
-      const result = (
-        await gql(
-          `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
+    .option('--create', 'create the zone first when it does not exist (its default records, then the file)')
+    .option('--user <user>', "with --create: the account (id or e-mail) the new zone is for; default: the key's own account")
+    .action(
+      async (
+        name: string,
+        file: string,
+        options: { merge?: boolean; dryRun?: boolean; clampTtls?: boolean; create?: boolean; user?: string },
+      ) => {
+        const text = readFileSync(file, 'utf8');
+        if (!(await zoneExists(name))) await createForImport(name, file, options);
+        const result = (
+          await gql(
+            `mutation($z: String!, $t: String!, $m: ZoneImportMode!, $d: Boolean, $p: ZoneImportTtlPolicy!) {
         importZone(zone: $z, text: $t, mode: $m, dryRun: $d, ttlPolicy: $p) { zone added removed serial dryRun addedRecords removedRecords warnings { line code message } } }`,
-          {
-            z: name,
-            t: text,
-            m: options.merge ? 'MERGE' : 'REPLACE',
-            d: options.dryRun ?? false,
-            p: options.clampTtls ? 'CLAMP' : 'REFUSE',
-          },
-        )
-      ).importZone;
-      if (program.opts().json) return print(program, result);
-      print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
-      for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
-      for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
-      for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
-    });
+            {
+              z: name,
+              t: text,
+              m: options.merge ? 'MERGE' : 'REPLACE',
+              d: options.dryRun ?? false,
+              p: options.clampTtls ? 'CLAMP' : 'REFUSE',
+            },
+          )
+        ).importZone;
+        if (program.opts().json) return print(program, result);
+        print(program, { zone: result.zone, added: result.added, removed: result.removed, serial: result.serial, dryRun: result.dryRun });
+        for (const r of result.addedRecords ?? []) process.stdout.write(`+ ${r}\n`);
+        for (const r of result.removedRecords ?? []) process.stdout.write(`- ${r}\n`);
+        for (const w of result.warnings) process.stderr.write(`warning: ${w.message}\n`);
+      },
+    );
   zone
     .command('apply <zone> <file>')
     .description(
@@ -220,4 +229,40 @@ export function registerZoneCommands(program: Command): void {
         })),
       );
     });
+}
+
+/**
+ * `zone import` into a zone that does not exist: created with --create, or when the person at the terminal says
+ * yes; a script without --create is told how and stops (exit 1, nothing written). A dry run writes nothing, so it
+ * creates nothing either. The zone is created as `zone add` creates it (createDomain: the settings' default
+ * records), for --user or the one account the key acts for.
+ */
+async function createForImport(name: string, file: string, options: { dryRun?: boolean; create?: boolean; user?: string }) {
+  const missing = `no zone ${name} (it does not exist, or this key cannot see it)`;
+  // the admin key acts for every account: it names the new zone's
+  const how = `--create creates it and imports ${file} into it (with the admin key, --user USER names its account)`;
+  if (options.dryRun) throw new ApiError('ZONE_NOT_FOUND', `${missing}; a dry run creates nothing: without --dry-run, ${how}`);
+  if (!options.create && !process.stdin.isTTY) throw new ApiError('ZONE_NOT_FOUND', `${missing}: ${how}`);
+  const userId = await newZoneAccount(options.user);
+  if (!options.create) {
+    if (!(await askYesNo(`There is no zone ${name}. Create it (account ${userId.label}) and import ${file} into it?`)))
+      throw new UsageError(`no zone ${name}; nothing was done (zonekeeper zone import ${name} ${file} --create creates it)`);
+  }
+  const { createDomain } = await gql<{ createDomain: { name: string; serial: number } }>(
+    `mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { name serial } }`,
+    { u: userId.id, z: name },
+  );
+  process.stderr.write(`created zone ${createDomain.name} (account ${userId.label}); importing ${file}\n`);
+}
+
+/** the account a zone created for an import is for: --user, or the only account the key sees (the admin key sees all: it names one) */
+async function newZoneAccount(user: string | undefined): Promise<{ id: string; label: string }> {
+  if (user) return { id: await userIdOf(user), label: user };
+  const { viewer, users } = await gql<{
+    viewer: { can: { administer: boolean } };
+    users: { totalCount: number; nodes: { id: string; email: string }[] };
+  }>(`{ viewer { can { administer } } users(first: 2) { totalCount nodes { id email } } }`);
+  if (viewer.can.administer || users.totalCount !== 1)
+    throw new UsageError("the zone does not exist and this key acts for no single account: name the new zone's account with --user USER");
+  return { id: users.nodes[0].id, label: users.nodes[0].email };
 }

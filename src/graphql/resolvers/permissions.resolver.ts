@@ -4,13 +4,15 @@ import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
 import { RecordPermissionsType, ViewerType, ZonePermissionsType } from '../types/permissions.type';
 import { RecordType } from '../types/record.type';
+import type { MemberRoleEnum } from '../types/people.type';
 
 /** what the caller may do, for the screens that offer it (PermissionsService) */
 @Resolver()
 export class ViewerResolver {
   @Query(() => ViewerType, { description: 'The caller and what it may do beyond one zone (Domain.permissions: within one).' })
-  viewer(@Ctx() ctx: GraphQLContext): ViewerType {
-    return { can: ctx.services.permissions.viewer(ctx) };
+  async viewer(@Ctx() ctx: GraphQLContext): Promise<ViewerType> {
+    const permissions = ctx.services.permissions;
+    return { can: { ...permissions.viewer(ctx), memberRoles: (await permissions.memberRoles(ctx)) as MemberRoleEnum[] } };
   }
 }
 

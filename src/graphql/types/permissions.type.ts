@@ -1,4 +1,5 @@
 import { Field, ObjectType } from 'type-graphql';
+import { MemberRoleEnum } from './people.type';
 
 @ObjectType('ViewerPermissions', {
   simpleResolvers: true,
@@ -13,6 +14,18 @@ export class ViewerPermissionsType {
 
   @Field({ description: 'API keys and TSIG keys may be made and revoked (mayManageKeys).' })
   manageKeys!: boolean;
+
+  @Field({
+    description:
+      'A key that may do everything its account may (no rules, no preset) may be made or revoked: the caller is unrestricted (the account’s owner or unrestricted key, the admin key). A restricted caller (an admin, a key with rules) makes and revokes keys with rules or a preset only, each within its own (FORBIDDEN_BY_POLICY).',
+  })
+  manageUnrestrictedKeys!: boolean;
+
+  @Field(() => [MemberRoleEnum], {
+    description:
+      'The roles whose members the caller manages in the account it acts in: invites to, gives and takes, removes (docs/people.md, «Roles»). An owner (the admin key, an operator, an account’s unrestricted key) every one; an admin (a key with mayManageKeys) all but OWNER; anyone else none (FORBIDDEN_BY_ROLE).',
+  })
+  memberRoles!: MemberRoleEnum[];
 
   @Field({ description: 'Nameserver sets may be made, changed and zones moved between them (the operator).' })
   manageNameserverSets!: boolean;
