@@ -50,6 +50,11 @@ export interface ApiRequest {
   powerDns?: { body: unknown; reason: string };
   /** request headers besides the key (the export's `Accept: application/json`) */
   headers?: Record<string, string>;
+  /**
+   * fields whose values must be the same in both answers (of the object, or of each element of a list, compared
+   * as a set), beyond the shape: what a search finds, the secret a TSIG key reads back with
+   */
+  sameFields?: string[];
 }
 
 const SERVER = '/api/v1/servers/localhost';
@@ -107,6 +112,10 @@ const NO_ZONE = 'a TSIG key belongs to no zone: nothing to transfer';
 function tsigKeyOf(name: string): ApiRequest['idFrom'] {
   return { list: TSIG_KEYS, match: { name } };
 }
+/** secrets of keys moved in (32 octets each, as `tsig-keygen` and `pdnsutil generate-tsig-key` make them) */
+const MOVED_SECRET = Buffer.alloc(32, 7).toString('base64');
+const ROTATED_SECRET = Buffer.alloc(32, 9).toString('base64');
+const tsigBody = (name: string, key: string) => ({ name, algorithm: 'hmac-sha256', key });
 
 /** lego puts the zone kind into each rrset */
 const LEGO = { kind: 'Master' };
@@ -745,6 +754,96 @@ export const REQUESTS: ApiRequest[] = [
     path: `${TSIG_KEYS}/ansible-md5.`,
     noAxfr: NO_ZONE,
   },
+
+  // TSIG keys moved in with their secret (`pdnsutil import-tsig-key`, a key moved from PowerDNS or BIND: the
+  // secondaries that hold it keep working), read back with it, and given a new secret by PUT
+  {
+    what: 'a TSIG key imported with its secret',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'moved-key.', algorithm: 'hmac-sha256', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+    sameFields: ['key', 'algorithm'],
+  },
+  { what: 'the imported key read back with its secret', method: 'GET', path: `${TSIG_KEYS}/moved-key.`, sameFields: ['key', 'algorithm'] },
+  { ...get('the imported key in the list (its secret left out)', TSIG_KEYS), sameFields: ['name', 'key'] },
+  {
+    what: 'a TSIG key imported with an algorithm in capitals and a final dot',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'moved-512.', algorithm: 'HMAC-SHA512.', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of a secret that is not base64',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('bad-secret.', 'not base64!!'),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of a secret with a space in it',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('spaced-secret.', 'YWJj ZGVm'),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of an unknown algorithm',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'odd-alg.', algorithm: 'hmac-foo', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of an empty secret (one is made)',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('empty-secret.', ''),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of a secret without its padding',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('unpadded.', 'YWJjZA'),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'PUT: the imported key given a new secret',
+    method: 'PUT',
+    path: `${TSIG_KEYS}/moved-key.`,
+    body: { key: ROTATED_SECRET },
+    noAxfr: NO_ZONE,
+    sameFields: ['key', 'algorithm'],
+  },
+  { what: 'the key read back with its new secret', method: 'GET', path: `${TSIG_KEYS}/moved-key.`, sameFields: ['key', 'algorithm'] },
+  {
+    what: 'PUT: the key given another algorithm',
+    method: 'PUT',
+    path: `${TSIG_KEYS}/moved-key.`,
+    body: { algorithm: 'hmac-sha512' },
+    noAxfr: NO_ZONE,
+    sameFields: ['key', 'algorithm'],
+  },
+  { what: 'PUT: a secret that is not base64', method: 'PUT', path: `${TSIG_KEYS}/moved-key.`, body: { key: 'bad!' }, noAxfr: NO_ZONE },
+  { what: 'PUT: an unknown algorithm', method: 'PUT', path: `${TSIG_KEYS}/moved-key.`, body: { algorithm: 'hmac-foo' }, noAxfr: NO_ZONE },
+  { what: 'the key after the refused PUTs', method: 'GET', path: `${TSIG_KEYS}/moved-key.`, sameFields: ['key', 'algorithm'] },
+  {
+    what: 'PUT of a key that is not there',
+    method: 'PUT',
+    path: `${TSIG_KEYS}/no-such-key.`,
+    body: { key: ROTATED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  { what: 'PUT: the key renamed', method: 'PUT', path: `${TSIG_KEYS}/moved-512.`, body: { name: 'renamed-512.' }, noAxfr: NO_ZONE },
+  ...['moved-key.', 'moved-512.', 'renamed-512.', 'empty-secret.', 'unpadded.'].map((name): ApiRequest => ({
+    what: `clean-up: the TSIG key ${name}`,
+    method: 'DELETE',
+    path: `${TSIG_KEYS}/${name}`,
+    noAxfr: NO_ZONE,
+  })),
+  get('the TSIG keys after the clean-up', TSIG_KEYS),
 
   // zones created as the Ansible collection creates them, and a comment's time past 2038
   createZone('Ansible: a zone with its SOA and NS in rrsets, TTLs as strings', {
