@@ -1,4 +1,5 @@
 import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
+import { isIP } from 'node:net';
 import { hostPortName } from '../config/settings';
 import { ownerToFqdn, parseOwner } from '../dns/name';
 import { DEFAULT_RECORD_TTL } from '../dns/ttl';
@@ -134,6 +135,8 @@ async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
 /** a zone with its rrsets (those the key may read), as the zone's GET and its creation answer */
 async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: { owner?: string; type?: string } = {}) {
   const [presented] = await presentZones(inputs, [zone]);
+  // a secondary zone never taken (serial 0) holds only a placeholder SOA, not served: no rrsets, as PowerDNS shows it
+  if (zone.kind === 'secondary' && presented.serial === 0) return { ...presented, rrsets: [] };
   const records = [];
   // PowerDNS shows an ALIAS, not what it resolves to: the records as written, as the export writes them
   for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter, asWritten: true }, 10_000))
@@ -325,8 +328,54 @@ function primaryKind(kind: unknown, required: boolean): 'Native' | 'Master' | un
   if ((kind === undefined || kind === null) && !required) return undefined;
   if (typeof kind !== 'string') throw refuse("Key 'kind' not present or not a String");
   const found = PRIMARY_KINDS[kind.toLowerCase()];
-  if (!found) throw refuse(`kind: Zonekeeper holds primary zones only (Native, Master); ${JSON.stringify(kind)} is not one`);
+  if (SECONDARY_KINDS.includes(kind.toLowerCase()))
+    throw refuse('kind: a zone written here stays a primary zone; a secondary zone is created as one, with its masters');
+  if (!found) throw refuse(`kind: ${JSON.stringify(kind)} is not one of Native, Master, Primary, Slave, Secondary`);
   return found;
+}
+
+/**
+ * A primary of PowerDNS's `masters` as Zonekeeper's primaries take it: an IP address, with `:port` (an IPv6
+ * address in brackets for that: `[2001:db8::53]:5300`); 53 without one. The services check the address itself.
+ */
+function primaryOf(text: unknown): { address: string; port?: number } {
+  if (typeof text !== 'string' || text === '') throw refuse('masters: each primary is an IP address, as a string');
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  const v4 = /^([0-9.]+):(\d{1,5})$/.exec(text);
+  const [address, port] = bracketed ? [bracketed[1], bracketed[2]] : v4 ? [v4[1], v4[2]] : [text, undefined];
+  if (!isIP(address)) throw refuse(`Master (${text}) is not an IP address`);
+  return { address, ...(port === undefined ? {} : { port: Number(port) }) };
+}
+
+/**
+ * A secondary zone as PowerDNS makes one (`kind` Slave or Secondary, `masters`, `slave_tsig_key_ids`: the key its
+ * SOA queries and transfers are signed with, PowerDNS's AXFR-MASTER-TSIG): Zonekeeper's secondary zone, taken by
+ * transfer from those primaries (docs/transfers.md), made by the service GraphQL's createDomain uses, under its
+ * rules (a user's key names no primary on this host or the link). Its records are its primaries': `rrsets`,
+ * `nameservers` and `dnssec` are refused, as the zone would not keep them.
+ */
+async function createSecondary(inputs: PowerDnsInputs, body: Record<string, unknown>, name: string): Promise<PowerDnsResult> {
+  const { services, ctx } = inputs;
+  const zone = normaliseZoneName(name, 'name');
+  if (!Array.isArray(body.masters) || body.masters.length === 0)
+    throw refuse('masters: a secondary zone needs at least one primary to take it from');
+  for (const field of ['rrsets', 'nameservers'])
+    if (Array.isArray(body[field]) && (body[field] as unknown[]).length)
+      throw refuse(`${field}: a secondary zone takes its records from its primaries`);
+  if (body.dnssec === true) throw refuse('dnssec: a secondary zone is signed, or not, by its primary');
+  const keys = body.slave_tsig_key_ids ?? [];
+  if (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string')) throw refuse('slave_tsig_key_ids: a list of TSIG key ids');
+  if (keys.length > 1) throw refuse('slave_tsig_key_ids: one key signs the transfers from every primary');
+  const tsigKeyName = keys.length ? (keys[0] as string) : null;
+  const account = accountOf(body.account);
+  const created = await services.domains.create(ctx, {
+    userId: await ownerOfNewZone(inputs, account),
+    zone,
+    kind: 'secondary',
+    primaries: body.masters.map((text) => ({ ...primaryOf(text), tsigKeyName })),
+    apiLabels: { account: account ?? '' },
+  });
+  return { status: 201, body: await zoneWithRrsets(inputs, created) };
 }
 
 /** the zone's records at creation (PowerDNS's `rrsets` and `nameservers`), one change each, with its label */
@@ -470,8 +519,10 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const { services, ctx, labels } = inputs;
       const body = objectBody(inputs.body);
       const name = canonicalName(body.name, 'Zone Name');
+      if (typeof body.kind === 'string' && SECONDARY_KINDS.includes(body.kind.toLowerCase())) return createSecondary(inputs, body, name);
       const kind = primaryKind(body.kind, true);
-      if (Array.isArray(body.masters) && body.masters.length) throw refuse('masters: Zonekeeper holds primary zones only');
+      if (Array.isArray(body.masters) && body.masters.length)
+        throw refuse('masters: only a secondary zone (kind Slave or Secondary) has primaries');
       const zone = normaliseZoneName(name, 'name');
       const account = accountOf(body.account);
       // the SOA given in rrsets gives its fields (its serial is Zonekeeper's), as PowerDNS's SOA-EDIT-API does
@@ -765,7 +816,7 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       if (fields.key !== undefined && (typeof fields.key !== 'string' || fields.key === ''))
         throw refuse('key: give the new secret in base64 (RFC 4648 §4)');
       const { tsigKey, secret } = await inputs.services.tsigKeys.rekey(inputs.ctx, key.id, {
-        algorithm: fields.algorithm as string | undefined,
+        algorithm: typeof fields.algorithm === 'string' ? fields.algorithm : undefined,
         secret: typeof fields.key === 'string' ? tsigSecretOf(fields.key) : undefined,
       });
       return { status: 200, body: presentTsigKey(tsigKey, secret) };

@@ -115,6 +115,8 @@ function tsigKeyOf(name: string): ApiRequest['idFrom'] {
 /** secrets of keys moved in (32 octets each, as `tsig-keygen` and `pdnsutil generate-tsig-key` make them) */
 const MOVED_SECRET = Buffer.alloc(32, 7).toString('base64');
 const ROTATED_SECRET = Buffer.alloc(32, 9).toString('base64');
+/** what a secondary zone reads back with: its kind, primaries, transfer key, and serial 0 until its first transfer */
+const SECONDARY_FIELDS = ['name', 'kind', 'masters', 'slave_tsig_key_ids', 'serial'];
 const tsigBody = (name: string, key: string) => ({ name, algorithm: 'hmac-sha256', key });
 
 /** lego puts the zone kind into each rrset */
@@ -905,6 +907,45 @@ export const REQUESTS: ApiRequest[] = [
     ],
   }),
   get('the zone with the comment of 2038', `${ZONES}/iota2.test.`),
+
+  // secondary zones as PowerDNS makes them (Terraform's `kind`/`masters`, PowerDNS-Admin's Slave zones,
+  // `pdnsutil create-secondary-zone` with `set-meta … AXFR-MASTER-TSIG`): Zonekeeper's secondary zones (docs/transfers.md)
+  {
+    what: 'the key a secondary zone transfers with, imported',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'sec-xfr.', algorithm: 'hmac-sha256', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  {
+    ...createZone('a secondary zone of three primaries with its transfer key', {
+      name: 'sec.test.',
+      kind: 'Slave',
+      masters: ['192.0.2.53', '192.0.2.54:5300', '[2001:db8::53]:5300'],
+      slave_tsig_key_ids: ['sec-xfr.'],
+    }),
+    sameFields: SECONDARY_FIELDS,
+  },
+  { ...get('the secondary zone, never transferred', `${ZONES}/sec.test.`), sameFields: [...SECONDARY_FIELDS, 'rrsets'] },
+  {
+    ...createZone('a secondary zone of kind Secondary (the 4.5 name)', {
+      name: 'sec2.test.',
+      kind: 'Secondary',
+      masters: ['2001:db8::53'],
+    }),
+    sameFields: SECONDARY_FIELDS,
+  },
+  get('the zone list with the secondary zones', ZONES),
+  createZone('a secondary zone without primaries', { name: 'sec3.test.', kind: 'Slave', masters: [] }),
+  createZone('a secondary zone whose primary is no address', { name: 'sec4.test.', kind: 'Slave', masters: ['primary.example.net'] }),
+  createZone('a secondary zone given rrsets', {
+    name: 'sec5.test.',
+    kind: 'Slave',
+    masters: ['192.0.2.53'],
+    rrsets: [{ name: 'www.sec5.test.', type: 'A', ttl: 300, records: [{ content: '192.0.2.1', disabled: false }] }],
+  }),
+  { what: 'the secondary zone deleted', method: 'DELETE', path: `${ZONES}/sec2.test.`, axfr: 'sec2.test.' },
+
   get('the zone list at the end', ZONES),
   get('the last zone', `${ZONES}/eta.test.`),
 ];
