@@ -825,9 +825,10 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
   {
     /**
      * PowerDNS-Admin's search (ws-api.cc apiServerSearchData): `q` (`*` any run, `?` one character) matched whole,
-     * in any letter case, against zone names, then records' names and contents, up to `max` results in all,
-     * zones first. Zones by the zone list (DomainsService, `nameMatches`), records by the search across zones
-     * (RecordSearchService), both over what the key may read (docs/powerdns-api.md)
+     * in any letter case, against zone names, then records' names and contents (as PowerDNS stores them: names
+     * without their final dot, an MX's or SRV's priority apart), up to `max` zones and `max` records. Zones by
+     * the zone list (DomainsService, `nameMatches`), records by the search across zones (RecordSearchService),
+     * both over what the key may read (docs/powerdns-api.md)
      */
     method: 'get',
     path: `${SERVER}/search-data`,
@@ -853,8 +854,9 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         }
         for (const zone of found) results.push({ object_type: 'zone', name: absoluteName(zone.name), zone_id: absoluteName(zone.name) });
       }
-      if ((objectType === 'all' || objectType === 'record') && results.length < limit) {
-        const records = await services.search.search(ctx, { query: q, mode: 'glob', field: 'q' }, { first: limit - results.length });
+      // `max` bounds each kind apart, as PowerDNS bounds its zones and its records' query
+      if (objectType === 'all' || objectType === 'record') {
+        const records = await services.search.search(ctx, { query: q, mode: 'glob', field: 'q' }, { first: limit });
         for (const record of records)
           results.push({
             object_type: 'record',

@@ -55,6 +55,8 @@ export interface ApiRequest {
    * as a set), beyond the shape: what a search finds, the secret a TSIG key reads back with
    */
   sameFields?: string[];
+  /** the answers, lists, must be as long (a search's `max`) */
+  sameCount?: boolean;
 }
 
 const SERVER = '/api/v1/servers/localhost';
@@ -133,6 +135,13 @@ function extendOrPrune(what: string, changetype: 'EXTEND' | 'PRUNE', content: st
 }
 
 const NS = ['ns1.example.net.', 'ns2.example.net.'];
+/** an rrset of a new zone, TTL 300 */
+const rrsetOf = (name: string, type: string, contents: string[]) => ({
+  name,
+  type,
+  ttl: 300,
+  records: contents.map((content) => ({ content, disabled: false })),
+});
 const SSHFP = '1 1 0123456789abcdef0123456789abcdef01234567';
 
 export const REQUESTS: ApiRequest[] = [
@@ -499,6 +508,44 @@ export const REQUESTS: ApiRequest[] = [
   get('PowerDNS-Admin: search-data for a content', `${SERVER}/search-data?q=192.0.2.25&max=10&object_type=record`),
   get('PowerDNS-Admin: search-data for names in any letter case', `${SERVER}/search-data?q=*.DELTA.test&max=100`),
   get('PowerDNS-Admin: search-data for nothing', `${SERVER}/search-data?q=nothing-like-this&max=10`),
+  // search-data by content, as PowerDNS's SQL backend matches it: names without their final dot, an MX's or
+  // SRV's priority apart (its own column), `*` and `?`, any letter case; `max` zones and `max` records
+  createZone('a zone to search', {
+    name: 'srch.test.',
+    kind: 'Native',
+    nameservers: NS,
+    rrsets: [
+      rrsetOf('srch.test.', 'MX', ['10 mail.srch.test.']),
+      rrsetOf('mail.srch.test.', 'A', ['192.0.2.160']),
+      rrsetOf('www.srch.test.', 'CNAME', ['Target.Srch.Example.']),
+      rrsetOf('ptr.srch.test.', 'PTR', ['host.srch-target.example.']),
+      rrsetOf('_sip._tcp.srch.test.', 'SRV', ['10 5 5060 sip.srch.test.']),
+      rrsetOf('sub.srch.test.', 'NS', ['ns1.srch-sub.example.']),
+      rrsetOf('txt.srch.test.', 'TXT', ['"srch text."']),
+      rrsetOf('srch.test.', 'CAA', ['0 issue "srch-ca.example"']),
+    ],
+  }),
+  ...[
+    ['an MX by its target, and the A of that name', 'q=mail.srch.test'],
+    ['a name and an MX target by a prefix', 'q=mail.srch*'],
+    ['in capitals', 'q=MAIL.SRCH.TEST'],
+    ['one character by ?', 'q=m%3Fil.srch.test'],
+    ['a CNAME by its target (written in mixed case)', 'q=target.srch.example'],
+    ['a PTR by its target', 'q=host.srch-target.example'],
+    ['a delegation NS by its name server', 'q=ns1.srch-sub.example'],
+    ['an SRV by its fields after the priority', 'q=*5060%20sip.srch.test'],
+    ['an MX with its priority (PowerDNS keeps it apart: nothing)', 'q=10%20mail.srch.test'],
+    ['a CAA by its value', 'q=*srch-ca.example*'],
+    ['a TXT whole, its final dot inside the quotes kept', 'q=%22srch%20text.%22'],
+    ['every record of the zone', 'q=*.srch.test&object_type=record'],
+    ['the zone by its name', 'q=srch*&object_type=zone'],
+    ['a name server target with its final dot', 'q=ns1.srch-sub.example.'],
+  ].map(([what, query]): ApiRequest => ({
+    ...get(`search-data: ${what}`, `${SERVER}/search-data?${query}`),
+    sameFields: ['object_type', 'name', 'type', 'content'],
+  })),
+  { ...get('search-data: max bounds the zones and the records apart', `${SERVER}/search-data?q=*srch*&max=1`), sameCount: true },
+  { ...get('search-data: max of the records', `${SERVER}/search-data?q=*.srch.test&max=3&object_type=record`), sameCount: true },
   get('PowerDNS-Admin: the TSIG keys', `${SERVER}/tsigkeys`),
   get('PowerDNS-Admin: the zone list with its details', ZONES),
 

@@ -152,6 +152,13 @@ export const KEPT_DIFFERENCES: KeptDifference[] = [
     reason: 'only PowerDNS has the key under its new name (above)',
   },
   {
+    request: 'search-data: a name server target with its final dot',
+    difference:
+      /^(shape: only PowerDNS has \$: \[\]|shape: only Zonekeeper has \$\[\]\.\w+: \w+|values: only Zonekeeper has .*ns1\.srch-sub\.example)$/,
+    reason:
+      'a final dot of `q` is dropped, so that a name pasted whole (`ns1.example.net.`) finds what it names; PowerDNS 4.7 matches names and contents as stored, without their final dot, and so finds nothing',
+  },
+  {
     request: 'a secondary zone without primaries',
     difference: /^status: PowerDNS 201 .* vs Zonekeeper 422 .*masters: a secondary zone needs at least one primary/,
     reason:
@@ -371,6 +378,8 @@ async function compare(step: ApiRequest): Promise<string[]> {
       `status: PowerDNS ${pdnsAnswer.status} ${pdnsAnswer.text.slice(0, 160)} vs Zonekeeper ${zkAnswer.status} ${zkAnswer.text.slice(0, 160)}`,
     );
   else differences.push(...shapeDifferences(answerShape(pdnsAnswer), answerShape(zkAnswer)));
+  if (step.sameCount && Array.isArray(pdnsAnswer.json) && Array.isArray(zkAnswer.json) && pdnsAnswer.json.length !== zkAnswer.json.length)
+    differences.push(`count: PowerDNS ${pdnsAnswer.json.length} vs Zonekeeper ${zkAnswer.json.length}`);
   if (step.sameFields && statusClass(pdnsAnswer.status) === '2xx' && statusClass(zkAnswer.status) === '2xx')
     differences.push(
       ...listDifferences('values', sameFieldValues(pdnsAnswer.json, step.sameFields), sameFieldValues(zkAnswer.json, step.sameFields)),
