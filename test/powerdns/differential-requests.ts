@@ -993,6 +993,31 @@ export const REQUESTS: ApiRequest[] = [
   }),
   { what: 'the secondary zone deleted', method: 'DELETE', path: `${ZONES}/sec2.test.`, axfr: 'sec2.test.' },
 
+  // zone metadata (PowerDNS-Admin's zone settings, `pdnsutil get-meta`/`set-meta` users): read from what the zone
+  // holds; PowerDNS 4.7 writes none of these kinds through its API but ALSO-NOTIFY and ALLOW-AXFR-FROM
+  { ...get('the metadata of a primary zone', `${ZONES}/alpha.test./metadata`), sameFields: ['kind', 'metadata'] },
+  { ...get('its SOA-EDIT-API', `${ZONES}/alpha.test./metadata/SOA-EDIT-API`), sameFields: ['kind', 'metadata'] },
+  { ...get('its ALSO-NOTIFY, none', `${ZONES}/alpha.test./metadata/ALSO-NOTIFY`), sameFields: ['kind', 'metadata'] },
+  { ...get('the metadata of the secondary zone (its AXFR-MASTER-TSIG)', `${ZONES}/sec.test./metadata`), sameFields: ['kind', 'metadata'] },
+  { ...get('its AXFR-MASTER-TSIG', `${ZONES}/sec.test./metadata/AXFR-MASTER-TSIG`), sameFields: ['kind', 'metadata'] },
+  get('the metadata of a missing zone', `${ZONES}/missing.test./metadata`),
+  ...['SOA-EDIT-API', 'TSIG-ALLOW-AXFR', 'AXFR-MASTER-TSIG', 'NSEC3PARAM', 'FOO'].map((kind): ApiRequest => ({
+    what: `PUT of the metadata kind ${kind}`,
+    method: 'PUT',
+    path: `${ZONES}/alpha.test./metadata/${kind}`,
+    body: { metadata: [kind === 'SOA-EDIT-API' ? 'INCREASE' : 'x.'] },
+    axfr: 'alpha.test.',
+  })),
+  {
+    what: 'POST of an ALSO-NOTIFY on a zone without secondaries',
+    method: 'POST',
+    path: `${ZONES}/alpha.test./metadata`,
+    body: { kind: 'ALSO-NOTIFY', metadata: ['192.0.2.7'] },
+    axfr: 'alpha.test.',
+  },
+  { what: 'DELETE of ALSO-NOTIFY', method: 'DELETE', path: `${ZONES}/alpha.test./metadata/ALSO-NOTIFY`, axfr: 'alpha.test.' },
+  { ...get('the metadata after the DELETE', `${ZONES}/alpha.test./metadata`), sameFields: ['kind', 'metadata'] },
+
   get('the zone list at the end', ZONES),
   get('the last zone', `${ZONES}/eta.test.`),
 ];
