@@ -789,7 +789,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     async handle(inputs) {
       const zone = await zoneOf(inputs);
       const body = method === 'delete' ? {} : objectBody(inputs.body);
-      const kind = String(method === 'post' ? (body.kind ?? '') : inputs.params.kind).toUpperCase();
+      const given = method === 'post' ? body.kind : inputs.params.kind;
+      const kind = (typeof given === 'string' ? given : '').toUpperCase();
       if (kind !== 'ALSO-NOTIFY') throw refuse(`Unsupported metadata kind '${kind}': ${METADATA_KINDS_TAKEN}`);
       const values = method === 'delete' ? [] : body.metadata;
       if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) throw refuse('metadata: a list of strings');
