@@ -245,4 +245,16 @@ test("a key moved in through the PowerDNS API with its secret keeps the customer
   expect(await put.json()).toMatchObject({ key: rotated });
   expect(soaCount(await transfer(moved, ALICE_ZONE))).toBe(0);
   expect(soaCount(await transfer({ ...moved, secret: rotated }, ALICE_ZONE))).toBe(2);
+  // the audit log: made with a given secret, its secret read (the GET, the PUT's answer) and changed, never shown
+  const audit = await app.gql(`{ auditEvents(first: 100) { nodes { kind detail } } }`);
+  const ofKey = audit.data.auditEvents.nodes.filter((e: any) => e.detail?.name === moved.name);
+  expect(ofKey.map((e: any) => e.kind).sort()).toEqual([
+    'tsig-key-changed',
+    'tsig-key-created',
+    'tsig-key-secret-read',
+    'tsig-key-secret-read',
+  ]);
+  expect(ofKey.find((e: any) => e.kind === 'tsig-key-created').detail.imported).toBe(true);
+  expect(ofKey.find((e: any) => e.kind === 'tsig-key-changed').detail.changes).toEqual({ secret: { before: 'kept', after: 'changed' } });
+  expect(JSON.stringify(audit.data)).not.toContain(rotated);
 });
