@@ -48,6 +48,8 @@ export interface ZoneFacts {
   /** a primary zone's kind as the API was told it (`Native` or `Master`); unset: `Master` */
   kind?: string;
   dnssec: boolean;
+  /** PowerDNS's name of the serial each change gives (SERIAL_POLICY); `DEFAULT` when not given */
+  soaEditApi?: string;
   /** a secondary zone's primaries, in order, each with its TSIG key's name; `transferred` false while never taken */
   primaries?: readonly { address: string; port: number; tsigKeyName?: string | null; transferred?: boolean }[];
 }
@@ -84,7 +86,7 @@ export function presentZone(zone: DomainRow, facts: ZoneFacts) {
     nsec3narrow: false,
     presigned: false,
     soa_edit: '',
-    soa_edit_api: 'DEFAULT',
+    soa_edit_api: facts.soaEditApi ?? 'DEFAULT',
     api_rectify: false,
     account: facts.account,
     catalog: '',

@@ -129,6 +129,7 @@ async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
       kind: label?.kind ?? undefined,
       dnssec: signed.has(zone.id),
       primaries: primaries.get(zone.id),
+      soaEditApi: SOA_EDIT_API[services.settings.serialPolicy],
     });
   });
 }
