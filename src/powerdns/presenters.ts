@@ -49,8 +49,10 @@ export interface ZoneFacts {
   /** a primary zone's kind as the API was told it (`Native` or `Master`); unset: `Master` */
   kind?: string;
   dnssec: boolean;
-  /** a secondary zone's primaries, in order */
-  primaries?: readonly { address: string; port: number }[];
+  /** PowerDNS's name of the serial each change gives (SERIAL_POLICY); `DEFAULT` when not given */
+  soaEditApi?: string;
+  /** a secondary zone's primaries, in order, each with its TSIG key's name; `transferred` false while never taken */
+  primaries?: readonly { address: string; port: number; tsigKeyName?: string | null; transferred?: boolean }[];
 }
 
 /** a primary as PowerDNS writes one of a zone's `masters`: the address, with `:port` unless it is 53, IPv6 in brackets */
@@ -68,28 +70,31 @@ export function presentPrimary(primary: { address: string; port: number }): stri
  * `notified_serial` and `edited_serial` are the serial: every committed serial is the one served and notified.
  */
 export function presentZone(zone: DomainRow, facts: ZoneFacts) {
+  // a secondary zone never taken has no SOA of its primary's yet: serial 0, as PowerDNS shows one
+  const serial = facts.primaries?.some((primary) => primary.transferred === false) ? 0 : zone.serial;
   return {
     id: zoneId(zone.name),
     name: absoluteName(zone.name),
     type: 'Zone',
     url: `${SERVER_URL}/zones/${zoneId(zone.name)}`,
     kind: zone.kind === 'secondary' ? 'Slave' : (facts.kind ?? 'Master'),
-    serial: zone.serial,
-    notified_serial: zone.serial,
-    edited_serial: zone.serial,
+    serial,
+    notified_serial: serial,
+    edited_serial: serial,
     masters: (facts.primaries ?? []).map(presentPrimary),
     dnssec: facts.dnssec,
     nsec3param: '',
     nsec3narrow: false,
     presigned: false,
     soa_edit: '',
-    soa_edit_api: 'DEFAULT',
+    soa_edit_api: facts.soaEditApi ?? 'DEFAULT',
     api_rectify: false,
     account: facts.account,
     catalog: '',
     last_check: 0,
     master_tsig_key_ids: [] as string[],
-    slave_tsig_key_ids: [] as string[],
+    // the key a secondary zone signs its SOA queries and transfers with (PowerDNS's AXFR-MASTER-TSIG), by its id
+    slave_tsig_key_ids: [...new Set((facts.primaries ?? []).flatMap((p) => (p.tsigKeyName ? [absoluteName(p.tsigKeyName)] : [])))],
   };
 }
 

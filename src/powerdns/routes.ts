@@ -1,11 +1,13 @@
 import { DomainError, ERROR_CATALOGUE } from '../errors/catalogue';
-import { hostPortName } from '../config/settings';
+import { isIP } from 'node:net';
+import { hostPortName, type Settings } from '../config/settings';
 import { ownerToFqdn, parseOwner } from '../dns/name';
 import { DEFAULT_RECORD_TTL } from '../dns/ttl';
 import type { DnssecAlgorithmName } from '../dns/dnssec/algorithms';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { normaliseZoneName } from '../dns/zone-name';
+import { parseBase64 } from '../dns/presentation';
 import type { DomainRow } from '../repositories/read-model';
 import type { ZoneChangeOptions, ZoneChangeSpec } from '../services/zone-changes.service';
 import type { RrsetCommentsInput } from '../services/rrset-comments.service';
@@ -14,6 +16,7 @@ import {
   POWERDNS_VERSION,
   powerDnsContent,
   presentCryptokey,
+  presentPrimary,
   presentRrsets,
   presentServer,
   presentTsigKey,
@@ -127,6 +130,7 @@ async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
       kind: label?.kind ?? undefined,
       dnssec: signed.has(zone.id),
       primaries: primaries.get(zone.id),
+      soaEditApi: SOA_EDIT_API[services.settings.serialPolicy],
     });
   });
 }
@@ -134,6 +138,8 @@ async function presentZones(inputs: PowerDnsInputs, zones: DomainRow[]) {
 /** a zone with its rrsets (those the key may read), as the zone's GET and its creation answer */
 async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: { owner?: string; type?: string } = {}) {
   const [presented] = await presentZones(inputs, [zone]);
+  // a secondary zone never taken (serial 0) holds only a placeholder SOA, not served: no rrsets, as PowerDNS shows it
+  if (zone.kind === 'secondary' && presented.serial === 0) return { ...presented, rrsets: [] };
   const records = [];
   // PowerDNS shows an ALIAS, not what it resolves to: the records as written, as the export writes them
   for await (const page of inputs.services.records.pages(inputs.ctx, { domainId: zone.id, ...filter, asWritten: true }, 10_000))
@@ -325,8 +331,55 @@ function primaryKind(kind: unknown, required: boolean): 'Native' | 'Master' | un
   if ((kind === undefined || kind === null) && !required) return undefined;
   if (typeof kind !== 'string') throw refuse("Key 'kind' not present or not a String");
   const found = PRIMARY_KINDS[kind.toLowerCase()];
-  if (!found) throw refuse(`kind: Zonekeeper holds primary zones only (Native, Master); ${JSON.stringify(kind)} is not one`);
+  if (SECONDARY_KINDS.includes(kind.toLowerCase()))
+    throw refuse('kind: a zone written here stays a primary zone; a secondary zone is created as one, with its masters');
+  if (!found) throw refuse(`kind: ${JSON.stringify(kind)} is not one of Native, Master, Primary, Slave, Secondary`);
   return found;
+}
+
+/**
+ * A primary of PowerDNS's `masters` as Zonekeeper's primaries take it: an IP address, with `:port` (an IPv6
+ * address in brackets for that: `[2001:db8::53]:5300`); 53 without one. The services check the address itself.
+ */
+function primaryOf(text: unknown, field = 'masters'): { address: string; port?: number } {
+  if (typeof text !== 'string' || text === '') throw refuse(`${field}: each server is an IP address, as a string`);
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text);
+  const v4 = /^([0-9.]+):(\d{1,5})$/.exec(text);
+  const [address, port] = bracketed ? [bracketed[1], bracketed[2]] : v4 ? [v4[1], v4[2]] : [text, undefined];
+  if (!isIP(address))
+    throw refuse(field === 'masters' ? `Master (${text}) is not an IP address` : `${field}: ${text} is not an IP address`);
+  return { address, ...(port === undefined ? {} : { port: Number(port) }) };
+}
+
+/**
+ * A secondary zone as PowerDNS makes one (`kind` Slave or Secondary, `masters`, `slave_tsig_key_ids`: the key its
+ * SOA queries and transfers are signed with, PowerDNS's AXFR-MASTER-TSIG): Zonekeeper's secondary zone, taken by
+ * transfer from those primaries (docs/transfers.md), made by the service GraphQL's createDomain uses, under its
+ * rules (a user's key names no primary on this host or the link). Its records are its primaries': `rrsets`,
+ * `nameservers` and `dnssec` are refused, as the zone would not keep them.
+ */
+async function createSecondary(inputs: PowerDnsInputs, body: Record<string, unknown>, name: string): Promise<PowerDnsResult> {
+  const { services, ctx } = inputs;
+  const zone = normaliseZoneName(name, 'name');
+  if (!Array.isArray(body.masters) || body.masters.length === 0)
+    throw refuse('masters: a secondary zone needs at least one primary to take it from');
+  for (const field of ['rrsets', 'nameservers'])
+    if (Array.isArray(body[field]) && (body[field] as unknown[]).length)
+      throw refuse(`${field}: a secondary zone takes its records from its primaries`);
+  if (body.dnssec === true) throw refuse('dnssec: a secondary zone is signed, or not, by its primary');
+  const keys = body.slave_tsig_key_ids ?? [];
+  if (!Array.isArray(keys) || keys.some((key) => typeof key !== 'string')) throw refuse('slave_tsig_key_ids: a list of TSIG key ids');
+  if (keys.length > 1) throw refuse('slave_tsig_key_ids: one key signs the transfers from every primary');
+  const tsigKeyName = keys.length ? (keys[0] as string) : null;
+  const account = accountOf(body.account);
+  const created = await services.domains.create(ctx, {
+    userId: await ownerOfNewZone(inputs, account),
+    zone,
+    kind: 'secondary',
+    primaries: body.masters.map((text) => ({ ...primaryOf(text), tsigKeyName })),
+    apiLabels: { account: account ?? '' },
+  });
+  return { status: 201, body: await zoneWithRrsets(inputs, created) };
 }
 
 /** the zone's records at creation (PowerDNS's `rrsets` and `nameservers`), one change each, with its label */
@@ -381,6 +434,56 @@ function commentsOfNewZone(body: Record<string, unknown>, commentLabels: string[
     comments.push({ owner: name, type, comments: commentsOf(rrset, label) });
   }
   return comments;
+}
+
+/** a TSIG key's name as TSIG compares it: any letter case, with or without the final dot */
+const sameKeyName = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
+
+/** the active TSIG key named by the path's id (its name, as PowerDNS's ids), among the caller's keys, or 404 */
+async function tsigKeyOfPath({ services, ctx, params }: PowerDnsInputs) {
+  const key = (await services.tsigKeys.list(ctx)).find((k) => !k.revokedAt && sameKeyName(k.name, params.id));
+  if (!key) throw refuse(`TSIG key with name '${params.id}' not found`, 404);
+  return key;
+}
+
+/**
+ * A TSIG secret as PowerDNS takes it, in base64 (RFC 4648 §4, padded as every tool writes it). The secret is not
+ * echoed in the refusal: errors may be logged.
+ */
+function tsigSecretOf(text: string): { value: Buffer; field: string } {
+  const value = parseBase64(text, 'the secret', []);
+  if (!value) throw refuse('key: the secret is not base64 (RFC 4648 §4, with its padding)');
+  return { value, field: 'key' };
+}
+
+/** PowerDNS's names of SERIAL_POLICY: what a zone's SOA-EDIT-API reads (the serial each change gives) */
+const SOA_EDIT_API: Record<Settings['serialPolicy'], string> = { date: 'DEFAULT', increment: 'INCREASE', unixtime: 'EPOCH' };
+
+const METADATA_KINDS_TAKEN =
+  "Zonekeeper writes ALSO-NOTIFY (the zone's extra secondaries); SOA-EDIT-API (SERIAL_POLICY), ALLOW-AXFR-FROM and TSIG-ALLOW-AXFR (the extra secondaries' addresses and keys) and AXFR-MASTER-TSIG (a secondary zone's transfer key, its slave_tsig_key_ids) are read from what the zone holds; other kinds are not kept";
+
+const presentMetadata = (kind: string, metadata: string[]) => ({ type: 'Metadata', kind, metadata });
+
+/**
+ * A zone's metadata in PowerDNS's kinds, from what the zone holds (no store of its own): SOA-EDIT-API is the
+ * serial policy; the zone's extra secondaries (docs/transfers.md) are its ALSO-NOTIFY (each `address[:port]`,
+ * NOTIFYed), ALLOW-AXFR-FROM (their addresses, which may transfer it) and TSIG-ALLOW-AXFR (their keys); a
+ * secondary zone's AXFR-MASTER-TSIG is the key its transfers from its primaries are signed with.
+ */
+async function metadataOf(inputs: PowerDnsInputs, zone: DomainRow): Promise<Map<string, string[]>> {
+  const { services, ctx } = inputs;
+  const [secondaries, primaries] = await Promise.all([
+    services.zoneSecondaries.list(ctx, zone),
+    services.secondaryZones.primariesOf(ctx, [zone]),
+  ]);
+  const unique = (values: string[]) => [...new Set(values)];
+  return new Map([
+    ['ALLOW-AXFR-FROM', unique(secondaries.map((s) => s.address))],
+    ['ALSO-NOTIFY', secondaries.map((s) => presentPrimary(s))],
+    ['AXFR-MASTER-TSIG', unique((primaries.get(zone.id) ?? []).flatMap((p) => (p.tsigKeyName ? [absoluteName(p.tsigKeyName)] : [])))],
+    ['SOA-EDIT-API', [SOA_EDIT_API[services.settings.serialPolicy]]],
+    ['TSIG-ALLOW-AXFR', unique(secondaries.map((s) => absoluteName(s.tsigKeyName)))],
+  ]);
 }
 
 const SERVER = `/servers/${SERVER_ID}`;
@@ -450,8 +553,10 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const { services, ctx, labels } = inputs;
       const body = objectBody(inputs.body);
       const name = canonicalName(body.name, 'Zone Name');
+      if (typeof body.kind === 'string' && SECONDARY_KINDS.includes(body.kind.toLowerCase())) return createSecondary(inputs, body, name);
       const kind = primaryKind(body.kind, true);
-      if (Array.isArray(body.masters) && body.masters.length) throw refuse('masters: Zonekeeper holds primary zones only');
+      if (Array.isArray(body.masters) && body.masters.length)
+        throw refuse('masters: only a secondary zone (kind Slave or Secondary) has primaries');
       const zone = normaliseZoneName(name, 'name');
       const account = accountOf(body.account);
       // the SOA given in rrsets gives its fields (its serial is Zonekeeper's), as PowerDNS's SOA-EDIT-API does
@@ -655,29 +760,60 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     },
   },
   {
-    // the one metadata kind the clients read (PowerDNS-Admin's zone settings); none is stored
+    // the zone's metadata, as PowerDNS lists it: the kinds that have values, read from what the zone holds
     method: 'get',
     path: `${ZONE}/metadata`,
     async handle(inputs) {
-      await zoneOf(inputs);
-      return { status: 200, body: [{ type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] }] };
+      const held = await metadataOf(inputs, await zoneOf(inputs));
+      return { status: 200, body: [...held].filter(([, values]) => values.length).map(([kind, values]) => presentMetadata(kind, values)) };
     },
   },
   {
     method: 'get',
     path: `${ZONE}/metadata/:kind`,
     async handle(inputs) {
-      await zoneOf(inputs);
       const kind = inputs.params.kind.toUpperCase();
-      return { status: 200, body: { type: 'Metadata', kind, metadata: kind === 'SOA-EDIT-API' ? ['DEFAULT'] : [] } };
+      const zone = await zoneOf(inputs);
+      // PowerDNS 4.7 shows SOA-EDIT-API in the list only: the zone's `soa_edit_api` is where it is read alone
+      if (kind === 'SOA-EDIT-API') throw refuse(`Unsupported metadata kind '${kind}': the zone's soa_edit_api gives it`);
+      const held = await metadataOf(inputs, zone);
+      return { status: 200, body: presentMetadata(kind, held.get(kind) ?? []) };
     },
   },
   ...(['post', 'put', 'delete'] as const).map((method): PowerDnsRoute => ({
+    // ALSO-NOTIFY: the zone's extra secondaries' addresses (POST adds, PUT replaces, DELETE removes them)
     method,
     path: method === 'post' ? `${ZONE}/metadata` : `${ZONE}/metadata/:kind`,
     async handle(inputs) {
-      await zoneOf(inputs);
-      throw refuse("Zonekeeper keeps no zone metadata; its settings are the service's (docs/powerdns-api.md)");
+      const zone = await zoneOf(inputs);
+      const body = method === 'delete' ? {} : objectBody(inputs.body);
+      const given = method === 'post' ? body.kind : inputs.params.kind;
+      const kind = (typeof given === 'string' ? given : '').toUpperCase();
+      if (kind !== 'ALSO-NOTIFY') throw refuse(`Unsupported metadata kind '${kind}': ${METADATA_KINDS_TAKEN}`);
+      const values = method === 'delete' ? [] : body.metadata;
+      if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) throw refuse('metadata: a list of strings');
+      const { services, ctx } = inputs;
+      const current = await services.zoneSecondaries.list(ctx, zone);
+      const wanted = [...(method === 'post' ? current.map((s) => presentPrimary(s)) : []), ...(values as string[])];
+      const keys = [...new Set(current.map((s) => s.tsigKeyName))];
+      if (wanted.length && keys.length !== 1)
+        throw refuse(
+          `ALSO-NOTIFY: each secondary of a zone here transfers with a TSIG key of the zone's user: ${keys.length ? 'its secondaries have several keys' : 'it has no secondaries yet'}; set them with their keys through GraphQL's setZoneSecondaries or \`zonekeeper secondaries set\`, then ALSO-NOTIFY changes their addresses`,
+        );
+      const servers = [...new Map(wanted.map((text) => [text, primaryOf(text, 'ALSO-NOTIFY')])).values()];
+      const set = await services.zoneSecondaries.set(
+        ctx,
+        zone.name,
+        servers.map((server) => ({ ...server, tsigKeyName: keys[0] })),
+      );
+      if (method === 'delete') return { status: 204 };
+      return {
+        status: method === 'post' ? 201 : 200,
+        body: presentMetadata(
+          kind,
+          set.map((s) => presentPrimary(s)),
+        ),
+      };
     },
   })),
   {
@@ -689,30 +825,30 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
     },
   },
   {
+    // the key with its secret, as PowerDNS answers it, to whoever may manage the key (TsigKeysService.secret)
     method: 'get',
     path: `${SERVER}/tsigkeys/:id`,
-    async handle({ services, ctx, params }) {
-      const name = params.id.replace(/\.$/, '').toLowerCase();
-      const key = (await services.tsigKeys.list(ctx)).find((k) => !k.revokedAt && k.name === name);
-      if (!key) throw refuse(`TSIG key with name '${params.id}' not found`, 404);
-      return { status: 200, body: presentTsigKey(key) };
+    async handle(inputs) {
+      const { tsigKey, secret } = await inputs.services.tsigKeys.secret(inputs.ctx, (await tsigKeyOfPath(inputs)).id);
+      return { status: 200, body: presentTsigKey(tsigKey, secret) };
     },
   },
   {
     // a key of the caller's user (the admin key: a server-wide key, as PowerDNS's are), able to do what the caller
-    // can; its secret is made here and shown once
+    // can; its secret is the one given (`pdnsutil import-tsig-key`, a key moved from PowerDNS or BIND: the
+    // secondaries that hold it keep working), else made here
     method: 'post',
     path: `${SERVER}/tsigkeys`,
     async handle({ services, ctx, body }) {
       const fields = objectBody(body);
       if (typeof fields.name !== 'string' || fields.name === '') throw refuse('name: is not specified or not a string');
-      if (fields.key !== undefined && fields.key !== '')
-        throw refuse('key: Zonekeeper makes TSIG secrets itself (RFC 8945 §6: as long as the hash); leave key out');
       const userId = ctx.principal.kind === 'user' ? ctx.principal.userId : null;
       const created = await services.tsigKeys.create(ctx, {
         userId,
         name: fields.name,
         algorithm: typeof fields.algorithm === 'string' ? fields.algorithm : undefined,
+        // PowerDNS makes a secret when `key` is absent, empty or not text, and so does this edge
+        secret: typeof fields.key === 'string' && fields.key !== '' ? tsigSecretOf(fields.key) : undefined,
         // PowerDNS's keys carry no policy: the new key can do what the caller can (an admin's, an ONE_ZONE key's)
         asCreator: true,
       });
@@ -722,27 +858,38 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
   {
     method: 'delete',
     path: `${SERVER}/tsigkeys/:id`,
-    async handle({ services, ctx, params }) {
-      const name = params.id.replace(/\.$/, '').toLowerCase();
-      const key = (await services.tsigKeys.list(ctx)).find((k) => !k.revokedAt && k.name === name);
-      if (!key) throw refuse(`TSIG key with name '${params.id}' not found`, 404);
-      await services.tsigKeys.revoke(ctx, key.id);
+    async handle(inputs) {
+      await inputs.services.tsigKeys.revoke(inputs.ctx, (await tsigKeyOfPath(inputs)).id);
       return { status: 204 };
     },
   },
   {
+    // a new secret or algorithm (a secret rotated on the secondaries first); the name stays: it is how clients
+    // name the key on the wire (RFC 8945 §4.2), so a new name is a new key
     method: 'put',
     path: `${SERVER}/tsigkeys/:id`,
-    handle() {
-      throw refuse('a TSIG key is not changed: make a new one and delete the old (its secret is made once)');
+    async handle(inputs) {
+      const key = await tsigKeyOfPath(inputs);
+      const fields = objectBody(inputs.body);
+      if (fields.name !== undefined && (typeof fields.name !== 'string' || !sameKeyName(fields.name, key.name)))
+        throw refuse('name: a TSIG key keeps its name (the name signs on the wire): make a new key and delete the old');
+      if (fields.algorithm !== undefined && typeof fields.algorithm !== 'string') throw refuse('algorithm: not a string');
+      if (fields.key !== undefined && (typeof fields.key !== 'string' || fields.key === ''))
+        throw refuse('key: give the new secret in base64 (RFC 4648 §4)');
+      const { tsigKey, secret } = await inputs.services.tsigKeys.rekey(inputs.ctx, key.id, {
+        algorithm: typeof fields.algorithm === 'string' ? fields.algorithm : undefined,
+        secret: typeof fields.key === 'string' ? tsigSecretOf(fields.key) : undefined,
+      });
+      return { status: 200, body: presentTsigKey(tsigKey, secret) };
     },
   },
   {
     /**
      * PowerDNS-Admin's search (ws-api.cc apiServerSearchData): `q` (`*` any run, `?` one character) matched whole,
-     * in any letter case, against zone names, then records' names and contents, up to `max` results in all,
-     * zones first. Zones by the zone list (DomainsService, `nameMatches`), records by the search across zones
-     * (RecordSearchService), both over what the key may read (docs/powerdns-api.md)
+     * in any letter case, against zone names, then records' names and contents (as PowerDNS stores them: names
+     * without their final dot, an MX's or SRV's priority apart), up to `max` zones and `max` records. Zones by
+     * the zone list (DomainsService, `nameMatches`), records by the search across zones (RecordSearchService),
+     * both over what the key may read (docs/powerdns-api.md)
      */
     method: 'get',
     path: `${SERVER}/search-data`,
@@ -768,8 +915,9 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         }
         for (const zone of found) results.push({ object_type: 'zone', name: absoluteName(zone.name), zone_id: absoluteName(zone.name) });
       }
-      if ((objectType === 'all' || objectType === 'record') && results.length < limit) {
-        const records = await services.search.search(ctx, { query: q, mode: 'glob', field: 'q' }, { first: limit - results.length });
+      // `max` bounds each kind apart, as PowerDNS bounds its zones and its records' query
+      if (objectType === 'all' || objectType === 'record') {
+        const records = await services.search.search(ctx, { query: q, mode: 'glob', field: 'q' }, { first: limit });
         for (const record of records)
           results.push({
             object_type: 'record',

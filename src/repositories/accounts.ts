@@ -418,3 +418,25 @@ export async function lockActiveTsigKey(sql: Sql, id: number, scopeUserId?: numb
 export async function updateTsigKey(sql: Sql, id: number, change: { policy?: KeyPolicy }): Promise<TsigKeyRow> {
   return toTsigKey(await updateKey(sql, 'tsig_keys', TSIG_KEY_COLUMNS, id, change));
 }
+
+/** a key's algorithm and secret, each kept when not given (the key's row locked by the caller) */
+export async function rekeyTsigKey(sql: Sql, id: number, change: { algorithm?: TsigAlgorithm; secret?: Buffer }): Promise<TsigKeyRow> {
+  const [row] = await sql.rows(
+    `update tsig_keys set algorithm = coalesce($2, algorithm), secret = coalesce($3, secret) where id = $1 returning ${TSIG_KEY_COLUMNS}`,
+    [id, change.algorithm ?? null, change.secret ?? null],
+  );
+  return toTsigKey(row);
+}
+
+/** an active key's secret, in the caller's scope (its user's keys; undefined: every key) */
+export async function activeTsigKeySecret(
+  sql: Sql,
+  id: number,
+  scopeUserId?: number,
+): Promise<(TsigKeyRow & { secret: Buffer }) | undefined> {
+  const [row] = await sql.rows(
+    `select ${TSIG_KEY_COLUMNS}, secret from tsig_keys where id = $1 and revoked_at is null and ($2::bigint is null or user_id = $2)`,
+    [id, scopeUserId ?? null],
+  );
+  return row ? { ...toTsigKey(row), secret: Buffer.from(row.secret) } : undefined;
+}

@@ -11,6 +11,18 @@ export interface RecordSearch {
    * when the pattern has none: the index's way in (see searchRecords)
    */
   namePiece: string;
+  /**
+   * the content matched: `stored` (the canonical presentation form, as `rdata`) or `powerdns` (the form PowerDNS's
+   * SQL backends store and match: every name without its final dot, an MX's or SRV's priority in a column of its
+   * own, so out of the content)
+   */
+  contentForm: 'stored' | 'powerdns';
+  /**
+   * with `powerdns`: a run of characters every matching content holds in its stored form too (lower case,
+   * LIKE-escaped, without a dot or a space, so that it cannot straddle a dropped final dot), or '': the content
+   * index's way in
+   */
+  contentPiece: string;
   /** the caller's reach: its user's zones (undefined: every user's), a restricted key's rules */
   scopeUserId?: number;
   readRules?: ReadRules;
@@ -52,6 +64,17 @@ export async function countSearchedRecords(sql: Sql, search: Omit<RecordSearch, 
   return Number(row.count);
 }
 
+/**
+ * A record's content as PowerDNS's SQL backends store it (PowerDNS 4.7, gsqlite3 and gpgsql: the `content` column
+ * their search-data matches): the priority of an MX or SRV is a column of its own, so the content starts after it,
+ * and every name is written without its final dot (`10 mail.example.org.` is `mail.example.org`). A name is a
+ * field that ends with a dot before a space or the end; a quoted character-string (TXT, CAA, NAPTR's fields) is
+ * kept whole, whatever its dots: the first alternative takes it, and the longest match at a place wins (an ARE
+ * with `|`), so a dot inside one is never taken for a name's. The root alone (`0 .`, a null MX) stays `.`.
+ */
+const POWERDNS_CONTENT = `regexp_replace(case when r.type in ('MX', 'SRV') then substr(r.rdata, strpos(r.rdata, ' ') + 1) else r.rdata end,
+  '("(?:[^"\\\\]|\\\\.)*")|([^ ]*[^ .])\\.(?= |$)', '\\1\\2', 'g')`;
+
 function searchConditions(p: Params, search: Omit<RecordSearch, 'first' | 'after'>): string[] {
   const pattern = p.add(search.pattern);
   const absolute = `(case when r.owner = '@' then d.name else lower(r.owner) || '.' || d.name end)`;
@@ -60,7 +83,13 @@ function searchConditions(p: Params, search: Omit<RecordSearch, 'first' | 'after
     const piece = p.add(`%${search.namePiece}%`);
     byName = `((lower(r.owner) like ${piece} or r.domain_id = any(array(select z.id from domains z where z.name like ${piece}))) and ${byName})`;
   }
-  const conditions = ['r.derived_from is null', `(lower(r.rdata) like ${pattern} or ${byName})`];
+  let byContent = `lower(r.rdata) like ${pattern}`;
+  if (search.contentForm === 'powerdns') {
+    byContent = `lower(${POWERDNS_CONTENT}) like ${pattern}`;
+    // the contents that hold the piece as stored (records_rdata_trgm_index) are the only ones rewritten and compared
+    if (search.contentPiece) byContent = `(lower(r.rdata) like ${p.add(`%${search.contentPiece}%`)} and ${byContent})`;
+  }
+  const conditions = ['r.derived_from is null', `(${byContent} or ${byName})`];
   const readable = recordRuleCondition(p, search.readRules, (zone) => `d.name = ${p.add(zone)}`);
   if (readable) conditions.push(readable);
   if (search.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(search.scopeUserId)}`);

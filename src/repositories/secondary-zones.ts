@@ -70,20 +70,29 @@ export async function zonePrimaries(sql: Sql, domainId: number): Promise<ZonePri
   }));
 }
 
-/** the primaries' addresses and ports of each of these zones, in their order (no keys: for showing them) */
-export async function primaryAddressesOf(
-  sql: Sql,
-  domainIds: readonly number[],
-): Promise<Map<number, { address: string; port: number }[]>> {
-  const byZone = new Map<number, { address: string; port: number }[]>();
+/** a secondary zone's primary as its readers show it: where, with which key (its name), and whether the zone was ever taken */
+export interface PrimaryAddress {
+  address: string;
+  port: number;
+  tsigKeyName: string | null;
+  /** false while the zone is `pending`: never transferred, its SOA a placeholder that is not served */
+  transferred: boolean;
+}
+
+/** the primaries of each of these zones, in their order (keys by name only: for showing them) */
+export async function primaryAddressesOf(sql: Sql, domainIds: readonly number[]): Promise<Map<number, PrimaryAddress[]>> {
+  const byZone = new Map<number, PrimaryAddress[]>();
   if (!domainIds.length) return byZone;
-  const rows = await sql.rows<{ domain_id: string; address: string; port: number }>(
-    `select domain_id, host(address) as address, port from zone_primaries where domain_id = any($1::bigint[]) order by domain_id, position`,
+  const rows = await sql.rows<{ domain_id: string; address: string; port: number; key_name: string | null; transferred: boolean | null }>(
+    `select p.domain_id, host(p.address) as address, p.port, k.name as key_name, s.state <> 'pending' as transferred
+       from zone_primaries p left join tsig_keys k on k.id = p.tsig_key_id left join secondary_zone_state s on s.domain_id = p.domain_id
+      where p.domain_id = any($1::bigint[]) order by p.domain_id, p.position`,
     [domainIds],
   );
   for (const row of rows) {
     const id = Number(row.domain_id);
-    byZone.set(id, [...(byZone.get(id) ?? []), { address: row.address, port: row.port }]);
+    const primary = { address: row.address, port: row.port, tsigKeyName: row.key_name, transferred: row.transferred !== false };
+    byZone.set(id, [...(byZone.get(id) ?? []), primary]);
   }
   return byZone;
 }

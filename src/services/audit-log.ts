@@ -29,6 +29,7 @@ export const AUDIT_EVENT_KINDS = [
   'tsig-key-changed',
   'tsig-key-revoked',
   'tsig-key-first-used',
+  'tsig-key-secret-read',
   'key-expired',
   'key-idle',
   'key-wrong-network',

@@ -11,7 +11,8 @@ export const MAX_SEARCH_LENGTH = 255;
 /**
  * How the query is read: `substring` (the console's search box, GraphQL's searchRecords: the text anywhere in
  * a name or a content, taken literally) or `glob` (PowerDNS's search-data: `*` any run, `?` one character,
- * matched against the whole name or content).
+ * matched against the whole name or content, the content as PowerDNS stores it: names without their final dot,
+ * an MX's or SRV's priority left out, so `mail.example.org` finds `10 mail.example.org.`).
  */
 export type SearchMode = 'substring' | 'glob';
 
@@ -22,9 +23,12 @@ export interface SearchQuery {
   field?: string;
 }
 
-/** the run of characters every match holds in its name: the longest dot-free piece of the pattern's literal parts */
-function namePieceOf(literalParts: string[]): string {
-  const pieces = literalParts.flatMap((part) => part.split('.'));
+/**
+ * The run of characters every match holds: the longest piece of the pattern's literal parts between `separators`
+ * (the dot for names; the dot and the space for PowerDNS's contents, whose dropped final dots sit before a space)
+ */
+function pieceOf(literalParts: string[], separators: RegExp): string {
+  const pieces = literalParts.flatMap((part) => part.split(separators));
   const longest = pieces.reduce((best, piece) => (piece.length > best.length ? piece : best), '');
   return likePattern(longest);
 }
@@ -56,7 +60,9 @@ export class RecordSearchService {
     const literalParts = mode === 'glob' ? text.split(/[*?]/) : [text];
     return {
       pattern,
-      namePiece: namePieceOf(literalParts),
+      namePiece: pieceOf(literalParts, /\./),
+      contentForm: mode === 'glob' ? 'powerdns' : 'stored',
+      contentPiece: mode === 'glob' ? pieceOf(literalParts, /[. ]/) : '',
       scopeUserId: scopeUserId(ctx.principal),
       readRules: readRulesOf(ctx.principal.policy),
     };

@@ -10,6 +10,7 @@ import {
   notedPrimarySerial,
   notePrimarySerial,
   primaryAddressesOf,
+  PrimaryAddress,
   secondaryStatus,
   SecondaryStatusRow,
   transferKey,
@@ -161,8 +162,8 @@ export class SecondaryZonesService {
     private readonly domains: DomainsService,
   ) {}
 
-  /** the primaries (address and port, in order) of the secondary zones among `zones`, one statement for them all */
-  primariesOf(ctx: RequestContext, zones: readonly DomainRow[]): Promise<Map<number, { address: string; port: number }[]>> {
+  /** the primaries (address, port, key name, in order) of the secondary zones among `zones`, one statement for them all */
+  primariesOf(ctx: RequestContext, zones: readonly DomainRow[]): Promise<Map<number, PrimaryAddress[]>> {
     return primaryAddressesOf(
       ctx.db,
       zones.filter((zone) => zone.kind === 'secondary').map((zone) => zone.id),

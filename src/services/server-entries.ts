@@ -65,7 +65,9 @@ export async function serverEntries(
     let keyId = keys.get(keyName);
     if (keyId === undefined) {
       const key = keyName ? await activeTsigKeyByName(db, keyName) : undefined;
-      if (!key || key.userId !== userId)
+      // the admin's own keys (of no user, server-wide as PowerDNS's) may sign what the admin key transfers in
+      const adminsOwn = key?.userId === null && options.namedBy.kind === 'admin';
+      if (!key || (key.userId !== userId && !adminsOwn))
         throw DomainError.invalid(
           `${at}.tsigKeyName`,
           `${at}.tsigKeyName: no active TSIG key ${JSON.stringify(entry.tsigKeyName ?? '')} of the zone's user`,

@@ -6,9 +6,11 @@ import { TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../dns/wire/tsig';
 import { parseZoneName } from '../dns/name';
 import {
   activeTsigKeyByName,
+  activeTsigKeySecret,
   insertTsigKey,
   listTsigKeys,
   lockActiveTsigKey,
+  rekeyTsigKey,
   revokeTsigKey,
   TsigKeyRow,
   updateTsigKey,
@@ -29,6 +31,35 @@ export interface CreatedTsigKey {
 
 /** secret length = the hash's output length (RFC 2104 §3: keys shorter than L are discouraged) */
 const SECRET_OCTETS: Record<TsigAlgorithm, number> = { 'hmac-sha256': 32, 'hmac-sha384': 48, 'hmac-sha512': 64 };
+
+/**
+ * The longest secret taken from a client (an existing key brought over: `pdnsutil import-tsig-key`, a move from
+ * PowerDNS or BIND): eight times the longest hash's block (RFC 2104 §2 hashes a longer key down to one output, so
+ * more octets add nothing), and far more than any tool makes
+ */
+export const MAX_IMPORTED_SECRET_OCTETS = 1024;
+
+/** an existing secret given by a client: one octet at least (as PowerDNS and BIND take them), at most the bound */
+function importedSecret(secret: Buffer, field: string): Buffer {
+  if (secret.length === 0) throw DomainError.invalid(field, `${field}: an empty secret`, 'INVALID_TSIG_SECRET');
+  if (secret.length > MAX_IMPORTED_SECRET_OCTETS)
+    throw DomainError.invalid(field, `${field}: at most ${MAX_IMPORTED_SECRET_OCTETS} octets once decoded`, 'INVALID_TSIG_SECRET');
+  return secret;
+}
+
+/** an algorithm's name as TSIG writes it (`HMAC-SHA256.` is `hmac-sha256`), or INVALID_INPUT naming `algorithm` */
+function algorithmOf(given: unknown): TsigAlgorithm {
+  const algorithm = String(given ?? 'hmac-sha256')
+    .toLowerCase()
+    .replace(/\.$/, '');
+  if (!(TSIG_ALGORITHMS as readonly string[]).includes(algorithm))
+    throw DomainError.invalid(
+      'algorithm',
+      `algorithm: ${JSON.stringify(given)} is not one of ${TSIG_ALGORITHMS.join(', ')}`,
+      'UNKNOWN_TSIG_ALGORITHM',
+    );
+  return algorithm as TsigAlgorithm;
+}
 
 /**
  * TSIG keys for DNS UPDATE (RFC 2136, RFC 8945), one set per user. A user's key updates only that user's
@@ -61,10 +92,17 @@ export class TsigKeysService {
   /**
    * `userId` null or absent: an admin key (admin API key only). With a policy or preset the key is restricted
    * (src/auth/policy.ts), as an API key; a restricted caller never makes a key that could do more than itself.
+   * `secret`: an existing key's secret, taken as given (the secondaries that hold it keep working); without it
+   * the service makes one.
    */
   async create(
     ctx: RequestContext,
-    input: { userId?: number | null; name: string; algorithm?: string | null } & KeyPolicyRequest,
+    input: {
+      userId?: number | null;
+      name: string;
+      algorithm?: string | null;
+      secret?: { value: Buffer; field: string };
+    } & KeyPolicyRequest,
   ): Promise<CreatedTsigKey> {
     const userId = input.userId ?? null;
     if (userId === null) requireAdmin(ctx.principal);
@@ -73,27 +111,18 @@ export class TsigKeysService {
     const name = parseZoneName(input.name, 'name');
     if (!name.ok)
       throw DomainError.invalid('name', name.problems[0].message.replace(/the zone name/g, 'the key name'), name.problems[0].code);
-    const algorithm = String(input.algorithm ?? 'hmac-sha256')
-      .toLowerCase()
-      .replace(/\.$/, '');
-    if (!(TSIG_ALGORITHMS as readonly string[]).includes(algorithm)) {
-      throw DomainError.invalid(
-        'algorithm',
-        `algorithm: ${JSON.stringify(input.algorithm)} is not one of ${TSIG_ALGORITHMS.join(', ')}`,
-        'UNKNOWN_TSIG_ALGORITHM',
-      );
-    }
+    const algorithm = algorithmOf(input.algorithm);
+    const secret = input.secret ? importedSecret(input.secret.value, input.secret.field) : randomBytes(SECRET_OCTETS[algorithm]);
     // the transfer key (TSIG_KEY) is found by name first: a user's key under its name would never be used
     if (name.name === this.settings.tsigKey?.name) throw duplicateName();
-    const secret = randomBytes(SECRET_OCTETS[algorithm as TsigAlgorithm]);
     const key = await inTransaction(ctx.db, async (sql) => {
-      const created = await insertTsigKey(sql, { userId, name: name.name, algorithm: algorithm as TsigAlgorithm, secret, policy });
+      const created = await insertTsigKey(sql, { userId, name: name.name, algorithm, secret, policy });
       if (created) {
         await recordAuditEvent(sql, {
           kind: 'tsig-key-created',
           actor: ctx.principal,
           subject: `tsig-key:${created.id}`,
-          detail: { name: created.name, algorithm: created.algorithm, userId: created.userId },
+          detail: { name: created.name, algorithm: created.algorithm, userId: created.userId, ...(input.secret ? { imported: true } : {}) },
         });
       }
       return created;
@@ -157,6 +186,65 @@ export class TsigKeysService {
     this.cache.delete(key.name);
     this.keyLimits.forget('tsig', id);
     return key;
+  }
+
+  /**
+   * An active key's secret, to whoever may manage the key (the PowerDNS API's `GET …/tsigkeys/{id}`, as PowerDNS
+   * answers it): `mayManageKeys`, the key in the caller's reach (its user's keys; the admin key: every key), and a
+   * restricted caller only a key that can do no more than itself. Each read is in the audit log
+   * (`tsig-key-secret-read`): the secret signs transfers and updates of the key's zones.
+   */
+  async secret(ctx: RequestContext, id: number): Promise<{ tsigKey: TsigKeyRow; secret: string }> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
+    return inTransaction(ctx.db, async (sql) => {
+      const found = await activeTsigKeySecret(sql, id, scopeUserId(ctx.principal));
+      if (!found) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
+      if (isRestricted(ctx.principal.policy)) requireWithin(ctx.principal, found.policy, 'read the secret of');
+      await recordAuditEvent(sql, {
+        kind: 'tsig-key-secret-read',
+        actor: ctx.principal,
+        subject: `tsig-key:${id}`,
+        detail: { name: found.name, userId: found.userId },
+      });
+      const { secret, ...tsigKey } = found;
+      return { tsigKey, secret: secret.toString('base64') };
+    });
+  }
+
+  /**
+   * A key's algorithm and secret changed (the PowerDNS API's `PUT …/tsigkeys/{id}`: a secret rotated on the
+   * secondaries first, then here); each kept when not given. Who may: as `update`. The name stays (see
+   * `update`). One `tsig-key-changed` event says what changed, the secret as `changed`, never its value.
+   */
+  async rekey(
+    ctx: RequestContext,
+    id: number,
+    input: { algorithm?: string | null; secret?: { value: Buffer; field: string } },
+  ): Promise<{ tsigKey: TsigKeyRow; secret: string }> {
+    requireFlag(ctx.principal.policy, 'mayManageKeys');
+    const algorithm = input.algorithm === undefined || input.algorithm === null ? undefined : algorithmOf(input.algorithm);
+    const secret = input.secret ? importedSecret(input.secret.value, input.secret.field) : undefined;
+    const key = await inTransaction(ctx.db, async (sql) => {
+      const before = await lockActiveTsigKey(sql, id, scopeUserId(ctx.principal));
+      if (!before) return undefined;
+      if (isRestricted(ctx.principal.policy)) requireWithin(ctx.principal, before.policy, 'change');
+      const after = await rekeyTsigKey(sql, id, { algorithm, secret });
+      const changes: Record<string, { before: unknown; after: unknown }> = {};
+      if (after.algorithm !== before.algorithm) changes.algorithm = { before: before.algorithm, after: after.algorithm };
+      if (secret) changes.secret = { before: 'kept', after: 'changed' };
+      if (Object.keys(changes).length)
+        await recordAuditEvent(sql, {
+          kind: 'tsig-key-changed',
+          actor: ctx.principal,
+          subject: `tsig-key:${id}`,
+          detail: { name: after.name, userId: after.userId, changes },
+        });
+      return after;
+    });
+    if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
+    // the DNS edge's cache holds the old secret: this process forgets it now, the others within CACHE_MS
+    this.cache.delete(key.name);
+    return this.secret(ctx, id);
   }
 
   /**

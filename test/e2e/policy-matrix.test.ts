@@ -1220,14 +1220,13 @@ function metadataWriteOp(method: 'post' | 'put' | 'delete'): Op {
 }
 
 /**
- * The PowerDNS routes without a row, each with why: both are refused 422 to every key alike, before any service
+ * The PowerDNS routes without a row, each with why: each is refused 422 to every key alike, before any service
  * is called or anything read (not even the zone: a zone the key cannot see is not told apart), so there is
  * nothing for a policy to decide. The completeness tests check that each still answers so and writes nothing.
  */
 const PDNS_EXEMPT: Record<string, string> = {
   [pdnsRow('PUT', '/zones/:zone/cryptokeys/:id')]:
     "a key's activation is refused to every key (Zonekeeper moves keys through their states as it rolls them)",
-  [pdnsRow('PUT', '/tsigkeys/:id')]: 'a TSIG key is never changed, for any key (its secret is made once: make a new key)',
 };
 
 const PDNS_OPS: Op[] = [
@@ -1454,24 +1453,45 @@ const PDNS_OPS: Op[] = [
   ),
   // the one metadata kind PowerDNS-Admin reads, for a zone the key sees; writes: metadataWriteOp
   zoneOp(pdnsRow('GET', '/zones/:zone/metadata'), readZone, (key, zone) => pdns(key, 'get', `/zones/${zone}./metadata`)),
-  zoneOp(pdnsRow('GET', '/zones/:zone/metadata/:kind'), readZone, (key, zone) => pdns(key, 'get', `/zones/${zone}./metadata/SOA-EDIT-API`)),
+  zoneOp(pdnsRow('GET', '/zones/:zone/metadata/:kind'), readZone, (key, zone) => pdns(key, 'get', `/zones/${zone}./metadata/ALSO-NOTIFY`)),
   metadataWriteOp('post'),
   metadataWriteOp('put'),
   metadataWriteOp('delete'),
   {
-    // one TSIG key of its user, by name, as Query.tsigKeys (which lists every key of the user to a key that may
-    // manage keys); another user's is not there for it
+    // one TSIG key of its user, by name, with its secret as PowerDNS answers it: to whoever may manage the key (a
+    // restricted key only one that can do no more than itself, as a revoke); another user's is not there for it
     id: pdnsRow('GET', '/tsigkeys/:id'),
     async run(p, key) {
       for (const [what, user, extra, expected] of [
         ['a key within its rights', userId, WITHIN, flag(p.manageKeys)],
-        ['an unrestricted key of its user', userId, {}, flag(p.manageKeys)],
+        ['an unrestricted key of its user', userId, {}, unrestrictedKey(p)],
         ["another user's key", otherUserId, WITHIN, p.manageKeys ? 'TSIG_KEY_NOT_FOUND' : 'FORBIDDEN_BY_POLICY'],
       ] as [string, string, Record<string, unknown>, Outcome][]) {
         const target = await adminMakeKey('tsig', user, extra);
         const name = await tsigKeyName(target);
         const answer = await attempt(`PowerDNS TSIG key ${what}`, expected, () => pdns(key, 'get', `/tsigkeys/${name}.`), { reads: true });
-        if (expected === 'ok') expect(answer.data).toMatchObject({ name: `${name}.`, key: '' });
+        const { rows } = await db.query(`select encode(secret, 'base64') as secret from tsig_keys where id = $1`, [target]);
+        if (expected === 'ok') expect(answer.data).toMatchObject({ name: `${name}.`, key: rows[0].secret });
+        else expect(JSON.stringify(answer.body ?? '')).not.toContain(rows[0].secret);
+        await admin(`mutation($id: ID!) { revokeTsigKey(id: $id) { id } }`, { id: target });
+      }
+    },
+  },
+  {
+    // a new secret for a key of its user (a secret rotated): as a revoke, whoever may manage the key
+    id: pdnsRow('PUT', '/tsigkeys/:id'),
+    async run(p, key) {
+      const secret = Buffer.alloc(32, 5).toString('base64');
+      for (const [what, user, extra, expected] of [
+        ['a key within its rights', userId, WITHIN, flag(p.manageKeys)],
+        ['an unrestricted key of its user', userId, {}, unrestrictedKey(p)],
+        ["another user's key", otherUserId, WITHIN, p.manageKeys ? 'TSIG_KEY_NOT_FOUND' : 'FORBIDDEN_BY_POLICY'],
+      ] as [string, string, Record<string, unknown>, Outcome][]) {
+        const target = await adminMakeKey('tsig', user, extra);
+        const name = await tsigKeyName(target);
+        await attempt(`PowerDNS TSIG key new secret, ${what}`, expected, () => pdns(key, 'put', `/tsigkeys/${name}.`, { key: secret }));
+        const { rows } = await db.query(`select encode(secret, 'base64') as secret from tsig_keys where id = $1`, [target]);
+        expect({ what, changed: rows[0].secret === secret }).toEqual({ what, changed: expected === 'ok' });
         await admin(`mutation($id: ID!) { revokeTsigKey(id: $id) { id } }`, { id: target });
       }
     },
@@ -2593,14 +2613,13 @@ describe('the matrix is complete', () => {
   it('has its exempt PowerDNS routes still refused to every key alike, writing nothing', async () => {
     const paths: Record<string, (zone: string) => string> = {
       [pdnsRow('PUT', '/zones/:zone/cryptokeys/:id')]: (zone) => `/zones/${zone}./cryptokeys/1`,
-      [pdnsRow('PUT', '/tsigkeys/:id')]: () => `/tsigkeys/pm-nothing.key.`,
     };
     expect(Object.keys(paths).sort()).toEqual(Object.keys(PDNS_EXEMPT).sort());
     for (const [id, path] of Object.entries(paths))
       for (const p of PROFILES)
         for (const zone of ZONES) {
           const before = await snapshot();
-          const answer = await pdns(keys.get(p.name)!.secret, 'put', path(zone), { active: true, name: 'pm-nothing.key.' });
+          const answer = await pdns(keys.get(p.name)!.secret, 'put', path(zone), { active: true });
           expect({ id, profile: p.name, zone, status: answer.status }).toEqual({ id, profile: p.name, zone, status: 422 });
           expect({ id, profile: p.name, zone, written: await writesSince(before) }).toEqual({ id, profile: p.name, zone, written: {} });
         }

@@ -669,14 +669,60 @@ describe('cryptokeys, metadata, TSIG keys, search', () => {
     expect((await get(`${ZONES}/${ZONE}./cryptokeys`)).body.map((k: any) => k.keytype).sort()).toEqual(['ksk', 'zsk']);
   });
 
-  it('answers the metadata PowerDNS-Admin reads and refuses writes to it', async () => {
-    const res = await get(`${ZONES}/${ZONE}./metadata`);
-    expect(res.body).toEqual([{ type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] }]);
-    const write = await app.http
-      .post(`${ZONES}/${ZONE}./metadata`)
+  it("reads the zone's metadata from what it holds (its secondaries, the serial policy); ALSO-NOTIFY moves its secondaries; other kinds are 422", async () => {
+    const metadata = `${ZONES}/${ZONE}./metadata`;
+    expect((await get(metadata)).body).toEqual([{ type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] }]);
+    // the zone's first secondaries come with their key (GraphQL here); then their metadata reads
+    const key = await app.gql(`mutation($u: ID!) { createTsigKey(input: {userId: $u, name: "pdns-meta-xfr"}) { secret } }`, { u: userId });
+    expect(key.errors).toBeUndefined();
+    const set = await app.gql(
+      `mutation($z: String!) { setZoneSecondaries(zone: $z, secondaries: [{address: "192.0.2.7", tsigKeyName: "pdns-meta-xfr"}, {address: "2001:db8::7", port: 5300, tsigKeyName: "pdns-meta-xfr"}]) { address } }`,
+      { z: ZONE },
+      userKey,
+    );
+    expect(set.errors).toBeUndefined();
+    expect((await get(metadata)).body).toEqual([
+      { type: 'Metadata', kind: 'ALLOW-AXFR-FROM', metadata: ['192.0.2.7', '2001:db8::7'] },
+      { type: 'Metadata', kind: 'ALSO-NOTIFY', metadata: ['192.0.2.7', '[2001:db8::7]:5300'] },
+      { type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] },
+      { type: 'Metadata', kind: 'TSIG-ALLOW-AXFR', metadata: ['pdns-meta-xfr.'] },
+    ]);
+    // PUT replaces their addresses (the key stays theirs), POST adds one, DELETE removes them
+    const put = await app.http
+      .put(`${metadata}/ALSO-NOTIFY`)
       .set('X-API-Key', userKey)
-      .send({ kind: 'ALLOW-AXFR-FROM', metadata: ['AUTO-NS'] });
-    expect(write.status).toBe(422);
+      .send({ metadata: ['198.51.100.7:5353'] });
+    expect(put.status).toBe(200);
+    expect(put.body).toEqual({ type: 'Metadata', kind: 'ALSO-NOTIFY', metadata: ['198.51.100.7:5353'] });
+    const post = await app.http
+      .post(metadata)
+      .set('X-API-Key', userKey)
+      .send({ kind: 'ALSO-NOTIFY', metadata: ['198.51.100.8'] });
+    expect(post.status).toBe(201);
+    const listed = await app.gql(`query($z: String!) { domain(name: $z) { extraSecondaries { address port tsigKeyName } } }`, { z: ZONE });
+    expect(listed.data.domain.extraSecondaries).toEqual([
+      { address: '198.51.100.7', port: 5353, tsigKeyName: 'pdns-meta-xfr' },
+      { address: '198.51.100.8', port: 53, tsigKeyName: 'pdns-meta-xfr' },
+    ]);
+    const bad = await app.http
+      .put(`${metadata}/ALSO-NOTIFY`)
+      .set('X-API-Key', userKey)
+      .send({ metadata: ['ns1.example.net'] });
+    expect(bad.status).toBe(422);
+    // a read-only key may read them, not move them
+    const reader = await makeKey({ preset: 'READ_ONLY' });
+    expect((await get(`${metadata}/TSIG-ALLOW-AXFR`, reader)).body.metadata).toEqual(['pdns-meta-xfr.']);
+    expect((await app.http.delete(`${metadata}/ALSO-NOTIFY`).set('X-API-Key', reader)).status).toBe(403);
+    expect((await app.http.delete(`${metadata}/ALSO-NOTIFY`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(metadata)).body).toEqual([{ type: 'Metadata', kind: 'SOA-EDIT-API', metadata: ['DEFAULT'] }]);
+    for (const kind of ['ALLOW-AXFR-FROM', 'TSIG-ALLOW-AXFR', 'X-CUSTOM']) {
+      const write = await app.http
+        .put(`${metadata}/${kind}`)
+        .set('X-API-Key', userKey)
+        .send({ metadata: ['AUTO-NS'] });
+      expect({ kind, status: write.status }).toEqual({ kind, status: 422 });
+      expect(write.body.error).toMatch(/Zonekeeper writes ALSO-NOTIFY/);
+    }
   });
 
   it('makes, lists and deletes TSIG keys of the caller', async () => {

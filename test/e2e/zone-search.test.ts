@@ -300,8 +300,8 @@ describe('the search across zones (searchRecords, search-data)', () => {
       'record needle-host.shop-10.test. A',
       'record notes.shop-03.test. TXT',
     ]);
-    // the zone first, then its apex records, `max` in all
-    const zoneFirst = await search('shop-03.test', '&max=2');
+    // the zone first, then its apex records, `max` zones and `max` records (as PowerDNS bounds each apart)
+    const zoneFirst = await search('shop-03.test', '&max=1');
     expect(zoneFirst.body.map((o: any) => `${o.object_type} ${o.name}`)).toEqual(['zone shop-03.test.', 'record shop-03.test.']);
     expect((await search('shop-03.test', '&object_type=zone')).body).toHaveLength(1);
     expect((await search('*needle*', '&object_type=record', await createUserKey(app, bobId))).body.map((o: any) => o.name)).toEqual([

@@ -52,6 +52,13 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** a zone's GET whose rrsets' contents are compared as read back, text for text (not only the answer's shape) */
   contents?: boolean;
+  /**
+   * fields whose values must be the same in both answers (of the object, or of each element of a list, compared
+   * as a set), beyond the shape: what a search finds, the secret a TSIG key reads back with
+   */
+  sameFields?: string[];
+  /** the answers, lists, must be as long (a search's `max`) */
+  sameCount?: boolean;
 }
 
 const SERVER = '/api/v1/servers/localhost';
@@ -109,6 +116,12 @@ const NO_ZONE = 'a TSIG key belongs to no zone: nothing to transfer';
 function tsigKeyOf(name: string): ApiRequest['idFrom'] {
   return { list: TSIG_KEYS, match: { name } };
 }
+/** secrets of keys moved in (32 octets each, as `tsig-keygen` and `pdnsutil generate-tsig-key` make them) */
+const MOVED_SECRET = Buffer.alloc(32, 7).toString('base64');
+const ROTATED_SECRET = Buffer.alloc(32, 9).toString('base64');
+/** what a secondary zone reads back with: its kind, primaries, transfer key, and serial 0 until its first transfer */
+const SECONDARY_FIELDS = ['name', 'kind', 'masters', 'slave_tsig_key_ids', 'serial'];
+const tsigBody = (name: string, key: string) => ({ name, algorithm: 'hmac-sha256', key });
 
 /** lego puts the zone kind into each rrset */
 const LEGO = { kind: 'Master' };
@@ -186,6 +199,13 @@ export const EVERY_TYPE: [name: string, type: string, content: string][] = [
   ['upper.', 'MX', '10 MAIL.Example.COM.'],
   ['upper.', 'CAA', '0 ISSUE "letsencrypt.org"'],
 ];
+/** an rrset of a new zone, TTL 300 */
+const rrsetOf = (name: string, type: string, contents: string[]) => ({
+  name,
+  type,
+  ttl: 300,
+  records: contents.map((content) => ({ content, disabled: false })),
+});
 const SSHFP = '1 1 0123456789abcdef0123456789abcdef01234567';
 
 export const REQUESTS: ApiRequest[] = [
@@ -552,6 +572,44 @@ export const REQUESTS: ApiRequest[] = [
   get('PowerDNS-Admin: search-data for a content', `${SERVER}/search-data?q=192.0.2.25&max=10&object_type=record`),
   get('PowerDNS-Admin: search-data for names in any letter case', `${SERVER}/search-data?q=*.DELTA.test&max=100`),
   get('PowerDNS-Admin: search-data for nothing', `${SERVER}/search-data?q=nothing-like-this&max=10`),
+  // search-data by content, as PowerDNS's SQL backend matches it: names without their final dot, an MX's or
+  // SRV's priority apart (its own column), `*` and `?`, any letter case; `max` zones and `max` records
+  createZone('a zone to search', {
+    name: 'srch.test.',
+    kind: 'Native',
+    nameservers: NS,
+    rrsets: [
+      rrsetOf('srch.test.', 'MX', ['10 mail.srch.test.']),
+      rrsetOf('mail.srch.test.', 'A', ['192.0.2.160']),
+      rrsetOf('www.srch.test.', 'CNAME', ['Target.Srch.Example.']),
+      rrsetOf('ptr.srch.test.', 'PTR', ['host.srch-target.example.']),
+      rrsetOf('_sip._tcp.srch.test.', 'SRV', ['10 5 5060 sip.srch.test.']),
+      rrsetOf('sub.srch.test.', 'NS', ['ns1.srch-sub.example.']),
+      rrsetOf('txt.srch.test.', 'TXT', ['"srch text."']),
+      rrsetOf('srch.test.', 'CAA', ['0 issue "srch-ca.example"']),
+    ],
+  }),
+  ...[
+    ['an MX by its target, and the A of that name', 'q=mail.srch.test'],
+    ['a name and an MX target by a prefix', 'q=mail.srch*'],
+    ['in capitals', 'q=MAIL.SRCH.TEST'],
+    ['one character by ?', 'q=m%3Fil.srch.test'],
+    ['a CNAME by its target (written in mixed case)', 'q=target.srch.example'],
+    ['a PTR by its target', 'q=host.srch-target.example'],
+    ['a delegation NS by its name server', 'q=ns1.srch-sub.example'],
+    ['an SRV by its fields after the priority', 'q=*5060%20sip.srch.test'],
+    ['an MX with its priority (PowerDNS keeps it apart: nothing)', 'q=10%20mail.srch.test'],
+    ['a CAA by its value', 'q=*srch-ca.example*'],
+    ['a TXT whole, its final dot inside the quotes kept', 'q=%22srch%20text.%22'],
+    ['every record of the zone', 'q=*.srch.test&object_type=record'],
+    ['the zone by its name', 'q=srch*&object_type=zone'],
+    ['a name server target with its final dot', 'q=ns1.srch-sub.example.'],
+  ].map(([what, query]): ApiRequest => ({
+    ...get(`search-data: ${what}`, `${SERVER}/search-data?${query}`),
+    sameFields: ['object_type', 'name', 'type', 'content'],
+  })),
+  { ...get('search-data: max bounds the zones and the records apart', `${SERVER}/search-data?q=*srch*&max=1`), sameCount: true },
+  { ...get('search-data: max of the records', `${SERVER}/search-data?q=*.srch.test&max=3&object_type=record`), sameCount: true },
   get('PowerDNS-Admin: the TSIG keys', `${SERVER}/tsigkeys`),
   get('PowerDNS-Admin: the zone list with its details', ZONES),
 
@@ -810,6 +868,96 @@ export const REQUESTS: ApiRequest[] = [
     noAxfr: NO_ZONE,
   },
 
+  // TSIG keys moved in with their secret (`pdnsutil import-tsig-key`, a key moved from PowerDNS or BIND: the
+  // secondaries that hold it keep working), read back with it, and given a new secret by PUT
+  {
+    what: 'a TSIG key imported with its secret',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'moved-key.', algorithm: 'hmac-sha256', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+    sameFields: ['key', 'algorithm'],
+  },
+  { what: 'the imported key read back with its secret', method: 'GET', path: `${TSIG_KEYS}/moved-key.`, sameFields: ['key', 'algorithm'] },
+  { ...get('the imported key in the list (its secret left out)', TSIG_KEYS), sameFields: ['name', 'key'] },
+  {
+    what: 'a TSIG key imported with an algorithm in capitals and a final dot',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'moved-512.', algorithm: 'HMAC-SHA512.', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of a secret that is not base64',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('bad-secret.', 'not base64!!'),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of a secret with a space in it',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('spaced-secret.', 'YWJj ZGVm'),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of an unknown algorithm',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'odd-alg.', algorithm: 'hmac-foo', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of an empty secret (one is made)',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('empty-secret.', ''),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'a TSIG key of a secret without its padding',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: tsigBody('unpadded.', 'YWJjZA'),
+    noAxfr: NO_ZONE,
+  },
+  {
+    what: 'PUT: the imported key given a new secret',
+    method: 'PUT',
+    path: `${TSIG_KEYS}/moved-key.`,
+    body: { key: ROTATED_SECRET },
+    noAxfr: NO_ZONE,
+    sameFields: ['key', 'algorithm'],
+  },
+  { what: 'the key read back with its new secret', method: 'GET', path: `${TSIG_KEYS}/moved-key.`, sameFields: ['key', 'algorithm'] },
+  {
+    what: 'PUT: the key given another algorithm',
+    method: 'PUT',
+    path: `${TSIG_KEYS}/moved-key.`,
+    body: { algorithm: 'hmac-sha512' },
+    noAxfr: NO_ZONE,
+    sameFields: ['key', 'algorithm'],
+  },
+  { what: 'PUT: a secret that is not base64', method: 'PUT', path: `${TSIG_KEYS}/moved-key.`, body: { key: 'bad!' }, noAxfr: NO_ZONE },
+  { what: 'PUT: an unknown algorithm', method: 'PUT', path: `${TSIG_KEYS}/moved-key.`, body: { algorithm: 'hmac-foo' }, noAxfr: NO_ZONE },
+  { what: 'the key after the refused PUTs', method: 'GET', path: `${TSIG_KEYS}/moved-key.`, sameFields: ['key', 'algorithm'] },
+  {
+    what: 'PUT of a key that is not there',
+    method: 'PUT',
+    path: `${TSIG_KEYS}/no-such-key.`,
+    body: { key: ROTATED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  { what: 'PUT: the key renamed', method: 'PUT', path: `${TSIG_KEYS}/moved-512.`, body: { name: 'renamed-512.' }, noAxfr: NO_ZONE },
+  ...['moved-key.', 'moved-512.', 'renamed-512.', 'empty-secret.', 'unpadded.'].map((name): ApiRequest => ({
+    what: `clean-up: the TSIG key ${name}`,
+    method: 'DELETE',
+    path: `${TSIG_KEYS}/${name}`,
+    noAxfr: NO_ZONE,
+  })),
+  get('the TSIG keys after the clean-up', TSIG_KEYS),
+
   // zones created as the Ansible collection creates them, and a comment's time past 2038
   createZone('Ansible: a zone with its SOA and NS in rrsets, TTLs as strings', {
     name: 'ansible.test.',
@@ -879,6 +1027,69 @@ export const REQUESTS: ApiRequest[] = [
     ...EVERY_TYPE.map(([name, type, content]) => replace(`${name}types.test.`, type, 300, [content])),
   ),
   { ...get('the zone of every type, read back', `${ZONES}/types.test.`), contents: true },
+  // secondary zones as PowerDNS makes them (Terraform's `kind`/`masters`, PowerDNS-Admin's Slave zones,
+  // `pdnsutil create-secondary-zone` with `set-meta … AXFR-MASTER-TSIG`): Zonekeeper's secondary zones (docs/transfers.md)
+  {
+    what: 'the key a secondary zone transfers with, imported',
+    method: 'POST',
+    path: TSIG_KEYS,
+    body: { name: 'sec-xfr.', algorithm: 'hmac-sha256', key: MOVED_SECRET },
+    noAxfr: NO_ZONE,
+  },
+  {
+    ...createZone('a secondary zone of three primaries with its transfer key', {
+      name: 'sec.test.',
+      kind: 'Slave',
+      masters: ['192.0.2.53', '192.0.2.54:5300', '[2001:db8::53]:5300'],
+      slave_tsig_key_ids: ['sec-xfr.'],
+    }),
+    sameFields: SECONDARY_FIELDS,
+  },
+  { ...get('the secondary zone, never transferred', `${ZONES}/sec.test.`), sameFields: [...SECONDARY_FIELDS, 'rrsets'] },
+  {
+    ...createZone('a secondary zone of kind Secondary (the 4.5 name)', {
+      name: 'sec2.test.',
+      kind: 'Secondary',
+      masters: ['2001:db8::53'],
+    }),
+    sameFields: SECONDARY_FIELDS,
+  },
+  get('the zone list with the secondary zones', ZONES),
+  createZone('a secondary zone without primaries', { name: 'sec3.test.', kind: 'Slave', masters: [] }),
+  createZone('a secondary zone whose primary is no address', { name: 'sec4.test.', kind: 'Slave', masters: ['primary.example.net'] }),
+  createZone('a secondary zone given rrsets', {
+    name: 'sec5.test.',
+    kind: 'Slave',
+    masters: ['192.0.2.53'],
+    rrsets: [{ name: 'www.sec5.test.', type: 'A', ttl: 300, records: [{ content: '192.0.2.1', disabled: false }] }],
+  }),
+  { what: 'the secondary zone deleted', method: 'DELETE', path: `${ZONES}/sec2.test.`, axfr: 'sec2.test.' },
+
+  // zone metadata (PowerDNS-Admin's zone settings, `pdnsutil get-meta`/`set-meta` users): read from what the zone
+  // holds; PowerDNS 4.7 writes none of these kinds through its API but ALSO-NOTIFY and ALLOW-AXFR-FROM
+  { ...get('the metadata of a primary zone', `${ZONES}/alpha.test./metadata`), sameFields: ['kind', 'metadata'] },
+  { ...get('its SOA-EDIT-API', `${ZONES}/alpha.test./metadata/SOA-EDIT-API`), sameFields: ['kind', 'metadata'] },
+  { ...get('its ALSO-NOTIFY, none', `${ZONES}/alpha.test./metadata/ALSO-NOTIFY`), sameFields: ['kind', 'metadata'] },
+  { ...get('the metadata of the secondary zone (its AXFR-MASTER-TSIG)', `${ZONES}/sec.test./metadata`), sameFields: ['kind', 'metadata'] },
+  { ...get('its AXFR-MASTER-TSIG', `${ZONES}/sec.test./metadata/AXFR-MASTER-TSIG`), sameFields: ['kind', 'metadata'] },
+  get('the metadata of a missing zone', `${ZONES}/missing.test./metadata`),
+  ...['SOA-EDIT-API', 'TSIG-ALLOW-AXFR', 'AXFR-MASTER-TSIG', 'NSEC3PARAM', 'FOO'].map((kind): ApiRequest => ({
+    what: `PUT of the metadata kind ${kind}`,
+    method: 'PUT',
+    path: `${ZONES}/alpha.test./metadata/${kind}`,
+    body: { metadata: [kind === 'SOA-EDIT-API' ? 'INCREASE' : 'x.'] },
+    axfr: 'alpha.test.',
+  })),
+  {
+    what: 'POST of an ALSO-NOTIFY on a zone without secondaries',
+    method: 'POST',
+    path: `${ZONES}/alpha.test./metadata`,
+    body: { kind: 'ALSO-NOTIFY', metadata: ['192.0.2.7'] },
+    axfr: 'alpha.test.',
+  },
+  { what: 'DELETE of ALSO-NOTIFY', method: 'DELETE', path: `${ZONES}/alpha.test./metadata/ALSO-NOTIFY`, axfr: 'alpha.test.' },
+  { ...get('the metadata after the DELETE', `${ZONES}/alpha.test./metadata`), sameFields: ['kind', 'metadata'] },
+
   get('the zone list at the end', ZONES),
   get('the last zone', `${ZONES}/eta.test.`),
 ];

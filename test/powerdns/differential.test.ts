@@ -43,7 +43,8 @@ export const KEPT_DIFFERENCES: KeptDifference[] = [
     reason: 'a zone\'s `type: "Zone"` and `presigned` are in PowerDNS\'s swagger and its later answers; 4.7 leaves them out',
   },
   {
-    difference: /^shape: only Zonekeeper has \$\[\]\.(api_rectify|nsec3narrow|nsec3param|soa_edit|soa_edit_api): (string|boolean)$/,
+    difference:
+      /^shape: only Zonekeeper has \$\[\]\.((api_rectify|nsec3narrow|nsec3param|soa_edit|soa_edit_api): (string|boolean)|slave_tsig_key_ids\[\]: string)$/,
     reason: 'the zone list carries the same zone object as GET of one zone (PowerDNS 4.7 leaves these out of its list)',
   },
   {
@@ -132,6 +133,58 @@ export const KEPT_DIFFERENCES: KeptDifference[] = [
     request: 'clean-up: the hmac-md5 key, if it was made',
     difference: /^status: PowerDNS 204 .* vs Zonekeeper 404 .*ansible-md5/,
     reason: 'the hmac-md5 key was made by PowerDNS only (the request before)',
+  },
+  {
+    request: 'a TSIG key of a secret without its padding',
+    difference: /^status: PowerDNS 201 .* vs Zonekeeper 422 .*key: the secret is not base64/,
+    reason:
+      'Zonekeeper takes base64 as RFC 4648 §4 writes it, padded (as tsig-keygen, pdnsutil and keymgr write secrets); PowerDNS 4.7 takes some unpadded texts (`YWJjZA`) and refuses others (`YQ`)',
+  },
+  {
+    request: 'clean-up: the TSIG key unpadded.',
+    difference: /^status: PowerDNS 204 .* vs Zonekeeper 404 /,
+    reason: 'the unpadded key was made by PowerDNS only (above)',
+  },
+  {
+    request: 'the key after the refused PUTs',
+    difference: /^values: only (PowerDNS has key=\S+ algorithm=hmac-sha256|Zonekeeper has key=\S+ algorithm=hmac-sha512)$/,
+    reason:
+      "PowerDNS 4.7's PUT of another algorithm answers it but adds a second row for the key (its tsigkeys are unique by name and algorithm) and reads back the first, the old algorithm; Zonekeeper's key has the algorithm it was given",
+  },
+  {
+    request: 'PUT: the key renamed',
+    difference: /^status: PowerDNS 200 .* vs Zonekeeper 422 .*name: a TSIG key keeps its name/,
+    reason:
+      'a TSIG key is named on the wire by its name (RFC 8945 §4.2): a secondary holding it under the old name stops working, so a new name is a new key (make it and delete the old); PowerDNS 4.7 renames, and over a key of that name overwrites it',
+  },
+  {
+    request: 'clean-up: the TSIG key moved-512.',
+    difference: /^status: PowerDNS 404 .* vs Zonekeeper 204 /,
+    reason: 'PowerDNS renamed the key (above): its old name is gone there',
+  },
+  {
+    request: 'clean-up: the TSIG key renamed-512.',
+    difference: /^status: PowerDNS 204 .* vs Zonekeeper 404 /,
+    reason: 'only PowerDNS has the key under its new name (above)',
+  },
+  {
+    request: 'search-data: a name server target with its final dot',
+    difference:
+      /^(shape: only PowerDNS has \$: \[\]|shape: only Zonekeeper has \$\[\]\.\w+: \w+|values: only Zonekeeper has .*ns1\.srch-sub\.example)$/,
+    reason:
+      'a final dot of `q` is dropped, so that a name pasted whole (`ns1.example.net.`) finds what it names; PowerDNS 4.7 matches names and contents as stored, without their final dot, and so finds nothing',
+  },
+  {
+    request: 'POST of an ALSO-NOTIFY on a zone without secondaries',
+    difference: /^status: PowerDNS 201 .* vs Zonekeeper 422 .*ALSO-NOTIFY: each secondary of a zone here transfers with a TSIG key/,
+    reason:
+      "ALSO-NOTIFY is the zone's extra secondaries, each NOTIFYed and allowed to transfer with a TSIG key of the zone's user (docs/transfers.md): a zone's first secondaries are set with their keys (setZoneSecondaries, `zonekeeper secondaries set`), after which ALSO-NOTIFY changes their addresses; PowerDNS keeps addresses alone",
+  },
+  {
+    request: 'a secondary zone without primaries',
+    difference: /^status: PowerDNS 201 .* vs Zonekeeper 422 .*masters: a secondary zone needs at least one primary/,
+    reason:
+      'a secondary zone is taken from its primaries: PowerDNS 4.7 makes one without any, which never gets a record; Zonekeeper refuses it naming `masters`',
   },
   {
     request: 'a new zone whose rrset comment has a modified_at after 2038 (over 2^31 - 1)',
@@ -305,6 +358,19 @@ function zoneOf(path: string): string {
 const statusClass = (status: number) => `${Math.floor(status / 100)}xx`;
 
 /**
+ * The values of `fields` in an answer (an object, or each element of a list), one line per object, sorted: what
+ * a search found, the secret a key reads back with. Normalisation "names as names" for text: compared in any
+ * letter case (RFC 4343) and without a final dot (PowerDNS 4.7 lists a TSIG key's name without it); secrets are
+ * base64, whose case counts, so `key` is compared as it is.
+ */
+function sameFieldValues(json: unknown, fields: string[]): string[] {
+  const objects = (Array.isArray(json) ? json : [json]).filter((o): o is Record<string, unknown> => !!o && typeof o === 'object');
+  const value = (field: string, v: unknown) =>
+    typeof v === 'string' && field !== 'key' ? v.toLowerCase().replace(/\.$/, '') : JSON.stringify(v ?? null);
+  return objects.map((o) => fields.map((f) => `${f}=${value(f, o[f])}`).join(' ')).sort();
+}
+
+/**
  * Normalisation "names as names" (finding an id only): a text compared case-insensitively and without its final
  * dot. PowerDNS 4.7 lists a TSIG key's `name` without the dot (`ansible-key`), Zonekeeper with it (`ansible-key.`);
  * the `id`s are alike.
@@ -349,6 +415,12 @@ async function compare(step: ApiRequest): Promise<string[]> {
       `status: PowerDNS ${pdnsAnswer.status} ${pdnsAnswer.text.slice(0, 160)} vs Zonekeeper ${zkAnswer.status} ${zkAnswer.text.slice(0, 160)}`,
     );
   else differences.push(...shapeDifferences(answerShape(pdnsAnswer), answerShape(zkAnswer)));
+  if (step.sameCount && Array.isArray(pdnsAnswer.json) && Array.isArray(zkAnswer.json) && pdnsAnswer.json.length !== zkAnswer.json.length)
+    differences.push(`count: PowerDNS ${pdnsAnswer.json.length} vs Zonekeeper ${zkAnswer.json.length}`);
+  if (step.sameFields && statusClass(pdnsAnswer.status) === '2xx' && statusClass(zkAnswer.status) === '2xx')
+    differences.push(
+      ...listDifferences('values', sameFieldValues(pdnsAnswer.json, step.sameFields), sameFieldValues(zkAnswer.json, step.sameFields)),
+    );
   // the export is a zone file (in JSON's `zone` when asked as JSON): its records compared as the AXFR's are
   const zoneFile = (answer: Answer) => {
     const inJson = (answer.json as { zone?: unknown } | undefined)?.zone;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { startTestApp, TestApp } from '../support/test-app';
-import { CREATE_RECORD, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
+import { CREATE_RECORD, createTsigKey, createUser, createUserKey, createZone, errorCode } from '../support/fixtures';
 import { KeyArg, nsupdate, python } from '../support/update-clients';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 import { PowerDnsServer, startPowerDns } from '../support/powerdns-server';
@@ -23,10 +23,13 @@ const OUTSIDE = '127.0.0.2';
 
 let app: TestApp;
 let dnsPort: number;
+let aliceId: string;
+let bobId: string;
 let alice: KeyArg;
 let bob: KeyArg;
 let bind: BindSecondary | undefined;
 let powerdns: PowerDnsServer | undefined;
+let movedBind: BindSecondary | undefined;
 
 const transfer = (key: KeyArg, zone: string, type = 'AXFR', from = '127.0.0.1'): Promise<DigResult> =>
   dig(['-b', from, '-y', `${key.algorithm}:${key.name}:${key.secret}`, '@127.0.0.1', '-p', String(dnsPort), zone, type]);
@@ -56,8 +59,8 @@ beforeAll(async () => {
     TRANSFER_ALLOW: '127.0.0.1/32',
     UPDATE_ALLOW: '127.0.0.1/32',
   });
-  const aliceId = await createUser(app, 'alice@xfr.zk.test');
-  const bobId = await createUser(app, 'bob@xfr.zk.test');
+  aliceId = await createUser(app, 'alice@xfr.zk.test');
+  bobId = await createUser(app, 'bob@xfr.zk.test');
   await createZone(app, aliceId, ALICE_ZONE);
   await createZone(app, bobId, BOB_ZONE);
   alice = await createTsigKey(app, aliceId, 'alice-xfr-key');
@@ -65,6 +68,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await movedBind?.stop();
   await bind?.stop();
   await powerdns?.stop();
   await app?.close();
@@ -209,4 +213,48 @@ test("a customer's own PowerDNS takes its zone with the customer's key, not anot
   expect(await servedSerial(powerdns.dnsPort, BOB_ZONE)).toBeUndefined();
   // the change came on our NOTIFY, signed with the customer's key (PowerDNS logs it at loglevel 6)
   expect(powerdns.log()).toContain(`Received secure NOTIFY for ${ALICE_ZONE} from 127.0.0.1, with TSIG key '${alice.name}'`);
+});
+
+test("a key moved in through the PowerDNS API with its secret keeps the customer's BIND transferring; a new secret by PUT, then BIND's old one is refused", async () => {
+  // the key the customer's BIND already holds (its own key file, or a key moved from PowerDNS: `pdnsutil
+  // import-tsig-key`), given to us by the customer's own API key as PowerDNS takes it
+  const moved: KeyArg = { algorithm: 'hmac-sha256', name: 'alice-moved-key', secret: randomBytes(32).toString('base64') };
+  const key = await createUserKey(app, aliceId);
+  const api = (method: string, route: string, body?: unknown) =>
+    fetch(`${app.baseUrl}/api/v1/servers/localhost/tsigkeys${route}`, {
+      method,
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const imported = await api('POST', '', { name: `${moved.name}.`, algorithm: 'hmac-sha256', key: moved.secret });
+  expect(imported.status).toBe(201);
+  expect(await imported.json()).toMatchObject({ key: moved.secret, algorithm: 'hmac-sha256' });
+  // read back as PowerDNS answers it, to the user who may manage it; another user's key finds no such key
+  expect(await (await api('GET', `/${moved.name}.`)).json()).toMatchObject({ key: moved.secret });
+  const bobKey = await createUserKey(app, bobId);
+  const asBob = await fetch(`${app.baseUrl}/api/v1/servers/localhost/tsigkeys/${moved.name}.`, { headers: { 'X-API-Key': bobKey } });
+  expect(asBob.status).toBe(404);
+  expect(await asBob.text()).not.toContain(moved.secret);
+  movedBind = await startBindSecondary({ zones: [ALICE_ZONE, BOB_ZONE], primaryPort: dnsPort, tsig: moved });
+  await waitFor('BIND to transfer the zone with the moved key', () => servedSerial(movedBind!.port, ALICE_ZONE));
+  expect(await servedSerial(movedBind.port, BOB_ZONE)).toBeUndefined();
+  // the secret rotated by PUT: a transfer signed with the old one is refused at once, one with the new one works
+  const rotated = randomBytes(32).toString('base64');
+  const put = await api('PUT', `/${moved.name}.`, { key: rotated });
+  expect(put.status).toBe(200);
+  expect(await put.json()).toMatchObject({ key: rotated });
+  expect(soaCount(await transfer(moved, ALICE_ZONE))).toBe(0);
+  expect(soaCount(await transfer({ ...moved, secret: rotated }, ALICE_ZONE))).toBe(2);
+  // the audit log: made with a given secret, its secret read (the GET, the PUT's answer) and changed, never shown
+  const audit = await app.gql(`{ auditEvents(first: 100) { nodes { kind detail } } }`);
+  const ofKey = audit.data.auditEvents.nodes.filter((e: any) => e.detail?.name === moved.name);
+  expect(ofKey.map((e: any) => e.kind).sort()).toEqual([
+    'tsig-key-changed',
+    'tsig-key-created',
+    'tsig-key-secret-read',
+    'tsig-key-secret-read',
+  ]);
+  expect(ofKey.find((e: any) => e.kind === 'tsig-key-created').detail.imported).toBe(true);
+  expect(ofKey.find((e: any) => e.kind === 'tsig-key-changed').detail.changes).toEqual({ secret: { before: 'kept', after: 'changed' } });
+  expect(JSON.stringify(audit.data)).not.toContain(rotated);
 });

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createTsigKey, createUser, createUserKey } from '../support/fixtures';
 import { KeyArg } from '../support/update-clients';
 import { BindPrimary, startBindPrimary } from '../support/bind-primary';
@@ -183,10 +183,10 @@ test('PowerDNS API: a secondary zone shows its primaries as masters; PUT kind Ma
   expect((await app.http.put(pdns).set('X-API-Key', userKey).send({ kind: 'Master' })).status).toBe(204);
   const after = await app.http.get(pdns).set('X-API-Key', userKey);
   expect(after.body).toMatchObject({ kind: 'Master', masters: [] });
-  // a primary zone cannot be made a secondary one here (a secondary zone names its primaries: GraphQL or the CLI)
+  // a primary zone cannot be made a secondary one (a secondary zone is created as one, naming its primaries)
   const back = await app.http.put(pdns).set('X-API-Key', userKey).send({ kind: 'Slave' });
   expect(back.status).toBe(422);
-  expect(back.body.error).toMatch(/primary zones only/);
+  expect(back.body.error).toMatch(/stays a primary zone/);
   // written here from now on; the record goes again, so the zone reads as its primary served it (afterEach)
   const patch = (rrsets: unknown[]) =>
     app.http.patch(pdns).set('X-API-Key', userKey).set('content-type', 'application/json').send({ rrsets });
@@ -198,4 +198,39 @@ test('PowerDNS API: a secondary zone shows its primaries as masters; PUT kind Ma
   // two changes of ours: two serial steps past BIND's
   servedSerial = (await zoneRecords()).serial;
   expect(servedSerial).toBeGreaterThan(7);
+});
+
+test("PowerDNS API: a secondary zone made as PowerDNS makes one (kind Slave, masters, slave_tsig_key_ids) is taken from its primary with the key; a user's key may not name a loopback primary", async () => {
+  const zone = 'pdns-made-sec.zk.test';
+  const primary = await startBindPrimary({
+    zone,
+    records: [`@ NS ns1.${zone}.`, 'ns1 A 192.0.2.53', 'www A 192.0.2.2'],
+    soa: { serial: 11, refresh: 3600, retry: 60, expire: 86400 },
+    notifyPort: await freePort(),
+    tsig: key,
+  });
+  try {
+    const zones = '/api/v1/servers/localhost/zones';
+    const body = { name: `${zone}.`, kind: 'Slave', masters: [`127.0.0.1:${primary.port}`], slave_tsig_key_ids: [`${key.name}.`] };
+    // the outbound rule of secondary zones (docs/transfers.md): this host is the admin's to name, not a user's
+    const refused = await app.http.post(zones).set('X-API-Key', userKey).send(body);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatch(/primaries\[0\]\.address: 127\.0\.0\.1 is this host's own/);
+    // the admin key makes it for the user (`account`), read back as PowerDNS reads a secondary zone never taken
+    const created = await app.http
+      .post(zones)
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ ...body, account: 'customer@zk-read-only.test' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ kind: 'Slave', serial: 0, rrsets: [], slave_tsig_key_ids: [`${key.name}.`] });
+    const taken = await waitFor('the zone taken from BIND', async () => {
+      const zoneNow = await app.http.get(`${zones}/${zone}.`).set('X-API-Key', userKey);
+      return zoneNow.body.serial === 11 ? zoneNow.body : undefined;
+    });
+    expect(taken.rrsets).toContainEqual(
+      expect.objectContaining({ name: `www.${zone}.`, type: 'A', records: [{ content: '192.0.2.2', disabled: false }] }),
+    );
+  } finally {
+    await primary.stop();
+  }
 });
