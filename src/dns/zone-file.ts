@@ -101,25 +101,27 @@ function appendRun(entry: LogicalLine, text: string, start: number, special: Reg
   return end - 1;
 }
 
-/** Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1). */
-function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
-  const result: LogicalLine[] = [];
+/**
+ * Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1), one entry at a time as the text is
+ * read: the caller handles (and counts) each before the next is made, so that no list of the file's entries is
+ * ever held, and a refusal part way through stops the reading there.
+ */
+function* logicalLines(text: string, problems: Problem[]): Generator<LogicalLine> {
   let line = 1;
   let current: LogicalLine | undefined;
   let depth = 0;
   let quoted = false;
   let parenLine = 0;
-  const begin = (blank: boolean) => {
-    current = { line, blankOwner: blank, text: '' };
-  };
-  const end = () => {
-    if (current && current.text.trim().length > 0) result.push(current);
+  /** the entry made so far, unless it holds nothing; the next character starts another */
+  const finished = (): LogicalLine | undefined => {
+    const done = current && current.text.trim().length > 0 ? current : undefined;
     current = undefined;
+    return done;
   };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    if (!current) begin(c === ' ' || c === '\t');
-    const entry = current!;
+    if (!current) current = { line, blankOwner: c === ' ' || c === '\t', text: '' };
+    const entry = current;
     if (c === '\n') {
       if (quoted) {
         problems.push({
@@ -132,7 +134,8 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
       } else if (depth > 0) {
         entry.text += ' ';
       } else {
-        end();
+        const done = finished();
+        if (done) yield done;
       }
       line++;
       continue;
@@ -181,8 +184,8 @@ function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
       line,
     });
   if (depth > 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${parenLine}: '(' is never closed`), line: parenLine });
-  end();
-  return result;
+  const done = finished();
+  if (done) yield done;
 }
 
 /** what an import does with a TTL outside ALLOWED_TTLS: refuse the file (every line listed), or clamp it */
@@ -197,20 +200,39 @@ export type ZoneFileResult =
       warnings: Problem[];
       dropped: { type: string; count: number }[];
     }
-  | { ok: false; problems: Problem[] };
+  | {
+      ok: false;
+      problems: Problem[];
+      /** the file passed `maxRecords`: the line of the record that passed it (reading stopped there) */
+      recordLimit?: { limit: number; line: number };
+    };
+
+/**
+ * The most problems, and warnings, a parse keeps: a file of a million bad lines is refused with its first ten
+ * thousand problems (reading stops there), not held whole; warnings past it are counted, not kept.
+ */
+export const MAX_REPORTED = 10_000;
 
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
 
+export interface ZoneFileOptions {
+  /** a whole zone (the SOA and apex NS required), or records to merge into one (default true) */
+  complete?: boolean;
+  ttlPolicy?: TtlPolicy;
+  /**
+   * The most distinct records the file may hold (the signer's dropped ones aside): reading stops at the record
+   * that passes it, before the rest of the file is read or any more records are made (`recordLimit`).
+   */
+  maxRecords?: number;
+  /** types dropped and counted as the signer's records are (a signed zone's DNSKEY, CDS and CDNSKEY) */
+  drop?: ReadonlySet<string>;
+}
+
 /**
- * Parses a master file for `zone` (without trailing dot). Every problem found is returned, each with the line
- * of its record.
+ * Parses a master file for `zone` (without trailing dot). Every problem found is returned (the first
+ * MAX_REPORTED of them), each with the line of its record.
  */
-export function parseZoneFile(
-  zone: string,
-  text: string,
-  allowedTtls: AllowedTtls,
-  options: { complete?: boolean; ttlPolicy?: TtlPolicy } = {},
-): ZoneFileResult {
+export function parseZoneFile(zone: string, text: string, allowedTtls: AllowedTtls, options: ZoneFileOptions = {}): ZoneFileResult {
   // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
   const complete = options.complete ?? true;
   const problems: Problem[] = [];
@@ -219,6 +241,9 @@ export function parseZoneFile(
   const warnings: Problem[] = [];
   const dropped = new Map<string, number>();
   const seen = new Map<string, number>();
+  const maxRecords = options.maxRecords ?? Infinity;
+  let recordLimit: { limit: number; line: number } | undefined;
+  let warningsLeftOut = 0;
   const z = zone.replace(/\.$/, '').toLowerCase();
   let origin = z;
   let defaultTtl: number | undefined;
@@ -231,7 +256,13 @@ export function parseZoneFile(
     line,
   });
   const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push(withLine(p, line)));
-  const warn = (line: number, list: Problem[]) => list.forEach((p) => warnings.push(withLine(p, line)));
+  const warn = (line: number, list: Problem[]) => list.forEach((p) => addWarning(withLine(p, line)));
+  const addWarning = (p: Problem) => {
+    if (warnings.length < MAX_REPORTED) warnings.push(p);
+    else warningsLeftOut += 1;
+  };
+  /** reading stops: the record limit passed, or enough problems to refuse the file */
+  const stopped = () => recordLimit !== undefined || problems.length >= MAX_REPORTED;
 
   const handle = (entry: LogicalLine): void => {
     const split = splitFields(entry.text);
@@ -332,7 +363,7 @@ export function parseZoneFile(
       return;
     }
     const type = fields[index].raw;
-    const signerType = signerTypeOf(type);
+    const signerType = signerTypeOf(type) ?? (options.drop?.has(type.toUpperCase()) ? type.toUpperCase() : undefined);
     if (signerType) {
       // an imported signed zone: the primary does not sign (its signatures would be stale at the first change),
       // so the signer's records are dropped and counted, never a reason to refuse the file
@@ -371,7 +402,7 @@ export function parseZoneFile(
       const first = seen.get(key);
       if (first !== undefined) {
         const kept = records[first];
-        warnings.push({
+        addWarning({
           ...problem(
             'rdata',
             'DUPLICATE_RECORD_MERGED',
@@ -379,6 +410,11 @@ export function parseZoneFile(
           ),
           line: entry.line,
         });
+        return;
+      }
+      if (records.length >= maxRecords) {
+        // counted as it is read: the record that passes the limit ends the reading, whatever follows it
+        recordLimit = { limit: maxRecords, line: entry.line };
         return;
       }
       seen.set(key, records.length);
@@ -411,7 +447,7 @@ export function parseZoneFile(
       .map((f) => f.raw)
       .join(' ');
     const rhs = entry.text.slice(fields[typeAt + 1].start).trim();
-    for (let i = range.start; i <= range.stop; i += range.step) {
+    for (let i = range.start; i <= range.stop && !stopped(); i += range.step) {
       const owner = substitute(fields[2].raw, i, entry.line);
       const data = substitute(rhs, i, entry.line);
       if (!owner.ok || !data.ok) {
@@ -421,7 +457,19 @@ export function parseZoneFile(
       handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}` });
     }
   };
-  for (const entry of logicalLines(text, problems)) handle(entry);
+  for (const entry of logicalLines(text, problems)) {
+    handle(entry);
+    if (stopped()) break;
+  }
+  if (recordLimit) return { ok: false, problems: [], recordLimit };
+  if (problems.length >= MAX_REPORTED) {
+    problems.length = MAX_REPORTED;
+    const last = problems[problems.length - 1].line;
+    problems.push({
+      ...problem('rdata', 'TOO_MANY_PROBLEMS', `the file has more than ${MAX_REPORTED} problems: reading stopped at line ${last}`),
+      line: last,
+    });
+  }
 
   const recordsFailed = problems.length > 0;
   for (const found of checkZoneIndexed(z, records)) {
@@ -435,6 +483,8 @@ export function parseZoneFile(
     return { ok: false, problems };
   }
   warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+  if (warningsLeftOut)
+    warnings.push(problem('rdata', 'WARNINGS_LEFT_OUT', `${warningsLeftOut} more warnings past the first ${MAX_REPORTED} are not listed`));
   return {
     ok: true,
     records,

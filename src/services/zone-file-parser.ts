@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { parseZoneFile } from '../dns/zone-file';
+import { DomainError } from '../errors/catalogue';
 
 export type ParseArguments = Parameters<typeof parseZoneFile>;
 export type ParseResult = ReturnType<typeof parseZoneFile>;
@@ -20,12 +21,16 @@ interface Waiting {
 /**
  * Parses zone files (src/dns/zone-file.ts) on a worker thread, so that a large import does not hold the event
  * loop. One worker per process, started on the first large file and kept: files are parsed one after another,
- * which also bounds the memory that concurrent imports of large files can take. A worker that dies (out of
- * memory, say) fails the parses it held and is started again for the next one.
+ * which also bounds the memory that concurrent imports of large files can take. The worker's old generation is
+ * held to `heapMb` (IMPORT_PARSER_HEAP_MB): a file whose records it cannot hold (the admin's, which no record
+ * quota stops while it is read) ends the worker, not the process, and is refused as ZONE_FILE_TOO_LARGE, naming
+ * the setting. A worker that dies fails the parses it held and is started again for the next one.
  */
 export class ZoneFileParser {
   private current?: { worker: Worker; waiting: Map<number, Waiting> };
   private lastId = 0;
+
+  constructor(private readonly heapMb: number) {}
 
   async parse(...args: ParseArguments): Promise<ParseResult> {
     if (args[1].length < PARSE_INLINE_BELOW_CHARS) return parseZoneFile(...args);
@@ -50,6 +55,7 @@ export class ZoneFileParser {
       // under the tests the sources run as TypeScript (jest's swc transform); the worker loads them through
       // swc's require hook, the same compiler
       execArgv: extension === '.ts' ? ['--require', '@swc-node/register'] : [],
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMb },
     });
     worker.unref(); // an idle parser never keeps the process alive
     // the parses this worker holds: when it dies, they fail, and the next parse starts a new worker
@@ -66,7 +72,24 @@ export class ZoneFileParser {
       for (const parse of waiting.values()) parse.reject(error);
       waiting.clear();
     };
-    worker.on('error', fail);
+    worker.on('error', (error: Error & { code?: string }) =>
+      fail(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new DomainError(
+              'ZONE_FILE_TOO_LARGE',
+              `The zone file holds more records than the parser can hold in IMPORT_PARSER_HEAP_MB (${this.heapMb} MiB): import it in parts (MERGE), or the operator raises IMPORT_PARSER_HEAP_MB`,
+              [
+                {
+                  field: 'text',
+                  code: 'ZONE_FILE_TOO_LARGE',
+                  message: `the file's records pass the parser's heap, IMPORT_PARSER_HEAP_MB (${this.heapMb} MiB)`,
+                  limit: this.heapMb,
+                },
+              ],
+            )
+          : error,
+      ),
+    );
     worker.on('exit', (code) => fail(new Error(`zone-file parser stopped (exit code ${code})`)));
     this.current = current;
     return current;
