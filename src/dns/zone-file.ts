@@ -103,89 +103,110 @@ function appendRun(entry: LogicalLine, text: string, start: number, special: Reg
 
 /**
  * Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1), one entry at a time as the text is
- * read: the caller handles (and counts) each before the next is made, so that no list of the file's entries is
- * ever held, and a refusal part way through stops the reading there.
+ * read, piece by piece: the caller handles (and counts) each entry before the next is made, so that no list of the
+ * file's entries is ever held, and a refusal part way through stops the reading there. Every piece but the last
+ * ends with a line's end, so that an escape's or a comment's next character is always in the piece it is read in;
+ * an entry (parentheses) may go on into the next piece.
  */
-function* logicalLines(text: string, problems: Problem[]): Generator<LogicalLine> {
-  let line = 1;
-  let current: LogicalLine | undefined;
-  let depth = 0;
-  let quoted = false;
-  let parenLine = 0;
+class LogicalLines {
+  private line = 1;
+  private current: LogicalLine | undefined;
+  private depth = 0;
+  private quoted = false;
+  private parenLine = 0;
+
+  constructor(private readonly problems: Problem[]) {}
+
   /** the entry made so far, unless it holds nothing; the next character starts another */
-  const finished = (): LogicalLine | undefined => {
-    const done = current && current.text.trim().length > 0 ? current : undefined;
-    current = undefined;
+  private finished(): LogicalLine | undefined {
+    const done = this.current && this.current.text.trim().length > 0 ? this.current : undefined;
+    this.current = undefined;
     return done;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (!current) current = { line, blankOwner: c === ' ' || c === '\t', text: '' };
-    const entry = current;
-    if (c === '\n') {
-      if (quoted) {
-        problems.push({
-          ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`),
-          line,
-        });
-        quoted = false;
-        depth = 0;
-        current = undefined;
-      } else if (depth > 0) {
-        entry.text += ' ';
-      } else {
-        const done = finished();
-        if (done) yield done;
-      }
-      line++;
-      continue;
-    }
-    if (c === '\\') {
-      entry.text += c + (text[i + 1] === '\n' || text[i + 1] === undefined ? '' : text[i + 1]);
-      if (text[i + 1] !== '\n' && text[i + 1] !== undefined) i++;
-      continue;
-    }
-    if (quoted) {
-      if (c === '"') {
-        quoted = false;
-        entry.text += c;
-      } else {
-        i = appendRun(entry, text, i, QUOTED_SPECIAL);
-      }
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      entry.text += c;
-      continue;
-    }
-    if (c === ';') {
-      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
-      continue;
-    }
-    if (c === '(') {
-      if (depth === 0) parenLine = line;
-      depth++;
-      entry.text += ' ';
-      continue;
-    }
-    if (c === ')') {
-      if (depth === 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${line}: ')' without a matching '('`), line });
-      else depth--;
-      entry.text += ' ';
-      continue;
-    }
-    if (c === '\r') continue;
-    i = appendRun(entry, text, i, UNQUOTED_SPECIAL);
   }
-  if (quoted)
-    problems.push({
-      ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`),
-      line,
-    });
-  if (depth > 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${parenLine}: '(' is never closed`), line: parenLine });
-  const done = finished();
-  if (done) yield done;
+
+  /** the entries that `text`, the next piece of the file, completes */
+  *read(text: string): Generator<LogicalLine> {
+    const problems = this.problems;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (!this.current) this.current = { line: this.line, blankOwner: c === ' ' || c === '\t', text: '' };
+      const entry = this.current;
+      if (c === '\n') {
+        const line = this.line;
+        if (this.quoted) {
+          problems.push({
+            ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`),
+            line,
+          });
+          this.quoted = false;
+          this.depth = 0;
+          this.current = undefined;
+        } else if (this.depth > 0) {
+          entry.text += ' ';
+        } else {
+          const done = this.finished();
+          if (done) {
+            this.line++;
+            yield done;
+            continue;
+          }
+        }
+        this.line++;
+        continue;
+      }
+      if (c === '\\') {
+        entry.text += c + (text[i + 1] === '\n' || text[i + 1] === undefined ? '' : text[i + 1]);
+        if (text[i + 1] !== '\n' && text[i + 1] !== undefined) i++;
+        continue;
+      }
+      if (this.quoted) {
+        if (c === '"') {
+          this.quoted = false;
+          entry.text += c;
+        } else {
+          i = appendRun(entry, text, i, QUOTED_SPECIAL);
+        }
+        continue;
+      }
+      if (c === '"') {
+        this.quoted = true;
+        entry.text += c;
+        continue;
+      }
+      if (c === ';') {
+        while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+        continue;
+      }
+      if (c === '(') {
+        if (this.depth === 0) this.parenLine = this.line;
+        this.depth++;
+        entry.text += ' ';
+        continue;
+      }
+      if (c === ')') {
+        const line = this.line;
+        if (this.depth === 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${line}: ')' without a matching '('`), line });
+        else this.depth--;
+        entry.text += ' ';
+        continue;
+      }
+      if (c === '\r') continue;
+      i = appendRun(entry, text, i, UNQUOTED_SPECIAL);
+    }
+  }
+
+  /** the file's end: its last entry, and the problems of what it left open */
+  end(): LogicalLine | undefined {
+    const line = this.line;
+    if (this.quoted)
+      this.problems.push({
+        ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`),
+        line,
+      });
+    if (this.depth > 0)
+      this.problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${this.parenLine}: '(' is never closed`), line: this.parenLine });
+    return this.finished();
+  }
 }
 
 /** what an import does with a TTL outside ALLOWED_TTLS: refuse the file (every line listed), or clamp it */
@@ -233,6 +254,32 @@ export interface ZoneFileOptions {
  * MAX_REPORTED of them), each with the line of its record.
  */
 export function parseZoneFile(zone: string, text: string, allowedTtls: AllowedTtls, options: ZoneFileOptions = {}): ZoneFileResult {
+  const reader = zoneFileReader(zone, allowedTtls, options);
+  reader.read(text);
+  return reader.end();
+}
+
+/** a master file read piece by piece (`splitPieces`), as it arrives: parseZoneFile's answer at the end */
+export interface ZoneFileReader {
+  /** reads the next piece; false once reading has stopped (the record limit passed, or too many problems) */
+  read(piece: string): boolean;
+  end(): ZoneFileResult;
+}
+
+/**
+ * The pieces of `text` (about `size` characters each) as ZoneFileReader takes them: each ends with a line's end,
+ * the last aside. A piece is sliced as it is asked for.
+ */
+export function* splitPieces(text: string, size: number): Generator<string> {
+  for (let start = 0; start < text.length;) {
+    const newline = text.indexOf('\n', start + size);
+    const end = newline === -1 ? text.length : newline + 1;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: ZoneFileOptions = {}): ZoneFileReader {
   // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
   const complete = options.complete ?? true;
   const problems: Problem[] = [];
@@ -457,41 +504,53 @@ export function parseZoneFile(zone: string, text: string, allowedTtls: AllowedTt
       handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}` });
     }
   };
-  for (const entry of logicalLines(text, problems)) {
-    handle(entry);
-    if (stopped()) break;
-  }
-  if (recordLimit) return { ok: false, problems: [], recordLimit };
-  if (problems.length >= MAX_REPORTED) {
-    problems.length = MAX_REPORTED;
-    const last = problems[problems.length - 1].line;
-    problems.push({
-      ...problem('rdata', 'TOO_MANY_PROBLEMS', `the file has more than ${MAX_REPORTED} problems: reading stopped at line ${last}`),
-      line: last,
-    });
-  }
-
-  const recordsFailed = problems.length > 0;
-  for (const found of checkZoneIndexed(z, records)) {
-    // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
-    if (found.index === undefined) {
-      if (!recordsFailed && complete) problems.push(found.problem);
-    } else problems.push(withLine(found.problem, recordLines[found.index]));
-  }
-  if (problems.length) {
-    problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-    return { ok: false, problems };
-  }
-  warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-  if (warningsLeftOut)
-    warnings.push(problem('rdata', 'WARNINGS_LEFT_OUT', `${warningsLeftOut} more warnings past the first ${MAX_REPORTED} are not listed`));
-  return {
-    ok: true,
-    records,
-    lines: recordLines,
-    warnings,
-    dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
+  const lines = new LogicalLines(problems);
+  const read = (piece: string): boolean => {
+    if (stopped()) return false;
+    for (const entry of lines.read(piece)) {
+      handle(entry);
+      if (stopped()) return false;
+    }
+    return true;
   };
+  return { read, end: () => finish(lines.end()) };
+
+  function finish(last: LogicalLine | undefined): ZoneFileResult {
+    if (last && !stopped()) handle(last);
+    if (recordLimit) return { ok: false, problems: [], recordLimit };
+    if (problems.length >= MAX_REPORTED) {
+      problems.length = MAX_REPORTED;
+      const last = problems[problems.length - 1].line;
+      problems.push({
+        ...problem('rdata', 'TOO_MANY_PROBLEMS', `the file has more than ${MAX_REPORTED} problems: reading stopped at line ${last}`),
+        line: last,
+      });
+    }
+
+    const recordsFailed = problems.length > 0;
+    for (const found of checkZoneIndexed(z, records)) {
+      // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
+      if (found.index === undefined) {
+        if (!recordsFailed && complete) problems.push(found.problem);
+      } else problems.push(withLine(found.problem, recordLines[found.index]));
+    }
+    if (problems.length) {
+      problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+      return { ok: false, problems };
+    }
+    warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    if (warningsLeftOut)
+      warnings.push(
+        problem('rdata', 'WARNINGS_LEFT_OUT', `${warningsLeftOut} more warnings past the first ${MAX_REPORTED} are not listed`),
+      );
+    return {
+      ok: true,
+      records,
+      lines: recordLines,
+      warnings,
+      dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
+    };
+  }
 }
 
 /** a name in presentation form is absolute when it ends with a dot that is not escaped (`a\.` is relative) */

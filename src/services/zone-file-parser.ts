@@ -1,10 +1,28 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { parseZoneFile } from '../dns/zone-file';
+import { parseZoneFile, splitPieces, zoneFileReader } from '../dns/zone-file';
 import { DomainError } from '../errors/catalogue';
 
 export type ParseArguments = Parameters<typeof parseZoneFile>;
 export type ParseResult = ReturnType<typeof parseZoneFile>;
+/** what the parser sends its worker: a file's start (all but its text), each piece of the text, its end */
+export type ParserMessage =
+  | { id: number; kind: 'start'; args: Parameters<typeof zoneFileReader> }
+  | { id: number; kind: 'piece'; text: string }
+  | { id: number; kind: 'end' };
+/** what the worker answers each message with */
+interface WorkerAnswer {
+  id: number;
+  more?: boolean;
+  result?: ParseResult;
+  error?: string;
+}
+
+/**
+ * The size of the pieces a file is sent to the worker in, one after the other: the worker never holds the whole
+ * text (nor the message that would copy it there), and a file refused part way through is sent no further.
+ */
+export const PIECE_CHARS = 1024 * 1024;
 
 /**
  * Below this size a file parses on the event loop: the parse takes about a millisecond, less than the round
@@ -13,8 +31,14 @@ export type ParseResult = ReturnType<typeof parseZoneFile>;
  */
 export const PARSE_INLINE_BELOW_CHARS = 64 * 1024;
 
+/**
+ * After a file of this size the worker is ended once idle (started again for the next large file, some 50 ms):
+ * a 31 MB file left the worker's heap some 100 MB larger until the next import reused it.
+ */
+export const RELEASE_AFTER_CHARS = 4 * 1024 * 1024;
+
 interface Waiting {
-  resolve(result: ParseResult): void;
+  resolve(answer: WorkerAnswer): void;
   reject(error: Error): void;
 }
 
@@ -34,12 +58,24 @@ export class ZoneFileParser {
 
   async parse(...args: ParseArguments): Promise<ParseResult> {
     if (args[1].length < PARSE_INLINE_BELOW_CHARS) return parseZoneFile(...args);
-    const { worker, waiting } = this.current ?? this.start();
+    const [zone, text, allowedTtls, options] = args;
+    const current = this.current ?? this.start();
     const id = ++this.lastId;
-    return new Promise<ParseResult>((resolve, reject) => {
-      waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, args });
-    });
+    const ask = (message: ParserMessage) =>
+      new Promise<WorkerAnswer>((resolve, reject) => {
+        current.waiting.set(id, { resolve, reject });
+        current.worker.postMessage(message);
+      });
+    await ask({ id, kind: 'start', args: [zone, allowedTtls, options] });
+    for (const piece of splitPieces(text, PIECE_CHARS)) if (!(await ask({ id, kind: 'piece', text: piece })).more) break;
+    const { result } = await ask({ id, kind: 'end' });
+    // the worker's heap keeps the pages a large file took (its copy of the text, the records) for as long as the
+    // worker lives: ended once idle, it gives them back, and the next large file starts a new one
+    if (args[1].length >= RELEASE_AFTER_CHARS && current.waiting.size === 0 && this.current === current) {
+      this.current = undefined;
+      void current.worker.terminate();
+    }
+    return result!;
   }
 
   /** stops the worker; parses still waiting fail */
@@ -61,11 +97,11 @@ export class ZoneFileParser {
     // the parses this worker holds: when it dies, they fail, and the next parse starts a new worker
     const waiting = new Map<number, Waiting>();
     const current = { worker, waiting };
-    worker.on('message', ({ id, result, error }: { id: number; result?: ParseResult; error?: string }) => {
-      const parse = waiting.get(id);
-      waiting.delete(id);
-      if (error !== undefined) parse?.reject(new Error(`zone-file parser: ${error}`));
-      else parse?.resolve(result!);
+    worker.on('message', (answer: WorkerAnswer) => {
+      const parse = waiting.get(answer.id);
+      waiting.delete(answer.id);
+      if (answer.error !== undefined) parse?.reject(new Error(`zone-file parser: ${answer.error}`));
+      else parse?.resolve(answer);
     });
     const fail = (error: Error) => {
       if (this.current === current) this.current = undefined;

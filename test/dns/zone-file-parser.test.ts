@@ -1,4 +1,4 @@
-import { MAX_REPORTED, parseZoneFile } from '../../src/dns/zone-file';
+import { MAX_REPORTED, parseZoneFile, splitPieces, zoneFileReader } from '../../src/dns/zone-file';
 import { DomainError } from '../../src/errors/catalogue';
 import { PARSE_INLINE_BELOW_CHARS, ZoneFileParser } from '../../src/services/zone-file-parser';
 
@@ -121,3 +121,16 @@ test("a file whose records pass the worker's heap is ZONE_FILE_TOO_LARGE, naming
     await small.close();
   }
 }, 60_000);
+
+test('read in pieces of any size, a file gives what it gives read whole', () => {
+  const text =
+    `$ORIGIN ${zone}.\n$TTL 3600\n@ IN SOA ( ns1.example.net. ; the primary\n  hostmaster.example.net. 1 3600\n 1800 604800 86400 )\n` +
+    `@ NS ns1.example.net.\nt TXT "a;b" "c\\"d" ( "e"\n "f" )\n  A 192.0.2.1\nx\\ y A 192.0.2.2 ; comment\nbad A 300.1.1.1\nq TXT "open\n`;
+  const whole = parseZoneFile(zone, text, [3600]);
+  expect(whole.ok).toBe(false);
+  for (const size of [1, 7, 40, 1000]) {
+    const reader = zoneFileReader(zone, [3600]);
+    for (const piece of splitPieces(text, size)) reader.read(piece);
+    expect({ size, result: reader.end() }).toEqual({ size, result: whole });
+  }
+});
