@@ -7,7 +7,7 @@ import { freePort } from '../support/free-port';
 import { createTestDatabase } from '../support/test-db';
 import { waitUntil } from '../support/wait-for';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { createUser, createZone } from '../support/fixtures';
+import { createUser, createUserKey, createZone } from '../support/fixtures';
 import { largeZoneFile } from '../support/large-zone';
 
 /**
@@ -50,6 +50,59 @@ test('a 5 MB zone of 71,819 records imports whole through REST on the default se
     's071817._domainkey 300 IN TXT "v=DKIM1; k=rsa; p=MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQ071817IDAQAB; t=s"\n',
   );
 }, 120_000);
+
+describe("a user's record quota holds while the file is read", () => {
+  // a quota of 3,000 records (the user's own): the file's SOA and two NS, then `hosts` A records
+  const QUOTA = 3_000;
+  const file = (hosts: number) => largeZoneFile('quota.test', hosts);
+  let key: string;
+  beforeAll(async () => {
+    const owner = await createUser(app, 'quota@example.org');
+    await createZone(app, owner, 'quota.test');
+    const limits = await app.gql(
+      `mutation($u: ID!) { setUserLimits(id: $u, input: { maxRecordsPerZone: ${QUOTA} }) { maxRecordsPerZone } }`,
+      { u: owner },
+    );
+    expect(limits.errors).toBeUndefined();
+    key = await createUserKey(app, owner);
+  });
+  const importAs = (text: string, fields: Record<string, string> = {}) =>
+    app.http
+      .post('/api/domain/import/quota.test')
+      .set('X-API-Key', key)
+      .send({ text, ...fields });
+
+  it('a file of exactly the quota imports (REPLACE), and one record more is refused at its line, dry run or not', async () => {
+    const at = await importAs(file(QUOTA - 3));
+    expect({ status: at.status, added: at.body.added }).toEqual({ status: 200, added: QUOTA - 3 });
+    for (const dryRun of ['true', 'false']) {
+      const over = await importAs(file(QUOTA - 2), { dry_run: dryRun });
+      expect({ dryRun, status: over.status, error: over.body.error }).toEqual({ dryRun, status: 403, error: 'QUOTA_EXCEEDED' });
+      // the line of record 3,001: the SOA is on line 3, so record n is on line n + 2
+      expect(over.body.details).toEqual([
+        expect.objectContaining({ field: 'maxRecordsPerZone', code: 'QUOTA_EXCEEDED', limit: QUOTA, line: QUOTA + 3 }),
+      ]);
+      expect(over.body.message).toMatch(/^line 3003: maxRecordsPerZone: the quota of 3000 records .*\(MAX_RECORDS_PER_ZONE\)$/);
+    }
+    expect(await countOf(app, 'quota.test')).toBe(QUOTA);
+  });
+
+  it('MERGE: the records already in the zone are not counted twice; the zone and the file together pass it at the write', async () => {
+    // the zone holds the quota: the same file merges (nothing new), one more record is refused
+    const same = await importAs(file(QUOTA - 3), { mode: 'MERGE' });
+    expect({ status: same.status, added: same.body.added }).toEqual({ status: 200, added: 0 });
+    const more = await importAs(`host-new 300 IN A 192.0.2.1\n`, { mode: 'MERGE' });
+    expect({ status: more.status, field: more.body.details?.[0]?.field }).toEqual({ status: 403, field: 'maxRecordsPerZone' });
+  });
+
+  it('the admin is not held to the quota', async () => {
+    const res = await app.http
+      .post('/api/domain/import/quota.test')
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ text: file(QUOTA) });
+    expect({ status: res.status, added: res.body.added }).toEqual({ status: 200, added: 3 });
+  });
+});
 
 describe('each bound refuses with a 413 naming itself and its setting', () => {
   const overBodyLimit = () => 'x'.repeat(small.settings.bodyLimit + 1000);
