@@ -38,7 +38,10 @@ class ZoneImportWarning {
   @Field({ description: 'owner, type, rdata or ttl.' })
   field!: string;
 
-  @Field({ description: 'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED.' })
+  @Field({
+    description:
+      'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED; WARNINGS_LEFT_OUT counts the warnings past the first 10,000.',
+  })
   code!: string;
 
   @Field()
