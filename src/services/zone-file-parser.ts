@@ -37,6 +37,9 @@ export const PARSE_INLINE_BELOW_CHARS = 64 * 1024;
  */
 export const RELEASE_AFTER_CHARS = 4 * 1024 * 1024;
 
+/** records a MiB of the parser's heap holds, with room (ZoneFileParser.maxRecords) */
+const RECORDS_PER_HEAP_MB = 1_000;
+
 interface Waiting {
   resolve(answer: WorkerAnswer): void;
   reject(error: Error): void;
@@ -55,6 +58,38 @@ export class ZoneFileParser {
   private lastId = 0;
 
   constructor(private readonly heapMb: number) {}
+
+  /**
+   * The most records a file may hold in this parser's heap, counted while it is read as a quota is: a record
+   * takes some 400 bytes of the heap while the file is parsed (100,000 records, 40 MiB), so a thousand records a
+   * MiB leaves room for long ones. Past it, ZONE_FILE_TOO_LARGE at once, where letting the heap fill took the
+   * worker a minute of garbage collection before it ran out.
+   */
+  get maxRecords(): number {
+    return this.heapMb * RECORDS_PER_HEAP_MB;
+  }
+
+  /** the refusal of a file the parser cannot hold: at its record `line` when the count passed, naming the setting */
+  tooLarge(line?: number): DomainError {
+    const where = line === undefined ? '' : `line ${line}: `;
+    const why =
+      line === undefined
+        ? `the file's records pass the parser's heap, IMPORT_PARSER_HEAP_MB (${this.heapMb} MiB)`
+        : `the file holds more than ${this.maxRecords} records, what the parser's heap holds (IMPORT_PARSER_HEAP_MB, ${this.heapMb} MiB, a thousand records a MiB)`;
+    return new DomainError(
+      'ZONE_FILE_TOO_LARGE',
+      `${where}The zone file holds more records than the parser can hold in IMPORT_PARSER_HEAP_MB (${this.heapMb} MiB): import it in parts (MERGE), or the operator raises IMPORT_PARSER_HEAP_MB`,
+      [
+        {
+          field: 'text',
+          code: 'ZONE_FILE_TOO_LARGE',
+          message: `${where}${why}`,
+          limit: this.heapMb,
+          ...(line === undefined ? {} : { line }),
+        },
+      ],
+    );
+  }
 
   async parse(...args: ParseArguments): Promise<ParseResult> {
     if (args[1].length < PARSE_INLINE_BELOW_CHARS) return parseZoneFile(...args);
@@ -108,24 +143,7 @@ export class ZoneFileParser {
       for (const parse of waiting.values()) parse.reject(error);
       waiting.clear();
     };
-    worker.on('error', (error: Error & { code?: string }) =>
-      fail(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new DomainError(
-              'ZONE_FILE_TOO_LARGE',
-              `The zone file holds more records than the parser can hold in IMPORT_PARSER_HEAP_MB (${this.heapMb} MiB): import it in parts (MERGE), or the operator raises IMPORT_PARSER_HEAP_MB`,
-              [
-                {
-                  field: 'text',
-                  code: 'ZONE_FILE_TOO_LARGE',
-                  message: `the file's records pass the parser's heap, IMPORT_PARSER_HEAP_MB (${this.heapMb} MiB)`,
-                  limit: this.heapMb,
-                },
-              ],
-            )
-          : error,
-      ),
-    );
+    worker.on('error', (error: Error & { code?: string }) => fail(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? this.tooLarge() : error));
     worker.on('exit', (code) => fail(new Error(`zone-file parser stopped (exit code ${code})`)));
     this.current = current;
     return current;

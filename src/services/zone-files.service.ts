@@ -153,13 +153,17 @@ export class ZoneFilesService {
     // beside the file's) is the write's, as for any change. A zone already over a lowered quota may stay so.
     const bounds = (await importBounds(ctx.db, domain.id, this.settings.quotas.maxRecordsPerZone))!;
     const quota = ctx.principal.kind === 'user' && bounds.limit !== 0 ? { limit: bounds.limit, current: bounds.current } : undefined;
+    // what the parser's heap holds bounds every file, the admin's too (no quota stops it): counted as the quota is
+    const parserRecords = this.parser.maxRecords;
+    const quotaRecords = quota ? Math.max(quota.limit, quota.current) : Infinity;
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
     const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, {
       complete: input.mode === 'REPLACE',
       ttlPolicy: input.ttlPolicy,
-      maxRecords: quota && Math.max(quota.limit, quota.current),
+      maxRecords: Math.min(quotaRecords, parserRecords),
       drop: bounds.signed ? SIGNER_OWNED_TYPES : undefined,
     });
+    if (!parsed.ok && parsed.recordLimit && quotaRecords > parserRecords) throw this.parser.tooLarge(parsed.recordLimit.line);
     if (!parsed.ok && parsed.recordLimit)
       throw quotaExceeded('maxRecordsPerZone', quota!, `records in zone ${zone}`, {
         line: parsed.recordLimit.line,
