@@ -77,6 +77,11 @@ export interface Settings {
    * of the record quota; never below bodyLimit (src/http/body-limits.ts)
    */
   importBodyLimit: number;
+  /**
+   * IMPORT_PARSER_HEAP_MB: the old generation of the zone-file parser's worker thread, in MiB; a file whose
+   * records it cannot hold is refused (413 ZONE_FILE_TOO_LARGE), the process untouched (src/services/zone-file-parser.ts)
+   */
+  importParserHeapMb: number;
   /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */
   shutdownGraceMs: number;
   /**
@@ -500,6 +505,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     // 100,000 records (MAX_RECORDS_PER_ZONE's default) are some 7 MB of zone file as an export writes them; 32 MiB
     // leaves room for comments, long TXT (DKIM keys) and a JSON body's escapes
     importBodyLimit: integer('IMPORT_BODY_LIMIT', 32 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    // a file of the record quota (100,000 records) takes some 60 MiB of the parser's heap (docs/performance.md)
+    importParserHeapMb: integer('IMPORT_PARSER_HEAP_MB', 256, 16, 65_536),
     shutdownGraceMs: integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     heavyRequestsAtOnce: integer('HEAVY_REQUESTS_AT_ONCE', 4, 0, 10_000),
     graphqlMaxComplexity: integer('GRAPHQL_MAX_COMPLEXITY', 200_000, 10, 100_000_000),

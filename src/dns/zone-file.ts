@@ -105,88 +105,112 @@ function appendRun(entry: LogicalLine, text: string, start: number, special: Reg
   return end - 1;
 }
 
-/** Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1). */
-function logicalLines(text: string, problems: Problem[]): LogicalLine[] {
-  const result: LogicalLine[] = [];
-  let line = 1;
-  let current: LogicalLine | undefined;
-  let depth = 0;
-  let quoted = false;
-  let parenLine = 0;
-  const begin = (blank: boolean) => {
-    current = { line, blankOwner: blank, text: '' };
-  };
-  const end = () => {
-    if (current && current.text.trim().length > 0) result.push(current);
-    current = undefined;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (!current) begin(c === ' ' || c === '\t');
-    const entry = current!;
-    if (c === '\n') {
-      if (quoted) {
-        problems.push({
-          ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`),
-          line,
-        });
-        quoted = false;
-        depth = 0;
-        current = undefined;
-      } else if (depth > 0) {
-        entry.text += ' ';
-      } else {
-        end();
-      }
-      line++;
-      continue;
-    }
-    if (c === '\\') {
-      entry.text += c + (text[i + 1] === '\n' || text[i + 1] === undefined ? '' : text[i + 1]);
-      if (text[i + 1] !== '\n' && text[i + 1] !== undefined) i++;
-      continue;
-    }
-    if (quoted) {
-      if (c === '"') {
-        quoted = false;
-        entry.text += c;
-      } else {
-        i = appendRun(entry, text, i, QUOTED_SPECIAL);
-      }
-      continue;
-    }
-    if (c === '"') {
-      quoted = true;
-      entry.text += c;
-      continue;
-    }
-    if (c === ';') {
-      while (i + 1 < text.length && text[i + 1] !== '\n') i++;
-      continue;
-    }
-    if (c === '(') {
-      if (depth === 0) parenLine = line;
-      depth++;
-      entry.text += ' ';
-      continue;
-    }
-    if (c === ')') {
-      if (depth === 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${line}: ')' without a matching '('`), line });
-      else depth--;
-      entry.text += ' ';
-      continue;
-    }
-    if (c === '\r') continue;
-    i = appendRun(entry, text, i, UNQUOTED_SPECIAL);
+/**
+ * Joins parenthesised continuation lines and removes comments (RFC 1035 §5.1), one entry at a time as the text is
+ * read, piece by piece: the caller handles (and counts) each entry before the next is made, so that no list of the
+ * file's entries is ever held, and a refusal part way through stops the reading there. Every piece but the last
+ * ends with a line's end, so that an escape's or a comment's next character is always in the piece it is read in;
+ * an entry (parentheses) may go on into the next piece.
+ */
+class LogicalLines {
+  private line = 1;
+  private current: LogicalLine | undefined;
+  private depth = 0;
+  private quoted = false;
+  private parenLine = 0;
+
+  constructor(private readonly problems: Problem[]) {}
+
+  /** the entry made so far, unless it holds nothing; the next character starts another */
+  private finished(): LogicalLine | undefined {
+    const done = this.current && this.current.text.trim().length > 0 ? this.current : undefined;
+    this.current = undefined;
+    return done;
   }
-  if (quoted)
-    problems.push({
-      ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`),
-      line,
-    });
-  if (depth > 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${parenLine}: '(' is never closed`), line: parenLine });
-  end();
-  return result;
+
+  /** the entries that `text`, the next piece of the file, completes */
+  *read(text: string): Generator<LogicalLine> {
+    const problems = this.problems;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (!this.current) this.current = { line: this.line, blankOwner: c === ' ' || c === '\t', text: '' };
+      const entry = this.current;
+      if (c === '\n') {
+        const line = this.line;
+        if (this.quoted) {
+          problems.push({
+            ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed before the end of the line`),
+            line,
+          });
+          this.quoted = false;
+          this.depth = 0;
+          this.current = undefined;
+        } else if (this.depth > 0) {
+          entry.text += ' ';
+        } else {
+          const done = this.finished();
+          if (done) {
+            this.line++;
+            yield done;
+            continue;
+          }
+        }
+        this.line++;
+        continue;
+      }
+      if (c === '\\') {
+        entry.text += c + (text[i + 1] === '\n' || text[i + 1] === undefined ? '' : text[i + 1]);
+        if (text[i + 1] !== '\n' && text[i + 1] !== undefined) i++;
+        continue;
+      }
+      if (this.quoted) {
+        if (c === '"') {
+          this.quoted = false;
+          entry.text += c;
+        } else {
+          i = appendRun(entry, text, i, QUOTED_SPECIAL);
+        }
+        continue;
+      }
+      if (c === '"') {
+        this.quoted = true;
+        entry.text += c;
+        continue;
+      }
+      if (c === ';') {
+        while (i + 1 < text.length && text[i + 1] !== '\n') i++;
+        continue;
+      }
+      if (c === '(') {
+        if (this.depth === 0) this.parenLine = this.line;
+        this.depth++;
+        entry.text += ' ';
+        continue;
+      }
+      if (c === ')') {
+        const line = this.line;
+        if (this.depth === 0) problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${line}: ')' without a matching '('`), line });
+        else this.depth--;
+        entry.text += ' ';
+        continue;
+      }
+      if (c === '\r') continue;
+      i = appendRun(entry, text, i, UNQUOTED_SPECIAL);
+    }
+  }
+
+  /** the file's end: its last entry, and the problems of what it left open */
+  end(): LogicalLine | undefined {
+    const line = this.line;
+    if (this.quoted)
+      this.problems.push({
+        ...problem('rdata', 'UNTERMINATED_QUOTE', `line ${line}: a quoted string is not closed at the end of the file`),
+        line,
+      });
+    if (this.depth > 0)
+      this.problems.push({ ...problem('rdata', 'ZONE_FILE_SYNTAX', `line ${this.parenLine}: '(' is never closed`), line: this.parenLine });
+    return this.finished();
+  }
 }
 
 /** what an import does with a TTL outside ALLOWED_TTLS: refuse the file (every line listed), or clamp it */
@@ -201,9 +225,33 @@ export type ZoneFileResult =
       warnings: Problem[];
       dropped: { type: string; count: number }[];
     }
-  | { ok: false; problems: Problem[] };
+  | {
+      ok: false;
+      problems: Problem[];
+      /** the file passed `maxRecords`: the line of the record that passed it (reading stopped there) */
+      recordLimit?: { limit: number; line: number };
+    };
+
+/**
+ * The most problems, and warnings, a parse keeps: a file of a million bad lines is refused with its first ten
+ * thousand problems (reading stops there), not held whole; warnings past it are counted, not kept.
+ */
+export const MAX_REPORTED = 10_000;
 
 const CLASS_NAMES = /^(IN|CH|CS|HS|CLASS[0-9]+)$/i;
+
+export interface ZoneFileOptions {
+  /** a whole zone (the SOA and apex NS required), or records to merge into one (default true) */
+  complete?: boolean;
+  ttlPolicy?: TtlPolicy;
+  /**
+   * The most distinct records the file may hold (the signer's dropped ones aside): reading stops at the record
+   * that passes it, before the rest of the file is read or any more records are made (`recordLimit`).
+   */
+  maxRecords?: number;
+  /** types dropped and counted as the signer's records are (a signed zone's DNSKEY, CDS and CDNSKEY) */
+  drop?: ReadonlySet<string>;
+}
 
 /**
  * One RRset's TTLs in a file: the one BIND would hold it at so far, the first TTL its lines gave with its line,
@@ -290,15 +338,36 @@ class RrsetTtls {
 }
 
 /**
- * Parses a master file for `zone` (without trailing dot). Every problem found is returned, each with the line
- * of its record.
+ * Parses a master file for `zone` (without trailing dot). Every problem found is returned (the first
+ * MAX_REPORTED of them), each with the line of its record.
  */
-export function parseZoneFile(
-  zone: string,
-  text: string,
-  allowedTtls: AllowedTtls,
-  options: { complete?: boolean; ttlPolicy?: TtlPolicy } = {},
-): ZoneFileResult {
+export function parseZoneFile(zone: string, text: string, allowedTtls: AllowedTtls, options: ZoneFileOptions = {}): ZoneFileResult {
+  const reader = zoneFileReader(zone, allowedTtls, options);
+  reader.read(text);
+  return reader.end();
+}
+
+/** a master file read piece by piece (`splitPieces`), as it arrives: parseZoneFile's answer at the end */
+export interface ZoneFileReader {
+  /** reads the next piece; false once reading has stopped (the record limit passed, or too many problems) */
+  read(piece: string): boolean;
+  end(): ZoneFileResult;
+}
+
+/**
+ * The pieces of `text` (about `size` characters each) as ZoneFileReader takes them: each ends with a line's end,
+ * the last aside. A piece is sliced as it is asked for.
+ */
+export function* splitPieces(text: string, size: number): Generator<string> {
+  for (let start = 0; start < text.length;) {
+    const newline = text.indexOf('\n', start + size);
+    const end = newline === -1 ? text.length : newline + 1;
+    yield text.slice(start, end);
+    start = end;
+  }
+}
+
+export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: ZoneFileOptions = {}): ZoneFileReader {
   // a partial file (records to merge into an existing zone) need not carry the SOA and apex NS
   const complete = options.complete ?? true;
   const problems: Problem[] = [];
@@ -308,6 +377,9 @@ export function parseZoneFile(
   const dropped = new Map<string, number>();
   const seen = new Map<string, number>();
   const rrsetTtls = new RrsetTtls();
+  const maxRecords = options.maxRecords ?? Infinity;
+  let recordLimit: { limit: number; line: number } | undefined;
+  let warningsLeftOut = 0;
   const z = zone.replace(/\.$/, '').toLowerCase();
   let origin = z;
   let defaultTtl: number | undefined;
@@ -320,7 +392,13 @@ export function parseZoneFile(
     line,
   });
   const at = (line: number, list: Problem[]) => list.forEach((p) => problems.push(withLine(p, line)));
-  const warn = (line: number, list: Problem[]) => list.forEach((p) => warnings.push(withLine(p, line)));
+  const warn = (line: number, list: Problem[]) => list.forEach((p) => addWarning(withLine(p, line)));
+  const addWarning = (p: Problem) => {
+    if (warnings.length < MAX_REPORTED) warnings.push(p);
+    else warningsLeftOut += 1;
+  };
+  /** reading stops: the record limit passed, or enough problems to refuse the file */
+  const stopped = () => recordLimit !== undefined || problems.length >= MAX_REPORTED;
 
   const handle = (entry: LogicalLine): void => {
     const split = splitFields(entry.text);
@@ -422,7 +500,7 @@ export function parseZoneFile(
       return;
     }
     const type = fields[index].raw;
-    const signerType = signerTypeOf(type);
+    const signerType = signerTypeOf(type) ?? (options.drop?.has(type.toUpperCase()) ? type.toUpperCase() : undefined);
     if (signerType) {
       // an imported signed zone: the primary does not sign (its signatures would be stale at the first change),
       // so the signer's records are dropped and counted, never a reason to refuse the file
@@ -463,7 +541,7 @@ export function parseZoneFile(
       const first = seen.get(key);
       if (first !== undefined) {
         const kept = records[first];
-        warnings.push({
+        addWarning({
           ...problem(
             'rdata',
             'DUPLICATE_RECORD_MERGED',
@@ -471,6 +549,11 @@ export function parseZoneFile(
           ),
           line: entry.line,
         });
+        return;
+      }
+      if (records.length >= maxRecords) {
+        // counted as it is read: the record that passes the limit ends the reading, whatever follows it
+        recordLimit = { limit: maxRecords, line: entry.line };
         return;
       }
       seen.set(key, records.length);
@@ -503,7 +586,7 @@ export function parseZoneFile(
       .map((f) => f.raw)
       .join(' ');
     const rhs = entry.text.slice(fields[typeAt + 1].start).trim();
-    for (let i = range.start; i <= range.stop; i += range.step) {
+    for (let i = range.start; i <= range.stop && !stopped(); i += range.step) {
       const owner = substitute(fields[2].raw, i, entry.line);
       const data = substitute(rhs, i, entry.line);
       if (!owner.ok || !data.ok) {
@@ -513,28 +596,54 @@ export function parseZoneFile(
       handle({ line: entry.line, blankOwner: false, text: `${owner.text} ${middle} ${data.text}`, generated: true });
     }
   };
-  for (const entry of logicalLines(text, problems)) handle(entry);
-  warnings.push(...rrsetTtls.settle(records));
-
-  const recordsFailed = problems.length > 0;
-  for (const found of checkZoneIndexed(z, records)) {
-    // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
-    if (found.index === undefined) {
-      if (!recordsFailed && complete) problems.push(found.problem);
-    } else problems.push(withLine(found.problem, recordLines[found.index]));
-  }
-  if (problems.length) {
-    problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-    return { ok: false, problems };
-  }
-  warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
-  return {
-    ok: true,
-    records,
-    lines: recordLines,
-    warnings,
-    dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
+  const lines = new LogicalLines(problems);
+  const read = (piece: string): boolean => {
+    if (stopped()) return false;
+    for (const entry of lines.read(piece)) {
+      handle(entry);
+      if (stopped()) return false;
+    }
+    return true;
   };
+  return { read, end: () => finish(lines.end()) };
+
+  function finish(last: LogicalLine | undefined): ZoneFileResult {
+    if (last && !stopped()) handle(last);
+    if (recordLimit) return { ok: false, problems: [], recordLimit };
+    warnings.push(...rrsetTtls.settle(records));
+    if (problems.length >= MAX_REPORTED) {
+      problems.length = MAX_REPORTED;
+      const last = problems[problems.length - 1].line;
+      problems.push({
+        ...problem('rdata', 'TOO_MANY_PROBLEMS', `the file has more than ${MAX_REPORTED} problems: reading stopped at line ${last}`),
+        line: last,
+      });
+    }
+
+    const recordsFailed = problems.length > 0;
+    for (const found of checkZoneIndexed(z, records)) {
+      // "no SOA" / "no apex NS" are noise when the SOA or NS line itself was refused above
+      if (found.index === undefined) {
+        if (!recordsFailed && complete) problems.push(found.problem);
+      } else problems.push(withLine(found.problem, recordLines[found.index]));
+    }
+    if (problems.length) {
+      problems.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+      return { ok: false, problems };
+    }
+    warnings.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity));
+    if (warningsLeftOut)
+      warnings.push(
+        problem('rdata', 'WARNINGS_LEFT_OUT', `${warningsLeftOut} more warnings past the first ${MAX_REPORTED} are not listed`),
+      );
+    return {
+      ok: true,
+      records,
+      lines: recordLines,
+      warnings,
+      dropped: [...dropped].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1)),
+    };
+  }
 }
 
 /** a name in presentation form is absolute when it ends with a dot that is not escaped (`a\.` is relative) */

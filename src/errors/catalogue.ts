@@ -109,6 +109,8 @@ export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, message: 'Malformed request' },
   INVALID_INPUT: { status: 422, message: 'Invalid input' },
   INVALID_ZONE_FILE: { status: 422, message: 'Bad zone file' },
+  /** the zone-file parser's heap (IMPORT_PARSER_HEAP_MB) could not hold the file's records */
+  ZONE_FILE_TOO_LARGE: { status: 413, message: 'The zone file holds more records than the parser can hold' },
   /** a webhook's endpoint at an address the service does not connect to for a client (WEBHOOK_ALLOW, docs/events.md) */
   ADDRESS_NOT_ALLOWED: { status: 422, message: 'The service does not connect to that address' },
   INVALID_RDATA: { status: 422, message: 'Bad RDATA' },

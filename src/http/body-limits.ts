@@ -10,7 +10,9 @@ import { HeavyRequests, refuseBusy } from './heavy-requests';
  * quota (MAX_RECORDS_PER_ZONE): an import must take any zone the quota allows, and a 100,000-record zone file
  * is some 7 MB. A body over BODY_LIMIT is read only for an import, and one at a time in the process (what an
  * import holds while it runs is some 25 to 60 times its file, docs/performance.md, «Memory under hostile
- * input»). A refusal names the limit and the setting that raises it.
+ * input»). A refusal names the limit and the setting that raises it. Within the bound, what a file becomes is
+ * bounded by its records, counted while it is read against the user's record quota and the parser's heap
+ * (services/zone-files.service.ts): a file of IMPORT_BODY_LIMIT holds no more than a file of the quota.
  */
 export type BodyLimitSetting = 'BODY_LIMIT' | 'IMPORT_BODY_LIMIT';
 

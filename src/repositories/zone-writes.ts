@@ -462,6 +462,24 @@ export async function recordQuotaExceeded(
   return row?.quota ? { limit: Number(row.quota.limit), current: Number(row.quota.current) } : undefined;
 }
 
+/**
+ * What bounds an import before its file is read: the zone's record count, its record quota (its user's own,
+ * else `defaultMaxRecords`; 0: none) and whether it is signed (its DNSKEY, CDS and CDNSKEY are then the
+ * signer's, not the file's). Undefined: no such zone.
+ */
+export async function importBounds(
+  sql: Sql,
+  domainId: number,
+  defaultMaxRecords: number,
+): Promise<{ limit: number; current: number; signed: boolean } | undefined> {
+  const [row] = await sql.rows(
+    `select d.record_count, lim.max, exists (select 1 from dnssec_zones z where z.domain_id = d.id) as signed
+       from domains d, (${recordLimitSql('$1', '$2')}) lim where d.id = $1`,
+    [domainId, defaultMaxRecords],
+  );
+  return row ? { limit: Number(row.max), current: Number(row.record_count), signed: row.signed === true } : undefined;
+}
+
 /** a record's identity as the unique index `records_identity_unique` has it (within the zone) */
 const identityOf = (record: JournalRecord): string => `${record.owner}\u0000${record.type}\u0000${record.rdata}`;
 

@@ -10,13 +10,22 @@ export function quotaExceeded(
   field: 'maxZones' | 'maxRecordsPerZone',
   quota: { limit: number; current: number },
   what: string,
+  at?: { line: number; reason: string },
 ): DomainError {
   quotaRefusals.inc({ quota: field === 'maxZones' ? 'zones' : 'records_per_zone' });
-  const message = `${field}: the quota of ${quota.limit} ${what} would be exceeded (${quota.current} now); nothing was written`;
+  const where = at ? `line ${at.line}: ` : '';
+  const reason = at ? ` ${at.reason}` : '';
+  const message = `${where}${field}: the quota of ${quota.limit} ${what} would be exceeded (${quota.current} now)${reason}; nothing was written; ${QUOTA_SETTINGS[field]}`;
   return new DomainError('QUOTA_EXCEEDED', message, [
-    { field, code: 'QUOTA_EXCEEDED', message, limit: quota.limit, current: quota.current },
+    { field, code: 'QUOTA_EXCEEDED', message, limit: quota.limit, current: quota.current, ...(at ? { line: at.line } : {}) },
   ]);
 }
+
+/** what raises each quota: the user's own (the admin's `setUserLimits`), or the default for every user */
+const QUOTA_SETTINGS = {
+  maxZones: "the admin raises it for the user (setUserLimits' maxZones) or for every user (MAX_ZONES_PER_USER)",
+  maxRecordsPerZone: "the admin raises it for the user (setUserLimits' maxRecordsPerZone) or for every user (MAX_RECORDS_PER_ZONE)",
+} as const;
 
 /** the most any limit or quota may be set to (a Postgres int, and far beyond any sane value) */
 const MAX_LIMIT_VALUE = 1_000_000_000;

@@ -19,6 +19,8 @@ import type { StoredRow } from '../repositories/zone-writes';
 import { changeZone } from './write-engine';
 import type { RecordSource } from './write-engine/staging';
 import { ZoneFileParser } from './zone-file-parser';
+import { importBounds } from '../repositories/zone-writes';
+import { quotaExceeded } from './quotas';
 
 export type ImportMode = 'REPLACE' | 'MERGE';
 export interface ImportWarning {
@@ -46,9 +48,11 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 
 /** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
 export class ZoneFilesService {
-  private readonly parser = new ZoneFileParser();
+  private readonly parser: ZoneFileParser;
 
-  constructor(private readonly settings: Settings) {}
+  constructor(private readonly settings: Settings) {
+    this.parser = new ZoneFileParser(settings.importParserHeapMb);
+  }
 
   /** stops the parser's worker thread */
   close(): Promise<void> {
@@ -141,12 +145,30 @@ export class ZoneFilesService {
     const zone = normaliseZoneName(input.zone);
     // a zone the key cannot see is ZONE_NOT_FOUND alone, before the file is read: its lines would otherwise
     // each be "not inside the zone" first
-    await visibleZone(ctx, { name: zone });
+    const domain = await visibleZone(ctx, { name: zone });
+    // the record quota is known before the file is read, and counted while it is read: a file of a million
+    // records stops at the one that passes it, instead of being held whole first (docs/performance.md, «Memory
+    // under hostile input»). REPLACE makes the zone the file, and MERGE keeps every record of the file too, so
+    // in both modes a file whose own records pass the quota is refused; the exact count (the zone's records
+    // beside the file's) is the write's, as for any change. A zone already over a lowered quota may stay so.
+    const bounds = (await importBounds(ctx.db, domain.id, this.settings.quotas.maxRecordsPerZone))!;
+    const quota = ctx.principal.kind === 'user' && bounds.limit !== 0 ? { limit: bounds.limit, current: bounds.current } : undefined;
+    // what the parser's heap holds bounds every file, the admin's too (no quota stops it): counted as the quota is
+    const parserRecords = this.parser.maxRecords;
+    const quotaRecords = quota ? Math.max(quota.limit, quota.current) : Infinity;
     // a large file parses on a worker thread: the event loop keeps answering meanwhile
     const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, {
       complete: input.mode === 'REPLACE',
       ttlPolicy: input.ttlPolicy,
+      maxRecords: Math.min(quotaRecords, parserRecords),
+      drop: bounds.signed ? SIGNER_OWNED_TYPES : undefined,
     });
+    if (!parsed.ok && parsed.recordLimit && quotaRecords > parserRecords) throw this.parser.tooLarge(parsed.recordLimit.line);
+    if (!parsed.ok && parsed.recordLimit)
+      throw quotaExceeded('maxRecordsPerZone', quota!, `records in zone ${zone}`, {
+        line: parsed.recordLimit.line,
+        reason: `by the file alone: its record on this line is one past the quota, and the file was read no further`,
+      });
     if (!parsed.ok) {
       // the top-level message names the first problem and the count; details keep every one with its line,
       // a problem repeated identically on many lines once, with them all

@@ -41,7 +41,8 @@ class ZoneImportWarning {
   field!: string;
 
   @Field({
-    description: 'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RRSET_TTLS_DIFFER, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED.',
+    description:
+      'Stable code: NAME_NOT_HOSTNAME, DUPLICATE_RECORD_MERGED, RRSET_TTLS_DIFFER, RELATIVE_NAME_REPEATS_ZONE, TTL_CLAMPED; WARNINGS_LEFT_OUT counts the warnings past the first 10,000.',
   })
   code!: string;
 
