@@ -9,20 +9,19 @@ import type { Database, Sql } from '../db/pool';
 import { logger } from '../logger';
 import { IterativeResolver } from '../dns-client/iterative-resolver';
 import {
-  forgetServers,
   healthCounts,
   healthOfZones,
   noteRootReach,
   postponeChecks,
   recordChecks,
   rootReach,
-  type CheckOutcome,
   type DueZone,
   type HealthState,
   type NewFinding,
   type StoredFinding,
 } from '../repositories/health';
 import { appendEvents } from '../repositories/events';
+import { healthChanged, type HealthEvent } from './health-changes';
 import { checkZone, mayAskAddress, stateOf } from './health-checks';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
@@ -136,56 +135,6 @@ export async function recordChecked(
     await appendEvents(sql, events);
     return new Map([...outcomes].map(([id, outcome]) => [id, outcome.after]));
   });
-}
-
-/**
- * A zone's apex NS set changed (the write engine, in the change's transaction): the findings about nameservers
- * it no longer names (`removed`) are dropped and its state follows what is left (a health.changed event says
- * so); what the last check found of the others stays until the zone's next check.
- */
-export async function nameserversChanged(sql: Sql, zone: { id: number; name: string; serial: number }, removed: readonly string[]) {
-  const outcome = await forgetServers(
-    sql,
-    zone.id,
-    removed.map((host) => host.toLowerCase().replace(/\.$/, '')),
-  );
-  if (!outcome) return;
-  const left = (await healthOfZones(sql, [zone.id])).get(zone.id)!.findings;
-  await appendEvents(sql, [healthChanged(zone, outcome, left)]);
-}
-
-type HealthEvent = Parameters<typeof appendEvents>[1][number];
-
-/**
- * The one place a zone's health changes (its state, or a finding raised or cleared): the health.changed event,
- * appended in the transaction that stores the check, so that it commits with the findings it tells of
- * (docs/events.md).
- */
-function healthChanged(zone: DueZone, outcome: CheckOutcome, findings: readonly NewFinding[]): HealthEvent {
-  if (outcome.before !== outcome.after) {
-    const log = outcome.after === 'critical' ? logger.warn.bind(logger) : logger.info.bind(logger);
-    log(
-      {
-        zone: zone.name,
-        before: outcome.before,
-        after: outcome.after,
-        findings: findings.map((f) => ({ code: f.code, server: f.server })),
-      },
-      `health: ${zone.name} went from ${outcome.before} to ${outcome.after}`,
-    );
-  }
-  return {
-    type: 'health.changed',
-    domainId: zone.id,
-    data: {
-      zone: zone.name,
-      state: outcome.after,
-      previous_state: outcome.before,
-      raised: outcome.raised,
-      cleared: outcome.cleared,
-      findings: findings.map((f) => ({ code: f.code, severity: f.severity, server: f.server, message: f.message })),
-    },
-  };
 }
 
 export interface HealthChecker {

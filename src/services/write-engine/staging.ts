@@ -21,7 +21,7 @@ import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../
 import { quotaExceeded } from '../quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from '../alias-status.service';
-import { nameserversChanged } from '../health.service';
+import { nameserversChanged } from '../health-changes';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -413,7 +413,7 @@ export class ZoneChange implements ChangeToSign {
    */
   /**
    * The zone's apex NS set changed in this write: what the last health check said of the nameservers it no longer
-   * names goes with them, in this transaction (health.service.ts, `nameserversChanged`).
+   * names goes with them, in this transaction (health-changes.ts, `nameserversChanged`).
    */
   private async apexNsChanged(serial: number): Promise<void> {
     const added = apexNsTargets(this.added);
