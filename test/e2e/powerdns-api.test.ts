@@ -44,7 +44,9 @@ async function makeKey(input: Record<string, unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // the documentation ranges stand for a customer's own servers in the metadata tests (ALSO-NOTIFY, ALLOW-AXFR-FROM):
+  // the outbound rule refuses them to a user's key unless the operator allows them (test/e2e/outbound-rule.test.ts)
+  app = await startTestApp({ TRANSFER_SERVERS_ALLOW: '192.0.2.0/24,198.51.100.0/24,2001:db8::/32' });
   userId = await createUser(app, 'pdns@example.org');
   userKey = await createUserKey(app, userId);
 }, 60_000);
