@@ -13,6 +13,7 @@
  * `url.domainToASCII`, which applies UTS #46 mapping.
  */
 import { domainToASCII } from 'node:url';
+import { isEscapedAt } from './presentation';
 import { Problem, problem } from './problem';
 
 export type NameResult = { ok: true; name: string } | { ok: false; problems: Problem[] };
@@ -427,17 +428,10 @@ function bareZone(zone: string): string {
   return z.endsWith('.') ? z.slice(0, -1) : z;
 }
 
-/** whether the character at `at` is escaped: an odd number of backslashes before it (RFC 1035 §5.1) */
-function escapedAt(text: string, at: number): boolean {
-  let backslashes = 0;
-  while (at - backslashes > 0 && text.charCodeAt(at - backslashes - 1) === 0x5c) backslashes++;
-  return backslashes % 2 === 1;
-}
-
 /** a name as compared: ASCII lower case (RFC 4343 §2), without its final dot ('' the root); an escaped dot stays */
 function comparableName(name: string): string {
   const n = name.toLowerCase();
-  return n.endsWith('.') && !escapedAt(n, n.length - 1) ? n.slice(0, -1) : n;
+  return n.endsWith('.') && !isEscapedAt(n, n.length - 1) ? n.slice(0, -1) : n;
 }
 
 /**
@@ -453,7 +447,7 @@ export function ownerOf(name: string, zone: string): string | undefined {
   if (n === z) return '@';
   if (z === '') return n;
   const dot = n.length - z.length - 1;
-  if (dot < 1 || n.charCodeAt(dot) !== 0x2e || !n.endsWith(z) || escapedAt(n, dot)) return undefined;
+  if (dot < 1 || n.charCodeAt(dot) !== 0x2e || !n.endsWith(z) || isEscapedAt(n, dot)) return undefined;
   return n.slice(0, dot);
 }
 
