@@ -1,5 +1,5 @@
 import { inNetworks, parseCidr } from '../dns/ip';
-import { parseZoneName } from '../dns/name';
+import { ownerOf, parseZoneName } from '../dns/name';
 import { getRecordType } from '../dns/record-types';
 import { DomainError, ErrorDetail } from '../errors/catalogue';
 
@@ -284,11 +284,10 @@ function canonicalZone(text: string, field: string): string {
 function canonicalOwner(text: string, zone: string | null, field: string): string {
   let owner = text.trim().toLowerCase();
   if (owner.endsWith('.') && owner !== '.') {
-    const absolute = owner.slice(0, -1);
-    if (zone !== null && absolute === zone) owner = '@';
-    else if (zone !== null && absolute.endsWith(`.${zone}`)) owner = absolute.slice(0, -(zone.length + 1));
-    else
+    const inZone = zone === null ? undefined : ownerOf(owner, zone);
+    if (inZone === undefined)
       throw DomainError.invalid(field, `${field}: give the owner relative to the zone (e.g. www, @, _acme-challenge.*)`, 'INVALID_OWNER');
+    owner = inZone;
   }
   const labels = owner.split('.');
   const wildcardTail = labels.length > 1 && labels[labels.length - 1] === '*';

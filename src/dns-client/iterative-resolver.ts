@@ -87,8 +87,6 @@ const MAX_TRIES = 5;
 
 /** a name as compared: lower case, no trailing dot ('' the root) */
 export const bareName = (name: string): string => name.toLowerCase().replace(/\.$/, '');
-/** `name` is `zone` or below it */
-export const isWithin = (name: string, zone: string): boolean => zone === '' || name === zone || name.endsWith(`.${zone}`);
 const absolute = (name: string) => (name === '' ? '.' : `${name}.`);
 /** a server in a message: its name and address when known */
 export const serverLabel = (server: NameServer): string =>

@@ -14,6 +14,7 @@ import net from 'node:net';
 import type { HostPort } from '../config/settings';
 import type { TsigKey } from '../dns/wire/tsig';
 import { SOA, SOAValue } from '../dns/record-types/soa';
+import { ownerOf } from '../dns/name';
 import { recordIdentity } from '../dns/record';
 import { serialGreaterThan } from '../dns/serial';
 import { soaSerial } from '../dns/zone-rules';
@@ -108,13 +109,6 @@ export async function primarySoa(source: TransferSource, zone: string, timeoutMs
 }
 
 const sameName = (name: string, zone: string) => name.toLowerCase().replace(/\.$/, '') === zone;
-
-/** the owner of an absolute name relative to the zone, or undefined outside it */
-function relativeOwner(name: string, zone: string): string | undefined {
-  const lower = name.toLowerCase().replace(/\.$/, '');
-  if (lower === zone) return '@';
-  return lower.endsWith(`.${zone}`) ? lower.slice(0, -(zone.length + 1)) : undefined;
-}
 
 export interface TransferLimits {
   maxRecords: number;
@@ -262,7 +256,7 @@ function transferStream(
       for (const record of framed.answers) {
         if (record.type === TSIG_CODE || record.type === OPT_CODE) continue;
         if (record.klass !== CLASS.IN) throw new TransferError(`${from} sent a record of class ${record.klass} (only IN is taken)`);
-        const owner = relativeOwner(record.name, zone);
+        const owner = ownerOf(record.name, zone);
         if (owner === undefined) throw new TransferError(`${from} sent ${record.name}, outside ${zone}`);
         let taken: StreamRecord;
         try {

@@ -13,6 +13,7 @@
  * `url.domainToASCII`, which applies UTS #46 mapping.
  */
 import { domainToASCII } from 'node:url';
+import { isEscapedAt } from './presentation';
 import { Problem, problem } from './problem';
 
 export type NameResult = { ok: true; name: string } | { ok: false; problems: Problem[] };
@@ -427,6 +428,32 @@ function bareZone(zone: string): string {
   return z.endsWith('.') ? z.slice(0, -1) : z;
 }
 
+/** a name as compared: ASCII lower case (RFC 4343 §2), without its final dot ('' the root); an escaped dot stays */
+function comparableName(name: string): string {
+  const n = name.toLowerCase();
+  return n.endsWith('.') && !isEscapedAt(n, n.length - 1) ? n.slice(0, -1) : n;
+}
+
+/**
+ * The owner of `name` in `zone`, as owners are stored: '@' at the apex, the labels before the zone below it,
+ * lower case; undefined when the name is not at or below the zone. Either may be given with or without its
+ * final dot, in any case; the root zone ('' or '.') holds every name. Labels are compared whole, so
+ * `notexample.com` is not in example.com, nor is `www\.example.com` (one label `www.example` under com).
+ * The one answer to "where in the zone is this name" for the whole service.
+ */
+export function ownerOf(name: string, zone: string): string | undefined {
+  const n = comparableName(name);
+  const z = comparableName(zone);
+  if (n === z) return '@';
+  if (z === '') return n;
+  const dot = n.length - z.length - 1;
+  if (dot < 1 || n.charCodeAt(dot) !== 0x2e || !n.endsWith(z) || isEscapedAt(n, dot)) return undefined;
+  return n.slice(0, dot);
+}
+
+/** `name` is `zone`'s apex or below it (ownerOf's rules) */
+export const isAtOrBelow = (name: string, zone: string): boolean => ownerOf(name, zone) !== undefined;
+
 /** a name of host-name labels only (letters, digits, hyphen, underscore; 1–63 each), absolute or not */
 const PLAIN_OWNER = /^[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?$/;
 
@@ -437,14 +464,12 @@ const PLAIN_OWNER = /^[A-Za-z0-9_-]{1,63}(?:\.[A-Za-z0-9_-]{1,63})*\.?$/;
  */
 function plainOwner(text: string, zone: string): string | undefined {
   if (zone === '' || !PLAIN_OWNER.test(text)) return undefined;
-  const absolute = text.endsWith('.');
-  const name = (absolute ? text.slice(0, -1) : text).toLowerCase();
+  const inZone = ownerOf(text, zone);
   let relative: string;
-  if (name === zone) return '@';
-  else if (name.endsWith(zone) && name.charCodeAt(name.length - zone.length - 1) === 0x2e)
-    relative = name.slice(0, name.length - zone.length - 1);
-  else if (absolute) return undefined;
-  else relative = name;
+  if (inZone === '@') return '@';
+  else if (inZone !== undefined) relative = inZone;
+  else if (text.endsWith('.')) return undefined;
+  else relative = text.toLowerCase();
   // RFC 1035 §2.3.4: 255 octets in wire form, the zone's labels, the length octets and the root's included
   return relative.length + 1 + zone.length + 2 <= MAX_NAME_OCTETS ? relative : undefined;
 }
@@ -557,7 +582,8 @@ function repeatsOrigin(field: string, text: string, relative: Label[], origin: L
 export function relativeOwnerRepeatsOrigin(owner: string, origin: string, field = 'owner'): Problem | undefined {
   const o = bareZone(origin);
   // most owners do not end with the origin's text: no labels to read (a zone file has one owner per line)
-  if (o === '' || !owner.toLowerCase().endsWith(`.${o}`)) return undefined;
+  const below = o === '' ? undefined : ownerOf(owner, o);
+  if (below === undefined || below === '@') return undefined;
   const parsed = presentationLabels(owner.trim(), { field, wildcard: true, what: 'the owner' });
   if (parsed.problems.length || parsed.absolute) return undefined;
   return repeatsOrigin(

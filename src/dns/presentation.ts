@@ -185,7 +185,8 @@ export function parseCharacterString(raw: string, field: string, what: string, m
   return decoded;
 }
 
-function isEscapedAt(text: string, index: number): boolean {
+/** an odd number of backslashes before `index`: the character there is escaped (RFC 1035 §5.1) */
+export function isEscapedAt(text: string, index: number): boolean {
   let backslashes = 0;
   for (let i = index - 1; i >= 0 && text[i] === '\\'; i--) backslashes++;
   return backslashes % 2 === 1;

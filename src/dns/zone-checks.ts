@@ -19,6 +19,7 @@
  * Plain functions over a zone's records (owners relative, '@' the apex; names in RDATA absolute), so that a
  * write can check the few names it touches and `checkZone` the whole zone with the same code.
  */
+import { isAtOrBelow, ownerOf } from './name';
 import type { CanonicalRecord } from './record';
 import type { WarningCode } from '../errors/catalogue';
 import { KNOWN_CAA_TAGS } from './record-types/caa';
@@ -50,13 +51,6 @@ const ADDRESS = new Set(['A', 'AAAA']);
 /** what may stand at a delegation point besides NS (RFC 4035 §2.2: DS and the NSEC/RRSIG the parent signs) */
 const AT_CUT = new Set(['NS', 'DS', 'NSEC', 'RRSIG']);
 
-/** the owner of an absolute name in the zone ('@' the apex), or undefined outside it */
-export function ownerInZone(name: string, zone: string): string | undefined {
-  const bare = name.toLowerCase().replace(/\.$/, '');
-  if (bare === zone) return '@';
-  return bare.endsWith(`.${zone}`) ? bare.slice(0, -(zone.length + 1)) : undefined;
-}
-
 /** the in-zone owner a record's RDATA points at, if it points at one */
 export function targetOwner(zone: string, record: ZoneRecord): string | undefined {
   const field = TARGET_FIELD[record.type];
@@ -64,7 +58,7 @@ export function targetOwner(zone: string, record: ZoneRecord): string | undefine
   const target = record.rdata.trim().split(/\s+/)[field];
   // the null MX and SRV's "no service" point at the root (RFC 7505, RFC 2782)
   if (!target || target === '.') return undefined;
-  return ownerInZone(target, zone);
+  return ownerOf(target, zone);
 }
 
 /** every ancestor of an owner inside the zone, nearest first, the apex last ('a.b' → 'b', '@') */
@@ -133,7 +127,7 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
       at(cut)
         .filter((r) => r.type === 'NS')
         .map((r) => targetOwner(zone, r))
-        .filter((o): o is string => o !== undefined && (o === cut || o.endsWith(`.${cut}`))),
+        .filter((o): o is string => o !== undefined && isAtOrBelow(o, cut)),
     );
 
   const warnings: ZoneWarning[] = [];
@@ -186,7 +180,7 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
     if (target === undefined) continue;
     const targetRecords = answering(target);
     const where = `${record.owner} ${record.type} → ${name(target)}`;
-    if (record.type === 'NS' && record.owner !== '@' && (target === record.owner || target.endsWith(`.${record.owner}`))) {
+    if (record.type === 'NS' && record.owner !== '@' && isAtOrBelow(target, record.owner)) {
       if (!targetRecords.some((r) => ADDRESS.has(r.type)))
         warn(
           record,

@@ -3,10 +3,10 @@
  * say what is wrong. Records are compared in canonical form (record.ts), so equal data is equal text.
  */
 import { Problem, problem } from './problem';
+import { ownerOf } from './name';
 import { CanonicalRecord } from './record';
 import { serialGreaterThan } from './serial';
 import { FLATTENED_TYPE_NAMES } from './record-types';
-import { ownerInZone } from './zone-checks';
 
 export interface StoredRecord extends CanonicalRecord {
   id?: number;
@@ -176,7 +176,7 @@ export function checkRecordPlacement(zone: string, sameOwner: StoredRecord[], ne
 const ADDRESS_TYPES = new Set(['A', 'AAAA']);
 
 /** the in-zone owner an ALIAS or ANAME points at, if it points into the zone */
-const flattenedTarget = (zone: string, record: CanonicalRecord) => ownerInZone(record.rdata, zone);
+const flattenedTarget = (zone: string, record: CanonicalRecord) => ownerOf(record.rdata, zone);
 
 /**
  * ALIAS and ANAME (docs/templates-and-alias.md): one per owner; the owner's A and AAAA are the service's,

@@ -7,6 +7,7 @@
  * answer.
  */
 import type { Sql } from '../db/pool';
+import { isAtOrBelow, ownerOf } from '../dns/name';
 import { hasDescendants, recordsAt, Rr, signerRecordsAt, soaOf, ZoneRef } from '../repositories/dns-zone-data';
 
 export interface LookupResult {
@@ -39,31 +40,19 @@ function targetsOf(rr: Rr): string[] {
   }
 }
 
-/** an absolute name's owner in the zone ('@' for the apex), or undefined outside it */
-function inZoneOwner(name: string, zone: string): string | undefined {
-  const bare = name.toLowerCase().replace(/\.$/, '');
-  if (bare === zone) return '@';
-  return bare.endsWith(`.${zone}`) ? bare.slice(0, -(zone.length + 1)) : undefined;
-}
-
 /** the A and AAAA records of the in-zone targets of `rrs`, targets named once, in the order named */
 async function addressesOf(sql: Sql, zone: ZoneRef, rrs: Rr[]): Promise<Rr[]> {
   const owners = [
     ...new Set(
       rrs
         .flatMap(targetsOf)
-        .map((t) => inZoneOwner(t, zone.name))
+        .map((t) => ownerOf(t, zone.name))
         .filter((o): o is string => o !== undefined),
     ),
   ];
   if (!owners.length) return [];
   const found = await recordsAt(sql, zone, owners);
   return owners.flatMap((o) => found.filter((r) => r.owner === o && (r.type === 'A' || r.type === 'AAAA')));
-}
-
-/** 'a.b' for 'a.b.example.com' in 'example.com'; '@' for the apex */
-export function relativeOwner(qname: string, zone: string): string {
-  return qname === zone ? '@' : qname.slice(0, -(zone.length + 1));
 }
 
 function ancestorsOf(owner: string): string[] {
@@ -121,7 +110,7 @@ export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: stri
     const last = result.answers[result.answers.length - 1];
     if (!last || last.type !== 'CNAME' || result.answers.some((r) => r.type === qtype)) break;
     const target = last.rdata.trim().toLowerCase().replace(/\.$/, '');
-    if (inZoneOwner(target, zone.name) === undefined || seen.has(target)) break;
+    if (!isAtOrBelow(target, zone.name) || seen.has(target)) break;
     seen.add(target);
     const next = await lookupName(sql, zone, target, qtype);
     // the chain's answers stay; the target's outcome decides the RCODE and the authority section
@@ -135,7 +124,8 @@ export async function lookup(sql: Sql, zone: ZoneRef, qname: string, qtype: stri
 }
 
 async function lookupName(sql: Sql, zone: ZoneRef, qname: string, qtype: string): Promise<NameResult> {
-  const owner = relativeOwner(qname, zone.name);
+  // findZone chose the zone that holds qname
+  const owner = ownerOf(qname, zone.name)!;
   const ancestors = ancestorsOf(owner);
   const owners = [owner, ...ancestors, ...[owner, ...ancestors].map(wildcardAt)];
   const found = await recordsAt(sql, zone, [...new Set(owners)]);

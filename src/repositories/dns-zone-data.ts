@@ -10,6 +10,7 @@ import type { Database, Sql } from '../db/pool';
 import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
+import { isEscapedAt } from '../dns/presentation';
 
 /**
  * ALIAS and ANAME are never served (docs/templates-and-alias.md): no secondary would understand them, and
@@ -62,8 +63,9 @@ export function inSnapshot<T>(db: Database, work: (sql: Sql) => Promise<T>): Pro
  * statement, the catalog's serial included when the catalog is a candidate
  */
 export async function findZone(sql: Sql, catalogZone: string, qname: string): Promise<ZoneRef | undefined> {
-  const labels = qname === '' ? [] : qname.split('.');
-  const candidates = labels.map((_, i) => labels.slice(i).join('.'));
+  // qname and each name above it, cut at the dots between labels (an escaped dot is inside a label: ownerOf's rule)
+  const dots = [...qname.matchAll(/\./g)].map((m) => m.index).filter((at) => !isEscapedAt(qname, at));
+  const candidates = qname === '' ? [] : [qname, ...dots.map((at) => qname.slice(at + 1))];
   // every nameserver set's catalog is a candidate (the default set's is CATALOG_ZONE): the longest one that
   // contains qname, in the same statement (a handful of rows, docs/transfers.md «Nameserver sets»)
   const rows = await sql.rows<{

@@ -1,4 +1,4 @@
-import { parseOwner } from '../dns/name';
+import { isAtOrBelow, ownerOf, parseOwner } from '../dns/name';
 import { CanonicalRecord, parseRecord, recordIdentity } from '../dns/record';
 import { clampTtl } from '../dns/ttl';
 import { soaSerial } from '../dns/zone-rules';
@@ -83,8 +83,7 @@ export class DnsUpdatesService {
     const zone = normaliseZoneName(request.zone);
     // §3.2 and §3.4.1.3: every name must be in the zone (NOTZONE)
     for (const item of [...request.prerequisites, ...request.updates]) {
-      const name = item.name.toLowerCase();
-      if (name !== `${zone}.` && !name.endsWith(`.${zone}.`)) {
+      if (!isAtOrBelow(item.name, zone)) {
         throw new DomainError('NAME_NOT_IN_ZONE', `${item.name} is not in zone ${zone}`, [
           { field: 'name', code: 'NOTZONE', message: `name: ${item.name} is not in zone ${zone}` },
         ]);
@@ -93,8 +92,8 @@ export class DnsUpdatesService {
     checkPolicy(ctx.principal.policy, zone, request);
     // the names the update speaks of are all the plan looks at (with the apex, which is always read)
     // (each update's owner read once here, for the plan too, however often it is decided)
-    const updateOwners = request.updates.map((update) => ownerOf(zone, update.name));
-    const owners = [...request.prerequisites.map((prerequisite) => ownerOf(zone, prerequisite.name)), ...updateOwners];
+    const updateOwners = request.updates.map((update) => storedOwner(zone, update.name));
+    const owners = [...request.prerequisites.map((prerequisite) => storedOwner(zone, prerequisite.name)), ...updateOwners];
     let ttlAdjustments: TtlAdjustment[] = [];
     const result = await this.zoneChanges.applyPlanned(ctx, {
       zone,
@@ -264,17 +263,16 @@ function checkPolicy(policy: KeyPolicy | undefined, zone: string, request: DnsUp
     })),
   ];
   for (const ask of asks) {
-    const decision = decide(policy, { zone, owner: ownerOf(zone, ask.name), type: ask.type, access: ask.access });
+    const decision = decide(policy, { zone, owner: storedOwner(zone, ask.name), type: ask.type, access: ask.access });
     if (!decision.allowed) throw forbidden(decision.missing, ask.field);
   }
 }
 
 /** the stored (relative) owner of an absolute name in the zone; names the model would refuse hold nothing */
-function ownerOf(zone: string, name: string): string {
+function storedOwner(zone: string, name: string): string {
   const parsed = parseOwner(name, zone, 'name');
   if (parsed.ok) return parsed.name;
-  const lower = name.toLowerCase();
-  return lower === `${zone}.` ? '@' : lower.slice(0, -(zone.length + 2));
+  return ownerOf(name, zone)!;
 }
 
 /** a record's type and RDATA in the stored canonical form, or undefined when the model cannot read it (so no such record is stored) */
@@ -291,7 +289,7 @@ function prerequisiteFailed(rcode: PrerequisiteFailure, message: string): Domain
 function checkPrerequisites(zone: string, records: readonly StoredRow[], prerequisites: UpdatePrerequisite[]): void {
   const expected = new Map<string, { owner: string; type: string; rdatas: Set<string>; unreadable: boolean }>();
   for (const prerequisite of prerequisites) {
-    const owner = ownerOf(zone, prerequisite.name);
+    const owner = storedOwner(zone, prerequisite.name);
     const atName = records.filter((r) => r.owner === owner);
     switch (prerequisite.kind) {
       case 'NAME_IN_USE':

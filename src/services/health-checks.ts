@@ -18,7 +18,8 @@ import { RRSIG } from '../dns/record-types/signer-types';
 import { canonicalNameWire, FLAG, readRdata, type WireRecord } from '../dns/wire';
 import { dsMatchesKey } from '../dns/dnssec/keys';
 import { serialGreaterThan } from '../dns/serial';
-import { bareName, IterativeResolver, isWithin, rcodeName, serverLabel, type NameServer } from '../dns-client/iterative-resolver';
+import { isAtOrBelow, ownerOf } from '../dns/name';
+import { bareName, IterativeResolver, rcodeName, serverLabel, type NameServer } from '../dns-client/iterative-resolver';
 import {
   addressesAt,
   apexNsOf,
@@ -66,8 +67,6 @@ export function stateOf(findings: readonly NewFinding[]): Exclude<HealthState, '
 }
 
 const absolute = (name: string) => (name === '' ? '.' : `${name}.`);
-/** a name below the zone as stored (relative, '@' the apex) */
-const relativeTo = (name: string, zone: string) => (name === zone ? '@' : name.slice(0, -(zone.length + 1)));
 const sameSet = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 const sorted = (items: Iterable<string>) => [...new Set(items)].sort();
 const list = (items: readonly string[]) => (items.length ? items.join(', ') : 'none');
@@ -117,7 +116,7 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
     if (delegation.seen === 'served') {
       // the parent's servers serve the zone too and answer from it: the parent's own delegation records do not show
       // in the DNS. A parent held here: its stored delegation is what those servers hold in the parent zone.
-      const stored = await storedDelegation(db, delegation.parent, relativeTo(name, delegation.parent));
+      const stored = await storedDelegation(db, delegation.parent, ownerOf(name, delegation.parent)!);
       if (stored) {
         parentNs = sorted(stored.ns.map(bareName));
         glue = new Map();
@@ -140,15 +139,15 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
 
   // the addresses of the in-zone NS names, as the zone holds them (glue must match them, RFC 9471)
   const names = sorted([...parentNs, ...apexNs]);
-  const inZone = names.filter((ns) => isWithin(ns, name));
+  const inZone = names.filter((ns) => isAtOrBelow(ns, name));
   const ours = await addressesAt(
     db,
     zone.id,
-    inZone.map((ns) => relativeTo(ns, name)),
+    inZone.map((ns) => ownerOf(ns, name)!),
   );
   if (delegation.kind === 'delegated')
-    for (const ns of parentNs.filter((n) => isWithin(n, name))) {
-      const held = sorted(ours.get(relativeTo(ns, name)) ?? []);
+    for (const ns of parentNs.filter((n) => isAtOrBelow(n, name))) {
+      const held = sorted(ours.get(ownerOf(ns, name)!) ?? []);
       const given = sorted(glue.get(ns) ?? []);
       if (!sameSet(held, given))
         add(
@@ -182,7 +181,7 @@ export async function checkZone(db: Sql, resolver: IterativeResolver, health: Se
   await Promise.all(
     names.map(async (ns) => {
       let addresses: string[];
-      if (isWithin(ns, name)) addresses = sorted([...(glue.get(ns) ?? []), ...(ours.get(relativeTo(ns, name)) ?? [])]);
+      if (isAtOrBelow(ns, name)) addresses = sorted([...(glue.get(ns) ?? []), ...(ours.get(ownerOf(ns, name)!) ?? [])]);
       else {
         const resolved = await resolver.addressesOf(ns);
         if (!resolved.ok && blind()) {

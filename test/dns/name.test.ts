@@ -1,4 +1,13 @@
-import { nameLabels, ownerToFqdn, parseDomainNameInRdata, parseOwner, parseZoneName, collectNameWarnings } from '../../src/dns/name';
+import {
+  isAtOrBelow,
+  nameLabels,
+  ownerOf,
+  ownerToFqdn,
+  parseDomainNameInRdata,
+  parseOwner,
+  parseZoneName,
+  collectNameWarnings,
+} from '../../src/dns/name';
 import { nameToWire, nameWireLength } from '../../src/dns/wire';
 
 const codesOf = (r: { ok: boolean; problems?: { code: string }[] }) => (r.ok ? [] : r.problems!.map((p) => p.code));
@@ -204,5 +213,44 @@ describe('parseDomainNameInRdata: an absolute host name skips the escape parser 
     ).toEqual(['NAME_TOO_LONG']);
     expect(codesOf(parseDomainNameInRdata('a..example.', 'example.com', 'rdata'))).toEqual(['NAME_EMPTY_LABEL']);
     expect(codesOf(parseDomainNameInRdata('*.example.', 'example.com', 'rdata'))).toEqual(['NAME_WILDCARD_POSITION']);
+  });
+});
+
+describe('ownerOf: a name in a zone, as owners are stored', () => {
+  it.each([
+    ['example.com', 'example.com', '@'],
+    ['example.com.', 'example.com', '@'],
+    ['example.com', 'example.com.', '@'],
+    ['www.example.com.', 'example.com', 'www'],
+    ['www.example.com', 'example.com.', 'www'],
+    ['a.b.example.com.', 'example.com', 'a.b'],
+    ['_dsboot.example.co.uk._signal.ns1.example.net', 'example.net', '_dsboot.example.co.uk._signal.ns1'],
+    ['*.example.com.', 'example.com', '*'],
+    // case is not significant (RFC 4343 §2): the owner comes back lower case
+    ['WWW.Example.COM.', 'example.com', 'www'],
+    ['www.example.com.', 'EXAMPLE.Com.', 'www'],
+    // labels are compared whole: a name that merely ends with the zone's text is not in it
+    ['notexample.com.', 'example.com', undefined],
+    ['badexample.com', 'example.com', undefined],
+    ['www.notexample.com.', 'example.com', undefined],
+    ['example.com.evil.', 'example.com', undefined],
+    ['com.', 'example.com', undefined],
+    ['example.org.', 'example.com', undefined],
+    // an escaped dot is inside a label (RFC 1035 §5.1): `www\.example` is one label under com
+    ['www\\.example.com.', 'example.com', undefined],
+    ['www\\.example.com.', 'com', 'www\\.example'],
+    // an escaped backslash before a dot leaves the dot a separator
+    ['www\\\\.example.com.', 'example.com', 'www\\\\'],
+    // an escaped final dot is part of the last label, not the root
+    ['www.example.com\\.', 'example.com', undefined],
+    // the root zone holds every name; the root is its apex
+    ['www.example.com.', '', 'www.example.com'],
+    ['www.example.com', '.', 'www.example.com'],
+    ['.', '.', '@'],
+    ['', '', '@'],
+    ['.', 'com', undefined],
+  ])('%j in %j -> %j', (name, zone, owner) => {
+    expect(ownerOf(name, zone)).toBe(owner);
+    expect(isAtOrBelow(name, zone)).toBe(owner !== undefined);
   });
 });

@@ -397,6 +397,10 @@ test('refused: wrong secret, revoked key, unsigned, another user, truncated and 
   // a name outside the zone (RFC 2136 §3.4.1.3)
   const notZone = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add bad.${BOB} 300 A 192.0.2.50`, 'send']);
   expect(notZone.stdout + notZone.stderr).toContain('NOTZONE');
+  // an escaped dot is inside a label (RFC 1035 §5.1): `www\.<zone>` ends with the zone's text but is one label
+  // above it, so it is outside the zone too
+  const escapedDot = await nsupdate(dnsPort, aliceKey, [`zone ${ALICE}`, `update add www\\.${ALICE} 300 TXT "x"`, 'send']);
+  expect(escapedDot.stdout + escapedDot.stderr).toContain('NOTZONE');
 
   // a zone nobody has here
   const unknownZone = await nsupdate(dnsPort, aliceKey, [

@@ -168,4 +168,10 @@ describe('types known by number, escaped owners (the wire module reads and write
     expect(result.status).toBe('NOERROR');
     expect(records(result).map((r) => `${r.name} ${r.rdata}`)).toEqual([`a\\.b.\\200.${ZONE}. 192.0.2.77`]);
   });
+
+  test("a name whose escaped dot only looks like the zone's boundary is outside the zone: refused, not answered from it", async () => {
+    // `x\.ent.zk-lookup.test` is the label `x.ent` under zk-lookup.test, a zone not served here (RFC 1035 §5.1)
+    const result = await dig(['@127.0.0.1', '-p', String(dnsPort), '+norec', `x\\.${ZONE}`, 'A']);
+    expect(result.status).toBe('REFUSED');
+  });
 });

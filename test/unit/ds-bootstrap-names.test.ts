@@ -4,9 +4,11 @@
  * `planSignals`): in-domain nameservers, nameservers in zones not hosted or not signed, in another account's zone
  * and not the service's own, and a child that publishes no CDS or the DS-delete one carry none.
  */
-import { childOfSignalOwner, isSignalRecord, nameserverInChild, ownerInZone, signalingName } from '../../src/dns/dnssec/bootstrap-signal';
+import { childOfSignalOwner, isSignalRecord, nameserverInChild, signalingName } from '../../src/dns/dnssec/bootstrap-signal';
+import { ownerOf } from '../../src/dns/name';
 import { CDS_DELETE } from '../../src/dns/record-types/cds';
 import { planSignals } from '../../src/services/dnssec/bootstrap-signals';
+import { dsyncNames } from '../../src/services/dnssec/cds-notify';
 import { CDNSKEY_DELETE } from '../../src/services/dnssec/zone-signing';
 
 test("the signalling names of the RFC's example: example.co.uk under ns1.example.net and ns2.example.org, none under ns3.example.co.uk", () => {
@@ -17,8 +19,8 @@ test("the signalling names of the RFC's example: example.co.uk under ns1.example
   // a name that merely ends in the child's letters is not inside it
   expect(nameserverInChild('example.co.uk', 'ns1.anexample.co.uk')).toBe(false);
   // as an owner in the zone holding the nameserver, and read back
-  expect(ownerInZone('_dsboot.example.co.uk._signal.ns1.example.net', 'example.net')).toBe('_dsboot.example.co.uk._signal.ns1');
-  expect(ownerInZone('_dsboot.example.co.uk._signal.ns1.example.net', 'ns1.example.net')).toBe('_dsboot.example.co.uk._signal');
+  expect(ownerOf('_dsboot.example.co.uk._signal.ns1.example.net', 'example.net')).toBe('_dsboot.example.co.uk._signal.ns1');
+  expect(ownerOf('_dsboot.example.co.uk._signal.ns1.example.net', 'ns1.example.net')).toBe('_dsboot.example.co.uk._signal');
   expect(childOfSignalOwner('_dsboot.example.co.uk._signal.ns1')).toBe('example.co.uk');
   expect(childOfSignalOwner('_dsboot.example.co.uk._signal')).toBe('example.co.uk');
   expect(isSignalRecord({ owner: '_dsboot.example.co.uk._signal.ns1', type: 'CDS' })).toBe(true);
@@ -89,4 +91,13 @@ test('the plan: a signal in the signed zone holding each nameserver, none in-dom
   const tooLong = planSignals([{ ...child, name: long, nameservers: ['ns1.example.net.'] }], hosting, service);
   expect(tooLong.zones.size).toBe(0);
   expect(tooLong.skipped).toEqual([{ child: long, nameserver: 'ns1.example.net', why: 'name-too-long' }]);
+});
+
+test('RFC 9859 §4.1: the DSYNC names of a child under its parent; none when the parent named is not strictly above it', () => {
+  expect(dsyncNames('shop.example.com', 'example.com')).toEqual(['shop._dsync.example.com', '_dsync.example.com']);
+  expect(dsyncNames('a.shop.example.com', 'example.com')).toEqual(['a.shop._dsync.example.com', '_dsync.example.com']);
+  // a server that answers the child's own SOA for its parent's name names no parent
+  expect(dsyncNames('example.com', 'example.com')).toBeUndefined();
+  // labels compared whole: example.com is not above shop.notexample.com
+  expect(dsyncNames('shop.notexample.com', 'example.com')).toBeUndefined();
 });

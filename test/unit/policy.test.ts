@@ -139,5 +139,12 @@ describe('the policy engine', () => {
     expect(buildPolicy({ policy: { rules: [{ zone: 'Example.COM.', owner: 'WWW.example.com.', access: 'read' }] } }).rules).toEqual([
       { zone: 'example.com', owner: 'www', types: null, access: 'read' },
     ]);
+    // an absolute owner is made relative to the rule's zone: its apex is '@'; a name that merely ends with the
+    // zone's letters, or one with no zone to be relative to, is not an owner of it
+    expect(buildPolicy({ policy: { rules: [{ zone: 'example.com', owner: 'Example.COM.', access: 'read' }] } }).rules?.[0].owner).toBe('@');
+    expect(() => buildPolicy({ policy: { rules: [{ zone: 'example.com', owner: 'www.notexample.com.', access: 'read' }] } })).toThrow(
+      /policy.rules\[0\].owner: give the owner relative/,
+    );
+    expect(() => buildPolicy({ policy: { rules: [{ owner: 'www.example.com.', access: 'read' }] } })).toThrow(/give the owner relative/);
   });
 });

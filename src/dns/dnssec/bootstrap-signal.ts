@@ -10,7 +10,7 @@
  * the in-domain ns3. It is published in the zone that holds `N`, which must be signed for the signal to validate
  * (§3.2: the signalling records are signed with the signalling zone's keys). Plain model: names in, names out.
  */
-import { MAX_NAME_OCTETS, nameLabels } from '../name';
+import { isAtOrBelow, MAX_NAME_OCTETS, nameLabels } from '../name';
 
 /** the leftmost labels of a signalling name: `_dsboot` before the child, `_signal` between child and nameserver */
 export const DSBOOT_LABEL = '_dsboot';
@@ -38,17 +38,7 @@ export function signalingName(child: string, nameserver: string): string | undef
  * such in-domain signalling domains out, and §4.2 has the parent ignore them.
  */
 export function nameserverInChild(child: string, nameserver: string): boolean {
-  const ns = bare(nameserver);
-  const zone = bare(child);
-  return ns === zone || ns.endsWith(`.${zone}`);
-}
-
-/** `name` as an owner in `zone` ('@' for the apex); undefined when the name is not in the zone */
-export function ownerInZone(name: string, zone: string): string | undefined {
-  const n = bare(name);
-  const z = bare(zone);
-  if (n === z) return '@';
-  return n.endsWith(`.${z}`) ? n.slice(0, -(z.length + 1)) : undefined;
+  return isAtOrBelow(bare(nameserver), bare(child));
 }
 
 /** the record types a signal copies from the child's apex (RFC 9615 §4.1: identical to the apex's RRsets) */

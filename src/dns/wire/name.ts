@@ -11,21 +11,15 @@
  * - the canonical form (RFC 4034 §6.2): uncompressed, ASCII letters lower-cased.
  */
 import { labelTextOf, MAX_LABEL_OCTETS, MAX_NAME_OCTETS, nameLabels } from '../name';
+import { isEscapedAt } from '../presentation';
 import { WireFormatError } from './errors';
 
 /** 'www.example.com.' -> 'www.example.com', '.' and '' -> '' : the labels' text without the root */
 function bare(absoluteName: string): string {
   if (absoluteName === '.' || absoluteName === '') return '';
   // `a\..`: the dot before the final one is escaped, part of the label
-  if (absoluteName.endsWith('.') && countBackslashes(absoluteName, absoluteName.length - 1) % 2 === 0) return absoluteName.slice(0, -1);
+  if (absoluteName.endsWith('.') && !isEscapedAt(absoluteName, absoluteName.length - 1)) return absoluteName.slice(0, -1);
   return absoluteName;
-}
-
-/** backslashes right before position `at` */
-function countBackslashes(text: string, at: number): number {
-  let n = 0;
-  while (at - n - 1 >= 0 && text[at - n - 1] === '\\') n++;
-  return n;
 }
 
 /**

@@ -21,7 +21,8 @@
 import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
 import type { JournalRecord } from '../../entities/change.entity';
-import { nameserverInChild, ownerInZone, signalingName, SIGNAL_TYPES } from '../../dns/dnssec/bootstrap-signal';
+import { nameserverInChild, signalingName, SIGNAL_TYPES } from '../../dns/dnssec/bootstrap-signal';
+import { isAtOrBelow, ownerOf } from '../../dns/name';
 import { CDS_DELETE } from '../../dns/record-types/cds';
 import { logger } from '../../logger';
 import { nameserverSetNames, publishedSignals, signalSources, SignalSource, zonesByName } from '../../repositories/dnssec-signals';
@@ -59,8 +60,7 @@ export function planSignals(
   const zones = new Map<number, SignalZone>();
   const skipped: SignalPlan['skipped'] = [];
   // the zone that holds a name: the longest hosted suffix (a zone delegated below another holds its own names)
-  const holder = (name: string) =>
-    hosting.filter((zone) => ownerInZone(name, zone.name) !== undefined).sort((a, b) => b.name.length - a.name.length)[0];
+  const holder = (name: string) => hosting.filter((zone) => isAtOrBelow(name, zone.name)).sort((a, b) => b.name.length - a.name.length)[0];
   for (const child of sources) {
     const copies = child.cds.filter((r) => SIGNAL_TYPES.has(r.type) && r.rdata !== CDS_DELETE && r.rdata !== CDNSKEY_DELETE);
     if (child.state !== 'signed' || !copies.length) continue;
@@ -91,7 +91,7 @@ export function planSignals(
         skip('name-too-long');
         continue;
       }
-      const owner = ownerInZone(name, zone.name)!;
+      const owner = ownerOf(name, zone.name)!;
       let entry = zones.get(zone.id);
       if (!entry) zones.set(zone.id, (entry = { id: zone.id, name: zone.name, records: [] }));
       for (const copy of copies) entry.records.push({ owner, type: copy.type, ttl: copy.ttl, rdata: copy.rdata });

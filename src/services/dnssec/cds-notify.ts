@@ -14,6 +14,7 @@
 import type { Settings } from '../../config/settings';
 import { hostPortName, type HostPort } from '../../config/settings';
 import type { Database } from '../../db/pool';
+import { ownerOf } from '../../dns/name';
 import { A } from '../../dns/record-types/a';
 import { AAAA } from '../../dns/record-types/aaaa';
 import { DSYNC, DSYNC_SCHEME_NOTIFY } from '../../dns/record-types/dsync';
@@ -35,9 +36,13 @@ export interface CdsNotifyOutcome {
   skipped?: string;
 }
 
-/** the DSYNC names of a child under its parent zone (RFC 9859 §4.1): the child's own, then the parent's */
-export function dsyncNames(child: string, parent: string): string[] {
-  const relative = child.slice(0, -(parent.length + 1));
+/**
+ * the DSYNC names of a child under its parent zone (RFC 9859 §4.1): the child's own, then the parent's;
+ * undefined when `parent` is not strictly above the child (the child's own apex is no parent)
+ */
+export function dsyncNames(child: string, parent: string): string[] | undefined {
+  const relative = ownerOf(child, parent);
+  if (relative === undefined || relative === '@') return undefined;
   return [`${relative}._dsync.${parent}`, `_dsync.${parent}`];
 }
 
@@ -52,8 +57,9 @@ export async function notifyParentOfCds(db: Database, settings: Settings, zone: 
   const soa = await authoritativeRecords(server, above, SOA);
   if (!soa.ok || !soa.soaOwner) return { sent: [], skipped: `no parent zone found: ${soa.ok ? 'no SOA in the answer' : soa.reason}` };
   const parent = soa.soaOwner;
-  if (zone.name !== parent && !zone.name.endsWith(`.${parent}`)) return { sent: [], skipped: `${parent} is not above ${zone.name}` };
-  for (const name of dsyncNames(zone.name, parent)) {
+  const names = dsyncNames(zone.name, parent);
+  if (!names) return { sent: [], skipped: `${parent} is not above ${zone.name}` };
+  for (const name of names) {
     const found = await authoritativeRecords(server, name, DSYNC);
     if (!found.ok) return { sent: [], skipped: `DSYNC ${name}: ${found.reason}` };
     const endpoints = found.values.filter((v) => v.rrtype === CDS_CODE && v.scheme === DSYNC_SCHEME_NOTIFY);

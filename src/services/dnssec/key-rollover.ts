@@ -25,6 +25,7 @@ import type { Settings } from '../../config/settings';
 import type { Database, Sql } from '../../db/pool';
 import { DNSSEC_ALGORITHMS, algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { DNSKEY_FLAG_SEP, dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
+import { ownerOf } from '../../dns/name';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
 import {
@@ -382,7 +383,7 @@ async function nextStep(
       // written again, and the swap waits for another delay); a parent elsewhere, the operator confirmed it
       const parent = await parentZoneOf(sql, zone);
       if (parent) {
-        const owner = zone.slice(0, -(parent.name.length + 1));
+        const owner = ownerOf(zone, parent.name)!;
         const [wanted] = dsRecordsOf(zone, due);
         if (!(await dsAtParent(sql, parent.id, owner)).includes(wanted)) {
           const wait = await swapWaitTtl(sql, zone, soaTtl, parent);
@@ -441,7 +442,7 @@ async function writeParentDs(
   if (!work) return undefined;
   const parent = await parentZoneOf(db, work.child);
   if (!parent) return undefined;
-  const owner = work.child.slice(0, -(parent.name.length + 1));
+  const owner = ownerOf(work.child, parent.name)!;
   const [child] = await zonesByName(db, [work.child]);
   // multi-signer (RFC 8901 §8): the parent holds the other signer's KSKs' DS beside ours, as our CDS names them,
   // for as long as the zone is signed here (an empty set takes the zone's DS away: the zone goes unsigned). A
@@ -490,7 +491,7 @@ async function writeParentDs(
  * parent's (its DS RRset's, or its SOA's for a new one), not the child's. The child's SOA TTL stays the floor.
  */
 async function swapWaitTtl(sql: Sql, zone: string, soaTtl: number, parent: { id: number; name: string }): Promise<number> {
-  const owner = zone.slice(0, -(parent.name.length + 1));
+  const owner = ownerOf(zone, parent.name)!;
   return Math.max(soaTtl, await dsTtlAtParent(sql, parent.id, owner));
 }
 
