@@ -35,6 +35,13 @@ const PROPAGATION_CHANNEL = 'zonekeeper_propagation';
 /** key event ids are taken at insert, rows become visible at commit: a row may appear below the key cursor */
 const LATE_WINDOW = 1000;
 const READ_LIMIT = 5000;
+/**
+ * how soon the feed reads again when an event of a subscribed zone waits for an older transaction to end: its own
+ * commit woke the feed already, and nothing else may (the webhooks' and the pull feed's readers poll; this one
+ * is woken), so it looks again, sooner at first (the older transaction is most often a write's, of milliseconds)
+ */
+const PENDING_FIRST_MS = 20;
+const PENDING_MAX_MS = 1000;
 
 /**
  * The journal as a stream, for this process's live updates: the third reader of the event feed
@@ -58,6 +65,9 @@ export class ChangeFeed {
   private reading?: Promise<void>;
   private readAgain = false;
   private stopped = false;
+  /** the read again of events that waited for an older transaction (PENDING_FIRST_MS), and its next delay */
+  private pendingTimer?: NodeJS.Timeout;
+  private pendingDelay = PENDING_FIRST_MS;
   /** the highest key event id read, and the ids read in the window below it (as `cursor`, `delivered`) */
   private keyCursor = 0;
   private readonly keysDelivered = new Set<number>();
@@ -130,6 +140,7 @@ export class ChangeFeed {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearTimeout(this.pendingTimer);
     for (const unsubscribe of this.unsubscribe) unsubscribe();
     await this.reading?.catch(() => undefined);
   }
@@ -166,7 +177,7 @@ export class ChangeFeed {
       this.cursorKnown = false;
       return;
     }
-    const { rows, head } = await readLiveJournal(
+    const { rows, head, pending } = await readLiveJournal(
       this.db,
       { after: this.cursor, zones, limit: READ_LIMIT, select: LIVE_COLUMNS },
       toFeedChange,
@@ -180,6 +191,19 @@ export class ChangeFeed {
     }
     if (rows.length === READ_LIMIT) this.readAgain = true;
     else if (this.cursorKnown && compareCursors(head, this.cursor) > 0) this.cursor = head;
+    if (pending) this.readSoon();
+    else this.pendingDelay = PENDING_FIRST_MS;
+  }
+
+  /** a read after the pending delay (one at a time; doubled each time the events still wait, up to PENDING_MAX_MS) */
+  private readSoon(): void {
+    if (this.pendingTimer || this.stopped) return;
+    this.pendingTimer = setTimeout(() => {
+      this.pendingTimer = undefined;
+      this.read();
+    }, this.pendingDelay);
+    this.pendingTimer.unref();
+    this.pendingDelay = Math.min(PENDING_MAX_MS, this.pendingDelay * 2);
   }
 
   /**

@@ -236,25 +236,29 @@ const LIVE_FROM = `events e join changes c on c.id = e.change_id and c.kind <> '
  * The live reader's next step: the settled events after `after` of the zones `zones` that stand for journal rows
  * (`select` reads the journal row's columns from `c`), in the feed's order, at most `limit`; and the feed's settled
  * end in the same snapshot, where the reader's cursor may move when fewer than `limit` came (no settled event of
- * these zones lies between).
+ * these zones lies between); `pending`: an event of these zones after the cursor has committed or is being written
+ * but waits for an older transaction to end (the reader reads again soon: no commit may wake it).
  */
 export async function readLiveJournal<T>(
   sql: Sql,
   query: { after: FeedCursor; zones: readonly number[]; limit: number; select: string },
   toRow: (row: any) => T,
-): Promise<{ rows: Array<T & { cursor: FeedCursor }>; head: FeedCursor }> {
+): Promise<{ rows: Array<T & { cursor: FeedCursor }>; head: FeedCursor; pending: boolean }> {
   const rows = await sql.rows(
     `with head as (select e.xid, e.id from events e where ${SETTLED_SQL} order by e.xid desc, e.id desc limit 1),
+          pending as (select exists (select 1 from events e where (e.xid, e.id) > ($1::xid8, $2::bigint) and not ${SETTLED_SQL}
+                                        and e.domain_id = any($3::bigint[])) as pending),
           got as (select e.xid as feed_xid8, e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${LIVE_FROM}
                    where (e.xid, e.id) > ($1::xid8, $2::bigint) and ${SETTLED_SQL} and e.domain_id = any($3::bigint[])
                    order by e.xid, e.id limit $4)
-     select h.xid::text as head_xid, h.id as head_id, g.*
-       from (select 1) one left join head h on true left join got g on true order by g.feed_xid8, g.feed_id`,
+     select h.xid::text as head_xid, h.id as head_id, p.pending, g.*
+       from pending p left join head h on true left join got g on true order by g.feed_xid8, g.feed_id`,
     [query.after.xid, query.after.id, query.zones, query.limit],
   );
   const head = rows[0]?.head_xid == null ? FEED_START : { xid: String(rows[0].head_xid), id: Number(rows[0].head_id) };
   return {
     head,
+    pending: rows[0]?.pending === true,
     rows: rows
       .filter((row) => row.feed_id !== null)
       .map((row) => ({ ...toRow(row), cursor: { xid: String(row.feed_xid), id: Number(row.feed_id) } })),

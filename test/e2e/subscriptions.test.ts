@@ -116,6 +116,35 @@ test('a change made over REST arrives on zoneChanged, with its records and autho
   sub.stop();
 });
 
+test('a change that waits for an older transaction arrives once that transaction ends, with no commit after it to wake the feed', async () => {
+  const { client } = connect({ 'x-api-key': userKey });
+  const sub = subscribe(client, ZONE_CHANGED, { zone: 'live.example' });
+  await subscribed();
+  // a transaction older than the change (it has an id, so the feed serves nothing committed after it began)
+  const older = new PgClient({ connectionString: app.service.settings.databaseUrl });
+  await older.connect();
+  try {
+    await older.query('begin');
+    await older.query('select pg_current_xact_id()');
+    const res = await app.http
+      .post('/api/record/add')
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ zone: 'live.example', owner: 'waited', rtype: 'A', rdata: '192.0.2.6', ttl: 3600 });
+    expect(res.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(sub.events).toEqual([]); // its commit woke the feed, which found it waiting
+    await older.query('commit'); // no NOTIFY: the feed reads again by itself
+    const events = await sub.next(1, 5000);
+    expect(sub.errors).toEqual([]);
+    expect(events.map((event) => event.data.zoneChanged.change.added.map((r: any) => r.owner))).toEqual([
+      expect.arrayContaining(['waited']),
+    ]);
+  } finally {
+    await older.end();
+    sub.stop();
+  }
+});
+
 const ZONE_CHANGED_AFTER = `subscription($zone: String!, $after: ID) { zoneChanged(zone: $zone, after: $after) { change { id serialAfter added { owner } } } }`;
 
 async function addRecord(owner: string) {
