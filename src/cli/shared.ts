@@ -12,7 +12,8 @@ export class ApiError extends Error {
   }
 }
 
-export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3 } as const;
+/** `readerGone`: SIGPIPE's status as a shell reports it (128 + 13), the reader of the output having gone away */
+export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3, readerGone: 141 } as const;
 
 /** a mistake in the command's words that commander cannot see (a value out of range): exit 2 */
 export class UsageError extends Error {}

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
-import { runCli } from '../support/cli';
-import { startTestApp, TestApp } from '../support/test-app';
+import { CLI, runCli } from '../support/cli';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { largeZoneFile } from '../support/large-zone';
 
 /** The `zonekeeper` CLI (the built bin), end to end against the running service. */
@@ -253,6 +254,18 @@ test('zone import of a 5 MB zone (71,819 records, under the record quota) on the
   // the SOA, the two NS and every record of the file
   expect(exported.out.split('\n').filter((line) => / IN /.test(line))).toHaveLength(71_819 + 3);
   expect(exported.out).toContain('host-071818 300 IN A 198.51.24.138\n');
+  // `zonekeeper zone export big.example | head -1`: the reader goes away after its first chunk, and the CLI ends
+  // quietly with SIGPIPE's shell status instead of dying of EPIPE with a stack
+  const cut = await new Promise<{ code: number | null; err: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'zone', 'export', 'big.example'], {
+      env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY },
+    });
+    let err = '';
+    child.stdout.once('data', () => child.stdout.destroy());
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('close', (code) => resolve({ code, err }));
+  });
+  expect(cut).toEqual({ code: 141, err: '' });
 }, 120_000);
 
 test('least-privilege keys from the CLI: a preset, rules, and the key refused beyond them', async () => {
