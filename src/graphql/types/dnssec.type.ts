@@ -161,7 +161,11 @@ export class DnssecKeyType {
   @Field(() => String, { nullable: true, description: 'The next planned step of the key, if any.' })
   nextEvent!: string | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'When the next step is planned; null when none is, and while the key waits for the parent’s DS (nextEvent await-ds: the step comes once the parent serves it).',
+  })
   nextEventAt!: Date | null;
 }
 

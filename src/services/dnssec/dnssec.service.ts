@@ -432,7 +432,9 @@ function keyInfo(key: StoredDnssecKey): DnssecKeyInfo {
     retiredAt: key.retiredAt,
     removedAt: key.removedAt,
     nextEvent: key.nextEvent,
-    nextEventAt: key.nextEventAt,
+    // a key waiting for the parent's DS keeps a time years away in its row (so that the worker's partial index
+    // finds it, key-rollover.ts), which no one is to read as a date: it waits for the parent, not for a time
+    nextEventAt: key.nextEvent === 'await-ds' ? null : key.nextEventAt,
   };
 }
 
