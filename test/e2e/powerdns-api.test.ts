@@ -660,13 +660,32 @@ describe('cryptokeys, metadata, TSIG keys, search', () => {
     const list = await get(url);
     expect(list.body.map((k: any) => k.id)).toContain(created.body.id);
     expect((await get(`${url}/${created.body.id}`)).body.dnskey).toBe(created.body.dnskey);
-    expect((await app.http.delete(`${url}/${created.body.id}`).set('X-API-Key', userKey)).status).toBe(204);
     expect((await get(`${url}/999999`)).status).toBe(404);
-    // the zone is being unsigned (it stays signed until the parent's DS is gone, docs/dnssec.md): no key is added
+    // the parent was never given the DS (never seen there, never confirmed): nothing to wait for, the zone is
+    // unsigned at once, as PowerDNS unsigns it (docs/dnssec.md, «Disable»)
+    expect((await app.http.delete(`${url}/${created.body.id}`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(`${ZONES}/${OTHER}.`)).body.dnssec).toBe(false);
+    expect((await get(url)).body).toEqual([]);
+    // signed again by a key (PowerDNS-Admin's algorithm by number), its DS said published: unsigning now waits
+    // for the parent's DS to go (RFC 8078 §4), and no key is added meanwhile
+    expect((await app.http.post(url).set('X-API-Key', userKey).send({ keytype: 'ksk', algorithm: 13 })).status).toBe(201);
+    const published = await app.gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: OTHER });
+    expect(published.errors).toBeUndefined();
+    const [ksk] = (await get(url)).body;
+    expect((await app.http.delete(`${url}/${ksk.id}`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(`${ZONES}/${OTHER}.`)).body.dnssec).toBe(true);
     expect((await app.http.post(url).set('X-API-Key', userKey).send({ keytype: 'csk' })).status).toBe(409);
-    // PUT with dnssec signs a zone too (PowerDNS-Admin's zone settings)
+    // PUT with dnssec signs a zone too (PowerDNS-Admin's zone settings), and unsigns it: at once, its DS never
+    // published (it stayed `disabling` for ever, none of these tools confirming anything)
     expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: true })).status).toBe(204);
     expect((await get(`${ZONES}/${ZONE}./cryptokeys`)).body.map((k: any) => k.keytype).sort()).toEqual(['ksk', 'zsk']);
+    expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: false })).status).toBe(204);
+    expect((await get(`${ZONES}/${ZONE}.`)).body.dnssec).toBe(false);
+    expect((await get(`${ZONES}/${ZONE}./cryptokeys`)).body).toEqual([]);
+    const status = await app.gql(`query($z: String) { domain(name: $z) { dnssec { state } } }`, { z: ZONE });
+    expect(status.data.domain.dnssec.state).toBe('unsigned');
+    // signed again for the tests after
+    expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: true })).status).toBe(204);
   });
 
   it('answers the metadata PowerDNS-Admin reads and refuses writes to it', async () => {

@@ -82,7 +82,9 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const dsa = await cli(['dnssec', 'roll-algorithm', 'cli.example', '--algorithm', 'DSA'], asUser);
   expect(dsa.code).toBe(2);
   expect(dsa.err).toContain('one of ECDSAP256SHA256 (13), ED25519 (15), RSASHA256 (8)');
-  // unforced, the zone stays signed until its parent's DS is gone (RFC 8078); --force unsigns it at once
+  // unforced, the zone stays signed until its parent's DS (said published here) is gone (RFC 8078); --force
+  // unsigns it at once
+  expect((await cli(['dnssec', 'confirm-ds', 'cli.example'], asUser)).code).toBe(0);
   const disabling = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
   expect(disabling.code).toBe(0);
   expect(disabling.out).toMatch(/zone cli\.example: disabling/);

@@ -168,7 +168,9 @@ it('takes force as true or false only: anything else is refused naming force, an
   const unknown = await app.http.delete('/api/domain/dnssec/missing.zk-nowhere.test').query({ force: 'yes' }).set('X-API-Key', ADMIN_KEY);
   expect(unknown.body).toMatchObject({ error: 'ZONE_NOT_FOUND' });
 
-  // false: unforced (the zone waits for its parent's DS to go, RFC 8078); true: unsigned now
+  // false: unforced (the zone waits for its parent's DS to go, RFC 8078; said published, else there would be
+  // nothing to wait for); true: unsigned now
+  expect((await app.http.post(`/api/domain/dnssec/${ZONE}/ds-published`).set('X-API-Key', ADMIN_KEY)).status).toBe(200);
   const unforced = await app.http.delete(`/api/domain/dnssec/${ZONE}`).query({ force: 'false' }).set('X-API-Key', ADMIN_KEY);
   expect(unforced.status).toBe(200);
   expect(unforced.body).toMatchObject({ state: 'disabling', parent_ds: { waiting_for: 'DS_REMOVAL' } });
