@@ -26,6 +26,7 @@ import { CNAME } from './cname';
 import { DNAME } from './dname';
 import { DNSKEY } from './dnskey';
 import { DS } from './ds';
+import { DSYNC } from './dsync';
 import { genericType, isDataTypeCode } from './generic';
 import { HTTPS } from './https';
 import { MX } from './mx';
@@ -58,6 +59,7 @@ const RECORD_TYPES: RecordTypeDefinition[] = [
   DNAME,
   DNSKEY,
   DS,
+  DSYNC,
   EUI48,
   EUI64,
   HINFO,
