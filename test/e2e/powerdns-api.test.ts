@@ -298,6 +298,52 @@ describe('PATCH of rrsets', () => {
     ]);
   });
 
+  it('takes DSYNC (RFC 9859) by its name, as GraphQL does, and refuses TYPE66 data that is not DSYNC naming the rrset', async () => {
+    const res = await patch(ZONE, [
+      {
+        name: `_dsync.${ZONE}.`,
+        type: 'DSYNC',
+        ttl: 300,
+        changetype: 'REPLACE',
+        records: [{ content: 'CDS NOTIFY 5359 ds-scanner.example.net.' }],
+      },
+    ]);
+    expect(res.status).toBe(204);
+    expect(await rrsets(ZONE)).toContain(`_dsync.${ZONE}. DSYNC 300 CDS 1 5359 ds-scanner.example.net.`);
+    const created = await app.gql(
+      `mutation($i: RecordInput!) { createRecord(input: $i) { type rdata data { ... on DSYNCData { rrtype scheme port target } } } }`,
+      {
+        i: {
+          zone: ZONE,
+          owner: 'child._dsync',
+          type: 'DSYNC',
+          data: { dsync: { rrtype: 'CSYNC', scheme: 1, port: 53, target: 'scanner.example.net.' } },
+          ttl: 300,
+        },
+      },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createRecord).toEqual({
+      type: 'DSYNC',
+      rdata: 'CSYNC 1 53 scanner.example.net.',
+      data: { rrtype: 'CSYNC', scheme: 1, port: 53, target: 'scanner.example.net.' },
+    });
+    // generic data with a stray octet after the target: every client reading it as DSYNC would break on it
+    const stray = await patch(ZONE, [
+      {
+        name: `other._dsync.${ZONE}.`,
+        type: 'TYPE66',
+        ttl: 300,
+        changetype: 'REPLACE',
+        records: [{ content: '\\# 30 003B0114EF0A64732D7363616E6E6572076578616D706C65036E65740000' }],
+      },
+    ]);
+    expect(stray.status).toBe(422);
+    expect(stray.body.error).toContain(`other._dsync.${ZONE}.`);
+    expect(stray.body.error).toContain('DSYNC');
+    expect((await rrsets(ZONE)).some((line) => line.startsWith(`other._dsync.${ZONE}.`))).toBe(false);
+  });
+
   it('gives a TTL outside ALLOWED_TTLS the nearest allowed one (acme.sh 60, lego 120), as DNS UPDATE does', async () => {
     expect(
       (await patch(ZONE, [{ name: `ttl.${ZONE}.`, type: 'TXT', ttl: 60, changetype: 'REPLACE', records: [{ content: '"a"' }] }])).status,
