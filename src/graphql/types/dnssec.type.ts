@@ -292,7 +292,8 @@ export class DnssecType {
   keys!: DnssecKeyType[];
 
   @Field(() => [String], {
-    description: 'The DS records to give the parent (SHA-256 and SHA-384), presentation form: key tag, algorithm, digest type, digest.',
+    description:
+      'The DS records of this zone’s own KSK (or CSK) to give the parent (SHA-256 and SHA-384), presentation form: key tag, algorithm, digest type, digest; empty while the zone’s own DS is withdrawn (withdrawDnssecDs). In a multi-signer zone the parent needs these and the other signer’s, `foreignKeys[].ds`, beside them (the zone’s CDS names both).',
   })
   ds!: string[];
 
