@@ -178,7 +178,8 @@ export async function confirmDsRemoved(
  * Zonekeeper zone, the service removes the DS there itself and the zone goes unsigned after the DS TTL plus
  * the propagation delay; otherwise the worker asks DNSSEC_PARENT_DS_SERVERS, or the operator confirms.
  * A zone disabling already: only the parent's step again, while its DS is not known gone. A zone whose parent
- * elsewhere never had its DS (never seen there, never confirmed) is unsigned at once: nothing to wait for.
+ * elsewhere never had its DS (never confirmed, no DNSSEC_PARENT_DS_SERVERS to ask) is unsigned at once: nothing
+ * to wait for.
  */
 export async function beginDisable(
   db: Database,
@@ -191,12 +192,14 @@ export async function beginDisable(
     if (!policy) throw notSigned();
     const sql = change.connection;
     const parentDs = await policyOf(sql, change.zone.id);
-    if (!parentDs?.dsSeenAt && !(await parentZoneOf(sql, change.zone.name))) {
-      // no DS of the zone was ever at its parent elsewhere as far as the service knows (never seen at its
-      // servers, never confirmed): no resolver can hold one, so there is nothing to wait
-      // for (RFC 8078 §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now,
-      // as the worker's last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`),
-      // whose tools never confirm anything, would stay `disabling` for ever.
+    if (!parentDs?.dsSeenAt && !settings.dnssecParentDsServers.length && !(await parentZoneOf(sql, change.zone.name))) {
+      // no DS of the zone was ever at its parent elsewhere as far as the service knows (never confirmed, and no
+      // DNSSEC_PARENT_DS_SERVERS to ask): no resolver can hold one, so there is nothing to wait for (RFC 8078
+      // §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now, as the worker's
+      // last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`), whose tools
+      // never confirm anything, would stay `disabling` for ever. With those servers set, they are asked as for
+      // any disable: they say whether a DS is there (a parent may have taken one from the CDS by itself, RFC
+      // 9615), and the zone is unsigned once they show none.
       change.requireLock();
       await finishDisable(change);
       return 'unsigned';
