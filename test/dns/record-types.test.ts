@@ -1,4 +1,4 @@
-import { getRecordType, listRecordTypes } from '../../src/dns/record-types';
+import { getRecordType, getServedRecordType, listRecordTypes } from '../../src/dns/record-types';
 import { parseApiRecord } from '../../src/dns/record';
 import { TXT } from '../../src/dns/record-types/txt';
 
@@ -387,6 +387,17 @@ describe('registry', () => {
     const wrong = getRecordType('TYPE65534')?.parse('\\# 4 abcdef', 'example.com');
     expect(wrong?.ok === false && wrong.problems.map((p) => p.code)).toEqual(['GENERIC_RDATA_LENGTH']);
     for (const meta of ['TYPE0', 'TYPE41', 'TYPE46', 'TYPE251', 'TYPE255', 'TYPE65535']) expect(getRecordType(meta)).toBeUndefined();
+  });
+});
+
+describe('a row stored as TYPEnnn before its type had a file', () => {
+  it('is served octet for octet as stored (DSYNC data taken before the type was read), while new data is checked', () => {
+    const stray = '\\# 30 003B0114EF0A64732D7363616E6E6572076578616D706C65036E65740000';
+    expect(codes('TYPE66', stray)).toEqual(['DSYNC_WIRE_FORMAT']);
+    const served = getServedRecordType('TYPE66')!.parse(stray, ZONE);
+    expect(served).toMatchObject({ ok: true, canonical: stray });
+    expect(getServedRecordType('TYPE66')!.code).toBe(66);
+    expect(getServedRecordType('DSYNC')!.type).toBe('DSYNC');
   });
 });
 
