@@ -21,7 +21,8 @@ import { ApiError, EXIT, ExitWith, UsageError } from './shared';
  * `zonekeeper`: the operator's command line (as pdnsutil is for PowerDNS), a client of the running service's
  * GraphQL API: ZONEKEEPER_URL (default http://localhost:3000) and ZONEKEEPER_API_KEY. Tables for people,
  * `--json` for scripts. Exit codes: 0 done, 1 the API refused or failed (its code and message on stderr),
- * 2 a usage mistake, 3 the service could not be reached, 4 `health`: the zone is critical (scripts and monitors).
+ * 2 a usage mistake, 3 the service could not be reached, 4 `health`: the zone is critical (scripts and monitors),
+ * 141 the reader of its output went away.
  */
 
 export function buildProgram(): Command {
@@ -81,7 +82,21 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * A reader that goes away before the output ends (`zonekeeper zone export big.example | head`) ends the command
+ * quietly, as it ends a Unix tool: such a tool dies of SIGPIPE, which the shell reports as 128 + 13. Node ignores
+ * SIGPIPE, so its write fails with EPIPE instead, which unhandled would end the command with a stack.
+ */
+export function endQuietlyWhenReaderGoes(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.readerGone);
+  });
+}
+
 if (require.main === module) {
+  endQuietlyWhenReaderGoes(process.stdout);
+  endQuietlyWhenReaderGoes(process.stderr);
   run(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

@@ -12,7 +12,8 @@ export class ApiError extends Error {
   }
 }
 
-export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3, critical: 4 } as const;
+/** `readerGone`: SIGPIPE's status as a shell reports it (128 + 13), the reader of the output having gone away */
+export const EXIT = { ok: 0, api: 1, usage: 2, unreachable: 3, critical: 4, readerGone: 141 } as const;
 
 /** a command that ran and whose answer is an exit code of its own (`health`: the zone is critical), its output printed */
 export class ExitWith extends Error {

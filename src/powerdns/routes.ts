@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { hostPortName, type Settings } from '../config/settings';
 import { ownerToFqdn, parseOwner } from '../dns/name';
 import { DEFAULT_RECORD_TTL } from '../dns/ttl';
-import type { DnssecAlgorithmName } from '../dns/dnssec/algorithms';
+import { parseDnssecAlgorithm } from '../dns/dnssec/algorithms';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { normaliseZoneName } from '../dns/zone-name';
@@ -306,17 +306,6 @@ async function ownerOfNewZone(inputs: PowerDnsInputs, account: string | null): P
   }
   return (await services.users.operator(ctx)).id;
 }
-
-/** PowerDNS's algorithm names and numbers (RFC 8624 mnemonics) for the algorithms Zonekeeper signs with */
-const ALGORITHMS: Record<string, DnssecAlgorithmName> = {
-  ecdsap256sha256: 'ECDSAP256SHA256',
-  ecdsa256: 'ECDSAP256SHA256',
-  '13': 'ECDSAP256SHA256',
-  ed25519: 'ED25519',
-  '15': 'ED25519',
-  rsasha256: 'RSASHA256',
-  '8': 'RSASHA256',
-};
 
 /**
  * PowerDNS kinds Zonekeeper's zones are, and the kind each reads back as: every zone written here is a primary
@@ -728,8 +717,8 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
       const keytype = typeof body.keytype === 'string' ? body.keytype.toLowerCase() : '';
       if (!['ksk', 'zsk', 'csk'].includes(keytype)) throw refuse(`Invalid keytype ${shown(body.keytype ?? '')}`);
       if (body.privatekey !== undefined) throw refuse('privatekey: Zonekeeper makes its keys itself; importing one is not supported');
-      const algorithmText = body.algorithm === undefined ? 'ecdsap256sha256' : shown(body.algorithm).toLowerCase();
-      const algorithm = ALGORITHMS[algorithmText];
+      // PowerDNS's names and numbers (ecdsap256sha256, ecdsa256, 13), read as every edge reads them
+      const algorithm = body.algorithm === undefined ? 'ECDSAP256SHA256' : parseDnssecAlgorithm(shown(body.algorithm))?.name;
       if (!algorithm) throw refuse(`Unknown algorithm: ${shown(body.algorithm)}`);
       const { services, ctx } = inputs;
       if ((await services.dnssec.signedAmong(ctx, [zone])).has(zone.id))

@@ -4,7 +4,7 @@
  * own transaction, so an event exists exactly when its step committed.
  */
 import type { Database, Sql } from '../db/pool';
-import { insertEventsSql } from './events';
+import { EventType, insertEventsSql } from './events';
 
 /** RFC 7583 §3.1's states, and an algorithm roll's `signing` and `withdrawn` (Migration20261202000000) */
 export type KeyState = 'generated' | 'published' | 'ready' | 'active' | 'retired' | 'removed' | 'signing' | 'withdrawn';
@@ -19,6 +19,9 @@ export type StoredKeyRole = 'KSK' | 'ZSK' | 'CSK';
  */
 export type KeyEventReason =
   'enabled' | 'rolled-by-hand' | 'lifetime' | 'scheduled' | 'ds-seen' | 'ds-confirmed' | 'disabled' | 'algorithm-roll';
+
+/** the events out a key step may give: which one, if any, the DNSSEC service decides (key-step-events.ts) */
+export type KeyStepEventType = Extract<EventType, 'dnssec.ds_required' | 'dnssec.ds_removable' | 'dnssec.key_rolled'>;
 
 /** the key an event is about, as it was */
 export interface KeyOfEvent {
@@ -77,59 +80,58 @@ const toEvent = (r: EventRow): KeyEvent => ({
 });
 
 /**
- * Records a key's step in the caller's transaction. The journal's readers are woken after its commit (the
- * change feed reads new key events when it reads the journal): a key step is a `zone-signed` journal row
- * almost always, but a step that commits without one must still reach the subscribers.
- */
-/**
  * The events (repositories/events.ts) of the key steps in `steps` (rows of dnssec_key_events), in their statement:
- * a KSK or CSK that enters the zone needs its DS at the parent (`dnssec.ds_required`); one that leaves it lets its
- * DS go (`dnssec.ds_removable`); a key that becomes active after a wait of its own is a roll
- * (`dnssec.key_rolled`; the keys a zone is signed with at first are active at once, and are no roll).
+ * `type` is the SQL of each step's event type, as the DNSSEC service decided it (key-step-events.ts); a step
+ * whose type is null gives none.
  */
-function keyStepEventsSql(steps: string): string {
-  // an algorithm roll's KSK needs its DS when it goes from `published` to `active`, not when it is made
-  // (`signing`), and the old one's DS may go when it leaves `active` for `published` (its later steps are not)
-  const type = `case when s.role in ('KSK', 'CSK') and s.from_state is null and s.to_state <> 'signing' then 'dnssec.ds_required'
-      when s.role in ('KSK', 'CSK') and s.from_state = 'published' and s.to_state = 'active' then 'dnssec.ds_required'
-      when s.role in ('KSK', 'CSK') and s.to_state = 'removed' and coalesce(s.from_state, '') not in ('signing', 'published', 'withdrawn')
-        then 'dnssec.ds_removable'
-      when s.role in ('KSK', 'CSK') and s.from_state = 'active' and s.to_state = 'published' then 'dnssec.ds_removable'
-      when s.to_state = 'active' and s.from_state is not null then 'dnssec.key_rolled' end`;
+function keyStepEventsSql(steps: string, type: string): string {
   return insertEventsSql(`select t.type, d.id, d.name, d.user_id, null, jsonb_build_object('zone', d.name, 'keyTag', s.key_tag,
         'role', s.role, 'algorithm', s.algorithm, 'from', s.from_state, 'to', s.to_state, 'reason', s.reason, 'at', s.at)
       from ${steps} s join domains d on d.id = s.domain_id cross join lateral (select ${type} as type) t
      where t.type is not null order by s.id`);
 }
 
+/**
+ * Records a key's step in the caller's transaction, with the event out it gives (`event`, null for none). The
+ * journal's readers are woken after its commit (the change feed reads new key events when it reads the
+ * journal): a key step is a `zone-signed` journal row almost always, but a step that commits without one must
+ * still reach the subscribers.
+ */
 export async function recordKeyEvent(
   sql: Sql,
   domainId: number,
   key: KeyOfEvent,
   step: { from: KeyState | null; to: KeyState; reason: KeyEventReason; at: Date },
+  event: KeyStepEventType | null,
 ): Promise<void> {
   await sql.rows(
     `with k as (
        insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *)
-     ${keyStepEventsSql('k')}`,
-    [domainId, key.id, key.keyTag, key.role, key.algorithm, step.from, step.to, step.reason, step.at],
+     ${keyStepEventsSql('k', '$10::text')}`,
+    [domainId, key.id, key.keyTag, key.role, key.algorithm, step.from, step.to, step.reason, step.at, event],
   );
   sql.journalWritten();
 }
 
 /**
  * Records the last step of every key of a zone not removed yet (DNSSEC disabled: the keys are destroyed
- * next, in the same transaction), in one statement.
+ * next, in the same transaction), in one statement; `events`: the event out of each key's removal, by key id.
  */
-export async function recordRemovalOfAllKeys(sql: Sql, domainId: number, reason: KeyEventReason, at: Date): Promise<void> {
+export async function recordRemovalOfAllKeys(
+  sql: Sql,
+  domainId: number,
+  reason: KeyEventReason,
+  at: Date,
+  events: ReadonlyMap<number, KeyStepEventType | null>,
+): Promise<void> {
   await sql.rows(
     `with k as (
        insert into dnssec_key_events (domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at)
        select domain_id, id, key_tag, role, algorithm, state, 'removed', $2, $3 from dnssec_keys
         where domain_id = $1 and state <> 'removed' order by id returning *)
-     ${keyStepEventsSql('k')}`,
-    [domainId, reason, at],
+     ${keyStepEventsSql('k', '$4::jsonb ->> s.key_id::text')}`,
+    [domainId, reason, at, JSON.stringify(Object.fromEntries(events))],
   );
   sql.journalWritten();
 }

@@ -5,7 +5,7 @@
  */
 import type { Database, Sql } from '../db/pool';
 import type { JournalRecord } from '../entities/change.entity';
-import { KeyEventReason, KeyState, recordKeyEvent, recordRemovalOfAllKeys, StoredKeyRole } from './dnssec-key-events';
+import { KeyEventReason, KeyState, KeyStepEventType, recordKeyEvent, recordRemovalOfAllKeys, StoredKeyRole } from './dnssec-key-events';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 
 export type DenialKind = 'nsec' | 'nsec3';
@@ -135,6 +135,8 @@ export async function insertKey(
     /** why the key is made (its first key event, written here) */
     reason: KeyEventReason;
   },
+  /** the event out its making gives (key-step-events.ts) */
+  event: KeyStepEventType | null,
 ): Promise<StoredDnssecKey> {
   const [row] = await sql.rows(
     `insert into dnssec_keys (domain_id, role, algorithm, key_tag, dnskey, sealed_private_key, state, published_at, ready_at, active_at)
@@ -143,7 +145,7 @@ export async function insertKey(
     [key.domainId, key.role, key.algorithm, key.keyTag, key.dnskey, key.sealed, key.state, key.at],
   );
   const stored = toKey(row);
-  await recordKeyEvent(sql, key.domainId, stored, { from: null, to: key.state, reason: key.reason, at: key.at });
+  await recordKeyEvent(sql, key.domainId, stored, { from: null, to: key.state, reason: key.reason, at: key.at }, event);
   return stored;
 }
 
@@ -172,10 +174,16 @@ export async function setPolicyState(sql: Sql, domainId: number, state: 'signed'
 
 /**
  * a zone stops being signed: its policy, keys and signer records go (the journal row of the step keeps them for
- * IXFR); each key's removal is a key event (`disabled`), which outlives the key
+ * IXFR); each key's removal is a key event (`disabled`), which outlives the key, with the event out of `events`
+ * (key-step-events.ts `removeAllKeys`)
  */
-export async function deleteSigning(sql: Sql, domainId: number, at: Date): Promise<void> {
-  await recordRemovalOfAllKeys(sql, domainId, 'disabled', at);
+export async function deleteSigning(
+  sql: Sql,
+  domainId: number,
+  at: Date,
+  events: ReadonlyMap<number, KeyStepEventType | null>,
+): Promise<void> {
+  await recordRemovalOfAllKeys(sql, domainId, 'disabled', at, events);
   await sql.rows('delete from dnssec_records where domain_id = $1', [domainId]);
   await sql.rows('delete from dnssec_keys where domain_id = $1', [domainId]);
   await sql.rows('delete from dnssec_zones where domain_id = $1', [domainId]);
@@ -733,7 +741,8 @@ export async function rrsetAt(sql: Sql, domainId: number, owner: string, type: s
 
 /**
  * Moves a key to a state, stamping the time of the step, and sets (or clears) its next planned event. The step
- * is a key event (`reason`: why), recorded in the same transaction.
+ * is a key event (`reason`: why), recorded in the same transaction with `event`. The services call
+ * key-step-events.ts `stepKey`, which says what the step means.
  */
 export async function moveKey(
   sql: Sql,
@@ -741,11 +750,13 @@ export async function moveKey(
   state: KeyState,
   at: Date,
   reason: KeyEventReason,
+  /** the event out the step gives (key-step-events.ts) */
+  event: KeyStepEventType | null,
   next?: KeyPlan,
 ): Promise<void> {
   if (state === key.state) throw new Error(`key ${key.keyTag} is ${state} already: a new plan is planKey's`);
   await setKeyState(sql, key.id, state, at, next);
-  await recordKeyEvent(sql, key.domainId, key, { from: key.state, to: state, reason, at });
+  await recordKeyEvent(sql, key.domainId, key, { from: key.state, to: state, reason, at }, event);
 }
 
 /** A key's next planned event set (or cleared), its state unchanged: no key event. */

@@ -1,7 +1,21 @@
+import { DNSSEC_ALGORITHM_CHOICES, DNSSEC_ALGORITHMS, parseDnssecAlgorithm } from '../dns/dnssec/algorithms';
 import { GqlDnssec, GqlDnssecKeyEvent, presentDnssec, presentDnssecKeyEvent } from './presenters';
-import { arrayOf, ref, RouteSpec } from './route-spec';
+import { arrayOf, FieldSpec, ref, RouteSpec } from './route-spec';
 
 /** A zone's DNSSEC REST routes: /domain/dnssec/:zone… (docs/dnssec.md). */
+
+/**
+ * An `algorithm` field: the GraphQL enum DnssecAlgorithm's values, or any spelling the model reads (`13`,
+ * `ecdsap256sha256`: the PowerDNS API's and the CLI's), handed on as the enum's value; anything else is the
+ * router's 422 INVALID_CHOICE naming the field, before GraphQL sees it
+ */
+const algorithmField = (description: string, required?: true): FieldSpec => ({
+  kind: 'string',
+  ...(required ? { required } : {}),
+  choices: Object.keys(DNSSEC_ALGORITHMS),
+  spelling: (written) => parseDnssecAlgorithm(written)?.name,
+  description: `${description}: ${DNSSEC_ALGORITHM_CHOICES}, by name in any case or by number`,
+});
 /**
  * The operator's word about the parent's DS (docs/dnssec.md): POST /domain/dnssec/:zone/<what> runs the
  * GraphQL mutation of the same name as the operation and answers the zone's DNSSEC state.
@@ -73,14 +87,19 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
     summary: 'Sign the zone: its keys are made and every RRset signed in one serial step; give the parent one of the DS records answered',
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
-      algorithm: { kind: 'string', description: 'ECDSAP256SHA256 (default), ED25519 or RSASHA256' },
-      denial: { kind: 'string', description: 'NSEC (default) or NSEC3 (no salt, no extra iterations: RFC 9276)' },
+      algorithm: algorithmField('the algorithm to sign with (default ECDSAP256SHA256)'),
+      // the GraphQL enums DnssecDenial and DnssecKeyLayout, spelt as they are
+      denial: {
+        kind: 'string',
+        choices: ['NSEC', 'NSEC3'],
+        description: 'NSEC (default) or NSEC3 (no salt, no extra iterations: RFC 9276)',
+      },
       nsec3_opt_out: {
         kind: 'string',
         choices: ['true', 'false'],
         description: '"true": NSEC3 opt-out (RFC 5155 §6); "false" (the default): none',
       },
-      key_layout: { kind: 'string', description: 'KSK_ZSK (default) or CSK' },
+      key_layout: { kind: 'string', choices: ['KSK_ZSK', 'CSK'], description: 'KSK_ZSK (default) or CSK' },
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {
@@ -158,13 +177,7 @@ export const DNSSEC_ROUTES: RouteSpec[] = [
       "Start a roll of the zone to another signing algorithm now (RFC 6781 §4.1.4, RFC 7583 §3.4, conservative): the new keys sign, then are published, then the parent's DS moves to the new KSK, then the old DNSKEYs and last their signatures go; 409 DNSSEC_ROLL_IN_PROGRESS while any roll runs, 409 DNSSEC_ALGORITHM_UNCHANGED for the zone's own algorithm",
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
     body: {
-      algorithm: {
-        kind: 'string',
-        required: true,
-        // the GraphQL enum DnssecAlgorithm, spelt as it is
-        choices: ['ECDSAP256SHA256', 'ED25519', 'RSASHA256'],
-        description: 'the algorithm to sign with from the end of the roll',
-      },
+      algorithm: algorithmField('the algorithm to sign with from the end of the roll', true),
     },
     response: ref('Dnssec'),
     async handle(inputs, runner) {

@@ -320,7 +320,8 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             ds: {
               type: 'array',
               items: { type: 'string' },
-              description: 'DS records for the parent: key tag, algorithm, digest type, digest',
+              description:
+                "the DS records of the zone's own KSK for the parent: key tag, algorithm, digest type, digest; empty while withdrawn. A multi-signer zone's parent needs these and each foreign_keys[].ds beside them",
             },
             dnskeys: {
               type: 'array',

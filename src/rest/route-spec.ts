@@ -29,6 +29,11 @@ export interface FieldSpec {
    * `true`/`false`): anything else is a 422 INVALID_CHOICE naming the field, never a silent default
    */
   choices?: readonly string[];
+  /**
+   * other spellings a field of `choices` takes, as every edge takes them (an algorithm's number, its name in
+   * lower case: parseDnssecAlgorithm): the choice a value names, undefined when it names none
+   */
+  spelling?: (written: string) => string | undefined;
 }
 export type Inputs = Record<string, string | number | unknown[] | null | undefined>;
 

@@ -157,7 +157,8 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
           problems.push({ field: name, code: 'NOT_TEXT', message: `${name} must be text` });
           continue;
         }
-        if (spec.choices && !spec.choices.includes(raw)) {
+        const chosen = spec.spelling ? spec.spelling(raw) : raw;
+        if (spec.choices && (chosen === undefined || !spec.choices.includes(chosen))) {
           problems.push({
             field: name,
             code: 'INVALID_CHOICE',
@@ -165,7 +166,7 @@ function readInputs(route: RouteSpec, fields: RouteFields, req: Request): Inputs
           });
           continue;
         }
-        inputs[name] = raw;
+        inputs[name] = chosen;
       }
     }
   };

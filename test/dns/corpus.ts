@@ -219,6 +219,12 @@ function rdataFor(type: string, r: Random, g: Generators): string {
         : g.charString();
       return `${g.uint(255)} ${tag} ${value}`;
     }
+    case 'DSYNC': {
+      // RFC 9859 §2.2: the type notified by mnemonic or TYPEnnn, the scheme by number or mnemonic
+      const rrtype = r.chance(BAD_RATE) ? r.pick(['BOGUS', 'TYPE0', '""']) : r.pick(['CDS', 'cds', 'CDNSKEY', 'CSYNC', 'TYPE62']);
+      const scheme = r.chance(0.3) ? r.pick(['NOTIFY', 'notify']) : g.uint(255);
+      return `${rrtype} ${scheme} ${g.uint(65535)} ${g.host()}`;
+    }
     case 'HINFO':
       return r.chance(BAD_RATE) ? g.charString() : `${g.charString()} ${g.charString()}`;
     case 'RP':

@@ -1,4 +1,4 @@
-import { DNSSEC_ALGORITHMS, privateKeyFromPkcs8, privateKeyToPkcs8 } from '../../src/dns/dnssec/algorithms';
+import { DNSSEC_ALGORITHMS, parseDnssecAlgorithm, privateKeyFromPkcs8, privateKeyToPkcs8 } from '../../src/dns/dnssec/algorithms';
 import { dnskeyOf, dnskeyRdata, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { keyTag } from '../../src/dns/dnssec/key-tag';
 import { base32hex, fromBase32hex, nsec3Hash } from '../../src/dns/dnssec/nsec3-hash';
@@ -52,6 +52,32 @@ describe('type bit maps (RFC 4034 §4.1.2)', () => {
   it('lists each type once, in ascending order', () => {
     expect(typesOfBitmap(typeBitmap([65, 2, 2, 6, 257]))).toEqual([2, 6, 65, 257]);
   });
+});
+
+describe('algorithm names and numbers (the one reader of the CLI, REST and the PowerDNS API)', () => {
+  it.each([
+    ['ECDSAP256SHA256', 'ECDSAP256SHA256'],
+    ['ecdsap256sha256', 'ECDSAP256SHA256'],
+    [' EcdsaP256Sha256 ', 'ECDSAP256SHA256'],
+    ['ecdsa256', 'ECDSAP256SHA256'],
+    ['13', 'ECDSAP256SHA256'],
+    [13, 'ECDSAP256SHA256'],
+    ['ed25519', 'ED25519'],
+    ['15', 'ED25519'],
+    ['RSASHA256', 'RSASHA256'],
+    ['8', 'RSASHA256'],
+    ['008', 'RSASHA256'],
+  ])('%j is %s', (written, name) => {
+    expect(parseDnssecAlgorithm(written)?.name).toBe(name);
+  });
+
+  // algorithms we do not sign with (RSASHA1 is 5, ECDSAP384SHA384 14), and what names no algorithm
+  it.each(['RSASHA1', '5', '14', 'ECDSAP384SHA384', 'DSA', '', '13.0', '-13', '0x0d', '1300', 'ECDSAP256SHA256 '.repeat(2)])(
+    '%j is none',
+    (written) => {
+      expect(parseDnssecAlgorithm(written)).toBeUndefined();
+    },
+  );
 });
 
 describe('keys and signatures', () => {

@@ -14,6 +14,7 @@ const SAMPLES: [string, string][] = [
   ['APL', '1:192.168.32.0/21 !1:192.168.38.0/28'],
   ['APL', ''],
   ['CAA', '0 issue "letsencrypt.org"'],
+  ['DSYNC', 'CDS 1 5359 ds-scanner.example.net.'],
   ['CAA', '128 iodef "mailto:security@example.com"'],
   ['CDNSKEY', '257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=='],
   ['CDS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],

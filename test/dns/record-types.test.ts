@@ -1,4 +1,4 @@
-import { getRecordType, listRecordTypes } from '../../src/dns/record-types';
+import { getRecordType, getServedRecordType, listRecordTypes } from '../../src/dns/record-types';
 import { parseApiRecord } from '../../src/dns/record';
 import { TXT } from '../../src/dns/record-types/txt';
 
@@ -58,6 +58,14 @@ const valid: [string, string, string][] = [
   ['TXT', '"v=spf1 -all"', '"v=spf1 -all"'],
   ['TXT', '"a;b"', '"a;b"'],
   ['TXT', `"${'x'.repeat(255)}"`, `"${'x'.repeat(255)}"`],
+  ['DSYNC', 'CDS 1 5359 ds-scanner.example.net.', 'CDS 1 5359 ds-scanner.example.net.'],
+  // RFC 9859 §2.2: the type by its mnemonic in any case, the scheme by number or mnemonic (NOTIFY, as BIND writes it)
+  ['DSYNC', 'cds NOTIFY 5359 ds-scanner.example.net.', 'CDS 1 5359 ds-scanner.example.net.'],
+  ['DSYNC', 'TYPE62 1 53 scanner', 'CSYNC 1 53 scanner.example.com.'],
+  ['DSYNC', 'csync 1 53 scanner.example.', 'CSYNC 1 53 scanner.example.'],
+  // RFC 3597 §5's generic form of DSYNC is its wire format (§2.1), stored in the presentation form
+  ['TYPE66', '\\# 29 003B0114EF0A64732D7363616E6E6572076578616D706C65036E657400', 'CDS 1 5359 ds-scanner.example.net.'],
+  ['DSYNC', '\\# 29 003b0114ef0a64732d7363616e6e6572076578616d706c65036e657400', 'CDS 1 5359 ds-scanner.example.net.'],
   ['CAA', '0 issue "letsencrypt.org"', '0 issue "letsencrypt.org"'],
   ['CAA', '128 ISSUE letsencrypt.org', '128 issue "letsencrypt.org"'],
   ['CAA', '0 iodef "mailto:security@example.com"', '0 iodef "mailto:security@example.com"'],
@@ -194,6 +202,16 @@ const invalid: [string, string, string[]][] = [
   ['TXT', 'a"b"c', ['INVALID_QUOTING']],
   ['TXT', Array.from({ length: 260 }, () => `"${'y'.repeat(255)}"`).join(' '), ['RDATA_TOO_LONG']],
   ['CAA', '256 issue "x"', ['CAA_FLAGS_RANGE']],
+  ['DSYNC', 'CDS 256 5359 ds-scanner.example.net.', ['DSYNC_SCHEME_RANGE']],
+  ['DSYNC', 'CDS 1 65536 ds-scanner.example.net.', ['DSYNC_PORT_RANGE']],
+  ['DSYNC', 'CDS 1 5359', ['RDATA_FIELD_COUNT']],
+  ['DSYNC', 'TYPE0 1 5359 ds-scanner.example.net.', ['TYPE_UNKNOWN']],
+  // generic RDATA that is not DSYNC's wire format: a stray octet after the target, too short, a compressed target
+  ['TYPE66', '\\# 30 003B0114EF0A64732D7363616E6E6572076578616D706C65036E65740000', ['DSYNC_WIRE_FORMAT']],
+  ['TYPE66', '\\# 5 003B0114EF', ['DSYNC_WIRE_FORMAT']],
+  ['TYPE66', '\\# 7 003B0114EFC000', ['DSYNC_WIRE_FORMAT']],
+  ['TYPE66', '\\# 29 00000114EF0A64732D7363616E6E6572076578616D706C65036E657400', ['TYPE_UNKNOWN']],
+  ['TYPE66', '\\# 4 003B01', ['GENERIC_RDATA_LENGTH']],
   ['CAA', '0 is-sue "x"', ['CAA_TAG_INVALID']],
   ['CAA', '0 abcdefghijklmnop "x"', ['CAA_TAG_INVALID']],
   ['CAA', '0 issue', ['RDATA_FIELD_COUNT']],
@@ -319,6 +337,7 @@ describe('registry', () => {
         'DNAME=39',
         'DNSKEY=48',
         'DS=43',
+        'DSYNC=66',
         'EUI48=108',
         'EUI64=109',
         'HINFO=13',
@@ -368,6 +387,17 @@ describe('registry', () => {
     const wrong = getRecordType('TYPE65534')?.parse('\\# 4 abcdef', 'example.com');
     expect(wrong?.ok === false && wrong.problems.map((p) => p.code)).toEqual(['GENERIC_RDATA_LENGTH']);
     for (const meta of ['TYPE0', 'TYPE41', 'TYPE46', 'TYPE251', 'TYPE255', 'TYPE65535']) expect(getRecordType(meta)).toBeUndefined();
+  });
+});
+
+describe('a row stored as TYPEnnn before its type had a file', () => {
+  it('is served octet for octet as stored (DSYNC data taken before the type was read), while new data is checked', () => {
+    const stray = '\\# 30 003B0114EF0A64732D7363616E6E6572076578616D706C65036E65740000';
+    expect(codes('TYPE66', stray)).toEqual(['DSYNC_WIRE_FORMAT']);
+    const served = getServedRecordType('TYPE66')!.parse(stray, ZONE);
+    expect(served).toMatchObject({ ok: true, canonical: stray });
+    expect(getServedRecordType('TYPE66')!.code).toBe(66);
+    expect(getServedRecordType('DSYNC')!.type).toBe('DSYNC');
   });
 });
 

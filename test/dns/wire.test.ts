@@ -14,6 +14,7 @@ const SAMPLES: [string, string][] = [
   ['A', '192.0.2.1'],
   ['AAAA', '2001:db8::1'],
   ['CAA', '0 issue "letsencrypt.org"'],
+  ['DSYNC', 'CDS 1 5359 ds-scanner.example.net.'],
   ['CDNSKEY', '257 3 13 mdsswUyr3DPW132mOi8V9xESWE8jTo0dxCjjnopKl+GqJxpVXckHAeF+KkxLbxILfDLUT0rAK9iUzy1L53eKGQ=='],
   ['CDS', '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
   ['CNAME', 'target.example.net.'],

@@ -434,14 +434,15 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
     ev(newZsk, ecdsa, null, 'signing', 'algorithm-roll'),
     ev(newZsk, ecdsa, 'signing', 'active', 'scheduled'),
     ev(newKsk, ecdsa, 'signing', 'published', 'scheduled'),
-    ev(oldKsk, 'RSASHA256', 'active', 'published', 'scheduled'),
     ev(newKsk, ecdsa, 'published', 'active', 'scheduled'),
+    ev(oldKsk, 'RSASHA256', 'active', 'published', 'scheduled'),
     ev(oldKsk, 'RSASHA256', 'published', 'withdrawn', 'ds-seen'),
     ev(oldZsk, 'RSASHA256', 'active', 'withdrawn', 'ds-seen'),
     ev(oldKsk, 'RSASHA256', 'withdrawn', 'removed', 'scheduled'),
     ev(oldZsk, 'RSASHA256', 'withdrawn', 'removed', 'scheduled'),
   ]);
-  // as events out (docs/events.md): the new DS needed when it goes to the parent, the old one removable then;
+  // as events out (docs/events.md): the new DS needed when it goes to the parent, the old one removable then,
+  // in that order (automation acting on them in order adds the new DS before it pulls the old);
   // and the parent held here, its DS RRset written by the service each time (the key tag and algorithm of each
   // DS it holds after)
   const feed = await app.http.get('/api/events').query({ limit: 1000 }).set('X-API-Key', app.settings.apiKey!);
@@ -456,8 +457,8 @@ it('rolls a child from RSASHA256 to ECDSAP256SHA256 under a Zonekeeper parent: v
   expect(dnssecOut).toEqual([
     ['dnssec.ds_required', oldKsk.keyTag, 8],
     ['dnssec.ds_updated', PARENT, [[oldKsk.keyTag, 8]]],
-    ['dnssec.ds_removable', oldKsk.keyTag, 8],
     ['dnssec.ds_required', newKsk.keyTag, 13],
+    ['dnssec.ds_removable', oldKsk.keyTag, 8],
     ['dnssec.ds_updated', PARENT, [[newKsk.keyTag, 13]]],
   ]);
 }, 180_000);

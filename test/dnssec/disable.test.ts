@@ -445,6 +445,14 @@ it('a parent whose servers do not answer for the zone: the check says why, and t
     (await status(LONE)).state === 'unsigned' ? true : undefined,
   );
 
+  // signed again, its DS never seen at the parent's servers nor confirmed: with DNSSEC_PARENT_DS_SERVERS set, they
+  // are what says no DS is there (a parent may take one from the CDS by itself), so the disable waits for them
+  const fresh = await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { ${DNSSEC_FIELDS} } }`, { z: LONE });
+  expect(fresh.parentDs).toMatchObject({ waitingFor: 'DS_PUBLICATION', seenAt: null });
+  const waiting = await mutate(`mutation($z: String!) { disableDnssec(zone: $z) { ${DNSSEC_FIELDS} } }`, { z: LONE });
+  expect(waiting).toMatchObject({ state: 'disabling', parentDs: { waitingFor: 'DS_REMOVAL' } });
+  await mutate(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { enabled } }`, { z: LONE });
+
   // force: unsigned in the same call, whatever the parent holds
   await mutate(`mutation($z: String!) { enableDnssec(input: {zone: $z}) { enabled } }`, { z: LONE });
   const forced = await mutate(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { ${DNSSEC_FIELDS} } }`, { z: LONE });

@@ -443,9 +443,14 @@ async function foreignKeyId(zone: string): Promise<string> {
 async function adminDisableDnssec(zone: string): Promise<void> {
   if (await dnssecEnabled(zone)) await admin(`mutation($z: String!) { disableDnssec(zone: $z, force: true) { enabled } }`, { z: zone });
 }
-/** disabling: signed, with the DS-delete CDS/CDNSKEY, waiting for the parent's DS to go (RFC 8078 §4) */
+/**
+ * disabling: signed, with the DS-delete CDS/CDNSKEY, waiting for the parent's DS to go (RFC 8078 §4); the DS is
+ * said published first (a zone whose DS never was is unsigned at once: nothing to wait for)
+ */
 async function adminStartDisable(zone: string): Promise<void> {
   await adminEnableDnssec(zone);
+  // DNSSEC_NOTHING_TO_CONFIRM when it was said already
+  await app.gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: zone });
   await admin(`mutation($z: String!) { disableDnssec(zone: $z) { state } }`, { z: zone });
 }
 

@@ -300,6 +300,52 @@ describe('PATCH of rrsets', () => {
     ]);
   });
 
+  it('takes DSYNC (RFC 9859) by its name, as GraphQL does, and refuses TYPE66 data that is not DSYNC naming the rrset', async () => {
+    const res = await patch(ZONE, [
+      {
+        name: `_dsync.${ZONE}.`,
+        type: 'DSYNC',
+        ttl: 300,
+        changetype: 'REPLACE',
+        records: [{ content: 'CDS NOTIFY 5359 ds-scanner.example.net.' }],
+      },
+    ]);
+    expect(res.status).toBe(204);
+    expect(await rrsets(ZONE)).toContain(`_dsync.${ZONE}. DSYNC 300 CDS 1 5359 ds-scanner.example.net.`);
+    const created = await app.gql(
+      `mutation($i: RecordInput!) { createRecord(input: $i) { type rdata data { ... on DSYNCData { rrtype scheme port target } } } }`,
+      {
+        i: {
+          zone: ZONE,
+          owner: 'child._dsync',
+          type: 'DSYNC',
+          data: { dsync: { rrtype: 'CSYNC', scheme: 1, port: 53, target: 'scanner.example.net.' } },
+          ttl: 300,
+        },
+      },
+    );
+    expect(created.errors).toBeUndefined();
+    expect(created.data.createRecord).toEqual({
+      type: 'DSYNC',
+      rdata: 'CSYNC 1 53 scanner.example.net.',
+      data: { rrtype: 'CSYNC', scheme: 1, port: 53, target: 'scanner.example.net.' },
+    });
+    // generic data with a stray octet after the target: every client reading it as DSYNC would break on it
+    const stray = await patch(ZONE, [
+      {
+        name: `other._dsync.${ZONE}.`,
+        type: 'TYPE66',
+        ttl: 300,
+        changetype: 'REPLACE',
+        records: [{ content: '\\# 30 003B0114EF0A64732D7363616E6E6572076578616D706C65036E65740000' }],
+      },
+    ]);
+    expect(stray.status).toBe(422);
+    expect(stray.body.error).toContain(`other._dsync.${ZONE}.`);
+    expect(stray.body.error).toContain('DSYNC');
+    expect((await rrsets(ZONE)).some((line) => line.startsWith(`other._dsync.${ZONE}.`))).toBe(false);
+  });
+
   it('gives a TTL outside ALLOWED_TTLS the nearest allowed one (acme.sh 60, lego 120), as DNS UPDATE does', async () => {
     expect(
       (await patch(ZONE, [{ name: `ttl.${ZONE}.`, type: 'TXT', ttl: 60, changetype: 'REPLACE', records: [{ content: '"a"' }] }])).status,
@@ -662,13 +708,32 @@ describe('cryptokeys, metadata, TSIG keys, search', () => {
     const list = await get(url);
     expect(list.body.map((k: any) => k.id)).toContain(created.body.id);
     expect((await get(`${url}/${created.body.id}`)).body.dnskey).toBe(created.body.dnskey);
-    expect((await app.http.delete(`${url}/${created.body.id}`).set('X-API-Key', userKey)).status).toBe(204);
     expect((await get(`${url}/999999`)).status).toBe(404);
-    // the zone is being unsigned (it stays signed until the parent's DS is gone, docs/dnssec.md): no key is added
+    // the parent was never given the DS (never seen there, never confirmed): nothing to wait for, the zone is
+    // unsigned at once, as PowerDNS unsigns it (docs/dnssec.md, «Disable»)
+    expect((await app.http.delete(`${url}/${created.body.id}`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(`${ZONES}/${OTHER}.`)).body.dnssec).toBe(false);
+    expect((await get(url)).body).toEqual([]);
+    // signed again by a key (PowerDNS-Admin's algorithm by number), its DS said published: unsigning now waits
+    // for the parent's DS to go (RFC 8078 §4), and no key is added meanwhile
+    expect((await app.http.post(url).set('X-API-Key', userKey).send({ keytype: 'ksk', algorithm: 13 })).status).toBe(201);
+    const published = await app.gql(`mutation($z: String!) { confirmDnssecDsPublished(zone: $z) { state } }`, { z: OTHER });
+    expect(published.errors).toBeUndefined();
+    const [ksk] = (await get(url)).body;
+    expect((await app.http.delete(`${url}/${ksk.id}`).set('X-API-Key', userKey)).status).toBe(204);
+    expect((await get(`${ZONES}/${OTHER}.`)).body.dnssec).toBe(true);
     expect((await app.http.post(url).set('X-API-Key', userKey).send({ keytype: 'csk' })).status).toBe(409);
-    // PUT with dnssec signs a zone too (PowerDNS-Admin's zone settings)
+    // PUT with dnssec signs a zone too (PowerDNS-Admin's zone settings), and unsigns it: at once, its DS never
+    // published (it stayed `disabling` for ever, none of these tools confirming anything)
     expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: true })).status).toBe(204);
     expect((await get(`${ZONES}/${ZONE}./cryptokeys`)).body.map((k: any) => k.keytype).sort()).toEqual(['ksk', 'zsk']);
+    expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: false })).status).toBe(204);
+    expect((await get(`${ZONES}/${ZONE}.`)).body.dnssec).toBe(false);
+    expect((await get(`${ZONES}/${ZONE}./cryptokeys`)).body).toEqual([]);
+    const status = await app.gql(`query($z: String) { domain(name: $z) { dnssec { state } } }`, { z: ZONE });
+    expect(status.data.domain.dnssec.state).toBe('unsigned');
+    // signed again for the tests after
+    expect((await app.http.put(`${ZONES}/${ZONE}.`).set('X-API-Key', userKey).send({ dnssec: true })).status).toBe(204);
   });
 
   it("reads the zone's metadata from what it holds (its secondaries, the serial policy); ALSO-NOTIFY moves its secondaries; other kinds are 422", async () => {

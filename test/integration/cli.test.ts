@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildOnce } from '../support/build';
-import { runCli } from '../support/cli';
+import { CLI, runCli } from '../support/cli';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { largeZoneFile } from '../support/large-zone';
 
@@ -97,10 +97,12 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
   const algorithmRoll = await cli(['dnssec', 'roll-algorithm', 'cli.example', '--algorithm', 'ED25519'], asUser);
   expect(algorithmRoll.code).not.toBe(0);
   expect(algorithmRoll.err).toContain('DNSSEC_ROLL_IN_PROGRESS');
-  expect((await cli(['dnssec', 'roll-algorithm', 'cli.example', '--algorithm', 'DSA'], asUser)).err).toContain(
-    'Allowed choices are ECDSAP256SHA256, ED25519, RSASHA256',
-  );
-  // unforced, the zone stays signed until its parent's DS is gone (RFC 8078); --force unsigns it at once
+  const dsa = await cli(['dnssec', 'roll-algorithm', 'cli.example', '--algorithm', 'DSA'], asUser);
+  expect(dsa.code).toBe(2);
+  expect(dsa.err).toContain('one of ECDSAP256SHA256 (13), ED25519 (15), RSASHA256 (8)');
+  // unforced, the zone stays signed until its parent's DS (said published here) is gone (RFC 8078); --force
+  // unsigns it at once
+  expect((await cli(['dnssec', 'confirm-ds', 'cli.example'], asUser)).code).toBe(0);
   const disabling = await cli(['dnssec', 'disable', 'cli.example', '--yes'], asUser);
   expect(disabling.code).toBe(0);
   expect(disabling.out).toMatch(/zone cli\.example: disabling/);
@@ -149,6 +151,32 @@ test('users, keys, zones and records: tables for people, JSON for scripts', asyn
 
   expect((await cli(['record', 'delete', json.find((r: any) => r.owner === 'www2').id, '--yes'], asUser)).code).toBe(0);
   expect((await cli(['zone', 'delete', 'cli.example', '--yes'], asUser)).code).toBe(0);
+});
+
+test('dnssec: an algorithm by any name or number the PowerDNS API takes; a KSK roll waiting for the DS says so, not a date', async () => {
+  const userId = JSON.parse((await cli(['--json', 'user', 'add', 'algorithms@example.org'])).out).id;
+  for (const zone of ['by-number.example', 'by-name.example']) expect((await cli(['zone', 'add', userId, zone])).code).toBe(0);
+  const byNumber = await cli(['dnssec', 'enable', 'by-number.example', '--algorithm', '15']);
+  expect(byNumber.err).toBe('');
+  expect(byNumber.out).toMatch(/KSK\s+ED25519\s+active/);
+  const byName = await cli(['dnssec', 'enable', 'by-name.example', '--algorithm', 'ecdsap256sha256']);
+  expect(byName.out).toMatch(/KSK\s+ECDSAP256SHA256\s+active/);
+  const unknown = await cli(['dnssec', 'enable', 'by-name.example', '--algorithm', '5']);
+  expect(unknown.code).toBe(2);
+  expect(unknown.err).toContain(
+    "option '--algorithm <name>' argument '5' is invalid. one of ECDSAP256SHA256 (13), ED25519 (15), RSASHA256 (8)",
+  );
+  // the parent is elsewhere and no DNSSEC_PARENT_DS_SERVERS are set: the new KSK waits for the operator's word
+  const rolled = await cli(['dnssec', 'roll', 'by-name.example', '--role', 'ksk']);
+  expect(rolled.code).toBe(0);
+  const waiting = rolled.out.split('\n').find((line) => /\sKSK\s+ECDSAP256SHA256\s+generated\s/.test(line));
+  expect(waiting).toMatch(/await-ds\s+once the parent serves its DS$/);
+  expect((await cli(['dnssec', 'status', 'by-name.example'])).out).not.toMatch(/20[3-9]\d-\d\d-\d\d/);
+  const json = JSON.parse((await cli(['--json', 'dnssec', 'status', 'by-name.example'])).out);
+  expect(json.keys.find((k: any) => k.state === 'generated')).toMatchObject({ nextEvent: 'await-ds', nextEventAt: null });
+  // a roll to another algorithm by its number reaches the service (one roll at a time)
+  const another = await cli(['dnssec', 'roll-algorithm', 'by-name.example', '--algorithm', '8']);
+  expect(another.err).toContain('DNSSEC_ROLL_IN_PROGRESS');
 });
 
 test('exit codes: --help 0, a usage mistake 2, the API refusing 1 with its code, the service unreachable 3', async () => {
@@ -272,6 +300,18 @@ test('zone import of a 5 MB zone (71,819 records, under the record quota) on the
   // the SOA, the two NS and every record of the file
   expect(exported.out.split('\n').filter((line) => / IN /.test(line))).toHaveLength(71_819 + 3);
   expect(exported.out).toContain('host-071818 300 IN A 198.51.24.138\n');
+  // `zonekeeper zone export big.example | head -1`: the reader goes away after its first chunk, and the CLI ends
+  // quietly with SIGPIPE's shell status instead of dying of EPIPE with a stack
+  const cut = await new Promise<{ code: number | null; err: string }>((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'zone', 'export', 'big.example'], {
+      env: { PATH: process.env.PATH, ZONEKEEPER_URL: app.baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY },
+    });
+    let err = '';
+    child.stdout.once('data', () => child.stdout.destroy());
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.on('close', (code) => resolve({ code, err }));
+  });
+  expect(cut).toEqual({ code: 141, err: '' });
 }, 120_000);
 
 test('least-privilege keys from the CLI: a preset, rules, and the key refused beyond them', async () => {

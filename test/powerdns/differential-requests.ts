@@ -815,7 +815,10 @@ export const REQUESTS: ApiRequest[] = [
   get('the zone signed by its PUT (dnssec true)', `${ZONES}/theta.test.`),
   patch('theta.test.', 'a record in the zone signed by its PUT', replace('www.theta.test.', 'A', 300, ['192.0.2.130'])),
   putZone('theta.test.', 'PUT dnssec: true of a signed zone (nothing to do)', { dnssec: true }),
-  putZone('theta.test.', 'PUT dnssec: false (PowerDNS drops the keys, Zonekeeper starts unsigning)', { dnssec: false }),
+  // the zone's DS never went to a parent: nothing to wait for, both unsign it at once (docs/dnssec.md, «Disable»)
+  putZone('theta.test.', 'PUT dnssec: false of a zone whose DS was never published', { dnssec: false }),
+  get('the zone unsigned by its PUT (dnssec false)', `${ZONES}/theta.test.`),
+  get('the cryptokeys after the PUT dnssec: false', `${ZONES}/theta.test./cryptokeys`),
   putZone('missing.test.', 'PUT dnssec of a missing zone', { dnssec: true }),
   createZone('DNSControl dnssec_on_create: a zone created signed', {
     name: 'kappa.test.',

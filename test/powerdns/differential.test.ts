@@ -118,12 +118,6 @@ export const KEPT_DIFFERENCES: KeptDifference[] = [
       'a zone keeps NS at its apex (RFC 1034 §4.2.1; DNS UPDATE never deletes the last either, RFC 2136 §3.4.2.4): Zonekeeper refuses the DELETE naming the rrset; PowerDNS 4.7 leaves a zone without NS, which no secondary or parent can use',
   },
   {
-    request: 'DNSControl: the cryptokeys after the delete',
-    difference: /^shape: only (PowerDNS has \$: \[\]|Zonekeeper has \$\[\]\.\w+: (string|number|boolean))$/,
-    reason:
-      "deleting a key stops signing as disableDnssec does (RFC 8078 §4): the zone stays signed, its key listed (inactive, so DNSControl does not delete it again), until the parent's DS is gone; PowerDNS 4.7 drops the keys at once, which leaves a parent's DS pointing at nothing (a bogus zone)",
-  },
-  {
     request: "Ansible: a TSIG key of the module's default algorithm, hmac-md5",
     difference: /^status: PowerDNS 201 .* vs Zonekeeper 422 .*algorithm: \\"hmac-md5\\" is not one of/,
     reason:

@@ -25,6 +25,7 @@ const SAMPLES: Record<string, string> = {
   DNAME: 'example.net.',
   DNSKEY: '257 3 13 AQIDBA==',
   DS: '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118',
+  DSYNC: 'CDS 1 5359 ds-scanner.example.net.',
   EUI48: '00-00-5e-00-53-2a',
   EUI64: '00-00-5e-ef-10-00-00-2a',
   HINFO: '"Generic PC clone" "NetBSD-1.4"',

@@ -9,7 +9,7 @@ export interface CliRun {
   err: string;
 }
 
-const CLI = path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+export const CLI = path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 
 /**
  * Runs the built `zonekeeper` CLI (buildOnce first) as a child process against the service at `baseUrl`, with

@@ -168,6 +168,18 @@ export type DsDataInput = {
   keyTag: number;
 };
 
+/** DSYNC RDATA (RFC 9859 §2). */
+export type DsyncDataInput = {
+  /** 0–65535, where the target listens */
+  port: number;
+  /** the record type notified (CDS, CSYNC) as its mnemonic or TYPEnnn */
+  rrtype: string;
+  /** 0–255 (or its mnemonic NOTIFY = 1); 0 is ignored */
+  scheme: number;
+  /** host name of the notification endpoint */
+  target: string;
+};
+
 /** ECDSAP256SHA256 (13, the default, RFC 6605), ED25519 (15, RFC 8080), RSASHA256 (8, RFC 5702): what RFC 8624 says to sign with. */
 export type DnssecAlgorithm = 'ECDSAP256SHA256' | 'ED25519' | 'RSASHA256';
 
@@ -469,6 +481,7 @@ export type RecordDataInput = {
   dname?: DnameDataInput | null | undefined;
   dnskey?: DnskeyDataInput | null | undefined;
   ds?: DsDataInput | null | undefined;
+  dsync?: DsyncDataInput | null | undefined;
   eui48?: Eui48DataInput | null | undefined;
   eui64?: Eui64DataInput | null | undefined;
   hinfo?: HinfoDataInput | null | undefined;

@@ -1,5 +1,16 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { DNSSEC_ALGORITHM_CHOICES, parseDnssecAlgorithm } from '../../dns/dnssec/algorithms';
 import { gql, print, listUpTo, limitOf, confirm } from '../shared';
+
+/**
+ * `--algorithm`: any spelling the model reads (`ECDSAP256SHA256`, `ecdsap256sha256`, `13`), as the PowerDNS API
+ * and REST take it, sent as the GraphQL enum's value; anything else is a usage mistake naming the choices
+ */
+function algorithmOption(written: string): string {
+  const algorithm = parseDnssecAlgorithm(written);
+  if (!algorithm) throw new InvalidArgumentError(`one of ${DNSSEC_ALGORITHM_CHOICES}, by name in any case or by number`);
+  return algorithm.name;
+}
 
 /** `zonekeeper dnssec`: signing zones */
 export function registerDnssecCommands(program: Command): void {
@@ -30,7 +41,9 @@ export function registerDnssecCommands(program: Command): void {
       process.stdout.write(
         `algorithm roll ${roll.from} -> ${roll.to}: ${roll.step}${roll.nextStepAt ? `, next step at ${roll.nextStepAt}` : ", waiting for the parent's DS"}\n`,
       );
-    if (status.keys.length) print(program, status.keys, ['keyTag', 'role', 'algorithm', 'state', 'activeAt', 'nextEvent', 'nextEventAt']);
+    // a key waiting for the parent's DS has no time planned: what it waits for is said instead
+    const keys = status.keys.map((key) => (key.nextEvent === 'await-ds' ? { ...key, nextEventAt: 'once the parent serves its DS' } : key));
+    if (keys.length) print(program, keys, ['keyTag', 'role', 'algorithm', 'state', 'activeAt', 'nextEvent', 'nextEventAt']);
     for (const ds of status.ds) process.stdout.write(`DS ${ds}\n`);
     const parent = status.parentDs;
     if (parent && parent.waitingFor !== 'NOTHING')
@@ -52,7 +65,7 @@ export function registerDnssecCommands(program: Command): void {
   dnssec
     .command('enable <zone>')
     .description('sign the zone; then give its parent one of the DS records printed')
-    .option('--algorithm <name>', 'ECDSAP256SHA256, ED25519 or RSASHA256', 'ECDSAP256SHA256')
+    .option('--algorithm <name>', `${DNSSEC_ALGORITHM_CHOICES}, by name or number`, algorithmOption, 'ECDSAP256SHA256')
     .option('--nsec3', 'NSEC3 (no salt, no extra iterations: RFC 9276) instead of NSEC')
     .option('--opt-out', 'NSEC3 opt-out: insecure delegations left out of the chain')
     .option('--csk', 'one combined signing key instead of a KSK and a ZSK')
@@ -110,8 +123,11 @@ export function registerDnssecCommands(program: Command): void {
       'start a roll to another algorithm now (RFC 6781 §4.1.4): new signatures, new DNSKEYs, the new DS, the old DNSKEYs gone, then the old signatures',
     )
     .addOption(
-      new Option('--algorithm <name>', 'the algorithm to sign with from the end of the roll')
-        .choices(['ECDSAP256SHA256', 'ED25519', 'RSASHA256'])
+      new Option(
+        '--algorithm <name>',
+        `the algorithm to sign with from the end of the roll: ${DNSSEC_ALGORITHM_CHOICES}, by name or number`,
+      )
+        .argParser(algorithmOption)
         .makeOptionMandatory(),
     )
     .action(async (name: string, options: { algorithm: string }) => {

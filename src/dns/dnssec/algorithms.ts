@@ -105,6 +105,30 @@ export function algorithmByNumber(number: number): DnssecAlgorithm | undefined {
 
 export const isDnssecAlgorithmName = (name: string): name is DnssecAlgorithmName => Object.hasOwn(DNSSEC_ALGORITHMS, name);
 
+/**
+ * Other names tools give these algorithms: PowerDNS's (pdnsutil, its HTTP API's `algorithm`: `ecdsa256` beside
+ * the mnemonic); the mnemonics themselves are the IANA registry's (RFC 8624 §3.1)
+ */
+const OTHER_NAMES: Readonly<Record<string, DnssecAlgorithmName>> = { ECDSA256: 'ECDSAP256SHA256' };
+
+/**
+ * An algorithm we sign with as people and tools write it, the one reader of every edge (the CLI, REST, the
+ * PowerDNS API): its mnemonic in any case (`ECDSAP256SHA256`, `ecdsap256sha256`), PowerDNS's other name
+ * (`ecdsa256`) or its number in the IANA registry (`13`); undefined for anything else, an algorithm we do not
+ * sign with included (`RSASHA1`, `5`).
+ */
+export function parseDnssecAlgorithm(text: string | number): DnssecAlgorithm | undefined {
+  const written = String(text).trim().toUpperCase();
+  if (/^[0-9]{1,3}$/.test(written)) return algorithmByNumber(Number(written));
+  const name = OTHER_NAMES[written] ?? written;
+  return isDnssecAlgorithmName(name) ? DNSSEC_ALGORITHMS[name] : undefined;
+}
+
+/** what parseDnssecAlgorithm takes, said in a refusal: each mnemonic with its number */
+export const DNSSEC_ALGORITHM_CHOICES = Object.values(DNSSEC_ALGORITHMS)
+  .map((algorithm) => `${algorithm.name} (${algorithm.number})`)
+  .join(', ');
+
 /** a private key from its PKCS#8 DER (how it is kept, encrypted, at rest) */
 export const privateKeyFromPkcs8 = (der: Buffer): KeyObject => createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
 

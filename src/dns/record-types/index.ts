@@ -26,6 +26,7 @@ import { CNAME } from './cname';
 import { DNAME } from './dname';
 import { DNSKEY } from './dnskey';
 import { DS } from './ds';
+import { DSYNC } from './dsync';
 import { genericType, isDataTypeCode } from './generic';
 import { HTTPS } from './https';
 import { MX } from './mx';
@@ -58,6 +59,7 @@ const RECORD_TYPES: RecordTypeDefinition[] = [
   DNAME,
   DNSKEY,
   DS,
+  DSYNC,
   EUI48,
   EUI64,
   HINFO,
@@ -122,9 +124,14 @@ const SIGNER_BY_NAME = new Map(SIGNER_RECORD_TYPES.map((t) => [t.type, t]));
 
 /**
  * A type the primary serves: the registry's, or one only the signer writes (signer-types.ts). Never used to
- * read what a client sends: clients cannot store signer types.
+ * read what a client sends: clients cannot store signer types. A row stored as `TYPEnnn` was stored before the
+ * model had a file for its code (what is written now is stored by its mnemonic): it is served octet for octet as
+ * it was written then, in RFC 3597's generic form, even where its type's own reader would now refuse it (DSYNC
+ * data taken before RFC 9859's type was read).
  */
 export function getServedRecordType(type: string): RecordTypeDefinition | undefined {
+  const stored = /^TYPE([0-9]{1,5})$/.exec(type);
+  if (stored && isDataTypeCode(Number(stored[1]))) return genericType(Number(stored[1]));
   return SIGNER_BY_NAME.get(type) ?? getRecordType(type);
 }
 

@@ -161,7 +161,11 @@ export class DnssecKeyType {
   @Field(() => String, { nullable: true, description: 'The next planned step of the key, if any.' })
   nextEvent!: string | null;
 
-  @Field(() => Date, { nullable: true })
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'When the next step is planned; null when none is, and while the key waits for the parent’s DS (nextEvent await-ds: the step comes once the parent serves it).',
+  })
   nextEventAt!: Date | null;
 }
 
@@ -288,7 +292,8 @@ export class DnssecType {
   keys!: DnssecKeyType[];
 
   @Field(() => [String], {
-    description: 'The DS records to give the parent (SHA-256 and SHA-384), presentation form: key tag, algorithm, digest type, digest.',
+    description:
+      'The DS records of this zone’s own KSK (or CSK) to give the parent (SHA-256 and SHA-384), presentation form: key tag, algorithm, digest type, digest; empty while the zone’s own DS is withdrawn (withdrawDnssecDs). In a multi-signer zone the parent needs these and the other signer’s, `foreignKeys[].ds`, beside them (the zone’s CDS names both).',
   })
   ds!: string[];
 

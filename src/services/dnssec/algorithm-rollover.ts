@@ -30,16 +30,8 @@ import { algorithmByNumber, DnssecAlgorithm } from '../../dns/dnssec/algorithms'
 import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
-import {
-  insertKey,
-  keysOfZone,
-  maxTtlOfZone,
-  moveKey,
-  parentZoneOf,
-  planKey,
-  scheduleDsCheck,
-  StoredDnssecKey,
-} from '../../repositories/dnssec';
+import { keysOfZone, maxTtlOfZone, parentZoneOf, planKey, scheduleDsCheck, StoredDnssecKey } from '../../repositories/dnssec';
+import { makeKey, stepKey } from './key-step-events';
 import type { KeyEventReason } from '../../repositories/dnssec-key-events';
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
@@ -137,7 +129,7 @@ export async function startAlgorithmRoll(
       const privateKey = algorithm.generate();
       const dnskey = dnskeyOf(privateKey, algorithm, role !== 'ZSK');
       const keyTag = dnskeyTag(dnskey);
-      const key = await insertKey(sql, {
+      const key = await makeKey(sql, {
         domainId: change.zone.id,
         role,
         algorithm: algorithm.number,
@@ -181,9 +173,9 @@ export async function algorithmRollStep(
     case 'publish': {
       // step 2: the new DNSKEYs published (the RRset signed by both KSKs); the new KSK's DS comes after their TTL
       for (const key of ofNew.filter((k) => k.state === 'signing' && k.id !== due.id)) {
-        await moveKey(sql, key, key.role === 'ZSK' ? 'active' : 'published', now, 'scheduled');
+        await stepKey(sql, key, key.role === 'ZSK' ? 'active' : 'published', now, 'scheduled');
       }
-      await moveKey(sql, due, due.role === 'ZSK' ? 'active' : 'published', now, 'scheduled', {
+      await stepKey(sql, due, due.role === 'ZSK' ? 'active' : 'published', now, 'scheduled', {
         event: 'submit-ds',
         at: after(soaTtl + settings.dnssecPropagationDelay),
       });
@@ -193,12 +185,11 @@ export async function algorithmRollStep(
     }
     case 'submit-ds': {
       // step 3: the parent's DS is to name the new KSK alone (the CDS/CDNSKEY say so); the old KSK stays in the
-      // DNSKEY RRset and signs, for resolvers that still hold the old DS
-      for (const old of ofOld.filter((k) => k.role !== 'ZSK' && k.state === 'active')) {
-        await moveKey(sql, old, 'published', now, 'scheduled');
-      }
+      // DNSKEY RRset and signs, for resolvers that still hold the old DS. The new KSK steps first, so that its
+      // dnssec.ds_required comes before the old one's dnssec.ds_removable: automation acting on the events in
+      // their order adds the new DS before it pulls the old, and the parent is never left without a DS
       const parent = await parentZoneOf(sql, zone);
-      await moveKey(
+      await stepKey(
         sql,
         due,
         'active',
@@ -208,6 +199,9 @@ export async function algorithmRollStep(
           ? { event: 'swap', at: after((await parentReady.swapWait()) + settings.dnssecPropagationDelay) }
           : { event: 'await-ds', at: after(AWAITING) },
       );
+      for (const old of ofOld.filter((k) => k.role !== 'ZSK' && k.state === 'active')) {
+        await stepKey(sql, old, 'published', now, 'scheduled');
+      }
       if (!parent && settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, now);
       change.signKeys();
       await change.commit();
@@ -219,7 +213,7 @@ export async function algorithmRollStep(
       const reason: KeyEventReason = (await parentZoneOf(sql, zone)) ? 'ds-seen' : (due.nextEventReason ?? 'ds-confirmed');
       const olds = ofOld.filter((k) => k.state === 'active' || k.state === 'published');
       for (const [i, old] of olds.entries()) {
-        await moveKey(
+        await stepKey(
           sql,
           old,
           'withdrawn',
@@ -236,7 +230,7 @@ export async function algorithmRollStep(
     case 'remove': {
       // step 5: no resolver holds a DNSKEY RRset naming the old algorithm: its keys and signatures go
       if (due.state !== 'withdrawn') return undefined;
-      for (const old of ofOld.filter((k) => k.state === 'withdrawn')) await moveKey(sql, old, 'removed', now, 'scheduled');
+      for (const old of ofOld.filter((k) => k.state === 'withdrawn')) await stepKey(sql, old, 'removed', now, 'scheduled');
       change.signKeys();
       await change.commit();
       return false;

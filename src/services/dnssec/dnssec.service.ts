@@ -7,7 +7,6 @@ import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
 import {
   DnssecPolicy,
-  insertKey,
   insertPolicy,
   keysOfZone,
   parentZoneOf,
@@ -16,6 +15,7 @@ import {
   userRecordsOfTypes,
   signedDomainIds,
 } from '../../repositories/dnssec';
+import { makeKey } from './key-step-events';
 import { countZoneKeyEvents, KeyEvent, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
@@ -192,7 +192,7 @@ export class DnssecService {
           const privateKey = algorithm.generate();
           const dnskey = dnskeyOf(privateKey, algorithm, role !== 'ZSK');
           const keyTag = dnskeyTag(dnskey);
-          await insertKey(sql, {
+          await makeKey(sql, {
             domainId: change.zone.id,
             role,
             algorithm: algorithm.number,
@@ -432,7 +432,9 @@ function keyInfo(key: StoredDnssecKey): DnssecKeyInfo {
     retiredAt: key.retiredAt,
     removedAt: key.removedAt,
     nextEvent: key.nextEvent,
-    nextEventAt: key.nextEventAt,
+    // a key waiting for the parent's DS keeps a time years away in its row (so that the worker's partial index
+    // finds it, key-rollover.ts), which no one is to read as a date: it waits for the parent, not for a time
+    nextEventAt: key.nextEvent === 'await-ds' ? null : key.nextEventAt,
   };
 }
 

@@ -30,14 +30,11 @@ import { DNSKEY } from '../../dns/record-types/dnskey';
 import { DomainError } from '../../errors/catalogue';
 import {
   allSignerRecords,
-  deleteSigning,
   dsAtParent,
   dsTtlAtParent,
   dsWithdrawnOf,
-  insertKey,
   keysOfZone,
   maxTtlOfZone,
-  moveKey,
   parentZoneOf,
   planKey,
   PlannedEventReason,
@@ -48,6 +45,7 @@ import {
   StoredDnssecKey,
   zonesWithKeyWork,
 } from '../../repositories/dnssec';
+import { makeKey, removeAllKeys, stepKey } from './key-step-events';
 import type { KeyEventReason, StoredKeyRole } from '../../repositories/dnssec-key-events';
 import { changeZone } from '../write-engine';
 import type { ZoneChange } from '../write-engine/staging';
@@ -180,7 +178,9 @@ export async function confirmDsRemoved(
  * step is dropped, and a KSK generated for a roll (its DS never needed again) is removed. When the parent is a
  * Zonekeeper zone, the service removes the DS there itself and the zone goes unsigned after the DS TTL plus
  * the propagation delay; otherwise the worker asks DNSSEC_PARENT_DS_SERVERS, or the operator confirms.
- * A zone disabling already: only the parent's step again, while its DS is not known gone.
+ * A zone disabling already: only the parent's step again, while its DS is not known gone. A zone whose parent
+ * elsewhere never had its DS (never confirmed, no DNSSEC_PARENT_DS_SERVERS to ask) is unsigned at once: nothing
+ * to wait for.
  */
 export async function beginDisable(
   db: Database,
@@ -191,24 +191,39 @@ export async function beginDisable(
   const started = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
     const policy = change.zone.dnssec;
     if (!policy) throw notSigned();
-    // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
-    if (policy.state === 'disabling') return !(await policyOf(change.connection, change.zone.id))?.disableAt;
-    change.requireLock();
     const sql = change.connection;
+    const parentDs = await policyOf(sql, change.zone.id);
+    if (!parentDs?.dsSeenAt && !settings.dnssecParentDsServers.length && !(await parentZoneOf(sql, change.zone.name))) {
+      // no DS of the zone was ever at its parent elsewhere as far as the service knows (never confirmed, and no
+      // DNSSEC_PARENT_DS_SERVERS to ask): no resolver can hold one, so there is nothing to wait for (RFC 8078
+      // §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now, as the worker's
+      // last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`), whose tools
+      // never confirm anything, would stay `disabling` for ever. With those servers set, they are asked as for
+      // any disable: they say whether a DS is there (a parent may have taken one from the CDS by itself, RFC
+      // 9615), and the zone is unsigned once they show none.
+      change.requireLock();
+      await finishDisable(change);
+      return 'unsigned';
+    }
+    // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
+    if (policy.state === 'disabling') return parentDs?.disableAt ? false : 'disabling';
+    change.requireLock();
     const now = new Date();
     for (const key of await keysOfZone(sql, change.zone.id)) {
       // a key whose DS never reached the parent and that is not in the DNSKEY RRset is never needed again
-      if (key.state === 'generated' || key.state === 'signing') await moveKey(sql, key, 'removed', now, 'disabled');
+      if (key.state === 'generated' || key.state === 'signing') await stepKey(sql, key, 'removed', now, 'disabled');
       else if (key.nextEvent) await planKey(sql, key);
     }
     await setDisabling(sql, change.zone.id, null);
     change.signKeys({ ...policy, state: 'disabling' });
     await change.commit();
-    return true;
+    return 'disabling';
   });
   if (!started) return;
-  // the DS-delete CDS is no bootstrap: the signals of the zone go (bootstrap-signals.ts)
+  // the DS-delete CDS is no bootstrap, and an unsigned zone signals nothing: the signals of the zone go
+  // (bootstrap-signals.ts)
   await syncBootstrapSignals(db, settings, [zone]);
+  if (started === 'unsigned') return;
   const removed = await writeParentDs(db, settings, { child: zone.name, ds: [] });
   if (removed) {
     // a Zonekeeper parent no longer serves the DS: resolvers may hold it for its TTL
@@ -225,7 +240,7 @@ export async function beginDisable(
 export async function finishDisable(change: ZoneChange): Promise<void> {
   const sql = change.connection;
   change.stageSigner(signerRemovals(await allSignerRecords(sql, change.zone.id)), []);
-  await deleteSigning(sql, change.zone.id, new Date());
+  await removeAllKeys(sql, change.zone.id, new Date());
   // an unsigned zone publishes no DNSKEY: the other signer's keys (RFC 8901) go with ours
   await deleteForeignKeysOfZone(sql, change.zone.id);
   change.skipSigning();
@@ -320,14 +335,14 @@ async function beginRoll(
   };
   if (current.role === 'ZSK') {
     // pre-publication: in the DNSKEY RRset now, signing once every resolver can have it
-    const key = await insertKey(sql, { ...base, state: 'published' });
+    const key = await makeKey(sql, { ...base, state: 'published' });
     await planKey(sql, key, { event: 'activate', at: after(soaTtl + settings.dnssecPropagationDelay) });
     change.signKeys();
     await change.commit();
     return false;
   }
   // double-DS: the new DS goes to the parent first; the key joins the DNSKEY RRset at the swap
-  const key = await insertKey(sql, { ...base, state: 'generated' });
+  const key = await makeKey(sql, { ...base, state: 'generated' });
   const parent = await parentZoneOf(sql, change.zone.name);
   await planKey(
     sql,
@@ -368,12 +383,12 @@ async function nextStep(
       // ZSK: the new key signs, the old one retires and stays published until its signatures are gone
       for (const old of keys.filter((k) => k.role === 'ZSK' && k.state === 'active' && k.id !== due.id)) {
         const maxTtl = await maxTtlOfZone(sql, change.zone.id);
-        await moveKey(sql, old, 'retired', now, 'scheduled', {
+        await stepKey(sql, old, 'retired', now, 'scheduled', {
           event: 'remove',
           at: after(Math.max(maxTtl, soaTtl) + settings.dnssecPropagationDelay),
         });
       }
-      await moveKey(sql, due, 'active', now, 'scheduled');
+      await stepKey(sql, due, 'active', now, 'scheduled');
       change.signKeys();
       await change.commit();
       return false;
@@ -398,16 +413,16 @@ async function nextStep(
       const reason: KeyEventReason = parent ? 'ds-seen' : (due.nextEventReason ?? 'ds-confirmed');
       // KSK/CSK: the DNSKEY RRset swaps the keys; the old DS stays at the parent until no cache holds the old RRset
       for (const old of keys.filter((k) => k.role === due.role && k.state === 'active' && k.id !== due.id)) {
-        await moveKey(sql, old, 'retired', now, reason, { event: 'withdraw-ds', at: after(soaTtl + settings.dnssecPropagationDelay) });
+        await stepKey(sql, old, 'retired', now, reason, { event: 'withdraw-ds', at: after(soaTtl + settings.dnssecPropagationDelay) });
       }
-      await moveKey(sql, due, 'active', now, reason);
+      await stepKey(sql, due, 'active', now, reason);
       change.signKeys();
       await change.commit();
       return false;
     }
     case 'withdraw-ds':
     case 'remove': {
-      await moveKey(sql, due, 'removed', now, 'scheduled');
+      await stepKey(sql, due, 'removed', now, 'scheduled');
       change.signKeys();
       await change.commit();
       if (due.nextEvent === 'remove') return false;

@@ -111,6 +111,46 @@ it('takes nsec3_opt_out as true or false only when signing: anything else is ref
   expect(signed.body).toMatchObject({ enabled: true, denial: 'NSEC3' });
 }, 60_000);
 
+it('takes an algorithm by any name or number the model reads, refuses another naming algorithm and its values, and signs nothing', async () => {
+  const zone = 'algorithm.zk-nowhere.test';
+  await createZone(app, await createUser(app, 'algorithm@example.org'), zone);
+  const sign = (body: object) => app.http.post(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY).send(body);
+  for (const algorithm of ['DSA', 'RSASHA1', '5', 'ECDSA', 'ECDSAP384SHA384']) {
+    const res = await sign({ algorithm });
+    expect({ algorithm, status: res.status }).toEqual({ algorithm, status: 422 });
+    expect(res.body).toMatchObject({ error: 'INVALID_INPUT' });
+    expect(res.body.details).toEqual([
+      {
+        field: 'algorithm',
+        code: 'INVALID_CHOICE',
+        message: `algorithm must be one of ECDSAP256SHA256, ED25519, RSASHA256 (got ${JSON.stringify(algorithm)})`,
+      },
+    ]);
+  }
+  // the other enums of the same body: named, not GraphQL's variable error
+  for (const body of [{ denial: 'NSEC5' }, { key_layout: 'ksk' }]) {
+    const res = await sign(body);
+    expect(res.status).toBe(422);
+    expect(res.body.details).toEqual([expect.objectContaining({ field: Object.keys(body)[0], code: 'INVALID_CHOICE' })]);
+    expect(JSON.stringify(res.body)).not.toContain('Variable');
+  }
+  expect((await app.http.get(`/api/domain/dnssec/${zone}`).set('X-API-Key', ADMIN_KEY)).body).toMatchObject({ enabled: false });
+  // the spellings the PowerDNS API and the CLI take: the mnemonic in any case, or the number
+  const signed = await sign({ algorithm: 'ed25519' });
+  expect(signed.status).toBe(200);
+  expect(signed.body.keys.map((k: any) => k.algorithm)).toEqual(['ED25519', 'ED25519']);
+  const rollTo = (algorithm: string) =>
+    app.http.post(`/api/domain/dnssec/${zone}/algorithm-roll`).set('X-API-Key', ADMIN_KEY).send({ algorithm });
+  const refused = await rollTo('ecdsa');
+  expect(refused.status).toBe(422);
+  expect(refused.body.details).toEqual([
+    { field: 'algorithm', code: 'INVALID_CHOICE', message: 'algorithm must be one of ECDSAP256SHA256, ED25519, RSASHA256 (got "ecdsa")' },
+  ]);
+  const rolled = await rollTo('13');
+  expect(rolled.status).toBe(200);
+  expect(rolled.body.algorithm_roll).toMatchObject({ from: 'ED25519', to: 'ECDSAP256SHA256' });
+}, 60_000);
+
 it('takes force as true or false only: anything else is refused naming force, and the zone stays signed', async () => {
   for (const force of ['yes', 'TRUE', '1', 'on']) {
     const res = await app.http.delete(`/api/domain/dnssec/${ZONE}`).query({ force }).set('X-API-Key', ADMIN_KEY);
@@ -128,7 +168,9 @@ it('takes force as true or false only: anything else is refused naming force, an
   const unknown = await app.http.delete('/api/domain/dnssec/missing.zk-nowhere.test').query({ force: 'yes' }).set('X-API-Key', ADMIN_KEY);
   expect(unknown.body).toMatchObject({ error: 'ZONE_NOT_FOUND' });
 
-  // false: unforced (the zone waits for its parent's DS to go, RFC 8078); true: unsigned now
+  // false: unforced (the zone waits for its parent's DS to go, RFC 8078; said published, else there would be
+  // nothing to wait for); true: unsigned now
+  expect((await app.http.post(`/api/domain/dnssec/${ZONE}/ds-published`).set('X-API-Key', ADMIN_KEY)).status).toBe(200);
   const unforced = await app.http.delete(`/api/domain/dnssec/${ZONE}`).query({ force: 'false' }).set('X-API-Key', ADMIN_KEY);
   expect(unforced.status).toBe(200);
   expect(unforced.body).toMatchObject({ state: 'disabling', parent_ds: { waiting_for: 'DS_REMOVAL' } });

@@ -194,6 +194,22 @@ describe('records', () => {
     recordId = res.body.id;
   });
 
+  it('POST /api/record/add takes DSYNC (RFC 9859) by its name, and refuses TYPE66 data that is not DSYNC', async () => {
+    const res = await add({ owner: '_dsync', rtype: 'dsync', rdata: 'cds notify 5359 ds-scanner.example.net.' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ owner: '_dsync', type: 'DSYNC', rdata: 'CDS 1 5359 ds-scanner.example.net.' });
+    const generic = await add({
+      owner: 'x._dsync',
+      rtype: 'TYPE66',
+      rdata: '\\# 29 003B0114EF0A64732D7363616E6E6572076578616D706C65036E657400',
+    });
+    expect(generic.status).toBe(201);
+    expect(generic.body).toMatchObject({ type: 'DSYNC', rdata: 'CDS 1 5359 ds-scanner.example.net.' });
+    const stray = await add({ owner: 'y._dsync', rtype: 'TYPE66', rdata: '\\# 7 003B0114EF0000' });
+    expect(stray.status).toBe(422);
+    expect(JSON.stringify(stray.body)).toContain('DSYNC_WIRE_FORMAT');
+  });
+
   it('GET /api/record/list and /api/record/list/:id', async () => {
     const list = await app.http.get('/api/record/list').set(key);
     expect(list.status).toBe(200);
