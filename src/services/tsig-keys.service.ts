@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Database } from '../db/pool';
+import type { Database, Sql } from '../db/pool';
 import { canSeeUser, Principal, requireAdmin, scopeUserId } from '../auth/principal';
 import { Settings } from '../config/settings';
 import { TSIG_ALGORITHMS, TsigAlgorithm, TsigKey } from '../dns/wire/tsig';
@@ -167,12 +167,30 @@ export class TsigKeysService {
     requireFlag(ctx.principal.policy, 'mayManageKeys');
     if (!givesPolicy(input)) throw DomainError.invalid('input', 'input: give the policy (policy, preset) to change', 'NOTHING_TO_CHANGE');
     const policy = newKeyPolicy(ctx.principal, input);
+    const key = await this.changeKey(ctx, id, async (sql, before) => {
+      const after = await updateTsigKey(sql, id, { policy });
+      return { after, changes: keyChanges(before, after) };
+    });
+    this.keyLimits.forget('tsig', id);
+    return key;
+  }
+
+  /**
+   * One change of an active key, in a transaction: the key locked (TSIG_KEY_NOT_FOUND when it is not the
+   * caller's to change), held to a restricted caller's reach, written by `write`, what changed in one
+   * `tsig-key-changed` audit event; then the DNS edge's cache of the key forgotten in this process (the others
+   * follow within CACHE_MS).
+   */
+  private async changeKey(
+    ctx: RequestContext,
+    id: number,
+    write: (sql: Sql, before: TsigKeyRow) => Promise<{ after: TsigKeyRow; changes: Record<string, unknown> }>,
+  ): Promise<TsigKeyRow> {
     const key = await inTransaction(ctx.db, async (sql) => {
       const before = await lockActiveTsigKey(sql, id, scopeUserId(ctx.principal));
       if (!before) return undefined;
       if (isRestricted(ctx.principal.policy)) requireWithin(ctx.principal, before.policy, 'change');
-      const after = await updateTsigKey(sql, id, { policy });
-      const changes = keyChanges(before, after);
+      const { after, changes } = await write(sql, before);
       if (Object.keys(changes).length)
         await recordAuditEvent(sql, {
           kind: 'tsig-key-changed',
@@ -184,7 +202,6 @@ export class TsigKeysService {
     });
     if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
     this.cache.delete(key.name);
-    this.keyLimits.forget('tsig', id);
     return key;
   }
 
@@ -224,26 +241,13 @@ export class TsigKeysService {
     requireFlag(ctx.principal.policy, 'mayManageKeys');
     const algorithm = input.algorithm === undefined || input.algorithm === null ? undefined : algorithmOf(input.algorithm);
     const secret = input.secret ? importedSecret(input.secret.value, input.secret.field) : undefined;
-    const key = await inTransaction(ctx.db, async (sql) => {
-      const before = await lockActiveTsigKey(sql, id, scopeUserId(ctx.principal));
-      if (!before) return undefined;
-      if (isRestricted(ctx.principal.policy)) requireWithin(ctx.principal, before.policy, 'change');
+    await this.changeKey(ctx, id, async (sql, before) => {
       const after = await rekeyTsigKey(sql, id, { algorithm, secret });
       const changes: Record<string, { before: unknown; after: unknown }> = {};
       if (after.algorithm !== before.algorithm) changes.algorithm = { before: before.algorithm, after: after.algorithm };
       if (secret) changes.secret = { before: 'kept', after: 'changed' };
-      if (Object.keys(changes).length)
-        await recordAuditEvent(sql, {
-          kind: 'tsig-key-changed',
-          actor: ctx.principal,
-          subject: `tsig-key:${id}`,
-          detail: { name: after.name, userId: after.userId, changes },
-        });
-      return after;
+      return { after, changes };
     });
-    if (!key) throw DomainError.notFound('TSIG_KEY_NOT_FOUND', 'id');
-    // the DNS edge's cache holds the old secret: this process forgets it now, the others within CACHE_MS
-    this.cache.delete(key.name);
     return this.secret(ctx, id);
   }
 
