@@ -28,6 +28,7 @@ const EVENT_TYPES = [
   'dnssec.ds_required',
   'dnssec.ds_removable',
   'dnssec.key_rolled',
+  'dnssec.key_step',
   'health.changed',
   'webhook.disabled',
 ] as const;

@@ -102,15 +102,15 @@ export async function startSubscriptions(
     () => services.liveUpdates.subscribedZones(),
     {
       onEvent: (event) => services.liveUpdates.publishKeyEvent(event),
-      subscriptions: () => services.liveUpdates.keyEventSubscriptions(),
+      subscribedZones: () => services.liveUpdates.keyEventZones(),
     },
   );
   await feed.start();
   services.liveUpdates.attachFeed({
     startNow: () => feed.startNow(),
-    join: (head) => feed.join(head),
+    join: (source, head) => feed.join(source, head),
     changesPassed: (domainId, upTo, snapshot) => feed.changesPassed(domainId, upTo, snapshot),
-    latestKeyEventId: () => feed.latestKeyEventId(),
+    keyEventsPassed: (domainId, upTo, snapshot) => feed.keyEventsPassed(domainId, upTo, snapshot),
     changesOfZoneAfter: (zone, afterId, limit) => feed.changesOfZoneAfter(zone, afterId, limit),
     keyEventsOfZoneAfter: (domainId, afterId, limit) => feed.keyEventsOfZoneAfter(domainId, afterId, limit),
   });

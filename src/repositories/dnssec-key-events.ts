@@ -48,6 +48,8 @@ export interface KeyEvent {
 /** a key event with its zone's name, as the change feed reads it */
 export interface FeedKeyEvent extends KeyEvent {
   zone: string;
+  /** the transaction that wrote it (its event's `xid`): a subscription is sent what its snapshot did not see */
+  xid?: string;
 }
 
 const COLUMNS = 'id, domain_id, key_id, key_tag, role, algorithm, from_state, to_state, reason, at';
@@ -79,16 +81,27 @@ const toEvent = (r: EventRow): KeyEvent => ({
   at: r.at,
 });
 
+/** a key step's columns as the live reader reads them (`dnssec_key_events k` beside its event `e`, with the zone) */
+export const LIVE_KEY_STEP_COLUMNS = `e.zone, ${COLUMNS.split(', ')
+  .map((column) => `k.${column}`)
+  .join(', ')}`;
+export const toFeedKeyEvent = (row: EventRow & { zone: string; feed_xid: string }): FeedKeyEvent => ({
+  ...toEvent(row),
+  zone: row.zone,
+  xid: String(row.feed_xid),
+});
+
 /**
- * The events (repositories/events.ts) of the key steps in `steps` (rows of dnssec_key_events), in their statement:
- * `type` is the SQL of each step's event type, as the DNSSEC service decided it (key-step-events.ts); a step
- * whose type is null gives none.
+ * The events (repositories/events.ts) of the key steps in `steps` (rows of dnssec_key_events), in their statement,
+ * one a step: `type` is the SQL of each step's meaning outside, as the DNSSEC service decided it
+ * (key-step-events.ts); a step without one is a `dnssec.key_step`. Each names its step (`keyEventId`): live
+ * subscriptions read the key steps through the event feed, in its order, as they read the zones' changes.
  */
 function keyStepEventsSql(steps: string, type: string): string {
-  return insertEventsSql(`select t.type, d.id, d.name, d.user_id, null, jsonb_build_object('zone', d.name, 'keyTag', s.key_tag,
-        'role', s.role, 'algorithm', s.algorithm, 'from', s.from_state, 'to', s.to_state, 'reason', s.reason, 'at', s.at)
-      from ${steps} s join domains d on d.id = s.domain_id cross join lateral (select ${type} as type) t
-     where t.type is not null order by s.id`);
+  return insertEventsSql(`select coalesce(t.type, 'dnssec.key_step'), d.id, d.name, d.user_id, null, jsonb_build_object('zone', d.name,
+        'keyTag', s.key_tag, 'role', s.role, 'algorithm', s.algorithm, 'from', s.from_state, 'to', s.to_state, 'reason', s.reason,
+        'at', s.at, 'keyEventId', s.id)
+      from ${steps} s join domains d on d.id = s.domain_id cross join lateral (select ${type} as type) t order by s.id`);
 }
 
 /**
@@ -148,12 +161,6 @@ export async function zoneKeyEvents(sql: Sql, domainId: number, page: { first: n
 export async function countZoneKeyEvents(sql: Sql, domainId: number): Promise<number> {
   const [row] = await sql.rows<{ n: string }>('select count(*)::bigint as n from dnssec_key_events where domain_id = $1', [domainId]);
   return Number(row.n);
-}
-
-/** the newest key event's id now (a subscription gets the events after it) */
-export async function latestKeyEventId(db: Database): Promise<number> {
-  const [row] = await db.rows<{ id: string }>('select coalesce(max(id), 0) as id from dnssec_key_events');
-  return Number(row.id);
 }
 
 /**

@@ -35,6 +35,7 @@ export const EVENT_TYPES = [
   'dnssec.ds_required',
   'dnssec.ds_removable',
   'dnssec.key_rolled',
+  'dnssec.key_step',
   'dnssec.ds_updated',
   'dnssec.foreign_keys_changed',
   'health.changed',
@@ -227,29 +228,40 @@ export async function feedStartNow(sql: Sql): Promise<{ snapshot: FeedSnapshot; 
 }
 
 /**
- * The events that stand for a journal row a live subscriber is sent (a zone's change, its move, its deletion:
- * the journal rows the history shows), with that row: `c.*` of `changes c` joined on the event's `change_id`.
+ * What a live reader reads beside an event: the row it stands for. `journal`: the journal row (`changes c`) of a
+ * zone's change, move or deletion, the rows the history shows; `keySteps`: the DNSSEC key step
+ * (`dnssec_key_events k`) of a key-step event, every step having one (repositories/dnssec-key-events.ts).
  */
-const LIVE_FROM = `events e join changes c on c.id = e.change_id and c.kind <> 'zone-signed'`;
+export type LiveSource = 'journal' | 'keySteps';
+const LIVE_SOURCES: Record<LiveSource, { from: string; standsFor: string }> = {
+  journal: { from: `events e join changes c on c.id = e.change_id and c.kind <> 'zone-signed'`, standsFor: 'e.change_id is not null' },
+  keySteps: {
+    from: `events e join dnssec_key_events k on k.id = (e.data ->> 'keyEventId')::bigint`,
+    standsFor: `e.type like 'dnssec.%' and e.data ? 'keyEventId'`,
+  },
+};
 
 /**
- * The live reader's next step: the settled events after `after` of the zones `zones` that stand for journal rows
- * (`select` reads the journal row's columns from `c`), in the feed's order, at most `limit`; and the feed's settled
- * end in the same snapshot, where the reader's cursor may move when fewer than `limit` came (no settled event of
- * these zones lies between); `pending`: an event of these zones after the cursor has committed or is being written
- * but waits for an older transaction to end (the reader reads again soon: no commit may wake it).
+ * The live reader's next step: the settled events after `after` of the zones `zones` that stand for a row of
+ * `source` (`select` reads its columns from `c` or `k`), in the feed's order, at most `limit`; and the feed's
+ * settled end in the same snapshot, where the reader's cursor may move when fewer than `limit` came (no settled
+ * event of these zones lies between); `pending`: such an event after the cursor has committed or is being
+ * written but waits for an older transaction to end (the reader reads again soon: no commit may wake it).
  */
-export async function readLiveJournal<T>(
+export async function readLive<T>(
   sql: Sql,
+  source: LiveSource,
   query: { after: FeedCursor; zones: readonly number[]; limit: number; select: string },
   toRow: (row: any) => T,
 ): Promise<{ rows: Array<T & { cursor: FeedCursor }>; head: FeedCursor; pending: boolean }> {
+  const { from, standsFor } = LIVE_SOURCES[source];
   const rows = await sql.rows(
     `with head as (select e.xid, e.id from events e where ${SETTLED_SQL} order by e.xid desc, e.id desc limit 1),
           pending as (select exists (select 1 from events e where (e.xid, e.id) > ($1::xid8, $2::bigint) and not ${SETTLED_SQL}
-                                        and e.domain_id = any($3::bigint[])) as pending),
-          got as (select e.xid as feed_xid8, e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${LIVE_FROM}
+                                        and e.domain_id = any($3::bigint[]) and ${standsFor}) as pending),
+          got as (select e.xid as feed_xid8, e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${from}
                    where (e.xid, e.id) > ($1::xid8, $2::bigint) and ${SETTLED_SQL} and e.domain_id = any($3::bigint[])
+                     and ${standsFor}
                    order by e.xid, e.id limit $4)
      select h.xid::text as head_xid, h.id as head_id, p.pending, g.*
        from pending p left join head h on true left join got g on true order by g.feed_xid8, g.feed_id`,
@@ -266,18 +278,20 @@ export async function readLiveJournal<T>(
 }
 
 /**
- * One zone's journal-row events that a live reader at `upTo` has passed and `snapshot` did not see: what committed
- * between a subscription's snapshot and the moment it joined the reader, which the reader read for no one.
+ * One zone's events of `source` that a live reader at `upTo` has passed and `snapshot` did not see: what
+ * committed between a subscription's snapshot and the moment it joined the reader, which the reader read for no one.
  */
-export async function passedLiveJournal<T>(
+export async function passedLive<T>(
   sql: Sql,
+  source: LiveSource,
   query: { domainId: number; upTo: FeedCursor; snapshot: FeedSnapshot; select: string },
   toRow: (row: any) => T,
 ): Promise<Array<T & { cursor: FeedCursor }>> {
+  const { from, standsFor } = LIVE_SOURCES[source];
   const rows = await sql.rows(
-    `select e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${LIVE_FROM}
+    `select e.xid::text as feed_xid, e.id as feed_id, ${query.select} from ${from}
       where e.domain_id = $1 and (e.xid, e.id) <= ($2::xid8, $3::bigint) and e.xid >= pg_snapshot_xmin($4::pg_snapshot)
-        and not pg_visible_in_snapshot(e.xid, $4::pg_snapshot)
+        and not pg_visible_in_snapshot(e.xid, $4::pg_snapshot) and ${standsFor}
       order by e.xid, e.id`,
     [query.domainId, query.upTo.xid, query.upTo.id, query.snapshot.text],
   );

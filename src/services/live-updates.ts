@@ -1,6 +1,6 @@
 import type { FeedChange } from '../repositories/change-feed';
 import type { FeedKeyEvent } from '../repositories/dnssec-key-events';
-import type { FeedCursor, FeedSnapshot } from '../repositories/events';
+import type { FeedCursor, FeedSnapshot, LiveSource } from '../repositories/events';
 import { isRestricted, readsRecord } from '../auth/policy';
 import type { RequestContext } from './context';
 import type { DomainsService } from './domains.service';
@@ -21,10 +21,11 @@ export interface FeedReader {
   /** what has committed now (a subscription is sent what this did not see), and the feed's settled end under it */
   startNow(): Promise<{ snapshot: FeedSnapshot; head: FeedCursor }>;
   /** called right after a subscription registered: the cursor past which every read of the feed includes its zone */
-  join(head: FeedCursor): Promise<FeedCursor>;
+  join(source: LiveSource, head: FeedCursor): Promise<FeedCursor>;
   /** one zone's changes the feed passed, up to `upTo`, that `snapshot` did not see */
   changesPassed(domainId: number, upTo: FeedCursor, snapshot: FeedSnapshot): Promise<FeedChange[]>;
-  latestKeyEventId(): Promise<number>;
+  /** one zone's key steps the feed passed, up to `upTo`, that `snapshot` did not see */
+  keyEventsPassed(domainId: number, upTo: FeedCursor, snapshot: FeedSnapshot): Promise<FeedKeyEvent[]>;
   changesOfZoneAfter(zone: { id: number; name: string }, afterId: number, limit: number): Promise<FeedChange[]>;
   keyEventsOfZoneAfter(domainId: number, afterId: number, limit: number): Promise<FeedKeyEvent[]>;
 }
@@ -50,10 +51,11 @@ export class SlowSubscriberError extends Error {
 interface Subscriber {
   domainId: number;
   kinds: LiveEvent['kind'];
-  /** the key event id a key-event subscriber is sent what comes after */
-  sinceId: number;
-  /** whether a change is this (change) subscriber's: one its snapshot did not see, or after the change it named */
-  wantsChange?: (change: FeedChange) => boolean;
+  /**
+   * whether an event (a change, a key step: its id and transaction) is this subscriber's: one its snapshot did
+   * not see, or one after the event it named
+   */
+  wants: (event: { id: number; xid?: string }) => boolean;
   push(event: LiveEvent): void;
 }
 
@@ -71,9 +73,9 @@ export class LiveUpdates {
   /** the newest journal id and key event id now (the change feed's): a subscription gets what comes after */
   private feed: FeedReader = {
     startNow: () => Promise.reject(new Error('live updates: no change feed attached')),
-    join: (head) => Promise.resolve(head),
+    join: (_source, head) => Promise.resolve(head),
     changesPassed: () => Promise.resolve([]),
-    latestKeyEventId: () => Promise.resolve(0),
+    keyEventsPassed: () => Promise.resolve([]),
     changesOfZoneAfter: () => Promise.resolve([]),
     keyEventsOfZoneAfter: () => Promise.resolve([]),
   };
@@ -88,35 +90,23 @@ export class LiveUpdates {
   /** called by the change feed */
   publishChange(change: FeedChange): void {
     for (const subscriber of this.subscribers.get(change.domainId) ?? []) {
-      if (subscriber.kinds === 'change' && subscriber.wantsChange?.(change)) subscriber.push({ kind: 'change', zone: change.zone, change });
+      if (subscriber.kinds === 'change' && subscriber.wants(change)) subscriber.push({ kind: 'change', zone: change.zone, change });
     }
   }
 
   /** called by the change feed, in the order of the events' ids (a key's steps in the order they committed) */
   publishKeyEvent(event: FeedKeyEvent): void {
     for (const subscriber of this.subscribers.get(event.domainId) ?? []) {
-      if (subscriber.kinds === 'dnssec-key' && event.id > subscriber.sinceId)
-        subscriber.push({ kind: 'dnssec-key', zone: event.zone, event });
+      if (subscriber.kinds === 'dnssec-key' && subscriber.wants(event)) subscriber.push({ kind: 'dnssec-key', zone: event.zone, event });
     }
   }
 
-  /**
-   * The zones with key-event subscribers, and the lowest key event id one of them waits after: the change feed
-   * reads only those zones' events, and none older (undefined: no such subscriber).
-   */
-  keyEventSubscriptions(): { zones: number[]; sinceId: number } | undefined {
+  /** the zones with key-event subscribers: the change feed reads only those zones' key steps */
+  keyEventZones(): number[] {
     const zones: number[] = [];
-    let sinceId = Infinity;
-    for (const [domainId, set] of this.subscribers) {
-      let wanted = false;
-      for (const subscriber of set) {
-        if (subscriber.kinds !== 'dnssec-key') continue;
-        wanted = true;
-        sinceId = Math.min(sinceId, subscriber.sinceId);
-      }
-      if (wanted) zones.push(domainId);
-    }
-    return zones.length ? { zones, sinceId } : undefined;
+    for (const [domainId, set] of this.subscribers)
+      if ([...set].some((subscriber) => subscriber.kinds === 'dnssec-key')) zones.push(domainId);
+    return zones;
   }
 
   publishPropagation(domainId: number): void {
@@ -159,8 +149,9 @@ export class LiveUpdates {
   ): Promise<AsyncIterableIterator<LiveEvent>> {
     const domain = await this.domains.get(ctx, { name: zone });
     if (kinds === 'dnssec-key') requireDnssecRead(ctx, domain.name);
-    const start = kinds === 'change' ? await this.feed.startNow() : undefined;
-    const sinceId = afterId ?? (kinds === 'dnssec-key' ? await this.feed.latestKeyEventId() : 0);
+    // where the event feed stands for this subscription (a change's or a key step's): what its snapshot did not see
+    const source = kinds === 'change' ? 'journal' : kinds === 'dnssec-key' ? 'keySteps' : undefined;
+    const start = source ? await this.feed.startNow() : undefined;
     const queue: LiveEvent[] = [];
     let wake: (() => void) | undefined;
     let failure: Error | undefined;
@@ -180,16 +171,15 @@ export class LiveUpdates {
     const subscriber: Subscriber = {
       domainId: domain.id,
       kinds,
-      sinceId,
-      wantsChange: start
-        ? (change) => (change.xid !== undefined && !start.snapshot.sees(change.xid)) || (afterId !== undefined && change.id > afterId)
-        : undefined,
+      wants: (event) =>
+        (start !== undefined && event.xid !== undefined && !start.snapshot.sees(event.xid)) ||
+        (afterId !== undefined && event.id > afterId),
       push: (event) => (arriving ? arriving.push(event) : enqueue(event)),
     };
     const set = this.subscribers.get(domain.id) ?? new Set<Subscriber>();
     set.add(subscriber);
     this.subscribers.set(domain.id, set);
-    const joined = start ? this.feed.join(start.head) : undefined;
+    const joined = source && start ? this.feed.join(source, start.head) : undefined;
     const end = () => {
       done = true;
       set.delete(subscriber);
@@ -198,12 +188,24 @@ export class LiveUpdates {
     };
     if (arriving && kinds !== 'propagation') {
       try {
-        const past = await this.pastEvents(domain, kinds, afterId ?? sinceId, afterId !== undefined || kinds === 'dnssec-key');
+        const past = afterId === undefined ? [] : await this.pastEvents(domain, kinds, afterId);
         if (start && joined) {
           // what the feed read for others between this subscription's snapshot and its joining: its own
-          const passed = await this.feed.changesPassed(domain.id, await joined, start.snapshot);
+          const upTo = await joined;
           const sent = new Set(past.map(idOf));
-          for (const change of passed) if (!sent.has(change.id)) past.push({ kind: 'change', zone: domain.name, change });
+          const passed: LiveEvent[] =
+            kinds === 'change'
+              ? (await this.feed.changesPassed(domain.id, upTo, start.snapshot)).map((change) => ({
+                  kind: 'change',
+                  zone: domain.name,
+                  change,
+                }))
+              : (await this.feed.keyEventsPassed(domain.id, upTo, start.snapshot)).map((event) => ({
+                  kind: 'dnssec-key',
+                  zone: domain.name,
+                  event,
+                }));
+          for (const event of passed) if (!sent.has(idOf(event))) past.push(event);
         }
         if (past.length > MAX_QUEUED_EVENTS)
           throw DomainError.invalid(
@@ -219,8 +221,8 @@ export class LiveUpdates {
         end();
         throw error;
       }
-      // a key step's events in id order (their feed's); changes as the feed delivered them, in its order
-      const live = kinds === 'dnssec-key' ? arriving.sort((a, b) => idOf(a)! - idOf(b)!) : arriving;
+      // as the feed delivered them, in its order
+      const live = arriving;
       arriving = undefined;
       for (const event of live) enqueue(event);
     }
@@ -251,17 +253,8 @@ export class LiveUpdates {
     return iterator;
   }
 
-  /**
-   * The zone's events after `afterId`, oldest first, one more than MAX_QUEUED_EVENTS at most; none when `byId` is
-   * false (a change subscription without `after` is sent what its snapshot did not see, from the feed alone)
-   */
-  private async pastEvents(
-    domain: { id: number; name: string },
-    kinds: 'change' | 'dnssec-key',
-    afterId: number,
-    byId: boolean,
-  ): Promise<LiveEvent[]> {
-    if (!byId) return [];
+  /** the zone's events after `afterId` (a change's or a key step's id), oldest first, one more than MAX_QUEUED_EVENTS at most */
+  private async pastEvents(domain: { id: number; name: string }, kinds: 'change' | 'dnssec-key', afterId: number): Promise<LiveEvent[]> {
     if (kinds === 'change')
       return (await this.feed.changesOfZoneAfter(domain, afterId, MAX_QUEUED_EVENTS + 1)).map((change) => ({
         kind: 'change',
