@@ -39,6 +39,12 @@ interface KeptDifference {
 
 export const KEPT_DIFFERENCES: KeptDifference[] = [
   {
+    request: 'a DSYNC rrset',
+    difference:
+      /^(status: PowerDNS 422 .*DSYNC: unknown type given.* vs Zonekeeper 204 |axfr dsync\.test\.: only Zonekeeper has _dsync\.dsync\.test\. 300 DSYNC )/,
+    reason: 'DSYNC (RFC 9859, 2025) came after PowerDNS 4.7, which refuses it as an unknown type; Zonekeeper takes it by its name',
+  },
+  {
     difference: /^shape: only Zonekeeper has \$(\[\])?\.(type|presigned): (string|boolean)$/,
     reason: 'a zone\'s `type: "Zone"` and `presigned` are in PowerDNS\'s swagger and its later answers; 4.7 leaves them out',
   },
@@ -463,11 +469,12 @@ test('the sequence is long enough and every write on a zone is followed by an AX
 
 test('the zone of every type holds every type of the DNS model (a new type is compared as it comes)', () => {
   const written = new Set(EVERY_TYPE.map(([, type]) => type));
-  // the SOA is the zone's own, compared in every zone; ALIAS has its own test (alias.test.ts)
+  // the SOA is the zone's own, compared in every zone; ALIAS has its own test (alias.test.ts); PowerDNS 4.7
+  // does not know DSYNC (RFC 9859): its own request, a kept difference
   expect(
     listRecordTypes()
       .map((t) => t.type)
-      .filter((type) => type !== 'SOA' && !written.has(type)),
+      .filter((type) => type !== 'SOA' && type !== 'DSYNC' && !written.has(type)),
   ).toEqual([]);
 });
 
