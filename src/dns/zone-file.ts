@@ -330,6 +330,11 @@ class RrsetTtls {
     return warnings;
   }
 
+  /** whether the file gave `record`'s RRset several TTLs (one was kept for all: `settle`) */
+  mixed(record: CanonicalRecord): boolean {
+    return this.rrsets.get(`${record.owner} ${record.type}`)?.others !== undefined;
+  }
+
   /** the run ends: the zone takes its RRsets' TTLs (BIND adds the run) */
   private flush(): void {
     for (const [key, ttl] of this.run) this.rrsets.get(key)!.ttl = ttl;
@@ -513,13 +518,9 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
     if (effectiveTtl === undefined) {
       lineProblems.push(problem('ttl', 'TTL_MISSING', `line ${entry.line}: the record has no TTL and no $TTL or earlier TTL applies`));
     }
-    const clamp = options.ttlPolicy === 'CLAMP';
-    const parsed = parseRecordWithOrigin(
-      z,
-      origin,
-      { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 },
-      effectiveTtl === undefined || clamp ? [] : allowedTtls,
-    );
+    // ALLOWED_TTLS is held to each RRset's one TTL once the file is read (`settle`): a line's own TTL may not be
+    // the one its RRset keeps, as BIND loads the file
+    const parsed = parseRecordWithOrigin(z, origin, { owner: ownerAbsolute, type, rdata, ttl: effectiveTtl ?? 0 }, []);
     if (!parsed.ok) lineProblems.push(...parsed.problems);
     if (lineProblems.length) {
       at(entry.line, lineProblems);
@@ -527,12 +528,6 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
     }
     if (parsed.ok) {
       warn(entry.line, parsed.warnings);
-      if (clamp && !ttlAllowed(parsed.record.ttl, allowedTtls)) {
-        // ttlPolicy CLAMP: the nearest allowed TTL instead of a refusal, and the change is reported
-        const clamped = clampTtl(parsed.record.ttl, allowedTtls);
-        warn(entry.line, [problem('ttl', 'TTL_CLAMPED', `ttl: ${parsed.record.ttl} is not allowed; clamped to ${clamped}`)]);
-        parsed.record.ttl = clamped;
-      }
       // identical records (owner, type, canonical RDATA: names compare case-insensitively) are one record in
       // the DNS (RFC 2181 §5); BIND merges them on load, so do we, with a warning
       // its TTL counts towards its RRset's, a repeat's too (BIND loads both); RRSET_TTLS_DIFFER says which is kept
@@ -607,10 +602,34 @@ export function zoneFileReader(zone: string, allowedTtls: AllowedTtls, options: 
   };
   return { read, end: () => finish(lines.end()) };
 
+  /**
+   * Each record's TTL, its RRset's one, held to ALLOWED_TTLS: refused on the record's line, or with ttlPolicy
+   * CLAMP the nearest allowed TTL, reported
+   */
+  function holdToAllowedTtls(): void {
+    const clamp = options.ttlPolicy === 'CLAMP';
+    for (const [index, record] of records.entries()) {
+      if (ttlAllowed(record.ttl, allowedTtls)) continue;
+      if (!clamp) {
+        // where the file gave the RRset several TTLs, the refused one may not be this line's own: say whose it is
+        const kept = rrsetTtls.mixed(record) ? ` (the TTL its ${record.type} RRset keeps, as BIND loads the file)` : '';
+        at(
+          recordLines[index],
+          checkTtl(record.ttl, allowedTtls).map((found) => ({ ...found, message: found.message + kept })),
+        );
+        continue;
+      }
+      const clamped = clampTtl(record.ttl, allowedTtls);
+      warn(recordLines[index], [problem('ttl', 'TTL_CLAMPED', `ttl: ${record.ttl} is not allowed; clamped to ${clamped}`)]);
+      record.ttl = clamped;
+    }
+  }
+
   function finish(last: LogicalLine | undefined): ZoneFileResult {
     if (last && !stopped()) handle(last);
     if (recordLimit) return { ok: false, problems: [], recordLimit };
     warnings.push(...rrsetTtls.settle(records));
+    holdToAllowedTtls();
     if (problems.length >= MAX_REPORTED) {
       problems.length = MAX_REPORTED;
       const last = problems[problems.length - 1].line;

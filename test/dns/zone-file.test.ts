@@ -198,6 +198,27 @@ describe('parseZoneFile: what real zones hold', () => {
     expect(ok(`${HEAD}www 300 A 192.0.2.1\nx 300 A 192.0.2.9\nwww 300 A 192.0.2.2\n`).warnings).toEqual([]);
   });
 
+  it('holds ALLOWED_TTLS to the TTL an RRset keeps, not to each line: a line outside it whose RRset keeps an allowed one loads', () => {
+    // 600 is not among the default allowed TTLs; BIND keeps the run's first TTL (300) for the RRset
+    const loaded = ok(`${HEAD}www 300 A 192.0.2.1\nwww 600 A 192.0.2.2\n`);
+    expect(lines(loaded.records)).toEqual(['www 300 A 192.0.2.1', 'www 300 A 192.0.2.2']);
+    expect(loaded.warnings.map((w) => [w.line, w.code])).toEqual([[5, 'RRSET_TTLS_DIFFER']]);
+    // kept 600: refused on each of its lines, saying whose TTL it is
+    const refused = parseZoneFile(ZONE, `${HEAD}www 600 A 192.0.2.1\nwww 300 A 192.0.2.2\n`, DEFAULT_ALLOWED_TTLS);
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.problems.map((p) => [p.line, p.code])).toEqual([
+      [4, 'TTL_NOT_ALLOWED'],
+      [5, 'TTL_NOT_ALLOWED'],
+    ]);
+    expect(refused.problems[1].message).toMatch(
+      /^line 5: ttl: 600 is not one of the allowed values .* \(the TTL its A RRset keeps, as BIND loads the file\)$/,
+    );
+    // with ttlPolicy CLAMP, the RRset's one TTL is clamped, each line reported
+    const clamped = parseZoneFile(ZONE, `${HEAD}www 600 A 192.0.2.1\nwww 300 A 192.0.2.2\n`, DEFAULT_ALLOWED_TTLS, { ttlPolicy: 'CLAMP' });
+    expect(clamped.ok && lines(clamped.records)).toEqual(['www 900 A 192.0.2.1', 'www 900 A 192.0.2.2']);
+  });
+
   it("takes escaped names, canonical, with host-name warnings; drops and counts the signer's records", () => {
     const parsed = ok(
       `${HEAD}\\100og A 192.0.2.1\n#x A 192.0.2.2\na\\.b TXT "x"\n@ RRSIG SOA 8 2 3600 20300101000000 20250101000000 1 example.com. AAAA\nTYPE46 TYPE46 \\# 0\n@ NSEC3PARAM 1 0 0 -\n`,
