@@ -130,16 +130,15 @@ export class LiveUpdates {
    * The events of one zone the caller may see (ZONE_NOT_FOUND otherwise), until the subscription ends. Key
    * events need the right to read the zone's DNSKEY (FORBIDDEN_BY_POLICY otherwise), as their history does.
    *
-   * A change subscription is sent every change of the zone whose transaction had not committed when it began
-   * (a snapshot it takes: repositories/events.ts, FeedSnapshot), however late that transaction commits and
-   * whatever its journal id, in the feed's order. `afterId` (a change's or key event's id, as the history
+   * A change or key-step subscription is sent every such event of the zone whose transaction had not committed
+   * when it began (a snapshot it takes: repositories/events.ts, FeedSnapshot), however late that transaction
+   * commits and whatever its id, in the feed's order. `afterId` (a change's or key event's id, as the history
    * shows it) resumes after that event: the ones since are sent first, then the live ones, none twice and none
    * missed (a client reads the zone, then subscribes after the newest change it read; or reconnects after the
-   * last event it got). Without it a key-event subscription starts at the newest key event when it is made.
-   * Either way the zone's events from that point are read once the subscriber is registered: the change feed
-   * may be reading while the subscription is being set up, and what it read before the zone had this
-   * subscriber would otherwise never reach it. At most MAX_QUEUED_EVENTS are sent from the past (INVALID_INPUT
-   * on `after` beyond that: read the history).
+   * last event it got). Either way the zone's events from that point are read once the subscriber is
+   * registered: the change feed may be reading while the subscription is being set up, and what it read before
+   * the zone had this subscriber would otherwise never reach it. At most MAX_QUEUED_EVENTS are sent from the
+   * past (INVALID_INPUT on `after` beyond that: read the history).
    */
   async subscribe(
     ctx: RequestContext,
