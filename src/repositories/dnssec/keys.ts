@@ -1,3 +1,4 @@
+/** A zone's keys (`dnssec_keys`, the private part sealed): made, moved through their states, planned */
 import type { Database, Sql } from '../../db/pool';
 import { KeyEventReason, KeyState, KeyStepEventType, recordKeyEvent, StoredKeyRole } from '../dnssec-key-events';
 

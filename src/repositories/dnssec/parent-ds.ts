@@ -1,3 +1,4 @@
+/** What a signed zone waits for of its parent: its DS seen, checked, withdrawn, and the parent's own records */
 import type { Database, Sql } from '../../db/pool';
 import type { DenialKind } from './policy';
 

@@ -1,3 +1,4 @@
+/** A zone's signing policy (`dnssec_zones`) and the schedule of its signatures' refresh */
 import type { Database, Sql } from '../../db/pool';
 import { KeyStepEventType, recordRemovalOfAllKeys } from '../dnssec-key-events';
 

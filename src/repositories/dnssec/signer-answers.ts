@@ -1,3 +1,4 @@
+/** The signer's questions about a change answered in one statement, and a zone head's signing state and its proof */
 import type { Sql } from '../../db/pool';
 import type { JournalRecord } from '../../entities/change.entity';
 import type { DnssecPolicy } from './policy';

@@ -1,3 +1,4 @@
+/** The signer's records (`dnssec_records`) and the zone's records as the signer reads them, one question at a time */
 import type { Database, Sql } from '../../db/pool';
 import type { JournalRecord } from '../../entities/change.entity';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';

@@ -1,3 +1,4 @@
+/** The statement parts that write a change's signer records (zone-writes.ts) */
 import type { SignerRow } from './signer-records';
 
 /** the most row ids bound one parameter each (`idRows`); a longer list is one array parameter */

@@ -1,3 +1,4 @@
+/** Invitations to an account, taken once by the token's hash */
 import type { Sql } from '../../db/pool';
 import type { Role } from '../../auth/roles';
 import { date } from './dates';

@@ -1,3 +1,4 @@
+/** A person's memberships of accounts: a role, and the zones it is limited to (null: every zone) */
 import type { Sql } from '../../db/pool';
 import type { Role } from '../../auth/roles';
 import { date } from './dates';

@@ -1,3 +1,4 @@
+/** The operator (docs/people.md, «The operator»): a person's grant, by hand or by an OpenID Connect claim */
 import type { Sql } from '../../db/pool';
 import { date } from './dates';
 

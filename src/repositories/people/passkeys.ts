@@ -1,3 +1,4 @@
+/** Passkeys (WebAuthn): a person's credentials, and the challenges of the ceremonies, each taken once */
 import type { Sql } from '../../db/pool';
 import { date } from './dates';
 

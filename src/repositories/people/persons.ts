@@ -1,3 +1,4 @@
+/** People (docs/people.md): a person is an e-mail address, made on first sight */
 import type { Sql } from '../../db/pool';
 import { date } from './dates';
 

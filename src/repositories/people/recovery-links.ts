@@ -1,3 +1,4 @@
+/** Recovery links: a person's one good link at a time, taken once, that begins a session in its account */
 import type { Sql } from '../../db/pool';
 import { date } from './dates';
 

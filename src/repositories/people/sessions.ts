@@ -1,3 +1,4 @@
+/** Sessions: begun at a sign-in, seen by each request, ended by a sign-out or a timeout (idle or absolute) */
 import type { Sql } from '../../db/pool';
 import { date } from './dates';
 

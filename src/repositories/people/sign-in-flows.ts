@@ -1,3 +1,4 @@
+/** Sign-in flows (OpenID Connect): what a sign-in keeps between its redirect and its callback, taken once */
 import type { Sql } from '../../db/pool';
 
 export interface SignInFlow {

@@ -1,3 +1,4 @@
+/** The nested lists' batches: child rows (a user's zones, a zone's records) for many parents in one statement */
 import type { Sql } from '../../db/pool';
 import { LAZY_TIMES } from './rows';
 import { idArray, Params, whereOf } from './statement-parts';

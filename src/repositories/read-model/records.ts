@@ -1,3 +1,4 @@
+/** The read model's records: lists and counts, and the nested lists of a batch of zones (packed, or row by row) */
 import type { Sql } from '../../db/pool';
 import type { ReadRules } from '../../auth/policy';
 import { LAZY_TIMES, recordsWithZones, type PageRequest, type RecordRow } from './rows';

@@ -1,3 +1,4 @@
+/** The read model's rows: plain objects, a creation time parsed when it is read */
 import type { ZoneKind } from '../../entities/domain.entity';
 import type { RowOptions } from '../../db/pool';
 

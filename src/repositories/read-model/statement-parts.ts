@@ -1,3 +1,4 @@
+/** What every read statement is built of: its parameters, a key list, its conditions, a keyset page */
 import type { PageRequest } from './rows';
 
 /** Statement text and its parameters, built together: `add` gives a value its `$n`. */

@@ -1,3 +1,4 @@
+/** The read model's users (the accounts as the API lists them) */
 import type { Sql } from '../../db/pool';
 import { LAZY_TIMES, toUser, type PageRequest, type UserRow } from './rows';
 import { idArray, page, Params, whereOf } from './statement-parts';

@@ -1,3 +1,4 @@
+/** The read model's zones: lists in several orders, counts, and a batch of users' zones */
 import type { Sql } from '../../db/pool';
 import type { ReadRules } from '../../auth/policy';
 import type { ZoneKind } from '../../entities/domain.entity';
