@@ -86,6 +86,12 @@ export interface DatabaseOptions {
    * anything of it could have committed, waits for the primary and runs again before it fails (503); 0 = at once
    */
   failoverWaitMs?: number;
+  /**
+   * Set for a standby's read pool (db/read-replicas.ts): its lost or refused connections are the standby's
+   * trouble, told to it here, not an outage of the service's database (availability.ts: 503 until it is back),
+   * since the reads it served go to the primary meanwhile
+   */
+  standby?: { failed(error: unknown): void; reached(): void };
 }
 
 /**
@@ -159,16 +165,20 @@ export class Database implements Sql {
     });
     // pg's Pool re-emits an idle client's error (a server stop terminates idle sessions, 57P01) as an 'error'
     // event: without a listener Node ends the process. The client is already out of the pool.
+    const { standby } = options;
     this.pool.on('error', (error, client) => {
       this.hosts.lost(generationOf(client));
-      if (!noteDatabaseFailure(error, 'database pool')) logger.warn({ err: error }, 'an idle database connection failed');
+      if (standby) standby.failed(error);
+      else if (!noteDatabaseFailure(error, 'database pool')) logger.warn({ err: error }, 'an idle database connection failed');
     });
     this.pool.on('connect', (client) => {
-      noteDatabaseReachable();
+      if (standby) standby.reached();
+      else noteDatabaseReachable();
       // a client in use also emits 'error' when its connection dies; the query it runs rejects with it as well
       client.on('error', (error) => {
         this.hosts.lost(generationOf(client));
-        noteDatabaseFailure(error, 'database connection');
+        if (standby) standby.failed(error);
+        else noteDatabaseFailure(error, 'database connection');
       });
     });
     this.notifications = new Notifications(this.hosts);
