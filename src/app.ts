@@ -28,7 +28,7 @@ import { hostPortName } from './config/settings';
 import { metrics, observeSecondaryLag, observeZoneHealth } from './metrics';
 import { createRestRouter } from './rest/router';
 import { createPowerDnsRouter } from './powerdns/router';
-import { readRouting } from './http/read-routing';
+import { databaseOf, readRouting } from './http/read-routing';
 import { standbyReads } from './graphql/standby-reads';
 import { signInRoutes } from './http/sign-in';
 import type { Services } from './services';
@@ -218,6 +218,8 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),
+    // a GET is a query (Apollo refuses mutations over GET): its database is chosen before its ETag is read
+    ...(replicas ? [readRouting(replicas, false)] : []),
     largeBodyTurn(largeBodies, limit),
     heavyBodies(heavy),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
@@ -230,6 +232,9 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
       context: async ({ req, res }) => {
         const principal = principalOf(req);
         const context = principal ? contextFor(db, services, principal) : await buildContext(db, services, req.get('x-api-key'));
+        // a GET's query reads where its ETag was read (http/read-routing.ts); what it writes goes to the primary
+        const readDb = databaseOf(req, db);
+        if (readDb !== db) Object.assign(context, { db: readDb, primary: db });
         return Object.assign(context, { heavyTurn: () => heavy.take(res), answerBodyWritten: true });
       },
     }),

@@ -16,7 +16,8 @@ export function standbyReads(replicas: ReadReplicas): ApolloServerPlugin<GraphQL
     async requestDidStart() {
       return {
         async didResolveOperation({ operation, request, contextValue }) {
-          if (operation?.operation !== 'query') return;
+          // a GET's database was chosen with its ETag (http/read-routing.ts, `primary` set then)
+          if (operation?.operation !== 'query' || contextValue.primary) return;
           contextValue.primary = contextValue.db;
           contextValue.db = await replicas.readDatabase(request.http?.headers.get(CONSISTENCY_TOKEN_HEADER) ?? undefined);
         },

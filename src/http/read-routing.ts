@@ -22,8 +22,11 @@ export function databaseOf(req: Request, primary: Database): Database {
  * Chooses a GET's database (waiting for a standby to replay a Consistency-Token sent back, up to REPLICA_WAIT_MS)
  * and gives every other request's answer the token of what it wrote: the primary's WAL position when its answer
  * is sent, after the commits it waited for. An answer streamed (its headers sent before its end) is a read's.
+ * `stampWrites` false: GETs only (GET /graphql, whose mutations are refused; a POST's operation decides, in
+ * graphql/standby-reads.ts). A GET's database is chosen here, before its conditional GET (http/conditional-get.ts)
+ * reads the version its ETag stands for, from the same database.
  */
-export function readRouting(replicas: ReadReplicas): RequestHandler {
+export function readRouting(replicas: ReadReplicas, stampWrites = true): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'GET' || req.method === 'HEAD') {
       replicas.readDatabase(req.get(CONSISTENCY_TOKEN_HEADER)).then((db) => {
@@ -32,7 +35,7 @@ export function readRouting(replicas: ReadReplicas): RequestHandler {
       }, next);
       return;
     }
-    stampConsistencyToken(replicas, res);
+    if (stampWrites) stampConsistencyToken(replicas, res);
     next();
   };
 }
