@@ -88,7 +88,7 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
     const answer = async (req: Request, res: Response) => {
       // no `warnings`: PowerDNS's answers have no place for them (docs/powerdns-api.md), so none are worked out
       // a GET may read from a standby (http/read-routing.ts); the audit of a refusal below writes on the primary
-      const ctx: RequestContext = { db: databaseOf(req, db), principal: principalOf(req)! };
+      const ctx: RequestContext = { db: route.readsPrimary ? db : databaseOf(req, db), principal: principalOf(req)! };
       const labels: string[] = [];
       const commentLabels: string[] = [];
       try {

@@ -216,10 +216,12 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
     const readDb = databaseOf(res.req, db);
     // a context per operation, for the principal requireApiKey found; a REST answer
     // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE)
-    const context = async (): Promise<GraphQLContext> => Object.assign(contextFor(readDb, services, principal), { wholeNestedLists: true });
+    const context = async (operationDb: Database): Promise<GraphQLContext> =>
+      Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');
-      const operationContext = await context();
+      // a mutation writes: on the primary whatever the route's method
+      const operationContext = await context(OPERATIONS[operation].startsWith('mutation') ? db : readDb);
       const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, operationContext);
       warnings.push(...(operationContext.warnings ?? []));
       if (errors?.length) {
