@@ -160,6 +160,23 @@ describe('reads from a standby never go back in time', () => {
     expect(stale).toBeGreaterThan(0);
   }, 120_000);
 
+  it("the PowerDNS API: a write answers its token, a GET sending it back reads it from the standby; a TSIG secret's read (audited) from the primary", async () => {
+    const tsigKeys = '/api/v1/servers/localhost/tsigkeys';
+    const made = await http.post(tsigKeys).set('X-API-Key', ADMIN_KEY).send({ name: 'replicas-key', algorithm: 'hmac-sha256' });
+    expect(made.status).toBe(201);
+    const token = made.headers['consistency-token'];
+    expect(token).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+    const before = await standbyReads();
+    const listed = await http.get(tsigKeys).set('X-API-Key', ADMIN_KEY).set('Consistency-Token', token);
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((key: { name: string }) => key.name.replace(/\.$/, ''))).toContain('replicas-key');
+    expect(await standbyReads()).toBe(before + 1);
+    // on a standby its audit row would be refused (read-only): 503
+    const secret = await http.get(`${tsigKeys}/${made.body.id}`).set('X-API-Key', ADMIN_KEY).set('Consistency-Token', token);
+    expect(secret.status).toBe(200);
+    expect(secret.body.key).toBe(made.body.key);
+  });
+
   it('a token that is no WAL position is served by the primary, and counted', async () => {
     const before = await fallbacks('token_invalid');
     const read = await gql(`query { domain(name: "${ZONE}") { name } }`, undefined, 'not-a-position');
