@@ -1,6 +1,6 @@
 import { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
-import { isDatabaseUnavailable, noteDatabaseFailure, noteDatabaseReachable } from './availability';
+import { isDatabaseUnavailable, markStandbyFailure, noteDatabaseFailure, noteDatabaseReachable } from './availability';
 import { DatabaseHosts, generationOf, hostedClientClass } from './database-hosts';
 import { JOURNAL_CHANNEL, JournalSignal } from './journal-signal';
 import { Notifications } from './notifications';
@@ -150,9 +150,11 @@ export class Database implements Sql {
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
   private readonly failoverWaitMs: number;
+  private readonly standby: DatabaseOptions['standby'];
 
   constructor(options: DatabaseOptions) {
     this.failoverWaitMs = options.failoverWaitMs ?? 0;
+    this.standby = options.standby;
     this.base = this;
     this.hosts = options.hosts ?? new DatabaseHosts(options.connectionString);
     this.pool = new Pool({
@@ -165,7 +167,7 @@ export class Database implements Sql {
     });
     // pg's Pool re-emits an idle client's error (a server stop terminates idle sessions, 57P01) as an 'error'
     // event: without a listener Node ends the process. The client is already out of the pool.
-    const { standby } = options;
+    const { standby } = this;
     this.pool.on('error', (error, client) => {
       this.hosts.lost(generationOf(client));
       if (standby) standby.failed(error);
@@ -276,6 +278,11 @@ export class Database implements Sql {
    */
   private broken(client: PoolClient, error: unknown): Error | undefined {
     if (!isDatabaseUnavailable(error)) return undefined;
+    if (this.standby) {
+      // a standby gone, restarting, or refusing a write (25006: a read that writes, sent here by mistake)
+      markStandbyFailure(error);
+      this.standby.failed(error);
+    }
     this.hosts.lost(generationOf(client));
     return error instanceof Error ? error : new Error(String(error));
   }

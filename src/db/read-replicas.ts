@@ -86,7 +86,11 @@ class Standby {
       failoverWaitMs: 0,
       standby: {
         failed: (error) => {
-          if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
+          // read_only_sql_transaction: the standby is fine, the read wrote; the list of what stays on the primary
+          // (docs/deployment.md, «Reading from standbys») misses it
+          if ((error as { code?: unknown })?.code === '25006')
+            logger.error({ err: error }, `a read that writes was sent to standby ${this.name}: it belongs on the primary`);
+          else if (isDatabaseUnavailable(error)) this.noteState('unreachable', (error as Error)?.message);
         },
         reached: () => undefined,
       },

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
+import { databaseReachable, noteDatabaseFailure } from '../../src/db/availability';
 import { RunningService, startService } from '../../src/main';
 import { CREATE_RECORD } from '../support/fixtures';
 import { ReplicatedPostgres } from '../support/replicated-postgres';
@@ -175,6 +176,17 @@ describe('reads from a standby never go back in time', () => {
     const secret = await http.get(`${tsigKeys}/${made.body.id}`).set('X-API-Key', ADMIN_KEY).set('Consistency-Token', token);
     expect(secret.status).toBe(200);
     expect(secret.body.key).toBe(made.body.key);
+  });
+
+  it('a write sent to a standby by mistake is refused (25006) without the service taking its database for away', async () => {
+    const standby = await service.database.replicas!.readDatabase();
+    expect(standby).not.toBe(service.database.db);
+    const refused = await standby.rows('create table written_on_a_standby (id int)').catch((error: unknown) => error);
+    expect((refused as { code?: string }).code).toBe('25006');
+    // the request that met it answers 503, as for any outage; the primary is not away
+    expect(noteDatabaseFailure(refused, 'test')).toBe(true);
+    expect(databaseReachable()).toBe(true);
+    expect((await readiness()).standbys[0].state).toBe('streaming');
   });
 
   it('a token that is no WAL position is served by the primary, and counted', async () => {
