@@ -196,6 +196,25 @@ describe('reads from a standby never go back in time', () => {
     expect(await fallbacks('token_invalid')).toBe(before + 1);
   });
 
+  it('the standby 2 s behind, past REPLICA_WAIT_MS: reads with the token go to the primary, none stale, the counter moves', async () => {
+    await cluster.setApplyDelay(2000);
+    try {
+      const before = { waited: await fallbacks('token_wait'), standby: await standbyReads() };
+      let stale = 0;
+      // one pair after another: each read waits REPLICA_WAIT_MS (500 ms) for the standby, then the primary answers
+      for (let i = 0; i < 10; i++) if ((await pair(i, 'behind', true)).stale) stale++;
+      expect(stale).toBe(0);
+      // still within REPLICA_MAX_LAG_MS (5 s): the standby serves, but not these reads; its lag shows the delay
+      // (the writes kept coming: the oldest it has not applied is some 2 s old)
+      const [behind] = (await readiness()).standbys;
+      expect(behind.state).toBe('streaming');
+      expect(behind.lagSeconds).toBeGreaterThan(1);
+      expect(await fallbacks('token_wait')).toBeGreaterThanOrEqual(before.waited + 8);
+    } finally {
+      await cluster.setApplyDelay(200);
+    }
+  }, 60_000);
+
   it('the standby stopped: reads go on from the primary (never stale), /ready says so, the fallback counter moves', async () => {
     await cluster.stopStandby();
     await waitUntil('/ready to name the standby unreachable', async () => (await readiness()).standbys[0].state === 'unreachable', 10_000);

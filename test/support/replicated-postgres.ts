@@ -229,6 +229,11 @@ export class ReplicatedPostgres {
     );
   }
 
+  /** the standby's recovery_min_apply_delay changed (a reload: it applies to what it replays from then on) */
+  async setApplyDelay(ms: number): Promise<void> {
+    await this.sql(this.standby, [`alter system set recovery_min_apply_delay = '${ms}ms'`, 'select pg_reload_conf()']);
+  }
+
   /** the standby stopped (fast): from now on a commit on the primary waits for it */
   async stopStandby(): Promise<void> {
     await runAsPostgres(`${PG_BIN}/pg_ctl`, ['-D', this.standby.dataDir, '-m', 'fast', '-w', 'stop']);
