@@ -138,7 +138,8 @@ export function registerZoneCommands(program: Command): void {
       'apply a change set from a JSON file: an array of {kind, id, owner, type, rdata, rdatas, ttl} (kind ADD, REMOVE, REPLACE, REPLACE_RRSET), all or nothing',
     )
     .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
-    .action(async (name: string, file: string, options: { expectSerial?: string }) => {
+    .option('--dry-run', 'show the plan (each RRset before and after, the serial it would make, the warnings) and write nothing')
+    .action(async (name: string, file: string, options: { expectSerial?: string; dryRun?: boolean }) => {
       let changes: unknown;
       try {
         changes = JSON.parse(readFileSync(file, 'utf8'));
@@ -150,6 +151,35 @@ export function registerZoneCommands(program: Command): void {
         changes = (changes as { changes: unknown[] }).changes;
       if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
       const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
+      if (options.dryRun) {
+        const plan = (
+          await gql(
+            `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true) {
+        zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
+        rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
+        disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message } } }`,
+            { z: name, c: changes, e: expect },
+          )
+        ).applyZoneChanges;
+        if (program.opts().json) return print(program, plan);
+        // the plan in the dry run's own words, RRset by RRset; nothing was written
+        const changesNothing = plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length;
+        process.stdout.write(
+          changesNothing
+            ? `zone ${plan.zone}: dry run, nothing to change (serial ${plan.serialBefore})\n`
+            : `zone ${plan.zone}: dry run, serial ${plan.serialBefore} → ${plan.serial}\n`,
+        );
+        for (const rrset of plan.rrsets) {
+          process.stdout.write(`${rrset.owner} ${rrset.type}\n`);
+          for (const r of rrset.before) process.stdout.write(`  before ${r.ttl} ${r.rdata}\n`);
+          for (const r of rrset.after) process.stdout.write(`  after  ${r.ttl} ${r.rdata}\n`);
+          if (!rrset.after.length) process.stdout.write('  after  (none: the RRset goes)\n');
+        }
+        for (const r of plan.disabledAdded) process.stdout.write(`disable ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+        for (const r of plan.disabledRemoved) process.stdout.write(`no longer disabled ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+        for (const w of plan.warnings) process.stderr.write(`warning: ${w.message}\n`);
+        return;
+      }
       const result = (
         await gql(
           `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
