@@ -209,9 +209,14 @@ export function parseZoneChange(
 }
 
 /** a set's changes read with the zone's TTLs, every problem at once (each naming its change) */
-export function parseZoneChanges(zone: string, changes: ZoneChangeSpec[], allowedTtls: AllowedTtls): (ParsedChange | undefined)[] {
+export function parseZoneChanges(
+  zone: string,
+  changes: ZoneChangeSpec[],
+  allowedTtls: AllowedTtls,
+  options: ZoneChangeOptions = {},
+): (ParsedChange | undefined)[] {
   const invalid: ErrorDetail[] = [];
-  const parsed = changes.map((change, index) => parseZoneChange(zone, change, index, invalid, allowedTtls));
+  const parsed = changes.map((change, index) => parseZoneChange(zone, change, index, invalid, allowedTtls, options));
   if (invalid.length) throw errorFromProblems(invalid);
   return parsed;
 }

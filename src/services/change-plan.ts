@@ -260,10 +260,14 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
     const kept = keptDisabledAt(key);
     if (kept) takeDisabled(kept, index);
   }
-  for (const { record, index } of disabledCome.values()) {
+  for (const [key, { record, index }] of disabledCome) {
     const present = servedNow(record);
     if (present) remove(present, index);
-    disabledGone.delete(recordIdentity(record));
+    disabledGone.delete(key);
+    // kept disabled already, with this TTL: no change (a REPLACE that names an RRset's disabled records as they
+    // are, PowerDNS's every PATCH, would otherwise write them again and plan a change of nothing)
+    const was = disabled.byIdentity.get(key);
+    if (was && was.ttl === record.ttl && !present) disabledCome.delete(key);
   }
   if (problems.some((p) => p.code === 'RECORD_NOT_FOUND') && problems.every((p) => p.code === 'RECORD_NOT_FOUND')) {
     return refusal(
