@@ -85,8 +85,6 @@ export interface ChangePlan {
   soa: SoaEdit;
   /** the zone checks' warnings about what the plan adds (with PlanPolicy.warnings) */
   warnings: ErrorDetail[];
-  /** the served records of each RRset the plan touches, before and after (a dry run shows them) */
-  rrsets: PlannedRrset[];
 }
 
 export interface PlannedRrset {
@@ -362,17 +360,17 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
       disabled: disabledDelta,
       soa,
       warnings,
-      rrsets: touchedRrsets(current, removals, insertions),
     },
   };
 }
 
-/** the served records of each RRset a plan removes from or adds to, before and after it, in the order met */
-function touchedRrsets(
-  current: readonly StoredRow[],
-  removals: ChangePlan['removals'],
-  insertions: ChangePlan['insertions'],
-): PlannedRrset[] {
+/**
+ * The served records of each RRset a plan removes from or adds to, before and after it, in the order met: what a
+ * dry run shows (made only when asked: a bulk set's write has no use for it)
+ */
+export function plannedRrsets(zone: Pick<ZoneAsRead, 'records'>, plan: Pick<ChangePlan, 'removals' | 'insertions'>): PlannedRrset[] {
+  const { removals, insertions } = plan;
+  const current = zone.records;
   if (!removals.length && !insertions.length) return [];
   const byKey = new Map<string, PlannedRrset>();
   const touch = (owner: string, type: string) => {

@@ -11,7 +11,15 @@ import { decide, isRestricted } from '../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
 import { disabledOfZone } from '../repositories/disabled-records';
-import { type ChangePlan, disabledRecordsRead, NO_DISABLED, planChangeSet, refusedByPolicy, type ZoneAsRead } from './change-plan';
+import {
+  type ChangePlan,
+  disabledRecordsRead,
+  NO_DISABLED,
+  planChangeSet,
+  plannedRrsets,
+  refusedByPolicy,
+  type ZoneAsRead,
+} from './change-plan';
 import { type ParsedChange, parseZoneChange, parseZoneChanges } from './change-parse';
 import type { PlannedChanges, PlanView, ZoneChangeOptions, ZoneChangesOutcome, ZoneChangesResult, ZoneChangeSpec } from './zone-change-set';
 
@@ -26,14 +34,14 @@ export type {
 } from './zone-change-set';
 
 /** a plan as a dry run answers it: the records it would add and remove, each RRset before and after, its warnings */
-function outcomeOf(plan: ChangePlan, serialBefore: number, serial: number): ZoneChangesResult {
+function outcomeOf(zone: ZoneAsRead, plan: ChangePlan, serial: number): ZoneChangesResult {
   return {
     zone: plan.zone,
-    serialBefore,
+    serialBefore: plan.serialBefore,
     serial,
     added: plan.insertions.map(({ record }) => journalRecord(record)),
     removed: plan.removals.map(({ row }) => journalRecord(row)),
-    rrsets: plan.rrsets.map((rrset) => ({
+    rrsets: plannedRrsets(zone, plan).map((rrset) => ({
       owner: rrset.owner,
       type: rrset.type,
       before: rrset.before.map(journalRecord),
@@ -297,7 +305,7 @@ export class ZoneChangesService {
     const serialBefore = change.zone.serial;
     if (options.dryRun) {
       const { serial } = await dryRunChangePlan(change, plan, this.settings);
-      return { ...outcomeOf(plan, serialBefore, serial), changed: false, dryRun: true };
+      return { ...outcomeOf(zoneAsRead, plan, serial), changed: false, dryRun: true };
     }
     const { changed } = await applyChangePlan(change, plan, { settings: this.settings, principal: ctx.principal });
     if (change.serialAfter === undefined)

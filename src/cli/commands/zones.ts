@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { dryRunChanges } from './change-plan';
 import { ApiError, UsageError, serverSpec, gql, print, listUpTo, userIdOf, limitOf, confirm, zoneExists, askYesNo } from '../shared';
 
 /** `zonekeeper zone`: zones, their transfers, imports, changes and checks */
@@ -151,35 +152,7 @@ export function registerZoneCommands(program: Command): void {
         changes = (changes as { changes: unknown[] }).changes;
       if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
       const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
-      if (options.dryRun) {
-        const plan = (
-          await gql(
-            `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true) {
-        zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
-        rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
-        disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message } } }`,
-            { z: name, c: changes, e: expect },
-          )
-        ).applyZoneChanges;
-        if (program.opts().json) return print(program, plan);
-        // the plan in the dry run's own words, RRset by RRset; nothing was written
-        const changesNothing = plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length;
-        process.stdout.write(
-          changesNothing
-            ? `zone ${plan.zone}: dry run, nothing to change (serial ${plan.serialBefore})\n`
-            : `zone ${plan.zone}: dry run, serial ${plan.serialBefore} → ${plan.serial}\n`,
-        );
-        for (const rrset of plan.rrsets) {
-          process.stdout.write(`${rrset.owner} ${rrset.type}\n`);
-          for (const r of rrset.before) process.stdout.write(`  before ${r.ttl} ${r.rdata}\n`);
-          for (const r of rrset.after) process.stdout.write(`  after  ${r.ttl} ${r.rdata}\n`);
-          if (!rrset.after.length) process.stdout.write('  after  (none: the RRset goes)\n');
-        }
-        for (const r of plan.disabledAdded) process.stdout.write(`disable ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
-        for (const r of plan.disabledRemoved) process.stdout.write(`no longer disabled ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
-        for (const w of plan.warnings) process.stderr.write(`warning: ${w.message}\n`);
-        return;
-      }
+      if (options.dryRun) return dryRunChanges(program, name, changes, expect);
       const result = (
         await gql(
           `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
