@@ -120,6 +120,7 @@ export function watchZoneQueues(db: Database, watch: (run: QueueRun) => void): (
 
 export type { QueueRun } from './zone-queue';
 export { journalRecord, ZoneChange } from './staging';
+export { applyChangePlan, dryRunChangePlan } from './apply-plan';
 export type { ZoneChangeRequest } from './staging';
 export {
   publishWaitingMembers,
