@@ -4,6 +4,7 @@
  * (`steered_rrsets`) with their pools and what was last served.
  */
 import type { Sql } from '../db/pool';
+import type { StoredRow } from './zone-writes';
 
 /** a check's damped status: `unknown` until fall or rise first decides it, served as up (see memberHealthy) */
 export type CheckStatus = 'unknown' | 'up' | 'down';
@@ -312,4 +313,25 @@ export async function zoneOfCheck(sql: Sql, id: number): Promise<number | undefi
 export async function zoneOfRrset(sql: Sql, id: number): Promise<number | undefined> {
   const [row] = await sql.rows(`select domain_id from steered_rrsets where id = $1`, [id]);
   return row ? Number(row.domain_id) : undefined;
+}
+
+/** the status of each of the zone's checks, by id */
+export async function statusesOfZone(sql: Sql, domainId: number): Promise<Map<number, CheckStatus>> {
+  const rows = await sql.rows(`select id, status from steering_checks where domain_id = $1`, [domainId]);
+  return new Map(rows.map((r) => [Number(r.id), r.status as CheckStatus]));
+}
+
+/** the zone's records at the owner and type (the RRset a steered RRset holds) */
+export async function rowsAt(sql: Sql, domainId: number, owner: string, type: string): Promise<StoredRow[]> {
+  const rows = await sql.rows(
+    `select id, owner, type, rdata, ttl from records where domain_id = $1 and owner = $2 and type = $3 order by id`,
+    [domainId, owner, type],
+  );
+  return rows.map((r) => ({ id: Number(r.id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) }));
+}
+
+/** the zones that have steered RRsets (the prober decides them all again when it starts) */
+export async function steeredZones(sql: Sql): Promise<number[]> {
+  const rows = await sql.rows(`select distinct domain_id from steered_rrsets order by domain_id`);
+  return rows.map((r) => Number(r.domain_id));
 }
