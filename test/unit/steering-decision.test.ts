@@ -45,13 +45,18 @@ describe('steering: one probe after another (fall, rise, flap damping)', () => {
   });
 
   it('holds a check that changed state for 30 s: down at 4 s, passing from 6 s, up only once 30 s have passed', () => {
-    const { statuses } = run([F, F, F, P, P, P, P, P, P, P, P, P, P, P, P, P, P]);
+    const up: CheckState = { ...fresh(), status: 'up', since: at(-600) };
+    const results = [F, F, F, P, P, P, P, P, P, P, P, P, P, P, P, P, P];
+    const { state, statuses } = run(results, { start: up });
     // probes at 0, 2, 4 (down), 6 ... 32: rise is met at 10 s, the hold ends at 34 s
-    expect(statuses.slice(0, 3)).toEqual(['unknown', 'unknown', 'down']);
+    expect(statuses.slice(0, 3)).toEqual(['up', 'up', 'down']);
     expect(statuses.slice(3).every((s) => s === 'down')).toBe(true);
-    const later = nextCheckState(run([F, F, F, P, P, P, P, P, P, P, P, P, P, P, P, P, P]).state, P, at(34), thresholds);
-    expect(later.status).toBe('up');
-    expect(later.since).toEqual(at(34));
+    const later = nextCheckState(state, P, at(34), thresholds);
+    expect(later).toMatchObject({ status: 'up', since: at(34) });
+  });
+
+  it('the first decision of a new check is not held: found down at once, it comes up with rise', () => {
+    expect(run([F, F, F, P, P, P]).statuses).toEqual(['unknown', 'unknown', 'down', 'down', 'down', 'up']);
   });
 
   it('pins a flapping check down: the 4th change within 5 minutes is refused and the check stays down until stable 5 minutes', () => {

@@ -34,7 +34,7 @@ export interface Thresholds {
 /**
  * What one probe's result makes of a check's state. fall failures in a row take an up (or unknown) check down,
  * rise passes in a row bring a down (or unknown) one up. Flap damping: a check that changed state keeps it at
- * least HOLD_MS (the first decision of an unknown check is not held); a change that would be the
+ * least HOLD_MS (the first decision of an unknown check is no change and is not held); a change that would be the
  * (FLAP_TRANSITIONS + 1)th within FLAP_WINDOW_MS pins the check down, and a pinned check comes up only once its
  * probes have passed without a break for STABLE_MS (and rise is met). `frozen`: the panic freeze (below): the
  * counts go on, but nothing is taken down.
@@ -49,7 +49,9 @@ export function nextCheckState(state: CheckState, passed: boolean, now: Date, th
     stableSince: sameRun ? state.stableSince : now,
     transitions: state.transitions.filter((at) => now.getTime() - at.getTime() < FLAP_WINDOW_MS),
   };
-  const held = state.status !== 'unknown' && now.getTime() - state.since.getTime() < HOLD_MS;
+  // held since its last change (the first decision of a new check is none: a check found down at once goes out)
+  const last = next.transitions[next.transitions.length - 1];
+  const held = last !== undefined && now.getTime() - last.getTime() < HOLD_MS;
   if (state.pinned) {
     const stable = passed && next.stableSince !== null && now.getTime() - next.stableSince.getTime() >= STABLE_MS;
     if (stable && next.passes >= thresholds.rise) return changed(next, 'up', now, false);

@@ -13,6 +13,7 @@ import type { Sql } from '../../db/pool';
 import { parseApiRecord } from '../../dns/record';
 import { checkRecordPlacement } from '../../dns/zone-rules';
 import { normaliseZoneName } from '../../dns/zone-name';
+import { AllowedTtls, ttlAllowed } from '../../dns/ttl';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import { mayConnect } from '../../outbound/addresses';
 import {
@@ -96,8 +97,24 @@ const ALL_DOWN: readonly AllDown[] = ['backup', 'empty'];
 const PROTOCOLS = ['http', 'https', 'tcp'] as const;
 const MAX_POOLS = 16;
 const MAX_MEMBERS = 64;
-/** the TTL a steered RRset gets when none is given: short, so that resolvers follow a transition within a minute */
-const DEFAULT_TTL = 60;
+/**
+ * the TTL a steered RRset gets when none is given: short, so that resolvers follow a transition within a minute
+ * (Route 53 advises 60 s for failover records), or the shortest ALLOWED_TTLS allows
+ */
+const PREFERRED_TTL = 60;
+function defaultTtl(allowed: AllowedTtls): number {
+  if (ttlAllowed(PREFERRED_TTL, allowed)) return PREFERRED_TTL;
+  const starts = allowed.map((a) => (typeof a === 'number' ? a : a[0]));
+  return Math.min(...starts.filter((t) => t >= PREFERRED_TTL), Math.max(...starts));
+}
+
+/** answers by the asker's subnet or geography: refused before anything else is read */
+function refuseRules(input: SteeredRrsetInput): void {
+  if (!input.rules?.some((rule) => (rule.subnets?.length ?? 0) > 0 || (rule.geos?.length ?? 0) > 0)) return;
+  const message =
+    'rules: answers by subnet or geography need views (an answer per asker); every standard secondary serves one answer to all, so they are not taken (docs/steering.md)';
+  throw new DomainError('STEERING_RULES_NEED_VIEWS', message, [{ field: 'rules', code: 'STEERING_RULES_NEED_VIEWS', message }]);
+}
 
 export class SteeringService {
   constructor(private readonly settings: Settings) {}
@@ -158,6 +175,7 @@ export class SteeringService {
   // -- steered RRsets
 
   async createRrset(ctx: RequestContext, zoneName: string, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
+    refuseRules(input);
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, input);
     const id = await changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
@@ -178,6 +196,7 @@ export class SteeringService {
   }
 
   async updateRrset(ctx: RequestContext, id: number, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
+    refuseRules(input);
     await this.changeOfRrset(ctx, id, async (change, current) => {
       const definition = await this.parseRrset(ctx, change, input);
       if (definition.owner !== current.owner || definition.type !== current.type) {
@@ -322,7 +341,7 @@ export class SteeringService {
   private parseOwner(zone: string, input: SteeredRrsetInput): string {
     const parsed = parseApiRecord(
       zone,
-      { owner: input.owner, type: 'TXT', rdata: '"x"', ttl: input.ttl ?? DEFAULT_TTL },
+      { owner: input.owner, type: 'TXT', rdata: '"x"', ttl: input.ttl ?? defaultTtl(this.settings.allowedTtls) },
       this.settings.allowedTtls,
     );
     if (!parsed.ok) throw errorFromProblems(parsed.problems, 'TXT');
@@ -332,15 +351,11 @@ export class SteeringService {
   /** the definition read and checked against the zone as it is (its checks, what else is at the owner) */
   private async parseRrset(ctx: RequestContext, change: ZoneChange, input: SteeredRrsetInput) {
     const zone = change.zone.name;
-    if (input.rules?.some((rule) => (rule.subnets?.length ?? 0) > 0 || (rule.geos?.length ?? 0) > 0)) {
-      const message =
-        'rules: answers by subnet or geography need views (an answer per asker); every standard secondary serves one answer to all, so they are not taken (docs/steering.md)';
-      throw new DomainError('STEERING_RULES_NEED_VIEWS', message, [{ field: 'rules', code: 'STEERING_RULES_NEED_VIEWS', message }]);
-    }
+    refuseRules(input);
     const type = String(input.type ?? '').toUpperCase() as SteeredType;
     if (!(STEERED_TYPES as readonly string[]).includes(type))
       throw DomainError.invalid('type', `type: a steered RRset is one of ${STEERED_TYPES.join(', ')}`, 'INVALID_CHOICE');
-    const ttl = input.ttl ?? DEFAULT_TTL;
+    const ttl = input.ttl ?? defaultTtl(this.settings.allowedTtls);
     const owner = this.parseOwner(zone, { ...input, ttl });
     requireAllowed(ctx.principal.policy, { zone, owner, type, access: 'write' });
     const rrset = { owner, type, ttl };
