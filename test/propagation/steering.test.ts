@@ -1,7 +1,8 @@
 /**
  * Steering end to end (docs/steering.md), with real parts: HTTP endpoints on loopback that the test starts and
  * stops, the worker's prober checking them every second (fall 2, rise 2; the operator allows loopback with
- * STEERING_ALLOW_NETWORKS), and the served A RRset read by AXFR from the DNS primary. A killed endpoint leaves the
+ * STEERING_ALLOW_NETWORKS), and the served A RRset read by AXFR from the DNS primary and asked of a Knot secondary
+that takes the zone from it (catalog, NOTIFY, IXFR) and knows nothing of steering. A killed endpoint leaves the
  * served RRset and comes back once it answers again (after the 30 s hold of flap damping); with every pool down
  * the backup is served; each served change is the service's own (the history's note `steering`, a
  * `steering.changed` event). Rules by subnet or geography are refused.
@@ -11,9 +12,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, errorCode } from '../support/fixtures';
-import { dig, freePort, records, waitFor } from './knot';
+import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
 
 const ZONE = 'steer.zk-steering.test';
+const CATALOG = 'catalog.zk-steering.test';
 const KEY_NAME = 'zk-steering-key';
 const SECRET = randomBytes(32).toString('base64');
 
@@ -48,13 +50,18 @@ const endpoints = [new Endpoint(), new Endpoint(), new Endpoint(), new Endpoint(
 const [first, second, fallback, steady] = endpoints;
 let app: TestApp;
 let dnsPort: number;
+/** a Knot secondary fed by the primary (catalog, NOTIFY, IXFR), knowing nothing of steering */
+let knot: Knot;
 
 beforeAll(async () => {
   for (const endpoint of endpoints) await endpoint.start();
   dnsPort = await freePort();
+  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   app = await startTestApp({
     ROLES: 'api,dns,worker',
     DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+    SECONDARIES: `127.0.0.1:${knot.port}`,
+    CATALOG_ZONE: CATALOG,
     TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
     STEERING_CHECK_INTERVAL: '1',
     STEERING_CHECK_TIMEOUT_MS: '500',
@@ -67,6 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await app?.close();
+  await knot?.stop();
   for (const endpoint of endpoints) await endpoint.stop();
 });
 
@@ -79,18 +87,34 @@ async function servedA(): Promise<string[]> {
     .sort();
 }
 
+/** the A records at app as the Knot secondary answers them */
+async function knotA(): Promise<string[]> {
+  const answer = records(await dig(['@127.0.0.1', '-p', String(knot.port), '+norec', `app.${ZONE}`, 'A']));
+  return answer
+    .filter((r) => r.type === 'A')
+    .map((r) => r.rdata)
+    .sort();
+}
+
+/** waits until the primary serves `expected` at app, then until the Knot secondary does (answering nothing for none) */
 async function servedBecomes(what: string, expected: string[], timeoutMs: number): Promise<void> {
-  let last: string[] = [];
-  await waitFor(
-    what,
-    async () => {
-      last = await servedA();
-      return JSON.stringify(last) === JSON.stringify([...expected].sort()) ? true : undefined;
-    },
-    timeoutMs,
-  ).catch((error: Error) => {
-    throw new Error(`${error.message}; served: ${JSON.stringify(last)}`);
-  });
+  const wanted = JSON.stringify([...expected].sort());
+  for (const [where, read, allowMs] of [
+    ['the primary', servedA, timeoutMs],
+    ['the Knot secondary', knotA, 5_000],
+  ] as const) {
+    let last: string[] = [];
+    await waitFor(
+      `${what} at ${where}`,
+      async () => {
+        last = await read();
+        return JSON.stringify(last) === wanted ? true : undefined;
+      },
+      allowMs,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; served: ${JSON.stringify(last)}`);
+    });
+  }
 }
 
 const CREATE_CHECK = `mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id name status } }`;
