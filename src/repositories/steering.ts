@@ -234,15 +234,17 @@ export async function saveProbe(sql: Sql, id: number, state: CheckState, probe: 
 }
 
 /**
- * How many checks there are, and how many failed their last probe within `seconds` (the panic freeze's
- * measure, over every zone: the prober's own network failing fails them all).
+ * How many checks there are, and how many failed their last probe, that probe being recent: within two of the
+ * check's intervals (its own, or `defaultInterval` seconds), so a check probed a moment late still counts (the
+ * panic freeze's measure, over every zone: the prober's own network failing fails them all).
  */
-export async function failingChecks(sql: Sql, seconds: number): Promise<{ failing: number; total: number }> {
+export async function failingChecks(sql: Sql, defaultInterval: number): Promise<{ failing: number; total: number }> {
   const [row] = await sql.rows(
     `select count(*)::int as total,
-            count(*) filter (where last_ok = false and checked_at > now() - make_interval(secs => $1))::int as failing
+            count(*) filter (where last_ok = false
+                               and checked_at > now() - 2 * make_interval(secs => coalesce(interval_seconds, $1)))::int as failing
        from steering_checks`,
-    [seconds],
+    [defaultInterval],
   );
   return { failing: row.failing, total: row.total };
 }

@@ -117,13 +117,13 @@ export class SteeringChecksDuty {
   }
 
   /**
-   * The panic freeze: more than half of all checks failing within one interval (their stored last probes, this
-   * batch's in place of theirs). Told once when it begins and once when it ends (log, metric, event).
+   * The panic freeze: more than half of all checks failing their last probe (stored, within two of their
+   * intervals; this batch's in place of theirs). Told once when it begins and once when it ends (log, metric, event).
    */
   private async panicFreeze(checks: CheckRow[], results: ProbeResult[]): Promise<boolean> {
-    const window = this.settings.steering.checkInterval;
-    const stored = await failingChecks(this.db, window);
-    const recent = (check: CheckRow) => check.checkedAt !== null && Date.now() - check.checkedAt.getTime() < window * 1000;
+    const stored = await failingChecks(this.db, this.settings.steering.checkInterval);
+    const recent = (check: CheckRow) =>
+      check.checkedAt !== null && Date.now() - check.checkedAt.getTime() < 2 * intervalOf(check, this.settings) * 1000;
     const before = checks.filter((c) => c.lastOk === false && recent(c)).length;
     const failing = stored.failing - before + results.filter((r) => !r.ok).length;
     const frozen = panicking(failing, stored.total);
