@@ -95,7 +95,7 @@ test.each([
   ['the body holds the text', { bodyContains: 'healthy' }, true, null],
   ['the body lacks the text', { bodyContains: 'ready' }, false, /does not contain "ready"/],
 ])('HTTP: %s', async (_name, overrides, ok, error) => {
-  const result = await run(overrides as Partial<ProbeTarget>);
+  const result = await run(overrides);
   expect(result.ok).toBe(ok);
   if (error) expect(result.error).toMatch(error);
   else expect(result.error).toBeNull();
