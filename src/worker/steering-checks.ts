@@ -58,7 +58,7 @@ export class SteeringChecksDuty {
   /** decides every steered zone again (publishing only those whose served records differ) */
   async reconcile(): Promise<void> {
     try {
-      for (const domainId of await steeredZones(this.db)) this.publishSoon(domainId);
+      for (const domainId of await steeredZones(this.db)) this.zoneChanged(domainId);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: reading the steered zones failed');
     }
@@ -110,7 +110,7 @@ export class SteeringChecksDuty {
           );
         }
       }
-      for (const domainId of changed) this.publishSoon(domainId);
+      for (const domainId of changed) this.zoneChanged(domainId);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: storing probe results failed');
     }
@@ -144,7 +144,7 @@ export class SteeringChecksDuty {
   }
 
   /** publishes the zone's steered RRsets after PUBLISH_COALESCE_MS, once for every status change meanwhile */
-  private publishSoon(domainId: number): void {
+  zoneChanged(domainId: number): void {
     if (this.waiting.has(domainId)) return;
     const timer = setTimeout(() => {
       this.waiting.delete(domainId);

@@ -95,3 +95,45 @@ test('the panic freeze: every check failing at once takes nothing down, and the 
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   }
 }, 60_000);
+
+test('a zone’s status changes within 250 ms are published as one change: one serial for both RRsets', async () => {
+  const db = app.service.database.db;
+  const zone = (await app.gql(`query($n: String) { domain(name: $n) { id serial steeringChecks { id name } } }`, { n: ZONE })).data.domain;
+  const checkId = (name: string) => zone.steeringChecks.find((c: { name: string }) => c.name === name).id;
+  for (const [owner, check] of [
+    ['one', 'c0'],
+    ['two', 'c1'],
+  ]) {
+    const res = await app.gql(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
+      z: ZONE,
+      i: { owner, type: 'A', pools: [{ members: [{ value: '192.0.2.1', checkId: checkId(check) }] }], backup: ['192.0.2.99'] },
+    });
+    if (res.errors) throw new Error(JSON.stringify(res.errors));
+  }
+  const serial = async () => (await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: ZONE })).data.domain.serial;
+  const before = await serial();
+  const prober = new SteeringChecksDuty(app.settings, db, logger);
+  // two checks go down 100 ms apart, each change handed to the publisher as the prober does
+  await db.affected(`update steering_checks set status = 'down' where id = $1`, [checkId('c0')]);
+  prober.zoneChanged(Number(zone.id));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  await db.affected(`update steering_checks set status = 'down' where id = $1`, [checkId('c1')]);
+  prober.zoneChanged(Number(zone.id));
+  await waitFor('the publication', async () => ((await serial()) !== before ? true : undefined), 5_000);
+  await prober.stop();
+  expect(await serial()).toBe(before + 1);
+  const history = await app.gql(
+    `query($n: String) { domain(name: $n) { changes(first: 1) { nodes { serviceNote added { owner type rdata } } } } }`,
+    {
+      n: ZONE,
+    },
+  );
+  const [change] = history.data.domain.changes.nodes;
+  expect(change.serviceNote).toBe('steering');
+  expect(
+    change.added
+      .filter((r: { type: string }) => r.type === 'A')
+      .map((r: { owner: string; rdata: string }) => `${r.owner} ${r.rdata}`)
+      .sort(),
+  ).toEqual(['one 192.0.2.99', 'two 192.0.2.99']);
+});
