@@ -57,7 +57,7 @@ export async function publishSteeredZone(db: Database, settings: Settings, domai
 
 /**
  * Stages, in `change`, the served records of the zone's steered RRsets (those of `only`, or all) where they differ
- * from what the zone holds at their owner and type; answers what moved. `removedRrsets`: RRsets whose records go
+ * from what the zone holds at their owner and type; answers what moved. `removed`: RRsets whose records go
  * (a steered RRset deleted).
  */
 export async function stageSteered(change: ZoneChange, options: { only?: number[]; removed?: RrsetRow[] } = {}): Promise<ServedChange[]> {
