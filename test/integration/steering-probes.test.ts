@@ -20,6 +20,7 @@ let web: http.Server;
 let secure: https.Server;
 let silent: net.Server;
 const hosts: string[] = [];
+const silentSockets = new Set<net.Socket>();
 
 const listen = async (server: net.Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -59,8 +60,8 @@ beforeAll(async () => {
   );
   web = http.createServer(handler);
   secure = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, handler);
-  // accepts connections and never answers
-  silent = net.createServer(() => undefined);
+  // accepts connections and never answers (they are closed when the test ends)
+  silent = net.createServer((socket) => silentSockets.add(socket));
   webPort = await listen(web);
   securePort = await listen(secure);
   silentPort = await listen(silent);
@@ -68,6 +69,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of [web, secure]) server.closeAllConnections();
+  for (const socket of silentSockets) socket.destroy();
   await Promise.all([web, secure, silent].map((server) => new Promise((resolve) => server.close(resolve))));
   rmSync(dir, { recursive: true, force: true });
 });
