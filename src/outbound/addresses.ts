@@ -9,6 +9,7 @@
  * | transfers in and NOTIFY out (services/server-entries.ts: a secondary zone's primaries, an import's source, a zone's extra secondaries) | a user's key | TRANSFER_SERVERS_ALLOW |
  * | other signers' DNSKEYs (services/dnssec/foreign-keys.ts, multi-signer) | a user's `fetchFrom` | DNSSEC_FOREIGN_KEYS_FETCH_ALLOW |
  * | NOTIFY(CDS) (services/dnssec/cds-notify.ts) | the parent's DSYNC record | DNSSEC_CDS_NOTIFY_ALLOW |
+ * | steering's health checks (services/steering/, outbound/probes.ts each probe) | a check's address | STEERING_ALLOW_NETWORKS |
  *
  * The operator's own choices are not checked: the fleet (SECONDARIES, nameserver sets), ALIAS_RESOLVERS,
  * DNSSEC_PARENT_DS_SERVERS, HEALTH_ROOT_HINTS, OIDC_ISSUER, the database, and servers the admin key names.

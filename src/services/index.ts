@@ -13,6 +13,7 @@ import { TsigKeysService } from './tsig-keys.service';
 import { DnsUpdatesService } from './dns-updates.service';
 import { PropagationStatusService } from './propagation-status.service';
 import { AliasStatusService } from './alias-status.service';
+import { SteeringService } from './steering/steering.service';
 import { DnssecService } from './dnssec/dnssec.service';
 import { dnssecZoneSigner } from './dnssec/zone-signing';
 import { useZoneSigner } from './write-engine';
@@ -71,6 +72,8 @@ export interface Services {
   recordTemplates: RecordTemplatesService;
   /** ALIAS/ANAME flattening's status and derived records (docs/templates-and-alias.md) */
   aliases: AliasStatusService;
+  /** steering: health checks and steered RRsets (docs/steering.md) */
+  steering: SteeringService;
   /** zones moved between accounts: offers, acceptance, the admin's move (docs/people.md) */
   zoneTransfers: ZoneTransfersService;
   /** nameserver sets: fleets of secondaries with their NS names and catalogs, a zone's moves (docs/transfers.md) */
@@ -127,6 +130,7 @@ export function createServices(settings: Settings): Services {
     passkeys: new PasskeysService(sessions, people),
     recordTemplates,
     aliases: new AliasStatusService(settings),
+    steering: new SteeringService(settings),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
     permissions: new PermissionsService(people),

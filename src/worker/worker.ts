@@ -41,6 +41,7 @@ import { publishWaitingMembers } from '../services/write-engine';
 import { SecondaryZonesWorker } from './secondary-zones';
 import { FANOUT_BATCH, WebhookDeliveryDuty } from './webhook-delivery';
 import { HealthWorker } from './health';
+import { SteeringChecksDuty } from './steering-checks';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
 import { endServedDepartures } from '../services/write-engine';
@@ -630,11 +631,15 @@ export async function startWorker(
   // fan-out goes with the outbox claim, in one commit (PropagationWorker.claimBatch)
   const webhooks = new WebhookDeliveryDuty(settings, db, log, true);
   worker.webhooks = webhooks;
+  // steering's health checks (docs/steering.md), their answers published through the write engine
+  const steering = new SteeringChecksDuty(settings, db, log);
   await worker.start();
   await webhooks.start();
+  steering.start();
   return {
     worker,
     stop: async () => {
+      await steering.stop();
       await webhooks.stop();
       await worker.stop();
     },
