@@ -59,8 +59,9 @@ class Slot {
     signal: AbortSignal,
   ) {
     this.paced = new PacedRun(duty.pace ?? 0, () => {
-      this.running = duty
-        .run(signal)
+      // a run that throws before its first await fails like one that rejects
+      this.running = Promise.resolve()
+        .then(() => duty.run(signal))
         .then(
           () => undefined,
           (error: unknown) => reportDutyFailure(log, duty, error),
@@ -95,8 +96,13 @@ export class DutyRunner {
       if (this.slots.has(duty.name)) throw new Error(`two duties named ${duty.name}`);
       this.slots.set(duty.name, new Slot(duty, this.log, this.stopping.signal));
     }
-    for (const slot of this.slots.values())
-      if (slot.duty.listen && !this.stopped) slot.unlisten = await slot.duty.listen(() => this.wake(slot.duty.name));
+    for (const slot of this.slots.values()) {
+      if (!slot.duty.listen || this.stopped) continue;
+      const unlisten = await slot.duty.listen(() => this.wake(slot.duty.name));
+      // stopped while it subscribed: stop() has unsubscribed the others already
+      if (this.stopped) unlisten();
+      else slot.unlisten = unlisten;
+    }
     for (const slot of this.slots.values()) {
       if (!slot.duty.awaitFirst || this.stopped) continue;
       slot.paced.request();
