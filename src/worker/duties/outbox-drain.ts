@@ -44,7 +44,7 @@ export class OutboxDrain {
   private fanoutAlongFailing = false;
 
   /**
-   * `checkIn`: asks the status checks for a round in so many ms; `webhooks`: the fan-out taken along (startWorker),
+   * `checkIn`: asks the status checks for a round in so many ms; `webhooks`: the fan-out taken along (worker.ts),
    * none in a worker without webhook deliveries.
    */
   constructor(
@@ -85,7 +85,7 @@ export class OutboxDrain {
    * Claims and publishes one batch of journal rows (one statement: PropagationRepository.claimChanges); returns
    * how many, and whether the webhook fan-out taken along has more to do at once.
    *
-   * With the webhook fan-out taken along (startWorker), its step goes in the same commit: what the worker does
+   * With the webhook fan-out taken along (worker.ts), its step goes in the same commit: what the worker does
    * after a write (publish its journal row, pass its event to the deliveries) is one WAL flush, not two, and one
    * statement while no subscription is enabled (claimChangesPassingFanout), else one transaction (the claim, then
    * the fan-out's step). Both durable, all or nothing, as each was alone. Should the two together fail, the claim
