@@ -1,5 +1,6 @@
 /**
- * Steering's prober (docs/steering.md), a duty of every worker process. Each tick claims the due checks in
+ * Steering's prober (docs/steering.md), kept by two duties of every worker process (duties/steering.ts): its
+ * claims, every STEERING_TICK_MS, and its reconciliation. Each tick claims the due checks in
  * PostgreSQL (FOR UPDATE SKIP LOCKED, the claim moving each check one interval on: the schedule is the lease), so
  * each check is probed once per interval however many processes run; probes them (outbound/probes.ts, under the
  * outbound rule); moves each check's state (services/steering/decision.ts: fall/rise, flap damping, the panic
@@ -18,7 +19,7 @@ import { publishSteeredZone } from '../services/steering/materialise';
 import { steeringPanic, steeringProbes } from '../metrics';
 
 /** how often due checks are looked for (a check's interval is 1 s at the shortest) */
-const TICK_MS = 200;
+export const STEERING_TICK_MS = 200;
 /** probes under way at once in a process; the rest wait for the next tick */
 const MAX_IN_FLIGHT = 500;
 /** a zone's status changes within this time are published as one change (one serial) */
@@ -27,13 +28,10 @@ export const PUBLISH_COALESCE_MS = 250;
  * how often every steered zone is decided again: a process that stored a status change and stopped before it
  * published it leaves the zone to this (and to the start of the next prober)
  */
-const RECONCILE_MS = 60_000;
+export const STEERING_RECONCILE_MS = 60_000;
 
-export class SteeringChecksDuty {
-  private timer: NodeJS.Timeout | undefined;
-  private reconcileTimer: NodeJS.Timeout | undefined;
+export class SteeringProber {
   private stopped = false;
-  private claiming = false;
   private inFlight = 0;
   /** the zones waiting for their publication, with their timers */
   private readonly waiting = new Map<number, NodeJS.Timeout>();
@@ -47,36 +45,18 @@ export class SteeringChecksDuty {
     private readonly log: Logger,
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => void this.run(), TICK_MS);
-    this.timer.unref();
-    this.reconcileTimer = setInterval(() => void this.reconcile(), RECONCILE_MS);
-    this.reconcileTimer.unref();
-    void this.reconcile();
-  }
-
   /** decides every steered zone again (publishing only those whose served records differ) */
   async reconcile(): Promise<void> {
-    try {
-      for (const domainId of await steeredZones(this.db)) this.zoneChanged(domainId);
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: reading the steered zones failed');
-    }
+    for (const domainId of await steeredZones(this.db)) this.zoneChanged(domainId);
   }
 
-  /** one tick: claims the due checks this process has room for and probes them; answers how many it claimed */
+  /**
+   * one tick: claims the due checks this process has room for and sets their probes going; answers how many it
+   * claimed (the runner runs one tick at a time and tells a failure to claim)
+   */
   async run(): Promise<number> {
-    if (this.stopped || this.claiming || this.inFlight >= MAX_IN_FLIGHT) return 0;
-    this.claiming = true;
-    let claimed: CheckRow[];
-    try {
-      claimed = await claimDueChecks(this.db, MAX_IN_FLIGHT - this.inFlight, this.settings.steering.checkInterval);
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: claiming due checks failed');
-      return 0;
-    } finally {
-      this.claiming = false;
-    }
+    if (this.stopped || this.inFlight >= MAX_IN_FLIGHT) return 0;
+    const claimed = await claimDueChecks(this.db, MAX_IN_FLIGHT - this.inFlight, this.settings.steering.checkInterval);
     if (!claimed.length) return 0;
     this.inFlight += claimed.length;
     const batch = this.probeBatch(claimed).finally(() => {
@@ -163,12 +143,12 @@ export class SteeringChecksDuty {
     this.publishing.add(published);
   }
 
-  /** stops claiming; the probes under way are stored and the zones waiting are published before it answers */
+  /**
+   * stops claiming; the probes under way are stored and the zones waiting are published before it answers (the
+   * runner calls it once the tick on its way has ended)
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.reconcileTimer) clearInterval(this.reconcileTimer);
-    while (this.claiming) await new Promise((resolve) => setTimeout(resolve, 20));
     while (this.publishing.size || this.waiting.size) {
       for (const [domainId, timer] of this.waiting) {
         clearTimeout(timer);

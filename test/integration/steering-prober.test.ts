@@ -9,7 +9,9 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
 import { waitFor } from '../support/wait-for';
 import { claimDueChecks } from '../../src/repositories/steering';
-import { SteeringChecksDuty } from '../../src/worker/steering-checks';
+import { SteeringProber } from '../../src/worker/steering-checks';
+import { DutyRunner } from '../../src/worker/duties';
+import { steeringDuties } from '../../src/worker/duties/steering';
 import { logger } from '../../src/logger';
 import { metrics } from '../../src/metrics';
 
@@ -65,8 +67,9 @@ test('each due check is claimed by one prober, however many claim at once, and i
 });
 
 test('the panic freeze: every check failing at once takes nothing down, and the operator is told', async () => {
-  const probers = [1, 2].map(() => new SteeringChecksDuty(app.settings, app.service.database.db, logger));
-  for (const prober of probers) prober.start();
+  // two processes' probers, each kept by its own duty runner as a worker keeps it
+  const probers = [1, 2].map(() => new DutyRunner(logger));
+  for (const runner of probers) await runner.start(steeringDuties(new SteeringProber(app.settings, app.service.database.db, logger)));
   try {
     await waitFor('the checks to come up', async () => ((await statuses()).every((s) => s === 'up') ? true : undefined), 15_000);
     server.closeAllConnections();
@@ -89,7 +92,7 @@ test('the panic freeze: every check failing at once takes nothing down, and the 
     });
     expect(events[0]).toMatchObject({ type: 'steering.panic', zone: null, data: { frozen: true, total: CHECKS } });
   } finally {
-    for (const prober of probers) await prober.stop();
+    for (const runner of probers) await runner.stop();
     // the endpoint back for the other tests of the file, none after this one
     server = http.createServer((_req, res) => res.end('ok'));
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -112,7 +115,7 @@ test('a zone’s status changes within 250 ms are published as one change: one s
   }
   const serial = async () => (await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: ZONE })).data.domain.serial;
   const before = await serial();
-  const prober = new SteeringChecksDuty(app.settings, db, logger);
+  const prober = new SteeringProber(app.settings, db, logger);
   // two checks go down 100 ms apart, each change handed to the publisher as the prober does
   await db.affected(`update steering_checks set status = 'down' where id = $1`, [checkId('c0')]);
   prober.zoneChanged(Number(zone.id));
