@@ -37,13 +37,14 @@ import { Notifier } from './notifier';
 import { PacedRun } from '../paced-run';
 import { outboxDrains, outboxRowsPublished } from '../metrics';
 import { hasWaitingMembers } from '../repositories/catalog';
-import { publishWaitingMembers } from '../services/write-engine';
+import type { WriteEngine } from '../services/write-engine';
+import type { DnssecWriter } from '../services/dnssec/dnssec-writer';
+import type { Services } from '../services';
 import { SecondaryZonesWorker } from './secondary-zones';
 import { FANOUT_BATCH, WebhookDeliveryDuty } from './webhook-delivery';
 import { HealthWorker } from './health';
 import { listNameserverSets, setsOfZones } from '../repositories/nameserver-sets';
 import { effectiveSet, NameserverSetView } from '../services/nameserver-set-view';
-import { endServedDepartures } from '../services/write-engine';
 
 const POLL_MS = 1000;
 /** how often due ALIAS/ANAME records are looked for (their refresh is ALIAS_MIN_TTL..ALIAS_MAX_TTL seconds) */
@@ -131,14 +132,22 @@ export class PropagationWorker {
   /** the claim with the fan-out failed at the last drain: told once at warn level until it works again */
   private fanoutAlongFailing = false;
 
+  /** the write engine of the process's database: the catalogs, the transfers and the flattened ALIAS go through it */
+  private readonly engine: WriteEngine;
+  /** what the DNSSEC duties write with: the same engine, and the process's key vault */
+  private readonly dnssec: DnssecWriter;
+
   constructor(
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
+    services: Pick<Services, 'writeEngine' | 'keyVault'>,
   ) {
+    this.engine = services.writeEngine;
+    this.dnssec = { engine: services.writeEngine, keys: services.keyVault };
     this.repository = new PropagationRepository(db);
     this.notifier = new Notifier(settings, this.repository, log);
-    this.secondaryZones = new SecondaryZonesWorker(settings, db, log);
+    this.secondaryZones = new SecondaryZonesWorker(settings, db, log, this.engine);
     this.health = new HealthWorker(settings, db, log);
     this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
   }
@@ -234,7 +243,7 @@ export class PropagationWorker {
     if (this.stopped || this.departing) return;
     this.departing = true;
     try {
-      const ended = await endServedDepartures(
+      const ended = await this.engine.endServedDepartures(
         (work) => this.db.transaction(work),
         this.settings,
         this.settings.secondaries.map(serverName),
@@ -270,7 +279,7 @@ export class PropagationWorker {
     if (this.stopped || this.admitting) return;
     this.admitting = true;
     try {
-      if (await hasWaitingMembers(this.db)) await publishWaitingMembers((work) => this.db.transaction(work), this.settings);
+      if (await hasWaitingMembers(this.db)) await this.engine.publishWaitingMembers((work) => this.db.transaction(work), this.settings);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'propagation worker')) this.log.error({ err: error }, 'propagation worker: catalog admission failed');
     } finally {
@@ -541,16 +550,16 @@ export class PropagationWorker {
     this.refreshing = true;
     try {
       // the parent's DS first: a zone it lets move on takes its step in the same tick
-      const seen = await checkParentDs(this.db, this.settings);
+      const seen = await checkParentDs(this.dnssec, this.db, this.settings);
       if (seen > 0) this.log.info(`dnssec: the parent's DS of ${seen} zones is as awaited`);
-      const steps = await advanceKeyRolls(this.db, this.settings);
+      const steps = await advanceKeyRolls(this.dnssec, this.db, this.settings);
       if (steps > 0) this.log.info(`dnssec: ${steps} key roll steps taken`);
-      const remade = await refreshDueZones(this.db, this.settings);
+      const remade = await refreshDueZones(this.dnssec, this.db, this.settings);
       if (remade > 0) this.log.info(`dnssec: refreshed ${remade} signatures nearing expiry`);
       // RFC 9615's signalling records, all of them now and then (a key step updates its zone's at once)
       if (Date.now() >= this.signalSweepAt) {
         this.signalSweepAt = Date.now() + this.settings.dnssecBootstrapSweepInterval * 1000;
-        const signalled = await syncBootstrapSignals(this.db, this.settings);
+        const signalled = await syncBootstrapSignals(this.dnssec, this.db, this.settings);
         if (signalled > 0) this.log.info(`dnssec: the RFC 9615 signalling records of ${signalled} zones brought up to date`);
       }
       return remade;
@@ -571,7 +580,7 @@ export class PropagationWorker {
     if (this.followingForeignKeys || this.stopped) return 0;
     this.followingForeignKeys = true;
     try {
-      const changed = await refreshForeignKeys(this.db, this.settings, this.log);
+      const changed = await refreshForeignKeys(this.dnssec, this.db, this.settings, this.log);
       if (changed > 0) this.log.info(`dnssec: the other signer's keys of ${changed} zones followed`);
       return changed;
     } catch (error) {
@@ -588,7 +597,7 @@ export class PropagationWorker {
     if (this.flattening || this.stopped) return 0;
     this.flattening = true;
     try {
-      const changed = await refreshDueAliases(this.db, this.settings);
+      const changed = await refreshDueAliases(this.engine, this.db, this.settings);
       if (changed > 0) this.log.info(`alias: ${changed} zones got new ALIAS addresses`);
       return changed;
     } catch (error) {
@@ -624,11 +633,12 @@ export async function startWorker(
   settings: Settings,
   db: Database,
   log: Logger,
+  services: Pick<Services, 'writeEngine' | 'keyVault' | 'events'>,
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
-  const worker = new PropagationWorker(settings, db, log);
+  const worker = new PropagationWorker(settings, db, log, services);
   // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation; its
   // fan-out goes with the outbox claim, in one commit (PropagationWorker.claimBatch)
-  const webhooks = new WebhookDeliveryDuty(settings, db, log, true);
+  const webhooks = new WebhookDeliveryDuty(settings, db, log, services.events.secrets, true);
   worker.webhooks = webhooks;
   await worker.start();
   await webhooks.start();

@@ -36,10 +36,11 @@ import {
 } from '../../repositories/dnssec-foreign-keys';
 import { appendEvent } from '../../repositories/events';
 import { mayConnect } from '../../outbound/addresses';
-import { changeZone, type ZoneChange } from '../write-engine';
+import type { ZoneChange } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { syncParentDs } from './key-rollover';
-import { dsRecordsOf } from './zone-signing';
+import { dsRecordsOf } from './zone-keys';
 import { SIGNER } from './signer-principal';
 
 /** the most foreign DNSKEYs a zone holds: two providers' KSK and ZSK, each with a roll under way, and room */
@@ -168,6 +169,7 @@ const disabling = () => {
  * signer's server, so ours among them are expected, not an error. Answers the keys added.
  */
 export async function addForeignKeys(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
@@ -175,7 +177,7 @@ export async function addForeignKeys(
   keys: readonly NewForeignKey[],
   fromServer: boolean,
 ): Promise<ForeignDnskey[]> {
-  const added = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+  const added = await writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
     const policy = change.zone.dnssec;
     if (!policy) throw notSigned();
     if (policy.state === 'disabling') throw disabling();
@@ -217,19 +219,20 @@ export async function addForeignKeys(
     await commitForeignChange(change, { keys: [...held, ...inserted], added: inserted, removed: [] });
     return inserted;
   });
-  if (added.length) await afterForeignChange(db, settings, zone);
+  if (added.length) await afterForeignChange(writer, db, settings, zone);
   return added;
 }
 
 /** removes one of the zone's foreign keys (the move is over, or a key given by mistake): one key step */
 export async function removeForeignKey(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { id: number; name: string },
   id: number,
 ): Promise<ForeignDnskey> {
-  const removed = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+  const removed = await writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
     const sql = change.connection;
@@ -240,14 +243,14 @@ export async function removeForeignKey(
     await commitForeignChange(change, { added: [], removed: [key] });
     return key;
   });
-  await afterForeignChange(db, settings, zone);
+  await afterForeignChange(writer, db, settings, zone);
   return removed;
 }
 
 /** the CDS changed: a Zonekeeper parent's DS follows it, and so do the RFC 9615 signals that copy it */
-async function afterForeignChange(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
-  await syncParentDs(db, settings, zone);
-  await syncBootstrapSignals(db, settings, [zone]);
+async function afterForeignChange(writer: DnssecWriter, db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
+  await syncParentDs(writer, db, settings, zone);
+  await syncBootstrapSignals(writer, db, settings, [zone]);
 }
 
 const eventKey = (zone: string, key: ForeignDnskey) => ({
@@ -296,7 +299,7 @@ async function commitForeignChange(
  * signer's keys, changes nothing (it is logged, and asked again next time): a failed read never empties the
  * RRset. Keys of another algorithm than the zone's are passed over. Answers how many zones changed.
  */
-export async function refreshForeignKeys(db: Database, settings: Settings, log?: Logger): Promise<number> {
+export async function refreshForeignKeys(writer: DnssecWriter, db: Database, settings: Settings, log?: Logger): Promise<number> {
   const sources = await db.rows<{ domain_id: string; name: string; fetched_from: string }>(
     `select distinct f.domain_id, d.name, f.fetched_from
        from dnssec_foreign_keys f
@@ -316,7 +319,7 @@ export async function refreshForeignKeys(db: Database, settings: Settings, log?:
       continue;
     }
     try {
-      if (await followForeignKeys(db, settings, zone, source.fetched_from, published, log)) changed++;
+      if (await followForeignKeys(writer, db, settings, zone, source.fetched_from, published, log)) changed++;
     } catch (error) {
       log?.warn({ zone: zone.name, server: source.fetched_from, err: error }, 'dnssec: following the other signer’s DNSKEYs failed');
     }
@@ -326,6 +329,7 @@ export async function refreshForeignKeys(db: Database, settings: Settings, log?:
 
 /** one zone's keys from one server brought to what the server publishes now (see refreshForeignKeys) */
 async function followForeignKeys(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   zone: { id: number; name: string },
@@ -333,7 +337,7 @@ async function followForeignKeys(
   published: readonly NewForeignKey[],
   log?: Logger,
 ): Promise<boolean> {
-  const changed = await changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+  const changed = await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
     const policy = change.zone.dnssec;
     if (!policy || policy.state === 'disabling') return false;
     change.requireLock();
@@ -376,7 +380,7 @@ async function followForeignKeys(
     await commitForeignChange(change, { added: inserted, removed, refreshedFrom: server });
     return true;
   });
-  if (changed) await afterForeignChange(db, settings, zone);
+  if (changed) await afterForeignChange(writer, db, settings, zone);
   return changed;
 }
 
@@ -406,13 +410,14 @@ const dsWithdrawnRefused = (code: 'DNSSEC_NO_FOREIGN_KSK' | 'DNSSEC_ROLL_IN_PROG
  * already. Answers whether it changed.
  */
 export async function setOwnDsWithdrawn(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { id: number; name: string },
   withdraw: boolean,
 ): Promise<boolean> {
-  const changed = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+  const changed = await writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
     const policy = change.zone.dnssec;
     if (!policy) throw notSigned();
     if (policy.state === 'disabling') throw disabling();
@@ -446,6 +451,6 @@ export async function setOwnDsWithdrawn(
     await change.commit();
     return true;
   });
-  if (changed) await afterForeignChange(db, settings, zone);
+  if (changed) await afterForeignChange(writer, db, settings, zone);
   return changed;
 }

@@ -21,9 +21,10 @@ import {
   signaturesExpiringBefore,
   signerRecordsAt,
 } from '../../repositories/dnssec';
-import { changeZone } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import { SIGNER } from './signer-principal';
-import { signatureWindow, signerRemovals, signerRows, vaultOf, zoneKeysOf } from './zone-signing';
+import { signatureWindow, signerRemovals, signerRows } from './zone-signing';
+import { zoneKeysOf } from './zone-keys';
 
 /** the most signatures re-made in one step: one step stays a small IXFR and a short transaction */
 const REFRESH_BATCH = 2000;
@@ -31,18 +32,18 @@ const REFRESH_BATCH = 2000;
 const LEASE_SECONDS = 300;
 
 /** Refreshes the zones that are due (at most `limit`); answers how many signatures were re-made. */
-export async function refreshDueZones(db: Database, settings: Settings, limit = 20): Promise<number> {
+export async function refreshDueZones(writer: DnssecWriter, db: Database, settings: Settings, limit = 20): Promise<number> {
   let remade = 0;
-  for (const zoneId of await leaseZonesDueForRefresh(db, limit, LEASE_SECONDS)) remade += await refreshZone(db, settings, zoneId);
+  for (const zoneId of await leaseZonesDueForRefresh(db, limit, LEASE_SECONDS)) remade += await refreshZone(writer, db, settings, zoneId);
   return remade;
 }
 
 /** Re-signs a zone's RRsets whose signatures expire within the refresh margin, batch by batch. */
-export async function refreshZone(db: Database, settings: Settings, zoneId: number, now = Date.now()): Promise<number> {
+export async function refreshZone(writer: DnssecWriter, db: Database, settings: Settings, zoneId: number, now = Date.now()): Promise<number> {
   const horizon = new Date(now + settings.dnssecSignatureRefresh * 1000);
   let remade = 0;
   for (;;) {
-    const done = await changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
+    const done = await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
       if (!change.zone.dnssec) return { remade: 0, more: false };
       const sql = change.connection;
       const zone = change.zone.name;
@@ -55,7 +56,7 @@ export async function refreshZone(db: Database, settings: Settings, zoneId: numb
         const type = typeMnemonic(covered);
         if (!(rrsig.owner === '@' && type === 'SOA')) rrsets.set(`${rrsig.owner}\u0000${type}`, { owner: rrsig.owner, type });
       }
-      const keys = zoneKeysOf(zone, await keysOfZone(sql, zoneId), vaultOf(settings));
+      const keys = zoneKeysOf(zone, await keysOfZone(sql, zoneId), writer.keys.vault());
       const window = signatureWindow(settings, now);
       const removed = [];
       const added = [];
