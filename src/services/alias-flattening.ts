@@ -126,7 +126,12 @@ export async function refreshAlias(engine: WriteEngine, db: Database, settings: 
 }
 
 /** removes the derived rows of an ALIAS/ANAME that was deleted (or changed to another target) */
-async function removeOrphans(engine: WriteEngine, db: Database, settings: Settings, orphan: { domainId: number; aliasId: number }): Promise<boolean> {
+async function removeOrphans(
+  engine: WriteEngine,
+  db: Database,
+  settings: Settings,
+  orphan: { domainId: number; aliasId: number },
+): Promise<boolean> {
   return engine.changeZone(
     db,
     settings,

@@ -96,25 +96,31 @@ export class RecordsService {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
     const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
-    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, touching, targetId: id }, async (change) => {
-      const current = change.zone.target;
-      if (!current || !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type))
-        throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
-      if (change.zone.name !== zone) {
-        throw DomainError.invalid('zone', `zone: record ${id} belongs to zone ${change.zone.name}, not ${zone}`, 'ZONE_MISMATCH');
-      }
-      requireAllowed(ctx.principal.policy, { zone, owner: current.owner, type: current.type, access: 'write' });
-      requireAllowed(ctx.principal.policy, { zone, owner: next.owner, type: next.type, access: 'write' });
-      const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
-      if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
-      if (problems.length) throw errorFromProblems(problems, next.type);
-      // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
-      await takeKeptDisabled(change, next);
-      change.replace(current, next);
-      await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
-      warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
-      return { ...next, id, domainId: change.zone.id, zone };
-    });
+    return this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { recordId: id }, touching, targetId: id },
+      async (change) => {
+        const current = change.zone.target;
+        if (!current || !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type))
+          throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+        if (change.zone.name !== zone) {
+          throw DomainError.invalid('zone', `zone: record ${id} belongs to zone ${change.zone.name}, not ${zone}`, 'ZONE_MISMATCH');
+        }
+        requireAllowed(ctx.principal.policy, { zone, owner: current.owner, type: current.type, access: 'write' });
+        requireAllowed(ctx.principal.policy, { zone, owner: next.owner, type: next.type, access: 'write' });
+        const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
+        if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
+        if (problems.length) throw errorFromProblems(problems, next.type);
+        // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
+        await takeKeptDisabled(change, next);
+        change.replace(current, next);
+        await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
+        warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
+        return { ...next, id, domainId: change.zone.id, zone };
+      },
+    );
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {

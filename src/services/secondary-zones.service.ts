@@ -88,13 +88,19 @@ export async function applyTransfer(
   from: string,
   transferred: { soa: TransferredRecord & { value: { serial: number } }; records: TransferredRecord[] },
 ): Promise<void> {
-  await engine.changeZone(db, settings, transferPrincipal(from), { zone: { id: zone.id }, allRecords: true, transfer: true }, async (change) => {
-    if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
-    // two statements (the change, then the primary's serial): a transaction holding the zone row's lock
-    change.requireLock();
-    stageReplacement(change, transferred.records);
-    await commitTransfer(change, zone.id, transferred.soa);
-  });
+  await engine.changeZone(
+    db,
+    settings,
+    transferPrincipal(from),
+    { zone: { id: zone.id }, allRecords: true, transfer: true },
+    async (change) => {
+      if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
+      // two statements (the change, then the primary's serial): a transaction holding the zone row's lock
+      change.requireLock();
+      stageReplacement(change, transferred.records);
+      await commitTransfer(change, zone.id, transferred.soa);
+    },
+  );
 }
 
 /**

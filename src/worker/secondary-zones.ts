@@ -240,7 +240,9 @@ export class SecondaryZonesWorker {
     this.stats.failures++;
     const reason = problems.join('; ') || 'the zone has no primaries';
     // an expired zone leaves its catalog in the same transaction: the fleet stops serving it with us
-    const state = await this.db.transaction((sql) => this.engine.recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry));
+    const state = await this.db.transaction((sql) =>
+      this.engine.recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry),
+    );
     this.log.warn({ zone: zone.name, state, reason }, 'secondary zone: refresh failed at every primary');
   }
 

@@ -14,6 +14,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { Database } from '../../src/db/pool';
 import { logger } from '../../src/logger';
+import { createServices, Services } from '../../src/services';
 import { PropagationRepository } from '../../src/repositories/propagation';
 import { PropagationWorker } from '../../src/worker/worker';
 import { WebhookDeliveryDuty } from '../../src/worker/webhook-delivery';
@@ -27,14 +28,17 @@ let db: Client;
 let database: Database;
 let worker: PropagationWorker;
 let duty: WebhookDeliveryDuty;
+let services: Services;
 
 beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api', WEBHOOK_ALLOW: '127.0.0.0/8' });
   db = new Client({ connectionString: app.settings.databaseUrl! });
   await db.connect();
   database = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 2 });
-  worker = new PropagationWorker(app.settings, database, logger);
-  duty = new WebhookDeliveryDuty(app.settings, database, logger, true);
+  // the worker's own pool: its write engine and its vault are those of services made on it
+  services = createServices(app.settings, database);
+  worker = new PropagationWorker(app.settings, database, logger, services);
+  duty = new WebhookDeliveryDuty(app.settings, database, logger, services.events.secrets, true);
   worker.webhooks = duty;
   // stopped before it ever runs: its own passes (the queues claimed after the drain wrote deliveries, a wake when
   // a delivery attempt ends) would take fan-out steps beside the test's; the steps the drain takes are unchanged
@@ -148,7 +152,7 @@ test('a fan-out that keeps failing is told once, and its return once; the claims
   while ((await worker.claimBatch()).fanoutMore);
   const lines: { level: number; msg: string }[] = [];
   const captured = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const watched = new PropagationWorker(app.settings, database, captured);
+  const watched = new PropagationWorker(app.settings, database, captured, services);
   watched.webhooks = duty;
   // a real fault of the fan-out's own statement: its place's table gone for a while
   await db.query(`alter table webhook_fanout rename to webhook_fanout_away`);

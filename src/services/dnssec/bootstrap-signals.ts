@@ -162,7 +162,14 @@ export async function syncBootstrapSignals(
 }
 
 /** one signalling zone: its records at `owners` become `wanted` (the signer's change; none when they are already) */
-async function writeSignals(writer: DnssecWriter, db: Database, settings: Settings, zoneId: number, owners: string[], wanted: JournalRecord[]): Promise<boolean> {
+async function writeSignals(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zoneId: number,
+  owners: string[],
+  wanted: JournalRecord[],
+): Promise<boolean> {
   return writer.engine.changeZone(
     db,
     settings,

@@ -193,37 +193,43 @@ export async function beginDisable(
   principal: Principal,
   zone: { id: number; name: string },
 ): Promise<void> {
-  const started = await writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
-    const policy = change.zone.dnssec;
-    if (!policy) throw notSigned();
-    const sql = change.connection;
-    const parentDs = await policyOf(sql, change.zone.id);
-    if (!parentDs?.dsSeenAt && !settings.dnssecParentDsServers.length && !(await parentZoneOf(sql, change.zone.name))) {
-      // no DS of the zone was ever at its parent elsewhere as far as the service knows (never confirmed, and no
-      // DNSSEC_PARENT_DS_SERVERS to ask): no resolver can hold one, so there is nothing to wait for (RFC 8078
-      // §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now, as the worker's
-      // last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`), whose tools
-      // never confirm anything, would stay `disabling` for ever. With those servers set, they are asked as for
-      // any disable: they say whether a DS is there (a parent may have taken one from the CDS by itself, RFC
-      // 9615), and the zone is unsigned once they show none.
+  const started = await writer.engine.changeZone(
+    db,
+    settings,
+    principal,
+    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    async (change) => {
+      const policy = change.zone.dnssec;
+      if (!policy) throw notSigned();
+      const sql = change.connection;
+      const parentDs = await policyOf(sql, change.zone.id);
+      if (!parentDs?.dsSeenAt && !settings.dnssecParentDsServers.length && !(await parentZoneOf(sql, change.zone.name))) {
+        // no DS of the zone was ever at its parent elsewhere as far as the service knows (never confirmed, and no
+        // DNSSEC_PARENT_DS_SERVERS to ask): no resolver can hold one, so there is nothing to wait for (RFC 8078
+        // §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now, as the worker's
+        // last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`), whose tools
+        // never confirm anything, would stay `disabling` for ever. With those servers set, they are asked as for
+        // any disable: they say whether a DS is there (a parent may have taken one from the CDS by itself, RFC
+        // 9615), and the zone is unsigned once they show none.
+        change.requireLock();
+        await finishDisable(change);
+        return 'unsigned';
+      }
+      // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
+      if (policy.state === 'disabling') return parentDs?.disableAt ? false : 'disabling';
       change.requireLock();
-      await finishDisable(change);
-      return 'unsigned';
-    }
-    // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
-    if (policy.state === 'disabling') return parentDs?.disableAt ? false : 'disabling';
-    change.requireLock();
-    const now = new Date();
-    for (const key of await keysOfZone(sql, change.zone.id)) {
-      // a key whose DS never reached the parent and that is not in the DNSKEY RRset is never needed again
-      if (key.state === 'generated' || key.state === 'signing') await stepKey(sql, key, 'removed', now, 'disabled');
-      else if (key.nextEvent) await planKey(sql, key);
-    }
-    await setDisabling(sql, change.zone.id, null);
-    change.signKeys({ ...policy, state: 'disabling' });
-    await change.commit();
-    return 'disabling';
-  });
+      const now = new Date();
+      for (const key of await keysOfZone(sql, change.zone.id)) {
+        // a key whose DS never reached the parent and that is not in the DNSKEY RRset is never needed again
+        if (key.state === 'generated' || key.state === 'signing') await stepKey(sql, key, 'removed', now, 'disabled');
+        else if (key.nextEvent) await planKey(sql, key);
+      }
+      await setDisabling(sql, change.zone.id, null);
+      change.signKeys({ ...policy, state: 'disabling' });
+      await change.commit();
+      return 'disabling';
+    },
+  );
   if (!started) return;
   // the DS-delete CDS is no bootstrap, and an unsigned zone signals nothing: the signals of the zone go
   // (bootstrap-signals.ts)
@@ -256,7 +262,12 @@ export async function finishDisable(change: ZoneChange): Promise<void> {
  * After a zone is signed: a Zonekeeper parent gets the DS at once (no human step) and it is known published;
  * otherwise the zone waits for it, and the worker asks DNSSEC_PARENT_DS_SERVERS when they are set.
  */
-export async function afterEnable(writer: DnssecWriter, db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
+export async function afterEnable(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+): Promise<void> {
   await syncParentDs(writer, db, settings, zone);
   // RFC 9615: its CDS/CDNSKEY signalled under its nameservers held here, for a parent that bootstraps from them
   await syncBootstrapSignals(writer, db, settings, [zone]);
@@ -270,28 +281,34 @@ export async function advanceKeyRolls(writer: DnssecWriter, db: Database, settin
   let steps = 0;
   for (const zoneId of zones) {
     let zoneName = '';
-    const parentWork = await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
-      zoneName = change.zone.name;
-      if (!change.zone.dnssec) return undefined;
-      change.requireLock();
-      const now = new Date();
-      if (change.zone.dnssec.state === 'disabling') {
-        // no key steps while unsigning: only the last step, once due
-        const disableAt = (await policyOf(change.connection, zoneId))?.disableAt;
-        if (!disableAt || disableAt > now) return undefined;
-        await finishDisable(change);
-        return false;
-      }
-      const keys = await keysOfZone(change.connection, zoneId);
-      const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
-      if (due) return nextStep(change, settings, keys, due, now);
-      // no key roll by lifetime while an algorithm roll runs (its new keys' lifetime counts from its end)
-      const expired = algorithmRollOf(keys)
-        ? undefined
-        : keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
-      if (expired) return beginRoll(writer, change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now, 'lifetime');
-      return undefined;
-    });
+    const parentWork = await writer.engine.changeZone(
+      db,
+      settings,
+      SIGNER,
+      { zone: { id: zoneId }, owner: '@', signatureOnly: true },
+      async (change) => {
+        zoneName = change.zone.name;
+        if (!change.zone.dnssec) return undefined;
+        change.requireLock();
+        const now = new Date();
+        if (change.zone.dnssec.state === 'disabling') {
+          // no key steps while unsigning: only the last step, once due
+          const disableAt = (await policyOf(change.connection, zoneId))?.disableAt;
+          if (!disableAt || disableAt > now) return undefined;
+          await finishDisable(change);
+          return false;
+        }
+        const keys = await keysOfZone(change.connection, zoneId);
+        const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
+        if (due) return nextStep(change, settings, keys, due, now);
+        // no key roll by lifetime while an algorithm roll runs (its new keys' lifetime counts from its end)
+        const expired = algorithmRollOf(keys)
+          ? undefined
+          : keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
+        if (expired) return beginRoll(writer, change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now, 'lifetime');
+        return undefined;
+      },
+    );
     if (parentWork !== undefined) steps++;
     await writeParentDs(writer, db, settings, parentWork);
     // a step may change the CDS/CDNSKEY (or unsign the zone): its RFC 9615 signals follow
@@ -446,7 +463,13 @@ async function nextStep(
  * Brings the zone's DS RRset at its Zonekeeper parent to the zone's keys (DNSSEC enabled: the DS appears, no
  * human step; `none`: DNSSEC about to be disabled, the DS goes first). Nothing when the parent is not here.
  */
-export async function syncParentDs(writer: DnssecWriter, db: Database, settings: Settings, zone: { id: number; name: string }, none = false): Promise<void> {
+export async function syncParentDs(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+  none = false,
+): Promise<void> {
   const keys = none ? [] : await keysOfZone(db, zone.id);
   await writeParentDs(writer, db, settings, { child: zone.name, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone.name, k)[0]) });
 }

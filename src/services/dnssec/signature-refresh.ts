@@ -39,38 +39,50 @@ export async function refreshDueZones(writer: DnssecWriter, db: Database, settin
 }
 
 /** Re-signs a zone's RRsets whose signatures expire within the refresh margin, batch by batch. */
-export async function refreshZone(writer: DnssecWriter, db: Database, settings: Settings, zoneId: number, now = Date.now()): Promise<number> {
+export async function refreshZone(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zoneId: number,
+  now = Date.now(),
+): Promise<number> {
   const horizon = new Date(now + settings.dnssecSignatureRefresh * 1000);
   let remade = 0;
   for (;;) {
-    const done = await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
-      if (!change.zone.dnssec) return { remade: 0, more: false };
-      const sql = change.connection;
-      const zone = change.zone.name;
-      const due = await signaturesExpiringBefore(sql, zoneId, horizon, REFRESH_BATCH);
-      // the RRsets behind the due signatures; the SOA's is re-made by the signing step (its serial moves)
-      const rrsets = new Map<string, { owner: string; type: string }>();
-      for (const rrsig of due) {
-        const covered = coveredTypeOf(zone, rrsig);
-        if (covered === undefined) continue;
-        const type = typeMnemonic(covered);
-        if (!(rrsig.owner === '@' && type === 'SOA')) rrsets.set(`${rrsig.owner}\u0000${type}`, { owner: rrsig.owner, type });
-      }
-      const keys = zoneKeysOf(zone, await keysOfZone(sql, zoneId), writer.keys.vault());
-      const window = signatureWindow(settings, now);
-      const removed = [];
-      const added = [];
-      for (const { owner, type } of rrsets.values()) {
-        const records = await rrsetAt(sql, zoneId, owner, type);
-        const code = getServedRecordType(type)?.code;
-        removed.push(...(await signerRecordsAt(sql, zoneId, owner)).filter((r) => r.type === 'RRSIG' && coveredTypeOf(zone, r) === code));
-        if (!records.length || code === undefined) continue;
-        added.push(...signatures(zone, { owner, type, code, ttl: records[0].ttl, records }, keys, window, canonicalRdata));
-      }
-      change.stageSigner(signerRemovals(removed), signerRows(zone, added));
-      await change.commit();
-      return { remade: added.length, more: due.length === REFRESH_BATCH };
-    });
+    const done = await writer.engine.changeZone(
+      db,
+      settings,
+      SIGNER,
+      { zone: { id: zoneId }, owner: '@', signatureOnly: true },
+      async (change) => {
+        if (!change.zone.dnssec) return { remade: 0, more: false };
+        const sql = change.connection;
+        const zone = change.zone.name;
+        const due = await signaturesExpiringBefore(sql, zoneId, horizon, REFRESH_BATCH);
+        // the RRsets behind the due signatures; the SOA's is re-made by the signing step (its serial moves)
+        const rrsets = new Map<string, { owner: string; type: string }>();
+        for (const rrsig of due) {
+          const covered = coveredTypeOf(zone, rrsig);
+          if (covered === undefined) continue;
+          const type = typeMnemonic(covered);
+          if (!(rrsig.owner === '@' && type === 'SOA')) rrsets.set(`${rrsig.owner}\u0000${type}`, { owner: rrsig.owner, type });
+        }
+        const keys = zoneKeysOf(zone, await keysOfZone(sql, zoneId), writer.keys.vault());
+        const window = signatureWindow(settings, now);
+        const removed = [];
+        const added = [];
+        for (const { owner, type } of rrsets.values()) {
+          const records = await rrsetAt(sql, zoneId, owner, type);
+          const code = getServedRecordType(type)?.code;
+          removed.push(...(await signerRecordsAt(sql, zoneId, owner)).filter((r) => r.type === 'RRSIG' && coveredTypeOf(zone, r) === code));
+          if (!records.length || code === undefined) continue;
+          added.push(...signatures(zone, { owner, type, code, ttl: records[0].ttl, records }, keys, window, canonicalRdata));
+        }
+        change.stageSigner(signerRemovals(removed), signerRows(zone, added));
+        await change.commit();
+        return { remade: added.length, more: due.length === REFRESH_BATCH };
+      },
+    );
     remade += done.remade;
     if (!done.more) break;
   }

@@ -159,6 +159,11 @@ export class WriteEngine {
     return this.queues.watch(watch);
   }
 
+  /** the zone id the engine's queues learned for a zone as a change names it (by id, name or record id); undefined: not learned */
+  zoneIdOf(zone: ZoneChangeRequest['zone']): number | undefined {
+    return this.queues.keys.of(zone);
+  }
+
   // the catalog's membership (catalog.ts), in the caller's transaction or the worker's: statements only, no
   // state of the engine's, reached through it so that every write of a zone has one way in
   readonly publishWaitingMembers = publishWaitingMembers;
