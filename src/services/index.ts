@@ -17,6 +17,8 @@ import { AliasStatusService } from './alias-status.service';
 import { DnssecService } from './dnssec/dnssec.service';
 import { DnssecZoneSigner } from './dnssec/zone-signing';
 import { SettingsKeyVault } from './dnssec/settings-key-vault';
+import { CdsNotifications } from './dnssec/cds-notify';
+import type { DnssecWriter } from './dnssec/dnssec-writer';
 import { WriteEngine } from './write-engine';
 import { AuditLogService } from './audit-log';
 import { RateLimits } from './rate-limits';
@@ -44,6 +46,8 @@ export interface Services {
   writeEngine: WriteEngine;
   /** the key vault the zones' private keys and the webhooks' secrets are sealed in, opened at its first use */
   keyVault: SettingsKeyVault;
+  /** what DNSSEC's steps write with (the engine, the vault, the parents' NOTIFY(CDS)), the worker's duties' too */
+  dnssecWriter: DnssecWriter;
   users: UsersService;
   domains: DomainsService;
   records: RecordsService;
@@ -103,7 +107,7 @@ export function createServices(settings: Settings, db: Database): Services {
   const keyVault = new SettingsKeyVault(settings);
   // the write engine signs a signed zone's changes through its port; DNSSEC is what signs them
   const writeEngine = new WriteEngine({ db, settings, signer: new DnssecZoneSigner(keyVault) });
-  const dnssecWriter = { engine: writeEngine, keys: keyVault };
+  const dnssecWriter: DnssecWriter = { engine: writeEngine, keys: keyVault, cdsNotifications: new CdsNotifications() };
   const audit = new AuditLogService();
   const rateLimits = new RateLimits(settings);
   const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());
@@ -117,6 +121,7 @@ export function createServices(settings: Settings, db: Database): Services {
     settings,
     writeEngine,
     keyVault,
+    dnssecWriter,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
     records: new RecordsService(settings, writeEngine),

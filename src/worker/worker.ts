@@ -134,17 +134,17 @@ export class PropagationWorker {
 
   /** the write engine of the process's database: the catalogs, the transfers and the flattened ALIAS go through it */
   private readonly engine: WriteEngine;
-  /** what the DNSSEC duties write with: the same engine, and the process's key vault */
+  /** what the DNSSEC duties write with: the same engine, the process's key vault, its NOTIFY(CDS) sent */
   private readonly dnssec: DnssecWriter;
 
   constructor(
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
-    services: Pick<Services, 'writeEngine' | 'keyVault'>,
+    services: Pick<Services, 'writeEngine' | 'dnssecWriter'>,
   ) {
     this.engine = services.writeEngine;
-    this.dnssec = { engine: services.writeEngine, keys: services.keyVault };
+    this.dnssec = services.dnssecWriter;
     this.repository = new PropagationRepository(db);
     this.notifier = new Notifier(settings, this.repository, log);
     this.secondaryZones = new SecondaryZonesWorker(settings, db, log, this.engine);
@@ -633,7 +633,7 @@ export async function startWorker(
   settings: Settings,
   db: Database,
   log: Logger,
-  services: Pick<Services, 'writeEngine' | 'keyVault' | 'events'>,
+  services: Pick<Services, 'writeEngine' | 'dnssecWriter' | 'events'>,
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
   const worker = new PropagationWorker(settings, db, log, services);
   // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation; its

@@ -91,7 +91,7 @@ async function verify(zone: string, label: string, csk = false): Promise<void> {
 }
 
 /** what the worker's key steps write with: the app's write engine and key vault */
-const dnssecWriter = () => ({ engine: app.service.services.writeEngine, keys: app.service.services.keyVault });
+const dnssecWriter = () => app.service.services.dnssecWriter;
 
 /** the next key step of the zone, taken once due: its journal row, verified */
 async function nextStep(zone: string, label: string, csk: boolean): Promise<{ signer: number; types: string[] }> {

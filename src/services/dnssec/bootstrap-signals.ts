@@ -29,7 +29,6 @@ import { nameserverSetNames, publishedSignals, signalSources, SignalSource, zone
 import type { DnssecWriter } from './dnssec-writer';
 import { SIGNER } from './signer-principal';
 import { CDNSKEY_DELETE } from './zone-keys';
-import { cdsChanged } from './cds-notify';
 
 /** one signalling zone's wanted records, by owner */
 interface SignalZone {
@@ -143,7 +142,7 @@ export async function syncBootstrapSignals(
   if (children)
     for (const source of sources)
       if (source.state)
-        cdsChanged(
+        writer.cdsNotifications.changed(
           db,
           settings,
           source,
