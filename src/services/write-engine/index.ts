@@ -63,7 +63,6 @@ export type ZoneWrite<T> =
 
 /** The write engine of one database (see above): its state, and the one entry of every zone change. */
 export class WriteEngine {
-  readonly settings: Settings;
   private readonly db: Database;
   private readonly queues: ZoneQueues;
   private readonly admissions = new CatalogAdmissions();
@@ -71,9 +70,8 @@ export class WriteEngine {
   private readonly zoneChangeLimits: ZoneChangeLimits;
 
   constructor(options: { db: Database; settings: Settings; signer: ZoneSigner }) {
-    this.db = options.db.base;
-    this.settings = options.settings;
-    const base = this.db;
+    const base = options.db.base;
+    this.db = base;
     // a head read before a failover is not trusted after it (zone-heads.ts)
     const heads = new ZoneHeads(() => base.hosts.generation, options.signer);
     this.queues = new ZoneQueues({ heads, signer: options.signer });
