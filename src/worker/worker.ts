@@ -141,14 +141,14 @@ export class PropagationWorker {
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
-    services: Pick<Services, 'writeEngine' | 'dnssecWriter'>,
+    services: Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health'>,
   ) {
     this.engine = services.writeEngine;
     this.dnssec = services.dnssecWriter;
     this.repository = new PropagationRepository(db);
     this.notifier = new Notifier(settings, this.repository, log);
     this.secondaryZones = new SecondaryZonesWorker(settings, db, log, this.engine);
-    this.health = new HealthWorker(settings, db, log);
+    this.health = new HealthWorker(settings, db, log, services.health.rootNotes);
     this.servers = new Map(settings.secondaries.map((s) => [serverName(s), s]));
   }
 
@@ -633,7 +633,7 @@ export async function startWorker(
   settings: Settings,
   db: Database,
   log: Logger,
-  services: Pick<Services, 'writeEngine' | 'dnssecWriter' | 'events'>,
+  services: Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events'>,
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
   const worker = new PropagationWorker(settings, db, log, services);
   // events out: webhook deliveries (docs/events.md), a duty of every worker process beside propagation; its
