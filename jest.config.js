@@ -27,4 +27,6 @@ module.exports = {
   // ...and that one file runs in a worker process, replaced once it holds more than this after a file: in band,
   // the ~250 files' module registries (vm modules) piled up in one process until its heap ran out (CI, 4 GB)
   workerIdleMemoryLimit: '1GB',
+  // CI (.ci/run) names each file as it starts and ends, beside the default report
+  ...(process.env.JEST_PROGRESS ? { reporters: ['default', '<rootDir>/test/support/progress-reporter.cjs'] } : {}),
 };

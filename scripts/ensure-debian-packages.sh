@@ -16,6 +16,10 @@ for pair in "$@"; do
   fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+# one install at a time: CI's two lanes each run `npm test`, whose pretest comes here, side by side
+if [ -z "${ZONEKEEPER_PACKAGES_LOCKED:-}" ] && command -v flock >/dev/null 2>&1; then
+  ZONEKEEPER_PACKAGES_LOCKED=1 exec flock "${TMPDIR:-/tmp}/zonekeeper-debian-packages.lock" "$0" "$purpose" "$@"
+fi
 packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
 if [ "$(id -u)" = 0 ]; then
   echo "installing $purpose from Debian's packages: $packages"

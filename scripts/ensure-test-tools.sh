@@ -15,7 +15,7 @@ bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   pg_autoctl=pg-auto-failover-cli /usr/lib/postgresql/15/lib/pgautofailover.so=postgresql-15-auto-failover \
   pebble=pebble lego=lego certbot=certbot openssl=openssl \
   pdns_server=pdns-server /usr/lib/x86_64-linux-gnu/pdns/libgsqlite3backend.so=pdns-backend-sqlite3 sqlite3=sqlite3 lexicon=lexicon \
-  /usr/share/doc/python3-venv=python3-venv /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml \
+  /usr/lib/python3.11/ensurepip/__init__.py=python3-venv /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml \
   /usr/lib/python3/dist-packages/requests/__init__.py=python3-requests /usr/lib/python3/dist-packages/natsort/__init__.py=python3-natsort \
   /usr/lib/python3/dist-packages/dateutil/__init__.py=python3-dateutil \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core

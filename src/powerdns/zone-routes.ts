@@ -137,7 +137,7 @@ function commentsOf(rrset: Record<string, unknown>, label: string): RrsetComment
  * Terraform's `set-ptr`) are ignored. As in PowerDNS, a REPLACE with `comments` replaces the RRset's comments
  * (with only `comments`, its records stay), one without leaves them, and a DELETE deletes them too.
  */
-function changesOfPatch(
+export function changesOfPatch(
   body: Record<string, unknown>,
   labels: string[],
   commentLabels: string[],

@@ -1,6 +1,7 @@
 import type { JournalRecord } from '../entities/change.entity';
 import type { CanonicalRecord } from '../dns/record';
 import type { StoredRow } from '../repositories/zone-writes';
+import type { ErrorDetail } from '../errors/catalogue';
 
 /*
  * The vocabulary of a change set, as every edge hands it to ZoneChangesService (zone-changes.service.ts): the
@@ -62,7 +63,19 @@ export interface ZoneChangesResult {
   /** the records the set added and removed (the SOA's serial step aside), in presentation form */
   added: JournalRecord[];
   removed: JournalRecord[];
+  /** a dry run: nothing was written; `serial` is the one the set would make */
+  dryRun?: boolean;
+  /** a dry run: the served records of each RRset the set changes, before and after */
+  rrsets?: { owner: string; type: string; before: JournalRecord[]; after: JournalRecord[] }[];
+  /** a dry run: the records the set would keep disabled, and those it would no longer keep */
+  disabledAdded?: JournalRecord[];
+  disabledRemoved?: JournalRecord[];
+  /** a dry run: the zone checks' warnings about what the set adds (a write answers them beside its result) */
+  warnings?: ErrorDetail[];
 }
+
+/** a set's result and whether it changed anything (served, or kept disabled) */
+export type ZoneChangesOutcome = ZoneChangesResult & { changed: boolean };
 
 /** The zone a planned change set is decided on: its serial and the records at the owners it named and the apex (the SOA too). */
 export interface PlanView {

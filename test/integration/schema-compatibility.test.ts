@@ -12,13 +12,34 @@ type Query { member(id: ID!): Member }
 type Member { id: ID! role: String email: String }
 enum MemberRole { OWNER ADMIN VIEWER }
 `;
-const AUTHOR = { GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' };
+/**
+ * git as it comes, whatever the machine's own configuration says (a signing key that asks for a passphrase, hooks,
+ * an editor): the commits here are the test's, made without a question
+ */
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 't',
+  GIT_AUTHOR_EMAIL: 't@t',
+  GIT_COMMITTER_NAME: 't',
+  GIT_COMMITTER_EMAIL: 't@t',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_TERMINAL_PROMPT: '0',
+};
+/** a child process that waits past this is stopped: a test run synchronously cannot be timed out by Jest */
+const CHILD_TIMEOUT_MS = 60_000;
 const SOURCES = path.join(__dirname, '../../src/scripts');
 
 /** a repository whose first commit holds BEFORE, with the checker's source pointed at it and at that commit */
 function repository() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'schema-compat-'));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env: { ...process.env, ...AUTHOR } });
+  const git = (...args: string[]) =>
+    execFileSync('git', args, {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, ...GIT_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: CHILD_TIMEOUT_MS,
+    });
   git('init', '-q', '-b', 'main');
   writeFileSync(path.join(dir, 'schema.graphql'), BEFORE);
   git('add', '.');
@@ -36,7 +57,9 @@ function repository() {
       const stdout = execFileSync(process.execPath, ['-r', '@swc-node/register', path.join(dir, 'check.ts')], {
         cwd: path.join(__dirname, '../..'),
         encoding: 'utf8',
-        stdio: 'pipe',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, ...GIT_ENV },
+        timeout: CHILD_TIMEOUT_MS,
       });
       return { status: 0, output: stdout };
     } catch (error) {

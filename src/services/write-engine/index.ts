@@ -181,5 +181,6 @@ export class WriteEngine {
 
 export type { QueueRun } from './zone-queue';
 export { journalRecord, ZoneChange } from './staging';
+export { applyChangePlan, dryRunChangePlan } from './apply-plan';
 export type { ZoneChangeRequest } from './staging';
 export type { ChangeToSign, ZoneSigner } from './signing';

@@ -1,0 +1,236 @@
+/** The read model's records: lists and counts, and the nested lists of a batch of zones (packed, or row by row) */
+import type { Sql } from '../../db/pool';
+import type { ReadRules } from '../../auth/policy';
+import { LAZY_TIMES, recordsWithZones, type PageRequest, type RecordRow } from './rows';
+import { idArray, page, Params, whereOf } from './statement-parts';
+import { allChildren, childrenPerParent, countPerParent, pagePerParent, type ChildQuery, type PerParentPage } from './per-parent';
+import { PackedRecords } from './packed-records';
+
+export interface RecordFilter {
+  scopeUserId?: number;
+  /** a restricted key's rules: only the records some rule matches are seen, listed or counted */
+  readRules?: ReadRules;
+  id?: number;
+  domainId?: number;
+  zone?: string;
+  owner?: string;
+  type?: string;
+  /** the records as written: without the A/AAAA the service derives from an ALIAS/ANAME (as a zone file writes it) */
+  asWritten?: boolean;
+}
+
+/**
+ * The records a restricted key may read, as SQL: one rule's zone, owner (exact, or `label.*`: that label and
+ * names under it, compared with starts_with so that `_` is no LIKE wildcard) and types, or-ed over its rules.
+ * `zoneOf(zone)` gives the condition for a rule's zone (a join's `d.name`, or the ids of the zones in hand).
+ */
+export function recordRuleCondition(p: Params, rules: ReadRules | undefined, zoneOf: (zone: string) => string): string | undefined {
+  if (!rules) return undefined;
+  if (rules.length === 0) return 'false';
+  const each = rules.map((rule) => {
+    const parts: string[] = [];
+    if (rule.zone !== null) parts.push(zoneOf(rule.zone));
+    if (rule.owner !== null && rule.owner.endsWith('.*')) {
+      const prefix = rule.owner.slice(0, -2);
+      parts.push(`(r.owner = ${p.add(prefix)} or starts_with(r.owner, ${p.add(`${prefix}.`)}))`);
+    } else if (rule.owner !== null) parts.push(`r.owner = ${p.add(rule.owner)}`);
+    if (rule.types !== null) parts.push(`r.type = any(${p.add(rule.types)}::text[])`);
+    return parts.length ? `(${parts.join(' and ')})` : 'true';
+  });
+  return `(${each.join(' or ')})`;
+}
+
+function recordConditions(p: Params, filter: RecordFilter): string[] {
+  const conditions: string[] = [];
+  const readable = recordRuleCondition(p, filter.readRules, (zone) => `d.name = ${p.add(zone)}`);
+  if (readable) conditions.push(readable);
+  if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
+  if (filter.id !== undefined) conditions.push(`r.id = ${p.add(filter.id)}`);
+  if (filter.domainId !== undefined) conditions.push(`r.domain_id = ${p.add(filter.domainId)}`);
+  if (filter.zone !== undefined) conditions.push(`d.name = ${p.add(filter.zone)}`);
+  if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
+  if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
+  if (filter.asWritten) conditions.push('r.derived_from is null');
+  return conditions;
+}
+
+export const RECORD_COLUMNS =
+  'r.id, r.domain_id, d.name as zone, r.owner, r.type, r.rdata, r.ttl, d.user_id as zone_user_id, d.serial as zone_serial, d.created_at as zone_created_at, d.kind as zone_kind';
+
+export async function listRecords(sql: Sql, filter: RecordFilter, request?: PageRequest): Promise<RecordRow[]> {
+  const p = new Params();
+  const rows = await sql.rows(
+    `select ${RECORD_COLUMNS} from records r join domains d on d.id = r.domain_id ${page(p, recordConditions(p, filter), 'r.id', request)}`,
+    p.values,
+    LAZY_TIMES,
+  );
+  return recordsWithZones(rows);
+}
+
+export async function countRecords(sql: Sql, filter: RecordFilter): Promise<number> {
+  const p = new Params();
+  const [row] = await sql.rows(
+    `select count(*) as count from records r join domains d on d.id = r.domain_id ${whereOf(recordConditions(p, filter))}`,
+    p.values,
+  );
+  return Number(row.count);
+}
+
+export interface NestedRecordFilter {
+  owner?: string;
+  type?: string;
+  perDomain?: number;
+  /** a restricted key's rules: only the records some rule matches */
+  readRules?: ReadRules;
+}
+/** a zone as a parent of nested records: its id and name */
+export interface ZoneRef {
+  id: number;
+  name: string;
+}
+
+const NESTED_RECORD_COLUMNS = 'r.id, r.domain_id, r.owner, r.type, r.rdata, r.ttl';
+
+/**
+ * The records of the given zones. The caller knows the zones' names, so the records are not joined with
+ * `domains` for them: for a nested answer of 10,000 records the join and its sort were half of the
+ * statement's time (the records come by primary key order otherwise).
+ */
+function nestedRecordsQuery(p: Params, names: Map<number, string> | readonly number[], filter: NestedRecordFilter): ChildQuery {
+  const conditions: string[] = [];
+  if (filter.owner !== undefined) conditions.push(`r.owner = ${p.add(filter.owner)}`);
+  if (filter.type !== undefined) conditions.push(`r.type = ${p.add(filter.type)}`);
+  // a rule's zone: the ids of the zones of that name when the names are in hand (no join with domains), else a
+  // look-up of the name
+  const readable = recordRuleCondition(p, filter.readRules, (zone) => {
+    if (!(names instanceof Map)) return `r.domain_id in (select id from domains where name = ${p.add(zone)})`;
+    const ids = [...names].filter(([, name]) => name === zone).map(([id]) => id);
+    return `r.domain_id = any(${p.add(idArray(ids))}::bigint[])`;
+  });
+  if (readable) conditions.push(readable);
+  return {
+    p,
+    columns: NESTED_RECORD_COLUMNS,
+    from: 'records r',
+    parentColumn: 'r.domain_id',
+    idColumn: 'r.id',
+    parentIds: names instanceof Map ? [...names.keys()] : names,
+    conditions,
+  };
+}
+
+/** records as the nested lists give them: with their zone's name, known to the caller */
+function nestedRecordsOf(rows: any[], names: Map<number, string>): RecordRow[] {
+  return rows.map((row: any): RecordRow => {
+    const domainId = Number(row.domain_id);
+    return { id: Number(row.id), domainId, zone: names.get(domainId)!, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl };
+  });
+}
+
+/** A page of each zone's records (Domain.recordsConnection). */
+export async function recordPagesOfDomains(
+  sql: Sql,
+  domains: readonly ZoneRef[],
+  page: PerParentPage,
+  filter: NestedRecordFilter = {},
+): Promise<RecordRow[]> {
+  const names = new Map(domains.map((d) => [d.id, d.name]));
+  const rows = await pagePerParent(sql, nestedRecordsQuery(new Params(), names, filter), page);
+  return nestedRecordsOf(rows, names);
+}
+
+/** how many records each zone has under the filter (Domain.recordsConnection's totalCount), for a batch of zones */
+export function recordCountsByDomainIds(
+  sql: Sql,
+  domainIds: readonly number[],
+  filter: NestedRecordFilter = {},
+): Promise<Map<number, number>> {
+  return countPerParent(sql, nestedRecordsQuery(new Params(), domainIds, filter));
+}
+
+export async function recordsOfDomains(sql: Sql, domains: readonly ZoneRef[], filter: NestedRecordFilter = {}): Promise<RecordRow[]> {
+  const names = new Map(domains.map((d) => [d.id, d.name]));
+  const query = nestedRecordsQuery(new Params(), names, filter);
+  return nestedRecordsOf(await sql.rows(childrenPerParent(query, filter.perDomain, ['r.id']), query.p.values), names);
+}
+
+/**
+ * The records of the given zones, grouped by zone, in id order: the nested `Domain.records` list.
+ *
+ * Each zone's records come as one text value (`string_agg` of id, owner, type, rdata and ttl, joined by ASCII's
+ * unit separator, records by its record separator), split here. For a nested answer of 10,000 records, pg's
+ * decoding of 10,000 rows of 6 columns was most of the statement's cost on the node side; one row per zone
+ * took the node's CPU for the statement from ~30 to ~9 ms (docs/performance.md, «Reading zones»).
+ *
+ * The service never stores a control character in an owner or rdata (the name parser refuses them and the
+ * canonical forms escape them, RFC 1035 §5.1), but a row written before those rules, or by hand, could hold a
+ * separator and so forge fields or records of its zone. The split checks itself instead: the zone's record
+ * count comes with it, and a separator inside a value either adds a record (the count differs) or adds a
+ * field (a record with more than five). Such a zone is read again row by row (`recordsOfDomains`).
+ *
+ * A zone's records are handed over as a `PackedRecords` iterable, which makes each record as the answer reads
+ * it: a nested answer walks every list once, so its records are short-lived garbage rather than 10,000
+ * objects that every garbage collection during the request must copy (docs/performance.md, «Reading zones»).
+ */
+export async function recordsGroupedByDomain(
+  sql: Sql,
+  domains: readonly ZoneRef[],
+  filter: NestedRecordFilter = {},
+): Promise<Map<number, Iterable<RecordRow>>> {
+  const names = new Map(domains.map((d) => [d.id, d.name]));
+  const query = nestedRecordsQuery(new Params(), names, filter);
+  const packed = await sql.rows(packedRecordsStatement(query, filter.perDomain), query.p.values, LAZY_TIMES);
+  const groups = new Map<number, Iterable<RecordRow>>();
+  const unpackable: ZoneRef[] = [];
+  for (const row of packed) {
+    const domainId = Number(row.domain_id);
+    const zone = names.get(domainId)!;
+    const records = PackedRecords.of(domainId, zone, row.packed, Number(row.record_count));
+    if (records) groups.set(domainId, records);
+    else unpackable.push({ id: domainId, name: zone });
+  }
+  if (unpackable.length) {
+    // read row by row, in id order (recordsOfDomains sorts them)
+    const regrouped = new Map<number, RecordRow[]>();
+    for (const record of await recordsOfDomains(sql, unpackable, filter)) {
+      const group = regrouped.get(record.domainId);
+      if (group) group.push(record);
+      else regrouped.set(record.domainId, [record]);
+    }
+    for (const [domainId, records] of regrouped) groups.set(domainId, records);
+  }
+  return groups;
+}
+
+/** one record as packed text: id, owner, type, rdata and TTL joined by FIELD_SEPARATOR (chr(31)) */
+const PACKED_RECORD = `id::text || chr(31) || owner || chr(31) || type || chr(31) || rdata || chr(31) || ttl::text`;
+
+/**
+ * The statement of recordsGroupedByDomain: a row per zone with records (its id, record count and packed text).
+ *
+ * With a page per zone (`perDomain`, every nested list the API serves) each zone's records are aggregated inside
+ * the LATERAL subquery that reads them from the (domain_id, id) index in id order: no sort and no grouping of
+ * the whole batch. Sorting the 10,000 rows of a nested answer by zone and id, then grouping them, was a third of
+ * the statement's time (11–15 → 7.7–8 ms, bench/FINDINGS.md). Without a page (the service's own whole-zone
+ * reads) the rows come sorted by zone and id into one aggregate, which then reads each zone's rows in order
+ * without a sort of its own (an ordered aggregate sorted every group: 1.4× the statement's time). Either way
+ * PostgreSQL keeps the subquery's order into the aggregate in practice without promising it; the packed
+ * records' check sees the order.
+ */
+function packedRecordsStatement(query: ChildQuery, perDomain: number | undefined): string {
+  if (perDomain === undefined) {
+    return `select domain_id, count(*) as record_count, string_agg(${PACKED_RECORD}, chr(30)) as packed
+       from (${allChildren(query, ['r.domain_id', 'r.id'])}) as nested
+      group by domain_id`;
+  }
+  const { p, columns, from, parentColumn, idColumn, parentIds, conditions } = query;
+  const parents = p.add(idArray(parentIds));
+  const ofOneParent = [`${parentColumn} = parents.id`, ...conditions];
+  return `select parents.id as domain_id, zone.record_count, zone.packed
+       from unnest(${parents}::bigint[]) as parents(id)
+      cross join lateral (
+        select count(*)::int as record_count, string_agg(${PACKED_RECORD}, chr(30)) as packed
+          from (select ${columns} from ${from} ${whereOf(ofOneParent)} order by ${idColumn} limit ${p.add(perDomain)}) as children
+      ) as zone
+      where zone.record_count > 0`;
+}

@@ -1,0 +1,97 @@
+/** The read model's rows: plain objects, a creation time parsed when it is read */
+import type { ZoneKind } from '../../entities/domain.entity';
+import type { RowOptions } from '../../db/pool';
+
+export interface UserRow {
+  id: number;
+  email: string;
+  createdAt: Date;
+}
+export interface DomainRow {
+  id: number;
+  userId: number;
+  name: string;
+  serial: number;
+  createdAt: Date;
+  /** `primary` (ours) or `secondary` (taken by transfer): docs/transfers.md */
+  kind: ZoneKind;
+}
+export interface RecordRow {
+  id: number;
+  domainId: number;
+  zone: string;
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+  /** the zone as the same statement saw it (record lists): a read racing a zone's deletion stays consistent */
+  zoneRow?: DomainRow;
+}
+export interface PageRequest {
+  first: number;
+  after?: number;
+}
+
+/** timestamps as text, parsed when read (see ReadUserRow) */
+export const LAZY_TIMES: RowOptions = { timestamps: 'text' };
+
+/** a timestamp as pg hands it over (a Date), or as text (`2026-11-22 02:57:39.346+00`, LAZY_TIMES) */
+function toDate(value: Date | string): Date {
+  if (value instanceof Date) return value;
+  return new Date(value.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00'));
+}
+
+/**
+ * Rows whose creation time is parsed when it is read: a nested answer carries 1,100 users and zones and rarely
+ * asks for it, and parsing every timestamp was 4% of such an answer's CPU (docs/performance.md, «Reading zones»).
+ */
+class ReadUserRow implements UserRow {
+  constructor(
+    readonly id: number,
+    readonly email: string,
+    private readonly createdAtText: Date | string,
+  ) {}
+  get createdAt(): Date {
+    return toDate(this.createdAtText);
+  }
+}
+class ReadDomainRow implements DomainRow {
+  constructor(
+    readonly id: number,
+    readonly userId: number,
+    readonly name: string,
+    readonly serial: number,
+    private readonly createdAtText: Date | string,
+    readonly kind: ZoneKind = 'primary',
+  ) {}
+  get createdAt(): Date {
+    return toDate(this.createdAtText);
+  }
+}
+
+export const toUser = (row: any): UserRow => new ReadUserRow(Number(row.id), row.email, row.created_at);
+export const toDomain = (row: any): DomainRow =>
+  new ReadDomainRow(Number(row.id), Number(row.user_id), row.name, Number(row.serial), row.created_at, row.kind ?? 'primary');
+/**
+ * Record rows with their zone as the same statement saw it. The records of one zone share one zone row: a list
+ * of 100,000 records of 1,000 zones makes 1,000 zone objects, not 100,000.
+ */
+export function recordsWithZones(rows: any[]): RecordRow[] {
+  const zones = new Map<number, DomainRow>();
+  return rows.map((row): RecordRow => {
+    const domainId = Number(row.domain_id);
+    let zoneRow = zones.get(domainId);
+    if (!zoneRow) {
+      zoneRow = new ReadDomainRow(
+        domainId,
+        Number(row.zone_user_id),
+        row.zone,
+        Number(row.zone_serial),
+        row.zone_created_at,
+        row.zone_kind ?? 'primary',
+      );
+      zones.set(domainId, zoneRow);
+    }
+    return { id: Number(row.id), domainId, zone: row.zone, owner: row.owner, type: row.type, rdata: row.rdata, ttl: row.ttl, zoneRow };
+  });
+}

@@ -1,0 +1,258 @@
+/** The read model's zones: lists in several orders, counts, and a batch of users' zones */
+import type { Sql } from '../../db/pool';
+import type { ReadRules } from '../../auth/policy';
+import type { ZoneKind } from '../../entities/domain.entity';
+import type { HealthState } from '../health';
+import { LAZY_TIMES, toDomain, type DomainRow, type PageRequest } from './rows';
+import { idArray, page, Params, whereOf } from './statement-parts';
+import { childrenPerParent, countPerParent, pagePerParent, type ChildQuery, type PerParentPage } from './per-parent';
+
+/**
+ * the order of a zone list: creation (id), name in byte order (A-labels: alphabetical), record count, serial,
+ * kind or DNSSEC state, each either way but creation; keyset-paged
+ */
+export type DomainOrder =
+  | 'created'
+  | 'name'
+  | 'name_desc'
+  | 'records'
+  | 'records_desc'
+  | 'serial'
+  | 'serial_desc'
+  | 'kind'
+  | 'kind_desc'
+  | 'dnssec'
+  | 'dnssec_desc';
+
+export interface DomainFilter {
+  scopeUserId?: number;
+  /** a restricted key's rules (docs/least-privilege.md): only the zones they name (or every zone) are seen */
+  readRules?: ReadRules;
+  id?: number;
+  userId?: number;
+  name?: string;
+  /** only the zones whose name starts with this (normalised, lower case, no final dot); '' or absent: all */
+  nameStartsWith?: string;
+  /** only the zones whose whole name matches this glob: `*` any run of characters, `?` one (lower case, no final dot) */
+  nameMatches?: string;
+  /** only the zones of this kind */
+  kind?: ZoneKind;
+  /** only the zones in this health state (zone_health; a zone without its row yet is unknown, docs/health.md) */
+  health?: HealthState;
+}
+
+/**
+ * The zones a restricted key sees, as a condition on `nameColumn`: every zone of its user when a rule names
+ * every zone, else the zones its rules name (none: no rule at all).
+ */
+function zoneRuleCondition(p: Params, rules: ReadRules | undefined, nameColumn: string): string | undefined {
+  if (!rules || rules.some((rule) => rule.zone === null)) return undefined;
+  return `${nameColumn} = any(${p.add(rules.map((rule) => rule.zone))}::text[])`;
+}
+
+export function domainConditions(p: Params, filter: DomainFilter): string[] {
+  const conditions: string[] = [];
+  const visible = zoneRuleCondition(p, filter.readRules, 'd.name');
+  if (visible) conditions.push(visible);
+  if (filter.scopeUserId !== undefined) conditions.push(`d.user_id = ${p.add(filter.scopeUserId)}`);
+  if (filter.id !== undefined) conditions.push(`d.id = ${p.add(filter.id)}`);
+  if (filter.userId !== undefined) conditions.push(`d.user_id = ${p.add(filter.userId)}`);
+  if (filter.name !== undefined) conditions.push(`d.name = ${p.add(filter.name)}`);
+  if (filter.nameStartsWith) conditions.push(namePrefixCondition(p, filter.nameStartsWith, 'd.name'));
+  if (filter.nameMatches !== undefined) conditions.push(`d.name like ${p.add(likePattern(filter.nameMatches))}`);
+  if (filter.kind !== undefined) conditions.push(`d.kind = ${p.add(filter.kind)}`);
+  if (filter.health !== undefined)
+    conditions.push(`coalesce((select h.state from zone_health h where h.domain_id = d.id), 'unknown') = ${p.add(filter.health)}`);
+  return conditions;
+}
+
+/** a glob (`*` any run, `?` one character) as a LIKE pattern: LIKE's own `%`, `_` and escape `\` taken literally */
+export function likePattern(glob: string): string {
+  return glob
+    .replace(/[\\%_]/g, (c) => `\\${c}`)
+    .replace(/\*/g, '%')
+    .replace(/\?/g, '_');
+}
+
+/**
+ * Names starting with `prefix`, as one range of domains_name_bytes_index (Migration20261124170000): in byte order
+ * (collate "C") every name that starts with the prefix lies between the prefix itself and the prefix followed by
+ * U+10FFFF, the highest code point (names are ASCII, so no name holds it). No LIKE, so nothing needs escaping.
+ */
+function namePrefixCondition(p: Params, prefix: string, column: string): string {
+  const from = `${p.add(prefix)}::text`;
+  return `(${column} collate "C" >= ${from} and ${column} collate "C" < ${from} || chr(1114111))`;
+}
+
+const DOMAIN_COLUMNS = 'd.id, d.user_id, d.name, d.serial, d.created_at, d.kind';
+
+export async function listDomains(
+  sql: Sql,
+  filter: DomainFilter,
+  request?: PageRequest,
+  order: DomainOrder = 'created',
+): Promise<DomainRow[]> {
+  const p = new Params();
+  const conditions = domainConditions(p, filter);
+  const column = ORDER_COLUMNS[order.replace(/_desc$/, '')];
+  const rows = await sql.rows(
+    order === 'name' || order === 'name_desc'
+      ? `select ${DOMAIN_COLUMNS} from domains d ${pageByName(p, conditions, request, order === 'name_desc')}`
+      : column
+        ? `select ${DOMAIN_COLUMNS} from domains d ${pageByColumn(p, conditions, request, column, order.endsWith('_desc'))}`
+        : `select ${DOMAIN_COLUMNS} from domains d ${page(p, conditions, 'd.id', request)}`,
+    p.values,
+    LAZY_TIMES,
+  );
+  return rows.map(toDomain);
+}
+
+/**
+ * The zone list's sortable facts as SQL over `d` (or `c`, the cursor's zone): the record count and serial the
+ * zone row keeps, its kind, its DNSSEC state (a signed zone has a dnssec_zones row; unsigned has none)
+ */
+const ORDER_COLUMNS: Record<string, ((alias: string) => string) | undefined> = {
+  records: (a) => `${a}.record_count`,
+  serial: (a) => `${a}.serial`,
+  kind: (a) => `${a}.kind`,
+  dnssec: (a) => `coalesce((select z.state from dnssec_zones z where z.domain_id = ${a}.id), 'unsigned')`,
+};
+
+/**
+ * An order by a fact many zones share (a record count, a kind), keyset-paged with the same cursor (a zone's id):
+ * ties are broken by id, and the page after the cursor starts past the cursor zone's (fact, id) pair, read
+ * from that zone as it is now
+ */
+function pageByColumn(
+  p: Params,
+  conditions: string[],
+  request: PageRequest | undefined,
+  column: (alias: string) => string,
+  descending: boolean,
+): string {
+  const direction = descending ? ' desc' : '';
+  const order = `order by ${column('d')}${direction}, d.id${direction}`;
+  if (!request) return `${whereOf(conditions)} ${order}`;
+  const all =
+    request.after === undefined
+      ? conditions
+      : [
+          ...conditions,
+          `(${column('d')}, d.id) ${descending ? '<' : '>'} (select ${column('c')}, c.id from domains c where c.id = ${p.add(request.after)})`,
+        ];
+  return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
+}
+
+/**
+ * Name order, keyset-paged like id order with the same cursor (a zone's id): the page after it starts past that
+ * zone's name. Names are unique and compared byte-wise (collate "C"), the order of domains_name_bytes_index.
+ */
+function pageByName(p: Params, conditions: string[], request: PageRequest | undefined, descending: boolean): string {
+  const order = `order by d.name collate "C"${descending ? ' desc' : ''}`;
+  if (!request) return `${whereOf(conditions)} ${order}`;
+  const all =
+    request.after === undefined
+      ? conditions
+      : [
+          ...conditions,
+          `d.name collate "C" ${descending ? '<' : '>'} (select c.name from domains c where c.id = ${p.add(request.after)}) collate "C"`,
+        ];
+  return `${whereOf(all)} ${order} limit ${p.add(request.first)}`;
+}
+
+/** whether a zone with this id exists (a name-ordered page after a deleted zone's cursor has no place to start) */
+export async function domainExists(sql: Sql, id: number): Promise<boolean> {
+  const rows = await sql.rows('select 1 from domains where id = $1', [id]);
+  return rows.length > 0;
+}
+
+export async function countDomains(sql: Sql, filter: DomainFilter): Promise<number> {
+  const p = new Params();
+  const [row] = await sql.rows(`select count(*) as count from domains d ${whereOf(domainConditions(p, filter))}`, p.values);
+  return Number(row.count);
+}
+
+/**
+ * The most a nested list can hold per parent today: the zones of the user with the most (`zone_count`, kept by
+ * every zone create and delete) and the records of the largest zone (`record_count`, kept by every change),
+ * over one user's rows, or every user's (undefined: the admin).
+ */
+export async function nestedListBounds(sql: Sql, userId: number | undefined): Promise<{ zonesPerUser: number; recordsPerZone: number }> {
+  const [row] =
+    userId === undefined
+      ? await sql.rows(
+          'select (select coalesce(max(zone_count), 0) from users) as zones, (select coalesce(max(record_count), 0) from domains) as records',
+        )
+      : await sql.rows(
+          `select (select coalesce(max(zone_count), 0) from users where id = $1) as zones,
+                  (select coalesce(max(record_count), 0) from domains where user_id = $1) as records`,
+          [userId],
+        );
+  return { zonesPerUser: Number(row.zones), recordsPerZone: Number(row.records) };
+}
+
+/** what a list of zones shows of each beside its row: its record count (kept by every change) and DNSSEC state */
+export interface ZoneListFacts {
+  recordCount: number;
+  /** unsigned, or the signing policy's state (signed, disabling) */
+  dnssecState: string;
+}
+
+/** ZoneListFacts of many zones in one statement (index probes by id), by zone id; an id with no zone is left out */
+export async function zoneListFacts(sql: Sql, ids: readonly number[]): Promise<Map<number, ZoneListFacts>> {
+  const rows = await sql.rows<{ id: string; record_count: number; dnssec_state: string | null }>(
+    `select d.id, d.record_count, z.state as dnssec_state
+       from domains d left join dnssec_zones z on z.domain_id = d.id where d.id = any($1::bigint[])`,
+    [idArray(ids)],
+  );
+  return new Map(rows.map((r) => [Number(r.id), { recordCount: Number(r.record_count), dnssecState: r.dnssec_state ?? 'unsigned' }]));
+}
+
+export async function domainsByIds(sql: Sql, ids: readonly number[]): Promise<DomainRow[]> {
+  const rows = await sql.rows(`select ${DOMAIN_COLUMNS} from domains d where d.id = any($1::bigint[])`, [idArray(ids)], LAZY_TIMES);
+  return rows.map(toDomain);
+}
+
+/** the zones of a batch of users */
+function zonesOfUsersQuery(
+  p: Params,
+  userIds: readonly number[],
+  filter: { name?: string; readRules?: ReadRules },
+  columns = DOMAIN_COLUMNS,
+): ChildQuery {
+  const conditions = filter.name !== undefined ? [`d.name = ${p.add(filter.name)}`] : [];
+  const visible = zoneRuleCondition(p, filter.readRules, 'd.name');
+  if (visible) conditions.push(visible);
+  return { p, columns, from: 'domains d', parentColumn: 'd.user_id', idColumn: 'd.id', parentIds: userIds, conditions };
+}
+
+/** A page of each user's zones (User.domainsConnection). */
+export async function domainPagesByUserIds(
+  sql: Sql,
+  userIds: readonly number[],
+  page: PerParentPage,
+  filter: { name?: string; readRules?: ReadRules } = {},
+): Promise<DomainRow[]> {
+  const rows = await pagePerParent(sql, zonesOfUsersQuery(new Params(), userIds, filter), page);
+  return rows.map(toDomain);
+}
+
+/** how many zones each user has (User.domainsConnection's totalCount), for a batch of users */
+export function domainCountsByUserIds(
+  sql: Sql,
+  userIds: readonly number[],
+  filter: { name?: string; readRules?: ReadRules } = {},
+): Promise<Map<number, number>> {
+  return countPerParent(sql, zonesOfUsersQuery(new Params(), userIds, filter));
+}
+
+export async function domainsByUserIds(
+  sql: Sql,
+  userIds: readonly number[],
+  perUser?: number,
+  readRules?: ReadRules,
+): Promise<DomainRow[]> {
+  const query = zonesOfUsersQuery(new Params(), userIds, { readRules });
+  const rows = await sql.rows(childrenPerParent(query, perUser, ['d.id']), query.p.values, LAZY_TIMES);
+  return rows.map(toDomain);
+}
