@@ -51,7 +51,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   usePreparedStatements(settings.preparedStatements === 'on');
   noteStopping(false);
   const database = await openDatabase(settings, (line) => logger.info(line));
-  const services = createServices(settings);
+  const services = createServices(settings, database.db);
   const generated = await services.apiKeys.ensureAdminKey(database.db, settings.apiKey);
   if (generated) {
     // printed once, on the first start; only its hash is stored
@@ -144,7 +144,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }
     if (settings.roles.includes('worker')) {
-      const worker = await startWorker(settings, database.db, logger);
+      const worker = await startWorker(settings, database.db, logger, services);
       stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop() });
     }
   } catch (error) {

@@ -23,7 +23,7 @@ import {
   saveAliasOutcome,
 } from '../repositories/alias-refresh';
 import { resolveAddresses } from '../dns-client/dns-client';
-import { changeZone } from './write-engine';
+import type { WriteEngine } from './write-engine';
 import type { JournalRecord } from '../entities/change.entity';
 
 /** a refresh being made is leased this long; a worker that dies leaves it to another after that */
@@ -42,20 +42,20 @@ type Resolved = { ok: true; addresses: JournalRecord[]; ttl: number; authenticat
  * schedule as records are written (repositories/alias-refresh.ts), so nothing scans the ALIAS records or the
  * derived rows.
  */
-export async function refreshDueAliases(db: Database, settings: Settings): Promise<number> {
+export async function refreshDueAliases(engine: WriteEngine, db: Database, settings: Settings): Promise<number> {
   if (!settings.aliasResolvers.length) return 0;
   let changed = 0;
   for (const alias of await leaseDueAliases(db, REFRESH_BATCH, LEASE_SECONDS)) {
     if (alias.gone) {
-      if (await removeOrphans(db, settings, { domainId: alias.domainId, aliasId: alias.recordId })) changed++;
+      if (await removeOrphans(engine, db, settings, { domainId: alias.domainId, aliasId: alias.recordId })) changed++;
       await forgetAlias(db, alias.recordId);
-    } else if (await refreshAlias(db, settings, alias)) changed++;
+    } else if (await refreshAlias(engine, db, settings, alias)) changed++;
   }
   return changed;
 }
 
 /** one ALIAS: resolve, publish when the set differs, and note the outcome and the next refresh */
-export async function refreshAlias(db: Database, settings: Settings, alias: DueAlias): Promise<boolean> {
+export async function refreshAlias(engine: WriteEngine, db: Database, settings: Settings, alias: DueAlias): Promise<boolean> {
   const resolved = await resolveTarget(settings, alias.target);
   if (!resolved.ok) {
     // the last addresses stay served (the issue: a target that stops resolving keeps them); ask again soon
@@ -69,7 +69,7 @@ export async function refreshAlias(db: Database, settings: Settings, alias: DueA
     return false;
   }
   const owner = alias.owner === '@' ? `${alias.zone}.` : `${alias.owner}.${alias.zone}.`;
-  const published = await changeZone(
+  const published = await engine.changeZone(
     db,
     settings,
     SERVICE,
@@ -126,8 +126,13 @@ export async function refreshAlias(db: Database, settings: Settings, alias: DueA
 }
 
 /** removes the derived rows of an ALIAS/ANAME that was deleted (or changed to another target) */
-async function removeOrphans(db: Database, settings: Settings, orphan: { domainId: number; aliasId: number }): Promise<boolean> {
-  return changeZone(
+async function removeOrphans(
+  engine: WriteEngine,
+  db: Database,
+  settings: Settings,
+  orphan: { domainId: number; aliasId: number },
+): Promise<boolean> {
+  return engine.changeZone(
     db,
     settings,
     SERVICE,

@@ -26,7 +26,7 @@ import {
 import type { RequestContext } from './context';
 import type { Sql } from '../db/pool';
 import { recordAuditEvent } from './audit-log';
-import { journalRecord, journalWholeZone, writeZone } from './write-engine';
+import { journalRecord, type WriteEngine } from './write-engine';
 import { quotaExceeded } from './quotas';
 import type { CanonicalRecord } from '../dns/record';
 import type { ZoneKind } from '../entities/domain.entity';
@@ -62,6 +62,8 @@ function zoneNameRefused(
 export class DomainsService {
   constructor(
     private readonly settings: Settings,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
     private readonly templates: RecordTemplatesService = new RecordTemplatesService(settings),
   ) {}
 
@@ -243,7 +245,7 @@ export class DomainsService {
         );
       return withSetNs(templateAt!(serial), this.settings.defaultNs, nsSet.nsNames).map(journalRecord);
     };
-    return writeZone(ctx.db, this.settings, ctx.principal, {
+    return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'create-zone',
       transaction: checkNames || secondary,
       insert: async (sql) => {
@@ -349,7 +351,7 @@ export class DomainsService {
   async delete(ctx: RequestContext, by: { id?: number; name?: string }, options: { withUser?: boolean } = {}): Promise<void> {
     const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
     if (by.id === undefined && name === undefined) throw DomainError.invalid('zone', 'zone is required');
-    await writeZone(ctx.db, this.settings, ctx.principal, {
+    await this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
       kind: 'delete-zone',
       zone: by.id !== undefined ? { id: by.id } : { name: name! },
       remove: async (sql) => {
@@ -358,7 +360,7 @@ export class DomainsService {
           throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
         requireFlag(ctx.principal.policy, 'mayDeleteZones');
         const records = await zoneRecords(sql, [domain.id]);
-        await journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
+        await this.engine.journalWholeZone(sql, 'zone-deleted', domain, records.map(journalRecord));
         // a user deleting its own zone is in the change history; the admin deleting a user's zone is an admin action
         if (ctx.principal.kind === 'admin' && !options.withUser) {
           await recordAuditEvent(sql, {

@@ -54,6 +54,7 @@ export function healthResolver(health: Settings['health']): IterativeResolver {
  * The next check comes HEALTH_CHECK_INTERVAL after this one (an hour when the duty is off: only asked checks run).
  */
 export async function checkAndRecord(
+  rootNotes: RootReachNotes,
   db: Database,
   health: Settings['health'],
   resolver: IterativeResolver,
@@ -62,7 +63,7 @@ export async function checkAndRecord(
   const findings = await checkZone(db, resolver, health, zone);
   // the process stops: what the check met since is not the zone's doing (its lease brings it back)
   if (resolver.stopped) return undefined;
-  await noteRoot(db, resolver);
+  await rootNotes.note(db, resolver);
   return (await recordChecked(db, health, [{ zone, findings, blind: resolver.rootReachable === false }])).get(zone.id);
 }
 
@@ -74,32 +75,36 @@ export interface CheckedZone {
   blind?: boolean;
 }
 
-/** what this process last noted of the root's reach, and when: noted again when it changes, or a minute on */
-let rootNoted: { reachable: boolean; at: number } | undefined;
 const ROOT_NOTE_MS = 60_000;
 
 /**
  * Notes what a round found of the root (the checker's state, shared by the processes: repositories/health.ts
  * `noteRootReach`), at most once a minute unless it changed; the process that notes a change logs it, once (not
- * once per zone). Never fails a check: a failure to note is logged.
+ * once per zone). Never fails a check: a failure to note is logged. One per process, made with the services
+ * (services/index.ts) and shared by the asked checks and the worker's.
  */
-export async function noteRoot(db: Database, resolver: IterativeResolver): Promise<void> {
-  const reachable = resolver.rootReachable;
-  if (reachable === undefined) return;
-  if (rootNoted && rootNoted.reachable === reachable && Date.now() - rootNoted.at < ROOT_NOTE_MS) return;
-  rootNoted = { reachable, at: Date.now() };
-  try {
-    const changed = await noteRootReach(db, reachable, reachable ? null : (resolver.rootReason ?? null));
-    if (!changed) return;
-    if (reachable) logger.info('health: the root servers (HEALTH_ROOT_HINTS) answer: zones are checked from the root again');
-    else
-      logger.warn(
-        { reason: resolver.rootReason },
-        'health: no root server (HEALTH_ROOT_HINTS) answers: zone health cannot be checked from the root; zones keep their last findings until it answers again',
-      );
-  } catch (error) {
-    rootNoted = undefined;
-    logger.warn({ err: error }, 'health: noting whether the root servers answer failed');
+export class RootReachNotes {
+  /** what this process last noted of the root's reach, and when: noted again when it changes, or a minute on */
+  private noted: { reachable: boolean; at: number } | undefined;
+
+  async note(db: Database, resolver: IterativeResolver): Promise<void> {
+    const reachable = resolver.rootReachable;
+    if (reachable === undefined) return;
+    if (this.noted && this.noted.reachable === reachable && Date.now() - this.noted.at < ROOT_NOTE_MS) return;
+    this.noted = { reachable, at: Date.now() };
+    try {
+      const changed = await noteRootReach(db, reachable, reachable ? null : (resolver.rootReason ?? null));
+      if (!changed) return;
+      if (reachable) logger.info('health: the root servers (HEALTH_ROOT_HINTS) answer: zones are checked from the root again');
+      else
+        logger.warn(
+          { reason: resolver.rootReason },
+          'health: no root server (HEALTH_ROOT_HINTS) answers: zone health cannot be checked from the root; zones keep their last findings until it answers again',
+        );
+    } catch (error) {
+      this.noted = undefined;
+      logger.warn({ err: error }, 'health: noting whether the root servers answer failed');
+    }
   }
 }
 
@@ -147,6 +152,9 @@ export interface HealthChecker {
 }
 
 export class HealthService {
+  /** the root's reach as this process last noted it (the worker's checks note it through the same) */
+  readonly rootNotes = new RootReachNotes();
+
   constructor(
     private readonly settings: Settings,
     private readonly domains: DomainsService,
@@ -181,7 +189,7 @@ export class HealthService {
    */
   async checkNow(ctx: RequestContext, zone: string): Promise<ZoneHealth> {
     const domain = await this.domains.get(ctx, { name: zone });
-    await checkAndRecord(ctx.db, this.settings.health, healthResolver(this.settings.health), {
+    await checkAndRecord(this.rootNotes, ctx.db, this.settings.health, healthResolver(this.settings.health), {
       id: domain.id,
       name: domain.name,
       serial: Number(domain.serial),

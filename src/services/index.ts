@@ -1,4 +1,5 @@
 import type { Settings } from '../config/settings';
+import type { Database } from '../db/pool';
 import { ApiKeysService } from './api-keys.service';
 import { DomainsService } from './domains.service';
 import { RecordsService } from './records.service';
@@ -15,8 +16,11 @@ import { PropagationStatusService } from './propagation-status.service';
 import { AliasStatusService } from './alias-status.service';
 import { SteeringService } from './steering/steering.service';
 import { DnssecService } from './dnssec/dnssec.service';
-import { dnssecZoneSigner } from './dnssec/zone-signing';
-import { useZoneSigner } from './write-engine';
+import { DnssecZoneSigner } from './dnssec/zone-signing';
+import { SettingsKeyVault } from './dnssec/settings-key-vault';
+import { CdsNotifications } from './dnssec/cds-notify';
+import type { DnssecWriter } from './dnssec/dnssec-writer';
+import { WriteEngine } from './write-engine';
 import { AuditLogService } from './audit-log';
 import { RateLimits } from './rate-limits';
 import { ZoneReadsService } from './zone-reads.service';
@@ -39,6 +43,12 @@ import { RecordSearchService } from './record-search.service';
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
   settings: Settings;
+  /** the write engine of the process's database: every change of a zone goes through it (its queues, heads, catalog admissions) */
+  writeEngine: WriteEngine;
+  /** the key vault the zones' private keys and the webhooks' secrets are sealed in, opened at its first use */
+  keyVault: SettingsKeyVault;
+  /** what DNSSEC's steps write with (the engine, the vault, the parents' NOTIFY(CDS)), the worker's duties' too */
+  dnssecWriter: DnssecWriter;
   users: UsersService;
   domains: DomainsService;
   records: RecordsService;
@@ -90,26 +100,37 @@ export interface Services {
   search: RecordSearchService;
 }
 
-export function createServices(settings: Settings): Services {
+/**
+ * The services of one database, made once per process (and once per database a test serves): what they
+ * remember between requests is theirs, none of it in a module's variables, so two of them never share a
+ * zone's queue, head or rate.
+ */
+export function createServices(settings: Settings, db: Database): Services {
+  // one vault: DNSSEC's keys and the webhooks' secrets are sealed under the same key-encryption key
+  const keyVault = new SettingsKeyVault(settings);
   // the write engine signs a signed zone's changes through its port; DNSSEC is what signs them
-  useZoneSigner(dnssecZoneSigner);
+  const writeEngine = new WriteEngine({ db, settings, signer: new DnssecZoneSigner(keyVault) });
+  const dnssecWriter: DnssecWriter = { engine: writeEngine, keys: keyVault, cdsNotifications: new CdsNotifications() };
   const audit = new AuditLogService();
   const rateLimits = new RateLimits(settings);
   const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());
-  const zoneChanges = new ZoneChangesService(settings);
+  const zoneChanges = new ZoneChangesService(settings, writeEngine);
   const recordTemplates = new RecordTemplatesService(settings);
-  const domains = new DomainsService(settings, recordTemplates);
+  const domains = new DomainsService(settings, writeEngine, recordTemplates);
   const tsigKeys = new TsigKeysService(settings, audit.keyLimits);
   const people = new PeopleService(settings);
   const sessions = new SessionsService(settings, people);
   return {
     settings,
+    writeEngine,
+    keyVault,
+    dnssecWriter,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
-    records: new RecordsService(settings),
+    records: new RecordsService(settings, writeEngine),
     zoneReads: new ZoneReadsService(),
     apiKeys,
-    zoneFiles: new ZoneFilesService(settings),
+    zoneFiles: new ZoneFilesService(settings, writeEngine),
     zoneChanges,
     rrsetComments: new RrsetCommentsService(),
     disabledRecords: new DisabledRecordsService(),
@@ -118,11 +139,11 @@ export function createServices(settings: Settings): Services {
     tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
     propagation: new PropagationStatusService(settings),
-    dnssec: new DnssecService(settings, domains),
+    dnssec: new DnssecService(settings, domains, dnssecWriter),
     audit,
     rateLimits,
     zoneSecondaries: new ZoneSecondariesService(settings, domains),
-    secondaryZones: new SecondaryZonesService(settings, domains),
+    secondaryZones: new SecondaryZonesService(settings, domains, writeEngine),
     people,
     operators: new OperatorsService(),
     sessions,
@@ -130,11 +151,11 @@ export function createServices(settings: Settings): Services {
     passkeys: new PasskeysService(sessions, people),
     recordTemplates,
     aliases: new AliasStatusService(settings),
-    steering: new SteeringService(settings),
+    steering: new SteeringService(settings, writeEngine),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
-    nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
+    nameserverSets: new NameserverSetsService(settings, domains, zoneChanges, writeEngine),
     permissions: new PermissionsService(people),
-    events: new EventsService(settings),
+    events: new EventsService(settings, keyVault),
     health: new HealthService(settings, domains),
     attention: new AttentionService(settings, domains),
     search: new RecordSearchService(),

@@ -19,7 +19,7 @@ import { recordAuditEvent } from './audit-log';
 import type { DomainsService } from './domains.service';
 import type { ZoneChangesService } from './zone-changes.service';
 import { DEFAULT_SET_NAME, effectiveSet, NameserverSetView } from './nameserver-set-view';
-import { moveToSet } from './write-engine';
+import type { WriteEngine } from './write-engine';
 
 /** more would be a fleet for its own install; RFC 1996 NOTIFYs go to each, per change */
 const MAX_SET_SECONDARIES = 50;
@@ -45,6 +45,8 @@ export class NameserverSetsService {
     private readonly settings: Settings,
     private readonly domains: DomainsService,
     private readonly zoneChanges: ZoneChangesService,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
   ) {}
 
   async list(ctx: RequestContext): Promise<NameserverSetView[]> {
@@ -159,7 +161,7 @@ export class NameserverSetsService {
     if (state.leaving !== null) throw new DomainError('ZONE_MOVE_IN_PROGRESS');
     const source = effectiveSet((await nameserverSetById(ctx.db, state.setId))!, this.settings);
     const moved = await inTransaction(ctx.db, async (sql) => {
-      const done = await moveToSet(sql, this.settings, {
+      const done = await this.engine.moveToSet(sql, this.settings, {
         domainId: zone.id,
         name: zone.name,
         from: source.id,

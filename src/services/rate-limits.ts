@@ -260,9 +260,9 @@ export function rateLimitError(decision: Pick<RateDecision, 'retryAfter' | 'limi
  * The changes one zone takes per second (ZONE_CHANGES_PER_SECOND, ZONE_CHANGES_BURST): every change of a zone's
  * records is one serial step, one journal row, one NOTIFY and IXFR for each secondary, whatever it holds (a
  * record, a change set, an import, a DNS UPDATE), so a change is what is counted. Users' changes only: the
- * admin and the signer are not limited. Per process, as the request limits; one per Database (as the zone queues).
+ * admin and the signer are not limited. Per process, as the request limits: one per write engine (index.ts).
  */
-class ZoneChangeLimits {
+export class ZoneChangeLimits {
   private readonly buckets = new Buckets();
   constructor(private readonly limit: RateLimit) {}
 
@@ -295,13 +295,6 @@ export class SignInLimits {
     const message = `too many sign-in requests from this address; try again in ${retryAfter} s`;
     throw new DomainError('RATE_LIMITED', message, [{ field: 'address', code: 'RATE_LIMITED', message, retryAfter }]);
   }
-}
-
-const zoneLimitsByDb = new WeakMap<object, ZoneChangeLimits>();
-export function zoneChangeLimits(db: Database, settings: Settings): ZoneChangeLimits {
-  let limits = zoneLimitsByDb.get(db.base);
-  if (!limits) zoneLimitsByDb.set(db.base, (limits = new ZoneChangeLimits(settings.zoneChangeLimit)));
-  return limits;
 }
 
 /** RateLimit-Policy and RateLimit field values (draft-ietf-httpapi-ratelimit-headers-10 §§3–4: structured-field lists) */

@@ -10,7 +10,7 @@ import { DomainError, errorFromProblems, ErrorDetail } from '../errors/catalogue
 import { countRecords, listRecords, PageRequest, RecordFilter, RecordRow } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from '../dns/zone-name';
-import { changeZone, type ZoneChange } from './write-engine';
+import type { WriteEngine, ZoneChange } from './write-engine';
 import { disabledOfZone, writeDisabledRecords } from '../repositories/disabled-records';
 import { ownersToCheck } from '../dns/zone-checks';
 import { warnAbout } from './zone-warnings';
@@ -28,7 +28,11 @@ export interface RecordChangeInput extends Omit<RecordInput, 'rdata'> {
  * zone rules, the SOA serial, and the journal row for propagation.
  */
 export class RecordsService {
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
+  ) {}
 
   list(ctx: RequestContext, filter: Omit<RecordFilter, 'scopeUserId'>, page?: PageRequest): Promise<RecordRow[]> {
     return listRecords(ctx.db, this.scoped(ctx, filter), page);
@@ -71,7 +75,7 @@ export class RecordsService {
     if (!seesZone(ctx.principal.policy, zone)) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
     // the records at the owner, and at the names the zone checks need for it (its target, the delegations above)
     const touching = { owners: ownersToCheck(zone, [record]), recordIds: [] };
-    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       // asked once the zone is read in the key's scope: an every-zone rule covers only its user's zones, and
       // another user's zone is not there for the key (404), as for a key without rules, not a refusal (403)
       requireAllowed(ctx.principal.policy, { zone, owner: record.owner, type: record.type, access: 'write' });
@@ -92,29 +96,35 @@ export class RecordsService {
     const zone = normaliseZoneName(input.zone);
     const next = this.parse(ctx, zone, input);
     const touching = { owners: ownersToCheck(zone, [next]), recordIds: [id] };
-    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, touching, targetId: id }, async (change) => {
-      const current = change.zone.target;
-      if (!current || !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type))
-        throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
-      if (change.zone.name !== zone) {
-        throw DomainError.invalid('zone', `zone: record ${id} belongs to zone ${change.zone.name}, not ${zone}`, 'ZONE_MISMATCH');
-      }
-      requireAllowed(ctx.principal.policy, { zone, owner: current.owner, type: current.type, access: 'write' });
-      requireAllowed(ctx.principal.policy, { zone, owner: next.owner, type: next.type, access: 'write' });
-      const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
-      if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
-      if (problems.length) throw errorFromProblems(problems, next.type);
-      // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
-      await takeKeptDisabled(change, next);
-      change.replace(current, next);
-      await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
-      warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
-      return { ...next, id, domainId: change.zone.id, zone };
-    });
+    return this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { recordId: id }, touching, targetId: id },
+      async (change) => {
+        const current = change.zone.target;
+        if (!current || !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type))
+          throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
+        if (change.zone.name !== zone) {
+          throw DomainError.invalid('zone', `zone: record ${id} belongs to zone ${change.zone.name}, not ${zone}`, 'ZONE_MISMATCH');
+        }
+        requireAllowed(ctx.principal.policy, { zone, owner: current.owner, type: current.type, access: 'write' });
+        requireAllowed(ctx.principal.policy, { zone, owner: next.owner, type: next.type, access: 'write' });
+        const problems: ErrorDetail[] = checkRecordPlacement(zone, change.zone.sameOwner, next, current);
+        if (current.type === 'SOA' && next.type === 'SOA') problems.push(...checkSoaSerialRaised(current.rdata, next.rdata));
+        if (problems.length) throw errorFromProblems(problems, next.type);
+        // a record edited into one kept disabled: the edit is served, the disabled one no longer kept
+        await takeKeptDisabled(change, next);
+        change.replace(current, next);
+        await change.commit({ serialSetByCaller: next.type === 'SOA' ? soaSerial(next.rdata) : undefined });
+        warnAbout(ctx, zone, [...change.zone.sameOwner.filter((r) => r.id !== id), next], [next]);
+        return { ...next, id, domainId: change.zone.id, zone };
+      },
+    );
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {
-    await changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { recordId: id }, targetId: id }, async (change) => {
       const target = change.zone.target;
       if (!target || !readsRecord(ctx.principal.policy, change.zone.name, target.owner, target.type))
         throw DomainError.notFound('RECORD_NOT_FOUND', 'id');

@@ -22,7 +22,7 @@ import { axfr, inTransferTurn, IxfrStep, TransferError, TransferredRecord, Trans
 import type { RequestContext } from './context';
 import { inTransaction } from './db-errors';
 import type { DomainsService } from './domains.service';
-import { changeZone, promoteToPrimary, ZoneChange } from './write-engine';
+import type { WriteEngine, ZoneChange } from './write-engine';
 import { serverEntries } from './server-entries';
 import { aliasStatusOfZone } from '../repositories/alias-refresh';
 import { aliasResolversUnsetReason } from './alias-status.service';
@@ -81,19 +81,26 @@ function stageReplacement(change: ZoneChange, records: TransferredRecord[]): num
  * serves). A zone promoted meanwhile is left alone.
  */
 export async function applyTransfer(
+  engine: WriteEngine,
   db: Database,
   settings: Settings,
   zone: { id: number; name: string },
   from: string,
   transferred: { soa: TransferredRecord & { value: { serial: number } }; records: TransferredRecord[] },
 ): Promise<void> {
-  await changeZone(db, settings, transferPrincipal(from), { zone: { id: zone.id }, allRecords: true, transfer: true }, async (change) => {
-    if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
-    // two statements (the change, then the primary's serial): a transaction holding the zone row's lock
-    change.requireLock();
-    stageReplacement(change, transferred.records);
-    await commitTransfer(change, zone.id, transferred.soa);
-  });
+  await engine.changeZone(
+    db,
+    settings,
+    transferPrincipal(from),
+    { zone: { id: zone.id }, allRecords: true, transfer: true },
+    async (change) => {
+      if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
+      // two statements (the change, then the primary's serial): a transaction holding the zone row's lock
+      change.requireLock();
+      stageReplacement(change, transferred.records);
+      await commitTransfer(change, zone.id, transferred.soa);
+    },
+  );
 }
 
 /**
@@ -121,6 +128,7 @@ async function commitTransfer(change: ZoneChange, domainId: number, soa: Transfe
  * TransferError, and the worker takes the zone whole instead). One serial step to the primary's serial.
  */
 export async function applyIncremental(
+  engine: WriteEngine,
   db: Database,
   settings: Settings,
   zone: { id: number; name: string },
@@ -129,7 +137,7 @@ export async function applyIncremental(
 ): Promise<void> {
   const owners = [...new Set(transfer.steps.flatMap((step) => [...step.removed, ...step.added].map((r) => r.owner)))];
   const request = { zone: { id: zone.id }, touching: { owners, recordIds: [] }, transfer: true };
-  await changeZone(db, settings, transferPrincipal(from), request, async (change) => {
+  await engine.changeZone(db, settings, transferPrincipal(from), request, async (change) => {
     if (change.zone.kind !== 'secondary') throw new TransferError(`zone ${zone.name} is no longer a secondary zone`);
     change.requireLock();
     // our copy of the primary's data is at the primary's serial (the zone's own may be ahead: an ALIAS flattened)
@@ -160,6 +168,8 @@ export class SecondaryZonesService {
   constructor(
     private readonly settings: Settings,
     private readonly domains: DomainsService,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
   ) {}
 
   /** the primaries (address, port, key name, in order) of the secondary zones among `zones`, one statement for them all */
@@ -196,7 +206,7 @@ export class SecondaryZonesService {
     if (!state?.lastSuccessAt) throw zoneStateError('ZONE_NOT_TRANSFERRED', zone.name);
     // the update waits for the zone row's lock: a transfer under way commits first, one after sees a primary zone;
     // an expired zone is served again and rejoins its catalog in the same transaction (its lock taken first)
-    await inTransaction(ctx.db, (sql) => promoteToPrimary(sql, this.settings, zone));
+    await inTransaction(ctx.db, (sql) => this.engine.promoteToPrimary(sql, this.settings, zone));
     return this.domains.get(ctx, { id: zone.id });
   }
 
@@ -232,7 +242,7 @@ export class SecondaryZonesService {
         throw new DomainError('INVALID_INPUT', message, [{ field: 'from', code: 'TRANSFER_FAILED', message }]);
       }
       const taken = transferred.records;
-      await changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: zone.id }, allRecords: true }, async (change) => {
+      await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: zone.id }, allRecords: true }, async (change) => {
         stageReplacement(change, taken);
         // the same records again (an import run twice) write nothing, as a zone file's do
         if (!change.changesNothing()) await change.commit();

@@ -6,7 +6,7 @@ import { checkZoneIndexed } from '../dns/zone-rules';
 import { DomainError, ErrorDetail, errorFromProblems } from '../errors/catalogue';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from '../dns/zone-name';
-import { applyChangePlan, changeZone, dryRunChangePlan, journalRecord, type ZoneChange } from './write-engine';
+import { applyChangePlan, dryRunChangePlan, journalRecord, type WriteEngine, type ZoneChange } from './write-engine';
 import { decide, isRestricted } from '../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../repositories/rrset-comments';
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
@@ -67,7 +67,11 @@ function outcomeOf(zone: ZoneAsRead, plan: ChangePlan, serial: number): ZoneChan
 export class ZoneChangesService {
   private readonly comments = new RrsetCommentsService();
 
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
+  ) {}
 
   /**
    * `comments`: RRsets whose comments become those given (docs/powerdns-api.md), written in the set's
@@ -249,7 +253,7 @@ export class ZoneChangesService {
     // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
     const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
     const comments = options.comments ?? [];
-    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
       // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing)
       if (comments.length) {
         change.requireLock();

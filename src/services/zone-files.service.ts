@@ -16,7 +16,7 @@ import { listDomains } from '../repositories/read-model';
 import type { RequestContext } from './context';
 import { normaliseZoneName } from '../dns/zone-name';
 import type { StoredRow } from '../repositories/zone-writes';
-import { changeZone } from './write-engine';
+import type { WriteEngine } from './write-engine';
 import type { RecordSource } from './write-engine/staging';
 import { ZoneFileParser } from './zone-file-parser';
 import { importBounds } from '../repositories/zone-writes';
@@ -50,7 +50,11 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 export class ZoneFilesService {
   private readonly parser: ZoneFileParser;
 
-  constructor(private readonly settings: Settings) {
+  constructor(
+    private readonly settings: Settings,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
+  ) {
     this.parser = new ZoneFileParser(settings.importParserHeapMb);
   }
 
@@ -178,7 +182,7 @@ export class ZoneFilesService {
       throw errorFromProblems(problems).withCode('INVALID_ZONE_FILE', message);
     }
     const dryRun = input.dryRun ?? false;
-    return changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
       const current = change.zone.sameOwner;
       const fileSoa = parsed.records.find((r) => r.type === 'SOA');
 

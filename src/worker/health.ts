@@ -20,7 +20,7 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Logger } from '../logger';
 import type { IterativeResolver } from '../dns-client/iterative-resolver';
 import { adoptZones, claimDueZones, type DueZone } from '../repositories/health';
-import { healthResolver, noteRoot, recordChecked, type CheckedZone } from '../services/health.service';
+import { healthResolver, recordChecked, type CheckedZone, type RootReachNotes } from '../services/health.service';
 import { checkZone } from '../services/health-checks';
 
 const TICK_MS = 1000;
@@ -66,6 +66,8 @@ export class HealthWorker {
     private readonly db: Database,
     private readonly log: Logger,
     private readonly wakeTick: () => void,
+    /** the process's notes of the root's reach (services/health.service.ts), shared with the asked checks */
+    private readonly rootNotes: RootReachNotes,
   ) {}
 
   /** how often the duty ticks: every TICK_MS, or twice an interval if that is shorter */
@@ -121,7 +123,7 @@ export class HealthWorker {
       const findings = await checkZone(this.db, resolver, this.settings.health, zone);
       // the process stops: what the check met since is not the zone's doing (its lease brings it back)
       if (!resolver.stopped) {
-        await noteRoot(this.db, resolver);
+        await this.rootNotes.note(this.db, resolver);
         this.record({ zone, findings, blind: resolver.rootReachable === false });
       }
     } catch (error) {

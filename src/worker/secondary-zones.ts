@@ -38,7 +38,7 @@ import {
   zonePrimaries,
 } from '../repositories/secondary-zones';
 import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
-import { expireOverdueSecondary, recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
+import type { WriteEngine } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
 import { reportDutyFailure } from './duties';
 import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from '../dns-client/zone-transfer-in';
@@ -106,6 +106,8 @@ export class SecondaryZonesWorker {
     private readonly db: Database,
     private readonly log: Logger,
     private readonly wakeClaims: () => void,
+    /** the write engine of the process's database (services/index.ts): the transfers and the catalogs go through it */
+    private readonly engine: WriteEngine,
   ) {}
 
   /**
@@ -119,7 +121,7 @@ export class SecondaryZonesWorker {
       const overdue = await overdueSecondaries(this.db, EXPIRE_BATCH);
       found = overdue.length;
       for (const zone of overdue) {
-        if (!(await this.db.transaction((sql) => expireOverdueSecondary(sql, this.settings, zone)))) continue;
+        if (!(await this.db.transaction((sql) => this.engine.expireOverdueSecondary(sql, this.settings, zone)))) continue;
         this.stats.expiries++;
         this.log.warn({ zone: zone.name }, 'secondary zone: EXPIRE passed before a refresh worked: expired, no longer served');
       }
@@ -198,13 +200,15 @@ export class SecondaryZonesWorker {
     this.stats.failures++;
     const reason = problems.join('; ') || 'the zone has no primaries';
     // an expired zone leaves its catalog in the same transaction: the fleet stops serving it with us
-    const state = await this.db.transaction((sql) => recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry));
+    const state = await this.db.transaction((sql) =>
+      this.engine.recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry),
+    );
     this.log.warn({ zone: zone.name, state, reason }, 'secondary zone: refresh failed at every primary');
   }
 
   /** a refresh that worked; an expired zone, served again, rejoins its catalog in the same transaction */
   private recordWorking(zone: DueSecondary, timers: { refresh: number; expire: number }, transferred: boolean): Promise<void> {
-    return this.db.transaction((sql) => recordWorkingRefresh(sql, this.settings, zone, timers, transferred));
+    return this.db.transaction((sql) => this.engine.recordWorkingRefresh(sql, this.settings, zone, timers, transferred));
   }
 
   /**
@@ -226,8 +230,8 @@ export class SecondaryZonesWorker {
         inTime(`the IXFR from ${from}`);
         const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
         if (result.kind === 'up-to-date') return { soa: result.soa.rdata, transferred: false };
-        if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
-        else await applyIncremental(this.db, this.settings, zone, `${from} (IXFR)`, result);
+        if (result.kind === 'whole') await applyTransfer(this.engine, this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
+        else await applyIncremental(this.engine, this.db, this.settings, zone, `${from} (IXFR)`, result);
         this.log.info({ zone: zone.name, from, serial: result.soa.value.serial, kind: result.kind }, 'secondary zone transferred (IXFR)');
         return { soa: result.soa.rdata, transferred: true };
       });
@@ -244,7 +248,7 @@ export class SecondaryZonesWorker {
     const transferred = await inTransferTurn(async () => {
       inTime(`the AXFR from ${from}`);
       const taken = await axfr(source, zone.name);
-      await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, taken);
+      await applyTransfer(this.engine, this.db, this.settings, zone, `${from} (AXFR)`, taken);
       return taken;
     });
     this.log.info(

@@ -10,6 +10,7 @@
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
+import type { WriteEngine } from '../services/write-engine';
 import { noteDatabaseFailure } from '../db/availability';
 import { claimDueChecks, CheckRow, failingChecks, saveProbe, steeredZones } from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
@@ -43,6 +44,8 @@ export class SteeringProber {
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
+    /** the write engine of the process's database: the served records are written through it */
+    private readonly engine: WriteEngine,
   ) {}
 
   /** decides every steered zone again (publishing only those whose served records differ) */
@@ -134,7 +137,7 @@ export class SteeringProber {
   }
 
   private publishNow(domainId: number): void {
-    const published: Promise<unknown> = publishSteeredZone(this.db, this.settings, domainId)
+    const published: Promise<unknown> = publishSteeredZone(this.engine, this.db, this.settings, domainId)
       .catch((error: unknown) => {
         if (!noteDatabaseFailure(error, 'steering publication'))
           this.log.warn({ err: error }, `steering: publishing zone ${domainId} failed; the next reconciliation publishes it`);

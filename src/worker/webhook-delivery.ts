@@ -11,7 +11,7 @@ import { appendEvent } from '../repositories/events';
 import { ClaimedDelivery, ClaimedQueue, claimQueues, QueueLease, recordAttemptFailed, recordDelivered } from '../repositories/webhooks';
 import { eventView } from '../services/events/events.service';
 import { FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
-import { openSecret, signatureHeader } from '../services/events/webhook-secrets';
+import { signatureHeader, WebhookSecrets } from '../services/events/webhook-secrets';
 import { mayConnect } from '../outbound/addresses';
 
 /**
@@ -52,7 +52,7 @@ const MAX_BODY_BYTES = 4096;
 
 /** the headers and body of a delivery (Standard Webhooks) */
 export function webhookMessage(
-  settings: Settings,
+  secrets: WebhookSecrets,
   delivery: Pick<ClaimedDelivery, 'subscriptionId' | 'secrets' | 'event' | 'readRules'>,
   now = new Date(),
 ): { body: string; headers: Record<string, string> } {
@@ -61,9 +61,7 @@ export function webhookMessage(
   const id = `evt_${delivery.event.id}`;
   const timestamp = Math.floor(now.getTime() / 1000);
   // the current secret and every previous one still in its own overlap: one signature each (Standard Webhooks)
-  const secrets = [delivery.secrets.secret, ...delivery.secrets.previous].map((sealed) =>
-    openSecret(settings, delivery.subscriptionId, sealed),
-  );
+  const signing = [delivery.secrets.secret, ...delivery.secrets.previous].map((sealed) => secrets.open(delivery.subscriptionId, sealed));
   return {
     body,
     headers: {
@@ -71,7 +69,7 @@ export function webhookMessage(
       'user-agent': 'Zonekeeper-Webhooks',
       'webhook-id': id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, id, timestamp, body),
+      'webhook-signature': signatureHeader(signing, id, timestamp, body),
     },
   };
 }
@@ -209,6 +207,8 @@ export class WebhookDeliveries {
     private readonly log: Logger,
     private readonly fanout: WebhookFanout,
     private readonly requestPass: () => void,
+    /** the webhooks' secrets, opened in the process's key vault (services/index.ts) */
+    private readonly secrets: WebhookSecrets,
   ) {}
 
   /**
@@ -272,7 +272,7 @@ export class WebhookDeliveries {
   private async attempt(delivery: ClaimedDelivery, leaseEnds: number): Promise<Outcome> {
     let result: PostResult;
     try {
-      result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.settings, delivery));
+      result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.secrets, delivery));
     } catch (error) {
       result = { status: null, error: error instanceof Error ? error.message : String(error) };
     }

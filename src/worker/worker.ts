@@ -10,6 +10,7 @@ import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import { PropagationRepository } from '../repositories/propagation';
+import type { Services } from '../services';
 import { Duty, DutyRunner, reportDutyFailure } from './duties';
 import { adoptSecondariesDuty } from './duties/adopt-secondaries';
 import { aliasRefreshDuties } from './duties/alias-refresh';
@@ -36,6 +37,9 @@ import { SteeringProber } from './steering-checks';
 import { WebhookDeliveries } from './webhook-delivery';
 import { WebhookFanout } from './webhook-fanout';
 
+/** what the worker's duties write with, made once per process with the services */
+export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events'>;
+
 export class PropagationWorker {
   readonly notifier: Notifier;
   /** the nameserver sets as last read: whose servers get which NOTIFYs and status checks */
@@ -60,8 +64,11 @@ export class PropagationWorker {
     private readonly settings: Settings,
     db: Database,
     private readonly log: Logger,
+    /** the process's write engine, DNSSEC writer, health notes and webhook secrets (services/index.ts) */
+    services: WorkerServices,
     { webhooks = true }: { webhooks?: boolean } = {},
   ) {
+    const engine = services.writeEngine;
     const runner = new DutyRunner(log);
     this.runner = runner;
     this.repository = new PropagationRepository(db);
@@ -72,29 +79,29 @@ export class PropagationWorker {
     let along: FanoutAlong | undefined;
     if (webhooks) {
       const fanout = new WebhookFanout(db);
-      const sending = new WebhookDeliveries(settings, db, log, fanout, () => runner.wake(WEBHOOK_DELIVERIES));
+      const sending = new WebhookDeliveries(settings, db, log, fanout, () => runner.wake(WEBHOOK_DELIVERIES), services.events.secrets);
       deliveries = sending;
       along = { fanout, wakeDeliveries: (fanOutToo) => sending.wake(fanOutToo) };
     }
     this.drain = new OutboxDrain(settings, db, log, this.notifier, this.fleet, checkIn, along);
-    this.secondaryZones = new SecondaryZonesWorker(settings, db, log, () => runner.wake(SECONDARY_ZONE_CLAIMS));
-    this.health = new HealthWorker(settings, db, log, () => runner.wake(ZONE_HEALTH));
-    this.steering = new SteeringProber(settings, db, log);
+    this.secondaryZones = new SecondaryZonesWorker(settings, db, log, () => runner.wake(SECONDARY_ZONE_CLAIMS), engine);
+    this.health = new HealthWorker(settings, db, log, () => runner.wake(ZONE_HEALTH), services.health.rootNotes);
+    this.steering = new SteeringProber(settings, db, log, engine);
     this.duties = [
       outboxDrainDuty(this.drain, db),
       nameserverSetsDuty(this.fleet),
-      catalogAdmissionDuty(settings, db),
+      catalogAdmissionDuty(settings, db, engine),
       forgetSecondariesDuty(settings, db, log),
       adoptSecondariesDuty(settings, db, this.fleet, checkIn),
       statusChecksDuty(db, this.notifier, this.fleet, checkIn),
-      departuresDuty(settings, db, log),
+      departuresDuty(settings, db, log, engine),
       retentionDuty(settings, db, log),
       timedOutSessionsDuty(settings, db, log),
-      keyRollsDuty(settings, db, log),
-      signatureRefreshDuty(settings, db, log),
-      bootstrapSignalsDuty(settings, db, log),
-      ...foreignKeysDuties(settings, db, log),
-      ...aliasRefreshDuties(settings, db, log),
+      keyRollsDuty(settings, db, log, services.dnssecWriter),
+      signatureRefreshDuty(settings, db, log, services.dnssecWriter),
+      bootstrapSignalsDuty(settings, db, log, services.dnssecWriter),
+      ...foreignKeysDuties(settings, db, log, services.dnssecWriter),
+      ...aliasRefreshDuties(settings, db, log, engine),
       ...secondaryZonesDuties(this.secondaryZones, db),
       ...zoneHealthDuties(this.health, settings.health.interval),
       ...steeringDuties(this.steering),
@@ -128,8 +135,9 @@ export async function startWorker(
   settings: Settings,
   db: Database,
   log: Logger,
+  services: WorkerServices,
 ): Promise<{ worker: PropagationWorker; stop(): Promise<void> }> {
-  const worker = new PropagationWorker(settings, db, log);
+  const worker = new PropagationWorker(settings, db, log, services);
   await worker.start();
   return { worker, stop: () => worker.stop() };
 }

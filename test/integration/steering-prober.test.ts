@@ -69,7 +69,8 @@ test('each due check is claimed by one prober, however many claim at once, and i
 test('the panic freeze: every check failing at once takes nothing down, and the operator is told', async () => {
   // two processes' probers, each kept by its own duty runner as a worker keeps it
   const probers = [1, 2].map(() => new DutyRunner(logger));
-  for (const runner of probers) await runner.start(steeringDuties(new SteeringProber(app.settings, app.service.database.db, logger)));
+  for (const runner of probers)
+    await runner.start(steeringDuties(new SteeringProber(app.settings, app.service.database.db, logger, app.service.services.writeEngine)));
   try {
     await waitFor('the checks to come up', async () => ((await statuses()).every((s) => s === 'up') ? true : undefined), 15_000);
     server.closeAllConnections();
@@ -115,7 +116,7 @@ test('a zone’s status changes within 250 ms are published as one change: one s
   }
   const serial = async () => (await app.gql(`query($n: String) { domain(name: $n) { serial } }`, { n: ZONE })).data.domain.serial;
   const before = await serial();
-  const prober = new SteeringProber(app.settings, db, logger);
+  const prober = new SteeringProber(app.settings, db, logger, app.service.services.writeEngine);
   // two checks go down 100 ms apart, each change handed to the publisher as the prober does
   await db.affected(`update steering_checks set status = 'down' where id = $1`, [checkId('c0')]);
   prober.zoneChanged(Number(zone.id));

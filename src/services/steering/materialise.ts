@@ -14,7 +14,7 @@ import type { JournalRecord } from '../../entities/change.entity';
 import { appendEvents } from '../../repositories/events';
 import { CheckStatus, RrsetRow, rowsAt, rrsetsOfZone, setServed, statusesOfZone } from '../../repositories/steering';
 import { steeringChanges } from '../../metrics';
-import { changeZone, type ZoneChange } from '../write-engine';
+import type { WriteEngine, ZoneChange } from '../write-engine';
 import { servedValues } from './decision';
 
 /** the author the history names for steering's changes */
@@ -35,8 +35,8 @@ export interface ServedChange {
  * Decides every steered RRset of the zone again and writes those whose served records differ, in one change;
  * answers whether it wrote one. Run by the prober after a zone's checks changed status, and at its start.
  */
-export async function publishSteeredZone(db: Database, settings: Settings, domainId: number): Promise<boolean> {
-  const published = await changeZone(
+export async function publishSteeredZone(engine: WriteEngine, db: Database, settings: Settings, domainId: number): Promise<boolean> {
+  const published = await engine.changeZone(
     db,
     settings,
     SERVICE,

@@ -40,7 +40,7 @@ import {
   zoneOfRrset,
 } from '../../repositories/steering';
 import type { RequestContext } from '../context';
-import { changeZone, type ZoneChange } from '../write-engine';
+import type { WriteEngine, ZoneChange } from '../write-engine';
 import { memberHealthy } from './decision';
 import { noteServed, stageSteered } from './materialise';
 
@@ -117,7 +117,10 @@ function refuseRules(input: SteeredRrsetInput): void {
 }
 
 export class SteeringService {
-  constructor(private readonly settings: Settings) {}
+  constructor(
+    private readonly settings: Settings,
+    private readonly engine: WriteEngine,
+  ) {}
 
   // -- reads: the zone is one the caller sees (Domain's fields); a restricted key sees the RRsets it may read
 
@@ -138,7 +141,7 @@ export class SteeringService {
   async createCheck(ctx: RequestContext, zoneName: string, input: SteeringCheckInput): Promise<CheckRow> {
     const zone = normaliseZoneName(zoneName);
     const check = this.parseCheck(input);
-    const id = await changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner: '@' }, async (change) => {
+    const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner: '@' }, async (change) => {
       change.requireLock();
       if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
       await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
@@ -178,7 +181,7 @@ export class SteeringService {
     refuseRules(input);
     const zone = normaliseZoneName(zoneName);
     const owner = this.parseOwner(zone, input);
-    const id = await changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
+    const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
       change.requireLock();
       const definition = await this.parseRrset(ctx, change, input);
       const existing = (await rrsetsOfZone(change.connection, change.zone.id)).find(
@@ -247,7 +250,7 @@ export class SteeringService {
     const domainId = await zoneOfCheck(ctx.db, id);
     if (domainId === undefined) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'id');
     await notFoundAs('STEERING_CHECK_NOT_FOUND', () =>
-      changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
+      this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
         change.requireLock();
         const current = await checkById(change.connection, id);
         if (!current || current.domainId !== change.zone.id || !seesZone(ctx.principal.policy, change.zone.name))
@@ -261,7 +264,7 @@ export class SteeringService {
     const domainId = await zoneOfRrset(ctx.db, id);
     if (domainId === undefined) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
     await notFoundAs('STEERED_RRSET_NOT_FOUND', () =>
-      changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
+      this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
         change.requireLock();
         const current = await rrsetById(change.connection, id);
         if (

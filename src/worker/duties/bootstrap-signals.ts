@@ -2,6 +2,7 @@ import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
 import type { Logger } from '../../logger';
 import { syncBootstrapSignals } from '../../services/dnssec/bootstrap-signals';
+import type { DnssecWriter } from '../../services/dnssec/dnssec-writer';
 import type { Duty } from '../duties';
 import { dnssecTickMs } from './dnssec-tick';
 
@@ -10,13 +11,13 @@ import { dnssecTickMs } from './dnssec-tick';
  * (services/dnssec/bootstrap-signals.ts); a key step updates its own zone's at once. The first sweep comes at the
  * first tick of the signed zones' duties.
  */
-export function bootstrapSignalsDuty(settings: Settings, db: Database, log: Logger): Duty {
+export function bootstrapSignalsDuty(settings: Settings, db: Database, log: Logger, dnssec: DnssecWriter): Duty {
   return {
     name: 'bootstrap signals',
     every: settings.dnssecBootstrapSweepInterval * 1000,
     firstAfter: dnssecTickMs(settings),
     run: async () => {
-      const signalled = await syncBootstrapSignals(db, settings);
+      const signalled = await syncBootstrapSignals(dnssec, db, settings);
       if (signalled > 0) log.info(`dnssec: the RFC 9615 signalling records of ${signalled} zones brought up to date`);
     },
     where: 'signature refresh',
