@@ -13,18 +13,46 @@ export interface KnotFleet {
   dnsPort: number;
 }
 
+export interface ServiceWithKnotOptions {
+  /** the catalog zone's name: Knot takes its member zones from it */
+  catalog: string;
+  /** the key of the transfers and NOTIFYs between the service and its secondaries */
+  tsig: { name: string; secret: string };
+  /** the service's DNS port, for a test that starts a server of its own that must know it first (a BIND secondary) */
+  dnsPort?: number;
+  /** more secondaries the service NOTIFYs, after Knot (`address:port` each) */
+  extraSecondaries?: string[];
+  /** more settings of the service; they win over the ones here (ROLES without the worker, say) */
+  env?: Record<string, string>;
+}
+
+/**
+ * Knot first, listening for the catalog of a primary at the service's DNS port, then the service, which
+ * NOTIFYs it. Knot is stopped again when the service does not start, so that a failed start leaves no server
+ * running behind the suite.
+ */
+export async function startServiceWithKnot(options: ServiceWithKnotOptions): Promise<KnotFleet> {
+  const { catalog, tsig } = options;
+  const dnsPort = options.dnsPort ?? (await freePort());
+  const knot = await startKnot({ catalogZone: catalog, primaryPort: dnsPort, tsig });
+  let app: TestApp;
+  try {
+    app = await startTestApp({
+      ROLES: 'api,dns,worker',
+      DNS_LISTEN: `127.0.0.1:${dnsPort}`,
+      SECONDARIES: [`127.0.0.1:${knot.port}`, ...(options.extraSecondaries ?? [])].join(','),
+      TSIG_KEY: `${tsig.name}:hmac-sha256:${tsig.secret}`,
+      CATALOG_ZONE: catalog,
+      ...options.env,
+    });
+  } catch (error) {
+    await knot.stop();
+    throw error;
+  }
+  return { app, knot, dnsPort };
+}
+
 /** `catalog` names the catalog zone, `keyName` the fleet's TSIG key; `env` adds settings of the service */
 export async function startWithKnotFleet(catalog: string, keyName: string, env: Record<string, string> = {}): Promise<KnotFleet> {
-  const tsig = { name: keyName, secret: randomBytes(32).toString('base64') };
-  const dnsPort = await freePort();
-  const knot = await startKnot({ catalogZone: catalog, primaryPort: dnsPort, tsig });
-  const app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${tsig.name}:hmac-sha256:${tsig.secret}`,
-    CATALOG_ZONE: catalog,
-    ...env,
-  });
-  return { app, knot, dnsPort };
+  return startServiceWithKnot({ catalog, tsig: { name: keyName, secret: randomBytes(32).toString('base64') }, env });
 }
