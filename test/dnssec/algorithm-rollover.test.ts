@@ -59,14 +59,14 @@ beforeAll(async () => {
   dnsPort = await freePort();
   // BIND takes the two zones of the first roll by name (no catalog), NOTIFYed like Knot
   bind = await startBindSecondary({ zones: [PARENT, CHILD], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  ({ app, knot } = await startServiceWithKnot({
+  ({ app, knot, userId } = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: { name: KEY_NAME, secret: SECRET },
     dnsPort,
     extraSecondaries: [`127.0.0.1:${bind.port}`],
     env: { ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '2' },
+    user: 'algo@example.com',
   }));
-  userId = (await gqlOk(`mutation { createUser(input: {email: "algo@example.com"}) { id } }`)).createUser.id;
   await createZone(PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`);
   await createZone(CHILD);
 }, 60_000);

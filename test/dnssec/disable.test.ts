@@ -64,10 +64,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-disable-'));
   writeExternalParent([]);
   knot = await startKnotPrimary([{ zone: EXTERNAL_PARENT, file: join(dir, `${EXTERNAL_PARENT}.zone`) }]);
+  let userId: string;
   ({
     app,
     knot: secondary,
     dnsPort,
+    userId,
   } = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: { name: KEY_NAME, secret: SECRET },
@@ -77,8 +79,8 @@ beforeAll(async () => {
       DNSSEC_PARENT_DS_SERVERS: `127.0.0.1:${knot.port}`,
       DNSSEC_PARENT_DS_CHECK_INTERVAL: '1',
     },
+    user: 'disable@example.com',
   }));
-  const user = await app.gql(`mutation { createUser(input: {email: "disable@example.com"}) { id } }`);
   for (const [zone, extra] of [
     [PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`],
     // a wildcard: each poll asks a name of its own, which no cache holds, so every poll reaches the secondary
@@ -87,7 +89,7 @@ beforeAll(async () => {
     [LONE, ''],
   ]) {
     const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: user.data.createUser.id,
+      u: userId,
       z: zone,
     });
     expect(created.errors).toBeUndefined();

@@ -36,16 +36,17 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-roll-'));
-  ({ app, knot, dnsPort } = await startServiceWithKnot({
+  let userId: string;
+  ({ app, knot, dnsPort, userId } = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: { name: KEY_NAME, secret: SECRET },
     // the accelerated timings of the issue: TTLs of seconds need a TTL policy that allows them
     env: { ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '2' },
+    user: 'roll@example.com',
   }));
-  const user = await app.gql(`mutation { createUser(input: {email: "roll@example.com"}) { id } }`);
   for (const zone of [PARENT, CHILD]) {
     const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: user.data.createUser.id,
+      u: userId,
       z: zone,
     });
     expect(created.errors).toBeUndefined();

@@ -334,10 +334,12 @@ async function theirsCaughtUp(): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-multi-signer-'));
   // the worker (there by default) NOTIFYs our secondary
+  let userId: string;
   ({
     app,
     knot: ours,
     dnsPort,
+    userId,
   } = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: { name: KEY_NAME, secret: SECRET },
@@ -347,8 +349,8 @@ beforeAll(async () => {
       // the other signer's keys read again every second: its ZSK roll is followed within the roll's test
       DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: '1',
     },
+    user: 'multi-signer@example.com',
   }));
-  const user = await gqlOk(`mutation { createUser(input: {email: "multi-signer@example.com"}) { id } }`);
   for (const [zone, text] of [
     [
       PARENT,
@@ -357,7 +359,7 @@ beforeAll(async () => {
     [ZONE, zoneText(1)],
   ]) {
     await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: user.createUser.id,
+      u: userId,
       z: zone,
     });
     await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, { z: zone, t: text });

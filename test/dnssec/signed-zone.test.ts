@@ -35,10 +35,13 @@ beforeAll(async () => {
   dnsPort = await freePort();
   // BIND holds the signed zones too, configured one by one (it takes no catalog here)
   bind = await startBindSecondary({ zones: SIGNED_ZONES, primaryPort: dnsPort, tsig: TSIG });
-  ({ app, knot } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG, dnsPort, extraSecondaries: [`127.0.0.1:${bind.port}`] }));
-  const user = await app.gql(`mutation { createUser(input: {email: "signed@example.com"}) { id } }`);
-  expect(user.errors).toBeUndefined();
-  userId = user.data.createUser.id;
+  ({ app, knot, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: TSIG,
+    dnsPort,
+    extraSecondaries: [`127.0.0.1:${bind.port}`],
+    user: 'signed@example.com',
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, severeAccessibilityViolations } from '../support/console';
-import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
+import { CREATE_RECORD, createUserKey, createZone } from '../support/fixtures';
 import { startServiceWithKnot } from '../support/knot-fleet';
 import { TestApp } from '../support/test-app';
 import { Knot, servedSerial, waitFor } from '../propagation/knot';
@@ -36,9 +36,8 @@ const external: string[] = [];
 
 beforeAll(async () => {
   buildConsole();
-  ({ app, knot } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG }));
+  ({ app, knot, userId } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG, user: 'console@example.org' }));
   origin = app.baseUrl.replace('127.0.0.1', 'localhost');
-  userId = await createUser(app, 'console@example.org');
   userKey = await createUserKey(app, userId);
   await createZone(app, userId, ZONE);
   browser = await launchChromium();

@@ -144,8 +144,7 @@ const rows = (text: string) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-pdns-engine-'));
-  ({ app, knot, dnsPort } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG }));
-  userId = await createUser(app, 'edge-engine@example.org');
+  ({ app, knot, dnsPort, userId } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG, user: 'edge-engine@example.org' }));
   key = await makeKey(userId, 'pdns-client');
 }, 60_000);
 

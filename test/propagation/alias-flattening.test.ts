@@ -59,7 +59,12 @@ beforeAll(async () => {
   dnsPort = await freePort();
   bind = await startBindSecondary({ zones: [ZONE], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   powerdns = await startPowerDnsSecondary({ zones: [ZONE], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  ({ app, knot: secondary } = await startServiceWithKnot({
+  let userId: string;
+  ({
+    app,
+    knot: secondary,
+    userId,
+  } = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: { name: KEY_NAME, secret: SECRET },
     dnsPort,
@@ -70,8 +75,9 @@ beforeAll(async () => {
       ALIAS_MIN_TTL: '1',
       ALIAS_MAX_TTL: '2',
     },
+    user: 'owner@zk-alias.test',
   }));
-  await createZone(app, await createUser(app, 'owner@zk-alias.test'), ZONE);
+  await createZone(app, userId, ZONE);
 }, 60_000);
 
 afterAll(async () => {

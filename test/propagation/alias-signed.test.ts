@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestApp } from '../support/test-app';
 import { startServiceWithKnot } from '../support/knot-fleet';
-import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
+import { createZone, CREATE_RECORD } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 import { startUnbound, Unbound } from '../support/unbound';
@@ -73,16 +73,17 @@ beforeAll(async () => {
   target = await startKnotPrimary([{ zone: TARGET_ZONE, file: path.join(dir, 'target.zone') }]);
   dnsPort = await freePort();
   bind = await startBindSecondary({ zones: ZONES.map((z) => z.zone), primaryPort: dnsPort, tsig: TSIG });
-  ({ app, knot } = await startServiceWithKnot({
+  let userId: string;
+  ({ app, knot, userId } = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: TSIG,
     dnsPort,
     extraSecondaries: [`127.0.0.1:${bind.port}`],
     env: { ALIAS_RESOLVERS: `127.0.0.1:${target.port}`, ALIAS_MIN_TTL: '1', ALIAS_MAX_TTL: String(DERIVED_TTL) },
+    user: 'owner@zk-alias-signed.test',
   }));
-  const user = await createUser(app, 'owner@zk-alias-signed.test');
   for (const { zone, denial } of ZONES) {
-    await createZone(app, user, zone);
+    await createZone(app, userId, zone);
     // the apex ALIAS is there before signing: enabling DNSSEC on a zone that holds one is allowed
     for (const [owner, type, rdata] of [
       ['@', 'ALIAS', TARGET],

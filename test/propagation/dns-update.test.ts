@@ -99,8 +99,12 @@ const askEach = async (names: string[], type: string) => {
 };
 
 beforeAll(async () => {
-  ({ app, knot, dnsPort } = await startServiceWithKnot({ catalog: CATALOG, tsig: TRANSFER_KEY }));
-  aliceId = await createUser(app, 'alice@zk-upd.test');
+  ({
+    app,
+    knot,
+    dnsPort,
+    userId: aliceId,
+  } = await startServiceWithKnot({ catalog: CATALOG, tsig: TRANSFER_KEY, user: 'alice@zk-upd.test' }));
   const bobId = await createUser(app, 'bob@zk-upd.test');
   await createZone(app, aliceId, ALICE);
   await createZone(app, bobId, BOB);

@@ -25,10 +25,11 @@ let dnsPort: number;
 let userId: string;
 
 beforeAll(async () => {
-  ({ app, knot, dnsPort } = await startServiceWithKnot({ catalog: CATALOG, tsig: { name: KEY_NAME, secret: SECRET } }));
-  const user = await app.gql(`mutation { createUser(input: {email: "prop@example.com"}) { id } }`);
-  expect(user.errors).toBeUndefined();
-  userId = user.data.createUser.id;
+  ({ app, knot, dnsPort, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
+    user: 'prop@example.com',
+  }));
 }, 60_000);
 
 afterAll(async () => {

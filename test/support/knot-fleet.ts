@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { freePort, Knot, startKnot } from '../propagation/knot';
+import { createUser } from './fixtures';
 import { startTestApp, TestApp } from './test-app';
 
 export interface KnotFleet {
@@ -11,6 +12,8 @@ export interface KnotFleet {
   knot: Knot;
   /** the service's DNS port (Knot's primary) */
   dnsPort: number;
+  /** the id of the user made at the start (`user`), empty when none was asked for */
+  userId: string;
 }
 
 export interface ServiceWithKnotOptions {
@@ -24,18 +27,20 @@ export interface ServiceWithKnotOptions {
   extraSecondaries?: string[];
   /** more settings of the service; they win over the ones here (ROLES without the worker, say) */
   env?: Record<string, string>;
+  /** the email of a user to make once the service runs (the owner of the test's zones) */
+  user?: string;
 }
 
 /**
  * Knot first, listening for the catalog of a primary at the service's DNS port, then the service, which
- * NOTIFYs it. Knot is stopped again when the service does not start, so that a failed start leaves no server
- * running behind the suite.
+ * NOTIFYs it, then the user. What started is stopped again when a later part fails, so that a failed start
+ * leaves no server running behind the suite.
  */
 export async function startServiceWithKnot(options: ServiceWithKnotOptions): Promise<KnotFleet> {
   const { catalog, tsig } = options;
   const dnsPort = options.dnsPort ?? (await freePort());
   const knot = await startKnot({ catalogZone: catalog, primaryPort: dnsPort, tsig });
-  let app: TestApp;
+  let app: TestApp | undefined;
   try {
     app = await startTestApp({
       ROLES: 'api,dns,worker',
@@ -45,11 +50,13 @@ export async function startServiceWithKnot(options: ServiceWithKnotOptions): Pro
       CATALOG_ZONE: catalog,
       ...options.env,
     });
+    const userId = options.user === undefined ? '' : await createUser(app, options.user);
+    return { app, knot, dnsPort, userId };
   } catch (error) {
+    await app?.close();
     await knot.stop();
     throw error;
   }
-  return { app, knot, dnsPort };
 }
 
 /** `catalog` names the catalog zone, `keyName` the fleet's TSIG key; `env` adds settings of the service */
