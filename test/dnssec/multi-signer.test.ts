@@ -334,13 +334,7 @@ async function theirsCaughtUp(): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-multi-signer-'));
   // the worker (there by default) NOTIFYs our secondary
-  let userId: string;
-  ({
-    app,
-    knot: ours,
-    dnsPort,
-    userId,
-  } = await startServiceWithKnot({
+  const started = await startServiceWithKnot({
     catalog: CATALOG,
     tsig: { name: KEY_NAME, secret: SECRET },
     env: {
@@ -350,7 +344,8 @@ beforeAll(async () => {
       DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: '1',
     },
     user: 'multi-signer@example.com',
-  }));
+  });
+  ({ app, knot: ours, dnsPort } = started);
   for (const [zone, text] of [
     [
       PARENT,
@@ -359,7 +354,7 @@ beforeAll(async () => {
     [ZONE, zoneText(1)],
   ]) {
     await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: userId,
+      u: started.userId,
       z: zone,
     });
     await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, { z: zone, t: text });
