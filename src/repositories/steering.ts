@@ -5,6 +5,7 @@
  */
 import type { Sql } from '../db/pool';
 import type { StoredRow } from './zone-writes';
+import type { ProbeTarget } from '../outbound/probes';
 
 /** a check's damped status: `unknown` until fall or rise first decides it, served as up (see memberHealthy) */
 export type CheckStatus = 'unknown' | 'up' | 'down';
@@ -49,17 +50,9 @@ export interface SteeringDefinition {
   allDown: AllDown;
 }
 
-export interface CheckDefinition {
+/** a check as defined: what the prober connects to and expects (outbound/probes.ts), its name and own interval */
+export interface CheckDefinition extends ProbeTarget {
   name: string;
-  protocol: 'http' | 'https' | 'tcp';
-  address: string;
-  port: number;
-  host: string | null;
-  path: string;
-  statusMin: number;
-  statusMax: number;
-  bodyContains: string | null;
-  verifyTls: boolean;
   intervalSeconds: number | null;
 }
 
