@@ -79,7 +79,7 @@ export interface Settings {
   importBodyLimit: number;
   /**
    * IMPORT_PARSER_HEAP_MB: the old generation of the zone-file parser's worker thread, in MiB; a file whose
-   * records it cannot hold is refused (413 ZONE_FILE_TOO_LARGE), the process untouched (src/services/zone-file-parser.ts)
+   * records it cannot hold is refused (413 ZONE_FILE_TOO_LARGE), the process untouched (src/services/zones/zone-file-parser.ts)
    */
   importParserHeapMb: number;
   /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */

@@ -8,7 +8,7 @@ import { ZoneChangeInput, ZoneChangesResolver } from './resolvers/zone-changes.r
 import type { DomainType } from './types/domain.type';
 import type { RecordType } from './types/record.type';
 import type { UserType } from './types/user.type';
-import type { RecordRow } from '../services/zone-reads.service';
+import type { RecordRow } from '../services/zones/zone-reads.service';
 
 /** One field of the schema called directly: its object type, its name, and what answers it. */
 export interface DirectFieldResolver {

@@ -3,8 +3,8 @@ import { parseOwner } from '../dns/name';
 import type { Services } from '../services';
 import { normaliseZoneName } from '../dns/zone-name';
 import type { DomainRow } from '../repositories/read-model';
-import type { ZoneChangeSpec } from '../services/zone-changes.service';
-import type { RrsetCommentsInput } from '../services/rrset-comments.service';
+import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
+import type { RrsetCommentsInput } from '../services/zones/rrset-comments.service';
 import { presentRrsets, presentZone } from './presenters';
 import {
   PowerDnsResult,

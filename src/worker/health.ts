@@ -20,8 +20,8 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Logger } from '../logger';
 import type { IterativeResolver } from '../dns-client/iterative-resolver';
 import { adoptZones, claimDueZones, type DueZone } from '../repositories/health';
-import { healthResolver, recordChecked, type CheckedZone, type RootReachNotes } from '../services/health.service';
-import { checkZone } from '../services/health-checks';
+import { healthResolver, recordChecked, type CheckedZone, type RootReachNotes } from '../services/operations/health.service';
+import { checkZone } from '../services/operations/health-checks';
 
 const TICK_MS = 1000;
 /** a claimed check may take this long before another worker takes the zone again (a check ends well within it) */
@@ -66,7 +66,7 @@ export class HealthWorker {
     private readonly db: Database,
     private readonly log: Logger,
     private readonly wakeTick: () => void,
-    /** the process's notes of the root's reach (services/health.service.ts), shared with the asked checks */
+    /** the process's notes of the root's reach (services/operations/health.service.ts), shared with the asked checks */
     private readonly rootNotes: RootReachNotes,
   ) {}
 

@@ -37,7 +37,7 @@ import {
   renewSecondaryLeases,
   zonePrimaries,
 } from '../repositories/secondary-zones';
-import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
+import { applyIncremental, applyTransfer, serverName } from '../services/transfers/secondary-zones.service';
 import type { WriteEngine } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
 import { reportDutyFailure } from './duties';

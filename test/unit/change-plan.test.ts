@@ -3,7 +3,7 @@ import { parseApiRecord, recordIdentity } from '../../src/dns/record';
 import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
 import { withSerial } from '../../src/dns/zone-rules';
 import { changesOfPatch } from '../../src/powerdns/zone-routes';
-import { parseZoneChanges } from '../../src/services/change-parse';
+import { parseZoneChanges } from '../../src/services/zones/change-parse';
 import {
   type ChangePlan,
   disabledRecordsRead,
@@ -12,13 +12,13 @@ import {
   planChangesNothing,
   plannedRrsets,
   type ZoneAsRead,
-} from '../../src/services/change-plan';
-import type { ZoneChangeOptions, ZoneChangeSpec } from '../../src/services/zone-change-set';
+} from '../../src/services/zones/change-plan';
+import type { ZoneChangeOptions, ZoneChangeSpec } from '../../src/services/zones/zone-change-set';
 import type { StoredRow } from '../../src/repositories/zone-writes';
 import type { DisabledRecord } from '../../src/repositories/disabled-records';
 
 /*
- * The planner alone (services/change-plan.ts): no database, no connection. PowerDNS's PATCH semantics as its
+ * The planner alone (services/zones/change-plan.ts): no database, no connection. PowerDNS's PATCH semantics as its
  * changetypes arrive (changesOfPatch, the PowerDNS API's own reading), the change kinds of GraphQL and REST, and
  * DNSControl's rule: planning again what a plan made plans nothing.
  */

@@ -1,6 +1,6 @@
 import { SerialScalar } from '../scalars/serial';
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
-import type { ZoneChangeKind } from '../../services/zone-changes.service';
+import type { ZoneChangeKind } from '../../services/zones/zone-changes.service';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
 

@@ -19,7 +19,7 @@ import { makeKey } from './key-step-events';
 import { countZoneKeyEvents, KeyEvent, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
-import { DomainsService } from '../domains.service';
+import { DomainsService } from '../zones/domains.service';
 import { normaliseZoneName } from '../../dns/zone-name';
 import { dsRecordsOf, inParentDs, isPublished } from './zone-keys';
 import type { DnssecWriter } from './dnssec-writer';

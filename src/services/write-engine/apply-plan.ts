@@ -2,8 +2,8 @@ import type { Settings } from '../../config/settings';
 import type { Principal } from '../../auth/principal';
 import { nextSerial, serialAdd } from '../../dns/serial';
 import { countDisabled, writeDisabledRecords } from '../../repositories/disabled-records';
-import { quotaExceeded } from '../quotas';
-import type { ChangePlan } from '../change-plan';
+import { quotaExceeded } from '../zones/quotas';
+import type { ChangePlan } from '../zones/change-plan';
 import type { ZoneChange } from './staging';
 
 /**

@@ -18,10 +18,10 @@ import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/po
 import type { ChangeToSign, SigningMode, ZoneSigner } from './signing';
 import { heldSignerRow } from '../../repositories/dnssec';
 import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../repositories/dnssec';
-import { quotaExceeded } from '../quotas';
+import { quotaExceeded } from '../zones/quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
-import { aliasResolversUnset } from '../alias-status.service';
-import { nameserversChanged } from '../health-changes';
+import { aliasResolversUnset } from '../zones/alias-status.service';
+import { nameserversChanged } from '../operations/health-changes';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -55,7 +55,7 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   /**
    * A change of the A/AAAA flattened from ALIAS/ANAME records alone (alias-flattening.ts): the service's own
    * records, not the zone's data, so a secondary zone takes it too (its data stays the primary's: the next
-   * transfer leaves these rows alone, services/secondary-zones.service.ts). In a secondary zone the serial steps
+   * transfer leaves these rows alone, services/transfers/secondary-zones.service.ts). In a secondary zone the serial steps
    * by one, keeping it as near the primary's as it can be (docs/transfers.md, «ALIAS in secondary zones»).
    */
   derived?: boolean;

@@ -1,7 +1,7 @@
 import type { Settings } from '../../config/settings';
 import type { Database } from '../../db/pool';
 import type { Logger } from '../../logger';
-import { endTimedOutSessionsNow } from '../../services/sessions.service';
+import { endTimedOutSessionsNow } from '../../services/people/sessions.service';
 import type { Duty } from '../duties';
 import { PRUNE_EVERY_MS } from './retention';
 
