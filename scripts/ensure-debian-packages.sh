@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages that provide the given tools, when any of them is missing.
 # Usage: ensure-debian-packages.sh "<what needs them>" <tool-or-absolute-path>=<package> ...
+# With ENSURE_INSTALLED_FLAG naming a file, the packages installed are written there (nothing when none was).
 # As root it runs apt-get; otherwise sudo when there is one; otherwise it names the packages and fails.
 set -euo pipefail
 purpose=$1
@@ -27,11 +28,13 @@ if [ "$(id -u)" = 0 ]; then
   apt-get update -qq
   # shellcheck disable=SC2086
   apt-get install -y -qq --no-install-recommends $packages >/dev/null
+  [ -z "${ENSURE_INSTALLED_FLAG:-}" ] || echo "$packages" >"$ENSURE_INSTALLED_FLAG"
 elif command -v sudo >/dev/null 2>&1; then
   echo "installing $purpose from Debian's packages (sudo): $packages"
   sudo apt-get update -qq
   # shellcheck disable=SC2086
   sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages >/dev/null
+  [ -z "${ENSURE_INSTALLED_FLAG:-}" ] || echo "$packages" >"$ENSURE_INSTALLED_FLAG"
 else
   echo "$purpose need these Debian packages: $packages (apt-get install $packages)" >&2
   exit 1

@@ -6,7 +6,9 @@
 # with octoDNS's dependencies that Debian packages, for the octoDNS test, test/powerdns/octodns.test.ts), PgBouncer in front of PostgreSQL,
 # pg_auto_failover (PostgreSQL 15) for the failover tests, and Chromium (headless) for the GraphiQL page.
 set -euo pipefail
-bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
+installed=$(mktemp)
+trap 'rm -f "$installed"' EXIT
+ENSURE_INSTALLED_FLAG=$installed bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   named-checkzone=bind9-utils named=bind9 kzonecheck=knot-dnssecutils dnssec-verify=bind9-utils ldns-verify-zone=ldnsutils knotd=knot knotc=knot kdig=knot-dnsutils knsupdate=knot-dnsutils dig=bind9-dnsutils nsupdate=bind9-dnsutils \
   /usr/lib/python3/dist-packages/dns/update.py=python3-dnspython \
   /usr/lib/python3/dist-packages/certbot_dns_rfc2136/__init__.py=python3-certbot-dns-rfc2136 \
@@ -19,11 +21,14 @@ bash "$(dirname "$0")/ensure-debian-packages.sh" "the test tools" \
   /usr/lib/python3/dist-packages/requests/__init__.py=python3-requests /usr/lib/python3/dist-packages/natsort/__init__.py=python3-natsort \
   /usr/lib/python3/dist-packages/dateutil/__init__.py=python3-dateutil \
   chromium=chromium /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf=fonts-dejavu-core
-# the knot and bind9 packages may start a system knotd or named; the tests run their own
-(systemctl stop named 2>/dev/null || service named stop 2>/dev/null || true)
-(systemctl stop knot 2>/dev/null || true)
-# likewise a system pgbouncer and a system unbound; the tests run their own
-(systemctl stop unbound 2>/dev/null || true)
-(systemctl stop pgbouncer 2>/dev/null || true)
-# and a system pdns; the PowerDNS differential runs its own
-(systemctl stop pdns 2>/dev/null || true)
+# Installing the knot, bind9, unbound, pgbouncer and pdns packages may start the system's own servers; the tests
+# run their own. They are stopped right after an install, and only then: this script runs before every `npm test`
+# (its pretest), also while another `npm test` runs beside it (CI's two lanes), and `service named stop` stops
+# every named on the machine, the other run's test servers with it.
+if [ -s "$installed" ]; then
+  (systemctl stop named 2>/dev/null || service named stop 2>/dev/null || true)
+  (systemctl stop knot 2>/dev/null || true)
+  (systemctl stop unbound 2>/dev/null || true)
+  (systemctl stop pgbouncer 2>/dev/null || true)
+  (systemctl stop pdns 2>/dev/null || true)
+fi

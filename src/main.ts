@@ -1,5 +1,5 @@
 import './production-env';
-import { sourceAddressOf } from './services/audit-log';
+import { sourceAddressOf } from './services/operations/audit-log';
 import 'reflect-metadata';
 import type { Server } from 'node:http';
 import { loadSettings, Settings, SettingsError } from './config/settings';
@@ -13,7 +13,7 @@ import { createHttpServer } from './http/server';
 import { usePreparedStatements } from './db/prepared-statements';
 import { logger, setLogLevel } from './logger';
 import { createServices, Services } from './services';
-import { rateLimitError } from './services/rate-limits';
+import { rateLimitError } from './services/operations/rate-limits';
 import { startDnsRole } from './primary/server';
 import { startWorker } from './worker';
 import { closeSigningPool } from './dns/dnssec/signing-pool';
@@ -51,7 +51,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   usePreparedStatements(settings.preparedStatements === 'on');
   noteStopping(false);
   const database = await openDatabase(settings, (line) => logger.info(line));
-  const services = createServices(settings);
+  const services = createServices(settings, database.db);
   const generated = await services.apiKeys.ensureAdminKey(database.db, settings.apiKey);
   if (generated) {
     // printed once, on the first start; only its hash is stored
@@ -144,7 +144,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
       stops.push({ name: 'DNS primary', stop: () => primary.stop() });
     }
     if (settings.roles.includes('worker')) {
-      const worker = await startWorker(settings, database.db, logger);
+      const worker = await startWorker(settings, database.db, logger, services);
       stops.push({ name: 'propagation worker (the refreshes under way finish)', stop: () => worker.stop() });
     }
   } catch (error) {

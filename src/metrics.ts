@@ -46,7 +46,7 @@ export const outboxRowsPublished = new Counter({
   registers: [metrics],
 });
 
-/** requests and changes refused by a rate limit (src/services/rate-limits.ts), by the bucket that was empty */
+/** requests and changes refused by a rate limit (src/services/operations/rate-limits.ts), by the bucket that was empty */
 export const rateLimited = new Counter({
   name: 'zonekeeper_rate_limited_total',
   help: 'Requests (HTTP and DNS UPDATE) and zone changes refused by a rate limit, by limit (user, key, zone, sign-in)',
@@ -202,6 +202,28 @@ export function observeZoneHealth(
     }
   };
 }
+
+/** steering's probes (docs/steering.md), by their outcome (passed, failed) */
+export const steeringProbes = new Counter({
+  name: 'zonekeeper_steering_probes_total',
+  help: 'Probes of steering health checks, by outcome (passed, failed)',
+  labelNames: ['outcome'] as const,
+  registers: [metrics],
+});
+
+/** 1 while this process's prober is in a panic freeze: more than half of all checks fail, nothing is taken out */
+export const steeringPanic = new Gauge({
+  name: 'zonekeeper_steering_panic',
+  help: "1 while the steering prober is in a panic freeze (more than half of all checks failing within one interval: nothing is taken out; the prober's own network is the likelier fault)",
+  registers: [metrics],
+});
+
+/** served changes written by steering (one per zone change, however many RRsets it changed) */
+export const steeringChanges = new Counter({
+  name: 'zonekeeper_steering_changes_total',
+  help: 'Zone changes written by steering (the served records of steered RRsets)',
+  registers: [metrics],
+});
 
 /**
  * Reads that may lag (db/read-replicas.ts): those a standby served, and those the primary served instead, by

@@ -30,6 +30,8 @@ const EVENT_TYPES = [
   'dnssec.key_rolled',
   'dnssec.key_step',
   'health.changed',
+  'steering.changed',
+  'steering.panic',
   'webhook.disabled',
 ] as const;
 

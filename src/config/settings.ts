@@ -92,7 +92,7 @@ export interface Settings {
   importBodyLimit: number;
   /**
    * IMPORT_PARSER_HEAP_MB: the old generation of the zone-file parser's worker thread, in MiB; a file whose
-   * records it cannot hold is refused (413 ZONE_FILE_TOO_LARGE), the process untouched (src/services/zone-file-parser.ts)
+   * records it cannot hold is refused (413 ZONE_FILE_TOO_LARGE), the process untouched (src/services/zones/zone-file-parser.ts)
    */
   importParserHeapMb: number;
   /** on SIGTERM/SIGINT, how long in-flight HTTP requests may run before their connections are closed */
@@ -200,6 +200,20 @@ export interface Settings {
     queryTimeoutMs: number;
     zonesAtOnce: number;
     ipv6: boolean;
+  };
+  /**
+   * Steering (docs/steering.md): health-checked pools decided in the primary and published as records.
+   * `checkInterval` seconds between two probes of a check (a check may set its own, 1–300 s); `checkTimeoutMs`
+   * a probe's time to connect and answer, below the interval; `fall` failures in a row before an endpoint is
+   * down, `rise` successes in a row before it is up again; `allowNetworks`: CIDRs a check may probe although they
+   * are loopback, private or link-local (the outbound rule: a check's address is its zone owner's choice)
+   */
+  steering: {
+    checkInterval: number;
+    checkTimeoutMs: number;
+    fall: number;
+    rise: number;
+    allowNetworks: string[];
   };
   /**
    * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
@@ -582,6 +596,16 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     }),
     aliasMinTtl: integer('ALIAS_MIN_TTL', 60, 1, 86400),
     aliasMaxTtl: integer('ALIAS_MAX_TTL', 3600, 1, 7 * 86400),
+    steering: {
+      checkInterval: integer('STEERING_CHECK_INTERVAL', 10, 1, 300),
+      checkTimeoutMs: integer('STEERING_CHECK_TIMEOUT_MS', 2000, 100, 299_000),
+      fall: integer('STEERING_FALL', 3, 1, 100),
+      rise: integer('STEERING_RISE', 3, 1, 100),
+      allowNetworks: list(read('STEERING_ALLOW_NETWORKS') ?? '').filter((item) => {
+        if (!isAddressOrCidr(item)) problems.push(`STEERING_ALLOW_NETWORKS must list addresses or CIDR blocks (got "${item}")`);
+        return isAddressOrCidr(item);
+      }),
+    },
     health: {
       interval: integer('HEALTH_CHECK_INTERVAL', 3600, 0, 7 * 86400),
       rootHints: list(read('HEALTH_ROOT_HINTS') ?? ROOT_SERVERS_V4.join(',')).flatMap((item) => {
@@ -673,6 +697,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
   if (settings.dnssecSignatureRefresh + settings.dnssecSignatureJitter >= settings.dnssecSignatureValidity) {
     problems.push('DNSSEC_SIGNATURE_REFRESH + DNSSEC_SIGNATURE_JITTER must be less than DNSSEC_SIGNATURE_VALIDITY');
   }
+  // a probe that could outlast its interval would overlap the next one of the same check
+  if (settings.steering.checkTimeoutMs >= settings.steering.checkInterval * 1000)
+    problems.push('STEERING_CHECK_TIMEOUT_MS must be below STEERING_CHECK_INTERVAL (in milliseconds)');
   if (settings.aliasMinTtl > settings.aliasMaxTtl) problems.push('ALIAS_MIN_TTL must not exceed ALIAS_MAX_TTL');
   if (problems.length) throw new SettingsError(problems);
   return settings;

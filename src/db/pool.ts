@@ -144,7 +144,7 @@ export class Database implements Sql {
   readonly journalSignal: JournalSignal;
   /**
    * The Database that owns the pool: this one, or the one a view was made from (`withFailoverWaitAtMost`).
-   * What is kept per pool is kept by it (the zone queues and heads, write-engine/): a view shares them.
+   * The write engine made on a database takes its views as that database (services/write-engine/index.ts).
    */
   readonly base: Database;
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();

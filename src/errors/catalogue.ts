@@ -100,6 +100,18 @@ export const ERROR_CATALOGUE = {
   /** ALIAS flattening (docs/templates-and-alias.md): no resolver to flatten with, and the derived addresses */
   ALIAS_RESOLVERS_UNSET: { status: 422, message: 'ALIAS and ANAME records need the ALIAS_RESOLVERS setting' },
   RECORD_DERIVED: { status: 409, message: 'The record is derived from an ALIAS or ANAME and is read-only' },
+  /** steering (docs/steering.md): a check or steered RRset the caller may see, by that id */
+  STEERING_CHECK_NOT_FOUND: { status: 404, message: 'Steering Check Not Found' },
+  STEERED_RRSET_NOT_FOUND: { status: 404, message: 'Steered RRset Not Found' },
+  /** a zone's check name, or an owner and type, that another check or steered RRset has */
+  DUPLICATE_STEERING: { status: 409, message: 'A steering check with that name, or a steered RRset at that owner and type, exists' },
+  /** a check that a steered RRset's members follow is not deleted while they do */
+  STEERING_CHECK_IN_USE: { status: 409, message: 'The check is followed by members of steered RRsets; change them first' },
+  /** answers by the asker's subnet or geography need views, which a standard secondary does not have */
+  STEERING_RULES_NEED_VIEWS: {
+    status: 422,
+    message: 'Rules by subnet or geography need an answer per asker (views); every secondary serves one answer, so they are not taken',
+  },
   DNSSEC_UNAVAILABLE: { status: 503, message: 'The DNSSEC key store cannot be opened; try again shortly' },
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },
@@ -214,7 +226,9 @@ export class DomainError extends Error {
       | 'NAMESERVER_SET_NOT_FOUND'
       | 'WEBHOOK_NOT_FOUND'
       | 'DNSSEC_FOREIGN_KEY_NOT_FOUND'
-      | 'PERSON_NOT_FOUND',
+      | 'PERSON_NOT_FOUND'
+      | 'STEERING_CHECK_NOT_FOUND'
+      | 'STEERED_RRSET_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

@@ -8,7 +8,7 @@ import { ZoneChangeInput, ZoneChangesResolver } from './resolvers/zone-changes.r
 import type { DomainType } from './types/domain.type';
 import type { RecordType } from './types/record.type';
 import type { UserType } from './types/user.type';
-import type { RecordRow } from '../services/zone-reads.service';
+import type { RecordRow } from '../services/zones/zone-reads.service';
 
 /** One field of the schema called directly: its object type, its name, and what answers it. */
 export interface DirectFieldResolver {
@@ -70,10 +70,10 @@ export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
   direct<RecordType>('Record', 'recordType', (record) => records.recordType(record)),
   direct<RecordType>('Record', 'data', (record) => records.data(record)),
   direct<RecordType & Pick<RecordRow, 'zoneRow'>>('Record', 'domain', (record, _args, ctx) => records.domain(record, ctx)),
-  direct<unknown, { zone: string; changes: ZoneChangeInput[]; expectSerial?: number | null }>(
+  direct<unknown, { zone: string; changes: ZoneChangeInput[]; expectSerial?: number | null; dryRun?: boolean | null }>(
     'Mutation',
     'applyZoneChanges',
-    (_root, args, ctx) => zoneChanges.applyZoneChanges(args.zone, args.changes, args.expectSerial, ctx),
+    (_root, args, ctx) => zoneChanges.applyZoneChanges(args.zone, args.changes, args.expectSerial, ctx, args.dryRun),
   ),
 ];
 

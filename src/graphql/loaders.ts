@@ -10,8 +10,8 @@ import type {
   ZoneListFacts,
   ZoneReadsService,
   ZoneRef,
-} from '../services/zone-reads.service';
-import type { PropagationStatus, PropagationStatusService } from '../services/propagation-status.service';
+} from '../services/zones/zone-reads.service';
+import type { PropagationStatus, PropagationStatusService } from '../services/transfers/propagation-status.service';
 
 function groupBy<T, K>(rows: T[], key: (row: T) => K): Map<K, T[]> {
   const groups = new Map<K, T[]>();

@@ -29,6 +29,7 @@ import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolver
 import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
+import { SteeringResolver } from './resolvers/steering.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -62,6 +63,7 @@ export const RESOLVERS = [
   DomainPermissionsResolver,
   RecordPermissionsResolver,
   ZoneListingResolver,
+  SteeringResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -12,7 +12,7 @@ import { HeavyRequests, refuseBusy } from './heavy-requests';
  * import holds while it runs is some 25 to 60 times its file, docs/performance.md, «Memory under hostile
  * input»). A refusal names the limit and the setting that raises it. Within the bound, what a file becomes is
  * bounded by its records, counted while it is read against the user's record quota and the parser's heap
- * (services/zone-files.service.ts): a file of IMPORT_BODY_LIMIT holds no more than a file of the quota.
+ * (services/zones/zone-files.service.ts): a file of IMPORT_BODY_LIMIT holds no more than a file of the quota.
  */
 export type BodyLimitSetting = 'BODY_LIMIT' | 'IMPORT_BODY_LIMIT';
 

@@ -4,13 +4,13 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import onHeaders from 'on-headers';
 import { noteDatabaseFailure } from '../db/availability';
 import { logger } from '../logger';
-import { readVersion } from '../services/read-versions';
+import { readVersion } from '../services/operations/read-versions';
 import { databaseOf } from './read-routing';
 import { principalOf } from './request-gates';
 
 /**
  * Conditional GETs for pollers (RFC 9110 §13.1.2): a GET answer carries an ETag derived from the version of
- * the data the caller can see (services/read-versions.ts: one statement, no record rows) and the request
+ * the data the caller can see (services/operations/read-versions.ts: one statement, no record rows) and the request
  * itself, and a request whose If-None-Match holds it is answered 304 before anything else is read.
  *
  * The version is read before the answer is built, so the ETag may label an answer newer than it (the next

@@ -6,10 +6,10 @@ import type { Services } from '../services';
 import { errorBody } from './error-body';
 import { BodyLimitSetting, BodyTooLarge } from './body-limits';
 import { DomainError } from '../errors/catalogue';
-import { sourceAddressOf } from '../services/audit-log';
-import { rateLimitError, rateLimitFields } from '../services/rate-limits';
+import { sourceAddressOf } from '../services/operations/audit-log';
+import { rateLimitError, rateLimitFields } from '../services/operations/rate-limits';
 import { inNetworks } from '../dns/ip';
-import { SESSION_COOKIE } from '../services/sessions.service';
+import { SESSION_COOKIE } from '../services/people/sessions.service';
 import { whenClosed } from './response-closed';
 
 /** the session cookie's token (RFC 6265 §5.4: `name=value` pairs separated by `; `), or undefined */

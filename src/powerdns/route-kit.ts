@@ -4,7 +4,7 @@ import type { Settings } from '../config/settings';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import type { DomainRow } from '../repositories/read-model';
-import type { ZoneChangeOptions } from '../services/zone-changes.service';
+import type { ZoneChangeOptions } from '../services/zones/zone-changes.service';
 import { SERVER_ID } from './presenters';
 
 /**

@@ -3,8 +3,8 @@ import { parseOwner } from '../dns/name';
 import type { Services } from '../services';
 import { normaliseZoneName } from '../dns/zone-name';
 import type { DomainRow } from '../repositories/read-model';
-import type { ZoneChangeSpec } from '../services/zone-changes.service';
-import type { RrsetCommentsInput } from '../services/rrset-comments.service';
+import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
+import type { RrsetCommentsInput } from '../services/zones/rrset-comments.service';
 import { presentRrsets, presentZone } from './presenters';
 import {
   PowerDnsResult,
@@ -137,7 +137,7 @@ function commentsOf(rrset: Record<string, unknown>, label: string): RrsetComment
  * Terraform's `set-ptr`) are ignored. As in PowerDNS, a REPLACE with `comments` replaces the RRset's comments
  * (with only `comments`, its records stay), one without leaves them, and a DELETE deletes them too.
  */
-function changesOfPatch(
+export function changesOfPatch(
   body: Record<string, unknown>,
   labels: string[],
   commentLabels: string[],

@@ -1,7 +1,7 @@
 import type { Database } from '../db/pool';
 import type { TsigKey } from '../dns/wire/tsig';
 import type { Principal } from '../auth/principal';
-import type { DnsUpdateRequest, TtlAdjustment } from '../services/dns-updates.service';
+import type { DnsUpdateRequest, TtlAdjustment } from '../services/transfers/dns-updates.service';
 import type { DomainError } from '../errors/catalogue';
 
 /**

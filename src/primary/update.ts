@@ -7,7 +7,7 @@ import { getRecordType } from '../dns/record-types';
 import { isDataTypeCode, SIGNER_TYPE_CODES } from '../dns/record-types/generic';
 import { presentedRdata, readWireMessage, WireFormatError, WireMessage } from '../dns/wire';
 import { DomainError } from '../errors/catalogue';
-import type { DnsUpdateRequest, UpdateOperation, UpdatePrerequisite } from '../services/dns-updates.service';
+import type { DnsUpdateRequest, UpdateOperation, UpdatePrerequisite } from '../services/transfers/dns-updates.service';
 
 /** RFC 1035 §4.1.1, RFC 2136 §2.2 */
 export const UPDATE_RCODE = {

@@ -39,6 +39,8 @@ export const EVENT_TYPES = [
   'dnssec.ds_updated',
   'dnssec.foreign_keys_changed',
   'health.changed',
+  'steering.changed',
+  'steering.panic',
   'webhook.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

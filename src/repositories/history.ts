@@ -88,7 +88,7 @@ export async function journalBetween(sql: Sql, zone: { id: number; name: string 
 
 /**
  * The zone's journal rows after `afterId`, oldest first, at most `limit`: what a subscription that starts (or
- * resumes) after that row has to be sent before the live ones (services/live-updates.ts).
+ * resumes) after that row has to be sent before the live ones (services/operations/live-updates.ts).
  */
 export async function zoneChangesAfter(
   sql: Sql,

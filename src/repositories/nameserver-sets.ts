@@ -3,7 +3,7 @@ import type { Sql } from '../db/pool';
 /**
  * Nameserver sets in the database (migration 20261127010000): `nameserver_sets`, `domains.nameserver_set` and
  * `catalog_departures` (a moved zone still listed in its old set's catalog). The `default` set's row (id 1)
- * holds nulls: its secondaries, NS names and catalog are the settings' (services/nameserver-sets.service.ts).
+ * holds nulls: its secondaries, NS names and catalog are the settings' (services/transfers/nameserver-sets.service.ts).
  */
 export const DEFAULT_SET_ID = 1;
 

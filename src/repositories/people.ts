@@ -1,6 +1,6 @@
 /**
  * People, their memberships of accounts, invitations and sessions (docs/people.md): plain rows in, plain rows
- * out; the services (src/services/people.service.ts, sessions.service.ts) decide who may do what. One file a
+ * out; the services (src/services/people/people.service.ts, sessions.service.ts) decide who may do what. One file a
  * table under people/: persons, operators (a person's grant), memberships, invitations, recovery links,
  * sessions, sign-in flows (OpenID Connect), passkeys and their challenges (WebAuthn).
  */

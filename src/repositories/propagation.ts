@@ -4,8 +4,8 @@ import { FanoutPass, fanoutPassOf, fanoutPassSql } from './webhooks';
 import { SecondaryToNotify, secondariesOf, secondariesToNotifySql } from './zone-secondaries';
 
 /**
- * The propagation worker's SQL (worker.ts, notifier.ts): the outbox claim, the per-secondary status rows and
- * the SOA a NOTIFY carries. Plain statements on the process's pool (src/db/pool.ts), each committing on
+ * The propagation worker's SQL (worker/duties/outbox-drain.ts, worker/duties/status-checks.ts, worker/notifier.ts):
+ * the outbox claim, the per-secondary status rows and the SOA a NOTIFY carries. Plain statements on the process's pool (src/db/pool.ts), each committing on
  * its own.
  */
 export interface ClaimedChange {

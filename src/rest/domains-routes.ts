@@ -38,6 +38,21 @@ async function getDomain(inputs: Inputs, runner: Runner): Promise<RouteResult> {
   return { body: presentDomain(data.domain) };
 }
 
+/** a text input that must be one of `allowed` (any case), upper-cased; a wrong one is a 422 naming it */
+function pick(name: string, value: unknown, allowed: string[]): string {
+  const text = String(value).toUpperCase();
+  if (!allowed.includes(text))
+    throw DomainError.invalid(
+      name,
+      `${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))})`,
+      'INVALID_CHOICE',
+    );
+  return text;
+}
+
+/** `dry_run` as a form field or a query parameter: true or 1, false or 0 (default false) */
+const dryRunOf = (value: unknown): boolean => ['TRUE', '1'].includes(pick('dry_run', value ?? 'false', ['TRUE', 'FALSE', '1', '0']));
+
 export const DOMAIN_ROUTES: RouteSpec[] = [
   {
     method: 'get',
@@ -141,6 +156,13 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     summary:
       'Apply a change set to a zone, all or nothing, one serial step (none for a set that changes nothing) (JSON body; expectSerial for optimistic concurrency)',
     params: { zone: { kind: 'string', required: true, description: 'zone name' } },
+    query: {
+      dry_run: {
+        kind: 'string',
+        description:
+          'true: plan the set and answer the plan (dryRun, rrsets before and after, the serial it would make, warnings) without writing (default false)',
+      },
+    },
     body: {
       changes: { kind: 'list', required: true, description: 'the changes, applied together', items: ref('ZoneChange') },
       expectSerial: {
@@ -151,6 +173,15 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
     response: ref('ZoneChangesResult'),
     async handle(inputs, runner) {
+      // a dry run is its own operation, so that the set's answer without it stays what it was
+      if (dryRunOf(inputs.dry_run)) {
+        const plan = await runner.run<{ applyZoneChanges: unknown }>('planZoneChanges', {
+          zone: inputs.zone,
+          changes: inputs.changes,
+          expectSerial: inputs.expectSerial,
+        });
+        return { body: plan.applyZoneChanges };
+      }
       const data = await runner.run<{ applyZoneChanges: unknown }>('applyZoneChanges', {
         zone: inputs.zone,
         changes: inputs.changes,
@@ -247,21 +278,11 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
     },
     async handle(inputs, runner) {
       // form fields are text: they become the GraphQL enums and boolean here, a wrong one is a 422 naming it
-      const pick = (name: string, value: unknown, allowed: string[]) => {
-        const text = String(value).toUpperCase();
-        if (!allowed.includes(text))
-          throw DomainError.invalid(
-            name,
-            `${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))})`,
-            'INVALID_CHOICE',
-          );
-        return text;
-      };
       const data = await runner.run<{ importZone: GqlImportResult }>('importZone', {
         zone: inputs.zone,
         text: inputs.text,
         mode: pick('mode', inputs.mode ?? 'REPLACE', ['REPLACE', 'MERGE']),
-        dryRun: ['TRUE', '1'].includes(pick('dry_run', inputs.dry_run ?? 'false', ['TRUE', 'FALSE', '1', '0'])),
+        dryRun: dryRunOf(inputs.dry_run),
         ttlPolicy: pick('ttl_policy', inputs.ttl_policy ?? 'REFUSE', ['REFUSE', 'CLAMP']),
       });
       const r = data.importZone;

@@ -2,7 +2,7 @@
  * Zone health over REST (docs/health.md): the health of a zone and a check asked for now, each the GraphQL
  * operation of the same (`Domain.health`, `checkHealth`), in the REST layer's snake_case.
  */
-import { FINDING_CODES } from '../services/health-checks';
+import { FINDING_CODES } from '../services/operations/health-checks';
 import type { FieldSpec, Inputs, RouteResult, RouteSpec, Runner } from './route-spec';
 
 interface GqlZoneHealth {

@@ -517,6 +517,28 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
             serial: { type: 'integer' },
             added: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
             removed: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            // a dry run's (`?dry_run=true`) alone: the plan, nothing written
+            dryRun: { type: 'boolean', description: 'a dry run: nothing was written; serial is the one the set would make' },
+            rrsets: {
+              type: 'array',
+              description: 'a dry run: each RRset the set changes, its served records before and after',
+              items: {
+                type: 'object',
+                properties: {
+                  owner: { type: 'string' },
+                  type: { type: 'string' },
+                  before: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+                  after: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+                },
+                required: ['owner', 'type', 'before', 'after'],
+              },
+            },
+            disabledAdded: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            disabledRemoved: { type: 'array', items: { $ref: '#/components/schemas/ChangedRecord' } },
+            warnings: {
+              type: 'array',
+              items: { type: 'object', properties: { field: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' } } },
+            },
           },
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },

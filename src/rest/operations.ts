@@ -66,6 +66,11 @@ export const OPERATIONS = {
   applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
       zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+  planZoneChanges: `mutation PlanZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
+    applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, dryRun: true) {
+      zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
+      rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
+      disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message } } }`,
   zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {
     domain(name: $zone) { changes(first: $first, after: $after) {
       nodes { id kind serialBefore serialAfter createdAt author { keyId tsigKeyId keyName userId admin }

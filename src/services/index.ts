@@ -1,43 +1,54 @@
 import type { Settings } from '../config/settings';
-import { ApiKeysService } from './api-keys.service';
-import { DomainsService } from './domains.service';
-import { RecordsService } from './records.service';
-import { UsersService } from './users.service';
-import { ZoneFilesService } from './zone-files.service';
-import { ZoneChangesService } from './zone-changes.service';
-import { RrsetCommentsService } from './rrset-comments.service';
-import { DisabledRecordsService } from './disabled-records.service';
-import { HistoryService } from './history.service';
-import { LiveUpdates } from './live-updates';
-import { TsigKeysService } from './tsig-keys.service';
-import { DnsUpdatesService } from './dns-updates.service';
-import { PropagationStatusService } from './propagation-status.service';
-import { AliasStatusService } from './alias-status.service';
+import type { Database } from '../db/pool';
+import { ApiKeysService } from './people/api-keys.service';
+import { DomainsService } from './zones/domains.service';
+import { RecordsService } from './zones/records.service';
+import { UsersService } from './people/users.service';
+import { ZoneFilesService } from './zones/zone-files.service';
+import { ZoneChangesService } from './zones/zone-changes.service';
+import { RrsetCommentsService } from './zones/rrset-comments.service';
+import { DisabledRecordsService } from './zones/disabled-records.service';
+import { HistoryService } from './zones/history.service';
+import { LiveUpdates } from './operations/live-updates';
+import { TsigKeysService } from './transfers/tsig-keys.service';
+import { DnsUpdatesService } from './transfers/dns-updates.service';
+import { PropagationStatusService } from './transfers/propagation-status.service';
+import { AliasStatusService } from './zones/alias-status.service';
+import { SteeringService } from './steering/steering.service';
 import { DnssecService } from './dnssec/dnssec.service';
-import { dnssecZoneSigner } from './dnssec/zone-signing';
-import { useZoneSigner } from './write-engine';
-import { AuditLogService } from './audit-log';
-import { RateLimits } from './rate-limits';
-import { ZoneReadsService } from './zone-reads.service';
-import { ZoneSecondariesService } from './zone-secondaries.service';
-import { SecondaryZonesService } from './secondary-zones.service';
-import { PeopleService } from './people.service';
-import { OperatorsService } from './operators.service';
-import { ZoneTransfersService } from './zone-transfers.service';
-import { SessionsService } from './sessions.service';
-import { OidcSignInService } from './oidc-sign-in.service';
-import { PasskeysService } from './passkeys.service';
-import { RecordTemplatesService } from './record-templates.service';
-import { NameserverSetsService } from './nameserver-sets.service';
-import { PermissionsService } from './permissions.service';
+import { DnssecZoneSigner } from './dnssec/zone-signing';
+import { SettingsKeyVault } from './dnssec/settings-key-vault';
+import { CdsNotifications } from './dnssec/cds-notify';
+import type { DnssecWriter } from './dnssec/dnssec-writer';
+import { WriteEngine } from './write-engine';
+import { AuditLogService } from './operations/audit-log';
+import { RateLimits } from './operations/rate-limits';
+import { ZoneReadsService } from './zones/zone-reads.service';
+import { ZoneSecondariesService } from './transfers/zone-secondaries.service';
+import { SecondaryZonesService } from './transfers/secondary-zones.service';
+import { PeopleService } from './people/people.service';
+import { OperatorsService } from './people/operators.service';
+import { ZoneTransfersService } from './transfers/zone-transfers.service';
+import { SessionsService } from './people/sessions.service';
+import { OidcSignInService } from './people/oidc-sign-in.service';
+import { PasskeysService } from './people/passkeys.service';
+import { RecordTemplatesService } from './zones/record-templates.service';
+import { NameserverSetsService } from './transfers/nameserver-sets.service';
+import { PermissionsService } from './people/permissions.service';
 import { EventsService } from './events/events.service';
-import { HealthService } from './health.service';
-import { AttentionService } from './attention.service';
-import { RecordSearchService } from './record-search.service';
+import { HealthService } from './operations/health.service';
+import { AttentionService } from './operations/attention.service';
+import { RecordSearchService } from './zones/record-search.service';
 
 /** The composition root of the services: every edge (GraphQL, REST through GraphQL, workers) gets these. */
 export interface Services {
   settings: Settings;
+  /** the write engine of the process's database: every change of a zone goes through it (its queues, heads, catalog admissions) */
+  writeEngine: WriteEngine;
+  /** the key vault the zones' private keys and the webhooks' secrets are sealed in, opened at its first use */
+  keyVault: SettingsKeyVault;
+  /** what DNSSEC's steps write with (the engine, the vault, the parents' NOTIFY(CDS)), the worker's duties' too */
+  dnssecWriter: DnssecWriter;
   users: UsersService;
   domains: DomainsService;
   records: RecordsService;
@@ -71,6 +82,8 @@ export interface Services {
   recordTemplates: RecordTemplatesService;
   /** ALIAS/ANAME flattening's status and derived records (docs/templates-and-alias.md) */
   aliases: AliasStatusService;
+  /** steering: health checks and steered RRsets (docs/steering.md) */
+  steering: SteeringService;
   /** zones moved between accounts: offers, acceptance, the admin's move (docs/people.md) */
   zoneTransfers: ZoneTransfersService;
   /** nameserver sets: fleets of secondaries with their NS names and catalogs, a zone's moves (docs/transfers.md) */
@@ -87,26 +100,37 @@ export interface Services {
   search: RecordSearchService;
 }
 
-export function createServices(settings: Settings): Services {
+/**
+ * The services of one database, made once per process (and once per database a test serves): what they
+ * remember between requests is theirs, none of it in a module's variables, so two of them never share a
+ * zone's queue, head or rate.
+ */
+export function createServices(settings: Settings, db: Database): Services {
+  // one vault: DNSSEC's keys and the webhooks' secrets are sealed under the same key-encryption key
+  const keyVault = new SettingsKeyVault(settings);
   // the write engine signs a signed zone's changes through its port; DNSSEC is what signs them
-  useZoneSigner(dnssecZoneSigner);
+  const writeEngine = new WriteEngine({ db, settings, signer: new DnssecZoneSigner(keyVault) });
+  const dnssecWriter: DnssecWriter = { engine: writeEngine, keys: keyVault, cdsNotifications: new CdsNotifications() };
   const audit = new AuditLogService();
   const rateLimits = new RateLimits(settings);
   const apiKeys = new ApiKeysService(audit, () => rateLimits.forget());
-  const zoneChanges = new ZoneChangesService(settings);
+  const zoneChanges = new ZoneChangesService(settings, writeEngine);
   const recordTemplates = new RecordTemplatesService(settings);
-  const domains = new DomainsService(settings, recordTemplates);
+  const domains = new DomainsService(settings, writeEngine, recordTemplates);
   const tsigKeys = new TsigKeysService(settings, audit.keyLimits);
   const people = new PeopleService(settings);
   const sessions = new SessionsService(settings, people);
   return {
     settings,
+    writeEngine,
+    keyVault,
+    dnssecWriter,
     users: new UsersService(settings, domains, apiKeys, tsigKeys, rateLimits),
     domains,
-    records: new RecordsService(settings),
+    records: new RecordsService(settings, writeEngine),
     zoneReads: new ZoneReadsService(),
     apiKeys,
-    zoneFiles: new ZoneFilesService(settings),
+    zoneFiles: new ZoneFilesService(settings, writeEngine),
     zoneChanges,
     rrsetComments: new RrsetCommentsService(),
     disabledRecords: new DisabledRecordsService(),
@@ -115,11 +139,11 @@ export function createServices(settings: Settings): Services {
     tsigKeys,
     dnsUpdates: new DnsUpdatesService(zoneChanges, settings.allowedTtls),
     propagation: new PropagationStatusService(settings),
-    dnssec: new DnssecService(settings, domains),
+    dnssec: new DnssecService(settings, domains, dnssecWriter),
     audit,
     rateLimits,
     zoneSecondaries: new ZoneSecondariesService(settings, domains),
-    secondaryZones: new SecondaryZonesService(settings, domains),
+    secondaryZones: new SecondaryZonesService(settings, domains, writeEngine),
     people,
     operators: new OperatorsService(),
     sessions,
@@ -127,10 +151,11 @@ export function createServices(settings: Settings): Services {
     passkeys: new PasskeysService(sessions, people),
     recordTemplates,
     aliases: new AliasStatusService(settings),
+    steering: new SteeringService(settings, writeEngine),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
-    nameserverSets: new NameserverSetsService(settings, domains, zoneChanges),
+    nameserverSets: new NameserverSetsService(settings, domains, zoneChanges, writeEngine),
     permissions: new PermissionsService(people),
-    events: new EventsService(settings),
+    events: new EventsService(settings, keyVault),
     health: new HealthService(settings, domains),
     attention: new AttentionService(settings, domains),
     search: new RecordSearchService(),

@@ -20,8 +20,8 @@ import { noteDatabaseFailure } from '../db/availability';
 import type { Logger } from '../logger';
 import type { IterativeResolver } from '../dns-client/iterative-resolver';
 import { adoptZones, claimDueZones, type DueZone } from '../repositories/health';
-import { healthResolver, noteRoot, recordChecked, type CheckedZone } from '../services/health.service';
-import { checkZone } from '../services/health-checks';
+import { healthResolver, recordChecked, type CheckedZone, type RootReachNotes } from '../services/operations/health.service';
+import { checkZone } from '../services/operations/health-checks';
 
 const TICK_MS = 1000;
 /** a claimed check may take this long before another worker takes the zone again (a check ends well within it) */
@@ -45,9 +45,6 @@ const SWEEP_MS = 10 * 60_000;
 const ROUND_MS = 30_000;
 
 export class HealthWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private ticking = false;
-  private again = false;
   private stopped = false;
   private inFlight = 0;
   private adoptAfter = 0;
@@ -63,49 +60,40 @@ export class HealthWorker {
   /** counters, for tests and logs */
   readonly stats = { checks: 0, failures: 0 };
 
+  /** `wakeTick`: asks the duty's runner for a tick (duties/zone-health.ts), when checks ending free enough slots */
   constructor(
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
+    private readonly wakeTick: () => void,
+    /** the process's notes of the root's reach (services/operations/health.service.ts), shared with the asked checks */
+    private readonly rootNotes: RootReachNotes,
   ) {}
 
-  start(): void {
-    const interval = this.settings.health.interval;
-    if (!interval) return;
-    this.timer = setInterval(() => void this.tick(), Math.min(TICK_MS, (interval * 1000) / 2));
-    void this.tick();
+  /** how often the duty ticks: every TICK_MS, or twice an interval if that is shorter */
+  get tickMs(): number {
+    return Math.min(TICK_MS, (this.settings.health.interval * 1000) / 2);
   }
 
-  /** adopts new zones, then claims as many due zones as there are free slots and starts their checks */
-  async tick(): Promise<void> {
-    if (this.stopped) return;
-    if (this.ticking) {
-      this.again = true;
-      return;
-    }
-    this.ticking = true;
-    this.again = false;
-    try {
-      await this.adopt();
-      const free = this.settings.health.zonesAtOnce - this.inFlight;
-      // checks done faster than the database stores them: no more until it has caught up
-      if (free > 0 && this.toRecord.length < 4 * RECORD_BATCH) {
-        const due = await claimDueZones(this.db, free, LEASE_SECONDS);
-        if (due.length) {
-          const resolver = this.resolver();
-          for (const zone of due) void this.check(resolver, zone, due.length === free);
-        }
+  /**
+   * Adopts new zones, then claims as many due zones as there are free slots and starts their checks. Its failure
+   * is the duty's runner's to tell: it runs again at the next tick.
+   */
+  async tick(signal?: AbortSignal): Promise<void> {
+    if (this.stopped || signal?.aborted) return;
+    await this.adopt(signal);
+    const free = this.settings.health.zonesAtOnce - this.inFlight;
+    // checks done faster than the database stores them: no more until it has caught up
+    if (free > 0 && this.toRecord.length < 4 * RECORD_BATCH) {
+      const due = await claimDueZones(this.db, free, LEASE_SECONDS);
+      if (due.length) {
+        const resolver = this.resolver();
+        for (const zone of due) void this.check(resolver, zone, due.length === free);
       }
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'health checks'))
-        this.log.error({ err: error }, 'health: claiming due zones failed; it runs again at the next tick');
-    } finally {
-      this.ticking = false;
     }
-    if (this.again) void this.tick();
   }
 
-  private async adopt(): Promise<void> {
+  private async adopt(signal?: AbortSignal): Promise<void> {
     // once a tick: the ticks that checks ending start (many a second with a backlog) only claim
     if (Date.now() - this.adoptedAt < TICK_MS / 2) return;
     this.adoptedAt = Date.now();
@@ -114,7 +102,7 @@ export class HealthWorker {
       this.sweptAt = Date.now();
     }
     const spread = Math.min(FIRST_CHECK_WITHIN_SECONDS, this.settings.health.interval);
-    for (let rounds = 0; rounds < 20 && !this.stopped; rounds++) {
+    for (let rounds = 0; rounds < 20 && !this.stopped && !signal?.aborted; rounds++) {
       const last = await adoptZones(this.db, this.adoptAfter, ADOPT_BATCH, spread);
       if (last === undefined) return;
       this.adoptAfter = last;
@@ -135,7 +123,7 @@ export class HealthWorker {
       const findings = await checkZone(this.db, resolver, this.settings.health, zone);
       // the process stops: what the check met since is not the zone's doing (its lease brings it back)
       if (!resolver.stopped) {
-        await noteRoot(this.db, resolver);
+        await this.rootNotes.note(this.db, resolver);
         this.record({ zone, findings, blind: resolver.rootReachable === false });
       }
     } catch (error) {
@@ -154,7 +142,7 @@ export class HealthWorker {
       claimedAll &&
       this.settings.health.zonesAtOnce - this.inFlight >= Math.max(1, Math.floor(this.settings.health.zonesAtOnce * CLAIM_WHEN_FREE))
     )
-      void this.tick();
+      this.wakeTick();
   }
 
   /** a check done: stored with others, once RECORD_BATCH are waiting or the first has waited RECORD_WAIT_MS */
@@ -194,13 +182,13 @@ export class HealthWorker {
     if (this.toRecord.length) this.recordTimer ??= setTimeout(() => void this.storeChecks(), this.stopped ? 0 : RECORD_WAIT_MS);
   }
 
+  /** once the duty's tick on its way has ended: the checks under way stopped, those done stored */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
     // the checks under way end within a query's timeout, and keep nothing
     this.round?.stop();
     for (const round of this.busyRounds.keys()) round.stop();
-    while (this.ticking || this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     // the checks done before the stop are stored
     while (this.recording) await new Promise((resolve) => setTimeout(resolve, 20));
     clearTimeout(this.recordTimer);

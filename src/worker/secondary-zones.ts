@@ -35,15 +35,15 @@ import {
   DueSecondary,
   overdueSecondaries,
   renewSecondaryLeases,
-  SECONDARY_CHANNEL,
   zonePrimaries,
 } from '../repositories/secondary-zones';
-import { applyIncremental, applyTransfer, serverName } from '../services/secondary-zones.service';
-import { expireOverdueSecondary, recordFailedRefresh, recordWorkingRefresh } from '../services/write-engine';
+import { applyIncremental, applyTransfer, serverName } from '../services/transfers/secondary-zones.service';
+import type { WriteEngine } from '../services/write-engine';
 import { withSerial } from '../dns/zone-rules';
+import { reportDutyFailure } from './duties';
 import { axfr, inTransferTurn, ixfr, primarySoa, TransferError, TransferSource, ZoneTooLarge } from '../dns-client/zone-transfer-in';
 
-const POLL_MS = 1000;
+export const POLL_MS = 1000;
 /** the refreshes a worker has under way at most (each holding a slot from its claim to its outcome) */
 const CLAIM_BATCH = 10;
 /** zones past their EXPIRE read at once by `expireOverdue` (each then expires in a transaction of its own) */
@@ -58,7 +58,7 @@ const LEASE_SECONDS = 150;
  * how often the leases of the refreshes under way are renewed (one statement for them all): well inside
  * LEASE_SECONDS, so that renewals failing for a while (a database failover) do not let the leases lapse
  */
-const RENEW_MS = 10_000;
+export const RENEW_MS = 10_000;
 /**
  * A refresh's whole time: past it, it stops at its next step (before the next primary, SOA query or transfer, and
  * when a transfer turn comes), and is recorded as failed with what its primaries did so far. Without it, one
@@ -67,6 +67,12 @@ const RENEW_MS = 10_000;
  * have their own limits, DEFAULT_TRANSFER_LIMITS): the refresh ends at most one such step past it.
  */
 const REFRESH_DEADLINE_MS = 10 * 60_000;
+/** how a failed renewal of the leases is told (the duty's, duties/secondary-zones.ts, and at the stop) */
+export const LEASE_RENEWAL = {
+  name: 'secondary zone leases',
+  where: 'secondary zones',
+  failure: { level: 'error', message: 'secondary zones: renewing leases failed' },
+} as const;
 /** the shortest wait between two refreshes, whatever the SOA says (a REFRESH or RETRY of 0 would loop) */
 const MIN_TIMER_SECONDS = 1;
 
@@ -88,35 +94,21 @@ interface Taken {
 }
 
 export class SecondaryZonesWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private renewer: NodeJS.Timeout | undefined;
-  private unlisten: (() => void) | undefined;
   /** the refreshes under way (each holding a slot until it ends), with their zones' ids */
   private readonly inFlight = new Map<Promise<void>, number>();
-  private claiming = false;
-  private again = false;
-  private renewing = false;
-  private expiring = false;
   private stopped = false;
   /** counters, for tests: transfers that took something (not a refresh that found the zone current), failed refreshes, expiries */
   readonly stats = { transfers: 0, failures: 0, expiries: 0 };
 
+  /** `wakeClaims`: asks the claims' duty for a run (duties/secondary-zones.ts), when a refresh frees its slot */
   constructor(
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
+    private readonly wakeClaims: () => void,
+    /** the write engine of the process's database (services/index.ts): the transfers and the catalogs go through it */
+    private readonly engine: WriteEngine,
   ) {}
-
-  async start(): Promise<void> {
-    this.unlisten = await this.db.notifications.subscribe(SECONDARY_CHANNEL, () => void this.run());
-    this.timer = setInterval(() => {
-      void this.run();
-      void this.expireOverdue();
-    }, POLL_MS);
-    this.renewer = setInterval(() => void this.renewLeases(), RENEW_MS);
-    void this.run();
-    void this.expireOverdue();
-  }
 
   /**
    * The served zones whose EXPIRE has passed stop being served now (RFC 1035 §3.3.13), each leaving its catalog
@@ -124,51 +116,29 @@ export class SecondaryZonesWorker {
    * can take minutes, nor after the one this process has not started yet. Runs apart from the refreshes, every
    * POLL_MS: a zone stops being served within a poll of its expiry.
    */
-  async expireOverdue(): Promise<void> {
-    if (this.stopped || this.expiring) return;
-    this.expiring = true;
-    try {
-      for (let found = EXPIRE_BATCH; found === EXPIRE_BATCH && !this.stopped;) {
-        const overdue = await overdueSecondaries(this.db, EXPIRE_BATCH);
-        found = overdue.length;
-        for (const zone of overdue) {
-          if (!(await this.db.transaction((sql) => expireOverdueSecondary(sql, this.settings, zone)))) continue;
-          this.stats.expiries++;
-          this.log.warn({ zone: zone.name }, 'secondary zone: EXPIRE passed before a refresh worked: expired, no longer served');
-        }
+  async expireOverdue(signal?: AbortSignal): Promise<void> {
+    for (let found = EXPIRE_BATCH; found === EXPIRE_BATCH && !this.stopped && !signal?.aborted;) {
+      const overdue = await overdueSecondaries(this.db, EXPIRE_BATCH);
+      found = overdue.length;
+      for (const zone of overdue) {
+        if (!(await this.db.transaction((sql) => this.engine.expireOverdueSecondary(sql, this.settings, zone)))) continue;
+        this.stats.expiries++;
+        this.log.warn({ zone: zone.name }, 'secondary zone: EXPIRE passed before a refresh worked: expired, no longer served');
       }
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: expiring zones failed');
-    } finally {
-      this.expiring = false;
     }
   }
 
   /**
    * Claims as many due zones as there are free slots (CLAIM_BATCH less the refreshes under way) and starts their
-   * refreshes, without waiting for them: each frees its slot when it ends and claims again. A wake-up while
-   * claiming claims once more.
+   * refreshes, without waiting for them: each frees its slot when it ends and claims again (a wake-up while
+   * claiming claims once more: the duty's runner runs it again after).
    */
-  async run(): Promise<void> {
-    if (this.stopped) return;
-    if (this.claiming) {
-      this.again = true;
-      return;
-    }
-    this.claiming = true;
-    try {
-      do {
-        this.again = false;
-        for (let free = CLAIM_BATCH - this.inFlight.size; free > 0 && !this.stopped; free = CLAIM_BATCH - this.inFlight.size) {
-          const due = await claimDueSecondaries(this.db, free, LEASE_SECONDS);
-          for (const zone of due) this.begin(zone);
-          if (due.length < free) break;
-        }
-      } while (this.again && !this.stopped);
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: claiming due zones failed');
-    } finally {
-      this.claiming = false;
+  async claim(signal?: AbortSignal): Promise<void> {
+    const stopping = () => this.stopped || signal?.aborted === true;
+    for (let free = CLAIM_BATCH - this.inFlight.size; free > 0 && !stopping(); free = CLAIM_BATCH - this.inFlight.size) {
+      const due = await claimDueSecondaries(this.db, free, LEASE_SECONDS);
+      for (const zone of due) this.begin(zone);
+      if (due.length < free) break;
     }
   }
 
@@ -182,22 +152,14 @@ export class SecondaryZonesWorker {
       })
       .finally(() => {
         this.inFlight.delete(refresh);
-        void this.run();
+        this.wakeClaims();
       });
     this.inFlight.set(refresh, zone.id);
   }
 
   /** renews the leases of the refreshes under way, in one statement (renewSecondaryLeases) */
-  private async renewLeases(): Promise<void> {
-    if (this.renewing || !this.inFlight.size) return;
-    this.renewing = true;
-    try {
-      await renewSecondaryLeases(this.db, [...this.inFlight.values()], LEASE_SECONDS);
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'secondary zones')) this.log.error({ err: error }, 'secondary zones: renewing leases failed');
-    } finally {
-      this.renewing = false;
-    }
+  async renewLeases(): Promise<void> {
+    if (this.inFlight.size) await renewSecondaryLeases(this.db, [...this.inFlight.values()], LEASE_SECONDS);
   }
 
   /** one zone: its primaries in order until one answers, or REFRESH_DEADLINE_MS passes; the outcome recorded */
@@ -238,13 +200,15 @@ export class SecondaryZonesWorker {
     this.stats.failures++;
     const reason = problems.join('; ') || 'the zone has no primaries';
     // an expired zone leaves its catalog in the same transaction: the fleet stops serving it with us
-    const state = await this.db.transaction((sql) => recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry));
+    const state = await this.db.transaction((sql) =>
+      this.engine.recordFailedRefresh(sql, this.settings, zone, reason, timersOf(zone.soa).retry),
+    );
     this.log.warn({ zone: zone.name, state, reason }, 'secondary zone: refresh failed at every primary');
   }
 
   /** a refresh that worked; an expired zone, served again, rejoins its catalog in the same transaction */
   private recordWorking(zone: DueSecondary, timers: { refresh: number; expire: number }, transferred: boolean): Promise<void> {
-    return this.db.transaction((sql) => recordWorkingRefresh(sql, this.settings, zone, timers, transferred));
+    return this.db.transaction((sql) => this.engine.recordWorkingRefresh(sql, this.settings, zone, timers, transferred));
   }
 
   /**
@@ -266,8 +230,8 @@ export class SecondaryZonesWorker {
         inTime(`the IXFR from ${from}`);
         const result = await ixfr(source, zone.name, { rdata: withSerial(zone.soa, zone.serial), ttl: zone.soaTtl });
         if (result.kind === 'up-to-date') return { soa: result.soa.rdata, transferred: false };
-        if (result.kind === 'whole') await applyTransfer(this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
-        else await applyIncremental(this.db, this.settings, zone, `${from} (IXFR)`, result);
+        if (result.kind === 'whole') await applyTransfer(this.engine, this.db, this.settings, zone, `${from} (IXFR, whole)`, result);
+        else await applyIncremental(this.engine, this.db, this.settings, zone, `${from} (IXFR)`, result);
         this.log.info({ zone: zone.name, from, serial: result.soa.value.serial, kind: result.kind }, 'secondary zone transferred (IXFR)');
         return { soa: result.soa.rdata, transferred: true };
       });
@@ -284,7 +248,7 @@ export class SecondaryZonesWorker {
     const transferred = await inTransferTurn(async () => {
       inTime(`the AXFR from ${from}`);
       const taken = await axfr(source, zone.name);
-      await applyTransfer(this.db, this.settings, zone, `${from} (AXFR)`, taken);
+      await applyTransfer(this.engine, this.db, this.settings, zone, `${from} (AXFR)`, taken);
       return taken;
     });
     this.log.info(
@@ -294,13 +258,17 @@ export class SecondaryZonesWorker {
     return { soa: transferred.soa.rdata, transferred: true };
   }
 
-  /** claims no more; waits for the refreshes under way (their leases renewed meanwhile) and the expiries */
+  /**
+   * Once the duties' runs have ended: claims no more, and waits for the refreshes under way, their leases renewed
+   * every RENEW_MS meanwhile (the renewal's duty has stopped with the others).
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.unlisten?.();
-    while (this.claiming || this.expiring || this.inFlight.size) await new Promise((resolve) => setTimeout(resolve, 20));
-    if (this.renewer) clearInterval(this.renewer);
-    while (this.renewing) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let renewedAt = Date.now(); this.inFlight.size;) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (Date.now() - renewedAt < RENEW_MS) continue;
+      renewedAt = Date.now();
+      await this.renewLeases().catch((error: unknown) => reportDutyFailure(this.log, LEASE_RENEWAL, error));
+    }
   }
 }

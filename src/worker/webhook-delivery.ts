@@ -4,32 +4,20 @@ import https from 'node:https';
 import net from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { Settings } from '../config/settings';
-import type { Database, Sql } from '../db/pool';
+import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
-import { JOURNAL_CHANNEL } from '../db/journal-signal';
 import { noteDatabaseFailure } from '../db/availability';
-import { PacedRun } from '../paced-run';
 import { appendEvent } from '../repositories/events';
-import {
-  beginFanout,
-  ClaimedDelivery,
-  ClaimedQueue,
-  claimQueues,
-  endFanout,
-  FanoutPass,
-  passFanoutUnsubscribed,
-  QueueLease,
-  recordAttemptFailed,
-  recordDelivered,
-} from '../repositories/webhooks';
-import { eventView, scopeSees } from '../services/events/events.service';
-import { openSecret, signatureHeader } from '../services/events/webhook-secrets';
+import { ClaimedDelivery, ClaimedQueue, claimQueues, QueueLease, recordAttemptFailed, recordDelivered } from '../repositories/webhooks';
+import { eventView } from '../services/events/events.service';
+import { FANOUT_BATCH, WebhookFanout } from './webhook-fanout';
+import { signatureHeader, WebhookSecrets } from '../services/events/webhook-secrets';
 import { mayConnect } from '../outbound/addresses';
 
 /**
- * The webhook delivery duty (docs/events.md), in every worker process:
+ * The webhook deliveries (docs/events.md), a duty of every worker process (duties/webhook-deliveries.ts):
  *
- * 1. The fan-out reads the settled events after its place in the feed (repositories/events.ts says why they come
+ * 1. The fan-out (webhook-fanout.ts) reads the settled events after its place in the feed (repositories/events.ts says why they come
  *    in an order no later commit can break), matches each against the enabled subscriptions (their user, types,
  *    zones, and their creator's read rules) and writes a delivery row per match, moving its place, in one
  *    transaction; the place's row is locked SKIP LOCKED, so one process does it at a time and a process that
@@ -48,9 +36,6 @@ import { mayConnect } from '../outbound/addresses';
  * At least once: a delivery is marked only after its answer; a process that dies before leaves its lease to expire
  * and the delivery to be sent again (a receiver dedupes by webhook-id).
  */
-const TICK_MS = 250;
-/** events read by one step of the fan-out at most */
-export const FANOUT_BATCH = 500;
 /** queues claimed by one pass at most */
 const CLAIM_BATCH = 200;
 /**
@@ -67,7 +52,7 @@ const MAX_BODY_BYTES = 4096;
 
 /** the headers and body of a delivery (Standard Webhooks) */
 export function webhookMessage(
-  settings: Settings,
+  secrets: WebhookSecrets,
   delivery: Pick<ClaimedDelivery, 'subscriptionId' | 'secrets' | 'event' | 'readRules'>,
   now = new Date(),
 ): { body: string; headers: Record<string, string> } {
@@ -76,9 +61,7 @@ export function webhookMessage(
   const id = `evt_${delivery.event.id}`;
   const timestamp = Math.floor(now.getTime() / 1000);
   // the current secret and every previous one still in its own overlap: one signature each (Standard Webhooks)
-  const secrets = [delivery.secrets.secret, ...delivery.secrets.previous].map((sealed) =>
-    openSecret(settings, delivery.subscriptionId, sealed),
-  );
+  const signing = [delivery.secrets.secret, ...delivery.secrets.previous].map((sealed) => secrets.open(delivery.subscriptionId, sealed));
   return {
     body,
     headers: {
@@ -86,7 +69,7 @@ export function webhookMessage(
       'user-agent': 'Zonekeeper-Webhooks',
       'webhook-id': id,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, id, timestamp, body),
+      'webhook-signature': signatureHeader(signing, id, timestamp, body),
     },
   };
 }
@@ -199,149 +182,74 @@ type Outcome = {
   | { kind: 'released' }
 );
 
-export class WebhookDeliveryDuty {
+export class WebhookDeliveries {
   private readonly agents = {
     http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
     https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
   };
-  private readonly run: PacedRun;
-  private timer?: NodeJS.Timeout;
-  private unlisten?: () => void;
   private readonly inFlight = new Set<Promise<void>>();
   /** outcomes of deliveries not stored yet: being stored, or held while the database is away */
   private readonly outcomes: Outcome[] = [];
   private storing?: Promise<void>;
   private stopped = false;
-  /**
-   * whether the last fan-out step saw an enabled subscription: while none is, a step is one statement
-   * (passFanoutUnsubscribed) and no queue is claimed (a claim looks at enabled subscriptions' queues only)
-   */
-  private subscribed = false;
-  /**
-   * whether the next pass runs the fan-out: not when only the outbox drain woke it, having just run it (fannedOut).
-   * Set by wake (start, the tick, a notification); a duty not started, whose steps its owner takes, runs none itself
-   */
-  private fanoutDue = false;
+  /** a wake since the last pass asked for the fan-out (a send ended, the fan-out along the drain failed) */
+  private fanoutAsked = false;
+  /** a wake since the last pass asked for claims only: the outbox drain took the fan-out's step (wake's `fanOutToo`) */
+  private claimsAsked = false;
 
   /**
-   * `withClaim`: the process's outbox drain takes the fan-out along with its claim, on the journal's
-   * notifications (worker.ts, PropagationWorker.claimBatch): the duty then does not listen itself, and its own
-   * fan-out runs on its tick and after its sends (an event written by no journal writer's unit of work, whose
-   * NOTIFY may not come, is fanned out within TICK_MS).
+   * `fanout`: the process's one (the outbox drain takes its steps too, in its claim's commit); `requestPass`
+   * asks the duty's runner for a pass (duties/webhook-deliveries.ts).
    */
   constructor(
     private readonly settings: Settings,
     private readonly db: Database,
     private readonly log: Logger,
-    private readonly withClaim = false,
-  ) {
-    this.run = new PacedRun(20, () => this.step());
-  }
+    private readonly fanout: WebhookFanout,
+    private readonly requestPass: () => void,
+    /** the webhooks' secrets, opened in the process's key vault (services/index.ts) */
+    private readonly secrets: WebhookSecrets,
+  ) {}
 
-  async start(): Promise<void> {
-    if (!this.withClaim)
-      this.unlisten = await this.db.notifications.subscribe(
-        JOURNAL_CHANNEL,
-        () => this.wake(),
-        () => this.wake(),
-      );
-    this.timer = setInterval(() => this.wake(), TICK_MS);
-    this.timer.unref();
-    this.wake();
-  }
-
-  wake(): void {
+  /**
+   * Asks for a pass. `fanOutToo` false: the caller has just taken the fan-out's step (the outbox drain, in its
+   * claim's commit), so a pass that only this woke claims the deliveries it wrote without a fan-out step of its
+   * own; with no subscription seen, there are none, and no pass is asked. A pass that no wake asked for (the tick)
+   * takes the fan-out's step: an event written by no journal writer's unit of work, whose NOTIFY may not come, is
+   * fanned out within a tick.
+   */
+  wake(fanOutToo = true): void {
     if (this.stopped) return;
-    this.fanoutDue = true;
-    this.run.request();
-  }
-
-  /** whether the fan-out's step is the one-statement pass (no subscription enabled when it last looked) */
-  get passesUnsubscribed(): boolean {
-    return !this.subscribed;
+    if (fanOutToo) this.fanoutAsked = true;
+    else if (this.fanout.seesSubscriptions) this.claimsAsked = true;
+    else return;
+    this.requestPass();
   }
 
   /**
-   * The outbox drain ran the fan-out's pass in its claim's statement (fanoutPassSql): what it came to. Answers
-   * whether a step remains to be taken at once: a full batch passed, or the step must be a transaction (a
-   * subscription is enabled, or another process held the place: fanOutIn, as the duty's own step).
+   * One pass: the fan-out (until it has caught up), then claims while there is room. Its failure is the runner's
+   * to tell (duties/webhook-deliveries.ts): the next pass comes at the next tick or wake.
    */
-  passed(pass: FanoutPass | undefined): boolean {
-    this.subscribed = pass?.subscribed ?? true;
-    return !pass || pass.subscribed || pass.events === FANOUT_BATCH;
-  }
-
-  /**
-   * The outbox drain ran the fan-out's step (passed, or fanOutIn in its claim's transaction): the deliveries it
-   * wrote are claimed by a pass that does not run the fan-out again.
-   */
-  fannedOut(): void {
-    if (!this.stopped && this.subscribed) this.run.request();
-  }
-
-  /** one pass: the fan-out (until it has caught up), then claims while there is room */
-  private async step(): Promise<void> {
-    try {
-      await this.storeOutcomes();
-      const fanout = this.fanoutDue;
-      this.fanoutDue = false;
-      while (fanout && !this.stopped && (await this.fanOut()) === FANOUT_BATCH);
-      const room = MAX_IN_FLIGHT - this.inFlight.size;
-      if (this.stopped || room <= 0 || !this.subscribed) return;
-      const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
-      // counted from before the claim: the process's idea of the lease ends no later than the database's
-      const leaseEnds = Date.now() + leaseSeconds * 1000;
-      const claimed = await claimQueues(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds, QUEUE_RUN);
-      for (const queue of claimed) {
-        const sending = this.sendQueue(queue, leaseEnds).finally(() => {
-          this.inFlight.delete(sending);
-          // its endpoint has a queue free: another of its queues (or this one's next run) may be claimed
-          this.wake();
-        });
-        this.inFlight.add(sending);
-      }
-    } catch (error) {
-      if (!noteDatabaseFailure(error, 'webhook delivery'))
-        this.log.warn({ err: error }, 'webhooks: a delivery pass failed; the next runs shortly');
+  async pass(signal?: AbortSignal): Promise<void> {
+    const stopping = () => this.stopped || signal?.aborted === true;
+    await this.storeOutcomes();
+    const fanout = this.fanoutAsked || !this.claimsAsked;
+    this.fanoutAsked = this.claimsAsked = false;
+    while (fanout && !stopping() && (await this.fanout.fanOut()) === FANOUT_BATCH);
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (stopping() || room <= 0 || !this.fanout.seesSubscriptions) return;
+    const leaseSeconds = Math.ceil((this.settings.webhooks.connectTimeoutMs + this.settings.webhooks.timeoutMs) / 1000) + 30;
+    // counted from before the claim: the process's idea of the lease ends no later than the database's
+    const leaseEnds = Date.now() + leaseSeconds * 1000;
+    const claimed = await claimQueues(this.db, Math.min(CLAIM_BATCH, room), this.settings.webhooks.concurrency, leaseSeconds, QUEUE_RUN);
+    for (const queue of claimed) {
+      const sending = this.sendQueue(queue, leaseEnds).finally(() => {
+        this.inFlight.delete(sending);
+        // its endpoint has a queue free: another of its queues (or this one's next run) may be claimed
+        this.wake();
+      });
+      this.inFlight.add(sending);
     }
-  }
-
-  /** one step of the fan-out; answers how many events it read */
-  async fanOut(): Promise<number> {
-    if (!this.subscribed) {
-      const pass = await passFanoutUnsubscribed(this.db, FANOUT_BATCH);
-      this.subscribed = pass?.subscribed ?? true;
-      if (pass && !pass.subscribed) return pass.events;
-      // another process holds the place, or a subscription is enabled: the step as a transaction
-    }
-    return this.db.transaction((sql) => this.fanOutIn(sql));
-  }
-
-  /**
-   * The fan-out's step as a transaction's part (the duty's own, or the outbox drain's with its claim): the
-   * events after the place matched against the enabled subscriptions, a delivery written per match and the place
-   * moved; answers how many events it read (0 when another process holds the place or none waits).
-   */
-  async fanOutIn(sql: Sql): Promise<number> {
-    const step = await beginFanout(sql, FANOUT_BATCH);
-    if (!step || !step.events.length) return 0;
-    this.subscribed = step.subscriptions.length > 0;
-    const deliveries = step.events.flatMap((event) =>
-      step.subscriptions
-        .filter(
-          (s) =>
-            event.createdAt >= s.createdAt &&
-            (s.eventTypes === null || s.eventTypes.includes(event.type)) &&
-            (s.zones === null || (event.zone !== null && s.zones.includes(event.zone))) &&
-            scopeSees({ userId: s.userId ?? undefined, readRules: s.readRules ?? undefined }, event) &&
-            // an endpoint disabled is told through its owner's other endpoints, not itself
-            !(event.type === 'webhook.disabled' && event.data.webhookId === s.id),
-        )
-        .map((s) => ({ subscriptionId: s.id, eventId: event.id, xid: event.xid, zoneKey: event.zone ?? '' })),
-    );
-    const last = step.events.at(-1)!;
-    await endFanout(sql, deliveries, { xid: last.xid, id: last.id });
-    return step.events.length;
   }
 
   /**
@@ -364,7 +272,7 @@ export class WebhookDeliveryDuty {
   private async attempt(delivery: ClaimedDelivery, leaseEnds: number): Promise<Outcome> {
     let result: PostResult;
     try {
-      result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.settings, delivery));
+      result = await postMessage(this.settings, this.agents, delivery.url, webhookMessage(this.secrets, delivery));
     } catch (error) {
       result = { status: null, error: error instanceof Error ? error.message : String(error) };
     }
@@ -467,11 +375,9 @@ export class WebhookDeliveryDuty {
     }
   }
 
+  /** once the duty's pass on its way has ended (its runner stops it first) */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.unlisten?.();
-    await this.run.stop({ runPending: false });
     // the deliveries under way end now (their sockets closed), not at their endpoints' timeouts: a dead endpoint does
     // not hold the stop; each is recorded as an attempt that failed, and retried by whichever worker runs next
     this.agents.http.destroy();

@@ -1,6 +1,6 @@
 import { MAX_REPORTED, parseZoneFile, splitPieces, zoneFileReader } from '../../src/dns/zone-file';
 import { DomainError } from '../../src/errors/catalogue';
-import { PARSE_INLINE_BELOW_CHARS, ZoneFileParser } from '../../src/services/zone-file-parser';
+import { PARSE_INLINE_BELOW_CHARS, ZoneFileParser } from '../../src/services/zones/zone-file-parser';
 
 /** Large zone files parse on a worker thread, with the same answer as the DNS model's own parse. */
 const zone = 'parser.example';

@@ -16,8 +16,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { dig, freePort, Knot, servedSerial } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
 import { startUnbound, Unbound } from '../support/unbound';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
@@ -56,19 +57,16 @@ async function createZone(zone: string, extra = ''): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-algo-'));
   dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   // BIND takes the two zones of the first roll by name (no catalog), NOTIFYed like Knot
   bind = await startBindSecondary({ zones: [PARENT, CHILD], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    SECONDARIES: `127.0.0.1:${knot.port},127.0.0.1:${bind.port}`,
-    CATALOG_ZONE: CATALOG,
-    ALLOWED_TTLS: 'any',
-    DNSSEC_PROPAGATION_DELAY: '2',
-  });
-  userId = (await gqlOk(`mutation { createUser(input: {email: "algo@example.com"}) { id } }`)).createUser.id;
+  ({ app, knot, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
+    dnsPort,
+    extraSecondaries: [`127.0.0.1:${bind.port}`],
+    env: { ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '2' },
+    user: 'algo@example.com',
+  }));
   await createZone(PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`);
   await createZone(CHILD);
 }, 60_000);

@@ -11,22 +11,20 @@
  * - a child whose parent's servers do not answer for it: the operator's confirmations move it on;
  * - the key-roll tick's due-zone query reads its partial indexes (EXPLAIN).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY, TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
 import { randomBytes } from 'node:crypto';
-import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
-import { transferZone } from '../support/signed-zone-checks';
+import { Knot, servedSerial } from '../propagation/knot';
+import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
 import { startUnbound, Unbound } from '../support/unbound';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { sleep, waitFor } from '../support/wait-for';
 import { zonesWithKeyWorkQuery } from '../../src/repositories/dnssec';
 
-const run = promisify(execFile);
 const PARENT = 'zk-parent.test';
 const CHILD = `child.${PARENT}`;
 const EXTERNAL_PARENT = 'elsewhere.test';
@@ -66,20 +64,23 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-disable-'));
   writeExternalParent([]);
   knot = await startKnotPrimary([{ zone: EXTERNAL_PARENT, file: join(dir, `${EXTERNAL_PARENT}.zone`) }]);
-  dnsPort = await freePort();
-  secondary = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    SECONDARIES: `127.0.0.1:${secondary.port}`,
-    CATALOG_ZONE: CATALOG,
-    ALLOWED_TTLS: 'any',
-    DNSSEC_PROPAGATION_DELAY: '1',
-    DNSSEC_PARENT_DS_SERVERS: `127.0.0.1:${knot.port}`,
-    DNSSEC_PARENT_DS_CHECK_INTERVAL: '1',
-  });
-  const user = await app.gql(`mutation { createUser(input: {email: "disable@example.com"}) { id } }`);
+  let userId: string;
+  ({
+    app,
+    knot: secondary,
+    dnsPort,
+    userId,
+  } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
+    env: {
+      ALLOWED_TTLS: 'any',
+      DNSSEC_PROPAGATION_DELAY: '1',
+      DNSSEC_PARENT_DS_SERVERS: `127.0.0.1:${knot.port}`,
+      DNSSEC_PARENT_DS_CHECK_INTERVAL: '1',
+    },
+    user: 'disable@example.com',
+  }));
   for (const [zone, extra] of [
     [PARENT, `child 2 IN NS ns1.${CHILD}.\nns1.child 2 IN A 192.0.2.3\n`],
     // a wildcard: each poll asks a name of its own, which no cache holds, so every poll reaches the secondary
@@ -88,7 +89,7 @@ beforeAll(async () => {
     [LONE, ''],
   ]) {
     const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: user.data.createUser.id,
+      u: userId,
       z: zone,
     });
     expect(created.errors).toBeUndefined();
@@ -151,14 +152,7 @@ async function transfer(zone: string): Promise<string> {
  */
 async function verify(zone: string, label: string): Promise<string> {
   const text = await transfer(zone);
-  const file = join(dir, `${zone}-${label}.zone`);
-  writeFileSync(file, text);
-  await run('dnssec-verify', ['-o', zone, file]);
-  const ldns = await run('ldns-verify-zone', [file]);
-  expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
-  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]).catch((error) => {
-    throw new Error(`kzonecheck: ${error.stdout}${error.stderr}`);
-  });
+  await verifySignedZone(zone, join(dir, `${zone}-${label}.zone`), { text });
   return text;
 }
 

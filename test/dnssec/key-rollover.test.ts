@@ -13,8 +13,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startTestApp, TestApp } from '../support/test-app';
-import { freePort, Knot, servedSerial, startKnot } from '../propagation/knot';
+import { TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { Knot, servedSerial } from '../propagation/knot';
 import { waitFor } from '../support/wait-for';
 import { startUnbound, Unbound } from '../support/unbound';
 import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
@@ -35,22 +36,17 @@ let dir: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-roll-'));
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    CATALOG_ZONE: CATALOG,
+  let userId: string;
+  ({ app, knot, dnsPort, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
     // the accelerated timings of the issue: TTLs of seconds need a TTL policy that allows them
-    ALLOWED_TTLS: 'any',
-    DNSSEC_PROPAGATION_DELAY: '2',
-  });
-  const user = await app.gql(`mutation { createUser(input: {email: "roll@example.com"}) { id } }`);
+    env: { ALLOWED_TTLS: 'any', DNSSEC_PROPAGATION_DELAY: '2' },
+    user: 'roll@example.com',
+  }));
   for (const zone of [PARENT, CHILD]) {
     const created = await app.gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: user.data.createUser.id,
+      u: userId,
       z: zone,
     });
     expect(created.errors).toBeUndefined();

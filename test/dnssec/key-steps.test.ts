@@ -90,12 +90,15 @@ async function verify(zone: string, label: string, csk = false): Promise<void> {
   expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
 }
 
+/** what the worker's key steps write with: the app's write engine and key vault */
+const dnssecWriter = () => app.service.services.dnssecWriter;
+
 /** the next key step of the zone, taken once due: its journal row, verified */
 async function nextStep(zone: string, label: string, csk: boolean): Promise<{ signer: number; types: string[] }> {
   const before = (await lastStep(zone)).serial;
   await waitFor(
     `${label} of ${zone}`,
-    async () => ((await advanceKeyRolls(app.service.database.db, app.settings)) > 0 ? true : undefined),
+    async () => ((await advanceKeyRolls(dnssecWriter(), app.service.database.db, app.settings)) > 0 ? true : undefined),
     30_000,
     200,
   );

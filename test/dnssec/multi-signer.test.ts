@@ -19,11 +19,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
 import { dig, findBinary, freePort, records, waitFor } from '../propagation/knot';
 import { startUnbound, Unbound } from '../support/unbound';
 import { pollValidator, transferZone, verifySignedZone } from '../support/signed-zone-checks';
-import { Knot, servedSerial, startKnot } from '../propagation/knot';
+import { Knot, servedSerial } from '../propagation/knot';
 import { DNSSEC_ALGORITHMS } from '../../src/dns/dnssec/algorithms';
 import { dnskeyOf } from '../../src/dns/dnssec/keys';
 import { DNSKEY } from '../../src/dns/record-types/dnskey';
@@ -332,21 +333,19 @@ async function theirsCaughtUp(): Promise<void> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-multi-signer-'));
-  dnsPort = await freePort();
-  ours = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    // the worker NOTIFYs our secondary
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    SECONDARIES: `127.0.0.1:${ours.port}`,
-    CATALOG_ZONE: CATALOG,
-    // the other signer's server is on loopback in this test
-    DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: '127.0.0.0/8',
-    // the other signer's keys read again every second: its ZSK roll is followed within the roll's test
-    DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: '1',
+  // the worker (there by default) NOTIFYs our secondary
+  const started = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
+    env: {
+      // the other signer's server is on loopback in this test
+      DNSSEC_FOREIGN_KEYS_FETCH_ALLOW: '127.0.0.0/8',
+      // the other signer's keys read again every second: its ZSK roll is followed within the roll's test
+      DNSSEC_FOREIGN_KEYS_REFRESH_INTERVAL: '1',
+    },
+    user: 'multi-signer@example.com',
   });
-  const user = await gqlOk(`mutation { createUser(input: {email: "multi-signer@example.com"}) { id } }`);
+  ({ app, knot: ours, dnsPort } = started);
   for (const [zone, text] of [
     [
       PARENT,
@@ -355,7 +354,7 @@ beforeAll(async () => {
     [ZONE, zoneText(1)],
   ]) {
     await gqlOk(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, {
-      u: user.createUser.id,
+      u: started.userId,
       z: zone,
     });
     await gqlOk(`mutation($z: String!, $t: String!) { importZone(zone: $z, text: $t) { serial } }`, { z: zone, t: text });

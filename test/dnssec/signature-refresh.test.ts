@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort } from '../propagation/knot';
+import { freePort } from '../propagation/knot';
+import { transferZone } from '../support/signed-zone-checks';
 import { waitFor } from '../support/wait-for';
 
 const run = promisify(execFile);
@@ -43,25 +44,15 @@ afterAll(async () => {
 
 /** the zone as the primary transfers it, and the expirations of its RRSIGs (seconds since the epoch) */
 async function transfer(): Promise<{ text: string; serial: number; expirations: number[] }> {
-  const axfr = await dig([
-    '-y',
-    `hmac-sha256:${KEY_NAME}:${SECRET}`,
-    '@127.0.0.1',
-    '-p',
-    String(dnsPort),
-    ZONE,
-    'AXFR',
-    '+nocomments',
-    '+nostats',
-  ]);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
-  const expirations = lines
+  const { text, serial } = await transferZone(dnsPort, { name: KEY_NAME, secret: SECRET }, ZONE);
+  const expirations = text
+    .split('\n')
     .filter((line) => line.split(/\s+/)[3] === 'RRSIG')
     .map((line) => {
       const t = line.split(/\s+/)[8];
       return Date.UTC(+t.slice(0, 4), +t.slice(4, 6) - 1, +t.slice(6, 8), +t.slice(8, 10), +t.slice(10, 12), +t.slice(12, 14)) / 1000;
     });
-  return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]), expirations };
+  return { text, serial, expirations };
 }
 
 async function verify(text: string, label: string): Promise<void> {

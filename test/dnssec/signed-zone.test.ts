@@ -7,22 +7,21 @@
  * the Knot secondary authenticates data, NXDOMAIN, NODATA and wildcard answers. Signature-only steps stay out
  * of the history; the signer's types are refused from users; disabling leaves a zone without a signer record.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort, Knot, servedSerial, startKnot, waitFor } from '../propagation/knot';
+import { ADMIN_KEY, TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { freePort, Knot, servedSerial, waitFor } from '../propagation/knot';
 import { startUnbound } from '../support/unbound';
+import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 
-const run = promisify(execFile);
 const CATALOG = 'catalog.zk-dnssec.test';
 const KEY_NAME = 'zk-dnssec-key';
 const SECRET = randomBytes(32).toString('base64');
-const TSIG_ARG = `hmac-sha256:${KEY_NAME}:${SECRET}`;
+const TSIG = { name: KEY_NAME, secret: SECRET };
 
 let knot: Knot;
 let bind: BindSecondary;
@@ -34,19 +33,15 @@ let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-signed-'));
   dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   // BIND holds the signed zones too, configured one by one (it takes no catalog here)
-  bind = await startBindSecondary({ zones: SIGNED_ZONES, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port},127.0.0.1:${bind.port}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-  });
-  const user = await app.gql(`mutation { createUser(input: {email: "signed@example.com"}) { id } }`);
-  expect(user.errors).toBeUndefined();
-  userId = user.data.createUser.id;
+  bind = await startBindSecondary({ zones: SIGNED_ZONES, primaryPort: dnsPort, tsig: TSIG });
+  ({ app, knot, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: TSIG,
+    dnsPort,
+    extraSecondaries: [`127.0.0.1:${bind.port}`],
+    user: 'signed@example.com',
+  }));
 }, 60_000);
 
 afterAll(async () => {
@@ -70,23 +65,13 @@ async function applyChanges(zone: string, changes: Record<string, unknown>[]): P
   return data.applyZoneChanges.serial;
 }
 
-/** the zone's transfer from a server, as a zone file (the closing SOA and the TSIG left out) */
-async function transfer(zone: string, port: number, tsig: boolean): Promise<string> {
-  const axfr = await dig([...(tsig ? ['-y', TSIG_ARG] : []), '@127.0.0.1', '-p', String(port), zone, 'AXFR', '+nocomments', '+nostats']);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG');
-  if (lines.length <= 3) throw new Error(`AXFR of ${zone} from port ${port}: ${axfr.stdout}`);
-  expect(lines[0].split(/\s+/)[3]).toBe('SOA');
-  return `${lines.slice(0, -1).join('\n')}\n`;
-}
+/** a zone's transfer from a server (TSIG-signed from the primary) as a zone file, the closing SOA and the TSIG left out */
+const transfer = async (zone: string, port: number, tsig: boolean): Promise<string> =>
+  (await transferZone(port, tsig ? TSIG : undefined, zone, { expectContent: true })).text;
 
-async function verifyAll(zone: string, text: string, label: string): Promise<void> {
-  const file = join(dir, `${zone}-${label}.zone`);
-  writeFileSync(file, text);
-  await run('dnssec-verify', ['-o', zone, file]);
-  const ldns = await run('ldns-verify-zone', [file]);
-  expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
-  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]);
-}
+/** the three verifiers over a zone file */
+const verifyAll = (zone: string, text: string, label: string): Promise<void> =>
+  verifySignedZone(zone, join(dir, `${zone}-${label}.zone`), { text });
 
 /** the records of a zone file as a sorted list of lines, names and types lower-cased, for comparing two copies */
 function normalised(text: string): string[] {

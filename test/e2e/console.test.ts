@@ -3,9 +3,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { buildConsole, CONSOLE_ARTIFACTS, launchChromium, severeAccessibilityViolations } from '../support/console';
-import { CREATE_RECORD, createUser, createUserKey, createZone } from '../support/fixtures';
-import { startTestApp, TestApp } from '../support/test-app';
-import { freePort, Knot, servedSerial, startKnot, waitFor } from '../propagation/knot';
+import { CREATE_RECORD, createUserKey, createZone } from '../support/fixtures';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { TestApp } from '../support/test-app';
+import { Knot, servedSerial, waitFor } from '../propagation/knot';
 
 /**
  * The web console (docs/console.md), end to end, in Debian's Chromium (headless, no browser download) against the real
@@ -35,17 +36,8 @@ const external: string[] = [];
 
 beforeAll(async () => {
   buildConsole();
-  const dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: TSIG });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${TSIG.name}:hmac-sha256:${TSIG.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  ({ app, knot, userId } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG, user: 'console@example.org' }));
   origin = app.baseUrl.replace('127.0.0.1', 'localhost');
-  userId = await createUser(app, 'console@example.org');
   userKey = await createUserKey(app, userId);
   await createZone(app, userId, ZONE);
   browser = await launchChromium();

@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 async function byGraphQLJs(query: string, variables: Record<string, unknown>, operationName?: string) {
-  const services = createServices(app.service.settings);
+  const services = createServices(app.service.settings, app.service.database.db);
   const contextValue = await buildContext(app.service.database.db, services, ADMIN_KEY);
   const result = await execute({
     schema: await getSchema(),

@@ -56,7 +56,7 @@ afterAll(async () => {
 });
 
 async function byGraphQLJs(query: string, variables: Record<string, unknown>, key: string) {
-  const services = createServices(app.service.settings);
+  const services = createServices(app.service.settings, app.service.database.db);
   const contextValue = await buildContext(app.service.database.db, services, key);
   const result = await execute({ schema: await getSchema(), document: parse(query), contextValue, variableValues: variables });
   return JSON.parse(JSON.stringify(result));

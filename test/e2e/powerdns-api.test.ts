@@ -4,7 +4,7 @@
  * PowerDNS's shapes, each write one change set through the write engine.
  */
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { createUser, createUserKey } from '../support/fixtures';
+import { createUser, createUserKey, zoneEventsUntil } from '../support/fixtures';
 
 const ZONE = 'pdns-one.test';
 const OTHER = 'pdns-two.test';
@@ -251,6 +251,40 @@ describe('PATCH of rrsets', () => {
     ).toBe(204);
     expect((await patch(ZONE, [{ name: `tmp.${ZONE}.`, type: 'TXT', ttl: 300, changetype: 'REPLACE', records: [] }])).status).toBe(204);
     expect((await rrsets(ZONE)).filter((l) => l.startsWith(`tmp.${ZONE}.`))).toEqual([]);
+  });
+
+  it('the same PATCH twice (REPLACE with what the RRset then holds, comments and all): one serial step, one journal row, one event', async () => {
+    const { serial: start, changes: startChanges } = await history(ZONE);
+    const cursor = (await zoneEventsUntil(app, ZONE, start)).next;
+    const same = [
+      {
+        name: `twice.${ZONE}.`,
+        type: 'MX',
+        ttl: 600,
+        changetype: 'REPLACE',
+        records: [{ content: '10 mx1.example.net.' }, { content: '20 mx2.example.net.', disabled: true }],
+      },
+      { name: `twice.${ZONE}.`, type: 'TXT', ttl: 600, changetype: 'REPLACE', records: [{ content: '"v=spf1 -all"' }] },
+    ];
+    expect((await patch(ZONE, same)).status).toBe(204);
+    const once = await history(ZONE);
+    expect(once.serial).not.toBe(start);
+    expect(once.changes.totalCount).toBe(startChanges.totalCount + 1);
+    // the second time, and the SOA replaced by its own fields: nothing to change, nothing written
+    const soa = (await get(`${ZONES}/${ZONE}.`)).body.rrsets.find((r: any) => r.type === 'SOA');
+    expect((await patch(ZONE, same)).status).toBe(204);
+    expect((await patch(ZONE, [{ ...soa, changetype: 'REPLACE' }])).status).toBe(204);
+    const twice = await history(ZONE);
+    expect(twice.serial).toBe(once.serial);
+    expect(twice.changes.totalCount).toBe(once.changes.totalCount);
+    // one zone.changed in the feed, the first PATCH's; a later change shows the feed moved on without a second
+    expect((await patch(ZONE, [{ ...same[1], records: [{ content: '"v=spf1 mx -all"' }] }])).status).toBe(204);
+    const last = (await history(ZONE)).serial;
+    const { events } = await zoneEventsUntil(app, ZONE, last, cursor);
+    expect(events.map((e) => [e.type, e.data.serial])).toEqual([
+      ['zone.changed', once.serial],
+      ['zone.changed', last],
+    ]);
   });
 
   it('several rrsets in one PATCH are one change: one serial step, one journal row', async () => {

@@ -33,7 +33,7 @@ import {
   providerPort,
   startOidcProvider,
 } from '../support/oidc';
-import { endTimedOutSessionsNow } from '../../src/services/sessions.service';
+import { endTimedOutSessionsNow } from '../../src/services/people/sessions.service';
 import { personGql, sessionHeaders, signIn } from '../support/people';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { waitUntil } from '../support/wait-for';

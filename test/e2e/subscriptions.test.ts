@@ -5,7 +5,7 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createUserKey, createZone } from '../support/fixtures';
 import { waitUntil } from '../support/wait-for';
 import { buildContext } from '../../src/graphql/context';
-import { LiveUpdates, MAX_QUEUED_EVENTS, SlowSubscriberError } from '../../src/services/live-updates';
+import { LiveUpdates, MAX_QUEUED_EVENTS, SlowSubscriberError } from '../../src/services/operations/live-updates';
 
 /**
  * Live updates over WebSocket with the graphql-ws protocol, tested with graphql-ws's own

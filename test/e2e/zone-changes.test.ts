@@ -292,3 +292,173 @@ test("REPLACE_RRSET: the RRset's owner read once for its records still warns for
     { field: 'changes[1].owner', code: 'NAME_NOT_HOSTNAME', message: expect.stringContaining('"odd\\\\035name"') },
   ]);
 });
+
+const UPDATE_RECORD = `mutation($id: ID!, $input: RecordInput!) { updateRecord(id: $id, input: $input) { id owner type rdata ttl } }`;
+
+test('the same write twice steps the serial once: a change set, a record edit (GraphQL and REST); one journal row, one event each', async () => {
+  await createZone(app, userId, 'set-twice.example');
+  const made = await app.gql(CREATE_RECORD, {
+    input: { zone: 'set-twice.example', owner: 'web', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+  });
+  expect(made.errors).toBeUndefined();
+  const id = made.data.createRecord.id;
+  const start = (await zoneRecords('set-twice.example')).serial;
+  const cursor = (await zoneEventsUntil(app, 'set-twice.example', start)).next;
+  const journal = await journalRows('set-twice.example');
+
+  const set = {
+    zone: 'set-twice.example',
+    changes: [{ kind: 'REPLACE_RRSET', owner: 'mx', type: 'A', ttl: 3600, rdatas: ['192.0.2.25'] }],
+  };
+  const first = (await app.gql(APPLY, set)).data.applyZoneChanges;
+  expect(first.serial).toBeGreaterThan(start);
+  const second = await app.gql(APPLY, set);
+  expect(second.errors).toBeUndefined();
+  expect(second.data.applyZoneChanges).toMatchObject({ serialBefore: first.serial, serial: first.serial, added: [], removed: [] });
+
+  const edit = { zone: 'set-twice.example', owner: 'web', type: 'A', rdata: '192.0.2.2', ttl: 3600 };
+  const edited = await app.gql(UPDATE_RECORD, { id, input: edit });
+  expect(edited.errors).toBeUndefined();
+  const afterEdit = (await zoneRecords('set-twice.example')).serial;
+  expect(afterEdit).toBeGreaterThan(first.serial);
+  // the same edit again, by GraphQL and by REST (the owner and type written otherwise, the same record): refused as
+  // an edit that changes nothing (DUPLICATE_RECORD), and nothing written
+  const again = await app.gql(UPDATE_RECORD, { id, input: { ...edit, owner: 'web.set-twice.example.' } });
+  expect(errorCode(again)).toBe('DUPLICATE_RECORD');
+  const rest = await app.http
+    .put(`/api/record/edit/${id}`)
+    .set('X-API-Key', ADMIN_KEY)
+    .send({ zone: 'set-twice.example', owner: 'web.set-twice.example.', rtype: 'a', rdata: '192.0.2.2', ttl: 3600 });
+  expect(rest.status).toBe(409);
+  expect((await zoneRecords('set-twice.example')).serial).toBe(afterEdit);
+  expect(await journalRows('set-twice.example')).toBe(journal + 2);
+  // the feed: the two steps and nothing else, up to a last change that shows it moved on
+  const last = (await app.gql(APPLY, { ...set, changes: [{ ...set.changes[0], rdatas: ['192.0.2.26'] }] })).data.applyZoneChanges.serial;
+  const { events } = await zoneEventsUntil(app, 'set-twice.example', last, cursor);
+  expect(events.map((e) => [e.type, e.data.serial])).toEqual([
+    ['zone.changed', first.serial],
+    ['zone.changed', afterEdit],
+    ['zone.changed', last],
+  ]);
+});
+
+const PLAN = `mutation($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
+  applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, dryRun: true) {
+    zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
+    rrsets { owner type before { rdata ttl } after { rdata ttl } }
+    disabledAdded { owner type rdata } disabledRemoved { owner type rdata } warnings { field code message } } }`;
+
+test('a dry run answers the plan (each RRset before and after, the serial it would make, the warnings) and writes nothing', async () => {
+  await createZone(app, userId, 'set-plan.example');
+  for (const rdata of ['192.0.2.1', '192.0.2.2'])
+    await app.gql(CREATE_RECORD, { input: { zone: 'set-plan.example', owner: 'app', type: 'A', rdata, ttl: 3600 } });
+  const before = await zoneRecords('set-plan.example');
+  const journal = await journalRows('set-plan.example');
+  const changes = [
+    { kind: 'REPLACE_RRSET', owner: 'app', type: 'A', ttl: 3600, rdatas: ['192.0.2.2', '192.0.2.3'] },
+    // an in-zone MX target that does not exist: a warning, not a refusal
+    { kind: 'ADD', owner: '@', type: 'MX', rdata: '10 nowhere', ttl: 3600 },
+    { kind: 'ADD', owner: 'old', type: 'TXT', rdata: '"kept"', ttl: 3600, disabled: true },
+  ];
+  const res = await app.gql(PLAN, { zone: 'set-plan.example', changes });
+  expect(res.errors).toBeUndefined();
+  const plan = res.data.applyZoneChanges;
+  expect(plan).toMatchObject({ zone: 'set-plan.example', serialBefore: before.serial, dryRun: true });
+  expect(plan.serial).toBeGreaterThan(before.serial);
+  expect(plan.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort()).toEqual([
+    '@ MX 10 nowhere.set-plan.example.',
+    'app A 192.0.2.3',
+  ]);
+  expect(plan.removed.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`)).toEqual(['app A 192.0.2.1']);
+  expect(plan.rrsets).toEqual([
+    {
+      owner: 'app',
+      type: 'A',
+      before: [
+        { rdata: '192.0.2.1', ttl: 3600 },
+        { rdata: '192.0.2.2', ttl: 3600 },
+      ],
+      after: [
+        { rdata: '192.0.2.2', ttl: 3600 },
+        { rdata: '192.0.2.3', ttl: 3600 },
+      ],
+    },
+    { owner: '@', type: 'MX', before: [], after: [{ rdata: '10 nowhere.set-plan.example.', ttl: 3600 }] },
+  ]);
+  expect(plan.disabledAdded).toEqual([{ owner: 'old', type: 'TXT', rdata: '"kept"' }]);
+  expect(plan.disabledRemoved).toEqual([]);
+  expect(plan.warnings.map((w: any) => w.code)).toContain('TARGET_MISSING');
+  // nothing written: the records, the serial, the journal, the disabled records as they were
+  expect(await zoneRecords('set-plan.example')).toEqual(before);
+  expect(await journalRows('set-plan.example')).toBe(journal);
+  const disabled = await app.gql(`query($z: String!) { domain(name: $z) { disabledRecords { owner } } }`, { z: 'set-plan.example' });
+  expect(disabled.data.domain.disabledRecords).toEqual([]);
+
+  // the write of the same set makes what the plan said (its serial aside: the clock may have moved it)
+  const applied = (await app.gql(APPLY, { zone: 'set-plan.example', changes })).data.applyZoneChanges;
+  expect(applied.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort()).toEqual(
+    plan.added.map((r: any) => `${r.owner} ${r.type} ${r.rdata}`).sort(),
+  );
+  expect(applied.removed).toEqual(plan.removed);
+  // and a plan of it again plans nothing: the same serial, no RRset
+  const again = (await app.gql(PLAN, { zone: 'set-plan.example', changes: [changes[0]] })).data.applyZoneChanges;
+  expect(again).toMatchObject({ serialBefore: applied.serial, serial: applied.serial, added: [], removed: [], rrsets: [], dryRun: true });
+
+  // a dry run is refused as the write would be, naming the change
+  const refused = await app.gql(PLAN, {
+    zone: 'set-plan.example',
+    changes: [{ kind: 'ADD', owner: 'app', type: 'CNAME', rdata: 'x.example.net.', ttl: 3600 }],
+  });
+  expect(errorCode(refused)).toBe(
+    errorCode(
+      await app.gql(APPLY, {
+        zone: 'set-plan.example',
+        changes: [{ kind: 'ADD', owner: 'app', type: 'CNAME', rdata: 'x.example.net.', ttl: 3600 }],
+      }),
+    ),
+  );
+  expect(refused.errors![0].extensions.details[0].field).toMatch(/^changes\[0\]/);
+  // a write answers dryRun false
+  const write = await app.gql(`mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { dryRun } }`, {
+    z: 'set-plan.example',
+    c: [{ kind: 'ADD', owner: 'b', type: 'A', rdata: '192.0.2.9', ttl: 3600 }],
+  });
+  expect(write.data.applyZoneChanges.dryRun).toBe(false);
+});
+
+test('REST: ?dry_run=true beside the documented path answers the plan and writes nothing; without it the path answers as before', async () => {
+  await createZone(app, userId, 'set-rest-plan.example');
+  const before = await zoneRecords('set-rest-plan.example');
+  const body = { changes: [{ kind: 'ADD', owner: 'www2', type: 'A', rdata: '192.0.2.7', ttl: 3600 }] };
+  const plan = await app.http.post('/api/domain/changes/set-rest-plan.example?dry_run=true').set('X-API-Key', ADMIN_KEY).send(body);
+  expect(plan.status).toBe(200);
+  expect(plan.body).toMatchObject({
+    zone: 'set-rest-plan.example',
+    serialBefore: before.serial,
+    dryRun: true,
+    added: [{ owner: 'www2', type: 'A', rdata: '192.0.2.7', ttl: 3600 }],
+    removed: [],
+    rrsets: [{ owner: 'www2', type: 'A', before: [], after: [{ owner: 'www2', type: 'A', rdata: '192.0.2.7', ttl: 3600 }] }],
+    disabledAdded: [],
+    disabledRemoved: [],
+  });
+  expect(plan.body.serial).toBeGreaterThan(before.serial);
+  expect(await zoneRecords('set-rest-plan.example')).toEqual(before);
+  const wrong = await app.http.post('/api/domain/changes/set-rest-plan.example?dry_run=maybe').set('X-API-Key', ADMIN_KEY).send(body);
+  expect(wrong.status).toBe(422);
+  // the documented answer, without the parameter (and with dry_run=false): the five fields it always had
+  for (const path of ['/api/domain/changes/set-rest-plan.example', '/api/domain/changes/set-rest-plan.example?dry_run=false']) {
+    const res = await app.http
+      .post(path)
+      .set('X-API-Key', ADMIN_KEY)
+      .send({ changes: [{ ...body.changes[0], rdata: path.includes('?') ? '192.0.2.8' : '192.0.2.7' }] });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['added', 'removed', 'serial', 'serialBefore', 'zone']);
+  }
+  expect(
+    (await zoneRecords('set-rest-plan.example')).records
+      .filter((r) => r.owner === 'www2')
+      .map((r) => r.rdata)
+      .sort(),
+  ).toEqual(['192.0.2.7', '192.0.2.8']);
+});

@@ -553,3 +553,41 @@ test('the same file imported again writes nothing: the same serial, no history e
     ['zone.changed', ahead],
   ]);
 });
+
+test('a hand-written file with its own serial, imported twice by REST: the serial steps once, to the file’s; one history entry, one event', async () => {
+  await createZone(app, userId, 'twice.test');
+  const start = (await app.gql(CHANGES, { z: 'twice.test' })).data.domain;
+  const cursor = (await zoneEventsUntil(app, 'twice.test', start.serial)).next;
+  // the serial as a BIND operator writes it, ahead of the zone's: BIND serves the file's serial, and so do we
+  const serial = start.serial + 1000;
+  const text = [
+    '$ORIGIN twice.test.',
+    '$TTL 3600',
+    `@ IN SOA ns1.example.net. hostmaster.twice.test. ${serial} 7200 3600 1209600 3600`,
+    '@ IN NS ns1.example.net.',
+    '@ IN NS ns2.example.net.',
+    '@ IN MX 10 mail',
+    'mail IN A 192.0.2.25',
+    'www IN CNAME mail',
+    '',
+  ].join('\n');
+  const import_ = () => app.http.post('/api/domain/import/twice.test').set('X-API-Key', ADMIN_KEY).send({ text });
+  const first = await import_();
+  expect(first.status).toBe(200);
+  expect(first.body.serial).toBe(serial);
+  const second = await import_();
+  expect(second.status).toBe(200);
+  expect(second.body).toMatchObject({ added: 0, removed: 0, serial });
+  expect((await app.gql(CHANGES, { z: 'twice.test' })).data.domain).toEqual({
+    serial,
+    changes: { totalCount: start.changes.totalCount + 1 },
+  });
+  const later = await app.gql(CREATE_RECORD, { input: { zone: 'twice.test', owner: 'later', type: 'A', rdata: '192.0.2.9', ttl: 3600 } });
+  expect(later.errors).toBeUndefined();
+  const last = (await app.gql(CHANGES, { z: 'twice.test' })).data.domain.serial;
+  const { events } = await zoneEventsUntil(app, 'twice.test', last, cursor);
+  expect(events.map((e) => [e.type, e.data.serial])).toEqual([
+    ['zone.changed', serial],
+    ['zone.changed', last],
+  ]);
+});

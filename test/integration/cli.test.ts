@@ -213,6 +213,18 @@ test('the rest of the API: record edit, change sets from a file, diff, revert, k
       { kind: 'ADD', owner: 'b', type: 'TXT', rdata: '"from a file"', ttl: 300 },
     ]),
   );
+  // --dry-run: the plan, RRset by RRset, and nothing written
+  const planned = await cli(['zone', 'apply', 'more.example', file, '--dry-run']);
+  expect(planned.code).toBe(0);
+  expect(planned.out).toMatch(/^zone more\.example: dry run, serial \d+ → \d+\n/);
+  expect(planned.out).toContain('a A\n  after  300 192.0.2.10\n');
+  const recordPlan = await cli(['record', 'add', 'more.example', 'host', 'A', '192.0.2.3', '--ttl', '300', '--dry-run']);
+  expect(recordPlan.code).toBe(0);
+  expect(recordPlan.out).toContain('host A\n  before 300 192.0.2.2\n  after  300 192.0.2.2\n  after  300 192.0.2.3\n');
+  const deletePlan = JSON.parse((await cli(['--json', 'record', 'delete', String(added.id), '--dry-run'])).out);
+  expect(deletePlan).toMatchObject({ dryRun: true, removed: [{ owner: 'host', type: 'A', rdata: '192.0.2.2', ttl: 300 }] });
+  expect((await cli(['record', 'list', 'more.example'])).out).not.toMatch(/192\.0\.2\.(3|10)\b/);
+
   const applied = await cli(['zone', 'apply', 'more.example', file]);
   expect(applied.code).toBe(0);
   expect(applied.out).toContain('+ a 300 A 192.0.2.10');

@@ -1,8 +1,7 @@
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
-import { changeZone, QueueRun, watchZoneQueues } from '../../src/services/write-engine';
+import type { QueueRun } from '../../src/services/write-engine';
 import type { RequestContext } from '../../src/services/context';
-import { queuesOf } from '../../src/services/write-engine/zone-queue';
 
 /**
  * The write engine's per-zone queue is keyed by the zone's id, whatever the caller named: record edits and
@@ -34,7 +33,7 @@ test('a record edit and a delete by id run in the same queue, and the same batch
   const serialBefore = Number((await query('select serial from domains where id = $1', [zoneId]))[0].serial);
 
   const runs: QueueRun[] = [];
-  const stop = watchZoneQueues(app.service.database.db, (run) => runs.push(run));
+  const stop = app.service.services.writeEngine.watchZoneQueues((run) => runs.push(run));
   try {
     // all submitted in one turn of the event loop: the first finds the zone idle and runs alone, the others
     // queue behind it and then run together
@@ -86,14 +85,14 @@ test('an edit of a record the process has not seen learns its zone from its firs
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   const runs: QueueRun[] = [];
-  const stop = watchZoneQueues(app.service.database.db, (run) => {
+  const stop = app.service.services.writeEngine.watchZoneQueues((run) => {
     runs.push(run);
     // the edit has read, learned the zone and joined its queue: the running change may finish
     if ('queued' in run) open();
   });
   try {
     // a change of the zone by name that holds the zone's turn until the edit has queued
-    const running = changeZone(
+    const running = app.service.services.writeEngine.changeZone(
       app.service.database.db,
       settings,
       ctx().principal,
@@ -216,7 +215,8 @@ test('a head that grew past the records it holds forgets its owners but the apex
 
 test("the zone of the records a change inserted is remembered for a few, not for a bulk set's, whose first edit learns it by its read", async () => {
   const { records, zoneChanges } = app.service.services;
-  const { keys } = queuesOf(app.service.database.db);
+  const { writeEngine } = app.service.services;
+  const keys = { of: (zone: { recordId: number }) => writeEngine.zoneIdOf(zone) };
   const created = await records.create(ctx(), a('remembered', 20));
   expect(keys.of({ recordId: created.id })).toBe(zoneId);
   const idsOf = async (prefix: string) =>

@@ -8,21 +8,20 @@
  * PowerDNS's `{"error"}` with 429 and Retry-After, and the refused PATCHes write nothing; the history's undo
  * (`revertZone`) takes a PATCH back.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { startTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
 import { createUser } from '../support/fixtures';
-import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from '../propagation/knot';
+import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
+import { dig, Knot, records, servedSerial, waitFor } from '../propagation/knot';
 
-const run = promisify(execFile);
 const CATALOG = 'catalog.zk-pdns-engine.test';
 const KEY_NAME = 'zk-pdns-engine-key';
 const SECRET = randomBytes(32).toString('base64');
-const TSIG_ARG = `hmac-sha256:${KEY_NAME}:${SECRET}`;
+const TSIG = { name: KEY_NAME, secret: SECRET };
 const ZONES = '/api/v1/servers/localhost/zones';
 
 let knot: Knot;
@@ -125,25 +124,13 @@ async function knotServes(zone: string, serial: number): Promise<void> {
   );
 }
 
-/** a zone's transfer from a server as a zone file (the closing SOA and the TSIG left out) */
-async function transfer(zone: string, port: number, tsig: boolean): Promise<string> {
-  const axfr = await dig([...(tsig ? ['-y', TSIG_ARG] : []), '@127.0.0.1', '-p', String(port), zone, 'AXFR', '+nocomments', '+nostats']);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG');
-  if (lines.length <= 3) throw new Error(`AXFR of ${zone} from port ${port}: ${axfr.stdout}`);
-  expect(lines[0].split(/\s+/)[3]).toBe('SOA');
-  return `${lines.slice(0, -1).join('\n')}\n`;
-}
+/** a zone's transfer from a server (TSIG-signed from the primary) as a zone file, the closing SOA and the TSIG left out */
+const transfer = async (zone: string, port: number, tsig: boolean): Promise<string> =>
+  (await transferZone(port, tsig ? TSIG : undefined, zone, { expectContent: true })).text;
 
-/** BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck over a zone file, as test/dnssec/ runs them */
-async function verifyAll(zone: string, text: string, label: string): Promise<void> {
-  const file = join(dir, `${zone}-${label}.zone`);
-  writeFileSync(file, text);
-  // a CSK signs everything: dnssec-verify's -z (the KSK flag is not the key's role)
-  await run('dnssec-verify', ['-z', '-o', zone, file]);
-  const ldns = await run('ldns-verify-zone', [file]);
-  expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
-  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]);
-}
+/** the three verifiers over a zone file; a CSK signs everything: dnssec-verify's -z (the KSK flag is not the key's role) */
+const verifyAll = (zone: string, text: string, label: string): Promise<void> =>
+  verifySignedZone(zone, join(dir, `${zone}-${label}.zone`), { text, csk: true });
 
 /** the zone file's records as [owner, type, rdata], owners lower-cased and absolute */
 const rows = (text: string) =>
@@ -157,16 +144,7 @@ const rows = (text: string) =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'zk-pdns-engine-'));
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-  });
-  userId = await createUser(app, 'edge-engine@example.org');
+  ({ app, knot, dnsPort, userId } = await startServiceWithKnot({ catalog: CATALOG, tsig: TSIG, user: 'edge-engine@example.org' }));
   key = await makeKey(userId, 'pdns-client');
 }, 60_000);
 

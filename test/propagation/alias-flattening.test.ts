@@ -14,11 +14,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
 import { createUser, createZone, CREATE_RECORD, errorCode } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 import { PowerDnsServer, startPowerDnsSecondary } from '../support/powerdns-server';
-import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
+import { dig, freePort, Knot, records, waitFor } from './knot';
 import { encodeMessage, FLAG, readWireMessage } from '../../src/dns/wire';
 
 const ZONE = 'flat.zk-alias.test';
@@ -56,21 +57,27 @@ beforeAll(async () => {
   writeTarget({ a: '192.0.2.10', aaaa: '2001:db8::10' });
   target = await startKnotPrimary([{ zone: TARGET_ZONE, file: path.join(dir, 'target.zone') }]);
   dnsPort = await freePort();
-  secondary = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   bind = await startBindSecondary({ zones: [ZONE], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
   powerdns = await startPowerDnsSecondary({ zones: [ZONE], primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${secondary.port},127.0.0.1:${bind.port},127.0.0.1:${powerdns.dnsPort}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-    ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
-    // refreshes every 1 to 2 s, so the test sees a change within seconds
-    ALIAS_MIN_TTL: '1',
-    ALIAS_MAX_TTL: '2',
-  });
-  await createZone(app, await createUser(app, 'owner@zk-alias.test'), ZONE);
+  let userId: string;
+  ({
+    app,
+    knot: secondary,
+    userId,
+  } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
+    dnsPort,
+    extraSecondaries: [`127.0.0.1:${bind.port}`, `127.0.0.1:${powerdns.dnsPort}`],
+    env: {
+      ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
+      // refreshes every 1 to 2 s, so the test sees a change within seconds
+      ALIAS_MIN_TTL: '1',
+      ALIAS_MAX_TTL: '2',
+    },
+    user: 'owner@zk-alias.test',
+  }));
+  await createZone(app, userId, ZONE);
 }, 60_000);
 
 afterAll(async () => {

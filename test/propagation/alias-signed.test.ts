@@ -9,27 +9,26 @@
  * IXFR take); a validating Unbound anchored at the zone's DS and asking the Knot secondary sets AD on the
  * flattened apex A and AAAA.
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { startTestApp, TestApp } from '../support/test-app';
-import { createUser, createZone, CREATE_RECORD } from '../support/fixtures';
+import { TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { createZone, CREATE_RECORD } from '../support/fixtures';
 import { KnotPrimary, startKnotPrimary } from '../support/knot-primary';
 import { BindSecondary, startBindSecondary } from '../support/bind-secondary';
 import { startUnbound, Unbound } from '../support/unbound';
-import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
+import { transferZone, verifySignedZone } from '../support/signed-zone-checks';
+import { dig, freePort, Knot, records, waitFor } from './knot';
 
-const run = promisify(execFile);
 const TARGET_ZONE = 'cdn.zk-signed-target.test';
 const TARGET = `www.${TARGET_ZONE}.`;
 const SHOP = `shop.${TARGET_ZONE}.`;
 const CATALOG = 'catalog.zk-alias-signed.test';
 const KEY_NAME = 'zk-alias-signed-key';
 const SECRET = randomBytes(32).toString('base64');
-const TSIG_ARG = `hmac-sha256:${KEY_NAME}:${SECRET}`;
+const TSIG = { name: KEY_NAME, secret: SECRET };
 /** ALIAS_MAX_TTL here: the derived records' TTL (the target's own are 60 and 120) and the time between refreshes */
 const DERIVED_TTL = 3;
 /** what a NOTIFY, an IXFR and a worker tick may add to the TTL on this shared test machine */
@@ -73,21 +72,18 @@ beforeAll(async () => {
   writeTarget({ a: '192.0.2.10', aaaa: '2001:db8::10' });
   target = await startKnotPrimary([{ zone: TARGET_ZONE, file: path.join(dir, 'target.zone') }]);
   dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  bind = await startBindSecondary({ zones: ZONES.map((z) => z.zone), primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port},127.0.0.1:${bind.port}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-    ALIAS_RESOLVERS: `127.0.0.1:${target.port}`,
-    ALIAS_MIN_TTL: '1',
-    ALIAS_MAX_TTL: String(DERIVED_TTL),
-  });
-  const user = await createUser(app, 'owner@zk-alias-signed.test');
+  bind = await startBindSecondary({ zones: ZONES.map((z) => z.zone), primaryPort: dnsPort, tsig: TSIG });
+  let userId: string;
+  ({ app, knot, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: TSIG,
+    dnsPort,
+    extraSecondaries: [`127.0.0.1:${bind.port}`],
+    env: { ALIAS_RESOLVERS: `127.0.0.1:${target.port}`, ALIAS_MIN_TTL: '1', ALIAS_MAX_TTL: String(DERIVED_TTL) },
+    user: 'owner@zk-alias-signed.test',
+  }));
   for (const { zone, denial } of ZONES) {
-    await createZone(app, user, zone);
+    await createZone(app, userId, zone);
     // the apex ALIAS is there before signing: enabling DNSSEC on a zone that holds one is allowed
     for (const [owner, type, rdata] of [
       ['@', 'ALIAS', TARGET],
@@ -110,23 +106,6 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** the zone's AXFR from a server as a zone file (the closing SOA and the TSIG left out) */
-async function transfer(zone: string, port: number, tsig: boolean): Promise<string> {
-  const axfr = await dig([...(tsig ? ['-y', TSIG_ARG] : []), '@127.0.0.1', '-p', String(port), zone, 'AXFR', '+nocomments', '+nostats']);
-  const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG');
-  if (lines.length <= 3) throw new Error(`AXFR of ${zone} from port ${port}: ${axfr.stdout}`);
-  return `${lines.slice(0, -1).join('\n')}\n`;
-}
-
-async function verifyAll(zone: string, text: string, label: string): Promise<void> {
-  const file = path.join(dir, `${zone}-${label}.zone`);
-  writeFileSync(file, text);
-  await run('dnssec-verify', ['-o', zone, file]);
-  const ldns = await run('ldns-verify-zone', [file]);
-  expect(ldns.stdout + ldns.stderr).toMatch(/Zone is verified and complete/);
-  await run('kzonecheck', ['--dnssec', 'on', '-o', zone, file]);
-}
-
 /** the A and AAAA at a name as a server serves them (a query; `+norec`), sorted */
 async function addressesAt(port: number, name: string): Promise<string[]> {
   const at = ['@127.0.0.1', '-p', String(port), '+norec'];
@@ -142,7 +121,7 @@ const same = (a: string[], b: string[]) => JSON.stringify(a) === JSON.stringify(
 /** the AXFR of a zone once it serves `apex` at the apex and `cdn` at cdn.sub */
 async function flattened(zone: string, apex: string[], cdn: string[]): Promise<string> {
   return waitFor(`${zone}: the primary to serve the flattened addresses`, async () => {
-    const text = await transfer(zone, dnsPort, true);
+    const { text } = await transferZone(dnsPort, TSIG, zone, { expectContent: true });
     const rrs = text
       .trim()
       .split('\n')
@@ -165,7 +144,7 @@ async function expectSigned(zone: string, text: string, label: string): Promise<
   expect(text).toMatch(/\sRRSIG\s+A\s/);
   expect(text).not.toMatch(/\s(ALIAS|ANAME|TYPE65401|TYPE65305)\s/);
   expect(aliasTraces(text)).toEqual([]);
-  await verifyAll(zone, text, label);
+  await verifySignedZone(zone, path.join(dir, `${zone}-${label}.zone`), { text });
 }
 
 async function expectValidated(unbound: Unbound, zone: string, expected: string[]): Promise<void> {

@@ -7,7 +7,7 @@
 import { Client } from 'pg';
 import { startTestApp, TestApp } from '../support/test-app';
 import { dig, freePort, records, waitFor } from './knot';
-import { QueueRun, watchZoneQueues } from '../../src/services/write-engine';
+import type { QueueRun } from '../../src/services/write-engine';
 
 const CATALOG = 'catalog.zk-cat.test';
 /** more than one page of allRecords() (2000 rows) */
@@ -241,7 +241,7 @@ test("a user's deletion deletes each zone as a zone's deletion does: journalled,
   }
   const before = await catalogSerial();
   const runs: QueueRun[] = [];
-  const stop = watchZoneQueues(app.service.database.db, (run) => runs.push(run));
+  const stop = app.service.services.writeEngine.watchZoneQueues((run) => runs.push(run));
   try {
     const res = await app.gql(`mutation($u: ID!) { deleteUser(id: $u) }`, { u: owner.data.createUser.id });
     expect(res.errors).toBeUndefined();

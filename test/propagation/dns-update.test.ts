@@ -7,10 +7,11 @@
 import { randomBytes } from 'node:crypto';
 import dnsPacket from 'dns-packet';
 import { signMessage } from '../../src/dns/wire';
-import { startTestApp, TestApp } from '../support/test-app';
+import { TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
 import { createUser, createZone, createUserKey } from '../support/fixtures';
 import { KeyArg, knsupdate, nsupdate, python, rcodeOf, sendUdp, updateMessage } from '../support/update-clients';
-import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from './knot';
+import { dig, freePort, Knot, records, servedSerial, waitFor } from './knot';
 import { loadSettings } from '../../src/config/settings';
 import { logger } from '../../src/logger';
 import { startDnsRole } from '../../src/primary/server';
@@ -98,16 +99,12 @@ const askEach = async (names: string[], type: string) => {
 };
 
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: TRANSFER_KEY });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${TRANSFER_KEY.name}:hmac-sha256:${TRANSFER_KEY.secret}`,
-    CATALOG_ZONE: CATALOG,
-  });
-  aliceId = await createUser(app, 'alice@zk-upd.test');
+  ({
+    app,
+    knot,
+    dnsPort,
+    userId: aliceId,
+  } = await startServiceWithKnot({ catalog: CATALOG, tsig: TRANSFER_KEY, user: 'alice@zk-upd.test' }));
   const bobId = await createUser(app, 'bob@zk-upd.test');
   await createZone(app, aliceId, ALICE);
   await createZone(app, bobId, BOB);

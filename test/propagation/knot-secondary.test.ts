@@ -10,8 +10,9 @@ import { logger } from '../../src/logger';
 import { startDnsRole, PrimaryServer } from '../../src/primary/server';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
-import { dig, freePort, Knot, records, servedSerial, startKnot, waitFor } from './knot';
+import { ADMIN_KEY, TestApp } from '../support/test-app';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { dig, freePort, Knot, records, servedSerial, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-one.test';
 const KEY_NAME = 'zk-test-key';
@@ -24,18 +25,11 @@ let dnsPort: number;
 let userId: string;
 
 beforeAll(async () => {
-  dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns,worker',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-  });
-  const user = await app.gql(`mutation { createUser(input: {email: "prop@example.com"}) { id } }`);
-  expect(user.errors).toBeUndefined();
-  userId = user.data.createUser.id;
+  ({ app, knot, dnsPort, userId } = await startServiceWithKnot({
+    catalog: CATALOG,
+    tsig: { name: KEY_NAME, secret: SECRET },
+    user: 'prop@example.com',
+  }));
 }, 60_000);
 
 afterAll(async () => {

@@ -10,8 +10,9 @@ import { logger } from '../../src/logger';
 import { PropagationRepository } from '../../src/repositories/propagation';
 import { Notifier } from '../../src/worker/notifier';
 import { createUser, createZone } from '../support/fixtures';
-import { startTestApp, TestApp } from '../support/test-app';
-import { freePort, Knot, startKnot, waitFor } from './knot';
+import { startServiceWithKnot } from '../support/knot-fleet';
+import { TestApp } from '../support/test-app';
+import { freePort, Knot, waitFor } from './knot';
 
 const CATALOG = 'catalog.zk-notify.test';
 const KEY_NAME = 'zk-notify-key';
@@ -22,15 +23,8 @@ let app: TestApp;
 let db: Database;
 
 beforeAll(async () => {
-  const dnsPort = await freePort();
-  knot = await startKnot({ catalogZone: CATALOG, primaryPort: dnsPort, tsig: { name: KEY_NAME, secret: SECRET } });
-  app = await startTestApp({
-    ROLES: 'api,dns',
-    DNS_LISTEN: `127.0.0.1:${dnsPort}`,
-    SECONDARIES: `127.0.0.1:${knot.port}`,
-    TSIG_KEY: `${KEY_NAME}:hmac-sha256:${SECRET}`,
-    CATALOG_ZONE: CATALOG,
-  });
+  // no worker: the test runs a notifier of its own
+  ({ app, knot } = await startServiceWithKnot({ catalog: CATALOG, tsig: { name: KEY_NAME, secret: SECRET }, env: { ROLES: 'api,dns' } }));
   db = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 2 });
 }, 60_000);
 

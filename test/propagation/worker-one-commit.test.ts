@@ -1,13 +1,13 @@
 /**
- * What the worker does after a write, in one commit (worker.ts, PropagationWorker.claimBatch): the outbox claim
+ * What the worker does after a write, in one commit (worker/duties/outbox-drain.ts, OutboxDrain.claimBatch): the outbox claim
  * that publishes the write's journal row and the webhook fan-out's step that passes its event (or writes its
  * deliveries) are one transaction, one WAL flush, where they were two. Seen in the rows themselves: a row's
  * `xmin` is the transaction that wrote its version, so the journal row's (published_at set), the fan-out's
  * place's (moved past the event) and the delivery's are one transaction's. And a fan-out step with nothing to
  * pass writes nothing: the place's row is not locked (a lock sets its `xmax`, and costs a WAL flush).
  *
- * The worker and its webhook duty are made here and not started (the service runs ROLES=api): each step is
- * taken by the test, once the write's event is settled (events.ts: no older transaction still running, which
+ * The drain and the webhook fan-out are made here and not run as duties (the service runs ROLES=api): each step
+ * is taken by the test, once the write's event is settled (events.ts: no older transaction still running, which
  * on a database shared with other work may take a while), so what each step does is certain.
  */
 import { Client } from 'pg';
@@ -15,8 +15,11 @@ import pino from 'pino';
 import { Database } from '../../src/db/pool';
 import { logger } from '../../src/logger';
 import { PropagationRepository } from '../../src/repositories/propagation';
-import { PropagationWorker } from '../../src/worker/worker';
-import { WebhookDeliveryDuty } from '../../src/worker/webhook-delivery';
+import type { Logger } from '../../src/logger';
+import { NameserverFleet } from '../../src/worker/duties/nameserver-sets';
+import { OutboxDrain } from '../../src/worker/duties/outbox-drain';
+import { Notifier } from '../../src/worker/notifier';
+import { WebhookFanout } from '../../src/worker/webhook-fanout';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createUser, createZone } from '../support/fixtures';
 import { waitUntil } from '../support/wait-for';
@@ -25,20 +28,29 @@ const ZONE = 'one-commit.zk-worker.test';
 let app: TestApp;
 let db: Client;
 let database: Database;
-let worker: PropagationWorker;
-let duty: WebhookDeliveryDuty;
+let worker: OutboxDrain;
+let duty: WebhookFanout;
+/** the drain's wakes of the deliveries (whether the fan-out too): no pass runs here, the test takes each step */
+const deliveryWakes: boolean[] = [];
+
+/** an outbox drain taking the fan-out along, as the worker makes it, logging to `log` */
+function drainWith(log: Logger): OutboxDrain {
+  const notifier = new Notifier(app.settings, new PropagationRepository(database), log);
+  notifier.stop();
+  const fleet = new NameserverFleet(app.settings, database, notifier);
+  return new OutboxDrain(app.settings, database, log, notifier, fleet, () => undefined, {
+    fanout: duty,
+    wakeDeliveries: (fanOutToo) => void deliveryWakes.push(fanOutToo),
+  });
+}
 
 beforeAll(async () => {
   app = await startTestApp({ ROLES: 'api', WEBHOOK_ALLOW: '127.0.0.0/8' });
   db = new Client({ connectionString: app.settings.databaseUrl! });
   await db.connect();
   database = new Database({ connectionString: app.settings.databaseUrl!, poolSize: 2 });
-  worker = new PropagationWorker(app.settings, database, logger);
-  duty = new WebhookDeliveryDuty(app.settings, database, logger, true);
-  worker.webhooks = duty;
-  // stopped before it ever runs: its own passes (the queues claimed after the drain wrote deliveries, a wake when
-  // a delivery attempt ends) would take fan-out steps beside the test's; the steps the drain takes are unchanged
-  await duty.stop();
+  duty = new WebhookFanout(database);
+  worker = drainWith(logger);
   await createZone(app, await createUser(app, 'one-commit@example.com'), ZONE);
 }, 60_000);
 
@@ -148,15 +160,17 @@ test('a fan-out that keeps failing is told once, and its return once; the claims
   while ((await worker.claimBatch()).fanoutMore);
   const lines: { level: number; msg: string }[] = [];
   const captured = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  const watched = new PropagationWorker(app.settings, database, captured);
-  watched.webhooks = duty;
+  const watched = drainWith(captured);
   // a real fault of the fan-out's own statement: its place's table gone for a while
   await db.query(`alter table webhook_fanout rename to webhook_fanout_away`);
+  deliveryWakes.length = 0;
   try {
     for (let i = 0; i < 3; i++) {
       await write(`failing${i}`);
       expect(await watched.claimBatch()).toEqual({ claimed: 1, fanoutMore: false });
     }
+    // the deliveries' own pass is asked to take the fan-out's step, at each failure
+    expect(deliveryWakes).toEqual([true, true, true]);
   } finally {
     await db.query(`alter table webhook_fanout_away rename to webhook_fanout`);
   }

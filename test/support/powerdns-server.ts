@@ -21,7 +21,7 @@ export const POWERDNS_API_KEY = 'powerdns-reference-key';
 
 /**
  * The SOA PowerDNS gives a zone created without one: Zonekeeper's defaults (DEFAULT_SOA_MNAME/RNAME and its
- * timers, src/services/domains.service.ts), so that the two servers' zones differ by the serial only.
+ * timers, src/services/zones/domains.service.ts), so that the two servers' zones differ by the serial only.
  */
 export const COMPARABLE_SOA = 'ns1.example.net. hostmaster.example.net. 0 3600 1800 604800 86400';
 

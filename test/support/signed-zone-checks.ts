@@ -1,25 +1,30 @@
 /**
- * What the roll tests (test/dnssec/key-rollover.test.ts, algorithm-rollover.test.ts) check of a signed zone
- * while its keys change: the zone as the primary serves it (AXFR with TSIG), through the three verifiers, and a
- * validating resolver asked again and again, none of whose answers may fail.
+ * What the DNSSEC tests check of a signed zone: the zone as a server transfers it (AXFR, with TSIG from the
+ * primary), through the three verifiers, and, while its keys change (test/dnssec/key-rollover.test.ts,
+ * algorithm-rollover.test.ts), a validating resolver asked again and again, none of whose answers may fail.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { dig } from '../propagation/knot';
 import type { Unbound } from './unbound';
 
 const run = promisify(execFile);
 
-/** the zone by AXFR from the primary at `port`, signed with the TSIG key: its text (TSIG records left out) and serial */
+/**
+ * the zone by AXFR from the server at `port`, signed with the TSIG key when there is one: its text (TSIG records
+ * and the closing SOA left out) and serial. `expectContent`: a transfer of no more than two records, or one that
+ * does not open with the SOA, is taken for a failed one (a server that does not hold the zone yet, or refused it)
+ * and throws with dig's whole answer.
+ */
 export async function transferZone(
   port: number,
-  tsig: { name: string; secret: string },
+  tsig: { name: string; secret: string } | undefined,
   zone: string,
+  options: { expectContent?: boolean } = {},
 ): Promise<{ text: string; serial: number }> {
   const axfr = await dig([
-    '-y',
-    `hmac-sha256:${tsig.name}:${tsig.secret}`,
+    ...(tsig ? ['-y', `hmac-sha256:${tsig.name}:${tsig.secret}`] : []),
     '@127.0.0.1',
     '-p',
     String(port),
@@ -29,20 +34,24 @@ export async function transferZone(
     '+nostats',
   ]);
   const lines = axfr.lines.filter((line) => line.split(/\s+/)[3] !== 'TSIG').slice(0, -1);
+  if (options.expectContent && (lines.length <= 2 || lines[0].split(/\s+/)[3] !== 'SOA'))
+    throw new Error(`AXFR of ${zone} from port ${port}: ${axfr.stdout}`);
   return { text: `${lines.join('\n')}\n`, serial: Number(lines[0].split(/\s+/)[6]) };
 }
 
 /**
  * A zone file through BIND's dnssec-verify, ldns's ldns-verify-zone and Knot's kzonecheck, side by side;
  * kzonecheck's semantic check also holds the CDS/CDNSKEY against the DNSKEY RRset (docs/dnssec.md, «CDS and
- * CDNSKEY»). `csk`: a key with the KSK flag signs the data too (dnssec-verify -z).
+ * CDNSKEY»). `csk`: a key with the KSK flag signs the data too (dnssec-verify -z). `text`: the zone as
+ * transferred, written to `file` first (where it stays to be read when a verifier finds fault).
  *
  * Knot's zone check (3.2) takes a DNSKEY RRset of SEP keys alone as a combined key only when there is one:
  * with two (a CSK algorithm roll's middle steps) it wants a ZSK's signature below the apex and finds none. A
  * zone BIND's dnssec-signzone signs with two CSKs, of one algorithm or two, fails it the same way; so for such
  * a file the two other verifiers speak alone.
  */
-export async function verifySignedZone(zone: string, file: string, options: { csk?: boolean } = {}): Promise<void> {
+export async function verifySignedZone(zone: string, file: string, options: { csk?: boolean; text?: string } = {}): Promise<void> {
+  if (options.text !== undefined) writeFileSync(file, options.text);
   const tool = async (name: string, args: string[]) =>
     run(name, args, { maxBuffer: 64 * 1024 * 1024 }).catch((error) => {
       throw new Error(`${name}: ${error.stdout}${error.stderr}`);

@@ -9,7 +9,7 @@ import { ownerOf } from '../../src/dns/name';
 import { CDS_DELETE } from '../../src/dns/record-types/cds';
 import { planSignals } from '../../src/services/dnssec/bootstrap-signals';
 import { dsyncNames } from '../../src/services/dnssec/cds-notify';
-import { CDNSKEY_DELETE } from '../../src/services/dnssec/zone-signing';
+import { CDNSKEY_DELETE } from '../../src/services/dnssec/zone-keys';
 
 test("the signalling names of the RFC's example: example.co.uk under ns1.example.net and ns2.example.org, none under ns3.example.co.uk", () => {
   expect(signalingName('example.co.uk', 'ns1.example.net.')).toBe('_dsboot.example.co.uk._signal.ns1.example.net');

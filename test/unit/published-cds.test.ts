@@ -10,7 +10,7 @@ import { dnskeyOf, dnskeyTag } from '../../src/dns/dnssec/keys';
 import { DNSKEY } from '../../src/dns/record-types/dnskey';
 import type { StoredDnssecKey } from '../../src/repositories/dnssec';
 import type { KeyState, StoredKeyRole } from '../../src/repositories/dnssec-key-events';
-import { CDNSKEY_DELETE, dsRecordsOf, isPublished, publishedCds } from '../../src/services/dnssec/zone-signing';
+import { CDNSKEY_DELETE, dsRecordsOf, isPublished, publishedCds } from '../../src/services/dnssec/zone-keys';
 
 const ZONE = 'cds.example';
 

@@ -102,6 +102,25 @@ describe('settings', () => {
     expect(() => loadSettings({ ALIAS_RESOLVERS: 'resolver.example' })).toThrow(/ALIAS_RESOLVERS/);
   });
 
+  it('reads the steering settings (docs/steering.md): the probe interval, timeout, fall, rise and allowed networks', () => {
+    expect(loadSettings({}).steering).toEqual({ checkInterval: 10, checkTimeoutMs: 2000, fall: 3, rise: 3, allowNetworks: [] });
+    const set = loadSettings({
+      STEERING_CHECK_INTERVAL: '2',
+      STEERING_CHECK_TIMEOUT_MS: '1500',
+      STEERING_FALL: '1',
+      STEERING_RISE: '2',
+      STEERING_ALLOW_NETWORKS: '127.0.0.0/8, ::1',
+    }).steering;
+    expect(set).toEqual({ checkInterval: 2, checkTimeoutMs: 1500, fall: 1, rise: 2, allowNetworks: ['127.0.0.0/8', '::1'] });
+    expect(() => loadSettings({ STEERING_CHECK_INTERVAL: '2', STEERING_CHECK_TIMEOUT_MS: '2000' })).toThrow(
+      /STEERING_CHECK_TIMEOUT_MS must be below STEERING_CHECK_INTERVAL/,
+    );
+    expect(() => loadSettings({ STEERING_CHECK_INTERVAL: '0' })).toThrow(/STEERING_CHECK_INTERVAL/);
+    expect(() => loadSettings({ STEERING_CHECK_INTERVAL: '301' })).toThrow(/STEERING_CHECK_INTERVAL/);
+    expect(() => loadSettings({ STEERING_FALL: '0' })).toThrow(/STEERING_FALL/);
+    expect(() => loadSettings({ STEERING_ALLOW_NETWORKS: 'loopback' })).toThrow(/STEERING_ALLOW_NETWORKS/);
+  });
+
   it('reads the health checker’s settings (docs/health.md), the real root servers by default', () => {
     const defaults = loadSettings({}).health;
     expect(defaults).toMatchObject({ interval: 3600, serialGrace: 60, signatureThreshold: 259200, allowNetworks: [], ipv6: false });

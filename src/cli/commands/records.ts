@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { gql, print, listUpTo, requireZone, ttlOf, limitOf, confirm } from '../shared';
+import { dryRunChanges } from './change-plan';
 
 /** `zonekeeper record`: records of a zone */
 export function registerRecordCommands(program: Command): void {
@@ -8,8 +9,10 @@ export function registerRecordCommands(program: Command): void {
     .command('add <zone> <owner> <type> <rdata>')
     .description('add a record')
     .option('--ttl <ttl>', 'TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w)', '3600')
-    .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string }) => {
+    .option('--dry-run', 'show the plan (the RRset before and after, the serial it would make) and write nothing')
+    .action(async (zoneName: string, owner: string, type: string, rdata: string, options: { ttl: string; dryRun?: boolean }) => {
       const ttl = ttlOf(options.ttl);
+      if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'ADD', owner, type, rdata, ttl }]);
       print(
         program,
         (
@@ -23,22 +26,26 @@ export function registerRecordCommands(program: Command): void {
     .command('edit <id> <zone> <owner> <type> <rdata>')
     .description('replace a record (an SOA edit must raise the serial)')
     .option('--ttl <ttl>', "TTL: seconds or units (300, 30m, 1h, 1h30m, 1d, 1w); without it, the record's own")
-    .action(async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl?: string }) => {
-      // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
-      const ttl =
-        options.ttl !== undefined
-          ? ttlOf(options.ttl)
-          : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
-      print(
-        program,
-        (
-          await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
-            id,
-            i: { zone: zoneName, owner, type, rdata, ttl },
-          })
-        ).updateRecord,
-      );
-    });
+    .option('--dry-run', 'show the plan (the RRset before and after, the serial it would make) and write nothing')
+    .action(
+      async (id: string, zoneName: string, owner: string, type: string, rdata: string, options: { ttl?: string; dryRun?: boolean }) => {
+        // an edit replaces the record whole: without --ttl it keeps the TTL it has (read first), not a default
+        const ttl =
+          options.ttl !== undefined
+            ? ttlOf(options.ttl)
+            : (await gql<{ record: { ttl: number } }>(`query($id: ID!) { record(id: $id) { ttl } }`, { id })).record.ttl;
+        if (options.dryRun) return dryRunChanges(program, zoneName, [{ kind: 'REPLACE', id, owner, type, rdata, ttl }]);
+        print(
+          program,
+          (
+            await gql(`mutation($id: ID!, $i: RecordInput!) { updateRecord(id: $id, input: $i) { id owner type rdata ttl } }`, {
+              id,
+              i: { zone: zoneName, owner, type, rdata, ttl },
+            })
+          ).updateRecord,
+        );
+      },
+    );
   record
     .command('list <zone>')
     .description("list a zone's records")
@@ -58,7 +65,13 @@ export function registerRecordCommands(program: Command): void {
     .command('delete <id>')
     .description('delete a record')
     .option('--yes', 'do not ask')
-    .action(async (id: string, options: { yes?: boolean }) => {
+    .option('--dry-run', 'show the plan (the RRset before and after, the serial it would make) and write nothing')
+    .action(async (id: string, options: { yes?: boolean; dryRun?: boolean }) => {
+      if (options.dryRun) {
+        // a dry run asks nothing: it writes nothing; the record's zone names the set
+        const { record: found } = await gql<{ record: { zone: string } }>(`query($id: ID!) { record(id: $id) { zone } }`, { id });
+        return dryRunChanges(program, found.zone, [{ kind: 'REMOVE', id }]);
+      }
       await confirm(options, `delete record ${id}`, id);
       await gql(`mutation($id: ID!) { deleteRecord(id: $id) }`, { id });
       print(program, { id, deleted: true });

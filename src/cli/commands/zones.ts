@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import { dryRunChanges } from './change-plan';
 import { ApiError, UsageError, serverSpec, gql, print, listUpTo, userIdOf, limitOf, confirm, zoneExists, askYesNo } from '../shared';
 
 /** `zonekeeper zone`: zones, their transfers, imports, changes and checks */
@@ -138,7 +139,8 @@ export function registerZoneCommands(program: Command): void {
       'apply a change set from a JSON file: an array of {kind, id, owner, type, rdata, rdatas, ttl} (kind ADD, REMOVE, REPLACE, REPLACE_RRSET), all or nothing',
     )
     .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
-    .action(async (name: string, file: string, options: { expectSerial?: string }) => {
+    .option('--dry-run', 'show the plan (each RRset before and after, the serial it would make, the warnings) and write nothing')
+    .action(async (name: string, file: string, options: { expectSerial?: string; dryRun?: boolean }) => {
       let changes: unknown;
       try {
         changes = JSON.parse(readFileSync(file, 'utf8'));
@@ -150,6 +152,7 @@ export function registerZoneCommands(program: Command): void {
         changes = (changes as { changes: unknown[] }).changes;
       if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
       const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
+      if (options.dryRun) return dryRunChanges(program, name, changes, expect);
       const result = (
         await gql(
           `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {

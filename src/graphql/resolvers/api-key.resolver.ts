@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { KeyPolicyType, policyRequest, policyView } from '../types/key-policy.type';
-import { apiKeyOrigin, type ApiKeyRow } from '../../services/api-keys.service';
+import { apiKeyOrigin, type ApiKeyRow } from '../../services/people/api-keys.service';
 import { ApiKeyRateInput } from '../inputs/limits.input';
 import { ApiKeyRateType } from '../types/limits.type';
 import type { GraphQLContext } from '../context';

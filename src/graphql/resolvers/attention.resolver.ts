@@ -1,5 +1,5 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import type { AttentionList } from '../../services/attention.service';
+import type { AttentionList } from '../../services/operations/attention.service';
 import type { GraphQLContext } from '../context';
 import { AttentionKind, AttentionListType, AttentionType } from '../types/attention.type';
 

@@ -9,7 +9,7 @@ import { CreateDomainInput } from '../inputs/domain.input';
 import { DomainsArgs, NestedRecordPageArgs, NestedRecordsArgs } from '../inputs/page.args';
 import { typeFilter } from '../types/record-type.enum';
 import { parseId, parseOptionalId } from '../inputs/ids';
-import type { NestedRecordArgs } from '../../services/zone-reads.service';
+import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 
 /**

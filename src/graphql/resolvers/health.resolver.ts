@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
-import type { ZoneHealth } from '../../services/health.service';
+import type { ZoneHealth } from '../../services/operations/health.service';
 import { DomainType } from '../types/domain.type';
 import { HealthCheckerType, ZoneHealthType } from '../types/health.type';
 

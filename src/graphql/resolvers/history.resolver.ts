@@ -1,7 +1,7 @@
 import { SerialScalar } from '../scalars/serial';
 import { Arg, Args, ArgsType, Ctx, Field, FieldResolver, ID, Int, Mutation, ObjectType, Resolver, Root } from 'type-graphql';
 import { Max, Min } from 'class-validator';
-import type { HistoryRow } from '../../services/history.service';
+import type { HistoryRow } from '../../services/zones/history.service';
 import type { GraphQLContext } from '../context';
 import { Connection, ConnectionValue } from '../types/connection';
 import { DomainType } from '../types/domain.type';

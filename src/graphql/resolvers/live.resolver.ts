@@ -1,6 +1,6 @@
 import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import { SlowSubscriberError } from '../../services/live-updates';
-import type { LiveEvent } from '../../services/live-updates';
+import { SlowSubscriberError } from '../../services/operations/live-updates';
+import type { LiveEvent } from '../../services/operations/live-updates';
 import type { GraphQLContext } from '../context';
 import { PropagationType } from '../types/propagation.type';
 import { DnssecKeyEventType } from '../types/dnssec.type';

@@ -11,7 +11,7 @@ import {
   PasskeyType,
   SessionType,
 } from '../types/people.type';
-import { personOf } from '../../services/people.service';
+import { personOf } from '../../services/people/people.service';
 import { actingAccountId } from '../../auth/principal';
 
 /** People, members, invitations and sessions (docs/people.md; PeopleService, SessionsService). */

@@ -1,5 +1,5 @@
 import { Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
-import type { RecordRow } from '../../services/zone-reads.service';
+import type { RecordRow } from '../../services/zones/zone-reads.service';
 import type { GraphQLContext } from '../context';
 import { DomainType } from '../types/domain.type';
 import { RecordPermissionsType, ViewerType, ZonePermissionsType } from '../types/permissions.type';

@@ -1,4 +1,4 @@
-import type { RecordRow } from '../../services/zone-reads.service';
+import type { RecordRow } from '../../services/zones/zone-reads.service';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import { connection } from '../types/connection';

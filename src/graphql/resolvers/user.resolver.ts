@@ -12,7 +12,7 @@ import { UserInput } from '../inputs/user.input';
 import { UserLimitsInput } from '../inputs/limits.input';
 import { UserLimitsType } from '../types/limits.type';
 import { plainRecordListsBelow } from '../plain-record-lists';
-import type { NestedRecordArgs } from '../../services/zone-reads.service';
+import type { NestedRecordArgs } from '../../services/zones/zone-reads.service';
 import { nestedRecordsFilter } from './domain.resolver';
 import { firstOf, listComplexity, nestedFirst, nestedListComplexity, nestedPage } from './paging';
 

@@ -1,6 +1,6 @@
 import { SerialScalar } from '../scalars/serial';
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
-import type { ZoneChangeKind } from '../../services/zone-changes.service';
+import type { ZoneChangeKind } from '../../services/zones/zone-changes.service';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
 
@@ -87,6 +87,39 @@ export class ChangedRecord {
   ttl!: number;
 }
 
+@ObjectType('ZoneChangeRrset', {
+  simpleResolvers: true,
+  description: 'An RRset a change set changes (owner and type), its served records before and after the set.',
+})
+export class ZoneChangeRrset {
+  @Field({ description: "Owner, relative to the zone ('@' = apex)." })
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => [ChangedRecord], { description: 'Its served records before the set.' })
+  before!: ChangedRecord[];
+
+  @Field(() => [ChangedRecord], { description: 'Its served records after the set (none: the RRset goes).' })
+  after!: ChangedRecord[];
+}
+
+@ObjectType('ZoneChangeWarning', {
+  simpleResolvers: true,
+  description: 'Something a change set would do that is worth a look (a warning, never a refusal).',
+})
+export class ZoneChangeWarning {
+  @Field({ description: 'What it is about: changes[i].rdata, owner, rdata.' })
+  field!: string;
+
+  @Field({ description: 'Stable code (the zone checks: TARGET_MISSING, OCCLUDED_DATA, …; the reading: NAME_NOT_HOSTNAME, …).' })
+  code!: string;
+
+  @Field()
+  message!: string;
+}
+
 @ObjectType('ZoneChangesResult', { simpleResolvers: true })
 export class ZoneChangesResult {
   @Field()
@@ -105,6 +138,27 @@ export class ZoneChangesResult {
 
   @Field(() => [ChangedRecord], { description: 'Records removed (the SOA aside).' })
   removed!: ChangedRecord[];
+
+  @Field(() => Boolean, {
+    description:
+      'A dry run: the set was planned and nothing written; `serial` is the one it would make (the same where it changes nothing).',
+  })
+  dryRun!: boolean;
+
+  @Field(() => [ZoneChangeRrset], { nullable: true, description: 'A dry run: each RRset the set changes, before and after.' })
+  rrsets?: ZoneChangeRrset[];
+
+  @Field(() => [ChangedRecord], { nullable: true, description: 'A dry run: the records the set would keep disabled.' })
+  disabledAdded?: ChangedRecord[];
+
+  @Field(() => [ChangedRecord], { nullable: true, description: 'A dry run: the disabled records the set would no longer keep.' })
+  disabledRemoved?: ChangedRecord[];
+
+  @Field(() => [ZoneChangeWarning], {
+    nullable: true,
+    description: 'A dry run: the warnings the set would get (a write answers them in `extensions.warnings`).',
+  })
+  warnings?: ZoneChangeWarning[];
 }
 
 /** Change sets: many changes of one zone, all or nothing, one serial step (ZoneChangesService). */
@@ -112,17 +166,24 @@ export class ZoneChangesResult {
 export class ZoneChangesResolver {
   @Mutation(() => ZoneChangesResult, {
     description:
-      'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
+      'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With dryRun, the plan and nothing written. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
   })
   applyZoneChanges(
     @Arg('zone') zone: string,
     @Arg('changes', () => [ZoneChangeInput], { validate: false }) changes: ZoneChangeInput[],
     @Arg('expectSerial', () => SerialScalar, { nullable: true }) expectSerial: number | null | undefined,
     @Ctx() ctx: GraphQLContext,
+    @Arg('dryRun', () => Boolean, {
+      nullable: true,
+      description:
+        'Plan the set and answer the plan (each RRset before and after, the serial it would make, the warnings) without writing.',
+    })
+    dryRun?: boolean | null,
   ) {
     return ctx.services.zoneChanges.apply(ctx, {
       zone,
       expectSerial: expectSerial ?? undefined,
+      dryRun: dryRun ?? false,
       changes: changes.map((change, index) => ({
         kind: change.kind as ZoneChangeKind,
         id: parseOptionalId(change.id, `changes[${index}].id`),

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { FINDING_CODES } from '../../services/health-checks';
+import { FINDING_CODES } from '../../services/operations/health-checks';
 
 export enum HealthStateEnum {
   unknown = 'unknown',

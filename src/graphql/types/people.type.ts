@@ -1,6 +1,6 @@
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 import type { Role } from '../../auth/roles';
-import type { OperatorGrant } from '../../services/operators.service';
+import type { OperatorGrant } from '../../services/people/operators.service';
 
 /** the GraphQL names of a member's roles (src/auth/roles.ts; the stored values are lower case) */
 export enum MemberRoleEnum {

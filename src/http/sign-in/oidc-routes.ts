@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { Database } from '../../db/pool';
 import type { Services } from '../../services';
-import { SignInRefused } from '../../services/oidc-sign-in.service';
+import { SignInRefused } from '../../services/people/oidc-sign-in.service';
 import { DomainError } from '../../errors/catalogue';
 import { errorBody } from '../error-body';
 import { signingInClientOf } from './address-limit';
@@ -10,7 +10,7 @@ import { cookieOf, originOf, setSessionCookie } from './session-cookie';
 /** the cookie that ties the browser to its OIDC sign-in under way (the flow's id; its hash is stored) */
 const FLOW_COOKIE = 'zk_oidc_flow';
 
-/** /auth/oidc: OpenID Connect sign-in (services/oidc-sign-in.service.ts), limited per client address */
+/** /auth/oidc: OpenID Connect sign-in (services/people/oidc-sign-in.service.ts), limited per client address */
 export function addOidcRoutes(router: Router, db: Database, services: Services, byAddress: RequestHandler): void {
   /** off to the provider, with PKCE, state and nonce */
   router.get('/oidc/start', byAddress, async (req: Request, res: Response) => {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Services } from '../../services';
-import { SignInRefused } from '../../services/oidc-sign-in.service';
+import { SignInRefused } from '../../services/people/oidc-sign-in.service';
 import { DomainError } from '../../errors/catalogue';
 import { errorBody } from '../error-body';
 import { cookieOf, originOf } from './session-cookie';

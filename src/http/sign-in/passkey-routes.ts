@@ -10,7 +10,7 @@ import { ceremonyOf, passkeyRefused, relyingPartyOf, setCeremonyCookie } from '.
 import { setSessionCookie } from './session-cookie';
 
 /**
- * /auth/passkey (services/passkeys.service.ts): POSTs with X-Requested-With and this origin, as every cookie
+ * /auth/passkey (services/people/passkeys.service.ts): POSTs with X-Requested-With and this origin, as every cookie
  * request. A signed-in person adds a passkey; anyone signs in with one; a link registers one; a session that
  * an OIDC sign-in began waits for one as its second factor.
  */

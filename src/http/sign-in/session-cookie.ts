@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { SESSION_COOKIE } from '../../services/sessions.service';
+import { SESSION_COOKIE } from '../../services/people/sessions.service';
 
 /** this service's origin as the browser sees it: PUBLIC_ORIGIN, or the request's scheme and host */
 export function originOf(req: Request, publicOrigin: string | undefined): string {

@@ -33,9 +33,9 @@ import { DomainError } from '../../errors/catalogue';
 import { keysOfZone, maxTtlOfZone, parentZoneOf, planKey, scheduleDsCheck, StoredDnssecKey } from '../../repositories/dnssec';
 import { makeKey, stepKey } from './key-step-events';
 import type { KeyEventReason } from '../../repositories/dnssec-key-events';
-import { changeZone } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import type { ZoneChange } from '../write-engine/staging';
-import { dsRecordsOf, vaultOf } from './zone-signing';
+import { dsRecordsOf } from './zone-keys';
 
 /** the step an algorithm roll is at (docs/dnssec.md, «Algorithm rollover») */
 export type AlgorithmRollStep = 'NEW_SIGNATURES' | 'NEW_DNSKEYS' | 'NEW_DS' | 'OLD_DNSKEYS_REMOVED';
@@ -89,13 +89,14 @@ const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
  * (DNSSEC_ROLL_IN_PROGRESS), and for the algorithm the zone is signed with (DNSSEC_ALGORITHM_UNCHANGED).
  */
 export async function startAlgorithmRoll(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { id: number },
   algorithm: DnssecAlgorithm,
 ): Promise<void> {
-  await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
     if (!change.zone.dnssec)
       throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
         { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
@@ -135,7 +136,7 @@ export async function startAlgorithmRoll(
         algorithm: algorithm.number,
         keyTag,
         dnskey: DNSKEY.format(dnskey),
-        sealed: vaultOf(settings).seal(privateKey, { zone: change.zone.name, keyTag }),
+        sealed: writer.keys.vault().seal(privateKey, { zone: change.zone.name, keyTag }),
         state: 'signing',
         at: now,
         reason: 'algorithm-roll',

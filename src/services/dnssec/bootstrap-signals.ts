@@ -26,10 +26,9 @@ import { isAtOrBelow, ownerOf } from '../../dns/name';
 import { CDS_DELETE } from '../../dns/record-types/cds';
 import { logger } from '../../logger';
 import { nameserverSetNames, publishedSignals, signalSources, SignalSource, zonesByName } from '../../repositories/dnssec-signals';
-import { changeZone } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import { SIGNER } from './signer-principal';
-import { CDNSKEY_DELETE } from './zone-signing';
-import { cdsChanged } from './cds-notify';
+import { CDNSKEY_DELETE } from './zone-keys';
 
 /** one signalling zone's wanted records, by owner */
 interface SignalZone {
@@ -113,6 +112,7 @@ const suffixes = (name: string) => {
  * a change of signing), or of every zone (the sweep). Answers the number of signalling zones changed.
  */
 export async function syncBootstrapSignals(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   children?: readonly { id: number; name: string }[],
@@ -142,7 +142,7 @@ export async function syncBootstrapSignals(
   if (children)
     for (const source of sources)
       if (source.state)
-        cdsChanged(
+        writer.cdsNotifications.changed(
           db,
           settings,
           source,
@@ -151,7 +151,7 @@ export async function syncBootstrapSignals(
   let changed = 0;
   for (const [zoneId, touched] of owners) {
     try {
-      if (await writeSignals(db, settings, zoneId, [...touched], plan.zones.get(zoneId)?.records ?? [])) changed++;
+      if (await writeSignals(writer, db, settings, zoneId, [...touched], plan.zones.get(zoneId)?.records ?? [])) changed++;
     } catch (error) {
       // the next key step or sweep tries again
       logger.warn({ err: error, zoneId }, 'dnssec: writing the RFC 9615 signalling records failed; the next sweep tries again');
@@ -161,8 +161,15 @@ export async function syncBootstrapSignals(
 }
 
 /** one signalling zone: its records at `owners` become `wanted` (the signer's change; none when they are already) */
-async function writeSignals(db: Database, settings: Settings, zoneId: number, owners: string[], wanted: JournalRecord[]): Promise<boolean> {
-  return changeZone(
+async function writeSignals(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zoneId: number,
+  owners: string[],
+  wanted: JournalRecord[],
+): Promise<boolean> {
+  return writer.engine.changeZone(
     db,
     settings,
     SIGNER,

@@ -98,23 +98,26 @@ async function addressesOf(servers: readonly HostPort[], target: string): Promis
  * After a zone's CDS/CDNSKEY may have changed (a key step, enabling, disabling): its parent's endpoint is
  * notified when the RRsets differ from those last notified by this process, in the background (the change
  * that caused it has committed; a failure is logged, and the worker's checks of the parent go on regardless).
+ * One per process, made with the services (dnssec-writer.ts): another process notifies its own changes.
  */
-export function cdsChanged(db: Database, settings: Settings, zone: { id: number; name: string }, cds: readonly string[]): void {
-  const text = [...cds].sort().join('\n');
-  if (lastNotified.get(zone.id) === text) return;
-  lastNotified.set(zone.id, text);
-  if (lastNotified.size > 100_000) lastNotified.clear();
-  void notifyParentOfCds(db, settings, zone)
-    .then((outcome) => {
-      if (outcome.skipped) logger.debug({ zone: zone.name, reason: outcome.skipped }, `dnssec: no NOTIFY(CDS) for ${zone.name}`);
-      else
-        logger.info(
-          { zone: zone.name, dsync: outcome.dsync, target: outcome.target, sent: outcome.sent },
-          `dnssec: NOTIFY(CDS) for ${zone.name} to ${outcome.target} (${outcome.sent.filter((s) => s.ok).length} of ${outcome.sent.length} answered)`,
-        );
-    })
-    .catch((error: unknown) => logger.warn({ err: error, zone: zone.name }, `dnssec: NOTIFY(CDS) for ${zone.name} failed`));
-}
+export class CdsNotifications {
+  /** the CDS/CDNSKEY last notified per zone id */
+  private readonly lastNotified = new Map<number, string>();
 
-/** the CDS/CDNSKEY last notified per zone id (this process's; another process notifies its own changes) */
-const lastNotified = new Map<number, string>();
+  changed(db: Database, settings: Settings, zone: { id: number; name: string }, cds: readonly string[]): void {
+    const text = [...cds].sort().join('\n');
+    if (this.lastNotified.get(zone.id) === text) return;
+    this.lastNotified.set(zone.id, text);
+    if (this.lastNotified.size > 100_000) this.lastNotified.clear();
+    void notifyParentOfCds(db, settings, zone)
+      .then((outcome) => {
+        if (outcome.skipped) logger.debug({ zone: zone.name, reason: outcome.skipped }, `dnssec: no NOTIFY(CDS) for ${zone.name}`);
+        else
+          logger.info(
+            { zone: zone.name, dsync: outcome.dsync, target: outcome.target, sent: outcome.sent },
+            `dnssec: NOTIFY(CDS) for ${zone.name} to ${outcome.target} (${outcome.sent.filter((s) => s.ok).length} of ${outcome.sent.length} answered)`,
+          );
+      })
+      .catch((error: unknown) => logger.warn({ err: error, zone: zone.name }, `dnssec: NOTIFY(CDS) for ${zone.name} failed`));
+  }
+}

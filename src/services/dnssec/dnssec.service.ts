@@ -19,10 +19,10 @@ import { makeKey } from './key-step-events';
 import { countZoneKeyEvents, KeyEvent, StoredKeyRole, zoneKeyEvents } from '../../repositories/dnssec-key-events';
 import type { RequestContext } from '../context';
 import { requireAllowed } from '../../auth/policy';
-import { DomainsService } from '../domains.service';
+import { DomainsService } from '../zones/domains.service';
 import { normaliseZoneName } from '../../dns/zone-name';
-import { changeZone } from '../write-engine';
-import { dsRecordsOf, inParentDs, isPublished, vaultOf } from './zone-signing';
+import { dsRecordsOf, inParentDs, isPublished } from './zone-keys';
+import type { DnssecWriter } from './dnssec-writer';
 import {
   afterEnable,
   beginDisable,
@@ -137,6 +137,8 @@ export class DnssecService {
   constructor(
     private readonly settings: Settings,
     private readonly domains: DomainsService,
+    /** the write engine and the key vault of the process (services/index.ts) */
+    private readonly writer: DnssecWriter,
   ) {}
 
   async status(ctx: RequestContext, zone: { id?: number; name?: string }): Promise<DnssecStatus> {
@@ -168,8 +170,8 @@ export class DnssecService {
     if (input.nsec3OptOut && denial !== 'NSEC3') throw DomainError.invalid('nsec3OptOut', 'nsec3OptOut: opt-out is a property of NSEC3');
     // a zone the key may not see is not found, as everywhere; one it sees but may not sign is refused
     requireDnssecControl(ctx, (await this.domains.get(ctx, { name: input.zone })).name);
-    const vault = vaultOf(this.settings);
-    const zone = await changeZone(
+    const vault = this.writer.keys.vault();
+    const zone = await this.writer.engine.changeZone(
       ctx.db,
       this.settings,
       ctx.principal,
@@ -226,7 +228,7 @@ export class DnssecService {
       },
     );
     // a parent zone held here gets the DS at once (no human step); one elsewhere is awaited
-    await afterEnable(ctx.db, this.settings, zone);
+    await afterEnable(this.writer, ctx.db, this.settings, zone);
     return this.statusOf(ctx.db, zone);
   }
 
@@ -242,12 +244,12 @@ export class DnssecService {
     const signed = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, signed.name);
     if (!options.force) {
-      await beginDisable(ctx.db, this.settings, ctx.principal, signed);
+      await beginDisable(this.writer, ctx.db, this.settings, ctx.principal, signed);
       return this.statusOf(ctx.db, signed);
     }
     // the parent's DS first, when the parent is here: a DS without signatures below it is a bogus zone
-    if ((await this.statusOf(ctx.db, signed)).enabled) await syncParentDs(ctx.db, this.settings, signed, true);
-    const zone = await changeZone(
+    if ((await this.statusOf(ctx.db, signed)).enabled) await syncParentDs(this.writer, ctx.db, this.settings, signed, true);
+    const zone = await this.writer.engine.changeZone(
       ctx.db,
       this.settings,
       ctx.principal,
@@ -261,7 +263,7 @@ export class DnssecService {
       },
     );
     // unsigned: its RFC 9615 signals go (bootstrap-signals.ts)
-    await syncBootstrapSignals(ctx.db, this.settings, [zone]);
+    await syncBootstrapSignals(this.writer, ctx.db, this.settings, [zone]);
     return this.statusOf(ctx.db, zone);
   }
 
@@ -269,7 +271,7 @@ export class DnssecService {
   async confirmDsRemoved(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await confirmDsRemoved(ctx.db, this.settings, ctx.principal, { name: domain.name });
+    await confirmDsRemoved(this.writer, ctx.db, this.settings, ctx.principal, { name: domain.name });
     return this.statusOf(ctx.db, domain);
   }
 
@@ -277,7 +279,7 @@ export class DnssecService {
   async roll(ctx: RequestContext, zoneName: string, role: RollRole): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await startRoll(ctx.db, this.settings, ctx.principal, { id: domain.id }, role);
+    await startRoll(this.writer, ctx.db, this.settings, ctx.principal, { id: domain.id }, role);
     return this.statusOf(ctx.db, domain);
   }
 
@@ -290,7 +292,7 @@ export class DnssecService {
     requireDnssecControl(ctx, domain.name);
     if (!isDnssecAlgorithmName(algorithmName))
       throw DomainError.invalid('algorithm', `algorithm: one of ${Object.keys(DNSSEC_ALGORITHMS).join(', ')}`);
-    await startAlgorithmRoll(ctx.db, this.settings, ctx.principal, { id: domain.id }, DNSSEC_ALGORITHMS[algorithmName]);
+    await startAlgorithmRoll(this.writer, ctx.db, this.settings, ctx.principal, { id: domain.id }, DNSSEC_ALGORITHMS[algorithmName]);
     return this.statusOf(ctx.db, domain);
   }
 
@@ -314,7 +316,7 @@ export class DnssecService {
     const keys = byValue
       ? input.dnskeys!.map((text, i) => parseForeignDnskey(domain.name, text, `dnskeys[${i}]`))
       : await fetchForeignDnskeys(this.settings, domain.name, input.fetchFrom!);
-    await addForeignKeys(ctx.db, this.settings, ctx.principal, domain, keys, byServer);
+    await addForeignKeys(this.writer, ctx.db, this.settings, ctx.principal, domain, keys, byServer);
     return this.statusOf(ctx.db, domain);
   }
 
@@ -322,7 +324,7 @@ export class DnssecService {
   async removeForeignDnskey(ctx: RequestContext, zoneName: string, id: number): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await removeForeignKey(ctx.db, this.settings, ctx.principal, domain, id);
+    await removeForeignKey(this.writer, ctx.db, this.settings, ctx.principal, domain, id);
     return this.statusOf(ctx.db, domain);
   }
 
@@ -334,7 +336,7 @@ export class DnssecService {
   async withdrawDs(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await setOwnDsWithdrawn(ctx.db, this.settings, ctx.principal, domain, true);
+    await setOwnDsWithdrawn(this.writer, ctx.db, this.settings, ctx.principal, domain, true);
     return this.statusOf(ctx.db, domain);
   }
 
@@ -342,7 +344,7 @@ export class DnssecService {
   async restoreDs(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await setOwnDsWithdrawn(ctx.db, this.settings, ctx.principal, domain, false);
+    await setOwnDsWithdrawn(this.writer, ctx.db, this.settings, ctx.principal, domain, false);
     return this.statusOf(ctx.db, domain);
   }
 
@@ -350,7 +352,7 @@ export class DnssecService {
   async confirmDsPublished(ctx: RequestContext, zoneName: string): Promise<DnssecStatus> {
     const domain = await this.domains.get(ctx, { name: zoneName });
     requireDnssecControl(ctx, domain.name);
-    await confirmDsPublished(ctx.db, this.settings, ctx.principal, { name: domain.name }, { reason: 'ds-confirmed' });
+    await confirmDsPublished(this.writer, ctx.db, this.settings, ctx.principal, { name: domain.name }, { reason: 'ds-confirmed' });
     return this.statusOf(ctx.db, domain);
   }
 

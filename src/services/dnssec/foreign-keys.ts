@@ -36,10 +36,11 @@ import {
 } from '../../repositories/dnssec-foreign-keys';
 import { appendEvent } from '../../repositories/events';
 import { mayConnect } from '../../outbound/addresses';
-import { changeZone, type ZoneChange } from '../write-engine';
+import type { ZoneChange } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { syncParentDs } from './key-rollover';
-import { dsRecordsOf } from './zone-signing';
+import { dsRecordsOf } from './zone-keys';
 import { SIGNER } from './signer-principal';
 
 /** the most foreign DNSKEYs a zone holds: two providers' KSK and ZSK, each with a roll under way, and room */
@@ -168,6 +169,7 @@ const disabling = () => {
  * signer's server, so ours among them are expected, not an error. Answers the keys added.
  */
 export async function addForeignKeys(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
@@ -175,79 +177,97 @@ export async function addForeignKeys(
   keys: readonly NewForeignKey[],
   fromServer: boolean,
 ): Promise<ForeignDnskey[]> {
-  const added = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
-    const policy = change.zone.dnssec;
-    if (!policy) throw notSigned();
-    if (policy.state === 'disabling') throw disabling();
-    change.requireLock();
-    const sql = change.connection;
-    const own = await keysOfZone(sql, change.zone.id);
-    const ownDnskeys = new Set(own.map((k) => k.dnskey));
-    // RFC 8901 §4 and RFC 4035 §2.2: every algorithm of the DNSKEY RRset signs every RRset of each provider's
-    // copy, so both providers use the same algorithm: a key of another cannot be published here
-    const algorithms = new Set(own.map((k) => k.algorithm));
-    const wanted: NewForeignKey[] = [];
-    keys.forEach((key, i) => {
-      const field = fromServer ? 'fetchFrom' : `dnskeys[${i}]`;
-      if (ownDnskeys.has(key.dnskey)) {
-        if (fromServer) return;
-        throw invalid(field, 'DNSSEC_FOREIGN_KEY_OWN', `${field}: key ${key.keyTag} is one of this zone's own keys`);
+  const added = await writer.engine.changeZone(
+    db,
+    settings,
+    principal,
+    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    async (change) => {
+      const policy = change.zone.dnssec;
+      if (!policy) throw notSigned();
+      if (policy.state === 'disabling') throw disabling();
+      change.requireLock();
+      const sql = change.connection;
+      const own = await keysOfZone(sql, change.zone.id);
+      const ownDnskeys = new Set(own.map((k) => k.dnskey));
+      // RFC 8901 §4 and RFC 4035 §2.2: every algorithm of the DNSKEY RRset signs every RRset of each provider's
+      // copy, so both providers use the same algorithm: a key of another cannot be published here
+      const algorithms = new Set(own.map((k) => k.algorithm));
+      const wanted: NewForeignKey[] = [];
+      keys.forEach((key, i) => {
+        const field = fromServer ? 'fetchFrom' : `dnskeys[${i}]`;
+        if (ownDnskeys.has(key.dnskey)) {
+          if (fromServer) return;
+          throw invalid(field, 'DNSSEC_FOREIGN_KEY_OWN', `${field}: key ${key.keyTag} is one of this zone's own keys`);
+        }
+        if (!algorithms.has(key.algorithm)) {
+          const ours = [...algorithms].map((a) => algorithmByNumber(a)?.name ?? String(a)).join(', ');
+          throw invalid(
+            field,
+            'DNSSEC_FOREIGN_KEY_ALGORITHM',
+            `${field}: key ${key.keyTag} is of algorithm ${algorithmByNumber(key.algorithm)?.name ?? key.algorithm}; both signers must use the zone's (${ours}) (RFC 8901 §4)`,
+          );
+        }
+        wanted.push(key);
+      });
+      const held = await foreignKeysOfZone(sql, change.zone.id);
+      const heldDnskeys = new Set(held.map((k) => k.dnskey));
+      const fresh = wanted.filter((k, i) => !heldDnskeys.has(k.dnskey) && wanted.findIndex((w) => w.dnskey === k.dnskey) === i);
+      if (held.length + fresh.length > MAX_FOREIGN_KEYS) {
+        const message = `${fromServer ? 'fetchFrom' : 'dnskeys'}: a zone holds at most ${MAX_FOREIGN_KEYS} foreign DNSKEYs (it holds ${held.length})`;
+        throw new DomainError('INVALID_INPUT', message, [
+          { field: fromServer ? 'fetchFrom' : 'dnskeys', code: 'TOO_MANY_FOREIGN_KEYS', message, limit: MAX_FOREIGN_KEYS },
+        ]);
       }
-      if (!algorithms.has(key.algorithm)) {
-        const ours = [...algorithms].map((a) => algorithmByNumber(a)?.name ?? String(a)).join(', ');
-        throw invalid(
-          field,
-          'DNSSEC_FOREIGN_KEY_ALGORITHM',
-          `${field}: key ${key.keyTag} is of algorithm ${algorithmByNumber(key.algorithm)?.name ?? key.algorithm}; both signers must use the zone's (${ours}) (RFC 8901 §4)`,
-        );
-      }
-      wanted.push(key);
-    });
-    const held = await foreignKeysOfZone(sql, change.zone.id);
-    const heldDnskeys = new Set(held.map((k) => k.dnskey));
-    const fresh = wanted.filter((k, i) => !heldDnskeys.has(k.dnskey) && wanted.findIndex((w) => w.dnskey === k.dnskey) === i);
-    if (held.length + fresh.length > MAX_FOREIGN_KEYS) {
-      const message = `${fromServer ? 'fetchFrom' : 'dnskeys'}: a zone holds at most ${MAX_FOREIGN_KEYS} foreign DNSKEYs (it holds ${held.length})`;
-      throw new DomainError('INVALID_INPUT', message, [
-        { field: fromServer ? 'fetchFrom' : 'dnskeys', code: 'TOO_MANY_FOREIGN_KEYS', message, limit: MAX_FOREIGN_KEYS },
-      ]);
-    }
-    if (!fresh.length) return [];
-    const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
-    await commitForeignChange(change, { keys: [...held, ...inserted], added: inserted, removed: [] });
-    return inserted;
-  });
-  if (added.length) await afterForeignChange(db, settings, zone);
+      if (!fresh.length) return [];
+      const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
+      await commitForeignChange(change, { keys: [...held, ...inserted], added: inserted, removed: [] });
+      return inserted;
+    },
+  );
+  if (added.length) await afterForeignChange(writer, db, settings, zone);
   return added;
 }
 
 /** removes one of the zone's foreign keys (the move is over, or a key given by mistake): one key step */
 export async function removeForeignKey(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { id: number; name: string },
   id: number,
 ): Promise<ForeignDnskey> {
-  const removed = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
-    if (!change.zone.dnssec) throw notSigned();
-    change.requireLock();
-    const sql = change.connection;
-    // one read from a server is declined, not forgotten: the worker's next reading must not add it back
-    const key = await deleteForeignKey(sql, change.zone.id, id, true);
-    if (!key) throw DomainError.notFound('DNSSEC_FOREIGN_KEY_NOT_FOUND', 'id');
-    await keepOwnDsIfAlone(sql, change.zone.id);
-    await commitForeignChange(change, { added: [], removed: [key] });
-    return key;
-  });
-  await afterForeignChange(db, settings, zone);
+  const removed = await writer.engine.changeZone(
+    db,
+    settings,
+    principal,
+    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    async (change) => {
+      if (!change.zone.dnssec) throw notSigned();
+      change.requireLock();
+      const sql = change.connection;
+      // one read from a server is declined, not forgotten: the worker's next reading must not add it back
+      const key = await deleteForeignKey(sql, change.zone.id, id, true);
+      if (!key) throw DomainError.notFound('DNSSEC_FOREIGN_KEY_NOT_FOUND', 'id');
+      await keepOwnDsIfAlone(sql, change.zone.id);
+      await commitForeignChange(change, { added: [], removed: [key] });
+      return key;
+    },
+  );
+  await afterForeignChange(writer, db, settings, zone);
   return removed;
 }
 
 /** the CDS changed: a Zonekeeper parent's DS follows it, and so do the RFC 9615 signals that copy it */
-async function afterForeignChange(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
-  await syncParentDs(db, settings, zone);
-  await syncBootstrapSignals(db, settings, [zone]);
+async function afterForeignChange(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+): Promise<void> {
+  await syncParentDs(writer, db, settings, zone);
+  await syncBootstrapSignals(writer, db, settings, [zone]);
 }
 
 const eventKey = (zone: string, key: ForeignDnskey) => ({
@@ -296,7 +316,7 @@ async function commitForeignChange(
  * signer's keys, changes nothing (it is logged, and asked again next time): a failed read never empties the
  * RRset. Keys of another algorithm than the zone's are passed over. Answers how many zones changed.
  */
-export async function refreshForeignKeys(db: Database, settings: Settings, log?: Logger): Promise<number> {
+export async function refreshForeignKeys(writer: DnssecWriter, db: Database, settings: Settings, log?: Logger): Promise<number> {
   const sources = await db.rows<{ domain_id: string; name: string; fetched_from: string }>(
     `select distinct f.domain_id, d.name, f.fetched_from
        from dnssec_foreign_keys f
@@ -316,7 +336,7 @@ export async function refreshForeignKeys(db: Database, settings: Settings, log?:
       continue;
     }
     try {
-      if (await followForeignKeys(db, settings, zone, source.fetched_from, published, log)) changed++;
+      if (await followForeignKeys(writer, db, settings, zone, source.fetched_from, published, log)) changed++;
     } catch (error) {
       log?.warn({ zone: zone.name, server: source.fetched_from, err: error }, 'dnssec: following the other signer’s DNSKEYs failed');
     }
@@ -326,6 +346,7 @@ export async function refreshForeignKeys(db: Database, settings: Settings, log?:
 
 /** one zone's keys from one server brought to what the server publishes now (see refreshForeignKeys) */
 async function followForeignKeys(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   zone: { id: number; name: string },
@@ -333,50 +354,56 @@ async function followForeignKeys(
   published: readonly NewForeignKey[],
   log?: Logger,
 ): Promise<boolean> {
-  const changed = await changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
-    const policy = change.zone.dnssec;
-    if (!policy || policy.state === 'disabling') return false;
-    change.requireLock();
-    const sql = change.connection;
-    const own = await keysOfZone(sql, change.zone.id);
-    const ownDnskeys = new Set(own.map((k) => k.dnskey));
-    const algorithms = new Set(own.map((k) => k.algorithm));
-    const theirs = published.filter((k) => !ownDnskeys.has(k.dnskey) && algorithms.has(k.algorithm));
-    if (!theirs.length) {
-      log?.warn({ zone: change.zone.name, server }, 'dnssec: the other signer’s server publishes none of its keys; nothing followed');
-      return false;
-    }
-    const held = await foreignKeysOfZone(sql, change.zone.id);
-    const declined = await declinedForeignKeys(sql, change.zone.id, server);
-    const heldDnskeys = new Set([...held, ...declined].map((k) => k.dnskey));
-    const publishedDnskeys = new Set(theirs.map((k) => k.dnskey));
-    const gone = held.filter((k) => k.source === 'fetched' && k.fetchedFrom === server && !publishedDnskeys.has(k.dnskey));
-    const fresh = theirs.filter((k, i) => !heldDnskeys.has(k.dnskey) && theirs.findIndex((t) => t.dnskey === k.dnskey) === i);
-    // a declined key the server no longer publishes is forgotten (should it come back, it is a key to follow)
-    await forgetDeclinedForeignKeys(
-      sql,
-      change.zone.id,
-      declined.filter((k) => !publishedDnskeys.has(k.dnskey)).map((k) => k.id),
-    );
-    if (!gone.length && !fresh.length) return false;
-    if (held.length - gone.length + fresh.length > MAX_FOREIGN_KEYS) {
-      log?.warn(
-        { zone: change.zone.name, server },
-        `dnssec: the other signer publishes more keys than a zone holds (${MAX_FOREIGN_KEYS}); nothing followed`,
+  const changed = await writer.engine.changeZone(
+    db,
+    settings,
+    SIGNER,
+    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    async (change) => {
+      const policy = change.zone.dnssec;
+      if (!policy || policy.state === 'disabling') return false;
+      change.requireLock();
+      const sql = change.connection;
+      const own = await keysOfZone(sql, change.zone.id);
+      const ownDnskeys = new Set(own.map((k) => k.dnskey));
+      const algorithms = new Set(own.map((k) => k.algorithm));
+      const theirs = published.filter((k) => !ownDnskeys.has(k.dnskey) && algorithms.has(k.algorithm));
+      if (!theirs.length) {
+        log?.warn({ zone: change.zone.name, server }, 'dnssec: the other signer’s server publishes none of its keys; nothing followed');
+        return false;
+      }
+      const held = await foreignKeysOfZone(sql, change.zone.id);
+      const declined = await declinedForeignKeys(sql, change.zone.id, server);
+      const heldDnskeys = new Set([...held, ...declined].map((k) => k.dnskey));
+      const publishedDnskeys = new Set(theirs.map((k) => k.dnskey));
+      const gone = held.filter((k) => k.source === 'fetched' && k.fetchedFrom === server && !publishedDnskeys.has(k.dnskey));
+      const fresh = theirs.filter((k, i) => !heldDnskeys.has(k.dnskey) && theirs.findIndex((t) => t.dnskey === k.dnskey) === i);
+      // a declined key the server no longer publishes is forgotten (should it come back, it is a key to follow)
+      await forgetDeclinedForeignKeys(
+        sql,
+        change.zone.id,
+        declined.filter((k) => !publishedDnskeys.has(k.dnskey)).map((k) => k.id),
       );
-      return false;
-    }
-    const removed: ForeignDnskey[] = [];
-    for (const key of gone) {
-      const deleted = await deleteForeignKey(sql, change.zone.id, key.id);
-      if (deleted) removed.push(deleted);
-    }
-    const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
-    await keepOwnDsIfAlone(sql, change.zone.id);
-    await commitForeignChange(change, { added: inserted, removed, refreshedFrom: server });
-    return true;
-  });
-  if (changed) await afterForeignChange(db, settings, zone);
+      if (!gone.length && !fresh.length) return false;
+      if (held.length - gone.length + fresh.length > MAX_FOREIGN_KEYS) {
+        log?.warn(
+          { zone: change.zone.name, server },
+          `dnssec: the other signer publishes more keys than a zone holds (${MAX_FOREIGN_KEYS}); nothing followed`,
+        );
+        return false;
+      }
+      const removed: ForeignDnskey[] = [];
+      for (const key of gone) {
+        const deleted = await deleteForeignKey(sql, change.zone.id, key.id);
+        if (deleted) removed.push(deleted);
+      }
+      const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
+      await keepOwnDsIfAlone(sql, change.zone.id);
+      await commitForeignChange(change, { added: inserted, removed, refreshedFrom: server });
+      return true;
+    },
+  );
+  if (changed) await afterForeignChange(writer, db, settings, zone);
   return changed;
 }
 
@@ -406,46 +433,53 @@ const dsWithdrawnRefused = (code: 'DNSSEC_NO_FOREIGN_KSK' | 'DNSSEC_ROLL_IN_PROG
  * already. Answers whether it changed.
  */
 export async function setOwnDsWithdrawn(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { id: number; name: string },
   withdraw: boolean,
 ): Promise<boolean> {
-  const changed = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
-    const policy = change.zone.dnssec;
-    if (!policy) throw notSigned();
-    if (policy.state === 'disabling') throw disabling();
-    change.requireLock();
-    const sql = change.connection;
-    if ((await dsWithdrawnOf(sql, change.zone.id)) === withdraw) return false;
-    const parentHere = !!(await parentZoneOf(sql, change.zone.name));
-    if (withdraw) {
-      const theirs = (await foreignKeysOfZone(sql, change.zone.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP);
-      if (!theirs.length)
-        throw dsWithdrawnRefused(
-          'DNSSEC_NO_FOREIGN_KSK',
-          `zone: ${change.zone.name} holds no KSK of another signer (addForeignDnskeys): withdrawing its DS would leave the parent none, the zone insecure`,
-        );
-      const own = await keysOfZone(sql, change.zone.id);
-      if (own.some((k) => k.role !== 'ZSK' && k.state !== 'active' && k.state !== 'removed'))
-        throw dsWithdrawnRefused(
-          'DNSSEC_ROLL_IN_PROGRESS',
-          `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`,
-        );
-      await setDsWithdrawn(sql, change.zone.id, new Date());
-    } else {
-      await setDsWithdrawn(sql, change.zone.id, null);
-      // a parent elsewhere must be given our DS again: the zone waits for it (its servers asked, when set)
-      if (!parentHere) {
-        await setDsSeen(sql, change.zone.id, null);
-        if (settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, new Date());
+  const changed = await writer.engine.changeZone(
+    db,
+    settings,
+    principal,
+    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    async (change) => {
+      const policy = change.zone.dnssec;
+      if (!policy) throw notSigned();
+      if (policy.state === 'disabling') throw disabling();
+      change.requireLock();
+      const sql = change.connection;
+      if ((await dsWithdrawnOf(sql, change.zone.id)) === withdraw) return false;
+      const parentHere = !!(await parentZoneOf(sql, change.zone.name));
+      if (withdraw) {
+        const theirs = (await foreignKeysOfZone(sql, change.zone.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP);
+        if (!theirs.length)
+          throw dsWithdrawnRefused(
+            'DNSSEC_NO_FOREIGN_KSK',
+            `zone: ${change.zone.name} holds no KSK of another signer (addForeignDnskeys): withdrawing its DS would leave the parent none, the zone insecure`,
+          );
+        const own = await keysOfZone(sql, change.zone.id);
+        if (own.some((k) => k.role !== 'ZSK' && k.state !== 'active' && k.state !== 'removed'))
+          throw dsWithdrawnRefused(
+            'DNSSEC_ROLL_IN_PROGRESS',
+            `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`,
+          );
+        await setDsWithdrawn(sql, change.zone.id, new Date());
+      } else {
+        await setDsWithdrawn(sql, change.zone.id, null);
+        // a parent elsewhere must be given our DS again: the zone waits for it (its servers asked, when set)
+        if (!parentHere) {
+          await setDsSeen(sql, change.zone.id, null);
+          if (settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, new Date());
+        }
       }
-    }
-    change.signKeys();
-    await change.commit();
-    return true;
-  });
-  if (changed) await afterForeignChange(db, settings, zone);
+      change.signKeys();
+      await change.commit();
+      return true;
+    },
+  );
+  if (changed) await afterForeignChange(writer, db, settings, zone);
   return changed;
 }

@@ -47,9 +47,10 @@ import {
 } from '../../repositories/dnssec';
 import { makeKey, removeAllKeys, stepKey } from './key-step-events';
 import type { KeyEventReason, StoredKeyRole } from '../../repositories/dnssec-key-events';
-import { changeZone } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import type { ZoneChange } from '../write-engine/staging';
-import { dsRecordsOf, inParentDs, signerRemovals, vaultOf } from './zone-signing';
+import { signerRemovals } from './zone-signing';
+import { dsRecordsOf, inParentDs } from './zone-keys';
 import { syncBootstrapSignals } from './bootstrap-signals';
 import { SIGNER } from './signer-principal';
 import { appendEvent } from '../../repositories/events';
@@ -70,13 +71,14 @@ interface ParentDsWork {
  * while a roll of that kind runs.
  */
 export async function startRoll(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { name: string } | { id: number },
   role: RollRole,
 ): Promise<void> {
-  const parentWork = await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  const parentWork = await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
     if (!change.zone.dnssec)
       throw new DomainError('DNSSEC_NOT_ENABLED', undefined, [
         { field: 'zone', code: 'DNSSEC_NOT_ENABLED', message: 'zone: the zone is not signed' },
@@ -89,7 +91,7 @@ export async function startRoll(
       throw new DomainError('DNSSEC_DS_WITHDRAWN', message, [{ field: 'role', code: 'DNSSEC_DS_WITHDRAWN', message }]);
     }
     const keys = await keysOfZone(change.connection, change.zone.id);
-    const work = await beginRoll(change, settings, keys, role, new Date(), 'rolled-by-hand');
+    const work = await beginRoll(writer, change, settings, keys, role, new Date(), 'rolled-by-hand');
     // undefined: a roll of that kind runs already (false: the step needs nothing of the parent)
     if (work === undefined) {
       const message = algorithmRollOf(keys)
@@ -99,9 +101,9 @@ export async function startRoll(
     }
     return { work, zone: { id: change.zone.id, name: change.zone.name } };
   });
-  await writeParentDs(db, settings, parentWork.work);
+  await writeParentDs(writer, db, settings, parentWork.work);
   // the roll's first step changed the CDS/CDNSKEY (a KSK roll withdraws them): the signals follow
-  await syncBootstrapSignals(db, settings, [parentWork.zone]);
+  await syncBootstrapSignals(writer, db, settings, [parentWork.zone]);
 }
 
 const notSigned = () =>
@@ -122,6 +124,7 @@ const nothingToConfirm = (message: string) =>
  * key events say which of the two let it. `dsTtl`: the DS TTL the parent's servers answered, when they were asked.
  */
 export async function confirmDsPublished(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
@@ -129,7 +132,7 @@ export async function confirmDsPublished(
   how: { reason: PlannedEventReason; dsTtl?: number },
 ): Promise<void> {
   const dsTtl = how.dsTtl ?? 0;
-  await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
     const sql = change.connection;
@@ -154,13 +157,14 @@ export async function confirmDsPublished(
  * signatures go (the wait of a DS withdrawn in a KSK roll, RFC 7583 §3.3.2).
  */
 export async function confirmDsRemoved(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { name: string } | { id: number },
   dsTtl = 0,
 ): Promise<void> {
-  await changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
+  await writer.engine.changeZone(db, settings, principal, { zone, owner: '@', signatureOnly: true }, async (change) => {
     if (!change.zone.dnssec) throw notSigned();
     change.requireLock();
     const sql = change.connection;
@@ -183,51 +187,58 @@ export async function confirmDsRemoved(
  * to wait for.
  */
 export async function beginDisable(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   principal: Principal,
   zone: { id: number; name: string },
 ): Promise<void> {
-  const started = await changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
-    const policy = change.zone.dnssec;
-    if (!policy) throw notSigned();
-    const sql = change.connection;
-    const parentDs = await policyOf(sql, change.zone.id);
-    if (!parentDs?.dsSeenAt && !settings.dnssecParentDsServers.length && !(await parentZoneOf(sql, change.zone.name))) {
-      // no DS of the zone was ever at its parent elsewhere as far as the service knows (never confirmed, and no
-      // DNSSEC_PARENT_DS_SERVERS to ask): no resolver can hold one, so there is nothing to wait for (RFC 8078
-      // §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now, as the worker's
-      // last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`), whose tools
-      // never confirm anything, would stay `disabling` for ever. With those servers set, they are asked as for
-      // any disable: they say whether a DS is there (a parent may have taken one from the CDS by itself, RFC
-      // 9615), and the zone is unsigned once they show none.
+  const started = await writer.engine.changeZone(
+    db,
+    settings,
+    principal,
+    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
+    async (change) => {
+      const policy = change.zone.dnssec;
+      if (!policy) throw notSigned();
+      const sql = change.connection;
+      const parentDs = await policyOf(sql, change.zone.id);
+      if (!parentDs?.dsSeenAt && !settings.dnssecParentDsServers.length && !(await parentZoneOf(sql, change.zone.name))) {
+        // no DS of the zone was ever at its parent elsewhere as far as the service knows (never confirmed, and no
+        // DNSSEC_PARENT_DS_SERVERS to ask): no resolver can hold one, so there is nothing to wait for (RFC 8078
+        // §4's wait is for a DS to leave the parent and its caches), and the zone is unsigned now, as the worker's
+        // last step does. Without this, a zone unsigned through the PowerDNS API (`dnssec: false`), whose tools
+        // never confirm anything, would stay `disabling` for ever. With those servers set, they are asked as for
+        // any disable: they say whether a DS is there (a parent may have taken one from the CDS by itself, RFC
+        // 9615), and the zone is unsigned once they show none.
+        change.requireLock();
+        await finishDisable(change);
+        return 'unsigned';
+      }
+      // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
+      if (policy.state === 'disabling') return parentDs?.disableAt ? false : 'disabling';
       change.requireLock();
-      await finishDisable(change);
-      return 'unsigned';
-    }
-    // disabling already: the parent's step again when its DS is not known gone (the last try may have failed)
-    if (policy.state === 'disabling') return parentDs?.disableAt ? false : 'disabling';
-    change.requireLock();
-    const now = new Date();
-    for (const key of await keysOfZone(sql, change.zone.id)) {
-      // a key whose DS never reached the parent and that is not in the DNSKEY RRset is never needed again
-      if (key.state === 'generated' || key.state === 'signing') await stepKey(sql, key, 'removed', now, 'disabled');
-      else if (key.nextEvent) await planKey(sql, key);
-    }
-    await setDisabling(sql, change.zone.id, null);
-    change.signKeys({ ...policy, state: 'disabling' });
-    await change.commit();
-    return 'disabling';
-  });
+      const now = new Date();
+      for (const key of await keysOfZone(sql, change.zone.id)) {
+        // a key whose DS never reached the parent and that is not in the DNSKEY RRset is never needed again
+        if (key.state === 'generated' || key.state === 'signing') await stepKey(sql, key, 'removed', now, 'disabled');
+        else if (key.nextEvent) await planKey(sql, key);
+      }
+      await setDisabling(sql, change.zone.id, null);
+      change.signKeys({ ...policy, state: 'disabling' });
+      await change.commit();
+      return 'disabling';
+    },
+  );
   if (!started) return;
   // the DS-delete CDS is no bootstrap, and an unsigned zone signals nothing: the signals of the zone go
   // (bootstrap-signals.ts)
-  await syncBootstrapSignals(db, settings, [zone]);
+  await syncBootstrapSignals(writer, db, settings, [zone]);
   if (started === 'unsigned') return;
-  const removed = await writeParentDs(db, settings, { child: zone.name, ds: [] });
+  const removed = await writeParentDs(writer, db, settings, { child: zone.name, ds: [] });
   if (removed) {
     // a Zonekeeper parent no longer serves the DS: resolvers may hold it for its TTL
-    await changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    await writer.engine.changeZone(db, settings, SIGNER, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
       change.requireLock();
       await setDisabling(change.connection, zone.id, after(removed.ttl + settings.dnssecPropagationDelay));
     });
@@ -251,46 +262,57 @@ export async function finishDisable(change: ZoneChange): Promise<void> {
  * After a zone is signed: a Zonekeeper parent gets the DS at once (no human step) and it is known published;
  * otherwise the zone waits for it, and the worker asks DNSSEC_PARENT_DS_SERVERS when they are set.
  */
-export async function afterEnable(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<void> {
-  await syncParentDs(db, settings, zone);
+export async function afterEnable(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+): Promise<void> {
+  await syncParentDs(writer, db, settings, zone);
   // RFC 9615: its CDS/CDNSKEY signalled under its nameservers held here, for a parent that bootstraps from them
-  await syncBootstrapSignals(db, settings, [zone]);
+  await syncBootstrapSignals(writer, db, settings, [zone]);
   if (await parentZoneOf(db, zone.name)) await setDsSeen(db, zone.id, new Date());
   else if (settings.dnssecParentDsServers.length) await scheduleDsCheck(db, zone.id, new Date());
 }
 
 /** The worker's turn: every zone with a key event due, or a key past its lifetime, takes its next step. */
-export async function advanceKeyRolls(db: Database, settings: Settings, limit = 20): Promise<number> {
+export async function advanceKeyRolls(writer: DnssecWriter, db: Database, settings: Settings, limit = 20): Promise<number> {
   const zones = await zonesWithKeyWork(db, { zsk: settings.dnssecZskLifetime, ksk: settings.dnssecKskLifetime }, limit);
   let steps = 0;
   for (const zoneId of zones) {
     let zoneName = '';
-    const parentWork = await changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
-      zoneName = change.zone.name;
-      if (!change.zone.dnssec) return undefined;
-      change.requireLock();
-      const now = new Date();
-      if (change.zone.dnssec.state === 'disabling') {
-        // no key steps while unsigning: only the last step, once due
-        const disableAt = (await policyOf(change.connection, zoneId))?.disableAt;
-        if (!disableAt || disableAt > now) return undefined;
-        await finishDisable(change);
-        return false;
-      }
-      const keys = await keysOfZone(change.connection, zoneId);
-      const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
-      if (due) return nextStep(change, settings, keys, due, now);
-      // no key roll by lifetime while an algorithm roll runs (its new keys' lifetime counts from its end)
-      const expired = algorithmRollOf(keys)
-        ? undefined
-        : keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
-      if (expired) return beginRoll(change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now, 'lifetime');
-      return undefined;
-    });
+    const parentWork = await writer.engine.changeZone(
+      db,
+      settings,
+      SIGNER,
+      { zone: { id: zoneId }, owner: '@', signatureOnly: true },
+      async (change) => {
+        zoneName = change.zone.name;
+        if (!change.zone.dnssec) return undefined;
+        change.requireLock();
+        const now = new Date();
+        if (change.zone.dnssec.state === 'disabling') {
+          // no key steps while unsigning: only the last step, once due
+          const disableAt = (await policyOf(change.connection, zoneId))?.disableAt;
+          if (!disableAt || disableAt > now) return undefined;
+          await finishDisable(change);
+          return false;
+        }
+        const keys = await keysOfZone(change.connection, zoneId);
+        const due = keys.find((k) => k.nextEventAt && k.nextEventAt <= now);
+        if (due) return nextStep(change, settings, keys, due, now);
+        // no key roll by lifetime while an algorithm roll runs (its new keys' lifetime counts from its end)
+        const expired = algorithmRollOf(keys)
+          ? undefined
+          : keys.find((k) => k.state === 'active' && !k.nextEvent && lifetimeOver(k, settings, now));
+        if (expired) return beginRoll(writer, change, settings, keys, expired.role === 'ZSK' ? 'ZSK' : 'KSK', now, 'lifetime');
+        return undefined;
+      },
+    );
     if (parentWork !== undefined) steps++;
-    await writeParentDs(db, settings, parentWork);
+    await writeParentDs(writer, db, settings, parentWork);
     // a step may change the CDS/CDNSKEY (or unsign the zone): its RFC 9615 signals follow
-    if (parentWork !== undefined) await syncBootstrapSignals(db, settings, [{ id: zoneId, name: zoneName }]);
+    if (parentWork !== undefined) await syncBootstrapSignals(writer, db, settings, [{ id: zoneId, name: zoneName }]);
   }
   return steps;
 }
@@ -304,6 +326,7 @@ const after = (seconds: number) => new Date(Date.now() + seconds * 1000);
 
 /** the first step of a roll; undefined when one of that kind runs already */
 async function beginRoll(
+  writer: DnssecWriter,
   change: ZoneChange,
   settings: Settings,
   keys: StoredDnssecKey[],
@@ -321,7 +344,7 @@ async function beginRoll(
   const privateKey = algorithm.generate();
   const dnskey = dnskeyOf(privateKey, algorithm, current.role !== 'ZSK');
   const keyTag = dnskeyTag(dnskey);
-  const sealed = vaultOf(settings).seal(privateKey, { zone: change.zone.name, keyTag });
+  const sealed = writer.keys.vault().seal(privateKey, { zone: change.zone.name, keyTag });
   const soaTtl = change.zone.soa.ttl;
   const base = {
     domainId: change.zone.id,
@@ -440,9 +463,15 @@ async function nextStep(
  * Brings the zone's DS RRset at its Zonekeeper parent to the zone's keys (DNSSEC enabled: the DS appears, no
  * human step; `none`: DNSSEC about to be disabled, the DS goes first). Nothing when the parent is not here.
  */
-export async function syncParentDs(db: Database, settings: Settings, zone: { id: number; name: string }, none = false): Promise<void> {
+export async function syncParentDs(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zone: { id: number; name: string },
+  none = false,
+): Promise<void> {
   const keys = none ? [] : await keysOfZone(db, zone.id);
-  await writeParentDs(db, settings, { child: zone.name, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone.name, k)[0]) });
+  await writeParentDs(writer, db, settings, { child: zone.name, ds: keys.filter(inParentDs).map((k) => dsRecordsOf(zone.name, k)[0]) });
 }
 
 /**
@@ -450,6 +479,7 @@ export async function syncParentDs(db: Database, settings: Settings, zone: { id:
  * by the signer (the parent's own signing step signs it). Nothing when the parent is not here.
  */
 async function writeParentDs(
+  writer: DnssecWriter,
   db: Database,
   settings: Settings,
   work: ParentDsWork | false | undefined,
@@ -469,7 +499,7 @@ async function writeParentDs(
   const ours = withdrawn ? [] : work.ds;
   const ds = [...ours, ...theirs.filter((rdata) => !ours.includes(rdata))];
   // answers the DS RRset's TTL (the parent's SOA TTL for a new one): how long resolvers may cache it
-  return changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
+  return writer.engine.changeZone(db, settings, SIGNER, { zone: { id: parent.id }, owner }, async (change) => {
     const ttl = current0Ttl(change.zone.sameOwner, owner) ?? change.zone.soa.ttl;
     const current = change.zone.sameOwner.filter((r) => r.owner === owner && r.type === 'DS');
     const wanted = new Set(ds);

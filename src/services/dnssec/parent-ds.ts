@@ -16,7 +16,8 @@ import { keysOfZone, leaseZonesDueForDsCheck, policyOf, recordDsCheck, StoredDns
 import { query, RCODE_NAMES } from '../../dns-client/dns-client';
 import { confirmDsPublished, confirmDsRemoved } from './key-rollover';
 import { SIGNER } from './signer-principal';
-import { dsRecordsOf, inParentDs } from './zone-signing';
+import type { DnssecWriter } from './dnssec-writer';
+import { dsRecordsOf, inParentDs } from './zone-keys';
 
 /** what one server answered for the zone's DS */
 export interface ServerDsAnswer {
@@ -90,12 +91,12 @@ export function awaitedOfParent(
  * asked, the answer recorded, and a zone whose awaited DS state every server shows moves on. Answers the
  * number of zones that moved on.
  */
-export async function checkParentDs(db: Database, settings: Settings, limit = 20): Promise<number> {
+export async function checkParentDs(writer: DnssecWriter, db: Database, settings: Settings, limit = 20): Promise<number> {
   const zones = await leaseZonesDueForDsCheck(db, limit, settings.dnssecParentDsCheckInterval);
   let moved = 0;
   for (const zone of zones) {
     try {
-      if (await checkZone(db, settings, zone)) moved++;
+      if (await checkZone(writer, db, settings, zone)) moved++;
     } catch (error) {
       // the lease brings the zone back after the interval
       logger.warn({ err: error, zone: zone.name }, `dnssec: checking the parent's DS of ${zone.name} failed; it is tried again`);
@@ -104,7 +105,7 @@ export async function checkParentDs(db: Database, settings: Settings, limit = 20
   return moved;
 }
 
-async function checkZone(db: Database, settings: Settings, zone: { id: number; name: string }): Promise<boolean> {
+async function checkZone(writer: DnssecWriter, db: Database, settings: Settings, zone: { id: number; name: string }): Promise<boolean> {
   const servers = settings.dnssecParentDsServers;
   const interval = settings.dnssecParentDsCheckInterval;
   const policy = await policyOf(db, zone.id);
@@ -138,7 +139,7 @@ async function checkZone(db: Database, settings: Settings, zone: { id: number; n
   const ttls = [...answers, ...((policy.dsCheck as DsCheck | null)?.servers ?? [])].map((a) => a.ttl ?? 0);
   const dsTtl = Math.max(0, ...ttls);
   // seen served by the parent's own servers: the swap it lets run says so (ds-seen), not an operator's word
-  if (want === 'present') await confirmDsPublished(db, settings, SIGNER, { id: zone.id }, { reason: 'ds-seen', dsTtl });
-  else await confirmDsRemoved(db, settings, SIGNER, { id: zone.id }, dsTtl);
+  if (want === 'present') await confirmDsPublished(writer, db, settings, SIGNER, { id: zone.id }, { reason: 'ds-seen', dsTtl });
+  else await confirmDsRemoved(writer, db, settings, SIGNER, { id: zone.id }, dsTtl);
   return true;
 }

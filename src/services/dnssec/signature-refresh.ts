@@ -21,9 +21,10 @@ import {
   signaturesExpiringBefore,
   signerRecordsAt,
 } from '../../repositories/dnssec';
-import { changeZone } from '../write-engine';
+import type { DnssecWriter } from './dnssec-writer';
 import { SIGNER } from './signer-principal';
-import { signatureWindow, signerRemovals, signerRows, vaultOf, zoneKeysOf } from './zone-signing';
+import { signatureWindow, signerRemovals, signerRows } from './zone-signing';
+import { zoneKeysOf } from './zone-keys';
 
 /** the most signatures re-made in one step: one step stays a small IXFR and a short transaction */
 const REFRESH_BATCH = 2000;
@@ -31,45 +32,57 @@ const REFRESH_BATCH = 2000;
 const LEASE_SECONDS = 300;
 
 /** Refreshes the zones that are due (at most `limit`); answers how many signatures were re-made. */
-export async function refreshDueZones(db: Database, settings: Settings, limit = 20): Promise<number> {
+export async function refreshDueZones(writer: DnssecWriter, db: Database, settings: Settings, limit = 20): Promise<number> {
   let remade = 0;
-  for (const zoneId of await leaseZonesDueForRefresh(db, limit, LEASE_SECONDS)) remade += await refreshZone(db, settings, zoneId);
+  for (const zoneId of await leaseZonesDueForRefresh(db, limit, LEASE_SECONDS)) remade += await refreshZone(writer, db, settings, zoneId);
   return remade;
 }
 
 /** Re-signs a zone's RRsets whose signatures expire within the refresh margin, batch by batch. */
-export async function refreshZone(db: Database, settings: Settings, zoneId: number, now = Date.now()): Promise<number> {
+export async function refreshZone(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  zoneId: number,
+  now = Date.now(),
+): Promise<number> {
   const horizon = new Date(now + settings.dnssecSignatureRefresh * 1000);
   let remade = 0;
   for (;;) {
-    const done = await changeZone(db, settings, SIGNER, { zone: { id: zoneId }, owner: '@', signatureOnly: true }, async (change) => {
-      if (!change.zone.dnssec) return { remade: 0, more: false };
-      const sql = change.connection;
-      const zone = change.zone.name;
-      const due = await signaturesExpiringBefore(sql, zoneId, horizon, REFRESH_BATCH);
-      // the RRsets behind the due signatures; the SOA's is re-made by the signing step (its serial moves)
-      const rrsets = new Map<string, { owner: string; type: string }>();
-      for (const rrsig of due) {
-        const covered = coveredTypeOf(zone, rrsig);
-        if (covered === undefined) continue;
-        const type = typeMnemonic(covered);
-        if (!(rrsig.owner === '@' && type === 'SOA')) rrsets.set(`${rrsig.owner}\u0000${type}`, { owner: rrsig.owner, type });
-      }
-      const keys = zoneKeysOf(zone, await keysOfZone(sql, zoneId), vaultOf(settings));
-      const window = signatureWindow(settings, now);
-      const removed = [];
-      const added = [];
-      for (const { owner, type } of rrsets.values()) {
-        const records = await rrsetAt(sql, zoneId, owner, type);
-        const code = getServedRecordType(type)?.code;
-        removed.push(...(await signerRecordsAt(sql, zoneId, owner)).filter((r) => r.type === 'RRSIG' && coveredTypeOf(zone, r) === code));
-        if (!records.length || code === undefined) continue;
-        added.push(...signatures(zone, { owner, type, code, ttl: records[0].ttl, records }, keys, window, canonicalRdata));
-      }
-      change.stageSigner(signerRemovals(removed), signerRows(zone, added));
-      await change.commit();
-      return { remade: added.length, more: due.length === REFRESH_BATCH };
-    });
+    const done = await writer.engine.changeZone(
+      db,
+      settings,
+      SIGNER,
+      { zone: { id: zoneId }, owner: '@', signatureOnly: true },
+      async (change) => {
+        if (!change.zone.dnssec) return { remade: 0, more: false };
+        const sql = change.connection;
+        const zone = change.zone.name;
+        const due = await signaturesExpiringBefore(sql, zoneId, horizon, REFRESH_BATCH);
+        // the RRsets behind the due signatures; the SOA's is re-made by the signing step (its serial moves)
+        const rrsets = new Map<string, { owner: string; type: string }>();
+        for (const rrsig of due) {
+          const covered = coveredTypeOf(zone, rrsig);
+          if (covered === undefined) continue;
+          const type = typeMnemonic(covered);
+          if (!(rrsig.owner === '@' && type === 'SOA')) rrsets.set(`${rrsig.owner}\u0000${type}`, { owner: rrsig.owner, type });
+        }
+        const keys = zoneKeysOf(zone, await keysOfZone(sql, zoneId), writer.keys.vault());
+        const window = signatureWindow(settings, now);
+        const removed = [];
+        const added = [];
+        for (const { owner, type } of rrsets.values()) {
+          const records = await rrsetAt(sql, zoneId, owner, type);
+          const code = getServedRecordType(type)?.code;
+          removed.push(...(await signerRecordsAt(sql, zoneId, owner)).filter((r) => r.type === 'RRSIG' && coveredTypeOf(zone, r) === code));
+          if (!records.length || code === undefined) continue;
+          added.push(...signatures(zone, { owner, type, code, ttl: records[0].ttl, records }, keys, window, canonicalRdata));
+        }
+        change.stageSigner(signerRemovals(removed), signerRows(zone, added));
+        await change.commit();
+        return { remade: added.length, more: due.length === REFRESH_BATCH };
+      },
+    );
     remade += done.remade;
     if (!done.more) break;
   }

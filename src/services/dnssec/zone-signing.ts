@@ -1,13 +1,12 @@
 /**
- * Signing in the write engine (RFC 4033–4035): the engine's zone signer (`dnssecZoneSigner`, filling the port
+ * Signing in the write engine (RFC 4033–4035): the engine's zone signer (`DnssecZoneSigner`, filling the port
  * of write-engine/signing.ts), which signs every change of a signed zone in its serial step and transaction,
- * and the parts that enabling, refreshing and rolling keys share: the zone's keys opened from the vault, the
- * denial of existence of its policy, the signature window of the settings, and the signed-zone view the
- * incremental signer reads.
+ * and the parts that enabling, refreshing and rolling keys share: the denial of existence of its policy, the
+ * signature window of the settings, and the signed-zone view the incremental signer reads. The zone's keys
+ * are zone-keys.ts's, the vault they open from settings-key-vault.ts's.
  */
 import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
-import { algorithmByNumber } from '../../dns/dnssec/algorithms';
 import { canonicalRdata } from '../../dns/dnssec/canonical-rdata';
 import {
   ChainMember,
@@ -25,14 +24,8 @@ import { chainKeyOf, SIGNER_OWNED_TYPES, signatureExpiration } from '../../dns/d
 import { Denial, dnskeyRecords, isServedData, SignatureWindow, ZoneKey } from '../../dns/dnssec/zone-signer';
 import { signingPool } from '../../dns/dnssec/signing-pool';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
-import { DNSKEY } from '../../dns/record-types/dnskey';
-import { CDS_DELETE } from '../../dns/record-types/cds';
-import { DNSKEY_FLAG_SEP, DnskeyValue, dsOf } from '../../dns/dnssec/keys';
 import { ForeignDnskey, foreignKeysOfZone } from '../../repositories/dnssec-foreign-keys';
-import { formatDs } from '../../dns/dnssec/ds';
-import { canonicalNameWire } from '../../dns/wire/name';
 import { DomainError } from '../../errors/catalogue';
-import { logger } from '../../logger';
 import {
   allSignerRecords,
   allZoneRecords,
@@ -48,34 +41,16 @@ import {
   SignerRow,
   signerRecordsAt,
   SigningKeyRow,
-  StoredDnssecKey,
   zoneRecordsAt,
 } from '../../repositories/dnssec';
 import type { ChangeToSign, ZoneSigner } from '../write-engine/signing';
 import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
-import { KeyVault } from './key-vault';
+import type { SettingsKeyVault } from './settings-key-vault';
+import { foreignZoneKeys, publishedCds, zoneKeysOf } from './zone-keys';
 import { isSignalRecord } from '../../dns/dnssec/bootstrap-signal';
 
 /** resolvers whose clocks run behind still accept a signature made now (RFC 6781 §4.4.2.2) */
 const INCEPTION_BACKDATE_SECONDS = 3600;
-
-const vaults = new WeakMap<Settings, KeyVault>();
-/** the key vault of the settings, opened once per process */
-export function vaultOf(settings: Settings): KeyVault {
-  let vault = vaults.get(settings);
-  if (!vault) {
-    try {
-      vault = KeyVault.fromSettings(settings);
-    } catch (error) {
-      // the reason names a file or a setting, never the key: the operator's log says it, the API says only
-      // that signing is unavailable
-      logger.error({ reason: error instanceof Error ? error.message : String(error) }, 'dnssec: the key-encryption key cannot be read');
-      throw new DomainError('DNSSEC_UNAVAILABLE');
-    }
-    vaults.set(settings, vault);
-  }
-  return vault;
-}
 
 /**
  * The signatures' validity: from an hour ago to `validity` ahead, less a random part of the jitter per RRset,
@@ -94,105 +69,6 @@ export function denialOf(policy: DnssecPolicy): Denial {
     ? { kind: 'nsec' }
     : { kind: 'nsec3', iterations: policy.nsec3Iterations, salt: policy.nsec3Salt, optOut: policy.nsec3OptOut };
 }
-
-/**
- * The keys as the signer uses them (RFC 7583 §3.1): published, ready and active keys are in the DNSKEY RRset,
- * and a retired ZSK stays there until its signatures have left the caches (pre-publication, §3.2.1); only an
- * active key signs. A KSK that is generated (its DS goes to the parent first) or retired (its DS is still
- * there) is not in the DNSKEY RRset: that is the double-DS roll (§3.3.2). A private key is opened here,
- * only to sign.
- */
-export function zoneKeysOf(
-  zone: string,
-  stored: readonly SigningKeyRow[],
-  vault: KeyVault,
-  foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'keyTag' | 'flags'>[] = [],
-): ZoneKey[] {
-  // a zone's head hands every change the same array of its keys (write-engine/signed-heads.ts): opened once for it
-  const known = foreign.length ? undefined : openedKeys.get(stored);
-  if (known?.zone === zone && known.vault === vault) return known.keys;
-  const own = stored
-    .filter((key) => key.state !== 'removed')
-    .map((key) => {
-      const algorithm = algorithmByNumber(key.algorithm);
-      const dnskey = parsedDnskey(zone, key.dnskey);
-      if (!algorithm || !dnskey) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
-      return {
-        role: key.role,
-        algorithm,
-        privateKey: vault.open(key.sealedPrivateKey, { zone, keyTag: key.keyTag }),
-        dnskey,
-        tag: key.keyTag,
-        published: isPublished(key),
-        signing: isSigning(key),
-      };
-    });
-  const keys = [...own, ...foreignZoneKeys(zone, foreign)];
-  if (!foreign.length) openedKeys.set(stored, { zone, vault, keys });
-  return keys;
-}
-
-/**
- * The keys opened for an array of stored keys, by that array: a head's stays the same until its keys change (a
- * key step drops the head), and each signed change on it would otherwise open them again (the vault's look-up
- * by the sealed bytes, the DNSKEY's by its text). Weak: the keys go with the array.
- */
-const openedKeys = new WeakMap<readonly SigningKeyRow[], { zone: string; vault: KeyVault; keys: ZoneKey[] }>();
-
-/**
- * The other signer's keys as the signer sees them (RFC 8901 §2.1.2, model 2): in the DNSKEY RRset, so that the
- * signatures the other provider serves validate with the RRset we serve (its ZSK) and so that the CDS/CDNSKEY
- * name both KSKs (RFC 8901 §8); signed over by our KSK, never signing (no private part here).
- */
-export function foreignZoneKeys(zone: string, foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'keyTag' | 'flags'>[]): ZoneKey[] {
-  return foreign.map((key) => {
-    const dnskey = parsedDnskey(zone, key.dnskey);
-    const algorithm = dnskey && algorithmByNumber(dnskey.algorithm);
-    if (!dnskey || !algorithm) throw new Error(`a foreign DNSKEY of ${zone} does not parse`);
-    return {
-      role: key.flags & DNSKEY_FLAG_SEP ? 'KSK' : 'ZSK',
-      algorithm,
-      privateKey: undefined,
-      dnskey,
-      tag: key.keyTag,
-      published: true,
-      signing: false,
-    };
-  });
-}
-
-/** the zones' DNSKEY RDATA as parsed, by zone and text: every signed write reads the keys, few keys change */
-const dnskeys = new Map<string, DnskeyValue>();
-function parsedDnskey(zone: string, rdata: string): DnskeyValue | undefined {
-  const cacheKey = `${zone}\u0000${rdata}`;
-  let value = dnskeys.get(cacheKey);
-  if (!value) {
-    const parsed = DNSKEY.parse(rdata, zone);
-    if (!parsed.ok) return undefined;
-    if (dnskeys.size >= 10_000) dnskeys.clear();
-    dnskeys.set(cacheKey, (value = parsed.value));
-  }
-  return value;
-}
-
-export const isPublished = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
-  key.state === 'published' || key.state === 'ready' || key.state === 'active' || (key.state === 'retired' && key.role === 'ZSK');
-
-/**
- * The keys that sign: active ones, and in an algorithm roll (RFC 6781 §4.1.4) the new algorithm's keys before
- * their DNSKEY is published (`signing`), the old algorithm's after it left (`withdrawn`), and a KSK or CSK in the
- * DNSKEY RRset whose DS is not at the parent (`published`: the new one before its DS, the old one after). A
- * ZSK `published` is a pre-published ZSK (§3.2.1), which does not sign yet.
- */
-export const isSigning = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
-  key.state === 'active' || key.state === 'signing' || key.state === 'withdrawn' || (key.state === 'published' && key.role !== 'ZSK');
-
-/**
- * the keys whose DS the parent should hold: a KSK or CSK from its generation (double-DS) until its removal; in
- * an algorithm roll, not one of the new algorithm before its DS goes up, nor one of the old after it came down
- */
-export const inParentDs = (key: Pick<StoredDnssecKey, 'state' | 'role'>): boolean =>
-  key.role !== 'ZSK' && !['removed', 'published', 'signing', 'withdrawn'].includes(key.state);
 
 /** signer records as the data layer keeps them: with their chain key and expiration */
 export function signerRows(zone: string, records: readonly (CanonicalRecord & { id?: number })[]): SignerRow[] {
@@ -245,7 +121,7 @@ export class StoredSignedZone implements SignedZoneView {
     return this.use(questions, await signerAnswers(this.sql, this.domainId, questions));
   }
 
-  /** takes the answers to `questions` read already (with the zone's read: `signerForecast`); returns the zone's keys */
+  /** takes the answers to `questions` read already (with the zone's read: the signer's `forecast`); returns the zone's keys */
   use(questions: ViewQuestions, answers: SignerAnswers): SigningKeyRow[] {
     for (const owner of questions.owners) this.stored.set(owner, []);
     for (const r of answers.records) this.stored.get(r.owner)?.push(r);
@@ -349,190 +225,126 @@ export async function wholeZoneDiff(
   return { removed: before.filter((r) => !kept.has(identity(r))), added: signed.filter((r) => !kept.has(identity(r))) };
 }
 
-/**
- * The CDS and CDNSKEY the zone publishes at its apex (RFC 7344 §4): one of each for every key whose DS the
- * parent should hold (`inParentDs`), SHA-256 for CDS, so a parent that follows them (RFC 7344 §4.1, RFC 8078)
- * keeps the DS RRset by itself. Their TTL is the DNSKEY RRset's.
- *
- * Only while every such key is in the DNSKEY RRset. The CDS and CDNSKEY RRsets must name the same keys
- * (RFC 9975 §3.1: a key in one and not the other makes them inconsistent, and the parent acts on neither),
- * and a CDNSKEY must be a key of the zone's DNSKEY RRset, as Knot's zone check holds (docs/dnssec.md, «CDS
- * and CDNSKEY»). A double-DS roll (RFC 7583 §3.3.2) wants at the parent a DS of a key outside the DNSKEY
- * RRset: the new key's before the swap, the old one's until its DNSKEY has left the caches. No CDS RRset can
- * say that, and naming only the keys in the DNSKEY RRset would ask a parent that follows CDS to drop the other
- * DS too early (RFC 7344 §4.1: the change must not break the delegation). So during those steps the zone
- * publishes none, which asks the parent for nothing (RFC 7344 §4 lets the child remove them; RFC 8078 §4 added
- * the DS-delete pair because absence is no request); the new DS reaches the parent by the service (a
- * Zonekeeper parent) or by its operator (`Dnssec.ds`), and the swap waits until the parent serves it.
- *
- * A zone `disabling` publishes the DS-delete pair instead (RFC 8078 §4: CDS `0 0 0 00`, CDNSKEY `0 3 0 AA==`),
- * alone in their RRsets.
- *
- * A multi-signer zone that withdrew its own DS (`withdrawn`, withdrawDnssecDs: moving out) names the other
- * signer's KSKs alone, signed or disabling: the DS RRset a parent following it (RFC 7344 §4.1, RFC 8078) should
- * hold is theirs, so the zone stays secure through the other signer's chain; a DS-delete would take theirs away
- * too. Our DNSKEYs stay in the DNSKEY RRset, so a resolver still holding our DS keeps validating.
- */
-export function publishedCds(
-  zone: string,
-  keys: readonly SigningKeyRow[],
-  ttl: number,
-  disabling = false,
-  foreign: readonly Pick<ForeignDnskey, 'dnskey' | 'flags'>[] = [],
-  withdrawn = false,
-): CanonicalRecord[] {
-  const theirs = foreign.filter((key) => key.flags & DNSKEY_FLAG_SEP);
-  if (withdrawn && theirs.length) return cdsOfKeys(zone, theirs, ttl);
-  if (disabling)
-    return [
-      { owner: '@', type: 'CDS', ttl, rdata: CDS_DELETE },
-      { owner: '@', type: 'CDNSKEY', ttl, rdata: CDNSKEY_DELETE },
-    ];
-  const atParent = keys.filter(inParentDs);
-  if (atParent.some((key) => !isPublished(key))) return [];
-  // RFC 8901 §8: in a multi-signer zone the CDS/CDNSKEY name every provider's KSK, so a parent that follows
-  // them keeps both DS; the other signer's KSKs are in our DNSKEY RRset, as RFC 9975 §3.1 asks
-  if (!atParent.length) return [];
-  return cdsOfKeys(zone, [...atParent, ...theirs], ttl);
-}
-
-/** one CDS (SHA-256) and one CDNSKEY for each key */
-const cdsOfKeys = (zone: string, keys: readonly Pick<StoredDnssecKey, 'dnskey'>[], ttl: number): CanonicalRecord[] =>
-  keys.flatMap((key) => [
-    { owner: '@', type: 'CDS', ttl, rdata: dsRecordsOf(zone, key)[0] },
-    { owner: '@', type: 'CDNSKEY', ttl, rdata: key.dnskey },
-  ]);
-
-/** RFC 8078 §4: the CDNSKEY that asks the parent to delete the DS RRset */
-export const CDNSKEY_DELETE = '0 3 0 AA==';
-
-/** a key's DS RDATA for the parent: SHA-256, then SHA-384 (RFC 8624 §3.3) */
-export function dsRecordsOf(zone: string, key: Pick<StoredDnssecKey, 'dnskey'>): string[] {
-  const dnskey = DNSKEY.parse(key.dnskey, zone);
-  if (!dnskey.ok) throw new Error(`a stored DNSKEY of ${zone} does not parse`);
-  const apex = canonicalNameWire(`${zone}.`);
-  return [formatDs(dsOf(apex, dnskey.value, 2)), formatDs(dsOf(apex, dnskey.value, 4))];
-}
-
 /** the most owners a change may name for its signer's questions to be asked with its zone's read */
 const FORECAST_OWNERS = 8;
 /** the most zones remembered, then forgotten at once (a cache, not a register) */
 const FORECAST_ZONES = 100_000;
-/** the signed zones this process has read, by name and by id: their name and denial, to ask a change's questions early */
-const signedByName = new Map<string, { name: string; denial: Denial }>();
-const signedById = new Map<number, { name: string; denial: Denial }>();
 
 /**
- * The signer's questions of a change, told before its zone is read, so that the read asks them too and the
- * signing step costs no statement of its own (docs/dnssec.md, «Speed»): for a zone this process has read
- * signed, and a change that names its owners (a record added, a change set), the questions of a change
- * touching those owners and the apex's SOA. A guess: the signing step uses the answers only if they answer
- * everything the decided change asks (`questionsCover`), and asks itself otherwise. They describe the zone
- * as stored at the read, as the change's decision does: the write happens only if the serial is still that
- * of the read.
+ * The write engine's signer of a signed zone's changes (its port: write-engine/signing.ts), one per engine
+ * (services/index.ts), with the process's key vault and what it learned of the zones it read signed.
  */
-export function signerForecast(request: Pick<LockRequest, 'zone' | 'owner' | 'touching'>): ViewQuestions | undefined {
-  const zone = request.zone;
-  const known = 'name' in zone ? signedByName.get(zone.name) : 'id' in zone ? signedById.get(zone.id) : undefined;
-  if (!known) return undefined;
-  const owners = request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : undefined);
-  if (!owners || owners.length > FORECAST_OWNERS) return undefined;
-  return questionsAbout(known.name, [...owners, '@'], known.denial);
-}
+export class DnssecZoneSigner implements ZoneSigner {
+  /** the signed zones this engine has read, by name and by id: their name and denial, to ask a change's questions early */
+  private readonly signedByName = new Map<string, { name: string; denial: Denial }>();
+  private readonly signedById = new Map<number, { name: string; denial: Denial }>();
 
-/** what a read of a zone told of its signing, for `signerForecast` */
-export function rememberSigning(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>): void {
-  if (!zone.dnssec) {
-    signedByName.delete(zone.name);
-    signedById.delete(zone.id);
-    return;
+  constructor(private readonly keys: SettingsKeyVault) {}
+
+  /**
+   * The signer's questions of a change, told before its zone is read, so that the read asks them too and the
+   * signing step costs no statement of its own (docs/dnssec.md, «Speed»): for a zone this engine has read
+   * signed, and a change that names its owners (a record added, a change set), the questions of a change
+   * touching those owners and the apex's SOA. A guess: the signing step uses the answers only if they answer
+   * everything the decided change asks (`questionsCover`), and asks itself otherwise. They describe the zone
+   * as stored at the read, as the change's decision does: the write happens only if the serial is still that
+   * of the read.
+   */
+  forecast(request: Pick<LockRequest, 'zone' | 'owner' | 'touching'>): ViewQuestions | undefined {
+    const zone = request.zone;
+    const known = 'name' in zone ? this.signedByName.get(zone.name) : 'id' in zone ? this.signedById.get(zone.id) : undefined;
+    if (!known) return undefined;
+    const owners = request.touching?.owners ?? (request.owner !== undefined ? [request.owner] : undefined);
+    if (!owners || owners.length > FORECAST_OWNERS) return undefined;
+    return questionsAbout(known.name, [...owners, '@'], known.denial);
   }
-  if (signedByName.size >= FORECAST_ZONES || signedById.size >= FORECAST_ZONES) {
-    signedByName.clear();
-    signedById.clear();
-  }
-  const known = { name: zone.name, denial: denialOf(zone.dnssec) };
-  signedByName.set(zone.name, known);
-  signedById.set(zone.id, known);
-}
 
-/** The write engine's signer of a signed zone's changes (its port: write-engine/signing.ts). */
-export const dnssecZoneSigner: ZoneSigner = {
-  forecast: signerForecast,
-  zoneRead: rememberSigning,
-  refuse: refuseUnsignable,
-  sign: signChangeOfZone,
-};
-
-/** what no signed change may be: one that writes the signer's own records, or one whose keys cannot be opened */
-function refuseUnsignable(change: ChangeToSign, settings: Settings): void {
-  // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
-  // consistent with the keys)
-  // (but the signalling records the signer itself publishes below `_signal`, RFC 9615: bootstrap-signals.ts)
-  const managed = [...change.added, ...change.removed].find(
-    (r) => SIGNER_OWNED_TYPES.has(r.type) && !(change.bootstrapSignals && isSignalRecord(r)),
-  );
-  if (managed) {
-    const message = `type: the signer keeps ${managed.type} records in a signed zone`;
-    throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
-  }
-  // the keys cannot be unsealed: nothing could be signed (the operator's log says why)
-  vaultOf(settings);
-}
-
-/** stages the signer's records that a signed change brings: incrementally where it can, the zone whole otherwise */
-async function signChangeOfZone(change: ChangeToSign, settings: Settings): Promise<void> {
-  const plan = change.signingPlan!;
-  const zone = change.zone;
-  // ALIAS and ANAME pass: the signer leaves them out of its RRsets and chain (zone-signer.ts), and their
-  // derived A/AAAA are signed like any change (docs/templates-and-alias.md)
-  const sql = change.connection;
-  // the next change of the zone can ask its questions with its read (a zone just enabled included)
-  rememberSigning({ id: zone.id, name: zone.name, dnssec: plan.policy });
-  const denial = denialOf(plan.policy);
-  const window = signatureWindow(settings);
-  const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
-  // the other signer's keys (RFC 8901): read where the DNSKEY RRset and the CDS/CDNSKEY are made, a key step or
-  // the zone signed whole; an incremental change leaves those RRsets alone and asks nothing more
-  let foreign: ForeignDnskey[] = [];
-  // and whether the zone withdrew its own DS (withdrawDnssecDs), read with them
-  let withdrawn = false;
-  const cdsOf = (stored: readonly SigningKeyRow[]) =>
-    publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling', foreign, withdrawn);
-  let stored: SigningKeyRow[];
-  let diff: SignerDiff | 'full' = 'full';
-  if (plan.mode === 'keys') {
-    // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
-    stored = await keysOfZone(sql, zone.id);
-    foreign = await foreignKeysOfZone(sql, zone.id);
-    withdrawn = foreign.length > 0 && (await dsWithdrawnOf(sql, zone.id));
-    const keys = zoneKeysOf(zone.name, stored, vaultOf(settings), foreign);
-    const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
-    const stepChange = keyStepChange(change, keyRecords);
-    const view = new StoredSignedZone(sql, zone.id, stepChange);
-    const questions = questionsOf(zone.name, stepChange, denial);
-    if (questions !== 'full') {
-      await view.answer(questions);
-      diff = await signKeyStep(zone.name, stepChange, keyRecords, view, keys, denial, window, canonicalRdata);
+  /** what a read of a zone told of its signing, for `forecast` */
+  zoneRead(zone: Pick<LockedZone, 'id' | 'name' | 'dnssec'>): void {
+    if (!zone.dnssec) {
+      this.signedByName.delete(zone.name);
+      this.signedById.delete(zone.id);
+      return;
     }
-    if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
-  } else {
-    // an incremental change has its questions answered and the keys read in one statement, or none when its
-    // zone's read asked them already (`signerForecast`); a change signed whole reads the zone whole
-    const questions = plan.mode === 'whole' ? 'full' : questionsOf(zone.name, change, denial);
-    const view = new StoredSignedZone(sql, zone.id, change);
-    const early = change.zone.signer;
-    if (questions === 'full') stored = await keysOfZone(sql, zone.id);
-    else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
-    else stored = await view.answer(questions);
-    const keys = zoneKeysOf(zone.name, stored, vaultOf(settings));
-    if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
-    if (diff === 'full') {
+    if (this.signedByName.size >= FORECAST_ZONES || this.signedById.size >= FORECAST_ZONES) {
+      this.signedByName.clear();
+      this.signedById.clear();
+    }
+    const known = { name: zone.name, denial: denialOf(zone.dnssec) };
+    this.signedByName.set(zone.name, known);
+    this.signedById.set(zone.id, known);
+  }
+
+  /** what no signed change may be: one that writes the signer's own records, or one whose keys cannot be opened */
+  refuse(change: ChangeToSign): void {
+    // the signer's records are its own: a user change may not write one (RFC 4035 §2: the signer keeps them
+    // consistent with the keys)
+    // (but the signalling records the signer itself publishes below `_signal`, RFC 9615: bootstrap-signals.ts)
+    const managed = [...change.added, ...change.removed].find(
+      (r) => SIGNER_OWNED_TYPES.has(r.type) && !(change.bootstrapSignals && isSignalRecord(r)),
+    );
+    if (managed) {
+      const message = `type: the signer keeps ${managed.type} records in a signed zone`;
+      throw new DomainError('DNSSEC_RECORD_MANAGED', message, [{ field: 'type', code: 'DNSSEC_RECORD_MANAGED', message }]);
+    }
+    // the keys cannot be unsealed: nothing could be signed (the operator's log says why)
+    this.keys.vault();
+  }
+
+  /** stages the signer's records that a signed change brings: incrementally where it can, the zone whole otherwise */
+  async sign(change: ChangeToSign, settings: Settings): Promise<void> {
+    const plan = change.signingPlan!;
+    const zone = change.zone;
+    // ALIAS and ANAME pass: the signer leaves them out of its RRsets and chain (zone-signer.ts), and their
+    // derived A/AAAA are signed like any change (docs/templates-and-alias.md)
+    const sql = change.connection;
+    // the next change of the zone can ask its questions with its read (a zone just enabled included)
+    this.zoneRead({ id: zone.id, name: zone.name, dnssec: plan.policy });
+    const denial = denialOf(plan.policy);
+    const window = signatureWindow(settings);
+    const soa = change.added.find((r) => r.owner === '@' && r.type === 'SOA') ?? zone.soa;
+    // the other signer's keys (RFC 8901): read where the DNSKEY RRset and the CDS/CDNSKEY are made, a key step or
+    // the zone signed whole; an incremental change leaves those RRsets alone and asks nothing more
+    let foreign: ForeignDnskey[] = [];
+    // and whether the zone withdrew its own DS (withdrawDnssecDs), read with them
+    let withdrawn = false;
+    const cdsOf = (stored: readonly SigningKeyRow[]) =>
+      publishedCds(zone.name, stored, soa.ttl, plan.policy.state === 'disabling', foreign, withdrawn);
+    let stored: SigningKeyRow[];
+    let diff: SignerDiff | 'full' = 'full';
+    if (plan.mode === 'keys') {
+      // a key step: the apex's key RRsets, unless the keys that sign the rest changed (signKeyStep decides)
+      stored = await keysOfZone(sql, zone.id);
       foreign = await foreignKeysOfZone(sql, zone.id);
       withdrawn = foreign.length > 0 && (await dsWithdrawnOf(sql, zone.id));
-      const withForeign = [...keys, ...foreignZoneKeys(zone.name, foreign)];
-      diff = await wholeZoneDiff(sql, zone, change, withForeign, denial, window, cdsOf(stored));
+      const keys = zoneKeysOf(zone.name, stored, this.keys.vault(), foreign);
+      const keyRecords = { before: await apexKeyRecords(sql, zone.id), after: [...dnskeyRecords(keys, soa.ttl), ...cdsOf(stored)] };
+      const stepChange = keyStepChange(change, keyRecords);
+      const view = new StoredSignedZone(sql, zone.id, stepChange);
+      const questions = questionsOf(zone.name, stepChange, denial);
+      if (questions !== 'full') {
+        await view.answer(questions);
+        diff = await signKeyStep(zone.name, stepChange, keyRecords, view, keys, denial, window, canonicalRdata);
+      }
+      if (diff === 'full') diff = await wholeZoneDiff(sql, zone, change, keys, denial, window, cdsOf(stored));
+    } else {
+      // an incremental change has its questions answered and the keys read in one statement, or none when its
+      // zone's read asked them already (`forecast`); a change signed whole reads the zone whole
+      const questions = plan.mode === 'whole' ? 'full' : questionsOf(zone.name, change, denial);
+      const view = new StoredSignedZone(sql, zone.id, change);
+      const early = change.zone.signer;
+      if (questions === 'full') stored = await keysOfZone(sql, zone.id);
+      else if (early && questionsCover(early.questions, questions)) stored = view.use(early.questions, early.answers);
+      else stored = await view.answer(questions);
+      const keys = zoneKeysOf(zone.name, stored, this.keys.vault());
+      if (questions !== 'full') diff = await signChange(zone.name, change, view, keys, denial, window, canonicalRdata);
+      if (diff === 'full') {
+        foreign = await foreignKeysOfZone(sql, zone.id);
+        withdrawn = foreign.length > 0 && (await dsWithdrawnOf(sql, zone.id));
+        const withForeign = [...keys, ...foreignZoneKeys(zone.name, foreign)];
+        diff = await wholeZoneDiff(sql, zone, change, withForeign, denial, window, cdsOf(stored));
+      }
     }
+    change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
   }
-  change.stageSigner(signerRemovals(diff.removed), signerRows(zone.name, diff.added));
 }

@@ -23,7 +23,8 @@ import {
   SubscriptionRow,
 } from '../../repositories/webhooks';
 import { mayConnect } from '../../outbound/addresses';
-import { newSecret, openSecret, parseSecret, sealSecret } from './webhook-secrets';
+import { newSecret, parseSecret, WebhookSecrets } from './webhook-secrets';
+import type { SettingsKeyVault } from '../dnssec/settings-key-vault';
 import type { JournalRecord } from '../../entities/change.entity';
 
 /** an event as a reader gets it, in the feed and in a webhook's body */
@@ -111,7 +112,15 @@ export interface SubscriptionView extends Omit<SubscriptionRow, 'readRules' | 'u
  * (worker/webhook-delivery.ts). Every edge (GraphQL, REST through it, the CLI) calls these.
  */
 export class EventsService {
-  constructor(private readonly settings: Settings) {}
+  /** the webhooks' signing secrets, sealed in the process's key vault (the worker's deliveries open them too) */
+  readonly secrets: WebhookSecrets;
+
+  constructor(
+    private readonly settings: Settings,
+    keys: SettingsKeyVault,
+  ) {
+    this.secrets = new WebhookSecrets(keys);
+  }
 
   /**
    * The feed after the cursor `after` (empty: from the start of what is kept), in order, up to `limit` events
@@ -167,7 +176,7 @@ export class EventsService {
         eventTypes,
         zones,
       },
-      (id) => sealSecret(this.settings, id, secret.bytes),
+      (id) => this.secrets.seal(id, secret.bytes),
     );
     return { subscription: view(row), secret: secret.text };
   }
@@ -209,7 +218,7 @@ export class EventsService {
       const secret = given ? parseSecret(input.secret!) : newSecret();
       // a secret the caller chose may be one signing now (a random one is not): no rotation, then
       const signing = [current.sealed.secret, ...current.sealed.previous];
-      if (given && signing.some((sealed) => sameBytes(openSecret(this.settings, id, sealed), secret.bytes)))
+      if (given && signing.some((sealed) => sameBytes(this.secrets.open(id, sealed), secret.bytes)))
         throw DomainError.invalid('secret', 'secret: it is one this webhook signs with now; a rotation needs a new one', 'SECRET_IN_USE');
       // after the rotation: the new secret, the retired one (unless the overlap is none), the previous ones
       const after = 1 + (hours > 0 ? 1 : 0) + current.sealed.previous.length;
@@ -219,7 +228,7 @@ export class EventsService {
           { field: 'id', code: 'TOO_MANY_WEBHOOK_SECRETS', message, limit: maxSecrets },
         ]);
       }
-      await rotateSecret(sql, id, sealSecret(this.settings, id, secret.bytes), hours);
+      await rotateSecret(sql, id, this.secrets.seal(id, secret.bytes), hours);
       return secret;
     });
     return { subscription: view(await this.own(ctx, id)), secret: secret.text };

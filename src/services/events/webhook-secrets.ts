@@ -1,7 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Settings } from '../../config/settings';
 import { DomainError } from '../../errors/catalogue';
-import { vaultOf } from '../dnssec/zone-signing';
+import type { SettingsKeyVault } from '../dnssec/settings-key-vault';
 
 /**
  * A webhook's signing secret, in the Standard Webhooks form (docs/events.md): `whsec_` and the base64 of 32
@@ -48,21 +47,30 @@ export function parseSecret(input: string, field = 'secret'): { text: string; by
 
 const label = (subscriptionId: number) => `webhook ${subscriptionId}`;
 
-export function sealSecret(settings: Settings, subscriptionId: number, bytes: Buffer): Buffer {
-  return vaultOf(settings).sealSecret(bytes, label(subscriptionId));
-}
+/**
+ * The webhooks' secrets at rest, sealed in the process's key vault (the one the zones' keys are sealed in:
+ * services/index.ts hands both the same), and the ones opened, by sealed bytes: a delivery opens its endpoint's
+ * secret once per process, not once per event.
+ */
+export class WebhookSecrets {
+  private readonly opened = new Map<string, Buffer>();
 
-/** opened secrets, by sealed bytes: a delivery opens its endpoint's secret once per process, not once per event */
-const opened = new Map<string, Buffer>();
-export function openSecret(settings: Settings, subscriptionId: number, sealed: Buffer): Buffer {
-  const key = `${subscriptionId}\u0000${sealed.toString('base64')}`;
-  let bytes = opened.get(key);
-  if (!bytes) {
-    bytes = vaultOf(settings).openSecret(sealed, label(subscriptionId));
-    if (opened.size >= 10_000) opened.clear();
-    opened.set(key, bytes);
+  constructor(private readonly keys: SettingsKeyVault) {}
+
+  seal(subscriptionId: number, bytes: Buffer): Buffer {
+    return this.keys.vault().sealSecret(bytes, label(subscriptionId));
   }
-  return bytes;
+
+  open(subscriptionId: number, sealed: Buffer): Buffer {
+    const key = `${subscriptionId}\u0000${sealed.toString('base64')}`;
+    let bytes = this.opened.get(key);
+    if (!bytes) {
+      bytes = this.keys.vault().openSecret(sealed, label(subscriptionId));
+      if (this.opened.size >= 10_000) this.opened.clear();
+      this.opened.set(key, bytes);
+    }
+    return bytes;
+  }
 }
 
 /**

@@ -331,7 +331,7 @@ async function admitToSetCatalog(
  * A failure (the database went away after the zone committed) is logged, not answered: the zone exists, and
  * the worker admits waiting zones on every poll (worker.ts).
  */
-class CatalogAdmissions {
+export class CatalogAdmissions {
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
 
@@ -357,12 +357,4 @@ class CatalogAdmissions {
     }
     return this.next;
   }
-}
-
-/** the admissions of one database (its pool), as the zone queues */
-const admissionsByPool = new WeakMap<object, CatalogAdmissions>();
-export function admitNewZones(db: Database, settings: Settings): Promise<void> {
-  let admissions = admissionsByPool.get(db.base);
-  if (!admissions) admissionsByPool.set(db.base, (admissions = new CatalogAdmissions()));
-  return admissions.run(db, settings);
 }

@@ -2,11 +2,24 @@ import type { Settings } from '../../config/settings';
 import type { Principal } from '../../auth/principal';
 import type { Database, Sql } from '../../db/pool';
 import { inTransaction, mapDatabaseError } from '../db-errors';
-import { admitNewZones, removeFromCatalog } from './catalog';
+import {
+  CatalogAdmissions,
+  endServedDepartures,
+  expireOverdueSecondary,
+  moveToSet,
+  promoteToPrimary,
+  publishWaitingMembers,
+  recordFailedRefresh,
+  recordWorkingRefresh,
+  removeFromCatalog,
+} from './catalog';
 import { deleteZone, lockZoneOwner } from '../../repositories/zone-writes';
-import { queuesOf, QueueRun } from './zone-queue';
+import { QueueRun, ZoneQueues } from './zone-queue';
 import type { ZoneChange, ZoneChangeRequest } from './staging';
-import { zoneChangeLimits } from '../rate-limits';
+import { ZoneChangeLimits } from '../operations/rate-limits';
+import { ZoneHeads } from './zone-heads';
+import type { ZoneSigner } from './signing';
+import { journalWholeZone } from './whole-zone';
 
 /**
  * The write engine: every change of a zone goes through `writeZone`, however the caller names the zone —
@@ -25,7 +38,12 @@ import { zoneChangeLimits } from '../rate-limits';
  * - the catalog's membership (catalog.ts), written once: admission after a create, removal in a deletion, and
  *   a secondary zone's leaving when it expires and joining again when it is served again;
  * - the signing port (signing.ts): what a signed zone's change asks of its signer, in its serial step; DNSSEC
- *   implements it (services/dnssec/zone-signing.ts), wired where the services are made (services/index.ts).
+ *   implements it (services/dnssec/zone-signing.ts), handed to the engine where the services are made
+ *   (services/index.ts).
+ *
+ * What the engine remembers between changes (the queues and the zone ids they learned, the zones' heads, the
+ * catalog admission under way, the zones' change rates) is the instance's own: one `WriteEngine` per database
+ * a process serves, made with its services, so that two of them (a test's two databases) never mix their zones.
  */
 export type ZoneWrite<T> =
   /** a change of a zone's records: `decide` checks the rules on the zone as read and stages the change */
@@ -43,93 +61,126 @@ export type ZoneWrite<T> =
    */
   | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (sql: Sql) => Promise<T & { id: number; name: string }> };
 
-/** The one entry of every zone change (see above). */
-export async function writeZone<T>(db: Database, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
-  const queues = queuesOf(db);
-  switch (write.kind) {
-    case 'records': {
-      // a user's change takes one of its zone's changes per second (rate-limits.ts), once, at its first
-      // decision: a change decided again (the zone moved, or it runs on its own after a failed batch) is the same change
-      const limits = principal.kind === 'user' && !write.request.signatureOnly ? zoneChangeLimits(db, settings) : undefined;
-      let counted = !limits;
-      // a change refused by the limit stays refused when it is decided again (on a read after the zone's head,
-      // optimistic.ts): the limit was taken once, and its refusal does not depend on the zone's records
-      let refused: Error | undefined;
-      const decide = async (change: ZoneChange): Promise<T> => {
-        if (refused) throw refused;
-        if (!counted) {
-          counted = true;
-          try {
-            limits!.take(change.zone.id);
-          } catch (error) {
-            refused = error instanceof Error ? error : new Error(String(error));
-            throw refused;
-          }
-        }
-        return write.decide(change);
-      };
-      return queues.run({ db, settings, principal, request: write.request, decide });
-    }
-    case 'create-zone': {
-      const zone = await (write.transaction ? db.transaction(write.insert) : db.connection(write.insert)).catch((error) => {
-        throw mapDatabaseError(error);
-      });
-      queues.keys.learnZone(zone);
-      await admitNewZones(db, settings);
-      return zone;
-    }
-    case 'delete-zone':
-      return queues.runWholeZone(write.zone, {
-        wholeZone: 'delete-zone',
-        run: async () => {
-          const zone = await inTransaction(db, async (sql) => {
-            const removed = await write.remove(sql);
-            // the owner's row first (its zone count falls with the zone), then the catalog's lock before the zone
-            // row goes: the orders a user's deletion and catalog admission take them in
-            await lockZoneOwner(sql, removed.id);
-            await removeFromCatalog(sql, settings, [removed]);
-            await deleteZone(sql, removed.id);
-            return removed;
-          });
-          queues.keys.forgetZone(zone);
-          return zone;
-        },
-      });
+/** The write engine of one database (see above): its state, and the one entry of every zone change. */
+export class WriteEngine {
+  private readonly db: Database;
+  private readonly queues: ZoneQueues;
+  private readonly admissions = new CatalogAdmissions();
+  /** the zones' changes per second (rate-limits.ts), users' changes only */
+  private readonly zoneChangeLimits: ZoneChangeLimits;
+
+  constructor(options: { db: Database; settings: Settings; signer: ZoneSigner }) {
+    const base = options.db.base;
+    this.db = base;
+    // a head read before a failover is not trusted after it (zone-heads.ts)
+    const heads = new ZoneHeads(() => base.hosts.generation, options.signer);
+    this.queues = new ZoneQueues({ heads, signer: options.signer });
+    this.zoneChangeLimits = new ZoneChangeLimits(options.settings.zoneChangeLimit);
   }
-}
 
-/**
- * A change of a zone's records (`writeZone`'s `records`): reads the zone with the records the rules need,
- * lets `decide` check the rules and stage the change, and writes it with the raised serial, the new SOA and
- * the journal/outbox row that the propagation worker and IXFR read. Constraint violations become domain errors.
- */
-export function changeZone<T>(
-  db: Database,
-  settings: Settings,
-  principal: Principal,
-  request: ZoneChangeRequest,
-  decide: (change: ZoneChange) => Promise<T>,
-): Promise<T> {
-  return writeZone(db, settings, principal, { kind: 'records', request, decide });
-}
+  /**
+   * The one entry of every zone change (see above). `db` is the engine's database or a view of it (a failover
+   * wait capped: db/pool.ts), on which the change's statements run; another database's would mix their zones.
+   */
+  async writeZone<T>(db: Database, settings: Settings, principal: Principal, write: ZoneWrite<T>): Promise<T> {
+    this.ownDatabase(db);
+    const queues = this.queues;
+    switch (write.kind) {
+      case 'records': {
+        // a user's change takes one of its zone's changes per second (rate-limits.ts), once, at its first
+        // decision: a change decided again (the zone moved, or it runs on its own after a failed batch) is the same change
+        const limits = principal.kind === 'user' && !write.request.signatureOnly ? this.zoneChangeLimits : undefined;
+        let counted = !limits;
+        // a change refused by the limit stays refused when it is decided again (on a read after the zone's head,
+        // optimistic.ts): the limit was taken once, and its refusal does not depend on the zone's records
+        let refused: Error | undefined;
+        const decide = async (change: ZoneChange): Promise<T> => {
+          if (refused) throw refused;
+          if (!counted) {
+            counted = true;
+            try {
+              limits!.take(change.zone.id);
+            } catch (error) {
+              refused = error instanceof Error ? error : new Error(String(error));
+              throw refused;
+            }
+          }
+          return write.decide(change);
+        };
+        return queues.run({ db, settings, principal, request: write.request, decide });
+      }
+      case 'create-zone': {
+        const zone = await (write.transaction ? db.transaction(write.insert) : db.connection(write.insert)).catch((error) => {
+          throw mapDatabaseError(error);
+        });
+        queues.keys.learnZone(zone);
+        await this.admissions.run(db, settings);
+        return zone;
+      }
+      case 'delete-zone':
+        return queues.runWholeZone(write.zone, {
+          wholeZone: 'delete-zone',
+          run: async () => {
+            const zone = await inTransaction(db, async (sql) => {
+              const removed = await write.remove(sql);
+              // the owner's row first (its zone count falls with the zone), then the catalog's lock before the zone
+              // row goes: the orders a user's deletion and catalog admission take them in
+              await lockZoneOwner(sql, removed.id);
+              await removeFromCatalog(sql, settings, [removed]);
+              await deleteZone(sql, removed.id);
+              return removed;
+            });
+            queues.keys.forgetZone(zone);
+            return zone;
+          },
+        });
+    }
+  }
 
-/** `watch` sees every run of the zone queues of `db` (which jobs, alone or together) until the returned function is called. */
-export function watchZoneQueues(db: Database, watch: (run: QueueRun) => void): () => void {
-  return queuesOf(db).watch(watch);
+  /**
+   * A change of a zone's records (`writeZone`'s `records`): reads the zone with the records the rules need,
+   * lets `decide` check the rules and stage the change, and writes it with the raised serial, the new SOA and
+   * the journal/outbox row that the propagation worker and IXFR read. Constraint violations become domain errors.
+   */
+  changeZone<T>(
+    db: Database,
+    settings: Settings,
+    principal: Principal,
+    request: ZoneChangeRequest,
+    decide: (change: ZoneChange) => Promise<T>,
+  ): Promise<T> {
+    return this.writeZone(db, settings, principal, { kind: 'records', request, decide });
+  }
+
+  /** `watch` sees every run of the engine's zone queues (which jobs, alone or together) until the returned function is called. */
+  watchZoneQueues(watch: (run: QueueRun) => void): () => void {
+    return this.queues.watch(watch);
+  }
+
+  /** the zone id the engine's queues learned for a zone as a change names it (by id, name or record id); undefined: not learned */
+  zoneIdOf(zone: ZoneChangeRequest['zone']): number | undefined {
+    return this.queues.keys.of(zone);
+  }
+
+  // the catalog's membership (catalog.ts), in the caller's transaction or the worker's: statements only, no
+  // state of the engine's, reached through it so that every write of a zone has one way in
+  readonly publishWaitingMembers = publishWaitingMembers;
+  readonly endServedDepartures = endServedDepartures;
+  readonly moveToSet = moveToSet;
+  readonly recordFailedRefresh = recordFailedRefresh;
+  readonly recordWorkingRefresh = recordWorkingRefresh;
+  readonly expireOverdueSecondary = expireOverdueSecondary;
+  readonly promoteToPrimary = promoteToPrimary;
+  /** a whole zone's records as one journal row (a creation, a deletion: whole-zone.ts) */
+  readonly journalWholeZone = journalWholeZone;
+
+  private ownDatabase(db: Database): void {
+    if (db.base !== this.db) throw new Error("a zone change was handed another database than its write engine's (services/index.ts)");
+  }
 }
 
 export type { QueueRun } from './zone-queue';
 export { journalRecord, ZoneChange } from './staging';
+export { applyChangePlan, dryRunChangePlan } from './apply-plan';
 export type { ZoneChangeRequest } from './staging';
-export {
-  publishWaitingMembers,
-  moveToSet,
-  endServedDepartures,
-  recordFailedRefresh,
-  recordWorkingRefresh,
-  expireOverdueSecondary,
-  promoteToPrimary,
-} from './catalog';
-export { journalWholeZone } from './whole-zone';
-export { useZoneSigner } from './signing';
 export type { ChangeToSign, ZoneSigner } from './signing';

@@ -5,7 +5,8 @@ import type { Principal } from '../../auth/principal';
 import { mapDatabaseError } from '../db-errors';
 import { DecideAgain, ZoneChange, ZoneChangeRequest } from './staging';
 import { DomainError } from '../../errors/catalogue';
-import { headsOf } from './zone-heads';
+import type { ZoneHeads } from './zone-heads';
+import type { ZoneSigner } from './signing';
 
 /**
  * The optimistic path: read → decide → conditional write, then retries, then the lock.
@@ -31,6 +32,12 @@ export interface ZoneJob<T = unknown> {
   decide: (change: ZoneChange) => Promise<T>;
 }
 
+/** what the engine lends every change it runs (index.ts, `WriteEngine`): its zones' heads and its signer */
+export interface EngineParts {
+  readonly heads: ZoneHeads;
+  readonly signer: ZoneSigner;
+}
+
 /** optimistic attempts before a change takes the zone row's lock (progress under contention on one zone) */
 const OPTIMISTIC_ATTEMPTS = 2;
 
@@ -42,8 +49,11 @@ export const JOIN_QUEUE = Symbol('join the zone queue');
  * the per-zone queue learns a zone's id there (a change named by record id or by a name not seen yet), and
  * answers false when the zone is busy, which ends this run with `JOIN_QUEUE` and nothing written.
  */
-export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone: LockedZone) => boolean): Promise<T | typeof JOIN_QUEUE> {
-  const heads = headsOf(job.db);
+export async function runOptimistically<T>(
+  { heads, signer }: EngineParts,
+  job: ZoneJob<T>,
+  onFirstRead?: (zone: LockedZone) => boolean,
+): Promise<T | typeof JOIN_QUEUE> {
   let first = true;
   let onHead = true;
   // whether the last attempt was decided on the zone's head (set by `attempt`)
@@ -52,8 +62,8 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
     const view = locked || !onHead ? undefined : heads.take(job.request, job.principal);
     usedHead = view !== undefined;
     const change = view
-      ? ZoneChange.fromHead(sql, job.settings, job.principal, job.request, view)
-      : await ZoneChange.read(sql, job.settings, job.principal, job.request, locked);
+      ? ZoneChange.fromHead(sql, job.settings, signer, job.principal, job.request, view)
+      : await ZoneChange.read(sql, job.settings, signer, job.principal, job.request, locked);
     const firstRead = first;
     first = false;
     if (firstRead && onFirstRead && !onFirstRead(change.zone)) {
@@ -130,7 +140,7 @@ export async function runOptimistically<T>(job: ZoneJob<T>, onFirstRead?: (zone:
 }
 
 /** `runOptimistically` for a change that already holds its zone's turn in the queue (or needs none) */
-export function changeZoneNow<T>(job: ZoneJob<T>): Promise<T> {
+export function changeZoneNow<T>(parts: EngineParts, job: ZoneJob<T>): Promise<T> {
   // without `onFirstRead` the run never answers JOIN_QUEUE
-  return runOptimistically(job) as Promise<T>;
+  return runOptimistically(parts, job) as Promise<T>;
 }

@@ -6,8 +6,8 @@ import type { LockedZone, LockRequest } from '../../repositories/zone-writes';
 
 /**
  * The signing of a signed zone's changes (DNSSEC, RFC 4033–4035), as the write engine asks for it: a port the
- * engine defines and DNSSEC implements (services/dnssec/zone-signing.ts), wired where the services are made
- * (services/index.ts), so that the engine knows what a change needs of a signer and nothing of how it signs.
+ * engine defines and DNSSEC implements (services/dnssec/zone-signing.ts), handed to the engine where the
+ * services are made (services/index.ts, `new WriteEngine`), so that the engine knows what a change needs of a signer and nothing of how it signs.
  *
  * A signed zone must never be served with a change that lacks its signatures: the RRSIGs over the RRsets a
  * change touched, and the NSEC/NSEC3 chain around the owners it added or emptied (RFC 4035 §2.2, §2.3), belong
@@ -48,31 +48,4 @@ export interface ChangeToSign {
   /** a change of the signer's RFC 9615 signalling records (`ZoneChangeRequest.bootstrapSignals`) */
   readonly bootstrapSignals: boolean;
   stageSigner(removed: readonly SignerRow[], added: readonly SignerRow[]): void;
-}
-
-/**
- * Before the services are made nothing is signed: a signed zone's change is then a fault of the composition,
- * said as such, never a change written without its signatures.
- */
-const UNWIRED: ZoneSigner = {
-  forecast: () => undefined,
-  zoneRead: () => undefined,
-  refuse() {
-    throw new Error('a signed zone changed before a zone signer was wired (services/index.ts)');
-  },
-  sign() {
-    return Promise.reject(new Error('a signed zone changed before a zone signer was wired (services/index.ts)'));
-  },
-};
-
-let wired: ZoneSigner = UNWIRED;
-
-/** the signer of every signed change of this process (services/index.ts wires DNSSEC's) */
-export function useZoneSigner(signer: ZoneSigner): void {
-  wired = signer;
-}
-
-/** the signer wired (`useZoneSigner`) */
-export function zoneSigner(): ZoneSigner {
-  return wired;
 }

@@ -15,13 +15,13 @@ import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
 import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
-import { ChangeToSign, SigningMode, zoneSigner } from './signing';
+import type { ChangeToSign, SigningMode, ZoneSigner } from './signing';
 import { heldSignerRow } from '../../repositories/dnssec';
 import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../repositories/dnssec';
-import { quotaExceeded } from '../quotas';
+import { quotaExceeded } from '../zones/quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
-import { aliasResolversUnset } from '../alias-status.service';
-import { nameserversChanged } from '../health-changes';
+import { aliasResolversUnset } from '../zones/alias-status.service';
+import { nameserversChanged } from '../operations/health-changes';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -55,7 +55,7 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
   /**
    * A change of the A/AAAA flattened from ALIAS/ANAME records alone (alias-flattening.ts): the service's own
    * records, not the zone's data, so a secondary zone takes it too (its data stays the primary's: the next
-   * transfer leaves these rows alone, services/secondary-zones.service.ts). In a secondary zone the serial steps
+   * transfer leaves these rows alone, services/transfers/secondary-zones.service.ts). In a secondary zone the serial steps
    * by one, keeping it as near the primary's as it can be (docs/transfers.md, «ALIAS in secondary zones»).
    */
   derived?: boolean;
@@ -131,6 +131,8 @@ export class ZoneChange implements ChangeToSign {
   private constructor(
     private readonly sql: Sql,
     private readonly settings: Settings,
+    /** the engine's signer (signing.ts), which signs the change if its zone is signed */
+    private readonly signer: ZoneSigner,
     private readonly locked: boolean,
     readonly zone: LockedZone,
     private readonly principal: Principal,
@@ -146,12 +148,13 @@ export class ZoneChange implements ChangeToSign {
   static fromHead(
     sql: Sql,
     settings: Settings,
+    signer: ZoneSigner,
     principal: Principal,
     request: ZoneChangeRequest,
     view: { zone: LockedZone; unknownOwners: readonly string[]; signed?: SignedProof },
   ): ZoneChange {
     if (!seesZone(principal.policy, view.zone.name)) throw notFound(request);
-    return new ZoneChange(sql, settings, false, view.zone, principal, request, {
+    return new ZoneChange(sql, settings, signer, false, view.zone, principal, request, {
       userId: view.zone.userId,
       unknownOwners: view.unknownOwners,
       signed: view.signed,
@@ -175,6 +178,7 @@ export class ZoneChange implements ChangeToSign {
   static async read(
     sql: Sql,
     settings: Settings,
+    signer: ZoneSigner,
     principal: Principal,
     request: ZoneChangeRequest,
     lock: boolean | 'held',
@@ -182,19 +186,19 @@ export class ZoneChange implements ChangeToSign {
     // 'held': this transaction locked the zone row already (a batch of queued changes), so only read
     // a signed zone's change asks the signer's questions with the read when it can tell them (signing.ts)
     const scopeUserId = principal.kind === 'user' ? principal.userId : undefined;
-    const signer = zoneSigner();
     const zone = await readZone(sql, { ...request, scopeUserId }, lock === true, signer.forecast(request));
     if (zone) signer.zoneRead(zone);
     // a zone no rule of a restricted key names is not there for it (docs/least-privilege.md)
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     refuseSecondary(zone, request);
-    return new ZoneChange(sql, settings, lock !== false, zone, principal, request);
+    return new ZoneChange(sql, settings, signer, lock !== false, zone, principal, request);
   }
 
   /** A change decided on a zone read earlier in the caller's transaction, which holds the zone row's lock. */
   static fromView(
     sql: Sql,
     settings: Settings,
+    signer: ZoneSigner,
     principal: Principal,
     request: ZoneChangeRequest,
     zone: LockedZone | undefined,
@@ -202,7 +206,7 @@ export class ZoneChange implements ChangeToSign {
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     if (request.targetId !== undefined && !zone.target && 'recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
     refuseSecondary(zone, request);
-    return new ZoneChange(sql, settings, true, zone, principal, request);
+    return new ZoneChange(sql, settings, signer, true, zone, principal, request);
   }
 
   /** what the committed change wrote (undefined before `commit`) */
@@ -374,7 +378,7 @@ export class ZoneChange implements ChangeToSign {
       const other = [...this.removed, ...this.added].find((r) => r.type !== 'A' && r.type !== 'AAAA');
       if (other) throw new Error(`zone ${this.zone.name}: a change of derived records staged ${other.type} at ${other.owner}`);
     }
-    if (this.signingPlan) zoneSigner().refuse(this, this.settings);
+    if (this.signingPlan) this.signer.refuse(this, this.settings);
   }
 
   /**
@@ -438,7 +442,7 @@ export class ZoneChange implements ChangeToSign {
     }
     // the signing: after the decision and the serial step, before the write (signing.ts); a step of the
     // signer's own is signed too (the SOA's serial moved, so its RRSIG must follow)
-    if (this.signingPlan) await zoneSigner().sign(this, this.settings);
+    if (this.signingPlan) await this.signer.sign(this, this.settings);
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts, removed: this.removed }))
       throw new DecideAgain(true);
     const outcome = await writeZoneChange(this.sql, {

@@ -1,10 +1,10 @@
-import type { Database, Sql } from '../../db/pool';
+import type { Sql } from '../../db/pool';
 import { LockedZone, readZone, StoredRow } from '../../repositories/zone-writes';
 import type { SignedProof } from '../../repositories/dnssec';
 import type { Principal } from '../../auth/principal';
 import type { WrittenChange, ZoneChangeRequest } from './staging';
 import { SignedHead } from './signed-heads';
-import { zoneSigner } from './signing';
+import type { ZoneSigner } from './signing';
 import { logger } from '../../logger';
 
 /**
@@ -107,7 +107,14 @@ export class ZoneHeads {
   /** signed zones found too large to hold whole, by id: not read whole again */
   private readonly tooLarge = new Set<number>();
 
-  constructor(private readonly generation: () => number) {}
+  /**
+   * `generation`: the database's, which a failover moves (a head read before it is not trusted after);
+   * `signer`: the engine's, whose questions a signed change on a head needs told first
+   */
+  constructor(
+    private readonly generation: () => number,
+    private readonly signer: ZoneSigner,
+  ) {}
 
   /**
    * The zone as its head shows it for `request`, taken out until `keep` or `keepRead` puts it back; undefined
@@ -125,7 +132,7 @@ export class ZoneHeads {
     if ('name' in request.zone && head.zone.name !== request.zone.name) return undefined;
     // a signed change on the head needs the signer's questions told before its decision (signing.ts `forecast`);
     // without them it reads, and the head stays for the changes that have them (`keepRead` moves it)
-    const questions = head.signed && zoneSigner().forecast(request);
+    const questions = head.signed && this.signer.forecast(request);
     if (head.signed && !questions) return undefined;
     this.remove(id);
     if (head.generation !== this.generation()) return undefined;
@@ -346,13 +353,4 @@ function apply(head: Head, written: WrittenChange): boolean {
   if (apex) head.owners.set(soa.owner, [...apex.filter((row) => row.id !== soa.id), soa]);
   head.zone = { ...head.zone, serial: written.serialAfter, soa };
   return true;
-}
-
-/** the heads of one database (its pool), as the zone queues are kept (zone-queue.ts) */
-const headsByPool = new WeakMap<object, ZoneHeads>();
-export function headsOf(db: Database): ZoneHeads {
-  const { base } = db;
-  let heads = headsByPool.get(base);
-  if (!heads) headsByPool.set(base, (heads = new ZoneHeads(() => base.hosts.generation)));
-  return heads;
 }

@@ -1,11 +1,10 @@
-import type { Database, Sql } from '../../db/pool';
+import type { Sql } from '../../db/pool';
 import { LockedZone, readZone, StoredRow } from '../../repositories/zone-writes';
 import { DomainError } from '../../errors/catalogue';
 import { mapDatabaseError } from '../db-errors';
 import { isDatabaseUnavailable } from '../../db/availability';
-import { changeZoneNow, JOIN_QUEUE, runOptimistically, ZoneJob } from './optimistic';
+import { changeZoneNow, EngineParts, JOIN_QUEUE, runOptimistically, ZoneJob } from './optimistic';
 import { WrittenChange, ZoneChange, ZoneChangeRequest } from './staging';
-import { headsOf } from './zone-heads';
 
 /**
  * The per-zone queue. Per zone, one change runs at a time in this process. A change that finds its zone idle
@@ -100,6 +99,8 @@ export class ZoneQueues {
   private readonly waiting = new Map<number, QueuedJob[]>();
   private readonly watchers = new Set<(run: QueueRun) => void>();
 
+  constructor(private readonly parts: EngineParts) {}
+
   /** Runs a change of a zone's records in its zone's turn. */
   run<T>(job: ZoneJob<T>): Promise<T> {
     const key = this.keys.of(job.request.zone);
@@ -145,7 +146,7 @@ export class ZoneQueues {
     let taken: number | undefined;
     let busy: number | undefined;
     try {
-      const outcome = await runOptimistically(this.learning(job), (zone) => {
+      const outcome = await runOptimistically(this.parts, this.learning(job), (zone) => {
         this.learn(zone);
         if (this.waiting.has(zone.id)) {
           busy = zone.id;
@@ -190,7 +191,7 @@ export class ZoneQueues {
 
   private async runAlone(job: QueuedJob): Promise<void> {
     try {
-      job.resolve(isWholeZone(job) ? await job.run() : await changeZoneNow(this.learning(job)));
+      job.resolve(isWholeZone(job) ? await job.run() : await changeZoneNow(this.parts, this.learning(job)));
     } catch (error) {
       job.reject(error);
     }
@@ -224,7 +225,7 @@ export class ZoneQueues {
     let decided = false;
     // the batch commits in its transaction, later: the zone's head (zone-heads.ts) is out until the commit, and
     // moves through the batch's writes if the batch read the zone at its serial
-    const heads = headsOf(batch[0].db);
+    const { heads, signer } = this.parts;
     const head = heads.suspend(zoneId);
     const written: WrittenChange[] = [];
     let readSerial: number | undefined;
@@ -240,8 +241,8 @@ export class ZoneQueues {
           try {
             const scope = job.principal.kind === 'user' ? job.principal.userId : undefined;
             const change = state?.covers(job.request)
-              ? ZoneChange.fromView(sql, job.settings, job.principal, job.request, state.view(job.request, scope))
-              : await ZoneChange.read(sql, job.settings, job.principal, job.request, true);
+              ? ZoneChange.fromView(sql, job.settings, signer, job.principal, job.request, state.view(job.request, scope))
+              : await ZoneChange.read(sql, job.settings, signer, job.principal, job.request, true);
             this.learn(change.zone);
             const value = await job.decide(change);
             const wrote = change.written();
@@ -276,15 +277,6 @@ export class ZoneQueues {
       else job.reject(outcome.error);
     });
   }
-}
-
-/** the queues of one database (its pool): a process serving two databases (tests) never mixes their zones */
-const queuesByPool = new WeakMap<object, ZoneQueues>();
-export function queuesOf(db: Database): ZoneQueues {
-  const pool = db.base;
-  let queues = queuesByPool.get(pool);
-  if (!queues) queuesByPool.set(pool, (queues = new ZoneQueues()));
-  return queues;
 }
 
 /**

@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { gql, print } from '../shared';
+
+interface PlannedRecord {
+  owner: string;
+  type: string;
+  rdata: string;
+  ttl: number;
+}
+
+interface ChangePlanAnswer {
+  zone: string;
+  serialBefore: number;
+  serial: number;
+  dryRun: boolean;
+  added: PlannedRecord[];
+  removed: PlannedRecord[];
+  rrsets: { owner: string; type: string; before: PlannedRecord[]; after: PlannedRecord[] }[];
+  disabledAdded: PlannedRecord[];
+  disabledRemoved: PlannedRecord[];
+  warnings: { field: string; code: string; message: string }[];
+}
+
+const PLAN = `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true) {
+  zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
+  rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
+  disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message } } }`;
+
+/**
+ * `--dry-run` of a command that writes records: the changes planned as a change set (applyZoneChanges with
+ * dryRun), refused where the write would be, and the plan printed RRset by RRset (`--json`: whole); nothing is
+ * written (docs/changes.md).
+ */
+export async function dryRunChanges(program: Command, zone: string, changes: unknown[], expectSerial?: number): Promise<void> {
+  const plan = (await gql<{ applyZoneChanges: ChangePlanAnswer }>(PLAN, { z: zone, c: changes, e: expectSerial })).applyZoneChanges;
+  if (program.opts().json) return print(program, plan as unknown as Record<string, unknown>);
+  const changesNothing = plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length;
+  process.stdout.write(
+    changesNothing
+      ? `zone ${plan.zone}: dry run, nothing to change (serial ${plan.serialBefore})\n`
+      : `zone ${plan.zone}: dry run, serial ${plan.serialBefore} → ${plan.serial}\n`,
+  );
+  for (const rrset of plan.rrsets) {
+    process.stdout.write(`${rrset.owner} ${rrset.type}\n`);
+    for (const r of rrset.before) process.stdout.write(`  before ${r.ttl} ${r.rdata}\n`);
+    for (const r of rrset.after) process.stdout.write(`  after  ${r.ttl} ${r.rdata}\n`);
+    if (!rrset.after.length) process.stdout.write('  after  (none: the RRset goes)\n');
+  }
+  for (const r of plan.disabledAdded) process.stdout.write(`disable ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+  for (const r of plan.disabledRemoved) process.stdout.write(`no longer disabled ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
+  for (const w of plan.warnings) process.stderr.write(`warning: ${w.message}\n`);
+}

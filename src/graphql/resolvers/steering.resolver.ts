@@ -1,0 +1,81 @@
+import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering.service';
+import { DomainType } from '../types/domain.type';
+import { SteeredRrsetType, SteeringCheckType } from '../types/steering.type';
+import { SteeredRrsetInput, SteeringCheckInput } from '../inputs/steering.input';
+import { parseId } from '../inputs/ids';
+
+/** the input with its members' check ids read as numbers */
+const rrsetInput = (input: SteeredRrsetInput): ServiceRrsetInput => ({
+  ...input,
+  pools: input.pools.map((pool, p) => ({
+    ...pool,
+    members: pool.members.map((m, i) => ({
+      ...m,
+      checkId: m.checkId === null || m.checkId === undefined ? null : parseId(m.checkId, `pools[${p}].members[${i}].checkId`),
+    })),
+  })),
+});
+
+/** Steering (docs/steering.md): a zone's checks and steered RRsets with their live state, and their changes. */
+@Resolver(() => DomainType)
+export class SteeringResolver {
+  @FieldResolver(() => [SteeringCheckType], { description: 'The zone’s health checks and their live state.', complexity: 5 })
+  steeringChecks(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.checksOfZone(ctx, domain);
+  }
+
+  @FieldResolver(() => [SteeredRrsetType], {
+    description: 'The zone’s steered RRsets, each member with its check’s live state.',
+    complexity: 5,
+  })
+  steeredRrsets(@Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.rrsetsOfZone(ctx, domain);
+  }
+
+  @Mutation(() => SteeringCheckType, { description: 'Adds a health check to a zone; the key must be able to write some record of it.' })
+  createSteeringCheck(@Arg('zone') zone: string, @Arg('input') input: SteeringCheckInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.createCheck(ctx, zone, input);
+  }
+
+  @Mutation(() => SteeringCheckType, { description: 'Replaces a health check; it starts again from unknown.' })
+  updateSteeringCheck(@Arg('id', () => ID) id: string, @Arg('input') input: SteeringCheckInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.updateCheck(ctx, parseId(id, 'id'), input);
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a health check no member follows (STEERING_CHECK_IN_USE).' })
+  deleteSteeringCheck(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.deleteCheck(ctx, parseId(id, 'id'));
+  }
+
+  @Mutation(() => SteeredRrsetType, {
+    description:
+      'Steers an A, AAAA or CNAME RRset: its records become the service’s to decide (what was at the owner and type is replaced). Needs write access to the owner and type.',
+  })
+  createSteeredRrset(@Arg('zone') zone: string, @Arg('input') input: SteeredRrsetInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.createRrset(ctx, zone, rrsetInput(input));
+  }
+
+  @Mutation(() => SteeredRrsetType, { description: 'Replaces a steered RRset’s pools, backup and limits (its owner and type stay).' })
+  updateSteeredRrset(@Arg('id', () => ID) id: string, @Arg('input') input: SteeredRrsetInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.updateRrset(ctx, parseId(id, 'id'), rrsetInput(input));
+  }
+
+  @Mutation(() => SteeredRrsetType, {
+    description: 'Sets the admin status of the RRset’s members with this value: down (paused), up (forced) or obey (its check decides).',
+  })
+  setSteeringMemberAdmin(
+    @Arg('id', () => ID) id: string,
+    @Arg('value') value: string,
+    @Arg('admin') admin: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.steering.setMemberAdmin(ctx, parseId(id, 'id'), value, admin);
+  }
+
+  @Mutation(() => Boolean, { description: 'Stops steering the RRset; its served records are removed in the same change.' })
+  deleteSteeredRrset(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.steering.deleteRrset(ctx, parseId(id, 'id'));
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * Steering's SQL (docs/steering.md): a zone's health checks with their state (`steering_checks`), claimed by the
+ * prober FOR UPDATE SKIP LOCKED so each runs once per interval across processes, and its steered RRsets
+ * (`steered_rrsets`) with their pools and what was last served.
+ */
+import type { Sql } from '../db/pool';
+import type { StoredRow } from './zone-writes';
+import type { ProbeTarget } from '../outbound/probes';
+
+/** a check's damped status: `unknown` until fall or rise first decides it, served as up (see memberHealthy) */
+export type CheckStatus = 'unknown' | 'up' | 'down';
+export type AdminStatus = 'up' | 'down' | 'obey';
+export type AllDown = 'backup' | 'empty';
+export const STEERED_TYPES = ['A', 'AAAA', 'CNAME'] as const;
+export type SteeredType = (typeof STEERED_TYPES)[number];
+
+export interface CheckState {
+  status: CheckStatus;
+  /** when `status` last changed (its creation for `unknown`) */
+  since: Date;
+  /** passes and failures in a row (one of them is 0 once a probe ran) */
+  passes: number;
+  failures: number;
+  /** when the current run of equal raw results began */
+  stableSince: Date | null;
+  /** the status changes within the flap window, oldest first */
+  transitions: Date[];
+  /** flapping: held down until the probes have agreed for STABLE_MS */
+  pinned: boolean;
+}
+
+export interface SteeringMember {
+  value: string;
+  /** the check whose status the member follows; null: no check (up unless its admin status says down) */
+  checkId: number | null;
+  admin: AdminStatus;
+  /** taken and stored; a standard secondary cannot weigh, so every healthy member of the active pool is served */
+  weight: number;
+}
+
+export interface SteeringPool {
+  minHealthy: number;
+  members: SteeringMember[];
+}
+
+export interface SteeringDefinition {
+  pools: SteeringPool[];
+  maxAnswers: number;
+  backup: string[];
+  allDown: AllDown;
+}
+
+/** a check as defined: what the prober connects to and expects (outbound/probes.ts), its name and own interval */
+export interface CheckDefinition extends ProbeTarget {
+  name: string;
+  intervalSeconds: number | null;
+}
+
+export interface CheckRow extends CheckDefinition, CheckState {
+  id: number;
+  domainId: number;
+  zone: string;
+  lastOk: boolean | null;
+  lastError: string | null;
+  latencyMs: number | null;
+  checkedAt: Date | null;
+}
+
+export interface RrsetDefinition {
+  owner: string;
+  type: SteeredType;
+  ttl: number;
+  pools: SteeringPool[];
+  maxAnswers: number;
+  backup: string[];
+  allDown: AllDown;
+}
+
+export interface RrsetRow extends RrsetDefinition {
+  id: number;
+  domainId: number;
+  zone: string;
+  served: string[];
+}
+
+const CHECK_COLUMNS = `c.id, c.domain_id, d.name as zone, c.name, c.protocol, c.address, c.port, c.host, c.path, c.status_min,
+  c.status_max, c.body_contains, c.verify_tls, c.interval_seconds, c.status, c.since, c.pinned, c.last_ok, c.last_error,
+  c.latency_ms, c.checked_at, c.passes, c.failures, c.stable_since, c.transitions`;
+
+const toCheck = (r: any): CheckRow => ({
+  id: Number(r.id),
+  domainId: Number(r.domain_id),
+  zone: r.zone,
+  name: r.name,
+  protocol: r.protocol,
+  address: r.address,
+  port: r.port,
+  host: r.host,
+  path: r.path,
+  statusMin: r.status_min,
+  statusMax: r.status_max,
+  bodyContains: r.body_contains,
+  verifyTls: r.verify_tls,
+  intervalSeconds: r.interval_seconds,
+  status: r.status as CheckStatus,
+  since: r.since,
+  pinned: r.pinned,
+  lastOk: r.last_ok,
+  lastError: r.last_error,
+  latencyMs: r.latency_ms,
+  checkedAt: r.checked_at,
+  passes: r.passes,
+  failures: r.failures,
+  stableSince: r.stable_since,
+  transitions: r.transitions ?? [],
+});
+
+const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served`;
+
+const toRrset = (r: any): RrsetRow => ({
+  id: Number(r.id),
+  domainId: Number(r.domain_id),
+  zone: r.zone,
+  owner: r.owner,
+  type: r.type,
+  ttl: r.ttl,
+  pools: r.pools,
+  maxAnswers: r.max_answers,
+  backup: r.backup,
+  allDown: r.all_down,
+  served: r.served,
+});
+
+const checkParams = (c: CheckDefinition) => [
+  c.name,
+  c.protocol,
+  c.address,
+  c.port,
+  c.host,
+  c.path,
+  c.statusMin,
+  c.statusMax,
+  c.bodyContains,
+  c.verifyTls,
+  c.intervalSeconds,
+];
+
+export async function insertCheck(sql: Sql, domainId: number, check: CheckDefinition): Promise<number> {
+  const [row] = await sql.rows(
+    `insert into steering_checks (domain_id, name, protocol, address, port, host, path, status_min, status_max, body_contains,
+       verify_tls, interval_seconds) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning id`,
+    [domainId, ...checkParams(check)],
+  );
+  return Number(row.id);
+}
+
+/** a changed target starts again from unknown: what was learned of the old one says nothing of the new */
+export async function updateCheck(sql: Sql, id: number, check: CheckDefinition): Promise<void> {
+  await sql.affected(
+    `update steering_checks set name = $2, protocol = $3, address = $4, port = $5, host = $6, path = $7, status_min = $8,
+       status_max = $9, body_contains = $10, verify_tls = $11, interval_seconds = $12, next_check_at = now(),
+       status = 'unknown', since = now(), pinned = false, passes = 0, failures = 0, stable_since = null, transitions = '{}'
+     where id = $1`,
+    [id, ...checkParams(check)],
+  );
+}
+
+export async function deleteCheck(sql: Sql, id: number): Promise<void> {
+  await sql.affected(`delete from steering_checks where id = $1`, [id]);
+}
+
+export async function checksOfZone(sql: Sql, domainId: number): Promise<CheckRow[]> {
+  const rows = await sql.rows(
+    `select ${CHECK_COLUMNS} from steering_checks c join domains d on d.id = c.domain_id where c.domain_id = $1 order by c.id`,
+    [domainId],
+  );
+  return rows.map(toCheck);
+}
+
+export async function checkById(sql: Sql, id: number): Promise<CheckRow | undefined> {
+  const rows = await sql.rows(`select ${CHECK_COLUMNS} from steering_checks c join domains d on d.id = c.domain_id where c.id = $1`, [id]);
+  return rows.map(toCheck)[0];
+}
+
+/**
+ * Claims up to `limit` due checks and moves each one interval on (its own, or `defaultInterval` seconds) in the
+ * same statement: the schedule is the lease. Another process skips the locked rows and finds them not due.
+ */
+export async function claimDueChecks(sql: Sql, limit: number, defaultInterval: number): Promise<CheckRow[]> {
+  const rows = await sql.rows(
+    `with due as (select id from steering_checks where next_check_at <= now() order by next_check_at limit $1 for update skip locked),
+          claimed as (update steering_checks c
+                         set next_check_at = now() + make_interval(secs => coalesce(c.interval_seconds, $2))
+                        from due where c.id = due.id returning c.*)
+     select ${CHECK_COLUMNS} from claimed c join domains d on d.id = c.domain_id`,
+    [limit, defaultInterval],
+  );
+  return rows.map(toCheck);
+}
+
+export interface ProbeOutcome {
+  ok: boolean;
+  error: string | null;
+  latencyMs: number | null;
+}
+
+/** stores a probe's outcome and the state it led to */
+export async function saveProbe(sql: Sql, id: number, state: CheckState, probe: ProbeOutcome, at: Date): Promise<void> {
+  await sql.affected(
+    `update steering_checks set status = $2, since = $3, pinned = $4, passes = $5, failures = $6, stable_since = $7,
+       transitions = $8::timestamptz[], last_ok = $9, last_error = $10, latency_ms = $11, checked_at = $12 where id = $1`,
+    [
+      id,
+      state.status,
+      state.since,
+      state.pinned,
+      state.passes,
+      state.failures,
+      state.stableSince,
+      state.transitions,
+      probe.ok,
+      probe.error,
+      probe.latencyMs,
+      at,
+    ],
+  );
+}
+
+/**
+ * How many checks there are, and how many failed their last probe, that probe being recent: within two of the
+ * check's intervals (its own, or `defaultInterval` seconds), so a check probed a moment late still counts (the
+ * panic freeze's measure, over every zone: the prober's own network failing fails them all).
+ */
+export async function failingChecks(sql: Sql, defaultInterval: number): Promise<{ failing: number; total: number }> {
+  const [row] = await sql.rows(
+    `select count(*)::int as total,
+            count(*) filter (where last_ok = false
+                               and checked_at > now() - 2 * make_interval(secs => coalesce(interval_seconds, $1)))::int as failing
+       from steering_checks`,
+    [defaultInterval],
+  );
+  return { failing: row.failing, total: row.total };
+}
+
+/** the names of the RRsets whose pools name the check (a check in use is not deleted) */
+export async function rrsetsUsingCheck(sql: Sql, domainId: number, checkId: number): Promise<string[]> {
+  const rows = await sql.rows(
+    `select s.owner || ' ' || s.type as name from steered_rrsets s
+      where s.domain_id = $1 and jsonb_path_exists(s.pools, '$[*].members[*] ? (@.checkId == $id)', jsonb_build_object('id', $2::bigint))
+      order by s.id`,
+    [domainId, checkId],
+  );
+  return rows.map((r) => r.name);
+}
+
+export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefinition): Promise<number> {
+  const [row] = await sql.rows(
+    `insert into steered_rrsets (domain_id, owner, type, ttl, pools, max_answers, backup, all_down)
+     values ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8) returning id`,
+    [
+      domainId,
+      rrset.owner,
+      rrset.type,
+      rrset.ttl,
+      JSON.stringify(rrset.pools),
+      rrset.maxAnswers,
+      JSON.stringify(rrset.backup),
+      rrset.allDown,
+    ],
+  );
+  return Number(row.id);
+}
+
+export async function updateRrset(sql: Sql, id: number, rrset: Omit<RrsetDefinition, 'owner' | 'type'>): Promise<void> {
+  await sql.affected(
+    `update steered_rrsets set ttl = $2, pools = $3::jsonb, max_answers = $4, backup = $5::jsonb, all_down = $6 where id = $1`,
+    [id, rrset.ttl, JSON.stringify(rrset.pools), rrset.maxAnswers, JSON.stringify(rrset.backup), rrset.allDown],
+  );
+}
+
+export async function deleteRrset(sql: Sql, id: number): Promise<void> {
+  await sql.affected(`delete from steered_rrsets where id = $1`, [id]);
+}
+
+export async function setServed(sql: Sql, id: number, served: string[]): Promise<void> {
+  await sql.affected(`update steered_rrsets set served = $2::jsonb where id = $1`, [id, JSON.stringify(served)]);
+}
+
+export async function rrsetsOfZone(sql: Sql, domainId: number): Promise<RrsetRow[]> {
+  const rows = await sql.rows(
+    `select ${RRSET_COLUMNS} from steered_rrsets s join domains d on d.id = s.domain_id where s.domain_id = $1 order by s.id`,
+    [domainId],
+  );
+  return rows.map(toRrset);
+}
+
+export async function rrsetById(sql: Sql, id: number): Promise<RrsetRow | undefined> {
+  const rows = await sql.rows(`select ${RRSET_COLUMNS} from steered_rrsets s join domains d on d.id = s.domain_id where s.id = $1`, [id]);
+  return rows.map(toRrset)[0];
+}
+
+/** the zone of a check or of a steered RRset, for the write engine to read it by (undefined: none such) */
+export async function zoneOfCheck(sql: Sql, id: number): Promise<number | undefined> {
+  const [row] = await sql.rows(`select domain_id from steering_checks where id = $1`, [id]);
+  return row ? Number(row.domain_id) : undefined;
+}
+
+export async function zoneOfRrset(sql: Sql, id: number): Promise<number | undefined> {
+  const [row] = await sql.rows(`select domain_id from steered_rrsets where id = $1`, [id]);
+  return row ? Number(row.domain_id) : undefined;
+}
+
+/** the status of each of the zone's checks, by id */
+export async function statusesOfZone(sql: Sql, domainId: number): Promise<Map<number, CheckStatus>> {
+  const rows = await sql.rows(`select id, status from steering_checks where domain_id = $1`, [domainId]);
+  return new Map(rows.map((r) => [Number(r.id), r.status as CheckStatus]));
+}
+
+/** the zone's records at the owner and type (the RRset a steered RRset holds) */
+export async function rowsAt(sql: Sql, domainId: number, owner: string, type: string): Promise<StoredRow[]> {
+  const rows = await sql.rows(
+    `select id, owner, type, rdata, ttl from records where domain_id = $1 and owner = $2 and type = $3 order by id`,
+    [domainId, owner, type],
+  );
+  return rows.map((r) => ({ id: Number(r.id), owner: r.owner, type: r.type, rdata: r.rdata, ttl: Number(r.ttl) }));
+}
+
+/** the zones that have steered RRsets (the prober decides them all again when it starts) */
+export async function steeredZones(sql: Sql): Promise<number[]> {
+  const rows = await sql.rows(`select distinct domain_id from steered_rrsets order by domain_id`);
+  return rows.map((r) => Number(r.domain_id));
+}

@@ -1,0 +1,477 @@
+/**
+ * Steering's definitions (docs/steering.md): a zone's health checks and its steered RRsets, created, changed,
+ * paused and deleted by people through the API. Every write is a change of the zone through the write engine,
+ * in a transaction holding the zone row's lock, so a definition and the served records it leads to are written
+ * together (one serial, when the served records move) and a prober's publication of the same zone waits its turn.
+ * Who may: the key's policy as for the records themselves (auth/policy.ts): a steered RRset is written where its
+ * owner and type may be written; a check where some record of the zone may be, and where every RRset that
+ * follows it may be.
+ */
+import { readsRecord, requireAllowed, seesZone, writesSomewhere, forbidden } from '../../auth/policy';
+import type { Settings } from '../../config/settings';
+import type { Sql } from '../../db/pool';
+import { parseApiRecord } from '../../dns/record';
+import { checkRecordPlacement } from '../../dns/zone-rules';
+import { normaliseZoneName } from '../../dns/zone-name';
+import { AllowedTtls, ttlAllowed } from '../../dns/ttl';
+import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
+import { mayConnect } from '../../outbound/addresses';
+import {
+  AdminStatus,
+  AllDown,
+  CheckDefinition,
+  CheckRow,
+  checkById,
+  checksOfZone,
+  deleteCheck,
+  deleteRrset,
+  insertCheck,
+  insertRrset,
+  RrsetRow,
+  rrsetById,
+  rrsetsOfZone,
+  rrsetsUsingCheck,
+  SteeredType,
+  SteeringPool,
+  STEERED_TYPES,
+  updateCheck,
+  updateRrset,
+  zoneOfCheck,
+  zoneOfRrset,
+} from '../../repositories/steering';
+import type { RequestContext } from '../context';
+import type { WriteEngine, ZoneChange } from '../write-engine';
+import { memberHealthy } from './decision';
+import { noteServed, stageSteered } from './materialise';
+
+export interface SteeringCheckInput {
+  name: string;
+  protocol: string;
+  address: string;
+  port?: number | null;
+  host?: string | null;
+  path?: string | null;
+  statusMin?: number | null;
+  statusMax?: number | null;
+  bodyContains?: string | null;
+  verifyTls?: boolean | null;
+  intervalSeconds?: number | null;
+}
+
+export interface SteeringMemberInput {
+  value: string;
+  checkId?: number | null;
+  admin?: string | null;
+  weight?: number | null;
+}
+
+export interface SteeredRrsetInput {
+  owner: string;
+  type: string;
+  ttl?: number | null;
+  pools: { minHealthy?: number | null; members: SteeringMemberInput[] }[];
+  maxAnswers?: number | null;
+  backup?: string[] | null;
+  allDown?: string | null;
+  /** answers by the asker's subnet or country: refused (STEERING_RULES_NEED_VIEWS) */
+  rules?: { subnets?: string[] | null; geos?: string[] | null }[] | null;
+}
+
+/** a member as the API shows it: its definition and the live state of the check it follows */
+export interface SteeringMemberView {
+  value: string;
+  checkId: number | null;
+  admin: AdminStatus;
+  weight: number;
+  /** served when its pool is: its admin status, then its check's */
+  healthy: boolean;
+  check: CheckRow | null;
+}
+
+export interface SteeredRrsetView extends Omit<RrsetRow, 'pools'> {
+  pools: { minHealthy: number; members: SteeringMemberView[] }[];
+}
+
+const ADMIN_STATUSES: readonly AdminStatus[] = ['up', 'down', 'obey'];
+const ALL_DOWN: readonly AllDown[] = ['backup', 'empty'];
+const PROTOCOLS = ['http', 'https', 'tcp'] as const;
+const MAX_POOLS = 16;
+const MAX_MEMBERS = 64;
+/**
+ * the TTL a steered RRset gets when none is given: short, so that resolvers follow a transition within a minute
+ * (Route 53 advises 60 s for failover records), or the shortest ALLOWED_TTLS allows
+ */
+const PREFERRED_TTL = 60;
+function defaultTtl(allowed: AllowedTtls): number {
+  if (ttlAllowed(PREFERRED_TTL, allowed)) return PREFERRED_TTL;
+  const starts = allowed.map((a) => (typeof a === 'number' ? a : a[0]));
+  return Math.min(...starts.filter((t) => t >= PREFERRED_TTL), Math.max(...starts));
+}
+
+/** answers by the asker's subnet or geography: refused before anything else is read */
+function refuseRules(input: SteeredRrsetInput): void {
+  if (!input.rules?.some((rule) => (rule.subnets?.length ?? 0) > 0 || (rule.geos?.length ?? 0) > 0)) return;
+  const message =
+    'rules: answers by subnet or geography need views (an answer per asker); every standard secondary serves one answer to all, so they are not taken (docs/steering.md)';
+  throw new DomainError('STEERING_RULES_NEED_VIEWS', message, [{ field: 'rules', code: 'STEERING_RULES_NEED_VIEWS', message }]);
+}
+
+export class SteeringService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly engine: WriteEngine,
+  ) {}
+
+  // -- reads: the zone is one the caller sees (Domain's fields); a restricted key sees the RRsets it may read
+
+  async checksOfZone(ctx: RequestContext, zone: { id: number; name: string }): Promise<CheckRow[]> {
+    if (!seesZone(ctx.principal.policy, zone.name)) return [];
+    return checksOfZone(ctx.db, zone.id);
+  }
+
+  async rrsetsOfZone(ctx: RequestContext, zone: { id: number; name: string }): Promise<SteeredRrsetView[]> {
+    const rrsets = (await rrsetsOfZone(ctx.db, zone.id)).filter((r) => readsRecord(ctx.principal.policy, zone.name, r.owner, r.type));
+    if (!rrsets.length) return [];
+    const checks = new Map((await checksOfZone(ctx.db, zone.id)).map((c) => [c.id, c]));
+    return rrsets.map((rrset) => viewOf(rrset, checks));
+  }
+
+  // -- checks
+
+  async createCheck(ctx: RequestContext, zoneName: string, input: SteeringCheckInput): Promise<CheckRow> {
+    const zone = normaliseZoneName(zoneName);
+    const check = this.parseCheck(input);
+    const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner: '@' }, async (change) => {
+      change.requireLock();
+      if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
+      await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
+      return insertCheck(change.connection, change.zone.id, check);
+    });
+    return (await checkById(ctx.db, id)) as CheckRow;
+  }
+
+  /** a changed check starts again from unknown (served), and the RRsets that follow it are decided again */
+  async updateCheck(ctx: RequestContext, id: number, input: SteeringCheckInput): Promise<CheckRow> {
+    const check = this.parseCheck(input);
+    await this.changeOfCheck(ctx, id, async (change, current) => {
+      await this.requireCheckWritable(ctx, change, id);
+      if (current.name !== check.name) await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
+      await updateCheck(change.connection, id, check);
+      await commitServed(change);
+    });
+    return (await checkById(ctx.db, id)) as CheckRow;
+  }
+
+  async deleteCheck(ctx: RequestContext, id: number): Promise<boolean> {
+    await this.changeOfCheck(ctx, id, async (change) => {
+      await this.requireCheckWritable(ctx, change, id);
+      const users = await rrsetsUsingCheck(change.connection, change.zone.id, id);
+      if (users.length) {
+        const message = `id: the check is followed by members of ${users.join(', ')}; change them first`;
+        throw new DomainError('STEERING_CHECK_IN_USE', message, [{ field: 'id', code: 'STEERING_CHECK_IN_USE', message }]);
+      }
+      await deleteCheck(change.connection, id);
+    });
+    return true;
+  }
+
+  // -- steered RRsets
+
+  async createRrset(ctx: RequestContext, zoneName: string, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
+    refuseRules(input);
+    const zone = normaliseZoneName(zoneName);
+    const owner = this.parseOwner(zone, input);
+    const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
+      change.requireLock();
+      const definition = await this.parseRrset(ctx, change, input);
+      const existing = (await rrsetsOfZone(change.connection, change.zone.id)).find(
+        (r) => r.owner === definition.owner && r.type === definition.type,
+      );
+      if (existing) {
+        const message = `owner: ${definition.owner} already has a steered ${definition.type} RRset (id ${existing.id})`;
+        throw new DomainError('DUPLICATE_STEERING', message, [{ field: 'owner', code: 'DUPLICATE_STEERING', message }]);
+      }
+      const created = await insertRrset(change.connection, change.zone.id, definition);
+      await commitServed(change);
+      return created;
+    });
+    return this.viewById(ctx, id);
+  }
+
+  async updateRrset(ctx: RequestContext, id: number, input: SteeredRrsetInput): Promise<SteeredRrsetView> {
+    refuseRules(input);
+    await this.changeOfRrset(ctx, id, async (change, current) => {
+      const definition = await this.parseRrset(ctx, change, input);
+      if (definition.owner !== current.owner || definition.type !== current.type) {
+        const message = `owner: a steered RRset keeps its owner and type (${current.owner} ${current.type}); delete it and create another`;
+        throw DomainError.invalid('owner', message);
+      }
+      await updateRrset(change.connection, id, definition);
+      await commitServed(change);
+    });
+    return this.viewById(ctx, id);
+  }
+
+  /** pauses (down), forces (up) or lets the check decide (obey) every member of the RRset with the value */
+  async setMemberAdmin(ctx: RequestContext, id: number, value: string, admin: string): Promise<SteeredRrsetView> {
+    const status = oneOf(admin.toLowerCase(), ADMIN_STATUSES, 'admin');
+    await this.changeOfRrset(ctx, id, async (change, current) => {
+      const canonical = canonicalValue(current.zone, current, value, this.settings, 'value');
+      let found = false;
+      const pools = current.pools.map((pool) => ({
+        ...pool,
+        members: pool.members.map((m) => (m.value === canonical ? ((found = true), { ...m, admin: status }) : m)),
+      }));
+      if (!found)
+        throw DomainError.invalid('value', `value: ${canonical} is no member of the steered RRset ${current.owner} ${current.type}`);
+      await updateRrset(change.connection, id, { ...current, pools });
+      await commitServed(change);
+    });
+    return this.viewById(ctx, id);
+  }
+
+  /** the RRset's served records go with it, in the same change */
+  async deleteRrset(ctx: RequestContext, id: number): Promise<boolean> {
+    await this.changeOfRrset(ctx, id, async (change, current) => {
+      await deleteRrset(change.connection, id);
+      const moved = await stageSteered(change, { only: [], removed: [current] });
+      if (moved.length) {
+        await change.commit();
+        await noteServed(change.connection, change.zone.id, moved);
+      }
+    });
+    return true;
+  }
+
+  // -- the parts
+
+  /** a change of the zone of check `id`, in its transaction; a check the caller cannot see is not there */
+  private async changeOfCheck(ctx: RequestContext, id: number, work: (change: ZoneChange, current: CheckRow) => Promise<void>) {
+    const domainId = await zoneOfCheck(ctx.db, id);
+    if (domainId === undefined) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'id');
+    await notFoundAs('STEERING_CHECK_NOT_FOUND', () =>
+      this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
+        change.requireLock();
+        const current = await checkById(change.connection, id);
+        if (!current || current.domainId !== change.zone.id || !seesZone(ctx.principal.policy, change.zone.name))
+          throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'id');
+        await work(change, current);
+      }),
+    );
+  }
+
+  private async changeOfRrset(ctx: RequestContext, id: number, work: (change: ZoneChange, current: RrsetRow) => Promise<void>) {
+    const domainId = await zoneOfRrset(ctx.db, id);
+    if (domainId === undefined) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
+    await notFoundAs('STEERED_RRSET_NOT_FOUND', () =>
+      this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { id: domainId }, owner: '@' }, async (change) => {
+        change.requireLock();
+        const current = await rrsetById(change.connection, id);
+        if (
+          !current ||
+          current.domainId !== change.zone.id ||
+          !readsRecord(ctx.principal.policy, change.zone.name, current.owner, current.type)
+        )
+          throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
+        requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: current.owner, type: current.type, access: 'write' });
+        await work(change, current);
+      }),
+    );
+  }
+
+  /** a check is written where the key may write some record of the zone and every RRset that follows it */
+  private async requireCheckWritable(ctx: RequestContext, change: ZoneChange, id: number): Promise<void> {
+    const zone = change.zone.name;
+    if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
+    for (const rrset of await rrsetsOfZone(change.connection, change.zone.id))
+      if (rrset.pools.some((pool) => pool.members.some((m) => m.checkId === id)))
+        requireAllowed(ctx.principal.policy, { zone, owner: rrset.owner, type: rrset.type, access: 'write' });
+  }
+
+  private async viewById(ctx: RequestContext, id: number): Promise<SteeredRrsetView> {
+    const rrset = await rrsetById(ctx.db, id);
+    if (!rrset) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'id');
+    const checks = new Map((await checksOfZone(ctx.db, rrset.domainId)).map((c) => [c.id, c]));
+    return viewOf(rrset, checks);
+  }
+
+  private parseCheck(input: SteeringCheckInput): CheckDefinition {
+    const problems: ErrorDetail[] = [];
+    const bad = (field: string, message: string) => problems.push({ field, code: 'INVALID_VALUE', message: `${field}: ${message}` });
+    const name = String(input.name ?? '').trim();
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) bad('name', 'letters, digits, dot, dash and underscore, 1 to 63 of them');
+    const protocol = String(input.protocol ?? '').toLowerCase() as CheckDefinition['protocol'];
+    if (!(PROTOCOLS as readonly string[]).includes(protocol)) bad('protocol', `one of ${PROTOCOLS.join(', ')}`);
+    const address = String(input.address ?? '').trim();
+    const outbound = mayConnect(address, this.settings.steering.allowNetworks);
+    if (!outbound.ok)
+      problems.push({ field: 'address', code: 'ADDRESS_NOT_ALLOWED', message: `address: ${outbound.reason} (STEERING_ALLOW_NETWORKS)` });
+    const port = input.port ?? (protocol === 'https' ? 443 : protocol === 'http' ? 80 : undefined);
+    if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65535) bad('port', 'a port 1–65535 (a TCP check names one)');
+    const http = protocol !== 'tcp';
+    const host = input.host?.trim().replace(/\.$/, '') || null;
+    if (host !== null && (!http || !/^[A-Za-z0-9_.-]{1,253}$/.test(host)))
+      bad('host', 'an HTTP(S) check’s host name (the Host header and the TLS server name)');
+    const path = input.path?.trim() || '/';
+    if (!path.startsWith('/') || path.length > 1024 || /\s/.test(path))
+      bad('path', 'an absolute path without spaces, at most 1024 characters');
+    const statusMin = input.statusMin ?? 200;
+    const statusMax = input.statusMax ?? 399;
+    if (!Number.isInteger(statusMin) || !Number.isInteger(statusMax) || statusMin < 100 || statusMax > 599 || statusMin > statusMax)
+      bad('statusMin', 'the expected status range lies within 100–599, its first not above its last');
+    const bodyContains = input.bodyContains ?? null;
+    if (bodyContains !== null && (!http || bodyContains.length < 1 || bodyContains.length > 255))
+      bad('bodyContains', 'an HTTP(S) check’s text of 1 to 255 characters');
+    const intervalSeconds = input.intervalSeconds ?? null;
+    if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
+      bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
+    if (problems.length) throw errorFromProblems(problems);
+    return {
+      name,
+      protocol,
+      address,
+      port: port as number,
+      host: http ? host : null,
+      path: http ? path : '/',
+      statusMin,
+      statusMax,
+      bodyContains: http ? bodyContains : null,
+      verifyTls: protocol === 'https' && input.verifyTls === true,
+      intervalSeconds,
+    };
+  }
+
+  private parseOwner(zone: string, input: SteeredRrsetInput): string {
+    const parsed = parseApiRecord(
+      zone,
+      { owner: input.owner, type: 'TXT', rdata: '"x"', ttl: input.ttl ?? defaultTtl(this.settings.allowedTtls) },
+      this.settings.allowedTtls,
+    );
+    if (!parsed.ok) throw errorFromProblems(parsed.problems, 'TXT');
+    return parsed.record.owner;
+  }
+
+  /** the definition read and checked against the zone as it is (its checks, what else is at the owner) */
+  private async parseRrset(ctx: RequestContext, change: ZoneChange, input: SteeredRrsetInput) {
+    const zone = change.zone.name;
+    refuseRules(input);
+    const type = String(input.type ?? '').toUpperCase() as SteeredType;
+    if (!(STEERED_TYPES as readonly string[]).includes(type))
+      throw DomainError.invalid('type', `type: a steered RRset is one of ${STEERED_TYPES.join(', ')}`, 'INVALID_CHOICE');
+    const ttl = input.ttl ?? defaultTtl(this.settings.allowedTtls);
+    const owner = this.parseOwner(zone, { ...input, ttl });
+    requireAllowed(ctx.principal.policy, { zone, owner, type, access: 'write' });
+    const rrset = { owner, type, ttl };
+    if (!input.pools?.length || input.pools.length > MAX_POOLS)
+      throw DomainError.invalid('pools', `pools: 1 to ${MAX_POOLS} pools, in fallback order`);
+    const checks = new Set((await checksOfZone(change.connection, change.zone.id)).map((c) => c.id));
+    const pools: SteeringPool[] = input.pools.map((pool, p) => {
+      if (!pool.members?.length || pool.members.length > MAX_MEMBERS)
+        throw DomainError.invalid(`pools[${p}].members`, `pools[${p}].members: 1 to ${MAX_MEMBERS} members`);
+      const minHealthy = pool.minHealthy ?? 1;
+      if (!Number.isInteger(minHealthy) || minHealthy < 1 || minHealthy > pool.members.length)
+        throw DomainError.invalid(`pools[${p}].minHealthy`, `pools[${p}].minHealthy: 1 to the pool's ${pool.members.length} members`);
+      return {
+        minHealthy,
+        members: pool.members.map((member, m) => {
+          const field = `pools[${p}].members[${m}]`;
+          const checkId = member.checkId ?? null;
+          if (checkId !== null && !checks.has(checkId)) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.checkId`);
+          const weight = member.weight ?? 1;
+          if (!Number.isInteger(weight) || weight < 0 || weight > 255)
+            throw DomainError.invalid(`${field}.weight`, `${field}.weight: 0 to 255`);
+          return {
+            value: canonicalValue(zone, rrset, member.value, this.settings, `${field}.value`),
+            checkId,
+            admin: oneOf(String(member.admin ?? 'obey').toLowerCase(), ADMIN_STATUSES, `${field}.admin`),
+            weight,
+          };
+        }),
+      };
+    });
+    const backup = (input.backup ?? []).map((value, i) => canonicalValue(zone, rrset, value, this.settings, `backup[${i}]`));
+    const maxAnswers = input.maxAnswers ?? 8;
+    if (!Number.isInteger(maxAnswers) || maxAnswers < 1 || maxAnswers > 64) throw DomainError.invalid('maxAnswers', 'maxAnswers: 1 to 64');
+    const allDown = oneOf(String(input.allDown ?? 'backup').toLowerCase(), ALL_DOWN, 'allDown');
+    // what else is at the owner: a CNAME stands alone (RFC 1034 §3.6.2), and nothing stands beside one
+    const others = change.zone.sameOwner.filter((r) => r.owner === owner && r.type !== type);
+    for (const value of new Set([...pools.flatMap((p) => p.members.map((m) => m.value)), ...backup])) {
+      const problems = checkRecordPlacement(zone, others, { owner, type, ttl, rdata: value });
+      if (problems.length) throw errorFromProblems(problems, type);
+    }
+    // weights are kept, not served: a standard secondary answers every record of the RRset (docs/steering.md)
+    if (pools.some((pool) => new Set(pool.members.map((m) => m.weight)).size > 1))
+      ctx.warnings?.push({
+        field: 'pools',
+        code: 'WEIGHTS_NOT_SERVED',
+        message:
+          'pools: weights are stored but not served: a standard secondary answers every record of an RRset, so every healthy member of the active pool is served',
+      });
+    return { owner, type, ttl, pools, maxAnswers, backup, allDown };
+  }
+}
+
+/** stages the zone's steered RRsets as decided now and commits when they moved (with their events) */
+async function commitServed(change: ZoneChange): Promise<void> {
+  const moved = await stageSteered(change);
+  if (!moved.length) return;
+  await change.commit();
+  await noteServed(change.connection, change.zone.id, moved);
+}
+
+async function refuseDuplicateCheck(sql: Sql, domainId: number, name: string): Promise<void> {
+  if ((await checksOfZone(sql, domainId)).some((c) => c.name === name)) {
+    const message = `name: the zone has a check named ${name}`;
+    throw new DomainError('DUPLICATE_STEERING', message, [{ field: 'name', code: 'DUPLICATE_STEERING', message }]);
+  }
+}
+
+/** a zone not there for the caller, reached through one of its checks or RRsets: that check or RRset is not there */
+async function notFoundAs(code: 'STEERING_CHECK_NOT_FOUND' | 'STEERED_RRSET_NOT_FOUND', work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw DomainError.notFound(code, 'id');
+    throw error;
+  }
+}
+
+/** a member's or backup value in its canonical presentation (an address, or a CNAME's absolute target) */
+function canonicalValue(
+  zone: string,
+  rrset: { owner: string; type: string; ttl: number },
+  value: string,
+  settings: Settings,
+  field: string,
+): string {
+  const parsed = parseApiRecord(
+    zone,
+    { owner: rrset.owner, type: rrset.type, ttl: rrset.ttl, rdata: String(value ?? '') },
+    settings.allowedTtls,
+  );
+  if (!parsed.ok) {
+    const message = `${field}: ${parsed.problems.map((p) => p.message).join('; ')}`;
+    throw DomainError.invalid(field, message);
+  }
+  return parsed.record.rdata;
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], field: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw DomainError.invalid(field, `${field}: one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`, 'INVALID_CHOICE');
+}
+
+function viewOf(rrset: RrsetRow, checks: Map<number, CheckRow>): SteeredRrsetView {
+  const statusOf = (id: number) => checks.get(id)?.status;
+  return {
+    ...rrset,
+    pools: rrset.pools.map((pool) => ({
+      minHealthy: pool.minHealthy,
+      members: pool.members.map((m) => ({
+        ...m,
+        healthy: memberHealthy(m, statusOf),
+        check: m.checkId === null ? null : (checks.get(m.checkId) ?? null),
+      })),
+    })),
+  };
+}

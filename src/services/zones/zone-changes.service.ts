@@ -1,0 +1,363 @@
+import type { Settings } from '../../config/settings';
+import type { JournalRecord } from '../../entities/change.entity';
+import { CanonicalRecord, recordIdentity } from '../../dns/record';
+import { ownersToCheck } from '../../dns/zone-checks';
+import { checkZoneIndexed } from '../../dns/zone-rules';
+import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
+import type { RequestContext } from '../context';
+import { normaliseZoneName } from '../../dns/zone-name';
+import { applyChangePlan, dryRunChangePlan, journalRecord, type WriteEngine, type ZoneChange } from '../write-engine';
+import { decide, isRestricted } from '../../auth/policy';
+import { replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
+import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
+import { disabledOfZone } from '../../repositories/disabled-records';
+import {
+  type ChangePlan,
+  disabledRecordsRead,
+  NO_DISABLED,
+  planChangeSet,
+  plannedRrsets,
+  refusedByPolicy,
+  type ZoneAsRead,
+} from './change-plan';
+import { type ParsedChange, parseZoneChange, parseZoneChanges } from './change-parse';
+import type { PlannedChanges, PlanView, ZoneChangeOptions, ZoneChangesOutcome, ZoneChangesResult, ZoneChangeSpec } from './zone-change-set';
+
+export type {
+  PlannedChanges,
+  PlanView,
+  ZoneChangeKind,
+  ZoneChangeOptions,
+  ZoneChangesOutcome,
+  ZoneChangesResult,
+  ZoneChangeSpec,
+} from './zone-change-set';
+
+/** a plan as a dry run answers it: the records it would add and remove, each RRset before and after, its warnings */
+function outcomeOf(zone: ZoneAsRead, plan: ChangePlan, serial: number): ZoneChangesResult {
+  return {
+    zone: plan.zone,
+    serialBefore: plan.serialBefore,
+    serial,
+    added: plan.insertions.map(({ record }) => journalRecord(record)),
+    removed: plan.removals.map(({ row }) => journalRecord(row)),
+    rrsets: plannedRrsets(zone, plan).map((rrset) => ({
+      owner: rrset.owner,
+      type: rrset.type,
+      before: rrset.before.map(journalRecord),
+      after: rrset.after.map(journalRecord),
+    })),
+    disabledAdded: plan.disabled.added.map(journalRecord),
+    disabledRemoved: plan.disabled.removed.map(journalRecord),
+    warnings: plan.warnings,
+  };
+}
+
+/**
+ * Change sets: many record changes of one zone applied as one change (docs/decisions.md §3: the serial rises
+ * once; one journal row, so a secondary takes one IXFR; a set that changes nothing, none). All or nothing: every change is validated by the DNS
+ * model and the zone rules are checked on the zone as it will be after the whole set (a CNAME may replace the
+ * A records of its owner in one set); every problem comes back at once, each naming its change
+ * (`changes[3].rdata`). With `expectSerial`, the set applies only if the zone is still at that serial
+ * (optimistic concurrency for scripts: a replay after a timeout is refused, never applied twice).
+ *
+ * Only the records the set touches are read (its owners, its records by id, and the apex): the zone rules are
+ * per owner plus the apex's SOA and NS, so a set costs time in proportion to itself, not to the zone.
+ */
+export class ZoneChangesService {
+  private readonly comments = new RrsetCommentsService();
+
+  constructor(
+    private readonly settings: Settings,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
+  ) {}
+
+  /**
+   * `comments`: RRsets whose comments become those given (docs/powerdns-api.md), written in the set's
+   * transaction; a set of comments alone changes no record and steps no serial.
+   */
+  async apply(
+    ctx: RequestContext,
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number; comments?: readonly RrsetCommentsInput[]; dryRun?: boolean },
+    options: ZoneChangeOptions = {},
+  ): Promise<ZoneChangesOutcome> {
+    const zone = normaliseZoneName(input.zone);
+    const commentsGiven = input.comments ?? [];
+    if (input.changes.length === 0 && commentsGiven.length === 0)
+      throw DomainError.invalid('changes', 'changes: a change set needs at least one change', 'EMPTY_CHANGE_SET');
+    this.checkSize(input.changes.length + commentsGiven.length);
+    // what can be decided without the zone: every record's own validity; its problems are reported with the
+    // ones the zone's rules find in the valid changes (every problem of the set at once), after the zone is
+    // read, so a zone the caller cannot see is ZONE_NOT_FOUND whatever the changes hold
+    const { sets: comments, problems: commentProblems } = this.comments.check(zone, commentsGiven);
+    const invalid: ErrorDetail[] = [...commentProblems];
+    const readingWarnings: ErrorDetail[] = [];
+    const parsed = input.changes.map((change, index) =>
+      parseZoneChange(zone, change, index, invalid, this.settings.allowedTtls, options, readingWarnings),
+    );
+    // the owners the set names, and the names the zone checks need for what it adds (targets, delegations above)
+    const records: CanonicalRecord[] = [];
+    for (const p of parsed) if (p) for (const record of p.records) records.push(record);
+    const owners = ownersToCheck(zone, records);
+    const recordIds: number[] = [];
+    for (const p of parsed) {
+      if (p && 'disabledRecords' in p) for (const r of p.disabledRecords ?? []) owners.push(r.owner);
+      if (p && 'owner' in p && p.owner) owners.push(p.owner);
+      if (p && 'match' in p && p.match) owners.push(p.match.owner);
+      if (p && 'id' in p && p.id !== undefined && p.id !== null) recordIds.push(p.id);
+    }
+    const result = await this.run(
+      ctx,
+      zone,
+      {
+        expectSerial: input.expectSerial,
+        dryRun: input.dryRun,
+        touching: { owners, recordIds },
+        comments,
+        soa: options.soa,
+      },
+      () => ({ parsed, invalid }),
+    );
+    // what reading the records' text changed (a long TXT split, a name outside the host-name rule), beside the
+    // zone checks' warnings, as a single record's write says it
+    ctx.warnings?.push(...readingWarnings);
+    // a dry run answers its warnings in its plan too, the reading's first (as a write's are in `ctx.warnings`)
+    if (result.dryRun) return { ...result, warnings: [...readingWarnings, ...(result.warnings ?? [])] };
+    return result;
+  }
+
+  /**
+   * The records of a zone about to be created, read and checked as a change set's ADDs would be (each problem
+   * named `changes[i]`), with the zone rules over them and the apex SOA the zone will have: a zone created with
+   * records (PowerDNS's zone creation) is refused whole, before anything is written. With `soa: 'fields'`, an
+   * apex SOA among them is the zone's SOA instead of `soa` (its serial is the zone's: DomainsService.create's
+   * `soa`), returned apart from the records.
+   */
+  parseInitialRecords(
+    ctx: RequestContext,
+    zone: string,
+    soa: CanonicalRecord,
+    given: { records: ZoneChangeSpec[]; nameservers: ZoneChangeSpec[] },
+    options: ZoneChangeOptions = {},
+  ): { records: CanonicalRecord[]; soa?: CanonicalRecord } {
+    // `nameservers`: the apex NS the zone is created with (named with it, or the defaults), as a template's are:
+    // the zone's skeleton, which creating a zone gives whatever the key's rules (they come after `records`)
+    const changes = [...given.records, ...given.nameservers];
+    this.checkSize(changes.length);
+    const invalid: ErrorDetail[] = [];
+    const parsed = changes.map((change, index) =>
+      parseZoneChange(zone, { ...change, kind: 'ADD' }, index, invalid, this.settings.allowedTtls, options),
+    );
+    if (invalid.length) throw errorFromProblems(invalid);
+    // the key's policy over every record it creates the zone with, as over a change set's additions: a key that
+    // may create zones writes in them only what its rules allow (docs/least-privilege.md)
+    const policy = ctx.principal.policy;
+    if (isRestricted(policy)) {
+      const refused: ErrorDetail[] = [];
+      parsed.slice(0, given.records.length).forEach((p, index) => {
+        const record = p?.records[0];
+        if (!record) return;
+        const decision = decide(policy, { zone, owner: record.owner, type: record.type, access: 'write' });
+        if (!decision.allowed)
+          refused.push({ field: `changes[${index}]`, code: 'FORBIDDEN_BY_POLICY', message: `changes[${index}]: ${decision.missing}` });
+      });
+      if (refused.length) throw refusedByPolicy(refused);
+    }
+    // `soa: 'fields'`: an apex SOA among them gives the zone's SOA its fields (its serial is the zone's)
+    const soaIndexes = parsed.flatMap((p, index) =>
+      options.soa === 'fields' && p?.records.some((r) => r.type === 'SOA' && r.owner === '@') ? [index] : [],
+    );
+    if (soaIndexes.length > 1 || (soaIndexes.length === 1 && parsed[soaIndexes[0]]!.records.length > 1)) {
+      const at = soaIndexes[soaIndexes.length > 1 ? 1 : 0];
+      throw errorFromProblems([
+        {
+          field: `changes[${at}].rdata`,
+          code: 'SOA_IN_CHANGE_SET',
+          message: `changes[${at}].rdata: a zone has one SOA record (RFC 1035 §5.2); give one`,
+        },
+      ]);
+    }
+    const givenSoa = soaIndexes.length ? parsed[soaIndexes[0]]!.records[0] : undefined;
+    const zoneSoa = givenSoa ?? soa;
+    const records = parsed.flatMap((p) => (p?.records ?? []).filter((r) => r !== givenSoa));
+    const unique = [...new Map(records.map((r) => [recordIdentity(r), r])).values()];
+    const problems: ErrorDetail[] = [];
+    for (const found of checkZoneIndexed(zone, [zoneSoa, ...unique])) {
+      const index = found.index !== undefined && found.index > 0 ? records.indexOf(unique[found.index - 1]) : -1;
+      problems.push(
+        index >= 0
+          ? { ...found.problem, field: `changes[${index}].${found.problem.field}`, message: `changes[${index}].${found.problem.message}` }
+          : found.problem,
+      );
+    }
+    if (problems.length) throw errorFromProblems(problems);
+    return { records: unique, soa: givenSoa };
+  }
+
+  /**
+   * A change set decided on the zone as read, in the same attempt as its write (DNS UPDATE, RFC 2136 §3.2 and
+   * §3.4: prerequisites and "delete what is there" need the zone's current records): `plan` sees the zone and
+   * returns the changes, and may replace the SOA (a serial that rises, §3.4.2.2). It may throw to refuse; it
+   * runs again if the zone moved before the write. A plan that changes nothing writes nothing (the serial
+   * stays, RFC 2136 §3.7).
+   */
+  async applyPlanned(
+    ctx: RequestContext,
+    input: { zone: string; owners: string[]; plan: (zone: PlanView) => PlannedChanges },
+  ): Promise<ZoneChangesOutcome> {
+    const zone = normaliseZoneName(input.zone);
+    return this.run(ctx, zone, { touching: { owners: input.owners, recordIds: [] } }, (view) => {
+      const planned = input.plan(view);
+      if ('changes' in planned) {
+        this.checkSize(planned.changes.length);
+        return { parsed: parseZoneChanges(zone, planned.changes, this.settings.allowedTtls), soa: planned.soa };
+      }
+      // records the plan has read: a DNS UPDATE's RRs were read a second time here
+      this.checkSize(planned.removedIds.length + planned.additions.length);
+      const parsed: ParsedChange[] = planned.removedIds.map((id) => ({ kind: 'REMOVE', id, records: [] }));
+      for (const record of planned.additions) parsed.push({ kind: 'ADD', id: undefined, records: [record] });
+      return { parsed, soa: planned.soa };
+    });
+  }
+
+  private checkSize(count: number): void {
+    if (count > this.settings.maxChangesPerSet) {
+      throw new DomainError(
+        'CHANGE_SET_TOO_LARGE',
+        `A change set holds at most ${this.settings.maxChangesPerSet} changes (MAX_CHANGES_PER_SET); this one has ${count}`,
+        [
+          {
+            field: 'changes',
+            code: 'CHANGE_SET_TOO_LARGE',
+            message: `changes: at most ${this.settings.maxChangesPerSet} changes per set`,
+            limit: this.settings.maxChangesPerSet,
+          },
+        ],
+      );
+    }
+  }
+
+  private run(
+    ctx: RequestContext,
+    zone: string,
+    options: {
+      expectSerial?: number;
+      dryRun?: boolean;
+      touching: { owners: string[]; recordIds: number[] };
+      comments?: readonly RrsetComments[];
+      soa?: ZoneChangeOptions['soa'];
+    },
+    prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
+  ): Promise<ZoneChangesOutcome> {
+    // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
+    const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
+    const comments = options.comments ?? [];
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+      // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing)
+      if (comments.length) {
+        change.requireLock();
+        this.comments.requireWritable(zone, ctx.principal.policy, comments);
+      }
+      const result = await this.decideRecords(ctx, zone, options, prepare, change);
+      if (comments.length && !options.dryRun) await replaceRrsetComments(change.connection, change.zone.id, comments);
+      return result;
+    });
+  }
+
+  /**
+   * A change set on the zone as read (see `run`): the disabled records it meets read, the set planned
+   * (change-plan.ts, pure), and the plan applied by the write engine, or, on a dry run, shown and not written
+   */
+  private async decideRecords(
+    ctx: RequestContext,
+    zone: string,
+    options: { expectSerial?: number; soa?: ZoneChangeOptions['soa']; dryRun?: boolean },
+    prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
+    change: ZoneChange,
+  ): Promise<ZoneChangesOutcome> {
+    if (options.expectSerial !== undefined && change.zone.serial !== options.expectSerial) {
+      throw new DomainError(
+        'SERIAL_MISMATCH',
+        `The zone is at serial ${change.zone.serial}, not ${options.expectSerial}: it changed since it was read`,
+        [
+          {
+            field: 'expectSerial',
+            code: 'SERIAL_MISMATCH',
+            message: `expectSerial: the zone's serial is ${change.zone.serial}`,
+            current: change.zone.serial,
+          },
+        ],
+      );
+    }
+    // planned afresh on every attempt (changeZone may decide again on a zone that moved meanwhile)
+    const current = change.zone.sameOwner;
+    const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
+    const disabled = await this.disabledTouched(change, parsed);
+    const zoneAsRead: ZoneAsRead = { name: zone, serial: change.zone.serial, soa: change.zone.soa, records: current, disabled };
+    const planned = planChangeSet(zoneAsRead, parsed, {
+      keyPolicy: ctx.principal.policy,
+      soa: options.soa,
+      invalid,
+      soaRecord: soa,
+      // the zone checks' warnings cost as much as the rules: only for a caller that collects them (the PowerDNS
+      // API answers a PATCH with 204 and no body), or a dry run that shows them
+      warnings: !!ctx.warnings || !!options.dryRun,
+    });
+    if ('refusal' in planned) throw planned.refusal;
+    const { plan } = planned;
+    const serialBefore = change.zone.serial;
+    if (options.dryRun) {
+      const { serial } = await dryRunChangePlan(change, plan, this.settings);
+      return { ...outcomeOf(zoneAsRead, plan, serial), changed: false, dryRun: true };
+    }
+    const { changed } = await applyChangePlan(change, plan, { settings: this.settings, principal: ctx.principal });
+    if (change.serialAfter === undefined)
+      return { zone, serialBefore, serial: serialBefore, added: [], removed: [], changed, dryRun: false };
+    ctx.warnings?.push(...plan.warnings);
+    const visible = (records: JournalRecord[]) => records.filter((r) => r.type !== 'SOA');
+    return {
+      zone,
+      serialBefore,
+      serial: change.serialAfter,
+      added: visible(change.added),
+      removed: visible(change.removed),
+      changed,
+      dryRun: false,
+    };
+  }
+
+  /**
+   * The disabled records at the owners a set names (DISABLE by id: the record's owner), by identity and by
+   * RRset. A set that names disabled records, or meets some, is decided in the transaction holding the zone
+   * row's lock: what is kept disabled changes beside the served records, all or nothing.
+   */
+  private async disabledTouched(change: ZoneChange, parsed: (ParsedChange | undefined)[]) {
+    const owners = new Set<string>();
+    let names = false;
+    // a zone that keeps no disabled record (read with the zone) has none at these owners: they are not gathered
+    // (a set of 1,000 REPLACEs gathered 1,000 owners for nothing) and no statement reads them
+    const keepsDisabled = change.zone.hasDisabled;
+    for (const p of parsed) {
+      if (!p) continue;
+      // a set that names disabled records writes them, under the zone row's lock; a REPLACE that keeps none (the
+      // PowerDNS API's, every time) takes that lock only if it meets some below, so a plain REPLACE stays on the
+      // optimistic path
+      if (p.kind === 'DISABLE' || p.kind === 'ENABLE' || ('disabledRecords' in p && p.disabledRecords?.length)) names = true;
+      if (!keepsDisabled) continue;
+      if ('owner' in p && p.owner) owners.add(p.owner);
+      if ('match' in p && p.match) owners.add(p.match.owner);
+      if ('id' in p && p.id !== undefined && p.id !== null) {
+        const row = change.zone.sameOwner.find((r) => r.id === p.id);
+        if (row) owners.add(row.owner);
+      }
+      for (const r of p.records) owners.add(r.owner);
+      for (const r of ('disabledRecords' in p && p.disabledRecords) || []) owners.add(r.owner);
+    }
+    if (names) change.requireLock();
+    const rows = owners.size ? await disabledOfZone(change.connection, change.zone.id, { owners: [...owners] }) : [];
+    if (!rows.length) return NO_DISABLED;
+    change.requireLock();
+    return disabledRecordsRead(rows);
+  }
+}

@@ -1,0 +1,435 @@
+import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
+import type { Settings } from '../../config/settings';
+import { scopeUserId } from '../../auth/principal';
+import { decide, ownerName, readRulesOf, requireAllowed } from '../../auth/policy';
+import { CanonicalRecord, recordIdentity } from '../../dns/record';
+import { nextSerial, serialGreaterThan } from '../../dns/serial';
+import { ownerToFqdn } from '../../dns/name';
+import { TtlPolicy, zoneFileHead, zoneFileLine } from '../../dns/zone-file';
+import { zoneFileRecords } from '../../repositories/zone-export';
+import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
+import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
+import { checkZoneRecords, ZoneWarning } from '../../dns/zone-checks';
+import { warningDetail } from './zone-warnings';
+import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
+import { listDomains } from '../../repositories/read-model';
+import type { RequestContext } from '../context';
+import { normaliseZoneName } from '../../dns/zone-name';
+import type { StoredRow } from '../../repositories/zone-writes';
+import type { WriteEngine } from '../write-engine';
+import type { RecordSource } from '../write-engine/staging';
+import { ZoneFileParser } from './zone-file-parser';
+import { importBounds } from '../../repositories/zone-writes';
+import { quotaExceeded } from './quotas';
+
+export type ImportMode = 'REPLACE' | 'MERGE';
+export interface ImportWarning {
+  line?: number;
+  field: string;
+  code: string;
+  message: string;
+}
+export interface ImportResult {
+  zone: string;
+  added: number;
+  removed: number;
+  /** the serial the zone has after the import (a dry run: the one it would have) */
+  serial: number;
+  dryRun: boolean;
+  /** records the file held that are not stored: the signer's (RRSIG, NSEC, NSEC3, NSEC3PARAM), per type */
+  dropped: { type: string; count: number }[];
+  warnings: ImportWarning[];
+  /** a dry run's diff, one record per line in master-file form (absolute owners); undefined otherwise */
+  addedRecords?: string[];
+  removedRecords?: string[];
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Zone files (RFC 1035 §5): export any zone, import one all-or-nothing. */
+export class ZoneFilesService {
+  private readonly parser: ZoneFileParser;
+
+  constructor(
+    private readonly settings: Settings,
+    /** the write engine every change of a zone goes through (services/index.ts) */
+    private readonly engine: WriteEngine,
+  ) {
+    this.parser = new ZoneFileParser(settings.importParserHeapMb);
+  }
+
+  /** stops the parser's worker thread */
+  close(): Promise<void> {
+    return this.parser.close();
+  }
+
+  /** A zone as a master file, whole (GraphQL's `zoneFile`, `exportZone`). */
+  async export(ctx: RequestContext, by: { id?: number; name?: string }): Promise<string> {
+    const parts: string[] = [];
+    for await (const chunk of await this.exportChunks(ctx, by)) parts.push(chunk);
+    return parts.join('');
+  }
+
+  /**
+   * A zone as a master file in chunks of about 2,000 lines, read page by page from one snapshot: REST streams
+   * them, so a zone of a million records is exported with the memory of one page. The zone is looked up (and
+   * a missing one refused) before the first chunk.
+   */
+  async exportChunks(ctx: RequestContext, by: { id?: number; name?: string }): Promise<AsyncIterable<string>> {
+    const domain = await visibleZone(ctx, by);
+    // a zone file is the whole zone: a restricted key needs to read all of it
+    requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
+    const db = ctx.db;
+    return (async function* chunks() {
+      let first = true;
+      for await (const page of zoneFileRecords(db, domain.id, undefined, false)) {
+        // the SOA comes first (and gives $TTL): the SOA and the records are of one snapshot
+        const soa = first && page[0].type === 'SOA' && page[0].owner === '@' ? page[0] : undefined;
+        if (first) yield zoneFileHead(domain.name, soa);
+        yield (soa ? page.slice(1) : page).map(zoneFileLine).join('');
+        first = false;
+      }
+      if (first) yield zoneFileHead(domain.name, undefined);
+    })();
+  }
+
+  /**
+   * The zone checks over a whole zone (named-checkzone's kind: aliases and missing addresses behind MX, NS
+   * and SRV, missing glue, data hidden by a delegation), read page by page from one snapshot.
+   */
+  async check(ctx: RequestContext, by: { name: string }): Promise<{ zone: string; serial: number; warnings: ZoneWarning[] }> {
+    const zone = normaliseZoneName(by.name);
+    const domain = await visibleZone(ctx, { name: zone });
+    requireAllowed(ctx.principal.policy, { zone: domain.name, access: 'read' });
+    const records: CanonicalRecord[] = [];
+    for await (const page of zoneFileRecords(ctx.db, domain.id)) records.push(...page);
+    return { zone, serial: domain.serial, warnings: checkZoneRecords(zone, records) };
+  }
+
+  /**
+   * A restricted key's import: every record it removes or adds (the SOA's serial step aside) must be one its
+   * rules let it write; a refusal names each record (an added one by its index among the file's records and its
+   * line) and nothing is written, dry run or not.
+   */
+  private checkPolicy(
+    ctx: RequestContext,
+    zone: string,
+    removed: StoredRow[],
+    added: CanonicalRecord[],
+    sourceOf: (record: CanonicalRecord) => RecordSource,
+  ): void {
+    const policy = ctx.principal.policy;
+    if (!policy?.rules) return;
+    const refused: ErrorDetail[] = [];
+    const check = (record: CanonicalRecord, source: RecordSource, what: string) => {
+      const decision = decide(policy, { zone, owner: record.owner, type: record.type, access: 'write' });
+      if (!decision.allowed)
+        refused.push({
+          field: source.field,
+          code: 'FORBIDDEN_BY_POLICY',
+          ...(source.line === undefined ? {} : { line: source.line }),
+          message: `${source.line === undefined ? '' : `line ${source.line}: `}${source.field}: ${decision.missing} (${what} ${ownerName(zone, record.owner)} ${record.type})`,
+        });
+    };
+    for (const record of removed) check(record, { field: `removed[${record.id}]` }, 'removes');
+    for (const record of added) check(record, sourceOf(record), 'adds');
+    if (refused.length) throw new DomainError('FORBIDDEN_BY_POLICY', refused[0].message, refused);
+  }
+
+  /**
+   * Imports a master file into an existing zone. REPLACE makes the zone exactly the file (which must be a
+   * whole zone); MERGE adds the file's records that the zone lacks, and takes the file's SOA fields if it
+   * has an SOA. The serial rises past both the
+   * zone's and the file's; every problem comes back at once, with its line; nothing is written on failure.
+   */
+  async import(
+    ctx: RequestContext,
+    input: { zone: string; text: string; mode: ImportMode; dryRun?: boolean; ttlPolicy?: TtlPolicy },
+  ): Promise<ImportResult> {
+    const zone = normaliseZoneName(input.zone);
+    // a zone the key cannot see is ZONE_NOT_FOUND alone, before the file is read: its lines would otherwise
+    // each be "not inside the zone" first
+    const domain = await visibleZone(ctx, { name: zone });
+    // the record quota is known before the file is read, and counted while it is read: a file of a million
+    // records stops at the one that passes it, instead of being held whole first (docs/performance.md, «Memory
+    // under hostile input»). REPLACE makes the zone the file, and MERGE keeps every record of the file too, so
+    // in both modes a file whose own records pass the quota is refused; the exact count (the zone's records
+    // beside the file's) is the write's, as for any change. A zone already over a lowered quota may stay so.
+    const bounds = (await importBounds(ctx.db, domain.id, this.settings.quotas.maxRecordsPerZone))!;
+    const quota = ctx.principal.kind === 'user' && bounds.limit !== 0 ? { limit: bounds.limit, current: bounds.current } : undefined;
+    // what the parser's heap holds bounds every file, the admin's too (no quota stops it): counted as the quota is
+    const parserRecords = this.parser.maxRecords;
+    const quotaRecords = quota ? Math.max(quota.limit, quota.current) : Infinity;
+    // a large file parses on a worker thread: the event loop keeps answering meanwhile
+    const parsed = await this.parser.parse(zone, input.text, this.settings.allowedTtls, {
+      complete: input.mode === 'REPLACE',
+      ttlPolicy: input.ttlPolicy,
+      maxRecords: Math.min(quotaRecords, parserRecords),
+      drop: bounds.signed ? SIGNER_OWNED_TYPES : undefined,
+    });
+    if (!parsed.ok && parsed.recordLimit && quotaRecords > parserRecords) throw this.parser.tooLarge(parsed.recordLimit.line);
+    if (!parsed.ok && parsed.recordLimit)
+      throw quotaExceeded('maxRecordsPerZone', quota!, `records in zone ${zone}`, {
+        line: parsed.recordLimit.line,
+        reason: `by the file alone: its record on this line is one past the quota, and the file was read no further`,
+      });
+    if (!parsed.ok) {
+      // the top-level message names the first problem and the count; details keep every one with its line,
+      // a problem repeated identically on many lines once, with them all
+      const problems = collapseRepeatedProblems(parsed.problems);
+      const [first, ...more] = problems;
+      const message = `Bad zone file: ${first.message}${more.length ? ` (and ${more.length} more problem${more.length === 1 ? '' : 's'})` : ''}`;
+      throw errorFromProblems(problems).withCode('INVALID_ZONE_FILE', message);
+    }
+    const dryRun = input.dryRun ?? false;
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, allRecords: true }, async (change) => {
+      const current = change.zone.sameOwner;
+      const fileSoa = parsed.records.find((r) => r.type === 'SOA');
+
+      // a set of the zone's identities: MERGE stays linear in zone + file (a scan per file record was
+      // quadratic: 13 s for 20,000 records into a zone of as many)
+      const currentIdentities = new Set(current.map((r) => recordIdentity(r)));
+      // a zone we sign keeps its own DNSKEY, CDS and CDNSKEY: the file's are left out and counted, as its
+      // RRSIGs and NSECs are (docs/dnssec.md)
+      const fileRecords = change.zone.dnssec ? parsed.records.filter((r) => !SIGNER_OWNED_TYPES.has(r.type)) : parsed.records;
+      const dropped = change.zone.dnssec ? withDroppedKeys(parsed.dropped, parsed.records) : parsed.dropped;
+      // the A/AAAA derived from an ALIAS/ANAME are the service's (docs/templates-and-alias.md): a REPLACE keeps
+      // those of the owners where the file keeps an ALIAS/ANAME, and takes the others with their ALIAS
+      const aliasOwners = new Set(fileRecords.filter((r) => FLATTENED_TYPE_NAMES.has(r.type)).map((r) => r.owner));
+      // and a signed zone keeps the signer's RFC 9615 signalling records (CDS/CDNSKEY under `_signal`), as it keeps
+      // its apex's: the file's are left out above
+      const keptDerived = new Set(
+        input.mode === 'REPLACE'
+          ? current.filter((r) => (r.derived && aliasOwners.has(r.owner)) || (change.zone.dnssec && SIGNER_OWNED_TYPES.has(r.type)))
+          : [],
+      );
+      // MERGE keeps what the zone holds: a file's record that joins an RRset of the zone takes its TTL (RFC 2181
+      // §5.2: one TTL per RRset), with a warning, as a repeated record keeps the zone's
+      const merged =
+        input.mode === 'MERGE'
+          ? mergedIntoZone(
+              current,
+              fileRecords.filter((r) => !currentIdentities.has(recordIdentity(r)) && r.type !== 'SOA'),
+              parsed.records,
+              parsed.lines,
+            )
+          : undefined;
+      const desired: CanonicalRecord[] = merged
+        ? [...current.filter((r) => r.type !== 'SOA' || !fileSoa), ...merged.records, ...(fileSoa ? [fileSoa] : [])]
+        : [...fileRecords, ...keptDerived];
+      // each step over the whole zone takes tens of milliseconds for 20,000 records; the event loop gets a turn
+      // between them, so that /health and other requests are not held for their sum
+      await yieldToEventLoop();
+      const problems = checkZoneIndexed(zone, desired);
+      const lineOf = merged?.lineOf ?? fileLines(parsed.records, parsed.lines);
+      if (problems.length) throw errorFromProblems(withFileLines(problems, desired, lineOf));
+      await yieldToEventLoop();
+
+      // the serial never goes back: past the zone's own, and the file's when that one is higher (RFC 1982). A
+      // file whose serial is ahead of the zone's asks for a step even where its records change nothing, as BIND
+      // serves a reloaded file's serial; one at or behind it asks nothing of the serial
+      const automatic = nextSerial(change.zone.serial, this.settings.serialPolicy, new Date());
+      const fromFile = fileSoa ? soaSerial(fileSoa.rdata) : undefined;
+      const serial = fromFile !== undefined && serialGreaterThan(fromFile, automatic) ? fromFile : automatic;
+      const fileRaisesSerial = fromFile !== undefined && serialGreaterThan(fromFile, change.zone.serial);
+      const desiredSoa = desired.find((r) => r.type === 'SOA')!;
+
+      const wanted = new Map(
+        desired.filter((r) => r.type !== 'SOA' && !keptDerived.has(r as StoredRow)).map((r) => [recordIdentity(r), r]),
+      );
+      let removed = 0;
+      await yieldToEventLoop();
+      const removedRecords: StoredRow[] = [];
+      for (const record of current) {
+        if (record.type === 'SOA' || keptDerived.has(record)) continue;
+        const key = recordIdentity(record);
+        const keep = wanted.get(key);
+        if (keep && keep.ttl === record.ttl) {
+          wanted.delete(key);
+          continue;
+        }
+        removedRecords.push(record); // a record whose TTL changes is removed and added again
+        removed += 1;
+      }
+      await yieldToEventLoop();
+      // where each of the file's records is (its index among them, its line): every refusal about one names it
+      const position = new Map(parsed.records.map((r, i) => [recordIdentity(r), i]));
+      const sourceOf = (record: CanonicalRecord): RecordSource => {
+        const index = position.get(recordIdentity(record));
+        return index === undefined ? { field: 'records[?]' } : { field: `records[${index}]`, line: parsed.lines[index] };
+      };
+      this.checkPolicy(ctx, zone, removedRecords, [...wanted.values()], sourceOf);
+      // the zone checks over the zone as the import leaves it: warnings beside the file's own, never refusals
+      const warnings = [...parsed.warnings, ...(merged?.warnings ?? []), ...checkZoneRecords(zone, desired).map(warningDetail)];
+      // staged alike for a dry run and an import: from here to the commit, one path
+      for (const record of removedRecords)
+        if (record.derived) change.removeDerived(record);
+        else change.remove(record);
+      for (const record of wanted.values()) change.insert(record, { source: sourceOf(record) });
+      const commit = { serialSetByCaller: fileRaisesSerial ? serial : undefined, soaRdata: desiredSoa.rdata, soaTtl: desiredSoa.ttl };
+      // a file that changes nothing (the same file imported again) writes nothing: no serial step, journal row,
+      // event or NOTIFY, and its answer says so (nothing added or removed, the zone's serial); a dry run alike
+      if (change.changesNothing(commit)) {
+        return {
+          zone,
+          added: 0,
+          removed: 0,
+          serial: change.zone.serial,
+          dryRun,
+          dropped,
+          warnings,
+          ...(dryRun ? { addedRecords: [], removedRecords: [] } : {}),
+        };
+      }
+      const result: ImportResult = {
+        zone,
+        added: wanted.size,
+        removed,
+        serial,
+        dryRun,
+        dropped,
+        warnings,
+      };
+      if (dryRun) {
+        // octoDNS-style plan: the diff, and nothing written. `check` refuses what `commit` would (an ALIAS
+        // without ALIAS_RESOLVERS, the record quota, the policy, the signer) and writes nothing; the SOA's
+        // change is listed too (its serial always, its other fields when the file has an SOA)
+        await change.check(commit);
+        const line = (r: CanonicalRecord) => `${ownerToFqdn(r.owner, zone)} ${r.ttl} IN ${r.type} ${r.rdata}`;
+        const soaBefore = change.zone.soa;
+        const soaAfter = { ...soaBefore, rdata: withSerial(desiredSoa.rdata, serial), ttl: desiredSoa.ttl };
+        return {
+          ...result,
+          addedRecords: [line(soaAfter), ...[...wanted.values()].map(line)],
+          removedRecords: [line(soaBefore), ...removedRecords.map(line)],
+        };
+      }
+      await change.commit(commit);
+      return { ...result, serial: change.serialAfter! };
+    });
+  }
+}
+
+/**
+ * A MERGE's records from the file that the zone lacks, each joining an RRset of the zone at its TTL (RFC 2181
+ * §5.2: one TTL per RRset; a merge leaves what the zone holds as it is), with a warning for each such RRset at
+ * the file's first line of it; and the line of each of the file's records, the copies made here included.
+ */
+function mergedIntoZone(
+  current: readonly StoredRow[],
+  added: readonly CanonicalRecord[],
+  fileRecords: readonly CanonicalRecord[],
+  lines: readonly number[],
+): { records: CanonicalRecord[]; warnings: ImportWarning[]; lineOf: Map<CanonicalRecord, number> } {
+  const lineOf = fileLines(fileRecords, lines);
+  const zoneTtl = new Map<string, number>();
+  for (const r of current) if (r.type !== 'SOA') zoneTtl.set(`${r.owner} ${r.type}`, r.ttl);
+  const differ = new Map<string, { ttls: Set<number>; line?: number }>();
+  const records = added.map((record) => {
+    const key = `${record.owner} ${record.type}`;
+    const ttl = zoneTtl.get(key);
+    if (ttl === undefined || ttl === record.ttl) return record;
+    const line = lineOf.get(record);
+    const seen = differ.get(key) ?? { ttls: new Set<number>(), line };
+    seen.ttls.add(record.ttl);
+    differ.set(key, seen);
+    const copy = { ...record, ttl };
+    if (line !== undefined) lineOf.set(copy, line);
+    return copy;
+  });
+  const warnings: ImportWarning[] = [];
+  for (const [key, { ttls, line }] of differ) {
+    const [owner, type] = key.split(' ');
+    const kept = zoneTtl.get(key)!;
+    const message = `the ${type} records at ${owner} have TTL ${kept} in the zone and ${[...ttls].join(', ')} in the file; an RRset has one TTL (RFC 2181 §5.2): the zone's ${kept} is kept for all, as MERGE keeps what the zone holds`;
+    warnings.push({
+      ...(line === undefined ? {} : { line }),
+      field: 'ttl',
+      code: 'RRSET_TTLS_DIFFER',
+      message: line === undefined ? message : `line ${line}: ${message}`,
+    });
+  }
+  return { records, warnings, lineOf };
+}
+
+/** the line of each of a file's records */
+const fileLines = (records: readonly CanonicalRecord[], lines: readonly number[]) =>
+  new Map<CanonicalRecord, number>(records.map((r, i) => [r, lines[i]]));
+
+/** how each client takes the nearest allowed TTL instead of a refusal: what a TTL_NOT_ALLOWED in a file says */
+const TTL_REMEDY =
+  'to take the nearest allowed TTL instead, import with --clamp-ttls (CLI), ttlPolicy: CLAMP (GraphQL) or ttl_policy=CLAMP (REST), or change ALLOWED_TTLS';
+
+/** `2-5, 7, 9`: ascending line numbers as ranges, the first 20 of them */
+function lineRanges(lines: number[]): string {
+  const ranges: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    let j = i;
+    while (j + 1 < lines.length && lines[j + 1] === lines[j] + 1) j += 1;
+    ranges.push(i === j ? String(lines[i]) : `${lines[i]}-${lines[j]}`);
+    i = j;
+  }
+  return ranges.length > 20 ? `${ranges.slice(0, 20).join(', ')}, …` : ranges.join(', ');
+}
+
+/**
+ * A zone file's problems with each one repeated identically on several lines (a `$TTL` outside ALLOWED_TTLS
+ * makes every record wrong the same way) told once: its lines, their count, and the first line as `line`.
+ * A TTL outside ALLOWED_TTLS also says how to have it clamped instead.
+ */
+export function collapseRepeatedProblems(problems: readonly ErrorDetail[]): ErrorDetail[] {
+  const withoutLine = (p: ErrorDetail) => p.message.replace(/^line \d+: /, '');
+  const groups = new Map<string, ErrorDetail[]>();
+  for (const p of problems) {
+    const key = `${p.field}\u0000${p.code}\u0000${withoutLine(p)}`;
+    const group = groups.get(key);
+    if (group) group.push(p);
+    else groups.set(key, [p]);
+  }
+  return [...groups.values()].map((group) => {
+    const [first] = group;
+    const remedy = first.code === 'TTL_NOT_ALLOWED' ? `; ${TTL_REMEDY}` : '';
+    if (group.length === 1) return remedy ? { ...first, message: `${first.message}${remedy}` } : first;
+    const lines = group.map((p) => p.line).filter((line): line is number => line !== undefined);
+    return {
+      ...first,
+      count: group.length,
+      message: `lines ${lineRanges(lines)} (${group.length} lines): ${withoutLine(first)}${remedy}`,
+    };
+  });
+}
+
+/** the zone by id or name, if the key may see it (its user's, and within a restricted key's read rules) */
+async function visibleZone(ctx: RequestContext, by: { id?: number; name?: string }) {
+  const name = by.name === undefined ? undefined : normaliseZoneName(by.name);
+  const readRules = readRulesOf(ctx.principal.policy);
+  const [domain] = await listDomains(ctx.db, { id: by.id, name, scopeUserId: scopeUserId(ctx.principal), readRules }, { first: 1 });
+  if (!domain) throw DomainError.notFound('ZONE_NOT_FOUND', by.id !== undefined ? 'id' : 'zone');
+  return domain;
+}
+
+/**
+ * The zone rules' problems with the line of the file's record each is about (a merge into a zone that holds
+ * a template's records: `www CNAME` of the template meets the file's `www A` on line 7): the rules report a
+ * clash at the later record, and the file's records come after the zone's own in a merge.
+ */
+function withFileLines(
+  found: { index?: number; problem: ErrorDetail }[],
+  desired: readonly CanonicalRecord[],
+  lineOf: ReadonlyMap<CanonicalRecord, number>,
+): ErrorDetail[] {
+  return found.map(({ index, problem }) => {
+    const line = index === undefined ? undefined : lineOf.get(desired[index]);
+    return line === undefined ? problem : { ...problem, line, message: `line ${line}: ${problem.message}` };
+  });
+}
+
+/** the file's dropped signer records, with the DNSKEY, CDS and CDNSKEY a signed zone leaves out counted too */
+function withDroppedKeys(
+  dropped: { type: string; count: number }[],
+  records: readonly CanonicalRecord[],
+): { type: string; count: number }[] {
+  const counts = new Map(dropped.map((d) => [d.type, d.count]));
+  for (const r of records) if (SIGNER_OWNED_TYPES.has(r.type)) counts.set(r.type, (counts.get(r.type) ?? 0) + 1);
+  return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => (a.type < b.type ? -1 : 1));
+}

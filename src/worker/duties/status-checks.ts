@@ -1,0 +1,95 @@
+import type { Database } from '../../db/pool';
+import { querySoaSerial } from '../../dns-client/dns-client';
+import { serialGreaterThan } from '../../dns/serial';
+import { DueCheck, PropagationRepository, ServerState } from '../../repositories/propagation';
+import type { Duty } from '../duties';
+import type { Notifier } from '../notifier';
+import type { NameserverFleet } from './nameserver-sets';
+
+export const STATUS_CHECKS = 'status checks';
+const STATUS_TICK_MS = 500;
+export const STATUS_BATCH = 50;
+/** a claimed status check may take this long before another worker may take it again */
+const STATUS_LEASE_SECONDS = 10;
+/** failures (no answer, REFUSED, ...) in a row before a server is shown in state error */
+const ERROR_AFTER_ATTEMPTS = 14;
+/** checks of a server that answers but lags before it is shown in state error */
+const LAG_ERROR_AFTER_ATTEMPTS = 20;
+/**
+ * The first checks of a change come at a steady short interval, then back off. A NOTIFY travels over UDP and
+ * can be lost; a quick re-NOTIFY keeps that from leaving a secondary behind until its refresh timer. (It does
+ * not shorten Knot's own hold-up of up to a second for a zone that changed within the last second: that is
+ * Knot's scheduler, and `block-notify-after-transfer` removes it, docs/propagation.md.)
+ */
+const FAST_CHECKS = 10;
+export const FAST_CHECK_MS = 100;
+const MAX_CHECK_INTERVAL_MS = 5 * 60_000;
+
+/** true on checks 1, 2, 4, 8, 16, ...: re-NOTIFYs back off as a server keeps lagging */
+const isBackoffTurn = (attempt: number) => attempt > 0 && (attempt & (attempt - 1)) === 0;
+
+/**
+ * The secondaries' status: due `zone_server_status` rows (state not in_sync, next_check_at passed) are claimed
+ * with SKIP LOCKED and leased; the server's SOA serial is asked; the row becomes in_sync, stays pending (NOTIFY
+ * again when it lags), or becomes error with the reason after repeated failures; checks back off exponentially.
+ * Doing a check twice (two workers, a lost lease) changes nothing. Besides its tick, a round is asked for when a
+ * check's next one falls due (`checkIn`), after a drain published changes and after new secondaries' adoption.
+ */
+export function statusChecksDuty(db: Database, notifier: Notifier, fleet: NameserverFleet, checkIn: (ms: number) => void): Duty {
+  const repository = new PropagationRepository(db);
+
+  const checkOne = async (row: DueCheck): Promise<void> => {
+    const server = fleet.servers.get(row.server);
+    if (!server) {
+      // no longer configured: nothing to check
+      await repository.markServerRemoved(row.id);
+      return;
+    }
+    const attempts = row.attempts + 1;
+    const delayMs =
+      attempts <= FAST_CHECKS
+        ? FAST_CHECK_MS
+        : Math.min(MAX_CHECK_INTERVAL_MS, Math.round(FAST_CHECK_MS * 1.6 ** Math.min(attempts - FAST_CHECKS, 30)));
+    const result = await querySoaSerial(server, row.zone);
+    let state: ServerState = 'pending';
+    let error: string | null = null;
+    let served: number | null = null;
+    if (result.ok) {
+      served = result.serial;
+      if (served === row.serial) state = 'in_sync';
+      else if (serialGreaterThan(served, row.serial)) {
+        state = 'error';
+        error = `server serves serial ${served}, newer than the zone's ${row.serial}: it will not follow until the serial passes it`;
+      } else {
+        error = `serves serial ${served}, zone is at ${row.serial}`;
+        if (attempts >= LAG_ERROR_AFTER_ATTEMPTS) state = 'error';
+        // nudge it again, on a backing-off schedule (checks 1, 2, 4, 8, ...): a NOTIFY that reached the server
+        // during a transfer can be lost, and must not leave it behind until its refresh timer
+        if (isBackoffTurn(attempts)) notifier.request(row.zone, server);
+      }
+    } else {
+      error = result.reason;
+      if (attempts >= ERROR_AFTER_ATTEMPTS) state = 'error';
+      // a secondary that does not know the zone yet (it has not read the new catalog) refuses its NOTIFY:
+      // re-send on checks 2, 4, 8, ..., not on every check (PowerDNS got 161 NOTIFYs for 30 changes)
+      if (attempts >= 2 && isBackoffTurn(attempts)) notifier.request(row.zone, server);
+    }
+    await repository.recordCheck({ id: row.id, served, state, error, checkedSerial: row.serial, attempts, nextInMs: delayMs });
+    // after its own statement committed: of two servers found in sync at once, the later's sees both (propagation.ts)
+    if (state === 'in_sync') await repository.announcePropagated(row.id);
+    if (state !== 'in_sync') checkIn(delayMs);
+  };
+
+  return {
+    name: STATUS_CHECKS,
+    every: STATUS_TICK_MS,
+    /** one round of status checks of the due rows */
+    run: async () => {
+      if (!fleet.servers.size) return;
+      const due = await repository.claimDueChecks(STATUS_BATCH, STATUS_LEASE_SECONDS);
+      await Promise.all(due.map(checkOne));
+    },
+    where: 'propagation worker',
+    failure: { level: 'error', message: 'propagation worker: status check failed' },
+  };
+}
