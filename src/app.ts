@@ -2,6 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import type { Database } from './db/pool';
+import type { ReadReplicas } from './db/read-replicas';
 import express, { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { databaseReachable, noteDatabaseFailure, noteDatabaseReachable, RETRY_AFTER_SECONDS } from './db/availability';
@@ -27,6 +28,8 @@ import { hostPortName } from './config/settings';
 import { metrics, observeSecondaryLag, observeZoneHealth } from './metrics';
 import { createRestRouter } from './rest/router';
 import { createPowerDnsRouter } from './powerdns/router';
+import { databaseOf, readRouting } from './http/read-routing';
+import { standbyReads } from './graphql/standby-reads';
 import { signInRoutes } from './http/sign-in';
 import type { Services } from './services';
 
@@ -87,8 +90,11 @@ function bodyErrors(error: unknown, req: Request, res: Response, next: NextFunct
   return res.status(500).json(errorBody('INTERNAL'));
 }
 
-/** The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health, /metrics and the /console. */
-export async function createApp(db: Database, services: Services): Promise<App> {
+/**
+ * The HTTP face: /graphql (Apollo), /api (the REST layer, on the same schema), /health, /metrics and the /console.
+ * With `replicas` (DATABASE_REPLICA_URL), reads that may lag are served by standbys (docs/deployment.md).
+ */
+export async function createApp(db: Database, services: Services, replicas?: ReadReplicas): Promise<App> {
   const { settings } = services;
   const schema = await getSchema(settings.fastPaths);
   const heavy = new HeavyRequests(settings.heavyRequestsAtOnce);
@@ -134,6 +140,7 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       refusalAudit,
       operationWarnings,
       textInputCheck,
+      ...(replicas ? [standbyReads(replicas)] : []),
       // no cache hints are used; the plugin would otherwise wrap every field of every answer
       ApolloServerPluginCacheControlDisabled(),
       // a browser's GET /graphql gets the service's own GraphiQL (src/http/graphiql.ts), not Apollo's CDN page
@@ -158,6 +165,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   // first after the request log: a write to the API passes no layer of the probes' or of the routers below,
   // none of which serves an /api path (each layer passed and each path compared is CPU on every request,
   // bench/FINDINGS.md)
+  // with standbys, a GET of /api may be answered by one, and every other request's answer carries its token
+  if (replicas) app.use('/api', readRouting(replicas));
   const powerDns = createPowerDnsRouter({ db, services, heavy });
   app.use('/api/v1', powerDns.api);
   app.get('/api', ...powerDns.discovery);
@@ -168,15 +177,20 @@ export async function createApp(db: Database, services: Services): Promise<App> 
     res.json({ status: 'ok', database: databaseReachable() ? 'reachable' : 'unreachable' });
   });
   // readiness, for load balancers: the database answers (this code's migrations were applied at start, before
-  // the roles started: openDatabase fails the start otherwise)
+  // the roles started: openDatabase fails the start otherwise). The standbys are named with their state and lag;
+  // one that does not serve leaves the process ready, its reads going to the primary
   app.get('/ready', async (_req, res) => {
+    const standbys = replicas ? { standbys: replicas.status() } : {};
     try {
       await db.rows('select 1');
       noteDatabaseReachable();
-      res.json({ status: 'ready' });
+      res.json({ status: 'ready', ...standbys });
     } catch (error) {
       noteDatabaseFailure(error, 'readiness check');
-      res.set('Retry-After', String(RETRY_AFTER_SECONDS)).status(503).json({ status: 'unavailable', reason: 'database unreachable' });
+      res
+        .set('Retry-After', String(RETRY_AFTER_SECONDS))
+        .status(503)
+        .json({ status: 'unavailable', reason: 'database unreachable', ...standbys });
     }
   });
   // the secondaries' lag, every nameserver set's, read from the shared status rows at each scrape (one aggregate
@@ -204,6 +218,8 @@ export async function createApp(db: Database, services: Services): Promise<App> 
   app.use(
     '/graphql',
     requireApiKey(db, services, 'graphql'),
+    // a GET is a query (Apollo refuses mutations over GET): its database is chosen before its ETag is read
+    ...(replicas ? [readRouting(replicas, false)] : []),
     largeBodyTurn(largeBodies, limit),
     heavyBodies(heavy),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed
@@ -216,6 +232,9 @@ export async function createApp(db: Database, services: Services): Promise<App> 
       context: async ({ req, res }) => {
         const principal = principalOf(req);
         const context = principal ? contextFor(db, services, principal) : await buildContext(db, services, req.get('x-api-key'));
+        // a GET's query reads where its ETag was read (http/read-routing.ts); what it writes goes to the primary
+        const readDb = databaseOf(req, db);
+        if (readDb !== db) Object.assign(context, { db: readDb, primary: db });
         return Object.assign(context, { heavyTurn: () => heavy.take(res), answerBodyWritten: true });
       },
     }),

@@ -79,7 +79,7 @@ export async function startService(settings: Settings): Promise<RunningService> 
   let dnsPort: number | undefined;
   try {
     if (settings.roles.includes('api')) {
-      const app = await createApp(database.db, services);
+      const app = await createApp(database.db, services, database.replicas);
       const server = await new Promise<Server>((resolve, reject) => {
         // the server's requests and responses have Express's prototypes from the start (src/http/server.ts)
         const listening = createHttpServer(app.express);

@@ -224,3 +224,52 @@ export const steeringChanges = new Counter({
   help: 'Zone changes written by steering (the served records of steered RRsets)',
   registers: [metrics],
 });
+
+/**
+ * Reads that may lag (db/read-replicas.ts): those a standby served, and those the primary served instead, by
+ * why (no_standby: none reachable and within REPLICA_MAX_LAG_MS; token_wait: none replayed a Consistency-Token
+ * within REPLICA_WAIT_MS; token_invalid: the token was no WAL position).
+ */
+export const standbyReads = new Counter({
+  name: 'zonekeeper_replica_reads_total',
+  help: 'Reads that may lag served by a standby (DATABASE_REPLICA_URL)',
+  registers: [metrics],
+});
+export const replicaFallbackReads = new Counter({
+  name: 'zonekeeper_replica_fallback_reads_total',
+  help: 'Reads that may lag served by the primary instead of a standby, by reason (no_standby, token_wait, token_invalid)',
+  labelNames: ['reason'] as const,
+  registers: [metrics],
+});
+
+/** each standby's replay lag and whether it serves reads, as its last check found it (one series per standby) */
+const standbyLag = new Gauge({
+  name: 'zonekeeper_replica_lag_seconds',
+  help: "A standby's replay lag behind the primary, at most (absent while it cannot be measured)",
+  labelNames: ['standby'] as const,
+  registers: [metrics],
+});
+const standbyServing = new Gauge({
+  name: 'zonekeeper_replica_serving',
+  help: 'Whether a standby serves reads: 1 yes, 0 no (unreachable, further behind than REPLICA_MAX_LAG_MS, or not in recovery)',
+  labelNames: ['standby'] as const,
+  registers: [metrics],
+});
+
+/** the standbys' source of those gauges, read on each scrape; returns the stop */
+export function observeStandbys(read: () => { standby: string; state: string; lagSeconds: number | null }[]): () => void {
+  (standbyLag as unknown as { collect?: () => void }).collect = () => {
+    standbyLag.reset();
+    for (const { standby, lagSeconds } of read()) if (lagSeconds !== null) standbyLag.set({ standby }, lagSeconds);
+  };
+  (standbyServing as unknown as { collect?: () => void }).collect = () => {
+    standbyServing.reset();
+    for (const { standby, state } of read()) standbyServing.set({ standby }, state === 'streaming' ? 1 : 0);
+  };
+  return () => {
+    for (const gauge of [standbyLag, standbyServing]) {
+      (gauge as unknown as { collect?: () => void }).collect = undefined;
+      gauge.reset();
+    }
+  };
+}

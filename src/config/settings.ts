@@ -61,6 +61,19 @@ export interface Settings {
    * (src/db/pool.ts, docs/deployment.md); 0 = 503 at once
    */
   databaseFailoverWaitMs: number;
+  /**
+   * DATABASE_REPLICA_URL: one or more streaming standbys (a host list, as DATABASE_URL takes) that serve the
+   * reads which may lag (src/db/read-replicas.ts, docs/deployment.md «Reading from standbys»); undefined: every
+   * read on the primary
+   */
+  databaseReplicaUrl: string | undefined;
+  /**
+   * REPLICA_WAIT_MS: how long a read that sent a Consistency-Token back waits for a standby to replay that far
+   * before it is served by the primary
+   */
+  replicaWaitMs: number;
+  /** REPLICA_MAX_LAG_MS: a standby further behind than this is skipped until it catches up */
+  replicaMaxLagMs: number;
   dnsListen: HostPort | undefined;
   catalogZone: string;
   secondaries: HostPort[];
@@ -476,6 +489,20 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       problems.push((error as Error).message);
     }
   }
+  const databaseReplicaUrl = read('DATABASE_REPLICA_URL');
+  if (databaseReplicaUrl !== undefined) {
+    // the same forms as DATABASE_URL; each host is a standby read on its own, so no session attribute that
+    // asks for a writable server fits
+    try {
+      const { sessionAttrs } = parseDatabaseUrl(databaseReplicaUrl);
+      if (sessionAttrs !== 'any' && /target_session_attrs/.test(databaseReplicaUrl))
+        problems.push(`DATABASE_REPLICA_URL names standbys: target_session_attrs must be any or left out (got ${sessionAttrs})`);
+    } catch (error) {
+      problems.push((error as Error).message.replace(/^DATABASE_URL/, 'DATABASE_REPLICA_URL'));
+    }
+    // the embedded PostgreSQL has no standbys: reads on a standby of another server would read another database
+    if (databaseUrl === undefined) problems.push('DATABASE_REPLICA_URL needs DATABASE_URL (the primary its standbys stream from)');
+  }
   const apiKey = read('API_KEY');
   if (apiKey !== undefined && apiKey.length < 16) problems.push('API_KEY must be at least 16 characters long');
 
@@ -507,6 +534,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
     preparedStatements: oneOf('DATABASE_PREPARED_STATEMENTS', ['on', 'off'] as const, 'on'),
     databasePoolSize: integer('DATABASE_POOL_SIZE', 20, 1, 1000),
     databaseFailoverWaitMs: integer('DATABASE_FAILOVER_WAIT_MS', 2500, 0, 30_000),
+    databaseReplicaUrl,
+    replicaWaitMs: integer('REPLICA_WAIT_MS', 500, 0, 30_000),
+    // below 100 ms a standby's own apply of a busy primary's WAL would skip it most of the time
+    replicaMaxLagMs: integer('REPLICA_MAX_LAG_MS', 5000, 100, 3_600_000),
     dnsListen,
     catalogZone,
     secondaries,

@@ -114,10 +114,20 @@ export function noteStopping(value = true): void {
   stopping = value;
 }
 
+/**
+ * Failures met on a standby's read pool (db/read-replicas.ts): the request that met one answers 503 as for any
+ * outage, but the service's database is not away, and the standby's own watcher says what it is.
+ */
+const standbyFailures = new WeakSet<object>();
+
+export function markStandbyFailure(error: unknown): void {
+  if (error && typeof error === 'object') standbyFailures.add(error);
+}
+
 /** records a failure; logs once when the database goes from reachable to unreachable. Returns whether it was an outage. */
 export function noteDatabaseFailure(error: unknown, where: string): boolean {
   if (!isDatabaseUnavailable(error)) return false;
-  if (stopping) return true;
+  if (stopping || (!!error && typeof error === 'object' && standbyFailures.has(error))) return true;
   if (reachable) {
     reachable = false;
     logger.warn(`database unreachable (${where}): ${(error as Error)?.message ?? String(error)}; answering 503 until it is back`);

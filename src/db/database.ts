@@ -6,6 +6,7 @@ import { startEmbeddedPostgres, RunningPostgres } from './embedded-postgres';
 import { makeOrmConfig } from './orm-config';
 import { Database } from './pool';
 import { DatabaseHosts } from './database-hosts';
+import { ReadReplicas } from './read-replicas';
 
 export { Database } from './pool';
 export type { Sql } from './pool';
@@ -30,6 +31,8 @@ export async function ensureDatabase(adminUrl: string, name: string): Promise<st
 /** The service's database as the process holds it: the Database (one pool, one LISTEN connection), and its URL. */
 export interface OpenDatabase {
   db: Database;
+  /** the standbys for reads that may lag (DATABASE_REPLICA_URL); undefined: every read on the primary */
+  replicas?: ReadReplicas;
   clientUrl: string;
   close(): Promise<void>;
 }
@@ -43,6 +46,10 @@ export interface DatabaseSettings {
   dataDir: string;
   databasePoolSize: number;
   databaseFailoverWaitMs: number;
+  /** DATABASE_REPLICA_URL, REPLICA_WAIT_MS, REPLICA_MAX_LAG_MS (db/read-replicas.ts) */
+  databaseReplicaUrl?: string;
+  replicaWaitMs?: number;
+  replicaMaxLagMs?: number;
 }
 
 /**
@@ -75,11 +82,23 @@ export async function openDatabase(settings: DatabaseSettings, log: (line: strin
   });
   // the probe says whether the database is there now: it does not wait for a primary
   watchDatabase(() => db.rows('select 1', [], { failoverWait: false }));
+  const replicas = settings.databaseReplicaUrl
+    ? new ReadReplicas(db, {
+        replicaUrl: settings.databaseReplicaUrl,
+        poolSize: settings.databasePoolSize,
+        waitMs: settings.replicaWaitMs ?? 500,
+        maxLagMs: settings.replicaMaxLagMs ?? 5000,
+      })
+    : undefined;
+  // a standby away at start is no reason not to start: its reads go to the primary until it is back
+  await replicas?.start();
   return {
     db,
+    replicas,
     clientUrl,
     async close() {
       watchDatabase(undefined);
+      await replicas?.close();
       await db.close();
       if (embedded) {
         log('stopping the embedded PostgreSQL');

@@ -1,6 +1,6 @@
 import { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow, types } from 'pg';
 import { logger } from '../logger';
-import { isDatabaseUnavailable, noteDatabaseFailure, noteDatabaseReachable } from './availability';
+import { isDatabaseUnavailable, markStandbyFailure, noteDatabaseFailure, noteDatabaseReachable } from './availability';
 import { DatabaseHosts, generationOf, hostedClientClass } from './database-hosts';
 import { JOURNAL_CHANNEL, JournalSignal } from './journal-signal';
 import { Notifications } from './notifications';
@@ -86,6 +86,12 @@ export interface DatabaseOptions {
    * anything of it could have committed, waits for the primary and runs again before it fails (503); 0 = at once
    */
   failoverWaitMs?: number;
+  /**
+   * Set for a standby's read pool (db/read-replicas.ts): its lost or refused connections are the standby's
+   * trouble, told to it here, not an outage of the service's database (availability.ts: 503 until it is back),
+   * since the reads it served go to the primary meanwhile
+   */
+  standby?: { failed(error: unknown): void; reached(): void };
 }
 
 /**
@@ -144,9 +150,11 @@ export class Database implements Sql {
   private readonly observers = new Set<(text: string, params: readonly unknown[]) => void>();
   private closed = false;
   private readonly failoverWaitMs: number;
+  private readonly standby: DatabaseOptions['standby'];
 
   constructor(options: DatabaseOptions) {
     this.failoverWaitMs = options.failoverWaitMs ?? 0;
+    this.standby = options.standby;
     this.base = this;
     this.hosts = options.hosts ?? new DatabaseHosts(options.connectionString);
     this.pool = new Pool({
@@ -159,16 +167,20 @@ export class Database implements Sql {
     });
     // pg's Pool re-emits an idle client's error (a server stop terminates idle sessions, 57P01) as an 'error'
     // event: without a listener Node ends the process. The client is already out of the pool.
+    const { standby } = this;
     this.pool.on('error', (error, client) => {
       this.hosts.lost(generationOf(client));
-      if (!noteDatabaseFailure(error, 'database pool')) logger.warn({ err: error }, 'an idle database connection failed');
+      if (standby) standby.failed(error);
+      else if (!noteDatabaseFailure(error, 'database pool')) logger.warn({ err: error }, 'an idle database connection failed');
     });
     this.pool.on('connect', (client) => {
-      noteDatabaseReachable();
+      if (standby) standby.reached();
+      else noteDatabaseReachable();
       // a client in use also emits 'error' when its connection dies; the query it runs rejects with it as well
       client.on('error', (error) => {
         this.hosts.lost(generationOf(client));
-        noteDatabaseFailure(error, 'database connection');
+        if (standby) standby.failed(error);
+        else noteDatabaseFailure(error, 'database connection');
       });
     });
     this.notifications = new Notifications(this.hosts);
@@ -266,6 +278,11 @@ export class Database implements Sql {
    */
   private broken(client: PoolClient, error: unknown): Error | undefined {
     if (!isDatabaseUnavailable(error)) return undefined;
+    if (this.standby) {
+      // a standby gone, restarting, or refusing a write (25006: a read that writes, sent here by mistake)
+      markStandbyFailure(error);
+      this.standby.failed(error);
+    }
     this.hosts.lost(generationOf(client));
     return error instanceof Error ? error : new Error(String(error));
   }

@@ -27,6 +27,11 @@ export interface GraphQLContext extends RequestContext {
    * list may stay packed until then. Absent elsewhere (WebSocket, the REST layer's runs): its plain objects
    */
   answerBodyWritten?: boolean;
+  /**
+   * the primary, when `db` is a standby serving a query (graphql/standby-reads.ts): where what a read writes
+   * goes (the audit of a refusal); absent when `db` is the primary
+   */
+  primary?: Database;
   /** a subscription's connection (WebSocket): closes it with a close code, e.g. for a subscriber too slow */
   dropConnection?: (code: number, reason: string) => void;
 }
@@ -81,8 +86,11 @@ class OperationContext implements GraphQLContext {
   readonly warnings: NonNullable<GraphQLContext['warnings']> = [];
   private madeLoaders?: Loaders;
 
+  primary?: Database;
+
   constructor(
-    readonly db: Database,
+    /** the primary, or a standby once a query's operation chose one (graphql/standby-reads.ts) */
+    public db: Database,
     readonly services: Services,
     readonly principal: Principal,
   ) {}

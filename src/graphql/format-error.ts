@@ -127,7 +127,7 @@ export const refusalAudit: ApolloServerPlugin<GraphQLContext> = {
     return {
       async didEncounterErrors({ errors, contextValue }) {
         for (const error of errors) {
-          contextValue.services.audit.refusals.note(contextValue.db, contextValue.principal, error);
+          contextValue.services.audit.refusals.note(contextValue.primary ?? contextValue.db, contextValue.principal, error);
         }
       },
     };

@@ -5,6 +5,7 @@ import onHeaders from 'on-headers';
 import { noteDatabaseFailure } from '../db/availability';
 import { logger } from '../logger';
 import { readVersion } from '../services/operations/read-versions';
+import { databaseOf } from './read-routing';
 import { principalOf } from './request-gates';
 
 /**
@@ -26,7 +27,9 @@ export function conditionalGet(db: Database, options: { withPropagation: boolean
       const principal = principalOf(req);
       if (!principal) return next();
       const zone = options.zoneParam === undefined ? undefined : String(req.params[options.zoneParam]);
-      const version = await readVersion(db, principal, options.withPropagation, zone);
+      // from the database the answer is read from (a standby: http/read-routing.ts), so that the ETag never
+      // labels an answer older than the version it stands for
+      const version = await readVersion(databaseOf(req, db), principal, options.withPropagation, zone);
       const digest = createHash('sha256')
         .update(JSON.stringify([options.variant, principal, version, req.originalUrl]))
         .digest('base64url');

@@ -41,6 +41,11 @@ export interface PowerDnsInputs {
 export interface PowerDnsRoute {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   path: string;
+  /**
+   * a GET that writes (the audit of a TSIG secret read): answered by the primary, never by a standby
+   * (http/read-routing.ts), which refuses every write
+   */
+  readsPrimary?: true;
   handle(inputs: PowerDnsInputs): PowerDnsResult | Promise<PowerDnsResult>;
 }
 

@@ -6,6 +6,7 @@ import { BodyTooLarge } from '../http/body-limits';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
 import { sendJson } from '../http/send-json';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
+import { databaseOf } from '../http/read-routing';
 import type { Services } from '../services';
 import type { RequestContext } from '../services/context';
 import { PowerDnsError, POWERDNS_ROUTES, PowerDnsResult } from './routes';
@@ -86,7 +87,8 @@ export function createPowerDnsRouter({ db, services, heavy }: PowerDnsDeps): { d
   for (const route of POWERDNS_ROUTES) {
     const answer = async (req: Request, res: Response) => {
       // no `warnings`: PowerDNS's answers have no place for them (docs/powerdns-api.md), so none are worked out
-      const ctx: RequestContext = { db, principal: principalOf(req)! };
+      // a GET may read from a standby (http/read-routing.ts); the audit of a refusal below writes on the primary
+      const ctx: RequestContext = { db: route.readsPrimary ? db : databaseOf(req, db), principal: principalOf(req)! };
       const labels: string[] = [];
       const commentLabels: string[] = [];
       try {

@@ -36,6 +36,8 @@ export const TSIGKEY_ROUTES: PowerDnsRoute[] = [
     // the key with its secret, as PowerDNS answers it, to whoever may manage the key (TsigKeysService.secret)
     method: 'get',
     path: `${SERVER}/tsigkeys/:id`,
+    // each read is in the audit log
+    readsPrimary: true,
     async handle(inputs) {
       const { tsigKey, secret } = await inputs.services.tsigKeys.secret(inputs.ctx, (await tsigKeyOfPath(inputs)).id);
       return { status: 200, body: presentTsigKey(tsigKey, secret) };

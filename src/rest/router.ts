@@ -10,6 +10,7 @@ import { failureOf, startFailureAnswer } from '../request-failure';
 import { conditionalGet } from '../http/conditional-get';
 import { principalOf, requireApiKey, wholeBodyFirst } from '../http/request-gates';
 import { heavyBodies, HeavyRequests } from '../http/heavy-requests';
+import { databaseOf } from '../http/read-routing';
 import { sendJson } from '../http/send-json';
 import { importBodyLimit, largeBodyTurn } from '../http/body-limits';
 import { logger } from '../logger';
@@ -210,12 +211,17 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
   /** a runner for one request; the warnings of the operations it ran gather in `warnings` */
   const runnerFor = (principal: Principal, res: Response): Runner & { warnings: Warning[] } => {
     const warnings: Warning[] = [];
+    // where the operations read: a standby for a GET when there are standbys (http/read-routing.ts), else the
+    // primary; the audit of refusals writes, on the primary
+    const readDb = databaseOf(res.req, db);
     // a context per operation, for the principal requireApiKey found; a REST answer
     // holds a zone's records whole, however many (the nested lists of a client's query stop at MAX_PAGE_SIZE)
-    const context = async (): Promise<GraphQLContext> => Object.assign(contextFor(db, services, principal), { wholeNestedLists: true });
+    const context = async (operationDb: Database): Promise<GraphQLContext> =>
+      Object.assign(contextFor(operationDb, services, principal), { wholeNestedLists: true });
     const run = async <T>(operation: keyof typeof OPERATIONS, variables: Record<string, unknown>): Promise<T> => {
       if (HEAVY_OPERATIONS.has(operation) && !(await heavy.take(res))) throw new DomainError('SERVER_BUSY');
-      const operationContext = await context();
+      // a mutation writes: on the primary whatever the route's method
+      const operationContext = await context(OPERATIONS[operation].startsWith('mutation') ? db : readDb);
       const { data, errors } = await runOperation<T>(OPERATIONS[operation], variables, operationContext);
       warnings.push(...(operationContext.warnings ?? []));
       if (errors?.length) {
@@ -241,7 +247,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
         } catch (invalid) {
           throw fromGraphQLErrors([formatError({ message: String((invalid as Error).message) }, invalid)]);
         }
-        const context: RequestContext = { db, principal, warnings: [] };
+        const context: RequestContext = { db: readDb, principal, warnings: [] };
         try {
           return await act(services, context, input);
         } catch (error) {
@@ -269,7 +275,7 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
       },
       async stream(read) {
         // a service's own context: no loaders, no GraphQL; the same principal, database and scope
-        return read(services, { db, principal, warnings: [] });
+        return read(services, { db: readDb, principal, warnings: [] });
       },
     };
   };

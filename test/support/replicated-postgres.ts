@@ -55,10 +55,26 @@ export interface PostgresNode {
  * (synchronous_commit=on, the standby synchronous: a commit is acknowledged once the standby has it), as a
  * failover manager keeps them; the test plays the failover manager's part (kill -9, promote).
  */
+export interface ReplicationOptions {
+  /**
+   * false: an asynchronous standby (a commit is acknowledged without it), as a standby for reads is kept; it may
+   * then be stopped without holding up the primary's commits. True (the default): synchronous, as a failover
+   * manager keeps it
+   */
+  synchronous?: boolean;
+  /** the standby's recovery_min_apply_delay, in ms: it applies each commit that much after the primary made it */
+  applyDelayMs?: number;
+}
+
 export class ReplicatedPostgres {
   readonly dir = postgresDir('zonekeeper-replicated-');
   primary!: PostgresNode;
   standby!: PostgresNode;
+  private readonly synchronous: boolean;
+
+  constructor(private readonly options: ReplicationOptions = {}) {
+    this.synchronous = options.synchronous ?? true;
+  }
 
   private node(name: string, port: number): PostgresNode {
     const dataDir = path.join(this.dir, name);
@@ -116,7 +132,15 @@ export class ReplicatedPostgres {
       '-c',
       'fast',
     ]);
+    if (this.options.applyDelayMs !== undefined) {
+      const conf = path.join(this.standby.dataDir, 'postgresql.auto.conf');
+      writeFileSync(conf, `${readFileSync(conf, 'utf8')}recovery_min_apply_delay = '${this.options.applyDelayMs}ms'\n`);
+    }
     await this.start(this.standby);
+    if (!this.synchronous) {
+      await this.streaming(this.primary);
+      return;
+    }
     // one synchronous standby: from now on a commit waits for the standby's flush
     await this.sql(this.primary, ["alter system set synchronous_standby_names = '*'", 'select pg_reload_conf()']);
     await waitUntil(
@@ -205,14 +229,32 @@ export class ReplicatedPostgres {
     );
   }
 
+  /** the standby's recovery_min_apply_delay changed (a reload: it applies to what it replays from then on) */
+  async setApplyDelay(ms: number): Promise<void> {
+    await this.sql(this.standby, [`alter system set recovery_min_apply_delay = '${ms}ms'`, 'select pg_reload_conf()']);
+  }
+
   /** the standby stopped (fast): from now on a commit on the primary waits for it */
   async stopStandby(): Promise<void> {
     await runAsPostgres(`${PG_BIN}/pg_ctl`, ['-D', this.standby.dataDir, '-m', 'fast', '-w', 'stop']);
   }
 
+  /** `primary` sends its WAL to one standby */
+  private async streaming(primary: PostgresNode): Promise<void> {
+    await waitUntil(
+      'the standby to stream',
+      async () => (await this.sql(primary, ["select count(*)::int as n from pg_stat_replication where state = 'streaming'"]))[0].n === 1,
+      30_000,
+    );
+  }
+
   /** the stopped standby started again: it takes the WAL it missed and is the synchronous standby again */
   async startStandby(): Promise<void> {
     await this.start(this.standby);
+    if (!this.synchronous) {
+      await this.streaming(this.primary);
+      return;
+    }
     await waitUntil(
       'the standby to be synchronous again',
       async () =>

@@ -166,6 +166,38 @@ describe('settings', () => {
     expect(problems[0]).toContain(name);
   });
 
+  it('reads standbys for reads as DATABASE_URL is read, with their wait and lag bounds (docs/deployment.md)', () => {
+    expect(loadSettings({})).toMatchObject({ databaseReplicaUrl: undefined, replicaWaitMs: 500, replicaMaxLagMs: 5000 });
+    const primary = 'postgresql://zk@10.0.0.1:5432/zonekeeper';
+    const standbys = 'postgresql://zk@10.0.0.2:5432,10.0.0.3:5433/zonekeeper';
+    expect(
+      loadSettings({ DATABASE_URL: primary, DATABASE_REPLICA_URL: standbys, REPLICA_WAIT_MS: '0', REPLICA_MAX_LAG_MS: '250' }),
+    ).toMatchObject({ databaseReplicaUrl: standbys, replicaWaitMs: 0, replicaMaxLagMs: 250 });
+    // libpq's keyword/value pairs, as DATABASE_URL takes them
+    expect(
+      loadSettings({ DATABASE_URL: primary, DATABASE_REPLICA_URL: 'host=10.0.0.2,10.0.0.3 port=5432 dbname=zonekeeper' })
+        .databaseReplicaUrl,
+    ).toBe('host=10.0.0.2,10.0.0.3 port=5432 dbname=zonekeeper');
+    // each problem names the setting, never DATABASE_URL for the replica's own mistake
+    expect(problemsOf({ DATABASE_URL: primary, DATABASE_REPLICA_URL: 'mysql://x' })).toEqual([
+      expect.stringMatching(/^DATABASE_REPLICA_URL/),
+    ]);
+    expect(problemsOf({ DATABASE_URL: primary, DATABASE_REPLICA_URL: 'host=a,b port=1,2,3 dbname=zk' })).toEqual([
+      expect.stringMatching(/^DATABASE_REPLICA_URL/),
+    ]);
+    expect(problemsOf({ DATABASE_URL: primary, DATABASE_REPLICA_URL: `${standbys}?target_session_attrs=read-write` })).toEqual([
+      expect.stringContaining('DATABASE_REPLICA_URL names standbys'),
+    ]);
+    expect(loadSettings({ DATABASE_URL: primary, DATABASE_REPLICA_URL: `${standbys}?target_session_attrs=any` }).databaseReplicaUrl).toBe(
+      `${standbys}?target_session_attrs=any`,
+    );
+    // standbys of what: the embedded PostgreSQL has none
+    expect(problemsOf({ DATABASE_REPLICA_URL: standbys })).toEqual([expect.stringContaining('needs DATABASE_URL')]);
+    expect(problemsOf({ REPLICA_WAIT_MS: '-1' })).toEqual([expect.stringContaining('REPLICA_WAIT_MS')]);
+    expect(problemsOf({ REPLICA_WAIT_MS: '30001' })).toEqual([expect.stringContaining('REPLICA_WAIT_MS')]);
+    expect(problemsOf({ REPLICA_MAX_LAG_MS: '50' })).toEqual([expect.stringContaining('REPLICA_MAX_LAG_MS')]);
+  });
+
   it("reads a webhook secret's overlap in hours, a part of one too, and the secrets that may sign at once (docs/events.md)", () => {
     expect(loadSettings({}).webhooks).toMatchObject({ secretOverlapHours: 24, maxSecrets: 10 });
     expect(loadSettings({ WEBHOOK_SECRET_OVERLAP_HOURS: '0.5', WEBHOOK_MAX_SECRETS: '2' }).webhooks).toMatchObject({

@@ -1,0 +1,42 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { CONSISTENCY_TOKEN_HEADER, ReadReplicas } from '../db/read-replicas';
+import { logger } from '../logger';
+import type { GraphQLContext } from './context';
+
+/**
+ * GraphQL's share of reading from standbys (docs/deployment.md, «Reading from standbys»), decided by the
+ * operation once it is known: a query reads, and may lag, so its services read from the database
+ * db/read-replicas.ts chooses (a standby; one that replayed the Consistency-Token sent back; or the primary),
+ * while what a read writes (the audit of a refusal) stays on the primary (`primary`). A mutation runs on the
+ * primary, and its answer carries the primary's WAL position after its commits, in the Consistency-Token header
+ * and in `extensions.consistencyToken`. Subscriptions are not HTTP operations and read the primary's feed.
+ */
+export function standbyReads(replicas: ReadReplicas): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, request, contextValue }) {
+          // a GET's database was chosen with its ETag (http/read-routing.ts, `primary` set then)
+          if (operation?.operation !== 'query' || contextValue.primary) return;
+          contextValue.primary = contextValue.db;
+          contextValue.db = await replicas.readDatabase(request.http?.headers.get(CONSISTENCY_TOKEN_HEADER) ?? undefined);
+        },
+        async willSendResponse({ operation, response }) {
+          if (operation?.operation !== 'mutation') return;
+          let token: string;
+          try {
+            token = await replicas.positionAfterWrite();
+          } catch (error) {
+            logger.warn({ err: error }, "a mutation's consistency token could not be read");
+            return;
+          }
+          response.http.headers.set(CONSISTENCY_TOKEN_HEADER.toLowerCase(), token);
+          if (response.body.kind === 'single') {
+            const result = response.body.singleResult;
+            result.extensions = { ...result.extensions, consistencyToken: token };
+          }
+        },
+      };
+    },
+  };
+}
