@@ -740,6 +740,143 @@ function importOp(id: string, call: (key: string, zone: string, text: string) =>
 }
 
 /** an operation over one zone: A, B (same user) and C (another user's) */
+// ---- steering (docs/steering.md): a steered RRset is its owner and type's records; a check is the zone's ----
+
+/** the points whose type may be steered (A, AAAA) */
+const STEERABLE = POINTS.filter((t) => t.type === 'A' || t.type === 'AAAA');
+/** a public address (no probe is sent: the matrix's service has no worker role) */
+const STEERED_VALUE = (type: string) => (type === 'A' ? '8.8.8.8' : '2001:4860:4860::8888');
+const STEERED_INPUT = (t: Point) => ({ owner: t.owner, type: t.type, pools: [{ members: [{ value: STEERED_VALUE(t.type) }] }] });
+const CHECK_INPUT = () => ({ name: `pm-${next()}`, protocol: 'tcp', address: '8.8.8.8', port: 443 });
+/** a check is written where the key may write some record of the zone (every RRset following it too: none here) */
+const writesSomeOf = (p: Profile, zone: string): boolean =>
+  ['@', 'mx', 'app.mx', '_acme-challenge.mx', 'x.app.mx'].some((owner) =>
+    ['A', 'AAAA', 'TXT', 'SOA'].some((type) => p.write(zone, owner, type)),
+  );
+const writeCheck = (p: Profile, zone: string, unseen: Outcome): Outcome =>
+  !sees(p, zone) ? unseen : writesSomeOf(p, zone) ? 'ok' : 'FORBIDDEN_BY_POLICY';
+/** a steered RRset named by id: one the key may not read is not there for it */
+const touchSteered = (p: Profile, t: Point): Outcome => {
+  const outcome = touchExisting(p, t);
+  return outcome === 'RECORD_NOT_FOUND' ? 'STEERED_RRSET_NOT_FOUND' : outcome;
+};
+
+async function steeredIdAt(t: Point): Promise<string | undefined> {
+  const { rows } = await db.query(
+    `select s.id from steered_rrsets s join domains d on d.id = s.domain_id where d.name = $1 and s.owner = $2 and s.type = $3`,
+    [t.zone, t.owner, t.type],
+  );
+  return rows[0] ? String(rows[0].id) : undefined;
+}
+
+async function adminSteer(t: Point): Promise<string> {
+  const data = await admin(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
+    z: t.zone,
+    i: STEERED_INPUT(t),
+  });
+  return data.createSteeredRrset.id;
+}
+
+async function adminUnsteer(t: Point): Promise<void> {
+  const id = await steeredIdAt(t);
+  if (id !== undefined) await admin(`mutation($id: ID!) { deleteSteeredRrset(id: $id) }`, { id });
+  for (const { rows } of [
+    await db.query(`select r.id from records r join domains d on d.id = r.domain_id where d.name = $1 and r.owner = $2 and r.type = $3`, [
+      t.zone,
+      t.owner,
+      t.type,
+    ]),
+  ])
+    for (const row of rows) await adminDeleteIfThere(String(row.id));
+}
+
+async function checkIdNamed(zone: string, name: string): Promise<string | undefined> {
+  const { rows } = await db.query(
+    `select c.id from steering_checks c join domains d on d.id = c.domain_id where d.name = $1 and c.name = $2`,
+    [zone, name],
+  );
+  return rows[0] ? String(rows[0].id) : undefined;
+}
+
+async function adminCheck(zone: string): Promise<{ id: string; name: string }> {
+  const input = CHECK_INPUT();
+  const data = await admin(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
+    z: zone,
+    i: input,
+  });
+  return { id: data.createSteeringCheck.id, name: input.name };
+}
+
+async function adminDeleteCheck(id: string): Promise<void> {
+  if ((await db.query(`select 1 from steering_checks where id = $1`, [id])).rowCount)
+    await admin(`mutation($id: ID!) { deleteSteeringCheck(id: $id) }`, { id });
+}
+
+/** steer the RRset at each steerable point */
+function createSteeredOp(id: string, call: (key: string, t: Point) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of STEERABLE) {
+        const expected = writeNew(p, t);
+        await attempt(`steer ${label(t)}`, expected, () => call(key, t));
+        expect({ t, made: (await steeredIdAt(t)) !== undefined }).toEqual({ t, made: expected === 'ok' });
+        await adminUnsteer(t);
+      }
+    },
+  };
+}
+
+/** change or delete the steered RRset at each steerable point, named by its id */
+function touchSteeredOp(id: string, call: (key: string, steeredId: string, t: Point) => Promise<Answer>, deletes = false): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of STEERABLE) {
+        const steered = await adminSteer(t);
+        const expected = touchSteered(p, t);
+        await attempt(`${id} ${label(t)}`, expected, () => call(key, steered, t));
+        if (deletes) expect({ t, left: (await steeredIdAt(t)) !== undefined }).toEqual({ t, left: expected !== 'ok' });
+        await adminUnsteer(t);
+      }
+    },
+  };
+}
+
+/** create a check in each zone */
+function createCheckOp(id: string, call: (key: string, zone: string, input: ReturnType<typeof CHECK_INPUT>) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const input = CHECK_INPUT();
+        const expected = writeCheck(p, zone, 'ZONE_NOT_FOUND');
+        await attempt(`${id} ${zone}`, expected, () => call(key, zone, input));
+        const made = await checkIdNamed(zone, input.name);
+        expect({ zone, made: made !== undefined }).toEqual({ zone, made: expected === 'ok' });
+        if (made) await adminDeleteCheck(made);
+      }
+    },
+  };
+}
+
+/** change or delete a check of each zone, named by its id */
+function touchCheckOp(id: string, call: (key: string, checkId: string, zone: string) => Promise<Answer>, deletes = false): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const check = await adminCheck(zone);
+        const expected = writeCheck(p, zone, 'STEERING_CHECK_NOT_FOUND');
+        await attempt(`${id} ${zone}`, expected, () => call(key, check.id, zone));
+        if (deletes)
+          expect({ zone, left: (await checkIdNamed(zone, check.name)) !== undefined }).toEqual({ zone, left: expected !== 'ok' });
+        await adminDeleteCheck(check.id);
+      }
+    },
+  };
+}
+
 function zoneOp(id: string, outcome: (p: Profile, zone: string) => Outcome, call: (key: string, zone: string) => Promise<Answer>): Op {
   return {
     id,
@@ -2054,6 +2191,32 @@ const OPS: Op[] = [
       () => gql(key, `mutation($e: String!) { createUser(input: {email: $e}) { id } }`, { e: `pm-${next()}@example.org` }),
     ],
   ]),
+  createSteeredOp('Mutation.createSteeredRrset', (key, t) =>
+    gql(key, `mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
+      z: t.zone,
+      i: STEERED_INPUT(t),
+    }),
+  ),
+  createCheckOp('Mutation.createSteeringCheck', (key, zone, input) =>
+    gql(key, `mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, { z: zone, i: input }),
+  ),
+  touchSteeredOp('Mutation.deleteSteeredRrset', (key, id) => gql(key, `mutation($id: ID!) { deleteSteeredRrset(id: $id) }`, { id }), true),
+  touchCheckOp('Mutation.deleteSteeringCheck', (key, id) => gql(key, `mutation($id: ID!) { deleteSteeringCheck(id: $id) }`, { id }), true),
+  touchSteeredOp('Mutation.setSteeringMemberAdmin', (key, id, t) =>
+    gql(key, `mutation($id: ID!, $v: String!) { setSteeringMemberAdmin(id: $id, value: $v, admin: "down") { id } }`, {
+      id,
+      v: STEERED_VALUE(t.type),
+    }),
+  ),
+  touchSteeredOp('Mutation.updateSteeredRrset', (key, id, t) =>
+    gql(key, `mutation($id: ID!, $i: SteeredRrsetInput!) { updateSteeredRrset(id: $id, input: $i) { id } }`, {
+      id,
+      i: { ...STEERED_INPUT(t), maxAnswers: 4 },
+    }),
+  ),
+  touchCheckOp('Mutation.updateSteeringCheck', (key, id) =>
+    gql(key, `mutation($id: ID!, $i: SteeringCheckInput!) { updateSteeringCheck(id: $id, input: $i) { id } }`, { id, i: CHECK_INPUT() }),
+  ),
   deleteZoneOp('Mutation.deleteDomain', (key, zone) => gql(key, `mutation($z: String) { deleteDomain(zone: $z) }`, { z: zone })),
   deleteRecordOp('Mutation.deleteRecord', (key, id) => gql(key, `mutation($id: ID!) { deleteRecord(id: $id) }`, { id })),
   templateOp('Mutation.deleteRecordTemplate', (key, _user, id) => gql(key, `mutation($id: ID!) { deleteRecordTemplate(id: $id) }`, { id })),
