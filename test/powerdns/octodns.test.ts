@@ -227,6 +227,32 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     expect(atWww[0].records).toHaveLength(1);
     expect(atWww[0].records[0].content).toMatch(/^A ";-- octodns-dynamic:v1:[A-Za-z0-9_=-]+\n/);
 
+    // one check per address, octoDNS's default health check: HTTPS, port 443, path /_dns, the record's name as Host
+    const steering = await app.gql(
+      `query($n: String) { domain(name: $n) { steeringChecks { protocol address port host path } steeredRrsets { owner type pools { members { value } } backup } } }`,
+      { n: DYNAMIC_ZONE },
+    );
+    const checks = steering.data.domain.steeringChecks
+      .map((c: { address: string }) => c)
+      .sort((a: any, b: any) => (a.address < b.address ? -1 : 1));
+    expect(checks).toEqual(
+      ['192.0.2.10', '192.0.2.11', '198.51.100.10'].map((address) => ({
+        protocol: 'https',
+        address,
+        port: 443,
+        host: 'www.dyn.test',
+        path: '/_dns',
+      })),
+    );
+    expect(steering.data.domain.steeredRrsets).toEqual([
+      {
+        owner: 'www',
+        type: 'A',
+        pools: [{ members: [{ value: '192.0.2.10' }, { value: '192.0.2.11' }] }, { members: [{ value: '198.51.100.10' }] }],
+        backup: ['192.0.2.10', '192.0.2.11'],
+      },
+    ]);
+
     // the zone serves the first pool's values (no check has failed), as data
     const exported = await (await api(`/zones/${DYNAMIC_ZONE}/export`, { headers: {} })).text();
     const served = exported
@@ -249,6 +275,8 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     const read = await api(`/zones/${DYNAMIC_ZONE}?rrset_name=api.${DYNAMIC_ZONE}&rrset_type=LUA`);
     const sets = ((await read.json()) as { rrsets: { type: string; ttl: number; records: { content: string }[] }[] }).rrsets;
     expect(sets).toEqual([expect.objectContaining({ type: 'LUA', ttl: 300, records: [{ content, disabled: false }] })]);
+    const withApi = await app.gql(`query($n: String) { domain(name: $n) { steeringChecks { address } } }`, { n: DYNAMIC_ZONE });
+    expect(withApi.data.domain.steeringChecks.map((c: { address: string }) => c.address)).toContain('192.0.2.20');
 
     const plainLua = await patch({
       name: `lua.${DYNAMIC_ZONE}`,
@@ -272,5 +300,8 @@ describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 
     expect(deleted.status).toBe(204);
     const exported = await (await api(`/zones/${DYNAMIC_ZONE}/export`)).text();
     expect(exported).not.toMatch(/^api\s/m);
+    // and its check, which nothing follows any more (checks do not outlive their records)
+    const left = await app.gql(`query($n: String) { domain(name: $n) { steeringChecks { address } } }`, { n: DYNAMIC_ZONE });
+    expect(left.data.domain.steeringChecks.map((c: { address: string }) => c.address)).not.toContain('192.0.2.20');
   }, 60_000);
 });
