@@ -112,6 +112,12 @@ export const ERROR_CATALOGUE = {
     status: 422,
     message: 'Rules by subnet or geography need an answer per asker (views); every secondary serves one answer, so they are not taken',
   },
+  /** a PowerDNS `LUA` record other than an octoDNS dynamic record: no Lua runs here (docs/steering.md) */
+  LUA_NOT_SUPPORTED: {
+    status: 422,
+    message:
+      'LUA records are taken only as octoDNS dynamic records (an A, AAAA or CNAME LUA record carrying the octodns-dynamic:v1 marker); other Lua is not run',
+  },
   DNSSEC_UNAVAILABLE: { status: 503, message: 'The DNSSEC key store cannot be opened; try again shortly' },
   CHANGE_SET_TOO_LARGE: { status: 413, message: 'Too many changes in one set' },
   HISTORY_EXPIRED: { status: 410, message: 'That serial is older than the kept history' },

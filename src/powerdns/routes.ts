@@ -34,6 +34,9 @@ export const POWERDNS_ROUTES: PowerDnsRoute[] = [
         ['default-soa-edit', ''],
         ['default-ttl', String(DEFAULT_RECORD_TTL)],
         ['dnssec', 'yes'],
+        // steering takes octoDNS's dynamic records, which octodns-powerdns writes as LUA records once it reads
+        // this (docs/steering.md); other Lua is refused. Steering has no switch: it is always on
+        ['enable-lua-records', 'yes'],
         ['primary', 'yes'],
         ['secondary', 'no'],
         ['version-string', POWERDNS_VERSION],

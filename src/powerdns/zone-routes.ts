@@ -5,7 +5,9 @@ import { normaliseZoneName } from '../dns/zone-name';
 import type { DomainRow } from '../repositories/read-model';
 import type { ZoneChangeSpec } from '../services/zones/zone-changes.service';
 import type { RrsetCommentsInput } from '../services/zones/rrset-comments.service';
-import { presentRrsets, presentZone } from './presenters';
+import { PowerDnsRrset, presentRrsets, presentZone } from './presenters';
+import { ownerToFqdn } from '../dns/name';
+import { luaNotSupported } from '../services/steering/octodns-dynamic';
 import {
   PowerDnsResult,
   PowerDnsInputs,
@@ -61,7 +63,7 @@ async function zoneWithRrsets(inputs: PowerDnsInputs, zone: DomainRow, filter: {
     records.push(...page);
   const comments = await inputs.services.rrsetComments.list(inputs.ctx, zone, filter);
   const disabled = await inputs.services.disabledRecords.list(inputs.ctx, zone, filter);
-  return { ...presented, rrsets: presentRrsets(zone.name, records, comments, disabled) };
+  return { ...presented, rrsets: await withLuaRrsets(inputs, zone, presentRrsets(zone.name, records, comments, disabled), filter) };
 }
 
 const flag = (value: unknown, name: string, fallback: boolean): boolean => {
@@ -193,6 +195,95 @@ export function changesOfPatch(
     else changes.push({ kind, owner: name, type, ttl, rdatas: disabled.length ? disabled : served, disabled: disabled.length > 0 });
   }
   return { changes, comments };
+}
+
+/** a `LUA` rrset of a PATCH or a new zone: an octoDNS dynamic record written (one content) or deleted (none) */
+interface LuaChange {
+  name: string;
+  ttl: number;
+  /** the content as written; undefined: the rrset is deleted */
+  content?: string;
+}
+
+/**
+ * Takes the `LUA` rrsets out of a body's `rrsets` (the rest go the ordinary way): octoDNS's dynamic records,
+ * which the steering service decodes and decides (docs/steering.md). A LUA rrset is one record (octodns-powerdns
+ * writes one), replaced or deleted; anything else of LUA is refused with what is taken.
+ */
+function takeLuaRrsets(body: Record<string, unknown>): { body: Record<string, unknown>; lua: LuaChange[] } {
+  if (!Array.isArray(body.rrsets)) return { body, lua: [] };
+  const lua: LuaChange[] = [];
+  const rest: unknown[] = [];
+  for (const item of body.rrsets) {
+    const rrset = item && typeof item === 'object' ? (item as Record<string, unknown>) : {};
+    if (typeof rrset.type !== 'string' || rrset.type.toUpperCase() !== 'LUA') {
+      rest.push(item);
+      continue;
+    }
+    const name = canonicalName(rrset.name);
+    const label = `RRset ${name} IN LUA`;
+    const changetype = typeof rrset.changetype === 'string' ? rrset.changetype.toUpperCase() : 'REPLACE';
+    if (changetype === 'DELETE') {
+      lua.push({ name, ttl: 0 });
+      continue;
+    }
+    if (changetype !== 'REPLACE')
+      throw refuse(`${label}: ${luaNotSupported(`${changetype} of a LUA rrset is not taken (REPLACE or DELETE it whole)`).message}`);
+    const records = recordsOf(rrset, label);
+    if (records.length === 0) {
+      lua.push({ name, ttl: 0 });
+      continue;
+    }
+    if (records.length !== 1 || disabledOf(records[0], label))
+      throw refuse(`${label}: ${luaNotSupported('an octoDNS dynamic record is one enabled LUA record').message}`);
+    lua.push({ name, ttl: ttlOf(rrset, label), content: contentOf(records[0], label) });
+  }
+  return { body: { ...body, rrsets: rest }, lua };
+}
+
+/** the LUA rrsets' changes through the steering service: deletions first (octoDNS deletes before it replaces) */
+async function applyLuaChanges(inputs: PowerDnsInputs, zone: string, lua: LuaChange[], which: 'deletions' | 'writes'): Promise<void> {
+  for (const change of lua) {
+    const label = `RRset ${change.name} IN LUA`;
+    try {
+      if (which === 'deletions' && change.content === undefined)
+        await inputs.services.steering.deleteOctodnsDynamic(inputs.ctx, zone, change.name);
+      if (which === 'writes' && change.content !== undefined)
+        await inputs.services.steering.writeOctodnsDynamic(inputs.ctx, zone, change.name, change.ttl, change.content);
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
+      // the message names the rrset, as PowerDNS's do
+      if (error instanceof DomainError && error.details[0]) error.details[0].message = `${label}: ${error.details[0].message}`;
+      throw error;
+    }
+  }
+}
+
+/**
+ * The steered RRsets written as LUA records, shown as they were written: their LUA rrset in place of the records
+ * they serve, so that octoDNS reads back the dynamic record it wrote (and not a second, static one beside it)
+ */
+async function withLuaRrsets(
+  inputs: PowerDnsInputs,
+  zone: DomainRow,
+  rrsets: PowerDnsRrset[],
+  filter: { owner?: string; type?: string },
+): Promise<PowerDnsRrset[]> {
+  const lua = (await inputs.services.steering.luaRrsetsOfZone(inputs.ctx, zone)).filter((r) => !filter.owner || r.owner === filter.owner);
+  if (!lua.length) return rrsets;
+  const steered = new Set(lua.map((r) => `${ownerToFqdn(r.owner, zone.name)} ${r.type}`));
+  const shown = rrsets.filter((set) => !steered.has(`${set.name} ${set.type}`));
+  if (!filter.type || filter.type === 'LUA')
+    shown.push(
+      ...lua.map((r) => ({
+        name: ownerToFqdn(r.owner, zone.name),
+        type: 'LUA',
+        ttl: r.ttl,
+        records: [{ content: r.luaContent as string, disabled: false }],
+        comments: [],
+      })),
+    );
+  return shown.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
 }
 
 /** a zone's `account`: free text in PowerDNS (`""` for none), kept as given; absent or not text, none (PowerDNS 4.7 ignores it too) */
@@ -363,7 +454,8 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
     path: `${SERVER}/zones`,
     async handle(inputs) {
       const { services, ctx, labels } = inputs;
-      const body = objectBody(inputs.body);
+      // octoDNS's dynamic records (LUA) are taken once the zone is there, through the steering service
+      const { body, lua } = takeLuaRrsets(objectBody(inputs.body));
       const name = canonicalName(body.name, 'Zone Name');
       if (typeof body.kind === 'string' && SECONDARY_KINDS.includes(body.kind.toLowerCase())) return createSecondary(inputs, body, name);
       const kind = primaryKind(body.kind, true);
@@ -392,6 +484,7 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
       if (comments.length || disabled.length)
         await services.zoneChanges.apply(ctx, { zone, changes: disabled, comments }, CONTENT_AS_POWERDNS);
       if (body.dnssec === true) await services.dnssec.enable(ctx, { zone });
+      await applyLuaChanges(inputs, zone, lua, 'writes');
       return { status: 201, body: await zoneWithRrsets(inputs, await services.domains.get(ctx, { id: created.id })) };
     },
   },
@@ -455,9 +548,11 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
     method: 'patch',
     path: ZONE,
     async handle(inputs) {
-      const { changes, comments } = changesOfPatch(objectBody(inputs.body), inputs.labels, inputs.commentLabels);
+      // octoDNS's dynamic records (LUA) go to the steering service, the other rrsets the ordinary way
+      const { body, lua } = takeLuaRrsets(objectBody(inputs.body));
+      const { changes, comments } = changesOfPatch(body, inputs.labels, inputs.commentLabels);
       // `"rrsets": []` changes nothing: 204 for a zone the key can see, as PowerDNS answers it
-      if (changes.length === 0 && comments.length === 0) {
+      if (changes.length === 0 && comments.length === 0 && lua.length === 0) {
         await zoneOf(inputs);
         return { status: 204 };
       }
@@ -469,12 +564,17 @@ export const ZONE_ROUTES: PowerDnsRoute[] = [
       } catch {
         throw notFound(inputs);
       }
-      try {
-        await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS);
-      } catch (error) {
-        if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
-        throw error;
-      }
+      // a LUA rrset's change is a change of its own (one serial each): deletions before the other rrsets, writes
+      // after them, so that a static A made dynamic (DELETE A, REPLACE LUA) and back again both go through
+      await applyLuaChanges(inputs, zone, lua, 'deletions');
+      if (changes.length || comments.length)
+        try {
+          await inputs.services.zoneChanges.apply(inputs.ctx, { zone, changes, comments }, CONTENT_AS_POWERDNS);
+        } catch (error) {
+          if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw notFound(inputs);
+          throw error;
+        }
+      await applyLuaChanges(inputs, zone, lua, 'writes');
       return { status: 204 };
     },
   },

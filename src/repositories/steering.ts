@@ -74,6 +74,11 @@ export interface RrsetDefinition {
   maxAnswers: number;
   backup: string[];
   allDown: AllDown;
+  /**
+   * the `LUA` record's content of an octoDNS dynamic record written through the PowerDNS API, kept as written
+   * (read back byte for byte); null for a steered RRset written any other way
+   */
+  luaContent?: string | null;
 }
 
 export interface RrsetRow extends RrsetDefinition {
@@ -115,7 +120,7 @@ const toCheck = (r: any): CheckRow => ({
   transitions: r.transitions ?? [],
 });
 
-const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served`;
+const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served, s.lua_content`;
 
 const toRrset = (r: any): RrsetRow => ({
   id: Number(r.id),
@@ -129,6 +134,7 @@ const toRrset = (r: any): RrsetRow => ({
   backup: r.backup,
   allDown: r.all_down,
   served: r.served,
+  luaContent: r.lua_content ?? null,
 });
 
 const checkParams = (c: CheckDefinition) => [
@@ -255,8 +261,8 @@ export async function rrsetsUsingCheck(sql: Sql, domainId: number, checkId: numb
 
 export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefinition): Promise<number> {
   const [row] = await sql.rows(
-    `insert into steered_rrsets (domain_id, owner, type, ttl, pools, max_answers, backup, all_down)
-     values ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8) returning id`,
+    `insert into steered_rrsets (domain_id, owner, type, ttl, pools, max_answers, backup, all_down, lua_content)
+     values ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, $8, $9) returning id`,
     [
       domainId,
       rrset.owner,
@@ -266,6 +272,7 @@ export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefini
       rrset.maxAnswers,
       JSON.stringify(rrset.backup),
       rrset.allDown,
+      rrset.luaContent ?? null,
     ],
   );
   return Number(row.id);
@@ -273,8 +280,9 @@ export async function insertRrset(sql: Sql, domainId: number, rrset: RrsetDefini
 
 export async function updateRrset(sql: Sql, id: number, rrset: Omit<RrsetDefinition, 'owner' | 'type'>): Promise<void> {
   await sql.affected(
-    `update steered_rrsets set ttl = $2, pools = $3::jsonb, max_answers = $4, backup = $5::jsonb, all_down = $6 where id = $1`,
-    [id, rrset.ttl, JSON.stringify(rrset.pools), rrset.maxAnswers, JSON.stringify(rrset.backup), rrset.allDown],
+    `update steered_rrsets set ttl = $2, pools = $3::jsonb, max_answers = $4, backup = $5::jsonb, all_down = $6, lua_content = $7
+      where id = $1`,
+    [id, rrset.ttl, JSON.stringify(rrset.pools), rrset.maxAnswers, JSON.stringify(rrset.backup), rrset.allDown, rrset.luaContent ?? null],
   );
 }
 

@@ -63,6 +63,31 @@ _sip._tcp:
   value: {priority: 10, weight: 60, port: 5060, target: sip.octo.test.}
 `;
 
+/**
+ * A dynamic record (two pools, the first falling back to the second) synced to Zonekeeper alone, with
+ * enable_dynamic: octodns-powerdns writes it as one LUA record carrying the octodns-dynamic:v1 marker
+ */
+const DYNAMIC_ZONE = 'dyn.test.';
+const DYNAMIC_ZONE_YAML = `---
+'':
+  - {type: A, value: 192.0.2.1}
+www:
+  type: A
+  values: [192.0.2.10, 192.0.2.11]
+  dynamic:
+    pools:
+      primary:
+        values:
+          - {value: 192.0.2.10}
+          - {value: 192.0.2.11}
+        fallback: secondary
+      secondary:
+        values:
+          - {value: 198.51.100.10}
+    rules:
+      - pool: primary
+`;
+
 let powerDns: PowerDnsServer;
 let app: TestApp;
 let work: string;
@@ -99,13 +124,12 @@ async function octodnsVenv(): Promise<string> {
 }
 
 /** `octodns-sync` of the zone to both servers (`--doit` applies the plan), its output (octoDNS logs to stderr) */
-async function sync(doit: boolean): Promise<string> {
+async function sync(doit: boolean, config = 'config.yaml'): Promise<string> {
   const python = await octodnsVenv();
-  const run = await runProcess(
-    python,
-    ['-m', 'octodns.cmds.sync', '--config-file', path.join(work, 'config.yaml'), ...(doit ? ['--doit'] : [])],
-    { POWERDNS_KEY: powerDns.apiKey, ZONEKEEPER_KEY: userKey },
-  );
+  const run = await runProcess(python, ['-m', 'octodns.cmds.sync', '--config-file', path.join(work, config), ...(doit ? ['--doit'] : [])], {
+    POWERDNS_KEY: powerDns.apiKey,
+    ZONEKEEPER_KEY: userKey,
+  });
   if (run.code !== 0) throw new Error(`octodns-sync: ${run.output.slice(-3000)}`);
   return run.output;
 }
@@ -126,7 +150,12 @@ async function readBack(baseUrl: string, key: string): Promise<string[]> {
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-octodns-'));
-  [powerDns, app] = await Promise.all([startPowerDns(), startTestApp(), octodnsVenv()]);
+  // the dynamic record's addresses are documentation addresses: its checks may name them
+  [powerDns, app] = await Promise.all([
+    startPowerDns(),
+    startTestApp({ STEERING_ALLOW_NETWORKS: '192.0.2.0/24,198.51.100.0/24' }),
+    octodnsVenv(),
+  ]);
   userKey = await createUserKey(app, await createUser(app, 'octodns@octo.test'));
   const provider = (baseUrl: string, key: string) => {
     const url = new URL(baseUrl);
@@ -139,6 +168,13 @@ beforeAll(async () => {
     `providers:\n  config:\n    class: octodns.provider.yaml.YamlProvider\n    directory: ${path.join(work, 'zones')}\n    enforce_order: false\n` +
       `  powerdns:\n${provider(powerDns.baseUrl, 'POWERDNS_KEY')}  zonekeeper:\n${provider(app.baseUrl, 'ZONEKEEPER_KEY')}` +
       `zones:\n  ${ZONE}:\n    sources: [config]\n    targets: [powerdns, zonekeeper]\n`,
+  );
+  writeFileSync(path.join(work, 'zones', `${DYNAMIC_ZONE}yaml`), DYNAMIC_ZONE_YAML);
+  writeFileSync(
+    path.join(work, 'config-dynamic.yaml'),
+    `providers:\n  config:\n    class: octodns.provider.yaml.YamlProvider\n    directory: ${path.join(work, 'zones')}\n    enforce_order: false\n` +
+      `  zonekeeper:\n${provider(app.baseUrl, 'ZONEKEEPER_KEY')}    enable_dynamic: true\n` +
+      `zones:\n  ${DYNAMIC_ZONE}:\n    sources: [config]\n    targets: [zonekeeper]\n`,
   );
 }, 120_000);
 
@@ -164,3 +200,108 @@ test('octoDNS creates the zone on PowerDNS and on Zonekeeper, and its second run
   expect(fromZonekeeper).toEqual(fromPowerDns.map((line) => line.replace(/\\;/g, ';')));
   expect(fromZonekeeper).toContain(`default._domainkey.${ZONE} TXT "${DKIM.replace(/\\;/g, ';')}"`);
 }, 120_000);
+
+describe('octoDNS dynamic records (a LUA record carrying the octodns-dynamic:v1 marker)', () => {
+  const api = (pathname: string, init: RequestInit = {}) =>
+    fetch(`${app.baseUrl}/api/v1/servers/localhost${pathname}`, {
+      ...init,
+      headers: { 'X-API-Key': userKey, 'Content-Type': 'application/json' },
+    });
+
+  test('the first sync creates the steered record, the second plans nothing, and the zone serves the first pool', async () => {
+    const config = (await (await api('/config')).json()) as { name: string; value: string }[];
+    expect(config).toContainEqual({ type: 'ConfigSetting', name: 'enable-lua-records', value: 'yes' });
+
+    const first = await sync(true, 'config-dynamic.yaml');
+    expect(first).toMatch(/Summary: Creates=2, Updates=0, Deletes=0/);
+    const second = await sync(false, 'config-dynamic.yaml');
+    expect(second).toMatch(/No changes were planned/);
+    expect(second).not.toMatch(/Summary:|\* {3}(Create|Update|Delete) /);
+
+    // the PowerDNS API shows the LUA record as written, in place of the A RRset it serves
+    const zone = (await (await api(`/zones/${DYNAMIC_ZONE}`)).json()) as {
+      rrsets: { name: string; type: string; records: { content: string }[] }[];
+    };
+    const atWww = zone.rrsets.filter((set) => set.name === `www.${DYNAMIC_ZONE}`);
+    expect(atWww.map((set) => set.type)).toEqual(['LUA']);
+    expect(atWww[0].records).toHaveLength(1);
+    expect(atWww[0].records[0].content).toMatch(/^A ";-- octodns-dynamic:v1:[A-Za-z0-9_=-]+\n/);
+
+    // one check per address, octoDNS's default health check: HTTPS, port 443, path /_dns, the record's name as Host
+    const steering = await app.gql(
+      `query($n: String) { domain(name: $n) { steeringChecks { protocol address port host path } steeredRrsets { owner type pools { members { value } } backup } } }`,
+      { n: DYNAMIC_ZONE },
+    );
+    const checks = steering.data.domain.steeringChecks
+      .map((c: { address: string }) => c)
+      .sort((a: any, b: any) => (a.address < b.address ? -1 : 1));
+    expect(checks).toEqual(
+      ['192.0.2.10', '192.0.2.11', '198.51.100.10'].map((address) => ({
+        protocol: 'https',
+        address,
+        port: 443,
+        host: 'www.dyn.test',
+        path: '/_dns',
+      })),
+    );
+    expect(steering.data.domain.steeredRrsets).toEqual([
+      {
+        owner: 'www',
+        type: 'A',
+        pools: [{ members: [{ value: '192.0.2.10' }, { value: '192.0.2.11' }] }, { members: [{ value: '198.51.100.10' }] }],
+        backup: ['192.0.2.10', '192.0.2.11'],
+      },
+    ]);
+
+    // the zone serves the first pool's values (no check has failed), as data
+    const exported = await (await api(`/zones/${DYNAMIC_ZONE}/export`, { headers: {} })).text();
+    const served = exported
+      .split('\n')
+      .filter((line) => /^www\s/.test(line))
+      .map((line) => line.trim().split(/\s+/).slice(2).join(' '))
+      .sort();
+    expect(served).toEqual(['IN A 192.0.2.10', 'IN A 192.0.2.11']);
+  }, 120_000);
+
+  test('LUA content written byte for byte is read back byte for byte; other LUA and rules by geography are refused', async () => {
+    const payload = { pools: { only: { values: [{ value: '192.0.2.20', weight: 1 }] } }, rules: [{ pool: 'only' }] };
+    const marker = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const content = `A ";-- octodns-dynamic:v1:${marker}\nreturn pickwhashed({{1, '192.0.2.20'}})"`;
+    const patch = (rrset: Record<string, unknown>) =>
+      api(`/zones/${DYNAMIC_ZONE}`, { method: 'PATCH', body: JSON.stringify({ rrsets: [{ changetype: 'REPLACE', ttl: 300, ...rrset }] }) });
+
+    const written = await patch({ name: `api.${DYNAMIC_ZONE}`, type: 'LUA', records: [{ content, disabled: false }] });
+    expect(written.status).toBe(204);
+    const read = await api(`/zones/${DYNAMIC_ZONE}?rrset_name=api.${DYNAMIC_ZONE}&rrset_type=LUA`);
+    const sets = ((await read.json()) as { rrsets: { type: string; ttl: number; records: { content: string }[] }[] }).rrsets;
+    expect(sets).toEqual([expect.objectContaining({ type: 'LUA', ttl: 300, records: [{ content, disabled: false }] })]);
+    const withApi = await app.gql(`query($n: String) { domain(name: $n) { steeringChecks { address } } }`, { n: DYNAMIC_ZONE });
+    expect(withApi.data.domain.steeringChecks.map((c: { address: string }) => c.address)).toContain('192.0.2.20');
+
+    const plainLua = await patch({
+      name: `lua.${DYNAMIC_ZONE}`,
+      type: 'LUA',
+      records: [{ content: 'A "ifportup(443, {\'192.0.2.1\'})"', disabled: false }],
+    });
+    expect(plainLua.status).toBe(422);
+    expect(((await plainLua.json()) as { error: string }).error).toMatch(/only octoDNS dynamic records are taken/);
+
+    const geo = { pools: payload.pools, rules: [{ pool: 'only', geos: ['EU'] }, { pool: 'only' }] };
+    const geoContent = `A ";-- octodns-dynamic:v1:${Buffer.from(JSON.stringify(geo)).toString('base64url')}\nreturn 1"`;
+    const byGeography = await patch({ name: `geo.${DYNAMIC_ZONE}`, type: 'LUA', records: [{ content: geoContent, disabled: false }] });
+    expect(byGeography.status).toBe(422);
+    expect(((await byGeography.json()) as { error: string }).error).toMatch(/need views/);
+
+    // deleted: the served A RRset goes with it
+    const deleted = await api(`/zones/${DYNAMIC_ZONE}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ rrsets: [{ changetype: 'DELETE', name: `api.${DYNAMIC_ZONE}`, type: 'LUA' }] }),
+    });
+    expect(deleted.status).toBe(204);
+    const exported = await (await api(`/zones/${DYNAMIC_ZONE}/export`)).text();
+    expect(exported).not.toMatch(/^api\s/m);
+    // and its check, which nothing follows any more (checks do not outlive their records)
+    const left = await app.gql(`query($n: String) { domain(name: $n) { steeringChecks { address } } }`, { n: DYNAMIC_ZONE });
+    expect(left.data.domain.steeringChecks.map((c: { address: string }) => c.address)).not.toContain('192.0.2.20');
+  }, 60_000);
+});

@@ -7,6 +7,7 @@
  * owner and type may be written; a check where some record of the zone may be, and where every RRset that
  * follows it may be.
  */
+import { createHash } from 'node:crypto';
 import { readsRecord, requireAllowed, seesZone, writesSomewhere, forbidden } from '../../auth/policy';
 import type { Settings } from '../../config/settings';
 import type { Sql } from '../../db/pool';
@@ -43,6 +44,7 @@ import type { RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
 import { memberHealthy } from './decision';
 import { noteServed, stageSteered } from './materialise';
+import { decodeOctodnsDynamic } from './octodns-dynamic';
 
 export interface SteeringCheckInput {
   name: string;
@@ -243,6 +245,95 @@ export class SteeringService {
     return true;
   }
 
+  // -- octoDNS's dynamic records through the PowerDNS API (docs/steering.md)
+
+  /**
+   * Takes an octoDNS dynamic record (a `LUA` record at `ownerName`, `content` as written) as the steered RRset of
+   * its type at the owner, created or replaced, with a check per address (octoDNS's default health check: HTTPS,
+   * port 443, path /_dns, the record's name as Host), in one change of the zone. The content is kept to be read
+   * back as written; a steered RRset that an earlier LUA record put at the owner under another type goes, and so
+   * do the checks no RRset follows any more.
+   */
+  async writeOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string, ttl: number, content: string): Promise<void> {
+    const dynamic = decodeOctodnsDynamic(content);
+    refuseRules({ owner: ownerName, type: dynamic.type, pools: [], rules: dynamic.rules });
+    const zone = normaliseZoneName(zoneName);
+    const owner = this.parseOwner(zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
+      change.requireLock();
+      const host = `${owner === '@' ? zone : `${owner}.${zone}`}`.replace(/\.$/, '');
+      const checkIds = new Map<string, number>();
+      if (dynamic.type !== 'CNAME') {
+        const checks = await checksOfZone(change.connection, change.zone.id);
+        for (const value of new Set(dynamic.chain.flat().map((v) => v.value))) {
+          const definition = this.parseCheck({
+            ...OCTODNS_HEALTHCHECK,
+            name: octodnsCheckName(host, dynamic.type, value),
+            address: value,
+            host,
+          });
+          const existing = checks.find((c) => c.name === definition.name);
+          if (!existing) checkIds.set(value, await insertCheck(change.connection, change.zone.id, definition));
+          else {
+            if (!sameCheck(existing, definition)) await updateCheck(change.connection, existing.id, definition);
+            checkIds.set(value, existing.id);
+          }
+        }
+      }
+      const definition = await this.parseRrset(ctx, change, {
+        owner: ownerName,
+        type: dynamic.type,
+        ttl,
+        pools: dynamic.chain.map((values) => ({
+          members: values.map((v) => ({ value: v.value, checkId: checkIds.get(v.value) ?? null, admin: v.status, weight: v.weight })),
+        })),
+        // all down: the record's own values, the catch-all pool's, as octoDNS serves them when every pool is down
+        backup: dynamic.chain[0].map((v) => v.value),
+      });
+      const atOwner = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner);
+      const current = atOwner.find((r) => r.type === dynamic.type);
+      if (current) await updateRrset(change.connection, current.id, { ...definition, luaContent: content });
+      else await insertRrset(change.connection, change.zone.id, { ...definition, luaContent: content });
+      const removed = atOwner.filter((r) => r.type !== dynamic.type && r.luaContent != null);
+      for (const rrset of removed) await deleteRrset(change.connection, rrset.id);
+      await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
+      const moved = await stageSteered(change, { removed });
+      if (moved.length) {
+        await change.commit();
+        await noteServed(change.connection, change.zone.id, moved);
+      }
+    });
+  }
+
+  /** deletes the steered RRsets that LUA records put at the owner, their served records and their checks */
+  async deleteOctodnsDynamic(ctx: RequestContext, zoneName: string, ownerName: string): Promise<void> {
+    const zone = normaliseZoneName(zoneName);
+    const owner = this.parseOwner(zone, { owner: ownerName, type: 'A', pools: [] });
+    await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
+      change.requireLock();
+      const removed = (await rrsetsOfZone(change.connection, change.zone.id)).filter((r) => r.owner === owner && r.luaContent != null);
+      if (!removed.length) return;
+      for (const rrset of removed) {
+        requireAllowed(ctx.principal.policy, { zone, owner, type: rrset.type, access: 'write' });
+        await deleteRrset(change.connection, rrset.id);
+      }
+      await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
+      const moved = await stageSteered(change, { only: [], removed });
+      if (moved.length) {
+        await change.commit();
+        await noteServed(change.connection, change.zone.id, moved);
+      }
+    });
+  }
+
+  /** the steered RRsets written as LUA records, with their content as written (the PowerDNS API shows them so) */
+  async luaRrsetsOfZone(ctx: RequestContext, zone: { id: number; name: string }): Promise<RrsetRow[]> {
+    const rrsets = (await rrsetsOfZone(ctx.db, zone.id)).filter(
+      (r) => r.luaContent != null && readsRecord(ctx.principal.policy, zone.name, r.owner, r.type),
+    );
+    return rrsets;
+  }
+
   // -- the parts
 
   /** a change of the zone of check `id`, in its transaction; a check the caller cannot see is not there */
@@ -409,6 +500,41 @@ export class SteeringService {
       });
     return { owner, type, ttl, pools, maxAnswers, backup, allDown };
   }
+}
+
+/** octoDNS's default health check (octodns/record/base.py: healthcheck host, path, protocol, port) */
+const OCTODNS_HEALTHCHECK = { protocol: 'https', port: 443, path: '/_dns' } as const;
+/** the prefix of the checks made for octoDNS's dynamic records: they go when no RRset follows them */
+const OCTODNS_CHECK_PREFIX = 'octodns_';
+
+/** a check's name for an address of a record: readable where it fits the 63 characters a name has, else a digest */
+function octodnsCheckName(host: string, type: string, value: string): string {
+  const readable = `${OCTODNS_CHECK_PREFIX}${host}_${type}_${value.replace(/:/g, '-')}`;
+  if (readable.length <= 63) return readable;
+  return `${OCTODNS_CHECK_PREFIX}${createHash('sha256').update(`${host} ${type} ${value}`).digest('hex').slice(0, 40)}`;
+}
+
+function sameCheck(a: CheckDefinition, b: CheckDefinition): boolean {
+  const keys: (keyof CheckDefinition)[] = [
+    'protocol',
+    'address',
+    'port',
+    'host',
+    'path',
+    'statusMin',
+    'statusMax',
+    'bodyContains',
+    'verifyTls',
+    'intervalSeconds',
+  ];
+  return keys.every((key) => a[key] === b[key]);
+}
+
+/** the checks made for octoDNS's dynamic records that no steered RRset of the zone follows any more */
+async function deleteUnfollowedOctodnsChecks(sql: Sql, domainId: number): Promise<void> {
+  const followed = new Set((await rrsetsOfZone(sql, domainId)).flatMap((r) => r.pools.flatMap((p) => p.members.map((m) => m.checkId))));
+  for (const check of await checksOfZone(sql, domainId))
+    if (check.name.startsWith(OCTODNS_CHECK_PREFIX) && !followed.has(check.id)) await deleteCheck(sql, check.id);
 }
 
 /** stages the zone's steered RRsets as decided now and commits when they moved (with their events) */
