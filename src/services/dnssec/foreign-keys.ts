@@ -163,6 +163,27 @@ const disabling = () => {
 };
 
 /**
+ * A change of a signed zone that is not being unsigned, under the zone row's lock (the multi-signer state is read
+ * and written in one transaction): `work` gets the change and its transaction.
+ */
+function changeSignedZone<T>(
+  writer: DnssecWriter,
+  db: Database,
+  settings: Settings,
+  principal: Principal,
+  zone: { id: number },
+  work: (change: ZoneChange, sql: Sql) => Promise<T>,
+): Promise<T> {
+  return writer.engine.changeZone(db, settings, principal, { zone: { id: zone.id }, owner: '@', signatureOnly: true }, async (change) => {
+    const policy = change.zone.dnssec;
+    if (!policy) throw notSigned();
+    if (policy.state === 'disabling') throw disabling();
+    change.requireLock();
+    return work(change, change.connection);
+  });
+}
+
+/**
  * Adds the other signer's keys to the zone (those it holds already, and our own keys the other signer
  * publishes back, are passed over): one key step, the event in its transaction; then the parent's DS (a
  * Zonekeeper parent) and the RFC 9615 signals follow the CDS. `fromServer`: the keys were read from the other
@@ -177,54 +198,43 @@ export async function addForeignKeys(
   keys: readonly NewForeignKey[],
   fromServer: boolean,
 ): Promise<ForeignDnskey[]> {
-  const added = await writer.engine.changeZone(
-    db,
-    settings,
-    principal,
-    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
-    async (change) => {
-      const policy = change.zone.dnssec;
-      if (!policy) throw notSigned();
-      if (policy.state === 'disabling') throw disabling();
-      change.requireLock();
-      const sql = change.connection;
-      const own = await keysOfZone(sql, change.zone.id);
-      const ownDnskeys = new Set(own.map((k) => k.dnskey));
-      // RFC 8901 §4 and RFC 4035 §2.2: every algorithm of the DNSKEY RRset signs every RRset of each provider's
-      // copy, so both providers use the same algorithm: a key of another cannot be published here
-      const algorithms = new Set(own.map((k) => k.algorithm));
-      const wanted: NewForeignKey[] = [];
-      keys.forEach((key, i) => {
-        const field = fromServer ? 'fetchFrom' : `dnskeys[${i}]`;
-        if (ownDnskeys.has(key.dnskey)) {
-          if (fromServer) return;
-          throw invalid(field, 'DNSSEC_FOREIGN_KEY_OWN', `${field}: key ${key.keyTag} is one of this zone's own keys`);
-        }
-        if (!algorithms.has(key.algorithm)) {
-          const ours = [...algorithms].map((a) => algorithmByNumber(a)?.name ?? String(a)).join(', ');
-          throw invalid(
-            field,
-            'DNSSEC_FOREIGN_KEY_ALGORITHM',
-            `${field}: key ${key.keyTag} is of algorithm ${algorithmByNumber(key.algorithm)?.name ?? key.algorithm}; both signers must use the zone's (${ours}) (RFC 8901 §4)`,
-          );
-        }
-        wanted.push(key);
-      });
-      const held = await foreignKeysOfZone(sql, change.zone.id);
-      const heldDnskeys = new Set(held.map((k) => k.dnskey));
-      const fresh = wanted.filter((k, i) => !heldDnskeys.has(k.dnskey) && wanted.findIndex((w) => w.dnskey === k.dnskey) === i);
-      if (held.length + fresh.length > MAX_FOREIGN_KEYS) {
-        const message = `${fromServer ? 'fetchFrom' : 'dnskeys'}: a zone holds at most ${MAX_FOREIGN_KEYS} foreign DNSKEYs (it holds ${held.length})`;
-        throw new DomainError('INVALID_INPUT', message, [
-          { field: fromServer ? 'fetchFrom' : 'dnskeys', code: 'TOO_MANY_FOREIGN_KEYS', message, limit: MAX_FOREIGN_KEYS },
-        ]);
+  const added = await changeSignedZone(writer, db, settings, principal, zone, async (change, sql) => {
+    const own = await keysOfZone(sql, change.zone.id);
+    const ownDnskeys = new Set(own.map((k) => k.dnskey));
+    // RFC 8901 §4 and RFC 4035 §2.2: every algorithm of the DNSKEY RRset signs every RRset of each provider's
+    // copy, so both providers use the same algorithm: a key of another cannot be published here
+    const algorithms = new Set(own.map((k) => k.algorithm));
+    const wanted: NewForeignKey[] = [];
+    keys.forEach((key, i) => {
+      const field = fromServer ? 'fetchFrom' : `dnskeys[${i}]`;
+      if (ownDnskeys.has(key.dnskey)) {
+        if (fromServer) return;
+        throw invalid(field, 'DNSSEC_FOREIGN_KEY_OWN', `${field}: key ${key.keyTag} is one of this zone's own keys`);
       }
-      if (!fresh.length) return [];
-      const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
-      await commitForeignChange(change, { keys: [...held, ...inserted], added: inserted, removed: [] });
-      return inserted;
-    },
-  );
+      if (!algorithms.has(key.algorithm)) {
+        const ours = [...algorithms].map((a) => algorithmByNumber(a)?.name ?? String(a)).join(', ');
+        throw invalid(
+          field,
+          'DNSSEC_FOREIGN_KEY_ALGORITHM',
+          `${field}: key ${key.keyTag} is of algorithm ${algorithmByNumber(key.algorithm)?.name ?? key.algorithm}; both signers must use the zone's (${ours}) (RFC 8901 §4)`,
+        );
+      }
+      wanted.push(key);
+    });
+    const held = await foreignKeysOfZone(sql, change.zone.id);
+    const heldDnskeys = new Set(held.map((k) => k.dnskey));
+    const fresh = wanted.filter((k, i) => !heldDnskeys.has(k.dnskey) && wanted.findIndex((w) => w.dnskey === k.dnskey) === i);
+    if (held.length + fresh.length > MAX_FOREIGN_KEYS) {
+      const message = `${fromServer ? 'fetchFrom' : 'dnskeys'}: a zone holds at most ${MAX_FOREIGN_KEYS} foreign DNSKEYs (it holds ${held.length})`;
+      throw new DomainError('INVALID_INPUT', message, [
+        { field: fromServer ? 'fetchFrom' : 'dnskeys', code: 'TOO_MANY_FOREIGN_KEYS', message, limit: MAX_FOREIGN_KEYS },
+      ]);
+    }
+    if (!fresh.length) return [];
+    const inserted = await insertForeignKeys(sql, change.zone.id, fresh);
+    await commitForeignChange(change, { keys: [...held, ...inserted], added: inserted, removed: [] });
+    return inserted;
+  });
   if (added.length) await afterForeignChange(writer, db, settings, zone);
   return added;
 }
@@ -440,46 +450,35 @@ export async function setOwnDsWithdrawn(
   zone: { id: number; name: string },
   withdraw: boolean,
 ): Promise<boolean> {
-  const changed = await writer.engine.changeZone(
-    db,
-    settings,
-    principal,
-    { zone: { id: zone.id }, owner: '@', signatureOnly: true },
-    async (change) => {
-      const policy = change.zone.dnssec;
-      if (!policy) throw notSigned();
-      if (policy.state === 'disabling') throw disabling();
-      change.requireLock();
-      const sql = change.connection;
-      if ((await dsWithdrawnOf(sql, change.zone.id)) === withdraw) return false;
-      const parentHere = !!(await parentZoneOf(sql, change.zone.name));
-      if (withdraw) {
-        const theirs = (await foreignKeysOfZone(sql, change.zone.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP);
-        if (!theirs.length)
-          throw dsWithdrawnRefused(
-            'DNSSEC_NO_FOREIGN_KSK',
-            `zone: ${change.zone.name} holds no KSK of another signer (addForeignDnskeys): withdrawing its DS would leave the parent none, the zone insecure`,
-          );
-        const own = await keysOfZone(sql, change.zone.id);
-        if (own.some((k) => k.role !== 'ZSK' && k.state !== 'active' && k.state !== 'removed'))
-          throw dsWithdrawnRefused(
-            'DNSSEC_ROLL_IN_PROGRESS',
-            `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`,
-          );
-        await setDsWithdrawn(sql, change.zone.id, new Date());
-      } else {
-        await setDsWithdrawn(sql, change.zone.id, null);
-        // a parent elsewhere must be given our DS again: the zone waits for it (its servers asked, when set)
-        if (!parentHere) {
-          await setDsSeen(sql, change.zone.id, null);
-          if (settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, new Date());
-        }
+  const changed = await changeSignedZone(writer, db, settings, principal, zone, async (change, sql) => {
+    if ((await dsWithdrawnOf(sql, change.zone.id)) === withdraw) return false;
+    const parentHere = !!(await parentZoneOf(sql, change.zone.name));
+    if (withdraw) {
+      const theirs = (await foreignKeysOfZone(sql, change.zone.id)).filter((k) => k.flags & DNSKEY_FLAG_SEP);
+      if (!theirs.length)
+        throw dsWithdrawnRefused(
+          'DNSSEC_NO_FOREIGN_KSK',
+          `zone: ${change.zone.name} holds no KSK of another signer (addForeignDnskeys): withdrawing its DS would leave the parent none, the zone insecure`,
+        );
+      const own = await keysOfZone(sql, change.zone.id);
+      if (own.some((k) => k.role !== 'ZSK' && k.state !== 'active' && k.state !== 'removed'))
+        throw dsWithdrawnRefused(
+          'DNSSEC_ROLL_IN_PROGRESS',
+          `zone: a roll of ${change.zone.name}'s KSK or algorithm is under way; withdraw its DS after it`,
+        );
+      await setDsWithdrawn(sql, change.zone.id, new Date());
+    } else {
+      await setDsWithdrawn(sql, change.zone.id, null);
+      // a parent elsewhere must be given our DS again: the zone waits for it (its servers asked, when set)
+      if (!parentHere) {
+        await setDsSeen(sql, change.zone.id, null);
+        if (settings.dnssecParentDsServers.length) await scheduleDsCheck(sql, change.zone.id, new Date());
       }
-      change.signKeys();
-      await change.commit();
-      return true;
-    },
-  );
+    }
+    change.signKeys();
+    await change.commit();
+    return true;
+  });
   if (changed) await afterForeignChange(writer, db, settings, zone);
   return changed;
 }
