@@ -72,14 +72,22 @@ export function scopeSees(scope: ReaderScope, event: Pick<StoredEvent, 'userId' 
   return true;
 }
 
-/** the event as the scope may read it: a zone change's records the key's rules do not let it read are left out */
+/**
+ * the event as the scope may read it: a zone change's records the key's rules do not let it read are left out,
+ * and so is what a steered RRset it may not read served (the event stays, as a zone change with no record of its
+ * does: the key sees the zone)
+ */
 export function eventView(event: StoredEvent, scope: ReaderScope): EventView {
   let data = event.data;
-  if (scope.readRules && event.type === 'zone.changed' && event.zone !== null && Array.isArray(data.added)) {
+  if (scope.readRules && event.zone !== null) {
     const policy = policyOfRules(scope.readRules);
     const zone = event.zone;
-    const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
-    data = { ...data, added: readable(data.added), removed: readable(data.removed) };
+    if (event.type === 'zone.changed' && Array.isArray(data.added)) {
+      const readable = (records: unknown) => (records as JournalRecord[]).filter((r) => readsRecord(policy, zone, r.owner, r.type));
+      data = { ...data, added: readable(data.added), removed: readable(data.removed) };
+    } else if (event.type === 'steering.changed' && !readsRecord(policy, zone, String(data.owner), String(data.type))) {
+      data = {};
+    }
   }
   return { id: event.id, type: event.type, timestamp: event.createdAt.toISOString(), zone: event.zone, data };
 }
