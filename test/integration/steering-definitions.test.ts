@@ -139,6 +139,19 @@ test('the key’s policy decides as for records: the owner and type for an RRset
   expect(errorCode(elsewhere)).toBe('FORBIDDEN_BY_POLICY');
   expect(elsewhere.errors![0].message).toMatch(/write A at web\./);
   expect(await served('web', 'A')).toEqual([]);
+  // where the RRset already serves what the definition would: nothing to stage, and still the key's write, refused
+  const admin = await app.gql(`mutation($input: ZoneChangeInput!) { applyZoneChanges(zone: "${ZONE}", changes: [$input]) { serial } }`, {
+    input: { kind: 'REPLACE_RRSET', owner: 'same', type: 'A', ttl: 300, rdatas: ['192.0.2.8'] },
+  });
+  expect(admin.errors).toBeUndefined();
+  const unchanged = await app.gql(
+    CREATE_RRSET,
+    { z: ZONE, i: { owner: 'same', type: 'A', ttl: 300, pools: [{ members: [{ value: '192.0.2.8' }] }] } },
+    key,
+  );
+  expect(errorCode(unchanged)).toBe('FORBIDDEN_BY_POLICY');
+  const steered = await app.gql(`query($z: String) { domain(name: $z) { steeredRrsets { owner } } }`, { z: ZONE });
+  expect(steered.data.domain.steeredRrsets.map((r: any) => r.owner)).not.toContain('same');
   // another account's zone is not there for the key
   expect(errorCode(await app.gql(CREATE_CHECK, { z: OTHER, i: { name: 'x', protocol: 'tcp', address: '192.0.2.1', port: 80 } }, key))).toBe(
     'ZONE_NOT_FOUND',

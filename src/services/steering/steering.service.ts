@@ -186,6 +186,9 @@ export class SteeringService {
     const id = await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
       change.requireLock();
       const definition = await this.parseRrset(ctx, change, input);
+      // the write engine's last word sees only the served records that change: steering an RRset whose records
+      // stay as they are is a write of it all the same
+      requireAllowed(ctx.principal.policy, { zone, owner: definition.owner, type: definition.type, access: 'write' });
       const existing = (await rrsetsOfZone(change.connection, change.zone.id)).find(
         (r) => r.owner === definition.owner && r.type === definition.type,
       );
@@ -261,6 +264,8 @@ export class SteeringService {
     const owner = this.parseOwner(zone, { owner: ownerName, type: dynamic.type, ttl, pools: [] });
     await this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, owner }, async (change) => {
       change.requireLock();
+      // as createRrset: the definition is a write of the RRset, whether or not its served records change now
+      requireAllowed(ctx.principal.policy, { zone, owner, type: dynamic.type, access: 'write' });
       const host = `${owner === '@' ? zone : `${owner}.${zone}`}`.replace(/\.$/, '');
       const checkIds = new Map<string, number>();
       if (dynamic.type !== 'CNAME') {
@@ -295,7 +300,10 @@ export class SteeringService {
       if (current) await updateRrset(change.connection, current.id, { ...definition, luaContent: content });
       else await insertRrset(change.connection, change.zone.id, { ...definition, luaContent: content });
       const removed = atOwner.filter((r) => r.type !== dynamic.type && r.luaContent != null);
-      for (const rrset of removed) await deleteRrset(change.connection, rrset.id);
+      for (const rrset of removed) {
+        requireAllowed(ctx.principal.policy, { zone, owner, type: rrset.type, access: 'write' });
+        await deleteRrset(change.connection, rrset.id);
+      }
       await deleteUnfollowedOctodnsChecks(change.connection, change.zone.id);
       const moved = await stageSteered(change, { removed });
       if (moved.length) {
