@@ -11,18 +11,15 @@
  * `created_at`, `last_seen_at`), not waited for.
  */
 import 'reflect-metadata';
-import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { Client } from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { launchChromium } from '../support/console';
+import { selfSignedCertificate } from '../support/self-signed';
 import {
   atProviderLogin,
   holdOidcCallbacks,
@@ -54,31 +51,7 @@ const ME = `{ me { email } }`;
  * X-Forwarded-For; the Host header as the browser sent it.
  */
 async function startTlsProxy(port: number): Promise<{ origin: string; close(): Promise<void> }> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'zk-tls-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      path.join(dir, 'key.pem'),
-      '-out',
-      path.join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const key = readFileSync(path.join(dir, 'key.pem'));
-  const cert = readFileSync(path.join(dir, 'cert.pem'));
-  rmSync(dir, { recursive: true, force: true });
+  const { key, cert } = selfSignedCertificate('127.0.0.1', 'IP:127.0.0.1');
   const server = https.createServer({ key, cert }, (req, res) => {
     const upstream = http.request(
       {

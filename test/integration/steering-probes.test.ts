@@ -3,19 +3,15 @@
  * text, the Host header, HTTPS with a self-signed certificate (passing unless the check asks for verification,
  * and then failing), TCP, a silent endpoint within the timeout, and the outbound rule before any connection.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { probe, ProbeTarget } from '../../src/outbound/probes';
 import { freePort } from '../support/free-port';
+import { selfSignedCertificate } from '../support/self-signed';
 
 const ALLOW = ['127.0.0.0/8'];
-let dir: string;
 let web: http.Server;
 let secure: https.Server;
 let silent: net.Server;
@@ -38,28 +34,8 @@ const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
 };
 
 beforeAll(async () => {
-  dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-probes-'));
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=app.example',
-      '-keyout',
-      path.join(dir, 'key.pem'),
-      '-out',
-      path.join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
   web = http.createServer(handler);
-  secure = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, handler);
+  secure = https.createServer(selfSignedCertificate('app.example'), handler);
   // accepts connections and never answers (they are closed when the test ends)
   silent = net.createServer((socket) => silentSockets.add(socket));
   webPort = await listen(web);
@@ -71,7 +47,6 @@ afterAll(async () => {
   for (const server of [web, secure]) server.closeAllConnections();
   for (const socket of silentSockets) socket.destroy();
   await Promise.all([web, secure, silent].map((server) => new Promise((resolve) => server.close(resolve))));
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const target = (overrides: Partial<ProbeTarget>): ProbeTarget => ({
