@@ -41,6 +41,36 @@ export async function postAuth(path: string, body?: unknown): Promise<{ status: 
   return { status: response.status, body: await response.json().catch(() => null) };
 }
 
+/** the header a write's answer carries its Consistency-Token in, and a read sends it back in (docs/deployment.md) */
+const CONSISTENCY_TOKEN = 'Consistency-Token';
+
+/** a WAL position's text (`16/B374D848`) as a number that orders; undefined when it is none */
+function walPosition(token: string): bigint | undefined {
+  const match = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i.exec(token.trim());
+  return match ? (BigInt(`0x${match[1]}`) << 32n) | BigInt(`0x${match[2]}`) : undefined;
+}
+
+/**
+ * The latest Consistency-Token of this console's writes (docs/deployment.md, «Reading from standbys»): each
+ * mutation's answer carries the primary's WAL position after its commit, in a header and in
+ * `extensions.consistencyToken`; every request sends the latest back, so that a list read right after a save
+ * is never answered by a standby that has not replayed the save. Answers may arrive out of order: the later
+ * position is kept. (A person's session keeps it on the service too, for a tab opened after the save.)
+ */
+export class ConsistencyToken {
+  private latest: { token: string; position: bigint } | undefined;
+
+  note(token: unknown): void {
+    if (typeof token !== 'string') return;
+    const position = walPosition(token);
+    if (position !== undefined && (!this.latest || position > this.latest.position)) this.latest = { token, position };
+  }
+
+  headers(): Record<string, string> {
+    return this.latest ? { [CONSISTENCY_TOKEN]: this.latest.token } : {};
+  }
+}
+
 /**
  * One urql client per signed-in key or session: the normalised cache (graphcache: a Domain or Record fetched by two screens
  * is one entry, so a serial read after a write shows everywhere), HTTP for queries and mutations, graphql-ws on
@@ -49,6 +79,7 @@ export async function postAuth(path: string, body?: unknown): Promise<{ status: 
  */
 export function createConsoleClient(credentials: Credentials, onAuthFailure: () => void): { client: Client; dispose: () => void } {
   const headers = credentials.kind === 'key' ? { 'X-API-Key': credentials.key } : CSRF_HEADERS;
+  const consistency = new ConsistencyToken();
   const ws = createWsClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     connectionParams: credentials.kind === 'key' ? { 'X-API-Key': credentials.key } : {},
@@ -66,11 +97,21 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
   const client = new Client({
     url: '/graphql',
     preferGetMethod: false,
-    fetchOptions: () => ({ headers, credentials: 'same-origin' }),
+    fetchOptions: () => ({ headers: { ...headers, ...consistency.headers() }, credentials: 'same-origin' }),
+    // the header of every answer, whatever its body (an answer urql reads as an error carries none anyway)
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      consistency.note(response.headers.get(CONSISTENCY_TOKEN));
+      return response;
+    },
     exchanges: [
       mapExchange({
         onError(error) {
           if (isAuthFailure(error)) onAuthFailure();
+        },
+        onResult(result) {
+          consistency.note(result.extensions?.consistencyToken);
+          return result;
         },
       }),
       cacheExchange({
