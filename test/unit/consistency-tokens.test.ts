@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ConsistencyToken } from '../../console/src/client';
+import { ConsistencyToken } from '../../console/src/consistency-token';
 import { ConsistencyTokens, TOKEN_KEPT_MS } from '../../src/cli/consistency';
 
 /**
