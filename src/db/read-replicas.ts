@@ -1,5 +1,5 @@
 import { logger } from '../logger';
-import { observeStandbys, replicaFallbackReads, standbyReads } from '../metrics';
+import { observeStandbys, replicaFallbackReads, replicaTokenWait, standbyReads } from '../metrics';
 import { isDatabaseUnavailable } from './availability';
 import { parseDatabaseUrl } from './database-hosts';
 import { Database } from './pool';
@@ -250,7 +250,10 @@ export class ReadReplicas {
     }
     // the standby furthest along has the best chance of having replayed it already
     const standby = usable.reduce((best, one) => (one.replayed > best.replayed ? one : best));
-    if (!(await standby.replayedBy(position, this.options.waitMs)) || !standby.usable) return this.fallback('token_wait');
+    const started = performance.now();
+    const caught = await standby.replayedBy(position, this.options.waitMs);
+    replicaTokenWait.observe((performance.now() - started) / 1000);
+    if (!caught || !standby.usable) return this.fallback('token_wait');
     standbyReads.inc();
     return standby.db;
   }

@@ -193,12 +193,16 @@ export async function passSecondFactor(sql: Sql, id: number): Promise<boolean> {
 /**
  * After a write made with the session: the primary's WAL position now (the write's Consistency-Token), kept on
  * the session when it is later than the one there (`greatest`: of two writes of one session answered out of
- * order, the later position stays). Returns the token to answer with: the session's, which is this write's
- * position or a later one; the position alone when the session is gone.
+ * order, the later position stays; the second UPDATE reads the first's row). One the primary has not reached is
+ * from another history (a database restored, or a standby promoted before it had the old primary's last WAL)
+ * and is replaced. Returns the token to answer with: the session's, which is this write's position or a later
+ * one; the position alone when the session is gone.
  */
 export async function noteSessionWrite(sql: Sql, id: number): Promise<string> {
   const [row] = await sql.rows(
-    `with noted as (update sessions set consistency_token = greatest(consistency_token, pg_current_wal_lsn()) where id = $1 returning consistency_token)
+    `with noted as (
+       update sessions set consistency_token = greatest(case when consistency_token <= pg_current_wal_lsn() then consistency_token end, pg_current_wal_lsn())
+        where id = $1 returning consistency_token)
      select coalesce((select consistency_token from noted), pg_current_wal_lsn())::text as token`,
     [id],
   );
