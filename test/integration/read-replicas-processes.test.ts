@@ -189,49 +189,54 @@ describe('two processes on one primary and one standby: reads never go back in t
     await cluster.stop();
   }, 60_000);
 
-  it(`${PAIRS} write-on-A, read-on-B pairs sending the token: no stale read; what the wait adds stays within the lag and 30 ms`, async () => {
-    const waitedBefore = await fallbacks(processes[1], 'token_wait');
-    const waitsBefore = await tokenWaits(processes[1]);
-    const results = await pairs(PAIRS, 'token', true);
-    // what waiting for the standby added to each read, as B measured it: the share within the lag and 30 ms
-    const waits = await tokenWaits(processes[1]);
-    const waited = (le: string) => waits.get(le)! - waitsBefore.get(le)!;
-    const withinBound = waited(String((APPLY_DELAY_MS + 30) / 1000)) / waited('+Inf');
-    const serverP95 = [...waits.keys()].find((le) => waited(le) / waited('+Inf') >= 0.95);
-    const stale = results.filter((result) => result.stale).length;
-    const added = results.map((result) => result.readMs - result.againMs);
-    const figures = {
-      pairs: results.length,
-      stale,
-      readP50: percentile(
-        results.map((r) => r.readMs),
-        50,
-      ),
-      readP95: percentile(
-        results.map((r) => r.readMs),
-        95,
-      ),
-      plainReadP50: percentile(
-        results.map((r) => r.againMs),
-        50,
-      ),
-      waitedReads: waited('+Inf'),
-      waitP95AtMostSeconds: serverP95,
-      waitWithinLagAnd30ms: withinBound,
-      addedP50: percentile(added, 50),
-      addedP95: percentile(added, 95),
-      addedMax: Math.max(...added),
-      toPrimary: (await fallbacks(processes[1], 'token_wait')) - waitedBefore,
-    };
-    process.stdout.write(
-      `standby reads across processes (apply delay ${APPLY_DELAY_MS} ms): ${JSON.stringify(figures, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}\n`,
-    );
-    expect(stale).toBe(0);
-    expect(results.length).toBe(PAIRS);
-    // every first read sent a token: each waited (or found it replayed), and 95% of them within the lag and 30 ms
-    expect(waited('+Inf')).toBe(PAIRS);
-    expect(withinBound).toBeGreaterThanOrEqual(0.95);
-  }, 120_000);
+  it(
+    `${PAIRS} write-on-A, read-on-B pairs sending the token: no stale read; what the wait adds stays within the lag and 30 ms`,
+    async () => {
+      const waitedBefore = await fallbacks(processes[1], 'token_wait');
+      const waitsBefore = await tokenWaits(processes[1]);
+      const results = await pairs(PAIRS, 'token', true);
+      // what waiting for the standby added to each read, as B measured it: the share within the lag and 30 ms
+      const waits = await tokenWaits(processes[1]);
+      const waited = (le: string) => waits.get(le)! - waitsBefore.get(le)!;
+      const withinBound = waited(String((APPLY_DELAY_MS + 30) / 1000)) / waited('+Inf');
+      const serverP95 = [...waits.keys()].find((le) => waited(le) / waited('+Inf') >= 0.95);
+      const stale = results.filter((result) => result.stale).length;
+      const added = results.map((result) => result.readMs - result.againMs);
+      const figures = {
+        pairs: results.length,
+        stale,
+        readP50: percentile(
+          results.map((r) => r.readMs),
+          50,
+        ),
+        readP95: percentile(
+          results.map((r) => r.readMs),
+          95,
+        ),
+        plainReadP50: percentile(
+          results.map((r) => r.againMs),
+          50,
+        ),
+        waitedReads: waited('+Inf'),
+        waitP95AtMostSeconds: serverP95,
+        waitWithinLagAnd30ms: withinBound,
+        addedP50: percentile(added, 50),
+        addedP95: percentile(added, 95),
+        addedMax: Math.max(...added),
+        toPrimary: (await fallbacks(processes[1], 'token_wait')) - waitedBefore,
+      };
+      process.stdout.write(
+        `standby reads across processes (apply delay ${APPLY_DELAY_MS} ms): ${JSON.stringify(figures, (_k, v: unknown) => (typeof v === 'number' ? Math.round(v * 10) / 10 : v))}\n`,
+      );
+      expect(stale).toBe(0);
+      expect(results.length).toBe(PAIRS);
+      // every first read sent a token: each waited (or found it replayed), and 95% of them within the lag and 30 ms
+      expect(waited('+Inf')).toBe(PAIRS);
+      expect(withinBound).toBeGreaterThanOrEqual(0.95);
+      // the bench's 10,000 take their time
+    },
+    Math.max(120_000, PAIRS * 200),
+  );
 
   it('the same pairs without the token read from the standby before it applied the write: stale reads', async () => {
     const results = await pairs(Math.min(PAIRS, 100), 'no-token', false);
