@@ -140,7 +140,7 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
       refusalAudit,
       operationWarnings,
       textInputCheck,
-      ...(replicas ? [standbyReads(replicas)] : []),
+      ...(replicas ? [standbyReads(replicas, services)] : []),
       // no cache hints are used; the plugin would otherwise wrap every field of every answer
       ApolloServerPluginCacheControlDisabled(),
       // a browser's GET /graphql gets the service's own GraphiQL (src/http/graphiql.ts), not Apollo's CDN page
@@ -165,8 +165,9 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
   // first after the request log: a write to the API passes no layer of the probes' or of the routers below,
   // none of which serves an /api path (each layer passed and each path compared is CPU on every request,
   // bench/FINDINGS.md)
-  // with standbys, a GET of /api may be answered by one, and every other request's answer carries its token
-  if (replicas) app.use('/api', readRouting(replicas));
+  // with standbys, a GET of /api may be answered by one (chosen once the router's requireApiKey let it in), and
+  // every other request's answer carries its token
+  if (replicas) app.use('/api', readRouting(replicas, services, db));
   const powerDns = createPowerDnsRouter({ db, services, heavy });
   app.use('/api/v1', powerDns.api);
   app.get('/api', ...powerDns.discovery);
@@ -219,7 +220,7 @@ export async function createApp(db: Database, services: Services, replicas?: Rea
     '/graphql',
     requireApiKey(db, services, 'graphql'),
     // a GET is a query (Apollo refuses mutations over GET): its database is chosen before its ETag is read
-    ...(replicas ? [readRouting(replicas, false)] : []),
+    ...(replicas ? [readRouting(replicas, services, db, false)] : []),
     largeBodyTurn(largeBodies, limit),
     heavyBodies(heavy),
     // GET /graphql?query=… answers carry an ETag; a poller's If-None-Match gets 304 while nothing changed

@@ -242,6 +242,18 @@ export const replicaFallbackReads = new Counter({
   registers: [metrics],
 });
 
+/**
+ * How long a read that sent a Consistency-Token back (or whose session keeps one) waited for a standby to replay
+ * it: what reading your own writes from a standby adds to a read, whether a standby then served it or, after
+ * REPLICA_WAIT_MS, the primary. A token replayed already counts as 0.
+ */
+export const replicaTokenWait = new Histogram({
+  name: 'zonekeeper_replica_token_wait_seconds',
+  help: 'Time a read with a Consistency-Token waited for a standby to replay it',
+  buckets: [0.001, 0.005, 0.025, 0.05, 0.1, 0.15, 0.2, 0.215, 0.23, 0.25, 0.3, 0.5, 1, 2.5],
+  registers: [metrics],
+});
+
 /** each standby's replay lag and whether it serves reads, as its last check found it (one series per standby) */
 const standbyLag = new Gauge({
   name: 'zonekeeper_replica_lag_seconds',

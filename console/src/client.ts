@@ -1,6 +1,7 @@
 import { Cache, cacheExchange } from '@urql/exchange-graphcache';
 import { createClient as createWsClient } from 'graphql-ws';
 import { Client, CombinedError, fetchExchange, mapExchange, subscriptionExchange } from 'urql';
+import { CONSISTENCY_TOKEN, ConsistencyToken } from './consistency-token';
 
 /** graphql-ws's close code for a key that is wrong or was revoked (src/http/subscriptions.ts) */
 const CLOSE_FORBIDDEN = 4403;
@@ -49,6 +50,7 @@ export async function postAuth(path: string, body?: unknown): Promise<{ status: 
  */
 export function createConsoleClient(credentials: Credentials, onAuthFailure: () => void): { client: Client; dispose: () => void } {
   const headers = credentials.kind === 'key' ? { 'X-API-Key': credentials.key } : CSRF_HEADERS;
+  const consistency = new ConsistencyToken();
   const ws = createWsClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     connectionParams: credentials.kind === 'key' ? { 'X-API-Key': credentials.key } : {},
@@ -66,11 +68,21 @@ export function createConsoleClient(credentials: Credentials, onAuthFailure: () 
   const client = new Client({
     url: '/graphql',
     preferGetMethod: false,
-    fetchOptions: () => ({ headers, credentials: 'same-origin' }),
+    fetchOptions: () => ({ headers: { ...headers, ...consistency.headers() }, credentials: 'same-origin' }),
+    // the header of every answer, whatever its body (an answer urql reads as an error carries none anyway)
+    fetch: async (input, init) => {
+      const response = await fetch(input, init);
+      consistency.note(response.headers.get(CONSISTENCY_TOKEN));
+      return response;
+    },
     exchanges: [
       mapExchange({
         onError(error) {
           if (isAuthFailure(error)) onAuthFailure();
+        },
+        onResult(result) {
+          consistency.note(result.extensions?.consistencyToken);
+          return result;
         },
       }),
       cacheExchange({

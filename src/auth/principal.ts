@@ -28,6 +28,11 @@ export interface ActingPerson {
   accountId: number | null;
   /** an operator person: the principal is of kind `admin` */
   operator: boolean;
+  /**
+   * the Consistency-Token of the latest write made with the session, as the session had it when the request
+   * was authenticated: a read with the session waits for a standby to have replayed it (docs/deployment.md)
+   */
+  consistencyToken?: string;
 }
 /**
  * A signed-in person's principal: `sessionId` the session's id (0: before the session begins), `accountId` the
@@ -44,7 +49,14 @@ export function servicePrincipal(name: string): Principal {
 
 export function personPrincipal(
   person: { id: number; email: string },
-  acting: { sessionId?: number; accountId?: number | null; role?: Role | null; policy?: KeyPolicy; operator?: boolean } = {},
+  acting: {
+    sessionId?: number;
+    accountId?: number | null;
+    role?: Role | null;
+    policy?: KeyPolicy;
+    operator?: boolean;
+    consistencyToken?: string | null;
+  } = {},
 ): Principal {
   const actingPerson: ActingPerson = {
     id: person.id,
@@ -52,6 +64,7 @@ export function personPrincipal(
     role: acting.role ?? null,
     accountId: acting.accountId || null,
     operator: acting.operator === true,
+    ...(acting.consistencyToken ? { consistencyToken: acting.consistencyToken } : {}),
   };
   // an operator person acts as the admin key does, in every account, with no rule (docs/people.md, «The operator»)
   if (actingPerson.operator)

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { MAX_TTL, parseDuration } from '../dns/ttl';
+import { CONSISTENCY_TOKEN_HEADER, ConsistencyTokens } from './consistency';
 
 /** what the command groups of the CLI (src/cli/commands) share: the API call, the printing, the option readers, the exit codes */
 
@@ -36,15 +37,21 @@ export function serverSpec(spec: string, keyRequired: boolean): { address: strin
   return { address: match[1], port: match[2] === undefined ? null : Number(match[2]), tsigKeyName: match[3] ?? null };
 }
 
+/** the command's Consistency-Tokens, for the service it talks to (made at its first request) */
+let tokens: ConsistencyTokens | undefined;
+
 export async function gql<T = any>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const base = (process.env.ZONEKEEPER_URL ?? 'http://localhost:3000').replace(/\/$/, '');
   const key = process.env.ZONEKEEPER_API_KEY;
   if (!key) throw new ApiError('NO_API_KEY', 'set ZONEKEEPER_API_KEY to an API key of the service');
+  tokens ??= new ConsistencyTokens(base);
+  // the latest write's token goes with every request: a read is then never older than what this CLI wrote
+  const token = tokens.current();
   let res: Response;
   try {
     res = await fetch(`${base}/graphql`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      headers: { 'content-type': 'application/json', 'x-api-key': key, ...(token ? { [CONSISTENCY_TOKEN_HEADER]: token } : {}) },
       body: JSON.stringify({ query, variables }),
     });
   } catch (error) {
@@ -53,11 +60,13 @@ export async function gql<T = any>(query: string, variables: Record<string, unkn
   const body = (await res.json().catch(() => ({}))) as {
     data?: T;
     errors?: { message: string; extensions?: { code?: string; details?: { message: string }[] } }[];
-    extensions?: { warnings?: { message: string }[] };
+    extensions?: { warnings?: { message: string }[]; consistencyToken?: string };
     /** the error body of an answer given before GraphQL ran (docs/decisions.md §1) */
     error?: string;
     message?: string;
   };
+  // a write's answer carries its token (with standbys for reads): the header, and the same in `extensions`
+  tokens.note(res.headers.get(CONSISTENCY_TOKEN_HEADER) ?? body.extensions?.consistencyToken);
   // what the service took but thinks worth a look (zone checks, unusual names): said, never a failure
   for (const warning of body.extensions?.warnings ?? []) process.stderr.write(`warning: ${warning.message}\n`);
   if (body.errors?.length) {

@@ -1,5 +1,5 @@
 import { logger } from '../logger';
-import { observeStandbys, replicaFallbackReads, standbyReads } from '../metrics';
+import { observeStandbys, replicaFallbackReads, replicaTokenWait, standbyReads } from '../metrics';
 import { isDatabaseUnavailable } from './availability';
 import { parseDatabaseUrl } from './database-hosts';
 import { Database } from './pool';
@@ -232,21 +232,28 @@ export class ReadReplicas {
 
   /**
    * The database for one read that may lag: a standby fit for reads, one that replayed past `token` (a
-   * Consistency-Token sent back) within REPLICA_WAIT_MS, or else the primary.
+   * Consistency-Token sent back) within REPLICA_WAIT_MS, or else the primary. `sessionToken`: the one a person's
+   * session keeps of the person's latest write (the session's own, a WAL position the service wrote); the read
+   * waits for the later of the two.
    */
-  async readDatabase(token?: string): Promise<Database> {
+  async readDatabase(token?: string, sessionToken?: string): Promise<Database> {
     const usable = this.standbys.filter((standby) => standby.usable);
     if (!usable.length) return this.fallback('no_standby');
-    if (!token) {
+    const sent = token ? parseLsn(token) : undefined;
+    if (token && sent === undefined) return this.fallback('token_invalid');
+    const kept = parseLsn(sessionToken);
+    const position = sent === undefined || (kept !== undefined && kept > sent) ? kept : sent;
+    if (position === undefined) {
       const standby = usable[this.next++ % usable.length];
       standbyReads.inc();
       return standby.db;
     }
-    const position = parseLsn(token);
-    if (position === undefined) return this.fallback('token_invalid');
     // the standby furthest along has the best chance of having replayed it already
     const standby = usable.reduce((best, one) => (one.replayed > best.replayed ? one : best));
-    if (!(await standby.replayedBy(position, this.options.waitMs)) || !standby.usable) return this.fallback('token_wait');
+    const started = performance.now();
+    const caught = await standby.replayedBy(position, this.options.waitMs);
+    replicaTokenWait.observe((performance.now() - started) / 1000);
+    if (!caught || !standby.usable) return this.fallback('token_wait');
     standbyReads.inc();
     return standby.db;
   }

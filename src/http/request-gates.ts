@@ -48,6 +48,19 @@ export function principalOf(req: Request): Principal | undefined {
   return PRINCIPALS.get(req);
 }
 
+/** what a layer before authentication left to be done once the principal is known, and allowed in */
+const AFTER_AUTHENTICATION = new WeakMap<Request, (principal: Principal) => Promise<void>>();
+
+/**
+ * A step of a layer mounted before the edge's requireApiKey that needs the principal, or must not be taken for
+ * a request that is refused (choosing a standby, which may wait: http/read-routing.ts). requireApiKey takes it
+ * after the rate limits let the request in, before its turn among the user's requests; a request refused (401,
+ * 403, 429) never takes it.
+ */
+export function afterAuthentication(req: Request, step: (principal: Principal) => Promise<void>): void {
+  AFTER_AUTHENTICATION.set(req, step);
+}
+
 /**
  * Authentication first, then the rate limits of the principal found (a refusal: 429 RATE_LIMITED with
  * Retry-After, before the request is read). A request without a valid X-API-Key gets 401 before anything about it is parsed or
@@ -138,6 +151,11 @@ export function requireApiKey(db: Database, services: Services, shape: 'rest' | 
           }
         }
         PRINCIPALS.set(req, principal);
+        const step = AFTER_AUTHENTICATION.get(req);
+        if (step) {
+          AFTER_AUTHENTICATION.delete(req);
+          await step(principal);
+        }
         // then its turn among the user's requests running in this process (RATE_LIMIT_CONCURRENCY), before the
         // body is read; the turn ends when the answer is sent or the client has gone
         const leave = services.rateLimits.enter(principal, () => {

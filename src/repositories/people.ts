@@ -39,6 +39,7 @@ export {
   endSessions,
   setSessionAccount,
   passSecondFactor,
+  noteSessionWrite,
 } from './people/sessions';
 export { type SignInFlow, insertSignInFlow, takeSignInFlow } from './people/sign-in-flows';
 export {

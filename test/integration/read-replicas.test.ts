@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import request from 'supertest';
 import { loadSettings } from '../../src/config/settings';
 import { databaseReachable, noteDatabaseFailure } from '../../src/db/availability';
+import { parseLsn } from '../../src/db/read-replicas';
 import { RunningService, startService } from '../../src/main';
 import { CREATE_RECORD } from '../support/fixtures';
 import { ReplicatedPostgres } from '../support/replicated-postgres';
@@ -25,6 +26,7 @@ describe('reads from a standby never go back in time', () => {
   let service: RunningService;
   let http: ReturnType<typeof request>;
   let standbyName: string;
+  let userId: string;
 
   const gql = (query: string, variables?: Record<string, unknown>, token?: string) => {
     const req = http.post('/graphql').set('X-API-Key', ADMIN_KEY).set('content-type', 'application/json');
@@ -122,8 +124,9 @@ describe('reads from a standby never go back in time', () => {
     http = request(`http://127.0.0.1:${service.httpPort}`);
     standbyName = `127.0.0.1:${cluster.standby.port}`;
     const user = await gql('mutation { createUser(input: {email: "replicas@example.org"}) { id } }');
+    userId = user.body.data.createUser.id;
     const zone = await gql('mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }', {
-      u: user.body.data.createUser.id,
+      u: userId,
       z: ZONE,
     });
     expect(zone.body.errors).toBeUndefined();
@@ -194,6 +197,85 @@ describe('reads from a standby never go back in time', () => {
     const read = await gql(`query { domain(name: "${ZONE}") { name } }`, undefined, 'not-a-position');
     expect(read.body.data.domain.name).toBe(ZONE);
     expect(await fallbacks('token_invalid')).toBe(before + 1);
+  });
+
+  it("a person's session keeps the token of their writes: cookie reads right after the cookie's writes, sending no token, are never stale", async () => {
+    const email = 'editor@replicas.example';
+    const invited = await gql('mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }', {
+      i: { userId, email, role: 'EDITOR' },
+    });
+    expect(invited.body.errors).toBeUndefined();
+    const { token: cookie, sessionId } = await service.services.sessions.start(service.database.db, email, {
+      method: 'oidc',
+      sourceAddress: '127.0.0.1',
+    });
+    // as the console sends them: the cookie and the CSRF gate's header, no Consistency-Token
+    const session = { cookie: `zk_session=${cookie}`, 'x-requested-with': 'zonekeeper-console' };
+    const before = await standbyReads();
+    let stale = 0;
+    let lastToken = '';
+    let next = 0;
+    const COUNT = 40;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < COUNT) {
+          const owner = `session-${next++}`;
+          if (next % 2) {
+            const written = await http
+              .post('/graphql')
+              .set(session)
+              .send({ query: CREATE_RECORD, variables: { input: { zone: ZONE, owner, type: 'TXT', rdata: `"${owner}"`, ttl: 300 } } });
+            expect(written.body.errors).toBeUndefined();
+            lastToken = written.headers['consistency-token'];
+            const read = await http
+              .post('/graphql')
+              .set(session)
+              .send({ query: 'query($id: ID!) { record(id: $id) { rdata } }', variables: { id: written.body.data.createRecord.id } });
+            if (read.body.errors?.[0]?.extensions?.code === 'RECORD_NOT_FOUND' || read.body.data?.record?.rdata !== `"${owner}"`) stale++;
+          } else {
+            const written = await http
+              .post('/api/record/add')
+              .set(session)
+              .type('form')
+              .send({ zone: ZONE, owner, rtype: 'TXT', rdata: `"${owner}"`, ttl: 300 });
+            expect(written.status).toBeLessThan(300);
+            lastToken = written.headers['consistency-token'];
+            const exported = await http.get(`/api/domain/export/${ZONE}`).set(session);
+            expect(exported.status).toBe(200);
+            if (!exported.text.includes(`"${owner}"`)) stale++;
+          }
+        }
+      }),
+    );
+    expect(stale).toBe(0);
+    // the standby answered them (it had replayed the session's latest write), not the primary every time
+    expect((await standbyReads()) - before).toBeGreaterThan(COUNT / 4);
+    // the session row holds a position at or past every write's answer
+    const [row] = await service.database.db.rows<{ token: string }>('select consistency_token::text as token from sessions where id = $1', [
+      sessionId,
+    ]);
+    expect(parseLsn(row.token)! >= parseLsn(lastToken)!).toBe(true);
+  }, 60_000);
+
+  it('a request refused by authentication never waits for a standby; the same read with the key waits REPLICA_WAIT_MS, then the primary', async () => {
+    // a position no standby will replay within the wait
+    const far = 'FFFFFFFF/FFFFFFF0';
+    const before = await fallbacks('token_wait');
+    for (const path of [`/api/domain/export/${ZONE}`, '/api/v1/servers/localhost/zones', '/graphql?query=%7Bdomains%7BtotalCount%7D%7D']) {
+      for (const key of [undefined, 'not-a-key-of-this-service']) {
+        const started = Date.now();
+        const req = http.get(path).set('Consistency-Token', far);
+        if (key) req.set('X-API-Key', key);
+        expect((await req).status).toBe(401);
+        expect(Date.now() - started).toBeLessThan(400);
+      }
+    }
+    expect(await fallbacks('token_wait')).toBe(before);
+    const started = Date.now();
+    const read = await http.get('/api/v1/servers/localhost/zones').set('X-API-Key', ADMIN_KEY).set('Consistency-Token', far);
+    expect(read.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(await fallbacks('token_wait')).toBe(before + 1);
   });
 
   it('the standby 2 s behind, past REPLICA_WAIT_MS: reads with the token go to the primary, none stale, the counter moves', async () => {

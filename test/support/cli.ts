@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { ADMIN_KEY } from './test-app';
 
@@ -12,6 +14,12 @@ export interface CliRun {
 export const CLI = path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 
 /**
+ * the CLI's state (the Consistency-Tokens it sends back, src/cli/consistency.ts) in a folder of this test
+ * file's, not in the home of whoever runs the tests
+ */
+let stateDir: string | undefined;
+
+/**
  * Runs the built `zonekeeper` CLI (buildOnce first) as a child process against the service at `baseUrl`, with
  * the admin key unless `env` gives another; asynchronously, since the service answers from the test's own
  * process.
@@ -19,7 +27,13 @@ export const CLI = path.resolve(__dirname, '..', '..', 'dist', 'src', 'cli', 'ma
 export function runCli(baseUrl: string, args: string[], env: Record<string, string | undefined> = {}): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH, ZONEKEEPER_URL: baseUrl, ZONEKEEPER_API_KEY: ADMIN_KEY, ...env },
+      env: {
+        PATH: process.env.PATH,
+        ZONEKEEPER_URL: baseUrl,
+        ZONEKEEPER_API_KEY: ADMIN_KEY,
+        ZONEKEEPER_STATE_DIR: (stateDir ??= mkdtempSync(path.join(os.tmpdir(), 'zk-cli-state-'))),
+        ...env,
+      },
     });
     let out = '';
     let err = '';

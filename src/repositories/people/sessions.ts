@@ -16,10 +16,12 @@ export interface SessionRow {
   awaitingSecondFactor: boolean;
   /** the person is an operator (docs/people.md, «The operator»), as the person's row says now */
   operator: boolean;
+  /** the Consistency-Token of the latest write made with the session (a WAL position); null before its first */
+  consistencyToken: string | null;
 }
 
 const SESSION_COLUMNS =
-  's.id, s.person_id, p.email, s.account_id, s.created_at, s.last_seen_at, s.ended_at, s.source_address, s.user_agent, s.awaiting_second_factor, p.operator_grant';
+  's.id, s.person_id, p.email, s.account_id, s.created_at, s.last_seen_at, s.ended_at, s.source_address, s.user_agent, s.awaiting_second_factor, p.operator_grant, s.consistency_token::text as consistency_token';
 const toSession = (r: any): SessionRow => ({
   id: Number(r.id),
   personId: Number(r.person_id),
@@ -32,6 +34,7 @@ const toSession = (r: any): SessionRow => ({
   userAgent: r.user_agent,
   awaitingSecondFactor: r.awaiting_second_factor === true,
   operator: r.operator_grant !== null && r.operator_grant !== undefined,
+  consistencyToken: r.consistency_token ?? null,
 });
 
 export async function insertSession(
@@ -185,4 +188,23 @@ export async function setSessionAccount(sql: Sql, id: number, accountId: number)
 /** the second factor was presented: the session is whole from now on */
 export async function passSecondFactor(sql: Sql, id: number): Promise<boolean> {
   return (await sql.affected(`update sessions set awaiting_second_factor = false where id = $1 and ended_at is null`, [id])) > 0;
+}
+
+/**
+ * After a write made with the session: the primary's WAL position now (the write's Consistency-Token), kept on
+ * the session when it is later than the one there (`greatest`: of two writes of one session answered out of
+ * order, the later position stays; the second UPDATE reads the first's row). One the primary has not reached is
+ * from another history (a database restored, or a standby promoted before it had the old primary's last WAL)
+ * and is replaced. Returns the token to answer with: the session's, which is this write's position or a later
+ * one; the position alone when the session is gone.
+ */
+export async function noteSessionWrite(sql: Sql, id: number): Promise<string> {
+  const [row] = await sql.rows(
+    `with noted as (
+       update sessions set consistency_token = greatest(case when consistency_token <= pg_current_wal_lsn() then consistency_token end, pg_current_wal_lsn())
+        where id = $1 returning consistency_token)
+     select coalesce((select consistency_token from noted), pg_current_wal_lsn())::text as token`,
+    [id],
+  );
+  return row.token as string;
 }

@@ -11,6 +11,7 @@ import {
   liveSessionByHash,
   membership,
   membershipsOfPerson,
+  noteSessionWrite,
   passkeysOfPerson,
   personByEmail,
   PersonRow,
@@ -219,6 +220,7 @@ export class SessionsService {
         role,
         policy: rolePolicy(role, member?.zones ?? null),
         operator: session.operator,
+        consistencyToken: session.consistencyToken,
       },
     );
   }
@@ -266,6 +268,15 @@ export class SessionsService {
           sourceAddress,
         });
     });
+  }
+
+  /**
+   * After a write made with the session (`sessionId`, on the primary `db`): its Consistency-Token, kept on the
+   * session (docs/deployment.md, «Reading from standbys»), so that the person's reads in any process and any tab
+   * wait for a standby to have it. One UPDATE a write; a read only reads it with the session it authenticates.
+   */
+  noteWrite(db: Database, sessionId: number): Promise<string> {
+    return noteSessionWrite(db, sessionId);
   }
 
   /** the account the session acts in from now on (one the person is a member of) */
