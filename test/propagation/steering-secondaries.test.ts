@@ -244,7 +244,6 @@ test('a killed endpoint leaves every secondary’s answer within 7 s, all down s
   expect(validated.failures).toEqual([]);
   expect(validated.asked).toBeGreaterThan(100);
 
-  // eslint-disable-next-line no-console
   console.log(
     `steering through four secondaries (ms, from the event / from the decision):\n${samples
       .map(
