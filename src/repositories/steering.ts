@@ -188,20 +188,34 @@ export async function checkById(sql: Sql, id: number): Promise<CheckRow | undefi
   return rows.map(toCheck)[0];
 }
 
+/** a claimed check, and in how many ms its probe is due (0: due already) */
+export interface ClaimedCheck extends CheckRow {
+  dueInMs: number;
+}
+
 /**
- * Claims up to `limit` due checks and moves each one interval on (its own, or `defaultInterval` seconds) in the
- * same statement: the schedule is the lease. Another process skips the locked rows and finds them not due.
+ * Claims up to `limit` checks due now or within `aheadMs`, and moves each one interval on (its own, or
+ * `defaultInterval` seconds) in the same statement: the schedule is the lease. Another process skips the locked
+ * rows and finds them not due. The schedule keeps its beat: the next probe is due one interval after this one was
+ * due, not after it was claimed, so that the claim's own lateness does not add up probe after probe; a check found
+ * more than half an interval late (no prober ran for a while) is due again half an interval from now, so that two
+ * probes of a check are never closer than that. Each check says in how many ms it is due, by
+ * the database's clock, so that the prober starts its probe on time whatever its own clock says.
  */
-export async function claimDueChecks(sql: Sql, limit: number, defaultInterval: number): Promise<CheckRow[]> {
+export async function claimDueChecks(sql: Sql, limit: number, defaultInterval: number, aheadMs = 0): Promise<ClaimedCheck[]> {
   const rows = await sql.rows(
-    `with due as (select id from steering_checks where next_check_at <= now() order by next_check_at limit $1 for update skip locked),
+    `with due as (select id, next_check_at as due_at from steering_checks
+                   where next_check_at <= now() + make_interval(secs => $3::double precision / 1000)
+                   order by next_check_at limit $1 for update skip locked),
           claimed as (update steering_checks c
-                         set next_check_at = now() + make_interval(secs => coalesce(c.interval_seconds, $2))
-                        from due where c.id = due.id returning c.*)
-     select ${CHECK_COLUMNS} from claimed c join domains d on d.id = c.domain_id`,
-    [limit, defaultInterval],
+                         set next_check_at = greatest(due.due_at + make_interval(secs => coalesce(c.interval_seconds, $2)),
+                                                      now() + make_interval(secs => coalesce(c.interval_seconds, $2)) / 2)
+                        from due where c.id = due.id returning c.*, due.due_at)
+     select ${CHECK_COLUMNS}, greatest(0, extract(epoch from c.due_at - now()) * 1000)::int as due_in_ms
+       from claimed c join domains d on d.id = c.domain_id`,
+    [limit, defaultInterval, aheadMs],
   );
-  return rows.map(toCheck);
+  return rows.map((r) => ({ ...toCheck(r), dueInMs: Number(r.due_in_ms) }));
 }
 
 export interface ProbeOutcome {
