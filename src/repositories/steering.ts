@@ -224,25 +224,43 @@ export interface ProbeOutcome {
   latencyMs: number | null;
 }
 
-/** stores a probe's outcome and the state it led to */
-export async function saveProbe(sql: Sql, id: number, state: CheckState, probe: ProbeOutcome, at: Date): Promise<void> {
+/** one probe's outcome and the state it led to, to be stored */
+export interface ProbeToSave {
+  id: number;
+  state: CheckState;
+  probe: ProbeOutcome;
+  at: Date;
+}
+
+/**
+ * stores the outcomes of a batch of probes and the states they led to, in one statement: the prober stores every
+ * probe of a tick at once, not one round trip a probe (at 1,000 checks at 10 s, 100 a second)
+ */
+export async function saveProbes(sql: Sql, probes: ProbeToSave[]): Promise<void> {
+  if (!probes.length) return;
+  const rows = probes.map(({ id, state, probe, at }) => ({
+    id,
+    status: state.status,
+    since: state.since,
+    pinned: state.pinned,
+    passes: state.passes,
+    failures: state.failures,
+    stable_since: state.stableSince,
+    transitions: state.transitions,
+    last_ok: probe.ok,
+    last_error: probe.error,
+    latency_ms: probe.latencyMs,
+    checked_at: at,
+  }));
   await sql.affected(
-    `update steering_checks set status = $2, since = $3, pinned = $4, passes = $5, failures = $6, stable_since = $7,
-       transitions = $8::timestamptz[], last_ok = $9, last_error = $10, latency_ms = $11, checked_at = $12 where id = $1`,
-    [
-      id,
-      state.status,
-      state.since,
-      state.pinned,
-      state.passes,
-      state.failures,
-      state.stableSince,
-      state.transitions,
-      probe.ok,
-      probe.error,
-      probe.latencyMs,
-      at,
-    ],
+    `update steering_checks c set status = n.status, since = n.since, pinned = n.pinned, passes = n.passes, failures = n.failures,
+       stable_since = n.stable_since, transitions = n.transitions, last_ok = n.last_ok, last_error = n.last_error,
+       latency_ms = n.latency_ms, checked_at = n.checked_at
+     from jsonb_to_recordset($1::jsonb) as n(id bigint, status text, since timestamptz, pinned boolean, passes integer,
+       failures integer, stable_since timestamptz, transitions timestamptz[], last_ok boolean, last_error text,
+       latency_ms integer, checked_at timestamptz)
+     where c.id = n.id`,
+    [JSON.stringify(rows)],
   );
 }
 

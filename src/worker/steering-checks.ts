@@ -12,7 +12,7 @@ import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
 import { noteDatabaseFailure } from '../db/availability';
-import { claimDueChecks, CheckRow, ClaimedCheck, failingChecks, saveProbe, steeredZones } from '../repositories/steering';
+import { claimDueChecks, CheckRow, ClaimedCheck, failingChecks, ProbeToSave, saveProbes, steeredZones } from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
 import { nextCheckState, panicking } from '../services/steering/decision';
@@ -88,9 +88,10 @@ export class SteeringProber {
       const frozen = await this.panicFreeze(checks, results);
       const now = new Date();
       const changed = new Set<number>();
+      const saved: ProbeToSave[] = [];
       for (const [i, check] of checks.entries()) {
         const next = nextCheckState(check, results[i].ok, now, this.settings.steering, frozen);
-        await saveProbe(this.db, check.id, next, results[i], now);
+        saved.push({ id: check.id, state: next, probe: results[i], at: now });
         if (next.status !== check.status) {
           changed.add(check.domainId);
           this.log.info(
@@ -98,6 +99,7 @@ export class SteeringProber {
           );
         }
       }
+      await saveProbes(this.db, saved);
       for (const domainId of changed) this.zoneChanged(domainId);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: storing probe results failed');
