@@ -9,21 +9,23 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 
-/** an HTTP endpoint answering 200 "healthy" at /health (404 elsewhere), stopped and started again on its port */
+/** an HTTP endpoint answering 200 "healthy" at /health (404 elsewhere; 503 while failing), stopped and started again on its port */
 export class Endpoint {
   private server: http.Server | undefined;
   port = 0;
+  /**
+   * answers 503 at /health while set: down to a check, while it keeps its port (an endpoint stopped and started
+   * again every second may find its port taken meanwhile, by another socket's ephemeral port)
+   */
+  failing = false;
 
   constructor(private readonly address = '127.0.0.1') {}
 
-  get running(): boolean {
-    return this.server !== undefined;
-  }
-
   async start(): Promise<void> {
     const server = http.createServer((req, res) => {
-      res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'text/plain', connection: 'close' });
-      res.end(req.url === '/health' ? 'healthy' : 'no');
+      const healthy = req.url === '/health' && !this.failing;
+      res.writeHead(healthy ? 200 : req.url === '/health' ? 503 : 404, { 'content-type': 'text/plain', connection: 'close' });
+      res.end(healthy ? 'healthy' : 'no');
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
