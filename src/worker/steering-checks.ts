@@ -1,9 +1,9 @@
 /**
  * Steering's prober (docs/steering.md), kept by two duties of every worker process (duties/steering.ts): its
- * claims, every STEERING_TICK_MS, and its reconciliation. Each tick claims the due checks in
+ * claims, every STEERING_TICK_MS, and its reconciliation. Each tick claims the checks due before the next tick in
  * PostgreSQL (FOR UPDATE SKIP LOCKED, the claim moving each check one interval on: the schedule is the lease), so
- * each check is probed once per interval however many processes run; probes them (outbound/probes.ts, under the
- * outbound rule); moves each check's state (services/steering/decision.ts: fall/rise, flap damping, the panic
+ * each check is probed once per interval however many processes run; probes each one when it is due (so a probe is
+ * not up to a tick late; outbound/probes.ts, under the outbound rule); moves each check's state (services/steering/decision.ts: fall/rise, flap damping, the panic
  * freeze) and stores it; and hands the zones whose checks changed status to the publisher, which waits
  * PUBLISH_COALESCE_MS so that the changes of one zone in that time go out as one serial.
  */
@@ -12,7 +12,7 @@ import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
 import { noteDatabaseFailure } from '../db/availability';
-import { claimDueChecks, CheckRow, failingChecks, saveProbe, steeredZones } from '../repositories/steering';
+import { claimDueChecks, CheckRow, ClaimedCheck, failingChecks, ProbeToSave, saveProbes, steeredZones } from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
 import { nextCheckState, panicking } from '../services/steering/decision';
@@ -59,7 +59,8 @@ export class SteeringProber {
    */
   async run(): Promise<number> {
     if (this.stopped || this.inFlight >= MAX_IN_FLIGHT) return 0;
-    const claimed = await claimDueChecks(this.db, MAX_IN_FLIGHT - this.inFlight, this.settings.steering.checkInterval);
+    // the checks due before the next tick too: each probe starts when it is due, not up to a tick later
+    const claimed = await claimDueChecks(this.db, MAX_IN_FLIGHT - this.inFlight, this.settings.steering.checkInterval, STEERING_TICK_MS);
     if (!claimed.length) return 0;
     this.inFlight += claimed.length;
     const batch = this.probeBatch(claimed).finally(() => {
@@ -70,22 +71,27 @@ export class SteeringProber {
     return claimed.length;
   }
 
-  /** probes a batch, then stores each check's next state; the zones whose checks changed status are published */
-  private async probeBatch(checks: CheckRow[]): Promise<void> {
+  /**
+   * probes a batch, each check when it is due, then stores each check's next state; the zones whose checks changed
+   * status are published
+   */
+  private async probeBatch(checks: ClaimedCheck[]): Promise<void> {
     const { checkTimeoutMs, allowNetworks } = this.settings.steering;
     const results = await Promise.all(
-      checks.map((check) =>
-        probe(check, { timeoutMs: Math.min(checkTimeoutMs, intervalOf(check, this.settings) * 800), allow: allowNetworks }),
-      ),
+      checks.map(async (check) => {
+        if (check.dueInMs > 0) await new Promise((resolve) => setTimeout(resolve, check.dueInMs));
+        return probe(check, { timeoutMs: Math.min(checkTimeoutMs, intervalOf(check, this.settings) * 800), allow: allowNetworks });
+      }),
     );
     for (const result of results) steeringProbes.inc({ outcome: result.ok ? 'passed' : 'failed' });
     try {
       const frozen = await this.panicFreeze(checks, results);
       const now = new Date();
       const changed = new Set<number>();
+      const saved: ProbeToSave[] = [];
       for (const [i, check] of checks.entries()) {
         const next = nextCheckState(check, results[i].ok, now, this.settings.steering, frozen);
-        await saveProbe(this.db, check.id, next, results[i], now);
+        saved.push({ id: check.id, state: next, probe: results[i], at: now });
         if (next.status !== check.status) {
           changed.add(check.domainId);
           this.log.info(
@@ -93,6 +99,7 @@ export class SteeringProber {
           );
         }
       }
+      await saveProbes(this.db, saved);
       for (const domainId of changed) this.zoneChanged(domainId);
     } catch (error) {
       if (!noteDatabaseFailure(error, 'steering checks')) this.log.warn({ err: error }, 'steering: storing probe results failed');

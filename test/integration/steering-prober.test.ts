@@ -7,7 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone } from '../support/fixtures';
-import { waitFor } from '../support/wait-for';
+import { sleep, waitFor } from '../support/wait-for';
 import { claimDueChecks } from '../../src/repositories/steering';
 import { SteeringProber } from '../../src/worker/steering-checks';
 import { DutyRunner } from '../../src/worker/duties';
@@ -55,15 +55,23 @@ const statuses = async (): Promise<string[]> =>
     (c: { status: string }) => c.status,
   );
 
-test('each due check is claimed by one prober, however many claim at once, and is not due again for an interval', async () => {
+test('each due check is claimed by one prober, however many claim at once, and is due again once within the next interval, not within half of it', async () => {
   const db = app.service.database.db;
+  const claimedAt = Date.now();
   const claims = await Promise.all([1, 2, 3].map(() => claimDueChecks(db, 100, 1)));
   const ids = claims.flat().map((c) => c.id);
   expect(ids).toHaveLength(CHECKS);
   expect(new Set(ids).size).toBe(CHECKS);
   expect(await claimDueChecks(db, 100, 1)).toEqual([]);
-  // an interval later they are due again, once
-  await waitFor('the checks to be due again', async () => ((await claimDueChecks(db, 100, 1)).length === CHECKS ? true : undefined), 5_000);
+  // within the next interval each is due again, once (on the beat of its schedule), and none within half an
+  // interval of its claim
+  const again: { id: number; after: number }[] = [];
+  while (Date.now() < claimedAt + 1_400) {
+    for (const check of await claimDueChecks(db, 100, 1)) again.push({ id: check.id, after: Date.now() - claimedAt });
+    await sleep(50);
+  }
+  expect(again.map((c) => c.id).sort()).toEqual([...ids].sort());
+  expect(Math.min(...again.map((c) => c.after))).toBeGreaterThanOrEqual(490);
 });
 
 test('the panic freeze: every check failing at once takes nothing down, and the operator is told', async () => {

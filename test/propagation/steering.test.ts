@@ -2,49 +2,21 @@
  * Steering end to end (docs/steering.md), with real parts: HTTP endpoints on loopback that the test starts and
  * stops, the worker's prober checking them every second (fall 2, rise 2; the operator allows loopback with
  * STEERING_ALLOW_NETWORKS), and the served A RRset read by AXFR from the DNS primary and asked of a Knot secondary
-that takes the zone from it (catalog, NOTIFY, IXFR) and knows nothing of steering. A killed endpoint leaves the
+ * that takes the zone from it (catalog, NOTIFY, IXFR) and knows nothing of steering. A killed endpoint leaves the
  * served RRset and comes back once it answers again (after the 30 s hold of flap damping); with every pool down
  * the backup is served; each served change is the service's own (the history's note `steering`, a
  * `steering.changed` event). Rules by subnet or geography are refused.
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 import { createUser, createZone, errorCode } from '../support/fixtures';
+import { Endpoint } from '../support/steering-endpoints';
 import { dig, freePort, Knot, records, startKnot, waitFor } from './knot';
 
 const ZONE = 'steer.zk-steering.test';
 const CATALOG = 'catalog.zk-steering.test';
 const KEY_NAME = 'zk-steering-key';
 const SECRET = randomBytes(32).toString('base64');
-
-/** an HTTP endpoint answering 200 "healthy" at /health, stopped and started again on its port */
-class Endpoint {
-  private server: http.Server | undefined;
-  port = 0;
-
-  async start(): Promise<void> {
-    const server = http.createServer((req, res) => {
-      res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'text/plain', connection: 'close' });
-      res.end(req.url === '/health' ? 'healthy' : 'no');
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => resolve());
-    });
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-}
 
 const endpoints = [new Endpoint(), new Endpoint(), new Endpoint(), new Endpoint()];
 const [first, second, fallback, steady] = endpoints;
