@@ -4,6 +4,7 @@ import { DEFAULT_SET_ID } from './nameserver-sets';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { insertEventsSql } from './events';
+import { stepViewSerialsSql } from './views';
 import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-schedule';
 import {
   DNSSEC_POLICY_JSON,
@@ -238,6 +239,11 @@ export interface ZoneWrite {
    * fails, nothing is written, as when the serial moved.
    */
   expect?: { userId: number; unknownOwners: readonly string[]; signed?: SignedProof };
+  /**
+   * the RRsets the change touches (`owner type`; the apex SOA only when a field other than its serial moved): the
+   * views' zones that do not override one of them step their serials in this statement (repositories/views.ts)
+   */
+  touched?: readonly string[];
 }
 
 /** why `writeZoneChange` wrote nothing: the zone moved (decide again), or the records would pass the quota */
@@ -333,6 +339,8 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
   }
+  // the views whose zone moves with this change step their serials with it (docs/views.md)
+  if (write.touched?.length) parts.push(`vser as (${stepViewSerialsSql('(select id from dom)', p.add(write.touched))})`);
   const signerRemoved = write.signerRemoved ?? [];
   const signerAdded = write.signerAdded ?? [];
   const signer = signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded);
@@ -397,7 +405,7 @@ function statementShape(
   const deleted = write.deleteIds.length && !built.twoStatements ? idRowsShape(write.deleteIds) : '-';
   const update = write.update ? (FLATTENED_TYPE_NAMES.has(write.update.type) ? 'flattened' : 'plain') : '-';
   const expect = write.expect ? (write.expect.unknownOwners.length ? 'owners' : 'head') : '-';
-  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${built.parameters}`;
+  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${!!write.touched?.length} ${built.parameters}`;
 }
 
 /**
