@@ -22,6 +22,7 @@ export interface ViewRow {
   precedence: number;
   tsigKeyId: number;
   tsigKeyName: string;
+  tsigKeyAlgorithm: string;
   /** the view's secondaries (host or host:port) that a change of a view's zone is sent a NOTIFY */
   notify: string[];
   createdAt: Date;
@@ -36,7 +37,7 @@ export interface OverlayRow {
   records: { ttl: number; rdata: string }[];
 }
 
-const VIEW_COLUMNS = `v.id, v.name, v.networks, v.precedence, v.tsig_key_id, k.name as tsig_key_name, v.notify, v.created_at`;
+const VIEW_COLUMNS = `v.id, v.name, v.networks, v.precedence, v.tsig_key_id, k.name as tsig_key_name, k.algorithm as tsig_key_algorithm, v.notify, v.created_at`;
 const VIEW_FROM = `views v join tsig_keys k on k.id = v.tsig_key_id`;
 
 function toView(row: Record<string, any>): ViewRow {
@@ -47,6 +48,7 @@ function toView(row: Record<string, any>): ViewRow {
     precedence: Number(row.precedence),
     tsigKeyId: Number(row.tsig_key_id),
     tsigKeyName: row.tsig_key_name,
+    tsigKeyAlgorithm: row.tsig_key_algorithm,
     notify: row.notify ?? [],
     createdAt: new Date(row.created_at),
   };
@@ -287,4 +289,20 @@ export async function lockZoneForOverlay(
 export async function zoneByName(sql: Sql, name: string): Promise<{ id: number; name: string } | undefined> {
   const [row] = await sql.rows(`select id, name from domains where name = $1`, [name]);
   return row ? { id: Number(row.id), name: row.name } : undefined;
+}
+
+/** the views with secondaries to NOTIFY, with their keys (the secret too: a NOTIFY is signed with it) */
+export async function viewNotifyTargets(
+  sql: Sql,
+): Promise<{ id: number; name: string; notify: string[]; key: { name: string; algorithm: string; secret: Buffer } }[]> {
+  const rows = await sql.rows(
+    `select v.id, v.name, v.notify, k.name as key_name, k.algorithm, k.secret
+       from views v join tsig_keys k on k.id = v.tsig_key_id and k.revoked_at is null where cardinality(v.notify) > 0`,
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    notify: r.notify,
+    key: { name: r.key_name, algorithm: r.algorithm, secret: Buffer.from(r.secret) },
+  }));
 }

@@ -5,7 +5,7 @@
  * view). A view's zone is the base zone with its overlay applied, checked by the zone's rules as any zone is;
  * each overlay change is written through the write engine in its zone's turn, with its view's serial step.
  */
-import type { Settings } from '../../config/settings';
+import { parseServerAddress, type Settings } from '../../config/settings';
 import { requireAdmin } from '../../auth/principal';
 import { parseCidr } from '../../dns/ip';
 import { parseApiRecord } from '../../dns/record';
@@ -211,6 +211,35 @@ export class ViewsService {
         return { serial };
       },
     });
+  }
+
+  /**
+   * A BIND `view` block for a secondary of the view (docs/views.md): `match-clients` on the view's key (the
+   * primary's NOTIFYs are signed with it) and its networks, the primary reached with the view's key, and the
+   * view's catalog zone, whose members BIND then transfers with that key too (`default-primaries`). The key's
+   * secret is not printed: it was shown once, when the key was made.
+   */
+  async bindConfig(ctx: RequestContext, viewName: string, primary: string): Promise<string> {
+    const view = await this.get(ctx, viewName);
+    const at = parseServerAddress(primary);
+    if (!at) throw DomainError.invalid('primary', `primary: ${JSON.stringify(primary)} is not an address or address:port`);
+    const key = `"${view.tsigKeyName}"`;
+    const catalog = `${this.settings.catalogZone}.`;
+    const primaries = `${at.host} port ${at.port} key ${key};`;
+    return `key ${key} { algorithm ${view.tsigKeyAlgorithm}; secret "<the key's secret, as given when it was made>"; };
+view "${view.name}" {
+  match-clients { key ${key};${view.networks.map((n) => ` ${n};`).join('')} };
+  server ${at.host} { keys { ${key}; }; };
+  catalog-zones {
+    zone "${catalog}" default-primaries { ${primaries} } in-memory yes min-update-interval 1;
+  };
+  zone "${catalog}" {
+    type secondary;
+    primaries { ${primaries} };
+    file "catalog-${view.name}.db";
+  };
+};
+`;
   }
 
   /** a replace's records read as the record API reads them (canonical RDATA, the allowed TTLs), one TTL for the set */
