@@ -1,7 +1,7 @@
 /**
  * Views (docs/views.md) served to a real BIND secondary with two views: `inside` matches its key and 127.0.1.0/24,
  * `outside` its key and every other client; each view follows its own catalog from our primary with its own key,
- * as the block `viewBindConfig` prints. dig from a source in each network gets that view's answers and never the
+ * as the block `zonekeeper view bind-config` prints. dig from a source in each network gets that view's answers and never the
  * other's; an AXFR with the outside key holds no inside-only name; an inside-only change moves no outside serial
  * and reaches the inside; a base change reaches both; a hidden RRset is absent in its view only; the zone rules
  * hold in a view's zone, and a zone with a view's zone is not signed.
@@ -13,6 +13,8 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { CREATE_RECORD, createTsigKey, createUser, createZone, errorCode } from '../support/fixtures';
 import { namedOptions, startNamed } from '../support/bind-secondary';
 import { waitFor } from '../support/wait-for';
+import { buildOnce } from '../support/build';
+import { runCli } from '../support/cli';
 import { dig, DigResult, freePort, records } from './knot';
 
 const ZONE = 'corp.views.test';
@@ -81,20 +83,18 @@ beforeAll(async () => {
   expect((await overlay('inside', 'staging', 'A', 'REPLACE', ['10.1.2.9'])).errors).toBeUndefined();
   expect((await overlay('outside', 'web', 'A', 'HIDE')).errors).toBeUndefined();
 
-  // the secondary's configuration: each view's block as the API prints it, the keys' secrets filled in
+  // the secondary's configuration: each view's block as the CLI prints it, the keys' secrets filled in
+  buildOnce();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'zonekeeper-views-'));
   const blocks: string[] = [];
   for (const [view, key] of [
     ['inside', inside],
     ['outside', outside],
   ] as const) {
-    const res = await app.gql(`query($v: String!, $p: String!) { viewBindConfig(view: $v, primary: $p) }`, {
-      v: view,
-      p: `127.0.0.1:${dnsPort}`,
-    });
-    expect(res.errors).toBeUndefined();
+    const printed = await runCli(app.baseUrl, ['view', 'bind-config', view, `127.0.0.1:${dnsPort}`]);
+    expect(printed).toMatchObject({ code: 0, err: '' });
     blocks.push(
-      (res.data.viewBindConfig as string)
+      printed.out
         .replace(`<the key's secret, as given when it was made>`, key.secret)
         .replace(/file "catalog-/, `file "${dir}/catalog-`),
     );
