@@ -94,9 +94,7 @@ beforeAll(async () => {
     const printed = await runCli(app.baseUrl, ['view', 'bind-config', view, `127.0.0.1:${dnsPort}`]);
     expect(printed).toMatchObject({ code: 0, err: '' });
     blocks.push(
-      printed.out
-        .replace(`<the key's secret, as given when it was made>`, key.secret)
-        .replace(/file "catalog-/, `file "${dir}/catalog-`),
+      printed.out.replace(`<the key's secret, as given when it was made>`, key.secret).replace(/file "catalog-/, `file "${dir}/catalog-`),
     );
   }
   const config = `${namedOptions(dir, bindPort)}
@@ -209,6 +207,17 @@ test('an inside-only change moves no outside serial and reaches the inside; a ba
       10_000,
     );
   expect(await bindSerial(INSIDE_SOURCE)).toBe(insideSerial + 1);
+});
+
+test('a new zone appears in both views’ catalogs and each view serves it', async () => {
+  const user = await createUser(app, 'views-new@example.test');
+  await createZone(app, user, 'fresh.views.test');
+  for (const source of [INSIDE_SOURCE, '127.0.0.1'])
+    await waitFor(
+      `the new zone is served to ${source}`,
+      async () => ((await ask(source, 'fresh.views.test', 'SOA')).status === 'NOERROR' ? true : undefined),
+      15_000,
+    );
 });
 
 test("a view's zone is held to the zone's rules, and a zone with one is not signed", async () => {
