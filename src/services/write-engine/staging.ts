@@ -449,8 +449,11 @@ export class ZoneChange implements ChangeToSign {
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts, removed: this.removed }))
       throw new DecideAgain(true);
     const touched = touchedRrsets(this.removed, this.added);
-    // every view's zone is held to the zone's rules as the base is (docs/views.md)
-    if (!this.request.signatureOnly) await refuseInViews(this.sql, this.zone, touched, this.removed, this.added);
+    // every view's zone is held to the zone's rules as the base is (docs/views.md): checked here on a change that
+    // holds the zone row's lock; one without it stays the statements it was, which write only where no view
+    // overlays the owners it touches (else it is decided again holding the lock, and checked here)
+    const viewsUnchecked = !this.request.signatureOnly && !this.locked;
+    if (!this.request.signatureOnly && this.locked) await refuseInViews(this.sql, this.zone, touched, this.removed, this.added);
     const outcome = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
       zone: this.zone.name,
@@ -483,6 +486,7 @@ export class ZoneChange implements ChangeToSign {
       defaultMaxRecords: this.recordQuota(),
       expect: this.expect,
       touched,
+      noOverlayAt: viewsUnchecked ? ownersOf(touched) : undefined,
     });
     if ('inserted' in outcome) {
       const { inserted, signerInserted } = outcome;
@@ -495,6 +499,8 @@ export class ZoneChange implements ChangeToSign {
       return inserted;
     }
     if ('quota' in outcome) throw quotaExceeded('maxRecordsPerZone', outcome.quota, `records in zone ${this.zone.name}`);
+    // a view overlays an owner the change touches: decided again holding the lock, where the views' zones are checked
+    if ('overlaid' in outcome) throw new DecideAgain(true);
     // another change raised the serial since the read; with the row locked, nothing can
     if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
     throw new DecideAgain(false);
@@ -516,6 +522,9 @@ function touchedRrsets(removed: readonly JournalRecord[], added: readonly Journa
   return [...keys];
 }
 
+/** the owners of some `owner type` RRset keys */
+const ownersOf = (touched: readonly string[]) => [...new Set(touched.map((t) => t.slice(0, t.lastIndexOf(' '))))];
+
 /**
  * A base change is refused when it would break a rule in some view's zone: at the owners it touches that a view
  * overrides, the view's records there (the base's after the change, the view's RRsets over them) are checked as
@@ -529,8 +538,7 @@ async function refuseInViews(
   added: readonly JournalRecord[],
 ): Promise<void> {
   if (!touched.length) return;
-  const owners = [...new Set(touched.map((t) => t.slice(0, t.lastIndexOf(' '))))];
-  const overlays = await overlaysAt(sql, zone.id, owners);
+  const overlays = await overlaysAt(sql, zone.id, ownersOf(touched));
   if (!overlays.length) return;
   const overlaid = [...new Set(overlays.map((o) => o.owner))];
   const same = (a: JournalRecord, b: JournalRecord) => a.owner === b.owner && a.type === b.type && a.rdata === b.rdata;
