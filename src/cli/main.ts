@@ -5,6 +5,7 @@ import { registerDnssecCommands } from './commands/dnssec';
 import { registerKeyCommands } from './commands/keys';
 import { registerMemberCommands } from './commands/members';
 import { registerNameserverSetCommands } from './commands/nameserver-sets';
+import { registerViewCommands } from './commands/views';
 import { registerOperatorCommands } from './commands/operators';
 import { registerRecordCommands } from './commands/records';
 import { registerSecondaryCommands } from './commands/secondaries';
@@ -44,6 +45,7 @@ export function buildProgram(): Command {
   registerAuditCommands(program);
   registerTemplateCommands(program);
   registerNameserverSetCommands(program);
+  registerViewCommands(program);
   registerZoneCommands(program);
   registerRecordCommands(program);
   registerStatusCommand(program);

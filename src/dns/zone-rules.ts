@@ -273,6 +273,25 @@ function flattenedLoops(zone: string, records: CanonicalRecord[]): { index: numb
  * the record types never deleted on their own, whatever else the zone holds: the SOA (docs/decisions.md §3: a
  * zone always has its SOA, RFC 1035 §5.2); what the console asks before it offers a Delete
  */
+/**
+ * The problems of one owner's records taken as a whole (a view's zone at an owner its overlay changes: the base's
+ * records with the view's RRsets over them): each CNAME and DNAME placed beside the others, as `checkRecordPlacement`
+ * places a new one. The DNSSEC types, which the signer writes, are not held to it here.
+ */
+export function checkOwnerData(zone: string, records: readonly CanonicalRecord[]): Problem[] {
+  const problems: Problem[] = [];
+  records.forEach((record, i) => {
+    if (record.type !== 'CNAME' && record.type !== 'DNAME') return;
+    const others = records.filter((r, j) => j !== i && r.owner === record.owner);
+    problems.push(
+      ...checkRecordPlacement(zone, others, record).filter(
+        (p) => p.code === 'CNAME_CONFLICT' || p.code === 'CNAME_AT_APEX' || p.code === 'DNAME_CONFLICT',
+      ),
+    );
+  });
+  return problems;
+}
+
 export const UNDELETABLE_TYPES: readonly string[] = ['SOA'];
 
 /** Problems caused by deleting `target` from the records at its owner. */

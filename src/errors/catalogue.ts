@@ -103,6 +103,18 @@ export const ERROR_CATALOGUE = {
   /** steering (docs/steering.md): a check or steered RRset the caller may see, by that id */
   STEERING_CHECK_NOT_FOUND: { status: 404, message: 'Steering Check Not Found' },
   STEERED_RRSET_NOT_FOUND: { status: 404, message: 'Steered RRset Not Found' },
+  /** a view (docs/views.md) by that name or id */
+  VIEW_NOT_FOUND: { status: 404, message: 'View Not Found' },
+  /** a view of that name exists, or the TSIG key is another view's already (a request's key picks its view) */
+  VIEW_EXISTS: { status: 409, message: 'A view of that name, or with that TSIG key, exists already' },
+  /**
+   * views and DNSSEC do not go together yet (docs/views.md): a view's zone would need signing of its own with the
+   * zone's keys, which this version does not do
+   */
+  VIEW_ZONE_SIGNED: {
+    status: 409,
+    message: "A signed zone takes no view overlay, and a zone with a view's zone is not signed, in this version (docs/views.md)",
+  },
   /** a zone's check name, or an owner and type, that another check or steered RRset has */
   DUPLICATE_STEERING: { status: 409, message: 'A steering check with that name, or a steered RRset at that owner and type, exists' },
   /** a check that a steered RRset's members follow is not deleted while they do */
@@ -234,7 +246,8 @@ export class DomainError extends Error {
       | 'DNSSEC_FOREIGN_KEY_NOT_FOUND'
       | 'PERSON_NOT_FOUND'
       | 'STEERING_CHECK_NOT_FOUND'
-      | 'STEERED_RRSET_NOT_FOUND',
+      | 'STEERED_RRSET_NOT_FOUND'
+      | 'VIEW_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

@@ -20,6 +20,7 @@ import { LiveResolver } from './resolvers/live.resolver';
 import { DnssecResolver } from './resolvers/dnssec.resolver';
 import { ZoneSecondariesResolver } from './resolvers/zone-secondaries.resolver';
 import { NameserverSetResolver } from './resolvers/nameserver-set.resolver';
+import { ViewResolver } from './resolvers/view.resolver';
 import { PeopleResolver } from './resolvers/people.resolver';
 import { OperatorResolver } from './resolvers/operator.resolver';
 import { ZoneTransferResolver } from './resolvers/zone-transfer.resolver';
@@ -51,6 +52,7 @@ export const RESOLVERS = [
   EventsResolver,
   ZoneSecondariesResolver,
   NameserverSetResolver,
+  ViewResolver,
   PeopleResolver,
   OperatorResolver,
   ZoneTransferResolver,

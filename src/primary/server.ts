@@ -52,7 +52,7 @@ import {
 } from './exchange';
 import { DomainError } from '../errors/catalogue';
 import { ListenError } from '../listen-error';
-import { findZone, inSnapshot, ZoneRef } from '../repositories/dns-zone-data';
+import { findZone, inSnapshot, inViewOfKey, ZoneRef } from '../repositories/dns-zone-data';
 import { noteNotify, NotifyOutcome } from '../repositories/secondary-zones';
 import { allowList, isAllowed } from './allow-list';
 import { toAnswer, ZoneTransfers } from './transfers';
@@ -266,8 +266,10 @@ export class PrimaryHandler {
     // too), looked up for UPDATE_ALLOW addresses and for transfers (a customer's own secondary may be anywhere:
     // docs/transfers.md); elsewhere a made-up key name costs no database read
     // a NOTIFY too: a customer's primary signs its NOTIFYs of a secondary zone with the customer's key
+    // an SOA query too: a view's secondary signs its refresh queries with the view's key (docs/views.md)
     const asksTransfer =
-      (opcode === OPCODE_QUERY && (question?.type === AXFR_CODE || question?.type === IXFR_CODE)) || opcode === OPCODE_NOTIFY;
+      (opcode === OPCODE_QUERY && (question?.type === AXFR_CODE || question?.type === IXFR_CODE || question?.type === SOA.code)) ||
+      opcode === OPCODE_NOTIFY;
     let key = transferKey;
     let principal: Principal | undefined;
     let userKey: { principal: Principal; lastUsedAt?: Date } | undefined;
@@ -405,7 +407,12 @@ export class PrimaryHandler {
 
     try {
       await inSnapshot(db, async (client) => {
-        const zone = await findZone(client, this.settings.catalogZone, qname);
+        const found = await findZone(client, this.settings.catalogZone, qname);
+        // a request signed with a view's key reads that view's zone (docs/views.md); unsigned, the base zone
+        const zone =
+          found && tsig.verified && tsig.keyName && tsig.keyName !== this.settings.tsigKey?.name
+            ? await inViewOfKey(client, found, tsig.keyName)
+            : found;
         if (!zone)
           return exchange.reply({
             rcode: RCODE.REFUSED,

@@ -162,6 +162,8 @@ export class ZoneTransfers {
       await exchange.reply({ rcode: RCODE.NOERROR, flags: FLAG_AA, answers: [toAnswer(zone.name, soa)] });
       return 'answered';
     }
+    // a view's zone keeps no journal of its own: the whole zone in IXFR form, as RFC 1995 §4 allows
+    if (zone.view) return 'whole';
     const journal = await journalFrom(client, zone, clientSerial);
     if (!journal) return 'whole';
     dnsTransfers.inc({ kind: 'IXFR', client: remote });

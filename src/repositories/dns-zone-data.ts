@@ -11,6 +11,7 @@ import { catalogApexRecords, catalogMemberRecord } from '../dns/catalog-zone';
 import { withSerial } from '../dns/zone-rules';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { isEscapedAt } from '../dns/presentation';
+import { applyOverlay, overlaysAt, overlaysOfZone } from './views';
 
 /**
  * ALIAS and ANAME are never served (docs/templates-and-alias.md): no secondary would understand them, and
@@ -35,6 +36,11 @@ export interface ZoneRef {
   userId?: number;
   /** the nameserver set the zone is in, or whose catalog this is (docs/transfers.md, «Nameserver sets») */
   setId: number;
+  /**
+   * the view whose zone this is (docs/views.md), when the view has an overlay in it: the base zone's records
+   * with the view's overlay applied, and `serial` the view's own; absent: the base zone
+   */
+  view?: { id: number; name: string };
 }
 /**
  * the catalog's members (RFC 9432 §4.1): the zones of its nameserver set that joined it (repositories/catalog.ts);
@@ -111,6 +117,22 @@ export async function findZone(sql: Sql, catalogZone: string, qname: string): Pr
   return zone;
 }
 
+/**
+ * The zone as a request signed with `keyName` sees it (docs/views.md): the view of that key's zone when the view
+ * has an overlay in it (its serial the view's), else the zone itself. A key of no view reads the base zone.
+ */
+export async function inViewOfKey(sql: Sql, zone: ZoneRef, keyName: string): Promise<ZoneRef> {
+  if (zone.kind !== 'zone') return zone;
+  const [row] = await sql.rows<{ id: string; name: string; serial: string | null }>(
+    `select v.id, v.name, vs.serial from views v
+       join tsig_keys k on k.id = v.tsig_key_id and k.name = $2 and k.revoked_at is null
+       left join view_serials vs on vs.view_id = v.id and vs.domain_id = $1`,
+    [zone.id, keyName],
+  );
+  if (!row || row.serial === null) return zone;
+  return { ...zone, serial: Number(row.serial), view: { id: Number(row.id), name: row.name } };
+}
+
 /** the zone's SOA, its serial set to the zone's (they are written together; the zone row is authoritative) */
 export async function soaOf(sql: Sql, zone: ZoneRef): Promise<Rr> {
   if (zone.kind === 'catalog') return catalogApexRecords(zone.serial)[0];
@@ -160,10 +182,11 @@ async function catalogRecordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Prom
 /** records at some owners (relative names, '@' = apex) */
 export async function recordsAt(sql: Sql, zone: ZoneRef, owners: string[]): Promise<Rr[]> {
   if (zone.kind === 'catalog') return catalogRecordsAt(sql, zone, owners);
-  const rows = await sql.rows<Rr>(
+  let rows = await sql.rows<Rr>(
     `select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) and ${SERVED_ONLY} order by id`,
     [zone.id, owners],
   );
+  if (zone.view) rows = applyOverlay(rows, await overlaysAt(sql, zone.id, owners, zone.view.id));
   return rows.map((r) => (r.type === 'SOA' && r.owner === '@' ? { ...r, rdata: withSerial(r.rdata, zone.serial) } : r));
 }
 
@@ -197,6 +220,14 @@ export async function hasDescendants(sql: Sql, zone: ZoneRef, owner: string): Pr
   // raised to '/') in byte order: one range of records_domain_reverse_owner_index, not a scan of the zone
   const from = [...suffix].reverse().join('');
   const to = `${from.slice(0, -1)}/`;
+  // a view's own RRsets below the owner make it exist in the view's zone (a name only the view has)
+  if (zone.view) {
+    const own = await sql.rows(
+      `select 1 from view_overlays where domain_id = $1 and view_id = $2 and action = 'replace' and reverse(owner) collate "C" >= $3 and reverse(owner) collate "C" < $4 limit 1`,
+      [zone.id, zone.view.id, from, to],
+    );
+    if (own.length) return true;
+  }
   const rows = await sql.rows(
     `select 1 from records where domain_id = $1 and reverse(owner) collate "C" >= $2 and reverse(owner) collate "C" < $3 limit 1`,
     [zone.id, from, to],
@@ -227,17 +258,24 @@ export async function* allRecords(sql: Sql, zone: ZoneRef, pageSize = 2000): Asy
     if (leaving.length) yield leaving.map((r) => catalogMemberRecord(Number(r.id), r.name));
     return;
   }
+  // a view's zone: the base's RRsets the view overrides left out, then the view's own (few: an overlay is the
+  // handful of RRsets a view changes)
+  const overlays = zone.view ? await overlaysOfZone(sql, zone.id, zone.view.id) : [];
+  const overridden = new Set(overlays.map((o) => `${o.owner} ${o.type}`));
   let after = 0;
   for (;;) {
     const rows = await sql.rows<Rr & { id: string }>(
       `select id, owner, type, ttl, rdata from records where domain_id = $1 and id > $2 and ${SERVED_ONLY} order by id limit $3`,
       [zone.id, after, pageSize],
     );
-    if (!rows.length) return;
+    if (!rows.length) break;
     after = Number(rows[rows.length - 1].id);
-    yield rows.filter((r) => !(r.type === 'SOA' && r.owner === '@')).map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
+    yield rows
+      .filter((r) => !(r.type === 'SOA' && r.owner === '@') && !overridden.has(`${r.owner} ${r.type}`))
+      .map(({ owner, type, ttl, rdata }) => ({ owner, type, ttl, rdata }));
     if (rows.length < pageSize) break;
   }
+  if (overlays.length) yield applyOverlay([], overlays);
   // a signed zone: the signer's records (DNSKEY, RRSIG, NSEC/NSEC3, NSEC3PARAM, CDS, CDNSKEY) after the data
   after = 0;
   for (;;) {

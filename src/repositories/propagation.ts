@@ -1,3 +1,4 @@
+import { viewZoneSoa } from './views';
 import type { Sql } from '../db/pool';
 import { insertEventsSql } from './events';
 import { FanoutPass, fanoutPassOf, fanoutPassSql } from './webhooks';
@@ -272,5 +273,10 @@ export class PropagationRepository {
       [zone],
     );
     return rows[0] ? { rdata: rows[0].rdata, ttl: rows[0].ttl, serial: Number(rows[0].serial) } : undefined;
+  }
+
+  /** a view's zone's SOA (docs/views.md): the base's with the view's serial */
+  viewZoneSoa(zone: string, viewId: number): Promise<{ rdata: string; ttl: number; serial: number } | undefined> {
+    return viewZoneSoa(this.sql, zone, viewId);
   }
 }

@@ -4,6 +4,7 @@ import { DEFAULT_SET_ID } from './nameserver-sets';
 import type { Sql } from '../db/pool';
 import { FLATTENED_TYPE_NAMES } from '../dns/record-types';
 import { insertEventsSql } from './events';
+import { stepViewSerialsSql } from './views';
 import { dueOnDeleteSql, scheduleInsertedSql, scheduleUpdatedSql } from './alias-schedule';
 import {
   DNSSEC_POLICY_JSON,
@@ -238,10 +239,21 @@ export interface ZoneWrite {
    * fails, nothing is written, as when the serial moved.
    */
   expect?: { userId: number; unknownOwners: readonly string[]; signed?: SignedProof };
+  /**
+   * the RRsets the change touches (`owner type`; the apex SOA only when a field other than its serial moved): the
+   * views' zones that do not override one of them step their serials in this statement (repositories/views.ts)
+   */
+  touched?: readonly string[];
+  /**
+   * a change decided without the zone row's lock: it writes only if no view overlays one of these owners, else
+   * it answers `overlaid` and is decided again holding the lock, where the views' zones are checked
+   * (write-engine/staging.ts)
+   */
+  noOverlayAt?: readonly string[];
 }
 
 /** why `writeZoneChange` wrote nothing: the zone moved (decide again), or the records would pass the quota */
-export type NotWritten = { moved: true } | { quota: { limit: number; current: number } };
+export type NotWritten = { moved: true } | { quota: { limit: number; current: number } } | { overlaid: true };
 
 /** what `writeZoneChange` wrote: the ids of the records and of the signer records it inserted, in order */
 export interface Written {
@@ -285,13 +297,17 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   const delta = p.add(write.inserts.length - write.deleteIds.length);
   const quota = p.add(write.defaultMaxRecords ?? null);
   const serialBefore = p.add(write.serialBefore);
+  // a change decided without the views' overlays in hand writes only where none lies over its owners (docs/views.md)
+  const overlaid = write.noOverlayAt?.length
+    ? `exists (select 1 from view_overlays v where v.domain_id = ${domainId} and v.owner = any(${p.add(write.noOverlayAt)}::text[]))`
+    : undefined;
   const parts = [
     `lim as (${recordLimitSql(domainId, quota)})`,
     `dom as (update domains set serial = ${p.add(write.serialAfter)}, record_count = record_count + ${delta}::int
       where id = ${domainId} and serial = ${serialBefore}
         and (${quota}::int is null or ${delta}::int <= 0 or (select max from lim) = 0 or record_count + ${delta}::int <= (select max from lim))${
           write.expect ? expectedSql(domainId, (value) => p.add(value), write.expect) : ''
-        }
+        }${overlaid ? ` and not ${overlaid}` : ''}
       returning id, serial, user_id)`,
   ];
   if (write.deleteIds.length && !twoStatements) {
@@ -333,6 +349,8 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
     parts.push(`soa as (update records set rdata = ${p.add(write.soa.rdata)}, ttl = ${p.add(write.soa.ttl)}, updated_at = now()
       where domain_id = (select id from dom) and id = ${p.add(write.soa.id)})`);
   }
+  // the views whose zone moves with this change step their serials with it (docs/views.md)
+  if (write.touched?.length) parts.push(`vser as (${stepViewSerialsSql('(select id from dom)', p.add(write.touched))})`);
   const signerRemoved = write.signerRemoved ?? [];
   const signerAdded = write.signerAdded ?? [];
   const signer = signerWriteCtes((value) => p.add(value), signerRemoved, signerAdded);
@@ -357,7 +375,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
   if (text === undefined) {
     text = `with ${parts.join(',\n')}
      select exists (select 1 from dom) as written, coalesce((select json_agg(id order by id) from ins), '[]'::json) as inserted,
-       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota`;
+       ${signer.inserted} as signer_inserted, (${quotaPassedSql(domainId, serialBefore, delta, quota)}) as quota, ${overlaid ?? 'false'} as overlaid`;
     if (shape !== undefined && statementTexts.size < MAX_SHAPES) statementTexts.set(shape, text);
   }
   const [row] = await sql.rows(text, p.values);
@@ -365,6 +383,7 @@ export async function writeZoneChange(sql: Sql, write: ZoneWrite): Promise<Writt
     // over the quota on the zone as this statement saw it at the serial read: refused (the change is ordered
     // before whatever moved the zone since); else the zone moved
     if (row.quota) return { quota: { limit: Number(row.quota.limit), current: Number(row.quota.current) } };
+    if (row.overlaid) return { overlaid: true };
     return { moved: true };
   }
   sql.journalWritten();
@@ -397,7 +416,7 @@ function statementShape(
   const deleted = write.deleteIds.length && !built.twoStatements ? idRowsShape(write.deleteIds) : '-';
   const update = write.update ? (FLATTENED_TYPE_NAMES.has(write.update.type) ? 'flattened' : 'plain') : '-';
   const expect = write.expect ? (write.expect.unknownOwners.length ? 'owners' : 'head') : '-';
-  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${built.parameters}`;
+  return `${built.twoStatements} ${deleted} ${update} ${built.flattenedInserts} ${built.insertsLead} ${!!write.soa} ${expect} ${write.kind ?? 'zone-changed'} ${!!write.touched?.length} ${!!write.noOverlayAt?.length} ${built.parameters}`;
 }
 
 /**

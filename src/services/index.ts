@@ -19,6 +19,7 @@ import { DnssecService } from './dnssec/dnssec.service';
 import { DnssecZoneSigner } from './dnssec/zone-signing';
 import { SettingsKeyVault } from './dnssec/settings-key-vault';
 import { CdsNotifications } from './dnssec/cds-notify';
+import { ViewsService } from './transfers/views.service';
 import type { DnssecWriter } from './dnssec/dnssec-writer';
 import { WriteEngine } from './write-engine';
 import { AuditLogService } from './operations/audit-log';
@@ -98,6 +99,8 @@ export interface Services {
   attention: AttentionService;
   /** the search across zones: records by a part of their name or content (docs/search.md) */
   search: RecordSearchService;
+  /** views: split horizon as overlays on one zone (docs/views.md) */
+  views: ViewsService;
 }
 
 /**
@@ -159,5 +162,6 @@ export function createServices(settings: Settings, db: Database): Services {
     health: new HealthService(settings, domains),
     attention: new AttentionService(settings, domains),
     search: new RecordSearchService(),
+    views: new ViewsService(settings, writeEngine),
   };
 }

@@ -32,6 +32,8 @@ interface Entry {
   server: HostPort;
   /** the key its NOTIFY is signed with: TSIG_KEY for the fleet, the customer's own for a zone's extra secondary */
   key: TsigKey | undefined;
+  /** a view's secondary (docs/views.md): the NOTIFY carries the serial of the view's zone */
+  viewId?: number;
   lastSent: number;
   trailing?: NodeJS.Timeout;
   retry?: NodeJS.Timeout;
@@ -91,12 +93,12 @@ export class Notifier {
   }
 
   /** asks for a NOTIFY of `zone` to `server`, signed with TSIG_KEY or, for a zone's extra secondary, with `key` */
-  request(zone: string, server: HostPort, key: TsigKey | undefined = this.settings.tsigKey): void {
+  request(zone: string, server: HostPort, key: TsigKey | undefined = this.settings.tsigKey, viewId?: number): void {
     if (this.stopped) return;
     const entryKey = entryKeyOf(zone, server, key);
     let entry = this.entries.get(entryKey);
     if (!entry) {
-      entry = { zone, server, key, lastSent: 0, generation: 0, inFlight: 0 };
+      entry = { zone, server, key, viewId, lastSent: 0, generation: 0, inFlight: 0 };
       this.entries.set(entryKey, entry);
     }
     if (entry.idle) clearTimeout(entry.idle);
@@ -112,7 +114,11 @@ export class Notifier {
       }, wait);
   }
 
-  private async currentSoa(zone: string): Promise<SoaData | undefined> {
+  private async currentSoa(zone: string, viewId?: number): Promise<SoaData | undefined> {
+    if (viewId !== undefined && zone !== this.settings.catalogZone && !this.otherCatalogs.has(zone)) {
+      const soa = await this.repository.viewZoneSoa(zone, viewId);
+      return soa ? soaData(withSerial(soa.rdata, soa.serial), soa.ttl) : undefined;
+    }
     if (zone === this.settings.catalogZone || this.otherCatalogs.has(zone)) {
       const soa = catalogApexRecords(await this.repository.catalogSerial(zone))[0];
       return soaData(soa.rdata, soa.ttl);
@@ -159,7 +165,7 @@ export class Notifier {
     const generation = entry.generation;
     let soa: SoaData | undefined;
     try {
-      soa = await this.currentSoa(entry.zone);
+      soa = await this.currentSoa(entry.zone, entry.viewId);
     } catch (error) {
       this.log.warn({ err: error, zone: entry.zone }, 'NOTIFY: cannot read the SOA');
     }

@@ -17,6 +17,7 @@ import { aliasRefreshDuties } from './duties/alias-refresh';
 import { bootstrapSignalsDuty } from './duties/bootstrap-signals';
 import { catalogAdmissionDuty } from './duties/catalog-admission';
 import { departuresDuty } from './duties/departures';
+import { ViewNotifies, viewNotifiesDuty } from './duties/view-notifies';
 import { foreignKeysDuties } from './duties/foreign-keys';
 import { forgetSecondariesDuty } from './duties/forget-secondaries';
 import { keyRollsDuty } from './duties/key-rolls';
@@ -84,6 +85,8 @@ export class PropagationWorker {
       along = { fanout, wakeDeliveries: (fanOutToo) => sending.wake(fanOutToo) };
     }
     this.drain = new OutboxDrain(settings, db, log, this.notifier, this.fleet, checkIn, along);
+    const views = new ViewNotifies(db, this.notifier);
+    this.drain.views = views;
     this.secondaryZones = new SecondaryZonesWorker(settings, db, log, () => runner.wake(SECONDARY_ZONE_CLAIMS), engine);
     this.health = new HealthWorker(settings, db, log, () => runner.wake(ZONE_HEALTH), services.health.rootNotes);
     this.steering = new SteeringProber(settings, db, log, engine);
@@ -95,6 +98,7 @@ export class PropagationWorker {
       adoptSecondariesDuty(settings, db, this.fleet, checkIn),
       statusChecksDuty(db, this.notifier, this.fleet, checkIn),
       departuresDuty(settings, db, log, engine),
+      viewNotifiesDuty(views),
       retentionDuty(settings, db, log),
       timedOutSessionsDuty(settings, db, log),
       keyRollsDuty(settings, db, log, services.dnssecWriter),

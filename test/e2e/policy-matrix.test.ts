@@ -2664,6 +2664,44 @@ const OPS: Op[] = [
     ],
   ]),
 
+  // ---- views (docs/views.md): the operator's, a zone's overlays too ----
+  adminOnlyOp('Query.views', (key) => [['every view', 'FORBIDDEN', () => gql(key, `{ views { name } }`)]]),
+  adminOnlyOp('Query.viewOverlays', (key) => [
+    ['a zone of its own', 'FORBIDDEN', () => gql(key, `query($z: String!) { viewOverlays(zone: $z) { owner } }`, { z: A })],
+  ]),
+  adminOnlyOp('Query.viewZone', (key) => [
+    ['a zone of its own', 'FORBIDDEN', () => gql(key, `query($z: String!) { viewZone(zone: $z, view: "pm-view") { serial } }`, { z: A })],
+  ]),
+  adminOnlyOp('Query.viewBindConfig', (key) => [
+    ['a view', 'FORBIDDEN', () => gql(key, `{ viewBindConfig(view: "pm-view", primary: "192.0.2.1:53") }`)],
+  ]),
+  adminOnlyOp('Mutation.createView', (key) => [
+    [
+      'a new view',
+      'FORBIDDEN',
+      () => gql(key, `mutation($i: ViewInput!) { createView(input: $i) { id } }`, { i: { name: 'pm-view', tsigKeyId: '1' } }),
+    ],
+  ]),
+  adminOnlyOp('Mutation.updateView', (key) => [
+    ['a view', 'FORBIDDEN', () => gql(key, `mutation { updateView(id: "1", input: { precedence: 3 }) { id } }`)],
+  ]),
+  adminOnlyOp('Mutation.deleteView', (key) => [['a view', 'FORBIDDEN', () => gql(key, `mutation { deleteView(id: "1") }`)]]),
+  adminOnlyOp('Mutation.setViewOverlay', (key) => [
+    [
+      'a zone of its own',
+      'FORBIDDEN',
+      () =>
+        gql(key, `mutation($z: String!) { setViewOverlay(zone: $z, view: "pm-view", owner: "app", type: "A", action: HIDE) }`, { z: A }),
+    ],
+  ]),
+  adminOnlyOp('Mutation.clearViewOverlay', (key) => [
+    [
+      'a zone of its own',
+      'FORBIDDEN',
+      () => gql(key, `mutation($z: String!) { clearViewOverlay(zone: $z, view: "pm-view", owner: "app", type: "A") }`, { z: A }),
+    ],
+  ]),
+
   // ---- GraphQL subscriptions ----
   subscriptionOp('dnssecKeyChanged'),
   subscriptionOp('propagationChanged'),

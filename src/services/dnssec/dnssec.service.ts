@@ -4,6 +4,7 @@ import { algorithmByNumber, DNSSEC_ALGORITHMS, DnssecAlgorithmName, isDnssecAlgo
 import { dnskeyOf, dnskeyTag } from '../../dns/dnssec/keys';
 import { SIGNER_OWNED_TYPES } from '../../dns/dnssec/signer-records';
 import { DNSKEY } from '../../dns/record-types/dnskey';
+import { zoneHasViewSerials } from '../../repositories/views';
 import { DomainError } from '../../errors/catalogue';
 import {
   DnssecPolicy,
@@ -183,6 +184,11 @@ export class DnssecService {
           ]);
         change.requireLock();
         const sql = change.connection;
+        // a view's zone is served unsigned beside the base (docs/views.md): no signing while the zone has one
+        if (await zoneHasViewSerials(sql, change.zone.id)) {
+          const message = `zone: ${change.zone.name} has a view's zone (an overlay now or before); views and DNSSEC do not go together in this version`;
+          throw new DomainError('VIEW_ZONE_SIGNED', message, [field('zone', 'VIEW_ZONE_SIGNED', message)]);
+        }
         const present = await userRecordsOfTypes(sql, change.zone.id, [...SIGNER_OWNED_TYPES]);
         if (present.length) {
           const message = `zone: the zone holds ${present[0].type} records of its own (at ${present[0].owner}); delete them first, the signer makes its own`;

@@ -59,7 +59,12 @@ export type ZoneWrite<T> =
    * transaction it is given, answering which zone it is; the engine then takes it out of the catalog and
    * deletes it, in that transaction
    */
-  | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (sql: Sql) => Promise<T & { id: number; name: string }> };
+  | { kind: 'delete-zone'; zone: { id: number } | { name: string }; remove: (sql: Sql) => Promise<T & { id: number; name: string }> }
+  /**
+   * a view's overlay of one RRset in a zone (docs/views.md), in its zone's turn and one transaction: `write`
+   * locks the zone row, checks the view's zone and writes the overlay with its view's serial step
+   */
+  | { kind: 'view-overlay'; zone: { name: string }; write: (sql: Sql) => Promise<T> };
 
 /** The write engine of one database (see above): its state, and the one entry of every zone change. */
 export class WriteEngine {
@@ -117,6 +122,8 @@ export class WriteEngine {
         await this.admissions.run(db, settings);
         return zone;
       }
+      case 'view-overlay':
+        return queues.runWholeZone(write.zone, { wholeZone: 'view-overlay', run: () => inTransaction(db, write.write) });
       case 'delete-zone':
         return queues.runWholeZone(write.zone, {
           wholeZone: 'delete-zone',

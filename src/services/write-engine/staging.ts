@@ -22,6 +22,9 @@ import { quotaExceeded } from '../zones/quotas';
 import { FLATTENED_TYPE_NAMES } from '../../dns/record-types';
 import { aliasResolversUnset } from '../zones/alias-status.service';
 import { nameserversChanged } from '../operations/health-changes';
+import { applyOverlay, baseRecordsAt, overlaysAt } from '../../repositories/views';
+import { checkOwnerData } from '../../dns/zone-rules';
+import { errorFromProblems } from '../../errors/catalogue';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -445,6 +448,12 @@ export class ZoneChange implements ChangeToSign {
     if (this.signingPlan) await this.signer.sign(this, this.settings);
     if (!this.locked && needsTransaction({ deleteIds: this.deleteIds, inserts: this.inserts, removed: this.removed }))
       throw new DecideAgain(true);
+    const touched = touchedRrsets(this.removed, this.added);
+    // every view's zone is held to the zone's rules as the base is (docs/views.md): checked here on a change that
+    // holds the zone row's lock; one without it stays the statements it was, which write only where no view
+    // overlays the owners it touches (else it is decided again holding the lock, and checked here)
+    const viewsUnchecked = !this.request.signatureOnly && !this.locked;
+    if (!this.request.signatureOnly && this.locked) await refuseInViews(this.sql, this.zone, touched, this.removed, this.added);
     const outcome = await writeZoneChange(this.sql, {
       domainId: this.zone.id,
       zone: this.zone.name,
@@ -476,6 +485,8 @@ export class ZoneChange implements ChangeToSign {
             },
       defaultMaxRecords: this.recordQuota(),
       expect: this.expect,
+      touched,
+      noOverlayAt: viewsUnchecked ? ownersOf(touched) : undefined,
     });
     if ('inserted' in outcome) {
       const { inserted, signerInserted } = outcome;
@@ -488,9 +499,58 @@ export class ZoneChange implements ChangeToSign {
       return inserted;
     }
     if ('quota' in outcome) throw quotaExceeded('maxRecordsPerZone', outcome.quota, `records in zone ${this.zone.name}`);
+    // a view overlays an owner the change touches: decided again holding the lock, where the views' zones are checked
+    if ('overlaid' in outcome) throw new DecideAgain(true);
     // another change raised the serial since the read; with the row locked, nothing can
     if (this.locked) throw new Error(`zone ${this.zone.name} changed while its row was locked`);
     throw new DecideAgain(false);
+  }
+}
+
+/**
+ * The RRsets a change touches, as `owner type`: every record added or removed but the apex SOA, which counts only
+ * when a field other than its serial (or its TTL) moved. A view's zone moves with the change unless the view
+ * overrides each of them (repositories/views.ts).
+ */
+function touchedRrsets(removed: readonly JournalRecord[], added: readonly JournalRecord[]): string[] {
+  const keys = new Set<string>();
+  const soa = (r: JournalRecord) => r.owner === '@' && r.type === 'SOA';
+  for (const r of [...removed, ...added]) if (!soa(r)) keys.add(`${r.owner} ${r.type}`);
+  const before = removed.find(soa);
+  const after = added.find(soa);
+  if (before && after && (withSerial(before.rdata, 0) !== withSerial(after.rdata, 0) || before.ttl !== after.ttl)) keys.add('@ SOA');
+  return [...keys];
+}
+
+/** the owners of some `owner type` RRset keys */
+const ownersOf = (touched: readonly string[]) => [...new Set(touched.map((t) => t.slice(0, t.lastIndexOf(' '))))];
+
+/**
+ * A base change is refused when it would break a rule in some view's zone: at the owners it touches that a view
+ * overrides, the view's records there (the base's after the change, the view's RRsets over them) are checked as
+ * any owner's (zone-rules.ts: a view's CNAME beside base data is a CNAME_CONFLICT like any other).
+ */
+async function refuseInViews(
+  sql: Sql,
+  zone: LockedZone,
+  touched: readonly string[],
+  removed: readonly JournalRecord[],
+  added: readonly JournalRecord[],
+): Promise<void> {
+  if (!touched.length) return;
+  const overlays = await overlaysAt(sql, zone.id, ownersOf(touched));
+  if (!overlays.length) return;
+  const overlaid = [...new Set(overlays.map((o) => o.owner))];
+  const same = (a: JournalRecord, b: JournalRecord) => a.owner === b.owner && a.type === b.type && a.rdata === b.rdata;
+  const base = (await baseRecordsAt(sql, zone.id, overlaid)).filter((r) => !removed.some((x) => same(x, r)));
+  base.push(...added.filter((r) => overlaid.includes(r.owner)));
+  for (const viewId of new Set(overlays.map((o) => o.viewId))) {
+    const records = applyOverlay(
+      base,
+      overlays.filter((o) => o.viewId === viewId),
+    );
+    const problems = checkOwnerData(zone.name, records);
+    if (problems.length) throw errorFromProblems(problems);
   }
 }
 

@@ -133,6 +133,9 @@ export class OutboxDrain {
     return { claimed: claimed.length, fanoutMore: false };
   }
 
+  /** the views' NOTIFYs (view-notifies.ts), set by the worker that keeps them */
+  views?: { publish(zones: Iterable<string>, catalogs: Iterable<string>): void };
+
   /**
    * after commit: NOTIFY the changed zones (not deleted ones: the catalog tells that) and the changed catalogs,
    * each to its nameserver set's secondaries (a moved zone's also to the set it leaves, which still serves it)
@@ -155,6 +158,8 @@ export class OutboxDrain {
     if (this.fleet.sets.length <= 1) for (const zone of zones) this.notifier.notifyAll(zone);
     else void this.notifyBySet([...zones]);
     if (zones.size || catalogs.size) this.checkIn(FAST_CHECK_MS + 5);
+    // the views' secondaries, each with its view's key (docs/views.md)
+    this.views?.publish(zones, catalogs);
     // NOTIFY (RFC 1996) to the changed zones' extra secondaries (a customer's own servers, docs/transfers.md),
     // each signed with its own TSIG key, read with the claim. They are not the fleet: no status rows, the
     // notifier's retries and their own refresh timers bring them along.

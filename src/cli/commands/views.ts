@@ -1,0 +1,144 @@
+import { Command } from 'commander';
+import { gql, print } from '../shared';
+
+const repeat = (value: string, all: string[] = []) => [...all, value];
+
+/** `zonekeeper view`: views, a zone's overlays, and a BIND view block for a secondary (docs/views.md) */
+export function registerViewCommands(program: Command): void {
+  const view = program
+    .command('view')
+    .description("views: split horizon as overlays on the zones, one TSIG key per view (operator's key; docs/views.md)");
+  const FIELDS = 'id name networks precedence tsigKeyName notify';
+  const COLUMNS = ['id', 'name', 'precedence', 'networks', 'tsigKeyName', 'notify'];
+  const row = (v: { networks: string[]; notify: string[] } & Record<string, unknown>) =>
+    program.opts().json ? v : { ...v, networks: v.networks.join(',') || '-', notify: v.notify.join(',') || '-' };
+  view
+    .command('list')
+    .description('every view, lower precedence first')
+    .action(async () => {
+      print(program, (await gql(`{ views { ${FIELDS} } }`)).views.map(row), COLUMNS);
+    });
+  view
+    .command('add <name> <tsigKeyId>')
+    .description("create a view matched by an operator's TSIG key: --network CIDR, --notify ADDRESS[:PORT] (repeat each), --precedence N")
+    .option('--network <cidr>', 'a client network of the view; repeat for more', repeat)
+    .option('--notify <server>', 'a secondary of the view to NOTIFY; repeat for more', repeat)
+    .option('--precedence <n>', 'lower first (default 0)')
+    .action(async (name: string, tsigKeyId: string, options: { network?: string[]; notify?: string[]; precedence?: string }) => {
+      const made = await gql(`mutation($i: ViewInput!) { createView(input: $i) { ${FIELDS} } }`, {
+        i: {
+          name,
+          tsigKeyId,
+          networks: options.network ?? [],
+          notify: options.notify ?? [],
+          precedence: options.precedence === undefined ? undefined : Number(options.precedence),
+        },
+      });
+      print(program, row(made.createView), COLUMNS);
+    });
+  view
+    .command('update <id>')
+    .description('change a view: the options given replace those fields (--network, --notify repeat)')
+    .option('--name <name>')
+    .option('--tsig-key <id>')
+    .option('--network <cidr>', 'a client network; repeat for more', repeat)
+    .option('--notify <server>', 'a secondary to NOTIFY; repeat for more', repeat)
+    .option('--precedence <n>')
+    .action(
+      async (id: string, options: { name?: string; tsigKey?: string; network?: string[]; notify?: string[]; precedence?: string }) => {
+        const updated = await gql(`mutation($id: ID!, $i: ViewUpdateInput!) { updateView(id: $id, input: $i) { ${FIELDS} } }`, {
+          id,
+          i: {
+            name: options.name,
+            tsigKeyId: options.tsigKey,
+            networks: options.network,
+            notify: options.notify,
+            precedence: options.precedence === undefined ? undefined : Number(options.precedence),
+          },
+        });
+        print(program, row(updated.updateView), COLUMNS);
+      },
+    );
+  view
+    .command('delete <id>')
+    .description('delete a view and its overlays')
+    .action(async (id: string) => {
+      await gql(`mutation($id: ID!) { deleteView(id: $id) }`, { id });
+      print(program, { id, deleted: true });
+    });
+  view
+    .command('overlays <zone>')
+    .description("a zone's overlays (--view NAME: one view's)")
+    .option('--view <name>')
+    .action(async (zone: string, options: { view?: string }) => {
+      const rows = (
+        await gql(`query($z: String!, $v: String) { viewOverlays(zone: $z, view: $v) { view owner type action records { ttl rdata } } }`, {
+          z: zone,
+          v: options.view,
+        })
+      ).viewOverlays as { view: string; owner: string; type: string; action: string; records: { ttl: number; rdata: string }[] }[];
+      print(
+        program,
+        program.opts().json ? rows : rows.map((r) => ({ ...r, records: r.records.map((x) => `${x.ttl} ${x.rdata}`).join(' | ') || '-' })),
+        ['view', 'owner', 'type', 'action', 'records'],
+      );
+    });
+  view
+    .command('replace <zone> <view> <owner> <type> <rdata...>')
+    .description("the view's own records for an owner and type, in place of the base's (--ttl, default 3600)")
+    .option('--ttl <seconds>')
+    .action(async (zone: string, viewName: string, owner: string, type: string, rdata: string[], options: { ttl?: string }) => {
+      const serial = await gql(
+        `mutation($z: String!, $v: String!, $o: String!, $t: String!, $r: [OverlayRecordInput!]) {
+          setViewOverlay(zone: $z, view: $v, owner: $o, type: $t, action: REPLACE, records: $r) }`,
+        {
+          z: zone,
+          v: viewName,
+          o: owner,
+          t: type,
+          r: rdata.map((d) => ({ rdata: d, ttl: options.ttl ? Number(options.ttl) : undefined })),
+        },
+      );
+      print(program, { zone, view: viewName, owner, type, action: 'replace', serial: serial.setViewOverlay });
+    });
+  view
+    .command('hide <zone> <view> <owner> <type>')
+    .description('the owner and type absent in the view')
+    .action(async (zone: string, viewName: string, owner: string, type: string) => {
+      const serial = await gql(
+        `mutation($z: String!, $v: String!, $o: String!, $t: String!) { setViewOverlay(zone: $z, view: $v, owner: $o, type: $t, action: HIDE) }`,
+        { z: zone, v: viewName, o: owner, t: type },
+      );
+      print(program, { zone, view: viewName, owner, type, action: 'hide', serial: serial.setViewOverlay });
+    });
+  view
+    .command('clear <zone> <view> <owner> <type>')
+    .description("the view serves the base's records for that owner and type again")
+    .action(async (zone: string, viewName: string, owner: string, type: string) => {
+      const serial = await gql(
+        `mutation($z: String!, $v: String!, $o: String!, $t: String!) { clearViewOverlay(zone: $z, view: $v, owner: $o, type: $t) }`,
+        { z: zone, v: viewName, o: owner, t: type },
+      );
+      print(program, { zone, view: viewName, owner, type, action: 'cleared', serial: serial.clearViewOverlay });
+    });
+  view
+    .command('records <zone> <view>')
+    .description("a zone's records as the view serves them, each marked base, replace or hide")
+    .action(async (zone: string, viewName: string) => {
+      const read = (
+        await gql(`query($z: String!, $v: String!) { viewZone(zone: $z, view: $v) { serial records { owner type ttl rdata overlay } } }`, {
+          z: zone,
+          v: viewName,
+        })
+      ).viewZone as { serial: number; records: Record<string, unknown>[] };
+      print(program, program.opts().json ? read : read.records, ['owner', 'type', 'ttl', 'rdata', 'overlay']);
+    });
+  view
+    .command('bind-config <view> <primary>')
+    .description('print a BIND `view` block for a secondary of the view: the primary as ADDRESS[:PORT] the secondary reaches')
+    .action(async (viewName: string, primary: string) => {
+      const text = (await gql(`query($v: String!, $p: String!) { viewBindConfig(view: $v, primary: $p) }`, { v: viewName, p: primary }))
+        .viewBindConfig as string;
+      process.stdout.write(text);
+    });
+}

@@ -1,0 +1,98 @@
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { GraphQLContext } from '../context';
+import {
+  OverlayActionEnum,
+  OverlayRecordInput,
+  ViewInput,
+  ViewOverlayType,
+  ViewType,
+  ViewUpdateInput,
+  ViewZoneType,
+} from '../types/view.type';
+
+/**
+ * Views (docs/views.md): the operator's split horizon, as overlays on the zones, each view served to the
+ * secondaries that sign with its TSIG key.
+ */
+@Resolver()
+export class ViewResolver {
+  @Query(() => [ViewType], { description: 'Every view, lower precedence first (the operator).' })
+  views(@Ctx() ctx: GraphQLContext) {
+    return ctx.services.views.list(ctx);
+  }
+
+  @Mutation(() => ViewType, { description: 'Creates a view (the operator): its networks, precedence, TSIG key and secondaries to NOTIFY.' })
+  createView(@Arg('input') input: ViewInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.views.create(ctx, { ...input, tsigKeyId: Number(input.tsigKeyId) });
+  }
+
+  @Mutation(() => ViewType, { description: 'Changes a view (the operator); fields not given stay.' })
+  updateView(@Arg('id', () => ID) id: string, @Arg('input') input: ViewUpdateInput, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.views.update(ctx, Number(id), {
+      ...input,
+      tsigKeyId: input.tsigKeyId === undefined || input.tsigKeyId === null ? undefined : Number(input.tsigKeyId),
+    });
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a view and its overlays (the operator).' })
+  deleteView(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
+    return ctx.services.views.delete(ctx, Number(id));
+  }
+
+  @Query(() => [ViewOverlayType], { description: "A zone's overlays: the RRsets each view (or one) replaces or hides (the operator)." })
+  viewOverlays(
+    @Arg('zone') zone: string,
+    @Arg('view', () => String, { nullable: true }) view: string | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.views.overlays(ctx, zone, view ?? undefined);
+  }
+
+  @Query(() => ViewZoneType, {
+    description:
+      "A zone's records as a view serves them, each marked BASE, REPLACE (the view's own) or HIDE (the base's, hidden in the view).",
+  })
+  async viewZone(@Arg('zone') zone: string, @Arg('view') view: string, @Ctx() ctx: GraphQLContext) {
+    const read = await ctx.services.views.recordsInView(ctx, zone, view);
+    return { zone, view, ...read };
+  }
+
+  @Mutation(() => Int, {
+    description:
+      "Sets a view's overlay of one RRset in a zone (the operator): REPLACE with `records`, or HIDE. Checked by the zone's rules in the view's zone; answers the view's new serial of the zone.",
+  })
+  async setViewOverlay(
+    @Arg('zone') zone: string,
+    @Arg('view') view: string,
+    @Arg('owner') owner: string,
+    @Arg('type') type: string,
+    @Arg('action', () => OverlayActionEnum) action: OverlayActionEnum,
+    @Arg('records', () => [OverlayRecordInput], { nullable: true }) records: OverlayRecordInput[] | undefined,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return (await ctx.services.views.setOverlay(ctx, { zone, view, owner, type, action, records: records ?? undefined })).serial;
+  }
+
+  @Mutation(() => Int, { description: "Clears a view's overlay of one RRset (the operator): the view serves the base's again." })
+  async clearViewOverlay(
+    @Arg('zone') zone: string,
+    @Arg('view') view: string,
+    @Arg('owner') owner: string,
+    @Arg('type') type: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return (await ctx.services.views.setOverlay(ctx, { zone, view, owner, type })).serial;
+  }
+
+  @Query(() => String, {
+    description:
+      "A BIND `view` block for a secondary of this view (the operator): match-clients on the view's key and networks, the view's catalog zone from this primary with the view's key.",
+  })
+  viewBindConfig(
+    @Arg('view') view: string,
+    @Arg('primary', { description: 'The primary as the secondary reaches it: address, or address:port.' }) primary: string,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.views.bindConfig(ctx, view, primary);
+  }
+}

@@ -1,0 +1,164 @@
+import { SerialScalar } from '../scalars/serial';
+import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { MaxLength } from 'class-validator';
+
+export enum OverlayActionEnum {
+  REPLACE = 'replace',
+  HIDE = 'hide',
+}
+registerEnumType(OverlayActionEnum, {
+  name: 'OverlayAction',
+  description: 'What a view does to an RRset of a zone (docs/views.md): REPLACE with its own records, or HIDE it.',
+});
+
+export enum ViewRecordOverlay {
+  BASE = 'base',
+  REPLACE = 'replace',
+  HIDE = 'hide',
+}
+registerEnumType(ViewRecordOverlay, {
+  name: 'ViewRecordOverlay',
+  description:
+    "A view's record: the base zone's (BASE), the view's own in place of the base's (REPLACE), or the base's hidden in the view (HIDE).",
+});
+
+@ObjectType('View', {
+  simpleResolvers: true,
+  description:
+    'A view (docs/views.md): split horizon as an overlay on every zone, served to the secondaries whose requests are signed with its TSIG key.',
+})
+export class ViewType {
+  @Field(() => ID)
+  id!: number;
+
+  @Field()
+  name!: string;
+
+  @Field(() => [String], { description: "The client networks (CIDR) a secondary's `match-clients` serves this view to." })
+  networks!: string[];
+
+  @Field(() => Int, { description: 'The order of the views in a secondary’s configuration: lower first.' })
+  precedence!: number;
+
+  @Field(() => ID, { description: "The operator's TSIG key whose requests read this view's zones and catalog." })
+  tsigKeyId!: number;
+
+  @Field({ description: 'The TSIG key’s name.' })
+  tsigKeyName!: string;
+
+  @Field(() => [String], { description: "The view's secondaries (address or address:port), sent NOTIFYs signed with the view's key." })
+  notify!: string[];
+
+  @Field()
+  createdAt!: Date;
+}
+
+@InputType()
+export class ViewInput {
+  @Field({ description: 'Lower-case letters, digits, - and _ (1 to 63).' })
+  @MaxLength(63, { message: 'name must be at most 63 characters' })
+  name!: string;
+
+  @Field(() => [String], { nullable: true, description: 'Client networks (CIDR).' })
+  networks?: string[];
+
+  @Field(() => Int, { nullable: true, description: 'Lower first; 0 when not given.' })
+  precedence?: number;
+
+  @Field(() => ID, { description: "An active TSIG key of the operator's (no user), not another view's." })
+  tsigKeyId!: string;
+
+  @Field(() => [String], { nullable: true, description: 'Secondaries to NOTIFY: address or address:port.' })
+  notify?: string[];
+}
+
+@InputType()
+export class ViewUpdateInput {
+  @Field({ nullable: true })
+  @MaxLength(63, { message: 'name must be at most 63 characters' })
+  name?: string;
+
+  @Field(() => [String], { nullable: true })
+  networks?: string[];
+
+  @Field(() => Int, { nullable: true })
+  precedence?: number;
+
+  @Field(() => ID, { nullable: true })
+  tsigKeyId?: string;
+
+  @Field(() => [String], { nullable: true })
+  notify?: string[];
+}
+
+@InputType()
+export class OverlayRecordInput {
+  @Field()
+  rdata!: string;
+
+  @Field(() => Int, { nullable: true, description: 'The RRset’s TTL (the first record’s); 3600 when not given.' })
+  ttl?: number;
+}
+
+@ObjectType('ViewOverlayRecord', { simpleResolvers: true })
+export class ViewOverlayRecordType {
+  @Field(() => Int)
+  ttl!: number;
+
+  @Field()
+  rdata!: string;
+}
+
+@ObjectType('ViewOverlay', { simpleResolvers: true, description: 'One RRset a view replaces or hides in a zone.' })
+export class ViewOverlayType {
+  @Field()
+  zone!: string;
+
+  @Field()
+  view!: string;
+
+  @Field({ description: 'Relative to the zone; @ the apex.' })
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => OverlayActionEnum)
+  action!: OverlayActionEnum;
+
+  @Field(() => [ViewOverlayRecordType], { description: "The view's records (REPLACE); none for HIDE." })
+  records!: ViewOverlayRecordType[];
+}
+
+@ObjectType('ViewRecord', { simpleResolvers: true, description: "A record of a view's zone, and what the view's overlay does to it." })
+export class ViewRecordType {
+  @Field()
+  owner!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => Int)
+  ttl!: number;
+
+  @Field()
+  rdata!: string;
+
+  @Field(() => ViewRecordOverlay)
+  overlay!: ViewRecordOverlay;
+}
+
+@ObjectType('ViewZone', { simpleResolvers: true, description: 'A zone as a view serves it.' })
+export class ViewZoneType {
+  @Field()
+  zone!: string;
+
+  @Field()
+  view!: string;
+
+  @Field(() => SerialScalar, { description: "The view's serial of the zone (the base's while the view has no overlay in it)." })
+  serial!: number;
+
+  @Field(() => [ViewRecordType])
+  records!: ViewRecordType[];
+}

@@ -1,0 +1,308 @@
+/**
+ * Views' SQL (docs/views.md): the operator's views (`views`), the RRsets a view replaces or hides in a zone
+ * (`view_overlays`) and the serial of each (zone, view) that ever had an overlay (`view_serials`). A (zone, view)
+ * without a serial row is the base zone as it is, serial and all: most zones of most views cost no row.
+ */
+import type { Sql } from '../db/pool';
+
+/** a record as the primary serves it (dns-zone-data.ts's `Rr`) */
+export interface Rr {
+  owner: string;
+  type: string;
+  ttl: number;
+  rdata: string;
+}
+
+export type OverlayAction = 'replace' | 'hide';
+
+export interface ViewRow {
+  id: number;
+  name: string;
+  networks: string[];
+  precedence: number;
+  tsigKeyId: number;
+  tsigKeyName: string;
+  tsigKeyAlgorithm: string;
+  /** the view's secondaries (host or host:port) that a change of a view's zone is sent a NOTIFY */
+  notify: string[];
+  createdAt: Date;
+}
+
+export interface OverlayRow {
+  viewId: number;
+  owner: string;
+  type: string;
+  action: OverlayAction;
+  /** the view's records of the RRset (replace); none for hide */
+  records: { ttl: number; rdata: string }[];
+}
+
+const VIEW_COLUMNS = `v.id, v.name, v.networks, v.precedence, v.tsig_key_id, k.name as tsig_key_name, k.algorithm as tsig_key_algorithm, v.notify, v.created_at`;
+const VIEW_FROM = `views v join tsig_keys k on k.id = v.tsig_key_id`;
+
+function toView(row: Record<string, any>): ViewRow {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    networks: row.networks ?? [],
+    precedence: Number(row.precedence),
+    tsigKeyId: Number(row.tsig_key_id),
+    tsigKeyName: row.tsig_key_name,
+    tsigKeyAlgorithm: row.tsig_key_algorithm,
+    notify: row.notify ?? [],
+    createdAt: new Date(row.created_at),
+  };
+}
+
+/** every view, by precedence (the order a secondary's `view` blocks are written in) then name */
+export async function listViews(sql: Sql): Promise<ViewRow[]> {
+  const rows = await sql.rows(`select ${VIEW_COLUMNS} from ${VIEW_FROM} order by v.precedence, v.name`);
+  return rows.map(toView);
+}
+
+export async function viewById(sql: Sql, id: number): Promise<ViewRow | undefined> {
+  const [row] = await sql.rows(`select ${VIEW_COLUMNS} from ${VIEW_FROM} where v.id = $1`, [id]);
+  return row ? toView(row) : undefined;
+}
+
+export async function viewByName(sql: Sql, name: string): Promise<ViewRow | undefined> {
+  const [row] = await sql.rows(`select ${VIEW_COLUMNS} from ${VIEW_FROM} where v.name = $1`, [name]);
+  return row ? toView(row) : undefined;
+}
+
+/** the view a request signed with this TSIG key reads (an active key only), or undefined: the base zone */
+export async function viewOfKey(sql: Sql, keyName: string): Promise<{ id: number; name: string } | undefined> {
+  const [row] = await sql.rows<{ id: string; name: string }>(
+    `select v.id, v.name from views v join tsig_keys k on k.id = v.tsig_key_id where k.name = $1 and k.revoked_at is null`,
+    [keyName],
+  );
+  return row ? { id: Number(row.id), name: row.name } : undefined;
+}
+
+export interface ViewFields {
+  name: string;
+  networks: string[];
+  precedence: number;
+  tsigKeyId: number;
+  notify: string[];
+}
+
+export async function insertView(sql: Sql, fields: ViewFields): Promise<number> {
+  const [row] = await sql.rows<{ id: string }>(
+    `insert into views (name, networks, precedence, tsig_key_id, notify) values ($1, $2, $3, $4, $5) returning id`,
+    [fields.name, fields.networks, fields.precedence, fields.tsigKeyId, fields.notify],
+  );
+  return Number(row.id);
+}
+
+export async function updateView(sql: Sql, id: number, fields: ViewFields): Promise<void> {
+  await sql.rows(`update views set name = $2, networks = $3, precedence = $4, tsig_key_id = $5, notify = $6 where id = $1`, [
+    id,
+    fields.name,
+    fields.networks,
+    fields.precedence,
+    fields.tsigKeyId,
+    fields.notify,
+  ]);
+}
+
+/** the view, its overlays and serials go together (the foreign keys cascade) */
+export async function deleteView(sql: Sql, id: number): Promise<boolean> {
+  return (await sql.affected(`delete from views where id = $1`, [id])) > 0;
+}
+
+/** whether the TSIG key is active and the operator's own (no user): a view's transfers read every zone */
+export async function isOperatorTsigKey(sql: Sql, id: number): Promise<boolean> {
+  const rows = await sql.rows(`select 1 from tsig_keys where id = $1 and user_id is null and revoked_at is null`, [id]);
+  return rows.length > 0;
+}
+
+function toOverlay(row: Record<string, any>): OverlayRow {
+  return { viewId: Number(row.view_id), owner: row.owner, type: row.type, action: row.action, records: row.records ?? [] };
+}
+
+/** a zone's overlays at some owners, of every view (the zone rules check each view's zone) or of one */
+export async function overlaysAt(sql: Sql, domainId: number, owners: readonly string[], viewId?: number): Promise<OverlayRow[]> {
+  if (!owners.length) return [];
+  const rows = await sql.rows(
+    `select view_id, owner, type, action, records from view_overlays
+      where domain_id = $1 and owner = any($2::text[]) and ($3::bigint is null or view_id = $3) order by view_id, owner, type`,
+    [domainId, owners, viewId ?? null],
+  );
+  return rows.map(toOverlay);
+}
+
+/** a zone's overlays in one view, or in every view */
+export async function overlaysOfZone(sql: Sql, domainId: number, viewId?: number): Promise<OverlayRow[]> {
+  const rows = await sql.rows(
+    `select view_id, owner, type, action, records from view_overlays
+      where domain_id = $1 and ($2::bigint is null or view_id = $2) order by view_id, owner, type`,
+    [domainId, viewId ?? null],
+  );
+  return rows.map(toOverlay);
+}
+
+/** whether the zone has (or had) a view's zone of its own: then it may not be signed in this version */
+export async function zoneHasViewSerials(sql: Sql, domainId: number): Promise<boolean> {
+  return (await sql.rows(`select 1 from view_serials where domain_id = $1 limit 1`, [domainId])).length > 0;
+}
+
+/** the serial of a (zone, view) with an overlay, or undefined: the view's zone is the base zone */
+export async function viewSerial(sql: Sql, domainId: number, viewId: number): Promise<number | undefined> {
+  const [row] = await sql.rows<{ serial: string }>(`select serial from view_serials where domain_id = $1 and view_id = $2`, [
+    domainId,
+    viewId,
+  ]);
+  return row ? Number(row.serial) : undefined;
+}
+
+/**
+ * Writes (or with `action` undefined, clears) a view's overlay of one RRset and steps that view's serial of the
+ * zone, in the caller's transaction: the first overlay of a (zone, view) starts its serial one above the base's
+ * (the serial its secondaries hold: they served the base zone until now). RFC 1982 arithmetic.
+ */
+export async function writeOverlay(
+  sql: Sql,
+  write: {
+    domainId: number;
+    viewId: number;
+    owner: string;
+    type: string;
+    action?: OverlayAction;
+    records: { ttl: number; rdata: string }[];
+  },
+): Promise<number> {
+  if (write.action)
+    await sql.rows(
+      `insert into view_overlays (domain_id, view_id, owner, type, action, records) values ($1, $2, $3, $4, $5, $6::jsonb)
+         on conflict (domain_id, view_id, owner, type) do update set action = excluded.action, records = excluded.records, updated_at = now()`,
+      [write.domainId, write.viewId, write.owner, write.type, write.action, JSON.stringify(write.records)],
+    );
+  else
+    await sql.rows(`delete from view_overlays where domain_id = $1 and view_id = $2 and owner = $3 and type = $4`, [
+      write.domainId,
+      write.viewId,
+      write.owner,
+      write.type,
+    ]);
+  const [row] = await sql.rows<{ serial: string }>(
+    `insert into view_serials (domain_id, view_id, serial)
+       select id, $2, (serial + 1) % 4294967296 from domains where id = $1
+       on conflict (domain_id, view_id) do update set serial = (view_serials.serial + 1) % 4294967296
+     returning serial`,
+    [write.domainId, write.viewId],
+  );
+  return Number(row.serial);
+}
+
+/**
+ * A statement part for the write engine's one statement (zone-writes.ts): the views of the zone whose zone this
+ * change moves step their serial by one. A view's zone moves when the change touches an RRset (an owner and
+ * type, `touched`) that the view does not override: a base change under a view's `replace` or `hide` is not seen
+ * in that view, so its serial stays. Views without a serial row are the base zone and move with it.
+ */
+export function stepViewSerialsSql(domainIdSql: string, touchedParam: string): string {
+  return `update view_serials vs set serial = (vs.serial + 1) % 4294967296
+      where vs.domain_id = ${domainIdSql} and exists (
+        select 1 from unnest(${touchedParam}::text[]) as t(rrset)
+         where not exists (select 1 from view_overlays o
+                            where o.domain_id = vs.domain_id and o.view_id = vs.view_id and o.owner || ' ' || o.type = t.rrset))`;
+}
+
+/** the (zone, view)s whose serial their secondaries were not yet sent a NOTIFY of, with where to send it */
+export async function unnotifiedViewZones(
+  sql: Sql,
+  limit = 500,
+): Promise<{ domainId: number; zone: string; viewId: number; serial: number; notify: string[]; keyName: string }[]> {
+  const rows = await sql.rows(
+    `select vs.domain_id, d.name as zone, vs.view_id, vs.serial, v.notify, k.name as key_name
+       from view_serials vs join domains d on d.id = vs.domain_id join views v on v.id = vs.view_id join tsig_keys k on k.id = v.tsig_key_id
+      where vs.notified_serial is distinct from vs.serial and cardinality(v.notify) > 0 limit $1`,
+    [limit],
+  );
+  return rows.map((r) => ({
+    domainId: Number(r.domain_id),
+    zone: r.zone,
+    viewId: Number(r.view_id),
+    serial: Number(r.serial),
+    notify: r.notify,
+    keyName: r.key_name,
+  }));
+}
+
+export async function markViewNotified(sql: Sql, domainId: number, viewId: number, serial: number): Promise<void> {
+  await sql.rows(`update view_serials set notified_serial = $3 where domain_id = $1 and view_id = $2`, [domainId, viewId, serial]);
+}
+
+/**
+ * A view's zone's SOA for its NOTIFY: the base SOA with the view's serial (the base's when the view has no row
+ * for the zone)
+ */
+export async function viewZoneSoa(
+  sql: Sql,
+  zone: string,
+  viewId: number,
+): Promise<{ rdata: string; ttl: number; serial: number } | undefined> {
+  const [row] = await sql.rows<{ rdata: string; ttl: number; serial: string }>(
+    `select r.rdata, r.ttl, coalesce(vs.serial, d.serial) as serial from domains d
+       join records r on r.domain_id = d.id and r.owner = '@' and r.type = 'SOA'
+       left join view_serials vs on vs.domain_id = d.id and vs.view_id = $2
+      where d.name = $1 limit 1`,
+    [zone, viewId],
+  );
+  return row ? { rdata: row.rdata, ttl: Number(row.ttl), serial: Number(row.serial) } : undefined;
+}
+
+/** the base zone's records at some owners (what a view's overlay lies over), the SOA aside */
+export async function baseRecordsAt(sql: Sql, domainId: number, owners: readonly string[]): Promise<Rr[]> {
+  if (!owners.length) return [];
+  return sql.rows<Rr>(
+    `select owner, type, ttl, rdata from records where domain_id = $1 and owner = any($2::text[]) and type <> 'SOA' order by id`,
+    [domainId, owners],
+  );
+}
+
+/** a view's records at some owners over the base's: the base's RRsets it overrides left out, its own put in */
+export function applyOverlay<T extends Rr>(base: T[], overlays: readonly OverlayRow[]): (T | Rr)[] {
+  if (!overlays.length) return base;
+  const overridden = new Set(overlays.map((o) => `${o.owner} ${o.type}`));
+  const kept: (T | Rr)[] = base.filter((r) => !overridden.has(`${r.owner} ${r.type}`));
+  for (const o of overlays)
+    if (o.action === 'replace') for (const r of o.records) kept.push({ owner: o.owner, type: o.type, ttl: r.ttl, rdata: r.rdata });
+  return kept;
+}
+
+/** a zone for an overlay's write, its row locked (the zone's changes wait for it): its kind and whether it is signed */
+export async function lockZoneForOverlay(
+  sql: Sql,
+  name: string,
+): Promise<{ id: number; name: string; kind: string; signed: boolean } | undefined> {
+  const [row] = await sql.rows(
+    `select d.id, d.name, d.kind, exists (select 1 from dnssec_zones z where z.domain_id = d.id) as signed
+       from domains d where d.name = $1 for update of d`,
+    [name],
+  );
+  return row ? { id: Number(row.id), name: row.name, kind: row.kind, signed: row.signed } : undefined;
+}
+
+/** a zone's id and name, unlocked (a read of its overlays) */
+export async function zoneByName(sql: Sql, name: string): Promise<{ id: number; name: string } | undefined> {
+  const [row] = await sql.rows(`select id, name from domains where name = $1`, [name]);
+  return row ? { id: Number(row.id), name: row.name } : undefined;
+}
+
+/** the views with secondaries to NOTIFY, with their keys (the secret too: a NOTIFY is signed with it) */
+export async function viewNotifyTargets(
+  sql: Sql,
+): Promise<{ id: number; name: string; notify: string[]; key: { name: string; algorithm: string; secret: Buffer } }[]> {
+  const rows = await sql.rows(
+    `select v.id, v.name, v.notify, k.name as key_name, k.algorithm, k.secret
+       from views v join tsig_keys k on k.id = v.tsig_key_id and k.revoked_at is null where cardinality(v.notify) > 0`,
+  );
+  return rows.map((r) => ({
+    id: Number(r.id),
+    name: r.name,
+    notify: r.notify,
+    key: { name: r.key_name, algorithm: r.algorithm, secret: Buffer.from(r.secret) },
+  }));
+}

@@ -1,0 +1,302 @@
+/**
+ * Views (docs/views.md): split horizon as overlays on one zone, served to standard secondaries by a TSIG key per
+ * view. The operator keeps the views (a name, the client networks, a precedence, the key, the secondaries to
+ * NOTIFY) and a zone's overlays: per view and RRset, `replace` (the view's own records) or `hide` (absent in the
+ * view). A view's zone is the base zone with its overlay applied, checked by the zone's rules as any zone is;
+ * each overlay change is written through the write engine in its zone's turn, with its view's serial step.
+ */
+import { parseServerAddress, type Settings } from '../../config/settings';
+import { requireAdmin } from '../../auth/principal';
+import { parseCidr } from '../../dns/ip';
+import { parseApiRecord } from '../../dns/record';
+import { parseOwner } from '../../dns/name';
+import { normaliseZoneName } from '../../dns/zone-name';
+import { checkOwnerData } from '../../dns/zone-rules';
+import { DomainError, errorFromProblems } from '../../errors/catalogue';
+import type { RequestContext } from '../context';
+import { inTransaction } from '../db-errors';
+import type { WriteEngine } from '../write-engine';
+import {
+  applyOverlay,
+  baseRecordsAt,
+  deleteView,
+  insertView,
+  isOperatorTsigKey,
+  listViews,
+  lockZoneForOverlay,
+  OverlayAction,
+  overlaysAt,
+  overlaysOfZone,
+  Rr,
+  updateView,
+  viewById,
+  viewByName,
+  ViewFields,
+  ViewRow,
+  viewSerial,
+  writeOverlay,
+  zoneByName,
+} from '../../repositories/views';
+
+export type { ViewRow } from '../../repositories/views';
+
+export interface ViewInput {
+  name?: string;
+  networks?: string[];
+  precedence?: number;
+  tsigKeyId?: number;
+  notify?: string[];
+}
+
+export interface OverlayInput {
+  zone: string;
+  view: string;
+  owner: string;
+  type: string;
+  /** undefined: the overlay of that RRset is cleared (the view sees the base's again) */
+  action?: OverlayAction;
+  /** replace: the view's records of the RRset (one TTL, RFC 2181 §5.2) */
+  records?: { rdata: string; ttl?: number }[];
+}
+
+/** a record of a view's zone, and what the view's overlay does to its RRset */
+export interface ViewRecord extends Rr {
+  /** `base`: the base zone's; `replace`: the view's own; `hide`: the base's, hidden in the view */
+  overlay: 'base' | OverlayAction;
+}
+
+const VIEW_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+/** an address of a view's secondary: IPv4 or IPv6 (bracketed with a port), or host:port */
+const NOTIFY_TARGET = /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-f:]+\](:\d{1,5})?|[0-9a-f:]+)$/i;
+/** the apex SOA is the zone's own, every view's serial aside: a view cannot change or hide it */
+const NOT_OVERLAID = new Set(['SOA']);
+
+export class ViewsService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly engine: WriteEngine,
+  ) {}
+
+  async list(ctx: RequestContext): Promise<ViewRow[]> {
+    requireAdmin(ctx.principal);
+    return ctx.db.connection((sql) => listViews(sql));
+  }
+
+  async get(ctx: RequestContext, name: string): Promise<ViewRow> {
+    requireAdmin(ctx.principal);
+    const view = await ctx.db.connection((sql) => viewByName(sql, name));
+    if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+    return view;
+  }
+
+  async create(ctx: RequestContext, input: ViewInput): Promise<ViewRow> {
+    requireAdmin(ctx.principal);
+    const fields = this.fields(input);
+    return inTransaction(ctx.db, async (sql) => {
+      await this.refuseTaken(sql, fields);
+      const id = await insertView(sql, fields);
+      return (await viewById(sql, id))!;
+    });
+  }
+
+  async update(ctx: RequestContext, id: number, input: ViewInput): Promise<ViewRow> {
+    requireAdmin(ctx.principal);
+    return inTransaction(ctx.db, async (sql) => {
+      const current = await viewById(sql, id);
+      if (!current) throw DomainError.notFound('VIEW_NOT_FOUND', 'id');
+      const fields = this.fields({ ...current, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) });
+      await this.refuseTaken(sql, fields, id);
+      await updateView(sql, id, fields);
+      return (await viewById(sql, id))!;
+    });
+  }
+
+  /** the view and its overlays go; its secondaries then read the base zones (their serials are the base's) */
+  async delete(ctx: RequestContext, id: number): Promise<boolean> {
+    requireAdmin(ctx.principal);
+    const deleted = await ctx.db.connection((sql) => deleteView(sql, id));
+    if (!deleted) throw DomainError.notFound('VIEW_NOT_FOUND', 'id');
+    return true;
+  }
+
+  /** a zone's overlays, of one view or of all */
+  async overlays(ctx: RequestContext, zoneName: string, viewName?: string) {
+    requireAdmin(ctx.principal);
+    return ctx.db.connection(async (sql) => {
+      const zone = await zoneByName(sql, normaliseZoneName(zoneName));
+      if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      const views = await listViews(sql);
+      const view = viewName === undefined ? undefined : views.find((v) => v.name === viewName);
+      if (viewName !== undefined && !view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+      const rows = await overlaysOfZone(sql, zone.id, view?.id);
+      return rows.map((o) => ({ ...o, zone: zone.name, view: views.find((v) => v.id === o.viewId)!.name }));
+    });
+  }
+
+  /**
+   * A zone's records as a view serves them: the base's, the view's own RRsets (`replace`) in place of the base's,
+   * and the base's RRsets the view hides listed as `hide` (not served in the view); with the view's serial.
+   */
+  async recordsInView(ctx: RequestContext, zoneName: string, viewName: string): Promise<{ serial: number; records: ViewRecord[] }> {
+    requireAdmin(ctx.principal);
+    return ctx.db.transaction(async (sql) => {
+      const zone = await zoneByName(sql, normaliseZoneName(zoneName));
+      if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      const view = await viewByName(sql, viewName);
+      if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+      const [{ serial: baseSerial }] = await sql.rows<{ serial: string }>(`select serial from domains where id = $1`, [zone.id]);
+      const serial = (await viewSerial(sql, zone.id, view.id)) ?? Number(baseSerial);
+      const base = await sql.rows<Rr>(`select owner, type, ttl, rdata from records where domain_id = $1 order by owner, type, id`, [
+        zone.id,
+      ]);
+      const overlays = await overlaysOfZone(sql, zone.id, view.id);
+      const action = new Map(overlays.map((o) => [`${o.owner} ${o.type}`, o.action]));
+      const records: ViewRecord[] = [];
+      for (const r of base) {
+        const a = action.get(`${r.owner} ${r.type}`);
+        if (a === undefined) records.push({ ...r, overlay: 'base' });
+        else if (a === 'hide') records.push({ ...r, overlay: 'hide' });
+      }
+      for (const o of overlays)
+        if (o.action === 'replace') for (const r of o.records) records.push({ owner: o.owner, type: o.type, ...r, overlay: 'replace' });
+      return { serial, records };
+    }, 'repeatable read, read only');
+  }
+
+  /**
+   * Sets (or clears) a view's overlay of one RRset in a zone, through the write engine in the zone's turn: the
+   * view's zone at that owner is checked by the zone's rules (a CNAME beside base data is CNAME_CONFLICT), a signed
+   * zone is refused (VIEW_ZONE_SIGNED), and the view's serial of the zone steps in the same transaction.
+   */
+  async setOverlay(ctx: RequestContext, input: OverlayInput): Promise<{ serial: number }> {
+    requireAdmin(ctx.principal);
+    const zoneName = normaliseZoneName(input.zone);
+    const owner = parseOwner(input.owner, zoneName);
+    if (!owner.ok) throw errorFromProblems(owner.problems);
+    const type = String(input.type ?? '')
+      .trim()
+      .toUpperCase();
+    if (NOT_OVERLAID.has(type)) throw DomainError.invalid('type', `type: a view cannot change or hide the zone's ${type}`);
+    if (type === 'NS' && owner.name === '@' && input.action !== undefined)
+      throw DomainError.invalid('type', "type: the apex NS set is the zone's in every view (the parent sees one zone)");
+    const records = this.overlayRecords(zoneName, owner.name, type, input);
+    return this.engine.writeZone(ctx.db, this.settings, ctx.principal, {
+      kind: 'view-overlay',
+      zone: { name: zoneName },
+      write: async (sql) => {
+        const zone = await lockZoneForOverlay(sql, zoneName);
+        if (!zone) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+        if (zone.kind !== 'primary')
+          throw DomainError.invalid('zone', `zone: ${zone.name} is a secondary zone here; its data is its primary's`);
+        if (zone.signed) {
+          const message = `zone: ${zone.name} is signed; a view's zone would need signing of its own, which this version does not do`;
+          throw new DomainError('VIEW_ZONE_SIGNED', message, [{ field: 'zone', code: 'VIEW_ZONE_SIGNED', message }]);
+        }
+        const view = await viewByName(sql, input.view);
+        if (!view) throw DomainError.notFound('VIEW_NOT_FOUND', 'view');
+        // the view's zone at that owner as it would be: the base's records under the view's overlays, this one set
+        const others = (await overlaysAt(sql, zone.id, [owner.name], view.id)).filter((o) => o.type !== type);
+        const next = input.action ? [{ viewId: view.id, owner: owner.name, type, action: input.action, records }] : [];
+        const viewRecords = applyOverlay(await baseRecordsAt(sql, zone.id, [owner.name]), [...others, ...next]);
+        const problems = checkOwnerData(zone.name, viewRecords);
+        if (problems.length) throw errorFromProblems(problems);
+        const serial = await writeOverlay(sql, {
+          domainId: zone.id,
+          viewId: view.id,
+          owner: owner.name,
+          type,
+          action: input.action,
+          records,
+        });
+        return { serial };
+      },
+    });
+  }
+
+  /**
+   * A BIND `view` block for a secondary of the view (docs/views.md): `match-clients` on the view's key (the
+   * primary's NOTIFYs are signed with it) and its networks, the primary reached with the view's key, and the
+   * view's catalog zone, whose members BIND then transfers with that key too (`default-primaries`). The key's
+   * secret is not printed: it was shown once, when the key was made.
+   */
+  async bindConfig(ctx: RequestContext, viewName: string, primary: string): Promise<string> {
+    const view = await this.get(ctx, viewName);
+    const at = parseServerAddress(primary);
+    if (!at) throw DomainError.invalid('primary', `primary: ${JSON.stringify(primary)} is not an address or address:port`);
+    const key = `"${view.tsigKeyName}"`;
+    const catalog = `${this.settings.catalogZone}.`;
+    const primaries = `${at.host} port ${at.port} key ${key};`;
+    return `key ${key} { algorithm ${view.tsigKeyAlgorithm}; secret "<the key's secret, as given when it was made>"; };
+view "${view.name}" {
+  match-clients { key ${key};${view.networks.map((n) => ` ${n};`).join('')} };
+  server ${at.host} { keys { ${key}; }; };
+  catalog-zones {
+    zone "${catalog}" default-primaries { ${primaries} } in-memory yes min-update-interval 1;
+  };
+  zone "${catalog}" {
+    type secondary;
+    primaries { ${primaries} };
+    file "catalog-${view.name}.db";
+  };
+};
+`;
+  }
+
+  /** a replace's records read as the record API reads them (canonical RDATA, the allowed TTLs), one TTL for the set */
+  private overlayRecords(zone: string, owner: string, type: string, input: OverlayInput): { ttl: number; rdata: string }[] {
+    if (input.action !== 'replace') return [];
+    const given = input.records ?? [];
+    if (!given.length) throw DomainError.invalid('records', 'records: a replace holds one record at least (hide takes none)');
+    const parsed = given.map((r, i) => {
+      const result = parseApiRecord(
+        zone,
+        { owner: owner === '@' ? '@' : owner, type, rdata: r.rdata, ttl: r.ttl ?? 3600 },
+        this.settings.allowedTtls,
+      );
+      if (!result.ok)
+        throw errorFromProblems(
+          result.problems.map((p) => ({ ...p, field: `records[${i}].${p.field}` })),
+          type,
+        );
+      return { ttl: result.record.ttl, rdata: result.record.rdata };
+    });
+    const ttl = parsed[0].ttl;
+    const unique = [...new Map(parsed.map((r) => [r.rdata, { ttl, rdata: r.rdata }])).values()];
+    return unique;
+  }
+
+  private fields(input: ViewInput): ViewFields {
+    const name = String(input.name ?? '').trim();
+    if (!VIEW_NAME.test(name)) throw DomainError.invalid('name', 'name: 1 to 63 of a-z, 0-9, - and _, starting with a letter or digit');
+    const networks = (input.networks ?? []).map((n, i) => {
+      const cidr = parseCidr(n.trim());
+      if (!cidr) throw DomainError.invalid(`networks[${i}]`, `networks[${i}]: ${JSON.stringify(n)} is not an address or a CIDR network`);
+      return `${cidr.address}/${cidr.prefix}`;
+    });
+    const precedence = input.precedence ?? 0;
+    if (!Number.isInteger(precedence) || precedence < 0 || precedence > 1_000_000)
+      throw DomainError.invalid('precedence', 'precedence: a whole number from 0 to 1000000 (lower first)');
+    if (input.tsigKeyId === undefined) throw DomainError.invalid('tsigKeyId', "tsigKeyId: a view needs a TSIG key of the operator's");
+    const notify = (input.notify ?? []).map((n, i) => {
+      const target = n.trim();
+      if (!NOTIFY_TARGET.test(target))
+        throw DomainError.invalid(`notify[${i}]`, `notify[${i}]: ${JSON.stringify(n)} is not an address (with a port)`);
+      return target;
+    });
+    return { name, networks, precedence, tsigKeyId: input.tsigKeyId, notify };
+  }
+
+  private async refuseTaken(sql: Parameters<typeof listViews>[0], fields: ViewFields, id?: number): Promise<void> {
+    if (!(await isOperatorTsigKey(sql, fields.tsigKeyId)))
+      throw DomainError.invalid(
+        'tsigKeyId',
+        "tsigKeyId: no active TSIG key of the operator's (no user) with that id: a view's transfers read every zone",
+      );
+    const taken = (await listViews(sql)).find((v) => v.id !== id && (v.name === fields.name || v.tsigKeyId === fields.tsigKeyId));
+    if (taken) {
+      const field = taken.name === fields.name ? 'name' : 'tsigKeyId';
+      const message = field === 'name' ? `name: a view ${fields.name} exists` : `tsigKeyId: the key is view ${taken.name}'s already`;
+      throw new DomainError('VIEW_EXISTS', message, [{ field, code: 'VIEW_EXISTS', message }]);
+    }
+  }
+}
