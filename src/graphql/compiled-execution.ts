@@ -1,15 +1,19 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import {
+  DirectiveNode,
   DocumentNode,
   execute,
   ExecutionResult,
+  FragmentDefinitionNode,
   GraphQLError,
   GraphQLFormattedError,
   GraphQLSchema,
   Kind,
   parse,
   printSchema,
+  SelectionSetNode,
   validate,
+  visit,
 } from 'graphql';
 import { compileQuery, CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
@@ -59,6 +63,7 @@ export function compiledExecution(schema: GraphQLSchema, onCompileFailure: (erro
   const compiled = new LRUCache<DocumentNode, Map<string, Compiled>>({ max: COMPILED_DOCUMENTS_KEPT });
 
   const compile = (document: DocumentNode, operationName: string | undefined): Compiled => {
+    if (mergesConditionalFields(document)) return 'graphql-js';
     try {
       return compiledWithPlainLists(schema, document, operationName) ?? compileQuery(schema, document, operationName);
     } catch (error) {
@@ -182,6 +187,48 @@ function compiledWithPlainLists(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a selection of the document merges a field under `@skip`/`@include` with another node of the same
+ * response key (`pageInfo { endCursor } pageInfo @include(if: false) { hasNextPage }`): graphql-jit merges their
+ * selections before it looks at the directive, and answered the excluded node's fields too, where graphql-js
+ * (and the GraphQL specification's CollectFields) leave them out. Such a document runs on graphql-js.
+ */
+function mergesConditionalFields(document: DocumentNode): boolean {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const conditional = (node: { directives?: readonly DirectiveNode[] }) =>
+    node.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include') ?? false;
+  /** the fields of one selection set with fragments expanded, each with whether a directive decides it */
+  const collect = (set: SelectionSetNode, under: boolean, seen: Set<string>, out: Map<string, boolean[]>): void => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const key = (selection.alias ?? selection.name).value;
+        if (!out.has(key)) out.set(key, []);
+        out.get(key)!.push(under || conditional(selection));
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        collect(selection.selectionSet, under || conditional(selection), seen, out);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        collect(fragment.selectionSet, under || conditional(selection), new Set([...seen, fragment.name.value]), out);
+      }
+    }
+  };
+  let merges = false;
+  const check = (set: SelectionSetNode) => {
+    const fields = new Map<string, boolean[]>();
+    collect(set, false, new Set(), fields);
+    for (const decided of fields.values()) if (decided.length > 1 && decided.some(Boolean)) merges = true;
+  };
+  visit(document, {
+    OperationDefinition: (node) => check(node.selectionSet),
+    Field: (node) => {
+      if (node.selectionSet) check(node.selectionSet);
+    },
+  });
+  return merges;
 }
 
 /** whether `operationName` picks an operation the document defines (no name: its only operation) */

@@ -27,7 +27,18 @@ function direct<TRoot, TArgs = Record<string, never>>(
   field: string,
   resolve: (root: TRoot, args: TArgs, context: GraphQLContext, info: GraphQLResolveInfo) => unknown,
 ): DirectFieldResolver {
-  return { type, field, resolve: resolve as GraphQLFieldResolver<unknown, GraphQLContext> };
+  const call = resolve as GraphQLFieldResolver<unknown, GraphQLContext>;
+  // a resolver's error is a rejected promise, as type-graphql's wrapper (an `async` function) makes it: thrown
+  // as it happens, graphql-js meets it before the promises of its siblings, and when several items of a list
+  // fail, which one nulls the list and is reported would depend on the fast paths being on
+  const rejecting: GraphQLFieldResolver<unknown, GraphQLContext> = (root, args, context, info) => {
+    try {
+      return call(root, args, context, info);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  };
+  return { type, field, resolve: rejecting };
 }
 
 // the resolver classes hold no state: one instance of each answers every call, as type-graphql's does

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { ROUTES } from '../../src/rest/routes';
+import { prng } from '../support/prng';
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -9,18 +10,6 @@ import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
  */
 const SEED = 20261122;
 const REQUESTS = 400;
-
-/** mulberry32: a small deterministic PRNG, so a failure replays */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOSTILE_VALUES: unknown[] = [
   '',

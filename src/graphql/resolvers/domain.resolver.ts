@@ -24,6 +24,16 @@ export function nestedRecordsFilter(args: NestedRecordsArgs, ctx: GraphQLContext
   };
 }
 
+/**
+ * The zone as this request saw it, for its records' `Record.domain`. Through type-graphql's own wrapper (with
+ * FAST_PATHS=off) the parent is a copy of the zone's row into a DomainType, made of the row's own fields: a
+ * row's creation time, parsed only when read (the repositories' rows), is not one of them, so the copy has none
+ * and is not primed (Record.domain reads the zone then).
+ */
+function primeZone(domain: DomainType, ctx: GraphQLContext): void {
+  if (domain.createdAt !== undefined) ctx.loaders.domainById.prime(domain.id, domain);
+}
+
 @Resolver(() => DomainType)
 export class DomainResolver {
   @Query(() => DomainConnection, { description: 'Zones the key may see.', complexity: listComplexity })
@@ -89,7 +99,7 @@ export class DomainResolver {
   records(@Args({ validate: false }) args: NestedRecordsArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     const filter = nestedRecordsFilter(args, ctx);
     // the records' Record.domain is this zone as this request saw it, even if it is deleted meanwhile
-    ctx.loaders.domainById.prime(domain.id, domain);
+    primeZone(domain, ctx);
     // read with the zone's own list (User.domains, recordsReadWithZones): the list itself, not a promise of it
     const read = ctx.loaders.recordsReadWithZones(filter).get(domain.id);
     if (read) return read;
@@ -104,7 +114,7 @@ export class DomainResolver {
   recordsConnection(@Args({ validate: false }) args: NestedRecordPageArgs, @Root() domain: DomainType, @Ctx() ctx: GraphQLContext) {
     const page = nestedPage(args, ctx);
     const filter = { owner: args.owner?.toLowerCase() ?? undefined, type: typeFilter(args.type, args.recordType) };
-    ctx.loaders.domainById.prime(domain.id, domain);
+    primeZone(domain, ctx);
     return ctx.loaders.recordPagesByDomain({ ...page, ...filter }).load({ id: domain.id, name: domain.name });
   }
 }
