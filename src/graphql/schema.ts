@@ -30,6 +30,7 @@ import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } 
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeringResolver } from './resolvers/steering.resolver';
+import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -64,6 +65,7 @@ export const RESOLVERS = [
   RecordPermissionsResolver,
   ZoneListingResolver,
   SteeringResolver,
+  ProtectedRrsetsResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/pool';
+import { DomainError, type ErrorDetail } from '../errors/catalogue';
 
 /**
  * Protected RRsets and what else a change set's plan is checked against besides the records
@@ -50,7 +51,11 @@ export async function lockRrset(sql: Sql, domainId: number, owner: string, type:
 
 /** true when the RRset was locked */
 export async function unlockRrset(sql: Sql, domainId: number, owner: string, type: string): Promise<boolean> {
-  const count = await sql.affected(`delete from protected_rrsets where domain_id = $1 and owner = $2 and type = $3`, [domainId, owner, type]);
+  const count = await sql.affected(`delete from protected_rrsets where domain_id = $1 and owner = $2 and type = $3`, [
+    domainId,
+    owner,
+    type,
+  ]);
   return count > 0;
 }
 
@@ -60,6 +65,44 @@ export async function setStrictChecks(sql: Sql, domainId: number, strict: boolea
 
 /** the records a zone serves, its SOA aside: what the safety threshold is a share of */
 export async function countRecordsOfZone(sql: Sql, domainId: number): Promise<number> {
-  const [row] = await sql.rows<{ count: string }>(`select count(*) as count from records where domain_id = $1 and type <> 'SOA'`, [domainId]);
+  const [row] = await sql.rows<{ count: string }>(`select count(*) as count from records where domain_id = $1 and type <> 'SOA'`, [
+    domainId,
+  ]);
   return Number(row.count);
+}
+
+/** the locked RRsets of a zone, `owner type` each */
+export async function protectedRrsetKeys(sql: Sql, domainId: number): Promise<Set<string>> {
+  const rows = await sql.rows<{ key: string }>(`select owner || ' ' || type as key from protected_rrsets where domain_id = $1`, [domainId]);
+  return new Set(rows.map((r) => r.key));
+}
+
+/**
+ * RRSET_PROTECTED for the locked RRsets among `records` (each once, with the field that names it: `changes[3]`
+ * where the caller knows the change, else `owner`), or nothing when none is locked
+ */
+export function protectedProblems(
+  zone: string,
+  locked: ReadonlySet<string>,
+  records: readonly { owner: string; type: string; field?: string }[],
+): ErrorDetail[] {
+  const found = new Map<string, ErrorDetail>();
+  for (const { owner, type, field = 'owner' } of records) {
+    const key = `${owner} ${type}`;
+    if (!locked.has(key) || found.has(key)) continue;
+    found.set(key, {
+      field,
+      code: 'RRSET_PROTECTED',
+      message: `${field}: the RRset ${owner} ${type} of ${zone} is protected; unlock it first (unlockRrset)`,
+      owner,
+      type,
+    });
+  }
+  return [...found.values()];
+}
+
+/** throws RRSET_PROTECTED (409) when `records` touch a locked RRset */
+export function refuseProtected(zone: string, locked: ReadonlySet<string>, records: readonly { owner: string; type: string }[]): void {
+  const problems = protectedProblems(zone, locked, records);
+  if (problems.length) throw new DomainError('RRSET_PROTECTED', problems[0].message, problems);
 }

@@ -6,6 +6,7 @@ import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalo
 import { decide, isRestricted, type KeyPolicy, readsRecord } from '../../auth/policy';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { DisabledRecord } from '../../repositories/disabled-records';
+import { protectedProblems } from '../../repositories/protected-rrsets';
 import type { ParsedChange } from './change-parse';
 import type { ZoneChangeOptions } from './zone-change-set';
 import { findingDetail } from './zone-warnings';
@@ -369,24 +370,16 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
   // a protected RRset refuses any change of it, served or kept disabled (docs/changes.md, "Protected RRsets")
   const locked = policy.guards?.protectedRrsets;
   if (locked?.size) {
-    const refused: ErrorDetail[] = [];
-    const touched = new Set<string>();
-    const check = (owner: string, type: string, index: number | undefined) => {
-      const key = `${owner} ${type}`;
-      if (!locked.has(key) || touched.has(key)) return;
-      touched.add(key);
-      const field = index !== undefined ? `changes[${index}]` : 'changes';
-      refused.push({
-        field,
-        code: 'RRSET_PROTECTED',
-        message: `${field}: the RRset ${owner} ${type} of ${name} is protected; unlock it first (unlockRrset)`,
-        owner,
-        type,
-      });
-    };
-    for (const { row } of removals) check(row.owner, row.type, removedBy.get(row.id));
-    for (const { record } of insertions) check(record.owner, record.type, addedBy(record));
-    for (const { record, index } of [...disabledGone.values(), ...disabledCome.values()]) check(record.owner, record.type, index);
+    const at = (index: number | undefined) => (index !== undefined ? `changes[${index}]` : 'changes');
+    const refused = protectedProblems(name, locked, [
+      ...removals.map(({ row }) => ({ owner: row.owner, type: row.type, field: at(removedBy.get(row.id)) })),
+      ...insertions.map(({ record }) => ({ owner: record.owner, type: record.type, field: at(addedBy(record)) })),
+      ...[...disabledGone.values(), ...disabledCome.values()].map(({ record, index }) => ({
+        owner: record.owner,
+        type: record.type,
+        field: at(index),
+      })),
+    ]);
     if (refused.length) return refusal(refused, errorFromProblems(refused));
   }
   // the zone checks over what the plan adds, on the zone as it will be: an error refuses the set (a warning
