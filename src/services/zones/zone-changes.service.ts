@@ -313,7 +313,13 @@ export class ZoneChangesService {
     const zoneAsRead: ZoneAsRead = { name: zone, serial: change.zone.serial, soa: change.zone.soa, records: current, disabled };
     // the locked and steered RRsets and strictChecks, read in the same attempt as the records (one statement)
     const guards = await guardsOfZone(change.connection, change.zone.id);
-    const planned = planChangeSet(zoneAsRead, parsed, { keyPolicy: ctx.principal.policy, soa: options.soa, invalid, soaRecord: soa, guards });
+    const planned = planChangeSet(zoneAsRead, parsed, {
+      keyPolicy: ctx.principal.policy,
+      soa: options.soa,
+      invalid,
+      soaRecord: soa,
+      guards,
+    });
     if ('refusal' in planned) throw planned.refusal;
     const { plan } = planned;
     // the safety threshold, where the edge can say force: the zone's size is counted only for a plan that
