@@ -5,7 +5,7 @@ import { Migration } from '@mikro-orm/migrations';
  * locked, so that no write of any edge changes it until it is unlocked; and a zone's `strict_checks`, which
  * makes a change set's warnings refuse it as its errors do.
  */
-export class Migration20261209010000_protected_rrsets extends Migration {
+export class Migration20261209020000_protected_rrsets extends Migration {
   override async up(): Promise<void> {
     this.addSql(`create table "protected_rrsets" (
       "id" bigserial primary key,
