@@ -3,7 +3,7 @@ import { DomainError, type ErrorDetail } from '../errors/catalogue';
 
 /**
  * Protected RRsets and what else a change set's plan is checked against besides the records
- * (Migration20261209010000_protected_rrsets): plain rows in, plain rows out.
+ * (Migration20261209020000_protected_rrsets): plain rows in, plain rows out.
  */
 
 export type ProtectedRrsetRow = { owner: string; type: string; lockedBy: string | null; lockedAt: Date };
