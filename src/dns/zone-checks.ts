@@ -15,6 +15,12 @@
  *   restricts nothing.
  * - SPF_MULTIPLE_RECORDS: a name with more than one TXT beginning "v=spf1": an SPF check of it ends in
  *   permerror (RFC 7208 §3.2, §4.5).
+ * - NS_TARGET_NO_ADDRESS: an NS whose name server is in the zone (not below a delegation) and has no A or AAAA
+ *   there: nobody can reach it (RFC 1034 §4.2.2; BIND refuses to load such a zone).
+ *
+ * Each finding has a severity (FINDING_SEVERITY): a change set's plan refuses one that makes an error
+ * (services/zones/change-plan.ts) and answers and keeps the warnings; the single-record writes, an import and
+ * `checkZone` answer both as warnings, as they always did.
  *
  * Plain functions over a zone's records (owners relative, '@' the apex; names in RDATA absolute), so that a
  * write can check the few names it touches and `checkZone` the whole zone with the same code.
@@ -25,20 +31,47 @@ import type { WarningCode } from '../errors/catalogue';
 import { KNOWN_CAA_TAGS } from './record-types/caa';
 import { isSpfRecord } from './record-types/txt';
 
+export type ZoneCheckCode = Extract<
+  WarningCode,
+  | 'TARGET_IS_CNAME'
+  | 'TARGET_MISSING'
+  | 'TARGET_NO_ADDRESS'
+  | 'NS_TARGET_NO_ADDRESS'
+  | 'GLUE_MISSING'
+  | 'OCCLUDED_DATA'
+  | 'CAA_UNKNOWN_TAG'
+  | 'SPF_MULTIPLE_RECORDS'
+  | 'STEERED_RRSET_DELETED'
+>;
+
+export type FindingSeverity = 'error' | 'warning';
+
+/**
+ * How much each finding weighs in a change set's plan, and the RFC that says so. An error makes a name
+ * unreachable or an answer that resolvers must not follow; a warning is probably a mistake, but served as asked.
+ */
+export const FINDING_SEVERITY: Record<ZoneCheckCode, { severity: FindingSeverity; rfc?: string }> = {
+  TARGET_IS_CNAME: { severity: 'error', rfc: 'RFC 2181 §10.3' },
+  OCCLUDED_DATA: { severity: 'error', rfc: 'RFC 1034 §4.2.1' },
+  GLUE_MISSING: { severity: 'error', rfc: 'RFC 1034 §4.2.1' },
+  NS_TARGET_NO_ADDRESS: { severity: 'error', rfc: 'RFC 1034 §4.2.2' },
+  TARGET_MISSING: { severity: 'warning', rfc: 'RFC 1034 §3.6.2' },
+  TARGET_NO_ADDRESS: { severity: 'warning', rfc: 'RFC 2181 §10.3' },
+  CAA_UNKNOWN_TAG: { severity: 'warning', rfc: 'RFC 8659 §4.2' },
+  SPF_MULTIPLE_RECORDS: { severity: 'warning', rfc: 'RFC 7208 §3.2' },
+  // the plan's own, not the records' (services/zones/change-plan.ts): no RFC says it
+  STEERED_RRSET_DELETED: { severity: 'warning' },
+};
+
 export interface ZoneWarning {
   owner: string;
   type: string;
-  code: Extract<
-    WarningCode,
-    | 'TARGET_IS_CNAME'
-    | 'TARGET_MISSING'
-    | 'TARGET_NO_ADDRESS'
-    | 'GLUE_MISSING'
-    | 'OCCLUDED_DATA'
-    | 'CAA_UNKNOWN_TAG'
-    | 'SPF_MULTIPLE_RECORDS'
-  >;
+  code: ZoneCheckCode;
   message: string;
+  severity: FindingSeverity;
+  rfc?: string;
+  /** the RDATA of the record it is about (a plan names the change that adds it) */
+  rdata?: string;
 }
 
 type ZoneRecord = Pick<CanonicalRecord, 'owner' | 'type' | 'rdata'>;
@@ -131,8 +164,8 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
     );
 
   const warnings: ZoneWarning[] = [];
-  const warn = (record: ZoneRecord, code: ZoneWarning['code'], message: string) =>
-    warnings.push({ owner: record.owner, type: record.type, code, message });
+  const warn = (record: ZoneRecord, code: ZoneCheckCode, message: string) =>
+    warnings.push({ owner: record.owner, type: record.type, rdata: record.rdata, code, message, ...FINDING_SEVERITY[code] });
   const name = (owner: string) => (owner === '@' ? `${zone}.` : `${owner}.${zone}.`);
 
   /** how many SPF records each owner holds, counted when first asked */
@@ -196,6 +229,12 @@ export function checkZoneRecords(zone: string, records: ZoneRecord[], about?: Zo
         record,
         'TARGET_IS_CNAME',
         `${where}: the target is an alias (CNAME); ${record.type} must name a host directly (RFC 2181 §10.3)`,
+      );
+    } else if (record.type === 'NS' && !targetRecords.some((r) => ADDRESS.has(r.type))) {
+      warn(
+        record,
+        'NS_TARGET_NO_ADDRESS',
+        `${where}: the name server is in the zone and has no address (A or AAAA) here, so nobody can reach it (RFC 1034 §4.2.2)`,
       );
     } else if (!exists(target)) {
       warn(record, 'TARGET_MISSING', `${where}: no such name in the zone (resolvers get NXDOMAIN for it)`);

@@ -12,6 +12,11 @@ export interface ErrorDetail {
   /** a zone file's problem found identically on several lines: how many (`line` is the first) */
   count?: number;
   existingType?: string;
+  /** a zone check's finding (dns/zone-checks.ts): how much it weighs, the RRset it is about, the RFC that says so */
+  severity?: 'error' | 'warning';
+  owner?: string;
+  type?: string;
+  rfc?: string;
   current?: number;
   /** seconds until a refused request would be taken (RATE_LIMITED) */
   retryAfter?: number;
@@ -66,6 +71,11 @@ export const ERROR_CATALOGUE = {
   SOA_SERIAL_NOT_INCREASED: { status: 409, message: 'SOA serial must be increased' },
   ZONE_RULE_VIOLATION: { status: 409, message: 'The change breaks a zone rule' },
   SERIAL_MISMATCH: { status: 409, message: 'The zone changed since the expected serial' },
+  RRSET_PROTECTED: { status: 409, message: 'The RRset is protected: unlock it first' },
+  CHANGE_NEEDS_FORCE: {
+    status: 409,
+    message: 'The change deletes or replaces much of the zone, or changes its apex NS: send it again with force',
+  },
   /** a zone of kind SECONDARY changes only by transfer from its primaries (docs/transfers.md) */
   ZONE_IS_SECONDARY: {
     status: 409,
@@ -201,6 +211,8 @@ export const WARNING_CATALOGUE = {
   TARGET_MISSING: 'a CNAME, MX, NS or SRV target in the zone does not exist',
   TARGET_NO_ADDRESS: 'an MX, NS or SRV target in the zone has no A or AAAA',
   GLUE_MISSING: "a delegation's name server inside it has no address here",
+  NS_TARGET_NO_ADDRESS: 'a name server in the zone has no A or AAAA there (RFC 1034 §4.2.2)',
+  STEERED_RRSET_DELETED: "a change deletes an RRset the zone's steering serves or follows",
   OCCLUDED_DATA: 'data beside or below a delegation, never served',
   TXT_SPLIT: 'unquoted TXT text longer than 255 octets was stored as several strings of 255 (RFC 1035 §3.3.14)',
   CAA_UNKNOWN_TAG: 'a CAA property tag that is not in the IANA registry; CAs ignore it (RFC 8659 §4.2)',
@@ -298,6 +310,19 @@ const CONFLICT_CODES: Partial<Record<string, ErrorCode>> = {
   DNSSEC_RECORD_MANAGED: 'DNSSEC_RECORD_MANAGED',
   ALIAS_CONFLICT: 'ZONE_RULE_VIOLATION',
   ALIAS_LOOP: 'ZONE_RULE_VIOLATION',
+  // the zone checks a change set's plan refuses (dns/zone-checks.ts, FINDING_SEVERITY)
+  TARGET_IS_CNAME: 'ZONE_RULE_VIOLATION',
+  OCCLUDED_DATA: 'ZONE_RULE_VIOLATION',
+  GLUE_MISSING: 'ZONE_RULE_VIOLATION',
+  NS_TARGET_NO_ADDRESS: 'ZONE_RULE_VIOLATION',
+  // a zone set to refuse warnings too (strictChecks)
+  TARGET_MISSING: 'ZONE_RULE_VIOLATION',
+  TARGET_NO_ADDRESS: 'ZONE_RULE_VIOLATION',
+  CAA_UNKNOWN_TAG: 'ZONE_RULE_VIOLATION',
+  SPF_MULTIPLE_RECORDS: 'ZONE_RULE_VIOLATION',
+  STEERED_RRSET_DELETED: 'ZONE_RULE_VIOLATION',
+  RRSET_PROTECTED: 'RRSET_PROTECTED',
+  CHANGE_NEEDS_FORCE: 'CHANGE_NEEDS_FORCE',
 };
 
 /**
@@ -313,7 +338,8 @@ export function errorFromProblems(problems: ErrorDetail[], rdataType?: string): 
   }
   const code = CONFLICT_CODES[problems[0].code] as ErrorCode;
   // a CNAME at the apex is no clash with one record there but a rule of the apex: its own message says so
-  const ownMessage = code === 'ZONE_RULE_VIOLATION' || problems[0].code === 'CNAME_AT_APEX';
+  const ownMessage =
+    code === 'ZONE_RULE_VIOLATION' || code === 'RRSET_PROTECTED' || code === 'CHANGE_NEEDS_FORCE' || problems[0].code === 'CNAME_AT_APEX';
   const message = ownMessage ? problems[0].message : conflictMessage(code, problems[0]);
   return new DomainError(code, message, problems);
 }

@@ -81,10 +81,11 @@ export const DIRECT_FIELD_RESOLVERS: readonly DirectFieldResolver[] = [
   direct<RecordType>('Record', 'recordType', (record) => records.recordType(record)),
   direct<RecordType>('Record', 'data', (record) => records.data(record)),
   direct<RecordType & Pick<RecordRow, 'zoneRow'>>('Record', 'domain', (record, _args, ctx) => records.domain(record, ctx)),
-  direct<unknown, { zone: string; changes: ZoneChangeInput[]; expectSerial?: number | null; dryRun?: boolean | null }>(
-    'Mutation',
-    'applyZoneChanges',
-    (_root, args, ctx) => zoneChanges.applyZoneChanges(args.zone, args.changes, args.expectSerial, ctx, args.dryRun),
+  direct<
+    unknown,
+    { zone: string; changes: ZoneChangeInput[]; expectSerial?: number | null; dryRun?: boolean | null; force?: boolean | null }
+  >('Mutation', 'applyZoneChanges', (_root, args, ctx) =>
+    zoneChanges.applyZoneChanges(args.zone, args.changes, args.expectSerial, ctx, args.dryRun, args.force),
   ),
 ];
 

@@ -31,6 +31,7 @@ import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } 
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeringResolver } from './resolvers/steering.resolver';
+import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -66,6 +67,7 @@ export const RESOLVERS = [
   RecordPermissionsResolver,
   ZoneListingResolver,
   SteeringResolver,
+  ProtectedRrsetsResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

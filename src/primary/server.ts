@@ -120,6 +120,7 @@ type UpdateOutcome =
   | 'prerequisite'
   | 'refused_by_rules'
   | 'policy'
+  | 'protected'
   | 'malformed'
   | 'not_served'
   | 'database'
@@ -136,6 +137,8 @@ const UPDATE_EDE: Record<UpdateOutcome, number> = {
   prerequisite: EDE.OTHER,
   refused_by_rules: EDE.OTHER,
   policy: EDE.PROHIBITED,
+  // a protected RRset (RRSET_PROTECTED): refused by its zone's owners until they unlock it (RFC 8914 §4.19)
+  protected: EDE.PROHIBITED,
   malformed: EDE.OTHER,
   not_served: EDE.NOT_SUPPORTED,
   database: EDE.NETWORK_ERROR,
@@ -147,6 +150,7 @@ const UPDATE_EDE: Record<UpdateOutcome, number> = {
 function updateOutcomeOf(rcode: number, error: DomainError): UpdateOutcome {
   if (error.code === 'RATE_LIMITED') return 'rate_limited';
   if (error.code === 'QUOTA_EXCEEDED') return 'over_quota';
+  if (error.code === 'RRSET_PROTECTED') return 'protected';
   if (rcode === UPDATE_RCODE.NOTAUTH) return 'not_authoritative';
   if (rcode === UPDATE_RCODE.NOTZONE) return 'not_in_zone';
   if (rcode === UPDATE_RCODE.REFUSED) return 'refused_by_rules';

@@ -52,6 +52,8 @@ function pick(name: string, value: unknown, allowed: string[]): string {
 
 /** `dry_run` as a form field or a query parameter: true or 1, false or 0 (default false) */
 const dryRunOf = (value: unknown): boolean => ['TRUE', '1'].includes(pick('dry_run', value ?? 'false', ['TRUE', 'FALSE', '1', '0']));
+/** `force` as a query parameter, read as `dry_run` is */
+const forceOf = (value: unknown): boolean => ['TRUE', '1'].includes(pick('force', value ?? 'false', ['TRUE', 'FALSE', '1', '0']));
 
 export const DOMAIN_ROUTES: RouteSpec[] = [
   {
@@ -162,6 +164,11 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         description:
           'true: plan the set and answer the plan (dryRun, rrsets before and after, the serial it would make, warnings) without writing (default false)',
       },
+      force: {
+        kind: 'string',
+        description:
+          'true: apply a set that deletes or replaces more than 30 % of a zone of 10 records or more, or changes its apex NS (else 409 CHANGE_NEEDS_FORCE; default false)',
+      },
     },
     body: {
       changes: { kind: 'list', required: true, description: 'the changes, applied together', items: ref('ZoneChange') },
@@ -179,6 +186,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
           zone: inputs.zone,
           changes: inputs.changes,
           expectSerial: inputs.expectSerial,
+          force: forceOf(inputs.force),
         });
         return { body: plan.applyZoneChanges };
       }
@@ -186,6 +194,7 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         zone: inputs.zone,
         changes: inputs.changes,
         expectSerial: inputs.expectSerial,
+        force: forceOf(inputs.force),
       });
       return { body: data.applyZoneChanges };
     },

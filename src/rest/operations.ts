@@ -63,14 +63,14 @@ export const OPERATIONS = {
   recordExists: `query RecordExists($id: ID!) { record(id: $id) { id } }`,
   createDomain: `mutation CreateDomain($input: CreateDomainInput!) { createDomain(input: $input) { id name } }`,
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
-  applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
-    applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial) {
+  applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
+    applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, force: $force) {
       zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
-  planZoneChanges: `mutation PlanZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial) {
-    applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, dryRun: true) {
+  planZoneChanges: `mutation PlanZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
+    applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, dryRun: true, force: $force) {
       zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
       rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
-      disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message } } }`,
+      disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity owner type rfc } } }`,
   zoneChanges: `query ZoneChanges($zone: String!, $first: Int!, $after: String) {
     domain(name: $zone) { changes(first: $first, after: $after) {
       nodes { id kind serialBefore serialAfter createdAt author { keyId tsigKeyId keyName userId admin }

@@ -1,3 +1,4 @@
+import { ProtectedRrsetsService } from './zones/protected-rrsets.service';
 import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import { ApiKeysService } from './people/api-keys.service';
@@ -85,6 +86,8 @@ export interface Services {
   aliases: AliasStatusService;
   /** steering: health checks and steered RRsets (docs/steering.md) */
   steering: SteeringService;
+  /** locked RRsets and a zone's strictChecks (docs/changes.md) */
+  protectedRrsets: ProtectedRrsetsService;
   /** zones moved between accounts: offers, acceptance, the admin's move (docs/people.md) */
   zoneTransfers: ZoneTransfersService;
   /** nameserver sets: fleets of secondaries with their NS names and catalogs, a zone's moves (docs/transfers.md) */
@@ -155,6 +158,7 @@ export function createServices(settings: Settings, db: Database): Services {
     recordTemplates,
     aliases: new AliasStatusService(settings),
     steering: new SteeringService(settings, writeEngine),
+    protectedRrsets: new ProtectedRrsetsService(settings, writeEngine),
     zoneTransfers: new ZoneTransfersService(settings, domains, people),
     nameserverSets: new NameserverSetsService(settings, domains, zoneChanges, writeEngine),
     permissions: new PermissionsService(people),

@@ -64,7 +64,7 @@ const CASES: [string, ReturnType<typeof rr>[], string[], RegExp | undefined][] =
   [
     'an in-zone name server without address',
     [rr('@', 'NS', 'ns2.z.test.'), rr('ns2', 'TXT', '"x"')],
-    ['@ NS TARGET_NO_ADDRESS'],
+    ['@ NS NS_TARGET_NO_ADDRESS'],
     /NS 'ns2\.z\.test' has no address records/,
   ],
   [
@@ -112,6 +112,73 @@ test.each(CASES)('%s', (_name, extra, expected, named) => {
       .sort(),
   ).toEqual([...expected].sort());
   if (named) expect(namedCheckzone(records)).toMatch(named);
+});
+
+/**
+ * What a change set's plan refuses (severity error), BIND refuses to load, run as a primary that also fails an
+ * MX or SRV to an alias (check-mx-cname fail, check-srv-cname fail: its default only warns) — except a
+ * delegation's missing glue, which it reports and loads, and occluded data, which it loads and never serves
+ * (docs/changes.md, "Where we differ from named-checkzone")
+ */
+const ERRORS: [string, ReturnType<typeof rr>[], string[], 'fails' | 'reports' | 'silent', RegExp | undefined][] = [
+  [
+    'MX to an alias',
+    [rr('@', 'MX', '10 alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')],
+    ['@ MX TARGET_IS_CNAME'],
+    'fails',
+    /is a CNAME \(illegal\)/,
+  ],
+  [
+    'SRV to an alias',
+    [rr('_s._tcp', 'SRV', '0 0 1 alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')],
+    ['_s._tcp SRV TARGET_IS_CNAME'],
+    'fails',
+    /is a CNAME \(illegal\)/,
+  ],
+  [
+    'NS to an alias',
+    [rr('@', 'NS', 'alias.z.test.'), rr('alias', 'CNAME', 'host.z.test.')],
+    ['@ NS TARGET_IS_CNAME'],
+    'fails',
+    /NS 'alias\.z\.test' is a CNAME/,
+  ],
+  ['an in-zone NS without address', [rr('@', 'NS', 'ns2.z.test.')], ['@ NS NS_TARGET_NO_ADDRESS'], 'fails', /has no address records/],
+  ['a delegation without glue', [rr('sub', 'NS', 'ns.sub.z.test.')], ['sub NS GLUE_MISSING'], 'reports', /has no REQUIRED GLUE/],
+  [
+    'data below a delegation',
+    [rr('sub', 'NS', 'ns1.example.net.'), rr('x.sub', 'TXT', '"a"')],
+    ['x.sub TXT OCCLUDED_DATA'],
+    'silent',
+    undefined,
+  ],
+];
+
+test.each(ERRORS)('an error, as BIND sees it: %s', (_name, extra, expected, bind, says) => {
+  const records = [...BASE, ...extra];
+  const errors = checkZoneRecords(ZONE, records).filter((f) => f.severity === 'error');
+  expect(errors.map((f) => `${f.owner} ${f.type} ${f.code}`).sort()).toEqual([...expected].sort());
+  for (const f of errors) expect(f.rfc).toMatch(/^RFC \d+ §/);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'zk-checks-'));
+  try {
+    const file = path.join(dir, 'zone');
+    writeFileSync(file, `$ORIGIN ${ZONE}.\n$TTL 3600\n${records.map((r) => `${r.owner} ${r.type} ${r.rdata}`).join('\n')}\n`);
+    let out = '';
+    let failed = false;
+    try {
+      out = execFileSync('named-checkzone', ['-M', 'fail', '-S', 'fail', '-i', 'full', ZONE, file], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (error) {
+      failed = true;
+      out = `${(error as { stdout?: string }).stdout ?? ''}`;
+    }
+    expect(failed).toBe(bind === 'fails');
+    if (says) expect(out).toMatch(says);
+    else expect(out.split('\n').filter((l) => l.startsWith('zone ') && !l.includes('loaded serial'))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a clean zone (glue, a wildcard, an empty non-terminal, out-of-zone targets) gives no warning, as BIND and Knot agree', () => {

@@ -843,6 +843,44 @@ function touchSteeredOp(id: string, call: (key: string, steeredId: string, t: Po
   };
 }
 
+// ---- protected RRsets (docs/changes.md): an owner or admin, or a key that may write the RRset ----
+
+/** lock or unlock an RRset: the zone seen, a person an owner or admin, the RRset (the apex SOA: the zone's setting) writable */
+const guardOutcome = (p: Profile, zone: string, owner: string, type: string): Outcome =>
+  !sees(p, zone)
+    ? 'ZONE_NOT_FOUND'
+    : p.person && !unrestricted(p)
+      ? 'FORBIDDEN_BY_ROLE'
+      : !p.write(zone, owner, type)
+        ? 'FORBIDDEN_BY_POLICY'
+        : 'ok';
+
+async function lockedAt(t: Point): Promise<boolean> {
+  const rows = await db.query(
+    `select 1 from protected_rrsets p join domains d on d.id = p.domain_id where d.name = $1 and p.owner = $2 and p.type = $3`,
+    [t.zone, t.owner, t.type],
+  );
+  return (rows.rowCount ?? 0) > 0;
+}
+
+/** lock (or, with `unlocks`, unlock one the admin locked) the RRset at each point; each point left unlocked */
+function guardOp(id: string, call: (key: string, t: Point) => Promise<Answer>, unlocks = false): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const t of POINTS) {
+        const variables = { z: t.zone, o: t.owner, t: t.type };
+        if (unlocks)
+          await admin(`mutation($z: String!, $o: String!, $t: String!) { lockRrset(zone: $z, owner: $o, type: $t) { owner } }`, variables);
+        const expected = guardOutcome(p, t.zone, t.owner, t.type);
+        await attempt(`${id} ${label(t)}`, expected, () => call(key, t));
+        expect({ t, locked: await lockedAt(t) }).toEqual({ t, locked: unlocks ? expected !== 'ok' : expected === 'ok' });
+        await admin(`mutation($z: String!, $o: String!, $t: String!) { unlockRrset(zone: $z, owner: $o, type: $t) }`, variables);
+      }
+    },
+  };
+}
+
 /** create a check in each zone */
 function createCheckOp(id: string, call: (key: string, zone: string, input: ReturnType<typeof CHECK_INPUT>) => Promise<Answer>): Op {
   return {
@@ -2217,6 +2255,34 @@ const OPS: Op[] = [
   touchCheckOp('Mutation.updateSteeringCheck', (key, id) =>
     gql(key, `mutation($id: ID!, $i: SteeringCheckInput!) { updateSteeringCheck(id: $id, input: $i) { id } }`, { id, i: CHECK_INPUT() }),
   ),
+  guardOp('Mutation.lockRrset', (key, t) =>
+    gql(key, `mutation($z: String!, $o: String!, $t: String!) { lockRrset(zone: $z, owner: $o, type: $t) { owner type } }`, {
+      z: t.zone,
+      o: t.owner,
+      t: t.type,
+    }),
+  ),
+  guardOp(
+    'Mutation.unlockRrset',
+    (key, t) =>
+      gql(key, `mutation($z: String!, $o: String!, $t: String!) { unlockRrset(zone: $z, owner: $o, type: $t) }`, {
+        z: t.zone,
+        o: t.owner,
+        t: t.type,
+      }),
+    true,
+  ),
+  {
+    id: 'Mutation.setZoneStrictChecks',
+    async run(p, key) {
+      for (const zone of ZONES) {
+        await attempt(`setZoneStrictChecks ${zone}`, guardOutcome(p, zone, '@', 'SOA'), () =>
+          gql(key, `mutation($z: String!) { setZoneStrictChecks(zone: $z, strict: true) }`, { z: zone }),
+        );
+        await admin(`mutation($z: String!) { setZoneStrictChecks(zone: $z, strict: false) }`, { z: zone });
+      }
+    },
+  },
   deleteZoneOp('Mutation.deleteDomain', (key, zone) => gql(key, `mutation($z: String) { deleteDomain(zone: $z) }`, { z: zone })),
   deleteRecordOp('Mutation.deleteRecord', (key, id) => gql(key, `mutation($id: ID!) { deleteRecord(id: $id) }`, { id })),
   templateOp('Mutation.deleteRecordTemplate', (key, _user, id) => gql(key, `mutation($id: ID!) { deleteRecordTemplate(id: $id) }`, { id })),

@@ -1,6 +1,6 @@
 /**
- * Zone checks through the API: a write that makes an MX point at an alias, or a delegation without its glue,
- * is taken with a warning (GraphQL `extensions.warnings`), an import reports the same in its warnings (and a
+ * Zone checks through the API: a single record's write that makes an MX point at an alias, or a delegation
+ * without its glue, is taken with a warning, a change set's plan refuses it (docs/changes.md) (GraphQL `extensions.warnings`), an import reports the same in its warnings (and a
  * dry run shows the SOA's change with the records'), and `checkZone` (GraphQL, REST) lists a whole zone's.
  */
 import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
@@ -29,16 +29,25 @@ test('a record whose target is an alias is written, with a warning', async () =>
   expect(codes(res)).toEqual(['TARGET_IS_CNAME']);
 });
 
-test('a change set adding a delegation without its glue is applied, with a warning naming it', async () => {
-  const res = await app.gql(`mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
+test('a change set adding a delegation without its glue is refused, naming it; a single record write takes it with a warning', async () => {
+  const apply = `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`;
+  const res = await app.gql(apply, {
     z: ZONE,
     c: [
-      { kind: 'ADD', owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 },
       { kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.1', ttl: 3600 },
+      { kind: 'ADD', owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 },
     ],
   });
-  expect(res.errors).toBeUndefined();
-  expect(codes(res)).toEqual(['GLUE_MISSING']);
+  expect(res.errors?.[0].extensions.code).toBe('ZONE_RULE_VIOLATION');
+  expect(res.errors?.[0].extensions.details.map((d: any) => [d.field, d.code, d.severity])).toEqual([
+    ['changes[1].rdata', 'GLUE_MISSING', 'error'],
+  ]);
+  // a plan's error is a single record's warning (docs/changes.md)
+  expect(codes(await app.gql(apply, { z: ZONE, c: [{ kind: 'ADD', owner: 'fine', type: 'A', rdata: '192.0.2.1', ttl: 3600 }] }))).toEqual(
+    [],
+  );
+  const single = await app.gql(CREATE_RECORD, { input: { zone: ZONE, owner: 'sub', type: 'NS', rdata: `ns.sub.${ZONE}.`, ttl: 3600 } });
+  expect(codes(single)).toEqual(['GLUE_MISSING']);
 });
 
 test("checkZone lists the whole zone's warnings (GraphQL and REST alike)", async () => {

@@ -34,8 +34,14 @@ export interface KeyArg {
 const yArg = (key: KeyArg) => `${key.algorithm}:${key.name}:${key.secret}`;
 
 /** BIND's nsupdate; `tcp` sends over TCP (-v); the script's `server` line is added here */
-export function nsupdate(port: number, key: KeyArg | undefined, lines: string[], options: { tcp?: boolean } = {}): Promise<ClientRun> {
-  const args = [...(key ? ['-y', yArg(key)] : []), ...(options.tcp ? ['-v'] : [])];
+/** `debug`: nsupdate -d, which prints the answer (its Extended DNS Error among it) */
+export function nsupdate(
+  port: number,
+  key: KeyArg | undefined,
+  lines: string[],
+  options: { tcp?: boolean; debug?: boolean } = {},
+): Promise<ClientRun> {
+  const args = [...(key ? ['-y', yArg(key)] : []), ...(options.tcp ? ['-v'] : []), ...(options.debug ? ['-d'] : [])];
   return runClient(findBinary('nsupdate'), args, [`server 127.0.0.1 ${port}`, ...lines, ''].join('\n'));
 }
 

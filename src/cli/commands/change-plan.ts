@@ -18,21 +18,29 @@ interface ChangePlanAnswer {
   rrsets: { owner: string; type: string; before: PlannedRecord[]; after: PlannedRecord[] }[];
   disabledAdded: PlannedRecord[];
   disabledRemoved: PlannedRecord[];
-  warnings: { field: string; code: string; message: string }[];
+  warnings: { field: string; code: string; message: string; severity?: string | null }[];
 }
 
-const PLAN = `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true) {
+const PLAN = `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial, $f: Boolean) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, dryRun: true, force: $f) {
   zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }
   rrsets { owner type before { owner type rdata ttl } after { owner type rdata ttl } }
-  disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message } } }`;
+  disabledAdded { owner type rdata ttl } disabledRemoved { owner type rdata ttl } warnings { field code message severity } } }`;
 
 /**
  * `--dry-run` of a command that writes records: the changes planned as a change set (applyZoneChanges with
  * dryRun), refused where the write would be, and the plan printed RRset by RRset (`--json`: whole); nothing is
  * written (docs/changes.md).
  */
-export async function dryRunChanges(program: Command, zone: string, changes: unknown[], expectSerial?: number): Promise<void> {
-  const plan = (await gql<{ applyZoneChanges: ChangePlanAnswer }>(PLAN, { z: zone, c: changes, e: expectSerial })).applyZoneChanges;
+export async function dryRunChanges(
+  program: Command,
+  zone: string,
+  changes: unknown[],
+  expectSerial?: number,
+  // the record commands write one record, with no safety threshold (docs/changes.md): their plan is forced
+  force = true,
+): Promise<void> {
+  const plan = (await gql<{ applyZoneChanges: ChangePlanAnswer }>(PLAN, { z: zone, c: changes, e: expectSerial, f: force }))
+    .applyZoneChanges;
   if (program.opts().json) return print(program, plan as unknown as Record<string, unknown>);
   const changesNothing = plan.serial === plan.serialBefore && !plan.disabledAdded.length && !plan.disabledRemoved.length;
   process.stdout.write(

@@ -140,7 +140,8 @@ export function registerZoneCommands(program: Command): void {
     )
     .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
     .option('--dry-run', 'show the plan (each RRset before and after, the serial it would make, the warnings) and write nothing')
-    .action(async (name: string, file: string, options: { expectSerial?: string; dryRun?: boolean }) => {
+    .option('--force', 'apply a set that deletes or replaces more than 30 % of the zone, or changes its apex NS (else CHANGE_NEEDS_FORCE)')
+    .action(async (name: string, file: string, options: { expectSerial?: string; dryRun?: boolean; force?: boolean }) => {
       let changes: unknown;
       try {
         changes = JSON.parse(readFileSync(file, 'utf8'));
@@ -152,12 +153,12 @@ export function registerZoneCommands(program: Command): void {
         changes = (changes as { changes: unknown[] }).changes;
       if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
       const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
-      if (options.dryRun) return dryRunChanges(program, name, changes, expect);
+      if (options.dryRun) return dryRunChanges(program, name, changes, expect, options.force ?? false);
       const result = (
         await gql(
-          `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e) {
+          `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial, $f: Boolean) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, force: $f) {
         zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
-          { z: name, c: changes, e: expect },
+          { z: name, c: changes, e: expect, f: options.force ?? false },
         )
       ).applyZoneChanges;
       if (program.opts().json) return print(program, result);

@@ -118,6 +118,18 @@ export class ZoneChangeWarning {
 
   @Field()
   message!: string;
+
+  @Field(() => String, { nullable: true, description: "A zone check's finding: error or warning (a plan with an error is refused)." })
+  severity?: string;
+
+  @Field(() => String, { nullable: true, description: 'The owner of the RRset the finding is about.' })
+  owner?: string;
+
+  @Field(() => String, { nullable: true, description: 'The type of the RRset the finding is about.' })
+  type?: string;
+
+  @Field(() => String, { nullable: true, description: 'The RFC (and section) that says why.' })
+  rfc?: string;
 }
 
 @ObjectType('ZoneChangesResult', { simpleResolvers: true })
@@ -166,7 +178,7 @@ export class ZoneChangesResult {
 export class ZoneChangesResolver {
   @Mutation(() => ZoneChangesResult, {
     description:
-      'Applies a set of changes to one zone, all or nothing: the zone rules hold after the whole set, the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With dryRun, the plan and nothing written. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
+      'Applies a set of changes to one zone, all or nothing: the zone rules and checks hold after the whole set (an error refuses it; a protected RRset is RRSET_PROTECTED), the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With dryRun, the plan and nothing written. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
   })
   applyZoneChanges(
     @Arg('zone') zone: string,
@@ -179,11 +191,18 @@ export class ZoneChangesResolver {
         'Plan the set and answer the plan (each RRset before and after, the serial it would make, the warnings) without writing.',
     })
     dryRun?: boolean | null,
+    @Arg('force', () => Boolean, {
+      nullable: true,
+      description:
+        'Apply a set that deletes or replaces more than 30 % of a zone of 10 records or more, or changes its apex NS (else CHANGE_NEEDS_FORCE).',
+    })
+    force?: boolean | null,
   ) {
     return ctx.services.zoneChanges.apply(ctx, {
       zone,
       expectSerial: expectSerial ?? undefined,
       dryRun: dryRun ?? false,
+      force: force ?? false,
       changes: changes.map((change, index) => ({
         kind: change.kind as ZoneChangeKind,
         id: parseOptionalId(change.id, `changes[${index}].id`),

@@ -67,6 +67,9 @@ export const AUDIT_EVENT_KINDS = [
   'nameserver-set-changed',
   'nameserver-set-deleted',
   'zone-moved-to-nameserver-set',
+  // protected RRsets (docs/changes.md)
+  'rrset-locked',
+  'rrset-unlocked',
 ] as const;
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number];
 

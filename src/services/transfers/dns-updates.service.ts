@@ -1,3 +1,4 @@
+import { ownersToCheck } from '../../dns/zone-checks';
 import { isAtOrBelow, ownerOf, parseOwner } from '../../dns/name';
 import { CanonicalRecord, parseRecord, recordIdentity } from '../../dns/record';
 import { clampTtl } from '../../dns/ttl';
@@ -93,7 +94,15 @@ export class DnsUpdatesService {
     // the names the update speaks of are all the plan looks at (with the apex, which is always read)
     // (each update's owner read once here, for the plan too, however often it is decided)
     const updateOwners = request.updates.map((update) => storedOwner(zone, update.name));
-    const owners = [...request.prerequisites.map((prerequisite) => storedOwner(zone, prerequisite.name)), ...updateOwners];
+    // and the names the zone checks need beside what it adds (targets, the delegations above: ownersToCheck)
+    const added = request.updates.flatMap((update, index) =>
+      update.kind === 'ADD' ? [{ owner: updateOwners[index], type: update.type, rdata: update.rdata }] : [],
+    );
+    const owners = [
+      ...request.prerequisites.map((prerequisite) => storedOwner(zone, prerequisite.name)),
+      ...updateOwners,
+      ...(added.length ? ownersToCheck(zone, added) : []),
+    ];
     let ttlAdjustments: TtlAdjustment[] = [];
     const result = await this.zoneChanges.applyPlanned(ctx, {
       zone,

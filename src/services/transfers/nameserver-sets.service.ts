@@ -1,3 +1,4 @@
+import { ownersToCheck } from '../../dns/zone-checks';
 import net from 'node:net';
 import { requireAdmin } from '../../auth/principal';
 import { hostPortName, isHostName, parseHostPort, Settings } from '../../config/settings';
@@ -189,7 +190,8 @@ export class NameserverSetsService {
     let kept = false;
     await this.zoneChanges.applyPlanned(ctx, {
       zone,
-      owners: ['@'],
+      // the apex, and the names the zone checks need for the new NS (an in-zone name server's address)
+      owners: ['@', ...ownersToCheck(zone, to.nsNames.map((rdata) => ({ owner: '@', type: 'NS', rdata })))],
       plan: (view) => {
         const ns = view.records.filter((r) => r.owner === '@' && r.type === 'NS');
         const names = ns.map((r) => r.rdata.toLowerCase());

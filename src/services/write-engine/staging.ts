@@ -25,6 +25,7 @@ import { nameserversChanged } from '../operations/health-changes';
 import { applyOverlay, baseRecordsAt, overlaysAt } from '../../repositories/views';
 import { checkOwnerData } from '../../dns/zone-rules';
 import { errorFromProblems } from '../../errors/catalogue';
+import { protectedRrsetKeys, refuseProtected } from '../../repositories/protected-rrsets';
 
 /**
  * The staging object: what a `decide` callback sees. It holds the zone as read (`zone`: its serial, SOA, the
@@ -324,6 +325,7 @@ export class ZoneChange implements ChangeToSign {
    */
   async check(options: CommitOptions = {}): Promise<void> {
     this.refuseBeforeWrite(options);
+    await this.refuseProtectedRrsets();
     const defaultMaxRecords = this.recordQuota();
     if (defaultMaxRecords === undefined) return;
     const quota = await recordQuotaExceeded(this.sql, {
@@ -385,6 +387,20 @@ export class ZoneChange implements ChangeToSign {
   }
 
   /**
+   * A locked RRset (docs/changes.md, "Protected RRsets") refuses whatever write stages a record of it, on every
+   * edge (a change set's plan names the change first; this is the last word for the others: a record's create,
+   * edit or delete, an import, a template). The service's own writes (the signer, a transfer, ALIAS and steering
+   * refreshes) are not a person's change and pass. One statement, only for a write that staged records.
+   */
+  private async refuseProtectedRrsets(): Promise<void> {
+    const request = this.request;
+    if (request.signatureOnly || request.transfer || request.serviceNote !== undefined) return;
+    if (!this.removed.length && !this.added.length) return;
+    const locked = await protectedRrsetKeys(this.sql, this.zone.id);
+    if (locked.size) refuseProtected(this.zone.name, locked, [...this.removed, ...this.added]);
+  }
+
+  /**
    * Whether committing with `options` would change nothing the zone serves: no record staged in or out or
    * edited, no signer record staged and no signing step but the incremental one, no SOA field but the serial
    * other than the zone's, and no serial asked beyond the zone's (a zone file or a DNS UPDATE that raises it).
@@ -430,6 +446,7 @@ export class ZoneChange implements ChangeToSign {
 
   async commit(options: CommitOptions = {}): Promise<number[]> {
     this.refuseBeforeWrite(options);
+    await this.refuseProtectedRrsets();
     const before = this.zone.serial;
     const after =
       options.serialSetByCaller ??

@@ -1,14 +1,15 @@
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { checkZoneIndexed, soaSerial, withSerial } from '../../dns/zone-rules';
-import { checkZoneRecords } from '../../dns/zone-checks';
+import { checkZoneRecords, FINDING_SEVERITY, type ZoneWarning } from '../../dns/zone-checks';
 import { serialGreaterThan } from '../../dns/serial';
 import { DomainError, ErrorDetail, errorFromProblems } from '../../errors/catalogue';
 import { decide, isRestricted, type KeyPolicy, readsRecord } from '../../auth/policy';
 import type { StoredRow } from '../../repositories/zone-writes';
 import type { DisabledRecord } from '../../repositories/disabled-records';
+import { protectedProblems } from '../../repositories/protected-rrsets';
 import type { ParsedChange } from './change-parse';
 import type { ZoneChangeOptions } from './zone-change-set';
-import { warningDetail } from './zone-warnings';
+import { findingDetail } from './zone-warnings';
 
 /*
  * A change set planned: the functional core of the write path, as octoDNS's Plan and DNSControl's diff. The
@@ -60,8 +61,15 @@ export interface PlanPolicy {
   invalid?: readonly ErrorDetail[];
   /** a whole SOA the caller decided (DNS UPDATE: a serial that rises, RFC 2136 §3.4.2.2) */
   soaRecord?: CanonicalRecord;
-  /** compute the zone checks' warnings about what the plan adds (they cost as much as the rules) */
-  warnings?: boolean;
+  /** what the zone holds a change to besides its records (repositories/protected-rrsets.ts, guardsOfZone) */
+  guards?: PlanGuards;
+}
+
+/** a zone's guards: its locked RRsets, its steered ones (each `owner type`), and whether warnings refuse too */
+export interface PlanGuards {
+  strictChecks?: boolean;
+  protectedRrsets?: ReadonlySet<string>;
+  steeredRrsets?: ReadonlySet<string>;
 }
 
 /** the serial and SOA fields a plan sets: the engine's commit options (write-engine/staging.ts, CommitOptions) */
@@ -83,7 +91,7 @@ export interface ChangePlan {
   /** what is kept disabled changes beside the served records */
   disabled: { removed: DisabledRecord[]; added: DisabledRecord[] };
   soa: SoaEdit;
-  /** the zone checks' warnings about what the plan adds (with PlanPolicy.warnings) */
+  /** the zone checks' warnings about what the plan adds, and a steered RRset it deletes (each with its severity and RFC) */
   warnings: ErrorDetail[];
 }
 
@@ -350,7 +358,63 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
     })),
   };
   const written = [...keptBack.values()];
-  const warnings = policy.warnings && written.length ? checkZoneRecords(name, desired, written).map(warningDetail) : [];
+  // the change that adds each record, by identity (the last, as keptBack keeps the last)
+  let addedByMade: Map<string, number> | undefined;
+  const addedBy = (record: Pick<CanonicalRecord, 'owner' | 'type' | 'rdata'>) => {
+    if (!addedByMade) {
+      addedByMade = new Map();
+      for (let i = 0; i < additions.length; i++) addedByMade.set(recordIdentity(additions[i]), additionBy[i]);
+    }
+    return addedByMade.get(recordIdentity(record));
+  };
+  // a protected RRset refuses any change of it, served or kept disabled (docs/changes.md, "Protected RRsets")
+  const locked = policy.guards?.protectedRrsets;
+  if (locked?.size) {
+    const at = (index: number | undefined) => (index !== undefined ? `changes[${index}]` : 'changes');
+    const refused = protectedProblems(name, locked, [
+      ...removals.map(({ row }) => ({ owner: row.owner, type: row.type, field: at(removedBy.get(row.id)) })),
+      ...insertions.map(({ record }) => ({ owner: record.owner, type: record.type, field: at(addedBy(record)) })),
+      ...[...disabledGone.values(), ...disabledCome.values()].map(({ record, index }) => ({
+        owner: record.owner,
+        type: record.type,
+        field: at(index),
+      })),
+    ]);
+    if (refused.length) return refusal(refused, errorFromProblems(refused));
+  }
+  // the zone checks over what the plan adds, on the zone as it will be: an error refuses the set (a warning
+  // too on a zone with strictChecks), each named by the change that adds its record
+  const strict = policy.guards?.strictChecks ?? false;
+  const findings = written.length ? checkZoneRecords(name, desired, written) : [];
+  const refusing = findings.filter((f) => f.severity === 'error' || strict);
+  if (refusing.length) {
+    const found = refusing.map((f) => findingDetail(f, addedBy({ owner: f.owner, type: f.type, rdata: f.rdata ?? '' })));
+    return refusal(found, errorFromProblems(found));
+  }
+  const warnings = findings.map((f) => findingDetail(f));
+  // a steered RRset the plan leaves empty: its steering then serves nothing (docs/steering.md)
+  const steered = policy.guards?.steeredRrsets;
+  if (steered?.size && removals.length) {
+    const after = new Set(desired.map((r) => `${r.owner} ${r.type}`));
+    const gone = new Map<string, number>();
+    for (const { row } of removals) {
+      const key = `${row.owner} ${row.type}`;
+      if (steered.has(key) && !after.has(key) && !gone.has(key)) gone.set(key, removedBy.get(row.id)!);
+    }
+    for (const [key, index] of gone) {
+      const [owner, type] = key.split(' ');
+      const finding: ZoneWarning = {
+        owner,
+        type,
+        code: 'STEERED_RRSET_DELETED',
+        ...FINDING_SEVERITY.STEERED_RRSET_DELETED,
+        message: `${owner} ${type}: the change deletes an RRset the zone's steering serves; its steering then answers nothing`,
+      };
+      const detail = findingDetail(finding, index);
+      if (strict) return refusal([detail], errorFromProblems([detail]));
+      warnings.push(detail);
+    }
+  }
   return {
     plan: {
       zone: name,
@@ -362,6 +426,39 @@ export function planChangeSet(zone: ZoneAsRead, parsed: readonly (ParsedChange |
       warnings,
     },
   };
+}
+
+/** the share of a zone a plan may delete or replace unforced, and the size below which any share may go (octoDNS's safety threshold) */
+export const SAFETY_SHARE = 0.3;
+export const SAFETY_MIN_RECORDS = 10;
+
+/**
+ * The safety threshold (docs/changes.md): a plan that deletes or replaces more than 30 % of a zone of 10 records
+ * or more (`zoneRecords`, its SOA aside), or changes the apex NS, is refused with CHANGE_NEEDS_FORCE until the
+ * caller says force; undefined when it passes. A replaced record is a removal and an insertion, so the removals
+ * count both.
+ */
+export function safetyRefusal(plan: Pick<ChangePlan, 'zone' | 'removals' | 'insertions'>, zoneRecords: number): DomainError | undefined {
+  const problems: ErrorDetail[] = [];
+  const removed = plan.removals.length;
+  if (zoneRecords >= SAFETY_MIN_RECORDS && removed > SAFETY_SHARE * zoneRecords)
+    problems.push({
+      field: 'changes',
+      code: 'CHANGE_NEEDS_FORCE',
+      message: `changes: the set deletes or replaces ${removed} of the ${zoneRecords} records of ${plan.zone} (more than ${SAFETY_SHARE * 100} %); send it again with force`,
+      limit: Math.floor(SAFETY_SHARE * zoneRecords),
+      current: removed,
+    });
+  const apexNs = (r: { owner: string; type: string }) => r.owner === '@' && r.type === 'NS';
+  if (plan.removals.some(({ row }) => apexNs(row)) || plan.insertions.some(({ record }) => apexNs(record)))
+    problems.push({
+      field: 'changes',
+      code: 'CHANGE_NEEDS_FORCE',
+      message: `changes: the set changes the apex NS of ${plan.zone}, which moves its delegation; send it again with force`,
+      owner: '@',
+      type: 'NS',
+    });
+  return problems.length ? errorFromProblems(problems) : undefined;
 }
 
 /**

@@ -11,6 +11,7 @@ import { decide, isRestricted } from '../../auth/policy';
 import { replaceRrsetComments, type RrsetComments } from '../../repositories/rrset-comments';
 import { RrsetCommentsService, type RrsetCommentsInput } from './rrset-comments.service';
 import { disabledOfZone } from '../../repositories/disabled-records';
+import { countRecordsOfZone, guardsOfZone } from '../../repositories/protected-rrsets';
 import {
   type ChangePlan,
   disabledRecordsRead,
@@ -18,6 +19,7 @@ import {
   planChangeSet,
   plannedRrsets,
   refusedByPolicy,
+  safetyRefusal,
   type ZoneAsRead,
 } from './change-plan';
 import { type ParsedChange, parseZoneChange, parseZoneChanges } from './change-parse';
@@ -79,7 +81,19 @@ export class ZoneChangesService {
    */
   async apply(
     ctx: RequestContext,
-    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number; comments?: readonly RrsetCommentsInput[]; dryRun?: boolean },
+    input: {
+      zone: string;
+      changes: ZoneChangeSpec[];
+      expectSerial?: number;
+      comments?: readonly RrsetCommentsInput[];
+      dryRun?: boolean;
+      /**
+       * the safety threshold (docs/changes.md): `false` refuses a set that deletes or replaces more than 30 % of a
+       * zone of 10 records or more, or changes the apex NS, with CHANGE_NEEDS_FORCE; `true` forces it; absent,
+       * no threshold (the PowerDNS API, a revert: PowerDNS's behaviour)
+       */
+      force?: boolean;
+    },
     options: ZoneChangeOptions = {},
   ): Promise<ZoneChangesOutcome> {
     const zone = normaliseZoneName(input.zone);
@@ -113,6 +127,7 @@ export class ZoneChangesService {
       {
         expectSerial: input.expectSerial,
         dryRun: input.dryRun,
+        force: input.force,
         touching: { owners, recordIds },
         comments,
         soa: options.soa,
@@ -244,6 +259,7 @@ export class ZoneChangesService {
     options: {
       expectSerial?: number;
       dryRun?: boolean;
+      force?: boolean;
       touching: { owners: string[]; recordIds: number[] };
       comments?: readonly RrsetComments[];
       soa?: ZoneChangeOptions['soa'];
@@ -272,7 +288,7 @@ export class ZoneChangesService {
   private async decideRecords(
     ctx: RequestContext,
     zone: string,
-    options: { expectSerial?: number; soa?: ZoneChangeOptions['soa']; dryRun?: boolean },
+    options: { expectSerial?: number; soa?: ZoneChangeOptions['soa']; dryRun?: boolean; force?: boolean },
     prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
     change: ZoneChange,
   ): Promise<ZoneChangesOutcome> {
@@ -295,17 +311,24 @@ export class ZoneChangesService {
     const { parsed, invalid, soa } = prepare({ name: zone, serial: change.zone.serial, records: current });
     const disabled = await this.disabledTouched(change, parsed);
     const zoneAsRead: ZoneAsRead = { name: zone, serial: change.zone.serial, soa: change.zone.soa, records: current, disabled };
+    // the locked and steered RRsets and strictChecks, read in the same attempt as the records (one statement)
+    const guards = await guardsOfZone(change.connection, change.zone.id);
     const planned = planChangeSet(zoneAsRead, parsed, {
       keyPolicy: ctx.principal.policy,
       soa: options.soa,
       invalid,
       soaRecord: soa,
-      // the zone checks' warnings cost as much as the rules: only for a caller that collects them (the PowerDNS
-      // API answers a PATCH with 204 and no body), or a dry run that shows them
-      warnings: !!ctx.warnings || !!options.dryRun,
+      guards,
     });
     if ('refusal' in planned) throw planned.refusal;
     const { plan } = planned;
+    // the safety threshold, where the edge can say force: the zone's size is counted only for a plan that
+    // removes enough to pass it (more than 30 % of 10 records is 4 at least)
+    if (options.force === false) {
+      const size = plan.removals.length >= 4 ? await countRecordsOfZone(change.connection, change.zone.id) : 0;
+      const refused = safetyRefusal(plan, size);
+      if (refused) throw refused;
+    }
     const serialBefore = change.zone.serial;
     if (options.dryRun) {
       const { serial } = await dryRunChangePlan(change, plan, this.settings);

@@ -1,5 +1,6 @@
 import { checkZoneRecords, ZoneWarning } from '../../dns/zone-checks';
 import type { RequestContext } from '../context';
+import type { ErrorDetail } from '../../errors/catalogue';
 
 /** a zone check's warning as the API shows warnings (GraphQL `extensions.warnings`, field, code and message) */
 export const warningDetail = (warning: ZoneWarning) => ({
@@ -7,6 +8,24 @@ export const warningDetail = (warning: ZoneWarning) => ({
   code: warning.code,
   message: warning.message,
 });
+
+/**
+ * a zone check's finding as a change set's plan answers it: the warning's three fields, its severity, the RRset
+ * it is about and the RFC; `index`, the change that adds its record (`changes[3].rdata`)
+ */
+export function findingDetail(finding: ZoneWarning, index?: number): ErrorDetail {
+  const { field, code, message } = warningDetail(finding);
+  const at = index !== undefined ? `changes[${index}].` : '';
+  return {
+    field: `${at}${field}`,
+    code,
+    message: at ? `${at}${field}: ${message}` : message,
+    severity: finding.severity,
+    owner: finding.owner,
+    type: finding.type,
+    ...(finding.rfc ? { rfc: finding.rfc } : {}),
+  };
+}
 
 type Records = Parameters<typeof checkZoneRecords>[1];
 

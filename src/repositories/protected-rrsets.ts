@@ -1,0 +1,108 @@
+import type { Sql } from '../db/pool';
+import { DomainError, type ErrorDetail } from '../errors/catalogue';
+
+/**
+ * Protected RRsets and what else a change set's plan is checked against besides the records
+ * (Migration20261209020000_protected_rrsets): plain rows in, plain rows out.
+ */
+
+export type ProtectedRrsetRow = { owner: string; type: string; lockedBy: string | null; lockedAt: Date };
+
+/** what a zone's change sets are held to: `strict_checks`, its locked RRsets and its steered ones (`owner type`) */
+export interface ZoneGuards {
+  strictChecks: boolean;
+  protectedRrsets: ReadonlySet<string>;
+  steeredRrsets: ReadonlySet<string>;
+}
+
+/** one statement for all three, read with every change set (a zone with none answers three empty values) */
+export async function guardsOfZone(sql: Sql, domainId: number): Promise<ZoneGuards> {
+  const [row] = await sql.rows<{ strict_checks: boolean; protected: string[] | null; steered: string[] | null }>(
+    `select d.strict_checks,
+            (select array_agg(p.owner || ' ' || p.type) from protected_rrsets p where p.domain_id = d.id) as protected,
+            (select array_agg(s.owner || ' ' || s.type) from steered_rrsets s where s.domain_id = d.id) as steered
+       from domains d where d.id = $1`,
+    [domainId],
+  );
+  return {
+    strictChecks: row?.strict_checks ?? false,
+    protectedRrsets: new Set(row?.protected ?? []),
+    steeredRrsets: new Set(row?.steered ?? []),
+  };
+}
+
+export async function protectedRrsetsOfZone(sql: Sql, domainId: number): Promise<ProtectedRrsetRow[]> {
+  const rows = await sql.rows<{ owner: string; type: string; locked_by: string | null; locked_at: Date }>(
+    `select owner, type, locked_by, locked_at from protected_rrsets where domain_id = $1 order by owner, type`,
+    [domainId],
+  );
+  return rows.map((r) => ({ owner: r.owner, type: r.type, lockedBy: r.locked_by, lockedAt: r.locked_at }));
+}
+
+/** true when the RRset was not locked before */
+export async function lockRrset(sql: Sql, domainId: number, owner: string, type: string, by: string | null): Promise<boolean> {
+  const count = await sql.affected(
+    `insert into protected_rrsets (domain_id, owner, type, locked_by) values ($1, $2, $3, $4)
+     on conflict (domain_id, owner, type) do nothing`,
+    [domainId, owner, type, by],
+  );
+  return count > 0;
+}
+
+/** true when the RRset was locked */
+export async function unlockRrset(sql: Sql, domainId: number, owner: string, type: string): Promise<boolean> {
+  const count = await sql.affected(`delete from protected_rrsets where domain_id = $1 and owner = $2 and type = $3`, [
+    domainId,
+    owner,
+    type,
+  ]);
+  return count > 0;
+}
+
+export async function setStrictChecks(sql: Sql, domainId: number, strict: boolean): Promise<void> {
+  await sql.affected(`update domains set strict_checks = $2 where id = $1`, [domainId, strict]);
+}
+
+/** the records a zone serves, its SOA aside: what the safety threshold is a share of */
+export async function countRecordsOfZone(sql: Sql, domainId: number): Promise<number> {
+  const [row] = await sql.rows<{ count: string }>(`select count(*) as count from records where domain_id = $1 and type <> 'SOA'`, [
+    domainId,
+  ]);
+  return Number(row.count);
+}
+
+/** the locked RRsets of a zone, `owner type` each */
+export async function protectedRrsetKeys(sql: Sql, domainId: number): Promise<Set<string>> {
+  const rows = await sql.rows<{ key: string }>(`select owner || ' ' || type as key from protected_rrsets where domain_id = $1`, [domainId]);
+  return new Set(rows.map((r) => r.key));
+}
+
+/**
+ * RRSET_PROTECTED for the locked RRsets among `records` (each once, with the field that names it: `changes[3]`
+ * where the caller knows the change, else `owner`), or nothing when none is locked
+ */
+export function protectedProblems(
+  zone: string,
+  locked: ReadonlySet<string>,
+  records: readonly { owner: string; type: string; field?: string }[],
+): ErrorDetail[] {
+  const found = new Map<string, ErrorDetail>();
+  for (const { owner, type, field = 'owner' } of records) {
+    const key = `${owner} ${type}`;
+    if (!locked.has(key) || found.has(key)) continue;
+    found.set(key, {
+      field,
+      code: 'RRSET_PROTECTED',
+      message: `${field}: the RRset ${owner} ${type} of ${zone} is protected; unlock it first (unlockRrset)`,
+      owner,
+      type,
+    });
+  }
+  return [...found.values()];
+}
+
+/** throws RRSET_PROTECTED (409) when `records` touch a locked RRset */
+export function refuseProtected(zone: string, locked: ReadonlySet<string>, records: readonly { owner: string; type: string }[]): void {
+  const problems = protectedProblems(zone, locked, records);
+  if (problems.length) throw new DomainError('RRSET_PROTECTED', problems[0].message, problems);
+}

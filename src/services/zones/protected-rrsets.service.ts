@@ -1,0 +1,110 @@
+import { requireAllowed } from '../../auth/policy';
+import type { Settings } from '../../config/settings';
+import { parseOwner } from '../../dns/name';
+import { getRecordType } from '../../dns/record-types';
+import { normaliseZoneName } from '../../dns/zone-name';
+import { DomainError, errorFromProblems } from '../../errors/catalogue';
+import {
+  lockRrset,
+  protectedRrsetsOfZone,
+  type ProtectedRrsetRow,
+  setStrictChecks,
+  unlockRrset,
+} from '../../repositories/protected-rrsets';
+import type { RequestContext } from '../context';
+import { recordAuditEvent } from '../operations/audit-log';
+import type { WriteEngine, ZoneChange } from '../write-engine';
+
+/** the roles of an account whose people may lock and unlock a zone's RRsets and set its strictChecks */
+const GUARDING_ROLES = new Set(['owner', 'admin']);
+
+/**
+ * Protected RRsets (docs/changes.md): an owner or admin of a zone locks an RRset (owner and type: the apex NS, the
+ * MX) so that no write of any edge changes it until one of them unlocks it; each lock and unlock is an audit
+ * event in the same transaction. And a zone's strictChecks: its change sets refuse the checks' warnings too.
+ * Done in the zone's turn (the write engine), so that a lock and a write of the RRset are never interleaved.
+ */
+export class ProtectedRrsetsService {
+  constructor(
+    private readonly settings: Settings,
+    private readonly engine: WriteEngine,
+  ) {}
+
+  async lock(ctx: RequestContext, input: { zone: string; owner: string; type: string }): Promise<ProtectedRrsetRow> {
+    return this.guarded(ctx, input, async (change, owner, type) => {
+      const by = ctx.principal.via === 'session' ? (ctx.principal.person?.email ?? null) : (ctx.principal.keyName ?? null);
+      if (await lockRrset(change.connection, change.zone.id, owner, type, by))
+        await recordAuditEvent(change.connection, {
+          kind: 'rrset-locked',
+          actor: ctx.principal,
+          subject: `zone:${change.zone.name}`,
+          detail: { owner, type },
+        });
+      return (await protectedRrsetsOfZone(change.connection, change.zone.id)).find((r) => r.owner === owner && r.type === type)!;
+    });
+  }
+
+  /** true when it was locked (unlocking an RRset that is not records nothing) */
+  async unlock(ctx: RequestContext, input: { zone: string; owner: string; type: string }): Promise<boolean> {
+    return this.guarded(ctx, input, async (change, owner, type) => {
+      const was = await unlockRrset(change.connection, change.zone.id, owner, type);
+      if (was)
+        await recordAuditEvent(change.connection, {
+          kind: 'rrset-unlocked',
+          actor: ctx.principal,
+          subject: `zone:${change.zone.name}`,
+          detail: { owner, type },
+        });
+      return was;
+    });
+  }
+
+  async setStrictChecks(ctx: RequestContext, zone: string, strict: boolean): Promise<boolean> {
+    return this.inZone(ctx, zone, async (change) => {
+      requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: '@', type: 'SOA', access: 'write' });
+      await setStrictChecks(change.connection, change.zone.id, strict);
+      return strict;
+    });
+  }
+
+  /** the locked RRsets of a zone the caller sees */
+  async ofZone(ctx: RequestContext, zone: { id: number }): Promise<ProtectedRrsetRow[]> {
+    return protectedRrsetsOfZone(ctx.db, zone.id);
+  }
+
+  private guarded<T>(
+    ctx: RequestContext,
+    input: { zone: string; owner: string; type: string },
+    work: (change: ZoneChange, owner: string, type: string) => Promise<T>,
+  ): Promise<T> {
+    const zone = normaliseZoneName(input.zone);
+    const owner = parseOwner(input.owner, zone);
+    if (!owner.ok) throw errorFromProblems(owner.problems);
+    const type = getRecordType(String(input.type).toUpperCase());
+    if (!type) throw DomainError.invalid('type', `type: ${input.type} is not a record type Zonekeeper knows`, 'INVALID_TYPE');
+    return this.inZone(ctx, zone, (change) => {
+      // the lock is the RRset's write: a key must be allowed to write it
+      requireAllowed(ctx.principal.policy, { zone: change.zone.name, owner: owner.name, type: type.type, access: 'write' });
+      return work(change, owner.name, type.type);
+    });
+  }
+
+  /** in the zone's turn, under its row's lock; a person must be an owner or admin of the account */
+  private inZone<T>(ctx: RequestContext, zone: string, work: (change: ZoneChange) => Promise<T>): Promise<T> {
+    return this.engine.changeZone(
+      ctx.db,
+      this.settings,
+      ctx.principal,
+      { zone: { name: normaliseZoneName(zone) }, owner: '@' },
+      (change) => {
+        change.requireLock();
+        const person = ctx.principal.via === 'session' ? ctx.principal.person : undefined;
+        if (person && !(person.role && GUARDING_ROLES.has(person.role)))
+          throw new DomainError('FORBIDDEN_BY_ROLE', `a ${person.role ?? 'person acting in no account'} may not lock a zone's RRsets`, [
+            { field: 'role', code: 'FORBIDDEN_BY_ROLE', message: `only an owner or admin of the account may lock or unlock RRsets` },
+          ]);
+        return work(change);
+      },
+    );
+  }
+}

@@ -1,0 +1,169 @@
+import { parseApiRecord } from '../../src/dns/record';
+import { DEFAULT_ALLOWED_TTLS } from '../../src/dns/ttl';
+import { parseZoneChanges } from '../../src/services/zones/change-parse';
+import {
+  disabledRecordsRead,
+  type PlanGuards,
+  type PlanOutcome,
+  planChangeSet,
+  safetyRefusal,
+  type ZoneAsRead,
+} from '../../src/services/zones/change-plan';
+import type { ZoneChangeSpec } from '../../src/services/zones/zone-change-set';
+import type { StoredRow } from '../../src/repositories/zone-writes';
+
+/*
+ * The checks on a change set's plan (dns/zone-checks.ts through services/zones/change-plan.ts), as tables, with
+ * no database: each faulty zone gives exactly its findings (an error refuses the set, a warning is answered with
+ * the plan), a clean one none; locked RRsets, strictChecks and the safety threshold.
+ */
+
+const ZONE = 'checks.test';
+const APEX = [
+  '@ SOA 3600 ns1.example.net. hostmaster.example.net. 1 7200 3600 1209600 3600',
+  '@ NS 3600 ns1.example.net.',
+  'host A 3600 192.0.2.1',
+  'alias CNAME 3600 host.checks.test.',
+];
+
+let lastId = 0;
+function zoneOf(lines: readonly string[]): ZoneAsRead {
+  const records: StoredRow[] = [...APEX, ...lines].map((line) => {
+    const [owner, type, ttl, ...rdata] = line.split(' ');
+    const parsed = parseApiRecord(ZONE, { owner, type, ttl: Number(ttl), rdata: rdata.join(' ') }, []);
+    if (!parsed.ok) throw new Error(`${line}: ${JSON.stringify(parsed.problems)}`);
+    return { ...parsed.record, id: ++lastId };
+  });
+  const soa = records.find((r) => r.type === 'SOA')!;
+  return { name: ZONE, serial: 1, soa: { rdata: soa.rdata, ttl: soa.ttl }, records, disabled: disabledRecordsRead([]) };
+}
+
+const add = (owner: string, type: string, rdata: string): ZoneChangeSpec => ({ kind: 'ADD', owner, type, rdata, ttl: 3600 });
+const plan = (zone: ZoneAsRead, changes: ZoneChangeSpec[], guards?: PlanGuards): PlanOutcome =>
+  planChangeSet(zone, parseZoneChanges(ZONE, changes, DEFAULT_ALLOWED_TTLS), { guards });
+/** the findings of a plan, `field code severity` each: the refusal's, or the plan's warnings */
+const findings = (outcome: PlanOutcome) =>
+  'refusal' in outcome
+    ? outcome.problems.map((p) => `${p.field} ${p.code} ${p.severity ?? ''}`.trim())
+    : outcome.plan.warnings.map((w) => `${w.field} ${w.code} ${w.severity}`);
+
+/** [case, zone beside the apex, changes, the findings (an error first refuses), refused] */
+const CASES: [string, string[], ZoneChangeSpec[], string[], boolean][] = [
+  [
+    'a CNAME beside other data (RFC 1034 §3.6.2)',
+    ['www A 3600 192.0.2.2'],
+    [add('www', 'CNAME', 'host')],
+    ['changes[0].type CNAME_CONFLICT'],
+    true,
+  ],
+  ['an MX to an alias (RFC 2181 §10.3)', [], [add('@', 'MX', '10 alias')], ['changes[0].rdata TARGET_IS_CNAME error'], true],
+  ['an NS to an alias', [], [add('sub', 'NS', 'alias.checks.test.')], ['changes[0].rdata TARGET_IS_CNAME error'], true],
+  ['an SRV to an alias', [], [add('_sip._tcp', 'SRV', '0 0 5060 alias')], ['changes[0].rdata TARGET_IS_CNAME error'], true],
+  [
+    'data below a delegation',
+    ['sub NS 3600 ns1.example.net.'],
+    [add('x.sub', 'TXT', '"hidden"')],
+    ['changes[0].owner OCCLUDED_DATA error'],
+    true,
+  ],
+  ['a delegation whose name server has no glue', [], [add('sub', 'NS', 'ns.sub')], ['changes[0].rdata GLUE_MISSING error'], true],
+  ['an in-zone NS name without an address', [], [add('@', 'NS', 'ns2')], ['changes[0].rdata NS_TARGET_NO_ADDRESS error'], true],
+  ['a CNAME to a name not in the zone', [], [add('cn', 'CNAME', 'nothere')], ['rdata TARGET_MISSING warning'], false],
+  ['an MX to a name not in the zone', [], [add('@', 'MX', '10 nothere')], ['rdata TARGET_MISSING warning'], false],
+  ['an SRV to a name not in the zone', [], [add('_x._tcp', 'SRV', '0 0 1 nothere')], ['rdata TARGET_MISSING warning'], false],
+  [
+    'two SPF records at one owner (RFC 7208 §3.2)',
+    ['@ TXT 3600 "v=spf1 -all"'],
+    [add('@', 'TXT', '"v=spf1 mx -all"')],
+    ['rdata SPF_MULTIPLE_RECORDS warning'],
+    false,
+  ],
+  // clean: glue where it belongs, targets that exist, one SPF record, out-of-zone names
+  [
+    'a delegation with its glue',
+    [],
+    [
+      add('sub', 'NS', 'ns.sub'),
+      add('ns.sub', 'A', '192.0.2.53'),
+      add('sub', 'DS', '60485 13 2 2BB183AF5F22588179A53B0A98631FAD1A2921182BB183AF5F22588179A53B0A'),
+    ],
+    [],
+    false,
+  ],
+  ['an MX and an SRV to a host', [], [add('@', 'MX', '10 host'), add('_x._tcp', 'SRV', '0 0 1 host')], [], false],
+  [
+    'a CNAME out of the zone, an in-zone NS with an address',
+    ['ns2 A 3600 192.0.2.9'],
+    [add('ext', 'CNAME', 'www.example.org.'), add('@', 'NS', 'ns2')],
+    [],
+    false,
+  ],
+];
+
+test.each(CASES)('%s', (_name, lines, changes, expected, refused) => {
+  const outcome = plan(zoneOf(lines), changes);
+  expect('refusal' in outcome).toBe(refused);
+  expect(findings(outcome)).toEqual(expected);
+  if ('refusal' in outcome)
+    expect(outcome.refusal.code).toBe(expected[0].includes('CNAME_CONFLICT') ? 'CNAME_CONFLICT' : 'ZONE_RULE_VIOLATION');
+  else
+    for (const w of outcome.plan.warnings)
+      expect(w).toMatchObject({ owner: changes[0].owner, type: changes[0].type, rfc: expect.stringMatching(/^RFC /) });
+});
+
+test('a finding about the zone as it is, not about what the set adds, refuses nothing', () => {
+  // the zone has an MX to an alias already: a set that adds a TXT elsewhere is not held to it
+  const outcome = plan(zoneOf(['@ MX 3600 10 alias.checks.test.']), [add('t', 'TXT', '"x"')]);
+  expect('plan' in outcome && outcome.plan.warnings).toEqual([]);
+});
+
+test('strictChecks refuses a warning as an error', () => {
+  const outcome = plan(zoneOf([]), [add('cn', 'CNAME', 'nothere')], { strictChecks: true });
+  expect(findings(outcome)).toEqual(['changes[0].rdata TARGET_MISSING warning']);
+  expect('refusal' in outcome && outcome.refusal.code).toBe('ZONE_RULE_VIOLATION');
+});
+
+test('deleting a steered RRset is a warning (an error with strictChecks)', () => {
+  const zone = zoneOf(['www A 3600 192.0.2.7']);
+  const remove: ZoneChangeSpec = { kind: 'REPLACE_RRSET', owner: 'www', type: 'A', rdatas: [] };
+  const guards = { steeredRrsets: new Set(['www A']) };
+  expect(findings(plan(zone, [remove], guards))).toEqual(['changes[0].rdata STEERED_RRSET_DELETED warning']);
+  expect('refusal' in plan(zone, [remove], { ...guards, strictChecks: true })).toBe(true);
+  // replacing its records keeps it: no warning
+  expect(findings(plan(zone, [{ ...remove, rdatas: ['192.0.2.8'], ttl: 3600 }], guards))).toEqual([]);
+});
+
+test('a locked RRset refuses every change of it, and nothing else', () => {
+  const zone = zoneOf(['@ MX 3600 10 host.checks.test.']);
+  const guards = { protectedRrsets: new Set(['@ MX', '@ NS']) };
+  const refused = plan(zone, [add('t', 'TXT', '"x"'), add('@', 'MX', '20 host')], guards);
+  expect('refusal' in refused && refused.refusal.code).toBe('RRSET_PROTECTED');
+  expect('refusal' in refused && refused.problems.map((p) => p.field)).toEqual(['changes[1]']);
+  expect(
+    'refusal' in plan(zone, [{ kind: 'REPLACE_RRSET', owner: '@', type: 'NS', rdatas: ['ns9.example.net.'], ttl: 3600 }], guards),
+  ).toBe(true);
+  // a REPLACE with what the locked RRset holds changes nothing, so it is taken
+  expect('plan' in plan(zone, [{ kind: 'REPLACE_RRSET', owner: '@', type: 'MX', rdatas: ['10 host'], ttl: 3600 }], guards)).toBe(true);
+  expect('plan' in plan(zone, [add('t', 'TXT', '"x"')], guards)).toBe(true);
+});
+
+describe('the safety threshold', () => {
+  const ten = Array.from({ length: 8 }, (_, i) => `h${i} A 3600 192.0.2.${10 + i}`);
+  const zone = zoneOf(ten);
+  const deleting = (n: number): ZoneChangeSpec[] =>
+    ten.slice(0, n).map((line) => ({ kind: 'REPLACE_RRSET', owner: line.split(' ')[0], type: 'A', rdatas: [] }));
+  const outcome = (changes: ZoneChangeSpec[]) => {
+    const planned = plan(zone, changes);
+    if (!('plan' in planned)) throw planned.refusal;
+    return safetyRefusal(planned.plan, zone.records.filter((r) => r.type !== 'SOA').length);
+  };
+  test.each([
+    [3, undefined],
+    [4, 'CHANGE_NEEDS_FORCE'],
+  ])('a zone of 11 records, %i deleted', (n, code) => expect(outcome(deleting(n))?.code).toBe(code));
+  test('a zone under 10 records may lose any share; the apex NS never unforced', () => {
+    const planned = plan(zoneOf([]), [{ kind: 'REPLACE_RRSET', owner: 'host', type: 'A', rdatas: [] }]);
+    expect('plan' in planned && safetyRefusal(planned.plan, 3)).toBeUndefined();
+    expect(outcome([add('@', 'NS', 'ns9.example.net.')])?.details.map((d) => d.code)).toEqual(['CHANGE_NEEDS_FORCE']);
+  });
+});
