@@ -1,4 +1,4 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering.service';
 import { DomainType } from '../types/domain.type';
@@ -47,6 +47,21 @@ export class SteeringResolver {
   @Mutation(() => Boolean, { description: 'Deletes a health check no member follows (STEERING_CHECK_IN_USE).' })
   deleteSteeringCheck(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.steering.deleteCheck(ctx, parseId(id, 'id'));
+  }
+
+  @Mutation(() => SteeringCheckType, {
+    description:
+      'Reports an external check’s status (as PowerDNS’s ifurlextup): it holds for leaseSeconds (none: STEERING_EXTERNAL_LEASE), after which the check counts as failing unless reported again. Needs write access to every RRset that follows the check; answers once the served records have moved.',
+  })
+  reportSteeringStatus(
+    @Arg('id', () => ID) id: string,
+    @Arg('up') up: boolean,
+    @Arg('leaseSeconds', () => Int, { nullable: true }) leaseSeconds: number | null,
+    @Arg('message', () => String, { nullable: true, description: 'Why it is down (shown as the check’s last error).' })
+    message: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.steering.reportStatus(ctx, parseId(id, 'id'), up, leaseSeconds, message);
   }
 
   @Mutation(() => SteeredRrsetType, {
