@@ -4,7 +4,9 @@
  * probed check, a lease that runs out takes it down with no report, and a key reports only what it may write),
  * the REST paths beside the documented ones, and the CLI's `steering` commands.
  */
-import { startTestApp, TestApp } from '../support/test-app';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { buildOnce } from '../support/build';
+import { runCli } from '../support/cli';
 import { createUser, createZone, errorCode } from '../support/fixtures';
 import { waitFor } from '../support/wait-for';
 
@@ -43,10 +45,11 @@ async function steer(owner: string, checkId: string, value: string): Promise<str
 }
 
 beforeAll(async () => {
+  buildOnce();
   app = await startTestApp({ ROLES: 'api,worker', STEERING_CHECK_INTERVAL: '1', STEERING_CHECK_TIMEOUT_MS: '500' });
   userId = await createUser(app, 'edges@zk-steering.test');
   await createZone(app, userId, ZONE);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await app?.close();
@@ -132,4 +135,94 @@ test('a key reports only for the RRsets it may write', async () => {
   // the check followed by an RRset the key may not write: refused
   await steer('web', checkId, '192.0.2.31');
   expect(errorCode(await app.gql(REPORT, { id: checkId, up: false }, mine))).toBe('FORBIDDEN_BY_POLICY');
+});
+
+test('REST beside the documented paths: read, steer, pause, report and unsteer, on the same services', async () => {
+  const rest = (method: 'get' | 'put' | 'post' | 'delete', path: string, body?: object) => {
+    const req = app.http[method](`/api/domain/steering/${ZONE}${path}`).set('X-API-Key', ADMIN_KEY);
+    return body ? req.send(body) : req;
+  };
+  await externalCheck('rest-ext');
+  const put = await rest('put', '/rrset/rest/A', {
+    pools: [{ members: [{ value: '192.0.2.40', check: 'rest-ext' }, { value: '192.0.2.41' }] }, { members: [{ value: '192.0.2.99' }] }],
+    ttl: 900,
+  });
+  expect(put.status).toBe(200);
+  expect(put.body).toMatchObject({ owner: 'rest', type: 'A', ttl: 900, served: ['192.0.2.40', '192.0.2.41'] });
+  expect(await served('rest')).toEqual(['192.0.2.40', '192.0.2.41']);
+  // replaced, not a second one
+  const replaced = await rest('put', '/rrset/rest/A', {
+    pools: [{ members: [{ value: '192.0.2.40', check: 'rest-ext' }] }],
+    backup: ['192.0.2.98'],
+  });
+  expect(replaced.status).toBe(200);
+  expect(replaced.body).toMatchObject({ id: put.body.id, served: ['192.0.2.40'], backup: ['192.0.2.98'] });
+  expect((await rest('put', '/rrset/rest/A', { pools: [{ members: [{ value: '192.0.2.40', check: 'nope' }] }] })).body.error).toBe(
+    'STEERING_CHECK_NOT_FOUND',
+  );
+  expect((await rest('put', '/rrset/rest/MX', { pools: [] })).status).toBe(422);
+
+  const reported = await rest('post', '/check/rest-ext/status', { up: 'false', lease_seconds: 60, message: 'gone' });
+  expect(reported.status).toBe(200);
+  expect(reported.body).toMatchObject({ name: 'rest-ext', protocol: 'external', status: 'down', last_error: 'gone' });
+  expect(reported.body.address).toBeUndefined();
+  expect(await served('rest')).toEqual(['192.0.2.98']);
+
+  const read = await rest('get', '');
+  expect(read.status).toBe(200);
+  const rrset = read.body.rrsets.find((r: any) => r.owner === 'rest');
+  expect(rrset.served).toEqual(['192.0.2.98']);
+  expect(rrset.pools[0].members[0]).toMatchObject({
+    value: '192.0.2.40',
+    check: 'rest-ext',
+    status: 'down',
+    healthy: false,
+    last_error: 'gone',
+  });
+  expect(read.body.checks.map((c: any) => c.name)).toContain('rest-ext');
+
+  const forced = await rest('post', '/rrset/rest/A/admin', { value: '192.0.2.40', admin: 'up' });
+  expect(forced.status).toBe(200);
+  expect(forced.body.served).toEqual(['192.0.2.40']);
+  expect((await rest('post', '/rrset/rest/A/admin', { value: '192.0.2.40', admin: 'maybe' })).body.error).toBe('INVALID_INPUT');
+  expect((await rest('delete', '/rrset/rest/A')).status).toBe(204);
+  expect(await served('rest')).toEqual([]);
+  expect((await rest('delete', '/rrset/rest/A')).status).toBe(404);
+  expect((await app.http.get('/api/domain/steering/nowhere.zk-steering.test').set('X-API-Key', ADMIN_KEY)).status).toBe(404);
+
+  // the OpenAPI document names the new paths
+  const openapi = await app.http.get('/api/openapi.json');
+  expect(openapi.status).toBe(200);
+  expect(Object.keys(openapi.body.paths)).toContain('/api/domain/steering/{zone}/rrset/{owner}/{type}');
+});
+
+test('the CLI: steering list, show, set-member and report', async () => {
+  const cli = (args: string[]) => runCli(app.baseUrl, args);
+  const checkId = await externalCheck('cli-ext');
+  await steer('cli', checkId, '192.0.2.50');
+  const list = await cli(['steering', 'list', ZONE]);
+  expect(list.code).toBe(0);
+  expect(list.out).toMatch(/cli\s+A\s+1\s+192\.0\.2\.50\s+obey\s+true\s+true\s+cli-ext\s+unknown/);
+
+  const report = await cli(['steering', 'report', ZONE, 'cli-ext', 'down', '--lease', '120', '--message', 'drained']);
+  expect(report.code).toBe(0);
+  expect(report.out).toMatch(/cli-ext\s+down/);
+  expect(await served('cli')).toEqual(['192.0.2.99']);
+
+  const show = await runCli(app.baseUrl, ['--json', 'steering', 'show', ZONE, `cli.${ZONE}.`, 'A']);
+  expect(show.code).toBe(0);
+  const shown = JSON.parse(show.out);
+  expect(shown.served).toEqual(['192.0.2.99']);
+  expect(shown.pools[0].members[0]).toMatchObject({
+    value: '192.0.2.50',
+    healthy: false,
+    check: { name: 'cli-ext', status: 'down', lastError: 'drained' },
+  });
+
+  const paused = await cli(['steering', 'set-member', ZONE, 'cli', 'A', '192.0.2.99', 'down']);
+  expect(paused.code).toBe(0);
+  expect(paused.out).toMatch(/serves: \(nothing\)/);
+  expect((await cli(['steering', 'set-member', ZONE, 'cli', 'A', '192.0.2.99', 'maybe'])).code).toBe(2);
+  expect((await cli(['steering', 'report', ZONE, 'no-such-check', 'up'])).code).toBe(1);
+  expect((await cli(['steering', 'show', ZONE, 'nothing-here', 'A'])).code).toBe(1);
 });
