@@ -29,7 +29,7 @@ import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolver
 import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
-import { SteeringResolver } from './resolvers/steering.resolver';
+import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
@@ -64,6 +64,7 @@ export const RESOLVERS = [
   RecordPermissionsResolver,
   ZoneListingResolver,
   SteeringResolver,
+  SteeredRrsetResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -298,6 +298,25 @@ export async function saveReport(
   );
 }
 
+/** a change of what a steered RRset serves, as its `steering.changed` event told it */
+export interface ServedChangeRow {
+  at: Date;
+  served: string[];
+  previous: string[];
+  source: string;
+}
+
+/** the RRset's last `limit` changes of what it serves, newest first (its events, kept as long as the event feed keeps them) */
+export async function recentServedChanges(sql: Sql, domainId: number, rrsetId: number, limit: number): Promise<ServedChangeRow[]> {
+  const rows = await sql.rows(
+    `select created_at, data from events
+      where domain_id = $1 and type = 'steering.changed' and data->>'steeredRrsetId' = $2::text
+      order by id desc limit $3`,
+    [domainId, String(rrsetId), limit],
+  );
+  return rows.map((r) => ({ at: r.created_at, served: r.data.served ?? [], previous: r.data.previous ?? [], source: r.data.source ?? '' }));
+}
+
 /** the names of the RRsets whose pools name the check (a check in use is not deleted) */
 export async function rrsetsUsingCheck(sql: Sql, domainId: number, checkId: number): Promise<string[]> {
   const rows = await sql.rows(

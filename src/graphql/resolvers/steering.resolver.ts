@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type
 import type { GraphQLContext } from '../context';
 import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering.service';
 import { DomainType } from '../types/domain.type';
-import { SteeredRrsetType, SteeringCheckType } from '../types/steering.type';
+import { SteeredRrsetType, SteeringChangeType, SteeringCheckType } from '../types/steering.type';
 import { SteeredRrsetInput, SteeringCheckInput } from '../inputs/steering.input';
 import { parseId } from '../inputs/ids';
 
@@ -92,5 +92,22 @@ export class SteeringResolver {
   @Mutation(() => Boolean, { description: 'Stops steering the RRset; its served records are removed in the same change.' })
   deleteSteeredRrset(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.steering.deleteRrset(ctx, parseId(id, 'id'));
+  }
+}
+
+/** a steered RRset's recent changes of what it serves */
+@Resolver(() => SteeredRrsetType)
+export class SteeredRrsetResolver {
+  @FieldResolver(() => [SteeringChangeType], {
+    description:
+      'Its recent changes of what it serves, newest first (its steering.changed events, kept as long as the event feed keeps them).',
+    complexity: 5,
+  })
+  changes(
+    @Root() rrset: SteeredRrsetType,
+    @Arg('limit', () => Int, { defaultValue: 10, description: '1–100' }) limit: number,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.steering.recentChanges(ctx, rrset, limit);
   }
 }

@@ -97,6 +97,24 @@ export class SteeringMemberType {
   check!: SteeringCheckType | null;
 }
 
+@ObjectType('SteeringChange', {
+  simpleResolvers: true,
+  description: 'A change of what a steered RRset serves (its steering.changed event).',
+})
+export class SteeringChangeType {
+  @Field()
+  at!: Date;
+
+  @Field(() => [String], { description: 'What it serves from then on.' })
+  served!: string[];
+
+  @Field(() => [String], { description: 'What it served before.' })
+  previous!: string[];
+
+  @Field({ description: 'Why: pool N (the first with enough healthy members), backup or empty.' })
+  source!: string;
+}
+
 @ObjectType('SteeringPool', { simpleResolvers: true })
 export class SteeringPoolType {
   @Field(() => Int, { description: 'The pool is served when at least this many of its members are healthy; else the next pool.' })
@@ -114,6 +132,8 @@ export class SteeringPoolType {
 export class SteeredRrsetType {
   @Field(() => ID)
   id!: number;
+
+  domainId!: number;
 
   @Field({ description: 'The zone.' })
   zone!: string;

@@ -32,6 +32,8 @@ import {
   rrsetById,
   rrsetsOfZone,
   rrsetsUsingCheck,
+  recentServedChanges,
+  ServedChangeRow,
   saveReport,
   SteeredType,
   SteeringPool,
@@ -140,6 +142,15 @@ export class SteeringService {
     if (!rrsets.length) return [];
     const checks = new Map((await checksOfZone(ctx.db, zone.id)).map((c) => [c.id, c]));
     return rrsets.map((rrset) => viewOf(rrset, checks));
+  }
+
+  /**
+   * the RRset's recent changes of what it serves, newest first: its steering.changed events (a view of the RRset
+   * is one the caller may read: rrsetsOfZone)
+   */
+  async recentChanges(ctx: RequestContext, rrset: { id: number; domainId: number }, limit: number): Promise<ServedChangeRow[]> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw DomainError.invalid('limit', 'limit: 1 to 100');
+    return recentServedChanges(ctx.db, rrset.domainId, rrset.id, limit);
   }
 
   // -- checks
