@@ -32,7 +32,7 @@ beforeAll(async () => {
   const steered = await app.gql(`mutation($z: String!, $i: SteeredRrsetInput!) { createSteeredRrset(zone: $z, input: $i) { id } }`, {
     z: ZONE,
     i: {
-      owner: 'www',
+      owner: 'app',
       type: 'A',
       ttl: 300,
       pools: [{ members: [{ value: '192.0.2.10', checkId }] }, { members: [{ value: '192.0.2.99' }] }],
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   expect(steered.errors).toBeUndefined();
   browser = await launchChromium();
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -52,7 +52,7 @@ test('the Steering tab shows each member’s state, and a member reported down g
   const page: Page = await context.newPage();
   await page.addInitScript(`sessionStorage.setItem('zonekeeper-console-key', ${JSON.stringify(userKey)})`);
   await page.goto(`${app.baseUrl}/console/#/zone/${ZONE}/steering`);
-  const rrset = page.getByTestId('steered-www-A');
+  const rrset = page.getByTestId('steered-app-A');
   const member = rrset.getByTestId('member-192.0.2.10');
   await member.getByTestId('member-status').filter({ hasText: 'Not decided yet' }).waitFor({ timeout: 20_000 });
   expect(await rrset.getByTestId('served').textContent()).toBe('192.0.2.10');
