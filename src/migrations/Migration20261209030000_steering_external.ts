@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * `next_check_at`, so that a lease running out is noticed without a report. And an index for reading a steered
  * RRset's recent changes of what it serves (its `steering.changed` events, newest first).
  */
-export class Migration20261209010000_steering_external extends Migration {
+export class Migration20261209030000_steering_external extends Migration {
   override async up(): Promise<void> {
     this.addSql(`alter table "steering_checks" drop constraint if exists "steering_checks_protocol_check";`);
     this.addSql(
