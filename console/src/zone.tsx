@@ -11,6 +11,7 @@ import {
   ZonePermissionsFieldsFragment,
 } from './generated/graphql';
 import { HealthPanel } from './health';
+import { SteeringPanel } from './steering';
 import { History } from './history';
 import { PropagationView } from './propagation';
 import { LiveChange, Records } from './records';
@@ -29,6 +30,7 @@ const TABS: readonly (readonly [string, string, keyof ZonePermissionsFieldsFragm
   ['file', 'Zone file', null],
   ['dnssec', 'DNSSEC', null],
   ['health', 'Health', null],
+  ['steering', 'Steering', null],
   ['transfer', 'Move to another account', 'moveZone'],
 ];
 
@@ -215,6 +217,8 @@ export function ZonePage({ zone, tab }: { zone: string; tab: string }) {
         <DnssecPanel zone={zone} generation={generation} manage={can.manageDnssec} onChanged={refresh} />
       ) : shownTab === 'health' ? (
         <HealthPanel zone={zone} />
+      ) : shownTab === 'steering' ? (
+        <SteeringPanel zone={zone} generation={generation} />
       ) : shownTab === 'transfer' ? (
         <ZoneTransferPanel zone={zone} />
       ) : (

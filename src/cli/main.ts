@@ -10,6 +10,7 @@ import { registerOperatorCommands } from './commands/operators';
 import { registerRecordCommands } from './commands/records';
 import { registerSecondaryCommands } from './commands/secondaries';
 import { registerStatusCommand } from './commands/status';
+import { registerSteeringCommands } from './commands/steering';
 import { registerHealthCommand } from './commands/health';
 import { registerTemplateCommands } from './commands/templates';
 import { registerTsigCommands } from './commands/tsig';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerRecordCommands(program);
   registerStatusCommand(program);
   registerHealthCommand(program);
+  registerSteeringCommands(program);
   return program;
 }
 

@@ -206,7 +206,8 @@ export interface Settings {
    * `checkInterval` seconds between two probes of a check (a check may set its own, 1–300 s); `checkTimeoutMs`
    * a probe's time to connect and answer, below the interval; `fall` failures in a row before an endpoint is
    * down, `rise` successes in a row before it is up again; `allowNetworks`: CIDRs a check may probe although they
-   * are loopback, private or link-local (the outbound rule: a check's address is its zone owner's choice)
+   * are loopback, private or link-local (the outbound rule: a check's address is its zone owner's choice);
+   * `externalLease` seconds a report of an external check holds when the report names no lease of its own
    */
   steering: {
     checkInterval: number;
@@ -214,6 +215,7 @@ export interface Settings {
     fall: number;
     rise: number;
     allowNetworks: string[];
+    externalLease: number;
   };
   /**
    * Rate limits (README "Rate limits and quotas"): token buckets of `burst` requests refilled at `perSecond`,
@@ -605,6 +607,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
         if (!isAddressOrCidr(item)) problems.push(`STEERING_ALLOW_NETWORKS must list addresses or CIDR blocks (got "${item}")`);
         return isAddressOrCidr(item);
       }),
+      externalLease: integer('STEERING_EXTERNAL_LEASE', 60, 1, 86400),
     },
     health: {
       interval: integer('HEALTH_CHECK_INTERVAL', 3600, 0, 7 * 86400),

@@ -129,6 +129,8 @@ export const ERROR_CATALOGUE = {
   DUPLICATE_STEERING: { status: 409, message: 'A steering check with that name, or a steered RRset at that owner and type, exists' },
   /** a check that a steered RRset's members follow is not deleted while they do */
   STEERING_CHECK_IN_USE: { status: 409, message: 'The check is followed by members of steered RRsets; change them first' },
+  /** a report of status for a check that is probed: only an external check's status is reported */
+  STEERING_CHECK_NOT_EXTERNAL: { status: 422, message: 'The check is probed; only an external check’s status is reported' },
   /** answers by the asker's subnet or geography need views, which a standard secondary does not have */
   STEERING_RULES_NEED_VIEWS: {
     status: 422,

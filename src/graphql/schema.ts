@@ -30,7 +30,7 @@ import { ChangedRecordResolver, DisabledRecordsDomainResolver } from './resolver
 import { DomainPermissionsResolver, RecordPermissionsResolver, ViewerResolver } from './resolvers/permissions.resolver';
 import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
-import { SteeringResolver } from './resolvers/steering.resolver';
+import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
@@ -68,6 +68,7 @@ export const RESOLVERS = [
   ZoneListingResolver,
   SteeringResolver,
   ProtectedRrsetsResolver,
+  SteeredRrsetResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -50,10 +50,25 @@ export interface SteeringDefinition {
   allDown: AllDown;
 }
 
-/** a check as defined: what the prober connects to and expects (outbound/probes.ts), its name and own interval */
-export interface CheckDefinition extends ProbeTarget {
+/**
+ * how a check learns its endpoint's health: probed (http, https, tcp: outbound/probes.ts), or `external`: reported
+ * through the API, each report holding for a lease (as PowerDNS's `ifurlextup`)
+ */
+export type CheckProtocol = ProbeTarget['protocol'] | 'external';
+
+/**
+ * a check as defined: what the prober connects to and expects (outbound/probes.ts), its name and own interval; an
+ * external check has no address or port (stored as null, read as '' and 0)
+ */
+export interface CheckDefinition extends Omit<ProbeTarget, 'protocol'> {
+  protocol: CheckProtocol;
   name: string;
   intervalSeconds: number | null;
+}
+
+/** the check is probed (not external): its definition is a probe's target */
+export function isProbed(check: CheckDefinition): check is CheckDefinition & ProbeTarget {
+  return check.protocol !== 'external';
 }
 
 export interface CheckRow extends CheckDefinition, CheckState {
@@ -64,6 +79,8 @@ export interface CheckRow extends CheckDefinition, CheckState {
   lastError: string | null;
   latencyMs: number | null;
   checkedAt: Date | null;
+  /** an external check: until when its last report holds (null: none yet, or a probed check) */
+  leaseUntil: Date | null;
 }
 
 export interface RrsetDefinition {
@@ -90,7 +107,7 @@ export interface RrsetRow extends RrsetDefinition {
 
 const CHECK_COLUMNS = `c.id, c.domain_id, d.name as zone, c.name, c.protocol, c.address, c.port, c.host, c.path, c.status_min,
   c.status_max, c.body_contains, c.verify_tls, c.interval_seconds, c.status, c.since, c.pinned, c.last_ok, c.last_error,
-  c.latency_ms, c.checked_at, c.passes, c.failures, c.stable_since, c.transitions`;
+  c.latency_ms, c.checked_at, c.passes, c.failures, c.stable_since, c.transitions, c.lease_until`;
 
 const toCheck = (r: any): CheckRow => ({
   id: Number(r.id),
@@ -98,8 +115,8 @@ const toCheck = (r: any): CheckRow => ({
   zone: r.zone,
   name: r.name,
   protocol: r.protocol,
-  address: r.address,
-  port: r.port,
+  address: r.address ?? '',
+  port: r.port ?? 0,
   host: r.host,
   path: r.path,
   statusMin: r.status_min,
@@ -118,6 +135,7 @@ const toCheck = (r: any): CheckRow => ({
   failures: r.failures,
   stableSince: r.stable_since,
   transitions: r.transitions ?? [],
+  leaseUntil: r.lease_until ?? null,
 });
 
 const RRSET_COLUMNS = `s.id, s.domain_id, d.name as zone, s.owner, s.type, s.ttl, s.pools, s.max_answers, s.backup, s.all_down, s.served, s.lua_content`;
@@ -140,8 +158,8 @@ const toRrset = (r: any): RrsetRow => ({
 const checkParams = (c: CheckDefinition) => [
   c.name,
   c.protocol,
-  c.address,
-  c.port,
+  isProbed(c) ? c.address : null,
+  isProbed(c) ? c.port : null,
   c.host,
   c.path,
   c.statusMin,
@@ -151,23 +169,31 @@ const checkParams = (c: CheckDefinition) => [
   c.intervalSeconds,
 ];
 
-export async function insertCheck(sql: Sql, domainId: number, check: CheckDefinition): Promise<number> {
+/**
+ * `externalLease`: an external check is first looked at once that many seconds have gone by: its reporter has one
+ * lease's time to report before the check counts as failing (until then it is unknown, and its members are served)
+ */
+export async function insertCheck(sql: Sql, domainId: number, check: CheckDefinition, externalLease: number): Promise<number> {
   const [row] = await sql.rows(
     `insert into steering_checks (domain_id, name, protocol, address, port, host, path, status_min, status_max, body_contains,
-       verify_tls, interval_seconds) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) returning id`,
-    [domainId, ...checkParams(check)],
+       verify_tls, interval_seconds, next_check_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+             now() + make_interval(secs => case when $3 = 'external' then $13::int else 0 end)) returning id`,
+    [domainId, ...checkParams(check), externalLease],
   );
   return Number(row.id);
 }
 
 /** a changed target starts again from unknown: what was learned of the old one says nothing of the new */
-export async function updateCheck(sql: Sql, id: number, check: CheckDefinition): Promise<void> {
+export async function updateCheck(sql: Sql, id: number, check: CheckDefinition, externalLease: number): Promise<void> {
   await sql.affected(
     `update steering_checks set name = $2, protocol = $3, address = $4, port = $5, host = $6, path = $7, status_min = $8,
-       status_max = $9, body_contains = $10, verify_tls = $11, interval_seconds = $12, next_check_at = now(),
-       status = 'unknown', since = now(), pinned = false, passes = 0, failures = 0, stable_since = null, transitions = '{}'
+       status_max = $9, body_contains = $10, verify_tls = $11, interval_seconds = $12,
+       next_check_at = now() + make_interval(secs => case when $3 = 'external' then $13::int else 0 end),
+       status = 'unknown', since = now(), pinned = false, passes = 0, failures = 0, stable_since = null, transitions = '{}',
+       lease_until = null, last_ok = null, last_error = null, latency_ms = null, checked_at = null
      where id = $1`,
-    [id, ...checkParams(check)],
+    [id, ...checkParams(check), externalLease],
   );
 }
 
@@ -200,7 +226,8 @@ export interface ClaimedCheck extends CheckRow {
  * due, not after it was claimed, so that the claim's own lateness does not add up probe after probe; a check found
  * more than half an interval late (no prober ran for a while) is due again half an interval from now, so that two
  * probes of a check are never closer than that. Each check says in how many ms it is due, by
- * the database's clock, so that the prober starts its probe on time whatever its own clock says.
+ * the database's clock, so that the prober starts its probe on time whatever its own clock says. An external
+ * check whose report's lease runs out sooner is due again when it does, so that its end is seen in time.
  */
 export async function claimDueChecks(sql: Sql, limit: number, defaultInterval: number, aheadMs = 0): Promise<ClaimedCheck[]> {
   const rows = await sql.rows(
@@ -208,8 +235,11 @@ export async function claimDueChecks(sql: Sql, limit: number, defaultInterval: n
                    where next_check_at <= now() + make_interval(secs => $3::double precision / 1000)
                    order by next_check_at limit $1 for update skip locked),
           claimed as (update steering_checks c
-                         set next_check_at = greatest(due.due_at + make_interval(secs => coalesce(c.interval_seconds, $2)),
-                                                      now() + make_interval(secs => coalesce(c.interval_seconds, $2)) / 2)
+                         set next_check_at = case
+                               when c.protocol = 'external' and c.lease_until > now()
+                                 then least(c.lease_until, now() + make_interval(secs => coalesce(c.interval_seconds, $2)))
+                               else greatest(due.due_at + make_interval(secs => coalesce(c.interval_seconds, $2)),
+                                             now() + make_interval(secs => coalesce(c.interval_seconds, $2)) / 2) end
                         from due where c.id = due.id returning c.*, due.due_at)
      select ${CHECK_COLUMNS}, greatest(0, extract(epoch from c.due_at - now()) * 1000)::int as due_in_ms
        from claimed c join domains d on d.id = c.domain_id`,
@@ -274,10 +304,50 @@ export async function failingChecks(sql: Sql, defaultInterval: number): Promise<
     `select count(*)::int as total,
             count(*) filter (where last_ok = false
                                and checked_at > now() - 2 * make_interval(secs => coalesce(interval_seconds, $1)))::int as failing
-       from steering_checks`,
+       from steering_checks where protocol <> 'external'`,
     [defaultInterval],
   );
   return { failing: row.failing, total: row.total };
+}
+
+/**
+ * stores an external check's report: the state it led to, the report as its last probe, and until when it holds;
+ * the check is looked at again when the lease runs out (or its interval is up, if sooner)
+ */
+export async function saveReport(
+  sql: Sql,
+  id: number,
+  state: CheckState,
+  report: ProbeOutcome,
+  at: Date,
+  leaseUntil: Date,
+  defaultInterval: number,
+): Promise<void> {
+  await saveProbes(sql, [{ id, state, probe: report, at }]);
+  await sql.affected(
+    `update steering_checks
+        set lease_until = $2, next_check_at = least($2, now() + make_interval(secs => coalesce(interval_seconds, $3))) where id = $1`,
+    [id, leaseUntil, defaultInterval],
+  );
+}
+
+/** a change of what a steered RRset serves, as its `steering.changed` event told it */
+export interface ServedChangeRow {
+  at: Date;
+  served: string[];
+  previous: string[];
+  source: string;
+}
+
+/** the RRset's last `limit` changes of what it serves, newest first (its events, kept as long as the event feed keeps them) */
+export async function recentServedChanges(sql: Sql, domainId: number, rrsetId: number, limit: number): Promise<ServedChangeRow[]> {
+  const rows = await sql.rows(
+    `select created_at, data from events
+      where domain_id = $1 and type = 'steering.changed' and data->>'steeredRrsetId' = $2::text
+      order by id desc limit $3`,
+    [domainId, String(rrsetId), limit],
+  );
+  return rows.map((r) => ({ at: r.created_at, served: r.data.served ?? [], previous: r.data.previous ?? [], source: r.data.source ?? '' }));
 }
 
 /** the names of the RRsets whose pools name the check (a check in use is not deleted) */

@@ -1,4 +1,5 @@
 import type { FieldSpec, RouteSpec } from './route-spec';
+import { STEERING_SCHEMAS } from './steering-routes';
 import { MAX_HEADER_WARNINGS, WARNINGS_HEADER } from './warnings-header';
 
 const ERROR_STATUSES: Record<string, string> = {
@@ -147,6 +148,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
       { name: 'domains', description: 'Zones (domains), their zone files and their propagation' },
       { name: 'tsigkeys', description: 'TSIG keys for DNS UPDATE (RFC 2136) on the primary' },
       { name: 'dnssec', description: 'Signing zones (DNSSEC, RFC 4033–4035): keys, DS for the parent' },
+      { name: 'steering', description: 'Health-checked failover (docs/steering.md): steered RRsets, their pools and members’ live state' },
       { name: 'audit', description: 'The audit log (admin key only)' },
       { name: 'events', description: 'Events out: the event feed and webhook subscriptions (docs/events.md)' },
     ],
@@ -542,6 +544,7 @@ export function buildOpenApi(routes: RouteSpec[], options: OpenApiOptions = { en
           },
           required: ['zone', 'serialBefore', 'serial', 'added', 'removed'],
         },
+        ...STEERING_SCHEMAS,
         DnssecKeyEvent: {
           type: 'object',
           properties: {

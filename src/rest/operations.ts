@@ -18,6 +18,10 @@ const USER_LIMITS =
 const HEALTH = 'zone checkedAt state findings { code severity server message since }';
 const DOMAIN = `id name user { id email } records { ${RECORD} }`;
 
+const STEERING_CHECK =
+  'id name protocol address port host path statusMin statusMax bodyContains verifyTls intervalSeconds status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
+const STEERED_RRSET = `id zone owner type ttl maxAnswers backup allDown served
+  pools { minHealthy members { value checkId admin weight healthy check { id name status since lastError latencyMs leaseUntil } } }`;
 const WEBHOOK = 'id userId url eventTypes zones enabled disabledReason previousSecretUntil previousSecrets { retiredAt until } createdAt';
 
 export const OPERATIONS = {
@@ -98,6 +102,17 @@ export const OPERATIONS = {
   checkHealth: `mutation CheckHealth($zone: String!) { checkHealth(zone: $zone) { ${HEALTH} } }`,
   domainStatus: `query DomainStatus($id: ID, $name: String) {
     domain(id: $id, name: $name) { id name propagation { serial state message servers { server servedSerial state error updatedAt } } } }`,
+  steering: `query Steering($name: String) {
+    domain(name: $name) { name steeringChecks { ${STEERING_CHECK} } steeredRrsets { ${STEERED_RRSET} } } }`,
+  createSteeredRrset: `mutation CreateSteeredRrset($zone: String!, $input: SteeredRrsetInput!) {
+    createSteeredRrset(zone: $zone, input: $input) { ${STEERED_RRSET} } }`,
+  updateSteeredRrset: `mutation UpdateSteeredRrset($id: ID!, $input: SteeredRrsetInput!) {
+    updateSteeredRrset(id: $id, input: $input) { ${STEERED_RRSET} } }`,
+  deleteSteeredRrset: `mutation DeleteSteeredRrset($id: ID!) { deleteSteeredRrset(id: $id) }`,
+  setSteeringMemberAdmin: `mutation SetSteeringMemberAdmin($id: ID!, $value: String!, $admin: String!) {
+    setSteeringMemberAdmin(id: $id, value: $value, admin: $admin) { ${STEERED_RRSET} } }`,
+  reportSteeringStatus: `mutation ReportSteeringStatus($id: ID!, $up: Boolean!, $leaseSeconds: Int, $message: String) {
+    reportSteeringStatus(id: $id, up: $up, leaseSeconds: $leaseSeconds, message: $message) { ${STEERING_CHECK} } }`,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;

@@ -4,6 +4,7 @@ import { DOMAIN_ROUTES } from './domains-routes';
 import { EVENT_ROUTES } from './events-routes';
 import { HEALTH_ROUTES } from './health-routes';
 import { RECORD_ROUTES } from './records-routes';
+import { STEERING_ROUTES } from './steering-routes';
 import type { RouteSpec } from './route-spec';
 import { TSIG_KEY_ROUTES } from './tsigkeys-routes';
 import { USER_ROUTES } from './users-routes';
@@ -21,5 +22,6 @@ export const ROUTES: RouteSpec[] = [
   ...AUDIT_ROUTES,
   ...DOMAIN_ROUTES,
   ...DNSSEC_ROUTES,
+  ...STEERING_ROUTES,
   ...HEALTH_ROUTES,
 ];

@@ -12,10 +12,10 @@ import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
 import { noteDatabaseFailure } from '../db/availability';
-import { claimDueChecks, CheckRow, ClaimedCheck, failingChecks, ProbeToSave, saveProbes, steeredZones } from '../repositories/steering';
+import { claimDueChecks, CheckRow, ClaimedCheck, failingChecks, isProbed, ProbeToSave, saveProbes, steeredZones } from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
-import { nextCheckState, panicking } from '../services/steering/decision';
+import { EXTERNAL_THRESHOLDS, externalObservation, nextCheckState, panicking } from '../services/steering/decision';
 import { publishSteeredZone } from '../services/steering/materialise';
 import { steeringPanic, steeringProbes } from '../metrics';
 
@@ -73,29 +73,39 @@ export class SteeringProber {
 
   /**
    * probes a batch, each check when it is due, then stores each check's next state; the zones whose checks changed
-   * status are published
+   * status are published. An external check is not probed: its last report is observed again, a failure once its
+   * lease has run out; the panic freeze neither counts nor holds it (its reporter's network is not the prober's).
    */
   private async probeBatch(checks: ClaimedCheck[]): Promise<void> {
     const { checkTimeoutMs, allowNetworks } = this.settings.steering;
     const results = await Promise.all(
       checks.map(async (check) => {
+        if (!isProbed(check)) return externalObservation(check, new Date());
         if (check.dueInMs > 0) await new Promise((resolve) => setTimeout(resolve, check.dueInMs));
         return probe(check, { timeoutMs: Math.min(checkTimeoutMs, intervalOf(check, this.settings) * 800), allow: allowNetworks });
       }),
     );
-    for (const result of results) steeringProbes.inc({ outcome: result.ok ? 'passed' : 'failed' });
+    for (const [i, result] of results.entries()) if (isProbed(checks[i])) steeringProbes.inc({ outcome: result.ok ? 'passed' : 'failed' });
     try {
-      const frozen = await this.panicFreeze(checks, results);
+      const probed = checks.flatMap((check, i) => (isProbed(check) ? [{ check, result: results[i] }] : []));
+      const frozen = probed.length
+        ? await this.panicFreeze(
+            probed.map((p) => p.check),
+            probed.map((p) => p.result),
+          )
+        : false;
       const now = new Date();
       const changed = new Set<number>();
       const saved: ProbeToSave[] = [];
       for (const [i, check] of checks.entries()) {
-        const next = nextCheckState(check, results[i].ok, now, this.settings.steering, frozen);
+        const next = isProbed(check)
+          ? nextCheckState(check, results[i].ok, now, this.settings.steering, frozen)
+          : nextCheckState(check, results[i].ok, now, EXTERNAL_THRESHOLDS);
         saved.push({ id: check.id, state: next, probe: results[i], at: now });
         if (next.status !== check.status) {
           changed.add(check.domainId);
           this.log.info(
-            `steering: check ${check.name} of ${check.zone} (${check.protocol} ${check.address}:${check.port}) is ${next.status}${next.pinned ? ' (flapping: held down until stable)' : ''}${results[i].error ? `: ${results[i].error}` : ''}`,
+            `steering: check ${check.name} of ${check.zone} (${isProbed(check) ? `${check.protocol} ${check.address}:${check.port}` : 'external'}) is ${next.status}${next.pinned ? ' (flapping: held down until stable)' : ''}${results[i].error ? `: ${results[i].error}` : ''}`,
           );
         }
       }

@@ -796,8 +796,7 @@ async function checkIdNamed(zone: string, name: string): Promise<string | undefi
   return rows[0] ? String(rows[0].id) : undefined;
 }
 
-async function adminCheck(zone: string): Promise<{ id: string; name: string }> {
-  const input = CHECK_INPUT();
+async function adminCheck(zone: string, input: { name: string } = CHECK_INPUT()): Promise<{ id: string; name: string }> {
   const data = await admin(`mutation($z: String!, $i: SteeringCheckInput!) { createSteeringCheck(zone: $z, input: $i) { id } }`, {
     z: zone,
     i: input,
@@ -899,12 +898,17 @@ function createCheckOp(id: string, call: (key: string, zone: string, input: Retu
 }
 
 /** change or delete a check of each zone, named by its id */
-function touchCheckOp(id: string, call: (key: string, checkId: string, zone: string) => Promise<Answer>, deletes = false): Op {
+function touchCheckOp(
+  id: string,
+  call: (key: string, checkId: string, zone: string) => Promise<Answer>,
+  deletes = false,
+  input: () => { name: string } = CHECK_INPUT,
+): Op {
   return {
     id,
     async run(p, key) {
       for (const zone of ZONES) {
-        const check = await adminCheck(zone);
+        const check = await adminCheck(zone, input());
         const expected = writeCheck(p, zone, 'STEERING_CHECK_NOT_FOUND');
         await attempt(`${id} ${zone}`, expected, () => call(key, check.id, zone));
         if (deletes)
@@ -2251,6 +2255,12 @@ const OPS: Op[] = [
       id,
       i: { ...STEERED_INPUT(t), maxAnswers: 4 },
     }),
+  ),
+  touchCheckOp(
+    'Mutation.reportSteeringStatus',
+    (key, id) => gql(key, `mutation($id: ID!) { reportSteeringStatus(id: $id, up: false, leaseSeconds: 30) { id } }`, { id }),
+    false,
+    () => ({ name: `pm-${next()}`, protocol: 'external' }),
   ),
   touchCheckOp('Mutation.updateSteeringCheck', (key, id) =>
     gql(key, `mutation($id: ID!, $i: SteeringCheckInput!) { updateSteeringCheck(id: $id, input: $i) { id } }`, { id, i: CHECK_INPUT() }),

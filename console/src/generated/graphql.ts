@@ -2490,6 +2490,46 @@ export type RedeliverWebhookMutationVariables = Exact<{
 
 export type RedeliverWebhookMutation = { redeliverWebhook: number };
 
+export type ZoneSteeringQueryVariables = Exact<{
+  zone: string;
+}>;
+
+export type ZoneSteeringQuery = {
+  domain: {
+    id: string;
+    steeredRrsets: Array<{
+      id: string;
+      owner: string;
+      type: string;
+      ttl: number;
+      served: Array<string>;
+      allDown: string;
+      backup: Array<string>;
+      pools: Array<{
+        minHealthy: number;
+        members: Array<{
+          value: string;
+          admin: string;
+          healthy: boolean;
+          check: {
+            id: string;
+            name: string;
+            protocol: string;
+            status: string;
+            since: string;
+            pinned: boolean;
+            lastError: string | null;
+            latencyMs: number | null;
+            checkedAt: string | null;
+            leaseUntil: string | null;
+          } | null;
+        }>;
+      }>;
+      changes: Array<{ at: string; served: Array<string>; previous: Array<string>; source: string }>;
+    }>;
+  };
+};
+
 export const ZonePermissionsFieldsFragmentDoc = {
   kind: 'Document',
   definitions: [
@@ -9003,3 +9043,113 @@ export const RedeliverWebhookDocument = {
     },
   ],
 } as unknown as DocumentNode<RedeliverWebhookMutation, RedeliverWebhookMutationVariables>;
+export const ZoneSteeringDocument = {
+  kind: 'Document',
+  definitions: [
+    {
+      kind: 'OperationDefinition',
+      operation: 'query',
+      name: { kind: 'Name', value: 'ZoneSteering' },
+      variableDefinitions: [
+        {
+          kind: 'VariableDefinition',
+          variable: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+          type: { kind: 'NonNullType', type: { kind: 'NamedType', name: { kind: 'Name', value: 'String' } } },
+        },
+      ],
+      selectionSet: {
+        kind: 'SelectionSet',
+        selections: [
+          {
+            kind: 'Field',
+            name: { kind: 'Name', value: 'domain' },
+            arguments: [
+              {
+                kind: 'Argument',
+                name: { kind: 'Name', value: 'name' },
+                value: { kind: 'Variable', name: { kind: 'Name', value: 'zone' } },
+              },
+            ],
+            selectionSet: {
+              kind: 'SelectionSet',
+              selections: [
+                { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                {
+                  kind: 'Field',
+                  name: { kind: 'Name', value: 'steeredRrsets' },
+                  selectionSet: {
+                    kind: 'SelectionSet',
+                    selections: [
+                      { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'owner' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'type' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'ttl' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'served' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'allDown' } },
+                      { kind: 'Field', name: { kind: 'Name', value: 'backup' } },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'pools' },
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'minHealthy' } },
+                            {
+                              kind: 'Field',
+                              name: { kind: 'Name', value: 'members' },
+                              selectionSet: {
+                                kind: 'SelectionSet',
+                                selections: [
+                                  { kind: 'Field', name: { kind: 'Name', value: 'value' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'admin' } },
+                                  { kind: 'Field', name: { kind: 'Name', value: 'healthy' } },
+                                  {
+                                    kind: 'Field',
+                                    name: { kind: 'Name', value: 'check' },
+                                    selectionSet: {
+                                      kind: 'SelectionSet',
+                                      selections: [
+                                        { kind: 'Field', name: { kind: 'Name', value: 'id' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'name' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'protocol' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'status' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'since' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'pinned' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'lastError' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'latencyMs' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'checkedAt' } },
+                                        { kind: 'Field', name: { kind: 'Name', value: 'leaseUntil' } },
+                                      ],
+                                    },
+                                  },
+                                ],
+                              },
+                            },
+                          ],
+                        },
+                      },
+                      {
+                        kind: 'Field',
+                        name: { kind: 'Name', value: 'changes' },
+                        arguments: [{ kind: 'Argument', name: { kind: 'Name', value: 'limit' }, value: { kind: 'IntValue', value: '10' } }],
+                        selectionSet: {
+                          kind: 'SelectionSet',
+                          selections: [
+                            { kind: 'Field', name: { kind: 'Name', value: 'at' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'served' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'previous' } },
+                            { kind: 'Field', name: { kind: 'Name', value: 'source' } },
+                          ],
+                        },
+                      },
+                    ],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    },
+  ],
+} as unknown as DocumentNode<ZoneSteeringQuery, ZoneSteeringQueryVariables>;

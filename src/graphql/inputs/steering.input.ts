@@ -8,12 +8,12 @@ export class SteeringCheckInput {
   @MaxLength(63, { message: 'name must be at most 63 characters' })
   name!: string;
 
-  @Field({ description: 'http, https or tcp.' })
+  @Field({ description: 'http, https, tcp, or external (its status reported through reportSteeringStatus).' })
   protocol!: string;
 
-  @Field({ description: 'The IP address to probe.' })
+  @Field(() => String, { nullable: true, description: 'The IP address to probe; none for an external check.' })
   @MaxLength(64, { message: 'address must be at most 64 characters' })
-  address!: string;
+  address?: string | null;
 
   @Field(() => Int, { nullable: true, description: 'Default 80 (http), 443 (https); a TCP check names one.' })
   port?: number | null;

@@ -1,8 +1,8 @@
-import { Arg, Ctx, FieldResolver, ID, Mutation, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Resolver, Root } from 'type-graphql';
 import type { GraphQLContext } from '../context';
 import type { SteeredRrsetInput as ServiceRrsetInput } from '../../services/steering/steering.service';
 import { DomainType } from '../types/domain.type';
-import { SteeredRrsetType, SteeringCheckType } from '../types/steering.type';
+import { SteeredRrsetType, SteeringChangeType, SteeringCheckType } from '../types/steering.type';
 import { SteeredRrsetInput, SteeringCheckInput } from '../inputs/steering.input';
 import { parseId } from '../inputs/ids';
 
@@ -49,6 +49,21 @@ export class SteeringResolver {
     return ctx.services.steering.deleteCheck(ctx, parseId(id, 'id'));
   }
 
+  @Mutation(() => SteeringCheckType, {
+    description:
+      'Reports an external check’s status (as PowerDNS’s ifurlextup): it holds for leaseSeconds (none: STEERING_EXTERNAL_LEASE), after which the check counts as failing unless reported again. Needs write access to every RRset that follows the check; answers once the served records have moved.',
+  })
+  reportSteeringStatus(
+    @Arg('id', () => ID) id: string,
+    @Arg('up') up: boolean,
+    @Arg('leaseSeconds', () => Int, { nullable: true }) leaseSeconds: number | null,
+    @Arg('message', () => String, { nullable: true, description: 'Why it is down (shown as the check’s last error).' })
+    message: string | null,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.steering.reportStatus(ctx, parseId(id, 'id'), up, leaseSeconds, message);
+  }
+
   @Mutation(() => SteeredRrsetType, {
     description:
       'Steers an A, AAAA or CNAME RRset: its records become the service’s to decide (what was at the owner and type is replaced). Needs write access to the owner and type.',
@@ -77,5 +92,22 @@ export class SteeringResolver {
   @Mutation(() => Boolean, { description: 'Stops steering the RRset; its served records are removed in the same change.' })
   deleteSteeredRrset(@Arg('id', () => ID) id: string, @Ctx() ctx: GraphQLContext) {
     return ctx.services.steering.deleteRrset(ctx, parseId(id, 'id'));
+  }
+}
+
+/** a steered RRset's recent changes of what it serves */
+@Resolver(() => SteeredRrsetType)
+export class SteeredRrsetResolver {
+  @FieldResolver(() => [SteeringChangeType], {
+    description:
+      'Its recent changes of what it serves, newest first (its steering.changed events, kept as long as the event feed keeps them).',
+    complexity: 5,
+  })
+  changes(
+    @Root() rrset: SteeredRrsetType,
+    @Arg('limit', () => Int, { defaultValue: 10, description: '1–100' }) limit: number,
+    @Ctx() ctx: GraphQLContext,
+  ) {
+    return ctx.services.steering.recentChanges(ctx, rrset, limit);
   }
 }

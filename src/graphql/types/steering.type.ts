@@ -3,7 +3,7 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 @ObjectType('SteeringCheck', {
   simpleResolvers: true,
   description:
-    'A health check of a zone (docs/steering.md): an HTTP, HTTPS or TCP probe of one endpoint, every STEERING_CHECK_INTERVAL seconds or its own interval, with its live state.',
+    'A health check of a zone (docs/steering.md): an HTTP, HTTPS or TCP probe of one endpoint, every STEERING_CHECK_INTERVAL seconds or its own interval, or an external check whose status is reported (reportSteeringStatus), with its live state.',
 })
 export class SteeringCheckType {
   @Field(() => ID)
@@ -12,13 +12,13 @@ export class SteeringCheckType {
   @Field({ description: 'Its name, unique in the zone.' })
   name!: string;
 
-  @Field({ description: 'http, https or tcp.' })
+  @Field({ description: 'http, https, tcp, or external (reported through reportSteeringStatus, not probed).' })
   protocol!: string;
 
-  @Field({ description: 'The IP address probed (the outbound rule applies: STEERING_ALLOW_NETWORKS).' })
+  @Field({ description: 'The IP address probed (the outbound rule applies: STEERING_ALLOW_NETWORKS); empty for an external check.' })
   address!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'The port probed; 0 for an external check.' })
   port!: number;
 
   @Field(() => String, { nullable: true, description: 'HTTP(S): the Host header and the TLS server name (SNI); none: the address.' })
@@ -63,8 +63,17 @@ export class SteeringCheckType {
   @Field(() => Int, { nullable: true, description: 'The last probe’s time to its answer, in milliseconds.' })
   latencyMs!: number | null;
 
-  @Field(() => Date, { nullable: true, description: 'When it was last probed.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When it was last probed (an external check: its last report, or its lease seen to run out).',
+  })
   checkedAt!: Date | null;
+
+  @Field(() => Date, {
+    nullable: true,
+    description: 'An external check: until when its last report holds; after it the check counts as failing unless reported again.',
+  })
+  leaseUntil!: Date | null;
 }
 
 @ObjectType('SteeringMember', { simpleResolvers: true, description: 'One value of a pool, and whether it is served when its pool is.' })
@@ -88,6 +97,24 @@ export class SteeringMemberType {
   check!: SteeringCheckType | null;
 }
 
+@ObjectType('SteeringChange', {
+  simpleResolvers: true,
+  description: 'A change of what a steered RRset serves (its steering.changed event).',
+})
+export class SteeringChangeType {
+  @Field()
+  at!: Date;
+
+  @Field(() => [String], { description: 'What it serves from then on.' })
+  served!: string[];
+
+  @Field(() => [String], { description: 'What it served before.' })
+  previous!: string[];
+
+  @Field({ description: 'Why: pool N (the first with enough healthy members), backup or empty.' })
+  source!: string;
+}
+
 @ObjectType('SteeringPool', { simpleResolvers: true })
 export class SteeringPoolType {
   @Field(() => Int, { description: 'The pool is served when at least this many of its members are healthy; else the next pool.' })
@@ -105,6 +132,8 @@ export class SteeringPoolType {
 export class SteeredRrsetType {
   @Field(() => ID)
   id!: number;
+
+  domainId!: number;
 
   @Field({ description: 'The zone.' })
   zone!: string;

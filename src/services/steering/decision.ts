@@ -76,6 +76,30 @@ function changed(state: CheckState, status: CheckStatus, now: Date, pinned: bool
 }
 
 /**
+ * An external check's fall and rise: its reporter has decided already, so one report (or one lease run out)
+ * is enough; hold and flap damping apply to it as to a probed check.
+ */
+export const EXTERNAL_THRESHOLDS: Thresholds = { fall: 1, rise: 1 };
+
+/**
+ * What the prober observes of an external check without a report: its last report while its lease holds, and a
+ * failure once the lease has run out (or before any report).
+ */
+export function externalObservation(
+  check: { lastOk: boolean | null; lastError: string | null; leaseUntil: Date | null },
+  now: Date,
+): { ok: boolean; error: string | null; latencyMs: null } {
+  if (check.leaseUntil === null || check.leaseUntil.getTime() <= now.getTime())
+    return {
+      ok: false,
+      error:
+        check.leaseUntil === null ? 'no status reported yet' : `the reported status's lease ran out at ${check.leaseUntil.toISOString()}`,
+      latencyMs: null,
+    };
+  return { ok: check.lastOk === true, error: check.lastOk === true ? null : check.lastError, latencyMs: null };
+}
+
+/**
  * The panic freeze: when more than half of all checks failed their last probe within one interval, the likelier
  * fault is the prober's own network, so nothing is taken out (the answers served stay; the operator is told).
  */

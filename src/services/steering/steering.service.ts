@@ -32,6 +32,9 @@ import {
   rrsetById,
   rrsetsOfZone,
   rrsetsUsingCheck,
+  recentServedChanges,
+  ServedChangeRow,
+  saveReport,
   SteeredType,
   SteeringPool,
   STEERED_TYPES,
@@ -42,14 +45,15 @@ import {
 } from '../../repositories/steering';
 import type { RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
-import { memberHealthy } from './decision';
+import { EXTERNAL_THRESHOLDS, memberHealthy, nextCheckState } from './decision';
 import { noteServed, stageSteered } from './materialise';
 import { decodeOctodnsDynamic } from './octodns-dynamic';
 
 export interface SteeringCheckInput {
   name: string;
   protocol: string;
-  address: string;
+  /** none for an external check */
+  address?: string | null;
   port?: number | null;
   host?: string | null;
   path?: string | null;
@@ -96,7 +100,9 @@ export interface SteeredRrsetView extends Omit<RrsetRow, 'pools'> {
 
 const ADMIN_STATUSES: readonly AdminStatus[] = ['up', 'down', 'obey'];
 const ALL_DOWN: readonly AllDown[] = ['backup', 'empty'];
-const PROTOCOLS = ['http', 'https', 'tcp'] as const;
+const PROTOCOLS = ['http', 'https', 'tcp', 'external'] as const;
+/** the longest lease a report of an external check may ask for: a day */
+const MAX_LEASE_SECONDS = 86_400;
 const MAX_POOLS = 16;
 const MAX_MEMBERS = 64;
 /**
@@ -138,6 +144,15 @@ export class SteeringService {
     return rrsets.map((rrset) => viewOf(rrset, checks));
   }
 
+  /**
+   * the RRset's recent changes of what it serves, newest first: its steering.changed events (a view of the RRset
+   * is one the caller may read: rrsetsOfZone)
+   */
+  async recentChanges(ctx: RequestContext, rrset: { id: number; domainId: number }, limit: number): Promise<ServedChangeRow[]> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw DomainError.invalid('limit', 'limit: 1 to 100');
+    return recentServedChanges(ctx.db, rrset.domainId, rrset.id, limit);
+  }
+
   // -- checks
 
   async createCheck(ctx: RequestContext, zoneName: string, input: SteeringCheckInput): Promise<CheckRow> {
@@ -147,7 +162,7 @@ export class SteeringService {
       change.requireLock();
       if (!writesSomewhere(ctx.principal.policy, zone)) throw forbidden(`write access to some record of zone ${zone}`);
       await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
-      return insertCheck(change.connection, change.zone.id, check);
+      return insertCheck(change.connection, change.zone.id, check, this.settings.steering.externalLease);
     });
     return (await checkById(ctx.db, id)) as CheckRow;
   }
@@ -158,7 +173,7 @@ export class SteeringService {
     await this.changeOfCheck(ctx, id, async (change, current) => {
       await this.requireCheckWritable(ctx, change, id);
       if (current.name !== check.name) await refuseDuplicateCheck(change.connection, change.zone.id, check.name);
-      await updateCheck(change.connection, id, check);
+      await updateCheck(change.connection, id, check, this.settings.steering.externalLease);
       await commitServed(change);
     });
     return (await checkById(ctx.db, id)) as CheckRow;
@@ -175,6 +190,48 @@ export class SteeringService {
       await deleteCheck(change.connection, id);
     });
     return true;
+  }
+
+  /**
+   * An external check's report (as PowerDNS's `ifurlextup`): up or not, holding for `leaseSeconds` (else
+   * STEERING_EXTERNAL_LEASE), after which the check counts as failing unless reported again. The report moves the
+   * check's state as a probe would (one report is enough: fall and rise 1; hold and flap damping apply) and the
+   * RRsets that follow it are decided in the same change, so the served records have moved when it answers.
+   * Who may: a key that may write every RRset following the check (as for changing the check).
+   */
+  async reportStatus(
+    ctx: RequestContext,
+    id: number,
+    up: boolean,
+    leaseSeconds?: number | null,
+    message?: string | null,
+  ): Promise<CheckRow> {
+    const lease = leaseSeconds ?? this.settings.steering.externalLease;
+    if (!Number.isInteger(lease) || lease < 1 || lease > MAX_LEASE_SECONDS)
+      throw DomainError.invalid('leaseSeconds', `leaseSeconds: 1 to ${MAX_LEASE_SECONDS} seconds (none: STEERING_EXTERNAL_LEASE)`);
+    const text = message?.trim() || null;
+    if (text !== null && text.length > 255) throw DomainError.invalid('message', 'message: at most 255 characters');
+    await this.changeOfCheck(ctx, id, async (change, current) => {
+      await this.requireCheckWritable(ctx, change, id);
+      if (current.protocol !== 'external') {
+        const message = `id: the check ${current.name} is probed (${current.protocol}); only an external check's status is reported`;
+        throw new DomainError('STEERING_CHECK_NOT_EXTERNAL', message, [{ field: 'id', code: 'STEERING_CHECK_NOT_EXTERNAL', message }]);
+      }
+      const now = new Date();
+      const next = nextCheckState(current, up, now, EXTERNAL_THRESHOLDS);
+      const report = { ok: up, error: up ? null : (text ?? 'reported down'), latencyMs: null };
+      await saveReport(
+        change.connection,
+        id,
+        next,
+        report,
+        now,
+        new Date(now.getTime() + lease * 1000),
+        this.settings.steering.checkInterval,
+      );
+      if (next.status !== current.status) await commitServed(change);
+    });
+    return (await checkById(ctx.db, id)) as CheckRow;
   }
 
   // -- steered RRsets
@@ -278,9 +335,11 @@ export class SteeringService {
             host,
           });
           const existing = checks.find((c) => c.name === definition.name);
-          if (!existing) checkIds.set(value, await insertCheck(change.connection, change.zone.id, definition));
+          if (!existing)
+            checkIds.set(value, await insertCheck(change.connection, change.zone.id, definition, this.settings.steering.externalLease));
           else {
-            if (!sameCheck(existing, definition)) await updateCheck(change.connection, existing.id, definition);
+            if (!sameCheck(existing, definition))
+              await updateCheck(change.connection, existing.id, definition, this.settings.steering.externalLease);
             checkIds.set(value, existing.id);
           }
         }
@@ -401,6 +460,28 @@ export class SteeringService {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) bad('name', 'letters, digits, dot, dash and underscore, 1 to 63 of them');
     const protocol = String(input.protocol ?? '').toLowerCase() as CheckDefinition['protocol'];
     if (!(PROTOCOLS as readonly string[]).includes(protocol)) bad('protocol', `one of ${PROTOCOLS.join(', ')}`);
+    if (protocol === 'external') {
+      // reported, not probed (reportSteeringStatus): nothing to connect to
+      for (const field of ['address', 'port', 'host', 'bodyContains'] as const)
+        if (input[field] != null && input[field] !== '') bad(field, 'an external check probes nothing: its status is reported');
+      const intervalSeconds = input.intervalSeconds ?? null;
+      if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
+        bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
+      if (problems.length) throw errorFromProblems(problems);
+      return {
+        name,
+        protocol,
+        address: '',
+        port: 0,
+        host: null,
+        path: '/',
+        statusMin: 200,
+        statusMax: 399,
+        bodyContains: null,
+        verifyTls: false,
+        intervalSeconds,
+      };
+    }
     const address = String(input.address ?? '').trim();
     const outbound = mayConnect(address, this.settings.steering.allowNetworks);
     if (!outbound.ok)

@@ -1,0 +1,141 @@
+import { Command } from 'commander';
+import { ApiError, gql, print, UsageError } from '../shared';
+
+const CHECK = 'id name protocol status since pinned lastOk lastError latencyMs checkedAt leaseUntil';
+const RRSET = `id owner type ttl served allDown backup
+  pools { minHealthy members { value admin weight healthy check { name status since lastError latencyMs leaseUntil } } }`;
+
+interface Member {
+  value: string;
+  admin: string;
+  weight: number;
+  healthy: boolean;
+  check: {
+    name: string;
+    status: string;
+    since: string;
+    lastError: string | null;
+    latencyMs: number | null;
+    leaseUntil: string | null;
+  } | null;
+}
+interface Rrset {
+  id: string;
+  owner: string;
+  type: string;
+  ttl: number;
+  served: string[];
+  pools: { minHealthy: number; members: Member[] }[];
+}
+
+async function steeringOf(zone: string): Promise<{ name: string; checks: { id: string; name: string }[]; rrsets: Rrset[] }> {
+  const data = await gql(`query($z: String!) { domain(name: $z) { name steeringChecks { ${CHECK} } steeredRrsets { ${RRSET} } } }`, {
+    z: zone,
+  });
+  return { name: data.domain.name, checks: data.domain.steeringChecks, rrsets: data.domain.steeredRrsets };
+}
+
+/** the owner as the zone's RRsets name it: '@', `www`; an absolute name within the zone read as relative */
+function relative(zone: string, owner: string): string {
+  const z = zone.toLowerCase().replace(/\.$/, '');
+  const o = owner.toLowerCase().replace(/\.$/, '');
+  if (o === z) return '@';
+  return o.endsWith(`.${z}`) ? o.slice(0, -z.length - 1) : o;
+}
+
+async function rrsetAt(zone: string, owner: string, type: string): Promise<Rrset> {
+  const steering = await steeringOf(zone);
+  const rrset = steering.rrsets.find((r) => r.type === type.toUpperCase() && r.owner.toLowerCase() === relative(steering.name, owner));
+  if (!rrset) throw new ApiError('STEERED_RRSET_NOT_FOUND', `${zone} has no steered ${type.toUpperCase()} RRset at ${owner}`);
+  return rrset;
+}
+
+/** one row per member: its pool, its admin status and its check's live state */
+const memberRows = (rrset: Rrset) =>
+  rrset.pools.flatMap((pool, p) =>
+    pool.members.map((m) => ({
+      owner: rrset.owner,
+      type: rrset.type,
+      pool: p + 1,
+      value: m.value,
+      admin: m.admin,
+      healthy: m.healthy,
+      check: m.check?.name ?? '',
+      status: m.check?.status ?? '',
+      since: m.check?.since ?? '',
+      latencyMs: m.check?.latencyMs ?? '',
+      lastError: m.check?.lastError ?? '',
+      served: rrset.served.includes(m.value),
+    })),
+  );
+
+const MEMBER_COLUMNS = ['pool', 'value', 'admin', 'healthy', 'served', 'check', 'status', 'since', 'latencyMs', 'lastError'];
+
+/**
+ * `zonekeeper steering`: steered RRsets and their members' live state, pausing a member, and reporting an
+ * external check's status (docs/steering.md)
+ */
+export function registerSteeringCommands(program: Command): void {
+  const steering = program
+    .command('steering')
+    .description('health-checked failover: steered RRsets, their pools and members (docs/steering.md)');
+  steering
+    .command('list <zone>')
+    .description("the zone's steered RRsets, a row per member with its check's live state")
+    .action(async (zone: string) => {
+      const { rrsets } = await steeringOf(zone);
+      if (program.opts().json) print(program, rrsets as unknown as Record<string, unknown>[]);
+      else print(program, rrsets.flatMap(memberRows), ['owner', 'type', ...MEMBER_COLUMNS]);
+    });
+  steering
+    .command('show <zone> <owner> <type>')
+    .description('one steered RRset: what it serves, its pools and each member’s state')
+    .action(async (zone: string, owner: string, type: string) => {
+      const rrset = await rrsetAt(zone, owner, type);
+      if (program.opts().json) {
+        print(program, rrset as unknown as Record<string, unknown>);
+        return;
+      }
+      process.stdout.write(`${rrset.owner} ${rrset.type} (ttl ${rrset.ttl}) serves: ${rrset.served.join(' ') || '(nothing)'}\n`);
+      print(program, memberRows(rrset), MEMBER_COLUMNS);
+    });
+  steering
+    .command('set-member <zone> <owner> <type> <value> <admin>')
+    .description('a member’s admin status: down (paused), up (forced) or obey (its check decides)')
+    .action(async (zone: string, owner: string, type: string, value: string, admin: string) => {
+      if (!['up', 'down', 'obey'].includes(admin)) throw new UsageError(`admin is up, down or obey (got "${admin}")`);
+      const rrset = await rrsetAt(zone, owner, type);
+      const data = await gql(
+        `mutation($id: ID!, $v: String!, $a: String!) { setSteeringMemberAdmin(id: $id, value: $v, admin: $a) { ${RRSET} } }`,
+        {
+          id: rrset.id,
+          v: value,
+          a: admin,
+        },
+      );
+      const changed: Rrset = data.setSteeringMemberAdmin;
+      if (program.opts().json) print(program, changed as unknown as Record<string, unknown>);
+      else {
+        process.stdout.write(`${changed.owner} ${changed.type} serves: ${changed.served.join(' ') || '(nothing)'}\n`);
+        print(program, memberRows(changed), MEMBER_COLUMNS);
+      }
+    });
+  steering
+    .command('report <zone> <check> <status>')
+    .description('report an external check’s status, up or down; it holds for the lease, then counts as down')
+    .option('--lease <seconds>', 'how long the report holds, 1–86400 (default STEERING_EXTERNAL_LEASE)')
+    .option('--message <text>', 'why it is down (shown as the check’s last error)')
+    .action(async (zone: string, name: string, status: string, options: { lease?: string; message?: string }) => {
+      if (status !== 'up' && status !== 'down') throw new UsageError(`status is up or down (got "${status}")`);
+      if (options.lease !== undefined && !/^\d{1,5}$/.test(options.lease))
+        throw new UsageError(`--lease is a number of seconds (got "${options.lease}")`);
+      const { checks } = await steeringOf(zone);
+      const check = checks.find((c) => c.name === name);
+      if (!check) throw new ApiError('STEERING_CHECK_NOT_FOUND', `${zone} has no check named ${name}`);
+      const data = await gql(
+        `mutation($id: ID!, $up: Boolean!, $l: Int, $m: String) { reportSteeringStatus(id: $id, up: $up, leaseSeconds: $l, message: $m) { ${CHECK} } }`,
+        { id: check.id, up: status === 'up', l: options.lease === undefined ? null : Number(options.lease), m: options.message ?? null },
+      );
+      print(program, data.reportSteeringStatus, ['name', 'status', 'since', 'lastOk', 'lastError', 'leaseUntil']);
+    });
+}

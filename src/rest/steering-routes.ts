@@ -1,0 +1,397 @@
+import { DomainError } from '../errors/catalogue';
+import { FieldSpec, Inputs, ref, RouteSpec, Runner } from './route-spec';
+
+/**
+ * A zone's steering REST routes: /domain/steering/:zone… (docs/steering.md), beside the documented paths. Each
+ * runs the GraphQL operation of the same name on the same services, so the policy, the checks of a definition and
+ * the write through the write engine are GraphQL's; a steered RRset is named by its owner and type, a check by
+ * its name, as a person writes them (GraphQL names them by id).
+ */
+
+/** a check as the GraphQL operation reads it */
+interface GqlCheck {
+  id: string;
+  name: string;
+  protocol: string;
+  address: string;
+  port: number;
+  host: string | null;
+  path: string;
+  intervalSeconds: number | null;
+  status: string;
+  since: string;
+  pinned: boolean;
+  lastOk: boolean | null;
+  lastError: string | null;
+  latencyMs: number | null;
+  checkedAt: string | null;
+  leaseUntil: string | null;
+}
+
+interface GqlRrset {
+  id: string;
+  zone: string;
+  owner: string;
+  type: string;
+  ttl: number;
+  maxAnswers: number;
+  backup: string[];
+  allDown: string;
+  served: string[];
+  pools: {
+    minHealthy: number;
+    members: {
+      value: string;
+      checkId: string | null;
+      admin: string;
+      weight: number;
+      healthy: boolean;
+      check: {
+        id: string;
+        name: string;
+        status: string;
+        since: string;
+        lastError: string | null;
+        latencyMs: number | null;
+        leaseUntil: string | null;
+      } | null;
+    }[];
+  }[];
+}
+
+const presentCheck = (c: GqlCheck) => ({
+  id: Number(c.id),
+  name: c.name,
+  protocol: c.protocol,
+  ...(c.protocol === 'external' ? {} : { address: c.address, port: c.port, host: c.host, path: c.path }),
+  interval_seconds: c.intervalSeconds,
+  status: c.status,
+  since: c.since,
+  pinned: c.pinned,
+  last_ok: c.lastOk,
+  last_error: c.lastError,
+  latency_ms: c.latencyMs,
+  checked_at: c.checkedAt,
+  lease_until: c.leaseUntil,
+});
+
+const presentRrset = (r: GqlRrset) => ({
+  id: Number(r.id),
+  zone: r.zone,
+  owner: r.owner,
+  type: r.type,
+  ttl: r.ttl,
+  max_answers: r.maxAnswers,
+  backup: r.backup,
+  all_down: r.allDown,
+  served: r.served,
+  pools: r.pools.map((pool) => ({
+    min_healthy: pool.minHealthy,
+    members: pool.members.map((m) => ({
+      value: m.value,
+      check: m.check?.name ?? null,
+      admin: m.admin,
+      weight: m.weight,
+      healthy: m.healthy,
+      status: m.check?.status ?? null,
+      since: m.check?.since ?? null,
+      last_error: m.check?.lastError ?? null,
+      latency_ms: m.check?.latencyMs ?? null,
+      lease_until: m.check?.leaseUntil ?? null,
+    })),
+  })),
+});
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+/** the OpenAPI schemas of the answers (components of the document) */
+export const STEERING_SCHEMAS = {
+  SteeringCheck: {
+    type: 'object',
+    description: 'A health check and its live state; an external check (its status reported, not probed) has no address or port',
+    properties: {
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      protocol: { enum: ['http', 'https', 'tcp', 'external'] },
+      address: { type: 'string' },
+      port: { type: 'integer' },
+      host: nullable('string'),
+      path: { type: 'string' },
+      interval_seconds: nullable('integer'),
+      status: { enum: ['unknown', 'up', 'down'] },
+      since: { type: 'string' },
+      pinned: { type: 'boolean' },
+      last_ok: nullable('boolean'),
+      last_error: nullable('string'),
+      latency_ms: nullable('integer'),
+      checked_at: nullable('string'),
+      lease_until: { ...nullable('string'), description: 'an external check: until when its last report holds' },
+    },
+    required: ['id', 'name', 'protocol', 'status', 'since', 'pinned', 'last_ok', 'last_error', 'latency_ms', 'checked_at', 'lease_until'],
+  },
+  SteeredRrset: {
+    type: 'object',
+    description: 'A steered RRset: its pools in fallback order, each member with its live state, and what is served now',
+    properties: {
+      id: { type: 'integer' },
+      zone: { type: 'string' },
+      owner: { type: 'string' },
+      type: { enum: ['A', 'AAAA', 'CNAME'] },
+      ttl: { type: 'integer' },
+      max_answers: { type: 'integer' },
+      backup: { type: 'array', items: { type: 'string' } },
+      all_down: { enum: ['backup', 'empty'] },
+      served: { type: 'array', items: { type: 'string' } },
+      pools: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            min_healthy: { type: 'integer' },
+            members: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  value: { type: 'string' },
+                  check: { ...nullable('string'), description: 'the name of the check it follows' },
+                  admin: { enum: ['up', 'down', 'obey'] },
+                  weight: { type: 'integer' },
+                  healthy: { type: 'boolean', description: 'served when its pool is' },
+                  status: { ...nullable('string'), description: 'its check’s status: unknown, up or down' },
+                  since: nullable('string'),
+                  last_error: nullable('string'),
+                  latency_ms: nullable('integer'),
+                  lease_until: nullable('string'),
+                },
+                required: ['value', 'check', 'admin', 'weight', 'healthy', 'status', 'since', 'last_error', 'latency_ms', 'lease_until'],
+              },
+            },
+          },
+          required: ['min_healthy', 'members'],
+        },
+      },
+    },
+    required: ['id', 'zone', 'owner', 'type', 'ttl', 'max_answers', 'backup', 'all_down', 'served', 'pools'],
+  },
+  Steering: {
+    type: 'object',
+    properties: {
+      zone: { type: 'string' },
+      checks: { type: 'array', items: ref('SteeringCheck') },
+      rrsets: { type: 'array', items: ref('SteeredRrset') },
+    },
+    required: ['zone', 'checks', 'rrsets'],
+  },
+};
+
+const ZONE_PARAM: Record<string, FieldSpec> = { zone: { kind: 'string', required: true, description: 'zone name' } };
+const RRSET_PARAMS: Record<string, FieldSpec> = {
+  ...ZONE_PARAM,
+  owner: { kind: 'string', required: true, description: "owner, relative to the zone ('@' = apex)" },
+  type: { kind: 'string', required: true, choices: ['A', 'AAAA', 'CNAME'], description: 'A, AAAA or CNAME' },
+};
+
+const POOL_ITEMS = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    min_healthy: { type: 'integer', description: 'served when at least this many members are healthy (default 1)' },
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          value: { type: 'string', description: 'an address (A, AAAA) or a target (CNAME)' },
+          check: { type: 'string', description: 'the name of a check of the zone the member follows' },
+          admin: { enum: ['up', 'down', 'obey'] },
+          weight: { type: 'integer' },
+        },
+        required: ['value'],
+      },
+    },
+  },
+  required: ['members'],
+};
+
+async function readSteering(
+  runner: Runner,
+  zone: unknown,
+): Promise<{ name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[] }> {
+  const data = await runner.run<{ domain: { name: string; steeringChecks: GqlCheck[]; steeredRrsets: GqlRrset[] } }>('steering', {
+    name: zone,
+  });
+  return data.domain;
+}
+
+/** the owner as the zone's RRsets name it ('@', `www`; an absolute name within the zone taken as relative) */
+function sameOwner(zone: string, owner: string, written: string): boolean {
+  const z = zone.toLowerCase().replace(/\.$/, '');
+  let w = written.toLowerCase().replace(/\.$/, '');
+  if (w === z) w = '@';
+  else if (w.endsWith(`.${z}`)) w = w.slice(0, -z.length - 1);
+  return owner.toLowerCase() === w;
+}
+
+async function rrsetAt(runner: Runner, inputs: Inputs): Promise<GqlRrset | undefined> {
+  const steering = await readSteering(runner, inputs.zone);
+  return steering.steeredRrsets.find((r) => r.type === inputs.type && sameOwner(steering.name, r.owner, String(inputs.owner)));
+}
+
+async function requireRrsetAt(runner: Runner, inputs: Inputs): Promise<GqlRrset> {
+  const rrset = await rrsetAt(runner, inputs);
+  if (!rrset) throw DomainError.notFound('STEERED_RRSET_NOT_FOUND', 'owner');
+  return rrset;
+}
+
+/** the body's pools as GraphQL's input: each member's check named by its name, read as the zone's check's id */
+function rrsetInput(inputs: Inputs, checks: GqlCheck[]) {
+  const pools = (
+    inputs.pools as { min_healthy?: number; members?: { value?: string; check?: string; admin?: string; weight?: number }[] }[]
+  ).map((pool, p) => {
+    if (typeof pool !== 'object' || pool === null || !Array.isArray(pool.members))
+      throw DomainError.invalid(`pools[${p}]`, `pools[${p}]: an object with its members (a list)`);
+    return {
+      minHealthy: pool.min_healthy ?? null,
+      members: pool.members.map((m, i) => {
+        const field = `pools[${p}].members[${i}]`;
+        if (typeof m !== 'object' || m === null || typeof m.value !== 'string')
+          throw DomainError.invalid(`${field}.value`, `${field}.value: an address or a target`);
+        const check = m.check == null ? undefined : checks.find((c) => c.name === m.check);
+        if (m.check != null && !check) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', `${field}.check`);
+        return { value: m.value, checkId: check?.id ?? null, admin: m.admin ?? null, weight: m.weight ?? null };
+      }),
+    };
+  });
+  return {
+    owner: String(inputs.owner),
+    type: String(inputs.type),
+    ttl: (inputs.ttl as number | undefined) ?? null,
+    maxAnswers: (inputs.max_answers as number | undefined) ?? null,
+    backup: (inputs.backup as string[] | undefined) ?? null,
+    allDown: (inputs.all_down as string | undefined) ?? null,
+    pools,
+  };
+}
+
+export const STEERING_ROUTES: RouteSpec[] = [
+  {
+    method: 'get',
+    path: '/domain/steering/:zone',
+    operationId: 'getSteering',
+    tag: 'steering',
+    // every transition is a serial step of the zone; a report that moves nothing served changes the live state only
+    uncached: true,
+    status: 200,
+    summary: "A zone's health checks and steered RRsets, each member with its live state (status, since, last error, latency)",
+    params: ZONE_PARAM,
+    response: ref('Steering'),
+    async handle(inputs, runner) {
+      const steering = await readSteering(runner, inputs.zone);
+      return {
+        body: { zone: steering.name, checks: steering.steeringChecks.map(presentCheck), rrsets: steering.steeredRrsets.map(presentRrset) },
+      };
+    },
+  },
+  {
+    method: 'put',
+    path: '/domain/steering/:zone/rrset/:owner/:type',
+    operationId: 'putSteeredRrset',
+    tag: 'steering',
+    names: 'zone',
+    status: 200,
+    summary:
+      'Steers the RRset at the owner and type, or replaces its definition: its records become the service’s to decide; needs write access to the owner and type',
+    params: RRSET_PARAMS,
+    body: {
+      pools: { kind: 'list', required: true, description: 'the pools in fallback order', items: POOL_ITEMS },
+      ttl: {
+        kind: 'int',
+        description: 'the served records’ TTL (default 60, or the shortest ALLOWED_TTLS allows above it)',
+        max: 2_147_483_647,
+      },
+      max_answers: { kind: 'int', description: 'at most this many records served (default 8)', max: 64 },
+      backup: { kind: 'list', description: 'values served when no pool has enough healthy members', items: { type: 'string' } },
+      all_down: { kind: 'string', choices: ['backup', 'empty'], description: 'backup (default: fail open) or empty' },
+    },
+    response: ref('SteeredRrset'),
+    async handle(inputs, runner) {
+      const steering = await readSteering(runner, inputs.zone);
+      const input = rrsetInput(inputs, steering.steeringChecks);
+      const current = steering.steeredRrsets.find((r) => r.type === inputs.type && sameOwner(steering.name, r.owner, String(inputs.owner)));
+      if (current) {
+        const data = await runner.run<{ updateSteeredRrset: GqlRrset }>('updateSteeredRrset', { id: current.id, input });
+        return { body: presentRrset(data.updateSteeredRrset) };
+      }
+      const data = await runner.run<{ createSteeredRrset: GqlRrset }>('createSteeredRrset', { zone: steering.name, input });
+      return { body: presentRrset(data.createSteeredRrset) };
+    },
+  },
+  {
+    method: 'delete',
+    path: '/domain/steering/:zone/rrset/:owner/:type',
+    operationId: 'deleteSteeredRrset',
+    tag: 'steering',
+    status: 204,
+    summary: 'Stops steering the RRset; its served records go in the same change',
+    params: RRSET_PARAMS,
+    async handle(inputs, runner) {
+      const rrset = await requireRrsetAt(runner, inputs);
+      await runner.run('deleteSteeredRrset', { id: rrset.id });
+      return { empty: true };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/steering/:zone/rrset/:owner/:type/admin',
+    operationId: 'setSteeringMemberAdmin',
+    tag: 'steering',
+    names: 'zone',
+    status: 200,
+    summary: 'Sets the admin status of the members with this value: down (paused), up (forced) or obey (its check decides)',
+    params: RRSET_PARAMS,
+    body: {
+      value: { kind: 'string', required: true, description: 'the member’s value' },
+      admin: { kind: 'string', required: true, choices: ['up', 'down', 'obey'], description: 'up, down or obey' },
+    },
+    response: ref('SteeredRrset'),
+    async handle(inputs, runner) {
+      const rrset = await requireRrsetAt(runner, inputs);
+      const data = await runner.run<{ setSteeringMemberAdmin: GqlRrset }>('setSteeringMemberAdmin', {
+        id: rrset.id,
+        value: inputs.value,
+        admin: inputs.admin,
+      });
+      return { body: presentRrset(data.setSteeringMemberAdmin) };
+    },
+  },
+  {
+    method: 'post',
+    path: '/domain/steering/:zone/check/:name/status',
+    operationId: 'reportSteeringStatus',
+    tag: 'steering',
+    names: 'zone',
+    status: 200,
+    summary:
+      'Reports an external check’s status (as PowerDNS’s ifurlextup): it holds for lease_seconds (default STEERING_EXTERNAL_LEASE), then counts as down unless reported again; needs write access to every RRset that follows the check',
+    params: { ...ZONE_PARAM, name: { kind: 'string', required: true, description: 'the check’s name' } },
+    body: {
+      up: { kind: 'string', required: true, choices: ['true', 'false'], description: 'true: up; false: down' },
+      lease_seconds: { kind: 'int', description: 'how long the report holds, 1–86400 seconds', max: 86_400 },
+      message: { kind: 'string', description: 'why it is down (shown as the check’s last error)' },
+    },
+    response: ref('SteeringCheck'),
+    async handle(inputs, runner) {
+      const steering = await readSteering(runner, inputs.zone);
+      const check = steering.steeringChecks.find((c) => c.name === inputs.name);
+      if (!check) throw DomainError.notFound('STEERING_CHECK_NOT_FOUND', 'name');
+      const data = await runner.run<{ reportSteeringStatus: GqlCheck }>('reportSteeringStatus', {
+        id: check.id,
+        up: inputs.up === 'true',
+        leaseSeconds: inputs.lease_seconds ?? null,
+        message: inputs.message ?? null,
+      });
+      return { body: presentCheck(data.reportSteeringStatus) };
+    },
+  },
+];
