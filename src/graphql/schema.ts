@@ -1,3 +1,4 @@
+import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import 'reflect-metadata';
 import path from 'node:path';
 import { buildSchema } from 'type-graphql';
@@ -64,6 +65,7 @@ export const RESOLVERS = [
   RecordPermissionsResolver,
   ZoneListingResolver,
   SteeringResolver,
+  ChangeRequestsResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

@@ -16,6 +16,7 @@ import { adoptSecondariesDuty } from './duties/adopt-secondaries';
 import { aliasRefreshDuties } from './duties/alias-refresh';
 import { bootstrapSignalsDuty } from './duties/bootstrap-signals';
 import { catalogAdmissionDuty } from './duties/catalog-admission';
+import { scheduledChangesDuty } from './duties/change-requests';
 import { departuresDuty } from './duties/departures';
 import { foreignKeysDuties } from './duties/foreign-keys';
 import { forgetSecondariesDuty } from './duties/forget-secondaries';
@@ -38,7 +39,7 @@ import { WebhookDeliveries } from './webhook-delivery';
 import { WebhookFanout } from './webhook-fanout';
 
 /** what the worker's duties write with, made once per process with the services */
-export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events'>;
+export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests'>;
 
 export class PropagationWorker {
   readonly notifier: Notifier;
@@ -97,6 +98,7 @@ export class PropagationWorker {
       departuresDuty(settings, db, log, engine),
       retentionDuty(settings, db, log),
       timedOutSessionsDuty(settings, db, log),
+      scheduledChangesDuty(services.changeRequests, db),
       keyRollsDuty(settings, db, log, services.dnssecWriter),
       signatureRefreshDuty(settings, db, log, services.dnssecWriter),
       bootstrapSignalsDuty(settings, db, log, services.dnssecWriter),
