@@ -1,7 +1,7 @@
 import type { Database, Sql } from '../../db/pool';
 import type { Principal } from '../../auth/principal';
 import { isOperator } from '../../auth/principal';
-import { isRestricted, UNRESTRICTED, writesSomewhere, type PolicyRule } from '../../auth/policy';
+import { isRestricted, readsRecord, UNRESTRICTED, writesSomewhere, type PolicyRule } from '../../auth/policy';
 import { DomainError } from '../../errors/catalogue';
 import { appendEvent, type EventType } from '../../repositories/events';
 import {
@@ -120,12 +120,7 @@ export class ChangeRequestsService {
     const at = input.at ?? null;
     if (at && Number.isNaN(at.getTime())) throw DomainError.invalid('at', 'at: not a time', 'INVALID_TIME');
     const zone = await this.domains.get(ctx, { name: input.zone });
-    const { changed: _changed, ...plan } = await this.zoneChanges.apply(ctx, {
-      zone: zone.name,
-      changes: input.changes,
-      expectSerial: input.expectSerial,
-      dryRun: true,
-    });
+    const { plan, basis } = await this.planWithBasis(ctx, zone.id, { ...input, zone: zone.name });
     const required = await this.requiredApprovals(ctx.db, zone.id);
     const status: 'pending' | 'approved' = required > 0 ? 'pending' : 'approved';
     const now = !at || at.getTime() <= Date.now();
@@ -136,7 +131,7 @@ export class ChangeRequestsService {
         author: authorOf(ctx.principal),
         changes: input.changes,
         plannedSerial: plan.serialBefore,
-        plan,
+        plan: { ...plan, basis },
         requiredApprovals: required,
         status,
         scheduledAt: at,
@@ -148,6 +143,32 @@ export class ChangeRequestsService {
     });
     if (status === 'approved' && now) await this.applyClaimed(ctx.db, id);
     return this.view(ctx, id);
+  }
+
+  /**
+   * The set planned on the zone as it is (a dry run), and the whole of each RRset it changes as served at the
+   * serial it was planned on: what its apply compares with (a dry run shows of an RRset named by a record's id
+   * only that record). Read again when the zone moved between the two reads.
+   */
+  private async planWithBasis(
+    ctx: RequestContext,
+    domainId: number,
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number },
+  ): Promise<{ plan: ZoneChangesResult; basis: PlannedRrset[] }> {
+    for (let attempt = 0; ; attempt++) {
+      const { changed: _changed, ...plan } = await this.zoneChanges.apply(ctx, { ...input, dryRun: true });
+      const rrsets = plan.rrsets ?? [];
+      const served = await servedRrsets(ctx.db, domainId, rrsets);
+      if (!served) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      if (served.serial === plan.serialBefore || attempt === APPLY_ATTEMPTS - 1) {
+        const basis = rrsets.map(({ owner, type }) => ({
+          owner,
+          type,
+          before: served.records.filter((r) => r.owner === owner && r.type === type),
+        }));
+        return { plan, basis };
+      }
+    }
   }
 
   /** one request the caller may see (its zone's), with its plan and reviews */
@@ -168,6 +189,7 @@ export class ChangeRequestsService {
     );
     return rows.map((row) =>
       present(
+        ctx.principal,
         row,
         reviews.filter((r) => r.requestId === row.id),
       ),
@@ -219,8 +241,8 @@ export class ChangeRequestsService {
   /** cancels a request not applied yet (pending, or approved and waiting for its time): its author, or a reviewer */
   async cancel(ctx: RequestContext, id: number): Promise<ChangeRequestView> {
     const request = await this.visible(ctx, id);
-    const author = sameAuthor(ctx.principal, request.author);
-    if (!author) this.reviewer(ctx.principal, request);
+    // the operator, the author, or a person who may review it
+    if (!isOperator(ctx.principal) && !sameAuthor(ctx.principal, request.author)) this.reviewer(ctx.principal, request);
     await inTransaction(ctx.db, async (sql) => {
       // a request its process is applying right now is past cancelling (moveChangeRequest checks its lease)
       if (!(await moveChangeRequest(sql, id, ['pending', 'approved'], 'cancelled'))) {
@@ -252,7 +274,7 @@ export class ChangeRequestsService {
     const reviews = await reviewsOf(db, [id]);
     const approvers = reviews.filter((r) => r.verdict === 'approve').map((r) => r.reviewer);
     const ctx: RequestContext = { db, principal: principalOf(request.author, approvers) };
-    const planned = ((request.plan as ZoneChangesResult).rrsets ?? []) as PlannedRrset[];
+    const planned = (request.plan as { basis?: PlannedRrset[] }).basis ?? [];
     for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt++) {
       const now = await servedRrsets(db, request.domainId, planned);
       if (!now) return;
@@ -343,7 +365,7 @@ export class ChangeRequestsService {
 
   private async view(ctx: RequestContext, id: number): Promise<ChangeRequestView> {
     const request = await this.visible(ctx, id);
-    return present(request, await reviewsOf(ctx.db, [id]));
+    return present(ctx.principal, request, await reviewsOf(ctx.db, [id]));
   }
 }
 
@@ -352,13 +374,28 @@ function closed(status: string | undefined): DomainError {
   return new DomainError('CHANGE_REQUEST_CLOSED', message, [{ field: 'id', code: 'CHANGE_REQUEST_CLOSED', message }]);
 }
 
-function present(row: ChangeRequestRow, reviews: ChangeReviewRow[]): ChangeRequestView {
-  const { author, plan, changes, userId: _userId, ...rest } = row;
+/**
+ * A request as the caller may see it: its plan's records only where the caller's rules let it read them (a key
+ * confined to some names of a zone sees a request of that zone, not the records it changes elsewhere)
+ */
+function present(principal: Principal, row: ChangeRequestRow, reviews: ChangeReviewRow[]): ChangeRequestView {
+  const { author, plan: kept, changes, userId: _userId, ...rest } = row;
+  const { basis: _basis, ...plan } = kept as ZoneChangesResult & { basis?: unknown };
+  const readable = <T extends RrsetKey>(list: T[] | undefined) =>
+    list?.filter((r) => readsRecord(principal.policy, row.zone, r.owner, r.type));
   return {
     ...rest,
+    conflicts: rest.conflicts ? (readable(rest.conflicts) ?? []) : null,
     author: author.email ?? author.keyName ?? '',
     authorPersonId: author.personId,
-    plan: plan as ZoneChangesResult,
+    plan: {
+      ...plan,
+      added: readable(plan.added) ?? [],
+      removed: readable(plan.removed) ?? [],
+      rrsets: readable(plan.rrsets),
+      disabledAdded: readable(plan.disabledAdded),
+      disabledRemoved: readable(plan.disabledRemoved),
+    },
     changes: changes as ZoneChangeSpec[],
     approvals: reviews.filter((r) => r.verdict === 'approve').length,
     reviews,
