@@ -33,7 +33,7 @@ enum ChangeReviewVerdictEnum {
 }
 registerEnumType(ChangeReviewVerdictEnum, { name: 'ChangeReviewVerdict' });
 
-@ObjectType('ChangeReview', { description: "A reviewer's approval or rejection of a change request." })
+@ObjectType('ChangeReview', { simpleResolvers: true, description: "A reviewer's approval or rejection of a change request." })
 export class ChangeReviewType {
   @Field({ description: "The reviewer's e-mail address." })
   reviewer!: string;
@@ -48,7 +48,10 @@ export class ChangeReviewType {
   createdAt!: Date;
 }
 
-@ObjectType('ChangeRequestConflict', { description: 'An RRset the request changes that moved since the request was planned.' })
+@ObjectType('ChangeRequestConflict', {
+  simpleResolvers: true,
+  description: 'An RRset the request changes that moved since the request was planned.',
+})
 export class ChangeRequestConflictType {
   @Field({ description: "Owner, relative to the zone ('@' = apex)." })
   owner!: string;
@@ -58,6 +61,7 @@ export class ChangeRequestConflictType {
 }
 
 @ObjectType('ChangeRequest', {
+  simpleResolvers: true,
   description:
     'A change set proposed to a zone that requires approvals, or scheduled for a time (docs/changes.md, «Review», «Scheduled changes»): its plan as it was proposed, its reviews, its status.',
 })

@@ -122,6 +122,7 @@ export class ZoneChangeWarning {
 }
 
 @ObjectType('ProposedZoneChange', {
+  simpleResolvers: true,
   description: 'The change request a write to a zone that requires approvals became (the whole of it: Query.changeRequest).',
 })
 export class ProposedZoneChange {
