@@ -9,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  * approval's own apply), so that a request is applied once whatever the number of processes, and taken up
  * again if its process died before the apply committed (the apply commits the status in its own transaction).
  */
-export class Migration20261209010000_change_requests extends Migration {
+export class Migration20261209040000_change_requests extends Migration {
   override async up(): Promise<void> {
     this.addSql(
       `alter table "domains" add column "required_approvals" integer not null default 0
