@@ -489,3 +489,25 @@ export type ReadRules = readonly Pick<PolicyRule, 'zone' | 'owner' | 'types'>[];
 export function readRulesOf(policy: KeyPolicy | undefined): ReadRules | undefined {
   return isRestricted(policy) ? policy.rules : undefined;
 }
+
+/**
+ * Is the key confined to ACME challenges: may it write nothing but TXT records at `_acme-challenge` names (RFC 8555
+ * §8.4), as the ACME preset makes it? Such a key keeps writing in a zone under review (docs/changes.md, «Review»):
+ * certbot and lego renew over DNS UPDATE or the PowerDNS API, which cannot wait for an approval, and what the key
+ * may write is nothing a resolver follows.
+ */
+export function confinedToAcmeChallenges(policy: KeyPolicy | undefined): boolean {
+  if (!isRestricted(policy)) return false;
+  const writes = policy.rules.filter((rule) => rule.access === 'write');
+  return (
+    writes.length > 0 &&
+    writes.every(
+      (rule) =>
+        rule.owner !== null &&
+        (rule.owner === '_acme-challenge' || rule.owner.startsWith('_acme-challenge.')) &&
+        rule.types !== null &&
+        rule.types.length > 0 &&
+        rule.types.every((type) => type === 'TXT'),
+    )
+  );
+}

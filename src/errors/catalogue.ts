@@ -193,6 +193,18 @@ export const ERROR_CATALOGUE = {
   ZONE_TRANSFER_EXPIRED: { status: 410, message: 'The zone transfer offer has expired' },
   ZONE_TRANSFER_PENDING: { status: 409, message: 'The zone is already offered to an account' },
   ZONE_TRANSFER_TO_SAME_ACCOUNT: { status: 422, message: 'The zone is already in that account' },
+  // review and scheduled changes (docs/changes.md, «Review», «Scheduled changes»)
+  /** a zone that requires approvals takes a change only as a change request; the message names the policy */
+  ZONE_UNDER_REVIEW: {
+    status: 409,
+    message: 'The zone requires approvals: a change is proposed as a change request and applied once approved',
+  },
+  CHANGE_REQUEST_NOT_FOUND: { status: 404, message: 'Change Request Not Found' },
+  /** the request is no longer pending (approved and waiting for its time, applied, rejected, refused, cancelled) */
+  CHANGE_REQUEST_CLOSED: { status: 409, message: 'The change request is not open to this any more' },
+  CHANGE_SELF_APPROVAL: { status: 403, message: 'The author of a change request cannot review it' },
+  CHANGE_ALREADY_REVIEWED: { status: 409, message: 'This person has reviewed the change request already' },
+  NOT_AN_APPROVER: { status: 403, message: "Only a person of the zone's account whose role may write the zone reviews its changes" },
   CSRF_REFUSED: { status: 403, message: 'A request signed in by cookie needs the X-Requested-With header and this origin' },
 } as const satisfies Record<string, CatalogueEntry>;
 
@@ -261,7 +273,8 @@ export class DomainError extends Error {
       | 'PERSON_NOT_FOUND'
       | 'STEERING_CHECK_NOT_FOUND'
       | 'STEERED_RRSET_NOT_FOUND'
-      | 'VIEW_NOT_FOUND',
+      | 'VIEW_NOT_FOUND'
+      | 'CHANGE_REQUEST_NOT_FOUND',
     field: string,
   ) {
     const message = ERROR_CATALOGUE[code].message;

@@ -1,3 +1,4 @@
+import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import 'reflect-metadata';
 import path from 'node:path';
 import { buildSchema } from 'type-graphql';
@@ -69,6 +70,7 @@ export const RESOLVERS = [
   SteeringResolver,
   ProtectedRrsetsResolver,
   SteeredRrsetResolver,
+  ChangeRequestsResolver,
 ] as const;
 export const SCHEMA_FILE = path.resolve(
   __dirname,

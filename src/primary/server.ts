@@ -531,7 +531,10 @@ export class PrimaryHandler {
       if (rcode !== undefined)
         return answer(
           rcode,
-          (error as DomainError).code === 'FORBIDDEN_BY_POLICY' ? 'policy' : updateOutcomeOf(rcode, error as DomainError),
+          // a zone under review is a policy too (RFC 8914 §4.19, Prohibited): the text names it
+          ['FORBIDDEN_BY_POLICY', 'ZONE_UNDER_REVIEW'].includes((error as DomainError).code)
+            ? 'policy'
+            : updateOutcomeOf(rcode, error as DomainError),
           refusalText(error as DomainError, principal.keyName ?? 'this', update.request.zone),
         );
       // an outage is logged once (availability.ts); SERVFAIL: the client may try again

@@ -42,6 +42,13 @@ export const EVENT_TYPES = [
   'steering.changed',
   'steering.panic',
   'webhook.disabled',
+  // change requests (docs/changes.md, «Review», «Scheduled changes»)
+  'change.proposed',
+  'change.approved',
+  'change.rejected',
+  'change.applied',
+  'change.refused',
+  'change.cancelled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

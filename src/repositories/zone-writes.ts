@@ -58,6 +58,9 @@ export interface LockedZone {
   /** whether the zone keeps any disabled record (repositories/disabled-records.ts): read with the zone, so that a
    * change set of a zone without any asks no more */
   hasDisabled: boolean;
+  /** the approvals a change of the zone needs (0: none; docs/changes.md, «Review»): read with the zone, so that a
+   * write asks nothing more to know whether it must be a change request */
+  requiredApprovals: number;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
   /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
@@ -172,7 +175,7 @@ export async function readZone(
   const target = p.add(request.targetId ?? null);
   const where = zoneCondition(p, request);
   const [row] = await sql.rows(
-    `select d.id, d.name, d.serial, d.user_id, d.kind,
+    `select d.id, d.name, d.serial, d.user_id, d.kind, d.required_approvals,
         (select coalesce(json_agg(${RECORD_JSON} order by r.id), '[]'::json) from ${sameOwnerRows} where r.domain_id = d.id and ${sameOwnerFilter}) as same_owner,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
@@ -200,6 +203,7 @@ export async function readZone(
     sameOwner: (row.same_owner as any[]).map(toRow),
     target: row.target ? toRow(row.target) : undefined,
     hasDisabled: row.has_disabled === true,
+    requiredApprovals: Number(row.required_approvals ?? 0),
     dnssec: policyFromJson(row.dnssec),
     signer:
       signer && signer !== 'whole' && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
@@ -450,7 +454,7 @@ function expectedSql(domainId: string, add: (value: unknown) => string, expect: 
     : `
         and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})`;
   return `
-        and user_id = ${add(expect.userId)} and kind = 'primary'
+        and user_id = ${add(expect.userId)} and kind = 'primary' and required_approvals = 0
         and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})${signing}${owners}`;
 }
 

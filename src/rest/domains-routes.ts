@@ -190,13 +190,14 @@ export const DOMAIN_ROUTES: RouteSpec[] = [
         });
         return { body: plan.applyZoneChanges };
       }
-      const data = await runner.run<{ applyZoneChanges: unknown }>('applyZoneChanges', {
-        zone: inputs.zone,
-        changes: inputs.changes,
-        expectSerial: inputs.expectSerial,
-        force: forceOf(inputs.force),
-      });
-      return { body: data.applyZoneChanges };
+      const data = await runner.run<{ applyZoneChanges: { zone: string; changeRequest: Record<string, unknown> | null } }>(
+        'applyZoneChanges',
+        { zone: inputs.zone, changes: inputs.changes, expectSerial: inputs.expectSerial, force: forceOf(inputs.force) },
+      );
+      const { changeRequest, ...applied } = data.applyZoneChanges;
+      // a zone that requires approvals: accepted, not written; the answer is the change request (docs/changes.md)
+      if (changeRequest) return { status: 202, body: { zone: applied.zone, changeRequest } };
+      return { body: applied };
     },
   },
   {

@@ -69,7 +69,8 @@ export const OPERATIONS = {
   deleteDomain: `mutation DeleteDomain($zone: String!) { deleteDomain(zone: $zone) }`,
   applyZoneChanges: `mutation ApplyZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, force: $force) {
-      zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+      zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl }
+      changeRequest { id status requiredApprovals } } }`,
   planZoneChanges: `mutation PlanZoneChanges($zone: String!, $changes: [ZoneChangeInput!]!, $expectSerial: Serial, $force: Boolean) {
     applyZoneChanges(zone: $zone, changes: $changes, expectSerial: $expectSerial, dryRun: true, force: $force) {
       zone serialBefore serial dryRun added { owner type rdata ttl } removed { owner type rdata ttl }

@@ -71,7 +71,8 @@ export interface Runner {
 }
 
 export type RouteResult =
-  | { body: unknown }
+  /** `status`: another than the route's (a change set to a zone under review: 202, its change request) */
+  | { body: unknown; status?: 202 }
   /** a JSON array written as its pages of items come (a list of 100,000 records) */
   | { itemPages: AsyncIterable<readonly unknown[]> }
   | { empty: true }

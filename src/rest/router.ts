@@ -329,7 +329,8 @@ export function createRestRouter({ runOperation, db, services, heavy, largeBodie
             await sendChunks(res, route.status, result.contentType, result.chunks);
           } else {
             const count = Array.isArray(result.body) ? result.body.length : 1;
-            sendJson(res, route.status, restEnvelope === 'restknot' ? envelope(route.status, count, result.body) : result.body);
+            const status = result.status ?? route.status;
+            sendJson(res, status, restEnvelope === 'restknot' ? envelope(status, count, result.body) : result.body);
           }
         } catch (thrown) {
           // a route's own check of a form field throws a DomainError, as services do

@@ -3,6 +3,7 @@ import type { Settings } from '../config/settings';
 import type { Database } from '../db/pool';
 import { ApiKeysService } from './people/api-keys.service';
 import { DomainsService } from './zones/domains.service';
+import { ChangeRequestsService } from './zones/change-requests.service';
 import { RecordsService } from './zones/records.service';
 import { UsersService } from './people/users.service';
 import { ZoneFilesService } from './zones/zone-files.service';
@@ -59,6 +60,8 @@ export interface Services {
   apiKeys: ApiKeysService;
   zoneFiles: ZoneFilesService;
   zoneChanges: ZoneChangesService;
+  /** change requests: review and scheduled changes (docs/changes.md) */
+  changeRequests: ChangeRequestsService;
   rrsetComments: RrsetCommentsService;
   disabledRecords: DisabledRecordsService;
   history: HistoryService;
@@ -138,6 +141,7 @@ export function createServices(settings: Settings, db: Database): Services {
     apiKeys,
     zoneFiles: new ZoneFilesService(settings, writeEngine),
     zoneChanges,
+    changeRequests: new ChangeRequestsService(domains, zoneChanges),
     rrsetComments: new RrsetCommentsService(),
     disabledRecords: new DisabledRecordsService(),
     history: new HistoryService(zoneChanges),

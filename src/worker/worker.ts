@@ -16,6 +16,7 @@ import { adoptSecondariesDuty } from './duties/adopt-secondaries';
 import { aliasRefreshDuties } from './duties/alias-refresh';
 import { bootstrapSignalsDuty } from './duties/bootstrap-signals';
 import { catalogAdmissionDuty } from './duties/catalog-admission';
+import { scheduledChangesDuty } from './duties/change-requests';
 import { departuresDuty } from './duties/departures';
 import { ViewNotifies, viewNotifiesDuty } from './duties/view-notifies';
 import { foreignKeysDuties } from './duties/foreign-keys';
@@ -39,7 +40,7 @@ import { WebhookDeliveries } from './webhook-delivery';
 import { WebhookFanout } from './webhook-fanout';
 
 /** what the worker's duties write with, made once per process with the services */
-export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events'>;
+export type WorkerServices = Pick<Services, 'writeEngine' | 'dnssecWriter' | 'health' | 'events' | 'changeRequests'>;
 
 export class PropagationWorker {
   readonly notifier: Notifier;
@@ -101,6 +102,7 @@ export class PropagationWorker {
       viewNotifiesDuty(views),
       retentionDuty(settings, db, log),
       timedOutSessionsDuty(settings, db, log),
+      scheduledChangesDuty(services.changeRequests, db),
       keyRollsDuty(settings, db, log, services.dnssecWriter),
       signatureRefreshDuty(settings, db, log, services.dnssecWriter),
       bootstrapSignalsDuty(settings, db, log, services.dnssecWriter),

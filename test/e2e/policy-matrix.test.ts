@@ -364,6 +364,9 @@ const WATCHED_TABLES = [
   'record_templates',
   // a person's operator grant (docs/people.md, «The operator»)
   'people',
+  // review and scheduled changes (docs/changes.md)
+  'change_requests',
+  'change_request_reviews',
 ];
 const USE_MARKS = ['last_used_at', 'first_used_at', 'expiry_audited_at', 'idle_audited_at'];
 
@@ -914,6 +917,76 @@ function touchCheckOp(
         if (deletes)
           expect({ zone, left: (await checkIdNamed(zone, check.name)) !== undefined }).toEqual({ zone, left: expected !== 'ok' });
         await adminDeleteCheck(check.id);
+      }
+    },
+  };
+}
+
+// ---- change requests (docs/changes.md, «Review»): a request is its zone's; a review is a person's ----
+
+/** a review (approve, reject, cancel) of a request of the zone: a person of the account whose role writes it */
+const reviewChange = (p: Profile, zone: string): Outcome =>
+  !sees(p, zone) ? 'CHANGE_REQUEST_NOT_FOUND' : !p.person ? 'NOT_SIGNED_IN' : p.person.role === 'viewer' ? 'NOT_AN_APPROVER' : 'ok';
+/** the approvals a zone requires: its owner or an admin of its account */
+const setApprovals = (p: Profile, zone: string): Outcome =>
+  !sees(p, zone) ? 'ZONE_NOT_FOUND' : p.person?.role === 'owner' || p.person?.role === 'admin' ? 'ok' : 'FORBIDDEN_BY_ROLE';
+const MX_TXT = (zone: string): Point => ({ zone, owner: 'mx', type: 'TXT' });
+
+/** a change request of the zone by the admin key, an ADD of a TXT at mx: pending one approval, or scheduled a day ahead */
+async function adminRequest(zone: string, kind: 'pending' | 'scheduled'): Promise<{ id: string; rdata: string }> {
+  if (kind === 'pending') await admin(`mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 1) }`, { z: zone });
+  const rdata = rdataFor('TXT');
+  const data = await admin(
+    `mutation($z: String!, $c: [ZoneChangeInput!]!, $at: DateTimeISO) { proposeZoneChange(zone: $z, changes: $c, at: $at) { id } }`,
+    {
+      z: zone,
+      c: [{ kind: 'ADD', owner: 'mx', type: 'TXT', rdata, ttl: 300 }],
+      at: kind === 'scheduled' ? new Date(Date.now() + 86_400_000).toISOString() : null,
+    },
+  );
+  return { id: data.proposeZoneChange.id, rdata };
+}
+
+/** the zone back as it was: no approvals required, the request cancelled if still open, its record gone */
+async function adminCloseRequest(zone: string, request: { id: string; rdata: string }): Promise<void> {
+  await admin(`mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 0) }`, { z: zone });
+  const { status } = (await admin(`query($id: ID!) { changeRequest(id: $id) { status } }`, { id: request.id })).changeRequest;
+  if (status === 'PENDING' || status === 'APPROVED')
+    await admin(`mutation($id: ID!) { cancelChangeRequest(id: $id) { id } }`, { id: request.id });
+  await adminDeleteIfThere(await findRecord(MX_TXT(zone), request.rdata));
+}
+
+/** a review of a pending request of each zone, proposed by the admin key (so never the reviewer's own) */
+function reviewOp(id: string, call: (key: string, requestId: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const request = await adminRequest(zone, 'pending');
+        try {
+          await attempt(`${id} of a request of ${zone}`, reviewChange(p, zone), () => call(key, request.id));
+        } finally {
+          await adminCloseRequest(zone, request);
+        }
+      }
+    },
+  };
+}
+
+/** a request read by id: its zone's readers see it, its plan only where they read records */
+function readRequestOp(id: string, call: (key: string, requestId: string) => Promise<Answer>): Op {
+  return {
+    id,
+    async run(p, key) {
+      for (const zone of ZONES) {
+        const request = await adminRequest(zone, 'scheduled');
+        try {
+          const expected = sees(p, zone) ? 'ok' : 'CHANGE_REQUEST_NOT_FOUND';
+          const answer = await attempt(`${id} of a request of ${zone}`, expected, () => call(key, request.id), { reads: true });
+          if (expected === 'ok') expectOnlyReadable(p, `${id} ${zone}`, answer.data, zone);
+        } finally {
+          await adminCloseRequest(zone, request);
+        }
       }
     },
   };
@@ -2185,7 +2258,31 @@ const OPS: Op[] = [
     },
   },
 
+  zoneOp('Query.changeRequests', readZone, (key, zone) =>
+    gql(key, `query($z: String!) { changeRequests(zone: $z) { id zone plan { rrsets { owner type } } } }`, { z: zone }),
+  ),
+  readRequestOp('Query.changeRequest', (key, id) =>
+    gql(key, `query($id: ID!) { changeRequest(id: $id) { id zone plan { rrsets { owner type after { owner type rdata } } } } }`, { id }),
+  ),
+
   // ---- GraphQL mutations ----
+  // a zone that requires no approval: the request is applied at once, as a change set is
+  changeSetOp('Mutation.proposeZoneChange', (key, zone, changes) =>
+    gql(key, `mutation($z: String!, $c: [ZoneChangeInput!]!) { proposeZoneChange(zone: $z, changes: $c) { id status } }`, {
+      z: zone,
+      c: changes,
+    }),
+  ),
+  reviewOp('Mutation.approveChangeRequest', (key, id) =>
+    gql(key, `mutation($id: ID!) { approveChangeRequest(id: $id, comment: "ok") { status } }`, { id }),
+  ),
+  reviewOp('Mutation.rejectChangeRequest', (key, id) =>
+    gql(key, `mutation($id: ID!) { rejectChangeRequest(id: $id, comment: "no") { status } }`, { id }),
+  ),
+  reviewOp('Mutation.cancelChangeRequest', (key, id) => gql(key, `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id })),
+  zoneOp('Mutation.setZoneRequiredApprovals', setApprovals, (key, zone) =>
+    gql(key, `mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 0) }`, { z: zone }),
+  ),
   changeSetOp('Mutation.applyZoneChanges', (key, zone, changes) =>
     gql(key, `mutation($z: String!, $c: [ZoneChangeInput!]!) { applyZoneChanges(zone: $z, changes: $c) { serial } }`, {
       z: zone,

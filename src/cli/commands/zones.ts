@@ -141,7 +141,8 @@ export function registerZoneCommands(program: Command): void {
     .option('--expect-serial <serial>', 'apply only if the zone is still at this serial (else SERIAL_MISMATCH)')
     .option('--dry-run', 'show the plan (each RRset before and after, the serial it would make, the warnings) and write nothing')
     .option('--force', 'apply a set that deletes or replaces more than 30 % of the zone, or changes its apex NS (else CHANGE_NEEDS_FORCE)')
-    .action(async (name: string, file: string, options: { expectSerial?: string; dryRun?: boolean; force?: boolean }) => {
+    .option('--at <time>', 'propose it as a change request applied at this time (ISO 8601), after its approvals if the zone requires any')
+    .action(async (name: string, file: string, options: { expectSerial?: string; dryRun?: boolean; force?: boolean; at?: string }) => {
       let changes: unknown;
       try {
         changes = JSON.parse(readFileSync(file, 'utf8'));
@@ -154,14 +155,36 @@ export function registerZoneCommands(program: Command): void {
       if (!Array.isArray(changes)) throw new UsageError(`${file} must hold a JSON array of changes (or {"changes": [...]})`);
       const expect = options.expectSerial === undefined ? undefined : Number(options.expectSerial);
       if (options.dryRun) return dryRunChanges(program, name, changes, expect, options.force ?? false);
+      if (options.at !== undefined) {
+        const at = new Date(options.at);
+        if (Number.isNaN(at.getTime())) throw new UsageError(`--at ${options.at} is not a time (ISO 8601: 2026-12-01T02:00:00Z)`);
+        const request = (
+          await gql(
+            `mutation($z: String!, $c: [ZoneChangeInput!]!, $at: DateTimeISO) { proposeZoneChange(zone: $z, changes: $c, at: $at) {
+          id status requiredApprovals scheduledAt } }`,
+            { z: name, c: changes, at: at.toISOString() },
+          )
+        ).proposeZoneChange;
+        if (program.opts().json) return print(program, request);
+        process.stdout.write(`zone ${name}: change request ${request.id} (${request.status.toLowerCase()}), at ${request.scheduledAt}\n`);
+        return;
+      }
       const result = (
         await gql(
           `mutation($z: String!, $c: [ZoneChangeInput!]!, $e: Serial, $f: Boolean) { applyZoneChanges(zone: $z, changes: $c, expectSerial: $e, force: $f) {
-        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } } }`,
+        zone serialBefore serial added { owner type rdata ttl } removed { owner type rdata ttl } changeRequest { id status requiredApprovals } } }`,
           { z: name, c: changes, e: expect, f: options.force ?? false },
         )
       ).applyZoneChanges;
       if (program.opts().json) return print(program, result);
+      // a zone that requires approvals: nothing written; the set waits as a change request (docs/changes.md)
+      if (result.changeRequest) {
+        const { id, requiredApprovals } = result.changeRequest;
+        process.stdout.write(
+          `zone ${result.zone}: requires ${requiredApprovals} approval(s); proposed as change request ${id}, nothing written\n`,
+        );
+        return;
+      }
       process.stdout.write(`zone ${result.zone}: serial ${result.serialBefore} → ${result.serial}\n`);
       for (const r of result.removed) process.stdout.write(`- ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);
       for (const r of result.added) process.stdout.write(`+ ${r.owner} ${r.ttl} ${r.type} ${r.rdata}\n`);

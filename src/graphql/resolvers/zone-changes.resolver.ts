@@ -1,6 +1,7 @@
 import { SerialScalar } from '../scalars/serial';
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, registerEnumType, Resolver } from 'type-graphql';
-import type { ZoneChangeKind } from '../../services/zones/zone-changes.service';
+import type { ZoneChangeKind, ZoneChangeSpec } from '../../services/zones/zone-changes.service';
+import { DomainError } from '../../errors/catalogue';
 import type { GraphQLContext } from '../context';
 import { parseOptionalId } from '../inputs/ids';
 
@@ -132,6 +133,21 @@ export class ZoneChangeWarning {
   rfc?: string;
 }
 
+@ObjectType('ProposedZoneChange', {
+  simpleResolvers: true,
+  description: 'The change request a write to a zone that requires approvals became (the whole of it: Query.changeRequest).',
+})
+export class ProposedZoneChange {
+  @Field(() => ID)
+  id!: number;
+
+  @Field({ description: 'pending (its approvals), or approved (needing none, waiting for its time).' })
+  status!: string;
+
+  @Field(() => Int)
+  requiredApprovals!: number;
+}
+
 @ObjectType('ZoneChangesResult', { simpleResolvers: true })
 export class ZoneChangesResult {
   @Field()
@@ -171,6 +187,13 @@ export class ZoneChangesResult {
     description: 'A dry run: the warnings the set would get (a write answers them in `extensions.warnings`).',
   })
   warnings?: ZoneChangeWarning[];
+
+  @Field(() => ProposedZoneChange, {
+    nullable: true,
+    description:
+      'The zone requires approvals: the set became this change request, and nothing was written (`serial` = `serialBefore`; docs/changes.md, «Review»).',
+  })
+  changeRequest?: ProposedZoneChange;
 }
 
 /** Change sets: many changes of one zone, all or nothing, one serial step (ZoneChangesService). */
@@ -180,7 +203,7 @@ export class ZoneChangesResolver {
     description:
       'Applies a set of changes to one zone, all or nothing: the zone rules and checks hold after the whole set (an error refuses it; a protected RRset is RRSET_PROTECTED), the serial rises once, secondaries take one IXFR; a set that changes nothing writes nothing (no serial step, history entry or event). With dryRun, the plan and nothing written. With expectSerial, only if the zone is still at that serial (else SERIAL_MISMATCH). Every problem comes back at once, naming its change (changes[i]).',
   })
-  applyZoneChanges(
+  async applyZoneChanges(
     @Arg('zone') zone: string,
     @Arg('changes', () => [ZoneChangeInput], { validate: false }) changes: ZoneChangeInput[],
     @Arg('expectSerial', () => SerialScalar, { nullable: true }) expectSerial: number | null | undefined,
@@ -198,22 +221,33 @@ export class ZoneChangesResolver {
     })
     force?: boolean | null,
   ) {
-    return ctx.services.zoneChanges.apply(ctx, {
-      zone,
-      expectSerial: expectSerial ?? undefined,
-      dryRun: dryRun ?? false,
-      force: force ?? false,
-      changes: changes.map((change, index) => ({
-        kind: change.kind as ZoneChangeKind,
-        id: parseOptionalId(change.id, `changes[${index}].id`),
-        owner: change.owner ?? undefined,
-        type: change.type ?? undefined,
-        rdata: change.rdata ?? undefined,
-        ttl: change.ttl ?? undefined,
-        rdatas: change.rdatas ?? undefined,
-        disabled: change.disabled ?? undefined,
-        disabledRdatas: change.disabledRdatas ?? undefined,
-      })),
-    });
+    const specs: ZoneChangeSpec[] = changes.map((change, index) => ({
+      kind: change.kind as ZoneChangeKind,
+      id: parseOptionalId(change.id, `changes[${index}].id`),
+      owner: change.owner ?? undefined,
+      type: change.type ?? undefined,
+      rdata: change.rdata ?? undefined,
+      ttl: change.ttl ?? undefined,
+      rdatas: change.rdatas ?? undefined,
+      disabled: change.disabled ?? undefined,
+      disabledRdatas: change.disabledRdatas ?? undefined,
+    }));
+    const input = { zone, expectSerial: expectSerial ?? undefined, dryRun: dryRun ?? false, force: force ?? false, changes: specs };
+    try {
+      return await ctx.services.zoneChanges.apply(ctx, input);
+    } catch (error) {
+      // a zone that requires approvals: the set becomes a change request (docs/changes.md, «Review»)
+      if (!(error instanceof DomainError && error.code === 'ZONE_UNDER_REVIEW') || input.dryRun) throw error;
+      const request = await ctx.services.changeRequests.propose(ctx, { zone, changes: specs, expectSerial: input.expectSerial });
+      return {
+        zone: request.zone,
+        serialBefore: request.plannedSerial,
+        serial: request.plannedSerial,
+        added: [],
+        removed: [],
+        dryRun: false,
+        changeRequest: { id: request.id, status: request.status.toUpperCase(), requiredApprovals: request.requiredApprovals },
+      };
+    }
   }
 }

@@ -14,7 +14,7 @@ import { withSerial } from '../../dns/zone-rules';
 import type { JournalRecord } from '../../entities/change.entity';
 import { DomainError } from '../../errors/catalogue';
 import type { Principal } from '../../auth/principal';
-import { isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
+import { confinedToAcmeChallenges, isRestricted, ownerName, requireAllowed, seesZone } from '../../auth/policy';
 import type { ChangeToSign, SigningMode, ZoneSigner } from './signing';
 import { heldSignerRow } from '../../repositories/dnssec';
 import type { DnssecPolicy, HeldSignerRow, SignedProof, SignerRow } from '../../repositories/dnssec';
@@ -74,6 +74,12 @@ export type ZoneChangeRequest = Omit<LockRequest, 'scopeUserId'> & {
    * records in another zone, which it alone may write, as it alone writes the apex's CDS/CDNSKEY.
    */
   bootstrapSignals?: boolean;
+  /**
+   * A zone that requires approvals (docs/changes.md, «Review») takes a person's or a key's change only as a
+   * change request: `plan` is a dry run (it writes nothing), `approved` a change request applied once approved
+   * or at its time (services/zones/change-requests.service.ts). Any other such change is refused, ZONE_UNDER_REVIEW.
+   */
+  review?: 'plan' | 'approved';
 };
 
 /** an ALIAS or ANAME: its addresses come from a resolver (alias-flattening.ts) */
@@ -195,6 +201,7 @@ export class ZoneChange implements ChangeToSign {
     // a zone no rule of a restricted key names is not there for it (docs/least-privilege.md)
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     refuseSecondary(zone, request);
+    refuseUnreviewed(zone, request, principal);
     return new ZoneChange(sql, settings, signer, lock !== false, zone, principal, request);
   }
 
@@ -210,6 +217,7 @@ export class ZoneChange implements ChangeToSign {
     if (!zone || !seesZone(principal.policy, zone.name)) throw notFound(request);
     if (request.targetId !== undefined && !zone.target && 'recordId' in request.zone) throw DomainError.notFound('RECORD_NOT_FOUND', 'id');
     refuseSecondary(zone, request);
+    refuseUnreviewed(zone, request, principal);
     return new ZoneChange(sql, settings, signer, true, zone, principal, request);
   }
 
@@ -586,6 +594,21 @@ function refuseSecondary(zone: LockedZone, request: ZoneChangeRequest): void {
       { field: 'zone', code: 'ZONE_IS_SECONDARY', message: `zone ${zone.name}: ${message}` },
     ]);
   }
+}
+
+/**
+ * A zone under review (`requiredApprovals` > 0) is changed by its change requests, never directly by a person or
+ * a key: every edge that cannot propose one (the PowerDNS API, DNS UPDATE, a record's own write, an import) is
+ * refused here, naming the policy. The service's own changes (the signer's, a transfer's, an ALIAS refresh) and
+ * a key confined to `_acme-challenge` TXT records (an ACME client renewing a certificate) pass.
+ */
+function refuseUnreviewed(zone: LockedZone, request: ZoneChangeRequest, principal: Principal): void {
+  if (zone.requiredApprovals === 0 || request.review) return;
+  if (request.signatureOnly || request.transfer || request.derived || request.bootstrapSignals || request.serviceNote !== undefined) return;
+  if (principal.kind === 'admin' && principal.keyId === 0 && principal.via === undefined) return;
+  if (confinedToAcmeChallenges(principal.policy)) return;
+  const message = `zone ${zone.name} requires ${zone.requiredApprovals} approval${zone.requiredApprovals === 1 ? '' : 's'} of each change: propose it as a change request (GraphQL proposeZoneChange or applyZoneChanges, REST POST /api/domain/changes/${zone.name})`;
+  throw new DomainError('ZONE_UNDER_REVIEW', message, [{ field: 'zone', code: 'ZONE_UNDER_REVIEW', message }]);
 }
 
 /** a zone not there (or not the caller's): named as the caller named it */

@@ -95,7 +95,8 @@ function ownersRead(request: ZoneChangeRequest, zone: LockedZone): string[] {
 }
 
 /** whether a zone as read may be held: what a head leaves out must be what the zone has not */
-const holdable = (zone: LockedZone): boolean => zone.kind === 'primary' && !zone.hasDisabled;
+// a zone under review has no head either: its changes are few and each must see the policy as it is now
+const holdable = (zone: LockedZone): boolean => zone.kind === 'primary' && !zone.hasDisabled && zone.requiredApprovals === 0;
 
 export class ZoneHeads {
   private readonly heads = new Map<number, Head>();

@@ -1,4 +1,5 @@
 import type { Settings } from '../../config/settings';
+import type { Sql } from '../../db/pool';
 import type { JournalRecord } from '../../entities/change.entity';
 import { CanonicalRecord, recordIdentity } from '../../dns/record';
 import { ownersToCheck } from '../../dns/zone-checks';
@@ -93,6 +94,11 @@ export class ZoneChangesService {
        * no threshold (the PowerDNS API, a revert: PowerDNS's behaviour)
        */
       force?: boolean;
+      /**
+       * a change request applied (change-requests.service.ts): it passes a zone's review, and `alongside` writes
+       * its outcome in the transaction of the change, all or nothing
+       */
+      reviewed?: { alongside: (sql: Sql, outcome: ZoneChangesOutcome) => Promise<void> };
     },
     options: ZoneChangeOptions = {},
   ): Promise<ZoneChangesOutcome> {
@@ -131,6 +137,7 @@ export class ZoneChangesService {
         touching: { owners, recordIds },
         comments,
         soa: options.soa,
+        reviewed: input.reviewed,
       },
       () => ({ parsed, invalid }),
     );
@@ -263,20 +270,25 @@ export class ZoneChangesService {
       touching: { owners: string[]; recordIds: number[] };
       comments?: readonly RrsetComments[];
       soa?: ZoneChangeOptions['soa'];
+      reviewed?: { alongside: (sql: Sql, outcome: ZoneChangesOutcome) => Promise<void> };
     },
     prepare: (view: PlanView) => { parsed: (ParsedChange | undefined)[]; invalid?: ErrorDetail[]; soa?: CanonicalRecord },
   ): Promise<ZoneChangesOutcome> {
     // the records the set touches and the apex (the rules are per owner, plus the apex's SOA and NS)
     const touching = { owners: [...new Set(['@', ...options.touching.owners])], recordIds: [...new Set(options.touching.recordIds)] };
     const comments = options.comments ?? [];
-    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching }, async (change) => {
+    // a zone under review takes a dry run, and a change request's apply (staging.ts `review`)
+    const review = options.dryRun ? ('plan' as const) : options.reviewed ? ('approved' as const) : undefined;
+    return this.engine.changeZone(ctx.db, this.settings, ctx.principal, { zone: { name: zone }, touching, review }, async (change) => {
       // comments are written beside the records, in the transaction holding the zone row's lock (all or nothing)
       if (comments.length) {
         change.requireLock();
         this.comments.requireWritable(zone, ctx.principal.policy, comments);
       }
+      if (options.reviewed && !options.dryRun) change.requireLock();
       const result = await this.decideRecords(ctx, zone, options, prepare, change);
       if (comments.length && !options.dryRun) await replaceRrsetComments(change.connection, change.zone.id, comments);
+      if (options.reviewed && !options.dryRun) await options.reviewed.alongside(change.connection, result);
       return result;
     });
   }

@@ -1,0 +1,443 @@
+import type { Database, Sql } from '../../db/pool';
+import type { Principal } from '../../auth/principal';
+import { isOperator } from '../../auth/principal';
+import { isRestricted, readsRecord, UNRESTRICTED, writesSomewhere, type PolicyRule } from '../../auth/policy';
+import { DomainError } from '../../errors/catalogue';
+import { appendEvent, type EventType } from '../../repositories/events';
+import {
+  type ChangeRequestAuthor,
+  changeRequestById,
+  changeRequestsOfZone,
+  type ChangeRequestRow,
+  type ChangeRequestStatus,
+  type ChangeReviewRow,
+  claimDueChangeRequests,
+  insertChangeRequest,
+  insertReview,
+  moveChangeRequest,
+  reviewsOf,
+  servedRrsets,
+  setRequiredApprovals,
+  zoneReview,
+} from '../../repositories/change-requests';
+import { inTransaction } from '../db-errors';
+import type { RequestContext } from '../context';
+import type { DomainsService } from './domains.service';
+import type { ZoneChangesResult, ZoneChangeSpec } from './zone-change-set';
+import type { ZoneChangesService } from './zone-changes.service';
+
+/** the most approvals a zone may require */
+export const MAX_REQUIRED_APPROVALS = 10;
+/** how long a process holds a request it applies before another may take it up (it died meanwhile) */
+const CLAIM_SECONDS = 60;
+/** how many times an apply is tried again when the zone moved at an RRset the request does not touch */
+const APPLY_ATTEMPTS = 5;
+
+/** the roles whose people review a zone's changes: those who may write its records themselves (src/auth/roles.ts) */
+const REVIEWING_ROLES = new Set(['owner', 'admin', 'editor']);
+
+type RrsetKey = { owner: string; type: string };
+type PlannedRrset = RrsetKey & { before: { owner: string; type: string; rdata: string; ttl: number }[] };
+
+export interface ChangeRequestView extends Omit<ChangeRequestRow, 'author' | 'plan' | 'changes' | 'userId'> {
+  /** who proposed it, as the history names an author: the key's name, or the person's e-mail address */
+  author: string;
+  authorPersonId: number | null;
+  plan: ZoneChangesResult;
+  changes: ZoneChangeSpec[];
+  approvals: number;
+  reviews: ChangeReviewRow[];
+}
+
+const rrsetKey = (rrset: RrsetKey) => `${rrset.owner}\u0000${rrset.type}`;
+const recordKey = (r: { rdata: string; ttl: number }) => `${r.ttl} ${r.rdata}`;
+
+/**
+ * The RRsets a request's plan changes whose served records are no longer those it was planned on: each is a
+ * conflict (docs/changes.md, «Review»). Records elsewhere in the zone may have moved meanwhile: the request is
+ * planned again on them, as any change is.
+ */
+export function conflictsOf(
+  planned: readonly PlannedRrset[],
+  served: readonly { owner: string; type: string; rdata: string; ttl: number }[],
+) {
+  const now = new Map<string, string[]>();
+  for (const record of served) {
+    const key = rrsetKey(record);
+    now.set(key, [...(now.get(key) ?? []), recordKey(record)]);
+  }
+  const conflicts: RrsetKey[] = [];
+  for (const rrset of planned) {
+    const before = rrset.before.map(recordKey).sort();
+    const current = (now.get(rrsetKey(rrset)) ?? []).sort();
+    if (before.length !== current.length || before.some((r, i) => r !== current[i]))
+      conflicts.push({ owner: rrset.owner, type: rrset.type });
+  }
+  return conflicts;
+}
+
+/**
+ * Review and scheduled changes (docs/changes.md): a change set proposed as a change request, planned on the zone
+ * as it was (the plan kept, as a dry run shows it), reviewed by people of the zone's account whose role may write
+ * the zone, and applied through the write engine on its last approval or at its time: planned again on the zone
+ * as it is then, or refused with the RRsets that moved since it was planned named. Every step is an event of the
+ * one feed, written in the step's transaction (the apply's in the zone change's own).
+ */
+export class ChangeRequestsService {
+  constructor(
+    private readonly domains: DomainsService,
+    private readonly zoneChanges: ZoneChangesService,
+  ) {}
+
+  /** sets the approvals a change of the zone needs (0: none): the zone's owner or an admin of its account */
+  async setRequiredApprovals(ctx: RequestContext, zoneName: string, approvals: number): Promise<number> {
+    if (!Number.isInteger(approvals) || approvals < 0 || approvals > MAX_REQUIRED_APPROVALS)
+      throw DomainError.invalid('approvals', `approvals: from 0 to ${MAX_REQUIRED_APPROVALS}`, 'OUT_OF_RANGE');
+    const zone = await this.domains.get(ctx, { name: zoneName });
+    const p = ctx.principal;
+    const may =
+      isOperator(p) ||
+      (p.kind === 'user' && (p.via === 'session' ? ['owner', 'admin'].includes(p.person?.role ?? '') : !isRestricted(p.policy)));
+    if (!may)
+      throw new DomainError('FORBIDDEN_BY_ROLE', "Only the zone's owner or an admin of its account sets the approvals its changes need");
+    await setRequiredApprovals(ctx.db, zone.id, approvals);
+    return approvals;
+  }
+
+  async requiredApprovals(db: Database, domainId: number): Promise<number> {
+    return (await zoneReview(db, domainId))?.requiredApprovals ?? 0;
+  }
+
+  /**
+   * Proposes a change set: planned now (a dry run, which refuses what a write would refuse), kept with its plan,
+   * pending its approvals; without any to wait for (a zone that requires none), approved at once and applied now
+   * or at `at`.
+   */
+  async propose(
+    ctx: RequestContext,
+    input: { zone: string; changes: ZoneChangeSpec[]; at?: Date | null; expectSerial?: number },
+  ): Promise<ChangeRequestView> {
+    const at = input.at ?? null;
+    if (at && Number.isNaN(at.getTime())) throw DomainError.invalid('at', 'at: not a time', 'INVALID_TIME');
+    const zone = await this.domains.get(ctx, { name: input.zone });
+    const { plan, basis } = await this.planWithBasis(ctx, zone.id, { ...input, zone: zone.name });
+    const required = await this.requiredApprovals(ctx.db, zone.id);
+    const status: 'pending' | 'approved' = required > 0 ? 'pending' : 'approved';
+    const now = !at || at.getTime() <= Date.now();
+    const id = await inTransaction(ctx.db, async (sql) => {
+      const id = await insertChangeRequest(sql, {
+        domainId: zone.id,
+        zone: zone.name,
+        author: authorOf(ctx.principal),
+        changes: input.changes,
+        plannedSerial: plan.serialBefore,
+        plan: { ...plan, basis },
+        requiredApprovals: required,
+        status,
+        scheduledAt: at,
+      });
+      await this.event(sql, 'change.proposed', zone.id, { id, author: ctx.principal.keyName ?? null, requiredApprovals: required, at });
+      // approved with nothing to wait for: this process applies it now (the duty, if it dies first)
+      if (status === 'approved' && now) await moveChangeRequest(sql, id, ['approved'], 'approved', { claimSeconds: CLAIM_SECONDS });
+      return id;
+    });
+    if (status === 'approved' && now) await this.applyClaimed(ctx.db, id);
+    return this.view(ctx, id);
+  }
+
+  /**
+   * The set planned on the zone as it is (a dry run), and the whole of each RRset it changes as served at the
+   * serial it was planned on: what its apply compares with (a dry run shows of an RRset named by a record's id
+   * only that record). Read again when the zone moved between the two reads.
+   */
+  private async planWithBasis(
+    ctx: RequestContext,
+    domainId: number,
+    input: { zone: string; changes: ZoneChangeSpec[]; expectSerial?: number },
+  ): Promise<{ plan: ZoneChangesResult; basis: PlannedRrset[] }> {
+    for (let attempt = 0; ; attempt++) {
+      const { changed: _changed, ...plan } = await this.zoneChanges.apply(ctx, { ...input, dryRun: true });
+      const rrsets = plan.rrsets ?? [];
+      const served = await servedRrsets(ctx.db, domainId, rrsets);
+      if (!served) throw DomainError.notFound('ZONE_NOT_FOUND', 'zone');
+      if (served.serial === plan.serialBefore || attempt === APPLY_ATTEMPTS - 1) {
+        const basis = rrsets.map(({ owner, type }) => ({
+          owner,
+          type,
+          before: served.records.filter((r) => r.owner === owner && r.type === type),
+        }));
+        return { plan, basis };
+      }
+    }
+  }
+
+  /** one request the caller may see (its zone's), with its plan and reviews */
+  async get(ctx: RequestContext, id: number): Promise<ChangeRequestView> {
+    return this.view(ctx, id);
+  }
+
+  async ofZone(
+    ctx: RequestContext,
+    zoneName: string,
+    options: { statuses?: ChangeRequestStatus[]; first?: number },
+  ): Promise<ChangeRequestView[]> {
+    const zone = await this.domains.get(ctx, { name: zoneName });
+    const rows = await changeRequestsOfZone(ctx.db, zone.id, { statuses: options.statuses, first: Math.min(options.first ?? 50, 500) });
+    const reviews = await reviewsOf(
+      ctx.db,
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) =>
+      present(
+        ctx.principal,
+        row,
+        reviews.filter((r) => r.requestId === row.id),
+      ),
+    );
+  }
+
+  /**
+   * A review: an approval or a rejection with a comment, by a person of the zone's account whose role may write
+   * the zone, never the request's author. A rejection closes the request; the last approval approves it, and it
+   * is applied now (planned again on the zone as it is) or at its time.
+   */
+  async review(ctx: RequestContext, id: number, verdict: 'approve' | 'reject', comment: string | null): Promise<ChangeRequestView> {
+    const request = await this.visible(ctx, id);
+    const person = this.reviewer(ctx.principal, request);
+    if (request.author.personId !== null && request.author.personId === person.id)
+      throw new DomainError('CHANGE_SELF_APPROVAL', 'The author of a change request cannot review it: another person approves it', [
+        { field: 'id', code: 'CHANGE_SELF_APPROVAL', message: 'id: this person proposed the change' },
+      ]);
+    const text = comment?.trim() ? comment.trim().slice(0, 2000) : null;
+    const applyNow = await inTransaction(ctx.db, async (sql) => {
+      const locked = await changeRequestById(sql, id, true);
+      if (!locked || locked.status !== 'pending') throw closed(locked?.status);
+      if (!(await insertReview(sql, { requestId: id, personId: person.id, reviewer: person.email, verdict, comment: text })))
+        throw new DomainError('CHANGE_ALREADY_REVIEWED');
+      if (verdict === 'reject') {
+        await moveChangeRequest(sql, id, ['pending'], 'rejected');
+        await this.event(sql, 'change.rejected', locked.domainId, { id, reviewer: person.email, comment: text });
+        return false;
+      }
+      const approvals = (await reviewsOf(sql, [id])).filter((r) => r.verdict === 'approve').length;
+      const last = approvals >= locked.requiredApprovals;
+      await this.event(sql, 'change.approved', locked.domainId, {
+        id,
+        reviewer: person.email,
+        comment: text,
+        approvals,
+        requiredApprovals: locked.requiredApprovals,
+        approved: last,
+      });
+      if (!last) return false;
+      const due = !locked.scheduledAt || locked.scheduledAt.getTime() <= Date.now();
+      await moveChangeRequest(sql, id, ['pending'], 'approved', due ? { claimSeconds: CLAIM_SECONDS } : {});
+      return due;
+    });
+    if (applyNow) await this.applyClaimed(ctx.db, id);
+    return this.view(ctx, id);
+  }
+
+  /** cancels a request not applied yet (pending, or approved and waiting for its time): its author, or a reviewer */
+  async cancel(ctx: RequestContext, id: number): Promise<ChangeRequestView> {
+    const request = await this.visible(ctx, id);
+    // the operator, the author, or a person who may review it
+    if (!isOperator(ctx.principal) && !sameAuthor(ctx.principal, request.author)) this.reviewer(ctx.principal, request);
+    await inTransaction(ctx.db, async (sql) => {
+      // a request its process is applying right now is past cancelling (moveChangeRequest checks its lease)
+      if (!(await moveChangeRequest(sql, id, ['pending', 'approved'], 'cancelled'))) {
+        const now = await changeRequestById(sql, id);
+        throw closed(now?.status === 'approved' ? 'applying' : now?.status);
+      }
+      await this.event(sql, 'change.cancelled', request.domainId, { id, by: ctx.principal.keyName ?? null });
+    });
+    return this.view(ctx, id);
+  }
+
+  /** the scheduled changes' duty: claims the approved requests whose time has come and applies each (worker/duties/) */
+  async applyDue(db: Database, limit = 20): Promise<number> {
+    const ids = await claimDueChangeRequests(db, limit, CLAIM_SECONDS);
+    for (const id of ids) await this.applyClaimed(db, id);
+    return ids.length;
+  }
+
+  /**
+   * Applies a request this process claimed: the RRsets it was planned on read with the zone's serial; any that
+   * moved refuses it with them named; otherwise its changes are applied at that serial, as its author, the
+   * request's status and event written in the change's transaction. The zone moving elsewhere meanwhile
+   * (SERIAL_MISMATCH) is read again; a refusal of the write itself (the zone's rules on the zone as it is now,
+   * the author's rules) refuses the request with its reason.
+   */
+  private async applyClaimed(db: Database, id: number): Promise<void> {
+    const request = await changeRequestById(db, id);
+    if (!request || request.status !== 'approved') return;
+    const reviews = await reviewsOf(db, [id]);
+    const approvers = reviews.filter((r) => r.verdict === 'approve').map((r) => r.reviewer);
+    const ctx: RequestContext = { db, principal: principalOf(request.author, approvers) };
+    const planned = (request.plan as { basis?: PlannedRrset[] }).basis ?? [];
+    for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt++) {
+      const now = await servedRrsets(db, request.domainId, planned);
+      if (!now) return;
+      const conflicts = conflictsOf(planned, now.records);
+      if (conflicts.length) {
+        const names = conflicts.map((c) => `${c.owner} ${c.type}`).join(', ');
+        await this.refuse(
+          db,
+          request,
+          `the zone moved at ${names} since the change was planned (serial ${request.plannedSerial})`,
+          conflicts,
+        );
+        return;
+      }
+      try {
+        await this.zoneChanges.apply(ctx, {
+          zone: request.zone,
+          changes: request.changes as ZoneChangeSpec[],
+          expectSerial: now.serial,
+          reviewed: {
+            alongside: async (sql, outcome) => {
+              if (!(await moveChangeRequest(sql, id, ['approved'], 'applied', { appliedSerial: outcome.serial }))) throw closed('applied');
+              await this.event(sql, 'change.applied', request.domainId, {
+                id,
+                author: request.author.keyName,
+                approvedBy: approvers,
+                serial: outcome.serial,
+              });
+            },
+          },
+        });
+        return;
+      } catch (error) {
+        if (error instanceof DomainError && error.code === 'SERIAL_MISMATCH') continue;
+        if (error instanceof DomainError && error.code === 'CHANGE_REQUEST_CLOSED') return;
+        if (error instanceof DomainError) {
+          const problems = error.details.map((d) => d.message).filter((m) => m && m !== error.message);
+          await this.refuse(db, request, problems.length ? `${error.message}: ${problems.join('; ')}` : error.message, []);
+          return;
+        }
+        // the database away: the claim lapses and the duty takes it up again
+        throw error;
+      }
+    }
+  }
+
+  private async refuse(db: Database, request: ChangeRequestRow, reason: string, conflicts: RrsetKey[]): Promise<void> {
+    await inTransaction(db, async (sql) => {
+      if (!(await moveChangeRequest(sql, request.id, ['approved'], 'refused', { reason, conflicts }))) return;
+      await this.event(sql, 'change.refused', request.domainId, { id: request.id, reason, conflicts });
+    });
+  }
+
+  private event(sql: Sql, type: EventType, domainId: number, data: Record<string, unknown>): Promise<void> {
+    return appendEvent(sql, { type, domainId, data });
+  }
+
+  /** a request whose zone the caller sees; another's is not found */
+  private async visible(ctx: RequestContext, id: number): Promise<ChangeRequestRow> {
+    const request = await changeRequestById(ctx.db, id);
+    if (!request) throw DomainError.notFound('CHANGE_REQUEST_NOT_FOUND', 'id');
+    try {
+      await this.domains.get(ctx, { id: request.domainId });
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'ZONE_NOT_FOUND') throw DomainError.notFound('CHANGE_REQUEST_NOT_FOUND', 'id');
+      throw error;
+    }
+    return request;
+  }
+
+  /**
+   * The person reviewing: signed in (a key reviews nothing: an approval is a person's word), an operator, or a
+   * member of the zone's account acting there whose role writes the zone (owner, admin, an editor of it).
+   */
+  private reviewer(principal: Principal, request: ChangeRequestRow): { id: number; email: string } {
+    const person = principal.via === 'session' ? principal.person : undefined;
+    if (!person) throw new DomainError('NOT_SIGNED_IN', 'A change request is reviewed by a person signed in, not a key');
+    if (person.operator) return person;
+    const member =
+      principal.kind === 'user' &&
+      principal.userId === request.userId &&
+      person.role !== null &&
+      REVIEWING_ROLES.has(person.role) &&
+      writesSomewhere(principal.policy, request.zone);
+    if (!member) throw new DomainError('NOT_AN_APPROVER');
+    return person;
+  }
+
+  private async view(ctx: RequestContext, id: number): Promise<ChangeRequestView> {
+    const request = await this.visible(ctx, id);
+    return present(ctx.principal, request, await reviewsOf(ctx.db, [id]));
+  }
+}
+
+function closed(status: string | undefined): DomainError {
+  const message = `The change request is ${status ?? 'gone'}: it is no longer open to this`;
+  return new DomainError('CHANGE_REQUEST_CLOSED', message, [{ field: 'id', code: 'CHANGE_REQUEST_CLOSED', message }]);
+}
+
+/**
+ * A request as the caller may see it: its plan's records only where the caller's rules let it read them (a key
+ * confined to some names of a zone sees a request of that zone, not the records it changes elsewhere)
+ */
+function present(principal: Principal, row: ChangeRequestRow, reviews: ChangeReviewRow[]): ChangeRequestView {
+  const { author, plan: kept, changes, userId: _userId, ...rest } = row;
+  const { basis: _basis, ...plan } = kept as ZoneChangesResult & { basis?: unknown };
+  const readable = <T extends RrsetKey>(list: T[] | undefined) =>
+    list?.filter((r) => readsRecord(principal.policy, row.zone, r.owner, r.type));
+  return {
+    ...rest,
+    conflicts: rest.conflicts ? (readable(rest.conflicts) ?? []) : null,
+    author: author.email ?? author.keyName ?? '',
+    authorPersonId: author.personId,
+    plan: {
+      ...plan,
+      added: readable(plan.added) ?? [],
+      removed: readable(plan.removed) ?? [],
+      rrsets: readable(plan.rrsets),
+      disabledAdded: readable(plan.disabledAdded),
+      disabledRemoved: readable(plan.disabledRemoved),
+    },
+    changes: changes as ZoneChangeSpec[],
+    approvals: reviews.filter((r) => r.verdict === 'approve').length,
+    reviews,
+  };
+}
+
+/** the author of a request as it is kept: who the history names, and the rules its apply acts with */
+function authorOf(principal: Principal): ChangeRequestAuthor {
+  const session = principal.via === 'session';
+  return {
+    keyId: session || principal.via === 'tsig' ? null : principal.keyId,
+    tsigKeyId: principal.via === 'tsig' ? principal.keyId : null,
+    keyName: principal.keyName ?? null,
+    userId: principal.kind === 'user' ? principal.userId : null,
+    personId: session ? (principal.person?.id ?? null) : null,
+    email: session ? (principal.person?.email ?? null) : null,
+    admin: principal.kind === 'admin',
+    policy: isRestricted(principal.policy) ? { rules: principal.policy.rules } : null,
+  };
+}
+
+function sameAuthor(principal: Principal, author: ChangeRequestAuthor): boolean {
+  if (principal.via === 'session') return author.personId !== null && principal.person?.id === author.personId;
+  if (principal.via === 'tsig') return author.tsigKeyId === principal.keyId;
+  return author.keyId !== null && author.keyId === principal.keyId;
+}
+
+/**
+ * The principal a request is applied as: its author, with the rules the author had when proposing (what the
+ * dry run held it to), named in the history with the people who approved it.
+ */
+function principalOf(author: ChangeRequestAuthor, approvers: readonly string[]): Principal {
+  const rules = (author.policy as { rules?: PolicyRule[] } | null)?.rules;
+  const policy = rules ? { ...UNRESTRICTED, rules } : undefined;
+  const name = author.email ?? author.keyName ?? 'change request';
+  const keyName = approvers.length ? `${name} (approved by ${approvers.join(', ')})` : name;
+  const person =
+    author.personId !== null
+      ? { id: author.personId, email: author.email ?? '', role: null, accountId: author.userId, operator: author.admin }
+      : undefined;
+  const via = person ? ('session' as const) : author.tsigKeyId !== null ? ('tsig' as const) : undefined;
+  const keyId = author.tsigKeyId ?? author.keyId ?? 0;
+  if (author.admin) return { kind: 'admin', keyId, keyName, via, policy, person };
+  return { kind: 'user', keyId, keyName, userId: author.userId ?? 0, via, policy, person };
+}

@@ -1,0 +1,27 @@
+import type { Database } from '../../db/pool';
+import type { Services } from '../../services';
+import type { Duty } from '../duties';
+
+/** the name the runner knows the scheduled changes' duty by */
+export const SCHEDULED_CHANGES = 'scheduled changes';
+
+/**
+ * Scheduled changes (docs/changes.md, «Scheduled changes»): every second, the approved change requests whose
+ * time has come are claimed (`FOR UPDATE SKIP LOCKED` and a lease, so that each is applied once whatever the
+ * number of processes, and taken up again if its process died before its apply committed) and applied, each
+ * planned again on the zone as it is then, or refused with an event. Their state is in PostgreSQL alone: a
+ * restart, or a failover, loses nothing.
+ */
+export function scheduledChangesDuty(changeRequests: Services['changeRequests'], db: Database): Duty {
+  return {
+    name: SCHEDULED_CHANGES,
+    every: 1000,
+    firstAfter: 0,
+    run: async () => {
+      // a full batch: more are due, claimed at once rather than a second later
+      while ((await changeRequests.applyDue(db)) === 20);
+    },
+    where: 'scheduled changes',
+    failure: { level: 'warn', message: 'scheduled changes: applying the due change requests failed; it runs again in a second' },
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * Review and scheduled changes (docs/changes.md, «Review», «Scheduled changes»), on the real service with its DNS
+ * primary and its worker over one PostgreSQL database, what is served asked of the primary with dig: under a
+ * two-approver policy a change set becomes a change request and nothing is served before its second approval;
+ * self-approval and a viewer's approval are refused; a request whose RRset moved since it was planned is refused
+ * on its last approval with the RRset named; REST's documented path answers 202 with the request; a request
+ * scheduled a few seconds ahead is served by T + 2 s and a cancelled one never; the PowerDNS API and DNS UPDATE
+ * are refused with the policy named, except an ACME key's `_acme-challenge` TXT, which a renewal writes at once.
+ */
+import 'reflect-metadata';
+import { ADMIN_KEY, startTestApp, TestApp } from '../support/test-app';
+import { createTsigKey, createUser, createUserKey, createZone, errorCode, feedFrom } from '../support/fixtures';
+import { freePort } from '../support/free-port';
+import { personGql, signIn } from '../support/people';
+import { nsupdate, runClient } from '../support/update-clients';
+import { dig, findBinary, records } from '../propagation/knot';
+import { sleep, waitFor } from '../support/wait-for';
+
+const ZONE = 'review.cr-zk.test';
+/** a zone that requires no approval: its scheduled changes */
+const PLAIN = 'plain.cr-zk.test';
+const ACCOUNT = 'team@cr-zk.test';
+const ROLES = { owner: 'owner', erin: 'editor', alice: 'editor', bob: 'admin', vera: 'viewer' } as const;
+type Person = keyof typeof ROLES;
+
+let app: TestApp;
+let dnsPort: number;
+let accountId: string;
+const tokens = {} as Record<Person, string>;
+
+const REQUEST = `id status author plannedSerial appliedSerial requiredApprovals approvals scheduledAt conflicts { owner type } reason
+  plan { serialBefore serial rrsets { owner type before { rdata } after { rdata } } }
+  reviews { reviewer verdict comment }`;
+const APPLY = `mutation($z: String!, $c: [ZoneChangeInput!]!) {
+  applyZoneChanges(zone: $z, changes: $c) { serialBefore serial added { owner } changeRequest { id status requiredApprovals } } }`;
+const APPROVE = `mutation($id: ID!, $c: String) { approveChangeRequest(id: $id, comment: $c) { ${REQUEST} } }`;
+const PROPOSE = `mutation($z: String!, $c: [ZoneChangeInput!]!, $at: DateTimeISO) {
+  proposeZoneChange(zone: $z, changes: $c, at: $at) { ${REQUEST} } }`;
+
+const as = (person: Person, query: string, variables: Record<string, unknown> = {}) => personGql(app, tokens[person], query, variables);
+const email = (person: Person) => `${person}@cr-zk.test`;
+
+/** what the primary serves at `name` for `type` (rdata), and its SOA serial */
+async function served(zone: string, name: string, type: string): Promise<string[]> {
+  const res = await dig(['-p', String(dnsPort), '@127.0.0.1', `${name}.${zone}`, type, '+norecurse']);
+  return records(res)
+    .filter((r) => r.type === type)
+    .map((r) => r.rdata);
+}
+async function soaSerial(zone: string): Promise<number> {
+  const res = await dig(['-p', String(dnsPort), '@127.0.0.1', zone, 'SOA', '+short']);
+  return Number(res.stdout.trim().split(/\s+/)[2]);
+}
+
+const addA = (owner: string, rdata: string) => [{ kind: 'ADD', owner, type: 'A', rdata, ttl: 300 }];
+const replaceA = (owner: string, rdata: string) => [{ kind: 'REPLACE_RRSET', owner, type: 'A', rdatas: [rdata], ttl: 300 }];
+
+beforeAll(async () => {
+  dnsPort = await freePort();
+  app = await startTestApp({ ROLES: 'api,dns,worker', DNS_LISTEN: `127.0.0.1:${dnsPort}` });
+  accountId = await createUser(app, ACCOUNT);
+  await createZone(app, accountId, ZONE);
+  await createZone(app, accountId, PLAIN);
+  for (const [person, role] of Object.entries(ROLES) as [Person, string][]) {
+    const invited = await app.gql(`mutation($i: InviteMemberInput!) { inviteMember(input: $i) { token } }`, {
+      i: { userId: accountId, email: email(person), role: role.toUpperCase() },
+    });
+    expect(invited.errors).toBeUndefined();
+    tokens[person] = await signIn(app, email(person));
+  }
+  // the record a conflict is about, before the zone is under review
+  expect((await as('owner', APPLY, { z: ZONE, c: addA('mail', '192.0.2.1') })).errors).toBeUndefined();
+  // an editor may not set the policy; the zone's owner may
+  const byEditor = await as('erin', `mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 2) }`, { z: ZONE });
+  expect(errorCode(byEditor)).toBe('FORBIDDEN_BY_ROLE');
+  const set = await as('owner', `mutation($z: String!) { setZoneRequiredApprovals(zone: $z, approvals: 2) }`, { z: ZONE });
+  expect(set.errors).toBeUndefined();
+  expect(set.data.setZoneRequiredApprovals).toBe(2);
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+});
+
+test('under two approvers nothing is served before the second approval; the author and a viewer may not approve', async () => {
+  const serial = await soaSerial(ZONE);
+  const proposed = await as('erin', APPLY, { z: ZONE, c: addA('web', '192.0.2.10') });
+  expect(proposed.errors).toBeUndefined();
+  const result = proposed.data.applyZoneChanges;
+  expect(result).toMatchObject({ serialBefore: serial, serial, added: [], changeRequest: { status: 'PENDING', requiredApprovals: 2 } });
+  const id = result.changeRequest.id;
+  expect(await served(ZONE, 'web', 'A')).toEqual([]);
+
+  expect(errorCode(await as('erin', APPROVE, { id }))).toBe('CHANGE_SELF_APPROVAL');
+  expect(errorCode(await as('vera', APPROVE, { id }))).toBe('NOT_AN_APPROVER');
+  expect(errorCode(await app.gql(APPROVE, { id }, ADMIN_KEY))).toBe('NOT_SIGNED_IN');
+
+  const first = await as('alice', APPROVE, { id, c: 'looks right' });
+  expect(first.errors).toBeUndefined();
+  expect(first.data.approveChangeRequest).toMatchObject({ status: 'PENDING', approvals: 1, appliedSerial: null });
+  expect(errorCode(await as('alice', APPROVE, { id }))).toBe('CHANGE_ALREADY_REVIEWED');
+  expect(await served(ZONE, 'web', 'A')).toEqual([]);
+  expect(await soaSerial(ZONE)).toBe(serial);
+
+  const second = await as('bob', APPROVE, { id, c: 'ship it' });
+  expect(second.errors).toBeUndefined();
+  const applied = second.data.approveChangeRequest;
+  expect(applied).toMatchObject({ status: 'APPLIED', approvals: 2, author: email('erin') });
+  expect(applied.reviews.map((r: any) => [r.reviewer, r.verdict, r.comment])).toEqual([
+    [email('alice'), 'APPROVE', 'looks right'],
+    [email('bob'), 'APPROVE', 'ship it'],
+  ]);
+  expect(applied.plan.rrsets).toEqual([{ owner: 'web', type: 'A', before: [], after: [{ rdata: '192.0.2.10' }] }]);
+  expect(await served(ZONE, 'web', 'A')).toEqual(['192.0.2.10']);
+  expect(await soaSerial(ZONE)).toBe(applied.appliedSerial);
+
+  // the history names the author and who approved
+  const history = await app.gql(
+    `query($z: String!) { domain(name: $z) { changes(first: 1) { nodes { serialAfter author { keyName } } } } }`,
+    {
+      z: ZONE,
+    },
+  );
+  expect(history.data.domain.changes.nodes[0]).toEqual({
+    serialAfter: applied.appliedSerial,
+    author: { keyName: `${email('erin')} (approved by ${email('alice')}, ${email('bob')})` },
+  });
+  // the one event feed: proposed, approved twice, applied (with the zone's change)
+  const events = await waitFor('the change request events', async () => {
+    const feed = (await feedFrom(app)).events.filter((e: any) => e.type.startsWith('change.') && String(e.data.id) === id);
+    return feed.length >= 4 ? feed : undefined;
+  });
+  expect(events.map((e) => e.type)).toEqual(['change.proposed', 'change.approved', 'change.approved', 'change.applied']);
+});
+
+test('a request whose RRset moved since it was planned is refused on its last approval, the RRset named', async () => {
+  const one = (await as('erin', PROPOSE, { z: ZONE, c: replaceA('mail', '192.0.2.20') })).data.proposeZoneChange;
+  const two = (await as('erin', PROPOSE, { z: ZONE, c: replaceA('mail', '192.0.2.30') })).data.proposeZoneChange;
+  for (const reviewer of ['alice', 'bob'] as const) expect((await as(reviewer, APPROVE, { id: one.id })).errors).toBeUndefined();
+  expect(await served(ZONE, 'mail', 'A')).toEqual(['192.0.2.20']);
+  const serial = await soaSerial(ZONE);
+
+  expect((await as('alice', APPROVE, { id: two.id })).errors).toBeUndefined();
+  const refused = (await as('bob', APPROVE, { id: two.id })).data.approveChangeRequest;
+  expect(refused).toMatchObject({ status: 'REFUSED', conflicts: [{ owner: 'mail', type: 'A' }], appliedSerial: null });
+  expect(refused.reason).toMatch(/mail A/);
+  expect(await served(ZONE, 'mail', 'A')).toEqual(['192.0.2.20']);
+  expect(await soaSerial(ZONE)).toBe(serial);
+});
+
+test('REST answers 202 with the request; the PowerDNS API, DNS UPDATE and a record write are refused naming the policy; an ACME key renews', async () => {
+  const key = await createUserKey(app, accountId);
+  const rest = await app.http
+    .post(`/api/domain/changes/${ZONE}`)
+    .set('X-API-Key', key)
+    .send({ changes: addA('rest', '192.0.2.40') });
+  expect(rest.status).toBe(202);
+  expect(rest.body).toMatchObject({ zone: ZONE, changeRequest: { status: 'PENDING', requiredApprovals: 2 } });
+  const byId = await app.gql(`query($id: ID!) { changeRequest(id: $id) { ${REQUEST} } }`, { id: rest.body.changeRequest.id }, key);
+  expect(byId.data.changeRequest.plan.rrsets).toEqual([{ owner: 'rest', type: 'A', before: [], after: [{ rdata: '192.0.2.40' }] }]);
+  const pending = await app.gql(`query($z: String!) { changeRequests(zone: $z, status: [PENDING]) { id } }`, { z: ZONE }, key);
+  expect(pending.data.changeRequests.map((r: any) => r.id)).toContain(rest.body.changeRequest.id);
+
+  const serial = await soaSerial(ZONE);
+  // a record's own write cannot be a request: refused, the policy named
+  const record = await app.gql(
+    `mutation($i: RecordInput!) { createRecord(input: $i) { id } }`,
+    { i: { zone: ZONE, owner: 'direct', type: 'A', rdata: '192.0.2.41', ttl: 300 } },
+    key,
+  );
+  expect(errorCode(record)).toBe('ZONE_UNDER_REVIEW');
+  // the PowerDNS API: 422 with the message
+  const patch = await app.http
+    .patch(`/api/v1/servers/localhost/zones/${ZONE}.`)
+    .set('X-API-Key', key)
+    .send({
+      rrsets: [
+        { name: `pdns.${ZONE}.`, type: 'A', ttl: 300, changetype: 'REPLACE', records: [{ content: '192.0.2.42', disabled: false }] },
+      ],
+    });
+  expect(patch.status).toBe(422);
+  expect(patch.body.error).toMatch(/requires 2 approvals/);
+  // DNS UPDATE through a key that may write anything: REFUSED, EDE 18 (Prohibited) with the policy in its text
+  const anyKey = await createTsigKey(app, accountId, 'any.cr-zk.test');
+  const refused = await runClient(
+    findBinary('nsupdate'),
+    ['-d', '-y', `${anyKey.algorithm}:${anyKey.name}:${anyKey.secret}`],
+    [`server 127.0.0.1 ${dnsPort}`, `zone ${ZONE}`, `update add dyn.${ZONE} 300 A 192.0.2.43`, 'send', ''].join('\n'),
+  );
+  const output = refused.stdout + refused.stderr;
+  expect(output).toMatch(/opcode: UPDATE, status: REFUSED/);
+  expect(output).toMatch(/EDE: 18 \(Prohibited\)/);
+  expect(output).toMatch(/requires 2 approvals/);
+  expect(await soaSerial(ZONE)).toBe(serial);
+
+  // an ACME key (the preset: `_acme-challenge` TXT only) writes its challenge at once, as certbot's rfc2136 plugin does
+  const acme = await app.gql(`mutation($input: CreateTsigKeyInput!) { createTsigKey(input: $input) { secret } }`, {
+    input: { userId: accountId, name: 'acme.cr-zk.test', preset: 'ACME', zone: ZONE },
+  });
+  expect(acme.errors).toBeUndefined();
+  const acmeKey = { algorithm: 'hmac-sha256', name: 'acme.cr-zk.test', secret: acme.data.createTsigKey.secret };
+  const renewal = await nsupdate(dnsPort, acmeKey, [`zone ${ZONE}`, `update add _acme-challenge.www.${ZONE} 60 TXT "token-1"`, 'send']);
+  expect(renewal.code).toBe(0);
+  expect(await served(ZONE, '_acme-challenge.www', 'TXT')).toEqual(['"token-1"']);
+});
+
+test('a change scheduled a few seconds ahead is served by T + 2 s; a cancelled one never is', async () => {
+  const at = new Date(Date.now() + 3000);
+  const kept = await as('erin', PROPOSE, { z: PLAIN, c: addA('timed', '192.0.2.50'), at: at.toISOString() });
+  expect(kept.errors).toBeUndefined();
+  expect(kept.data.proposeZoneChange).toMatchObject({ status: 'APPROVED', requiredApprovals: 0 });
+  const dropped = (await as('erin', PROPOSE, { z: PLAIN, c: addA('dropped', '192.0.2.51'), at: at.toISOString() })).data.proposeZoneChange;
+  // under review too: approved by two, then waiting for its time
+  const reviewed = (await as('erin', PROPOSE, { z: ZONE, c: addA('timed', '192.0.2.52'), at: at.toISOString() })).data.proposeZoneChange;
+  expect((await as('alice', APPROVE, { id: reviewed.id })).data.approveChangeRequest.status).toBe('PENDING');
+  expect((await as('bob', APPROVE, { id: reviewed.id })).data.approveChangeRequest.status).toBe('APPROVED');
+  const cancelled = await as('erin', `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id: dropped.id });
+  expect(cancelled.data.cancelChangeRequest.status).toBe('CANCELLED');
+  expect(await served(PLAIN, 'timed', 'A')).toEqual([]);
+
+  await sleep(Math.max(0, at.getTime() + 2000 - Date.now()));
+  expect(await served(PLAIN, 'timed', 'A')).toEqual(['192.0.2.50']);
+  expect(await served(ZONE, 'timed', 'A')).toEqual(['192.0.2.52']);
+  expect(await served(PLAIN, 'dropped', 'A')).toEqual([]);
+  const after = await as('erin', `query($id: ID!) { changeRequest(id: $id) { status } }`, { id: dropped.id });
+  expect(after.data.changeRequest.status).toBe('CANCELLED');
+  // too late to cancel an applied one
+  expect(
+    errorCode(await as('erin', `mutation($id: ID!) { cancelChangeRequest(id: $id) { status } }`, { id: kept.data.proposeZoneChange.id })),
+  ).toBe('CHANGE_REQUEST_CLOSED');
+});
