@@ -828,15 +828,23 @@ function createSteeredOp(id: string, call: (key: string, t: Point) => Promise<An
   };
 }
 
-/** change or delete the steered RRset at each steerable point, named by its id */
-function touchSteeredOp(id: string, call: (key: string, steeredId: string, t: Point) => Promise<Answer>, deletes = false): Op {
+/**
+ * change or delete the steered RRset at each steerable point, named by its id (GraphQL) or by its zone, owner and
+ * type (REST: a zone the key does not see is `unseen`, ZONE_NOT_FOUND, as on every REST path that names its zone)
+ */
+function touchSteeredOp(
+  id: string,
+  call: (key: string, steeredId: string, t: Point) => Promise<Answer>,
+  deletes = false,
+  unseen: Outcome = 'STEERED_RRSET_NOT_FOUND',
+): Op {
   return {
     id,
     async run(p, key) {
       for (const t of STEERABLE) {
         const held = await rdatasAt(t);
         const steered = await adminSteer(t);
-        const expected = touchSteered(p, t);
+        const expected = sees(p, t.zone) ? touchSteered(p, t) : unseen;
         await attempt(`${id} ${label(t)}`, expected, () => call(key, steered, t));
         if (deletes) expect({ t, left: (await steeredIdAt(t)) !== undefined }).toEqual({ t, left: expected !== 'ok' });
         await adminUnsteer(t, held);
@@ -903,17 +911,18 @@ function createCheckOp(id: string, call: (key: string, zone: string, input: Retu
 /** change or delete a check of each zone, named by its id */
 function touchCheckOp(
   id: string,
-  call: (key: string, checkId: string, zone: string) => Promise<Answer>,
+  call: (key: string, checkId: string, zone: string, name: string) => Promise<Answer>,
   deletes = false,
   input: () => { name: string } = CHECK_INPUT,
+  unseen: Outcome = 'STEERING_CHECK_NOT_FOUND',
 ): Op {
   return {
     id,
     async run(p, key) {
       for (const zone of ZONES) {
         const check = await adminCheck(zone, input());
-        const expected = writeCheck(p, zone, 'STEERING_CHECK_NOT_FOUND');
-        await attempt(`${id} ${zone}`, expected, () => call(key, check.id, zone));
+        const expected = writeCheck(p, zone, unseen);
+        await attempt(`${id} ${zone}`, expected, () => call(key, check.id, zone, check.name));
         if (deletes)
           expect({ zone, left: (await checkIdNamed(zone, check.name)) !== undefined }).toEqual({ zone, left: expected !== 'ok' });
         await adminDeleteCheck(check.id);
@@ -2058,6 +2067,36 @@ const OPS: Op[] = [
   changeSetOp('POST /domain/changes/:zone', (key, zone, changes) => rest(key, 'post', `/domain/changes/${zone}`, { body: { changes } })),
   zoneOp('GET /domain/changes/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/changes/${zone}`)),
   zoneOp('GET /domain/export/:zone', readWholeZone, (key, zone) => rest(key, 'get', `/domain/export/${zone}`)),
+  // ---- REST: steering, beside the documented paths (the same GraphQL operations as the rows above) ----
+  zoneOp('GET /domain/steering/:zone', readZone, (key, zone) => rest(key, 'get', `/domain/steering/${zone}`)),
+  createSteeredOp('PUT /domain/steering/:zone/rrset/:owner/:type', (key, t) =>
+    rest(key, 'put', `/domain/steering/${t.zone}/rrset/${t.owner}/${t.type}`, {
+      body: { pools: [{ members: [{ value: STEERED_VALUE(t.type) }] }] },
+    }),
+  ),
+  touchSteeredOp(
+    'DELETE /domain/steering/:zone/rrset/:owner/:type',
+    (key, _id, t) => rest(key, 'delete', `/domain/steering/${t.zone}/rrset/${t.owner}/${t.type}`),
+    true,
+    'ZONE_NOT_FOUND',
+  ),
+  touchSteeredOp(
+    'POST /domain/steering/:zone/rrset/:owner/:type/admin',
+    (key, _id, t) =>
+      rest(key, 'post', `/domain/steering/${t.zone}/rrset/${t.owner}/${t.type}/admin`, {
+        body: { value: STEERED_VALUE(t.type), admin: 'down' },
+      }),
+    false,
+    'ZONE_NOT_FOUND',
+  ),
+  touchCheckOp(
+    'POST /domain/steering/:zone/check/:name/status',
+    (key, _id, zone, name) =>
+      rest(key, 'post', `/domain/steering/${zone}/check/${name}/status`, { body: { up: 'false', lease_seconds: 30 } }),
+    false,
+    () => ({ name: `pm-${next()}`, protocol: 'external' }),
+    'ZONE_NOT_FOUND',
+  ),
   importOp('POST /domain/import/:zone', (key, zone, text) =>
     rest(key, 'post', `/domain/import/${zone}`, { body: { text, mode: 'MERGE' } }),
   ),
