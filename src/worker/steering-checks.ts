@@ -12,7 +12,16 @@ import type { Database } from '../db/pool';
 import type { Logger } from '../logger';
 import type { WriteEngine } from '../services/write-engine';
 import { noteDatabaseFailure } from '../db/availability';
-import { claimDueChecks, CheckRow, ClaimedCheck, failingChecks, isProbed, ProbeToSave, saveProbes, steeredZones } from '../repositories/steering';
+import {
+  claimDueChecks,
+  CheckRow,
+  ClaimedCheck,
+  failingChecks,
+  isProbed,
+  ProbeToSave,
+  saveProbes,
+  steeredZones,
+} from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
 import { EXTERNAL_THRESHOLDS, externalObservation, nextCheckState, panicking } from '../services/steering/decision';

@@ -191,7 +191,13 @@ export class NameserverSetsService {
     await this.zoneChanges.applyPlanned(ctx, {
       zone,
       // the apex, and the names the zone checks need for the new NS (an in-zone name server's address)
-      owners: ['@', ...ownersToCheck(zone, to.nsNames.map((rdata) => ({ owner: '@', type: 'NS', rdata })))],
+      owners: [
+        '@',
+        ...ownersToCheck(
+          zone,
+          to.nsNames.map((rdata) => ({ owner: '@', type: 'NS', rdata })),
+        ),
+      ],
       plan: (view) => {
         const ns = view.records.filter((r) => r.owner === '@' && r.type === 'NS');
         const names = ns.map((r) => r.rdata.toLowerCase());
