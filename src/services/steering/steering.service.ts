@@ -460,13 +460,13 @@ export class SteeringService {
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(name)) bad('name', 'letters, digits, dot, dash and underscore, 1 to 63 of them');
     const protocol = String(input.protocol ?? '').toLowerCase() as CheckDefinition['protocol'];
     if (!(PROTOCOLS as readonly string[]).includes(protocol)) bad('protocol', `one of ${PROTOCOLS.join(', ')}`);
+    const intervalSeconds = input.intervalSeconds ?? null;
+    if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
+      bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
     if (protocol === 'external') {
       // reported, not probed (reportSteeringStatus): nothing to connect to
       for (const field of ['address', 'port', 'host', 'bodyContains'] as const)
         if (input[field] != null && input[field] !== '') bad(field, 'an external check probes nothing: its status is reported');
-      const intervalSeconds = input.intervalSeconds ?? null;
-      if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
-        bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
       if (problems.length) throw errorFromProblems(problems);
       return {
         name,
@@ -502,9 +502,6 @@ export class SteeringService {
     const bodyContains = input.bodyContains ?? null;
     if (bodyContains !== null && (!http || bodyContains.length < 1 || bodyContains.length > 255))
       bad('bodyContains', 'an HTTP(S) check’s text of 1 to 255 characters');
-    const intervalSeconds = input.intervalSeconds ?? null;
-    if (intervalSeconds !== null && (!Number.isInteger(intervalSeconds) || intervalSeconds < 1 || intervalSeconds > 300))
-      bad('intervalSeconds', '1 to 300 seconds (none: STEERING_CHECK_INTERVAL)');
     if (problems.length) throw errorFromProblems(problems);
     return {
       name,
