@@ -61,6 +61,9 @@ export interface LockedZone {
   /** the approvals a change of the zone needs (0: none; docs/changes.md, «Review»): read with the zone, so that a
    * write asks nothing more to know whether it must be a change request */
   requiredApprovals: number;
+  /** whether some RRset of the zone is locked (repositories/protected-rrsets.ts): read with the zone, so that a write
+   * of a zone without locks asks nothing more */
+  hasLocks: boolean;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
   /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
@@ -180,6 +183,7 @@ export async function readZone(
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
         exists (select 1 from disabled_records x where x.domain_id = d.id) as has_disabled,
+        exists (select 1 from protected_rrsets l where l.domain_id = d.id) as has_locks,
         ${DNSSEC_POLICY_JSON} as dnssec${
           signer === 'whole'
             ? `,
@@ -204,6 +208,7 @@ export async function readZone(
     target: row.target ? toRow(row.target) : undefined,
     hasDisabled: row.has_disabled === true,
     requiredApprovals: Number(row.required_approvals ?? 0),
+    hasLocks: row.has_locks === true,
     dnssec: policyFromJson(row.dnssec),
     signer:
       signer && signer !== 'whole' && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
@@ -455,7 +460,8 @@ function expectedSql(domainId: string, add: (value: unknown) => string, expect: 
         and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})`;
   return `
         and user_id = ${add(expect.userId)} and kind = 'primary' and required_approvals = 0
-        and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})${signing}${owners}`;
+        and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})
+        and not exists (select 1 from protected_rrsets l where l.domain_id = ${domainId})${signing}${owners}`;
 }
 
 /** the record quota of a zone: its user's own, else the default given (`$quota`; 0: none) */

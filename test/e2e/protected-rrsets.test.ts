@@ -143,3 +143,16 @@ test('a locked RRset refuses every edge, in the audit log, until it is unlocked'
     ['rrset-locked', { owner: '@', type: 'MX' }],
   ]);
 });
+
+test('the REST hot path (record add, decided on what the process last saw of the zone) is refused once the RRset is locked', async () => {
+  const admin = 'test-admin-key-0123456789abcdef';
+  const addA = (rdata: string) =>
+    app.http.post('/api/record/add').set('X-API-Key', admin).send({ zone: ZONE, owner: 'head', rtype: 'A', rdata, ttl: 300 });
+  // two writes at the owner, then a lock (another process's head is held to it by its write's proof, zone-writes.ts)
+  expect((await addA('192.0.2.1')).status).toBeLessThan(300);
+  expect((await addA('192.0.2.2')).status).toBeLessThan(300);
+  await lock('head', 'A');
+  expect((await addA('192.0.2.3')).body).toMatchObject({ code: 409, error: 'RRSET_PROTECTED' });
+  expect((await lock('head', 'A', 'unlockRrset')).data.unlockRrset).toBe(true);
+  expect((await addA('192.0.2.3')).status).toBeLessThan(300);
+});

@@ -398,12 +398,15 @@ export class ZoneChange implements ChangeToSign {
    * A locked RRset (docs/changes.md, "Protected RRsets") refuses whatever write stages a record of it, on every
    * edge (a change set's plan names the change first; this is the last word for the others: a record's create,
    * edit or delete, an import, a template). The service's own writes (the signer, a transfer, ALIAS and steering
-   * refreshes) are not a person's change and pass. One statement, only for a write that staged records.
+   * refreshes) are not a person's change and pass. One statement, only for a write that staged records into a
+   * zone read with some lock: a change decided on the zone's head writes only if the zone has no lock
+   * (`ZoneWrite.expect`), else it is decided again on a read, which asks.
    */
   private async refuseProtectedRrsets(): Promise<void> {
     const request = this.request;
     if (request.signatureOnly || request.transfer || request.serviceNote !== undefined) return;
     if (!this.removed.length && !this.added.length) return;
+    if (this.decidedOnHead || !this.zone.hasLocks) return;
     const locked = await protectedRrsetKeys(this.sql, this.zone.id);
     if (locked.size) refuseProtected(this.zone.name, locked, [...this.removed, ...this.added]);
   }
