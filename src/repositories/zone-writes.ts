@@ -64,6 +64,11 @@ export interface LockedZone {
   /** whether some RRset of the zone is locked (repositories/protected-rrsets.ts): read with the zone, so that a write
    * of a zone without locks asks nothing more */
   hasLocks: boolean;
+  /** whether warnings refuse a change set of the zone too (docs/changes.md), and whether some RRset of it is
+   * steered (a plan warns when it empties one): read with the zone, so that a change set of a zone with neither,
+   * nor locks, asks nothing more (services/zones/zone-changes.service.ts) */
+  strictChecks: boolean;
+  hasSteered: boolean;
   /** the zone's DNSSEC policy when it is signed (repositories/dnssec.ts) */
   dnssec?: DnssecPolicy;
   /** the signer's questions asked with the read, and their answers, from the same snapshot (`readZone`'s `signer`) */
@@ -183,7 +188,8 @@ export async function readZone(
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.id = ${target}) as target,
         (select ${RECORD_JSON} from records r where r.domain_id = d.id and r.owner = '@' and r.type = 'SOA') as soa,
         exists (select 1 from disabled_records x where x.domain_id = d.id) as has_disabled,
-        exists (select 1 from protected_rrsets l where l.domain_id = d.id) as has_locks,
+        exists (select 1 from protected_rrsets l where l.domain_id = d.id) as has_locks, d.strict_checks,
+        exists (select 1 from steered_rrsets s where s.domain_id = d.id) as has_steered,
         ${DNSSEC_POLICY_JSON} as dnssec${
           signer === 'whole'
             ? `,
@@ -209,6 +215,8 @@ export async function readZone(
     hasDisabled: row.has_disabled === true,
     requiredApprovals: Number(row.required_approvals ?? 0),
     hasLocks: row.has_locks === true,
+    strictChecks: row.strict_checks === true,
+    hasSteered: row.has_steered === true,
     dnssec: policyFromJson(row.dnssec),
     signer:
       signer && signer !== 'whole' && row.signer ? { questions: signer, answers: signerAnswersFromJson(row.signer, signer) } : undefined,
@@ -459,9 +467,10 @@ function expectedSql(domainId: string, add: (value: unknown) => string, expect: 
     : `
         and not exists (select 1 from dnssec_zones z where z.domain_id = ${domainId})`;
   return `
-        and user_id = ${add(expect.userId)} and kind = 'primary' and required_approvals = 0
+        and user_id = ${add(expect.userId)} and kind = 'primary' and required_approvals = 0 and not strict_checks
         and not exists (select 1 from disabled_records x where x.domain_id = ${domainId})
-        and not exists (select 1 from protected_rrsets l where l.domain_id = ${domainId})${signing}${owners}`;
+        and not exists (select 1 from protected_rrsets l where l.domain_id = ${domainId})
+        and not exists (select 1 from steered_rrsets t where t.domain_id = ${domainId})${signing}${owners}`;
 }
 
 /** the record quota of a zone: its user's own, else the default given (`$quota`; 0: none) */

@@ -94,9 +94,13 @@ function ownersRead(request: ZoneChangeRequest, zone: LockedZone): string[] {
   return zone.target ? [zone.target.owner] : [];
 }
 
-/** whether a zone as read may be held: what a head leaves out must be what the zone has not */
-// a zone under review has no head either: its changes are few and each must see the policy as it is now
-const holdable = (zone: LockedZone): boolean => zone.kind === 'primary' && !zone.hasDisabled && zone.requiredApprovals === 0;
+/**
+ * whether a zone as read may be held: what a head leaves out must be what the zone has not. A zone under review has
+ * no head either (its changes are few and each must see the policy as it is now), nor one with locked or steered
+ * RRsets or strict checks (a change set of it reads them); a head's write proves the zone still has none of these.
+ */
+const holdable = (zone: LockedZone): boolean =>
+  zone.kind === 'primary' && !zone.hasDisabled && zone.requiredApprovals === 0 && !zone.hasLocks && !zone.strictChecks && !zone.hasSteered;
 
 export class ZoneHeads {
   private readonly heads = new Map<number, Head>();
