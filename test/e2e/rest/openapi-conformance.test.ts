@@ -228,6 +228,35 @@ const CALLS: Record<string, (f: Fixture) => { good: Call; bad: Call }> = {
     good: { method: 'post', path: `/api/domain/health/${f.zone}` },
     bad: { method: 'post', path: '/api/domain/health/missing.example' },
   }),
+  // steering: the steered RRset and the external check the good calls need are made just before (see the loop)
+  getSteering: (f) => ({
+    good: { method: 'get', path: `/api/domain/steering/${f.zone}` },
+    bad: { method: 'get', path: '/api/domain/steering/missing.example' },
+  }),
+  putSteeredRrset: (f) => ({
+    good: {
+      method: 'put',
+      path: `/api/domain/steering/${f.zone}/rrset/steered/A`,
+      body: { pools: [{ members: [{ value: '192.0.2.20' }] }] },
+    },
+    bad: {
+      method: 'put',
+      path: `/api/domain/steering/${f.zone}/rrset/steered/A`,
+      body: { pools: [{ members: [{ value: '300.0.0.1' }] }] },
+    },
+  }),
+  setSteeringMemberAdmin: (f) => ({
+    good: { method: 'post', path: `/api/domain/steering/${f.zone}/rrset/steered/A/admin`, body: { value: '192.0.2.20', admin: 'down' } },
+    bad: { method: 'post', path: `/api/domain/steering/${f.zone}/rrset/steered/A/admin`, body: { value: '192.0.2.20', admin: 'sideways' } },
+  }),
+  deleteSteeredRrset: (f) => ({
+    good: { method: 'delete', path: `/api/domain/steering/${f.zone}/rrset/steered/A` },
+    bad: { method: 'delete', path: `/api/domain/steering/${f.zone}/rrset/unsteered/A` },
+  }),
+  reportSteeringStatus: (f) => ({
+    good: { method: 'post', path: `/api/domain/steering/${f.zone}/check/conformance-external/status`, body: { up: 'true' } },
+    bad: { method: 'post', path: `/api/domain/steering/${f.zone}/check/missing/status`, body: { up: 'true' } },
+  }),
 };
 
 describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the document', (envelope) => {
@@ -375,6 +404,21 @@ describe.each(['none', 'restknot'])('REST_ENVELOPE=%s: answers match the documen
             const body = envelope === 'restknot' ? added.body.data : added.body;
             call.path = `/api/domain/dnssec/${zone}/foreign-keys/${body.foreign_keys[0].foreign_key_id}`;
           }
+        }
+        if (['setSteeringMemberAdmin', 'deleteSteeredRrset'].includes(op.operationId) && kind === 'good')
+          await app.http
+            .put(`/api/domain/steering/${fixture.zone}/rrset/steered/A`)
+            .set('X-API-Key', ADMIN_KEY)
+            .send({ pools: [{ members: [{ value: '192.0.2.20' }] }] });
+        if (op.operationId === 'reportSteeringStatus' && kind === 'good') {
+          const checks = await app.gql(`query($z: String!) { domain(name: $z) { steeringChecks { name } } }`, { z: fixture.zone });
+          if (!checks.data.domain.steeringChecks.some((c: { name: string }) => c.name === 'conformance-external'))
+            await app.gql(
+              `mutation($z: String!) { createSteeringCheck(zone: $z, input: { name: "conformance-external", protocol: "external" }) { id } }`,
+              {
+                z: fixture.zone,
+              },
+            );
         }
         if (['webhookDeliveries', 'rotateWebhookSecret', 'redeliverWebhook', 'deleteWebhook'].includes(op.operationId) && kind === 'good') {
           const created = await app.http
