@@ -214,7 +214,7 @@ beforeAll(async () => {
     ['beta.test', users.b.id],
   ])
     await gql(`mutation($u: ID!, $z: String!) { createDomain(input: {userId: $u, zone: $z}) { id } }`, { u: user, z: zone });
-  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "alpha.test", changes: $c) { serial } }`, {
+  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "alpha.test", changes: $c, force: true) { serial } }`, {
     c: [
       { kind: 'ADD', owner: 'ns1', type: 'A', rdata: NS1, ttl: 300 },
       { kind: 'ADD', owner: 'ns2', type: 'A', rdata: NS2, ttl: 300 },
@@ -225,7 +225,7 @@ beforeAll(async () => {
   await serveTld({ ...GOOD, ds: [goodDs] });
   // a child of alpha.test, delegated in it: the parent's servers serve both
   await gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "sub.alpha.test"}) { id } }`, { u: users.a.id });
-  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "alpha.test", changes: $c) { serial } }`, {
+  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "alpha.test", changes: $c, force: true) { serial } }`, {
     c: [
       { kind: 'ADD', owner: 'sub', type: 'NS', rdata: 'ns1.alpha.test.', ttl: 300 },
       { kind: 'ADD', owner: 'sub', type: 'NS', rdata: 'ns2.alpha.test.', ttl: 300 },
@@ -367,7 +367,7 @@ test('a zone not delegated yet is a warning that says so; nameservers at non-pub
   // delta.test: the fleet's two nameservers, one per address of the table, and one at 127.0.53.13 (HEALTH_ALLOW_NETWORKS)
   await gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "delta.test"}) { id } }`, { u: userA });
   const named = REFUSED_ADDRESSES.map(([address], i) => ({ host: `ns-${i}.delta.test`, address }));
-  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "delta.test", changes: $c) { serial } }`, {
+  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "delta.test", changes: $c, force: true) { serial } }`, {
     c: [
       ...[...named, { host: 'ns-open.delta.test', address: NOWHERE }].flatMap(({ host, address }) => [
         { kind: 'ADD', owner: '@', type: 'NS', rdata: `${host}.`, ttl: 3600 },
@@ -403,7 +403,7 @@ test('a zone not delegated yet is a warning that says so; nameservers at non-pub
     );
     const dropped = named.slice(0, 6);
     const checkedAt = (await health('delta.test')).checked_at;
-    await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "delta.test", changes: $c) { serial } }`, {
+    await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "delta.test", changes: $c, force: true) { serial } }`, {
       c: dropped.map(({ host }) => ({ kind: 'REMOVE', owner: '@', type: 'NS', rdata: `${host}.` })),
     });
     const after = await health('delta.test');
@@ -419,7 +419,7 @@ test('a zone not delegated yet is a warning that says so; nameservers at non-pub
 test('`zonekeeper health` exits 4 for a critical zone, 0 otherwise', async () => {
   // epsilon.test: its one nameserver at a private address, not asked: no server answers for it
   await gql(`mutation($u: ID!) { createDomain(input: {userId: $u, zone: "epsilon.test"}) { id } }`, { u: userA });
-  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "epsilon.test", changes: $c) { serial } }`, {
+  await gql(`mutation($c: [ZoneChangeInput!]!) { applyZoneChanges(zone: "epsilon.test", changes: $c, force: true) { serial } }`, {
     c: [
       { kind: 'REPLACE_RRSET', owner: '@', type: 'NS', ttl: 300, rdatas: ['ns.epsilon.test.'] },
       { kind: 'ADD', owner: 'ns', type: 'A', rdata: '10.0.0.1', ttl: 300 },
