@@ -160,7 +160,7 @@ test('a move: NS follow when they were the old set’s, stay with a warning othe
   // NS of its own: kept, with a warning
   await createZone(app, userId, 'own-ns.ns-sets.test');
   const replaced = await app.gql(
-    `mutation { applyZoneChanges(zone: "own-ns.ns-sets.test", changes: [{kind: REPLACE_RRSET, owner: "@", type: "NS", ttl: 3600, rdatas: ["ns.elsewhere.test."]}]) { serial } }`,
+    `mutation { applyZoneChanges(zone: "own-ns.ns-sets.test", changes: [{kind: REPLACE_RRSET, owner: "@", type: "NS", ttl: 3600, rdatas: ["ns.elsewhere.test."]}], force: true) { serial } }`,
   );
   expect(replaced.errors).toBeUndefined();
   const kept = await app.gql(MOVE, { z: 'own-ns.ns-sets.test', s: 'premium' });
