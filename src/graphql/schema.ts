@@ -1,4 +1,3 @@
-import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import 'reflect-metadata';
 import path from 'node:path';
 import { buildSchema } from 'type-graphql';
@@ -33,6 +32,7 @@ import { ZoneListingResolver } from './resolvers/zone-listing.resolver';
 import { AttentionResolver } from './resolvers/attention.resolver';
 import { SteeredRrsetResolver, SteeringResolver } from './resolvers/steering.resolver';
 import { ProtectedRrsetsResolver } from './resolvers/protected-rrsets.resolver';
+import { ChangeRequestsResolver } from './resolvers/change-requests.resolver';
 import { installDirectFieldResolvers } from './direct-field-resolvers';
 
 export const RESOLVERS = [
