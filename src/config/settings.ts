@@ -207,13 +207,15 @@ export interface Settings {
    * a probe's time to connect and answer, below the interval; `fall` failures in a row before an endpoint is
    * down, `rise` successes in a row before it is up again; `allowNetworks`: CIDRs a check may probe although they
    * are loopback, private or link-local (the outbound rule: a check's address is its zone owner's choice);
-   * `externalLease` seconds a report of an external check holds when the report names no lease of its own
+   * `externalLease` seconds a report of an external check holds when the report names no lease of its own;
+   * `holdSeconds` a check that changed state keeps it at least this long (flap damping)
    */
   steering: {
     checkInterval: number;
     checkTimeoutMs: number;
     fall: number;
     rise: number;
+    holdSeconds: number;
     allowNetworks: string[];
     externalLease: number;
   };
@@ -603,6 +605,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env, projectRoot =
       checkTimeoutMs: integer('STEERING_CHECK_TIMEOUT_MS', 2000, 100, 299_000),
       fall: integer('STEERING_FALL', 3, 1, 100),
       rise: integer('STEERING_RISE', 3, 1, 100),
+      holdSeconds: integer('STEERING_HOLD', 30, 1, 3600),
       allowNetworks: list(read('STEERING_ALLOW_NETWORKS') ?? '').filter((item) => {
         if (!isAddressOrCidr(item)) problems.push(`STEERING_ALLOW_NETWORKS must list addresses or CIDR blocks (got "${item}")`);
         return isAddressOrCidr(item);

@@ -24,7 +24,7 @@ import {
 } from '../repositories/steering';
 import { appendEvent } from '../repositories/events';
 import { probe, ProbeResult } from '../outbound/probes';
-import { EXTERNAL_THRESHOLDS, externalObservation, nextCheckState, panicking } from '../services/steering/decision';
+import { externalThresholds, externalObservation, nextCheckState, panicking } from '../services/steering/decision';
 import { publishSteeredZone } from '../services/steering/materialise';
 import { steeringPanic, steeringProbes } from '../metrics';
 
@@ -109,7 +109,7 @@ export class SteeringProber {
       for (const [i, check] of checks.entries()) {
         const next = isProbed(check)
           ? nextCheckState(check, results[i].ok, now, this.settings.steering, frozen)
-          : nextCheckState(check, results[i].ok, now, EXTERNAL_THRESHOLDS);
+          : nextCheckState(check, results[i].ok, now, externalThresholds(this.settings.steering.holdSeconds));
         saved.push({ id: check.id, state: next, probe: results[i], at: now });
         if (next.status !== check.status) {
           changed.add(check.domainId);

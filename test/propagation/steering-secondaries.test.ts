@@ -11,7 +11,7 @@
  *   every transition, zone and secondary; PowerDNS reads its NOTIFY queue once a second, so it gets a second
  *   more of each. Each bound is held with a busy host's allowance (BUSY_HOST_MS) and every sample is printed.
  * - Every pool down: every secondary serves the backup.
- * - An endpoint started again once its hold (flap damping, 30 s) has passed is back in every answer within the
+ * - An endpoint started again once its hold (flap damping; 5 s here, `STEERING_HOLD`) has passed is back in every answer within the
  *   rise time (three passes 2 s apart, 6 s) and the publication's second.
  * - The signed zone: a validating Unbound anchored at its DS, asking the BIND secondary every 100 ms, sets AD
  *   throughout the transitions and never answers SERVFAIL; after a transition the zone as the primary and as the
@@ -40,8 +40,8 @@ const TSIG = { name: 'zk-steer-four-key', secret: randomBytes(32).toString('base
 const INTERVAL_S = 2;
 const FALL = 3;
 const RISE = 3;
-/** flap damping's hold (services/steering/decision.ts HOLD_MS): a check that changed state keeps it this long */
-const HOLD_MS = 30_000;
+/** flap damping's hold (`STEERING_HOLD`, 30 s by default): a check that changed state keeps it this long */
+const HOLD_S = 5;
 /** a kill is out of every answer within this long (three failed probes at most 6 s after it, then the publication) */
 const FROM_KILL_MS = 7_000;
 /** and within this long of the decision (p95) */
@@ -96,6 +96,7 @@ beforeAll(async () => {
       STEERING_CHECK_TIMEOUT_MS: '1000',
       STEERING_FALL: String(FALL),
       STEERING_RISE: String(RISE),
+      STEERING_HOLD: String(HOLD_S),
       STEERING_ALLOW_NETWORKS: '127.0.0.0/8',
     },
     user: 'owner@zk-steer-four.test',
@@ -243,7 +244,7 @@ test('a killed endpoint leaves every secondary’s answer within 7 s, all down s
 
   // back: the first endpoint started once its hold has passed in both zones, then up after rise passes
   const downSince = Math.max(...(await Promise.all(ZONES.map(async (zone) => (await checksOf(zone)).first.since))));
-  await sleep(Math.max(0, downSince + HOLD_MS + 200 - Date.now()));
+  await sleep(Math.max(0, downSince + HOLD_S * 1000 + 200 - Date.now()));
   await transition('back', () => first.start(), ['192.0.2.1'], ['first'], 'up', 15_000);
 
   const validated = await validator.stop();

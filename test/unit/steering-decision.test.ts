@@ -19,7 +19,7 @@ const fresh = (): CheckState => ({
   transitions: [],
   pinned: false,
 });
-const thresholds = { fall: 3, rise: 3 };
+const thresholds = { fall: 3, rise: 3, holdSeconds: 30 };
 
 /** runs probes (true: passed) one per `every` seconds from `start`, answering the status after each */
 function run(results: boolean[], options: { start?: CheckState; every?: number; from?: number; frozen?: boolean } = {}) {
@@ -53,6 +53,23 @@ describe('steering: one probe after another (fall, rise, flap damping)', () => {
     expect(statuses.slice(3).every((s) => s === 'down')).toBe(true);
     const later = nextCheckState(state, P, at(34), thresholds);
     expect(later).toMatchObject({ status: 'up', since: at(34) });
+  });
+
+  it('holds for the hold the operator set (STEERING_HOLD): 5 s, so up at 10 s once rise is met', () => {
+    let state: CheckState = { ...fresh(), status: 'up', since: at(-600) };
+    const short = { ...thresholds, holdSeconds: 5 };
+    // down at 4 s (fall 3 at 0, 2, 4); passing at 6, 8: held (and rise unmet); at 10 s rise is met and 6 s have passed
+    for (const [t, passed] of [
+      [0, F],
+      [2, F],
+      [4, F],
+      [6, P],
+      [8, P],
+    ] as const)
+      state = nextCheckState(state, passed, at(t), short);
+    expect(state).toMatchObject({ status: 'down', since: at(4) });
+    expect(nextCheckState(state, P, at(10), short)).toMatchObject({ status: 'up', since: at(10) });
+    expect(nextCheckState(state, P, at(10), thresholds)).toMatchObject({ status: 'down' });
   });
 
   it('the first decision of a new check is not held: found down at once, it comes up with rise', () => {

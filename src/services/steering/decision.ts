@@ -18,8 +18,6 @@ export type {
 } from '../../repositories/steering';
 export { STEERED_TYPES } from '../../repositories/steering';
 
-/** a member changed state is held at least this long before it changes again */
-export const HOLD_MS = 30_000;
 /** more than FLAP_TRANSITIONS transitions within FLAP_WINDOW_MS pin a check down... */
 export const FLAP_TRANSITIONS = 3;
 export const FLAP_WINDOW_MS = 5 * 60_000;
@@ -29,12 +27,14 @@ export const STABLE_MS = 5 * 60_000;
 export interface Thresholds {
   fall: number;
   rise: number;
+  /** a check that changed state keeps it at least this long before it changes again (STEERING_HOLD) */
+  holdSeconds: number;
 }
 
 /**
  * What one probe's result makes of a check's state. fall failures in a row take an up (or unknown) check down,
  * rise passes in a row bring a down (or unknown) one up. Flap damping: a check that changed state keeps it at
- * least HOLD_MS (the first decision of an unknown check is no change and is not held); a change that would be the
+ * least `holdSeconds` (the first decision of an unknown check is no change and is not held); a change that would be the
  * (FLAP_TRANSITIONS + 1)th within FLAP_WINDOW_MS pins the check down, and a pinned check comes up only once its
  * probes have passed without a break for STABLE_MS (and rise is met). `frozen`: the panic freeze (below): the
  * counts go on, but nothing is taken down.
@@ -51,7 +51,7 @@ export function nextCheckState(state: CheckState, passed: boolean, now: Date, th
   };
   // held since its last change (the first decision of a new check is none: a check found down at once goes out)
   const last = next.transitions[next.transitions.length - 1];
-  const held = last !== undefined && now.getTime() - last.getTime() < HOLD_MS;
+  const held = last !== undefined && now.getTime() - last.getTime() < thresholds.holdSeconds * 1000;
   if (state.pinned) {
     const stable = passed && next.stableSince !== null && now.getTime() - next.stableSince.getTime() >= STABLE_MS;
     if (stable && next.passes >= thresholds.rise) return changed(next, 'up', now, false);
@@ -79,7 +79,7 @@ function changed(state: CheckState, status: CheckStatus, now: Date, pinned: bool
  * An external check's fall and rise: its reporter has decided already, so one report (or one lease run out)
  * is enough; hold and flap damping apply to it as to a probed check.
  */
-export const EXTERNAL_THRESHOLDS: Thresholds = { fall: 1, rise: 1 };
+export const externalThresholds = (holdSeconds: number): Thresholds => ({ fall: 1, rise: 1, holdSeconds });
 
 /**
  * What the prober observes of an external check without a report: its last report while its lease holds, and a

@@ -45,7 +45,7 @@ import {
 } from '../../repositories/steering';
 import type { RequestContext } from '../context';
 import type { WriteEngine, ZoneChange } from '../write-engine';
-import { EXTERNAL_THRESHOLDS, memberHealthy, nextCheckState } from './decision';
+import { externalThresholds, memberHealthy, nextCheckState } from './decision';
 import { noteServed, stageSteered } from './materialise';
 import { decodeOctodnsDynamic } from './octodns-dynamic';
 
@@ -218,7 +218,7 @@ export class SteeringService {
         throw new DomainError('STEERING_CHECK_NOT_EXTERNAL', message, [{ field: 'id', code: 'STEERING_CHECK_NOT_EXTERNAL', message }]);
       }
       const now = new Date();
-      const next = nextCheckState(current, up, now, EXTERNAL_THRESHOLDS);
+      const next = nextCheckState(current, up, now, externalThresholds(this.settings.steering.holdSeconds));
       const report = { ok: up, error: up ? null : (text ?? 'reported down'), latencyMs: null };
       await saveReport(
         change.connection,
